@@ -1,0 +1,3 @@
+//! The `hooks` command.
+
+fn main() {}

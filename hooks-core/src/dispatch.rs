@@ -1,0 +1,162 @@
+//! The one trait every hook mechanism implements.
+//!
+//! A [`Dispatcher`] answers two questions: "does anything here care about this
+//! event name?" (asked once per name and cached by [`crate::Hooks`]) and
+//! "deliver this event and give back your replies, in order". Composites
+//! (`Vec`, `Option`, `Arc`, `Box`, and the [`crate::Hooks`] bus itself)
+//! implement the same trait.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use crate::event::{Event, EventName};
+use crate::reply::Reply;
+
+/// A hook mechanism: in-process callbacks, shell hooks, outbound webhooks, gateway hooks.
+#[async_trait]
+pub trait Dispatcher: Send + Sync {
+    /// A short label for logs (`plugins`, `shell`, `outbound`, `gateway`).
+    fn name(&self) -> &str;
+
+    /// Whether anything registered here cares about `event`.
+    ///
+    /// Must be cheap and side-effect free. Callers cache the answer per name
+    /// until [`invalidate_interest`] is called.
+    fn interest(&self, event: &EventName) -> bool;
+
+    /// Delivers `event` and returns the replies in registration order.
+    ///
+    /// Never fails: a broken hook is logged and contributes nothing, or, where
+    /// its fail mode says so, a block reply.
+    async fn dispatch(&self, event: &Event) -> Vec<Reply>;
+
+    /// Waits, at most `timeout`, for work this dispatcher started in the
+    /// background (queued deliveries) to finish. The default has none.
+    async fn flush(&self, timeout: Duration) {
+        let _ = timeout;
+    }
+}
+
+static INTEREST_EPOCH: AtomicU64 = AtomicU64::new(0);
+
+/// Tells every cache of [`Dispatcher::interest`] answers that registrations changed.
+///
+/// Call it after adding or removing a callback, hook or target at run time.
+pub fn invalidate_interest() {
+    INTEREST_EPOCH.fetch_add(1, Ordering::Release);
+}
+
+/// The current interest epoch; a cache built at an older epoch is stale.
+pub fn interest_epoch() -> u64 {
+    INTEREST_EPOCH.load(Ordering::Acquire)
+}
+
+/// A dispatcher with nothing registered: cares about nothing, replies nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoopDispatcher;
+
+#[async_trait]
+impl Dispatcher for NoopDispatcher {
+    fn name(&self) -> &str {
+        "noop"
+    }
+
+    fn interest(&self, _event: &EventName) -> bool {
+        false
+    }
+
+    async fn dispatch(&self, _event: &Event) -> Vec<Reply> {
+        Vec::new()
+    }
+}
+
+#[async_trait]
+impl<D: Dispatcher + ?Sized> Dispatcher for Arc<D> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn interest(&self, event: &EventName) -> bool {
+        (**self).interest(event)
+    }
+
+    async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+        (**self).dispatch(event).await
+    }
+
+    async fn flush(&self, timeout: Duration) {
+        (**self).flush(timeout).await
+    }
+}
+
+#[async_trait]
+impl<D: Dispatcher + ?Sized> Dispatcher for Box<D> {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+
+    fn interest(&self, event: &EventName) -> bool {
+        (**self).interest(event)
+    }
+
+    async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+        (**self).dispatch(event).await
+    }
+
+    async fn flush(&self, timeout: Duration) {
+        (**self).flush(timeout).await
+    }
+}
+
+#[async_trait]
+impl<D: Dispatcher> Dispatcher for Option<D> {
+    fn name(&self) -> &str {
+        self.as_ref().map_or("none", Dispatcher::name)
+    }
+
+    fn interest(&self, event: &EventName) -> bool {
+        self.as_ref().is_some_and(|inner| inner.interest(event))
+    }
+
+    async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+        match self {
+            Some(inner) => inner.dispatch(event).await,
+            None => Vec::new(),
+        }
+    }
+
+    async fn flush(&self, timeout: Duration) {
+        if let Some(inner) = self {
+            inner.flush(timeout).await;
+        }
+    }
+}
+
+/// A list of dispatchers, run in order; replies are concatenated in that order.
+#[async_trait]
+impl<D: Dispatcher> Dispatcher for Vec<D> {
+    fn name(&self) -> &str {
+        "list"
+    }
+
+    fn interest(&self, event: &EventName) -> bool {
+        self.iter().any(|inner| inner.interest(event))
+    }
+
+    async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+        let mut replies = Vec::new();
+        for inner in self {
+            if inner.interest(event.name()) {
+                replies.extend(inner.dispatch(event).await);
+            }
+        }
+        replies
+    }
+
+    async fn flush(&self, timeout: Duration) {
+        futures::future::join_all(self.iter().map(|inner| inner.flush(timeout))).await;
+    }
+}

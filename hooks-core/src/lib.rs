@@ -1,0 +1,45 @@
+//! # hooks-core
+//!
+//! The heart of the Hermes-compatible hook system: the event catalog (generated
+//! from `schema/events.yaml`), the one [`Dispatcher`] trait every mechanism
+//! implements, the [`Hooks`] bus that holds the mechanisms in order, and the
+//! merge rules that turn many replies into one [`Outcome`] for the host.
+//!
+//! Mechanisms live in sibling crates that depend on this one only:
+//! `hooks-shell` (subprocess hooks), `hooks-outbound` (signed webhooks),
+//! `hooks-plugin` (native plugins), `hooks-gateway` (gateway hooks).
+//!
+//! ```
+//! use hooks_core::{Event, Hooks, HookEvent, Outcome};
+//! use serde_json::json;
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let hooks = Hooks::empty();
+//! assert!(!hooks.is_hooked(HookEvent::PreToolCall));
+//! let event = Event::from_json(HookEvent::PreToolCall, json!({"tool_name": "terminal", "args": {}}));
+//! assert_eq!(hooks.emit(&event).await, Outcome::Nothing);
+//! # });
+//! ```
+//!
+//! hooks-core does no network IO and spawns no processes.
+
+pub mod bus;
+pub mod catalog;
+pub mod config;
+pub mod dispatch;
+pub mod event;
+pub mod home;
+pub mod matcher;
+pub mod merge;
+pub mod outcome;
+pub mod reply;
+pub mod wire;
+pub mod yaml;
+
+pub use bus::{Hooks, HooksBuilder};
+pub use catalog::{EventMeta, HookEvent};
+pub use config::{Config, ConfigError, ConfigWarning};
+pub use dispatch::{Dispatcher, NoopDispatcher};
+pub use event::{Event, EventName, Payload};
+pub use outcome::{Outcome, ToolGate};
+pub use reply::Reply;

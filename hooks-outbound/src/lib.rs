@@ -1,0 +1,4 @@
+//! # hooks-outbound
+//!
+//! Outbound webhooks: signed JSON POSTs of lifecycle events to the targets in
+//! `hooks.outbound:`. Implements [`hooks_core::Dispatcher`].

@@ -1,0 +1,3 @@
+//! Cross-crate integration tests: one binary, one module per area.
+
+mod bus;

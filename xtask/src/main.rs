@@ -1,0 +1,3 @@
+//! Repository automation.
+
+fn main() {}
