@@ -125,7 +125,10 @@ pub fn command_decision(event: &Event, replies: &[Reply]) -> Outcome {
 
 /// The text of an optional value: absent and `null` give `""`.
 fn present_text(value: Option<&Value>) -> String {
-    value.filter(|v| !v.is_null()).map(text_of).unwrap_or_default()
+    value
+        .filter(|v| !v.is_null())
+        .map(text_of)
+        .unwrap_or_default()
 }
 
 /// The command as the user typed it, for the default deny message.

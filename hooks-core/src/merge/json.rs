@@ -25,10 +25,14 @@ pub(crate) fn text_of(value: &Value) -> String {
 
 /// The value when it is a non-empty string.
 pub(crate) fn non_empty_str(value: Option<&Value>) -> Option<&str> {
-    value.and_then(Value::as_str).filter(|text| !text.is_empty())
+    value
+        .and_then(Value::as_str)
+        .filter(|text| !text.is_empty())
 }
 
 /// The first truthy value among `values`, like Python's `a or b`.
-pub(crate) fn first_truthy<'a>(values: impl IntoIterator<Item = Option<&'a Value>>) -> Option<&'a Value> {
+pub(crate) fn first_truthy<'a>(
+    values: impl IntoIterator<Item = Option<&'a Value>>,
+) -> Option<&'a Value> {
     values.into_iter().flatten().find(|value| is_truthy(value))
 }

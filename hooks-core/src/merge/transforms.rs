@@ -68,7 +68,9 @@ pub fn transcription_fields(_event: &Event, replies: &[Reply]) -> Outcome {
                     *field = Some(text.clone());
                     any = true;
                 }
-                _ => debug!(key = %key, "pre_transcription hook returned a non-string value; ignoring it"),
+                _ => {
+                    debug!(key = %key, "pre_transcription hook returned a non-string value; ignoring it")
+                }
             }
         }
     }
@@ -126,9 +128,7 @@ pub fn error_classification(_event: &Event, replies: &[Reply]) -> Outcome {
 /// The canonical `FailoverReason` name of a classification, if it has a valid one.
 fn failover_reason(object: &Map<String, Value>) -> Option<&'static str> {
     let reason = object.get("reason")?.as_str()?.trim().to_lowercase();
-    FAILOVER_REASONS
-        .into_iter()
-        .find(|known| *known == reason)
+    FAILOVER_REASONS.into_iter().find(|known| *known == reason)
 }
 
 fn sanitised_classification(reason: &str, winner: &Map<String, Value>) -> Map<String, Value> {
@@ -143,7 +143,10 @@ fn sanitised_classification(reason: &str, winner: &Map<String, Value>) -> Map<St
     if let Some(message) = winner.get("message").and_then(Value::as_str) {
         let message = message.trim();
         if !message.is_empty() {
-            let kept: String = message.chars().take(CLASSIFICATION_MESSAGE_MAX_CHARS).collect();
+            let kept: String = message
+                .chars()
+                .take(CLASSIFICATION_MESSAGE_MAX_CHARS)
+                .collect();
             clean.insert("message".into(), Value::String(kept));
         }
     }
