@@ -32,7 +32,8 @@ pub enum Outcome {
 /// The decision of the `pre_tool_call` gate.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ToolGate {
-    /// Run the tool as asked.
+    /// Run the tool as asked. The merge reports "no directive" as
+    /// [`Outcome::Nothing`]; [`Outcome::tool_gate`] reads that as `Proceed`.
     Proceed,
     /// Run the tool with these arguments (the original ones shallow-merged with every modify).
     Modify {
@@ -77,7 +78,8 @@ pub enum DispatchDecision {
 pub struct TranscriptionOverrides {
     /// The prompt; `Some("")` clears the configured prompt.
     pub prompt: Option<String>,
-    /// The language; an empty override means "let the backend decide".
+    /// The language; `Some("")` means "let the backend decide", dropping the
+    /// configured language (the reference turns an empty override into none).
     pub language: Option<String>,
     /// The model.
     pub model: Option<String>,
