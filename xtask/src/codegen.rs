@@ -39,10 +39,7 @@ pub fn run(check: bool) -> Result<()> {
 /// The workspace root (the parent of `xtask/`).
 pub fn project_root() -> PathBuf {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest_dir
-        .parent()
-        .unwrap_or(manifest_dir)
-        .to_path_buf()
+    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
 /// Reads and validates the schema.
@@ -53,23 +50,32 @@ pub fn load_schema() -> Result<Schema> {
     Ok(schema::parse(&text)?)
 }
 
-/// Writes `contents` to `path` (relative to the root) unless it is already there;
-/// in check mode fails instead of writing when the file differs.
+/// Writes `contents` to `relative` (a path under the workspace root) unless it is
+/// already there; in check mode fails instead of writing when the file differs.
 pub fn ensure_file_contents(relative: &str, contents: &str, check: bool) -> Result<()> {
-    let path = project_root().join(relative);
-    let current = std::fs::read_to_string(&path).ok();
+    ensure_file_contents_at(&project_root().join(relative), relative, contents, check)
+}
+
+/// [`ensure_file_contents`] for any path; `shown` is how messages name the file.
+pub fn ensure_file_contents_at(
+    path: &Path,
+    shown: &str,
+    contents: &str,
+    check: bool,
+) -> Result<()> {
+    let current = std::fs::read_to_string(path).ok();
     if current.as_deref() == Some(contents) {
         return Ok(());
     }
     if check {
-        bail!("{relative} is stale; run `cargo xtask codegen` and commit the result");
+        bail!("{shown} is stale; run `cargo xtask codegen` and commit the result");
     }
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
     }
-    std::fs::write(&path, contents).with_context(|| format!("writing {}", path.display()))?;
-    eprintln!("updated {relative}");
+    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("updated {shown}");
     Ok(())
 }
 

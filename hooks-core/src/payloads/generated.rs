@@ -890,7 +890,7 @@ impl From<ApiRequestError> for Event {
         map.insert("max_retries".to_owned(), Value::from(payload.max_retries));
         map.insert("retryable".to_owned(), Value::from(payload.retryable));
         map.insert("reason".to_owned(), Value::from(payload.reason));
-        map.insert("error".to_owned(), Value::from(payload.error));
+        map.insert("error".to_owned(), payload.error);
         map.insert("request".to_owned(), Value::from(payload.request));
         map.insert(
             TELEMETRY_KEY.to_owned(),
@@ -1176,7 +1176,7 @@ impl From<TransformApiErrorClassification> for Event {
             Value::from(payload.error_message),
         );
         map.insert("error_body".to_owned(), Value::from(payload.error_body));
-        map.insert("error".to_owned(), Value::from(payload.error));
+        map.insert("error".to_owned(), payload.error);
         map.insert(
             "approx_tokens".to_owned(),
             Value::from(payload.approx_tokens),
@@ -1642,7 +1642,7 @@ impl From<PreGatewayDispatch> for Event {
     fn from(payload: PreGatewayDispatch) -> Self {
         let mut map = Payload::with_capacity(4);
         map.insert("event".to_owned(), Value::from(payload.event));
-        map.insert("gateway".to_owned(), Value::from(payload.gateway));
+        map.insert("gateway".to_owned(), payload.gateway);
         map.insert(
             "session_store".to_owned(),
             Value::from(payload.session_store),

@@ -48,7 +48,12 @@ fn render_enum(out: &mut String, events: &[EventDef]) {
     out.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\n");
     out.push_str("pub enum HookEvent {\n");
     for event in events {
-        let _ = writeln!(out, "    /// `{}`: {}", event.name, first_sentence(&event.fires));
+        let _ = writeln!(
+            out,
+            "    /// `{}`: {}",
+            event.name,
+            first_sentence(&event.fires)
+        );
         let _ = writeln!(out, "    {},", camel_case(&event.name));
     }
     out.push_str("}\n\n");
@@ -57,7 +62,9 @@ fn render_enum(out: &mut String, events: &[EventDef]) {
         "/// The number of catalog events.\npub const EVENT_COUNT: usize = {};\n",
         events.len()
     );
-    out.push_str("/// Every catalog event name, in catalog order.\npub const VALID_HOOKS: &[&str] = &[\n");
+    out.push_str(
+        "/// Every catalog event name, in catalog order.\npub const VALID_HOOKS: &[&str] = &[\n",
+    );
     for event in events {
         let _ = writeln!(out, "    {:?},", event.name);
     }

@@ -28,7 +28,11 @@ pub fn render(schema: &Schema) -> String {
          `hooks-core/schema/events.yaml`.\n",
         schema.events.len(),
         schema.events.iter().filter(|e| e.source == "doc").count(),
-        schema.events.iter().filter(|e| e.source == "upstream").count(),
+        schema
+            .events
+            .iter()
+            .filter(|e| e.source == "upstream")
+            .count(),
         schema.gateway_events.len()
     );
     out.push_str(

@@ -46,10 +46,8 @@ fn render_struct(out: &mut String, event: &EventDef) {
     out.push_str("///\n");
     out.push_str(&doc_lines(&format!("Privacy: {}", event.privacy), ""));
     if !event.telemetry {
-        let _ = writeln!(
-            out,
-            "///\n/// Unlike other events, its [`Event`] carries no `{}`.",
-            "telemetry_schema_version"
+        out.push_str(
+            "///\n/// Unlike other events, its [`Event`] carries no `telemetry_schema_version`.\n",
         );
     }
     out.push_str("#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]\n");
@@ -94,16 +92,28 @@ fn render_struct(out: &mut String, event: &EventDef) {
     );
     for field in &event.fields {
         let ident = rust_ident(&field.name);
+        // `any` is already a `Value`; converting it again is noise clippy rejects.
+        let is_value = field.base == "any";
         if field.optional {
+            let value = if is_value {
+                "value"
+            } else {
+                "Value::from(value)"
+            };
             let _ = writeln!(
                 out,
-                "        if let Some(value) = payload.{ident} {{ map.insert({:?}.to_owned(), Value::from(value)); }}",
+                "        if let Some(value) = payload.{ident} {{ map.insert({:?}.to_owned(), {value}); }}",
                 field.name
             );
         } else {
+            let value = if is_value && !field.nullable {
+                format!("payload.{ident}")
+            } else {
+                format!("Value::from(payload.{ident})")
+            };
             let _ = writeln!(
                 out,
-                "        map.insert({:?}.to_owned(), Value::from(payload.{ident}));",
+                "        map.insert({:?}.to_owned(), {value});",
                 field.name
             );
         }

@@ -255,6 +255,11 @@ fn parse_fields(raw: Option<Vec<Value>>, at: &str) -> Result<Vec<FieldDef>, Sche
                 "{field_at}: 'name' must be snake_case"
             )));
         }
+        if matches!(name.as_str(), "self" | "super" | "crate") {
+            return Err(SchemaError(format!(
+                "{field_at}: 'name' '{name}' cannot be a Rust field name"
+            )));
+        }
         if name == TELEMETRY_KEY {
             return Err(SchemaError(format!(
                 "{field_at}: '{TELEMETRY_KEY}' is added by the generator; use 'telemetry' on the event"
@@ -279,7 +284,10 @@ fn parse_fields(raw: Option<Vec<Value>>, at: &str) -> Result<Vec<FieldDef>, Sche
             nullable,
         });
     }
-    check_unique(fields.iter().map(|f| f.name.as_str()), &format!("{at}: field"))?;
+    check_unique(
+        fields.iter().map(|f| f.name.as_str()),
+        &format!("{at}: field"),
+    )?;
     Ok(fields)
 }
 
@@ -308,10 +316,7 @@ fn one_of(value: String, at: &str, key: &str, allowed: &[&str]) -> Result<String
     }
 }
 
-fn check_unique<'a>(
-    names: impl Iterator<Item = &'a str>,
-    kind: &str,
-) -> Result<(), SchemaError> {
+fn check_unique<'a>(names: impl Iterator<Item = &'a str>, kind: &str) -> Result<(), SchemaError> {
     let mut seen = HashMap::new();
     for (index, name) in names.enumerate() {
         if let Some(first) = seen.insert(name, index) {

@@ -1,0 +1,394 @@
+//! Tests of the codegen: generated files are fresh, the schema matches the user
+//! documentation's catalog, and schema mistakes are reported by event and key.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use super::schema::{self, Schema};
+use super::{ensure_file_contents_at, load_schema, project_root};
+
+/// rust-analyzer style: fails, with the command that fixes it, when a committed
+/// generated file differs from what the schema gives.
+#[test]
+fn generated_files_are_fresh() {
+    if let Err(error) = super::run(true) {
+        panic!("{error:#}");
+    }
+}
+
+#[test]
+fn check_mode_reports_a_stale_file_and_leaves_it_alone() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("generated.rs");
+    std::fs::write(&path, "old").expect("write");
+
+    let error = ensure_file_contents_at(&path, "x/generated.rs", "new", true)
+        .expect_err("stale file must fail the check");
+    let message = error.to_string();
+    assert!(message.contains("x/generated.rs"), "{message}");
+    assert!(message.contains("run `cargo xtask codegen`"), "{message}");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "old");
+
+    ensure_file_contents_at(&path, "x/generated.rs", "new", false).expect("write mode");
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), "new");
+    ensure_file_contents_at(&path, "x/generated.rs", "new", true).expect("fresh now");
+}
+
+fn committed_schema() -> Schema {
+    match load_schema() {
+        Ok(schema) => schema,
+        Err(error) => panic!("{error:#}"),
+    }
+}
+
+fn fixture_path() -> PathBuf {
+    project_root().join("xtask/fixtures/doc-catalog-names.txt")
+}
+
+/// The committed copy of the doc's catalog names (comments and blanks skipped).
+fn fixture_names() -> Vec<String> {
+    let text =
+        std::fs::read_to_string(fixture_path()).expect("xtask/fixtures/doc-catalog-names.txt");
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The event names in the first column of the doc's catalog table, in order.
+fn doc_catalog_names(doc: &str) -> Vec<String> {
+    let mut lines = doc
+        .lines()
+        .skip_while(|line| !line.contains("同梱のプラグインフック一覧"))
+        .skip(1)
+        .skip_while(|line| !line.starts_with('|'));
+    let mut names = Vec::new();
+    // The header row names no event; data rows start with the event in backticks.
+    for line in lines.by_ref().take_while(|line| line.starts_with('|')) {
+        let first_cell = line.split('|').nth(1).unwrap_or_default();
+        if let Some(name) = first_cell.split('`').nth(1) {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+fn doc_path() -> PathBuf {
+    // The shared docs sit next to the workspace: <root>/../shared/reference/.
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/hooks-doc.ja.md")
+}
+
+#[test]
+fn schema_doc_events_are_the_doc_catalog() {
+    let schema = committed_schema();
+    let from_schema: Vec<&str> = schema
+        .events
+        .iter()
+        .filter(|event| event.source == "doc")
+        .map(|event| event.name.as_str())
+        .collect();
+    // Against the doc itself when this checkout has it, else against the
+    // committed copy (which the next test keeps equal to the doc).
+    let expected = match std::fs::read_to_string(doc_path()) {
+        Ok(doc) => doc_catalog_names(&doc),
+        Err(_) => fixture_names(),
+    };
+    assert_eq!(expected.len(), 37, "the doc's catalog table has 37 rows");
+    assert_eq!(
+        from_schema, expected,
+        "schema `source: doc` events vs the doc's catalog table"
+    );
+    // The committed copy is compared too, so a checkout without the doc
+    // cannot drift unnoticed.
+    assert_eq!(
+        from_schema,
+        fixture_names(),
+        "schema vs xtask/fixtures/doc-catalog-names.txt"
+    );
+}
+
+#[test]
+fn fixture_is_the_doc_catalog() {
+    match std::fs::read_to_string(doc_path()) {
+        Ok(doc) => assert_eq!(
+            fixture_names(),
+            doc_catalog_names(&doc),
+            "xtask/fixtures/doc-catalog-names.txt is out of date with hooks-doc.ja.md"
+        ),
+        // Without the shared docs only the committed copy can be checked, and
+        // `schema_doc_events_are_the_doc_catalog` does that.
+        Err(_) => eprintln!(
+            "note: {} not found; compared the schema with the committed fixture only",
+            doc_path().display()
+        ),
+    }
+}
+
+#[test]
+fn doc_catalog_extraction_reads_the_first_column() {
+    let doc = "## 同梱のプラグインフック一覧\n\ntext\n\n| フック | 分類 |\n|---|---|\n\
+               | [`pre_tool_call`](#pre_tool_call) | 指示 |\n| `post_tool_call` | 観測 |\n\nafter\n| `not_this` | x |\n";
+    assert_eq!(doc_catalog_names(doc), ["pre_tool_call", "post_tool_call"]);
+}
+
+#[test]
+fn catalog_has_the_doc_events_and_the_four_upstream_ones() {
+    let schema = committed_schema();
+    assert_eq!(schema.events.len(), 41);
+    let upstream: Vec<&str> = schema
+        .events
+        .iter()
+        .filter(|event| event.source == "upstream")
+        .map(|event| event.name.as_str())
+        .collect();
+    assert_eq!(
+        upstream,
+        [
+            "agent_loop_stopped",
+            "on_room_member_activity",
+            "pre_auxiliary_call",
+            "post_auxiliary_call"
+        ]
+    );
+}
+
+#[test]
+fn gateway_events_are_listed() {
+    let schema = committed_schema();
+    let names: Vec<&str> = schema
+        .gateway_events
+        .iter()
+        .map(|event| event.name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "gateway:startup",
+            "session:start",
+            "session:end",
+            "session:reset",
+            "session:compress",
+            "agent:start",
+            "agent:step",
+            "agent:end",
+            "reaction:added",
+            "reaction:removed",
+            "command:*",
+        ]
+    );
+    for event in &schema.gateway_events {
+        let expected = if event.name == "command:*" {
+            "command_decision"
+        } else {
+            "ignore"
+        };
+        assert_eq!(event.merge, expected, "{}", event.name);
+        assert!(!event.fields.is_empty(), "{} has context keys", event.name);
+    }
+}
+
+#[test]
+fn schema_invariants_of_the_catalog() {
+    let schema = committed_schema();
+    let closed: Vec<&str> = schema
+        .events
+        .iter()
+        .filter(|e| e.fail == "closed")
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(closed, ["pre_tool_call"]);
+    let no_shell: Vec<&str> = schema
+        .events
+        .iter()
+        .filter(|e| !e.shell)
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(no_shell, ["transform_api_error_classification"]);
+    let matcher: Vec<&str> = schema
+        .events
+        .iter()
+        .filter(|e| e.tool_matcher)
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(matcher, ["pre_tool_call", "post_tool_call"]);
+    let no_telemetry: Vec<&str> = schema
+        .events
+        .iter()
+        .filter(|e| !e.telemetry)
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(no_telemetry, ["gateway_platform_event"]);
+    let names: BTreeSet<&str> = schema.events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names.len(), 41);
+}
+
+// ---- validation messages -------------------------------------------------
+
+const VALID_EVENT: &str = "
+  - name: pre_tool_call
+    source: doc
+    class: directive
+    merge: tool_gate
+    run: bounded
+    fail: closed
+    shell: true
+    tool_matcher: true
+    fires: Before a tool runs.
+    fields:
+      - {name: tool_name, type: string, description: The tool.}
+      - {name: args, type: object, description: The arguments.}
+    privacy: Arguments may hold secrets.
+";
+
+fn schema_with(events: &str) -> String {
+    format!(
+        "events:{events}\ngateway_events:\n  - {{name: \"agent:start\", merge: ignore, fires: Start., fields: []}}\n"
+    )
+}
+
+fn error_of(text: &str) -> String {
+    match schema::parse(text) {
+        Ok(_) => panic!("schema should be rejected:\n{text}"),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn a_valid_schema_parses() {
+    let schema = schema::parse(&schema_with(VALID_EVENT)).expect("valid schema");
+    assert_eq!(schema.events[0].fields[1].base, "object");
+    assert!(schema.events[0].telemetry, "telemetry defaults to true");
+}
+
+#[test]
+fn unknown_class_names_event_and_key() {
+    let message = error_of(&schema_with(
+        &VALID_EVENT.replace("class: directive", "class: observe"),
+    ));
+    assert_eq!(
+        message,
+        "events.yaml: event 'pre_tool_call': 'class' is 'observe', expected one of: observer, transform, directive"
+    );
+}
+
+#[test]
+fn unknown_merge_rule_names_event_and_key() {
+    let message = error_of(&schema_with(
+        &VALID_EVENT.replace("merge: tool_gate", "merge: first_wins"),
+    ));
+    assert!(
+        message.starts_with("events.yaml: event 'pre_tool_call': 'merge' is 'first_wins'"),
+        "{message}"
+    );
+}
+
+#[test]
+fn duplicate_event_name_is_rejected() {
+    let message = error_of(&schema_with(&format!("{VALID_EVENT}{VALID_EVENT}")));
+    assert_eq!(
+        message,
+        "events.yaml: event 'pre_tool_call': duplicate 'name' (entries #1 and #2)"
+    );
+}
+
+#[test]
+fn missing_field_type_names_event_field_and_key() {
+    let message = error_of(&schema_with(
+        &VALID_EVENT.replace("{name: args, type: object,", "{name: args,"),
+    ));
+    assert_eq!(
+        message,
+        "events.yaml: event 'pre_tool_call': field 'args': missing 'type'"
+    );
+}
+
+#[test]
+fn unknown_field_type_is_rejected() {
+    let message = error_of(&schema_with(
+        &VALID_EVENT.replace("type: object", "type: dict"),
+    ));
+    assert!(
+        message.starts_with("events.yaml: event 'pre_tool_call': field 'args': 'type' is 'dict'"),
+        "{message}"
+    );
+}
+
+#[test]
+fn duplicate_field_is_rejected() {
+    let message = error_of(&schema_with(
+        &VALID_EVENT.replace("{name: args,", "{name: tool_name,"),
+    ));
+    assert!(
+        message.contains("event 'pre_tool_call': field 'tool_name': duplicate 'name'"),
+        "{message}"
+    );
+}
+
+#[test]
+fn missing_required_key_is_named() {
+    let message = error_of(&schema_with(
+        &VALID_EVENT.replace("    privacy: Arguments may hold secrets.\n", ""),
+    ));
+    assert_eq!(
+        message,
+        "events.yaml: event 'pre_tool_call': missing 'privacy'"
+    );
+}
+
+#[test]
+fn unknown_key_is_named() {
+    let message = error_of(&schema_with(
+        &VALID_EVENT.replace("    shell: true\n", "    shell: true\n    shel: true\n"),
+    ));
+    assert_eq!(
+        message,
+        "events.yaml: event 'pre_tool_call': unknown key 'shel'"
+    );
+}
+
+#[test]
+fn observer_must_ignore_replies() {
+    let message = error_of(&schema_with(
+        &VALID_EVENT.replace("class: directive", "class: observer"),
+    ));
+    assert!(
+        message.contains("event 'pre_tool_call': 'merge' is 'tool_gate' but 'class' is 'observer'"),
+        "{message}"
+    );
+}
+
+#[test]
+fn telemetry_key_cannot_be_a_field() {
+    let message = error_of(&schema_with(
+        &VALID_EVENT.replace("{name: args,", "{name: telemetry_schema_version,"),
+    ));
+    assert!(
+        message.contains("field 'telemetry_schema_version'"),
+        "{message}"
+    );
+}
+
+#[test]
+fn gateway_event_names_need_a_namespace() {
+    let text = format!(
+        "events:{VALID_EVENT}\ngateway_events:\n  - {{name: startup, merge: ignore, fires: Start., fields: []}}\n"
+    );
+    let message = error_of(&text);
+    assert_eq!(
+        message,
+        "events.yaml: gateway event 'startup': 'name' must be 'namespace:action' or 'namespace:*'"
+    );
+}
+
+#[test]
+fn plugin_merge_rules_are_not_gateway_rules() {
+    let text = format!(
+        "events:{VALID_EVENT}\ngateway_events:\n  - {{name: \"command:*\", merge: tool_gate, fires: Start., fields: []}}\n"
+    );
+    let message = error_of(&text);
+    assert!(
+        message.starts_with("events.yaml: gateway event 'command:*': 'merge' is 'tool_gate'"),
+        "{message}"
+    );
+}
