@@ -349,3 +349,6 @@ fn serde_message(error: &serde_yaml::Error) -> String {
         None => message,
     }
 }
+
+#[cfg(test)]
+mod tests;
