@@ -32,6 +32,7 @@ pub mod home;
 pub mod matcher;
 pub mod merge;
 pub mod outcome;
+pub mod payloads;
 pub mod prompt;
 pub mod reply;
 pub mod wire;

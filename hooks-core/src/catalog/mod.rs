@@ -114,6 +114,8 @@ pub struct FieldMeta {
     /// The schema type (`string`, `integer`, `number`, `boolean`, `object`,
     /// `array`, `any`, with a trailing `?` when it may be null).
     pub ty: &'static str,
+    /// Whether the host may leave the key out entirely (not only set it to null).
+    pub optional: bool,
     /// What the field holds.
     pub description: &'static str,
 }
@@ -135,6 +137,9 @@ pub struct EventMeta {
     pub shell: bool,
     /// Whether tool-name matchers apply (`pre_tool_call`, `post_tool_call`).
     pub tool_matcher: bool,
+    /// Whether the payload carries `telemetry_schema_version` (every event but
+    /// `gateway_platform_event`, as in the reference).
+    pub telemetry: bool,
     /// Where the definition comes from.
     pub source: EventSource,
     /// When the event fires.
@@ -154,6 +159,11 @@ impl EventMeta {
     /// Whether the event is delivered through per-callback queues.
     pub const fn is_queued(&self) -> bool {
         matches!(self.run, RunPolicy::Queued)
+    }
+
+    /// The payload field called `name`, if the event has one.
+    pub fn field(&self, name: &str) -> Option<&'static FieldMeta> {
+        self.fields.iter().find(|field| field.name == name)
     }
 }
 

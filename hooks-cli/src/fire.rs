@@ -1,0 +1,101 @@
+//! Firing one event through the bus, the way a host would, and describing what happened.
+
+use std::time::{Duration, Instant};
+
+use hooks_core::{Event, Hooks, Outcome, Reply};
+use serde_json::{Value, json};
+
+/// What one event did: the replies of every mechanism and the merged outcome.
+#[derive(Debug, Clone)]
+pub struct Fired {
+    /// The event.
+    pub event: Event,
+    /// Every reply, in mechanism and registration order.
+    pub replies: Vec<Reply>,
+    /// The merged outcome.
+    pub outcome: Outcome,
+    /// How long the host waited.
+    pub elapsed: Duration,
+}
+
+/// Fires `event` through `hooks`: collects the replies, merges them by the event's rule.
+pub async fn fire(hooks: &Hooks, event: Event) -> Fired {
+    let start = Instant::now();
+    let replies = hooks.collect(&event).await;
+    let outcome = hooks_core::merge::merge(&event, &replies);
+    Fired {
+        event,
+        replies,
+        outcome,
+        elapsed: start.elapsed(),
+    }
+}
+
+impl Fired {
+    /// The outcome in the Hermes wire shape (`null` when the hooks contributed nothing).
+    pub fn outcome_wire(&self) -> Value {
+        self.outcome.to_wire().unwrap_or(Value::Null)
+    }
+
+    /// The replies as `[{"source", "reply"}]`.
+    pub fn replies_json(&self) -> Value {
+        Value::Array(
+            self.replies
+                .iter()
+                .map(|reply| json!({"source": &*reply.source, "reply": reply.value}))
+                .collect(),
+        )
+    }
+
+    /// A one-line human summary of the outcome.
+    pub fn outcome_text(&self) -> String {
+        use hooks_core::ToolGate;
+        use hooks_core::outcome::{CommandDecision, DispatchDecision};
+        match &self.outcome {
+            Outcome::Nothing => "nothing".to_owned(),
+            Outcome::Tool(ToolGate::Proceed) => "proceed".to_owned(),
+            Outcome::Tool(ToolGate::Block { message }) => format!("BLOCK: {message}"),
+            Outcome::Tool(ToolGate::Approve { message, .. }) => {
+                format!("approval required: {}", message.as_deref().unwrap_or(""))
+            }
+            Outcome::Tool(ToolGate::Modify { args }) => {
+                format!("modify args: {}", Value::Object(args.clone()))
+            }
+            Outcome::Context(context) => format!("context: {}", one_line(context)),
+            Outcome::Continue { message } => format!("continue: {}", one_line(message)),
+            Outcome::Dispatch(DispatchDecision::Skip { reason }) => {
+                format!("skip message ({})", reason.as_deref().unwrap_or("no reason"))
+            }
+            Outcome::Dispatch(DispatchDecision::Rewrite { text }) => {
+                format!("rewrite message: {}", one_line(text))
+            }
+            Outcome::Dispatch(DispatchDecision::Allow) => "allow message".to_owned(),
+            Outcome::Transcription(overrides) => format!("transcription overrides: {overrides:?}"),
+            Outcome::Replace(text) => format!("replace with: {}", one_line(text)),
+            Outcome::Classification(map) => format!("classification: {}", Value::Object(map.clone())),
+            Outcome::Command(CommandDecision::Deny { message }) => format!("DENY command: {message}"),
+            Outcome::Command(CommandDecision::Handled { message }) => {
+                format!("command handled: {}", message.as_deref().unwrap_or(""))
+            }
+            Outcome::Command(CommandDecision::Rewrite { command, args }) => {
+                format!("rewrite command: /{command} {args}")
+            }
+        }
+    }
+}
+
+/// Shortens `text` to one line of at most 120 characters.
+pub fn one_line(text: &str) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    truncate(&line, 120)
+}
+
+/// `text` if it has at most `limit` characters, else its first `limit - 3` and `...`.
+pub fn truncate(text: &str, limit: usize) -> String {
+    if text.chars().count() <= limit {
+        text.to_owned()
+    } else {
+        let kept: String = text.chars().take(limit.saturating_sub(3)).collect();
+        format!("{kept}...")
+    }
+}

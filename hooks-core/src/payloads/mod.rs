@@ -1,0 +1,94 @@
+//! Typed payloads: one struct per catalog event, generated from the schema.
+//!
+//! A host fills in a struct and turns it into an [`Event`] with `From`/`Into`;
+//! the event's payload has the reference's keys in the reference's order, plus
+//! `telemetry_schema_version` last (every event but `gateway_platform_event`).
+//! A plugin or tool can go the other way with [`HookPayload::from_event`].
+//!
+//! ```
+//! use hooks_core::payloads::{HookPayload, PreToolCall};
+//! use hooks_core::{Event, HookEvent};
+//!
+//! let mut args = serde_json::Map::new();
+//! args.insert("command".into(), "ls".into());
+//! let event: Event = PreToolCall {
+//!     tool_name: "terminal".into(),
+//!     args,
+//!     ..PreToolCall::default()
+//! }
+//! .into();
+//! assert_eq!(event.hook(), Some(HookEvent::PreToolCall));
+//! assert_eq!(event.tool_name(), Some("terminal"));
+//! assert_eq!(event.get("telemetry_schema_version").and_then(|v| v.as_str()), Some("hermes.observer.v1"));
+//!
+//! let back = PreToolCall::from_event(&event).expect("a pre_tool_call payload");
+//! assert_eq!(back.args["command"], "ls");
+//! ```
+//!
+//! Fields the schema marks nullable are `Option`s that become `null` when `None`;
+//! fields it marks optional are `Option`s whose key is left out when `None`.
+//! Decoding is lenient the way payloads evolve: missing keys take their default
+//! and unknown keys are ignored.
+
+mod generated;
+
+pub use generated::*;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::catalog::HookEvent;
+use crate::event::Event;
+
+/// The payload key every event but `gateway_platform_event` carries.
+pub const TELEMETRY_KEY: &str = "telemetry_schema_version";
+
+/// The value of [`TELEMETRY_KEY`], the reference's legacy envelope marker.
+pub const TELEMETRY_SCHEMA_VERSION: &str = "hermes.observer.v1";
+
+/// A typed payload of one catalog event.
+pub trait HookPayload: Serialize + DeserializeOwned + Into<Event> {
+    /// The event this payload belongs to.
+    const EVENT: HookEvent;
+
+    /// Decodes the payload of `event`, which must be this payload's event.
+    fn from_event(event: &Event) -> Result<Self, PayloadError> {
+        if event.hook() != Some(Self::EVENT) {
+            return Err(PayloadError::WrongEvent {
+                expected: Self::EVENT,
+                found: event.name().as_str().to_owned(),
+            });
+        }
+        serde_json::from_value(Value::Object(event.payload().clone())).map_err(|source| {
+            PayloadError::Invalid {
+                event: Self::EVENT,
+                source,
+            }
+        })
+    }
+}
+
+/// Why [`HookPayload::from_event`] could not decode an event.
+#[derive(Debug, thiserror::Error)]
+pub enum PayloadError {
+    /// The event is another event than the payload's.
+    #[error("expected a '{expected}' event, got '{found}'")]
+    WrongEvent {
+        /// The payload's event.
+        expected: HookEvent,
+        /// The event's name.
+        found: String,
+    },
+    /// A key holds a value of the wrong type.
+    #[error("'{event}' payload: {source}")]
+    Invalid {
+        /// The event.
+        event: HookEvent,
+        /// serde's description of the bad value.
+        source: serde_json::Error,
+    },
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,110 @@
+//! The generated catalog: lookups, names and the reference's VALID_HOOKS tests.
+
+use std::str::FromStr;
+
+use hooks_core::HookEvent;
+use hooks_core::catalog::{
+    self, EVENT_COUNT, EVENTS, EventClass, EventSource, FailMode, GATEWAY_EVENTS, MergeRule,
+    RunPolicy, UnknownEvent, VALID_HOOKS,
+};
+
+#[test]
+fn names_round_trip_in_catalog_order() {
+    assert_eq!(EVENT_COUNT, 41);
+    assert_eq!(VALID_HOOKS.len(), EVENT_COUNT);
+    for (index, event) in HookEvent::ALL.into_iter().enumerate() {
+        assert_eq!(event.index(), index);
+        assert_eq!(event.as_str(), VALID_HOOKS[index]);
+        assert_eq!(event.to_string(), VALID_HOOKS[index]);
+        assert_eq!(HookEvent::from_str(VALID_HOOKS[index]), Ok(event));
+        assert_eq!(EVENTS[index].name, VALID_HOOKS[index]);
+    }
+    assert_eq!(
+        "on_banana".parse::<HookEvent>(),
+        Err(UnknownEvent("on_banana".to_owned()))
+    );
+}
+
+/// Reference tests 195 and 196: the request-scoped API hooks, subagent_start,
+/// the transform hooks and pre_gateway_dispatch are valid hook names.
+#[test]
+fn valid_hooks_include_request_scoped_api_hooks_and_pre_gateway_dispatch() {
+    for name in [
+        "pre_api_request",
+        "post_api_request",
+        "api_request_error",
+        "subagent_start",
+        "transform_tool_result",
+        "transform_terminal_output",
+        "transform_llm_output",
+        "transform_api_error_classification",
+        "pre_gateway_dispatch",
+    ] {
+        assert!(VALID_HOOKS.contains(&name), "{name}");
+    }
+}
+
+#[test]
+fn every_event_is_documented_with_fields_and_privacy() {
+    for meta in &EVENTS {
+        assert!(!meta.fires.is_empty(), "{}", meta.name);
+        assert!(!meta.privacy.is_empty(), "{}", meta.name);
+        assert!(!meta.fields.is_empty(), "{}", meta.name);
+        for field in meta.fields {
+            let base = field.ty.trim_end_matches('?');
+            assert!(
+                [
+                    "string", "integer", "number", "boolean", "object", "array", "any"
+                ]
+                .contains(&base),
+                "{}.{}: {}",
+                meta.name,
+                field.name,
+                field.ty
+            );
+        }
+    }
+}
+
+#[test]
+fn policies_follow_the_reference() {
+    let pre_tool_call = HookEvent::PreToolCall.meta();
+    assert_eq!(pre_tool_call.class, EventClass::Directive);
+    assert_eq!(pre_tool_call.merge, MergeRule::ToolGate);
+    assert_eq!(pre_tool_call.fail, FailMode::Closed);
+    assert!(pre_tool_call.is_bounded() && pre_tool_call.tool_matcher);
+    assert_eq!(pre_tool_call.field("args").map(|f| f.ty), Some("object"));
+
+    assert_eq!(HookEvent::SubagentStop.meta().run, RunPolicy::CallerThread);
+    assert!(HookEvent::OnStreamDelta.meta().is_queued());
+    assert!(!HookEvent::TransformApiErrorClassification.meta().shell);
+    assert!(!HookEvent::GatewayPlatformEvent.meta().telemetry);
+    assert_eq!(
+        HookEvent::PostAuxiliaryCall.meta().source,
+        EventSource::Upstream
+    );
+    assert_eq!(HookEvent::PreLlmCall.meta().source, EventSource::Doc);
+}
+
+#[test]
+fn gateway_events_have_context_keys_and_wildcard_lookup() {
+    assert_eq!(GATEWAY_EVENTS.len(), 11);
+    let start = catalog::gateway_event("agent:start").expect("agent:start");
+    let keys: Vec<&str> = start.fields.iter().map(|f| f.name).collect();
+    assert_eq!(
+        keys,
+        [
+            "platform",
+            "user_id",
+            "chat_id",
+            "thread_id",
+            "chat_type",
+            "session_id",
+            "message"
+        ]
+    );
+    let command = catalog::gateway_event("command:reset").expect("command:*");
+    assert_eq!(command.name, "command:*");
+    assert_eq!(command.merge, MergeRule::CommandDecision);
+    assert!(catalog::gateway_event("agent").is_none());
+}

@@ -1,0 +1,167 @@
+//! Generates `hooks-core/src/payloads/generated.rs`: one typed struct per plugin
+//! event, its `HookPayload` impl and its conversion into an `Event`.
+
+use std::fmt::Write;
+
+use anyhow::Result;
+
+use super::schema::{EventDef, FieldDef, Schema};
+use super::{camel_case, doc_lines, ensure_file_contents, load_schema, rust_file};
+
+/// The generated file, relative to the workspace root.
+pub const OUTPUT: &str = "hooks-core/src/payloads/generated.rs";
+
+/// Writes (or checks) the payload structs.
+pub fn generate(check: bool) -> Result<()> {
+    let schema = load_schema()?;
+    ensure_file_contents(OUTPUT, &rust_file(&render(&schema))?, check)
+}
+
+/// The payload source, before formatting.
+pub fn render(schema: &Schema) -> String {
+    let mut out = String::from(
+        "use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{HookPayload, TELEMETRY_KEY, TELEMETRY_SCHEMA_VERSION};
+use crate::catalog::HookEvent;
+use crate::event::{Event, Payload};
+
+",
+    );
+    for event in &schema.events {
+        render_struct(&mut out, event);
+    }
+    out
+}
+
+fn render_struct(out: &mut String, event: &EventDef) {
+    let ty = camel_case(&event.name);
+    let _ = writeln!(
+        out,
+        "/// The payload of [`HookEvent::{ty}`] (`{}`).\n///",
+        event.name
+    );
+    out.push_str(&doc_lines(&event.fires, ""));
+    out.push_str("///\n");
+    out.push_str(&doc_lines(&format!("Privacy: {}", event.privacy), ""));
+    if !event.telemetry {
+        out.push_str(
+            "///\n/// Unlike other events, its [`Event`] carries no `telemetry_schema_version`.\n",
+        );
+    }
+    out.push_str("#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]\n");
+    out.push_str("#[serde(default)]\n");
+    let _ = writeln!(out, "pub struct {ty} {{");
+    for field in &event.fields {
+        out.push_str(&doc_lines(&field.description, "    "));
+        if field.optional {
+            out.push_str("    #[serde(skip_serializing_if = \"Option::is_none\")]\n");
+        }
+        let _ = writeln!(
+            out,
+            "    pub {}: {},",
+            rust_ident(&field.name),
+            rust_type(field)
+        );
+    }
+    out.push_str("}\n\n");
+
+    let _ = writeln!(
+        out,
+        "impl HookPayload for {ty} {{\n    const EVENT: HookEvent = HookEvent::{ty};\n}}\n"
+    );
+    // Payloads hold arguments, messages and results that may be secret, so
+    // Debug names the struct only, like `Event`'s Debug shows keys only.
+    let _ = writeln!(
+        out,
+        "impl std::fmt::Debug for {ty} {{
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {{
+        f.debug_struct({ty:?}).finish_non_exhaustive()
+    }}
+}}
+"
+    );
+
+    let capacity = event.fields.len() + usize::from(event.telemetry);
+    let _ = writeln!(
+        out,
+        "impl From<{ty}> for Event {{
+    fn from(payload: {ty}) -> Self {{
+        let mut map = Payload::with_capacity({capacity});"
+    );
+    for field in &event.fields {
+        let ident = rust_ident(&field.name);
+        // `any` is already a `Value`; converting it again is noise clippy rejects.
+        let is_value = field.base == "any";
+        if field.optional {
+            let value = if is_value {
+                "value"
+            } else {
+                "Value::from(value)"
+            };
+            let _ = writeln!(
+                out,
+                "        if let Some(value) = payload.{ident} {{ map.insert({:?}.to_owned(), {value}); }}",
+                field.name
+            );
+        } else {
+            let value = if is_value && !field.nullable {
+                format!("payload.{ident}")
+            } else {
+                format!("Value::from(payload.{ident})")
+            };
+            let _ = writeln!(
+                out,
+                "        map.insert({:?}.to_owned(), {value});",
+                field.name
+            );
+        }
+    }
+    if event.telemetry {
+        out.push_str(
+            "        map.insert(TELEMETRY_KEY.to_owned(), Value::from(TELEMETRY_SCHEMA_VERSION));\n",
+        );
+    }
+    let _ = writeln!(
+        out,
+        "        Event::new(HookEvent::{ty}, map)
+    }}
+}}
+"
+    );
+}
+
+/// The Rust type of a field: the base type, in `Option` when it may be null or absent.
+fn rust_type(field: &FieldDef) -> String {
+    let base = match field.base.as_str() {
+        "string" => "String",
+        "integer" => "i64",
+        "number" => "f64",
+        "boolean" => "bool",
+        "object" => "Map<String, Value>",
+        "array" => "Vec<Value>",
+        _ => "Value",
+    };
+    if field.nullable || field.optional {
+        format!("Option<{base}>")
+    } else {
+        base.to_owned()
+    }
+}
+
+/// The field name as a Rust identifier, raw when it is a keyword.
+fn rust_ident(name: &str) -> String {
+    const KEYWORDS: &[&str] = &[
+        "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do",
+        "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in",
+        "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+        "return", "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe",
+        "unsized", "use", "virtual", "where", "while", "yield",
+    ];
+    if KEYWORDS.contains(&name) {
+        format!("r#{name}")
+    } else {
+        name.to_owned()
+    }
+}
