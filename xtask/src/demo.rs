@@ -23,7 +23,14 @@ pub fn run(root: &Path) -> Result<()> {
     step("building the hooks command and the example plugin");
     let status = Command::new(&cargo)
         .current_dir(root)
-        .args(["build", "--quiet", "-p", "hooks-cli", "-p", "example-plugin"])
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "hooks-cli",
+            "-p",
+            "example-plugin",
+        ])
         .status()
         .context("running cargo build")?;
     ensure!(status.success(), "cargo build failed");
@@ -34,7 +41,11 @@ pub fn run(root: &Path) -> Result<()> {
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
     ));
-    ensure!(plugin_lib.exists(), "{} was not built", plugin_lib.display());
+    ensure!(
+        plugin_lib.exists(),
+        "{} was not built",
+        plugin_lib.display()
+    );
 
     let scratch = std::env::temp_dir().join(format!("hooks-demo-{}", std::process::id()));
     let home = scratch.join(".hermes");
@@ -66,7 +77,9 @@ fn replay(root: &Path, hooks_bin: &Path, scratch: &Path, home: &Path) -> Result<
         command
     };
 
-    step(&format!("starting `hooks listen` on 127.0.0.1:{LISTEN_PORT}"));
+    step(&format!(
+        "starting `hooks listen` on 127.0.0.1:{LISTEN_PORT}"
+    ));
     let listener = hooks(&[
         "listen",
         "--port",
@@ -89,9 +102,14 @@ fn replay(root: &Path, hooks_bin: &Path, scratch: &Path, home: &Path) -> Result<
     ensure!(status.success(), "hooks replay failed ({status})");
 
     step("hooks --accept-hooks replay --json (checking what every mechanism did)");
-    let output = hooks(&["--accept-hooks", "replay", "--json", "examples/session.jsonl"])
-        .output()
-        .context("running hooks replay --json")?;
+    let output = hooks(&[
+        "--accept-hooks",
+        "replay",
+        "--json",
+        "examples/session.jsonl",
+    ])
+    .output()
+    .context("running hooks replay --json")?;
     ensure!(output.status.success(), "hooks replay --json failed");
     let timeline = String::from_utf8_lossy(&output.stdout);
     check_timeline(&timeline)?;
@@ -121,9 +139,18 @@ fn replay(root: &Path, hooks_bin: &Path, scratch: &Path, home: &Path) -> Result<
 /// Checks the decisions the example session is built to produce.
 fn check_timeline(timeline: &str) -> Result<()> {
     let expectations = [
-        ("the shell hook blocks rm -rf", "recursive deletes are not allowed"),
-        ("the plugin modifies write_file", "\"checked_by\":\"example-plugin\""),
-        ("the plugin and the shell hook add context", "remember to be brief"),
+        (
+            "the shell hook blocks rm -rf",
+            "recursive deletes are not allowed",
+        ),
+        (
+            "the plugin modifies write_file",
+            "\"checked_by\":\"example-plugin\"",
+        ),
+        (
+            "the plugin and the shell hook add context",
+            "remember to be brief",
+        ),
         ("the gateway hook denies /reset", "reset refused"),
     ];
     for (what, needle) in expectations {
