@@ -41,7 +41,11 @@ fn t41_unknown_event_skipped_with_did_you_mean() {
     assert!(parsed.specs.is_empty());
     let warning = warning_with(&parsed, "did you mean 'pre_tool_call'?");
     assert_eq!(warning.key, "hooks.pre_tool_cal");
-    assert!(warning.message.starts_with("unknown hook event 'pre_tool_cal' in hooks: config"));
+    assert!(
+        warning
+            .message
+            .starts_with("unknown hook event 'pre_tool_cal' in hooks: config")
+    );
     let parsed = parse(json!({"zzzzzzzzzz": [{"command": "x"}]}));
     let warning = warning_with(&parsed, "(valid: agent_loop_stopped, api_request_error,");
     assert!(warning.message.contains("unknown hook event 'zzzzzzzzzz'"));
@@ -49,21 +53,36 @@ fn t41_unknown_event_skipped_with_did_you_mean() {
 
 #[test]
 fn t42_missing_command_skipped_rest_kept() {
-    let parsed = parse(json!({"pre_tool_call": [{"matcher": "x"}, {"command": "   "}, {"command": 5},
-                                               {"command": "ok"}]}));
+    let parsed = parse(
+        json!({"pre_tool_call": [{"matcher": "x"}, {"command": "   "}, {"command": 5},
+                                               {"command": "ok"}]}),
+    );
     assert_eq!(parsed.specs.len(), 1);
     assert_eq!(parsed.specs[0].index, 3);
     let keys: Vec<_> = parsed.warnings.iter().map(|w| w.key.as_str()).collect();
-    assert_eq!(keys, ["hooks.pre_tool_call[0].command", "hooks.pre_tool_call[1].command",
-                      "hooks.pre_tool_call[2].command"]);
-    assert!(parsed.warnings[0].message.contains("hooks.pre_tool_call[0] is missing a non-empty 'command' field"));
+    assert_eq!(
+        keys,
+        [
+            "hooks.pre_tool_call[0].command",
+            "hooks.pre_tool_call[1].command",
+            "hooks.pre_tool_call[2].command"
+        ]
+    );
+    assert!(
+        parsed.warnings[0]
+            .message
+            .contains("hooks.pre_tool_call[0] is missing a non-empty 'command' field")
+    );
 }
 
 #[test]
 fn t43_timeout_clamped_to_max() {
     let parsed = parse(json!({"post_tool_call": [{"command": "x", "timeout": 9999}]}));
     assert_eq!(parsed.specs[0].timeout, Duration::from_secs(300));
-    let warning = warning_with(&parsed, "hooks.post_tool_call[0].timeout=9999s exceeds max 300s; clamping");
+    let warning = warning_with(
+        &parsed,
+        "hooks.post_tool_call[0].timeout=9999s exceeds max 300s; clamping",
+    );
     assert_eq!(warning.key, "hooks.post_tool_call[0].timeout");
 }
 
@@ -71,7 +90,10 @@ fn t43_timeout_clamped_to_max() {
 fn t44_non_int_timeout_defaulted() {
     let parsed = parse(json!({"post_tool_call": [{"command": "x", "timeout": "thirty"}]}));
     assert_eq!(parsed.specs[0].timeout, Duration::from_secs(60));
-    warning_with(&parsed, "hooks.post_tool_call[0].timeout must be an int (got 'thirty'); using default 60s");
+    warning_with(
+        &parsed,
+        "hooks.post_tool_call[0].timeout must be an int (got 'thirty'); using default 60s",
+    );
 }
 
 #[test]
@@ -89,18 +111,34 @@ fn timeout_follows_python_int() {
         (json!(1), 1, false),
     ] {
         let parsed = parse(json!({"on_session_start": [{"command": "x", "timeout": raw}]}));
-        assert_eq!(parsed.specs[0].timeout, Duration::from_secs(expected), "{raw}");
-        assert_eq!(!parsed.warnings.is_empty(), warns, "{raw}: {:?}", parsed.warnings);
+        assert_eq!(
+            parsed.specs[0].timeout,
+            Duration::from_secs(expected),
+            "{raw}"
+        );
+        assert_eq!(
+            !parsed.warnings.is_empty(),
+            warns,
+            "{raw}: {:?}",
+            parsed.warnings
+        );
     }
     let parsed = parse(json!({"on_session_start": [{"command": "x", "timeout": 0}]}));
-    warning_with(&parsed, "hooks.on_session_start[0].timeout must be >=1; using default 60s");
+    warning_with(
+        &parsed,
+        "hooks.on_session_start[0].timeout must be >=1; using default 60s",
+    );
 }
 
 #[test]
 fn t45_non_list_event_skipped() {
-    let parsed = parse(json!({"pre_tool_call": {"command": "x"}, "on_session_start": [{"command": "y"}]}));
+    let parsed =
+        parse(json!({"pre_tool_call": {"command": "x"}, "on_session_start": [{"command": "y"}]}));
     assert_eq!(parsed.specs.len(), 1);
-    let warning = warning_with(&parsed, "hooks.pre_tool_call must be a list of hook definitions; got dict");
+    let warning = warning_with(
+        &parsed,
+        "hooks.pre_tool_call must be a list of hook definitions; got dict",
+    );
     assert_eq!(warning.key, "hooks.pre_tool_call");
 }
 
@@ -120,7 +158,10 @@ fn t46_none_or_non_mapping_hooks_block() {
 fn entry_not_a_mapping_is_skipped() {
     let parsed = parse(json!({"pre_tool_call": ["echo hi", {"command": "ok"}]}));
     assert_eq!(parsed.specs.len(), 1);
-    let warning = warning_with(&parsed, "hooks.pre_tool_call[0] must be a mapping with a 'command' key; got str");
+    let warning = warning_with(
+        &parsed,
+        "hooks.pre_tool_call[0] must be a mapping with a 'command' key; got str",
+    );
     assert_eq!(warning.key, "hooks.pre_tool_call[0]");
 }
 
@@ -140,7 +181,10 @@ fn t47_non_tool_event_matcher_warns_and_drops() {
 fn matcher_not_a_string_is_ignored() {
     let parsed = parse(json!({"pre_tool_call": [{"command": "x", "matcher": 5}]}));
     assert_eq!(parsed.specs[0].matcher.pattern(), None);
-    warning_with(&parsed, "hooks.pre_tool_call[0].matcher must be a string regex; ignoring");
+    warning_with(
+        &parsed,
+        "hooks.pre_tool_call[0].matcher must be a string regex; ignoring",
+    );
 }
 
 #[test]
@@ -157,7 +201,11 @@ fn t48_python_only_event_refused() {
     let parsed = parse(json!({"transform_api_error_classification": [{"command": "x"}]}));
     assert!(parsed.specs.is_empty());
     let warning = warning_with(&parsed, "Python-plugin-only");
-    assert!(warning.message.contains("registration is refused rather than silently ignored"));
+    assert!(
+        warning
+            .message
+            .contains("registration is refused rather than silently ignored")
+    );
 }
 
 #[test]
@@ -184,12 +232,17 @@ fn t58_fail_closed_defaults_false() {
 
 #[test]
 fn t59_failclosed_camel_alias() {
-    assert!(parse(json!({"pre_tool_call": [{"command": "x", "failClosed": true}]})).specs[0].fail_closed);
+    assert!(
+        parse(json!({"pre_tool_call": [{"command": "x", "failClosed": true}]})).specs[0]
+            .fail_closed
+    );
 }
 
 #[test]
 fn t60_canonical_wins_over_alias() {
-    let parsed = parse(json!({"pre_tool_call": [{"command": "x", "fail_closed": false, "failClosed": true}]}));
+    let parsed = parse(
+        json!({"pre_tool_call": [{"command": "x", "fail_closed": false, "failClosed": true}]}),
+    );
     assert!(!parsed.specs[0].fail_closed);
 }
 
@@ -197,7 +250,10 @@ fn t60_canonical_wins_over_alias() {
 fn t61_non_bool_warns_and_defaults_false() {
     let parsed = parse(json!({"pre_tool_call": [{"command": "x", "fail_closed": "yes"}]}));
     assert!(!parsed.specs[0].fail_closed);
-    let warning = warning_with(&parsed, "fail_closed must be a boolean (got 'yes'); using default false (fail open)");
+    let warning = warning_with(
+        &parsed,
+        "fail_closed must be a boolean (got 'yes'); using default false (fail open)",
+    );
     assert_eq!(warning.key, "hooks.pre_tool_call[0].fail_closed");
 }
 
@@ -222,14 +278,17 @@ fn warnings_name_the_config_file() {
 #[test]
 fn specs_carry_the_home() {
     let home = Home::new();
-    let parsed = parse_config(&home.config(json!({"hooks": {"on_session_start": [{"command": "x"}]}})));
+    let parsed =
+        parse_config(&home.config(json!({"hooks": {"on_session_start": [{"command": "x"}]}})));
     assert_eq!(parsed.specs[0].home, home.path());
 }
 
 #[test]
 fn t19_to_t26_matchers_on_specs() {
     let spec = |matcher: Value| {
-        parse(json!({"pre_tool_call": [{"command": "x", "matcher": matcher}]})).specs.remove(0)
+        parse(json!({"pre_tool_call": [{"command": "x", "matcher": matcher}]}))
+            .specs
+            .remove(0)
     };
     // 19: no matcher fires for any tool (and for calls without a tool name).
     let any = spec(Value::Null);
@@ -239,7 +298,9 @@ fn t19_to_t26_matchers_on_specs() {
     assert!(single.matches_tool(Some("terminal")) && !single.matches_tool(Some("read_file")));
     // 21: alternation is a full match.
     let alternation = spec(json!("terminal|file"));
-    assert!(alternation.matches_tool(Some("file")) && !alternation.matches_tool(Some("terminal_extra")));
+    assert!(
+        alternation.matches_tool(Some("file")) && !alternation.matches_tool(Some("terminal_extra"))
+    );
     // 22: an invalid regex compares literally.
     let literal = spec(json!("foo[bar"));
     assert!(literal.matches_tool(Some("foo[bar")) && !literal.matches_tool(Some("foo")));

@@ -99,14 +99,21 @@ fn t86_no_tty_no_flag_skips_registration() {
     let registration = register(&one_hook(&home), Consent::allowlisted_only());
     assert!(registration.hooks.is_empty());
     assert_eq!(registration.denied[0].command, "/x/hook.sh");
-    assert!(hooks_shell::consent::not_allowlisted_message("on_session_start", "/x/hook.sh")
-        .contains("Use --accept-hooks / HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true"));
+    assert!(
+        hooks_shell::consent::not_allowlisted_message("on_session_start", "/x/hook.sh")
+            .contains("Use --accept-hooks / HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true")
+    );
 }
 
 #[test]
 fn t87_no_tty_with_argument_flag_accepts_and_persists() {
     let home = Home::new();
-    assert_eq!(register(&one_hook(&home), Consent::accept_all()).hooks.len(), 1);
+    assert_eq!(
+        register(&one_hook(&home), Consent::accept_all())
+            .hooks
+            .len(),
+        1
+    );
     assert!(Allowlist::in_home(home.path()).is_allowed("on_session_start", "/x/hook.sh"));
 }
 
@@ -114,9 +121,19 @@ fn t87_no_tty_with_argument_flag_accepts_and_persists() {
 fn t88_env_accept_values() {
     let home = Home::new();
     let config = one_hook(&home);
-    for (env, expected) in [(Some("1"), true), (Some(" TRUE "), true), (Some("on"), true),
-                            (Some("0"), false), (Some("no"), false), (None, false)] {
-        assert_eq!(Consent::effective_accept(false, env, &config), expected, "{env:?}");
+    for (env, expected) in [
+        (Some("1"), true),
+        (Some(" TRUE "), true),
+        (Some("on"), true),
+        (Some("0"), false),
+        (Some("no"), false),
+        (None, false),
+    ] {
+        assert_eq!(
+            Consent::effective_accept(false, env, &config),
+            expected,
+            "{env:?}"
+        );
     }
 }
 
@@ -125,23 +142,46 @@ fn t89_no_tty_with_config_accepts() {
     let home = Home::new();
     let config = home.config(json!({"hooks_auto_accept": true,
                                     "hooks": {"on_session_start": [{"command": "/x/hook.sh"}]}}));
-    assert_eq!(register(&config, Consent::allowlisted_only()).hooks.len(), 1);
+    assert_eq!(
+        register(&config, Consent::allowlisted_only()).hooks.len(),
+        1
+    );
 }
 
 #[test]
 fn t95_to_t105_auto_accept_matrix() {
     let home = Home::new();
     for (value, expected) in [
-        (json!(true), true), (json!(false), false), (json!("false"), false), (json!("no"), false),
-        (json!("true"), true), (json!("  TRUE  "), true), (json!("yes"), true), (json!("on"), true),
-        (json!("1"), true), (Value::Null, false), (json!(1), false),
+        (json!(true), true),
+        (json!(false), false),
+        (json!("false"), false),
+        (json!("no"), false),
+        (json!("true"), true),
+        (json!("  TRUE  "), true),
+        (json!("yes"), true),
+        (json!("on"), true),
+        (json!("1"), true),
+        (Value::Null, false),
+        (json!(1), false),
     ] {
         let config = home.config(json!({"hooks_auto_accept": value}));
-        assert_eq!(Consent::effective_accept(false, None, &config), expected, "{value}");
+        assert_eq!(
+            Consent::effective_accept(false, None, &config),
+            expected,
+            "{value}"
+        );
     }
     // 102: missing key rejects; 105: the CLI flag overrides the config.
-    assert!(!Consent::effective_accept(false, None, &home.config(json!({}))));
-    assert!(Consent::effective_accept(true, None, &home.config(json!({"hooks_auto_accept": false}))));
+    assert!(!Consent::effective_accept(
+        false,
+        None,
+        &home.config(json!({}))
+    ));
+    assert!(Consent::effective_accept(
+        true,
+        None,
+        &home.config(json!({"hooks_auto_accept": false}))
+    ));
 }
 
 #[test]
@@ -149,8 +189,12 @@ fn t90_mtime_recorded_on_approval() {
     let home = Home::new();
     let script = home.script("hook.sh", "echo '{}'");
     let command = script.display().to_string();
-    let approval = Allowlist::in_home(home.path()).record("on_session_start", &command).ok();
-    let mtime = approval.and_then(|a| a.script_mtime_at_approval).unwrap_or_default();
+    let approval = Allowlist::in_home(home.path())
+        .record("on_session_start", &command)
+        .ok();
+    let mtime = approval
+        .and_then(|a| a.script_mtime_at_approval)
+        .unwrap_or_default();
     assert!(mtime.ends_with('Z'), "{mtime}");
     assert_eq!(Some(mtime), script_mtime_iso(&command));
 }
@@ -171,14 +215,22 @@ fn t91_t92_revoke_removes_entries_under_all_events() {
 
 #[test]
 fn t93_tilde_path_approval_records_resolvable_mtime() {
-    let Some(user_home) = std::env::var_os("HOME") else { return };
+    let Some(user_home) = std::env::var_os("HOME") else {
+        return;
+    };
     let dir = tempfile::tempdir_in(&user_home);
     let Ok(dir) = dir else { return }; // HOME not writable here: nothing to check
     let script = dir.path().join("hook.sh");
     std::fs::write(&script, "#!/bin/sh\n").ok();
-    let relative = script.strip_prefix(&user_home).map(|p| p.display().to_string()).unwrap_or_default();
+    let relative = script
+        .strip_prefix(&user_home)
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
     let command = format!("~/{relative}");
-    assert_eq!(script_mtime_iso(&command), script_mtime_iso(&script.display().to_string()));
+    assert_eq!(
+        script_mtime_iso(&command),
+        script_mtime_iso(&script.display().to_string())
+    );
     assert!(script_mtime_iso(&command).is_some());
 }
 
@@ -197,15 +249,26 @@ fn t51_parallel_record_approval_does_not_lose_entries() {
     let threads: Vec<_> = (0..32)
         .map(|index| {
             let allowlist = Allowlist::in_home(home.path());
-            std::thread::spawn(move || allowlist.record("pre_tool_call", &format!("/hooks/{index}.sh")).is_ok())
+            std::thread::spawn(move || {
+                allowlist
+                    .record("pre_tool_call", &format!("/hooks/{index}.sh"))
+                    .is_ok()
+            })
         })
         .collect();
-    assert!(threads.into_iter().all(|thread| thread.join().unwrap_or(false)));
+    assert!(
+        threads
+            .into_iter()
+            .all(|thread| thread.join().unwrap_or(false))
+    );
     let approvals = Allowlist::in_home(home.path()).approvals();
     assert_eq!(approvals.len(), 32);
     // 56: temporary files are unique and none is left behind.
     let leftovers = std::fs::read_dir(home.path()).map(|entries| {
-        entries.filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().ends_with(".tmp")).count()
+        entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .count()
     });
     assert_eq!(leftovers.ok(), Some(0));
 }
@@ -234,9 +297,10 @@ fn t51_parallel_processes_do_not_lose_entries() {
 /// Helper run as a child process by the test above; a no-op otherwise.
 #[test]
 fn record_from_environment() {
-    let (Some(home), Some(command)) =
-        (std::env::var_os("HOOKS_SHELL_TEST_HOME"), std::env::var("HOOKS_SHELL_TEST_COMMAND").ok())
-    else {
+    let (Some(home), Some(command)) = (
+        std::env::var_os("HOOKS_SHELL_TEST_HOME"),
+        std::env::var("HOOKS_SHELL_TEST_COMMAND").ok(),
+    ) else {
         return;
     };
     let allowlist = Allowlist::in_home(std::path::Path::new(&home));
@@ -250,13 +314,23 @@ fn t53_save_failure_message_is_actionable() {
     let home = Home::new();
     let not_a_dir = home.path().join("file");
     std::fs::write(&not_a_dir, "x").ok();
-    let error = Allowlist::in_home(&not_a_dir).record("pre_tool_call", "/x").err();
-    let message = error.map(|e| hooks_shell::consent::persist_failure_message(&e)).unwrap_or_default();
-    assert!(message.contains(&not_a_dir.display().to_string()), "{message}");
+    let error = Allowlist::in_home(&not_a_dir)
+        .record("pre_tool_call", "/x")
+        .err();
+    let message = error
+        .map(|e| hooks_shell::consent::persist_failure_message(&e))
+        .unwrap_or_default();
+    assert!(
+        message.contains(&not_a_dir.display().to_string()),
+        "{message}"
+    );
     assert!(message.contains("os error"), "{message}");
     assert!(message.contains("re-prompt"), "{message}");
     // Registration still goes ahead for this run.
-    let config = Config::from_value(&not_a_dir, json!({"hooks": {"on_session_start": [{"command": "/x"}]}}));
+    let config = Config::from_value(
+        &not_a_dir,
+        json!({"hooks": {"on_session_start": [{"command": "/x"}]}}),
+    );
     assert_eq!(register(&config, Consent::accept_all()).hooks.len(), 1);
 }
 
@@ -265,14 +339,21 @@ fn allowlist_reading_is_tolerant() {
     let home = Home::new();
     let allowlist = Allowlist::in_home(home.path());
     let write = |text: &str| std::fs::write(allowlist.path(), text).ok();
-    write("\u{feff}{\"approvals\": [{\"event\": \"pre_tool_call\", \"command\": \"/x\"}, 5, {\"path\": \"/y\", \"sha256\": \"ab\"}]}");
+    write(
+        "\u{feff}{\"approvals\": [{\"event\": \"pre_tool_call\", \"command\": \"/x\"}, 5, {\"path\": \"/y\", \"sha256\": \"ab\"}]}",
+    );
     assert!(allowlist.is_allowed("pre_tool_call", "/x"));
     assert_eq!(allowlist.approvals().len(), 1);
     for bad in ["not json", "[1]", "{\"approvals\": 3}"] {
         write(bad);
         let snapshot = allowlist.read();
         assert!(snapshot.approvals.is_empty());
-        assert!(snapshot.warning.is_some_and(|w| w.contains(&allowlist.path().display().to_string())), "{bad}");
+        assert!(
+            snapshot
+                .warning
+                .is_some_and(|w| w.contains(&allowlist.path().display().to_string())),
+            "{bad}"
+        );
     }
     // A bad file is replaced by a good one on the next approval.
     assert!(allowlist.record("pre_tool_call", "/z").is_ok());
@@ -290,9 +371,15 @@ fn allowlist_file_is_the_reference_format_with_mode_0600() {
     let entry = &document["approvals"][0];
     assert_eq!(entry["event"], json!("pre_tool_call"));
     assert_eq!(entry["command"], json!("/x/hook.sh"));
-    assert!(entry["approved_at"].as_str().is_some_and(|t| t.ends_with('Z') && t.contains('.')));
+    assert!(
+        entry["approved_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z') && t.contains('.'))
+    );
     assert_eq!(entry["script_mtime_at_approval"], Value::Null);
-    let mode = std::fs::metadata(allowlist.path()).map(|m| m.permissions().mode() & 0o777).unwrap_or(0);
+    let mode = std::fs::metadata(allowlist.path())
+        .map(|m| m.permissions().mode() & 0o777)
+        .unwrap_or(0);
     assert_eq!(mode, 0o600);
 }
 
@@ -372,10 +459,15 @@ fn drift_after_editing_an_approved_script() {
     let home = Home::new();
     let script = home.script("hook.sh", "echo '{}'");
     let command = script.display().to_string();
-    let approval = Allowlist::in_home(home.path()).record("pre_tool_call", &command).ok();
+    let approval = Allowlist::in_home(home.path())
+        .record("pre_tool_call", &command)
+        .ok();
     let approved = approval.and_then(|a| a.script_mtime_at_approval);
     let file = std::fs::File::options().write(true).open(&script);
     let later = std::time::SystemTime::now() + Duration::from_secs(5);
     assert!(file.and_then(|f| f.set_modified(later)).is_ok());
-    assert_eq!(mtime_drift(approved.as_deref(), script_mtime_iso(&command).as_deref()), Drift::Modified);
+    assert_eq!(
+        mtime_drift(approved.as_deref(), script_mtime_iso(&command).as_deref()),
+        Drift::Modified
+    );
 }

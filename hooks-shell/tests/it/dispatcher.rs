@@ -17,17 +17,29 @@ fn hooks(home: &Home, specs: Vec<ShellHookSpec>) -> ShellHooks {
 #[tokio::test]
 async fn t31_block_through_registration_and_the_bus() {
     let home = Home::new();
-    let command = home.sh("h.sh", r#"cat >/dev/null; echo '{"decision": "block", "reason": "shell says no"}'"#);
-    let config = home.config(json!({"hooks": {"pre_tool_call": [{"command": command, "matcher": "terminal"}]}}));
+    let command = home.sh(
+        "h.sh",
+        r#"cat >/dev/null; echo '{"decision": "block", "reason": "shell says no"}'"#,
+    );
+    let config = home
+        .config(json!({"hooks": {"pre_tool_call": [{"command": command, "matcher": "terminal"}]}}));
     let registration = ShellHooks::register(
         &config,
-        RegisterOptions { consent: Consent::accept_all(), context: context(), safe_mode: false, queue_capacity: 8 },
+        RegisterOptions {
+            consent: Consent::accept_all(),
+            context: context(),
+            safe_mode: false,
+            queue_capacity: 8,
+        },
     );
     let shell = registration.hooks.clone();
     let replies = shell.dispatch(&tool_event("terminal")).await;
     assert_eq!(replies.len(), 1);
     assert_eq!(&*replies[0].source, format!("shell:{command}"));
-    assert_eq!(replies[0].value, json!({"action": "block", "message": "shell says no"}));
+    assert_eq!(
+        replies[0].value,
+        json!({"action": "block", "message": "shell says no"})
+    );
     let bus = Hooks::builder().with(registration.hooks).build();
     assert!(bus.is_hooked(PreToolCall));
     assert!(!bus.is_hooked(PostToolCall));
@@ -56,15 +68,26 @@ async fn hooks_run_in_config_order_and_each_reply_is_kept() {
     let specs = ["first", "second", "third"]
         .iter()
         .map(|name| {
-            let body = format!(r#"cat >/dev/null; echo {name} >> {}; echo '{{"context": "{name}"}}'"#, log.display());
-            home.spec(hooks_core::HookEvent::PreLlmCall, &home.sh(&format!("{name}.sh"), &body))
+            let body = format!(
+                r#"cat >/dev/null; echo {name} >> {}; echo '{{"context": "{name}"}}'"#,
+                log.display()
+            );
+            home.spec(
+                hooks_core::HookEvent::PreLlmCall,
+                &home.sh(&format!("{name}.sh"), &body),
+            )
         })
         .collect();
     let shell = hooks(&home, specs);
-    let replies = shell.dispatch(&event("pre_llm_call", json!({"session_id": "s"}))).await;
+    let replies = shell
+        .dispatch(&event("pre_llm_call", json!({"session_id": "s"})))
+        .await;
     let contexts: Vec<_> = replies.iter().map(|r| r.value["context"].clone()).collect();
     assert_eq!(contexts, [json!("first"), json!("second"), json!("third")]);
-    assert_eq!(std::fs::read_to_string(&log).unwrap_or_default(), "first\nsecond\nthird\n");
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap_or_default(),
+        "first\nsecond\nthird\n"
+    );
 }
 
 #[tokio::test]
@@ -74,7 +97,12 @@ async fn interest_follows_registrations() {
     assert!(shell.interest(&EventName::Hook(PreToolCall)));
     assert!(!shell.interest(&EventName::Hook(PostToolCall)));
     assert!(!shell.interest(&EventName::parse("agent:start")));
-    assert!(shell.dispatch(&event("agent:start", json!({}))).await.is_empty());
+    assert!(
+        shell
+            .dispatch(&event("agent:start", json!({})))
+            .await
+            .is_empty()
+    );
     assert_eq!(shell.name(), "shell");
 }
 
@@ -111,8 +139,17 @@ async fn t107_t110_fail_closed_hook_timeout_blocks_with_the_hook_message() {
 #[tokio::test]
 async fn a_failing_hook_does_not_stop_the_next_one() {
     let home = Home::new();
-    let ok = home.sh("ok.sh", r#"cat >/dev/null; echo '{"action": "block", "message": "second"}'"#);
-    let shell = hooks(&home, vec![home.spec(PreToolCall, "/no/such/hook"), home.spec(PreToolCall, &ok)]);
+    let ok = home.sh(
+        "ok.sh",
+        r#"cat >/dev/null; echo '{"action": "block", "message": "second"}'"#,
+    );
+    let shell = hooks(
+        &home,
+        vec![
+            home.spec(PreToolCall, "/no/such/hook"),
+            home.spec(PreToolCall, &ok),
+        ],
+    );
     let replies = shell.dispatch(&tool_event("terminal")).await;
     assert_eq!(replies.len(), 1);
     assert_eq!(replies[0].value["message"], json!("second"));
@@ -122,15 +159,25 @@ async fn a_failing_hook_does_not_stop_the_next_one() {
 async fn queued_events_do_not_make_the_caller_wait() {
     let home = Home::new();
     let log = home.path().join("deltas");
-    let body = format!("sleep 0.2; cat >> {}; echo >> {}", log.display(), log.display());
+    let body = format!(
+        "sleep 0.2; cat >> {}; echo >> {}",
+        log.display(),
+        log.display()
+    );
     let spec = home.spec(OnStreamDelta, &home.sh("delta.sh", &body));
     let shell = hooks(&home, vec![spec]);
     let started = Instant::now();
     for index in 0..3 {
-        let replies = shell.dispatch(&event("on_stream_delta", json!({"delta": index}))).await;
+        let replies = shell
+            .dispatch(&event("on_stream_delta", json!({"delta": index})))
+            .await;
         assert!(replies.is_empty());
     }
-    assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
     shell.flush(Duration::from_secs(20)).await;
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     let deltas: Vec<i64> = text
@@ -145,17 +192,28 @@ async fn queued_events_do_not_make_the_caller_wait() {
 async fn a_full_queue_drops_the_oldest_events() {
     let home = Home::new();
     let log = home.path().join("deltas");
-    let body = format!("sleep 0.3; cat >> {}; echo >> {}", log.display(), log.display());
+    let body = format!(
+        "sleep 0.3; cat >> {}; echo >> {}",
+        log.display(),
+        log.display()
+    );
     let spec = home.spec(OnStreamDelta, &home.sh("delta.sh", &body));
     let config = home.config(json!({}));
     let _ = config;
     let shell = ShellHooks::register(
         &home.config(json!({"hooks": {"on_stream_delta": [{"command": spec.command}]}})),
-        RegisterOptions { consent: Consent::accept_all(), context: context(), safe_mode: false, queue_capacity: 2 },
+        RegisterOptions {
+            consent: Consent::accept_all(),
+            context: context(),
+            safe_mode: false,
+            queue_capacity: 2,
+        },
     )
     .hooks;
     for index in 0..10 {
-        shell.dispatch(&event("on_stream_delta", json!({"delta": index}))).await;
+        shell
+            .dispatch(&event("on_stream_delta", json!({"delta": index})))
+            .await;
     }
     shell.flush(Duration::from_secs(20)).await;
     assert!(shell.dropped_events() > 0);
@@ -165,6 +223,10 @@ async fn a_full_queue_drops_the_oldest_events() {
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
         .filter_map(|doc| doc["extra"]["delta"].as_i64())
         .collect();
-    assert_eq!(deltas.last(), Some(&9), "the newest event is kept: {deltas:?}");
+    assert_eq!(
+        deltas.last(),
+        Some(&9),
+        "the newest event is kept: {deltas:?}"
+    );
     assert!(deltas.len() < 10);
 }

@@ -26,20 +26,32 @@ async fn fire(spec: &ShellHookSpec) -> (hooks_shell::RunResult, Option<Value>, D
 }
 
 fn message(parsed: &Option<Value>) -> &str {
-    parsed.as_ref().and_then(|p| p["message"].as_str()).unwrap_or_default()
+    parsed
+        .as_ref()
+        .and_then(|p| p["message"].as_str())
+        .unwrap_or_default()
 }
 
 #[tokio::test]
 async fn sleeps_past_its_timeout() {
     let home = Home::new();
     let pid_file = home.path().join("pid");
-    let command = home.sh("slow.sh", &format!("echo $$ > {}; sleep 30", pid_file.display()));
+    let command = home.sh(
+        "slow.sh",
+        &format!("echo $$ > {}; sleep 30", pid_file.display()),
+    );
     for fail_closed in [false, true] {
         let (result, parsed, elapsed) = fire(&spec(&home, &command, fail_closed)).await;
-        assert!(result.timed_out && elapsed < Duration::from_secs(1) + MARGIN, "{elapsed:?}");
+        assert!(
+            result.timed_out && elapsed < Duration::from_secs(1) + MARGIN,
+            "{elapsed:?}"
+        );
         assert_eq!(result.signal, Some(9));
         if fail_closed {
-            assert!(message(&parsed).ends_with("failed closed: timed out after 1s"), "{parsed:?}");
+            assert!(
+                message(&parsed).ends_with("failed closed: timed out after 1s"),
+                "{parsed:?}"
+            );
         } else {
             assert_eq!(parsed, None);
         }
@@ -54,7 +66,10 @@ async fn grandchild_holding_stdout_after_the_hook_exits() {
     let pid_file = home.path().join("grandchild");
     let command = home.sh(
         "fork.sh",
-        &format!(r#"sleep 30 & echo $! > {}; echo '{{"decision": "block", "reason": "gc"}}'"#, pid_file.display()),
+        &format!(
+            r#"sleep 30 & echo $! > {}; echo '{{"decision": "block", "reason": "gc"}}'"#,
+            pid_file.display()
+        ),
     );
     let mut spec = spec(&home, &command, false);
     spec.timeout = Duration::from_secs(20);
@@ -63,18 +78,27 @@ async fn grandchild_holding_stdout_after_the_hook_exits() {
     assert!(!result.timed_out);
     assert!(elapsed < MARGIN, "waited on the grandchild: {elapsed:?}");
     assert_eq!(parsed, Some(json!({"action": "block", "message": "gc"})));
-    assert!(wait_gone(read_pid(&pid_file), Duration::from_secs(2)), "grandchild survived");
+    assert!(
+        wait_gone(read_pid(&pid_file), Duration::from_secs(2)),
+        "grandchild survived"
+    );
 }
 
 #[tokio::test]
 async fn grandchild_of_a_timed_out_hook_is_killed_too() {
     let home = Home::new();
     let pid_file = home.path().join("grandchild");
-    let command = home.sh("fork.sh", &format!("sleep 30 & echo $! > {}; sleep 30", pid_file.display()));
+    let command = home.sh(
+        "fork.sh",
+        &format!("sleep 30 & echo $! > {}; sleep 30", pid_file.display()),
+    );
     let (result, parsed, elapsed) = fire(&spec(&home, &command, true)).await;
     assert!(result.timed_out && elapsed < Duration::from_secs(1) + MARGIN);
     assert!(message(&parsed).contains("timed out after 1s"));
-    assert!(wait_gone(read_pid(&pid_file), Duration::from_secs(2)), "grandchild survived");
+    assert!(
+        wait_gone(read_pid(&pid_file), Duration::from_secs(2)),
+        "grandchild survived"
+    );
 }
 
 #[tokio::test]
@@ -119,14 +143,20 @@ async fn closes_stdin_at_once_under_a_large_payload() {
     let (result, parsed) = run_once(&spec, &event, &context()).await;
     assert_eq!(result.error, None);
     assert_eq!(result.exit_code, Some(0));
-    assert_eq!(parsed, Some(json!({"action": "block", "message": "closed"})));
+    assert_eq!(
+        parsed,
+        Some(json!({"action": "block", "message": "closed"}))
+    );
 }
 
 #[tokio::test]
 async fn never_reads_stdin_and_hangs() {
     let home = Home::new();
     let big = "x".repeat(4 * 1024 * 1024);
-    let event = hooks_core::Event::from_json("pre_tool_call", json!({"tool_name": "t", "args": {"c": big}}));
+    let event = hooks_core::Event::from_json(
+        "pre_tool_call",
+        json!({"tool_name": "t", "args": {"c": big}}),
+    );
     let started = Instant::now();
     let (result, parsed) = run_once(&spec(&home, "sleep 30", true), &event, &context()).await;
     assert!(result.timed_out && started.elapsed() < Duration::from_secs(1) + MARGIN);
@@ -141,7 +171,10 @@ async fn dies_by_a_signal() {
     assert_eq!((result.exit_code, result.signal), (None, Some(9)));
     assert_eq!(parsed, None);
     let (_, parsed, _) = fire(&spec(&home, command, true)).await;
-    assert_eq!(message(&parsed), "hook sh -c 'kill -9 $$' failed closed: killed by signal 9");
+    assert_eq!(
+        message(&parsed),
+        "hook sh -c 'kill -9 $$' failed closed: killed by signal 9"
+    );
     // A block printed before dying still counts.
     let command = r#"sh -c 'echo "{\"action\": \"block\", \"message\": \"m\"}"; kill -9 $$'"#;
     let (_, parsed, _) = fire(&spec(&home, command, false)).await;
@@ -158,7 +191,10 @@ async fn is_not_executable() {
     assert_eq!(result.error.as_deref(), Some("command not executable"));
     assert_eq!(parsed, None);
     let (_, parsed, _) = fire(&spec(&home, &command, true)).await;
-    assert_eq!(message(&parsed), format!("hook {command} failed closed: command not executable"));
+    assert_eq!(
+        message(&parsed),
+        format!("hook {command} failed closed: command not executable")
+    );
 }
 
 #[tokio::test]
@@ -167,5 +203,8 @@ async fn does_not_exist() {
     let (result, parsed, elapsed) = fire(&spec(&home, "/no/such/hook.sh", true)).await;
     assert_eq!(result.error.as_deref(), Some("command not found"));
     assert!(elapsed < MARGIN);
-    assert_eq!(message(&parsed), "hook /no/such/hook.sh failed closed: command not found");
+    assert_eq!(
+        message(&parsed),
+        "hook /no/such/hook.sh failed closed: command not found"
+    );
 }

@@ -14,17 +14,24 @@ fn block(message: &str) -> Option<Value> {
 
 #[test]
 fn t01_block_claude_code_style() {
-    assert_eq!(parse(PreToolCall, r#"{"decision": "block", "reason": "nope"}"#), block("nope"));
+    assert_eq!(
+        parse(PreToolCall, r#"{"decision": "block", "reason": "nope"}"#),
+        block("nope")
+    );
 }
 
 #[test]
 fn t02_block_canonical_style() {
-    assert_eq!(parse(PreToolCall, r#"{"action": "block", "message": "nope"}"#), block("nope"));
+    assert_eq!(
+        parse(PreToolCall, r#"{"action": "block", "message": "nope"}"#),
+        block("nope")
+    );
 }
 
 #[test]
 fn t03_block_canonical_wins_over_claude_style() {
-    let stdout = r#"{"action": "block", "message": "canon", "decision": "block", "reason": "claude"}"#;
+    let stdout =
+        r#"{"action": "block", "message": "canon", "decision": "block", "reason": "claude"}"#;
     assert_eq!(parse(PreToolCall, stdout), block("canon"));
 }
 
@@ -48,7 +55,10 @@ fn t06_non_dict_json_returns_none() {
 #[test]
 fn t07_non_block_pre_tool_call_returns_none() {
     assert_eq!(parse(PreToolCall, r#"{"decision": "allow"}"#), None);
-    assert_eq!(parse(PreToolCall, r#"{"action": "approve", "message": "x"}"#), None);
+    assert_eq!(
+        parse(PreToolCall, r#"{"action": "approve", "message": "x"}"#),
+        None
+    );
 }
 
 #[test]
@@ -71,18 +81,30 @@ fn t09_subagent_stop_context_passthrough() {
 
 #[test]
 fn t10_pre_llm_call_block_ignored() {
-    assert_eq!(parse(PreLlmCall, r#"{"action": "block", "message": "x"}"#), None);
-    assert_eq!(parse(PostToolCall, r#"{"decision": "block", "reason": "x"}"#), None);
+    assert_eq!(
+        parse(PreLlmCall, r#"{"action": "block", "message": "x"}"#),
+        None
+    );
+    assert_eq!(
+        parse(PostToolCall, r#"{"decision": "block", "reason": "x"}"#),
+        None
+    );
 }
 
 #[test]
 fn t11_block_action_without_message_uses_default() {
-    assert_eq!(parse(PreToolCall, r#"{"action": "block"}"#), block("Blocked by shell hook."));
+    assert_eq!(
+        parse(PreToolCall, r#"{"action": "block"}"#),
+        block("Blocked by shell hook.")
+    );
 }
 
 #[test]
 fn t12_block_decision_without_reason_uses_default() {
-    assert_eq!(parse(PreToolCall, r#"{"decision": "block"}"#), block("Blocked by shell hook."));
+    assert_eq!(
+        parse(PreToolCall, r#"{"decision": "block"}"#),
+        block("Blocked by shell hook.")
+    );
 }
 
 #[test]
@@ -93,7 +115,10 @@ fn t13_block_action_empty_message_uses_default() {
     );
     // An empty primary falls through to the secondary field.
     assert_eq!(
-        parse(PreToolCall, r#"{"action": "block", "message": "", "reason": "why"}"#),
+        parse(
+            PreToolCall,
+            r#"{"action": "block", "message": "", "reason": "why"}"#
+        ),
         block("why")
     );
 }
@@ -106,7 +131,10 @@ fn t14_block_action_non_string_message_uses_default() {
     );
     // A truthy non-string primary gives the default even with a valid secondary.
     assert_eq!(
-        parse(PreToolCall, r#"{"action": "block", "message": 42, "reason": "why"}"#),
+        parse(
+            PreToolCall,
+            r#"{"action": "block", "message": 42, "reason": "why"}"#
+        ),
         block("Blocked by shell hook.")
     );
 }
@@ -114,16 +142,25 @@ fn t14_block_action_non_string_message_uses_default() {
 #[test]
 fn t38_modify_canonical_parsing() {
     assert_eq!(
-        parse(PreToolCall, r#"{"action": "modify", "args": {"path": "/tmp/x"}}"#),
+        parse(
+            PreToolCall,
+            r#"{"action": "modify", "args": {"path": "/tmp/x"}}"#
+        ),
         Some(json!({"action": "modify", "args": {"path": "/tmp/x"}}))
     );
-    assert_eq!(parse(PreToolCall, r#"{"action": "modify", "args": [1]}"#), None);
+    assert_eq!(
+        parse(PreToolCall, r#"{"action": "modify", "args": [1]}"#),
+        None
+    );
 }
 
 #[test]
 fn t39_modify_claude_code_parsing() {
     assert_eq!(
-        parse(PreToolCall, r#"{"decision": "modify", "tool_input": {"new_string": "fixed"}}"#),
+        parse(
+            PreToolCall,
+            r#"{"decision": "modify", "tool_input": {"new_string": "fixed"}}"#
+        ),
         Some(json!({"action": "modify", "args": {"new_string": "fixed"}}))
     );
 }
@@ -131,7 +168,10 @@ fn t39_modify_claude_code_parsing() {
 #[test]
 fn block_wins_over_modify() {
     assert_eq!(
-        parse(PreToolCall, r#"{"decision": "block", "action": "modify", "args": {}}"#),
+        parse(
+            PreToolCall,
+            r#"{"decision": "block", "action": "modify", "args": {}}"#
+        ),
         block("Blocked by shell hook.")
     );
 }
@@ -140,16 +180,31 @@ fn block_wins_over_modify() {
 fn pre_verify_continue_in_both_dialects() {
     let continued = |m: &str| Some(json!({"action": "continue", "message": m}));
     assert_eq!(
-        parse(PreVerify, r#"{"action": "continue", "message": " Run the formatter. "}"#),
+        parse(
+            PreVerify,
+            r#"{"action": "continue", "message": " Run the formatter. "}"#
+        ),
         continued("Run the formatter.")
     );
     assert_eq!(
-        parse(PreVerify, r#"{"decision": "block", "reason": "Run tests."}"#),
+        parse(
+            PreVerify,
+            r#"{"decision": "block", "reason": "Run tests."}"#
+        ),
         continued("Run tests.")
     );
-    assert_eq!(parse(PreVerify, r#"{"action": " CONTINUE ", "message": "x"}"#), continued("x"));
+    assert_eq!(
+        parse(PreVerify, r#"{"action": " CONTINUE ", "message": "x"}"#),
+        continued("x")
+    );
     assert_eq!(parse(PreVerify, r#"{"action": "continue"}"#), None);
-    assert_eq!(parse(PreVerify, r#"{"action": "continue", "message": "  "}"#), None);
-    assert_eq!(parse(PreVerify, r#"{"action": "stop", "message": "x"}"#), None);
+    assert_eq!(
+        parse(PreVerify, r#"{"action": "continue", "message": "  "}"#),
+        None
+    );
+    assert_eq!(
+        parse(PreVerify, r#"{"action": "stop", "message": "x"}"#),
+        None
+    );
     assert_eq!(parse(PreVerify, r#"{"context": "x"}"#), None);
 }

@@ -48,14 +48,26 @@ fn reference_python() -> Option<PathBuf> {
 
 fn parse_cases() -> Vec<(&'static str, &'static str)> {
     vec![
-        ("pre_tool_call", r#"{"decision": "block", "reason": "nope"}"#),
+        (
+            "pre_tool_call",
+            r#"{"decision": "block", "reason": "nope"}"#,
+        ),
         ("pre_tool_call", r#"{"action": "block", "message": "nope"}"#),
-        ("pre_tool_call", r#"{"action": "block", "message": "a", "decision": "block", "reason": "b"}"#),
+        (
+            "pre_tool_call",
+            r#"{"action": "block", "message": "a", "decision": "block", "reason": "b"}"#,
+        ),
         ("pre_tool_call", r#"{"action": "block"}"#),
         ("pre_tool_call", r#"{"decision": "block"}"#),
         ("pre_tool_call", r#"{"action": "block", "message": ""}"#),
-        ("pre_tool_call", r#"{"action": "block", "message": 42, "reason": "r"}"#),
-        ("pre_tool_call", r#"{"action": "block", "message": "", "reason": "r"}"#),
+        (
+            "pre_tool_call",
+            r#"{"action": "block", "message": 42, "reason": "r"}"#,
+        ),
+        (
+            "pre_tool_call",
+            r#"{"action": "block", "message": "", "reason": "r"}"#,
+        ),
         ("pre_tool_call", r#"{"decision": "allow"}"#),
         ("pre_tool_call", ""),
         ("pre_tool_call", "   "),
@@ -67,8 +79,14 @@ fn parse_cases() -> Vec<(&'static str, &'static str)> {
         ("pre_llm_call", r#"{"action": "block", "message": "x"}"#),
         ("subagent_stop", r#"{"context": "done"}"#),
         ("post_tool_call", r#"{"decision": "block", "reason": "x"}"#),
-        ("pre_verify", r#"{"action": "continue", "message": " go on "}"#),
-        ("pre_verify", r#"{"decision": "block", "reason": "run tests"}"#),
+        (
+            "pre_verify",
+            r#"{"action": "continue", "message": " go on "}"#,
+        ),
+        (
+            "pre_verify",
+            r#"{"decision": "block", "reason": "run tests"}"#,
+        ),
         ("pre_verify", r#"{"action": " Continue ", "message": "x"}"#),
         ("pre_verify", r#"{"action": "continue"}"#),
         ("pre_verify", r#"{"action": "stop", "message": "x"}"#),
@@ -91,12 +109,24 @@ fn config_cases() -> Vec<Value> {
 
 fn serialize_cases() -> Vec<(&'static str, Value)> {
     vec![
-        ("pre_tool_call", json!({"tool_name": "terminal", "args": {"command": "ls"}, "session_id": "s1",
-                                 "task_id": "t1", "tool_call_id": "c1"})),
+        (
+            "pre_tool_call",
+            json!({"tool_name": "terminal", "args": {"command": "ls"}, "session_id": "s1",
+                                 "task_id": "t1", "tool_call_id": "c1"}),
+        ),
         ("pre_tool_call", json!({"tool_name": "t", "args": [1, 2]})),
-        ("subagent_stop", json!({"parent_session_id": "p", "child_role": null, "duration_ms": 5})),
-        ("on_session_start", json!({"session_id": "s", "parent_session_id": "p", "model": "m"})),
-        ("pre_llm_call", json!({"session_id": "", "user_message": "héllo ✓"})),
+        (
+            "subagent_stop",
+            json!({"parent_session_id": "p", "child_role": null, "duration_ms": 5}),
+        ),
+        (
+            "on_session_start",
+            json!({"session_id": "s", "parent_session_id": "p", "model": "m"}),
+        ),
+        (
+            "pre_llm_call",
+            json!({"session_id": "", "user_message": "héllo ✓"}),
+        ),
     ]
 }
 
@@ -108,22 +138,36 @@ async fn same_decisions_as_the_python_reference() {
     };
     let home = Home::new();
     let scripts = [
-        ("block.sh", r#"cat >/dev/null; echo '{"decision": "block", "reason": "nope"}'"#),
-        ("context.sh", r#"cat >/dev/null; echo '{"context": "env-note"}'"#),
+        (
+            "block.sh",
+            r#"cat >/dev/null; echo '{"decision": "block", "reason": "nope"}'"#,
+        ),
+        (
+            "context.sh",
+            r#"cat >/dev/null; echo '{"context": "env-note"}'"#,
+        ),
         ("garbage.sh", "echo 'Traceback (most recent call last):'"),
-        ("exit1.sh", r#"echo '{"action": "block", "message": "still"}'; exit 1"#),
+        (
+            "exit1.sh",
+            r#"echo '{"action": "block", "message": "still"}'; exit 1"#,
+        ),
         ("empty.sh", "cat >/dev/null"),
     ];
     let mut runs: Vec<(HookEvent, String, u64)> = scripts
         .iter()
         .map(|(name, body)| {
-            let event = if *name == "context.sh" { HookEvent::PreLlmCall } else { HookEvent::PreToolCall };
+            let event = if *name == "context.sh" {
+                HookEvent::PreLlmCall
+            } else {
+                HookEvent::PreToolCall
+            };
             (event, home.sh(name, body), 5)
         })
         .collect();
     runs.push((HookEvent::PreToolCall, "/no/such/hook.sh".into(), 5));
     runs.push((HookEvent::PreToolCall, "sleep 30".into(), 1));
-    let run_payload = json!({"tool_name": "terminal", "args": {"command": "ls"}, "session_id": "s"});
+    let run_payload =
+        json!({"tool_name": "terminal", "args": {"command": "ls"}, "session_id": "s"});
 
     let cases = json!({
         "parse": parse_cases(),
@@ -140,7 +184,11 @@ async fn same_decisions_as_the_python_reference() {
 
     for ((event, stdout), expected) in parse_cases().into_iter().zip(array(&reference["parse"])) {
         let event: HookEvent = event.parse().unwrap_or(HookEvent::PreToolCall);
-        assert_eq!(parse_stdout(event, stdout).unwrap_or(Value::Null), *expected, "{event} {stdout}");
+        assert_eq!(
+            parse_stdout(event, stdout).unwrap_or(Value::Null),
+            *expected,
+            "{event} {stdout}"
+        );
     }
     for (hooks, expected) in config_cases().into_iter().zip(array(&reference["configs"])) {
         let config = home.config(json!({"hooks": hooks}));
@@ -153,8 +201,14 @@ async fn same_decisions_as_the_python_reference() {
         assert_eq!(Value::Array(ours), *expected, "{hooks}");
     }
     let cwd = home.path().display().to_string();
-    let wire = WireContext { cwd, profile: "default".into() };
-    for ((event, payload), expected) in serialize_cases().into_iter().zip(array(&reference["serialize"])) {
+    let wire = WireContext {
+        cwd,
+        profile: "default".into(),
+    };
+    for ((event, payload), expected) in serialize_cases()
+        .into_iter()
+        .zip(array(&reference["serialize"]))
+    {
         let bytes = hooks_shell::run::stdin_bytes(&Event::from_json(event, payload), &wire);
         let mut ours: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         // The installed reference predates the `profile` key.
@@ -173,8 +227,13 @@ async fn same_decisions_as_the_python_reference() {
         let (_, parsed) = run_once(&spec, &event, &wire).await;
         assert_eq!(parsed.unwrap_or(Value::Null), *expected, "{command}");
     }
-    eprintln!("compared {} parse, {} config, {} payload and {} run cases with the reference",
-        parse_cases().len(), config_cases().len(), serialize_cases().len(), runs.len());
+    eprintln!(
+        "compared {} parse, {} config, {} payload and {} run cases with the reference",
+        parse_cases().len(),
+        config_cases().len(),
+        serialize_cases().len(),
+        runs.len()
+    );
 }
 
 fn array(value: &Value) -> &[Value] {
@@ -195,9 +254,15 @@ async fn run_reference(python: &std::path::Path, home: &Home, cases: &Value) -> 
     let mut stdin = child.stdin.take()?;
     stdin.write_all(cases.to_string().as_bytes()).await.ok()?;
     drop(stdin);
-    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output()).await.ok()?.ok()?;
+    let output = tokio::time::timeout(Duration::from_secs(60), child.wait_with_output())
+        .await
+        .ok()?
+        .ok()?;
     if !output.status.success() {
-        eprintln!("reference driver failed: {}", String::from_utf8_lossy(&output.stderr));
+        eprintln!(
+            "reference driver failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         return None;
     }
     serde_json::from_slice(&output.stdout).ok()

@@ -53,13 +53,18 @@ async fn t15_t33_basic_pre_tool_call_schema_delivered() {
 
 #[tokio::test]
 async fn t16_args_not_dict_becomes_null() {
-    let document = stdin_seen_by_hook(event("pre_tool_call", json!({"tool_name": "t", "args": [1]}))).await;
+    let document = stdin_seen_by_hook(event(
+        "pre_tool_call",
+        json!({"tool_name": "t", "args": [1]}),
+    ))
+    .await;
     assert_eq!(document["tool_input"], Value::Null);
 }
 
 #[tokio::test]
 async fn t17_parent_session_id_used_when_no_session_id() {
-    let document = stdin_seen_by_hook(event("subagent_stop", json!({"parent_session_id": "p"}))).await;
+    let document =
+        stdin_seen_by_hook(event("subagent_stop", json!({"parent_session_id": "p"}))).await;
     assert_eq!(document["session_id"], json!("p"));
     assert_eq!(document["tool_name"], Value::Null);
 }
@@ -71,7 +76,11 @@ async fn t27_t71_timeout_returns_none_by_default() {
     spec.timeout = Duration::from_secs(1);
     let (result, parsed) = run_once(&spec, &tool_event("terminal"), &context()).await;
     assert!(result.timed_out);
-    assert!(result.elapsed < Duration::from_secs(5), "{:?}", result.elapsed);
+    assert!(
+        result.elapsed < Duration::from_secs(5),
+        "{:?}",
+        result.elapsed
+    );
     assert_eq!(parsed, None);
 }
 
@@ -86,8 +95,16 @@ async fn t28_t74_malformed_json_stdout_fails_open() {
 #[tokio::test]
 async fn t29_non_zero_exit_with_block_stdout_still_blocks() {
     let home = Home::new();
-    let command = home.sh("h.sh", r#"echo '{"decision": "block", "reason": "exit1"}'; exit 1"#);
-    let (result, parsed) = run_once(&home.spec(PreToolCall, &command), &tool_event("t"), &context()).await;
+    let command = home.sh(
+        "h.sh",
+        r#"echo '{"decision": "block", "reason": "exit1"}'; exit 1"#,
+    );
+    let (result, parsed) = run_once(
+        &home.spec(PreToolCall, &command),
+        &tool_event("t"),
+        &context(),
+    )
+    .await;
     assert_eq!(result.exit_code, Some(1));
     assert_eq!(parsed, block("exit1"));
 }
@@ -95,8 +112,16 @@ async fn t29_non_zero_exit_with_block_stdout_still_blocks() {
 #[tokio::test]
 async fn t30_block_translation_end_to_end() {
     let home = Home::new();
-    let command = home.sh("h.sh", r#"cat >/dev/null; printf '{"decision": "block", "reason": "nope"}\n'"#);
-    let (_, parsed) = run_once(&home.spec(PreToolCall, &command), &tool_event("t"), &context()).await;
+    let command = home.sh(
+        "h.sh",
+        r#"cat >/dev/null; printf '{"decision": "block", "reason": "nope"}\n'"#,
+    );
+    let (_, parsed) = run_once(
+        &home.spec(PreToolCall, &command),
+        &tool_event("t"),
+        &context(),
+    )
+    .await;
     assert_eq!(parsed, block("nope"));
 }
 
@@ -144,7 +169,10 @@ async fn t37_non_executable_binary_logged_not_raised() {
 fn t63_exit_2_blocks_with_stderr_message() {
     let home = Home::new();
     let spec = home.spec(PreToolCall, "h");
-    assert_eq!(evaluate(&spec, &ran(2, "", "  policy violation\n")), block("policy violation"));
+    assert_eq!(
+        evaluate(&spec, &ran(2, "", "  policy violation\n")),
+        block("policy violation")
+    );
     let long = "x".repeat(1000);
     let parsed = evaluate(&spec, &ran(2, "", &long));
     assert_eq!(parsed, block(&"x".repeat(400)));
@@ -153,22 +181,34 @@ fn t63_exit_2_blocks_with_stderr_message() {
 #[test]
 fn t64_exit_2_blocks_with_default_message() {
     let home = Home::new();
-    assert_eq!(evaluate(&home.spec(PreToolCall, "h"), &ran(2, "", "")), block("Blocked by shell hook."));
+    assert_eq!(
+        evaluate(&home.spec(PreToolCall, "h"), &ran(2, "", "")),
+        block("Blocked by shell hook.")
+    );
 }
 
 #[test]
 fn t65_exit_2_stdout_block_json_wins() {
     let home = Home::new();
-    let parsed = evaluate(&home.spec(PreToolCall, "h"), &ran(2, r#"{"action": "block", "message": "json"}"#, "stderr"));
+    let parsed = evaluate(
+        &home.spec(PreToolCall, "h"),
+        &ran(2, r#"{"action": "block", "message": "json"}"#, "stderr"),
+    );
     assert_eq!(parsed, block("json"));
 }
 
 #[test]
 fn t66_exit_2_on_non_blocking_event_does_not_block() {
     let home = Home::new();
-    assert_eq!(evaluate(&home.spec(PostToolCall, "h"), &ran(2, "", "err")), None);
     assert_eq!(
-        evaluate(&home.spec(PreLlmCall, "h"), &ran(2, r#"{"context": "c"}"#, "err")),
+        evaluate(&home.spec(PostToolCall, "h"), &ran(2, "", "err")),
+        None
+    );
+    assert_eq!(
+        evaluate(
+            &home.spec(PreLlmCall, "h"),
+            &ran(2, r#"{"context": "c"}"#, "err")
+        ),
         Some(json!({"context": "c"}))
     );
 }
@@ -177,7 +217,10 @@ fn t66_exit_2_on_non_blocking_event_does_not_block() {
 fn t67_other_nonzero_exit_still_parses_stdout() {
     let home = Home::new();
     assert_eq!(
-        evaluate(&home.spec(PreToolCall, "h"), &ran(3, r#"{"action": "block", "message": "m"}"#, "")),
+        evaluate(
+            &home.spec(PreToolCall, "h"),
+            &ran(3, r#"{"action": "block", "message": "m"}"#, "")
+        ),
         block("m")
     );
 }
@@ -185,7 +228,10 @@ fn t67_other_nonzero_exit_still_parses_stdout() {
 #[test]
 fn t68_nonzero_exit_without_directive_is_none() {
     let home = Home::new();
-    assert_eq!(evaluate(&home.spec(PreToolCall, "h"), &ran(1, "", "boom")), None);
+    assert_eq!(
+        evaluate(&home.spec(PreToolCall, "h"), &ran(1, "", "boom")),
+        None
+    );
 }
 
 #[test]
@@ -210,9 +256,15 @@ fn t72_timeout_fail_closed_blocks() {
     };
     let mut spec = closed(&home, PreToolCall, "python hook.py");
     spec.timeout = Duration::from_secs(10);
-    assert_eq!(evaluate(&spec, &result), block("hook python hook.py failed closed: timed out after 10s"));
+    assert_eq!(
+        evaluate(&spec, &result),
+        block("hook python hook.py failed closed: timed out after 10s")
+    );
     spec.timeout = Duration::from_millis(100);
-    assert_eq!(evaluate(&spec, &result), block("hook python hook.py failed closed: timed out after 0.1s"));
+    assert_eq!(
+        evaluate(&spec, &result),
+        block("hook python hook.py failed closed: timed out after 0.1s")
+    );
 }
 
 #[test]
@@ -232,7 +284,10 @@ fn t75_t76_valid_noop_and_empty_stdout_pass_fail_closed() {
     let home = Home::new();
     let spec = closed(&home, PreToolCall, "h");
     assert_eq!(evaluate(&spec, &ran(0, "{}", "")), None);
-    assert_eq!(evaluate(&spec, &ran(0, r#"{"decision": "allow"}"#, "")), None);
+    assert_eq!(
+        evaluate(&spec, &ran(0, r#"{"decision": "allow"}"#, "")),
+        None
+    );
     assert_eq!(evaluate(&spec, &ran(0, "", "")), None);
 }
 
@@ -253,20 +308,37 @@ fn t77_fail_closed_on_non_blocking_event_still_fails_open() {
 fn design_call_3_nonzero_exit_without_directive_blocks_when_fail_closed() {
     let home = Home::new();
     let spec = closed(&home, PreToolCall, "h");
-    assert_eq!(evaluate(&spec, &ran(1, "", "")), block("hook h failed closed: exited with status 1"));
-    assert_eq!(evaluate(&spec, &ran(1, "{}", "")), block("hook h failed closed: exited with status 1"));
+    assert_eq!(
+        evaluate(&spec, &ran(1, "", "")),
+        block("hook h failed closed: exited with status 1")
+    );
+    assert_eq!(
+        evaluate(&spec, &ran(1, "{}", "")),
+        block("hook h failed closed: exited with status 1")
+    );
     let killed = RunResult {
         signal: Some(9),
         ..RunResult::default()
     };
-    assert_eq!(evaluate(&spec, &killed), block("hook h failed closed: killed by signal 9"));
+    assert_eq!(
+        evaluate(&spec, &killed),
+        block("hook h failed closed: killed by signal 9")
+    );
 }
 
 #[tokio::test]
 async fn t78_exit_2_script_blocks() {
     let home = Home::new();
-    let command = home.sh("h.sh", "echo 'policy violation: rm -rf is not permitted' >&2; exit 2");
-    let (result, parsed) = run_once(&home.spec(PreToolCall, &command), &tool_event("t"), &context()).await;
+    let command = home.sh(
+        "h.sh",
+        "echo 'policy violation: rm -rf is not permitted' >&2; exit 2",
+    );
+    let (result, parsed) = run_once(
+        &home.spec(PreToolCall, &command),
+        &tool_event("t"),
+        &context(),
+    )
+    .await;
     assert_eq!(result.exit_code, Some(2));
     assert_eq!(parsed, block("policy violation: rm -rf is not permitted"));
 }
@@ -276,13 +348,21 @@ async fn t79_fail_closed_missing_command_blocks() {
     let home = Home::new();
     let spec = closed(&home, PreToolCall, "/nonexistent/gate");
     let (_, parsed) = run_once(&spec, &tool_event("t"), &context()).await;
-    assert_eq!(parsed, block("hook /nonexistent/gate failed closed: command not found"));
+    assert_eq!(
+        parsed,
+        block("hook /nonexistent/gate failed closed: command not found")
+    );
 }
 
 #[tokio::test]
 async fn t80_run_once_reflects_exit_2_block() {
     let home = Home::new();
-    let (_, parsed) = run_once(&home.spec(PreToolCall, "sh -c 'exit 2'"), &tool_event("t"), &context()).await;
+    let (_, parsed) = run_once(
+        &home.spec(PreToolCall, "sh -c 'exit 2'"),
+        &tool_event("t"),
+        &context(),
+    )
+    .await;
     assert_eq!(parsed, block("Blocked by shell hook."));
 }
 
@@ -293,14 +373,21 @@ async fn t81_run_once_reflects_fail_closed_timeout() {
     spec.timeout = Duration::from_secs(1);
     let (result, parsed) = run_once(&spec, &tool_event("t"), &context()).await;
     assert!(result.timed_out);
-    assert_eq!(parsed, block("hook sleep 30 failed closed: timed out after 1s"));
+    assert_eq!(
+        parsed,
+        block("hook sleep 30 failed closed: timed out after 1s")
+    );
 }
 
 #[tokio::test]
 async fn t82_child_sees_its_home_and_the_profile() {
     let home = Home::new();
     let out = home.path().join("seen");
-    let command = format!("sh -c 'echo \"$HERMES_HOME\" > {}; cat >> {}'", out.display(), out.display());
+    let command = format!(
+        "sh -c 'echo \"$HERMES_HOME\" > {}; cat >> {}'",
+        out.display(),
+        out.display()
+    );
     let mut wire = context();
     wire.profile = "work".into();
     let result = run_hook(&home.spec(PreToolCall, &command), &tool_event("t"), &wire).await;
@@ -318,16 +405,35 @@ async fn tilde_is_expanded_in_every_argument() {
     let command = "sh -c 'echo \"{\\\"context\\\": \\\"$1\\\"}\"' sh ~/x";
     let event = event("pre_llm_call", json!({}));
     let (_, parsed) = run_once(&home.spec(PreLlmCall, command), &event, &context()).await;
-    let context_text = parsed.and_then(|p| p["context"].as_str().map(str::to_owned)).unwrap_or_default();
-    assert!(context_text.ends_with("/x") && !context_text.starts_with('~'), "{context_text}");
+    let context_text = parsed
+        .and_then(|p| p["context"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    assert!(
+        context_text.ends_with("/x") && !context_text.starts_with('~'),
+        "{context_text}"
+    );
 }
 
 #[tokio::test]
 async fn unparseable_command_is_an_error() {
     let home = Home::new();
-    let (result, parsed) = run_once(&closed(&home, PreToolCall, "echo 'open"), &tool_event("t"), &context()).await;
-    assert!(result.error.as_deref().is_some_and(|e| e.starts_with("command 'echo 'open' cannot be parsed")));
-    assert!(parsed.is_some_and(|p| p["message"].as_str().is_some_and(|m| m.contains("failed closed: command"))));
+    let (result, parsed) = run_once(
+        &closed(&home, PreToolCall, "echo 'open"),
+        &tool_event("t"),
+        &context(),
+    )
+    .await;
+    assert!(
+        result
+            .error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("command 'echo 'open' cannot be parsed"))
+    );
+    assert!(parsed.is_some_and(|p| {
+        p["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("failed closed: command"))
+    }));
 }
 
 /// The doc's fail-open / fail-closed table, row by row, with real processes.
@@ -338,7 +444,11 @@ async fn doc_fail_mode_table() {
     std::fs::write(&not_executable, "#!/bin/sh\necho '{}'\n").ok();
     let rows: [(&str, String, bool); 5] = [
         ("command not found", "/nonexistent/hook".into(), true),
-        ("command not executable", not_executable.display().to_string(), true),
+        (
+            "command not executable",
+            not_executable.display().to_string(),
+            true,
+        ),
         ("timeout", "sleep 30".into(), true),
         ("non-JSON stdout", "echo 'Traceback: boom'".into(), true),
         ("clean no-op JSON", "echo '{}'".into(), false),
@@ -351,10 +461,21 @@ async fn doc_fail_mode_table() {
         let mut closed = open.clone();
         closed.fail_closed = true;
         let (_, parsed) = run_once(&closed, &tool_event("t"), &context()).await;
-        let message = parsed.as_ref().and_then(|p| p["message"].as_str()).unwrap_or_default().to_owned();
-        assert_eq!(parsed.is_some(), blocks_when_closed, "fail-closed row {row}: {parsed:?}");
+        let message = parsed
+            .as_ref()
+            .and_then(|p| p["message"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        assert_eq!(
+            parsed.is_some(),
+            blocks_when_closed,
+            "fail-closed row {row}: {parsed:?}"
+        );
         if blocks_when_closed {
-            assert!(message.starts_with(&format!("hook {command} failed closed: ")), "{row}: {message}");
+            assert!(
+                message.starts_with(&format!("hook {command} failed closed: ")),
+                "{row}: {message}"
+            );
         }
     }
 }

@@ -104,7 +104,11 @@ pub fn read_pid(path: &Path) -> i32 {
         {
             return pid;
         }
-        assert!(start.elapsed() < Duration::from_secs(5), "no pid in {}", path.display());
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "no pid in {}",
+            path.display()
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
