@@ -1,5 +1,65 @@
 //! # hooks-shell
 //!
 //! Shell hooks: `hooks:` entries in `$HERMES_HOME/config.yaml` run as
-//! subprocesses that read the event as JSON on stdin and may answer on stdout.
-//! Implements [`hooks_core::Dispatcher`].
+//! subprocesses that read the event as JSON on stdin and may answer on stdout
+//! (block / modify a tool call, add LLM context, keep a turn going).
+//! [`ShellHooks`] implements [`hooks_core::Dispatcher`].
+//!
+//! ```yaml
+//! hooks:
+//!   pre_tool_call:
+//!     - matcher: "terminal|write_file"
+//!       command: "~/.hermes/agent-hooks/secret-scan.sh"
+//!       timeout: 10
+//!       fail_closed: true
+//! ```
+//!
+//! ```no_run
+//! use hooks_core::{Config, Dispatcher, Event};
+//! use hooks_shell::{Consent, RegisterOptions, ShellHooks};
+//! use serde_json::json;
+//!
+//! # async fn demo() -> Result<(), hooks_core::ConfigError> {
+//! let home = hooks_core::home::resolve_home(None);
+//! let config = Config::load(&home)?;
+//! let registration = ShellHooks::register(&config, RegisterOptions::new(Consent::from_environment(false)));
+//! for warning in &registration.warnings {
+//!     eprintln!("{warning}");
+//! }
+//! let event = Event::from_json("pre_tool_call", json!({"tool_name": "terminal", "args": {"command": "ls"}}));
+//! let replies = registration.hooks.dispatch(&event).await; // e.g. [{"action": "block", ...}]
+//! # let _ = replies; Ok(()) }
+//! ```
+//!
+//! For the `hooks` command line: [`parse_config`] (what `list` and `doctor`
+//! show, without registering), [`run_once`] (`test` and the doctor's smoke
+//! test), [`synthetic_payload`], [`Allowlist`] (`revoke`, consent status),
+//! [`script_path`], [`script_is_executable`], [`script_mtime_iso`] and
+//! [`mtime_drift`].
+//!
+//! Shell hooks are the isolation story of the hook system: each runs in its
+//! own process group, bounded by its own timeout, with no shell in between;
+//! in-process plugins, by contrast, are trusted code.
+
+pub mod allowlist;
+pub mod clock;
+pub mod config;
+pub mod consent;
+pub mod dispatcher;
+mod pyvalue;
+pub mod queue;
+pub mod reply;
+pub mod run;
+pub mod script;
+pub mod synthetic;
+
+pub use allowlist::{ALLOWLIST_FILE, Allowlist, AllowlistError, AllowlistSnapshot, Approval};
+pub use config::{
+    DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, ShellConfig, ShellHookSpec, parse_config,
+};
+pub use consent::{Consent, Prompter, TerminalPrompter};
+pub use dispatcher::{RegisterOptions, Registration, ShellHooks, run_once};
+pub use reply::{DEFAULT_BLOCK_MESSAGE, evaluate, parse_stdout};
+pub use run::{RunResult, run_hook, run_with_input};
+pub use script::{Drift, mtime_drift, script_is_executable, script_mtime_iso, script_path};
+pub use synthetic::synthetic_payload;

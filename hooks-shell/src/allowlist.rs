@@ -1,0 +1,297 @@
+//! `$HERMES_HOME/shell-hooks-allowlist.json`: the approved `(event, command)` pairs.
+//!
+//! Same format as the reference, so an existing Hermes home works as is:
+//! `{"approvals": [{"event", "command", "approved_at", "script_mtime_at_approval"}]}`.
+//! Reading is tolerant (a BOM is skipped; a missing, unreadable or malformed
+//! file reads as empty, with a warning naming the file). Every change is a
+//! read-modify-write under an exclusive lock on the sibling `<file>.lock`,
+//! written to a unique temporary file in the same directory (mode 0600) and
+//! renamed over the old one, so concurrent approvals from many processes are
+//! never lost and a reader never sees half a file.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+use crate::clock::now_iso;
+use crate::script::script_mtime_iso;
+
+/// The allowlist's file name inside the Hermes home.
+pub const ALLOWLIST_FILE: &str = "shell-hooks-allowlist.json";
+
+/// A change to the allowlist that could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum AllowlistError {
+    /// The lock file could not be opened or locked.
+    #[error("cannot lock the shell hook allowlist {path}: {source}")]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The new contents could not be written.
+    #[error("failed to persist shell hook allowlist to {path}: {source}")]
+    Persist {
+        /// The allowlist file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// One approval as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    /// The event name.
+    pub event: String,
+    /// The command string, exactly as configured (stripped).
+    pub command: String,
+    /// When it was approved (`...Z`), if recorded.
+    pub approved_at: Option<String>,
+    /// The script's mtime at approval, if it could be read then.
+    pub script_mtime_at_approval: Option<String>,
+}
+
+impl Approval {
+    fn from_value(value: &Value) -> Option<Approval> {
+        let entry = value.as_object()?;
+        let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
+        Some(Approval {
+            event: text("event")?,
+            command: text("command")?,
+            approved_at: text("approved_at"),
+            script_mtime_at_approval: text("script_mtime_at_approval"),
+        })
+    }
+
+    fn is(&self, event: &str, command: &str) -> bool {
+        self.event == event && self.command == command
+    }
+}
+
+/// What a read of the allowlist found.
+#[derive(Debug, Clone, Default)]
+pub struct AllowlistSnapshot {
+    /// The well-formed approvals, in file order.
+    pub approvals: Vec<Approval>,
+    /// Why the file was read as empty or partly ignored, naming the file.
+    pub warning: Option<String>,
+}
+
+/// The allowlist file of one Hermes home.
+#[derive(Debug, Clone)]
+pub struct Allowlist {
+    path: PathBuf,
+}
+
+impl Allowlist {
+    /// The allowlist of the Hermes home `home`.
+    pub fn in_home(home: &Path) -> Self {
+        Allowlist {
+            path: home.join(ALLOWLIST_FILE),
+        }
+    }
+
+    /// The allowlist file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The lock file serialising changes (`<file>.lock`).
+    pub fn lock_path(&self) -> PathBuf {
+        let mut name = self.path.clone().into_os_string();
+        name.push(".lock");
+        PathBuf::from(name)
+    }
+
+    /// Reads the approvals, tolerating a bad file.
+    pub fn read(&self) -> AllowlistSnapshot {
+        let (document, warning) = self.read_document();
+        let approvals = document["approvals"]
+            .as_array()
+            .map(|entries| entries.iter().filter_map(Approval::from_value).collect())
+            .unwrap_or_default();
+        AllowlistSnapshot { approvals, warning }
+    }
+
+    /// The approvals; a bad file is logged and reads as empty.
+    pub fn approvals(&self) -> Vec<Approval> {
+        let snapshot = self.read();
+        if let Some(warning) = &snapshot.warning {
+            tracing::warn!("{warning}");
+        }
+        snapshot.approvals
+    }
+
+    /// The approval of `(event, command)`, if there is one.
+    pub fn entry_for(&self, event: &str, command: &str) -> Option<Approval> {
+        self.approvals()
+            .into_iter()
+            .find(|approval| approval.is(event, command))
+    }
+
+    /// Whether `(event, command)` is approved.
+    pub fn is_allowed(&self, event: &str, command: &str) -> bool {
+        self.entry_for(event, command).is_some()
+    }
+
+    /// Records an approval of `(event, command)` now, with the script's current
+    /// mtime, replacing any earlier approval of the same pair.
+    pub fn record(&self, event: &str, command: &str) -> Result<Approval, AllowlistError> {
+        let approval = Approval {
+            event: event.to_owned(),
+            command: command.to_owned(),
+            approved_at: Some(now_iso()),
+            script_mtime_at_approval: script_mtime_iso(command),
+        };
+        self.update(|approvals| {
+            approvals.retain(|entry| {
+                !Approval::from_value(entry).is_some_and(|other| other.is(event, command))
+            });
+            approvals.push(json!({
+                "approved_at": approval.approved_at,
+                "command": approval.command,
+                "event": approval.event,
+                "script_mtime_at_approval": approval.script_mtime_at_approval,
+            }));
+        })?;
+        Ok(approval)
+    }
+
+    /// Removes every approval of `command`, under all events; returns how many.
+    ///
+    /// Hooks already registered in running processes stay until they restart.
+    pub fn revoke(&self, command: &str) -> Result<usize, AllowlistError> {
+        let mut removed = 0;
+        self.update(|approvals| {
+            let before = approvals.len();
+            approvals.retain(|entry| {
+                entry.get("command").and_then(Value::as_str) != Some(command) || !entry.is_object()
+            });
+            removed = before - approvals.len();
+        })?;
+        Ok(removed)
+    }
+
+    /// Read-modify-write of the approvals list under the exclusive file lock.
+    fn update(&self, change: impl FnOnce(&mut Vec<Value>)) -> Result<(), AllowlistError> {
+        let directory = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(directory).map_err(|source| self.persist_error(source))?;
+        let lock_path = self.lock_path();
+        let lock = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&lock_path)
+            .and_then(|file| file.lock().map(|()| file))
+            .map_err(|source| AllowlistError::Lock {
+                path: lock_path.clone(),
+                source,
+            })?;
+        let (mut document, warning) = self.read_document();
+        if let Some(warning) = warning {
+            tracing::warn!("{warning}; it will be rewritten");
+        }
+        let mut approvals = match document.get_mut("approvals").map(Value::take) {
+            Some(Value::Array(approvals)) => approvals,
+            _ => Vec::new(),
+        };
+        change(&mut approvals);
+        document["approvals"] = Value::Array(approvals);
+        let written = self.write_atomically(directory, &sorted_keys(document));
+        // Dropping the handle releases the lock; unlock explicitly to say so.
+        let _ = lock.unlock();
+        written
+    }
+
+    fn write_atomically(&self, directory: &Path, document: &Value) -> Result<(), AllowlistError> {
+        let mut temporary = tempfile::Builder::new()
+            .prefix(&format!(".{ALLOWLIST_FILE}."))
+            .suffix(".tmp")
+            .tempfile_in(directory)
+            .map_err(|source| self.persist_error(source))?;
+        let text = serde_json::to_string_pretty(document).unwrap_or_default();
+        temporary
+            .write_all(text.as_bytes())
+            .and_then(|()| temporary.as_file().sync_all())
+            .map_err(|source| self.persist_error(source))?;
+        temporary
+            .persist(&self.path)
+            .map_err(|error| self.persist_error(error.error))?;
+        Ok(())
+    }
+
+    fn persist_error(&self, source: std::io::Error) -> AllowlistError {
+        AllowlistError::Persist {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// The whole document (always an object with an `approvals` list) and a
+    /// warning when the file could not be used.
+    fn read_document(&self) -> (Value, Option<String>) {
+        let empty = || json!({"approvals": []});
+        let path = self.path.display();
+        let bytes = match std::fs::read(&self.path) {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (empty(), None),
+            Err(error) => {
+                return (
+                    empty(),
+                    Some(format!(
+                        "{path}: cannot read the shell hook allowlist ({error}); treating it as empty"
+                    )),
+                );
+            }
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(mut document)) => {
+                let warning = match document.get("approvals") {
+                    Some(Value::Array(_)) => None,
+                    _ => {
+                        document.insert("approvals".into(), Value::Array(Vec::new()));
+                        Some(format!(
+                            "{path}: 'approvals' is not a list; treating it as empty"
+                        ))
+                    }
+                };
+                (Value::Object(document), warning)
+            }
+            Ok(_) => (
+                empty(),
+                Some(format!(
+                    "{path}: the shell hook allowlist is not a JSON object; treating it as empty"
+                )),
+            ),
+            Err(error) => (
+                empty(),
+                Some(format!(
+                    "{path}: the shell hook allowlist is not valid JSON ({error}); treating it as empty"
+                )),
+            ),
+        }
+    }
+}
+
+/// The document with every object's keys sorted, as the reference writes it.
+fn sorted_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(key, value)| (key, sorted_keys(value)))
+                    .collect::<Map<String, Value>>(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted_keys).collect()),
+        other => other,
+    }
+}

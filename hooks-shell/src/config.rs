@@ -1,0 +1,333 @@
+//! The `hooks:` section of `config.yaml`: validated into [`ShellHookSpec`]s.
+//!
+//! Parsing never fails. Each problem becomes a [`ConfigWarning`] whose `key`
+//! names the entry (`hooks.<event>[<i>]`, plus `.timeout` etc. for one field);
+//! a broken entry is skipped or defaulted and the rest keeps working.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hooks_core::catalog::{VALID_HOOKS, suggest};
+use hooks_core::matcher::ToolMatcher;
+use hooks_core::{Config, ConfigWarning, HookEvent};
+use serde_json::{Map, Value};
+
+use crate::pyvalue::{python_int, repr, type_name};
+
+/// The timeout of an entry without one, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+
+/// The largest timeout an entry may ask for, in seconds.
+pub const MAX_TIMEOUT_SECS: u64 = 300;
+
+/// Sub-sections of `hooks:` that are not events (other mechanisms own them).
+const RESERVED_KEYS: [&str; 2] = ["outbound", "output_spill"];
+
+/// One validated `hooks.<event>[<index>]` entry.
+#[derive(Debug, Clone)]
+pub struct ShellHookSpec {
+    /// The event it runs on.
+    pub event: HookEvent,
+    /// Its position in the event's list (for messages: `hooks.<event>[<index>]`).
+    pub index: usize,
+    /// The command as configured, surrounding whitespace stripped. Consent is
+    /// keyed on this exact string.
+    pub command: String,
+    /// The tool-name filter (only ever set on tool events).
+    pub matcher: ToolMatcher,
+    /// How long one run may take before its process group is killed.
+    pub timeout: Duration,
+    /// Whether a failure blocks the tool call (only ever set on `pre_tool_call`).
+    pub fail_closed: bool,
+    /// The Hermes home the entry was read from; the child gets it as `HERMES_HOME`.
+    pub home: PathBuf,
+}
+
+impl ShellHookSpec {
+    /// A spec with the defaults of a bare `- command: <command>` entry.
+    pub fn new(event: HookEvent, command: impl Into<String>, home: impl Into<PathBuf>) -> Self {
+        ShellHookSpec {
+            event,
+            index: 0,
+            command: command.into().trim().to_owned(),
+            matcher: ToolMatcher::Any,
+            timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+            fail_closed: false,
+            home: home.into(),
+        }
+    }
+
+    /// The config key of this entry, e.g. `hooks.pre_tool_call[0]`.
+    pub fn key(&self) -> String {
+        format!("hooks.{}[{}]", self.event, self.index)
+    }
+
+    /// Whether a call of `tool_name` runs this hook: the matcher applies on
+    /// tool events only; every other event always runs it.
+    pub fn matches_tool(&self, tool_name: Option<&str>) -> bool {
+        !self.event.meta().tool_matcher || self.matcher.matches(tool_name)
+    }
+
+    /// Whether failures of this hook block: `fail_closed` on a blocking event.
+    pub fn blocks_on_failure(&self) -> bool {
+        self.fail_closed && self.event == HookEvent::PreToolCall
+    }
+}
+
+/// The parsed `hooks:` section.
+#[derive(Debug, Clone, Default)]
+pub struct ShellConfig {
+    /// The valid entries, in config order.
+    pub specs: Vec<ShellHookSpec>,
+    /// What was skipped or defaulted, and why.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// Reads and validates the `hooks:` section of `config`.
+pub fn parse_config(config: &Config) -> ShellConfig {
+    let mut parsed = ShellConfig::default();
+    let section = match config.get("hooks") {
+        None | Some(Value::Null) => return parsed,
+        Some(Value::Object(section)) => section,
+        Some(other) => {
+            parsed.warnings.push(config.warning(
+                "hooks",
+                format!(
+                    "hooks must be a mapping of event names to hook lists; got {}; no shell hooks registered",
+                    type_name(other)
+                ),
+            ));
+            return parsed;
+        }
+    };
+    for (name, entries) in section {
+        if RESERVED_KEYS.contains(&name.as_str()) {
+            continue;
+        }
+        let Some(event) = known_event(config, name, &mut parsed.warnings) else {
+            continue;
+        };
+        let entries = match entries {
+            Value::Null => continue,
+            Value::Array(entries) => entries,
+            other => {
+                parsed.warnings.push(config.warning(
+                    format!("hooks.{name}"),
+                    format!(
+                        "hooks.{name} must be a list of hook definitions; got {}",
+                        type_name(other)
+                    ),
+                ));
+                continue;
+            }
+        };
+        for (index, raw) in entries.iter().enumerate() {
+            let mut entry = EntryParser {
+                config,
+                event,
+                index,
+                warnings: &mut parsed.warnings,
+            };
+            if let Some(spec) = entry.parse(raw) {
+                parsed.specs.push(spec);
+            }
+        }
+    }
+    parsed
+}
+
+/// The catalog event called `name`, or a warning saying why it is not usable.
+fn known_event(
+    config: &Config,
+    name: &str,
+    warnings: &mut Vec<ConfigWarning>,
+) -> Option<HookEvent> {
+    let key = format!("hooks.{name}");
+    match name.parse::<HookEvent>() {
+        Ok(event) if event.meta().shell => Some(event),
+        Ok(_) => {
+            warnings.push(config.warning(
+                key,
+                format!(
+                    "hook event '{name}' is Python-plugin-only: shell hooks cannot return its directive, \
+                     so this registration is refused rather than silently ignored"
+                ),
+            ));
+            None
+        }
+        Err(_) => {
+            let message = match suggest(name) {
+                Some(close) => {
+                    format!(
+                        "unknown hook event '{name}' in hooks: config — did you mean '{close}'?"
+                    )
+                }
+                None => {
+                    let mut valid: Vec<&str> = VALID_HOOKS.to_vec();
+                    valid.sort_unstable();
+                    format!(
+                        "unknown hook event '{name}' in hooks: config (valid: {})",
+                        valid.join(", ")
+                    )
+                }
+            };
+            warnings.push(config.warning(key, message));
+            None
+        }
+    }
+}
+
+struct EntryParser<'a> {
+    config: &'a Config,
+    event: HookEvent,
+    index: usize,
+    warnings: &'a mut Vec<ConfigWarning>,
+}
+
+impl EntryParser<'_> {
+    fn prefix(&self) -> String {
+        format!("hooks.{}[{}]", self.event, self.index)
+    }
+
+    fn warn(&mut self, field: Option<&str>, message: String) {
+        let key = match field {
+            Some(field) => format!("{}.{field}", self.prefix()),
+            None => self.prefix(),
+        };
+        self.warnings.push(self.config.warning(key, message));
+    }
+
+    fn parse(&mut self, raw: &Value) -> Option<ShellHookSpec> {
+        let prefix = self.prefix();
+        let Value::Object(entry) = raw else {
+            self.warn(
+                None,
+                format!(
+                    "{prefix} must be a mapping with a 'command' key; got {}",
+                    type_name(raw)
+                ),
+            );
+            return None;
+        };
+        let command = match entry.get("command") {
+            Some(Value::String(command)) if !command.trim().is_empty() => command.trim().to_owned(),
+            _ => {
+                self.warn(
+                    Some("command"),
+                    format!("{prefix} is missing a non-empty 'command' field"),
+                );
+                return None;
+            }
+        };
+        let matcher = self.matcher(entry);
+        let timeout = self.timeout(entry);
+        let fail_closed = self.fail_closed(entry);
+        Some(ShellHookSpec {
+            event: self.event,
+            index: self.index,
+            command,
+            matcher,
+            timeout: Duration::from_secs(timeout),
+            fail_closed,
+            home: self.config.home().to_owned(),
+        })
+    }
+
+    fn matcher(&mut self, entry: &Map<String, Value>) -> ToolMatcher {
+        let prefix = self.prefix();
+        let pattern = match entry.get("matcher") {
+            None | Some(Value::Null) => return ToolMatcher::Any,
+            Some(Value::String(pattern)) => pattern,
+            Some(_) => {
+                self.warn(
+                    Some("matcher"),
+                    format!("{prefix}.matcher must be a string regex; ignoring"),
+                );
+                return ToolMatcher::Any;
+            }
+        };
+        if !self.event.meta().tool_matcher {
+            let event = self.event;
+            self.warn(
+                Some("matcher"),
+                format!(
+                    "{prefix}.matcher='{pattern}' will be ignored at runtime — the matcher field is only \
+                     honored for pre_tool_call / post_tool_call.  The hook will fire on every {event} event."
+                ),
+            );
+            return ToolMatcher::Any;
+        }
+        let built = ToolMatcher::build(Some(pattern));
+        if let Some(warning) = built.warning {
+            self.warn(Some("matcher"), format!("{prefix}: shell hook {warning}"));
+        }
+        built.matcher
+    }
+
+    fn timeout(&mut self, entry: &Map<String, Value>) -> u64 {
+        let prefix = self.prefix();
+        let Some(raw) = entry.get("timeout") else {
+            return DEFAULT_TIMEOUT_SECS;
+        };
+        let Some(seconds) = python_int(raw) else {
+            self.warn(
+                Some("timeout"),
+                format!(
+                    "{prefix}.timeout must be an int (got {}); using default {DEFAULT_TIMEOUT_SECS}s",
+                    repr(raw)
+                ),
+            );
+            return DEFAULT_TIMEOUT_SECS;
+        };
+        if seconds < 1 {
+            self.warn(
+                Some("timeout"),
+                format!("{prefix}.timeout must be >=1; using default {DEFAULT_TIMEOUT_SECS}s"),
+            );
+            DEFAULT_TIMEOUT_SECS
+        } else if seconds > i128::from(MAX_TIMEOUT_SECS) {
+            self.warn(
+                Some("timeout"),
+                format!("{prefix}.timeout={seconds}s exceeds max {MAX_TIMEOUT_SECS}s; clamping"),
+            );
+            MAX_TIMEOUT_SECS
+        } else {
+            // In 1..=300, so the conversion cannot fail.
+            u64::try_from(seconds).unwrap_or(DEFAULT_TIMEOUT_SECS)
+        }
+    }
+
+    fn fail_closed(&mut self, entry: &Map<String, Value>) -> bool {
+        let prefix = self.prefix();
+        // The canonical spelling wins over the Cursor / Claude Code alias.
+        let Some((field, raw)) = ["fail_closed", "failClosed"]
+            .into_iter()
+            .find_map(|field| entry.get(field).map(|raw| (field, raw)))
+        else {
+            return false;
+        };
+        let Value::Bool(flag) = raw else {
+            self.warn(
+                Some(field),
+                format!(
+                    "{prefix}.fail_closed must be a boolean (got {}); using default false (fail open)",
+                    repr(raw)
+                ),
+            );
+            return false;
+        };
+        if *flag && self.event != HookEvent::PreToolCall {
+            let event = self.event;
+            self.warn(
+                Some(field),
+                format!(
+                    "{prefix}.fail_closed=true will be ignored at runtime — fail_closed only applies to \
+                     blocking-capable events (pre_tool_call).  The hook will fail open on {event} like any \
+                     other hook."
+                ),
+            );
+            return false;
+        }
+        *flag
+    }
+}

@@ -1,0 +1,173 @@
+//! First-use consent for `(event, command)` pairs.
+//!
+//! A pair already in the allowlist runs. Otherwise: an effective accept
+//! (`--accept-hooks`, `HERMES_ACCEPT_HOOKS`, `hooks_auto_accept: true`) records
+//! the approval and runs it; else, with a terminal, the user is asked; without
+//! one the hook is denied with a warning saying how to approve it.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use hooks_core::Config;
+use hooks_core::home::is_truthy_text;
+
+use crate::allowlist::Allowlist;
+
+/// The question asked after the banner.
+pub const QUESTION: &str = "Allow this hook to run? [y/N]: ";
+
+/// Asks the user a yes/no question. Injectable so tests need no terminal.
+pub trait Prompter: Send {
+    /// Shows `banner`, asks `question` and returns the answer line, or `None`
+    /// on end of input or interruption (which denies).
+    fn ask(&mut self, banner: &str, question: &str) -> Option<String>;
+}
+
+/// Asks on the process's terminal: the banner and question on stdout, the answer from stdin.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TerminalPrompter;
+
+impl TerminalPrompter {
+    /// A terminal prompter when stdin is a terminal, else `None` (no prompt: deny).
+    pub fn if_terminal() -> Option<Box<dyn Prompter>> {
+        std::io::stdin()
+            .is_terminal()
+            .then(|| Box::new(TerminalPrompter) as Box<dyn Prompter>)
+    }
+}
+
+impl Prompter for TerminalPrompter {
+    fn ask(&mut self, banner: &str, question: &str) -> Option<String> {
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{banner}");
+        let _ = write!(stdout, "{question}");
+        let _ = stdout.flush();
+        let mut answer = String::new();
+        match std::io::stdin().lock().read_line(&mut answer) {
+            Ok(0) | Err(_) => {
+                let _ = writeln!(stdout);
+                None
+            }
+            Ok(_) => Some(answer),
+        }
+    }
+}
+
+/// How unapproved hooks are decided.
+pub struct Consent {
+    /// Approve (and record) every unapproved pair without asking.
+    pub accept: bool,
+    /// Who to ask when not accepting; `None` (no terminal) denies.
+    pub prompt: Option<Box<dyn Prompter>>,
+}
+
+impl std::fmt::Debug for Consent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Consent")
+            .field("accept", &self.accept)
+            .field("prompt", &self.prompt.is_some())
+            .finish()
+    }
+}
+
+impl Consent {
+    /// The process's consent: `accept_flag` (`--accept-hooks`) or
+    /// `HERMES_ACCEPT_HOOKS` truthy accepts; a terminal on stdin can be asked.
+    /// (`hooks_auto_accept` from the config is honoured at registration.)
+    pub fn from_environment(accept_flag: bool) -> Consent {
+        let env = std::env::var("HERMES_ACCEPT_HOOKS").ok();
+        Consent {
+            accept: accept_flag || env.as_deref().is_some_and(is_truthy_text),
+            prompt: TerminalPrompter::if_terminal(),
+        }
+    }
+
+    /// Approves every unapproved hook (and records it).
+    pub fn accept_all() -> Consent {
+        Consent {
+            accept: true,
+            prompt: None,
+        }
+    }
+
+    /// Registers only hooks already in the allowlist.
+    pub fn allowlisted_only() -> Consent {
+        Consent {
+            accept: false,
+            prompt: None,
+        }
+    }
+
+    /// Asks `prompter` about every unapproved hook.
+    pub fn ask_with(prompter: Box<dyn Prompter>) -> Consent {
+        Consent {
+            accept: false,
+            prompt: Some(prompter),
+        }
+    }
+
+    /// The effective accept of the reference: the flag, or an `HERMES_ACCEPT_HOOKS`
+    /// value in `1, true, yes, on`, or `hooks_auto_accept` in `config`.
+    pub fn effective_accept(accept_flag: bool, env_value: Option<&str>, config: &Config) -> bool {
+        accept_flag || env_value.is_some_and(is_truthy_text) || config.hooks_auto_accept()
+    }
+
+    /// Decides an unapproved pair, recording an approval. `accept` already
+    /// includes the config's `hooks_auto_accept`.
+    pub(crate) fn approve(
+        &mut self,
+        accept: bool,
+        allowlist: &Allowlist,
+        event: &str,
+        command: &str,
+    ) -> bool {
+        if accept {
+            record(allowlist, event, command);
+            tracing::info!(
+                "shell hook auto-approved via --accept-hooks / env / config: {event} -> {command}"
+            );
+            return true;
+        }
+        let Some(prompter) = self.prompt.as_mut() else {
+            return false;
+        };
+        let answer = prompter.ask(&banner(event, command), QUESTION);
+        let approved = answer
+            .is_some_and(|answer| matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"));
+        if approved {
+            record(allowlist, event, command);
+        }
+        approved
+    }
+}
+
+/// The warning when a hook is denied for lack of consent.
+pub fn not_allowlisted_message(event: &str, command: &str) -> String {
+    format!(
+        "shell hook for {event} ({command}) not allowlisted — skipped. Use --accept-hooks / \
+         HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true, or approve at the TTY prompt next run."
+    )
+}
+
+/// The banner shown before asking about a hook.
+pub fn banner(event: &str, command: &str) -> String {
+    format!(
+        "\n⚠ Hermes is about to register a shell hook that will run a\n  command on your behalf.\n\n    \
+         Event:   {event}\n    Command: {command}\n\n  Commands run with your full user credentials.  \
+         Only approve\n  commands you trust."
+    )
+}
+
+/// Records an approval; a failure to persist is logged and the approval holds for this run.
+fn record(allowlist: &Allowlist, event: &str, command: &str) {
+    if let Err(error) = allowlist.record(event, command) {
+        tracing::warn!("{}", persist_failure_message(&error));
+    }
+}
+
+/// The actionable warning when an approval cannot be saved.
+pub fn persist_failure_message(error: &crate::allowlist::AllowlistError) -> String {
+    format!(
+        "{error}. The approval is in-memory for this run, but the next startup will re-prompt (or skip \
+         registration on non-TTY runs without --accept-hooks / HERMES_ACCEPT_HOOKS)."
+    )
+}

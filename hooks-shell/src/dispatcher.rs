@@ -1,0 +1,324 @@
+//! [`ShellHooks`]: the registered shell hooks of one Hermes home, as a
+//! [`Dispatcher`].
+//!
+//! Hooks of an event run one after another in config order (as the
+//! reference does), each bounded by its own `timeout` and judged by its own
+//! `fail_closed`: no outer timeout turns a fail-open hook into a block. The
+//! stdin document is serialised once per event and shared by every hook.
+//! Queued events (the streaming observers) go to per-hook queues instead, so
+//! the caller never waits (see [`crate::queue`]).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use hooks_core::catalog::EVENT_COUNT;
+use hooks_core::wire::WireContext;
+use hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
+use serde_json::Value;
+
+use crate::allowlist::Allowlist;
+use crate::config::{ShellHookSpec, parse_config};
+use crate::consent::{Consent, not_allowlisted_message};
+use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
+use crate::reply::evaluate;
+use crate::run::{RunResult, run_with_input, stdin_bytes};
+
+/// How [`ShellHooks::register`] decides and runs.
+#[derive(Debug)]
+pub struct RegisterOptions {
+    /// How unapproved hooks are decided.
+    pub consent: Consent,
+    /// The working directory and profile reported to hooks.
+    pub context: WireContext,
+    /// `HERMES_SAFE_MODE`: register nothing.
+    pub safe_mode: bool,
+    /// Events waiting per hook of a queued event before the oldest is dropped.
+    pub queue_capacity: usize,
+}
+
+impl RegisterOptions {
+    /// Options with `consent`, the current directory and `default` profile,
+    /// and safe mode read from `HERMES_SAFE_MODE`.
+    pub fn new(consent: Consent) -> Self {
+        RegisterOptions {
+            consent,
+            context: WireContext::current(),
+            safe_mode: hooks_core::home::safe_mode(),
+            queue_capacity: DEFAULT_QUEUE_CAPACITY,
+        }
+    }
+}
+
+/// What [`ShellHooks::register`] did.
+#[derive(Debug)]
+pub struct Registration {
+    /// The registered hooks.
+    pub hooks: ShellHooks,
+    /// Config problems (each entry skipped or defaulted).
+    pub warnings: Vec<ConfigWarning>,
+    /// Valid hooks left out because consent was not given.
+    pub denied: Vec<ShellHookSpec>,
+}
+
+/// The registered shell hooks of one Hermes home. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct ShellHooks {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    home: PathBuf,
+    context: WireContext,
+    hooks: Vec<RegisteredHook>,
+    /// Indices into `hooks` per catalog event, in config order.
+    by_event: Vec<Vec<usize>>,
+}
+
+struct RegisteredHook {
+    spec: ShellHookSpec,
+    source: Arc<str>,
+    queue: Option<HookQueue>,
+}
+
+impl std::fmt::Debug for ShellHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShellHooks")
+            .field("home", &self.shared.home)
+            .field("hooks", &self.shared.hooks.len())
+            .finish()
+    }
+}
+
+impl ShellHooks {
+    /// Parses the `hooks:` section of `config` and registers every valid hook
+    /// the user consents to (safe mode registers nothing).
+    ///
+    /// Consent, per `(event, command)` not yet in the allowlist: an accept
+    /// (`options.consent.accept` or `hooks_auto_accept: true` in `config`)
+    /// records the approval; else the prompter is asked; without one the hook
+    /// is denied with a warning. The same `(event, matcher, command)` listed
+    /// twice registers once. Every registration builds an independent set:
+    /// a host keeps the one it got.
+    pub fn register(config: &Config, mut options: RegisterOptions) -> Registration {
+        let empty = |warnings| Registration {
+            hooks: ShellHooks::from_approved_specs(
+                config.home(),
+                options.context.clone(),
+                Vec::new(),
+            ),
+            warnings,
+            denied: Vec::new(),
+        };
+        if options.safe_mode {
+            tracing::info!("HERMES_SAFE_MODE=1 — shell-hook registration skipped");
+            return empty(Vec::new());
+        }
+        let parsed = parse_config(config);
+        for warning in &parsed.warnings {
+            tracing::warn!("{warning}");
+        }
+        let accept = options.consent.accept || config.hooks_auto_accept();
+        let allowlist = Allowlist::in_home(config.home());
+        let mut approved: HashSet<(String, String)> = allowlist
+            .approvals()
+            .into_iter()
+            .map(|approval| (approval.event, approval.command))
+            .collect();
+        let mut seen = HashSet::new();
+        let mut accepted = Vec::new();
+        let mut denied = Vec::new();
+        for spec in parsed.specs {
+            let identity = (
+                spec.event,
+                spec.matcher.pattern().map(str::to_owned),
+                spec.command.clone(),
+            );
+            if !seen.insert(identity) {
+                continue;
+            }
+            let pair = (spec.event.as_str().to_owned(), spec.command.clone());
+            if !approved.contains(&pair) {
+                if !options
+                    .consent
+                    .approve(accept, &allowlist, &pair.0, &pair.1)
+                {
+                    tracing::warn!("{}", not_allowlisted_message(&pair.0, &pair.1));
+                    denied.push(spec);
+                    continue;
+                }
+                approved.insert(pair);
+            }
+            tracing::info!(
+                "shell hook registered: {} -> {} (matcher={}, timeout={}s, fail_closed={})",
+                spec.event,
+                spec.command,
+                spec.matcher.pattern().unwrap_or("None"),
+                spec.timeout.as_secs(),
+                spec.fail_closed
+            );
+            accepted.push(spec);
+        }
+        let hooks = ShellHooks {
+            shared: Arc::new(Shared::new(
+                config.home(),
+                options.context,
+                accepted,
+                options.queue_capacity,
+            )),
+        };
+        Registration {
+            hooks,
+            warnings: parsed.warnings,
+            denied,
+        }
+    }
+
+    /// Hooks from specs whose consent the caller has already settled (hosts
+    /// with their own policy, tests, benchmarks). No allowlist is consulted.
+    pub fn from_approved_specs(
+        home: &Path,
+        context: WireContext,
+        specs: Vec<ShellHookSpec>,
+    ) -> Self {
+        ShellHooks {
+            shared: Arc::new(Shared::new(home, context, specs, DEFAULT_QUEUE_CAPACITY)),
+        }
+    }
+
+    /// The registered specs, in config order.
+    pub fn specs(&self) -> impl Iterator<Item = &ShellHookSpec> {
+        self.shared.hooks.iter().map(|hook| &hook.spec)
+    }
+
+    /// How many hooks are registered.
+    pub fn len(&self) -> usize {
+        self.shared.hooks.len()
+    }
+
+    /// Whether no hook is registered.
+    pub fn is_empty(&self) -> bool {
+        self.shared.hooks.is_empty()
+    }
+
+    /// The Hermes home these hooks belong to.
+    pub fn home(&self) -> &Path {
+        &self.shared.home
+    }
+
+    /// The allowlist of this home (for `hooks list`, `revoke`, `doctor`).
+    pub fn allowlist(&self) -> Allowlist {
+        Allowlist::in_home(&self.shared.home)
+    }
+
+    /// Events of queued events dropped so far because a hook's queue was full.
+    pub fn dropped_events(&self) -> u64 {
+        self.shared
+            .hooks
+            .iter()
+            .filter_map(|hook| hook.queue.as_ref())
+            .map(HookQueue::dropped)
+            .sum()
+    }
+}
+
+impl Shared {
+    fn new(home: &Path, context: WireContext, specs: Vec<ShellHookSpec>, capacity: usize) -> Self {
+        let mut by_event = vec![Vec::new(); EVENT_COUNT];
+        let hooks = specs
+            .into_iter()
+            .enumerate()
+            .map(|(index, spec)| {
+                by_event[spec.event.index()].push(index);
+                let queue = spec
+                    .event
+                    .meta()
+                    .is_queued()
+                    .then(|| HookQueue::new(spec.clone(), capacity));
+                RegisteredHook {
+                    source: format!("shell:{}", spec.command).into(),
+                    spec,
+                    queue,
+                }
+            })
+            .collect();
+        Shared {
+            home: home.to_owned(),
+            context,
+            hooks,
+            by_event,
+        }
+    }
+
+    fn hooks_of(&self, event: HookEvent) -> &[usize] {
+        self.by_event.get(event.index()).map_or(&[], Vec::as_slice)
+    }
+}
+
+#[async_trait]
+impl Dispatcher for ShellHooks {
+    fn name(&self) -> &str {
+        "shell"
+    }
+
+    fn interest(&self, event: &EventName) -> bool {
+        event
+            .hook()
+            .is_some_and(|event| !self.shared.hooks_of(event).is_empty())
+    }
+
+    async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+        let Some(hook_event) = event.hook() else {
+            return Vec::new();
+        };
+        let shared = &self.shared;
+        let tool_name = event.tool_name();
+        let mut input: Option<Arc<[u8]>> = None;
+        let mut replies = Vec::new();
+        for &index in shared.hooks_of(hook_event) {
+            let hook = &shared.hooks[index];
+            if !hook.spec.matches_tool(tool_name) {
+                continue;
+            }
+            let input =
+                Arc::clone(input.get_or_insert_with(|| stdin_bytes(event, &shared.context)));
+            if let Some(queue) = &hook.queue {
+                queue.push(input);
+                continue;
+            }
+            let result = run_with_input(&hook.spec, input).await;
+            if let Some(value) = evaluate(&hook.spec, &result) {
+                replies.push(Reply::new(Arc::clone(&hook.source), value));
+            }
+        }
+        replies
+    }
+
+    async fn flush(&self, timeout: Duration) {
+        let deadline = tokio::time::Instant::now() + timeout;
+        for queue in self
+            .shared
+            .hooks
+            .iter()
+            .filter_map(|hook| hook.queue.as_ref())
+        {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            queue.flush(left).await;
+        }
+    }
+}
+
+/// Runs `spec` once for `event`, as `hooks test` and `hooks doctor` do: the
+/// production spawn and evaluation (exit 2, `fail_closed`), without consent or
+/// matcher checks. Returns the raw run and the reply in the Hermes wire shape.
+pub async fn run_once(
+    spec: &ShellHookSpec,
+    event: &Event,
+    context: &WireContext,
+) -> (RunResult, Option<Value>) {
+    let result = run_with_input(spec, stdin_bytes(event, context)).await;
+    let parsed = evaluate(spec, &result);
+    (result, parsed)
+}

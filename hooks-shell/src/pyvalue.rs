@@ -1,0 +1,121 @@
+//! Python-compatible readings of JSON values: the reference validates config
+//! with Python's `int()`, truthiness, `type(x).__name__` and `repr()`, and its
+//! warnings quote those, so we read values the same way.
+
+use serde_json::Value;
+
+/// Python's `type(value).__name__` for the value as a YAML loader would give it.
+pub(crate) fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(number) if number.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
+/// A `repr()`-like rendering for warnings: strings quoted, `None`, `True`/`False`.
+pub(crate) fn repr(value: &Value) -> String {
+    match value {
+        Value::Null => "None".to_owned(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::String(text) => format!("'{text}'"),
+        other => other.to_string(),
+    }
+}
+
+/// Python truthiness of a JSON value.
+pub(crate) fn is_truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(flag) => *flag,
+        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(text) => !text.is_empty(),
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(map) => !map.is_empty(),
+    }
+}
+
+/// Python's `int(value)`: integers as is, floats truncated, `True` → 1, and
+/// strings of an optionally signed decimal integer (surrounding whitespace and
+/// single underscores between digits allowed). `None` when `int()` would raise.
+pub(crate) fn python_int(value: &Value) -> Option<i128> {
+    match value {
+        Value::Bool(flag) => Some(i128::from(*flag)),
+        Value::Number(number) => {
+            if let Some(int) = number.as_i64() {
+                Some(i128::from(int))
+            } else if let Some(uint) = number.as_u64() {
+                Some(i128::from(uint))
+            } else {
+                // `as` saturates for out-of-range floats; non-finite ones raise in Python.
+                number
+                    .as_f64()
+                    .filter(|float| float.is_finite())
+                    .map(|float| float.trunc() as i128)
+            }
+        }
+        Value::String(text) => parse_python_int_text(text),
+        _ => None,
+    }
+}
+
+fn parse_python_int_text(text: &str) -> Option<i128> {
+    let trimmed = text.trim();
+    let (negative, digits) = match trimmed.as_bytes().first()? {
+        b'-' => (true, &trimmed[1..]),
+        b'+' => (false, &trimmed[1..]),
+        _ => (false, trimmed),
+    };
+    let valid_underscores =
+        !digits.starts_with('_') && !digits.ends_with('_') && !digits.contains("__");
+    if digits.is_empty() || !valid_underscores {
+        return None;
+    }
+    let cleaned: String = digits.chars().filter(|c| *c != '_').collect();
+    if !cleaned.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    // Longer than i128 can hold: saturate, the caller clamps anyway.
+    let magnitude = cleaned.parse::<i128>().unwrap_or(i128::MAX);
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn python_int_matches_cpython() {
+        assert_eq!(python_int(&json!(30)), Some(30));
+        assert_eq!(python_int(&json!(30.9)), Some(30));
+        assert_eq!(python_int(&json!(-0.5)), Some(0));
+        assert_eq!(python_int(&json!(true)), Some(1));
+        assert_eq!(python_int(&json!(false)), Some(0));
+        assert_eq!(python_int(&json!(" 42 ")), Some(42));
+        assert_eq!(python_int(&json!("+7")), Some(7));
+        assert_eq!(python_int(&json!("1_000")), Some(1000));
+        assert_eq!(python_int(&json!("1__0")), None);
+        assert_eq!(python_int(&json!("30.5")), None);
+        assert_eq!(python_int(&json!("thirty")), None);
+        assert_eq!(python_int(&json!("")), None);
+        assert_eq!(python_int(&json!(null)), None);
+        assert_eq!(python_int(&json!([1])), None);
+    }
+
+    #[test]
+    fn repr_and_type_names() {
+        assert_eq!(repr(&json!("x")), "'x'");
+        assert_eq!(repr(&json!(null)), "None");
+        assert_eq!(repr(&json!(true)), "True");
+        assert_eq!(type_name(&json!({})), "dict");
+        assert_eq!(type_name(&json!(1.5)), "float");
+        assert_eq!(type_name(&json!("s")), "str");
+    }
+}

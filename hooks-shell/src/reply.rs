@@ -1,0 +1,219 @@
+//! What a hook's run means: stdout parsed per event into the Hermes wire
+//! shape ([`parse_stdout`]), then exit status, timeout and fail mode folded in
+//! ([`evaluate`]).
+
+use std::time::Duration;
+
+use hooks_core::HookEvent;
+use serde_json::{Map, Value, json};
+
+use crate::config::ShellHookSpec;
+use crate::pyvalue::is_truthy;
+use crate::run::RunResult;
+
+/// The block message when a hook blocks without giving one.
+pub const DEFAULT_BLOCK_MESSAGE: &str = "Blocked by shell hook.";
+
+/// How many characters of stderr become an exit-2 block message.
+const STDERR_MESSAGE_CHARS: usize = 400;
+
+/// Translates a hook's stdout into the Hermes wire shape for `event`, or `None`
+/// when it contributes nothing.
+///
+/// - `pre_tool_call`: a block (`{"action": "block", "message"|"reason"}` or the
+///   Claude Code `{"decision": "block", "reason"|"message"}`; a missing, empty
+///   or non-string message gives [`DEFAULT_BLOCK_MESSAGE`]), else a modify
+///   (`{"action": "modify", "args": {..}}` or `{"decision": "modify",
+///   "tool_input": {..}}`) as `{"action": "modify", "args": {..}}`.
+/// - `pre_verify`: `action`/`decision` of `continue` or `block` with a non-blank
+///   `message`/`reason` → `{"action": "continue", "message": <stripped>}`.
+/// - every other event: a non-blank string `context` → `{"context": ..}`.
+///
+/// Empty stdout, invalid JSON (logged) and JSON that is not an object give `None`.
+pub fn parse_stdout(event: HookEvent, stdout: &str) -> Option<Value> {
+    let stdout = stdout.trim();
+    if stdout.is_empty() {
+        return None;
+    }
+    let data = match serde_json::from_str::<Value>(stdout) {
+        Ok(Value::Object(data)) => data,
+        Ok(_) => return None,
+        Err(_) => {
+            tracing::warn!(
+                "shell hook stdout was not valid JSON (event={event}): {}",
+                first_chars(stdout, 200)
+            );
+            return None;
+        }
+    };
+    match event {
+        HookEvent::PreToolCall => tool_gate(&data),
+        HookEvent::PreVerify => verify_continue(&data),
+        _ => match data.get("context") {
+            Some(Value::String(context)) if !context.trim().is_empty() => {
+                Some(json!({"context": context}))
+            }
+            _ => None,
+        },
+    }
+}
+
+fn tool_gate(data: &Map<String, Value>) -> Option<Value> {
+    let is = |key: &str, word: &str| data.get(key).and_then(Value::as_str) == Some(word);
+    if is("action", "block") {
+        return Some(block(&block_message(
+            data.get("message"),
+            data.get("reason"),
+        )));
+    }
+    if is("decision", "block") {
+        return Some(block(&block_message(
+            data.get("reason"),
+            data.get("message"),
+        )));
+    }
+    let modify_args = if is("action", "modify") {
+        data.get("args")
+    } else if is("decision", "modify") {
+        data.get("tool_input")
+    } else {
+        None
+    };
+    match modify_args {
+        Some(Value::Object(args)) => Some(json!({"action": "modify", "args": args})),
+        _ => None,
+    }
+}
+
+/// The primary field if truthy, else the secondary; used only if it is a
+/// non-empty string (so a truthy non-string primary gives the default).
+fn block_message(primary: Option<&Value>, secondary: Option<&Value>) -> String {
+    let chosen = primary.filter(|value| is_truthy(value)).or(secondary);
+    match chosen {
+        Some(Value::String(message)) if !message.is_empty() => message.clone(),
+        _ => DEFAULT_BLOCK_MESSAGE.to_owned(),
+    }
+}
+
+fn verify_continue(data: &Map<String, Value>) -> Option<Value> {
+    let first_truthy = |keys: [&str; 2]| {
+        keys.into_iter()
+            .filter_map(|key| data.get(key))
+            .find(|value| is_truthy(value))
+    };
+    let action = first_truthy(["action", "decision"])?
+        .as_str()?
+        .trim()
+        .to_lowercase();
+    if action != "continue" && action != "block" {
+        return None;
+    }
+    match first_truthy(["message", "reason"]) {
+        Some(Value::String(message)) if !message.trim().is_empty() => {
+            Some(json!({"action": "continue", "message": message.trim()}))
+        }
+        _ => None,
+    }
+}
+
+fn block(message: &str) -> Value {
+    json!({"action": "block", "message": message})
+}
+
+/// The block a fail-closed hook produces: `hook <command> failed closed: <reason>`.
+pub fn failed_closed(spec: &ShellHookSpec, reason: &str) -> Value {
+    block(&format!("hook {} failed closed: {reason}", spec.command))
+}
+
+/// Decides what one run of `spec` contributes, in the Hermes wire shape.
+///
+/// 1. Could not run, or timed out: logged; a block when the hook fails closed
+///    (`hook <command> failed closed: <error>` / `timed out after <timeout>s`), else nothing.
+/// 2. Exit 2 on `pre_tool_call`: a block — stdout's block if it has one, else
+///    the first 400 characters of stripped stderr, else [`DEFAULT_BLOCK_MESSAGE`].
+/// 3. Any other non-zero exit (or death by signal): logged, stdout still parsed.
+/// 4. Failing closed, nothing parsed: non-empty stdout that is not a JSON
+///    object blocks as `unparseable stdout (expected a JSON object)`; a
+///    non-zero exit blocks as `exited with status <rc>` (or `killed by signal <n>`).
+///    A clean exit with `{}` or empty stdout passes.
+///
+/// `fail_closed` counts only on `pre_tool_call`, whatever the spec says.
+pub fn evaluate(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
+    let event = spec.event;
+    let command = &spec.command;
+    let fails_closed = spec.blocks_on_failure();
+    if let Some(error) = &result.error {
+        tracing::warn!("shell hook failed (event={event}, command={command}): {error}");
+        return fails_closed.then(|| failed_closed(spec, error));
+    }
+    if result.timed_out {
+        tracing::warn!(
+            "shell hook timed out after {:.2}s (event={event} command={command})",
+            result.elapsed.as_secs_f64()
+        );
+        let reason = format!("timed out after {}s", format_seconds(spec.timeout));
+        return fails_closed.then(|| failed_closed(spec, &reason));
+    }
+    let stderr = first_chars(result.stderr.trim(), STDERR_MESSAGE_CHARS);
+    if !stderr.is_empty() {
+        tracing::debug!("shell hook stderr (event={event} command={command}): {stderr}");
+    }
+    if event == HookEvent::PreToolCall && result.exit_code == Some(2) {
+        let parsed = parse_stdout(event, &result.stdout)
+            .filter(|reply| reply.get("action").and_then(Value::as_str) == Some("block"));
+        let reply = parsed.unwrap_or_else(|| {
+            block(if stderr.is_empty() {
+                DEFAULT_BLOCK_MESSAGE
+            } else {
+                stderr
+            })
+        });
+        tracing::info!("shell hook exited 2 — blocking (event={event} command={command})");
+        return Some(reply);
+    }
+    let failure = exit_failure(result);
+    if let Some(failure) = &failure {
+        tracing::warn!("shell hook {failure} (event={event} command={command}); stderr={stderr}");
+    }
+    let parsed = parse_stdout(event, &result.stdout);
+    if parsed.is_some() || !fails_closed {
+        return parsed;
+    }
+    let stdout = result.stdout.trim();
+    let is_object = matches!(serde_json::from_str::<Value>(stdout), Ok(Value::Object(_)));
+    if !stdout.is_empty() && !is_object {
+        return Some(failed_closed(
+            spec,
+            "unparseable stdout (expected a JSON object)",
+        ));
+    }
+    failure.map(|failure| failed_closed(spec, &failure))
+}
+
+/// `exited with status <rc>` / `killed by signal <n>` for an unsuccessful exit.
+fn exit_failure(result: &RunResult) -> Option<String> {
+    match (result.exit_code, result.signal) {
+        (Some(0), _) => None,
+        (Some(code), _) => Some(format!("exited with status {code}")),
+        (None, Some(signal)) => Some(format!("killed by signal {signal}")),
+        (None, None) => Some("ended without an exit status".to_owned()),
+    }
+}
+
+/// Seconds as the reference prints them: `60`, `0.1`.
+pub fn format_seconds(duration: Duration) -> String {
+    if duration.subsec_nanos() == 0 {
+        duration.as_secs().to_string()
+    } else {
+        let text = format!("{:.3}", duration.as_secs_f64());
+        text.trim_end_matches('0').to_owned()
+    }
+}
+
+/// The first `count` characters of `text` (not bytes).
+pub(crate) fn first_chars(text: &str, count: usize) -> &str {
+    match text.char_indices().nth(count) {
+        Some((end, _)) => &text[..end],
+        None => text,
+    }
+}

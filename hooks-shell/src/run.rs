@@ -1,0 +1,320 @@
+//! Running one shell hook: spawn, feed stdin, drain stdout/stderr, time out.
+//!
+//! How a run is kept safe from badly behaved hooks:
+//! - The command is split with POSIX shell-word rules and run without a shell;
+//!   every argument starting with `~/` is expanded.
+//! - The child runs in its own process group with `kill_on_drop`; a timeout
+//!   kills the whole group with `SIGKILL` and reaps the child, so nothing it
+//!   started outlives the timeout.
+//! - stdin is written from its own task; a hook that never reads stdin or
+//!   closes it at once (`EPIPE`) does not fail the run.
+//! - stdout and stderr are drained together. Each keeps at most
+//!   [`OUTPUT_CAP_BYTES`]; past the cap the rest is read and discarded, so a
+//!   hook printing 100 MB neither fills our memory nor blocks on a full pipe
+//!   (it runs to completion or to its timeout). Truncated stdout is then no
+//!   longer valid JSON, which the evaluation treats as unparseable output.
+//! - Once the direct child has exited, the pipes get [`PIPE_GRACE`] to reach
+//!   end-of-file. If something it started still holds them open, the group is
+//!   killed and reading stops: we never wait on a grandchild.
+
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hooks_core::Event;
+use hooks_core::home::expand_tilde;
+use hooks_core::wire::{WireContext, hook_document};
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, Command};
+
+use crate::config::ShellHookSpec;
+
+/// The most bytes kept of a hook's stdout, and separately of its stderr.
+pub const OUTPUT_CAP_BYTES: usize = 1024 * 1024;
+
+/// How long the pipes may stay open after the direct child exited.
+pub const PIPE_GRACE: Duration = Duration::from_millis(250);
+
+/// What one run of a hook did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunResult {
+    /// The exit status, when the process exited normally.
+    pub exit_code: Option<i32>,
+    /// The signal that ended the process, when one did (`9` after a timeout kill).
+    pub signal: Option<i32>,
+    /// Whether the run hit its timeout and was killed.
+    pub timed_out: bool,
+    /// Wall-clock time from spawn to the end of the run.
+    pub elapsed: Duration,
+    /// stdout, lossily decoded as UTF-8 (at most [`OUTPUT_CAP_BYTES`] of it).
+    pub stdout: String,
+    /// stderr, lossily decoded as UTF-8 (at most [`OUTPUT_CAP_BYTES`] of it).
+    pub stderr: String,
+    /// Why the hook could not be run at all (`command not found`, ...).
+    pub error: Option<String>,
+}
+
+impl RunResult {
+    fn failed(error: String) -> Self {
+        RunResult {
+            error: Some(error),
+            ..RunResult::default()
+        }
+    }
+
+    /// Whether the hook ran and exited with status 0.
+    pub fn succeeded(&self) -> bool {
+        self.error.is_none() && !self.timed_out && self.exit_code == Some(0)
+    }
+}
+
+/// The argv of `command`: POSIX shell words, with `~/` expanded in every word.
+///
+/// Errors are the messages a [`RunResult`] carries: `empty command`, or
+/// `command '<c>' cannot be parsed: ...`. Unlike Python's `shlex.split`, a
+/// word starting with `#` begins a comment.
+pub fn split_command(command: &str) -> Result<Vec<String>, String> {
+    let words = shlex::split(command).ok_or_else(|| {
+        format!(
+            "command '{command}' cannot be parsed: no closing quotation or a trailing backslash"
+        )
+    })?;
+    if words.is_empty() {
+        return Err("empty command".to_owned());
+    }
+    Ok(words
+        .into_iter()
+        .map(|word| {
+            if word.starts_with("~/") {
+                expand_tilde(&word)
+            } else {
+                word
+            }
+        })
+        .collect())
+}
+
+/// The stdin bytes of `event`: the wire document serialised once.
+pub fn stdin_bytes(event: &Event, context: &WireContext) -> Arc<[u8]> {
+    let document = serde_json::Value::Object(hook_document(event, context));
+    // Serialising a `Value` cannot fail (its map keys are strings).
+    serde_json::to_vec(&document).unwrap_or_default().into()
+}
+
+/// Runs `spec` once for `event` (matcher not checked; see [`ShellHookSpec::matches_tool`]).
+pub async fn run_hook(spec: &ShellHookSpec, event: &Event, context: &WireContext) -> RunResult {
+    run_with_input(spec, stdin_bytes(event, context)).await
+}
+
+/// Runs `spec` once with `input` on stdin (the serialised wire document, shared by every hook of an event).
+pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult {
+    let argv = match split_command(&spec.command) {
+        Ok(argv) => argv,
+        Err(error) => return RunResult::failed(error),
+    };
+    let started = Instant::now();
+    let mut child = match spawn(&argv, &spec.home) {
+        Ok(child) => child,
+        Err(error) => return RunResult::failed(spawn_error_message(&error)),
+    };
+    let mut result = supervise(&mut child, input, spec.timeout).await;
+    result.elapsed = started.elapsed();
+    result
+}
+
+fn spawn(argv: &[String], home: &Path) -> std::io::Result<Child> {
+    let mut command = Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .env("HERMES_HOME", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    command.spawn()
+}
+
+fn spawn_error_message(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "command not found".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "command not executable".to_owned(),
+        _ => error.to_string(),
+    }
+}
+
+enum Ending {
+    Exited(std::io::Result<ExitStatus>),
+    TimedOut,
+}
+
+async fn supervise(child: &mut Child, input: Arc<[u8]>, timeout: Duration) -> RunResult {
+    let group = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .map(Pid::from_raw);
+    let writer = child.stdin.take().map(|mut stdin| {
+        tokio::spawn(async move {
+            // A hook may exit or close stdin without reading it: EPIPE is fine.
+            let _ = stdin.write_all(&input).await;
+            let _ = stdin.shutdown().await;
+        })
+    });
+    let mut stdout = Captured::default();
+    let mut stderr = Captured::default();
+    let (stdout_pipe, stderr_pipe) = (child.stdout.take(), child.stderr.take());
+    let deadline = tokio::time::Instant::now() + timeout;
+    let ending = {
+        let reading = async {
+            tokio::join!(
+                drain(stdout_pipe, &mut stdout),
+                drain(stderr_pipe, &mut stderr)
+            )
+        };
+        let mut reading = std::pin::pin!(reading);
+        let mut reading_done = false;
+        let ending = loop {
+            tokio::select! {
+                _ = &mut reading, if !reading_done => reading_done = true,
+                status = child.wait() => break Ending::Exited(status),
+                _ = tokio::time::sleep_until(deadline) => break Ending::TimedOut,
+            }
+        };
+        if matches!(ending, Ending::TimedOut) {
+            kill_group(group);
+        }
+        if !reading_done
+            && tokio::time::timeout(PIPE_GRACE, &mut reading)
+                .await
+                .is_err()
+        {
+            // Something the hook started still holds the pipes: end it and stop reading.
+            tracing::debug!(
+                "shell hook's pipes still open after it exited; killing its process group"
+            );
+            kill_group(group);
+            let _ = tokio::time::timeout(PIPE_GRACE, &mut reading).await;
+        }
+        ending
+    };
+    if let Some(writer) = writer {
+        writer.abort();
+    }
+    let mut result = RunResult {
+        stdout: stdout.text("stdout"),
+        stderr: stderr.text("stderr"),
+        ..RunResult::default()
+    };
+    match ending {
+        Ending::TimedOut => {
+            result.timed_out = true;
+            // Reap it; SIGKILL cannot be ignored, so this returns promptly.
+            if let Ok(status) = child.wait().await {
+                result.signal = std::os::unix::process::ExitStatusExt::signal(&status);
+            }
+        }
+        Ending::Exited(Ok(status)) => {
+            result.exit_code = status.code();
+            result.signal = std::os::unix::process::ExitStatusExt::signal(&status);
+        }
+        Ending::Exited(Err(error)) => {
+            kill_group(group);
+            result.error = Some(format!("cannot wait for the hook process: {error}"));
+        }
+    }
+    result
+}
+
+fn kill_group(group: Option<Pid>) {
+    if let Some(group) = group {
+        // ESRCH (the group is already gone) is the expected, harmless failure.
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+}
+
+/// One output stream, kept up to [`OUTPUT_CAP_BYTES`].
+#[derive(Default)]
+struct Captured {
+    bytes: Vec<u8>,
+    discarded: usize,
+}
+
+impl Captured {
+    fn push(&mut self, chunk: &[u8]) {
+        let room = OUTPUT_CAP_BYTES.saturating_sub(self.bytes.len());
+        let kept = room.min(chunk.len());
+        self.bytes.extend_from_slice(&chunk[..kept]);
+        self.discarded += chunk.len() - kept;
+    }
+
+    fn text(self, stream: &str) -> String {
+        if self.discarded > 0 {
+            tracing::warn!(
+                "shell hook {stream} exceeded {OUTPUT_CAP_BYTES} bytes; {} bytes discarded",
+                self.discarded
+            );
+        }
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+}
+
+async fn drain(pipe: Option<impl AsyncRead + Unpin>, into: &mut Captured) {
+    let Some(mut pipe) = pipe else { return };
+    let mut buffer = vec![0_u8; 64 * 1024];
+    loop {
+        match pipe.read(&mut buffer).await {
+            Ok(0) | Err(_) => return,
+            Ok(read) => into.push(&buffer[..read]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_expands_tilde_in_every_word() {
+        let argv = split_command("~/a.sh --config ~/b.yaml x~/c").unwrap_or_default();
+        assert_eq!(argv.len(), 4);
+        assert!(!argv[0].starts_with('~'));
+        assert!(!argv[2].starts_with('~'));
+        assert!(argv[2].ends_with("/b.yaml"));
+        assert_eq!(argv[3], "x~/c");
+    }
+
+    #[test]
+    fn split_errors_carry_the_reference_messages() {
+        assert_eq!(split_command("   "), Err("empty command".to_owned()));
+        let error = split_command("echo 'unterminated")
+            .err()
+            .unwrap_or_default();
+        assert!(
+            error.starts_with("command 'echo 'unterminated' cannot be parsed: "),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn split_keeps_quoted_spaces() {
+        assert_eq!(
+            split_command(r#""/tmp/dir with space/hook.sh" a"#),
+            Ok(vec![
+                "/tmp/dir with space/hook.sh".to_owned(),
+                "a".to_owned()
+            ])
+        );
+    }
+
+    #[test]
+    fn captured_output_is_capped() {
+        let mut captured = Captured::default();
+        captured.push(&vec![b'a'; OUTPUT_CAP_BYTES - 1]);
+        captured.push(b"bcd");
+        assert_eq!(captured.bytes.len(), OUTPUT_CAP_BYTES);
+        assert_eq!(captured.discarded, 2);
+    }
+}

@@ -1,0 +1,210 @@
+//! Badly behaved hooks: each gets the right decision, within its timeout plus a
+//! margin, and leaves no process behind.
+
+use std::time::{Duration, Instant};
+
+use hooks_core::HookEvent::PreToolCall;
+use hooks_shell::{ShellHookSpec, run_once};
+use serde_json::{Value, json};
+
+use crate::support::{Home, context, read_pid, tool_event, wait_gone};
+
+/// Generous: the machine is loaded and shared.
+const MARGIN: Duration = Duration::from_secs(4);
+
+fn spec(home: &Home, command: &str, fail_closed: bool) -> ShellHookSpec {
+    let mut spec = home.spec(PreToolCall, command);
+    spec.timeout = Duration::from_secs(1);
+    spec.fail_closed = fail_closed;
+    spec
+}
+
+async fn fire(spec: &ShellHookSpec) -> (hooks_shell::RunResult, Option<Value>, Duration) {
+    let started = Instant::now();
+    let (result, parsed) = run_once(spec, &tool_event("terminal"), &context()).await;
+    (result, parsed, started.elapsed())
+}
+
+fn message(parsed: &Option<Value>) -> &str {
+    parsed
+        .as_ref()
+        .and_then(|p| p["message"].as_str())
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn sleeps_past_its_timeout() {
+    let home = Home::new();
+    let pid_file = home.path().join("pid");
+    let command = home.sh(
+        "slow.sh",
+        &format!("echo $$ > {}; sleep 30", pid_file.display()),
+    );
+    for fail_closed in [false, true] {
+        let (result, parsed, elapsed) = fire(&spec(&home, &command, fail_closed)).await;
+        assert!(
+            result.timed_out && elapsed < Duration::from_secs(1) + MARGIN,
+            "{elapsed:?}"
+        );
+        assert_eq!(result.signal, Some(9));
+        if fail_closed {
+            assert!(
+                message(&parsed).ends_with("failed closed: timed out after 1s"),
+                "{parsed:?}"
+            );
+        } else {
+            assert_eq!(parsed, None);
+        }
+        assert!(wait_gone(read_pid(&pid_file), Duration::from_secs(2)));
+        std::fs::remove_file(&pid_file).ok();
+    }
+}
+
+#[tokio::test]
+async fn grandchild_holding_stdout_after_the_hook_exits() {
+    let home = Home::new();
+    let pid_file = home.path().join("grandchild");
+    let command = home.sh(
+        "fork.sh",
+        &format!(
+            r#"sleep 30 & echo $! > {}; echo '{{"decision": "block", "reason": "gc"}}'"#,
+            pid_file.display()
+        ),
+    );
+    let mut spec = spec(&home, &command, false);
+    spec.timeout = Duration::from_secs(20);
+    let (result, parsed, elapsed) = fire(&spec).await;
+    assert_eq!(result.exit_code, Some(0));
+    assert!(!result.timed_out);
+    assert!(elapsed < MARGIN, "waited on the grandchild: {elapsed:?}");
+    assert_eq!(parsed, Some(json!({"action": "block", "message": "gc"})));
+    assert!(
+        wait_gone(read_pid(&pid_file), Duration::from_secs(2)),
+        "grandchild survived"
+    );
+}
+
+#[tokio::test]
+async fn grandchild_of_a_timed_out_hook_is_killed_too() {
+    let home = Home::new();
+    let pid_file = home.path().join("grandchild");
+    let command = home.sh(
+        "fork.sh",
+        &format!("sleep 30 & echo $! > {}; sleep 30", pid_file.display()),
+    );
+    let (result, parsed, elapsed) = fire(&spec(&home, &command, true)).await;
+    assert!(result.timed_out && elapsed < Duration::from_secs(1) + MARGIN);
+    assert!(message(&parsed).contains("timed out after 1s"));
+    assert!(
+        wait_gone(read_pid(&pid_file), Duration::from_secs(2)),
+        "grandchild survived"
+    );
+}
+
+#[tokio::test]
+async fn prints_100_megabytes() {
+    let home = Home::new();
+    let command = "head -c 100000000 /dev/zero";
+    let mut open = spec(&home, command, false);
+    open.timeout = Duration::from_secs(20);
+    let (result, parsed, elapsed) = fire(&open).await;
+    assert!(elapsed < Duration::from_secs(20) + MARGIN);
+    assert!(result.stdout.len() <= hooks_shell::run::OUTPUT_CAP_BYTES);
+    assert_eq!(parsed, None);
+    let mut closed = open.clone();
+    closed.fail_closed = true;
+    let (result, parsed, _) = fire(&closed).await;
+    assert_eq!(result.exit_code, Some(0));
+    assert!(message(&parsed).ends_with("unparseable stdout (expected a JSON object)"));
+}
+
+#[tokio::test]
+async fn prints_garbage() {
+    let home = Home::new();
+    let command = "printf 'Traceback (most recent call last):\\n  \\377\\376 boom'";
+    let (_, parsed, _) = fire(&spec(&home, command, false)).await;
+    assert_eq!(parsed, None);
+    let (result, parsed, _) = fire(&spec(&home, command, true)).await;
+    assert!(result.stdout.contains('\u{fffd}'), "lossy decoding");
+    assert!(message(&parsed).ends_with("unparseable stdout (expected a JSON object)"));
+}
+
+#[tokio::test]
+async fn closes_stdin_at_once_under_a_large_payload() {
+    let home = Home::new();
+    let big = "x".repeat(4 * 1024 * 1024);
+    let event = hooks_core::Event::from_json(
+        "pre_tool_call",
+        json!({"tool_name": "terminal", "args": {"content": big}}),
+    );
+    let command = r#"sh -c 'exec 0<&-; echo "{\"action\": \"block\", \"message\": \"closed\"}"'"#;
+    let mut spec = spec(&home, command, true);
+    spec.timeout = Duration::from_secs(10);
+    let (result, parsed) = run_once(&spec, &event, &context()).await;
+    assert_eq!(result.error, None);
+    assert_eq!(result.exit_code, Some(0));
+    assert_eq!(
+        parsed,
+        Some(json!({"action": "block", "message": "closed"}))
+    );
+}
+
+#[tokio::test]
+async fn never_reads_stdin_and_hangs() {
+    let home = Home::new();
+    let big = "x".repeat(4 * 1024 * 1024);
+    let event = hooks_core::Event::from_json(
+        "pre_tool_call",
+        json!({"tool_name": "t", "args": {"c": big}}),
+    );
+    let started = Instant::now();
+    let (result, parsed) = run_once(&spec(&home, "sleep 30", true), &event, &context()).await;
+    assert!(result.timed_out && started.elapsed() < Duration::from_secs(1) + MARGIN);
+    assert!(message(&parsed).contains("timed out"));
+}
+
+#[tokio::test]
+async fn dies_by_a_signal() {
+    let home = Home::new();
+    let command = "sh -c 'kill -9 $$'";
+    let (result, parsed, _) = fire(&spec(&home, command, false)).await;
+    assert_eq!((result.exit_code, result.signal), (None, Some(9)));
+    assert_eq!(parsed, None);
+    let (_, parsed, _) = fire(&spec(&home, command, true)).await;
+    assert_eq!(
+        message(&parsed),
+        "hook sh -c 'kill -9 $$' failed closed: killed by signal 9"
+    );
+    // A block printed before dying still counts.
+    let command = r#"sh -c 'echo "{\"action\": \"block\", \"message\": \"m\"}"; kill -9 $$'"#;
+    let (_, parsed, _) = fire(&spec(&home, command, false)).await;
+    assert_eq!(message(&parsed), "m");
+}
+
+#[tokio::test]
+async fn is_not_executable() {
+    let home = Home::new();
+    let path = home.path().join("gate.sh");
+    std::fs::write(&path, "#!/bin/sh\necho '{}'\n").ok();
+    let command = path.display().to_string();
+    let (result, parsed, _) = fire(&spec(&home, &command, false)).await;
+    assert_eq!(result.error.as_deref(), Some("command not executable"));
+    assert_eq!(parsed, None);
+    let (_, parsed, _) = fire(&spec(&home, &command, true)).await;
+    assert_eq!(
+        message(&parsed),
+        format!("hook {command} failed closed: command not executable")
+    );
+}
+
+#[tokio::test]
+async fn does_not_exist() {
+    let home = Home::new();
+    let (result, parsed, elapsed) = fire(&spec(&home, "/no/such/hook.sh", true)).await;
+    assert_eq!(result.error.as_deref(), Some("command not found"));
+    assert!(elapsed < MARGIN);
+    assert_eq!(
+        message(&parsed),
+        "hook /no/such/hook.sh failed closed: command not found"
+    );
+}

@@ -1,0 +1,11 @@
+//! Integration tests of hooks-shell, one binary with a module per area.
+//! Numbers in test names refer to hermes-reference.md §7.
+
+mod config;
+mod consent;
+mod dispatcher;
+mod faults;
+mod parse;
+mod reference;
+mod run;
+mod support;
