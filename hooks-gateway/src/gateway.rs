@@ -71,7 +71,7 @@ impl GatewayOptions {
 }
 
 enum Runner {
-    Python(PythonHook),
+    Python(Box<PythonHook>),
     Executable(ExecutableHook),
 }
 
@@ -128,11 +128,11 @@ impl GatewayHooks {
                 .push(index);
             }
             let runner = match info.handler {
-                HandlerKind::Python => Runner::Python(PythonHook::new(
+                HandlerKind::Python => Runner::Python(Box::new(PythonHook::new(
                     info,
                     python.clone(),
                     discovery.home.clone(),
-                )),
+                ))),
                 HandlerKind::Executable => {
                     Runner::Executable(ExecutableHook::new(info, discovery.home.clone()))
                 }

@@ -37,7 +37,7 @@ pub(crate) struct PythonHook {
 enum WorkerSlot {
     /// No worker yet, or the last one was discarded.
     Idle,
-    Running(PythonWorker),
+    Running(Box<PythonWorker>),
     /// The handler could not be imported; the hook stays off (like a hook the
     /// reference skipped at load time) until the gateway restarts.
     Unloadable(String),
@@ -72,11 +72,11 @@ impl PythonHook {
             .map_err(|_| timed_out())?;
         let outcome = tokio::time::timeout_at(deadline, self.call_locked(&mut slot, request)).await;
         let result = outcome.unwrap_or_else(|_| Err(timed_out()));
-        if let Err(error) = &result {
-            if error.poisons_worker() {
-                // Dropping the worker kills its process group; the next event starts a new one.
-                *slot = WorkerSlot::Idle;
-            }
+        if let Err(error) = &result
+            && error.poisons_worker()
+        {
+            // Dropping the worker kills its process group; the next event starts a new one.
+            *slot = WorkerSlot::Idle;
         }
         result
     }
@@ -92,17 +92,17 @@ impl PythonHook {
                 reason: reason.clone(),
             });
         }
-        if let WorkerSlot::Running(worker) = slot {
-            if worker.has_exited() {
-                tracing::warn!(hook = %self.name, "[hooks] worker for '{}' had exited; restarting it", self.name);
-                *slot = WorkerSlot::Idle;
-            }
+        if let WorkerSlot::Running(worker) = slot
+            && worker.has_exited()
+        {
+            tracing::warn!(hook = %self.name, "[hooks] worker for '{}' had exited; restarting it", self.name);
+            *slot = WorkerSlot::Idle;
         }
         if matches!(slot, WorkerSlot::Idle) {
             let mut worker =
                 PythonWorker::spawn(&self.python, &self.handler, &self.name, &self.home)?;
             match worker.handshake().await {
-                Ok(()) => *slot = WorkerSlot::Running(worker),
+                Ok(()) => *slot = WorkerSlot::Running(Box::new(worker)),
                 Err(HandlerError::Unloadable { handler, reason }) => {
                     *slot = WorkerSlot::Unloadable(reason.clone());
                     return Err(HandlerError::Unloadable { handler, reason });
