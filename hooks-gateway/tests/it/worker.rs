@@ -195,3 +195,37 @@ pub fn process_alive(pid: i64) -> bool {
     }
     true
 }
+
+#[tokio::test]
+async fn background_threads_keep_running_between_events() {
+    // The BOOT.md tutorial's shape: handle() returns at once and a daemon thread
+    // does the work, which needs the worker to outlive the call.
+    let home = Home::new();
+    home.python_hook(
+        "boot-md",
+        "[gateway:startup]",
+        r#"
+import os, threading, time
+def _work(path):
+    time.sleep(0.2)
+    with open(path, "w") as f:
+        f.write("done")
+async def handle(event_type, context):
+    path = os.path.join(os.environ["HERMES_HOME"], "boot.out")
+    threading.Thread(target=_work, args=(path,), daemon=True).start()
+"#,
+    );
+    let (gateway, _) = home.gateway();
+    assert!(
+        emit(&gateway, "gateway:startup", json!({"platforms": []}))
+            .await
+            .is_empty()
+    );
+    let out = home.path().join("boot.out");
+    let mut waited = Duration::ZERO;
+    while !out.exists() && waited < Duration::from_secs(20) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waited += Duration::from_millis(50);
+    }
+    assert_eq!(std::fs::read_to_string(out).ok().as_deref(), Some("done"));
+}
