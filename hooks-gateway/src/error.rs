@@ -27,8 +27,13 @@ pub enum HandlerError {
         reason: String,
     },
     /// The handler raised an exception (Python) or exited unsuccessfully (executable).
-    #[error("{0}")]
-    Failed(String),
+    #[error("{handler}: {message}")]
+    Failed {
+        /// The handler file.
+        handler: PathBuf,
+        /// The exception (`ValueError: boom`) or exit status and stderr tail.
+        message: String,
+    },
     /// The handler did not answer within the per-handler timeout; it was killed.
     #[error("{handler}: timed out after {timeout:?}")]
     Timeout {

@@ -89,11 +89,14 @@ impl ExecutableHook {
         if !status.success() {
             let detail = stderr.trim();
             let detail = last_chars(detail, 500);
-            return Err(HandlerError::Failed(if detail.is_empty() {
-                format!("{} {status}", self.handler.display())
-            } else {
-                format!("{} {status}: {detail}", self.handler.display())
-            }));
+            return Err(HandlerError::Failed {
+                handler: self.handler.clone(),
+                message: if detail.is_empty() {
+                    status.to_string()
+                } else {
+                    format!("{status}: {detail}")
+                },
+            });
         }
         if stdout_overflowed {
             return Err(self.protocol(format!("stdout larger than {MAX_STDOUT_BYTES} bytes")));
@@ -116,11 +119,9 @@ fn parse_reply(handler: &Path, stdout: &[u8]) -> Result<Value, HandlerError> {
     if text.is_empty() {
         return Ok(Value::Null);
     }
-    serde_json::from_str(text).map_err(|error| {
-        HandlerError::Failed(format!(
-            "{}: stdout is not JSON ({error}); write logs to stderr",
-            handler.display()
-        ))
+    serde_json::from_str(text).map_err(|error| HandlerError::Failed {
+        handler: handler.to_path_buf(),
+        message: format!("stdout is not JSON ({error}); write logs to stderr"),
     })
 }
 

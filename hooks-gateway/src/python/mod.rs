@@ -197,7 +197,10 @@ impl PythonWorker {
                 .as_object_mut()
                 .and_then(|fields| fields.remove("result"))
                 .unwrap_or(Value::Null)),
-            Some(Value::Bool(false)) => Err(HandlerError::Failed(error_text(&message))),
+            Some(Value::Bool(false)) => Err(HandlerError::Failed {
+                handler: self.handler.clone(),
+                message: error_text(&message),
+            }),
             _ => Err(self.protocol(format!("unexpected response from the worker: {message}"))),
         }
     }

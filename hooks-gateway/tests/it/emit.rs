@@ -1,6 +1,7 @@
 //! Emitting gateway events to Python handlers (reference §7.6, tests 173–185).
 
 use hooks_core::{Dispatcher, Event, EventName, Hooks, Payload};
+use hooks_gateway::HandlerError;
 use serde_json::json;
 
 use crate::support::{Home, emit, sources, values};
@@ -91,8 +92,13 @@ async fn handler_error_does_not_propagate() {
     let error = gateway
         .call_hook("bad-hook", "agent:start", &Payload::new())
         .await;
-    let message = error.and_then(Result::err).map(|e| e.to_string());
-    assert_eq!(message.as_deref(), Some("ValueError: boom"));
+    match error {
+        Some(Err(HandlerError::Failed { handler, message })) => {
+            assert_eq!(message, "ValueError: boom");
+            assert_eq!(handler, home.hooks_dir().join("bad-hook/handler.py"));
+        }
+        other => panic!("expected Failed, got {other:?}"),
+    }
 }
 
 #[tokio::test]

@@ -26,6 +26,13 @@ def handle(event_type, context):
     return {"calls": calls, "pid": os.getpid()}
 "#;
 
+fn payload(value: Value) -> Payload {
+    match value {
+        Value::Object(map) => map,
+        _ => Payload::new(),
+    }
+}
+
 fn calls_and_pid(replies: &[hooks_core::Reply]) -> (i64, i64) {
     let value = values(replies).pop().unwrap_or(Value::Null);
     let field = |key: &str| value.get(key).and_then(Value::as_i64).unwrap_or(-1);
@@ -79,15 +86,7 @@ async fn a_dead_worker_is_restarted_on_the_next_event() {
     let (gateway, _) = home.gateway();
     let (_, first_pid) = calls_and_pid(&emit(&gateway, "agent:step", json!({})).await);
     let crashed = gateway
-        .call_hook(
-            "counter",
-            "agent:step",
-            json!({"action": "exit"})
-                .as_object()
-                .cloned()
-                .as_ref()
-                .unwrap_or(&Payload::new()),
-        )
+        .call_hook("counter", "agent:step", &payload(json!({"action": "exit"})))
         .await;
     assert!(
         matches!(crashed, Some(Err(HandlerError::Protocol { .. }))),
