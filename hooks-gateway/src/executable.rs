@@ -14,7 +14,7 @@ use tokio::process::Command;
 
 use crate::discovery::GatewayHookInfo;
 use crate::error::HandlerError;
-use crate::process::{kill_group, prepare, read_all_capped};
+use crate::process::{GroupChild, kill_group, prepare, read_all_capped};
 
 /// The most stdout kept from one run; more is an error.
 const MAX_STDOUT_BYTES: usize = 4 * 1024 * 1024;
@@ -46,15 +46,19 @@ impl ExecutableHook {
         let mut command = Command::new(&self.handler);
         command.env("HERMES_HOME", &self.home);
         prepare(&mut command);
-        let mut child = command.spawn().map_err(|source| HandlerError::Spawn {
-            program: self.handler.display().to_string(),
-            handler: self.handler.clone(),
-            source,
-        })?;
-        let (Some(mut stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            kill_group(&mut child);
+        let mut child = command
+            .spawn()
+            .map(GroupChild)
+            .map_err(|source| HandlerError::Spawn {
+                program: self.handler.display().to_string(),
+                handler: self.handler.clone(),
+                source,
+            })?;
+        let (Some(mut stdin), Some(stdout), Some(stderr)) = (
+            child.0.stdin.take(),
+            child.0.stdout.take(),
+            child.0.stderr.take(),
+        ) else {
             return Err(self.protocol("missing stdio pipe"));
         };
         let request = request.to_vec();
@@ -66,15 +70,15 @@ impl ExecutableHook {
             let (stdout, stderr, status) = tokio::join!(
                 read_all_capped(stdout, MAX_STDOUT_BYTES),
                 read_all_capped(stderr, MAX_STDERR_BYTES),
-                child.wait(),
+                child.0.wait(),
             );
             (stdout, stderr, status)
         };
         let outcome = tokio::time::timeout(timeout, run).await;
         writer.abort();
         let Ok(((stdout, stdout_overflowed), (stderr, _), status)) = outcome else {
-            kill_group(&mut child);
-            let _ = child.wait().await;
+            kill_group(&mut child.0);
+            let _ = child.0.wait().await;
             return Err(HandlerError::Timeout {
                 handler: self.handler.clone(),
                 timeout,

@@ -31,6 +31,17 @@ pub(crate) fn kill_group(child: &mut Child) {
     let _ = child.start_kill();
 }
 
+/// A child whose whole process group is killed when this is dropped, so a
+/// cancelled call (the caller dropped our future) leaves nothing running.
+/// Once the child has been waited for, dropping kills nothing (its pid may be reused).
+pub(crate) struct GroupChild(pub(crate) Child);
+
+impl Drop for GroupChild {
+    fn drop(&mut self) {
+        kill_group(&mut self.0);
+    }
+}
+
 /// One line read by [`read_line_capped`].
 pub(crate) struct CappedLine {
     /// The bytes of the line, without the newline, at most the cap.

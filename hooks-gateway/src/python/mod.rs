@@ -92,11 +92,14 @@ impl PythonHook {
                 reason: reason.clone(),
             });
         }
-        if let WorkerSlot::Running(worker) = slot
-            && worker.has_exited()
-        {
-            tracing::warn!(hook = %self.name, "[hooks] worker for '{}' had exited; restarting it", self.name);
-            *slot = WorkerSlot::Idle;
+        if let WorkerSlot::Running(worker) = slot {
+            if worker.has_exited() {
+                tracing::warn!(hook = %self.name, "[hooks] worker for '{}' had exited; restarting it", self.name);
+                *slot = WorkerSlot::Idle;
+            } else if worker.in_flight {
+                tracing::warn!(hook = %self.name, "[hooks] a call to '{}' was cancelled mid-way; restarting its worker", self.name);
+                *slot = WorkerSlot::Idle;
+            }
         }
         if matches!(slot, WorkerSlot::Idle) {
             let mut worker =
@@ -132,6 +135,9 @@ struct PythonWorker {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     handler: PathBuf,
+    /// Set while a request is out; still set at the next call means the caller
+    /// gave up mid-call, so the protocol may be out of step.
+    in_flight: bool,
 }
 
 impl PythonWorker {
@@ -167,6 +173,7 @@ impl PythonWorker {
             stdin,
             stdout: BufReader::new(stdout),
             handler: handler.to_path_buf(),
+            in_flight: false,
         })
     }
 
@@ -184,6 +191,7 @@ impl PythonWorker {
     }
 
     async fn call(&mut self, request: &[u8]) -> Result<Value, HandlerError> {
+        self.in_flight = true;
         let written = async {
             self.stdin.write_all(request).await?;
             self.stdin.flush().await
@@ -192,6 +200,7 @@ impl PythonWorker {
             return Err(self.protocol(format!("could not send the event to the worker: {error}")));
         }
         let mut message = self.read_message().await?;
+        self.in_flight = false;
         match message.get("ok") {
             Some(Value::Bool(true)) => Ok(message
                 .as_object_mut()

@@ -97,3 +97,43 @@ async fn a_timeout_kills_the_whole_process_group() {
     assert!(pid > 0, "the handler wrote its child's pid");
     assert!(!process_alive(pid), "the grandchild outlived the timeout");
 }
+
+#[tokio::test]
+async fn a_cancelled_call_kills_the_process_group() {
+    let home = Home::new();
+    home.executable_hook(
+        "stuck",
+        "[agent:start]",
+        "sleep 120 &\necho $! > \"$HERMES_HOME/child.pid\"\nwait\n",
+    );
+    let (gateway, _) = home.gateway();
+    let pid_file = home.path().join("child.pid");
+    let cancelled = tokio::time::timeout(Duration::from_secs(20), async {
+        let dispatch = emit(&gateway, "agent:start", json!({}));
+        tokio::pin!(dispatch);
+        // Drive the dispatch until the handler has started its grandchild, then drop it.
+        loop {
+            tokio::select! {
+                _ = &mut dispatch => return false,
+                _ = tokio::time::sleep(Duration::from_millis(50)) => {
+                    if std::fs::read_to_string(&pid_file).is_ok_and(|t| t.ends_with('\n')) {
+                        return true;
+                    }
+                }
+            }
+        }
+    })
+    .await;
+    assert_eq!(
+        cancelled.ok(),
+        Some(true),
+        "the handler should still be running"
+    );
+    let pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+    let pid: i64 = pid.trim().parse().unwrap_or(-1);
+    assert!(pid > 0);
+    assert!(
+        !process_alive(pid),
+        "the grandchild outlived the cancelled call"
+    );
+}

@@ -23,7 +23,10 @@ def handle(event_type, context):
     if action == "sleep":
         import time
         time.sleep(120)
-    return {"calls": calls, "pid": os.getpid()}
+    if action == "nap":
+        import time
+        time.sleep(3)
+    return {"calls": calls, "pid": os.getpid(), "tag": context.get("tag")}
 "#;
 
 fn payload(value: Value) -> Payload {
@@ -227,4 +230,26 @@ async def handle(event_type, context):
         waited += Duration::from_millis(50);
     }
     assert_eq!(std::fs::read_to_string(out).ok().as_deref(), Some("done"));
+}
+
+#[tokio::test]
+async fn a_cancelled_call_does_not_leave_a_stale_reply_behind() {
+    let home = Home::new();
+    home.python_hook("counter", "[agent:step]", COUNTER);
+    let (gateway, _) = home.gateway();
+    let warm = emit(&gateway, "agent:step", json!({"tag": "warm"})).await;
+    assert_eq!(values(&warm)[0].get("tag"), Some(&json!("warm")));
+    // The host gives up on this call (drops the future) while the handler naps.
+    let cancelled = tokio::time::timeout(
+        Duration::from_millis(500),
+        emit(
+            &gateway,
+            "agent:step",
+            json!({"action": "nap", "tag": "cancelled"}),
+        ),
+    )
+    .await;
+    assert!(cancelled.is_err(), "the nap outlasted the host's patience");
+    let replies = emit(&gateway, "agent:step", json!({"tag": "next"})).await;
+    assert_eq!(values(&replies)[0].get("tag"), Some(&json!("next")));
 }
