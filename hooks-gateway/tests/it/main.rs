@@ -1,0 +1,8 @@
+//! Integration tests of hooks-gateway: discovery, Python workers and executable
+//! handlers, run against real `python3` and `sh` handlers in temporary homes.
+
+mod discovery;
+mod emit;
+mod executable;
+mod support;
+mod worker;
