@@ -256,7 +256,7 @@ impl PluginEntry {
 mod tests {
     //! The validation and call paths, against tables built in this process.
 
-    use std::ffi::{c_char, c_void};
+    use std::ffi::c_void;
     use std::path::Path;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -264,7 +264,8 @@ mod tests {
 
     static FREED: AtomicUsize = AtomicUsize::new(0);
 
-    /// Replies `<event>|<payload>`; status 7 for the event `fail`.
+    /// Replies `<event>|<payload>`; status 7 for the event `fail`; for the
+    /// event `lie`, claims five bytes at a null pointer.
     extern "C" fn echo_call(
         _ctx: *mut c_void,
         event_ptr: *const u8,
@@ -274,39 +275,24 @@ mod tests {
         out: *mut PluginBuffer,
     ) -> i32 {
         // SAFETY: the host passes live slices and a valid `out` (ABI contract).
-        let (event, payload) = unsafe {
+        let (event, payload, out) = unsafe {
             (
                 std::slice::from_raw_parts(event_ptr, event_len),
                 std::slice::from_raw_parts(payload_ptr, payload_len),
+                &mut *out,
             )
         };
-        let reply = [event, b"|", payload].concat();
-        let mut reply = std::mem::ManuallyDrop::new(reply);
-        // SAFETY: `out` is valid for writes (ABI contract).
-        unsafe {
-            *out = PluginBuffer {
-                data: reply.as_mut_ptr(),
-                len: reply.len(),
-                capacity: reply.capacity(),
-            };
+        if event == b"lie" {
+            out.len = 5;
+            return 0;
         }
+        let mut reply = std::mem::ManuallyDrop::new([event, b"|", payload].concat());
+        *out = PluginBuffer {
+            data: reply.as_mut_ptr(),
+            len: reply.len(),
+            capacity: reply.capacity(),
+        };
         if event == b"fail" { 7 } else { 0 }
-    }
-
-    /// Claims five bytes at a null pointer.
-    extern "C" fn lying_call(
-        _ctx: *mut c_void,
-        _event_ptr: *const u8,
-        _event_len: usize,
-        _payload_ptr: *const u8,
-        _payload_len: usize,
-        out: *mut PluginBuffer,
-    ) -> i32 {
-        // SAFETY: `out` is valid for writes (ABI contract).
-        unsafe {
-            (*out).len = 5;
-        }
-        0
     }
 
     extern "C" fn counting_free(buffer: PluginBuffer) {
@@ -399,7 +385,7 @@ mod tests {
         no_free.free_buffer = None;
         assert!(error(&no_free).ends_with("field `free_buffer` is null"));
         let mut latin1 = table();
-        latin1.name = b"caf\xe9\0".as_ptr().cast::<c_char>();
+        latin1.name = c"caf\xe9".as_ptr();
         assert!(error(&latin1).contains("field `name` is invalid: not UTF-8"));
     }
 
@@ -422,11 +408,9 @@ mod tests {
 
     #[test]
     fn null_data_with_a_length_is_an_error() {
-        let mut lying = table();
-        lying.call = Some(lying_call);
-        let raw = read(&lying).expect("valid table");
+        let raw = read(&table()).expect("valid table");
         assert_eq!(
-            raw.entry.call(b"e", b"{}"),
+            raw.entry.call(b"lie", b"{}"),
             Err("null data with length 5".to_owned())
         );
     }
