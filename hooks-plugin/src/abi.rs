@@ -94,3 +94,20 @@ pub struct PluginTableV1 {
 
 /// The byte size of a complete ABI-1 table.
 pub const TABLE_V1_SIZE: usize = std::mem::size_of::<PluginTableV1>();
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn table_layout_matches_abi_md() {
+        // ABI.md promises this layout to plugin authors in other languages.
+        assert_eq!(TABLE_V1_SIZE, 56);
+        assert_eq!(std::mem::offset_of!(PluginTableV1, abi_version), 8);
+        assert_eq!(std::mem::offset_of!(PluginTableV1, name), 16);
+        assert_eq!(std::mem::offset_of!(PluginTableV1, call), 32);
+        assert_eq!(std::mem::offset_of!(PluginTableV1, ctx), 48);
+        assert_eq!(std::mem::size_of::<PluginBuffer>(), 24);
+    }
+}
