@@ -43,7 +43,9 @@ pub struct Discovery {
     pub plugins: Vec<Arc<NativePlugin>>,
     /// Every plugin folder found, sorted by key, loaded or not (for `hooks list`).
     pub found: Vec<PluginInfo>,
-    /// Every problem met, naming the file and the field.
+    /// Every problem met, naming the file and the field. They are logged at
+    /// debug level only: reporting them is the caller's job (`hooks list`,
+    /// `hooks doctor`, the host's startup log).
     pub warnings: Vec<ConfigWarning>,
 }
 

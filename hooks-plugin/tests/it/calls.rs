@@ -122,6 +122,17 @@ fn a_panic_inside_the_plugin_is_an_error_and_the_host_lives_on() {
 }
 
 #[test]
+fn a_reply_that_is_not_json_is_an_error_naming_the_plugin() {
+    let reply = call(HookEvent::OnSessionStart, json!({"reply_garbage": true}));
+    let message = reply.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        message
+            .starts_with("plugin 'example-plugin' replied to on_session_start with invalid JSON: "),
+        "{message}"
+    );
+}
+
+#[test]
 fn a_plugin_error_names_the_plugin() {
     let error = plugin().call_json("pre_tool_call", b"{not json").err();
     let message = error.map(|e| e.to_string()).unwrap_or_default();
