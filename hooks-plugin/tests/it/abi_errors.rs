@@ -120,3 +120,33 @@ fn discovery_reports_a_bad_library_against_its_manifest() {
         matches!(status, Some(PluginStatus::Failed(reason)) if reason.contains("ABI version 2"))
     );
 }
+
+#[test]
+fn unknown_hook_names_warn_but_are_kept() {
+    let home = Home::new();
+    let dir = home.plugin("banana", &[]);
+    let library = raw_library("unknown_hook");
+    std::fs::write(
+        dir.join("plugin.yaml"),
+        format!("library: {}\n", library.display()),
+    )
+    .expect("write manifest");
+    let discovery = discover_with(
+        home.path(),
+        &home.config("plugins: {enabled: [banana]}"),
+        DiscoverOptions::default(),
+    );
+    assert_eq!(discovery.plugins.len(), 1);
+    let plugin = &discovery.plugins[0];
+    assert_eq!(plugin.hooks(), ["on_banana", "pre_tool_call"]);
+    assert_eq!(plugin.unknown_hooks().collect::<Vec<_>>(), ["on_banana"]);
+    assert_eq!(discovery.warnings.len(), 1);
+    let message = &discovery.warnings[0].message;
+    assert!(
+        message.contains("registered unknown hook 'on_banana'"),
+        "{message}"
+    );
+    // It still answers (with no reply) for both names.
+    let event = hooks_core::Event::from_json("on_banana", serde_json::json!({}));
+    assert_eq!(plugin.call(&event), Ok(None));
+}

@@ -259,6 +259,13 @@ fn load_order_follows_requires_plugins() {
     assert!(discovery.warnings.is_empty(), "{:?}", discovery.warnings);
     // Generations, each alphabetical: [bbb, ddd], then [ccc], then [aaa].
     assert_eq!(loaded_keys(&discovery), ["bbb", "ddd", "ccc", "aaa"]);
+    // A hook name shared by several plugins is credited to each of them.
+    assert!(
+        discovery
+            .found
+            .iter()
+            .all(|info| info.hooks.len() == 4 && info.hooks.contains(&"pre_llm_call".to_owned()))
+    );
 }
 
 #[test]
