@@ -33,7 +33,7 @@ fn pre_tool_call_payload(tool: &str) -> serde_json::Value {
 }
 
 fn bench_calls(c: &mut Criterion) {
-    let plugin = match NativePlugin::load(support::example_library()) {
+    let plugin = match NativePlugin::load(support::example_library_release()) {
         Ok(plugin) => plugin,
         Err(error) => panic!("example plugin does not load: {error}"),
     };

@@ -28,39 +28,50 @@ fn library_file_name(stem: &str) -> String {
     )
 }
 
-/// The example plugin's library, built once per test run.
+/// The example plugin's library (debug build: quickest to build), built once per run.
 pub fn example_library() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let root = workspace_root();
-        let output = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "example-plugin",
-                "--manifest-path",
-            ])
-            .arg(root.join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(fixture_target_dir())
-            .output()
-            .expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building example-plugin failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let library = fixture_target_dir()
-            .join("debug")
-            .join(library_file_name("example_plugin"));
-        assert!(
-            library.is_file(),
-            "{} missing after build",
-            library.display()
-        );
-        library
-    })
+    BUILT.get_or_init(|| build_example(false))
+}
+
+/// The example plugin's library built with optimisations (for benchmarks), once per run.
+pub fn example_library_release() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| build_example(true))
+}
+
+fn build_example(release: bool) -> PathBuf {
+    let root = workspace_root();
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "example-plugin",
+            "--manifest-path",
+        ])
+        .arg(root.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(fixture_target_dir());
+    if release {
+        build.arg("--release");
+    }
+    let output = build.output().expect("cargo runs");
+    assert!(
+        output.status.success(),
+        "building example-plugin failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let library = fixture_target_dir()
+        .join(if release { "release" } else { "debug" })
+        .join(library_file_name("example_plugin"));
+    assert!(
+        library.is_file(),
+        "{} missing after build",
+        library.display()
+    );
+    library
 }
 
 /// A broken raw plugin (`wrong_version`, `short_table` or `no_entry`), compiled once per run.
