@@ -35,6 +35,7 @@ pub fn example_library() -> &'static Path {
 }
 
 /// The example plugin's library built with optimisations (for benchmarks), once per run.
+#[allow(dead_code)] // used by benches/call.rs, which includes this file
 pub fn example_library_release() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| build_example(true))
