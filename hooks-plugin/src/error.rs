@@ -1,0 +1,131 @@
+//! Errors of loading a native plugin and of calling one.
+
+use std::path::PathBuf;
+
+/// A library that could not be loaded as a plugin. Every message names the library.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The file does not exist.
+    #[error("{library}: library not found")]
+    NotFound {
+        /// The library path.
+        library: PathBuf,
+    },
+    /// The dynamic loader refused the file (not a library, wrong architecture, missing dependency).
+    #[error("{library}: cannot load library: {message}")]
+    Open {
+        /// The library path.
+        library: PathBuf,
+        /// The loader's message.
+        message: String,
+    },
+    /// A required symbol is not exported.
+    #[error("{library}: not a hooks plugin: symbol `{symbol}` not found ({message})")]
+    MissingSymbol {
+        /// The library path.
+        library: PathBuf,
+        /// The missing symbol.
+        symbol: &'static str,
+        /// The loader's message.
+        message: String,
+    },
+    /// The library speaks another ABI version.
+    #[error(
+        "{library}: plugin ABI version {found} is not supported (this host speaks version {expected})"
+    )]
+    AbiVersion {
+        /// The library path.
+        library: PathBuf,
+        /// Where the version was read: the exported symbol or the table's field.
+        source_of_version: &'static str,
+        /// The version the library reported.
+        found: u32,
+        /// The version this host speaks.
+        expected: u32,
+    },
+    /// The entry symbol returned a null or misaligned table pointer.
+    #[error("{library}: the plugin table pointer is {problem}")]
+    BadTablePointer {
+        /// The library path.
+        library: PathBuf,
+        /// `null` or `misaligned`.
+        problem: &'static str,
+    },
+    /// The table's `size` is smaller than a complete version-1 table.
+    #[error(
+        "{library}: the plugin table is too short: size {size} bytes, version 1 needs {expected}"
+    )]
+    ShortTable {
+        /// The library path.
+        library: PathBuf,
+        /// The size the table declared.
+        size: usize,
+        /// The size of a complete version-1 table.
+        expected: usize,
+    },
+    /// A required table field is null.
+    #[error("{library}: the plugin table field `{field}` is null")]
+    NullField {
+        /// The library path.
+        library: PathBuf,
+        /// The field.
+        field: &'static str,
+    },
+    /// A text field of the table is not valid UTF-8 or not valid content.
+    #[error("{library}: the plugin table field `{field}` is invalid: {message}")]
+    InvalidField {
+        /// The library path.
+        library: PathBuf,
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A hook call into a plugin that did not give a usable reply. Every message names the plugin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PluginCallError {
+    /// The plugin returned a non-zero status (its own error, or a panic it caught).
+    #[error("plugin '{plugin}' failed on {event} (status {status}): {message}")]
+    Failed {
+        /// The plugin's name.
+        plugin: String,
+        /// The event name.
+        event: String,
+        /// The status the plugin returned.
+        status: i32,
+        /// The plugin's error message (truncated).
+        message: String,
+    },
+    /// The plugin replied with bytes that are not JSON.
+    #[error("plugin '{plugin}' replied to {event} with invalid JSON: {message}")]
+    InvalidReply {
+        /// The plugin's name.
+        plugin: String,
+        /// The event name.
+        event: String,
+        /// The parser's message.
+        message: String,
+    },
+    /// The plugin filled the reply buffer inconsistently (null data with a length).
+    #[error("plugin '{plugin}' returned a malformed buffer for {event}: {message}")]
+    BadBuffer {
+        /// The plugin's name.
+        plugin: String,
+        /// The event name.
+        event: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The payload could not be serialised to JSON.
+    #[error("plugin '{plugin}': cannot serialise the {event} payload: {message}")]
+    Payload {
+        /// The plugin's name.
+        plugin: String,
+        /// The event name.
+        event: String,
+        /// The serialiser's message.
+        message: String,
+    },
+}

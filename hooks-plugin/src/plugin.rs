@@ -1,0 +1,233 @@
+//! A loaded native plugin: its identity, its hooks, and calls into it.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use hooks_core::{Event, EventName};
+use serde_json::Value;
+
+use crate::error::{LoadError, PluginCallError};
+use crate::ffi::{self, PluginEntry};
+
+/// Error messages from a plugin are cut to this many bytes (at a char boundary).
+const MAX_ERROR_MESSAGE_BYTES: usize = 2000;
+
+/// A native plugin whose library is loaded and whose table was validated.
+///
+/// `Send + Sync`: [`NativePlugin::call`] may run on several threads at once
+/// (the ABI requires plugins to allow it).
+pub struct NativePlugin {
+    key: String,
+    name: String,
+    declared_name: String,
+    library: PathBuf,
+    hooks: Vec<String>,
+    entry: PluginEntry,
+}
+
+impl NativePlugin {
+    /// Loads the library at `library` directly, without a manifest: key and
+    /// name are the name the library declares.
+    pub fn load(library: &Path) -> Result<NativePlugin, LoadError> {
+        NativePlugin::load_as(library, None, None)
+    }
+
+    /// Loads `library` for the plugin `key` named `name` in its manifest;
+    /// `None` takes the name the library declares.
+    pub(crate) fn load_as(
+        library: &Path,
+        key: Option<&str>,
+        name: Option<&str>,
+    ) -> Result<NativePlugin, LoadError> {
+        let raw = ffi::open_library(library)?;
+        let hooks = parse_hooks(library, &raw.hooks_json)?;
+        let declared_name = raw.name;
+        if declared_name.trim().is_empty() {
+            return Err(LoadError::InvalidField {
+                library: library.to_owned(),
+                field: "name",
+                message: "empty".to_owned(),
+            });
+        }
+        Ok(NativePlugin {
+            key: key.unwrap_or(&declared_name).to_owned(),
+            name: name.unwrap_or(&declared_name).to_owned(),
+            declared_name,
+            library: library.to_owned(),
+            hooks,
+            entry: raw.entry,
+        })
+    }
+
+    /// The plugin key: its folder name under `plugins/` (what `plugins.enabled` lists).
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The plugin's name from `plugin.yaml` (the folder name when absent): the callback owner.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The name the library itself declares in its table.
+    pub fn declared_name(&self) -> &str {
+        &self.declared_name
+    }
+
+    /// The library file.
+    pub fn library(&self) -> &Path {
+        &self.library
+    }
+
+    /// The event names the plugin registers, in its order, without duplicates.
+    pub fn hooks(&self) -> &[String] {
+        &self.hooks
+    }
+
+    /// Whether the plugin registers `event`.
+    pub fn registers(&self, event: &str) -> bool {
+        self.hooks.iter().any(|hook| hook == event)
+    }
+
+    /// Runs the plugin's hook for `event`: the payload is serialised to JSON
+    /// once and handed over; `Ok(None)` means no reply (empty or JSON `null`).
+    pub fn call(&self, event: &Event) -> Result<Option<Value>, PluginCallError> {
+        let event_name = event.name().as_str();
+        let payload =
+            serde_json::to_vec(event.payload()).map_err(|error| PluginCallError::Payload {
+                plugin: self.name.clone(),
+                event: event_name.to_owned(),
+                message: error.to_string(),
+            })?;
+        self.call_json(event_name, &payload)
+    }
+
+    /// Runs the plugin's hook for the event named `event_name` with a payload
+    /// already serialised as a JSON object (to share one serialisation
+    /// between several plugins).
+    pub fn call_json(
+        &self,
+        event_name: &str,
+        payload_json: &[u8],
+    ) -> Result<Option<Value>, PluginCallError> {
+        let raw = self
+            .entry
+            .call(event_name.as_bytes(), payload_json)
+            .map_err(|message| PluginCallError::BadBuffer {
+                plugin: self.name.clone(),
+                event: event_name.to_owned(),
+                message,
+            })?;
+        if raw.status != 0 {
+            return Err(PluginCallError::Failed {
+                plugin: self.name.clone(),
+                event: event_name.to_owned(),
+                status: raw.status,
+                message: truncated_message(&raw.bytes),
+            });
+        }
+        if raw.bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        match serde_json::from_slice::<Value>(&raw.bytes) {
+            Ok(Value::Null) => Ok(None),
+            Ok(reply) => Ok(Some(reply)),
+            Err(error) => Err(PluginCallError::InvalidReply {
+                plugin: self.name.clone(),
+                event: event_name.to_owned(),
+                message: error.to_string(),
+            }),
+        }
+    }
+
+    /// The registered names that are not catalog events (kept: forward compatibility).
+    pub fn unknown_hooks(&self) -> impl Iterator<Item = &str> {
+        self.hooks
+            .iter()
+            .map(String::as_str)
+            .filter(|hook| !matches!(EventName::parse(hook), EventName::Hook(_)))
+    }
+}
+
+impl fmt::Debug for NativePlugin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NativePlugin")
+            .field("key", &self.key)
+            .field("name", &self.name)
+            .field("declared_name", &self.declared_name)
+            .field("library", &self.library)
+            .field("hooks", &self.hooks)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Parses the table's `hooks_json`: a JSON array of non-empty strings; duplicates are dropped.
+fn parse_hooks(library: &Path, hooks_json: &str) -> Result<Vec<String>, LoadError> {
+    let invalid = |message: String| LoadError::InvalidField {
+        library: library.to_owned(),
+        field: "hooks_json",
+        message,
+    };
+    let value: Value =
+        serde_json::from_str(hooks_json).map_err(|error| invalid(format!("not JSON ({error})")))?;
+    let Value::Array(items) = value else {
+        return Err(invalid("not a JSON array of event names".to_owned()));
+    };
+    let mut hooks: Vec<String> = Vec::with_capacity(items.len());
+    for (index, item) in items.into_iter().enumerate() {
+        match item {
+            Value::String(hook) if !hook.trim().is_empty() => {
+                if !hooks.contains(&hook) {
+                    hooks.push(hook);
+                }
+            }
+            _ => return Err(invalid(format!("item {index} is not a non-empty string"))),
+        }
+    }
+    Ok(hooks)
+}
+
+/// A plugin's error bytes as text, lossily decoded and cut to a bounded length.
+fn truncated_message(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim();
+    if text.is_empty() {
+        return "no message".to_owned();
+    }
+    if text.len() <= MAX_ERROR_MESSAGE_BYTES {
+        return text.to_owned();
+    }
+    let mut end = MAX_ERROR_MESSAGE_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hooks_json_rules() {
+        let lib = Path::new("/lib/x.so");
+        assert_eq!(
+            parse_hooks(lib, r#"["a", "b", "a"]"#),
+            Ok(vec!["a".to_owned(), "b".to_owned()])
+        );
+        let error = |text| parse_hooks(lib, text).err().map(|e| e.to_string());
+        assert!(error("{}").is_some_and(|e| e.contains("not a JSON array")));
+        assert!(error("[1]").is_some_and(|e| e.contains("item 0 is not")));
+        assert!(error("[\"\"]").is_some());
+        assert!(error("nope").is_some_and(|e| e.starts_with("/lib/x.so: ")));
+    }
+
+    #[test]
+    fn long_messages_are_cut_at_a_char_boundary() {
+        let long = "é".repeat(MAX_ERROR_MESSAGE_BYTES);
+        let cut = truncated_message(long.as_bytes());
+        assert!(cut.ends_with('…') && cut.len() <= MAX_ERROR_MESSAGE_BYTES + '…'.len_utf8());
+        assert_eq!(truncated_message(b"  "), "no message");
+        assert_eq!(truncated_message(b"bad \xff"), "bad \u{fffd}");
+    }
+}
