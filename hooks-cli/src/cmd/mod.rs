@@ -1,3 +1,10 @@
 //! One module per subcommand.
 
+pub mod doctor;
+pub mod emit;
 pub mod events;
+pub mod list;
+pub mod listen;
+pub mod replay;
+pub mod revoke;
+pub mod test;

@@ -1,0 +1,47 @@
+//! `hooks emit EVENT`: fire one event through every mechanism, as a host would,
+//! wait for its webhook deliveries, and print the outcome.
+
+use std::io::Write;
+
+use hooks_core::Payload;
+use serde_json::json;
+
+use crate::cli::EmitArgs;
+use crate::fire::fire;
+use crate::payload::{host_event, host_event_name, read_object};
+use crate::setup::{Home, Mechanisms};
+
+/// Runs `hooks emit`.
+pub async fn run(home: &Home, accept: bool, args: &EmitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let name = host_event_name(&args.event)?;
+    let payload = match &args.payload_file {
+        Some(file) => read_object(file)?,
+        None => Payload::new(),
+    };
+    let mechanisms = Mechanisms::register(home, accept);
+    mechanisms.print_warnings();
+    let fired = fire(&mechanisms.hooks, host_event(name, payload)).await;
+    let deliveries = mechanisms.finish().await;
+
+    if args.json {
+        let document = json!({
+            "event": args.event,
+            "outcome": fired.outcome_wire(),
+            "replies": fired.replies_json(),
+            "deliveries": deliveries.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{document}")?;
+        return Ok(());
+    }
+    writeln!(out, "{}: {}", args.event, fired.outcome_text())?;
+    for reply in &fired.replies {
+        writeln!(out, "  reply from {}: {}", reply.source, reply.value)?;
+    }
+    for delivery in &deliveries {
+        writeln!(out, "  webhook {}", delivery.to_text())?;
+    }
+    if let Some(wire) = fired.outcome.to_wire() {
+        writeln!(out, "outcome (Hermes wire shape): {wire}")?;
+    }
+    Ok(())
+}

@@ -1,0 +1,82 @@
+//! `hooks listen`: a local receiver that verifies webhook signatures and prints
+//! each delivery. The secret is read from an environment variable and never printed.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use anyhow::{Context, bail};
+use hooks_outbound::receiver::{ReceivedDelivery, Verification, serve};
+use serde_json::json;
+use tokio::sync::Notify;
+
+use crate::cli::ListenArgs;
+
+/// Runs `hooks listen` until interrupted (or until `--count` deliveries).
+pub async fn run(args: &ListenArgs) -> anyhow::Result<()> {
+    let secret = match &args.secret_env {
+        Some(var) => match std::env::var(var) {
+            Ok(value) if !value.is_empty() => Some(value.into_bytes()),
+            _ => bail!("--secret-env {var}: the variable is not set; refusing to listen unverified"),
+        },
+        None => None,
+    };
+    let address = ("127.0.0.1", args.port);
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .with_context(|| format!("listening on 127.0.0.1:{}", args.port))?;
+    let verifying = if secret.is_some() { "verifying signatures" } else { "NOT verifying (no --secret-env)" };
+    eprintln!("hooks listen: http://127.0.0.1:{}/ ({verifying}); Ctrl-C to stop", args.port);
+
+    let seen = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(Notify::new());
+    let json_lines = args.json;
+    let limit = args.count;
+    let on_delivery = {
+        let seen = seen.clone();
+        let done = done.clone();
+        move |delivery: ReceivedDelivery| {
+            print_delivery(&delivery, json_lines);
+            let count = seen.fetch_add(1, Ordering::SeqCst) + 1;
+            if limit.is_some_and(|limit| count >= limit) {
+                done.notify_one();
+            }
+        }
+    };
+    tokio::select! {
+        () = serve(listener, secret, on_delivery) => {}
+        () = done.notified() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    Ok(())
+}
+
+fn print_delivery(delivery: &ReceivedDelivery, json_lines: bool) {
+    let (verified, detail) = match &delivery.verification {
+        Verification::Verified(scheme) => (true, format!("verified ({scheme:?})")),
+        Verification::NoSecret => (false, "unverified (no secret)".to_owned()),
+        Verification::Rejected(error) => (false, format!("REJECTED: {error}")),
+    };
+    let mut out = std::io::stdout().lock();
+    let line = if json_lines {
+        json!({
+            "status": delivery.status,
+            "event": delivery.event,
+            "delivery_id": delivery.delivery_id,
+            "verified": verified,
+            "verification": detail,
+            "body": delivery.body,
+        })
+        .to_string()
+    } else {
+        format!(
+            "{} {} {} → {} {detail}",
+            delivery.remote,
+            delivery.event.as_deref().unwrap_or("?"),
+            delivery.delivery_id.as_deref().unwrap_or("?"),
+            delivery.status
+        )
+    };
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}

@@ -1,0 +1,202 @@
+//! `hooks replay FILE.jsonl`: replay a recorded session through the configured
+//! hooks, as the host did; print a timeline and a summary.
+//!
+//! Each line is `{"event": NAME, "payload": {...}}`. A bad line is reported with
+//! its file and line number and skipped; the others still replay, and the
+//! command exits 2 at the end.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+use hooks_core::{Outcome, Payload, ToolGate};
+use serde_json::{Value, json};
+
+use crate::cli::ReplayArgs;
+use crate::fire::{Fired, fire};
+use crate::payload::{UsageError, host_event, host_event_name};
+use crate::setup::{Home, Mechanisms};
+
+/// One line of a recorded session.
+struct Recorded {
+    line: usize,
+    event: hooks_core::Event,
+}
+
+/// Runs `hooks replay`.
+pub async fn run(home: &Home, accept: bool, args: &ReplayArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let (recorded, bad_lines) = read_session(&args.file)?;
+    let mechanisms = Mechanisms::register(home, accept);
+    mechanisms.print_warnings();
+    if !args.json {
+        writeln!(
+            out,
+            "Replaying {} ({} events) through {}\n",
+            args.file.display(),
+            recorded.len(),
+            mechanisms.describe()
+        )?;
+    }
+
+    let mut summary = Summary::default();
+    for item in recorded {
+        let fired = fire(&mechanisms.hooks, item.event).await;
+        summary.add(&fired);
+        if args.json {
+            let mut line = json!({
+                "line": item.line,
+                "event": fired.event.name().as_str(),
+                "outcome": fired.outcome_wire(),
+                "replies": fired.replies_json(),
+                "elapsed_ms": fired.elapsed.as_secs_f64() * 1000.0,
+            });
+            if let (Some(tool), Some(object)) = (fired.event.tool_name(), line.as_object_mut()) {
+                object.insert("tool_name".into(), Value::from(tool));
+            }
+            writeln!(out, "{line}")?;
+        } else {
+            let label = match fired.event.tool_name() {
+                Some(tool) => format!("{} [{tool}]", fired.event.name()),
+                None => fired.event.name().to_string(),
+            };
+            writeln!(
+                out,
+                "{:>4}  {label:<34} {}  ({} replies, {:.1} ms)",
+                item.line,
+                fired.outcome_text(),
+                fired.replies.len(),
+                fired.elapsed.as_secs_f64() * 1000.0
+            )?;
+        }
+    }
+
+    let deliveries = mechanisms.finish().await;
+    if args.json {
+        let document = json!({
+            "summary": summary.to_json(bad_lines),
+            "deliveries": deliveries.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{document}")?;
+    } else {
+        writeln!(out)?;
+        summary.print(bad_lines, out)?;
+        if !deliveries.is_empty() {
+            writeln!(out, "Webhook deliveries ({}):", deliveries.len())?;
+            for delivery in &deliveries {
+                writeln!(out, "  {}", delivery.to_text())?;
+            }
+        }
+    }
+    if bad_lines > 0 {
+        return Err(UsageError(format!(
+            "{}: {bad_lines} line(s) could not be replayed (see above)",
+            args.file.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// Reads the session; bad lines are reported on stderr and counted.
+fn read_session(path: &Path) -> anyhow::Result<(Vec<Recorded>, usize)> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the session file {}", path.display()))?;
+    let mut recorded = Vec::new();
+    let mut bad = 0;
+    for (index, line) in text.lines().enumerate() {
+        let number = index + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        match parse_line(line) {
+            Ok(event) => recorded.push(Recorded { line: number, event }),
+            Err(message) => {
+                bad += 1;
+                eprintln!("{}:{number}: {message}", path.display());
+            }
+        }
+    }
+    Ok((recorded, bad))
+}
+
+fn parse_line(line: &str) -> Result<hooks_core::Event, String> {
+    let value: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
+    let object = value.as_object().ok_or("a line must be a JSON object")?;
+    let name = object
+        .get("event")
+        .and_then(Value::as_str)
+        .ok_or("field 'event' must be a string")?;
+    let name = host_event_name(name).map_err(|e| format!("field 'event': {e}"))?;
+    let payload: Payload = match object.get("payload") {
+        None | Some(Value::Null) => Payload::new(),
+        Some(Value::Object(map)) => map.clone(),
+        Some(_) => return Err("field 'payload' must be a JSON object".to_owned()),
+    };
+    Ok(host_event(name, payload))
+}
+
+/// Counts over a replay.
+#[derive(Default)]
+struct Summary {
+    events: usize,
+    outcomes: BTreeMap<&'static str, usize>,
+    replies_by_mechanism: BTreeMap<String, usize>,
+    elapsed_ms: f64,
+}
+
+impl Summary {
+    fn add(&mut self, fired: &Fired) {
+        self.events += 1;
+        self.elapsed_ms += fired.elapsed.as_secs_f64() * 1000.0;
+        *self.outcomes.entry(outcome_kind(&fired.outcome)).or_default() += 1;
+        for reply in &fired.replies {
+            let mechanism = reply.source.split(':').next().unwrap_or("?").to_owned();
+            *self.replies_by_mechanism.entry(mechanism).or_default() += 1;
+        }
+    }
+
+    fn to_json(&self, bad_lines: usize) -> Value {
+        json!({
+            "events": self.events,
+            "bad_lines": bad_lines,
+            "outcomes": self.outcomes,
+            "replies_by_mechanism": self.replies_by_mechanism,
+            "elapsed_ms": self.elapsed_ms,
+        })
+    }
+
+    fn print(&self, bad_lines: usize, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "Summary: {} events replayed in {:.1} ms", self.events, self.elapsed_ms)?;
+        let outcomes: Vec<String> = self.outcomes.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        writeln!(out, "  outcomes: {}", outcomes.join(", "))?;
+        let replies: Vec<String> = self
+            .replies_by_mechanism
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
+        if !replies.is_empty() {
+            writeln!(out, "  replies by mechanism: {}", replies.join(", "))?;
+        }
+        if bad_lines > 0 {
+            writeln!(out, "  bad lines skipped: {bad_lines}")?;
+        }
+        Ok(())
+    }
+}
+
+fn outcome_kind(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Nothing | Outcome::Tool(ToolGate::Proceed) => "nothing",
+        Outcome::Tool(ToolGate::Block { .. }) => "blocked",
+        Outcome::Tool(ToolGate::Approve { .. }) => "approval",
+        Outcome::Tool(ToolGate::Modify { .. }) => "modified",
+        Outcome::Context(_) => "context",
+        Outcome::Continue { .. } => "continue",
+        Outcome::Dispatch(_) => "dispatch",
+        Outcome::Transcription(_) => "transcription",
+        Outcome::Replace(_) => "replaced",
+        Outcome::Classification(_) => "classification",
+        Outcome::Command(_) => "command",
+    }
+}

@@ -1,0 +1,27 @@
+//! `hooks revoke COMMAND`: remove the allowlist entries of a command.
+
+use std::io::Write;
+
+use anyhow::Context;
+use hooks_shell::Allowlist;
+
+use crate::setup::Home;
+
+/// Removes every allowlist entry of `command`, under every event.
+pub fn run(home: &Home, command: &str, out: &mut dyn Write) -> anyhow::Result<()> {
+    let allowlist = Allowlist::in_home(&home.path);
+    let removed = allowlist
+        .revoke(command)
+        .with_context(|| format!("updating {}", allowlist.path().display()))?;
+    if removed == 0 {
+        writeln!(out, "No allowlist entry found for command: {command}")?;
+        return Ok(());
+    }
+    writeln!(out, "Removed {removed} allowlist entry/entries for: {command}")?;
+    writeln!(
+        out,
+        "Note: currently running CLI / gateway processes keep their already-registered \
+         callbacks until they restart."
+    )?;
+    Ok(())
+}

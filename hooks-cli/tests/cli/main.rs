@@ -1,0 +1,6 @@
+//! The `hooks` binary, run as a user would, against temporary Hermes homes.
+
+mod emit_replay;
+mod list_doctor;
+mod support;
+mod test_cmd;

@@ -1,0 +1,102 @@
+//! A temporary Hermes home and a way to run `hooks` in it.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A scratch HOME with a `.hermes` home inside.
+pub struct TempHome {
+    _dir: tempfile::TempDir,
+    /// The HOME directory.
+    pub user_home: PathBuf,
+    /// The Hermes home (`<HOME>/.hermes`).
+    pub hermes: PathBuf,
+}
+
+impl TempHome {
+    pub fn new() -> TempHome {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let user_home = dir.path().to_path_buf();
+        let hermes = user_home.join(".hermes");
+        std::fs::create_dir_all(&hermes).expect("create home");
+        TempHome {
+            _dir: dir,
+            user_home,
+            hermes,
+        }
+    }
+
+    pub fn config(&self, yaml: &str) -> &Self {
+        std::fs::write(self.hermes.join("config.yaml"), yaml).expect("write config");
+        self
+    }
+
+    /// Writes an executable script and returns its path.
+    pub fn script(&self, name: &str, body: &str) -> PathBuf {
+        let path = self.hermes.join(name);
+        std::fs::write(&path, body).expect("write script");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        path
+    }
+
+    pub fn write(&self, relative: &str, text: &str) -> PathBuf {
+        let path = self.hermes.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(&path, text).expect("write");
+        path
+    }
+
+    /// Runs `hooks --home <hermes> ARGS` with HOME set to the scratch dir.
+    pub fn hooks(&self, args: &[&str]) -> Run {
+        let output = Command::new(env!("CARGO_BIN_EXE_hooks"))
+            .arg("--home")
+            .arg(&self.hermes)
+            .args(args)
+            .env("HOME", &self.user_home)
+            .env_remove("HERMES_HOME")
+            .env_remove("HERMES_ACCEPT_HOOKS")
+            .env_remove("HERMES_SAFE_MODE")
+            .output()
+            .expect("run hooks");
+        Run(output)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.hermes
+    }
+}
+
+/// The result of one `hooks` run.
+pub struct Run(pub Output);
+
+impl Run {
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+
+    pub fn code(&self) -> Option<i32> {
+        self.0.status.code()
+    }
+
+    /// Asserts success and returns stdout.
+    pub fn ok(&self) -> String {
+        assert_eq!(
+            self.code(),
+            Some(0),
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout(),
+            self.stderr()
+        );
+        self.stdout()
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(self.ok().trim()).expect("stdout is one JSON document")
+    }
+}
