@@ -49,7 +49,8 @@ impl Dispatcher for Callbacks {
                         timeout,
                         suppression: self.suppression_window,
                     };
-                    self.run_bounded(&entries, event, &limits, fail_closed).await
+                    self.run_bounded(&entries, event, &limits, fail_closed)
+                        .await
                 }
                 None => self.run_inline(&entries, event, fail_closed).await,
             },

@@ -77,12 +77,19 @@ mod tests {
         let owned: Box<dyn Any + Send> = Box::new(String::from("owned boom"));
         assert_eq!(CallbackError::from_panic(owned.as_ref()).kind(), "panic");
         let other: Box<dyn Any + Send> = Box::new(7_u8);
-        assert!(CallbackError::from_panic(other.as_ref()).message().contains("non-text"));
+        assert!(
+            CallbackError::from_panic(other.as_ref())
+                .message()
+                .contains("non-text")
+        );
     }
 
     #[test]
     fn display_shows_kind_and_message() {
-        assert_eq!(CallbackError::new("RuntimeError", "x").to_string(), "RuntimeError: x");
+        assert_eq!(
+            CallbackError::new("RuntimeError", "x").to_string(),
+            "RuntimeError: x"
+        );
         assert_eq!(CallbackError::from("y").kind(), "Error");
     }
 }

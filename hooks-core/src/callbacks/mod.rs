@@ -129,9 +129,9 @@ impl Callbacks {
 
     /// Replaces the settings (e.g. after a config reload); later events use them.
     pub fn set_settings(&self, settings: PluginSettings) {
-        let nanos = settings
-            .callback_timeout
-            .map_or(0, |timeout| u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX));
+        let nanos = settings.callback_timeout.map_or(0, |timeout| {
+            u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX)
+        });
         self.timeout_nanos.store(nanos, Ordering::Relaxed);
         self.stream_reasoning_deltas
             .store(settings.stream_reasoning_deltas, Ordering::Relaxed);

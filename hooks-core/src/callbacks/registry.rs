@@ -101,7 +101,11 @@ impl Registry {
 
     #[inline]
     fn hook_entries(&self, event: HookEvent) -> Entries {
-        Arc::clone(&self.hooks[event.index()].read().unwrap_or_else(|e| e.into_inner()))
+        Arc::clone(
+            &self.hooks[event.index()]
+                .read()
+                .unwrap_or_else(|e| e.into_inner()),
+        )
     }
 
     /// Whether anything is registered for `name`.
@@ -124,11 +128,16 @@ impl Registry {
     pub(crate) fn push(&self, name: &EventName, entry: Arc<Entry>) {
         let _writer = self.write.lock().unwrap_or_else(|e| e.into_inner());
         let appended = |old: &Entries| -> Entries {
-            old.iter().cloned().chain(std::iter::once(Arc::clone(&entry))).collect()
+            old.iter()
+                .cloned()
+                .chain(std::iter::once(Arc::clone(&entry)))
+                .collect()
         };
         match name {
             EventName::Hook(event) => {
-                let mut slot = self.hooks[event.index()].write().unwrap_or_else(|e| e.into_inner());
+                let mut slot = self.hooks[event.index()]
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner());
                 *slot = appended(&slot);
             }
             other => {

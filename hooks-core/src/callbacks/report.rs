@@ -75,7 +75,10 @@ mod tests {
     #[test]
     fn truncation_counts_characters_not_bytes() {
         let long = "é".repeat(300);
-        assert_eq!(truncate_message(&long).chars().count(), FAILURE_MESSAGE_CHARS);
+        assert_eq!(
+            truncate_message(&long).chars().count(),
+            FAILURE_MESSAGE_CHARS
+        );
         assert_eq!(truncate_message("short"), "short");
     }
 

@@ -87,7 +87,9 @@ fn timer() -> &'static Timer {
         if let Err(error) = spawned {
             // Without the timer, bounded waits fall back to waiting for the
             // callback itself; say so loudly once.
-            tracing::error!("hook timer thread failed to start: {error}; callback timeouts cannot fire");
+            tracing::error!(
+                "hook timer thread failed to start: {error}; callback timeouts cannot fire"
+            );
         }
         timer
     })
