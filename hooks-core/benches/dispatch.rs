@@ -8,6 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use futures::FutureExt;
+use hooks_core::catalog::RunPolicy;
 use hooks_core::callbacks::Callbacks;
 use hooks_core::config::PluginSettings;
 use hooks_core::{Event, HookEvent, Hooks};
@@ -75,6 +77,9 @@ fn unhooked(c: &mut Criterion) {
     group.bench_function("is_hooked", |b| {
         b.iter(|| hooks.is_hooked(black_box(HookEvent::PostToolCall)))
     });
+    group.bench_function("emit/poll-once", |b| {
+        b.iter(|| hooks.emit(black_box(&event)).now_or_never())
+    });
     group.bench_function("emit/futures", |b| {
         b.iter(|| futures::executor::block_on(hooks.emit(black_box(&event))))
     });
@@ -109,6 +114,14 @@ fn observers(c: &mut Criterion) {
         for count in [1, 10] {
             let hooks = bus(event_kind.as_str(), count, timeout);
             let event = tool_payload(event_kind);
+            if timeout.is_none() || event_kind.meta().run != RunPolicy::Bounded {
+                // Inline work completes on the first poll: no executor cost at all.
+                group.bench_with_input(
+                    BenchmarkId::new(format!("{label}/poll-once"), count),
+                    &count,
+                    |b, _| b.iter(|| hooks.emit(black_box(&event)).now_or_never()),
+                );
+            }
             group.bench_with_input(
                 BenchmarkId::new(format!("{label}/futures"), count),
                 &count,
@@ -133,6 +146,11 @@ fn guard(c: &mut Criterion) {
         ("timeout-off", None),
     ] {
         let hooks = Arc::new(guarded(timeout));
+        if timeout.is_none() {
+            group.bench_function(format!("1-guard/{label}/poll-once"), |b| {
+                b.iter(|| hooks.collect(black_box(&event)).now_or_never())
+            });
+        }
         group.bench_function(format!("1-guard/{label}/futures"), |b| {
             b.iter(|| futures::executor::block_on(hooks.collect(black_box(&event))))
         });

@@ -27,7 +27,7 @@ pub const MAX_ABANDONED_WORKERS: usize = 3;
 const MAX_IDLE_WORKERS: usize = 4;
 
 /// How long the caller spins on the result before it registers a deadline and yields.
-const CALLER_SPIN: Duration = Duration::from_micros(20);
+const CALLER_SPIN: Duration = Duration::from_micros(50);
 
 /// The end of one bounded call.
 pub(crate) enum Bounded {
@@ -203,17 +203,8 @@ async fn wait(slot: &Slot, pool: &Pool, limits: &Limits) -> Option<CallbackResul
     let started = Instant::now();
     // A quick callback answers within microseconds: catching that here avoids
     // arming a deadline and a scheduler round trip.
-    let spin = CALLER_SPIN.min(limits.timeout);
-    let mut spins: u32 = 0;
-    loop {
-        if slot.is_done() {
-            return Some(slot.take());
-        }
-        spins = spins.wrapping_add(1);
-        if spins.is_multiple_of(32) && started.elapsed() >= spin {
-            break;
-        }
-        std::hint::spin_loop();
+    if worker::spin_until(CALLER_SPIN.min(limits.timeout), || slot.is_done()) {
+        return Some(slot.take());
     }
     let alarm = RetireOnDrop(timer::arm(started + limits.timeout));
     let alarm = &alarm.0;

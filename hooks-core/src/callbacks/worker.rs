@@ -20,7 +20,7 @@ use super::{CallbackError, CallbackResult};
 use crate::event::Event;
 
 /// How long a worker spins for its next job before parking.
-const WORKER_SPIN: Duration = Duration::from_micros(30);
+const WORKER_SPIN: Duration = Duration::from_micros(50);
 
 /// How long an idle worker waits for work before its thread exits.
 pub(crate) const IDLE_RETIRE: Duration = Duration::from_secs(30);
@@ -88,6 +88,34 @@ pub(crate) struct Job {
     pub(crate) runtime: Option<tokio::runtime::Handle>,
 }
 
+/// How long a spin stays on the CPU before it starts yielding it.
+const HOT_SPIN: Duration = Duration::from_micros(2);
+
+/// Waits up to `budget` for `ready`, without sleeping: a hot spin first, then
+/// yielding the CPU between checks, so on a crowded machine the thread we wait
+/// for can run on ours. True when `ready` held.
+pub(crate) fn spin_until(budget: Duration, ready: impl Fn() -> bool) -> bool {
+    let started = Instant::now();
+    let mut checks: u32 = 0;
+    loop {
+        if ready() {
+            return true;
+        }
+        checks = checks.wrapping_add(1);
+        if checks.is_multiple_of(16) {
+            let spent = started.elapsed();
+            if spent >= budget {
+                return false;
+            }
+            if spent >= HOT_SPIN {
+                std::thread::yield_now();
+                continue;
+            }
+        }
+        std::hint::spin_loop();
+    }
+}
+
 /// The caller-facing side of a parked or spinning worker.
 pub(crate) struct WorkerHandle {
     job: Mutex<Option<Job>>,
@@ -116,17 +144,10 @@ impl WorkerHandle {
     }
 
     fn wait_for_job(self: &Arc<Self>, pool: &Pool) -> Option<Job> {
-        let spin_start = Instant::now();
-        let mut spins: u32 = 0;
-        loop {
-            if let Some(job) = self.take_job() {
-                return Some(job);
-            }
-            spins = spins.wrapping_add(1);
-            if spins.is_multiple_of(64) && spin_start.elapsed() >= WORKER_SPIN {
-                break;
-            }
-            std::hint::spin_loop();
+        if spin_until(WORKER_SPIN, || self.has_job.load(Ordering::Acquire))
+            && let Some(job) = self.take_job()
+        {
+            return Some(job);
         }
         let mut idle_since = Instant::now();
         loop {
