@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use futures::FutureExt;
-use hooks_core::catalog::RunPolicy;
 use hooks_core::callbacks::Callbacks;
+use hooks_core::catalog::RunPolicy;
 use hooks_core::config::PluginSettings;
 use hooks_core::{Event, HookEvent, Hooks};
 use serde_json::{Value, json};

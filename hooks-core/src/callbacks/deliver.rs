@@ -115,7 +115,7 @@ impl Callbacks {
     ) -> Vec<Reply> {
         let mut replies = Vec::new();
         for entry in entries.iter() {
-            match run_bounded(entry, event, limits).await {
+            match run_bounded(entry, event, &self.workers, limits).await {
                 Bounded::Finished(result) => {
                     self.absorb(entry, event, result, fail_closed, &mut replies)
                 }

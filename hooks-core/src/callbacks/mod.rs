@@ -52,6 +52,7 @@ use crate::dispatch::invalidate_interest;
 use crate::event::{Event, EventName};
 use registry::{CallbackFn, Entry, Registry};
 use report::FailureReporter;
+use runner::WorkerPool;
 
 /// The handle of one registration, for [`Callbacks::unregister`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,6 +73,7 @@ pub struct Callbacks {
     suppression_window: Duration,
     queue_capacity: usize,
     reporter: Arc<FailureReporter>,
+    workers: Arc<WorkerPool>,
     next_id: AtomicU64,
 }
 
@@ -105,6 +107,7 @@ impl CallbacksBuilder {
             suppression_window: self.suppression_window,
             queue_capacity: self.queue_capacity,
             reporter: Arc::default(),
+            workers: Arc::default(),
             next_id: AtomicU64::new(1),
         };
         callbacks.set_settings(self.settings);
@@ -224,7 +227,7 @@ impl Callbacks {
         self.registry
             .all()
             .iter()
-            .map(|entry| entry.pool.abandoned())
+            .map(|entry| entry.gates.abandoned())
             .sum()
     }
 
@@ -247,6 +250,7 @@ impl Callbacks {
 impl Drop for Callbacks {
     fn drop(&mut self) {
         self.registry.all().iter().for_each(|entry| entry.retire());
+        self.workers.close();
     }
 }
 

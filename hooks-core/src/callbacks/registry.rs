@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use futures::future::BoxFuture;
 
-use super::runner::Pool;
+use super::runner::CallGates;
 use super::stream::StreamQueue;
 use super::{CallbackId, CallbackResult};
 use crate::catalog::{EVENT_COUNT, HookEvent};
@@ -32,8 +32,8 @@ pub(crate) struct Entry {
     /// The reply source, `plugin:<owner>`.
     pub(crate) source: Arc<str>,
     pub(crate) callback: CallbackFn,
-    /// Workers for bounded runs (empty until the first bounded call).
-    pub(crate) pool: Arc<Pool>,
+    /// Gates of bounded runs: calls in flight, hung workers, suppression.
+    pub(crate) gates: Arc<CallGates>,
     /// The observer queue, created on the first queued event.
     pub(crate) queue: OnceLock<Arc<StreamQueue>>,
 }
@@ -44,16 +44,15 @@ impl Entry {
         Entry {
             id,
             source: format!("plugin:{owner}").into(),
-            pool: Arc::new(Pool::new(Arc::clone(&owner))),
+            gates: Arc::default(),
             owner,
             callback,
             queue: OnceLock::new(),
         }
     }
 
-    /// Stops the entry's idle workers and its queue (pending events still drain).
+    /// Stops the entry's queue (pending events still drain).
     pub(crate) fn retire(&self) {
-        self.pool.close();
         if let Some(queue) = self.queue.get() {
             queue.close();
         }

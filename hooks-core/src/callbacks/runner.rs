@@ -12,7 +12,7 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use super::CallbackResult;
-use super::registry::Entry;
+use super::registry::{CallbackFn, Entry};
 use super::timer;
 use super::worker::{self, Job, Leave, Slot, WorkerHandle};
 use crate::event::Event;
@@ -23,8 +23,8 @@ pub const SUPPRESSION_WINDOW: Duration = Duration::from_secs(60);
 /// How many abandoned (hung) workers one callback may have before new calls are skipped.
 pub const MAX_ABANDONED_WORKERS: usize = 3;
 
-/// How many finished workers a pool keeps parked for reuse.
-const MAX_IDLE_WORKERS: usize = 4;
+/// How many finished workers the shared pool keeps parked for reuse.
+const MAX_IDLE_WORKERS: usize = 8;
 
 /// How long the caller spins on the result before it registers a deadline and yields.
 const CALLER_SPIN: Duration = Duration::from_micros(50);
@@ -37,42 +37,63 @@ pub(crate) enum Bounded {
     Skipped,
 }
 
-/// One callback's workers and gates.
-pub(crate) struct Pool {
-    owner: Arc<str>,
-    state: Mutex<PoolState>,
+/// One callback's gates: calls in flight, abandoned workers, suppression.
+#[derive(Default)]
+pub(crate) struct CallGates {
+    state: Mutex<GateState>,
 }
 
 #[derive(Default)]
-struct PoolState {
-    idle: Vec<Arc<WorkerHandle>>,
+struct GateState {
     /// Calls in flight: (gate sequence number, the event holding the call identity).
     running: Vec<(u64, Event)>,
     abandoned: usize,
     suppressed_until: Option<Instant>,
-    closed: bool,
     next_seq: u64,
 }
 
-impl Pool {
-    pub(crate) fn new(owner: Arc<str>) -> Self {
-        Pool {
-            owner,
-            state: Mutex::new(PoolState::default()),
-        }
-    }
-
-    pub(crate) fn owner(&self) -> &str {
-        &self.owner
-    }
-
-    fn lock(&self) -> MutexGuard<'_, PoolState> {
+impl CallGates {
+    fn lock(&self) -> MutexGuard<'_, GateState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// How many of this callback's workers are abandoned and still running.
     pub(crate) fn abandoned(&self) -> usize {
         self.lock().abandoned
+    }
+
+    /// Called by the worker that ran `job`: releases the gate and delivers the
+    /// result unless the caller gave up. Both happen under the gate lock, so a
+    /// caller that sees the result also sees the gate released.
+    pub(crate) fn finish(&self, job: &Job, result: CallbackResult) -> bool {
+        let mut state = self.lock();
+        state.running.retain(|(seq, _)| *seq != job.seq);
+        let delivered = job.slot.complete(result);
+        if !delivered {
+            state.abandoned = state.abandoned.saturating_sub(1);
+        }
+        delivered
+    }
+}
+
+/// The worker threads shared by every callback of one [`super::Callbacks`].
+///
+/// Sharing means a host firing several bounded callbacks in a row reuses one
+/// warm worker instead of waking one parked thread per callback.
+#[derive(Default)]
+pub(crate) struct WorkerPool {
+    state: Mutex<PoolState>,
+}
+
+#[derive(Default)]
+struct PoolState {
+    idle: Vec<Arc<WorkerHandle>>,
+    closed: bool,
+}
+
+impl WorkerPool {
+    fn lock(&self) -> MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Stops idle workers; busy ones exit when they finish.
@@ -82,29 +103,21 @@ impl Pool {
         state.idle.iter().for_each(|worker| worker.nudge());
     }
 
-    /// Called by a worker that finished `job`: releases the gate, delivers the
-    /// result unless the caller gave up, and parks the worker for reuse.
+    fn take_idle(&self) -> Option<Arc<WorkerHandle>> {
+        self.lock().idle.pop()
+    }
+
+    /// Parks a worker that is about to finish its job; false when it should exit.
     ///
-    /// Returns (delivered, the worker stays in the pool). Everything happens
-    /// under the pool lock, so a caller that sees the result also sees the
-    /// gate released and the worker idle.
-    pub(crate) fn finish(
-        &self,
-        job: &Job,
-        result: CallbackResult,
-        worker: &Arc<WorkerHandle>,
-    ) -> (bool, bool) {
+    /// Done before the result is delivered, so a caller reacting to the result
+    /// already finds the worker idle (a job handed over early simply waits).
+    pub(crate) fn rejoin(&self, worker: &Arc<WorkerHandle>) -> bool {
         let mut state = self.lock();
-        state.running.retain(|(seq, _)| *seq != job.seq);
-        let delivered = job.slot.complete(result);
-        if !delivered {
-            state.abandoned = state.abandoned.saturating_sub(1);
-        }
         let stays = !state.closed && state.idle.len() < MAX_IDLE_WORKERS;
         if stays {
             state.idle.push(Arc::clone(worker));
         }
-        (delivered, stays)
+        stays
     }
 
     /// Called by an idle worker that woke without a job.
@@ -128,13 +141,18 @@ pub(crate) struct Limits {
     pub(crate) suppression: Duration,
 }
 
-/// Runs `entry` on `event` on a worker, waiting at most `limits.timeout`.
-pub(crate) async fn run_bounded(entry: &Entry, event: &Event, limits: &Limits) -> Bounded {
+/// Runs `entry` on `event` on a worker of `workers`, waiting at most `limits.timeout`.
+pub(crate) async fn run_bounded(
+    entry: &Entry,
+    event: &Event,
+    workers: &Arc<WorkerPool>,
+    limits: &Limits,
+) -> Bounded {
     let hook = event.name().as_str();
     let owner = &*entry.owner;
-    let pool = &entry.pool;
-    let (worker, seq) = {
-        let mut state = pool.lock();
+    let gates = &entry.gates;
+    let seq = {
+        let mut state = gates.lock();
         let identity = event.call_identity();
         let gate_busy = state
             .running
@@ -161,25 +179,26 @@ pub(crate) async fn run_bounded(entry: &Entry, event: &Event, limits: &Limits) -
         let seq = state.next_seq;
         state.next_seq = state.next_seq.wrapping_add(1);
         state.running.push((seq, event.clone()));
-        (state.idle.pop(), seq)
+        seq
     };
     let slot = Arc::new(Slot::new());
     let runtime = match entry.callback {
-        super::registry::CallbackFn::Async(_) => tokio::runtime::Handle::try_current().ok(),
-        super::registry::CallbackFn::Sync(_) => None,
+        CallbackFn::Async(_) => tokio::runtime::Handle::try_current().ok(),
+        CallbackFn::Sync(_) => None,
     };
     let job = Job {
         callback: entry.callback.clone(),
         event: event.clone(),
         slot: Arc::clone(&slot),
+        gates: Arc::clone(gates),
         seq,
         runtime,
     };
-    match worker {
+    match workers.take_idle() {
         Some(worker) => worker.hand(job),
         None => {
-            if let Err(error) = worker::spawn(Arc::clone(pool), job) {
-                pool.lock().running.retain(|(running, _)| *running != seq);
+            if let Err(error) = worker::spawn(Arc::clone(workers), job) {
+                gates.lock().running.retain(|(running, _)| *running != seq);
                 tracing::warn!(
                     "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
                 );
@@ -187,7 +206,7 @@ pub(crate) async fn run_bounded(entry: &Entry, event: &Event, limits: &Limits) -
             }
         }
     }
-    match wait(&slot, pool, limits).await {
+    match wait(&slot, gates, limits).await {
         Some(result) => Bounded::Finished(result),
         None => {
             let seconds = limits.timeout.as_secs_f64();
@@ -199,7 +218,7 @@ pub(crate) async fn run_bounded(entry: &Entry, event: &Event, limits: &Limits) -
 
 /// Waits for the worker's result; `None` when the deadline passed first (the
 /// slot is then abandoned and the callback suppressed).
-async fn wait(slot: &Slot, pool: &Pool, limits: &Limits) -> Option<CallbackResult> {
+async fn wait(slot: &Slot, gates: &CallGates, limits: &Limits) -> Option<CallbackResult> {
     let started = Instant::now();
     // A quick callback answers within microseconds: catching that here avoids
     // arming a deadline and a scheduler round trip.
@@ -217,7 +236,7 @@ async fn wait(slot: &Slot, pool: &Pool, limits: &Limits) -> Option<CallbackResul
         if !alarm.fired() {
             return Poll::Pending;
         }
-        let mut state = pool.lock();
+        let mut state = gates.lock();
         if slot.abandon() {
             state.abandoned += 1;
             state.suppressed_until = Some(Instant::now() + limits.suppression);

@@ -1,5 +1,5 @@
-//! Persistent worker threads of one callback's pool, and the result slot a
-//! caller waits on.
+//! Persistent worker threads (shared by all callbacks of one `Callbacks`), and
+//! the result slot a caller waits on.
 //!
 //! A worker runs one job at a time, then spins briefly (so a host firing events
 //! back to back hands the next job over without a futex wake) and parks. After
@@ -15,7 +15,7 @@ use futures::FutureExt;
 use futures::task::AtomicWaker;
 
 use super::registry::CallbackFn;
-use super::runner::Pool;
+use super::runner::{CallGates, WorkerPool};
 use super::{CallbackError, CallbackResult};
 use crate::event::Event;
 
@@ -82,14 +82,15 @@ pub(crate) struct Job {
     pub(crate) callback: CallbackFn,
     pub(crate) event: Event,
     pub(crate) slot: Arc<Slot>,
-    /// The gate entry this call holds in its pool.
+    /// The gates of the callback, and the entry this call holds there.
+    pub(crate) gates: Arc<CallGates>,
     pub(crate) seq: u64,
     /// The caller's tokio runtime, entered while an async callback runs.
     pub(crate) runtime: Option<tokio::runtime::Handle>,
 }
 
 /// How long a spin stays on the CPU before it starts yielding it.
-const HOT_SPIN: Duration = Duration::from_micros(2);
+const HOT_SPIN: Duration = Duration::from_micros(0);
 
 /// Waits up to `budget` for `ready`, without sleeping: a hot spin first, then
 /// yielding the CPU between checks, so on a crowded machine the thread we wait
@@ -143,7 +144,7 @@ impl WorkerHandle {
         self.job.lock().unwrap_or_else(|e| e.into_inner()).take()
     }
 
-    fn wait_for_job(self: &Arc<Self>, pool: &Pool) -> Option<Job> {
+    fn wait_for_job(self: &Arc<Self>, pool: &WorkerPool) -> Option<Job> {
         if spin_until(WORKER_SPIN, || self.has_job.load(Ordering::Acquire))
             && let Some(job) = self.take_job()
         {
@@ -197,15 +198,14 @@ pub(crate) fn execute(
 }
 
 /// Starts a worker thread whose first job is `job`.
-pub(crate) fn spawn(pool: Arc<Pool>, job: Job) -> std::io::Result<()> {
-    let name = format!("hook-{}", pool.owner());
+pub(crate) fn spawn(pool: Arc<WorkerPool>, job: Job) -> std::io::Result<()> {
     std::thread::Builder::new()
-        .name(name)
+        .name("hook-worker".into())
         .spawn(move || worker_main(&pool, job))
         .map(drop)
 }
 
-fn worker_main(pool: &Pool, first: Job) {
+fn worker_main(pool: &WorkerPool, first: Job) {
     let me = Arc::new(WorkerHandle {
         job: Mutex::new(None),
         has_job: AtomicBool::new(false),
@@ -214,7 +214,8 @@ fn worker_main(pool: &Pool, first: Job) {
     let mut job = first;
     loop {
         let result = execute(&job.callback, &job.event, job.runtime.as_ref());
-        let (delivered, stays) = pool.finish(&job, result, &me);
+        let stays = pool.rejoin(&me);
+        let delivered = job.gates.finish(&job, result);
         if delivered {
             job.slot.waker.wake();
         }

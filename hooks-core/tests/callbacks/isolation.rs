@@ -128,14 +128,20 @@ fn bounded_events_run_on_a_reused_worker_and_timeout_zero_runs_inline() {
     let me = std::thread::current().id();
     let bounded = Callbacks::new(settings(2_000));
     let seen = thread_recorder(&bounded, "post_tool_call");
+    let other = thread_recorder(&bounded, "post_tool_call");
     for id in 0..20 {
         block_on(bounded.dispatch(&tool_event(HookEvent::PostToolCall, &id.to_string())));
     }
     let mut workers = threads(&seen);
-    assert_eq!(workers.len(), 20);
+    workers.extend(threads(&other));
+    assert_eq!(workers.len(), 40);
     assert!(!workers.contains(&me));
     workers.dedup();
-    assert_eq!(workers.len(), 1, "sequential calls reuse one worker");
+    assert_eq!(
+        workers.len(),
+        1,
+        "sequential calls of every callback reuse one worker"
+    );
 
     let unbounded = Callbacks::new(settings(0));
     let seen = thread_recorder(&unbounded, "post_tool_call");
