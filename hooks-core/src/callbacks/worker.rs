@@ -89,7 +89,9 @@ pub(crate) struct Job {
     pub(crate) runtime: Option<tokio::runtime::Handle>,
 }
 
-/// How long a spin stays on the CPU before it starts yielding it.
+/// How long a spin stays on the CPU before it starts yielding it. Zero: on a
+/// crowded 2-vCPU machine any busy spin measured worse (see BENCHMARKS.md);
+/// raise it on hosts with idle cores.
 const HOT_SPIN: Duration = Duration::from_micros(0);
 
 /// Waits up to `budget` for `ready`, without sleeping: a hot spin first, then
