@@ -24,6 +24,7 @@
 //! hooks-core does no network IO and spawns no processes.
 
 pub mod bus;
+pub mod callbacks;
 pub mod catalog;
 pub mod config;
 pub mod dispatch;
@@ -39,6 +40,7 @@ pub mod wire;
 pub mod yaml;
 
 pub use bus::{Hooks, HooksBuilder};
+pub use callbacks::{CallbackError, CallbackId, CallbackResult, Callbacks};
 pub use catalog::{EventMeta, HookEvent};
 pub use config::{Config, ConfigError, ConfigWarning};
 pub use dispatch::{Dispatcher, NoopDispatcher};

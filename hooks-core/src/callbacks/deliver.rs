@@ -1,0 +1,183 @@
+//! Delivery: [`Callbacks`] as a [`Dispatcher`]. Picks each event's run policy
+//! from the catalog and turns results, failures and skips into replies.
+
+use std::panic::AssertUnwindSafe;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use futures::FutureExt;
+use serde_json::Value;
+
+use super::registry::{CallbackFn, Entries, Entry};
+use super::report::truncate_message;
+use super::runner::{Bounded, Limits, run_bounded};
+use super::stream::StreamQueue;
+use super::{CallbackError, CallbackResult, Callbacks, timer};
+use crate::catalog::{FailMode, HookEvent, RunPolicy};
+use crate::dispatch::Dispatcher;
+use crate::event::{Event, EventName};
+use crate::reply::Reply;
+
+/// How often [`Dispatcher::flush`] looks at the queues again.
+const FLUSH_POLL: Duration = Duration::from_millis(1);
+
+#[async_trait]
+impl Dispatcher for Callbacks {
+    fn name(&self) -> &str {
+        "plugins"
+    }
+
+    fn interest(&self, event: &EventName) -> bool {
+        self.registry.has(event)
+    }
+
+    async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+        let entries = self.registry.entries(event.name());
+        if entries.is_empty() {
+            return Vec::new();
+        }
+        let meta = event.hook().map(HookEvent::meta);
+        let fail_closed = meta.is_some_and(|meta| meta.fail == FailMode::Closed);
+        match meta.map_or(RunPolicy::Inline, |meta| meta.run) {
+            RunPolicy::Queued => {
+                self.enqueue(&entries, event);
+                Vec::new()
+            }
+            RunPolicy::Bounded => match self.callback_timeout() {
+                Some(timeout) => {
+                    let limits = Limits {
+                        timeout,
+                        suppression: self.suppression_window,
+                    };
+                    self.run_bounded(&entries, event, &limits, fail_closed)
+                        .await
+                }
+                None => self.run_inline(&entries, event, fail_closed).await,
+            },
+            RunPolicy::Inline | RunPolicy::CallerThread => {
+                self.run_inline(&entries, event, fail_closed).await
+            }
+        }
+    }
+
+    async fn flush(&self, timeout: Duration) {
+        let deadline = Instant::now() + timeout;
+        let queues: Vec<_> = self
+            .registry
+            .all()
+            .iter()
+            .filter_map(|entry| entry.queue.get().cloned())
+            .collect();
+        while !queues.iter().all(|queue| queue.is_settled()) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            timer::sleep(left.min(FLUSH_POLL)).await;
+        }
+    }
+}
+
+impl Callbacks {
+    /// Runs every callback on the caller, in order (sync ones on the caller's thread).
+    async fn run_inline(&self, entries: &Entries, event: &Event, fail_closed: bool) -> Vec<Reply> {
+        let mut replies = Vec::new();
+        for entry in entries.iter() {
+            let result = match &entry.callback {
+                CallbackFn::Sync(function) => {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| function(event)))
+                        .unwrap_or_else(|payload| Err(CallbackError::from_panic(payload.as_ref())))
+                }
+                CallbackFn::Async(function) => {
+                    let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        AssertUnwindSafe(function(event.clone())).catch_unwind()
+                    }));
+                    match started {
+                        Ok(future) => future.await.unwrap_or_else(|payload| {
+                            Err(CallbackError::from_panic(payload.as_ref()))
+                        }),
+                        Err(payload) => Err(CallbackError::from_panic(payload.as_ref())),
+                    }
+                }
+            };
+            self.absorb(entry, event, result, fail_closed, &mut replies);
+        }
+        replies
+    }
+
+    /// Runs every callback on a worker, in order, each bounded by `limits`.
+    async fn run_bounded(
+        &self,
+        entries: &Entries,
+        event: &Event,
+        limits: &Limits,
+        fail_closed: bool,
+    ) -> Vec<Reply> {
+        let mut replies = Vec::new();
+        for entry in entries.iter() {
+            match run_bounded(entry, event, &self.workers, limits).await {
+                Bounded::Finished(result) => {
+                    self.absorb(entry, event, result, fail_closed, &mut replies)
+                }
+                Bounded::Skipped if fail_closed => replies.push(Reply::block(
+                    entry.source.clone(),
+                    format!(
+                        "{} plugin callback timed out or is still running",
+                        event.name()
+                    ),
+                )),
+                Bounded::Skipped => {}
+            }
+        }
+        replies
+    }
+
+    /// Turns one callback's result into a reply, a reported failure, or nothing.
+    fn absorb(
+        &self,
+        entry: &Entry,
+        event: &Event,
+        result: CallbackResult,
+        fail_closed: bool,
+        replies: &mut Vec<Reply>,
+    ) {
+        match result {
+            Ok(None | Some(Value::Null)) => {}
+            Ok(Some(value)) => replies.push(Reply::new(entry.source.clone(), value)),
+            Err(error) => {
+                let hook = event.name().as_str();
+                self.reporter
+                    .report(hook, entry.id, &entry.owner, error.kind(), error.message());
+                if fail_closed {
+                    replies.push(Reply::block(
+                        entry.source.clone(),
+                        format!(
+                            "{hook} plugin callback {} raised {}: {}",
+                            entry.owner,
+                            error.kind(),
+                            truncate_message(error.message())
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Hands `event` to each callback's queue; never waits.
+    fn enqueue(&self, entries: &Entries, event: &Event) {
+        if event.hook() == Some(HookEvent::OnStreamDelta)
+            && event.get("kind").and_then(Value::as_str) == Some("reasoning")
+            && !self.settings().stream_reasoning_deltas
+        {
+            return;
+        }
+        for entry in entries.iter() {
+            entry
+                .queue
+                .get_or_init(|| {
+                    StreamQueue::start(entry, self.queue_capacity, self.reporter.clone())
+                })
+                .enqueue(event);
+        }
+    }
+}

@@ -1,0 +1,261 @@
+//! Bounded execution (reference §2.3): a callback runs on one of its pool's
+//! persistent workers while the caller waits at most the callback timeout.
+//!
+//! A timed-out worker is abandoned, never joined: its result is discarded and
+//! it rejoins the pool when it finishes. The callback is then suppressed for
+//! [`SUPPRESSION_WINDOW`]; a call whose gate key (callback + call identity) is
+//! still running is skipped; and a callback with [`MAX_ABANDONED_WORKERS`]
+//! hung workers is skipped until one finishes.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use super::CallbackResult;
+use super::registry::{CallbackFn, Entry};
+use super::timer;
+use super::worker::{self, Job, Leave, Slot, WorkerHandle};
+use crate::event::Event;
+
+/// How long a callback is skipped after it timed out.
+pub const SUPPRESSION_WINDOW: Duration = Duration::from_secs(60);
+
+/// How many abandoned (hung) workers one callback may have before new calls are skipped.
+pub const MAX_ABANDONED_WORKERS: usize = 3;
+
+/// How many finished workers the shared pool keeps parked for reuse.
+const MAX_IDLE_WORKERS: usize = 8;
+
+/// How long the caller spins on the result before it registers a deadline and yields.
+const CALLER_SPIN: Duration = Duration::from_micros(50);
+
+/// The end of one bounded call.
+pub(crate) enum Bounded {
+    /// The callback finished in time.
+    Finished(CallbackResult),
+    /// The callback did not run, or its result was given up on (reason already logged).
+    Skipped,
+}
+
+/// One callback's gates: calls in flight, abandoned workers, suppression.
+#[derive(Default)]
+pub(crate) struct CallGates {
+    state: Mutex<GateState>,
+}
+
+#[derive(Default)]
+struct GateState {
+    /// Calls in flight: (gate sequence number, the event holding the call identity).
+    running: Vec<(u64, Event)>,
+    abandoned: usize,
+    suppressed_until: Option<Instant>,
+    next_seq: u64,
+}
+
+impl CallGates {
+    fn lock(&self) -> MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many of this callback's workers are abandoned and still running.
+    pub(crate) fn abandoned(&self) -> usize {
+        self.lock().abandoned
+    }
+
+    /// Called by the worker that ran `job`: releases the gate and delivers the
+    /// result unless the caller gave up. Both happen under the gate lock, so a
+    /// caller that sees the result also sees the gate released.
+    pub(crate) fn finish(&self, job: &Job, result: CallbackResult) -> bool {
+        let mut state = self.lock();
+        state.running.retain(|(seq, _)| *seq != job.seq);
+        let delivered = job.slot.complete(result);
+        if !delivered {
+            state.abandoned = state.abandoned.saturating_sub(1);
+        }
+        delivered
+    }
+}
+
+/// The worker threads shared by every callback of one [`super::Callbacks`].
+///
+/// Sharing means a host firing several bounded callbacks in a row reuses one
+/// warm worker instead of waking one parked thread per callback.
+#[derive(Default)]
+pub(crate) struct WorkerPool {
+    state: Mutex<PoolState>,
+}
+
+#[derive(Default)]
+struct PoolState {
+    idle: Vec<Arc<WorkerHandle>>,
+    closed: bool,
+}
+
+impl WorkerPool {
+    fn lock(&self) -> MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stops idle workers; busy ones exit when they finish.
+    pub(crate) fn close(&self) {
+        let mut state = self.lock();
+        state.closed = true;
+        state.idle.iter().for_each(|worker| worker.nudge());
+    }
+
+    fn take_idle(&self) -> Option<Arc<WorkerHandle>> {
+        self.lock().idle.pop()
+    }
+
+    /// Parks a worker that is about to finish its job; false when it should exit.
+    ///
+    /// Done before the result is delivered, so a caller reacting to the result
+    /// already finds the worker idle (a job handed over early simply waits).
+    pub(crate) fn rejoin(&self, worker: &Arc<WorkerHandle>) -> bool {
+        let mut state = self.lock();
+        let stays = !state.closed && state.idle.len() < MAX_IDLE_WORKERS;
+        if stays {
+            state.idle.push(Arc::clone(worker));
+        }
+        stays
+    }
+
+    /// Called by an idle worker that woke without a job.
+    pub(crate) fn leave_if_idle(&self, worker: &Arc<WorkerHandle>, retire: bool) -> Leave {
+        let mut state = self.lock();
+        let Some(position) = state.idle.iter().position(|w| Arc::ptr_eq(w, worker)) else {
+            return Leave::Taken;
+        };
+        if retire || state.closed {
+            state.idle.swap_remove(position);
+            Leave::Left
+        } else {
+            Leave::Stay
+        }
+    }
+}
+
+/// The settings of one bounded call.
+pub(crate) struct Limits {
+    pub(crate) timeout: Duration,
+    pub(crate) suppression: Duration,
+}
+
+/// Runs `entry` on `event` on a worker of `workers`, waiting at most `limits.timeout`.
+pub(crate) async fn run_bounded(
+    entry: &Entry,
+    event: &Event,
+    workers: &Arc<WorkerPool>,
+    limits: &Limits,
+) -> Bounded {
+    let hook = event.name().as_str();
+    let owner = &*entry.owner;
+    let gates = &entry.gates;
+    let seq = {
+        let mut state = gates.lock();
+        let identity = event.call_identity();
+        let gate_busy = state
+            .running
+            .iter()
+            .any(|(_, running)| running.call_identity() == identity);
+        let suppressed = state
+            .suppressed_until
+            .is_some_and(|until| Instant::now() < until);
+        if gate_busy || suppressed {
+            drop(state);
+            tracing::warn!(
+                "Hook '{hook}' callback {owner} skipped after previous timeout or while still running"
+            );
+            return Bounded::Skipped;
+        }
+        if state.abandoned >= MAX_ABANDONED_WORKERS {
+            let abandoned = state.abandoned;
+            drop(state);
+            tracing::warn!(
+                "Hook '{hook}' callback {owner} skipped: {abandoned} abandoned worker(s) still running — the plugin is hung; fix or disable it (retried when a worker finishes)"
+            );
+            return Bounded::Skipped;
+        }
+        let seq = state.next_seq;
+        state.next_seq = state.next_seq.wrapping_add(1);
+        state.running.push((seq, event.clone()));
+        seq
+    };
+    let slot = Arc::new(Slot::new());
+    let runtime = match entry.callback {
+        CallbackFn::Async(_) => tokio::runtime::Handle::try_current().ok(),
+        CallbackFn::Sync(_) => None,
+    };
+    let job = Job {
+        callback: entry.callback.clone(),
+        event: event.clone(),
+        slot: Arc::clone(&slot),
+        gates: Arc::clone(gates),
+        seq,
+        runtime,
+    };
+    match workers.take_idle() {
+        Some(worker) => worker.hand(job),
+        None => {
+            if let Err(error) = worker::spawn(Arc::clone(workers), job) {
+                gates.lock().running.retain(|(running, _)| *running != seq);
+                tracing::warn!(
+                    "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
+                );
+                return Bounded::Skipped;
+            }
+        }
+    }
+    match wait(&slot, gates, limits).await {
+        Some(result) => Bounded::Finished(result),
+        None => {
+            let seconds = limits.timeout.as_secs_f64();
+            tracing::warn!("Hook '{hook}' callback {owner} timed out after {seconds}s — skipping");
+            Bounded::Skipped
+        }
+    }
+}
+
+/// Waits for the worker's result; `None` when the deadline passed first (the
+/// slot is then abandoned and the callback suppressed).
+async fn wait(slot: &Slot, gates: &CallGates, limits: &Limits) -> Option<CallbackResult> {
+    let started = Instant::now();
+    // A quick callback answers within microseconds: catching that here avoids
+    // arming a deadline and a scheduler round trip.
+    if worker::spin_until(CALLER_SPIN.min(limits.timeout), || slot.is_done()) {
+        return Some(slot.take());
+    }
+    let alarm = RetireOnDrop(timer::arm(started + limits.timeout));
+    let alarm = &alarm.0;
+    futures::future::poll_fn(|cx| {
+        slot.waker.register(cx.waker());
+        if slot.is_done() {
+            return Poll::Ready(Some(slot.take()));
+        }
+        alarm.register(cx);
+        if !alarm.fired() {
+            return Poll::Pending;
+        }
+        let mut state = gates.lock();
+        if slot.abandon() {
+            state.abandoned += 1;
+            state.suppressed_until = Some(Instant::now() + limits.suppression);
+            Poll::Ready(None)
+        } else {
+            // The worker finished right at the deadline: its result counts.
+            drop(state);
+            Poll::Ready(Some(slot.take()))
+        }
+    })
+    .await
+}
+
+/// Retires an alarm however the wait ends (finished, timed out, or the caller
+/// dropped the future), so the timer forgets it early.
+struct RetireOnDrop(Arc<timer::Alarm>);
+
+impl Drop for RetireOnDrop {
+    fn drop(&mut self) {
+        self.0.retire();
+    }
+}
