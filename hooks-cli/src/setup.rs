@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
+use hooks_core::callbacks::{CallbackError, Callbacks};
 use hooks_core::{Config, Hooks};
+use hooks_plugin::NativePlugin;
 use hooks_gateway::{GatewayHooks, GatewayOptions};
 use hooks_outbound::{DeliveryReport, Outbound, OutboundOptions};
 use hooks_shell::{Consent, RegisterOptions, ShellHooks};
@@ -56,6 +58,15 @@ impl Mechanisms {
         let mut warnings = Vec::new();
         let mut counts = Vec::new();
         let mut builder = Hooks::builder();
+
+        let (settings, setting_warnings) = home.config.plugin_settings();
+        warnings.extend(setting_warnings.iter().map(ToString::to_string));
+        let callbacks = Callbacks::new(settings);
+        let plugins = hooks_plugin::discover(&home.path, &home.config);
+        warnings.extend(plugins.warnings.iter().map(ToString::to_string));
+        register_plugins(&callbacks, &plugins.plugins);
+        counts.push(format!("{} native plugin(s)", plugins.plugins.len()));
+        builder = builder.with_shared(callbacks);
 
         let consent = Consent::from_environment(accept);
         let registration = ShellHooks::register(&home.config, RegisterOptions::new(consent));
@@ -116,6 +127,21 @@ impl Mechanisms {
         }
         reports.sort_by(|a, b| a.0.delivery_id.cmp(&b.0.delivery_id));
         reports
+    }
+}
+
+/// Registers every hook of every loaded plugin, in load order, as in-process callbacks.
+fn register_plugins(callbacks: &Callbacks, plugins: &[Arc<NativePlugin>]) {
+    for plugin in plugins {
+        for hook in plugin.hooks() {
+            let owner = plugin.name().to_owned();
+            let plugin = plugin.clone();
+            callbacks.register(hook, &owner, move |event| {
+                plugin
+                    .call(event)
+                    .map_err(|error| CallbackError::new("PluginError", error.to_string()))
+            });
+        }
     }
 }
 
