@@ -4,4 +4,14 @@
 //! `hooks.outbound:`. Implements [`hooks_core::Dispatcher`].
 
 pub mod config;
+mod delivery;
+pub mod outbound;
+mod queue;
+pub mod report;
+pub mod request;
 pub mod signing;
+
+pub use config::{OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
+pub use outbound::{EnqueuedDelivery, Outbound, OutboundError, OutboundOptions};
+pub use report::{DeliveryOutcome, DeliveryReport, OutboundStats};
+pub use signing::Secret;
