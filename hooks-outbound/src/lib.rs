@@ -10,6 +10,7 @@ mod queue;
 pub mod report;
 pub mod request;
 pub mod signing;
+pub mod verify;
 
 pub use config::{OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
 pub use outbound::{EnqueuedDelivery, Outbound, OutboundError, OutboundOptions};
