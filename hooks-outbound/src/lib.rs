@@ -7,6 +7,7 @@ pub mod config;
 mod delivery;
 pub mod outbound;
 mod queue;
+pub mod receiver;
 pub mod report;
 pub mod request;
 pub mod signing;
