@@ -76,6 +76,15 @@ pub struct EnqueuedDelivery {
     pub delivery_id: String,
 }
 
+/// One event's deliveries after [`Outbound::emit_and_wait`].
+#[derive(Debug, Clone, Default)]
+pub struct EventDeliveries {
+    /// The reports of the deliveries that finished (or were dropped), in finishing order.
+    pub finished: Vec<DeliveryReport>,
+    /// The deliveries still queued or in flight when the wait ended.
+    pub unfinished: Vec<EnqueuedDelivery>,
+}
+
 /// Outbound webhooks as a [`Dispatcher`] (name `outbound`).
 ///
 /// `dispatch` serialises the event once, builds each matching target's body on
@@ -183,17 +192,20 @@ impl Outbound {
     /// were accepted (dropped ones are not listed; they get a `Dropped` report).
     pub fn enqueue(&self, event: &Event) -> Vec<EnqueuedDelivery> {
         let mut accepted = Vec::new();
-        self.enqueue_with(event, |lane, delivery_id| {
-            accepted.push(EnqueuedDelivery {
-                target: lane.target.label().to_owned(),
-                delivery_id: delivery_id.to_owned(),
-            });
+        self.enqueue_with(event, |lane, delivery_id, was_accepted| {
+            if was_accepted {
+                accepted.push(EnqueuedDelivery {
+                    target: lane.target.label().to_owned(),
+                    delivery_id: delivery_id.to_owned(),
+                });
+            }
         });
         accepted
     }
 
-    /// The agent's path: build, queue, never wait. Calls `on_accepted` per accepted delivery.
-    fn enqueue_with(&self, event: &Event, mut on_accepted: impl FnMut(&Lane, &str)) {
+    /// The agent's path: build, queue, never wait. Calls `on_offered` per
+    /// delivery with whether it was accepted (false: dropped).
+    fn enqueue_with(&self, event: &Event, mut on_offered: impl FnMut(&Lane, &str, bool)) {
         let Some(hook) = event.hook() else {
             return;
         };
@@ -227,9 +239,43 @@ impl Outbound {
                 delivery,
                 enqueued,
             };
-            if lane.offer(job, &self.shared) {
-                on_accepted(lane, &delivery_id);
+            let accepted = lane.offer(job, &self.shared);
+            on_offered(lane, &delivery_id, accepted);
+        }
+    }
+
+    /// Queues `event` and waits, at most `timeout`, for this event's deliveries
+    /// to finish (what `hooks emit` does); other deliveries are not waited for.
+    pub async fn emit_and_wait(&self, event: &Event, timeout: Duration) -> EventDeliveries {
+        // Subscribed first, so the `Dropped` reports made while queueing arrive too.
+        let mut reports = self.subscribe();
+        let mut waiting = Vec::new();
+        self.enqueue_with(event, |lane, delivery_id, _accepted| {
+            waiting.push(EnqueuedDelivery {
+                target: lane.target.label().to_owned(),
+                delivery_id: delivery_id.to_owned(),
+            });
+        });
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut finished = Vec::with_capacity(waiting.len());
+        while !waiting.is_empty() {
+            let report = match tokio::time::timeout_at(deadline, reports.recv()).await {
+                Ok(Ok(report)) => report,
+                // A burst of other events' reports overflowed the channel: keep going.
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                Ok(Err(broadcast::error::RecvError::Closed)) | Err(_) => break,
+            };
+            if let Some(index) = waiting
+                .iter()
+                .position(|delivery| delivery.delivery_id == report.delivery_id)
+            {
+                waiting.swap_remove(index);
+                finished.push(report);
             }
+        }
+        EventDeliveries {
+            finished,
+            unfinished: waiting,
         }
     }
 
@@ -282,7 +328,7 @@ impl Dispatcher for Outbound {
 
     /// Queues the deliveries and returns at once: webhooks observe, never steer.
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
-        self.enqueue_with(event, |_, _| {});
+        self.enqueue_with(event, |_, _, _| {});
         Vec::new()
     }
 

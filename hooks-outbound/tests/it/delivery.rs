@@ -356,3 +356,33 @@ fn building_outside_a_runtime_is_an_error_not_a_panic() {
         Err(hooks_outbound::OutboundError::NoRuntime)
     ));
 }
+
+// What `hooks emit` does: wait for this event's deliveries, bounded.
+#[tokio::test]
+async fn emit_and_wait_reports_this_events_deliveries() {
+    let ok = Sink::status(200).await;
+    let hanging = Sink::start(|_, _| crate::support::Answer::Hang).await;
+    let outbound = Outbound::new(
+        vec![
+            target(&ok.url("/"), &[HookEvent::OnSessionEnd]),
+            target(&hanging.url("/"), &[HookEvent::OnSessionEnd]),
+        ],
+        options(),
+    )
+    .expect("outbound");
+    let started = std::time::Instant::now();
+    let result = outbound
+        .emit_and_wait(&session_end(), Duration::from_millis(500))
+        .await;
+    assert!(started.elapsed() < SOON);
+    assert_eq!(result.finished.len(), 1);
+    assert_eq!(result.finished[0].target, ok.url("/"));
+    assert_eq!(result.finished[0].outcome, DeliveryOutcome::Delivered);
+    assert_eq!(result.unfinished.len(), 1);
+    assert_eq!(result.unfinished[0].target, hanging.url("/"));
+    // An event no target wants returns at once with nothing.
+    let nothing = outbound
+        .emit_and_wait(&tool_event(HookEvent::PreToolCall, "t"), SOON)
+        .await;
+    assert!(nothing.finished.is_empty() && nothing.unfinished.is_empty());
+}
