@@ -15,7 +15,7 @@ use crate::config::{TargetSpec, parse_config};
 use crate::delivery::{RetryPolicy, run_lane};
 use crate::queue::{Job, Lane, Shared, lane_capacity};
 use crate::report::{DeliveryReport, OutboundStats};
-use crate::request::{EventDocument, PreparedDelivery, iso_timestamp};
+use crate::request::{EventDocument, PreparedDelivery, iso_timestamp, new_delivery_id};
 
 /// The default number of queued deliveries, all targets together.
 pub const DEFAULT_QUEUE_CAPACITY: usize = 256;
@@ -218,21 +218,31 @@ impl Outbound {
         if wanted.peek().is_none() {
             return;
         }
-        let document = match EventDocument::new(event, &self.context) {
-            Ok(document) => document,
-            Err(error) => {
-                tracing::warn!(
-                    "outbound webhook payload serialization failed (event={}): {error}",
-                    hook.as_str()
-                );
-                return;
-            }
-        };
         let created = SystemTime::now();
         let enqueued = Instant::now();
-        let timestamp = iso_timestamp(created);
+        // Built on the first lane with room: a flood into full lanes costs no serialisation.
+        let mut built: Option<(EventDocument, String)> = None;
         for lane in wanted {
-            let delivery = PreparedDelivery::new(&document, created, &timestamp);
+            if lane.is_full() {
+                let delivery_id = new_delivery_id();
+                on_offered(lane, &delivery_id, false);
+                lane.drop_unbuilt(hook, delivery_id, &self.shared);
+                continue;
+            }
+            let (document, timestamp) = match &built {
+                Some(built) => built,
+                None => match EventDocument::new(event, &self.context) {
+                    Ok(document) => built.insert((document, iso_timestamp(created))),
+                    Err(error) => {
+                        tracing::warn!(
+                            "outbound webhook payload serialization failed (event={}): {error}",
+                            hook.as_str()
+                        );
+                        return;
+                    }
+                },
+            };
+            let delivery = PreparedDelivery::new(document, created, timestamp);
             let delivery_id = delivery.delivery_id.clone();
             let job = Job {
                 event: hook,

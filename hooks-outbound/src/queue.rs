@@ -69,20 +69,36 @@ impl Lane {
             Err(mpsc::error::TrySendError::Full(job)) => (job, false),
             Err(mpsc::error::TrySendError::Closed(job)) => (job, true),
         };
-        self.warn_dropped(&job, stopped);
+        self.record_drop(job.event, job.delivery.delivery_id, stopped, shared);
+        false
+    }
+
+    /// Whether the lane has no free slot right now (the event would be dropped).
+    pub(crate) fn is_full(&self) -> bool {
+        self.sender.capacity() == 0
+    }
+
+    /// Drops delivery `delivery_id` of `event` without building it (the lane is full).
+    pub(crate) fn drop_unbuilt(&self, event: HookEvent, delivery_id: String, shared: &Shared) {
+        shared.pending.fetch_add(1, Ordering::AcqRel);
+        let stopped = self.sender.is_closed();
+        self.record_drop(event, delivery_id, stopped, shared);
+    }
+
+    fn record_drop(&self, event: HookEvent, delivery_id: String, stopped: bool, shared: &Shared) {
+        self.warn_dropped(event, stopped);
         shared.finish(DeliveryReport {
             target: self.target.label().to_owned(),
-            event: job.event.as_str().to_owned(),
-            delivery_id: job.delivery.delivery_id,
+            event: event.as_str().to_owned(),
+            delivery_id,
             attempts: 0,
             status: None,
             outcome: DeliveryOutcome::Dropped,
             elapsed: Duration::ZERO,
         });
-        false
     }
 
-    fn warn_dropped(&self, job: &Job, stopped: bool) {
+    fn warn_dropped(&self, event: HookEvent, stopped: bool) {
         let Ok(mut log) = self.drop_log.lock() else {
             return;
         };
@@ -102,7 +118,7 @@ impl Lane {
         } else {
             String::new()
         };
-        let (event, label) = (job.event.as_str(), self.target.label());
+        let (event, label) = (event.as_str(), self.target.label());
         if stopped {
             tracing::warn!(
                 "outbound webhook worker for {label} has stopped — dropping {event} event{also}"

@@ -209,11 +209,12 @@ impl State {
                 Err(error) => Verification::Rejected(error),
             },
         };
+        // Authentication first: a bad signature is a 401 whatever the body is.
+        let not_json = || (StatusCode::BAD_REQUEST, "body is not JSON\n".to_owned());
         let (status, text) = match (&verification, &parsed) {
-            (Verification::Rejected(VerifyError::NotJson(_)), _) | (_, None) => {
-                (StatusCode::BAD_REQUEST, "body is not JSON\n".to_owned())
-            }
+            (Verification::Rejected(VerifyError::NotJson(_)), _) => not_json(),
             (Verification::Rejected(error), _) => (StatusCode::UNAUTHORIZED, format!("{error}\n")),
+            (_, None) => not_json(),
             _ => (StatusCode::OK, "ok\n".to_owned()),
         };
         let body = parsed.unwrap_or(Value::Null);

@@ -70,8 +70,7 @@ impl PreparedDelivery {
     /// `timestamp` is `created` in UTC ISO 8601 with microseconds and `Z`
     /// ([`iso_timestamp`]); pass it in so one event's targets share one formatting.
     pub fn new(document: &EventDocument, created: SystemTime, timestamp: &str) -> Self {
-        let mut id_buffer = uuid::Uuid::encode_buffer();
-        let delivery_id = uuid::Uuid::new_v4().simple().encode_lower(&mut id_buffer);
+        let delivery_id = new_delivery_id();
         let json = document.as_bytes();
         let mut body = Vec::with_capacity(json.len() + 80);
         // The document is always a non-empty object (`hook_event_name` comes
@@ -89,7 +88,7 @@ impl PreparedDelivery {
         body.extend_from_slice(timestamp.as_bytes());
         body.extend_from_slice(br#""}"#);
         PreparedDelivery {
-            delivery_id: delivery_id.to_owned(),
+            delivery_id,
             created,
             body: Bytes::from(body),
         }
@@ -123,6 +122,11 @@ impl PreparedDelivery {
         }
         headers
     }
+}
+
+/// A fresh delivery id: a v4 UUID as 32 lowercase hex digits (Python's `uuid4().hex`).
+pub fn new_delivery_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
 }
 
 fn insert(headers: &mut HeaderMap, name: &'static str, value: &str, sensitive: bool) {

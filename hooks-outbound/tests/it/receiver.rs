@@ -145,6 +145,18 @@ async fn non_json_and_non_post_are_refused() {
         .await
         .expect("answer");
     assert_eq!(response.status().as_u16(), 400);
+    // A bad signature is refused as such even when the body is not JSON either.
+    let response = client
+        .post(&signed.url)
+        .header(
+            "x-hermes-signature-256",
+            hooks_outbound::signing::hermes_signature(b"other", b"nope"),
+        )
+        .body("nope")
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(response.status().as_u16(), 401);
 }
 
 #[tokio::test]
