@@ -320,7 +320,13 @@ fn rss_flood(runtime: &Runtime, events: usize) {
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        // OUTBOUND_BENCH_WORKERS sets the runtime's worker threads (2 by default).
+        .worker_threads(
+            std::env::var("OUTBOUND_BENCH_WORKERS")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(2),
+        )
         .enable_all()
         .build()
         .expect("runtime");
