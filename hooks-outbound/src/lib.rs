@@ -1,4 +1,72 @@
 //! # hooks-outbound
 //!
-//! Outbound webhooks: signed JSON POSTs of lifecycle events to the targets in
-//! `hooks.outbound:`. Implements [`hooks_core::Dispatcher`].
+//! Outbound webhooks for Hermes-compatible agents: every matching lifecycle
+//! event is POSTed as signed JSON to the targets in `hooks.outbound:` of
+//! `config.yaml`, without ever stalling the agent. [`Outbound`] implements
+//! [`hooks_core::Dispatcher`]; [`verify`] and [`receiver`] are the other end.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use hooks_core::{Config, Dispatcher, Event, HookEvent};
+//! use hooks_outbound::{Outbound, OutboundOptions};
+//! use serde_json::json;
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let home = hooks_core::home::resolve_home(None);
+//! let config = Config::load(&home)?;
+//! // Lanes are spawned on the current tokio runtime.
+//! let (outbound, warnings) = Outbound::from_config(&config, OutboundOptions::default())?;
+//! for warning in &warnings {
+//!     eprintln!("{warning}");
+//! }
+//! let event = Event::from_json(HookEvent::OnSessionEnd, json!({"session_id": "s1"}));
+//! let accepted = outbound.enqueue(&event); // or `outbound.dispatch(&event).await`
+//! outbound.flush(Duration::from_secs(5)).await; // at shutdown: at most 5 s
+//! for report in outbound.take_reports() {
+//!     println!("{} {} {}", report.target, report.delivery_id, report.outcome.as_str());
+//! }
+//! # let _ = accepted; Ok(()) }
+//! ```
+//!
+//! ## What is sent
+//! The body is [`hooks_core::wire::hook_document`] (`hook_event_name`,
+//! `tool_name`, `tool_input`, `session_id`, `cwd`, `profile`, `extra`) plus
+//! `delivery_id` (32 hex digits) and `timestamp` (UTC ISO 8601 with
+//! microseconds and `Z`), serialised once and sent as signed. Headers:
+//! `Content-Type`, `User-Agent: Hermes-Agent-Outbound-Webhook`,
+//! `X-Hermes-Event`, `X-Hermes-Delivery`, and with a secret
+//! `X-Hermes-Signature-256` and `X-Hub-Signature-256` (`sha256=<hex>`); with
+//! `standard_webhooks: true` also `webhook-id`, `webhook-timestamp`,
+//! `webhook-signature`. See [`request`].
+//!
+//! ## How it is delivered
+//! - `dispatch` builds the bodies on the caller and queues them; it never waits
+//!   for the network and never returns a reply (webhooks observe, never steer).
+//! - Each target has its own lane: a FIFO, one worker task, one request in
+//!   flight. The queue capacity (256 by default) is split evenly between the
+//!   lanes; a full lane drops the *new* event with a warning and a `Dropped`
+//!   report, and a dead target only fills its own lane.
+//! - 2xx is delivered; 3xx is never followed (logged with its `Location`); 4xx
+//!   is not retried; connection errors, timeouts and 5xx are retried once after
+//!   1 s. The timeout (1–60 s, default 10) bounds each whole attempt.
+//! - One shared HTTP client keeps connections alive. Proxies from the
+//!   environment (`HTTPS_PROXY`, ...) are honoured, as the reference does.
+//! - `HERMES_SAFE_MODE=1` registers no target.
+//! - Secrets and signatures never appear in logs, `Debug` output or reports.
+//!
+//! hooks-outbound depends on hooks-core only, and on no sibling mechanism.
+
+pub mod config;
+mod delivery;
+pub mod outbound;
+mod queue;
+pub mod receiver;
+pub mod report;
+pub mod request;
+pub mod signing;
+pub mod verify;
+
+pub use config::{OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
+pub use outbound::{EnqueuedDelivery, EventDeliveries, Outbound, OutboundError, OutboundOptions};
+pub use report::{DeliveryOutcome, DeliveryReport, OutboundStats};
+pub use signing::Secret;

@@ -1,0 +1,357 @@
+//! Outbound webhook benchmarks: the cost of `dispatch` on the agent's path
+//! (live, dead and hanging endpoints), deliveries per second to a local sink,
+//! and RSS while flooding a dead endpoint. `cargo bench -p hooks-outbound`.
+//!
+//! Criterion measures the CPU pieces (mean with confidence interval); the
+//! per-call percentiles, throughput and RSS are measured by hand below, because
+//! they need a live runtime and a sink, and printed as a table.
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant, SystemTime};
+
+use criterion::{Criterion, black_box};
+use hooks_core::wire::WireContext;
+use hooks_core::{Dispatcher, Event, HookEvent};
+use hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
+use hooks_outbound::{Outbound, OutboundOptions, Secret, TargetSpec};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::json;
+use tokio::net::TcpListener;
+use tokio::runtime::Runtime;
+
+/// A `post_tool_call` shaped like a real one: ~1 KB of JSON.
+fn event() -> Event {
+    Event::from_json(
+        HookEvent::PostToolCall,
+        json!({"tool_name": "terminal", "args": {"command": "ls -la /work/project/src", "timeout": 60},
+               "result": "x".repeat(700), "session_id": "sess_abc123", "task_id": "task_1",
+               "tool_call_id": "call_0123456789", "duration_ms": 42}),
+    )
+}
+
+fn context() -> WireContext {
+    WireContext {
+        cwd: "/home/user/project".into(),
+        profile: "default".into(),
+    }
+}
+
+fn options(queue_capacity: usize) -> OutboundOptions {
+    OutboundOptions {
+        queue_capacity,
+        safe_mode: false,
+        context: context(),
+        ..OutboundOptions::default()
+    }
+}
+
+fn signed(url: &str) -> TargetSpec {
+    let mut target = TargetSpec::new(url, [HookEvent::PostToolCall]);
+    target.secret = Some(Secret::new("bench-secret-0123456789"));
+    target
+}
+
+/// Polls `dispatch` once: it never waits, so one poll completes it.
+fn dispatch_now(outbound: &Outbound, event: &Event) {
+    let mut context = Context::from_waker(Waker::noop());
+    let future = pin!(outbound.dispatch(event));
+    match future.poll(&mut context) {
+        Poll::Ready(replies) => drop(black_box(replies)),
+        Poll::Pending => panic!("dispatch waited"),
+    }
+}
+
+/// A hyper sink on 127.0.0.1 answering 200 (or never), counting requests.
+async fn sink(hang: bool) -> (String, Arc<AtomicU64>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    let count = Arc::new(AtomicU64::new(0));
+    let counter = count.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                let service =
+                    hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+                        let counter = counter.clone();
+                        async move {
+                            let _ = request.into_body().collect().await;
+                            counter.fetch_add(1, Ordering::Relaxed);
+                            if hang {
+                                std::future::pending::<()>().await;
+                            }
+                            Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(b"ok"))))
+                        }
+                    });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (url, count)
+}
+
+async fn dead_url() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    format!("http://{}/hook", listener.local_addr().expect("addr"))
+}
+
+fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
+    let event = event();
+    let context = context();
+    let document = EventDocument::new(&event, &context).expect("document");
+    let target = signed("http://127.0.0.1:9/hook");
+    criterion.bench_function("serialize document (once per event)", |b| {
+        b.iter(|| EventDocument::new(black_box(&event), &context))
+    });
+    criterion.bench_function("delivery id (uuid v4)", |b| {
+        b.iter(hooks_outbound::request::new_delivery_id)
+    });
+    criterion.bench_function("build body (per target: id, timestamp, splice)", |b| {
+        b.iter(|| {
+            let now = SystemTime::now();
+            PreparedDelivery::new(black_box(&document), now, &iso_timestamp(now))
+        })
+    });
+    let now = SystemTime::now();
+    let delivery = PreparedDelivery::new(&document, now, &iso_timestamp(now));
+    criterion.bench_function("sign + headers (lane worker)", |b| {
+        b.iter(|| delivery.headers("post_tool_call", black_box(&target)))
+    });
+    let headers: Vec<(String, String)> = delivery
+        .headers("post_tool_call", &target)
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_owned()))
+        .collect();
+    criterion.bench_function("verify (receiver)", |b| {
+        b.iter(|| {
+            hooks_outbound::verify::verify(
+                b"bench-secret-0123456789",
+                &headers,
+                &delivery.body,
+                now,
+                Duration::from_secs(300),
+            )
+        })
+    });
+    // The drop path: a hanging endpoint's lane is full, every emit is dropped.
+    let (url, _) = runtime.block_on(sink(true));
+    let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
+        .expect("outbound");
+    for _ in 0..300 {
+        dispatch_now(&outbound, &event);
+    }
+    criterion.bench_function("dispatch, queue full (drop path)", |b| {
+        b.iter(|| dispatch_now(&outbound, &event))
+    });
+    let unhooked = Event::from_json(HookEvent::PreLlmCall, json!({}));
+    criterion.bench_function("dispatch, event nobody wants", |b| {
+        b.iter(|| dispatch_now(&outbound, &unhooked))
+    });
+}
+
+struct Percentiles {
+    p50: Duration,
+    p99: Duration,
+    max: Duration,
+}
+
+fn percentiles(samples: &mut [Duration]) -> Percentiles {
+    samples.sort();
+    let at = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize];
+    Percentiles {
+        p50: at(0.5),
+        p99: at(0.99),
+        max: samples[samples.len() - 1],
+    }
+}
+
+fn row(label: &str, samples: &mut [Duration]) {
+    let p = percentiles(samples);
+    println!(
+        "| {label} | {} | {:.2} | {:.2} | {:.1} |",
+        samples.len(),
+        p.p50.as_secs_f64() * 1e6,
+        p.p99.as_secs_f64() * 1e6,
+        p.max.as_secs_f64() * 1e6
+    );
+}
+
+fn time_emit(outbound: &Outbound, event: &Event) -> Duration {
+    let started = Instant::now();
+    dispatch_now(outbound, event);
+    started.elapsed()
+}
+
+fn emit_latency(runtime: &Runtime, scale: usize) {
+    let event = event();
+    println!(
+        "\n| endpoint / phase | samples | p50 µs | p99 µs | max µs |\n|---|---:|---:|---:|---:|"
+    );
+    // Live: bursts of 200, then wait for the deliveries, like the reference's figure.
+    let (url, _) = runtime.block_on(sink(false));
+    let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
+        .expect("outbound");
+    let mut samples = Vec::new();
+    for _ in 0..(50 * scale / 10).max(1) {
+        for _ in 0..200 {
+            samples.push(time_emit(&outbound, &event));
+        }
+        runtime.block_on(outbound.wait_idle(Duration::from_secs(10)));
+    }
+    row("live sink, bursts of 200", &mut samples);
+    assert_eq!(outbound.stats().dropped, 0);
+    for (label, url) in [
+        ("dead (connection refused)", runtime.block_on(dead_url())),
+        (
+            "hanging (accepts, never answers)",
+            runtime.block_on(sink(true)).0,
+        ),
+    ] {
+        let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
+            .expect("outbound");
+        let mut samples: Vec<Duration> = (0..300 * scale)
+            .map(|_| time_emit(&outbound, &event))
+            .collect();
+        let split = 250.min(samples.len());
+        let (filling, full) = samples.split_at_mut(split);
+        row(&format!("{label}, first 250 (queue filling)"), filling);
+        row(&format!("{label}, after queue full (drop path)"), full);
+        row(&format!("{label}, all"), &mut samples);
+    }
+}
+
+fn throughput(runtime: &Runtime, events: u64) {
+    println!(
+        "\n| targets (lanes) | deliveries | seconds | deliveries/s | dropped | not delivered |\n|---:|---:|---:|---:|---:|---|"
+    );
+    let event = event();
+    for lanes in [1usize, 4] {
+        let (url, received) = runtime.block_on(sink(false));
+        let targets = (0..lanes)
+            .map(|i| signed(&format!("{url}?lane={i}")))
+            .collect();
+        let outbound = Outbound::with_runtime(runtime.handle(), targets, options(256 * lanes))
+            .expect("outbound");
+        let total = events * lanes as u64;
+        let started = Instant::now();
+        let mut sent = 0;
+        while sent < events {
+            // Keep each lane under its bound so nothing is dropped.
+            if outbound.stats().pending < 150 * lanes as u64 {
+                dispatch_now(&outbound, &event);
+                sent += 1;
+            } else {
+                // Sleep rather than spin: the producer must not steal a core from the lanes.
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+        runtime.block_on(outbound.wait_idle(Duration::from_secs(60)));
+        let seconds = started.elapsed().as_secs_f64();
+        let stats = outbound.stats();
+        let failure = outbound
+            .take_reports()
+            .into_iter()
+            .find(|report| report.outcome != hooks_outbound::DeliveryOutcome::Delivered)
+            .map(|report| format!("{:?}", report.outcome))
+            .unwrap_or_default();
+        println!(
+            "| {lanes} | {total} | {seconds:.2} | {:.0} | {} | {} {failure} |",
+            received.load(Ordering::Relaxed) as f64 / seconds,
+            stats.dropped,
+            stats.failed
+        );
+    }
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+fn rss_flood(runtime: &Runtime, events: usize) {
+    println!(
+        "\n| endpoint | events | seconds | RSS start KiB | RSS peak KiB | RSS end KiB | growth KiB | dropped |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    let event = event();
+    for (label, url) in [
+        ("dead", runtime.block_on(dead_url())),
+        ("hanging", runtime.block_on(sink(true)).0),
+    ] {
+        let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
+            .expect("outbound");
+        for _ in 0..1000 {
+            dispatch_now(&outbound, &event);
+        }
+        let start = rss_kib();
+        let mut peak = start;
+        let started = Instant::now();
+        for index in 0..events {
+            dispatch_now(&outbound, &event);
+            if index % 10_000 == 0 {
+                peak = peak.max(rss_kib());
+            }
+        }
+        let end = rss_kib();
+        println!(
+            "| {label} | {events} | {:.2} | {start} | {} | {end} | {} | {} |",
+            started.elapsed().as_secs_f64(),
+            peak.max(end),
+            end as i64 - start as i64,
+            outbound.stats().dropped
+        );
+        let _ = outbound.take_reports();
+    }
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        // OUTBOUND_BENCH_WORKERS sets the runtime's worker threads (2 by default).
+        .worker_threads(
+            std::env::var("OUTBOUND_BENCH_WORKERS")
+                .ok()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(2),
+        )
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let benching = std::env::args().any(|arg| arg == "--bench");
+    let mut criterion = Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    // OUTBOUND_BENCH=cpu,latency,throughput,rss picks sections (all by default).
+    let sections =
+        std::env::var("OUTBOUND_BENCH").unwrap_or_else(|_| "cpu,latency,throughput,rss".into());
+    let wanted = |name: &str| sections.split(',').any(|section| section.trim() == name);
+    if wanted("cpu") {
+        cpu_pieces(&mut criterion, &runtime);
+        criterion.final_summary();
+    }
+    // Under `cargo test --benches` run a small smoke version only.
+    let scale = if benching { 10 } else { 1 };
+    if wanted("latency") {
+        emit_latency(&runtime, scale);
+    }
+    if wanted("throughput") {
+        throughput(&runtime, if benching { 20_000 } else { 500 });
+    }
+    if wanted("rss") {
+        rss_flood(&runtime, if benching { 100_000 } else { 1_000 });
+    }
+}

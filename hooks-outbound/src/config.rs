@@ -1,0 +1,389 @@
+//! `hooks.outbound:` in `config.yaml`: validation of webhook targets.
+//!
+//! A broken entry is skipped (or a bad field defaulted) with a [`ConfigWarning`]
+//! naming `hooks.outbound[<i>]` and the key; the rest keeps working. Secrets are
+//! resolved here, at parse time, from the environment (`secret_env` wins over an
+//! inline `secret`).
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use hooks_core::catalog::{self, HookEvent, VALID_HOOKS};
+use hooks_core::config::json_type;
+use hooks_core::matcher::ToolMatcher;
+use hooks_core::{Config, ConfigWarning};
+use serde_json::{Map, Value};
+
+use crate::signing::Secret;
+
+/// The config key holding the target list.
+pub const OUTBOUND_KEY: &str = "hooks.outbound";
+
+/// The per-attempt timeout when none is configured, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 10;
+
+/// The smallest and largest per-attempt timeouts, in seconds (values are clamped).
+pub const TIMEOUT_RANGE_SECS: (u64, u64) = (1, 60);
+
+/// One validated webhook target.
+#[derive(Debug, Clone)]
+pub struct TargetSpec {
+    /// The optional label from `name:`.
+    pub name: Option<String>,
+    /// The endpoint, `http://` or `https://`.
+    pub url: String,
+    /// The catalog events it receives, in config order, without duplicates.
+    pub events: Vec<HookEvent>,
+    /// The tool-name filter, applied to tool-scoped events only (`Any` otherwise).
+    pub matcher: ToolMatcher,
+    /// The time limit of one attempt.
+    pub timeout: Duration,
+    /// The HMAC secret; `None` sends unsigned deliveries.
+    pub secret: Option<Secret>,
+    /// Whether Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+    /// `webhook-signature`) are added to signed deliveries.
+    pub standard_webhooks: bool,
+}
+
+impl TargetSpec {
+    /// A target for `url` and `events` with the defaults: no name, no matcher,
+    /// 10 s timeout, unsigned, no Standard Webhooks headers.
+    pub fn new(url: impl Into<String>, events: impl IntoIterator<Item = HookEvent>) -> Self {
+        TargetSpec {
+            name: None,
+            url: url.into(),
+            events: events.into_iter().collect(),
+            matcher: ToolMatcher::Any,
+            timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+            secret: None,
+            standard_webhooks: false,
+        }
+    }
+
+    /// The label used in logs and reports: the name, else the url.
+    pub fn label(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.url)
+    }
+
+    /// Whether deliveries carry a signature.
+    pub fn is_signed(&self) -> bool {
+        self.secret.is_some()
+    }
+
+    /// Whether this target wants `event` fired with `tool_name`: the event is
+    /// listed, and for tool-scoped events the matcher accepts the tool.
+    pub fn wants(&self, event: HookEvent, tool_name: Option<&str>) -> bool {
+        self.events.contains(&event)
+            && (!event.meta().tool_matcher || self.matcher.matches(tool_name))
+    }
+}
+
+/// The validated `hooks.outbound:` section.
+#[derive(Debug, Clone, Default)]
+pub struct OutboundConfig {
+    /// The usable targets, in config order.
+    pub targets: Vec<TargetSpec>,
+    /// What was skipped or defaulted, and why.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// Validates `hooks.outbound` of `config`, resolving `secret_env` from the process environment.
+pub fn parse_config(config: &Config) -> OutboundConfig {
+    parse_config_with_env(config, &|name| std::env::var(name).ok())
+}
+
+/// Validates `hooks.outbound` of `config`, resolving `secret_env` names with `lookup_env`.
+///
+/// Hosts that keep a per-profile environment (or tests) pass their own lookup.
+pub fn parse_config_with_env(
+    config: &Config,
+    lookup_env: &dyn Fn(&str) -> Option<String>,
+) -> OutboundConfig {
+    let mut parsed = OutboundConfig::default();
+    let entries = match config.get(OUTBOUND_KEY) {
+        None | Some(Value::Null) => return parsed,
+        Some(Value::Array(entries)) => entries,
+        Some(other) => {
+            parsed.warnings.push(config.warning(
+                OUTBOUND_KEY,
+                format!(
+                    "{OUTBOUND_KEY} must be a list of webhook targets; got {}",
+                    json_type(other)
+                ),
+            ));
+            return parsed;
+        }
+    };
+    let mut wired: HashSet<(String, HookEvent)> = HashSet::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let mut entry_parser = EntryParser {
+            config,
+            key: format!("{OUTBOUND_KEY}[{index}]"),
+            warnings: &mut parsed.warnings,
+        };
+        let Some(mut target) = entry_parser.parse(entry, lookup_env) else {
+            continue;
+        };
+        // One delivery per url per event, like the reference's registration key
+        // (home, event, url); said out loud instead of silently.
+        let key = entry_parser.key.clone();
+        target.events.retain(|event| {
+            let fresh = wired.insert((target.url.clone(), *event));
+            if !fresh {
+                parsed.warnings.push(config.warning(
+                    &key,
+                    format!(
+                        "{key}: '{}' already receives {} from an earlier entry — not wired twice",
+                        target.url,
+                        event.as_str()
+                    ),
+                ));
+            }
+            fresh
+        });
+        if !target.events.is_empty() {
+            parsed.targets.push(target);
+        }
+    }
+    parsed
+}
+
+struct EntryParser<'a> {
+    config: &'a Config,
+    key: String,
+    warnings: &'a mut Vec<ConfigWarning>,
+}
+
+impl EntryParser<'_> {
+    fn warn(&mut self, field: Option<&str>, message: String) {
+        let key = match field {
+            Some(field) => format!("{}.{field}", self.key),
+            None => self.key.clone(),
+        };
+        self.warnings.push(self.config.warning(key, message));
+    }
+
+    fn parse(
+        &mut self,
+        entry: &Value,
+        lookup_env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<TargetSpec> {
+        let key = self.key.clone();
+        let Value::Object(entry) = entry else {
+            self.warn(
+                None,
+                format!(
+                    "{key} must be a mapping with 'url' and 'events' keys; got {}",
+                    json_type(entry)
+                ),
+            );
+            return None;
+        };
+        let url = self.url(entry)?;
+        let events = self.events(entry)?;
+        let mut target = TargetSpec::new(url, events);
+        target.name = non_empty_string(entry.get("name")).map(str::to_owned);
+        target.matcher = self.matcher(entry, &target.events);
+        target.timeout = self.timeout(entry);
+        target.secret = self.secret(entry, lookup_env);
+        target.standard_webhooks = self.standard_webhooks(entry);
+        Some(target)
+    }
+
+    fn url(&mut self, entry: &Map<String, Value>) -> Option<String> {
+        let key = self.key.clone();
+        let Some(url) = non_empty_string(entry.get("url")) else {
+            self.warn(Some("url"), format!("{key} is missing a non-empty 'url'"));
+            return None;
+        };
+        let lower = url.to_ascii_lowercase();
+        if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+            self.warn(
+                Some("url"),
+                format!("{key}.url must be http(s); got '{url}' — skipped"),
+            );
+            return None;
+        }
+        if let Err(error) = reqwest::Url::parse(url) {
+            self.warn(
+                Some("url"),
+                format!("{key}.url is not a valid URL ('{url}': {error}) — skipped"),
+            );
+            return None;
+        }
+        if lower.starts_with("http://") {
+            self.warn(
+                Some("url"),
+                format!(
+                    "{key}.url uses plain http:// — payloads (including tool inputs) travel unencrypted. Prefer https."
+                ),
+            );
+        }
+        Some(url.to_owned())
+    }
+
+    fn events(&mut self, entry: &Map<String, Value>) -> Option<Vec<HookEvent>> {
+        let key = self.key.clone();
+        let valid = VALID_HOOKS.join(", ");
+        let names = match entry.get("events") {
+            Some(Value::Array(names)) if !names.is_empty() => names,
+            _ => {
+                self.warn(
+                    Some("events"),
+                    format!("{key} needs a non-empty 'events' list (valid: {valid})"),
+                );
+                return None;
+            }
+        };
+        let mut events = Vec::with_capacity(names.len());
+        for name in names {
+            let text = match name {
+                Value::String(text) => text.trim().to_owned(),
+                other => other.to_string(),
+            };
+            match text.parse::<HookEvent>() {
+                Ok(event) if !events.contains(&event) => events.push(event),
+                Ok(_) => {}
+                Err(_) => {
+                    let hint = catalog::suggest(&text)
+                        .map(|close| format!("did you mean '{close}'? "))
+                        .unwrap_or_default();
+                    self.warn(
+                        Some("events"),
+                        format!("{key}: unknown event '{text}' ignored ({hint}valid: {valid})"),
+                    );
+                }
+            }
+        }
+        if events.is_empty() {
+            self.warn(
+                Some("events"),
+                format!("{key} has no valid events — skipped"),
+            );
+            return None;
+        }
+        Some(events)
+    }
+
+    fn matcher(&mut self, entry: &Map<String, Value>, events: &[HookEvent]) -> ToolMatcher {
+        let key = self.key.clone();
+        let pattern = match entry.get("matcher") {
+            None | Some(Value::Null) => return ToolMatcher::Any,
+            Some(Value::String(pattern)) => pattern,
+            Some(_) => {
+                self.warn(
+                    Some("matcher"),
+                    format!("{key}.matcher must be a string regex; ignoring"),
+                );
+                return ToolMatcher::Any;
+            }
+        };
+        if pattern.trim().is_empty() {
+            return ToolMatcher::Any;
+        }
+        if !events.iter().any(|event| event.meta().tool_matcher) {
+            self.warn(
+                Some("matcher"),
+                format!(
+                    "{key}.matcher='{pattern}' will be ignored — matcher is only honored for pre_tool_call / post_tool_call."
+                ),
+            );
+            return ToolMatcher::Any;
+        }
+        let built = ToolMatcher::build(Some(pattern));
+        if let Some(warning) = built.warning {
+            self.warn(
+                Some("matcher"),
+                format!("{key}: outbound webhook {warning}"),
+            );
+        }
+        built.matcher
+    }
+
+    fn timeout(&mut self, entry: &Map<String, Value>) -> Duration {
+        let key = self.key.clone();
+        let (low, high) = TIMEOUT_RANGE_SECS;
+        let seconds = match entry.get("timeout") {
+            None | Some(Value::Null) => DEFAULT_TIMEOUT_SECS,
+            Some(Value::Number(number)) if number.is_i64() || number.is_u64() => {
+                // Clamping is silent, as in the reference.
+                number
+                    .as_i64()
+                    .map_or(high, |n| n.clamp(low as i64, high as i64) as u64)
+            }
+            Some(other) => {
+                self.warn(
+                    Some("timeout"),
+                    format!(
+                        "{key}.timeout must be an int (got {other}); using default {DEFAULT_TIMEOUT_SECS}s"
+                    ),
+                );
+                DEFAULT_TIMEOUT_SECS
+            }
+        };
+        Duration::from_secs(seconds)
+    }
+
+    fn secret(
+        &mut self,
+        entry: &Map<String, Value>,
+        lookup_env: &dyn Fn(&str) -> Option<String>,
+    ) -> Option<Secret> {
+        let key = self.key.clone();
+        let secret = if let Some(name) = non_empty_string(entry.get("secret_env")) {
+            match lookup_env(name).filter(|value| !value.is_empty()) {
+                Some(value) => Some(Secret::new(&value)),
+                None => {
+                    self.warn(
+                        Some("secret_env"),
+                        format!(
+                            "{key}.secret_env='{name}' is not set in the environment — deliveries will be UNSIGNED"
+                        ),
+                    );
+                    None
+                }
+            }
+        } else {
+            non_empty_string(entry.get("secret")).map(Secret::new)
+        };
+        if secret
+            .as_ref()
+            .is_some_and(Secret::has_malformed_whsec_prefix)
+        {
+            self.warn(
+                Some("secret"),
+                format!(
+                    "{key}: the secret starts with 'whsec_' but the rest is not base64; Standard Webhooks signatures use the raw text"
+                ),
+            );
+        }
+        secret
+    }
+
+    fn standard_webhooks(&mut self, entry: &Map<String, Value>) -> bool {
+        let key = self.key.clone();
+        match entry.get("standard_webhooks") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(flag)) => *flag,
+            Some(other) => {
+                self.warn(
+                    Some("standard_webhooks"),
+                    format!(
+                        "{key}.standard_webhooks must be true or false (got {other}); using false"
+                    ),
+                );
+                false
+            }
+        }
+    }
+}
+
+fn non_empty_string(value: Option<&Value>) -> Option<&str> {
+    value
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|text| !text.is_empty())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,188 @@
+//! One lane's worker: POSTs its target's deliveries one at a time, with the
+//! reference's retry rules.
+//!
+//! 2xx is success; 3xx is never followed (logged with its `Location`); 4xx is
+//! not retried; connection errors, timeouts and 5xx are retried after
+//! `retry_delay × attempt`, up to `max_attempts`. Response bodies are read (up
+//! to a cap, so keep-alive connections can be reused) and ignored. Nothing here
+//! logs a secret or a signature.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use reqwest::header::LOCATION;
+use tokio::sync::mpsc;
+
+use crate::config::TargetSpec;
+use crate::queue::{Job, Shared};
+use crate::report::{DeliveryOutcome, DeliveryReport};
+
+/// How much of a response body is read before the connection is given up.
+const RESPONSE_DRAIN_LIMIT: usize = 64 * 1024;
+
+/// Retry settings shared by every lane.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RetryPolicy {
+    pub(crate) max_attempts: u32,
+    pub(crate) retry_delay: Duration,
+}
+
+/// Runs one lane until its sender is gone and its queue is empty.
+pub(crate) async fn run_lane(
+    client: reqwest::Client,
+    target: Arc<TargetSpec>,
+    mut jobs: mpsc::Receiver<Job>,
+    shared: Arc<Shared>,
+    policy: RetryPolicy,
+) {
+    // Parsed once here; config validation already checked it.
+    let url = reqwest::Url::parse(&target.url);
+    while let Some(job) = jobs.recv().await {
+        let report = match &url {
+            Ok(url) => deliver(&client, url, &target, &job, &shared, policy).await,
+            Err(error) => finished(
+                &target,
+                &job,
+                0,
+                None,
+                DeliveryOutcome::Failed {
+                    error: format!("invalid url: {error}"),
+                },
+            ),
+        };
+        shared.finish(report);
+    }
+}
+
+async fn deliver(
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    target: &TargetSpec,
+    job: &Job,
+    shared: &Shared,
+    policy: RetryPolicy,
+) -> DeliveryReport {
+    let event = job.event.as_str();
+    let label = target.label();
+    let headers = job.delivery.headers(event, target);
+    let max_attempts = policy.max_attempts.max(1);
+    let mut last_status = None;
+    let mut last_error = String::new();
+    for attempt in 1..=max_attempts {
+        if attempt > 1 {
+            shared.retries.fetch_add(1, Ordering::Relaxed);
+        }
+        let sent = client
+            .post(url.clone())
+            .timeout(target.timeout)
+            .headers(headers.clone())
+            .body(job.delivery.body.clone())
+            .send()
+            .await;
+        match sent {
+            Ok(response) => {
+                let status = response.status();
+                last_status = Some(status.as_u16());
+                let location = response
+                    .headers()
+                    .get(LOCATION)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned);
+                drain(response).await;
+                let code = status.as_u16();
+                if status.is_success() {
+                    tracing::debug!("outbound webhook delivered: {event} -> {label} (HTTP {code})");
+                    return finished(
+                        target,
+                        job,
+                        attempt,
+                        last_status,
+                        DeliveryOutcome::Delivered,
+                    );
+                }
+                if status.is_redirection() {
+                    tracing::warn!(
+                        "outbound webhook target redirected (event={event} target={label}): HTTP {code} -> {} — redirects are not followed; update the configured url",
+                        location.as_deref().unwrap_or("?")
+                    );
+                    let outcome = DeliveryOutcome::Redirected { location };
+                    return finished(target, job, attempt, last_status, outcome);
+                }
+                if status.is_client_error() {
+                    tracing::warn!(
+                        "outbound webhook rejected (event={event} target={label}): HTTP {code} — not retrying"
+                    );
+                    return finished(target, job, attempt, last_status, DeliveryOutcome::Rejected);
+                }
+                last_error = format!("HTTP {code}");
+            }
+            Err(error) => last_error = describe(&error, target.timeout),
+        }
+        if attempt < max_attempts {
+            tracing::debug!(
+                "outbound webhook attempt {attempt} failed (event={event} target={label}): {last_error} — retrying"
+            );
+            tokio::time::sleep(policy.retry_delay * attempt).await;
+        }
+    }
+    tracing::warn!(
+        "outbound webhook delivery failed after {max_attempts} attempt(s) (event={event} target={label}): {last_error}"
+    );
+    let outcome = DeliveryOutcome::Failed { error: last_error };
+    finished(target, job, max_attempts, last_status, outcome)
+}
+
+fn finished(
+    target: &TargetSpec,
+    job: &Job,
+    attempts: u32,
+    status: Option<u16>,
+    outcome: DeliveryOutcome,
+) -> DeliveryReport {
+    DeliveryReport {
+        target: target.label().to_owned(),
+        event: job.event.as_str().to_owned(),
+        delivery_id: job.delivery.delivery_id.clone(),
+        attempts,
+        status,
+        outcome,
+        elapsed: job.enqueued.elapsed(),
+    }
+}
+
+/// Reads and discards the body (bounded), so the connection can go back to the pool.
+async fn drain(mut response: reqwest::Response) {
+    let mut read = 0;
+    while let Ok(Some(chunk)) = response.chunk().await {
+        read += chunk.len();
+        if read > RESPONSE_DRAIN_LIMIT {
+            break;
+        }
+    }
+}
+
+/// A one-line description of a transport error, without the url (it is in the label).
+fn describe(error: &reqwest::Error, timeout: Duration) -> String {
+    if error.is_timeout() {
+        return format!("timed out after {}s", timeout.as_secs_f64());
+    }
+    let mut parts = Vec::new();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !parts.iter().any(|part: &String| part.contains(&text)) {
+            parts.push(text);
+        }
+        source = cause.source();
+    }
+    if parts.is_empty() {
+        parts.push(error.to_string());
+    }
+    let kind = if error.is_connect() {
+        "connection failed"
+    } else {
+        "request failed"
+    };
+    format!("{kind}: {}", parts.join(": "))
+}

@@ -1,0 +1,354 @@
+//! [`Outbound`]: the dispatcher that turns events into queued webhook deliveries.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use async_trait::async_trait;
+use hooks_core::catalog::EVENT_COUNT;
+use hooks_core::wire::WireContext;
+use hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, Reply};
+use tokio::runtime::Handle;
+use tokio::sync::broadcast;
+
+use crate::config::{TargetSpec, parse_config};
+use crate::delivery::{RetryPolicy, run_lane};
+use crate::queue::{Job, Lane, Shared, lane_capacity};
+use crate::report::{DeliveryReport, OutboundStats};
+use crate::request::{EventDocument, PreparedDelivery, iso_timestamp, new_delivery_id};
+
+/// The default number of queued deliveries, all targets together.
+pub const DEFAULT_QUEUE_CAPACITY: usize = 256;
+/// The default number of attempts per delivery (one retry).
+pub const DEFAULT_MAX_ATTEMPTS: u32 = 2;
+/// The default wait before a retry (multiplied by the attempt number).
+pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_secs(1);
+/// How long a host should let [`Dispatcher::flush`] wait at shutdown.
+pub const SHUTDOWN_FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Settings of an [`Outbound`] beyond the targets.
+#[derive(Debug, Clone)]
+pub struct OutboundOptions {
+    /// Queued deliveries allowed in all, split evenly between the targets' lanes.
+    pub queue_capacity: usize,
+    /// Attempts per delivery (at least 1).
+    pub max_attempts: u32,
+    /// The wait before retry `n` is `retry_delay × n`.
+    pub retry_delay: Duration,
+    /// The `cwd` and `profile` put in every body.
+    pub context: WireContext,
+    /// When true, no target is registered (`HERMES_SAFE_MODE`).
+    pub safe_mode: bool,
+    /// How many recent reports [`Outbound::take_reports`] keeps (oldest dropped first).
+    pub report_capacity: usize,
+}
+
+impl Default for OutboundOptions {
+    fn default() -> Self {
+        OutboundOptions {
+            queue_capacity: DEFAULT_QUEUE_CAPACITY,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
+            retry_delay: DEFAULT_RETRY_DELAY,
+            context: WireContext::current(),
+            safe_mode: hooks_core::home::safe_mode(),
+            report_capacity: 1024,
+        }
+    }
+}
+
+/// Why an [`Outbound`] could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum OutboundError {
+    /// Built outside a tokio runtime, so the lanes had nowhere to run.
+    #[error("outbound webhooks need a tokio runtime: build them inside one or pass a handle")]
+    NoRuntime,
+    /// The HTTP client could not be built (TLS setup).
+    #[error("outbound webhooks: cannot build the HTTP client: {0}")]
+    Client(String),
+}
+
+/// A delivery accepted into a queue by [`Outbound::enqueue`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnqueuedDelivery {
+    /// The target's label.
+    pub target: String,
+    /// The delivery id, to find its [`DeliveryReport`] later.
+    pub delivery_id: String,
+}
+
+/// One event's deliveries after [`Outbound::emit_and_wait`].
+#[derive(Debug, Clone, Default)]
+pub struct EventDeliveries {
+    /// The reports of the deliveries that finished (or were dropped), in finishing order.
+    pub finished: Vec<DeliveryReport>,
+    /// The deliveries still queued or in flight when the wait ended.
+    pub unfinished: Vec<EnqueuedDelivery>,
+}
+
+/// Outbound webhooks as a [`Dispatcher`] (name `outbound`).
+///
+/// `dispatch` serialises the event once, builds each matching target's body on
+/// the caller and queues it without waiting; it never returns a reply. Each
+/// target has its own lane (one worker task, one request in flight, FIFO) on
+/// the tokio runtime current at construction, and one shared keep-alive HTTP
+/// client. Call [`Dispatcher::flush`] (at most [`SHUTDOWN_FLUSH_TIMEOUT`]) before
+/// the runtime shuts down so queued deliveries go out.
+pub struct Outbound {
+    lanes: Vec<Lane>,
+    /// Lane indexes per catalog event index.
+    by_event: Vec<Vec<usize>>,
+    shared: Arc<Shared>,
+    context: WireContext,
+}
+
+impl Outbound {
+    /// Targets from `config`'s `hooks.outbound` (none in safe mode), with lanes
+    /// on the current tokio runtime. The warnings are for the caller to show.
+    pub fn from_config(
+        config: &Config,
+        options: OutboundOptions,
+    ) -> Result<(Outbound, Vec<ConfigWarning>), OutboundError> {
+        if options.safe_mode {
+            tracing::info!("HERMES_SAFE_MODE is on — no outbound webhook registered");
+            return Ok((Outbound::new(Vec::new(), options)?, Vec::new()));
+        }
+        let parsed = parse_config(config);
+        Ok((Outbound::new(parsed.targets, options)?, parsed.warnings))
+    }
+
+    /// An outbound dispatcher for `targets`, with lanes on the current tokio runtime.
+    pub fn new(
+        targets: Vec<TargetSpec>,
+        options: OutboundOptions,
+    ) -> Result<Outbound, OutboundError> {
+        let runtime = Handle::try_current().map_err(|_| OutboundError::NoRuntime)?;
+        Outbound::with_runtime(&runtime, targets, options)
+    }
+
+    /// An outbound dispatcher for `targets`, with lanes spawned on `runtime`.
+    pub fn with_runtime(
+        runtime: &Handle,
+        targets: Vec<TargetSpec>,
+        options: OutboundOptions,
+    ) -> Result<Outbound, OutboundError> {
+        let targets = if options.safe_mode {
+            Vec::new()
+        } else {
+            targets
+        };
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .pool_idle_timeout(Duration::from_secs(90))
+            .tcp_nodelay(true)
+            .build()
+            .map_err(|error| OutboundError::Client(error.to_string()))?;
+        let shared = Arc::new(Shared::new(options.report_capacity));
+        let policy = RetryPolicy {
+            max_attempts: options.max_attempts.max(1),
+            retry_delay: options.retry_delay,
+        };
+        let capacity = lane_capacity(options.queue_capacity, targets.len());
+        let mut by_event = vec![Vec::new(); EVENT_COUNT];
+        let mut lanes = Vec::with_capacity(targets.len());
+        for (index, target) in targets.into_iter().enumerate() {
+            let target = Arc::new(target);
+            for event in &target.events {
+                by_event[event.index()].push(index);
+                tracing::info!(
+                    "outbound webhook registered: {} -> {} (matcher={}, timeout={}s)",
+                    event.as_str(),
+                    target.label(),
+                    target.matcher.pattern().unwrap_or("None"),
+                    target.timeout.as_secs()
+                );
+            }
+            let (lane, jobs) = Lane::new(target.clone(), capacity);
+            runtime.spawn(run_lane(
+                client.clone(),
+                target,
+                jobs,
+                shared.clone(),
+                policy,
+            ));
+            lanes.push(lane);
+        }
+        if !lanes.is_empty() {
+            hooks_core::dispatch::invalidate_interest();
+        }
+        Ok(Outbound {
+            lanes,
+            by_event,
+            shared,
+            context: options.context,
+        })
+    }
+
+    /// The registered targets, in config order.
+    pub fn targets(&self) -> impl Iterator<Item = &TargetSpec> {
+        self.lanes.iter().map(|lane| lane.target.as_ref())
+    }
+
+    /// Queues `event` for every target that wants it and says which deliveries
+    /// were accepted (dropped ones are not listed; they get a `Dropped` report).
+    pub fn enqueue(&self, event: &Event) -> Vec<EnqueuedDelivery> {
+        let mut accepted = Vec::new();
+        self.enqueue_with(event, |lane, delivery_id, was_accepted| {
+            if was_accepted {
+                accepted.push(EnqueuedDelivery {
+                    target: lane.target.label().to_owned(),
+                    delivery_id: delivery_id.to_owned(),
+                });
+            }
+        });
+        accepted
+    }
+
+    /// The agent's path: build, queue, never wait. Calls `on_offered` per
+    /// delivery with whether it was accepted (false: dropped).
+    fn enqueue_with(&self, event: &Event, mut on_offered: impl FnMut(&Lane, &str, bool)) {
+        let Some(hook) = event.hook() else {
+            return;
+        };
+        let tool_name = event.tool_name();
+        let mut wanted = self.by_event[hook.index()]
+            .iter()
+            .map(|&index| &self.lanes[index])
+            .filter(|lane| lane.target.wants(hook, tool_name))
+            .peekable();
+        if wanted.peek().is_none() {
+            return;
+        }
+        let created = SystemTime::now();
+        let enqueued = Instant::now();
+        // Built on the first lane with room: a flood into full lanes costs no serialisation.
+        let mut built: Option<(EventDocument, String)> = None;
+        for lane in wanted {
+            if lane.is_full() {
+                let delivery_id = new_delivery_id();
+                on_offered(lane, &delivery_id, false);
+                lane.drop_unbuilt(hook, delivery_id, &self.shared);
+                continue;
+            }
+            let (document, timestamp) = match &built {
+                Some(built) => built,
+                None => match EventDocument::new(event, &self.context) {
+                    Ok(document) => built.insert((document, iso_timestamp(created))),
+                    Err(error) => {
+                        tracing::warn!(
+                            "outbound webhook payload serialization failed (event={}): {error}",
+                            hook.as_str()
+                        );
+                        return;
+                    }
+                },
+            };
+            let delivery = PreparedDelivery::new(document, created, timestamp);
+            let delivery_id = delivery.delivery_id.clone();
+            let job = Job {
+                event: hook,
+                delivery,
+                enqueued,
+            };
+            let accepted = lane.offer(job, &self.shared);
+            on_offered(lane, &delivery_id, accepted);
+        }
+    }
+
+    /// Queues `event` and waits, at most `timeout`, for this event's deliveries
+    /// to finish (what `hooks emit` does); other deliveries are not waited for.
+    pub async fn emit_and_wait(&self, event: &Event, timeout: Duration) -> EventDeliveries {
+        // Subscribed first, so the `Dropped` reports made while queueing arrive too.
+        let mut reports = self.subscribe();
+        let mut waiting = Vec::new();
+        self.enqueue_with(event, |lane, delivery_id, _accepted| {
+            waiting.push(EnqueuedDelivery {
+                target: lane.target.label().to_owned(),
+                delivery_id: delivery_id.to_owned(),
+            });
+        });
+        let deadline = tokio::time::Instant::now() + timeout;
+        let mut finished = Vec::with_capacity(waiting.len());
+        while !waiting.is_empty() {
+            let report = match tokio::time::timeout_at(deadline, reports.recv()).await {
+                Ok(Ok(report)) => report,
+                // A burst of other events' reports overflowed the channel: keep going.
+                Ok(Err(broadcast::error::RecvError::Lagged(_))) => continue,
+                Ok(Err(broadcast::error::RecvError::Closed)) | Err(_) => break,
+            };
+            if let Some(index) = waiting
+                .iter()
+                .position(|delivery| delivery.delivery_id == report.delivery_id)
+            {
+                waiting.swap_remove(index);
+                finished.push(report);
+            }
+        }
+        EventDeliveries {
+            finished,
+            unfinished: waiting,
+        }
+    }
+
+    /// Waits until every queued delivery has finished, at most `timeout`;
+    /// true when nothing is left.
+    pub async fn wait_idle(&self, timeout: Duration) -> bool {
+        self.shared.wait_idle(timeout).await
+    }
+
+    /// The reports of deliveries finished since the last call (at most
+    /// `report_capacity`, the most recent kept).
+    pub fn take_reports(&self) -> Vec<DeliveryReport> {
+        self.shared.take_reports()
+    }
+
+    /// A stream of every report from now on (a slow reader misses the oldest).
+    pub fn subscribe(&self) -> broadcast::Receiver<DeliveryReport> {
+        self.shared.subscribe()
+    }
+
+    /// The counters since construction.
+    pub fn stats(&self) -> OutboundStats {
+        self.shared.stats()
+    }
+}
+
+impl fmt::Debug for Outbound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Outbound")
+            .field(
+                "targets",
+                &self.targets().map(TargetSpec::label).collect::<Vec<_>>(),
+            )
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+#[async_trait]
+impl Dispatcher for Outbound {
+    fn name(&self) -> &str {
+        "outbound"
+    }
+
+    fn interest(&self, event: &EventName) -> bool {
+        event
+            .hook()
+            .is_some_and(|hook| !self.by_event[hook.index()].is_empty())
+    }
+
+    /// Queues the deliveries and returns at once: webhooks observe, never steer.
+    async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+        self.enqueue_with(event, |_, _, _| {});
+        Vec::new()
+    }
+
+    async fn flush(&self, timeout: Duration) {
+        if !self.wait_idle(timeout).await {
+            tracing::warn!(
+                "outbound webhook flush gave up after {:.1}s with {} delivery(ies) pending",
+                timeout.as_secs_f64(),
+                self.stats().pending
+            );
+        }
+    }
+}

@@ -1,0 +1,247 @@
+//! Per-target lanes under one bound, and the state shared by the lanes and the
+//! [`crate::Outbound`] handle: pending count, counters, reports.
+//!
+//! Each target has its own FIFO lane (a bounded channel and one worker task with
+//! one request in flight), so a slow or dead endpoint only fills its own lane.
+//! The configured capacity is split evenly between the lanes, which keeps the
+//! total bounded while guaranteeing each target its share: a blackholed target
+//! can never take the slots a healthy one needs.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use hooks_core::HookEvent;
+use tokio::sync::{Notify, broadcast, mpsc};
+
+use crate::config::TargetSpec;
+use crate::report::{DeliveryOutcome, DeliveryReport, OutboundStats};
+use crate::request::PreparedDelivery;
+
+/// How often a lane that keeps dropping logs another warning.
+const DROP_WARNING_INTERVAL: Duration = Duration::from_secs(1);
+
+/// One queued delivery.
+pub(crate) struct Job {
+    pub(crate) event: HookEvent,
+    pub(crate) delivery: PreparedDelivery,
+    pub(crate) enqueued: Instant,
+}
+
+/// The sending side of one target's lane.
+pub(crate) struct Lane {
+    pub(crate) target: Arc<TargetSpec>,
+    pub(crate) sender: mpsc::Sender<Job>,
+    pub(crate) capacity: usize,
+    drop_log: Mutex<DropLog>,
+}
+
+#[derive(Default)]
+struct DropLog {
+    last_warning: Option<Instant>,
+    suppressed: u64,
+}
+
+impl Lane {
+    /// A lane for `target` holding at most `capacity` queued jobs, and its receiving end.
+    pub(crate) fn new(target: Arc<TargetSpec>, capacity: usize) -> (Lane, mpsc::Receiver<Job>) {
+        let (sender, receiver) = mpsc::channel(capacity);
+        let lane = Lane {
+            target,
+            sender,
+            capacity,
+            drop_log: Mutex::new(DropLog::default()),
+        };
+        (lane, receiver)
+    }
+
+    /// Queues `job` without waiting; a full (or stopped) lane drops it with a
+    /// warning, rate-limited so a flood cannot turn into a flood of log lines.
+    pub(crate) fn offer(&self, job: Job, shared: &Shared) -> bool {
+        shared.pending.fetch_add(1, Ordering::AcqRel);
+        let (job, stopped) = match self.sender.try_send(job) {
+            Ok(()) => {
+                shared.enqueued.fetch_add(1, Ordering::Relaxed);
+                return true;
+            }
+            Err(mpsc::error::TrySendError::Full(job)) => (job, false),
+            Err(mpsc::error::TrySendError::Closed(job)) => (job, true),
+        };
+        self.record_drop(job.event, job.delivery.delivery_id, stopped, shared);
+        false
+    }
+
+    /// Whether the lane has no free slot right now (the event would be dropped).
+    pub(crate) fn is_full(&self) -> bool {
+        self.sender.capacity() == 0
+    }
+
+    /// Drops delivery `delivery_id` of `event` without building it (the lane is full).
+    pub(crate) fn drop_unbuilt(&self, event: HookEvent, delivery_id: String, shared: &Shared) {
+        shared.pending.fetch_add(1, Ordering::AcqRel);
+        let stopped = self.sender.is_closed();
+        self.record_drop(event, delivery_id, stopped, shared);
+    }
+
+    fn record_drop(&self, event: HookEvent, delivery_id: String, stopped: bool, shared: &Shared) {
+        self.warn_dropped(event, stopped);
+        shared.finish(DeliveryReport {
+            target: self.target.label().to_owned(),
+            event: event.as_str().to_owned(),
+            delivery_id,
+            attempts: 0,
+            status: None,
+            outcome: DeliveryOutcome::Dropped,
+            elapsed: Duration::ZERO,
+        });
+    }
+
+    fn warn_dropped(&self, event: HookEvent, stopped: bool) {
+        let Ok(mut log) = self.drop_log.lock() else {
+            return;
+        };
+        let now = Instant::now();
+        if log
+            .last_warning
+            .is_some_and(|last| now.duration_since(last) < DROP_WARNING_INTERVAL)
+        {
+            log.suppressed += 1;
+            return;
+        }
+        let suppressed = std::mem::take(&mut log.suppressed);
+        log.last_warning = Some(now);
+        drop(log);
+        let also = if suppressed > 0 {
+            format!(" ({suppressed} more dropped since the last warning)")
+        } else {
+            String::new()
+        };
+        let (event, label) = (event.as_str(), self.target.label());
+        if stopped {
+            tracing::warn!(
+                "outbound webhook worker for {label} has stopped — dropping {event} event{also}"
+            );
+        } else {
+            tracing::warn!(
+                "outbound webhook queue full ({} pending) — dropping {event} event for {label}{also}",
+                self.capacity
+            );
+        }
+    }
+}
+
+/// State shared by the handle and every lane worker.
+pub(crate) struct Shared {
+    pending: AtomicU64,
+    idle: Notify,
+    enqueued: AtomicU64,
+    delivered: AtomicU64,
+    failed: AtomicU64,
+    dropped: AtomicU64,
+    pub(crate) retries: AtomicU64,
+    reports: Mutex<VecDeque<DeliveryReport>>,
+    report_capacity: usize,
+    subscribers: broadcast::Sender<DeliveryReport>,
+}
+
+impl Shared {
+    pub(crate) fn new(report_capacity: usize) -> Shared {
+        let (subscribers, _) = broadcast::channel(report_capacity.max(1));
+        Shared {
+            pending: AtomicU64::new(0),
+            idle: Notify::new(),
+            enqueued: AtomicU64::new(0),
+            delivered: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            dropped: AtomicU64::new(0),
+            retries: AtomicU64::new(0),
+            reports: Mutex::new(VecDeque::new()),
+            report_capacity,
+            subscribers,
+        }
+    }
+
+    /// Records a finished (or dropped) delivery and wakes flushers when nothing is left.
+    pub(crate) fn finish(&self, report: DeliveryReport) {
+        let counter = match report.outcome {
+            DeliveryOutcome::Delivered => &self.delivered,
+            DeliveryOutcome::Dropped => &self.dropped,
+            _ => &self.failed,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        if self.subscribers.receiver_count() > 0 {
+            let _ = self.subscribers.send(report.clone());
+        }
+        if self.report_capacity > 0
+            && let Ok(mut reports) = self.reports.lock()
+        {
+            if reports.len() >= self.report_capacity {
+                reports.pop_front();
+            }
+            reports.push_back(report);
+        }
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.idle.notify_waiters();
+        }
+    }
+
+    /// Waits until nothing is queued or in flight, at most `timeout`; true when idle.
+    pub(crate) async fn wait_idle(&self, timeout: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let notified = self.idle.notified();
+            tokio::pin!(notified);
+            // Registered before the check, so a notification in between is not lost.
+            notified.as_mut().enable();
+            if self.pending.load(Ordering::Acquire) == 0 {
+                return true;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return self.pending.load(Ordering::Acquire) == 0;
+            }
+        }
+    }
+
+    pub(crate) fn take_reports(&self) -> Vec<DeliveryReport> {
+        self.reports
+            .lock()
+            .map(|mut reports| reports.drain(..).collect())
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<DeliveryReport> {
+        self.subscribers.subscribe()
+    }
+
+    pub(crate) fn stats(&self) -> OutboundStats {
+        OutboundStats {
+            enqueued: self.enqueued.load(Ordering::Relaxed),
+            delivered: self.delivered.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
+            dropped: self.dropped.load(Ordering::Relaxed),
+            retries: self.retries.load(Ordering::Relaxed),
+            pending: self.pending.load(Ordering::Acquire),
+        }
+    }
+}
+
+/// The capacity of each of `lanes` lanes sharing `total` slots (at least 1 each).
+pub(crate) fn lane_capacity(total: usize, lanes: usize) -> usize {
+    (total / lanes.max(1)).max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn capacity_is_split_evenly_with_a_floor_of_one() {
+        assert_eq!(lane_capacity(256, 1), 256);
+        assert_eq!(lane_capacity(256, 2), 128);
+        assert_eq!(lane_capacity(256, 3), 85);
+        assert_eq!(lane_capacity(2, 5), 1);
+        assert_eq!(lane_capacity(256, 0), 256);
+    }
+}

@@ -1,0 +1,109 @@
+//! What became of each delivery, and the running counters.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+/// How one delivery ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DeliveryOutcome {
+    /// A 2xx answer.
+    Delivered,
+    /// A 4xx answer: the receiver refused the request; not retried.
+    Rejected,
+    /// A 3xx answer: never followed; the configured url needs updating.
+    Redirected {
+        /// The `Location` header, if any.
+        location: Option<String>,
+    },
+    /// Every attempt failed (connection error, timeout, 5xx, ...).
+    Failed {
+        /// The last attempt's error.
+        error: String,
+    },
+    /// Not sent: the target's queue was full (or its worker had stopped).
+    Dropped,
+}
+
+impl DeliveryOutcome {
+    /// A short word for tables: `delivered`, `rejected`, `redirected`, `failed`, `dropped`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            DeliveryOutcome::Delivered => "delivered",
+            DeliveryOutcome::Rejected => "rejected",
+            DeliveryOutcome::Redirected { .. } => "redirected",
+            DeliveryOutcome::Failed { .. } => "failed",
+            DeliveryOutcome::Dropped => "dropped",
+        }
+    }
+}
+
+/// The record of one finished (or dropped) delivery. Holds no secret or signature.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeliveryReport {
+    /// The target's label (name, else url).
+    pub target: String,
+    /// The event name.
+    pub event: String,
+    /// The delivery id (`X-Hermes-Delivery` and the body's `delivery_id`).
+    pub delivery_id: String,
+    /// HTTP attempts made (0 for a dropped delivery).
+    pub attempts: u32,
+    /// The last HTTP status received, if any.
+    pub status: Option<u16>,
+    /// How it ended.
+    pub outcome: DeliveryOutcome,
+    /// From enqueue to the end of the last attempt (queue wait included).
+    #[serde(rename = "elapsed_ms", serialize_with = "as_millis")]
+    pub elapsed: Duration,
+}
+
+fn as_millis<S: serde::Serializer>(elapsed: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(elapsed.as_secs_f64() * 1000.0)
+}
+
+/// Counters since the [`crate::Outbound`] was built.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct OutboundStats {
+    /// Deliveries accepted into a queue.
+    pub enqueued: u64,
+    /// Deliveries answered with a 2xx.
+    pub delivered: u64,
+    /// Deliveries that ended otherwise: rejected (4xx), redirected (3xx) or failed.
+    pub failed: u64,
+    /// Deliveries dropped because their target's queue was full.
+    pub dropped: u64,
+    /// Second (and later) attempts made.
+    pub retries: u64,
+    /// Deliveries queued or in flight right now.
+    pub pending: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_serialise_for_the_cli() {
+        let report = DeliveryReport {
+            target: "ci".into(),
+            event: "on_session_end".into(),
+            delivery_id: "abc".into(),
+            attempts: 1,
+            status: Some(302),
+            outcome: DeliveryOutcome::Redirected {
+                location: Some("https://elsewhere".into()),
+            },
+            elapsed: Duration::from_millis(12),
+        };
+        let json = serde_json::to_value(&report).unwrap_or_default();
+        assert_eq!(
+            json,
+            serde_json::json!({"target": "ci", "event": "on_session_end", "delivery_id": "abc",
+                "attempts": 1, "status": 302,
+                "outcome": {"kind": "redirected", "location": "https://elsewhere"}, "elapsed_ms": 12.0})
+        );
+        assert_eq!(report.outcome.as_str(), "redirected");
+    }
+}

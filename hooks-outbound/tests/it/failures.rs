@@ -1,0 +1,211 @@
+//! Failure semantics: retries, redirects, dead endpoints, full queues, bounded flush.
+
+use std::time::{Duration, Instant};
+
+use hooks_core::{Dispatcher, HookEvent};
+use hooks_outbound::{DeliveryOutcome, Outbound, OutboundOptions};
+
+use crate::support::{Answer, Sink, dead_url};
+use crate::*;
+
+async fn one_delivery(sink: &Sink, options: OutboundOptions) -> hooks_outbound::DeliveryReport {
+    let outbound = Outbound::new(
+        vec![target(&sink.url("/hook"), &[HookEvent::OnSessionEnd])],
+        options,
+    )
+    .expect("outbound");
+    outbound.dispatch(&session_end()).await;
+    assert!(outbound.wait_idle(SOON).await);
+    let mut reports = outbound.take_reports();
+    assert_eq!(reports.len(), 1);
+    reports.remove(0)
+}
+
+// 139
+#[tokio::test]
+async fn client_errors_are_not_retried() {
+    let sink = Sink::status(422).await;
+    let report = one_delivery(&sink, options()).await;
+    assert_eq!(sink.requests().len(), 1);
+    assert_eq!(report.outcome, DeliveryOutcome::Rejected);
+    assert_eq!((report.attempts, report.status), (1, Some(422)));
+}
+
+// 140
+#[tokio::test]
+async fn server_errors_are_retried_once() {
+    let sink = Sink::status(503).await;
+    let report = one_delivery(&sink, options()).await;
+    let requests = sink.requests();
+    assert_eq!(requests.len(), 2);
+    // The retry resends the same bytes and id.
+    assert_eq!(requests[0].body, requests[1].body);
+    assert_eq!(
+        requests[0].header("x-hermes-delivery"),
+        requests[1].header("x-hermes-delivery")
+    );
+    assert_eq!(
+        report.outcome,
+        DeliveryOutcome::Failed {
+            error: "HTTP 503".into()
+        }
+    );
+    assert_eq!((report.attempts, report.status), (2, Some(503)));
+}
+
+#[tokio::test]
+async fn a_retry_that_succeeds_is_delivered() {
+    let sink = Sink::start(|_, index| Answer::Status(if index == 0 { 500 } else { 200 })).await;
+    let report = one_delivery(&sink, options()).await;
+    assert_eq!(sink.requests().len(), 2);
+    assert_eq!(report.outcome, DeliveryOutcome::Delivered);
+    assert_eq!(report.attempts, 2);
+}
+
+// The one test that waits for the real default retry delay (1 s).
+#[tokio::test]
+async fn the_default_retry_waits_about_a_second() {
+    let sink = Sink::status(500).await;
+    let defaults = OutboundOptions {
+        retry_delay: hooks_outbound::outbound::DEFAULT_RETRY_DELAY,
+        ..options()
+    };
+    one_delivery(&sink, defaults).await;
+    let requests = sink.requests();
+    assert_eq!(requests.len(), 2);
+    let gap = requests[1].at.duration_since(requests[0].at);
+    assert!(gap >= Duration::from_millis(950), "{gap:?}");
+    assert!(gap < Duration::from_secs(5), "{gap:?}");
+}
+
+// 141
+#[tokio::test]
+async fn redirects_are_never_followed() {
+    for code in [301, 302, 303, 307, 308] {
+        let sink = Sink::start(move |request, _| {
+            if request.path == "/hook" {
+                Answer::Redirect(code, "/elsewhere".into())
+            } else {
+                Answer::Status(200)
+            }
+        })
+        .await;
+        let report = one_delivery(&sink, options()).await;
+        let requests = sink.requests();
+        assert_eq!(requests.len(), 1, "{code}");
+        assert_eq!(
+            (requests[0].method.as_str(), requests[0].path.as_str()),
+            ("POST", "/hook")
+        );
+        assert_eq!(
+            report.outcome,
+            DeliveryOutcome::Redirected {
+                location: Some("/elsewhere".into())
+            }
+        );
+        assert_eq!((report.attempts, report.status), (1, Some(code)));
+    }
+}
+
+// 143
+#[tokio::test]
+async fn connection_errors_do_not_raise_and_are_retried_once() {
+    let outbound = Outbound::new(
+        vec![target(&dead_url().await, &[HookEvent::OnSessionEnd])],
+        options(),
+    )
+    .expect("outbound");
+    let started = Instant::now();
+    let replies = outbound.dispatch(&session_end()).await;
+    assert!(replies.is_empty());
+    assert!(started.elapsed() < SOON);
+    assert!(outbound.wait_idle(SOON).await);
+    let report = outbound.take_reports().remove(0);
+    assert_eq!(report.attempts, 2);
+    assert_eq!(report.status, None);
+    match report.outcome {
+        DeliveryOutcome::Failed { error } => {
+            assert!(error.starts_with("connection failed"), "{error}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(outbound.stats().retries, 1);
+}
+
+#[tokio::test]
+async fn attempts_time_out_per_target_timeout() {
+    let sink = Sink::start(|_, _| Answer::Hang).await;
+    let mut spec = target(&sink.url("/"), &[HookEvent::OnSessionEnd]);
+    spec.timeout = Duration::from_secs(1);
+    let outbound = Outbound::new(
+        vec![spec],
+        OutboundOptions {
+            max_attempts: 1,
+            ..options()
+        },
+    )
+    .expect("outbound");
+    outbound.dispatch(&session_end()).await;
+    assert!(outbound.wait_idle(SOON).await);
+    let report = outbound.take_reports().remove(0);
+    assert_eq!(
+        report.outcome,
+        DeliveryOutcome::Failed {
+            error: "timed out after 1s".into()
+        }
+    );
+    assert!(report.elapsed >= Duration::from_millis(900));
+}
+
+#[tokio::test]
+async fn a_full_queue_drops_the_new_event_and_counts_it() {
+    let sink = Sink::start(|_, _| Answer::Hang).await;
+    let outbound = Outbound::new(
+        vec![target(&sink.url("/"), &[HookEvent::OnSessionEnd])],
+        OutboundOptions {
+            queue_capacity: 4,
+            ..options()
+        },
+    )
+    .expect("outbound");
+    let mut accepted = Vec::new();
+    for _ in 0..10 {
+        accepted.extend(outbound.enqueue(&session_end()));
+    }
+    let stats = outbound.stats();
+    // Four queued, plus possibly one the worker already took.
+    assert!((4..=5).contains(&accepted.len()), "{}", accepted.len());
+    assert_eq!(stats.enqueued as usize, accepted.len());
+    assert_eq!(stats.dropped as usize, 10 - accepted.len());
+    let dropped = outbound.take_reports();
+    assert_eq!(dropped.len(), 10 - accepted.len());
+    assert!(
+        dropped
+            .iter()
+            .all(|r| r.outcome == DeliveryOutcome::Dropped && r.attempts == 0)
+    );
+    // The first queued ones are the ones kept (the new ones are dropped).
+    assert!(
+        dropped
+            .iter()
+            .all(|r| !accepted.iter().any(|a| a.delivery_id == r.delivery_id))
+    );
+}
+
+// A dead endpoint can delay shutdown but never hang it.
+#[tokio::test]
+async fn flush_is_bounded_by_its_timeout() {
+    let sink = Sink::start(|_, _| Answer::Hang).await;
+    let outbound = Outbound::new(
+        vec![target(&sink.url("/"), &[HookEvent::OnSessionEnd])],
+        options(),
+    )
+    .expect("outbound");
+    outbound.dispatch(&session_end()).await;
+    let started = Instant::now();
+    outbound.flush(Duration::from_millis(300)).await;
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(250), "{waited:?}");
+    assert!(waited < Duration::from_secs(5), "{waited:?}");
+    assert_eq!(outbound.stats().pending, 1);
+}

@@ -1,0 +1,87 @@
+//! No secret or signature value in logs, Debug output or reports; the log lines
+//! of §4.5 are there.
+
+use hooks_core::HookEvent;
+use hooks_outbound::{Outbound, OutboundOptions};
+
+use crate::support::logs::capture;
+use crate::support::{Answer, Sink, dead_url};
+use crate::*;
+
+const SECRET: &str = "hunter2-very-secret-value";
+
+#[tokio::test(flavor = "current_thread")]
+async fn secrets_and_signatures_never_show() {
+    let (logs, _guard) = capture();
+    let sink = Sink::start(|request, _| match request.path.as_str() {
+        "/ok" => Answer::Status(200),
+        "/bad" => Answer::Status(400),
+        "/down" => Answer::Status(502),
+        _ => Answer::Redirect(302, "https://elsewhere.example/x".into()),
+    })
+    .await;
+    let mut targets: Vec<_> = ["/ok", "/bad", "/down", "/moved"]
+        .iter()
+        .map(|path| signed_target(&sink.url(path), &[HookEvent::OnSessionEnd], SECRET))
+        .collect();
+    targets.push(signed_target(
+        &dead_url().await,
+        &[HookEvent::OnSessionEnd],
+        SECRET,
+    ));
+    for target in &mut targets {
+        target.standard_webhooks = true;
+    }
+    let outbound = Outbound::new(
+        targets.clone(),
+        OutboundOptions {
+            queue_capacity: 5,
+            ..options()
+        },
+    )
+    .expect("outbound");
+    for _ in 0..3 {
+        outbound.enqueue(&session_end());
+    }
+    assert!(outbound.wait_idle(SOON).await);
+    let text = logs.text();
+    let reports = outbound.take_reports();
+    let debug = format!("{outbound:?} {targets:?} {reports:?}");
+
+    let signatures: Vec<String> = sink
+        .requests()
+        .iter()
+        .flat_map(|request| {
+            ["x-hermes-signature-256", "webhook-signature"]
+                .into_iter()
+                .filter_map(|name| request.header(name).map(str::to_owned))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(!signatures.is_empty());
+    for needle in std::iter::once(SECRET.to_owned()).chain(signatures.iter().map(|s| {
+        // The hex or base64 digest itself, without the scheme prefix.
+        s.trim_start_matches("sha256=")
+            .trim_start_matches("v1,")
+            .to_owned()
+    })) {
+        assert!(!text.contains(&needle), "log leaks {needle}:\n{text}");
+        assert!(!debug.contains(&needle), "Debug leaks {needle}");
+    }
+
+    // The reference's log lines are there.
+    for expected in [
+        "outbound webhook registered: on_session_end -> ",
+        "outbound webhook delivered: on_session_end -> ",
+        "outbound webhook rejected (event=on_session_end target=",
+        "): HTTP 400 — not retrying",
+        "outbound webhook target redirected (event=on_session_end target=",
+        "HTTP 302 -> https://elsewhere.example/x — redirects are not followed; update the configured url",
+        "outbound webhook delivery failed after 2 attempt(s) (event=on_session_end target=",
+        "): HTTP 502",
+        "): connection failed",
+        "outbound webhook queue full (1 pending) — dropping on_session_end event for ",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+}

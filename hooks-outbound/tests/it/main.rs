@@ -1,0 +1,62 @@
+//! hooks-outbound integration tests: real HTTP on 127.0.0.1, one binary.
+//!
+//! The reference's §7.4 cases are named by number where they are ported.
+
+mod delivery;
+mod failures;
+mod hygiene;
+mod isolation;
+mod receiver;
+mod support;
+
+use std::time::Duration;
+
+use hooks_core::wire::WireContext;
+use hooks_core::{Event, HookEvent};
+use hooks_outbound::{OutboundOptions, Secret, TargetSpec};
+use serde_json::json;
+
+/// Options for tests: short retry delay, safe mode off, a fixed context.
+pub fn options() -> OutboundOptions {
+    OutboundOptions {
+        retry_delay: Duration::from_millis(50),
+        safe_mode: false,
+        context: WireContext {
+            cwd: "/work".into(),
+            profile: "default".into(),
+        },
+        ..OutboundOptions::default()
+    }
+}
+
+/// An unsigned target for `events`.
+pub fn target(url: &str, events: &[HookEvent]) -> TargetSpec {
+    TargetSpec::new(url, events.iter().copied())
+}
+
+/// A target signed with `secret`.
+pub fn signed_target(url: &str, events: &[HookEvent], secret: &str) -> TargetSpec {
+    let mut target = target(url, events);
+    target.secret = Some(Secret::new(secret));
+    target
+}
+
+/// A tool event for `tool`.
+pub fn tool_event(event: HookEvent, tool: &str) -> Event {
+    Event::from_json(
+        event,
+        json!({"tool_name": tool, "args": {"command": "ls -la"}, "session_id": "s1",
+               "task_id": "t1", "tool_call_id": "c1"}),
+    )
+}
+
+/// An `on_session_end` event like the doc's example.
+pub fn session_end() -> Event {
+    Event::from_json(
+        HookEvent::OnSessionEnd,
+        json!({"session_id": "sess_abc123", "completed": true, "interrupted": false}),
+    )
+}
+
+/// Generous bound for "this finishes soon" on a loaded 2-core machine.
+pub const SOON: Duration = Duration::from_secs(10);

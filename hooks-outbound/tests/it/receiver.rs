@@ -1,0 +1,185 @@
+//! The `hooks listen` receiver: real deliveries in, verdicts out.
+
+use hooks_core::HookEvent;
+use hooks_outbound::receiver::{ReceivedDelivery, Verification, serve};
+use hooks_outbound::verify::{Scheme, VerifyError};
+use hooks_outbound::{DeliveryOutcome, Outbound};
+use std::sync::{Arc, Mutex};
+
+use crate::*;
+
+struct Listening {
+    url: String,
+    seen: Arc<Mutex<Vec<ReceivedDelivery>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn listen(secret: Option<&str>) -> Listening {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/", listener.local_addr().expect("addr"));
+    let seen: Arc<Mutex<Vec<ReceivedDelivery>>> = Arc::default();
+    let sink = seen.clone();
+    let secret = secret.map(|s| s.as_bytes().to_vec());
+    let task = tokio::spawn(serve(listener, secret, move |delivery| {
+        sink.lock().expect("lock").push(delivery)
+    }));
+    Listening { url, seen, task }
+}
+
+async fn deliver_to(
+    url: &str,
+    secret: Option<&str>,
+    standard: bool,
+) -> (hooks_outbound::DeliveryReport, String) {
+    let mut spec = match secret {
+        Some(secret) => signed_target(url, &[HookEvent::OnSessionEnd], secret),
+        None => target(url, &[HookEvent::OnSessionEnd]),
+    };
+    spec.standard_webhooks = standard;
+    let outbound = Outbound::new(vec![spec], options()).expect("outbound");
+    let id = outbound.enqueue(&session_end()).remove(0).delivery_id;
+    assert!(outbound.wait_idle(SOON).await);
+    (outbound.take_reports().remove(0), id)
+}
+
+#[tokio::test]
+async fn signed_deliveries_are_verified_and_handed_over() {
+    let listening = listen(Some("s3cret")).await;
+    for standard in [false, true] {
+        let (report, id) = deliver_to(&listening.url, Some("s3cret"), standard).await;
+        assert_eq!(report.outcome, DeliveryOutcome::Delivered);
+        let seen = listening
+            .seen
+            .lock()
+            .expect("lock")
+            .pop()
+            .expect("a delivery");
+        assert_eq!(seen.status, 200);
+        assert_eq!(seen.delivery_id.as_deref(), Some(id.as_str()));
+        assert_eq!(seen.event.as_deref(), Some("on_session_end"));
+        let scheme = if standard {
+            Scheme::StandardWebhooks
+        } else {
+            Scheme::Hermes
+        };
+        assert_eq!(seen.verification, Verification::Verified(scheme));
+        assert_eq!(seen.body["session_id"], "sess_abc123");
+        assert!(
+            seen.headers
+                .iter()
+                .any(|(n, v)| n == "x-hermes-signature-256" && v == "<present>")
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_secret_is_answered_401_and_not_retried() {
+    let listening = listen(Some("right")).await;
+    let (report, _) = deliver_to(&listening.url, Some("wrong"), false).await;
+    assert_eq!(report.outcome, DeliveryOutcome::Rejected);
+    assert_eq!(report.status, Some(401));
+    let seen = listening
+        .seen
+        .lock()
+        .expect("lock")
+        .pop()
+        .expect("a delivery");
+    assert_eq!(
+        seen.verification,
+        Verification::Rejected(VerifyError::BadSignature)
+    );
+    // Unsigned deliveries to a receiver with a secret are refused too.
+    let (report, _) = deliver_to(&listening.url, None, false).await;
+    assert_eq!(report.status, Some(401));
+}
+
+#[tokio::test]
+async fn without_a_secret_everything_json_is_accepted_unverified() {
+    let listening = listen(None).await;
+    let (report, _) = deliver_to(&listening.url, Some("whatever"), false).await;
+    assert_eq!(report.status, Some(200));
+    let seen = listening
+        .seen
+        .lock()
+        .expect("lock")
+        .pop()
+        .expect("a delivery");
+    assert_eq!(seen.verification, Verification::NoSecret);
+    assert!(!seen.verification.is_verified());
+}
+
+#[tokio::test]
+async fn non_json_and_non_post_are_refused() {
+    let listening = listen(None).await;
+    let client = reqwest::Client::new();
+    let response = client
+        .post(&listening.url)
+        .body("not json")
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(response.status().as_u16(), 400);
+    let response = client.get(&listening.url).send().await.expect("answer");
+    assert_eq!(response.status().as_u16(), 405);
+    let seen = listening.seen.lock().expect("lock").clone();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].status, 400);
+
+    let signed = listen(Some("k")).await;
+    let response = client
+        .post(&signed.url)
+        .header(
+            "x-hermes-signature-256",
+            hooks_outbound::signing::hermes_signature(b"k", b"nope"),
+        )
+        .body("nope")
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(response.status().as_u16(), 400);
+    // A bad signature is refused as such even when the body is not JSON either.
+    let response = client
+        .post(&signed.url)
+        .header(
+            "x-hermes-signature-256",
+            hooks_outbound::signing::hermes_signature(b"other", b"nope"),
+        )
+        .body("nope")
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(response.status().as_u16(), 401);
+}
+
+#[tokio::test]
+async fn oversized_bodies_are_refused() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/", listener.local_addr().expect("addr"));
+    let config = hooks_outbound::receiver::ReceiverConfig {
+        max_body_bytes: 16,
+        ..Default::default()
+    };
+    let task = tokio::spawn(hooks_outbound::receiver::serve_with(
+        listener,
+        config,
+        |_| {},
+    ));
+    let response = reqwest::Client::new()
+        .post(&url)
+        .body("x".repeat(100))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(response.status().as_u16(), 413);
+    task.abort();
+}
