@@ -64,7 +64,10 @@ impl Fired {
             Outcome::Context(context) => format!("context: {}", one_line(context)),
             Outcome::Continue { message } => format!("continue: {}", one_line(message)),
             Outcome::Dispatch(DispatchDecision::Skip { reason }) => {
-                format!("skip message ({})", reason.as_deref().unwrap_or("no reason"))
+                format!(
+                    "skip message ({})",
+                    reason.as_deref().unwrap_or("no reason")
+                )
             }
             Outcome::Dispatch(DispatchDecision::Rewrite { text }) => {
                 format!("rewrite message: {}", one_line(text))
@@ -72,8 +75,12 @@ impl Fired {
             Outcome::Dispatch(DispatchDecision::Allow) => "allow message".to_owned(),
             Outcome::Transcription(overrides) => format!("transcription overrides: {overrides:?}"),
             Outcome::Replace(text) => format!("replace with: {}", one_line(text)),
-            Outcome::Classification(map) => format!("classification: {}", Value::Object(map.clone())),
-            Outcome::Command(CommandDecision::Deny { message }) => format!("DENY command: {message}"),
+            Outcome::Classification(map) => {
+                format!("classification: {}", Value::Object(map.clone()))
+            }
+            Outcome::Command(CommandDecision::Deny { message }) => {
+                format!("DENY command: {message}")
+            }
             Outcome::Command(CommandDecision::Handled { message }) => {
                 format!("command handled: {}", message.as_deref().unwrap_or(""))
             }

@@ -30,7 +30,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut out = std::io::stdout().lock();
+    let mut out = std::io::stdout();
     let result = runtime.block_on(run(&cli, &mut out));
     let _ = out.flush();
     match result {

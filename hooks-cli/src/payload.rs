@@ -61,10 +61,11 @@ pub fn host_event_name(name: &str) -> Result<hooks_core::EventName> {
 /// it, `telemetry_schema_version` (the reference adds it to every callback's kwargs).
 pub fn host_event(name: hooks_core::EventName, mut payload: Payload) -> hooks_core::Event {
     use hooks_core::payloads::{TELEMETRY_KEY, TELEMETRY_SCHEMA_VERSION};
-    if let Some(hook) = name.hook() {
-        if hook.meta().telemetry && !payload.contains_key(TELEMETRY_KEY) {
-            payload.insert(TELEMETRY_KEY.into(), Value::from(TELEMETRY_SCHEMA_VERSION));
-        }
+    if let Some(hook) = name.hook()
+        && hook.meta().telemetry
+        && !payload.contains_key(TELEMETRY_KEY)
+    {
+        payload.insert(TELEMETRY_KEY.into(), Value::from(TELEMETRY_SCHEMA_VERSION));
     }
     hooks_core::Event::new(name, payload)
 }

@@ -2,14 +2,14 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Result;
 use hooks_core::callbacks::{CallbackError, Callbacks};
 use hooks_core::{Config, Hooks};
-use hooks_plugin::NativePlugin;
 use hooks_gateway::{GatewayHooks, GatewayOptions};
+use hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
 use hooks_outbound::{DeliveryReport, Outbound, OutboundOptions};
+use hooks_plugin::NativePlugin;
 use hooks_shell::{Consent, RegisterOptions, ShellHooks};
 use serde_json::Value;
 
@@ -42,7 +42,7 @@ impl Home {
 /// bus order: in-process plugins, shell hooks, outbound webhooks, gateway hooks.
 pub struct Mechanisms {
     /// Outbound webhooks, kept to flush them and read their reports.
-    outbound: Arc<Outbound>,
+    outbound: Option<Arc<Outbound>>,
     /// Warnings from every mechanism's config, in the order found.
     warnings: Vec<String>,
     /// A short description of what was registered.
@@ -77,16 +77,16 @@ impl Mechanisms {
         let outbound = match Outbound::from_config(&home.config, OutboundOptions::default()) {
             Ok((outbound, target_warnings)) => {
                 warnings.extend(target_warnings.iter().map(ToString::to_string));
-                outbound
+                let outbound = Arc::new(outbound);
+                counts.push(format!("{} webhook target(s)", outbound.targets().count()));
+                builder = builder.with_shared(outbound.clone());
+                Some(outbound)
             }
             Err(error) => {
                 warnings.push(format!("outbound webhooks disabled: {error}"));
-                Outbound::empty()
+                None
             }
         };
-        let outbound = Arc::new(outbound);
-        counts.push(format!("{} webhook target(s)", outbound.targets().count()));
-        builder = builder.with_shared(outbound.clone());
 
         let (gateway, discovery) = GatewayHooks::discover(&home.path, GatewayOptions::default());
         warnings.extend(discovery.warnings.iter().map(ToString::to_string));
@@ -116,17 +116,18 @@ impl Mechanisms {
     /// Waits (at most 5 s, as a host at exit) for queued webhook deliveries and
     /// returns every delivery report.
     pub async fn finish(&self) -> Vec<Delivery> {
-        self.hooks.flush(hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT).await;
-        let mut reports: Vec<Delivery> = self.outbound.take_reports().into_iter().map(Delivery).collect();
-        let pending = self.outbound.stats().pending;
+        self.hooks.flush(SHUTDOWN_FLUSH_TIMEOUT).await;
+        let Some(outbound) = &self.outbound else {
+            return Vec::new();
+        };
+        let pending = outbound.stats().pending;
         if pending > 0 {
             eprintln!(
-                "warning: {pending} webhook delivery(ies) still pending after {:?}; abandoned",
-                Duration::from_secs(5)
+                "warning: {pending} webhook delivery(ies) still pending after {}s; abandoned",
+                SHUTDOWN_FLUSH_TIMEOUT.as_secs()
             );
         }
-        reports.sort_by(|a, b| a.0.delivery_id.cmp(&b.0.delivery_id));
-        reports
+        outbound.take_reports().into_iter().map(Delivery).collect()
     }
 }
 
@@ -157,7 +158,9 @@ impl Delivery {
     /// One line: `<target> <event> <outcome> (HTTP <status>, <n> attempt(s), <ms> ms)`.
     pub fn to_text(&self) -> String {
         let report = &self.0;
-        let status = report.status.map_or("no HTTP status".to_owned(), |s| format!("HTTP {s}"));
+        let status = report
+            .status
+            .map_or("no HTTP status".to_owned(), |s| format!("HTTP {s}"));
         let detail = match &report.outcome {
             hooks_outbound::DeliveryOutcome::Failed { error } => format!(": {error}"),
             hooks_outbound::DeliveryOutcome::Redirected { location } => {

@@ -35,21 +35,35 @@ async fn bus() -> Bus {
     let dir = home.path();
 
     // A receiver on loopback for the webhook target.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let port = listener.local_addr().expect("addr").port();
     let received = Arc::new(Mutex::new(Vec::new()));
     let sink = received.clone();
-    tokio::spawn(serve(listener, Some(b"it-secret".to_vec()), move |delivery| {
-        sink.lock().expect("lock").push(delivery);
-    }));
+    tokio::spawn(serve(
+        listener,
+        Some(b"it-secret".to_vec()),
+        move |delivery| {
+            sink.lock().expect("lock").push(delivery);
+        },
+    ));
 
-    let block = script(dir, "block.sh", "#!/bin/sh\ncat >/dev/null\necho 'shell says no' >&2\nexit 2\n");
+    let block = script(
+        dir,
+        "block.sh",
+        "#!/bin/sh\ncat >/dev/null\necho 'shell says no' >&2\nexit 2\n",
+    );
     let modify = script(
         dir,
         "modify.sh",
         "#!/bin/sh\ncat >/dev/null\necho '{\"decision\": \"modify\", \"tool_input\": {\"path\": \"/safe\", \"by\": \"shell\"}}'\n",
     );
-    let context = script(dir, "context.sh", "#!/bin/sh\ncat >/dev/null\necho '{\"context\": \"from shell\"}'\n");
+    let context = script(
+        dir,
+        "context.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"context\": \"from shell\"}'\n",
+    );
     let yaml = format!(
         "hooks:\n  pre_tool_call:\n    - command: {block}\n      matcher: terminal\n    - command: {modify}\n      matcher: write_file\n  pre_llm_call:\n    - command: {context}\n  outbound:\n    - name: sink\n      url: http://127.0.0.1:{port}/events\n      events: [pre_tool_call, on_session_end]\n      secret: it-secret\n      timeout: 5\n"
     );
@@ -58,11 +72,15 @@ async fn bus() -> Bus {
     let callbacks = Callbacks::new(PluginSettings::default());
     callbacks.register("pre_tool_call", "guard", |event| {
         Ok(match event.tool_name() {
-            Some("write_file") => Some(json!({"action": "modify", "args": {"by": "plugin", "mode": "0644"}})),
+            Some("write_file") => {
+                Some(json!({"action": "modify", "args": {"by": "plugin", "mode": "0644"}}))
+            }
             _ => None,
         })
     });
-    callbacks.register("pre_llm_call", "memory", |_| Ok(Some(json!({"context": "from plugin"}))));
+    callbacks.register("pre_llm_call", "memory", |_| {
+        Ok(Some(json!({"context": "from plugin"})))
+    });
 
     let mut options = RegisterOptions::new(Consent::accept_all());
     options.safe_mode = false;
@@ -75,17 +93,27 @@ async fn bus() -> Bus {
         ..OutboundOptions::default()
     };
     let (outbound, warnings) = Outbound::from_config(&config, outbound_options).expect("outbound");
-    assert!(warnings.iter().all(|w| w.message.contains("plain http")), "{warnings:?}");
+    assert!(
+        warnings.iter().all(|w| w.message.contains("plain http")),
+        "{warnings:?}"
+    );
 
     std::fs::create_dir_all(dir.join("hooks/deny")).expect("mkdir");
-    std::fs::write(dir.join("hooks/deny/HOOK.yaml"), "name: deny\nevents: ['command:*']\n").expect("write");
+    std::fs::write(
+        dir.join("hooks/deny/HOOK.yaml"),
+        "name: deny\nevents: ['command:*']\n",
+    )
+    .expect("write");
     std::fs::write(
         dir.join("hooks/deny/handler"),
         "#!/bin/sh\ncat >/dev/null\necho '{\"decision\": \"deny\", \"message\": \"not here\"}'\n",
     )
     .expect("write");
-    std::fs::set_permissions(dir.join("hooks/deny/handler"), std::fs::Permissions::from_mode(0o755))
-        .expect("chmod");
+    std::fs::set_permissions(
+        dir.join("hooks/deny/handler"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .expect("chmod");
     let (gateway, _) = GatewayHooks::discover(dir, GatewayOptions::default());
 
     let hooks = Hooks::builder()
@@ -111,7 +139,10 @@ fn tool_call(tool: &str, args: serde_json::Value) -> Event {
 #[tokio::test]
 async fn a_shell_block_wins_over_nothing_from_plugins() {
     let bus = bus().await;
-    let outcome = bus.hooks.emit(&tool_call("terminal", json!({"command": "rm -rf /"}))).await;
+    let outcome = bus
+        .hooks
+        .emit(&tool_call("terminal", json!({"command": "rm -rf /"})))
+        .await;
     assert_eq!(
         outcome,
         Outcome::Tool(ToolGate::Block {
@@ -123,10 +154,18 @@ async fn a_shell_block_wins_over_nothing_from_plugins() {
 #[tokio::test]
 async fn modifies_from_plugins_and_shell_merge_in_bus_order() {
     let bus = bus().await;
-    let outcome = bus.hooks.emit(&tool_call("write_file", json!({"path": "/etc/passwd", "content": "x"}))).await;
+    let outcome = bus
+        .hooks
+        .emit(&tool_call(
+            "write_file",
+            json!({"path": "/etc/passwd", "content": "x"}),
+        ))
+        .await;
     let expected = json!({"path": "/safe", "content": "x", "by": "shell", "mode": "0644"});
     match outcome {
-        Outcome::Tool(ToolGate::Modify { args }) => assert_eq!(serde_json::Value::Object(args), expected),
+        Outcome::Tool(ToolGate::Modify { args }) => {
+            assert_eq!(serde_json::Value::Object(args), expected)
+        }
         other => panic!("expected a modify, got {other:?}"),
     }
 }
@@ -134,8 +173,14 @@ async fn modifies_from_plugins_and_shell_merge_in_bus_order() {
 #[tokio::test]
 async fn contexts_join_plugins_first_then_shell() {
     let bus = bus().await;
-    let event = Event::from_json(HookEvent::PreLlmCall, json!({"session_id": "s1", "user_message": "hi"}));
-    assert_eq!(bus.hooks.emit(&event).await, Outcome::Context("from plugin\n\nfrom shell".into()));
+    let event = Event::from_json(
+        HookEvent::PreLlmCall,
+        json!({"session_id": "s1", "user_message": "hi"}),
+    );
+    assert_eq!(
+        bus.hooks.emit(&event).await,
+        Outcome::Context("from plugin\n\nfrom shell".into())
+    );
 }
 
 #[tokio::test]
@@ -143,21 +188,36 @@ async fn gateway_commands_are_decided_by_gateway_hooks() {
     let bus = bus().await;
     let event = Event::from_json("command:reset", json!({"command": "reset"}));
     let outcome = bus.hooks.emit(&event).await;
-    assert_eq!(outcome.to_wire(), Some(json!({"decision": "deny", "message": "not here"})));
+    assert_eq!(
+        outcome.to_wire(),
+        Some(json!({"decision": "deny", "message": "not here"}))
+    );
 }
 
 #[tokio::test]
 async fn webhooks_observe_without_steering_and_arrive_signed() {
     let bus = bus().await;
-    let replies = bus.hooks.collect(&tool_call("read_file", json!({"path": "/x"}))).await;
-    assert!(replies.iter().all(|r| !r.source.starts_with("outbound")), "{replies:?}");
-    let end = Event::from_json(HookEvent::OnSessionEnd, json!({"session_id": "s1", "completed": true}));
+    let replies = bus
+        .hooks
+        .collect(&tool_call("read_file", json!({"path": "/x"})))
+        .await;
+    assert!(
+        replies.iter().all(|r| !r.source.starts_with("outbound")),
+        "{replies:?}"
+    );
+    let end = Event::from_json(
+        HookEvent::OnSessionEnd,
+        json!({"session_id": "s1", "completed": true}),
+    );
     assert_eq!(bus.hooks.emit(&end).await, Outcome::Nothing);
     bus.hooks.flush(Duration::from_secs(5)).await;
     let received = bus.received.lock().expect("lock");
     let events: Vec<_> = received.iter().filter_map(|d| d.event.clone()).collect();
     assert_eq!(events, ["pre_tool_call", "on_session_end"]);
-    assert!(received.iter().all(|d| d.verification.is_verified()), "{received:?}");
+    assert!(
+        received.iter().all(|d| d.verification.is_verified()),
+        "{received:?}"
+    );
 }
 
 #[tokio::test]

@@ -21,7 +21,12 @@ pub async fn run(home: &Home, out: &mut dyn Write) -> anyhow::Result<()> {
     let parsed = parse_config(&home.config);
     let mut problems = 0;
     if !parsed.warnings.is_empty() {
-        writeln!(out, "Config warnings in {} ({}):", home.config_display(), parsed.warnings.len())?;
+        writeln!(
+            out,
+            "Config warnings in {} ({}):",
+            home.config_display(),
+            parsed.warnings.len()
+        )?;
         for warning in &parsed.warnings {
             writeln!(out, "  ⚠ {}", warning.message)?;
         }
@@ -31,7 +36,11 @@ pub async fn run(home: &Home, out: &mut dyn Write) -> anyhow::Result<()> {
     if parsed.specs.is_empty() {
         writeln!(out, "No shell hooks configured — nothing to check.")?;
     } else {
-        writeln!(out, "Checking {} configured shell hook(s)...\n", parsed.specs.len())?;
+        writeln!(
+            out,
+            "Checking {} configured shell hook(s)...\n",
+            parsed.specs.len()
+        )?;
         let allowlist = Allowlist::in_home(&home.path);
         for spec in &parsed.specs {
             writeln!(out, "  [{}] {}", spec.event, spec.command)?;
@@ -45,7 +54,10 @@ pub async fn run(home: &Home, out: &mut dyn Write) -> anyhow::Result<()> {
          rights, without isolation; shell hooks run as separate processes."
     )?;
     if problems > 0 {
-        writeln!(out, "{problems} issue(s) found.  Fix before relying on these hooks.")?;
+        writeln!(
+            out,
+            "{problems} issue(s) found.  Fix before relying on these hooks."
+        )?;
     } else {
         writeln!(out, "All shell hooks look healthy.")?;
     }
@@ -86,7 +98,10 @@ async fn check_one(
         }
     }
 
-    if let Some(approved) = entry.as_ref().and_then(|e| e.script_mtime_at_approval.as_deref()) {
+    if let Some(approved) = entry
+        .as_ref()
+        .and_then(|e| e.script_mtime_at_approval.as_deref())
+    {
         let now = script_mtime_iso(&spec.command);
         match mtime_drift(Some(approved), now.as_deref()) {
             Drift::Modified => {

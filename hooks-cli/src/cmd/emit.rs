@@ -12,7 +12,12 @@ use crate::payload::{host_event, host_event_name, read_object};
 use crate::setup::{Home, Mechanisms};
 
 /// Runs `hooks emit`.
-pub async fn run(home: &Home, accept: bool, args: &EmitArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub async fn run(
+    home: &Home,
+    accept: bool,
+    args: &EmitArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let name = host_event_name(&args.event)?;
     let payload = match &args.payload_file {
         Some(file) => read_object(file)?,

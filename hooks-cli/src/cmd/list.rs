@@ -17,7 +17,11 @@ pub fn run(home: &Home, out: &mut dyn Write) -> anyhow::Result<()> {
     let gateway = hooks_gateway::discover(&home.path);
 
     if shell.specs.is_empty() && outbound.targets.is_empty() {
-        writeln!(out, "No shell hooks or outbound webhooks configured in {}.", home.config_display())?;
+        writeln!(
+            out,
+            "No shell hooks or outbound webhooks configured in {}.",
+            home.config_display()
+        )?;
         writeln!(out, "See `hooks --help` or docs/events.md and the README")?;
         writeln!(out, "for the config schema and worked examples.")?;
         writeln!(out)?;
@@ -64,7 +68,11 @@ pub fn run(home: &Home, out: &mut dyn Write) -> anyhow::Result<()> {
 
 fn list_shell(home: &Home, specs: &[ShellHookSpec], out: &mut dyn Write) -> anyhow::Result<()> {
     if specs.is_empty() {
-        writeln!(out, "No shell hooks configured in {}.\n", home.config_display())?;
+        writeln!(
+            out,
+            "No shell hooks configured in {}.\n",
+            home.config_display()
+        )?;
         return Ok(());
     }
     let allowlist = Allowlist::in_home(&home.path);
@@ -77,13 +85,21 @@ fn list_shell(home: &Home, specs: &[ShellHookSpec], out: &mut dyn Write) -> anyh
         writeln!(out, "  [{event}]")?;
         for spec in specs {
             let entry = allowlist.entry_for(event, &spec.command);
-            let consent = if entry.is_some() { "✓ allowed" } else { "✗ not allowlisted" };
+            let consent = if entry.is_some() {
+                "✓ allowed"
+            } else {
+                "✗ not allowlisted"
+            };
             let matcher = spec
                 .matcher
                 .pattern()
                 .map(|m| format!(" matcher='{m}'"))
                 .unwrap_or_default();
-            let fail = if spec.fail_closed { ", fail_closed" } else { "" };
+            let fail = if spec.fail_closed {
+                ", fail_closed"
+            } else {
+                ""
+            };
             writeln!(
                 out,
                 "    - {}{matcher} (timeout={}s{fail}, {consent})",
@@ -111,11 +127,18 @@ fn list_shell(home: &Home, specs: &[ShellHookSpec], out: &mut dyn Write) -> anyh
     Ok(())
 }
 
-fn list_outbound(targets: &[hooks_outbound::TargetSpec], out: &mut dyn Write) -> anyhow::Result<()> {
+fn list_outbound(
+    targets: &[hooks_outbound::TargetSpec],
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     if targets.is_empty() {
         return Ok(());
     }
-    writeln!(out, "Configured outbound webhooks ({} total):\n", targets.len())?;
+    writeln!(
+        out,
+        "Configured outbound webhooks ({} total):\n",
+        targets.len()
+    )?;
     for target in targets {
         let events: Vec<&str> = target.events.iter().map(|e| e.as_str()).collect();
         let matcher = target
@@ -123,7 +146,11 @@ fn list_outbound(targets: &[hooks_outbound::TargetSpec], out: &mut dyn Write) ->
             .pattern()
             .map(|m| format!(" matcher='{m}'"))
             .unwrap_or_default();
-        let signed = if target.is_signed() { "signed" } else { "UNSIGNED" };
+        let signed = if target.is_signed() {
+            "signed"
+        } else {
+            "UNSIGNED"
+        };
         writeln!(out, "  - {}", target.label())?;
         writeln!(out, "      url:     {}", target.url)?;
         writeln!(

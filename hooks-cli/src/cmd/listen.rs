@@ -17,7 +17,9 @@ pub async fn run(args: &ListenArgs) -> anyhow::Result<()> {
     let secret = match &args.secret_env {
         Some(var) => match std::env::var(var) {
             Ok(value) if !value.is_empty() => Some(value.into_bytes()),
-            _ => bail!("--secret-env {var}: the variable is not set; refusing to listen unverified"),
+            _ => {
+                bail!("--secret-env {var}: the variable is not set; refusing to listen unverified")
+            }
         },
         None => None,
     };
@@ -25,8 +27,15 @@ pub async fn run(args: &ListenArgs) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .with_context(|| format!("listening on 127.0.0.1:{}", args.port))?;
-    let verifying = if secret.is_some() { "verifying signatures" } else { "NOT verifying (no --secret-env)" };
-    eprintln!("hooks listen: http://127.0.0.1:{}/ ({verifying}); Ctrl-C to stop", args.port);
+    let verifying = if secret.is_some() {
+        "verifying signatures"
+    } else {
+        "NOT verifying (no --secret-env)"
+    };
+    eprintln!(
+        "hooks listen: http://127.0.0.1:{}/ ({verifying}); Ctrl-C to stop",
+        args.port
+    );
 
     let seen = Arc::new(AtomicU64::new(0));
     let done = Arc::new(Notify::new());

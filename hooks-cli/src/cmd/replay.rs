@@ -25,7 +25,12 @@ struct Recorded {
 }
 
 /// Runs `hooks replay`.
-pub async fn run(home: &Home, accept: bool, args: &ReplayArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+pub async fn run(
+    home: &Home,
+    accept: bool,
+    args: &ReplayArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let (recorded, bad_lines) = read_session(&args.file)?;
     let mechanisms = Mechanisms::register(home, accept);
     mechanisms.print_warnings();
@@ -110,7 +115,10 @@ fn read_session(path: &Path) -> anyhow::Result<(Vec<Recorded>, usize)> {
             continue;
         }
         match parse_line(line) {
-            Ok(event) => recorded.push(Recorded { line: number, event }),
+            Ok(event) => recorded.push(Recorded {
+                line: number,
+                event,
+            }),
             Err(message) => {
                 bad += 1;
                 eprintln!("{}:{number}: {message}", path.display());
@@ -149,7 +157,10 @@ impl Summary {
     fn add(&mut self, fired: &Fired) {
         self.events += 1;
         self.elapsed_ms += fired.elapsed.as_secs_f64() * 1000.0;
-        *self.outcomes.entry(outcome_kind(&fired.outcome)).or_default() += 1;
+        *self
+            .outcomes
+            .entry(outcome_kind(&fired.outcome))
+            .or_default() += 1;
         for reply in &fired.replies {
             let mechanism = reply.source.split(':').next().unwrap_or("?").to_owned();
             *self.replies_by_mechanism.entry(mechanism).or_default() += 1;
@@ -167,8 +178,16 @@ impl Summary {
     }
 
     fn print(&self, bad_lines: usize, out: &mut dyn Write) -> std::io::Result<()> {
-        writeln!(out, "Summary: {} events replayed in {:.1} ms", self.events, self.elapsed_ms)?;
-        let outcomes: Vec<String> = self.outcomes.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        writeln!(
+            out,
+            "Summary: {} events replayed in {:.1} ms",
+            self.events, self.elapsed_ms
+        )?;
+        let outcomes: Vec<String> = self
+            .outcomes
+            .iter()
+            .map(|(k, v)| format!("{k} {v}"))
+            .collect();
         writeln!(out, "  outcomes: {}", outcomes.join(", "))?;
         let replies: Vec<String> = self
             .replies_by_mechanism

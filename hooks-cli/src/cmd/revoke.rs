@@ -17,7 +17,10 @@ pub fn run(home: &Home, command: &str, out: &mut dyn Write) -> anyhow::Result<()
         writeln!(out, "No allowlist entry found for command: {command}")?;
         return Ok(());
     }
-    writeln!(out, "Removed {removed} allowlist entry/entries for: {command}")?;
+    writeln!(
+        out,
+        "Removed {removed} allowlist entry/entries for: {command}"
+    )?;
     writeln!(
         out,
         "Note: currently running CLI / gateway processes keep their already-registered \

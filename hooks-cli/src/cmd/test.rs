@@ -36,7 +36,11 @@ pub async fn run(home: &Home, args: &TestArgs, out: &mut dyn Write) -> anyhow::R
 
     if specs.is_empty() {
         if args.json {
-            writeln!(out, "{}", json!({"event": args.event, "hooks": [], "outcome": null}))?;
+            writeln!(
+                out,
+                "{}",
+                json!({"event": args.event, "hooks": [], "outcome": null})
+            )?;
             return Ok(());
         }
         writeln!(out, "No shell hooks configured for event: {}", args.event)?;
@@ -77,7 +81,12 @@ pub async fn run(home: &Home, args: &TestArgs, out: &mut dyn Write) -> anyhow::R
         return Ok(());
     }
 
-    writeln!(out, "Firing {} hook(s) for event '{}':\n", specs.len(), args.event)?;
+    writeln!(
+        out,
+        "Firing {} hook(s) for event '{}':\n",
+        specs.len(),
+        args.event
+    )?;
     for (spec, (result, parsed)) in specs.iter().zip(&runs) {
         writeln!(out, "  → {}", spec.command)?;
         print_run(result, parsed.as_ref(), out)?;
@@ -106,7 +115,11 @@ fn run_json(spec: &ShellHookSpec, result: &RunResult, parsed: Option<&Value>) ->
 }
 
 /// Prints one run the way `hermes hooks test` does.
-pub fn print_run(result: &RunResult, parsed: Option<&Value>, out: &mut dyn Write) -> std::io::Result<()> {
+pub fn print_run(
+    result: &RunResult,
+    parsed: Option<&Value>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let elapsed = hooks_shell::reply::format_seconds(result.elapsed);
     if let Some(error) = &result.error {
         writeln!(out, "      ✗ error: {error}")?;

@@ -9,7 +9,10 @@ const OK_HOOK: &str = "#!/bin/sh\ncat >/dev/null\necho '{}'\n";
 fn empty_config_says_nothing_is_configured() {
     let home = TempHome::new();
     let text = home.hooks(&["list"]).ok();
-    assert!(text.contains("No shell hooks or outbound webhooks configured"), "{text}");
+    assert!(
+        text.contains("No shell hooks or outbound webhooks configured"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -40,7 +43,10 @@ fn list_shows_hooks_by_event_with_consent_status() {
 fn list_shows_config_warnings_with_a_suggestion() {
     let home = TempHome::new();
     let script = home.script("ok.sh", OK_HOOK);
-    home.config(&format!("hooks:\n  pre_tool_cal:\n    - command: {}\n", script.display()));
+    home.config(&format!(
+        "hooks:\n  pre_tool_cal:\n    - command: {}\n",
+        script.display()
+    ));
     let text = home.hooks(&["list"]).ok();
     assert!(text.contains("did you mean 'pre_tool_call'"), "{text}");
     assert!(text.contains("config.yaml"), "{text}");
@@ -53,7 +59,10 @@ fn list_shows_outbound_targets_signed_or_not_and_never_the_secret() {
         "hooks:\n  outbound:\n    - name: ci\n      url: https://ci.example.com/hook\n      events: [on_session_end]\n      secret: super-secret-value\n    - url: https://x.example.com/\n      events: [post_tool_call]\n      matcher: terminal\n",
     );
     let text = home.hooks(&["list"]).ok();
-    assert!(text.contains("Configured outbound webhooks (2 total)"), "{text}");
+    assert!(
+        text.contains("Configured outbound webhooks (2 total)"),
+        "{text}"
+    );
     assert!(text.contains("signed"), "{text}");
     assert!(text.contains("UNSIGNED"), "{text}");
     assert!(!text.contains("super-secret-value"), "{text}");
@@ -63,7 +72,10 @@ fn list_shows_outbound_targets_signed_or_not_and_never_the_secret() {
 fn doctor_flags_a_missing_exec_bit() {
     let home = TempHome::new();
     let script = home.write("noexec.sh", OK_HOOK);
-    home.config(&format!("hooks:\n  pre_tool_call:\n    - command: {}\n", script.display()));
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n",
+        script.display()
+    ));
     let text = home.hooks(&["doctor"]).ok();
     assert!(text.contains("not executable"), "{text}");
 }
@@ -72,8 +84,14 @@ fn doctor_flags_a_missing_exec_bit() {
 fn doctor_flags_unallowlisted_and_does_not_run_it() {
     let home = TempHome::new();
     let sentinel = home.hermes.join("ran");
-    let script = home.script("s.sh", &format!("#!/bin/sh\ntouch {}\n", sentinel.display()));
-    home.config(&format!("hooks:\n  pre_tool_call:\n    - command: {}\n", script.display()));
+    let script = home.script(
+        "s.sh",
+        &format!("#!/bin/sh\ntouch {}\n", sentinel.display()),
+    );
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n",
+        script.display()
+    ));
     let text = home.hooks(&["doctor"]).ok();
     assert!(text.contains("not allowlisted"), "{text}");
     assert!(text.contains("skipped JSON smoke test"), "{text}");
@@ -93,8 +111,16 @@ fn approve(home: &TempHome, event: &str, command: &str, mtime: &str) {
 fn doctor_flags_invalid_json() {
     let home = TempHome::new();
     let script = home.script("garbage.sh", "#!/bin/sh\ncat >/dev/null\necho not json\n");
-    home.config(&format!("hooks:\n  pre_tool_call:\n    - command: {}\n", script.display()));
-    approve(&home, "pre_tool_call", &script.display().to_string(), "2999-01-01T00:00:00Z");
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n",
+        script.display()
+    ));
+    approve(
+        &home,
+        "pre_tool_call",
+        &script.display().to_string(),
+        "2999-01-01T00:00:00Z",
+    );
     let text = home.hooks(&["doctor"]).ok();
     assert!(text.contains("not valid JSON"), "{text}");
 }
@@ -103,8 +129,16 @@ fn doctor_flags_invalid_json() {
 fn doctor_flags_mtime_drift() {
     let home = TempHome::new();
     let script = home.script("drift.sh", OK_HOOK);
-    home.config(&format!("hooks:\n  pre_tool_call:\n    - command: {}\n", script.display()));
-    approve(&home, "pre_tool_call", &script.display().to_string(), "2000-01-01T00:00:00Z");
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n",
+        script.display()
+    ));
+    approve(
+        &home,
+        "pre_tool_call",
+        &script.display().to_string(),
+        "2000-01-01T00:00:00Z",
+    );
     let text = home.hooks(&["doctor"]).ok();
     assert!(text.contains("modified since approval"), "{text}");
 }
@@ -113,8 +147,12 @@ fn doctor_flags_mtime_drift() {
 fn doctor_passes_a_clean_script() {
     let home = TempHome::new();
     let script = home.script("clean.sh", OK_HOOK);
-    home.config(&format!("hooks:\n  pre_tool_call:\n    - command: {}\n", script.display()));
-    home.hooks(&["--accept-hooks", "emit", "on_session_finalize"]).ok();
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n",
+        script.display()
+    ));
+    home.hooks(&["--accept-hooks", "emit", "on_session_finalize"])
+        .ok();
     let accepted = home.hooks(&["--accept-hooks", "emit", "pre_tool_call"]);
     accepted.ok();
     let text = home.hooks(&["doctor"]).ok();
@@ -136,7 +174,10 @@ fn events_lists_the_whole_catalog() {
     let home = TempHome::new();
     let document = home.hooks(&["events", "--json"]).json();
     assert_eq!(document["events"].as_array().map(Vec::len), Some(41));
-    assert_eq!(document["gateway_events"].as_array().map(Vec::len), Some(11));
+    assert_eq!(
+        document["gateway_events"].as_array().map(Vec::len),
+        Some(11)
+    );
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! A temporary Hermes home and a way to run `hooks` in it.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 /// A scratch HOME with a `.hermes` home inside.
@@ -61,10 +61,6 @@ impl TempHome {
             .output()
             .expect("run hooks");
         Run(output)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.hermes
     }
 }
 
