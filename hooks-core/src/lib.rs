@@ -35,6 +35,7 @@ pub mod merge;
 pub mod outcome;
 pub mod payloads;
 pub mod prompt;
+pub mod pyvalue;
 pub mod reply;
 pub mod wire;
 pub mod yaml;

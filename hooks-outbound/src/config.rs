@@ -11,6 +11,7 @@ use std::time::Duration;
 use hooks_core::catalog::{self, HookEvent, VALID_HOOKS};
 use hooks_core::config::json_type;
 use hooks_core::matcher::ToolMatcher;
+use hooks_core::pyvalue::{python_int, repr};
 use hooks_core::{Config, ConfigWarning};
 use serde_json::{Map, Value};
 
@@ -303,23 +304,22 @@ impl EntryParser<'_> {
     fn timeout(&mut self, entry: &Map<String, Value>) -> Duration {
         let key = self.key.clone();
         let (low, high) = TIMEOUT_RANGE_SECS;
+        // Python's int() semantics, as the reference; clamping is silent.
         let seconds = match entry.get("timeout") {
             None | Some(Value::Null) => DEFAULT_TIMEOUT_SECS,
-            Some(Value::Number(number)) if number.is_i64() || number.is_u64() => {
-                // Clamping is silent, as in the reference.
-                number
-                    .as_i64()
-                    .map_or(high, |n| n.clamp(low as i64, high as i64) as u64)
-            }
-            Some(other) => {
-                self.warn(
-                    Some("timeout"),
-                    format!(
-                        "{key}.timeout must be an int (got {other}); using default {DEFAULT_TIMEOUT_SECS}s"
-                    ),
-                );
-                DEFAULT_TIMEOUT_SECS
-            }
+            Some(value) => match python_int(value) {
+                Some(seconds) => seconds.clamp(i128::from(low), i128::from(high)) as u64,
+                None => {
+                    self.warn(
+                        Some("timeout"),
+                        format!(
+                            "{key}.timeout must be an int (got {}); using default {DEFAULT_TIMEOUT_SECS}s",
+                            repr(value)
+                        ),
+                    );
+                    DEFAULT_TIMEOUT_SECS
+                }
+            },
         };
         Duration::from_secs(seconds)
     }

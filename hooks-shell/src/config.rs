@@ -12,7 +12,7 @@ use hooks_core::matcher::ToolMatcher;
 use hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::{Map, Value};
 
-use crate::pyvalue::{python_int, repr, type_name};
+use hooks_core::pyvalue::{python_int, repr, type_name};
 
 /// The timeout of an entry without one, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;

@@ -46,7 +46,6 @@ pub mod clock;
 pub mod config;
 pub mod consent;
 pub mod dispatcher;
-mod pyvalue;
 pub mod queue;
 pub mod reply;
 pub mod run;

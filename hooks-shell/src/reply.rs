@@ -8,8 +8,8 @@ use hooks_core::HookEvent;
 use serde_json::{Map, Value, json};
 
 use crate::config::ShellHookSpec;
-use crate::pyvalue::is_truthy;
 use crate::run::RunResult;
+use hooks_core::pyvalue::is_truthy;
 
 /// The block message when a hook blocks without giving one.
 pub const DEFAULT_BLOCK_MESSAGE: &str = "Blocked by shell hook.";

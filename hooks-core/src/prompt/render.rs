@@ -239,7 +239,7 @@ fn section_text(
     };
     let Value::String(value) = value else {
         return Err(SkipReason::NotAString {
-            type_name: python_type_name(&value),
+            type_name: crate::pyvalue::type_name(&value),
         });
     };
     let text = python_strip(&value);
@@ -257,19 +257,6 @@ fn section_text(
         });
     }
     Ok(Some(text.to_owned()))
-}
-
-/// The name Python gives the type a JSON value decodes to.
-fn python_type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(number) if number.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
 }
 
 fn panic_message(panic: &(dyn Any + Send)) -> String {

@@ -201,20 +201,43 @@ fn timeout_clamped_silently() {
     }
 }
 
-// 120
+// 120 — timeouts are read with Python's int(), as shell hook timeouts are.
 #[test]
 fn bad_timeout_falls_back_to_default() {
-    for given in [json!("soon"), json!(2.5), json!(true)] {
+    for (given, shown) in [
+        (json!("soon"), "'soon'"),
+        (json!([5]), "[5]"),
+        (json!({}), "{}"),
+    ] {
         let parsed =
             parse_one(json!({"url": "https://x", "events": ["on_session_end"], "timeout": given}));
         assert_eq!(parsed.targets[0].timeout, Duration::from_secs(10));
         assert_eq!(
             messages(&parsed),
             [format!(
-                "hooks.outbound[0].timeout must be an int (got {given}); using default 10s"
+                "hooks.outbound[0].timeout must be an int (got {shown}); using default 10s"
             )]
         );
         assert_eq!(parsed.warnings[0].key, "hooks.outbound[0].timeout");
+    }
+}
+
+#[test]
+fn timeout_accepts_what_python_int_accepts() {
+    for (given, expected) in [
+        (json!(2.5), 2),
+        (json!(true), 1),
+        (json!(" 30 "), 30),
+        (json!("0"), 1),
+    ] {
+        let parsed =
+            parse_one(json!({"url": "https://x", "events": ["on_session_end"], "timeout": given}));
+        assert_eq!(
+            parsed.targets[0].timeout,
+            Duration::from_secs(expected),
+            "{given}"
+        );
+        assert!(parsed.warnings.is_empty(), "{given}");
     }
 }
 

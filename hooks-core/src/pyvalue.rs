@@ -1,11 +1,11 @@
-//! Python-compatible readings of JSON values: the reference validates config
-//! with Python's `int()`, truthiness, `type(x).__name__` and `repr()`, and its
-//! warnings quote those, so we read values the same way.
+//! Python-compatible readings of JSON values. The reference decides with
+//! `bool(x)`, `str(x)` and `int(x)` and quotes `type(x).__name__` and `repr(x)` in
+//! its warnings; every mechanism that mirrors it reads values through here.
 
 use serde_json::Value;
 
 /// Python's `type(value).__name__` for the value as a YAML loader would give it.
-pub(crate) fn type_name(value: &Value) -> &'static str {
+pub fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "NoneType",
         Value::Bool(_) => "bool",
@@ -18,7 +18,7 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 }
 
 /// A `repr()`-like rendering for warnings: strings quoted, `None`, `True`/`False`.
-pub(crate) fn repr(value: &Value) -> String {
+pub fn repr(value: &Value) -> String {
     match value {
         Value::Null => "None".to_owned(),
         Value::Bool(true) => "True".to_owned(),
@@ -29,7 +29,7 @@ pub(crate) fn repr(value: &Value) -> String {
 }
 
 /// Python truthiness of a JSON value.
-pub(crate) fn is_truthy(value: &Value) -> bool {
+pub fn is_truthy(value: &Value) -> bool {
     match value {
         Value::Null => false,
         Value::Bool(flag) => *flag,
@@ -40,10 +40,19 @@ pub(crate) fn is_truthy(value: &Value) -> bool {
     }
 }
 
+/// Python's `str(value)` as far as the reference relies on it: strings
+/// verbatim, anything else as compact JSON.
+pub fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// Python's `int(value)`: integers as is, floats truncated, `True` → 1, and
 /// strings of an optionally signed decimal integer (surrounding whitespace and
 /// single underscores between digits allowed). `None` when `int()` would raise.
-pub(crate) fn python_int(value: &Value) -> Option<i128> {
+pub fn python_int(value: &Value) -> Option<i128> {
     match value {
         Value::Bool(flag) => Some(i128::from(*flag)),
         Value::Number(number) => {
