@@ -48,3 +48,8 @@ pub use dispatch::{Dispatcher, NoopDispatcher};
 pub use event::{Event, EventName, Payload};
 pub use outcome::{Outcome, ToolGate};
 pub use reply::Reply;
+
+/// The README's example, compiled and run as a doctest so it stays true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
