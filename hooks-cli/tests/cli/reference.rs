@@ -47,11 +47,7 @@ fn hooks_test_reports_what_the_table_and_the_reference_report() {
     std::thread::scope(|scope| {
         for _ in 0..WORKERS {
             scope.spawn(|| {
-                loop {
-                    let Some(group) = groups.get(next_group.fetch_add(1, Ordering::Relaxed))
-                    else {
-                        break;
-                    };
+                while let Some(group) = groups.get(next_group.fetch_add(1, Ordering::Relaxed)) {
                     let found = check_group(&cases, group, reference.as_deref().ok());
                     failures
                         .lock()
@@ -85,8 +81,16 @@ fn hooks_test_reports_what_the_table_and_the_reference_report() {
 fn check_group(cases: &[Case], ids: &[usize], reference: Option<&Path>) -> Vec<String> {
     let prepared = run::prepare(cases, ids);
     let first = &cases[ids[0]];
-    let ours = run::run_ours(&prepared.home, first);
-    let theirs = reference.map(|bin| run::run_reference(bin, &prepared.home, first));
+    // Both CLIs run their hooks one after another: run the two side by side.
+    let (ours, theirs) = std::thread::scope(|scope| {
+        let theirs =
+            scope.spawn(|| reference.map(|bin| run::run_reference(bin, &prepared.home, first)));
+        let ours = run::run_ours(&prepared.home, first);
+        let theirs = theirs
+            .join()
+            .unwrap_or_else(|_| Some(Err("the reference run panicked".to_owned())));
+        (ours, theirs)
+    });
     let mut failures = Vec::new();
     for (&id, commands) in ids.iter().zip(&prepared.commands) {
         let case = &cases[id];
@@ -97,7 +101,14 @@ fn check_group(cases: &[Case], ids: &[usize], reference: Option<&Path>) -> Vec<S
                 continue;
             }
         };
-        let our_fired = compare(case, "hooks test", ours, commands, &case.ours, &mut failures);
+        let our_fired = compare(
+            case,
+            "hooks test",
+            ours,
+            commands,
+            &case.ours,
+            &mut failures,
+        );
         let Some(theirs) = &theirs else { continue };
         let theirs = match theirs {
             Ok(listing) => listing,
@@ -107,7 +118,14 @@ fn check_group(cases: &[Case], ids: &[usize], reference: Option<&Path>) -> Vec<S
             }
         };
         let expected = case.reference_report();
-        let their_fired = compare(case, "hermes hooks test", theirs, commands, expected, &mut failures);
+        let their_fired = compare(
+            case,
+            "hermes hooks test",
+            theirs,
+            commands,
+            expected,
+            &mut failures,
+        );
         if matches!(case.reference, Reference::Agrees) && our_fired != their_fired {
             failures.push(format!(
                 "{}: different hooks fired\n  ours:      {our_fired:?}\n  reference: {their_fired:?}",
@@ -131,9 +149,11 @@ fn compare(
     let expected = run::with_commands(expected, &fired);
     if report != expected {
         failures.push(format!(
-            "{} ({}): `{cli}` reported\n  {report:?}\nexpected\n  {expected:?}\n  (commands: {commands:?})",
+            "{} ({}): `{cli}` reported\n  {}\nexpected\n  {}\n  (commands: {commands:?})",
             case.name,
             relation(&case.reference),
+            report.describe(),
+            expected.describe(),
         ));
     }
     fired
@@ -150,10 +170,7 @@ fn relation(reference: &Reference) -> String {
 
 fn summary(cases: &[Case], bin: &Path) -> String {
     let count = |wanted: fn(&Reference) -> bool| {
-        cases
-            .iter()
-            .filter(|case| wanted(&case.reference))
-            .count()
+        cases.iter().filter(|case| wanted(&case.reference)).count()
     };
     format!(
         "reference comparison: {} cases against {}: {} agree, {} the reference lacks, \
@@ -170,7 +187,8 @@ fn summary(cases: &[Case], bin: &Path) -> String {
 #[test]
 fn reference_output_is_read_per_hook() {
     let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reference/hermes-hooks-test.txt"),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/reference/hermes-hooks-test.txt"),
     )
     .expect("fixture");
     let Ok(Listing::Hooks(hooks)) = run::parse_reference_output(&text) else {

@@ -29,11 +29,15 @@ pub fn cases() -> Vec<Case> {
             .expect(vec![parsed(context("\u{1f}"))])
             .diverges(PYTHON_WHITESPACE, vec![nothing()]),
         Case::new("pre_verify message padded with \\x1e", "pre_verify")
-            .hook(printf(r#"{"action": "continue", "message": "\\u001emore\\u001e"}"#))
+            .hook(printf(
+                r#"{"action": "continue", "message": "\\u001emore\\u001e"}"#,
+            ))
             .expect(vec![parsed(keep_going("\u{1e}more\u{1e}"))])
             .diverges(PYTHON_WHITESPACE, vec![parsed(keep_going("more"))]),
         Case::new("NaN in the reply", TOOL)
-            .hook(printf(r#"{"action": "block", "message": "nan", "score": NaN}"#))
+            .hook(printf(
+                r#"{"action": "block", "message": "nan", "score": NaN}"#,
+            ))
             .expect(vec![nothing()])
             .diverges(PYTHON_JSON, vec![parsed(block("nan"))]),
         Case::new("Infinity in the reply", LLM)
@@ -41,11 +45,15 @@ pub fn cases() -> Vec<Case> {
             .expect(vec![nothing()])
             .diverges(PYTHON_JSON, vec![parsed(context("inf"))]),
         Case::new("lone surrogate in the reply", TOOL)
-            .hook(printf(r#"{"action": "block", "message": "s", "junk": "\\ud800"}"#))
+            .hook(printf(
+                r#"{"action": "block", "message": "s", "junk": "\\ud800"}"#,
+            ))
             .expect(vec![nothing()])
             .diverges(PYTHON_JSON, vec![parsed(block("s"))]),
         Case::new("number out of f64 range", TOOL)
-            .hook(printf(r#"{"action": "block", "message": "big", "n": 1e400}"#))
+            .hook(printf(
+                r#"{"action": "block", "message": "big", "n": 1e400}"#,
+            ))
             .expect(vec![nothing()])
             .diverges(PYTHON_JSON, vec![parsed(block("big"))]),
         Case::new("nesting 200 deep", TOOL)

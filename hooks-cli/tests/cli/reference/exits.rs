@@ -38,7 +38,9 @@ pub fn cases() -> Vec<Case> {
             .reference_lacks(EXIT_2, vec![nothing()]),
         // §7.65: the reference agrees because it parses stdout on any exit.
         Case::new("exit 2: a stdout block beats stderr", TOOL)
-            .hook(script(&format!("{BLOCK_JSON}\necho 'stderr text' >&2\nexit 2")))
+            .hook(script(&format!(
+                "{BLOCK_JSON}\necho 'stderr text' >&2\nexit 2"
+            )))
             .expect(vec![parsed(block("stdout block"))]),
         Case::new("exit 2 with a modify on stdout", TOOL)
             .hook(script(
@@ -48,12 +50,19 @@ pub fn cases() -> Vec<Case> {
             .reference_lacks(EXIT_2, vec![nothing()]),
         // §7.66
         Case::new("exit 2 on a non-blocking event", "post_tool_call")
-            .hook(script("echo '{\"context\": \"c\"}'\necho denied >&2\nexit 2"))
+            .hook(script(
+                "echo '{\"context\": \"c\"}'\necho denied >&2\nexit 2",
+            ))
             .expect(vec![parsed(context("c"))]),
         // §7.27, §7.71
         Case::new("timeout", TOOL)
             .hook(script("exec sleep 5").option("timeout: 1"))
             .expect(vec![timed_out()]),
+        // §7.44 family: the timeout is read with Python's int().
+        Case::new("timeout as a string and as a float", TOOL)
+            .hook(script("exec sleep 5").option("timeout: '1'"))
+            .hook(script("exec sleep 5").option("timeout: 1.9"))
+            .expect(vec![timed_out(), timed_out()]),
         Case::new("timeout after printing a block", TOOL)
             .hook(script(&format!("{BLOCK_JSON}\nexec sleep 5")).option("timeout: 1"))
             .expect(vec![timed_out()]),
@@ -64,9 +73,9 @@ pub fn cases() -> Vec<Case> {
                     .option("timeout: 1")
                     .option("fail_closed: true"),
             )
-            .expect(vec![
-                timed_out().then(block("hook {command} failed closed: timed out after 1s")),
-            ])
+            .expect(vec![timed_out().then(block(
+                "hook {command} failed closed: timed out after 1s",
+            ))])
             .reference_lacks(FAIL_CLOSED, vec![timed_out()]),
         Case::new("exit 1 without output, fail_closed (call 3)", TOOL)
             .hook(script("exit 1").option("fail_closed: true"))
@@ -90,9 +99,12 @@ pub fn cases() -> Vec<Case> {
             .hook(script("true").option("fail_closed: true"))
             .expect(vec![nothing()]),
         // §7.77
-        Case::new("fail_closed ignored on a non-blocking event", "post_tool_call")
-            .hook(script("exit 1").option("fail_closed: true"))
-            .expect(vec![nothing()]),
+        Case::new(
+            "fail_closed ignored on a non-blocking event",
+            "post_tool_call",
+        )
+        .hook(script("exit 1").option("fail_closed: true"))
+        .expect(vec![nothing()]),
         // §7.36, §7.69
         Case::new("missing command", TOOL)
             .hook(missing_file())
@@ -104,6 +116,13 @@ pub fn cases() -> Vec<Case> {
                 spawn_error().then(block("hook {command} failed closed: command not found")),
             ])
             .reference_lacks(FAIL_CLOSED, vec![spawn_error()]),
+        Case::new("command padded with spaces", TOOL)
+            .hook(script(BLOCK_JSON).command("   {script}   "))
+            .expect(vec![parsed(block("stdout block"))]),
+        // §7.42
+        Case::new("blank command: the entry is skipped", TOOL)
+            .hook(missing_file().command("   "))
+            .expect(vec![]),
         Case::new("missing command on PATH", TOOL)
             .hook(missing_file().command("no-such-hook-command-{name}"))
             .expect(vec![spawn_error()]),
@@ -118,7 +137,11 @@ pub fn cases() -> Vec<Case> {
             .hook(raw_file("{\"action\": \"block\"}\n"))
             .expect(vec![spawn_error()]),
         Case::new("a directory as the command", TOOL)
-            .hook(script("true").file("as-dir/hook.sh").command("{script_dir}"))
+            .hook(
+                script("true")
+                    .file("as-dir/hook.sh")
+                    .command("{script_dir}"),
+            )
             .expect(vec![spawn_error()]),
         Case::new("unbalanced quote in the command", TOOL)
             .hook(script(BLOCK_JSON).command("{script} 'unterminated"))

@@ -67,7 +67,7 @@ pub fn cases() -> Vec<Case> {
             .hook(prints(r#"{"context": "c"}"#).option("matcher: terminal"))
             .expect(vec![parsed(context("c"))]),
         Case::new("non-string matcher ignored", TOOL)
-            .for_tool("anything")
+            .for_tool("read_file")
             .hook(prints(BLOCKS).option("matcher: 42"))
             .expect(vec![parsed(block("matched"))]),
         // §7.15, §7.33
@@ -82,7 +82,8 @@ pub fn cases() -> Vec<Case> {
             .hook(blocks_when_stdin_has(r#""tool_name": ?"read_file""#, "read_file"))
             .expect(vec![parsed(block("read_file"))]),
         Case::new("payload file args become tool_input", TOOL)
-            .payload_file("rm-rf-args.json")
+            .for_tool("terminal")
+            .payload_file("write-file-rm-rf.json")
             .hook(blocks_when_stdin_has(
                 r#""tool_input": ?\{"command": ?"rm -rf /"\}"#,
                 "no rm -rf",
@@ -90,7 +91,7 @@ pub fn cases() -> Vec<Case> {
             .expect(vec![parsed(block("no rm -rf"))]),
         Case::new("payload file overrides --for-tool on stdin, not in matching", TOOL)
             .for_tool("terminal")
-            .payload_file("tool-write-file.json")
+            .payload_file("write-file-rm-rf.json")
             .hook(
                 blocks_when_stdin_has(r#""tool_name": ?"write_file""#, "payload wins")
                     .option("matcher: terminal"),

@@ -40,18 +40,48 @@ pub enum Report {
     UnknownEvent,
 }
 
+impl Report {
+    /// One line per report for failure messages: `[exited: {"context":"c"}, timed out: none]`.
+    pub fn describe(&self) -> String {
+        let Report::Hooks(hooks) = self else {
+            return "unknown event".to_owned();
+        };
+        let hooks: Vec<String> = hooks
+            .iter()
+            .map(|hook| {
+                let end = match hook.end {
+                    RunEnd::Exited => "exited",
+                    RunEnd::SpawnError => "spawn error",
+                    RunEnd::TimedOut => "timed out",
+                };
+                match &hook.parsed {
+                    Some(parsed) => format!("{end}: {parsed}"),
+                    None => format!("{end}: none"),
+                }
+            })
+            .collect();
+        format!("[{}]", hooks.join(", "))
+    }
+}
+
 /// How the reference relates to our expected report.
 pub enum Reference {
     /// `hermes hooks test` reports exactly what we expect of `hooks test`.
     Agrees,
     /// The 0.19.0 reference lacks a feature we have (and the doc describes);
     /// it reports `gives` instead.
-    Lacks { feature: &'static str, gives: Report },
+    Lacks {
+        feature: &'static str,
+        gives: Report,
+    },
     /// We differ on purpose (a DESIGN.md call); the reference reports `gives`.
     ByDesign { call: &'static str, gives: Report },
     /// A divergence this suite found and reported to the lead, not yet settled;
     /// `gives` is what the reference reports, the expected report is what we do today.
-    Diverges { finding: &'static str, gives: Report },
+    Diverges {
+        finding: &'static str,
+        gives: Report,
+    },
 }
 
 /// One configured hook entry.
@@ -97,7 +127,9 @@ pub fn script(lines: &str) -> Hook {
 
 /// A hook that reads its stdin, then prints `stdout` verbatim and exits 0.
 pub fn prints(stdout: &str) -> Hook {
-    script(&format!("cat >/dev/null\ncat <<'HOOK_STDOUT'\n{stdout}\nHOOK_STDOUT"))
+    script(&format!(
+        "cat >/dev/null\ncat <<'HOOK_STDOUT'\n{stdout}\nHOOK_STDOUT"
+    ))
 }
 
 /// An executable file with exactly `contents`.

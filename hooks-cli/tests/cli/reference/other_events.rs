@@ -33,23 +33,34 @@ pub fn cases() -> Vec<Case> {
         Case::new("context on subagent_stop", "subagent_stop")
             .hook(prints(r#"{"context": "child done"}"#))
             .expect(vec![parsed(context("child done"))]),
-        Case::new("a shell hook cannot transform a tool result", "transform_tool_result")
-            .hook(prints(r#"{"result": "replaced", "context": "only context"}"#))
-            .expect(vec![parsed(context("only context"))]),
-        Case::new("pre_gateway_dispatch directives are not shell replies", "pre_gateway_dispatch")
-            .hook(prints(r#"{"action": "skip", "reason": "spam"}"#))
-            .expect(vec![nothing()]),
+        Case::new(
+            "a shell hook cannot transform a tool result",
+            "transform_tool_result",
+        )
+        .hook(prints(
+            r#"{"result": "replaced", "context": "only context"}"#,
+        ))
+        .expect(vec![parsed(context("only context"))]),
         Case::new("Hermes continue", VERIFY)
-            .hook(prints(r#"{"action": "continue", "message": "run the tests"}"#))
+            .hook(prints(
+                r#"{"action": "continue", "message": "run the tests"}"#,
+            ))
             .expect(vec![parsed(keep_going("run the tests"))]),
         Case::new("Claude Code Stop block means continue", VERIFY)
-            .hook(prints(r#"{"decision": "block", "reason": "  lint first  "}"#))
+            .hook(prints(
+                r#"{"decision": "block", "reason": "  lint first  "}"#,
+            ))
             .expect(vec![parsed(keep_going("lint first"))]),
+        Case::new("Hermes-shape block on pre_verify means continue", VERIFY)
+            .hook(prints(r#"{"action": "block", "message": "not yet"}"#))
+            .expect(vec![parsed(keep_going("not yet"))]),
         Case::new("continue verb trimmed and lower-cased", VERIFY)
             .hook(prints(r#"{"action": " CONTINUE ", "message": "m"}"#))
             .expect(vec![parsed(keep_going("m"))]),
         Case::new("falsy action falls back to decision", VERIFY)
-            .hook(prints(r#"{"action": "", "decision": "continue", "reason": "r"}"#))
+            .hook(prints(
+                r#"{"action": "", "decision": "continue", "reason": "r"}"#,
+            ))
             .expect(vec![parsed(keep_going("r"))]),
         Case::new("continue without message", VERIFY)
             .hook(prints(r#"{"action": "continue"}"#))
