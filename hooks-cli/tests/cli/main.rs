@@ -2,5 +2,6 @@
 
 mod emit_replay;
 mod list_doctor;
+mod reference;
 mod support;
 mod test_cmd;

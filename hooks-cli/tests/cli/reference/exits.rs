@@ -1,0 +1,168 @@
+//! How a run ends: exit statuses, signals, timeouts, commands that cannot run,
+//! and what `fail_closed` makes of failures. `§7.n` = reference test n.
+
+use super::model::{
+    Case, block, context, missing_file, nothing, parsed, raw_file, script, spawn_error, timed_out,
+};
+
+const TOOL: &str = "pre_tool_call";
+const BLOCK_JSON: &str = r#"echo '{"action": "block", "message": "stdout block"}'"#;
+const EXIT_2: &str = "exit code 2 blocks pre_tool_call";
+const FAIL_CLOSED: &str = "fail_closed";
+
+pub fn cases() -> Vec<Case> {
+    vec![
+        // §7.29, §7.67
+        Case::new("exit 1 with a block still blocks", TOOL)
+            .hook(script(&format!("cat >/dev/null\n{BLOCK_JSON}\nexit 1")))
+            .expect(vec![parsed(block("stdout block"))]),
+        // §7.68
+        Case::new("exit 1 without output", TOOL)
+            .hook(script("exit 1"))
+            .expect(vec![nothing()]),
+        Case::new("exit 3 with only stderr", TOOL)
+            .hook(script("echo 'something broke' >&2\nexit 3"))
+            .expect(vec![nothing()]),
+        Case::new("killed by a signal after printing a block", TOOL)
+            .hook(script(&format!("{BLOCK_JSON}\nkill -9 $$")))
+            .expect(vec![parsed(block("stdout block"))]),
+        // §7.63, §7.78
+        Case::new("exit 2 with stderr", TOOL)
+            .hook(script("echo '  policy violation  ' >&2\nexit 2"))
+            .expect(vec![parsed(block("policy violation"))])
+            .reference_lacks(EXIT_2, vec![nothing()]),
+        // §7.64
+        Case::new("exit 2 without output", TOOL)
+            .hook(script("exit 2"))
+            .expect(vec![parsed(block("Blocked by shell hook."))])
+            .reference_lacks(EXIT_2, vec![nothing()]),
+        // §7.65: the reference agrees because it parses stdout on any exit.
+        Case::new("exit 2: a stdout block beats stderr", TOOL)
+            .hook(script(&format!(
+                "{BLOCK_JSON}\necho 'stderr text' >&2\nexit 2"
+            )))
+            .expect(vec![parsed(block("stdout block"))]),
+        Case::new("exit 2 with a modify on stdout", TOOL)
+            .hook(script(
+                "echo '{\"action\": \"modify\", \"args\": {\"a\": 1}}'\necho denied >&2\nexit 2",
+            ))
+            .expect(vec![parsed(block("denied"))])
+            .reference_lacks(EXIT_2, vec![nothing()]),
+        // §7.66
+        Case::new("exit 2 on a non-blocking event", "post_tool_call")
+            .hook(script(
+                "echo '{\"context\": \"c\"}'\necho denied >&2\nexit 2",
+            ))
+            .expect(vec![parsed(context("c"))]),
+        // §7.27, §7.71
+        Case::new("timeout", TOOL)
+            .hook(script("exec sleep 5").option("timeout: 1"))
+            .expect(vec![timed_out()]),
+        // §7.44 family: the timeout is read with Python's int().
+        Case::new("timeout as a string and as a float", TOOL)
+            .hook(script("exec sleep 5").option("timeout: '1'"))
+            .hook(script("exec sleep 5").option("timeout: 1.9"))
+            .expect(vec![timed_out(), timed_out()]),
+        Case::new("timeout after printing a block", TOOL)
+            .hook(script(&format!("{BLOCK_JSON}\nexec sleep 5")).option("timeout: 1"))
+            .expect(vec![timed_out()]),
+        // §7.72, §7.81
+        Case::new("timeout, fail_closed", TOOL)
+            .hook(
+                script("exec sleep 5")
+                    .option("timeout: 1")
+                    .option("fail_closed: true"),
+            )
+            .expect(vec![timed_out().then(block(
+                "hook {command} failed closed: timed out after 1s",
+            ))])
+            .reference_lacks(FAIL_CLOSED, vec![timed_out()]),
+        Case::new("exit 1 without output, fail_closed (call 3)", TOOL)
+            .hook(script("exit 1").option("fail_closed: true"))
+            .expect(vec![parsed(block(
+                "hook {command} failed closed: exited with status 1",
+            ))])
+            .reference_lacks(FAIL_CLOSED, vec![nothing()]),
+        // §7.73, §7.59
+        Case::new("unparseable stdout, failClosed alias", TOOL)
+            .hook(script("echo 'not json'").option("failClosed: true"))
+            .expect(vec![parsed(block(
+                "hook {command} failed closed: unparseable stdout (expected a JSON object)",
+            ))])
+            .reference_lacks(FAIL_CLOSED, vec![nothing()]),
+        // §7.75
+        Case::new("`{}` passes fail_closed", TOOL)
+            .hook(script("echo '{}'").option("fail_closed: true"))
+            .expect(vec![nothing()]),
+        // §7.76
+        Case::new("empty stdout passes fail_closed", TOOL)
+            .hook(script("true").option("fail_closed: true"))
+            .expect(vec![nothing()]),
+        // §7.77
+        Case::new(
+            "fail_closed ignored on a non-blocking event",
+            "post_tool_call",
+        )
+        .hook(script("exit 1").option("fail_closed: true"))
+        .expect(vec![nothing()]),
+        // §7.36, §7.69
+        Case::new("missing command", TOOL)
+            .hook(missing_file())
+            .expect(vec![spawn_error()]),
+        // §7.70, §7.79
+        Case::new("missing command, fail_closed", TOOL)
+            .hook(missing_file().option("fail_closed: true"))
+            .expect(vec![
+                spawn_error().then(block("hook {command} failed closed: command not found")),
+            ])
+            .reference_lacks(FAIL_CLOSED, vec![spawn_error()]),
+        Case::new("command padded with spaces", TOOL)
+            .hook(script(BLOCK_JSON).command("   {script}   "))
+            .expect(vec![parsed(block("stdout block"))]),
+        // §7.42
+        Case::new("blank command: the entry is skipped", TOOL)
+            .hook(missing_file().command("   "))
+            .expect(vec![]),
+        Case::new("missing command on PATH", TOOL)
+            .hook(missing_file().command("no-such-hook-command-{name}"))
+            .expect(vec![spawn_error()]),
+        // §7.37
+        Case::new("non-executable script", TOOL)
+            .hook(script(BLOCK_JSON).not_executable())
+            .expect(vec![spawn_error()]),
+        Case::new("non-executable script run by an interpreter", TOOL)
+            .hook(script(BLOCK_JSON).not_executable().command("sh {script}"))
+            .expect(vec![parsed(block("stdout block"))]),
+        Case::new("executable without a shebang", TOOL)
+            .hook(raw_file("{\"action\": \"block\"}\n"))
+            .expect(vec![spawn_error()]),
+        Case::new("a directory as the command", TOOL)
+            .hook(
+                script("true")
+                    .file("as-dir/hook.sh")
+                    .command("{script_dir}"),
+            )
+            .expect(vec![spawn_error()]),
+        Case::new("unbalanced quote in the command", TOOL)
+            .hook(script(BLOCK_JSON).command("{script} 'unterminated"))
+            .expect(vec![spawn_error()]),
+        // §7.35
+        Case::new("quoted path with spaces", TOOL)
+            .hook(
+                script(BLOCK_JSON)
+                    .file("dir with space/hook.sh")
+                    .command("\"{script}\""),
+            )
+            .expect(vec![parsed(block("stdout block"))]),
+        Case::new("`~/` command", TOOL)
+            .hook(script(BLOCK_JSON).command("~/.hermes/{name}"))
+            .expect(vec![parsed(block("stdout block"))]),
+        Case::new("`~/` in a later argument", TOOL)
+            .hook(script(BLOCK_JSON).command("sh ~/.hermes/{name}"))
+            .expect(vec![parsed(block("stdout block"))])
+            .by_design(
+                "DESIGN.md call 5: `~/` is expanded in every argument, not only the first",
+                vec![nothing()],
+            ),
+    ]
+}
