@@ -23,9 +23,45 @@ pub fn repr(value: &Value) -> String {
         Value::Null => "None".to_owned(),
         Value::Bool(true) => "True".to_owned(),
         Value::Bool(false) => "False".to_owned(),
-        Value::String(text) => format!("'{text}'"),
+        Value::String(text) => repr_str(text),
         other => other.to_string(),
     }
+}
+
+/// Strips what Python's `str.strip()` strips: Rust's Unicode whitespace plus
+/// the separators U+001C..U+001F, which Python also treats as whitespace.
+pub fn strip(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// Quotes `text` the way Python's `repr` quotes a plain string, so error
+/// messages read exactly like the reference's `{value!r}`.
+pub fn repr_str(text: &str) -> String {
+    let quote = if text.contains('\'') && !text.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push(quote);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
 }
 
 /// Python truthiness of a JSON value.
@@ -116,6 +152,21 @@ mod tests {
         assert_eq!(python_int(&json!("")), None);
         assert_eq!(python_int(&json!(null)), None);
         assert_eq!(python_int(&json!([1])), None);
+    }
+
+    #[test]
+    fn strip_matches_python_whitespace() {
+        assert_eq!(strip("\u{1c}\u{1f} x \u{3000}\u{85}\u{a0}"), "x");
+        // Python keeps zero-width space and BOM: they are not whitespace there.
+        assert_eq!(strip("\u{200b}x\u{feff}"), "\u{200b}x\u{feff}");
+    }
+
+    #[test]
+    fn repr_quotes_like_python() {
+        assert_eq!(repr_str("plain"), "'plain'");
+        assert_eq!(repr_str("it's"), "\"it's\"");
+        assert_eq!(repr_str("both ' and \""), "'both \\' and \"'");
+        assert_eq!(repr_str("a\nb\\"), "'a\\nb\\\\'");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::config::ShellHookSpec;
 use crate::run::RunResult;
-use hooks_core::pyvalue::is_truthy;
+use hooks_core::pyvalue::{is_truthy, strip};
 
 /// The block message when a hook blocks without giving one.
 pub const DEFAULT_BLOCK_MESSAGE: &str = "Blocked by shell hook.";
@@ -31,7 +31,7 @@ const STDERR_MESSAGE_CHARS: usize = 400;
 ///
 /// Empty stdout, invalid JSON (logged) and JSON that is not an object give `None`.
 pub fn parse_stdout(event: HookEvent, stdout: &str) -> Option<Value> {
-    let stdout = stdout.trim();
+    let stdout = strip(stdout);
     if stdout.is_empty() {
         return None;
     }
@@ -50,7 +50,7 @@ pub fn parse_stdout(event: HookEvent, stdout: &str) -> Option<Value> {
         HookEvent::PreToolCall => tool_gate(&data),
         HookEvent::PreVerify => verify_continue(&data),
         _ => match data.get("context") {
-            Some(Value::String(context)) if !context.trim().is_empty() => {
+            Some(Value::String(context)) if !strip(context).is_empty() => {
                 Some(json!({"context": context}))
             }
             _ => None,
@@ -101,16 +101,13 @@ fn verify_continue(data: &Map<String, Value>) -> Option<Value> {
             .filter_map(|key| data.get(key))
             .find(|value| is_truthy(value))
     };
-    let action = first_truthy(["action", "decision"])?
-        .as_str()?
-        .trim()
-        .to_lowercase();
+    let action = strip(first_truthy(["action", "decision"])?.as_str()?).to_lowercase();
     if action != "continue" && action != "block" {
         return None;
     }
     match first_truthy(["message", "reason"]) {
-        Some(Value::String(message)) if !message.trim().is_empty() => {
-            Some(json!({"action": "continue", "message": message.trim()}))
+        Some(Value::String(message)) if !strip(message).is_empty() => {
+            Some(json!({"action": "continue", "message": strip(message)}))
         }
         _ => None,
     }
@@ -154,7 +151,7 @@ pub fn evaluate(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
         let reason = format!("timed out after {}s", format_seconds(spec.timeout));
         return fails_closed.then(|| failed_closed(spec, &reason));
     }
-    let stderr = first_chars(result.stderr.trim(), STDERR_MESSAGE_CHARS);
+    let stderr = first_chars(strip(&result.stderr), STDERR_MESSAGE_CHARS);
     if !stderr.is_empty() {
         tracing::debug!("shell hook stderr (event={event} command={command}): {stderr}");
     }
@@ -179,7 +176,7 @@ pub fn evaluate(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
     if parsed.is_some() || !fails_closed {
         return parsed;
     }
-    let stdout = result.stdout.trim();
+    let stdout = strip(&result.stdout);
     let is_object = matches!(serde_json::from_str::<Value>(stdout), Ok(Value::Object(_)));
     if !stdout.is_empty() && !is_object {
         return Some(failed_closed(

@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::json::{first_truthy, is_truthy, non_empty_str, text_of};
 use crate::event::Event;
 use crate::outcome::{CommandDecision, DispatchDecision, Outcome};
+use crate::pyvalue::strip;
 use crate::reply::Reply;
 
 /// Merges `pre_llm_call` replies into the context for the user message.
@@ -19,7 +20,7 @@ pub fn context(_event: &Event, replies: &[Reply]) -> Outcome {
         .iter()
         .filter_map(|reply| match &reply.value {
             Value::Object(object) => object.get("context").filter(|c| is_truthy(c)).map(text_of),
-            Value::String(text) if !text.trim().is_empty() => Some(text.clone()),
+            Value::String(text) if !strip(text).is_empty() => Some(text.clone()),
             _ => None,
         })
         .collect();
@@ -41,13 +42,12 @@ pub fn verify_continue(_event: &Event, replies: &[Reply]) -> Outcome {
         .filter_map(|reply| reply.value.as_object())
         .find_map(|object| {
             let action = first_truthy([object.get("action"), object.get("decision")])
-                .map(|action| text_of(action).trim().to_lowercase())?;
+                .map(|action| strip(&text_of(action)).to_lowercase())?;
             if action != "continue" && action != "block" {
                 return None;
             }
-            let message = first_truthy([object.get("message"), object.get("reason")])?
-                .as_str()?
-                .trim();
+            let message =
+                strip(first_truthy([object.get("message"), object.get("reason")])?.as_str()?);
             (!message.is_empty()).then(|| Outcome::Continue {
                 message: message.to_owned(),
             })
@@ -95,7 +95,7 @@ pub fn command_decision(event: &Event, replies: &[Reply]) -> Outcome {
     for object in replies.iter().filter_map(|reply| reply.value.as_object()) {
         let decision = object
             .get("decision")
-            .map(|decision| text_of(decision).trim().to_lowercase())
+            .map(|decision| strip(&text_of(decision)).to_lowercase())
             .unwrap_or_default();
         let message = non_empty_str(object.get("message")).map(str::to_owned);
         let decided = match decision.as_str() {
@@ -107,13 +107,13 @@ pub fn command_decision(event: &Event, replies: &[Reply]) -> Outcome {
             "handled" => CommandDecision::Handled { message },
             "rewrite" => {
                 let command = present_text(object.get("command_name"));
-                let command = command.trim().trim_start_matches('/');
+                let command = strip(&command).trim_start_matches('/');
                 if command.is_empty() {
                     continue;
                 }
                 CommandDecision::Rewrite {
                     command: command.to_owned(),
-                    args: present_text(object.get("raw_args")).trim().to_owned(),
+                    args: strip(&present_text(object.get("raw_args"))).to_owned(),
                 }
             }
             _ => continue,

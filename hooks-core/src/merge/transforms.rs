@@ -7,6 +7,7 @@ use tracing::{debug, warn};
 use super::json::is_truthy;
 use crate::event::Event;
 use crate::outcome::{Outcome, TranscriptionOverrides};
+use crate::pyvalue::strip;
 use crate::reply::Reply;
 
 /// The `FailoverReason` names a classification's `reason` may take.
@@ -127,7 +128,7 @@ pub fn error_classification(_event: &Event, replies: &[Reply]) -> Outcome {
 
 /// The canonical `FailoverReason` name of a classification, if it has a valid one.
 fn failover_reason(object: &Map<String, Value>) -> Option<&'static str> {
-    let reason = object.get("reason")?.as_str()?.trim().to_lowercase();
+    let reason = strip(object.get("reason")?.as_str()?).to_lowercase();
     FAILOVER_REASONS.into_iter().find(|known| *known == reason)
 }
 
@@ -141,7 +142,7 @@ fn sanitised_classification(reason: &str, winner: &Map<String, Value>) -> Map<St
         }
     }
     if let Some(message) = winner.get("message").and_then(Value::as_str) {
-        let message = message.trim();
+        let message = strip(message);
         if !message.is_empty() {
             let kept: String = message
                 .chars()

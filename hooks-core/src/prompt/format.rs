@@ -59,42 +59,6 @@ pub(crate) fn code_points(text: &str) -> usize {
     text.chars().count()
 }
 
-/// Strips what Python's `str.strip()` strips: Rust's Unicode whitespace plus
-/// the separators U+001C..U+001F, which Python also treats as whitespace.
-pub(crate) fn python_strip(text: &str) -> &str {
-    text.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
-}
-
-/// Quotes `text` the way Python's `repr` quotes a plain string, so error
-/// messages read exactly like the reference's `{value!r}`.
-pub(crate) fn python_repr(text: &str) -> String {
-    let quote = if text.contains('\'') && !text.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(quote);
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,20 +108,5 @@ mod tests {
              ## Plugin Context: b\n<!-- hermes-plugin-section-chars:1 -->\n\nB\n\
              <!-- hermes-plugin-sections:end -->"
         );
-    }
-
-    #[test]
-    fn strip_matches_python_whitespace() {
-        assert_eq!(python_strip("\u{1c}\u{1f} x \u{3000}\u{85}\u{a0}"), "x");
-        // Python keeps zero-width space and BOM: they are not whitespace there.
-        assert_eq!(python_strip("\u{200b}x\u{feff}"), "\u{200b}x\u{feff}");
-    }
-
-    #[test]
-    fn repr_quotes_like_python() {
-        assert_eq!(python_repr("plain"), "'plain'");
-        assert_eq!(python_repr("it's"), "\"it's\"");
-        assert_eq!(python_repr("both ' and \""), "'both \\' and \"'");
-        assert_eq!(python_repr("a\nb\\"), "'a\\nb\\\\'");
     }
 }

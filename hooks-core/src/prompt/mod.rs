@@ -195,8 +195,8 @@ pub enum SectionError {
     /// Another registration already holds this id.
     #[error(
         "system prompt section {} is already registered by plugin {}",
-        format::python_repr(id),
-        format::python_repr(owner)
+        crate::pyvalue::repr_str(id),
+        crate::pyvalue::repr_str(owner)
     )]
     Duplicate {
         /// The contested id.

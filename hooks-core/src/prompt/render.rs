@@ -8,12 +8,12 @@ use serde_json::Value;
 
 use super::format::{
     PLUGIN_SECTIONS_END, PLUGIN_SECTIONS_START, code_points, format_section, format_sections,
-    python_strip,
 };
 use super::{
     MAX_SECTIONS, MAX_TOTAL_CHARS, PromptSections, RegisteredSection, SectionContent,
     SectionPosition, SessionInfo,
 };
+use crate::pyvalue::strip as python_strip;
 
 /// The result of rendering every registered section for one new session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,6 +1,6 @@
-//! Where the two disagree on hook output that Python reads differently from
-//! Rust: its `str.strip()`, its lenient `json` module, strict UTF-8 decoding,
-//! and our output cap. Each is either a design call or a finding reported to
+//! Hook output that Python reads differently from Rust: its `str.strip()`
+//! (which also strips U+001C..U+001F — we strip the same way now, so those rows
+//! agree), its lenient `json` module, strict UTF-8 decoding, and our output cap. Each is either a design call or a finding reported to
 //! the lead (`Diverges`): there the expected report is what `hooks test` does
 //! today, so fixing one makes its row fail until it moves to `Agrees`.
 
@@ -8,8 +8,6 @@ use super::model::{Case, block, context, keep_going, nothing, parsed, script, sp
 
 const TOOL: &str = "pre_tool_call";
 const LLM: &str = "pre_llm_call";
-const PYTHON_WHITESPACE: &str = "Python's str.strip() also strips \\x1c-\\x1f; Rust's trim() does not \
-     (hooks-shell/src/reply.rs parse_stdout / verify_continue)";
 const PYTHON_JSON: &str = "Python's json module accepts what serde_json rejects \
      (NaN/Infinity, lone surrogates, out-of-range numbers, nesting deeper than 128)";
 
@@ -22,18 +20,15 @@ pub fn cases() -> Vec<Case> {
     vec![
         Case::new("stdout starts with \\x1c", LLM)
             .hook(printf(r#"\034{"context": "x"}"#))
-            .expect(vec![nothing()])
-            .diverges(PYTHON_WHITESPACE, vec![parsed(context("x"))]),
+            .expect(vec![parsed(context("x"))]),
         Case::new("context of only \\x1f", LLM)
             .hook(printf(r#"{"context": "\\u001f"}"#))
-            .expect(vec![parsed(context("\u{1f}"))])
-            .diverges(PYTHON_WHITESPACE, vec![nothing()]),
+            .expect(vec![nothing()]),
         Case::new("pre_verify message padded with \\x1e", "pre_verify")
             .hook(printf(
                 r#"{"action": "continue", "message": "\\u001emore\\u001e"}"#,
             ))
-            .expect(vec![parsed(keep_going("\u{1e}more\u{1e}"))])
-            .diverges(PYTHON_WHITESPACE, vec![parsed(keep_going("more"))]),
+            .expect(vec![parsed(keep_going("more"))]),
         Case::new("NaN in the reply", TOOL)
             .hook(printf(
                 r#"{"action": "block", "message": "nan", "score": NaN}"#,
