@@ -125,7 +125,11 @@ fn replay(root: &Path, hooks_bin: &Path, scratch: &Path, home: &Path) -> Result<
         .lines()
         .filter(|line| line.contains("\"verified\":true"))
         .count();
-    println!("{received}");
+    step("what `hooks listen` received (one JSON line per delivery; first 120 characters)");
+    for line in received.lines() {
+        let shown: String = line.chars().take(120).collect();
+        println!("  {shown}...");
+    }
     ensure!(
         verified > 0,
         "hooks listen verified no webhook delivery; it printed:\n{received}"
