@@ -1,15 +1,16 @@
 //! The request of one delivery: the body bytes (serialised once, signed and sent
 //! as they are) and the headers.
 //!
-//! The event's document ([`hooks_core::wire::hook_document`]) is serialised once
-//! per event; each target's body is those bytes with `delivery_id` and
-//! `timestamp` spliced in before the closing brace, so the JSON is the same as
-//! serialising the whole object, without a second pass over the payload.
+//! The event's document ([`hooks_core::wire::HookDocument`]) is serialised once
+//! per event, straight from the borrowed payload; each target's body is those
+//! bytes with `delivery_id` and `timestamp` spliced in before the closing brace,
+//! so the JSON is the same as serialising the whole object, without a second
+//! pass over the payload. The last target takes the buffer itself.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hooks_core::Event;
-use hooks_core::wire::{WireContext, hook_document};
+use hooks_core::wire::{WireContext, write_hook_document};
 use hyper::body::Bytes;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
 
@@ -33,6 +34,12 @@ pub const STANDARD_TIMESTAMP_HEADER: &str = "webhook-timestamp";
 /// Standard Webhooks: space-separated `v1,<base64>` signatures.
 pub const STANDARD_SIGNATURE_HEADER: &str = "webhook-signature";
 
+const DELIVERY_ID_KEY: &[u8] = br#""delivery_id":""#;
+const TIMESTAMP_KEY: &[u8] = br#"","timestamp":""#;
+/// How much a document grows into a body (its `}` becomes `,`, then
+/// `"delivery_id":"<32 hex>","timestamp":"<27 chars>"}`), so buffers can be sized once.
+const METADATA_LEN: usize = DELIVERY_ID_KEY.len() + 32 + TIMESTAMP_KEY.len() + 27 + 2;
+
 /// The serialised document of one event, shared by every target it goes to.
 #[derive(Debug, Clone)]
 pub struct EventDocument {
@@ -42,7 +49,21 @@ pub struct EventDocument {
 impl EventDocument {
     /// Serialises the document of `event` in `context`.
     pub fn new(event: &Event, context: &WireContext) -> Result<Self, serde_json::Error> {
-        let json = serde_json::to_vec(&hook_document(event, context))?;
+        EventDocument::with_capacity(event, context, 0)
+    }
+
+    /// Serialises the document of `event` in `context` into a buffer of
+    /// `capacity` bytes plus room for the delivery metadata, so that neither
+    /// serialisation nor [`PreparedDelivery::from_document`] has to grow it
+    /// when the guess is right (a wrong guess only costs a reallocation).
+    pub fn with_capacity(
+        event: &Event,
+        context: &WireContext,
+        capacity: usize,
+    ) -> Result<Self, serde_json::Error> {
+        let mut json = Vec::with_capacity(capacity.max(128) + METADATA_LEN);
+        // Borrowed serialisation: the payload is written as it is, not copied first.
+        write_hook_document(event, context, &mut json)?;
         Ok(EventDocument { json })
     }
 
@@ -65,30 +86,69 @@ pub struct PreparedDelivery {
 }
 
 impl PreparedDelivery {
-    /// The delivery of `document` created at `created`, with a fresh id.
+    /// The delivery of `document` created at `created`, with a fresh id (the
+    /// document is copied, so it can serve further targets).
     ///
     /// `timestamp` is `created` in UTC ISO 8601 with microseconds and `Z`
     /// ([`iso_timestamp`]); pass it in so one event's targets share one formatting.
     pub fn new(document: &EventDocument, created: SystemTime, timestamp: &str) -> Self {
-        let delivery_id = new_delivery_id();
+        let mut id = [0; 32];
+        PreparedDelivery::copying(document, new_delivery_id_in(&mut id), created, timestamp)
+    }
+
+    /// Like [`PreparedDelivery::new`] for the last target of an event: the
+    /// document's buffer becomes the body, without a copy.
+    pub fn from_document(document: EventDocument, created: SystemTime, timestamp: &str) -> Self {
+        let mut id = [0; 32];
+        PreparedDelivery::taking(document, new_delivery_id_in(&mut id), created, timestamp)
+    }
+
+    /// The delivery `delivery_id` of a copy of `document`.
+    pub(crate) fn copying(
+        document: &EventDocument,
+        delivery_id: &str,
+        created: SystemTime,
+        timestamp: &str,
+    ) -> Self {
         let json = document.as_bytes();
-        let mut body = Vec::with_capacity(json.len() + 80);
+        let mut body = Vec::with_capacity(json.len() + METADATA_LEN);
+        body.extend_from_slice(json);
+        PreparedDelivery::with_body(body, delivery_id, created, timestamp)
+    }
+
+    /// The delivery `delivery_id` of `document`, its buffer becoming the body.
+    pub(crate) fn taking(
+        document: EventDocument,
+        delivery_id: &str,
+        created: SystemTime,
+        timestamp: &str,
+    ) -> Self {
+        PreparedDelivery::with_body(document.json, delivery_id, created, timestamp)
+    }
+
+    /// The delivery whose body is the document in `body` plus `delivery_id` and `timestamp`.
+    fn with_body(
+        mut body: Vec<u8>,
+        delivery_id: &str,
+        created: SystemTime,
+        timestamp: &str,
+    ) -> Self {
         // The document is always a non-empty object (`hook_event_name` comes
         // first), so the metadata goes in before its closing brace after a comma.
-        match json.split_last() {
-            Some((b'}', head)) if head.len() > 1 => {
-                body.extend_from_slice(head);
-                body.push(b',');
-            }
-            _ => body.push(b'{'),
+        if body.len() > 2 && body.last() == Some(&b'}') {
+            body.pop();
+            body.push(b',');
+        } else {
+            body.clear();
+            body.push(b'{');
         }
-        body.extend_from_slice(br#""delivery_id":""#);
+        body.extend_from_slice(DELIVERY_ID_KEY);
         body.extend_from_slice(delivery_id.as_bytes());
-        body.extend_from_slice(br#"","timestamp":""#);
+        body.extend_from_slice(TIMESTAMP_KEY);
         body.extend_from_slice(timestamp.as_bytes());
         body.extend_from_slice(br#""}"#);
         PreparedDelivery {
-            delivery_id,
+            delivery_id: delivery_id.to_owned(),
             created,
             body: Bytes::from(body),
         }
@@ -127,6 +187,11 @@ impl PreparedDelivery {
 /// A fresh delivery id: a v4 UUID as 32 lowercase hex digits (Python's `uuid4().hex`).
 pub fn new_delivery_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
+}
+
+/// A fresh delivery id written into `buffer` (no allocation), as [`new_delivery_id`].
+pub(crate) fn new_delivery_id_in(buffer: &mut [u8; 32]) -> &str {
+    uuid::Uuid::new_v4().simple().encode_lower(buffer)
 }
 
 fn insert(headers: &mut HeaderMap, name: &'static str, value: &str, sensitive: bool) {
@@ -227,6 +292,42 @@ mod tests {
         assert_eq!(
             serde_json::to_vec(&whole).ok().as_deref(),
             Some(&delivery.body[..])
+        );
+    }
+
+    #[test]
+    fn taking_the_document_gives_the_bytes_of_a_copy() {
+        let document = document();
+        let created = SystemTime::now();
+        let timestamp = iso_timestamp(created);
+        let copied = PreparedDelivery::copying(&document, &"a".repeat(32), created, &timestamp);
+        let json_len = document.as_bytes().len();
+        let taken = PreparedDelivery::taking(document, &"a".repeat(32), created, &timestamp);
+        assert_eq!(copied.body, taken.body);
+        assert_eq!(taken.delivery_id, "a".repeat(32));
+        // The metadata length the buffers are sized with is exact.
+        assert_eq!(taken.body.len(), json_len + METADATA_LEN);
+        let fresh = PreparedDelivery::from_document(self::document(), created, &timestamp);
+        assert_eq!(fresh.body.len(), json_len + METADATA_LEN);
+        assert_ne!(fresh.delivery_id, taken.delivery_id);
+    }
+
+    #[test]
+    fn capacity_hint_does_not_change_the_bytes() {
+        let event = Event::from_json(HookEvent::OnSessionEnd, json!({"session_id": "s", "n": 1}));
+        let context = WireContext {
+            cwd: "/w".into(),
+            profile: "p".into(),
+        };
+        let bytes = |capacity| {
+            EventDocument::with_capacity(&event, &context, capacity)
+                .map(|document| document.as_bytes().to_vec())
+                .ok()
+        };
+        assert_eq!(bytes(0), bytes(1 << 16));
+        assert_eq!(
+            bytes(3),
+            serde_json::to_vec(&hooks_core::wire::hook_document(&event, &context)).ok()
         );
     }
 
