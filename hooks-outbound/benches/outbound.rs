@@ -113,14 +113,39 @@ fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
     criterion.bench_function("serialize document (once per event)", |b| {
         b.iter(|| EventDocument::new(black_box(&event), &context))
     });
+    criterion.bench_function("serialize document, owned map (before)", |b| {
+        b.iter(|| {
+            serde_json::to_vec(&hooks_core::wire::hook_document(
+                black_box(&event),
+                &context,
+            ))
+        })
+    });
+    let size = document.as_bytes().len();
+    criterion.bench_function("serialize document, presized buffer (dispatch)", |b| {
+        b.iter(|| EventDocument::with_capacity(black_box(&event), &context, size))
+    });
     criterion.bench_function("delivery id (uuid v4)", |b| {
         b.iter(hooks_outbound::request::new_delivery_id)
     });
-    criterion.bench_function("build body (per target: id, timestamp, splice)", |b| {
+    criterion.bench_function("timestamp (ISO 8601, once per event)", |b| {
+        b.iter(|| iso_timestamp(black_box(SystemTime::now())))
+    });
+    criterion.bench_function("build body, copy (every target but the last)", |b| {
         b.iter(|| {
             let now = SystemTime::now();
             PreparedDelivery::new(black_box(&document), now, &iso_timestamp(now))
         })
+    });
+    criterion.bench_function("build body, take (the last target)", |b| {
+        b.iter_batched(
+            || document.clone(),
+            |document| {
+                let now = SystemTime::now();
+                PreparedDelivery::from_document(document, now, &iso_timestamp(now))
+            },
+            criterion::BatchSize::SmallInput,
+        )
     });
     let now = SystemTime::now();
     let delivery = PreparedDelivery::new(&document, now, &iso_timestamp(now));
@@ -143,6 +168,33 @@ fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
             )
         })
     });
+    // The accepted path: a live sink, bursts of at most 200 timed, then the
+    // lane drained outside the timing so every timed emit is accepted.
+    let (url, _) = runtime.block_on(sink(false));
+    let live = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
+        .expect("outbound");
+    criterion.bench_function("dispatch, accepted (live sink, one signed target)", |b| {
+        b.iter_custom(|iterations| {
+            let mut timed = Duration::ZERO;
+            let mut left = iterations;
+            while left > 0 {
+                let burst = left.min(200);
+                let started = Instant::now();
+                for _ in 0..burst {
+                    dispatch_now(&live, &event);
+                }
+                timed += started.elapsed();
+                runtime.block_on(live.wait_idle(Duration::from_secs(10)));
+                left -= burst;
+            }
+            timed
+        })
+    });
+    assert_eq!(
+        live.stats().dropped,
+        0,
+        "the accepted-path bench dropped events"
+    );
     // The drop path: a hanging endpoint's lane is full, every emit is dropped.
     let (url, _) = runtime.block_on(sink(true));
     let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
