@@ -40,7 +40,8 @@ impl WireContext {
     }
 }
 
-/// Keys lifted out of the payload into the top level; everything else goes to `extra`.
+/// Keys lifted out of the payload into the top level; everything else goes to
+/// `extra`. [`HookDocument::new`] unpacks them in this order.
 const LIFTED: [&str; 4] = ["tool_name", "args", "session_id", "parent_session_id"];
 
 /// The stdin / webhook document of one event, borrowing the event and context.
@@ -67,17 +68,25 @@ impl<'a> HookDocument<'a> {
     /// The document of `event` run in `context`.
     pub fn new(event: &'a Event, context: &'a WireContext) -> Self {
         let payload = event.payload();
-        let tool_name = payload
-            .get("tool_name")
+        // One pass over the payload instead of four hashed look-ups: payloads
+        // are small, and `extra` walks them all anyway.
+        let mut lifted: [Option<&Value>; LIFTED.len()] = [None; LIFTED.len()];
+        for (key, value) in payload {
+            if let Some(slot) = LIFTED.iter().position(|name| name == key) {
+                lifted[slot] = Some(value);
+            }
+        }
+        let [tool_name, args, session_id, parent_session_id] = lifted;
+        let tool_name = tool_name
             .filter(|value| !value.is_null())
             .map_or(Field::Null, Field::text);
-        let tool_input = match payload.get("args") {
+        let tool_input = match args {
             Some(Value::Object(args)) => Field::Object(args),
             _ => Field::Null,
         };
-        let session_id = ["session_id", "parent_session_id"]
+        let session_id = [session_id, parent_session_id]
             .into_iter()
-            .filter_map(|key| payload.get(key))
+            .flatten()
             .find(|value| is_truthy(value))
             .map_or(Field::Str(""), Field::text);
         HookDocument {
