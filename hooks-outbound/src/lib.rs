@@ -61,6 +61,7 @@
 pub mod config;
 mod delivery;
 pub mod outbound;
+mod pool;
 mod queue;
 pub mod receiver;
 pub mod report;

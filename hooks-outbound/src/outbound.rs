@@ -16,7 +16,12 @@ use crate::config::{TargetSpec, parse_config};
 use crate::delivery::{RetryPolicy, run_lane};
 use crate::queue::{Job, Lane, Shared, lane_capacity};
 use crate::report::{DeliveryReport, OutboundStats};
-use crate::request::{EventDocument, PreparedDelivery, iso_timestamp, new_delivery_id_in};
+use crate::request::{
+    EventDocument, METADATA_LEN, PreparedDelivery, iso_timestamp, new_delivery_id_in,
+};
+
+#[cfg(test)]
+mod tests;
 
 /// The default number of queued deliveries, all targets together.
 pub const DEFAULT_QUEUE_CAPACITY: usize = 256;
@@ -147,7 +152,7 @@ impl Outbound {
             .tcp_nodelay(true)
             .build()
             .map_err(|error| OutboundError::Client(error.to_string()))?;
-        let shared = Arc::new(Shared::new(options.report_capacity));
+        let shared = Arc::new(Shared::new(options.queue_capacity, options.report_capacity));
         let policy = RetryPolicy {
             max_attempts: options.max_attempts.max(1),
             retry_delay: options.retry_delay,
@@ -253,8 +258,12 @@ impl Outbound {
             let delivery = if wanted.peek().is_none() {
                 PreparedDelivery::taking(document, delivery_id, created, &timestamp)
             } else {
+                let body = self
+                    .shared
+                    .pool
+                    .take(document.as_bytes().len() + METADATA_LEN);
                 let delivery =
-                    PreparedDelivery::copying(&document, delivery_id, created, &timestamp);
+                    PreparedDelivery::copying(&document, body, delivery_id, created, &timestamp);
                 built = Some((document, timestamp));
                 delivery
             };
@@ -268,11 +277,13 @@ impl Outbound {
         }
     }
 
-    /// Serialises `event`'s document into a buffer sized by the last one of its kind.
+    /// Serialises `event`'s document into a recycled buffer with room for the
+    /// last document of its kind plus the delivery metadata.
     fn document(&self, event: &Event, hook: HookEvent) -> Result<EventDocument, serde_json::Error> {
         let size = &self.document_sizes[hook.index()];
-        let document =
-            EventDocument::with_capacity(event, &self.context, size.load(Ordering::Relaxed))?;
+        let capacity = size.load(Ordering::Relaxed).max(128) + METADATA_LEN;
+        let buffer = self.shared.pool.take(capacity);
+        let document = EventDocument::in_buffer(event, &self.context, buffer)?;
         size.store(document.as_bytes().len(), Ordering::Relaxed);
         Ok(document)
     }

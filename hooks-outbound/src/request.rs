@@ -38,7 +38,7 @@ const DELIVERY_ID_KEY: &[u8] = br#""delivery_id":""#;
 const TIMESTAMP_KEY: &[u8] = br#"","timestamp":""#;
 /// How much a document grows into a body (its `}` becomes `,`, then
 /// `"delivery_id":"<32 hex>","timestamp":"<27 chars>"}`), so buffers can be sized once.
-const METADATA_LEN: usize = DELIVERY_ID_KEY.len() + 32 + TIMESTAMP_KEY.len() + 27 + 2;
+pub(crate) const METADATA_LEN: usize = DELIVERY_ID_KEY.len() + 32 + TIMESTAMP_KEY.len() + 27 + 2;
 
 /// The serialised document of one event, shared by every target it goes to.
 #[derive(Debug, Clone)]
@@ -61,10 +61,24 @@ impl EventDocument {
         context: &WireContext,
         capacity: usize,
     ) -> Result<Self, serde_json::Error> {
-        let mut json = Vec::with_capacity(capacity.max(128) + METADATA_LEN);
+        EventDocument::in_buffer(
+            event,
+            context,
+            Vec::with_capacity(capacity.max(128) + METADATA_LEN),
+        )
+    }
+
+    /// Serialises the document of `event` in `context` into `buffer` (cleared
+    /// first), so a caller can reuse the memory of earlier bodies.
+    pub fn in_buffer(
+        event: &Event,
+        context: &WireContext,
+        mut buffer: Vec<u8>,
+    ) -> Result<Self, serde_json::Error> {
+        buffer.clear();
         // Borrowed serialisation: the payload is written as it is, not copied first.
-        write_hook_document(event, context, &mut json)?;
-        Ok(EventDocument { json })
+        write_hook_document(event, context, &mut buffer)?;
+        Ok(EventDocument { json: buffer })
     }
 
     /// The document's JSON bytes (without delivery metadata).
@@ -93,7 +107,9 @@ impl PreparedDelivery {
     /// ([`iso_timestamp`]); pass it in so one event's targets share one formatting.
     pub fn new(document: &EventDocument, created: SystemTime, timestamp: &str) -> Self {
         let mut id = [0; 32];
-        PreparedDelivery::copying(document, new_delivery_id_in(&mut id), created, timestamp)
+        let body = Vec::with_capacity(document.as_bytes().len() + METADATA_LEN);
+        let delivery_id = new_delivery_id_in(&mut id);
+        PreparedDelivery::copying(document, body, delivery_id, created, timestamp)
     }
 
     /// Like [`PreparedDelivery::new`] for the last target of an event: the
@@ -103,16 +119,16 @@ impl PreparedDelivery {
         PreparedDelivery::taking(document, new_delivery_id_in(&mut id), created, timestamp)
     }
 
-    /// The delivery `delivery_id` of a copy of `document`.
+    /// The delivery `delivery_id` of a copy of `document`, made in `body` (cleared first).
     pub(crate) fn copying(
         document: &EventDocument,
+        mut body: Vec<u8>,
         delivery_id: &str,
         created: SystemTime,
         timestamp: &str,
     ) -> Self {
-        let json = document.as_bytes();
-        let mut body = Vec::with_capacity(json.len() + METADATA_LEN);
-        body.extend_from_slice(json);
+        body.clear();
+        body.extend_from_slice(document.as_bytes());
         PreparedDelivery::with_body(body, delivery_id, created, timestamp)
     }
 
@@ -300,7 +316,13 @@ mod tests {
         let document = document();
         let created = SystemTime::now();
         let timestamp = iso_timestamp(created);
-        let copied = PreparedDelivery::copying(&document, &"a".repeat(32), created, &timestamp);
+        let copied = PreparedDelivery::copying(
+            &document,
+            b"stale bytes".to_vec(),
+            &"a".repeat(32),
+            created,
+            &timestamp,
+        );
         let json_len = document.as_bytes().len();
         let taken = PreparedDelivery::taking(document, &"a".repeat(32), created, &timestamp);
         assert_eq!(copied.body, taken.body);
