@@ -244,6 +244,40 @@ fn time_emit(outbound: &Outbound, event: &Event) -> Duration {
     started.elapsed()
 }
 
+/// The machine's own tail: a pure-CPU step of about an emit's length
+/// (serialising the document into a reused buffer: no lock, no allocation, no
+/// wake-up), timed right after each emit, the same way, under the same load.
+struct NoiseFloor {
+    buffer: Vec<u8>,
+    context: WireContext,
+    samples: Vec<Duration>,
+}
+
+impl NoiseFloor {
+    fn new() -> Self {
+        NoiseFloor {
+            buffer: Vec::with_capacity(4096),
+            context: context(),
+            samples: Vec::new(),
+        }
+    }
+
+    fn time_step(&mut self, event: &Event) {
+        let started = Instant::now();
+        self.buffer.clear();
+        let written = write_hook_document(black_box(event), &self.context, &mut self.buffer);
+        black_box((written.is_ok(), &self.buffer));
+        self.samples.push(started.elapsed());
+    }
+
+    fn row(mut self, label: &str) {
+        row(
+            &format!("{label}: pure-CPU step after each emit (noise floor)"),
+            &mut self.samples,
+        );
+    }
+}
+
 fn emit_latency(runtime: &Runtime, scale: usize) {
     let event = event();
     println!(
@@ -254,28 +288,16 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
     let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
         .expect("outbound");
     let mut samples = Vec::new();
-    // The machine's own tail: after each emit, a pure-CPU step of about the
-    // same length (serialising the document into a reused buffer: no lock, no
-    // allocation, no wake-up) timed the same way under the same load.
-    let mut floor = Vec::new();
-    let mut buffer = Vec::with_capacity(4096);
-    let floor_context = context();
+    let mut floor = NoiseFloor::new();
     for _ in 0..(50 * scale / 10).max(1) {
         for _ in 0..200 {
             samples.push(time_emit(&outbound, &event));
-            let started = Instant::now();
-            buffer.clear();
-            let written = write_hook_document(black_box(&event), &floor_context, &mut buffer);
-            black_box((written.is_ok(), &buffer));
-            floor.push(started.elapsed());
+            floor.time_step(&event);
         }
         runtime.block_on(outbound.wait_idle(Duration::from_secs(10)));
     }
     row("live sink, bursts of 200", &mut samples);
-    row(
-        "live sink, same load: a pure-CPU serialisation step (noise floor)",
-        &mut floor,
-    );
+    floor.row("live sink");
     assert_eq!(outbound.stats().dropped, 0);
     for (label, url) in [
         ("dead (connection refused)", runtime.block_on(dead_url())),
@@ -287,12 +309,20 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
         // Several fresh queues, so the filling phase has enough samples for a
         // real p99 (with one queue it would be the 3rd-slowest of 250).
         let (mut filling, mut full) = (Vec::new(), Vec::new());
+        let mut floor = NoiseFloor::new();
         for _ in 0..scale {
             let outbound =
                 Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
                     .expect("outbound");
-            filling.extend((0..250).map(|_| time_emit(&outbound, &event)));
-            full.extend((0..300).map(|_| time_emit(&outbound, &event)));
+            for index in 0..550 {
+                let sample = time_emit(&outbound, &event);
+                floor.time_step(&event);
+                if index < 250 {
+                    filling.push(sample);
+                } else {
+                    full.push(sample);
+                }
+            }
         }
         let mut all = [filling.as_slice(), full.as_slice()].concat();
         row(
@@ -301,6 +331,7 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
         );
         row(&format!("{label}, after queue full (drop path)"), &mut full);
         row(&format!("{label}, all"), &mut all);
+        floor.row(label);
     }
 }
 
