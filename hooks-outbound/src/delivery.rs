@@ -52,6 +52,7 @@ pub(crate) async fn run_lane(
             ),
         };
         shared.finish(report);
+        shared.pool.give(job.delivery.body);
     }
 }
 

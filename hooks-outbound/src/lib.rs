@@ -29,7 +29,7 @@
 //! ```
 //!
 //! ## What is sent
-//! The body is [`hooks_core::wire::hook_document`] (`hook_event_name`,
+//! The body is [`hooks_core::wire::HookDocument`] (`hook_event_name`,
 //! `tool_name`, `tool_input`, `session_id`, `cwd`, `profile`, `extra`) plus
 //! `delivery_id` (32 hex digits) and `timestamp` (UTC ISO 8601 with
 //! microseconds and `Z`), serialised once and sent as signed. Headers:
@@ -40,8 +40,10 @@
 //! `webhook-signature`. See [`request`].
 //!
 //! ## How it is delivered
-//! - `dispatch` builds the bodies on the caller and queues them; it never waits
-//!   for the network and never returns a reply (webhooks observe, never steer).
+//! - `dispatch` builds the bodies on the caller (one serialisation of the
+//!   borrowed event, then an id and timestamp spliced in per target) and queues
+//!   them; signing happens on the lane worker. It never waits for the network
+//!   and never returns a reply (webhooks observe, never steer).
 //! - Each target has its own lane: a FIFO, one worker task, one request in
 //!   flight. The queue capacity (256 by default) is split evenly between the
 //!   lanes; a full lane drops the *new* event with a warning and a `Dropped`
@@ -59,6 +61,7 @@
 pub mod config;
 mod delivery;
 pub mod outbound;
+mod pool;
 mod queue;
 pub mod receiver;
 pub mod report;

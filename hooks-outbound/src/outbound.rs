@@ -2,12 +2,13 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use async_trait::async_trait;
 use hooks_core::catalog::EVENT_COUNT;
 use hooks_core::wire::WireContext;
-use hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, Reply};
+use hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
 use tokio::runtime::Handle;
 use tokio::sync::broadcast;
 
@@ -15,7 +16,12 @@ use crate::config::{TargetSpec, parse_config};
 use crate::delivery::{RetryPolicy, run_lane};
 use crate::queue::{Job, Lane, Shared, lane_capacity};
 use crate::report::{DeliveryReport, OutboundStats};
-use crate::request::{EventDocument, PreparedDelivery, iso_timestamp, new_delivery_id};
+use crate::request::{
+    EventDocument, METADATA_LEN, PreparedDelivery, iso_timestamp, new_delivery_id_in,
+};
+
+#[cfg(test)]
+mod tests;
 
 /// The default number of queued deliveries, all targets together.
 pub const DEFAULT_QUEUE_CAPACITY: usize = 256;
@@ -88,7 +94,8 @@ pub struct EventDeliveries {
 /// Outbound webhooks as a [`Dispatcher`] (name `outbound`).
 ///
 /// `dispatch` serialises the event once, builds each matching target's body on
-/// the caller and queues it without waiting; it never returns a reply. Each
+/// the caller (the document plus a spliced-in id and timestamp; signing waits
+/// for the lane worker) and queues it without waiting; it never returns a reply. Each
 /// target has its own lane (one worker task, one request in flight, FIFO) on
 /// the tokio runtime current at construction, and one shared keep-alive HTTP
 /// client. Call [`Dispatcher::flush`] (at most [`SHUTDOWN_FLUSH_TIMEOUT`]) before
@@ -97,6 +104,9 @@ pub struct Outbound {
     lanes: Vec<Lane>,
     /// Lane indexes per catalog event index.
     by_event: Vec<Vec<usize>>,
+    /// The size of the last document per catalog event index: the next one of
+    /// the same event is serialised into a buffer of that size, so it rarely grows.
+    document_sizes: Box<[AtomicUsize]>,
     shared: Arc<Shared>,
     context: WireContext,
 }
@@ -142,7 +152,7 @@ impl Outbound {
             .tcp_nodelay(true)
             .build()
             .map_err(|error| OutboundError::Client(error.to_string()))?;
-        let shared = Arc::new(Shared::new(options.report_capacity));
+        let shared = Arc::new(Shared::new(options.queue_capacity, options.report_capacity));
         let policy = RetryPolicy {
             max_attempts: options.max_attempts.max(1),
             retry_delay: options.retry_delay,
@@ -178,6 +188,7 @@ impl Outbound {
         Ok(Outbound {
             lanes,
             by_event,
+            document_sizes: (0..EVENT_COUNT).map(|_| AtomicUsize::new(0)).collect(),
             shared,
             context: options.context,
         })
@@ -222,17 +233,18 @@ impl Outbound {
         let enqueued = Instant::now();
         // Built on the first lane with room: a flood into full lanes costs no serialisation.
         let mut built: Option<(EventDocument, String)> = None;
-        for lane in wanted {
+        while let Some(lane) = wanted.next() {
+            let mut id_buffer = [0; 32];
+            let delivery_id = new_delivery_id_in(&mut id_buffer);
             if lane.is_full() {
-                let delivery_id = new_delivery_id();
-                on_offered(lane, &delivery_id, false);
-                lane.drop_unbuilt(hook, delivery_id, &self.shared);
+                on_offered(lane, delivery_id, false);
+                lane.drop_unbuilt(hook, delivery_id.to_owned(), &self.shared);
                 continue;
             }
-            let (document, timestamp) = match &built {
+            let (document, timestamp) = match built.take() {
                 Some(built) => built,
-                None => match EventDocument::new(event, &self.context) {
-                    Ok(document) => built.insert((document, iso_timestamp(created))),
+                None => match self.document(event, hook) {
+                    Ok(document) => (document, iso_timestamp(created)),
                     Err(error) => {
                         tracing::warn!(
                             "outbound webhook payload serialization failed (event={}): {error}",
@@ -242,16 +254,38 @@ impl Outbound {
                     }
                 },
             };
-            let delivery = PreparedDelivery::new(document, created, timestamp);
-            let delivery_id = delivery.delivery_id.clone();
+            // The last target takes the document's buffer; earlier ones copy it.
+            let delivery = if wanted.peek().is_none() {
+                PreparedDelivery::taking(document, delivery_id, created, &timestamp)
+            } else {
+                let body = self
+                    .shared
+                    .pool
+                    .take(document.as_bytes().len() + METADATA_LEN);
+                let delivery =
+                    PreparedDelivery::copying(&document, body, delivery_id, created, &timestamp);
+                built = Some((document, timestamp));
+                delivery
+            };
             let job = Job {
                 event: hook,
                 delivery,
                 enqueued,
             };
             let accepted = lane.offer(job, &self.shared);
-            on_offered(lane, &delivery_id, accepted);
+            on_offered(lane, delivery_id, accepted);
         }
+    }
+
+    /// Serialises `event`'s document into a recycled buffer with room for the
+    /// last document of its kind plus the delivery metadata.
+    fn document(&self, event: &Event, hook: HookEvent) -> Result<EventDocument, serde_json::Error> {
+        let size = &self.document_sizes[hook.index()];
+        let capacity = size.load(Ordering::Relaxed).max(128) + METADATA_LEN;
+        let buffer = self.shared.pool.take(capacity);
+        let document = EventDocument::in_buffer(event, &self.context, buffer)?;
+        size.store(document.as_bytes().len(), Ordering::Relaxed);
+        Ok(document)
     }
 
     /// Queues `event` and waits, at most `timeout`, for this event's deliveries

@@ -1,15 +1,16 @@
 //! The request of one delivery: the body bytes (serialised once, signed and sent
 //! as they are) and the headers.
 //!
-//! The event's document ([`hooks_core::wire::hook_document`]) is serialised once
-//! per event; each target's body is those bytes with `delivery_id` and
-//! `timestamp` spliced in before the closing brace, so the JSON is the same as
-//! serialising the whole object, without a second pass over the payload.
+//! The event's document ([`hooks_core::wire::HookDocument`]) is serialised once
+//! per event, straight from the borrowed payload; each target's body is those
+//! bytes with `delivery_id` and `timestamp` spliced in before the closing brace,
+//! so the JSON is the same as serialising the whole object, without a second
+//! pass over the payload. The last target takes the buffer itself.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hooks_core::Event;
-use hooks_core::wire::{WireContext, hook_document};
+use hooks_core::wire::{WireContext, write_hook_document};
 use hyper::body::Bytes;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
 
@@ -33,6 +34,12 @@ pub const STANDARD_TIMESTAMP_HEADER: &str = "webhook-timestamp";
 /// Standard Webhooks: space-separated `v1,<base64>` signatures.
 pub const STANDARD_SIGNATURE_HEADER: &str = "webhook-signature";
 
+const DELIVERY_ID_KEY: &[u8] = br#""delivery_id":""#;
+const TIMESTAMP_KEY: &[u8] = br#"","timestamp":""#;
+/// How much a document grows into a body (its `}` becomes `,`, then
+/// `"delivery_id":"<32 hex>","timestamp":"<27 chars>"}`), so buffers can be sized once.
+pub(crate) const METADATA_LEN: usize = DELIVERY_ID_KEY.len() + 32 + TIMESTAMP_KEY.len() + 27 + 2;
+
 /// The serialised document of one event, shared by every target it goes to.
 #[derive(Debug, Clone)]
 pub struct EventDocument {
@@ -42,8 +49,36 @@ pub struct EventDocument {
 impl EventDocument {
     /// Serialises the document of `event` in `context`.
     pub fn new(event: &Event, context: &WireContext) -> Result<Self, serde_json::Error> {
-        let json = serde_json::to_vec(&hook_document(event, context))?;
-        Ok(EventDocument { json })
+        EventDocument::with_capacity(event, context, 0)
+    }
+
+    /// Serialises the document of `event` in `context` into a buffer of
+    /// `capacity` bytes plus room for the delivery metadata, so that neither
+    /// serialisation nor [`PreparedDelivery::from_document`] has to grow it
+    /// when the guess is right (a wrong guess only costs a reallocation).
+    pub fn with_capacity(
+        event: &Event,
+        context: &WireContext,
+        capacity: usize,
+    ) -> Result<Self, serde_json::Error> {
+        EventDocument::in_buffer(
+            event,
+            context,
+            Vec::with_capacity(capacity.max(128) + METADATA_LEN),
+        )
+    }
+
+    /// Serialises the document of `event` in `context` into `buffer` (cleared
+    /// first), so a caller can reuse the memory of earlier bodies.
+    pub fn in_buffer(
+        event: &Event,
+        context: &WireContext,
+        mut buffer: Vec<u8>,
+    ) -> Result<Self, serde_json::Error> {
+        buffer.clear();
+        // Borrowed serialisation: the payload is written as it is, not copied first.
+        write_hook_document(event, context, &mut buffer)?;
+        Ok(EventDocument { json: buffer })
     }
 
     /// The document's JSON bytes (without delivery metadata).
@@ -65,30 +100,71 @@ pub struct PreparedDelivery {
 }
 
 impl PreparedDelivery {
-    /// The delivery of `document` created at `created`, with a fresh id.
+    /// The delivery of `document` created at `created`, with a fresh id (the
+    /// document is copied, so it can serve further targets).
     ///
     /// `timestamp` is `created` in UTC ISO 8601 with microseconds and `Z`
     /// ([`iso_timestamp`]); pass it in so one event's targets share one formatting.
     pub fn new(document: &EventDocument, created: SystemTime, timestamp: &str) -> Self {
-        let delivery_id = new_delivery_id();
-        let json = document.as_bytes();
-        let mut body = Vec::with_capacity(json.len() + 80);
+        let mut id = [0; 32];
+        let body = Vec::with_capacity(document.as_bytes().len() + METADATA_LEN);
+        let delivery_id = new_delivery_id_in(&mut id);
+        PreparedDelivery::copying(document, body, delivery_id, created, timestamp)
+    }
+
+    /// Like [`PreparedDelivery::new`] for the last target of an event: the
+    /// document's buffer becomes the body, without a copy.
+    pub fn from_document(document: EventDocument, created: SystemTime, timestamp: &str) -> Self {
+        let mut id = [0; 32];
+        PreparedDelivery::taking(document, new_delivery_id_in(&mut id), created, timestamp)
+    }
+
+    /// The delivery `delivery_id` of a copy of `document`, made in `body` (cleared first).
+    pub(crate) fn copying(
+        document: &EventDocument,
+        mut body: Vec<u8>,
+        delivery_id: &str,
+        created: SystemTime,
+        timestamp: &str,
+    ) -> Self {
+        body.clear();
+        body.extend_from_slice(document.as_bytes());
+        PreparedDelivery::with_body(body, delivery_id, created, timestamp)
+    }
+
+    /// The delivery `delivery_id` of `document`, its buffer becoming the body.
+    pub(crate) fn taking(
+        document: EventDocument,
+        delivery_id: &str,
+        created: SystemTime,
+        timestamp: &str,
+    ) -> Self {
+        PreparedDelivery::with_body(document.json, delivery_id, created, timestamp)
+    }
+
+    /// The delivery whose body is the document in `body` plus `delivery_id` and `timestamp`.
+    fn with_body(
+        mut body: Vec<u8>,
+        delivery_id: &str,
+        created: SystemTime,
+        timestamp: &str,
+    ) -> Self {
         // The document is always a non-empty object (`hook_event_name` comes
         // first), so the metadata goes in before its closing brace after a comma.
-        match json.split_last() {
-            Some((b'}', head)) if head.len() > 1 => {
-                body.extend_from_slice(head);
-                body.push(b',');
-            }
-            _ => body.push(b'{'),
+        if body.len() > 2 && body.last() == Some(&b'}') {
+            body.pop();
+            body.push(b',');
+        } else {
+            body.clear();
+            body.push(b'{');
         }
-        body.extend_from_slice(br#""delivery_id":""#);
+        body.extend_from_slice(DELIVERY_ID_KEY);
         body.extend_from_slice(delivery_id.as_bytes());
-        body.extend_from_slice(br#"","timestamp":""#);
+        body.extend_from_slice(TIMESTAMP_KEY);
         body.extend_from_slice(timestamp.as_bytes());
         body.extend_from_slice(br#""}"#);
         PreparedDelivery {
-            delivery_id,
+            delivery_id: delivery_id.to_owned(),
             created,
             body: Bytes::from(body),
         }
@@ -129,6 +205,11 @@ pub fn new_delivery_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
 
+/// A fresh delivery id written into `buffer` (no allocation), as [`new_delivery_id`].
+pub(crate) fn new_delivery_id_in(buffer: &mut [u8; 32]) -> &str {
+    uuid::Uuid::new_v4().simple().encode_lower(buffer)
+}
+
 fn insert(headers: &mut HeaderMap, name: &'static str, value: &str, sensitive: bool) {
     // Event names, hex ids, digits and signatures are visible ASCII; anything
     // else would be a bug upstream, and the header is then left out rather than panicking.
@@ -150,157 +231,4 @@ pub fn unix_seconds(time: SystemTime) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use hooks_core::HookEvent;
-    use serde_json::{Value, json};
-
-    use super::*;
-    use crate::signing::{Secret, hermes_signature, standard_webhooks_signature};
-
-    fn document() -> EventDocument {
-        let event = Event::from_json(
-            HookEvent::PostToolCall,
-            json!({"tool_name": "terminal", "args": {"command": "ls", "note": "é \"q\""}, "session_id": "s1", "task_id": "t"}),
-        );
-        let context = WireContext {
-            cwd: "/work".into(),
-            profile: "default".into(),
-        };
-        match EventDocument::new(&event, &context) {
-            Ok(document) => document,
-            Err(error) => panic!("{error}"),
-        }
-    }
-
-    fn parse(bytes: &[u8]) -> Value {
-        serde_json::from_slice(bytes).unwrap_or_else(|error| panic!("{error}"))
-    }
-
-    // 129: the shell-hook wire shape plus delivery_id and timestamp, in order.
-    #[test]
-    fn body_is_the_document_plus_delivery_metadata_in_order() {
-        let created = UNIX_EPOCH + Duration::from_micros(1_784_728_800_123_456);
-        let delivery = PreparedDelivery::new(&document(), created, &iso_timestamp(created));
-        let body = parse(&delivery.body);
-        let keys: Vec<&str> = body
-            .as_object()
-            .map(|map| map.keys().map(String::as_str).collect())
-            .unwrap_or_default();
-        assert_eq!(
-            keys,
-            [
-                "hook_event_name",
-                "tool_name",
-                "tool_input",
-                "session_id",
-                "cwd",
-                "profile",
-                "extra",
-                "delivery_id",
-                "timestamp"
-            ]
-        );
-        assert_eq!(body["tool_input"]["note"], "é \"q\"");
-        assert_eq!(body["extra"], json!({"task_id": "t"}));
-        assert_eq!(body["delivery_id"], delivery.delivery_id.as_str());
-        assert_eq!(body["timestamp"], "2026-07-22T14:00:00.123456Z");
-        assert_eq!(delivery.delivery_id.len(), 32);
-        assert!(
-            delivery
-                .delivery_id
-                .bytes()
-                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-        );
-    }
-
-    #[test]
-    fn spliced_body_equals_serialising_the_whole_object() {
-        let document = document();
-        let created = SystemTime::now();
-        let delivery = PreparedDelivery::new(&document, created, &iso_timestamp(created));
-        let mut whole: serde_json::Map<String, Value> =
-            serde_json::from_slice(document.as_bytes()).unwrap_or_default();
-        whole.insert("delivery_id".into(), json!(delivery.delivery_id));
-        whole.insert("timestamp".into(), json!(iso_timestamp(created)));
-        assert_eq!(
-            serde_json::to_vec(&whole).ok().as_deref(),
-            Some(&delivery.body[..])
-        );
-    }
-
-    #[test]
-    fn ids_are_new_per_delivery() {
-        let document = document();
-        let now = SystemTime::now();
-        let a = PreparedDelivery::new(&document, now, "t");
-        let b = PreparedDelivery::new(&document, now, "t");
-        assert_ne!(a.delivery_id, b.delivery_id);
-    }
-
-    #[test]
-    fn headers_unsigned_signed_and_standard() {
-        let created = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
-        let delivery = PreparedDelivery::new(&document(), created, &iso_timestamp(created));
-        let mut target = TargetSpec::new("https://x", [HookEvent::PostToolCall]);
-        let unsigned = delivery.headers("post_tool_call", &target);
-        assert_eq!(
-            unsigned.get("content-type").map(|v| v.as_bytes()),
-            Some(&b"application/json"[..])
-        );
-        assert_eq!(
-            unsigned.get("user-agent").map(|v| v.as_bytes()),
-            Some(USER_AGENT_VALUE.as_bytes())
-        );
-        assert_eq!(
-            unsigned.get(EVENT_HEADER).map(|v| v.as_bytes()),
-            Some(&b"post_tool_call"[..])
-        );
-        assert_eq!(
-            unsigned.get(DELIVERY_HEADER).map(|v| v.as_bytes()),
-            Some(delivery.delivery_id.as_bytes())
-        );
-        assert!(unsigned.get(SIGNATURE_HEADER).is_none());
-        assert!(unsigned.get(GITHUB_SIGNATURE_HEADER).is_none());
-
-        target.secret = Some(Secret::new("s3cret"));
-        let signed = delivery.headers("post_tool_call", &target);
-        let expected = hermes_signature(b"s3cret", &delivery.body);
-        assert_eq!(
-            signed.get(SIGNATURE_HEADER).map(|v| v.as_bytes()),
-            Some(expected.as_bytes())
-        );
-        assert_eq!(
-            signed.get(GITHUB_SIGNATURE_HEADER).map(|v| v.as_bytes()),
-            Some(expected.as_bytes())
-        );
-        assert!(signed.get(STANDARD_SIGNATURE_HEADER).is_none());
-        assert!(format!("{signed:?}").contains("Sensitive"));
-
-        target.standard_webhooks = true;
-        let standard = delivery.headers("post_tool_call", &target);
-        assert_eq!(
-            standard.get(STANDARD_ID_HEADER).map(|v| v.as_bytes()),
-            Some(delivery.delivery_id.as_bytes())
-        );
-        assert_eq!(
-            standard
-                .get(STANDARD_TIMESTAMP_HEADER)
-                .map(|v| v.as_bytes()),
-            Some(&b"1700000000"[..])
-        );
-        let expected = standard_webhooks_signature(
-            b"s3cret",
-            &delivery.delivery_id,
-            1_700_000_000,
-            &delivery.body,
-        );
-        assert_eq!(
-            standard
-                .get(STANDARD_SIGNATURE_HEADER)
-                .map(|v| v.as_bytes()),
-            Some(expected.as_bytes())
-        );
-    }
-}
+mod tests;

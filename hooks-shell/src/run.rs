@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use hooks_core::Event;
 use hooks_core::home::expand_tilde;
-use hooks_core::wire::{WireContext, hook_document};
+use hooks_core::wire::{WireContext, write_hook_document};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -97,11 +97,19 @@ pub fn split_command(command: &str) -> Result<Vec<String>, String> {
         .collect())
 }
 
-/// The stdin bytes of `event`: the wire document serialised once.
+/// The stdin bytes of `event`: the wire document serialised once, straight
+/// from the borrowed event (the payload is not copied into a map first).
 pub fn stdin_bytes(event: &Event, context: &WireContext) -> Arc<[u8]> {
-    let document = serde_json::Value::Object(hook_document(event, context));
-    // Serialising a `Value` cannot fail (its map keys are strings).
-    serde_json::to_vec(&document).unwrap_or_default().into()
+    let mut json = Vec::with_capacity(512);
+    if let Err(error) = write_hook_document(event, context, &mut json) {
+        // Not expected (a Vec writer and string keys); the hook then reads empty stdin.
+        tracing::warn!(
+            "shell hook stdin for {} could not be serialised: {error}",
+            event.name()
+        );
+        json.clear();
+    }
+    json.into()
 }
 
 /// Runs `spec` once for `event` (matcher not checked; see [`ShellHookSpec::matches_tool`]).

@@ -114,6 +114,45 @@ async fn delivery_id_matches_header_and_body_and_is_new_per_target() {
     );
 }
 
+/// Each target of one event gets the same document with its own id and
+/// timestamp, signed with its own secret over exactly its own bytes (the
+/// earlier targets copy the serialised document, the last one takes it).
+#[tokio::test]
+async fn every_target_gets_the_same_document_signed_over_its_own_bytes() {
+    let sink = Sink::status(200).await;
+    let secrets = ["first-secret", "second-secret", "third-secret"];
+    let targets = secrets
+        .iter()
+        .map(|secret| {
+            signed_target(
+                &sink.url(&format!("/{secret}")),
+                &[HookEvent::PostToolCall],
+                secret,
+            )
+        })
+        .collect();
+    let outbound = Outbound::new(targets, options()).expect("outbound");
+    let event = tool_event(HookEvent::PostToolCall, "terminal");
+    assert_eq!(outbound.enqueue(&event).len(), 3);
+    let requests = sink.wait_for(3, SOON).await;
+    assert_eq!(requests.len(), 3);
+    let mut documents = Vec::new();
+    for request in &requests {
+        let secret = request.path.trim_start_matches('/');
+        let expected = hermes_signature(secret.as_bytes(), &request.body);
+        assert_eq!(request.header(SIGNATURE_HEADER), Some(expected.as_str()));
+        let mut body = request.json();
+        let id = request.header(DELIVERY_HEADER).expect("delivery header");
+        assert_eq!(body["delivery_id"], id);
+        if let Some(map) = body.as_object_mut() {
+            map.remove("delivery_id");
+        }
+        documents.push(body);
+    }
+    assert_eq!(documents[0]["tool_input"], json!({"command": "ls -la"}));
+    assert!(documents.iter().all(|document| *document == documents[0]));
+}
+
 // 138
 #[tokio::test]
 async fn matcher_filters_tool_events() {
