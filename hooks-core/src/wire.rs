@@ -11,6 +11,7 @@
 
 use std::fmt;
 
+use crate::pyvalue::is_truthy;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
@@ -226,15 +227,4 @@ pub fn write_hook_document(
     out: &mut Vec<u8>,
 ) -> Result<(), serde_json::Error> {
     HookDocument::new(event, context).write_json(out)
-}
-
-fn is_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(flag) => *flag,
-        Value::String(text) => !text.is_empty(),
-        Value::Array(items) => !items.is_empty(),
-        Value::Object(map) => !map.is_empty(),
-        Value::Number(number) => number.as_f64() != Some(0.0),
-    }
 }
