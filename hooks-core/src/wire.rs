@@ -11,11 +11,11 @@
 
 use std::fmt;
 
-use crate::pyvalue::is_truthy;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use crate::event::{Event, Payload};
+use crate::pyvalue::is_truthy;
 
 #[cfg(test)]
 mod tests;
