@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use futures::FutureExt;
 use serde_json::Value;
 
-use super::registry::{CallbackFn, Entries, Entry};
+use super::registry::{CallbackFn, Entries, Entry, SyncFn};
 use super::report::truncate_message;
 use super::runner::{Bounded, Limits, run_bounded};
 use super::stream::StreamQueue;
@@ -36,26 +36,46 @@ impl Dispatcher for Callbacks {
         if entries.is_empty() {
             return Vec::new();
         }
-        let meta = event.hook().map(HookEvent::meta);
-        let fail_closed = meta.is_some_and(|meta| meta.fail == FailMode::Closed);
-        match meta.map_or(RunPolicy::Inline, |meta| meta.run) {
-            RunPolicy::Queued => {
+        let (plan, fail_closed) = self.plan(event);
+        match plan {
+            Plan::Queue => {
                 self.enqueue(&entries, event);
                 Vec::new()
             }
-            RunPolicy::Bounded => match self.callback_timeout() {
-                Some(timeout) => {
-                    let limits = Limits {
-                        timeout,
-                        suppression: self.suppression_window,
-                    };
-                    self.run_bounded(&entries, event, &limits, fail_closed)
-                        .await
+            Plan::Bounded(limits) => {
+                self.run_bounded(&entries, event, &limits, fail_closed)
+                    .await
+            }
+            Plan::Inline => self.run_inline(&entries, event, fail_closed).await,
+        }
+    }
+
+    fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+        let entries = self.registry.entries(event.name());
+        if entries.is_empty() {
+            return true;
+        }
+        let (plan, fail_closed) = self.plan(event);
+        match plan {
+            Plan::Queue => {
+                self.enqueue(&entries, event);
+                true
+            }
+            // A bounded call waits for a worker: that is the async path's job.
+            Plan::Bounded(_) => false,
+            Plan::Inline => {
+                let all_sync = entries
+                    .iter()
+                    .all(|entry| matches!(entry.callback, CallbackFn::Sync(_)));
+                if all_sync {
+                    for entry in entries.iter() {
+                        if let CallbackFn::Sync(function) = &entry.callback {
+                            let result = run_sync(&**function, event);
+                            self.absorb(entry, event, result, fail_closed, replies);
+                        }
+                    }
                 }
-                None => self.run_inline(&entries, event, fail_closed).await,
-            },
-            RunPolicy::Inline | RunPolicy::CallerThread => {
-                self.run_inline(&entries, event, fail_closed).await
+                all_sync
             }
         }
     }
@@ -78,16 +98,48 @@ impl Dispatcher for Callbacks {
     }
 }
 
+/// How the callbacks of one event run.
+enum Plan {
+    /// Handed to each callback's observer queue.
+    Queue,
+    /// On a worker, each call bounded by the limits.
+    Bounded(Limits),
+    /// On the caller, in order.
+    Inline,
+}
+
+/// Runs a synchronous callback, turning a panic into a failure.
+fn run_sync(function: &SyncFn, event: &Event) -> CallbackResult {
+    std::panic::catch_unwind(AssertUnwindSafe(|| function(event)))
+        .unwrap_or_else(|payload| Err(CallbackError::from_panic(payload.as_ref())))
+}
+
 impl Callbacks {
+    /// The run plan of `event` (from its catalog run policy and the current
+    /// timeout) and whether its failures fail closed.
+    fn plan(&self, event: &Event) -> (Plan, bool) {
+        let meta = event.hook().map(HookEvent::meta);
+        let fail_closed = meta.is_some_and(|meta| meta.fail == FailMode::Closed);
+        let plan = match meta.map_or(RunPolicy::Inline, |meta| meta.run) {
+            RunPolicy::Queued => Plan::Queue,
+            RunPolicy::Bounded => match self.callback_timeout() {
+                Some(timeout) => Plan::Bounded(Limits {
+                    timeout,
+                    suppression: self.suppression_window,
+                }),
+                None => Plan::Inline,
+            },
+            RunPolicy::Inline | RunPolicy::CallerThread => Plan::Inline,
+        };
+        (plan, fail_closed)
+    }
+
     /// Runs every callback on the caller, in order (sync ones on the caller's thread).
     async fn run_inline(&self, entries: &Entries, event: &Event, fail_closed: bool) -> Vec<Reply> {
         let mut replies = Vec::new();
         for entry in entries.iter() {
             let result = match &entry.callback {
-                CallbackFn::Sync(function) => {
-                    std::panic::catch_unwind(AssertUnwindSafe(|| function(event)))
-                        .unwrap_or_else(|payload| Err(CallbackError::from_panic(payload.as_ref())))
-                }
+                CallbackFn::Sync(function) => run_sync(&**function, event),
                 CallbackFn::Async(function) => {
                     let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
                         AssertUnwindSafe(function(event.clone())).catch_unwind()
