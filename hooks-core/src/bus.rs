@@ -102,10 +102,15 @@ impl Hooks {
             .fold(0, |mask, (index, _)| mask | (1 << index))
     }
 
+    #[inline]
     fn mask(&self, name: &EventName) -> u64 {
-        if let EventName::Hook(event) = name {
-            return self.hook_mask(*event);
+        match name {
+            EventName::Hook(event) => self.hook_mask(*event),
+            other => self.other_mask(other),
         }
+    }
+
+    fn other_mask(&self, name: &EventName) -> u64 {
         let current = interest_epoch();
         let mut cache = self.other_masks.lock().unwrap_or_else(|e| e.into_inner());
         if cache.0 != current {
@@ -124,6 +129,7 @@ impl Hooks {
     /// Nothing runs until the future is first polled. Mechanisms that can
     /// finish on the spot ([`Dispatcher::dispatch_now`]) do so inside that
     /// first poll; only a mechanism that has to wait costs a boxed future.
+    #[inline]
     pub fn collect<'a>(&'a self, event: &'a Event) -> Collect<'a> {
         Collect::new(self, event)
     }
@@ -133,6 +139,7 @@ impl Hooks {
     ///
     /// An event nobody listens to completes on the first poll with
     /// [`crate::Outcome::Nothing`], after one cached interest lookup.
+    #[inline]
     pub fn emit<'a>(&'a self, event: &'a Event) -> Emit<'a> {
         Emit::new(self, event)
     }

@@ -63,6 +63,7 @@ pub fn invalidate_interest() {
 }
 
 /// The current interest epoch; a cache built at an older epoch is stale.
+#[inline]
 pub fn interest_epoch() -> u64 {
     INTEREST_EPOCH.load(Ordering::Acquire)
 }

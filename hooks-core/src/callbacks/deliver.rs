@@ -2,13 +2,15 @@
 //! from the catalog and turns results, failures and skips into replies.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use arc_swap::Guard;
 use async_trait::async_trait;
 use futures::FutureExt;
 use serde_json::Value;
 
-use super::registry::{CallbackFn, Entries, Entry, SyncFn};
+use super::registry::{CallbackFn, Entry, SyncFn};
 use super::report::truncate_message;
 use super::runner::{Bounded, Limits, run_bounded};
 use super::stream::StreamQueue;
@@ -32,7 +34,8 @@ impl Dispatcher for Callbacks {
     }
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
-        let entries = self.registry.entries(event.name());
+        // Held across awaits: a full reference, not a borrowed hot-path slot.
+        let entries = Guard::into_inner(self.registry.entries(event.name()));
         if entries.is_empty() {
             return Vec::new();
         }
@@ -63,19 +66,16 @@ impl Dispatcher for Callbacks {
             }
             // A bounded call waits for a worker: that is the async path's job.
             Plan::Bounded(_) => false,
+            // An async callback has to be awaited.
+            Plan::Inline if !entries.all_sync() => false,
             Plan::Inline => {
-                let all_sync = entries
-                    .iter()
-                    .all(|entry| matches!(entry.callback, CallbackFn::Sync(_)));
-                if all_sync {
-                    for entry in entries.iter() {
-                        if let CallbackFn::Sync(function) = &entry.callback {
-                            let result = run_sync(&**function, event);
-                            self.absorb(entry, event, result, fail_closed, replies);
-                        }
+                for entry in entries.iter() {
+                    if let CallbackFn::Sync(function) = &entry.callback {
+                        let result = run_sync(&**function, event);
+                        self.absorb(entry, event, result, fail_closed, replies);
                     }
                 }
-                all_sync
+                true
             }
         }
     }
@@ -135,7 +135,12 @@ impl Callbacks {
     }
 
     /// Runs every callback on the caller, in order (sync ones on the caller's thread).
-    async fn run_inline(&self, entries: &Entries, event: &Event, fail_closed: bool) -> Vec<Reply> {
+    async fn run_inline(
+        &self,
+        entries: &[Arc<Entry>],
+        event: &Event,
+        fail_closed: bool,
+    ) -> Vec<Reply> {
         let mut replies = Vec::new();
         for entry in entries.iter() {
             let result = match &entry.callback {
@@ -160,7 +165,7 @@ impl Callbacks {
     /// Runs every callback on a worker, in order, each bounded by `limits`.
     async fn run_bounded(
         &self,
-        entries: &Entries,
+        entries: &[Arc<Entry>],
         event: &Event,
         limits: &Limits,
         fail_closed: bool,
@@ -216,7 +221,7 @@ impl Callbacks {
     }
 
     /// Hands `event` to each callback's queue; never waits.
-    fn enqueue(&self, entries: &Entries, event: &Event) {
+    fn enqueue(&self, entries: &[Arc<Entry>], event: &Event) {
         if event.hook() == Some(HookEvent::OnStreamDelta)
             && event.get("kind").and_then(Value::as_str) == Some("reasoning")
             && !self.settings().stream_reasoning_deltas
