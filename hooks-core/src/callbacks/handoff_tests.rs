@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll};
+use std::task::Context;
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 

@@ -259,13 +259,10 @@ fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, job: Job, result: Callback
     let mut mailbox = me.mailbox();
     mailbox.job = Some(job);
     mailbox.result = Some(result);
-    let given_up = match me
+    let given_up = me
         .state
         .compare_exchange(JOB, DONE, Ordering::AcqRel, Ordering::Acquire)
-    {
-        Ok(_) => None,
-        Err(state) => Some(state),
-    };
+        .err();
     let Some(state) = given_up else {
         drop(mailbox);
         me.waker.wake();
