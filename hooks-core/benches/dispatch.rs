@@ -176,7 +176,9 @@ fn guard(c: &mut Criterion) {
             for _ in 0..iterations {
                 std::thread::sleep(COLD_PAUSE);
                 let started = Instant::now();
-                black_box(futures::executor::block_on(hooks.collect(black_box(&event))));
+                black_box(futures::executor::block_on(
+                    hooks.collect(black_box(&event)),
+                ));
                 total += started.elapsed();
             }
             total
