@@ -5,15 +5,18 @@
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use futures::FutureExt;
 use hooks_core::callbacks::Callbacks;
 use hooks_core::catalog::RunPolicy;
 use hooks_core::config::PluginSettings;
-use hooks_core::{Event, HookEvent, Hooks};
+use hooks_core::{Event, HookEvent, Hooks, Outcome};
 use serde_json::{Value, json};
+
+/// The pause before each cold call: well past the workers' 50 µs spin.
+const COLD_PAUSE: Duration = Duration::from_millis(1);
 
 fn settings(timeout: Option<Duration>) -> PluginSettings {
     PluginSettings {
@@ -76,6 +79,11 @@ fn unhooked(c: &mut Criterion) {
     let event = tool_payload(HookEvent::PostToolCall);
     group.bench_function("is_hooked", |b| {
         b.iter(|| hooks.is_hooked(black_box(HookEvent::PostToolCall)))
+    });
+    // The floor of the poll-once rows: a future that is ready at once with
+    // the (large) `Outcome`, polled and dropped the same way.
+    group.bench_function("ready-outcome-floor/poll-once", |b| {
+        b.iter(|| futures::future::ready(black_box(Outcome::Nothing)).now_or_never())
     });
     group.bench_function("emit/poll-once", |b| {
         b.iter(|| hooks.emit(black_box(&event)).now_or_never())
@@ -158,6 +166,24 @@ fn guard(c: &mut Criterion) {
             b.iter(|| runtime.block_on(hooks.collect(black_box(&event))))
         });
     }
+    // A host fires tool calls far apart: by then the worker has stopped
+    // spinning and parked, so each hand-off starts with a wake-up. Only the
+    // call is timed, not the pause before it.
+    let hooks = guarded(Some(Duration::from_secs(30)));
+    group.bench_function("1-guard/timeout-30s/cold-worker/futures", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                std::thread::sleep(COLD_PAUSE);
+                let started = Instant::now();
+                black_box(futures::executor::block_on(
+                    hooks.collect(black_box(&event)),
+                ));
+                total += started.elapsed();
+            }
+            total
+        })
+    });
     group.finish();
 }
 

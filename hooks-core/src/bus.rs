@@ -4,7 +4,12 @@
 //! Order is fixed by the builder: in-process plugins first, then shell hooks,
 //! then outbound webhooks (gateway hooks only see gateway events, so their place
 //! does not matter). Interest is asked once per event name and cached, so an
-//! event nobody listens to costs an atomic load and a branch.
+//! event nobody listens to costs an atomic load and a branch. The delivery
+//! futures ([`Collect`], [`Emit`]) live in `bus/delivery.rs`.
+
+mod delivery;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,9 +21,9 @@ use async_trait::async_trait;
 use crate::catalog::{EVENT_COUNT, HookEvent};
 use crate::dispatch::{Dispatcher, interest_epoch};
 use crate::event::{Event, EventName};
-use crate::merge::merge;
-use crate::outcome::Outcome;
 use crate::reply::Reply;
+
+pub use delivery::{Collect, Emit};
 
 /// The most mechanisms one bus holds (interest is a bit mask).
 pub const MAX_DISPATCHERS: usize = 64;
@@ -97,10 +102,15 @@ impl Hooks {
             .fold(0, |mask, (index, _)| mask | (1 << index))
     }
 
+    #[inline]
     fn mask(&self, name: &EventName) -> u64 {
-        if let EventName::Hook(event) = name {
-            return self.hook_mask(*event);
+        match name {
+            EventName::Hook(event) => self.hook_mask(*event),
+            other => self.other_mask(other),
         }
+    }
+
+    fn other_mask(&self, name: &EventName) -> u64 {
         let current = interest_epoch();
         let mut cache = self.other_masks.lock().unwrap_or_else(|e| e.into_inner());
         if cache.0 != current {
@@ -115,28 +125,23 @@ impl Hooks {
     }
 
     /// Delivers `event` to every interested mechanism and returns all replies, in order.
-    pub async fn collect(&self, event: &Event) -> Vec<Reply> {
-        let mask = self.mask(event.name());
-        if mask == 0 {
-            return Vec::new();
-        }
-        let mut replies = Vec::new();
-        for (index, dispatcher) in self.dispatchers.iter().enumerate() {
-            if mask & (1 << index) != 0 {
-                replies.extend(dispatcher.dispatch(event).await);
-            }
-        }
-        replies
+    ///
+    /// Nothing runs until the future is first polled. Mechanisms that can
+    /// finish on the spot ([`Dispatcher::dispatch_now`]) do so inside that
+    /// first poll; only a mechanism that has to wait costs a boxed future.
+    #[inline]
+    pub fn collect<'a>(&'a self, event: &'a Event) -> Collect<'a> {
+        Collect::new(self, event)
     }
 
     /// Fires `event` through every mechanism and merges the replies by the
     /// event's rule into one outcome.
-    pub async fn emit(&self, event: &Event) -> Outcome {
-        if self.mask(event.name()) == 0 {
-            return Outcome::Nothing;
-        }
-        let replies = self.collect(event).await;
-        merge(event, &replies)
+    ///
+    /// An event nobody listens to completes on the first poll with
+    /// [`crate::Outcome::Nothing`], after one cached interest lookup.
+    #[inline]
+    pub fn emit<'a>(&'a self, event: &'a Event) -> Emit<'a> {
+        Emit::new(self, event)
     }
 
     /// Waits, at most `timeout`, for background work (queued deliveries) of every mechanism.
@@ -220,6 +225,20 @@ impl Dispatcher for Hooks {
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
         self.collect(event).await
+    }
+
+    fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+        let mask = self.mask(event.name());
+        // Finishing on the spot must be all or nothing, and with several
+        // mechanisms a later one may have to wait after an earlier one ran.
+        match mask.count_ones() {
+            0 => true,
+            1 => self
+                .dispatchers
+                .get(mask.trailing_zeros() as usize)
+                .is_some_and(|dispatcher| dispatcher.dispatch_now(event, replies)),
+            _ => false,
+        }
     }
 
     async fn flush(&self, timeout: Duration) {

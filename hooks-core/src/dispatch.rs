@@ -33,6 +33,19 @@ pub trait Dispatcher: Send + Sync {
     /// its fail mode says so, a block reply.
     async fn dispatch(&self, event: &Event) -> Vec<Reply>;
 
+    /// Delivers `event` without awaiting, when this dispatcher can finish it
+    /// on the spot: appends the replies to `replies` and returns `true`.
+    ///
+    /// Returning `false` means nothing was done (no callback ran, nothing was
+    /// appended) and the caller must await [`Dispatcher::dispatch`] instead.
+    /// The default always returns `false`. The [`crate::Hooks`] bus tries this
+    /// first, so a mechanism whose work is synchronous (inline callbacks, a
+    /// queue hand-off) skips boxing a future on every event.
+    fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+        let _ = (event, replies);
+        false
+    }
+
     /// Waits, at most `timeout`, for work this dispatcher started in the
     /// background (queued deliveries) to finish. The default has none.
     async fn flush(&self, timeout: Duration) {
@@ -50,6 +63,7 @@ pub fn invalidate_interest() {
 }
 
 /// The current interest epoch; a cache built at an older epoch is stale.
+#[inline]
 pub fn interest_epoch() -> u64 {
     INTEREST_EPOCH.load(Ordering::Acquire)
 }
@@ -71,6 +85,10 @@ impl Dispatcher for NoopDispatcher {
     async fn dispatch(&self, _event: &Event) -> Vec<Reply> {
         Vec::new()
     }
+
+    fn dispatch_now(&self, _event: &Event, _replies: &mut Vec<Reply>) -> bool {
+        true
+    }
 }
 
 #[async_trait]
@@ -85,6 +103,10 @@ impl<D: Dispatcher + ?Sized> Dispatcher for Arc<D> {
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
         (**self).dispatch(event).await
+    }
+
+    fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+        (**self).dispatch_now(event, replies)
     }
 
     async fn flush(&self, timeout: Duration) {
@@ -104,6 +126,10 @@ impl<D: Dispatcher + ?Sized> Dispatcher for Box<D> {
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
         (**self).dispatch(event).await
+    }
+
+    fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+        (**self).dispatch_now(event, replies)
     }
 
     async fn flush(&self, timeout: Duration) {
@@ -128,6 +154,13 @@ impl<D: Dispatcher> Dispatcher for Option<D> {
         }
     }
 
+    fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+        match self {
+            Some(inner) => inner.dispatch_now(event, replies),
+            None => true,
+        }
+    }
+
     async fn flush(&self, timeout: Duration) {
         if let Some(inner) = self {
             inner.flush(timeout).await;
@@ -149,7 +182,7 @@ impl<D: Dispatcher> Dispatcher for Vec<D> {
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
         let mut replies = Vec::new();
         for inner in self {
-            if inner.interest(event.name()) {
+            if inner.interest(event.name()) && !inner.dispatch_now(event, &mut replies) {
                 replies.extend(inner.dispatch(event).await);
             }
         }

@@ -40,7 +40,7 @@ pub mod reply;
 pub mod wire;
 pub mod yaml;
 
-pub use bus::{Hooks, HooksBuilder};
+pub use bus::{Collect, Emit, Hooks, HooksBuilder};
 pub use callbacks::{CallbackError, CallbackId, CallbackResult, Callbacks};
 pub use catalog::{EventMeta, HookEvent};
 pub use config::{Config, ConfigError, ConfigWarning};

@@ -2,13 +2,15 @@
 //! from the catalog and turns results, failures and skips into replies.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use arc_swap::Guard;
 use async_trait::async_trait;
 use futures::FutureExt;
 use serde_json::Value;
 
-use super::registry::{CallbackFn, Entries, Entry};
+use super::registry::{CallbackFn, Entry, SyncFn};
 use super::report::truncate_message;
 use super::runner::{Bounded, Limits, run_bounded};
 use super::stream::StreamQueue;
@@ -32,30 +34,48 @@ impl Dispatcher for Callbacks {
     }
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
-        let entries = self.registry.entries(event.name());
+        // Held across awaits: a full reference, not a borrowed hot-path slot.
+        let entries = Guard::into_inner(self.registry.entries(event.name()));
         if entries.is_empty() {
             return Vec::new();
         }
-        let meta = event.hook().map(HookEvent::meta);
-        let fail_closed = meta.is_some_and(|meta| meta.fail == FailMode::Closed);
-        match meta.map_or(RunPolicy::Inline, |meta| meta.run) {
-            RunPolicy::Queued => {
+        let (plan, fail_closed) = self.plan(event);
+        match plan {
+            Plan::Queue => {
                 self.enqueue(&entries, event);
                 Vec::new()
             }
-            RunPolicy::Bounded => match self.callback_timeout() {
-                Some(timeout) => {
-                    let limits = Limits {
-                        timeout,
-                        suppression: self.suppression_window,
-                    };
-                    self.run_bounded(&entries, event, &limits, fail_closed)
-                        .await
+            Plan::Bounded(limits) => {
+                self.run_bounded(&entries, event, &limits, fail_closed)
+                    .await
+            }
+            Plan::Inline => self.run_inline(&entries, event, fail_closed).await,
+        }
+    }
+
+    fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+        let entries = self.registry.entries(event.name());
+        if entries.is_empty() {
+            return true;
+        }
+        let (plan, fail_closed) = self.plan(event);
+        match plan {
+            Plan::Queue => {
+                self.enqueue(&entries, event);
+                true
+            }
+            // A bounded call waits for a worker: that is the async path's job.
+            Plan::Bounded(_) => false,
+            // An async callback has to be awaited.
+            Plan::Inline if !entries.all_sync() => false,
+            Plan::Inline => {
+                for entry in entries.iter() {
+                    if let CallbackFn::Sync(function) = &entry.callback {
+                        let result = run_sync(&**function, event);
+                        self.absorb(entry, event, result, fail_closed, replies);
+                    }
                 }
-                None => self.run_inline(&entries, event, fail_closed).await,
-            },
-            RunPolicy::Inline | RunPolicy::CallerThread => {
-                self.run_inline(&entries, event, fail_closed).await
+                true
             }
         }
     }
@@ -78,16 +98,53 @@ impl Dispatcher for Callbacks {
     }
 }
 
+/// How the callbacks of one event run.
+enum Plan {
+    /// Handed to each callback's observer queue.
+    Queue,
+    /// On a worker, each call bounded by the limits.
+    Bounded(Limits),
+    /// On the caller, in order.
+    Inline,
+}
+
+/// Runs a synchronous callback, turning a panic into a failure.
+fn run_sync(function: &SyncFn, event: &Event) -> CallbackResult {
+    std::panic::catch_unwind(AssertUnwindSafe(|| function(event)))
+        .unwrap_or_else(|payload| Err(CallbackError::from_panic(payload.as_ref())))
+}
+
 impl Callbacks {
+    /// The run plan of `event` (from its catalog run policy and the current
+    /// timeout) and whether its failures fail closed.
+    fn plan(&self, event: &Event) -> (Plan, bool) {
+        let meta = event.hook().map(HookEvent::meta);
+        let fail_closed = meta.is_some_and(|meta| meta.fail == FailMode::Closed);
+        let plan = match meta.map_or(RunPolicy::Inline, |meta| meta.run) {
+            RunPolicy::Queued => Plan::Queue,
+            RunPolicy::Bounded => match self.callback_timeout() {
+                Some(timeout) => Plan::Bounded(Limits {
+                    timeout,
+                    suppression: self.suppression_window,
+                }),
+                None => Plan::Inline,
+            },
+            RunPolicy::Inline | RunPolicy::CallerThread => Plan::Inline,
+        };
+        (plan, fail_closed)
+    }
+
     /// Runs every callback on the caller, in order (sync ones on the caller's thread).
-    async fn run_inline(&self, entries: &Entries, event: &Event, fail_closed: bool) -> Vec<Reply> {
+    async fn run_inline(
+        &self,
+        entries: &[Arc<Entry>],
+        event: &Event,
+        fail_closed: bool,
+    ) -> Vec<Reply> {
         let mut replies = Vec::new();
         for entry in entries.iter() {
             let result = match &entry.callback {
-                CallbackFn::Sync(function) => {
-                    std::panic::catch_unwind(AssertUnwindSafe(|| function(event)))
-                        .unwrap_or_else(|payload| Err(CallbackError::from_panic(payload.as_ref())))
-                }
+                CallbackFn::Sync(function) => run_sync(&**function, event),
                 CallbackFn::Async(function) => {
                     let started = std::panic::catch_unwind(AssertUnwindSafe(|| {
                         AssertUnwindSafe(function(event.clone())).catch_unwind()
@@ -108,7 +165,7 @@ impl Callbacks {
     /// Runs every callback on a worker, in order, each bounded by `limits`.
     async fn run_bounded(
         &self,
-        entries: &Entries,
+        entries: &[Arc<Entry>],
         event: &Event,
         limits: &Limits,
         fail_closed: bool,
@@ -164,7 +221,7 @@ impl Callbacks {
     }
 
     /// Hands `event` to each callback's queue; never waits.
-    fn enqueue(&self, entries: &Entries, event: &Event) {
+    fn enqueue(&self, entries: &[Arc<Entry>], event: &Event) {
         if event.hook() == Some(HookEvent::OnStreamDelta)
             && event.get("kind").and_then(Value::as_str) == Some("reasoning")
             && !self.settings().stream_reasoning_deltas

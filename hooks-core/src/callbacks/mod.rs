@@ -27,9 +27,12 @@
 
 mod deliver;
 mod error;
+#[cfg(test)]
+mod handoff_tests;
 mod registry;
 mod report;
 mod runner;
+mod spin;
 mod stream;
 mod timer;
 mod worker;

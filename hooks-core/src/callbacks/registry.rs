@@ -1,16 +1,19 @@
 //! The callback table: per event, an immutable snapshot of entries in
-//! registration order, swapped whole on every (rare) registration so the hot
-//! dispatch path only clones an `Arc` under an uncontended read lock.
+//! registration order, swapped whole on every (rare) registration. Catalog
+//! events keep theirs in an [`ArcSwap`], so the hot dispatch path reads it
+//! without a lock or a reference-count round trip.
 
 use std::collections::HashMap;
+use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
+use arc_swap::{ArcSwap, Guard};
 use futures::future::BoxFuture;
 
 use super::runner::CallGates;
 use super::stream::StreamQueue;
 use super::{CallbackId, CallbackResult};
-use crate::catalog::{EVENT_COUNT, HookEvent};
+use crate::catalog::EVENT_COUNT;
 use crate::event::{Event, EventName};
 
 /// A synchronous callback.
@@ -59,25 +62,61 @@ impl Entry {
     }
 }
 
-/// The entries of one event, in registration order.
-pub(crate) type Entries = Arc<[Arc<Entry>]>;
+/// The entries of one event, in registration order, swapped whole on change.
+pub(crate) struct Snapshot {
+    entries: Box<[Arc<Entry>]>,
+    /// Every entry is a synchronous callback (inline runs need no future then).
+    all_sync: bool,
+}
+
+impl Snapshot {
+    fn new(entries: Vec<Arc<Entry>>) -> Self {
+        let all_sync = entries
+            .iter()
+            .all(|entry| matches!(entry.callback, CallbackFn::Sync(_)));
+        Snapshot {
+            entries: entries.into_boxed_slice(),
+            all_sync,
+        }
+    }
+
+    /// Whether every entry is a synchronous callback.
+    pub(crate) fn all_sync(&self) -> bool {
+        self.all_sync
+    }
+}
+
+impl Deref for Snapshot {
+    type Target = [Arc<Entry>];
+
+    fn deref(&self) -> &[Arc<Entry>] {
+        &self.entries
+    }
+}
+
+/// A snapshot being read. Loading one costs no lock and, on the hot path, no
+/// reference-count traffic; a registration meanwhile swaps in a new snapshot
+/// and leaves this one intact.
+pub(crate) type Entries = Guard<Arc<Snapshot>>;
 
 /// Every registered callback, by event.
 pub(crate) struct Registry {
-    hooks: [RwLock<Entries>; EVENT_COUNT],
-    others: RwLock<HashMap<Box<str>, Entries>>,
+    hooks: [ArcSwap<Snapshot>; EVENT_COUNT],
+    others: RwLock<HashMap<Box<str>, Arc<Snapshot>>>,
     /// Serialises writers so read-modify-write of a snapshot never loses an entry.
     write: Mutex<()>,
 }
 
-fn empty() -> Entries {
-    Arc::from(Vec::new())
+/// The shared empty snapshot (names nobody registered for load it without allocating).
+fn empty() -> Arc<Snapshot> {
+    static EMPTY: OnceLock<Arc<Snapshot>> = OnceLock::new();
+    Arc::clone(EMPTY.get_or_init(|| Arc::new(Snapshot::new(Vec::new()))))
 }
 
 impl Registry {
     pub(crate) fn new() -> Self {
         Registry {
-            hooks: std::array::from_fn(|_| RwLock::new(empty())),
+            hooks: std::array::from_fn(|_| ArcSwap::new(empty())),
             others: RwLock::new(HashMap::new()),
             write: Mutex::new(()),
         }
@@ -87,57 +126,37 @@ impl Registry {
     #[inline]
     pub(crate) fn entries(&self, name: &EventName) -> Entries {
         match name {
-            EventName::Hook(event) => self.hook_entries(*event),
-            other => self
-                .others
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(other.as_str())
-                .cloned()
-                .unwrap_or_else(empty),
+            EventName::Hook(event) => self.hooks[event.index()].load(),
+            other => Guard::from_inner(
+                self.others
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get(other.as_str())
+                    .cloned()
+                    .unwrap_or_else(empty),
+            ),
         }
-    }
-
-    #[inline]
-    fn hook_entries(&self, event: HookEvent) -> Entries {
-        Arc::clone(
-            &self.hooks[event.index()]
-                .read()
-                .unwrap_or_else(|e| e.into_inner()),
-        )
     }
 
     /// Whether anything is registered for `name`.
     pub(crate) fn has(&self, name: &EventName) -> bool {
-        match name {
-            EventName::Hook(event) => !self.hooks[event.index()]
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .is_empty(),
-            other => self
-                .others
-                .read()
-                .unwrap_or_else(|e| e.into_inner())
-                .get(other.as_str())
-                .is_some_and(|entries| !entries.is_empty()),
-        }
+        !self.entries(name).is_empty()
     }
 
     /// Appends `entry` to the entries of `name`.
     pub(crate) fn push(&self, name: &EventName, entry: Arc<Entry>) {
         let _writer = self.write.lock().unwrap_or_else(|e| e.into_inner());
-        let appended = |old: &Entries| -> Entries {
-            old.iter()
+        let appended = |old: &Snapshot| -> Arc<Snapshot> {
+            let entries = old
+                .iter()
                 .cloned()
-                .chain(std::iter::once(Arc::clone(&entry)))
-                .collect()
+                .chain(std::iter::once(Arc::clone(&entry)));
+            Arc::new(Snapshot::new(entries.collect()))
         };
         match name {
             EventName::Hook(event) => {
-                let mut slot = self.hooks[event.index()]
-                    .write()
-                    .unwrap_or_else(|e| e.into_inner());
-                *slot = appended(&slot);
+                let slot = &self.hooks[event.index()];
+                slot.store(appended(&slot.load()));
             }
             other => {
                 let mut map = self.others.write().unwrap_or_else(|e| e.into_inner());
@@ -151,19 +170,27 @@ impl Registry {
     pub(crate) fn remove_where(&self, remove: impl Fn(&Entry) -> bool) -> Vec<Arc<Entry>> {
         let _writer = self.write.lock().unwrap_or_else(|e| e.into_inner());
         let mut removed = Vec::new();
-        let mut filter = |slot: &mut Entries| {
-            if slot.iter().any(|entry| remove(entry)) {
-                let (gone, kept): (Vec<_>, Vec<_>) =
-                    slot.iter().cloned().partition(|entry| remove(entry));
-                removed.extend(gone);
-                *slot = kept.into();
+        // The snapshot without the selected entries, when it had any.
+        let mut filtered = |snapshot: &Snapshot| -> Option<Arc<Snapshot>> {
+            if !snapshot.iter().any(|entry| remove(entry)) {
+                return None;
             }
+            let (gone, kept): (Vec<_>, Vec<_>) =
+                snapshot.iter().cloned().partition(|entry| remove(entry));
+            removed.extend(gone);
+            Some(Arc::new(Snapshot::new(kept)))
         };
         for slot in &self.hooks {
-            filter(&mut slot.write().unwrap_or_else(|e| e.into_inner()));
+            if let Some(kept) = filtered(&slot.load()) {
+                slot.store(kept);
+            }
         }
         let mut map = self.others.write().unwrap_or_else(|e| e.into_inner());
-        map.values_mut().for_each(&mut filter);
+        for slot in map.values_mut() {
+            if let Some(kept) = filtered(slot) {
+                *slot = kept;
+            }
+        }
         map.retain(|_, entries| !entries.is_empty());
         removed
     }
@@ -171,8 +198,8 @@ impl Registry {
     /// Every entry of every event.
     pub(crate) fn all(&self) -> Vec<Arc<Entry>> {
         let mut all: Vec<Arc<Entry>> = Vec::new();
-        for event in HookEvent::ALL {
-            all.extend(self.hook_entries(event).iter().cloned());
+        for slot in &self.hooks {
+            all.extend(slot.load().iter().cloned());
         }
         let map = self.others.read().unwrap_or_else(|e| e.into_inner());
         all.extend(map.values().flat_map(|entries| entries.iter().cloned()));

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use super::CallbackResult;
 use super::registry::{CallbackFn, Entry};
+use super::spin::spin_until;
 use super::timer;
-use super::worker::{self, Job, Leave, Slot, WorkerHandle};
+use super::worker::{Call, Job, Leave, WorkerHandle};
 use crate::event::Event;
 
 /// How long a callback is skipped after it timed out.
@@ -62,17 +63,19 @@ impl CallGates {
         self.lock().abandoned
     }
 
-    /// Called by the worker that ran `job`: releases the gate and delivers the
-    /// result unless the caller gave up. Both happen under the gate lock, so a
-    /// caller that sees the result also sees the gate released.
-    pub(crate) fn finish(&self, job: &Job, result: CallbackResult) -> bool {
+    /// Releases the gate entry of call `seq` (its caller took the result).
+    pub(crate) fn release(&self, seq: u64) {
+        self.lock().running.retain(|(running, _)| *running != seq);
+    }
+
+    /// Releases the gate entry of call `seq` whose caller gave up on it; one
+    /// abandoned (timed-out) worker fewer when `abandoned`.
+    pub(crate) fn release_given_up(&self, seq: u64, abandoned: bool) {
         let mut state = self.lock();
-        state.running.retain(|(seq, _)| *seq != job.seq);
-        let delivered = job.slot.complete(result);
-        if !delivered {
+        state.running.retain(|(running, _)| *running != seq);
+        if abandoned {
             state.abandoned = state.abandoned.saturating_sub(1);
         }
-        delivered
     }
 }
 
@@ -103,18 +106,30 @@ impl WorkerPool {
         state.idle.iter().for_each(|worker| worker.nudge());
     }
 
-    fn take_idle(&self) -> Option<Arc<WorkerHandle>> {
+    pub(crate) fn take_idle(&self) -> Option<Arc<WorkerHandle>> {
         self.lock().idle.pop()
     }
 
-    /// Parks a worker that is about to finish its job; false when it should exit.
-    ///
-    /// Done before the result is delivered, so a caller reacting to the result
-    /// already finds the worker idle (a job handed over early simply waits).
+    /// Takes back a worker whose caller collected the result (or lets it exit
+    /// when the pool is closed or full).
+    pub(crate) fn put_back(&self, worker: Arc<WorkerHandle>) {
+        let mut state = self.lock();
+        if state.closed || state.idle.len() >= MAX_IDLE_WORKERS {
+            drop(state);
+            worker.dismiss();
+            return;
+        }
+        worker.make_idle();
+        state.idle.push(worker);
+    }
+
+    /// Takes back a worker that finished a job its caller gave up on; false
+    /// when it should exit instead.
     pub(crate) fn rejoin(&self, worker: &Arc<WorkerHandle>) -> bool {
         let mut state = self.lock();
         let stays = !state.closed && state.idle.len() < MAX_IDLE_WORKERS;
         if stays {
+            worker.make_idle();
             state.idle.push(Arc::clone(worker));
         }
         stays
@@ -181,7 +196,6 @@ pub(crate) async fn run_bounded(
         state.running.push((seq, event.clone()));
         seq
     };
-    let slot = Arc::new(Slot::new());
     let runtime = match entry.callback {
         CallbackFn::Async(_) => tokio::runtime::Handle::try_current().ok(),
         CallbackFn::Sync(_) => None,
@@ -189,24 +203,21 @@ pub(crate) async fn run_bounded(
     let job = Job {
         callback: entry.callback.clone(),
         event: event.clone(),
-        slot: Arc::clone(&slot),
         gates: Arc::clone(gates),
         seq,
         runtime,
     };
-    match workers.take_idle() {
-        Some(worker) => worker.hand(job),
-        None => {
-            if let Err(error) = worker::spawn(Arc::clone(workers), job) {
-                gates.lock().running.retain(|(running, _)| *running != seq);
-                tracing::warn!(
-                    "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
-                );
-                return Bounded::Skipped;
-            }
+    let mut call = match Call::start(workers, job) {
+        Ok(call) => call,
+        Err(error) => {
+            gates.release(seq);
+            tracing::warn!(
+                "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
+            );
+            return Bounded::Skipped;
         }
-    }
-    match wait(&slot, gates, limits).await {
+    };
+    match wait(&mut call, gates, limits).await {
         Some(result) => Bounded::Finished(result),
         None => {
             let seconds = limits.timeout.as_secs_f64();
@@ -217,34 +228,36 @@ pub(crate) async fn run_bounded(
 }
 
 /// Waits for the worker's result; `None` when the deadline passed first (the
-/// slot is then abandoned and the callback suppressed).
-async fn wait(slot: &Slot, gates: &CallGates, limits: &Limits) -> Option<CallbackResult> {
+/// call is then abandoned and the callback suppressed).
+async fn wait(call: &mut Call<'_>, gates: &CallGates, limits: &Limits) -> Option<CallbackResult> {
     let started = Instant::now();
     // A quick callback answers within microseconds: catching that here avoids
     // arming a deadline and a scheduler round trip.
-    if worker::spin_until(CALLER_SPIN.min(limits.timeout), || slot.is_done()) {
-        return Some(slot.take());
+    if spin_until(CALLER_SPIN.min(limits.timeout), || call.is_done()) {
+        return Some(call.finish());
     }
     let alarm = RetireOnDrop(timer::arm(started + limits.timeout));
     let alarm = &alarm.0;
     futures::future::poll_fn(|cx| {
-        slot.waker.register(cx.waker());
-        if slot.is_done() {
-            return Poll::Ready(Some(slot.take()));
+        call.register(cx.waker());
+        if call.is_done() {
+            return Poll::Ready(Some(call.finish()));
         }
         alarm.register(cx);
         if !alarm.fired() {
             return Poll::Pending;
         }
+        // Under the gate lock, so a worker finishing right now counts the
+        // abandonment it undoes.
         let mut state = gates.lock();
-        if slot.abandon() {
+        if call.abandon() {
             state.abandoned += 1;
             state.suppressed_until = Some(Instant::now() + limits.suppression);
             Poll::Ready(None)
         } else {
             // The worker finished right at the deadline: its result counts.
             drop(state);
-            Poll::Ready(Some(slot.take()))
+            Poll::Ready(Some(call.finish()))
         }
     })
     .await

@@ -1,13 +1,23 @@
-//! Persistent worker threads (shared by all callbacks of one `Callbacks`), and
-//! the result slot a caller waits on.
+//! Persistent worker threads (shared by all callbacks of one `Callbacks`) and
+//! the mailbox through which a caller hands one a job and gets the result.
 //!
-//! A worker runs one job at a time, then spins briefly (so a host firing events
-//! back to back hands the next job over without a futex wake) and parks. After
+//! The hand-off is built to move as few cache lines between threads as
+//! possible: the caller writes the job into the worker's mailbox and flips
+//! its state; the worker runs the callback, leaves the result *and the job*
+//! in the mailbox and flips the state back. The caller then drops the job's
+//! references, releases the call gate and returns the worker to the pool
+//! itself, so in the common case only the mailbox crosses threads. Only a
+//! call the caller gave up on (timeout, or its future dropped) is cleaned up
+//! by the worker.
+//!
+//! After a job a worker spins briefly (so a host firing events back to back
+//! hands over the next job without a futex wake) and parks. After
 //! [`IDLE_RETIRE`] without work, or when its pool closes, it exits.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::task::Waker;
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
@@ -16,6 +26,7 @@ use futures::task::AtomicWaker;
 
 use super::registry::CallbackFn;
 use super::runner::{CallGates, WorkerPool};
+use super::spin::spin_until;
 use super::{CallbackError, CallbackResult};
 use crate::event::Event;
 
@@ -25,63 +36,21 @@ const WORKER_SPIN: Duration = Duration::from_micros(50);
 /// How long an idle worker waits for work before its thread exits.
 pub(crate) const IDLE_RETIRE: Duration = Duration::from_secs(30);
 
-const WAITING: u8 = 0;
-const DONE: u8 = 1;
-const ABANDONED: u8 = 2;
-
-/// Where a worker leaves its result; either the worker completes it or the
-/// caller abandons it, never both (one compare-and-swap decides).
-pub(crate) struct Slot {
-    state: AtomicU8,
-    result: Mutex<Option<CallbackResult>>,
-    pub(crate) waker: AtomicWaker,
-}
-
-impl Slot {
-    pub(crate) fn new() -> Self {
-        Slot {
-            state: AtomicU8::new(WAITING),
-            result: Mutex::new(None),
-            waker: AtomicWaker::new(),
-        }
-    }
-
-    /// Whether the worker has delivered a result.
-    #[inline]
-    pub(crate) fn is_done(&self) -> bool {
-        self.state.load(Ordering::Acquire) == DONE
-    }
-
-    /// The delivered result (call only after [`Slot::is_done`]).
-    pub(crate) fn take(&self) -> CallbackResult {
-        self.result
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .unwrap_or(Ok(None))
-    }
-
-    /// Marks the slot abandoned; false when the worker finished first.
-    pub(crate) fn abandon(&self) -> bool {
-        self.state
-            .compare_exchange(WAITING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-    }
-
-    /// Stores the result; false when the caller already abandoned the slot.
-    pub(crate) fn complete(&self, result: CallbackResult) -> bool {
-        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
-        self.state
-            .compare_exchange(WAITING, DONE, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok()
-    }
-}
+/// Mailbox states. A worker in the pool is `IDLE`; a caller that took it
+/// stores `JOB`; the worker answers `DONE`, unless the caller first moved the
+/// state to `ABANDONED` (timed out) or `CANCELLED` (its future was dropped).
+/// `EXIT` tells a worker its pool has no room for it.
+const IDLE: u8 = 0;
+const JOB: u8 = 1;
+const DONE: u8 = 2;
+const ABANDONED: u8 = 3;
+const CANCELLED: u8 = 4;
+const EXIT: u8 = 5;
 
 /// One call handed to a worker.
 pub(crate) struct Job {
     pub(crate) callback: CallbackFn,
     pub(crate) event: Event,
-    pub(crate) slot: Arc<Slot>,
     /// The gates of the callback, and the entry this call holds there.
     pub(crate) gates: Arc<CallGates>,
     pub(crate) seq: u64,
@@ -89,94 +58,152 @@ pub(crate) struct Job {
     pub(crate) runtime: Option<tokio::runtime::Handle>,
 }
 
-/// How long a spin stays on the CPU before it starts yielding it. Zero: on a
-/// crowded 2-vCPU machine any busy spin measured worse (see BENCHMARKS.md);
-/// raise it on hosts with idle cores.
-const HOT_SPIN: Duration = Duration::from_micros(0);
-
-/// Waits up to `budget` for `ready`, without sleeping: a hot spin first, then
-/// yielding the CPU between checks, so on a crowded machine the thread we wait
-/// for can run on ours. True when `ready` held.
-pub(crate) fn spin_until(budget: Duration, ready: impl Fn() -> bool) -> bool {
-    let started = Instant::now();
-    let mut checks: u32 = 0;
-    loop {
-        if ready() {
-            return true;
-        }
-        checks = checks.wrapping_add(1);
-        if checks.is_multiple_of(16) {
-            let spent = started.elapsed();
-            if spent >= budget {
-                return false;
-            }
-            if spent >= HOT_SPIN {
-                std::thread::yield_now();
-                continue;
-            }
-        }
-        std::hint::spin_loop();
-    }
+#[derive(Default)]
+struct Mailbox {
+    job: Option<Job>,
+    result: Option<CallbackResult>,
 }
 
-/// The caller-facing side of a parked or spinning worker.
+/// One worker thread as callers see it.
 pub(crate) struct WorkerHandle {
-    job: Mutex<Option<Job>>,
-    has_job: AtomicBool,
-    thread: Thread,
+    state: AtomicU8,
+    /// The worker is (about to be) parked: whoever stores `JOB` or `EXIT` must unpark it.
+    parked: AtomicBool,
+    mailbox: Mutex<Mailbox>,
+    /// The waiting caller's task, woken on `DONE`.
+    waker: AtomicWaker,
+    /// Set by the spawning caller right after the thread starts.
+    thread: OnceLock<Thread>,
 }
 
 impl WorkerHandle {
-    /// Gives the (idle) worker its next job.
-    pub(crate) fn hand(&self, job: Job) {
-        *self.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job);
-        self.has_job.store(true, Ordering::Release);
-        self.thread.unpark();
+    fn new(state: u8, job: Option<Job>) -> Self {
+        WorkerHandle {
+            state: AtomicU8::new(state),
+            parked: AtomicBool::new(false),
+            mailbox: Mutex::new(Mailbox { job, result: None }),
+            waker: AtomicWaker::new(),
+            thread: OnceLock::new(),
+        }
     }
 
-    /// Wakes the worker so it notices its pool closed.
+    fn mailbox(&self) -> MutexGuard<'_, Mailbox> {
+        self.mailbox.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Moves the worker to `state` (`JOB` or `EXIT`), waking it if it parked.
+    fn signal(&self, state: u8) {
+        // SeqCst pairs with the worker's `parked` store and state re-check:
+        // either it sees the new state or we see it parked.
+        self.state.store(state, Ordering::SeqCst);
+        if self.parked.load(Ordering::SeqCst) {
+            self.nudge();
+        }
+    }
+
+    /// Wakes the worker (so an idle one notices its pool closed).
     pub(crate) fn nudge(&self) {
-        self.thread.unpark();
+        if let Some(thread) = self.thread.get() {
+            thread.unpark();
+        }
     }
 
-    fn take_job(&self) -> Option<Job> {
-        if !self.has_job.swap(false, Ordering::AcqRel) {
-            return None;
-        }
-        self.job.lock().unwrap_or_else(|e| e.into_inner()).take()
+    /// Lets a worker the pool has no room for exit.
+    pub(crate) fn dismiss(&self) {
+        self.signal(EXIT);
     }
 
-    fn wait_for_job(self: &Arc<Self>, pool: &WorkerPool) -> Option<Job> {
-        if spin_until(WORKER_SPIN, || self.has_job.load(Ordering::Acquire))
-            && let Some(job) = self.take_job()
-        {
-            return Some(job);
-        }
-        let mut idle_since = Instant::now();
-        loop {
-            std::thread::park_timeout(IDLE_RETIRE);
-            if let Some(job) = self.take_job() {
-                return Some(job);
-            }
-            let retire = idle_since.elapsed() >= IDLE_RETIRE;
-            match pool.leave_if_idle(self, retire) {
-                // Popped by a caller: its job is on the way.
-                Leave::Taken => idle_since = Instant::now(),
-                Leave::Stay => {}
-                Leave::Left => return None,
-            }
-        }
+    /// Marks a worker the pool took back as idle.
+    pub(crate) fn make_idle(&self) {
+        self.state.store(IDLE, Ordering::Release);
     }
 }
 
-/// What an idle worker should do after waking without a job.
-pub(crate) enum Leave {
-    /// A caller took this worker; wait for the job.
-    Taken,
-    /// Keep waiting.
-    Stay,
-    /// The worker left the pool; exit.
-    Left,
+/// A job running on a worker, from the caller's side. Dropping it before the
+/// result was taken or given up on tells the worker to clean up after itself.
+pub(crate) struct Call<'a> {
+    worker: Option<Arc<WorkerHandle>>,
+    pool: &'a Arc<WorkerPool>,
+}
+
+impl<'a> Call<'a> {
+    /// Hands `job` to an idle worker of `pool`, or to a new one.
+    pub(crate) fn start(pool: &'a Arc<WorkerPool>, job: Job) -> std::io::Result<Self> {
+        let worker = match pool.take_idle() {
+            Some(worker) => {
+                worker.mailbox().job = Some(job);
+                worker.signal(JOB);
+                worker
+            }
+            None => spawn(pool, job)?,
+        };
+        Ok(Call {
+            worker: Some(worker),
+            pool,
+        })
+    }
+
+    /// Whether the worker delivered the result.
+    #[inline]
+    pub(crate) fn is_done(&self) -> bool {
+        self.worker
+            .as_ref()
+            .is_some_and(|worker| worker.state.load(Ordering::Acquire) == DONE)
+    }
+
+    /// Registers the task to wake when the result arrives.
+    pub(crate) fn register(&self, waker: &Waker) {
+        if let Some(worker) = &self.worker {
+            worker.waker.register(waker);
+        }
+    }
+
+    /// Takes the delivered result (call after [`Call::is_done`]): releases the
+    /// call's gate and returns the worker to the pool.
+    pub(crate) fn finish(&mut self) -> CallbackResult {
+        let Some(worker) = self.worker.take() else {
+            return Ok(None);
+        };
+        let (job, result) = {
+            let mut mailbox = worker.mailbox();
+            (mailbox.job.take(), mailbox.result.take())
+        };
+        if let Some(job) = job {
+            job.gates.release(job.seq);
+        }
+        self.pool.put_back(worker);
+        result.unwrap_or(Ok(None))
+    }
+
+    /// Gives up on the result; false when the worker delivered it first (then
+    /// [`Call::finish`] takes it).
+    pub(crate) fn abandon(&mut self) -> bool {
+        self.give_up(ABANDONED)
+    }
+
+    fn give_up(&mut self, state: u8) -> bool {
+        let Some(worker) = &self.worker else {
+            return false;
+        };
+        let given_up = worker
+            .state
+            .compare_exchange(JOB, state, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok();
+        if given_up {
+            // The worker owns the job now and cleans up when it finishes.
+            self.worker = None;
+        }
+        given_up
+    }
+}
+
+impl Drop for Call<'_> {
+    fn drop(&mut self) {
+        if self.worker.is_some() && !self.give_up(CANCELLED) {
+            // Delivered, but nobody will read it: still release gate and worker.
+            drop(self.finish());
+        }
+    }
 }
 
 /// Runs `callback` on `event`, turning a panic into a [`CallbackError`].
@@ -200,34 +227,94 @@ pub(crate) fn execute(
 }
 
 /// Starts a worker thread whose first job is `job`.
-pub(crate) fn spawn(pool: Arc<WorkerPool>, job: Job) -> std::io::Result<()> {
-    std::thread::Builder::new()
+fn spawn(pool: &Arc<WorkerPool>, job: Job) -> std::io::Result<Arc<WorkerHandle>> {
+    let worker = Arc::new(WorkerHandle::new(JOB, Some(job)));
+    let (me, pool) = (Arc::clone(&worker), Arc::clone(pool));
+    let thread = std::thread::Builder::new()
         .name("hook-worker".into())
-        .spawn(move || worker_main(&pool, job))
-        .map(drop)
+        .spawn(move || worker_main(&pool, &me))?;
+    // Nobody can see the worker parked before this: it is ours until put back.
+    let _ = worker.thread.set(thread.thread().clone());
+    Ok(worker)
 }
 
-fn worker_main(pool: &WorkerPool, first: Job) {
-    let me = Arc::new(WorkerHandle {
-        job: Mutex::new(None),
-        has_job: AtomicBool::new(false),
-        thread: std::thread::current(),
-    });
-    let mut job = first;
+fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
     loop {
-        let result = execute(&job.callback, &job.event, job.runtime.as_ref());
-        let stays = pool.rejoin(&me);
-        let delivered = job.gates.finish(&job, result);
-        if delivered {
-            job.slot.waker.wake();
+        let job = me.mailbox().job.take();
+        if let Some(job) = job {
+            let result = execute(&job.callback, &job.event, job.runtime.as_ref());
+            if !deliver(pool, me, job, result) {
+                return;
+            }
         }
-        drop(job);
-        if !stays {
+        if !wait_for_job(pool, me) {
             return;
         }
-        match me.wait_for_job(pool) {
-            Some(next) => job = next,
-            None => return,
+    }
+}
+
+/// Leaves `result` for the caller, or cleans up after a caller that gave up.
+/// False when the worker should exit.
+fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, job: Job, result: CallbackResult) -> bool {
+    let mut mailbox = me.mailbox();
+    mailbox.job = Some(job);
+    mailbox.result = Some(result);
+    let given_up = me
+        .state
+        .compare_exchange(JOB, DONE, Ordering::AcqRel, Ordering::Acquire)
+        .err();
+    let Some(state) = given_up else {
+        drop(mailbox);
+        me.waker.wake();
+        return true;
+    };
+    let job = mailbox.job.take();
+    mailbox.result = None;
+    drop(mailbox);
+    if let Some(job) = job {
+        job.gates.release_given_up(job.seq, state == ABANDONED);
+    }
+    pool.rejoin(me)
+}
+
+/// Waits until the worker has a job (true) or should exit (false).
+fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>) -> bool {
+    let decided = || matches!(me.state.load(Ordering::Acquire), JOB | EXIT);
+    if spin_until(WORKER_SPIN, decided) {
+        return me.state.load(Ordering::Acquire) == JOB;
+    }
+    let mut idle_since = Instant::now();
+    loop {
+        me.parked.store(true, Ordering::SeqCst);
+        if !decided_seq_cst(me) {
+            std::thread::park_timeout(IDLE_RETIRE);
+        }
+        me.parked.store(false, Ordering::Relaxed);
+        match me.state.load(Ordering::Acquire) {
+            JOB => return true,
+            EXIT => return false,
+            _ => {}
+        }
+        let retire = idle_since.elapsed() >= IDLE_RETIRE;
+        match pool.leave_if_idle(me, retire) {
+            // Taken by a caller: its job is on the way.
+            Leave::Taken => idle_since = Instant::now(),
+            Leave::Stay => {}
+            Leave::Left => return false,
         }
     }
+}
+
+fn decided_seq_cst(me: &WorkerHandle) -> bool {
+    matches!(me.state.load(Ordering::SeqCst), JOB | EXIT)
+}
+
+/// What an idle worker should do after waking without a job.
+pub(crate) enum Leave {
+    /// A caller took this worker; wait for the job.
+    Taken,
+    /// Keep waiting.
+    Stay,
+    /// The worker left the pool; exit.
+    Left,
 }
