@@ -74,10 +74,10 @@ impl RunResult {
 /// The argv of `command`: POSIX shell words, with `~/` expanded in every word.
 ///
 /// Errors are the messages a [`RunResult`] carries: `empty command`, or
-/// `command '<c>' cannot be parsed: ...`. Unlike Python's `shlex.split`, a
-/// word starting with `#` begins a comment.
+/// `command '<c>' cannot be parsed: ...`. As with Python's `shlex.split`, a
+/// word starting with `#` is a word, not a comment.
 pub fn split_command(command: &str) -> Result<Vec<String>, String> {
-    let words = shlex::split(command).ok_or_else(|| {
+    let words = shlex::split(&escape_comment_marks(command)).ok_or_else(|| {
         format!(
             "command '{command}' cannot be parsed: no closing quotation or a trailing backslash"
         )
@@ -95,6 +95,52 @@ pub fn split_command(command: &str) -> Result<Vec<String>, String> {
             }
         })
         .collect())
+}
+
+/// Escapes every `#` that starts an unquoted word: the `shlex` crate reads it as
+/// the start of a comment, Python's `shlex.split` (which the reference uses) as
+/// an ordinary character.
+fn escape_comment_marks(command: &str) -> std::borrow::Cow<'_, str> {
+    if !command.contains('#') {
+        return std::borrow::Cow::Borrowed(command);
+    }
+    let mut escaped = String::with_capacity(command.len() + 4);
+    let mut chars = command.chars();
+    let mut word_start = true;
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' => word_start = true,
+            '#' if word_start => {
+                escaped.push('\\');
+                word_start = false;
+            }
+            '\\' => {
+                escaped.push(c);
+                if let Some(next) = chars.next() {
+                    escaped.push(next);
+                }
+                word_start = false;
+                continue;
+            }
+            '\'' | '"' => {
+                escaped.push(c);
+                let mut backslash = false;
+                for inner in chars.by_ref() {
+                    escaped.push(inner);
+                    match inner {
+                        '\\' if c == '"' && !backslash => backslash = true,
+                        _ if inner == c && !backslash => break,
+                        _ => backslash = false,
+                    }
+                }
+                word_start = false;
+                continue;
+            }
+            _ => word_start = false,
+        }
+        escaped.push(c);
+    }
+    std::borrow::Cow::Owned(escaped)
 }
 
 /// The stdin bytes of `event`: the wire document serialised once, straight
@@ -304,6 +350,19 @@ mod tests {
             error.starts_with("command 'echo 'unterminated' cannot be parsed: "),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_word_starting_with_hash_is_a_word_as_in_python() {
+        let words = |command: &str| split_command(command).unwrap_or_default();
+        // Each expectation is what Python's shlex.split gives for the same text.
+        assert_eq!(
+            words(r##"hook.sh #tag a#b '#q' "#d" x\ #y"##),
+            ["hook.sh", "#tag", "a#b", "#q", "#d", "x #y"]
+        );
+        assert_eq!(words("a\t#b"), ["a", "#b"]);
+        assert_eq!(words(r#""it's \" #" #z"#), ["it's \" #", "#z"]);
+        assert_eq!(split_command("#"), Ok(vec!["#".to_owned()]));
     }
 
     #[test]
