@@ -7,14 +7,11 @@ use crate::support::TempHome;
 #[test]
 fn emit_applies_consent_unlike_test() {
     let home = TempHome::new();
-    let script = home.script(
+    home.only_hook(
+        "pre_tool_call",
         "block.sh",
         "#!/bin/sh\ncat >/dev/null\necho '{\"action\": \"block\", \"message\": \"no\"}'\n",
     );
-    home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: {}\n",
-        script.display()
-    ));
     let denied = home.hooks(&["emit", "pre_tool_call", "--json"]).json();
     assert_eq!(
         denied["outcome"],

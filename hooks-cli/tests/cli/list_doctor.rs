@@ -42,11 +42,7 @@ fn list_shows_hooks_by_event_with_consent_status() {
 #[test]
 fn list_shows_config_warnings_with_a_suggestion() {
     let home = TempHome::new();
-    let script = home.script("ok.sh", OK_HOOK);
-    home.config(&format!(
-        "hooks:\n  pre_tool_cal:\n    - command: {}\n",
-        script.display()
-    ));
+    home.only_hook("pre_tool_cal", "ok.sh", OK_HOOK);
     let text = home.hooks(&["list"]).ok();
     assert!(text.contains("did you mean 'pre_tool_call'"), "{text}");
     assert!(text.contains("config.yaml"), "{text}");
@@ -84,14 +80,11 @@ fn doctor_flags_a_missing_exec_bit() {
 fn doctor_flags_unallowlisted_and_does_not_run_it() {
     let home = TempHome::new();
     let sentinel = home.hermes.join("ran");
-    let script = home.script(
+    home.only_hook(
+        "pre_tool_call",
         "s.sh",
         &format!("#!/bin/sh\ntouch {}\n", sentinel.display()),
     );
-    home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: {}\n",
-        script.display()
-    ));
     let text = home.hooks(&["doctor"]).ok();
     assert!(text.contains("not allowlisted"), "{text}");
     assert!(text.contains("skipped JSON smoke test"), "{text}");
@@ -110,11 +103,11 @@ fn approve(home: &TempHome, event: &str, command: &str, mtime: &str) {
 #[test]
 fn doctor_flags_invalid_json() {
     let home = TempHome::new();
-    let script = home.script("garbage.sh", "#!/bin/sh\ncat >/dev/null\necho not json\n");
-    home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: {}\n",
-        script.display()
-    ));
+    let script = home.only_hook(
+        "pre_tool_call",
+        "garbage.sh",
+        "#!/bin/sh\ncat >/dev/null\necho not json\n",
+    );
     approve(
         &home,
         "pre_tool_call",
@@ -128,11 +121,7 @@ fn doctor_flags_invalid_json() {
 #[test]
 fn doctor_flags_mtime_drift() {
     let home = TempHome::new();
-    let script = home.script("drift.sh", OK_HOOK);
-    home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: {}\n",
-        script.display()
-    ));
+    let script = home.only_hook("pre_tool_call", "drift.sh", OK_HOOK);
     approve(
         &home,
         "pre_tool_call",
@@ -146,11 +135,7 @@ fn doctor_flags_mtime_drift() {
 #[test]
 fn doctor_passes_a_clean_script() {
     let home = TempHome::new();
-    let script = home.script("clean.sh", OK_HOOK);
-    home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: {}\n",
-        script.display()
-    ));
+    home.only_hook("pre_tool_call", "clean.sh", OK_HOOK);
     home.hooks(&["--accept-hooks", "emit", "on_session_finalize"])
         .ok();
     let accepted = home.hooks(&["--accept-hooks", "emit", "pre_tool_call"]);

@@ -39,6 +39,27 @@ impl TempHome {
         path
     }
 
+    /// Writes an executable script and a config with it as the only hook of `event`.
+    pub fn only_hook(&self, event: &str, name: &str, body: &str) -> PathBuf {
+        let script = self.script(name, body);
+        self.config(&format!(
+            "hooks:\n  {event}:\n    - command: {}\n",
+            script.display()
+        ));
+        script
+    }
+
+    /// Configures one hook of `event` that saves its stdin; returns where it does.
+    pub fn capturing_hook(&self, event: &str) -> PathBuf {
+        let capture = self.hermes.join("stdin.json");
+        self.only_hook(
+            event,
+            "capture.sh",
+            &format!("#!/bin/sh\ncat > {}\n", capture.display()),
+        );
+        capture
+    }
+
     pub fn write(&self, relative: &str, text: &str) -> PathBuf {
         let path = self.hermes.join(relative);
         if let Some(parent) = path.parent() {
@@ -62,6 +83,11 @@ impl TempHome {
             .expect("run hooks");
         Run(output)
     }
+}
+
+/// The JSON a capturing hook saved.
+pub fn captured(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("captured")).expect("json")
 }
 
 /// The result of one `hooks` run.

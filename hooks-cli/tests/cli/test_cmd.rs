@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::support::TempHome;
+use crate::support::{TempHome, captured};
 
 const BLOCKER: &str =
     "#!/bin/sh\ncat >/dev/null\necho '{\"decision\": \"block\", \"reason\": \"nope\"}'\n";
@@ -10,11 +10,7 @@ const BLOCKER: &str =
 #[test]
 fn fires_a_real_subprocess_and_parses_the_block() {
     let home = TempHome::new();
-    let script = home.script("block.sh", BLOCKER);
-    home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: {}\n",
-        script.display()
-    ));
+    home.only_hook("pre_tool_call", "block.sh", BLOCKER);
     let text = home.hooks(&["test", "pre_tool_call"]).ok();
     assert!(text.contains("\"action\":\"block\""), "{text}");
     assert!(text.contains("\"message\":\"nope\""), "{text}");
@@ -55,14 +51,11 @@ fn json_output_has_the_documented_shape_and_the_merged_outcome() {
 #[test]
 fn exit_code_two_blocks_with_stderr() {
     let home = TempHome::new();
-    let script = home.script(
+    home.only_hook(
+        "pre_tool_call",
         "deny.sh",
         "#!/bin/sh\necho 'policy violation' >&2\nexit 2\n",
     );
-    home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: {}\n",
-        script.display()
-    ));
     let document = home.hooks(&["test", "pre_tool_call", "--json"]).json();
     assert_eq!(
         document["outcome"],
@@ -132,18 +125,9 @@ fn unknown_event_is_a_usage_error_with_the_valid_list() {
 #[test]
 fn synthetic_payload_matches_the_production_shape() {
     let home = TempHome::new();
-    let capture = home.hermes.join("stdin.json");
-    let script = home.script(
-        "capture.sh",
-        &format!("#!/bin/sh\ncat > {}\n", capture.display()),
-    );
-    home.config(&format!(
-        "hooks:\n  subagent_stop:\n    - command: {}\n",
-        script.display()
-    ));
+    let capture = home.capturing_hook("subagent_stop");
     home.hooks(&["test", "subagent_stop"]).ok();
-    let stdin: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&capture).expect("captured")).expect("json");
+    let stdin: serde_json::Value = captured(&capture);
     let keys: Vec<&str> = stdin
         .as_object()
         .map(|m| m.keys().map(String::as_str).collect())
@@ -184,15 +168,7 @@ fn unreadable_payload_file_exits_two() {
 #[test]
 fn payload_file_is_merged_into_the_synthetic_payload() {
     let home = TempHome::new();
-    let capture = home.hermes.join("stdin.json");
-    let script = home.script(
-        "capture.sh",
-        &format!("#!/bin/sh\ncat > {}\n", capture.display()),
-    );
-    home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: {}\n",
-        script.display()
-    ));
+    let capture = home.capturing_hook("pre_tool_call");
     let payload = home.write(
         "payload.json",
         r#"{"args": {"command": "rm -rf /"}, "turn_id": "t9"}"#,
@@ -204,8 +180,7 @@ fn payload_file_is_merged_into_the_synthetic_payload() {
         payload.to_str().unwrap_or_default(),
     ])
     .ok();
-    let stdin: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&capture).expect("captured")).expect("json");
+    let stdin: serde_json::Value = captured(&capture);
     assert_eq!(stdin["tool_input"], json!({"command": "rm -rf /"}));
     assert_eq!(stdin["extra"]["turn_id"], "t9");
 }
