@@ -82,12 +82,7 @@ impl Dispatcher for Callbacks {
 
     async fn flush(&self, timeout: Duration) {
         let deadline = Instant::now() + timeout;
-        let queues: Vec<_> = self
-            .registry
-            .all()
-            .iter()
-            .filter_map(|entry| entry.queue.get().cloned())
-            .collect();
+        let queues = self.registry.queues();
         while !queues.iter().all(|queue| queue.is_settled()) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {

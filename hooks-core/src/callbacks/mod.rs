@@ -239,12 +239,7 @@ impl Callbacks {
     /// callback is left behind, never joined); true when every queue drained.
     pub fn shutdown(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
-        let queues: Vec<_> = self
-            .registry
-            .all()
-            .iter()
-            .filter_map(|entry| entry.queue.get().cloned())
-            .collect();
+        let queues = self.registry.queues();
         queues.iter().for_each(|queue| queue.close());
         queues.iter().all(|queue| queue.wait_exit(deadline))
     }

@@ -205,4 +205,12 @@ impl Registry {
         all.extend(map.values().flat_map(|entries| entries.iter().cloned()));
         all
     }
+
+    /// The observer queues started so far (queued events' callbacks, lazily created).
+    pub(crate) fn queues(&self) -> Vec<Arc<StreamQueue>> {
+        self.all()
+            .iter()
+            .filter_map(|entry| entry.queue.get().cloned())
+            .collect()
+    }
 }
