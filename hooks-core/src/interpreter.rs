@@ -70,13 +70,14 @@ impl PythonInterpreter {
                 source: InterpreterSource::Environment,
             };
         }
-        if let Some(script) = path.and_then(|path| find_on_path("hermes", path)) {
-            if let Some(program) = shebang_interpreter(&script) {
-                return PythonInterpreter {
-                    program,
-                    source: InterpreterSource::HermesShebang(script),
-                };
-            }
+        let from_hermes = path
+            .and_then(|path| find_on_path("hermes", path))
+            .and_then(|script| Some((shebang_interpreter(&script)?, script)));
+        if let Some((program, script)) = from_hermes {
+            return PythonInterpreter {
+                program,
+                source: InterpreterSource::HermesShebang(script),
+            };
         }
         PythonInterpreter {
             program: PathBuf::from(DEFAULT_PYTHON),
