@@ -1,44 +1,153 @@
-//! Subprocess plumbing shared by both handler kinds: process groups, killing a
-//! whole group, and reading lines or output with a byte cap.
+//! Subprocess plumbing of the gateway: the process supervisor's names (see
+//! `supervisor` below), and reading lines from a worker with a byte cap.
 
-use std::process::Stdio;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead};
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt};
-use tokio::process::{Child, Command};
+pub(crate) use supervisor::{ChildTree, RunLimits, run};
 
-/// Configures `command` the way every handler process is run: own process
-/// group (so a timeout can kill everything it started), piped stdio, killed
-/// when dropped.
-pub(crate) fn prepare(command: &mut Command) {
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
-}
+/// Stand-in for hooks-core's `process` supervisor with the same names and
+/// signatures, used until that module is available to this crate.
+mod supervisor {
+    use std::process::{ExitStatus, Stdio};
+    use std::time::{Duration, Instant};
 
-/// Kills `child` and every process in its group. Safe to call more than once.
-pub(crate) fn kill_group(child: &mut Child) {
-    #[cfg(unix)]
-    if let Some(pid) = child.id().and_then(|id| i32::try_from(id).ok()) {
-        use nix::sys::signal::{Signal, killpg};
-        use nix::unistd::Pid;
-        // The group id is the child's pid (process_group(0)); ESRCH just means it is gone.
-        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::process::{Child, Command};
+
+    /// A spawned child in its own process group; dropping it kills the group.
+    pub(crate) struct ChildTree {
+        child: Child,
+        pgid: i32,
     }
-    let _ = child.start_kill();
-}
 
-/// A child whose whole process group is killed when this is dropped, so a
-/// cancelled call (the caller dropped our future) leaves nothing running.
-/// Once the child has been waited for, dropping kills nothing (its pid may be reused).
-pub(crate) struct GroupChild(pub(crate) Child);
+    impl ChildTree {
+        pub(crate) fn spawn(mut command: Command) -> std::io::Result<ChildTree> {
+            command.process_group(0).kill_on_drop(true);
+            let child = command.spawn()?;
+            let pgid = child
+                .id()
+                .and_then(|id| i32::try_from(id).ok())
+                .unwrap_or(0);
+            Ok(ChildTree { child, pgid })
+        }
 
-impl Drop for GroupChild {
-    fn drop(&mut self) {
-        kill_group(&mut self.0);
+        pub(crate) fn id(&self) -> u32 {
+            self.pgid.unsigned_abs()
+        }
+
+        pub(crate) fn child_mut(&mut self) -> &mut Child {
+            &mut self.child
+        }
+
+        pub(crate) async fn wait(&mut self) -> std::io::Result<ExitStatus> {
+            self.child.wait().await
+        }
+
+        pub(crate) fn kill_tree(&mut self) {
+            use nix::sys::signal::{Signal, killpg};
+            if self.pgid > 0 {
+                let _ = killpg(nix::unistd::Pid::from_raw(self.pgid), Signal::SIGKILL);
+            }
+            let _ = self.child.start_kill();
+        }
+    }
+
+    impl Drop for ChildTree {
+        fn drop(&mut self) {
+            self.kill_tree();
+        }
+    }
+
+    pub(crate) struct RunLimits {
+        pub(crate) timeout: Duration,
+        pub(crate) output_cap: usize,
+        pub(crate) pipe_grace: Duration,
+    }
+
+    pub(crate) struct RunOutput {
+        pub(crate) exit_code: Option<i32>,
+        pub(crate) signal: Option<i32>,
+        pub(crate) timed_out: bool,
+        pub(crate) stdout: Vec<u8>,
+        pub(crate) stderr: Vec<u8>,
+        pub(crate) stdout_truncated: bool,
+    }
+
+    async fn drain<R: tokio::io::AsyncRead + Unpin>(
+        reader: Option<R>,
+        cap: usize,
+        out: &mut (Vec<u8>, bool),
+    ) {
+        let Some(mut reader) = reader else { return };
+        let mut buffer = [0u8; 8192];
+        while let Ok(read) = reader.read(&mut buffer).await {
+            if read == 0 {
+                break;
+            }
+            let room = cap.saturating_sub(out.0.len());
+            out.1 |= read > room;
+            out.0.extend_from_slice(&buffer[..read.min(room)]);
+        }
+    }
+
+    pub(crate) async fn run(
+        mut command: Command,
+        input: &[u8],
+        limits: &RunLimits,
+    ) -> std::io::Result<RunOutput> {
+        use std::os::unix::process::ExitStatusExt;
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let started = Instant::now();
+        let mut tree = ChildTree::spawn(command)?;
+        let child = tree.child_mut();
+        let (stdin, stdout, stderr) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let input = input.to_vec();
+        let writer = tokio::spawn(async move {
+            if let Some(mut stdin) = stdin {
+                let _ = stdin.write_all(&input).await;
+            }
+        });
+        let mut out = (Vec::new(), false);
+        let mut err = (Vec::new(), false);
+        let cap = limits.output_cap;
+        let mut timed_out = false;
+        let mut status = None;
+        {
+            let pipes = async {
+                tokio::join!(drain(stdout, cap, &mut out), drain(stderr, cap, &mut err));
+            };
+            tokio::pin!(pipes);
+            let deadline = tokio::time::Instant::from_std(started + limits.timeout);
+            tokio::select! {
+                _ = &mut pipes => {
+                    if let Ok(Ok(exit)) = tokio::time::timeout_at(deadline, tree.wait()).await {
+                        status = Some(exit);
+                    } else {
+                        timed_out = true;
+                    }
+                }
+                exit = tree.wait() => {
+                    status = exit.ok();
+                    let grace = tokio::time::Instant::now() + limits.pipe_grace;
+                    let _ = tokio::time::timeout_at(grace.min(deadline), &mut pipes).await;
+                }
+                () = tokio::time::sleep_until(deadline) => timed_out = true,
+            }
+        }
+        writer.abort();
+        tree.kill_tree();
+        Ok(RunOutput {
+            exit_code: status.and_then(|s| s.code()),
+            signal: status.and_then(|s| s.signal()),
+            timed_out,
+            stdout: out.0,
+            stderr: err.0,
+            stdout_truncated: out.1,
+        })
     }
 }
 
@@ -89,24 +198,8 @@ where
     }
 }
 
-/// Reads everything from `reader`, keeping at most `cap` bytes; the rest is
-/// drained and dropped so the writer never blocks on a full pipe.
-pub(crate) async fn read_all_capped<R>(mut reader: R, cap: usize) -> (Vec<u8>, bool)
-where
-    R: AsyncRead + Unpin,
-{
-    let mut kept = Vec::new();
-    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
-    let _ = (&mut reader).take(limit).read_to_end(&mut kept).await;
-    let overflowed = kept.len() > cap;
-    if overflowed {
-        kept.truncate(cap);
-        let _ = tokio::io::copy(&mut reader, &mut tokio::io::sink()).await;
-    }
-    (kept, overflowed)
-}
-
-/// Logs each line a handler wrote to stderr, tagged with its hook, until the pipe closes.
+/// Shows each line a handler wrote to stderr as a warning naming its hook, until
+/// the pipe closes. Lines are capped so a huge one cannot exhaust memory.
 pub(crate) async fn log_stderr_lines<R>(reader: R, hook: String)
 where
     R: AsyncRead + Unpin,
@@ -114,10 +207,20 @@ where
     const MAX_LOGGED_LINE: usize = 8 * 1024;
     let mut reader = tokio::io::BufReader::new(reader);
     while let Ok(Some(line)) = read_line_capped(&mut reader, MAX_LOGGED_LINE).await {
-        let text = String::from_utf8_lossy(&line.bytes);
-        let text = text.trim_end_matches('\r');
-        tracing::info!(target: "hooks_gateway::handler", hook = %hook, truncated = line.truncated, "{text}");
+        log_stderr_line(&hook, &line.bytes, line.truncated);
     }
+}
+
+/// Shows one stderr line of `hook` as a warning, escaped for the terminal.
+pub(crate) fn log_stderr_line(hook: &str, bytes: &[u8], truncated: bool) {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end_matches('\r');
+    if text.trim().is_empty() {
+        return;
+    }
+    let text = hooks_core::display::escape(text);
+    let more = if truncated { " [line truncated]" } else { "" };
+    tracing::warn!(target: "hooks_gateway::handler", hook = %hook, "[hooks] {hook}: {text}{more}");
 }
 
 #[cfg(test)]
@@ -148,13 +251,5 @@ mod tests {
                 .flatten()
                 .is_none()
         );
-    }
-
-    #[tokio::test]
-    async fn read_all_capped_reports_overflow() {
-        let (kept, overflowed) = read_all_capped(&b"0123456789"[..], 4).await;
-        assert_eq!((kept.as_slice(), overflowed), (&b"0123"[..], true));
-        let (kept, overflowed) = read_all_capped(&b"0123"[..], 4).await;
-        assert_eq!((kept.as_slice(), overflowed), (&b"0123"[..], false));
     }
 }
