@@ -1,0 +1,1 @@
+//! The process supervisor fault suite.
