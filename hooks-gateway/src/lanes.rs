@@ -27,6 +27,13 @@ pub(crate) enum Runner {
 }
 
 impl Runner {
+    fn broken_at_discovery(&self) -> bool {
+        match self {
+            Runner::Python(python) => python.broken_at_discovery(),
+            Runner::Executable(_) => false,
+        }
+    }
+
     async fn call(&mut self, body: &[u8], timeout: Duration) -> Result<Value, HandlerError> {
         match self {
             Runner::Python(python) => python.call(body, timeout).await,
@@ -151,6 +158,9 @@ impl Lane {
 
     /// Serves the lane forever: one job at a time, in order.
     async fn serve(self: Arc<Self>, mut runner: Runner, timeout: Duration) {
+        // A handler that cannot be imported fails every event the same way:
+        // shown once (the trial import at discovery may have shown it already).
+        let mut unloadable_shown = runner.broken_at_discovery();
         loop {
             let Some(job) = self.pop() else {
                 self.wake.notified().await;
@@ -161,18 +171,24 @@ impl Lane {
                 Some(reply) => {
                     let _ = reply.send(result);
                 }
-                None => {
-                    if let Err(error) = result {
+                None => match result {
+                    Err(error @ HandlerError::Unloadable { .. }) if unloadable_shown => {
+                        let name = &self.name;
+                        tracing::debug!(hook = %name, "[hooks] Skipping {name}: {error}");
+                    }
+                    Err(error) => {
+                        unloadable_shown |= matches!(error, HandlerError::Unloadable { .. });
                         log_failure(&self.name, &job.event, &error);
                     }
-                }
+                    Ok(_) => {}
+                },
             }
             self.shared.finish_one();
         }
     }
 }
 
-/// Logs a handler failure; "could not load" is shown once per hook at warn level.
+/// Logs a handler failure as a warning naming the hook and the event.
 pub(crate) fn log_failure(name: &str, event: &str, error: &HandlerError) {
     tracing::warn!(hook = %name, event, "[hooks] Error in handler for '{event}' ({name}): {error}");
 }

@@ -29,6 +29,7 @@ pub(crate) struct PythonHook {
     python: PathBuf,
     home: PathBuf,
     slot: WorkerSlot,
+    broken_at_discovery: bool,
 }
 
 enum WorkerSlot {
@@ -49,6 +50,7 @@ impl PythonHook {
             handler: info.handler_path(),
             python,
             home,
+            broken_at_discovery: info.status.error().is_some(),
             slot: match info.status.error() {
                 Some(reason) => WorkerSlot::Unloadable(reason.to_owned()),
                 None => WorkerSlot::Idle,
@@ -118,6 +120,11 @@ impl PythonHook {
                 Err(self.protocol("worker did not start"))
             }
         }
+    }
+
+    /// Whether the trial import at discovery already found the handler broken.
+    pub(crate) fn broken_at_discovery(&self) -> bool {
+        self.broken_at_discovery
     }
 
     fn protocol(&self, message: impl Into<String>) -> HandlerError {
