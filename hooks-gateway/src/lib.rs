@@ -62,6 +62,7 @@
 //! ```
 
 mod discovery;
+mod engine;
 mod error;
 mod executable;
 mod gateway;
