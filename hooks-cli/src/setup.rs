@@ -88,7 +88,9 @@ impl Mechanisms {
             }
         };
 
-        let (gateway, discovery) = GatewayHooks::discover(&home.path, GatewayOptions::default());
+        let (options, option_warnings) = GatewayOptions::from_config(&home.config);
+        warnings.extend(option_warnings.iter().map(ToString::to_string));
+        let (gateway, discovery) = GatewayHooks::discover(&home.path, options);
         warnings.extend(discovery.warnings.iter().map(ToString::to_string));
         counts.push(format!("{} gateway hook(s)", discovery.hooks.len()));
         builder = builder.with(gateway);
