@@ -30,7 +30,7 @@ pub struct Cli {
 pub enum Command {
     /// Shell hooks, outbound targets, plugins and gateway hooks found.
     #[command(visible_alias = "ls")]
-    List,
+    List(ListArgs),
     /// Fire every configured shell hook for EVENT against a synthetic payload.
     Test(TestArgs),
     /// Fire EVENT through every mechanism, as a host would.
@@ -44,11 +44,27 @@ pub enum Command {
         command: String,
     },
     /// Check every configured shell hook.
-    Doctor,
+    Doctor(DoctorArgs),
     /// The event catalog.
     Events(EventsArgs),
     /// A local receiver that verifies and prints webhook deliveries.
     Listen(ListenArgs),
+}
+
+/// `hooks list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `hooks doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `hooks test`.

@@ -5,6 +5,8 @@
 mod cli;
 mod cmd;
 mod fire;
+#[allow(dead_code)] // Stream::Stdout and note() are adopted by the commands next.
+mod output;
 mod payload;
 mod setup;
 
@@ -18,7 +20,7 @@ use crate::setup::Home;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.verbose);
+    output::init_logging(cli.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -35,6 +37,8 @@ fn main() -> ExitCode {
     let _ = out.flush();
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout is gone (`hooks list | head -1`): nothing left to do.
+        Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("hooks: {error:#}");
             ExitCode::from(2)
@@ -46,29 +50,13 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match &cli.command {
         Command::Events(args) => cmd::events::run(args, out),
         Command::Listen(args) => cmd::listen::run(args).await,
-        Command::List => cmd::list::run(&Home::load(cli)?, out),
+        Command::List(args) => cmd::list::run(&Home::load(cli)?, args, out),
         Command::Test(args) => cmd::test::run(&Home::load(cli)?, args, out).await,
         Command::Emit(args) => cmd::emit::run(&Home::load(cli)?, cli.accept_hooks, args, out).await,
         Command::Replay(args) => {
             cmd::replay::run(&Home::load(cli)?, cli.accept_hooks, args, out).await
         }
         Command::Revoke { command } => cmd::revoke::run(&Home::load(cli)?, command, out),
-        Command::Doctor => cmd::doctor::run(&Home::load(cli)?, out).await,
+        Command::Doctor(args) => cmd::doctor::run(&Home::load(cli)?, args, out).await,
     }
-}
-
-fn init_logging(verbose: u8) {
-    let default = match verbose {
-        0 => "warn",
-        1 => "info",
-        _ => "debug",
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("HOOKS_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .without_time()
-        .init();
 }
