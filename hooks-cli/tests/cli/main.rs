@@ -8,5 +8,6 @@ mod inputs;
 mod list_doctor;
 mod output;
 mod reference;
+mod snapshots;
 mod support;
 mod test_cmd;
