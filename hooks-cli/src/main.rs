@@ -71,9 +71,10 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
 fn reading(cli: &Cli) -> anyhow::Result<Home> {
     let home = Home::load(cli)?;
     if !home.path.is_dir() {
+        // The same words as the host loader's, so the two never both show.
         output::warn_once(&format!(
             "the Hermes home {} does not exist; nothing is configured there",
-            home.path.display()
+            hooks_core::display::escape(&home.path.display().to_string())
         ));
     }
     Ok(home)
@@ -86,7 +87,7 @@ fn writing(cli: &Cli) -> anyhow::Result<Home> {
     if !home.path.is_dir() {
         return Err(UsageError(format!(
             "the Hermes home {} does not exist; give an existing one with --home or HERMES_HOME",
-            home.path.display()
+            hooks_core::display::escape(&home.path.display().to_string())
         ))
         .into());
     }

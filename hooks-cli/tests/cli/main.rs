@@ -1,6 +1,7 @@
 //! The `hooks` binary, run as a user would, against temporary Hermes homes.
 
 mod consent;
+mod deliveries;
 mod emit_replay;
 mod harness;
 mod help;
