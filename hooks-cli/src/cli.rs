@@ -1,4 +1,4 @@
-//! The command line: global flags and subcommands (DESIGN.md fixes them; others
+//! The command line: global flags and subcommands (a stable interface: others
 //! script against them), with the examples, environment and exit codes each
 //! `--help` shows.
 

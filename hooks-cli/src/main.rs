@@ -1,6 +1,6 @@
 //! The `hooks` command: list, test, emit, replay, approve, revoke, doctor,
-//! events and listen for Hermes-compatible hooks. DESIGN.md fixes its
-//! interface: others script against it.
+//! events, listen and completions for Hermes-compatible hooks. Its interface
+//! is stable: others script against it.
 
 mod cli;
 mod cmd;

@@ -165,7 +165,7 @@ fn consent(home: &Home, accept: bool, specs: &[ShellHookSpec]) -> anyhow::Result
     Ok(allowlisted)
 }
 
-/// One hook's line in `--json` output (DESIGN.md fixes the keys).
+/// One hook's line in `--json` output (the keys are a stable interface).
 fn run_json(spec: &ShellHookSpec, result: &RunResult, parsed: Option<&Value>) -> Value {
     json!({
         "command": spec.command,
