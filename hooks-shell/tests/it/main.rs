@@ -8,4 +8,5 @@ mod faults;
 mod parse;
 mod reference;
 mod run;
+mod spellings;
 mod support;
