@@ -158,9 +158,9 @@ fn consent(home: &Home, accept: bool, specs: &[ShellHookSpec]) -> Vec<bool> {
             // The hook runs either way (this is `test`); a failed write only
             // means the approval does not outlive this run, which the user is told.
             if let Err(error) = allowlist.record(event, &spec.command) {
+                // The error names the file.
                 output::warn_once(&format!(
-                    "{}: {error}; the approval of {} holds for this run only",
-                    allowlist.path().display(),
+                    "{error}; the approval of {} holds for this run only",
                     spec.command
                 ));
             }
