@@ -90,20 +90,6 @@ impl TargetSpec {
     }
 }
 
-impl std::fmt::Debug for TargetSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TargetSpec")
-            .field("name", &self.name)
-            .field("url", &crate::redact::RedactedUrl(&self.url))
-            .field("events", &self.events)
-            .field("matcher", &self.matcher)
-            .field("timeout", &self.timeout)
-            .field("secret", &self.secret)
-            .field("standard_webhooks", &self.standard_webhooks)
-            .finish()
-    }
-}
-
 /// The validated `hooks.outbound:` section.
 #[derive(Debug, Clone, Default)]
 pub struct OutboundConfig {

@@ -109,6 +109,21 @@ pub fn scrub(text: &str, url: &str) -> String {
     out
 }
 
+/// A target's `Debug` shows its url redacted (and its secret as `Secret` does).
+impl std::fmt::Debug for crate::TargetSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TargetSpec")
+            .field("name", &self.name)
+            .field("url", &RedactedUrl(&self.url))
+            .field("events", &self.events)
+            .field("matcher", &self.matcher)
+            .field("timeout", &self.timeout)
+            .field("secret", &self.secret)
+            .field("standard_webhooks", &self.standard_webhooks)
+            .finish()
+    }
+}
+
 fn host_and_path(url: &reqwest::Url) -> String {
     let mut out = url.host_str().unwrap_or_default().to_owned();
     if let Some(port) = url.port() {
