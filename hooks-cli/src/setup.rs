@@ -101,11 +101,6 @@ impl Mechanisms {
         }
     }
 
-    /// The outbound webhooks, when they are on.
-    pub fn outbound(&self) -> Option<&Outbound> {
-        self.outbound.as_deref()
-    }
-
     /// Prints the registration warnings on stderr.
     pub fn print_warnings(&self) {
         for warning in &self.warnings {
