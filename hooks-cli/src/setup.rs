@@ -106,7 +106,7 @@ impl Mechanisms {
     /// Prints the registration warnings on stderr.
     pub fn print_warnings(&self) {
         for warning in &self.warnings {
-            eprintln!("warning: {warning}");
+            crate::output::warn_once(warning);
         }
     }
 
@@ -124,10 +124,10 @@ impl Mechanisms {
         };
         let pending = outbound.stats().pending;
         if pending > 0 {
-            eprintln!(
-                "warning: {pending} webhook delivery(ies) still pending after {}s; abandoned",
+            crate::output::warn_once(&format!(
+                "{pending} webhook delivery(ies) still pending after {}s; abandoned",
                 SHUTDOWN_FLUSH_TIMEOUT.as_secs()
-            );
+            ));
         }
         outbound.take_reports().into_iter().map(Delivery).collect()
     }

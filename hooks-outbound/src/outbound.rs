@@ -330,7 +330,8 @@ impl Outbound {
     }
 
     /// The reports of deliveries finished since the last call (at most
-    /// `report_capacity`, the most recent kept).
+    /// `report_capacity`, the most recent kept), including `Abandoned` ones
+    /// after a [`Dispatcher::flush`] that ran out of time.
     pub fn take_reports(&self) -> Vec<DeliveryReport> {
         self.shared.take_reports()
     }
@@ -376,10 +377,14 @@ impl Dispatcher for Outbound {
         Vec::new()
     }
 
+    /// Waits for queued deliveries, at most `timeout`. Those still queued or
+    /// in flight then get an [`crate::DeliveryOutcome::Abandoned`] report, so
+    /// [`Outbound::take_reports`] lists them instead of leaving them out.
     async fn flush(&self, timeout: Duration) {
         if !self.wait_idle(timeout).await {
+            let abandoned = self.shared.abandon_waiting();
             tracing::warn!(
-                "outbound webhook flush gave up after {:.1}s with {} delivery(ies) pending",
+                "outbound webhook flush gave up after {:.1}s with {} delivery(ies) pending; {abandoned} abandoned",
                 timeout.as_secs_f64(),
                 self.stats().pending
             );

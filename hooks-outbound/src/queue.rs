@@ -7,7 +7,7 @@
 //! total bounded while guaranteeing each target its share: a blackholed target
 //! can never take the slots a healthy one needs.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -62,6 +62,9 @@ impl Lane {
     /// warning, rate-limited so a flood cannot turn into a flood of log lines.
     pub(crate) fn offer(&self, job: Job, shared: &Shared) -> bool {
         shared.pending.fetch_add(1, Ordering::AcqRel);
+        // Listed before it is queued: the worker may finish it at once.
+        let id = job.delivery.delivery_id.clone();
+        shared.track(&id, &self.target, job.event, job.enqueued);
         let (job, stopped) = match self.sender.try_send(job) {
             Ok(()) => {
                 shared.enqueued.fetch_add(1, Ordering::Relaxed);
@@ -70,6 +73,7 @@ impl Lane {
             Err(mpsc::error::TrySendError::Full(job)) => (job, false),
             Err(mpsc::error::TrySendError::Closed(job)) => (job, true),
         };
+        shared.untrack(&id);
         shared.pool.give(job.delivery.body);
         self.record_drop(job.event, job.delivery.delivery_id, stopped, shared);
         false
@@ -134,6 +138,13 @@ impl Lane {
     }
 }
 
+/// A delivery queued or in flight.
+struct Waiting {
+    target: Arc<TargetSpec>,
+    event: HookEvent,
+    enqueued: Instant,
+}
+
 /// State shared by the handle and every lane worker.
 pub(crate) struct Shared {
     pending: AtomicU64,
@@ -145,6 +156,9 @@ pub(crate) struct Shared {
     pub(crate) retries: AtomicU64,
     reports: Mutex<VecDeque<DeliveryReport>>,
     report_capacity: usize,
+    /// Deliveries queued or in flight, by id: what a flush that runs out of
+    /// time reports as abandoned.
+    waiting: Mutex<HashMap<String, Waiting>>,
     subscribers: broadcast::Sender<DeliveryReport>,
     /// Finished bodies' memory, reused for the next ones.
     pub(crate) pool: BufferPool,
@@ -167,10 +181,52 @@ impl Shared {
             // tens of µs on the emitting thread when drops are being recorded.
             reports: Mutex::new(VecDeque::with_capacity(report_capacity)),
             report_capacity,
+            waiting: Mutex::new(HashMap::new()),
             subscribers,
             // One buffer per queue slot: a full queue's bodies can all be reused.
             pool: BufferPool::new(queue_capacity),
         }
+    }
+
+    /// Lists a delivery as waiting (queued or in flight).
+    fn track(&self, id: &str, target: &Arc<TargetSpec>, event: HookEvent, enqueued: Instant) {
+        if let Ok(mut waiting) = self.waiting.lock() {
+            let entry = Waiting {
+                target: Arc::clone(target),
+                event,
+                enqueued,
+            };
+            waiting.insert(id.to_owned(), entry);
+        }
+    }
+
+    fn untrack(&self, id: &str) {
+        if let Ok(mut waiting) = self.waiting.lock() {
+            waiting.remove(id);
+        }
+    }
+
+    /// Reports every delivery still queued or in flight as
+    /// [`DeliveryOutcome::Abandoned`] (a flush ran out of time) and returns
+    /// how many. They stay pending: one that still finishes is reported again.
+    pub(crate) fn abandon_waiting(&self) -> usize {
+        let waiting: Vec<(String, Waiting)> = match self.waiting.lock() {
+            Ok(mut waiting) => waiting.drain().collect(),
+            Err(_) => return 0,
+        };
+        let count = waiting.len();
+        for (delivery_id, entry) in waiting {
+            self.publish(DeliveryReport {
+                target: entry.target.label(),
+                event: entry.event.as_str().to_owned(),
+                delivery_id,
+                attempts: 0,
+                status: None,
+                outcome: DeliveryOutcome::Abandoned,
+                elapsed: entry.enqueued.elapsed(),
+            });
+        }
+        count
     }
 
     /// Records a finished (or dropped) delivery and wakes flushers when nothing is left.
@@ -181,6 +237,17 @@ impl Shared {
             _ => &self.failed,
         };
         counter.fetch_add(1, Ordering::Relaxed);
+        if report.outcome != DeliveryOutcome::Dropped {
+            self.untrack(&report.delivery_id);
+        }
+        self.publish(report);
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.idle.notify_waiters();
+        }
+    }
+
+    /// Hands a report to subscribers and keeps it for `take_reports`.
+    fn publish(&self, report: DeliveryReport) {
         if self.subscribers.receiver_count() > 0 {
             let _ = self.subscribers.send(report.clone());
         }
@@ -191,9 +258,6 @@ impl Shared {
                 reports.pop_front();
             }
             reports.push_back(report);
-        }
-        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.idle.notify_waiters();
         }
     }
 

@@ -3,8 +3,11 @@
 //!
 //! Answers: 200 for a verified delivery (or any JSON POST when no secret is
 //! configured), 401 for a missing or bad signature, stale timestamp or
-//! mismatched ids, 400 for a body that is not JSON, 405 for other methods and
-//! 413 for bodies over the limit. The callback sees every POST, rejected ones
+//! mismatched ids, 409 for a `delivery_id` already accepted (a replay inside
+//! the timestamp window), 400 for a body that is not JSON, 405 for other
+//! methods, 408 for a body that does not arrive in time and 413 for bodies
+//! over the limit. A connection that does not send its request head within
+//! the read timeout is closed. The callback sees every POST, rejected ones
 //! included, with the status it was answered.
 //!
 //! ```no_run
@@ -31,8 +34,16 @@ use tokio::net::TcpListener;
 
 use crate::verify::{DEFAULT_TOLERANCE, HeaderLookup, Scheme, VerifyError, verify};
 
+mod replay;
+
 /// The largest body accepted (Hermes inbound uses the same 1 MiB limit).
 pub const DEFAULT_MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// How long a client may take to send a request head, and then its body.
+pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many accepted delivery ids are remembered for replay protection.
+pub const DEFAULT_REPLAY_MEMORY: usize = 10_000;
 
 /// Headers copied into [`ReceivedDelivery::headers`]; signature values never are.
 const SUMMARY_HEADERS: [&str; 6] = [
@@ -58,6 +69,11 @@ pub struct ReceiverConfig {
     pub tolerance: Duration,
     /// The largest body accepted.
     pub max_body_bytes: usize,
+    /// The time a client has to send its request head, and again its body: a
+    /// connection that sends nothing is closed, it does not hold a slot forever.
+    pub read_timeout: Duration,
+    /// Accepted delivery ids remembered to refuse replays (0: no check).
+    pub replay_memory: usize,
 }
 
 impl Default for ReceiverConfig {
@@ -66,6 +82,8 @@ impl Default for ReceiverConfig {
             secret: None,
             tolerance: DEFAULT_TOLERANCE,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            read_timeout: DEFAULT_READ_TIMEOUT,
+            replay_memory: DEFAULT_REPLAY_MEMORY,
         }
     }
 }
@@ -76,6 +94,8 @@ impl std::fmt::Debug for ReceiverConfig {
             .field("secret", &self.secret.as_ref().map(|_| "<redacted>"))
             .field("tolerance", &self.tolerance)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("read_timeout", &self.read_timeout)
+            .field("replay_memory", &self.replay_memory)
             .finish()
     }
 }
@@ -136,6 +156,7 @@ where
     F: Fn(ReceivedDelivery) + Send + Sync + 'static,
 {
     let state = Arc::new(State {
+        seen: replay::SeenIds::new(config.replay_memory),
         config,
         on_delivery: Box::new(on_delivery),
     });
@@ -150,12 +171,15 @@ where
             }
         };
         let state = state.clone();
+        let read_timeout = state.config.read_timeout;
         tokio::spawn(async move {
             let service = hyper::service::service_fn(move |request| {
                 let state = state.clone();
                 async move { Ok::<_, Infallible>(state.handle(request, remote).await) }
             });
             if let Err(error) = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(read_timeout)
                 .serve_connection(TokioIo::new(stream), service)
                 .await
             {
@@ -169,6 +193,7 @@ type Callback = Box<dyn Fn(ReceivedDelivery) + Send + Sync>;
 
 struct State {
     config: ReceiverConfig,
+    seen: replay::SeenIds,
     on_delivery: Callback,
 }
 
@@ -182,17 +207,16 @@ impl State {
             return answer(StatusCode::METHOD_NOT_ALLOWED, "POST deliveries here\n");
         }
         let (parts, body) = request.into_parts();
-        let body = match Limited::new(body, self.config.max_body_bytes)
-            .collect()
-            .await
-        {
-            Ok(collected) => collected.to_bytes(),
-            Err(_) => {
+        let collect = Limited::new(body, self.config.max_body_bytes).collect();
+        let body = match tokio::time::timeout(self.config.read_timeout, collect).await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(_)) => {
                 return answer(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     "body too large or unreadable\n",
                 );
             }
+            Err(_) => return answer(StatusCode::REQUEST_TIMEOUT, "body not sent in time\n"),
         };
         let headers = &parts.headers;
         let parsed: Option<Value> = serde_json::from_slice(&body).ok();
@@ -224,10 +248,26 @@ impl State {
                 .or_else(|| header.iter().find_map(|name| headers.header(name)))
                 .map(str::to_owned)
         };
+        let delivery_id = field("delivery_id", &["x-hermes-delivery", "webhook-id"]);
+        // Only a delivery that would be accepted is remembered; a second copy
+        // of one (a replay inside the timestamp window) is refused.
+        let (status, text, verification) = match &delivery_id {
+            Some(id) if status == StatusCode::OK && !self.seen.accept(id) => {
+                let error = VerifyError::Replayed {
+                    delivery_id: id.clone(),
+                };
+                (
+                    StatusCode::CONFLICT,
+                    format!("{error}\n"),
+                    Verification::Rejected(error),
+                )
+            }
+            _ => (status, text, verification),
+        };
         let delivery = ReceivedDelivery {
             status: status.as_u16(),
             event: field("hook_event_name", &["x-hermes-event"]),
-            delivery_id: field("delivery_id", &["x-hermes-delivery", "webhook-id"]),
+            delivery_id,
             verification,
             headers: summary(headers),
             body,

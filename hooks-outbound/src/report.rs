@@ -24,10 +24,14 @@ pub enum DeliveryOutcome {
     },
     /// Not sent: the target's queue was full (or its worker had stopped).
     Dropped,
+    /// Still queued or in flight when a flush ran out of time: the process
+    /// went on (usually to exit) without knowing whether it arrived.
+    Abandoned,
 }
 
 impl DeliveryOutcome {
-    /// A short word for tables: `delivered`, `rejected`, `redirected`, `failed`, `dropped`.
+    /// A short word for tables: `delivered`, `rejected`, `redirected`, `failed`,
+    /// `dropped`, `abandoned`.
     pub fn as_str(&self) -> &'static str {
         match self {
             DeliveryOutcome::Delivered => "delivered",
@@ -35,6 +39,7 @@ impl DeliveryOutcome {
             DeliveryOutcome::Redirected { .. } => "redirected",
             DeliveryOutcome::Failed { .. } => "failed",
             DeliveryOutcome::Dropped => "dropped",
+            DeliveryOutcome::Abandoned => "abandoned",
         }
     }
 }

@@ -88,6 +88,12 @@ pub enum VerifyError {
         "no signature header (X-Hermes-Signature-256, X-Hub-Signature-256 or webhook-signature)"
     )]
     MissingSignature,
+    /// A delivery with this id was already accepted: a replay.
+    #[error("delivery {delivery_id} was already accepted (replay refused)")]
+    Replayed {
+        /// The repeated id.
+        delivery_id: String,
+    },
     /// A signature header that cannot be decoded.
     #[error("{header} is malformed (expected {expected})")]
     MalformedSignature {

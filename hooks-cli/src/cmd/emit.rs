@@ -4,11 +4,12 @@
 use std::io::Write;
 
 use hooks_core::Payload;
+use hooks_core::display::escape;
 use serde_json::json;
 
 use crate::cli::EmitArgs;
-use crate::fire::fire;
-use crate::payload::{host_event, host_event_name, read_object};
+use crate::fire::{deliveries_json, fire};
+use crate::payload::{host_event, host_event_name, read_payload};
 use crate::setup::{Home, Mechanisms};
 
 /// Runs `hooks emit`.
@@ -20,7 +21,7 @@ pub async fn run(
 ) -> anyhow::Result<()> {
     let name = host_event_name(&args.event)?;
     let payload = match &args.payload_file {
-        Some(file) => read_object(file)?,
+        Some(file) => read_payload(file, name.as_str())?,
         None => Payload::new(),
     };
     let mechanisms = Mechanisms::register(home, accept);
@@ -33,20 +34,31 @@ pub async fn run(
             "event": args.event,
             "outcome": fired.outcome_wire(),
             "replies": fired.replies_json(),
-            "deliveries": deliveries.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
+            // Deliveries still pending at the flush bound are listed too, as
+            // `abandoned`: left out, they would read as "no target wanted it".
+            "deliveries": deliveries_json(&deliveries),
         });
         writeln!(out, "{document}")?;
         return Ok(());
     }
     writeln!(out, "{}: {}", args.event, fired.outcome_text())?;
     for reply in &fired.replies {
-        writeln!(out, "  reply from {}: {}", reply.source, reply.value)?;
+        writeln!(
+            out,
+            "  reply from {}: {}",
+            escape(&reply.source),
+            escape(&reply.value.to_string())
+        )?;
     }
     for delivery in &deliveries {
-        writeln!(out, "  webhook {}", delivery.to_text())?;
+        writeln!(out, "  webhook {}", escape(&delivery.to_text()))?;
     }
     if let Some(wire) = fired.outcome.to_wire() {
-        writeln!(out, "outcome (Hermes wire shape): {wire}")?;
+        writeln!(
+            out,
+            "outcome (Hermes wire shape): {}",
+            escape(&wire.to_string())
+        )?;
     }
     Ok(())
 }

@@ -209,3 +209,50 @@ async fn flush_is_bounded_by_its_timeout() {
     assert!(waited < Duration::from_secs(5), "{waited:?}");
     assert_eq!(outbound.stats().pending, 1);
 }
+
+/// Deliveries still queued or in flight when the flush bound passes are
+/// reported as abandoned, not left out (they looked like "no target").
+#[tokio::test]
+async fn deliveries_abandoned_at_the_flush_bound_are_reported() {
+    let hanging = Sink::start(|_, _| Answer::Hang).await;
+    let ok = Sink::status(200).await;
+    let outbound = Outbound::new(
+        vec![
+            target(&hanging.url("/slow"), &[HookEvent::OnSessionEnd]),
+            target(&ok.url("/ok"), &[HookEvent::OnSessionEnd]),
+        ],
+        options(),
+    )
+    .expect("outbound");
+    let first = outbound.enqueue(&session_end());
+    let second = outbound.enqueue(&session_end());
+    assert_eq!(first.len() + second.len(), 4);
+    outbound.flush(Duration::from_millis(300)).await;
+    let reports = outbound.take_reports();
+    let abandoned: Vec<_> = reports
+        .iter()
+        .filter(|report| report.outcome == DeliveryOutcome::Abandoned)
+        .collect();
+    // Both deliveries to the hanging target (one in flight, one queued).
+    assert_eq!(abandoned.len(), 2, "{reports:?}");
+    for report in &abandoned {
+        assert_eq!(report.target, format!("{}/slow", hanging.addr));
+        assert!(
+            first
+                .iter()
+                .chain(&second)
+                .any(|d| d.delivery_id == report.delivery_id)
+        );
+        assert_eq!(report.outcome.as_str(), "abandoned");
+    }
+    let delivered = reports
+        .iter()
+        .filter(|report| report.outcome == DeliveryOutcome::Delivered)
+        .count();
+    assert_eq!(delivered, 2);
+    let json = serde_json::to_value(abandoned[0]).unwrap_or_default();
+    assert_eq!(json["outcome"]["kind"], "abandoned");
+    // A second flush with nothing new waiting reports nothing again.
+    outbound.flush(Duration::from_millis(50)).await;
+    assert!(outbound.take_reports().is_empty());
+}

@@ -183,3 +183,95 @@ async fn oversized_bodies_are_refused() {
     assert_eq!(response.status().as_u16(), 413);
     task.abort();
 }
+
+/// A receiver with `config`, on a free port; aborted when the handle drops.
+async fn listen_with(config: hooks_outbound::receiver::ReceiverConfig) -> Listening {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}/", listener.local_addr().expect("addr"));
+    let seen: Arc<Mutex<Vec<ReceivedDelivery>>> = Arc::default();
+    let sink = seen.clone();
+    let task = tokio::spawn(hooks_outbound::receiver::serve_with(
+        listener,
+        config,
+        move |delivery| sink.lock().expect("lock").push(delivery),
+    ));
+    Listening { url, seen, task }
+}
+
+#[tokio::test]
+async fn a_client_that_sends_nothing_is_dropped() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listening = listen_with(hooks_outbound::receiver::ReceiverConfig {
+        read_timeout: std::time::Duration::from_millis(300),
+        ..Default::default()
+    })
+    .await;
+    let addr = listening
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    for opening in ["", "POST / HTTP/1.1\r\nHost: x\r\n"] {
+        let mut stream = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("connect");
+        stream.write_all(opening.as_bytes()).await.expect("write");
+        let mut buffer = Vec::new();
+        // Closed by the server well before this bound (the old code waited forever).
+        let read = tokio::time::timeout(SOON, stream.read_to_end(&mut buffer)).await;
+        assert!(
+            read.is_ok(),
+            "connection with {opening:?} still open after {SOON:?}"
+        );
+    }
+    // A normal client is still served.
+    let response = reqwest::Client::new()
+        .post(&listening.url)
+        .body("{}")
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(response.status().as_u16(), 200);
+}
+
+#[tokio::test]
+async fn a_replayed_delivery_is_refused() {
+    use hooks_core::wire::WireContext;
+    use hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
+    let listening = listen(Some("s3cret")).await;
+    let context = WireContext {
+        cwd: "/w".into(),
+        profile: "default".into(),
+    };
+    let document = EventDocument::new(&session_end(), &context).expect("document");
+    let now = std::time::SystemTime::now();
+    let send = |delivery: &PreparedDelivery, standard: bool| {
+        let mut spec = signed_target(&listening.url, &[HookEvent::OnSessionEnd], "s3cret");
+        spec.standard_webhooks = standard;
+        let request = reqwest::Client::new()
+            .post(&listening.url)
+            .headers(delivery.headers("on_session_end", &spec))
+            .body(delivery.body.clone());
+        async move { request.send().await.expect("answer").status().as_u16() }
+    };
+    for standard in [false, true] {
+        let delivery = PreparedDelivery::new(&document, now, &iso_timestamp(now));
+        assert_eq!(send(&delivery, standard).await, 200);
+        assert_eq!(
+            send(&delivery, standard).await,
+            409,
+            "the same delivery again"
+        );
+        let fresh = PreparedDelivery::new(&document, now, &iso_timestamp(now));
+        assert_eq!(send(&fresh, standard).await, 200, "a new id is fine");
+    }
+    let seen = listening.seen.lock().expect("lock").clone();
+    let replayed: Vec<_> = seen.iter().filter(|d| d.status == 409).collect();
+    assert_eq!(replayed.len(), 2);
+    assert!(matches!(
+        &replayed[0].verification,
+        Verification::Rejected(VerifyError::Replayed { .. })
+    ));
+}
