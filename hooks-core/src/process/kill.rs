@@ -3,6 +3,7 @@
 use rustix::process::{Pid, Signal, kill_process_group};
 
 /// What identifies one tree at kill time.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) struct Target<'a> {
     /// The direct child's pid, which is also its process group id.
     pub pgid: u32,
@@ -36,6 +37,11 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
         // Read the table before killing anything: a killed parent's children
         // are reparented at once, and the parent links are what find them.
         let table = procfs::snapshot();
+        if table.is_empty() {
+            // No `/proc` (it lists this process at least): the group is all we can find.
+            signal_group(pgid);
+            return;
+        }
         let ours = procfs::members(&table, root, pgid, |pid| {
             procfs::carries_token(pid, target.token)
         });
