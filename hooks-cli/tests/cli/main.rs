@@ -7,6 +7,7 @@ mod gateway_hooks;
 mod harness;
 mod help;
 mod inputs;
+mod failsafe;
 mod list_doctor;
 mod output;
 mod reference;

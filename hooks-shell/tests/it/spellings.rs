@@ -98,3 +98,33 @@ async fn duplicate_model_provider_leaves_hooks_working() {
         Some("block")
     );
 }
+
+#[test]
+fn out_of_range_numbers_are_rejected_by_their_key_only() {
+    let home = Home::new();
+    let config = load(
+        &home,
+        "hooks:\n  pre_tool_call:\n    - command: a\n      timeout: 123456789012345678901234567890\n\
+         \x20   - command: b\n      timeout: !!float '1e400'\n    - command: c\n      timeout: 7\n",
+    );
+    let parsed = parse_config(&config);
+    let commands: Vec<&str> = parsed
+        .specs
+        .iter()
+        .map(|spec| spec.command.as_str())
+        .collect();
+    assert_eq!(commands, ["a", "b", "c"], "{:?}", parsed.warnings);
+    assert_eq!(parsed.specs[2].timeout.as_secs(), 7);
+    for (index, spec) in parsed.specs.iter().take(2).enumerate() {
+        let key = format!("hooks.pre_tool_call[{index}].timeout");
+        assert!(
+            parsed
+                .warnings
+                .iter()
+                .any(|w| w.key == key && w.file == config.path()),
+            "no warning for {key}: {:?}",
+            parsed.warnings
+        );
+        assert!(spec.timeout.as_secs() <= 300, "{:?}", spec.timeout);
+    }
+}
