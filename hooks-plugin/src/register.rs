@@ -86,6 +86,9 @@ pub fn register_discovery(
         warnings: discovery.warnings,
         ..PluginRegistration::default()
     };
+    if let Some(status) = &registration.interpreter {
+        tracing::info!("Python plugins run with {status}");
+    }
     let mut found = discovery.found;
     for key in &discovery.load_order {
         if let Some(native) = discovery.plugins.iter().find(|p| p.key() == key) {

@@ -2,6 +2,7 @@
 
 mod emit_replay;
 mod list_doctor;
+mod python_plugins;
 mod reference;
 mod support;
 mod test_cmd;
