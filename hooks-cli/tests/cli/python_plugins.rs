@@ -408,3 +408,52 @@ fn plugins_run_with_the_interpreter_the_rule_names() {
         run.stderr()
     );
 }
+
+/// Whether `pid` is still a live (not zombie) process.
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
+}
+
+#[test]
+fn nothing_the_worker_started_outlives_the_run() {
+    if !python_available() {
+        return;
+    }
+    let home = TempHome::new();
+    home.write("plugins/spawner/plugin.yaml", "name: spawner\n");
+    home.write(
+        "plugins/spawner/__init__.py",
+        r#"
+import os, subprocess
+def register(ctx):
+    child = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    with open(os.path.join(os.environ["HERMES_HOME"], "child.pid"), "w") as f:
+        f.write(str(child.pid))
+    ctx.register_hook("pre_tool_call", lambda **kw: None)
+"#,
+    );
+    home.config("plugins:\n  enabled: [spawner]\n");
+    let (outcome, run) = emit(
+        &home,
+        "pre_tool_call",
+        &json!({"tool_name": "x", "args": {}}),
+        &[],
+    );
+    assert_eq!(outcome, Value::Null, "{}", run.stderr());
+    let pid: u32 = std::fs::read_to_string(home.hermes.join("child.pid"))
+        .expect("the plugin wrote its child's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while alive(pid) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(
+        !alive(pid),
+        "the plugin's detached child {pid} outlived `hooks emit`"
+    );
+}

@@ -1,29 +1,45 @@
-//! The worker's OS process: spawned in its own process group, killed with it.
+//! The worker's OS process: a [`ChildTree`], so nothing it starts outlives it.
 
 use std::fs::File;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
+use std::sync::OnceLock;
+
+use hooks_core::process::ChildTree;
 
 /// The worker script, passed to the interpreter with `-c`.
 pub const WORKER_SCRIPT: &str = include_str!("worker.py");
 
-/// The worker's three pipes, as blocking files.
+/// The worker's three pipes, as blocking files (read and written on plain threads).
 pub(crate) struct Pipes {
     pub stdin: File,
     pub stdout: File,
     pub stderr: File,
 }
 
-/// A running worker process; dropping it kills the process and what it started.
+/// A running worker; dropping it kills the worker and every process it started.
 pub(crate) struct WorkerProcess {
-    child: Child,
+    tree: ChildTree,
+}
+
+/// The runtime the worker is spawned under. tokio needs one to spawn a child;
+/// ours is never driven (the pipes leave it at once and are served by
+/// threads), so spawning works the same under any executor, or none.
+fn spawn_runtime() -> std::io::Result<&'static tokio::runtime::Runtime> {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    if let Some(runtime) = RUNTIME.get() {
+        return Ok(runtime);
+    }
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    Ok(RUNTIME.get_or_init(|| runtime))
 }
 
 impl WorkerProcess {
     /// Starts `program -c <worker.py> <home>` with `HERMES_HOME=<home>`.
     pub(crate) fn spawn(program: &Path, home: &Path) -> std::io::Result<(Self, Pipes)> {
-        use std::os::unix::process::CommandExt;
-        let mut command = Command::new(program);
+        let mut command = tokio::process::Command::new(program);
         command
             .arg("-c")
             .arg(WORKER_SCRIPT)
@@ -31,26 +47,25 @@ impl WorkerProcess {
             .env("HERMES_HOME", home)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let mut child = command.spawn()?;
+            .stderr(Stdio::piped());
+        let _entered = spawn_runtime()?.enter();
+        let mut tree = ChildTree::spawn(command)?;
+        let child = tree.child_mut();
         let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
         let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
-            let _ = child.kill();
-            let _ = child.wait();
             return Err(std::io::Error::other("missing stdio pipe"));
         };
         let pipes = Pipes {
-            stdin: File::from(std::os::fd::OwnedFd::from(stdin)),
-            stdout: File::from(std::os::fd::OwnedFd::from(stdout)),
-            stderr: File::from(std::os::fd::OwnedFd::from(stderr)),
+            stdin: File::from(stdin.into_owned_fd()?),
+            stdout: File::from(stdout.into_owned_fd()?),
+            stderr: File::from(stderr.into_owned_fd()?),
         };
-        Ok((WorkerProcess { child }, pipes))
+        Ok((WorkerProcess { tree }, pipes))
     }
 
-    /// How the process ended, once it has.
+    /// How the worker ended, once it has.
     pub(crate) fn exit_status(&mut self) -> Option<String> {
-        self.child
+        self.tree
             .try_wait()
             .ok()
             .flatten()
@@ -60,7 +75,7 @@ impl WorkerProcess {
 
 impl Drop for WorkerProcess {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _entered = spawn_runtime().map(tokio::runtime::Runtime::enter);
+        self.tree.kill_tree();
     }
 }

@@ -36,12 +36,14 @@ import json
 import os
 import queue
 import re
+import signal
 import sys
 import threading
 import types
 
 ENTRY_POINTS_GROUP = "hermes_agent.plugins"
 NAMESPACE = "hermes_plugins"
+TREE_ENV = "HERMES_HOOKS_TREE"
 TELEMETRY_KEY = "telemetry_schema_version"
 TELEMETRY_VALUE = "hermes.observer.v1"
 NO_TELEMETRY = {"gateway_platform_event"}
@@ -480,6 +482,32 @@ def serve(channel, request, home):
     channel.send(answer)
 
 
+def end_tree():
+    """The host is gone (our input closed): kill what plugins started, as the host would.
+
+    The host marks the worker with a token in HERMES_HOOKS_TREE that every
+    descendant inherits, so detached ones (setsid) are found through /proc.
+    """
+    token = os.environ.get(TREE_ENV, "").rsplit(":", 1)[-1].encode()
+    if not token or not os.path.isdir("/proc"):
+        return
+    prefix = TREE_ENV.encode() + b"="
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/environ" % entry, "rb") as environ:
+                variables = environ.read().split(b"\0")
+        except OSError:
+            continue
+        for variable in variables:
+            if variable.startswith(prefix) and token in variable[len(prefix):].split(b":"):
+                try:
+                    os.kill(int(entry), signal.SIGKILL)
+                except OSError:
+                    pass
+
+
 def main():
     home = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HERMES_HOME", "")
     channel = Channel()
@@ -495,6 +523,12 @@ def main():
             sys.stderr.write("worker: unreadable request line ignored\n")
             continue
         pool.submit(lambda request=request: serve(channel, request, home))
+    # The host is gone: atexit handlers of plugins run as the interpreter exits,
+    # but a thread a plugin left running gets 5 s, not forever.
+    end_tree()
+    watchdog = threading.Timer(5.0, os._exit, args=(0,))
+    watchdog.daemon = True
+    watchdog.start()
 
 
 main()
