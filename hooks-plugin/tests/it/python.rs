@@ -257,7 +257,7 @@ fn a_plugin_that_fails_to_import_is_failed_at_discovery_and_required_blocks() {
     let home = Home::new();
     python_plugin(&home, "broken", "def register(ctx)\n    pass\n");
     python_plugin(&home, "fine", GUARD);
-    let config = "plugins: {enabled: [broken, fine], required: [broken, absent]}";
+    let config = "plugins: {enabled: [broken, fine, ghost], required: [broken, absent]}";
     let loaded = register(&home, config, options(), Some(30.0));
     let broken = loaded
         .registration
@@ -282,6 +282,12 @@ fn a_plugin_that_fails_to_import_is_failed_at_discovery_and_required_blocks() {
         warnings
             .iter()
             .any(|w| w.contains("Python plugin 'broken' (user) not loaded: SyntaxError")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("plugin 'ghost' is enabled but not installed")),
         "{warnings:?}"
     );
     let names: Vec<&str> = loaded
