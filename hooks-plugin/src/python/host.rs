@@ -172,7 +172,10 @@ impl PythonHost {
 
     /// Imports one plugin and runs its `register(ctx)`; `Err` is why it failed.
     pub fn load(&self, spec: &PluginSpec) -> Result<LoadReport, String> {
-        let connection = self.connection().map_err(|error| error.to_string())?;
+        // A plugin whose import killed the worker must not fail the ones after it.
+        let connection = self
+            .connection_with(false)
+            .map_err(|error| error.to_string())?;
         let report = load_on(&connection, spec)?;
         lock(&self.state).loaded.push(spec.clone());
         Ok(report)
@@ -221,12 +224,17 @@ impl PythonHost {
 
     /// The running worker, restarting it (and reloading its plugins) when it died.
     fn connection(&self) -> Result<Arc<Connection>, WorkerError> {
+        self.connection_with(true)
+    }
+
+    /// [`Self::connection`]; `throttled: false` restarts even right after a start.
+    fn connection_with(&self, throttled: bool) -> Result<Arc<Connection>, WorkerError> {
         let mut state = lock(&self.state);
         let previous = match &state.connection {
             Some(connection) if connection.is_alive() => return Ok(Arc::clone(connection)),
             previous => previous.as_ref().and_then(|c| c.exit_status()),
         };
-        if state.started_at.elapsed() < RESTART_INTERVAL {
+        if throttled && state.started_at.elapsed() < RESTART_INTERVAL {
             return Err(WorkerError::Worker(format!(
                 "the Python plugin worker exited ({}) within {}s of its start; not restarted yet",
                 previous.as_deref().unwrap_or("no status"),

@@ -335,7 +335,10 @@ fn a_home_without_plugins_finds_nothing() {
     let discovery = run(&home, "plugins: {}");
     assert!(discovery.found.is_empty() && discovery.plugins.is_empty());
     assert!(discovery.warnings.is_empty());
-    assert!(discovery.interpreter.is_none(), "no Python started for nothing");
+    assert!(
+        discovery.interpreter.is_none(),
+        "no Python started for nothing"
+    );
     // An enabled name nothing answers may be pip-installed: looked up, then reported.
     let discovery = run(&home, "plugins: {enabled: [x]}");
     assert!(discovery.found.is_empty() && discovery.plugins.is_empty());

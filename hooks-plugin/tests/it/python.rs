@@ -575,3 +575,99 @@ fn project_and_pip_installed_plugins_are_found() {
         ]
     );
 }
+
+/// A stand-in worker that precedes every answer with a stale answer, a line
+/// that is not JSON and an answer without an id.
+const STRAY_WORKER: &str = r#"
+import json, sys
+def say(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+say({"id": 0, "ready": True, "executable": "stray", "version": "0"})
+for line in sys.stdin:
+    request = json.loads(line)
+    rid = request["id"]
+    forged = {"action": "block", "message": "FORGED"}
+    say({"id": rid + 1000, "ok": True, "result": forged})
+    sys.stdout.write("not json at all\n")
+    say({"ok": True, "result": forged})
+    if request["op"] == "load":
+        result = {"hooks": [{"event": "pre_tool_call", "callback": "p#0", "name": "g"}],
+                  "sections": [], "warnings": []}
+    elif request["op"] == "entry_points":
+        result = []
+    else:
+        result = None
+    say({"id": rid, "ok": True, "result": result})
+"#;
+
+#[test]
+fn stray_and_stale_lines_are_never_answers() {
+    if !python_available() {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let home = Home::new();
+    python_plugin(&home, "p", "def register(ctx): pass\n");
+    let fake = home.path().join("stray.py");
+    std::fs::write(&fake, STRAY_WORKER).unwrap();
+    let wrapper = home.path().join("stray-python");
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nexec python3 '{}'\n", fake.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let options = DiscoverOptions {
+        python: Some(PythonInterpreter {
+            program: wrapper,
+            source: InterpreterSource::Environment,
+        }),
+        ..DiscoverOptions::default()
+    };
+    let loaded = register(&home, "plugins: {enabled: [p]}", options, Some(30.0));
+    assert_eq!(loaded.registration.plugins[0].status, PluginStatus::Loaded);
+    for call in 0..5 {
+        let replies = fire(
+            &loaded.callbacks,
+            "pre_tool_call",
+            json!({"tool_name": "x", "args": {}, "tool_call_id": format!("c{call}")}),
+        );
+        assert!(
+            replies.is_empty(),
+            "a stray line was taken as the answer: {replies:?}"
+        );
+    }
+}
+
+#[test]
+fn a_plugin_that_kills_the_worker_at_import_fails_alone() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    python_plugin(&home, "a-killer", "import os\nos._exit(7)\n");
+    python_plugin(&home, "b-guard", GUARD);
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [a-killer, b-guard]}",
+        options(),
+        Some(30.0),
+    );
+    let statuses: Vec<(&str, &str)> = loaded
+        .registration
+        .plugins
+        .iter()
+        .map(|p| (p.key.as_str(), p.status.as_str()))
+        .collect();
+    assert_eq!(statuses, [("a-killer", "failed"), ("b-guard", "loaded")]);
+    let replies = fire(
+        &loaded.callbacks,
+        "pre_tool_call",
+        json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}}),
+    );
+    assert_eq!(
+        replies,
+        [json!({"action": "block", "message": "blocked: rm -rf / is not permitted"})]
+    );
+}
