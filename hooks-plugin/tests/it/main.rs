@@ -6,4 +6,5 @@ mod abi_errors;
 mod calls;
 mod discovery;
 mod python;
+mod python_worker;
 mod support;
