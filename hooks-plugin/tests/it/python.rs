@@ -1,6 +1,6 @@
 //! Python plugins in a real worker: registration, keyword narrowing, coroutines,
-//! hung callbacks, stray output, broken imports, `plugins.required`, restarts,
-//! entry points, project plugins and prompt sections.
+//! broken imports, `plugins.required`, unsupported `ctx` APIs, plain-data
+//! gateway events, prompt sections, entry points and project plugins.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
