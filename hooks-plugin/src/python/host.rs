@@ -20,6 +20,8 @@ use super::protocol::{CallBody, LoadBody, NoBody, PluginSpec, SectionBody};
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one plugin's import and `register(ctx)` may take.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a section function may take when a session starts.
+const SECTION_TIMEOUT: Duration = Duration::from_secs(30);
 /// A worker that dies sooner than this after its start is not restarted at once.
 const RESTART_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -204,8 +206,16 @@ impl PythonHost {
     }
 
     /// Computes a callable prompt section; `Err` is the exception it raised.
+    /// Bounded by 30 s (the reference's default callback timeout): a hung
+    /// section function is skipped, never a hung session start.
     pub fn section(&self, callback: &str, info: &SessionInfo) -> Result<Value, String> {
-        self.request("section", &SectionBody { callback, info })
+        let connection = self.connection().map_err(|error| error.to_string())?;
+        connection
+            .request(
+                "section",
+                &SectionBody { callback, info },
+                Some(SECTION_TIMEOUT),
+            )
             .map_err(|error| error.to_string())
     }
 
