@@ -449,3 +449,42 @@ fn project_and_pip_installed_plugins_are_found() {
         ]
     );
 }
+
+#[test]
+fn memory_providers_are_listed_but_left_to_their_own_discovery() {
+    let home = Home::new();
+    python_plugin(
+        &home,
+        "honcho",
+        "from x import MemoryProvider\ndef register(ctx):\n    ctx.register_memory_provider(MemoryProvider())\n",
+    );
+    home.plugin(
+        "declared",
+        &[
+            ("plugin.yaml", "name: declared\nkind: exclusive\n"),
+            ("__init__.py", ""),
+        ],
+    );
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [honcho, declared]}",
+        options(),
+        None,
+    );
+    assert!(
+        loaded.registration.warnings.is_empty(),
+        "{:?}",
+        loaded.registration.warnings
+    );
+    let statuses: Vec<&str> = loaded
+        .registration
+        .plugins
+        .iter()
+        .map(|p| p.status.as_str())
+        .collect();
+    assert_eq!(statuses, ["skipped", "skipped"]);
+    assert!(
+        loaded.registration.interpreter.is_none(),
+        "no worker for plugins that do not load"
+    );
+}
