@@ -4,12 +4,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Result;
-use hooks_core::callbacks::{CallbackError, Callbacks};
+use hooks_core::callbacks::Callbacks;
 use hooks_core::{Config, Hooks};
 use hooks_gateway::{GatewayHooks, GatewayOptions};
 use hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
 use hooks_outbound::{DeliveryReport, Outbound, OutboundOptions};
-use hooks_plugin::NativePlugin;
 use hooks_shell::{Consent, RegisterOptions, ShellHooks};
 use serde_json::Value;
 
@@ -62,10 +61,18 @@ impl Mechanisms {
         let (settings, setting_warnings) = home.config.plugin_settings();
         warnings.extend(setting_warnings.iter().map(ToString::to_string));
         let callbacks = Callbacks::new(settings);
-        let plugins = hooks_plugin::discover(&home.path, &home.config);
+        let plugins = hooks_plugin::register_plugins(
+            &home.path,
+            &home.config,
+            &callbacks,
+            &hooks_core::prompt::PromptSections::new(),
+        );
         warnings.extend(plugins.warnings.iter().map(ToString::to_string));
-        register_plugins(&callbacks, &plugins.plugins);
-        counts.push(format!("{} native plugin(s)", plugins.plugins.len()));
+        let loaded = plugins
+            .plugins
+            .iter()
+            .filter(|p| p.status.as_str() == "loaded");
+        counts.push(format!("{} plugin(s)", loaded.count()));
         builder = builder.with_shared(callbacks);
 
         let consent = Consent::from_environment(accept);
@@ -130,21 +137,6 @@ impl Mechanisms {
             ));
         }
         outbound.take_reports().into_iter().map(Delivery).collect()
-    }
-}
-
-/// Registers every hook of every loaded plugin, in load order, as in-process callbacks.
-fn register_plugins(callbacks: &Callbacks, plugins: &[Arc<NativePlugin>]) {
-    for plugin in plugins {
-        for hook in plugin.hooks() {
-            let owner = plugin.name().to_owned();
-            let plugin = plugin.clone();
-            callbacks.register(hook, &owner, move |event| {
-                plugin
-                    .call(event)
-                    .map_err(|error| CallbackError::new("PluginError", error.to_string()))
-            });
-        }
     }
 }
 

@@ -33,6 +33,15 @@
 //! }
 //! ```
 //!
+//! ## Python plugins
+//!
+//! The same discovery finds a Hermes user's Python plugins (`__init__.py` with
+//! `register(ctx)`; user, project and pip-installed ones) and runs them in one
+//! long-lived worker per home ([`python`]). [`register_plugins`] registers
+//! every loaded plugin, native and Python, into a host's `Callbacks` and
+//! `PromptSections`, and returns each plugin's status; a plugin listed in
+//! `plugins.required` that is not running blocks every `pre_tool_call`.
+//!
 //! ## The ABI (version 1; `ABI.md` has the full contract)
 //!
 //! A library exports two `extern "C"` symbols: `hermes_hooks_abi_version() ->
@@ -66,13 +75,22 @@ pub mod discover;
 pub mod error;
 #[allow(unsafe_code)]
 mod ffi;
+mod load;
 pub mod manifest;
 pub mod order;
 pub mod plugin;
+pub mod python;
+pub mod register;
+mod scan;
 pub mod settings;
 
 pub use discover::{
-    DiscoverOptions, Discovery, PLUGINS_DIR, PluginInfo, PluginStatus, discover, discover_with,
+    DiscoverOptions, Discovery, PLUGINS_DIR, PROJECT_PLUGINS_ENV, PluginInfo, PluginKind,
+    PluginSource, PluginStatus, PythonPlugin, discover, discover_with,
 };
 pub use error::{LoadError, PluginCallError};
 pub use plugin::NativePlugin;
+pub use python::{InterpreterStatus, PythonHost};
+pub use register::{
+    PluginRegistration, register_discovery, register_plugins, register_plugins_with,
+};

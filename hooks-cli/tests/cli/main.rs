@@ -10,6 +10,7 @@ mod inputs;
 mod failsafe;
 mod list_doctor;
 mod output;
+mod python_plugins;
 mod reference;
 mod snapshots;
 mod support;

@@ -5,4 +5,6 @@
 mod abi_errors;
 mod calls;
 mod discovery;
+mod python;
+mod python_worker;
 mod support;
