@@ -66,6 +66,7 @@ pub mod discover;
 pub mod error;
 #[allow(unsafe_code)]
 mod ffi;
+pub mod inspect;
 pub mod manifest;
 pub mod order;
 pub mod plugin;
@@ -75,4 +76,5 @@ pub use discover::{
     DiscoverOptions, Discovery, PLUGINS_DIR, PluginInfo, PluginStatus, discover, discover_with,
 };
 pub use error::{LoadError, PluginCallError};
-pub use plugin::NativePlugin;
+pub use inspect::{NATIVE_TRUST_NOTE, NativePluginInfo, inspect_native};
+pub use plugin::{NativePlugin, PromptSection};
