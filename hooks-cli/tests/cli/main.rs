@@ -2,6 +2,7 @@
 
 mod emit_replay;
 mod list_doctor;
+mod native_plugins;
 mod reference;
 mod support;
 mod test_cmd;
