@@ -330,6 +330,23 @@ mod tests {
     }
 
     #[test]
+    fn the_sdk_checks_section_ids_as_the_host_registry_does() {
+        // The SDK cannot use hooks-core's prompt runtime, so it has its own
+        // copy of the rule; this keeps the two the same.
+        let long = "a".repeat(128);
+        let too_long = "a".repeat(129);
+        for id in [
+            "a", "0", "a.b-c_d", "Ab", ".a", "-a", "_a", "a b", "a/b", "é", "", &long, &too_long,
+        ] {
+            assert_eq!(
+                hooks_plugin_sdk::is_valid_section_id(id),
+                hooks_core::prompt::is_valid_section_id(id),
+                "{id:?}"
+            );
+        }
+    }
+
+    #[test]
     fn long_messages_are_cut_at_a_char_boundary() {
         let long = "é".repeat(MAX_ERROR_MESSAGE_BYTES);
         let cut = truncated_message(long.as_bytes());

@@ -2,7 +2,7 @@
 //! struct and to the reply type of its merge rule.
 //!
 //! `ctx.register_hook(events::PRE_TOOL_CALL, |call| ...)` hands the closure a
-//! [`PreToolCall`](hooks_core::payloads::PreToolCall) and expects a
+//! [`PreToolCall`] and expects a
 //! [`ToolDecision`]; `events::PRE_LLM_CALL` hands a `PreLlmCall` and expects an
 //! `Option<String>` (the context), and so on. The replies per merge rule:
 //!
@@ -66,7 +66,7 @@ macro_rules! typed_events {
             // The reply type above must be the one of the catalog's merge rule.
             const _: () = assert!(matches!($payload::EVENT.meta().merge, MergeRule::$rule));
 
-            #[doc = concat!("The `", stringify!($payload), "` event: its payload is [`", stringify!($payload), "`](hooks_core::payloads::", stringify!($payload), "), a hook returns `", stringify!($reply), "`.")]
+            #[doc = concat!("The `", stringify!($payload), "` event: its payload is [`", stringify!($payload), "`], a hook returns `", stringify!($reply), "`.")]
             pub const $constant: Hook<$payload> = Hook(PhantomData);
         )*
 
