@@ -247,6 +247,37 @@ pub(crate) mod tests {
 
     static PLUGIN: Exported = Exported::new("unit", register);
 
+    fn bad_section(ctx: &mut crate::PluginContext) -> Result<(), String> {
+        ctx.register_system_prompt_section("Not Valid", "x")
+            .map_err(|error| error.to_string())
+    }
+
+    static FAILING: Exported = Exported::new("failing", bad_section);
+
+    fn panicking(_: &mut crate::PluginContext) -> Result<(), String> {
+        panic!("register exploded")
+    }
+
+    static PANICKING: Exported = Exported::new("panicking", panicking);
+
+    #[test]
+    fn a_failed_or_panicking_register_is_reported_in_load_error() {
+        for (plugin, expected) in [
+            (
+                &FAILING,
+                "register failed: system prompt section id must be",
+            ),
+            (&PANICKING, "register panicked: register exploded"),
+        ] {
+            // SAFETY: `table()` points into the static plugin.
+            let table = unsafe { &*plugin.table() };
+            assert!(!table.load_error.is_null());
+            // SAFETY: a NUL-terminated string owned by the static table.
+            let message = unsafe { CStr::from_ptr(table.load_error) }.to_string_lossy();
+            assert!(message.starts_with(expected), "{message}");
+        }
+    }
+
     /// Calls `function` through its C signature and returns the status and bytes.
     fn through_abi(
         table: &PluginTable,

@@ -103,8 +103,23 @@ pub mod __private {
 ///
 /// `register` is a `fn(&mut PluginContext)` returning `()` or
 /// `Result<(), E: Display>`. The plugin's name is the package name
-/// (`CARGO_PKG_NAME`), or the one given: `export_plugin!(register, name = "my-guard")`.
-/// Use it once per library.
+/// (`CARGO_PKG_NAME`), or the one given. Use it once per library.
+///
+/// ```
+/// use hooks_plugin_sdk::{PluginContext, events};
+///
+/// // A `register` that cannot fail may return `()`; a failed registration
+/// // inside it is then a panic, which the SDK also reports to the host.
+/// fn register(ctx: &mut PluginContext) {
+///     ctx.register_hook(events::ON_SESSION_START, |session| {
+///         eprintln!("session {} started", session.session_id);
+///     })
+///     .expect("one hook per event");
+/// }
+///
+/// hooks_plugin_sdk::export_plugin!(register, name = "session-logger");
+/// # fn main() {}
+/// ```
 ///
 /// The expansion defines the two exported symbols of the ABI
 /// ([`abi::ABI_VERSION_SYMBOL`], [`abi::ENTRY_SYMBOL`]). Their
