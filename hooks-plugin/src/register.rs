@@ -100,6 +100,16 @@ pub fn register_discovery(
                         .map_err(|error| CallbackError::new("PluginError", error.to_string()))
                 });
             }
+            for refused in native.register_prompt_sections(sections) {
+                registration.warnings.push(warning(
+                    native.library(),
+                    "",
+                    format!(
+                        "plugin '{}': system prompt section not registered: {refused}",
+                        native.name()
+                    ),
+                ));
+            }
         } else if let Some(python) = discovery.python.iter().find(|p| p.spec.key == *key) {
             let refused = register_python(python, callbacks, sections, &mut registration.warnings);
             if let Some(info) = found.iter_mut().find(|info| info.key == *key) {

@@ -3,12 +3,13 @@
 mod consent;
 mod deliveries;
 mod emit_replay;
+mod failsafe;
 mod gateway_hooks;
 mod harness;
 mod help;
 mod inputs;
-mod failsafe;
 mod list_doctor;
+mod native_plugins;
 mod output;
 mod python_plugins;
 mod reference;
