@@ -49,6 +49,14 @@ pub enum Command {
     Events(EventsArgs),
     /// A local receiver that verifies and prints webhook deliveries.
     Listen(ListenArgs),
+    /// Internal: load one native plugin library and print what it registers as
+    /// JSON (`list` and `doctor` run it in a child process, so a library that
+    /// crashes while loading cannot take them down).
+    #[command(name = "__inspect-native-plugin", hide = true)]
+    InspectNativePlugin {
+        /// The library file.
+        library: PathBuf,
+    },
 }
 
 /// `hooks list`.

@@ -1,0 +1,136 @@
+//! One constructor shape for every mechanism, in this crate's wiring only:
+//! `load_<mechanism>(home, options) -> Loaded<M>`, the mechanism ready to go in
+//! the bus, its warnings (raw text naming file and key) and a status line.
+//! The mechanism crates' own constructors differ (`discover`, `register`,
+//! `from_config`, `discover` returning a pair); this module hides that.
+
+use std::sync::Arc;
+
+use hooks_core::Callbacks;
+use hooks_core::callbacks::CallbackError;
+use hooks_core::interpreter::PythonInterpreter;
+use hooks_gateway::{GatewayHooks, GatewayOptions};
+use hooks_outbound::{Outbound, OutboundOptions};
+use hooks_plugin::NativePlugin;
+use hooks_shell::{Consent, RegisterOptions, ShellHooks};
+
+use super::{HostOptions, MechanismStatus};
+use crate::home::Home;
+
+/// A mechanism loaded from a home.
+pub(super) struct Loaded<M> {
+    /// The mechanism, ready for the bus.
+    pub mechanism: M,
+    /// Problems met, each naming file and key.
+    pub warnings: Vec<String>,
+    /// What was registered.
+    pub status: MechanismStatus,
+}
+
+/// In-process callbacks with every enabled native plugin's hooks registered, in load order.
+pub(super) fn load_plugins(home: &Home, _options: &HostOptions) -> Loaded<Arc<Callbacks>> {
+    let (settings, mut warnings) = home.config.plugin_settings();
+    let callbacks = Callbacks::new(settings);
+    let discovery = hooks_plugin::discover(&home.path, &home.config);
+    warnings.extend(discovery.warnings.iter().cloned());
+    register_native(&callbacks, &discovery.plugins);
+    let failed = discovery
+        .found
+        .iter()
+        .filter(|info| matches!(info.status, hooks_plugin::PluginStatus::Failed(_)))
+        .count();
+    Loaded {
+        mechanism: callbacks,
+        warnings: warnings.iter().map(ToString::to_string).collect(),
+        status: MechanismStatus {
+            mechanism: "plugins",
+            registered: discovery.plugins.len(),
+            failed,
+            summary: format!("{} native plugin(s)", discovery.plugins.len()),
+        },
+    }
+}
+
+/// Registers every hook of every loaded plugin as an in-process callback.
+fn register_native(callbacks: &Callbacks, plugins: &[Arc<NativePlugin>]) {
+    for plugin in plugins {
+        for hook in plugin.hooks() {
+            let owner = plugin.name().to_owned();
+            let plugin = plugin.clone();
+            callbacks.register(hook, &owner, move |event| {
+                plugin
+                    .call(event)
+                    .map_err(|error| CallbackError::new("PluginError", error.to_string()))
+            });
+        }
+    }
+}
+
+/// Shell hooks with consent from `--accept-hooks`, `HERMES_ACCEPT_HOOKS`,
+/// `hooks_auto_accept` or a terminal prompt.
+pub(super) fn load_shell(home: &Home, options: &HostOptions) -> Loaded<ShellHooks> {
+    let consent = Consent::from_environment(options.accept_hooks);
+    let registration = ShellHooks::register(&home.config, RegisterOptions::new(consent));
+    let registered = registration.hooks.len();
+    Loaded {
+        mechanism: registration.hooks,
+        warnings: registration
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        status: MechanismStatus {
+            mechanism: "shell",
+            registered,
+            failed: registration.denied.len(),
+            summary: format!("{registered} shell hook(s)"),
+        },
+    }
+}
+
+/// Outbound webhook lanes on the current tokio runtime (`None` when they cannot start).
+pub(super) fn load_outbound(home: &Home, _options: &HostOptions) -> Loaded<Option<Arc<Outbound>>> {
+    match Outbound::from_config(&home.config, OutboundOptions::default()) {
+        Ok((outbound, warnings)) => {
+            let registered = outbound.targets().count();
+            Loaded {
+                mechanism: Some(Arc::new(outbound)),
+                warnings: warnings.iter().map(ToString::to_string).collect(),
+                status: MechanismStatus {
+                    mechanism: "outbound",
+                    registered,
+                    failed: 0,
+                    summary: format!("{registered} webhook target(s)"),
+                },
+            }
+        }
+        Err(error) => Loaded {
+            mechanism: None,
+            warnings: vec![format!("outbound webhooks disabled: {error}")],
+            status: MechanismStatus {
+                mechanism: "outbound",
+                registered: 0,
+                failed: 1,
+                summary: "webhooks disabled".to_owned(),
+            },
+        },
+    }
+}
+
+/// Gateway hooks, their `handler.py` run by the interpreter Hermes uses.
+pub(super) fn load_gateway(home: &Home, _options: &HostOptions) -> Loaded<GatewayHooks> {
+    let python = PythonInterpreter::resolve();
+    let options = GatewayOptions::default().with_python(python.program);
+    let (gateway, discovery) = GatewayHooks::discover(&home.path, options);
+    let registered = discovery.hooks.len();
+    Loaded {
+        mechanism: gateway,
+        warnings: discovery.warnings.iter().map(ToString::to_string).collect(),
+        status: MechanismStatus {
+            mechanism: "gateway",
+            registered,
+            failed: discovery.warnings.iter().filter(|w| w.skipped).count(),
+            summary: format!("{registered} gateway hook(s)"),
+        },
+    }
+}
