@@ -1,11 +1,11 @@
-//! The `hooks` command: list, test, emit, replay, revoke, doctor, events and
-//! listen for Hermes-compatible hooks. DESIGN.md fixes its interface: others
-//! script against it.
+//! The `hooks` command: list, test, emit, replay, approve, revoke, doctor,
+//! events, listen and completions for Hermes-compatible hooks. Its interface
+//! is stable: others script against it.
 
 mod cli;
 mod cmd;
 mod fire;
-#[allow(dead_code)] // Stream::Stdout and note() are adopted by the commands next.
+mod help;
 mod output;
 mod payload;
 mod setup;
@@ -16,6 +16,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
+use crate::payload::UsageError;
 use crate::setup::Home;
 
 fn main() -> ExitCode {
@@ -33,8 +34,9 @@ fn main() -> ExitCode {
         }
     };
     let mut out = std::io::stdout();
-    let result = runtime.block_on(run(&cli, &mut out));
-    let _ = out.flush();
+    let result = runtime
+        .block_on(run(&cli, &mut out))
+        .and_then(|()| Ok(out.flush()?));
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of stdout is gone (`hooks list | head -1`): nothing left to do.
@@ -52,16 +54,47 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match &cli.command {
         Command::Events(args) => cmd::events::run(args, out),
         Command::Listen(args) => cmd::listen::run(args).await,
+        Command::Completions(args) => cmd::completions::completions(args, out),
+        Command::Manpage => cmd::completions::manpage(out),
         Command::InspectNativePlugin { library } => {
             Ok(hooks_cli::inspect::run_child(library, out)?)
         }
         Command::List(args) => cmd::list::run(&Home::load(cli)?, args, out),
-        Command::Test(args) => cmd::test::run(&Home::load(cli)?, args, out).await,
-        Command::Emit(args) => cmd::emit::run(&Home::load(cli)?, cli.accept_hooks, args, out).await,
+        Command::Test(args) => cmd::test::run(&reading(cli)?, cli.accept_hooks, args, out).await,
+        Command::Emit(args) => cmd::emit::run(&reading(cli)?, cli.accept_hooks, args, out).await,
         Command::Replay(args) => {
-            cmd::replay::run(&Home::load(cli)?, cli.accept_hooks, args, out).await
+            cmd::replay::run(&reading(cli)?, cli.accept_hooks, args, out).await
         }
-        Command::Revoke { command } => cmd::revoke::run(&Home::load(cli)?, command, out),
+        Command::Approve(args) => cmd::approve::run(&writing(cli)?, args, out),
+        Command::Revoke { command } => cmd::revoke::run(&writing(cli)?, command, out),
         Command::Doctor(args) => cmd::doctor::run(&Home::load(cli)?, args, out).await,
     }
+}
+
+/// The home for a command that only reads it: one that does not exist is
+/// probably a typo, worth a warning (there is nothing to run, but nothing is harmed).
+fn reading(cli: &Cli) -> anyhow::Result<Home> {
+    let home = Home::load(cli)?;
+    if !home.path.is_dir() {
+        // The same words as the host loader's, so the two never both show.
+        output::warn_once(&format!(
+            "the Hermes home {} does not exist; nothing is configured there",
+            hooks_core::display::escape(&home.path.display().to_string())
+        ));
+    }
+    Ok(home)
+}
+
+/// The home for a command that writes into it (the allowlist): one that does
+/// not exist is an error, rather than a new home made from a typo.
+fn writing(cli: &Cli) -> anyhow::Result<Home> {
+    let home = Home::load(cli)?;
+    if !home.path.is_dir() {
+        return Err(UsageError(format!(
+            "the Hermes home {} does not exist; give an existing one with --home or HERMES_HOME",
+            hooks_core::display::escape(&home.path.display().to_string())
+        ))
+        .into());
+    }
+    Ok(home)
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Result;
 use hooks_cli::{Host, HostOptions};
 use hooks_core::Hooks;
-use hooks_outbound::DeliveryReport;
+use hooks_outbound::{DeliveryReport, Outbound};
 use hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
 use serde_json::Value;
 
@@ -65,6 +65,11 @@ impl Mechanisms {
                 }
             }
         }
+    }
+
+    /// The outbound webhooks, when they are on.
+    pub fn outbound(&self) -> Option<&Outbound> {
+        self.host.as_ref().and_then(Host::outbound).map(AsRef::as_ref)
     }
 
     /// Prints the registration warnings on stderr (each once per run).
