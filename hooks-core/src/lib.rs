@@ -21,7 +21,8 @@
 //! # });
 //! ```
 //!
-//! hooks-core does no network IO and spawns no processes.
+//! hooks-core does no network IO, and its default build spawns no processes:
+//! the `process` feature holds the one supervisor every mechanism spawns through.
 
 pub mod bus;
 pub mod callbacks;
@@ -36,6 +37,8 @@ pub mod matcher;
 pub mod merge;
 pub mod outcome;
 pub mod payloads;
+#[cfg(feature = "process")]
+pub mod process;
 pub mod prompt;
 pub mod pyvalue;
 pub mod reply;

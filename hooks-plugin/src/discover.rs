@@ -1,37 +1,59 @@
-//! Discovery: `$HERMES_HOME/plugins/<name>/plugin.yaml` to loaded plugins.
+//! Discovery: every plugin of a home, native or Python, found, ordered and loaded.
 //!
-//! Opt-in like the reference: only plugins listed in `plugins.enabled` (by
-//! key or manifest name) load, `plugins.disabled` always wins, and
-//! `HERMES_SAFE_MODE` loads none. Every folder found is reported in
-//! [`Discovery::found`] with its status; every problem is a warning naming
-//! the file and the field, and the other plugins still load.
+//! One discovery feeds both loaders, with the reference's rules: user plugins
+//! (`$HERMES_HOME/plugins/`), project plugins (`./.hermes/plugins/`, only with
+//! `HERMES_ENABLE_PROJECT_PLUGINS`) and pip-installed ones (entry points of the
+//! group `hermes_agent.plugins`), a later source winning on a key collision.
+//! Plugins are opt-in (`plugins.enabled`, by key or manifest name),
+//! `plugins.disabled` always wins and `HERMES_SAFE_MODE` loads none. The load
+//! order is alphabetical with `requires_plugins` first, across both kinds. A
+//! Python plugin is imported and registered at discovery (in the home's
+//! worker), so a broken one shows as failed before any event. Every problem is
+//! a warning naming the file and the field; the other plugins still load.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use hooks_core::interpreter::PythonInterpreter;
 use hooks_core::{Config, ConfigWarning};
 
-use crate::manifest::{Manifest, manifest_file, read_manifest, warning};
-use crate::order::{OrderEntry, load_order};
+use crate::load::load_all;
 use crate::plugin::NativePlugin;
+use crate::python::{InterpreterStatus, LoadReport, PluginSpec, PythonHost};
+use crate::scan::scan;
 use crate::settings::EnabledLists;
 
-/// The plugins folder's name inside the Hermes home.
+/// The plugins folder's name inside the Hermes home (and inside `./.hermes/`).
 pub const PLUGINS_DIR: &str = "plugins";
 
+/// The variable that turns on project plugins (`./.hermes/plugins/`).
+pub const PROJECT_PLUGINS_ENV: &str = "HERMES_ENABLE_PROJECT_PLUGINS";
+
 /// Switches of one discovery run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DiscoverOptions {
     /// Load no plugin (plugins are still listed, with [`PluginStatus::SafeMode`]).
     pub safe_mode: bool,
+    /// The project plugins folder to scan too (`./.hermes/plugins/`), if any.
+    pub project_dir: Option<PathBuf>,
+    /// The interpreter for Python plugins; `None` resolves it from the
+    /// environment ([`PythonInterpreter::resolve`]) when one is needed.
+    pub python: Option<PythonInterpreter>,
 }
 
 impl DiscoverOptions {
-    /// Options from the environment: `HERMES_SAFE_MODE`.
+    /// Options from the environment: `HERMES_SAFE_MODE`, and
+    /// `HERMES_ENABLE_PROJECT_PLUGINS` with the current directory.
     pub fn from_env() -> Self {
+        let project_dir = hooks_core::home::env_flag(PROJECT_PLUGINS_ENV)
+            .then(|| std::env::current_dir().ok())
+            .flatten()
+            .map(|cwd| cwd.join(".hermes").join(PLUGINS_DIR));
         DiscoverOptions {
             safe_mode: hooks_core::home::safe_mode(),
+            project_dir,
+            python: None,
         }
     }
 }
@@ -39,24 +61,94 @@ impl DiscoverOptions {
 /// The result of discovery.
 #[derive(Debug, Default)]
 pub struct Discovery {
-    /// The loaded plugins, in load order (register their hooks in this order).
+    /// The loaded native plugins, in load order.
     pub plugins: Vec<Arc<NativePlugin>>,
-    /// Every plugin folder found, sorted by key, loaded or not (for `hooks list`).
+    /// The loaded Python plugins, in load order.
+    pub python: Vec<PythonPlugin>,
+    /// The keys of every loaded plugin, both kinds, in load order (register in this order).
+    pub load_order: Vec<String>,
+    /// Every plugin found, sorted by source then key, loaded or not (for `hooks list`).
     pub found: Vec<PluginInfo>,
+    /// The Python interpreter, when Python plugins were to be loaded.
+    pub interpreter: Option<InterpreterStatus>,
     /// Every problem met, naming the file and the field. They are logged at
     /// debug level only: reporting them is the caller's job (`hooks list`,
     /// `hooks doctor`, the host's startup log).
     pub warnings: Vec<ConfigWarning>,
 }
 
-/// One plugin folder and what became of it.
+impl Discovery {
+    /// The plugin found under `key`, if any.
+    pub fn info(&self, key: &str) -> Option<&PluginInfo> {
+        self.found.iter().find(|info| info.key == key)
+    }
+}
+
+/// A Python plugin registered in its home's worker.
+#[derive(Debug, Clone)]
+pub struct PythonPlugin {
+    /// What the worker imported.
+    pub spec: PluginSpec,
+    /// What its `register(ctx)` registered.
+    pub report: LoadReport,
+    /// The worker it runs in (shared by every Python plugin of the home).
+    pub host: Arc<PythonHost>,
+}
+
+/// What a plugin is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PluginKind {
+    /// A shared library speaking the C ABI.
+    Native,
+    /// A Python package with `register(ctx)`.
+    Python,
+}
+
+impl PluginKind {
+    /// `native` or `python`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PluginKind::Native => "native",
+            PluginKind::Python => "python",
+        }
+    }
+}
+
+/// Where a plugin was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PluginSource {
+    /// `$HERMES_HOME/plugins/`.
+    User,
+    /// `./.hermes/plugins/` (with `HERMES_ENABLE_PROJECT_PLUGINS`).
+    Project,
+    /// A pip-installed package's `hermes_agent.plugins` entry point.
+    EntryPoint,
+}
+
+impl PluginSource {
+    /// `user`, `project` or `entrypoint`, as the reference names them.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PluginSource::User => "user",
+            PluginSource::Project => "project",
+            PluginSource::EntryPoint => "entrypoint",
+        }
+    }
+}
+
+/// One plugin found and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PluginInfo {
-    /// The plugin key: the folder name (`category/name` for a nested folder).
+    /// The plugin key: the folder name (`category/name` for a nested folder),
+    /// or the entry point's name.
     pub key: String,
     /// The manifest name (the folder name when absent or unreadable).
     pub name: String,
-    /// The plugin folder.
+    /// Native or Python.
+    pub kind: PluginKind,
+    /// Where it was found.
+    pub source: PluginSource,
+    /// The plugin folder (for an entry point: the `module:attr` it names).
     pub dir: PathBuf,
     /// The manifest's `description`.
     pub description: String,
@@ -66,13 +158,17 @@ pub struct PluginInfo {
     pub library: Option<PathBuf>,
     /// Whether config.yaml enables it (listed in `plugins.enabled`, not in `plugins.disabled`).
     pub enabled: bool,
+    /// Whether `plugins.required` lists it.
+    pub required: bool,
     /// What happened to it.
     pub status: PluginStatus,
     /// The events it registers, when loaded.
     pub hooks: Vec<String>,
+    /// The system-prompt section ids it registered, when loaded.
+    pub sections: Vec<String>,
 }
 
-/// What discovery did with a plugin folder.
+/// What discovery did with a plugin.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PluginStatus {
     /// Loaded; its hooks are in [`PluginInfo::hooks`].
@@ -83,12 +179,32 @@ pub enum PluginStatus {
     NotEnabled,
     /// `HERMES_SAFE_MODE` is on: nothing loads.
     SafeMode,
-    /// A Python plugin (`__init__.py`, no `library`): this host loads native plugins only.
-    Python,
-    /// The manifest is unusable or lacks `library`.
+    /// The manifest is unusable, or names neither a `library` nor has an `__init__.py`.
     Invalid(String),
-    /// The library could not be loaded or failed ABI validation.
+    /// Enabled, but it could not be loaded or registered.
     Failed(String),
+}
+
+impl PluginStatus {
+    /// One word for scripts: `loaded`, `disabled`, `not_enabled`, `safe_mode`, `invalid`, `failed`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            PluginStatus::Loaded => "loaded",
+            PluginStatus::Disabled => "disabled",
+            PluginStatus::NotEnabled => "not_enabled",
+            PluginStatus::SafeMode => "safe_mode",
+            PluginStatus::Invalid(_) => "invalid",
+            PluginStatus::Failed(_) => "failed",
+        }
+    }
+
+    /// The reason, for `invalid` and `failed`.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            PluginStatus::Invalid(reason) | PluginStatus::Failed(reason) => Some(reason),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for PluginStatus {
@@ -98,14 +214,13 @@ impl fmt::Display for PluginStatus {
             PluginStatus::Disabled => f.write_str("disabled via config"),
             PluginStatus::NotEnabled => f.write_str("not enabled in config"),
             PluginStatus::SafeMode => f.write_str("skipped (HERMES_SAFE_MODE)"),
-            PluginStatus::Python => f.write_str("skipped (Python plugin; native plugins only)"),
             PluginStatus::Invalid(reason) => write!(f, "invalid: {reason}"),
             PluginStatus::Failed(reason) => write!(f, "failed to load: {reason}"),
         }
     }
 }
 
-/// Discovers and loads the plugins of `home`, reading `HERMES_SAFE_MODE`.
+/// Discovers and loads the plugins of `home`, with options from the environment.
 pub fn discover(home: &Path, config: &Config) -> Discovery {
     discover_with(home, config, DiscoverOptions::from_env())
 }
@@ -117,20 +232,15 @@ pub fn discover_with(home: &Path, config: &Config, options: DiscoverOptions) -> 
     if options.safe_mode {
         tracing::info!("HERMES_SAFE_MODE=1 — plugin discovery skipped");
     }
-    let plugins_dir = home.join(PLUGINS_DIR);
-    // Candidates to load: index into `found` and the manifest.
-    let mut candidates: Vec<(usize, Manifest)> = Vec::new();
-    for folder in scan_folders(&plugins_dir) {
-        let (info, manifest) = classify(folder, &lists, options, &mut discovery.warnings);
-        if let Some(manifest) = manifest {
-            candidates.push((discovery.found.len(), manifest));
-        }
-        discovery.found.push(info);
+    let mut roots = vec![(PluginSource::User, home.join(PLUGINS_DIR))];
+    if let Some(project) = &options.project_dir {
+        roots.push((PluginSource::Project, project.clone()));
     }
-    load_in_order(&plugins_dir, candidates, &mut discovery);
+    let scanned = scan(&roots, &lists, options.safe_mode, &mut discovery);
+    load_all(home, config, &lists, &options, scanned, &mut discovery);
     tracing::debug!(
         found = discovery.found.len(),
-        loaded = discovery.plugins.len(),
+        loaded = discovery.load_order.len(),
         warnings = discovery.warnings.len(),
         "plugin discovery complete"
     );
@@ -138,194 +248,4 @@ pub fn discover_with(home: &Path, config: &Config, options: DiscoverOptions) -> 
         tracing::debug!(%problem, "plugin discovery warning");
     }
     discovery
-}
-
-/// A folder holding a manifest, with its key.
-struct Folder {
-    key: String,
-    dir: PathBuf,
-    manifest_file: PathBuf,
-}
-
-/// Plugin folders under `plugins_dir`, sorted by key: `<name>/plugin.yaml`, or
-/// one level deeper under a category folder without a manifest (`<category>/<name>`).
-fn scan_folders(plugins_dir: &Path) -> Vec<Folder> {
-    let mut folders = Vec::new();
-    for (name, dir) in sorted_subdirs(plugins_dir) {
-        if let Some(manifest_file) = manifest_file(&dir) {
-            folders.push(Folder {
-                key: name,
-                dir,
-                manifest_file,
-            });
-            continue;
-        }
-        for (child, child_dir) in sorted_subdirs(&dir) {
-            match manifest_file(&child_dir) {
-                Some(manifest_file) => folders.push(Folder {
-                    key: format!("{name}/{child}"),
-                    dir: child_dir,
-                    manifest_file,
-                }),
-                None => tracing::debug!(dir = %child_dir.display(), "no plugin.yaml; skipped"),
-            }
-        }
-    }
-    folders.sort_by(|a, b| a.key.cmp(&b.key));
-    folders
-}
-
-/// The subdirectories of `dir` (symlinks followed, dot-folders skipped), sorted by name.
-fn sorted_subdirs(dir: &Path) -> Vec<(String, PathBuf)> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut subdirs: Vec<(String, PathBuf)> = entries
-        .filter_map(Result::ok)
-        .map(|entry| {
-            (
-                entry.file_name().to_string_lossy().into_owned(),
-                entry.path(),
-            )
-        })
-        .filter(|(name, path)| !name.starts_with('.') && path.is_dir())
-        .collect();
-    subdirs.sort();
-    subdirs
-}
-
-/// Decides what to do with one folder; `Some(manifest)` means "load it".
-fn classify(
-    folder: Folder,
-    lists: &EnabledLists,
-    options: DiscoverOptions,
-    warnings: &mut Vec<ConfigWarning>,
-) -> (PluginInfo, Option<Manifest>) {
-    let mut info = PluginInfo {
-        name: folder
-            .key
-            .rsplit('/')
-            .next()
-            .unwrap_or(&folder.key)
-            .to_owned(),
-        key: folder.key,
-        dir: folder.dir,
-        description: String::new(),
-        version: String::new(),
-        library: None,
-        enabled: false,
-        status: PluginStatus::NotEnabled,
-        hooks: Vec::new(),
-    };
-    let manifest = match read_manifest(&info.dir, &folder.manifest_file, warnings) {
-        Ok(manifest) => manifest,
-        Err(problem) => {
-            info.enabled = lists.enables(&info.key, &info.name);
-            info.status = PluginStatus::Invalid(problem.message.clone());
-            warnings.push(problem);
-            return (info, None);
-        }
-    };
-    info.name = manifest.name.clone();
-    info.description = manifest.description.clone();
-    info.version = manifest.version.clone();
-    info.library = manifest.library.clone();
-    info.enabled = lists.enables(&info.key, &info.name);
-    info.status = if lists.disables(&info.key, &info.name) {
-        PluginStatus::Disabled
-    } else if !info.enabled {
-        PluginStatus::NotEnabled
-    } else if options.safe_mode {
-        PluginStatus::SafeMode
-    } else if manifest.library.is_none() && info.dir.join("__init__.py").is_file() {
-        warnings.push(warning(
-            &manifest.file,
-            "library",
-            format!(
-                "plugin '{}' is a Python plugin (__init__.py, no `library`); this host loads native plugins only; skipped",
-                info.key
-            ),
-        ));
-        PluginStatus::Python
-    } else if manifest.library.is_none() {
-        let message = "missing field `library` (the native library to load)".to_owned();
-        warnings.push(warning(&manifest.file, "library", message.clone()));
-        PluginStatus::Invalid(message)
-    } else {
-        return (info, Some(manifest));
-    };
-    (info, None)
-}
-
-/// Orders the candidates by `requires_plugins` and loads each library.
-fn load_in_order(
-    plugins_dir: &Path,
-    candidates: Vec<(usize, Manifest)>,
-    discovery: &mut Discovery,
-) {
-    let entries: Vec<OrderEntry> = candidates
-        .iter()
-        .map(|(index, manifest)| OrderEntry {
-            key: discovery.found[*index].key.clone(),
-            name: manifest.name.clone(),
-            requires: manifest.requires_plugins.clone(),
-        })
-        .collect();
-    let (order, order_warnings) = load_order(&entries);
-    for problem in order_warnings {
-        let file = problem
-            .key
-            .as_ref()
-            .and_then(|key| {
-                candidates
-                    .iter()
-                    .find(|(index, _)| discovery.found[*index].key == *key)
-            })
-            .map_or_else(
-                || plugins_dir.to_owned(),
-                |(_, manifest)| manifest.file.clone(),
-            );
-        discovery
-            .warnings
-            .push(warning(&file, "requires_plugins", problem.message));
-    }
-    for key in order {
-        let Some((index, manifest)) = candidates
-            .iter()
-            .find(|(index, _)| discovery.found[*index].key == key)
-        else {
-            continue;
-        };
-        let Some(library) = &manifest.library else {
-            continue;
-        };
-        let info = &mut discovery.found[*index];
-        match NativePlugin::load_as(library, Some(&info.key), Some(&info.name)) {
-            Ok(plugin) => {
-                for hook in plugin.unknown_hooks() {
-                    discovery.warnings.push(warning(
-                        &manifest.file,
-                        "library",
-                        format!(
-                            "plugin '{}' registered unknown hook '{hook}' (not in the event catalog); kept for forward compatibility",
-                            info.key
-                        ),
-                    ));
-                }
-                tracing::debug!(plugin = %info.key, hooks = ?plugin.hooks(), "native plugin loaded");
-                info.hooks = plugin.hooks().to_vec();
-                info.status = PluginStatus::Loaded;
-                discovery.plugins.push(Arc::new(plugin));
-            }
-            Err(error) => {
-                let message = error.to_string();
-                discovery.warnings.push(warning(
-                    &manifest.file,
-                    "library",
-                    format!("plugin '{}' not loaded: {message}", info.key),
-                ));
-                info.status = PluginStatus::Failed(message);
-            }
-        }
-    }
 }

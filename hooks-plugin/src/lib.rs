@@ -66,13 +66,22 @@ pub mod discover;
 pub mod error;
 #[allow(unsafe_code)]
 mod ffi;
+mod load;
 pub mod manifest;
 pub mod order;
 pub mod plugin;
+pub mod python;
+pub mod register;
+mod scan;
 pub mod settings;
 
 pub use discover::{
-    DiscoverOptions, Discovery, PLUGINS_DIR, PluginInfo, PluginStatus, discover, discover_with,
+    DiscoverOptions, Discovery, PLUGINS_DIR, PROJECT_PLUGINS_ENV, PluginInfo, PluginKind,
+    PluginSource, PluginStatus, PythonPlugin, discover, discover_with,
 };
 pub use error::{LoadError, PluginCallError};
 pub use plugin::NativePlugin;
+pub use python::{InterpreterStatus, PythonHost};
+pub use register::{
+    PluginRegistration, register_discovery, register_plugins, register_plugins_with,
+};

@@ -1,4 +1,4 @@
-//! `plugins.enabled` / `plugins.disabled` from config.yaml.
+//! `plugins.enabled` / `plugins.disabled` / `plugins.required` from config.yaml.
 
 use std::collections::BTreeSet;
 
@@ -6,20 +6,38 @@ use hooks_core::config::json_type;
 use hooks_core::{Config, ConfigWarning};
 use serde_json::Value;
 
-/// The opt-in and opt-out lists; entries match a plugin key or manifest name.
+/// The opt-in, opt-out and required lists; entries match a plugin key or manifest name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EnabledLists {
     enabled: BTreeSet<String>,
     disabled: BTreeSet<String>,
+    required: BTreeSet<String>,
 }
 
 impl EnabledLists {
-    /// Reads both lists; a list of the wrong type is ignored with a warning.
+    /// Reads the lists; a list of the wrong type is ignored with a warning.
     pub fn from_config(config: &Config, warnings: &mut Vec<ConfigWarning>) -> Self {
         EnabledLists {
             enabled: read_list(config, "plugins.enabled", warnings),
             disabled: read_list(config, "plugins.disabled", warnings),
+            required: read_list(config, "plugins.required", warnings),
         }
+    }
+
+    /// Whether `plugins.required` lists the plugin: if it does not load, every
+    /// `pre_tool_call` is blocked.
+    pub fn requires(&self, key: &str, name: &str) -> bool {
+        self.required.contains(key) || self.required.contains(name)
+    }
+
+    /// The names `plugins.required` lists.
+    pub fn required(&self) -> impl Iterator<Item = &str> {
+        self.required.iter().map(String::as_str)
+    }
+
+    /// The names `plugins.enabled` lists.
+    pub fn enabled(&self) -> impl Iterator<Item = &str> {
+        self.enabled.iter().map(String::as_str)
     }
 
     /// Whether `plugins.enabled` lists the plugin and `plugins.disabled` does not.
@@ -78,8 +96,11 @@ mod tests {
 
     #[test]
     fn opt_in_by_key_or_name_and_disabled_wins() {
-        let (lists, warnings) = lists("plugins: {enabled: [a, B, c], disabled: [c]}");
+        let (lists, warnings) =
+            lists("plugins: {enabled: [a, B, c], disabled: [c], required: [a, z]}");
         assert!(warnings.is_empty());
+        assert!(lists.requires("a", "x") && lists.requires("q", "z") && !lists.requires("b", "B"));
+        assert_eq!(lists.required().collect::<Vec<_>>(), ["a", "z"]);
         assert!(lists.enables("a", "x"));
         assert!(lists.enables("b", "B"));
         assert!(!lists.enables("c", "c"));

@@ -3,10 +3,11 @@
 //! How a run is kept safe from badly behaved hooks:
 //! - The command is split with POSIX shell-word rules and run without a shell;
 //!   every argument starting with `~/` is expanded.
-//! - The child runs in its own process group with `kill_on_drop`; a timeout
-//!   kills the whole group with `SIGKILL` and reaps the child, so nothing it
+//! - The run goes through hooks-core's one process supervisor
+//!   ([`hooks_core::process::run`]): the hook and everything it starts, in its
+//!   process group or not, is killed with `SIGKILL` on timeout, so nothing it
 //!   started outlives the timeout.
-//! - stdin is written from its own task; a hook that never reads stdin or
+//! - stdin is written alongside the reads; a hook that never reads stdin or
 //!   closes it at once (`EPIPE`) does not fail the run.
 //! - stdout and stderr are drained together. Each keeps at most
 //!   [`OUTPUT_CAP_BYTES`]; past the cap the rest is read and discarded, so a
@@ -14,21 +15,17 @@
 //!   (it runs to completion or to its timeout). Truncated stdout is then no
 //!   longer valid JSON, which the evaluation treats as unparseable output.
 //! - Once the direct child has exited, the pipes get [`PIPE_GRACE`] to reach
-//!   end-of-file. If something it started still holds them open, the group is
+//!   end-of-file. If something it started still holds them open, its tree is
 //!   killed and reading stops: we never wait on a grandchild.
 
-use std::path::Path;
-use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hooks_core::Event;
 use hooks_core::home::expand_tilde;
+use hooks_core::process::{RunLimits, RunOutput};
 use hooks_core::wire::{WireContext, write_hook_document};
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
 use crate::config::ShellHookSpec;
 
@@ -170,26 +167,42 @@ pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult
         Err(error) => return RunResult::failed(error),
     };
     let started = Instant::now();
-    let mut child = match spawn(&argv, &spec.home) {
-        Ok(child) => child,
-        Err(error) => return RunResult::failed(spawn_error_message(&error)),
+    let mut command = Command::new(&argv[0]);
+    command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
+    let limits = RunLimits {
+        timeout: spec.timeout,
+        output_cap: OUTPUT_CAP_BYTES,
+        pipe_grace: PIPE_GRACE,
     };
-    let mut result = supervise(&mut child, input, spec.timeout).await;
-    result.elapsed = started.elapsed();
-    result
+    match hooks_core::process::run(command, &input, &limits).await {
+        Ok(output) => {
+            let mut result = from_output(output);
+            result.elapsed = started.elapsed();
+            result
+        }
+        Err(error) => RunResult::failed(spawn_error_message(&error)),
+    }
 }
 
-fn spawn(argv: &[String], home: &Path) -> std::io::Result<Child> {
-    let mut command = Command::new(&argv[0]);
-    command
-        .args(&argv[1..])
-        .env("HERMES_HOME", home)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    command.spawn()
+fn from_output(output: RunOutput) -> RunResult {
+    RunResult {
+        exit_code: output.exit_code,
+        signal: output.signal,
+        timed_out: output.timed_out,
+        elapsed: output.elapsed,
+        stdout: text(output.stdout, output.stdout_truncated, "stdout"),
+        stderr: text(output.stderr, output.stderr_truncated, "stderr"),
+        error: None,
+    }
+}
+
+fn text(bytes: Vec<u8>, truncated: bool, stream: &str) -> String {
+    if truncated {
+        tracing::warn!(
+            "shell hook {stream} exceeded {OUTPUT_CAP_BYTES} bytes; the rest was discarded"
+        );
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn spawn_error_message(error: &std::io::Error) -> String {
@@ -197,132 +210,6 @@ fn spawn_error_message(error: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "command not found".to_owned(),
         std::io::ErrorKind::PermissionDenied => "command not executable".to_owned(),
         _ => error.to_string(),
-    }
-}
-
-enum Ending {
-    Exited(std::io::Result<ExitStatus>),
-    TimedOut,
-}
-
-async fn supervise(child: &mut Child, input: Arc<[u8]>, timeout: Duration) -> RunResult {
-    let group = child
-        .id()
-        .and_then(|id| i32::try_from(id).ok())
-        .map(Pid::from_raw);
-    let writer = child.stdin.take().map(|mut stdin| {
-        tokio::spawn(async move {
-            // A hook may exit or close stdin without reading it: EPIPE is fine.
-            let _ = stdin.write_all(&input).await;
-            let _ = stdin.shutdown().await;
-        })
-    });
-    let mut stdout = Captured::default();
-    let mut stderr = Captured::default();
-    let (stdout_pipe, stderr_pipe) = (child.stdout.take(), child.stderr.take());
-    let deadline = tokio::time::Instant::now() + timeout;
-    let ending = {
-        let reading = async {
-            tokio::join!(
-                drain(stdout_pipe, &mut stdout),
-                drain(stderr_pipe, &mut stderr)
-            )
-        };
-        let mut reading = std::pin::pin!(reading);
-        let mut reading_done = false;
-        let ending = loop {
-            tokio::select! {
-                _ = &mut reading, if !reading_done => reading_done = true,
-                status = child.wait() => break Ending::Exited(status),
-                _ = tokio::time::sleep_until(deadline) => break Ending::TimedOut,
-            }
-        };
-        if matches!(ending, Ending::TimedOut) {
-            kill_group(group);
-        }
-        if !reading_done
-            && tokio::time::timeout(PIPE_GRACE, &mut reading)
-                .await
-                .is_err()
-        {
-            // Something the hook started still holds the pipes: end it and stop reading.
-            tracing::debug!(
-                "shell hook's pipes still open after it exited; killing its process group"
-            );
-            kill_group(group);
-            let _ = tokio::time::timeout(PIPE_GRACE, &mut reading).await;
-        }
-        ending
-    };
-    if let Some(writer) = writer {
-        writer.abort();
-    }
-    let mut result = RunResult {
-        stdout: stdout.text("stdout"),
-        stderr: stderr.text("stderr"),
-        ..RunResult::default()
-    };
-    match ending {
-        Ending::TimedOut => {
-            result.timed_out = true;
-            // Reap it; SIGKILL cannot be ignored, so this returns promptly.
-            if let Ok(status) = child.wait().await {
-                result.signal = std::os::unix::process::ExitStatusExt::signal(&status);
-            }
-        }
-        Ending::Exited(Ok(status)) => {
-            result.exit_code = status.code();
-            result.signal = std::os::unix::process::ExitStatusExt::signal(&status);
-        }
-        Ending::Exited(Err(error)) => {
-            kill_group(group);
-            result.error = Some(format!("cannot wait for the hook process: {error}"));
-        }
-    }
-    result
-}
-
-fn kill_group(group: Option<Pid>) {
-    if let Some(group) = group {
-        // ESRCH (the group is already gone) is the expected, harmless failure.
-        let _ = killpg(group, Signal::SIGKILL);
-    }
-}
-
-/// One output stream, kept up to [`OUTPUT_CAP_BYTES`].
-#[derive(Default)]
-struct Captured {
-    bytes: Vec<u8>,
-    discarded: usize,
-}
-
-impl Captured {
-    fn push(&mut self, chunk: &[u8]) {
-        let room = OUTPUT_CAP_BYTES.saturating_sub(self.bytes.len());
-        let kept = room.min(chunk.len());
-        self.bytes.extend_from_slice(&chunk[..kept]);
-        self.discarded += chunk.len() - kept;
-    }
-
-    fn text(self, stream: &str) -> String {
-        if self.discarded > 0 {
-            tracing::warn!(
-                "shell hook {stream} exceeded {OUTPUT_CAP_BYTES} bytes; {} bytes discarded",
-                self.discarded
-            );
-        }
-        String::from_utf8_lossy(&self.bytes).into_owned()
-    }
-}
-
-async fn drain(pipe: Option<impl AsyncRead + Unpin>, into: &mut Captured) {
-    let Some(mut pipe) = pipe else { return };
-    let mut buffer = vec![0_u8; 64 * 1024];
-    loop {
-        match pipe.read(&mut buffer).await {
-            Ok(0) | Err(_) => return,
-            Ok(read) => into.push(&buffer[..read]),
-        }
     }
 }
 
@@ -374,14 +261,5 @@ mod tests {
                 "a".to_owned()
             ])
         );
-    }
-
-    #[test]
-    fn captured_output_is_capped() {
-        let mut captured = Captured::default();
-        captured.push(&vec![b'a'; OUTPUT_CAP_BYTES - 1]);
-        captured.push(b"bcd");
-        assert_eq!(captured.bytes.len(), OUTPUT_CAP_BYTES);
-        assert_eq!(captured.discarded, 2);
     }
 }

@@ -168,14 +168,12 @@ fn list_plugins(rows: &[PluginRow], out: &mut dyn Write) -> anyhow::Result<()> {
                 e(&row.hooks.join(", ")).into_owned()
             };
             writeln!(out, "      hooks:   {hooks}")?;
-            if row.kind == PluginKind::Native {
-                let sections = if row.prompt_sections.is_empty() {
-                    "(none)".to_owned()
-                } else {
-                    e(&row.prompt_sections.join(", ")).into_owned()
-                };
-                writeln!(out, "      prompt sections: {sections}")?;
-            }
+            let sections = if row.prompt_sections.is_empty() {
+                "(none)".to_owned()
+            } else {
+                e(&row.prompt_sections.join(", ")).into_owned()
+            };
+            writeln!(out, "      prompt sections: {sections}")?;
         }
         if let Some(interpreter) = &row.interpreter {
             writeln!(out, "      interpreter: {}", e(&interpreter.to_string()))?;

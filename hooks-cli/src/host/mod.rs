@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hooks_core::prompt::PromptSections;
 use hooks_core::{Callbacks, ConfigError, Hooks};
 use hooks_outbound::{DeliveryReport, Outbound};
 
@@ -109,6 +110,7 @@ pub struct Host {
     home: Home,
     hooks: Arc<Hooks>,
     callbacks: Arc<Callbacks>,
+    prompt_sections: Arc<PromptSections>,
     outbound: Option<Arc<Outbound>>,
     warnings: Vec<String>,
     mechanisms: Vec<MechanismStatus>,
@@ -134,8 +136,8 @@ impl Host {
         let mut builder = Hooks::builder();
 
         let plugins = wiring::load_plugins(&home, options);
-        let callbacks = plugins.mechanism.clone();
-        builder = builder.with_shared(plugins.mechanism);
+        let (callbacks, prompt_sections) = plugins.mechanism;
+        builder = builder.with_shared(callbacks.clone());
         warnings.extend(plugins.warnings);
         mechanisms.push(plugins.status);
 
@@ -160,6 +162,7 @@ impl Host {
             home,
             hooks: Arc::new(builder.build()),
             callbacks,
+            prompt_sections,
             outbound: outbound.mechanism,
             warnings: warnings
                 .iter()
@@ -183,6 +186,17 @@ impl Host {
     /// Rust closures here; they run after the native plugins' hooks.
     pub fn callbacks(&self) -> &Arc<Callbacks> {
         &self.callbacks
+    }
+
+    /// The outbound webhooks, when any lane could start (their reports and stats).
+    pub fn outbound(&self) -> Option<&Arc<Outbound>> {
+        self.outbound.as_ref()
+    }
+
+    /// The system-prompt sections plugins registered: render them into the
+    /// system prompt; the host may register its own.
+    pub fn prompt_sections(&self) -> &Arc<PromptSections> {
+        &self.prompt_sections
     }
 
     /// The home that was loaded.

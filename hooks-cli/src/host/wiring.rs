@@ -7,11 +7,10 @@
 use std::sync::Arc;
 
 use hooks_core::Callbacks;
-use hooks_core::callbacks::CallbackError;
+use hooks_core::prompt::PromptSections;
 use hooks_core::interpreter::PythonInterpreter;
 use hooks_gateway::{GatewayHooks, GatewayOptions};
 use hooks_outbound::{Outbound, OutboundOptions};
-use hooks_plugin::NativePlugin;
 use hooks_shell::{Consent, RegisterOptions, ShellHooks};
 
 use super::{HostOptions, MechanismStatus};
@@ -27,42 +26,33 @@ pub(super) struct Loaded<M> {
     pub status: MechanismStatus,
 }
 
-/// In-process callbacks with every enabled native plugin's hooks registered, in load order.
-pub(super) fn load_plugins(home: &Home, _options: &HostOptions) -> Loaded<Arc<Callbacks>> {
+/// In-process callbacks with every enabled plugin's hooks registered (native
+/// libraries in this process, Python plugins in their worker), in load order,
+/// and their system-prompt sections.
+pub(super) fn load_plugins(
+    home: &Home,
+    _options: &HostOptions,
+) -> Loaded<(Arc<Callbacks>, Arc<PromptSections>)> {
     let (settings, mut warnings) = home.config.plugin_settings();
     let callbacks = Callbacks::new(settings);
-    let discovery = hooks_plugin::discover(&home.path, &home.config);
-    warnings.extend(discovery.warnings.iter().cloned());
-    register_native(&callbacks, &discovery.plugins);
-    let failed = discovery
-        .found
+    let sections = Arc::new(PromptSections::new());
+    let registration =
+        hooks_plugin::register_plugins(&home.path, &home.config, &callbacks, &sections);
+    warnings.extend(registration.warnings.iter().cloned());
+    let loaded = registration
+        .plugins
         .iter()
-        .filter(|info| matches!(info.status, hooks_plugin::PluginStatus::Failed(_)))
+        .filter(|info| info.status == hooks_plugin::PluginStatus::Loaded)
         .count();
     Loaded {
-        mechanism: callbacks,
+        mechanism: (callbacks, sections),
         warnings: warnings.iter().map(ToString::to_string).collect(),
         status: MechanismStatus {
             mechanism: "plugins",
-            registered: discovery.plugins.len(),
-            failed,
-            summary: format!("{} native plugin(s)", discovery.plugins.len()),
+            registered: loaded,
+            failed: registration.failures().count(),
+            summary: format!("{loaded} plugin(s)"),
         },
-    }
-}
-
-/// Registers every hook of every loaded plugin as an in-process callback.
-fn register_native(callbacks: &Callbacks, plugins: &[Arc<NativePlugin>]) {
-    for plugin in plugins {
-        for hook in plugin.hooks() {
-            let owner = plugin.name().to_owned();
-            let plugin = plugin.clone();
-            callbacks.register(hook, &owner, move |event| {
-                plugin
-                    .call(event)
-                    .map_err(|error| CallbackError::new("PluginError", error.to_string()))
-            });
-        }
     }
 }
 

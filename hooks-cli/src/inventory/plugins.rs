@@ -1,15 +1,20 @@
-//! Plugins found in a home, native ones described by a child process.
+//! Plugins found in a home: native ones described by a child process, Python
+//! ones loaded in their worker (itself a child process).
 //!
-//! Nothing here loads a library into this process: discovery runs with loading
-//! switched off, and every enabled native plugin is described by a
-//! [`ChildInspector`], so a library that aborts while loading is a finding.
+//! Nothing here loads a native library into this process: a first discovery
+//! runs with loading switched off to list every plugin; a second one loads only
+//! the enabled Python plugins (the worker reports what each `register(ctx)`
+//! registered, or why it failed); every enabled native library is described by
+//! a [`ChildInspector`], so a library that aborts while loading is a finding.
 
 use std::path::PathBuf;
 
-use hooks_core::{Config, ConfigWarning};
 use hooks_core::interpreter::PythonInterpreter;
+use hooks_core::{Config, ConfigWarning};
 use hooks_plugin::{DiscoverOptions, PluginInfo, PluginStatus};
 use serde_json::{Value, json};
+
+pub use hooks_plugin::discover::PluginKind;
 
 use crate::home::Home;
 use crate::inspect::ChildInspector;
@@ -19,25 +24,6 @@ use crate::inspect::ChildInspector;
 pub const NATIVE_TRUST_NOTE: &str = "native plugins run with full trust inside the agent's \
      process: they can read and change anything the agent can, and a crash in one is a crash \
      of the agent. Enable only libraries you would link into the agent yourself.";
-
-/// What a plugin is written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PluginKind {
-    /// A shared library speaking the C ABI.
-    Native,
-    /// A Python package (`__init__.py` with `register(ctx)`).
-    Python,
-}
-
-impl PluginKind {
-    /// `native` or `python`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PluginKind::Native => "native",
-            PluginKind::Python => "python",
-        }
-    }
-}
 
 /// What became of a plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,7 +56,7 @@ pub struct PluginRow {
     pub name: String,
     /// Native or Python.
     pub kind: PluginKind,
-    /// Where it was found: `user` (the home's `plugins/`).
+    /// Where it was found: `user`, `project` or `entrypoint`.
     pub source: &'static str,
     /// The plugin folder.
     pub dir: PathBuf,
@@ -88,8 +74,8 @@ pub struct PluginRow {
     pub prompt_sections: Vec<String>,
     /// The ABI version a native library speaks.
     pub abi_version: Option<u32>,
-    /// The interpreter a Python plugin would run with, and why that one.
-    pub interpreter: Option<PythonInterpreter>,
+    /// The interpreter a Python plugin runs with, and why that one.
+    pub interpreter: Option<String>,
 }
 
 impl PluginRow {
@@ -115,20 +101,47 @@ impl PluginRow {
     }
 }
 
-/// The plugins of `home`, each enabled native library described by `inspector`.
-/// The second value holds discovery's warnings (naming file and field).
+/// The plugins of `home`: each enabled native library described by
+/// `inspector`, each enabled Python plugin loaded in its worker. The second
+/// value holds the discovery warnings (naming file and field).
 pub fn scan(home: &Home, inspector: &ChildInspector) -> (Vec<PluginRow>, Vec<ConfigWarning>) {
-    // Loading switched off: this process never runs a plugin's code.
-    let no_load = DiscoverOptions { safe_mode: true };
-    let discovery = hooks_plugin::discover_with(&home.path, &home.config, no_load);
-    let safe_mode = hooks_core::home::safe_mode();
-    let required = required_names(&home.config);
-    let rows = discovery
+    let options = DiscoverOptions::from_env();
+    let safe_mode = options.safe_mode;
+    // Loading switched off: only the listing.
+    let listing_options = DiscoverOptions {
+        safe_mode: true,
+        ..options.clone()
+    };
+    let listing = hooks_plugin::discover_with(&home.path, &home.config, listing_options);
+    let python_keys: Vec<String> = listing
+        .found
+        .iter()
+        .filter(|info| info.kind == PluginKind::Python && info.status == PluginStatus::SafeMode)
+        .map(|info| info.key.clone())
+        .collect();
+    let python = (!safe_mode && !python_keys.is_empty()).then(|| {
+        let config = only_enabled(&home.config, &python_keys);
+        hooks_plugin::discover_with(&home.path, &config, options)
+    });
+    let interpreter = python
+        .as_ref()
+        .and_then(|python| python.interpreter.as_ref())
+        .map(ToString::to_string)
+        .unwrap_or_else(|| PythonInterpreter::resolve().to_string());
+    let rows = listing
         .found
         .iter()
         .map(|info| {
-            let mut row = classify(info, safe_mode);
-            row.required = required.iter().any(|r| *r == row.key || *r == row.name);
+            let loaded = python.as_ref().and_then(|python| {
+                python
+                    .found
+                    .iter()
+                    .find(|p| p.key == info.key && p.source == info.source)
+            });
+            let mut row = classify(info, loaded, safe_mode);
+            if row.kind == PluginKind::Python {
+                row.interpreter = Some(interpreter.clone());
+            }
             if row.kind == PluginKind::Native
                 && row.state == PluginState::Loaded
                 && let Some(library) = row.library.clone()
@@ -138,58 +151,72 @@ pub fn scan(home: &Home, inspector: &ChildInspector) -> (Vec<PluginRow>, Vec<Con
             row
         })
         .collect();
-    (rows, discovery.warnings)
+    let mut warnings = listing.warnings;
+    for warning in python.into_iter().flat_map(|python| python.warnings) {
+        if !warnings.contains(&warning) {
+            warnings.push(warning);
+        }
+    }
+    (rows, warnings)
 }
 
-/// The row for `info` before any library is looked at; an enabled native
-/// plugin comes out `Loaded`, to be confirmed by the inspector.
-fn classify(info: &PluginInfo, safe_mode: bool) -> PluginRow {
-    let python = info.library.is_none() && info.dir.join("__init__.py").is_file();
+/// `config` with `plugins.enabled` replaced by `keys`.
+fn only_enabled(config: &Config, keys: &[String]) -> Config {
+    let mut root = config.root().clone();
+    if let Some(root) = root.as_object_mut() {
+        let plugins = root
+            .entry("plugins")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if !plugins.is_object() {
+            *plugins = Value::Object(Default::default());
+        }
+        if let Some(plugins) = plugins.as_object_mut() {
+            plugins.insert("enabled".to_owned(), json!(keys));
+        }
+    }
+    Config::from_value(config.home(), root)
+}
+
+/// The row for `info` of the listing; `loaded` is the same plugin in the
+/// discovery that loaded Python plugins. An enabled native plugin comes out
+/// `Loaded`, to be confirmed by the inspector.
+fn classify(info: &PluginInfo, loaded: Option<&PluginInfo>, safe_mode: bool) -> PluginRow {
     let mut row = PluginRow {
         key: info.key.clone(),
         name: info.name.clone(),
-        kind: if python {
-            PluginKind::Python
-        } else {
-            PluginKind::Native
-        },
-        source: "user",
+        kind: info.kind,
+        source: info.source.as_str(),
         dir: info.dir.clone(),
         library: info.library.clone(),
-        required: false,
+        required: info.required,
         state: PluginState::Disabled,
         reason: None,
         hooks: Vec::new(),
         prompt_sections: Vec::new(),
         abi_version: None,
-        interpreter: python.then(PythonInterpreter::resolve),
+        interpreter: None,
     };
-    let (state, reason) = match &info.status {
-        PluginStatus::Disabled | PluginStatus::NotEnabled => {
-            (PluginState::Disabled, Some(info.status.to_string()))
+    let status = match (&info.status, loaded) {
+        (PluginStatus::SafeMode, Some(loaded)) if !safe_mode => &loaded.status,
+        (status, _) => status,
+    };
+    (row.state, row.reason) = match status {
+        PluginStatus::Disabled | PluginStatus::NotEnabled | PluginStatus::SafeMode => {
+            (PluginState::Disabled, Some(status.to_string()))
         }
         PluginStatus::Invalid(reason) | PluginStatus::Failed(reason) => {
             (PluginState::Failed, Some(reason.clone()))
         }
-        // Discovery ran with loading off, so an enabled plugin reads as "safe mode".
-        _ if safe_mode => (
-            PluginState::Disabled,
-            Some(PluginStatus::SafeMode.to_string()),
-        ),
-        _ if python => (
-            PluginState::Failed,
-            Some(
-                "Python plugins are not run by this host: its hooks do NOT run".to_owned(),
-            ),
-        ),
-        _ if info.library.is_none() => (
-            PluginState::Failed,
-            Some("missing field `library` (the native library to load)".to_owned()),
-        ),
-        _ => (PluginState::Loaded, None),
+        PluginStatus::Loaded => (PluginState::Loaded, None),
     };
-    row.state = state;
-    row.reason = reason;
+    // Discovery ran with loading off: an enabled native plugin reads "safe mode".
+    if !safe_mode && info.kind == PluginKind::Native && info.status == PluginStatus::SafeMode {
+        (row.state, row.reason) = (PluginState::Loaded, None);
+    }
+    if let Some(loaded) = loaded.filter(|l| l.status == PluginStatus::Loaded) {
+        row.hooks = loaded.hooks.clone();
+        row.prompt_sections = loaded.sections.clone();
+    }
     row
 }
 
@@ -208,17 +235,5 @@ fn describe(
             row.state = PluginState::Failed;
             row.reason = Some(error.to_string());
         }
-    }
-}
-
-/// `plugins.required`: the plugins whose failure must block `pre_tool_call`.
-fn required_names(config: &Config) -> Vec<String> {
-    match config.get("plugins.required") {
-        Some(Value::Array(names)) => names
-            .iter()
-            .filter_map(|name| name.as_str().map(|name| name.trim().to_owned()))
-            .collect(),
-        Some(Value::String(name)) => vec![name.trim().to_owned()],
-        _ => Vec::new(),
     }
 }

@@ -8,6 +8,7 @@ mod help;
 mod inputs;
 mod list_doctor;
 mod output;
+mod python_plugins;
 mod reference;
 mod snapshots;
 mod support;

@@ -130,7 +130,10 @@ fn safe_mode_loads_nothing_but_lists_everything() {
     let discovery = discover_with(
         home.path(),
         &home.config("plugins: {enabled: [example]}"),
-        DiscoverOptions { safe_mode: true },
+        DiscoverOptions {
+            safe_mode: true,
+            ..DiscoverOptions::default()
+        },
     );
     assert!(discovery.plugins.is_empty());
     assert_eq!(
@@ -154,30 +157,42 @@ fn discover_reads_safe_mode_from_the_environment() {
 }
 
 #[test]
-fn a_python_plugin_is_skipped_with_a_warning() {
+fn python_and_native_plugins_share_one_load_order() {
+    if !crate::python::python_available() {
+        return;
+    }
     let home = Home::new();
-    let dir = home.plugin(
-        "pyplug",
+    // `zz-python` requires `example`; `aa-python` requires `zz-python`.
+    home.plugin(
+        "aa-python",
         &[
-            ("plugin.yaml", "name: pyplug\n"),
+            ("plugin.yaml", "name: aa-python\nrequires_plugins: [zz-python]\n"),
+            ("__init__.py", "def register(ctx):\n    ctx.register_hook('on_session_start', lambda **kw: None)\n"),
+        ],
+    );
+    home.plugin(
+        "zz-python",
+        &[
+            (
+                "plugin.yaml",
+                "name: zz-python\nrequires_plugins: [example]\n",
+            ),
             ("__init__.py", "def register(ctx): pass\n"),
         ],
     );
     home.example_plugin("example", "");
-    let discovery = run(&home, "plugins: {enabled: [pyplug, example]}");
+    let discovery = run(&home, "plugins: {enabled: [aa-python, zz-python, example]}");
+    assert!(discovery.warnings.is_empty(), "{:?}", discovery.warnings);
+    assert_eq!(discovery.load_order, ["example", "zz-python", "aa-python"]);
     assert_eq!(loaded_keys(&discovery), ["example"]);
-    assert_eq!(status_of(&discovery, "pyplug"), Some(&PluginStatus::Python));
-    assert_eq!(discovery.warnings.len(), 1);
-    let warning = &discovery.warnings[0];
     assert_eq!(
-        (warning.file.clone(), warning.key.as_str()),
-        (dir.join("plugin.yaml"), "library")
+        status_of(&discovery, "aa-python"),
+        Some(&PluginStatus::Loaded)
     );
-    assert!(
-        warning.message.contains("native plugins only"),
-        "{}",
-        warning.message
-    );
+    let info = discovery.info("aa-python").expect("listed");
+    assert_eq!(info.kind, hooks_plugin::PluginKind::Python);
+    assert_eq!(info.hooks, ["on_session_start"]);
+    assert!(discovery.interpreter.is_some());
 }
 
 #[test]

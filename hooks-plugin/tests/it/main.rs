@@ -5,4 +5,5 @@
 mod abi_errors;
 mod calls;
 mod discovery;
+mod python;
 mod support;

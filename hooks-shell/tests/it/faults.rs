@@ -208,3 +208,31 @@ async fn does_not_exist() {
         "hook /no/such/hook.sh failed closed: command not found"
     );
 }
+
+#[tokio::test]
+async fn setsid_grandchild_of_a_timed_out_hook_is_killed_too() {
+    let home = Home::new();
+    let pid_file = home.path().join("grandchild");
+    // `setsid` in a background job is not a group leader, so it calls setsid(2)
+    // itself and execs sleep: `$!` is the pid of a process in its own session.
+    let command = home.sh(
+        "setsid.sh",
+        &format!(
+            "setsid sleep 30 & echo $! > {}; sleep 30",
+            pid_file.display()
+        ),
+    );
+    let (result, parsed, elapsed) = fire(&spec(&home, &command, true)).await;
+    assert!(result.timed_out && elapsed < Duration::from_secs(1) + MARGIN);
+    assert!(message(&parsed).contains("timed out after 1s"));
+    let grandchild = read_pid(&pid_file);
+    let gone = wait_gone(grandchild, Duration::from_secs(2));
+    if !gone {
+        // Do not leave it behind for the rest of the suite.
+        let _ = nix::sys::signal::kill(
+            nix::unistd::Pid::from_raw(grandchild),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+    assert!(gone, "setsid grandchild {grandchild} survived the timeout");
+}

@@ -1,0 +1,51 @@
+//! The one process supervisor: every child the hook system starts (shell hooks,
+//! executable gateway handlers, Python workers) is spawned, bounded and killed here.
+//!
+//! Compiled only with the `process` cargo feature; the default build of
+//! hooks-core spawns no processes.
+//!
+//! - [`ChildTree`] is a spawned child plus every process it starts, whether or
+//!   not they stay in its process group or session. Dropping it, or calling
+//!   [`ChildTree::kill_tree`], `SIGKILL`s all of them.
+//! - [`run`] is a one-shot run: input on stdin, stdout and stderr drained
+//!   together under a byte cap, a timeout, and a short grace for the pipes once
+//!   the direct child has exited, so a reply is never held hostage by a
+//!   grandchild that keeps a pipe open.
+//!
+//! How the tree is found (Linux): each tree gets a unique token in the
+//! [`TREE_ENV`] environment variable, inherited by everything it starts. At kill
+//! time `/proc` is scanned for processes whose initial environment carries the
+//! token, plus every descendant (by parent pid) of those and of the direct child,
+//! plus the members of the child's process group once one of them is known to be
+//! ours. That finds children that called `setsid`/`setpgid` and orphans of a
+//! double fork; a process is killed only when it is proven ours this way. On other
+//! unix systems only the process group is killed.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use std::time::Duration;
+//! use hooks_core::process::{RunLimits, run};
+//!
+//! let mut command = tokio::process::Command::new("sh");
+//! command.args(["-c", "cat; echo done >&2"]);
+//! let limits = RunLimits {
+//!     timeout: Duration::from_secs(10),
+//!     output_cap: 1024,
+//!     pipe_grace: Duration::from_millis(250),
+//! };
+//! let output = run(command, b"hello", &limits).await.unwrap();
+//! assert_eq!(output.exit_code, Some(0));
+//! assert_eq!(output.stdout, b"hello");
+//! assert_eq!(output.stderr, b"done\n");
+//! # });
+//! ```
+
+mod capture;
+mod kill;
+#[cfg(target_os = "linux")]
+mod procfs;
+mod run;
+mod tree;
+
+pub use run::{RunLimits, RunOutput, run};
+pub use tree::{ChildTree, TREE_ENV};

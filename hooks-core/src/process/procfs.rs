@@ -1,0 +1,241 @@
+//! Which processes belong to a tree, read from `/proc` (Linux).
+//!
+//! A process is ours when its initial environment carries the tree's token,
+//! when it descends (by parent pid) from the unreaped direct child or from a
+//! process that is ours, or when it is in the tree's process group and that
+//! group is proven ours. Nothing else is ever returned.
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+
+use super::tree::TREE_ENV;
+
+/// One line of the process table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Entry {
+    pub pid: i32,
+    pub ppid: i32,
+    pub pgid: i32,
+    /// Already dead, waiting for its parent to reap it: nothing to kill.
+    pub zombie: bool,
+}
+
+/// The process table now. Processes that vanish while it is read are skipped.
+pub(crate) fn snapshot() -> Vec<Entry> {
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|entry| {
+        let pid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        parse_stat(pid, &stat)
+    })
+    .collect()
+}
+
+/// Reads `ppid`, `pgrp` and the state from a `/proc/<pid>/stat` line. The
+/// command name is in parentheses and may itself contain `)` and spaces, so
+/// the fields are taken after the last `)`.
+pub(crate) fn parse_stat(pid: i32, stat: &str) -> Option<Entry> {
+    let (_, rest) = stat.rsplit_once(')')?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields.next()?;
+    let ppid = fields.next()?.parse().ok()?;
+    let pgid = fields.next()?.parse().ok()?;
+    Some(Entry {
+        pid,
+        ppid,
+        pgid,
+        zombie: state == "Z" || state == "X",
+    })
+}
+
+/// Whether a `/proc/<pid>/environ` block marks the process with `token`.
+pub(crate) fn environ_has_token(environ: &[u8], token: &str) -> bool {
+    let prefix = format!("{TREE_ENV}=");
+    environ
+        .split(|byte| *byte == 0)
+        .filter_map(|variable| variable.strip_prefix(prefix.as_bytes()))
+        .any(|marks| {
+            marks
+                .split(|byte| *byte == b':')
+                .any(|mark| mark == token.as_bytes())
+        })
+}
+
+fn carries_token(pid: i32, token: &str) -> bool {
+    // Unreadable (another user's process, one that changed credentials): not
+    // provably ours, and not killable by us anyway.
+    fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| environ_has_token(&environ, token))
+}
+
+/// A tree's processes, found in one scan.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Members {
+    /// The live processes proven ours.
+    pub pids: HashSet<i32>,
+    /// Whether the tree's process group is proven ours, so `killpg` is safe.
+    pub group_is_ours: bool,
+}
+
+/// The live processes of the tree in `table`, as described in the module docs.
+///
+/// `root` is the direct child's pid while it is unreaped (the pid cannot be
+/// reused then, so its descendants and its group are ours); `pgid` the tree's
+/// process group. `marked` says whether a pid carries the token (a parameter so
+/// tests can supply their own).
+pub(crate) fn members(
+    table: &[Entry],
+    root: Option<i32>,
+    pgid: i32,
+    marked: impl Fn(i32) -> bool,
+) -> Members {
+    let protected = protected(table);
+    let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
+    for entry in table {
+        children.entry(entry.ppid).or_default().push(entry.pid);
+    }
+    let mut ours: HashSet<i32> = table
+        .iter()
+        .filter(|entry| !entry.zombie && marked(entry.pid))
+        .map(|entry| entry.pid)
+        .chain(root)
+        .filter(|pid| !protected.contains(pid))
+        .collect();
+    add_descendants(&mut ours, &children, &protected);
+    let group_is_ours = root.is_some()
+        || table
+            .iter()
+            .any(|entry| entry.pgid == pgid && ours.contains(&entry.pid));
+    if group_is_ours {
+        let group = table.iter().filter(|e| e.pgid == pgid).map(|e| e.pid);
+        ours.extend(group.filter(|pid| !protected.contains(pid)));
+        add_descendants(&mut ours, &children, &protected);
+    }
+    let live: HashSet<i32> = table
+        .iter()
+        .filter(|entry| !entry.zombie)
+        .map(|entry| entry.pid)
+        .collect();
+    ours.retain(|pid| live.contains(pid));
+    Members {
+        pids: ours,
+        group_is_ours,
+    }
+}
+
+/// Processes never to be counted as a tree's, whatever they carry: init, the
+/// kernel's threads' parent, this process and its ancestors.
+fn protected(table: &[Entry]) -> HashSet<i32> {
+    let parents: HashMap<i32, i32> = table.iter().map(|e| (e.pid, e.ppid)).collect();
+    let mut protected = HashSet::from([0, 1, 2]);
+    let mut pid = std::process::id() as i32;
+    while protected.insert(pid) {
+        match parents.get(&pid) {
+            Some(parent) => pid = *parent,
+            None => break,
+        }
+    }
+    protected
+}
+
+/// Adds to `set` every descendant of its members.
+fn add_descendants(
+    set: &mut HashSet<i32>,
+    children: &HashMap<i32, Vec<i32>>,
+    protected: &HashSet<i32>,
+) {
+    let mut queue: Vec<i32> = set.iter().copied().collect();
+    while let Some(pid) = queue.pop() {
+        for child in children.get(&pid).into_iter().flatten() {
+            if !protected.contains(child) && set.insert(*child) {
+                queue.push(*child);
+            }
+        }
+    }
+}
+
+/// The live processes of the tree marked with `token`, read from `/proc` now.
+pub(crate) fn find(root: Option<i32>, pgid: i32, token: &str) -> Members {
+    members(&snapshot(), root, pgid, |pid| carries_token(pid, token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(pid: i32, ppid: i32, pgid: i32) -> Entry {
+        Entry {
+            pid,
+            ppid,
+            pgid,
+            zombie: false,
+        }
+    }
+
+    #[test]
+    fn stat_fields_come_after_the_last_parenthesis() {
+        let stat = "42 (a) b) (c) S 7 40 40 0 -1 4194560";
+        assert_eq!(parse_stat(42, stat), Some(entry(42, 7, 40)));
+        let zombie = parse_stat(43, "43 (sh) Z 1 43 43").map(|e| e.zombie);
+        assert_eq!(zombie, Some(true));
+        assert_eq!(parse_stat(1, "garbage"), None);
+    }
+
+    #[test]
+    fn the_token_must_match_a_whole_mark() {
+        let environ = b"PATH=/bin\0HERMES_HOOKS_TREE=outer:1.2.ab\0HOME=/root\0";
+        assert!(environ_has_token(environ, "1.2.ab"));
+        assert!(environ_has_token(environ, "outer"));
+        assert!(!environ_has_token(environ, "1.2.a"));
+        assert!(!environ_has_token(environ, "PATH"));
+        assert!(!environ_has_token(
+            b"X_HERMES_HOOKS_TREE=1.2.ab\0",
+            "1.2.ab"
+        ));
+    }
+
+    #[test]
+    fn descendants_of_the_unreaped_child_and_its_group_are_ours() {
+        // 100: the child (group 100); 101: its child that called setsid;
+        // 102: 101's child; 103: in group 100 but reparented to init;
+        // 200: a stranger in group 200.
+        let table = [
+            entry(100, 1, 100),
+            entry(101, 100, 101),
+            entry(102, 101, 101),
+            entry(103, 1, 100),
+            entry(200, 1, 200),
+        ];
+        let ours = members(&table, Some(100), 100, |_| false).pids;
+        assert_eq!(ours, HashSet::from([100, 101, 102, 103]));
+    }
+
+    #[test]
+    fn after_reaping_only_marked_processes_prove_the_group() {
+        // The child (100) was reaped: its pid, and so its group id, may be reused.
+        let table = [entry(100, 1, 100), entry(105, 100, 100), entry(300, 1, 300)];
+        assert_eq!(members(&table, None, 100, |_| false), Members::default());
+        // A marked orphan in a session of its own, with a child of its own.
+        let table = [entry(150, 1, 150), entry(151, 150, 150), entry(300, 1, 300)];
+        let ours = members(&table, None, 100, |pid| pid == 150).pids;
+        assert_eq!(ours, HashSet::from([150, 151]));
+        // A marked member proves the group: its unmarked peer dies too.
+        let table = [entry(160, 1, 100), entry(161, 1, 100), entry(300, 1, 300)];
+        let ours = members(&table, None, 100, |pid| pid == 160).pids;
+        assert_eq!(ours, HashSet::from([160, 161]));
+    }
+
+    #[test]
+    fn never_ourselves_init_or_a_zombie() {
+        let me = std::process::id() as i32;
+        let mut dead = entry(102, 100, 100);
+        dead.zombie = true;
+        let table = [entry(me, 1, me), entry(1, 0, 1), entry(100, me, 100), dead];
+        let ours = members(&table, None, 100, |_| true).pids;
+        assert_eq!(ours, HashSet::from([100]));
+        // Even a marked process never makes init's other children ours.
+        let table = [entry(1, 0, 1), entry(300, 1, 300)];
+        assert!(members(&table, None, 100, |pid| pid == 1).pids.is_empty());
+    }
+}

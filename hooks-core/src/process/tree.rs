@@ -1,0 +1,165 @@
+//! [`ChildTree`]: a spawned child, marked so that all it starts can be found and killed.
+
+use std::collections::hash_map::RandomState;
+use std::ffi::{OsStr, OsString};
+use std::hash::{BuildHasher, Hasher};
+use std::io;
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tokio::process::{Child, Command};
+
+use super::kill;
+
+/// The environment variable that marks every process of a tree.
+///
+/// Its value is a `:`-separated list of tree tokens: a tree started from inside
+/// another tree (a hook that runs `hooks`, say) keeps the outer token and adds
+/// its own, so both supervisors find it.
+pub const TREE_ENV: &str = "HERMES_HOOKS_TREE";
+
+/// A spawned child and every process it starts, same process group or not.
+///
+/// Dropping it kills the whole tree (unless [`run`](super::run) decided that
+/// what is left is detached and must be left alone).
+#[derive(Debug)]
+pub struct ChildTree {
+    child: Child,
+    pid: u32,
+    token: String,
+    armed: bool,
+}
+
+impl ChildTree {
+    /// Spawns `command` with the stdio the caller configured, in its own process
+    /// group, marked (see [`TREE_ENV`]) so that descendants that call
+    /// `setsid`/`setpgid`, or are reparented, are still found.
+    pub fn spawn(mut command: Command) -> io::Result<ChildTree> {
+        let token = new_token();
+        let marks = marks_for(&command, &token);
+        command
+            .process_group(0)
+            .kill_on_drop(true)
+            .env(TREE_ENV, marks);
+        let child = command.spawn()?;
+        let pid = child
+            .id()
+            .ok_or_else(|| io::Error::other("the spawned child has no pid"))?;
+        Ok(ChildTree {
+            child,
+            pid,
+            token,
+            armed: true,
+        })
+    }
+
+    /// The direct child's pid (== its process group id), captured at spawn.
+    pub fn id(&self) -> u32 {
+        self.pid
+    }
+
+    /// This tree's token, as found in [`TREE_ENV`] of each of its processes.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The direct child, to take stdin/stdout/stderr.
+    pub fn child_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// Waits for the direct child to exit (the rest of the tree may live on).
+    pub async fn wait(&mut self) -> io::Result<ExitStatus> {
+        self.child.wait().await
+    }
+
+    /// The direct child's status if it has exited, without waiting.
+    pub fn try_wait(&mut self) -> io::Result<Option<ExitStatus>> {
+        self.child.try_wait()
+    }
+
+    /// SIGKILLs the group and every descendant (including those that left the
+    /// group or session), then reaps the direct child if it is already dead.
+    /// Idempotent; works after the direct child was reaped.
+    pub fn kill_tree(&mut self) {
+        // tokio forgets the pid once it has reaped the child: from then on the pid
+        // may be reused, so it is neither a root of the ppid walk nor proof that
+        // the process group is still ours.
+        let unreaped = self.child.id().is_some();
+        kill::kill_tree(&kill::Target {
+            pgid: self.pid,
+            token: &self.token,
+            unreaped,
+        });
+        // Safe after reaping too: tokio then refuses instead of signalling a pid.
+        let _ = self.child.start_kill();
+        let _ = self.child.try_wait();
+    }
+
+    /// Leaves whatever is still running alone when this value is dropped: the
+    /// descendants of a child that exited normally and that hold none of our
+    /// pipes are detached on purpose.
+    pub(crate) fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for ChildTree {
+    fn drop(&mut self) {
+        if self.armed {
+            self.kill_tree();
+        }
+    }
+}
+
+/// A token no other tree of this or any other process carries: our pid, a
+/// counter, and 64 random bits (std's hasher keys come from the OS's RNG).
+fn new_token() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let count = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut hasher = RandomState::new().build_hasher();
+    hasher.write_u64(count);
+    format!("{}.{count}.{:016x}", std::process::id(), hasher.finish())
+}
+
+/// The value of [`TREE_ENV`] for a child of `command`: the marks it would
+/// inherit (or was given), followed by `token`.
+fn marks_for(command: &Command, token: &str) -> OsString {
+    let given = command
+        .as_std()
+        .get_envs()
+        .find(|(key, _)| *key == OsStr::new(TREE_ENV))
+        .map(|(_, value)| value.map(OsStr::to_os_string));
+    let inherited = match given {
+        Some(value) => value,
+        None => std::env::var_os(TREE_ENV),
+    };
+    let mut marks = OsString::new();
+    if let Some(inherited) = inherited.filter(|value| !value.is_empty()) {
+        marks.push(inherited);
+        marks.push(":");
+    }
+    marks.push(token);
+    marks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_unique_and_colon_free() {
+        let (a, b) = (new_token(), new_token());
+        assert_ne!(a, b);
+        assert!(!a.contains(':') && !a.contains('='));
+    }
+
+    #[test]
+    fn an_outer_mark_is_kept() {
+        let mut command = Command::new("true");
+        command.env(TREE_ENV, "outer");
+        assert_eq!(marks_for(&command, "inner"), OsString::from("outer:inner"));
+        command.env_remove(TREE_ENV);
+        assert_eq!(marks_for(&command, "inner"), OsString::from("inner"));
+    }
+}

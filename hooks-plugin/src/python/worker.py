@@ -1,0 +1,534 @@
+"""Python plugin worker: runs a Hermes home's Python plugins for the Rust host.
+
+Usage: python3 -c <this file> <HERMES_HOME>
+
+One worker serves every Python plugin of a home, so plugins import each other
+(``hermes_plugins.<slug>``) and share module state as in one Hermes process.
+
+Protocol: one JSON object per line, on private copies of the original stdin
+and stdout. Every message carries an ``id``; answers repeat the request's id.
+
+  ready     -> {"id": 0, "ready": true, "executable": ..., "version": ...}
+  request   <- {"id": n, "op": "entry_points"}
+            <- {"id": n, "op": "load", "plugin": {key, name, module, source, path, ...}}
+            <- {"id": n, "op": "call", "callback": "<key>#<n>", "event": ..., "payload": {...}}
+            <- {"id": n, "op": "section", "callback": "<key>#s<n>", "info": {...}}
+  answer    -> {"id": n, "ok": true, "result": ...}
+            -> {"id": n, "ok": false, "type": "ValueError", "error": "..."}
+
+Requests run on their own threads (coroutines on one event loop that runs for
+the worker's life), so a hung callback never holds up another one.
+
+fd 0 becomes /dev/null and fd 1 becomes stderr once the protocol copies are
+taken, so nothing a plugin (or a process it starts) prints can reach the
+protocol. ``sys.stdout`` and ``sys.stderr`` write lines prefixed with
+``\\x01<plugin>\\x02`` when the writer is known, so the host names the plugin.
+"""
+
+import asyncio
+import collections
+import contextvars
+import importlib
+import importlib.metadata
+import importlib.util
+import inspect
+import json
+import os
+import queue
+import re
+import signal
+import sys
+import threading
+import types
+
+ENTRY_POINTS_GROUP = "hermes_agent.plugins"
+NAMESPACE = "hermes_plugins"
+TREE_ENV = "HERMES_HOOKS_TREE"
+TELEMETRY_KEY = "telemetry_schema_version"
+TELEMETRY_VALUE = "hermes.observer.v1"
+NO_TELEMETRY = {"gateway_platform_event"}
+# Fields that are live objects in Hermes; here they are their plain data,
+# readable with attribute access (``event.source.chat_id``) as well as keys.
+OBJECT_FIELDS = {
+    "pre_gateway_dispatch": ("event", "gateway", "session_store"),
+    "on_kanban_dispatch_tick": ("result",),
+}
+MAX_ANSWER_BYTES = 8 * 1024 * 1024
+SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
+SECTION_POSITIONS = ("after_memory",)
+UNSUPPORTED = (
+    "register_tool", "inject_message", "register_cli_command", "register_command",
+    "dispatch_tool", "register_context_engine", "register_image_gen_provider",
+    "register_dashboard_auth_provider", "register_video_gen_provider",
+    "register_web_search_provider", "register_browser_provider",
+    "register_secret_source", "register_tts_provider",
+    "register_transcription_provider", "register_platform",
+    "register_slack_action_handler", "register_auxiliary_task",
+    "register_middleware", "register_skill",
+)
+
+current_plugin = contextvars.ContextVar("current_plugin", default=None)
+callbacks = {}  # callback id -> (function, accepted keywords or None for all, plugin name)
+sections = {}  # section id -> owning plugin name (ids are unique per worker)
+warned = set()  # (plugin, api) pairs already warned about
+
+
+class PluginStream:
+    """sys.stdout / sys.stderr: lines go to fd 2, prefixed with the writing plugin."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.lock = threading.Lock()
+        self.partial = {}
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError("write() argument must be str, not " + type(text).__name__)
+        plugin = current_plugin.get()
+        with self.lock:
+            pending = self.partial.pop(plugin, "") + text
+            *lines, rest = pending.split("\n")
+            for line in lines:
+                self.emit(plugin, line)
+            if rest:
+                self.partial[plugin] = rest
+        return len(text)
+
+    def flush(self):
+        # A flush shows a partial line (print(delta, end="", flush=True)) right away.
+        with self.lock:
+            for plugin, rest in list(self.partial.items()):
+                self.emit(plugin, rest)
+            self.partial.clear()
+
+    def emit(self, plugin, line):
+        prefix = "\x01%s\x02" % plugin if plugin else ""
+        try:
+            self.raw.write(prefix + line + "\n")
+            self.raw.flush()
+        except (OSError, ValueError):
+            pass
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        return 2
+
+    @property
+    def encoding(self):
+        return "utf-8"
+
+    def writable(self):
+        return True
+
+
+class Channel:
+    """The protocol: requests in, answers out, one writer at a time."""
+
+    def __init__(self):
+        self.requests = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
+        self.answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+        self.lock = threading.Lock()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(2, 1)
+        raw = os.fdopen(os.dup(2), "w", encoding="utf-8", errors="replace")
+        sys.stdout = PluginStream(raw)
+        sys.stderr = PluginStream(raw)
+
+    def send(self, message):
+        line = encode(message)
+        if len(line) > MAX_ANSWER_BYTES:
+            line = encode({"id": message.get("id"), "ok": False, "type": "ValueError",
+                           "error": "the answer is larger than %d bytes" % MAX_ANSWER_BYTES})
+        with self.lock:
+            self.answers.write(line + "\n")
+            self.answers.flush()
+
+
+def encode(message):
+    try:
+        return json.dumps(message, allow_nan=False, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        return json.dumps(plain(message, 0), allow_nan=False, default=repr)
+
+
+def plain(value, depth):
+    """A JSON-safe copy: odd keys become text, NaN and cycles become None."""
+    if depth > 64:
+        return None
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else repr(k): plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v, depth + 1) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+def reply_value(value):
+    # A result no merge rule reads (an arbitrary object) is no reply at all,
+    # rather than its repr(), which a transform hook would take as text.
+    if value is None or isinstance(value, (dict, list, tuple, str, int, float, bool)):
+        return value
+    return None
+
+
+def describe(exc):
+    return {"type": type(exc).__name__, "error": str(exc) or type(exc).__name__}
+
+
+class Record(dict):
+    """Plain data with attribute access, for fields that are live objects in Hermes."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def as_record(value):
+    if isinstance(value, dict):
+        return Record((k, as_record(v)) for k, v in value.items())
+    if isinstance(value, list):
+        return [as_record(v) for v in value]
+    return value
+
+
+class Pool:
+    """Threads for requests: an idle one is reused, a new one starts when none is idle."""
+
+    def __init__(self):
+        self.idle = collections.deque()
+        self.lock = threading.Lock()
+
+    def submit(self, job):
+        with self.lock:
+            jobs = self.idle.pop() if self.idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self.serve, args=(jobs,), daemon=True).start()
+        jobs.put(job)
+
+    def serve(self, jobs):
+        while True:
+            job = jobs.get()
+            contextvars.copy_context().run(job)
+            with self.lock:
+                self.idle.append(jobs)
+
+
+class Loop:
+    """One asyncio loop for the worker's life: awaited callbacks and their tasks live there."""
+
+    def __init__(self):
+        self.loop = None
+        self.lock = threading.Lock()
+
+    def run(self, awaitable):
+        with self.lock:
+            if self.loop is None:
+                self.loop = asyncio.new_event_loop()
+                threading.Thread(target=self.loop.run_forever, daemon=True).start()
+
+        async def wait():
+            return await awaitable
+
+        return asyncio.run_coroutine_threadsafe(wait(), self.loop).result()
+
+
+LOOP = Loop()
+
+
+def accepted_names(function):
+    """The keywords a callback declares; None when it takes **kwargs or cannot be inspected."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    names = set()
+    for parameter in signature.parameters.values():
+        if parameter.kind is parameter.VAR_KEYWORD:
+            return None
+        if parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY):
+            names.add(parameter.name)
+    return names
+
+
+def warn_once(plugin, api, pending):
+    if (plugin, api) in warned:
+        return
+    warned.add((plugin, api))
+    message = ("plugin '%s' called ctx.%s, which this host does not provide; ignored "
+               "(the plugin's hooks still run)" % (plugin, api))
+    if pending is not None:
+        pending.append(message)
+    else:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+
+
+class Manifest:
+    def __init__(self, spec):
+        self.name = spec["name"]
+        self.key = spec["key"]
+        self.version = spec.get("version", "")
+        self.description = spec.get("description", "")
+        self.source = spec["source"]
+        self.path = spec["path"]
+        self.kind = "standalone"
+
+
+class Unavailable:
+    """ctx.llm: present, but every use says the host does not provide it."""
+
+    def __init__(self, plugin, name):
+        self._plugin, self._name = plugin, name
+
+    def __getattr__(self, attribute):
+        raise RuntimeError("plugin '%s': ctx.%s.%s is not available in this host"
+                           % (self._plugin, self._name, attribute))
+
+
+class Context:
+    """The ``ctx`` handed to ``register(ctx)``: hooks and prompt sections work."""
+
+    def __init__(self, spec, home):
+        self.manifest = Manifest(spec)
+        self._home = home
+        self._hooks = []
+        self._sections = []
+        self._warnings = []
+        self._registering = True
+
+    def _pending(self):
+        return self._warnings if self._registering else None
+
+    def register_hook(self, hook_name, callback):
+        if not callable(callback):
+            raise TypeError("hook callback must be callable")
+        callback_id = "%s#%d" % (self.manifest.key, len(self._hooks))
+        callbacks[callback_id] = (callback, accepted_names(callback), self.manifest.name)
+        name = getattr(callback, "__qualname__", None) or repr(callback)
+        self._hooks.append({"event": str(hook_name), "callback": callback_id, "name": name})
+
+    def register_system_prompt_section(self, section_id, content, *, position="after_memory",
+                                       max_chars=4000):
+        if not isinstance(section_id, str) or not SECTION_ID.match(section_id):
+            raise ValueError("system prompt section id must be 1-128 lowercase characters "
+                             "using letters, numbers, '.', '_', or '-'")
+        if not isinstance(content, str) and not callable(content):
+            raise TypeError("system prompt section content must be a string or callable")
+        if position not in SECTION_POSITIONS:
+            raise ValueError("system prompt section position must be one of: "
+                             + ", ".join(SECTION_POSITIONS))
+        if isinstance(max_chars, bool) or not isinstance(max_chars, int) \
+                or not 1 <= max_chars <= 4000:
+            raise ValueError("system prompt section max_chars must be between 1 and 4000")
+        owner = sections.get(section_id)
+        if owner is not None and owner != self.manifest.name:
+            raise ValueError("system prompt section %r is already registered by plugin %r"
+                             % (section_id, owner))
+        sections[section_id] = self.manifest.name
+        entry = {"id": section_id, "position": position, "max_chars": max_chars,
+                 "text": None, "callback": None}
+        if isinstance(content, str):
+            entry["text"] = content
+        else:
+            callback_id = "%s#s%d" % (self.manifest.key, len(self._sections))
+            callbacks[callback_id] = (content, None, self.manifest.name)
+            entry["callback"] = callback_id
+        self._sections.append(entry)
+
+    @property
+    def profile_name(self):
+        home = os.path.realpath(self._home)
+        if os.path.basename(os.path.dirname(home)) == "profiles":
+            return os.path.basename(home)
+        default = os.path.realpath(os.path.join(os.path.expanduser("~"), ".hermes"))
+        return "default" if home == default else "custom"
+
+    @property
+    def llm(self):
+        warn_once(self.manifest.name, "llm", self._pending())
+        return Unavailable(self.manifest.name, "llm")
+
+    def __getattr__(self, name):
+        if name in UNSUPPORTED:
+            plugin = self.manifest.name
+
+            def unsupported(*_args, **_kwargs):
+                warn_once(plugin, name + "()", self._pending())
+
+            return unsupported
+        raise AttributeError("'PluginContext' object has no attribute %r" % name)
+
+
+def entry_points():
+    return [{"name": ep.name, "value": ep.value} for ep in entry_points_objects()]
+
+
+def import_plugin(spec):
+    if spec["source"] == "entrypoint":
+        for ep in entry_points_objects():
+            if ep.name == spec["name"]:
+                return ep.load()
+        raise ImportError("entry point %r not found in group %r" % (spec["name"], ENTRY_POINTS_GROUP))
+    directory = spec["path"]
+    init_file = os.path.join(directory, "__init__.py")
+    if not os.path.isfile(init_file):
+        raise FileNotFoundError("No __init__.py in %s" % directory)
+    if NAMESPACE not in sys.modules:
+        namespace = types.ModuleType(NAMESPACE)
+        namespace.__path__ = []
+        namespace.__package__ = NAMESPACE
+        sys.modules[NAMESPACE] = namespace
+    module_name = "%s.%s" % (NAMESPACE, spec["module"])
+    loader_spec = importlib.util.spec_from_file_location(
+        module_name, init_file, submodule_search_locations=[directory])
+    if loader_spec is None or loader_spec.loader is None:
+        raise ImportError("Cannot create module spec for %s" % init_file)
+    module = importlib.util.module_from_spec(loader_spec)
+    module.__package__ = module_name
+    module.__path__ = [directory]
+    sys.modules[module_name] = module
+    try:
+        loader_spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def entry_points_objects():
+    eps = importlib.metadata.entry_points()
+    if hasattr(eps, "select"):
+        return list(eps.select(group=ENTRY_POINTS_GROUP))
+    if isinstance(eps, dict):
+        return list(eps.get(ENTRY_POINTS_GROUP, []))
+    return [ep for ep in eps if ep.group == ENTRY_POINTS_GROUP]
+
+
+def load(spec, home):
+    current_plugin.set(spec["name"])
+    module = import_plugin(spec)
+    register = getattr(module, "register", None)
+    if register is None:
+        raise LookupError("no register() function")
+    ctx = Context(spec, home)
+    try:
+        register(ctx)
+    except BaseException:
+        for hook in ctx._hooks:
+            callbacks.pop(hook["callback"], None)
+        for section in ctx._sections:
+            sections.pop(section["id"], None)
+            if section["callback"]:
+                callbacks.pop(section["callback"], None)
+        raise
+    finally:
+        ctx._registering = False
+    return {"hooks": ctx._hooks, "sections": ctx._sections, "warnings": ctx._warnings}
+
+
+def call(request):
+    callback_id = request["callback"]
+    entry = callbacks.get(callback_id)
+    if entry is None:
+        raise LookupError("callback %s is not registered in this worker" % callback_id)
+    function, accepted, plugin = entry
+    current_plugin.set(plugin)
+    if request["op"] == "section":
+        result = function(types.MappingProxyType(request.get("info") or {}))
+    else:
+        event = request["event"]
+        kwargs = dict(request.get("payload") or {})
+        if event not in NO_TELEMETRY:
+            kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
+        for field in OBJECT_FIELDS.get(event, ()):
+            if field in kwargs:
+                kwargs[field] = as_record(kwargs[field])
+        if accepted is not None:
+            kwargs = {name: value for name, value in kwargs.items() if name in accepted}
+        result = function(**kwargs)
+    if inspect.isawaitable(result):
+        result = LOOP.run(result)
+    return reply_value(result)
+
+
+def serve(channel, request, home):
+    answer = {"id": request.get("id")}
+    try:
+        op = request.get("op")
+        if op in ("call", "section"):
+            result = call(request)
+        elif op == "load":
+            result = load(request["plugin"], home)
+        elif op == "entry_points":
+            result = entry_points()
+        else:
+            raise ValueError("unknown request %r" % op)
+        answer.update(ok=True, result=result)
+    except BaseException as exc:  # a plugin must not end the worker, not even sys.exit()
+        answer.update(ok=False, **describe(exc))
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    channel.send(answer)
+
+
+def end_tree():
+    """The host is gone (our input closed): kill what plugins started, as the host would.
+
+    The host marks the worker with a token in HERMES_HOOKS_TREE that every
+    descendant inherits, so detached ones (setsid) are found through /proc.
+    """
+    token = os.environ.get(TREE_ENV, "").rsplit(":", 1)[-1].encode()
+    if not token or not os.path.isdir("/proc"):
+        return
+    prefix = TREE_ENV.encode() + b"="
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/environ" % entry, "rb") as environ:
+                variables = environ.read().split(b"\0")
+        except OSError:
+            continue
+        for variable in variables:
+            if variable.startswith(prefix) and token in variable[len(prefix):].split(b":"):
+                try:
+                    os.kill(int(entry), signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+def main():
+    home = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HERMES_HOME", "")
+    channel = Channel()
+    pool = Pool()
+    channel.send({"id": 0, "ready": True, "executable": sys.executable,
+                  "version": "%d.%d.%d" % sys.version_info[:3]})
+    for line in channel.requests:
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            sys.stderr.write("worker: unreadable request line ignored\n")
+            continue
+        pool.submit(lambda request=request: serve(channel, request, home))
+    # The host is gone: atexit handlers of plugins run as the interpreter exits,
+    # but a thread a plugin left running gets 5 s, not forever.
+    end_tree()
+    watchdog = threading.Timer(5.0, os._exit, args=(0,))
+    watchdog.daemon = True
+    watchdog.start()
+
+
+main()
