@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use crate::manifest::parse_manifest;
+use crate::options::GatewayPython;
 
 /// The folder under the Hermes home that holds gateway hooks.
 pub const HOOKS_DIR: &str = "hooks";
@@ -68,6 +69,43 @@ pub struct GatewayHookInfo {
     pub dir: PathBuf,
     /// How the handler runs.
     pub handler: HandlerKind,
+    /// Whether the handler was imported once at discovery and how that went.
+    pub status: HookStatus,
+}
+
+/// What the trial import at discovery found about a hook's handler.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum HookStatus {
+    /// Not checked: an executable handler, or discovery without a trial import.
+    #[default]
+    Unchecked,
+    /// `handler.py` imported and defines `handle`.
+    Ready,
+    /// `handler.py` could not be imported (or the interpreter could not start);
+    /// the hook stays off.
+    Broken {
+        /// The error, e.g. `SyntaxError: invalid syntax (handler.py, line 2)`.
+        error: String,
+    },
+}
+
+impl HookStatus {
+    /// The error of a broken hook.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            HookStatus::Broken { error } => Some(error),
+            HookStatus::Unchecked | HookStatus::Ready => None,
+        }
+    }
+
+    /// A short label for listings: `unchecked`, `ready`, `broken`.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            HookStatus::Unchecked => "unchecked",
+            HookStatus::Ready => "ready",
+            HookStatus::Broken { .. } => "broken",
+        }
+    }
 }
 
 impl GatewayHookInfo {
@@ -133,11 +171,26 @@ pub struct Discovery {
     pub hooks: Vec<GatewayHookInfo>,
     /// Skipped folders and other problems, in the order found.
     pub warnings: Vec<GatewayWarning>,
+    /// The interpreter that runs (and trial-imported) the `handler.py` hooks;
+    /// `None` until [`crate::check_handlers`] ran.
+    pub python: Option<GatewayPython>,
+}
+
+impl Discovery {
+    /// The interpreter that runs `hook`: `None` for an executable handler, or
+    /// when it was not resolved.
+    pub fn interpreter_for(&self, hook: &GatewayHookInfo) -> Option<&GatewayPython> {
+        match hook.handler {
+            HandlerKind::Python => self.python.as_ref(),
+            HandlerKind::Executable => None,
+        }
+    }
 }
 
 /// Scans `<home>/hooks` for gateway hooks. A missing folder means no hooks.
 ///
-/// Every warning is also logged through `tracing`.
+/// Reads files only; [`crate::check_handlers`] then imports each `handler.py`
+/// once to find the broken ones. Every warning is also logged through `tracing`.
 pub fn discover(home: &Path) -> Discovery {
     let hooks_dir = home.join(HOOKS_DIR);
     let mut discovery = Discovery {
@@ -244,6 +297,7 @@ fn load_hook(
         events: manifest.events,
         dir: dir.to_path_buf(),
         handler,
+        status: HookStatus::Unchecked,
     })
 }
 

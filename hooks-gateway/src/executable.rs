@@ -1,25 +1,26 @@
 //! Executable handlers: a file named `handler` in any language, run once per
-//! event with the request JSON on stdin and its reply JSON on stdout.
+//! event with `{"event_type": ..., "context": {...}}` on stdin (the names of
+//! `handle(event_type, context)`) and its reply JSON on stdout.
 //!
 //! Exit status 0 with empty stdout means "no reply"; a non-zero exit, stdout that
 //! is not JSON, or a timeout is an error (logged, no reply). Stderr lines are
-//! logged with the hook's name.
+//! shown as warnings naming the hook.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 
 use crate::discovery::GatewayHookInfo;
 use crate::error::HandlerError;
-use crate::process::{GroupChild, kill_group, prepare, read_all_capped};
+use crate::process::{RunLimits, log_stderr_line, run};
 
-/// The most stdout kept from one run; more is an error.
-const MAX_STDOUT_BYTES: usize = 4 * 1024 * 1024;
-/// The most stderr kept from one run for the log and the error message.
-const MAX_STDERR_BYTES: usize = 64 * 1024;
+/// The most stdout or stderr kept from one run; more stdout is an error.
+const MAX_OUTPUT_BYTES: usize = 4 * 1024 * 1024;
+/// How long the pipes may stay open after the handler exits (a background
+/// child holding them) before the reply is taken and the tree is killed.
+const PIPE_GRACE: Duration = Duration::from_millis(100);
 
 /// An executable hook: the file to run and what it is called.
 pub(crate) struct ExecutableHook {
@@ -37,7 +38,10 @@ impl ExecutableHook {
         }
     }
 
-    /// Runs the handler once for `request`, killing its process group after `timeout`.
+    /// Runs the handler once for `request` (`{"event_type": ..., "context": ...}`).
+    ///
+    /// The reply is taken as soon as the handler exits (plus a short grace for
+    /// its pipes); then, or at `timeout`, everything it started is killed.
     pub(crate) async fn call(
         &self,
         request: &[u8],
@@ -45,74 +49,52 @@ impl ExecutableHook {
     ) -> Result<Value, HandlerError> {
         let mut command = Command::new(&self.handler);
         command.env("HERMES_HOME", &self.home);
-        prepare(&mut command);
-        let mut child = command
-            .spawn()
-            .map(GroupChild)
-            .map_err(|source| HandlerError::Spawn {
-                program: self.handler.display().to_string(),
-                handler: self.handler.clone(),
-                source,
-            })?;
-        let (Some(mut stdin), Some(stdout), Some(stderr)) = (
-            child.0.stdin.take(),
-            child.0.stdout.take(),
-            child.0.stderr.take(),
-        ) else {
-            return Err(self.protocol("missing stdio pipe"));
+        let limits = RunLimits {
+            timeout,
+            output_cap: MAX_OUTPUT_BYTES,
+            pipe_grace: PIPE_GRACE,
         };
-        let request = request.to_vec();
-        // Written from its own task: a handler that never reads stdin must not block us.
-        let writer = tokio::spawn(async move {
-            let _ = stdin.write_all(&request).await;
-        });
-        let run = async {
-            let (stdout, stderr, status) = tokio::join!(
-                read_all_capped(stdout, MAX_STDOUT_BYTES),
-                read_all_capped(stderr, MAX_STDERR_BYTES),
-                child.0.wait(),
-            );
-            (stdout, stderr, status)
-        };
-        let outcome = tokio::time::timeout(timeout, run).await;
-        writer.abort();
-        let Ok(((stdout, stdout_overflowed), (stderr, _), status)) = outcome else {
-            kill_group(&mut child.0);
-            let _ = child.0.wait().await;
+        let output =
+            run(command, request, &limits)
+                .await
+                .map_err(|source| HandlerError::Spawn {
+                    program: self.handler.display().to_string(),
+                    handler: self.handler.clone(),
+                    source,
+                })?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        for line in stderr.lines() {
+            log_stderr_line(&self.name, line.as_bytes(), false);
+        }
+        if output.timed_out {
             return Err(HandlerError::Timeout {
                 handler: self.handler.clone(),
                 timeout,
             });
-        };
-        let stderr = String::from_utf8_lossy(&stderr);
-        for line in stderr.lines() {
-            tracing::info!(target: "hooks_gateway::handler", hook = %self.name, "{line}");
         }
-        let status = status
-            .map_err(|error| self.protocol(format!("could not wait for the handler: {error}")))?;
-        if !status.success() {
-            let detail = stderr.trim();
-            let detail = last_chars(detail, 500);
+        if output.exit_code != Some(0) {
+            let status = match (output.exit_code, output.signal) {
+                (Some(code), _) => format!("exit status {code}"),
+                (None, Some(signal)) => format!("killed by signal {signal}"),
+                (None, None) => "unknown exit status".to_owned(),
+            };
+            let detail = last_chars(stderr.trim(), 500);
             return Err(HandlerError::Failed {
                 handler: self.handler.clone(),
                 message: if detail.is_empty() {
-                    status.to_string()
+                    status
                 } else {
                     format!("{status}: {detail}")
                 },
             });
         }
-        if stdout_overflowed {
-            return Err(self.protocol(format!("stdout larger than {MAX_STDOUT_BYTES} bytes")));
+        if output.stdout_truncated {
+            return Err(HandlerError::Protocol {
+                handler: self.handler.clone(),
+                message: format!("stdout larger than {MAX_OUTPUT_BYTES} bytes"),
+            });
         }
-        parse_reply(&self.handler, &stdout)
-    }
-
-    fn protocol(&self, message: impl Into<String>) -> HandlerError {
-        HandlerError::Protocol {
-            handler: self.handler.clone(),
-            message: message.into(),
-        }
+        parse_reply(&self.handler, &output.stdout)
     }
 }
 

@@ -1,15 +1,18 @@
 //! [`GatewayHooks`]: the discovered hooks as one [`Dispatcher`] (named `gateway`).
 //!
 //! Routing follows the reference: for `ns:action`, the hooks subscribed to
-//! exactly `ns:action` run first, then those subscribed to `ns:*`, each group in
-//! discovery order, one after another. There is no global `*` and no bare-prefix
-//! match (`agent` does not receive `agent:start`).
+//! exactly `ns:action` come first, then those subscribed to `ns:*`, each group
+//! in discovery order. There is no global `*` and no bare-prefix match (`agent`
+//! does not receive `agent:start`).
+//!
+//! Unlike the reference, which awaits every handler inline, emitting only
+//! queues the event on each hook's lane ([`crate::lanes`]) and returns. Only a
+//! `command:*` event, whose answer the host needs (deny, handle, rewrite),
+//! waits for its handlers, all of them together within one bound.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -20,100 +23,78 @@ use serde_json::Value;
 use crate::discovery::{Discovery, GatewayHookInfo, HandlerKind, discover};
 use crate::error::HandlerError;
 use crate::executable::ExecutableHook;
+use crate::lanes::{Engine, Job, Lane, Runner, Shared, log_failure};
+use crate::options::GatewayOptions;
 use crate::python::PythonHook;
+use crate::trial::check_handlers;
 
-/// How long one handler may take before it is killed, unless configured otherwise.
-pub const DEFAULT_HANDLER_TIMEOUT: Duration = Duration::from_secs(30);
-/// The environment variable naming the Python interpreter for `handler.py` hooks.
-pub const PYTHON_ENV: &str = "HERMES_HOOKS_PYTHON";
-/// The Python interpreter used when neither the options nor [`PYTHON_ENV`] name one.
-pub const DEFAULT_PYTHON: &str = "python3";
-
-/// Settings for running gateway hooks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GatewayOptions {
-    /// The Python interpreter; `None` means `$HERMES_HOOKS_PYTHON`, else `python3` on `PATH`.
-    pub python: Option<OsString>,
-    /// The most time one handler call may take (worker start-up included).
-    pub handler_timeout: Duration,
-}
-
-impl Default for GatewayOptions {
-    fn default() -> Self {
-        GatewayOptions {
-            python: None,
-            handler_timeout: DEFAULT_HANDLER_TIMEOUT,
-        }
-    }
-}
-
-impl GatewayOptions {
-    /// Uses `program` as the Python interpreter.
-    pub fn with_python(mut self, program: impl Into<OsString>) -> Self {
-        self.python = Some(program.into());
-        self
-    }
-
-    /// Sets the per-handler timeout.
-    pub fn with_handler_timeout(mut self, timeout: Duration) -> Self {
-        self.handler_timeout = timeout;
-        self
-    }
-
-    /// The interpreter that will run Python handlers: the option, else
-    /// `$HERMES_HOOKS_PYTHON` (when non-empty), else `python3`.
-    pub fn resolved_python(&self) -> OsString {
-        self.python
-            .clone()
-            .or_else(|| std::env::var_os(PYTHON_ENV).filter(|value| !value.is_empty()))
-            .unwrap_or_else(|| DEFAULT_PYTHON.into())
-    }
-}
-
-enum Runner {
-    Python(Box<PythonHook>),
-    Executable(ExecutableHook),
+enum EngineState {
+    /// Not started yet: the runners wait here (nothing runs until the first event).
+    Idle(Vec<Runner>),
+    Running(Engine),
+    /// Shut down, or the runtime could not start: events are dropped.
+    Stopped,
 }
 
 struct RegisteredHook {
     info: GatewayHookInfo,
     /// `gateway:<name>`, the source of this hook's replies.
     source: Arc<str>,
-    runner: Runner,
-    /// Whether "could not load the handler" was already logged at warn level.
-    reported_unloadable: AtomicBool,
+    lane: Arc<Lane>,
+}
+
+/// Per-hook counters, for hosts and `hooks emit`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaneStats {
+    /// The hook's name.
+    pub hook: String,
+    /// Events waiting for the hook (not counting one being handled).
+    pub queued: usize,
+    /// Events dropped because the hook's queue was full.
+    pub dropped: u64,
 }
 
 /// Gateway hooks, ready to receive gateway events.
 ///
-/// Handlers are trusted code run with the user's rights. Python workers start
-/// on a hook's first event and are killed (with everything they started) when
-/// this value is dropped.
+/// Handlers are trusted code run with the user's rights. They run on a thread
+/// of the gateway's own, started on the first event; dropping this value (or
+/// [`GatewayHooks::shutdown`]) stops them and kills every process they started.
 pub struct GatewayHooks {
     hooks: Vec<RegisteredHook>,
     /// Hook indices per exact event name, in discovery order.
     exact: HashMap<Box<str>, Vec<usize>>,
     /// Hook indices per namespace of a `<namespace>:*` subscription.
     wildcard: HashMap<Box<str>, Vec<usize>>,
-    timeout: Duration,
+    options: GatewayOptions,
+    shared: Arc<Shared>,
+    engine: Mutex<EngineState>,
 }
 
 #[derive(Serialize)]
 struct Request<'a> {
-    event: &'a str,
+    event_type: &'a str,
     context: &'a Payload,
 }
 
 impl GatewayHooks {
-    /// Gateway hooks for everything `discovery` found.
+    /// Gateway hooks for everything `discovery` found. A hook whose trial import
+    /// failed ([`crate::HookStatus::Broken`]) stays off.
     pub fn new(discovery: &Discovery, options: GatewayOptions) -> Self {
-        let python = options.resolved_python();
+        let python = discovery
+            .python
+            .clone()
+            .unwrap_or_else(|| options.python_interpreter())
+            .program;
+        let shared = Arc::new(Shared::default());
         let mut gateway = GatewayHooks {
             hooks: Vec::with_capacity(discovery.hooks.len()),
             exact: HashMap::new(),
             wildcard: HashMap::new(),
-            timeout: options.handler_timeout,
+            shared: shared.clone(),
+            engine: Mutex::new(EngineState::Stopped),
+            options,
         };
+        let mut runners = Vec::with_capacity(discovery.hooks.len());
         for info in &discovery.hooks {
             let index = gateway.hooks.len();
             for event in &info.events {
@@ -127,7 +108,7 @@ impl GatewayHooks {
                 .or_default()
                 .push(index);
             }
-            let runner = match info.handler {
+            runners.push(match info.handler {
                 HandlerKind::Python => Runner::Python(Box::new(PythonHook::new(
                     info,
                     python.clone(),
@@ -136,21 +117,31 @@ impl GatewayHooks {
                 HandlerKind::Executable => {
                     Runner::Executable(ExecutableHook::new(info, discovery.home.clone()))
                 }
-            };
+            });
             gateway.hooks.push(RegisteredHook {
                 info: info.clone(),
                 source: format!("gateway:{}", info.name).into(),
-                runner,
-                reported_unloadable: AtomicBool::new(false),
+                lane: Arc::new(Lane::new(
+                    &info.name,
+                    gateway.options.queue_size,
+                    shared.clone(),
+                )),
             });
         }
+        gateway.engine = Mutex::new(EngineState::Idle(runners));
         gateway
     }
 
-    /// Discovers the hooks under `home` (see [`discover`]) and makes them ready.
+    /// Discovers the hooks under `home` (see [`discover`]), imports each
+    /// `handler.py` once to find broken ones (unless
+    /// [`GatewayOptions::trial_import`] is off; see [`check_handlers`]) and makes
+    /// them ready.
     pub fn discover(home: &Path, options: GatewayOptions) -> (Self, Discovery) {
-        let discovery = discover(home);
-        (GatewayHooks::new(&discovery, options), discovery)
+        let mut discovery = discover(home);
+        if options.trial_import {
+            check_handlers(&mut discovery, &options);
+        }
+        (GatewayHooks::new(&discovery, options.clone()), discovery)
     }
 
     /// No hooks: interested in nothing.
@@ -163,9 +154,31 @@ impl GatewayHooks {
         self.hooks.iter().map(|hook| &hook.info)
     }
 
+    /// The options in force (timeouts, queue size, interpreter).
+    pub fn options(&self) -> &GatewayOptions {
+        &self.options
+    }
+
     /// The per-handler timeout in force.
     pub fn handler_timeout(&self) -> Duration {
-        self.timeout
+        self.options.handler_timeout
+    }
+
+    /// Per-hook queue counters, in discovery order.
+    pub fn stats(&self) -> Vec<LaneStats> {
+        self.hooks
+            .iter()
+            .map(|hook| LaneStats {
+                hook: hook.info.name.clone(),
+                queued: hook.lane.queued(),
+                dropped: hook.lane.dropped(),
+            })
+            .collect()
+    }
+
+    /// Events queued or being handled, over all hooks.
+    pub fn pending(&self) -> usize {
+        self.shared.pending()
     }
 
     /// The hooks that receive `event`, in the order they run (exact subscriptions
@@ -188,46 +201,186 @@ impl GatewayHooks {
     }
 
     /// Runs the hook named `hook` once for `event` with `context`, whatever its
-    /// subscriptions (for `hooks doctor` and tests). `None` when no hook has that name.
+    /// subscriptions, after the events already queued for it (for `hooks
+    /// doctor` and tests). `None` when no hook has that name.
     pub async fn call_hook(
         &self,
         hook: &str,
         event: &str,
         context: &Payload,
     ) -> Option<Result<Value, HandlerError>> {
-        let registered = self
-            .hooks
-            .iter()
-            .find(|candidate| candidate.info.name == hook)?;
-        Some(match request_line(event, context) {
-            Ok(request) => self.call(registered, &request).await,
-            Err(error) => Err(error),
-        })
+        let index = self.hooks.iter().position(|h| h.info.name == hook)?;
+        let body = match request_body(event, context) {
+            Ok(body) => body,
+            Err(error) => return Some(Err(error)),
+        };
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        self.push(index, event.into(), body, Some(sender));
+        Some(receiver.await.unwrap_or_else(|_| {
+            Err(HandlerError::Protocol {
+                handler: self.hooks[index].info.handler_path(),
+                message: "the event was dropped (queue full or gateway shut down)".into(),
+            })
+        }))
     }
 
-    async fn call(&self, hook: &RegisteredHook, request: &[u8]) -> Result<Value, HandlerError> {
-        match &hook.runner {
-            Runner::Python(python) => python.call(request, self.timeout).await,
-            Runner::Executable(executable) => executable.call(request, self.timeout).await,
+    /// Delivers `event` to its hooks and waits for all their results, together
+    /// bounded by the command timeout: the reference's `emit_collect`. A hook
+    /// that has not answered by then contributes nothing (it is logged).
+    /// [`Dispatcher::dispatch`] does this for `command:*` events only.
+    pub async fn collect(&self, event: &Event) -> Vec<Reply> {
+        let EventName::Gateway(name) = event.name() else {
+            return Vec::new();
+        };
+        let indices: Vec<usize> = self.route(name).collect();
+        if indices.is_empty() {
+            return Vec::new();
         }
+        let body = match request_body(name, event.payload()) {
+            Ok(body) => body,
+            Err(error) => {
+                tracing::warn!(event = %name, "[hooks] Error in handlers for '{name}': {error}");
+                return Vec::new();
+            }
+        };
+        let event_name: Arc<str> = Arc::from(&**name);
+        let receivers: Vec<_> = indices
+            .iter()
+            .map(|&index| {
+                let (sender, receiver) = tokio::sync::oneshot::channel();
+                self.push(index, event_name.clone(), body.clone(), Some(sender));
+                receiver
+            })
+            .collect();
+        let bound = self.options.command_timeout;
+        let waited = self.run_on_engine(async move {
+            let deadline = tokio::time::Instant::now() + bound;
+            let waits = receivers
+                .into_iter()
+                .map(|receiver| tokio::time::timeout_at(deadline, receiver));
+            futures::future::join_all(waits).await
+        });
+        let Some(results) = waited.await else {
+            return Vec::new();
+        };
+        let mut replies = Vec::new();
+        for (index, result) in indices.into_iter().zip(results) {
+            let hook = &self.hooks[index];
+            let hook_name = &hook.info.name;
+            match result {
+                Ok(Ok(Ok(Value::Null))) => {}
+                Ok(Ok(Ok(value))) => replies.push(Reply::new(hook.source.clone(), value)),
+                Ok(Ok(Err(error))) => log_failure(hook_name, name, &error),
+                Ok(Err(_)) => {
+                    tracing::warn!(hook = %hook_name, "[hooks] {hook_name}: its '{name}' event was dropped (queue full or gateway shut down)")
+                }
+                Err(_) => {
+                    tracing::warn!(hook = %hook_name, "[hooks] {hook_name} did not answer '{name}' within {bound:?} (gateway_hooks.command_timeout); its answer is ignored")
+                }
+            }
+        }
+        replies
     }
 
-    fn log_failure(&self, hook: &RegisteredHook, event: &str, error: &HandlerError) {
-        let name = &hook.info.name;
-        if matches!(error, HandlerError::Unloadable { .. })
-            && hook.reported_unloadable.swap(true, Ordering::Relaxed)
-        {
-            tracing::debug!(hook = %name, "[hooks] Skipping {name}: {error}");
+    /// Stops every handler now: workers and every process they started are
+    /// killed, queued events are dropped, later events are ignored.
+    pub fn shutdown(&self) {
+        let state = std::mem::replace(&mut *self.lock_engine(), EngineState::Stopped);
+        drop(state);
+    }
+
+    fn lock_engine(&self) -> std::sync::MutexGuard<'_, EngineState> {
+        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues one job on hook `index`'s lane, starting the engine on first use.
+    fn push(
+        &self,
+        index: usize,
+        event: Arc<str>,
+        body: Arc<[u8]>,
+        reply: Option<crate::lanes::ReplySender>,
+    ) {
+        if !self.ensure_started() {
+            tracing::debug!(event = %event, "[hooks] gateway hooks are stopped; event dropped");
             return;
         }
-        tracing::warn!(hook = %name, event, "[hooks] Error in handler for '{event}' ({name}): {error}");
+        self.hooks[index].lane.push(Job { event, body, reply });
+    }
+
+    fn ensure_started(&self) -> bool {
+        let mut state = self.lock_engine();
+        if let EngineState::Idle(runners) = &mut *state {
+            let lanes = self
+                .hooks
+                .iter()
+                .map(|hook| hook.lane.clone())
+                .zip(std::mem::take(runners))
+                .collect();
+            *state = match Engine::start(lanes, self.options.handler_timeout) {
+                Ok(engine) => EngineState::Running(engine),
+                Err(error) => {
+                    tracing::error!("[hooks] could not start the gateway hook runtime: {error}");
+                    EngineState::Stopped
+                }
+            };
+        }
+        matches!(*state, EngineState::Running(_))
+    }
+
+    /// Runs `future` on the gateway runtime; `None` when it is not running.
+    async fn run_on_engine<F>(&self, future: F) -> Option<F::Output>
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let receiver = match &*self.lock_engine() {
+            EngineState::Running(engine) => engine.run(future),
+            EngineState::Idle(_) | EngineState::Stopped => return None,
+        };
+        receiver.await.ok()
+    }
+
+    /// Queues a non-command gateway event on its hooks' lanes; `false` when it
+    /// is not such an event.
+    fn enqueue(&self, event: &Event) -> bool {
+        let EventName::Gateway(name) = event.name() else {
+            return true;
+        };
+        if is_command(name) {
+            return false;
+        }
+        let mut indices = self.route(name).peekable();
+        if indices.peek().is_none() {
+            return true;
+        }
+        match request_body(name, event.payload()) {
+            Ok(body) => {
+                let event_name: Arc<str> = Arc::from(&**name);
+                for index in indices {
+                    self.push(index, event_name.clone(), body.clone(), None);
+                }
+            }
+            Err(error) => {
+                tracing::warn!(event = %name, "[hooks] Error in handlers for '{name}': {error}");
+            }
+        }
+        true
     }
 }
 
-fn request_line(event: &str, context: &Payload) -> Result<Vec<u8>, HandlerError> {
-    let mut line = serde_json::to_vec(&Request { event, context })?;
+/// Whether the host needs this event's answers (`command:<name>`).
+fn is_command(name: &str) -> bool {
+    name.starts_with("command:")
+}
+
+fn request_body(event: &str, context: &Payload) -> Result<Arc<[u8]>, HandlerError> {
+    let mut line = serde_json::to_vec(&Request {
+        event_type: event,
+        context,
+    })?;
     line.push(b'\n');
-    Ok(line)
+    Ok(line.into())
 }
 
 #[async_trait]
@@ -243,31 +396,34 @@ impl Dispatcher for GatewayHooks {
         }
     }
 
+    /// Queues the event on each of its hooks' lanes and returns at once,
+    /// except for `command:*` events (see [`GatewayHooks::collect`]).
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
-        let EventName::Gateway(name) = event.name() else {
-            return Vec::new();
-        };
-        let mut handlers = self.route(name).peekable();
-        if handlers.peek().is_none() {
+        if self.enqueue(event) {
             return Vec::new();
         }
-        let request = match request_line(name, event.payload()) {
-            Ok(request) => request,
-            Err(error) => {
-                tracing::warn!(event = %name, "[hooks] Error in handlers for '{name}': {error}");
-                return Vec::new();
-            }
-        };
-        let mut replies = Vec::new();
-        for index in handlers {
-            let hook = &self.hooks[index];
-            match self.call(hook, &request).await {
-                Ok(Value::Null) => {}
-                Ok(value) => replies.push(Reply::new(hook.source.clone(), value)),
-                Err(error) => self.log_failure(hook, name, &error),
-            }
+        self.collect(event).await
+    }
+
+    fn dispatch_now(&self, event: &Event, _replies: &mut Vec<Reply>) -> bool {
+        self.enqueue(event)
+    }
+
+    /// Waits, at most `timeout`, until every queued event was handled.
+    async fn flush(&self, timeout: Duration) {
+        if self.pending() == 0 {
+            return;
         }
-        replies
+        let shared = self.shared.clone();
+        let _ = self
+            .run_on_engine(async move { tokio::time::timeout(timeout, shared.idle()).await })
+            .await;
+        let left = self.pending();
+        if left > 0 {
+            tracing::warn!(
+                "[hooks] gateway hooks: {left} event(s) still queued or running after {timeout:?}"
+            );
+        }
     }
 }
 
@@ -281,7 +437,7 @@ impl std::fmt::Debug for GatewayHooks {
                     .map(|hook| hook.name.as_str())
                     .collect::<Vec<_>>(),
             )
-            .field("handler_timeout", &self.timeout)
+            .field("options", &self.options)
             .finish()
     }
 }

@@ -57,16 +57,22 @@ mod discovery;
 mod error;
 mod executable;
 mod gateway;
+mod lanes;
 mod manifest;
+mod options;
 mod process;
 mod python;
+mod trial;
 
 pub use discovery::{
     Discovery, EXECUTABLE_HANDLER_FILE, GatewayHookInfo, GatewayWarning, HOOKS_DIR, HandlerKind,
-    MANIFEST_FILE, PYTHON_HANDLER_FILE, discover,
+    HookStatus, MANIFEST_FILE, PYTHON_HANDLER_FILE, discover,
 };
 pub use error::HandlerError;
-pub use gateway::{
-    DEFAULT_HANDLER_TIMEOUT, DEFAULT_PYTHON, GatewayHooks, GatewayOptions, PYTHON_ENV,
+pub use gateway::{GatewayHooks, LaneStats};
+pub use options::{
+    CONFIG_SECTION, DEFAULT_COMMAND_TIMEOUT, DEFAULT_HANDLER_TIMEOUT, DEFAULT_QUEUE_SIZE,
+    GatewayOptions, GatewayPython, PythonSource,
 };
 pub use python::PYTHON_SHIM;
+pub use trial::check_handlers;

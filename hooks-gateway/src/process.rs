@@ -1,46 +1,10 @@
-//! Subprocess plumbing shared by both handler kinds: process groups, killing a
-//! whole group, and reading lines or output with a byte cap.
+//! What the gateway adds to hooks-core's process supervisor (which spawns,
+//! bounds and kills every handler process and its whole tree): reading lines
+//! from a worker with a byte cap, and showing handler stderr as warnings.
 
-use std::process::Stdio;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead};
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt};
-use tokio::process::{Child, Command};
-
-/// Configures `command` the way every handler process is run: own process
-/// group (so a timeout can kill everything it started), piped stdio, killed
-/// when dropped.
-pub(crate) fn prepare(command: &mut Command) {
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
-}
-
-/// Kills `child` and every process in its group. Safe to call more than once.
-pub(crate) fn kill_group(child: &mut Child) {
-    #[cfg(unix)]
-    if let Some(pid) = child.id().and_then(|id| i32::try_from(id).ok()) {
-        use nix::sys::signal::{Signal, killpg};
-        use nix::unistd::Pid;
-        // The group id is the child's pid (process_group(0)); ESRCH just means it is gone.
-        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-    }
-    let _ = child.start_kill();
-}
-
-/// A child whose whole process group is killed when this is dropped, so a
-/// cancelled call (the caller dropped our future) leaves nothing running.
-/// Once the child has been waited for, dropping kills nothing (its pid may be reused).
-pub(crate) struct GroupChild(pub(crate) Child);
-
-impl Drop for GroupChild {
-    fn drop(&mut self) {
-        kill_group(&mut self.0);
-    }
-}
+pub(crate) use hooks_core::process::{ChildTree, RunLimits, run};
 
 /// One line read by [`read_line_capped`].
 pub(crate) struct CappedLine {
@@ -89,24 +53,8 @@ where
     }
 }
 
-/// Reads everything from `reader`, keeping at most `cap` bytes; the rest is
-/// drained and dropped so the writer never blocks on a full pipe.
-pub(crate) async fn read_all_capped<R>(mut reader: R, cap: usize) -> (Vec<u8>, bool)
-where
-    R: AsyncRead + Unpin,
-{
-    let mut kept = Vec::new();
-    let limit = u64::try_from(cap).unwrap_or(u64::MAX).saturating_add(1);
-    let _ = (&mut reader).take(limit).read_to_end(&mut kept).await;
-    let overflowed = kept.len() > cap;
-    if overflowed {
-        kept.truncate(cap);
-        let _ = tokio::io::copy(&mut reader, &mut tokio::io::sink()).await;
-    }
-    (kept, overflowed)
-}
-
-/// Logs each line a handler wrote to stderr, tagged with its hook, until the pipe closes.
+/// Shows each line a handler wrote to stderr as a warning naming its hook, until
+/// the pipe closes. Lines are capped so a huge one cannot exhaust memory.
 pub(crate) async fn log_stderr_lines<R>(reader: R, hook: String)
 where
     R: AsyncRead + Unpin,
@@ -114,10 +62,20 @@ where
     const MAX_LOGGED_LINE: usize = 8 * 1024;
     let mut reader = tokio::io::BufReader::new(reader);
     while let Ok(Some(line)) = read_line_capped(&mut reader, MAX_LOGGED_LINE).await {
-        let text = String::from_utf8_lossy(&line.bytes);
-        let text = text.trim_end_matches('\r');
-        tracing::info!(target: "hooks_gateway::handler", hook = %hook, truncated = line.truncated, "{text}");
+        log_stderr_line(&hook, &line.bytes, line.truncated);
     }
+}
+
+/// Shows one stderr line of `hook` as a warning, escaped for the terminal.
+pub(crate) fn log_stderr_line(hook: &str, bytes: &[u8], truncated: bool) {
+    let text = String::from_utf8_lossy(bytes);
+    let text = text.trim_end_matches('\r');
+    if text.trim().is_empty() {
+        return;
+    }
+    let text = hooks_core::display::escape(text);
+    let more = if truncated { " [line truncated]" } else { "" };
+    tracing::warn!(target: "hooks_gateway::handler", hook = %hook, "[hooks] {hook}: {text}{more}");
 }
 
 #[cfg(test)]
@@ -148,13 +106,5 @@ mod tests {
                 .flatten()
                 .is_none()
         );
-    }
-
-    #[tokio::test]
-    async fn read_all_capped_reports_overflow() {
-        let (kept, overflowed) = read_all_capped(&b"0123456789"[..], 4).await;
-        assert_eq!((kept.as_slice(), overflowed), (&b"0123"[..], true));
-        let (kept, overflowed) = read_all_capped(&b"0123"[..], 4).await;
-        assert_eq!((kept.as_slice(), overflowed), (&b"0123"[..], false));
     }
 }

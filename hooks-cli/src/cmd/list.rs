@@ -176,7 +176,7 @@ fn list_plugins(rows: &[PluginRow], out: &mut dyn Write) -> anyhow::Result<()> {
             writeln!(out, "      prompt sections: {sections}")?;
         }
         if let Some(interpreter) = &row.interpreter {
-            writeln!(out, "      interpreter: {}", e(&interpreter.to_string()))?;
+            writeln!(out, "      interpreter: {}", e(interpreter))?;
         }
     }
     writeln!(out)?;
@@ -204,8 +204,8 @@ fn list_gateway(rows: &[GatewayRow], out: &mut dyn Write) -> anyhow::Result<()> 
         )?;
         writeln!(out, "      handler: {}", hooks_cli::show_path(&row.info.handler_path()))?;
         writeln!(out, "      events:  {}", e(&row.info.events.join(", ")))?;
-        if let Some(interpreter) = &row.interpreter {
-            writeln!(out, "      interpreter: {}", e(&interpreter.to_string()))?;
+        if let Some((_, interpreter)) = &row.interpreter {
+            writeln!(out, "      interpreter: {}", e(interpreter))?;
         }
     }
     writeln!(out)?;

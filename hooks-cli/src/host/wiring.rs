@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use hooks_core::Callbacks;
 use hooks_core::prompt::PromptSections;
-use hooks_core::interpreter::PythonInterpreter;
 use hooks_gateway::{GatewayHooks, GatewayOptions};
 use hooks_outbound::{Outbound, OutboundOptions};
 use hooks_shell::{Consent, RegisterOptions, ShellHooks};
@@ -107,15 +106,20 @@ pub(super) fn load_outbound(home: &Home, _options: &HostOptions) -> Loaded<Optio
     }
 }
 
-/// Gateway hooks, their `handler.py` run by the interpreter Hermes uses.
+/// Gateway hooks with the `gateway_hooks:` settings of config.yaml, each
+/// `handler.py` tried once (and run) with the interpreter Hermes uses.
 pub(super) fn load_gateway(home: &Home, _options: &HostOptions) -> Loaded<GatewayHooks> {
-    let python = PythonInterpreter::resolve();
-    let options = GatewayOptions::default().with_python(python.program);
+    let (options, option_warnings) = GatewayOptions::from_config(&home.config);
     let (gateway, discovery) = GatewayHooks::discover(&home.path, options);
     let registered = discovery.hooks.len();
+    let warnings = option_warnings
+        .iter()
+        .map(ToString::to_string)
+        .chain(discovery.warnings.iter().map(ToString::to_string))
+        .collect();
     Loaded {
         mechanism: gateway,
-        warnings: discovery.warnings.iter().map(ToString::to_string).collect(),
+        warnings,
         status: MechanismStatus {
             mechanism: "gateway",
             registered,

@@ -143,7 +143,12 @@ impl Inventory {
             message: w.to_string(),
         }));
 
-        let (gateway_hooks, gateway_warnings) = gateway::scan(home);
+        let (gateway_hooks, gateway_warnings, option_warnings) = gateway::scan(home);
+        warnings.extend(
+            option_warnings
+                .iter()
+                .map(|w| Warning::config(Kind::GatewayHook, w)),
+        );
         warnings.extend(gateway_warnings.iter().map(|w| Warning {
             kind: Kind::GatewayHook,
             name: folder_name(&w.path),

@@ -3,6 +3,7 @@
 mod consent;
 mod deliveries;
 mod emit_replay;
+mod gateway_hooks;
 mod harness;
 mod help;
 mod inputs;

@@ -1,17 +1,27 @@
 """Gateway-hook worker: runs one hook's handler.py for the Rust gateway.
 
-Usage: python3 -c <this file> <path/to/handler.py> <hook name>
+Usage: python3 -c <this file> [--check] <path/to/handler.py> <hook name>
 
 The handler is imported once as module ``hermes_hook_<name>`` (so module state
-persists across events, as in the Python gateway), then one JSON object per line:
+persists across events, as in the Python gateway), then one JSON object per line,
+each carrying the id of the request it answers:
 
-  startup   -> {"ready": true} | {"ready": false, "error": "..."}
-  request   <- {"event": "agent:start", "context": {...}}
-  response  -> {"ok": true, "result": <value or null>} | {"ok": false, "error": "..."}
+  startup   -> {"id": 0, "ready": true} | {"id": 0, "ready": false, "error": "..."}
+  request   <- {"id": 7, "event_type": "agent:start", "context": {...}}
+  response  -> {"id": 7, "ok": true, "result": <value or null>}
+             | {"id": 7, "ok": false, "error": "..."}
 
-The protocol uses private copies of the original stdin/stdout; fd 0 is then
-/dev/null and fd 1 is stderr, so whatever the handler (or a process it starts)
-reads or prints cannot steal a request or corrupt a response.
+With ``--check`` the worker stops after the startup line (a trial import).
+
+The protocol uses private copies of the original stdin/stdout (not inherited by
+subprocesses); fd 0 is then /dev/null and fd 1 is stderr, so whatever the
+handler, or a process it starts, reads or prints cannot steal a request or
+corrupt a response.
+
+One asyncio event loop runs for the worker's life, also between events: tasks a
+handler schedules (``asyncio.create_task``, ``loop.call_later``) keep running
+while no event is being handled. Requests are read on a thread and handled one
+at a time, in order, by a single task on that loop.
 """
 
 import asyncio
@@ -20,10 +30,11 @@ import inspect
 import json
 import os
 import sys
+import threading
 
 
 def open_protocol():
-    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
     responses = os.fdopen(os.dup(1), "w", encoding="utf-8")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
@@ -65,28 +76,60 @@ def load(path, name):
     return handle
 
 
-def main():
-    requests, responses = open_protocol()
+def read_requests(requests, loop, queue):
+    """Feeds request lines to the loop; None at end of input ends the worker."""
     try:
-        handle = load(sys.argv[1], sys.argv[2])
-    except BaseException as exc:  # SystemExit at import time is a load failure too
-        send(responses, {"ready": False, "error": describe(exc)})
-        return
-    send(responses, {"ready": True})
-    # One loop for the worker's life: clients and tasks bound to it survive between events.
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    for line in requests:
+        for line in requests:
+            loop.call_soon_threadsafe(queue.put_nowait, line)
+    finally:
+        loop.call_soon_threadsafe(queue.put_nowait, None)
+
+
+async def serve(handle, requests, responses):
+    loop = asyncio.get_running_loop()
+    queue = asyncio.Queue()
+    reader = threading.Thread(
+        target=read_requests, args=(requests, loop, queue), daemon=True
+    )
+    reader.start()
+    while True:
+        line = await queue.get()
+        if line is None:
+            return
+        request_id = None
         try:
             request = json.loads(line)
+            request_id = request.get("id")
             context = request.get("context")
-            result = handle(request["event"], context if context is not None else {})
+            result = handle(request["event_type"], context if context is not None else {})
             if inspect.isawaitable(result):
-                result = loop.run_until_complete(result)
-            reply = {"ok": True, "result": result}
+                result = await result
+            reply = {"id": request_id, "ok": True, "result": result}
         except BaseException as exc:  # a handler must not end the worker, not even sys.exit()
-            reply = {"ok": False, "error": describe(exc)}
+            if isinstance(exc, asyncio.CancelledError) and request_id is None:
+                raise
+            reply = {"id": request_id, "ok": False, "error": describe(exc)}
         send(responses, reply)
 
 
+def main():
+    requests, responses = open_protocol()
+    check_only = sys.argv[1] == "--check"
+    path, name = sys.argv[-2], sys.argv[-1]
+    try:
+        handle = load(path, name)
+    except BaseException as exc:  # SystemExit at import time is a load failure too
+        send(responses, {"id": 0, "ready": False, "error": describe(exc)})
+        return
+    send(responses, {"id": 0, "ready": True})
+    if check_only:
+        return
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    loop.run_until_complete(serve(handle, requests, responses))
+
+
 main()
+# End of input: leave without waiting for the handler's non-daemon threads.
+sys.stdout.flush()
+os._exit(0)

@@ -2,7 +2,9 @@
 
 use hooks_core::Payload;
 use hooks_core::{Dispatcher, EventName};
-use hooks_gateway::{GatewayHooks, HandlerError, HandlerKind, discover};
+use hooks_gateway::{
+    GatewayHooks, GatewayOptions, HandlerError, HandlerKind, HookStatus, discover,
+};
 
 use crate::support::{Home, set_mode, write};
 
@@ -265,4 +267,82 @@ fn handler_py_takes_precedence_over_an_executable() {
     assert_eq!(discovery.hooks[0].handler, HandlerKind::Python);
     assert_eq!(discovery.warnings[0].path, dir.join("handler"));
     assert!(!discovery.warnings[0].skipped);
+}
+
+#[test]
+fn a_syntax_error_is_reported_at_discovery_by_the_trial_import() {
+    let home = Home::new();
+    home.python_hook(
+        "broken",
+        "[agent:start]",
+        "def handle(e, c)\n    return 1\n",
+    );
+    home.python_hook("fine", "[agent:start]", "def handle(e, c):\n    return 1\n");
+    home.executable_hook("exe", "[agent:start]", "echo 1\n");
+    let (_, discovery) = home.gateway();
+    let status = |name: &str| {
+        discovery
+            .hooks
+            .iter()
+            .find(|hook| hook.name == name)
+            .map(|hook| hook.status.clone())
+    };
+    let broken = status("broken").and_then(|s| s.error().map(str::to_owned));
+    assert!(
+        broken
+            .as_deref()
+            .is_some_and(|e| e.starts_with("SyntaxError")),
+        "{broken:?}"
+    );
+    assert_eq!(status("fine"), Some(HookStatus::Ready));
+    assert_eq!(status("exe"), Some(HookStatus::Unchecked));
+    let warning = discovery
+        .warnings
+        .iter()
+        .find(|w| w.path.ends_with("broken/handler.py"))
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(
+        warning.contains("SyntaxError") && warning.contains("cannot be imported with"),
+        "{warning}"
+    );
+    let python = discovery.python.as_ref().map(ToString::to_string);
+    assert!(python.is_some(), "the interpreter is reported");
+    let exe = discovery.hooks.iter().find(|h| h.name == "exe");
+    assert!(exe.is_some_and(|hook| discovery.interpreter_for(hook).is_none()));
+}
+
+#[test]
+fn discovery_alone_reads_files_and_the_check_can_be_run_later() {
+    let home = Home::new();
+    home.python_hook(
+        "broken",
+        "[agent:start]",
+        "import no_such_module_xyz\ndef handle(e, c): pass\n",
+    );
+    let mut discovery = hooks_gateway::discover(home.path());
+    assert_eq!(discovery.hooks[0].status, HookStatus::Unchecked);
+    hooks_gateway::check_handlers(&mut discovery, &GatewayOptions::default());
+    let error = discovery.hooks[0].status.error().unwrap_or_default();
+    assert!(
+        error.contains("No module named 'no_such_module_xyz'"),
+        "{error}"
+    );
+}
+
+#[tokio::test]
+async fn a_hook_broken_at_discovery_stays_off() {
+    let home = Home::new();
+    home.python_hook("broken", "[command:*]", "def handle(e, c)\n    return 1\n");
+    let (gateway, _) = home.gateway();
+    let result = gateway
+        .call_hook("broken", "command:x", &hooks_core::Payload::new())
+        .await;
+    assert!(
+        matches!(
+            result,
+            Some(Err(hooks_gateway::HandlerError::Unloadable { .. }))
+        ),
+        "{result:?}"
+    );
 }

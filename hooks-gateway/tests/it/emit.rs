@@ -111,7 +111,7 @@ async fn emit_default_context() {
     );
     let (gateway, _) = home.gateway();
     let event = Event::new("agent:start", Payload::new());
-    let replies = gateway.dispatch(&event).await;
+    let replies = gateway.collect(&event).await;
     assert_eq!(values(&replies), [json!(["agent:start", {}])]);
 }
 
@@ -241,12 +241,12 @@ async fn default_context() {
     let (gateway, _) = home.gateway();
     assert!(
         gateway
-            .dispatch(&Event::new("agent:start", Payload::new()))
+            .collect(&Event::new("agent:start", Payload::new()))
             .await
             .is_empty()
     );
     let replies = gateway
-        .dispatch(&Event::new("agent:start", Payload::new()))
+        .collect(&Event::new("agent:start", Payload::new()))
         .await;
     assert_eq!(
         values(&replies),

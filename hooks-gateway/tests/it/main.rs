@@ -4,5 +4,6 @@
 mod discovery;
 mod emit;
 mod executable;
+mod lanes;
 mod support;
 mod worker;

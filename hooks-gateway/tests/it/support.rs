@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hooks_core::{Dispatcher, Event, Reply};
+use hooks_core::{Event, Reply};
 use hooks_gateway::{Discovery, GatewayHooks, GatewayOptions};
 use serde_json::Value;
 use tempfile::TempDir;
@@ -56,7 +56,11 @@ impl Home {
     }
 
     pub fn gateway(&self) -> (GatewayHooks, Discovery) {
-        self.gateway_with(GatewayOptions::default().with_handler_timeout(TEST_TIMEOUT))
+        self.gateway_with(
+            GatewayOptions::default()
+                .with_handler_timeout(TEST_TIMEOUT)
+                .with_command_timeout(TEST_TIMEOUT),
+        )
     }
 
     pub fn gateway_with(&self, options: GatewayOptions) -> (GatewayHooks, Discovery) {
@@ -77,9 +81,10 @@ pub fn set_mode(path: &Path, mode: u32) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod");
 }
 
-/// Dispatches `event` with `payload` (a JSON object) and returns the replies.
+/// Delivers `event` with `payload` (a JSON object) and waits for every
+/// handler's result (`collect`, the reference's `emit_collect`).
 pub async fn emit(gateway: &GatewayHooks, event: &str, payload: Value) -> Vec<Reply> {
-    gateway.dispatch(&Event::from_json(event, payload)).await
+    gateway.collect(&Event::from_json(event, payload)).await
 }
 
 /// The reply values only.
@@ -93,4 +98,15 @@ pub fn sources(replies: &[Reply]) -> Vec<String> {
         .iter()
         .map(|reply| reply.source.to_string())
         .collect()
+}
+
+/// Polls `condition` every 50 ms for up to 20 s (a generous bound for a loaded machine).
+pub fn wait_for(mut condition: impl FnMut() -> bool) -> bool {
+    for _ in 0..400 {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    condition()
 }

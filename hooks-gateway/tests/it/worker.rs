@@ -175,7 +175,12 @@ async fn handlers_see_the_hermes_home() {
 #[test]
 fn python_option_wins_over_the_default() {
     let options = GatewayOptions::default().with_python("/opt/py/bin/python3.12");
-    assert_eq!(options.resolved_python(), "/opt/py/bin/python3.12");
+    let python = options.python_interpreter();
+    assert_eq!(
+        python.program,
+        std::path::Path::new("/opt/py/bin/python3.12")
+    );
+    assert!(python.to_string().contains("set by the host"), "{python}");
 }
 
 /// Whether `pid` still names a live (not zombie) process, polling a little for reaping.

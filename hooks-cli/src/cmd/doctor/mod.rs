@@ -167,7 +167,7 @@ fn check_plugins(rows: &[PluginRow], report: &mut Report) {
             }
         }
         if let Some(interpreter) = &row.interpreter {
-            report.line(format!("      interpreter: {}", e(&interpreter.to_string())));
+            report.line(format!("      interpreter: {}", e(interpreter)));
         }
     }
     report.line("");
@@ -197,9 +197,9 @@ fn check_gateway(inventory: &Inventory, report: &mut Report) {
                 format!("gateway hook '{}': {error}", row.info.name),
                 "      ",
             ),
-            (None, Some(interpreter)) => report.line(format!(
+            (None, Some((_, interpreter))) => report.line(format!(
                 "      ✓ handler.py imports with {}",
-                e(&interpreter.to_string())
+                e(interpreter)
             )),
             (None, None) => report.line("      ✓ handler is executable"),
         }

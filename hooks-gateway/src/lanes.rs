@@ -1,0 +1,261 @@
+//! Where handlers run: each hook has a bounded lane (a queue served by one task
+//! that calls its handler for one event at a time, in order), and all lanes run
+//! on the gateway's own single-threaded runtime, on a thread of its own. So the
+//! host's `emit` only appends to queues, works under any executor, and a slow
+//! hook delays nothing but its own later events.
+//!
+//! A full lane drops its oldest event and counts it. Stopping the engine drops
+//! every lane task, and with them the workers and everything they started.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::runtime::Handle;
+use tokio::sync::{Notify, oneshot};
+
+use crate::error::HandlerError;
+use crate::executable::ExecutableHook;
+use crate::python::PythonHook;
+
+/// How a hook's handler is called.
+pub(crate) enum Runner {
+    Python(Box<PythonHook>),
+    Executable(ExecutableHook),
+}
+
+impl Runner {
+    fn broken_at_discovery(&self) -> bool {
+        match self {
+            Runner::Python(python) => python.broken_at_discovery(),
+            Runner::Executable(_) => false,
+        }
+    }
+
+    async fn call(&mut self, body: &[u8], timeout: Duration) -> Result<Value, HandlerError> {
+        match self {
+            Runner::Python(python) => python.call(body, timeout).await,
+            Runner::Executable(executable) => executable.call(body, timeout).await,
+        }
+    }
+}
+
+/// Where a job's result goes.
+pub(crate) type ReplySender = oneshot::Sender<Result<Value, HandlerError>>;
+
+/// One event for one hook.
+pub(crate) struct Job {
+    /// The event name, for logs.
+    pub(crate) event: Arc<str>,
+    /// `{"event_type": ..., "context": ...}`, shared by every hook of the event.
+    pub(crate) body: Arc<[u8]>,
+    /// Set when someone awaits the result (`command:*`, `call_hook`); else
+    /// the result is dropped and failures are logged.
+    pub(crate) reply: Option<ReplySender>,
+}
+
+/// Counters shared by every lane: what is queued or running, for `flush`.
+#[derive(Default)]
+pub(crate) struct Shared {
+    pending: AtomicUsize,
+    idle: Notify,
+}
+
+impl Shared {
+    fn finish_one(&self) {
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.idle.notify_waiters();
+        }
+    }
+
+    /// Jobs queued or running in any lane.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending.load(Ordering::Acquire)
+    }
+
+    /// Waits until no job is queued or running.
+    pub(crate) async fn idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.pending() == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// One hook's queue.
+pub(crate) struct Lane {
+    name: String,
+    capacity: usize,
+    jobs: Mutex<VecDeque<Job>>,
+    wake: Notify,
+    dropped: AtomicU64,
+    shared: Arc<Shared>,
+}
+
+impl Lane {
+    pub(crate) fn new(name: &str, capacity: usize, shared: Arc<Shared>) -> Self {
+        Lane {
+            name: name.to_owned(),
+            capacity: capacity.max(1),
+            jobs: Mutex::new(VecDeque::new()),
+            wake: Notify::new(),
+            dropped: AtomicU64::new(0),
+            shared,
+        }
+    }
+
+    /// Appends `job`; when the lane is full its oldest job is dropped (an
+    /// awaiting caller sees its reply channel close) and counted.
+    pub(crate) fn push(&self, job: Job) {
+        self.shared.pending.fetch_add(1, Ordering::AcqRel);
+        let evicted = {
+            let mut jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+            let evicted = (jobs.len() >= self.capacity)
+                .then(|| jobs.pop_front())
+                .flatten();
+            jobs.push_back(job);
+            evicted
+        };
+        self.wake.notify_one();
+        if let Some(old) = evicted {
+            let count = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+            let name = &self.name;
+            let event = &old.event;
+            if count == 1 || count.is_power_of_two() {
+                tracing::warn!(hook = %name, "[hooks] {name} is behind: dropped its oldest queued event ({event}); {count} dropped so far (queue size {})", self.capacity);
+            }
+            drop(old);
+            self.shared.finish_one();
+        }
+    }
+
+    /// Events dropped because the lane was full.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Events waiting (not counting the one being handled).
+    pub(crate) fn queued(&self) -> usize {
+        self.jobs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    fn pop(&self) -> Option<Job> {
+        self.jobs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+    }
+
+    /// Serves the lane forever: one job at a time, in order.
+    async fn serve(self: Arc<Self>, mut runner: Runner, timeout: Duration) {
+        // A handler that cannot be imported fails every event the same way:
+        // shown once (the trial import at discovery may have shown it already).
+        let mut unloadable_shown = runner.broken_at_discovery();
+        loop {
+            let Some(job) = self.pop() else {
+                self.wake.notified().await;
+                continue;
+            };
+            let result = runner.call(&job.body, timeout).await;
+            match job.reply {
+                Some(reply) => {
+                    let _ = reply.send(result);
+                }
+                None => match result {
+                    Err(error @ HandlerError::Unloadable { .. }) if unloadable_shown => {
+                        let name = &self.name;
+                        tracing::debug!(hook = %name, "[hooks] Skipping {name}: {error}");
+                    }
+                    Err(error) => {
+                        unloadable_shown |= matches!(error, HandlerError::Unloadable { .. });
+                        log_failure(&self.name, &job.event, &error);
+                    }
+                    Ok(_) => {}
+                },
+            }
+            self.shared.finish_one();
+        }
+    }
+}
+
+/// Logs a handler failure as a warning naming the hook and the event.
+pub(crate) fn log_failure(name: &str, event: &str, error: &HandlerError) {
+    tracing::warn!(hook = %name, event, "[hooks] Error in handler for '{event}' ({name}): {error}");
+}
+
+/// The gateway's runtime thread. Dropping it stops every lane and kills every worker.
+pub(crate) struct Engine {
+    handle: Handle,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Engine {
+    /// Starts the runtime thread and one task per lane.
+    pub(crate) fn start(
+        lanes: Vec<(Arc<Lane>, Runner)>,
+        timeout: Duration,
+    ) -> std::io::Result<Engine> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .thread_name("hooks-gateway")
+            .build()?;
+        let handle = runtime.handle().clone();
+        for (lane, runner) in lanes {
+            handle.spawn(lane.serve(runner, timeout));
+        }
+        let (stop, stopped) = oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("hooks-gateway".into())
+            .spawn(move || {
+                runtime.block_on(async {
+                    let _ = stopped.await;
+                });
+                // Dropping the runtime drops every task: workers and handler
+                // processes are killed with their whole tree.
+                drop(runtime);
+            })?;
+        Ok(Engine {
+            handle,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    /// Runs `future` on the gateway runtime; the result arrives on the receiver
+    /// (closed if the engine stops first).
+    pub(crate) fn run<F>(&self, future: F) -> oneshot::Receiver<F::Output>
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let (sender, receiver) = oneshot::channel();
+        self.handle.spawn(async move {
+            let _ = sender.send(future.await);
+        });
+        receiver
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take()
+            && thread.thread().id() != std::thread::current().id()
+        {
+            let _ = thread.join();
+        }
+    }
+}
