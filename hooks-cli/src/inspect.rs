@@ -289,8 +289,10 @@ fn kill_group(pid: u32) {
 
 /// `SIGABRT` for 6, and so on; `signal N` for a number this platform does not name.
 fn signal_name(number: i32) -> String {
-    nix::sys::signal::Signal::try_from(number)
-        .map_or_else(|_| format!("signal {number}"), |signal| signal.as_str().to_owned())
+    nix::sys::signal::Signal::try_from(number).map_or_else(
+        |_| format!("signal {number}"),
+        |signal| signal.as_str().to_owned(),
+    )
 }
 
 #[cfg(test)]

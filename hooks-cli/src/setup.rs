@@ -8,8 +8,8 @@ use std::sync::Arc;
 use anyhow::Result;
 use hooks_cli::{Host, HostOptions};
 use hooks_core::Hooks;
-use hooks_outbound::{DeliveryReport, Outbound};
 use hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
+use hooks_outbound::{DeliveryReport, Outbound};
 use serde_json::Value;
 
 use crate::cli::Cli;
@@ -69,7 +69,10 @@ impl Mechanisms {
 
     /// The outbound webhooks, when they are on.
     pub fn outbound(&self) -> Option<&Outbound> {
-        self.host.as_ref().and_then(Host::outbound).map(AsRef::as_ref)
+        self.host
+            .as_ref()
+            .and_then(Host::outbound)
+            .map(AsRef::as_ref)
     }
 
     /// Prints the registration warnings on stderr (each once per run).

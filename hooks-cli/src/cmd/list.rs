@@ -61,7 +61,10 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
     }
     let mut by_event: BTreeMap<&str, Vec<&ShellHookRow>> = BTreeMap::new();
     for row in rows {
-        by_event.entry(row.spec.event.as_str()).or_default().push(row);
+        by_event
+            .entry(row.spec.event.as_str())
+            .or_default()
+            .push(row);
     }
     writeln!(out, "Configured shell hooks ({} total):\n", rows.len())?;
     for (event, rows) in by_event {
@@ -111,7 +114,11 @@ fn list_outbound(rows: &[OutboundRow], out: &mut dyn Write) -> anyhow::Result<()
     if rows.is_empty() {
         return Ok(());
     }
-    writeln!(out, "Configured outbound webhooks ({} total):\n", rows.len())?;
+    writeln!(
+        out,
+        "Configured outbound webhooks ({} total):\n",
+        rows.len()
+    )?;
     for row in rows {
         let target = &row.target;
         let events: Vec<&str> = target.events.iter().map(|e| e.as_str()).collect();
@@ -144,7 +151,12 @@ fn list_plugins(rows: &[PluginRow], out: &mut dyn Write) -> anyhow::Result<()> {
     }
     writeln!(out, "Plugins ({} found):\n", rows.len())?;
     for row in rows {
-        let mut head = format!("  - {} ({}, {}", e(&row.key), row.kind.as_str(), row.state.as_str());
+        let mut head = format!(
+            "  - {} ({}, {}",
+            e(&row.key),
+            row.kind.as_str(),
+            row.state.as_str()
+        );
         if let Some(version) = row.abi_version {
             head.push_str(&format!(", ABI v{version}"));
         }
@@ -202,7 +214,11 @@ fn list_gateway(rows: &[GatewayRow], out: &mut dyn Write) -> anyhow::Result<()> 
             e(&row.info.name),
             row.info.handler.file_name()
         )?;
-        writeln!(out, "      handler: {}", hooks_cli::show_path(&row.info.handler_path()))?;
+        writeln!(
+            out,
+            "      handler: {}",
+            hooks_cli::show_path(&row.info.handler_path())
+        )?;
         writeln!(out, "      events:  {}", e(&row.info.events.join(", ")))?;
         if let Some((_, interpreter)) = &row.interpreter {
             writeln!(out, "      interpreter: {}", e(interpreter))?;

@@ -191,9 +191,10 @@ fn folder_name(path: &Path) -> String {
     } else {
         path.parent()
     };
-    folder
-        .and_then(Path::file_name)
-        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+    folder.and_then(Path::file_name).map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 /// The target a `hooks.outbound[<i>]...` key is about: its `name`, else its

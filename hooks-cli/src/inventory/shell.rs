@@ -23,7 +23,10 @@ pub struct ShellHookRow {
 impl ShellHookRow {
     /// The rows of `specs`, with the approvals of `allowlist` read once.
     /// The second value is the allowlist's own problem (unreadable, malformed).
-    pub fn scan(specs: &[ShellHookSpec], allowlist: &Allowlist) -> (Vec<ShellHookRow>, Option<String>) {
+    pub fn scan(
+        specs: &[ShellHookSpec],
+        allowlist: &Allowlist,
+    ) -> (Vec<ShellHookRow>, Option<String>) {
         let snapshot = allowlist.read();
         let rows = specs
             .iter()
@@ -33,8 +36,7 @@ impl ShellHookRow {
                     .iter()
                     .find(|a| a.event == spec.event.as_str() && a.command == spec.command);
                 let mtime_now = script_mtime_iso(&spec.command);
-                let mtime_at_approval =
-                    approval.and_then(|a| a.script_mtime_at_approval.clone());
+                let mtime_at_approval = approval.and_then(|a| a.script_mtime_at_approval.clone());
                 let drift = approval
                     .map(|_| mtime_drift(mtime_at_approval.as_deref(), mtime_now.as_deref()));
                 ShellHookRow {

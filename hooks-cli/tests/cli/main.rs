@@ -8,6 +8,8 @@ mod harness;
 mod help;
 mod inputs;
 mod list_doctor;
+mod list_doctor_all;
+mod list_doctor_snapshots;
 mod output;
 mod python_plugins;
 mod reference;

@@ -90,7 +90,10 @@ pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow:
                 "{problems} problem(s) found. Fix them before relying on these hooks."
             )?;
         } else {
-            writeln!(out, "No problems found: everything configured looks healthy.")?;
+            writeln!(
+                out,
+                "No problems found: everything configured looks healthy."
+            )?;
         }
     }
     if problems > 0 {
@@ -122,7 +125,7 @@ fn check_outbound(inventory: &Inventory, report: &mut Report) {
         if row.target.is_signed() {
             report.line("      ✓ URL valid; deliveries are signed");
         } else {
-            report.line("      ✓ URL valid; deliveries are UNSIGNED (no secret configured)");
+            report.line("      ℹ URL valid; deliveries are UNSIGNED");
         }
         report.line("");
     }

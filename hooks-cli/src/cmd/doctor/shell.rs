@@ -22,7 +22,10 @@ pub async fn check(home: &Home, rows: &[ShellHookRow], report: &mut Report) {
         ));
         return;
     }
-    report.line(format!("Checking {} configured shell hook(s)...\n", rows.len()));
+    report.line(format!(
+        "Checking {} configured shell hook(s)...\n",
+        rows.len()
+    ));
     for row in rows {
         report.line(format!("  [{}] {}", row.spec.event, e(&row.spec.command)));
         check_one(row, report).await;
