@@ -6,6 +6,7 @@ mod emit_replay;
 mod gateway_hooks;
 mod harness;
 mod help;
+mod host;
 mod inputs;
 mod list_doctor;
 mod list_doctor_all;
