@@ -30,69 +30,22 @@ const MAX_STDERR_BYTES: u64 = 16 << 10;
 /// How long to wait for the child's pipes after it exited (a grandchild may hold them).
 const PIPE_GRACE: Duration = Duration::from_millis(500);
 
-/// What a native library registers, as it describes itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NativeDescription {
-    /// The name the library declares.
-    pub name: String,
-    /// The ABI version it speaks.
-    pub abi_version: u32,
-    /// The events it registers hooks for.
-    pub hooks: Vec<String>,
-    /// The system-prompt sections it registers (names).
-    pub prompt_sections: Vec<String>,
-}
-
-impl NativeDescription {
-    /// The description as the child prints it.
-    pub fn to_json(&self) -> Value {
-        json!({
-            "name": self.name,
-            "abi_version": self.abi_version,
-            "hooks": self.hooks,
-            "prompt_sections": self.prompt_sections,
-        })
-    }
-
-    /// Reads what [`NativeDescription::to_json`] wrote; `None` when it is not that shape.
-    pub fn from_json(value: &Value) -> Option<NativeDescription> {
-        let strings = |key: &str| -> Option<Vec<String>> {
-            match value.get(key) {
-                None | Some(Value::Null) => Some(Vec::new()),
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .map(|item| item.as_str().map(str::to_owned))
-                    .collect(),
-                Some(_) => None,
-            }
-        };
-        Some(NativeDescription {
-            name: value.get("name")?.as_str()?.to_owned(),
-            abi_version: u32::try_from(value.get("abi_version")?.as_u64()?).ok()?,
-            hooks: strings("hooks")?,
-            prompt_sections: strings("prompt_sections")?,
-        })
-    }
-}
+/// What a native library registers, as it describes itself (hooks-plugin's
+/// description, carried as JSON from the child).
+pub use hooks_plugin::NativePluginInfo as NativeDescription;
 
 /// Loads `library` in this process and describes it. This is what the child
 /// runs; a host that trusts the library may call it directly.
 pub fn describe_here(library: &Path) -> Result<NativeDescription, String> {
-    let plugin = hooks_plugin::NativePlugin::load(library).map_err(|error| error.to_string())?;
-    Ok(NativeDescription {
-        name: plugin.declared_name().to_owned(),
-        abi_version: hooks_plugin::abi::ABI_VERSION,
-        hooks: plugin.hooks().to_vec(),
-        // ABI version 1 has no prompt sections.
-        prompt_sections: Vec::new(),
-    })
+    hooks_plugin::inspect_native(library).map_err(|error| error.to_string())
 }
 
 /// The child's side of [`INSPECT_SUBCOMMAND`]: prints one JSON line to `out`,
 /// the description or `{"error": ...}` when the library could not be loaded.
 pub fn run_child(library: &Path, out: &mut dyn Write) -> std::io::Result<()> {
-    let document = match describe_here(library) {
-        Ok(description) => description.to_json(),
+    let document = match describe_here(library).map(|info| serde_json::to_value(&info)) {
+        Ok(Ok(description)) => description,
+        Ok(Err(error)) => json!({ "error": format!("cannot describe the library: {error}") }),
         Err(error) => json!({ "error": error }),
     };
     writeln!(out, "{document}")?;
@@ -179,9 +132,13 @@ impl ChildInspector {
             (_, Some(document)) if document.get("error").is_some() => Err(InspectError::Load(
                 document["error"].as_str().unwrap_or_default().to_owned(),
             )),
-            (Some(0), Some(document)) => NativeDescription::from_json(&document).ok_or_else(|| {
-                InspectError::Inspector(format!("printed an unexpected description: {document}"))
-            }),
+            (Some(0), Some(document)) => {
+                serde_json::from_value::<NativeDescription>(document.clone()).map_err(|error| {
+                    InspectError::Inspector(format!(
+                        "printed an unexpected description ({error}): {document}"
+                    ))
+                })
+            }
             (code, _) => Err(InspectError::Inspector(format!(
                 "exited with status {}{}",
                 code.map_or("?".to_owned(), |code| code.to_string()),
@@ -298,21 +255,6 @@ fn signal_name(number: i32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_description_survives_its_json() {
-        let description = NativeDescription {
-            name: "guard".to_owned(),
-            abi_version: 1,
-            hooks: vec!["pre_tool_call".to_owned()],
-            prompt_sections: vec!["rules".to_owned()],
-        };
-        assert_eq!(
-            NativeDescription::from_json(&description.to_json()),
-            Some(description)
-        );
-        assert_eq!(NativeDescription::from_json(&json!({"name": 3})), None);
-    }
 
     #[test]
     fn signals_are_named() {

@@ -1,17 +1,29 @@
-//! The cost of one call into a native plugin (the example fixture), end to
-//! end: payload serialisation, the FFI call, the copy and parse of the reply.
+//! The cost of calling into a native plugin built on `hooks-plugin-sdk`
+//! (the examples, release build):
 //!
-//! `cargo bench -p hooks-plugin --bench call`
+//! - `native_plugin_call`: one `NativePlugin::call`, end to end: payload
+//!   serialisation, the FFI call, the SDK's typed decode, the copy and parse
+//!   of the reply.
+//! - `pre_tool_call_round_trip`: a `pre_tool_call` through the `Hooks` bus
+//!   and the in-process callback registry, as a host fires it, with one
+//!   guard that allows the call: the native `plugin-guard` registered the way
+//!   hooks-cli registers plugins, next to the same guard as a Rust closure.
+//!
+//! `cargo bench -p hooks-plugin --bench call -- --warm-up-time 1 --measurement-time 3`
 
 // `criterion_group!` generates an undocumented public function.
 #![allow(missing_docs)]
 
 use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hooks_core::{Event, HookEvent};
+use hooks_core::callbacks::{CallbackError, Callbacks};
+use hooks_core::config::PluginSettings;
+use hooks_core::{Event, HookEvent, Hooks};
 use hooks_plugin::NativePlugin;
-use serde_json::json;
+use serde_json::{Value, json};
 
 // The fixture build helpers of the integration tests; the bench uses some only.
 #[allow(dead_code)]
@@ -19,10 +31,10 @@ use serde_json::json;
 mod support;
 
 /// The kwargs the reference passes to `pre_tool_call` callbacks.
-fn pre_tool_call_payload(tool: &str) -> serde_json::Value {
+fn pre_tool_call_payload(tool: &str, command: &str) -> Value {
     json!({
         "tool_name": tool,
-        "args": {"path": "notes/todo.md", "content": "- buy milk\n- write benchmarks\n"},
+        "args": {"command": command},
         "task_id": "task-1",
         "session_id": "20260101_120000_abcd",
         "tool_call_id": "call_0123456789",
@@ -32,39 +44,111 @@ fn pre_tool_call_payload(tool: &str) -> serde_json::Value {
     })
 }
 
+fn load(package: &str) -> Arc<NativePlugin> {
+    match NativePlugin::load(&support::example_library_release(package)) {
+        Ok(plugin) => Arc::new(plugin),
+        Err(error) => panic!("{package} does not load: {error}"),
+    }
+}
+
 fn bench_calls(c: &mut Criterion) {
-    let plugin = match NativePlugin::load(support::example_library_release()) {
-        Ok(plugin) => plugin,
-        Err(error) => panic!("example plugin does not load: {error}"),
-    };
-    let allow = Event::from_json(HookEvent::PreToolCall, pre_tool_call_payload("read_file"));
-    let modify = Event::from_json(HookEvent::PreToolCall, pre_tool_call_payload("write_file"));
-    let mut observed = pre_tool_call_payload("write_file");
-    observed["result"] = json!("{\"ok\": true}");
-    observed["status"] = json!("ok");
-    observed["duration_ms"] = json!(3);
-    let observer = Event::from_json(HookEvent::PostToolCall, observed);
-    let context = Event::from_json(HookEvent::PreLlmCall, json!({"user_message": "hi"}));
+    let guard = load("plugin-guard");
+    let context = load("plugin-context");
+    let redactor = load("plugin-redactor");
+    let allow = Event::from_json(
+        HookEvent::PreToolCall,
+        pre_tool_call_payload("terminal", "ls -la"),
+    );
+    let block = Event::from_json(
+        HookEvent::PreToolCall,
+        pre_tool_call_payload("terminal", "rm -rf /"),
+    );
+    let mut transformed = pre_tool_call_payload("terminal", "env");
+    transformed["result"] = json!(format!("OPENAI_API_KEY=sk-{}\nHOME=/root", "x".repeat(40)));
+    let transform = Event::from_json(HookEvent::TransformToolResult, transformed);
+    let llm = Event::from_json(
+        HookEvent::PreLlmCall,
+        json!({"user_message": "tidy the build dir"}),
+    );
 
     let mut group = c.benchmark_group("native_plugin_call");
     group.bench_function("pre_tool_call_no_reply", |b| {
-        b.iter(|| black_box(plugin.call(black_box(&allow))))
+        b.iter(|| black_box(guard.call(black_box(&allow))))
     });
-    group.bench_function("pre_tool_call_modify_reply", |b| {
-        b.iter(|| black_box(plugin.call(black_box(&modify))))
+    group.bench_function("pre_tool_call_block_reply", |b| {
+        b.iter(|| black_box(guard.call(black_box(&block))))
     });
-    group.bench_function("post_tool_call_observer", |b| {
-        b.iter(|| black_box(plugin.call(black_box(&observer))))
+    group.bench_function("transform_tool_result_redacted", |b| {
+        b.iter(|| black_box(redactor.call(black_box(&transform))))
     });
     group.bench_function("pre_llm_call_context_reply", |b| {
-        b.iter(|| black_box(plugin.call(black_box(&context))))
+        b.iter(|| black_box(context.call(black_box(&llm))))
     });
     let payload = serde_json::to_vec(allow.payload()).unwrap_or_default();
     group.bench_function("call_json_preserialised_no_reply", |b| {
-        b.iter(|| black_box(plugin.call_json("pre_tool_call", black_box(&payload))))
+        b.iter(|| black_box(guard.call_json("pre_tool_call", black_box(&payload))))
     });
     group.finish();
 }
 
-criterion_group!(benches, bench_calls);
+fn settings(timeout: Option<Duration>) -> PluginSettings {
+    PluginSettings {
+        callback_timeout: timeout,
+        stream_reasoning_deltas: false,
+    }
+}
+
+/// A bus whose only callback is the native guard, registered as hooks-cli does.
+fn native_bus(plugin: &Arc<NativePlugin>, timeout: Option<Duration>) -> Hooks {
+    let callbacks = Callbacks::new(settings(timeout));
+    let plugin = Arc::clone(plugin);
+    callbacks.register("pre_tool_call", "plugin-guard", move |event: &Event| {
+        plugin
+            .call(event)
+            .map_err(|error| CallbackError::new("PluginError", error.to_string()))
+    });
+    Hooks::builder().with_shared(callbacks).build()
+}
+
+/// The same guard as a Rust closure.
+fn closure_bus(timeout: Option<Duration>) -> Hooks {
+    let callbacks = Callbacks::new(settings(timeout));
+    callbacks.register("pre_tool_call", "guard", |event: &Event| {
+        let command = event
+            .get("args")
+            .and_then(|args| args.get("command"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        Ok(
+            (event.tool_name() == Some("terminal") && command.contains("rm -rf"))
+                .then(|| json!({"action": "block", "message": format!("refusing `{command}`")})),
+        )
+    });
+    Hooks::builder().with_shared(callbacks).build()
+}
+
+fn bench_round_trip(c: &mut Criterion) {
+    let guard = load("plugin-guard");
+    let event = Event::from_json(
+        HookEvent::PreToolCall,
+        pre_tool_call_payload("terminal", "ls -la"),
+    );
+    let mut group = c.benchmark_group("pre_tool_call_round_trip");
+    for (label, timeout) in [
+        ("timeout-30s", Some(Duration::from_secs(30))),
+        ("timeout-off", None),
+    ] {
+        let closure = closure_bus(timeout);
+        group.bench_function(format!("rust-closure/{label}"), |b| {
+            b.iter(|| futures::executor::block_on(closure.collect(black_box(&event))))
+        });
+        let native = native_bus(&guard, timeout);
+        group.bench_function(format!("native-plugin/{label}"), |b| {
+            b.iter(|| futures::executor::block_on(native.collect(black_box(&event))))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_calls, bench_round_trip);
 criterion_main!(benches);

@@ -51,17 +51,26 @@ pub enum LoadError {
         /// `null` or `misaligned`.
         problem: &'static str,
     },
-    /// The table's `size` is smaller than a complete version-1 table.
+    /// The table's `size` is smaller than the base table every ABI-1 plugin fills.
     #[error(
-        "{library}: the plugin table is too short: size {size} bytes, version 1 needs {expected}"
+        "{library}: the plugin table is too short: size {size} bytes, the base table needs {expected}"
     )]
     ShortTable {
         /// The library path.
         library: PathBuf,
         /// The size the table declared.
         size: usize,
-        /// The size of a complete version-1 table.
+        /// The size of the base table.
         expected: usize,
+    },
+    /// The plugin's own registration failed (its `register` returned an
+    /// error or panicked, e.g. an invalid prompt section).
+    #[error("{library}: the plugin's registration failed: {message}")]
+    Registration {
+        /// The library path.
+        library: PathBuf,
+        /// The plugin's message.
+        message: String,
     },
     /// A required table field is null.
     #[error("{library}: the plugin table field `{field}` is null")]
@@ -117,6 +126,20 @@ pub enum PluginCallError {
         event: String,
         /// What is wrong.
         message: String,
+    },
+    /// The reply is larger than the host accepts (`abi::MAX_REPLY_BYTES`, 16 MiB).
+    #[error(
+        "plugin '{plugin}' replied to {event} with {len} bytes, more than the {limit}-byte cap; reply refused"
+    )]
+    ReplyTooLarge {
+        /// The plugin's name.
+        plugin: String,
+        /// The event name (or `system prompt section <id>`).
+        event: String,
+        /// The reply's size.
+        len: usize,
+        /// The cap.
+        limit: usize,
     },
     /// The payload could not be serialised to JSON.
     #[error("plugin '{plugin}': cannot serialise the {event} payload: {message}")]

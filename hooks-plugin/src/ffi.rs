@@ -2,9 +2,10 @@
 //!
 //! Everything a library hands over is checked here before safe code sees it:
 //! the ABI version (before the entry symbol is even called), the table pointer,
-//! its declared size, null fields and UTF-8. Libraries are never unloaded: once
-//! opened, a `Library` is leaked, so every function pointer copied out of it
-//! stays valid for the life of the process.
+//! its declared size (fields beyond it are never read), null fields, UTF-8,
+//! and the size of every reply. Libraries are never unloaded: once opened, a
+//! `Library` is leaked, so every function pointer copied out of it stays valid
+//! for the life of the process.
 
 use std::ffi::{CStr, c_char, c_void};
 use std::path::Path;
@@ -12,18 +13,22 @@ use std::path::Path;
 use libloading::Library;
 
 use crate::abi::{
-    ABI_VERSION, ABI_VERSION_SYMBOL, AbiVersionFn, CallFn, ENTRY_SYMBOL_V1, EntryFnV1,
-    FreeBufferFn, PluginBuffer, PluginTableV1, TABLE_V1_SIZE,
+    ABI_VERSION, ABI_VERSION_SYMBOL, AbiVersionFn, CallFn, ENTRY_SYMBOL, EntryFn, FreeBufferFn,
+    MAX_REPLY_BYTES, PluginBuffer, PluginTable, TABLE_SIZE, TABLE_SIZE_BASE,
 };
 use crate::error::LoadError;
 
 /// What a validated table offers, copied into owned values.
 #[derive(Debug)]
 pub(crate) struct RawTable {
+    /// The table size the library declared.
+    pub size: usize,
     /// The name the library declares.
     pub name: String,
     /// The `hooks_json` text (not yet parsed).
     pub hooks_json: String,
+    /// The `prompt_sections_json` text, when the table has the field and it is set.
+    pub sections_json: Option<String>,
     /// The callable half of the table.
     pub entry: PluginEntry,
 }
@@ -33,10 +38,11 @@ pub(crate) struct RawTable {
 pub(crate) struct PluginEntry {
     ctx: *mut c_void,
     call: CallFn,
+    render_section: Option<CallFn>,
     free_buffer: FreeBufferFn,
 }
 
-// SAFETY: the ABI contract (ABI.md, "Threads") requires `call` and
+// SAFETY: the ABI contract requires `call`, `render_section` and
 // `free_buffer` to be callable from any thread, concurrently, with the same
 // `ctx`, and `ctx` to stay valid for the life of the process (the library is
 // never unloaded). The host never dereferences `ctx` itself.
@@ -53,6 +59,15 @@ pub(crate) struct RawReply {
     pub bytes: Vec<u8>,
 }
 
+/// A reply buffer the host refused to copy.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum BufferProblem {
+    /// The buffer is inconsistent (null data with a length, ...).
+    Malformed(String),
+    /// The reply is larger than [`MAX_REPLY_BYTES`].
+    TooLarge(usize),
+}
+
 /// Opens `library`, checks its ABI and reads its table.
 pub(crate) fn open_library(library: &Path) -> Result<RawTable, LoadError> {
     if !library.exists() {
@@ -61,8 +76,8 @@ pub(crate) fn open_library(library: &Path) -> Result<RawTable, LoadError> {
         });
     }
     // SAFETY: loading a library runs its initialisers. Native plugins are
-    // trusted code by design (ABI.md, "Trust"): the user enabled this plugin
-    // in config.yaml. The path was checked to exist and is passed verbatim.
+    // trusted code by design (see `NATIVE_TRUST_NOTE`): the user enabled this
+    // plugin in config.yaml. The path was checked to exist and is passed verbatim.
     let opened = unsafe { Library::new(library) }.map_err(|error| LoadError::Open {
         library: library.to_owned(),
         message: error.to_string(),
@@ -85,13 +100,14 @@ pub(crate) fn open_library(library: &Path) -> Result<RawTable, LoadError> {
             expected: ABI_VERSION,
         });
     }
-    let entry_fn: EntryFnV1 = symbol(opened, library, ENTRY_SYMBOL_V1)?;
+    let entry_fn: EntryFn = symbol(opened, library, ENTRY_SYMBOL)?;
     // SAFETY: version 1 declares the entry as `extern "C" fn() -> *const
-    // PluginTableV1`, with no arguments; the pointer is validated below.
+    // PluginTable`, with no arguments; the pointer is validated below.
     let table = unsafe { entry_fn() };
     // SAFETY: `table` comes from the entry symbol of a library that reported
-    // ABI version 1, whose contract says it points at a table (or is null,
-    // which `read_table` checks) that lives as long as the (leaked) library.
+    // ABI version 1, whose contract says it points at a table of `size`
+    // bytes (or is null, which `read_table` checks) that lives as long as the
+    // (leaked) library.
     unsafe { read_table(library, table) }
 }
 
@@ -117,17 +133,18 @@ fn symbol<T: Copy>(
         })
 }
 
-/// Validates and copies the table at `table`.
+/// Validates and copies the table at `table`, reading only the fields its
+/// `size` covers.
 ///
 /// # Safety
 /// `table` is null, or points at memory of at least `size_of::<usize>()`
-/// readable bytes whose first word is the table size, and, when that size is
-/// at least [`TABLE_V1_SIZE`], at a readable [`PluginTableV1`] whose non-null
-/// `name`/`hooks_json` point at NUL-terminated strings, all alive for the rest
-/// of the process.
+/// readable bytes whose first word is the table size, and at that many
+/// readable bytes laid out as the prefix of a [`PluginTable`], whose non-null
+/// string fields point at NUL-terminated strings, all alive for the rest of
+/// the process.
 pub(crate) unsafe fn read_table(
     library: &Path,
-    table: *const PluginTableV1,
+    table: *const PluginTable,
 ) -> Result<RawTable, LoadError> {
     let bad_pointer = |problem| LoadError::BadTablePointer {
         library: library.to_owned(),
@@ -140,43 +157,82 @@ pub(crate) unsafe fn read_table(
         return Err(bad_pointer("misaligned"));
     }
     // SAFETY: non-null and aligned; the caller guarantees the first word is
-    // readable. Only `size` is read until it is known to cover the table.
+    // readable. Only `size` is read until it is known to cover more.
     let size = unsafe { table.cast::<usize>().read() };
-    if size < TABLE_V1_SIZE {
+    if size < TABLE_SIZE_BASE {
         return Err(LoadError::ShortTable {
             library: library.to_owned(),
             size,
-            expected: TABLE_V1_SIZE,
+            expected: TABLE_SIZE_BASE,
         });
     }
-    // SAFETY: the table declares at least a whole version-1 table; fields a
-    // later version appends beyond it are not read.
-    let fields = unsafe { table.read() };
-    if fields.abi_version != ABI_VERSION {
+    // SAFETY: `size` covers the base table, so every base field is readable;
+    // fields are read one by one through raw places, never as a whole table.
+    let (abi_version, name, hooks_json, call, free_buffer, ctx) = unsafe {
+        (
+            (&raw const (*table).abi_version).read(),
+            (&raw const (*table).name).read(),
+            (&raw const (*table).hooks_json).read(),
+            (&raw const (*table).call).read(),
+            (&raw const (*table).free_buffer).read(),
+            (&raw const (*table).ctx).read(),
+        )
+    };
+    // The prompt-section revision appended three fields at once.
+    let (sections_json, render_section, load_error) = if size >= TABLE_SIZE {
+        // SAFETY: `size` covers the whole table this host knows.
+        unsafe {
+            (
+                (&raw const (*table).prompt_sections_json).read(),
+                (&raw const (*table).render_section).read(),
+                (&raw const (*table).load_error).read(),
+            )
+        }
+    } else {
+        (std::ptr::null(), None, std::ptr::null())
+    };
+    if abi_version != ABI_VERSION {
         return Err(LoadError::AbiVersion {
             library: library.to_owned(),
             source_of_version: "abi_version",
-            found: fields.abi_version,
+            found: abi_version,
             expected: ABI_VERSION,
+        });
+    }
+    if !load_error.is_null() {
+        // SAFETY: non-null string field of a table the caller vouches for.
+        let message = unsafe { CStr::from_ptr(load_error) };
+        return Err(LoadError::Registration {
+            library: library.to_owned(),
+            message: message.to_string_lossy().into_owned(),
         });
     }
     let null = |field| LoadError::NullField {
         library: library.to_owned(),
         field,
     };
-    let call = fields.call.ok_or_else(|| null("call"))?;
-    let free_buffer = fields.free_buffer.ok_or_else(|| null("free_buffer"))?;
+    let call = call.ok_or_else(|| null("call"))?;
+    let free_buffer = free_buffer.ok_or_else(|| null("free_buffer"))?;
     // SAFETY: the caller guarantees non-null text fields are NUL-terminated
     // strings alive for the process.
-    let name = unsafe { table_text(library, "name", fields.name) }?;
+    let name = unsafe { table_text(library, "name", name) }?;
     // SAFETY: as for `name`.
-    let hooks_json = unsafe { table_text(library, "hooks_json", fields.hooks_json) }?;
+    let hooks_json = unsafe { table_text(library, "hooks_json", hooks_json) }?;
+    let sections_json = if sections_json.is_null() {
+        None
+    } else {
+        // SAFETY: as for `name`.
+        Some(unsafe { table_text(library, "prompt_sections_json", sections_json) }?)
+    };
     Ok(RawTable {
+        size,
         name,
         hooks_json,
+        sections_json,
         entry: PluginEntry {
-            ctx: fields.ctx,
+            ctx,
             call,
+            render_section,
             free_buffer,
         },
     })
@@ -209,23 +265,52 @@ unsafe fn table_text(
 }
 
 impl PluginEntry {
-    /// Calls the plugin with an event name and a JSON payload.
+    /// Calls the plugin's hook with an event name and a JSON payload.
     ///
-    /// Returns `Err` with a reason when the plugin filled `out` inconsistently;
-    /// whatever it allocated is given back to its `free_buffer` either way.
-    pub(crate) fn call(&self, event: &[u8], payload: &[u8]) -> Result<RawReply, String> {
+    /// Whatever the plugin allocated is given back to its `free_buffer`,
+    /// whether the buffer was accepted or not.
+    pub(crate) fn call(&self, event: &[u8], payload: &[u8]) -> Result<RawReply, BufferProblem> {
+        self.invoke(self.call, event, payload)
+    }
+
+    /// Whether the plugin can render prompt sections.
+    pub(crate) fn renders_sections(&self) -> bool {
+        self.render_section.is_some()
+    }
+
+    /// Asks the plugin for the text of section `id`, given the session info as JSON.
+    pub(crate) fn render_section(
+        &self,
+        id: &[u8],
+        session_info: &[u8],
+    ) -> Result<RawReply, BufferProblem> {
+        match self.render_section {
+            Some(render) => self.invoke(render, id, session_info),
+            None => Err(BufferProblem::Malformed(
+                "the table has no render_section".to_owned(),
+            )),
+        }
+    }
+
+    fn invoke(
+        &self,
+        function: CallFn,
+        name: &[u8],
+        json: &[u8],
+    ) -> Result<RawReply, BufferProblem> {
         let mut out = PluginBuffer::empty();
         // SAFETY: the pointers and lengths describe live host slices that
-        // outlive the call; `out` points at a valid empty buffer; `call` and
-        // `ctx` come from a validated table of a never-unloaded library, and
-        // the ABI requires `call` to be thread-safe and to catch its panics.
+        // outlive the call; `out` points at a valid empty buffer; `function`
+        // and `ctx` come from a validated table of a never-unloaded library,
+        // and the ABI requires the function to be thread-safe and to catch
+        // its panics.
         let status = unsafe {
-            (self.call)(
+            function(
                 self.ctx,
-                event.as_ptr(),
-                event.len(),
-                payload.as_ptr(),
-                payload.len(),
+                name.as_ptr(),
+                name.len(),
+                json.as_ptr(),
+                json.len(),
                 &mut out,
             )
         };
@@ -233,19 +318,23 @@ impl PluginEntry {
             if out.len == 0 {
                 Ok(Vec::new())
             } else {
-                Err(format!("null data with length {}", out.len))
+                Err(BufferProblem::Malformed(format!(
+                    "null data with length {}",
+                    out.len
+                )))
             }
-        } else if out.len > isize::MAX as usize {
-            Err(format!("length {} exceeds isize::MAX", out.len))
+        } else if out.len > MAX_REPLY_BYTES {
+            // Refused before copying: a runaway plugin cannot make the host allocate it.
+            Err(BufferProblem::TooLarge(out.len))
         } else {
             // SAFETY: the ABI requires a non-null `data` to point at `len`
             // initialised bytes owned by the plugin until `free_buffer`,
-            // which runs only after this copy.
+            // which runs only after this copy; `len` is at most 16 MiB.
             Ok(unsafe { std::slice::from_raw_parts(out.data, out.len) }.to_vec())
         };
         if !out.data.is_null() {
-            // SAFETY: the buffer was filled by this plugin's `call` and is
-            // handed back exactly once, unchanged, as the ABI requires.
+            // SAFETY: the buffer was filled by this plugin and is handed back
+            // exactly once, unchanged, as the ABI requires.
             unsafe { (self.free_buffer)(out) };
         }
         copied.map(|bytes| RawReply { status, bytes })
@@ -253,165 +342,4 @@ impl PluginEntry {
 }
 
 #[cfg(test)]
-mod tests {
-    //! The validation and call paths, against tables built in this process.
-
-    use std::ffi::c_void;
-    use std::path::Path;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    use super::*;
-
-    static FREED: AtomicUsize = AtomicUsize::new(0);
-
-    /// Replies `<event>|<payload>`; status 7 for the event `fail`; for the
-    /// event `lie`, claims five bytes at a null pointer.
-    extern "C" fn echo_call(
-        _ctx: *mut c_void,
-        event_ptr: *const u8,
-        event_len: usize,
-        payload_ptr: *const u8,
-        payload_len: usize,
-        out: *mut PluginBuffer,
-    ) -> i32 {
-        // SAFETY: the host passes live slices and a valid `out` (ABI contract).
-        let (event, payload, out) = unsafe {
-            (
-                std::slice::from_raw_parts(event_ptr, event_len),
-                std::slice::from_raw_parts(payload_ptr, payload_len),
-                &mut *out,
-            )
-        };
-        if event == b"lie" {
-            out.len = 5;
-            return 0;
-        }
-        let mut reply = std::mem::ManuallyDrop::new([event, b"|", payload].concat());
-        *out = PluginBuffer {
-            data: reply.as_mut_ptr(),
-            len: reply.len(),
-            capacity: reply.capacity(),
-        };
-        if event == b"fail" { 7 } else { 0 }
-    }
-
-    extern "C" fn counting_free(buffer: PluginBuffer) {
-        FREED.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: every buffer handed out by `echo_call` is a leaked Vec with these parts.
-        drop(unsafe { Vec::from_raw_parts(buffer.data, buffer.len, buffer.capacity) });
-    }
-
-    fn table() -> PluginTableV1 {
-        PluginTableV1 {
-            size: TABLE_V1_SIZE,
-            abi_version: ABI_VERSION,
-            name: c"fake".as_ptr(),
-            hooks_json: c"[\"pre_tool_call\"]".as_ptr(),
-            call: Some(echo_call),
-            free_buffer: Some(counting_free),
-            ctx: std::ptr::null_mut(),
-        }
-    }
-
-    fn read(table: &PluginTableV1) -> Result<RawTable, LoadError> {
-        // SAFETY: `table` is a live, complete table whose strings are 'static literals.
-        unsafe { read_table(Path::new("/lib/fake.so"), table) }
-    }
-
-    fn error(table: &PluginTableV1) -> String {
-        match read(table) {
-            Ok(_) => panic!("table accepted"),
-            Err(error) => error.to_string(),
-        }
-    }
-
-    #[test]
-    fn valid_table_is_copied() {
-        let raw = read(&table()).expect("valid table");
-        assert_eq!(raw.name, "fake");
-        assert_eq!(raw.hooks_json, r#"["pre_tool_call"]"#);
-    }
-
-    #[test]
-    fn null_table_is_refused() {
-        // SAFETY: null is explicitly allowed by `read_table`.
-        let result = unsafe { read_table(Path::new("/lib/fake.so"), std::ptr::null()) };
-        let message = result.err().map(|e| e.to_string()).unwrap_or_default();
-        assert_eq!(message, "/lib/fake.so: the plugin table pointer is null");
-    }
-
-    #[test]
-    fn short_table_is_refused_before_reading_fields() {
-        let mut short = table();
-        short.size = std::mem::size_of::<usize>();
-        assert!(
-            error(&short).contains("too short: size 8 bytes"),
-            "{}",
-            error(&short)
-        );
-    }
-
-    #[test]
-    fn grown_table_is_accepted() {
-        #[repr(C)]
-        struct Grown {
-            v1: PluginTableV1,
-            later_field: usize,
-        }
-        let mut grown = Grown {
-            v1: table(),
-            later_field: 42,
-        };
-        grown.v1.size = std::mem::size_of::<Grown>();
-        assert!(grown.later_field == 42 && read(&grown.v1).is_ok());
-    }
-
-    #[test]
-    fn wrong_table_version_is_refused() {
-        let mut wrong = table();
-        wrong.abi_version = 2;
-        assert!(error(&wrong).contains("ABI version 2 is not supported"));
-    }
-
-    #[test]
-    fn null_and_invalid_fields_are_named() {
-        let mut no_name = table();
-        no_name.name = std::ptr::null();
-        assert!(error(&no_name).ends_with("field `name` is null"));
-        let mut no_call = table();
-        no_call.call = None;
-        assert!(error(&no_call).ends_with("field `call` is null"));
-        let mut no_free = table();
-        no_free.free_buffer = None;
-        assert!(error(&no_free).ends_with("field `free_buffer` is null"));
-        let mut latin1 = table();
-        latin1.name = c"caf\xe9".as_ptr();
-        assert!(error(&latin1).contains("field `name` is invalid: not UTF-8"));
-    }
-
-    #[test]
-    fn call_copies_the_reply_and_frees_it_once() {
-        let raw = read(&table()).expect("valid table");
-        let before = FREED.load(Ordering::SeqCst);
-        let reply = raw.entry.call(b"pre_tool_call", b"{}");
-        assert_eq!(
-            reply,
-            Ok(RawReply {
-                status: 0,
-                bytes: b"pre_tool_call|{}".to_vec()
-            })
-        );
-        let failed = raw.entry.call(b"fail", b"{}");
-        assert_eq!(failed.map(|reply| reply.status), Ok(7));
-        assert_eq!(FREED.load(Ordering::SeqCst), before + 2);
-    }
-
-    #[test]
-    fn null_data_with_a_length_is_an_error() {
-        let raw = read(&table()).expect("valid table");
-        assert_eq!(
-            raw.entry.call(b"lie", b"{}"),
-            Err("null data with length 5".to_owned())
-        );
-    }
-}
+mod tests;

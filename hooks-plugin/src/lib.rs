@@ -35,25 +35,26 @@
 //!
 //! ## The ABI (version 1; `ABI.md` has the full contract)
 //!
-//! A library exports two `extern "C"` symbols: `hermes_hooks_abi_version() ->
-//! u32` (must return [`abi::ABI_VERSION`]) and `hermes_hooks_plugin_v1() ->
-//! *const PluginTableV1`. The [`abi::PluginTableV1`] starts with its own byte
-//! `size` (so later versions can append fields; the host reads only what
-//! `size` covers), then `abi_version`, the NUL-terminated UTF-8 `name`, the
-//! registered events as a NUL-terminated JSON array `hooks_json`, `call`,
-//! `free_buffer` and an opaque `ctx`. `call` receives the event name and the
-//! payload as JSON bytes and fills a [`abi::PluginBuffer`] with the reply JSON
-//! (empty = no reply) or, with a non-zero status, an error message; the host
-//! copies it and hands it back to `free_buffer`. Plugins must catch their own
-//! panics (a panic crossing `extern "C"` aborts the host) and allow concurrent
-//! calls. Libraries are never unloaded.
+//! Plugins are written with `hooks-plugin-sdk`, which owns the one
+//! `#[repr(C)]` definition of the ABI ([`abi`] re-exports it). A library
+//! exports `hermes_hooks_abi_version() -> u32`, checked first (another
+//! version is refused, naming the library and both versions, before anything
+//! else is called), and `hermes_hooks_plugin_v1() -> *const PluginTable`. The
+//! table starts with its own byte `size` and grows by appending fields: the
+//! host reads only what `size` covers, so plugins that predate prompt
+//! sections (the 56-byte base table) still load. `call` receives the event
+//! name and the payload as JSON bytes and fills a [`abi::PluginBuffer`] with
+//! the reply JSON (empty = no reply, at most 16 MiB) or, with a non-zero
+//! status, an error message; the host copies it and hands it back to
+//! `free_buffer`. Libraries are never unloaded.
 //!
 //! ## Trust
 //!
 //! A native plugin runs inside the host process with its full rights: it is
-//! trusted code, as the user's opt-in in `plugins.enabled` says. The host
-//! validates everything the library hands over (version, table, strings,
-//! reply JSON) but cannot protect itself from a library that corrupts memory
+//! trusted code, as the user's opt-in in `plugins.enabled` says
+//! ([`NATIVE_TRUST_NOTE`] says so for operator views). The host validates
+//! everything the library hands over (version, table, strings, reply JSON
+//! and size) but cannot protect itself from a library that corrupts memory
 //! or hangs. For isolation, use shell hooks, which run in their own process.
 //!
 //! All unsafe code of this crate is in one private module (`ffi`), each
@@ -66,6 +67,7 @@ pub mod discover;
 pub mod error;
 #[allow(unsafe_code)]
 mod ffi;
+pub mod inspect;
 mod load;
 pub mod manifest;
 pub mod order;
@@ -80,7 +82,8 @@ pub use discover::{
     PluginSource, PluginStatus, PythonPlugin, discover, discover_with,
 };
 pub use error::{LoadError, PluginCallError};
-pub use plugin::NativePlugin;
+pub use inspect::{NATIVE_TRUST_NOTE, NativePluginInfo, inspect_native};
+pub use plugin::{NativePlugin, PromptSection};
 pub use python::{InterpreterStatus, PythonHost};
 pub use register::{
     PluginRegistration, register_discovery, register_plugins, register_plugins_with,

@@ -1,13 +1,20 @@
-//! A loaded native plugin: its identity, its hooks, and calls into it.
+//! A loaded native plugin: its identity, its hooks and prompt sections, and calls into it.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use hooks_core::prompt::{PromptSections, SectionContent, SectionError, SessionInfo};
 use hooks_core::{Event, EventName};
 use serde_json::Value;
 
+use crate::abi::{ABI_VERSION, MAX_REPLY_BYTES};
 use crate::error::{LoadError, PluginCallError};
-use crate::ffi::{self, PluginEntry};
+use crate::ffi::{self, BufferProblem, PluginEntry, RawReply};
+
+/// A system-prompt section a plugin declares: id, position and `max_chars`
+/// (its text comes from the plugin when a session starts).
+pub use hooks_plugin_sdk::SectionSpec as PromptSection;
 
 /// Error messages from a plugin are cut to this many bytes (at a char boundary).
 const MAX_ERROR_MESSAGE_BYTES: usize = 2000;
@@ -21,7 +28,9 @@ pub struct NativePlugin {
     name: String,
     declared_name: String,
     library: PathBuf,
+    table_size: usize,
     hooks: Vec<String>,
+    sections: Vec<PromptSection>,
     entry: PluginEntry,
 }
 
@@ -41,6 +50,16 @@ impl NativePlugin {
     ) -> Result<NativePlugin, LoadError> {
         let raw = ffi::open_library(library)?;
         let hooks = parse_hooks(library, &raw.hooks_json)?;
+        let sections = match &raw.sections_json {
+            Some(json) => parse_sections(library, json)?,
+            None => Vec::new(),
+        };
+        if !sections.is_empty() && !raw.entry.renders_sections() {
+            return Err(LoadError::NullField {
+                library: library.to_owned(),
+                field: "render_section",
+            });
+        }
         let declared_name = raw.name;
         if declared_name.trim().is_empty() {
             return Err(LoadError::InvalidField {
@@ -54,7 +73,9 @@ impl NativePlugin {
             name: name.unwrap_or(&declared_name).to_owned(),
             declared_name,
             library: library.to_owned(),
+            table_size: raw.size,
             hooks,
+            sections,
             entry: raw.entry,
         })
     }
@@ -84,6 +105,67 @@ impl NativePlugin {
         &self.hooks
     }
 
+    /// The plugin ABI version the library speaks (a library speaking another
+    /// one is refused at load, so this is the host's [`ABI_VERSION`]).
+    pub fn abi_version(&self) -> u32 {
+        ABI_VERSION
+    }
+
+    /// The size of the table the library filled: `abi::TABLE_SIZE_BASE` for
+    /// a plugin that predates prompt sections, `abi::TABLE_SIZE` or more after.
+    pub fn table_size(&self) -> usize {
+        self.table_size
+    }
+
+    /// The system-prompt sections the plugin declares, in its order.
+    pub fn prompt_sections(&self) -> &[PromptSection] {
+        &self.sections
+    }
+
+    /// Asks the plugin for the text of its section `id` for the session
+    /// `info`: normally a JSON string; a failure of the plugin's function is
+    /// an error naming the plugin.
+    pub fn render_section(&self, id: &str, info: &SessionInfo) -> Result<Value, PluginCallError> {
+        let what = format!("system prompt section {id}");
+        let info = serde_json::to_vec(info).map_err(|error| PluginCallError::Payload {
+            plugin: self.name.clone(),
+            event: what.clone(),
+            message: error.to_string(),
+        })?;
+        let raw = self.entry.render_section(id.as_bytes(), &info);
+        Ok(self.decode(&what, raw)?.unwrap_or(Value::Null))
+    }
+
+    /// Registers every declared section into `registry` for this plugin,
+    /// each computed by [`NativePlugin::render_section`] when a session
+    /// starts; returns the registrations the registry refused (a duplicate
+    /// id held by another plugin, ...). The others are registered.
+    pub fn register_prompt_sections(
+        self: &Arc<Self>,
+        registry: &PromptSections,
+    ) -> Vec<SectionError> {
+        let mut refused = Vec::new();
+        for section in &self.sections {
+            let plugin = Arc::clone(self);
+            let id = section.id.clone();
+            let content = SectionContent::function(move |info: &SessionInfo| {
+                plugin
+                    .render_section(&id, info)
+                    .map_err(|error| error.to_string())
+            });
+            if let Err(error) = registry.register(
+                &self.name,
+                &section.id,
+                content,
+                &section.position,
+                section.max_chars,
+            ) {
+                refused.push(error);
+            }
+        }
+        refused
+    }
+
     /// Whether the plugin registers `event`.
     pub fn registers(&self, event: &str) -> bool {
         self.hooks.iter().any(|hook| hook == event)
@@ -110,18 +192,33 @@ impl NativePlugin {
         event_name: &str,
         payload_json: &[u8],
     ) -> Result<Option<Value>, PluginCallError> {
-        let raw = self
-            .entry
-            .call(event_name.as_bytes(), payload_json)
-            .map_err(|message| PluginCallError::BadBuffer {
+        let raw = self.entry.call(event_name.as_bytes(), payload_json);
+        self.decode(event_name, raw)
+    }
+
+    /// Turns a raw reply into the reply JSON, or an error naming the plugin and `what`.
+    fn decode(
+        &self,
+        what: &str,
+        raw: Result<RawReply, BufferProblem>,
+    ) -> Result<Option<Value>, PluginCallError> {
+        let raw = raw.map_err(|problem| match problem {
+            BufferProblem::Malformed(message) => PluginCallError::BadBuffer {
                 plugin: self.name.clone(),
-                event: event_name.to_owned(),
+                event: what.to_owned(),
                 message,
-            })?;
+            },
+            BufferProblem::TooLarge(len) => PluginCallError::ReplyTooLarge {
+                plugin: self.name.clone(),
+                event: what.to_owned(),
+                len,
+                limit: MAX_REPLY_BYTES,
+            },
+        })?;
         if raw.status != 0 {
             return Err(PluginCallError::Failed {
                 plugin: self.name.clone(),
-                event: event_name.to_owned(),
+                event: what.to_owned(),
                 status: raw.status,
                 message: truncated_message(&raw.bytes),
             });
@@ -134,7 +231,7 @@ impl NativePlugin {
             Ok(reply) => Ok(Some(reply)),
             Err(error) => Err(PluginCallError::InvalidReply {
                 plugin: self.name.clone(),
-                event: event_name.to_owned(),
+                event: what.to_owned(),
                 message: error.to_string(),
             }),
         }
@@ -157,6 +254,7 @@ impl fmt::Debug for NativePlugin {
             .field("declared_name", &self.declared_name)
             .field("library", &self.library)
             .field("hooks", &self.hooks)
+            .field("prompt_sections", &self.sections)
             .finish_non_exhaustive()
     }
 }
@@ -185,6 +283,15 @@ fn parse_hooks(library: &Path, hooks_json: &str) -> Result<Vec<String>, LoadErro
         }
     }
     Ok(hooks)
+}
+
+/// Parses the table's `prompt_sections_json`: a JSON array of `{"id", "position", "max_chars"}`.
+fn parse_sections(library: &Path, json: &str) -> Result<Vec<PromptSection>, LoadError> {
+    serde_json::from_str(json).map_err(|error| LoadError::InvalidField {
+        library: library.to_owned(),
+        field: "prompt_sections_json",
+        message: format!("not a JSON array of sections ({error})"),
+    })
 }
 
 /// A plugin's error bytes as text, lossily decoded and cut to a bounded length.

@@ -1,5 +1,5 @@
 //! `cargo xtask demo`: the README's main job. Replays `examples/session.jsonl`
-//! through every mechanism — the example native plugin, shell hooks, outbound
+//! through every mechanism — native plugins built on hooks-plugin-sdk, shell hooks, outbound
 //! webhooks to a local `hooks listen`, and a gateway hook — in a temporary copy of
 //! `examples/home`, then checks that each mechanism did its part.
 
@@ -16,52 +16,69 @@ use anyhow::{Context, Result, bail, ensure};
 const LISTEN_PORT: u16 = 8644;
 /// The signing secret the demo shares between sender and receiver.
 const SECRET_ENV: &str = "HERMES_DEMO_WEBHOOK_SECRET";
+/// The example home's native plugins: (folder under `plugins/`, package in
+/// `hooks-plugin/examples/`).
+const NATIVE_PLUGINS: [(&str, &str); 3] = [
+    ("guard", "plugin-guard"),
+    ("context", "plugin-context"),
+    ("redactor", "plugin-redactor"),
+];
 
 /// Runs the demo from the workspace root.
 pub fn run(root: &Path) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    step("building the hooks command and the example plugin");
-    let status = Command::new(&cargo)
+    step("building the hooks command and the example native plugins");
+    let mut build = Command::new(&cargo);
+    build
         .current_dir(root)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "hooks-cli",
-            "-p",
-            "example-plugin",
-        ])
-        .status()
-        .context("running cargo build")?;
+        .args(["build", "--quiet", "-p", "hooks-cli"]);
+    for (_, package) in NATIVE_PLUGINS {
+        build.args(["-p", package]);
+    }
+    let status = build.status().context("running cargo build")?;
     ensure!(status.success(), "cargo build failed");
     let target = target_dir(root);
     let hooks_bin = target.join("debug/hooks");
-    let plugin_lib = target.join(format!(
-        "debug/{}example_plugin{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    ));
-    ensure!(
-        plugin_lib.exists(),
-        "{} was not built",
-        plugin_lib.display()
-    );
 
     let scratch = std::env::temp_dir().join(format!("hooks-demo-{}", std::process::id()));
     let home = scratch.join(".hermes");
     step(&format!("copying examples/home to {}", home.display()));
     copy_dir(&root.join("examples/home"), &home)?;
-    let manifest = home.join("plugins/example/plugin.yaml");
-    let text = fs::read_to_string(&manifest).context("reading the example plugin.yaml")?;
-    let text = text.replace(
-        "library: libexample_plugin.so",
-        &format!("library: {}", plugin_lib.display()),
-    );
-    fs::write(&manifest, text).context("writing the example plugin.yaml")?;
+    for (folder, package) in NATIVE_PLUGINS {
+        point_at_built_library(&home, &target, folder, package)?;
+    }
 
     let result = replay(root, &hooks_bin, &scratch, &home);
     let _ = fs::remove_dir_all(&scratch);
     result
+}
+
+/// Rewrites `plugins/<folder>/plugin.yaml` in the demo's copy of the home so
+/// its `library:` is the absolute path of the library cargo just built.
+fn point_at_built_library(home: &Path, target: &Path, folder: &str, package: &str) -> Result<()> {
+    let file_name = format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        package.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    );
+    let library = target.join("debug").join(&file_name);
+    ensure!(library.exists(), "{} was not built", library.display());
+    let manifest = home.join("plugins").join(folder).join("plugin.yaml");
+    let text =
+        fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
+    // The checked-in manifests name the Linux file; any platform's name is replaced.
+    let linux_name = format!("lib{}.so", package.replace('-', "_"));
+    ensure!(
+        text.contains(&format!("library: {linux_name}")),
+        "{} does not name {linux_name}",
+        manifest.display()
+    );
+    let text = text.replace(
+        &format!("library: {linux_name}"),
+        &format!("library: {}", library.display()),
+    );
+    fs::write(&manifest, text).with_context(|| format!("writing {}", manifest.display()))
 }
 
 fn replay(root: &Path, hooks_bin: &Path, scratch: &Path, home: &Path) -> Result<()> {
@@ -148,12 +165,16 @@ fn check_timeline(timeline: &str) -> Result<()> {
             "recursive deletes are not allowed",
         ),
         (
-            "the plugin modifies write_file",
-            "\"checked_by\":\"example-plugin\"",
+            "the native guard plugin blocks rm -rf",
+            "plugin-guard: refusing `rm -rf build /`",
         ),
         (
-            "the plugin and the shell hook add context",
-            "remember to be brief",
+            "the native context plugin adds context",
+            "plugin-context: the user wrote 5 word(s)",
+        ),
+        (
+            "the native redactor masks the API key in a tool result",
+            "OPENAI_API_KEY=[REDACTED]",
         ),
         ("the gateway hook denies /reset", "reset refused"),
     ];

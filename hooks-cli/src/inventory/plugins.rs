@@ -21,9 +21,7 @@ use crate::inspect::ChildInspector;
 
 /// Native plugins run inside the agent's process with its full rights; said
 /// wherever plugins are listed.
-pub const NATIVE_TRUST_NOTE: &str = "native plugins run with full trust inside the agent's \
-     process: they can read and change anything the agent can, and a crash in one is a crash \
-     of the agent. Enable only libraries you would link into the agent yourself.";
+pub use hooks_plugin::NATIVE_TRUST_NOTE;
 
 /// What became of a plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,7 +227,11 @@ fn describe(
         Ok(description) => {
             row.abi_version = Some(description.abi_version);
             row.hooks = description.hooks;
-            row.prompt_sections = description.prompt_sections;
+            row.prompt_sections = description
+                .prompt_sections
+                .into_iter()
+                .map(|section| section.id)
+                .collect();
         }
         Err(error) => {
             row.state = PluginState::Failed;

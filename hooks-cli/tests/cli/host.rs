@@ -105,7 +105,9 @@ fn warnings_are_escaped_for_display() {
     runtime().block_on(async {
         let host = Host::load(HostOptions::new().home(&home.hermes)).expect("loads");
         assert!(
-            host.warnings().iter().any(|w| w.contains("pre_tool_cal\\e[2K")),
+            host.warnings()
+                .iter()
+                .any(|w| w.contains("pre_tool_cal\\e[2K")),
             "{:?}",
             host.warnings()
         );

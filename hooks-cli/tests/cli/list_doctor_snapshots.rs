@@ -1,5 +1,5 @@
 //! Snapshots of the human output of `list` and `doctor` on a copy of the
-//! example home (with the example native plugin built), so a wording change
+//! example home (with its native plugins built), so a wording change
 //! shows up in review. Temporary paths and timings become placeholders.
 
 use std::path::{Path, PathBuf};
@@ -9,37 +9,37 @@ use std::sync::OnceLock;
 use crate::harness;
 use crate::support::{Run, TempHome};
 
-/// The example plugin's library, built once per run into the target dir the
-/// hooks-plugin tests use (its own, so the nested cargo never waits for the
-/// outer build lock).
-fn example_plugin() -> &'static Path {
+/// The example home's plugins (hooks-plugin/examples), by folder.
+const PLUGINS: [(&str, &str); 3] = [
+    ("guard", "plugin-guard"),
+    ("context", "plugin-context"),
+    ("redactor", "plugin-redactor"),
+];
+
+/// Where the example plugins are built, once per run, into the target dir the
+/// plugin tests use (its own, so the nested cargo never waits for the outer
+/// build lock).
+fn built_plugins() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let target = root.join("target").join("fixture-plugin");
-        let output = Command::new(env!("CARGO"))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "example-plugin",
-                "--manifest-path",
-            ])
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .args(["build", "--quiet", "--manifest-path"])
             .arg(root.join("Cargo.toml"))
             .arg("--target-dir")
-            .arg(&target)
-            .output()
-            .expect("cargo runs");
+            .arg(&target);
+        for (_, package) in PLUGINS {
+            build.args(["-p", package]);
+        }
+        let output = build.output().expect("cargo runs");
         assert!(
             output.status.success(),
-            "building example-plugin failed:\n{}",
+            "building the example plugins failed:\n{}",
             String::from_utf8_lossy(&output.stderr)
         );
-        target.join("debug").join(format!(
-            "{}example_plugin{}",
-            std::env::consts::DLL_PREFIX,
-            std::env::consts::DLL_SUFFIX
-        ))
+        target.join("debug")
     })
 }
 
@@ -57,18 +57,32 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// A scratch HOME whose `.hermes` is a copy of `examples/home`, its plugin
-/// manifest naming the built library.
+/// manifests naming the built libraries.
 fn example_home() -> TempHome {
     let home = TempHome::new();
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/home");
     copy_dir(&source, &home.hermes);
-    home.write(
-        "plugins/example/plugin.yaml",
-        &format!(
-            "name: example\ndescription: The example native plugin.\nversion: 0.1.0\nlibrary: {}\n",
-            example_plugin().display()
-        ),
-    );
+    for (folder, package) in PLUGINS {
+        let manifest = format!("plugins/{folder}/plugin.yaml");
+        let text = std::fs::read_to_string(home.hermes.join(&manifest)).expect("manifest");
+        let library = built_plugins().join(format!(
+            "{}{}{}",
+            std::env::consts::DLL_PREFIX,
+            package.replace('-', "_"),
+            std::env::consts::DLL_SUFFIX
+        ));
+        let text: String = text
+            .lines()
+            .map(|line| {
+                if line.starts_with("library:") {
+                    format!("library: {}\n", library.display())
+                } else {
+                    format!("{line}\n")
+                }
+            })
+            .collect();
+        home.write(&manifest, &text);
+    }
     home
 }
 
@@ -90,7 +104,8 @@ fn snapshot(name: &str, home: &TempHome, args: &[&str]) {
         run.stderr(),
         run.code()
     )
-    .replace(&home.user_home.display().to_string(), "[HOME]");
+    .replace(&home.user_home.display().to_string(), "[HOME]")
+    .replace(&built_plugins().display().to_string(), "[PLUGINS]");
     insta::with_settings!({
         filters => vec![
             (r"\d+\.\d+s\)", "[T]s)"),

@@ -11,6 +11,7 @@ mod inputs;
 mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;
+mod native_plugins;
 mod output;
 mod python_plugins;
 mod reference;

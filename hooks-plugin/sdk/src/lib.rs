@@ -151,3 +151,8 @@ macro_rules! export_plugin {
         };
     };
 }
+
+/// The README's examples, compiled as doctests so they stay true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

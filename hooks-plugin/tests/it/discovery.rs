@@ -52,11 +52,11 @@ fn an_enabled_plugin_loads_and_answers() {
     );
     assert!(info.enabled);
     assert_eq!(info.status, PluginStatus::Loaded);
-    assert_eq!(info.hooks.len(), 4);
+    assert_eq!(info.hooks, ["pre_tool_call"]);
 
     let plugin = &discovery.plugins[0];
     assert_eq!(plugin.name(), "example");
-    assert_eq!(plugin.declared_name(), "example-plugin");
+    assert_eq!(plugin.declared_name(), "plugin-guard");
     let event = Event::from_json(
         HookEvent::PreToolCall,
         json!({"tool_name": "terminal", "args": {"command": "rm -rf /tmp/x"}}),
@@ -279,7 +279,7 @@ fn load_order_follows_requires_plugins() {
         discovery
             .found
             .iter()
-            .all(|info| info.hooks.len() == 4 && info.hooks.contains(&"pre_llm_call".to_owned()))
+            .all(|info| info.hooks == ["pre_tool_call"])
     );
 }
 

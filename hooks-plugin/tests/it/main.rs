@@ -1,9 +1,10 @@
-//! Integration tests of hooks-plugin against real libraries: the example
-//! fixture plugin (built once per run with a nested cargo) and deliberately
-//! broken raw plugins (compiled with rustc).
+//! Integration tests of hooks-plugin against real libraries: the SDK's
+//! example plugins (`hooks-plugin/examples/`, built once per run with a
+//! nested cargo) and deliberately broken raw plugins (compiled with rustc).
 
 mod abi_errors;
 mod calls;
 mod discovery;
+mod panic_abort;
 mod python;
 mod support;

@@ -28,45 +28,56 @@ fn library_file_name(stem: &str) -> String {
     )
 }
 
-/// The example plugin's library (debug build: quickest to build), built once per run.
-pub fn example_library() -> &'static Path {
+/// The SDK's example plugins (`hooks-plugin/examples/`), built together once per run.
+pub const EXAMPLES: [&str; 6] = [
+    "plugin-guard",
+    "plugin-context",
+    "plugin-redactor",
+    "plugin-panics",
+    "plugin-hangs",
+    "plugin-other-abi",
+];
+
+/// The library of the example plugin `package` (debug build: quickest to
+/// build); every example is built by one nested cargo, once per run.
+pub fn example_library(package: &str) -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| build_example(false))
+    let dir = BUILT.get_or_init(|| build_examples(false));
+    built_library(dir, package)
 }
 
-/// The example plugin's library built with optimisations (for benchmarks), once per run.
+/// An example plugin's library built with optimisations (for benchmarks), once per run.
 #[allow(dead_code)] // used by benches/call.rs, which includes this file
-pub fn example_library_release() -> &'static Path {
+pub fn example_library_release(package: &str) -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| build_example(true))
+    let dir = BUILT.get_or_init(|| build_examples(true));
+    built_library(dir, package)
 }
 
-fn build_example(release: bool) -> PathBuf {
+/// Builds every example; returns the directory holding the libraries.
+fn build_examples(release: bool) -> PathBuf {
     let root = workspace_root();
     let mut build = Command::new(env!("CARGO"));
-    build
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "example-plugin",
-            "--manifest-path",
-        ])
-        .arg(root.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(fixture_target_dir());
+    build.args(["build", "--quiet", "--manifest-path"]);
+    build.arg(root.join("Cargo.toml"));
+    for package in EXAMPLES {
+        build.args(["-p", package]);
+    }
+    build.arg("--target-dir").arg(fixture_target_dir());
     if release {
         build.arg("--release");
     }
     let output = build.output().expect("cargo runs");
     assert!(
         output.status.success(),
-        "building example-plugin failed:\n{}",
+        "building the example plugins failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let library = fixture_target_dir()
-        .join(if release { "release" } else { "debug" })
-        .join(library_file_name("example_plugin"));
+    fixture_target_dir().join(if release { "release" } else { "debug" })
+}
+
+fn built_library(dir: &Path, package: &str) -> PathBuf {
+    let library = dir.join(library_file_name(&package.replace('-', "_")));
     assert!(
         library.is_file(),
         "{} missing after build",
@@ -151,11 +162,12 @@ impl Home {
         dir
     }
 
-    /// A plugin folder holding a copy of the example library, named relatively in plugin.yaml.
+    /// A plugin folder holding a copy of the guard example's library, named
+    /// relatively in plugin.yaml.
     pub fn example_plugin(&self, folder: &str, extra_yaml: &str) -> PathBuf {
         let dir = self.plugin(folder, &[]);
-        let file_name = library_file_name("example_plugin");
-        std::fs::copy(example_library(), dir.join(&file_name)).expect("copy library");
+        let file_name = library_file_name("plugin_guard");
+        std::fs::copy(example_library("plugin-guard"), dir.join(&file_name)).expect("copy library");
         let yaml = format!("name: {folder}\nversion: 1.0\nlibrary: {file_name}\n{extra_yaml}");
         std::fs::write(dir.join("plugin.yaml"), yaml).expect("write plugin.yaml");
         dir

@@ -1,0 +1,204 @@
+//! Native plugins built on `hooks-plugin-sdk` (the examples in
+//! `hooks-plugin/examples/`), loaded by the real `hooks` binary.
+//!
+//! The libraries are built by one nested `cargo build` per test run, into a
+//! target directory of their own (the outer `cargo test` holds the lock of
+//! the main one), so the tests work after `cargo test --workspace` alone.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::TempHome;
+
+/// Every example package, built together.
+const EXAMPLES: [&str; 6] = [
+    "plugin-guard",
+    "plugin-context",
+    "plugin-redactor",
+    "plugin-panics",
+    "plugin-hangs",
+    "plugin-other-abi",
+];
+
+/// The workspace root (the parent of hooks-cli).
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from(".."), Path::to_owned)
+}
+
+/// The directory holding the built example libraries (built once per run).
+fn built_examples() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        // Shared with hooks-plugin's tests, which build the same packages.
+        let target = workspace_root().join("target").join("fixture-plugin");
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .args(["build", "--quiet", "--manifest-path"])
+            .arg(workspace_root().join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target);
+        for package in EXAMPLES {
+            build.args(["-p", package]);
+        }
+        let output = build.output().expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building the example plugins failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        target.join("debug")
+    })
+}
+
+/// The library file of example `package`.
+fn library(package: &str) -> PathBuf {
+    let stem = package.replace('-', "_");
+    let file = format!(
+        "{}{stem}{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    );
+    let path = built_examples().join(file);
+    assert!(path.is_file(), "{} missing after build", path.display());
+    path
+}
+
+/// A home with `packages` installed under `plugins/<package>/` and enabled.
+fn home_with(packages: &[&str], extra_plugin_config: &str) -> TempHome {
+    let home = TempHome::new();
+    for package in packages {
+        home.write(
+            &format!("plugins/{package}/plugin.yaml"),
+            &format!("name: {package}\nlibrary: {}\n", library(package).display()),
+        );
+    }
+    home.config(&format!(
+        "plugins:\n  enabled: [{}]\n{extra_plugin_config}",
+        packages.join(", ")
+    ));
+    home
+}
+
+/// `hooks emit EVENT --json` with `payload`: (outcome, stderr, exit code, elapsed).
+fn emit(home: &TempHome, event: &str, payload: Value) -> (Value, String, Option<i32>, Duration) {
+    let file = home.write("payload.json", &payload.to_string());
+    let started = Instant::now();
+    let run = home.hooks(&[
+        "emit",
+        event,
+        "--json",
+        "--payload-file",
+        &file.display().to_string(),
+    ]);
+    let elapsed = started.elapsed();
+    let stdout = run.stdout();
+    let document: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|error| {
+        panic!(
+            "stdout is not JSON ({error}):\n{stdout}\nstderr:\n{}",
+            run.stderr()
+        )
+    });
+    (
+        document["outcome"].clone(),
+        run.stderr(),
+        run.code(),
+        elapsed,
+    )
+}
+
+fn terminal(command: &str) -> Value {
+    json!({"tool_name": "terminal", "args": {"command": command}, "session_id": "s1"})
+}
+
+#[test]
+fn the_guard_blocks_rm_rf_and_lets_ls_through() {
+    let home = home_with(&["plugin-guard"], "");
+    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("rm -rf /"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        outcome,
+        json!({"action": "block", "message": "plugin-guard: refusing `rm -rf /`"})
+    );
+    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("ls"));
+    assert_eq!((code, outcome), (Some(0), Value::Null), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+#[test]
+fn a_panicking_plugin_next_to_the_guard_still_blocks_and_hooks_exits_0() {
+    let home = home_with(&["plugin-guard", "plugin-panics"], "");
+    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("rm -rf /"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(outcome["action"], "block", "{outcome}");
+    // Alone in deciding, the panic fails closed: the tool call is blocked too.
+    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("ls"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(outcome["action"], "block", "{outcome}");
+    let message = outcome["message"].as_str().unwrap_or_default();
+    assert!(message.contains("plugin-panics"), "{message}");
+}
+
+#[test]
+fn a_hanging_plugin_is_blocked_at_the_callback_timeout() {
+    let home = home_with(&["plugin-hangs"], "  hook_callback_timeout: 2\n");
+    let (outcome, stderr, code, elapsed) = emit(&home, "pre_tool_call", terminal("ls"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(outcome["action"], "block", "{outcome}");
+    // 2 s timeout; the bound is generous for a loaded machine, and far
+    // below "forever": the stuck plugin thread must not keep `hooks` alive.
+    assert!(
+        elapsed >= Duration::from_secs(2) && elapsed < Duration::from_secs(12),
+        "{elapsed:?}"
+    );
+}
+
+#[test]
+fn a_library_of_another_abi_is_a_warning_and_the_others_keep_working() {
+    let home = home_with(&["plugin-other-abi", "plugin-guard"], "");
+    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("rm -rf /"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(outcome["action"], "block", "{outcome}");
+    let warning = stderr
+        .lines()
+        .find(|line| line.contains("plugin-other-abi"))
+        .unwrap_or_else(|| panic!("no warning naming the plugin:\n{stderr}"));
+    let file = library("plugin-other-abi").display().to_string();
+    assert!(warning.starts_with("warning: "), "{warning}");
+    assert!(warning.contains(&file), "{warning}");
+    assert!(
+        warning.contains("plugin ABI version 2 is not supported (this host speaks version 1)"),
+        "{warning}"
+    );
+}
+
+#[test]
+fn the_redactor_masks_the_key() {
+    let home = home_with(&["plugin-redactor"], "");
+    let key = format!("sk-{}", "Ab3".repeat(12));
+    let payload = json!({
+        "tool_name": "terminal",
+        "args": {"command": "env"},
+        "result": format!("OPENAI_API_KEY={key}\nHOME=/root"),
+    });
+    let (outcome, stderr, code, _) = emit(&home, "transform_tool_result", payload);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(outcome, json!("OPENAI_API_KEY=[REDACTED]\nHOME=/root"));
+}
+
+#[test]
+fn the_context_plugin_adds_context() {
+    let home = home_with(&["plugin-context"], "");
+    let payload = json!({"user_message": "tidy the build dir", "session_id": "s1"});
+    let (outcome, stderr, code, _) = emit(&home, "pre_llm_call", payload);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        outcome,
+        json!({"context": "plugin-context: the user wrote 4 word(s); answer in kind."})
+    );
+}
