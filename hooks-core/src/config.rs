@@ -76,9 +76,12 @@ pub struct Config {
 
 impl Config {
     /// Loads `<home>/config.yaml`. A missing file is an empty config.
+    ///
+    /// At most [`crate::yaml::MAX_BYTES`] + 1 bytes are read, so a huge or
+    /// endless file (a FIFO, `/dev/zero` behind a link) is refused, not slurped.
     pub fn load(home: &Path) -> Result<Config, ConfigError> {
         let path = home.join(CONFIG_FILE);
-        match std::fs::read_to_string(&path) {
+        match read_capped(&path) {
             Ok(text) => Config::parse(home, &path, &text),
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config::empty(home)),
             Err(source) => Err(ConfigError::Read { path, source }),
@@ -213,6 +216,18 @@ impl Config {
     }
 }
 
+/// Reads a YAML file, stopping one byte past the adapter's limit (the parser
+/// then refuses it by size).
+pub fn read_capped(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let limit = u64::try_from(crate::yaml::MAX_BYTES).unwrap_or(u64::MAX);
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_string(&mut text)?;
+    Ok(text)
+}
+
 /// Settings of in-process callbacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PluginSettings {
@@ -293,6 +308,11 @@ mod tests {
             ("hooks_auto_accept: 'on'", true),
             ("hooks_auto_accept: '1'", true),
             ("hooks_auto_accept: 1", false),
+            // YAML 1.1 booleans, as PyYAML reads them.
+            ("hooks_auto_accept: yes", true),
+            ("hooks_auto_accept: On", true),
+            ("hooks_auto_accept: off", false),
+            ("hooks_auto_accept: NO", false),
             ("hooks_auto_accept: null", false),
             ("other: 1", false),
         ] {
@@ -306,6 +326,38 @@ mod tests {
         assert!(error.is_some_and(|e| e.to_string().contains("/h/config.yaml")));
         let error = Config::parse(Path::new("/h"), Path::new("/h/config.yaml"), "a: [").err();
         assert!(error.is_some_and(|e| e.to_string().contains("invalid YAML")));
+    }
+
+    #[test]
+    fn one_odd_key_does_not_lose_the_file() {
+        // PyYAML reads each of these; each used to make the whole file unreadable.
+        for odd in [
+            "model:\n  provider: a\n  provider: b\n",
+            "model:\n  max: 123456789012345678901234567890\n",
+            "model:\n  temp: !!float '1e400'\n",
+        ] {
+            let config = config(&format!("{odd}hooks_auto_accept: yes\n"));
+            assert!(config.hooks_auto_accept(), "{odd}");
+        }
+        assert_eq!(
+            config("model:\n  provider: a\n  provider: b\n").get("model.provider"),
+            Some(&Value::String("b".into()))
+        );
+    }
+
+    #[test]
+    fn oversized_files_are_refused_by_size() {
+        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let body = format!("a: 1\n{}", "#".repeat(crate::yaml::MAX_BYTES));
+        std::fs::write(dir.path().join(CONFIG_FILE), body)
+            .unwrap_or_else(|error| panic!("{error}"));
+        let error = Config::load(dir.path())
+            .err()
+            .map(|error| error.to_string());
+        assert!(
+            error.as_deref().is_some_and(|e| e.contains("bytes")),
+            "{error:?}"
+        );
     }
 
     #[test]

@@ -13,22 +13,50 @@ pub fn resolve_home(explicit: Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| home_dir().join(".hermes"))
 }
 
-/// The user's home directory (`$HOME`, else the current directory).
+/// Where the home is taken to be when neither `$HOME` nor the password
+/// database names one: a path that never exists, so no config is read from
+/// it. Never the current directory, where a checked-out repository's
+/// `.hermes/` could switch hooks on.
+pub const NO_HOME: &str = "/nonexistent";
+
+/// The user's home directory: `$HOME` when set and not empty, else the
+/// password database's entry for the current user (as Python's
+/// `os.path.expanduser` does), else [`NO_HOME`].
 pub fn home_dir() -> PathBuf {
+    user_home().unwrap_or_else(|| {
+        tracing::warn!(
+            "HOME is unset and the password database has no home for this user; using {NO_HOME}"
+        );
+        PathBuf::from(NO_HOME)
+    })
+}
+
+/// The user's home directory, if `$HOME` or the password database names one.
+pub fn user_home() -> Option<PathBuf> {
     std::env::var_os("HOME")
         .filter(|value| !value.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."))
+        .or_else(password_home)
 }
 
-/// Expands a leading `~/` (or a lone `~`) to the user's home directory.
+/// The home directory the password database gives the current user.
+fn password_home() -> Option<PathBuf> {
+    let user = nix::unistd::User::from_uid(nix::unistd::getuid()).ok()??;
+    Some(user.dir).filter(|dir| !dir.as_os_str().is_empty())
+}
+
+/// Expands a leading `~/` (or a lone `~`) to the user's home directory. With
+/// no home known at all the text is left as it is, as Python leaves it.
 pub fn expand_tilde(text: &str) -> String {
-    if text == "~" {
-        home_dir().to_string_lossy().into_owned()
-    } else if let Some(rest) = text.strip_prefix("~/") {
-        home_dir().join(rest).to_string_lossy().into_owned()
-    } else {
-        text.to_owned()
+    let Some(home) = (text == "~" || text.starts_with("~/"))
+        .then(user_home)
+        .flatten()
+    else {
+        return text.to_owned();
+    };
+    match text.strip_prefix("~/") {
+        Some(rest) => home.join(rest).to_string_lossy().into_owned(),
+        None => home.to_string_lossy().into_owned(),
     }
 }
 
@@ -67,6 +95,55 @@ mod tests {
     #[test]
     fn explicit_home_wins() {
         assert_eq!(resolve_home(Some("/x".into())), PathBuf::from("/x"));
+    }
+
+    /// Runs this test binary again with `HOME` removed (so no other test's
+    /// environment races it) and checks what the child resolved.
+    #[test]
+    fn unset_home_comes_from_the_password_database() {
+        if let Ok(mode) = std::env::var("HOOKS_CORE_HOME_PROBE") {
+            let resolved = match mode.as_str() {
+                "home" => resolve_home(None),
+                _ => PathBuf::from(expand_tilde("~/x")),
+            };
+            println!("PROBE={}", resolved.display());
+            return;
+        }
+        let expected = password_home().unwrap_or_else(|| PathBuf::from(NO_HOME));
+        let cwd = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        std::fs::create_dir(cwd.path().join(".hermes")).unwrap_or_else(|error| panic!("{error}"));
+        for (home, mode) in [(None, "home"), (Some(""), "home"), (None, "tilde")] {
+            let exe = std::env::current_exe().unwrap_or_else(|error| panic!("{error}"));
+            let mut command = std::process::Command::new(exe);
+            command
+                .args([
+                    "--exact",
+                    "home::tests::unset_home_comes_from_the_password_database",
+                    "--nocapture",
+                ])
+                .current_dir(cwd.path())
+                .env("HOOKS_CORE_HOME_PROBE", mode)
+                .env_remove("HERMES_HOME");
+            match home {
+                None => command.env_remove("HOME"),
+                Some(value) => command.env("HOME", value),
+            };
+            let output = command.output().unwrap_or_else(|error| panic!("{error}"));
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let probe = stdout
+                .lines()
+                .find_map(|line| line.strip_prefix("PROBE="))
+                .unwrap_or_else(|| panic!("no probe line in {stdout}"));
+            let want = match mode {
+                "home" => expected.join(".hermes"),
+                _ => expected.join("x"),
+            };
+            assert_eq!(PathBuf::from(probe), want, "HOME={home:?} {mode}");
+            assert!(
+                !probe.starts_with('.') && !probe.starts_with('~'),
+                "{probe}"
+            );
+        }
     }
 
     #[test]

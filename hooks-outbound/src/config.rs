@@ -26,8 +26,8 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 10;
 /// The smallest and largest per-attempt timeouts, in seconds (values are clamped).
 pub const TIMEOUT_RANGE_SECS: (u64, u64) = (1, 60);
 
-/// One validated webhook target.
-#[derive(Debug, Clone)]
+/// One validated webhook target. Its `Debug` shows the url redacted.
+#[derive(Clone)]
 pub struct TargetSpec {
     /// The optional label from `name:`.
     pub name: Option<String>,
@@ -61,9 +61,20 @@ impl TargetSpec {
         }
     }
 
-    /// The label used in logs and reports: the name, else the url.
-    pub fn label(&self) -> &str {
-        self.name.as_deref().unwrap_or(&self.url)
+    /// The label used in logs and reports: the name, else the url's host and
+    /// path with secret-looking segments masked (never its credentials or query).
+    pub fn label(&self) -> String {
+        match &self.name {
+            // Shown in logs and tables: control characters escaped.
+            Some(name) => hooks_core::display::escape(name).into_owned(),
+            None => crate::redact::url_label(&self.url),
+        }
+    }
+
+    /// The url with credentials, query values and secret path segments masked,
+    /// for showing to people.
+    pub fn redacted_url(&self) -> String {
+        crate::redact::redact_url(&self.url)
     }
 
     /// Whether deliveries carry a signature.
@@ -76,6 +87,20 @@ impl TargetSpec {
     pub fn wants(&self, event: HookEvent, tool_name: Option<&str>) -> bool {
         self.events.contains(&event)
             && (!event.meta().tool_matcher || self.matcher.matches(tool_name))
+    }
+}
+
+impl std::fmt::Debug for TargetSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TargetSpec")
+            .field("name", &self.name)
+            .field("url", &crate::redact::RedactedUrl(&self.url))
+            .field("events", &self.events)
+            .field("matcher", &self.matcher)
+            .field("timeout", &self.timeout)
+            .field("secret", &self.secret)
+            .field("standard_webhooks", &self.standard_webhooks)
+            .finish()
     }
 }
 
@@ -135,7 +160,7 @@ pub fn parse_config_with_env(
                     &key,
                     format!(
                         "{key}: '{}' already receives {} from an earlier entry — not wired twice",
-                        target.url,
+                        crate::redact::redact_url(&target.url),
                         event.as_str()
                     ),
                 ));
@@ -201,14 +226,17 @@ impl EntryParser<'_> {
         if !(lower.starts_with("http://") || lower.starts_with("https://")) {
             self.warn(
                 Some("url"),
-                format!("{key}.url must be http(s); got '{url}' — skipped"),
+                format!(
+                    "{key}.url must be http(s); got '{}' — skipped",
+                    crate::redact::redact_url(url)
+                ),
             );
             return None;
         }
         if let Err(error) = reqwest::Url::parse(url) {
             self.warn(
                 Some("url"),
-                format!("{key}.url is not a valid URL ('{url}': {error}) — skipped"),
+                format!("{key}.url is not a valid URL ({error}) — skipped"),
             );
             return None;
         }

@@ -103,6 +103,8 @@ async fn deliver(
                     );
                 }
                 if status.is_redirection() {
+                    // A Location can carry credentials as well.
+                    let location = location.as_deref().map(crate::redact::redact_url);
                     tracing::warn!(
                         "outbound webhook target redirected (event={event} target={label}): HTTP {code} -> {} — redirects are not followed; update the configured url",
                         location.as_deref().unwrap_or("?")
@@ -118,7 +120,7 @@ async fn deliver(
                 }
                 last_error = format!("HTTP {code}");
             }
-            Err(error) => last_error = describe(&error, target.timeout),
+            Err(error) => last_error = describe(&error, target),
         }
         if attempt < max_attempts {
             tracing::debug!(
@@ -163,10 +165,11 @@ async fn drain(mut response: reqwest::Response) {
     }
 }
 
-/// A one-line description of a transport error, without the url (it is in the label).
-fn describe(error: &reqwest::Error, timeout: Duration) -> String {
+/// A one-line description of a transport error, without the url (it is in
+/// the label); any quoted url is scrubbed all the same.
+fn describe(error: &reqwest::Error, target: &TargetSpec) -> String {
     if error.is_timeout() {
-        return format!("timed out after {}s", timeout.as_secs_f64());
+        return format!("timed out after {}s", target.timeout.as_secs_f64());
     }
     let mut parts = Vec::new();
     let mut source = std::error::Error::source(error);
@@ -185,5 +188,5 @@ fn describe(error: &reqwest::Error, timeout: Duration) -> String {
     } else {
         "request failed"
     };
-    format!("{kind}: {}", parts.join(": "))
+    crate::redact::scrub(&format!("{kind}: {}", parts.join(": ")), &target.url)
 }

@@ -54,7 +54,8 @@
 //! - One shared HTTP client keeps connections alive. Proxies from the
 //!   environment (`HTTPS_PROXY`, ...) are honoured, as the reference does.
 //! - `HERMES_SAFE_MODE=1` registers no target.
-//! - Secrets and signatures never appear in logs, `Debug` output or reports.
+//! - Secrets and signatures never appear in logs, `Debug` output or reports;
+//!   neither do credentials inside URLs ([`redact`]).
 //!
 //! hooks-outbound depends on hooks-core only, and on no sibling mechanism.
 
@@ -64,6 +65,7 @@ pub mod outbound;
 mod pool;
 mod queue;
 pub mod receiver;
+pub mod redact;
 pub mod report;
 pub mod request;
 pub mod signing;

@@ -3,11 +3,16 @@
 //! Same format as the reference, so an existing Hermes home works as is:
 //! `{"approvals": [{"event", "command", "approved_at", "script_mtime_at_approval"}]}`.
 //! Reading is tolerant (a BOM is skipped; a missing, unreadable or malformed
-//! file reads as empty, with a warning naming the file). Every change is a
-//! read-modify-write under an exclusive lock on the sibling `<file>.lock`,
-//! written to a unique temporary file in the same directory (mode 0600) and
-//! renamed over the old one, so concurrent approvals from many processes are
-//! never lost and a reader never sees half a file.
+//! file reads as empty, with a warning naming the file). Writing is not: a
+//! file that exists but cannot be read or understood is never rewritten (the
+//! user may be halfway through a hand edit), and the change fails with an
+//! error naming the file, line and column.
+//!
+//! Every change is a read-modify-write under an exclusive lock on the sibling
+//! `<file>.lock`, written to a unique temporary file (mode 0600) beside the
+//! real file and renamed over it, so concurrent approvals from many processes
+//! are never lost and a reader never sees half a file. When the allowlist is
+//! a symlink, the file it points to is replaced and the link is kept.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -31,6 +36,17 @@ pub enum AllowlistError {
         path: PathBuf,
         /// Why.
         source: std::io::Error,
+    },
+    /// The file exists but cannot be read or is not an allowlist; it was left as is.
+    #[error(
+        "{path}: {problem}. The file was left unchanged: fix it by hand (it must be a JSON object \
+         like {{\"approvals\": [...]}}) or move it away to start a new allowlist"
+    )]
+    Unusable {
+        /// The allowlist file.
+        path: PathBuf,
+        /// What is wrong, with line and column when the JSON is broken.
+        problem: String,
     },
     /// The new contents could not be written.
     #[error("failed to persist shell hook allowlist to {path}: {source}")]
@@ -109,7 +125,16 @@ impl Allowlist {
 
     /// Reads the approvals, tolerating a bad file.
     pub fn read(&self) -> AllowlistSnapshot {
-        let (document, warning) = self.read_document();
+        let (document, warning) = match self.load() {
+            Ok(document) => (document, None),
+            Err(problem) => (
+                json!({"approvals": []}),
+                Some(format!(
+                    "{}: {problem}; treating it as empty (it is not rewritten until fixed)",
+                    self.path.display()
+                )),
+            ),
+        };
         let approvals = document["approvals"]
             .as_array()
             .map(|entries| entries.iter().filter_map(Approval::from_value).collect())
@@ -157,6 +182,7 @@ impl Allowlist {
                 "event": approval.event,
                 "script_mtime_at_approval": approval.script_mtime_at_approval,
             }));
+            true
         })?;
         Ok(approval)
     }
@@ -172,12 +198,15 @@ impl Allowlist {
                 entry.get("command").and_then(Value::as_str) != Some(command) || !entry.is_object()
             });
             removed = before - approvals.len();
+            removed > 0
         })?;
         Ok(removed)
     }
 
     /// Read-modify-write of the approvals list under the exclusive file lock.
-    fn update(&self, change: impl FnOnce(&mut Vec<Value>)) -> Result<(), AllowlistError> {
+    /// `change` says whether it changed anything; nothing changed, nothing is
+    /// written. A file that cannot be used is left exactly as it is.
+    fn update(&self, change: impl FnOnce(&mut Vec<Value>) -> bool) -> Result<(), AllowlistError> {
         let directory = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(directory).map_err(|source| self.persist_error(source))?;
         let lock_path = self.lock_path();
@@ -190,23 +219,33 @@ impl Allowlist {
                 path: lock_path.clone(),
                 source,
             })?;
-        let (mut document, warning) = self.read_document();
-        if let Some(warning) = warning {
-            tracing::warn!("{warning}; it will be rewritten");
-        }
-        let mut approvals = match document.get_mut("approvals").map(Value::take) {
-            Some(Value::Array(approvals)) => approvals,
-            _ => Vec::new(),
+        let written = match self.load() {
+            Err(problem) => Err(AllowlistError::Unusable {
+                path: self.path.clone(),
+                problem,
+            }),
+            Ok(mut document) => {
+                let mut approvals = match document.get_mut("approvals").map(Value::take) {
+                    Some(Value::Array(approvals)) => approvals,
+                    _ => Vec::new(),
+                };
+                let changed = change(&mut approvals);
+                document["approvals"] = Value::Array(approvals);
+                if changed {
+                    self.write_atomically(&sorted_keys(document))
+                } else {
+                    Ok(())
+                }
+            }
         };
-        change(&mut approvals);
-        document["approvals"] = Value::Array(approvals);
-        let written = self.write_atomically(directory, &sorted_keys(document));
         // Dropping the handle releases the lock; unlock explicitly to say so.
         let _ = lock.unlock();
         written
     }
 
-    fn write_atomically(&self, directory: &Path, document: &Value) -> Result<(), AllowlistError> {
+    fn write_atomically(&self, document: &Value) -> Result<(), AllowlistError> {
+        let target = self.write_target();
+        let directory = target.parent().unwrap_or(Path::new("."));
         let mut temporary = tempfile::Builder::new()
             .prefix(&format!(".{ALLOWLIST_FILE}."))
             .suffix(".tmp")
@@ -218,7 +257,7 @@ impl Allowlist {
             .and_then(|()| temporary.as_file().sync_all())
             .map_err(|source| self.persist_error(source))?;
         temporary
-            .persist(&self.path)
+            .persist(&target)
             .map_err(|error| self.persist_error(error.error))?;
         Ok(())
     }
@@ -230,52 +269,53 @@ impl Allowlist {
         }
     }
 
-    /// The whole document (always an object with an `approvals` list) and a
-    /// warning when the file could not be used.
-    fn read_document(&self) -> (Value, Option<String>) {
-        let empty = || json!({"approvals": []});
-        let path = self.path.display();
+    /// The whole document (an object with an `approvals` list; a missing
+    /// file is an empty one), or what makes the file unusable.
+    fn load(&self) -> Result<Value, String> {
         let bytes = match std::fs::read(&self.path) {
             Ok(bytes) => bytes,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return (empty(), None),
-            Err(error) => {
-                return (
-                    empty(),
-                    Some(format!(
-                        "{path}: cannot read the shell hook allowlist ({error}); treating it as empty"
-                    )),
-                );
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(json!({"approvals": []}));
             }
+            Err(error) => return Err(format!("cannot read the shell hook allowlist ({error})")),
         };
         let text = String::from_utf8_lossy(&bytes);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(mut document)) => {
-                let warning = match document.get("approvals") {
-                    Some(Value::Array(_)) => None,
-                    _ => {
-                        document.insert("approvals".into(), Value::Array(Vec::new()));
-                        Some(format!(
-                            "{path}: 'approvals' is not a list; treating it as empty"
-                        ))
-                    }
-                };
-                (Value::Object(document), warning)
-            }
-            Ok(_) => (
-                empty(),
-                Some(format!(
-                    "{path}: the shell hook allowlist is not a JSON object; treating it as empty"
-                )),
-            ),
-            Err(error) => (
-                empty(),
-                Some(format!(
-                    "{path}: the shell hook allowlist is not valid JSON ({error}); treating it as empty"
-                )),
-            ),
+            Ok(document) if document.get("approvals").is_some_and(Value::is_array) => Ok(document),
+            Ok(Value::Object(_)) => Err("'approvals' is not a list".to_owned()),
+            Ok(_) => Err("the shell hook allowlist is not a JSON object".to_owned()),
+            Err(error) => Err(format!(
+                "the shell hook allowlist is not valid JSON at line {} column {} ({})",
+                error.line(),
+                error.column(),
+                strip_position(&error.to_string())
+            )),
         }
     }
+
+    /// The file writes go to: the allowlist, or what its symlinks lead to.
+    fn write_target(&self) -> PathBuf {
+        let mut target = self.path.clone();
+        // A bound, as the kernel has, so a link loop cannot spin forever.
+        for _ in 0..40 {
+            match std::fs::read_link(&target) {
+                Ok(next) => {
+                    let base = target.parent().unwrap_or(Path::new("."));
+                    target = base.join(next);
+                }
+                Err(_) => break,
+            }
+        }
+        target
+    }
+}
+
+/// serde_json's message without its own " at line L column C" suffix.
+fn strip_position(message: &str) -> &str {
+    message
+        .rsplit_once(" at line ")
+        .map_or(message, |(head, _)| head)
 }
 
 /// The document with every object's keys sorted, as the reference writes it.

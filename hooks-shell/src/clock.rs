@@ -1,6 +1,12 @@
 //! ISO-8601 UTC timestamps as the reference writes them into the allowlist
 //! (Python's `datetime.isoformat()` with `+00:00` turned into `Z`), and the
 //! comparison the drift check needs.
+//!
+//! Two clocks, two roundings, both Python's: `approved_at` is `datetime.now()`,
+//! which truncates to the microsecond; a script's mtime goes through
+//! `os.path.getmtime` (a double) and `datetime.fromtimestamp`, which rounds
+//! that double's fraction to the microsecond, half to even. Recording an mtime
+//! any other way makes the two tools see drift that is not there.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -18,6 +24,44 @@ pub fn iso_utc(time: SystemTime) -> String {
         format!(".{micros:06}")
     };
     format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}{fraction}Z")
+}
+
+/// A file's mtime as the reference records it:
+/// `datetime.fromtimestamp(os.path.getmtime(p), tz=utc).isoformat()`.
+///
+/// `st_mtime` is the double `sec + nsec * 1e-9`; `fromtimestamp` splits it with
+/// `modf`, scales the fraction to microseconds and rounds half to even,
+/// carrying a rounded-up million into the seconds.
+pub fn iso_from_mtime(time: SystemTime) -> String {
+    let (seconds, micros) = python_timestamp_parts(time);
+    iso_utc(UNIX_EPOCH + Duration::new(seconds, micros * 1000))
+}
+
+/// Whole seconds and microseconds of `time` after Python's float round trip.
+pub fn python_timestamp_parts(time: SystemTime) -> (u64, u32) {
+    let since_epoch = time.duration_since(UNIX_EPOCH).unwrap_or(Duration::ZERO);
+    #[allow(clippy::cast_precision_loss)] // the precision loss is the point: Python's double
+    let timestamp = since_epoch.as_secs() as f64 + f64::from(since_epoch.subsec_nanos()) * 1e-9;
+    let whole = timestamp.trunc();
+    let micros = round_half_even((timestamp - whole) * 1e6);
+    let (whole, micros) = if micros >= 1e6 {
+        (whole + 1.0, micros - 1e6)
+    } else {
+        (whole, micros)
+    };
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    // both are in range by construction
+    (whole as u64, micros as u32)
+}
+
+/// CPython's `_PyTime_RoundHalfEven`.
+fn round_half_even(x: f64) -> f64 {
+    let rounded = x.round();
+    if (x - rounded).abs() == 0.5 {
+        2.0 * (x / 2.0).round()
+    } else {
+        rounded
+    }
 }
 
 /// The current time, formatted by [`iso_utc`].
@@ -93,6 +137,23 @@ mod tests {
         assert_eq!(iso_utc(time), "2026-04-17T09:30:12.123456Z");
         let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
         assert_eq!(iso_utc(leap), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn mtimes_round_like_python_fromtimestamp() {
+        // Expected values computed with CPython 3.11:
+        // datetime.fromtimestamp(sec + nsec * 1e-9, tz=timezone.utc).isoformat()
+        for (seconds, nanos, expected) in [
+            (1_776_418_212, 123_456_789, "2026-04-17T09:30:12.123457Z"),
+            (1_776_418_212, 999_999_600, "2026-04-17T09:30:13Z"),
+            (1_700_000_000, 500, "2023-11-14T22:13:20Z"),
+            (1_700_000_000, 1_500, "2023-11-14T22:13:20.000001Z"),
+            (1_700_000_000, 2_500, "2023-11-14T22:13:20.000002Z"),
+            (1_700_000_000, 0, "2023-11-14T22:13:20Z"),
+        ] {
+            let time = UNIX_EPOCH + Duration::new(seconds, nanos);
+            assert_eq!(iso_from_mtime(time), expected, "{seconds}.{nanos:09}");
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 
 use hooks_core::Config;
+use hooks_core::display::escape;
 use hooks_core::home::is_truthy_text;
 
 use crate::allowlist::Allowlist;
@@ -58,6 +59,8 @@ pub struct Consent {
     pub accept: bool,
     /// Who to ask when not accepting; `None` (no terminal) denies.
     pub prompt: Option<Box<dyn Prompter>>,
+    /// Whether the user was already told that approvals cannot be saved.
+    told_unsaved: bool,
 }
 
 impl std::fmt::Debug for Consent {
@@ -78,6 +81,7 @@ impl Consent {
         Consent {
             accept: accept_flag || env.as_deref().is_some_and(is_truthy_text),
             prompt: TerminalPrompter::if_terminal(),
+            told_unsaved: false,
         }
     }
 
@@ -86,6 +90,7 @@ impl Consent {
         Consent {
             accept: true,
             prompt: None,
+            told_unsaved: false,
         }
     }
 
@@ -94,6 +99,7 @@ impl Consent {
         Consent {
             accept: false,
             prompt: None,
+            told_unsaved: false,
         }
     }
 
@@ -102,6 +108,7 @@ impl Consent {
         Consent {
             accept: false,
             prompt: Some(prompter),
+            told_unsaved: false,
         }
     }
 
@@ -121,9 +128,11 @@ impl Consent {
         command: &str,
     ) -> bool {
         if accept {
-            record(allowlist, event, command);
+            self.record(allowlist, event, command);
             tracing::info!(
-                "shell hook auto-approved via --accept-hooks / env / config: {event} -> {command}"
+                "shell hook auto-approved via --accept-hooks / env / config: {} -> {}",
+                escape(event),
+                escape(command)
             );
             return true;
         }
@@ -134,22 +143,44 @@ impl Consent {
         let approved = answer
             .is_some_and(|answer| matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"));
         if approved {
-            record(allowlist, event, command);
+            self.record(allowlist, event, command);
         }
         approved
     }
+
+    /// Records an approval. When it cannot be saved it holds for this run, and
+    /// the user is told once per registration, not once per hook.
+    fn record(&mut self, allowlist: &Allowlist, event: &str, command: &str) {
+        let Err(error) = allowlist.record(event, command) else {
+            return;
+        };
+        if !self.told_unsaved {
+            self.told_unsaved = true;
+            tracing::warn!("{}", persist_failure_message(&error));
+        } else {
+            tracing::debug!(
+                "approval of {} -> {} kept for this run only",
+                escape(event),
+                escape(command)
+            );
+        }
+    }
 }
 
-/// The warning when a hook is denied for lack of consent.
+/// The warning when a hook is denied for lack of consent (config text escaped).
 pub fn not_allowlisted_message(event: &str, command: &str) -> String {
+    let (event, command) = (escape(event), escape(command));
     format!(
         "shell hook for {event} ({command}) not allowlisted — skipped. Use --accept-hooks / \
          HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true, or approve at the TTY prompt next run."
     )
 }
 
-/// The banner shown before asking about a hook.
+/// The banner shown before asking about a hook. The command comes from the
+/// config file, so it is shown escaped: a control sequence in it cannot make
+/// the prompt show one script while `y` approves another.
 pub fn banner(event: &str, command: &str) -> String {
+    let (event, command) = (escape(event), escape(command));
     format!(
         "\n⚠ Hermes is about to register a shell hook that will run a\n  command on your behalf.\n\n    \
          Event:   {event}\n    Command: {command}\n\n  Commands run with your full user credentials.  \
@@ -157,17 +188,51 @@ pub fn banner(event: &str, command: &str) -> String {
     )
 }
 
-/// Records an approval; a failure to persist is logged and the approval holds for this run.
-fn record(allowlist: &Allowlist, event: &str, command: &str) {
-    if let Err(error) = allowlist.record(event, command) {
-        tracing::warn!("{}", persist_failure_message(&error));
-    }
-}
-
 /// The actionable warning when an approval cannot be saved.
 pub fn persist_failure_message(error: &crate::allowlist::AllowlistError) -> String {
+    let scope = match error {
+        crate::allowlist::AllowlistError::Unusable { .. } => "Approvals made now are",
+        _ => "The approval is",
+    };
     format!(
-        "{error}. The approval is in-memory for this run, but the next startup will re-prompt (or skip \
+        "{error}. {scope} in-memory for this run, but the next startup will re-prompt (or skip \
          registration on non-TTY runs without --accept-hooks / HERMES_ACCEPT_HOOKS)."
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The attack: the real command is `evil.sh`, then an escape sequence
+    /// erases the line and prints a harmless-looking path instead.
+    const DISGUISED: &str =
+        "/tmp/evil.sh\x1b[2K\r    Command: ~/.hermes/agent-hooks/lint.sh\u{202e}";
+
+    #[test]
+    fn the_prompt_shows_config_text_escaped() {
+        let shown = banner("pre_tool_call\x07", DISGUISED);
+        assert!(!shown.contains('\x1b') && !shown.contains('\r') && !shown.contains('\u{202e}'));
+        assert!(!shown.contains('\x07'));
+        assert!(
+            shown.contains(
+                "/tmp/evil.sh\\e[2K\\r    Command: ~/.hermes/agent-hooks/lint.sh\\u{202e}"
+            ),
+            "{shown}"
+        );
+        let denied = not_allowlisted_message("pre_tool_call", DISGUISED);
+        assert!(
+            !denied.contains('\x1b') && denied.contains("\\e[2K"),
+            "{denied}"
+        );
+    }
+
+    #[test]
+    fn plain_commands_are_shown_as_they_are() {
+        let shown = banner("pre_tool_call", "~/.hermes/agent-hooks/lint.sh --fix");
+        assert!(
+            shown.contains("    Command: ~/.hermes/agent-hooks/lint.sh --fix\n"),
+            "{shown}"
+        );
+    }
 }

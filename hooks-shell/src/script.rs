@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use hooks_core::home::expand_tilde;
 use nix::unistd::{AccessFlags, access};
 
-use crate::clock::{iso_utc, parse_iso};
+use crate::clock::{iso_from_mtime, parse_iso};
 
 /// Extensions that mark a word of the command as the script.
 const SCRIPT_EXTENSIONS: [&str; 13] = [
@@ -67,7 +67,8 @@ pub fn script_is_executable(command: &str) -> bool {
     access(&resolved, mode).is_ok()
 }
 
-/// The script's modification time (`2026-04-17T09:30:12.123456Z`), or `None`
+/// The script's modification time as the reference records it (see
+/// [`iso_from_mtime`]: `2026-04-17T09:30:12.123457Z`), or `None`
 /// when it cannot be read.
 pub fn script_mtime_iso(command: &str) -> Option<String> {
     let path = script_path(command);
@@ -77,7 +78,7 @@ pub fn script_mtime_iso(command: &str) -> Option<String> {
     let modified = std::fs::metadata(expand_tilde(&path))
         .and_then(|metadata| metadata.modified())
         .ok()?;
-    Some(iso_utc(modified))
+    Some(iso_from_mtime(modified))
 }
 
 /// Whether a script changed since approval, from the two recorded mtimes.

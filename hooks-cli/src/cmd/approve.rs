@@ -61,9 +61,8 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
             writeln!(out, "  [{event}] {shown}: already approved")?;
             continue;
         }
-        allowlist
-            .record(event, &spec.command)
-            .map_err(|error| anyhow::anyhow!("{}: {error}", allowlist.path().display()))?;
+        // The error names the file; a file that does not parse is left as it is.
+        allowlist.record(event, &spec.command)?;
         recorded += 1;
         approved.push((event.to_owned(), spec.command.clone()));
         writeln!(out, "  [{event}] {shown}: approved")?;

@@ -2,7 +2,6 @@
 
 use std::io::Write;
 
-use anyhow::Context;
 use hooks_shell::Allowlist;
 
 use hooks_core::display::escape;
@@ -13,9 +12,8 @@ use crate::setup::Home;
 /// Removes every allowlist entry of `command`, under every event.
 pub fn run(home: &Home, command: &str, out: &mut dyn Write) -> anyhow::Result<()> {
     let allowlist = Allowlist::in_home(&home.path);
-    let removed = allowlist
-        .revoke(command)
-        .with_context(|| format!("updating {}", allowlist.path().display()))?;
+    // The error names the file; a file that does not parse is left as it is.
+    let removed = allowlist.revoke(command)?;
     if removed == 0 {
         writeln!(
             out,

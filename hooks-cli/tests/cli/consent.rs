@@ -192,3 +192,29 @@ fn elapsed_ms_has_one_decimal_and_counts_agree_with_nouns() {
         assert!(decimals <= 1, "elapsed_ms {elapsed} in {line}");
     }
 }
+
+#[test]
+fn a_malformed_allowlist_survives_approve_and_test_accept_hooks() {
+    let home = TempHome::new();
+    let script = home.only_hook("pre_tool_call", "gate.sh", MARKING);
+    let broken = "{\"approvals\": [ {\"event\": \"pre_tool_call\", oops";
+    let path = home.write("shell-hooks-allowlist.json", broken);
+
+    let run = home.hooks(&["approve", script.to_str().unwrap_or_default()]);
+    assert_eq!(run.code(), Some(2), "{}", run.stdout());
+    assert!(
+        run.stderr().contains("shell-hooks-allowlist.json"),
+        "{}",
+        run.stderr()
+    );
+
+    // `test` still runs the hook, and says the approval is for this run only.
+    let run = home.hooks(&["--accept-hooks", "test", "pre_tool_call", "--json"]);
+    assert_eq!(
+        run.json()["outcome"],
+        json!({"action": "block", "message": "no"})
+    );
+    assert!(run.stderr().contains("this run only"), "{}", run.stderr());
+
+    assert_eq!(std::fs::read_to_string(&path).unwrap_or_default(), broken);
+}

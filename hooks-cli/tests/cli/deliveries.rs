@@ -44,3 +44,28 @@ fn emit_lists_deliveries_abandoned_at_the_flush_bound() {
     );
     drop(silent);
 }
+
+#[test]
+fn url_secrets_never_reach_emit_output() {
+    let home = TempHome::new();
+    // Nothing listens on the discard port: the delivery fails and is reported.
+    home.config(
+        "hooks:\n  outbound:\n    - url: http://user:hunter2@127.0.0.1:9/x?token=sekrit\n      \
+         events: [on_session_end]\n      timeout: 1\n",
+    );
+    for args in [
+        &["emit", "on_session_end", "--json"][..],
+        &["-vv", "emit", "on_session_end"],
+    ] {
+        let run = within(command(&home, args), Duration::from_secs(60)).expect("emit hung");
+        let all = format!("{}{}", run.stdout(), run.stderr());
+        assert_eq!(run.code(), Some(0), "{all}");
+        assert!(
+            all.contains("127.0.0.1"),
+            "{args:?}: the target is not named:\n{all}"
+        );
+        for secret in ["hunter2", "sekrit"] {
+            assert!(!all.contains(secret), "{args:?} printed {secret}:\n{all}");
+        }
+    }
+}

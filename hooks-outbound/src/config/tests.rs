@@ -88,7 +88,8 @@ fn valid_entry_parses() {
 #[test]
 fn label_falls_back_to_url() {
     let parsed = parse_one(json!({"url": "https://x.example/h", "events": ["on_session_end"]}));
-    assert_eq!(parsed.targets[0].label(), "https://x.example/h");
+    // Host and path only: a url can carry credentials, a label is shown everywhere.
+    assert_eq!(parsed.targets[0].label(), "x.example/h");
     assert_eq!(parsed.targets[0].timeout, Duration::from_secs(10));
 }
 

@@ -85,3 +85,74 @@ async fn secrets_and_signatures_never_show() {
         assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
     }
 }
+
+/// Credentials inside target URLs: userinfo, query values, secret path segments.
+#[tokio::test(flavor = "current_thread")]
+async fn url_credentials_never_show() {
+    const PASSWORD: &str = "pa55w0rd-in-url";
+    const TOKEN: &str = "qtoken-77aa";
+    const PATH_SECRET: &str = "XyZ9ab8Cd7Ef6Gh5Ij4Kl3Mn";
+    let (logs, _guard) = crate::support::logs::capture_with("trace");
+    let sink = Sink::start(|request, _| match request.path.as_str() {
+        path if path.starts_with("/ok") => Answer::Status(200),
+        path if path.starts_with("/down") => Answer::Status(503),
+        _ => Answer::Redirect(
+            302,
+            format!("https://u:{PASSWORD}@elsewhere.example/?token={TOKEN}"),
+        ),
+    })
+    .await;
+    let with_secrets = |path: &str| {
+        sink.url(&format!("/{path}/{PATH_SECRET}?token={TOKEN}"))
+            .replacen("http://", &format!("http://alice:{PASSWORD}@"), 1)
+    };
+    let mut targets: Vec<_> = ["ok", "down", "moved"]
+        .iter()
+        .map(|path| crate::target(&with_secrets(path), &[HookEvent::OnSessionEnd]))
+        .collect();
+    let dead = dead_url()
+        .await
+        .replacen("http://", &format!("http://bob:{PASSWORD}@"), 1);
+    targets.push(crate::target(
+        &format!("{dead}?token={TOKEN}"),
+        &[HookEvent::OnSessionEnd],
+    ));
+    let outbound = Outbound::new(targets.clone(), options()).expect("outbound");
+    outbound.enqueue(&session_end());
+    assert!(outbound.wait_idle(SOON).await);
+    assert_eq!(
+        sink.requests().len(),
+        4,
+        "the ok, moved and two down attempts arrived"
+    );
+
+    // A config with the same urls, to see its warnings (a duplicate entry warns with the url).
+    let home = tempfile::tempdir().expect("home");
+    let entry = serde_json::json!({"url": with_secrets("ok"), "events": ["on_session_end"]});
+    let config = hooks_core::Config::from_value(
+        home.path(),
+        serde_json::json!({"hooks": {"outbound": [entry.clone(), entry,
+            {"url": format!("ftp://x:{PASSWORD}@h/"), "events": ["on_session_end"]},
+            {"url": format!("https://x:{PASSWORD}@[::1"), "events": ["on_session_end"]}]}}),
+    );
+    let parsed = hooks_outbound::parse_config(&config);
+    assert_eq!(parsed.warnings.len(), 5, "{:?}", parsed.warnings);
+
+    let shown = [
+        logs.text(),
+        format!("{outbound:?} {targets:?}"),
+        format!("{:?}", outbound.take_reports()),
+        serde_json::to_string(&outbound.take_reports()).unwrap_or_default(),
+        format!("{:?}", parsed.warnings),
+        targets
+            .iter()
+            .map(|t| format!("{} {}", t.label(), t.redacted_url()))
+            .collect(),
+    ];
+    for text in &shown {
+        for secret in [PASSWORD, TOKEN, PATH_SECRET] {
+            assert!(!text.contains(secret), "{secret} leaked in:\n{text}");
+        }
+    }
+    assert!(shown[0].contains("target=127.0.0.1:"), "{}", shown[0]);
+}

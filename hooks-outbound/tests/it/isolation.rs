@@ -15,7 +15,7 @@ const EVENTS: usize = 300;
 /// enqueue→arrival delays, sorted, and the outbound handle.
 async fn fire(targets: Vec<TargetSpec>, healthy: &Sink) -> (Vec<Duration>, Outbound) {
     let outbound = Outbound::new(targets, options()).expect("outbound");
-    let healthy_label = healthy.url("/healthy");
+    let healthy_label = format!("{}/healthy", healthy.addr);
     let mut enqueued_at = HashMap::new();
     for _ in 0..EVENTS {
         let now = Instant::now();
@@ -69,9 +69,12 @@ async fn a_hanging_target_does_not_hold_back_a_healthy_one() {
             .filter(|r| r.target == label && r.outcome == DeliveryOutcome::Dropped)
             .count()
     };
-    assert_eq!(dropped_for(&healthy.url("/healthy")), 0);
+    assert_eq!(dropped_for(&format!("{}/healthy", healthy.addr)), 0);
     // The hanging lane filled up (1 in flight + 128 queued) and dropped the rest.
-    assert_eq!(dropped_for(&hanging.url("/hanging")), EVENTS - 129);
+    assert_eq!(
+        dropped_for(&format!("{}/hanging", hanging.addr)),
+        EVENTS - 129
+    );
 
     let (p50, p99) = (percentile(&delays, 0.5), percentile(&delays, 0.99));
     let (base50, base99) = (percentile(&baseline, 0.5), percentile(&baseline, 0.99));

@@ -355,9 +355,12 @@ fn allowlist_reading_is_tolerant() {
             "{bad}"
         );
     }
-    // A bad file is replaced by a good one on the next approval.
-    assert!(allowlist.record("pre_tool_call", "/z").is_ok());
-    assert!(allowlist.is_allowed("pre_tool_call", "/z"));
+    // A bad file is never replaced: the next approval fails and leaves it as is.
+    assert!(allowlist.record("pre_tool_call", "/z").is_err());
+    assert_eq!(
+        std::fs::read_to_string(allowlist.path()).ok().as_deref(),
+        Some("{\"approvals\": 3}")
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Integration tests of hooks-shell, one binary with a module per area.
 //! Numbers in test names refer to hermes-reference.md §7.
 
+mod allowlist;
 mod config;
 mod consent;
 mod dispatcher;
@@ -8,4 +9,5 @@ mod faults;
 mod parse;
 mod reference;
 mod run;
+mod spellings;
 mod support;

@@ -26,10 +26,15 @@ impl Write for Captured {
 /// Installs a subscriber for this thread (use a current-thread runtime) at
 /// `debug` level for this crate; keep the guard alive while capturing.
 pub fn capture() -> (Captured, tracing::subscriber::DefaultGuard) {
+    capture_with("hooks_outbound=debug")
+}
+
+/// Like [`capture`], with an explicit filter (`"trace"`: every crate, every level).
+pub fn capture_with(filter: &str) -> (Captured, tracing::subscriber::DefaultGuard) {
     let captured = Captured::default();
     let writer = captured.clone();
     let subscriber = tracing_subscriber::fmt()
-        .with_env_filter("hooks_outbound=debug")
+        .with_env_filter(filter)
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();

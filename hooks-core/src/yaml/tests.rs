@@ -1,0 +1,244 @@
+//! The adapter against PyYAML's `safe_load`: hard-coded cases taken from
+//! PyYAML 6, plus a live comparison when a reference Python is installed.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::*;
+
+fn ok(text: &str) -> Value {
+    parse(text).unwrap_or_else(|error| panic!("{text:?}: {error}"))
+}
+
+/// Every spelling PyYAML 6 reads as a boolean, and near misses it keeps as text.
+const BOOLEANS: &[(&str, Value)] = &[
+    ("yes", Value::Bool(true)),
+    ("Yes", Value::Bool(true)),
+    ("YES", Value::Bool(true)),
+    ("no", Value::Bool(false)),
+    ("No", Value::Bool(false)),
+    ("NO", Value::Bool(false)),
+    ("true", Value::Bool(true)),
+    ("True", Value::Bool(true)),
+    ("TRUE", Value::Bool(true)),
+    ("false", Value::Bool(false)),
+    ("False", Value::Bool(false)),
+    ("FALSE", Value::Bool(false)),
+    ("on", Value::Bool(true)),
+    ("On", Value::Bool(true)),
+    ("ON", Value::Bool(true)),
+    ("off", Value::Bool(false)),
+    ("Off", Value::Bool(false)),
+    ("OFF", Value::Bool(false)),
+];
+
+const STRINGS: &[&str] = &["y", "n", "Y", "N", "yEs", "oN", "tRUE", "'yes'", "\"on\""];
+
+#[test]
+fn yaml11_booleans() {
+    for (text, expected) in BOOLEANS {
+        assert_eq!(ok(&format!("v: {text}"))["v"], *expected, "{text}");
+    }
+    for text in STRINGS {
+        let value = ok(&format!("v: {text}"));
+        assert!(value["v"].is_string(), "{text} → {value}");
+    }
+}
+
+#[test]
+fn scalars_resolve_like_pyyaml() {
+    for (text, expected) in [
+        ("~", json!(null)),
+        ("null", json!(null)),
+        ("NULL", json!(null)),
+        ("", json!(null)),
+        ("nULL", json!("nULL")),
+        ("12", json!(12)),
+        ("-0x1f", json!(-31)),
+        ("0b101", json!(5)),
+        ("017", json!(15)),
+        ("1_000", json!(1000)),
+        ("1:30", json!(90)),
+        ("1.5", json!(1.5)),
+        ("1e5", json!("1e5")),
+        ("1.0e+2", json!(100.0)),
+        ("1.0e2", json!("1.0e2")),
+        (".5", json!(0.5)),
+        ("0o17", json!("0o17")),
+        ("2001-12-14", json!("2001-12-14")),
+        ("!!str 12", json!("12")),
+        ("!!bool yes", json!(true)),
+        ("!!int '7'", json!(7)),
+        ("!!float '2'", json!(2.0)),
+    ] {
+        assert_eq!(ok(&format!("v: {text}"))["v"], expected, "{text}");
+    }
+}
+
+#[test]
+fn out_of_range_numbers_are_kept_for_the_reader() {
+    let value =
+        ok("big: 123456789012345678901234567890\nhuge: !!float '1e400'\ninf: .inf\nok: 1\n");
+    assert_eq!(value["big"].as_f64(), Some(1.2345678901234568e29));
+    assert_eq!(value["huge"], json!("1e400"));
+    assert_eq!(value["inf"], json!(".inf"));
+    assert_eq!(value["ok"], json!(1));
+    assert_eq!(ok("v: 18446744073709551615")["v"], json!(u64::MAX));
+    assert_eq!(ok("v: -9223372036854775808")["v"], json!(i64::MIN));
+}
+
+#[test]
+fn duplicate_keys_keep_the_last_value_in_the_first_place() {
+    let value = ok("model:\n  provider: a\n  name: m\n  provider: b\nhooks: {}\n");
+    assert_eq!(
+        value,
+        json!({"model": {"provider": "b", "name": "m"}, "hooks": {}})
+    );
+    let keys: Vec<&String> = value["model"]
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["provider", "name"]);
+}
+
+#[test]
+fn keys_are_spelled_as_python_str() {
+    let value = ok("1: a\nyes: b\n~: c\n1.0: d\n[1, 2]: e\n");
+    let keys: Vec<&String> = value
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["1", "True", "None", "1.0", "[1,2]"]);
+}
+
+#[test]
+fn merge_keys_and_aliases() {
+    let value = ok("base: &b {x: 1, y: 2}\nother: &o {y: 3, z: 4}\nm:\n  <<: [*b, *o]\n  x: 9\n");
+    assert_eq!(value["m"], json!({"z": 4, "y": 2, "x": 9}));
+    assert_eq!(ok("a: &a [1]\nb: *a\n")["b"], json!([1]));
+}
+
+#[test]
+fn broken_documents_name_line_and_column() {
+    let error = parse("a: 1\nb: [1,\nc: {").err();
+    let Some(error) = error else {
+        panic!("accepted")
+    };
+    assert!(error.line.is_some() && error.column.is_some(), "{error:?}");
+    assert!(error.message.contains("line"), "{error}");
+    assert!(parse("a: 1\n---\nb: 2\n").is_err());
+    assert!(parse("a: *nowhere\n").is_err());
+}
+
+#[test]
+fn empty_document_is_null() {
+    assert_eq!(parse(""), Ok(Value::Null));
+    assert_eq!(parse("# only a comment\n"), Ok(Value::Null));
+}
+
+#[test]
+fn deep_nesting_is_refused_quickly() {
+    for text in [
+        format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
+        format!("{}1", "- ".repeat(100_000)),
+        format!("{}{}", "{a: ".repeat(100_000), "}".repeat(100_000)),
+    ] {
+        let start = Instant::now();
+        let error = parse(&text).err();
+        assert!(
+            start.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            start.elapsed()
+        );
+        let refused = error
+            .as_ref()
+            .is_some_and(|e| e.message.contains("nesting") || e.message.contains("recursion"));
+        assert!(refused, "{error:?}");
+    }
+    assert!(parse(&format!("{}1{}", "[".repeat(150), "]".repeat(150))).is_ok());
+}
+
+#[test]
+fn size_and_alias_expansion_are_bounded() {
+    let big = "#".repeat(MAX_BYTES + 1);
+    assert!(parse(&big).is_err_and(|e| e.message.contains("bytes")));
+    let mut laughs = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..10 {
+        let prev = level - 1;
+        laughs.push_str(&format!(
+            "a{level}: &a{level} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"
+        ));
+    }
+    let start = Instant::now();
+    assert!(parse(&laughs).is_err_and(|e| e.message.contains("nodes")));
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+/// The same documents through the reference's PyYAML, when it is installed.
+#[test]
+fn agrees_with_pyyaml_when_present() {
+    let python = std::path::Path::new("/work/refvenv/bin/python");
+    if !python.exists() {
+        eprintln!("skipped: no reference Python at {}", python.display());
+        return;
+    }
+    let mut cases: Vec<String> = BOOLEANS
+        .iter()
+        .map(|(text, _)| format!("v: {text}"))
+        .collect();
+    cases.extend(STRINGS.iter().map(|text| format!("v: {text}")));
+    cases.extend(
+        [
+            "v: 1:30",
+            "v: 017",
+            "v: 0b11",
+            "v: 1.0e+2",
+            "v: 1e5",
+            "v: ~",
+            "v: 0x_1F",
+            "a: 1\na: 2\nb: {c: 1, c: 3}",
+            "m: &m {x: 1}\nn: {<<: *m, y: 2}",
+        ]
+        .map(str::to_owned),
+    );
+    let script = "import sys, json, yaml\nfor doc in json.load(sys.stdin):\n    print(json.dumps(yaml.safe_load(doc), sort_keys=True))\n";
+    let output = run_python(
+        python,
+        script,
+        &serde_json::to_string(&cases).unwrap_or_default(),
+    );
+    for (case, line) in cases.iter().zip(output.lines()) {
+        let expected: Value = serde_json::from_str(line).unwrap_or_default();
+        let ours: Value =
+            serde_json::from_str(&serde_json::to_string(&ok(case)).unwrap_or_default())
+                .unwrap_or_default();
+        assert_eq!(sorted(ours), sorted(expected), "{case:?}");
+    }
+    assert_eq!(output.lines().count(), cases.len());
+}
+
+fn sorted(value: Value) -> Value {
+    // Compare by content: key order is checked by the dedicated tests above.
+    serde_json::from_str(&serde_json::to_string(&value).unwrap_or_default()).unwrap_or_default()
+}
+
+fn run_python(python: &std::path::Path, script: &str, input: &str) -> String {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(python)
+        .args(["-c", script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|error| panic!("{error}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(input.as_bytes())
+            .unwrap_or_else(|error| panic!("{error}"));
+    }
+    let output = child
+        .wait_with_output()
+        .unwrap_or_else(|error| panic!("{error}"));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}

@@ -1,0 +1,100 @@
+//! config.yaml text as Hermes reads it (PyYAML, YAML 1.1): how `fail_closed`
+//! is spelled never makes a gate fail open, and an odd key elsewhere in the
+//! file leaves the hooks working.
+
+use hooks_core::{Config, Dispatcher};
+use hooks_shell::{Consent, RegisterOptions, ShellHooks, parse_config};
+use serde_json::Value;
+
+use crate::support::{Home, context, tool_event};
+
+/// Loads `text` as `<home>/config.yaml`, the way the CLI does.
+fn load(home: &Home, text: &str) -> Config {
+    std::fs::write(home.path().join("config.yaml"), text).expect("write config");
+    Config::load(home.path()).unwrap_or_else(|error| panic!("{error}"))
+}
+
+async fn first_reply(config: &Config) -> Option<Value> {
+    let registration = ShellHooks::register(
+        config,
+        RegisterOptions {
+            consent: Consent::accept_all(),
+            context: context(),
+            safe_mode: false,
+            queue_capacity: 8,
+        },
+    );
+    let replies = registration.hooks.dispatch(&tool_event("terminal")).await;
+    replies.into_iter().next().map(|reply| reply.value)
+}
+
+#[tokio::test]
+async fn fail_closed_yes_blocks() {
+    for spelling in ["yes", "Yes", "ON", "on", "True"] {
+        let home = Home::new();
+        let command = home.sh("fail.sh", "cat >/dev/null; echo oops >&2; exit 1");
+        let config = load(
+            &home,
+            &format!(
+                "hooks:\n  pre_tool_call:\n    - command: {command}\n      fail_closed: {spelling}\n"
+            ),
+        );
+        let parsed = parse_config(&config);
+        assert!(
+            parsed.warnings.is_empty(),
+            "{spelling}: {:?}",
+            parsed.warnings
+        );
+        assert!(parsed.specs[0].fail_closed, "{spelling}");
+        let reply = first_reply(&config).await;
+        assert_eq!(
+            reply.as_ref().and_then(|value| value["action"].as_str()),
+            Some("block"),
+            "fail_closed: {spelling} → {reply:?}"
+        );
+    }
+}
+
+#[test]
+fn fail_closed_off_and_quoted_yes_follow_the_reference() {
+    let home = Home::new();
+    for (spelling, expected, warns) in [
+        ("off", false, false),
+        ("No", false, false),
+        ("'yes'", false, true),
+    ] {
+        let config = load(
+            &home,
+            &format!("hooks:\n  pre_tool_call:\n    - command: x\n      fail_closed: {spelling}\n"),
+        );
+        let parsed = parse_config(&config);
+        assert_eq!(parsed.specs[0].fail_closed, expected, "{spelling}");
+        assert_eq!(
+            !parsed.warnings.is_empty(),
+            warns,
+            "{spelling}: {:?}",
+            parsed.warnings
+        );
+    }
+}
+
+#[tokio::test]
+async fn duplicate_model_provider_leaves_hooks_working() {
+    let home = Home::new();
+    let command = home.sh(
+        "deny.sh",
+        r#"cat >/dev/null; echo '{"decision": "block", "reason": "no"}'"#,
+    );
+    let config = load(
+        &home,
+        &format!(
+            "model:\n  provider: openrouter\n  provider: anthropic\n  max_tokens: 123456789012345678901234567890\n\
+             hooks:\n  pre_tool_call:\n    - command: {command}\n"
+        ),
+    );
+    let reply = first_reply(&config).await;
+    assert_eq!(
+        reply.as_ref().and_then(|value| value["action"].as_str()),
+        Some("block")
+    );
+}
