@@ -183,10 +183,14 @@ pub enum PluginStatus {
     Invalid(String),
     /// Enabled, but it could not be loaded or registered.
     Failed(String),
+    /// Not a hook plugin: Hermes activates it elsewhere (a memory provider
+    /// through `memory.provider`, a model provider), so it is listed only.
+    Skipped(String),
 }
 
 impl PluginStatus {
-    /// One word for scripts: `loaded`, `disabled`, `not_enabled`, `safe_mode`, `invalid`, `failed`.
+    /// One word for scripts: `loaded`, `disabled`, `not_enabled`, `safe_mode`,
+    /// `invalid`, `failed`, `skipped`.
     pub fn as_str(&self) -> &'static str {
         match self {
             PluginStatus::Loaded => "loaded",
@@ -195,6 +199,7 @@ impl PluginStatus {
             PluginStatus::SafeMode => "safe_mode",
             PluginStatus::Invalid(_) => "invalid",
             PluginStatus::Failed(_) => "failed",
+            PluginStatus::Skipped(_) => "skipped",
         }
     }
 
@@ -216,6 +221,7 @@ impl fmt::Display for PluginStatus {
             PluginStatus::SafeMode => f.write_str("skipped (HERMES_SAFE_MODE)"),
             PluginStatus::Invalid(reason) => write!(f, "invalid: {reason}"),
             PluginStatus::Failed(reason) => write!(f, "failed to load: {reason}"),
+            PluginStatus::Skipped(reason) => write!(f, "skipped: {reason}"),
         }
     }
 }

@@ -33,6 +33,15 @@
 //! }
 //! ```
 //!
+//! ## Python plugins
+//!
+//! The same discovery finds a Hermes user's Python plugins (`__init__.py` with
+//! `register(ctx)`; user, project and pip-installed ones) and runs them in one
+//! long-lived worker per home ([`python`]). [`register_plugins`] registers
+//! every loaded plugin, native and Python, into a host's `Callbacks` and
+//! `PromptSections`, and returns each plugin's status; a plugin listed in
+//! `plugins.required` that is not running blocks every `pre_tool_call`.
+//!
 //! ## The ABI (version 1; `ABI.md` has the full contract)
 //!
 //! Plugins are written with `hooks-plugin-sdk`, which owns the one

@@ -72,6 +72,20 @@ pub(crate) fn load_all(
     };
     if let Some(host) = &host {
         add_entry_points(host, config, lists, &mut candidates, discovery);
+        for name in lists.enabled() {
+            let found = discovery
+                .found
+                .iter()
+                .any(|i| i.key == name || i.name == name);
+            if !found {
+                discovery.warnings.push(config.warning(
+                    "plugins.enabled",
+                    format!(
+                        "plugin '{name}' is enabled but not installed (no plugin folder or pip-installed entry point has that name)"
+                    ),
+                ));
+            }
+        }
     }
     let order = ordered(candidates, discovery);
     for candidate in order {

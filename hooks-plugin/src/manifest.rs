@@ -27,7 +27,19 @@ pub struct Manifest {
     pub library: Option<PathBuf>,
     /// `requires_plugins`: keys or names of plugins to load first.
     pub requires_plugins: Vec<String>,
+    /// `kind`, lower-cased (`standalone`, `backend`, `exclusive`, `platform`,
+    /// `model-provider`); `None` when the manifest does not say.
+    pub kind: Option<String>,
 }
+
+/// The plugin kinds the reference knows; another `kind` is read as `standalone`.
+pub const PLUGIN_KINDS: [&str; 5] = [
+    "standalone",
+    "backend",
+    "exclusive",
+    "platform",
+    "model-provider",
+];
 
 /// The manifest file of `dir`, if it has one.
 pub fn manifest_file(dir: &Path) -> Option<PathBuf> {
@@ -95,6 +107,22 @@ pub fn parse_manifest(
         .filter(|library| !library.trim().is_empty())
         .map(|library| dir.join(hooks_core::home::expand_tilde(library.trim())));
     let requires_plugins = reader.requires_plugins();
+    let kind = reader.text("kind").map(|kind| {
+        let kind = kind.trim().to_lowercase();
+        if PLUGIN_KINDS.contains(&kind.as_str()) {
+            kind
+        } else {
+            reader.warnings.push(warning(
+                file,
+                "kind",
+                format!(
+                    "unknown plugin kind '{kind}' (valid: {}); treated as 'standalone'",
+                    PLUGIN_KINDS.join(", ")
+                ),
+            ));
+            "standalone".to_owned()
+        }
+    });
     Ok(Manifest {
         file: file.to_owned(),
         name,
@@ -102,6 +130,7 @@ pub fn parse_manifest(
         version,
         library,
         requires_plugins,
+        kind,
     })
 }
 
@@ -201,6 +230,13 @@ mod tests {
             Some(PathBuf::from("/h/plugins/demo/lib/libdemo.so"))
         );
         assert_eq!(manifest.requires_plugins, ["a", "b"]);
+        assert_eq!(manifest.kind, None);
+        let (manifest, warnings) = parse("kind: Exclusive\n");
+        assert_eq!(manifest.map(|m| m.kind), Ok(Some("exclusive".to_owned())));
+        assert!(warnings.is_empty());
+        let (manifest, warnings) = parse("kind: gadget\n");
+        assert_eq!(manifest.map(|m| m.kind), Ok(Some("standalone".to_owned())));
+        assert!(warnings[0].message.contains("unknown plugin kind 'gadget'"));
     }
 
     #[test]

@@ -188,6 +188,13 @@ fn classify(
     if manifest.library.is_some() {
         info.kind = PluginKind::Native;
     }
+    // As in the reference: disabled first, then the plugins another discovery owns.
+    if let Some(reason) =
+        handled_elsewhere(&manifest, &info.dir).filter(|_| !lists.disables(&info.key, &info.name))
+    {
+        info.status = PluginStatus::Skipped(reason.to_owned());
+        return (info, None);
+    }
     if let Some(status) = gate(lists, &info.key, &info.name, safe_mode) {
         info.status = status;
         return (info, None);
@@ -221,6 +228,33 @@ fn classify(
         load,
     };
     (info, Some(candidate))
+}
+
+/// Why Hermes's general plugin loader leaves this plugin to another
+/// discovery, as the reference does: `kind: exclusive` (memory providers) and
+/// `kind: model-provider`, or with no `kind`, an `__init__.py` that looks like
+/// one (the reference reads its first 8 KiB for the same markers).
+fn handled_elsewhere(manifest: &crate::manifest::Manifest, dir: &Path) -> Option<&'static str> {
+    const MEMORY: &str =
+        "a memory provider (exclusive plugin), activated through `memory.provider`";
+    const MODEL: &str = "a model provider, loaded by Hermes's provider discovery";
+    match manifest.kind.as_deref() {
+        Some("exclusive") => return Some(MEMORY),
+        Some("model-provider") => return Some(MODEL),
+        Some(_) => return None,
+        None => {}
+    }
+    let mut head = Vec::new();
+    let file = std::fs::File::open(dir.join("__init__.py")).ok()?;
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, 8192), &mut head).ok()?;
+    let text = String::from_utf8_lossy(&head);
+    if text.contains("register_memory_provider") || text.contains("MemoryProvider") {
+        Some(MEMORY)
+    } else if text.contains("register_provider") && text.contains("ProviderProfile") {
+        Some(MODEL)
+    } else {
+        None
+    }
 }
 
 /// The module a directory plugin imports as, under `hermes_plugins.`: the

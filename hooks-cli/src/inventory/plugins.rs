@@ -199,9 +199,11 @@ fn classify(info: &PluginInfo, loaded: Option<&PluginInfo>, safe_mode: bool) -> 
         (status, _) => status,
     };
     (row.state, row.reason) = match status {
-        PluginStatus::Disabled | PluginStatus::NotEnabled | PluginStatus::SafeMode => {
-            (PluginState::Disabled, Some(status.to_string()))
-        }
+        // Skipped: not a hook plugin (a memory or model provider), listed only.
+        PluginStatus::Disabled
+        | PluginStatus::NotEnabled
+        | PluginStatus::SafeMode
+        | PluginStatus::Skipped(_) => (PluginState::Disabled, Some(status.to_string())),
         PluginStatus::Invalid(reason) | PluginStatus::Failed(reason) => {
             (PluginState::Failed, Some(reason.clone()))
         }

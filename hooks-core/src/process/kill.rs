@@ -1,9 +1,9 @@
 //! Killing a whole tree: every process proven ours, in rounds until no new one appears.
 
-use nix::sys::signal::{Signal, kill, killpg};
-use nix::unistd::Pid;
+use rustix::process::{Pid, Signal, kill_process_group};
 
 /// What identifies one tree at kill time.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 pub(crate) struct Target<'a> {
     /// The direct child's pid, which is also its process group id.
     pub pgid: u32,
@@ -26,22 +26,35 @@ const MAX_ROUNDS: usize = 16;
 pub(crate) fn kill_tree(target: &Target<'_>) {
     use std::collections::HashSet;
 
+    use super::procfs;
+
     let Ok(pgid) = i32::try_from(target.pgid) else {
         return;
     };
     let root = target.unreaped.then_some(pgid);
-    let mut signalled: HashSet<i32> = HashSet::new();
+    let mut signalled: HashSet<(i32, u64)> = HashSet::new();
     for _ in 0..MAX_ROUNDS {
-        let ours = super::procfs::find(root, pgid, target.token);
-        // The group is killed in one call when it is proven ours (the direct
-        // child unreaped, or a member of ours still in it).
-        if ours.group_is_ours {
+        // Read the table before killing anything: a killed parent's children
+        // are reparented at once, and the parent links are what find them.
+        let table = procfs::snapshot();
+        if table.is_empty() {
+            // No `/proc` (it lists this process at least): the group is all we can find.
+            signal_group(pgid);
+            return;
+        }
+        let ours = procfs::members(&table, root, pgid, |pid| {
+            procfs::carries_token(pid, target.token)
+        });
+        if root.is_some() {
+            // The whole group in one call. Only while the child is unreaped:
+            // afterwards the group id proves nothing, and the members proven
+            // ours are signalled one by one below.
             signal_group(pgid);
         }
         let mut fresh = false;
-        for pid in ours.pids {
-            signal(pid);
-            fresh |= signalled.insert(pid);
+        for entry in table.iter().filter(|entry| ours.contains(&entry.pid)) {
+            signal_exactly(entry.pid, entry.start);
+            fresh |= signalled.insert((entry.pid, entry.start));
         }
         if !fresh {
             return;
@@ -55,7 +68,7 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
 
 /// SIGKILLs the tree's process group (other unix: no `/proc` to find the rest).
 /// Once the direct child is reaped the group id could in theory be reused; the
-/// group is still killed, as a hook's grandchild holding our pipes must die.
+/// group is still killed, as a grandchild holding our pipes must die.
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn kill_tree(target: &Target<'_>) {
     if let Ok(pgid) = i32::try_from(target.pgid) {
@@ -64,13 +77,33 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
 }
 
 fn signal_group(pgid: i32) {
-    // ESRCH (the group is already gone) is the expected, harmless failure.
-    let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    if let Some(pgid) = Pid::from_raw(pgid) {
+        // ESRCH (the group is already gone) is the expected, harmless failure.
+        let _ = kill_process_group(pgid, Signal::KILL);
+    }
 }
 
+/// SIGKILLs process `pid` if it is still the one that started at `start`.
+///
+/// A pidfd pins the process: the start time read after opening it is that of
+/// the process the pidfd refers to, so a pid reused since the scan is never
+/// signalled. Kernels without pidfds (before 5.3) get a plain kill right after
+/// the same check.
 #[cfg(target_os = "linux")]
-fn signal(pid: i32) {
+fn signal_exactly(pid: i32, start: u64) {
+    use rustix::process::{PidfdFlags, kill_process, pidfd_open, pidfd_send_signal};
+
+    let Some(raw) = Pid::from_raw(pid) else {
+        return;
+    };
+    let pidfd = pidfd_open(raw, PidfdFlags::empty());
+    if super::procfs::start_of(pid) != Some(start) {
+        return;
+    }
     // ESRCH: it died meanwhile; EPERM: it changed credentials (a setuid
     // program) and is beyond our reach either way.
-    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    let _ = match pidfd {
+        Ok(pidfd) => pidfd_send_signal(&pidfd, Signal::KILL),
+        Err(_) => kill_process(raw, Signal::KILL),
+    };
 }

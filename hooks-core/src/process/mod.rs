@@ -14,12 +14,18 @@
 //!
 //! How the tree is found (Linux): each tree gets a unique token in the
 //! [`TREE_ENV`] environment variable, inherited by everything it starts. At kill
-//! time `/proc` is scanned for processes whose initial environment carries the
-//! token, plus every descendant (by parent pid) of those and of the direct child,
-//! plus the members of the child's process group once one of them is known to be
-//! ours. That finds children that called `setsid`/`setpgid` and orphans of a
-//! double fork; a process is killed only when it is proven ours this way. On other
-//! unix systems only the process group is killed.
+//! time `/proc` is read (before anything is killed, as a dead parent's children
+//! lose their link to it) for processes whose initial environment carries the
+//! token, every descendant (by parent pid) of those and of the direct child while
+//! it is unreaped, and the members of the child's process group once it is
+//! proven ours. That finds children that called `setsid`/`setpgid` and orphans
+//! of a double fork. Each is signalled through a pidfd after checking its start
+//! time, so a pid reused since the scan is never hit; the scan repeats until it
+//! finds no process it has not signalled. On other unix systems only the process
+//! group is killed.
+//!
+//! Killing reads `/proc` synchronously (a few milliseconds); it happens on
+//! timeouts, explicit kills and drops, never on a child's normal exit.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {

@@ -16,6 +16,9 @@ pub(crate) struct Entry {
     pub pid: i32,
     pub ppid: i32,
     pub pgid: i32,
+    /// When it started, in clock ticks since boot: with the pid, it names one
+    /// process, so a pid reused between a scan and a kill is told apart.
+    pub start: u64,
     /// Already dead, waiting for its parent to reap it: nothing to kill.
     pub zombie: bool,
 }
@@ -33,7 +36,7 @@ pub(crate) fn snapshot() -> Vec<Entry> {
     .collect()
 }
 
-/// Reads `ppid`, `pgrp` and the state from a `/proc/<pid>/stat` line. The
+/// Reads `ppid`, `pgrp`, the start time and the state from a `/proc/<pid>/stat` line. The
 /// command name is in parentheses and may itself contain `)` and spaces, so
 /// the fields are taken after the last `)`.
 pub(crate) fn parse_stat(pid: i32, stat: &str) -> Option<Entry> {
@@ -42,10 +45,13 @@ pub(crate) fn parse_stat(pid: i32, stat: &str) -> Option<Entry> {
     let state = fields.next()?;
     let ppid = fields.next()?.parse().ok()?;
     let pgid = fields.next()?.parse().ok()?;
+    // Field 22 of stat(5); `fields` is now at field 6 (the session).
+    let start = fields.nth(16)?.parse().ok()?;
     Some(Entry {
         pid,
         ppid,
         pgid,
+        start,
         zombie: state == "Z" || state == "X",
     })
 }
@@ -63,19 +69,11 @@ pub(crate) fn environ_has_token(environ: &[u8], token: &str) -> bool {
         })
 }
 
-fn carries_token(pid: i32, token: &str) -> bool {
+/// Whether process `pid` is marked with `token`.
+pub(crate) fn carries_token(pid: i32, token: &str) -> bool {
     // Unreadable (another user's process, one that changed credentials): not
     // provably ours, and not killable by us anyway.
     fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| environ_has_token(&environ, token))
-}
-
-/// A tree's processes, found in one scan.
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(crate) struct Members {
-    /// The live processes proven ours.
-    pub pids: HashSet<i32>,
-    /// Whether the tree's process group is proven ours, so `killpg` is safe.
-    pub group_is_ours: bool,
 }
 
 /// The live processes of the tree in `table`, as described in the module docs.
@@ -89,7 +87,7 @@ pub(crate) fn members(
     root: Option<i32>,
     pgid: i32,
     marked: impl Fn(i32) -> bool,
-) -> Members {
+) -> HashSet<i32> {
     let protected = protected(table);
     let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
     for entry in table {
@@ -118,10 +116,7 @@ pub(crate) fn members(
         .map(|entry| entry.pid)
         .collect();
     ours.retain(|pid| live.contains(pid));
-    Members {
-        pids: ours,
-        group_is_ours,
-    }
+    ours
 }
 
 /// Processes never to be counted as a tree's, whatever they carry: init, the
@@ -155,9 +150,10 @@ fn add_descendants(
     }
 }
 
-/// The live processes of the tree marked with `token`, read from `/proc` now.
-pub(crate) fn find(root: Option<i32>, pgid: i32, token: &str) -> Members {
-    members(&snapshot(), root, pgid, |pid| carries_token(pid, token))
+/// The start time of process `pid` now, if it exists.
+pub(crate) fn start_of(pid: i32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(pid, &stat).map(|entry| entry.start)
 }
 
 #[cfg(test)]
@@ -169,16 +165,24 @@ mod tests {
             pid,
             ppid,
             pgid,
+            start: 0,
             zombie: false,
         }
     }
 
     #[test]
     fn stat_fields_come_after_the_last_parenthesis() {
-        let stat = "42 (a) b) (c) S 7 40 40 0 -1 4194560";
-        assert_eq!(parse_stat(42, stat), Some(entry(42, 7, 40)));
-        let zombie = parse_stat(43, "43 (sh) Z 1 43 43").map(|e| e.zombie);
+        let tail = "0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 2048 1";
+        let stat = format!("42 (a) b) (c) S 7 40 40 {tail}");
+        let mut expected = entry(42, 7, 40);
+        expected.start = 987654;
+        assert_eq!(parse_stat(42, &stat), Some(expected));
+        let zombie = parse_stat(43, &format!("43 (sh) Z 1 43 43 {tail}")).map(|e| e.zombie);
         assert_eq!(zombie, Some(true));
+        assert_eq!(parse_stat(44, "44 (sh) S 1 44 44"), None);
+        // This process, read for real.
+        let me = std::process::id() as i32;
+        assert!(start_of(me).is_some_and(|start| start > 0));
         assert_eq!(parse_stat(1, "garbage"), None);
     }
 
@@ -207,7 +211,7 @@ mod tests {
             entry(103, 1, 100),
             entry(200, 1, 200),
         ];
-        let ours = members(&table, Some(100), 100, |_| false).pids;
+        let ours = members(&table, Some(100), 100, |_| false);
         assert_eq!(ours, HashSet::from([100, 101, 102, 103]));
     }
 
@@ -215,14 +219,14 @@ mod tests {
     fn after_reaping_only_marked_processes_prove_the_group() {
         // The child (100) was reaped: its pid, and so its group id, may be reused.
         let table = [entry(100, 1, 100), entry(105, 100, 100), entry(300, 1, 300)];
-        assert_eq!(members(&table, None, 100, |_| false), Members::default());
+        assert!(members(&table, None, 100, |_| false).is_empty());
         // A marked orphan in a session of its own, with a child of its own.
         let table = [entry(150, 1, 150), entry(151, 150, 150), entry(300, 1, 300)];
-        let ours = members(&table, None, 100, |pid| pid == 150).pids;
+        let ours = members(&table, None, 100, |pid| pid == 150);
         assert_eq!(ours, HashSet::from([150, 151]));
         // A marked member proves the group: its unmarked peer dies too.
         let table = [entry(160, 1, 100), entry(161, 1, 100), entry(300, 1, 300)];
-        let ours = members(&table, None, 100, |pid| pid == 160).pids;
+        let ours = members(&table, None, 100, |pid| pid == 160);
         assert_eq!(ours, HashSet::from([160, 161]));
     }
 
@@ -232,10 +236,10 @@ mod tests {
         let mut dead = entry(102, 100, 100);
         dead.zombie = true;
         let table = [entry(me, 1, me), entry(1, 0, 1), entry(100, me, 100), dead];
-        let ours = members(&table, None, 100, |_| true).pids;
+        let ours = members(&table, None, 100, |_| true);
         assert_eq!(ours, HashSet::from([100]));
         // Even a marked process never makes init's other children ours.
         let table = [entry(1, 0, 1), entry(300, 1, 300)];
-        assert!(members(&table, None, 100, |pid| pid == 1).pids.is_empty());
+        assert!(members(&table, None, 100, |pid| pid == 1).is_empty());
     }
 }

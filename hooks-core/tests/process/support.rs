@@ -4,8 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use hooks_core::process::RunLimits;
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
+use rustix::process::{Pid, Signal, kill_process, test_kill_process};
 use tokio::process::Command;
 
 /// Generous: the machine is loaded and shared.
@@ -71,7 +70,10 @@ pub fn read_pids(path: &Path, count: usize) -> Vec<i32> {
 
 /// Whether `pid` is gone: no such process, or a zombie awaiting its reaper.
 pub fn gone(pid: i32) -> bool {
-    if kill(Pid::from_raw(pid), None).is_err() {
+    let Some(process) = Pid::from_raw(pid).filter(|_| pid > 0) else {
+        return true;
+    };
+    if test_kill_process(process).is_err() {
         return true;
     }
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
@@ -98,12 +100,15 @@ pub fn assert_all_gone(pids: &[i32], what: &str) {
     }
     let survivors: Vec<i32> = pids.iter().copied().filter(|pid| !gone(*pid)).collect();
     for pid in &survivors {
-        let _ = kill(Pid::from_raw(*pid), Signal::SIGKILL);
+        cleanup(*pid);
     }
     assert!(survivors.is_empty(), "{what}: {survivors:?} survived");
 }
 
 /// Kills `pid` (cleanup of a process a test expected to live).
 pub fn cleanup(pid: i32) {
-    let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    // Never pid 0 or below: those name process groups, ours among them.
+    if let Some(pid) = Pid::from_raw(pid).filter(|_| pid > 0) {
+        let _ = kill_process(pid, Signal::KILL);
+    }
 }

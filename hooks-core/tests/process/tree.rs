@@ -125,3 +125,36 @@ async fn a_worker_spawned_inside_a_tree_keeps_the_outer_mark() {
     assert!(started.elapsed() < MARGIN);
     assert_all_gone(&pids, "nested tree's orphan");
 }
+
+#[tokio::test]
+async fn a_run_cancelled_by_its_caller_kills_its_tree() {
+    let scratch = Scratch::new();
+    let pids_file = scratch.file("pids");
+    let command = sh(&worker_script(&pids_file));
+    let limits = crate::support::limits(600);
+    let running = hooks_core::process::run(command, b"", &limits);
+    // The caller's own bound (a host shutting down) drops the run mid-way.
+    let cancelled = tokio::time::timeout(Duration::from_millis(1500), running).await;
+    assert!(
+        cancelled.is_err(),
+        "the run ended on its own: {cancelled:?}"
+    );
+    assert_all_gone(&read_pids(&pids_file, 4), "tree of a cancelled run");
+}
+
+#[test]
+fn a_tree_dropped_after_its_runtime_is_still_killed() {
+    let scratch = Scratch::new();
+    let pids_file = scratch.file("pids");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let tree = runtime
+        .block_on(async { ChildTree::spawn(sh(&worker_script(&pids_file))) })
+        .expect("spawn");
+    let pids = read_pids(&pids_file, 4);
+    drop(runtime);
+    drop(tree);
+    assert_all_gone(&pids, "tree dropped after its runtime");
+}

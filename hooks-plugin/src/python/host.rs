@@ -20,6 +20,8 @@ use super::protocol::{CallBody, LoadBody, NoBody, PluginSpec, SectionBody};
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long one plugin's import and `register(ctx)` may take.
 const LOAD_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a section function may take when a session starts.
+const SECTION_TIMEOUT: Duration = Duration::from_secs(30);
 /// A worker that dies sooner than this after its start is not restarted at once.
 const RESTART_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -172,7 +174,10 @@ impl PythonHost {
 
     /// Imports one plugin and runs its `register(ctx)`; `Err` is why it failed.
     pub fn load(&self, spec: &PluginSpec) -> Result<LoadReport, String> {
-        let connection = self.connection().map_err(|error| error.to_string())?;
+        // A plugin whose import killed the worker must not fail the ones after it.
+        let connection = self
+            .connection_with(false)
+            .map_err(|error| error.to_string())?;
         let report = load_on(&connection, spec)?;
         lock(&self.state).loaded.push(spec.clone());
         Ok(report)
@@ -201,8 +206,16 @@ impl PythonHost {
     }
 
     /// Computes a callable prompt section; `Err` is the exception it raised.
+    /// Bounded by 30 s (the reference's default callback timeout): a hung
+    /// section function is skipped, never a hung session start.
     pub fn section(&self, callback: &str, info: &SessionInfo) -> Result<Value, String> {
-        self.request("section", &SectionBody { callback, info })
+        let connection = self.connection().map_err(|error| error.to_string())?;
+        connection
+            .request(
+                "section",
+                &SectionBody { callback, info },
+                Some(SECTION_TIMEOUT),
+            )
             .map_err(|error| error.to_string())
     }
 
@@ -221,12 +234,17 @@ impl PythonHost {
 
     /// The running worker, restarting it (and reloading its plugins) when it died.
     fn connection(&self) -> Result<Arc<Connection>, WorkerError> {
+        self.connection_with(true)
+    }
+
+    /// [`Self::connection`]; `throttled: false` restarts even right after a start.
+    fn connection_with(&self, throttled: bool) -> Result<Arc<Connection>, WorkerError> {
         let mut state = lock(&self.state);
         let previous = match &state.connection {
             Some(connection) if connection.is_alive() => return Ok(Arc::clone(connection)),
             previous => previous.as_ref().and_then(|c| c.exit_status()),
         };
-        if state.started_at.elapsed() < RESTART_INTERVAL {
+        if throttled && state.started_at.elapsed() < RESTART_INTERVAL {
             return Err(WorkerError::Worker(format!(
                 "the Python plugin worker exited ({}) within {}s of its start; not restarted yet",
                 previous.as_deref().unwrap_or("no status"),

@@ -26,7 +26,6 @@ protocol. ``sys.stdout`` and ``sys.stderr`` write lines prefixed with
 """
 
 import asyncio
-import collections
 import contextvars
 import importlib
 import importlib.metadata
@@ -34,7 +33,6 @@ import importlib.util
 import inspect
 import json
 import os
-import queue
 import re
 import signal
 import sys
@@ -200,27 +198,57 @@ def as_record(value):
     return value
 
 
-class Pool:
-    """Threads for requests: an idle one is reused, a new one starts when none is idle."""
+class Readers:
+    """Threads that take turns reading requests and each run what it read.
 
-    def __init__(self):
-        self.idle = collections.deque()
-        self.lock = threading.Lock()
+    The thread that reads a request runs it itself (no hand-off on the fast
+    path); before running it, it makes sure another thread is waiting to read
+    the next one, starting one when none is. So a hung request holds up only
+    its own thread. Spare readers beyond a few leave.
+    """
 
-    def submit(self, job):
-        with self.lock:
-            jobs = self.idle.pop() if self.idle else None
-        if jobs is None:
-            jobs = queue.SimpleQueue()
-            threading.Thread(target=self.serve, args=(jobs,), daemon=True).start()
-        jobs.put(job)
+    MAX_SPARE = 4
 
-    def serve(self, jobs):
+    def __init__(self, channel, home):
+        self.channel = channel
+        self.home = home
+        self.read_lock = threading.Lock()
+        self.count_lock = threading.Lock()
+        self.waiting = 0
+        self.done = threading.Event()
+
+    def start(self):
+        with self.count_lock:
+            self.waiting += 1
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
         while True:
-            job = jobs.get()
-            contextvars.copy_context().run(job)
-            with self.lock:
-                self.idle.append(jobs)
+            with self.read_lock:
+                line = self.channel.requests.readline()
+            with self.count_lock:
+                self.waiting -= 1
+                spare = self.waiting
+            if not line:
+                self.done.set()
+                return
+            if spare == 0:
+                self.start()
+            self.run(line)
+            with self.count_lock:
+                if self.waiting >= self.MAX_SPARE:
+                    return
+                self.waiting += 1
+
+    def run(self, line):
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise ValueError("not an object")
+        except ValueError:
+            sys.stderr.write("worker: unreadable request line ignored\n")
+            return
+        contextvars.copy_context().run(serve, self.channel, request, self.home)
 
 
 class Loop:
@@ -511,18 +539,11 @@ def end_tree():
 def main():
     home = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HERMES_HOME", "")
     channel = Channel()
-    pool = Pool()
     channel.send({"id": 0, "ready": True, "executable": sys.executable,
                   "version": "%d.%d.%d" % sys.version_info[:3]})
-    for line in channel.requests:
-        try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise ValueError("not an object")
-        except ValueError:
-            sys.stderr.write("worker: unreadable request line ignored\n")
-            continue
-        pool.submit(lambda request=request: serve(channel, request, home))
+    readers = Readers(channel, home)
+    readers.start()
+    readers.done.wait()
     # The host is gone: atexit handlers of plugins run as the interpreter exits,
     # but a thread a plugin left running gets 5 s, not forever.
     end_tree()

@@ -332,7 +332,21 @@ fn category_folders_give_nested_keys() {
 #[test]
 fn a_home_without_plugins_finds_nothing() {
     let home = Home::new();
-    let discovery = run(&home, "plugins: {enabled: [x]}");
+    let discovery = run(&home, "plugins: {}");
     assert!(discovery.found.is_empty() && discovery.plugins.is_empty());
     assert!(discovery.warnings.is_empty());
+    assert!(
+        discovery.interpreter.is_none(),
+        "no Python started for nothing"
+    );
+    // An enabled name nothing answers may be pip-installed: looked up, then reported.
+    let discovery = run(&home, "plugins: {enabled: [x]}");
+    assert!(discovery.found.is_empty() && discovery.plugins.is_empty());
+    assert_eq!(discovery.warnings.len(), 1, "{:?}", discovery.warnings);
+    let message = &discovery.warnings[0].message;
+    assert!(
+        message.contains("plugin 'x' is enabled but not installed")
+            || message.contains("cannot look for pip-installed plugins named x"),
+        "{message}"
+    );
 }

@@ -7,4 +7,5 @@ mod calls;
 mod discovery;
 mod panic_abort;
 mod python;
+mod python_worker;
 mod support;

@@ -1,10 +1,10 @@
 //! Python plugins in a real worker: registration, keyword narrowing, coroutines,
-//! hung callbacks, stray output, broken imports, `plugins.required`, restarts,
-//! entry points, project plugins and prompt sections.
+//! broken imports, `plugins.required`, unsupported `ctx` APIs, plain-data
+//! gateway events, prompt sections, entry points and project plugins.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hooks_core::callbacks::Callbacks;
 use hooks_core::config::PluginSettings;
@@ -28,7 +28,7 @@ pub fn python_available() -> bool {
     ok
 }
 
-fn options() -> DiscoverOptions {
+pub(crate) fn options() -> DiscoverOptions {
     DiscoverOptions {
         python: Some(PythonInterpreter {
             program: PathBuf::from("python3"),
@@ -38,13 +38,18 @@ fn options() -> DiscoverOptions {
     }
 }
 
-struct Loaded {
-    callbacks: Arc<Callbacks>,
-    sections: PromptSections,
-    registration: PluginRegistration,
+pub(crate) struct Loaded {
+    pub callbacks: Arc<Callbacks>,
+    pub sections: PromptSections,
+    pub registration: PluginRegistration,
 }
 
-fn register(home: &Home, config: &str, options: DiscoverOptions, timeout: Option<f64>) -> Loaded {
+pub(crate) fn register(
+    home: &Home,
+    config: &str,
+    options: DiscoverOptions,
+    timeout: Option<f64>,
+) -> Loaded {
     let settings = PluginSettings {
         callback_timeout: timeout.map(Duration::from_secs_f64),
         ..PluginSettings::default()
@@ -65,7 +70,7 @@ fn register(home: &Home, config: &str, options: DiscoverOptions, timeout: Option
     }
 }
 
-fn python_plugin(home: &Home, folder: &str, code: &str) -> PathBuf {
+pub(crate) fn python_plugin(home: &Home, folder: &str, code: &str) -> PathBuf {
     home.plugin(
         folder,
         &[
@@ -75,7 +80,7 @@ fn python_plugin(home: &Home, folder: &str, code: &str) -> PathBuf {
     )
 }
 
-fn fire(callbacks: &Callbacks, event: &str, payload: Value) -> Vec<Value> {
+pub(crate) fn fire(callbacks: &Callbacks, event: &str, payload: Value) -> Vec<Value> {
     let event = Event::from_json(event, payload);
     futures::executor::block_on(callbacks.dispatch(&event))
         .into_iter()
@@ -83,7 +88,7 @@ fn fire(callbacks: &Callbacks, event: &str, payload: Value) -> Vec<Value> {
         .collect()
 }
 
-const GUARD: &str = r#"
+pub(crate) const GUARD: &str = r#"
 import re
 def guard(tool_name, args, **kwargs):
     if tool_name == "terminal" and re.search(r"rm\s+-rf?\s+/", args.get("command", "")):
@@ -165,91 +170,6 @@ def register(ctx):
 }
 
 #[test]
-fn a_hung_callback_does_not_hold_up_other_callbacks() {
-    if !python_available() {
-        return;
-    }
-    let home = Home::new();
-    python_plugin(
-        &home,
-        "slow",
-        "import time\ndef hang(**kw):\n    time.sleep(60)\ndef register(ctx):\n    ctx.register_hook('pre_tool_call', hang)\n",
-    );
-    python_plugin(&home, "tguard", GUARD);
-    let loaded = register(
-        &home,
-        "plugins: {enabled: [slow, tguard]}",
-        options(),
-        Some(1.0),
-    );
-    let started = Instant::now();
-    let replies = fire(
-        &loaded.callbacks,
-        "pre_tool_call",
-        json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}, "tool_call_id": "a"}),
-    );
-    // The hung one fails closed at its 1 s timeout; the guard still answers.
-    assert_eq!(replies.len(), 2, "{replies:?}");
-    assert!(
-        replies[0]["message"]
-            .as_str()
-            .unwrap_or("")
-            .contains("timed out"),
-        "{replies:?}"
-    );
-    assert_eq!(replies[1]["message"], "blocked: rm -rf / is not permitted");
-    assert!(started.elapsed() < Duration::from_secs(10));
-    // The worker still answers the guard at once while the hung call sleeps on.
-    let started = Instant::now();
-    let replies = fire(
-        &loaded.callbacks,
-        "pre_tool_call",
-        json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}, "tool_call_id": "b"}),
-    );
-    assert_eq!(
-        replies.last().map(|r| &r["message"]),
-        Some(&json!("blocked: rm -rf / is not permitted"))
-    );
-    assert!(started.elapsed() < Duration::from_secs(10));
-}
-
-#[test]
-fn plugin_output_never_becomes_an_answer() {
-    if !python_available() {
-        return;
-    }
-    let home = Home::new();
-    python_plugin(
-        &home,
-        "noisy",
-        r#"
-import os, sys, json
-def noisy(tool_name, **kwargs):
-    for n in range(0, 64):
-        line = json.dumps({"id": n, "ok": True, "result": {"action": "block", "message": "FORGED"}})
-        print(line)
-        sys.stdout.flush()
-        os.write(1, (line + "\n").encode())
-    return None
-def register(ctx):
-    ctx.register_hook("pre_tool_call", noisy)
-"#,
-    );
-    let loaded = register(&home, "plugins: {enabled: [noisy]}", options(), Some(30.0));
-    for _ in 0..3 {
-        let replies = fire(
-            &loaded.callbacks,
-            "pre_tool_call",
-            json!({"tool_name": "t", "args": {}}),
-        );
-        assert!(
-            replies.is_empty(),
-            "a printed line was taken as an answer: {replies:?}"
-        );
-    }
-}
-
-#[test]
 fn a_plugin_that_fails_to_import_is_failed_at_discovery_and_required_blocks() {
     if !python_available() {
         return;
@@ -257,7 +177,7 @@ fn a_plugin_that_fails_to_import_is_failed_at_discovery_and_required_blocks() {
     let home = Home::new();
     python_plugin(&home, "broken", "def register(ctx)\n    pass\n");
     python_plugin(&home, "fine", GUARD);
-    let config = "plugins: {enabled: [broken, fine], required: [broken, absent]}";
+    let config = "plugins: {enabled: [broken, fine, ghost], required: [broken, absent]}";
     let loaded = register(&home, config, options(), Some(30.0));
     let broken = loaded
         .registration
@@ -284,6 +204,12 @@ fn a_plugin_that_fails_to_import_is_failed_at_discovery_and_required_blocks() {
             .any(|w| w.contains("Python plugin 'broken' (user) not loaded: SyntaxError")),
         "{warnings:?}"
     );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("plugin 'ghost' is enabled but not installed")),
+        "{warnings:?}"
+    );
     let names: Vec<&str> = loaded
         .registration
         .blocking
@@ -303,52 +229,6 @@ fn a_plugin_that_fails_to_import_is_failed_at_discovery_and_required_blocks() {
     assert_eq!(messages.len(), 2, "{replies:?}");
     assert!(messages[0].starts_with("required plugin 'absent' is not running (not installed)"));
     assert!(messages[1].starts_with("required plugin 'broken' is not running (failed to load: "));
-}
-
-#[test]
-fn a_dead_worker_is_restarted_and_its_plugins_reloaded() {
-    if !python_available() {
-        return;
-    }
-    let home = Home::new();
-    python_plugin(
-        &home,
-        "mortal",
-        r#"
-import os
-calls = []
-def count(tool_name, **kwargs):
-    if tool_name == "die":
-        os._exit(3)
-    calls.append(tool_name)
-    return {"action": "block", "message": "call %d" % len(calls)}
-def register(ctx):
-    ctx.register_hook("pre_tool_call", count)
-"#,
-    );
-    let loaded = register(
-        &home,
-        "plugins: {enabled: [mortal], required: [mortal]}",
-        options(),
-        Some(30.0),
-    );
-    let call = |tool: &str| {
-        fire(
-            &loaded.callbacks,
-            "pre_tool_call",
-            json!({"tool_name": tool, "args": {}}),
-        )
-    };
-    assert_eq!(call("a")[0]["message"], "call 1");
-    assert_eq!(call("b")[0]["message"], "call 2");
-    let died = call("die");
-    assert!(
-        died[0]["message"].as_str().unwrap_or("").contains("raised"),
-        "{died:?}"
-    );
-    std::thread::sleep(Duration::from_millis(1100));
-    // Restarted: module state starts over.
-    assert_eq!(call("c")[0]["message"], "call 1");
 }
 
 #[test]
@@ -567,5 +447,44 @@ fn project_and_pip_installed_plugins_are_found() {
             "ep blocked: rm -rf / is not permitted",
             "project blocked: rm -rf / is not permitted"
         ]
+    );
+}
+
+#[test]
+fn memory_providers_are_listed_but_left_to_their_own_discovery() {
+    let home = Home::new();
+    python_plugin(
+        &home,
+        "honcho",
+        "from x import MemoryProvider\ndef register(ctx):\n    ctx.register_memory_provider(MemoryProvider())\n",
+    );
+    home.plugin(
+        "declared",
+        &[
+            ("plugin.yaml", "name: declared\nkind: exclusive\n"),
+            ("__init__.py", ""),
+        ],
+    );
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [honcho, declared]}",
+        options(),
+        None,
+    );
+    assert!(
+        loaded.registration.warnings.is_empty(),
+        "{:?}",
+        loaded.registration.warnings
+    );
+    let statuses: Vec<&str> = loaded
+        .registration
+        .plugins
+        .iter()
+        .map(|p| p.status.as_str())
+        .collect();
+    assert_eq!(statuses, ["skipped", "skipped"]);
+    assert!(
+        loaded.registration.interpreter.is_none(),
+        "no worker for plugins that do not load"
     );
 }

@@ -1,0 +1,171 @@
+//! Python plugins through the worker: a `pre_tool_call` round trip (the
+//! rm-guard example) and streaming deltas per second through a Python
+//! `on_stream_delta` observer, both through hooks-core `Callbacks` as a host
+//! fires them. When the reference is installed (`HERMES_REFERENCE_PYTHON`,
+//! else `/work/refvenv/bin/python`), the same plugin files are timed in its
+//! in-process `PluginManager.invoke_hook` in the same run
+//! (`benches/reference/python_plugin.py`).
+//!
+//! `cargo bench -p hooks-plugin --bench python`
+
+// `criterion_group!` generates an undocumented public function.
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use hooks_core::callbacks::Callbacks;
+use hooks_core::config::PluginSettings;
+use hooks_core::prompt::PromptSections;
+use hooks_core::{Config, Dispatcher, Event, HookEvent};
+use hooks_plugin::{DiscoverOptions, register_plugins_with};
+use serde_json::json;
+
+/// Deltas sent per measured batch (below the observer queue's 1024, so none is dropped).
+const BATCH: u64 = 1000;
+
+const COUNTER: &str = r#"
+count = 0
+def on_delta(delta, kind, **kwargs):
+    global count
+    count += 1
+def total(**kwargs):
+    return {"context": str(count)}
+def register(ctx):
+    ctx.register_hook("on_stream_delta", on_delta)
+    ctx.register_hook("pre_llm_call", total)
+"#;
+
+fn home() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let home = dir.path().join(".hermes");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/python-plugins/rm-guard");
+    let guard = home.join("plugins/rm-guard");
+    let counter = home.join("plugins/delta-counter");
+    for folder in [&guard, &counter] {
+        std::fs::create_dir_all(folder).expect("mkdir");
+    }
+    for file in ["plugin.yaml", "__init__.py"] {
+        std::fs::copy(example.join(file), guard.join(file)).expect("copy the example");
+    }
+    std::fs::write(counter.join("plugin.yaml"), "name: delta-counter\n").expect("write");
+    std::fs::write(counter.join("__init__.py"), COUNTER).expect("write");
+    std::fs::write(
+        home.join("config.yaml"),
+        "plugins:\n  enabled: [rm-guard, delta-counter]\n",
+    )
+    .expect("write config");
+    (dir, home)
+}
+
+fn tool_call(command: &str, call: u64) -> Event {
+    Event::from_json(
+        HookEvent::PreToolCall,
+        json!({"tool_name": "terminal", "args": {"command": command}, "task_id": "task-1",
+               "session_id": "sess-1", "tool_call_id": format!("call-{call}"), "turn_id": "turn-1",
+               "api_request_id": "req-1", "middleware_trace": []}),
+    )
+}
+
+fn delta() -> Event {
+    Event::from_json(
+        HookEvent::OnStreamDelta,
+        json!({"delta": "tok ", "kind": "text", "turn_id": "turn-1", "iteration": 1,
+               "session_id": "sess-1", "model": "m", "provider": "p", "surface": "cli"}),
+    )
+}
+
+fn bench_python(c: &mut Criterion) {
+    let (_dir, home) = home();
+    let config = Config::load(&home).expect("config");
+    let callbacks: Arc<Callbacks> = Callbacks::new(PluginSettings::default());
+    let registration = register_plugins_with(
+        &home,
+        &config,
+        DiscoverOptions::default(),
+        &callbacks,
+        &PromptSections::new(),
+    );
+    assert!(
+        registration.warnings.is_empty(),
+        "{:?}",
+        registration.warnings
+    );
+    if let Some(interpreter) = &registration.interpreter {
+        eprintln!("Python plugins run with {interpreter}");
+    }
+    let mut group = c.benchmark_group("python_plugin");
+    let mut call = 0;
+    group.bench_function("pre_tool_call_allowed_round_trip", |b| {
+        b.iter(|| {
+            call += 1;
+            black_box(futures::executor::block_on(
+                callbacks.dispatch(&tool_call("ls -la", call)),
+            ))
+        })
+    });
+    group.bench_function("pre_tool_call_blocked_round_trip", |b| {
+        b.iter(|| {
+            call += 1;
+            black_box(futures::executor::block_on(
+                callbacks.dispatch(&tool_call("rm -rf /", call)),
+            ))
+        })
+    });
+    group.throughput(Throughput::Elements(BATCH));
+    let delta = delta();
+    let mut sent = 0u64;
+    group.bench_function("on_stream_delta_observer_batch", |b| {
+        b.iter_custom(|iterations| {
+            let started = Instant::now();
+            for _ in 0..iterations {
+                for _ in 0..BATCH {
+                    black_box(futures::executor::block_on(callbacks.dispatch(&delta)));
+                }
+                futures::executor::block_on(callbacks.flush(Duration::from_secs(60)));
+            }
+            sent += iterations * BATCH;
+            started.elapsed()
+        })
+    });
+    group.finish();
+    let total = futures::executor::block_on(
+        callbacks.dispatch(&Event::from_json(HookEvent::PreLlmCall, json!({}))),
+    );
+    let counted = total
+        .first()
+        .and_then(|reply| reply.value["context"].as_str())
+        .and_then(|text| text.parse::<u64>().ok());
+    eprintln!("deltas sent: {sent}, observed by the plugin: {counted:?}");
+    reference_baseline(&home);
+}
+
+/// Times the same plugin files in the reference's in-process `invoke_hook`.
+fn reference_baseline(home: &Path) {
+    let python = std::env::var_os("HERMES_REFERENCE_PYTHON")
+        .map_or_else(|| PathBuf::from("/work/refvenv/bin/python"), PathBuf::from);
+    if !python.is_file() {
+        eprintln!("reference baseline skipped: {} not found", python.display());
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/reference/python_plugin.py");
+    match std::process::Command::new(&python)
+        .arg(script)
+        .arg(home)
+        .output()
+    {
+        Ok(output) => {
+            eprint!("{}", String::from_utf8_lossy(&output.stdout));
+            if !output.status.success() {
+                eprint!("{}", String::from_utf8_lossy(&output.stderr));
+            }
+        }
+        Err(error) => eprintln!("reference baseline failed to run: {error}"),
+    }
+}
+
+criterion_group!(benches, bench_python);
+criterion_main!(benches);
