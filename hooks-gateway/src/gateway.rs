@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -21,26 +21,18 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::discovery::{Discovery, GatewayHookInfo, HandlerKind, discover};
+use crate::engine::Lanes;
 use crate::error::HandlerError;
 use crate::executable::ExecutableHook;
-use crate::lanes::{Engine, Job, Lane, Runner, Shared, log_failure};
+use crate::lanes::{Job, Lane, ReplySender, Runner, Shared, log_failure};
 use crate::options::GatewayOptions;
 use crate::python::PythonHook;
 use crate::trial::check_handlers;
-
-enum EngineState {
-    /// Not started yet: the runners wait here (nothing runs until the first event).
-    Idle(Vec<Runner>),
-    Running(Engine),
-    /// Shut down, or the runtime could not start: events are dropped.
-    Stopped,
-}
 
 struct RegisteredHook {
     info: GatewayHookInfo,
     /// `gateway:<name>`, the source of this hook's replies.
     source: Arc<str>,
-    lane: Arc<Lane>,
 }
 
 /// Per-hook counters, for hosts and `hooks emit`.
@@ -66,8 +58,7 @@ pub struct GatewayHooks {
     /// Hook indices per namespace of a `<namespace>:*` subscription.
     wildcard: HashMap<Box<str>, Vec<usize>>,
     options: GatewayOptions,
-    shared: Arc<Shared>,
-    engine: Mutex<EngineState>,
+    lanes: Lanes,
 }
 
 #[derive(Serialize)]
@@ -86,24 +77,20 @@ impl GatewayHooks {
             .unwrap_or_else(|| options.python_interpreter())
             .program;
         let shared = Arc::new(Shared::default());
-        let mut gateway = GatewayHooks {
-            hooks: Vec::with_capacity(discovery.hooks.len()),
-            exact: HashMap::new(),
-            wildcard: HashMap::new(),
-            shared: shared.clone(),
-            engine: Mutex::new(EngineState::Stopped),
-            options,
-        };
+        let mut hooks = Vec::with_capacity(discovery.hooks.len());
+        let mut exact: HashMap<Box<str>, Vec<usize>> = HashMap::new();
+        let mut wildcard: HashMap<Box<str>, Vec<usize>> = HashMap::new();
         let mut runners = Vec::with_capacity(discovery.hooks.len());
+        let mut lanes = Vec::with_capacity(discovery.hooks.len());
         for info in &discovery.hooks {
-            let index = gateway.hooks.len();
+            let index = hooks.len();
             for event in &info.events {
                 match event
                     .strip_suffix(":*")
                     .filter(|ns| !ns.is_empty() && !ns.contains(':'))
                 {
-                    Some(namespace) => gateway.wildcard.entry(namespace.into()),
-                    None => gateway.exact.entry(event.as_str().into()),
+                    Some(namespace) => wildcard.entry(namespace.into()),
+                    None => exact.entry(event.as_str().into()),
                 }
                 .or_default()
                 .push(index);
@@ -118,18 +105,23 @@ impl GatewayHooks {
                     Runner::Executable(ExecutableHook::new(info, discovery.home.clone()))
                 }
             });
-            gateway.hooks.push(RegisteredHook {
+            lanes.push(Arc::new(Lane::new(
+                &info.name,
+                options.queue_size,
+                shared.clone(),
+            )));
+            hooks.push(RegisteredHook {
                 info: info.clone(),
                 source: format!("gateway:{}", info.name).into(),
-                lane: Arc::new(Lane::new(
-                    &info.name,
-                    gateway.options.queue_size,
-                    shared.clone(),
-                )),
             });
         }
-        gateway.engine = Mutex::new(EngineState::Idle(runners));
-        gateway
+        GatewayHooks {
+            hooks,
+            exact,
+            wildcard,
+            lanes: Lanes::new(lanes, runners, shared, options.handler_timeout),
+            options,
+        }
     }
 
     /// Discovers the hooks under `home` (see [`discover`]), imports each
@@ -168,17 +160,18 @@ impl GatewayHooks {
     pub fn stats(&self) -> Vec<LaneStats> {
         self.hooks
             .iter()
-            .map(|hook| LaneStats {
+            .enumerate()
+            .map(|(index, hook)| LaneStats {
                 hook: hook.info.name.clone(),
-                queued: hook.lane.queued(),
-                dropped: hook.lane.dropped(),
+                queued: self.lanes.lane(index).queued(),
+                dropped: self.lanes.lane(index).dropped(),
             })
             .collect()
     }
 
     /// Events queued or being handled, over all hooks.
     pub fn pending(&self) -> usize {
-        self.shared.pending()
+        self.lanes.pending()
     }
 
     /// The hooks that receive `event`, in the order they run (exact subscriptions
@@ -253,7 +246,7 @@ impl GatewayHooks {
             })
             .collect();
         let bound = self.options.command_timeout;
-        let waited = self.run_on_engine(async move {
+        let waited = self.lanes.run(async move {
             let deadline = tokio::time::Instant::now() + bound;
             let waits = receivers
                 .into_iter()
@@ -285,60 +278,12 @@ impl GatewayHooks {
     /// Stops every handler now: workers and every process they started are
     /// killed, queued events are dropped, later events are ignored.
     pub fn shutdown(&self) {
-        let state = std::mem::replace(&mut *self.lock_engine(), EngineState::Stopped);
-        drop(state);
+        self.lanes.shutdown();
     }
 
-    fn lock_engine(&self) -> std::sync::MutexGuard<'_, EngineState> {
-        self.engine.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Queues one job on hook `index`'s lane, starting the engine on first use.
-    fn push(
-        &self,
-        index: usize,
-        event: Arc<str>,
-        body: Arc<[u8]>,
-        reply: Option<crate::lanes::ReplySender>,
-    ) {
-        if !self.ensure_started() {
-            tracing::debug!(event = %event, "[hooks] gateway hooks are stopped; event dropped");
-            return;
-        }
-        self.hooks[index].lane.push(Job { event, body, reply });
-    }
-
-    fn ensure_started(&self) -> bool {
-        let mut state = self.lock_engine();
-        if let EngineState::Idle(runners) = &mut *state {
-            let lanes = self
-                .hooks
-                .iter()
-                .map(|hook| hook.lane.clone())
-                .zip(std::mem::take(runners))
-                .collect();
-            *state = match Engine::start(lanes, self.options.handler_timeout) {
-                Ok(engine) => EngineState::Running(engine),
-                Err(error) => {
-                    tracing::error!("[hooks] could not start the gateway hook runtime: {error}");
-                    EngineState::Stopped
-                }
-            };
-        }
-        matches!(*state, EngineState::Running(_))
-    }
-
-    /// Runs `future` on the gateway runtime; `None` when it is not running.
-    async fn run_on_engine<F>(&self, future: F) -> Option<F::Output>
-    where
-        F: std::future::Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        let receiver = match &*self.lock_engine() {
-            EngineState::Running(engine) => engine.run(future),
-            EngineState::Idle(_) | EngineState::Stopped => return None,
-        };
-        receiver.await.ok()
+    /// Queues one job on hook `index`'s lane.
+    fn push(&self, index: usize, event: Arc<str>, body: Arc<[u8]>, reply: Option<ReplySender>) {
+        self.lanes.push(index, Job { event, body, reply });
     }
 
     /// Queues a non-command gateway event on its hooks' lanes; `false` when it
@@ -414,9 +359,10 @@ impl Dispatcher for GatewayHooks {
         if self.pending() == 0 {
             return;
         }
-        let shared = self.shared.clone();
+        let shared = self.lanes.shared();
         let _ = self
-            .run_on_engine(async move { tokio::time::timeout(timeout, shared.idle()).await })
+            .lanes
+            .run(async move { tokio::time::timeout(timeout, shared.idle()).await })
             .await;
         let left = self.pending();
         if left > 0 {

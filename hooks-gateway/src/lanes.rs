@@ -1,11 +1,8 @@
-//! Where handlers run: each hook has a bounded lane (a queue served by one task
-//! that calls its handler for one event at a time, in order), and all lanes run
-//! on the gateway's own single-threaded runtime, on a thread of its own. So the
-//! host's `emit` only appends to queues, works under any executor, and a slow
-//! hook delays nothing but its own later events.
-//!
-//! A full lane drops its oldest event and counts it. Stopping the engine drops
-//! every lane task, and with them the workers and everything they started.
+//! Each hook's bounded lane: a queue served by one task that calls the hook's
+//! handler for one event at a time, in order (the tasks run on the gateway's
+//! own runtime, `engine.rs`). The host's `emit` only appends to queues, so a
+//! slow hook delays nothing but its own later events. A full lane drops its
+//! oldest event and counts it.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -13,7 +10,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::runtime::Handle;
 use tokio::sync::{Notify, oneshot};
 
 use crate::error::HandlerError;
@@ -157,7 +153,7 @@ impl Lane {
     }
 
     /// Serves the lane forever: one job at a time, in order.
-    async fn serve(self: Arc<Self>, mut runner: Runner, timeout: Duration) {
+    pub(crate) async fn serve(self: Arc<Self>, mut runner: Runner, timeout: Duration) {
         // A handler that cannot be imported fails every event the same way:
         // shown once (the trial import at discovery may have shown it already).
         let mut unloadable_shown = runner.broken_at_discovery();
@@ -191,71 +187,4 @@ impl Lane {
 /// Logs a handler failure as a warning naming the hook and the event.
 pub(crate) fn log_failure(name: &str, event: &str, error: &HandlerError) {
     tracing::warn!(hook = %name, event, "[hooks] Error in handler for '{event}' ({name}): {error}");
-}
-
-/// The gateway's runtime thread. Dropping it stops every lane and kills every worker.
-pub(crate) struct Engine {
-    handle: Handle,
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Engine {
-    /// Starts the runtime thread and one task per lane.
-    pub(crate) fn start(
-        lanes: Vec<(Arc<Lane>, Runner)>,
-        timeout: Duration,
-    ) -> std::io::Result<Engine> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .thread_name("hooks-gateway")
-            .build()?;
-        let handle = runtime.handle().clone();
-        for (lane, runner) in lanes {
-            handle.spawn(lane.serve(runner, timeout));
-        }
-        let (stop, stopped) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("hooks-gateway".into())
-            .spawn(move || {
-                runtime.block_on(async {
-                    let _ = stopped.await;
-                });
-                // Dropping the runtime drops every task: workers and handler
-                // processes are killed with their whole tree.
-                drop(runtime);
-            })?;
-        Ok(Engine {
-            handle,
-            stop: Some(stop),
-            thread: Some(thread),
-        })
-    }
-
-    /// Runs `future` on the gateway runtime; the result arrives on the receiver
-    /// (closed if the engine stops first).
-    pub(crate) fn run<F>(&self, future: F) -> oneshot::Receiver<F::Output>
-    where
-        F: std::future::Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        let (sender, receiver) = oneshot::channel();
-        self.handle.spawn(async move {
-            let _ = sender.send(future.await);
-        });
-        receiver
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take()
-            && thread.thread().id() != std::thread::current().id()
-        {
-            let _ = thread.join();
-        }
-    }
 }

@@ -6,32 +6,39 @@
 //! `reaction:*`, `command:<name>`). An existing `~/.hermes/hooks` works as is.
 //!
 //! - **`handler.py`** defining `handle(event_type, context)` (sync or `async`) runs
-//!   in a persistent `python3` worker per hook, started on the hook's first event
+//!   in a persistent Python worker per hook, started on the hook's first event
 //!   and reused, so module state lives across events as it does in the Python
-//!   gateway. The worker runs a small embedded shim ([`PYTHON_SHIM`]); the
-//!   interpreter is `python3` on `PATH`, or `$HERMES_HOOKS_PYTHON`, or
-//!   [`GatewayOptions::with_python`].
+//!   gateway; its asyncio loop keeps running between events. The worker runs a
+//!   small embedded shim ([`PYTHON_SHIM`]) with the interpreter Hermes uses
+//!   ([`GatewayOptions::python_interpreter`]).
 //! - **An executable `handler`** (any language) runs once per event, reading
-//!   `{"event": ..., "context": {...}}` on stdin and writing its reply as JSON on
-//!   stdout (nothing means no reply).
+//!   `{"event_type": ..., "context": {...}}` on stdin and writing its reply as
+//!   JSON on stdout (nothing means no reply).
 //!
-//! [`GatewayHooks`] implements [`hooks_core::Dispatcher`] (name `gateway`):
-//! exact subscriptions run first, then `<namespace>:*` wildcards, one after the
-//! other; non-null results become [`hooks_core::Reply`]s in that order (source
-//! `gateway:<name>`), which hooks-core merges (`command:*` replies can deny,
-//! handle or rewrite a slash command). Errors never reach the agent: an
-//! exception, crash, bad output or timeout (default 30 s, then the handler's
-//! process group is killed) is logged and the handler contributes nothing.
+//! [`GatewayHooks`] implements [`hooks_core::Dispatcher`] (name `gateway`).
+//! Gateway hooks never hold up the host: emitting an event queues it on each
+//! subscribed hook's bounded queue and returns; each hook handles its events in
+//! order in the background, on the gateway's own thread. Only `command:*`
+//! events, whose answers the host needs (deny, handle or rewrite a slash
+//! command), are awaited: all their handlers together, within one bound
+//! ([`GatewayOptions::command_timeout`]); their non-null results become
+//! [`hooks_core::Reply`]s (source `gateway:<name>`), exact subscriptions first,
+//! then `<namespace>:*`. [`hooks_core::Dispatcher::flush`] waits for the queues
+//! to drain. Errors never reach the agent: an exception, crash, bad output or
+//! timeout (default 30 s) is logged and the handler contributes nothing.
+//!
+//! Every handler process is spawned through hooks-core's process supervisor:
+//! on a timeout, restart or shutdown, everything it started dies with it.
+//! Discovery imports each `handler.py` once ([`check_handlers`]), so a broken
+//! one is reported ([`HookStatus::Broken`]) before any event.
 //!
 //! **Gateway handlers are trusted code**: they run with the user's rights, with
 //! the gateway's environment (plus `HERMES_HOME`), and nothing sandboxes them.
 //! Only put hooks you wrote or reviewed in the hooks folder.
 //!
-//! Differences from the Python gateway: each handler sees its own copy of the
-//! context (a mutation is not visible to later handlers or to the host), and a
-//! `handler.py` is imported when its first event arrives rather than at start-up
-//! (discovery only skips a file in which `handle` cannot be defined; an import
-//! error is logged on the first event and the hook stays off).
+//! Differences from the Python gateway: handlers do not delay the host (the
+//! reference awaits each one inline), and each handler sees its own copy of the
+//! context (a mutation is not visible to later handlers or to the host).
 //!
 //! ```no_run
 //! use hooks_core::{Dispatcher, Event};
@@ -50,10 +57,12 @@
 //!         println!("{}: {}", reply.source, reply.value);
 //!     }
 //! }
+//! gateway.flush(std::time::Duration::from_secs(5)).await;
 //! # }
 //! ```
 
 mod discovery;
+mod engine;
 mod error;
 mod executable;
 mod gateway;

@@ -123,6 +123,26 @@ async fn many_grandchildren_in_sessions_of_their_own() {
 }
 
 #[tokio::test]
+async fn a_looper_forking_in_a_session_of_its_own_is_stopped_mid_storm() {
+    let scratch = Scratch::new();
+    let pids = scratch.file("pids");
+    // Still forking when the timeout hits: each round of the kill must catch
+    // what the previous one missed, and the looper must not go on.
+    let script = format!(
+        "setsid sh -c 'for i in $(seq 400); do setsid sleep 1000 & echo $! >> {p}; sleep 0.01; done' & sleep 1000",
+        p = pids.display()
+    );
+    let (output, elapsed) = run_sh(&script, 1).await;
+    assert_timed_out(&output, elapsed, 1);
+    let started = read_pids(&pids, 1);
+    assert_all_gone(&started, "the storm's children");
+    std::thread::sleep(Duration::from_millis(500));
+    let after = read_pids(&pids, 1);
+    assert_all_gone(&after, "children started after the kill");
+    assert_eq!(started.len(), after.len(), "the looper kept forking");
+}
+
+#[tokio::test]
 async fn grandchild_holding_stdout_after_the_child_exits() {
     let scratch = Scratch::new();
     let pids = scratch.file("pids");

@@ -13,7 +13,7 @@ use crate::error::HandlerError;
 use crate::process::{ChildTree, log_stderr_lines, read_line_capped};
 use crate::python::PYTHON_SHIM;
 
-/// The largest response line accepted from a worker; a longer one is discarded.
+/// The largest response line accepted from a worker; a longer one is an error.
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
 
 /// A running worker. Dropping it kills the worker and everything it started.
@@ -108,8 +108,8 @@ impl PythonWorker {
     }
 
     /// Reads lines until the one answering request `id`; any other line (not
-    /// JSON, no id, a stale id, too long) is discarded and logged, never taken
-    /// as the answer.
+    /// JSON, no id, a stale id) is discarded and logged, never taken as the
+    /// answer. A line past the size cap is an error (the worker is replaced).
     async fn read_answer(&mut self, id: u64) -> Result<Value, HandlerError> {
         loop {
             let line = match read_line_capped(&mut self.stdout, MAX_RESPONSE_BYTES).await {
@@ -127,11 +127,11 @@ impl PythonWorker {
                 }
             };
             if line.truncated {
-                self.discard(
-                    id,
-                    &format!("a line longer than {MAX_RESPONSE_BYTES} bytes"),
-                );
-                continue;
+                // Only the shim writes this channel, so an oversized line is
+                // almost surely the answer: fail now rather than at the timeout.
+                return Err(self.protocol(format!(
+                    "the worker's answer is larger than {MAX_RESPONSE_BYTES} bytes"
+                )));
             }
             match serde_json::from_slice::<Value>(&line.bytes) {
                 Ok(message) if message.get("id").and_then(Value::as_u64) == Some(id) => {

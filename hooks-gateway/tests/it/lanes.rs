@@ -120,7 +120,7 @@ async fn a_command_is_awaited_within_one_bound_for_all_its_handlers() {
     );
     let options = GatewayOptions::default()
         .with_handler_timeout(TEST_TIMEOUT * 3)
-        .with_command_timeout(Duration::from_secs(3));
+        .with_command_timeout(Duration::from_secs(5));
     let (gateway, _) = home.gateway_with(options);
     let started = Instant::now();
     let event = Event::from_json("command:model", json!({"command": "model"}));
@@ -130,7 +130,7 @@ async fn a_command_is_awaited_within_one_bound_for_all_its_handlers() {
         values(&replies),
         [json!({"decision": "deny", "message": "no"})]
     );
-    assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
+    assert!(elapsed < Duration::from_secs(25), "took {elapsed:?}");
 }
 
 #[tokio::test]
@@ -151,7 +151,8 @@ async fn an_executable_deny_arrives_while_its_background_child_holds_stdout() {
         values(&replies),
         [json!({"decision": "deny", "message": "blocked"})]
     );
-    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
+    // Well under a second when the machine is idle; the old code waited 30 s.
+    assert!(elapsed < Duration::from_secs(10), "took {elapsed:?}");
     let pid = read(&home, "child.pid").trim().parse::<i64>().unwrap_or(-1);
     assert!(pid > 0);
     assert!(!process_alive(pid), "the background child was killed");

@@ -4,6 +4,7 @@
 mod discovery;
 mod emit;
 mod executable;
+mod faults;
 mod lanes;
 mod support;
 mod worker;
