@@ -54,13 +54,6 @@ impl HostOptions {
         self
     }
 
-    /// Sets `home` when given, else keeps the environment's.
-    #[must_use]
-    pub fn home_opt(mut self, home: Option<PathBuf>) -> HostOptions {
-        self.home = home;
-        self
-    }
-
     /// Approves shell hooks not allowlisted yet (and records the approval).
     #[must_use]
     pub fn accept_hooks(mut self, accept: bool) -> HostOptions {
@@ -126,7 +119,8 @@ impl Host {
         Host::from_home(home, &options)
     }
 
-    /// Registers every mechanism of an already loaded `home`.
+    /// Registers every mechanism of an already loaded `home` (`options.home`
+    /// is not read: the home is given).
     pub fn from_home(home: Home, options: &HostOptions) -> Result<Host, HostError> {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(HostError::NoRuntime);
