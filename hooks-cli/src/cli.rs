@@ -74,6 +74,14 @@ pub enum Command {
     /// The man page (roff), on stdout; the release tooling installs it.
     #[command(hide = true)]
     Manpage,
+    /// Internal: load one native plugin library and print what it registers as
+    /// JSON (`list` and `doctor` run it in a child process, so a library that
+    /// crashes while loading cannot take them down).
+    #[command(name = "__inspect-native-plugin", hide = true)]
+    InspectNativePlugin {
+        /// The library file.
+        library: PathBuf,
+    },
 }
 
 /// `hooks list`.

@@ -41,6 +41,8 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of stdout is gone (`hooks list | head -1`): nothing left to do.
         Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,
+        // `doctor` found problems and said which: status 1, nothing more to print.
+        Err(error) if error.is::<cmd::doctor::ProblemsFound>() => ExitCode::from(1),
         Err(error) => {
             eprintln!("hooks: {error:#}");
             ExitCode::from(2)
@@ -54,6 +56,9 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Listen(args) => cmd::listen::run(args).await,
         Command::Completions(args) => cmd::completions::completions(args, out),
         Command::Manpage => cmd::completions::manpage(out),
+        Command::InspectNativePlugin { library } => {
+            Ok(hooks_cli::inspect::run_child(library, out)?)
+        }
         Command::List(args) => cmd::list::run(&Home::load(cli)?, args, out),
         Command::Test(args) => cmd::test::run(&reading(cli)?, cli.accept_hooks, args, out).await,
         Command::Emit(args) => cmd::emit::run(&reading(cli)?, cli.accept_hooks, args, out).await,

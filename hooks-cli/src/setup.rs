@@ -1,142 +1,98 @@
-//! Loading a Hermes home and assembling the mechanisms into one bus, as a host would.
+//! The binary's side of the host library: the home named by `--home`, and
+//! every mechanism of it registered through [`hooks_cli::Host`] — the same one
+//! call an embedding host makes.
 
-use std::path::PathBuf;
+use std::ops::Deref;
 use std::sync::Arc;
 
 use anyhow::Result;
-use hooks_core::callbacks::Callbacks;
-use hooks_core::{Config, Hooks};
-use hooks_gateway::{GatewayHooks, GatewayOptions};
+use hooks_cli::{Host, HostOptions};
+use hooks_core::Hooks;
 use hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
-use hooks_outbound::{DeliveryReport, Outbound, OutboundOptions};
-use hooks_shell::{Consent, RegisterOptions, ShellHooks};
+use hooks_outbound::DeliveryReport;
 use serde_json::Value;
 
 use crate::cli::Cli;
+use crate::output::warn_once;
 
-/// A Hermes home and its config.
-pub struct Home {
-    /// The home directory.
-    pub path: PathBuf,
-    /// Its `config.yaml` (empty when the file does not exist).
-    pub config: Config,
-}
+/// A Hermes home and its config (see [`hooks_cli::Home`]).
+pub struct Home(hooks_cli::Home);
 
 impl Home {
-    /// Resolves `--home`, `$HERMES_HOME` or `~/.hermes` and loads its config.
-    /// A config file that exists but cannot be read or parsed is an error naming it.
+    /// Resolves `--home`, `$HERMES_HOME` or `~/.hermes` and loads its config;
+    /// warns (once) when the home does not exist. A config file that exists
+    /// but cannot be read or parsed is an error naming it.
     pub fn load(cli: &Cli) -> Result<Home> {
-        let path = hooks_core::home::resolve_home(cli.home.clone());
-        let config = Config::load(&path)?;
-        Ok(Home { path, config })
-    }
-
-    /// The config file's path as the user would type it.
-    pub fn config_display(&self) -> String {
-        self.config.path().display().to_string()
+        let home = hooks_cli::Home::load(cli.home.clone())?;
+        for warning in &home.warnings {
+            warn_once(warning);
+        }
+        Ok(Home(home))
     }
 }
 
-/// Every mechanism of a home, registered as a host would at start-up, in the
-/// bus order: in-process plugins, shell hooks, outbound webhooks, gateway hooks.
+impl Deref for Home {
+    type Target = hooks_cli::Home;
+
+    fn deref(&self) -> &hooks_cli::Home {
+        &self.0
+    }
+}
+
+/// Every mechanism of a home, registered as a host would at start-up.
 pub struct Mechanisms {
-    /// Outbound webhooks, kept to flush them and read their reports.
-    outbound: Option<Arc<Outbound>>,
-    /// Warnings from every mechanism's config, in the order found.
-    warnings: Vec<String>,
-    /// A short description of what was registered.
-    counts: Vec<String>,
-    /// The bus holding them in order.
-    pub hooks: Hooks,
+    /// The host; `None` only when it could not start (its error was warned).
+    host: Option<Host>,
+    /// The bus holding the mechanisms in order.
+    pub hooks: Arc<Hooks>,
 }
 
 impl Mechanisms {
     /// Registers every mechanism of `home`. `accept` is `--accept-hooks`.
     /// Must run inside a tokio runtime (webhook lanes are spawned on it).
     pub fn register(home: &Home, accept: bool) -> Mechanisms {
-        let mut warnings = Vec::new();
-        let mut counts = Vec::new();
-        let mut builder = Hooks::builder();
-
-        let (settings, setting_warnings) = home.config.plugin_settings();
-        warnings.extend(setting_warnings.iter().map(ToString::to_string));
-        let callbacks = Callbacks::new(settings);
-        let plugins = hooks_plugin::register_plugins(
-            &home.path,
-            &home.config,
-            &callbacks,
-            &hooks_core::prompt::PromptSections::new(),
-        );
-        warnings.extend(plugins.warnings.iter().map(ToString::to_string));
-        let loaded = plugins
-            .plugins
-            .iter()
-            .filter(|p| p.status.as_str() == "loaded");
-        counts.push(format!("{} plugin(s)", loaded.count()));
-        builder = builder.with_shared(callbacks);
-
-        let consent = Consent::from_environment(accept);
-        let registration = ShellHooks::register(&home.config, RegisterOptions::new(consent));
-        warnings.extend(registration.warnings.iter().map(ToString::to_string));
-        counts.push(format!("{} shell hook(s)", registration.hooks.len()));
-        builder = builder.with(registration.hooks);
-
-        let outbound = match Outbound::from_config(&home.config, OutboundOptions::default()) {
-            Ok((outbound, target_warnings)) => {
-                warnings.extend(target_warnings.iter().map(ToString::to_string));
-                let outbound = Arc::new(outbound);
-                counts.push(format!("{} webhook target(s)", outbound.targets().count()));
-                builder = builder.with_shared(outbound.clone());
-                Some(outbound)
-            }
+        let options = HostOptions::new().accept_hooks(accept);
+        match Host::from_home(home.0.clone(), &options) {
+            Ok(host) => Mechanisms {
+                hooks: host.shared_hooks(),
+                host: Some(host),
+            },
             Err(error) => {
-                warnings.push(format!("outbound webhooks disabled: {error}"));
-                None
+                warn_once(&format!("no hook is registered: {error}"));
+                Mechanisms {
+                    host: None,
+                    hooks: Arc::new(Hooks::empty()),
+                }
             }
-        };
-
-        let (options, option_warnings) = GatewayOptions::from_config(&home.config);
-        warnings.extend(option_warnings.iter().map(ToString::to_string));
-        let (gateway, discovery) = GatewayHooks::discover(&home.path, options);
-        warnings.extend(discovery.warnings.iter().map(ToString::to_string));
-        counts.push(format!("{} gateway hook(s)", discovery.hooks.len()));
-        builder = builder.with(gateway);
-
-        Mechanisms {
-            outbound,
-            warnings,
-            counts,
-            hooks: builder.build(),
         }
     }
 
-    /// Prints the registration warnings on stderr.
+    /// Prints the registration warnings on stderr (each once per run).
     pub fn print_warnings(&self) {
-        for warning in &self.warnings {
-            crate::output::warn_once(warning);
+        for warning in self.host.iter().flat_map(Host::warnings) {
+            warn_once(warning);
         }
     }
 
     /// What was registered, e.g. `2 shell hook(s), 1 webhook target(s), ...`.
     pub fn describe(&self) -> String {
-        self.counts.join(", ")
+        self.host.as_ref().map(Host::describe).unwrap_or_default()
     }
 
     /// Waits (at most 5 s, as a host at exit) for queued webhook deliveries and
     /// returns every delivery report.
     pub async fn finish(&self) -> Vec<Delivery> {
-        self.hooks.flush(SHUTDOWN_FLUSH_TIMEOUT).await;
-        let Some(outbound) = &self.outbound else {
+        let Some(host) = &self.host else {
             return Vec::new();
         };
-        let pending = outbound.stats().pending;
+        let (reports, pending) = host.flush(SHUTDOWN_FLUSH_TIMEOUT).await;
         if pending > 0 {
-            crate::output::warn_once(&format!(
+            warn_once(&format!(
                 "{pending} webhook delivery(ies) still pending after {}s; abandoned",
                 SHUTDOWN_FLUSH_TIMEOUT.as_secs()
             ));
         }
-        outbound.take_reports().into_iter().map(Delivery).collect()
+        reports.into_iter().map(Delivery).collect()
     }
 }
 

@@ -1,23 +1,31 @@
 //! `hooks list`: what is configured and found in a Hermes home — shell hooks with
-//! their consent and drift, outbound targets, native plugins, gateway hooks — and
-//! the config warnings, so a typo shows where the user looks.
+//! their consent and drift, outbound targets, plugins (native ones described by
+//! a child process, with their ABI version, hooks and prompt sections), gateway
+//! hooks with their handler's trial import — and the config warnings, so a typo
+//! shows where the user looks. Every text from config is escaped.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use hooks_shell::{Allowlist, Drift, ShellHookSpec, mtime_drift, parse_config, script_mtime_iso};
+use hooks_cli::inspect::ChildInspector;
+use hooks_cli::inventory::{
+    GatewayRow, Inventory, NATIVE_TRUST_NOTE, OutboundRow, PluginKind, PluginRow, PluginState,
+    ShellHookRow,
+};
+use hooks_core::display::escape as e;
+use hooks_shell::Drift;
 
 use crate::cli::ListArgs;
 use crate::setup::Home;
 
 /// Runs `hooks list`.
-pub fn run(home: &Home, _args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let shell = parse_config(&home.config);
-    let outbound = hooks_outbound::parse_config(&home.config);
-    let plugins = hooks_plugin::discover(&home.path, &home.config);
-    let gateway = hooks_gateway::discover(&home.path);
-
-    if shell.specs.is_empty() && outbound.targets.is_empty() {
+pub fn run(home: &Home, args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let inventory = Inventory::scan(home, &ChildInspector::current_exe()?);
+    if args.json {
+        writeln!(out, "{}", inventory.to_json())?;
+        return Ok(());
+    }
+    if inventory.shell_hooks.is_empty() && inventory.outbound.is_empty() {
         writeln!(
             out,
             "No shell hooks or outbound webhooks configured in {}.",
@@ -27,48 +35,23 @@ pub fn run(home: &Home, _args: &ListArgs, out: &mut dyn Write) -> anyhow::Result
         writeln!(out, "for the config schema and worked examples.")?;
         writeln!(out)?;
     } else {
-        list_shell(home, &shell.specs, out)?;
-        list_outbound(&outbound.targets, out)?;
+        list_shell(home, &inventory.shell_hooks, out)?;
+        list_outbound(&inventory.outbound, out)?;
     }
-    if !plugins.found.is_empty() {
-        writeln!(out, "Native plugins ({} found):\n", plugins.found.len())?;
-        for plugin in &plugins.found {
-            writeln!(out, "  - {} ({})", plugin.key, plugin.status)?;
-            if !plugin.hooks.is_empty() {
-                writeln!(out, "      hooks:   {}", plugin.hooks.join(", "))?;
-            }
-        }
-        writeln!(out)?;
-    }
-    if !gateway.hooks.is_empty() {
-        writeln!(out, "Gateway hooks ({} found):\n", gateway.hooks.len())?;
-        for hook in &gateway.hooks {
-            writeln!(out, "  - {} ({})", hook.name, hook.handler_path().display())?;
-            writeln!(out, "      events:  {}", hook.events.join(", "))?;
-        }
-        writeln!(out)?;
-    }
-
-    let warnings: Vec<String> = shell
-        .warnings
-        .iter()
-        .chain(&outbound.warnings)
-        .chain(&plugins.warnings)
-        .map(ToString::to_string)
-        .chain(gateway.warnings.iter().map(ToString::to_string))
-        .collect();
-    if !warnings.is_empty() {
-        writeln!(out, "Warnings ({}):\n", warnings.len())?;
-        for warning in warnings {
-            writeln!(out, "  ⚠ {warning}")?;
+    list_plugins(&inventory.plugins, out)?;
+    list_gateway(&inventory.gateway_hooks, out)?;
+    if !inventory.warnings.is_empty() {
+        writeln!(out, "Warnings ({}):\n", inventory.warnings.len())?;
+        for warning in &inventory.warnings {
+            writeln!(out, "  ⚠ {}", e(&warning.message))?;
         }
         writeln!(out)?;
     }
     Ok(())
 }
 
-fn list_shell(home: &Home, specs: &[ShellHookSpec], out: &mut dyn Write) -> anyhow::Result<()> {
-    if specs.is_empty() {
+fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow::Result<()> {
+    if rows.is_empty() {
         writeln!(
             out,
             "No shell hooks configured in {}.\n",
@@ -76,27 +59,29 @@ fn list_shell(home: &Home, specs: &[ShellHookSpec], out: &mut dyn Write) -> anyh
         )?;
         return Ok(());
     }
-    let allowlist = Allowlist::in_home(&home.path);
-    let mut by_event: BTreeMap<&str, Vec<&ShellHookSpec>> = BTreeMap::new();
-    for spec in specs {
-        by_event.entry(spec.event.as_str()).or_default().push(spec);
+    let mut by_event: BTreeMap<&str, Vec<&ShellHookRow>> = BTreeMap::new();
+    for row in rows {
+        by_event
+            .entry(row.spec.event.as_str())
+            .or_default()
+            .push(row);
     }
-    writeln!(out, "Configured shell hooks ({} total):\n", specs.len())?;
-    for (event, specs) in by_event {
+    writeln!(out, "Configured shell hooks ({} total):\n", rows.len())?;
+    for (event, rows) in by_event {
         writeln!(out, "  [{event}]")?;
-        for spec in specs {
-            let entry = allowlist.entry_for(event, &spec.command);
-            let consent = if entry.is_some() {
+        for row in rows {
+            let consent = if row.allowlisted {
                 "✓ allowed"
             } else {
                 "✗ not allowlisted"
             };
-            let matcher = spec
+            let matcher = row
+                .spec
                 .matcher
                 .pattern()
-                .map(|m| format!(" matcher='{m}'"))
+                .map(|m| format!(" matcher='{}'", e(m)))
                 .unwrap_or_default();
-            let fail = if spec.fail_closed {
+            let fail = if row.spec.fail_closed {
                 ", fail_closed"
             } else {
                 ""
@@ -104,22 +89,19 @@ fn list_shell(home: &Home, specs: &[ShellHookSpec], out: &mut dyn Write) -> anyh
             writeln!(
                 out,
                 "    - {}{matcher} (timeout={}s{fail}, {consent})",
-                spec.command,
-                spec.timeout.as_secs()
+                e(&row.spec.command),
+                row.spec.timeout.as_secs()
             )?;
-            let Some(approval) = entry else { continue };
-            if let Some(approved_at) = &approval.approved_at {
-                writeln!(out, "      approved_at: {approved_at}")?;
+            if let Some(approved_at) = &row.approved_at {
+                writeln!(out, "      approved_at: {}", e(approved_at))?;
             }
-            let now = script_mtime_iso(&spec.command);
-            let was = approval.script_mtime_at_approval.as_deref();
-            if mtime_drift(was, now.as_deref()) == Drift::Modified {
+            if row.drift == Some(Drift::Modified) {
                 writeln!(
                     out,
                     "      ⚠ script modified since approval (was {}, now {}) — run `hooks doctor` \
                      to re-validate",
-                    was.unwrap_or("?"),
-                    now.as_deref().unwrap_or("?")
+                    e(row.mtime_at_approval.as_deref().unwrap_or("?")),
+                    e(row.mtime_now.as_deref().unwrap_or("?"))
                 )?;
             }
         }
@@ -128,38 +110,119 @@ fn list_shell(home: &Home, specs: &[ShellHookSpec], out: &mut dyn Write) -> anyh
     Ok(())
 }
 
-fn list_outbound(
-    targets: &[hooks_outbound::TargetSpec],
-    out: &mut dyn Write,
-) -> anyhow::Result<()> {
-    if targets.is_empty() {
+fn list_outbound(rows: &[OutboundRow], out: &mut dyn Write) -> anyhow::Result<()> {
+    if rows.is_empty() {
         return Ok(());
     }
     writeln!(
         out,
         "Configured outbound webhooks ({} total):\n",
-        targets.len()
+        rows.len()
     )?;
-    for target in targets {
+    for row in rows {
+        let target = &row.target;
         let events: Vec<&str> = target.events.iter().map(|e| e.as_str()).collect();
         let matcher = target
             .matcher
             .pattern()
-            .map(|m| format!(" matcher='{m}'"))
+            .map(|m| format!(" matcher='{}'", e(m)))
             .unwrap_or_default();
         let signed = if target.is_signed() {
             "signed"
         } else {
             "UNSIGNED"
         };
-        writeln!(out, "  - {}", target.label())?;
-        writeln!(out, "      url:     {}", target.url)?;
+        writeln!(out, "  - {}", e(&row.label()))?;
+        writeln!(out, "      url:     {}", e(&row.url()))?;
         writeln!(
             out,
             "      events:  {}{matcher} (timeout={}s, {signed})",
             events.join(", "),
             target.timeout.as_secs()
         )?;
+    }
+    writeln!(out)?;
+    Ok(())
+}
+
+fn list_plugins(rows: &[PluginRow], out: &mut dyn Write) -> anyhow::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "Plugins ({} found):\n", rows.len())?;
+    for row in rows {
+        let mut head = format!(
+            "  - {} ({}, {}",
+            e(&row.key),
+            row.kind.as_str(),
+            row.state.as_str()
+        );
+        if let Some(version) = row.abi_version {
+            head.push_str(&format!(", ABI v{version}"));
+        }
+        if row.required {
+            head.push_str(", required");
+        }
+        head.push(')');
+        match (&row.state, &row.reason) {
+            (PluginState::Failed, Some(reason)) => head.push_str(&format!(": {}", e(reason))),
+            (PluginState::Disabled, Some(reason)) => head.push_str(&format!(" — {}", e(reason))),
+            _ => {}
+        }
+        writeln!(out, "{head}")?;
+        if row.name != row.key {
+            writeln!(out, "      name:    {}", e(&row.name))?;
+        }
+        if row.state == PluginState::Loaded {
+            let hooks = if row.hooks.is_empty() {
+                "(none)".to_owned()
+            } else {
+                e(&row.hooks.join(", ")).into_owned()
+            };
+            writeln!(out, "      hooks:   {hooks}")?;
+            let sections = if row.prompt_sections.is_empty() {
+                "(none)".to_owned()
+            } else {
+                e(&row.prompt_sections.join(", ")).into_owned()
+            };
+            writeln!(out, "      prompt sections: {sections}")?;
+        }
+        if let Some(interpreter) = &row.interpreter {
+            writeln!(out, "      interpreter: {}", e(interpreter))?;
+        }
+    }
+    writeln!(out)?;
+    if rows.iter().any(|row| row.kind == PluginKind::Native) {
+        writeln!(out, "  Note: {NATIVE_TRUST_NOTE}\n")?;
+    }
+    Ok(())
+}
+
+fn list_gateway(rows: &[GatewayRow], out: &mut dyn Write) -> anyhow::Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "Gateway hooks ({} found):\n", rows.len())?;
+    for row in rows {
+        let state = match &row.error {
+            Some(error) => format!("failed: {}", e(error)),
+            None => "loaded".to_owned(),
+        };
+        writeln!(
+            out,
+            "  - {} ({}, {state})",
+            e(&row.info.name),
+            row.info.handler.file_name()
+        )?;
+        writeln!(
+            out,
+            "      handler: {}",
+            hooks_cli::show_path(&row.info.handler_path())
+        )?;
+        writeln!(out, "      events:  {}", e(&row.info.events.join(", ")))?;
+        if let Some((_, interpreter)) = &row.interpreter {
+            writeln!(out, "      interpreter: {}", e(interpreter))?;
+        }
     }
     writeln!(out)?;
     Ok(())

@@ -1,5 +1,6 @@
 //! `hooks list`, `hooks doctor`, `hooks revoke`, `hooks events`: the reference's
-//! CLI cases (§7.5) plus the config warnings shown where the user looks.
+//! CLI cases (§7.5) plus the config warnings shown where the user looks. What
+//! `list` and `doctor` check beyond shell hooks is in `list_doctor_all.rs`.
 
 use crate::support::TempHome;
 
@@ -72,7 +73,7 @@ fn doctor_flags_a_missing_exec_bit() {
         "hooks:\n  pre_tool_call:\n    - command: {}\n",
         script.display()
     ));
-    let text = home.hooks(&["doctor"]).ok();
+    let text = home.hooks(&["doctor"]).problems();
     assert!(text.contains("not executable"), "{text}");
 }
 
@@ -85,8 +86,9 @@ fn doctor_flags_unallowlisted_and_does_not_run_it() {
         "s.sh",
         &format!("#!/bin/sh\ntouch {}\n", sentinel.display()),
     );
-    let text = home.hooks(&["doctor"]).ok();
+    let text = home.hooks(&["doctor"]).problems();
     assert!(text.contains("not allowlisted"), "{text}");
+    assert!(text.contains("hooks approve"), "{text}");
     assert!(text.contains("skipped JSON smoke test"), "{text}");
     assert!(!sentinel.exists(), "doctor ran an unapproved hook");
 }
@@ -114,7 +116,7 @@ fn doctor_flags_invalid_json() {
         &script.display().to_string(),
         "2999-01-01T00:00:00Z",
     );
-    let text = home.hooks(&["doctor"]).ok();
+    let text = home.hooks(&["doctor"]).problems();
     assert!(text.contains("not valid JSON"), "{text}");
 }
 
@@ -128,7 +130,7 @@ fn doctor_flags_mtime_drift() {
         &script.display().to_string(),
         "2000-01-01T00:00:00Z",
     );
-    let text = home.hooks(&["doctor"]).ok();
+    let text = home.hooks(&["doctor"]).problems();
     assert!(text.contains("modified since approval"), "{text}");
 }
 
@@ -141,7 +143,7 @@ fn doctor_passes_a_clean_script() {
     let accepted = home.hooks(&["--accept-hooks", "emit", "pre_tool_call"]);
     accepted.ok();
     let text = home.hooks(&["doctor"]).ok();
-    assert!(text.contains("All shell hooks look healthy"), "{text}");
+    assert!(text.contains("No problems found"), "{text}");
 }
 
 #[test]

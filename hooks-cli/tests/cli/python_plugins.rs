@@ -303,7 +303,7 @@ fn the_prompt_section_plugin_loads_and_lists_its_section() {
     let home = TempHome::new();
     install(&home, &["worker-rules"], "");
     let out = hooks(&home, &["list"], &[]).ok();
-    assert!(out.contains("worker-rules (loaded)"), "{out}");
+    assert!(out.contains("worker-rules (python, loaded)"), "{out}");
     let (outcome, run) = emit(
         &home,
         "pre_tool_call",
@@ -345,7 +345,7 @@ fn a_guard_that_fails_to_import_is_visible_and_required_blocks() {
     );
     let listed = hooks(&home, &["list"], &[]).ok();
     assert!(
-        listed.contains("rm-guard (failed to load: SyntaxError"),
+        listed.contains("rm-guard (python, failed): SyntaxError"),
         "{listed}"
     );
 

@@ -118,6 +118,18 @@ impl Run {
         self.stdout()
     }
 
+    /// Asserts exit status 1 (`doctor` found problems) and returns stdout.
+    pub fn problems(&self) -> String {
+        assert_eq!(
+            self.code(),
+            Some(1),
+            "stdout:\n{}\nstderr:\n{}",
+            self.stdout(),
+            self.stderr()
+        );
+        self.stdout()
+    }
+
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(self.ok().trim()).expect("stdout is one JSON document")
     }

@@ -1,0 +1,194 @@
+//! An example agent host: it embeds every hook mechanism of a Hermes home with
+//! one call, emits the events of a short session, and acts on every decision
+//! the `pre_tool_call` gate can return.
+//!
+//! ```text
+//! hooks-example-host [--home DIR] [--accept-hooks]
+//! ```
+//!
+//! Run against the example home: `cargo run -p hooks-example-host -- --home
+//! examples/home --accept-hooks` (its shell hooks expect `~/.hermes`, so copy
+//! it there, or see the test, which does).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use hooks_cli::{Host, HostOptions};
+use hooks_core::payloads::{OnSessionEnd, OnSessionStart, PostToolCall, PreLlmCall, PreToolCall};
+use hooks_core::{Event, Outcome, ToolGate};
+use serde_json::{Map, Value, json};
+
+fn main() -> ExitCode {
+    let options = match parse_args(std::env::args().skip(1)) {
+        Ok(options) => options,
+        Err(message) => {
+            eprintln!("hooks-example-host: {message}");
+            eprintln!("usage: hooks-example-host [--home DIR] [--accept-hooks]");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("hooks-example-host: cannot start the async runtime: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    match runtime.block_on(run(options)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("hooks-example-host: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `--home DIR` and `--accept-hooks`; anything else is an error.
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<HostOptions, String> {
+    let mut options = HostOptions::new();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--home" => {
+                let dir = args.next().ok_or("--home needs a directory")?;
+                options = options.home(PathBuf::from(dir));
+            }
+            "--accept-hooks" => options = options.accept_hooks(true),
+            other => return Err(format!("unknown argument '{other}'")),
+        }
+    }
+    Ok(options)
+}
+
+async fn run(options: HostOptions) -> Result<(), hooks_cli::HostError> {
+    // The one call: every mechanism of the home, registered in bus order.
+    let host = Host::load(options)?;
+    for warning in host.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    println!("hooks: {}", host.describe());
+    register_host_rules(&host);
+
+    let hooks = host.hooks();
+    hooks
+        .emit(
+            &OnSessionStart {
+                session_id: "demo".into(),
+                ..Default::default()
+            }
+            .into(),
+        )
+        .await;
+    let turn = PreLlmCall {
+        user_message: "clean up the build".into(),
+        ..Default::default()
+    };
+    if let Outcome::Context(context) = hooks.emit(&turn.into()).await {
+        println!("context for the model: {context}");
+    }
+
+    for (tool, args) in [
+        ("terminal", json!({"command": "ls -la"})),
+        ("terminal", json!({"command": "rm -rf /"})),
+        (
+            "write_file",
+            json!({"path": "notes.txt", "content": "hello"}),
+        ),
+        ("deploy", json!({"target": "staging"})),
+    ] {
+        let args = args.as_object().cloned().unwrap_or_default();
+        let result = call_tool(&host, tool, args).await;
+        println!("{tool}: {result}");
+    }
+
+    hooks
+        .emit(
+            &OnSessionEnd {
+                session_id: "demo".into(),
+                ..Default::default()
+            }
+            .into(),
+        )
+        .await;
+    let report = host.shutdown(Duration::from_secs(5)).await;
+    println!(
+        "shutdown: {} webhook delivery(ies), {} abandoned",
+        report.deliveries.len(),
+        report.abandoned
+    );
+    Ok(())
+}
+
+/// The host's own rules, as in-process Rust callbacks next to the home's plugins.
+fn register_host_rules(host: &Host) {
+    let tool = |event: &Event| {
+        event
+            .payload()
+            .get("tool_name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    host.callbacks()
+        .register("pre_tool_call", "example-host", move |event| {
+            Ok(match tool(event).as_str() {
+                // Every file the agent writes gets a fixed mode.
+                "write_file" => Some(json!({"action": "modify", "args": {"mode": "0644"}})),
+                // Deploys need a human.
+                "deploy" => Some(json!({
+                    "action": "approve",
+                    "message": "deploys need a human",
+                    "rule_key": "deploy",
+                })),
+                _ => None,
+            })
+        });
+}
+
+/// Asks the hooks before a tool call and acts on every decision the gate can return.
+async fn call_tool(host: &Host, tool: &str, args: Map<String, Value>) -> String {
+    let hooks = host.hooks();
+    let event: Event = PreToolCall {
+        tool_name: tool.into(),
+        args: args.clone(),
+        ..Default::default()
+    }
+    .into();
+    let result = match hooks.emit(&event).await.tool_gate() {
+        // The tool does not run; the message is what the model sees instead.
+        ToolGate::Block { message } => return format!("blocked: {message}"),
+        // A real host asks the user here; this one approves without asking,
+        // then runs the arguments the hooks approved (possibly modified).
+        ToolGate::Approve {
+            message,
+            rule_key,
+            args: approved,
+        } => {
+            println!(
+                "approval needed ({}): {}; approved non-interactively",
+                rule_key.as_deref().unwrap_or(tool),
+                message.as_deref().unwrap_or("no reason given")
+            );
+            run_tool(approved.unwrap_or(args))
+        }
+        // Run with the merged arguments, never the original ones.
+        ToolGate::Modify { args: modified } => run_tool(modified),
+        ToolGate::Proceed => run_tool(args),
+        // `ToolGate` may grow: an unknown decision must not run the tool.
+        #[allow(unreachable_patterns)]
+        _ => return "blocked: a decision this host does not know".to_owned(),
+    };
+    let post: Event = PostToolCall {
+        tool_name: tool.into(),
+        result: result.clone(),
+        ..Default::default()
+    }
+    .into();
+    hooks.emit(&post).await;
+    result
+}
+
+/// The "tool": describes what it would do.
+fn run_tool(args: Map<String, Value>) -> String {
+    format!("ran with {}", Value::Object(args))
+}

@@ -1,0 +1,73 @@
+//! Runs the example host against a copy of the example home, as its README
+//! line says, and checks it acted on every gate decision.
+
+use std::path::Path;
+use std::process::Command;
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read example home") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn the_example_host_embeds_the_example_home_and_handles_every_gate_decision() {
+    let user_home = tempfile::tempdir().expect("tempdir");
+    let hermes = user_home.path().join(".hermes");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../home"),
+        &hermes,
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_hooks-example-host"))
+        .arg("--home")
+        .arg(&hermes)
+        .arg("--accept-hooks")
+        .env("HOME", user_home.path())
+        .env_remove("HERMES_HOME")
+        .env_remove("HERMES_SAFE_MODE")
+        .output()
+        .expect("run the example host");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "stdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    // Every mechanism was wired by the one call.
+    assert!(stdout.contains("4 shell hook(s)"), "{stdout}");
+    assert!(stdout.contains("1 webhook target(s)"), "{stdout}");
+    assert!(stdout.contains("1 gateway hook(s)"), "{stdout}");
+    // Proceed: `ls` runs as asked.
+    assert!(
+        stdout.contains(r#"terminal: ran with {"command":"ls -la"}"#),
+        "{stdout}"
+    );
+    // Block: the example home's shell hook refuses `rm -rf`.
+    assert!(stdout.contains("terminal: blocked:"), "{stdout}");
+    assert!(
+        !stdout.contains(r#"ran with {"command":"rm -rf /"}"#),
+        "{stdout}"
+    );
+    // Modify: the modified arguments run, not the original ones.
+    assert!(stdout.contains(r#""mode":"0644""#), "{stdout}");
+    // Approve: the approval is asked for, then the tool runs.
+    assert!(
+        stdout.contains("approval needed (deploy): deploys need a human"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(r#"deploy: ran with {"target":"staging"}"#),
+        "{stdout}"
+    );
+    // Shutdown flushed the webhook lanes (the listener is not running: failed deliveries).
+    assert!(stdout.contains("shutdown: "), "{stdout}");
+    // The missing example plugin library is a warning, not a failure.
+    assert!(stderr.contains("warning:"), "{stderr}");
+}

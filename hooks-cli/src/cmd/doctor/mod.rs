@@ -1,0 +1,239 @@
+//! `hooks doctor`: check everything a home configures — shell hooks (executable,
+//! allowlisted, unchanged since approval, answering JSON), outbound targets (URL,
+//! secret), plugins (native ones loaded in a child process, Python ones), and
+//! gateway hooks (manifest, trial import of `handler.py` with the interpreter
+//! that will run it). Exits 1 when it finds a problem.
+//!
+//! A hook that is not allowlisted is never run: doctor must not execute scripts a
+//! freshly pulled config added before the user reviewed them.
+
+mod shell;
+
+use std::io::Write;
+
+use hooks_cli::inspect::ChildInspector;
+use hooks_cli::inventory::{
+    Inventory, Kind, NATIVE_TRUST_NOTE, PluginKind, PluginRow, PluginState, Warning,
+};
+use hooks_core::display::escape as e;
+use serde_json::json;
+
+use crate::cli::DoctorArgs;
+use crate::setup::Home;
+
+/// The error `doctor` ends with when it found problems: the command exits 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{0} problem(s) found")]
+pub struct ProblemsFound(pub usize);
+
+/// One problem: what it is about and what is wrong.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    kind: Kind,
+    name: String,
+    message: String,
+}
+
+/// What the checks found: lines for people, problems for both.
+#[derive(Default)]
+pub struct Report {
+    lines: Vec<String>,
+    problems: Vec<Problem>,
+}
+
+impl Report {
+    /// A line of the human report.
+    fn line(&mut self, text: impl Into<String>) {
+        self.lines.push(text.into());
+    }
+
+    /// A problem, with its line (`✗ message`) at `indent`.
+    fn problem(&mut self, kind: Kind, name: &str, message: impl Into<String>, indent: &str) {
+        let message = message.into();
+        self.lines.push(format!("{indent}✗ {}", e(&message)));
+        self.problems.push(Problem {
+            kind,
+            name: name.to_owned(),
+            message,
+        });
+    }
+}
+
+/// Runs `hooks doctor`.
+pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+    let inventory = Inventory::scan(home, &ChildInspector::current_exe()?);
+    let mut report = Report::default();
+    shell::check(home, &inventory.shell_hooks, &mut report).await;
+    check_outbound(&inventory, &mut report);
+    check_plugins(&inventory.plugins, &mut report);
+    check_gateway(&inventory, &mut report);
+    check_warnings(&inventory, &mut report);
+
+    let problems = report.problems.len();
+    if args.json {
+        let document = json!({
+            "ok": problems == 0,
+            "problems": report.problems.iter().map(|p| json!({
+                "kind": p.kind.as_str(),
+                "name": p.name,
+                "message": p.message,
+            })).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{document}")?;
+    } else {
+        for line in &report.lines {
+            writeln!(out, "{line}")?;
+        }
+        if problems > 0 {
+            writeln!(
+                out,
+                "{problems} problem(s) found. Fix them before relying on these hooks."
+            )?;
+        } else {
+            writeln!(
+                out,
+                "No problems found: everything configured looks healthy."
+            )?;
+        }
+    }
+    if problems > 0 {
+        out.flush()?;
+        return Err(ProblemsFound(problems).into());
+    }
+    Ok(())
+}
+
+fn check_outbound(inventory: &Inventory, report: &mut Report) {
+    if inventory.outbound.is_empty() {
+        return;
+    }
+    report.line(format!(
+        "Checking {} outbound webhook target(s)...\n",
+        inventory.outbound.len()
+    ));
+    for row in &inventory.outbound {
+        report.line(format!("  - {} ({})", e(&row.label()), e(&row.url())));
+        let label = row.label();
+        let own: Vec<&Warning> = inventory
+            .warnings
+            .iter()
+            .filter(|w| w.kind == Kind::Outbound && w.name == label)
+            .collect();
+        for warning in own {
+            report.problem(Kind::Outbound, &label, warning.message.clone(), "      ");
+        }
+        if row.target.is_signed() {
+            report.line("      ✓ URL valid; deliveries are signed");
+        } else {
+            report.line("      ℹ URL valid; deliveries are UNSIGNED");
+        }
+        report.line("");
+    }
+}
+
+fn check_plugins(rows: &[PluginRow], report: &mut Report) {
+    if rows.is_empty() {
+        return;
+    }
+    report.line(format!("Checking {} plugin(s)...\n", rows.len()));
+    for row in rows {
+        report.line(format!("  - {} ({})", e(&row.key), row.kind.as_str()));
+        match (row.state, row.kind) {
+            (PluginState::Loaded, PluginKind::Native) => report.line(format!(
+                "      ✓ loads in a child process: ABI v{}, hooks: {}",
+                row.abi_version.unwrap_or_default(),
+                e(&row.hooks.join(", "))
+            )),
+            (PluginState::Loaded, PluginKind::Python) => {
+                report.line(format!("      ✓ registers: {}", e(&row.hooks.join(", "))));
+            }
+            (PluginState::Disabled, _) => report.line(format!(
+                "      - {}",
+                e(row.reason.as_deref().unwrap_or("disabled"))
+            )),
+            (PluginState::Failed, _) => {
+                let required = if row.required {
+                    " (required: every pre_tool_call is blocked)"
+                } else {
+                    ""
+                };
+                report.problem(
+                    Kind::Plugin,
+                    &row.key,
+                    format!(
+                        "plugin '{}': {}{required}",
+                        row.key,
+                        row.error().unwrap_or("failed")
+                    ),
+                    "      ",
+                );
+            }
+        }
+        if let Some(interpreter) = &row.interpreter {
+            report.line(format!("      interpreter: {}", e(interpreter)));
+        }
+    }
+    report.line("");
+    if rows.iter().any(|row| row.kind == PluginKind::Native) {
+        report.line(format!("Note: {NATIVE_TRUST_NOTE}\n"));
+    }
+}
+
+fn check_gateway(inventory: &Inventory, report: &mut Report) {
+    if inventory.gateway_hooks.is_empty() {
+        return;
+    }
+    report.line(format!(
+        "Checking {} gateway hook(s)...\n",
+        inventory.gateway_hooks.len()
+    ));
+    for row in &inventory.gateway_hooks {
+        report.line(format!(
+            "  - {} ({})",
+            e(&row.info.name),
+            row.info.handler.file_name()
+        ));
+        match (&row.error, &row.interpreter) {
+            (Some(error), _) => report.problem(
+                Kind::GatewayHook,
+                &row.info.name,
+                format!("gateway hook '{}': {error}", row.info.name),
+                "      ",
+            ),
+            (None, Some((_, interpreter))) => report.line(format!(
+                "      ✓ handler.py imports with {}",
+                e(interpreter)
+            )),
+            (None, None) => report.line("      ✓ handler is executable"),
+        }
+    }
+    report.line("");
+}
+
+/// Every other warning met while reading the home is a problem too: each is
+/// something configured that does not work as written.
+fn check_warnings(inventory: &Inventory, report: &mut Report) {
+    let failed_plugins: Vec<&str> = inventory
+        .plugins
+        .iter()
+        .filter(|row| row.state == PluginState::Failed)
+        .map(|row| row.key.as_str())
+        .collect();
+    let targets: Vec<String> = inventory.outbound.iter().map(|row| row.label()).collect();
+    let rest: Vec<&Warning> = inventory
+        .warnings
+        .iter()
+        // A registered target's warnings were shown under it.
+        .filter(|w| !(w.kind == Kind::Outbound && targets.contains(&w.name)))
+        // A failed plugin's warning repeats the failure already counted.
+        .filter(|w| !(w.kind == Kind::Plugin && failed_plugins.contains(&w.name.as_str())))
+        .collect();
+    if rest.is_empty() {
+        return;
+    }
+    report.line(format!("Config warnings ({}):", rest.len()));
+    for warning in rest {
+        report.problem(warning.kind, &warning.name, warning.message.clone(), "  ");
+    }
+    report.line("");
+}

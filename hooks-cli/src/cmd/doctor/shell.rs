@@ -1,0 +1,127 @@
+//! Doctor's shell-hook checks: executable, allowlisted, unchanged since
+//! approval, and answering JSON on a synthetic payload (approved hooks only).
+
+use hooks_cli::inventory::{Kind, ShellHookRow};
+use hooks_core::Event;
+use hooks_core::display::escape as e;
+use hooks_core::wire::WireContext;
+use hooks_shell::{Drift, run_once, script_is_executable, synthetic_payload};
+
+use super::Report;
+use crate::fire::truncate;
+use crate::setup::Home;
+
+const INDENT: &str = "      ";
+
+/// Checks every configured shell hook.
+pub async fn check(home: &Home, rows: &[ShellHookRow], report: &mut Report) {
+    if rows.is_empty() {
+        report.line(format!(
+            "No shell hooks configured in {} — nothing to check.\n",
+            home.config_display()
+        ));
+        return;
+    }
+    report.line(format!(
+        "Checking {} configured shell hook(s)...\n",
+        rows.len()
+    ));
+    for row in rows {
+        report.line(format!("  [{}] {}", row.spec.event, e(&row.spec.command)));
+        check_one(row, report).await;
+        report.line("");
+    }
+}
+
+async fn check_one(row: &ShellHookRow, report: &mut Report) {
+    let spec = &row.spec;
+    let name = spec.command.as_str();
+    let problem = |report: &mut Report, message: String| {
+        report.problem(Kind::ShellHook, name, message, INDENT);
+    };
+    let executable = script_is_executable(&spec.command);
+    if executable {
+        report.line(format!("{INDENT}✓ script exists and is executable"));
+    } else {
+        problem(
+            report,
+            "script missing or not executable (chmod +x the file, or fix the path)".to_owned(),
+        );
+    }
+
+    if row.allowlisted {
+        report.line(format!(
+            "{INDENT}✓ allowlisted (approved {})",
+            e(row.approved_at.as_deref().unwrap_or("?"))
+        ));
+    } else {
+        problem(
+            report,
+            format!(
+                "not allowlisted — hook will NOT fire at runtime (review it, then run `hooks \
+                 approve '{}' --event {}`)",
+                spec.command, spec.event
+            ),
+        );
+    }
+
+    if let Some(approved) = &row.mtime_at_approval {
+        match row.drift {
+            Some(Drift::Modified) => problem(
+                report,
+                format!(
+                    "script modified since approval (was {approved}, now {}) — review the \
+                     changes, then `hooks revoke` and `hooks approve` to refresh",
+                    row.mtime_now.as_deref().unwrap_or("?")
+                ),
+            ),
+            Some(Drift::Unchanged) => {
+                report.line(format!("{INDENT}✓ script unchanged since approval"));
+            }
+            _ => {}
+        }
+    }
+
+    if !row.allowlisted {
+        report.line(format!(
+            "{INDENT}ℹ skipped JSON smoke test — not allowlisted yet. Approve the hook first \
+             (`hooks approve`), then re-run `hooks doctor`."
+        ));
+        return;
+    }
+    if !executable {
+        return;
+    }
+    let event = Event::new(spec.event, synthetic_payload(spec.event, None));
+    let (result, _) = run_once(spec, &event, &WireContext::current()).await;
+    let elapsed = hooks_shell::reply::format_seconds(result.elapsed);
+    let status = result.exit_code.map_or("?".to_owned(), |c| c.to_string());
+    let stdout = result.stdout.trim();
+    if result.timed_out {
+        problem(
+            report,
+            format!(
+                "timed out after {elapsed}s on synthetic payload (timeout={}s)",
+                spec.timeout.as_secs()
+            ),
+        );
+    } else if let Some(error) = &result.error {
+        problem(report, format!("execution error: {error}"));
+    } else if stdout.is_empty() {
+        report.line(format!(
+            "{INDENT}✓ ran clean with empty stdout (exit={status}, {elapsed}s) — hook is observer-only"
+        ));
+    } else if serde_json::from_str::<serde_json::Value>(stdout).is_ok() {
+        report.line(format!(
+            "{INDENT}✓ produced valid JSON on synthetic payload (exit={status}, {elapsed}s)"
+        ));
+    } else {
+        problem(
+            report,
+            format!(
+                "stdout was not valid JSON (exit={status}, {elapsed}s): {}",
+                truncate(stdout, 120)
+            ),
+        );
+    }
+}

@@ -1,0 +1,257 @@
+//! One call for a host: load a Hermes home and get the Hermes-compatible bus
+//! with every mechanism registered, in the bus order (in-process plugins, shell
+//! hooks, outbound webhooks, gateway hooks), its warnings, and a shutdown that
+//! flushes and stops what runs in the background.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), hooks_cli::host::HostError> {
+//! use std::time::Duration;
+//! use hooks_cli::host::{Host, HostOptions};
+//!
+//! let host = Host::load(HostOptions::new().home("/home/me/.hermes"))?;
+//! for warning in host.warnings() {
+//!     eprintln!("warning: {warning}");
+//! }
+//! // ... host.hooks().emit(&event).await at each lifecycle point ...
+//! let report = host.shutdown(Duration::from_secs(5)).await;
+//! eprintln!("{} webhook deliveries, {} abandoned", report.deliveries.len(), report.abandoned);
+//! # Ok(()) }
+//! ```
+
+mod wiring;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hooks_core::prompt::PromptSections;
+use hooks_core::{Callbacks, ConfigError, Hooks};
+use hooks_outbound::{DeliveryReport, Outbound};
+
+use crate::home::Home;
+
+/// What [`Host::load`] needs to know.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct HostOptions {
+    /// The Hermes home; `None`: `$HERMES_HOME`, else `~/.hermes`.
+    pub home: Option<PathBuf>,
+    /// Approve shell hooks that are not allowlisted yet (as `--accept-hooks`;
+    /// `HERMES_ACCEPT_HOOKS=1` and `hooks_auto_accept: true` also approve).
+    pub accept_hooks: bool,
+}
+
+impl HostOptions {
+    /// The defaults: the home from the environment, no blanket approval.
+    pub fn new() -> HostOptions {
+        HostOptions::default()
+    }
+
+    /// Uses `home` as the Hermes home.
+    #[must_use]
+    pub fn home(mut self, home: impl Into<PathBuf>) -> HostOptions {
+        self.home = Some(home.into());
+        self
+    }
+
+    /// Approves shell hooks not allowlisted yet (and records the approval).
+    #[must_use]
+    pub fn accept_hooks(mut self, accept: bool) -> HostOptions {
+        self.accept_hooks = accept;
+        self
+    }
+}
+
+/// Why a home could not be loaded at all.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// `config.yaml` exists but cannot be read, or is not YAML at all.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// Called outside a tokio runtime (webhook lanes run on it).
+    #[error("a hooks host must be loaded inside a tokio runtime (webhook lanes run on it)")]
+    NoRuntime,
+}
+
+/// What one mechanism registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MechanismStatus {
+    /// `plugins`, `shell`, `outbound` or `gateway`.
+    pub mechanism: &'static str,
+    /// How many were registered (plugins, hooks, targets).
+    pub registered: usize,
+    /// How many were configured but left out (failed to load, refused consent, skipped).
+    pub failed: usize,
+    /// A short description, e.g. `2 shell hook(s)`.
+    pub summary: String,
+}
+
+/// What [`Host::shutdown`] did.
+#[derive(Debug, Clone, Default)]
+pub struct ShutdownReport {
+    /// Every webhook delivery report not taken before.
+    pub deliveries: Vec<DeliveryReport>,
+    /// Webhook deliveries still queued or in flight at the bound: abandoned.
+    pub abandoned: u64,
+    /// Whether every streaming observer queue drained in time.
+    pub observers_drained: bool,
+}
+
+/// A loaded home: the bus and what runs behind it.
+pub struct Host {
+    home: Home,
+    hooks: Arc<Hooks>,
+    callbacks: Arc<Callbacks>,
+    prompt_sections: Arc<PromptSections>,
+    outbound: Option<Arc<Outbound>>,
+    warnings: Vec<String>,
+    mechanisms: Vec<MechanismStatus>,
+}
+
+impl Host {
+    /// Loads the home `options` names and registers every mechanism. Must run
+    /// inside a tokio runtime. Config problems are warnings (see
+    /// [`Host::warnings`]); only a config file that cannot be read or is not
+    /// YAML is an error. A home that does not exist loads empty, with a warning.
+    pub fn load(options: HostOptions) -> Result<Host, HostError> {
+        let home = Home::load(options.home.clone())?;
+        Host::from_home(home, &options)
+    }
+
+    /// Registers every mechanism of an already loaded `home` (`options.home`
+    /// is not read: the home is given).
+    pub fn from_home(home: Home, options: &HostOptions) -> Result<Host, HostError> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(HostError::NoRuntime);
+        }
+        let mut warnings: Vec<String> = home.warnings.clone();
+        let mut mechanisms = Vec::with_capacity(4);
+        let mut builder = Hooks::builder();
+
+        let plugins = wiring::load_plugins(&home, options);
+        let (callbacks, prompt_sections) = plugins.mechanism;
+        builder = builder.with_shared(callbacks.clone());
+        warnings.extend(plugins.warnings);
+        mechanisms.push(plugins.status);
+
+        let shell = wiring::load_shell(&home, options);
+        builder = builder.with(shell.mechanism);
+        warnings.extend(shell.warnings);
+        mechanisms.push(shell.status);
+
+        let outbound = wiring::load_outbound(&home, options);
+        if let Some(lanes) = &outbound.mechanism {
+            builder = builder.with_shared(lanes.clone());
+        }
+        warnings.extend(outbound.warnings);
+        mechanisms.push(outbound.status);
+
+        let gateway = wiring::load_gateway(&home, options);
+        builder = builder.with(gateway.mechanism);
+        warnings.extend(gateway.warnings);
+        mechanisms.push(gateway.status);
+
+        Ok(Host {
+            home,
+            hooks: Arc::new(builder.build()),
+            callbacks,
+            prompt_sections,
+            outbound: outbound.mechanism,
+            warnings: warnings
+                .iter()
+                .map(|warning| hooks_core::display::escape(warning).into_owned())
+                .collect(),
+            mechanisms,
+        })
+    }
+
+    /// The bus: emit events here.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// The bus, shared (to hand to tasks).
+    pub fn shared_hooks(&self) -> Arc<Hooks> {
+        self.hooks.clone()
+    }
+
+    /// The in-process callbacks, first in the bus: register the host's own
+    /// Rust closures here; they run after the native plugins' hooks.
+    pub fn callbacks(&self) -> &Arc<Callbacks> {
+        &self.callbacks
+    }
+
+    /// The outbound webhooks, when any lane could start (their reports and stats).
+    pub fn outbound(&self) -> Option<&Arc<Outbound>> {
+        self.outbound.as_ref()
+    }
+
+    /// The system-prompt sections plugins registered: render them into the
+    /// system prompt; the host may register its own.
+    pub fn prompt_sections(&self) -> &Arc<PromptSections> {
+        &self.prompt_sections
+    }
+
+    /// The home that was loaded.
+    pub fn home(&self) -> &Home {
+        &self.home
+    }
+
+    /// Every problem met while loading, each naming file and key, escaped for display.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// What each mechanism registered, in bus order.
+    pub fn mechanisms(&self) -> &[MechanismStatus] {
+        &self.mechanisms
+    }
+
+    /// What was registered, e.g. `1 native plugin(s), 2 shell hook(s), ...`.
+    pub fn describe(&self) -> String {
+        let parts: Vec<&str> = self.mechanisms.iter().map(|m| m.summary.as_str()).collect();
+        parts.join(", ")
+    }
+
+    /// Waits, at most `timeout`, for background work (queued webhook
+    /// deliveries) and returns the delivery reports finished since the last
+    /// call, plus how many deliveries are still pending.
+    pub async fn flush(&self, timeout: Duration) -> (Vec<DeliveryReport>, u64) {
+        self.hooks.flush(timeout).await;
+        match &self.outbound {
+            Some(outbound) => (outbound.take_reports(), outbound.stats().pending),
+            None => (Vec::new(), 0),
+        }
+    }
+
+    /// Flushes (at most `timeout` in all), stops the streaming observer
+    /// queues and the gateway workers, and reports what was delivered and
+    /// what was abandoned.
+    pub async fn shutdown(self, timeout: Duration) -> ShutdownReport {
+        let deadline = Instant::now() + timeout;
+        let (deliveries, abandoned) = self.flush(timeout).await;
+        let callbacks = self.callbacks.clone();
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        // `Callbacks::shutdown` blocks while queues drain: off the async threads.
+        let observers_drained = tokio::task::spawn_blocking(move || callbacks.shutdown(remaining))
+            .await
+            .unwrap_or(false);
+        // Dropping the bus stops the gateway workers (with what they started).
+        drop(self.hooks);
+        ShutdownReport {
+            deliveries,
+            abandoned,
+            observers_drained,
+        }
+    }
+}
+
+impl std::fmt::Debug for Host {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Host")
+            .field("home", &self.home.path)
+            .field("mechanisms", &self.mechanisms)
+            .finish_non_exhaustive()
+    }
+}

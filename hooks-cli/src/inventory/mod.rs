@@ -1,0 +1,217 @@
+//! What a home configures, mechanism by mechanism, found without running any
+//! of it in this process: the data `hooks list` prints and `hooks doctor`
+//! checks, with the `list --json` shape.
+
+pub mod gateway;
+pub mod outbound;
+pub mod plugins;
+pub mod shell;
+
+use std::path::{Path, PathBuf};
+
+use hooks_core::ConfigWarning;
+use hooks_shell::Allowlist;
+use serde_json::{Value, json};
+
+pub use gateway::GatewayRow;
+pub use outbound::{OutboundRow, redact_url};
+pub use plugins::{NATIVE_TRUST_NOTE, PluginKind, PluginRow, PluginState};
+pub use shell::ShellHookRow;
+
+use crate::home::Home;
+use crate::inspect::ChildInspector;
+
+/// Which part of a home a warning or problem is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The home directory itself.
+    Home,
+    /// `config.yaml` outside one mechanism's section.
+    Config,
+    /// A shell hook (or the allowlist).
+    ShellHook,
+    /// An outbound webhook target.
+    Outbound,
+    /// A plugin.
+    Plugin,
+    /// A gateway hook.
+    GatewayHook,
+}
+
+impl Kind {
+    /// `home`, `config`, `shell_hook`, `outbound`, `plugin` or `gateway_hook`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Home => "home",
+            Kind::Config => "config",
+            Kind::ShellHook => "shell_hook",
+            Kind::Outbound => "outbound",
+            Kind::Plugin => "plugin",
+            Kind::GatewayHook => "gateway_hook",
+        }
+    }
+}
+
+/// A problem found while reading the home: what it is about and the text
+/// (raw: escape it before a person reads it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// What it is about.
+    pub kind: Kind,
+    /// The entry: a config key, a plugin or hook name, a file.
+    pub name: String,
+    /// The message, naming file and field.
+    pub message: String,
+}
+
+impl Warning {
+    fn config(kind: Kind, warning: &ConfigWarning) -> Warning {
+        Warning {
+            kind,
+            name: warning.key.clone(),
+            message: warning.to_string(),
+        }
+    }
+}
+
+/// Everything a home configures.
+#[derive(Debug, Clone)]
+pub struct Inventory {
+    /// The home directory.
+    pub home: PathBuf,
+    /// Its `config.yaml`.
+    pub config_file: PathBuf,
+    /// Shell hooks, in config order.
+    pub shell_hooks: Vec<ShellHookRow>,
+    /// Outbound webhook targets, in config order.
+    pub outbound: Vec<OutboundRow>,
+    /// Plugins, sorted by key.
+    pub plugins: Vec<PluginRow>,
+    /// Gateway hooks, in folder order.
+    pub gateway_hooks: Vec<GatewayRow>,
+    /// Every problem met while reading, in mechanism order.
+    pub warnings: Vec<Warning>,
+}
+
+impl Inventory {
+    /// Reads everything `home` configures. Native libraries are described by
+    /// `inspector` (a child process); `handler.py` files are trial-imported.
+    pub fn scan(home: &Home, inspector: &ChildInspector) -> Inventory {
+        let mut warnings: Vec<Warning> = home
+            .warnings
+            .iter()
+            .map(|message| Warning {
+                kind: Kind::Home,
+                name: home.path.display().to_string(),
+                message: message.clone(),
+            })
+            .collect();
+        let (_, setting_warnings) = home.config.plugin_settings();
+        warnings.extend(
+            setting_warnings
+                .iter()
+                .map(|w| Warning::config(Kind::Config, w)),
+        );
+
+        let shell = hooks_shell::parse_config(&home.config);
+        warnings.extend(
+            shell
+                .warnings
+                .iter()
+                .map(|w| Warning::config(Kind::ShellHook, w)),
+        );
+        let allowlist = Allowlist::in_home(&home.path);
+        let (shell_hooks, allowlist_problem) = ShellHookRow::scan(&shell.specs, &allowlist);
+        if let Some(message) = allowlist_problem {
+            warnings.push(Warning {
+                kind: Kind::ShellHook,
+                name: allowlist.path().display().to_string(),
+                message,
+            });
+        }
+
+        let outbound = hooks_outbound::parse_config(&home.config);
+        warnings.extend(outbound.warnings.iter().map(|w| Warning {
+            name: outbound_name(home, &w.key),
+            ..Warning::config(Kind::Outbound, w)
+        }));
+
+        let (plugins, plugin_warnings) = plugins::scan(home, inspector);
+        warnings.extend(plugin_warnings.iter().map(|w| Warning {
+            kind: Kind::Plugin,
+            name: folder_name(&w.file),
+            message: w.to_string(),
+        }));
+
+        let (gateway_hooks, gateway_warnings, option_warnings) = gateway::scan(home);
+        warnings.extend(
+            option_warnings
+                .iter()
+                .map(|w| Warning::config(Kind::GatewayHook, w)),
+        );
+        warnings.extend(gateway_warnings.iter().map(|w| Warning {
+            kind: Kind::GatewayHook,
+            name: folder_name(&w.path),
+            message: w.to_string(),
+        }));
+
+        Inventory {
+            home: home.path.clone(),
+            config_file: home.config_file().to_owned(),
+            shell_hooks,
+            outbound: outbound
+                .targets
+                .into_iter()
+                .map(|target| OutboundRow { target })
+                .collect(),
+            plugins,
+            gateway_hooks,
+            warnings,
+        }
+    }
+
+    /// The `list --json` document.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "home": self.home.display().to_string(),
+            "shell_hooks": self.shell_hooks.iter().map(ShellHookRow::to_json).collect::<Vec<_>>(),
+            "outbound": self.outbound.iter().map(OutboundRow::to_json).collect::<Vec<_>>(),
+            "plugins": self.plugins.iter().map(PluginRow::to_json).collect::<Vec<_>>(),
+            "gateway_hooks": self.gateway_hooks.iter().map(GatewayRow::to_json).collect::<Vec<_>>(),
+            "warnings": self.warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// The name of the folder a plugin or gateway-hook warning is about: the
+/// folder itself, or the folder of the file named.
+fn folder_name(path: &Path) -> String {
+    let folder = if path.is_dir() {
+        Some(path)
+    } else {
+        path.parent()
+    };
+    folder.and_then(Path::file_name).map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// The target a `hooks.outbound[<i>]...` key is about: its `name`, else its
+/// redacted URL, else the key.
+fn outbound_name(home: &Home, key: &str) -> String {
+    let index = key
+        .strip_prefix("hooks.outbound[")
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|index| index.parse::<usize>().ok());
+    let entry = index.and_then(|index| home.config.get("hooks.outbound")?.get(index));
+    let text = |field: &str| {
+        entry
+            .and_then(|entry| entry.get(field))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    text("name")
+        .or_else(|| text("url").map(|url| redact_url(&url)))
+        .unwrap_or_else(|| key.to_owned())
+}

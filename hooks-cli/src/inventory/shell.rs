@@ -1,0 +1,77 @@
+//! Shell hooks as configured: matcher, timeout, fail mode, consent and drift.
+
+use hooks_shell::{Allowlist, Drift, ShellHookSpec, mtime_drift, script_mtime_iso};
+use serde_json::{Value, json};
+
+/// One configured shell hook and its consent state.
+#[derive(Debug, Clone)]
+pub struct ShellHookRow {
+    /// The validated config entry.
+    pub spec: ShellHookSpec,
+    /// Whether the allowlist approves it for its event.
+    pub allowlisted: bool,
+    /// When it was approved, as recorded.
+    pub approved_at: Option<String>,
+    /// The script's mtime recorded at approval.
+    pub mtime_at_approval: Option<String>,
+    /// The script's mtime now.
+    pub mtime_now: Option<String>,
+    /// Whether the script changed since approval (`None` when not approved).
+    pub drift: Option<Drift>,
+}
+
+impl ShellHookRow {
+    /// The rows of `specs`, with the approvals of `allowlist` read once.
+    /// The second value is the allowlist's own problem (unreadable, malformed).
+    pub fn scan(
+        specs: &[ShellHookSpec],
+        allowlist: &Allowlist,
+    ) -> (Vec<ShellHookRow>, Option<String>) {
+        let snapshot = allowlist.read();
+        let rows = specs
+            .iter()
+            .map(|spec| {
+                let approval = snapshot
+                    .approvals
+                    .iter()
+                    .find(|a| a.event == spec.event.as_str() && a.command == spec.command);
+                let mtime_now = script_mtime_iso(&spec.command);
+                let mtime_at_approval = approval.and_then(|a| a.script_mtime_at_approval.clone());
+                let drift = approval
+                    .map(|_| mtime_drift(mtime_at_approval.as_deref(), mtime_now.as_deref()));
+                ShellHookRow {
+                    spec: spec.clone(),
+                    allowlisted: approval.is_some(),
+                    approved_at: approval.and_then(|a| a.approved_at.clone()),
+                    mtime_at_approval,
+                    mtime_now,
+                    drift,
+                }
+            })
+            .collect();
+        (rows, snapshot.warning)
+    }
+
+    /// The row in the `list --json` shape.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "event": self.spec.event.as_str(),
+            "command": self.spec.command,
+            "matcher": self.spec.matcher.pattern(),
+            "timeout": self.spec.timeout.as_secs(),
+            "fail_closed": self.spec.fail_closed,
+            "allowlisted": self.allowlisted,
+            "approved_at": self.approved_at,
+            "drift": self.drift.map(drift_name),
+        })
+    }
+}
+
+/// `unchanged`, `modified` or `unknown`.
+pub fn drift_name(drift: Drift) -> &'static str {
+    match drift {
+        Drift::Unchanged => "unchanged",
+        Drift::Modified => "modified",
+        Drift::Unknown => "unknown",
+    }
+}
