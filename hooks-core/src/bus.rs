@@ -146,7 +146,7 @@ impl Hooks {
 
     /// Waits, at most `timeout`, for background work (queued deliveries) of every mechanism.
     pub async fn flush(&self, timeout: Duration) {
-        futures::future::join_all(self.dispatchers.iter().map(|d| d.flush(timeout))).await;
+        crate::join::join_all(self.dispatchers.iter().map(|d| d.flush(timeout))).await;
     }
 }
 

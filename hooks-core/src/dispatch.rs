@@ -190,6 +190,6 @@ impl<D: Dispatcher> Dispatcher for Vec<D> {
     }
 
     async fn flush(&self, timeout: Duration) {
-        futures::future::join_all(self.iter().map(|inner| inner.flush(timeout))).await;
+        crate::join::join_all(self.iter().map(|inner| inner.flush(timeout))).await;
     }
 }

@@ -24,27 +24,40 @@
 //! hooks-core does no network IO and spawns no processes.
 
 pub mod bus;
+#[cfg(feature = "callbacks")]
 pub mod callbacks;
 pub mod catalog;
+#[cfg(feature = "config")]
 pub mod config;
 pub mod dispatch;
 pub mod display;
 pub mod event;
+#[cfg(feature = "config")]
 pub mod home;
+#[cfg(feature = "config")]
 pub mod interpreter;
+mod join;
+#[cfg(feature = "config")]
 pub mod matcher;
 pub mod merge;
 pub mod outcome;
 pub mod payloads;
+#[cfg(feature = "prompt")]
 pub mod prompt;
 pub mod pyvalue;
 pub mod reply;
 pub mod wire;
+#[cfg(feature = "config")]
 pub mod yaml;
 
+/// The `#[async_trait]` attribute [`Dispatcher`] is written with, re-exported so
+/// a mechanism needs no dependency of its own: `#[hooks_core::async_trait]`.
+pub use async_trait::async_trait;
 pub use bus::{Collect, Emit, Hooks, HooksBuilder};
+#[cfg(feature = "callbacks")]
 pub use callbacks::{CallbackError, CallbackId, CallbackResult, Callbacks};
 pub use catalog::{EventMeta, HookEvent};
+#[cfg(feature = "config")]
 pub use config::{Config, ConfigError, ConfigWarning};
 pub use dispatch::{Dispatcher, NoopDispatcher};
 pub use event::{Event, EventName, Payload};

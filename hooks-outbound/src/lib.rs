@@ -56,20 +56,40 @@
 //! - `HERMES_SAFE_MODE=1` registers no target.
 //! - Secrets and signatures never appear in logs, `Debug` output or reports.
 //!
+//! ## Features
+//! - `sender` (default): [`Outbound`], the dispatcher that delivers webhooks
+//!   (reqwest with rustls).
+//! - `receiver` (default): [`receiver`], a local server that verifies and
+//!   prints deliveries (hyper, no TLS client).
+//!
+//! [`verify`] and [`signing`] are always there: a service that only checks
+//! signatures builds `--no-default-features` and pulls neither HTTP stack.
+//!
 //! hooks-outbound depends on hooks-core only, and on no sibling mechanism.
 
+#[cfg(feature = "sender")]
 pub mod config;
+#[cfg(feature = "sender")]
 mod delivery;
+#[cfg(feature = "sender")]
 pub mod outbound;
+#[cfg(feature = "sender")]
 mod pool;
+#[cfg(feature = "sender")]
 mod queue;
+#[cfg(feature = "receiver")]
 pub mod receiver;
+#[cfg(feature = "sender")]
 pub mod report;
+#[cfg(feature = "sender")]
 pub mod request;
 pub mod signing;
 pub mod verify;
 
+#[cfg(feature = "sender")]
 pub use config::{OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
+#[cfg(feature = "sender")]
 pub use outbound::{EnqueuedDelivery, EventDeliveries, Outbound, OutboundError, OutboundOptions};
+#[cfg(feature = "sender")]
 pub use report::{DeliveryOutcome, DeliveryReport, OutboundStats};
 pub use signing::Secret;
