@@ -49,12 +49,14 @@ impl Default for GatewayOptions {
 
 impl GatewayOptions {
     /// Uses `program` as the Python interpreter.
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with_python(mut self, program: impl Into<OsString>) -> Self {
         self.python = Some(program.into());
         self
     }
 
     /// Sets the per-handler timeout.
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with_handler_timeout(mut self, timeout: Duration) -> Self {
         self.handler_timeout = timeout;
         self

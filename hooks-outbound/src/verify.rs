@@ -64,6 +64,7 @@ impl<K: AsRef<str>, V: AsRef<str>> HeaderLookup for Vec<(K, V)> {
 /// Which signature scheme a delivery was verified with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Scheme {
     /// `X-Hermes-Signature-256` / `X-Hub-Signature-256`.
     Hermes,
@@ -84,6 +85,7 @@ pub struct Verified {
 
 /// Why a delivery was not accepted. Messages never include a signature value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum VerifyError {
     /// No signature header of either scheme.
     #[error(

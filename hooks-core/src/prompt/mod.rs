@@ -63,6 +63,7 @@ pub const MAX_TOTAL_CHARS: usize = 8_000;
 /// plugins can never reorder or replace the core prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SectionPosition {
     /// After the memory, user-profile and external-memory blocks, before the
     /// session metadata line.
@@ -134,6 +135,7 @@ pub type SectionFunction =
 
 /// A section's content: fixed text, or a function evaluated once per new session.
 #[derive(Clone)]
+#[non_exhaustive]
 pub enum SectionContent {
     /// Fixed text.
     Text(String),
@@ -168,6 +170,7 @@ impl fmt::Debug for SectionContent {
 
 /// Why a registration was refused; the messages are the reference's.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum SectionError {
     /// The id does not match `^[a-z0-9][a-z0-9._-]{0,127}$`.
     #[error(

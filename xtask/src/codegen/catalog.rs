@@ -45,7 +45,11 @@ pub fn render(schema: &Schema) -> String {
 
 fn render_enum(out: &mut String, events: &[EventDef]) {
     out.push_str("/// Every plugin/shell hook event of the catalog.\n");
+    out.push_str("///\n");
+    out.push_str("/// Non-exhaustive: upstream adds events, and a new one must not break a\n");
+    out.push_str("/// downstream `match`.\n");
     out.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\n");
+    out.push_str("#[non_exhaustive]\n");
     out.push_str("pub enum HookEvent {\n");
     for event in events {
         let _ = writeln!(
