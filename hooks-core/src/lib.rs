@@ -64,6 +64,12 @@ pub use event::{Event, EventName, Payload};
 pub use outcome::{Outcome, ToolGate};
 pub use reply::Reply;
 
+/// The event reference: every event, its class, merge rule, run policy and
+/// fields. Generated with the catalog from `schema/events.yaml` by
+/// `cargo xtask codegen` (the file is `docs/events.md` in this package).
+#[doc = include_str!("../docs/events.md")]
+pub mod event_reference {}
+
 /// The README's example, compiled and run as a doctest so it stays true.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -1,7 +1,7 @@
 //! The C ABI a native plugin exports, version 1 (see `ABI.md` for the contract).
 //!
 //! These are plain `#[repr(C)]` declarations: no code here touches a pointer.
-//! Reading what a library hands over happens in [`crate::ffi`] only.
+//! Reading what a library hands over happens in `ffi.rs` only.
 
 use std::ffi::{c_char, c_void};
 

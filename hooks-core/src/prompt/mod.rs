@@ -128,7 +128,7 @@ pub struct SessionInfo {
 /// A function that computes a section's text when a session starts.
 ///
 /// It returns a JSON value so a plugin bridged from a dynamic language can
-/// hand back a non-string, which is reported as "returned <type>, not str;
+/// hand back a non-string, which is reported as "returned `<type>`, not str;
 /// skipped" just as the reference does; `Err` is a failure ("raised").
 pub type SectionFunction =
     Arc<dyn Fn(&SessionInfo) -> Result<serde_json::Value, String> + Send + Sync>;
