@@ -2,6 +2,7 @@
 //! hooks-core and shown in its rustdoc as `hooks_core::event_reference`).
 
 use std::fmt::Write;
+use std::path::Path;
 
 use anyhow::Result;
 
@@ -12,9 +13,9 @@ use super::{MARKDOWN_HEADER, ensure_file_contents, load_schema};
 pub const OUTPUT: &str = "hooks-core/docs/events.md";
 
 /// Writes (or checks) the event reference.
-pub fn generate(check: bool) -> Result<()> {
-    let schema = load_schema()?;
-    ensure_file_contents(OUTPUT, &render(&schema), check)
+pub fn generate(root: &Path, check: bool) -> Result<()> {
+    let schema = load_schema(root)?;
+    ensure_file_contents(root, OUTPUT, &render(&schema), check)
 }
 
 /// The whole document.

@@ -35,7 +35,7 @@ fn check_mode_reports_a_stale_file_and_leaves_it_alone() {
 }
 
 fn committed_schema() -> Schema {
-    match load_schema() {
+    match load_schema(&project_root()) {
         Ok(schema) => schema,
         Err(error) => panic!("{error:#}"),
     }
