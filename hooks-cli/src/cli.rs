@@ -1,12 +1,22 @@
-//! The command line: global flags and subcommands (DESIGN.md fixes them; others script against them).
+//! The command line: global flags and subcommands (a stable interface: others
+//! script against them), with the examples, environment and exit codes each
+//! `--help` shows.
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::help;
+
 /// Hermes-compatible hooks: list, test, emit, replay and inspect the hooks of a Hermes home.
 #[derive(Debug, Parser)]
-#[command(name = "hooks", version, about, propagate_version = true)]
+#[command(
+    name = "hooks",
+    version,
+    about,
+    propagate_version = true,
+    after_long_help = help::MAIN
+)]
 pub struct Cli {
     /// The Hermes home (else $HERMES_HOME, else ~/.hermes).
     #[arg(long, global = true, value_name = "DIR")]
@@ -29,26 +39,57 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Shell hooks, outbound targets, plugins and gateway hooks found.
-    #[command(visible_alias = "ls")]
-    List,
+    #[command(visible_alias = "ls", after_long_help = help::LIST)]
+    List(ListArgs),
     /// Fire every configured shell hook for EVENT against a synthetic payload.
+    #[command(after_long_help = help::TEST)]
     Test(TestArgs),
     /// Fire EVENT through every mechanism, as a host would.
+    #[command(after_long_help = help::EMIT)]
     Emit(EmitArgs),
     /// Replay a recorded session (JSON lines of {"event", "payload"}).
+    #[command(after_long_help = help::REPLAY)]
     Replay(ReplayArgs),
+    /// Record consent for a configured shell hook without running it.
+    #[command(after_long_help = help::APPROVE)]
+    Approve(ApproveArgs),
     /// Remove the allowlist entries of COMMAND (under every event).
-    #[command(visible_aliases = ["remove", "rm"])]
+    #[command(visible_aliases = ["remove", "rm"], after_long_help = help::REVOKE)]
     Revoke {
         /// The hook command, exactly as configured.
         command: String,
     },
-    /// Check every configured shell hook.
-    Doctor,
+    /// Check everything configured; exit 1 when a problem is found.
+    #[command(after_long_help = help::DOCTOR)]
+    Doctor(DoctorArgs),
     /// The event catalog.
+    #[command(after_long_help = help::EVENTS)]
     Events(EventsArgs),
     /// A local receiver that verifies and prints webhook deliveries.
+    #[command(after_long_help = help::LISTEN)]
     Listen(ListenArgs),
+    /// A completion script for SHELL, on stdout.
+    #[command(after_long_help = help::COMPLETIONS)]
+    Completions(CompletionsArgs),
+    /// The man page (roff), on stdout; the release tooling installs it.
+    #[command(hide = true)]
+    Manpage,
+}
+
+/// `hooks list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `hooks doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `hooks test`.
@@ -59,7 +100,7 @@ pub struct TestArgs {
     /// Set the payload's tool_name (and filter hooks by their matcher).
     #[arg(long, value_name = "NAME")]
     pub for_tool: Option<String>,
-    /// A JSON object merged into the synthetic payload.
+    /// A JSON object merged into the synthetic payload (`-`: stdin; at most 16 MiB).
     #[arg(long, value_name = "FILE")]
     pub payload_file: Option<PathBuf>,
     /// One JSON object instead of text.
@@ -72,7 +113,7 @@ pub struct TestArgs {
 pub struct EmitArgs {
     /// The event to fire (a catalog or gateway event).
     pub event: String,
-    /// The payload, a JSON object (default: empty).
+    /// The payload, a JSON object (default: empty; `-`: stdin; at most 16 MiB).
     #[arg(long, value_name = "FILE")]
     pub payload_file: Option<PathBuf>,
     /// One JSON object instead of text.
@@ -88,6 +129,20 @@ pub struct ReplayArgs {
     /// One JSON object per event, then a summary object, instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `hooks approve`.
+#[derive(Debug, Args)]
+pub struct ApproveArgs {
+    /// The hook command, exactly as configured.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub command: Option<String>,
+    /// Approve it for this event only (default: every event it is configured for).
+    #[arg(long, value_name = "EVENT", conflicts_with = "all")]
+    pub event: Option<String>,
+    /// List every configured shell hook and approve them all.
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// `hooks events`.
@@ -113,4 +168,11 @@ pub struct ListenArgs {
     /// Stop after this many deliveries (default: run until interrupted).
     #[arg(long, value_name = "N")]
     pub count: Option<u64>,
+}
+
+/// `hooks completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell: bash, zsh, fish, elvish or powershell.
+    pub shell: clap_complete::Shell,
 }

@@ -47,8 +47,13 @@ impl Fired {
         )
     }
 
-    /// A one-line human summary of the outcome.
+    /// A one-line human summary of the outcome, escaped for a terminal (hook
+    /// replies quote config and tool text).
     pub fn outcome_text(&self) -> String {
+        hooks_core::display::escape(&self.outcome_text_raw()).into_owned()
+    }
+
+    fn outcome_text_raw(&self) -> String {
         use hooks_core::ToolGate;
         use hooks_core::outcome::{CommandDecision, DispatchDecision};
         match &self.outcome {
@@ -95,6 +100,20 @@ impl Fired {
     }
 }
 
+/// Delivery reports as JSON, with `elapsed_ms` rounded like every other duration we print.
+pub fn deliveries_json(deliveries: &[crate::setup::Delivery]) -> Value {
+    Value::Array(
+        deliveries
+            .iter()
+            .map(|delivery| {
+                let mut value = delivery.to_json();
+                value["elapsed_ms"] = json!(millis(delivery.0.elapsed));
+                value
+            })
+            .collect(),
+    )
+}
+
 /// Shortens `text` to one line of at most 120 characters.
 pub fn one_line(text: &str) -> String {
     let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -108,5 +127,42 @@ pub fn truncate(text: &str, limit: usize) -> String {
     } else {
         let kept: String = text.chars().take(limit.saturating_sub(3)).collect();
         format!("{kept}...")
+    }
+}
+
+/// A duration in milliseconds, rounded to one decimal: what a person compares,
+/// without the float noise of `142.59031099999999`.
+pub fn millis(elapsed: Duration) -> f64 {
+    (elapsed.as_secs_f64() * 10_000.0).round() / 10.0
+}
+
+/// `1 reply`, `2 replies`: the count with the right form of the noun.
+pub fn plural(count: usize, one: &str, many: &str) -> String {
+    if count == 1 {
+        format!("{count} {one}")
+    } else {
+        format!("{count} {many}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn milliseconds_keep_one_decimal() {
+        assert_eq!(millis(Duration::from_nanos(142_590_310)), 142.6);
+        assert_eq!(
+            serde_json::json!(millis(Duration::from_nanos(142_590_310))).to_string(),
+            "142.6"
+        );
+        assert_eq!(millis(Duration::ZERO), 0.0);
+    }
+
+    #[test]
+    fn plurals_agree_with_the_count() {
+        assert_eq!(plural(1, "reply", "replies"), "1 reply");
+        assert_eq!(plural(0, "reply", "replies"), "0 replies");
+        assert_eq!(plural(2, "reply", "replies"), "2 replies");
     }
 }

@@ -1,10 +1,12 @@
-//! The `hooks` command: list, test, emit, replay, revoke, doctor, events and
-//! listen for Hermes-compatible hooks. DESIGN.md fixes its interface: others
-//! script against it.
+//! The `hooks` command: list, test, emit, replay, approve, revoke, doctor,
+//! events, listen and completions for Hermes-compatible hooks. Its interface
+//! is stable: others script against it.
 
 mod cli;
 mod cmd;
 mod fire;
+mod help;
+mod output;
 mod payload;
 mod setup;
 
@@ -14,11 +16,12 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{Cli, Command};
+use crate::payload::UsageError;
 use crate::setup::Home;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_logging(cli.verbose);
+    output::init_logging(cli.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -31,10 +34,13 @@ fn main() -> ExitCode {
         }
     };
     let mut out = std::io::stdout();
-    let result = runtime.block_on(run(&cli, &mut out));
-    let _ = out.flush();
+    let result = runtime
+        .block_on(run(&cli, &mut out))
+        .and_then(|()| Ok(out.flush()?));
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of stdout is gone (`hooks list | head -1`): nothing left to do.
+        Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("hooks: {error:#}");
             ExitCode::from(2)
@@ -46,29 +52,44 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
     match &cli.command {
         Command::Events(args) => cmd::events::run(args, out),
         Command::Listen(args) => cmd::listen::run(args).await,
-        Command::List => cmd::list::run(&Home::load(cli)?, out),
-        Command::Test(args) => cmd::test::run(&Home::load(cli)?, args, out).await,
-        Command::Emit(args) => cmd::emit::run(&Home::load(cli)?, cli.accept_hooks, args, out).await,
+        Command::Completions(args) => cmd::completions::completions(args, out),
+        Command::Manpage => cmd::completions::manpage(out),
+        Command::List(args) => cmd::list::run(&Home::load(cli)?, args, out),
+        Command::Test(args) => cmd::test::run(&reading(cli)?, cli.accept_hooks, args, out).await,
+        Command::Emit(args) => cmd::emit::run(&reading(cli)?, cli.accept_hooks, args, out).await,
         Command::Replay(args) => {
-            cmd::replay::run(&Home::load(cli)?, cli.accept_hooks, args, out).await
+            cmd::replay::run(&reading(cli)?, cli.accept_hooks, args, out).await
         }
-        Command::Revoke { command } => cmd::revoke::run(&Home::load(cli)?, command, out),
-        Command::Doctor => cmd::doctor::run(&Home::load(cli)?, out).await,
+        Command::Approve(args) => cmd::approve::run(&writing(cli)?, args, out),
+        Command::Revoke { command } => cmd::revoke::run(&writing(cli)?, command, out),
+        Command::Doctor(args) => cmd::doctor::run(&Home::load(cli)?, args, out).await,
     }
 }
 
-fn init_logging(verbose: u8) {
-    let default = match verbose {
-        0 => "warn",
-        1 => "info",
-        _ => "debug",
-    };
-    let filter = tracing_subscriber::EnvFilter::try_from_env("HOOKS_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .without_time()
-        .init();
+/// The home for a command that only reads it: one that does not exist is
+/// probably a typo, worth a warning (there is nothing to run, but nothing is harmed).
+fn reading(cli: &Cli) -> anyhow::Result<Home> {
+    let home = Home::load(cli)?;
+    if !home.path.is_dir() {
+        // The same words as the host loader's, so the two never both show.
+        output::warn_once(&format!(
+            "the Hermes home {} does not exist; nothing is configured there",
+            hooks_core::display::escape(&home.path.display().to_string())
+        ));
+    }
+    Ok(home)
+}
+
+/// The home for a command that writes into it (the allowlist): one that does
+/// not exist is an error, rather than a new home made from a typo.
+fn writing(cli: &Cli) -> anyhow::Result<Home> {
+    let home = Home::load(cli)?;
+    if !home.path.is_dir() {
+        return Err(UsageError(format!(
+            "the Hermes home {} does not exist; give an existing one with --home or HERMES_HOME",
+            hooks_core::display::escape(&home.path.display().to_string())
+        ))
+        .into());
+    }
+    Ok(home)
 }

@@ -1,45 +1,72 @@
 //! Reading event names and payload files given on the command line.
+//!
+//! A payload file is a JSON object of the event's keyword arguments. It may
+//! also be a document in the shape a shell hook reads on stdin
+//! (`hook_event_name`, `tool_name`, `tool_input`, `session_id`, `cwd`, `extra`):
+//! one captured from a hook, or the documentation's example. Such a document is
+//! read back as the event it describes, so feeding a hook its own input does
+//! what the host did.
 
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use hooks_core::{HookEvent, Payload};
-use serde_json::Value;
+use serde_json::{Map, Value};
+
+use crate::output;
+
+/// The most a payload file (or stdin) may hold: 16 MiB. Beyond it the file is
+/// refused before it is all read, so `/dev/zero` fails at once.
+pub const MAX_PAYLOAD_BYTES: u64 = 16 * 1024 * 1024;
 
 /// An error that means "bad arguments": exit status 2 with this message.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
 
-/// Parses a catalog event name, or fails with the list of valid names.
+/// Parses a catalog event name, or fails with the valid names and the closest one.
 pub fn catalog_event(name: &str) -> Result<HookEvent> {
-    name.parse::<HookEvent>().map_err(|_| {
-        let mut valid: Vec<&str> = hooks_core::catalog::VALID_HOOKS.to_vec();
-        valid.sort_unstable();
-        let hint = hooks_core::catalog::suggest(name)
-            .map(|s| format!(" (did you mean '{s}'?)"))
-            .unwrap_or_default();
-        UsageError(format!(
-            "Unknown event: '{name}'{hint}\nValid events: {}",
-            valid.join(", ")
-        ))
-        .into()
-    })
+    name.parse::<HookEvent>()
+        .map_err(|_| unknown_event(name, false).into())
 }
 
-/// Reads a JSON file that must hold an object.
-pub fn read_object(path: &Path) -> Result<Payload> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("Error reading payload file {}", path.display()))?;
-    match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => Ok(map),
-        Ok(other) => bail!(
-            "{}: the payload must be a JSON object; got {}",
-            path.display(),
-            hooks_core::config::json_type(&other)
-        ),
-        Err(error) => bail!("{}: invalid JSON: {error}", path.display()),
+/// The "unknown event" error: the catalog events, and the gateway events too
+/// when `gateway_too` (the command accepts them), with the closest name.
+fn unknown_event(name: &str, gateway_too: bool) -> UsageError {
+    let mut catalog: Vec<&str> = hooks_core::catalog::VALID_HOOKS.to_vec();
+    catalog.sort_unstable();
+    let gateway: Vec<&str> = hooks_core::catalog::GATEWAY_EVENTS
+        .iter()
+        .map(|meta| meta.name)
+        .collect();
+    let candidates = catalog
+        .iter()
+        .chain(if gateway_too { &gateway[..] } else { &[] });
+    let hint = closest(name, candidates.copied())
+        .map(|s| format!(" (did you mean '{s}'?)"))
+        .unwrap_or_default();
+    let shown = hooks_core::display::escape(name);
+    let mut message = format!(
+        "Unknown event: '{shown}'{hint}\nValid events: {}",
+        catalog.join(", ")
+    );
+    if gateway_too {
+        message.push_str(&format!(
+            "\nGateway events: {} (and command:<name>)",
+            gateway.join(", ")
+        ));
     }
+    UsageError(message)
+}
+
+/// The candidate closest to `name` (Jaro-Winkler), if any is close enough to be a typo.
+pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .map(|candidate| (strsim::jaro_winkler(name, candidate), candidate))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
 }
 
 /// Parses any event a host can emit: a catalog event or a known gateway event
@@ -53,8 +80,121 @@ pub fn host_event_name(name: &str) -> Result<hooks_core::EventName> {
         {
             Ok(parsed)
         }
-        _ => catalog_event(name).map(hooks_core::EventName::Hook),
+        _ => Err(unknown_event(name, true).into()),
     }
+}
+
+/// Reads a payload file (`-` is stdin) for `event`: a JSON object, at most
+/// [`MAX_PAYLOAD_BYTES`]. A document in the shell-hook stdin shape is turned
+/// back into the payload it was made from (with a note on stderr); one whose
+/// `hook_event_name` is not `event` is an error.
+pub fn read_payload(path: &Path, event: &str) -> Result<Payload> {
+    let (label, text) = read_capped(path)?;
+    let object = match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(map)) => map,
+        Ok(other) => bail!(UsageError(format!(
+            "{label}: the payload must be a JSON object; got {}",
+            hooks_core::config::json_type(&other)
+        ))),
+        Err(error) => bail!(UsageError(format!("{label}: invalid JSON: {error}"))),
+    };
+    let Some(named) = shell_document_event(&object) else {
+        return Ok(object);
+    };
+    if named != event {
+        bail!(UsageError(format!(
+            "{label}: this is a shell-hook stdin document for '{}', but the event given is '{}'; \
+             give the event it names, or remove its hook_event_name",
+            hooks_core::display::escape(named),
+            hooks_core::display::escape(event)
+        )));
+    }
+    output::note(&format!(
+        "{label}: read as a shell-hook stdin document (tool_input → args, extra → keyword arguments)"
+    ));
+    Ok(from_shell_document(object))
+}
+
+/// The path as shown in messages, and the file's text, refusing more than the cap.
+fn read_capped(path: &Path) -> Result<(String, String)> {
+    let stdin = path.as_os_str() == "-";
+    let label = if stdin {
+        "stdin".to_owned()
+    } else {
+        format!("payload file {}", path.display())
+    };
+    let mut bytes = Vec::new();
+    let read = if stdin {
+        std::io::stdin()
+            .lock()
+            .take(MAX_PAYLOAD_BYTES + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path)
+            .and_then(|file| file.take(MAX_PAYLOAD_BYTES + 1).read_to_end(&mut bytes))
+    };
+    read.with_context(|| format!("Error reading {label}"))?;
+    if bytes.len() as u64 > MAX_PAYLOAD_BYTES {
+        bail!(UsageError(format!(
+            "{label}: larger than {} MiB; a payload is a JSON object of keyword arguments",
+            MAX_PAYLOAD_BYTES / (1024 * 1024)
+        )));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|error| UsageError(format!("{label}: not UTF-8 text: {error}")))?;
+    Ok((label, text))
+}
+
+/// The top-level keys of the shell-hook stdin document and of a webhook body.
+const DOCUMENT_KEYS: [&str; 9] = [
+    "hook_event_name",
+    "tool_name",
+    "tool_input",
+    "session_id",
+    "cwd",
+    "profile",
+    "extra",
+    "delivery_id",
+    "timestamp",
+];
+
+/// The event a shell-hook stdin document names, if `object` is one: a string
+/// `hook_event_name`, and no key the document does not have (a payload that
+/// merely has a `hook_event_name` argument stays a payload).
+fn shell_document_event(object: &Map<String, Value>) -> Option<&str> {
+    let name = object.get("hook_event_name")?.as_str()?;
+    object
+        .keys()
+        .all(|key| DOCUMENT_KEYS.contains(&key.as_str()))
+        .then_some(name)
+}
+
+/// The payload a shell-hook document was written from: `tool_name` and
+/// `session_id` as they are, `tool_input` as `args`, the keys of `extra` lifted
+/// to the top. `cwd` and `profile` describe the host, not the event; a webhook's
+/// `delivery_id` and `timestamp` describe the delivery: all four are dropped.
+fn from_shell_document(mut document: Map<String, Value>) -> Payload {
+    let mut payload = Payload::new();
+    if let Some(Value::Object(extra)) = document.remove("extra") {
+        payload.extend(extra);
+    }
+    match document.remove("tool_name") {
+        None | Some(Value::Null) => {}
+        Some(tool) => {
+            payload.insert("tool_name".into(), tool);
+        }
+    }
+    if let Some(Value::Object(args)) = document.remove("tool_input") {
+        payload.insert("args".into(), Value::Object(args));
+    }
+    match document.remove("session_id") {
+        Some(Value::String(id)) if id.is_empty() => {}
+        None | Some(Value::Null) => {}
+        Some(id) => {
+            payload.insert("session_id".into(), id);
+        }
+    }
+    payload
 }
 
 /// The event a host would emit: the payload plus, for catalog events that carry
@@ -68,4 +208,45 @@ pub fn host_event(name: hooks_core::EventName, mut payload: Payload) -> hooks_co
         payload.insert(TELEMETRY_KEY.into(), Value::from(TELEMETRY_SCHEMA_VERSION));
     }
     hooks_core::Event::new(name, payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hooks_core::wire::{WireContext, hook_document};
+    use serde_json::json;
+
+    #[test]
+    fn a_shell_document_reads_back_as_its_event() {
+        let payload: Payload = json!({
+            "tool_name": "terminal",
+            "args": {"command": "rm -rf /"},
+            "session_id": "sess_abc123",
+            "task_id": "t1",
+            "tool_call_id": "c1",
+        })
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+        let event = hooks_core::Event::new(HookEvent::PreToolCall, payload.clone());
+        let document = hook_document(&event, &WireContext::current());
+        assert_eq!(shell_document_event(&document), Some("pre_tool_call"));
+        let back = from_shell_document(document);
+        assert_eq!(Value::Object(back), Value::Object(payload.clone()));
+    }
+
+    #[test]
+    fn a_payload_with_other_keys_stays_a_payload() {
+        let object = json!({"hook_event_name": "x", "user_message": "hi"});
+        let object = object.as_object().cloned().unwrap_or_default();
+        assert_eq!(shell_document_event(&object), None);
+    }
+
+    #[test]
+    fn typos_find_catalog_and_gateway_events() {
+        let message = unknown_event("agent:strat", true).0;
+        assert!(message.contains("did you mean 'agent:start'"), "{message}");
+        assert!(message.contains("Gateway events: "), "{message}");
+        assert!(message.contains("on_session_end"), "{message}");
+    }
 }

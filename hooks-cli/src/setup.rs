@@ -101,10 +101,15 @@ impl Mechanisms {
         }
     }
 
+    /// The outbound webhooks, when they are on.
+    pub fn outbound(&self) -> Option<&Outbound> {
+        self.outbound.as_deref()
+    }
+
     /// Prints the registration warnings on stderr.
     pub fn print_warnings(&self) {
         for warning in &self.warnings {
-            eprintln!("warning: {warning}");
+            crate::output::warn_once(warning);
         }
     }
 
@@ -122,10 +127,10 @@ impl Mechanisms {
         };
         let pending = outbound.stats().pending;
         if pending > 0 {
-            eprintln!(
-                "warning: {pending} webhook delivery(ies) still pending after {}s; abandoned",
+            crate::output::warn_once(&format!(
+                "{pending} webhook delivery(ies) still pending after {}s; abandoned",
                 SHUTDOWN_FLUSH_TIMEOUT.as_secs()
-            );
+            ));
         }
         outbound.take_reports().into_iter().map(Delivery).collect()
     }

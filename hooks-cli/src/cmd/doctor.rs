@@ -13,11 +13,12 @@ use hooks_shell::{
     script_mtime_iso, synthetic_payload,
 };
 
+use crate::cli::DoctorArgs;
 use crate::fire::truncate;
 use crate::setup::Home;
 
 /// Runs `hooks doctor`.
-pub async fn run(home: &Home, out: &mut dyn Write) -> anyhow::Result<()> {
+pub async fn run(home: &Home, _args: &DoctorArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let parsed = parse_config(&home.config);
     let mut problems = 0;
     if !parsed.warnings.is_empty() {

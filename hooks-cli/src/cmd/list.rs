@@ -7,10 +7,11 @@ use std::io::Write;
 
 use hooks_shell::{Allowlist, Drift, ShellHookSpec, mtime_drift, parse_config, script_mtime_iso};
 
+use crate::cli::ListArgs;
 use crate::setup::Home;
 
 /// Runs `hooks list`.
-pub fn run(home: &Home, out: &mut dyn Write) -> anyhow::Result<()> {
+pub fn run(home: &Home, _args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     let shell = parse_config(&home.config);
     let outbound = hooks_outbound::parse_config(&home.config);
     let plugins = hooks_plugin::discover(&home.path, &home.config);

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, bail};
+use hooks_core::display::escape;
 use hooks_outbound::receiver::{ReceivedDelivery, Verification, serve};
 use serde_json::json;
 use tokio::sync::Notify;
@@ -45,7 +46,11 @@ pub async fn run(args: &ListenArgs) -> anyhow::Result<()> {
         let seen = seen.clone();
         let done = done.clone();
         move |delivery: ReceivedDelivery| {
-            print_delivery(&delivery, json_lines);
+            // The reader of stdout is gone (`| head -1`): stop, quietly.
+            if print_delivery(&delivery, json_lines).is_err() {
+                done.notify_one();
+                return;
+            }
             let count = seen.fetch_add(1, Ordering::SeqCst) + 1;
             if limit.is_some_and(|limit| count >= limit) {
                 done.notify_one();
@@ -60,7 +65,8 @@ pub async fn run(args: &ListenArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_delivery(delivery: &ReceivedDelivery, json_lines: bool) {
+/// Prints one delivery on stdout; an error means stdout is closed.
+fn print_delivery(delivery: &ReceivedDelivery, json_lines: bool) -> std::io::Result<()> {
     let (verified, detail) = match &delivery.verification {
         Verification::Verified(scheme) => (true, format!("verified ({scheme:?})")),
         Verification::NoSecret => (false, "unverified (no secret)".to_owned()),
@@ -83,11 +89,11 @@ fn print_delivery(delivery: &ReceivedDelivery, json_lines: bool) {
         format!(
             "{} {} {} → {} {detail}",
             delivery.remote,
-            delivery.event.as_deref().unwrap_or("?"),
-            delivery.delivery_id.as_deref().unwrap_or("?"),
+            escape(delivery.event.as_deref().unwrap_or("?")),
+            escape(delivery.delivery_id.as_deref().unwrap_or("?")),
             delivery.status
         )
     };
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+    writeln!(out, "{line}")?;
+    out.flush()
 }

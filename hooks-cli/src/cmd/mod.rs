@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+pub mod approve;
+pub mod completions;
 pub mod doctor;
 pub mod emit;
 pub mod events;

@@ -14,7 +14,9 @@ use hooks_core::{Outcome, Payload, ToolGate};
 use serde_json::{Value, json};
 
 use crate::cli::ReplayArgs;
-use crate::fire::{Fired, fire};
+use hooks_core::display::escape;
+
+use crate::fire::{Fired, deliveries_json, fire, millis, plural};
 use crate::payload::{UsageError, host_event, host_event_name};
 use crate::setup::{Home, Mechanisms};
 
@@ -37,9 +39,9 @@ pub async fn run(
     if !args.json {
         writeln!(
             out,
-            "Replaying {} ({} events) through {}\n",
+            "Replaying {} ({}) through {}\n",
             args.file.display(),
-            recorded.len(),
+            plural(recorded.len(), "event", "events"),
             mechanisms.describe()
         )?;
     }
@@ -54,7 +56,7 @@ pub async fn run(
                 "event": fired.event.name().as_str(),
                 "outcome": fired.outcome_wire(),
                 "replies": fired.replies_json(),
-                "elapsed_ms": fired.elapsed.as_secs_f64() * 1000.0,
+                "elapsed_ms": millis(fired.elapsed),
             });
             if let (Some(tool), Some(object)) = (fired.event.tool_name(), line.as_object_mut()) {
                 object.insert("tool_name".into(), Value::from(tool));
@@ -62,16 +64,16 @@ pub async fn run(
             writeln!(out, "{line}")?;
         } else {
             let label = match fired.event.tool_name() {
-                Some(tool) => format!("{} [{tool}]", fired.event.name()),
+                Some(tool) => format!("{} [{}]", fired.event.name(), escape(tool)),
                 None => fired.event.name().to_string(),
             };
             writeln!(
                 out,
-                "{:>4}  {label:<34} {}  ({} replies, {:.1} ms)",
+                "{:>4}  {label:<34} {}  ({}, {:.1} ms)",
                 item.line,
                 fired.outcome_text(),
-                fired.replies.len(),
-                fired.elapsed.as_secs_f64() * 1000.0
+                plural(fired.replies.len(), "reply", "replies"),
+                millis(fired.elapsed)
             )?;
         }
     }
@@ -80,7 +82,7 @@ pub async fn run(
     if args.json {
         let document = json!({
             "summary": summary.to_json(bad_lines),
-            "deliveries": deliveries.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
+            "deliveries": deliveries_json(&deliveries),
         });
         writeln!(out, "{document}")?;
     } else {
@@ -89,7 +91,7 @@ pub async fn run(
         if !deliveries.is_empty() {
             writeln!(out, "Webhook deliveries ({}):", deliveries.len())?;
             for delivery in &deliveries {
-                writeln!(out, "  {}", delivery.to_text())?;
+                writeln!(out, "  {}", escape(&delivery.to_text()))?;
             }
         }
     }
@@ -121,7 +123,7 @@ fn read_session(path: &Path) -> anyhow::Result<(Vec<Recorded>, usize)> {
             }),
             Err(message) => {
                 bad += 1;
-                eprintln!("{}:{number}: {message}", path.display());
+                eprintln!("{}:{number}: {}", path.display(), escape(&message));
             }
         }
     }
@@ -173,15 +175,16 @@ impl Summary {
             "bad_lines": bad_lines,
             "outcomes": self.outcomes,
             "replies_by_mechanism": self.replies_by_mechanism,
-            "elapsed_ms": self.elapsed_ms,
+            "elapsed_ms": (self.elapsed_ms * 10.0).round() / 10.0,
         })
     }
 
     fn print(&self, bad_lines: usize, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(
             out,
-            "Summary: {} events replayed in {:.1} ms",
-            self.events, self.elapsed_ms
+            "Summary: {} replayed in {:.1} ms",
+            plural(self.events, "event", "events"),
+            self.elapsed_ms
         )?;
         let outcomes: Vec<String> = self
             .outcomes

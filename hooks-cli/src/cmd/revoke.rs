@@ -5,6 +5,9 @@ use std::io::Write;
 use anyhow::Context;
 use hooks_shell::Allowlist;
 
+use hooks_core::display::escape;
+
+use crate::fire::plural;
 use crate::setup::Home;
 
 /// Removes every allowlist entry of `command`, under every event.
@@ -14,12 +17,18 @@ pub fn run(home: &Home, command: &str, out: &mut dyn Write) -> anyhow::Result<()
         .revoke(command)
         .with_context(|| format!("updating {}", allowlist.path().display()))?;
     if removed == 0 {
-        writeln!(out, "No allowlist entry found for command: {command}")?;
+        writeln!(
+            out,
+            "No allowlist entry found for command: {}",
+            escape(command)
+        )?;
         return Ok(());
     }
     writeln!(
         out,
-        "Removed {removed} allowlist entry/entries for: {command}"
+        "Removed {} for: {}",
+        plural(removed, "allowlist entry", "allowlist entries"),
+        escape(command)
     )?;
     writeln!(
         out,

@@ -1,26 +1,38 @@
 //! `hooks test EVENT`: fire every configured shell hook for EVENT on a synthetic payload.
 //!
 //! Like the reference, it runs hooks that are not allowlisted yet (an explicit
-//! user action) and goes through the production spawn-and-evaluate path.
+//! user action) and goes through the production spawn-and-evaluate path. Unlike
+//! the reference, it says which of them would not run at runtime (no consent
+//! yet), so the merged outcome is read as "once approved"; `--accept-hooks`
+//! records their consent first.
 
 use std::io::Write;
 
+use hooks_core::display::escape;
 use hooks_core::wire::WireContext;
 use hooks_core::{Event, Reply};
-use hooks_shell::{RunResult, ShellHookSpec, parse_config, run_once, synthetic_payload};
+use hooks_shell::{
+    Allowlist, Consent, RunResult, ShellHookSpec, parse_config, run_once, synthetic_payload,
+};
 use serde_json::{Value, json};
 
 use crate::cli::TestArgs;
-use crate::fire::truncate;
-use crate::payload::{catalog_event, read_object};
+use crate::fire::{millis, plural, truncate};
+use crate::output;
+use crate::payload::{catalog_event, read_payload};
 use crate::setup::Home;
 
-/// Runs `hooks test`.
-pub async fn run(home: &Home, args: &TestArgs, out: &mut dyn Write) -> anyhow::Result<()> {
+/// Runs `hooks test`. `accept` is `--accept-hooks`.
+pub async fn run(
+    home: &Home,
+    accept: bool,
+    args: &TestArgs,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let event_name = catalog_event(&args.event)?;
     let mut payload = synthetic_payload(event_name, args.for_tool.as_deref());
     if let Some(file) = &args.payload_file {
-        payload.extend(read_object(file)?);
+        payload.extend(read_payload(file, event_name.as_str())?);
     }
     let event = Event::new(event_name, payload);
 
@@ -50,6 +62,7 @@ pub async fn run(home: &Home, args: &TestArgs, out: &mut dyn Write) -> anyhow::R
         return Ok(());
     }
 
+    let allowlisted = consent(home, accept, &specs)?;
     let context = WireContext::current();
     let mut runs = Vec::with_capacity(specs.len());
     for spec in &specs {
@@ -70,7 +83,12 @@ pub async fn run(home: &Home, args: &TestArgs, out: &mut dyn Write) -> anyhow::R
         let hooks: Vec<Value> = specs
             .iter()
             .zip(&runs)
-            .map(|(spec, (result, parsed))| run_json(spec, result, parsed.as_ref()))
+            .zip(&allowlisted)
+            .map(|((spec, (result, parsed)), allowed)| {
+                let mut line = run_json(spec, result, parsed.as_ref());
+                line["allowlisted"] = Value::Bool(*allowed);
+                line
+            })
             .collect();
         let document = json!({
             "event": args.event,
@@ -83,30 +101,78 @@ pub async fn run(home: &Home, args: &TestArgs, out: &mut dyn Write) -> anyhow::R
 
     writeln!(
         out,
-        "Firing {} hook(s) for event '{}':\n",
-        specs.len(),
+        "Firing {} for event '{}':\n",
+        plural(specs.len(), "hook", "hooks"),
         args.event
     )?;
-    for (spec, (result, parsed)) in specs.iter().zip(&runs) {
-        writeln!(out, "  → {}", spec.command)?;
+    for ((spec, (result, parsed)), allowed) in specs.iter().zip(&runs).zip(&allowlisted) {
+        writeln!(out, "  → {}", escape(&spec.command))?;
+        if !allowed {
+            writeln!(
+                out,
+                "      {}: would not run at runtime until approved \
+                 (hooks approve {} --event {})",
+                output::paint(output::Stream::Stdout, "33", "not allowlisted"),
+                escape(&spec.command),
+                spec.event
+            )?;
+        }
         print_run(result, parsed.as_ref(), out)?;
         writeln!(out)?;
     }
+    let pending = allowlisted.iter().filter(|allowed| !**allowed).count();
+    let label = if pending > 0 {
+        "Merged outcome once approved"
+    } else {
+        "Merged outcome"
+    };
     match outcome.to_wire() {
-        Some(wire) => writeln!(out, "Merged outcome: {wire}")?,
-        None => writeln!(out, "Merged outcome: none — the hooks contribute nothing")?,
+        Some(wire) => writeln!(out, "{label}: {}", escape(&wire.to_string()))?,
+        None => writeln!(out, "{label}: none — the hooks contribute nothing")?,
+    }
+    if pending > 0 {
+        writeln!(
+            out,
+            "({} not allowlisted yet: at runtime a hook runs only once approved, \
+             with `hooks approve` or --accept-hooks)",
+            plural(pending, "hook", "hooks")
+        )?;
     }
     Ok(())
 }
 
-/// One hook's line in `--json` output (DESIGN.md fixes the keys).
+/// Whether each hook is allowlisted; with `--accept-hooks` (or its environment
+/// variable or `hooks_auto_accept`), the ones that are not are approved first.
+fn consent(home: &Home, accept: bool, specs: &[ShellHookSpec]) -> anyhow::Result<Vec<bool>> {
+    let allowlist = Allowlist::in_home(&home.path);
+    let env = std::env::var("HERMES_ACCEPT_HOOKS").ok();
+    let accept = Consent::effective_accept(accept, env.as_deref(), &home.config);
+    let approved = allowlist.approvals();
+    let mut allowlisted = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let event = spec.event.as_str();
+        let mut allowed = approved
+            .iter()
+            .any(|approval| approval.event == event && approval.command == spec.command);
+        if !allowed && accept {
+            allowlist
+                .record(event, &spec.command)
+                .map_err(|error| anyhow::anyhow!("{}: {error}", allowlist.path().display()))?;
+            allowed = true;
+        }
+        allowlisted.push(allowed);
+    }
+    Ok(allowlisted)
+}
+
+/// One hook's line in `--json` output (the keys are a stable interface).
 fn run_json(spec: &ShellHookSpec, result: &RunResult, parsed: Option<&Value>) -> Value {
     json!({
         "command": spec.command,
         "matcher": spec.matcher.pattern(),
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
-        "elapsed_ms": result.elapsed.as_secs_f64() * 1000.0,
+        "elapsed_ms": millis(result.elapsed),
         "stdout": result.stdout,
         "stderr": result.stderr,
         "error": result.error,
@@ -122,7 +188,7 @@ pub fn print_run(
 ) -> std::io::Result<()> {
     let elapsed = hooks_shell::reply::format_seconds(result.elapsed);
     if let Some(error) = &result.error {
-        writeln!(out, "      ✗ error: {error}")?;
+        writeln!(out, "      ✗ error: {}", escape(error))?;
     } else if result.timed_out {
         writeln!(out, "      ✗ timed out after {elapsed}s")?;
     } else {
@@ -135,14 +201,18 @@ pub fn print_run(
         let stdout = result.stdout.trim();
         let stderr = result.stderr.trim();
         if !stdout.is_empty() {
-            writeln!(out, "      stdout: {}", truncate(stdout, 400))?;
+            writeln!(out, "      stdout: {}", escape(&truncate(stdout, 400)))?;
         }
         if !stderr.is_empty() {
-            writeln!(out, "      stderr: {}", truncate(stderr, 400))?;
+            writeln!(out, "      stderr: {}", escape(&truncate(stderr, 400)))?;
         }
     }
     match parsed {
-        Some(parsed) => writeln!(out, "      parsed (Hermes wire shape): {parsed}"),
+        Some(parsed) => writeln!(
+            out,
+            "      parsed (Hermes wire shape): {}",
+            escape(&parsed.to_string())
+        ),
         None => writeln!(
             out,
             "      parsed: <none — hook contributed nothing to the dispatcher>"

@@ -1,0 +1,60 @@
+//! Running `hooks` with more control than `TempHome::hooks`: extra environment,
+//! stdin, a closed stdout, a memory limit.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{Run, TempHome};
+
+/// `hooks --home <hermes> ARGS` as `TempHome::hooks` builds it, not started yet.
+pub fn command(home: &TempHome, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hooks"));
+    command
+        .arg("--home")
+        .arg(&home.hermes)
+        .args(args)
+        .env("HOME", &home.user_home)
+        .env_remove("HERMES_HOME")
+        .env_remove("HERMES_ACCEPT_HOOKS")
+        .env_remove("HERMES_SAFE_MODE")
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("HOOKS_LOG");
+    command
+}
+
+/// Runs `command` to the end with `stdin` written to it.
+pub fn with_stdin(mut command: Command, stdin: &[u8]) -> Run {
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("spawn hooks");
+    if let Some(mut pipe) = child.stdin.take() {
+        // The command may refuse the input before reading it all: ignore EPIPE.
+        let _ = pipe.write_all(stdin);
+    }
+    Run(child.wait_with_output().expect("wait hooks"))
+}
+
+/// Runs `command`, killing it if it outlives `bound`; `None` when it had to be killed.
+pub fn within(mut command: Command, bound: Duration) -> Option<Run> {
+    command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("spawn hooks");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().expect("try_wait").is_some() {
+            return Some(Run(child.wait_with_output().expect("output")));
+        }
+        if start.elapsed() > bound {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
