@@ -21,6 +21,18 @@
 //! # });
 //! ```
 //!
+//! ## Features
+//!
+//! - `callbacks` (default): `Callbacks`, in-process callbacks with timeouts,
+//!   isolation and streaming queues. Turns on `config` (its settings).
+//! - `config` (default): `Config` (`config.yaml`), the YAML adapter,
+//!   `HERMES_HOME`, tool-name matchers and the Python interpreter lookup.
+//! - `prompt` (default): system-prompt sections.
+//!
+//! With `default-features = false`, hooks-core is the contract alone: the
+//! catalog, events, replies, [`Dispatcher`] (with [`async_trait`](macro@async_trait) re-exported),
+//! the [`Hooks`] bus, merge rules, outcomes, payloads and the wire document.
+//!
 //! hooks-core does no network IO and spawns no processes.
 
 pub mod bus;
