@@ -92,6 +92,10 @@ impl Fired {
             Outcome::Command(CommandDecision::Rewrite { command, args }) => {
                 format!("rewrite command: /{command} {args}")
             }
+            other => match other.to_wire() {
+                Some(wire) => format!("outcome: {}", one_line(&wire.to_string())),
+                None => "nothing".to_owned(),
+            },
         }
     }
 }

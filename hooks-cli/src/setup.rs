@@ -8,8 +8,8 @@ use std::sync::Arc;
 use anyhow::Result;
 use hooks_cli::{Host, HostOptions};
 use hooks_core::Hooks;
-use hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
 use hooks_outbound::DeliveryReport;
+use hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
 use serde_json::Value;
 
 use crate::cli::Cli;

@@ -47,6 +47,7 @@ impl Hooks {
     }
 
     /// Starts a bus; add mechanisms in the order they should run.
+    #[must_use = "a builder does nothing until `.build()`"]
     pub fn builder() -> HooksBuilder {
         HooksBuilder {
             dispatchers: Vec::new(),
@@ -146,7 +147,7 @@ impl Hooks {
 
     /// Waits, at most `timeout`, for background work (queued deliveries) of every mechanism.
     pub async fn flush(&self, timeout: Duration) {
-        futures::future::join_all(self.dispatchers.iter().map(|d| d.flush(timeout))).await;
+        crate::join::join_all(self.dispatchers.iter().map(|d| d.flush(timeout))).await;
     }
 }
 
@@ -172,6 +173,15 @@ impl std::fmt::Debug for Hooks {
 }
 
 /// Builds a [`Hooks`] bus.
+///
+/// Every method returns the builder: `builder.with(x);` on its own line would
+/// drop `x`, so the methods are `#[must_use]`:
+///
+/// ```compile_fail
+/// #![deny(unused_must_use)]
+/// let builder = hooks_core::Hooks::builder();
+/// builder.with(hooks_core::NoopDispatcher); // error: the mechanism is dropped
+/// ```
 pub struct HooksBuilder {
     dispatchers: Vec<Arc<dyn Dispatcher>>,
 }
@@ -179,12 +189,14 @@ pub struct HooksBuilder {
 impl HooksBuilder {
     /// Adds a mechanism after the ones already added (past [`MAX_DISPATCHERS`],
     /// it is dropped with an error log).
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with(mut self, dispatcher: impl Dispatcher + 'static) -> Self {
         self.push(Arc::new(dispatcher));
         self
     }
 
     /// Adds a shared mechanism after the ones already added.
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with_shared(mut self, dispatcher: Arc<dyn Dispatcher>) -> Self {
         self.push(dispatcher);
         self
@@ -202,6 +214,7 @@ impl HooksBuilder {
     }
 
     /// The bus.
+    #[must_use = "the bus does nothing unless a host keeps it and emits through it"]
     pub fn build(self) -> Hooks {
         Hooks {
             dispatchers: self.dispatchers,

@@ -22,6 +22,7 @@ pub const MAX_CALLBACK_TIMEOUT_SECS: f64 = 600.0;
 
 /// A config file that could not be used at all.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// The file exists but could not be read.
     #[error("{path}: cannot read: {source}")]

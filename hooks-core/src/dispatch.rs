@@ -16,6 +16,73 @@ use crate::event::{Event, EventName};
 use crate::reply::Reply;
 
 /// A hook mechanism: in-process callbacks, shell hooks, outbound webhooks, gateway hooks.
+///
+/// # Writing a mechanism
+///
+/// Implement [`name`](Dispatcher::name), [`interest`](Dispatcher::interest) and
+/// [`dispatch`](Dispatcher::dispatch) under `#[hooks_core::async_trait]` (re-exported,
+/// so no dependency of your own is needed). Reply in the Hermes wire shape
+/// ([`Reply`]); the bus merges the replies of every mechanism by the event's rule.
+///
+/// **The fast path.** When your mechanism can finish an event without waiting
+/// (the work is inline, or it only hands the event to a queue), also implement
+/// [`dispatch_now`](Dispatcher::dispatch_now): the bus calls it first and only
+/// boxes and awaits [`dispatch`](Dispatcher::dispatch) when it returns `false`.
+/// An inline mechanism without it pays an allocation per event.
+///
+/// ```
+/// use hooks_core::{Dispatcher, Event, EventName, HookEvent, Hooks, Reply, ToolGate};
+/// use serde_json::json;
+///
+/// /// Blocks `rm` in `pre_tool_call`; cares about nothing else.
+/// struct NoRm;
+///
+/// impl NoRm {
+///     fn decide(&self, event: &Event, replies: &mut Vec<Reply>) {
+///         if event.tool_name() == Some("rm") {
+///             replies.push(Reply::block("no-rm", "rm is not allowed here"));
+///         }
+///     }
+/// }
+///
+/// #[hooks_core::async_trait]
+/// impl Dispatcher for NoRm {
+///     fn name(&self) -> &str {
+///         "no-rm"
+///     }
+///
+///     fn interest(&self, event: &EventName) -> bool {
+///         event.hook() == Some(HookEvent::PreToolCall)
+///     }
+///
+///     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+///         let mut replies = Vec::new();
+///         self.decide(event, &mut replies);
+///         replies
+///     }
+///
+///     // The work above never waits, so finish on the spot (no boxed future).
+///     fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+///         self.decide(event, replies);
+///         true
+///     }
+/// }
+///
+/// let hooks = Hooks::builder().with(NoRm).build();
+/// assert!(hooks.is_hooked(HookEvent::PreToolCall));
+/// assert!(!hooks.is_hooked(HookEvent::PostToolCall));
+///
+/// let event = Event::from_json(
+///     HookEvent::PreToolCall,
+///     json!({"tool_name": "rm", "args": {"path": "/"}}),
+/// );
+/// // No executor needed here: every mechanism finished on the spot.
+/// let outcome = futures::executor::block_on(hooks.emit(&event));
+/// match outcome.tool_gate() {
+///     ToolGate::Block { message } => assert_eq!(message, "rm is not allowed here"),
+///     other => panic!("expected a block, got {other:?}"),
+/// }
+/// ```
 #[async_trait]
 pub trait Dispatcher: Send + Sync {
     /// A short label for logs (`plugins`, `shell`, `outbound`, `gateway`).
@@ -34,7 +101,8 @@ pub trait Dispatcher: Send + Sync {
     async fn dispatch(&self, event: &Event) -> Vec<Reply>;
 
     /// Delivers `event` without awaiting, when this dispatcher can finish it
-    /// on the spot: appends the replies to `replies` and returns `true`.
+    /// on the spot: appends the replies to `replies` and returns `true`. See
+    /// "The fast path" in the [trait docs](Dispatcher).
     ///
     /// Returning `false` means nothing was done (no callback ran, nothing was
     /// appended) and the caller must await [`Dispatcher::dispatch`] instead.
@@ -190,6 +258,6 @@ impl<D: Dispatcher> Dispatcher for Vec<D> {
     }
 
     async fn flush(&self, timeout: Duration) {
-        futures::future::join_all(self.iter().map(|inner| inner.flush(timeout))).await;
+        crate::join::join_all(self.iter().map(|inner| inner.flush(timeout))).await;
     }
 }

@@ -13,7 +13,8 @@ pub type Payload = Map<String, Value>;
 /// The name of an event: a catalog event, a gateway event or any other name.
 ///
 /// Unknown names are kept (forward compatibility): a plugin may register for an
-/// event this build does not know yet.
+/// event this build does not know yet. Exhaustive on purpose: every name is
+/// exactly one of these three, and a new catalog event is a new [`HookEvent`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum EventName {
     /// A plugin/shell event of the catalog.

@@ -31,6 +31,7 @@ pub struct PythonInterpreter {
 
 /// Where [`PythonInterpreter::program`] came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InterpreterSource {
     /// `$HERMES_HOOKS_PYTHON`.
     Environment,

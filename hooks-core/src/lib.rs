@@ -21,38 +21,70 @@
 //! # });
 //! ```
 //!
-//! hooks-core does no network IO, and its default build spawns no processes:
-//! the `process` feature holds the one supervisor every mechanism spawns through.
+//! ## Features
+//!
+//! - `callbacks` (default): `Callbacks`, in-process callbacks with timeouts,
+//!   isolation and streaming queues. Turns on `config` (its settings).
+//! - `config` (default): `Config` (`config.yaml`), the YAML adapter,
+//!   `HERMES_HOME`, tool-name matchers and the Python interpreter lookup.
+//! - `prompt` (default): system-prompt sections.
+//! - `process` (off by default): [`process`], the one process supervisor every
+//!   mechanism spawns its children through.
+//!
+//! With `default-features = false`, hooks-core is the contract alone: the
+//! catalog, events, replies, [`Dispatcher`] (with [`async_trait`](macro@async_trait) re-exported),
+//! the [`Hooks`] bus, merge rules, outcomes, payloads and the wire document.
+//!
+//! hooks-core does no network IO, and its default build spawns no processes.
 
 pub mod bus;
+#[cfg(feature = "callbacks")]
 pub mod callbacks;
 pub mod catalog;
+#[cfg(feature = "config")]
 pub mod config;
 pub mod dispatch;
 pub mod display;
 pub mod event;
+#[cfg(feature = "config")]
 pub mod home;
+#[cfg(feature = "config")]
 pub mod interpreter;
+mod join;
+#[cfg(feature = "config")]
 pub mod matcher;
 pub mod merge;
 pub mod outcome;
 pub mod payloads;
 #[cfg(feature = "process")]
 pub mod process;
+#[cfg(feature = "prompt")]
 pub mod prompt;
 pub mod pyvalue;
 pub mod reply;
 pub mod wire;
+#[cfg(feature = "config")]
 pub mod yaml;
 
+/// The `#[async_trait]` attribute [`Dispatcher`] is written with, re-exported so
+/// a mechanism needs no dependency of its own: `#[hooks_core::async_trait]`.
+pub use async_trait::async_trait;
 pub use bus::{Collect, Emit, Hooks, HooksBuilder};
+#[cfg(feature = "callbacks")]
 pub use callbacks::{CallbackError, CallbackId, CallbackResult, Callbacks};
 pub use catalog::{EventMeta, HookEvent};
+#[cfg(feature = "config")]
 pub use config::{Config, ConfigError, ConfigWarning};
 pub use dispatch::{Dispatcher, NoopDispatcher};
 pub use event::{Event, EventName, Payload};
 pub use outcome::{Outcome, ToolGate};
 pub use reply::Reply;
+
+/// The event reference: every event, its class, merge rule, run policy and
+/// fields. Generated with the catalog from `schema/events.yaml` by
+/// `cargo xtask codegen` (the file is `docs/events.md` in this package).
+#[doc = include_str!("../docs/events.md")]
+pub mod event_reference {}
 
 /// The README's example, compiled and run as a doctest so it stays true.
 #[doc = include_str!("../README.md")]

@@ -5,6 +5,7 @@ use regex::Regex;
 /// A tool-name filter: no pattern matches everything; a pattern must match the
 /// whole tool name; an invalid pattern is compared literally.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum ToolMatcher {
     /// No matcher: every call, with or without a tool name.
     Any,

@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 
 /// The merged result of one event's replies.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Outcome {
     /// The hooks contributed nothing (observers, or no valid reply).
     Nothing,
@@ -31,6 +32,7 @@ pub enum Outcome {
 
 /// The decision of the `pre_tool_call` gate.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum ToolGate {
     /// Run the tool as asked. The merge reports "no directive" as
     /// [`Outcome::Nothing`]; [`Outcome::tool_gate`] reads that as `Proceed`.
@@ -58,6 +60,7 @@ pub enum ToolGate {
 
 /// The decision of `pre_gateway_dispatch`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum DispatchDecision {
     /// Drop the message; nothing is sent.
     Skip {
@@ -87,6 +90,7 @@ pub struct TranscriptionOverrides {
 
 /// The decision of gateway `command:*` handlers.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CommandDecision {
     /// Refuse the command and reply with `message`.
     Deny {

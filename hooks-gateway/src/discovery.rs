@@ -25,6 +25,7 @@ pub const EXECUTABLE_HANDLER_FILE: &str = "handler";
 
 /// How a hook's handler is run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum HandlerKind {
     /// `handler.py`, run in a persistent Python worker process.
     Python,

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 /// Why a handler gave no result.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum HandlerError {
     /// The handler process (or the Python interpreter) could not be started.
     #[error("could not start {program} for {handler}: {source}")]

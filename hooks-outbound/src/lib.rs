@@ -57,21 +57,40 @@
 //! - Secrets and signatures never appear in logs, `Debug` output or reports;
 //!   neither do credentials inside URLs ([`redact`]).
 //!
+//! ## Features
+//! - `sender` (default): [`Outbound`], the dispatcher that delivers webhooks
+//!   (reqwest with rustls).
+//! - `receiver` (default): [`receiver`], a local server that verifies and
+//!   prints deliveries (hyper, no TLS client).
+//!
+//! [`verify`] and [`signing`] are always there: a service that only checks
+//! signatures builds `--no-default-features` and pulls neither HTTP stack.
+//!
 //! hooks-outbound depends on hooks-core only, and on no sibling mechanism.
 
+#[cfg(feature = "sender")]
 pub mod config;
+#[cfg(feature = "sender")]
 mod delivery;
+#[cfg(feature = "sender")]
 pub mod outbound;
+#[cfg(feature = "sender")]
 mod pool;
+#[cfg(feature = "sender")]
 mod queue;
+#[cfg(feature = "receiver")]
 pub mod receiver;
 pub mod redact;
 pub mod report;
+#[cfg(feature = "sender")]
 pub mod request;
 pub mod signing;
 pub mod verify;
 
+#[cfg(feature = "sender")]
 pub use config::{OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
+#[cfg(feature = "sender")]
 pub use outbound::{EnqueuedDelivery, EventDeliveries, Outbound, OutboundError, OutboundOptions};
+#[cfg(feature = "sender")]
 pub use report::{DeliveryOutcome, DeliveryReport, OutboundStats};
 pub use signing::Secret;

@@ -64,6 +64,7 @@ impl Default for OutboundOptions {
 
 /// Why an [`Outbound`] could not be built.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OutboundError {
     /// Built outside a tokio runtime, so the lanes had nowhere to run.
     #[error("outbound webhooks need a tokio runtime: build them inside one or pass a handle")]
@@ -375,6 +376,12 @@ impl Dispatcher for Outbound {
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
         self.enqueue_with(event, |_, _, _| {});
         Vec::new()
+    }
+
+    /// The fast path: queueing never waits, so every event finishes on the spot.
+    fn dispatch_now(&self, event: &Event, _replies: &mut Vec<Reply>) -> bool {
+        self.enqueue_with(event, |_, _, _| {});
+        true
     }
 
     /// Waits for queued deliveries, at most `timeout`. Those still queued or

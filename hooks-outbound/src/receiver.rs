@@ -102,6 +102,7 @@ impl std::fmt::Debug for ReceiverConfig {
 
 /// What the receiver made of a request's signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Verification {
     /// The signature, timestamp and ids checked out.
     Verified(Scheme),

@@ -7,6 +7,7 @@ use serde::Serialize;
 /// How one delivery ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum DeliveryOutcome {
     /// A 2xx answer.
     Delivered,

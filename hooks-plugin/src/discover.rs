@@ -170,6 +170,7 @@ pub struct PluginInfo {
 
 /// What discovery did with a plugin.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PluginStatus {
     /// Loaded; its hooks are in [`PluginInfo::hooks`].
     Loaded,

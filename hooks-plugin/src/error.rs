@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 /// A library that could not be loaded as a plugin. Every message names the library.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LoadError {
     /// The file does not exist.
     #[error("{library}: library not found")]
@@ -94,6 +95,7 @@ pub enum LoadError {
 
 /// A hook call into a plugin that did not give a usable reply. Every message names the plugin.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PluginCallError {
     /// The plugin returned a non-zero status (its own error, or a panic it caught).
     #[error("plugin '{plugin}' failed on {event} (status {status}): {message}")]

@@ -7,7 +7,7 @@
 //! A plugin lives in `$HERMES_HOME/plugins/<name>/` with a `plugin.yaml`
 //! naming its `library`, and loads only when config.yaml lists it in
 //! `plugins.enabled` (`plugins.disabled` always wins, `HERMES_SAFE_MODE=1`
-//! loads none). [`discover`] finds, orders (`requires_plugins` first) and
+//! loads none). [`discover()`] finds, orders (`requires_plugins` first) and
 //! loads them; each [`NativePlugin`] says which events it registers and runs
 //! one with [`NativePlugin::call`]:
 //!

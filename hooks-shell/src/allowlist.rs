@@ -28,6 +28,7 @@ pub const ALLOWLIST_FILE: &str = "shell-hooks-allowlist.json";
 
 /// A change to the allowlist that could not be made.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum AllowlistError {
     /// The lock file could not be opened or locked.
     #[error("cannot lock the shell hook allowlist {path}: {source}")]

@@ -83,6 +83,7 @@ pub fn script_mtime_iso(command: &str) -> Option<String> {
 
 /// Whether a script changed since approval, from the two recorded mtimes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Drift {
     /// The current mtime is later than the approved one.
     Modified,

@@ -30,9 +30,14 @@ pub const SCHEMA_PATH: &str = "hooks-core/schema/events.yaml";
 
 /// Runs every generator; with `check`, writes nothing and fails on a stale file.
 pub fn run(check: bool) -> Result<()> {
-    catalog::generate(check)?;
-    payloads::generate(check)?;
-    docs::generate(check)?;
+    run_at(&project_root(), check)
+}
+
+/// [`run`] on the workspace at `root` (release-check's tests run it on copies).
+pub fn run_at(root: &Path, check: bool) -> Result<()> {
+    catalog::generate(root, check)?;
+    payloads::generate(root, check)?;
+    docs::generate(root, check)?;
     Ok(())
 }
 
@@ -42,18 +47,23 @@ pub fn project_root() -> PathBuf {
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
-/// Reads and validates the schema.
-pub fn load_schema() -> Result<Schema> {
-    let path = project_root().join(SCHEMA_PATH);
+/// Reads and validates the schema of the workspace at `root`.
+pub fn load_schema(root: &Path) -> Result<Schema> {
+    let path = root.join(SCHEMA_PATH);
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     Ok(schema::parse(&text)?)
 }
 
-/// Writes `contents` to `relative` (a path under the workspace root) unless it is
-/// already there; in check mode fails instead of writing when the file differs.
-pub fn ensure_file_contents(relative: &str, contents: &str, check: bool) -> Result<()> {
-    ensure_file_contents_at(&project_root().join(relative), relative, contents, check)
+/// Writes `contents` to `relative` (a path under the workspace `root`) unless it
+/// is already there; in check mode fails instead of writing when the file differs.
+pub fn ensure_file_contents(
+    root: &Path,
+    relative: &str,
+    contents: &str,
+    check: bool,
+) -> Result<()> {
+    ensure_file_contents_at(&root.join(relative), relative, contents, check)
 }
 
 /// [`ensure_file_contents`] for any path; `shown` is how messages name the file.

@@ -6,15 +6,24 @@
 //!   when a generated file differs from what the schema gives (CI runs this).
 //! * `cargo xtask demo` replays `examples/session.jsonl` through every mechanism
 //!   (the README's main job).
+//! * `cargo xtask release-check` checks what a release needs (fresh generated
+//!   files, clean rustdoc, offline packaging, versions, CHANGELOG, rust-version,
+//!   licenses, the dependency rule), naming the crate or file at fault.
+//! * `cargo xtask dist` writes the release binary, completions, man page and
+//!   SHA256SUMS to `target/dist/`.
+//! * `cargo xtask bump VERSION` sets every crate version and inter-crate
+//!   requirement and turns CHANGELOG's Unreleased section into a release.
 
 mod codegen;
 mod demo;
+mod release;
 #[cfg(test)]
 mod tidy;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask codegen [--check] | cargo xtask demo";
+const USAGE: &str =
+    "usage: cargo xtask codegen [--check] | demo | release-check | dist | bump VERSION";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -23,6 +32,14 @@ fn main() -> ExitCode {
         ["codegen"] => codegen::run(false),
         ["codegen", "--check"] => codegen::run(true),
         ["demo"] => demo::run(&codegen::project_root()),
+        ["release-check"] => release::check::run(&codegen::project_root()),
+        ["dist"] => release::dist::run(&codegen::project_root()),
+        ["bump", version] => release::bump::run(
+            &codegen::project_root(),
+            version,
+            &release::bump::today(),
+            true,
+        ),
         ["help" | "--help" | "-h"] => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

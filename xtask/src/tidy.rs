@@ -1,4 +1,5 @@
-//! Repository invariants, checked as tests (rust-analyzer's `tidy`).
+//! Repository invariants, checked as tests (rust-analyzer's `tidy`): module
+//! docs, ignored tests, file sizes, the dependency rule, license copies.
 
 use std::path::{Path, PathBuf};
 
@@ -85,6 +86,79 @@ fn no_ignored_test_without_a_reason() {
                     shown(&path),
                     number + 1
                 ));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "tidy:\n{}", offenders.join("\n"));
+}
+
+/// The longest a hand-written source file may be, in lines (modules aim for ~400).
+const MAX_LINES: usize = 500;
+
+/// Generated files, exempt from [`MAX_LINES`]: one schema, many events.
+const LONG_FILES: &[&str] = &[
+    "hooks-core/src/catalog/generated.rs",
+    "hooks-core/src/payloads/generated.rs",
+];
+
+#[test]
+fn source_files_stay_under_the_line_limit() {
+    let mut offenders = Vec::new();
+    for path in rust_files() {
+        let shown = shown(&path);
+        if LONG_FILES.contains(&shown.as_str()) {
+            continue;
+        }
+        let lines = std::fs::read_to_string(&path)
+            .unwrap_or_default()
+            .lines()
+            .count();
+        if lines > MAX_LINES {
+            offenders.push(format!(
+                "{shown}: {lines} lines; split it (limit {MAX_LINES}, generated files excepted)"
+            ));
+        }
+    }
+    assert!(offenders.is_empty(), "tidy:\n{}", offenders.join("\n"));
+    // The allowlist names real files, so an entry cannot outlive its file unnoticed.
+    for file in LONG_FILES {
+        assert!(
+            project_root().join(file).is_file(),
+            "{file} is allowlisted but gone"
+        );
+    }
+}
+
+#[test]
+fn no_mechanism_depends_on_a_sibling_mechanism() {
+    use crate::release::{check, workspace};
+    let metadata = workspace::metadata(&project_root(), true).expect("cargo metadata");
+    let members = workspace::members(&metadata);
+    for mechanism in workspace::MECHANISMS {
+        assert!(
+            members.iter().any(|p| p.name == *mechanism),
+            "{mechanism} is not a workspace member; update MECHANISMS"
+        );
+    }
+    let problems = check::mechanism_deps(&members);
+    let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert!(problems.is_empty(), "tidy:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn license_copies_are_identical_to_the_root() {
+    use crate::release::check::LICENSE_FILES;
+    use crate::release::workspace;
+    let root = project_root();
+    let metadata = workspace::metadata(&root, true).expect("cargo metadata");
+    let members = workspace::members(&metadata);
+    let mut offenders = Vec::new();
+    for file in LICENSE_FILES {
+        let original = std::fs::read(root.join(file)).expect("root license");
+        for package in &members {
+            let copy = package.dir.join(file);
+            if copy.is_file() && std::fs::read(&copy).ok().as_ref() != Some(&original) {
+                offenders.push(format!("{}: differs from the root's {file}", shown(&copy)));
             }
         }
     }

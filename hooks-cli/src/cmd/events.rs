@@ -67,5 +67,6 @@ fn run_label(run: RunPolicy) -> &'static str {
         RunPolicy::Bounded => "bounded",
         RunPolicy::CallerThread => "caller thread",
         RunPolicy::Queued => "queued",
+        _ => "other",
     }
 }

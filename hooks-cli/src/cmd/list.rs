@@ -31,7 +31,7 @@ pub fn run(home: &Home, args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<
             "No shell hooks or outbound webhooks configured in {}.",
             home.config_display()
         )?;
-        writeln!(out, "See `hooks --help` or docs/events.md and the README")?;
+        writeln!(out, "See `hooks --help` or `hooks events` and the README")?;
         writeln!(out, "for the config schema and worked examples.")?;
         writeln!(out)?;
     } else {

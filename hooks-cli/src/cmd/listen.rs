@@ -71,6 +71,8 @@ fn print_delivery(delivery: &ReceivedDelivery, json_lines: bool) -> std::io::Res
         Verification::Verified(scheme) => (true, format!("verified ({scheme:?})")),
         Verification::NoSecret => (false, "unverified (no secret)".to_owned()),
         Verification::Rejected(error) => (false, format!("REJECTED: {error}")),
+        // Never call a result this build does not know verified.
+        _ => (false, "unverified (unknown result)".to_owned()),
     };
     let mut out = std::io::stdout().lock();
     let line = if json_lines {

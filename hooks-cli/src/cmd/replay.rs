@@ -220,5 +220,6 @@ fn outcome_kind(outcome: &Outcome) -> &'static str {
         Outcome::Replace(_) => "replaced",
         Outcome::Classification(_) => "classification",
         Outcome::Command(_) => "command",
+        _ => "other",
     }
 }

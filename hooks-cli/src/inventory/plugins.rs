@@ -208,6 +208,8 @@ fn classify(info: &PluginInfo, loaded: Option<&PluginInfo>, safe_mode: bool) -> 
             (PluginState::Failed, Some(reason.clone()))
         }
         PluginStatus::Loaded => (PluginState::Loaded, None),
+        // A status this build does not know: not proven to be running, so a finding.
+        other => (PluginState::Failed, Some(other.to_string())),
     };
     // Discovery ran with loading off: an enabled native plugin reads "safe mode".
     if !safe_mode && info.kind == PluginKind::Native && info.status == PluginStatus::SafeMode {

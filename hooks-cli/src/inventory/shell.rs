@@ -72,6 +72,7 @@ pub fn drift_name(drift: Drift) -> &'static str {
     match drift {
         Drift::Unchanged => "unchanged",
         Drift::Modified => "modified",
-        Drift::Unknown => "unknown",
+        // `Unknown`, and any kind of drift this build does not know.
+        _ => "unknown",
     }
 }

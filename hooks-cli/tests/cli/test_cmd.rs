@@ -1,4 +1,4 @@
-//! `hooks test`: the reference's CLI cases (§7.5) and the `--json` shape of DESIGN.md.
+//! `hooks test`: the reference's CLI cases (§7.5) and the `--json` shape this crate's README documents.
 
 use serde_json::json;
 

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use futures::future::BoxFuture;
+use crate::join::BoxFuture;
 
 use super::Hooks;
 use crate::event::Event;

@@ -90,18 +90,21 @@ pub struct CallbacksBuilder {
 
 impl CallbacksBuilder {
     /// How long a timed-out callback is skipped (default [`SUPPRESSION_WINDOW`]).
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn suppression_window(mut self, window: Duration) -> Self {
         self.suppression_window = window;
         self
     }
 
     /// The capacity of each queued observer's FIFO (default [`DEFAULT_QUEUE_CAPACITY`], at least 1).
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn queue_capacity(mut self, capacity: usize) -> Self {
         self.queue_capacity = capacity.max(1);
         self
     }
 
     /// The callbacks, empty.
+    #[must_use = "register callbacks on the result and hand it to a bus"]
     pub fn build(self) -> Arc<Callbacks> {
         let callbacks = Callbacks {
             registry: Registry::new(),
@@ -125,6 +128,7 @@ impl Callbacks {
     }
 
     /// Starts building callbacks with non-default timing.
+    #[must_use = "a builder does nothing until `.build()`"]
     pub fn builder(settings: PluginSettings) -> CallbacksBuilder {
         CallbacksBuilder {
             settings,

@@ -5,7 +5,11 @@ use super::{
 };
 
 /// Every plugin/shell hook event of the catalog.
+///
+/// Non-exhaustive: upstream adds events, and a new one must not break a
+/// downstream `match`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum HookEvent {
     /// `pre_tool_call`: Once before every tool call, built-in or plugin, right before the tool handler runs.
     PreToolCall,

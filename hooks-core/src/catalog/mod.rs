@@ -10,6 +10,7 @@ pub use generated::*;
 
 /// How an event's callbacks are meant to be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum EventClass {
     /// Replies are ignored; the callback only watches.
     Observer,
@@ -34,6 +35,7 @@ impl EventClass {
 ///
 /// Each rule is implemented once, in [`crate::merge`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MergeRule {
     /// Replies are ignored (observers).
     Ignore,
@@ -77,6 +79,7 @@ impl MergeRule {
 
 /// How an in-process callback of an event is run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum RunPolicy {
     /// Inline on the caller, without a time limit.
     Inline,
@@ -90,6 +93,7 @@ pub enum RunPolicy {
 
 /// What a bounded callback's failure (timeout, panic, still running) means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum FailMode {
     /// Skip the callback and go on.
     Open,
@@ -99,6 +103,7 @@ pub enum FailMode {
 
 /// Where an event's definition comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum EventSource {
     /// The user documentation's catalog table.
     Doc,

@@ -71,6 +71,7 @@ pub trait HookPayload: Serialize + DeserializeOwned + Into<Event> {
 
 /// Why [`HookPayload::from_event`] could not decode an event.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum PayloadError {
     /// The event is another event than the payload's.
     #[error("expected a '{expected}' event, got '{found}'")]

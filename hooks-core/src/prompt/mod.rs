@@ -63,6 +63,7 @@ pub const MAX_TOTAL_CHARS: usize = 8_000;
 /// plugins can never reorder or replace the core prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum SectionPosition {
     /// After the memory, user-profile and external-memory blocks, before the
     /// session metadata line.
@@ -127,13 +128,14 @@ pub struct SessionInfo {
 /// A function that computes a section's text when a session starts.
 ///
 /// It returns a JSON value so a plugin bridged from a dynamic language can
-/// hand back a non-string, which is reported as "returned <type>, not str;
+/// hand back a non-string, which is reported as "returned `<type>`, not str;
 /// skipped" just as the reference does; `Err` is a failure ("raised").
 pub type SectionFunction =
     Arc<dyn Fn(&SessionInfo) -> Result<serde_json::Value, String> + Send + Sync>;
 
 /// A section's content: fixed text, or a function evaluated once per new session.
 #[derive(Clone)]
+#[non_exhaustive]
 pub enum SectionContent {
     /// Fixed text.
     Text(String),
@@ -168,6 +170,7 @@ impl fmt::Debug for SectionContent {
 
 /// Why a registration was refused; the messages are the reference's.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum SectionError {
     /// The id does not match `^[a-z0-9][a-z0-9._-]{0,127}$`.
     #[error(

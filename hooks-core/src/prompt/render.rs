@@ -55,6 +55,7 @@ pub struct SkippedSection {
 
 /// Why a section was left out; `Display` gives the reference's wording.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SkipReason {
     /// The prompt already held the maximum number of sections.
     SectionCountBudget {

@@ -1,4 +1,4 @@
-//! System-prompt sections: the reference's tests (hermes-reference.md §7.11, 309–311),
+//! System-prompt sections: the reference's tests (its test cases §7.11, 309–311),
 //! budget edges, restore round trips, and a golden comparison with Python.
 
 mod golden;

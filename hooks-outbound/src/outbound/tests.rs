@@ -107,3 +107,23 @@ async fn bodies_of_dropped_deliveries_come_back_too() {
     assert_eq!(shared.pool.len(), 1);
     assert_eq!(shared.stats().dropped, 1);
 }
+
+#[tokio::test]
+async fn dispatch_now_queues_on_the_spot_and_replies_nothing() {
+    let url = ok_sink().await;
+    let options = OutboundOptions {
+        safe_mode: false,
+        ..OutboundOptions::default()
+    };
+    let outbound = Outbound::new(
+        vec![TargetSpec::new(&url, [HookEvent::OnSessionEnd])],
+        options,
+    )
+    .expect("outbound");
+    let event = Event::from_json(HookEvent::OnSessionEnd, json!({"session_id": "s"}));
+    let mut replies = Vec::new();
+    assert!(outbound.dispatch_now(&event, &mut replies));
+    assert!(replies.is_empty());
+    assert!(outbound.wait_idle(Duration::from_secs(10)).await);
+    assert_eq!(outbound.stats().delivered, 1);
+}

@@ -1,5 +1,5 @@
 //! Integration tests of hooks-shell, one binary with a module per area.
-//! Numbers in test names refer to hermes-reference.md §7.
+//! Numbers in test names are those of the reference implementation's own test cases (§7).
 
 mod allowlist;
 mod config;

@@ -2,6 +2,7 @@
 //! `EVENTS` and `GATEWAY_EVENTS`.
 
 use std::fmt::Write;
+use std::path::Path;
 
 use anyhow::Result;
 
@@ -12,9 +13,9 @@ use super::{camel_case, ensure_file_contents, load_schema, rust_file};
 pub const OUTPUT: &str = "hooks-core/src/catalog/generated.rs";
 
 /// Writes (or checks) the catalog file.
-pub fn generate(check: bool) -> Result<()> {
-    let schema = load_schema()?;
-    ensure_file_contents(OUTPUT, &rust_file(&render(&schema))?, check)
+pub fn generate(root: &Path, check: bool) -> Result<()> {
+    let schema = load_schema(root)?;
+    ensure_file_contents(root, OUTPUT, &rust_file(&render(&schema))?, check)
 }
 
 /// The catalog source, before formatting.
@@ -45,7 +46,11 @@ pub fn render(schema: &Schema) -> String {
 
 fn render_enum(out: &mut String, events: &[EventDef]) {
     out.push_str("/// Every plugin/shell hook event of the catalog.\n");
+    out.push_str("///\n");
+    out.push_str("/// Non-exhaustive: upstream adds events, and a new one must not break a\n");
+    out.push_str("/// downstream `match`.\n");
     out.push_str("#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]\n");
+    out.push_str("#[non_exhaustive]\n");
     out.push_str("pub enum HookEvent {\n");
     for event in events {
         let _ = writeln!(

@@ -1,6 +1,8 @@
-//! Generates `docs/events.md`, the event reference.
+//! Generates `hooks-core/docs/events.md`, the event reference (packaged with
+//! hooks-core and shown in its rustdoc as `hooks_core::event_reference`).
 
 use std::fmt::Write;
+use std::path::Path;
 
 use anyhow::Result;
 
@@ -8,12 +10,12 @@ use super::schema::{EventDef, FieldDef, GatewayEventDef, Schema};
 use super::{MARKDOWN_HEADER, ensure_file_contents, load_schema};
 
 /// The generated file, relative to the workspace root.
-pub const OUTPUT: &str = "docs/events.md";
+pub const OUTPUT: &str = "hooks-core/docs/events.md";
 
 /// Writes (or checks) the event reference.
-pub fn generate(check: bool) -> Result<()> {
-    let schema = load_schema()?;
-    ensure_file_contents(OUTPUT, &render(&schema), check)
+pub fn generate(root: &Path, check: bool) -> Result<()> {
+    let schema = load_schema(root)?;
+    ensure_file_contents(root, OUTPUT, &render(&schema), check)
 }
 
 /// The whole document.

@@ -2,6 +2,7 @@
 //! event, its `HookPayload` impl and its conversion into an `Event`.
 
 use std::fmt::Write;
+use std::path::Path;
 
 use anyhow::Result;
 
@@ -12,9 +13,9 @@ use super::{camel_case, doc_lines, ensure_file_contents, load_schema, rust_file}
 pub const OUTPUT: &str = "hooks-core/src/payloads/generated.rs";
 
 /// Writes (or checks) the payload structs.
-pub fn generate(check: bool) -> Result<()> {
-    let schema = load_schema()?;
-    ensure_file_contents(OUTPUT, &rust_file(&render(&schema))?, check)
+pub fn generate(root: &Path, check: bool) -> Result<()> {
+    let schema = load_schema(root)?;
+    ensure_file_contents(root, OUTPUT, &rust_file(&render(&schema))?, check)
 }
 
 /// The payload source, before formatting.

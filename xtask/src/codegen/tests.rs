@@ -35,7 +35,7 @@ fn check_mode_reports_a_stale_file_and_leaves_it_alone() {
 }
 
 fn committed_schema() -> Schema {
-    match load_schema() {
+    match load_schema(&project_root()) {
         Ok(schema) => schema,
         Err(error) => panic!("{error:#}"),
     }
@@ -74,15 +74,13 @@ fn doc_catalog_names(doc: &str) -> Vec<String> {
     names
 }
 
-/// The user documentation, when this checkout has the shared docs next to it:
-/// `<root>/../shared/reference/` (`CARGO_MANIFEST_DIR/../../shared`), or further
-/// up for a worktree nested one level deeper.
+/// The user documentation (the hook reference whose catalog table the schema
+/// follows), when `HOOKS_USER_DOC` names a copy of it. The repository keeps
+/// only the committed list of its event names.
 fn doc_path() -> Option<PathBuf> {
-    project_root()
-        .ancestors()
-        .skip(1)
-        .map(|dir| dir.join("shared/reference/hooks-doc.ja.md"))
-        .find(|path| path.is_file())
+    std::env::var_os("HOOKS_USER_DOC")
+        .map(PathBuf::from)
+        .filter(|path| path.is_file())
 }
 
 fn read_doc() -> Option<String> {
@@ -124,14 +122,13 @@ fn fixture_is_the_doc_catalog() {
         Some(doc) => assert_eq!(
             fixture_names(),
             doc_catalog_names(&doc),
-            "xtask/fixtures/doc-catalog-names.txt is out of date with hooks-doc.ja.md"
+            "xtask/fixtures/doc-catalog-names.txt is out of date with $HOOKS_USER_DOC"
         ),
-        // Without the shared docs only the committed copy can be checked, and
+        // Without the documentation only the committed copy can be checked, and
         // `schema_doc_events_are_the_doc_catalog` does that.
         None => eprintln!(
-            "note: shared/reference/hooks-doc.ja.md not found above {}; \
-             compared the schema with the committed fixture only",
-            project_root().display()
+            "note: HOOKS_USER_DOC is not set to the user documentation; \
+             compared the schema with the committed fixture only"
         ),
     }
 }

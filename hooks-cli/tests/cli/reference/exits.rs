@@ -161,7 +161,7 @@ pub fn cases() -> Vec<Case> {
             .hook(script(BLOCK_JSON).command("sh ~/.hermes/{name}"))
             .expect(vec![parsed(block("stdout block"))])
             .by_design(
-                "DESIGN.md call 5: `~/` is expanded in every argument, not only the first",
+                "call 5 (ARCHITECTURE.md): `~/` is expanded in every argument, not only the first",
                 vec![nothing()],
             ),
     ]

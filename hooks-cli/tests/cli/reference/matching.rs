@@ -54,7 +54,7 @@ pub fn cases() -> Vec<Case> {
             .hook(prints(BLOCKS).option("matcher: '(?!write_file).*'"))
             .expect(vec![])
             .by_design(
-                "DESIGN.md call 6: matchers use the `regex` crate; a pattern it rejects \
+                "call 6 (ARCHITECTURE.md): matchers use the `regex` crate; a pattern it rejects \
                  (look-around) is compared literally",
                 vec![parsed(block("matched"))],
             ),

@@ -74,7 +74,7 @@ pub enum Reference {
         feature: &'static str,
         gives: Report,
     },
-    /// We differ on purpose (a DESIGN.md call); the reference reports `gives`.
+    /// We differ on purpose (a call in ARCHITECTURE.md's Decisions); the reference reports `gives`.
     ByDesign { call: &'static str, gives: Report },
     /// A divergence this suite found and reported to the lead, not yet settled;
     /// `gives` is what the reference reports, the expected report is what we do today.

@@ -1,4 +1,4 @@
-//! The wire shapes of merged outcomes (DESIGN.md, the `--json` outcome).
+//! The wire shapes of merged outcomes (the `--json` outcome hooks-cli's README documents).
 
 use serde_json::json;
 

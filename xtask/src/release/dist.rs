@@ -1,0 +1,122 @@
+//! `cargo xtask dist`: the release `hooks` binary, its shell completions and man
+//! page (written by the binary itself: `hooks completions SHELL`, `hooks
+//! manpage`), and SHA256SUMS, all under `target/dist/`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+use super::workspace::{self, cargo};
+
+/// Each shell `hooks completions` knows, and the file its script goes to.
+pub const COMPLETIONS: &[(&str, &str)] = &[
+    ("bash", "completions/hooks.bash"),
+    ("zsh", "completions/_hooks"),
+    ("fish", "completions/hooks.fish"),
+    ("elvish", "completions/hooks.elv"),
+    ("powershell", "completions/_hooks.ps1"),
+];
+
+/// The man page's path under the dist directory.
+pub const MAN_PAGE: &str = "man/hooks.1";
+
+/// Builds everything into `<target>/dist/` and prints what it wrote.
+pub fn run(root: &Path) -> Result<()> {
+    let metadata = workspace::metadata(root, true)?;
+    let target = metadata["target_directory"]
+        .as_str()
+        .map_or_else(|| root.join("target"), PathBuf::from);
+    let status = Command::new(cargo())
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "-p",
+            "hooks-cli",
+            "--bin",
+            "hooks",
+        ])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .status()
+        .context("running cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release -p hooks-cli failed");
+    }
+    let binary = target
+        .join("release")
+        .join(format!("hooks{}", std::env::consts::EXE_SUFFIX));
+    let dist = target.join("dist");
+    if dist.exists() {
+        std::fs::remove_dir_all(&dist).with_context(|| format!("clearing {}", dist.display()))?;
+    }
+    let mut written = Vec::new();
+    let binary_name = binary.file_name().map(PathBuf::from).unwrap_or_default();
+    write(
+        &dist,
+        &binary_name.to_string_lossy(),
+        &std::fs::read(&binary)?,
+    )?;
+    written.push(binary_name.to_string_lossy().into_owned());
+    for (shell, file) in COMPLETIONS {
+        write(&dist, file, &produce(&binary, &["completions", shell])?)?;
+        written.push((*file).to_owned());
+    }
+    write(&dist, MAN_PAGE, &produce(&binary, &["manpage"])?)?;
+    written.push(MAN_PAGE.to_owned());
+    let sums = sha256sums(&dist, &written)?;
+    write(&dist, "SHA256SUMS", sums.as_bytes())?;
+    for file in written
+        .iter()
+        .chain(std::iter::once(&"SHA256SUMS".to_owned()))
+    {
+        println!("{}", dist.join(file).display());
+    }
+    Ok(())
+}
+
+/// Runs `binary args` and returns its stdout; fails clearly when the binary
+/// does not know the subcommand (it lands with the `hooks` command's UX work).
+pub fn produce(binary: &Path, args: &[&str]) -> Result<Vec<u8>> {
+    let output = Command::new(binary)
+        .args(args)
+        .output()
+        .with_context(|| format!("running {}", binary.display()))?;
+    let shown = format!("hooks {}", args.join(" "));
+    if !output.status.success() {
+        bail!(
+            "`{shown}` failed ({}); this hooks binary lacks the subcommand dist needs \
+             (`hooks completions SHELL` and the hidden `hooks manpage`):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
+    }
+    if output.stdout.is_empty() {
+        bail!("`{shown}` printed nothing");
+    }
+    Ok(output.stdout)
+}
+
+fn write(dist: &Path, relative: &str, contents: &[u8]) -> Result<()> {
+    let path = dist.join(relative);
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::write(&path, contents).with_context(|| format!("writing {}", path.display()))
+}
+
+/// `sha256sum` format: `<hex>  <path>` per file, paths relative to `dist`.
+pub fn sha256sums(dist: &Path, files: &[String]) -> Result<String> {
+    let mut out = String::new();
+    for file in files {
+        let bytes = std::fs::read(dist.join(file)).with_context(|| format!("reading {file}"))?;
+        for byte in Sha256::digest(&bytes) {
+            let _ = write!(out, "{byte:02x}");
+        }
+        let _ = writeln!(out, "  {file}");
+    }
+    Ok(out)
+}
