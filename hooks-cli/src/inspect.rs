@@ -54,6 +54,7 @@ pub fn run_child(library: &Path, out: &mut dyn Write) -> std::io::Result<()> {
 
 /// Why a library could not be described.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum InspectError {
     /// The library loaded cleanly enough to refuse: not found, wrong ABI, bad table.
     #[error("{0}")]

@@ -76,6 +76,7 @@ pub struct GatewayHookInfo {
 
 /// What the trial import at discovery found about a hook's handler.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum HookStatus {
     /// Not checked: an executable handler, or discovery without a trial import.
     #[default]

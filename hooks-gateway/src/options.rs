@@ -86,30 +86,35 @@ impl GatewayOptions {
     }
 
     /// Uses `program` as the Python interpreter.
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with_python(mut self, program: impl Into<OsString>) -> Self {
         self.python = Some(program.into());
         self
     }
 
     /// Sets the per-handler timeout.
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with_handler_timeout(mut self, timeout: Duration) -> Self {
         self.handler_timeout = timeout;
         self
     }
 
     /// Sets the overall bound of a `command:*` event.
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with_command_timeout(mut self, timeout: Duration) -> Self {
         self.command_timeout = timeout;
         self
     }
 
     /// Sets how many events may wait for one hook (at least 1).
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with_queue_size(mut self, size: usize) -> Self {
         self.queue_size = size.max(1);
         self
     }
 
     /// Turns the trial import at discovery on or off.
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with_trial_import(mut self, enabled: bool) -> Self {
         self.trial_import = enabled;
         self
@@ -144,6 +149,7 @@ pub struct GatewayPython {
 
 /// Where [`GatewayPython::program`] came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PythonSource {
     /// The host named it ([`GatewayOptions::with_python`]).
     Options,

@@ -97,6 +97,7 @@ pub struct PythonPlugin {
 
 /// What a plugin is made of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PluginKind {
     /// A shared library speaking the C ABI.
     Native,
@@ -116,6 +117,7 @@ impl PluginKind {
 
 /// Where a plugin was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum PluginSource {
     /// `$HERMES_HOME/plugins/`.
     User,

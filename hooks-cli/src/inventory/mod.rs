@@ -23,6 +23,7 @@ use crate::inspect::ChildInspector;
 
 /// Which part of a home a warning or problem is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Kind {
     /// The home directory itself.
     Home,

@@ -25,6 +25,7 @@ pub use hooks_plugin::NATIVE_TRUST_NOTE;
 
 /// What became of a plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PluginState {
     /// It loads and registers its hooks.
     Loaded,

@@ -50,6 +50,7 @@ impl<R, E: fmt::Display> HookResult<R> for Result<R, E> {
 /// A registration the SDK refused; `register` fails with it and the host
 /// refuses the plugin, naming the library and this message.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RegisterError {
     /// The event name is empty.
     EmptyEventName,

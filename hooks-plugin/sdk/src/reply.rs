@@ -6,6 +6,7 @@ use serde_json::{Map, Value, json};
 
 /// The answer of a `pre_tool_call` hook (merge rule `tool_gate`).
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub enum ToolDecision {
     /// No directive: the tool runs (unless another hook decides otherwise).
     #[default]
@@ -72,6 +73,7 @@ impl ToolDecision {
 
 /// The answer of a `pre_gateway_dispatch` hook (merge rule `gateway_dispatch`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DispatchReply {
     /// Drop the message.
     Skip {

@@ -27,6 +27,7 @@ const MAX_STDERR_LINE_BYTES: usize = 8 * 1024;
 
 /// Why a request got no answer from Python code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WorkerError {
     /// The plugin code raised: the exception's type and message.
     #[error("{kind}: {message}")]

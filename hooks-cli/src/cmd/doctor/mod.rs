@@ -151,7 +151,8 @@ fn check_plugins(rows: &[PluginRow], report: &mut Report) {
                 "      - {}",
                 e(row.reason.as_deref().unwrap_or("disabled"))
             )),
-            (PluginState::Failed, _) => {
+            // Failed, or a state this build does not know: not proven to run.
+            _ => {
                 let required = if row.required {
                     " (required: every pre_tool_call is blocked)"
                 } else {
