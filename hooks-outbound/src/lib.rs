@@ -80,6 +80,7 @@ mod pool;
 mod queue;
 #[cfg(feature = "receiver")]
 pub mod receiver;
+#[cfg(feature = "sender")]
 pub mod redact;
 pub mod report;
 #[cfg(feature = "sender")]
