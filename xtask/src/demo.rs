@@ -176,6 +176,10 @@ fn check_timeline(timeline: &str) -> Result<()> {
             "the native redactor masks the API key in a tool result",
             "OPENAI_API_KEY=[REDACTED]",
         ),
+        (
+            "the Python plugin signs the final answer",
+            "checked by the signoff plugin (hermes-4)",
+        ),
         ("the gateway hook denies /reset", "reset refused"),
     ];
     for (what, needle) in expectations {

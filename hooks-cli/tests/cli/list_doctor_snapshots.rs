@@ -110,6 +110,8 @@ fn snapshot(name: &str, home: &TempHome, args: &[&str]) {
         filters => vec![
             (r"\d+\.\d+s\)", "[T]s)"),
             (r"approved \d{4}-\d\d-\d\dT[0-9:.]+Z?", "approved [TIME]"),
+            // Where this machine's Python lives, and its version.
+            (r"(interpreter: .*\)): \S+ \(Python [0-9.]+\)", "$1: [PYTHON]"),
         ],
         prepend_module_to_snapshot => false,
     }, {
