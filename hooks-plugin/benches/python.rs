@@ -1,8 +1,8 @@
 //! Python plugins through the worker: a `pre_tool_call` round trip (the
 //! rm-guard example) and streaming deltas per second through a Python
 //! `on_stream_delta` observer, both through hooks-core `Callbacks` as a host
-//! fires them. When the reference is installed (`HERMES_REFERENCE_PYTHON`,
-//! else `/work/refvenv/bin/python`), the same plugin files are timed in its
+//! fires them. When the reference is installed (`HERMES_REFERENCE_PYTHON`:
+//! a venv with hermes-agent 0.19.0), the same plugin files are timed in its
 //! in-process `PluginManager.invoke_hook` in the same run
 //! (`benches/reference/python_plugin.py`).
 //!
@@ -145,8 +145,10 @@ fn bench_python(c: &mut Criterion) {
 
 /// Times the same plugin files in the reference's in-process `invoke_hook`.
 fn reference_baseline(home: &Path) {
-    let python = std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .map_or_else(|| PathBuf::from("/work/refvenv/bin/python"), PathBuf::from);
+    let python = std::env::var_os("HERMES_REFERENCE_PYTHON").map_or_else(
+        || PathBuf::from("(HERMES_REFERENCE_PYTHON is not set)"),
+        PathBuf::from,
+    );
     if !python.is_file() {
         eprintln!("reference baseline skipped: {} not found", python.display());
         return;

@@ -51,8 +51,7 @@ fn spawn_bare(command: &str, input: &[u8]) -> Vec<u8> {
 }
 
 fn reference_p50(command: &str, home: &Path) {
-    let python = std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .unwrap_or_else(|| "/work/ref-venv/bin/python".into());
+    let python = std::env::var_os("HERMES_REFERENCE_PYTHON").unwrap_or_else(|| "python3".into());
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/reference_shell.py");
     let output = Command::new(&python)
         .arg(&script)

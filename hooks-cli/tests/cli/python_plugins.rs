@@ -1,8 +1,8 @@
 //! Python plugins through the `hooks` binary: the doc's examples
 //! (`examples/python-plugins/`) copied into a home as a user would, a broken
 //! guard, `plugins.required`, and the interpreter rule. When the Python
-//! reference is installed (`HERMES_REFERENCE_PYTHON`, else
-//! `/work/refvenv/bin/python`), the same plugin files run through its
+//! reference is installed (`HERMES_REFERENCE_PYTHON`, which
+//! `bash .ci/run` sets), the same plugin files run through its
 //! `PluginManager` and must decide the same.
 
 use std::io::{Read, Write};
@@ -60,8 +60,10 @@ fn python_available() -> bool {
 
 /// The reference interpreter, if installed; prints why the comparison is skipped if not.
 fn reference_python() -> Option<PathBuf> {
-    let python = std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .map_or_else(|| PathBuf::from("/work/refvenv/bin/python"), PathBuf::from);
+    let python = std::env::var_os("HERMES_REFERENCE_PYTHON").map_or_else(
+        || PathBuf::from("(HERMES_REFERENCE_PYTHON is not set)"),
+        PathBuf::from,
+    );
     if python.is_file() {
         Some(python)
     } else {

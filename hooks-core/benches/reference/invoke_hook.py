@@ -1,7 +1,7 @@
 """Baseline for benches/dispatch.rs: the reference's PluginManager.invoke_hook.
 
 Run (from the workspace root):
-    /work/ref-venv/bin/python hooks-core/benches/reference/invoke_hook.py
+    $HERMES_REFERENCE_PYTHON hooks-core/benches/reference/invoke_hook.py
 
 Creates a scratch HERMES_HOME per setting with `plugins.hook_callback_timeout`
 set to 30 and to 0, registers callbacks through the public PluginContext API,

@@ -101,12 +101,11 @@ fn golden_render_matches_the_committed_fixture() {
     assert_eq!(restored.len(), rendered.accepted.len());
 }
 
-/// The Python used for the live comparison: `HERMES_REF_PYTHON`, else the
-/// reference venv on the development machine, else none (fixture only).
+/// The Python used for the live comparison: `$HERMES_REFERENCE_PYTHON` (a
+/// venv with hermes-agent 0.19.0; `bash .ci/run` sets it), else none (fixture only).
 fn reference_python() -> Option<PathBuf> {
-    std::env::var_os("HERMES_REF_PYTHON")
+    std::env::var_os("HERMES_REFERENCE_PYTHON")
         .map(PathBuf::from)
-        .or_else(|| Some(PathBuf::from("/work/ref-venv/bin/python")))
         .filter(|path| path.exists())
 }
 

@@ -1,6 +1,6 @@
 """Baseline for benches/python.rs: the same Python plugins in the reference, in-process.
 
-Run: /work/refvenv/bin/python hooks-plugin/benches/reference/python_plugin.py HOME
+Run: $HERMES_REFERENCE_PYTHON hooks-plugin/benches/reference/python_plugin.py HOME
 
 HOME is a Hermes home whose config.yaml enables the plugins the bench wrote
 (the rm-guard example and a counting on_stream_delta observer). Times

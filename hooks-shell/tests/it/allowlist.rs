@@ -16,8 +16,20 @@ use serde_json::json;
 
 use crate::support::{Home, context};
 
-const REFERENCE_PYTHON: &str = "/work/refvenv/bin/python";
-const REFERENCE_HERMES: &str = "/work/refvenv/bin/hermes";
+/// The reference's Python (a venv with hermes-agent 0.19.0): `$HERMES_REFERENCE_PYTHON`,
+/// which `bash .ci/run` sets. Empty when unset: the live comparisons are skipped.
+fn reference_python() -> PathBuf {
+    std::env::var_os("HERMES_REFERENCE_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// The reference's `hermes`: `$HERMES_REFERENCE_BIN`, else beside its Python.
+fn reference_hermes() -> PathBuf {
+    std::env::var_os("HERMES_REFERENCE_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| reference_python().with_file_name("hermes"))
+}
 
 /// A hand-edited allowlist with a missing comma on line 3.
 const BROKEN: &str =
@@ -164,11 +176,12 @@ fn mtime_is_recorded_with_pythons_rounding() {
     let ours = script_mtime_iso(&command);
     // CPython: fromtimestamp(1704067200 + 123456789e-9) rounds to .123457.
     assert_eq!(ours.as_deref(), Some("2024-01-01T00:00:00.123457Z"));
-    if !Path::new(REFERENCE_PYTHON).exists() {
-        eprintln!("skipped the live comparison: no reference Python at {REFERENCE_PYTHON}");
+    let python = reference_python();
+    if !python.is_file() {
+        eprintln!("skipped the live comparison: HERMES_REFERENCE_PYTHON names no Python");
         return;
     }
-    let output = Command::new(REFERENCE_PYTHON)
+    let output = Command::new(&python)
         .args([
             "-c",
             "import os, sys; from datetime import datetime, timezone; \
@@ -186,8 +199,8 @@ fn mtime_is_recorded_with_pythons_rounding() {
 
 /// A home with one `pre_tool_call` hook whose script has a nanosecond mtime.
 fn interop_home() -> Option<(Home, String)> {
-    if !Path::new(REFERENCE_HERMES).exists() {
-        eprintln!("skipped: hermes-agent is not installed at {REFERENCE_HERMES}");
+    if !reference_hermes().is_file() {
+        eprintln!("skipped: no hermes-agent (set HERMES_REFERENCE_PYTHON or HERMES_REFERENCE_BIN)");
         return None;
     }
     let home = Home::new();
@@ -201,7 +214,7 @@ fn interop_home() -> Option<(Home, String)> {
     Some((home, command))
 }
 
-fn reference(home: &Home, program: &str, args: &[&str]) -> String {
+fn reference(home: &Home, program: &Path, args: &[&str]) -> String {
     let output = Command::new(program)
         .args(args)
         .env("HERMES_HOME", home.path())
@@ -224,7 +237,7 @@ fn hermes_doctor_sees_no_drift_on_an_allowlist_we_wrote() {
     Allowlist::in_home(home.path())
         .record("pre_tool_call", &command)
         .expect("record");
-    let output = reference(&home, REFERENCE_HERMES, &["hooks", "doctor"]);
+    let output = reference(&home, &reference_hermes(), &["hooks", "doctor"]);
     assert!(output.contains("allowlisted (approved"), "{output}");
     assert!(
         output.contains("script unchanged since approval"),
@@ -240,7 +253,7 @@ fn we_see_no_drift_on_an_allowlist_hermes_wrote() {
     };
     let script = "import sys\nfrom agent.shell_hooks import _record_approval\n\
                   _record_approval('pre_tool_call', sys.argv[1])\n";
-    let output = reference(&home, REFERENCE_PYTHON, &["-c", script, &command]);
+    let output = reference(&home, &reference_python(), &["-c", script, &command]);
     let config = Config::load(home.path()).expect("config");
     let entry = Allowlist::in_home(config.home()).entry_for("pre_tool_call", &command);
     let Some(entry) = entry else {

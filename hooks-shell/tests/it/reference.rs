@@ -1,5 +1,5 @@
 //! Side-by-side with the Python reference, when it is installed
-//! (`HERMES_REFERENCE_PYTHON`, else `/work/ref-venv/bin/python`).
+//! (`HERMES_REFERENCE_PYTHON`, which `bash .ci/run` sets).
 //!
 //! The installed reference (hermes-agent 0.19.0) predates `fail_closed`, exit-2
 //! blocks, `modify` and the `profile` key, so only the behaviour both share is
@@ -42,7 +42,7 @@ json.dump(out, sys.stdout)
 fn reference_python() -> Option<PathBuf> {
     let path = std::env::var_os("HERMES_REFERENCE_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/ref-venv/bin/python"));
+        .unwrap_or_else(|| PathBuf::from("(HERMES_REFERENCE_PYTHON is not set)"));
     path.exists().then_some(path)
 }
 

@@ -12,13 +12,17 @@ use serde_json::Value;
 use super::model::{Case, Fired, Report, RunEnd, nothing};
 use crate::support::TempHome;
 
-/// Where the reference CLI is looked for when `HERMES_REFERENCE_BIN` is unset.
-pub const DEFAULT_REFERENCE_BIN: &str = "/work/ref-venv/bin/hermes";
-
-/// The reference `hermes` executable, if it is installed here.
+/// The reference `hermes` executable, if it is installed here:
+/// `$HERMES_REFERENCE_BIN`, else the `hermes` beside `$HERMES_REFERENCE_PYTHON`
+/// (`bash .ci/run` installs hermes-agent 0.19.0 and sets both).
 pub fn reference_bin() -> Result<PathBuf, PathBuf> {
     let bin = std::env::var_os("HERMES_REFERENCE_BIN")
-        .map_or_else(|| PathBuf::from(DEFAULT_REFERENCE_BIN), PathBuf::from);
+        .map(PathBuf::from)
+        .or_else(|| {
+            let python = PathBuf::from(std::env::var_os("HERMES_REFERENCE_PYTHON")?);
+            Some(python.with_file_name("hermes"))
+        })
+        .unwrap_or_else(|| PathBuf::from("(HERMES_REFERENCE_BIN is not set)"));
     if bin.is_file() { Ok(bin) } else { Err(bin) }
 }
 
