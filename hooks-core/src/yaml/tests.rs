@@ -206,7 +206,7 @@ fn agrees_with_pyyaml_when_present() {
     );
     let script = "import sys, json, yaml\nfor doc in json.load(sys.stdin):\n    print(json.dumps(yaml.safe_load(doc), sort_keys=True))\n";
     let output = run_python(
-        python,
+        &python,
         script,
         &serde_json::to_string(&cases).unwrap_or_default(),
     );
