@@ -23,6 +23,14 @@ pub(crate) struct Entry {
     pub zombie: bool,
 }
 
+impl Entry {
+    /// Whether this is one of the kernel's own threads (`kthreadd` and its
+    /// children): never a tree's, and with no environment to read.
+    fn is_kernel_thread(&self) -> bool {
+        self.pid == 2 || self.ppid == 2
+    }
+}
+
 /// The process table now. Processes that vanish while it is read are skipped.
 pub(crate) fn snapshot() -> Vec<Entry> {
     let Ok(dir) = fs::read_dir("/proc") else {
@@ -71,9 +79,33 @@ pub(crate) fn environ_has_token(environ: &[u8], token: &str) -> bool {
 
 /// Whether process `pid` is marked with `token`.
 pub(crate) fn carries_token(pid: i32, token: &str) -> bool {
-    // Unreadable (another user's process, one that changed credentials): not
-    // provably ours, and not killable by us anyway.
-    fs::read(format!("/proc/{pid}/environ")).is_ok_and(|environ| environ_has_token(&environ, token))
+    let path = format!("/proc/{pid}/environ");
+    for attempt in 0..=ENVIRON_RETRIES {
+        match fs::read(&path) {
+            Ok(environ) if !environ.is_empty() => return environ_has_token(&environ, token),
+            // Empty or unreadable. A process of another user (or one that changed
+            // credentials) stays so: not provably ours, and not killable by us
+            // anyway. One of ours reads so only while it is in the middle of an
+            // `execve` (its new environment not in place yet): a child that was
+            // just forked and is exec'ing `setsid sleep` must not slip through
+            // that window, so it is read again a moment later.
+            _ if attempt < ENVIRON_RETRIES && owned_by_us(pid) => {
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// How often an empty or unreadable environment of one of our own processes is read again.
+const ENVIRON_RETRIES: u32 = 5;
+
+/// Whether `/proc/<pid>` belongs to this process's effective user.
+fn owned_by_us(pid: i32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(format!("/proc/{pid}"))
+        .is_ok_and(|meta| meta.uid() == rustix::process::geteuid().as_raw())
 }
 
 /// The live processes of the tree in `table`, as described in the module docs.
@@ -95,7 +127,7 @@ pub(crate) fn members(
     }
     let mut ours: HashSet<i32> = table
         .iter()
-        .filter(|entry| !entry.zombie && marked(entry.pid))
+        .filter(|entry| !entry.zombie && !entry.is_kernel_thread() && marked(entry.pid))
         .map(|entry| entry.pid)
         .chain(root)
         .filter(|pid| !protected.contains(pid))
@@ -168,6 +200,13 @@ mod tests {
             start: 0,
             zombie: false,
         }
+    }
+
+    #[test]
+    fn kernel_threads_are_never_members_even_when_marked() {
+        let table = [entry(2, 0, 0), entry(40, 2, 0), entry(500, 1, 500)];
+        let found = members(&table, None, 999, |_| true);
+        assert_eq!(found, HashSet::from([500]));
     }
 
     #[test]
