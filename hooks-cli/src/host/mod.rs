@@ -129,35 +129,27 @@ impl Host {
         let mut mechanisms = Vec::with_capacity(4);
         let mut builder = Hooks::builder();
 
-        let plugins = wiring::load_plugins(&home, options);
-        let (callbacks, prompt_sections) = plugins.mechanism;
+        let (callbacks, prompt_sections) =
+            wiring::load_plugins(&home, options).take(&mut warnings, &mut mechanisms);
         builder = builder.with_shared(callbacks.clone());
-        warnings.extend(plugins.warnings);
-        mechanisms.push(plugins.status);
 
-        let shell = wiring::load_shell(&home, options);
-        builder = builder.with(shell.mechanism);
-        warnings.extend(shell.warnings);
-        mechanisms.push(shell.status);
+        let shell = wiring::load_shell(&home, options).take(&mut warnings, &mut mechanisms);
+        builder = builder.with(shell);
 
-        let outbound = wiring::load_outbound(&home, options);
-        if let Some(lanes) = &outbound.mechanism {
+        let outbound = wiring::load_outbound(&home, options).take(&mut warnings, &mut mechanisms);
+        if let Some(lanes) = &outbound {
             builder = builder.with_shared(lanes.clone());
         }
-        warnings.extend(outbound.warnings);
-        mechanisms.push(outbound.status);
 
-        let gateway = wiring::load_gateway(&home, options);
-        builder = builder.with(gateway.mechanism);
-        warnings.extend(gateway.warnings);
-        mechanisms.push(gateway.status);
+        let gateway = wiring::load_gateway(&home, options).take(&mut warnings, &mut mechanisms);
+        builder = builder.with(gateway);
 
         Ok(Host {
             home,
             hooks: Arc::new(builder.build()),
             callbacks,
             prompt_sections,
-            outbound: outbound.mechanism,
+            outbound,
             warnings: warnings
                 .iter()
                 .map(|warning| hooks_core::display::escape(warning).into_owned())

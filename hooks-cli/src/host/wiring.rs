@@ -25,6 +25,16 @@ pub(super) struct Loaded<M> {
     pub status: MechanismStatus,
 }
 
+impl<M> Loaded<M> {
+    /// The mechanism, its warnings and status appended to the host's lists
+    /// (so both stay in load order).
+    pub(super) fn take(self, warnings: &mut Vec<String>, statuses: &mut Vec<MechanismStatus>) -> M {
+        warnings.extend(self.warnings);
+        statuses.push(self.status);
+        self.mechanism
+    }
+}
+
 /// In-process callbacks with every enabled plugin's hooks registered (native
 /// libraries in this process, Python plugins in their worker), in load order,
 /// and their system-prompt sections.

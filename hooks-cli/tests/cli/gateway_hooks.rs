@@ -3,9 +3,9 @@
 //! bounds as the binary applies them.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::harness;
 use crate::support::{Run, TempHome};
 
 /// `examples/gateway-hooks/<name>`.
@@ -28,14 +28,8 @@ fn install(home: &TempHome, name: &str) {
 
 /// Runs `hooks --home <hermes> ARGS` with HOME set and extra environment.
 fn hooks_with_env(home: &TempHome, args: &[&str], env: &[(&str, &Path)]) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_hooks"));
-    command
-        .arg("--home")
-        .arg(&home.hermes)
-        .args(args)
-        .env("HOME", &home.user_home)
-        .env_remove("HERMES_HOME")
-        .env_remove("HERMES_HOOKS_PYTHON");
+    let mut command = harness::command(home, args);
+    command.env_remove("HERMES_HOOKS_PYTHON");
     for (key, value) in env {
         command.env(key, value);
     }

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use crate::support::{Run, TempHome};
 
-/// `hooks --home <hermes> ARGS` as `TempHome::hooks` builds it, not started yet.
+/// `hooks --home <hermes> ARGS` with HOME set to the scratch dir and none of
+/// the caller's settings that change what `hooks` does, not started yet.
 pub fn command(home: &TempHome, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_hooks"));
     command

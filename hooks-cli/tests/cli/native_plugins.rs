@@ -1,70 +1,18 @@
 //! Native plugins built on `hooks-plugin-sdk` (the examples in
 //! `hooks-plugin/examples/`), loaded by the real `hooks` binary.
 //!
-//! The libraries are built by one nested `cargo build` per test run, into a
-//! target directory of their own (the outer `cargo test` holds the lock of
-//! the main one), so the tests work after `cargo test --workspace` alone.
+//! The libraries are built once per test run (`support::example_plugins`).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::TempHome;
-
-/// Every example package, built together.
-const EXAMPLES: [&str; 6] = [
-    "plugin-guard",
-    "plugin-context",
-    "plugin-redactor",
-    "plugin-panics",
-    "plugin-hangs",
-    "plugin-other-abi",
-];
-
-/// The workspace root (the parent of hooks-cli).
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map_or_else(|| PathBuf::from(".."), Path::to_owned)
-}
-
-/// The directory holding the built example libraries (built once per run).
-fn built_examples() -> &'static Path {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        // Shared with hooks-plugin's tests, which build the same packages.
-        let target = workspace_root().join("target").join("fixture-plugin");
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "--quiet", "--manifest-path"])
-            .arg(workspace_root().join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(&target);
-        for package in EXAMPLES {
-            build.args(["-p", package]);
-        }
-        let output = build.output().expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the example plugins failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        target.join("debug")
-    })
-}
+use crate::support::{TempHome, example_plugin_library};
 
 /// The library file of example `package`.
 fn library(package: &str) -> PathBuf {
-    let stem = package.replace('-', "_");
-    let file = format!(
-        "{}{stem}{}",
-        std::env::consts::DLL_PREFIX,
-        std::env::consts::DLL_SUFFIX
-    );
-    let path = built_examples().join(file);
+    let path = example_plugin_library(package);
     assert!(path.is_file(), "{} missing after build", path.display());
     path
 }

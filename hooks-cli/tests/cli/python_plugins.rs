@@ -12,6 +12,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
+use crate::harness;
 use crate::support::{Run, TempHome};
 
 /// Runs the reference's PluginManager on a home: prints the decision as JSON.
@@ -93,14 +94,8 @@ fn install(home: &TempHome, examples: &[&str], extra_config: &str) {
 
 /// Runs `hooks --home <hermes> ARGS` with extra environment variables.
 fn hooks(home: &TempHome, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_hooks"));
+    let mut command = harness::command(home, args);
     command
-        .arg("--home")
-        .arg(&home.hermes)
-        .args(args)
-        .env("HOME", &home.user_home)
-        .env_remove("HERMES_HOME")
-        .env_remove("HERMES_SAFE_MODE")
         .env_remove("HERMES_HOOKS_PYTHON")
         .env_remove("HERMES_ENABLE_PROJECT_PLUGINS");
     for (key, value) in env {

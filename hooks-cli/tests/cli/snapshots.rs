@@ -2,44 +2,7 @@
 //! `approve` on the example home, so a wording change shows up in review.
 //! Temporary paths and timings are replaced by placeholders.
 
-use std::path::Path;
-
-use crate::support::{Run, TempHome};
-
-/// A scratch HOME whose `.hermes` is a copy of `examples/home`.
-fn example_home() -> TempHome {
-    let home = TempHome::new();
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/home");
-    copy_dir(&source, &home.hermes);
-    home
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read example home") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            // fs::copy keeps the permission bits: the hook scripts stay executable.
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
-
-/// The run as one text: the command, stdout, stderr and status, the home's
-/// path replaced by `[HOME]`.
-fn transcript(home: &TempHome, args: &[&str], run: &Run) -> String {
-    let text = format!(
-        "$ hooks {}\n--- stdout\n{}--- stderr\n{}--- exit: {:?}\n",
-        args.join(" "),
-        run.stdout(),
-        run.stderr(),
-        run.code()
-    );
-    text.replace(&home.user_home.display().to_string(), "[HOME]")
-}
+use crate::support::{TempHome, example_home, transcript};
 
 fn snapshot(name: &str, home: &TempHome, args: &[&str]) {
     let run = home.hooks(args);

@@ -1,8 +1,10 @@
-//! A temporary Hermes home and a way to run `hooks` in it.
+//! A temporary Hermes home and a way to run `hooks` in it; the example home
+//! and the example native plugins the snapshot and plugin tests share.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 /// A scratch HOME with a `.hermes` home inside.
 pub struct TempHome {
@@ -69,19 +71,12 @@ impl TempHome {
         path
     }
 
-    /// Runs `hooks --home <hermes> ARGS` with HOME set to the scratch dir.
+    /// Runs `hooks --home <hermes> ARGS` with HOME set to the scratch dir
+    /// (the environment `harness::command` sets).
     pub fn hooks(&self, args: &[&str]) -> Run {
-        let output = Command::new(env!("CARGO_BIN_EXE_hooks"))
-            .arg("--home")
-            .arg(&self.hermes)
-            .args(args)
-            .env("HOME", &self.user_home)
-            .env_remove("HERMES_HOME")
-            .env_remove("HERMES_ACCEPT_HOOKS")
-            .env_remove("HERMES_SAFE_MODE")
+        Run(crate::harness::command(self, args)
             .output()
-            .expect("run hooks");
-        Run(output)
+            .expect("run hooks"))
     }
 }
 
@@ -133,4 +128,94 @@ impl Run {
     pub fn json(&self) -> serde_json::Value {
         serde_json::from_str(self.ok().trim()).expect("stdout is one JSON document")
     }
+}
+
+/// The workspace root (the parent of hooks-cli).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from(".."), Path::to_owned)
+}
+
+/// Every example plugin package (hooks-plugin/examples), built together.
+const EXAMPLE_PLUGINS: [&str; 6] = [
+    "plugin-guard",
+    "plugin-context",
+    "plugin-redactor",
+    "plugin-panics",
+    "plugin-hangs",
+    "plugin-other-abi",
+];
+
+/// The directory holding the built example plugin libraries, built once per
+/// run by a nested `cargo build` into a target directory of its own (shared
+/// with hooks-plugin's tests): the outer `cargo test` holds the lock of the
+/// main one, so the tests work after `cargo test --workspace` alone.
+pub fn example_plugins() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let target = workspace_root().join("target").join("fixture-plugin");
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .args(["build", "--quiet", "--manifest-path"])
+            .arg(workspace_root().join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target);
+        for package in EXAMPLE_PLUGINS {
+            build.args(["-p", package]);
+        }
+        let output = build.output().expect("cargo runs");
+        assert!(
+            output.status.success(),
+            "building the example plugins failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        target.join("debug")
+    })
+}
+
+/// The built library of example plugin `package` (it may not exist: the
+/// caller checks when it matters).
+pub fn example_plugin_library(package: &str) -> PathBuf {
+    example_plugins().join(format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        package.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    ))
+}
+
+/// Copies the directory tree `from` into `to`.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read example home") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            // fs::copy keeps the permission bits: the hook scripts stay executable.
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// A scratch HOME whose `.hermes` is a copy of `examples/home`.
+pub fn example_home() -> TempHome {
+    let home = TempHome::new();
+    copy_dir(&workspace_root().join("examples/home"), &home.hermes);
+    home
+}
+
+/// The run as one text for a snapshot: the command, stdout, stderr and
+/// status, the home's path replaced by `[HOME]`.
+pub fn transcript(home: &TempHome, args: &[&str], run: &Run) -> String {
+    let text = format!(
+        "$ hooks {}\n--- stdout\n{}--- stderr\n{}--- exit: {:?}\n",
+        args.join(" "),
+        run.stdout(),
+        run.stderr(),
+        run.code()
+    );
+    text.replace(&home.user_home.display().to_string(), "[HOME]")
 }

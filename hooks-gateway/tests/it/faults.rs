@@ -39,6 +39,18 @@ async fn call(gateway: &GatewayHooks, hook: &str, fault: &str) -> Result<Value, 
     result
 }
 
+/// Calls `hook` with `fault` and asserts it failed with a message containing `expected`.
+async fn assert_fails_with(gateway: &GatewayHooks, hook: &str, fault: &str, expected: &str) {
+    let error = call(gateway, hook, fault)
+        .await
+        .err()
+        .map(|e| e.to_string());
+    assert!(
+        error.as_deref().is_some_and(|e| e.contains(expected)),
+        "{hook}/{fault}: {error:?}"
+    );
+}
+
 fn pid_in(home: &Home, file: &str) -> i64 {
     let path = home.path().join(file);
     assert!(wait_for(
@@ -76,32 +88,9 @@ async fn executable_handlers_under_faults() {
     );
     assert!(!process_alive(pid_in(&home, "exe-hang.pid")));
 
-    let crash = call(&gateway, "exe", "crash")
-        .await
-        .err()
-        .map(|e| e.to_string());
-    assert!(
-        crash.as_deref().is_some_and(|e| e.contains("signal 11")),
-        "{crash:?}"
-    );
-
-    let garbage = call(&gateway, "exe", "garbage")
-        .await
-        .err()
-        .map(|e| e.to_string());
-    assert!(
-        garbage.as_deref().is_some_and(|e| e.contains("not JSON")),
-        "{garbage:?}"
-    );
-
-    let huge = call(&gateway, "exe", "huge")
-        .await
-        .err()
-        .map(|e| e.to_string());
-    assert!(
-        huge.as_deref().is_some_and(|e| e.contains("larger than")),
-        "{huge:?}"
-    );
+    assert_fails_with(&gateway, "exe", "crash", "signal 11").await;
+    assert_fails_with(&gateway, "exe", "garbage", "not JSON").await;
+    assert_fails_with(&gateway, "exe", "huge", "larger than").await;
 
     let forked = call(&gateway, "exe", "fork-and-exit").await;
     assert_eq!(forked.ok(), Some(json!("forked")));
@@ -184,14 +173,7 @@ async fn python_workers_under_faults() {
         "an unserialisable result travels as text"
     );
 
-    let huge = call(&gateway, "py", "huge")
-        .await
-        .err()
-        .map(|e| e.to_string());
-    assert!(
-        huge.as_deref().is_some_and(|e| e.contains("larger than")),
-        "{huge:?}"
-    );
+    assert_fails_with(&gateway, "py", "huge", "larger than").await;
 
     let worker = worker_pid(call(&gateway, "py", "none").await);
     assert_eq!(
