@@ -70,6 +70,8 @@ pub(crate) struct Connection {
     shared: Arc<Shared>,
     next_id: AtomicU64,
     process: Mutex<WorkerProcess>,
+    /// Closed by the stderr thread when it has shown the worker's last line.
+    stderr_done: Mutex<mpsc::Receiver<()>>,
     /// `sys.executable` and the version the worker reported.
     pub executable: String,
     pub version: String,
@@ -96,15 +98,20 @@ impl Connection {
             .spawn(move || read_answers(stdout, &reader, &ready_tx))
             .map_err(|error| format!("cannot start the worker's reader thread: {error}"))?;
         let stderr = pipes.stderr;
+        let (stderr_tx, stderr_done) = mpsc::channel::<()>();
         std::thread::Builder::new()
             .name("hooks-py-stderr".to_owned())
-            .spawn(move || log_stderr(stderr))
+            .spawn(move || {
+                log_stderr(stderr);
+                drop(stderr_tx);
+            })
             .map_err(|error| format!("cannot start the worker's stderr thread: {error}"))?;
         let mut connection = Connection {
             writer: Mutex::new(pipes.stdin),
             shared,
             next_id: AtomicU64::new(1),
             process: Mutex::new(process),
+            stderr_done: Mutex::new(stderr_done),
             executable: String::new(),
             version: String::new(),
         };
@@ -261,6 +268,19 @@ fn read_capped_line(
         if found_newline {
             return Ok(total);
         }
+    }
+}
+
+/// How long a closing connection waits for the worker's last stderr lines to be shown.
+const STDERR_DRAIN: Duration = Duration::from_secs(1);
+
+impl Drop for Connection {
+    /// Stops the worker (and what it started), then lets the stderr thread show
+    /// what the worker wrote before it stopped: a plugin's last print must not
+    /// be lost because the host exits right after its last event.
+    fn drop(&mut self) {
+        lock(&self.process).stop();
+        let _ = lock(&self.stderr_done).recv_timeout(STDERR_DRAIN);
     }
 }
 

@@ -73,9 +73,16 @@ impl WorkerProcess {
     }
 }
 
-impl Drop for WorkerProcess {
-    fn drop(&mut self) {
+impl WorkerProcess {
+    /// Kills the worker and everything it started. Idempotent.
+    pub(crate) fn stop(&mut self) {
         let _entered = spawn_runtime().map(tokio::runtime::Runtime::enter);
         self.tree.kill_tree();
+    }
+}
+
+impl Drop for WorkerProcess {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
