@@ -90,16 +90,7 @@ fn context_and_a_prompt_section_through_the_grown_table() {
     );
     let registry = PromptSections::new();
     assert!(plugin.register_prompt_sections(&registry).is_empty());
-    let info = SessionInfo {
-        profile_name: "coder".into(),
-        platform: "cli".into(),
-        ..SessionInfo::default()
-    };
-    let rendered = registry.render(&info).text.unwrap_or_default();
-    assert!(
-        rendered.contains("House rules for profile coder on cli"),
-        "{rendered}"
-    );
+    assert_renders_house_rules(&registry);
     // A second registration of the same id is the registry's duplicate error.
     let refused = plugin.register_prompt_sections(&registry);
     assert_eq!(refused.len(), 1);
@@ -251,6 +242,11 @@ fn register_plugins_puts_a_native_plugins_prompt_sections_in_the_registry() {
         "{:?}",
         registration.warnings
     );
+    assert_renders_house_rules(&registry);
+}
+
+/// Asserts that `registry` renders plugin-context's section for a coder on the CLI.
+fn assert_renders_house_rules(registry: &PromptSections) {
     let info = SessionInfo {
         profile_name: "coder".into(),
         platform: "cli".into(),
