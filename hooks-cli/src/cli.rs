@@ -13,7 +13,6 @@ use crate::help;
 #[command(
     name = "hooks",
     version,
-    about,
     propagate_version = true,
     after_long_help = help::MAIN
 )]

@@ -54,13 +54,7 @@ pub fn run(root: &Path) -> Result<()> {
         std::fs::remove_dir_all(&dist).with_context(|| format!("clearing {}", dist.display()))?;
     }
     let mut written = Vec::new();
-    let binary_name = binary.file_name().map(PathBuf::from).unwrap_or_default();
-    write(
-        &dist,
-        &binary_name.to_string_lossy(),
-        &std::fs::read(&binary)?,
-    )?;
-    written.push(binary_name.to_string_lossy().into_owned());
+    written.push(copy_binary(&binary, &dist)?);
     for (shell, file) in COMPLETIONS {
         write(&dist, file, &produce(&binary, &["completions", shell])?)?;
         written.push((*file).to_owned());
@@ -98,6 +92,20 @@ pub fn produce(binary: &Path, args: &[&str]) -> Result<Vec<u8>> {
         bail!("`{shown}` printed nothing");
     }
     Ok(output.stdout)
+}
+
+/// Copies the built binary into `dist` with its permissions (it must stay
+/// executable); returns its name relative to `dist`.
+pub fn copy_binary(binary: &Path, dist: &Path) -> Result<String> {
+    let name = binary
+        .file_name()
+        .with_context(|| format!("{} has no file name", binary.display()))?
+        .to_string_lossy()
+        .into_owned();
+    std::fs::create_dir_all(dist)?;
+    std::fs::copy(binary, dist.join(&name))
+        .with_context(|| format!("copying {} into {}", binary.display(), dist.display()))?;
+    Ok(name)
 }
 
 fn write(dist: &Path, relative: &str, contents: &[u8]) -> Result<()> {

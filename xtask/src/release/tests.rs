@@ -220,3 +220,19 @@ fn dist_fails_clearly_when_the_binary_lacks_a_subcommand() {
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  a\n"
     );
 }
+
+#[test]
+fn the_dist_binary_stays_executable() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let binary = dir.path().join("hooks");
+    std::fs::write(&binary, b"#!/bin/sh\n").expect("write");
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let dist = dir.path().join("dist");
+    assert_eq!(dist::copy_binary(&binary, &dist).expect("copy"), "hooks");
+    let mode = std::fs::metadata(dist.join("hooks"))
+        .expect("metadata")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o111, 0o111, "mode {mode:o}");
+}
