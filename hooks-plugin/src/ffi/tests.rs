@@ -2,11 +2,15 @@
 
 use std::ffi::c_void;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 use super::*;
 
-static FREED: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Buffers freed on this thread: per thread, so tests running in
+    /// parallel (and calling `counting_free` too) do not disturb the count.
+    static FREED: Cell<usize> = const { Cell::new(0) };
+}
 
 /// Replies `<event>|<payload>`; status 7 for the event `fail`; for the
 /// event `lie`, claims five bytes at a null pointer.
@@ -51,7 +55,7 @@ extern "C" fn echo_call(
 }
 
 extern "C" fn counting_free(buffer: PluginBuffer) {
-    FREED.fetch_add(1, Ordering::SeqCst);
+    FREED.with(|freed| freed.set(freed.get() + 1));
     // SAFETY: every buffer handed out by `echo_call` is a leaked `Vec<u8>`
     // with this pointer and capacity; a length of 0 is valid for any of them
     // (bytes need no drop), including the one that lies about its length.
@@ -126,12 +130,12 @@ fn a_registration_error_refuses_the_plugin_with_its_message() {
 #[test]
 fn a_reply_over_the_cap_is_refused_unread_and_still_freed() {
     let raw = read(&table()).expect("valid table");
-    let before = FREED.load(Ordering::SeqCst);
+    let before = FREED.with(Cell::get);
     assert_eq!(
         raw.entry.call(b"huge", b"{}"),
         Err(BufferProblem::TooLarge(MAX_REPLY_BYTES + 1))
     );
-    assert!(FREED.load(Ordering::SeqCst) > before);
+    assert!(FREED.with(Cell::get) > before);
 }
 
 #[test]
@@ -194,7 +198,7 @@ fn null_and_invalid_fields_are_named() {
 #[test]
 fn call_copies_the_reply_and_frees_it_once() {
     let raw = read(&table()).expect("valid table");
-    let before = FREED.load(Ordering::SeqCst);
+    let before = FREED.with(Cell::get);
     let reply = raw.entry.call(b"pre_tool_call", b"{}");
     assert_eq!(
         reply,
@@ -205,7 +209,7 @@ fn call_copies_the_reply_and_frees_it_once() {
     );
     let failed = raw.entry.call(b"fail", b"{}");
     assert_eq!(failed.map(|reply| reply.status), Ok(7));
-    assert_eq!(FREED.load(Ordering::SeqCst), before + 2);
+    assert_eq!(FREED.with(Cell::get), before + 2);
 }
 
 #[test]
