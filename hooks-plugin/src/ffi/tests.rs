@@ -1,8 +1,8 @@
 //! The validation and call paths, against tables built in this process.
 
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::path::Path;
-use std::cell::Cell;
 
 use super::*;
 
