@@ -208,6 +208,14 @@ pub fn suggest(name: &str) -> Option<&'static str> {
 }
 
 /// The error of parsing a name that is not in the catalog.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown hook event '{0}'")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownEvent(pub String);
+
+// Written by hand (not with thiserror) so the contract build stays small.
+impl std::fmt::Display for UnknownEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown hook event '{}'", self.0)
+    }
+}
+
+impl std::error::Error for UnknownEvent {}

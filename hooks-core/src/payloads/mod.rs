@@ -70,11 +70,10 @@ pub trait HookPayload: Serialize + DeserializeOwned + Into<Event> {
 }
 
 /// Why [`HookPayload::from_event`] could not decode an event.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum PayloadError {
     /// The event is another event than the payload's.
-    #[error("expected a '{expected}' event, got '{found}'")]
     WrongEvent {
         /// The payload's event.
         expected: HookEvent,
@@ -82,13 +81,33 @@ pub enum PayloadError {
         found: String,
     },
     /// A key holds a value of the wrong type.
-    #[error("'{event}' payload: {source}")]
     Invalid {
         /// The event.
         event: HookEvent,
         /// serde's description of the bad value.
         source: serde_json::Error,
     },
+}
+
+// Written by hand (not with thiserror) so the contract build stays small.
+impl std::fmt::Display for PayloadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PayloadError::WrongEvent { expected, found } => {
+                write!(f, "expected a '{expected}' event, got '{found}'")
+            }
+            PayloadError::Invalid { event, source } => write!(f, "'{event}' payload: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for PayloadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PayloadError::WrongEvent { .. } => None,
+            PayloadError::Invalid { source, .. } => Some(source),
+        }
+    }
 }
 
 #[cfg(test)]

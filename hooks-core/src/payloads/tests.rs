@@ -231,6 +231,17 @@ fn decoding_the_wrong_event_or_a_bad_value_fails_with_the_event_name() {
             .starts_with("'post_tool_call' payload: invalid type"),
         "{error}"
     );
+    // The serde error stays reachable as the source, for error reporters.
+    let source = std::error::Error::source(&error).expect("a source");
+    assert!(source.to_string().starts_with("invalid type"), "{source}");
+}
+
+#[test]
+fn an_unknown_event_name_is_quoted_in_the_error() {
+    let error = "pre_tool_cal"
+        .parse::<HookEvent>()
+        .expect_err("not in the catalog");
+    assert_eq!(error.to_string(), "unknown hook event 'pre_tool_cal'");
 }
 
 #[test]
