@@ -23,6 +23,10 @@ fn names_round_trip_in_catalog_order() {
         "on_banana".parse::<HookEvent>(),
         Err(UnknownEvent("on_banana".to_owned()))
     );
+    assert_eq!(
+        UnknownEvent("pre_tool_cal".to_owned()).to_string(),
+        "unknown hook event 'pre_tool_cal'"
+    );
 }
 
 /// Reference tests 195 and 196: the request-scoped API hooks, subagent_start,
