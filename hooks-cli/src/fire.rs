@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use hooks_core::{Event, Hooks, Outcome, Reply};
+use hermes_hooks_core::{Event, Hooks, Outcome, Reply};
 use serde_json::{Value, json};
 
 /// What one event did: the replies of every mechanism and the merged outcome.
@@ -22,7 +22,7 @@ pub struct Fired {
 pub async fn fire(hooks: &Hooks, event: Event) -> Fired {
     let start = Instant::now();
     let replies = hooks.collect(&event).await;
-    let outcome = hooks_core::merge::merge(&event, &replies);
+    let outcome = hermes_hooks_core::merge::merge(&event, &replies);
     Fired {
         event,
         replies,
@@ -50,12 +50,12 @@ impl Fired {
     /// A one-line human summary of the outcome, escaped for a terminal (hook
     /// replies quote config and tool text).
     pub fn outcome_text(&self) -> String {
-        hooks_core::display::escape(&self.outcome_text_raw()).into_owned()
+        hermes_hooks_core::display::escape(&self.outcome_text_raw()).into_owned()
     }
 
     fn outcome_text_raw(&self) -> String {
-        use hooks_core::ToolGate;
-        use hooks_core::outcome::{CommandDecision, DispatchDecision};
+        use hermes_hooks_core::ToolGate;
+        use hermes_hooks_core::outcome::{CommandDecision, DispatchDecision};
         match &self.outcome {
             Outcome::Nothing => "nothing".to_owned(),
             Outcome::Tool(ToolGate::Proceed) => "proceed".to_owned(),

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hooks_core::{Config, ConfigError};
+use hermes_hooks_core::{Config, ConfigError};
 
 /// A Hermes home and its config.
 #[derive(Debug, Clone)]
@@ -24,7 +24,7 @@ impl Home {
     /// (a typo in `--home` must not look like "nothing configured, all healthy").
     /// A config file that exists but cannot be read or parsed is an error naming it.
     pub fn load(explicit: Option<PathBuf>) -> Result<Home, ConfigError> {
-        let path = hooks_core::home::resolve_home(explicit);
+        let path = hermes_hooks_core::home::resolve_home(explicit);
         let exists = path.is_dir();
         let mut warnings = Vec::new();
         if !exists {
@@ -35,7 +35,7 @@ impl Home {
             };
             warnings.push(format!(
                 "the Hermes home {} {what}; nothing is configured there",
-                hooks_core::display::escape(&path.display().to_string())
+                hermes_hooks_core::display::escape(&path.display().to_string())
             ));
         }
         let config = if exists {

@@ -32,12 +32,12 @@ const PIPE_GRACE: Duration = Duration::from_millis(500);
 
 /// What a native library registers, as it describes itself (hooks-plugin's
 /// description, carried as JSON from the child).
-pub use hooks_plugin::NativePluginInfo as NativeDescription;
+pub use hermes_hooks_plugin::NativePluginInfo as NativeDescription;
 
 /// Loads `library` in this process and describes it. This is what the child
 /// runs; a host that trusts the library may call it directly.
 pub fn describe_here(library: &Path) -> Result<NativeDescription, String> {
-    hooks_plugin::inspect_native(library).map_err(|error| error.to_string())
+    hermes_hooks_plugin::inspect_native(library).map_err(|error| error.to_string())
 }
 
 /// The child's side of [`INSPECT_SUBCOMMAND`]: prints one JSON line to `out`,

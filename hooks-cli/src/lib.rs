@@ -25,5 +25,5 @@ pub use host::{Host, HostError, HostOptions};
 
 /// A path as a person should read it: displayed, then escaped.
 pub fn show_path(path: &std::path::Path) -> String {
-    hooks_core::display::escape(&path.display().to_string()).into_owned()
+    hermes_hooks_core::display::escape(&path.display().to_string()).into_owned()
 }

@@ -57,7 +57,7 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::Completions(args) => cmd::completions::completions(args, out),
         Command::Manpage => cmd::completions::manpage(out),
         Command::InspectNativePlugin { library } => {
-            Ok(hooks_cli::inspect::run_child(library, out)?)
+            Ok(hermes_hooks_cli::inspect::run_child(library, out)?)
         }
         Command::List(args) => cmd::list::run(&Home::load(cli)?, args, out),
         Command::Test(args) => cmd::test::run(&reading(cli)?, cli.accept_hooks, args, out).await,
@@ -79,7 +79,7 @@ fn reading(cli: &Cli) -> anyhow::Result<Home> {
         // The same words as the host loader's, so the two never both show.
         output::warn_once(&format!(
             "the Hermes home {} does not exist; nothing is configured there",
-            hooks_core::display::escape(&home.path.display().to_string())
+            hermes_hooks_core::display::escape(&home.path.display().to_string())
         ));
     }
     Ok(home)
@@ -92,7 +92,7 @@ fn writing(cli: &Cli) -> anyhow::Result<Home> {
     if !home.path.is_dir() {
         return Err(UsageError(format!(
             "the Hermes home {} does not exist; give an existing one with --home or HERMES_HOME",
-            hooks_core::display::escape(&home.path.display().to_string())
+            hermes_hooks_core::display::escape(&home.path.display().to_string())
         ))
         .into());
     }

@@ -94,7 +94,7 @@ pub fn warn_once(text: &str) -> bool {
         let _ = writeln!(
             std::io::stderr().lock(),
             "{label} {}",
-            hooks_core::display::escape(&key)
+            hermes_hooks_core::display::escape(&key)
         );
     }
     fresh
@@ -106,7 +106,7 @@ pub fn note(text: &str) {
     let _ = writeln!(
         std::io::stderr().lock(),
         "{label} {}",
-        hooks_core::display::escape(text)
+        hermes_hooks_core::display::escape(text)
     );
 }
 

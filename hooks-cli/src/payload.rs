@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use hooks_core::{HookEvent, Payload};
+use hermes_hooks_core::{HookEvent, Payload};
 use serde_json::{Map, Value};
 
 use crate::output;
@@ -34,9 +34,9 @@ pub fn catalog_event(name: &str) -> Result<HookEvent> {
 /// The "unknown event" error: the catalog events, and the gateway events too
 /// when `gateway_too` (the command accepts them), with the closest name.
 fn unknown_event(name: &str, gateway_too: bool) -> UsageError {
-    let mut catalog: Vec<&str> = hooks_core::catalog::VALID_HOOKS.to_vec();
+    let mut catalog: Vec<&str> = hermes_hooks_core::catalog::VALID_HOOKS.to_vec();
     catalog.sort_unstable();
-    let gateway: Vec<&str> = hooks_core::catalog::GATEWAY_EVENTS
+    let gateway: Vec<&str> = hermes_hooks_core::catalog::GATEWAY_EVENTS
         .iter()
         .map(|meta| meta.name)
         .collect();
@@ -46,7 +46,7 @@ fn unknown_event(name: &str, gateway_too: bool) -> UsageError {
     let hint = closest(name, candidates.copied())
         .map(|s| format!(" (did you mean '{s}'?)"))
         .unwrap_or_default();
-    let shown = hooks_core::display::escape(name);
+    let shown = hermes_hooks_core::display::escape(name);
     let mut message = format!(
         "Unknown event: '{shown}'{hint}\nValid events: {}",
         catalog.join(", ")
@@ -71,12 +71,12 @@ pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
 
 /// Parses any event a host can emit: a catalog event or a known gateway event
 /// (`command:<name>` included). Anything else is a usage error with a suggestion.
-pub fn host_event_name(name: &str) -> Result<hooks_core::EventName> {
-    let parsed = hooks_core::EventName::parse(name);
+pub fn host_event_name(name: &str) -> Result<hermes_hooks_core::EventName> {
+    let parsed = hermes_hooks_core::EventName::parse(name);
     match &parsed {
-        hooks_core::EventName::Hook(_) => Ok(parsed),
-        hooks_core::EventName::Gateway(gateway)
-            if hooks_core::catalog::gateway_event(gateway).is_some() =>
+        hermes_hooks_core::EventName::Hook(_) => Ok(parsed),
+        hermes_hooks_core::EventName::Gateway(gateway)
+            if hermes_hooks_core::catalog::gateway_event(gateway).is_some() =>
         {
             Ok(parsed)
         }
@@ -94,7 +94,7 @@ pub fn read_payload(path: &Path, event: &str) -> Result<Payload> {
         Ok(Value::Object(map)) => map,
         Ok(other) => bail!(UsageError(format!(
             "{label}: the payload must be a JSON object; got {}",
-            hooks_core::config::json_type(&other)
+            hermes_hooks_core::config::json_type(&other)
         ))),
         Err(error) => bail!(UsageError(format!("{label}: invalid JSON: {error}"))),
     };
@@ -105,8 +105,8 @@ pub fn read_payload(path: &Path, event: &str) -> Result<Payload> {
         bail!(UsageError(format!(
             "{label}: this is a shell-hook stdin document for '{}', but the event given is '{}'; \
              give the event it names, or remove its hook_event_name",
-            hooks_core::display::escape(named),
-            hooks_core::display::escape(event)
+            hermes_hooks_core::display::escape(named),
+            hermes_hooks_core::display::escape(event)
         )));
     }
     output::note(&format!(
@@ -199,21 +199,24 @@ fn from_shell_document(mut document: Map<String, Value>) -> Payload {
 
 /// The event a host would emit: the payload plus, for catalog events that carry
 /// it, `telemetry_schema_version` (the reference adds it to every callback's kwargs).
-pub fn host_event(name: hooks_core::EventName, mut payload: Payload) -> hooks_core::Event {
-    use hooks_core::payloads::{TELEMETRY_KEY, TELEMETRY_SCHEMA_VERSION};
+pub fn host_event(
+    name: hermes_hooks_core::EventName,
+    mut payload: Payload,
+) -> hermes_hooks_core::Event {
+    use hermes_hooks_core::payloads::{TELEMETRY_KEY, TELEMETRY_SCHEMA_VERSION};
     if let Some(hook) = name.hook()
         && hook.meta().telemetry
         && !payload.contains_key(TELEMETRY_KEY)
     {
         payload.insert(TELEMETRY_KEY.into(), Value::from(TELEMETRY_SCHEMA_VERSION));
     }
-    hooks_core::Event::new(name, payload)
+    hermes_hooks_core::Event::new(name, payload)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hooks_core::wire::{WireContext, hook_document};
+    use hermes_hooks_core::wire::{WireContext, hook_document};
     use serde_json::json;
 
     #[test]
@@ -228,7 +231,7 @@ mod tests {
         .as_object()
         .cloned()
         .unwrap_or_default();
-        let event = hooks_core::Event::new(HookEvent::PreToolCall, payload.clone());
+        let event = hermes_hooks_core::Event::new(HookEvent::PreToolCall, payload.clone());
         let document = hook_document(&event, &WireContext::current());
         assert_eq!(shell_document_event(&document), Some("pre_tool_call"));
         let back = from_shell_document(document);

@@ -1,29 +1,29 @@
 //! The binary's side of the host library: the home named by `--home`, and
-//! every mechanism of it registered through [`hooks_cli::Host`] — the same one
+//! every mechanism of it registered through [`hermes_hooks_cli::Host`] — the same one
 //! call an embedding host makes.
 
 use std::ops::Deref;
 use std::sync::Arc;
 
 use anyhow::Result;
-use hooks_cli::{Host, HostOptions};
-use hooks_core::Hooks;
-use hooks_outbound::DeliveryReport;
-use hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
+use hermes_hooks_cli::{Host, HostOptions};
+use hermes_hooks_core::Hooks;
+use hermes_hooks_outbound::DeliveryReport;
+use hermes_hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
 use serde_json::Value;
 
 use crate::cli::Cli;
 use crate::output::warn_once;
 
-/// A Hermes home and its config (see [`hooks_cli::Home`]).
-pub struct Home(hooks_cli::Home);
+/// A Hermes home and its config (see [`hermes_hooks_cli::Home`]).
+pub struct Home(hermes_hooks_cli::Home);
 
 impl Home {
     /// Resolves `--home`, `$HERMES_HOME` or `~/.hermes` and loads its config;
     /// warns (once) when the home does not exist. A config file that exists
     /// but cannot be read or parsed is an error naming it.
     pub fn load(cli: &Cli) -> Result<Home> {
-        let home = hooks_cli::Home::load(cli.home.clone())?;
+        let home = hermes_hooks_cli::Home::load(cli.home.clone())?;
         for warning in &home.warnings {
             warn_once(warning);
         }
@@ -32,9 +32,9 @@ impl Home {
 }
 
 impl Deref for Home {
-    type Target = hooks_cli::Home;
+    type Target = hermes_hooks_cli::Home;
 
-    fn deref(&self) -> &hooks_cli::Home {
+    fn deref(&self) -> &hermes_hooks_cli::Home {
         &self.0
     }
 }
@@ -112,8 +112,8 @@ impl Delivery {
             .status
             .map_or("no HTTP status".to_owned(), |s| format!("HTTP {s}"));
         let detail = match &report.outcome {
-            hooks_outbound::DeliveryOutcome::Failed { error } => format!(": {error}"),
-            hooks_outbound::DeliveryOutcome::Redirected { location } => {
+            hermes_hooks_outbound::DeliveryOutcome::Failed { error } => format!(": {error}"),
+            hermes_hooks_outbound::DeliveryOutcome::Redirected { location } => {
                 format!(" to {}", location.as_deref().unwrap_or("?"))
             }
             _ => String::new(),

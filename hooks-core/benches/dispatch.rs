@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use futures::FutureExt;
-use hooks_core::callbacks::Callbacks;
-use hooks_core::catalog::RunPolicy;
-use hooks_core::config::PluginSettings;
-use hooks_core::{Event, HookEvent, Hooks, Outcome};
+use hermes_hooks_core::callbacks::Callbacks;
+use hermes_hooks_core::catalog::RunPolicy;
+use hermes_hooks_core::config::PluginSettings;
+use hermes_hooks_core::{Event, HookEvent, Hooks, Outcome};
 use serde_json::{Value, json};
 
 /// The pause before each cold call: well past the workers' 50 µs spin.

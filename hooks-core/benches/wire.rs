@@ -7,8 +7,8 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion};
-use hooks_core::wire::{WireContext, hook_document, write_hook_document};
-use hooks_core::{Event, HookEvent};
+use hermes_hooks_core::wire::{WireContext, hook_document, write_hook_document};
+use hermes_hooks_core::{Event, HookEvent};
 use serde_json::{Value, json};
 
 fn context() -> WireContext {

@@ -179,8 +179,8 @@ impl std::fmt::Debug for Hooks {
 ///
 /// ```compile_fail
 /// #![deny(unused_must_use)]
-/// let builder = hooks_core::Hooks::builder();
-/// builder.with(hooks_core::NoopDispatcher); // error: the mechanism is dropped
+/// let builder = hermes_hooks_core::Hooks::builder();
+/// builder.with(hermes_hooks_core::NoopDispatcher); // error: the mechanism is dropped
 /// ```
 pub struct HooksBuilder {
     dispatchers: Vec<Arc<dyn Dispatcher>>,

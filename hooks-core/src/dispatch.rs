@@ -20,7 +20,7 @@ use crate::reply::Reply;
 /// # Writing a mechanism
 ///
 /// Implement [`name`](Dispatcher::name), [`interest`](Dispatcher::interest) and
-/// [`dispatch`](Dispatcher::dispatch) under `#[hooks_core::async_trait]` (re-exported,
+/// [`dispatch`](Dispatcher::dispatch) under `#[hermes_hooks_core::async_trait]` (re-exported,
 /// so no dependency of your own is needed). Reply in the Hermes wire shape
 /// ([`Reply`]); the bus merges the replies of every mechanism by the event's rule.
 ///
@@ -31,7 +31,7 @@ use crate::reply::Reply;
 /// An inline mechanism without it pays an allocation per event.
 ///
 /// ```
-/// use hooks_core::{Dispatcher, Event, EventName, HookEvent, Hooks, Reply, ToolGate};
+/// use hermes_hooks_core::{Dispatcher, Event, EventName, HookEvent, Hooks, Reply, ToolGate};
 /// use serde_json::json;
 ///
 /// /// Blocks `rm` in `pre_tool_call`; cares about nothing else.
@@ -45,7 +45,7 @@ use crate::reply::Reply;
 ///     }
 /// }
 ///
-/// #[hooks_core::async_trait]
+/// #[hermes_hooks_core::async_trait]
 /// impl Dispatcher for NoRm {
 ///     fn name(&self) -> &str {
 ///         "no-rm"

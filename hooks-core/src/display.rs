@@ -26,7 +26,7 @@ pub fn is_unsafe_char(c: char) -> bool {
 /// U+0100, `\u{202e}` for the rest. Borrowed (no copy) when nothing needs escaping.
 ///
 /// ```
-/// use hooks_core::display::escape;
+/// use hermes_hooks_core::display::escape;
 /// assert_eq!(escape("~/.hermes/hooks/lint.sh"), "~/.hermes/hooks/lint.sh");
 /// assert_eq!(escape("a\x1b[2Kb"), "a\\e[2Kb");
 /// assert_eq!(escape("x\u{202e}y\n"), "x\\u{202e}y\\n");

@@ -6,11 +6,11 @@
 //! merge rules that turn many replies into one [`Outcome`] for the host.
 //!
 //! Mechanisms live in sibling crates that depend on this one only:
-//! `hooks-shell` (subprocess hooks), `hooks-outbound` (signed webhooks),
-//! `hooks-plugin` (native plugins), `hooks-gateway` (gateway hooks).
+//! `hermes-hooks-shell` (subprocess hooks), `hermes-hooks-outbound` (signed webhooks),
+//! `hermes-hooks-plugin` (native plugins), `hermes-hooks-gateway` (gateway hooks).
 //!
 //! ```
-//! use hooks_core::{Event, Hooks, HookEvent, Outcome};
+//! use hermes_hooks_core::{Event, Hooks, HookEvent, Outcome};
 //! use serde_json::json;
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -67,7 +67,7 @@ pub mod wire;
 pub mod yaml;
 
 /// The `#[async_trait]` attribute [`Dispatcher`] is written with, re-exported so
-/// a mechanism needs no dependency of its own: `#[hooks_core::async_trait]`.
+/// a mechanism needs no dependency of its own: `#[hermes_hooks_core::async_trait]`.
 pub use async_trait::async_trait;
 pub use bus::{Collect, Emit, Hooks, HooksBuilder};
 #[cfg(feature = "callbacks")]

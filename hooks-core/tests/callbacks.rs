@@ -1,4 +1,4 @@
-//! Integration tests of in-process callbacks (`hooks_core::callbacks`), ported
+//! Integration tests of in-process callbacks (`hermes_hooks_core::callbacks`), ported
 //! from the reference's plugin-hook and stream-hook suites (§7.8, §7.10).
 
 mod callbacks {

@@ -2,8 +2,8 @@
 
 use std::str::FromStr;
 
-use hooks_core::HookEvent;
-use hooks_core::catalog::{
+use hermes_hooks_core::HookEvent;
+use hermes_hooks_core::catalog::{
     self, EVENT_COUNT, EVENTS, EventClass, EventSource, FailMode, GATEWAY_EVENTS, MergeRule,
     RunPolicy, UnknownEvent, VALID_HOOKS,
 };

@@ -16,8 +16,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use hooks_core::{Dispatcher, Event};
-use hooks_gateway::{GatewayHooks, GatewayOptions};
+use hermes_hooks_core::{Dispatcher, Event};
+use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
 use serde_json::json;
 
 /// Events per throughput sample.

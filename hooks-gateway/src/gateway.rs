@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use hooks_core::{Dispatcher, Event, EventName, Payload, Reply};
+use hermes_hooks_core::{Dispatcher, Event, EventName, Payload, Reply};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -15,15 +15,15 @@
 //!   `{"event_type": ..., "context": {...}}` on stdin and writing its reply as
 //!   JSON on stdout (nothing means no reply).
 //!
-//! [`GatewayHooks`] implements [`hooks_core::Dispatcher`] (name `gateway`).
+//! [`GatewayHooks`] implements [`hermes_hooks_core::Dispatcher`] (name `gateway`).
 //! Gateway hooks never hold up the host: emitting an event queues it on each
 //! subscribed hook's bounded queue and returns; each hook handles its events in
 //! order in the background, on the gateway's own thread. Only `command:*`
 //! events, whose answers the host needs (deny, handle or rewrite a slash
 //! command), are awaited: all their handlers together, within one bound
 //! ([`GatewayOptions::command_timeout`]); their non-null results become
-//! [`hooks_core::Reply`]s (source `gateway:<name>`), exact subscriptions first,
-//! then `<namespace>:*`. [`hooks_core::Dispatcher::flush`] waits for the queues
+//! [`hermes_hooks_core::Reply`]s (source `gateway:<name>`), exact subscriptions first,
+//! then `<namespace>:*`. [`hermes_hooks_core::Dispatcher::flush`] waits for the queues
 //! to drain. Errors never reach the agent: an exception, crash, bad output or
 //! timeout (default 30 s) is logged and the handler contributes nothing.
 //!
@@ -41,12 +41,12 @@
 //! context (a mutation is not visible to later handlers or to the host).
 //!
 //! ```no_run
-//! use hooks_core::{Dispatcher, Event};
-//! use hooks_gateway::{GatewayHooks, GatewayOptions};
+//! use hermes_hooks_core::{Dispatcher, Event};
+//! use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
 //! use serde_json::json;
 //!
 //! # async fn run() {
-//! let home = hooks_core::home::resolve_home(None);
+//! let home = hermes_hooks_core::home::resolve_home(None);
 //! let (gateway, discovery) = GatewayHooks::discover(&home, GatewayOptions::default());
 //! for warning in &discovery.warnings {
 //!     eprintln!("{warning}");

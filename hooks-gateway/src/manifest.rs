@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use hooks_core::catalog::{HookEvent, gateway_event};
+use hermes_hooks_core::catalog::{HookEvent, gateway_event};
 use serde_json::Value;
 
 use crate::discovery::GatewayWarning;
@@ -31,7 +31,7 @@ pub(crate) fn parse_manifest(
     dir_name: &str,
     notes: &mut Vec<GatewayWarning>,
 ) -> Result<Manifest, GatewayWarning> {
-    let document = hooks_core::yaml::parse(text)
+    let document = hermes_hooks_core::yaml::parse(text)
         .map_err(|error| GatewayWarning::skip(path, None, format!("invalid HOOK.yaml: {error}")))?;
     let Value::Object(fields) = document else {
         return Err(GatewayWarning::skip(
@@ -77,7 +77,7 @@ pub(crate) fn parse_manifest(
                 Some("enabled"),
                 format!("`enabled` should be true or false, not the string {text:?}"),
             ));
-            hooks_core::home::is_truthy_text(text)
+            hermes_hooks_core::home::is_truthy_text(text)
         }
         Some(_) => {
             notes.push(GatewayWarning::note(

@@ -7,8 +7,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hooks_core::config::{Config, ConfigWarning};
-use hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
+use hermes_hooks_core::config::{Config, ConfigWarning};
+use hermes_hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
 use serde_json::Value;
 
 /// How long one handler call may take before it is killed, unless configured otherwise.
@@ -69,7 +69,7 @@ impl GatewayOptions {
                     CONFIG_SECTION,
                     format!(
                         "{CONFIG_SECTION} must be a mapping, not {}; using the defaults",
-                        hooks_core::config::json_type(other)
+                        hermes_hooks_core::config::json_type(other)
                     ),
                 ));
                 return (options, warnings);

@@ -4,7 +4,7 @@
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead};
 
-pub(crate) use hooks_core::process::{ChildTree, RunLimits, run};
+pub(crate) use hermes_hooks_core::process::{ChildTree, RunLimits, run};
 
 /// One line read by [`read_line_capped`].
 pub(crate) struct CappedLine {
@@ -73,9 +73,9 @@ pub(crate) fn log_stderr_line(hook: &str, bytes: &[u8], truncated: bool) {
     if text.trim().is_empty() {
         return;
     }
-    let text = hooks_core::display::escape(text);
+    let text = hermes_hooks_core::display::escape(text);
     let more = if truncated { " [line truncated]" } else { "" };
-    tracing::warn!(target: "hooks_gateway::handler", hook = %hook, "[hooks] {hook}: {text}{more}");
+    tracing::warn!(target: "hermes_hooks_gateway::handler", hook = %hook, "[hooks] {hook}: {text}{more}");
 }
 
 #[cfg(test)]

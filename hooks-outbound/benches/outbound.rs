@@ -15,10 +15,10 @@ use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{Criterion, black_box};
-use hooks_core::wire::{WireContext, write_hook_document};
-use hooks_core::{Dispatcher, Event, HookEvent};
-use hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
-use hooks_outbound::{Outbound, OutboundOptions, Secret, TargetSpec};
+use hermes_hooks_core::wire::{WireContext, write_hook_document};
+use hermes_hooks_core::{Dispatcher, Event, HookEvent};
+use hermes_hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
+use hermes_hooks_outbound::{Outbound, OutboundOptions, Secret, TargetSpec};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper::{Request, Response};
@@ -115,7 +115,7 @@ fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
     });
     criterion.bench_function("serialize document, owned map (before)", |b| {
         b.iter(|| {
-            serde_json::to_vec(&hooks_core::wire::hook_document(
+            serde_json::to_vec(&hermes_hooks_core::wire::hook_document(
                 black_box(&event),
                 &context,
             ))
@@ -126,7 +126,7 @@ fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
         b.iter(|| EventDocument::with_capacity(black_box(&event), &context, size))
     });
     criterion.bench_function("delivery id (uuid v4)", |b| {
-        b.iter(hooks_outbound::request::new_delivery_id)
+        b.iter(hermes_hooks_outbound::request::new_delivery_id)
     });
     criterion.bench_function("timestamp (ISO 8601, once per event)", |b| {
         b.iter(|| iso_timestamp(black_box(SystemTime::now())))
@@ -160,7 +160,7 @@ fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
         .collect();
     criterion.bench_function("verify (receiver)", |b| {
         b.iter(|| {
-            hooks_outbound::verify::verify(
+            hermes_hooks_outbound::verify::verify(
                 b"bench-secret-0123456789",
                 &headers,
                 &delivery.body,
@@ -369,7 +369,7 @@ fn throughput(runtime: &Runtime, events: u64) {
         let failure = outbound
             .take_reports()
             .into_iter()
-            .find(|report| report.outcome != hooks_outbound::DeliveryOutcome::Delivered)
+            .find(|report| report.outcome != hermes_hooks_outbound::DeliveryOutcome::Delivered)
             .map(|report| format!("{:?}", report.outcome))
             .unwrap_or_default();
         println!(

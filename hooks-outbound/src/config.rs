@@ -8,11 +8,11 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
-use hooks_core::catalog::{self, HookEvent, VALID_HOOKS};
-use hooks_core::config::json_type;
-use hooks_core::matcher::ToolMatcher;
-use hooks_core::pyvalue::{python_int, repr};
-use hooks_core::{Config, ConfigWarning};
+use hermes_hooks_core::catalog::{self, HookEvent, VALID_HOOKS};
+use hermes_hooks_core::config::json_type;
+use hermes_hooks_core::matcher::ToolMatcher;
+use hermes_hooks_core::pyvalue::{python_int, repr};
+use hermes_hooks_core::{Config, ConfigWarning};
 use serde_json::{Map, Value};
 
 use crate::signing::Secret;
@@ -66,7 +66,7 @@ impl TargetSpec {
     pub fn label(&self) -> String {
         match &self.name {
             // Shown in logs and tables: control characters escaped.
-            Some(name) => hooks_core::display::escape(name).into_owned(),
+            Some(name) => hermes_hooks_core::display::escape(name).into_owned(),
             None => crate::redact::url_label(&self.url),
         }
     }

@@ -3,16 +3,16 @@
 //! Outbound webhooks for Hermes-compatible agents: every matching lifecycle
 //! event is POSTed as signed JSON to the targets in `hooks.outbound:` of
 //! `config.yaml`, without ever stalling the agent. [`Outbound`] implements
-//! [`hooks_core::Dispatcher`]; [`verify`] and [`receiver`] are the other end.
+//! [`hermes_hooks_core::Dispatcher`]; [`verify`] and [`receiver`] are the other end.
 //!
 //! ```no_run
 //! use std::time::Duration;
-//! use hooks_core::{Config, Dispatcher, Event, HookEvent};
-//! use hooks_outbound::{Outbound, OutboundOptions};
+//! use hermes_hooks_core::{Config, Dispatcher, Event, HookEvent};
+//! use hermes_hooks_outbound::{Outbound, OutboundOptions};
 //! use serde_json::json;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let home = hooks_core::home::resolve_home(None);
+//! let home = hermes_hooks_core::home::resolve_home(None);
 //! let config = Config::load(&home)?;
 //! // Lanes are spawned on the current tokio runtime.
 //! let (outbound, warnings) = Outbound::from_config(&config, OutboundOptions::default())?;
@@ -29,7 +29,7 @@
 //! ```
 //!
 //! ## What is sent
-//! The body is [`hooks_core::wire::HookDocument`] (`hook_event_name`,
+//! The body is [`hermes_hooks_core::wire::HookDocument`] (`hook_event_name`,
 //! `tool_name`, `tool_input`, `session_id`, `cwd`, `profile`, `extra`) plus
 //! `delivery_id` (32 hex digits) and `timestamp` (UTC ISO 8601 with
 //! microseconds and `Z`), serialised once and sent as signed. Headers:

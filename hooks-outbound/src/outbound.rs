@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
 use async_trait::async_trait;
-use hooks_core::catalog::EVENT_COUNT;
-use hooks_core::wire::WireContext;
-use hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
+use hermes_hooks_core::catalog::EVENT_COUNT;
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
 use tokio::runtime::Handle;
 use tokio::sync::broadcast;
 
@@ -56,7 +56,7 @@ impl Default for OutboundOptions {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             retry_delay: DEFAULT_RETRY_DELAY,
             context: WireContext::current(),
-            safe_mode: hooks_core::home::safe_mode(),
+            safe_mode: hermes_hooks_core::home::safe_mode(),
             report_capacity: 1024,
         }
     }
@@ -184,7 +184,7 @@ impl Outbound {
             lanes.push(lane);
         }
         if !lanes.is_empty() {
-            hooks_core::dispatch::invalidate_interest();
+            hermes_hooks_core::dispatch::invalidate_interest();
         }
         Ok(Outbound {
             lanes,

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use hooks_core::HookEvent;
+use hermes_hooks_core::HookEvent;
 use tokio::sync::{Notify, broadcast, mpsc};
 
 use crate::config::TargetSpec;

@@ -13,7 +13,7 @@
 //! ```no_run
 //! # async fn run() -> std::io::Result<()> {
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8644").await?;
-//! hooks_outbound::receiver::serve(listener, Some(b"secret".to_vec()), |delivery| {
+//! hermes_hooks_outbound::receiver::serve(listener, Some(b"secret".to_vec()), |delivery| {
 //!     println!("{} {:?} {:?}", delivery.status, delivery.event, delivery.verification);
 //! })
 //! .await;

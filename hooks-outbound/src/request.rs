@@ -1,7 +1,7 @@
 //! The request of one delivery: the body bytes (serialised once, signed and sent
 //! as they are) and the headers.
 //!
-//! The event's document ([`hooks_core::wire::HookDocument`]) is serialised once
+//! The event's document ([`hermes_hooks_core::wire::HookDocument`]) is serialised once
 //! per event, straight from the borrowed payload; each target's body is those
 //! bytes with `delivery_id` and `timestamp` spliced in before the closing brace,
 //! so the JSON is the same as serialising the whole object, without a second
@@ -9,8 +9,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hooks_core::Event;
-use hooks_core::wire::{WireContext, write_hook_document};
+use hermes_hooks_core::Event;
+use hermes_hooks_core::wire::{WireContext, write_hook_document};
 use hyper::body::Bytes;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, USER_AGENT};
 

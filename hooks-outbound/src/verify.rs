@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use std::time::{Duration, SystemTime};
-//! use hooks_outbound::verify::{verify, VerifyError};
+//! use hermes_hooks_outbound::verify::{verify, VerifyError};
 //!
 //! let headers = [("X-Hermes-Signature-256", "sha256=00")];
 //! let result = verify(b"secret", &headers[..], b"{}", SystemTime::now(), Duration::from_secs(300));

@@ -1,4 +1,4 @@
-//! The cost of calling into a native plugin built on `hooks-plugin-sdk`
+//! The cost of calling into a native plugin built on `hermes-hooks-plugin-sdk`
 //! (the examples, release build):
 //!
 //! - `native_plugin_call`: one `NativePlugin::call`, end to end: payload
@@ -19,10 +19,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hooks_core::callbacks::{CallbackError, Callbacks};
-use hooks_core::config::PluginSettings;
-use hooks_core::{Event, HookEvent, Hooks};
-use hooks_plugin::NativePlugin;
+use hermes_hooks_core::callbacks::{CallbackError, Callbacks};
+use hermes_hooks_core::config::PluginSettings;
+use hermes_hooks_core::{Event, HookEvent, Hooks};
+use hermes_hooks_plugin::NativePlugin;
 use serde_json::{Value, json};
 
 // The fixture build helpers of the integration tests; the bench uses some only.

@@ -17,11 +17,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use hooks_core::callbacks::Callbacks;
-use hooks_core::config::PluginSettings;
-use hooks_core::prompt::PromptSections;
-use hooks_core::{Config, Dispatcher, Event, HookEvent};
-use hooks_plugin::{DiscoverOptions, register_plugins_with};
+use hermes_hooks_core::callbacks::Callbacks;
+use hermes_hooks_core::config::PluginSettings;
+use hermes_hooks_core::prompt::PromptSections;
+use hermes_hooks_core::{Config, Dispatcher, Event, HookEvent};
+use hermes_hooks_plugin::{DiscoverOptions, register_plugins_with};
 use serde_json::json;
 
 /// Deltas sent per measured batch (below the observer queue's 1024, so none is dropped).

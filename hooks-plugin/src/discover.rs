@@ -15,8 +15,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hooks_core::interpreter::PythonInterpreter;
-use hooks_core::{Config, ConfigWarning};
+use hermes_hooks_core::interpreter::PythonInterpreter;
+use hermes_hooks_core::{Config, ConfigWarning};
 
 use crate::load::load_all;
 use crate::plugin::NativePlugin;
@@ -46,12 +46,12 @@ impl DiscoverOptions {
     /// Options from the environment: `HERMES_SAFE_MODE`, and
     /// `HERMES_ENABLE_PROJECT_PLUGINS` with the current directory.
     pub fn from_env() -> Self {
-        let project_dir = hooks_core::home::env_flag(PROJECT_PLUGINS_ENV)
+        let project_dir = hermes_hooks_core::home::env_flag(PROJECT_PLUGINS_ENV)
             .then(|| std::env::current_dir().ok())
             .flatten()
             .map(|cwd| cwd.join(".hermes").join(PLUGINS_DIR));
         DiscoverOptions {
-            safe_mode: hooks_core::home::safe_mode(),
+            safe_mode: hermes_hooks_core::home::safe_mode(),
             project_dir,
             python: None,
         }

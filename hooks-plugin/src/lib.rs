@@ -13,12 +13,12 @@
 //!
 //! ```no_run
 //! use std::path::Path;
-//! use hooks_core::{Config, Event, HookEvent};
+//! use hermes_hooks_core::{Config, Event, HookEvent};
 //! use serde_json::json;
 //!
 //! let home = Path::new("/home/me/.hermes");
 //! let config = Config::load(home).unwrap_or_else(|_| Config::empty(home));
-//! let discovery = hooks_plugin::discover(home, &config);
+//! let discovery = hermes_hooks_plugin::discover(home, &config);
 //! for problem in &discovery.warnings {
 //!     eprintln!("warning: {problem}");
 //! }
@@ -44,7 +44,7 @@
 //!
 //! ## The ABI (version 1; `ABI.md` has the full contract)
 //!
-//! Plugins are written with `hooks-plugin-sdk`, which owns the one
+//! Plugins are written with `hermes-hooks-plugin-sdk`, which owns the one
 //! `#[repr(C)]` definition of the ABI ([`abi`] re-exports it). A library
 //! exports `hermes_hooks_abi_version() -> u32`, checked first (another
 //! version is refused, naming the library and both versions, before anything

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hooks_core::Config;
-use hooks_core::interpreter::PythonInterpreter;
+use hermes_hooks_core::Config;
+use hermes_hooks_core::interpreter::PythonInterpreter;
 
 use crate::discover::{
     DiscoverOptions, Discovery, PluginInfo, PluginKind, PluginSource, PluginStatus, PythonPlugin,

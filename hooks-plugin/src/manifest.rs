@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use hooks_core::ConfigWarning;
-use hooks_core::config::json_type;
+use hermes_hooks_core::ConfigWarning;
+use hermes_hooks_core::config::json_type;
 use serde_json::{Map, Value};
 
 /// The manifest file names, in the order they are looked for.
@@ -70,7 +70,7 @@ pub fn parse_manifest(
     text: &str,
     warnings: &mut Vec<ConfigWarning>,
 ) -> Result<Manifest, ConfigWarning> {
-    let root = hooks_core::yaml::parse(text)
+    let root = hermes_hooks_core::yaml::parse(text)
         .map_err(|error| warning(file, "", format!("invalid YAML: {}", error.message)))?;
     let fields = match root {
         Value::Object(fields) => fields,
@@ -105,7 +105,7 @@ pub fn parse_manifest(
     let library = reader
         .text("library")
         .filter(|library| !library.trim().is_empty())
-        .map(|library| dir.join(hooks_core::home::expand_tilde(library.trim())));
+        .map(|library| dir.join(hermes_hooks_core::home::expand_tilde(library.trim())));
     let requires_plugins = reader.requires_plugins();
     let kind = reader.text("kind").map(|kind| {
         let kind = kind.trim().to_lowercase();

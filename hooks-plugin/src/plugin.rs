@@ -4,8 +4,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use hooks_core::prompt::{PromptSections, SectionContent, SectionError, SessionInfo};
-use hooks_core::{Event, EventName};
+use hermes_hooks_core::prompt::{PromptSections, SectionContent, SectionError, SessionInfo};
+use hermes_hooks_core::{Event, EventName};
 use serde_json::Value;
 
 use crate::abi::{ABI_VERSION, MAX_REPLY_BYTES};
@@ -14,7 +14,7 @@ use crate::ffi::{self, BufferProblem, PluginEntry, RawReply};
 
 /// A system-prompt section a plugin declares: id, position and `max_chars`
 /// (its text comes from the plugin when a session starts).
-pub use hooks_plugin_sdk::SectionSpec as PromptSection;
+pub use hermes_hooks_plugin_sdk::SectionSpec as PromptSection;
 
 /// Error messages from a plugin are cut to this many bytes (at a char boundary).
 const MAX_ERROR_MESSAGE_BYTES: usize = 2000;
@@ -339,8 +339,8 @@ mod tests {
             "a", "0", "a.b-c_d", "Ab", ".a", "-a", "_a", "a b", "a/b", "é", "", &long, &too_long,
         ] {
             assert_eq!(
-                hooks_plugin_sdk::is_valid_section_id(id),
-                hooks_core::prompt::is_valid_section_id(id),
+                hermes_hooks_plugin_sdk::is_valid_section_id(id),
+                hermes_hooks_core::prompt::is_valid_section_id(id),
                 "{id:?}"
             );
         }

@@ -11,9 +11,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use hooks_core::callbacks::{CallbackError, Callbacks};
-use hooks_core::prompt::{PromptSections, SectionContent};
-use hooks_core::{Config, ConfigWarning};
+use hermes_hooks_core::callbacks::{CallbackError, Callbacks};
+use hermes_hooks_core::prompt::{PromptSections, SectionContent};
+use hermes_hooks_core::{Config, ConfigWarning};
 use serde_json::json;
 
 use crate::discover::{

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeSet;
 
-use hooks_core::config::json_type;
-use hooks_core::{Config, ConfigWarning};
+use hermes_hooks_core::config::json_type;
+use hermes_hooks_core::{Config, ConfigWarning};
 use serde_json::Value;
 
 /// The opt-in, opt-out and required lists; entries match a plugin key or manifest name.

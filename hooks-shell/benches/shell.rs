@@ -10,9 +10,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use criterion::{Criterion, criterion_main};
-use hooks_core::wire::WireContext;
-use hooks_core::{Dispatcher, Event, HookEvent};
-use hooks_shell::{ShellHookSpec, ShellHooks};
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Dispatcher, Event, HookEvent};
+use hermes_hooks_shell::{ShellHookSpec, ShellHooks};
 use serde_json::json;
 
 const HOOK: &str = "#!/bin/sh\ncat >/dev/null; echo '{}'\n";
@@ -85,7 +85,7 @@ fn shell_hook_per_event(c: &mut Criterion) {
     let spec = ShellHookSpec::new(HookEvent::PreToolCall, command.clone(), dir.path());
     let hooks = ShellHooks::from_approved_specs(dir.path(), context.clone(), vec![spec]);
     let event = event();
-    let input = hooks_shell::run::stdin_bytes(&event, &context);
+    let input = hermes_hooks_shell::run::stdin_bytes(&event, &context);
 
     let mut group = c.benchmark_group("shell_hook_per_event");
     group.sample_size(60);

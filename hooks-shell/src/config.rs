@@ -7,12 +7,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use hooks_core::catalog::{VALID_HOOKS, suggest};
-use hooks_core::matcher::ToolMatcher;
-use hooks_core::{Config, ConfigWarning, HookEvent};
+use hermes_hooks_core::catalog::{VALID_HOOKS, suggest};
+use hermes_hooks_core::matcher::ToolMatcher;
+use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::{Map, Value};
 
-use hooks_core::pyvalue::{python_int, repr, type_name};
+use hermes_hooks_core::pyvalue::{python_int, repr, type_name};
 
 /// The timeout of an entry without one, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;

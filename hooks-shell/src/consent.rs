@@ -7,9 +7,9 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use hooks_core::Config;
-use hooks_core::display::escape;
-use hooks_core::home::is_truthy_text;
+use hermes_hooks_core::Config;
+use hermes_hooks_core::display::escape;
+use hermes_hooks_core::home::is_truthy_text;
 
 use crate::allowlist::Allowlist;
 

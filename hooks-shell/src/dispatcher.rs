@@ -14,9 +14,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use hooks_core::catalog::EVENT_COUNT;
-use hooks_core::wire::WireContext;
-use hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
+use hermes_hooks_core::catalog::EVENT_COUNT;
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
 use serde_json::Value;
 
 use crate::allowlist::Allowlist;
@@ -46,7 +46,7 @@ impl RegisterOptions {
         RegisterOptions {
             consent,
             context: WireContext::current(),
-            safe_mode: hooks_core::home::safe_mode(),
+            safe_mode: hermes_hooks_core::home::safe_mode(),
             queue_capacity: DEFAULT_QUEUE_CAPACITY,
         }
     }

@@ -3,7 +3,7 @@
 //! Shell hooks: `hooks:` entries in `$HERMES_HOME/config.yaml` run as
 //! subprocesses that read the event as JSON on stdin and may answer on stdout
 //! (block / modify a tool call, add LLM context, keep a turn going).
-//! [`ShellHooks`] implements [`hooks_core::Dispatcher`].
+//! [`ShellHooks`] implements [`hermes_hooks_core::Dispatcher`].
 //!
 //! ```yaml
 //! hooks:
@@ -15,12 +15,12 @@
 //! ```
 //!
 //! ```no_run
-//! use hooks_core::{Config, Dispatcher, Event};
-//! use hooks_shell::{Consent, RegisterOptions, ShellHooks};
+//! use hermes_hooks_core::{Config, Dispatcher, Event};
+//! use hermes_hooks_shell::{Consent, RegisterOptions, ShellHooks};
 //! use serde_json::json;
 //!
-//! # async fn demo() -> Result<(), hooks_core::ConfigError> {
-//! let home = hooks_core::home::resolve_home(None);
+//! # async fn demo() -> Result<(), hermes_hooks_core::ConfigError> {
+//! let home = hermes_hooks_core::home::resolve_home(None);
 //! let config = Config::load(&home)?;
 //! let registration = ShellHooks::register(&config, RegisterOptions::new(Consent::from_environment(false)));
 //! for warning in &registration.warnings {

@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
-use hooks_core::HookEvent;
+use hermes_hooks_core::HookEvent;
 use serde_json::{Map, Value, json};
 
 use crate::config::ShellHookSpec;
 use crate::run::RunResult;
-use hooks_core::pyvalue::{is_truthy, strip};
+use hermes_hooks_core::pyvalue::{is_truthy, strip};
 
 /// The block message when a hook blocks without giving one.
 pub const DEFAULT_BLOCK_MESSAGE: &str = "Blocked by shell hook.";

@@ -4,7 +4,7 @@
 //! - The command is split with POSIX shell-word rules and run without a shell;
 //!   every argument starting with `~/` is expanded.
 //! - The run goes through hooks-core's one process supervisor
-//!   ([`hooks_core::process::run`]): the hook and everything it starts, in its
+//!   ([`hermes_hooks_core::process::run`]): the hook and everything it starts, in its
 //!   process group or not, is killed with `SIGKILL` on timeout, so nothing it
 //!   started outlives the timeout.
 //! - stdin is written alongside the reads; a hook that never reads stdin or
@@ -21,10 +21,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hooks_core::Event;
-use hooks_core::home::expand_tilde;
-use hooks_core::process::{RunLimits, RunOutput};
-use hooks_core::wire::{WireContext, write_hook_document};
+use hermes_hooks_core::Event;
+use hermes_hooks_core::home::expand_tilde;
+use hermes_hooks_core::process::{RunLimits, RunOutput};
+use hermes_hooks_core::wire::{WireContext, write_hook_document};
 use tokio::process::Command;
 
 use crate::config::ShellHookSpec;
@@ -174,7 +174,7 @@ pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult
         output_cap: OUTPUT_CAP_BYTES,
         pipe_grace: PIPE_GRACE,
     };
-    match hooks_core::process::run(command, &input, &limits).await {
+    match hermes_hooks_core::process::run(command, &input, &limits).await {
         Ok(output) => {
             let mut result = from_output(output);
             result.elapsed = started.elapsed();

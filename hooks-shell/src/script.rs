@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use hooks_core::home::expand_tilde;
+use hermes_hooks_core::home::expand_tilde;
 use nix::unistd::{AccessFlags, access};
 
 use crate::clock::{iso_from_mtime, parse_iso};

@@ -1,7 +1,7 @@
 //! The synthetic payloads `hooks test` and `hooks doctor` fire: the same
 //! keyword arguments the host passes at runtime, per event.
 
-use hooks_core::{HookEvent, Payload};
+use hermes_hooks_core::{HookEvent, Payload};
 use serde_json::{Value, json};
 
 /// The reference's built-in payload for `event`, with `tool_name` set to

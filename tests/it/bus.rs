@@ -1,6 +1,6 @@
 //! The bus with no mechanisms.
 
-use hooks_core::{Event, HookEvent, Hooks, Outcome};
+use hermes_hooks_core::{Event, HookEvent, Hooks, Outcome};
 use serde_json::json;
 
 #[tokio::test]

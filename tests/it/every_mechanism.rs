@@ -7,14 +7,14 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hooks_core::callbacks::Callbacks;
-use hooks_core::config::PluginSettings;
-use hooks_core::wire::WireContext;
-use hooks_core::{Config, Event, HookEvent, Hooks, Outcome, ToolGate};
-use hooks_gateway::{GatewayHooks, GatewayOptions};
-use hooks_outbound::receiver::{ReceivedDelivery, serve};
-use hooks_outbound::{Outbound, OutboundOptions};
-use hooks_shell::{Consent, RegisterOptions, ShellHooks};
+use hermes_hooks_core::callbacks::Callbacks;
+use hermes_hooks_core::config::PluginSettings;
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Config, Event, HookEvent, Hooks, Outcome, ToolGate};
+use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
+use hermes_hooks_outbound::receiver::{ReceivedDelivery, serve};
+use hermes_hooks_outbound::{Outbound, OutboundOptions};
+use hermes_hooks_shell::{Consent, RegisterOptions, ShellHooks};
 use serde_json::json;
 
 fn script(dir: &Path, name: &str, body: &str) -> String {

@@ -31,7 +31,7 @@ pub fn run(root: &Path) -> Result<()> {
     let mut build = Command::new(&cargo);
     build
         .current_dir(root)
-        .args(["build", "--quiet", "-p", "hooks-cli"]);
+        .args(["build", "--quiet", "-p", "hermes-hooks-cli"]);
     for (_, package) in NATIVE_PLUGINS {
         build.args(["-p", package]);
     }

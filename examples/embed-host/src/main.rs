@@ -14,9 +14,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hooks_cli::{Host, HostOptions};
-use hooks_core::payloads::{OnSessionEnd, OnSessionStart, PostToolCall, PreLlmCall, PreToolCall};
-use hooks_core::{Event, Outcome, ToolGate};
+use hermes_hooks_cli::{Host, HostOptions};
+use hermes_hooks_core::payloads::{
+    OnSessionEnd, OnSessionStart, PostToolCall, PreLlmCall, PreToolCall,
+};
+use hermes_hooks_core::{Event, Outcome, ToolGate};
 use serde_json::{Map, Value, json};
 
 fn main() -> ExitCode {
@@ -60,7 +62,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<HostOptions, Str
     Ok(options)
 }
 
-async fn run(options: HostOptions) -> Result<(), hooks_cli::HostError> {
+async fn run(options: HostOptions) -> Result<(), hermes_hooks_cli::HostError> {
     // The one call: every mechanism of the home, registered in bus order.
     let host = Host::load(options)?;
     for warning in host.warnings() {

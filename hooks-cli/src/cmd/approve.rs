@@ -9,8 +9,8 @@
 
 use std::io::Write;
 
-use hooks_core::display::escape;
-use hooks_shell::{Allowlist, ShellHookSpec, parse_config};
+use hermes_hooks_core::display::escape;
+use hermes_hooks_shell::{Allowlist, ShellHookSpec, parse_config};
 
 use crate::cli::ApproveArgs;
 use crate::fire::plural;

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use hooks_core::Payload;
-use hooks_core::display::escape;
+use hermes_hooks_core::Payload;
+use hermes_hooks_core::display::escape;
 use serde_json::json;
 
 use crate::cli::EmitArgs;

@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use hooks_core::catalog::{EVENTS, GATEWAY_EVENTS, RunPolicy};
+use hermes_hooks_core::catalog::{EVENTS, GATEWAY_EVENTS, RunPolicy};
 use serde_json::json;
 
 use crate::cli::EventsArgs;
@@ -18,7 +18,7 @@ pub fn run(args: &EventsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
                     "class": meta.class.as_str(),
                     "merge": meta.merge.as_str(),
                     "run": run_label(meta.run),
-                    "fail_closed": meta.fail == hooks_core::catalog::FailMode::Closed,
+                    "fail_closed": meta.fail == hermes_hooks_core::catalog::FailMode::Closed,
                     "shell": meta.shell,
                     "tool_matcher": meta.tool_matcher,
                     "fields": meta.fields.iter().map(|f| f.name).collect::<Vec<_>>(),
@@ -42,7 +42,7 @@ pub fn run(args: &EventsArgs, out: &mut dyn Write) -> anyhow::Result<()> {
     writeln!(out, "Plugin and shell hook events ({}):", EVENTS.len())?;
     for meta in &EVENTS {
         let mut notes = vec![meta.class.as_str(), run_label(meta.run)];
-        if meta.fail == hooks_core::catalog::FailMode::Closed {
+        if meta.fail == hermes_hooks_core::catalog::FailMode::Closed {
             notes.push("fail-closed");
         }
         if !meta.shell {

@@ -7,13 +7,13 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use hooks_cli::inspect::ChildInspector;
-use hooks_cli::inventory::{
+use hermes_hooks_cli::inspect::ChildInspector;
+use hermes_hooks_cli::inventory::{
     GatewayRow, Inventory, NATIVE_TRUST_NOTE, OutboundRow, PluginKind, PluginRow, PluginState,
     ShellHookRow,
 };
-use hooks_core::display::escape as e;
-use hooks_shell::Drift;
+use hermes_hooks_core::display::escape as e;
+use hermes_hooks_shell::Drift;
 
 use crate::cli::ListArgs;
 use crate::setup::Home;
@@ -217,7 +217,7 @@ fn list_gateway(rows: &[GatewayRow], out: &mut dyn Write) -> anyhow::Result<()> 
         writeln!(
             out,
             "      handler: {}",
-            hooks_cli::show_path(&row.info.handler_path())
+            hermes_hooks_cli::show_path(&row.info.handler_path())
         )?;
         writeln!(out, "      events:  {}", e(&row.info.events.join(", ")))?;
         if let Some((_, interpreter)) = &row.interpreter {

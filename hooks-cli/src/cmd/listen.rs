@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, bail};
-use hooks_core::display::escape;
-use hooks_outbound::receiver::{ReceivedDelivery, Verification, serve};
+use hermes_hooks_core::display::escape;
+use hermes_hooks_outbound::receiver::{ReceivedDelivery, Verification, serve};
 use serde_json::json;
 use tokio::sync::Notify;
 

@@ -10,11 +10,11 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Context;
-use hooks_core::{Outcome, Payload, ToolGate};
+use hermes_hooks_core::{Outcome, Payload, ToolGate};
 use serde_json::{Value, json};
 
 use crate::cli::ReplayArgs;
-use hooks_core::display::escape;
+use hermes_hooks_core::display::escape;
 
 use crate::fire::{Fired, deliveries_json, fire, millis, plural};
 use crate::payload::{UsageError, host_event, host_event_name};
@@ -23,7 +23,7 @@ use crate::setup::{Home, Mechanisms};
 /// One line of a recorded session.
 struct Recorded {
     line: usize,
-    event: hooks_core::Event,
+    event: hermes_hooks_core::Event,
 }
 
 /// Runs `hooks replay`.
@@ -130,7 +130,7 @@ fn read_session(path: &Path) -> anyhow::Result<(Vec<Recorded>, usize)> {
     Ok((recorded, bad))
 }
 
-fn parse_line(line: &str) -> Result<hooks_core::Event, String> {
+fn parse_line(line: &str) -> Result<hermes_hooks_core::Event, String> {
     let value: Value = serde_json::from_str(line).map_err(|e| format!("invalid JSON: {e}"))?;
     let object = value.as_object().ok_or("a line must be a JSON object")?;
     let name = object

@@ -2,9 +2,9 @@
 
 use std::io::Write;
 
-use hooks_shell::Allowlist;
+use hermes_hooks_shell::Allowlist;
 
-use hooks_core::display::escape;
+use hermes_hooks_core::display::escape;
 
 use crate::fire::plural;
 use crate::setup::Home;

@@ -8,10 +8,10 @@
 
 use std::io::Write;
 
-use hooks_core::display::escape;
-use hooks_core::wire::WireContext;
-use hooks_core::{Event, Reply};
-use hooks_shell::{
+use hermes_hooks_core::display::escape;
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Event, Reply};
+use hermes_hooks_shell::{
     Allowlist, Consent, RunResult, ShellHookSpec, parse_config, run_once, synthetic_payload,
 };
 use serde_json::{Value, json};
@@ -77,7 +77,7 @@ pub async fn run(
                 .map(|value| Reply::new(format!("shell:{}", spec.command), value))
         })
         .collect();
-    let outcome = hooks_core::merge::merge(&event, &replies);
+    let outcome = hermes_hooks_core::merge::merge(&event, &replies);
 
     if args.json {
         let hooks: Vec<Value> = specs
@@ -192,7 +192,7 @@ pub fn print_run(
     parsed: Option<&Value>,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let elapsed = hooks_shell::reply::format_seconds(result.elapsed);
+    let elapsed = hermes_hooks_shell::reply::format_seconds(result.elapsed);
     if let Some(error) = &result.error {
         writeln!(out, "      ✗ error: {}", escape(error))?;
     } else if result.timed_out {

@@ -4,9 +4,9 @@
 //! flushes and stops what runs in the background.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), hooks_cli::host::HostError> {
+//! # async fn run() -> Result<(), hermes_hooks_cli::host::HostError> {
 //! use std::time::Duration;
-//! use hooks_cli::host::{Host, HostOptions};
+//! use hermes_hooks_cli::host::{Host, HostOptions};
 //!
 //! let host = Host::load(HostOptions::new().home("/home/me/.hermes"))?;
 //! for warning in host.warnings() {
@@ -24,9 +24,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hooks_core::prompt::PromptSections;
-use hooks_core::{Callbacks, ConfigError, Hooks};
-use hooks_outbound::{DeliveryReport, Outbound};
+use hermes_hooks_core::prompt::PromptSections;
+use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
+use hermes_hooks_outbound::{DeliveryReport, Outbound};
 
 use crate::home::Home;
 
@@ -152,7 +152,7 @@ impl Host {
             outbound,
             warnings: warnings
                 .iter()
-                .map(|warning| hooks_core::display::escape(warning).into_owned())
+                .map(|warning| hermes_hooks_core::display::escape(warning).into_owned())
                 .collect(),
             mechanisms,
         })

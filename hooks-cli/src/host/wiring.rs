@@ -6,11 +6,11 @@
 
 use std::sync::Arc;
 
-use hooks_core::Callbacks;
-use hooks_core::prompt::PromptSections;
-use hooks_gateway::{GatewayHooks, GatewayOptions};
-use hooks_outbound::{Outbound, OutboundOptions};
-use hooks_shell::{Consent, RegisterOptions, ShellHooks};
+use hermes_hooks_core::Callbacks;
+use hermes_hooks_core::prompt::PromptSections;
+use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
+use hermes_hooks_outbound::{Outbound, OutboundOptions};
+use hermes_hooks_shell::{Consent, RegisterOptions, ShellHooks};
 
 use super::{HostOptions, MechanismStatus};
 use crate::home::Home;
@@ -46,12 +46,12 @@ pub(super) fn load_plugins(
     let callbacks = Callbacks::new(settings);
     let sections = Arc::new(PromptSections::new());
     let registration =
-        hooks_plugin::register_plugins(&home.path, &home.config, &callbacks, &sections);
+        hermes_hooks_plugin::register_plugins(&home.path, &home.config, &callbacks, &sections);
     warnings.extend(registration.warnings.iter().cloned());
     let loaded = registration
         .plugins
         .iter()
-        .filter(|info| info.status == hooks_plugin::PluginStatus::Loaded)
+        .filter(|info| info.status == hermes_hooks_plugin::PluginStatus::Loaded)
         .count();
     Loaded {
         mechanism: (callbacks, sections),

@@ -5,8 +5,8 @@
 //! so a syntax error or a missing module shows in `list` and `doctor`, not at
 //! the first event. An executable handler must be executable.
 
-use hooks_core::ConfigWarning;
-use hooks_gateway::{GatewayHookInfo, GatewayOptions, HandlerKind, HookStatus};
+use hermes_hooks_core::ConfigWarning;
+use hermes_hooks_gateway::{GatewayHookInfo, GatewayOptions, HandlerKind, HookStatus};
 use serde_json::{Value, json};
 
 use crate::home::Home;
@@ -43,12 +43,12 @@ pub fn scan(
     home: &Home,
 ) -> (
     Vec<GatewayRow>,
-    Vec<hooks_gateway::GatewayWarning>,
+    Vec<hermes_hooks_gateway::GatewayWarning>,
     Vec<ConfigWarning>,
 ) {
     let (options, option_warnings) = GatewayOptions::from_config(&home.config);
-    let mut discovery = hooks_gateway::discover(&home.path);
-    hooks_gateway::check_handlers(&mut discovery, &options);
+    let mut discovery = hermes_hooks_gateway::discover(&home.path);
+    hermes_hooks_gateway::check_handlers(&mut discovery, &options);
     let python = options.python_interpreter();
     let interpreter = (python.program.display().to_string(), python.to_string());
     let rows = discovery
@@ -68,7 +68,9 @@ fn handler_error(info: &GatewayHookInfo) -> Option<String> {
     match (&info.status, info.handler) {
         (HookStatus::Broken { error }, _) => Some(format!("trial import failed: {error}")),
         (_, HandlerKind::Executable)
-            if !hooks_shell::script_is_executable(&info.handler_path().display().to_string()) =>
+            if !hermes_hooks_shell::script_is_executable(
+                &info.handler_path().display().to_string(),
+            ) =>
         {
             Some("the handler is not executable (chmod +x it)".to_owned())
         }

@@ -9,8 +9,8 @@ pub mod shell;
 
 use std::path::{Path, PathBuf};
 
-use hooks_core::ConfigWarning;
-use hooks_shell::Allowlist;
+use hermes_hooks_core::ConfigWarning;
+use hermes_hooks_shell::Allowlist;
 use serde_json::{Value, json};
 
 pub use gateway::GatewayRow;
@@ -114,7 +114,7 @@ impl Inventory {
                 .map(|w| Warning::config(Kind::Config, w)),
         );
 
-        let shell = hooks_shell::parse_config(&home.config);
+        let shell = hermes_hooks_shell::parse_config(&home.config);
         warnings.extend(
             shell
                 .warnings
@@ -131,7 +131,7 @@ impl Inventory {
             });
         }
 
-        let outbound = hooks_outbound::parse_config(&home.config);
+        let outbound = hermes_hooks_outbound::parse_config(&home.config);
         warnings.extend(outbound.warnings.iter().map(|w| Warning {
             name: outbound_name(home, &w.key),
             ..Warning::config(Kind::Outbound, w)

@@ -1,8 +1,8 @@
 //! Outbound webhook targets as configured, with their URLs safe to show
 //! (hooks-outbound's one redaction).
 
-use hooks_outbound::TargetSpec;
-pub use hooks_outbound::redact::redact_url;
+use hermes_hooks_outbound::TargetSpec;
+pub use hermes_hooks_outbound::redact::redact_url;
 use serde_json::{Value, json};
 
 /// One configured webhook target.

@@ -9,19 +9,19 @@
 
 use std::path::PathBuf;
 
-use hooks_core::interpreter::PythonInterpreter;
-use hooks_core::{Config, ConfigWarning};
-use hooks_plugin::{DiscoverOptions, PluginInfo, PluginStatus};
+use hermes_hooks_core::interpreter::PythonInterpreter;
+use hermes_hooks_core::{Config, ConfigWarning};
+use hermes_hooks_plugin::{DiscoverOptions, PluginInfo, PluginStatus};
 use serde_json::{Value, json};
 
-pub use hooks_plugin::discover::PluginKind;
+pub use hermes_hooks_plugin::discover::PluginKind;
 
 use crate::home::Home;
 use crate::inspect::ChildInspector;
 
 /// Native plugins run inside the agent's process with its full rights; said
 /// wherever plugins are listed.
-pub use hooks_plugin::NATIVE_TRUST_NOTE;
+pub use hermes_hooks_plugin::NATIVE_TRUST_NOTE;
 
 /// What became of a plugin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub fn scan(home: &Home, inspector: &ChildInspector) -> (Vec<PluginRow>, Vec<Con
         safe_mode: true,
         ..options.clone()
     };
-    let listing = hooks_plugin::discover_with(&home.path, &home.config, listing_options);
+    let listing = hermes_hooks_plugin::discover_with(&home.path, &home.config, listing_options);
     let python_keys: Vec<String> = listing
         .found
         .iter()
@@ -120,7 +120,7 @@ pub fn scan(home: &Home, inspector: &ChildInspector) -> (Vec<PluginRow>, Vec<Con
         .collect();
     let python = (!safe_mode && !python_keys.is_empty()).then(|| {
         let config = only_enabled(&home.config, &python_keys);
-        hooks_plugin::discover_with(&home.path, &config, options)
+        hermes_hooks_plugin::discover_with(&home.path, &config, options)
     });
     let interpreter = python
         .as_ref()

@@ -1,6 +1,6 @@
 //! Shell hooks as configured: matcher, timeout, fail mode, consent and drift.
 
-use hooks_shell::{Allowlist, Drift, ShellHookSpec, mtime_drift, script_mtime_iso};
+use hermes_hooks_shell::{Allowlist, Drift, ShellHookSpec, mtime_drift, script_mtime_iso};
 use serde_json::{Value, json};
 
 /// One configured shell hook and its consent state.

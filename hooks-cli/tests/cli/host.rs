@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
-use hooks_cli::{Host, HostError, HostOptions};
-use hooks_core::payloads::PreToolCall;
-use hooks_core::{Event, ToolGate};
+use hermes_hooks_cli::{Host, HostError, HostOptions};
+use hermes_hooks_core::payloads::PreToolCall;
+use hermes_hooks_core::{Event, ToolGate};
 use serde_json::json;
 
 use crate::support::TempHome;

@@ -1,4 +1,4 @@
-//! Native plugins built on `hooks-plugin-sdk` (the examples in
+//! Native plugins built on `hermes-hooks-plugin-sdk` (the examples in
 //! `hooks-plugin/examples/`), loaded by the real `hooks` binary.
 //!
 //! The libraries are built once per test run (`support::example_plugins`).

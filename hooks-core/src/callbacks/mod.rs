@@ -10,9 +10,9 @@
 //! on `pre_tool_call`, turns into a block.
 //!
 //! ```
-//! use hooks_core::callbacks::Callbacks;
-//! use hooks_core::config::PluginSettings;
-//! use hooks_core::{Dispatcher, Event, HookEvent};
+//! use hermes_hooks_core::callbacks::Callbacks;
+//! use hermes_hooks_core::config::PluginSettings;
+//! use hermes_hooks_core::{Dispatcher, Event, HookEvent};
 //! use serde_json::json;
 //!
 //! let callbacks = Callbacks::new(PluginSettings::default());

@@ -6,8 +6,8 @@
 //! A plugin or tool can go the other way with [`HookPayload::from_event`].
 //!
 //! ```
-//! use hooks_core::payloads::{HookPayload, PreToolCall};
-//! use hooks_core::{Event, HookEvent};
+//! use hermes_hooks_core::payloads::{HookPayload, PreToolCall};
+//! use hermes_hooks_core::{Event, HookEvent};
 //!
 //! let mut args = serde_json::Map::new();
 //! args.insert("command".into(), "ls".into());

@@ -30,7 +30,7 @@
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! use std::time::Duration;
-//! use hooks_core::process::{RunLimits, run};
+//! use hermes_hooks_core::process::{RunLimits, run};
 //!
 //! let mut command = tokio::process::Command::new("sh");
 //! command.args(["-c", "cat; echo done >&2"]);

@@ -16,7 +16,7 @@
 //! warning and the rest still render.
 //!
 //! ```
-//! use hooks_core::prompt::{PromptSections, SectionContent, SessionInfo};
+//! use hermes_hooks_core::prompt::{PromptSections, SectionContent, SessionInfo};
 //!
 //! let sections = PromptSections::new();
 //! sections

@@ -45,7 +45,7 @@ static SECTION_FRAME: LazyLock<Regex> = LazyLock::new(|| {
 /// session as having no plugin sections (and still must not re-render them).
 ///
 /// ```
-/// use hooks_core::prompt::{format_sections, parse_rendered};
+/// use hermes_hooks_core::prompt::{format_sections, parse_rendered};
 ///
 /// let container = format_sections([("example.rules", "Be brief.")]);
 /// let prompt = format!("You are Hermes.\n\n{container}\n\nConversation started: today");

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
-use hooks_core::callbacks::Callbacks;
-use hooks_core::{Dispatcher, Event, HookEvent, Hooks, Reply};
+use hermes_hooks_core::callbacks::Callbacks;
+use hermes_hooks_core::{Dispatcher, Event, HookEvent, Hooks, Reply};
 use serde_json::json;
 
 use super::support::{Gate, capture_logs, eventually, settings, tool_event, warnings};

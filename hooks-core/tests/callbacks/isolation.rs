@@ -4,8 +4,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::ThreadId;
 
 use futures::executor::block_on;
-use hooks_core::callbacks::{CallbackError, Callbacks};
-use hooks_core::{Dispatcher, Event, HookEvent};
+use hermes_hooks_core::callbacks::{CallbackError, Callbacks};
+use hermes_hooks_core::{Dispatcher, Event, HookEvent};
 use serde_json::json;
 
 use super::support::{capture_logs, debugs, settings, tool_event, warnings};
@@ -17,7 +17,7 @@ fn failing_then_ok(callbacks: &Callbacks, event: &str, owner: &str) {
     callbacks.register(
         event,
         &format!("{owner}-panics"),
-        |_: &Event| -> hooks_core::CallbackResult { panic!("plugin bug") },
+        |_: &Event| -> hermes_hooks_core::CallbackResult { panic!("plugin bug") },
     );
     callbacks.register(event, "survivor", |_: &Event| Ok(Some(json!("still here"))));
 }

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use futures::FutureExt;
 use futures::executor::block_on;
-use hooks_core::callbacks::Callbacks;
-use hooks_core::{Dispatcher, Event, EventName, HookEvent, Hooks};
+use hermes_hooks_core::callbacks::Callbacks;
+use hermes_hooks_core::{Dispatcher, Event, EventName, HookEvent, Hooks};
 use serde_json::{Value, json};
 
 use super::support::{capture_logs, settings, tool_event, warnings};

@@ -5,9 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::executor::block_on;
-use hooks_core::callbacks::{CallbackError, Callbacks};
-use hooks_core::config::PluginSettings;
-use hooks_core::{Dispatcher, Event, HookEvent};
+use hermes_hooks_core::callbacks::{CallbackError, Callbacks};
+use hermes_hooks_core::config::PluginSettings;
+use hermes_hooks_core::{Dispatcher, Event, HookEvent};
 use serde_json::{Value, json};
 
 use super::support::{Gate, eventually, settings};

@@ -4,8 +4,8 @@ use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
-use hooks_core::config::PluginSettings;
-use hooks_core::{Event, HookEvent};
+use hermes_hooks_core::config::PluginSettings;
+use hermes_hooks_core::{Event, HookEvent};
 use serde_json::json;
 
 /// Settings with a callback timeout of `millis` (0 disables it).

@@ -1,8 +1,8 @@
 //! `pre_verify`, `pre_gateway_dispatch`, and no panic on arbitrary replies.
 
-use hooks_core::merge::{gateway_dispatch, merge, verify_continue};
-use hooks_core::outcome::DispatchDecision;
-use hooks_core::{Event, Outcome};
+use hermes_hooks_core::merge::{gateway_dispatch, merge, verify_continue};
+use hermes_hooks_core::outcome::DispatchDecision;
+use hermes_hooks_core::{Event, Outcome};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

@@ -5,7 +5,7 @@ mod directives;
 mod text_rules;
 mod tool_gate;
 
-use hooks_core::Reply;
+use hermes_hooks_core::Reply;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

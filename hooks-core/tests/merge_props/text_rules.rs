@@ -1,8 +1,10 @@
 //! Context, transcription fields and the string transforms.
 
-use hooks_core::merge::{context, first_non_empty_string, first_string, transcription_fields};
-use hooks_core::outcome::TranscriptionOverrides;
-use hooks_core::{Event, Outcome};
+use hermes_hooks_core::merge::{
+    context, first_non_empty_string, first_string, transcription_fields,
+};
+use hermes_hooks_core::outcome::TranscriptionOverrides;
+use hermes_hooks_core::{Event, Outcome};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

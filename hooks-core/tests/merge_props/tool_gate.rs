@@ -1,7 +1,7 @@
 //! The `pre_tool_call` gate against a key-by-key model.
 
-use hooks_core::merge::{merge, tool_gate};
-use hooks_core::{Event, Outcome, ToolGate};
+use hermes_hooks_core::merge::{merge, tool_gate};
+use hermes_hooks_core::{Event, Outcome, ToolGate};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

@@ -1,5 +1,5 @@
 //! The process supervisor's fault suite: badly behaved children, each run
-//! through `hooks_core::process`, must give the right result within a generous
+//! through `hermes_hooks_core::process`, must give the right result within a generous
 //! bound and leave no process of theirs behind.
 
 mod run;

@@ -3,7 +3,7 @@
 use std::io::ErrorKind;
 use std::time::{Duration, Instant};
 
-use hooks_core::process::{RunOutput, run};
+use hermes_hooks_core::process::{RunOutput, run};
 use tokio::process::Command;
 
 use crate::support::{

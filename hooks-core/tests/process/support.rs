@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use hooks_core::process::RunLimits;
+use hermes_hooks_core::process::RunLimits;
 use rustix::process::{Pid, Signal, kill_process, test_kill_process};
 use tokio::process::Command;
 

@@ -3,7 +3,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use hooks_core::process::{ChildTree, TREE_ENV};
+use hermes_hooks_core::process::{ChildTree, TREE_ENV};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use crate::support::{MARGIN, Scratch, assert_all_gone, gone, read_pids, sh};
@@ -132,7 +132,7 @@ async fn a_run_cancelled_by_its_caller_kills_its_tree() {
     let pids_file = scratch.file("pids");
     let command = sh(&worker_script(&pids_file));
     let limits = crate::support::limits(600);
-    let running = hooks_core::process::run(command, b"", &limits);
+    let running = hermes_hooks_core::process::run(command, b"", &limits);
     // The caller's own bound (a host shutting down) drops the run mid-way.
     let cancelled = tokio::time::timeout(Duration::from_millis(1500), running).await;
     assert!(

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hooks_core::prompt::{
+use hermes_hooks_core::prompt::{
     CONVERSATION_STARTED_SENTINEL, PromptSections, RenderedSections, SectionContent, SessionInfo,
     parse_rendered,
 };

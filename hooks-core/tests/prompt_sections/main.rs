@@ -5,7 +5,7 @@ mod golden;
 mod reference_cases;
 mod restore;
 
-use hooks_core::prompt::RenderedSections;
+use hermes_hooks_core::prompt::RenderedSections;
 
 const AFTER_MEMORY: &str = "after_memory";
 

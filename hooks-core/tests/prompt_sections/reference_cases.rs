@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use hooks_core::prompt::{
+use hermes_hooks_core::prompt::{
     MAX_TOTAL_CHARS, PromptSections, SectionContent, SectionError, SessionInfo, SkipReason,
 };
 use serde_json::{Value, json};

@@ -1,6 +1,6 @@
 //! Rendered containers restore to the same sections.
 
-use hooks_core::prompt::{
+use hermes_hooks_core::prompt::{
     CONVERSATION_STARTED_SENTINEL, PromptSections, SectionContent, SessionInfo, format_sections,
     parse_rendered,
 };

@@ -1,8 +1,8 @@
 //! Discovery of hook folders (reference §7.6, tests 164–172) and its warnings.
 
-use hooks_core::Payload;
-use hooks_core::{Dispatcher, EventName};
-use hooks_gateway::{
+use hermes_hooks_core::Payload;
+use hermes_hooks_core::{Dispatcher, EventName};
+use hermes_hooks_gateway::{
     GatewayHooks, GatewayOptions, HandlerError, HandlerKind, HookStatus, discover,
 };
 
@@ -10,7 +10,7 @@ use crate::support::{Home, set_mode, write};
 
 const HANDLE: &str = "def handle(e, c): pass\n";
 
-fn skipped_paths(discovery: &hooks_gateway::Discovery) -> Vec<std::path::PathBuf> {
+fn skipped_paths(discovery: &hermes_hooks_gateway::Discovery) -> Vec<std::path::PathBuf> {
     discovery
         .warnings
         .iter()
@@ -320,9 +320,9 @@ fn discovery_alone_reads_files_and_the_check_can_be_run_later() {
         "[agent:start]",
         "import no_such_module_xyz\ndef handle(e, c): pass\n",
     );
-    let mut discovery = hooks_gateway::discover(home.path());
+    let mut discovery = hermes_hooks_gateway::discover(home.path());
     assert_eq!(discovery.hooks[0].status, HookStatus::Unchecked);
-    hooks_gateway::check_handlers(&mut discovery, &GatewayOptions::default());
+    hermes_hooks_gateway::check_handlers(&mut discovery, &GatewayOptions::default());
     let error = discovery.hooks[0].status.error().unwrap_or_default();
     assert!(
         error.contains("No module named 'no_such_module_xyz'"),
@@ -336,12 +336,12 @@ async fn a_hook_broken_at_discovery_stays_off() {
     home.python_hook("broken", "[command:*]", "def handle(e, c)\n    return 1\n");
     let (gateway, _) = home.gateway();
     let result = gateway
-        .call_hook("broken", "command:x", &hooks_core::Payload::new())
+        .call_hook("broken", "command:x", &hermes_hooks_core::Payload::new())
         .await;
     assert!(
         matches!(
             result,
-            Some(Err(hooks_gateway::HandlerError::Unloadable { .. }))
+            Some(Err(hermes_hooks_gateway::HandlerError::Unloadable { .. }))
         ),
         "{result:?}"
     );

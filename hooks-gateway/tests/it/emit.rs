@@ -1,7 +1,7 @@
 //! Emitting gateway events to Python handlers (reference §7.6, tests 173–185).
 
-use hooks_core::{Dispatcher, Event, EventName, Hooks, Payload};
-use hooks_gateway::HandlerError;
+use hermes_hooks_core::{Dispatcher, Event, EventName, Hooks, Payload};
+use hermes_hooks_gateway::HandlerError;
 use serde_json::json;
 
 use crate::support::{Home, emit, sources, values};
@@ -66,7 +66,7 @@ async fn no_bare_prefix_or_global_wildcard_and_no_catalog_events() {
         assert!(!gateway.interest(&EventName::parse(name)), "{name}");
     }
     assert!(emit(&gateway, "agent:start", json!({})).await.is_empty());
-    let plugin_event = Event::from_json(hooks_core::HookEvent::PreToolCall, json!({}));
+    let plugin_event = Event::from_json(hermes_hooks_core::HookEvent::PreToolCall, json!({}));
     assert!(gateway.dispatch(&plugin_event).await.is_empty());
 }
 
@@ -221,7 +221,7 @@ async fn wildcard_match_also_collected() {
 
 #[tokio::test]
 async fn no_handlers_returns_empty_list() {
-    let gateway = hooks_gateway::GatewayHooks::empty();
+    let gateway = hermes_hooks_gateway::GatewayHooks::empty();
     assert!(
         emit(&gateway, "unknown:event", json!({"a": 1}))
             .await

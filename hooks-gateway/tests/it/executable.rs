@@ -2,8 +2,8 @@
 
 use std::time::{Duration, Instant};
 
-use hooks_core::{Dispatcher, EventName};
-use hooks_gateway::{GatewayOptions, HandlerKind};
+use hermes_hooks_core::{Dispatcher, EventName};
+use hermes_hooks_gateway::{GatewayOptions, HandlerKind};
 use serde_json::{Value, json};
 
 use crate::support::{Home, emit, sources, values};
@@ -54,7 +54,7 @@ async fn empty_output_bad_output_and_failures_give_no_reply() {
     let replies = emit(&gateway, "agent:end", json!({})).await;
     assert_eq!(values(&replies), [json!("fine")]);
     let failure = gateway
-        .call_hook("c-fails", "agent:end", &hooks_core::Payload::new())
+        .call_hook("c-fails", "agent:end", &hermes_hooks_core::Payload::new())
         .await
         .and_then(Result::err)
         .map(|e| e.to_string())
@@ -108,7 +108,7 @@ async fn shutdown_kills_a_running_handler_and_its_children() {
     );
     let (gateway, _) = home.gateway();
     let pid_file = home.path().join("child.pid");
-    let event = hooks_core::Event::from_json("agent:start", json!({}));
+    let event = hermes_hooks_core::Event::from_json("agent:start", json!({}));
     assert!(
         gateway.dispatch(&event).await.is_empty(),
         "emit returns at once"

@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use hooks_core::Payload;
-use hooks_gateway::{GatewayHooks, GatewayOptions, HandlerError};
+use hermes_hooks_core::Payload;
+use hermes_hooks_gateway::{GatewayHooks, GatewayOptions, HandlerError};
 use serde_json::{Value, json};
 
 use crate::support::{Home, TEST_TIMEOUT, wait_for};

@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use hooks_core::{Dispatcher, Event, Payload};
-use hooks_gateway::{GatewayOptions, HandlerKind};
+use hermes_hooks_core::{Dispatcher, Event, Payload};
+use hermes_hooks_gateway::{GatewayOptions, HandlerKind};
 use serde_json::json;
 
 use crate::support::{Home, TEST_TIMEOUT, values, wait_for};

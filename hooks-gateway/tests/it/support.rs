@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hooks_core::{Event, Reply};
-use hooks_gateway::{Discovery, GatewayHooks, GatewayOptions};
+use hermes_hooks_core::{Event, Reply};
+use hermes_hooks_gateway::{Discovery, GatewayHooks, GatewayOptions};
 use serde_json::Value;
 use tempfile::TempDir;
 

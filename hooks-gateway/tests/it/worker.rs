@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use hooks_core::Payload;
-use hooks_gateway::{GatewayOptions, HandlerError};
+use hermes_hooks_core::Payload;
+use hermes_hooks_gateway::{GatewayOptions, HandlerError};
 use serde_json::{Value, json};
 
 use crate::support::{Home, emit, values};
@@ -36,7 +36,7 @@ fn payload(value: Value) -> Payload {
     }
 }
 
-fn calls_and_pid(replies: &[hooks_core::Reply]) -> (i64, i64) {
+fn calls_and_pid(replies: &[hermes_hooks_core::Reply]) -> (i64, i64) {
     let value = values(replies).pop().unwrap_or(Value::Null);
     let field = |key: &str| value.get(key).and_then(Value::as_i64).unwrap_or(-1);
     (field("calls"), field("pid"))

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use hooks_core::HookEvent;
+use hermes_hooks_core::HookEvent;
 use serde_json::{Value, json};
 
 use super::*;
@@ -117,7 +117,7 @@ fn capacity_hint_does_not_change_the_bytes() {
     assert_eq!(bytes(0), bytes(1 << 16));
     assert_eq!(
         bytes(3),
-        serde_json::to_vec(&hooks_core::wire::hook_document(&event, &context)).ok()
+        serde_json::to_vec(&hermes_hooks_core::wire::hook_document(&event, &context)).ok()
     );
 }
 

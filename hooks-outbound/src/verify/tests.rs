@@ -2,8 +2,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hooks_core::wire::WireContext;
-use hooks_core::{Event, HookEvent};
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Event, HookEvent};
 use serde_json::json;
 
 use super::*;

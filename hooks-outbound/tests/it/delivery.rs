@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
-use hooks_core::{Dispatcher, EventName, HookEvent, Hooks, Outcome};
-use hooks_outbound::request::{DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER};
-use hooks_outbound::signing::hermes_signature;
-use hooks_outbound::verify::verify;
-use hooks_outbound::{DeliveryOutcome, Outbound};
+use hermes_hooks_core::{Dispatcher, EventName, HookEvent, Hooks, Outcome};
+use hermes_hooks_outbound::request::{DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER};
+use hermes_hooks_outbound::signing::hermes_signature;
+use hermes_hooks_outbound::verify::verify;
+use hermes_hooks_outbound::{DeliveryOutcome, Outbound};
 
 use crate::support::Sink;
 use crate::*;
@@ -158,7 +158,7 @@ async fn every_target_gets_the_same_document_signed_over_its_own_bytes() {
 async fn matcher_filters_tool_events() {
     let sink = Sink::status(200).await;
     let mut spec = target(&sink.url("/"), &[HookEvent::PostToolCall]);
-    spec.matcher = hooks_core::matcher::ToolMatcher::build(Some("terminal")).matcher;
+    spec.matcher = hermes_hooks_core::matcher::ToolMatcher::build(Some("terminal")).matcher;
     let outbound = Outbound::new(vec![spec], options()).expect("outbound");
     for tool in ["browser", "terminal", "terminal_extra", "file"] {
         outbound
@@ -213,7 +213,7 @@ async fn callbacks_never_return_directives() {
     assert!(
         matches!(
             outcome,
-            Outcome::Nothing | Outcome::Tool(hooks_core::ToolGate::Proceed)
+            Outcome::Nothing | Outcome::Tool(hermes_hooks_core::ToolGate::Proceed)
         ),
         "{outcome:?}"
     );
@@ -234,7 +234,7 @@ async fn events_enqueued_right_before_shutdown_are_delivered_by_flush() {
         outbound.dispatch(&session_end()).await;
     }
     outbound
-        .flush(hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT)
+        .flush(hermes_hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT)
         .await;
     assert_eq!(sink.requests().len(), 20);
     let stats = outbound.stats();
@@ -305,7 +305,7 @@ async fn standard_webhooks_headers_verify_end_to_end() {
     .expect("verified");
     assert_eq!(
         verified.scheme,
-        hooks_outbound::verify::Scheme::StandardWebhooks
+        hermes_hooks_outbound::verify::Scheme::StandardWebhooks
     );
 }
 
@@ -332,7 +332,7 @@ async fn safe_mode_option_registers_nothing() {
 fn safe_mode_environment_variable_registers_nothing() {
     if std::env::var_os("HOOKS_OUTBOUND_SAFE_MODE_CHILD").is_some() {
         let home = tempfile::tempdir().expect("tempdir");
-        let config = hooks_core::Config::from_value(
+        let config = hermes_hooks_core::Config::from_value(
             home.path(),
             json!({"hooks": {"outbound": [{"url": "https://x.example/h", "events": ["on_session_end"]}]}}),
         );
@@ -342,7 +342,7 @@ fn safe_mode_environment_variable_registers_nothing() {
             .expect("runtime");
         let (outbound, warnings) = runtime
             .block_on(async {
-                Outbound::from_config(&config, hooks_outbound::OutboundOptions::default())
+                Outbound::from_config(&config, hermes_hooks_outbound::OutboundOptions::default())
             })
             .expect("outbound");
         assert!(warnings.is_empty());
@@ -372,7 +372,7 @@ fn safe_mode_environment_variable_registers_nothing() {
 async fn from_config_builds_targets_and_returns_warnings() {
     let sink = Sink::status(200).await;
     let home = tempfile::tempdir().expect("tempdir");
-    let config = hooks_core::Config::from_value(
+    let config = hermes_hooks_core::Config::from_value(
         home.path(),
         json!({"hooks": {"outbound": [{"url": sink.url("/"), "events": ["on_session_end", "nope"], "name": "local"}]}}),
     );
@@ -396,7 +396,7 @@ fn building_outside_a_runtime_is_an_error_not_a_panic() {
     let result = Outbound::new(Vec::new(), options());
     assert!(matches!(
         result,
-        Err(hooks_outbound::OutboundError::NoRuntime)
+        Err(hermes_hooks_outbound::OutboundError::NoRuntime)
     ));
 }
 

@@ -2,13 +2,16 @@
 
 use std::time::{Duration, Instant};
 
-use hooks_core::{Dispatcher, HookEvent};
-use hooks_outbound::{DeliveryOutcome, Outbound, OutboundOptions};
+use hermes_hooks_core::{Dispatcher, HookEvent};
+use hermes_hooks_outbound::{DeliveryOutcome, Outbound, OutboundOptions};
 
 use crate::support::{Answer, Sink, dead_url};
 use crate::*;
 
-async fn one_delivery(sink: &Sink, options: OutboundOptions) -> hooks_outbound::DeliveryReport {
+async fn one_delivery(
+    sink: &Sink,
+    options: OutboundOptions,
+) -> hermes_hooks_outbound::DeliveryReport {
     let outbound = Outbound::new(
         vec![target(&sink.url("/hook"), &[HookEvent::OnSessionEnd])],
         options,
@@ -67,7 +70,7 @@ async fn a_retry_that_succeeds_is_delivered() {
 async fn the_default_retry_waits_about_a_second() {
     let sink = Sink::status(500).await;
     let defaults = OutboundOptions {
-        retry_delay: hooks_outbound::outbound::DEFAULT_RETRY_DELAY,
+        retry_delay: hermes_hooks_outbound::outbound::DEFAULT_RETRY_DELAY,
         ..options()
     };
     one_delivery(&sink, defaults).await;

@@ -1,8 +1,8 @@
 //! No secret or signature value in logs, Debug output or reports; the log lines
 //! of §4.5 are there.
 
-use hooks_core::HookEvent;
-use hooks_outbound::{Outbound, OutboundOptions};
+use hermes_hooks_core::HookEvent;
+use hermes_hooks_outbound::{Outbound, OutboundOptions};
 
 use crate::support::logs::capture;
 use crate::support::{Answer, Sink, dead_url};
@@ -129,13 +129,13 @@ async fn url_credentials_never_show() {
     // A config with the same urls, to see its warnings (a duplicate entry warns with the url).
     let home = tempfile::tempdir().expect("home");
     let entry = serde_json::json!({"url": with_secrets("ok"), "events": ["on_session_end"]});
-    let config = hooks_core::Config::from_value(
+    let config = hermes_hooks_core::Config::from_value(
         home.path(),
         serde_json::json!({"hooks": {"outbound": [entry.clone(), entry,
             {"url": format!("ftp://x:{PASSWORD}@h/"), "events": ["on_session_end"]},
             {"url": format!("https://x:{PASSWORD}@[::1"), "events": ["on_session_end"]}]}}),
     );
-    let parsed = hooks_outbound::parse_config(&config);
+    let parsed = hermes_hooks_outbound::parse_config(&config);
     assert_eq!(parsed.warnings.len(), 5, "{:?}", parsed.warnings);
 
     let shown = [

@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use hooks_core::HookEvent;
-use hooks_outbound::{DeliveryOutcome, Outbound, TargetSpec};
+use hermes_hooks_core::HookEvent;
+use hermes_hooks_outbound::{DeliveryOutcome, Outbound, TargetSpec};
 
 use crate::support::{Answer, Sink};
 use crate::*;

@@ -11,9 +11,9 @@ mod support;
 
 use std::time::Duration;
 
-use hooks_core::wire::WireContext;
-use hooks_core::{Event, HookEvent};
-use hooks_outbound::{OutboundOptions, Secret, TargetSpec};
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Event, HookEvent};
+use hermes_hooks_outbound::{OutboundOptions, Secret, TargetSpec};
 use serde_json::json;
 
 /// Options for tests: short retry delay, safe mode off, a fixed context.

@@ -1,9 +1,9 @@
 //! The `hooks listen` receiver: real deliveries in, verdicts out.
 
-use hooks_core::HookEvent;
-use hooks_outbound::receiver::{ReceivedDelivery, Verification, serve};
-use hooks_outbound::verify::{Scheme, VerifyError};
-use hooks_outbound::{DeliveryOutcome, Outbound};
+use hermes_hooks_core::HookEvent;
+use hermes_hooks_outbound::receiver::{ReceivedDelivery, Verification, serve};
+use hermes_hooks_outbound::verify::{Scheme, VerifyError};
+use hermes_hooks_outbound::{DeliveryOutcome, Outbound};
 use std::sync::{Arc, Mutex};
 
 use crate::*;
@@ -38,7 +38,7 @@ async fn deliver_to(
     url: &str,
     secret: Option<&str>,
     standard: bool,
-) -> (hooks_outbound::DeliveryReport, String) {
+) -> (hermes_hooks_outbound::DeliveryReport, String) {
     let mut spec = match secret {
         Some(secret) => signed_target(url, &[HookEvent::OnSessionEnd], secret),
         None => target(url, &[HookEvent::OnSessionEnd]),
@@ -138,7 +138,7 @@ async fn non_json_and_non_post_are_refused() {
         .post(&signed.url)
         .header(
             "x-hermes-signature-256",
-            hooks_outbound::signing::hermes_signature(b"k", b"nope"),
+            hermes_hooks_outbound::signing::hermes_signature(b"k", b"nope"),
         )
         .body("nope")
         .send()
@@ -150,7 +150,7 @@ async fn non_json_and_non_post_are_refused() {
         .post(&signed.url)
         .header(
             "x-hermes-signature-256",
-            hooks_outbound::signing::hermes_signature(b"other", b"nope"),
+            hermes_hooks_outbound::signing::hermes_signature(b"other", b"nope"),
         )
         .body("nope")
         .send()
@@ -165,11 +165,11 @@ async fn oversized_bodies_are_refused() {
         .await
         .expect("bind");
     let url = format!("http://{}/", listener.local_addr().expect("addr"));
-    let config = hooks_outbound::receiver::ReceiverConfig {
+    let config = hermes_hooks_outbound::receiver::ReceiverConfig {
         max_body_bytes: 16,
         ..Default::default()
     };
-    let task = tokio::spawn(hooks_outbound::receiver::serve_with(
+    let task = tokio::spawn(hermes_hooks_outbound::receiver::serve_with(
         listener,
         config,
         |_| {},
@@ -185,14 +185,14 @@ async fn oversized_bodies_are_refused() {
 }
 
 /// A receiver with `config`, on a free port; aborted when the handle drops.
-async fn listen_with(config: hooks_outbound::receiver::ReceiverConfig) -> Listening {
+async fn listen_with(config: hermes_hooks_outbound::receiver::ReceiverConfig) -> Listening {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let url = format!("http://{}/", listener.local_addr().expect("addr"));
     let seen: Arc<Mutex<Vec<ReceivedDelivery>>> = Arc::default();
     let sink = seen.clone();
-    let task = tokio::spawn(hooks_outbound::receiver::serve_with(
+    let task = tokio::spawn(hermes_hooks_outbound::receiver::serve_with(
         listener,
         config,
         move |delivery| sink.lock().expect("lock").push(delivery),
@@ -203,7 +203,7 @@ async fn listen_with(config: hooks_outbound::receiver::ReceiverConfig) -> Listen
 #[tokio::test]
 async fn a_client_that_sends_nothing_is_dropped() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listening = listen_with(hooks_outbound::receiver::ReceiverConfig {
+    let listening = listen_with(hermes_hooks_outbound::receiver::ReceiverConfig {
         read_timeout: std::time::Duration::from_millis(300),
         ..Default::default()
     })
@@ -238,8 +238,8 @@ async fn a_client_that_sends_nothing_is_dropped() {
 
 #[tokio::test]
 async fn a_replayed_delivery_is_refused() {
-    use hooks_core::wire::WireContext;
-    use hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
+    use hermes_hooks_core::wire::WireContext;
+    use hermes_hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
     let listening = listen(Some("s3cret")).await;
     let context = WireContext {
         cwd: "/w".into(),

@@ -1,9 +1,9 @@
 //! The C ABI between a hooks host and a native plugin: one `#[repr(C)]`
-//! definition, shared by the host (`hooks-plugin`) and by plugins.
+//! definition, shared by the host (`hermes-hooks-plugin`) and by plugins.
 //!
 //! These are plain declarations: nothing here touches a pointer. The SDK's
 //! exports live in the private `export` module; the host's reads in
-//! `hooks-plugin`'s `ffi` module.
+//! `hermes-hooks-plugin`'s `ffi` module.
 //!
 //! # The contract
 //!

@@ -19,8 +19,8 @@
 
 use std::marker::PhantomData;
 
-use hooks_core::catalog::MergeRule;
-use hooks_core::payloads::*;
+use hermes_hooks_core::catalog::MergeRule;
+use hermes_hooks_core::payloads::*;
 use serde_json::{Map, Value};
 
 use crate::reply::{DispatchReply, ToolDecision, TranscriptionReply, wire};
@@ -124,7 +124,7 @@ typed_events! {
 
 #[cfg(test)]
 mod tests {
-    use hooks_core::HookEvent;
+    use hermes_hooks_core::HookEvent;
 
     #[test]
     fn every_catalog_event_has_a_typed_token() {

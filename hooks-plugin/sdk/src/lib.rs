@@ -2,14 +2,14 @@
 //!
 //! Write native hooks plugins for Hermes-compatible agents in safe Rust. A
 //! plugin is a `cdylib` with a `register` function; [`export_plugin!`] exports
-//! it through the C ABI the host (`hooks-plugin`) loads. Hooks receive the
+//! it through the C ABI the host (`hermes-hooks-plugin`) loads. Hooks receive the
 //! catalog's typed payloads and return the typed reply of their event's merge
 //! rule ([`events`] lists them); system-prompt sections are registered the
 //! same way. Plugin authors write no `unsafe`: the exports, the pointer work
 //! and the panic guard live in this crate.
 //!
 //! ```
-//! use hooks_plugin_sdk::{PluginContext, RegisterError, ToolDecision, events};
+//! use hermes_hooks_plugin_sdk::{PluginContext, RegisterError, ToolDecision, events};
 //!
 //! /// Blocks terminal commands that delete recursively.
 //! fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
@@ -24,11 +24,11 @@
 //!     ctx.register_system_prompt_section("my-guard.rules", "Never delete recursively.")
 //! }
 //!
-//! hooks_plugin_sdk::export_plugin!(register);
+//! hermes_hooks_plugin_sdk::export_plugin!(register);
 //!
 //! // The same registrations, called in-process as a host would call them:
 //! # fn main() {
-//! use hooks_plugin_sdk::TestPlugin;
+//! use hermes_hooks_plugin_sdk::TestPlugin;
 //! use serde_json::json;
 //!
 //! let plugin = TestPlugin::new(register).expect("registers");
@@ -87,7 +87,7 @@ pub use context::{
     AFTER_MEMORY, HookResult, MAX_SECTION_CHARS, PluginContext, RegisterError, SectionContent,
     SectionSpec, SessionInfo, is_valid_section_id,
 };
-pub use hooks_core::payloads;
+pub use hermes_hooks_core::payloads;
 pub use reply::{DispatchReply, ToolDecision, TranscriptionReply};
 pub use runtime::RegisterOutcome;
 pub use testing::TestPlugin;
@@ -106,7 +106,7 @@ pub mod __private {
 /// (`CARGO_PKG_NAME`), or the one given. Use it once per library.
 ///
 /// ```
-/// use hooks_plugin_sdk::{PluginContext, events};
+/// use hermes_hooks_plugin_sdk::{PluginContext, events};
 ///
 /// // A `register` that cannot fail may return `()`; a failed registration
 /// // inside it is then a panic, which the SDK also reports to the host.
@@ -117,7 +117,7 @@ pub mod __private {
 ///     .expect("one hook per event");
 /// }
 ///
-/// hooks_plugin_sdk::export_plugin!(register, name = "session-logger");
+/// hermes_hooks_plugin_sdk::export_plugin!(register, name = "session-logger");
 /// # fn main() {}
 /// ```
 ///

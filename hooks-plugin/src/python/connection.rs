@@ -14,7 +14,7 @@ use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use hooks_core::display::escape;
+use hermes_hooks_core::display::escape;
 use serde::Serialize;
 
 use super::process::WorkerProcess;

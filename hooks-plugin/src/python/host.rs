@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use hooks_core::callbacks::{CallbackError, CallbackResult};
-use hooks_core::interpreter::PythonInterpreter;
-use hooks_core::prompt::SessionInfo;
-use hooks_core::{Event, Payload};
+use hermes_hooks_core::callbacks::{CallbackError, CallbackResult};
+use hermes_hooks_core::interpreter::PythonInterpreter;
+use hermes_hooks_core::prompt::SessionInfo;
+use hermes_hooks_core::{Event, Payload};
 use serde::Deserialize;
 use serde_json::Value;
 

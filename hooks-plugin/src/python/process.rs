@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::Stdio;
 use std::sync::OnceLock;
 
-use hooks_core::process::ChildTree;
+use hermes_hooks_core::process::ChildTree;
 
 /// The worker script, passed to the interpreter with `-c`.
 pub const WORKER_SCRIPT: &str = include_str!("worker.py");

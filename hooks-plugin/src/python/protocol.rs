@@ -29,7 +29,7 @@ pub(crate) struct CallBody<'a> {
 #[derive(Debug, Serialize)]
 pub(crate) struct SectionBody<'a> {
     pub callback: &'a str,
-    pub info: &'a hooks_core::prompt::SessionInfo,
+    pub info: &'a hermes_hooks_core::prompt::SessionInfo,
 }
 
 /// The body of a `load` request: import one plugin and run its `register(ctx)`.

@@ -1,6 +1,6 @@
 //! Libraries that are not valid plugins give clear errors naming the library.
 
-use hooks_plugin::{DiscoverOptions, LoadError, NativePlugin, PluginStatus, discover_with};
+use hermes_hooks_plugin::{DiscoverOptions, LoadError, NativePlugin, PluginStatus, discover_with};
 
 use crate::support::{Home, raw_library};
 
@@ -147,6 +147,6 @@ fn unknown_hook_names_warn_but_are_kept() {
         "{message}"
     );
     // It still answers (with no reply) for both names.
-    let event = hooks_core::Event::from_json("on_banana", serde_json::json!({}));
+    let event = hermes_hooks_core::Event::from_json("on_banana", serde_json::json!({}));
     assert_eq!(plugin.call(&event), Ok(None));
 }

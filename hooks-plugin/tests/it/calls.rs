@@ -2,13 +2,13 @@
 
 use std::sync::{Arc, OnceLock};
 
-use hooks_core::prompt::{PromptSections, SessionInfo};
-use hooks_core::{Event, HookEvent};
-use hooks_plugin::{NativePlugin, NativePluginInfo, PluginCallError, inspect_native};
+use hermes_hooks_core::prompt::{PromptSections, SessionInfo};
+use hermes_hooks_core::{Event, HookEvent};
+use hermes_hooks_plugin::{NativePlugin, NativePluginInfo, PluginCallError, inspect_native};
 use serde_json::{Value, json};
 
-use hooks_core::Callbacks;
-use hooks_core::config::PluginSettings;
+use hermes_hooks_core::Callbacks;
+use hermes_hooks_core::config::PluginSettings;
 
 use crate::support::{Home, example_library, raw_library};
 
@@ -39,7 +39,7 @@ fn identity_hooks_and_abi() {
     assert_eq!(plugin.declared_name(), "plugin-guard");
     assert_eq!(plugin.hooks(), ["pre_tool_call"]);
     assert_eq!(plugin.abi_version(), 1);
-    assert_eq!(plugin.table_size(), hooks_plugin::abi::TABLE_SIZE);
+    assert_eq!(plugin.table_size(), hermes_hooks_plugin::abi::TABLE_SIZE);
     assert!(plugin.prompt_sections().is_empty());
     assert!(plugin.registers("pre_tool_call") && !plugin.registers("post_llm_call"));
     assert_eq!(plugin.unknown_hooks().count(), 0);
@@ -104,7 +104,10 @@ fn context_and_a_prompt_section_through_the_grown_table() {
 #[test]
 fn an_old_base_size_table_still_loads_without_sections() {
     let plugin = NativePlugin::load(&raw_library("unknown_hook")).expect("a base table loads");
-    assert_eq!(plugin.table_size(), hooks_plugin::abi::TABLE_SIZE_BASE);
+    assert_eq!(
+        plugin.table_size(),
+        hermes_hooks_plugin::abi::TABLE_SIZE_BASE
+    );
     assert!(plugin.prompt_sections().is_empty());
 }
 
@@ -236,7 +239,8 @@ fn register_plugins_puts_a_native_plugins_prompt_sections_in_the_registry() {
     let config = home.config("plugins:\n  enabled: [plugin-context]\n");
     let callbacks = Callbacks::new(PluginSettings::default());
     let registry = PromptSections::new();
-    let registration = hooks_plugin::register_plugins(home.path(), &config, &callbacks, &registry);
+    let registration =
+        hermes_hooks_plugin::register_plugins(home.path(), &config, &callbacks, &registry);
     assert!(
         registration.warnings.is_empty(),
         "{:?}",

@@ -1,8 +1,8 @@
 //! Discovery in temporary Hermes homes: opt-in, disabled, safe mode, Python
 //! folders, broken manifests and load order.
 
-use hooks_core::{Event, HookEvent};
-use hooks_plugin::{DiscoverOptions, Discovery, PluginStatus, discover, discover_with};
+use hermes_hooks_core::{Event, HookEvent};
+use hermes_hooks_plugin::{DiscoverOptions, Discovery, PluginStatus, discover, discover_with};
 use serde_json::json;
 
 use crate::support::Home;
@@ -190,7 +190,7 @@ fn python_and_native_plugins_share_one_load_order() {
         Some(&PluginStatus::Loaded)
     );
     let info = discovery.info("aa-python").expect("listed");
-    assert_eq!(info.kind, hooks_plugin::PluginKind::Python);
+    assert_eq!(info.kind, hermes_hooks_plugin::PluginKind::Python);
     assert_eq!(info.hooks, ["on_session_start"]);
     assert!(discovery.interpreter.is_some());
 }

@@ -6,12 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hooks_core::callbacks::Callbacks;
-use hooks_core::config::PluginSettings;
-use hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
-use hooks_core::prompt::{PromptSections, SessionInfo};
-use hooks_core::{Dispatcher, Event};
-use hooks_plugin::{DiscoverOptions, PluginRegistration, PluginStatus, register_plugins_with};
+use hermes_hooks_core::callbacks::Callbacks;
+use hermes_hooks_core::config::PluginSettings;
+use hermes_hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
+use hermes_hooks_core::prompt::{PromptSections, SessionInfo};
+use hermes_hooks_core::{Dispatcher, Event};
+use hermes_hooks_plugin::{
+    DiscoverOptions, PluginRegistration, PluginStatus, register_plugins_with,
+};
 use serde_json::{Value, json};
 
 use crate::support::Home;

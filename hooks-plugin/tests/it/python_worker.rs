@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
-use hooks_plugin::{DiscoverOptions, PluginStatus};
+use hermes_hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
+use hermes_hooks_plugin::{DiscoverOptions, PluginStatus};
 use serde_json::json;
 
 use crate::python::{GUARD, fire, options, python_available, python_plugin, register};

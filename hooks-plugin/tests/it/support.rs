@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use hooks_core::Config;
+use hermes_hooks_core::Config;
 use tempfile::TempDir;
 
 /// The workspace root (the parent of this crate).

@@ -7,8 +7,8 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hooks_core::Config;
-use hooks_shell::{
+use hermes_hooks_core::Config;
+use hermes_hooks_shell::{
     Allowlist, AllowlistError, Consent, Drift, RegisterOptions, ShellHooks, mtime_drift,
     script_mtime_iso,
 };

@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use hooks_core::HookEvent;
-use hooks_shell::{ShellConfig, parse_config};
+use hermes_hooks_core::HookEvent;
+use hermes_hooks_shell::{ShellConfig, parse_config};
 use serde_json::{Value, json};
 
 use crate::support::Home;
@@ -13,7 +13,7 @@ fn parse(hooks: Value) -> ShellConfig {
     parse_config(&home.config(json!({ "hooks": hooks })))
 }
 
-fn warning_with<'a>(parsed: &'a ShellConfig, text: &str) -> &'a hooks_core::ConfigWarning {
+fn warning_with<'a>(parsed: &'a ShellConfig, text: &str) -> &'a hermes_hooks_core::ConfigWarning {
     parsed
         .warnings
         .iter()

@@ -4,9 +4,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hooks_core::Config;
-use hooks_shell::consent::QUESTION;
-use hooks_shell::{
+use hermes_hooks_core::Config;
+use hermes_hooks_shell::consent::QUESTION;
+use hermes_hooks_shell::{
     Allowlist, Consent, Drift, Prompter, RegisterOptions, Registration, ShellHooks, mtime_drift,
     script_is_executable, script_mtime_iso, script_path,
 };
@@ -100,7 +100,7 @@ fn t86_no_tty_no_flag_skips_registration() {
     assert!(registration.hooks.is_empty());
     assert_eq!(registration.denied[0].command, "/x/hook.sh");
     assert!(
-        hooks_shell::consent::not_allowlisted_message("on_session_start", "/x/hook.sh")
+        hermes_hooks_shell::consent::not_allowlisted_message("on_session_start", "/x/hook.sh")
             .contains("Use --accept-hooks / HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true")
     );
 }
@@ -318,7 +318,7 @@ fn t53_save_failure_message_is_actionable() {
         .record("pre_tool_call", "/x")
         .err();
     let message = error
-        .map(|e| hooks_shell::consent::persist_failure_message(&e))
+        .map(|e| hermes_hooks_shell::consent::persist_failure_message(&e))
         .unwrap_or_default();
     assert!(
         message.contains(&not_a_dir.display().to_string()),

@@ -3,9 +3,9 @@
 
 use std::time::{Duration, Instant};
 
-use hooks_core::HookEvent::{OnStreamDelta, PostToolCall, PreToolCall};
-use hooks_core::{Dispatcher, EventName, Hooks};
-use hooks_shell::{Consent, RegisterOptions, ShellHookSpec, ShellHooks};
+use hermes_hooks_core::HookEvent::{OnStreamDelta, PostToolCall, PreToolCall};
+use hermes_hooks_core::{Dispatcher, EventName, Hooks};
+use hermes_hooks_shell::{Consent, RegisterOptions, ShellHookSpec, ShellHooks};
 use serde_json::json;
 
 use crate::support::{Home, context, event, tool_event};
@@ -51,7 +51,7 @@ async fn t32_matcher_filters_before_spawning() {
     let home = Home::new();
     let marker = home.path().join("spawned");
     let mut spec = home.spec(PreToolCall, &format!("touch {}", marker.display()));
-    spec.matcher = hooks_core::matcher::ToolMatcher::build(Some("terminal")).matcher;
+    spec.matcher = hermes_hooks_core::matcher::ToolMatcher::build(Some("terminal")).matcher;
     let shell = hooks(&home, vec![spec]);
     assert!(shell.dispatch(&tool_event("read_file")).await.is_empty());
     assert!(!marker.exists(), "a non-matching call spawned the hook");
@@ -71,7 +71,7 @@ async fn hooks_run_in_config_order_and_each_reply_is_kept() {
                 log.display()
             );
             home.spec(
-                hooks_core::HookEvent::PreLlmCall,
+                hermes_hooks_core::HookEvent::PreLlmCall,
                 &home.sh(&format!("{name}.sh"), &body),
             )
         })

@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use hooks_core::HookEvent::PreToolCall;
-use hooks_shell::{ShellHookSpec, run_once};
+use hermes_hooks_core::HookEvent::PreToolCall;
+use hermes_hooks_shell::{ShellHookSpec, run_once};
 use serde_json::{Value, json};
 
 use crate::support::{Home, context, read_pid, tool_event, wait_gone};
@@ -19,7 +19,7 @@ fn spec(home: &Home, command: &str, fail_closed: bool) -> ShellHookSpec {
     spec
 }
 
-async fn fire(spec: &ShellHookSpec) -> (hooks_shell::RunResult, Option<Value>, Duration) {
+async fn fire(spec: &ShellHookSpec) -> (hermes_hooks_shell::RunResult, Option<Value>, Duration) {
     let started = Instant::now();
     let (result, parsed) = run_once(spec, &tool_event("terminal"), &context()).await;
     (result, parsed, started.elapsed())
@@ -109,7 +109,7 @@ async fn prints_100_megabytes() {
     open.timeout = Duration::from_secs(20);
     let (result, parsed, elapsed) = fire(&open).await;
     assert!(elapsed < Duration::from_secs(20) + MARGIN);
-    assert!(result.stdout.len() <= hooks_shell::run::OUTPUT_CAP_BYTES);
+    assert!(result.stdout.len() <= hermes_hooks_shell::run::OUTPUT_CAP_BYTES);
     assert_eq!(parsed, None);
     let mut closed = open.clone();
     closed.fail_closed = true;
@@ -133,7 +133,7 @@ async fn prints_garbage() {
 async fn closes_stdin_at_once_under_a_large_payload() {
     let home = Home::new();
     let big = "x".repeat(4 * 1024 * 1024);
-    let event = hooks_core::Event::from_json(
+    let event = hermes_hooks_core::Event::from_json(
         "pre_tool_call",
         json!({"tool_name": "terminal", "args": {"content": big}}),
     );
@@ -153,7 +153,7 @@ async fn closes_stdin_at_once_under_a_large_payload() {
 async fn never_reads_stdin_and_hangs() {
     let home = Home::new();
     let big = "x".repeat(4 * 1024 * 1024);
-    let event = hooks_core::Event::from_json(
+    let event = hermes_hooks_core::Event::from_json(
         "pre_tool_call",
         json!({"tool_name": "t", "args": {"c": big}}),
     );

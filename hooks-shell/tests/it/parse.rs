@@ -1,7 +1,9 @@
 //! §7.1 1–14, 38–39: stdout parsing per event, both dialects.
 
-use hooks_core::HookEvent::{self, PostToolCall, PreLlmCall, PreToolCall, PreVerify, SubagentStop};
-use hooks_shell::parse_stdout;
+use hermes_hooks_core::HookEvent::{
+    self, PostToolCall, PreLlmCall, PreToolCall, PreVerify, SubagentStop,
+};
+use hermes_hooks_shell::parse_stdout;
 use serde_json::{Value, json};
 
 fn parse(event: HookEvent, stdout: &str) -> Option<Value> {

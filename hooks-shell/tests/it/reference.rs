@@ -12,9 +12,9 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use hooks_core::wire::WireContext;
-use hooks_core::{Event, HookEvent};
-use hooks_shell::{parse_config, parse_stdout, run_once};
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Event, HookEvent};
+use hermes_hooks_shell::{parse_config, parse_stdout, run_once};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 
@@ -209,7 +209,7 @@ async fn same_decisions_as_the_python_reference() {
         .into_iter()
         .zip(array(&reference["serialize"]))
     {
-        let bytes = hooks_shell::run::stdin_bytes(&Event::from_json(event, payload), &wire);
+        let bytes = hermes_hooks_shell::run::stdin_bytes(&Event::from_json(event, payload), &wire);
         let mut ours: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         // The installed reference predates the `profile` key.
         if let Some(document) = ours.as_object_mut() {

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use hooks_core::HookEvent::{self, PostToolCall, PreLlmCall, PreToolCall};
-use hooks_shell::{RunResult, ShellHookSpec, evaluate, run_hook, run_once};
+use hermes_hooks_core::HookEvent::{self, PostToolCall, PreLlmCall, PreToolCall};
+use hermes_hooks_shell::{RunResult, ShellHookSpec, evaluate, run_hook, run_once};
 use serde_json::{Value, json};
 
 use crate::support::{Home, context, event, tool_event};
@@ -28,7 +28,7 @@ fn closed(home: &Home, event: HookEvent, command: &str) -> ShellHookSpec {
     spec
 }
 
-async fn stdin_seen_by_hook(payload_event: hooks_core::Event) -> Value {
+async fn stdin_seen_by_hook(payload_event: hermes_hooks_core::Event) -> Value {
     let home = Home::new();
     let out = home.path().join("stdin.json");
     let spec = home.spec(

@@ -2,8 +2,8 @@
 //! is spelled never makes a gate fail open, and an odd key elsewhere in the
 //! file leaves the hooks working.
 
-use hooks_core::{Config, Dispatcher};
-use hooks_shell::{Consent, RegisterOptions, ShellHooks, parse_config};
+use hermes_hooks_core::{Config, Dispatcher};
+use hermes_hooks_shell::{Consent, RegisterOptions, ShellHooks, parse_config};
 use serde_json::Value;
 
 use crate::support::{Home, context, tool_event};

@@ -4,9 +4,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hooks_core::wire::WireContext;
-use hooks_core::{Config, Event, HookEvent};
-use hooks_shell::ShellHookSpec;
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Config, Event, HookEvent};
+use hermes_hooks_shell::ShellHookSpec;
 use serde_json::Value;
 
 /// A temporary Hermes home that lives as long as the value.

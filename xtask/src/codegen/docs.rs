@@ -1,5 +1,5 @@
 //! Generates `hooks-core/docs/events.md`, the event reference (packaged with
-//! hooks-core and shown in its rustdoc as `hooks_core::event_reference`).
+//! hooks-core and shown in its rustdoc as `hermes_hooks_core::event_reference`).
 
 use std::fmt::Write;
 use std::path::Path;

@@ -255,7 +255,7 @@ pub fn mechanism_deps(members: &[Package]) -> Vec<Problem> {
                     Problem::new(
                         &package.name,
                         format!(
-                            "depends on the sibling mechanism {}; only hooks-cli wires them",
+                            "depends on the sibling mechanism {}; only the host wires them",
                             dep.name
                         ),
                     )

@@ -35,7 +35,7 @@ pub fn run(root: &Path) -> Result<()> {
             "--release",
             "--locked",
             "-p",
-            "hooks-cli",
+            "hermes-hooks-cli",
             "--bin",
             "hooks",
         ])
@@ -44,7 +44,7 @@ pub fn run(root: &Path) -> Result<()> {
         .status()
         .context("running cargo build")?;
     if !status.success() {
-        bail!("cargo build --release -p hooks-cli failed");
+        bail!("cargo build --release -p hermes-hooks-cli failed");
     }
     let binary = target
         .join("release")

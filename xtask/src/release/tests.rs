@@ -49,7 +49,11 @@ fn the_real_tree_passes_the_quick_checks() {
     assert_eq!(check::versions(&members), vec![]);
     assert_eq!(check::changelog(&root, &members), vec![]);
     assert_eq!(check::mechanism_deps(&members), vec![]);
-    assert!(members.iter().any(|p| p.publish && p.name == "hooks-core"));
+    assert!(
+        members
+            .iter()
+            .any(|p| p.publish && p.name == "hermes-hooks-core")
+    );
     assert!(members.iter().any(|p| !p.publish && p.name == "xtask"));
 }
 
@@ -58,9 +62,12 @@ fn a_package_without_its_license_fails_naming_the_crate() {
     let copy = copy_of_workspace();
     std::fs::remove_file(copy.path().join("hooks-shell/LICENSE-MIT")).expect("remove");
     let problems = check::licenses(copy.path(), &members(copy.path()));
-    assert!(subjects(&problems).contains(&"hooks-shell"), "{problems:?}");
     assert!(
-        problems.iter().all(|p| p.subject == "hooks-shell"),
+        subjects(&problems).contains(&"hermes-hooks-shell"),
+        "{problems:?}"
+    );
+    assert!(
+        problems.iter().all(|p| p.subject == "hermes-hooks-shell"),
         "{problems:?}"
     );
     assert!(
@@ -77,7 +84,11 @@ fn an_include_list_without_the_licenses_fails_naming_the_crate() {
     assert!(text.contains("    \"LICENSE-APACHE\",\n"));
     std::fs::write(&manifest, text.replace("    \"LICENSE-APACHE\",\n", "")).expect("write");
     let problems = check::licenses(copy.path(), &members(copy.path()));
-    assert_eq!(subjects(&problems), vec!["hooks-gateway"], "{problems:?}");
+    assert_eq!(
+        subjects(&problems),
+        vec!["hermes-hooks-gateway"],
+        "{problems:?}"
+    );
     assert!(
         problems[0]
             .message
@@ -108,13 +119,17 @@ fn a_mechanism_depending_on_a_sibling_fails_naming_the_crate() {
     let text = std::fs::read_to_string(&manifest).expect("read");
     let text = text.replacen(
         "[dependencies]\n",
-        "[dependencies]\nhooks-shell.workspace = true\n",
+        "[dependencies]\nhermes-hooks-shell.workspace = true\n",
         1,
     );
     std::fs::write(&manifest, text).expect("write");
     let problems = check::mechanism_deps(&members(copy.path()));
-    assert_eq!(subjects(&problems), vec!["hooks-gateway"], "{problems:?}");
-    assert!(problems[0].message.contains("hooks-shell"));
+    assert_eq!(
+        subjects(&problems),
+        vec!["hermes-hooks-gateway"],
+        "{problems:?}"
+    );
+    assert!(problems[0].message.contains("hermes-hooks-shell"));
 }
 
 #[test]
@@ -147,13 +162,17 @@ fn a_requirement_out_of_step_fails_naming_the_dependent() {
     let manifest = copy.path().join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).expect("read");
     let stale = text.replace(
-        "hooks-shell = { path = \"hooks-shell\", version = \"0.1.0\"",
-        "hooks-shell = { path = \"hooks-shell\", version = \"0.0.9\"",
+        "hermes-hooks-shell = { path = \"hooks-shell\", version = \"0.1.0\"",
+        "hermes-hooks-shell = { path = \"hooks-shell\", version = \"0.0.9\"",
     );
     assert_ne!(stale, text);
     std::fs::write(&manifest, stale).expect("write");
     let problems = check::versions(&members(copy.path()));
-    assert_eq!(subjects(&problems), vec!["hooks-cli"], "{problems:?}");
+    assert_eq!(
+        subjects(&problems),
+        vec!["hermes-hooks-cli"],
+        "{problems:?}"
+    );
 }
 
 #[test]

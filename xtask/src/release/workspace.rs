@@ -9,10 +9,10 @@ use serde_json::Value;
 
 /// The mechanism crates: each depends on hooks-core and on no other of these.
 pub const MECHANISMS: &[&str] = &[
-    "hooks-shell",
-    "hooks-outbound",
-    "hooks-plugin",
-    "hooks-gateway",
+    "hermes-hooks-shell",
+    "hermes-hooks-outbound",
+    "hermes-hooks-plugin",
+    "hermes-hooks-gateway",
 ];
 
 /// One dependency of a workspace package.

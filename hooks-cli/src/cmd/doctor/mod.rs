@@ -11,11 +11,11 @@ mod shell;
 
 use std::io::Write;
 
-use hooks_cli::inspect::ChildInspector;
-use hooks_cli::inventory::{
+use hermes_hooks_cli::inspect::ChildInspector;
+use hermes_hooks_cli::inventory::{
     Inventory, Kind, NATIVE_TRUST_NOTE, PluginKind, PluginRow, PluginState, Warning,
 };
-use hooks_core::display::escape as e;
+use hermes_hooks_core::display::escape as e;
 use serde_json::json;
 
 use crate::cli::DoctorArgs;

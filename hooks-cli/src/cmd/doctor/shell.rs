@@ -1,11 +1,11 @@
 //! Doctor's shell-hook checks: executable, allowlisted, unchanged since
 //! approval, and answering JSON on a synthetic payload (approved hooks only).
 
-use hooks_cli::inventory::{Kind, ShellHookRow};
-use hooks_core::Event;
-use hooks_core::display::escape as e;
-use hooks_core::wire::WireContext;
-use hooks_shell::{Drift, run_once, script_is_executable, synthetic_payload};
+use hermes_hooks_cli::inventory::{Kind, ShellHookRow};
+use hermes_hooks_core::Event;
+use hermes_hooks_core::display::escape as e;
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_shell::{Drift, run_once, script_is_executable, synthetic_payload};
 
 use super::Report;
 use crate::fire::truncate;
@@ -94,7 +94,7 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
     }
     let event = Event::new(spec.event, synthetic_payload(spec.event, None));
     let (result, _) = run_once(spec, &event, &WireContext::current()).await;
-    let elapsed = hooks_shell::reply::format_seconds(result.elapsed);
+    let elapsed = hermes_hooks_shell::reply::format_seconds(result.elapsed);
     let status = result.exit_code.map_or("?".to_owned(), |c| c.to_string());
     let stdout = result.stdout.trim();
     if result.timed_out {

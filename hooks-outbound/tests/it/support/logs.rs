@@ -26,7 +26,7 @@ impl Write for Captured {
 /// Installs a subscriber for this thread (use a current-thread runtime) at
 /// `debug` level for this crate; keep the guard alive while capturing.
 pub fn capture() -> (Captured, tracing::subscriber::DefaultGuard) {
-    capture_with("hooks_outbound=debug")
+    capture_with("hermes_hooks_outbound=debug")
 }
 
 /// Like [`capture`], with an explicit filter (`"trace"`: every crate, every level).

@@ -1,8 +1,8 @@
-//! A native hooks plugin on `hooks-plugin-sdk`: adds a line of context to
+//! A native hooks plugin on `hermes-hooks-plugin-sdk`: adds a line of context to
 //! every turn (`pre_llm_call`) and registers a cache-safe system-prompt
 //! section computed once per new session.
 
-use hooks_plugin_sdk::{PluginContext, RegisterError, SectionContent, events};
+use hermes_hooks_plugin_sdk::{PluginContext, RegisterError, SectionContent, events};
 
 fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
     ctx.register_hook(events::PRE_LLM_CALL, |turn| {
@@ -22,11 +22,11 @@ fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
     )
 }
 
-hooks_plugin_sdk::export_plugin!(register);
+hermes_hooks_plugin_sdk::export_plugin!(register);
 
 #[cfg(test)]
 mod tests {
-    use hooks_plugin_sdk::{SessionInfo, TestPlugin};
+    use hermes_hooks_plugin_sdk::{SessionInfo, TestPlugin};
     use serde_json::json;
 
     #[test]

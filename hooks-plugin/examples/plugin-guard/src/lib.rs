@@ -1,9 +1,9 @@
-//! A native hooks plugin on `hooks-plugin-sdk`: blocks `terminal` commands
+//! A native hooks plugin on `hermes-hooks-plugin-sdk`: blocks `terminal` commands
 //! that contain `rm -rf`, lets everything else through.
 //!
 //! This file is the one `hooks-plugin/sdk/README.md` walks through.
 
-use hooks_plugin_sdk::{PluginContext, RegisterError, ToolDecision, events};
+use hermes_hooks_plugin_sdk::{PluginContext, RegisterError, ToolDecision, events};
 
 fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
     ctx.register_hook(events::PRE_TOOL_CALL, |call| {
@@ -20,11 +20,11 @@ fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
     })
 }
 
-hooks_plugin_sdk::export_plugin!(register);
+hermes_hooks_plugin_sdk::export_plugin!(register);
 
 #[cfg(test)]
 mod tests {
-    use hooks_plugin_sdk::TestPlugin;
+    use hermes_hooks_plugin_sdk::TestPlugin;
     use serde_json::json;
 
     #[test]

@@ -1,11 +1,11 @@
-//! A native hooks plugin on `hooks-plugin-sdk` whose `pre_tool_call` hook
+//! A native hooks plugin on `hermes-hooks-plugin-sdk` whose `pre_tool_call` hook
 //! never returns. The host abandons it at `plugins.hook_callback_timeout`
 //! and blocks the tool call (a timed-out `pre_tool_call` fails closed); the
 //! stuck thread stays behind, which is why native plugins are trusted code.
 
 use std::time::Duration;
 
-use hooks_plugin_sdk::{PluginContext, RegisterError, ToolDecision, events};
+use hermes_hooks_plugin_sdk::{PluginContext, RegisterError, ToolDecision, events};
 
 fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
     ctx.register_hook(events::PRE_TOOL_CALL, |_call| -> ToolDecision {
@@ -15,11 +15,11 @@ fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
     })
 }
 
-hooks_plugin_sdk::export_plugin!(register);
+hermes_hooks_plugin_sdk::export_plugin!(register);
 
 #[cfg(test)]
 mod tests {
-    use hooks_plugin_sdk::TestPlugin;
+    use hermes_hooks_plugin_sdk::TestPlugin;
 
     #[test]
     fn registers_pre_tool_call() {

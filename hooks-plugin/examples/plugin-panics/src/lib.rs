@@ -1,9 +1,9 @@
-//! A native hooks plugin on `hooks-plugin-sdk` whose `pre_tool_call` hook
+//! A native hooks plugin on `hermes-hooks-plugin-sdk` whose `pre_tool_call` hook
 //! always panics. The SDK catches the panic at the boundary and reports it
 //! as a failed callback, so the host lives on and the tool call is blocked
 //! (a failing `pre_tool_call` fails closed).
 
-use hooks_plugin_sdk::{PluginContext, RegisterError, ToolDecision, events};
+use hermes_hooks_plugin_sdk::{PluginContext, RegisterError, ToolDecision, events};
 
 fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
     ctx.register_hook(events::PRE_TOOL_CALL, |call| -> ToolDecision {
@@ -14,11 +14,11 @@ fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
     })
 }
 
-hooks_plugin_sdk::export_plugin!(register);
+hermes_hooks_plugin_sdk::export_plugin!(register);
 
 #[cfg(test)]
 mod tests {
-    use hooks_plugin_sdk::TestPlugin;
+    use hermes_hooks_plugin_sdk::TestPlugin;
     use serde_json::json;
 
     #[test]

@@ -1,9 +1,9 @@
-//! A native hooks plugin on `hooks-plugin-sdk`: masks OpenAI-style API keys
+//! A native hooks plugin on `hermes-hooks-plugin-sdk`: masks OpenAI-style API keys
 //! (`sk-` and 32 or more letters and digits) in every tool result before the
 //! model sees it (`transform_tool_result`), as the documentation's Python
 //! example does.
 
-use hooks_plugin_sdk::{PluginContext, RegisterError, events};
+use hermes_hooks_plugin_sdk::{PluginContext, RegisterError, events};
 use regex::Regex;
 
 fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
@@ -16,11 +16,11 @@ fn register(ctx: &mut PluginContext) -> Result<(), RegisterError> {
     })
 }
 
-hooks_plugin_sdk::export_plugin!(register);
+hermes_hooks_plugin_sdk::export_plugin!(register);
 
 #[cfg(test)]
 mod tests {
-    use hooks_plugin_sdk::TestPlugin;
+    use hermes_hooks_plugin_sdk::TestPlugin;
     use serde_json::json;
 
     #[test]
