@@ -28,7 +28,7 @@
 //! - `config` (default): `Config` (`config.yaml`), the YAML adapter,
 //!   `HERMES_HOME`, tool-name matchers and the Python interpreter lookup.
 //! - `prompt` (default): system-prompt sections.
-//! - `process` (off by default): [`process`], the one process supervisor every
+//! - `process` (off by default): `process`, the one process supervisor every
 //!   mechanism spawns its children through.
 //!
 //! With `default-features = false`, hooks-core is the contract alone: the
