@@ -1,7 +1,7 @@
 //! Dispatch cost through the `Hooks` bus with in-process callbacks:
 //! unhooked events, inline and bounded observers, a guarded `pre_tool_call`.
 //!
-//! Run: `cargo bench -p hooks-core --bench dispatch -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p hermes-hooks-core --bench dispatch -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
 use std::sync::Arc;

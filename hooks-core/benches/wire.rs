@@ -2,7 +2,7 @@
 //! payload, then `serde_json`) against the borrowed serialiser
 //! (`write_hook_document`, no copy).
 //!
-//! Run: `cargo bench -p hooks-core --bench wire -- --warm-up-time 1 --measurement-time 3`
+//! Run: `cargo bench -p hermes-hooks-core --bench wire -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
 

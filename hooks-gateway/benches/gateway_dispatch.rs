@@ -4,7 +4,7 @@
 //! run, the floor of starting Python per event (`python3` reading the event
 //! JSON from stdin and answering).
 //!
-//! Run: `cargo bench -p hooks-gateway --bench gateway_dispatch`.
+//! Run: `cargo bench -p hermes-hooks-gateway --bench gateway_dispatch`.
 
 // `criterion_group!` generates an undocumented public function.
 #![allow(missing_docs)]

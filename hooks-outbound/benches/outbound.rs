@@ -1,6 +1,6 @@
 //! Outbound webhook benchmarks: the cost of `dispatch` on the agent's path
 //! (live, dead and hanging endpoints), deliveries per second to a local sink,
-//! and RSS while flooding a dead endpoint. `cargo bench -p hooks-outbound`.
+//! and RSS while flooding a dead endpoint. `cargo bench -p hermes-hooks-outbound`.
 //!
 //! Criterion measures the CPU pieces (mean with confidence interval); the
 //! per-call percentiles, throughput and RSS are measured by hand below, because

@@ -9,7 +9,7 @@
 //!   guard that allows the call: the native `plugin-guard` registered the way
 //!   hooks-cli registers plugins, next to the same guard as a Rust closure.
 //!
-//! `cargo bench -p hooks-plugin --bench call -- --warm-up-time 1 --measurement-time 3`
+//! `cargo bench -p hermes-hooks-plugin --bench call -- --warm-up-time 1 --measurement-time 3`
 
 // `criterion_group!` generates an undocumented public function.
 #![allow(missing_docs)]

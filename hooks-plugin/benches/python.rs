@@ -6,7 +6,7 @@
 //! in-process `PluginManager.invoke_hook` in the same run
 //! (`benches/reference/python_plugin.py`).
 //!
-//! `cargo bench -p hooks-plugin --bench python`
+//! `cargo bench -p hermes-hooks-plugin --bench python`
 
 // `criterion_group!` generates an undocumented public function.
 #![allow(missing_docs)]

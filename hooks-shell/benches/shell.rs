@@ -2,7 +2,7 @@
 //! the floor (spawning the same script bare with `std::process::Command` and
 //! pipes) and, when installed, the Python reference's `invoke_hook` path.
 //!
-//! Run: `cargo bench -p hooks-shell --bench shell`.
+//! Run: `cargo bench -p hermes-hooks-shell --bench shell`.
 
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
