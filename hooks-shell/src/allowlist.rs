@@ -8,11 +8,14 @@
 //! user may be halfway through a hand edit), and the change fails with an
 //! error naming the file, line and column.
 //!
-//! Every change is a read-modify-write under an exclusive lock on the sibling
-//! `<file>.lock`, written to a unique temporary file (mode 0600) beside the
-//! real file and renamed over it, so concurrent approvals from many processes
-//! are never lost and a reader never sees half a file. When the allowlist is
-//! a symlink, the file it points to is replaced and the link is kept.
+//! Every change is a read-modify-write under an exclusive lock, written to a
+//! unique temporary file (mode 0600) beside the real file and renamed over it,
+//! so concurrent approvals from many processes are never lost and a reader
+//! never sees half a file. When the allowlist is a symlink, the file it points
+//! to is replaced and the link is kept; the lock is then the one of the file
+//! actually written (`<target>.lock`), so homes that share one allowlist through
+//! links serialise on it, and also hermes-agent's `<link>.lock` beside the link
+//! (taken first), so a hermes process writing through the same link waits too.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -117,11 +120,22 @@ impl Allowlist {
         &self.path
     }
 
-    /// The lock file serialising changes (`<file>.lock`).
+    /// hermes-agent's lock file, beside the allowlist as named (`<file>.lock`).
     pub fn lock_path(&self) -> PathBuf {
-        let mut name = self.path.clone().into_os_string();
-        name.push(".lock");
-        PathBuf::from(name)
+        lock_path_of(&self.path)
+    }
+
+    /// The lock files a change takes, in order: [`Allowlist::lock_path`], then,
+    /// when the allowlist is a symlink, the lock beside the file it leads to.
+    /// The target's lock always comes last, so two homes linking one file can
+    /// never wait for each other in a cycle.
+    pub fn lock_paths(&self) -> Vec<PathBuf> {
+        let mut paths = vec![self.lock_path()];
+        let target = lock_path_of(&self.write_target());
+        if target != paths[0] {
+            paths.push(target);
+        }
+        paths
     }
 
     /// Reads the approvals, tolerating a bad file.
@@ -210,16 +224,19 @@ impl Allowlist {
     fn update(&self, change: impl FnOnce(&mut Vec<Value>) -> bool) -> Result<(), AllowlistError> {
         let directory = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(directory).map_err(|source| self.persist_error(source))?;
-        let lock_path = self.lock_path();
-        let lock = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&lock_path)
-            .and_then(|file| file.lock().map(|()| file))
-            .map_err(|source| AllowlistError::Lock {
-                path: lock_path.clone(),
-                source,
-            })?;
+        let mut locks = Vec::new();
+        for lock_path in self.lock_paths() {
+            let lock = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&lock_path)
+                .and_then(|file| file.lock().map(|()| file))
+                .map_err(|source| AllowlistError::Lock {
+                    path: lock_path.clone(),
+                    source,
+                })?;
+            locks.push(lock);
+        }
         let written = match self.load() {
             Err(problem) => Err(AllowlistError::Unusable {
                 path: self.path.clone(),
@@ -239,8 +256,11 @@ impl Allowlist {
                 }
             }
         };
-        // Dropping the handle releases the lock; unlock explicitly to say so.
-        let _ = lock.unlock();
+        // Dropping the handles releases the locks; unlock explicitly (the
+        // target's first) to say so.
+        for lock in locks.iter().rev() {
+            let _ = lock.unlock();
+        }
         written
     }
 
@@ -310,6 +330,13 @@ impl Allowlist {
         }
         target
     }
+}
+
+/// `<path>.lock`, hermes-agent's lock file name for the allowlist at `path`.
+fn lock_path_of(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
 }
 
 /// serde_json's message without its own " at line L column C" suffix.

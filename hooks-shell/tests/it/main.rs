@@ -9,5 +9,6 @@ mod faults;
 mod parse;
 mod reference;
 mod run;
+mod shared;
 mod spellings;
 mod support;
