@@ -1,7 +1,9 @@
 //! `$HERMES_HOME/shell-hooks-allowlist.json`: the approved `(event, command)` pairs.
 //!
 //! Same format as the reference, so an existing Hermes home works as is:
-//! `{"approvals": [{"event", "command", "approved_at", "script_mtime_at_approval"}]}`.
+//! `{"approvals": [{"event", "command", "approved_at", "script_mtime_at_approval"}]}`,
+//! plus `script_sha256_at_approval` (see [`crate::fingerprint`]), which
+//! hermes-agent ignores and keeps.
 //! Reading is tolerant (a BOM is skipped; a missing, unreadable or malformed
 //! file reads as empty, with a warning naming the file). Writing is not: a
 //! file that exists but cannot be read or understood is never rewritten (the
@@ -24,6 +26,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::clock::now_iso;
+use crate::fingerprint::{HASH_FIELD, code_sha256};
 use crate::script::script_mtime_iso;
 
 /// The allowlist's file name inside the Hermes home.
@@ -73,6 +76,9 @@ pub struct Approval {
     pub approved_at: Option<String>,
     /// The script's mtime at approval, if it could be read then.
     pub script_mtime_at_approval: Option<String>,
+    /// The hex SHA-256 of the code the command ran at approval, when we
+    /// recorded it (hermes-agent does not).
+    pub script_sha256_at_approval: Option<String>,
 }
 
 impl Approval {
@@ -84,6 +90,7 @@ impl Approval {
             command: text("command")?,
             approved_at: text("approved_at"),
             script_mtime_at_approval: text("script_mtime_at_approval"),
+            script_sha256_at_approval: text(HASH_FIELD),
         })
     }
 
@@ -179,13 +186,14 @@ impl Allowlist {
     }
 
     /// Records an approval of `(event, command)` now, with the script's current
-    /// mtime, replacing any earlier approval of the same pair.
+    /// mtime and content hash, replacing any earlier approval of the same pair.
     pub fn record(&self, event: &str, command: &str) -> Result<Approval, AllowlistError> {
         let approval = Approval {
             event: event.to_owned(),
             command: command.to_owned(),
             approved_at: Some(now_iso()),
             script_mtime_at_approval: script_mtime_iso(command),
+            script_sha256_at_approval: code_sha256(command),
         };
         self.update(|approvals| {
             approvals.retain(|entry| {
@@ -197,6 +205,11 @@ impl Allowlist {
                 "event": approval.event,
                 "script_mtime_at_approval": approval.script_mtime_at_approval,
             }));
+            if let (Some(hash), Some(Value::Object(entry))) =
+                (&approval.script_sha256_at_approval, approvals.last_mut())
+            {
+                entry.insert(HASH_FIELD.to_owned(), Value::from(hash.as_str()));
+            }
             true
         })?;
         Ok(approval)

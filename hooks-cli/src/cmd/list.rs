@@ -95,6 +95,13 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
             if let Some(approved_at) = &row.approved_at {
                 writeln!(out, "      approved_at: {}", e(approved_at))?;
             }
+            if row.drift == Some(Drift::ContentChanged) {
+                writeln!(
+                    out,
+                    "      ⚠ script content changed since approval — it will not run until \
+                     approved again (`hooks doctor` for details)"
+                )?;
+            }
             if row.drift == Some(Drift::Modified) {
                 writeln!(
                     out,

@@ -2,6 +2,7 @@
 //! Numbers in test names are those of the reference implementation's own test cases (§7).
 
 mod allowlist;
+mod changed;
 mod config;
 mod consent;
 mod dispatcher;
