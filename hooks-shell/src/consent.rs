@@ -264,6 +264,20 @@ mod tests {
     }
 
     #[test]
+    fn invisible_characters_in_the_prompt_are_shown_escaped() {
+        // `lint.sh` and `lint.sh` + a zero-width space look the same on a terminal.
+        let shown = banner("pre_tool_call", "~/lint.sh\u{200b}\u{2060}\u{3164}");
+        assert!(
+            shown.contains("Command: ~/lint.sh\\u{200b}\\u{2060}\\u{3164}\n"),
+            "{shown}"
+        );
+        let changed = changed_banner("pre_tool_call", "~/lint.sh\u{feff}");
+        assert!(changed.contains("lint.sh\\u{feff}") && changed.contains("CHANGED"));
+        let message = changed_message("pre_tool_call", "~/lint.sh\u{2028}", true);
+        assert!(message.contains("lint.sh\\u{2028}") && message.contains("fail_closed"));
+    }
+
+    #[test]
     fn plain_commands_are_shown_as_they_are() {
         let shown = banner("pre_tool_call", "~/.hermes/agent-hooks/lint.sh --fix");
         assert!(
