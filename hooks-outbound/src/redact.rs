@@ -5,7 +5,13 @@
 //! `/api/webhooks/<id>/<token>`. Every place that shows a URL — `Display` and
 //! `Debug` of a target, labels in reports and logs, config warnings — goes
 //! through this one module. Userinfo and every query value become `***`, the
-//! fragment is dropped, and path segments that look like secrets are masked.
+//! fragment is dropped, and so are path secrets: by rule for hosts whose
+//! layout is known (Slack, Discord, Zapier's `hooks/catch/<id>/<secret>`,
+//! Teams/Office's `webhookb2/<tenant>@<guid>/IncomingWebhook/<id>/<guid>`,
+//! Teams workflows, IFTTT: everything after the marker segment, however short),
+//! and elsewhere by shape: `;key=value` segment parameters, and segments holding
+//! a piece that looks like a key (long digit runs, UUIDs and hex, letters mixed
+//! with digits, high-entropy mixed case, anything of 32 characters or more).
 
 use std::fmt;
 
