@@ -13,6 +13,8 @@ use crate::support::Home;
 const CHILD_HOME: &str = "HOOKS_TEST_SHARED_ALLOWLIST_HOME";
 /// `approve:<prefix>:<count>` or `revoke:<prefix>:<first>:<count>`.
 const CHILD_JOB: &str = "HOOKS_TEST_SHARED_ALLOWLIST_JOB";
+/// A file to wait for before writing, when set.
+const CHILD_GO: &str = "HOOKS_TEST_SHARED_ALLOWLIST_GO";
 
 /// The child side: does nothing unless started by [`spawn`].
 #[test]
@@ -22,6 +24,13 @@ fn shared_allowlist_child() {
         return;
     };
     let allowlist = Allowlist::in_home(Path::new(&home));
+    // Started together with another writer: wait until it is ready too.
+    if let Some(go) = std::env::var_os(CHILD_GO) {
+        let start = std::time::Instant::now();
+        while !Path::new(&go).exists() && start.elapsed() < std::time::Duration::from_secs(30) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
     let parts: Vec<&str> = job.split(':').collect();
     match parts.as_slice() {
         ["approve", prefix, count] => {
@@ -44,8 +53,9 @@ fn shared_allowlist_child() {
     }
 }
 
-fn spawn(home: &Path, job: &str) -> Child {
-    Command::new(std::env::current_exe().expect("test binary"))
+fn writer_command(home: &Path, job: &str) -> Command {
+    let mut command = Command::new(std::env::current_exe().expect("test binary"));
+    command
         .args([
             "--exact",
             "shared::shared_allowlist_child",
@@ -53,9 +63,13 @@ fn spawn(home: &Path, job: &str) -> Child {
         ])
         .env(CHILD_HOME, home)
         .env(CHILD_JOB, job)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn a writer")
+        .env_remove(CHILD_GO)
+        .stdout(std::process::Stdio::null());
+    command
+}
+
+fn spawn(home: &Path, job: &str) -> Child {
+    writer_command(home, job).spawn().expect("spawn a writer")
 }
 
 fn wait_all(children: Vec<Child>) {
@@ -152,4 +166,53 @@ fn a_linked_allowlist_takes_hermes_lock_and_the_targets() {
     let plain = Home::new();
     let allowlist = Allowlist::in_home(plain.path());
     assert_eq!(allowlist.lock_paths(), vec![allowlist.lock_path()]);
+}
+
+/// hermes-agent writing through the same link at the same time: it locks
+/// `<link>.lock`, which we take too, so neither loses the other's approvals.
+#[test]
+fn hermes_writing_through_the_same_link_loses_nothing() {
+    let Some(python) =
+        std::env::var_os("HERMES_REFERENCE_PYTHON").filter(|p| Path::new(p).is_file())
+    else {
+        eprintln!("skipped: HERMES_REFERENCE_PYTHON names no Python");
+        return;
+    };
+    let store = Home::new();
+    let shared = store.path().join("allowlist.json");
+    std::fs::write(&shared, "{\"approvals\": []}").expect("write the shared file");
+    let home = Home::new();
+    std::os::unix::fs::symlink(&shared, Allowlist::in_home(home.path()).path()).expect("symlink");
+    // hermes-agent imports first (slow), then says go, and all write at once.
+    let go = store.path().join("go");
+    let script = "import sys, pathlib\nfrom agent.shell_hooks import _record_approval\n\
+                  pathlib.Path(sys.argv[1]).touch()\n\
+                  for i in range(60):\n    _record_approval('pre_tool_call', f'/hermes/{i}.sh')\n";
+    let hermes = Command::new(&python)
+        .args(["-c", script])
+        .arg(&go)
+        .env("HERMES_HOME", home.path())
+        .env("HOME", home.path())
+        .spawn()
+        .expect("run hermes-agent");
+    let ours: Vec<Child> = (0..2)
+        .map(|writer| {
+            let mut child = writer_command(home.path(), &format!("approve:w{writer}:60"));
+            child.env(CHILD_GO, &go).spawn().expect("spawn a writer")
+        })
+        .collect();
+    wait_all(ours);
+    let status = { hermes }.wait().expect("wait hermes");
+    assert!(status.success(), "hermes-agent failed");
+    let commands = commands(&Allowlist::in_home(home.path()));
+    for prefix in ["hermes", "w0", "w1"] {
+        for index in 0..60 {
+            let command = format!("/{prefix}/{index}.sh");
+            assert!(commands.contains(&command), "{command} lost");
+        }
+    }
+    assert!(
+        std::fs::symlink_metadata(Allowlist::in_home(home.path()).path())
+            .is_ok_and(|meta| meta.file_type().is_symlink())
+    );
 }
