@@ -187,3 +187,29 @@ fn every_known_layout_and_key_shape_is_masked() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+proptest::proptest! {
+    /// A random key (letters and digits, 20 to 40 of them, as webhook secrets
+    /// are generated) in any path position of any host is never shown, by the
+    /// label or the full form.
+    #[test]
+    fn a_random_key_in_the_path_is_never_shown(
+        host in "[a-z]{3,10}\\.(com|io|net|example)",
+        before in proptest::collection::vec("[a-z]{2,8}", 0..3),
+        key in "[A-Za-z0-9]{20,40}",
+        after in proptest::collection::vec("[a-z]{2,8}", 0..2),
+    ) {
+        proptest::prop_assume!(key.chars().any(|c| c.is_ascii_digit()));
+        proptest::prop_assume!(key.chars().any(|c| c.is_ascii_alphabetic()));
+        let mut path = before.clone();
+        path.push(key.clone());
+        path.extend(after.iter().cloned());
+        let url = format!("https://{host}/{}", path.join("/"));
+        proptest::prop_assert!(!url_label(&url).contains(&key), "{}", url_label(&url));
+        proptest::prop_assert!(!redact_url(&url).contains(&key), "{}", redact_url(&url));
+        // The readable words around it stay.
+        for word in before.iter().chain(&after) {
+            proptest::prop_assert!(url_label(&url).contains(word.as_str()));
+        }
+    }
+}
