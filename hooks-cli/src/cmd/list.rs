@@ -70,7 +70,9 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
     for (event, rows) in by_event {
         writeln!(out, "  [{event}]")?;
         for row in rows {
-            let consent = if row.allowlisted {
+            let consent = if row.drift == Some(Drift::ContentChanged) {
+                "✗ changed since approval"
+            } else if row.allowlisted {
                 "✓ allowed"
             } else {
                 "✗ not allowlisted"

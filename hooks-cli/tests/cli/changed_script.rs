@@ -61,6 +61,10 @@ fn an_edited_guard_is_reported_blocked_and_approved_again() {
         list.contains("script content changed since approval"),
         "{list}"
     );
+    assert!(
+        list.contains("fail_closed, ✗ changed since approval)"),
+        "{list}"
+    );
     let json = home.hooks(&["list", "--json"]).json();
     assert_eq!(json["shell_hooks"][0]["drift"], "changed", "{json}");
 
