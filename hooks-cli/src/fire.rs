@@ -101,9 +101,10 @@ impl Fired {
 }
 
 /// Delivery reports as JSON, with `elapsed_ms` rounded like every other duration we print.
-pub fn deliveries_json(deliveries: &[crate::setup::Delivery]) -> Value {
+pub fn deliveries_json(deliveries: &crate::setup::Deliveries) -> Value {
     Value::Array(
         deliveries
+            .list
             .iter()
             .map(|delivery| {
                 let mut value = delivery.to_json();

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use anyhow::Result;
 use hermes_hooks_cli::{Host, HostOptions};
 use hermes_hooks_core::Hooks;
-use hermes_hooks_outbound::DeliveryReport;
 use hermes_hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
+use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals};
 use serde_json::Value;
 
 use crate::cli::Cli;
@@ -80,19 +80,73 @@ impl Mechanisms {
     }
 
     /// Waits (at most 5 s, as a host at exit) for queued webhook deliveries and
-    /// returns every delivery report.
-    pub async fn finish(&self) -> Vec<Delivery> {
+    /// returns the delivery reports (the most recent, when there are more than
+    /// the list keeps) with the totals of all of them.
+    pub async fn finish(&self) -> Deliveries {
         let Some(host) = &self.host else {
-            return Vec::new();
+            return Deliveries::default();
         };
-        let (reports, pending) = host.flush(SHUTDOWN_FLUSH_TIMEOUT).await;
+        let (batch, pending) = host.flush_batch(SHUTDOWN_FLUSH_TIMEOUT).await;
         if pending > 0 {
             warn_once(&format!(
                 "{pending} webhook delivery(ies) still pending after {}s; abandoned",
                 SHUTDOWN_FLUSH_TIMEOUT.as_secs()
             ));
         }
-        reports.into_iter().map(Delivery).collect()
+        Deliveries {
+            list: batch.reports.into_iter().map(Delivery).collect(),
+            totals: batch.totals,
+            omitted: batch.omitted,
+        }
+    }
+}
+
+/// What became of an invocation's webhook deliveries: the listed reports, and
+/// the totals of all of them. A struct, so later delivery kinds (durable
+/// spools, other transports) add fields rather than change a shape.
+#[derive(Default)]
+pub struct Deliveries {
+    /// The reports, in finishing order (the most recent when `omitted > 0`).
+    pub list: Vec<Delivery>,
+    /// Every report of the invocation, by outcome, listed or not.
+    pub totals: DeliveryTotals,
+    /// Reports not in `list`.
+    pub omitted: u64,
+}
+
+impl Deliveries {
+    /// Whether there is nothing to report.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.totals.total() == 0
+    }
+
+    /// The JSON fields `emit --json` and `replay --json` add beside the
+    /// `deliveries` list: `delivery_totals` (by outcome, and `total`),
+    /// `deliveries_truncated` and `deliveries_omitted`.
+    pub fn summary_json(&self) -> [(&'static str, Value); 3] {
+        let mut totals = serde_json::to_value(self.totals).unwrap_or(Value::Null);
+        if let Some(object) = totals.as_object_mut() {
+            object.insert("total".to_owned(), Value::from(self.totals.total()));
+        }
+        [
+            ("delivery_totals", totals),
+            ("deliveries_truncated", Value::from(self.omitted > 0)),
+            ("deliveries_omitted", Value::from(self.omitted)),
+        ]
+    }
+
+    /// The totals line of the text output: `webhook totals: 3 delivered, 1
+    /// dropped`, with `(listing the last N)` when the list is cut.
+    pub fn totals_text(&self) -> String {
+        let mut text = format!("webhook totals: {}", self.totals.to_text());
+        if self.omitted > 0 {
+            text.push_str(&format!(
+                " (listing the last {}; {} more not listed)",
+                self.list.len(),
+                self.omitted
+            ));
+        }
+        text
     }
 }
 

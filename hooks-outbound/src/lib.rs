@@ -93,5 +93,5 @@ pub use config::{OutboundConfig, TargetSpec, parse_config, parse_config_with_env
 #[cfg(feature = "sender")]
 pub use outbound::{EnqueuedDelivery, EventDeliveries, Outbound, OutboundError, OutboundOptions};
 #[cfg(feature = "sender")]
-pub use report::{DeliveryOutcome, DeliveryReport, OutboundStats};
+pub use report::{DeliveryOutcome, DeliveryReport, DeliveryTotals, OutboundStats, ReportBatch};
 pub use signing::Secret;

@@ -15,7 +15,7 @@ use tokio::sync::broadcast;
 use crate::config::{TargetSpec, parse_config};
 use crate::delivery::{RetryPolicy, run_lane};
 use crate::queue::{Job, Lane, Shared, lane_capacity};
-use crate::report::{DeliveryReport, OutboundStats};
+use crate::report::{DeliveryReport, OutboundStats, ReportBatch};
 use crate::request::{
     EventDocument, METADATA_LEN, PreparedDelivery, iso_timestamp, new_delivery_id_in,
 };
@@ -334,7 +334,14 @@ impl Outbound {
     /// `report_capacity`, the most recent kept), including `Abandoned` ones
     /// after a [`Dispatcher::flush`] that ran out of time.
     pub fn take_reports(&self) -> Vec<DeliveryReport> {
-        self.shared.take_reports()
+        self.take_report_batch().reports
+    }
+
+    /// [`Outbound::take_reports`] with the totals of every report since the
+    /// last take (by outcome, the ones the capped list let go included) and
+    /// how many the list leaves out.
+    pub fn take_report_batch(&self) -> ReportBatch {
+        self.shared.take_report_batch()
     }
 
     /// A stream of every report from now on (a slow reader misses the oldest).

@@ -18,7 +18,7 @@ use tokio::sync::{Notify, broadcast, mpsc};
 
 use crate::config::TargetSpec;
 use crate::pool::BufferPool;
-use crate::report::{DeliveryOutcome, DeliveryReport, OutboundStats};
+use crate::report::{DeliveryOutcome, DeliveryReport, DeliveryTotals, OutboundStats, ReportBatch};
 use crate::request::PreparedDelivery;
 
 /// How often a lane that keeps dropping logs another warning.
@@ -154,7 +154,7 @@ pub(crate) struct Shared {
     failed: AtomicU64,
     dropped: AtomicU64,
     pub(crate) retries: AtomicU64,
-    reports: Mutex<VecDeque<DeliveryReport>>,
+    reports: Mutex<ReportLog>,
     report_capacity: usize,
     /// Deliveries queued or in flight, by id: what a flush that runs out of
     /// time reports as abandoned.
@@ -179,7 +179,10 @@ impl Shared {
             retries: AtomicU64::new(0),
             // Sized up front: growing it copies every kept report, a pause of
             // tens of µs on the emitting thread when drops are being recorded.
-            reports: Mutex::new(VecDeque::with_capacity(report_capacity)),
+            reports: Mutex::new(ReportLog {
+                kept: VecDeque::with_capacity(report_capacity),
+                ..ReportLog::default()
+            }),
             report_capacity,
             waiting: Mutex::new(HashMap::new()),
             subscribers,
@@ -251,13 +254,15 @@ impl Shared {
         if self.subscribers.receiver_count() > 0 {
             let _ = self.subscribers.send(report.clone());
         }
-        if self.report_capacity > 0
-            && let Ok(mut reports) = self.reports.lock()
-        {
-            if reports.len() >= self.report_capacity {
-                reports.pop_front();
+        if let Ok(mut log) = self.reports.lock() {
+            log.totals.count(&report.outcome);
+            if log.kept.len() >= self.report_capacity {
+                log.omitted += 1;
+                if log.kept.pop_front().is_none() {
+                    return; // a capacity of 0 keeps nothing
+                }
             }
-            reports.push_back(report);
+            log.kept.push_back(report);
         }
     }
 
@@ -278,10 +283,21 @@ impl Shared {
         }
     }
 
-    pub(crate) fn take_reports(&self) -> Vec<DeliveryReport> {
+    /// The kept reports, the totals of the span and how many were let go;
+    /// a new span starts.
+    pub(crate) fn take_report_batch(&self) -> ReportBatch {
         self.reports
             .lock()
-            .map(|mut reports| reports.drain(..).collect())
+            .map(|mut log| {
+                let batch = ReportBatch {
+                    reports: log.kept.drain(..).collect(),
+                    totals: log.totals,
+                    omitted: log.omitted,
+                };
+                log.totals = DeliveryTotals::default();
+                log.omitted = 0;
+                batch
+            })
             .unwrap_or_default()
     }
 
@@ -299,6 +315,14 @@ impl Shared {
             pending: self.pending.load(Ordering::Acquire),
         }
     }
+}
+
+/// The reports kept for `take_report_batch`, and what the span saw in all.
+#[derive(Debug, Default)]
+struct ReportLog {
+    kept: VecDeque<DeliveryReport>,
+    totals: DeliveryTotals,
+    omitted: u64,
 }
 
 /// The capacity of each of `lanes` lanes sharing `total` slots (at least 1 each).

@@ -4,9 +4,11 @@
 //! Answers: 200 for a verified delivery (or any JSON POST when no secret is
 //! configured), 401 for a missing or bad signature, stale timestamp or
 //! mismatched ids, 409 for a `delivery_id` already accepted (a replay inside
-//! the timestamp window), 400 for a body that is not JSON, 405 for other
-//! methods, 408 for a body that does not arrive in time and 413 for bodies
-//! over the limit. A connection that does not send its request head within
+//! the timestamp window; the id is the one the delivery was signed under: the
+//! body's for Hermes signatures, `webhook-id` / `svix-id` for Standard
+//! Webhooks, whether or not the body has one), 400 for a body that is not
+//! JSON, 405 for other methods, 408 for a body that does not arrive in time
+//! and 413 for bodies over the limit. A connection that does not send its request head within
 //! the read timeout is closed. The callback sees every POST, rejected ones
 //! included, with the status it was answered.
 //!
@@ -46,18 +48,21 @@ pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_REPLAY_MEMORY: usize = 10_000;
 
 /// Headers copied into [`ReceivedDelivery::headers`]; signature values never are.
-const SUMMARY_HEADERS: [&str; 6] = [
+const SUMMARY_HEADERS: [&str; 8] = [
     "content-type",
     "user-agent",
     "x-hermes-event",
     "x-hermes-delivery",
     "webhook-id",
     "webhook-timestamp",
+    "svix-id",
+    "svix-timestamp",
 ];
-const SIGNATURE_HEADERS: [&str; 3] = [
+const SIGNATURE_HEADERS: [&str; 4] = [
     "x-hermes-signature-256",
     "x-hub-signature-256",
     "webhook-signature",
+    "svix-signature",
 ];
 
 /// Settings of [`serve_with`].
@@ -126,7 +131,8 @@ pub struct ReceivedDelivery {
     pub status: u16,
     /// The event (body `hook_event_name`, else `X-Hermes-Event`).
     pub event: Option<String>,
-    /// The delivery id (body `delivery_id`, else `X-Hermes-Delivery` / `webhook-id`).
+    /// The delivery id: the signed one when verified, else body `delivery_id`,
+    /// else `X-Hermes-Delivery` / `webhook-id` / `svix-id`.
     pub delivery_id: Option<String>,
     /// The verification result.
     pub verification: Verification,
@@ -221,8 +227,11 @@ impl State {
         };
         let headers = &parts.headers;
         let parsed: Option<Value> = serde_json::from_slice(&body).ok();
-        let verification = match &self.config.secret {
-            None => Verification::NoSecret,
+        // The id a verified delivery was signed under (the body's for the
+        // Hermes scheme, `webhook-id` / `svix-id` for Standard Webhooks) is the
+        // one replays are refused by.
+        let (verification, signed_id) = match &self.config.secret {
+            None => (Verification::NoSecret, None),
             Some(secret) => match verify(
                 secret,
                 headers,
@@ -230,8 +239,11 @@ impl State {
                 SystemTime::now(),
                 self.config.tolerance,
             ) {
-                Ok(verified) => Verification::Verified(verified.scheme),
-                Err(error) => Verification::Rejected(error),
+                Ok(verified) => (
+                    Verification::Verified(verified.scheme),
+                    Some(verified.delivery_id),
+                ),
+                Err(error) => (Verification::Rejected(error), None),
             },
         };
         // Authentication first: a bad signature is a 401 whatever the body is.
@@ -249,7 +261,12 @@ impl State {
                 .or_else(|| header.iter().find_map(|name| headers.header(name)))
                 .map(str::to_owned)
         };
-        let delivery_id = field("delivery_id", &["x-hermes-delivery", "webhook-id"]);
+        let delivery_id = signed_id.or_else(|| {
+            field(
+                "delivery_id",
+                &["x-hermes-delivery", "webhook-id", "svix-id"],
+            )
+        });
         // Only a delivery that would be accepted is remembered; a second copy
         // of one (a replay inside the timestamp window) is refused.
         let (status, text, verification) = match &delivery_id {

@@ -5,7 +5,13 @@
 //! `/api/webhooks/<id>/<token>`. Every place that shows a URL — `Display` and
 //! `Debug` of a target, labels in reports and logs, config warnings — goes
 //! through this one module. Userinfo and every query value become `***`, the
-//! fragment is dropped, and path segments that look like secrets are masked.
+//! fragment is dropped, and so are path secrets: by rule for hosts whose
+//! layout is known (Slack, Discord, Zapier's `hooks/catch/<id>/<secret>`,
+//! Teams/Office's `webhookb2/<tenant>@<guid>/IncomingWebhook/<id>/<guid>`,
+//! Teams workflows, IFTTT: everything after the marker segment, however short),
+//! and elsewhere by shape: `;key=value` segment parameters, and segments holding
+//! a piece that looks like a key (long digit runs, UUIDs and hex, letters mixed
+//! with digits, high-entropy mixed case, anything of 32 characters or more).
 
 use std::fmt;
 
@@ -53,24 +59,41 @@ fn web_url(url: &str) -> Option<reqwest::Url> {
 }
 
 /// Text that is not a URL, masked by shape alone: everything up to the last
-/// `@` (userinfo), query values, the fragment, secret-looking segments.
+/// `@` (userinfo), query values, the fragment, secret-looking segments, and
+/// the host rules of the host it names.
 fn redact_unparsed(text: &str) -> String {
     let text = text.split('#').next().unwrap_or_default();
     let (head, query) = match text.split_once('?') {
         Some((head, query)) => (head, Some(mask_query(query))),
         None => (text, None),
     };
-    let head = match head.rsplit_once('@') {
+    let rest = head.split_once("://").map_or(head, |(_, rest)| rest);
+    let authority = rest.split('/').next().unwrap_or_default();
+    let host = authority.rsplit('@').next().unwrap_or_default();
+    let host = match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name,
+        _ => host,
+    };
+    let (head, hidden) = match head.rsplit_once('@') {
         Some((before, after)) => {
             let scheme = before
                 .split_once("://")
                 .map_or(String::new(), |(scheme, _)| format!("{scheme}://"));
-            format!("{scheme}{MASK}@{after}")
+            (format!("{scheme}{MASK}@{after}"), Some(before))
         }
-        None => head.to_owned(),
+        None => (head.to_owned(), None),
     };
+    // A marker of the host's layout hidden with the userinfo still makes
+    // everything after it secret.
+    let marker_passed = hidden.is_some_and(|before| {
+        host_rule(host).is_some_and(|rule| {
+            before
+                .split('/')
+                .any(|segment| rule.markers.contains(&segment))
+        })
+    });
     let segments: Vec<&str> = head.split('/').collect();
-    let mut out = mask_segments("", &segments).join("/");
+    let mut out = mask_segments_from(host, &segments, marker_passed).join("/");
     if let Some(query) = query {
         out.push('?');
         out.push_str(&query);
@@ -140,47 +163,197 @@ fn host_and_path(url: &reqwest::Url) -> String {
     out
 }
 
+/// A host whose webhook URLs carry the secret in the path: after the first
+/// `markers` segment, every segment is an id or a token, whatever it looks like,
+/// except the fixed words of the layout (`keep`).
+struct HostRule {
+    /// The host, or a parent domain of it.
+    domain: &'static str,
+    /// The segments after which everything is secret.
+    markers: &'static [&'static str],
+    /// Fixed words of the layout, shown as they are.
+    keep: &'static [&'static str],
+}
+
+/// The known layouts. Anything else is judged by [`looks_secret`].
+const HOST_RULES: &[HostRule] = &[
+    // hooks.slack.com/services/T../B../<secret>, /workflows/.., /triggers/..
+    HostRule {
+        domain: "slack.com",
+        markers: &["services", "workflows", "triggers"],
+        keep: &[],
+    },
+    // discord.com/api/webhooks/<id>/<token>
+    HostRule {
+        domain: "discord.com",
+        markers: &["webhooks"],
+        keep: &["slack", "github"],
+    },
+    HostRule {
+        domain: "discordapp.com",
+        markers: &["webhooks"],
+        keep: &["slack", "github"],
+    },
+    // hooks.zapier.com/hooks/catch/<id>/<secret>/
+    HostRule {
+        domain: "zapier.com",
+        markers: &["hooks"],
+        keep: &["catch", "standard"],
+    },
+    // <tenant>.webhook.office.com/webhookb2/<guid>@<guid>/IncomingWebhook/<id>/<guid>
+    // and the older outlook.office.com/webhook/...
+    HostRule {
+        domain: "office.com",
+        markers: &["webhookb2", "webhook"],
+        keep: &["IncomingWebhook"],
+    },
+    HostRule {
+        domain: "office365.com",
+        markers: &["webhookb2", "webhook"],
+        keep: &["IncomingWebhook"],
+    },
+    // Teams workflows: <region>.logic.azure.com/workflows/<id>/triggers/manual/paths/invoke
+    HostRule {
+        domain: "logic.azure.com",
+        markers: &["workflows"],
+        keep: &["triggers", "manual", "paths", "invoke"],
+    },
+    // maker.ifttt.com/trigger/<event>/with/key/<key>
+    HostRule {
+        domain: "ifttt.com",
+        markers: &["key"],
+        keep: &[],
+    },
+];
+
+/// Whether `host` is `domain` or a subdomain of it.
+fn host_in(host: &str, domain: &str) -> bool {
+    host == domain
+        || host
+            .strip_suffix(domain)
+            .is_some_and(|prefix| prefix.ends_with('.'))
+}
+
+/// The layout rule of `host`, if it is a known one.
+fn host_rule(host: &str) -> Option<&'static HostRule> {
+    let host = host.to_ascii_lowercase();
+    HOST_RULES.iter().find(|rule| host_in(&host, rule.domain))
+}
+
 /// Known secret-bearing layouts first, then a shape rule for the rest.
 fn mask_segments(host: &str, segments: &[&str]) -> Vec<String> {
-    let host = host.to_ascii_lowercase();
-    // Everything after the marker is an id or a token, whatever it looks like.
-    let marker = if host.ends_with("slack.com") {
+    mask_segments_from(host, segments, false)
+}
+
+/// [`mask_segments`], where `marker_passed` says the layout's marker came
+/// before `segments` (everything is then after it).
+fn mask_segments_from(host: &str, segments: &[&str], marker_passed: bool) -> Vec<String> {
+    let rule = host_rule(host);
+    let marker = rule.and_then(|rule| {
         segments
             .iter()
-            .position(|s| *s == "services" || *s == "workflows" || *s == "triggers")
-    } else if host.ends_with("discord.com") || host.ends_with("discordapp.com") {
-        segments.iter().position(|s| *s == "webhooks")
-    } else {
-        None
-    };
+            .position(|segment| rule.markers.contains(segment))
+    });
     segments
         .iter()
         .enumerate()
         .map(|(index, segment)| {
-            let after_marker = marker.is_some_and(|marker| index > marker);
-            if after_marker || looks_secret(segment) {
+            let after_marker = (marker_passed || marker.is_some_and(|marker| index > marker))
+                && !segment.is_empty()
+                && !rule.is_some_and(|rule| rule.keep.contains(segment));
+            if after_marker {
                 MASK.to_owned()
             } else {
-                (*segment).to_owned()
+                mask_segment(segment)
             }
         })
         .collect()
 }
 
-/// Whether a path segment looks like a credential: long and random-looking
-/// (letters and digits mixed, or very long), or a long run of digits (an id
-/// that, with the next segment, makes a capability URL).
+/// One path segment with its `;key=value` parameters' values masked (Matrix
+/// and others put `;token=` there), or [`MASK`] when what precedes them looks
+/// like a credential.
+fn mask_segment(segment: &str) -> String {
+    let mut parts = segment.split(';');
+    let base = parts.next().unwrap_or_default();
+    let mut out = if looks_secret(base) {
+        MASK.to_owned()
+    } else {
+        base.to_owned()
+    };
+    for parameter in parts {
+        out.push(';');
+        match parameter.split_once('=') {
+            Some((key, _)) => {
+                out.push_str(key);
+                out.push('=');
+                out.push_str(MASK);
+            }
+            None if looks_secret(parameter) => out.push_str(MASK),
+            None => out.push_str(parameter),
+        }
+    }
+    out
+}
+
+/// Whether a path segment looks like a credential. It is cut at the characters
+/// that join ids (`@` in Teams' `<guid>@<guid>`, `:` in Telegram's
+/// `bot<id>:<token>`, `,`); one piece that looks like a key masks the segment.
 fn looks_secret(segment: &str) -> bool {
-    let token_chars = segment
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '=' | '%' | '+'));
-    if !token_chars || segment.is_empty() {
+    segment
+        .split(|c: char| {
+            !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '=' | '%' | '+'))
+        })
+        .any(piece_looks_secret)
+}
+
+/// A key-like piece: a long run of digits (an id that, with the next segment,
+/// makes a capability URL), a UUID or long hex string, anything of 32
+/// characters or more, or 16 or more characters that are random-looking
+/// (digits among letters, or both cases mixed with a high entropy).
+fn piece_looks_secret(piece: &str) -> bool {
+    let len = piece.chars().count();
+    if len < 10 {
         return false;
     }
-    let digits = segment.chars().filter(char::is_ascii_digit).count();
-    let letters = segment.chars().filter(char::is_ascii_alphabetic).count();
-    let len = segment.chars().count();
-    (len >= 16 && digits > 0 && letters > 0) || len >= 32 || (digits == len && len >= 10)
+    let count = |class: fn(&char) -> bool| piece.chars().filter(class).count();
+    let digits = count(char::is_ascii_digit);
+    let upper = count(char::is_ascii_uppercase);
+    let lower = count(char::is_ascii_lowercase);
+    let hex = piece
+        .chars()
+        .filter(|c| c.is_ascii_hexdigit() || *c == '-')
+        .count();
+    if digits == len || (len >= 16 && hex == len && digits > 0) {
+        return true;
+    }
+    if len >= 32 {
+        return true;
+    }
+    // Letters and digits mixed: a token. Letters alone: a token only when both
+    // cases are well represented and the characters are spread (camel-case
+    // words have few capitals and repeat letters).
+    let letters_and_digits = digits > 0 && upper + lower > 0;
+    let mixed_case = upper * 4 >= len && lower * 4 >= len && shannon_entropy(piece) >= 3.5;
+    len >= 16 && (letters_and_digits || mixed_case)
+}
+
+/// Bits per character of `text`'s character distribution.
+fn shannon_entropy(text: &str) -> f64 {
+    let mut counts = std::collections::HashMap::<char, usize>::new();
+    for c in text.chars() {
+        *counts.entry(c).or_default() += 1;
+    }
+    #[allow(clippy::cast_precision_loss)] // segment lengths are small
+    let total = text.chars().count() as f64;
+    counts
+        .values()
+        .map(|&count| {
+            #[allow(clippy::cast_precision_loss)]
+            let p = count as f64 / total;
+            -p * p.log2()
+        })
+        .sum()
 }
 
 fn mask_query(query: &str) -> String {
@@ -196,69 +369,4 @@ fn mask_query(query: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn credentials_and_query_values_are_masked() {
-        assert_eq!(
-            redact_url("https://alice:hunter2@example.com:8443/hook?token=abc&x=1&flag"),
-            "https://***@example.com:8443/hook?token=***&x=***&***"
-        );
-        assert_eq!(
-            redact_url("https://tok@example.com/"),
-            "https://***@example.com/"
-        );
-        assert_eq!(
-            redact_url("https://example.com/a#secret"),
-            "https://example.com/a"
-        );
-        assert_eq!(redact_url("x.example/h"), "x.example/h");
-        assert_eq!(redact_url("ftp:/u:hunter2@h/p?k=v"), "***@h/p?k=***",);
-        assert_eq!(
-            redact_url("u:hunter2@[::1/hooks/T0k3nT0k3nT0k3nT0k3n"),
-            "***@[::1/hooks/***"
-        );
-        assert_eq!(redact_url("ftp://u:hunter2@h/p"), "ftp://***@h/p");
-    }
-
-    #[test]
-    fn secret_paths_are_masked() {
-        assert_eq!(
-            url_label("https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX"),
-            "hooks.slack.com/services/***/***/***"
-        );
-        assert_eq!(
-            url_label("https://discord.com/api/webhooks/123456789012345678/abcDEF_ghi-JKL"),
-            "discord.com/api/webhooks/***/***"
-        );
-        assert_eq!(
-            url_label("https://ci.example.com/hooks/3f8a9c2e1b7d4f60a1b2/run"),
-            "ci.example.com/hooks/***/run"
-        );
-        assert_eq!(
-            url_label("https://example.com/v1/events"),
-            "example.com/v1/events"
-        );
-        assert_eq!(url_label("http://127.0.0.1:9000/"), "127.0.0.1:9000");
-        assert_eq!(
-            url_label("https://u:p@example.com/x?token=t"),
-            "example.com/x"
-        );
-    }
-
-    #[test]
-    fn scrub_replaces_the_url_in_messages() {
-        let url = "https://u:hunter2@example.com/x?token=t0p";
-        let message = format!("error sending request for url ({url}): refused");
-        let scrubbed = scrub(&message, url);
-        assert!(
-            !scrubbed.contains("hunter2") && !scrubbed.contains("t0p"),
-            "{scrubbed}"
-        );
-        assert_eq!(
-            format!("{:?}", RedactedUrl(url)),
-            "\"https://***@example.com/x?token=***\""
-        );
-    }
-}
+mod tests;

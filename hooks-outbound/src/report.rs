@@ -86,6 +86,94 @@ pub struct OutboundStats {
     pub pending: u64,
 }
 
+/// How many deliveries ended each way over one span of reports (since the
+/// last [`crate::Outbound::take_report_batch`]), listed or not. A struct, not a
+/// map, so a new kind of ending is a new field.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct DeliveryTotals {
+    /// Answered with a 2xx.
+    pub delivered: u64,
+    /// Answered with a 4xx (not retried).
+    pub rejected: u64,
+    /// Answered with a 3xx (never followed).
+    pub redirected: u64,
+    /// Every attempt failed.
+    pub failed: u64,
+    /// Never sent: the target's queue was full.
+    pub dropped: u64,
+    /// Still queued or in flight when a flush ran out of time (one that
+    /// finishes later is counted again by how it ended).
+    pub abandoned: u64,
+}
+
+impl DeliveryTotals {
+    /// Counts one report's outcome.
+    pub fn count(&mut self, outcome: &DeliveryOutcome) {
+        let counter = match outcome {
+            DeliveryOutcome::Delivered => &mut self.delivered,
+            DeliveryOutcome::Rejected => &mut self.rejected,
+            DeliveryOutcome::Redirected { .. } => &mut self.redirected,
+            DeliveryOutcome::Failed { .. } => &mut self.failed,
+            DeliveryOutcome::Dropped => &mut self.dropped,
+            DeliveryOutcome::Abandoned => &mut self.abandoned,
+        };
+        *counter += 1;
+    }
+
+    /// Every report counted.
+    pub fn total(&self) -> u64 {
+        self.delivered
+            + self.rejected
+            + self.redirected
+            + self.failed
+            + self.dropped
+            + self.abandoned
+    }
+
+    /// The non-zero counts in words, e.g. `500 delivered, 199500 dropped`
+    /// (`none` when nothing was counted).
+    pub fn to_text(&self) -> String {
+        let parts: Vec<String> = [
+            (self.delivered, "delivered"),
+            (self.rejected, "rejected"),
+            (self.redirected, "redirected"),
+            (self.failed, "failed"),
+            (self.dropped, "dropped"),
+            (self.abandoned, "abandoned"),
+        ]
+        .iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, word)| format!("{count} {word}"))
+        .collect();
+        if parts.is_empty() {
+            "none".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// The reports taken at once, the totals of every report of the span (the
+/// listed ones and those the capped list let go) and how many it let go.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct ReportBatch {
+    /// The most recent reports, in finishing order (at most `report_capacity`).
+    pub reports: Vec<DeliveryReport>,
+    /// Every report of the span, by outcome.
+    pub totals: DeliveryTotals,
+    /// Reports of the span not in `reports` (the oldest, let go at the cap).
+    pub omitted: u64,
+}
+
+impl ReportBatch {
+    /// Whether `reports` leaves some out.
+    pub fn is_truncated(&self) -> bool {
+        self.omitted > 0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,5 +199,21 @@ mod tests {
                 "outcome": {"kind": "redirected", "location": "https://elsewhere"}, "elapsed_ms": 12.0})
         );
         assert_eq!(report.outcome.as_str(), "redirected");
+    }
+
+    #[test]
+    fn totals_count_every_kind() {
+        let mut totals = DeliveryTotals::default();
+        for outcome in [
+            DeliveryOutcome::Delivered,
+            DeliveryOutcome::Dropped,
+            DeliveryOutcome::Dropped,
+            DeliveryOutcome::Failed { error: "x".into() },
+        ] {
+            totals.count(&outcome);
+        }
+        assert_eq!(totals.total(), 4);
+        assert_eq!(totals.to_text(), "1 delivered, 1 failed, 2 dropped");
+        assert_eq!(DeliveryTotals::default().to_text(), "none");
     }
 }

@@ -1,18 +1,23 @@
 //! `$HERMES_HOME/shell-hooks-allowlist.json`: the approved `(event, command)` pairs.
 //!
 //! Same format as the reference, so an existing Hermes home works as is:
-//! `{"approvals": [{"event", "command", "approved_at", "script_mtime_at_approval"}]}`.
+//! `{"approvals": [{"event", "command", "approved_at", "script_mtime_at_approval"}]}`,
+//! plus `script_sha256_at_approval` (see [`crate::fingerprint`]), which
+//! hermes-agent ignores and keeps.
 //! Reading is tolerant (a BOM is skipped; a missing, unreadable or malformed
 //! file reads as empty, with a warning naming the file). Writing is not: a
 //! file that exists but cannot be read or understood is never rewritten (the
 //! user may be halfway through a hand edit), and the change fails with an
 //! error naming the file, line and column.
 //!
-//! Every change is a read-modify-write under an exclusive lock on the sibling
-//! `<file>.lock`, written to a unique temporary file (mode 0600) beside the
-//! real file and renamed over it, so concurrent approvals from many processes
-//! are never lost and a reader never sees half a file. When the allowlist is
-//! a symlink, the file it points to is replaced and the link is kept.
+//! Every change is a read-modify-write under an exclusive lock, written to a
+//! unique temporary file (mode 0600) beside the real file and renamed over it,
+//! so concurrent approvals from many processes are never lost and a reader
+//! never sees half a file. When the allowlist is a symlink, the file it points
+//! to is replaced and the link is kept; the lock is then the one of the file
+//! actually written (`<target>.lock`), so homes that share one allowlist through
+//! links serialise on it, and also hermes-agent's `<link>.lock` beside the link
+//! (taken first), so a hermes process writing through the same link waits too.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -21,6 +26,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::clock::now_iso;
+use crate::fingerprint::{HASH_FIELD, code_sha256};
 use crate::script::script_mtime_iso;
 
 /// The allowlist's file name inside the Hermes home.
@@ -70,6 +76,9 @@ pub struct Approval {
     pub approved_at: Option<String>,
     /// The script's mtime at approval, if it could be read then.
     pub script_mtime_at_approval: Option<String>,
+    /// The hex SHA-256 of the code the command ran at approval, when we
+    /// recorded it (hermes-agent does not).
+    pub script_sha256_at_approval: Option<String>,
 }
 
 impl Approval {
@@ -81,6 +90,7 @@ impl Approval {
             command: text("command")?,
             approved_at: text("approved_at"),
             script_mtime_at_approval: text("script_mtime_at_approval"),
+            script_sha256_at_approval: text(HASH_FIELD),
         })
     }
 
@@ -117,11 +127,22 @@ impl Allowlist {
         &self.path
     }
 
-    /// The lock file serialising changes (`<file>.lock`).
+    /// hermes-agent's lock file, beside the allowlist as named (`<file>.lock`).
     pub fn lock_path(&self) -> PathBuf {
-        let mut name = self.path.clone().into_os_string();
-        name.push(".lock");
-        PathBuf::from(name)
+        lock_path_of(&self.path)
+    }
+
+    /// The lock files a change takes, in order: [`Allowlist::lock_path`], then,
+    /// when the allowlist is a symlink, the lock beside the file it leads to.
+    /// The target's lock always comes last, so two homes linking one file can
+    /// never wait for each other in a cycle.
+    pub fn lock_paths(&self) -> Vec<PathBuf> {
+        let mut paths = vec![self.lock_path()];
+        let target = lock_path_of(&self.write_target());
+        if target != paths[0] {
+            paths.push(target);
+        }
+        paths
     }
 
     /// Reads the approvals, tolerating a bad file.
@@ -165,13 +186,14 @@ impl Allowlist {
     }
 
     /// Records an approval of `(event, command)` now, with the script's current
-    /// mtime, replacing any earlier approval of the same pair.
+    /// mtime and content hash, replacing any earlier approval of the same pair.
     pub fn record(&self, event: &str, command: &str) -> Result<Approval, AllowlistError> {
         let approval = Approval {
             event: event.to_owned(),
             command: command.to_owned(),
             approved_at: Some(now_iso()),
             script_mtime_at_approval: script_mtime_iso(command),
+            script_sha256_at_approval: code_sha256(command),
         };
         self.update(|approvals| {
             approvals.retain(|entry| {
@@ -183,6 +205,11 @@ impl Allowlist {
                 "event": approval.event,
                 "script_mtime_at_approval": approval.script_mtime_at_approval,
             }));
+            if let (Some(hash), Some(Value::Object(entry))) =
+                (&approval.script_sha256_at_approval, approvals.last_mut())
+            {
+                entry.insert(HASH_FIELD.to_owned(), Value::from(hash.as_str()));
+            }
             true
         })?;
         Ok(approval)
@@ -210,16 +237,19 @@ impl Allowlist {
     fn update(&self, change: impl FnOnce(&mut Vec<Value>) -> bool) -> Result<(), AllowlistError> {
         let directory = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(directory).map_err(|source| self.persist_error(source))?;
-        let lock_path = self.lock_path();
-        let lock = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&lock_path)
-            .and_then(|file| file.lock().map(|()| file))
-            .map_err(|source| AllowlistError::Lock {
-                path: lock_path.clone(),
-                source,
-            })?;
+        let mut locks = Vec::new();
+        for lock_path in self.lock_paths() {
+            let lock = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&lock_path)
+                .and_then(|file| file.lock().map(|()| file))
+                .map_err(|source| AllowlistError::Lock {
+                    path: lock_path.clone(),
+                    source,
+                })?;
+            locks.push(lock);
+        }
         let written = match self.load() {
             Err(problem) => Err(AllowlistError::Unusable {
                 path: self.path.clone(),
@@ -239,8 +269,11 @@ impl Allowlist {
                 }
             }
         };
-        // Dropping the handle releases the lock; unlock explicitly to say so.
-        let _ = lock.unlock();
+        // Dropping the handles releases the locks; unlock explicitly (the
+        // target's first) to say so.
+        for lock in locks.iter().rev() {
+            let _ = lock.unlock();
+        }
         written
     }
 
@@ -310,6 +343,13 @@ impl Allowlist {
         }
         target
     }
+}
+
+/// `<path>.lock`, hermes-agent's lock file name for the allowlist at `path`.
+fn lock_path_of(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
 }
 
 /// serde_json's message without its own " at line L column C" suffix.

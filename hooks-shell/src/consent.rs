@@ -120,12 +120,14 @@ impl Consent {
 
     /// Decides an unapproved pair, recording an approval. `accept` already
     /// includes the config's `hooks_auto_accept`.
+    /// `changed`: the pair was approved, but its script's content changed since.
     pub(crate) fn approve(
         &mut self,
         accept: bool,
         allowlist: &Allowlist,
         event: &str,
         command: &str,
+        changed: bool,
     ) -> bool {
         if accept {
             self.record(allowlist, event, command);
@@ -139,7 +141,12 @@ impl Consent {
         let Some(prompter) = self.prompt.as_mut() else {
             return false;
         };
-        let answer = prompter.ask(&banner(event, command), QUESTION);
+        let shown = if changed {
+            changed_banner(event, command)
+        } else {
+            banner(event, command)
+        };
+        let answer = prompter.ask(&shown, QUESTION);
         let approved = answer
             .is_some_and(|answer| matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"));
         if approved {
@@ -173,6 +180,35 @@ pub fn not_allowlisted_message(event: &str, command: &str) -> String {
     format!(
         "shell hook for {event} ({command}) not allowlisted — skipped. Use --accept-hooks / \
          HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true, or approve at the TTY prompt next run."
+    )
+}
+
+/// The warning when an approved hook's script changed and no consent was
+/// given again (config text escaped).
+pub fn changed_message(event: &str, command: &str, fail_closed: bool) -> String {
+    let (event, command) = (escape(event), escape(command));
+    let outcome = if fail_closed {
+        "blocking its tool calls (fail_closed)"
+    } else {
+        "skipped"
+    };
+    format!(
+        "shell hook for {event} ({command}): its script changed since it was approved — \
+         {outcome}. Review it, then approve it again (`hooks approve '{command}' --event \
+         {event}`, --accept-hooks, or the TTY prompt next run)."
+    )
+}
+
+/// The reason a fail-closed hook whose script changed blocks with.
+pub const CHANGED_REASON: &str =
+    "its script changed since it was approved; review it and approve it again";
+
+/// The banner shown before asking again about a hook whose script changed.
+pub fn changed_banner(event: &str, command: &str) -> String {
+    format!(
+        "{}\n\n  ⚠ This hook was approved before, but its script has CHANGED\n  since: \
+         review the new code before approving it again.",
+        banner(event, command)
     )
 }
 
@@ -225,6 +261,20 @@ mod tests {
             !denied.contains('\x1b') && denied.contains("\\e[2K"),
             "{denied}"
         );
+    }
+
+    #[test]
+    fn invisible_characters_in_the_prompt_are_shown_escaped() {
+        // `lint.sh` and `lint.sh` + a zero-width space look the same on a terminal.
+        let shown = banner("pre_tool_call", "~/lint.sh\u{200b}\u{2060}\u{3164}");
+        assert!(
+            shown.contains("Command: ~/lint.sh\\u{200b}\\u{2060}\\u{3164}\n"),
+            "{shown}"
+        );
+        let changed = changed_banner("pre_tool_call", "~/lint.sh\u{feff}");
+        assert!(changed.contains("lint.sh\\u{feff}") && changed.contains("CHANGED"));
+        let message = changed_message("pre_tool_call", "~/lint.sh\u{2028}", true);
+        assert!(message.contains("lint.sh\\u{2028}") && message.contains("fail_closed"));
     }
 
     #[test]

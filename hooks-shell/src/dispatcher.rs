@@ -8,7 +8,7 @@
 //! Queued events (the streaming observers) go to per-hook queues instead, so
 //! the caller never waits (see [`crate::queue`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,11 +19,12 @@ use hermes_hooks_core::wire::WireContext;
 use hermes_hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
 use serde_json::Value;
 
-use crate::allowlist::Allowlist;
+use crate::allowlist::{Allowlist, Approval};
 use crate::config::{ShellHookSpec, parse_config};
-use crate::consent::{Consent, not_allowlisted_message};
+use crate::consent::{CHANGED_REASON, Consent, changed_message, not_allowlisted_message};
+use crate::fingerprint::still_approved;
 use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
-use crate::reply::evaluate;
+use crate::reply::{evaluate, failed_closed};
 use crate::run::{RunResult, run_with_input, stdin_bytes};
 
 /// How [`ShellHooks::register`] decides and runs.
@@ -81,6 +82,9 @@ struct RegisteredHook {
     spec: ShellHookSpec,
     source: Arc<str>,
     queue: Option<HookQueue>,
+    /// Why this fail-closed hook blocks instead of running (its approval no
+    /// longer holds); `None` for a hook that runs.
+    refused: Option<&'static str>,
 }
 
 impl std::fmt::Debug for ShellHooks {
@@ -99,7 +103,11 @@ impl ShellHooks {
     /// Consent, per `(event, command)` not yet in the allowlist: an accept
     /// (`options.consent.accept` or `hooks_auto_accept: true` in `config`)
     /// records the approval; else the prompter is asked; without one the hook
-    /// is denied with a warning. The same `(event, matcher, command)` listed
+    /// is denied with a warning. An approval whose recorded script hash no
+    /// longer matches is new code and is decided the same way; denied, the hook
+    /// is skipped with a warning, or, when it fails closed (`pre_tool_call`
+    /// with `fail_closed: true`), registered as a block of every tool call it
+    /// matches. The same `(event, matcher, command)` listed
     /// twice registers once. Every registration builds an independent set:
     /// a host keeps the one it got.
     pub fn register(config: &Config, mut options: RegisterOptions) -> Registration {
@@ -122,11 +130,13 @@ impl ShellHooks {
         }
         let accept = options.consent.accept || config.hooks_auto_accept();
         let allowlist = Allowlist::in_home(config.home());
-        let mut approved: HashSet<(String, String)> = allowlist
+        let entries: HashMap<(String, String), Approval> = allowlist
             .approvals()
             .into_iter()
-            .map(|approval| (approval.event, approval.command))
+            .map(|approval| ((approval.event.clone(), approval.command.clone()), approval))
             .collect();
+        // Pairs settled in this registration: approved, and their code unchanged.
+        let mut approved: HashSet<(String, String)> = HashSet::new();
         let mut seen = HashSet::new();
         let mut accepted = Vec::new();
         let mut denied = Vec::new();
@@ -141,11 +151,24 @@ impl ShellHooks {
             }
             let pair = (spec.event.as_str().to_owned(), spec.command.clone());
             if !approved.contains(&pair) {
-                if !options
-                    .consent
-                    .approve(accept, &allowlist, &pair.0, &pair.1)
+                let entry = entries.get(&pair);
+                // A recorded hash that no longer matches is new code: consent again.
+                let changed = entry.is_some_and(|entry| !still_approved(entry, &pair.1));
+                if (entry.is_none() || changed)
+                    && !options
+                        .consent
+                        .approve(accept, &allowlist, &pair.0, &pair.1, changed)
                 {
-                    tracing::warn!("{}", not_allowlisted_message(&pair.0, &pair.1));
+                    if changed {
+                        let blocks = spec.blocks_on_failure();
+                        tracing::warn!("{}", changed_message(&pair.0, &pair.1, blocks));
+                        if blocks {
+                            // Skipping it would let the tool run unguarded.
+                            accepted.push((spec.clone(), Some(CHANGED_REASON)));
+                        }
+                    } else {
+                        tracing::warn!("{}", not_allowlisted_message(&pair.0, &pair.1));
+                    }
                     denied.push(spec);
                     continue;
                 }
@@ -159,7 +182,7 @@ impl ShellHooks {
                 spec.timeout.as_secs(),
                 spec.fail_closed
             );
-            accepted.push(spec);
+            accepted.push((spec, None));
         }
         let hooks = ShellHooks {
             shared: Arc::new(Shared::new(
@@ -183,6 +206,7 @@ impl ShellHooks {
         context: WireContext,
         specs: Vec<ShellHookSpec>,
     ) -> Self {
+        let specs = specs.into_iter().map(|spec| (spec, None)).collect();
         ShellHooks {
             shared: Arc::new(Shared::new(home, context, specs, DEFAULT_QUEUE_CAPACITY)),
         }
@@ -225,12 +249,17 @@ impl ShellHooks {
 }
 
 impl Shared {
-    fn new(home: &Path, context: WireContext, specs: Vec<ShellHookSpec>, capacity: usize) -> Self {
+    fn new(
+        home: &Path,
+        context: WireContext,
+        specs: Vec<(ShellHookSpec, Option<&'static str>)>,
+        capacity: usize,
+    ) -> Self {
         let mut by_event = vec![Vec::new(); EVENT_COUNT];
         let hooks = specs
             .into_iter()
             .enumerate()
-            .map(|(index, spec)| {
+            .map(|(index, (spec, refused))| {
                 by_event[spec.event.index()].push(index);
                 let queue = spec
                     .event
@@ -241,6 +270,7 @@ impl Shared {
                     source: format!("shell:{}", spec.command).into(),
                     spec,
                     queue,
+                    refused,
                 }
             })
             .collect();
@@ -280,6 +310,13 @@ impl Dispatcher for ShellHooks {
         for &index in shared.hooks_of(hook_event) {
             let hook = &shared.hooks[index];
             if !hook.spec.matches_tool(tool_name) {
+                continue;
+            }
+            if let Some(reason) = hook.refused {
+                replies.push(Reply::new(
+                    Arc::clone(&hook.source),
+                    failed_closed(&hook.spec, reason),
+                ));
                 continue;
             }
             let input =

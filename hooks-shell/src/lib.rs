@@ -34,8 +34,8 @@
 //! For the `hooks` command line: [`parse_config`] (what `list` and `doctor`
 //! show, without registering), [`run_once`] (`test` and the doctor's smoke
 //! test), [`synthetic_payload`], [`Allowlist`] (`revoke`, consent status),
-//! [`script_path`], [`script_is_executable`], [`script_mtime_iso`] and
-//! [`mtime_drift`].
+//! [`script_path`], [`script_is_executable`], [`script_mtime_iso`],
+//! [`mtime_drift`] and [`approval_drift`] (content hash first, then mtime).
 //!
 //! Shell hooks are the isolation story of the hook system: each runs in its
 //! own process group, bounded by its own timeout, with no shell in between;
@@ -46,6 +46,7 @@ pub mod clock;
 pub mod config;
 pub mod consent;
 pub mod dispatcher;
+pub mod fingerprint;
 pub mod queue;
 pub mod reply;
 pub mod run;
@@ -58,6 +59,7 @@ pub use config::{
 };
 pub use consent::{Consent, Prompter, TerminalPrompter};
 pub use dispatcher::{RegisterOptions, Registration, ShellHooks, run_once};
+pub use fingerprint::{approval_drift, code_sha256, still_approved};
 pub use reply::{DEFAULT_BLOCK_MESSAGE, evaluate, parse_stdout};
 pub use run::{RunResult, run_hook, run_with_input};
 pub use script::{Drift, mtime_drift, script_is_executable, script_mtime_iso, script_path};

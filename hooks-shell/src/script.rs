@@ -81,7 +81,8 @@ pub fn script_mtime_iso(command: &str) -> Option<String> {
     Some(iso_from_mtime(modified))
 }
 
-/// Whether a script changed since approval, from the two recorded mtimes.
+/// Whether a script changed since approval: from the two mtimes
+/// ([`mtime_drift`]), or from content hashes ([`crate::fingerprint::approval_drift`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Drift {
@@ -91,6 +92,9 @@ pub enum Drift {
     Unchanged,
     /// One of them is missing or unreadable, or the file is older than approved.
     Unknown,
+    /// The content differs from the hash recorded at approval (or the file is
+    /// gone): new code, which needs consent again. See [`crate::fingerprint`].
+    ContentChanged,
 }
 
 /// Compares the mtime recorded at approval with the current one.

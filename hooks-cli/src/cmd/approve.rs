@@ -10,7 +10,7 @@
 use std::io::Write;
 
 use hermes_hooks_core::display::escape;
-use hermes_hooks_shell::{Allowlist, ShellHookSpec, parse_config};
+use hermes_hooks_shell::{Allowlist, ShellHookSpec, parse_config, still_approved};
 
 use crate::cli::ApproveArgs;
 use crate::fire::plural;
@@ -45,9 +45,12 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
     };
 
     let allowlist = Allowlist::in_home(&home.path);
+    // An approval whose script's content changed since is approved again
+    // (with the new hash), not reported as "already approved".
     let mut approved: Vec<(String, String)> = allowlist
         .approvals()
         .into_iter()
+        .filter(|approval| still_approved(approval, &approval.command))
         .map(|approval| (approval.event, approval.command))
         .collect();
     let mut recorded = 0;

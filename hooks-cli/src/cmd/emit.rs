@@ -30,7 +30,7 @@ pub async fn run(
     let deliveries = mechanisms.finish().await;
 
     if args.json {
-        let document = json!({
+        let mut document = json!({
             "event": args.event,
             "outcome": fired.outcome_wire(),
             "replies": fired.replies_json(),
@@ -38,6 +38,10 @@ pub async fn run(
             // `abandoned`: left out, they would read as "no target wanted it".
             "deliveries": deliveries_json(&deliveries),
         });
+        // The list is capped; the totals count every delivery.
+        for (key, value) in deliveries.summary_json() {
+            document[key] = value;
+        }
         writeln!(out, "{document}")?;
         return Ok(());
     }
@@ -50,8 +54,11 @@ pub async fn run(
             escape(&reply.value.to_string())
         )?;
     }
-    for delivery in &deliveries {
+    for delivery in &deliveries.list {
         writeln!(out, "  webhook {}", escape(&delivery.to_text()))?;
+    }
+    if !deliveries.is_empty() {
+        writeln!(out, "  {}", deliveries.totals_text())?;
     }
     if let Some(wire) = fired.outcome.to_wire() {
         writeln!(

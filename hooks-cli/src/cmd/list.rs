@@ -70,7 +70,9 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
     for (event, rows) in by_event {
         writeln!(out, "  [{event}]")?;
         for row in rows {
-            let consent = if row.allowlisted {
+            let consent = if row.drift == Some(Drift::ContentChanged) {
+                "✗ changed since approval"
+            } else if row.allowlisted {
                 "✓ allowed"
             } else {
                 "✗ not allowlisted"
@@ -94,6 +96,13 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
             )?;
             if let Some(approved_at) = &row.approved_at {
                 writeln!(out, "      approved_at: {}", e(approved_at))?;
+            }
+            if row.drift == Some(Drift::ContentChanged) {
+                writeln!(
+                    out,
+                    "      ⚠ script content changed since approval — it will not run until \
+                     approved again (`hooks doctor` for details)"
+                )?;
             }
             if row.drift == Some(Drift::Modified) {
                 writeln!(

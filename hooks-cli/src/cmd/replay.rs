@@ -80,19 +80,24 @@ pub async fn run(
 
     let deliveries = mechanisms.finish().await;
     if args.json {
-        let document = json!({
+        let mut document = json!({
             "summary": summary.to_json(bad_lines),
             "deliveries": deliveries_json(&deliveries),
         });
+        // The list is capped; the totals count every delivery.
+        for (key, value) in deliveries.summary_json() {
+            document[key] = value;
+        }
         writeln!(out, "{document}")?;
     } else {
         writeln!(out)?;
         summary.print(bad_lines, out)?;
         if !deliveries.is_empty() {
-            writeln!(out, "Webhook deliveries ({}):", deliveries.len())?;
-            for delivery in &deliveries {
+            writeln!(out, "Webhook deliveries ({}):", deliveries.list.len())?;
+            for delivery in &deliveries.list {
                 writeln!(out, "  {}", escape(&delivery.to_text()))?;
             }
+            writeln!(out, "  {}", deliveries.totals_text())?;
         }
     }
     if bad_lines > 0 {

@@ -12,7 +12,8 @@ use hermes_hooks_core::display::escape;
 use hermes_hooks_core::wire::WireContext;
 use hermes_hooks_core::{Event, Reply};
 use hermes_hooks_shell::{
-    Allowlist, Consent, RunResult, ShellHookSpec, parse_config, run_once, synthetic_payload,
+    Allowlist, Consent, RunResult, ShellHookSpec, parse_config, run_once, still_approved,
+    synthetic_payload,
 };
 use serde_json::{Value, json};
 
@@ -151,9 +152,12 @@ fn consent(home: &Home, accept: bool, specs: &[ShellHookSpec]) -> Vec<bool> {
     let mut allowlisted = Vec::with_capacity(specs.len());
     for spec in specs {
         let event = spec.event.as_str();
-        let mut allowed = approved
-            .iter()
-            .any(|approval| approval.event == event && approval.command == spec.command);
+        // An approval whose script's content changed since no longer holds.
+        let mut allowed = approved.iter().any(|approval| {
+            approval.event == event
+                && approval.command == spec.command
+                && still_approved(approval, &spec.command)
+        });
         if !allowed && accept {
             // The hook runs either way (this is `test`); a failed write only
             // means the approval does not outlive this run, which the user is told.

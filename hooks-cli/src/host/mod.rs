@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use hermes_hooks_core::prompt::PromptSections;
 use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
-use hermes_hooks_outbound::{DeliveryReport, Outbound};
+use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals, Outbound, ReportBatch};
 
 use crate::home::Home;
 
@@ -94,6 +94,10 @@ pub struct ShutdownReport {
     pub deliveries: Vec<DeliveryReport>,
     /// Webhook deliveries still queued or in flight at the bound: abandoned.
     pub abandoned: u64,
+    /// Every delivery report since the last take, by outcome, listed or not.
+    pub totals: DeliveryTotals,
+    /// Reports not in `deliveries` (the capped list let the oldest go).
+    pub omitted: u64,
     /// Whether every streaming observer queue drained in time.
     pub observers_drained: bool,
 }
@@ -210,10 +214,17 @@ impl Host {
     /// deliveries) and returns the delivery reports finished since the last
     /// call, plus how many deliveries are still pending.
     pub async fn flush(&self, timeout: Duration) -> (Vec<DeliveryReport>, u64) {
+        let (batch, pending) = self.flush_batch(timeout).await;
+        (batch.reports, pending)
+    }
+
+    /// [`Host::flush`], with the totals of every report since the last take
+    /// (the list is capped; the totals are not) and how many it leaves out.
+    pub async fn flush_batch(&self, timeout: Duration) -> (ReportBatch, u64) {
         self.hooks.flush(timeout).await;
         match &self.outbound {
-            Some(outbound) => (outbound.take_reports(), outbound.stats().pending),
-            None => (Vec::new(), 0),
+            Some(outbound) => (outbound.take_report_batch(), outbound.stats().pending),
+            None => (ReportBatch::default(), 0),
         }
     }
 
@@ -222,7 +233,7 @@ impl Host {
     /// what was abandoned.
     pub async fn shutdown(self, timeout: Duration) -> ShutdownReport {
         let deadline = Instant::now() + timeout;
-        let (deliveries, abandoned) = self.flush(timeout).await;
+        let (batch, abandoned) = self.flush_batch(timeout).await;
         let callbacks = self.callbacks.clone();
         let remaining = deadline.saturating_duration_since(Instant::now());
         // `Callbacks::shutdown` blocks while queues drain: off the async threads.
@@ -232,8 +243,10 @@ impl Host {
         // Dropping the bus stops the gateway workers (with what they started).
         drop(self.hooks);
         ShutdownReport {
-            deliveries,
+            deliveries: batch.reports,
             abandoned,
+            totals: batch.totals,
+            omitted: batch.omitted,
             observers_drained,
         }
     }

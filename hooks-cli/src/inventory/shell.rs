@@ -1,6 +1,6 @@
 //! Shell hooks as configured: matcher, timeout, fail mode, consent and drift.
 
-use hermes_hooks_shell::{Allowlist, Drift, ShellHookSpec, mtime_drift, script_mtime_iso};
+use hermes_hooks_shell::{Allowlist, Drift, ShellHookSpec, approval_drift, script_mtime_iso};
 use serde_json::{Value, json};
 
 /// One configured shell hook and its consent state.
@@ -16,7 +16,8 @@ pub struct ShellHookRow {
     pub mtime_at_approval: Option<String>,
     /// The script's mtime now.
     pub mtime_now: Option<String>,
-    /// Whether the script changed since approval (`None` when not approved).
+    /// Whether the script changed since approval (`None` when not approved):
+    /// [`Drift::ContentChanged`] means it will not run until approved again.
     pub drift: Option<Drift>,
 }
 
@@ -37,8 +38,8 @@ impl ShellHookRow {
                     .find(|a| a.event == spec.event.as_str() && a.command == spec.command);
                 let mtime_now = script_mtime_iso(&spec.command);
                 let mtime_at_approval = approval.and_then(|a| a.script_mtime_at_approval.clone());
-                let drift = approval
-                    .map(|_| mtime_drift(mtime_at_approval.as_deref(), mtime_now.as_deref()));
+                // By content hash when the approval recorded one, else by mtime.
+                let drift = approval.map(|approval| approval_drift(approval, &spec.command));
                 ShellHookRow {
                     spec: spec.clone(),
                     allowlisted: approval.is_some(),
@@ -67,11 +68,12 @@ impl ShellHookRow {
     }
 }
 
-/// `unchanged`, `modified` or `unknown`.
+/// `unchanged`, `modified` (mtime), `changed` (content: needs approval again) or `unknown`.
 pub fn drift_name(drift: Drift) -> &'static str {
     match drift {
         Drift::Unchanged => "unchanged",
         Drift::Modified => "modified",
+        Drift::ContentChanged => "changed",
         // `Unknown`, and any kind of drift this build does not know.
         _ => "unknown",
     }

@@ -1,5 +1,6 @@
 //! `emit --json` lists the webhook deliveries it abandoned at the flush bound,
-//! with their own status, instead of leaving them out as if no target wanted the event.
+//! with their own status, instead of leaving them out as if no target wanted the
+//! event; and the totals of every delivery, with whether the list is cut.
 
 use std::time::Duration;
 
@@ -31,6 +32,10 @@ fn emit_lists_deliveries_abandoned_at_the_flush_bound() {
     assert_eq!(deliveries[0]["target"], "silent", "{document}");
     assert_eq!(deliveries[0]["event"], "on_session_end", "{document}");
     assert_eq!(deliveries[0]["outcome"]["kind"], "abandoned", "{document}");
+    assert_eq!(document["delivery_totals"]["abandoned"], 1, "{document}");
+    assert_eq!(document["delivery_totals"]["total"], 1, "{document}");
+    assert_eq!(document["deliveries_truncated"], false, "{document}");
+    assert_eq!(document["deliveries_omitted"], 0, "{document}");
 
     let run = within(
         command(&home, &["emit", "on_session_end"]),
@@ -39,6 +44,11 @@ fn emit_lists_deliveries_abandoned_at_the_flush_bound() {
     .expect("emit waited past its flush bound");
     assert!(
         run.ok().contains("silent on_session_end abandoned"),
+        "{}",
+        run.stdout()
+    );
+    assert!(
+        run.stdout().contains("\n  webhook totals: 1 abandoned\n"),
         "{}",
         run.stdout()
     );
@@ -68,4 +78,61 @@ fn url_secrets_never_reach_emit_output() {
             assert!(!all.contains(secret), "{args:?} printed {secret}:\n{all}");
         }
     }
+}
+
+/// A flood: more delivery reports than the list keeps (1,024). The list is
+/// cut to the most recent, and the totals still count every delivery.
+#[test]
+fn replay_of_a_flood_reports_totals_and_that_the_list_is_cut() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = silent.local_addr().expect("addr").port();
+    let home = TempHome::new();
+    home.config(&format!(
+        "hooks:\n  outbound:\n    - name: silent\n      url: http://127.0.0.1:{port}/x\n      \
+         events: [on_session_end]\n      timeout: 30\n"
+    ));
+    let line = "{\"event\": \"on_session_end\", \"payload\": {\"session_id\": \"s\"}}\n";
+    let session = home.write("flood.jsonl", &line.repeat(1500));
+    let session = session.to_str().unwrap_or_default();
+    let run = within(
+        command(&home, &["replay", session, "--json"]),
+        Duration::from_secs(120),
+    )
+    .expect("replay waited past its flush bound");
+    let document = run
+        .stdout()
+        .lines()
+        .last()
+        .and_then(|last| serde_json::from_str::<serde_json::Value>(last).ok())
+        .unwrap_or_default();
+    let listed = document["deliveries"].as_array().map_or(0, Vec::len);
+    assert_eq!(listed, 1024, "{}", run.stderr());
+    let totals = &document["delivery_totals"];
+    // Every event is either queued (then abandoned at the flush bound, or
+    // still in flight) or dropped at the full queue.
+    let total = totals["total"].as_u64().unwrap_or_default();
+    let dropped = totals["dropped"].as_u64().unwrap_or_default();
+    let abandoned = totals["abandoned"].as_u64().unwrap_or_default();
+    assert_eq!(dropped + abandoned, 1500, "{totals}");
+    assert_eq!(total, 1500, "{totals}");
+    assert!(dropped >= 1000, "{totals}");
+    assert_eq!(document["deliveries_truncated"], true, "{document}");
+    assert_eq!(document["deliveries_omitted"], 1500 - 1024, "{totals}");
+
+    let run = within(
+        command(&home, &["replay", session]),
+        Duration::from_secs(120),
+    )
+    .expect("replay waited past its flush bound");
+    let text = run.stdout();
+    let totals_line = text
+        .lines()
+        .find(|line| line.trim_start().starts_with("webhook totals: "))
+        .unwrap_or_default();
+    assert!(
+        totals_line.contains(" dropped")
+            && totals_line.ends_with("(listing the last 1024; 476 more not listed)"),
+        "{text}"
+    );
+    drop(silent);
 }

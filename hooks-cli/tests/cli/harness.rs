@@ -46,10 +46,27 @@ pub fn within(mut command: Command, bound: Duration) -> Option<Run> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = command.spawn().expect("spawn hooks");
+    // Drained while it runs: output larger than a pipe's buffer must not
+    // block the child until the bound kills it.
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
     let start = Instant::now();
     loop {
-        if child.try_wait().expect("try_wait").is_some() {
-            return Some(Run(child.wait_with_output().expect("output")));
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return Some(Run(std::process::Output {
+                status,
+                stdout: stdout.join().unwrap_or_default(),
+                stderr: stderr.join().unwrap_or_default(),
+            }));
         }
         if start.elapsed() > bound {
             let _ = child.kill();

@@ -114,6 +114,64 @@ fn an_escape_sequence_in_config_text_is_shown_escaped_by_list_and_doctor() {
 }
 
 #[test]
+fn invisible_characters_in_config_text_are_shown_escaped() {
+    let home = TempHome::new();
+    let script = home.script("lint.sh", OK_HOOK);
+    // Two commands that would look the same: one carries invisible characters.
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: \"{0}\"\n    - command: \"{0}\\u200b\\u2060\\ufeff\\u3164\\u2028\\U000E0041\"\n",
+        script.display()
+    ));
+    for args in [&["list"][..], &["doctor"][..]] {
+        let text = home.hooks(args).stdout();
+        for c in [
+            '\u{200b}',
+            '\u{2060}',
+            '\u{feff}',
+            '\u{3164}',
+            '\u{2028}',
+            '\u{e0041}',
+        ] {
+            assert!(
+                !text.contains(c),
+                "raw U+{:04X} in `{args:?}`:\n{text}",
+                c as u32
+            );
+        }
+        assert!(
+            text.contains("lint.sh\\u{200b}\\u{2060}\\u{feff}\\u{3164}\\u{2028}\\u{e0041}"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn webhook_secrets_in_the_path_never_appear_in_list() {
+    let home = TempHome::new();
+    home.config(
+        "hooks:\n  outbound:\n    - url: https://hooks.zapier.com/hooks/catch/1234567/abcd3fg/\n      events: [on_session_end]\n    - url: https://contoso.webhook.office.com/webhookb2/6f1c2a3b-4d5e-6f70-8192-a3b4c5d6e7f8@9a8b7c6d-5e4f-3a2b-1c0d-e9f8a7b6c5d4/IncomingWebhook/0a1b2c3d4e5f/1f2e3d4c-5b6a-7980-a1b2-c3d4e5f6a7b8\n      events: [on_session_end]\n    - url: https://matrix.example.org/_matrix/hook;token=hunter2\n      events: [on_session_end]\n",
+    );
+    for args in [&["list"][..], &["list", "--json"][..], &["doctor"][..]] {
+        let text = home.hooks(args).stdout();
+        for secret in [
+            "1234567",
+            "abcd3fg",
+            "6f1c2a3b",
+            "9a8b7c6d",
+            "0a1b2c3d4e5f",
+            "1f2e3d4c",
+            "hunter2",
+        ] {
+            assert!(!text.contains(secret), "`{args:?}` shows {secret}:\n{text}");
+        }
+        assert!(
+            text.contains("hooks.zapier.com/hooks/catch/***/***/"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn a_url_password_never_appears_in_list() {
     let home = TempHome::new();
     home.config(

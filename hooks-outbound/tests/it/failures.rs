@@ -195,6 +195,37 @@ async fn a_full_queue_drops_the_new_event_and_counts_it() {
     );
 }
 
+/// A flood: far more reports than the list keeps. The list is cut, and the
+/// batch says so and still counts every one.
+#[tokio::test]
+async fn a_flood_is_counted_in_full_and_the_cut_list_says_so() {
+    let sink = Sink::start(|_, _| Answer::Hang).await;
+    let outbound = Outbound::new(
+        vec![target(&sink.url("/"), &[HookEvent::OnSessionEnd])],
+        OutboundOptions {
+            queue_capacity: 4,
+            report_capacity: 16,
+            ..options()
+        },
+    )
+    .expect("outbound");
+    let mut accepted = 0;
+    for _ in 0..500 {
+        accepted += outbound.enqueue(&session_end()).len();
+    }
+    let batch = outbound.take_report_batch();
+    let dropped = (500 - accepted) as u64;
+    assert_eq!(batch.totals.dropped, dropped);
+    assert_eq!(batch.totals.total(), dropped);
+    assert_eq!(batch.reports.len(), 16, "the list keeps the most recent 16");
+    assert_eq!(batch.omitted, dropped - 16);
+    assert!(batch.is_truncated());
+    // The next batch starts a new span.
+    let next = outbound.take_report_batch();
+    assert_eq!((next.totals.total(), next.omitted), (0, 0));
+    assert!(next.reports.is_empty() && !next.is_truncated());
+}
+
 // A dead endpoint can delay shutdown but never hang it.
 #[tokio::test]
 async fn flush_is_bounded_by_its_timeout() {

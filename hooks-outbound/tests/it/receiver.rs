@@ -275,3 +275,47 @@ async fn a_replayed_delivery_is_refused() {
         Verification::Rejected(VerifyError::Replayed { .. })
     ));
 }
+
+/// A Standard Webhooks delivery from another sender (Svix and the like): the
+/// body has no `delivery_id`, the id is only in `svix-id` / `webhook-id`.
+#[tokio::test]
+async fn a_replay_is_refused_by_the_header_id_when_the_body_has_none() {
+    use hermes_hooks_outbound::signing::standard_webhooks_signature;
+    let listening = listen(Some("s3cret")).await;
+    let body = br#"{"hook_event_name": "on_session_end", "type": "invoice.paid"}"#;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let send = |prefix: &'static str, id: &'static str| {
+        let signature = standard_webhooks_signature(b"s3cret", id, now, body);
+        let request = reqwest::Client::new()
+            .post(&listening.url)
+            .header("content-type", "application/json")
+            .header(format!("{prefix}-id"), id)
+            .header(format!("{prefix}-timestamp"), now.to_string())
+            .header(format!("{prefix}-signature"), signature)
+            .body(body.to_vec());
+        async move { request.send().await.expect("answer").status().as_u16() }
+    };
+    for (prefix, id, other) in [
+        ("svix", "msg_2Lr1", "msg_2Lr2"),
+        ("webhook", "msg_3Ab1", "msg_3Ab2"),
+    ] {
+        assert_eq!(send(prefix, id).await, 200, "{prefix}: first copy");
+        assert_eq!(
+            send(prefix, id).await,
+            409,
+            "{prefix}: the same delivery again"
+        );
+        assert_eq!(send(prefix, id).await, 409, "{prefix}: and again");
+        assert_eq!(send(prefix, other).await, 200, "{prefix}: a new id is fine");
+    }
+    let seen = listening.seen.lock().expect("lock").clone();
+    assert_eq!(seen[0].delivery_id.as_deref(), Some("msg_2Lr1"));
+    assert!(seen[0].verification.is_verified());
+    assert!(matches!(
+        &seen[1].verification,
+        Verification::Rejected(VerifyError::Replayed { delivery_id }) if delivery_id == "msg_2Lr1"
+    ));
+}

@@ -268,3 +268,38 @@ fn we_see_no_drift_on_an_allowlist_hermes_wrote() {
         "{entry:?}"
     );
 }
+
+#[test]
+fn hermes_keeps_our_content_hash_and_still_reads_our_approval() {
+    let Some((home, command)) = interop_home() else {
+        return;
+    };
+    let ours = Allowlist::in_home(home.path())
+        .record("pre_tool_call", &command)
+        .expect("record");
+    let hash = ours.script_sha256_at_approval.clone().expect("a hash");
+    // hermes-agent reads the entry as an approval, and rewrites the file for
+    // another pair without dropping our field.
+    let script = "import sys\nfrom agent.shell_hooks import _is_allowlisted, _record_approval\n\
+                  print('allowlisted' if _is_allowlisted('pre_tool_call', sys.argv[1]) else 'no')\n\
+                  _record_approval('on_session_start', '/other.sh')\n";
+    let output = reference(&home, &reference_python(), &["-c", script, &command]);
+    assert!(output.contains("allowlisted"), "{output}");
+    let allowlist = Allowlist::in_home(home.path());
+    let entry = allowlist
+        .entry_for("pre_tool_call", &command)
+        .expect("ours");
+    assert_eq!(
+        entry.script_sha256_at_approval.as_deref(),
+        Some(hash.as_str())
+    );
+    assert!(
+        allowlist.is_allowed("on_session_start", "/other.sh"),
+        "{output}"
+    );
+    let doctor = reference(&home, &reference_hermes(), &["hooks", "doctor"]);
+    assert!(
+        doctor.contains("script unchanged since approval"),
+        "{doctor}"
+    );
+}

@@ -2,6 +2,7 @@
 //! Numbers in test names are those of the reference implementation's own test cases (§7).
 
 mod allowlist;
+mod changed;
 mod config;
 mod consent;
 mod dispatcher;
@@ -9,5 +10,6 @@ mod faults;
 mod parse;
 mod reference;
 mod run;
+mod shared;
 mod spellings;
 mod support;

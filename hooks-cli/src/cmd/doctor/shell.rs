@@ -65,7 +65,21 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         );
     }
 
-    if let Some(approved) = &row.mtime_at_approval {
+    let changed = row.drift == Some(Drift::ContentChanged);
+    if changed {
+        problem(
+            report,
+            format!(
+                "script content changed since approval (its SHA-256 differs from the one \
+                 recorded) — it will NOT run until approved again: review it, then run `hooks \
+                 approve '{}' --event {}`",
+                spec.command, spec.event
+            ),
+        );
+    } else if row.drift == Some(Drift::Unchanged) && row.mtime_at_approval.is_none() {
+        report.line(format!("{INDENT}✓ script unchanged since approval"));
+    }
+    if let Some(approved) = row.mtime_at_approval.as_ref().filter(|_| !changed) {
         match row.drift {
             Some(Drift::Modified) => problem(
                 report,
@@ -82,9 +96,15 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         }
     }
 
-    if !row.allowlisted {
+    if !row.allowlisted || changed {
+        // Code nobody approved is never run here.
+        let why = if changed {
+            "its script changed since approval"
+        } else {
+            "not allowlisted yet"
+        };
         report.line(format!(
-            "{INDENT}ℹ skipped JSON smoke test — not allowlisted yet. Approve the hook first \
+            "{INDENT}ℹ skipped JSON smoke test — {why}. Approve the hook first \
              (`hooks approve`), then re-run `hooks doctor`."
         ));
         return;

@@ -1,0 +1,215 @@
+//! The redaction rules, case by case.
+
+use super::*;
+
+#[test]
+fn credentials_and_query_values_are_masked() {
+    assert_eq!(
+        redact_url("https://alice:hunter2@example.com:8443/hook?token=abc&x=1&flag"),
+        "https://***@example.com:8443/hook?token=***&x=***&***"
+    );
+    assert_eq!(
+        redact_url("https://tok@example.com/"),
+        "https://***@example.com/"
+    );
+    assert_eq!(
+        redact_url("https://example.com/a#secret"),
+        "https://example.com/a"
+    );
+    assert_eq!(redact_url("x.example/h"), "x.example/h");
+    assert_eq!(redact_url("ftp:/u:hunter2@h/p?k=v"), "***@h/p?k=***",);
+    assert_eq!(
+        redact_url("u:hunter2@[::1/hooks/T0k3nT0k3nT0k3nT0k3n"),
+        "***@[::1/hooks/***"
+    );
+    assert_eq!(redact_url("ftp://u:hunter2@h/p"), "ftp://***@h/p");
+}
+
+#[test]
+fn secret_paths_are_masked() {
+    assert_eq!(
+        url_label("https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXXXXXXXXXX"),
+        "hooks.slack.com/services/***/***/***"
+    );
+    assert_eq!(
+        url_label("https://discord.com/api/webhooks/123456789012345678/abcDEF_ghi-JKL"),
+        "discord.com/api/webhooks/***/***"
+    );
+    assert_eq!(
+        url_label("https://ci.example.com/hooks/3f8a9c2e1b7d4f60a1b2/run"),
+        "ci.example.com/hooks/***/run"
+    );
+    assert_eq!(
+        url_label("https://example.com/v1/events"),
+        "example.com/v1/events"
+    );
+    assert_eq!(url_label("http://127.0.0.1:9000/"), "127.0.0.1:9000");
+    assert_eq!(
+        url_label("https://u:p@example.com/x?token=t"),
+        "example.com/x"
+    );
+}
+
+#[test]
+fn scrub_replaces_the_url_in_messages() {
+    let url = "https://u:hunter2@example.com/x?token=t0p";
+    let message = format!("error sending request for url ({url}): refused");
+    let scrubbed = scrub(&message, url);
+    assert!(
+        !scrubbed.contains("hunter2") && !scrubbed.contains("t0p"),
+        "{scrubbed}"
+    );
+    assert_eq!(
+        format!("{:?}", RedactedUrl(url)),
+        "\"https://***@example.com/x?token=***\""
+    );
+}
+
+/// What `list` shows for each kind of webhook URL: (url, shown label).
+const TABLE: &[(&str, &str)] = &[
+    // Known hosts: everything after the marker is a secret, however short.
+    (
+        "https://hooks.zapier.com/hooks/catch/1234567/abcd3fg/",
+        "hooks.zapier.com/hooks/catch/***/***/",
+    ),
+    (
+        "https://hooks.zapier.com/hooks/catch/123/xyzw/",
+        "hooks.zapier.com/hooks/catch/***/***/",
+    ),
+    (
+        "https://contoso.webhook.office.com/webhookb2/6f1c2a3b-4d5e-6f70-8192-a3b4c5d6e7f8@9a8b7c6d-5e4f-3a2b-1c0d-e9f8a7b6c5d4/IncomingWebhook/0a1b2c3d4e5f60718293a4b5c6d7e8f9/1f2e3d4c-5b6a-7980-a1b2-c3d4e5f6a7b8",
+        "contoso.webhook.office.com/webhookb2/***/IncomingWebhook/***/***",
+    ),
+    (
+        "https://outlook.office.com/webhook/abc@def/IncomingWebhook/short/x",
+        "outlook.office.com/webhook/***/IncomingWebhook/***/***",
+    ),
+    (
+        "https://prod-12.westus.logic.azure.com:443/workflows/abc123/triggers/manual/paths/invoke?api-version=2016-06-01&sig=s3cr3t",
+        "prod-12.westus.logic.azure.com/workflows/***/triggers/manual/paths/invoke",
+    ),
+    (
+        "https://hooks.slack.com/services/T0A1B2C3D/B0E4F5G6H/abcDEFghiJKLmnoPQRstuVWX",
+        "hooks.slack.com/services/***/***/***",
+    ),
+    (
+        "https://discord.com/api/webhooks/123456789012345678/tok/slack",
+        "discord.com/api/webhooks/***/***/slack",
+    ),
+    (
+        "https://maker.ifttt.com/trigger/door_open/with/key/abcd",
+        "maker.ifttt.com/trigger/door_open/with/key/***",
+    ),
+    // Matrix-style parameters inside a segment.
+    (
+        "https://matrix.example.org/_matrix/hook;token=hunter2;v=1",
+        "matrix.example.org/_matrix/hook;token=***;v=***",
+    ),
+    // Elsewhere: by shape and entropy.
+    (
+        "https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/sendMessage",
+        "api.telegram.org/***/sendMessage",
+    ),
+    (
+        "https://n8n.example.com/webhook/6f1c2a3b-4d5e-6f70-8192-a3b4c5d6e7f8",
+        "n8n.example.com/webhook/***",
+    ),
+    (
+        "https://mm.example.com/hooks/xq7bn3kd9p4rfw2tyzs8mhc6ua",
+        "mm.example.com/hooks/***",
+    ),
+    (
+        "https://hook.eu1.make.com/abcdefghijklmnopqrstuvwxyzabcdef",
+        "hook.eu1.make.com/***",
+    ),
+    (
+        "https://example.com/in/qWeRtYuIoPaSdFgHjK",
+        "example.com/in/***",
+    ),
+    // Readable paths stay readable.
+    (
+        "https://example.com/api/v2/hermes-events/WebhookReceiver",
+        "example.com/api/v2/hermes-events/WebhookReceiver",
+    ),
+    (
+        "https://example.com/releases/2024-01-01/notes",
+        "example.com/releases/2024-01-01/notes",
+    ),
+    (
+        "https://ci.example.com/job/deploy-production-cluster/build",
+        "ci.example.com/job/deploy-production-cluster/build",
+    ),
+    ("https://hooks.zapier.com/", "hooks.zapier.com"),
+];
+
+/// The parts of `url` that `expected` shows masked.
+fn hidden_parts(url: &str, expected: &str) -> Vec<String> {
+    let parsed = reqwest::Url::parse(url).expect("a table URL parses");
+    let mut hidden: Vec<String> = parsed
+        .path()
+        .split('/')
+        .skip(1)
+        .zip(expected.split('/').skip(1))
+        .filter(|(original, shown)| original != shown)
+        .flat_map(|(original, shown)| {
+            let shown: Vec<&str> = shown.split([';', '=']).collect();
+            original
+                .split([';', '=', '@', ':'])
+                .filter(|part| part.len() > 2 && !shown.contains(part))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    hidden.extend(parsed.query_pairs().map(|(_, value)| value.into_owned()));
+    hidden
+}
+
+#[test]
+fn every_known_layout_and_key_shape_is_masked() {
+    let mut wrong = Vec::new();
+    for (url, expected) in TABLE {
+        let label = url_label(url);
+        if label != *expected {
+            wrong.push(format!(
+                "{url}\n  shown:    {label}\n  expected: {expected}"
+            ));
+        }
+        // The full form (warnings, `Debug`) and the text without its scheme
+        // (masked by shape) hide the same parts.
+        let bare = url.split_once("://").map_or(*url, |(_, rest)| rest);
+        for shown in [redact_url(url), redact_url(bare)] {
+            for part in hidden_parts(url, expected) {
+                if shown.contains(&part) {
+                    wrong.push(format!("{url}\n  shows {part}: {shown}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+proptest::proptest! {
+    /// A random key (letters and digits, 20 to 40 of them, as webhook secrets
+    /// are generated) in any path position of any host is never shown, by the
+    /// label or the full form.
+    #[test]
+    fn a_random_key_in_the_path_is_never_shown(
+        host in "[a-z]{3,10}\\.(com|io|net|example)",
+        before in proptest::collection::vec("[a-z]{2,8}", 0..3),
+        key in "[A-Za-z0-9]{20,40}",
+        after in proptest::collection::vec("[a-z]{2,8}", 0..2),
+    ) {
+        proptest::prop_assume!(key.chars().any(|c| c.is_ascii_digit()));
+        proptest::prop_assume!(key.chars().any(|c| c.is_ascii_alphabetic()));
+        let mut path = before.clone();
+        path.push(key.clone());
+        path.extend(after.iter().cloned());
+        let url = format!("https://{host}/{}", path.join("/"));
+        proptest::prop_assert!(!url_label(&url).contains(&key), "{}", url_label(&url));
+        proptest::prop_assert!(!redact_url(&url).contains(&key), "{}", redact_url(&url));
+        // The readable words around it stay.
+        for word in before.iter().chain(&after) {
+            proptest::prop_assert!(url_label(&url).contains(word.as_str()));
+        }
+    }
+}
