@@ -17,6 +17,9 @@ use serde_json::{Map, Value};
 
 use crate::signing::Secret;
 
+mod durable;
+pub use durable::{DEFAULT_MAX_AGE, DEFAULT_MAX_SPOOL, DeliveryMode};
+
 /// The config key holding the target list.
 pub const OUTBOUND_KEY: &str = "hooks.outbound";
 
@@ -44,6 +47,14 @@ pub struct TargetSpec {
     /// Whether Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
     /// `webhook-signature`) are added to signed deliveries.
     pub standard_webhooks: bool,
+    /// How deliveries are kept: in memory (`best_effort`, the doc's
+    /// semantics) or in the SQLite spool until a 2xx (`durable`).
+    pub delivery: DeliveryMode,
+    /// `durable` only: how long a delivery is retried before it becomes a dead letter.
+    pub max_age: Duration,
+    /// `durable` only: how many of this target's deliveries the spool holds;
+    /// past it a new one is refused with a warning.
+    pub max_spool: u64,
 }
 
 impl TargetSpec {
@@ -58,6 +69,9 @@ impl TargetSpec {
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             secret: None,
             standard_webhooks: false,
+            delivery: DeliveryMode::BestEffort,
+            max_age: DEFAULT_MAX_AGE,
+            max_spool: DEFAULT_MAX_SPOOL,
         }
     }
 
@@ -199,6 +213,7 @@ impl EntryParser<'_> {
         target.timeout = self.timeout(entry);
         target.secret = self.secret(entry, lookup_env);
         target.standard_webhooks = self.standard_webhooks(entry);
+        self.durability(entry, &mut target);
         Some(target)
     }
 

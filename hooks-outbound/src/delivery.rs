@@ -155,7 +155,7 @@ fn finished(
 }
 
 /// Reads and discards the body (bounded), so the connection can go back to the pool.
-async fn drain(mut response: reqwest::Response) {
+pub(crate) async fn drain(mut response: reqwest::Response) {
     let mut read = 0;
     while let Ok(Some(chunk)) = response.chunk().await {
         read += chunk.len();
@@ -167,7 +167,7 @@ async fn drain(mut response: reqwest::Response) {
 
 /// A one-line description of a transport error, without the url (it is in
 /// the label); any quoted url is scrubbed all the same.
-fn describe(error: &reqwest::Error, target: &TargetSpec) -> String {
+pub(crate) fn describe(error: &reqwest::Error, target: &TargetSpec) -> String {
     if error.is_timeout() {
         return format!("timed out after {}s", target.timeout.as_secs_f64());
     }

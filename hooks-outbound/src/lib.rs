@@ -86,12 +86,16 @@ pub mod report;
 #[cfg(feature = "sender")]
 pub mod request;
 pub mod signing;
+#[cfg(feature = "durable")]
+pub mod spool;
 pub mod verify;
 
 #[cfg(feature = "sender")]
-pub use config::{OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
+pub use config::{DeliveryMode, OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
 #[cfg(feature = "sender")]
-pub use outbound::{EnqueuedDelivery, EventDeliveries, Outbound, OutboundError, OutboundOptions};
+pub use outbound::{
+    EnqueuedDelivery, EventDeliveries, Outbound, OutboundError, OutboundOptions, SpoolLeft,
+};
 #[cfg(feature = "sender")]
 pub use report::{DeliveryOutcome, DeliveryReport, OutboundStats};
 pub use signing::Secret;

@@ -153,6 +153,7 @@ pub(crate) struct Shared {
     delivered: AtomicU64,
     failed: AtomicU64,
     dropped: AtomicU64,
+    spooled: AtomicU64,
     pub(crate) retries: AtomicU64,
     reports: Mutex<VecDeque<DeliveryReport>>,
     report_capacity: usize,
@@ -176,6 +177,7 @@ impl Shared {
             delivered: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+            spooled: AtomicU64::new(0),
             retries: AtomicU64::new(0),
             // Sized up front: growing it copies every kept report, a pause of
             // tens of µs on the emitting thread when drops are being recorded.
@@ -246,6 +248,18 @@ impl Shared {
         }
     }
 
+    /// Records a delivery that left this process's hands at once: written to
+    /// the spool (`Spooled`) or refused by it (`Dropped`); neither is pending here.
+    #[cfg_attr(not(feature = "durable"), allow(dead_code))]
+    pub(crate) fn handed_off(&self, report: DeliveryReport) {
+        let counter = match report.outcome {
+            DeliveryOutcome::Spooled | DeliveryOutcome::Published => &self.spooled,
+            _ => &self.dropped,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.publish(report);
+    }
+
     /// Hands a report to subscribers and keeps it for `take_reports`.
     fn publish(&self, report: DeliveryReport) {
         if self.subscribers.receiver_count() > 0 {
@@ -297,6 +311,7 @@ impl Shared {
             dropped: self.dropped.load(Ordering::Relaxed),
             retries: self.retries.load(Ordering::Relaxed),
             pending: self.pending.load(Ordering::Acquire),
+            spooled: self.spooled.load(Ordering::Relaxed),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! The reference's §7.4 cases are named by number where they are ported.
 
 mod delivery;
+mod durable;
 mod failures;
 mod hygiene;
 mod isolation;
