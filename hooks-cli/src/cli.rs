@@ -67,6 +67,12 @@ pub enum Command {
     /// A local receiver that verifies and prints webhook deliveries.
     #[command(after_long_help = help::LISTEN)]
     Listen(ListenArgs),
+    /// Deliver the durable spool of the home until stopped (SIGTERM drains, then exits 0).
+    #[command(after_long_help = help::DELIVER)]
+    Deliver(DeliverArgs),
+    /// The durable spool: pending and dead deliveries; retry or purge them.
+    #[command(after_long_help = help::SPOOL)]
+    Spool(SpoolArgs),
     /// A completion script for SHELL, on stdout.
     #[command(after_long_help = help::COMPLETIONS)]
     Completions(CompletionsArgs),
@@ -182,4 +188,43 @@ pub struct ListenArgs {
 pub struct CompletionsArgs {
     /// The shell: bash, zsh, fish, elvish or powershell.
     pub shell: clap_complete::Shell,
+}
+
+/// `hooks deliver`.
+#[derive(Debug, Args)]
+pub struct DeliverArgs {
+    /// Stop when the spool is empty or only backing-off deliveries remain (exit 0).
+    #[arg(long)]
+    pub once: bool,
+}
+
+/// `hooks spool`.
+#[derive(Debug, Args)]
+pub struct SpoolArgs {
+    /// One JSON object instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// What to do (default: list the pending and dead deliveries).
+    #[command(subcommand)]
+    pub action: Option<SpoolAction>,
+}
+
+/// `hooks spool retry` / `hooks spool purge`.
+#[derive(Debug, Subcommand)]
+pub enum SpoolAction {
+    /// Make a delivery (pending or dead) due now; a dead one goes back to pending.
+    Retry {
+        /// The delivery id (as `hooks spool` lists it).
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        delivery_id: Option<String>,
+        /// Every pending and dead delivery.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Delete every delivery in the spool (with --dead: only the dead letters).
+    Purge {
+        /// Only the dead letters.
+        #[arg(long)]
+        dead: bool,
+    },
 }

@@ -86,6 +86,9 @@ impl Mechanisms {
             return Vec::new();
         };
         let (reports, pending) = host.flush(SHUTDOWN_FLUSH_TIMEOUT).await;
+        // The spool's background worker finishes what it has in flight; the
+        // rest stays spooled for the next host or `hooks deliver`.
+        host.stop_spool(SHUTDOWN_FLUSH_TIMEOUT).await;
         if pending > 0 {
             warn_once(&format!(
                 "{pending} webhook delivery(ies) still pending after {}s; abandoned",

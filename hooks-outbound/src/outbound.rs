@@ -163,12 +163,7 @@ impl Outbound {
         } else {
             targets
         };
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .pool_idle_timeout(Duration::from_secs(90))
-            .tcp_nodelay(true)
-            .build()
-            .map_err(|error| OutboundError::Client(error.to_string()))?;
+        let client = http_client()?;
         let shared = Arc::new(Shared::new(options.queue_capacity, options.report_capacity));
         let policy = RetryPolicy {
             max_attempts: options.max_attempts.max(1),
@@ -396,6 +391,17 @@ impl Outbound {
     pub fn stats(&self) -> OutboundStats {
         self.shared.stats()
     }
+}
+
+/// The HTTP client every delivery goes through: redirects never followed,
+/// keep-alive connections, no Nagle delay.
+pub(crate) fn http_client() -> Result<reqwest::Client, OutboundError> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(Duration::from_secs(90))
+        .tcp_nodelay(true)
+        .build()
+        .map_err(|error| OutboundError::Client(error.to_string()))
 }
 
 impl fmt::Debug for Outbound {

@@ -95,6 +95,33 @@ impl SpoolWorker {
         }
     }
 
+    /// A worker for the `delivery: durable` targets among `targets`, with its
+    /// own HTTP client (what `hooks deliver` runs).
+    pub fn for_targets(
+        spool: Arc<Spool>,
+        targets: &[TargetSpec],
+    ) -> Result<SpoolWorker, crate::OutboundError> {
+        let durable = targets
+            .iter()
+            .filter(|target| target.delivery == crate::DeliveryMode::Durable)
+            .map(|target| Arc::new(target.clone()));
+        Ok(SpoolWorker::new(
+            spool,
+            durable,
+            crate::outbound::http_client()?,
+        ))
+    }
+
+    /// How many targets it delivers to.
+    pub fn target_count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Whether a row of the spool belongs to one of its targets.
+    pub fn serves(&self, row: &SpoolRow) -> bool {
+        self.targets.contains_key(&row.target_key)
+    }
+
     /// The first retry waits about `base`, each later one twice as long, at
     /// most `cap` (defaults 1 s and 5 min); each wait is jittered to 50–100 %.
     #[must_use]
