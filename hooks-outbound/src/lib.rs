@@ -72,6 +72,8 @@
 pub mod config;
 #[cfg(feature = "sender")]
 mod delivery;
+#[cfg(feature = "nats")]
+pub mod nats;
 #[cfg(feature = "sender")]
 pub mod outbound;
 #[cfg(feature = "sender")]

@@ -57,6 +57,8 @@ pub struct SpoolWorker {
     targets: Arc<HashMap<String, Arc<TargetSpec>>>,
     keys: Arc<Vec<String>>,
     client: reqwest::Client,
+    #[cfg(feature = "nats")]
+    publishers: Arc<HashMap<String, Arc<crate::nats::NatsPublisher>>>,
     backoff: (Duration, Duration),
     stopping: Arc<AtomicBool>,
     wake: Arc<Notify>,
@@ -84,7 +86,18 @@ impl SpoolWorker {
             .map(|target| (target_key(&target), target))
             .collect();
         let keys = targets.keys().cloned().collect();
+        #[cfg(feature = "nats")]
+        let publishers = targets
+            .iter()
+            .filter(|(_, target)| target.nats.is_some())
+            .map(|(key, target)| {
+                let publisher = crate::nats::NatsPublisher::new(target.clone());
+                (key.clone(), Arc::new(publisher))
+            })
+            .collect();
         SpoolWorker {
+            #[cfg(feature = "nats")]
+            publishers: Arc::new(publishers),
             spool,
             targets: Arc::new(targets),
             keys: Arc::new(keys),
@@ -259,6 +272,10 @@ impl SpoolWorker {
                 continue;
             }
             let outcome = match &url {
+                #[cfg(feature = "nats")]
+                Ok(_) if let Some(publisher) = self.publishers.get(&row.target_key) => {
+                    publish(publisher, &row).await
+                }
                 Ok(url) => attempt(&self.client, url, target, &row).await,
                 Err(error) => Attempt::Dead(format!("invalid url: {error}")),
             };
@@ -380,6 +397,18 @@ enum Attempt {
     Delivered,
     Retry(String),
     Dead(String),
+}
+
+/// One publish of `row` to its NATS target (fresh timestamp, same id).
+#[cfg(feature = "nats")]
+async fn publish(publisher: &crate::nats::NatsPublisher, row: &SpoolRow) -> Attempt {
+    let now = SystemTime::now();
+    let document = EventDocument::from_bytes(row.document.clone());
+    let delivery = PreparedDelivery::taking(document, &row.delivery_id, now, &iso_timestamp(now));
+    match publisher.publish(&row.event, &delivery).await {
+        Ok(_) => Attempt::Delivered,
+        Err(error) => Attempt::Retry(error),
+    }
 }
 
 /// One POST of `row` to `target`: its document with the same `delivery_id`
