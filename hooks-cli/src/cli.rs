@@ -194,8 +194,50 @@ pub struct CompletionsArgs {
 #[derive(Debug, Args)]
 pub struct DeliverArgs {
     /// Stop when the spool is empty or only backing-off deliveries remain (exit 0).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from")]
     pub once: bool,
+    /// Consume a NATS JetStream stream instead of the spool: nats://HOST:PORT (or tls://).
+    #[arg(long, value_name = "URL")]
+    pub from: Option<String>,
+    /// The stream to consume (with --from).
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "HERMES_HOOKS",
+        requires = "from"
+    )]
+    pub stream: String,
+    /// The subject prefix of the stream: events on <SUBJECT>.<event>, dead letters on <SUBJECT>.dead.
+    #[arg(
+        long,
+        value_name = "SUBJECT",
+        default_value = "hermes.hooks",
+        requires = "from"
+    )]
+    pub subject: String,
+    /// The durable consumer every worker shares (with --from).
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "hooks-deliver",
+        requires = "from"
+    )]
+    pub consumer: String,
+    /// Attempts per message before it goes to <SUBJECT>.dead (with --from).
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "from")]
+    pub max_deliver: i64,
+    /// Seconds without an ack before JetStream redelivers a message (with --from).
+    #[arg(long, value_name = "SECS", default_value_t = 30, requires = "from")]
+    pub ack_wait: u64,
+    /// The environment variable holding the NATS user (with --password-env).
+    #[arg(long, value_name = "VAR", requires = "password_env")]
+    pub user_env: Option<String>,
+    /// The environment variable holding the NATS password.
+    #[arg(long, value_name = "VAR", requires = "user_env")]
+    pub password_env: Option<String>,
+    /// The environment variable holding the NATS token.
+    #[arg(long, value_name = "VAR")]
+    pub token_env: Option<String>,
 }
 
 /// `hooks spool`.

@@ -10,8 +10,11 @@ use anyhow::{Context, bail};
 use hermes_hooks_outbound::spool::{Spool, SpoolTable, SpoolWorker, spool_path};
 use tokio::signal::unix::{SignalKind, signal};
 
+use hermes_hooks_core::display::escape;
+
 use crate::cli::DeliverArgs;
 use crate::output::warn_once;
+use crate::payload::UsageError;
 use crate::setup::Home;
 
 /// How long a stopping worker waits for its attempts in flight, beyond the
@@ -26,6 +29,9 @@ pub async fn run(home: &Home, args: &DeliverArgs, out: &mut dyn Write) -> anyhow
     let parsed = hermes_hooks_outbound::parse_config(&home.config);
     for warning in &parsed.warnings {
         warn_once(&warning.to_string());
+    }
+    if let Some(url) = &args.from {
+        return from_stream(url, args, &parsed.targets, out).await;
     }
     let path = spool_path(&home.path);
     let spool = Arc::new(Spool::open(&path).with_context(|| "opening the durable spool")?);
@@ -80,6 +86,71 @@ pub async fn run(home: &Home, args: &DeliverArgs, out: &mut dyn Write) -> anyhow
     }
     let (pending, dead) = spool.counts()?;
     writeln!(out, "{shown}: stopped; {pending} pending, {dead} dead")?;
+    Ok(())
+}
+
+/// `hooks deliver --from URL`: a worker on a JetStream stream, until SIGTERM/SIGINT.
+async fn from_stream(
+    url: &str,
+    args: &DeliverArgs,
+    targets: &[hermes_hooks_outbound::TargetSpec],
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    use hermes_hooks_outbound::config::{NatsCredential, NatsTarget, is_nats_url};
+    use hermes_hooks_outbound::nats::consumer::{StreamSource, run_stream_worker};
+    let shown = hermes_hooks_outbound::redact::redact_url(url);
+    if !is_nats_url(url) {
+        return Err(UsageError(format!(
+            "--from {shown}: expected nats://HOST:PORT or tls://HOST:PORT"
+        ))
+        .into());
+    }
+    if !targets.iter().any(|target| target.nats.is_none()) {
+        bail!(
+            "no HTTP outbound target is configured in this home; nothing to deliver the stream to"
+        );
+    }
+    let credential = |flag: &str, var: &Option<String>| -> anyhow::Result<Option<NatsCredential>> {
+        let Some(var) = var else { return Ok(None) };
+        match std::env::var(var) {
+            Ok(value) if !value.is_empty() => Ok(Some(NatsCredential::new(value))),
+            _ => Err(UsageError(format!("{flag} {var}: the variable is not set")).into()),
+        }
+    };
+    let mut source = StreamSource::new(url);
+    source.nats = NatsTarget {
+        subject: args.subject.clone(),
+        stream: args.stream.clone(),
+        user: credential("--user-env", &args.user_env)?,
+        password: credential("--password-env", &args.password_env)?,
+        token: credential("--token-env", &args.token_env)?,
+    };
+    source.consumer.clone_from(&args.consumer);
+    source.max_deliver = args.max_deliver.max(1);
+    source.ack_wait = Duration::from_secs(args.ack_wait.max(1));
+    let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("installing a SIGINT handler")?;
+    eprintln!(
+        "hooks deliver: consuming stream {} of {shown} as {}; SIGTERM or Ctrl-C to stop",
+        escape(&args.stream),
+        escape(&args.consumer)
+    );
+    let stop = async move {
+        tokio::select! {
+            _ = terminate.recv() => {}
+            _ = interrupt.recv() => {}
+        }
+    };
+    let totals = run_stream_worker(&source, targets, stop).await?;
+    writeln!(
+        out,
+        "stream {}: stopped; {} acked, {} nakked, {} dead-lettered, {} skipped",
+        escape(&args.stream),
+        totals.acked,
+        totals.nakked,
+        totals.dead,
+        totals.skipped
+    )?;
     Ok(())
 }
 

@@ -18,6 +18,11 @@ pub const DEFAULT_NATS_STREAM: &str = "HERMES_HOOKS";
 pub struct NatsCredential(String);
 
 impl NatsCredential {
+    /// A credential holding `text` (read from the environment, never from config).
+    pub fn new(text: impl Into<String>) -> NatsCredential {
+        NatsCredential(text.into())
+    }
+
     /// The credential's text, for the connection only.
     #[cfg_attr(not(feature = "nats"), allow(dead_code))]
     pub(crate) fn expose(&self) -> &str {

@@ -175,3 +175,93 @@ async fn wait_empty(spool: &Spool) {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_worker_signs_for_its_targets_acks_and_dead_letters_after_max_deliver() {
+    use hermes_hooks_outbound::nats::consumer::{StreamSource, run_stream_worker};
+    let Some(server) = NatsServer::start("jetstream worker") else {
+        return;
+    };
+    let outbound =
+        Outbound::new(vec![nats_target(&server.url(), "publisher")], options()).expect("outbound");
+    let published: Vec<String> = (0..2)
+        .flat_map(|_| outbound.enqueue(&session_end()))
+        .map(|delivery| delivery.delivery_id)
+        .collect();
+    assert!(outbound.wait_idle(SOON).await);
+
+    // A worker delivers both, each signed with its own target's secret.
+    let sink = crate::support::Sink::status(200).await;
+    let targets = vec![signed_target(
+        &sink.url("/ok"),
+        &[HookEvent::OnSessionEnd],
+        "receiver",
+    )];
+    let mut source = StreamSource::new(server.url());
+    source.backoff = Duration::from_millis(50);
+    let stop = async {
+        sink.wait_for(2, SOON).await;
+    };
+    let totals = run_stream_worker(&source, &targets, stop)
+        .await
+        .expect("worker");
+    assert_eq!(totals.acked, 2, "{totals:?}");
+    let mut got = Vec::new();
+    for request in sink.requests() {
+        let verified = verify(
+            b"receiver",
+            &request.headers,
+            &request.body,
+            std::time::SystemTime::now(),
+            Duration::from_secs(300),
+        );
+        assert!(verified.is_ok(), "{verified:?}");
+        got.push(
+            request.json()["delivery_id"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned(),
+        );
+    }
+    got.sort();
+    let mut want = published.clone();
+    want.sort();
+    assert_eq!(got, want);
+
+    // Another consumer over a failing receiver: two attempts each, then `.dead`.
+    let failing = crate::support::Sink::status(503).await;
+    let targets = vec![target(&failing.url("/down"), &[HookEvent::OnSessionEnd])];
+    source.consumer = "second".into();
+    source.max_deliver = 2;
+    let stop = async {
+        failing.wait_for(4, SOON).await;
+        let deadline = Instant::now() + SOON;
+        while stored(&server.url()).await.len() < 4 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    };
+    let totals = run_stream_worker(&source, &targets, stop)
+        .await
+        .expect("worker");
+    assert_eq!(totals.dead, 2, "{totals:?}");
+    assert_eq!(failing.requests().len(), 4, "max_deliver attempts each");
+    let dead: Vec<Stored> = stored(&server.url())
+        .await
+        .into_iter()
+        .filter(|(subject, _, _)| subject == "hermes.hooks.dead")
+        .collect();
+    let summary: Vec<(String, Option<String>)> = stored(&server.url())
+        .await
+        .iter()
+        .map(|(subject, headers, _)| {
+            (
+                subject.clone(),
+                header(headers, "Nats-Msg-Id").map(str::to_owned),
+            )
+        })
+        .collect();
+    assert_eq!(dead.len(), 2, "{summary:?} {totals:?}");
+    for (_, headers, _) in &dead {
+        assert_eq!(header(headers, "Hermes-Dead-Reason"), Some("HTTP 503"));
+    }
+}

@@ -8,6 +8,8 @@
 //! lost: a publish is never handed to a disconnected client (which would
 //! buffer it and send it on reconnection, behind the retry's back).
 
+pub mod consumer;
+
 use std::sync::Arc;
 use std::time::Duration;
 
