@@ -18,14 +18,19 @@ const BOUND: Duration = Duration::from_secs(60);
 
 /// A minimal HTTP/1.1 receiver on 127.0.0.1 (std only) that answers `status`
 /// and counts each `X-Hermes-Delivery` it saw.
-struct Receiver {
+pub struct Receiver {
     seen: Arc<Mutex<HashMap<String, usize>>>,
     stop: Arc<AtomicBool>,
-    port: u16,
+    pub port: u16,
 }
 
 impl Receiver {
-    fn on(listener: TcpListener, status: u16) -> Receiver {
+    pub fn on(listener: TcpListener, status: u16) -> Receiver {
+        Receiver::slow(listener, status, Duration::ZERO)
+    }
+
+    /// Answers each request after `delay`.
+    pub fn slow(listener: TcpListener, status: u16, delay: Duration) -> Receiver {
         let port = listener.local_addr().expect("addr").port();
         let seen: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
@@ -53,6 +58,7 @@ impl Receiver {
                 }
                 let mut body = vec![0; length];
                 let _ = reader.read_exact(&mut body);
+                std::thread::sleep(delay);
                 if let Some(id) = id {
                     *seen2.lock().expect("seen").entry(id).or_default() += 1;
                 }
@@ -65,7 +71,7 @@ impl Receiver {
         Receiver { seen, stop, port }
     }
 
-    fn seen(&self) -> HashMap<String, usize> {
+    pub fn seen(&self) -> HashMap<String, usize> {
         self.seen.lock().expect("seen").clone()
     }
 }

@@ -10,6 +10,7 @@ mod harness;
 mod help;
 mod host;
 mod inputs;
+mod jetstream;
 mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;
