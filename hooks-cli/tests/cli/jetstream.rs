@@ -209,3 +209,80 @@ fn a_message_no_receiver_takes_is_dead_lettered_after_max_deliver() {
     assert_eq!(receiver.seen().get(&ids[0]), Some(&2));
     assert!(stdout.contains("1 dead-lettered"), "{stdout}");
 }
+
+#[test]
+fn list_doctor_and_emit_show_how_each_target_delivers() {
+    let Some(server) = NatsServer::start("list and doctor") else {
+        return;
+    };
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("port")
+        .port();
+    let home = TempHome::new();
+    home.config(&format!(
+        "hooks:\n  outbound:\n    - name: bus\n      url: {url}\n      events: [on_session_end]\n    \
+         - name: bus-durable\n      url: {url}\n      events: [subagent_stop]\n      delivery: durable\n    \
+         - name: gone\n      url: nats://user:hunter2@127.0.0.1:{closed}\n      events: [on_session_end]\n      timeout: 1\n",
+        url = server.url()
+    ));
+    let list = within(command(&home, &["list"]), BOUND)
+        .expect("list hung")
+        .ok();
+    assert!(
+        list.contains("delivery: durable") && list.contains("delivery: best_effort"),
+        "{list}"
+    );
+    assert!(
+        list.contains("stream=HERMES_HOOKS (server answers; stream missing"),
+        "{list}"
+    );
+    assert!(list.contains("server NOT answering"), "{list}");
+    let json = within(command(&home, &["list", "--json"]), BOUND)
+        .expect("list hung")
+        .json();
+    assert_eq!(json["outbound"][1]["delivery"], "durable", "{json}");
+    assert_eq!(
+        json["outbound"][0]["nats"]["subject"], "hermes.hooks",
+        "{json}"
+    );
+
+    // A best-effort NATS target is `published`; a durable one `spooled`.
+    let run = within(command(&home, &["emit", "on_session_end", "--json"]), BOUND).expect("emit");
+    let kinds: Vec<String> = run.json()["deliveries"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {}",
+                d["target"].as_str().unwrap_or(""),
+                d["outcome"]["kind"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(kinds.contains(&"bus published".to_owned()), "{kinds:?}");
+    let run = within(command(&home, &["emit", "subagent_stop", "--json"]), BOUND).expect("emit");
+    assert_eq!(
+        run.json()["deliveries"][0]["outcome"]["kind"],
+        "spooled",
+        "{}",
+        run.stdout()
+    );
+
+    let doctor = within(command(&home, &["doctor"]), BOUND).expect("doctor hung");
+    assert_eq!(
+        doctor.code(),
+        Some(1),
+        "the unreachable server is a problem"
+    );
+    let text = doctor.stdout();
+    assert!(text.contains("bus-durable: durable"), "{text}");
+    assert!(
+        text.contains("✓ NATS server answers; stream ready"),
+        "{text}"
+    );
+    assert!(text.contains("NATS server not answering"), "{text}");
+    assert!(!format!("{text}{}{list}", doctor.stderr()).contains("hunter2"));
+}

@@ -175,3 +175,48 @@ pub(crate) async fn ensure_stream(
         .await?;
     Ok(stream)
 }
+
+/// What [`probe`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// The server answered and the stream exists.
+    StreamReady,
+    /// The server answered; the stream does not exist yet (the first publish creates it).
+    StreamMissing,
+    /// The server did not answer (or refused the credentials): the error, url scrubbed.
+    Unreachable(String),
+}
+
+/// Whether `target`'s server answers within `timeout` and its stream exists;
+/// creates nothing (what `hooks list` and `hooks doctor` show).
+pub async fn probe(target: &TargetSpec, timeout: Duration) -> Probe {
+    let Some(nats) = &target.nats else {
+        return Probe::Unreachable("not a NATS target".to_owned());
+    };
+    let attempt = async {
+        let mut options = async_nats::ConnectOptions::new()
+            .name("hermes-hooks-probe")
+            .connection_timeout(timeout);
+        if let (Some(user), Some(password)) = (&nats.user, &nats.password) {
+            options =
+                options.user_and_password(user.expose().to_owned(), password.expose().to_owned());
+        }
+        if let Some(token) = &nats.token {
+            options = options.token(token.expose().to_owned());
+        }
+        let client = options
+            .connect(target.url.as_str())
+            .await
+            .map_err(|error| error.to_string())?;
+        let context = jetstream::new(client);
+        Ok::<_, String>(match context.get_stream(&nats.stream).await {
+            Ok(_) => Probe::StreamReady,
+            Err(_) => Probe::StreamMissing,
+        })
+    };
+    match tokio::time::timeout(timeout, attempt).await {
+        Ok(Ok(probe)) => probe,
+        Ok(Err(error)) => Probe::Unreachable(crate::redact::scrub(&error, &target.url)),
+        Err(_) => Probe::Unreachable(format!("no answer within {}s", timeout.as_secs_f64())),
+    }
+}
