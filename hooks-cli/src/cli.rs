@@ -207,7 +207,7 @@ pub struct DeliverArgs {
         requires = "from"
     )]
     pub stream: String,
-    /// The subject prefix of the stream: events on <SUBJECT>.<event>, dead letters on <SUBJECT>.dead.
+    /// The subject prefix of the stream: events on SUBJECT.EVENT, dead letters on SUBJECT.dead.
     #[arg(
         long,
         value_name = "SUBJECT",
@@ -223,7 +223,7 @@ pub struct DeliverArgs {
         requires = "from"
     )]
     pub consumer: String,
-    /// Attempts per message before it goes to <SUBJECT>.dead (with --from).
+    /// Attempts per message before it goes to SUBJECT.dead (with --from).
     #[arg(long, value_name = "N", default_value_t = 5, requires = "from")]
     pub max_deliver: i64,
     /// Seconds without an ack before JetStream redelivers a message (with --from).

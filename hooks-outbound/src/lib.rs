@@ -62,6 +62,10 @@
 //!   (reqwest with rustls).
 //! - `receiver` (default): [`receiver`], a local server that verifies and
 //!   prints deliveries (hyper, no TLS client).
+//! - `durable` (default): [`spool`], the SQLite spool of `delivery: durable`
+//!   targets (rusqlite, SQLite bundled) and its delivery worker.
+//! - `nats` (default): `url: nats://` targets on NATS JetStream and the
+//!   stream worker of `hooks deliver --from` (`nats`, async-nats).
 //!
 //! [`verify`] and [`signing`] are always there: a service that only checks
 //! signatures builds `--no-default-features` and pulls neither HTTP stack.
