@@ -234,7 +234,8 @@ impl Shared {
     /// Records a finished (or dropped) delivery and wakes flushers when nothing is left.
     pub(crate) fn finish(&self, report: DeliveryReport) {
         let counter = match report.outcome {
-            DeliveryOutcome::Delivered => &self.delivered,
+            // A stream's acknowledgement is a delivery.
+            DeliveryOutcome::Delivered | DeliveryOutcome::Published => &self.delivered,
             DeliveryOutcome::Dropped => &self.dropped,
             _ => &self.failed,
         };

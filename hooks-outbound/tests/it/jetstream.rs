@@ -109,6 +109,12 @@ async fn a_nats_target_stores_each_delivery_once_under_its_id_and_signature() {
             .all(|r| r.outcome == DeliveryOutcome::Published),
         "{reports:?}"
     );
+    let stats = outbound.stats();
+    assert_eq!(
+        (stats.delivered, stats.failed),
+        (3, 0),
+        "acknowledged is delivered"
+    );
     let mut ids = check_messages(&stored(&server.url()).await, secret);
     ids.sort();
     let mut want: Vec<String> = accepted.into_iter().map(|d| d.delivery_id).collect();
