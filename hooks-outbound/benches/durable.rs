@@ -125,7 +125,8 @@ async fn throughput(total: u64, count: impl Fn() -> u64, emit: impl FnOnce()) ->
     count() as f64 / start.elapsed().as_secs_f64()
 }
 
-struct NatsServer(Child, u16, tempfile::TempDir);
+/// The server, its port, and its store (kept until the server stops).
+struct NatsServer(Child, u16, #[allow(dead_code)] tempfile::TempDir);
 
 impl NatsServer {
     fn start() -> Option<NatsServer> {
