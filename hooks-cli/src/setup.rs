@@ -86,9 +86,10 @@ impl Mechanisms {
             return Vec::new();
         };
         let (reports, pending) = host.flush(SHUTDOWN_FLUSH_TIMEOUT).await;
-        // The spool's background worker finishes what it has in flight; the
-        // rest stays spooled for the next host or `hooks deliver`.
-        host.stop_spool(SHUTDOWN_FLUSH_TIMEOUT).await;
+        // The spool's background worker gets a second for what it has in
+        // flight (a durable target never holds `emit` up for long); the rest
+        // stays spooled for the next host or `hooks deliver`.
+        host.stop_spool(std::time::Duration::from_secs(1)).await;
         if pending > 0 {
             warn_once(&format!(
                 "{pending} webhook delivery(ies) still pending after {}s; abandoned",

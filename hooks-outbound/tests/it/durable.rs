@@ -209,3 +209,51 @@ async fn the_next_host_of_the_home_sends_what_the_last_one_left() {
         (0, 0, true)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_workers_on_one_spool_send_each_row_once() {
+    use hermes_hooks_outbound::spool::SpoolWorker;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sink = Sink::status(200).await;
+    let target = durable(target(&sink.url("/d"), &[HookEvent::OnSessionEnd]));
+    let producer = Outbound::new(
+        vec![target.clone()],
+        OutboundOptions {
+            drain_spool: false,
+            ..spooling(dir.path())
+        },
+    )
+    .expect("producer");
+    let ids: Vec<String> = (0..60)
+        .flat_map(|_| producer.enqueue(&session_end()))
+        .map(|delivery| delivery.delivery_id)
+        .collect();
+    // Two workers, each with its own connection to the file, as two processes would have.
+    let path = dir.path().join("outbound/spool.sqlite3");
+    let mut handles = Vec::new();
+    for _ in 0..2 {
+        let spool = std::sync::Arc::new(Spool::open(&path).expect("open"));
+        let worker =
+            SpoolWorker::for_targets(spool, std::slice::from_ref(&target)).expect("worker");
+        handles.push(worker.spawn(&tokio::runtime::Handle::current()));
+    }
+    let requests = sink.wait_for(ids.len(), SOON).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for handle in &mut handles {
+        assert!(handle.stop(SOON).await);
+    }
+    let mut got: Vec<String> = sink
+        .requests()
+        .iter()
+        .filter_map(|request| request.header(DELIVERY_HEADER).map(str::to_owned))
+        .collect();
+    assert_eq!(requests.len(), ids.len());
+    got.sort();
+    let mut want = ids.clone();
+    want.sort();
+    assert_eq!(got, want, "each row sent once, by one of the two");
+    assert_eq!(
+        producer.spool().expect("spool").counts().expect("counts"),
+        (0, 0)
+    );
+}
