@@ -245,3 +245,25 @@ fn sigterm_stops_a_worker_with_exit_0() {
     };
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn emit_to_a_hanging_durable_target_returns_and_keeps_the_delivery() {
+    // Accepts (the kernel's backlog does) and never answers.
+    let silent = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let home = TempHome::new();
+    home.config(&format!(
+        "hooks:\n  outbound:\n    - name: audit\n      url: http://127.0.0.1:{}/events\n      \
+         events: [on_session_end]\n      delivery: durable\n      timeout: 30\n",
+        silent.local_addr().expect("addr").port()
+    ));
+    // The target's timeout is 30 s; emit is bounded by its flush (5 s) and a 1 s stop.
+    let run = within(
+        command(&home, &["emit", "on_session_end", "--json"]),
+        Duration::from_secs(25),
+    )
+    .expect("emit waited on the hanging receiver");
+    assert_eq!(run.json()["deliveries"][0]["outcome"]["kind"], "spooled");
+    let listed = spool_json(&home);
+    assert_eq!(listed["pending"].as_array().map(Vec::len), Some(1), "{listed}");
+    drop(silent);
+}
