@@ -264,6 +264,10 @@ fn emit_to_a_hanging_durable_target_returns_and_keeps_the_delivery() {
     .expect("emit waited on the hanging receiver");
     assert_eq!(run.json()["deliveries"][0]["outcome"]["kind"], "spooled");
     let listed = spool_json(&home);
-    assert_eq!(listed["pending"].as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(
+        listed["pending"].as_array().map(Vec::len),
+        Some(1),
+        "{listed}"
+    );
     drop(silent);
 }
