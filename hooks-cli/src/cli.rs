@@ -67,6 +67,12 @@ pub enum Command {
     /// A local receiver that verifies and prints webhook deliveries.
     #[command(after_long_help = help::LISTEN)]
     Listen(ListenArgs),
+    /// Deliver the durable spool of the home until stopped (SIGTERM drains, then exits 0).
+    #[command(after_long_help = help::DELIVER)]
+    Deliver(DeliverArgs),
+    /// The durable spool: pending and dead deliveries; retry or purge them.
+    #[command(after_long_help = help::SPOOL)]
+    Spool(SpoolArgs),
     /// A completion script for SHELL, on stdout.
     #[command(after_long_help = help::COMPLETIONS)]
     Completions(CompletionsArgs),
@@ -182,4 +188,85 @@ pub struct ListenArgs {
 pub struct CompletionsArgs {
     /// The shell: bash, zsh, fish, elvish or powershell.
     pub shell: clap_complete::Shell,
+}
+
+/// `hooks deliver`.
+#[derive(Debug, Args)]
+pub struct DeliverArgs {
+    /// Stop when the spool is empty or only backing-off deliveries remain (exit 0).
+    #[arg(long, conflicts_with = "from")]
+    pub once: bool,
+    /// Consume a NATS JetStream stream instead of the spool: nats://HOST:PORT (or tls://).
+    #[arg(long, value_name = "URL")]
+    pub from: Option<String>,
+    /// The stream to consume (with --from).
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "HERMES_HOOKS",
+        requires = "from"
+    )]
+    pub stream: String,
+    /// The subject prefix of the stream: events on SUBJECT.EVENT, dead letters on SUBJECT.dead.
+    #[arg(
+        long,
+        value_name = "SUBJECT",
+        default_value = "hermes.hooks",
+        requires = "from"
+    )]
+    pub subject: String,
+    /// The durable consumer every worker shares (with --from).
+    #[arg(
+        long,
+        value_name = "NAME",
+        default_value = "hooks-deliver",
+        requires = "from"
+    )]
+    pub consumer: String,
+    /// Attempts per message before it goes to SUBJECT.dead (with --from).
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "from")]
+    pub max_deliver: i64,
+    /// Seconds without an ack before JetStream redelivers a message (with --from).
+    #[arg(long, value_name = "SECS", default_value_t = 30, requires = "from")]
+    pub ack_wait: u64,
+    /// The environment variable holding the NATS user (with --password-env).
+    #[arg(long, value_name = "VAR", requires = "password_env")]
+    pub user_env: Option<String>,
+    /// The environment variable holding the NATS password.
+    #[arg(long, value_name = "VAR", requires = "user_env")]
+    pub password_env: Option<String>,
+    /// The environment variable holding the NATS token.
+    #[arg(long, value_name = "VAR")]
+    pub token_env: Option<String>,
+}
+
+/// `hooks spool`.
+#[derive(Debug, Args)]
+pub struct SpoolArgs {
+    /// One JSON object instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// What to do (default: list the pending and dead deliveries).
+    #[command(subcommand)]
+    pub action: Option<SpoolAction>,
+}
+
+/// `hooks spool retry` / `hooks spool purge`.
+#[derive(Debug, Subcommand)]
+pub enum SpoolAction {
+    /// Make a delivery (pending or dead) due now; a dead one goes back to pending.
+    Retry {
+        /// The delivery id (as `hooks spool` lists it).
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        delivery_id: Option<String>,
+        /// Every pending and dead delivery.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Delete every delivery in the spool (with --dead: only the dead letters).
+    Purge {
+        /// Only the dead letters.
+        #[arg(long)]
+        dead: bool,
+    },
 }

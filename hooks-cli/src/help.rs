@@ -184,3 +184,34 @@ pub const COMPLETIONS: &str = concat!(
     env_common!(),
     exit_usual!()
 );
+
+/// `hooks deliver --help`.
+pub const DELIVER: &str = concat!(
+    "Examples:\n  \
+     hooks deliver                 # a worker: runs until SIGTERM or Ctrl-C\n  \
+     hooks deliver --once          # send what is due, then exit\n\
+     \nDelivers the deliveries of `delivery: durable` targets that hosts wrote to\n\
+     $HERMES_HOME/outbound/spool.sqlite3. Any number of workers (and hosts) may\n\
+     share one spool; a delivery is sent by one of them at a time.\n\
+     \nEnvironment:\n",
+    env_common!(),
+    "  HERMES_SAFE_MODE      1/true/yes/on: deliver nothing\n",
+    "\nExit status:\n  \
+     0  stopped (SIGTERM, SIGINT, or --once with nothing due)\n  \
+     2  bad arguments, no durable target, or a spool that cannot be opened\n"
+);
+
+/// `hooks spool --help`.
+pub const SPOOL: &str = concat!(
+    "Examples:\n  \
+     hooks spool\n  \
+     hooks spool --json | jq '.dead[] | .delivery_id'\n  \
+     hooks spool retry 3f2c9a0b5d7e4f61a2b3c4d5e6f70812\n  \
+     hooks spool retry --all\n  \
+     hooks spool purge --dead\n\
+     \nEnvironment:\n",
+    env_common!(),
+    "\nExit status:\n  \
+     0  done\n  \
+     2  bad arguments, an unknown delivery id, or a spool that cannot be opened\n"
+);

@@ -67,6 +67,8 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         Command::Approve(args) => cmd::approve::run(&writing(cli)?, args, out),
         Command::Revoke { command } => cmd::revoke::run(&writing(cli)?, command, out),
+        Command::Deliver(args) => cmd::deliver::run(&reading(cli)?, args, out).await,
+        Command::Spool(args) => cmd::spool::run(&reading(cli)?, args, out),
         Command::Doctor(args) => cmd::doctor::run(&Home::load(cli)?, args, out).await,
     }
 }

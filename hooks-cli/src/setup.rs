@@ -87,6 +87,10 @@ impl Mechanisms {
             return Deliveries::default();
         };
         let (batch, pending) = host.flush_batch(SHUTDOWN_FLUSH_TIMEOUT).await;
+        // The spool's background worker gets a second for what it has in
+        // flight (a durable target never holds `emit` up for long); the rest
+        // stays spooled for the next host or `hooks deliver`.
+        host.stop_spool(std::time::Duration::from_secs(1)).await;
         if pending > 0 {
             warn_once(&format!(
                 "{pending} webhook delivery(ies) still pending after {}s; abandoned",

@@ -17,6 +17,13 @@ use serde_json::{Map, Value};
 
 use crate::signing::Secret;
 
+mod durable;
+mod nats;
+pub use durable::{DEFAULT_MAX_AGE, DEFAULT_MAX_SPOOL, DeliveryMode};
+pub use nats::{
+    DEFAULT_NATS_STREAM, DEFAULT_NATS_SUBJECT, NatsCredential, NatsTarget, is_nats_url,
+};
+
 /// The config key holding the target list.
 pub const OUTBOUND_KEY: &str = "hooks.outbound";
 
@@ -31,7 +38,7 @@ pub const TIMEOUT_RANGE_SECS: (u64, u64) = (1, 60);
 pub struct TargetSpec {
     /// The optional label from `name:`.
     pub name: Option<String>,
-    /// The endpoint, `http://` or `https://`.
+    /// The endpoint, `http://` or `https://` (or `nats://` / `tls://` with [`TargetSpec::nats`]).
     pub url: String,
     /// The catalog events it receives, in config order, without duplicates.
     pub events: Vec<HookEvent>,
@@ -44,6 +51,16 @@ pub struct TargetSpec {
     /// Whether Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
     /// `webhook-signature`) are added to signed deliveries.
     pub standard_webhooks: bool,
+    /// How deliveries are kept: in memory (`best_effort`, the doc's
+    /// semantics) or in the SQLite spool until a 2xx (`durable`).
+    pub delivery: DeliveryMode,
+    /// `durable` only: how long a delivery is retried before it becomes a dead letter.
+    pub max_age: Duration,
+    /// `durable` only: how many of this target's deliveries the spool holds;
+    /// past it a new one is refused with a warning.
+    pub max_spool: u64,
+    /// A NATS JetStream target: where it publishes (`None`: an HTTP webhook).
+    pub nats: Option<NatsTarget>,
 }
 
 impl TargetSpec {
@@ -58,6 +75,10 @@ impl TargetSpec {
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             secret: None,
             standard_webhooks: false,
+            delivery: DeliveryMode::BestEffort,
+            max_age: DEFAULT_MAX_AGE,
+            max_spool: DEFAULT_MAX_SPOOL,
+            nats: None,
         }
     }
 
@@ -199,6 +220,10 @@ impl EntryParser<'_> {
         target.timeout = self.timeout(entry);
         target.secret = self.secret(entry, lookup_env);
         target.standard_webhooks = self.standard_webhooks(entry);
+        self.durability(entry, &mut target);
+        if is_nats_url(&target.url) {
+            target.nats = Some(self.nats(entry, lookup_env)?);
+        }
         Some(target)
     }
 
@@ -209,6 +234,9 @@ impl EntryParser<'_> {
             return None;
         };
         let lower = url.to_ascii_lowercase();
+        if is_nats_url(url) {
+            return self.nats_url(url);
+        }
         if !(lower.starts_with("http://") || lower.starts_with("https://")) {
             self.warn(
                 Some("url"),
@@ -233,6 +261,29 @@ impl EntryParser<'_> {
                     "{key}.url uses plain http:// — payloads (including tool inputs) travel unencrypted. Prefer https."
                 ),
             );
+        }
+        Some(url.to_owned())
+    }
+
+    /// A `nats://` / `tls://` url: usable when this build has NATS support.
+    fn nats_url(&mut self, url: &str) -> Option<String> {
+        let key = self.key.clone();
+        if !cfg!(feature = "nats") {
+            self.warn(
+                Some("url"),
+                format!(
+                    "{key}.url '{}' is a NATS server, and this build has no NATS support (feature nats) — skipped",
+                    crate::redact::redact_url(url)
+                ),
+            );
+            return None;
+        }
+        if let Err(error) = reqwest::Url::parse(url) {
+            self.warn(
+                Some("url"),
+                format!("{key}.url is not a valid URL ({error}) — skipped"),
+            );
+            return None;
         }
         Some(url.to_owned())
     }

@@ -38,7 +38,19 @@ pub(crate) async fn run_lane(
 ) {
     // Parsed once here; config validation already checked it.
     let url = reqwest::Url::parse(&target.url);
+    #[cfg(feature = "nats")]
+    let publisher = target
+        .nats
+        .is_some()
+        .then(|| crate::nats::NatsPublisher::new(target.clone()));
     while let Some(job) = jobs.recv().await {
+        #[cfg(feature = "nats")]
+        if let Some(publisher) = &publisher {
+            let report = publish(publisher, &target, &job, &shared, policy).await;
+            shared.finish(report);
+            shared.pool.give(job.delivery.body);
+            continue;
+        }
         let report = match &url {
             Ok(url) => deliver(&client, url, &target, &job, &shared, policy).await,
             Err(error) => finished(
@@ -136,6 +148,36 @@ async fn deliver(
     finished(target, job, max_attempts, last_status, outcome)
 }
 
+/// A best-effort NATS delivery: published until the stream acknowledged it,
+/// at most `max_attempts` times (the stream drops a repeat by its id).
+#[cfg(feature = "nats")]
+async fn publish(
+    publisher: &crate::nats::NatsPublisher,
+    target: &TargetSpec,
+    job: &Job,
+    shared: &Shared,
+    policy: RetryPolicy,
+) -> DeliveryReport {
+    let (event, label) = (job.event.as_str(), target.label());
+    let max_attempts = policy.max_attempts.max(1);
+    let mut last_error = String::new();
+    for attempt in 1..=max_attempts {
+        if attempt > 1 {
+            shared.retries.fetch_add(1, Ordering::Relaxed);
+            tokio::time::sleep(policy.retry_delay * (attempt - 1)).await;
+        }
+        match publisher.publish(event, &job.delivery).await {
+            Ok(_) => return finished(target, job, attempt, None, DeliveryOutcome::Published),
+            Err(error) => last_error = error,
+        }
+    }
+    tracing::warn!(
+        "outbound NATS publish failed after {max_attempts} attempt(s) (event={event} target={label}): {last_error}"
+    );
+    let outcome = DeliveryOutcome::Failed { error: last_error };
+    finished(target, job, max_attempts, None, outcome)
+}
+
 fn finished(
     target: &TargetSpec,
     job: &Job,
@@ -155,7 +197,7 @@ fn finished(
 }
 
 /// Reads and discards the body (bounded), so the connection can go back to the pool.
-async fn drain(mut response: reqwest::Response) {
+pub(crate) async fn drain(mut response: reqwest::Response) {
     let mut read = 0;
     while let Ok(Some(chunk)) = response.chunk().await {
         read += chunk.len();
@@ -167,7 +209,7 @@ async fn drain(mut response: reqwest::Response) {
 
 /// A one-line description of a transport error, without the url (it is in
 /// the label); any quoted url is scrubbed all the same.
-fn describe(error: &reqwest::Error, target: &TargetSpec) -> String {
+pub(crate) fn describe(error: &reqwest::Error, target: &TargetSpec) -> String {
     if error.is_timeout() {
         return format!("timed out after {}s", target.timeout.as_secs_f64());
     }

@@ -62,6 +62,10 @@
 //!   (reqwest with rustls).
 //! - `receiver` (default): [`receiver`], a local server that verifies and
 //!   prints deliveries (hyper, no TLS client).
+//! - `durable` (default): [`spool`], the SQLite spool of `delivery: durable`
+//!   targets (rusqlite, SQLite bundled) and its delivery worker.
+//! - `nats` (default): `url: nats://` targets on NATS JetStream and the
+//!   stream worker of `hooks deliver --from` (`nats`, async-nats).
 //!
 //! [`verify`] and [`signing`] are always there: a service that only checks
 //! signatures builds `--no-default-features` and pulls neither HTTP stack.
@@ -72,6 +76,8 @@
 pub mod config;
 #[cfg(feature = "sender")]
 mod delivery;
+#[cfg(feature = "nats")]
+pub mod nats;
 #[cfg(feature = "sender")]
 pub mod outbound;
 #[cfg(feature = "sender")]
@@ -86,12 +92,16 @@ pub mod report;
 #[cfg(feature = "sender")]
 pub mod request;
 pub mod signing;
+#[cfg(feature = "durable")]
+pub mod spool;
 pub mod verify;
 
 #[cfg(feature = "sender")]
-pub use config::{OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
+pub use config::{DeliveryMode, OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
 #[cfg(feature = "sender")]
-pub use outbound::{EnqueuedDelivery, EventDeliveries, Outbound, OutboundError, OutboundOptions};
+pub use outbound::{
+    EnqueuedDelivery, EventDeliveries, Outbound, OutboundError, OutboundOptions, SpoolLeft,
+};
 #[cfg(feature = "sender")]
 pub use report::{DeliveryOutcome, DeliveryReport, DeliveryTotals, OutboundStats, ReportBatch};
 pub use signing::Secret;

@@ -20,6 +20,8 @@ use crate::request::{
     EventDocument, METADATA_LEN, PreparedDelivery, iso_timestamp, new_delivery_id_in,
 };
 
+mod durable;
+pub use durable::{SpoolLeft, home_spool_path as spool_path};
 #[cfg(test)]
 mod tests;
 
@@ -47,6 +49,12 @@ pub struct OutboundOptions {
     pub safe_mode: bool,
     /// How many recent reports [`Outbound::take_reports`] keeps (oldest dropped first).
     pub report_capacity: usize,
+    /// The durable spool's file; `None`: `<home>/outbound/spool.sqlite3` of
+    /// the config's home ([`Outbound::from_config`]), or no spool ([`Outbound::new`]).
+    pub spool_path: Option<std::path::PathBuf>,
+    /// Whether this dispatcher drains the spool in the background (a host
+    /// does; a process that leaves it to `hooks deliver` workers need not).
+    pub drain_spool: bool,
 }
 
 impl Default for OutboundOptions {
@@ -58,6 +66,8 @@ impl Default for OutboundOptions {
             context: WireContext::current(),
             safe_mode: hermes_hooks_core::home::safe_mode(),
             report_capacity: 1024,
+            spool_path: None,
+            drain_spool: true,
         }
     }
 }
@@ -110,6 +120,8 @@ pub struct Outbound {
     document_sizes: Box<[AtomicUsize]>,
     shared: Arc<Shared>,
     context: WireContext,
+    /// The spool of the durable targets, and its background worker.
+    durable: durable::Durable,
 }
 
 impl Outbound {
@@ -124,6 +136,10 @@ impl Outbound {
             return Ok((Outbound::new(Vec::new(), options)?, Vec::new()));
         }
         let parsed = parse_config(config);
+        let mut options = options;
+        if options.spool_path.is_none() {
+            options.spool_path = Some(durable::home_spool_path(config.home()));
+        }
         Ok((Outbound::new(parsed.targets, options)?, parsed.warnings))
     }
 
@@ -147,17 +163,13 @@ impl Outbound {
         } else {
             targets
         };
-        let client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .pool_idle_timeout(Duration::from_secs(90))
-            .tcp_nodelay(true)
-            .build()
-            .map_err(|error| OutboundError::Client(error.to_string()))?;
+        let client = http_client()?;
         let shared = Arc::new(Shared::new(options.queue_capacity, options.report_capacity));
         let policy = RetryPolicy {
             max_attempts: options.max_attempts.max(1),
             retry_delay: options.retry_delay,
         };
+        let durable = durable::Durable::start(runtime, &client, &targets, &options);
         let capacity = lane_capacity(options.queue_capacity, targets.len());
         let mut by_event = vec![Vec::new(); EVENT_COUNT];
         let mut lanes = Vec::with_capacity(targets.len());
@@ -174,6 +186,11 @@ impl Outbound {
                 );
             }
             let (lane, jobs) = Lane::new(target.clone(), capacity);
+            lanes.push(lane);
+            if durable.spools(&target) {
+                // Its deliveries go to the spool, and its worker sends them.
+                continue;
+            }
             runtime.spawn(run_lane(
                 client.clone(),
                 target,
@@ -181,7 +198,6 @@ impl Outbound {
                 shared.clone(),
                 policy,
             ));
-            lanes.push(lane);
         }
         if !lanes.is_empty() {
             hermes_hooks_core::dispatch::invalidate_interest();
@@ -192,6 +208,7 @@ impl Outbound {
             document_sizes: (0..EVENT_COUNT).map(|_| AtomicUsize::new(0)).collect(),
             shared,
             context: options.context,
+            durable,
         })
     }
 
@@ -237,23 +254,27 @@ impl Outbound {
         while let Some(lane) = wanted.next() {
             let mut id_buffer = [0; 32];
             let delivery_id = new_delivery_id_in(&mut id_buffer);
+            if self.durable.spools(&lane.target) {
+                let Some((document, timestamp)) =
+                    self.take_document(&mut built, event, hook, created)
+                else {
+                    return;
+                };
+                let accepted =
+                    self.durable
+                        .write(lane, hook, delivery_id, &document, &self.shared, enqueued);
+                on_offered(lane, delivery_id, accepted);
+                built = Some((document, timestamp));
+                continue;
+            }
             if lane.is_full() {
                 on_offered(lane, delivery_id, false);
                 lane.drop_unbuilt(hook, delivery_id.to_owned(), &self.shared);
                 continue;
             }
-            let (document, timestamp) = match built.take() {
-                Some(built) => built,
-                None => match self.document(event, hook) {
-                    Ok(document) => (document, iso_timestamp(created)),
-                    Err(error) => {
-                        tracing::warn!(
-                            "outbound webhook payload serialization failed (event={}): {error}",
-                            hook.as_str()
-                        );
-                        return;
-                    }
-                },
+            let Some((document, timestamp)) = self.take_document(&mut built, event, hook, created)
+            else {
+                return;
             };
             // The last target takes the document's buffer; earlier ones copy it.
             let delivery = if wanted.peek().is_none() {
@@ -275,6 +296,30 @@ impl Outbound {
             };
             let accepted = lane.offer(job, &self.shared);
             on_offered(lane, delivery_id, accepted);
+        }
+    }
+
+    /// The event's document built so far, else built now (`None`: it cannot be
+    /// serialised, which was warned).
+    fn take_document(
+        &self,
+        built: &mut Option<(EventDocument, String)>,
+        event: &Event,
+        hook: HookEvent,
+        created: SystemTime,
+    ) -> Option<(EventDocument, String)> {
+        if let Some(built) = built.take() {
+            return Some(built);
+        }
+        match self.document(event, hook) {
+            Ok(document) => Some((document, iso_timestamp(created))),
+            Err(error) => {
+                tracing::warn!(
+                    "outbound webhook payload serialization failed (event={}): {error}",
+                    hook.as_str()
+                );
+                None
+            }
         }
     }
 
@@ -353,6 +398,17 @@ impl Outbound {
     pub fn stats(&self) -> OutboundStats {
         self.shared.stats()
     }
+}
+
+/// The HTTP client every delivery goes through: redirects never followed,
+/// keep-alive connections, no Nagle delay.
+pub(crate) fn http_client() -> Result<reqwest::Client, OutboundError> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(Duration::from_secs(90))
+        .tcp_nodelay(true)
+        .build()
+        .map_err(|error| OutboundError::Client(error.to_string()))
 }
 
 impl fmt::Debug for Outbound {

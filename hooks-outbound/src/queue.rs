@@ -153,6 +153,7 @@ pub(crate) struct Shared {
     delivered: AtomicU64,
     failed: AtomicU64,
     dropped: AtomicU64,
+    spooled: AtomicU64,
     pub(crate) retries: AtomicU64,
     reports: Mutex<ReportLog>,
     report_capacity: usize,
@@ -176,6 +177,7 @@ impl Shared {
             delivered: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             dropped: AtomicU64::new(0),
+            spooled: AtomicU64::new(0),
             retries: AtomicU64::new(0),
             // Sized up front: growing it copies every kept report, a pause of
             // tens of µs on the emitting thread when drops are being recorded.
@@ -235,7 +237,8 @@ impl Shared {
     /// Records a finished (or dropped) delivery and wakes flushers when nothing is left.
     pub(crate) fn finish(&self, report: DeliveryReport) {
         let counter = match report.outcome {
-            DeliveryOutcome::Delivered => &self.delivered,
+            // A stream's acknowledgement is a delivery.
+            DeliveryOutcome::Delivered | DeliveryOutcome::Published => &self.delivered,
             DeliveryOutcome::Dropped => &self.dropped,
             _ => &self.failed,
         };
@@ -247,6 +250,18 @@ impl Shared {
         if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.idle.notify_waiters();
         }
+    }
+
+    /// Records a delivery that left this process's hands at once: written to
+    /// the spool (`Spooled`) or refused by it (`Dropped`); neither is pending here.
+    #[cfg_attr(not(feature = "durable"), allow(dead_code))]
+    pub(crate) fn handed_off(&self, report: DeliveryReport) {
+        let counter = match report.outcome {
+            DeliveryOutcome::Spooled | DeliveryOutcome::Published => &self.spooled,
+            _ => &self.dropped,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.publish(report);
     }
 
     /// Hands a report to subscribers and keeps it for `take_reports`.
@@ -313,6 +328,7 @@ impl Shared {
             dropped: self.dropped.load(Ordering::Relaxed),
             retries: self.retries.load(Ordering::Relaxed),
             pending: self.pending.load(Ordering::Acquire),
+            spooled: self.spooled.load(Ordering::Relaxed),
         }
     }
 }

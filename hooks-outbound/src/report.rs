@@ -28,11 +28,16 @@ pub enum DeliveryOutcome {
     /// Still queued or in flight when a flush ran out of time: the process
     /// went on (usually to exit) without knowing whether it arrived.
     Abandoned,
+    /// `delivery: durable`: written to the spool, which delivers it from there
+    /// (in the background of this host, or by `hooks deliver`).
+    Spooled,
+    /// A NATS JetStream target: the stream acknowledged it (stored once, by its id).
+    Published,
 }
 
 impl DeliveryOutcome {
     /// A short word for tables: `delivered`, `rejected`, `redirected`, `failed`,
-    /// `dropped`, `abandoned`.
+    /// `dropped`, `abandoned`, `spooled`, `published`.
     pub fn as_str(&self) -> &'static str {
         match self {
             DeliveryOutcome::Delivered => "delivered",
@@ -41,6 +46,8 @@ impl DeliveryOutcome {
             DeliveryOutcome::Failed { .. } => "failed",
             DeliveryOutcome::Dropped => "dropped",
             DeliveryOutcome::Abandoned => "abandoned",
+            DeliveryOutcome::Spooled => "spooled",
+            DeliveryOutcome::Published => "published",
         }
     }
 }
@@ -84,6 +91,8 @@ pub struct OutboundStats {
     pub retries: u64,
     /// Deliveries queued or in flight right now.
     pub pending: u64,
+    /// Durable deliveries written to the spool (refused ones count as dropped).
+    pub spooled: u64,
 }
 
 /// How many deliveries ended each way over one span of reports (since the

@@ -81,6 +81,12 @@ impl EventDocument {
         Ok(EventDocument { json: buffer })
     }
 
+    /// A document serialised earlier (read back from the durable spool).
+    #[cfg_attr(not(feature = "durable"), allow(dead_code))]
+    pub(crate) fn from_bytes(json: Vec<u8>) -> Self {
+        EventDocument { json }
+    }
+
     /// The document's JSON bytes (without delivery metadata).
     pub fn as_bytes(&self) -> &[u8] {
         &self.json

@@ -149,9 +149,36 @@ fn list_outbound(rows: &[OutboundRow], out: &mut dyn Write) -> anyhow::Result<()
             events.join(", "),
             target.timeout.as_secs()
         )?;
+        writeln!(out, "      delivery: {}", row.delivery())?;
+        if let Some(nats) = &target.nats {
+            let probe = probe_now(row);
+            writeln!(
+                out,
+                "      nats:    subject={}.<event> stream={} ({probe})",
+                e(&nats.subject),
+                e(&nats.stream)
+            )?;
+        }
     }
     writeln!(out)?;
     Ok(())
+}
+
+/// Whether a NATS target's server and stream answer, in words (at most 2 s;
+/// `list` is synchronous, so the probe runs on this thread's runtime).
+fn probe_now(row: &OutboundRow) -> String {
+    use hermes_hooks_outbound::nats::Probe;
+    let probe = tokio::task::block_in_place(|| {
+        tokio::runtime::Handle::current().block_on(row.probe(std::time::Duration::from_secs(2)))
+    });
+    match probe {
+        Some(Probe::StreamReady) => "server answers; stream ready".to_owned(),
+        Some(Probe::StreamMissing) => {
+            "server answers; stream missing, created at the first publish".to_owned()
+        }
+        Some(Probe::Unreachable(error)) => format!("server NOT answering: {}", e(&error)),
+        _ => "not probed".to_owned(),
+    }
 }
 
 fn list_plugins(rows: &[PluginRow], out: &mut dyn Write) -> anyhow::Result<()> {

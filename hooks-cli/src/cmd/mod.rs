@@ -2,6 +2,7 @@
 
 pub mod approve;
 pub mod completions;
+pub mod deliver;
 pub mod doctor;
 pub mod emit;
 pub mod events;
@@ -9,4 +10,5 @@ pub mod list;
 pub mod listen;
 pub mod replay;
 pub mod revoke;
+pub mod spool;
 pub mod test;

@@ -15,6 +15,9 @@
 //! // ... host.hooks().emit(&event).await at each lifecycle point ...
 //! let report = host.shutdown(Duration::from_secs(5)).await;
 //! eprintln!("{} webhook deliveries, {} abandoned", report.deliveries.len(), report.abandoned);
+//! if let Some(spool) = report.spool {
+//!     eprintln!("{} durable deliveries left in the spool", spool.pending);
+//! }
 //! # Ok(()) }
 //! ```
 
@@ -26,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use hermes_hooks_core::prompt::PromptSections;
 use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
-use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals, Outbound, ReportBatch};
+use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals, Outbound, ReportBatch, SpoolLeft};
 
 use crate::home::Home;
 
@@ -100,6 +103,10 @@ pub struct ShutdownReport {
     pub omitted: u64,
     /// Whether every streaming observer queue drained in time.
     pub observers_drained: bool,
+    /// With a `delivery: durable` target: what the spool still holds after
+    /// its background worker stopped (the next host of the home, or
+    /// `hooks deliver`, sends it).
+    pub spool: Option<SpoolLeft>,
 }
 
 /// A loaded home: the bus and what runs behind it.
@@ -234,6 +241,9 @@ impl Host {
     pub async fn shutdown(self, timeout: Duration) -> ShutdownReport {
         let deadline = Instant::now() + timeout;
         let (batch, abandoned) = self.flush_batch(timeout).await;
+        let spool = self
+            .stop_spool(deadline.saturating_duration_since(Instant::now()))
+            .await;
         let callbacks = self.callbacks.clone();
         let remaining = deadline.saturating_duration_since(Instant::now());
         // `Callbacks::shutdown` blocks while queues drain: off the async threads.
@@ -248,7 +258,16 @@ impl Host {
             totals: batch.totals,
             omitted: batch.omitted,
             observers_drained,
+            spool,
         }
+    }
+
+    /// Stops the background worker of the durable spool (its attempts in
+    /// flight get at most `timeout`) and says what the spool still holds;
+    /// `None` without a durable target. Deliveries emitted afterwards are
+    /// still spooled, and sent by the next host or `hooks deliver`.
+    pub async fn stop_spool(&self, timeout: Duration) -> Option<SpoolLeft> {
+        self.outbound.as_ref()?.stop_spool(timeout).await
     }
 }
 

@@ -23,14 +23,34 @@ impl OutboundRow {
         self.target.label()
     }
 
+    /// `best_effort` or `durable`.
+    pub fn delivery(&self) -> &'static str {
+        self.target.delivery.as_str()
+    }
+
     /// The row in the `list --json` shape.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut row = json!({
             "name": self.target.name,
             "url": self.url(),
             "events": self.target.events.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
             "signed": self.target.is_signed(),
             "timeout": self.target.timeout.as_secs(),
-        })
+            "delivery": self.delivery(),
+        });
+        if let Some(nats) = &self.target.nats {
+            row["nats"] = json!({"subject": nats.subject, "stream": nats.stream});
+        }
+        row
+    }
+
+    /// For a NATS target: whether its server answers and its stream exists
+    /// (at most `timeout`); `None` for an HTTP target.
+    pub async fn probe(
+        &self,
+        timeout: std::time::Duration,
+    ) -> Option<hermes_hooks_outbound::nats::Probe> {
+        self.target.nats.as_ref()?;
+        Some(hermes_hooks_outbound::nats::probe(&self.target, timeout).await)
     }
 }

@@ -118,3 +118,57 @@ fn warnings_are_escaped_for_display() {
         );
     });
 }
+
+#[test]
+fn the_host_drains_its_spool_in_the_background_and_shutdown_reports_what_remained() {
+    use std::io::{Read, Write};
+    // One receiver that answers 200, one port where nothing listens.
+    let live = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let live_port = live.local_addr().expect("addr").port();
+    let dead_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    std::thread::spawn(move || {
+        for mut stream in live.incoming().flatten() {
+            let mut buffer = [0u8; 65536];
+            let _ = stream.read(&mut buffer);
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    });
+    let home = TempHome::new();
+    home.config(&format!(
+        "hooks:\n  outbound:\n    - name: live\n      url: http://127.0.0.1:{live_port}/x\n      \
+         events: [on_session_end]\n      delivery: durable\n    - name: down\n      \
+         url: http://127.0.0.1:{dead_port}/x\n      events: [on_session_end]\n      delivery: durable\n      timeout: 1\n"
+    ));
+    runtime().block_on(async {
+        let host = Host::load(HostOptions::new().home(&home.hermes)).expect("loads");
+        let event = Event::from_json(
+            hermes_hooks_core::HookEvent::OnSessionEnd,
+            json!({"session_id": "s"}),
+        );
+        host.hooks().emit(&event).await;
+        let spool = host
+            .outbound()
+            .and_then(|o| o.spool())
+            .expect("a spool")
+            .clone();
+        // The live target's row leaves in the background; the dead one's stays.
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while spool.counts().expect("counts").0 != 1 {
+            assert!(std::time::Instant::now() < deadline, "{:?}", spool.counts());
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let report = host.shutdown(Duration::from_secs(5)).await;
+        let left = report.spool.expect("spool report");
+        assert_eq!((left.pending, left.dead), (1, 0));
+        let kinds: Vec<&str> = report
+            .deliveries
+            .iter()
+            .map(|d| d.outcome.as_str())
+            .collect();
+        assert_eq!(kinds, ["spooled", "spooled"]);
+    });
+}

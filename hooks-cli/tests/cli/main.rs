@@ -3,6 +3,7 @@
 mod changed_script;
 mod consent;
 mod deliveries;
+mod durable;
 mod emit_replay;
 mod failsafe;
 mod gateway_hooks;
@@ -10,6 +11,7 @@ mod harness;
 mod help;
 mod host;
 mod inputs;
+mod jetstream;
 mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;

@@ -388,3 +388,82 @@ fn warnings_display_the_file() {
             .starts_with("/h/config.yaml: hooks.outbound[0].url")
     );
 }
+
+#[test]
+fn delivery_mode_max_age_and_max_spool() {
+    let parsed = parse_one(json!({"url": "https://x/h", "events": ["on_session_end"],
+        "delivery": "durable", "max_age": "2h", "max_spool": 50}));
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    let target = &parsed.targets[0];
+    assert_eq!(target.delivery, DeliveryMode::Durable);
+    assert_eq!(target.max_age, Duration::from_secs(7200));
+    assert_eq!(target.max_spool, 50);
+
+    let parsed = parse_one(json!({"url": "https://x/h", "events": ["on_session_end"]}));
+    assert_eq!(parsed.targets[0].delivery, DeliveryMode::BestEffort);
+    assert_eq!(parsed.targets[0].max_age, DEFAULT_MAX_AGE);
+
+    // A misspelt mode fails closed: durable, with a warning naming the key.
+    let parsed = parse_one(json!({"url": "https://x/h", "events": ["on_session_end"],
+        "delivery": "durabel", "max_age": -1, "max_spool": "lots"}));
+    assert_eq!(parsed.targets[0].delivery, DeliveryMode::Durable);
+    assert_eq!(parsed.targets[0].max_spool, DEFAULT_MAX_SPOOL);
+    let keys: Vec<&str> = parsed.warnings.iter().map(|w| w.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "hooks.outbound[0].delivery",
+            "hooks.outbound[0].max_age",
+            "hooks.outbound[0].max_spool"
+        ]
+    );
+
+    let parsed =
+        parse_one(json!({"url": "https://x/h", "events": ["on_session_end"], "max_spool": 5}));
+    assert_eq!(
+        messages(&parsed),
+        ["hooks.outbound[0].max_spool only applies to 'delivery: durable'; ignored"]
+    );
+}
+
+#[test]
+fn nats_targets_take_subject_stream_and_credentials_from_the_environment() {
+    let env = |name: &str| match name {
+        "NATS_TOKEN" => Some("t0ken".to_owned()),
+        _ => None,
+    };
+    let config = config(json!({"hooks": {"outbound": [
+        {"url": "nats://127.0.0.1:4222", "events": ["on_session_end"],
+         "subject": "fleet.events", "stream": "FLEET", "token_env": "NATS_TOKEN"},
+        {"url": "tls://bus:4222", "events": ["subagent_stop"], "subject": "bad.*", "stream": "a.b"},
+        {"url": "nats://bus:4222", "events": ["on_session_end"], "user_env": "NOPE", "password_env": "NOPE"},
+    ]}}));
+    let parsed = parse_config_with_env(&config, &env);
+    assert_eq!(parsed.targets.len(), 2, "{:?}", parsed.warnings);
+    let nats = parsed.targets[0].nats.clone().expect("nats");
+    assert_eq!(
+        (nats.subject.as_str(), nats.stream.as_str()),
+        ("fleet.events", "FLEET")
+    );
+    assert_eq!(
+        nats.token.as_ref().map(NatsCredential::expose),
+        Some("t0ken")
+    );
+    assert!(!format!("{:?}", parsed.targets[0].nats).contains("t0ken"));
+    let defaults = parsed.targets[1].nats.clone().expect("nats");
+    assert_eq!(defaults, NatsTarget::default());
+    let all = messages(&parsed).join("\n");
+    assert!(
+        all.contains("hooks.outbound[1].subject must be a NATS subject"),
+        "{all}"
+    );
+    assert!(
+        all.contains("hooks.outbound[1].stream must be a stream name"),
+        "{all}"
+    );
+    assert!(
+        all.contains("hooks.outbound[2].user_env='NOPE' is not set"),
+        "{all}"
+    );
+    assert!(!all.contains("plain http"), "{all}");
+}

@@ -3,9 +3,13 @@
 //! The reference's §7.4 cases are named by number where they are ported.
 
 mod delivery;
+#[cfg(feature = "durable")]
+mod durable;
 mod failures;
 mod hygiene;
 mod isolation;
+#[cfg(all(feature = "nats", feature = "durable"))]
+mod jetstream;
 mod receiver;
 mod support;
 

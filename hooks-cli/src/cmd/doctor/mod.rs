@@ -65,6 +65,7 @@ pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow:
     let mut report = Report::default();
     shell::check(home, &inventory.shell_hooks, &mut report).await;
     check_outbound(&inventory, &mut report);
+    durable::check(home, &inventory, &mut report).await;
     check_plugins(&inventory.plugins, &mut report);
     check_gateway(&inventory, &mut report);
     check_warnings(&inventory, &mut report);
@@ -102,6 +103,8 @@ pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow:
     }
     Ok(())
 }
+
+mod durable;
 
 fn check_outbound(inventory: &Inventory, report: &mut Report) {
     if inventory.outbound.is_empty() {

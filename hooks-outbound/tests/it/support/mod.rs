@@ -14,6 +14,8 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 
 pub mod logs;
+#[cfg(feature = "nats")]
+pub mod nats;
 
 /// One request the sink saw.
 #[derive(Debug, Clone)]

@@ -1,0 +1,92 @@
+//! `hooks doctor`: how each outbound target delivers — best effort or through
+//! the durable spool (and what the spool holds) — and, for NATS targets,
+//! whether the server and the stream answer.
+
+use std::time::Duration;
+
+use hermes_hooks_core::display::escape as e;
+use hermes_hooks_outbound::DeliveryMode;
+use hermes_hooks_outbound::nats::Probe;
+use hermes_hooks_outbound::spool::{Spool, spool_path};
+
+use super::Report;
+use crate::setup::Home;
+use hermes_hooks_cli::inventory::{Inventory, Kind};
+
+/// How long a NATS server may take to answer the doctor.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Adds the delivery section (nothing without outbound targets).
+pub async fn check(home: &Home, inventory: &Inventory, report: &mut Report) {
+    if inventory.outbound.is_empty() {
+        return;
+    }
+    report.line(format!(
+        "Checking how {} outbound target(s) deliver...\n",
+        inventory.outbound.len()
+    ));
+    let mut spool_checked = false;
+    for row in &inventory.outbound {
+        let label = row.label();
+        match row.target.delivery {
+            DeliveryMode::Durable => report.line(format!(
+                "  - {}: durable (spooled until a 2xx; max_age {}s, max_spool {})",
+                e(&label),
+                row.target.max_age.as_secs(),
+                row.target.max_spool
+            )),
+            _ => report.line(format!(
+                "  - {}: best_effort (in memory, one retry)",
+                e(&label)
+            )),
+        }
+        if row.target.delivery == DeliveryMode::Durable && !spool_checked {
+            spool_checked = true;
+            check_spool(home, &label, report);
+        }
+        match row.probe(PROBE_TIMEOUT).await {
+            Some(Probe::StreamReady) => report.line("      ✓ NATS server answers; stream ready"),
+            Some(Probe::StreamMissing) => report.line(
+                "      ℹ NATS server answers; the stream is missing and is created at the first publish",
+            ),
+            Some(Probe::Unreachable(error)) => report.problem(
+                Kind::Outbound,
+                &label,
+                format!("NATS server not answering: {error}"),
+                "      ",
+            ),
+            _ => {}
+        }
+    }
+    report.line("");
+}
+
+/// The spool's counts; dead letters are a problem (someone has to look at them).
+fn check_spool(home: &Home, label: &str, report: &mut Report) {
+    let path = spool_path(&home.path);
+    let shown = hermes_hooks_cli::show_path(&path);
+    if !path.exists() {
+        report.line(format!("      ℹ spool {shown} not created yet"));
+        return;
+    }
+    match Spool::open(&path).and_then(|spool| spool.counts()) {
+        Ok((pending, 0)) => {
+            report.line(format!("      ✓ spool {shown}: {pending} pending, 0 dead"))
+        }
+        Ok((pending, dead)) => {
+            report.line(format!("      ℹ spool {shown}: {pending} pending"));
+            report.problem(
+                Kind::Outbound,
+                label,
+                format!("{dead} dead letter(s) in the spool — see `hooks spool`, then `hooks spool retry` or `purge --dead`"),
+                "      ",
+            );
+        }
+        Err(error) => report.problem(
+            Kind::Outbound,
+            label,
+            format!("the durable spool cannot be read: {error}"),
+            "      ",
+        ),
+    }
+}

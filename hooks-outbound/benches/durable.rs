@@ -1,0 +1,296 @@
+//! Durable delivery and NATS JetStream, measured by hand and printed as a table:
+//! the emit cost of a durable target next to a best-effort one (p50/p99 on the
+//! emitting thread), JetStream publish throughput (acknowledged) next to the
+//! HTTP sender's, and `hooks deliver --from` worker throughput with 1, 2 and 4
+//! workers into one local receiver.
+//! `cargo bench -p hermes-hooks-outbound --bench durable` (the NATS rows need
+//! `HERMES_TEST_NATS_SERVER` or `nats-server` on PATH, else they are skipped).
+
+use std::convert::Infallible;
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::pin::pin;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_core::{Dispatcher, Event, HookEvent};
+use hermes_hooks_outbound::config::NatsTarget;
+use hermes_hooks_outbound::nats::consumer::{StreamSource, run_stream_worker};
+use hermes_hooks_outbound::{DeliveryMode, Outbound, OutboundOptions, Secret, TargetSpec};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use serde_json::json;
+use tokio::net::TcpListener;
+
+fn event() -> Event {
+    Event::from_json(
+        HookEvent::PostToolCall,
+        json!({"tool_name": "terminal", "args": {"command": "ls -la /work/project/src", "timeout": 60},
+               "result": "x".repeat(700), "session_id": "sess_abc123", "task_id": "task_1",
+               "tool_call_id": "call_0123456789", "duration_ms": 42}),
+    )
+}
+
+fn options(spool: Option<PathBuf>) -> OutboundOptions {
+    OutboundOptions {
+        queue_capacity: 4096,
+        safe_mode: false,
+        context: WireContext {
+            cwd: "/home/user/project".into(),
+            profile: "default".into(),
+        },
+        spool_path: spool,
+        ..OutboundOptions::default()
+    }
+}
+
+fn signed(url: &str) -> TargetSpec {
+    let mut target = TargetSpec::new(url, [HookEvent::PostToolCall]);
+    target.secret = Some(Secret::new("bench-secret-0123456789"));
+    target
+}
+
+fn dispatch_now(outbound: &Outbound, event: &Event) {
+    let mut context = Context::from_waker(Waker::noop());
+    let future = pin!(outbound.dispatch(event));
+    assert!(
+        matches!(future.poll(&mut context), Poll::Ready(_)),
+        "dispatch waited"
+    );
+}
+
+async fn sink() -> (String, Arc<AtomicU64>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    let count = Arc::new(AtomicU64::new(0));
+    let counter = count.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                let service =
+                    hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
+                        let counter = counter.clone();
+                        async move {
+                            let _ = request.into_body().collect().await;
+                            counter.fetch_add(1, Ordering::Relaxed);
+                            Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(b"ok"))))
+                        }
+                    });
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (url, count)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index].as_secs_f64() * 1e6
+}
+
+/// p50 / p99 µs of `samples` emits of `outbound`, in bursts of 100 with a pause.
+async fn emit_cost(outbound: &Outbound, samples: usize) -> (f64, f64) {
+    let event = event();
+    let mut times = Vec::with_capacity(samples);
+    for _ in 0..samples / 100 {
+        for _ in 0..100 {
+            let start = Instant::now();
+            dispatch_now(outbound, &event);
+            times.push(start.elapsed());
+        }
+        outbound.wait_idle(Duration::from_secs(5)).await;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    times.sort();
+    (percentile(&times, 0.5), percentile(&times, 0.99))
+}
+
+/// Events/s until `count` reaches `total` after `emit` queued them.
+async fn throughput(total: u64, count: impl Fn() -> u64, emit: impl FnOnce()) -> f64 {
+    let start = Instant::now();
+    emit();
+    let deadline = start + Duration::from_secs(60);
+    while count() < total && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    count() as f64 / start.elapsed().as_secs_f64()
+}
+
+/// The server, its port, and its store (kept until the server stops).
+struct NatsServer(Child, u16, #[allow(dead_code)] tempfile::TempDir);
+
+impl NatsServer {
+    fn start() -> Option<NatsServer> {
+        let binary = std::env::var_os("HERMES_TEST_NATS_SERVER")
+            .filter(|path| !path.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                std::env::split_paths(&std::env::var_os("PATH")?)
+                    .map(|dir| dir.join("nats-server"))
+                    .find(|path| path.is_file())
+            })?;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .ok()?
+            .port();
+        let store = tempfile::tempdir().ok()?;
+        let child = Command::new(binary)
+            .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+            .arg(store.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(NatsServer(child, port, store))
+    }
+
+    fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.1)
+    }
+}
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn nats_target(url: &str, stream: &str) -> TargetSpec {
+    let mut target = signed(url);
+    target.nats = Some(NatsTarget {
+        stream: stream.to_owned(),
+        subject: format!("bench.{}", stream.to_ascii_lowercase()),
+        ..NatsTarget::default()
+    });
+    target
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(run());
+}
+
+async fn run() {
+    let samples = 2_000;
+    let total = 3_000u64;
+    let mut rows: Vec<String> = Vec::new();
+
+    // Emit cost on the agent's thread: best effort (queued) vs durable (SQLite write).
+    let (url, _) = sink().await;
+    let best = Outbound::new(vec![signed(&url)], options(None)).expect("outbound");
+    let (p50, p99) = emit_cost(&best, samples).await;
+    rows.push(format!(
+        "| emit, best effort, live sink | {p50:.1} | {p99:.1} |"
+    ));
+    let dir = tempfile::tempdir().expect("dir");
+    let mut durable_target = signed(&url);
+    durable_target.delivery = DeliveryMode::Durable;
+    let spool = Some(dir.path().join("spool.sqlite3"));
+    let durable = Outbound::new(vec![durable_target], options(spool)).expect("durable");
+    let (p50, p99) = emit_cost(&durable, samples).await;
+    rows.push(format!(
+        "| emit, durable (spool write, synchronous=FULL), live sink | {p50:.1} | {p99:.1} |"
+    ));
+    durable.stop_spool(Duration::from_secs(10)).await;
+
+    // Throughput, acknowledged: HTTP sender vs JetStream publisher (one lane each).
+    let (url, count) = sink().await;
+    let http = Outbound::new(vec![signed(&url)], options(None)).expect("http");
+    let event = event();
+    let rate = throughput(
+        total,
+        || count.load(Ordering::Relaxed),
+        || {
+            for _ in 0..total {
+                dispatch_now(&http, &event);
+            }
+        },
+    )
+    .await;
+    rows.push(format!(
+        "| HTTP sender, one target, {total} events | {rate:.0} events/s |"
+    ));
+
+    let Some(server) = NatsServer::start() else {
+        rows.push("| JetStream rows | skipped: no nats-server |".to_owned());
+        print(&rows);
+        return;
+    };
+    let nats =
+        Outbound::new(vec![nats_target(&server.url(), "BENCH")], options(None)).expect("nats");
+    dispatch_now(&nats, &event); // connects and creates the stream first
+    nats.wait_idle(Duration::from_secs(10)).await;
+    let published = || nats.stats().delivered.saturating_sub(1);
+    let rate = throughput(total, published, || {
+        for _ in 0..total {
+            dispatch_now(&nats, &event);
+        }
+    })
+    .await;
+    rows.push(format!(
+        "| JetStream publish, acknowledged, one target, {total} events | {rate:.0} events/s |"
+    ));
+
+    // Workers: `total` messages on a fresh stream, k workers on one consumer into one receiver.
+    for workers in [1usize, 2, 4] {
+        let stream = format!("W{workers}");
+        let publisher =
+            Outbound::new(vec![nats_target(&server.url(), &stream)], options(None)).expect("pub");
+        for _ in 0..total {
+            dispatch_now(&publisher, &event);
+        }
+        publisher.wait_idle(Duration::from_secs(60)).await;
+        let (url, count) = sink().await;
+        let targets = vec![signed(&url)];
+        let mut source = StreamSource::new(server.url());
+        source.nats.stream = stream.clone();
+        source.nats.subject = format!("bench.{}", stream.to_ascii_lowercase());
+        let start = Instant::now();
+        let mut tasks = Vec::new();
+        for _ in 0..workers {
+            let (source, targets, count) = (source.clone(), targets.clone(), count.clone());
+            tasks.push(tokio::spawn(async move {
+                let stop = async move {
+                    while count.load(Ordering::Relaxed) < total {
+                        tokio::time::sleep(Duration::from_millis(1)).await;
+                    }
+                };
+                run_stream_worker(&source, &targets, stop).await
+            }));
+        }
+        let deadline = start + Duration::from_secs(120);
+        while count.load(Ordering::Relaxed) < total && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        let rate = count.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64();
+        for task in tasks {
+            let _ = task.await;
+        }
+        rows.push(format!("| `hooks deliver --from` workers: {workers}, {total} messages into one receiver | {rate:.0} events/s |"));
+    }
+    print(&rows);
+}
+
+fn print(rows: &[String]) {
+    println!("\n| row | p50 µs / figure | p99 µs |\n|---|---|---|");
+    for row in rows {
+        println!("{row}");
+    }
+}

@@ -1,0 +1,441 @@
+//! The spool's SQLite file: schema, inserts on the emitting thread, claims with
+//! leases, and what operators do (`hooks spool`: list, retry, purge).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use super::now_ms;
+
+/// How long a writer waits for another process's transaction.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS pending (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    target_key TEXT NOT NULL,
+    target TEXT NOT NULL,
+    event TEXT NOT NULL,
+    delivery_id TEXT NOT NULL UNIQUE,
+    document BLOB NOT NULL,
+    created_ms INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_ms INTEGER NOT NULL,
+    last_error TEXT,
+    lease_until_ms INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS pending_due ON pending (target_key, next_attempt_ms);
+CREATE TABLE IF NOT EXISTS dead (
+    id INTEGER PRIMARY KEY,
+    target_key TEXT NOT NULL,
+    target TEXT NOT NULL,
+    event TEXT NOT NULL,
+    delivery_id TEXT NOT NULL UNIQUE,
+    document BLOB NOT NULL,
+    created_ms INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    last_error TEXT,
+    died_ms INTEGER NOT NULL
+);
+";
+
+/// Why the spool could not be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpoolError {
+    /// The file or its folder could not be created or opened.
+    #[error("spool {path}: {source}")]
+    Io {
+        /// The spool file.
+        path: PathBuf,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// SQLite refused (a corrupt file, a full disk, a lock held too long).
+    #[error("spool {path}: {source}")]
+    Sqlite {
+        /// The spool file.
+        path: PathBuf,
+        /// What SQLite said.
+        source: rusqlite::Error,
+    },
+}
+
+/// A delivery to write to the spool.
+#[derive(Debug, Clone, Copy)]
+pub struct NewDelivery<'a> {
+    /// [`super::target_key`] of the target.
+    pub target_key: &'a str,
+    /// The target's label, for people.
+    pub target: &'a str,
+    /// The event name.
+    pub event: &'a str,
+    /// The delivery id, kept across every attempt.
+    pub delivery_id: &'a str,
+    /// The event's document (the body without `delivery_id` and `timestamp`,
+    /// which each attempt splices in, the timestamp fresh).
+    pub document: &'a [u8],
+    /// The target's `max_spool`: past it the delivery is refused.
+    pub max_rows: u64,
+}
+
+/// Which table a row is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpoolTable {
+    /// Waiting for its (next) attempt.
+    Pending,
+    /// Given up: a 4xx or 3xx answer, or older than `max_age`.
+    Dead,
+}
+
+/// One spooled delivery.
+#[derive(Debug, Clone, Serialize)]
+pub struct SpoolRow {
+    /// The row id (for the worker; operators use `delivery_id`).
+    #[serde(skip)]
+    pub id: i64,
+    /// Pending or dead.
+    pub state: SpoolTable,
+    /// The target's label.
+    pub target: String,
+    /// [`super::target_key`] of the target.
+    #[serde(skip)]
+    pub target_key: String,
+    /// The event name.
+    pub event: String,
+    /// The delivery id.
+    pub delivery_id: String,
+    /// When it was spooled (ms since the epoch).
+    pub created_ms: i64,
+    /// Attempts made so far.
+    pub attempts: u32,
+    /// The last attempt's error.
+    pub last_error: Option<String>,
+    /// Pending: when the next attempt is due (ms since the epoch); dead: when it died.
+    pub next_attempt_ms: i64,
+    /// The document (not shown).
+    #[serde(skip)]
+    pub document: Vec<u8>,
+}
+
+/// The spool of one home, shared by the emitting threads and the worker.
+pub struct Spool {
+    path: PathBuf,
+    connection: Mutex<Connection>,
+}
+
+impl std::fmt::Debug for Spool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spool").field("path", &self.path).finish()
+    }
+}
+
+impl Spool {
+    /// Opens (creating when missing, readable by the owner only) the spool at `path`.
+    pub fn open(path: &Path) -> Result<Spool, SpoolError> {
+        let io = |source| SpoolError::Io {
+            path: path.to_owned(),
+            source,
+        };
+        if let Some(folder) = path.parent() {
+            std::fs::create_dir_all(folder).map_err(io)?;
+        }
+        // Bodies hold tool inputs: the file is created private before SQLite opens it.
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(path)
+                .map_err(io)?;
+        }
+        let sqlite = |source| SpoolError::Sqlite {
+            path: path.to_owned(),
+            source,
+        };
+        let connection = Connection::open(path).map_err(sqlite)?;
+        connection.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
+        connection
+            .pragma_update(None, "journal_mode", "WAL")
+            .map_err(sqlite)?;
+        // FULL: a row `emit` reported as spooled is on disk, even across a power loss.
+        connection
+            .pragma_update(None, "synchronous", "FULL")
+            .map_err(sqlite)?;
+        connection.execute_batch(SCHEMA).map_err(sqlite)?;
+        Ok(Spool {
+            path: path.to_owned(),
+            connection: Mutex::new(connection),
+        })
+    }
+
+    /// The spool file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn with<T>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, SpoolError> {
+        // A panic elsewhere while holding the lock leaves a usable connection.
+        let mut connection = self
+            .connection
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        work(&mut connection).map_err(|source| SpoolError::Sqlite {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    /// Writes `delivery` (due now); `Ok(false)` when its target already holds
+    /// `max_rows` pending deliveries and it was refused.
+    pub fn insert(&self, delivery: &NewDelivery<'_>) -> Result<bool, SpoolError> {
+        self.with(|connection| {
+            let now = now_ms();
+            let inserted = connection.execute(
+                "INSERT INTO pending (target_key, target, event, delivery_id, document, created_ms, next_attempt_ms)
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6
+                 WHERE (SELECT COUNT(*) FROM pending WHERE target_key = ?1) < ?7",
+                params![
+                    delivery.target_key,
+                    delivery.target,
+                    delivery.event,
+                    delivery.delivery_id,
+                    delivery.document,
+                    now,
+                    i64::try_from(delivery.max_rows).unwrap_or(i64::MAX),
+                ],
+            )?;
+            Ok(inserted == 1)
+        })
+    }
+
+    /// Claims at most `limit` due rows of `target_keys` for `lease`: no other
+    /// claimer gets them until the lease ends or they are settled.
+    pub fn claim_due(
+        &self,
+        target_keys: &[String],
+        lease: Duration,
+        limit: usize,
+    ) -> Result<Vec<SpoolRow>, SpoolError> {
+        if target_keys.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        self.with(|connection| {
+            let now = now_ms();
+            let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
+            // IMMEDIATE: the select and the lease are one step for every process.
+            let transaction =
+                connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let keys = placeholders(target_keys.len(), 3);
+            let sql = format!(
+                "SELECT {COLUMNS} FROM pending
+                 WHERE next_attempt_ms <= ?1 AND lease_until_ms <= ?1 AND target_key IN ({keys})
+                 ORDER BY id LIMIT ?2"
+            );
+            let mut values: Vec<rusqlite::types::Value> =
+                vec![now.into(), i64::try_from(limit).unwrap_or(i64::MAX).into()];
+            values.extend(target_keys.iter().map(|key| key.clone().into()));
+            let rows = {
+                let mut statement = transaction.prepare(&sql)?;
+                let rows = statement
+                    .query_map(rusqlite::params_from_iter(values), |row| {
+                        read_row(row, SpoolTable::Pending)
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                let mut lease =
+                    transaction.prepare("UPDATE pending SET lease_until_ms = ?1 WHERE id = ?2")?;
+                for row in &rows {
+                    lease.execute(params![until, row.id])?;
+                }
+                rows
+            };
+            transaction.commit()?;
+            Ok(rows)
+        })
+    }
+
+    /// Row `id` was answered 2xx: it leaves the spool.
+    pub fn settle_delivered(&self, id: i64) -> Result<(), SpoolError> {
+        self.with(|connection| {
+            connection.execute("DELETE FROM pending WHERE id = ?1", [id])?;
+            Ok(())
+        })
+    }
+
+    /// Row `id` failed for now: its next attempt is at `next_attempt_ms`.
+    pub fn settle_retry(
+        &self,
+        id: i64,
+        attempts: u32,
+        next_attempt_ms: i64,
+        error: &str,
+    ) -> Result<(), SpoolError> {
+        self.with(|connection| {
+            connection.execute(
+                "UPDATE pending SET attempts = ?2, next_attempt_ms = ?3, last_error = ?4,
+                 lease_until_ms = 0 WHERE id = ?1",
+                params![id, attempts, next_attempt_ms, error],
+            )?;
+            Ok(())
+        })
+    }
+
+    /// Row `id` is given up (`error` says why): it moves to the dead letters.
+    pub fn settle_dead(&self, id: i64, attempts: u32, error: &str) -> Result<(), SpoolError> {
+        self.with(|connection| {
+            let transaction = connection.transaction()?;
+            transaction.execute(
+                "INSERT OR REPLACE INTO dead (id, target_key, target, event, delivery_id, document,
+                    created_ms, attempts, last_error, died_ms)
+                 SELECT id, target_key, target, event, delivery_id, document, created_ms, ?2, ?3, ?4
+                 FROM pending WHERE id = ?1",
+                params![id, attempts, error, now_ms()],
+            )?;
+            transaction.execute("DELETE FROM pending WHERE id = ?1", [id])?;
+            transaction.commit()
+        })
+    }
+
+    /// Gives back the leases of rows `ids` (a worker stopping before it sent them).
+    pub fn release(&self, ids: &[i64]) -> Result<(), SpoolError> {
+        self.with(|connection| {
+            let mut statement =
+                connection.prepare("UPDATE pending SET lease_until_ms = 0 WHERE id = ?1")?;
+            for id in ids {
+                statement.execute([id])?;
+            }
+            Ok(())
+        })
+    }
+
+    /// When the next row of `target_keys` is due (ms since the epoch), if any is pending.
+    pub fn next_due_ms(&self, target_keys: &[String]) -> Result<Option<i64>, SpoolError> {
+        if target_keys.is_empty() {
+            return Ok(None);
+        }
+        self.with(|connection| {
+            let sql = format!(
+                "SELECT MIN(MAX(next_attempt_ms, lease_until_ms)) FROM pending WHERE target_key IN ({})",
+                placeholders(target_keys.len(), 1)
+            );
+            connection
+                .query_row(&sql, rusqlite::params_from_iter(target_keys), |row| {
+                    row.get::<_, Option<i64>>(0)
+                })
+                .optional()
+                .map(Option::flatten)
+        })
+    }
+
+    /// Every row of `table`, oldest first.
+    pub fn list(&self, table: SpoolTable) -> Result<Vec<SpoolRow>, SpoolError> {
+        self.with(|connection| {
+            let sql = match table {
+                SpoolTable::Pending => format!("SELECT {COLUMNS} FROM pending ORDER BY id"),
+                SpoolTable::Dead => format!("SELECT {DEAD_COLUMNS} FROM dead ORDER BY died_ms, id"),
+            };
+            let mut statement = connection.prepare(&sql)?;
+            statement
+                .query_map([], |row| read_row(row, table))?
+                .collect()
+        })
+    }
+
+    /// How many rows are pending and dead.
+    pub fn counts(&self) -> Result<(u64, u64), SpoolError> {
+        self.with(|connection| {
+            connection.query_row(
+                "SELECT (SELECT COUNT(*) FROM pending), (SELECT COUNT(*) FROM dead)",
+                [],
+                |row| Ok((row.get::<_, u64>(0)?, row.get::<_, u64>(1)?)),
+            )
+        })
+    }
+
+    /// Makes delivery `delivery_id` (or, with `None`, every row) due now: a
+    /// dead one goes back to pending with its attempts kept. Returns how many.
+    pub fn retry(&self, delivery_id: Option<&str>) -> Result<usize, SpoolError> {
+        self.with(|connection| {
+            let transaction = connection.transaction()?;
+            let now = now_ms();
+            let filter = if delivery_id.is_some() {
+                "WHERE delivery_id = ?2"
+            } else {
+                "WHERE ?2 IS NULL"
+            };
+            transaction.execute(
+                &format!(
+                    "INSERT OR IGNORE INTO pending (target_key, target, event, delivery_id, document,
+                        created_ms, attempts, next_attempt_ms, last_error)
+                     SELECT target_key, target, event, delivery_id, document, ?1, attempts, ?1, last_error
+                     FROM dead {filter} ORDER BY id"
+                ),
+                params![now, delivery_id],
+            )?;
+            // ?1 is unused here; numbered parameters still count it.
+            transaction.execute(
+                &format!("DELETE FROM dead {filter} AND ?1 IS NOT NULL"),
+                params![now, delivery_id],
+            )?;
+            let due = transaction.execute(
+                &format!(
+                    "UPDATE pending SET next_attempt_ms = ?1 {filter} AND lease_until_ms <= ?1"
+                ),
+                params![now, delivery_id],
+            )?;
+            transaction.commit()?;
+            // Revived rows are counted by the update, which made them due again.
+            Ok(due)
+        })
+    }
+
+    /// Deletes the dead letters (`dead_only`) or every row; returns how many.
+    pub fn purge(&self, dead_only: bool) -> Result<usize, SpoolError> {
+        self.with(|connection| {
+            let mut removed = connection.execute("DELETE FROM dead", [])?;
+            if !dead_only {
+                removed += connection.execute("DELETE FROM pending", [])?;
+            }
+            Ok(removed)
+        })
+    }
+}
+
+const COLUMNS: &str = "id, target_key, target, event, delivery_id, document, created_ms, attempts, \
+                       last_error, next_attempt_ms";
+const DEAD_COLUMNS: &str = "id, target_key, target, event, delivery_id, document, created_ms, attempts, last_error, died_ms";
+
+fn read_row(row: &rusqlite::Row<'_>, state: SpoolTable) -> rusqlite::Result<SpoolRow> {
+    Ok(SpoolRow {
+        id: row.get(0)?,
+        state,
+        target_key: row.get(1)?,
+        target: row.get(2)?,
+        event: row.get(3)?,
+        delivery_id: row.get(4)?,
+        document: row.get(5)?,
+        created_ms: row.get(6)?,
+        attempts: row.get(7)?,
+        last_error: row.get(8)?,
+        next_attempt_ms: row.get(9)?,
+    })
+}
+
+/// `?first, ?first+1, ...` for `count` values.
+fn placeholders(count: usize, first: usize) -> String {
+    (first..first + count)
+        .map(|index| format!("?{index}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,457 @@
+//! The spool's delivery worker: claims due rows, POSTs each once (fresh
+//! timestamp, same `delivery_id`), and settles it: 2xx leaves the spool, 4xx
+//! and 3xx (and `max_age`) make a dead letter, anything else is retried after
+//! an exponential backoff with jitter.
+//!
+//! A host runs one in the background ([`crate::Outbound`] spawns it when a
+//! target is durable); `hooks deliver` runs one in the foreground. Any number
+//! may share a spool: rows are leased when claimed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, SystemTime};
+
+use reqwest::header::LOCATION;
+use tokio::sync::Notify;
+use tokio::task::JoinSet;
+
+use super::{Spool, SpoolError, SpoolRow, now_ms, target_key};
+use crate::TargetSpec;
+use crate::request::{EventDocument, PreparedDelivery, iso_timestamp};
+
+/// Rows claimed per pass.
+const BATCH: usize = 64;
+/// How long an idle worker sleeps before looking again (other processes
+/// write to the same spool without waking it).
+const IDLE_POLL: Duration = Duration::from_millis(500);
+/// The lease on a claimed row beyond the longest attempt.
+const LEASE_MARGIN: Duration = Duration::from_secs(10);
+
+/// What one pass of [`SpoolWorker::drain_once`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DrainPass {
+    /// Rows claimed (and attempted, unless the worker was stopped first).
+    pub claimed: usize,
+    /// Answered 2xx: gone from the spool.
+    pub delivered: usize,
+    /// Failed for now: due again after their backoff.
+    pub retrying: usize,
+    /// Moved to the dead letters (4xx, 3xx, `max_age`).
+    pub dead: usize,
+}
+
+impl DrainPass {
+    fn add(&mut self, other: DrainPass) {
+        self.claimed += other.claimed;
+        self.delivered += other.delivered;
+        self.retrying += other.retrying;
+        self.dead += other.dead;
+    }
+}
+
+/// Delivers the rows of its targets from one spool.
+#[derive(Clone)]
+pub struct SpoolWorker {
+    spool: Arc<Spool>,
+    targets: Arc<HashMap<String, Arc<TargetSpec>>>,
+    keys: Arc<Vec<String>>,
+    client: reqwest::Client,
+    #[cfg(feature = "nats")]
+    publishers: Arc<HashMap<String, Arc<crate::nats::NatsPublisher>>>,
+    backoff: (Duration, Duration),
+    stopping: Arc<AtomicBool>,
+    wake: Arc<Notify>,
+}
+
+impl std::fmt::Debug for SpoolWorker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpoolWorker")
+            .field("spool", &self.spool)
+            .field("targets", &self.targets.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SpoolWorker {
+    /// A worker for `targets`' rows of `spool` (other targets' rows are left
+    /// alone), sending with `client`.
+    pub fn new(
+        spool: Arc<Spool>,
+        targets: impl IntoIterator<Item = Arc<TargetSpec>>,
+        client: reqwest::Client,
+    ) -> SpoolWorker {
+        let targets: HashMap<String, Arc<TargetSpec>> = targets
+            .into_iter()
+            .map(|target| (target_key(&target), target))
+            .collect();
+        let keys = targets.keys().cloned().collect();
+        #[cfg(feature = "nats")]
+        let publishers = targets
+            .iter()
+            .filter(|(_, target)| target.nats.is_some())
+            .map(|(key, target)| {
+                let publisher = crate::nats::NatsPublisher::new(target.clone());
+                (key.clone(), Arc::new(publisher))
+            })
+            .collect();
+        SpoolWorker {
+            #[cfg(feature = "nats")]
+            publishers: Arc::new(publishers),
+            spool,
+            targets: Arc::new(targets),
+            keys: Arc::new(keys),
+            client,
+            backoff: (Duration::from_secs(1), Duration::from_secs(300)),
+            stopping: Arc::new(AtomicBool::new(false)),
+            wake: Arc::new(Notify::new()),
+        }
+    }
+
+    /// A worker for the `delivery: durable` targets among `targets`, with its
+    /// own HTTP client (what `hooks deliver` runs).
+    pub fn for_targets(
+        spool: Arc<Spool>,
+        targets: &[TargetSpec],
+    ) -> Result<SpoolWorker, crate::OutboundError> {
+        let durable = targets
+            .iter()
+            .filter(|target| target.delivery == crate::DeliveryMode::Durable)
+            .map(|target| Arc::new(target.clone()));
+        Ok(SpoolWorker::new(
+            spool,
+            durable,
+            crate::outbound::http_client()?,
+        ))
+    }
+
+    /// How many targets it delivers to.
+    pub fn target_count(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Whether a row of the spool belongs to one of its targets.
+    pub fn serves(&self, row: &SpoolRow) -> bool {
+        self.targets.contains_key(&row.target_key)
+    }
+
+    /// The first retry waits about `base`, each later one twice as long, at
+    /// most `cap` (defaults 1 s and 5 min); each wait is jittered to 50–100 %.
+    #[must_use]
+    pub fn with_backoff(mut self, base: Duration, cap: Duration) -> SpoolWorker {
+        self.backoff = (base, cap.max(base));
+        self
+    }
+
+    /// The spool it drains.
+    pub fn spool(&self) -> &Arc<Spool> {
+        &self.spool
+    }
+
+    /// Wakes the worker at once (a row was just written).
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    /// Claims the due rows (one batch) and attempts each once; the rows of
+    /// one target go in order, targets in parallel.
+    pub async fn drain_once(&self) -> Result<DrainPass, SpoolError> {
+        let longest = self
+            .targets
+            .values()
+            .map(|target| target.timeout)
+            .max()
+            .unwrap_or_default();
+        let rows = self
+            .spool
+            .claim_due(&self.keys, longest + LEASE_MARGIN, BATCH)?;
+        let mut by_target: HashMap<String, Vec<SpoolRow>> = HashMap::new();
+        for row in rows {
+            by_target
+                .entry(row.target_key.clone())
+                .or_default()
+                .push(row);
+        }
+        let mut groups = JoinSet::new();
+        for (key, rows) in by_target {
+            let Some(target) = self.targets.get(&key).cloned() else {
+                continue;
+            };
+            let worker = self.clone();
+            groups.spawn(async move { worker.deliver_group(&target, rows).await });
+        }
+        let mut pass = DrainPass::default();
+        while let Some(done) = groups.join_next().await {
+            match done {
+                Ok(Ok(group)) => pass.add(group),
+                Ok(Err(error)) => return Err(error),
+                Err(error) => tracing::warn!("outbound spool worker task failed: {error}"),
+            }
+        }
+        Ok(pass)
+    }
+
+    /// Drains until [`WorkerHandle::stop`]: passes while rows are due, else a
+    /// sleep until the next is due (at most half a second) or a wake-up.
+    pub fn spawn(self, runtime: &tokio::runtime::Handle) -> WorkerHandle {
+        let worker = self.clone();
+        let task = runtime.spawn(async move { worker.run().await });
+        WorkerHandle {
+            worker: self,
+            task: Some(task),
+        }
+    }
+
+    async fn run(&self) -> DrainPass {
+        let mut totals = DrainPass::default();
+        let mut failures = 0u32;
+        while !self.stopping.load(Ordering::Acquire) {
+            let wait = match self.drain_once().await {
+                Ok(pass) if pass.claimed > 0 => {
+                    failures = 0;
+                    totals.add(pass);
+                    continue;
+                }
+                Ok(_) => self.idle_wait(),
+                Err(error) => {
+                    // A locked or full disk: said once per streak, retried calmly.
+                    if failures == 0 {
+                        tracing::warn!("outbound spool: {error}; retrying");
+                    }
+                    failures = failures.saturating_add(1);
+                    Duration::from_secs(1)
+                }
+            };
+            let notified = self.wake.notified();
+            let _ = tokio::time::timeout(wait, notified).await;
+        }
+        totals
+    }
+
+    fn idle_wait(&self) -> Duration {
+        match self.spool.next_due_ms(&self.keys) {
+            Ok(Some(due)) => {
+                let millis = u64::try_from(due.saturating_sub(now_ms())).unwrap_or(0);
+                Duration::from_millis(millis).clamp(Duration::from_millis(5), IDLE_POLL)
+            }
+            _ => IDLE_POLL,
+        }
+    }
+
+    async fn deliver_group(
+        &self,
+        target: &TargetSpec,
+        rows: Vec<SpoolRow>,
+    ) -> Result<DrainPass, SpoolError> {
+        let mut pass = DrainPass::default();
+        let url = reqwest::Url::parse(&target.url);
+        let mut rows = rows.into_iter();
+        while let Some(row) = rows.next() {
+            if self.stopping.load(Ordering::Acquire) {
+                // Stopped: the rest go back unsent, for the next worker.
+                let unsent: Vec<i64> = std::iter::once(row.id)
+                    .chain(rows.map(|row| row.id))
+                    .collect();
+                self.spool.release(&unsent)?;
+                break;
+            }
+            pass.claimed += 1;
+            let attempts = row.attempts.saturating_add(1);
+            let age = now_ms().saturating_sub(row.created_ms);
+            if u128::try_from(age).unwrap_or(0) > target.max_age.as_millis() {
+                let error = format!(
+                    "older than max_age ({}s){}",
+                    target.max_age.as_secs(),
+                    row.last_error
+                        .as_deref()
+                        .map(|last| format!("; last error: {last}"))
+                        .unwrap_or_default()
+                );
+                self.bury(target, &row, row.attempts, &error)?;
+                pass.dead += 1;
+                continue;
+            }
+            let outcome = match &url {
+                #[cfg(feature = "nats")]
+                Ok(_) if let Some(publisher) = self.publishers.get(&row.target_key) => {
+                    publish(publisher, &row).await
+                }
+                Ok(url) => attempt(&self.client, url, target, &row).await,
+                Err(error) => Attempt::Dead(format!("invalid url: {error}")),
+            };
+            match outcome {
+                Attempt::Delivered => {
+                    tracing::debug!(
+                        "outbound webhook delivered from the spool: {} -> {}",
+                        row.event,
+                        target.label()
+                    );
+                    self.spool.settle_delivered(row.id)?;
+                    pass.delivered += 1;
+                }
+                Attempt::Dead(error) => {
+                    self.bury(target, &row, attempts, &error)?;
+                    pass.dead += 1;
+                }
+                Attempt::Retry(error) => {
+                    let delay = self.backoff_after(attempts, &row.delivery_id);
+                    tracing::debug!(
+                        "outbound spool attempt {attempts} failed (event={} target={}): {error} — next in {:.1}s",
+                        row.event,
+                        target.label(),
+                        delay.as_secs_f64()
+                    );
+                    let next = now_ms()
+                        .saturating_add(i64::try_from(delay.as_millis()).unwrap_or(i64::MAX));
+                    self.spool.settle_retry(row.id, attempts, next, &error)?;
+                    pass.retrying += 1;
+                }
+            }
+        }
+        Ok(pass)
+    }
+
+    fn bury(
+        &self,
+        target: &TargetSpec,
+        row: &SpoolRow,
+        attempts: u32,
+        error: &str,
+    ) -> Result<(), SpoolError> {
+        tracing::warn!(
+            "outbound webhook dead-lettered (event={} target={} delivery={}): {error} — see `hooks spool`",
+            row.event,
+            target.label(),
+            row.delivery_id
+        );
+        self.spool.settle_dead(row.id, attempts, error)
+    }
+
+    /// The wait after failed attempt `attempts`: `base × 2^(attempts-1)` up to
+    /// the cap, times a factor in [0.5, 1) so retrying workers spread out.
+    fn backoff_after(&self, attempts: u32, delivery_id: &str) -> Duration {
+        let (base, cap) = self.backoff;
+        let exponent = attempts.saturating_sub(1).min(20);
+        let full = base.saturating_mul(1 << exponent).min(cap);
+        let noise = jitter(delivery_id, attempts);
+        full.mul_f64(0.5 + noise / 2.0)
+    }
+}
+
+/// A number in [0, 1) that differs per delivery, attempt and moment.
+fn jitter(delivery_id: &str, attempts: u32) -> f64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write(delivery_id.as_bytes());
+    hasher.write_u32(attempts);
+    (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// The running worker of a host; stop it at shutdown.
+#[derive(Debug)]
+pub struct WorkerHandle {
+    worker: SpoolWorker,
+    task: Option<tokio::task::JoinHandle<DrainPass>>,
+}
+
+impl WorkerHandle {
+    /// Wakes the worker (a row was just written).
+    pub fn wake(&self) {
+        self.worker.wake();
+    }
+
+    /// The spool it drains.
+    pub fn spool(&self) -> &Arc<Spool> {
+        self.worker.spool()
+    }
+
+    /// Stops claiming rows and waits, at most `timeout`, for the attempts in
+    /// flight; true when it stopped in time. Rows it claimed but did not send
+    /// are released; an attempt cut off by the bound keeps its lease, so
+    /// another worker resends it once the lease ends (same `delivery_id`).
+    pub async fn stop(&mut self, timeout: Duration) -> bool {
+        self.worker.stopping.store(true, Ordering::Release);
+        self.worker.wake.notify_one();
+        let Some(task) = self.task.take() else {
+            return true;
+        };
+        let abort = task.abort_handle();
+        match tokio::time::timeout(timeout, task).await {
+            Ok(_) => true,
+            Err(_) => {
+                abort.abort();
+                false
+            }
+        }
+    }
+}
+
+impl Drop for WorkerHandle {
+    fn drop(&mut self) {
+        self.worker.stopping.store(true, Ordering::Release);
+        self.worker.wake.notify_one();
+    }
+}
+
+enum Attempt {
+    Delivered,
+    Retry(String),
+    Dead(String),
+}
+
+/// One publish of `row` to its NATS target (fresh timestamp, same id).
+#[cfg(feature = "nats")]
+async fn publish(publisher: &crate::nats::NatsPublisher, row: &SpoolRow) -> Attempt {
+    let now = SystemTime::now();
+    let document = EventDocument::from_bytes(row.document.clone());
+    let delivery = PreparedDelivery::taking(document, &row.delivery_id, now, &iso_timestamp(now));
+    match publisher.publish(&row.event, &delivery).await {
+        Ok(_) => Attempt::Delivered,
+        Err(error) => Attempt::Retry(error),
+    }
+}
+
+/// One POST of `row` to `target`: its document with the same `delivery_id`
+/// and a fresh `timestamp`, signed now.
+async fn attempt(
+    client: &reqwest::Client,
+    url: &reqwest::Url,
+    target: &TargetSpec,
+    row: &SpoolRow,
+) -> Attempt {
+    let now = SystemTime::now();
+    let document = EventDocument::from_bytes(row.document.clone());
+    let delivery = PreparedDelivery::taking(document, &row.delivery_id, now, &iso_timestamp(now));
+    let headers = delivery.headers(&row.event, target);
+    let sent = client
+        .post(url.clone())
+        .timeout(target.timeout)
+        .headers(headers)
+        .body(delivery.body)
+        .send()
+        .await;
+    let response = match sent {
+        Ok(response) => response,
+        Err(error) => return Attempt::Retry(crate::delivery::describe(&error, target)),
+    };
+    let status = response.status();
+    let location = response
+        .headers()
+        .get(LOCATION)
+        .and_then(|value| value.to_str().ok())
+        .map(crate::redact::redact_url);
+    crate::delivery::drain(response).await;
+    let code = status.as_u16();
+    if status.is_success() {
+        Attempt::Delivered
+    } else if status.is_redirection() {
+        Attempt::Dead(format!(
+            "HTTP {code} redirect to {} (not followed)",
+            location.as_deref().unwrap_or("?")
+        ))
+    } else if status.is_client_error() {
+        Attempt::Dead(format!("HTTP {code} (rejected)"))
+    } else {
+        Attempt::Retry(format!("HTTP {code}"))
+    }
+}
