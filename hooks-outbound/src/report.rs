@@ -114,6 +114,10 @@ pub struct DeliveryTotals {
     /// Still queued or in flight when a flush ran out of time (one that
     /// finishes later is counted again by how it ended).
     pub abandoned: u64,
+    /// Written to the durable spool (sent later by its worker).
+    pub spooled: u64,
+    /// Acknowledged by a NATS JetStream stream.
+    pub published: u64,
 }
 
 impl DeliveryTotals {
@@ -126,6 +130,8 @@ impl DeliveryTotals {
             DeliveryOutcome::Failed { .. } => &mut self.failed,
             DeliveryOutcome::Dropped => &mut self.dropped,
             DeliveryOutcome::Abandoned => &mut self.abandoned,
+            DeliveryOutcome::Spooled => &mut self.spooled,
+            DeliveryOutcome::Published => &mut self.published,
         };
         *counter += 1;
     }
@@ -138,6 +144,8 @@ impl DeliveryTotals {
             + self.failed
             + self.dropped
             + self.abandoned
+            + self.spooled
+            + self.published
     }
 
     /// The non-zero counts in words, e.g. `500 delivered, 199500 dropped`
@@ -150,6 +158,8 @@ impl DeliveryTotals {
             (self.failed, "failed"),
             (self.dropped, "dropped"),
             (self.abandoned, "abandoned"),
+            (self.spooled, "spooled"),
+            (self.published, "published"),
         ]
         .iter()
         .filter(|(count, _)| *count > 0)
