@@ -31,29 +31,61 @@ static INT: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 static NULL: LazyLock<Regex> = LazyLock::new(|| regex(r"^(?:~|null|Null|NULL|)$"));
+static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
+    regex(concat!(
+        r"^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]",
+        r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?",
+        r"(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?",
+        r"(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$"
+    ))
+});
+
+/// The tag PyYAML's implicit resolvers give a plain scalar, tried in its
+/// order: bool, float, int, merge (`<<`), null, timestamp, value (`=`), else str.
+pub(super) fn implicit_tag(text: &str) -> &'static str {
+    if BOOL.is_match(text) {
+        "tag:yaml.org,2002:bool"
+    } else if FLOAT.is_match(text) {
+        "tag:yaml.org,2002:float"
+    } else if INT.is_match(text) {
+        "tag:yaml.org,2002:int"
+    } else if text == "<<" {
+        "tag:yaml.org,2002:merge"
+    } else if NULL.is_match(text) {
+        "tag:yaml.org,2002:null"
+    } else if TIMESTAMP.is_match(text) {
+        "tag:yaml.org,2002:timestamp"
+    } else if text == "=" {
+        "tag:yaml.org,2002:value"
+    } else {
+        "tag:yaml.org,2002:str"
+    }
+}
+
+/// Python's `str()` of the float a `!!float` key holds when JSON cannot hold
+/// it (`inf`, `-inf`, `nan`), so such keys are spelled as Python spells them.
+pub(super) fn nonfinite_key(text: &str) -> Option<&'static str> {
+    let cleaned: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let (negative, body) = split_sign(&cleaned);
+    let value = match body {
+        ".inf" => f64::INFINITY,
+        ".nan" => return Some("nan"),
+        _ => body.parse::<f64>().ok()?,
+    };
+    match (value.is_infinite(), negative) {
+        (true, false) => Some("inf"),
+        (true, true) => Some("-inf"),
+        _ => None,
+    }
+}
 
 fn regex(pattern: &str) -> Regex {
     // The patterns are constants checked by the tests; a typo is a bug caught there.
     Regex::new(pattern).unwrap_or_else(|error| unreachable!("bad resolver pattern: {error}"))
-}
-
-/// The value of a plain scalar with no tag.
-pub(super) fn plain(text: &str) -> Value {
-    if BOOL.is_match(text) {
-        Value::Bool(matches!(
-            text.to_ascii_lowercase().as_str(),
-            "yes" | "true" | "on"
-        ))
-    } else if FLOAT.is_match(text) {
-        float(text)
-    } else if INT.is_match(text) {
-        int(text)
-    } else if NULL.is_match(text) {
-        Value::Null
-    } else {
-        // Timestamps, `=` and `<<` outside a key stay text: JSON has no such type.
-        Value::String(text.to_owned())
-    }
 }
 
 /// The value of a scalar with the core tag `suffix` (`!!int` → `int`).

@@ -1,0 +1,227 @@
+//! The differential test against PyYAML: a seeded corpus plus every YAML
+//! file of the workspace, each read by PyYAML's `SafeLoader` (one Python
+//! process for all of them) and by [`super::parse`], compared value for
+//! value. Under `CI=true` a missing PyYAML fails the test.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::fuzz_gen::corpus;
+
+/// The seed and size of the generated corpus.
+const SEED: u64 = 0x4845_524d_4553;
+const DOCUMENTS: usize = 3000;
+
+/// Documents PyYAML refuses and this reader reads, on purpose: one odd value
+/// should not turn every hook off, so what JSON can carry is kept and the
+/// reader of that key rejects it. Matched against PyYAML's error text.
+pub(super) const LENIENT: &[(&str, &str)] = &[
+    (
+        "could not determine a constructor for the tag",
+        "an unknown tag, or a plain `=`/`<<` used as a value, is kept as text",
+    ),
+    (
+        "for merging",
+        "a `<<` whose value is not a mapping (or list of mappings) is skipped",
+    ),
+    (
+        "found unhashable key",
+        "a mapping or sequence used as a key is spelled as its JSON text",
+    ),
+    (
+        "ValueError",
+        "text a core tag cannot convert (`!!int x`, an impossible date) is kept as text",
+    ),
+    (
+        "KeyError",
+        "`!!bool` on text that is no boolean is kept as text",
+    ),
+    (
+        "IndexError",
+        "`!!int ''` (PyYAML crashes on it) is kept as text",
+    ),
+    (
+        "TypeError",
+        "a core tag on the wrong kind of node is ignored",
+    ),
+    (
+        "expected a",
+        "a core tag on the wrong kind of node is ignored",
+    ),
+    (
+        "while constructing an ordered map",
+        "`!!omap`/`!!pairs` of odd items are read as a plain sequence",
+    ),
+    ("binascii", "`!!binary` that is not base64 is kept as text"),
+];
+
+/// Documents PyYAML reads and this reader refuses: out of reach for JSON.
+pub(super) const OUT_OF_REACH: &[(&str, &str)] = &[
+    (
+        "is not a character",
+        "a lone surrogate escape (`\\ud800`) cannot be a Rust or JSON string",
+    ),
+    (
+        "recursive structure",
+        "an alias inside its own anchor builds a cycle JSON cannot hold",
+    ),
+    (
+        "nesting deeper",
+        "nesting past MAX_DEPTH is refused to bound the stack",
+    ),
+];
+
+fn workspace_yaml_files() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" {
+                    stack.push(path);
+                }
+            } else if name.ends_with(".yaml") || name.ends_with(".yml") {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Whether `ours` is what PyYAML built (`theirs`, marked where JSON cannot
+/// carry PyYAML's value).
+fn same(ours: &Value, theirs: &Value) -> bool {
+    match (ours, theirs) {
+        (Value::String(_), Value::Object(marker))
+            if marker.len() == 1
+                && (marker.contains_key("$timestamp")
+                    || marker.contains_key("$binary")
+                    || marker.contains_key("$nonfinite")) =>
+        {
+            true
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|((ka, va), (kb, vb))| {
+                    (ka == kb || kb == "$timestamp-key") && same(va, vb)
+                })
+        }
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        _ => ours == theirs,
+    }
+}
+
+fn oracle(python: &Path, docs: &[String]) -> Result<Vec<Value>, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(python)
+        .args(["-c", include_str!("pyyaml_oracle.py")])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| format!("{}: {error}", python.display()))?;
+    let input = serde_json::to_string(docs).map_err(|error| error.to_string())?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().map_err(|e| e.to_string())?;
+    let _ = writer.join();
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).map_err(|e| e.to_string()))
+        .collect()
+}
+
+fn reference_python() -> Result<PathBuf, String> {
+    let python = std::env::var_os("HERMES_REFERENCE_PYTHON")
+        .map(PathBuf::from)
+        .ok_or("HERMES_REFERENCE_PYTHON is not set")?;
+    if !python.exists() {
+        return Err(format!("{} does not exist", python.display()));
+    }
+    Ok(python)
+}
+
+#[test]
+fn reads_what_pyyaml_reads() {
+    let in_ci = std::env::var("CI").is_ok_and(|value| value == "true");
+    let python = match reference_python() {
+        Ok(python) => python,
+        Err(reason) if in_ci => panic!("CI=true and no PyYAML to compare with: {reason}"),
+        Err(reason) => {
+            eprintln!("skipped: {reason} (set it to a Python with PyYAML)");
+            return;
+        }
+    };
+    let mut names: Vec<String> = Vec::new();
+    let mut docs = corpus(SEED, DOCUMENTS);
+    names.extend((0..docs.len()).map(|index| format!("generated #{index} (seed {SEED:#x})")));
+    for path in workspace_yaml_files() {
+        if let Ok(text) = std::fs::read_to_string(&path) {
+            names.push(path.display().to_string());
+            docs.push(text);
+        }
+    }
+    let results = oracle(&python, &docs).unwrap_or_else(|error| panic!("PyYAML failed: {error}"));
+    assert_eq!(results.len(), docs.len(), "one PyYAML result per document");
+    let mut failures = Vec::new();
+    let (mut agreed, mut lenient, mut both_reject) = (0, 0, 0);
+    for ((name, doc), result) in names.iter().zip(&docs).zip(&results) {
+        let ours = super::parse(doc);
+        match (
+            result.get("ok"),
+            result.get("err").and_then(Value::as_str),
+            &ours,
+        ) {
+            (Some(theirs), _, Ok(value)) if same(value, theirs) => agreed += 1,
+            (Some(theirs), _, Ok(value)) => {
+                failures.push(format!(
+                    "{name} {doc:?}\n  PyYAML: {theirs}\n  ours:   {value}"
+                ));
+            }
+            (Some(_), _, Err(error))
+                if OUT_OF_REACH.iter().any(|(m, _)| error.message.contains(m)) =>
+            {
+                both_reject += 1;
+            }
+            (Some(theirs), _, Err(error)) => {
+                failures.push(format!(
+                    "{name} {doc:?}\n  PyYAML: {theirs}\n  ours:   error {error}"
+                ));
+            }
+            (None, _, Err(_)) => both_reject += 1,
+            (None, Some(error), Ok(_)) if LENIENT.iter().any(|(m, _)| error.contains(m)) => {
+                lenient += 1;
+            }
+            (None, error, Ok(value)) => failures.push(format!(
+                "{name} {doc:?}\n  PyYAML: error {}\n  ours:   {value}",
+                error.unwrap_or("?")
+            )),
+        }
+    }
+    eprintln!(
+        "{} documents: {agreed} same value, {both_reject} refused by both, {lenient} read only here (pinned)",
+        docs.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} documents differ from PyYAML:\n{}",
+        failures.len(),
+        docs.len(),
+        failures[..failures.len().min(15)].join("\n")
+    );
+}
