@@ -1,5 +1,6 @@
 //! The `hooks` binary, run as a user would, against temporary Hermes homes.
 
+mod config_scopes;
 mod consent;
 mod deliveries;
 mod emit_replay;
