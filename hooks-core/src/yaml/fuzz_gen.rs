@@ -46,6 +46,13 @@ const TEMPLATES: &[&str] = &[
     "? complex\n: value\nempty:\nnull_key: ~\nnums: [0x1F, 017, 1_000, 1:30, .5, 1e5, 1.0e+2, -.inf, .NaN]\n",
     "bools: [yes, No, on, OFF, y, n, True, tRUE]\nstrs: [\"a\\tb\", 'c\\d', \"\\u263A\", \"x\\\n  y\"]\n",
     "a:\n  b:\n    c: 1\n  d: 2\ne: 3\n",
+    "%TAG !e! tag:example.com,2000:\n--- !!map\nset: !!set {a, b}\nomap: !!omap [a: 1, b: 2]\npairs: !!pairs [{a: 1}]\nbin: !!binary aGVsbG8=\n...\n",
+    "plain: this is\n  folded over\n\n  lines\nquoted: 'single\n\n  folded'\ndq: \"esc \\x41 \\N \\L \\_ \\e\"\n",
+    "? [a, b]\n: seq key\n? {x: 1}\n: map key\n1: int\n1.5: float\nnull: n\ntrue: t\n.inf: i\n",
+    "lit: |2\n   indented\n  less\nfold: >-\n  a\n  b\n\n  c\nkeep: |+\n  k\n\nend: 1\n",
+    "- &x {a: 1}\n- *x\n- [*x, *x]\n- {<<: [*x, {b: 2}], c: 3}\n- !!str &y 12\n- *y\n",
+    "flow: {a: [1, {b: c}], 'd': \"e\", ? f : g, h}\nseq: [a, b: c, ? d]\nempty: [ ]\nm: { }\n",
+    "k: v # comment\n# full line\nlist:\n- a # c\n-   b\n- - nested\n  - more\n-\n  x: 1\n",
 ];
 
 /// Fragments inserted or substituted by the mutations.
@@ -123,7 +130,12 @@ const FRAGMENTS: &[&str] = &[
 
 fn mutate(rng: &mut Rng, text: &str) -> String {
     let mut chars: Vec<char> = text.chars().collect();
-    for _ in 0..=rng.below(3) {
+    let operations = match rng.below(10) {
+        0..=5 => 1,
+        6..=8 => 2,
+        _ => 3,
+    };
+    for _ in 0..operations {
         let at = rng.below(chars.len() + 1);
         let fragment: Vec<char> = rng.pick(FRAGMENTS).chars().collect();
         match rng.below(3) {
@@ -265,6 +277,22 @@ fn build(rng: &mut Rng, out: &mut String, indent: usize, depth: usize) {
     }
 }
 
+/// A whole-document change: every line break one kind, a leading BOM, or
+/// the indentation doubled.
+fn transform(rng: &mut Rng, text: &str) -> String {
+    match rng.below(6) {
+        0 => text.replace(
+            '\n',
+            rng.pick(&["\u{85}", "\u{2028}", "\u{2029}", "\r\n", "\r"]),
+        ),
+        1 => format!("\u{feff}{text}"),
+        2 => text.replace("\n  ", "\n    "),
+        3 => text.replace("\n  ", "\n\t"),
+        4 => text.replace(": ", ":\t"),
+        _ => text.replace(", ", ",\n"),
+    }
+}
+
 /// `count` documents from `seed`.
 pub(super) fn corpus(seed: u64, count: usize) -> Vec<String> {
     let mut rng = Rng::new(seed);
@@ -281,6 +309,11 @@ pub(super) fn corpus(seed: u64, count: usize) -> Vec<String> {
         } else {
             let template = rng.pick(TEMPLATES);
             mutate(&mut rng, template)
+        };
+        let doc = if rng.chance(20) {
+            transform(&mut rng, &doc)
+        } else {
+            doc
         };
         docs.push(doc);
     }

@@ -40,7 +40,8 @@ def norm(value, active):
     if isinstance(value, tuple):
         return {key(value[0]): norm(value[1], active)}
     if isinstance(value, set):
-        return {key(item): None for item in value}
+        # A Python set has no stable order: compared as sorted keys.
+        return {"$set": sorted(key(item) for item in value)}
     if isinstance(value, list):
         return [norm(item, active) for item in value]
     if isinstance(value, dict):
@@ -78,6 +79,8 @@ def main():
             result["c_agrees"] = ("ok" in other) == ("ok" in result) and other.get(
                 "ok"
             ) == result.get("ok")
+            if not result["c_agrees"]:
+                result["c"] = other
         sys.stdout.write(json.dumps(result) + "\n")
 
 

@@ -71,6 +71,10 @@ fn scalars_resolve_like_pyyaml() {
         ("!!bool yes", json!(true)),
         ("!!int '7'", json!(7)),
         ("!!float '2'", json!(2.0)),
+        ("!!int '- 7'", json!(-7)),
+        ("!!int '0o17'", json!(15)),
+        ("!!float ' 1.5 '", json!(1.5)),
+        ("!!int '1: 30'", json!(90)),
     ] {
         assert_eq!(ok(&format!("v: {text}"))["v"], expected, "{text}");
     }
