@@ -16,7 +16,10 @@ impl Scanner {
     pub(super) fn scan_block_scalar(&mut self, folded: bool) -> Result<String, YamlError> {
         self.forward(1);
         let (chomping, increment) = self.scan_block_indicators()?;
-        self.skip_spaces();
+        // libyaml skips tabs here too.
+        while matches!(self.peek(0), ' ' | '\t') {
+            self.forward(1);
+        }
         if self.peek(0) == '#' {
             while !is_break_or_end(self.peek(0)) {
                 self.forward(1);
@@ -98,7 +101,7 @@ impl Scanner {
             }
         }
         let ch = self.peek(0);
-        if !(ch == '\0' || ch == ' ' || is_break(ch)) {
+        if !is_blank_or_end(ch) {
             return Err(self.error(format!(
                 "while scanning a block scalar: expected chomping or indentation indicators, but found {}",
                 super::shown(ch)
@@ -285,7 +288,7 @@ impl Scanner {
     }
 
     /// A plain scalar, folded over lines indented past the enclosing block.
-    pub(super) fn scan_plain(&mut self) -> String {
+    pub(super) fn scan_plain(&mut self) -> Result<String, YamlError> {
         let mut text = String::new();
         let indent = usize::try_from(self.indent + 1).unwrap_or(0);
         let mut spaces: Vec<String> = Vec::new();
@@ -314,7 +317,7 @@ impl Scanner {
             text.extend(spaces.drain(..));
             text.push_str(&self.prefix(length));
             self.forward(length);
-            match self.scan_plain_spaces() {
+            match self.scan_plain_spaces(indent)? {
                 Some(found)
                     if !found.is_empty()
                         && self.peek(0) != '#'
@@ -325,13 +328,15 @@ impl Scanner {
                 _ => break,
             }
         }
-        text
+        Ok(text)
     }
 
-    /// The blanks after a plain chunk; `None` at a document marker.
-    fn scan_plain_spaces(&mut self) -> Option<Vec<String>> {
+    /// The blanks after a plain chunk; `None` at a document marker. Tabs
+    /// count as blanks as libyaml counts them (PyYAML alone would refuse the
+    /// file), except a tab in the indentation of a continuation line.
+    fn scan_plain_spaces(&mut self, indent: usize) -> Result<Option<Vec<String>>, YamlError> {
         let mut length = 0;
-        while self.peek(length) == ' ' {
+        while matches!(self.peek(length), ' ' | '\t') {
             length += 1;
         }
         let whitespace = self.prefix(length);
@@ -341,16 +346,20 @@ impl Scanner {
             let line_break = self.scan_line_break();
             self.allow_simple_key = true;
             if self.at_document_marker() {
-                return None;
+                return Ok(None);
             }
             let mut breaks = Vec::new();
-            while self.peek(0) == ' ' || is_break(self.peek(0)) {
-                if self.peek(0) == ' ' {
+            while matches!(self.peek(0), ' ' | '\t') || is_break(self.peek(0)) {
+                if self.peek(0) == '\t' && self.flow_level == 0 && self.mark.column < indent {
+                    return Err(self.error(
+                        "while scanning a plain scalar: found a tab character that violates indentation",
+                    ));
+                } else if matches!(self.peek(0), ' ' | '\t') {
                     self.forward(1);
                 } else {
                     breaks.push(self.scan_line_break());
                     if self.at_document_marker() {
-                        return None;
+                        return Ok(None);
                     }
                 }
             }
@@ -363,6 +372,6 @@ impl Scanner {
         } else if !whitespace.is_empty() {
             chunks.push(whitespace);
         }
-        Some(chunks)
+        Ok(Some(chunks))
     }
 }

@@ -286,7 +286,7 @@ impl Scanner {
                 self.save_simple_key()?;
                 self.allow_simple_key = false;
                 let mark = self.mark;
-                let value = self.scan_plain();
+                let value = self.scan_plain()?;
                 self.push(Token::Scalar(value, Style::Plain), mark);
             }
             _ => {
@@ -357,13 +357,19 @@ impl Scanner {
                 && (ch == '-' || (self.flow_level == 0 && matches!(ch, '?' | ':'))))
     }
 
-    /// Skips spaces (not tabs), comments and line breaks.
+    /// Skips spaces (tabs only where libyaml skips them), comments and line breaks.
     fn scan_to_next_token(&mut self) {
         if self.index == 0 && self.peek(0) == '\u{feff}' {
             self.forward(1);
         }
         loop {
-            while self.peek(0) == ' ' {
+            // libyaml (hermes-agent's CSafeLoader) also skips tabs where no
+            // simple key can start (after `key:`, after a value) and in flow
+            // context; pure PyYAML refuses them. Reading both is reading what
+            // either loader reads: `fail_closed:\ttrue` is a setting, not an error.
+            while self.peek(0) == ' '
+                || (self.peek(0) == '\t' && (self.flow_level > 0 || !self.allow_simple_key))
+            {
                 self.forward(1);
             }
             if self.peek(0) == '#' {

@@ -148,7 +148,7 @@ impl Scanner {
             let mut use_handle = false;
             loop {
                 let ch = self.peek(length);
-                if ch == '\0' || ch == ' ' || is_break(ch) {
+                if is_blank_or_end(ch) {
                     break;
                 }
                 if ch == '!' {
@@ -166,7 +166,8 @@ impl Scanner {
             (Some(handle), self.scan_tag_uri("tag")?)
         };
         let ch = self.peek(0);
-        if !(ch == '\0' || ch == ' ' || is_break(ch)) {
+        // A tab may follow a tag, as libyaml reads it.
+        if !is_blank_or_end(ch) {
             return Err(self.error(format!(
                 "while scanning a tag: expected ' ', but found {}",
                 super::shown(ch)

@@ -356,8 +356,18 @@ fn files_pyyaml_reads_are_read() {
     );
     assert_eq!(ok("k: a\u{feff}b\n")["k"], json!("a\u{feff}b"));
     assert_eq!(ok("\u{feff}k: v\n")["k"], json!("v"));
-    // And what PyYAML refuses is refused: a tab cannot start a token.
-    assert!(parse("fail_closed:\ttrue\n").is_err());
+    // Tabs as libyaml (hermes-agent's CSafeLoader) reads them: after `key:`,
+    // inside a plain value, in a continuation line's indentation past the key.
+    let value = ok("hooks:\n  pre_tool_call:\n    - command: a.sh\n      fail_closed:\ttrue\n");
+    assert_eq!(
+        value["hooks"]["pre_tool_call"][0]["fail_closed"],
+        json!(true)
+    );
+    assert_eq!(ok("a: b\tc\n")["a"], json!("b\tc"));
+    assert_eq!(ok("a: x\n  \ty\n")["a"], json!("x y"));
+    // And what both refuse is refused: a tab cannot indent or follow `-`.
+    assert!(parse("-\tx\n").is_err());
+    assert!(parse("a:\n\tb: 1\n").is_err());
     assert!(parse("a: \u{1}\n").is_err());
     assert!(parse("a: &x 1\nb: &x 2\n").is_err());
 }
