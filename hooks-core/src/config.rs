@@ -139,10 +139,15 @@ impl Config {
     }
 
     fn parse_raw(home: &Path, path: &Path, text: &str) -> Result<Config, ConfigError> {
-        let root = crate::yaml::parse(text).map_err(|error| ConfigError::Parse {
+        let document = crate::yaml::parse_document(text).map_err(|error| ConfigError::Parse {
             path: path.to_owned(),
             message: error.message,
         })?;
+        let mut load_warnings = Vec::new();
+        if document.unexpanded_aliases > 0 {
+            load_warnings.push(unexpanded_warning(path, document.unexpanded_aliases));
+        }
+        let root = document.value;
         let root = match root {
             Value::Null => Value::Object(Default::default()),
             Value::Object(_) => root,
@@ -158,7 +163,7 @@ impl Config {
             path: path.to_owned(),
             root,
             managed: None,
-            load_warnings: Vec::new(),
+            load_warnings,
         })
     }
 
@@ -178,7 +183,14 @@ impl Config {
                 return;
             }
         };
-        let mut managed = match crate::yaml::parse(&text) {
+        let parsed = crate::yaml::parse_document(&text).map(|document| {
+            if document.unexpanded_aliases > 0 {
+                let warning = unexpanded_warning(&path, document.unexpanded_aliases);
+                self.load_warnings.push(warning);
+            }
+            document.value
+        });
+        let mut managed = match parsed {
             Ok(Value::Null) => Value::Object(Default::default()),
             Ok(value @ Value::Object(_)) => value,
             Ok(other) => {
@@ -333,6 +345,20 @@ impl Config {
             Some(Value::String(text)) => crate::home::is_truthy_text(text),
             _ => false,
         }
+    }
+}
+
+/// The warning for a file whose aliases repeat more than the expansion budget.
+fn unexpanded_warning(path: &Path, count: usize) -> ConfigWarning {
+    ConfigWarning {
+        file: path.to_owned(),
+        key: String::new(),
+        message: format!(
+            "{count} alias uses repeat more of the file than {} nodes / {} bytes of copies; \
+             they were not expanded, and a key that needs one is rejected",
+            crate::yaml::MAX_ALIAS_NODES,
+            crate::yaml::MAX_ALIAS_BYTES
+        ),
     }
 }
 

@@ -73,6 +73,21 @@ fn shown(ch: char) -> String {
 /// Mapping keys that are not strings (numbers, booleans, null) are spelled as
 /// Python's `str()` spells the key PyYAML would build (`True`, `None`, `1`).
 pub fn parse(text: &str) -> Result<Value, YamlError> {
+    parse_document(text).map(|document| document.value)
+}
+
+/// A parsed document and what was left out of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// The value, as [`parse`] returns it.
+    pub value: Value,
+    /// How many alias uses past the expansion budget stand as [`NOT_EXPANDED`].
+    pub unexpanded_aliases: usize,
+}
+
+/// [`parse`], also saying how many alias uses were left unexpanded, so the
+/// caller can warn about the file by name.
+pub fn parse_document(text: &str) -> Result<Document, YamlError> {
     if text.len() > MAX_BYTES {
         return Err(YamlError {
             message: format!(
@@ -86,19 +101,17 @@ pub fn parse(text: &str) -> Result<Value, YamlError> {
     check_printable(text)?;
     let tokens = scan::Scanner::new(text).run()?;
     let Some(root) = parse::Parser::new(tokens).single_document()? else {
-        return Ok(Value::Null);
+        return Ok(Document {
+            value: Value::Null,
+            unexpanded_aliases: 0,
+        });
     };
     let mut constructor = construct::Constructor::new();
     let value = constructor.value(&root);
-    if constructor.cut > 0 {
-        tracing::warn!(
-            cut = constructor.cut,
-            "YAML aliases repeat more than {MAX_ALIAS_NODES} nodes or {MAX_ALIAS_BYTES} bytes; \
-             {} alias uses were left unexpanded",
-            constructor.cut
-        );
-    }
-    Ok(value)
+    Ok(Document {
+        value,
+        unexpanded_aliases: constructor.cut,
+    })
 }
 
 /// PyYAML's reader refuses characters outside its printable set (C0 and C1

@@ -357,3 +357,19 @@ fn load_config_agrees_with_hermes_agent() {
         }
     }
 }
+
+#[test]
+fn an_alias_bomb_loads_with_a_warning_naming_the_file() {
+    let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..10 {
+        let refs = vec![format!("*a{}", level - 1); 10].join(", ");
+        text.push_str(&format!("a{level}: &a{level} [{refs}]\n"));
+    }
+    text.push_str("hooks_auto_accept: true\n");
+    let config = config(&text);
+    assert!(config.hooks_auto_accept());
+    let warnings = config.load_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].message.contains("not expanded"), "{warnings:?}");
+    assert_eq!(warnings[0].file, Path::new("/h/config.yaml"));
+}
