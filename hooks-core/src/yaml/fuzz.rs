@@ -198,7 +198,14 @@ fn reads_what_pyyaml_reads() {
             docs.push(text);
         }
     }
-    let results = oracle(&python, &docs).unwrap_or_else(|error| panic!("PyYAML failed: {error}"));
+    let results = match oracle(&python, &docs) {
+        Ok(results) => results,
+        Err(error) if !in_ci && error.contains("No module named 'yaml'") => {
+            eprintln!("skipped: {} has no PyYAML", python.display());
+            return;
+        }
+        Err(error) => panic!("PyYAML failed: {error}"),
+    };
     assert_eq!(results.len(), docs.len(), "one PyYAML result per document");
     let mut failures = Vec::new();
     let (mut agreed, mut lenient, mut both_reject) = (0, 0, 0);
