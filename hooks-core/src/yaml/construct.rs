@@ -123,6 +123,12 @@ impl Constructor {
         {
             return text.to_owned();
         }
+        if let Node::Scalar { value, tag, .. } = &**node
+            && tag == "tag:yaml.org,2002:int"
+            && let Some(text) = resolve::int_key(value)
+        {
+            return text;
+        }
         match self.value(node) {
             value @ (Value::Array(_) | Value::Object(_)) => value.to_string(),
             scalar => resolve::key_text(scalar),

@@ -53,6 +53,9 @@ const TEMPLATES: &[&str] = &[
     "- &x {a: 1}\n- *x\n- [*x, *x]\n- {<<: [*x, {b: 2}], c: 3}\n- !!str &y 12\n- *y\n",
     "flow: {a: [1, {b: c}], 'd': \"e\", ? f : g, h}\nseq: [a, b: c, ? d]\nempty: [ ]\nm: { }\n",
     "k: v # comment\n# full line\nlist:\n- a # c\n-   b\n- - nested\n  - more\n-\n  x: 1\n",
+    "1e20: a\n1.0e+20: b\n0.1: c\n100000000000000000000: d\n0x10: e\n-0: f\n+1: g\n1_0.5: h\n",
+    "k: 1\n'k': 2\n\"k\": 3\n? k\n: 4\n~: 5\n'': 6\n",
+    "hooks:\n  pre_tool_call:\n  - command: \"a\\\n    b\"\n    matcher: >-\n      terminal|\n      write\n",
 ];
 
 /// Fragments inserted or substituted by the mutations.

@@ -55,6 +55,9 @@ def norm(value, active):
 def key(value):
     if isinstance(value, (datetime.date, datetime.datetime)):
         return "$timestamp-key"
+    if isinstance(value, (list, dict, set, tuple)):
+        # Only !!pairs/!!omap keep such keys; JSON spells them as JSON text.
+        return "$collection-key"
     return str(value)
 
 

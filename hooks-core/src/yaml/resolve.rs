@@ -117,18 +117,8 @@ pub(super) fn int(text: &str) -> Value {
     let (negative, rest) = split_sign(&cleaned);
     let value = if cleaned.is_empty() {
         None
-    } else if rest == "0" {
-        Some(Whole::Exact(0))
-    } else if let Some(bits) = rest.strip_prefix("0b") {
-        python_int(bits, 2)
-    } else if let Some(hex) = rest.strip_prefix("0x") {
-        python_int(hex, 16)
-    } else if rest.starts_with('0') {
-        python_int(rest, 8)
-    } else if rest.contains(':') {
-        rest.split(':').try_fold(Whole::Exact(0), |acc, part| {
-            Some(acc.times(60).plus(python_int(part, 10)?))
-        })
+    } else if rest.starts_with('0') || rest.contains(':') {
+        int_whole(rest)
     } else {
         python_int(rest, 10)
     };
@@ -139,6 +129,61 @@ pub(super) fn int(text: &str) -> Value {
             .unwrap_or_else(|_| float_value(exact as f64, text)),
         Some(Whole::Approx(approx)) => float_value(approx, text),
         None => Value::String(text.to_owned()),
+    }
+}
+
+/// Python's `str()` of an integer key past 64 bits, exact (JSON's float
+/// would print `1e+20` where Python prints every digit). `None` when the
+/// value fits 64 bits (the usual path spells it) or is not an integer.
+pub(super) fn int_key(text: &str) -> Option<String> {
+    if let Value::Number(number) = int(text)
+        && (number.is_i64() || number.is_u64())
+    {
+        return None;
+    }
+    let cleaned: String = text.chars().filter(|c| *c != '_').collect();
+    let (negative, rest) = split_sign(&cleaned);
+    let exact = if rest.contains(':') || rest.starts_with('0') {
+        match int_whole(rest)? {
+            Whole::Exact(exact) => exact.to_string(),
+            Whole::Approx(_) => return None,
+        }
+    } else {
+        // Plain decimal: Python's int() of the digits, spelled back.
+        let digits = python_strip(rest);
+        let (inner_negative, digits) = split_sign(digits);
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let digits = digits.trim_start_matches('0');
+        let digits = if digits.is_empty() { "0" } else { digits };
+        if inner_negative {
+            format!("-{digits}")
+        } else {
+            digits.to_owned()
+        }
+    };
+    Some(match (negative, exact.strip_prefix('-')) {
+        (true, Some(positive)) => positive.to_owned(),
+        (true, None) if exact != "0" => format!("-{exact}"),
+        _ => exact,
+    })
+}
+
+/// The magnitude of a non-decimal or base-60 integer body (sign removed).
+fn int_whole(rest: &str) -> Option<Whole> {
+    if rest == "0" {
+        Some(Whole::Exact(0))
+    } else if let Some(bits) = rest.strip_prefix("0b") {
+        python_int(bits, 2)
+    } else if let Some(hex) = rest.strip_prefix("0x") {
+        python_int(hex, 16)
+    } else if rest.starts_with('0') {
+        python_int(rest, 8)
+    } else {
+        rest.split(':').try_fold(Whole::Exact(0), |acc, part| {
+            Some(acc.times(60).plus(python_int(part, 10)?))
+        })
     }
 }
 

@@ -371,3 +371,13 @@ fn files_pyyaml_reads_are_read() {
     assert!(parse("a: \u{1}\n").is_err());
     assert!(parse("a: &x 1\nb: &x 2\n").is_err());
 }
+
+#[test]
+fn integer_keys_past_64_bits_keep_every_digit() {
+    let value = ok("100000000000000000000: a\n-0x1_0000_0000_0000_0000: b\n.inf: c\n");
+    let keys: Vec<&String> = value
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(keys, ["100000000000000000000", "-18446744073709551616", "inf"]);
+}
