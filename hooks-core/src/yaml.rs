@@ -1,16 +1,18 @@
 //! The one place YAML is parsed. Everything else sees `serde_json::Value`, so
 //! the YAML reader can be swapped here alone.
 //!
-//! Hermes reads the same files with PyYAML's `safe_load` (YAML 1.1), so this
-//! reader follows PyYAML's own scanner and parser rules ([`scan`], [`parse`])
-//! rather than a YAML 1.2 parser's: NEL, LS and PS end lines (a comment ends
-//! there too), flow collections and quoted strings ignore indentation, a tab
-//! cannot start a token, `yes`/`on`/`off` are booleans, a duplicate key keeps
-//! its last value, `<<` merges. Values JSON cannot hold (an integer past 64
-//! bits, an infinite float) are kept as a float or as their text, so the
-//! reader of that one key rejects them and the rest of the file is used.
-//! Size and depth are bounded, and aliases are shared until the end, where
-//! repeated copies spend a bounded budget ([`construct`]).
+//! Hermes reads the same files with PyYAML (YAML 1.1: `SafeLoader`, or
+//! libyaml's `CSafeLoader` when installed), so this reader follows PyYAML's
+//! own scanner and parser rules (`yaml/scan.rs`, `yaml/parse.rs`) rather
+//! than a YAML 1.2 parser's: NEL, LS and PS end lines (a comment ends there
+//! too), flow collections and quoted strings ignore indentation, tabs are
+//! blanks where libyaml takes them as blanks, `yes`/`on`/`off` are booleans,
+//! a duplicate key keeps its last value, `<<` merges. Values JSON cannot hold
+//! (an integer past 64 bits, an infinite float) are kept as a float or as
+//! their text, so the reader of that one key rejects them and the rest of the
+//! file is used. Size and depth are bounded, and aliases stay shared until
+//! the end, where repeated copies spend a bounded budget
+//! ([`MAX_ALIAS_NODES`], [`MAX_ALIAS_BYTES`]).
 
 mod construct;
 mod flow;
