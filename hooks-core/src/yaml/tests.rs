@@ -379,5 +379,8 @@ fn integer_keys_past_64_bits_keep_every_digit() {
         .as_object()
         .map(|m| m.keys().collect())
         .unwrap_or_default();
-    assert_eq!(keys, ["100000000000000000000", "-18446744073709551616", "inf"]);
+    assert_eq!(
+        keys,
+        ["100000000000000000000", "-18446744073709551616", "inf"]
+    );
 }
