@@ -41,7 +41,8 @@ impl Home {
         let config = if exists {
             Config::load(&path)?
         } else {
-            Config::empty(&path)
+            // The managed scope applies to every home, even a missing one.
+            Config::managed_only(&path)
         };
         Ok(Home {
             path,

@@ -1,6 +1,8 @@
 //! `config.yaml` under the Hermes home: one loader for every mechanism.
 //!
-//! The file is read once into a JSON value (through [`crate::yaml`]); each
+//! The file is read once into a JSON value (through [`crate::yaml`]), with
+//! hermes-agent's own semantics on top ([`scope`]): `${VAR}` expanded in
+//! string values, the managed scope's `config.yaml` merged over it; each
 //! mechanism validates its own section and reports problems as
 //! [`ConfigWarning`]s that name the file and the key, so a broken entry is
 //! skipped while the rest keeps working.
@@ -10,6 +12,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value;
+
+pub mod scope;
+
+pub use scope::{ConfigEnv, Scope};
 
 /// The config file's name inside the Hermes home.
 pub const CONFIG_FILE: &str = "config.yaml";
@@ -72,7 +78,13 @@ impl fmt::Display for ConfigWarning {
 pub struct Config {
     home: PathBuf,
     path: PathBuf,
+    /// The merged settings: the user's file with the managed scope over it.
     root: Value,
+    /// The managed scope's file and its (expanded) document, when one was merged.
+    managed: Option<(PathBuf, Value)>,
+    /// Problems found while loading that did not stop it (a managed file
+    /// that cannot be read is ignored, as hermes-agent ignores it, loudly).
+    load_warnings: Vec<ConfigWarning>,
 }
 
 impl Config {
@@ -80,21 +92,62 @@ impl Config {
     ///
     /// At most [`crate::yaml::MAX_BYTES`] + 1 bytes are read, so a huge or
     /// endless file (a FIFO, `/dev/zero` behind a link) is refused, not slurped.
+    /// `${VAR}` expands from this process's environment and the managed scope
+    /// is `$HERMES_MANAGED_DIR`, else `/etc/hermes` ([`Config::load_in`]).
     pub fn load(home: &Path) -> Result<Config, ConfigError> {
-        let path = home.join(CONFIG_FILE);
-        match read_capped(&path) {
-            Ok(text) => Config::parse(home, &path, &text),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Config::empty(home)),
-            Err(source) => Err(ConfigError::Read { path, source }),
-        }
+        Config::load_in(home, &ConfigEnv::process())
     }
 
-    /// Parses config text as if read from `path`.
+    /// Loads `<home>/config.yaml` as hermes-agent's `load_config` does in
+    /// `env`: `${VAR}` in string values expanded, then the managed scope's
+    /// `config.yaml` (itself expanded) deep-merged over it.
+    pub fn load_in(home: &Path, env: &ConfigEnv) -> Result<Config, ConfigError> {
+        let path = home.join(CONFIG_FILE);
+        let mut config = match read_capped(&path) {
+            Ok(text) => Config::parse_in(home, &path, &text, env)?,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Config::empty(home),
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        config.merge_managed(env);
+        Ok(config)
+    }
+
+    /// The config of a home with no `config.yaml` (or none at all): the
+    /// managed scope's settings alone, if there is one.
+    pub fn managed_only(home: &Path) -> Config {
+        let mut config = Config::empty(home);
+        config.merge_managed(&ConfigEnv::process());
+        config
+    }
+
+    /// Parses config text as if read from `path`, `${VAR}` expanded from this
+    /// process's environment (no managed scope: that is [`Config::load`]'s).
     pub fn parse(home: &Path, path: &Path, text: &str) -> Result<Config, ConfigError> {
-        let root = crate::yaml::parse(text).map_err(|error| ConfigError::Parse {
+        Config::parse_in(home, path, text, &ConfigEnv::process())
+    }
+
+    /// [`Config::parse`] with `${VAR}` expanded from `env`.
+    pub fn parse_in(
+        home: &Path,
+        path: &Path,
+        text: &str,
+        env: &ConfigEnv,
+    ) -> Result<Config, ConfigError> {
+        let mut config = Config::parse_raw(home, path, text)?;
+        scope::expand_vars(&mut config.root, env);
+        Ok(config)
+    }
+
+    fn parse_raw(home: &Path, path: &Path, text: &str) -> Result<Config, ConfigError> {
+        let document = crate::yaml::parse_document(text).map_err(|error| ConfigError::Parse {
             path: path.to_owned(),
             message: error.message,
         })?;
+        let mut load_warnings = Vec::new();
+        if document.unexpanded_aliases > 0 {
+            load_warnings.push(unexpanded_warning(path, document.unexpanded_aliases));
+        }
+        let root = document.value;
         let root = match root {
             Value::Null => Value::Object(Default::default()),
             Value::Object(_) => root,
@@ -109,16 +162,91 @@ impl Config {
             home: home.to_owned(),
             path: path.to_owned(),
             root,
+            managed: None,
+            load_warnings,
         })
+    }
+
+    /// Merges the managed scope of `env` over this config. A managed file
+    /// that cannot be read, is not YAML or is not a mapping is ignored with a
+    /// warning naming it, as hermes-agent ignores it (so both run the same hooks).
+    fn merge_managed(&mut self, env: &ConfigEnv) {
+        let Some(dir) = env.managed_dir() else {
+            return;
+        };
+        let path = scope::managed_config_path(&dir);
+        let text = match read_capped(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return,
+            Err(error) => {
+                self.ignore_managed(&path, format!("cannot read it: {error}"));
+                return;
+            }
+        };
+        let parsed = crate::yaml::parse_document(&text).map(|document| {
+            if document.unexpanded_aliases > 0 {
+                let warning = unexpanded_warning(&path, document.unexpanded_aliases);
+                self.load_warnings.push(warning);
+            }
+            document.value
+        });
+        let mut managed = match parsed {
+            Ok(Value::Null) => Value::Object(Default::default()),
+            Ok(value @ Value::Object(_)) => value,
+            Ok(other) => {
+                let found = json_type(&other);
+                self.ignore_managed(&path, format!("the top level is a {found}, not a mapping"));
+                return;
+            }
+            Err(error) => {
+                self.ignore_managed(&path, format!("invalid YAML: {}", error.message));
+                return;
+            }
+        };
+        scope::expand_vars(&mut managed, env);
+        scope::deep_merge(&mut self.root, &managed);
+        self.managed = Some((path, managed));
+    }
+
+    fn ignore_managed(&mut self, path: &Path, why: String) {
+        self.load_warnings.push(ConfigWarning {
+            file: path.to_owned(),
+            key: String::new(),
+            message: format!(
+                "managed scope {}: {why}; IGNORING it: the administrator's settings there are not applied",
+                crate::display::escape(&path.display().to_string())
+            ),
+        });
+    }
+
+    /// Problems found while loading that did not stop it (an unreadable
+    /// managed scope file). Show them with the other config warnings.
+    pub fn load_warnings(&self) -> &[ConfigWarning] {
+        &self.load_warnings
+    }
+
+    /// The managed scope's `config.yaml` when one was merged in.
+    pub fn managed_path(&self) -> Option<&Path> {
+        self.managed.as_ref().map(|(path, _)| path.as_path())
+    }
+
+    /// Which file the value at `key` came from (`hooks.pre_tool_call[0]`
+    /// names the `hooks.pre_tool_call` list, which one file gives whole).
+    pub fn scope_of(&self, key: &str) -> Scope {
+        scope::scope_of(&self.root, self.managed.as_ref().map(|(_, doc)| doc), key)
+    }
+
+    /// The file the value at `key` came from.
+    pub fn file_of(&self, key: &str) -> &Path {
+        match (&self.managed, self.scope_of(key)) {
+            (Some((path, _)), Scope::Managed) => path,
+            _ => &self.path,
+        }
     }
 
     /// A config with no settings.
     pub fn empty(home: &Path) -> Config {
-        Config {
-            home: home.to_owned(),
-            path: home.join(CONFIG_FILE),
-            root: Value::Object(Default::default()),
-        }
+        Config::from_value(home, Value::Object(Default::default()))
     }
 
     /// A config from an already-built JSON value (hosts and tests).
@@ -127,6 +255,8 @@ impl Config {
             home: home.to_owned(),
             path: home.join(CONFIG_FILE),
             root,
+            managed: None,
+            load_warnings: Vec::new(),
         }
     }
 
@@ -152,11 +282,12 @@ impl Config {
             .try_fold(&self.root, |value, key| value.as_object()?.get(key))
     }
 
-    /// A warning about `key` in this file.
+    /// A warning about `key`, naming the file the key came from.
     pub fn warning(&self, key: impl Into<String>, message: impl Into<String>) -> ConfigWarning {
+        let key = key.into();
         ConfigWarning {
-            file: self.path.clone(),
-            key: key.into(),
+            file: self.file_of(&key).to_owned(),
+            key,
             message: message.into(),
         }
     }
@@ -217,6 +348,20 @@ impl Config {
     }
 }
 
+/// The warning for a file whose aliases repeat more than the expansion budget.
+fn unexpanded_warning(path: &Path, count: usize) -> ConfigWarning {
+    ConfigWarning {
+        file: path.to_owned(),
+        key: String::new(),
+        message: format!(
+            "{count} alias uses repeat more of the file than {} nodes / {} bytes of copies; \
+             they were not expanded, and a key that needs one is rejected",
+            crate::yaml::MAX_ALIAS_NODES,
+            crate::yaml::MAX_ALIAS_BYTES
+        ),
+    }
+}
+
 /// Reads a YAML file, stopping one byte past the adapter's limit (the parser
 /// then refuses it by size).
 pub fn read_capped(path: &Path) -> std::io::Result<String> {
@@ -260,111 +405,4 @@ pub fn json_type(value: &Value) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn config(text: &str) -> Config {
-        match Config::parse(Path::new("/h"), Path::new("/h/config.yaml"), text) {
-            Ok(config) => config,
-            Err(error) => panic!("{error}"),
-        }
-    }
-
-    #[test]
-    fn callback_timeout_rules() {
-        let timeout = |text: &str| config(text).plugin_settings().0.callback_timeout;
-        assert_eq!(timeout(""), Some(Duration::from_secs(30)));
-        assert_eq!(timeout("plugins: {hook_callback_timeout: 0}"), None);
-        assert_eq!(
-            timeout("plugins: {hook_callback_timeout: 0.12}"),
-            Some(Duration::from_millis(120))
-        );
-        assert_eq!(
-            timeout("plugins: {hook_callback_timeout: 9999}"),
-            Some(Duration::from_secs(600))
-        );
-        assert_eq!(
-            timeout("plugins: {hook_callback_timeout: -1}"),
-            Some(Duration::from_secs(30))
-        );
-        assert_eq!(
-            timeout("plugins: {hook_callback_timeout: soon}"),
-            Some(Duration::from_secs(30))
-        );
-        let (_, warnings) = config("plugins: {hook_callback_timeout: soon}").plugin_settings();
-        assert!(warnings[0].message.contains("not a number"));
-        assert!(warnings[0].to_string().starts_with("/h/config.yaml: "));
-    }
-
-    #[test]
-    fn auto_accept_matrix() {
-        for (text, expected) in [
-            ("hooks_auto_accept: true", true),
-            ("hooks_auto_accept: false", false),
-            ("hooks_auto_accept: 'false'", false),
-            ("hooks_auto_accept: 'no'", false),
-            ("hooks_auto_accept: 'true'", true),
-            ("hooks_auto_accept: '  TRUE  '", true),
-            ("hooks_auto_accept: 'yes'", true),
-            ("hooks_auto_accept: 'on'", true),
-            ("hooks_auto_accept: '1'", true),
-            ("hooks_auto_accept: 1", false),
-            // YAML 1.1 booleans, as PyYAML reads them.
-            ("hooks_auto_accept: yes", true),
-            ("hooks_auto_accept: On", true),
-            ("hooks_auto_accept: off", false),
-            ("hooks_auto_accept: NO", false),
-            ("hooks_auto_accept: null", false),
-            ("other: 1", false),
-        ] {
-            assert_eq!(config(text).hooks_auto_accept(), expected, "{text}");
-        }
-    }
-
-    #[test]
-    fn bad_files_name_the_file() {
-        let error = Config::parse(Path::new("/h"), Path::new("/h/config.yaml"), "- a\n- b\n").err();
-        assert!(error.is_some_and(|e| e.to_string().contains("/h/config.yaml")));
-        let error = Config::parse(Path::new("/h"), Path::new("/h/config.yaml"), "a: [").err();
-        assert!(error.is_some_and(|e| e.to_string().contains("invalid YAML")));
-    }
-
-    #[test]
-    fn one_odd_key_does_not_lose_the_file() {
-        // PyYAML reads each of these; each used to make the whole file unreadable.
-        for odd in [
-            "model:\n  provider: a\n  provider: b\n",
-            "model:\n  max: 123456789012345678901234567890\n",
-            "model:\n  temp: !!float '1e400'\n",
-        ] {
-            let config = config(&format!("{odd}hooks_auto_accept: yes\n"));
-            assert!(config.hooks_auto_accept(), "{odd}");
-        }
-        assert_eq!(
-            config("model:\n  provider: a\n  provider: b\n").get("model.provider"),
-            Some(&Value::String("b".into()))
-        );
-    }
-
-    #[test]
-    fn oversized_files_are_refused_by_size() {
-        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
-        let body = format!("a: 1\n{}", "#".repeat(crate::yaml::MAX_BYTES));
-        std::fs::write(dir.path().join(CONFIG_FILE), body)
-            .unwrap_or_else(|error| panic!("{error}"));
-        let error = Config::load(dir.path())
-            .err()
-            .map(|error| error.to_string());
-        assert!(
-            error.as_deref().is_some_and(|e| e.contains("bytes")),
-            "{error:?}"
-        );
-    }
-
-    #[test]
-    fn dotted_get() {
-        let config = config("hooks:\n  outbound: []\n");
-        assert_eq!(config.get("hooks.outbound"), Some(&Value::Array(vec![])));
-        assert_eq!(config.get("hooks.missing"), None);
-    }
-}
+mod tests;

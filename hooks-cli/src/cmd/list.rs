@@ -12,6 +12,7 @@ use hermes_hooks_cli::inventory::{
     GatewayRow, Inventory, NATIVE_TRUST_NOTE, OutboundRow, PluginKind, PluginRow, PluginState,
     ShellHookRow,
 };
+use hermes_hooks_core::config::Scope;
 use hermes_hooks_core::display::escape as e;
 use hermes_hooks_shell::Drift;
 
@@ -67,6 +68,14 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
             .push(row);
     }
     writeln!(out, "Configured shell hooks ({} total):\n", rows.len())?;
+    if let Some(managed) = home.config.managed_path() {
+        writeln!(
+            out,
+            "  (entries marked `managed` come from the managed scope {}, which wins over {})\n",
+            hermes_hooks_cli::show_path(managed),
+            home.config_display()
+        )?;
+    }
     for (event, rows) in by_event {
         writeln!(out, "  [{event}]")?;
         for row in rows {
@@ -88,9 +97,15 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
             } else {
                 ""
             };
+            // Only the managed scope is marked: it is the unusual, pinned case.
+            let scope = if row.scope == Scope::Managed {
+                ", managed"
+            } else {
+                ""
+            };
             writeln!(
                 out,
-                "    - {}{matcher} (timeout={}s{fail}, {consent})",
+                "    - {}{matcher} (timeout={}s{fail}{scope}, {consent})",
                 e(&row.spec.command),
                 row.spec.timeout.as_secs()
             )?;

@@ -107,6 +107,12 @@ impl Inventory {
                 message: message.clone(),
             })
             .collect();
+        warnings.extend(
+            home.config
+                .load_warnings()
+                .iter()
+                .map(|w| Warning::config(Kind::Config, w)),
+        );
         let (_, setting_warnings) = home.config.plugin_settings();
         warnings.extend(
             setting_warnings
@@ -122,7 +128,10 @@ impl Inventory {
                 .map(|w| Warning::config(Kind::ShellHook, w)),
         );
         let allowlist = Allowlist::in_home(&home.path);
-        let (shell_hooks, allowlist_problem) = ShellHookRow::scan(&shell.specs, &allowlist);
+        let (mut shell_hooks, allowlist_problem) = ShellHookRow::scan(&shell.specs, &allowlist);
+        for row in &mut shell_hooks {
+            row.scope = home.config.scope_of(&row.spec.key());
+        }
         if let Some(message) = allowlist_problem {
             warnings.push(Warning {
                 kind: Kind::ShellHook,

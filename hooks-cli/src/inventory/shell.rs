@@ -1,5 +1,6 @@
 //! Shell hooks as configured: matcher, timeout, fail mode, consent and drift.
 
+use hermes_hooks_core::config::Scope;
 use hermes_hooks_shell::{Allowlist, Drift, ShellHookSpec, approval_drift, script_mtime_iso};
 use serde_json::{Value, json};
 
@@ -19,6 +20,8 @@ pub struct ShellHookRow {
     /// Whether the script changed since approval (`None` when not approved):
     /// [`Drift::ContentChanged`] means it will not run until approved again.
     pub drift: Option<Drift>,
+    /// Which config file the entry came from (the managed scope's wins).
+    pub scope: Scope,
 }
 
 impl ShellHookRow {
@@ -47,6 +50,8 @@ impl ShellHookRow {
                     mtime_at_approval,
                     mtime_now,
                     drift,
+                    // The caller knows the config; it sets the real scope.
+                    scope: Scope::User,
                 }
             })
             .collect();
@@ -64,6 +69,7 @@ impl ShellHookRow {
             "allowlisted": self.allowlisted,
             "approved_at": self.approved_at,
             "drift": self.drift.map(drift_name),
+            "scope": self.scope.as_str(),
         })
     }
 }

@@ -16,6 +16,8 @@ pub fn command(home: &TempHome, args: &[&str]) -> Command {
         .arg(&home.hermes)
         .args(args)
         .env("HOME", &home.user_home)
+        // Never the machine's /etc/hermes: a managed scope only where a test makes one.
+        .env("HERMES_MANAGED_DIR", home.user_home.join("managed-scope"))
         .env_remove("HERMES_HOME")
         .env_remove("HERMES_ACCEPT_HOOKS")
         .env_remove("HERMES_SAFE_MODE")

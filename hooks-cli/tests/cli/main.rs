@@ -1,6 +1,7 @@
 //! The `hooks` binary, run as a user would, against temporary Hermes homes.
 
 mod changed_script;
+mod config_scopes;
 mod consent;
 mod deliveries;
 mod durable;

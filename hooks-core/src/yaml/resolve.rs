@@ -31,29 +31,61 @@ static INT: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 static NULL: LazyLock<Regex> = LazyLock::new(|| regex(r"^(?:~|null|Null|NULL|)$"));
+static TIMESTAMP: LazyLock<Regex> = LazyLock::new(|| {
+    regex(concat!(
+        r"^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]",
+        r"|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?",
+        r"(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?",
+        r"(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$"
+    ))
+});
+
+/// The tag PyYAML's implicit resolvers give a plain scalar, tried in its
+/// order: bool, float, int, merge (`<<`), null, timestamp, value (`=`), else str.
+pub(super) fn implicit_tag(text: &str) -> &'static str {
+    if BOOL.is_match(text) {
+        "tag:yaml.org,2002:bool"
+    } else if FLOAT.is_match(text) {
+        "tag:yaml.org,2002:float"
+    } else if INT.is_match(text) {
+        "tag:yaml.org,2002:int"
+    } else if text == "<<" {
+        "tag:yaml.org,2002:merge"
+    } else if NULL.is_match(text) {
+        "tag:yaml.org,2002:null"
+    } else if TIMESTAMP.is_match(text) {
+        "tag:yaml.org,2002:timestamp"
+    } else if text == "=" {
+        "tag:yaml.org,2002:value"
+    } else {
+        "tag:yaml.org,2002:str"
+    }
+}
+
+/// Python's `str()` of the float a `!!float` key holds when JSON cannot hold
+/// it (`inf`, `-inf`, `nan`), so such keys are spelled as Python spells them.
+pub(super) fn nonfinite_key(text: &str) -> Option<&'static str> {
+    let cleaned: String = text
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let (negative, body) = split_sign(&cleaned);
+    let value = match body {
+        ".inf" => f64::INFINITY,
+        ".nan" => return Some("nan"),
+        _ => body.parse::<f64>().ok()?,
+    };
+    match (value.is_infinite(), negative) {
+        (true, false) => Some("inf"),
+        (true, true) => Some("-inf"),
+        _ => None,
+    }
+}
 
 fn regex(pattern: &str) -> Regex {
     // The patterns are constants checked by the tests; a typo is a bug caught there.
     Regex::new(pattern).unwrap_or_else(|error| unreachable!("bad resolver pattern: {error}"))
-}
-
-/// The value of a plain scalar with no tag.
-pub(super) fn plain(text: &str) -> Value {
-    if BOOL.is_match(text) {
-        Value::Bool(matches!(
-            text.to_ascii_lowercase().as_str(),
-            "yes" | "true" | "on"
-        ))
-    } else if FLOAT.is_match(text) {
-        float(text)
-    } else if INT.is_match(text) {
-        int(text)
-    } else if NULL.is_match(text) {
-        Value::Null
-    } else {
-        // Timestamps, `=` and `<<` outside a key stay text: JSON has no such type.
-        Value::String(text.to_owned())
-    }
 }
 
 /// The value of a scalar with the core tag `suffix` (`!!int` → `int`).
@@ -74,79 +106,165 @@ pub(super) fn tagged(suffix: &str, text: &str) -> Value {
     }
 }
 
-/// PyYAML's `construct_yaml_int`: `_` ignored, `0b`, `0x`, leading-`0` octal
-/// and base-60 `a:b:c`. Past 64 bits Python keeps the exact integer; JSON
-/// cannot, so it becomes the nearest float (readers range-check it).
+/// PyYAML's `construct_yaml_int`: `_` dropped, one sign, then `0b`, `0x`,
+/// leading-`0` octal, base-60 `a:b:c` or decimal, each part read by Python's
+/// `int()` (which allows surrounding whitespace, its own sign and a matching
+/// `0o`/`0x`/`0b` prefix: `!!int '- 7'` is -7). Past 64 bits Python keeps the
+/// exact integer; JSON cannot, so it becomes the nearest float (readers
+/// range-check it). Text `int()` refuses stays a string.
 pub(super) fn int(text: &str) -> Value {
     let cleaned: String = text.chars().filter(|c| *c != '_').collect();
-    let (negative, digits) = split_sign(&cleaned);
-    if let Some(exact) = exact_int(negative, digits) {
-        return exact;
-    }
-    let magnitude = if digits == "0" {
-        Some(0.0)
-    } else if let Some(bits) = digits.strip_prefix("0b") {
-        radix(bits, 2)
-    } else if let Some(hex) = digits.strip_prefix("0x") {
-        radix(hex, 16)
-    } else if digits.contains(':') {
-        sexagesimal(digits)
-    } else if let Some(octal) = digits.strip_prefix('0') {
-        radix(octal, 8)
+    let (negative, rest) = split_sign(&cleaned);
+    let value = if cleaned.is_empty() {
+        None
+    } else if rest.starts_with('0') || rest.contains(':') {
+        int_whole(rest)
     } else {
-        // Decimal text parses to the correctly rounded double.
-        digits.parse::<f64>().ok()
+        python_int(rest, 10)
     };
-    magnitude
-        .map(|m| if negative { -m } else { m })
-        .and_then(Number::from_f64)
-        .map_or_else(|| Value::String(text.to_owned()), Value::Number)
-}
-
-/// The integer as an exact JSON number when it fits in 64 bits.
-fn exact_int(negative: bool, digits: &str) -> Option<Value> {
-    let (body, base) = if digits == "0" {
-        ("0", 10)
-    } else if let Some(bits) = digits.strip_prefix("0b") {
-        (bits, 2)
-    } else if let Some(hex) = digits.strip_prefix("0x") {
-        (hex, 16)
-    } else if digits.contains(':') {
-        let magnitude = digits.split(':').try_fold(0_u128, |acc, part| {
-            acc.checked_mul(60)?.checked_add(part.parse::<u128>().ok()?)
-        })?;
-        return signed(negative, magnitude);
-    } else if let Some(octal) = digits.strip_prefix('0') {
-        (octal, 8)
-    } else {
-        (digits, 10)
-    };
-    signed(negative, u128::from_str_radix(body, base).ok()?)
-}
-
-fn signed(negative: bool, magnitude: u128) -> Option<Value> {
-    if negative {
-        let value = i128::try_from(magnitude).ok()?.checked_neg()?;
-        i64::try_from(value).ok().map(Value::from)
-    } else {
-        u64::try_from(magnitude).ok().map(Value::from)
+    match value.map(|whole| if negative { whole.negated() } else { whole }) {
+        Some(Whole::Exact(exact)) => i64::try_from(exact)
+            .map(Value::from)
+            .or_else(|_| u64::try_from(exact).map(Value::from))
+            .unwrap_or_else(|_| float_value(exact as f64, text)),
+        Some(Whole::Approx(approx)) => float_value(approx, text),
+        None => Value::String(text.to_owned()),
     }
 }
 
-fn radix(digits: &str, base: u32) -> Option<f64> {
+/// Python's `str()` of an integer key past 64 bits, exact (JSON's float
+/// would print `1e+20` where Python prints every digit). `None` when the
+/// value fits 64 bits (the usual path spells it) or is not an integer.
+pub(super) fn int_key(text: &str) -> Option<String> {
+    if let Value::Number(number) = int(text)
+        && (number.is_i64() || number.is_u64())
+    {
+        return None;
+    }
+    let cleaned: String = text.chars().filter(|c| *c != '_').collect();
+    let (negative, rest) = split_sign(&cleaned);
+    let exact = if rest.contains(':') || rest.starts_with('0') {
+        match int_whole(rest)? {
+            Whole::Exact(exact) => exact.to_string(),
+            Whole::Approx(_) => return None,
+        }
+    } else {
+        // Plain decimal: Python's int() of the digits, spelled back.
+        let digits = python_strip(rest);
+        let (inner_negative, digits) = split_sign(digits);
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let digits = digits.trim_start_matches('0');
+        let digits = if digits.is_empty() { "0" } else { digits };
+        if inner_negative {
+            format!("-{digits}")
+        } else {
+            digits.to_owned()
+        }
+    };
+    Some(match (negative, exact.strip_prefix('-')) {
+        (true, Some(positive)) => positive.to_owned(),
+        (true, None) if exact != "0" => format!("-{exact}"),
+        _ => exact,
+    })
+}
+
+/// The magnitude of a non-decimal or base-60 integer body (sign removed).
+fn int_whole(rest: &str) -> Option<Whole> {
+    if rest == "0" {
+        Some(Whole::Exact(0))
+    } else if let Some(bits) = rest.strip_prefix("0b") {
+        python_int(bits, 2)
+    } else if let Some(hex) = rest.strip_prefix("0x") {
+        python_int(hex, 16)
+    } else if rest.starts_with('0') {
+        python_int(rest, 8)
+    } else {
+        rest.split(':').try_fold(Whole::Exact(0), |acc, part| {
+            Some(acc.times(60).plus(python_int(part, 10)?))
+        })
+    }
+}
+
+/// An integer Python holds exactly: exact while it fits, else approximate.
+#[derive(Clone, Copy)]
+enum Whole {
+    Exact(i128),
+    Approx(f64),
+}
+
+impl Whole {
+    fn as_f64(self) -> f64 {
+        match self {
+            Whole::Exact(exact) => exact as f64,
+            Whole::Approx(approx) => approx,
+        }
+    }
+
+    fn times(self, factor: i128) -> Whole {
+        match self {
+            Whole::Exact(exact) => exact
+                .checked_mul(factor)
+                .map_or(Whole::Approx(exact as f64 * factor as f64), Whole::Exact),
+            Whole::Approx(approx) => Whole::Approx(approx * factor as f64),
+        }
+    }
+
+    fn plus(self, other: Whole) -> Whole {
+        match (self, other) {
+            (Whole::Exact(a), Whole::Exact(b)) => a
+                .checked_add(b)
+                .map_or(Whole::Approx(a as f64 + b as f64), Whole::Exact),
+            (a, b) => Whole::Approx(a.as_f64() + b.as_f64()),
+        }
+    }
+
+    fn negated(self) -> Whole {
+        match self {
+            Whole::Exact(exact) => Whole::Exact(-exact),
+            Whole::Approx(approx) => Whole::Approx(-approx),
+        }
+    }
+}
+
+/// Python's `str.strip()`: whitespace as `str.isspace` sees it.
+fn python_strip(text: &str) -> &str {
+    text.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
+/// Python's `int(text, base)` (underscores already gone).
+fn python_int(text: &str, base: u32) -> Option<Whole> {
+    let (negative, digits) = split_sign(python_strip(text));
+    let prefix = match base {
+        2 => Some("0b"),
+        8 => Some("0o"),
+        16 => Some("0x"),
+        _ => None,
+    };
+    let digits = prefix
+        .and_then(|prefix| {
+            digits
+                .get(..2)
+                .filter(|head| head.eq_ignore_ascii_case(prefix))
+                .map(|_| &digits[2..])
+        })
+        .unwrap_or(digits);
     if digits.is_empty() {
         return None;
     }
-    digits.chars().try_fold(0.0_f64, |acc, c| {
-        c.to_digit(base)
-            .map(|d| acc * f64::from(base) + f64::from(d))
-    })
+    let mut whole = Whole::Exact(0);
+    for c in digits.chars() {
+        let digit = c.to_digit(base)?;
+        whole = whole
+            .times(i128::from(base))
+            .plus(Whole::Exact(i128::from(digit)));
+    }
+    Some(if negative { whole.negated() } else { whole })
 }
 
-fn sexagesimal(digits: &str) -> Option<f64> {
-    digits.split(':').try_fold(0.0_f64, |acc, part| {
-        part.parse::<f64>().ok().map(|part| acc * 60.0 + part)
-    })
+fn float_value(float: f64, text: &str) -> Value {
+    Number::from_f64(float).map_or_else(|| Value::String(text.to_owned()), Value::Number)
 }
 
 fn split_sign(text: &str) -> (bool, &str) {
@@ -157,27 +275,35 @@ fn split_sign(text: &str) -> (bool, &str) {
     }
 }
 
-/// PyYAML's `construct_yaml_float`. A value JSON cannot hold (infinity, NaN,
-/// an exponent past the double range) stays its text, which every numeric
-/// reader rejects by key, and which is truthy, as `inf` and `nan` are in Python.
+/// Python's `float(text)` (underscores already gone): surrounding
+/// whitespace, a sign, `inf`/`infinity`/`nan` in any case.
+fn python_float(text: &str) -> Option<f64> {
+    python_strip(text).parse::<f64>().ok()
+}
+
+/// PyYAML's `construct_yaml_float`: `_` dropped, lowercased, one sign, then
+/// `.inf`, `.nan`, base-60 or Python's `float()`. A value JSON cannot hold
+/// (infinity, NaN, an exponent past the double range) stays its text, which
+/// every numeric reader rejects by key, and which is truthy, as `inf` and
+/// `nan` are in Python.
 pub(super) fn float(text: &str) -> Value {
     let cleaned: String = text
         .chars()
         .filter(|c| *c != '_')
         .collect::<String>()
-        .to_ascii_lowercase();
+        .to_lowercase();
     let (negative, body) = split_sign(&cleaned);
-    let magnitude = if body.contains(':') {
-        sexagesimal(body)
-    } else if body == ".inf" || body == ".nan" {
+    let magnitude = if cleaned.is_empty() || body == ".inf" || body == ".nan" {
         None
+    } else if body.contains(':') {
+        body.split(':')
+            .try_fold(0.0_f64, |acc, part| Some(acc * 60.0 + python_float(part)?))
     } else {
-        body.parse::<f64>().ok()
+        python_float(body)
     };
     magnitude
         .map(|m| if negative { -m } else { m })
-        .and_then(Number::from_f64)
-        .map_or_else(|| Value::String(text.to_owned()), Value::Number)
+        .map_or_else(|| Value::String(text.to_owned()), |m| float_value(m, text))
 }
 
 /// A resolved key as Python's `str()` would spell the dict key.

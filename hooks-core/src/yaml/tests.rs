@@ -71,6 +71,10 @@ fn scalars_resolve_like_pyyaml() {
         ("!!bool yes", json!(true)),
         ("!!int '7'", json!(7)),
         ("!!float '2'", json!(2.0)),
+        ("!!int '- 7'", json!(-7)),
+        ("!!int '0o17'", json!(15)),
+        ("!!float ' 1.5 '", json!(1.5)),
+        ("!!int '1: 30'", json!(90)),
     ] {
         assert_eq!(ok(&format!("v: {text}"))["v"], expected, "{text}");
     }
@@ -160,19 +164,97 @@ fn deep_nesting_is_refused_quickly() {
 }
 
 #[test]
-fn size_and_alias_expansion_are_bounded() {
+fn oversized_documents_are_refused_by_size() {
     let big = "#".repeat(MAX_BYTES + 1);
     assert!(parse(&big).is_err_and(|e| e.message.contains("bytes")));
-    let mut laughs = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
-    for level in 1..10 {
-        let prev = level - 1;
-        laughs.push_str(&format!(
-            "a{level}: &a{level} [*a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}, *a{prev}]\n"
-        ));
+}
+
+/// Every node of a value, counted as JSON holds it.
+fn nodes(value: &Value) -> usize {
+    1 + match value {
+        Value::Array(items) => items.iter().map(nodes).sum(),
+        Value::Object(map) => map.values().map(nodes).sum(),
+        _ => 0,
     }
-    let start = Instant::now();
-    assert!(parse(&laughs).is_err_and(|e| e.message.contains("nodes")));
-    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+fn laughs(levels: usize, extra: &str) -> String {
+    let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for level in 1..levels {
+        let prev = level - 1;
+        let refs = vec![format!("*a{prev}"); 10].join(", ");
+        text.push_str(&format!("a{level}: &a{level} [{refs}]\n"));
+    }
+    text.push_str(extra);
+    text
+}
+
+#[test]
+fn a_billion_laughs_loads_in_bounded_memory() {
+    // 10^10 nodes once expanded; PyYAML shares them and loads the file.
+    let text = laughs(
+        10,
+        "hooks_auto_accept: true\nhooks:\n  pre_tool_call:\n    - command: ./guard.sh\n",
+    );
+    let value = ok(&text);
+    assert_eq!(value["hooks_auto_accept"], json!(true));
+    assert_eq!(
+        value["hooks"]["pre_tool_call"][0]["command"],
+        json!("./guard.sh")
+    );
+    // What the text holds once, plus at most the alias budget.
+    assert!(nodes(&value) <= MAX_ALIAS_NODES + 200, "{}", nodes(&value));
+    // Small levels are whole; the bomb's top stands as the marker text.
+    assert_eq!(value["a1"].as_array().map(Vec::len), Some(10));
+    assert_eq!(value["a1"][9], json!(vec!["x"; 10]));
+    assert_eq!(value["a9"][9], json!(NOT_EXPANDED));
+}
+
+#[test]
+fn repeated_big_strings_are_bounded_by_bytes() {
+    // A 1 MiB file of 100,000 aliases to a 600-byte string: 60 MB once copied.
+    let mut text = format!("big: &s '{}'\nrefs:\n", "y".repeat(600));
+    for _ in 0..100_000 {
+        text.push_str("- *s\n");
+    }
+    text.push_str("hooks_auto_accept: yes\n");
+    let value = ok(&text);
+    assert_eq!(value["hooks_auto_accept"], json!(true));
+    let refs = value["refs"].as_array().cloned().unwrap_or_default();
+    assert_eq!(refs.len(), 100_000);
+    let copied: usize = refs
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|text| *text != NOT_EXPANDED)
+        .map(str::len)
+        .sum();
+    assert!(copied <= MAX_ALIAS_BYTES, "{copied}");
+    assert_eq!(refs[0].as_str().map(str::len), Some(600));
+    assert_eq!(refs[99_999], json!(NOT_EXPANDED));
+}
+
+#[test]
+fn aliases_are_shared_not_copied_while_reading() {
+    let text = laughs(8, "");
+    let tokens = scan::Scanner::new(&text)
+        .run()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let root = parse::Parser::new(tokens)
+        .single_document()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| panic!("no document"));
+    let parse::Node::Mapping { entries, .. } = &*root else {
+        panic!("not a mapping")
+    };
+    // a7 holds ten references to the one a6 node.
+    let parse::Node::Sequence { items } = &*entries[7].1 else {
+        panic!("not a sequence")
+    };
+    assert!(
+        items
+            .iter()
+            .all(|item| std::rc::Rc::ptr_eq(item, &entries[6].1))
+    );
 }
 
 /// The same documents through the reference's PyYAML, when it is installed.
@@ -243,4 +325,62 @@ fn run_python(python: &std::path::Path, script: &str, input: &str) -> String {
         .wait_with_output()
         .unwrap_or_else(|error| panic!("{error}"));
     String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn nel_ls_and_ps_end_lines_and_comments_as_in_pyyaml() {
+    // A comment ended by LS used to swallow the rest of the line (and the key).
+    let value = ok("x: 1 # note\u{2028}hooks_auto_accept: true\n");
+    assert_eq!(value, json!({"x": 1, "hooks_auto_accept": true}));
+    let value =
+        ok("hooks:\n  pre_tool_call:\n    - command: a.sh # note\u{2029}    - command: evil.sh\n");
+    assert_eq!(
+        value["hooks"]["pre_tool_call"],
+        json!([{"command": "a.sh"}, {"command": "evil.sh"}])
+    );
+    assert_eq!(ok("k:\n  - a\u{85}  - b\n")["k"], json!(["a", "b"]));
+    // Folded inside quotes: NEL as a space, LS kept as itself.
+    assert_eq!(ok("a: \"x\u{85}  y\"\n")["a"], json!("x y"));
+    assert_eq!(ok("a: \"x\u{2028}  y\"\n")["a"], json!("x\u{2028}y"));
+}
+
+#[test]
+fn files_pyyaml_reads_are_read() {
+    // A flow list wrapped at the key's indentation, a quoted string wrapped
+    // onto a dedented line, U+FEFF inside a plain value.
+    assert_eq!(ok("k: [a,\nb]\n")["k"], json!(["a", "b"]));
+    assert_eq!(ok("x:\n  k: \"a\nb\"\n")["x"]["k"], json!("a b"));
+    assert_eq!(
+        ok("x:\n  k: {p: 1,\n q: 2}\n")["x"]["k"],
+        json!({"p": 1, "q": 2})
+    );
+    assert_eq!(ok("k: a\u{feff}b\n")["k"], json!("a\u{feff}b"));
+    assert_eq!(ok("\u{feff}k: v\n")["k"], json!("v"));
+    // Tabs as libyaml (hermes-agent's CSafeLoader) reads them: after `key:`,
+    // inside a plain value, in a continuation line's indentation past the key.
+    let value = ok("hooks:\n  pre_tool_call:\n    - command: a.sh\n      fail_closed:\ttrue\n");
+    assert_eq!(
+        value["hooks"]["pre_tool_call"][0]["fail_closed"],
+        json!(true)
+    );
+    assert_eq!(ok("a: b\tc\n")["a"], json!("b\tc"));
+    assert_eq!(ok("a: x\n  \ty\n")["a"], json!("x y"));
+    // And what both refuse is refused: a tab cannot indent or follow `-`.
+    assert!(parse("-\tx\n").is_err());
+    assert!(parse("a:\n\tb: 1\n").is_err());
+    assert!(parse("a: \u{1}\n").is_err());
+    assert!(parse("a: &x 1\nb: &x 2\n").is_err());
+}
+
+#[test]
+fn integer_keys_past_64_bits_keep_every_digit() {
+    let value = ok("100000000000000000000: a\n-0x1_0000_0000_0000_0000: b\n.inf: c\n");
+    let keys: Vec<&String> = value
+        .as_object()
+        .map(|m| m.keys().collect())
+        .unwrap_or_default();
+    assert_eq!(
+        keys,
+        ["100000000000000000000", "-18446744073709551616", "inf"]
+    );
 }
