@@ -42,9 +42,8 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
             signal_group(pgid);
             return;
         }
-        let ours = procfs::members(&table, root, pgid, |pid| {
-            procfs::carries_token(pid, target.token)
-        });
+        let marked = procfs::marked(&table, target.token);
+        let ours = procfs::members(&table, root, pgid, |pid| marked.contains(&pid));
         if root.is_some() {
             // The whole group in one call. Only while the child is unreaped:
             // afterwards the group id proves nothing, and the members proven
