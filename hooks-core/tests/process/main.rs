@@ -3,6 +3,7 @@
 //! bound and leave no process of theirs behind.
 
 mod crowd;
+mod escape;
 mod run;
 mod support;
 mod tree;

@@ -1,0 +1,141 @@
+//! Spawning a tree's direct child: what runs between fork and exec (Linux),
+//! and the thread every child is forked from.
+//!
+//! The only `unsafe` of hooks-core: [`CommandExt::pre_exec`]. The closure runs
+//! in the forked child before `execve`, where only async-signal-safe calls are
+//! allowed; it makes three raw syscalls through rustix and allocates nothing:
+//! - `write(2)` of `0` to the tree's `cgroup.procs` (an fd opened beforehand):
+//!   the child joins its cgroup before it can start anything;
+//! - `prctl(PR_SET_PDEATHSIG, SIGKILL)`: the child dies with the host, even of
+//!   SIGKILL; then `getppid(2)`, as the host may have died before the prctl;
+//! - without a cgroup, `prctl(PR_SET_CHILD_SUBREAPER)`: kept across `execve`,
+//!   it makes orphans anywhere below the child its children, found by parentage.
+//!
+//! The parent-death signal fires when the *thread* that forked exits, not the
+//! process: children are forked from one thread that lives as long as the
+//! process ([`spawner`]), never from a pool thread that may retire.
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use tokio::process::{Child, Command};
+
+/// What the child does before `execve`.
+#[derive(Debug, Default)]
+pub(crate) struct Setup {
+    /// The tree's `cgroup.procs`, to join it.
+    pub cgroup_procs: Option<OwnedFd>,
+    /// Become a child subreaper (when there is no cgroup).
+    pub subreaper: bool,
+}
+
+/// Spawns `command` with `setup` applied in the child, from the spawner thread.
+pub(crate) fn spawn(mut command: Command, setup: Setup) -> io::Result<Child> {
+    #[cfg(target_os = "linux")]
+    prepare(&mut command, &setup);
+    let result = match spawner() {
+        Some(sender) => {
+            let (reply, answer) = mpsc::channel();
+            let handle = tokio::runtime::Handle::try_current().ok();
+            let request = Request {
+                command,
+                handle,
+                reply,
+            };
+            match sender.send(request) {
+                Ok(()) => answer
+                    .recv()
+                    .unwrap_or_else(|_| Err(io::Error::other("the spawner thread is gone"))),
+                Err(mpsc::SendError(request)) => spawn_here(request.command, request.handle),
+            }
+        }
+        None => spawn_here(command, tokio::runtime::Handle::try_current().ok()),
+    };
+    // The fd was needed by the child only (which has joined by now, or failed to).
+    drop(setup);
+    result
+}
+
+#[cfg(target_os = "linux")]
+fn prepare(command: &mut Command, setup: &Setup) {
+    use rustix::process::{
+        Signal, getpid, getppid, set_child_subreaper, set_parent_process_death_signal,
+    };
+
+    let procs = setup.cgroup_procs.as_ref().map(AsRawFd::as_raw_fd);
+    let subreaper = setup.subreaper;
+    let host = getpid();
+    // SAFETY: the closure only makes raw syscalls (write, prctl, getppid,
+    // getpid) through rustix, allocates nothing and touches no lock, so it is
+    // async-signal-safe as `pre_exec` requires. The fd it borrows is owned by
+    // `setup`, which outlives the spawn (dropped after it in `spawn`).
+    #[allow(unsafe_code)]
+    unsafe {
+        command.pre_exec(move || {
+            if let Some(procs) = procs {
+                // SAFETY (see above): the fd is open for the whole spawn.
+                let procs = BorrowedFd::borrow_raw(procs);
+                // A failed join is seen by the parent (`Cgroup::holds`), which
+                // then falls back; the child runs either way.
+                let _ = rustix::io::write(procs, b"0");
+            }
+            set_parent_process_death_signal(Some(Signal::KILL))?;
+            if getppid() != Some(host) {
+                // The host died before the prctl: nothing would kill us.
+                return Err(io::Error::from_raw_os_error(libc_esrch()));
+            }
+            if subreaper {
+                // Best effort: a kernel without it leaves the mark and the group.
+                let _ = set_child_subreaper(Some(getpid()));
+            }
+            Ok(())
+        });
+    }
+}
+
+/// `ESRCH`, without a libc dependency.
+#[cfg(target_os = "linux")]
+fn libc_esrch() -> i32 {
+    rustix::io::Errno::SRCH.raw_os_error()
+}
+
+struct Request {
+    command: Command,
+    handle: Option<tokio::runtime::Handle>,
+    reply: mpsc::Sender<io::Result<Child>>,
+}
+
+fn spawn_here(mut command: Command, handle: Option<tokio::runtime::Handle>) -> io::Result<Child> {
+    let _entered = handle.as_ref().map(tokio::runtime::Handle::enter);
+    command.spawn()
+}
+
+/// The thread children are forked from: started once, it lives as long as
+/// the process. `None` if it could not be started (children are then forked
+/// from the caller's thread).
+fn spawner() -> Option<mpsc::Sender<Request>> {
+    static SPAWNER: OnceLock<Option<Mutex<mpsc::Sender<Request>>>> = OnceLock::new();
+    SPAWNER
+        .get_or_init(|| {
+            let (sender, requests) = mpsc::channel::<Request>();
+            std::thread::Builder::new()
+                .name("hooks-spawner".into())
+                .spawn(move || {
+                    for request in requests {
+                        let result = spawn_here(request.command, request.handle);
+                        let _ = request.reply.send(result);
+                    }
+                })
+                .ok()
+                .map(|_| Mutex::new(sender))
+        })
+        .as_ref()
+        .map(|sender| {
+            sender
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+        })
+}
