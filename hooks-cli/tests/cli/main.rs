@@ -17,6 +17,7 @@ mod output;
 mod process_faults;
 mod python_plugins;
 mod reference;
+mod signals;
 mod snapshots;
 mod support;
 mod test_cmd;

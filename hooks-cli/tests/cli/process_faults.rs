@@ -106,3 +106,30 @@ fn a_command_event_takes_its_command_timeout_and_no_more() {
     );
     assert_all_gone(&pids_in(&pids, 3), "the hung handlers");
 }
+#[test]
+fn a_handler_that_exits_leaving_a_child_on_its_stdout_is_answered() {
+    let home = TempHome::new();
+    let pids = home.hermes.join("pids");
+    // The child holds stdout, leaves the session and drops the tree mark; its parent exits.
+    executable_handler(
+        &home,
+        "forky",
+        "command:*",
+        &format!(
+            "#!/bin/sh\n(env -i setsid sleep 1000 & echo $! > {p})\n\
+             echo '{{\"decision\": \"deny\", \"message\": \"not now\"}}'\n",
+            p = pids.display()
+        ),
+    );
+    let started = Instant::now();
+    let run = harness::within(
+        harness::command(&home, &["emit", "command:model", "--json"]),
+        Duration::from_secs(30),
+    )
+    .expect("emit returned");
+    let elapsed = started.elapsed();
+    let document = run.json();
+    assert_eq!(document["outcome"]["decision"], "deny", "{document}");
+    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
+    assert_all_gone(&pids_in(&pids, 1), "the child that held stdout");
+}

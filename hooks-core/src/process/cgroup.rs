@@ -68,13 +68,12 @@ fn find_base() -> Option<Base> {
     let mountinfo = fs::read_to_string("/proc/self/mountinfo").ok()?;
     let mount = mountinfo.lines().find_map(cgroup2_mount)?;
     let dir = Path::new(&mount).join(relative.trim_start_matches('/'));
-    dir.join("cgroup.kill")
-        .exists()
-        .then(|| Base {
-            dir,
-            relative: relative.to_owned(),
-        })
-        .filter(|base| base.dir.join("cgroup.procs").exists())
+    // (The root cgroup has no `cgroup.kill` of its own: it is looked for in
+    // each new cgroup.)
+    dir.join("cgroup.procs").exists().then(|| Base {
+        dir,
+        relative: relative.to_owned(),
+    })
 }
 
 /// The mount point of a mountinfo line when it mounts cgroup2 (the root of the
@@ -131,6 +130,16 @@ impl Cgroup {
             return None;
         }
         let cgroup = Cgroup { dir };
+        if !cgroup.dir.join("cgroup.kill").exists() {
+            // Before Linux 5.14: no way to kill a cgroup at once.
+            tracing::debug!(
+                "no cgroup.kill in {}; trees are contained by subreaper and mark",
+                cgroup.dir.display()
+            );
+            let _ = BROKEN.set(());
+            cgroup.remove();
+            return None;
+        }
         match fs::OpenOptions::new()
             .write(true)
             .open(cgroup.dir.join("cgroup.procs"))
@@ -177,17 +186,12 @@ impl Cgroup {
     /// Removes the cgroup once it is empty (killed processes go within
     /// milliseconds); if it is not empty yet, later.
     pub(crate) fn remove(self) {
-        for _ in 0..50 {
-            match fs::remove_dir(&self.dir) {
-                Ok(()) => return,
-                Err(error) if error.kind() == io::ErrorKind::NotFound => return,
-                Err(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
-            }
+        if !remove_dir(&self.dir) {
+            LEFTOVER
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(self.dir);
         }
-        LEFTOVER
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(self.dir);
     }
 
     /// Leaves what still runs in it alone (detached on purpose): moves those
@@ -218,6 +222,19 @@ pub(crate) fn kill_dir(dir: &Path) {
         Err(error) if error.kind() == io::ErrorKind::NotFound => {}
         Err(error) => tracing::warn!("cannot kill the processes of {}: {error}", dir.display()),
     }
+}
+
+/// Removes the cgroup at `dir`, waiting up to 100 ms for it to empty;
+/// whether it is gone.
+pub(crate) fn remove_dir(dir: &Path) -> bool {
+    for _ in 0..50 {
+        match fs::remove_dir(dir) {
+            Ok(()) => return true,
+            Err(error) if error.kind() == io::ErrorKind::NotFound => return true,
+            Err(_) => std::thread::sleep(std::time::Duration::from_millis(2)),
+        }
+    }
+    false
 }
 
 fn retry_leftovers() {

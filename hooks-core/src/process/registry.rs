@@ -69,6 +69,12 @@ pub fn kill_all_trees() {
             cgroup: tree.cgroup.as_deref(),
         });
     }
+    // The host is on its way out: its cgroups go now (they empty within
+    // milliseconds), not at the next run.
+    #[cfg(target_os = "linux")]
+    for dir in trees.iter().filter_map(|tree| tree.cgroup.as_deref()) {
+        super::cgroup::remove_dir(dir);
+    }
 }
 
 /// Whether the tree's direct child is still our unreaped child: the pid's

@@ -106,8 +106,42 @@ fn the_fallback_is_what_runs_without_cgroups() {
         .expect("run the suite without cgroups");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
-        output.status.success() && text.contains("6 passed"),
+        output.status.success() && text.contains("7 passed"),
         "without cgroups:\n{text}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// Whether this machine lets this process make a cgroup v2 below its own
+/// with a `cgroup.kill`, found independently of the supervisor.
+fn machine_offers_cgroups() -> bool {
+    let Ok(own) = std::fs::read_to_string("/proc/self/cgroup") else {
+        return false;
+    };
+    let Some(relative) = own.lines().find_map(|line| line.strip_prefix("0::")) else {
+        return false;
+    };
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let Some(mount) = mountinfo.lines().find_map(|line| {
+        let (mount, fs) = line.split_once(" - ")?;
+        let fields: Vec<&str> = mount.split_whitespace().collect();
+        (fs.starts_with("cgroup2 ") && fields.get(3) == Some(&"/")).then(|| fields[4].to_owned())
+    }) else {
+        return false;
+    };
+    let probe = std::path::Path::new(&mount)
+        .join(relative.trim_start_matches('/'))
+        .join(format!("escape-probe-{}", std::process::id()));
+    if std::fs::create_dir(&probe).is_err() {
+        return false;
+    }
+    let offered = probe.join("cgroup.kill").exists();
+    let _ = std::fs::remove_dir(&probe);
+    offered
+}
+
+#[tokio::test]
+async fn cgroups_are_used_where_the_machine_offers_them() {
+    let expected = std::env::var_os(FALLBACK_RUN).is_none() && machine_offers_cgroups();
+    assert_eq!(in_cgroups(), expected, "trees in cgroups");
 }
