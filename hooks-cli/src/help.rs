@@ -45,7 +45,8 @@ pub const MAIN: &str = concat!(
     "\nExit status:\n  \
      0  done\n  \
      1  `hooks doctor` found a problem\n  \
-     2  bad arguments, unknown event, unreadable or invalid file\n\
+     2  bad arguments, unknown event, unreadable or invalid file\n  \
+     130, 143, 129  interrupted by SIGINT, SIGTERM, SIGHUP (running hooks are killed first)\n\
      \nResults go to stdout, warnings and logs to stderr; each warning is shown once.\n"
 );
 

@@ -34,7 +34,10 @@ pub(crate) struct Setup {
 /// Spawns `command` with `setup` applied in the child, from the spawner thread.
 pub(crate) fn spawn(mut command: Command, setup: Setup) -> io::Result<Child> {
     #[cfg(target_os = "linux")]
-    prepare(&mut command, &setup);
+    {
+        refuse_unknown_formats(&command)?;
+        prepare(&mut command, &setup);
+    }
     let result = match spawner() {
         Some(sender) => {
             let (reply, answer) = mpsc::channel();
@@ -93,6 +96,66 @@ fn prepare(command: &mut Command, setup: &Setup) {
             Ok(())
         });
     }
+}
+
+/// A `pre_exec` makes std fork and `execvp` instead of `posix_spawn`, and
+/// glibc's `execvp` runs a file the kernel cannot execute (no `#!`, not ELF)
+/// with `/bin/sh`, where `posix_spawn` (and the reference's `subprocess`)
+/// fail with `ENOEXEC`. So that stays the error: a file that is found,
+/// readable and neither a script nor ELF is refused before the fork. Where
+/// binfmt_misc has formats registered the kernel may know more: not checked.
+#[cfg(target_os = "linux")]
+fn refuse_unknown_formats(command: &Command) -> io::Result<()> {
+    use std::io::Read;
+    use std::path::{Path, PathBuf};
+
+    let std = command.as_std();
+    let program = Path::new(std.get_program());
+    let candidates: Vec<PathBuf> = if program.as_os_str().as_encoded_bytes().contains(&b'/') {
+        let base = std.get_current_dir().map(Path::to_path_buf);
+        vec![base.map_or_else(|| program.to_path_buf(), |dir| dir.join(program))]
+    } else {
+        let path = std
+            .get_envs()
+            .find(|(key, _)| *key == "PATH")
+            .map(|(_, value)| value.map(std::ffi::OsStr::to_os_string))
+            .unwrap_or_else(|| std::env::var_os("PATH"))
+            .unwrap_or_default();
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(program))
+            .collect()
+    };
+    let Some(found) = candidates.into_iter().find(|path| is_executable_file(path)) else {
+        return Ok(());
+    };
+    let mut head = [0_u8; 4];
+    let Ok(read) = std::fs::File::open(&found).and_then(|mut file| file.read(&mut head)) else {
+        return Ok(());
+    };
+    let head = &head[..read];
+    if head.starts_with(b"#!") || head.starts_with(b"\x7fELF") || binfmt_misc_in_use() {
+        return Ok(());
+    }
+    Err(io::Error::from_raw_os_error(
+        rustix::io::Errno::NOEXEC.raw_os_error(),
+    ))
+}
+
+#[cfg(target_os = "linux")]
+fn is_executable_file(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}
+
+/// Whether binfmt_misc is mounted with any format registered.
+#[cfg(target_os = "linux")]
+fn binfmt_misc_in_use() -> bool {
+    std::fs::read_dir("/proc/sys/fs/binfmt_misc").is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|entry| !matches!(entry.file_name().to_str(), Some("status" | "register")))
+    })
 }
 
 /// `ESRCH`, without a libc dependency.
