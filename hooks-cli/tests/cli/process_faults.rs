@@ -133,3 +133,39 @@ fn a_handler_that_exits_leaving_a_child_on_its_stdout_is_answered() {
     assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
     assert_all_gone(&pids_in(&pids, 1), "the child that held stdout");
 }
+
+#[test]
+fn emit_with_a_python_plugin_stays_fast_beside_200_processes_with_an_empty_environment() {
+    let home = TempHome::new();
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/python-plugins/rm-guard");
+    let plugin = home.hermes.join("plugins/rm-guard");
+    std::fs::create_dir_all(&plugin).expect("mkdir plugin");
+    for file in ["plugin.yaml", "__init__.py"] {
+        std::fs::copy(example.join(file), plugin.join(file)).expect("copy example");
+    }
+    home.config("plugins:\n  enabled: [rm-guard]\n");
+    let mut crowd: Vec<std::process::Child> = (0..200)
+        .map(|_| {
+            std::process::Command::new("env")
+                .args(["-i", "sleep", "60"])
+                .stdin(std::process::Stdio::null())
+                .spawn()
+                .expect("spawn env -i sleep")
+        })
+        .collect();
+    let mut command = harness::command(&home, &["emit", "pre_tool_call", "--json"]);
+    command.env("HERMES_HOOKS_PYTHON", "python3");
+    let started = Instant::now();
+    let run = harness::within(command, Duration::from_secs(30));
+    let elapsed = started.elapsed();
+    for child in &mut crowd {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let run = run.expect("emit returned");
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert!(run.json().get("outcome").is_some(), "{}", run.stdout());
+    // About 0.3 s alone; the worker's kill at exit used to cost 8 s beside the crowd.
+    assert!(elapsed < Duration::from_secs(4), "took {elapsed:?}");
+}
