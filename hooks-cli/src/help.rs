@@ -18,6 +18,7 @@ macro_rules! env_running {
         "  HERMES_ACCEPT_HOOKS   1/true/yes/on: approve hooks not allowlisted yet (as --accept-hooks)\n  \
          HERMES_SAFE_MODE      1/true/yes/on: register no shell hooks\n  \
          HERMES_HOOKS_PYTHON   the Python that runs Python plugins and gateway handler.py\n  \
+         HERMES_HOOKS_CGROUP   off: contain hook processes without a cgroup (subreaper and mark)\n  \
          HOME                  expands ~/ in hook commands\n"
     };
 }

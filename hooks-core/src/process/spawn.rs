@@ -16,7 +16,9 @@
 //! process ([`spawner`]), never from a pool thread that may retire.
 
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::OwnedFd;
+#[cfg(target_os = "linux")]
+use std::os::fd::{AsRawFd, BorrowedFd};
 use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
@@ -38,10 +40,12 @@ pub(crate) fn spawn(mut command: Command, setup: Setup) -> io::Result<Child> {
         refuse_unknown_formats(&command)?;
         prepare(&mut command, &setup);
     }
-    let result = match spawner() {
+    // Without a runtime to enter, tokio cannot register the child's pipes:
+    // spawned (and failing) here, as the caller would have.
+    let handle = tokio::runtime::Handle::try_current().ok();
+    let result = match spawner().filter(|_| handle.is_some()) {
         Some(sender) => {
             let (reply, answer) = mpsc::channel();
-            let handle = tokio::runtime::Handle::try_current().ok();
             let request = Request {
                 command,
                 handle,
@@ -54,7 +58,7 @@ pub(crate) fn spawn(mut command: Command, setup: Setup) -> io::Result<Child> {
                 Err(mpsc::SendError(request)) => spawn_here(request.command, request.handle),
             }
         }
-        None => spawn_here(command, tokio::runtime::Handle::try_current().ok()),
+        None => spawn_here(command, handle),
     };
     // The fd was needed by the child only (which has joined by now, or failed to).
     drop(setup);
@@ -187,7 +191,12 @@ fn spawner() -> Option<mpsc::Sender<Request>> {
                 .name("hooks-spawner".into())
                 .spawn(move || {
                     for request in requests {
-                        let result = spawn_here(request.command, request.handle);
+                        // A panic in one spawn must not take the thread (and
+                        // every later child's parent-death signal) with it.
+                        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            spawn_here(request.command, request.handle)
+                        }))
+                        .unwrap_or_else(|_| Err(io::Error::other("spawning the child panicked")));
                         let _ = request.reply.send(result);
                     }
                 })
