@@ -165,3 +165,37 @@ fn assert_all_gone_quietly(pids: &[i32]) -> usize {
     }
     left.len()
 }
+
+#[test]
+fn sigint_kills_a_blocked_python_plugin_worker() {
+    let home = TempHome::new();
+    let pids = home.hermes.join("pids");
+    home.write(
+        "plugins/stuck/plugin.yaml",
+        "name: stuck\nversion: \"1.0\"\n",
+    );
+    home.write(
+        "plugins/stuck/__init__.py",
+        &format!(
+            "import os, subprocess, time\n\
+             def stuck(**kwargs):\n    \
+             child = subprocess.Popen(['sleep', '1000'], start_new_session=True)\n    \
+             open({p:?}, 'a').write(f'{{child.pid}}\\n{{os.getpid()}}\\n')\n    \
+             time.sleep(1000)\n\
+             def register(ctx):\n    ctx.register_hook('pre_tool_call', stuck)\n",
+            p = pids.display().to_string()
+        ),
+    );
+    home.config("plugins:\n  enabled: [stuck]\n");
+    let mut hooks = start(
+        &home,
+        &["emit", "pre_tool_call"],
+        &[("HERMES_HOOKS_PYTHON", "python3")],
+    );
+    let started = pids_in(&pids, 2);
+    assert_eq!(started.len(), 2, "the callback ran: {started:?}");
+    send(&hooks, "INT");
+    let code = exit_code(&mut hooks);
+    assert_all_gone(&started, "the plugin worker and its child after SIGINT");
+    assert_eq!(code, Some(130));
+}
