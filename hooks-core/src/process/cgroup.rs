@@ -168,8 +168,15 @@ impl Cgroup {
     }
 
     /// The child could not join: cgroups do not work here; this one goes.
+    /// Said once, as a warning: the cgroup could be made, so this was expected
+    /// to work, and containment is weaker from now on.
     pub(crate) fn abandon(self) {
-        let _ = BROKEN.set(());
+        if BROKEN.set(()).is_ok() {
+            tracing::warn!(
+                "[hooks] a hook process could not join its cgroup {}; processes are contained by subreaper and mark from now on",
+                self.dir.display()
+            );
+        }
         self.remove();
     }
 

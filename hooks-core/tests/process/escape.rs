@@ -106,7 +106,7 @@ fn the_fallback_is_what_runs_without_cgroups() {
         .expect("run the suite without cgroups");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
-        output.status.success() && text.contains("7 passed"),
+        output.status.success() && text.contains("8 passed"),
         "without cgroups:\n{text}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
@@ -144,4 +144,20 @@ fn machine_offers_cgroups() -> bool {
 async fn cgroups_are_used_where_the_machine_offers_them() {
     let expected = std::env::var_os(FALLBACK_RUN).is_none() && machine_offers_cgroups();
     assert_eq!(in_cgroups(), expected, "trees in cgroups");
+}
+
+#[tokio::test]
+async fn children_that_exit_at_once_do_not_turn_cgroups_off() {
+    for _ in 0..20 {
+        let output = run(tokio::process::Command::new("true"), b"", &limits(5))
+            .await
+            .expect("true runs");
+        assert_eq!(output.exit_code, Some(0));
+    }
+    let expected = std::env::var_os(FALLBACK_RUN).is_none() && machine_offers_cgroups();
+    assert_eq!(
+        in_cgroups(),
+        expected,
+        "trees in cgroups after fast children"
+    );
 }
