@@ -1,7 +1,7 @@
 //! Spawning a tree's direct child: what runs between fork and exec (Linux),
 //! and the thread every child is forked from.
 //!
-//! The only `unsafe` of hooks-core: [`CommandExt::pre_exec`]. The closure runs
+//! The only `unsafe` of hooks-core: `CommandExt::pre_exec`. The closure runs
 //! in the forked child before `execve`, where only async-signal-safe calls are
 //! allowed; it makes three raw syscalls through rustix and allocates nothing:
 //! - `write(2)` of `0` to the tree's `cgroup.procs` (an fd opened beforehand):
