@@ -18,6 +18,7 @@ macro_rules! env_running {
         "  HERMES_ACCEPT_HOOKS   1/true/yes/on: approve hooks not allowlisted yet (as --accept-hooks)\n  \
          HERMES_SAFE_MODE      1/true/yes/on: register no shell hooks\n  \
          HERMES_HOOKS_PYTHON   the Python that runs Python plugins and gateway handler.py\n  \
+         HERMES_HOOKS_CGROUP   off: contain hook processes without a cgroup (subreaper and mark)\n  \
          HOME                  expands ~/ in hook commands\n"
     };
 }
@@ -45,7 +46,8 @@ pub const MAIN: &str = concat!(
     "\nExit status:\n  \
      0  done\n  \
      1  `hooks doctor` found a problem\n  \
-     2  bad arguments, unknown event, unreadable or invalid file\n\
+     2  bad arguments, unknown event, unreadable or invalid file\n  \
+     130, 143, 129  interrupted by SIGINT, SIGTERM, SIGHUP (running hooks are killed first)\n\
      \nResults go to stdout, warnings and logs to stderr; each warning is shown once.\n"
 );
 

@@ -33,6 +33,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if !matches!(cli.command, Command::Listen(_)) {
+        // `listen` stops itself on Ctrl-C (its server winds down first).
+        kill_trees_on_interrupt(&runtime);
+    }
     let mut out = std::io::stdout();
     let result = runtime
         .block_on(run(&cli, &mut out))
@@ -48,6 +52,40 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// On SIGINT, SIGTERM or SIGHUP: kills every process tree a hook, plugin
+/// worker or gateway handler started (they run in process groups of their
+/// own, so a terminal's Ctrl-C never reaches them, and no `Drop` runs when a
+/// signal ends the process), then exits with the conventional status
+/// (130, 143, 129).
+///
+/// The handlers are installed before any hook runs; a signal that arrives
+/// earlier ends `hooks` by its default action, with nothing started yet.
+fn kill_trees_on_interrupt(runtime: &tokio::runtime::Runtime) {
+    use tokio::signal::unix::{SignalKind, signal};
+
+    let _entered = runtime.enter();
+    let installed = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    );
+    let (Ok(mut interrupt), Ok(mut terminate), Ok(mut hangup)) = installed else {
+        output::warn_once(
+            "cannot handle SIGINT/SIGTERM/SIGHUP: an interrupted hook would keep running",
+        );
+        return;
+    };
+    runtime.spawn(async move {
+        let status = tokio::select! {
+            _ = interrupt.recv() => 130,
+            _ = terminate.recv() => 143,
+            _ = hangup.recv() => 129,
+        };
+        hermes_hooks_core::process::kill_all_trees();
+        std::process::exit(status);
+    });
 }
 
 async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {

@@ -208,7 +208,7 @@ impl GatewayHooks {
             Err(error) => return Some(Err(error)),
         };
         let (sender, receiver) = tokio::sync::oneshot::channel();
-        self.push(index, event.into(), body, Some(sender));
+        self.push(index, event.into(), body, Some(sender), None);
         Some(receiver.await.unwrap_or_else(|_| {
             Err(HandlerError::Protocol {
                 handler: self.hooks[index].info.handler_path(),
@@ -237,17 +237,27 @@ impl GatewayHooks {
             }
         };
         let event_name: Arc<str> = Arc::from(&**name);
+        let bound = self.options.command_timeout;
+        // One deadline for the handlers and for the wait: a handler still
+        // running at the bound is killed then, not left to hold the lane.
+        let deadline = std::time::Instant::now() + bound;
         let receivers: Vec<_> = indices
             .iter()
             .map(|&index| {
                 let (sender, receiver) = tokio::sync::oneshot::channel();
-                self.push(index, event_name.clone(), body.clone(), Some(sender));
+                let job_body = body.clone();
+                self.push(
+                    index,
+                    event_name.clone(),
+                    job_body,
+                    Some(sender),
+                    Some(deadline),
+                );
                 receiver
             })
             .collect();
-        let bound = self.options.command_timeout;
         let waited = self.lanes.run(async move {
-            let deadline = tokio::time::Instant::now() + bound;
+            let deadline = tokio::time::Instant::from_std(deadline);
             let waits = receivers
                 .into_iter()
                 .map(|receiver| tokio::time::timeout_at(deadline, receiver));
@@ -263,6 +273,12 @@ impl GatewayHooks {
             match result {
                 Ok(Ok(Ok(Value::Null))) => {}
                 Ok(Ok(Ok(value))) => replies.push(Reply::new(hook.source.clone(), value)),
+                // Cut to the command bound (shorter than its own timeout): said as such.
+                Ok(Ok(Err(HandlerError::Timeout { timeout, .. })))
+                    if timeout < self.options.handler_timeout =>
+                {
+                    tracing::warn!(hook = %hook_name, "[hooks] {hook_name} did not answer '{name}' within {bound:?} (gateway_hooks.command_timeout); it was stopped and its answer is ignored")
+                }
                 Ok(Ok(Err(error))) => log_failure(hook_name, name, &error),
                 Ok(Err(_)) => {
                     tracing::warn!(hook = %hook_name, "[hooks] {hook_name}: its '{name}' event was dropped (queue full or gateway shut down)")
@@ -282,8 +298,23 @@ impl GatewayHooks {
     }
 
     /// Queues one job on hook `index`'s lane.
-    fn push(&self, index: usize, event: Arc<str>, body: Arc<[u8]>, reply: Option<ReplySender>) {
-        self.lanes.push(index, Job { event, body, reply });
+    fn push(
+        &self,
+        index: usize,
+        event: Arc<str>,
+        body: Arc<[u8]>,
+        reply: Option<ReplySender>,
+        deadline: Option<std::time::Instant>,
+    ) {
+        self.lanes.push(
+            index,
+            Job {
+                event,
+                body,
+                reply,
+                deadline,
+            },
+        );
     }
 
     /// Queues a non-command gateway event on its hooks' lanes; `false` when it
@@ -303,7 +334,7 @@ impl GatewayHooks {
             Ok(body) => {
                 let event_name: Arc<str> = Arc::from(&**name);
                 for index in indices {
-                    self.push(index, event_name.clone(), body.clone(), None);
+                    self.push(index, event_name.clone(), body.clone(), None, None);
                 }
             }
             Err(error) => {

@@ -50,6 +50,25 @@ pub(crate) struct Job {
     /// Set when someone awaits the result (`command:*`, `call_hook`); else
     /// the result is dropped and failures are logged.
     pub(crate) reply: Option<ReplySender>,
+    /// When the answer is no use any more (a `command:*` event's bound): the
+    /// handler's own timeout is cut to it, so a handler still running then is
+    /// killed with its tree instead of holding the lane (and the host's flush)
+    /// past the bound. A job whose deadline passed while it was queued is not run.
+    pub(crate) deadline: Option<std::time::Instant>,
+}
+
+impl Job {
+    /// The time the handler gets for this job: the lane's timeout, cut to the
+    /// job's deadline; `None` when the deadline has already passed.
+    fn budget(&self, timeout: Duration) -> Option<Duration> {
+        match self.deadline {
+            None => Some(timeout),
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                (!left.is_zero()).then(|| timeout.min(left))
+            }
+        }
+    }
 }
 
 /// Counters shared by every lane: what is queued or running, for `flush`.
@@ -162,7 +181,16 @@ impl Lane {
                 self.wake.notified().await;
                 continue;
             };
-            let result = runner.call(&job.body, timeout).await;
+            let Some(budget) = job.budget(timeout) else {
+                // Its caller stopped waiting already: the answer would be ignored.
+                let name = &self.name;
+                let event = &job.event;
+                tracing::debug!(hook = %name, "[hooks] {name}: '{event}' not run, its bound passed while it was queued");
+                drop(job);
+                self.shared.finish_one();
+                continue;
+            };
+            let result = runner.call(&job.body, budget).await;
             match job.reply {
                 Some(reply) => {
                     let _ = reply.send(result);

@@ -1,5 +1,7 @@
 //! Killing a whole tree: every process proven ours, in rounds until no new one appears.
 
+use std::path::Path;
+
 use rustix::process::{Pid, Signal, kill_process_group};
 
 /// What identifies one tree at kill time.
@@ -12,6 +14,8 @@ pub(crate) struct Target<'a> {
     /// Whether the direct child is not reaped yet: its pid (and so the group
     /// id) cannot have been reused, so the group and its descendants are ours.
     pub unreaped: bool,
+    /// The tree's cgroup, when it has one: everything in it is killed first.
+    pub cgroup: Option<&'a Path>,
 }
 
 /// A process may fork between one scan and the kill that follows; its child
@@ -31,6 +35,12 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
     let Ok(pgid) = i32::try_from(target.pgid) else {
         return;
     };
+    // The cgroup holds everything the tree started, whatever it did with its
+    // environment, session or parentage: one write kills it all. The scan
+    // below still runs, for processes that could leave the cgroup (root).
+    if let Some(dir) = target.cgroup {
+        super::cgroup::kill_dir(dir);
+    }
     let root = target.unreaped.then_some(pgid);
     let mut signalled: HashSet<(i32, u64)> = HashSet::new();
     for _ in 0..MAX_ROUNDS {
@@ -42,9 +52,8 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
             signal_group(pgid);
             return;
         }
-        let ours = procfs::members(&table, root, pgid, |pid| {
-            procfs::carries_token(pid, target.token)
-        });
+        let marked = procfs::marked(&table, target.token);
+        let ours = procfs::members(&table, root, pgid, |pid| marked.contains(&pid));
         if root.is_some() {
             // The whole group in one call. Only while the child is unreaped:
             // afterwards the group id proves nothing, and the members proven

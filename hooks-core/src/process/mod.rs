@@ -47,11 +47,18 @@
 //! ```
 
 mod capture;
+#[cfg(target_os = "linux")]
+mod cgroup;
 mod kill;
 #[cfg(target_os = "linux")]
 mod procfs;
+mod registry;
 mod run;
+mod spawn;
 mod tree;
 
+#[cfg(target_os = "linux")]
+pub use cgroup::CGROUP_ENV;
+pub use registry::{kill_all_trees, live_trees};
 pub use run::{RunLimits, RunOutput, run};
 pub use tree::{ChildTree, TREE_ENV};

@@ -77,29 +77,60 @@ pub(crate) fn environ_has_token(environ: &[u8], token: &str) -> bool {
         })
 }
 
-/// Whether process `pid` is marked with `token`.
-pub(crate) fn carries_token(pid: i32, token: &str) -> bool {
-    let path = format!("/proc/{pid}/environ");
-    for attempt in 0..=ENVIRON_RETRIES {
-        match fs::read(&path) {
-            Ok(environ) if !environ.is_empty() => return environ_has_token(&environ, token),
-            // Empty or unreadable. A process of another user (or one that changed
-            // credentials) stays so: not provably ours, and not killable by us
-            // anyway. One of ours reads so only while it is in the middle of an
-            // `execve` (its new environment not in place yet): a child that was
-            // just forked and is exec'ing `setsid sleep` must not slip through
-            // that window, so it is read again a moment later.
-            _ if attempt < ENVIRON_RETRIES && owned_by_us(pid) => {
-                std::thread::sleep(std::time::Duration::from_millis(2));
+/// The processes of `table` whose environment carries `token`.
+///
+/// Each environment is read once. An empty or unreadable one of a process of
+/// another user (or of one that changed credentials) stays so: not provably
+/// ours, and not killable by us anyway. One of ours reads so only while it is
+/// in the middle of an `execve` (its new environment not in place yet) or when
+/// it was started with an empty environment (`env -i`): a child that was just
+/// forked and is exec'ing `setsid sleep` must not slip through that window, so
+/// those are read again, all together, after one short pause per retry. The
+/// pause is paid once per scan, never once per such process: a machine with
+/// hundreds of `env -i` processes must not stretch a timeout kill.
+pub(crate) fn marked(table: &[Entry], token: &str) -> HashSet<i32> {
+    let mut found = HashSet::new();
+    let mut unsure: Vec<i32> = Vec::new();
+    for entry in table.iter().filter(|e| !e.zombie && !e.is_kernel_thread()) {
+        match read_environ(entry.pid) {
+            Some(environ) if environ_has_token(&environ, token) => {
+                found.insert(entry.pid);
             }
-            _ => return false,
+            Some(_) => {}
+            None if owned_by_us(entry.pid) => unsure.push(entry.pid),
+            None => {}
         }
     }
-    false
+    for _ in 0..ENVIRON_RETRIES {
+        if unsure.is_empty() {
+            break;
+        }
+        std::thread::sleep(ENVIRON_PAUSE);
+        unsure.retain(|pid| match read_environ(*pid) {
+            Some(environ) => {
+                if environ_has_token(&environ, token) {
+                    found.insert(*pid);
+                }
+                false
+            }
+            None => true,
+        });
+    }
+    found
 }
 
-/// How often an empty or unreadable environment of one of our own processes is read again.
+/// `/proc/<pid>/environ`, `None` when it is empty or unreadable.
+fn read_environ(pid: i32) -> Option<Vec<u8>> {
+    fs::read(format!("/proc/{pid}/environ"))
+        .ok()
+        .filter(|environ| !environ.is_empty())
+}
+
+/// How often the empty or unreadable environments of our own processes are read again.
 const ENVIRON_RETRIES: u32 = 5;
+
+/// The pause before each of those re-reads (an `execve` completes well within it).
+const ENVIRON_PAUSE: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// Whether `/proc/<pid>` belongs to this process's effective user.
 fn owned_by_us(pid: i32) -> bool {

@@ -9,7 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::process::{Child, Command};
 
-use super::kill;
+#[cfg(target_os = "linux")]
+use super::cgroup::Cgroup;
+use super::spawn::Setup;
+use super::{kill, registry, spawn};
 
 /// The environment variable that marks every process of a tree.
 ///
@@ -28,12 +31,22 @@ pub struct ChildTree {
     pid: u32,
     token: String,
     armed: bool,
+    /// The tree's cgroup v2, where one could be made (Linux).
+    #[cfg(target_os = "linux")]
+    cgroup: Option<Cgroup>,
+    /// Its entry in the registry of live trees.
+    registered: Option<u64>,
 }
 
 impl ChildTree {
     /// Spawns `command` with the stdio the caller configured, in its own process
     /// group, marked (see [`TREE_ENV`]) so that descendants that call
     /// `setsid`/`setpgid`, or are reparented, are still found.
+    ///
+    /// On Linux the child also dies with this process (a parent-death signal),
+    /// and is contained by a cgroup v2 of its own where this process may
+    /// create one (see [`CGROUP_ENV`](super::CGROUP_ENV)), else made a child
+    /// subreaper, so that orphans below it stay its descendants.
     pub fn spawn(mut command: Command) -> io::Result<ChildTree> {
         let token = new_token();
         let marks = marks_for(&command, &token);
@@ -41,16 +54,79 @@ impl ChildTree {
             .process_group(0)
             .kill_on_drop(true)
             .env(TREE_ENV, marks);
-        let child = command.spawn()?;
+        #[cfg(target_os = "linux")]
+        let (cgroup, setup) = match Cgroup::create(&token) {
+            Some((cgroup, procs)) => (
+                Some(cgroup),
+                Setup {
+                    cgroup_procs: Some(procs),
+                    subreaper: false,
+                },
+            ),
+            None => (
+                None,
+                Setup {
+                    cgroup_procs: None,
+                    subreaper: true,
+                },
+            ),
+        };
+        #[cfg(not(target_os = "linux"))]
+        let setup = Setup::default();
+        let spawned = spawn::spawn(command, setup);
+        #[cfg(target_os = "linux")]
+        let spawned = spawned.inspect_err(|_| {
+            if let Some(cgroup) = &cgroup {
+                let _ = std::fs::remove_dir(cgroup.dir());
+            }
+        });
+        let child = spawned?;
         let pid = child
             .id()
             .ok_or_else(|| io::Error::other("the spawned child has no pid"))?;
+        #[cfg(target_os = "linux")]
+        let cgroup = cgroup.and_then(|cgroup| {
+            if cgroup.holds(pid) {
+                Some(cgroup)
+            } else {
+                // The join failed (no right over the common ancestor, say):
+                // this tree has the mark and the group; later ones the subreaper.
+                tracing::debug!("the child {pid} could not join {}", cgroup.dir().display());
+                cgroup.abandon();
+                None
+            }
+        });
+        #[cfg(target_os = "linux")]
+        let (start, cgroup_dir) = (
+            super::procfs::start_of(pid as i32).unwrap_or(0),
+            cgroup.as_ref().map(|cgroup| cgroup.dir().to_path_buf()),
+        );
+        #[cfg(not(target_os = "linux"))]
+        let (start, cgroup_dir) = (0, None);
+        let registered = Some(registry::register(registry::Registered {
+            pid,
+            start,
+            token: token.clone(),
+            cgroup: cgroup_dir,
+        }));
         Ok(ChildTree {
             child,
             pid,
             token,
             armed: true,
+            #[cfg(target_os = "linux")]
+            cgroup,
+            registered,
         })
+    }
+
+    /// Whether the tree is contained by a cgroup v2 of its own (see
+    /// [`CGROUP_ENV`](super::CGROUP_ENV)); else by the subreaper and the mark.
+    pub fn in_cgroup(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.cgroup.is_some();
+        #[cfg(not(target_os = "linux"))]
+        return false;
     }
 
     /// The direct child's pid (== its process group id), captured at spawn.
@@ -86,10 +162,15 @@ impl ChildTree {
         // may be reused, so it is neither a root of the ppid walk nor proof that
         // the process group is still ours.
         let unreaped = self.child.id().is_some();
+        #[cfg(target_os = "linux")]
+        let cgroup = self.cgroup.as_ref().map(Cgroup::dir);
+        #[cfg(not(target_os = "linux"))]
+        let cgroup = None;
         kill::kill_tree(&kill::Target {
             pgid: self.pid,
             token: &self.token,
             unreaped,
+            cgroup,
         });
         // Safe after reaping too: tokio then refuses instead of signalling a pid.
         let _ = self.child.start_kill();
@@ -101,6 +182,14 @@ impl ChildTree {
     /// pipes are detached on purpose.
     pub(crate) fn disarm(&mut self) {
         self.armed = false;
+        if let Some(id) = self.registered.take() {
+            registry::unregister(id);
+        }
+        // What still runs leaves the cgroup with it: detached, not contained.
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = self.cgroup.take() {
+            cgroup.release();
+        }
     }
 }
 
@@ -108,6 +197,13 @@ impl Drop for ChildTree {
     fn drop(&mut self) {
         if self.armed {
             self.kill_tree();
+        }
+        #[cfg(target_os = "linux")]
+        if let Some(cgroup) = self.cgroup.take() {
+            cgroup.remove();
+        }
+        if let Some(id) = self.registered.take() {
+            registry::unregister(id);
         }
     }
 }

@@ -2,6 +2,8 @@
 //! through `hermes_hooks_core::process`, must give the right result within a generous
 //! bound and leave no process of theirs behind.
 
+mod crowd;
+mod escape;
 mod run;
 mod support;
 mod tree;

@@ -289,6 +289,29 @@ async fn is_not_executable() {
 }
 
 #[tokio::test]
+async fn an_executable_without_a_shebang_is_an_exec_format_error() {
+    // As with posix_spawn and Python's subprocess: never run by /bin/sh
+    // (which the fork + execvp path would do), whether named by path or found on PATH.
+    let scratch = Scratch::new();
+    let path = scratch.file("noshebang");
+    let ran = scratch.file("ran");
+    std::fs::write(&path, format!("touch {}\n", ran.display())).expect("write");
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let error = run(Command::new(&path), b"", &limits(5)).await.err();
+    assert_eq!(error.and_then(|e| e.raw_os_error()), Some(8), "ENOEXEC");
+    let mut on_path = Command::new("noshebang");
+    on_path.env("PATH", scratch.file(""));
+    let error = run(on_path, b"", &limits(5)).await.err();
+    assert_eq!(
+        error.and_then(|e| e.raw_os_error()),
+        Some(8),
+        "ENOEXEC on PATH"
+    );
+    assert!(!ran.exists(), "the file was run by a shell");
+}
+
+#[tokio::test]
 async fn does_not_exist() {
     let error = run(Command::new("/no/such/child"), b"", &limits(5))
         .await
