@@ -127,6 +127,19 @@ pub fn register_discovery(
             ),
         ));
     }
+    for (key, reason) in lists.unreadable_required() {
+        // A guard list that cannot be read never fails open: every tool call
+        // is blocked until the list is fixed.
+        let message = format!(
+            "{reason} ({}): tool calls are blocked until plugins.required lists plugin names",
+            config.path().display()
+        );
+        callbacks.register("pre_tool_call", key, move |_event| {
+            Ok(Some(json!({"action": "block", "message": message})))
+        });
+        // discovery already warned about the key (config.yaml and the key named).
+        registration.blocking.push((key.clone(), reason.clone()));
+    }
     registration.plugins = found;
     registration
 }

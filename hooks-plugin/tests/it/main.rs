@@ -8,4 +8,5 @@ mod discovery;
 mod panic_abort;
 mod python;
 mod python_worker;
+mod required;
 mod support;
