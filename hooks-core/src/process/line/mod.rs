@@ -99,6 +99,9 @@ impl Default for LineOptions {
     }
 }
 
+/// How long an error waits for the exit status of a worker whose output closed.
+const EXIT_STATUS_GRACE: Duration = Duration::from_millis(200);
+
 /// How long a dropped worker waits for its last stderr lines to be shown.
 const STDERR_DRAIN: Duration = Duration::from_secs(1);
 
@@ -306,7 +309,15 @@ impl LineWorker {
     }
 
     fn died(&self) -> LineError {
-        LineError::Exited(self.exit_status().map_or_else(
+        // The output closes a moment before the exit can be reaped: give the
+        // status a short while to appear, so the error says how it ended.
+        let until = Instant::now() + EXIT_STATUS_GRACE;
+        let mut status = self.exit_status();
+        while status.is_none() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+            status = self.exit_status();
+        }
+        LineError::Exited(status.map_or_else(
             || "closed its output".to_owned(),
             |status| format!("exited ({status})"),
         ))
