@@ -89,6 +89,13 @@ pub fn register_discovery(
     if let Some(status) = &registration.interpreter {
         tracing::info!("Python plugins run with {status}");
     }
+    // Every call into the Python worker is bounded by the callback timeout,
+    // inline events included.
+    for python in &discovery.python {
+        python
+            .host
+            .set_call_timeout(callbacks.settings().callback_timeout);
+    }
     let mut found = discovery.found;
     for key in &discovery.load_order {
         if let Some(native) = discovery.plugins.iter().find(|p| p.key() == key) {

@@ -7,6 +7,7 @@ mod calls;
 mod discovery;
 mod panic_abort;
 mod python;
+mod python_faults;
 mod python_worker;
 mod required;
 mod support;
