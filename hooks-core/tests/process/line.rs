@@ -58,7 +58,7 @@ fn echo_worker(lines: Arc<Mutex<Vec<String>>>) -> LineWorker {
         label: "test worker".to_owned(),
         ..LineOptions::default()
     };
-    let worker = LineWorker::spawn(command, options, move |line| {
+    let worker = LineWorker::spawn(command, options, move |line, _cut| {
         lines.lock().unwrap().push(line.to_owned());
     })
     .expect("spawns");

@@ -185,7 +185,7 @@ impl Connection {
 }
 
 /// Shows each stderr line as a warning naming the plugin that wrote it.
-fn log_stderr(text: &str) {
+fn log_stderr(text: &str, _cut: bool) {
     match attribute_stderr(text) {
         (Some(plugin), text) => {
             tracing::warn!("Python plugin '{}': {}", escape(plugin), escape(text));

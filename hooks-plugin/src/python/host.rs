@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use hermes_hooks_core::callbacks::{CallbackError, CallbackResult};
+use hermes_hooks_core::catalog::RunPolicy;
 use hermes_hooks_core::config::DEFAULT_CALLBACK_TIMEOUT_SECS;
 use hermes_hooks_core::interpreter::PythonInterpreter;
 use hermes_hooks_core::process::RestartBudget;
@@ -26,6 +27,9 @@ const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 const LOAD_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a section function may take when a session starts.
 const SECTION_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much longer than the callback timeout the worker waits on events the
+/// core bounds itself (its timeout must win: it also suppresses the callback).
+const CORE_TIMEOUT_GRACE: Duration = Duration::from_secs(1);
 /// A worker that dies sooner than this after its start is not restarted at once.
 const RESTART_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -227,14 +231,36 @@ impl PythonHost {
     }
 
     /// Runs the callback `callback` of the plugin's hook for `event`.
+    ///
+    /// Bounded by [`Self::call_timeout`]. On events the core bounds itself
+    /// (run policy `bounded`) the worker waits a little longer, so the core's
+    /// timeout (and its suppression of a hung callback) decides.
     pub fn call(&self, callback: &str, event: &Event) -> CallbackResult {
-        self.call_payload(callback, event.name().as_str(), event.payload())
+        let bounded_by_core = event
+            .hook()
+            .is_some_and(|hook| hook.meta().run == RunPolicy::Bounded);
+        let deadline = if bounded_by_core {
+            self.call_timeout() + CORE_TIMEOUT_GRACE
+        } else {
+            self.call_timeout()
+        };
+        self.call_within(callback, event.name().as_str(), event.payload(), deadline)
     }
 
     /// Runs the callback `callback` with the event named `event` and `payload`,
     /// bounded by [`Self::call_timeout`]. A callback whose plugin is not
     /// running in the current worker fails (on `pre_tool_call`: a block).
     pub fn call_payload(&self, callback: &str, event: &str, payload: &Payload) -> CallbackResult {
+        self.call_within(callback, event, payload, self.call_timeout())
+    }
+
+    fn call_within(
+        &self,
+        callback: &str,
+        event: &str,
+        payload: &Payload,
+        deadline: Duration,
+    ) -> CallbackResult {
         let body = CallBody {
             callback,
             event,
@@ -244,7 +270,7 @@ impl PythonHost {
         if let Some(reason) = self.callback_failure(callback) {
             return Err(CallbackError::new("PluginWorkerError", reason));
         }
-        match connection.request("call", &body, self.call_timeout()) {
+        match connection.request("call", &body, deadline) {
             Ok(Value::Null) => Ok(None),
             Ok(reply) => Ok(Some(reply)),
             Err(WorkerError::Raised { kind, message }) => Err(CallbackError::new(kind, message)),

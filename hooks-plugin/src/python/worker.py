@@ -179,6 +179,31 @@ def high_dup(fd):
         return os.dup(fd)
 
 
+# What the worker itself opens after start-up (its event loop's selector and
+# self-pipe) is opened above this fd, so a plugin that closes or reuses low fds
+# cannot reach it.
+LOW_FDS = 64
+
+
+def above_low_fds(create):
+    """Runs create() with the free fds below LOW_FDS held, so what it opens lands above them."""
+    held = []
+    try:
+        while True:
+            fd = os.open(os.devnull, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            if fd >= LOW_FDS:
+                os.close(fd)
+                break
+            held.append(fd)
+    except OSError:
+        pass
+    try:
+        return create()
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
 def broken(what, exc):
     """A protocol pipe broke (a plugin closed or replaced it): end now, the host restarts us."""
     try:
@@ -318,11 +343,14 @@ class Loop:
                              % reason)
             sys.stderr.flush()
 
-    def run(self, awaitable):
+    def start(self):
         with self.lock:
             if self.loop is None:
-                self.loop = asyncio.new_event_loop()
+                self.loop = above_low_fds(asyncio.new_event_loop)
                 threading.Thread(target=self.forever, args=(self.loop,), daemon=True).start()
+
+    def run(self, awaitable):
+        self.start()
 
         async def wait():
             try:
@@ -635,6 +663,8 @@ def end_tree():
 def main():
     home = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HERMES_HOME", "")
     channel = Channel()
+    # Started now, while no plugin runs: its fds land above the low ones.
+    LOOP.start()
     channel.send({"id": 0, "ready": True, "executable": sys.executable,
                   "version": "%d.%d.%d" % sys.version_info[:3]})
     readers = Readers(channel, home)

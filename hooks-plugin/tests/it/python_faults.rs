@@ -180,8 +180,11 @@ def guard(tool_name, **kwargs):
         for fd in (0, 1, 3, 4):
             os.dup2(null, fd)
     return {"action": "block", "message": "fd guard ran"}
+async def async_guard(**kwargs):
+    return {"action": "block", "message": "async fd guard ran"}
 def register(ctx):
     ctx.register_hook("pre_tool_call", guard)
+    ctx.register_hook("pre_tool_call", async_guard)
 "#,
     );
     let loaded = register(&home, "plugins: {enabled: [fdgames]}", options(), Some(5.0));
@@ -193,7 +196,12 @@ def register(ctx):
         );
         for _ in 0..3 {
             let blocked = messages(&fire(&loaded.callbacks, "pre_tool_call", rm_rf()));
-            assert_eq!(blocked, ["fd guard ran"], "after {game}");
+            // The event loop's fds (async_guard) are out of reach too.
+            assert_eq!(
+                blocked,
+                ["fd guard ran", "async fd guard ran"],
+                "after {game}"
+            );
         }
     }
 }
@@ -237,36 +245,45 @@ fn a_wedged_worker_is_found_by_its_health_check_and_restarted() {
         return;
     }
     let home = Home::new();
-    python_plugin(
+    let dir = python_plugin(
         &home,
         "freezer",
         r#"
 import os, signal
-def guard(tool_name, **kwargs):
-    if tool_name == "freeze":
+HERE = os.path.dirname(__file__)
+def on_subagent(**kwargs):
+    with open(os.path.join(HERE, "pid"), "w") as f:
+        f.write(str(os.getpid()))
+    flag = os.path.join(HERE, "freeze")
+    if os.path.exists(flag):
+        os.remove(flag)
         os.kill(os.getpid(), signal.SIGSTOP)
+def guard(**kwargs):
     return {"action": "block", "message": "freezer ran"}
 def register(ctx):
+    ctx.register_hook("subagent_start", on_subagent)
     ctx.register_hook("pre_tool_call", guard)
 "#,
     );
     let loaded = register(&home, "plugins: {enabled: [freezer]}", options(), Some(1.0));
-    let frozen = messages(&fire(
-        &loaded.callbacks,
-        "pre_tool_call",
-        json!({"tool_name": "freeze", "args": {}}),
-    ));
-    assert_eq!(frozen.len(), 1, "fails closed: {frozen:?}");
-    // The health check (5 s) finds it wedged and kills it; the next call restarts it.
+    let pid = || std::fs::read_to_string(dir.join("pid")).unwrap_or_default();
+    fire(&loaded.callbacks, "subagent_start", json!({}));
+    let first = pid();
+    assert!(!first.is_empty());
+    // The whole worker stops: the call returns at its deadline, and the
+    // health check (5 s) finds the worker wedged and kills it.
+    std::fs::write(dir.join("freeze"), "").unwrap();
+    let started = Instant::now();
+    fire(&loaded.callbacks, "subagent_start", json!({}));
+    assert!(started.elapsed() < BOUND);
     let deadline = Instant::now() + BOUND * 2;
-    loop {
-        let blocked = messages(&fire(&loaded.callbacks, "pre_tool_call", rm_rf()));
-        if blocked == ["freezer ran"] {
-            break;
-        }
-        assert!(Instant::now() < deadline, "never restarted: {blocked:?}");
+    while pid() == first {
+        assert!(Instant::now() < deadline, "never restarted");
         std::thread::sleep(Duration::from_millis(500));
+        fire(&loaded.callbacks, "subagent_start", json!({}));
     }
+    let blocked = messages(&fire(&loaded.callbacks, "pre_tool_call", rm_rf()));
+    assert_eq!(blocked, ["freezer ran"]);
 }
 
 #[test]

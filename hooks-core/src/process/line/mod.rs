@@ -9,7 +9,8 @@
 //!   (`id` 0) is its start-up line, read with [`LineWorker::wait_ready`].
 //! - Reads are capped ([`LineOptions::max_line_bytes`]); a longer line is
 //!   consumed and dropped (it fails the request in flight when only one is).
-//! - The child's stderr is handed line by line to a sink (shown as warnings).
+//! - The child's stderr is handed line by line to a sink (shown as warnings),
+//!   with whether the line was cut at [`LineOptions::max_stderr_line_bytes`].
 //! - Every call has a deadline, sync ([`LineWorker::request`]) or async
 //!   ([`LineWorker::request_async`]); writes happen on the worker's own
 //!   writer thread, so a child that stops reading cannot hold a caller past it.
@@ -23,11 +24,11 @@
 mod read;
 mod restart;
 mod slot;
+mod threads;
 
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufReader, Write};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
@@ -155,11 +156,12 @@ impl fmt::Debug for LineWorker {
 
 impl LineWorker {
     /// Spawns `command` (its stdio becomes pipes) as a [`ChildTree`]; each
-    /// stderr line goes to `stderr`. Works under any executor, or none.
+    /// stderr line goes to `stderr` (the text, and whether it was cut).
+    /// Works under any executor, or none.
     pub fn spawn(
         mut command: Command,
         options: LineOptions,
-        stderr: impl Fn(&str) + Send + Sync + 'static,
+        stderr: impl Fn(&str, bool) + Send + Sync + 'static,
     ) -> std::io::Result<LineWorker> {
         command
             .stdin(Stdio::piped())
@@ -188,12 +190,12 @@ impl LineWorker {
         let reader = Arc::clone(&shared);
         let cap = options.max_line_bytes;
         spawn_thread("hooks-line-reader", move || {
-            read_answers(stdout, &reader, cap)
+            threads::read_answers(stdout, &reader, cap)
         })?;
         let (requests, queue) = mpsc::channel::<Vec<u8>>();
         let writer = Arc::clone(&shared);
         spawn_thread("hooks-line-writer", move || {
-            write_requests(stdin, &queue, &writer)
+            threads::write_requests(stdin, &queue, &writer)
         })?;
         let (stderr_tx, stderr_done) = mpsc::channel::<()>();
         let stderr_cap = options.max_stderr_line_bytes;
@@ -217,7 +219,7 @@ impl LineWorker {
 
     /// Waits at most `timeout` for the start-up line (the first with `id` 0).
     pub fn wait_ready(&self, timeout: Duration) -> Answer {
-        match self.shared.ready.wait_until(Instant::now() + timeout) {
+        match self.shared.ready.wait_until(deadline_after(timeout)) {
             Some(answer) => self.explain(answer),
             None => Err(LineError::TimedOut(timeout)),
         }
@@ -233,7 +235,7 @@ impl LineWorker {
 
     /// Sends `message` (its `id` is set here) and blocks until its answer or `deadline`.
     pub fn request(&self, message: Map<String, Value>, deadline: Duration) -> Answer {
-        let until = Instant::now() + deadline;
+        let until = deadline_after(deadline);
         let (id, slot) = self.send(message)?;
         match slot.wait_until(until) {
             Some(answer) => self.explain(answer),
@@ -248,12 +250,31 @@ impl LineWorker {
     /// [`Self::request`] for async callers.
     pub async fn request_async(&self, message: Map<String, Value>, deadline: Duration) -> Answer {
         let (id, slot) = self.send(message)?;
+        self.answer_async(id, &slot, deadline).await
+    }
+
+    /// [`Self::request_async`] with the request already encoded: `object` is
+    /// one JSON object (`{...}`, no `id`), sent as is with the id put first.
+    /// A body shared by many workers is encoded once.
+    pub async fn request_encoded_async(&self, object: &[u8], deadline: Duration) -> Answer {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (id, slot) = self.send_line(id, with_id(id, object))?;
+        self.answer_async(id, &slot, deadline).await
+    }
+
+    async fn answer_async(&self, id: u64, slot: &Slot, deadline: Duration) -> Answer {
+        // A caller that stops waiting (its own timeout dropped this future)
+        // leaves nothing pending: a late answer is then logged as stale.
+        struct Forget<'a>(&'a Shared, u64);
+        impl Drop for Forget<'_> {
+            fn drop(&mut self) {
+                lock(&self.0.pending).remove(&self.1);
+            }
+        }
+        let _forget = Forget(&self.shared, id);
         match tokio::time::timeout(deadline, slot.answer()).await {
             Ok(answer) => self.explain(answer),
-            Err(_) => {
-                lock(&self.shared.pending).remove(&id);
-                Err(LineError::TimedOut(deadline))
-            }
+            Err(_) => Err(LineError::TimedOut(deadline)),
         }
     }
 
@@ -288,6 +309,10 @@ impl LineWorker {
         let mut line =
             serde_json::to_vec(&message).map_err(|error| LineError::Encode(error.to_string()))?;
         line.push(b'\n');
+        self.send_line(id, line)
+    }
+
+    fn send_line(&self, id: u64, line: Vec<u8>) -> Result<(u64, Arc<Slot>), LineError> {
         let slot = Arc::new(Slot::default());
         lock(&self.shared.pending).insert(id, Arc::clone(&slot));
         let queued = lock(&self.requests)
@@ -335,66 +360,25 @@ impl Drop for LineWorker {
     }
 }
 
-/// Routes answers to their requests until the worker's output closes.
-fn read_answers(stdout: File, shared: &Shared, cap: usize) {
-    let label = &shared.label;
-    let mut reader = BufReader::new(stdout);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        match read_capped_line(&mut reader, &mut line, cap) {
-            Ok(0) | Err(_) => break,
-            Ok(_) if line.len() > cap => {
-                // Whose answer it was is unknown; with one request in flight it is that one's.
-                let mut pending = lock(&shared.pending);
-                if pending.len() == 1 {
-                    let (_, slot) = pending.drain().next().unwrap_or_default();
-                    slot.fill(Err(LineError::TooLarge(cap)));
-                } else {
-                    tracing::warn!("{label}: discarded a protocol line longer than {cap} bytes");
-                }
-                continue;
-            }
-            Ok(_) => {}
-        }
-        let message = match serde_json::from_slice::<Value>(&line) {
-            Ok(Value::Object(message)) => message,
-            _ => {
-                tracing::warn!("{label}: discarded a line that is not a JSON object");
-                continue;
-            }
-        };
-        let Some(id) = message.get("id").and_then(Value::as_u64) else {
-            tracing::warn!("{label}: discarded a line without a request id");
-            continue;
-        };
-        if id == 0 && !shared.ready_seen.swap(true, Ordering::SeqCst) {
-            shared.ready.fill(Ok(message));
-            continue;
-        }
-        let waiting = lock(&shared.pending).remove(&id);
-        match waiting {
-            Some(slot) => slot.fill(Ok(message)),
-            None => tracing::warn!(
-                "{label}: discarded a stale answer (request {id} is no longer waiting)"
-            ),
-        }
+/// `{"id":N,...object}`: the encoded object with the request id in front, one line.
+fn with_id(id: u64, object: &[u8]) -> Vec<u8> {
+    let object = object.trim_ascii_end();
+    let rest = object.strip_prefix(b"{").unwrap_or(object);
+    let mut line = format!("{{\"id\":{id}").into_bytes();
+    if rest.trim_ascii_start().first() != Some(&b'}') {
+        line.push(b',');
     }
-    shared.close(&LineError::Exited("closed its output".to_owned()));
+    line.extend_from_slice(rest);
+    line.push(b'\n');
+    line
 }
 
-/// Writes queued requests in order; the first failed write breaks the worker.
-fn write_requests(mut stdin: File, queue: &mpsc::Receiver<Vec<u8>>, shared: &Shared) {
-    while let Ok(line) = queue.recv() {
-        if let Err(error) = stdin.write_all(&line).and_then(|()| stdin.flush()) {
-            tracing::warn!(
-                "{}: cannot write to it ({error}); it is broken and is stopped",
-                shared.label
-            );
-            shared.broken(&LineError::Send(error.to_string()));
-            return;
-        }
-    }
+/// `timeout` from now, or a far deadline when that is past what `Instant` holds.
+fn deadline_after(timeout: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(timeout)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
+        .unwrap_or(now)
 }
 
 fn spawn_thread(name: &str, body: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
@@ -425,4 +409,27 @@ fn with_runtime<T>(body: impl FnOnce() -> T) -> T {
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_id_goes_first_in_an_encoded_object() {
+        let line = with_id(7, b"{\"event\":\"a:b\",\"context\":{}}\n");
+        let value: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
+        assert_eq!(
+            value,
+            serde_json::json!({"id": 7, "event": "a:b", "context": {}})
+        );
+        assert_eq!(line.last(), Some(&b'\n'));
+        let empty: Value = serde_json::from_slice(&with_id(1, b"{}")).unwrap_or(Value::Null);
+        assert_eq!(empty, serde_json::json!({"id": 1}));
+    }
+
+    #[test]
+    fn huge_deadlines_do_not_overflow() {
+        assert!(deadline_after(Duration::MAX) > Instant::now());
+    }
 }

@@ -35,8 +35,8 @@ pub(crate) fn read_capped_line(
 }
 
 /// Hands each stderr line (cut at `cap` bytes, lossily decoded, without its
-/// line ending) to `sink` until the pipe closes.
-pub(super) fn forward_stderr(stderr: File, cap: usize, sink: &(dyn Fn(&str) + Send + Sync)) {
+/// line ending) to `sink`, with whether it was cut, until the pipe closes.
+pub(super) fn forward_stderr(stderr: File, cap: usize, sink: &(dyn Fn(&str, bool) + Send + Sync)) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     while let Ok(read) = read_capped_line(&mut reader, &mut line, cap) {
@@ -44,7 +44,7 @@ pub(super) fn forward_stderr(stderr: File, cap: usize, sink: &(dyn Fn(&str) + Se
             break;
         }
         let text = String::from_utf8_lossy(&line[..line.len().min(cap)]);
-        sink(text.trim_end_matches(['\r', '\n']));
+        sink(text.trim_end_matches(['\r', '\n']), line.len() > cap);
         line.clear();
     }
 }
