@@ -14,6 +14,7 @@ mod list_doctor_all;
 mod list_doctor_snapshots;
 mod native_plugins;
 mod output;
+mod python_faults;
 mod python_plugins;
 mod reference;
 mod snapshots;
