@@ -5,6 +5,7 @@
 mod abi_errors;
 mod calls;
 mod discovery;
+mod library_file;
 mod panic_abort;
 mod python;
 mod python_faults;
