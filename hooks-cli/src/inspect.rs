@@ -8,14 +8,13 @@
 //! registers as one JSON line. A crash of that child is a finding naming the
 //! plugin and the signal, not the end of the command.
 
-use std::io::{Read, Write};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use hermes_hooks_core::process::{RunLimits, RunOutput, run};
 use serde_json::{Value, json};
+use tokio::process::Command;
 
 /// The hidden `hooks` subcommand that loads one library and describes it.
 pub const INSPECT_SUBCOMMAND: &str = "__inspect-native-plugin";
@@ -23,10 +22,9 @@ pub const INSPECT_SUBCOMMAND: &str = "__inspect-native-plugin";
 /// How long a library may take to load in the child before it is killed.
 pub const DEFAULT_INSPECT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The most bytes of the child's stdout read (one JSON line is far less).
-const MAX_STDOUT_BYTES: u64 = 1 << 20;
-/// The most bytes of the child's stderr kept for an error message.
-const MAX_STDERR_BYTES: u64 = 16 << 10;
+/// The most bytes kept of the child's stdout, and of its stderr (one JSON
+/// line is far less; stderr is only shown as the error's last line).
+const MAX_OUTPUT_BYTES: usize = 1 << 20;
 /// How long to wait for the child's pipes after it exited (a grandchild may hold them).
 const PIPE_GRACE: Duration = Duration::from_millis(500);
 
@@ -118,7 +116,7 @@ impl ChildInspector {
             }
             Bounded::TimedOut => InspectError::TimedOut(self.timeout),
         })?;
-        if let Some(number) = finished.status.signal() {
+        if let Some(number) = finished.signal {
             return Err(InspectError::Crashed {
                 number,
                 name: signal_name(number),
@@ -129,7 +127,7 @@ impl ChildInspector {
             .lines()
             .rev()
             .find_map(|line| serde_json::from_str(line.trim()).ok());
-        match (finished.status.code(), document) {
+        match (finished.exit_code, document) {
             (_, Some(document)) if document.get("error").is_some() => Err(InspectError::Load(
                 document["error"].as_str().unwrap_or_default().to_owned(),
             )),
@@ -155,8 +153,10 @@ impl ChildInspector {
 /// A child that ran to its end within its bound.
 #[derive(Debug)]
 pub(crate) struct Finished {
-    /// How it ended.
-    pub status: std::process::ExitStatus,
+    /// Its exit code, when it exited normally.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub signal: Option<i32>,
     /// Its stdout (capped).
     pub stdout: Vec<u8>,
     /// Its stderr (capped).
@@ -181,68 +181,59 @@ pub(crate) enum Bounded {
     Spawn(std::io::Error),
     /// Waiting for it failed.
     Wait(std::io::Error),
-    /// It outlived its bound and was killed with its process group.
+    /// It outlived its bound and was killed with everything it started.
     TimedOut,
 }
 
-/// Runs `command` (stdin closed, output captured and capped) in its own process
-/// group; kills the group when it outlives `timeout`, and when it ends (so
-/// nothing it started lingers).
-pub(crate) fn run_bounded(mut command: Command, timeout: Duration) -> Result<Finished, Bounded> {
-    command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = command.spawn().map_err(Bounded::Spawn)?;
-    let stdout = drain(child.stdout.take(), MAX_STDOUT_BYTES);
-    let stderr = drain(child.stderr.take(), MAX_STDERR_BYTES);
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if Instant::now() >= deadline => {
-                kill_group(child.id());
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(Bounded::TimedOut);
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(error) => {
-                kill_group(child.id());
-                return Err(Bounded::Wait(error));
-            }
+/// Runs `command` (stdin empty, output captured and capped) through the one
+/// process supervisor (`hermes_hooks_core::process::run`): a `ChildTree`,
+/// killed with everything it started when it outlives `timeout`.
+///
+/// The run gets its own thread and runtime, so callers may be on any thread,
+/// inside an executor or not, and inspect several libraries at once.
+pub(crate) fn run_bounded(command: Command, timeout: Duration) -> Result<Finished, Bounded> {
+    let limits = RunLimits {
+        timeout,
+        output_cap: MAX_OUTPUT_BYTES,
+        pipe_grace: PIPE_GRACE,
+    };
+    let outcome = std::thread::scope(|scope| {
+        scope
+            .spawn(move || -> std::io::Result<RunOutput> {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                runtime.block_on(run(command, b"", &limits))
+            })
+            .join()
+    });
+    let output = match outcome {
+        Ok(Ok(output)) => output,
+        Ok(Err(error)) if is_spawn_error(&error) => return Err(Bounded::Spawn(error)),
+        Ok(Err(error)) => return Err(Bounded::Wait(error)),
+        Err(_) => {
+            return Err(Bounded::Wait(std::io::Error::other(
+                "the inspecting thread panicked",
+            )));
         }
     };
-    kill_group(child.id());
+    if output.timed_out {
+        return Err(Bounded::TimedOut);
+    }
     Ok(Finished {
-        status,
-        stdout: stdout.recv_timeout(PIPE_GRACE).unwrap_or_default(),
-        stderr: stderr.recv_timeout(PIPE_GRACE).unwrap_or_default(),
+        exit_code: output.exit_code,
+        signal: output.signal,
+        stdout: output.stdout,
+        stderr: output.stderr,
     })
 }
 
-/// Reads `pipe` to its end (at most `limit` bytes) on its own thread.
-fn drain(pipe: Option<impl Read + Send + 'static>, limit: u64) -> mpsc::Receiver<Vec<u8>> {
-    let (sender, receiver) = mpsc::channel();
-    if let Some(pipe) = pipe {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = pipe.take(limit).read_to_end(&mut bytes);
-            let _ = sender.send(bytes);
-        });
-    }
-    receiver
-}
-
-/// Kills the process group led by `pid` (the child was started as its leader).
-fn kill_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pid),
-            nix::sys::signal::Signal::SIGKILL,
-        );
-    }
+/// Whether `run` failed to start the program (rather than to wait for it):
+/// its wait errors say "cannot wait for the child process".
+fn is_spawn_error(error: &std::io::Error) -> bool {
+    !error
+        .to_string()
+        .starts_with("cannot wait for the child process")
 }
 
 /// `SIGABRT` for 6, and so on; `signal N` for a number this platform does not name.
@@ -292,6 +283,7 @@ mod tests {
 
     #[test]
     fn a_hanging_child_is_killed_at_the_timeout() {
+        use std::time::Instant;
         let dir = tempfile::tempdir().expect("tempdir");
         let script = dir.path().join("hangs");
         std::fs::write(&script, "#!/bin/sh\nsleep 30\n").expect("write");
@@ -304,5 +296,42 @@ mod tests {
             .unwrap_err();
         assert!(matches!(error, InspectError::TimedOut(_)), "{error}");
         assert!(start.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_timed_out_child_dies_with_what_it_started_even_in_another_session() {
+        // The one supervisor kills the whole tree, not only the process group.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pid_file = dir.path().join("grandchild.pid");
+        let script = dir.path().join("detaches");
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nsetsid sleep 60 &\necho $! > '{}'\nsleep 60\n",
+                pid_file.display()
+            ),
+        )
+        .expect("write");
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod");
+        let error = ChildInspector::new(&script)
+            .with_timeout(Duration::from_millis(500))
+            .inspect(Path::new("/x.so"))
+            .unwrap_err();
+        assert!(matches!(error, InspectError::TimedOut(_)), "{error}");
+        let pid: i32 = std::fs::read_to_string(&pid_file)
+            .expect("the grandchild started")
+            .trim()
+            .parse()
+            .expect("a pid");
+        let gone = (0..100).any(|_| {
+            let alive = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| !stat.contains(") Z "));
+            if alive {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            !alive
+        });
+        assert!(gone, "the detached grandchild {pid} outlived the timeout");
     }
 }

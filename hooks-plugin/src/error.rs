@@ -91,6 +91,30 @@ pub enum LoadError {
         /// What is wrong.
         message: String,
     },
+    /// The library file (or a directory it resolves through) can be written
+    /// by users other than its owner: whoever can replace it runs code in
+    /// the host. It is not loaded.
+    #[error(
+        "{library}: refusing to load a library that is writable by group or others (mode {mode:04o}); run `chmod go-w {library}`"
+    )]
+    Writable {
+        /// The library path.
+        library: PathBuf,
+        /// The file's permission bits.
+        mode: u32,
+    },
+    /// The library file changed (size, modification time or inode) while it
+    /// was being loaded: what is mapped is not what is on disk, and copying
+    /// over a mapped library crashes the host. It is not used.
+    #[error(
+        "{library}: the library file changed while it was being loaded ({what}); refusing to use it. Replace a plugin library with an atomic `mv` of a new file, never `cp` over it"
+    )]
+    Changed {
+        /// The library path.
+        library: PathBuf,
+        /// What changed.
+        what: String,
+    },
 }
 
 /// A hook call into a plugin that did not give a usable reply. Every message names the plugin.

@@ -17,6 +17,7 @@ use crate::abi::{
     MAX_REPLY_BYTES, PluginBuffer, PluginTable, TABLE_SIZE, TABLE_SIZE_BASE,
 };
 use crate::error::LoadError;
+use crate::libfile;
 
 /// What a validated table offers, copied into owned values.
 #[derive(Debug)]
@@ -75,6 +76,8 @@ pub(crate) fn open_library(library: &Path) -> Result<RawTable, LoadError> {
             library: library.to_owned(),
         });
     }
+    // Before any of its code runs: a file others may write is refused.
+    let before = libfile::check_before_load(library)?;
     // SAFETY: loading a library runs its initialisers. Native plugins are
     // trusted code by design (see `NATIVE_TRUST_NOTE`): the user enabled this
     // plugin in config.yaml. The path was checked to exist and is passed verbatim.
@@ -108,7 +111,11 @@ pub(crate) fn open_library(library: &Path) -> Result<RawTable, LoadError> {
     // ABI version 1, whose contract says it points at a table of `size`
     // bytes (or is null, which `read_table` checks) that lives as long as the
     // (leaked) library.
-    unsafe { read_table(library, table) }
+    let raw = unsafe { read_table(library, table) }?;
+    // What was mapped must be what is on disk: a library copied over while it
+    // loaded is never called again.
+    libfile::check_after_load(library, before)?;
+    Ok(raw)
 }
 
 /// Copies the function pointer exported as `name`.

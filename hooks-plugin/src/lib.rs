@@ -77,6 +77,7 @@ pub mod error;
 #[allow(unsafe_code)]
 mod ffi;
 pub mod inspect;
+mod libfile;
 mod load;
 pub mod manifest;
 pub mod order;

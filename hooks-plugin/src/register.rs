@@ -89,6 +89,13 @@ pub fn register_discovery(
     if let Some(status) = &registration.interpreter {
         tracing::info!("Python plugins run with {status}");
     }
+    // Every call into the Python worker is bounded by the callback timeout,
+    // inline events included.
+    for python in &discovery.python {
+        python
+            .host
+            .set_call_timeout(callbacks.settings().callback_timeout);
+    }
     let mut found = discovery.found;
     for key in &discovery.load_order {
         if let Some(native) = discovery.plugins.iter().find(|p| p.key() == key) {
@@ -126,6 +133,19 @@ pub fn register_discovery(
                 "required plugin '{name}' is not running ({reason}): every tool call is blocked"
             ),
         ));
+    }
+    for (key, reason) in lists.unreadable_required() {
+        // A guard list that cannot be read never fails open: every tool call
+        // is blocked until the list is fixed.
+        let message = format!(
+            "{reason} ({}): tool calls are blocked until plugins.required lists plugin names",
+            config.path().display()
+        );
+        callbacks.register("pre_tool_call", key, move |_event| {
+            Ok(Some(json!({"action": "block", "message": message})))
+        });
+        // discovery already warned about the key (config.yaml and the key named).
+        registration.blocking.push((key.clone(), reason.clone()));
     }
     registration.plugins = found;
     registration

@@ -12,16 +12,40 @@ pub struct EnabledLists {
     enabled: BTreeSet<String>,
     disabled: BTreeSet<String>,
     required: BTreeSet<String>,
+    /// Why `plugins.required` (or one of its entries) could not be read as
+    /// names: the key and the reason. A guard list that cannot be read fails
+    /// closed, so each of these blocks every `pre_tool_call`.
+    unreadable_required: Vec<(String, String)>,
 }
 
 impl EnabledLists {
     /// Reads the lists; a list of the wrong type is ignored with a warning.
+    /// `plugins.required` is a guard list: one name (a scalar) is a
+    /// one-element list, and anything else that cannot be read as names is
+    /// kept as [`Self::unreadable_required`] (it fails closed).
     pub fn from_config(config: &Config, warnings: &mut Vec<ConfigWarning>) -> Self {
+        let mut unreadable_required = Vec::new();
+        let required = read_names(
+            config,
+            "plugins.required",
+            true,
+            warnings,
+            &mut unreadable_required,
+        );
         EnabledLists {
-            enabled: read_list(config, "plugins.enabled", warnings),
-            disabled: read_list(config, "plugins.disabled", warnings),
-            required: read_list(config, "plugins.required", warnings),
+            enabled: read_names(config, "plugins.enabled", false, warnings, &mut Vec::new()),
+            disabled: read_names(config, "plugins.disabled", false, warnings, &mut Vec::new()),
+            required,
+            unreadable_required,
         }
+    }
+
+    /// The parts of `plugins.required` that could not be read as plugin
+    /// names: the key (`plugins.required`, `plugins.required[2]`) and why.
+    /// Each one blocks every `pre_tool_call` (a guard list that cannot be
+    /// read never fails open).
+    pub fn unreadable_required(&self) -> &[(String, String)] {
+        &self.unreadable_required
     }
 
     /// Whether `plugins.required` lists the plugin: if it does not load, every
@@ -51,18 +75,37 @@ impl EnabledLists {
     }
 }
 
-fn read_list(config: &Config, key: &str, warnings: &mut Vec<ConfigWarning>) -> BTreeSet<String> {
+/// Reads the list at `key`. A `guard` list (`plugins.required`) takes one
+/// string as a one-element list, and what cannot be read blocks tool calls
+/// rather than being ignored. What cannot be read is warned about and also
+/// pushed to `unreadable` (key, reason), for the callers that fail closed on it.
+fn read_names(
+    config: &Config,
+    key: &str,
+    guard: bool,
+    warnings: &mut Vec<ConfigWarning>,
+    unreadable: &mut Vec<(String, String)>,
+) -> BTreeSet<String> {
+    let outcome = if guard {
+        "every tool call is blocked until it is fixed"
+    } else {
+        "ignored"
+    };
+    let single;
     let items = match config.get(key) {
         None | Some(Value::Null) => return BTreeSet::new(),
-        Some(Value::Array(items)) => items,
+        Some(Value::Array(items)) => items.as_slice(),
+        Some(Value::String(name)) if guard => {
+            single = [Value::String(name.clone())];
+            &single[..]
+        }
         Some(other) => {
-            warnings.push(config.warning(
-                key,
-                format!(
-                    "{key} must be a list of plugin names; got {}; ignored",
-                    json_type(other)
-                ),
-            ));
+            let reason = format!(
+                "{key} must be a list of plugin names; got {}",
+                json_type(other)
+            );
+            warnings.push(config.warning(key, format!("{reason}; {outcome}")));
+            unreadable.push((key.to_owned(), reason));
             return BTreeSet::new();
         }
     };
@@ -72,10 +115,12 @@ fn read_list(config: &Config, key: &str, warnings: &mut Vec<ConfigWarning>) -> B
             Some(name) => {
                 names.insert(name.to_owned());
             }
-            None => warnings.push(config.warning(
-                format!("{key}[{index}]"),
-                format!("{key}[{index}] must be a plugin name; ignored"),
-            )),
+            None => {
+                let item_key = format!("{key}[{index}]");
+                let reason = format!("{item_key} must be a plugin name; got {}", json_type(item));
+                warnings.push(config.warning(&item_key, format!("{reason}; {outcome}")));
+                unreadable.push((item_key, reason));
+            }
         }
     }
     names
@@ -125,5 +170,38 @@ mod tests {
                 .to_string()
                 .starts_with("/h/config.yaml: plugins.enabled must be a list")
         );
+        assert!(lists.unreadable_required().is_empty());
+    }
+
+    #[test]
+    fn one_required_name_is_a_one_element_list() {
+        let (lists, warnings) = lists("plugins: {required: guard}");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(lists.required().collect::<Vec<_>>(), ["guard"]);
+        assert!(lists.unreadable_required().is_empty());
+    }
+
+    #[test]
+    fn required_that_cannot_be_read_is_kept_to_fail_closed() {
+        for (text, key) in [
+            ("plugins: {required: {guard: true}}", "plugins.required"),
+            ("plugins: {required: 3}", "plugins.required"),
+            ("plugins: {required: true}", "plugins.required"),
+            ("plugins: {required: [guard, [x]]}", "plugins.required[1]"),
+            ("plugins: {required: [guard, '']}", "plugins.required[1]"),
+        ] {
+            let (lists, warnings) = lists(text);
+            let keys: Vec<&str> = lists
+                .unreadable_required()
+                .iter()
+                .map(|(key, _)| key.as_str())
+                .collect();
+            assert_eq!(keys, [key], "{text}");
+            assert_eq!(warnings.len(), 1, "{text}");
+            assert!(
+                warnings[0].to_string().starts_with("/h/config.yaml: "),
+                "{text}"
+            );
+        }
     }
 }

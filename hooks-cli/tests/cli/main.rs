@@ -19,6 +19,7 @@ mod list_doctor_snapshots;
 mod native_plugins;
 mod output;
 mod process_faults;
+mod python_faults;
 mod python_plugins;
 mod reference;
 mod signals;

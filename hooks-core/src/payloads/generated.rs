@@ -16,20 +16,28 @@ use crate::event::{Event, Payload};
 #[serde(default)]
 pub struct PreToolCall {
     /// Name of the tool about to run (`terminal`, `web_search`, `read_file`, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub tool_name: String,
     /// Arguments the model passed to the tool; `{}` when it passed none.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub args: Map<String, Value>,
     /// Session or task identifier; empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Current session identifier; empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Identifier of this tool call.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub tool_call_id: String,
     /// Identifier of the turn the call belongs to.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// Identifier of the provider request that produced the call.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_request_id: String,
     /// Middleware steps the call went through so far.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub middleware_trace: Vec<Value>,
 }
 
@@ -77,30 +85,41 @@ impl From<PreToolCall> for Event {
 #[serde(default)]
 pub struct PostToolCall {
     /// Name of the tool that ran.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub tool_name: String,
     /// Arguments the model passed to the tool.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub args: Map<String, Value>,
     /// What the tool returned, always a JSON string.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub result: String,
     /// Session or task identifier; empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Current session identifier; empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Identifier of this tool call.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub tool_call_id: String,
     /// Identifier of the turn the call belongs to.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// Identifier of the provider request that produced the call.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_request_id: String,
     /// Milliseconds the tool dispatch took, measured with a monotonic clock.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub duration_ms: i64,
     /// `ok`, `error` or `blocked`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub status: String,
     /// Kind of error when the call failed.
     pub error_type: Option<String>,
     /// Error text when the call failed.
     pub error_message: Option<String>,
     /// Middleware steps the call went through.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub middleware_trace: Vec<Value>,
 }
 
@@ -156,24 +175,34 @@ impl From<PostToolCall> for Event {
 #[serde(default)]
 pub struct TransformToolResult {
     /// Name of the tool that ran.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub tool_name: String,
     /// Arguments the model passed to the tool.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub args: Map<String, Value>,
     /// The final result string of the tool dispatch.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub result: String,
     /// Session or task identifier; empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Current session identifier; empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Identifier of this tool call.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub tool_call_id: String,
     /// Identifier of the turn the call belongs to.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// Identifier of the provider request that produced the call.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_request_id: String,
     /// Milliseconds the tool dispatch took.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub duration_ms: i64,
     /// `ok`, `error` or `blocked`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub status: String,
     /// Kind of error when the call failed.
     pub error_type: Option<String>,
@@ -230,14 +259,19 @@ impl From<TransformToolResult> for Event {
 #[serde(default)]
 pub struct TransformTerminalOutput {
     /// The shell command that produced the output.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub command: String,
     /// Captured stdout and stderr together, already capped.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub output: String,
     /// Exit code of the process.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub returncode: i64,
     /// Task identifier; empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Kind of execution environment.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub env_type: String,
     /// Identifier of the terminal tool call (newer hosts only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -283,8 +317,10 @@ impl From<TransformTerminalOutput> for Event {
 #[serde(default)]
 pub struct PreTranscription {
     /// Absolute path of the audio file to transcribe (read-only).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub file_path: String,
     /// The resolved transcription provider.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// The model resolved so far; null leaves it to the backend.
     pub model: Option<String>,
@@ -332,20 +368,28 @@ impl From<PreTranscription> for Event {
 #[serde(default)]
 pub struct PreLlmCall {
     /// Identifier of the current session.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Task identifier; empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Identifier of this turn.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// The user's original message for this turn, before skill injection.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub user_message: String,
     /// Copy of the whole message list in OpenAI format.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub conversation_history: Vec<Value>,
     /// True on the first turn of a new session.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub is_first_turn: bool,
     /// Model identifier (`anthropic/claude-sonnet-4.6`, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Where the session runs (`cli`, `telegram`, `discord`, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Session that delegated this one, for subagents.
     pub parent_session_id: Option<String>,
@@ -402,20 +446,28 @@ impl From<PreLlmCall> for Event {
 #[serde(default)]
 pub struct PostLlmCall {
     /// Identifier of the current session.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Task identifier; empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Identifier of this turn.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// The user's original message for this turn.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub user_message: String,
     /// The final text the agent returned.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub assistant_response: String,
     /// Copy of the whole message list after the turn.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub conversation_history: Vec<Value>,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
 }
 
@@ -463,12 +515,16 @@ impl From<PostLlmCall> for Event {
 #[serde(default)]
 pub struct TransformLlmOutput {
     /// The assistant's final text for this turn.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub response_text: String,
     /// Session identifier; may be empty for one-shot runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Model that produced the response.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Delivery platform (`cli`, `telegram`, ...); empty when unset.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Identifier of this turn; the transform is applied once per turn.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -515,18 +571,25 @@ impl From<TransformLlmOutput> for Event {
 #[serde(default)]
 pub struct PreVerify {
     /// Identifier of the current session.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Whether the session is in a coding posture (a code working directory).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub coding: bool,
     /// How many times this turn was already nudged, starting at 0.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub attempt: i64,
     /// The answer the agent is about to give.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub final_response: String,
     /// Sorted list of files the agent edited this turn; never empty here.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub changed_paths: Vec<Value>,
 }
 
@@ -573,48 +636,69 @@ impl From<PreVerify> for Event {
 #[serde(default)]
 pub struct PreApiRequest {
     /// Task identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Identifier of the turn.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// Identifier of this provider request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_request_id: String,
     /// Identifier of the session.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// The turn's user message, unredacted (legacy).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub user_message: String,
     /// The conversation history, unredacted (legacy).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub conversation_history: Vec<Value>,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Provider name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Provider endpoint base URL.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub base_url: String,
     /// Wire protocol used (`chat_completions`, `anthropic_messages`, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_mode: String,
     /// Number of API calls made in this turn so far.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_call_count: i64,
     /// Retries of this request so far.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub retry_count: i64,
     /// The messages sent, unredacted (legacy).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub request_messages: Vec<Value>,
     /// Number of messages in the request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub message_count: i64,
     /// Number of tools offered.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub tool_count: i64,
     /// Estimated input tokens.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub approx_input_tokens: i64,
     /// Characters in the request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub request_char_count: i64,
     /// Output token limit, if set.
     pub max_tokens: Option<i64>,
     /// Unix time in seconds when the attempt started.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub started_at: f64,
     /// Middleware steps the request went through.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub middleware_trace: Vec<Value>,
     /// The redacted request envelope; use this instead of the legacy raw fields.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub request: Map<String, Value>,
 }
 
@@ -694,46 +778,64 @@ impl From<PreApiRequest> for Event {
 #[serde(default)]
 pub struct PostApiRequest {
     /// Task identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Identifier of the turn.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// Identifier of this provider request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_request_id: String,
     /// Identifier of the session.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Provider name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Provider endpoint base URL.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub base_url: String,
     /// Wire protocol used.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_mode: String,
     /// Number of API calls made in this turn so far.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_call_count: i64,
     /// Seconds the request took.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_duration: f64,
     /// Unix time in seconds when the attempt started.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub started_at: f64,
     /// Unix time in seconds when the attempt ended.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub ended_at: f64,
     /// Why the model stopped (`stop`, `tool_calls`, ...).
     pub finish_reason: Option<String>,
     /// Number of messages in the request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub message_count: i64,
     /// Model name the provider reported.
     pub response_model: Option<String>,
     /// The redacted response envelope.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub response: Map<String, Value>,
     /// Token usage for accounting.
     pub usage: Option<Map<String, Value>>,
     /// The normalised raw assistant message.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub assistant_message: Map<String, Value>,
     /// Characters of assistant content.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub assistant_content_chars: i64,
     /// Number of tool calls in the response.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub assistant_tool_call_count: i64,
 }
 
@@ -812,44 +914,62 @@ impl From<PostApiRequest> for Event {
 #[serde(default)]
 pub struct ApiRequestError {
     /// Task identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Identifier of the turn.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// Identifier of this provider request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_request_id: String,
     /// Identifier of the session.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Provider name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Provider endpoint base URL.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub base_url: String,
     /// Wire protocol used.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_mode: String,
     /// Number of API calls made in this turn so far.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_call_count: i64,
     /// Seconds the attempt took.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_duration: f64,
     /// Unix time in seconds when the attempt started.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub started_at: f64,
     /// Unix time in seconds when the attempt ended.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub ended_at: f64,
     /// HTTP status, when there was one.
     pub status_code: Option<i64>,
     /// Retries of this request so far.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub retry_count: i64,
     /// Retry limit.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub max_retries: i64,
     /// Whether the host will retry.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub retryable: bool,
     /// Classified failure reason.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub reason: String,
     /// The error object as the host describes it.
     pub error: Value,
     /// The redacted request envelope.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub request: Map<String, Value>,
 }
 
@@ -911,14 +1031,19 @@ pub struct OnStreamStart {
     /// Opaque turn identifier, when available.
     pub turn_id: Option<String>,
     /// Current API-call / tool-loop iteration.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub iteration: i64,
     /// Current session identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Active model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Active provider name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Calling surface (`cli`, `discord`, `telegram`, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
 }
 
@@ -958,20 +1083,27 @@ impl From<OnStreamStart> for Event {
 #[serde(default)]
 pub struct OnStreamDelta {
     /// The delta text.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub delta: String,
     /// `text`, or `reasoning` when `plugins.stream_reasoning_deltas` is on.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub kind: String,
     /// Opaque turn identifier, when available.
     pub turn_id: Option<String>,
     /// Current API-call / tool-loop iteration.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub iteration: i64,
     /// Current session identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Active model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Active provider name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Calling surface.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
 }
 
@@ -1013,22 +1145,29 @@ impl From<OnStreamDelta> for Event {
 #[serde(default)]
 pub struct OnStreamEnd {
     /// The assembled response text.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub final_text: String,
     /// Whether the stream finished normally.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub finished: bool,
     /// Error text when the stream failed.
     pub error: Option<String>,
     /// Opaque turn identifier, when available.
     pub turn_id: Option<String>,
     /// Current API-call / tool-loop iteration.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub iteration: i64,
     /// Current session identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Active model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Active provider name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Calling surface.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
 }
 
@@ -1071,20 +1210,27 @@ impl From<OnStreamEnd> for Event {
 #[serde(default)]
 pub struct OnInterimMessage {
     /// The interim assistant text.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub text: String,
     /// Whether the text was already shown through streaming.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub already_streamed: bool,
     /// Opaque turn identifier, when available.
     pub turn_id: Option<String>,
     /// Current API-call / tool-loop iteration.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub iteration: i64,
     /// Current session identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Active model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Active provider name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Calling surface.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
 }
 
@@ -1129,8 +1275,10 @@ impl From<OnInterimMessage> for Event {
 #[serde(default)]
 pub struct TransformApiErrorClassification {
     /// Provider name; scope the hook with it.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// HTTP status, when there was one.
     pub status_code: Option<i64>,
@@ -1139,8 +1287,10 @@ pub struct TransformApiErrorClassification {
     /// Provider error code.
     pub error_code: Option<String>,
     /// Error text, unredacted.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub error_message: String,
     /// Parsed error body; `{}` when none.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub error_body: Map<String, Value>,
     /// The error object as the host describes it.
     pub error: Value,
@@ -1203,10 +1353,13 @@ impl From<TransformApiErrorClassification> for Event {
 #[serde(default)]
 pub struct OnSessionStart {
     /// Identifier of the new session.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
 }
 
@@ -1243,22 +1396,31 @@ impl From<OnSessionStart> for Event {
 #[serde(default)]
 pub struct OnSessionEnd {
     /// Identifier of the session.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Task identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Identifier of the turn that ended.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// Whether the agent produced a final response.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub completed: bool,
     /// Whether the turn failed.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub failed: bool,
     /// Whether the turn was interrupted (new message, `/stop`, exit).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub interrupted: bool,
     /// Why the turn ended.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_exit_reason: String,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Exit paths only: why the session is ending.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1318,6 +1480,7 @@ pub struct OnSessionFinalize {
     /// The session being wound down; null when none was active.
     pub session_id: Option<String>,
     /// `cli` or the messaging platform name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Why the session is finalized, on surfaces that say.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1371,8 +1534,10 @@ impl From<OnSessionFinalize> for Event {
 #[serde(default)]
 pub struct OnSessionReset {
     /// The new session identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// `cli`, `tui` or the messaging platform name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// CLI and gateway resets: why the session was reset.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1426,20 +1591,28 @@ impl From<OnSessionReset> for Event {
 #[serde(default)]
 pub struct OnSkillLifecycle {
     /// What happened to the skill.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub action: String,
     /// Local name of the skill.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub skill_name: String,
     /// Where the skill came from.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provenance: String,
     /// Task identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Session identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// How often the skill has been used.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub use_count: i64,
     /// Whether this was a reuse of the skill.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub reused: bool,
     /// Whether the reuse followed a patch of the skill.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub reuse_after_patch: bool,
 }
 
@@ -1486,16 +1659,20 @@ pub struct SubagentStart {
     /// Session of the delegating parent.
     pub parent_session_id: Option<String>,
     /// Turn of the parent that asked for the delegation, when known.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub parent_turn_id: String,
     /// Parent subagent, when this child was spawned by another subagent.
     pub parent_subagent_id: Option<String>,
     /// Session assigned to the child.
     pub child_session_id: Option<String>,
     /// Stable subagent identifier used for delegation observability and control.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub child_subagent_id: String,
     /// The child's effective role (`leaf`, `orchestrator`, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub child_role: String,
     /// The delegated goal or prompt the child will run.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub child_goal: String,
 }
 
@@ -1551,8 +1728,10 @@ impl From<SubagentStart> for Event {
 #[serde(default)]
 pub struct SubagentStop {
     /// Session of the delegating parent.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub parent_session_id: String,
     /// Turn of the parent that asked for the delegation.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub parent_turn_id: String,
     /// Session of the child.
     pub child_session_id: Option<String>,
@@ -1561,10 +1740,13 @@ pub struct SubagentStop {
     /// The child's final response to the parent.
     pub child_summary: Option<String>,
     /// `completed`, `failed`, `interrupted` or `error`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub child_status: String,
     /// Per-call metadata only (tool name, capped input, byte counts, status); no raw inputs or outputs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub tool_call_history: Vec<Value>,
     /// Wall-clock milliseconds the child ran.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub duration_ms: i64,
 }
 
@@ -1621,6 +1803,7 @@ impl From<SubagentStop> for Event {
 #[serde(default)]
 pub struct PreGatewayDispatch {
     /// The normalised inbound message (text, source, message_id, internal, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub event: Map<String, Value>,
     /// Handle of the running gateway, for out-of-band replies.
     pub gateway: Value,
@@ -1666,10 +1849,13 @@ impl From<PreGatewayDispatch> for Event {
 #[serde(default)]
 pub struct GatewayPlatformEvent {
     /// Stable platform id (`telegram`, `discord`).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Event contract id: `reaction`, `message_edited`, `message_deleted`, `thread_created` or `thread_renamed`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub event_type: String,
     /// Event-type-specific fields; ids are strings and unknown values are null.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub payload: Map<String, Value>,
 }
 
@@ -1703,16 +1889,21 @@ impl From<GatewayPlatformEvent> for Event {
 #[serde(default)]
 pub struct PreCommand {
     /// `cli` or `gateway`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
     /// Canonical command name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub command: String,
     /// The alias the user typed, if not the canonical name.
     pub alias_used: Option<String>,
     /// Everything typed after the command.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub args_raw: String,
     /// Session key of the chat.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_key: String,
     /// Where the command was typed.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
 }
 
@@ -1752,16 +1943,22 @@ impl From<PreCommand> for Event {
 #[serde(default)]
 pub struct PreApprovalRequest {
     /// The terminal command or `execute_code` script being judged; redacted on smart and gateway surfaces.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub command: String,
     /// Human-readable reason the command was flagged.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub description: String,
     /// Main pattern key that triggered approval (`rm_rf`, `sudo`, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub pattern_key: String,
     /// Every matched pattern key.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub pattern_keys: Vec<Value>,
     /// Session identifier, to route notifications per chat.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_key: String,
     /// `cli`, `gateway` or `smart`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
     /// Identifier of the turn.
     pub turn_id: Option<String>,
@@ -1807,22 +2004,29 @@ impl From<PreApprovalRequest> for Event {
 #[serde(default)]
 pub struct PostApprovalResponse {
     /// The terminal command or `execute_code` script that was judged.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub command: String,
     /// Human-readable reason the command was flagged.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub description: String,
     /// Main pattern key that triggered approval.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub pattern_key: String,
     /// Every matched pattern key.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub pattern_keys: Vec<Value>,
     /// Session identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_key: String,
     /// `cli`, `gateway` or `smart`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
     /// Identifier of the turn.
     pub turn_id: Option<String>,
     /// Identifier of the tool call.
     pub tool_call_id: Option<String>,
     /// `once`, `session`, `always`, `deny`, `timeout`, `notify_failed`, or `smart_approve` / `smart_deny`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub choice: String,
     /// `aux_llm` for smart decisions; absent on prompted surfaces.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -1872,8 +2076,10 @@ impl From<PostApprovalResponse> for Event {
 #[serde(default)]
 pub struct KanbanTaskClaimed {
     /// Identifier of the task.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Active Hermes profile.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub profile_name: String,
     /// Kanban board.
     pub board: Option<String>,
@@ -1918,8 +2124,10 @@ impl From<KanbanTaskClaimed> for Event {
 #[serde(default)]
 pub struct KanbanTaskCompleted {
     /// Identifier of the task.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Active Hermes profile.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub profile_name: String,
     /// Kanban board.
     pub board: Option<String>,
@@ -1968,8 +2176,10 @@ impl From<KanbanTaskCompleted> for Event {
 #[serde(default)]
 pub struct KanbanTaskBlocked {
     /// Identifier of the task.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Active Hermes profile.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub profile_name: String,
     /// Kanban board.
     pub board: Option<String>,
@@ -2017,8 +2227,10 @@ impl From<KanbanTaskBlocked> for Event {
 #[serde(default)]
 pub struct OnKanbanWorkerSpawned {
     /// Identifier of the task.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Active Hermes profile.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub profile_name: String,
     /// Kanban board.
     pub board: Option<String>,
@@ -2073,8 +2285,10 @@ impl From<OnKanbanWorkerSpawned> for Event {
 #[serde(default)]
 pub struct OnKanbanWorkerExited {
     /// Identifier of the task.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Active Hermes profile.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub profile_name: String,
     /// Kanban board.
     pub board: Option<String>,
@@ -2085,10 +2299,12 @@ pub struct OnKanbanWorkerExited {
     /// PID of the worker that exited.
     pub worker_pid: Option<i64>,
     /// `clean_exit`, `rate_limited`, `nonzero_exit`, `signaled` or `unknown`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub exit_kind: String,
     /// Exit code, when known.
     pub exit_code: Option<i64>,
     /// What happened to the task.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub outcome: String,
     /// Whether and how the task will be retried.
     pub retry_status: Option<String>,
@@ -2135,8 +2351,10 @@ impl From<OnKanbanWorkerExited> for Event {
 #[serde(default)]
 pub struct OnKanbanWorkerStaleClaim {
     /// Identifier of the task.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Active Hermes profile.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub profile_name: String,
     /// Kanban board.
     pub board: Option<String>,
@@ -2147,6 +2365,7 @@ pub struct OnKanbanWorkerStaleClaim {
     /// PID recorded for the stale claim.
     pub worker_pid: Option<i64>,
     /// Whether the worker's heartbeat had gone stale.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub heartbeat_stale: bool,
     /// Whether and how the task will be retried.
     pub retry_status: Option<String>,
@@ -2194,8 +2413,10 @@ impl From<OnKanbanWorkerStaleClaim> for Event {
 #[serde(default)]
 pub struct OnKanbanTaskUpdated {
     /// Identifier of the task.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Active Hermes profile.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub profile_name: String,
     /// Kanban board.
     pub board: Option<String>,
@@ -2204,6 +2425,7 @@ pub struct OnKanbanTaskUpdated {
     /// Identifier of the current run.
     pub run_id: Option<i64>,
     /// Names of the fields written, never their values.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub changed_fields: Vec<Value>,
 }
 
@@ -2249,12 +2471,16 @@ pub struct OnKanbanDispatchTick {
     /// Kanban board.
     pub board: Option<String>,
     /// Active Hermes profile.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub profile_name: String,
     /// Whether the tick only simulated dispatch.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub dry_run: bool,
     /// `ok`, `skipped_locked` or `idle`.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub outcome: String,
     /// The tick's dispatch result (spawned, reclaimed, promoted, crashed, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub result: Map<String, Value>,
 }
 
@@ -2294,10 +2520,13 @@ impl From<OnKanbanDispatchTick> for Event {
 #[serde(default)]
 pub struct AgentLoopStopped {
     /// Transport session key of the interrupted chat.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_key: String,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Why the loop was stopped.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub reason: String,
     /// Why the session was invalidated, when it was.
     pub invalidation_reason: Option<String>,
@@ -2340,22 +2569,28 @@ impl From<AgentLoopStopped> for Event {
 #[serde(default)]
 pub struct OnRoomMemberActivity {
     /// Identifier of the room.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub room_id: String,
     /// Thread within the room, if any.
     pub thread_id: Option<String>,
     /// Identifier of the member agent.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub member_id: String,
     /// Identifier of the member's turn.
     pub turn_id: Option<String>,
     /// Task identifier.
     pub task_id: Option<String>,
     /// Execution generation of the member.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub execution_generation: i64,
     /// Runtime event kind (`tool.started`, `message.delta`, `turn.error`, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub kind: String,
     /// Sequence number of the event.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub seq: i64,
     /// The client-safe session event payload, approvals redacted.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub payload: Map<String, Value>,
 }
 
@@ -2402,50 +2637,72 @@ impl From<OnRoomMemberActivity> for Event {
 #[serde(default)]
 pub struct PreAuxiliaryCall {
     /// Task of the main turn, empty for turn-less callers.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Main turn the call runs under, empty for turn-less callers.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// Identifier of this request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_request_id: String,
     /// Session of the main turn, empty for turn-less callers.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// The turn's user message, unredacted (legacy).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub user_message: String,
     /// The conversation history, unredacted (legacy).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub conversation_history: Vec<Value>,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Provider name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Provider endpoint base URL.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub base_url: String,
     /// Wire protocol used.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_mode: String,
     /// Number of API calls made so far.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_call_count: i64,
     /// Retries of this request so far.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub retry_count: i64,
     /// The messages sent, unredacted (legacy).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub request_messages: Vec<Value>,
     /// Number of messages in the request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub message_count: i64,
     /// Number of tools offered.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub tool_count: i64,
     /// Estimated input tokens.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub approx_input_tokens: i64,
     /// Characters in the request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub request_char_count: i64,
     /// Output token limit, if set.
     pub max_tokens: Option<i64>,
     /// Unix time in seconds when the call started.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub started_at: f64,
     /// Middleware steps the request went through.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub middleware_trace: Vec<Value>,
     /// The redacted request envelope.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub request: Map<String, Value>,
     /// Which auxiliary task makes the call (`title_generation`, `compression`, ...).
+    #[serde(deserialize_with = "super::null_as_default")]
     pub aux_task: String,
 }
 
@@ -2526,48 +2783,67 @@ impl From<PreAuxiliaryCall> for Event {
 #[serde(default)]
 pub struct PostAuxiliaryCall {
     /// Task of the main turn, empty for turn-less callers.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub task_id: String,
     /// Main turn the call runs under, empty for turn-less callers.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub turn_id: String,
     /// Identifier of this request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_request_id: String,
     /// Session of the main turn, empty for turn-less callers.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub session_id: String,
     /// Where the session runs.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
     /// Model identifier.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub model: String,
     /// Provider name.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub provider: String,
     /// Provider endpoint base URL.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub base_url: String,
     /// Wire protocol used.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_mode: String,
     /// Number of API calls made so far.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_call_count: i64,
     /// Seconds the call took.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub api_duration: f64,
     /// Unix time in seconds when the call started.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub started_at: f64,
     /// Unix time in seconds when the call ended.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub ended_at: f64,
     /// Why the model stopped.
     pub finish_reason: Option<String>,
     /// Number of messages in the request.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub message_count: i64,
     /// Model name the provider reported.
     pub response_model: Option<String>,
     /// The redacted response envelope.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub response: Map<String, Value>,
     /// Token usage for accounting.
     pub usage: Option<Map<String, Value>>,
     /// The normalised raw assistant message.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub assistant_message: Map<String, Value>,
     /// Characters of assistant content.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub assistant_content_chars: i64,
     /// Number of tool calls in the response.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub assistant_tool_call_count: i64,
     /// Which auxiliary task made the call.
+    #[serde(deserialize_with = "super::null_as_default")]
     pub aux_task: String,
 }
 

@@ -27,8 +27,9 @@
 //!
 //! Fields the schema marks nullable are `Option`s that become `null` when `None`;
 //! fields it marks optional are `Option`s whose key is left out when `None`.
-//! Decoding is lenient the way payloads evolve: missing keys take their default
-//! and unknown keys are ignored.
+//! Decoding is lenient the way payloads evolve: missing keys take their default,
+//! a `null` where a plain value is expected counts as missing, and unknown keys
+//! are ignored.
 
 mod generated;
 
@@ -108,6 +109,16 @@ impl std::error::Error for PayloadError {
             PayloadError::Invalid { source, .. } => Some(source),
         }
     }
+}
+
+/// Decodes a plain (not `Option`) payload field, taking a JSON `null` as the
+/// key being absent: the field's default. The generated structs use it.
+pub(crate) fn null_as_default<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de> + Default,
+{
+    Ok(<Option<T> as serde::Deserialize>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 #[cfg(test)]

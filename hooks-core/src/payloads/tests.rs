@@ -66,6 +66,21 @@ fn check_payload<P: HookPayload + Default + PartialEq + std::fmt::Debug>() -> Ho
         "{}",
         meta.name
     );
+
+    // A JSON null in any field decodes as if the key were absent (issue 15
+    // item 17: `"session_id": null` made every typed native plugin fail).
+    let nulls: serde_json::Map<String, Value> = meta
+        .fields
+        .iter()
+        .map(|field| (field.name.to_owned(), Value::Null))
+        .collect();
+    let decoded = P::from_event(&Event::from_json(P::EVENT, Value::Object(nulls)));
+    assert_eq!(
+        decoded.map_err(|error| error.to_string()),
+        Ok(P::default()),
+        "{}: null fields",
+        meta.name
+    );
     P::EVENT
 }
 
@@ -248,4 +263,15 @@ fn debug_output_shows_no_payload_values() {
     let debug = format!("{payload:?}");
     assert!(!debug.contains("sk-very-secret"), "{debug}");
     assert!(debug.starts_with("PreToolCall"), "{debug}");
+}
+
+#[test]
+fn a_null_session_id_decodes_as_absent() {
+    let event = Event::from_json(
+        HookEvent::PreToolCall,
+        json!({"tool_name": "terminal", "args": {"command": "ls"}, "session_id": null}),
+    );
+    let payload = PreToolCall::from_event(&event).expect("decodes");
+    assert_eq!(payload.tool_name, "terminal");
+    assert_eq!(payload.session_id, "");
 }

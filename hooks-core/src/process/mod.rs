@@ -24,6 +24,11 @@
 //! finds no process it has not signalled. On other unix systems only the process
 //! group is killed.
 //!
+//! - [`LineWorker`] is a long-lived child answering id-tagged JSON lines
+//!   (the Python bridges' workers): capped reads, stderr as warnings, a
+//!   deadline on every call, a broken worker detected and killed, and a
+//!   [`RestartBudget`] for when it may be started again.
+//!
 //! Killing reads `/proc` synchronously (a few milliseconds); it happens on
 //! timeouts, explicit kills and drops, never on a child's normal exit.
 //!
@@ -50,6 +55,7 @@ mod capture;
 #[cfg(target_os = "linux")]
 mod cgroup;
 mod kill;
+mod line;
 #[cfg(target_os = "linux")]
 mod procfs;
 mod registry;
@@ -60,5 +66,6 @@ mod tree;
 #[cfg(target_os = "linux")]
 pub use cgroup::CGROUP_ENV;
 pub use registry::{kill_all_trees, live_trees};
+pub use line::{Answer, LineError, LineOptions, LineWorker, RestartBudget};
 pub use run::{RunLimits, RunOutput, run};
 pub use tree::{ChildTree, TREE_ENV};

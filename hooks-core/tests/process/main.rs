@@ -4,6 +4,7 @@
 
 mod crowd;
 mod escape;
+mod line;
 mod run;
 mod support;
 mod tree;

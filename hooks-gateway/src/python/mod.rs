@@ -68,7 +68,7 @@ impl PythonHook {
         timeout: Duration,
     ) -> Result<Value, HandlerError> {
         let deadline = Instant::now() + timeout;
-        let outcome = tokio::time::timeout_at(deadline, self.call_inner(body)).await;
+        let outcome = tokio::time::timeout_at(deadline, self.call_inner(body, timeout)).await;
         let result = outcome.unwrap_or_else(|_| {
             Err(HandlerError::Timeout {
                 handler: self.handler.clone(),
@@ -83,7 +83,7 @@ impl PythonHook {
         result
     }
 
-    async fn call_inner(&mut self, body: &[u8]) -> Result<Value, HandlerError> {
+    async fn call_inner(&mut self, body: &[u8], timeout: Duration) -> Result<Value, HandlerError> {
         if let WorkerSlot::Unloadable(reason) = &self.slot {
             return Err(HandlerError::Unloadable {
                 handler: self.handler.clone(),
@@ -105,7 +105,7 @@ impl PythonHook {
             let WorkerSlot::Running(worker) = &mut self.slot else {
                 return Err(self.protocol("worker did not start"));
             };
-            match worker.handshake().await {
+            match worker.handshake(timeout).await {
                 Ok(()) => {}
                 Err(HandlerError::Unloadable { handler, reason }) => {
                     self.slot = WorkerSlot::Unloadable(reason.clone());
@@ -115,7 +115,7 @@ impl PythonHook {
             }
         }
         match &mut self.slot {
-            WorkerSlot::Running(worker) => worker.call(body).await,
+            WorkerSlot::Running(worker) => worker.call(body, timeout).await,
             WorkerSlot::Idle | WorkerSlot::Unloadable(_) => {
                 Err(self.protocol("worker did not start"))
             }

@@ -14,7 +14,8 @@ each carrying the id of the request it answers:
 With ``--check`` the worker stops after the startup line (a trial import).
 
 The protocol uses private copies of the original stdin/stdout (not inherited by
-subprocesses); fd 0 is then /dev/null and fd 1 is stderr, so whatever the
+subprocesses, and moved above the low fds a handler may close or reuse); fd 0
+is then /dev/null and fd 1 is stderr, so whatever the
 handler, or a process it starts, reads or prints cannot steal a request or
 corrupt a response.
 
@@ -33,9 +34,47 @@ import sys
 import threading
 
 
+# The protocol fds live at or above this number (when the fd limit allows), out
+# of reach of a handler that closes or reuses low fds (``os.close(3)``).
+PROTOCOL_FD_BASE = 200
+
+
+def high_dup(fd):
+    try:
+        import fcntl
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, PROTOCOL_FD_BASE)
+    except (ImportError, OSError, ValueError, AttributeError):
+        return os.dup(fd)
+
+
+# What the worker itself opens after start-up (its event loop's selector and
+# self-pipe) is opened above this fd, so a plugin that closes or reuses low fds
+# cannot reach it.
+LOW_FDS = 64
+
+
+def above_low_fds(create):
+    """Runs create() with the free fds below LOW_FDS held, so what it opens lands above them."""
+    held = []
+    try:
+        while True:
+            fd = os.open(os.devnull, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            if fd >= LOW_FDS:
+                os.close(fd)
+                break
+            held.append(fd)
+    except OSError:
+        pass
+    try:
+        return create()
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
 def open_protocol():
-    requests = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
-    responses = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    requests = os.fdopen(high_dup(0), "r", encoding="utf-8", errors="replace")
+    responses = os.fdopen(high_dup(1), "w", encoding="utf-8")
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
@@ -124,7 +163,7 @@ def main():
     send(responses, {"id": 0, "ready": True})
     if check_only:
         return
-    loop = asyncio.new_event_loop()
+    loop = above_low_fds(asyncio.new_event_loop)
     asyncio.set_event_loop(loop)
     loop.run_until_complete(serve(handle, requests, responses))
 

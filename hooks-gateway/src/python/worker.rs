@@ -1,30 +1,29 @@
-//! One running worker process (`python -c SHIM handler.py name`) and its
-//! request/response protocol: every message carries a request id, and a line
-//! that is not the answer to the request in flight is discarded and logged.
+//! One running worker process (`python -c SHIM handler.py name`), spoken to
+//! through hooks-core's shared line worker
+//! ([`hermes_hooks_core::process::LineWorker`]): every message carries a
+//! request id, a line that answers nothing pending is discarded and logged,
+//! reads are capped, stderr lines are warnings naming the hook.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::time::Duration;
 
-use serde_json::Value;
-use tokio::io::{AsyncWriteExt, BufReader};
-use tokio::process::{ChildStdin, ChildStdout, Command};
+use hermes_hooks_core::process::{LineError, LineOptions, LineWorker};
+use serde_json::{Map, Value};
+use tokio::process::Command;
 
 use crate::error::HandlerError;
-use crate::process::{ChildTree, log_stderr_lines, read_line_capped};
+use crate::process::log_stderr_line;
 use crate::python::PYTHON_SHIM;
 
 /// The largest response line accepted from a worker; a longer one is an error.
 const MAX_RESPONSE_BYTES: usize = 16 * 1024 * 1024;
+/// The longest stderr line shown; the rest of it is cut.
+const MAX_STDERR_LINE_BYTES: usize = 8 * 1024;
 
 /// A running worker. Dropping it kills the worker and everything it started.
 pub(crate) struct PythonWorker {
-    tree: ChildTree,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    name: String,
+    worker: LineWorker,
     handler: PathBuf,
-    /// The id of the next request (0 is the start-up message).
-    next_id: u64,
 }
 
 impl PythonWorker {
@@ -41,119 +40,91 @@ impl PythonWorker {
             .arg(PYTHON_SHIM)
             .arg(handler)
             .arg(name)
-            .env("HERMES_HOME", home)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let spawn_error = |source| HandlerError::Spawn {
+            .env("HERMES_HOME", home);
+        let options = LineOptions {
+            label: format!("[hooks] {name}: the worker"),
+            max_line_bytes: MAX_RESPONSE_BYTES,
+            max_stderr_line_bytes: MAX_STDERR_LINE_BYTES,
+        };
+        let hook = name.to_owned();
+        let worker = LineWorker::spawn(command, options, move |line, cut| {
+            log_stderr_line(&hook, line.as_bytes(), cut);
+        })
+        .map_err(|source| HandlerError::Spawn {
             program: python.display().to_string(),
             handler: handler.to_path_buf(),
             source,
-        };
-        let mut tree = ChildTree::spawn(command).map_err(spawn_error)?;
-        let child = tree.child_mut();
-        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let (Some(stdin), Some(stdout), Some(stderr)) = pipes else {
-            return Err(spawn_error(std::io::Error::other("missing stdio pipe")));
-        };
-        tokio::spawn(log_stderr_lines(stderr, name.to_owned()));
-        tracing::debug!(hook = %name, pid = tree.id(), "[hooks] started Python worker");
+        })?;
+        tracing::debug!(hook = %name, pid = worker.pid(), "[hooks] started Python worker");
         Ok(PythonWorker {
-            tree,
-            stdin,
-            stdout: BufReader::new(stdout),
-            name: name.to_owned(),
+            worker,
             handler: handler.to_path_buf(),
-            next_id: 1,
         })
     }
 
-    /// Waits for the shim's start-up line: the handler was imported, or why not.
-    pub(crate) async fn handshake(&mut self) -> Result<(), HandlerError> {
-        let message = self.read_answer(0).await?;
+    /// Waits (at most `timeout`) for the shim's start-up line: the handler was
+    /// imported, or why not.
+    pub(crate) async fn handshake(&mut self, timeout: Duration) -> Result<(), HandlerError> {
+        let message = self
+            .worker
+            .ready_async(timeout)
+            .await
+            .map_err(|error| self.failure(error, timeout))?;
         match message.get("ready") {
             Some(Value::Bool(true)) => Ok(()),
             Some(Value::Bool(false)) => Err(HandlerError::Unloadable {
                 handler: self.handler.clone(),
-                reason: error_text(&message),
+                reason: fields_error_text(&message),
             }),
-            _ => Err(self.protocol(format!("unexpected first line from the worker: {message}"))),
+            _ => Err(self.protocol(format!(
+                "unexpected first line from the worker: {}",
+                Value::Object(message)
+            ))),
         }
     }
 
-    /// Sends one event (`body` is `{"event": ..., "context": ...}`) and waits for its answer.
-    pub(crate) async fn call(&mut self, body: &[u8]) -> Result<Value, HandlerError> {
-        let id = self.next_id;
-        self.next_id += 1;
-        let request = with_id(id, body);
-        let written = async {
-            self.stdin.write_all(&request).await?;
-            self.stdin.flush().await
-        };
-        if let Err(error) = written.await {
-            return Err(self.protocol(format!("could not send the event to the worker: {error}")));
-        }
-        let mut message = self.read_answer(id).await?;
+    /// Sends one event (`body` is `{"event": ..., "context": ...}`) and waits
+    /// at most `timeout` for its answer.
+    pub(crate) async fn call(
+        &mut self,
+        body: &[u8],
+        timeout: Duration,
+    ) -> Result<Value, HandlerError> {
+        let mut message = self
+            .worker
+            .request_encoded_async(body, timeout)
+            .await
+            .map_err(|error| self.failure(error, timeout))?;
         match message.get("ok") {
-            Some(Value::Bool(true)) => Ok(message
-                .as_object_mut()
-                .and_then(|fields| fields.remove("result"))
-                .unwrap_or(Value::Null)),
+            Some(Value::Bool(true)) => Ok(message.remove("result").unwrap_or(Value::Null)),
             Some(Value::Bool(false)) => Err(HandlerError::Failed {
                 handler: self.handler.clone(),
-                message: error_text(&message),
+                message: fields_error_text(&message),
             }),
-            _ => Err(self.protocol(format!("unexpected response from the worker: {message}"))),
+            _ => Err(self.protocol(format!(
+                "unexpected response from the worker: {}",
+                Value::Object(message)
+            ))),
         }
     }
 
-    /// Reads lines until the one answering request `id`; any other line (not
-    /// JSON, no id, a stale id) is discarded and logged, never taken as the
-    /// answer. A line past the size cap is an error (the worker is replaced).
-    async fn read_answer(&mut self, id: u64) -> Result<Value, HandlerError> {
-        loop {
-            let line = match read_line_capped(&mut self.stdout, MAX_RESPONSE_BYTES).await {
-                Ok(Some(line)) => line,
-                Ok(None) => {
-                    let status = self.tree.child_mut().try_wait().ok().flatten();
-                    let how = status.map_or_else(
-                        || "closed its output".to_owned(),
-                        |s| format!("exited ({s})"),
-                    );
-                    return Err(self.protocol(format!("the Python worker {how}")));
-                }
-                Err(error) => {
-                    return Err(self.protocol(format!("could not read from the worker: {error}")));
-                }
-            };
-            if line.truncated {
-                // Only the shim writes this channel, so an oversized line is
-                // almost surely the answer: fail now rather than at the timeout.
-                return Err(self.protocol(format!(
-                    "the worker's answer is larger than {MAX_RESPONSE_BYTES} bytes"
-                )));
-            }
-            match serde_json::from_slice::<Value>(&line.bytes) {
-                Ok(message) if message.get("id").and_then(Value::as_u64) == Some(id) => {
-                    return Ok(message);
-                }
-                Ok(message) => {
-                    let got = message.get("id").map_or("none".into(), Value::to_string);
-                    self.discard(id, &format!("a line with request id {got}"));
-                }
-                Err(_) => self.discard(id, "a line that is not JSON"),
-            }
-        }
-    }
-
-    fn discard(&self, id: u64, what: &str) {
-        let name = &self.name;
-        tracing::warn!(hook = %name, "[hooks] {name}: discarded {what} from the worker while waiting for request {id}");
-    }
-
-    /// Whether the worker process has exited.
+    /// Whether the worker process has exited (or can no longer be used).
     pub(crate) fn has_exited(&mut self) -> bool {
-        !matches!(self.tree.child_mut().try_wait(), Ok(None))
+        !self.worker.is_alive() || self.worker.exit_status().is_some()
+    }
+
+    fn failure(&self, error: LineError, timeout: Duration) -> HandlerError {
+        match error {
+            LineError::TimedOut(_) => HandlerError::Timeout {
+                handler: self.handler.clone(),
+                timeout,
+            },
+            LineError::Exited(how) => self.protocol(format!("the Python worker {how}")),
+            LineError::Send(why) => {
+                self.protocol(format!("could not send the event to the worker: {why}"))
+            }
+            other => self.protocol(other.to_string()),
+        }
     }
 
     fn protocol(&self, message: impl Into<String>) -> HandlerError {
@@ -164,38 +135,18 @@ impl PythonWorker {
     }
 }
 
-/// `{"id": N, ...body}`: the shared event body with this worker's request id in front.
-fn with_id(id: u64, body: &[u8]) -> Vec<u8> {
-    let rest = body.strip_prefix(b"{").unwrap_or(body);
-    let mut line = format!("{{\"id\":{id},").into_bytes();
-    line.extend_from_slice(rest);
-    if line.last() != Some(&b'\n') {
-        line.push(b'\n');
-    }
-    line
-}
-
 /// The `error` field of a failure message.
 pub(crate) fn error_text(message: &Value) -> String {
+    message
+        .as_object()
+        .map_or_else(|| "unknown error".to_owned(), fields_error_text)
+}
+
+/// [`error_text`] of a message's fields.
+fn fields_error_text(message: &Map<String, Value>) -> String {
     match message.get("error") {
         Some(Value::String(text)) => text.clone(),
         Some(other) => other.to_string(),
         None => "unknown error".to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_id_goes_first_in_the_shared_body() {
-        let line = with_id(7, b"{\"event\":\"a:b\",\"context\":{}}\n");
-        let value: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
-        assert_eq!(
-            value,
-            serde_json::json!({"id": 7, "event": "a:b", "context": {}})
-        );
-        assert_eq!(line.last(), Some(&b'\n'));
     }
 }

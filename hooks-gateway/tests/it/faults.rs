@@ -191,3 +191,43 @@ async fn python_workers_under_faults() {
         "the dead worker's grandchild was killed"
     );
 }
+
+const FD_GAMES: &str = r#"
+import os
+def handle(event_type, context):
+    fault = context.get("fault")
+    if fault == "close-low":
+        for fd in range(3, 20):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+    if fault == "close-all":
+        os.closerange(3, 65536)
+    return {"pid": os.getpid()}
+"#;
+
+/// A handler that closes low fds reaches nothing of the protocol; one that
+/// closes every fd breaks its worker, which is replaced at the next event.
+#[tokio::test]
+async fn python_workers_survive_fd_games() {
+    let home = Home::new();
+    home.python_hook("fds", "[agent:start]", FD_GAMES);
+    let gateway = gateway(&home);
+    let pid = |result: Result<Value, HandlerError>| {
+        result
+            .ok()
+            .and_then(|v| v.get("pid").and_then(Value::as_i64))
+            .unwrap_or(-1)
+    };
+    let first = pid(call(&gateway, "fds", "close-low").await);
+    assert!(first > 0);
+    assert_eq!(
+        pid(call(&gateway, "fds", "none").await),
+        first,
+        "same worker"
+    );
+    assert!(call(&gateway, "fds", "close-all").await.is_err());
+    let replacement = pid(call(&gateway, "fds", "none").await);
+    assert!(replacement > 0 && replacement != first, "a new worker");
+}

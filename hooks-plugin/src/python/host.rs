@@ -1,13 +1,17 @@
 //! The Python plugin host of one Hermes home: one long-lived worker, restarted if it dies.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hermes_hooks_core::callbacks::{CallbackError, CallbackResult};
+use hermes_hooks_core::catalog::RunPolicy;
+use hermes_hooks_core::config::DEFAULT_CALLBACK_TIMEOUT_SECS;
 use hermes_hooks_core::interpreter::PythonInterpreter;
+use hermes_hooks_core::process::RestartBudget;
 use hermes_hooks_core::prompt::SessionInfo;
 use hermes_hooks_core::{Event, Payload};
 use serde::Deserialize;
@@ -15,6 +19,7 @@ use serde_json::Value;
 
 use super::connection::{Connection, WorkerError};
 use super::protocol::{CallBody, LoadBody, NoBody, PluginSpec, SectionBody};
+use super::rewire::difference;
 
 /// How long the worker may take to start (interpreter start-up, no plugin code).
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -22,6 +27,9 @@ const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 const LOAD_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a section function may take when a session starts.
 const SECTION_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much longer than the callback timeout the worker waits on events the
+/// core bounds itself (its timeout must win: it also suppresses the callback).
+const CORE_TIMEOUT_GRACE: Duration = Duration::from_secs(1);
 /// A worker that dies sooner than this after its start is not restarted at once.
 const RESTART_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -41,10 +49,14 @@ pub struct LoadReport {
 pub struct HookSpec {
     /// The event name.
     pub event: String,
-    /// The worker's id of the callback.
+    /// The worker's id of the callback: `<plugin>:<event>:<qualname>`, with
+    /// `#n` only among callbacks of the same name.
     pub callback: String,
     /// The callback's `__qualname__`.
     pub name: String,
+    /// Where the callback's code is (`file:line`), when Python knows.
+    #[serde(default)]
+    pub location: String,
 }
 
 /// One `ctx.register_system_prompt_section(...)`.
@@ -90,10 +102,14 @@ impl fmt::Display for InterpreterStatus {
 
 struct State {
     connection: Option<Arc<Connection>>,
-    started_at: Instant,
-    /// Plugins that loaded, in order, with what they registered (reloaded on restart).
-    loaded: Vec<PluginSpec>,
-    /// Plugins whose reload after a restart failed, with why.
+    restarts: RestartBudget,
+    /// Plugins that loaded, in order, with what they registered (reloaded on
+    /// restart and compared with it).
+    loaded: Vec<(PluginSpec, LoadReport)>,
+    /// Which plugin (key) each callback id belongs to.
+    owners: HashMap<String, String>,
+    /// Plugins that are not running in the current worker (their reload after
+    /// a restart failed, or registered something else), with why.
     failed: BTreeMap<String, String>,
 }
 
@@ -105,6 +121,8 @@ pub struct PythonHost {
     home: PathBuf,
     status: InterpreterStatus,
     state: Mutex<State>,
+    /// The deadline of a hook call, in nanoseconds (the callback timeout).
+    call_timeout_nanos: AtomicU64,
 }
 
 impl fmt::Debug for PythonHost {
@@ -133,15 +151,21 @@ impl PythonHost {
             Ok(connection) => {
                 status.executable = Some(connection.executable.clone());
                 status.version = Some(connection.version.clone());
+                let mut restarts = RestartBudget::new(RESTART_INTERVAL);
+                restarts.started();
                 Ok(Arc::new(PythonHost {
                     home: home.to_owned(),
                     status,
                     state: Mutex::new(State {
                         connection: Some(Arc::new(connection)),
-                        started_at: Instant::now(),
+                        restarts,
                         loaded: Vec::new(),
+                        owners: HashMap::new(),
                         failed: BTreeMap::new(),
                     }),
+                    call_timeout_nanos: AtomicU64::new(nanos(Duration::from_secs_f64(
+                        DEFAULT_CALLBACK_TIMEOUT_SECS,
+                    ))),
                 }))
             }
             Err(error) => {
@@ -149,6 +173,22 @@ impl PythonHost {
                 Err(status)
             }
         }
+    }
+
+    /// Sets the deadline of every hook call (the host's callback timeout,
+    /// `plugins.hook_callback_timeout`; `None`, the timeout turned off, keeps
+    /// the default 30 s): inline events are bounded by it too, so a hung
+    /// Python callback never holds the host forever.
+    pub fn set_call_timeout(&self, timeout: Option<Duration>) {
+        let timeout =
+            timeout.unwrap_or_else(|| Duration::from_secs_f64(DEFAULT_CALLBACK_TIMEOUT_SECS));
+        self.call_timeout_nanos
+            .store(nanos(timeout), Ordering::Relaxed);
+    }
+
+    /// The deadline of a hook call.
+    pub fn call_timeout(&self) -> Duration {
+        Duration::from_nanos(self.call_timeout_nanos.load(Ordering::Relaxed))
     }
 
     /// The interpreter running the plugins, and why it was chosen.
@@ -160,7 +200,7 @@ impl PythonHost {
     pub fn entry_points(&self) -> Result<Vec<(String, String)>, String> {
         let connection = self.connection().map_err(|error| error.to_string())?;
         let value = connection
-            .request("entry_points", &NoBody {}, Some(STARTUP_TIMEOUT))
+            .request("entry_points", &NoBody {}, STARTUP_TIMEOUT)
             .map_err(|error| error.to_string())?;
         #[derive(Deserialize)]
         struct EntryPoint {
@@ -179,30 +219,76 @@ impl PythonHost {
             .connection_with(false)
             .map_err(|error| error.to_string())?;
         let report = load_on(&connection, spec)?;
-        lock(&self.state).loaded.push(spec.clone());
+        let mut state = lock(&self.state);
+        for hook in &report.hooks {
+            state.owners.insert(hook.callback.clone(), spec.key.clone());
+        }
+        for callback in report.sections.iter().filter_map(|s| s.callback.as_ref()) {
+            state.owners.insert(callback.clone(), spec.key.clone());
+        }
+        state.loaded.push((spec.clone(), report.clone()));
         Ok(report)
     }
 
     /// Runs the callback `callback` of the plugin's hook for `event`.
+    ///
+    /// Bounded by [`Self::call_timeout`]. On events the core bounds itself
+    /// (run policy `bounded`) the worker waits a little longer, so the core's
+    /// timeout (and its suppression of a hung callback) decides.
     pub fn call(&self, callback: &str, event: &Event) -> CallbackResult {
-        self.call_payload(callback, event.name().as_str(), event.payload())
+        let bounded_by_core = event
+            .hook()
+            .is_some_and(|hook| hook.meta().run == RunPolicy::Bounded);
+        let deadline = if bounded_by_core {
+            self.call_timeout() + CORE_TIMEOUT_GRACE
+        } else {
+            self.call_timeout()
+        };
+        self.call_within(callback, event.name().as_str(), event.payload(), deadline)
     }
 
-    /// Runs the callback `callback` with the event named `event` and `payload`.
+    /// Runs the callback `callback` with the event named `event` and `payload`,
+    /// bounded by [`Self::call_timeout`]. A callback whose plugin is not
+    /// running in the current worker fails (on `pre_tool_call`: a block).
     pub fn call_payload(&self, callback: &str, event: &str, payload: &Payload) -> CallbackResult {
+        self.call_within(callback, event, payload, self.call_timeout())
+    }
+
+    fn call_within(
+        &self,
+        callback: &str,
+        event: &str,
+        payload: &Payload,
+        deadline: Duration,
+    ) -> CallbackResult {
         let body = CallBody {
             callback,
             event,
             payload,
         };
-        match self.request("call", &body) {
+        let connection = self.connection().map_err(worker_error)?;
+        if let Some(reason) = self.callback_failure(callback) {
+            return Err(CallbackError::new("PluginWorkerError", reason));
+        }
+        match connection.request("call", &body, deadline) {
             Ok(Value::Null) => Ok(None),
             Ok(reply) => Ok(Some(reply)),
             Err(WorkerError::Raised { kind, message }) => Err(CallbackError::new(kind, message)),
-            Err(WorkerError::Worker(message)) => {
-                Err(CallbackError::new("PluginWorkerError", message))
-            }
+            Err(error) => Err(worker_error(error)),
         }
+    }
+
+    /// Why the plugin owning `callback` is not running, if it is not.
+    fn callback_failure(&self, callback: &str) -> Option<String> {
+        let state = lock(&self.state);
+        let key = state.owners.get(callback)?;
+        let reason = state.failed.get(key)?;
+        let name = state
+            .loaded
+            .iter()
+            .find(|(spec, _)| spec.key == *key)
+            .map_or(key.as_str(), |(spec, _)| spec.name.as_str());
+        Some(format!("Python plugin '{name}' is not running: {reason}"))
     }
 
     /// Computes a callable prompt section; `Err` is the exception it raised.
@@ -211,11 +297,7 @@ impl PythonHost {
     pub fn section(&self, callback: &str, info: &SessionInfo) -> Result<Value, String> {
         let connection = self.connection().map_err(|error| error.to_string())?;
         connection
-            .request(
-                "section",
-                &SectionBody { callback, info },
-                Some(SECTION_TIMEOUT),
-            )
+            .request("section", &SectionBody { callback, info }, SECTION_TIMEOUT)
             .map_err(|error| error.to_string())
     }
 
@@ -226,10 +308,6 @@ impl PythonHost {
             return Some(error.to_string());
         }
         lock(&self.state).failed.get(key).cloned()
-    }
-
-    fn request<T: serde::Serialize>(&self, op: &str, body: &T) -> Result<Value, WorkerError> {
-        self.connection()?.request(op, body, None)
     }
 
     /// The running worker, restarting it (and reloading its plugins) when it died.
@@ -244,20 +322,20 @@ impl PythonHost {
             Some(connection) if connection.is_alive() => return Ok(Arc::clone(connection)),
             previous => previous.as_ref().and_then(|c| c.exit_status()),
         };
-        if throttled && state.started_at.elapsed() < RESTART_INTERVAL {
+        if throttled && state.restarts.check().is_err() {
             return Err(WorkerError::Worker(format!(
                 "the Python plugin worker exited ({}) within {}s of its start; not restarted yet",
                 previous.as_deref().unwrap_or("no status"),
-                RESTART_INTERVAL.as_secs()
+                state.restarts.min_interval().as_secs()
             )));
         }
         tracing::warn!(
-            "the Python plugin worker for {} exited ({}); restarting it: the module state of its plugins is lost",
+            "the Python plugin worker for {} exited or broke ({}); restarting it: the module state of its plugins is lost",
             self.home.display(),
             previous.as_deref().unwrap_or("no status")
         );
         state.connection = None;
-        state.started_at = Instant::now();
+        state.restarts.started();
         let connection = Arc::new(
             Connection::start(
                 &self.status.interpreter.program,
@@ -267,14 +345,19 @@ impl PythonHost {
             .map_err(WorkerError::Worker)?,
         );
         state.failed.clear();
-        for spec in state.loaded.clone() {
-            if let Err(error) = load_on(&connection, &spec) {
-                tracing::warn!(
-                    "Python plugin '{}' failed to load again after the worker restarted: {error}",
-                    spec.name
-                );
-                state.failed.insert(spec.key.clone(), error);
-            }
+        for (spec, before) in state.loaded.clone() {
+            let why = match load_on(&connection, &spec) {
+                Err(error) => format!("its reload after the worker restarted failed: {error}"),
+                Ok(after) => match difference(&before, &after) {
+                    None => continue,
+                    Some(why) => why,
+                },
+            };
+            tracing::warn!(
+                "Python plugin '{}' is not running after the worker restarted: {why}; its pre_tool_call callbacks block every tool call",
+                spec.name
+            );
+            state.failed.insert(spec.key.clone(), why);
         }
         state.connection = Some(Arc::clone(&connection));
         Ok(connection)
@@ -283,9 +366,9 @@ impl PythonHost {
 
 fn load_on(connection: &Connection, spec: &PluginSpec) -> Result<LoadReport, String> {
     let value = connection
-        .request("load", &LoadBody { plugin: spec }, Some(LOAD_TIMEOUT))
+        .request("load", &LoadBody { plugin: spec }, LOAD_TIMEOUT)
         .map_err(|error| match error {
-            WorkerError::Worker(message) if message.starts_with("no answer") => format!(
+            WorkerError::TimedOut(_) => format!(
                 "import and register() did not finish within {}s",
                 LOAD_TIMEOUT.as_secs()
             ),
@@ -293,6 +376,17 @@ fn load_on(connection: &Connection, spec: &PluginSpec) -> Result<LoadReport, Str
         })?;
     serde_json::from_value(value)
         .map_err(|error| format!("unexpected registration report from the worker: {error}"))
+}
+
+fn worker_error(error: WorkerError) -> CallbackError {
+    match error {
+        WorkerError::Raised { kind, message } => CallbackError::new(kind, message),
+        other => CallbackError::new("PluginWorkerError", other.to_string()),
+    }
+}
+
+fn nanos(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

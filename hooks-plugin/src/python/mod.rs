@@ -10,16 +10,27 @@
 //! the worker every request runs on its own thread (coroutines on one
 //! long-lived event loop), so a hung callback holds up nothing else.
 //!
-//! The worker is spawned in its own process group and killed with it when the
-//! [`PythonHost`] is dropped; a worker that dies is restarted at the next call,
-//! with a warning, and its plugins are loaded again (their module state is lost).
+//! The worker runs on the shared line worker
+//! ([`hermes_hooks_core::process::LineWorker`]): every call has a deadline
+//! (the callback timeout, inline events included), and the worker and all it
+//! started are killed when the [`PythonHost`] is dropped. A worker that dies,
+//! or that a plugin broke (its protocol pipes closed, its event loop wedged:
+//! found by a health check after a timed-out call), is restarted at the next
+//! call, with a warning, and its plugins are loaded again (their module state
+//! is lost). Callback ids name the callback (plugin, event, qualified name),
+//! and what a plugin registers again after a restart is compared with what it
+//! registered before (`rewire.rs`): a plugin that registers anything else is
+//! failed, so its `pre_tool_call` callbacks block rather than run another
+//! function.
 
 mod connection;
 mod host;
-mod process;
 mod protocol;
+mod rewire;
 
 pub use connection::WorkerError;
 pub use host::{HookSpec, InterpreterStatus, LoadReport, PythonHost, SectionSpec};
-pub use process::WORKER_SCRIPT;
 pub use protocol::PluginSpec;
+
+/// The worker script, passed to the interpreter with `-c`.
+pub const WORKER_SCRIPT: &str = include_str!("worker.py");

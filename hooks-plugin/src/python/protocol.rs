@@ -1,21 +1,12 @@
 //! The worker protocol's messages: requests out, answers in, stderr lines attributed.
 //!
-//! One JSON object per line. Every request carries an `id` the answer repeats,
-//! so a line that answers nothing pending is discarded, never taken as the
-//! answer to another request (the worker's `worker.py` docstring has the
+//! One JSON object per line; the shared line worker
+//! ([`hermes_hooks_core::process::LineWorker`]) tags every request with an
+//! `id` the answer repeats (the worker's `worker.py` docstring has the
 //! message shapes).
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-
-/// A request to the worker; `id` is filled in by the connection.
-#[derive(Debug, Serialize)]
-pub(crate) struct Envelope<'a, T: Serialize> {
-    pub id: u64,
-    pub op: &'a str,
-    #[serde(flatten)]
-    pub body: &'a T,
-}
 
 /// The body of a `call` request: run one registered hook callback.
 #[derive(Debug, Serialize)]
@@ -61,43 +52,20 @@ pub struct PluginSpec {
     pub description: String,
 }
 
-/// An answer from the worker, matched to its request by id.
+/// An answer from the worker (the line worker matched it to its request by id).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Answer {
     /// `ok: true`: the result (JSON `null` when the callback returned nothing usable).
     Ok(Value),
     /// `ok: false`: the Python exception's type and message.
     Raised { kind: String, message: String },
-}
-
-/// A line read from the worker's protocol output.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Incoming {
-    /// An answer to request `id`.
-    Answer { id: u64, answer: Answer },
-    /// The start-up line: the interpreter's path and version.
-    Ready { executable: String, version: String },
-    /// Not a protocol message (it is logged and discarded).
+    /// Not an answer (no `ok` field).
     Garbage(String),
 }
 
-/// Parses one protocol line.
-pub(crate) fn parse_line(line: &[u8]) -> Incoming {
-    let garbage = |why: &str| Incoming::Garbage(why.to_owned());
-    let Ok(Value::Object(mut message)) = serde_json::from_slice::<Value>(line) else {
-        return garbage("not a JSON object");
-    };
-    if message.get("ready") == Some(&Value::Bool(true)) {
-        let text = |value: Option<&Value>| value.and_then(Value::as_str).unwrap_or("").to_owned();
-        return Incoming::Ready {
-            executable: text(message.get("executable")),
-            version: text(message.get("version")),
-        };
-    }
-    let Some(id) = message.get("id").and_then(Value::as_u64) else {
-        return garbage("no request id");
-    };
-    let answer = match message.get("ok") {
+/// Reads one answer object.
+pub(crate) fn parse_answer(mut message: Map<String, Value>) -> Answer {
+    match message.get("ok") {
         Some(Value::Bool(true)) => Answer::Ok(message.remove("result").unwrap_or(Value::Null)),
         Some(Value::Bool(false)) => {
             let text = |key: &str, default: &str| {
@@ -112,9 +80,8 @@ pub(crate) fn parse_line(line: &[u8]) -> Incoming {
                 message: text("error", "unknown error"),
             }
         }
-        _ => return garbage("no `ok` field"),
-    };
-    Incoming::Answer { id, answer }
+        _ => Answer::Garbage("no `ok` field".to_owned()),
+    }
 }
 
 /// Splits a worker stderr line into the plugin that wrote it (when the worker
@@ -133,38 +100,34 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn answers_carry_their_id() {
-        assert_eq!(
-            parse_line(br#"{"id": 7, "ok": true, "result": {"action": "block"}}"#),
-            Incoming::Answer {
-                id: 7,
-                answer: Answer::Ok(json!({"action": "block"}))
-            }
-        );
-        assert_eq!(
-            parse_line(br#"{"id": 3, "ok": false, "type": "KeyError", "error": "'x'"}"#),
-            Incoming::Answer {
-                id: 3,
-                answer: Answer::Raised {
-                    kind: "KeyError".into(),
-                    message: "'x'".into()
-                }
-            }
-        );
+    fn object(value: Value) -> Map<String, Value> {
+        match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        }
     }
 
     #[test]
-    fn lines_without_an_id_are_garbage() {
-        for line in [
-            &br#"{"ok": true, "result": 1}"#[..],
-            b"hello",
-            b"[1]",
-            br#"{"id": 1}"#,
-            br#"{"id": -1, "ok": true}"#,
-        ] {
-            assert!(matches!(parse_line(line), Incoming::Garbage(_)), "{line:?}");
-        }
+    fn answers_are_results_or_exceptions() {
+        assert_eq!(
+            parse_answer(object(
+                json!({"id": 7, "ok": true, "result": {"action": "block"}})
+            )),
+            Answer::Ok(json!({"action": "block"}))
+        );
+        assert_eq!(
+            parse_answer(object(
+                json!({"id": 3, "ok": false, "type": "KeyError", "error": "'x'"})
+            )),
+            Answer::Raised {
+                kind: "KeyError".into(),
+                message: "'x'".into()
+            }
+        );
+        assert!(matches!(
+            parse_answer(object(json!({"id": 1}))),
+            Answer::Garbage(_)
+        ));
     }
 
     #[test]
@@ -175,26 +138,5 @@ mod tests {
         );
         assert_eq!(attribute_stderr("plain"), (None, "plain"));
         assert_eq!(attribute_stderr("\u{1}broken"), (None, "\u{1}broken"));
-    }
-
-    #[test]
-    fn requests_are_one_flat_object() {
-        let payload = Map::from_iter([("tool_name".to_owned(), json!("terminal"))]);
-        let body = CallBody {
-            callback: "guard#0",
-            event: "pre_tool_call",
-            payload: &payload,
-        };
-        let line = serde_json::to_value(Envelope {
-            id: 9,
-            op: "call",
-            body: &body,
-        })
-        .unwrap();
-        assert_eq!(
-            line,
-            json!({"id": 9, "op": "call", "callback": "guard#0", "event": "pre_tool_call",
-                   "payload": {"tool_name": "terminal"}})
-        );
     }
 }

@@ -6,18 +6,28 @@ One worker serves every Python plugin of a home, so plugins import each other
 (``hermes_plugins.<slug>``) and share module state as in one Hermes process.
 
 Protocol: one JSON object per line, on private copies of the original stdin
-and stdout. Every message carries an ``id``; answers repeat the request's id.
+and stdout moved above the fds a plugin reaches by accident (``os.close(3)``
+and the like hit nothing of ours). Every message carries an ``id``; answers
+repeat the request's id. A protocol pipe that breaks anyway ends the worker at
+once, so the host restarts it rather than failing every later request.
 
   ready     -> {"id": 0, "ready": true, "executable": ..., "version": ...}
   request   <- {"id": n, "op": "entry_points"}
             <- {"id": n, "op": "load", "plugin": {key, name, module, source, path, ...}}
-            <- {"id": n, "op": "call", "callback": "<key>#<n>", "event": ..., "payload": {...}}
-            <- {"id": n, "op": "section", "callback": "<key>#s<n>", "info": {...}}
+            <- {"id": n, "op": "call", "callback": "<key>:<event>:<qualname>[#n]", "event": ..., "payload": {...}}
+            <- {"id": n, "op": "section", "callback": "<key>:section:<id>", "info": {...}}
+            <- {"id": n, "op": "ping"}     (a health check: the reader, the writer and the event loop)
   answer    -> {"id": n, "ok": true, "result": ...}
             -> {"id": n, "ok": false, "type": "ValueError", "error": "..."}
 
 Requests run on their own threads (coroutines on one event loop that runs for
-the worker's life), so a hung callback never holds up another one.
+the worker's life), so a hung callback never holds up another one. A
+coroutine that raises SystemExit or KeyboardInterrupt fails its own call; it
+cannot stop the loop (a loop stopped anyway runs again).
+
+Callback ids name the callback (plugin, event, qualified name; ``#n`` only
+among same-named ones), and each hook reports where its code is, so the host
+can check that a restarted worker registered the same functions.
 
 fd 0 becomes /dev/null and fd 1 becomes stderr once the protocol copies are
 taken, so nothing a plugin (or a process it starts) prints can reach the
@@ -52,6 +62,10 @@ OBJECT_FIELDS = {
     "on_kanban_dispatch_tick": ("result",),
 }
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
+# The protocol fds live at or above this number (when the fd limit allows).
+PROTOCOL_FD_BASE = 200
+# The exit status of a worker whose protocol pipes broke.
+BROKEN_PROTOCOL_EXIT = 70
 SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
 SECTION_POSITIONS = ("after_memory",)
 UNSUPPORTED = (
@@ -125,16 +139,23 @@ class Channel:
     """The protocol: requests in, answers out, one writer at a time."""
 
     def __init__(self):
-        self.requests = os.fdopen(os.dup(0), "r", encoding="utf-8", errors="replace")
-        self.answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+        self.requests = os.fdopen(high_dup(0), "r", encoding="utf-8", errors="replace")
+        self.answers = os.fdopen(high_dup(1), "w", encoding="utf-8")
         self.lock = threading.Lock()
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
         os.dup2(2, 1)
-        raw = os.fdopen(os.dup(2), "w", encoding="utf-8", errors="replace")
+        raw = os.fdopen(high_dup(2), "w", encoding="utf-8", errors="replace")
         sys.stdout = PluginStream(raw)
         sys.stderr = PluginStream(raw)
+
+    def read(self):
+        """The next request line; "" at the end. A broken pipe ends the worker."""
+        try:
+            return self.requests.readline()
+        except (OSError, ValueError) as exc:
+            broken("reading requests", exc)
 
     def send(self, message):
         line = encode(message)
@@ -142,8 +163,55 @@ class Channel:
             line = encode({"id": message.get("id"), "ok": False, "type": "ValueError",
                            "error": "the answer is larger than %d bytes" % MAX_ANSWER_BYTES})
         with self.lock:
-            self.answers.write(line + "\n")
-            self.answers.flush()
+            try:
+                self.answers.write(line + "\n")
+                self.answers.flush()
+            except (OSError, ValueError) as exc:
+                broken("writing answers", exc)
+
+
+def high_dup(fd):
+    """A close-on-exec copy of fd at PROTOCOL_FD_BASE or above (plain dup() if the limit is lower)."""
+    try:
+        import fcntl
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, PROTOCOL_FD_BASE)
+    except (ImportError, OSError, ValueError, AttributeError):
+        return os.dup(fd)
+
+
+# What the worker itself opens after start-up (its event loop's selector and
+# self-pipe) is opened above this fd, so a plugin that closes or reuses low fds
+# cannot reach it.
+LOW_FDS = 64
+
+
+def above_low_fds(create):
+    """Runs create() with the free fds below LOW_FDS held, so what it opens lands above them."""
+    held = []
+    try:
+        while True:
+            fd = os.open(os.devnull, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+            if fd >= LOW_FDS:
+                os.close(fd)
+                break
+            held.append(fd)
+    except OSError:
+        pass
+    try:
+        return create()
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+def broken(what, exc):
+    """A protocol pipe broke (a plugin closed or replaced it): end now, the host restarts us."""
+    try:
+        os.write(2, ("worker: the protocol broke while %s (%s); the worker exits and is "
+                     "restarted\n" % (what, exc)).encode("utf-8", "replace"))
+    except OSError:
+        pass
+    os._exit(BROKEN_PROTOCOL_EXIT)
 
 
 def encode(message):
@@ -225,7 +293,7 @@ class Readers:
     def serve(self):
         while True:
             with self.read_lock:
-                line = self.channel.requests.readline()
+                line = self.channel.read()
             with self.count_lock:
                 self.waiting -= 1
                 spare = self.waiting
@@ -252,22 +320,49 @@ class Readers:
 
 
 class Loop:
-    """One asyncio loop for the worker's life: awaited callbacks and their tasks live there."""
+    """One asyncio loop for the worker's life: awaited callbacks and their tasks live there.
+
+    A plugin's coroutine that raises SystemExit or KeyboardInterrupt (which
+    asyncio lets out of the loop) fails its own call; a loop stopped anyway
+    (a task of a plugin raised it, or called loop.stop()) runs again.
+    """
 
     def __init__(self):
         self.loop = None
         self.lock = threading.Lock()
 
-    def run(self, awaitable):
+    def forever(self, loop):
+        asyncio.set_event_loop(loop)
+        while True:
+            try:
+                loop.run_forever()
+                reason = "was stopped"
+            except BaseException as exc:  # noqa: B036 - the loop must outlive any plugin
+                reason = "was stopped by %s" % type(exc).__name__
+            sys.stderr.write("worker: the event loop %s (by a plugin's coroutine); it runs again\n"
+                             % reason)
+            sys.stderr.flush()
+
+    def start(self):
         with self.lock:
             if self.loop is None:
-                self.loop = asyncio.new_event_loop()
-                threading.Thread(target=self.loop.run_forever, daemon=True).start()
+                self.loop = above_low_fds(asyncio.new_event_loop)
+                threading.Thread(target=self.forever, args=(self.loop,), daemon=True).start()
+
+    def run(self, awaitable):
+        self.start()
 
         async def wait():
-            return await awaitable
+            try:
+                return False, await awaitable
+            except (SystemExit, KeyboardInterrupt, GeneratorExit) as exc:
+                # Raised here, asyncio would let it out of the loop and stop it.
+                return True, exc
 
-        return asyncio.run_coroutine_threadsafe(wait(), self.loop).result()
+        raised, result = asyncio.run_coroutine_threadsafe(wait(), self.loop).result()
+        if raised:
+            raise result
+        return result
 
 
 LOOP = Loop()
@@ -340,10 +435,16 @@ class Context:
     def register_hook(self, hook_name, callback):
         if not callable(callback):
             raise TypeError("hook callback must be callable")
-        callback_id = "%s#%d" % (self.manifest.key, len(self._hooks))
+        name = callable_name(callback)
+        # The id names the callback, so it means the same function in a
+        # restarted worker whatever order the plugin registers in; an index
+        # tells apart only callbacks of the same name for the same event.
+        base = "%s:%s:%s" % (self.manifest.key, hook_name, name)
+        same = sum(1 for hook in self._hooks if hook["base"] == base)
+        callback_id = base if same == 0 else "%s#%d" % (base, same)
         callbacks[callback_id] = (callback, accepted_names(callback), self.manifest.name)
-        name = getattr(callback, "__qualname__", None) or repr(callback)
-        self._hooks.append({"event": str(hook_name), "callback": callback_id, "name": name})
+        self._hooks.append({"event": str(hook_name), "callback": callback_id, "name": name,
+                            "location": location(callback), "base": base})
 
     def register_system_prompt_section(self, section_id, content, *, position="after_memory",
                                        max_chars=4000):
@@ -368,7 +469,7 @@ class Context:
         if isinstance(content, str):
             entry["text"] = content
         else:
-            callback_id = "%s#s%d" % (self.manifest.key, len(self._sections))
+            callback_id = "%s:section:%s" % (self.manifest.key, section_id)
             callbacks[callback_id] = (content, None, self.manifest.name)
             entry["callback"] = callback_id
         self._sections.append(entry)
@@ -395,6 +496,24 @@ class Context:
 
             return unsupported
         raise AttributeError("'PluginContext' object has no attribute %r" % name)
+
+
+def callable_name(function):
+    name = getattr(function, "__qualname__", None) or getattr(function, "__name__", None)
+    if not isinstance(name, str):
+        name = type(function).__qualname__
+    return name
+
+
+def location(function):
+    """``file:line`` of a callable's code, or "" (a builtin, a C function)."""
+    target = getattr(function, "__func__", function)
+    code = getattr(target, "__code__", None)
+    if code is None:
+        code = getattr(getattr(type(target), "__call__", None), "__code__", None)
+    if code is None:
+        return ""
+    return "%s:%d" % (code.co_filename, code.co_firstlineno)
 
 
 def entry_points():
@@ -461,7 +580,8 @@ def load(spec, home):
         raise
     finally:
         ctx._registering = False
-    return {"hooks": ctx._hooks, "sections": ctx._sections, "warnings": ctx._warnings}
+    hooks = [{k: v for k, v in hook.items() if k != "base"} for hook in ctx._hooks]
+    return {"hooks": hooks, "sections": ctx._sections, "warnings": ctx._warnings}
 
 
 def call(request):
@@ -499,6 +619,10 @@ def serve(channel, request, home):
             result = load(request["plugin"], home)
         elif op == "entry_points":
             result = entry_points()
+        elif op == "ping":
+            async def pong():
+                return "pong"
+            result = LOOP.run(pong())
         else:
             raise ValueError("unknown request %r" % op)
         answer.update(ok=True, result=result)
@@ -539,6 +663,8 @@ def end_tree():
 def main():
     home = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HERMES_HOME", "")
     channel = Channel()
+    # Started now, while no plugin runs: its fds land above the low ones.
+    LOOP.start()
     channel.send({"id": 0, "ready": True, "executable": sys.executable,
                   "version": "%d.%d.%d" % sys.version_info[:3]})
     readers = Readers(channel, home)

@@ -45,6 +45,30 @@ fn identity_hooks_and_abi() {
     assert_eq!(plugin.unknown_hooks().count(), 0);
 }
 
+/// Issue 15 item 17: a JSON null in a typed field (as a host with no session
+/// sends it) is the field being absent, not a payload the plugin cannot decode.
+#[test]
+fn a_null_field_reaches_a_typed_plugin_as_absent() {
+    let reply = call(
+        guard(),
+        HookEvent::PreToolCall,
+        json!({"tool_name": "terminal", "args": {"command": "rm -rf /"},
+               "session_id": null, "task_id": null, "tool_call_id": null}),
+    );
+    assert_eq!(
+        reply,
+        Ok(Some(
+            json!({"action": "block", "message": "plugin-guard: refusing `rm -rf /`"})
+        ))
+    );
+    let allowed = call(
+        guard(),
+        HookEvent::PreToolCall,
+        json!({"tool_name": "terminal", "args": {"command": "ls"}, "session_id": null}),
+    );
+    assert_eq!(allowed, Ok(None));
+}
+
 #[test]
 fn the_guard_blocks_rm_rf_on_terminal_only() {
     let plugin = guard();

@@ -5,7 +5,10 @@
 mod abi_errors;
 mod calls;
 mod discovery;
+mod library_file;
 mod panic_abort;
 mod python;
+mod python_faults;
 mod python_worker;
+mod required;
 mod support;

@@ -59,6 +59,12 @@ fn render_struct(out: &mut String, event: &EventDef) {
         if field.optional {
             out.push_str("    #[serde(skip_serializing_if = \"Option::is_none\")]\n");
         }
+        // A JSON `null` where a plain field is expected decodes as absent (its
+        // default), as Python plugins see `None`: one null field must not make
+        // the whole payload undecodable.
+        if !(field.nullable || field.optional || field.base == "any") {
+            out.push_str("    #[serde(deserialize_with = \"super::null_as_default\")]\n");
+        }
         let _ = writeln!(
             out,
             "    pub {}: {},",

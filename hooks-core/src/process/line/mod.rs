@@ -1,0 +1,435 @@
+//! [`LineWorker`]: the one line-protocol worker, a long-lived child that
+//! answers id-tagged JSON lines. Both Python bridges (the plugin worker and
+//! the gateway's handler workers) talk to their interpreters through it.
+//!
+//! - Every request is one JSON object per line with an `id` the answer
+//!   repeats; the reader thread hands each answer to the request with its id,
+//!   and a line that answers nothing pending is logged and discarded, never
+//!   taken as the answer to another request. The child's first message
+//!   (`id` 0) is its start-up line, read with [`LineWorker::wait_ready`].
+//! - Reads are capped ([`LineOptions::max_line_bytes`]); a longer line is
+//!   consumed and dropped (it fails the request in flight when only one is).
+//! - The child's stderr is handed line by line to a sink (shown as warnings),
+//!   with whether the line was cut at [`LineOptions::max_stderr_line_bytes`].
+//! - Every call has a deadline, sync ([`LineWorker::request`]) or async
+//!   ([`LineWorker::request_async`]); writes happen on the worker's own
+//!   writer thread, so a child that stops reading cannot hold a caller past it.
+//! - A write that fails (the child closed its input, or broke the pipe) marks
+//!   the worker broken: it is killed and every waiting request fails at once,
+//!   so the owner restarts it ([`RestartBudget`] says how soon) instead of
+//!   failing every later request.
+//! - The child is a [`ChildTree`]: dropping the worker kills it and
+//!   everything it started.
+
+mod read;
+mod restart;
+mod slot;
+mod threads;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::fs::File;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use tokio::process::Command;
+
+pub(crate) use read::read_capped_line;
+pub use restart::RestartBudget;
+use slot::Slot;
+
+use super::ChildTree;
+
+/// An answer: the answer line's object, or why there is none.
+pub type Answer = Result<Map<String, Value>, LineError>;
+
+/// Why a request has no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LineError {
+    /// The worker exited or closed its output: how (`exited (signal: 9)`).
+    Exited(String),
+    /// No answer within the deadline (the worker may still be running it).
+    TimedOut(Duration),
+    /// The request could not be written: the worker is broken and was killed.
+    Send(String),
+    /// The request could not be encoded.
+    Encode(String),
+    /// The answer line was longer than the cap, in bytes.
+    TooLarge(usize),
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::Exited(how) => write!(f, "the worker {how}"),
+            LineError::TimedOut(limit) => {
+                write!(f, "no answer within {}s", limit.as_secs_f64())
+            }
+            LineError::Send(why) => write!(f, "cannot send the request to the worker: {why}"),
+            LineError::Encode(why) => write!(f, "cannot encode the request: {why}"),
+            LineError::TooLarge(cap) => write!(f, "the worker's answer is larger than {cap} bytes"),
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
+/// Bounds and names of a [`LineWorker`].
+#[derive(Debug, Clone)]
+pub struct LineOptions {
+    /// What log lines call the worker (`Python plugin worker`).
+    pub label: String,
+    /// The longest answer line read; a longer one is dropped.
+    pub max_line_bytes: usize,
+    /// The longest stderr line handed to the sink; the rest of it is cut.
+    pub max_stderr_line_bytes: usize,
+}
+
+impl Default for LineOptions {
+    fn default() -> Self {
+        LineOptions {
+            label: "worker".to_owned(),
+            max_line_bytes: 32 * 1024 * 1024,
+            max_stderr_line_bytes: 8 * 1024,
+        }
+    }
+}
+
+/// How long an error waits for the exit status of a worker whose output closed.
+const EXIT_STATUS_GRACE: Duration = Duration::from_millis(200);
+
+/// How long a dropped worker waits for its last stderr lines to be shown.
+const STDERR_DRAIN: Duration = Duration::from_secs(1);
+
+/// State the reader and writer threads share with callers.
+struct Shared {
+    label: String,
+    pending: Mutex<HashMap<u64, Arc<Slot>>>,
+    alive: AtomicBool,
+    ready: Arc<Slot>,
+    ready_seen: AtomicBool,
+    tree: Mutex<ChildTree>,
+}
+
+impl Shared {
+    /// Marks the worker dead and fails every waiting request with `error`.
+    fn close(&self, error: &LineError) {
+        self.alive.store(false, Ordering::SeqCst);
+        let waiting: Vec<_> = lock(&self.pending).drain().collect();
+        for (_, slot) in waiting {
+            slot.fill(Err(error.clone()));
+        }
+        self.ready.fill(Err(error.clone()));
+    }
+
+    /// The worker is unusable: kill it (the reader then sees the end) and fail what waits.
+    fn broken(&self, error: &LineError) {
+        self.close(error);
+        with_runtime(|| lock(&self.tree).kill_tree());
+    }
+}
+
+/// A running line-protocol worker. Calls may come from any thread at once.
+pub struct LineWorker {
+    shared: Arc<Shared>,
+    requests: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    next_id: AtomicU64,
+    pid: u32,
+    /// Disconnected by the stderr thread when it has forwarded the last line.
+    stderr_done: Mutex<mpsc::Receiver<()>>,
+}
+
+impl fmt::Debug for LineWorker {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LineWorker")
+            .field("label", &self.shared.label)
+            .field("pid", &self.pid)
+            .field("alive", &self.is_alive())
+            .finish_non_exhaustive()
+    }
+}
+
+impl LineWorker {
+    /// Spawns `command` (its stdio becomes pipes) as a [`ChildTree`]; each
+    /// stderr line goes to `stderr` (the text, and whether it was cut).
+    /// Works under any executor, or none.
+    pub fn spawn(
+        mut command: Command,
+        options: LineOptions,
+        stderr: impl Fn(&str, bool) + Send + Sync + 'static,
+    ) -> std::io::Result<LineWorker> {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut tree = with_runtime(|| ChildTree::spawn(command))?;
+        let pid = tree.id();
+        let child = tree.child_mut();
+        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
+            return Err(std::io::Error::other("missing stdio pipe"));
+        };
+        let (stdin, stdout, stderr_pipe) = (
+            File::from(stdin.into_owned_fd()?),
+            File::from(stdout.into_owned_fd()?),
+            File::from(stderr_pipe.into_owned_fd()?),
+        );
+        let shared = Arc::new(Shared {
+            label: options.label.clone(),
+            pending: Mutex::default(),
+            alive: AtomicBool::new(true),
+            ready: Arc::default(),
+            ready_seen: AtomicBool::new(false),
+            tree: Mutex::new(tree),
+        });
+        let reader = Arc::clone(&shared);
+        let cap = options.max_line_bytes;
+        spawn_thread("hooks-line-reader", move || {
+            threads::read_answers(stdout, &reader, cap)
+        })?;
+        let (requests, queue) = mpsc::channel::<Vec<u8>>();
+        let writer = Arc::clone(&shared);
+        spawn_thread("hooks-line-writer", move || {
+            threads::write_requests(stdin, &queue, &writer)
+        })?;
+        let (stderr_tx, stderr_done) = mpsc::channel::<()>();
+        let stderr_cap = options.max_stderr_line_bytes;
+        spawn_thread("hooks-line-stderr", move || {
+            read::forward_stderr(stderr_pipe, stderr_cap, &stderr);
+            drop(stderr_tx);
+        })?;
+        Ok(LineWorker {
+            shared,
+            requests: Mutex::new(Some(requests)),
+            next_id: AtomicU64::new(1),
+            pid,
+            stderr_done: Mutex::new(stderr_done),
+        })
+    }
+
+    /// The child's pid.
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    /// Waits at most `timeout` for the start-up line (the first with `id` 0).
+    pub fn wait_ready(&self, timeout: Duration) -> Answer {
+        match self.shared.ready.wait_until(deadline_after(timeout)) {
+            Some(answer) => self.explain(answer),
+            None => Err(LineError::TimedOut(timeout)),
+        }
+    }
+
+    /// [`Self::wait_ready`] for async callers.
+    pub async fn ready_async(&self, timeout: Duration) -> Answer {
+        match tokio::time::timeout(timeout, self.shared.ready.answer()).await {
+            Ok(answer) => self.explain(answer),
+            Err(_) => Err(LineError::TimedOut(timeout)),
+        }
+    }
+
+    /// Sends `message` (its `id` is set here) and blocks until its answer or `deadline`.
+    pub fn request(&self, message: Map<String, Value>, deadline: Duration) -> Answer {
+        let until = deadline_after(deadline);
+        let (id, slot) = self.send(message)?;
+        match slot.wait_until(until) {
+            Some(answer) => self.explain(answer),
+            None => {
+                // Its answer, if it ever comes, is logged as stale and dropped.
+                lock(&self.shared.pending).remove(&id);
+                Err(LineError::TimedOut(deadline))
+            }
+        }
+    }
+
+    /// [`Self::request`] for async callers.
+    pub async fn request_async(&self, message: Map<String, Value>, deadline: Duration) -> Answer {
+        let (id, slot) = self.send(message)?;
+        self.answer_async(id, &slot, deadline).await
+    }
+
+    /// [`Self::request_async`] with the request already encoded: `object` is
+    /// one JSON object (`{...}`, no `id`), sent as is with the id put first.
+    /// A body shared by many workers is encoded once.
+    pub async fn request_encoded_async(&self, object: &[u8], deadline: Duration) -> Answer {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (id, slot) = self.send_line(id, with_id(id, object))?;
+        self.answer_async(id, &slot, deadline).await
+    }
+
+    async fn answer_async(&self, id: u64, slot: &Slot, deadline: Duration) -> Answer {
+        // A caller that stops waiting (its own timeout dropped this future)
+        // leaves nothing pending: a late answer is then logged as stale.
+        struct Forget<'a>(&'a Shared, u64);
+        impl Drop for Forget<'_> {
+            fn drop(&mut self) {
+                lock(&self.0.pending).remove(&self.1);
+            }
+        }
+        let _forget = Forget(&self.shared, id);
+        match tokio::time::timeout(deadline, slot.answer()).await {
+            Ok(answer) => self.explain(answer),
+            Err(_) => Err(LineError::TimedOut(deadline)),
+        }
+    }
+
+    /// Whether the worker still answers (its output is open and its input writable).
+    pub fn is_alive(&self) -> bool {
+        self.shared.alive.load(Ordering::SeqCst)
+    }
+
+    /// How the child ended, once it has.
+    pub fn exit_status(&self) -> Option<String> {
+        with_runtime(|| lock(&self.shared.tree).try_wait())
+            .ok()
+            .flatten()
+            .map(|status| status.to_string())
+    }
+
+    /// Declares the worker broken (its owner found it wedged): kills it and
+    /// everything it started, and fails every waiting request.
+    pub fn mark_broken(&self, why: &str) {
+        self.shared
+            .broken(&LineError::Exited(format!("was killed: {why}")));
+    }
+
+    /// Kills the child and everything it started. Idempotent.
+    pub fn kill(&self) {
+        with_runtime(|| lock(&self.shared.tree).kill_tree());
+    }
+
+    fn send(&self, mut message: Map<String, Value>) -> Result<(u64, Arc<Slot>), LineError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        message.insert("id".to_owned(), Value::from(id));
+        let mut line =
+            serde_json::to_vec(&message).map_err(|error| LineError::Encode(error.to_string()))?;
+        line.push(b'\n');
+        self.send_line(id, line)
+    }
+
+    fn send_line(&self, id: u64, line: Vec<u8>) -> Result<(u64, Arc<Slot>), LineError> {
+        let slot = Arc::new(Slot::default());
+        lock(&self.shared.pending).insert(id, Arc::clone(&slot));
+        let queued = lock(&self.requests)
+            .as_ref()
+            .is_some_and(|queue| queue.send(line).is_ok());
+        if !self.is_alive() || !queued {
+            lock(&self.shared.pending).remove(&id);
+            return Err(self.died());
+        }
+        Ok((id, slot))
+    }
+
+    /// An `Exited` answer, with the child's exit status when it has one.
+    fn explain(&self, answer: Answer) -> Answer {
+        match answer {
+            Err(LineError::Exited(_)) => Err(self.died()),
+            other => other,
+        }
+    }
+
+    fn died(&self) -> LineError {
+        // The output closes a moment before the exit can be reaped: give the
+        // status a short while to appear, so the error says how it ended.
+        let until = Instant::now() + EXIT_STATUS_GRACE;
+        let mut status = self.exit_status();
+        while status.is_none() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+            status = self.exit_status();
+        }
+        LineError::Exited(status.map_or_else(
+            || "closed its output".to_owned(),
+            |status| format!("exited ({status})"),
+        ))
+    }
+}
+
+impl Drop for LineWorker {
+    /// Kills the child (and what it started), then lets the stderr thread show
+    /// what it wrote before: a last print must not be lost because the host
+    /// exits right after its last request.
+    fn drop(&mut self) {
+        lock(&self.requests).take();
+        self.kill();
+        let _ = lock(&self.stderr_done).recv_timeout(STDERR_DRAIN);
+    }
+}
+
+/// `{"id":N,...object}`: the encoded object with the request id in front, one line.
+fn with_id(id: u64, object: &[u8]) -> Vec<u8> {
+    let object = object.trim_ascii_end();
+    let rest = object.strip_prefix(b"{").unwrap_or(object);
+    let mut line = format!("{{\"id\":{id}").into_bytes();
+    if rest.trim_ascii_start().first() != Some(&b'}') {
+        line.push(b',');
+    }
+    line.extend_from_slice(rest);
+    line.push(b'\n');
+    line
+}
+
+/// `timeout` from now, or a far deadline when that is past what `Instant` holds.
+fn deadline_after(timeout: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(timeout)
+        .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
+        .unwrap_or(now)
+}
+
+fn spawn_thread(name: &str, body: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
+    std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(body)
+        .map(drop)
+}
+
+/// Runs `body` inside a tokio runtime context: the caller's, or one kept for
+/// this. tokio needs one to spawn, poll or kill a child; ours is never driven
+/// (the pipes leave it at once and are served by threads), so the worker
+/// works the same under any executor, or none.
+fn with_runtime<T>(body: impl FnOnce() -> T) -> T {
+    static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return body();
+    }
+    let runtime = RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()
+    });
+    let _entered = runtime.as_ref().map(tokio::runtime::Runtime::enter);
+    body()
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_id_goes_first_in_an_encoded_object() {
+        let line = with_id(7, b"{\"event\":\"a:b\",\"context\":{}}\n");
+        let value: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
+        assert_eq!(
+            value,
+            serde_json::json!({"id": 7, "event": "a:b", "context": {}})
+        );
+        assert_eq!(line.last(), Some(&b'\n'));
+        let empty: Value = serde_json::from_slice(&with_id(1, b"{}")).unwrap_or(Value::Null);
+        assert_eq!(empty, serde_json::json!({"id": 1}));
+    }
+
+    #[test]
+    fn huge_deadlines_do_not_overflow() {
+        assert!(deadline_after(Duration::MAX) > Instant::now());
+    }
+}

@@ -1,0 +1,214 @@
+//! The line-protocol worker: answers by id, deadlines, a broken or dead
+//! worker detected at once, stderr forwarded, async callers.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hermes_hooks_core::process::{LineError, LineOptions, LineWorker};
+use serde_json::{Map, Value, json};
+use tokio::process::Command;
+
+use crate::support::MARGIN;
+
+/// A Python echo worker: says ready, then answers `{"op": "echo"}` at once,
+/// `{"op": "sleep", "s": n}` after n seconds (on its own thread), prints
+/// `{"op": "say"}`'s text to stderr, exits on `{"op": "exit"}`, closes its
+/// input on `{"op": "close_input"}`; also writes a stray and a stale line.
+const ECHO: &str = r#"
+import json, os, sys, threading, time
+lock = threading.Lock()
+def send(m):
+    with lock:
+        sys.stdout.write(json.dumps(m) + "\n"); sys.stdout.flush()
+send({"id": 0, "ready": True})
+def serve(r):
+    op = r.get("op")
+    if op == "sleep":
+        time.sleep(r["s"])
+    if op == "say":
+        sys.stderr.write(r["text"] + "\n"); sys.stderr.flush()
+    if op == "exit":
+        os._exit(3)
+    if op == "close_input":
+        os.close(0)
+        send({"id": r["id"], "ok": True})
+        time.sleep(60)
+    if op == "noise":
+        sys.stdout.write("not json\n"); send({"id": 999999, "ok": True}); send({"ok": True})
+    send({"id": r["id"], "ok": True, "echo": r})
+for line in sys.stdin:
+    threading.Thread(target=serve, args=(json.loads(line),), daemon=True).start()
+"#;
+
+fn python_available() -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !ok {
+        eprintln!("skipped: python3 is not available");
+    }
+    ok
+}
+
+fn echo_worker(lines: Arc<Mutex<Vec<String>>>) -> LineWorker {
+    let mut command = Command::new("python3");
+    command.arg("-c").arg(ECHO);
+    let options = LineOptions {
+        label: "test worker".to_owned(),
+        ..LineOptions::default()
+    };
+    let worker = LineWorker::spawn(command, options, move |line, _cut| {
+        lines.lock().unwrap().push(line.to_owned());
+    })
+    .expect("spawns");
+    let ready = worker.wait_ready(MARGIN).expect("ready");
+    assert_eq!(ready["ready"], true);
+    worker
+}
+
+fn op(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    }
+}
+
+#[test]
+fn answers_find_their_requests_whatever_the_order() {
+    if !python_available() {
+        return;
+    }
+    let worker = Arc::new(echo_worker(Arc::default()));
+    let slow = {
+        let worker = Arc::clone(&worker);
+        std::thread::spawn(move || {
+            worker.request(op(json!({"op": "sleep", "s": 1, "n": 1})), MARGIN)
+        })
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let fast = worker
+        .request(op(json!({"op": "noise", "n": 2})), MARGIN)
+        .expect("answer");
+    assert_eq!(fast["echo"]["n"], 2);
+    let slow = slow.join().expect("joins").expect("answer");
+    assert_eq!(slow["echo"]["n"], 1);
+}
+
+#[test]
+fn every_request_has_a_deadline() {
+    if !python_available() {
+        return;
+    }
+    let worker = echo_worker(Arc::default());
+    let started = Instant::now();
+    let error = worker
+        .request(
+            op(json!({"op": "sleep", "s": 60})),
+            Duration::from_millis(300),
+        )
+        .unwrap_err();
+    assert_eq!(error, LineError::TimedOut(Duration::from_millis(300)));
+    assert!(started.elapsed() < MARGIN);
+    // The worker still answers the next one.
+    assert!(worker.request(op(json!({"op": "echo"})), MARGIN).is_ok());
+}
+
+#[tokio::test]
+async fn async_callers_get_answers_and_deadlines() {
+    if !python_available() {
+        return;
+    }
+    let worker = echo_worker(Arc::default());
+    let answer = worker
+        .request_async(op(json!({"op": "echo", "n": 5})), MARGIN)
+        .await
+        .expect("answer");
+    assert_eq!(answer["echo"]["n"], 5);
+    let error = worker
+        .request_async(
+            op(json!({"op": "sleep", "s": 60})),
+            Duration::from_millis(200),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(error, LineError::TimedOut(_)), "{error}");
+}
+
+#[test]
+fn a_worker_that_exits_fails_what_waits_with_its_status() {
+    if !python_available() {
+        return;
+    }
+    let worker = Arc::new(echo_worker(Arc::default()));
+    let waiting = {
+        let worker = Arc::clone(&worker);
+        std::thread::spawn(move || worker.request(op(json!({"op": "sleep", "s": 30})), MARGIN * 4))
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let started = Instant::now();
+    let _ = worker.request(op(json!({"op": "exit"})), MARGIN);
+    let error = waiting.join().expect("joins").unwrap_err();
+    assert!(started.elapsed() < MARGIN, "{:?}", started.elapsed());
+    assert!(
+        matches!(&error, LineError::Exited(how) if how.contains('3')),
+        "{error}"
+    );
+    assert!(!worker.is_alive());
+    let error = worker
+        .request(op(json!({"op": "echo"})), MARGIN)
+        .unwrap_err();
+    assert!(matches!(error, LineError::Exited(_)), "{error}");
+}
+
+#[test]
+fn a_worker_whose_input_is_gone_is_broken_and_killed() {
+    if !python_available() {
+        return;
+    }
+    let worker = echo_worker(Arc::default());
+    worker
+        .request(op(json!({"op": "close_input"})), MARGIN)
+        .expect("answer");
+    // The next write fails (EPIPE): the worker is declared broken and killed,
+    // and the request fails at once instead of at its deadline.
+    let started = Instant::now();
+    let mut errors = Vec::new();
+    for _ in 0..3 {
+        if let Err(error) = worker.request(op(json!({"op": "echo"})), MARGIN * 4) {
+            errors.push(error);
+        }
+    }
+    assert!(started.elapsed() < MARGIN, "{:?}", started.elapsed());
+    assert!(!errors.is_empty());
+    assert!(!worker.is_alive());
+    let deadline = Instant::now() + MARGIN;
+    while worker.exit_status().is_none() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        worker.exit_status().is_some(),
+        "the broken worker was killed"
+    );
+}
+
+#[test]
+fn stderr_lines_reach_the_sink() {
+    if !python_available() {
+        return;
+    }
+    let lines: Arc<Mutex<Vec<String>>> = Arc::default();
+    let worker = echo_worker(Arc::clone(&lines));
+    worker
+        .request(op(json!({"op": "say", "text": "hello there"})), MARGIN)
+        .expect("answer");
+    drop(worker);
+    assert!(
+        lines
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|line| line == "hello there"),
+        "{lines:?}"
+    );
+}
