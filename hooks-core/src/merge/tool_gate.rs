@@ -31,6 +31,15 @@ pub fn tool_gate(event: &Event, replies: &[Reply]) -> Outcome {
     scan.finish()
 }
 
+/// The reply whose block decided `replies` (by the rules of [`tool_gate`]),
+/// so a host can say which hook blocked; `None` when the outcome is no block.
+pub fn tool_gate_blocker<'a>(event: &Event, replies: &'a [Reply]) -> Option<&'a Reply> {
+    let mut scan = GateScan::new(event);
+    replies
+        .iter()
+        .find(|reply| scan.take(&reply.value).is_some())
+}
+
 /// The state of one scan over the replies.
 struct GateScan {
     args: Map<String, Value>,
