@@ -16,13 +16,16 @@ use std::time::Duration;
 use async_trait::async_trait;
 use hermes_hooks_core::catalog::EVENT_COUNT;
 use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
+use hermes_hooks_core::{
+    Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, HookRun, Reply, RunStatus,
+};
 use serde_json::Value;
 
 use crate::allowlist::Allowlist;
 use crate::config::{ShellHookSpec, parse_config};
 use crate::consent::{Consent, not_allowlisted_message};
 use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
+use crate::record::{MECHANISM, record_spec_run};
 use crate::reply::evaluate;
 use crate::run::{RunResult, run_with_input, stdin_bytes};
 
@@ -75,6 +78,8 @@ struct Shared {
     hooks: Vec<RegisteredHook>,
     /// Indices into `hooks` per catalog event, in config order.
     by_event: Vec<Vec<usize>>,
+    /// Valid hooks left out for want of consent (reported as skipped runs).
+    denied: Vec<ShellHookSpec>,
 }
 
 struct RegisteredHook {
@@ -161,13 +166,15 @@ impl ShellHooks {
             );
             accepted.push(spec);
         }
+        let mut shared = Shared::new(
+            config.home(),
+            options.context,
+            accepted,
+            options.queue_capacity,
+        );
+        shared.denied = denied.clone();
         let hooks = ShellHooks {
-            shared: Arc::new(Shared::new(
-                config.home(),
-                options.context,
-                accepted,
-                options.queue_capacity,
-            )),
+            shared: Arc::new(shared),
         };
         Registration {
             hooks,
@@ -249,6 +256,7 @@ impl Shared {
             context,
             hooks,
             by_event,
+            denied: Vec::new(),
         }
     }
 
@@ -264,12 +272,40 @@ impl Dispatcher for ShellHooks {
     }
 
     fn interest(&self, event: &EventName) -> bool {
-        event
-            .hook()
-            .is_some_and(|event| !self.shared.hooks_of(event).is_empty())
+        // A hook denied for want of consent counts: its skipped run must show
+        // in reports (it runs nothing on the plain path).
+        event.hook().is_some_and(|event| {
+            !self.shared.hooks_of(event).is_empty()
+                || self.shared.denied.iter().any(|spec| spec.event == event)
+        })
     }
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+        self.deliver(event, None).await
+    }
+
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        self.deliver(event, Some(runs)).await
+    }
+
+    async fn flush(&self, timeout: Duration) {
+        let deadline = tokio::time::Instant::now() + timeout;
+        for queue in self
+            .shared
+            .hooks
+            .iter()
+            .filter_map(|hook| hook.queue.as_ref())
+        {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            queue.flush(left).await;
+        }
+    }
+}
+
+impl ShellHooks {
+    /// Runs the hooks of `event` in config order; with `runs`, records each
+    /// one touched (run, queued, or left out for want of consent).
+    async fn deliver(&self, event: &Event, mut runs: Option<&mut Vec<HookRun>>) -> Vec<Reply> {
         let Some(hook_event) = event.hook() else {
             return Vec::new();
         };
@@ -286,27 +322,50 @@ impl Dispatcher for ShellHooks {
                 Arc::clone(input.get_or_insert_with(|| stdin_bytes(event, &shared.context)));
             if let Some(queue) = &hook.queue {
                 queue.push(input);
+                if let Some(runs) = runs.as_deref_mut() {
+                    runs.push(HookRun::new(
+                        MECHANISM,
+                        Arc::clone(&hook.source),
+                        event.name(),
+                        RunStatus::Queued,
+                    ));
+                }
                 continue;
             }
             let result = run_with_input(&hook.spec, input).await;
-            if let Some(value) = evaluate(&hook.spec, &result) {
+            let reply = evaluate(&hook.spec, &result);
+            if let Some(runs) = runs.as_deref_mut() {
+                runs.push(record_spec_run(
+                    &hook.spec,
+                    &hook.source,
+                    &result,
+                    reply.as_ref(),
+                ));
+            }
+            if let Some(value) = reply {
                 replies.push(Reply::new(Arc::clone(&hook.source), value));
             }
         }
-        replies
-    }
-
-    async fn flush(&self, timeout: Duration) {
-        let deadline = tokio::time::Instant::now() + timeout;
-        for queue in self
-            .shared
-            .hooks
-            .iter()
-            .filter_map(|hook| hook.queue.as_ref())
-        {
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            queue.flush(left).await;
+        if let Some(runs) = runs {
+            // Configured but not consented to: never run, but a guard the
+            // user wrote that does not guard must show.
+            for spec in shared
+                .denied
+                .iter()
+                .filter(|spec| spec.event == hook_event && spec.matches_tool(tool_name))
+            {
+                runs.push(
+                    HookRun::new(
+                        MECHANISM,
+                        format!("shell:{}", spec.command),
+                        event.name(),
+                        RunStatus::Skipped("not allowlisted".into()),
+                    )
+                    .diagnostic(not_allowlisted_message(spec.event.as_str(), &spec.command)),
+                );
+            }
         }
+        replies
     }
 }
 
