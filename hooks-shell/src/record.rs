@@ -102,7 +102,7 @@ fn judge(
     let stderr = first_chars(strip(&result.stderr), QUOTED_CHARS);
     let blocks = reply.is_some_and(hermes_hooks_core::runs::reply_blocks);
     if event == HookEvent::PreToolCall && result.exit_code == Some(2) && blocks {
-        return (RunStatus::Blocked, vec!["exited 2: block".to_owned()]);
+        return (RunStatus::Blocked, Vec::new());
     }
     let mut diagnostics = Vec::new();
     let failure = match (result.exit_code, result.signal) {
