@@ -16,6 +16,7 @@ mod native_plugins;
 mod output;
 mod python_plugins;
 mod reference;
+mod runs;
 mod snapshots;
 mod support;
 mod test_cmd;
