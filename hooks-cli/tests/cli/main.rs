@@ -13,6 +13,7 @@ mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;
 mod native_plugins;
+mod otlp;
 mod output;
 mod python_plugins;
 mod reference;
