@@ -271,4 +271,73 @@ mod tests {
         assert!(!reply_blocks(&json!("text")));
         assert_eq!(RunStatus::of_reply(None), RunStatus::Completed);
     }
+
+    /// Keeps the fields of every `hook_run` span created while it is the subscriber.
+    struct SpanFields(std::sync::Arc<std::sync::Mutex<Vec<Vec<(String, String)>>>>);
+
+    struct Visit<'a>(&'a mut Vec<(String, String)>);
+
+    impl tracing::field::Visit for Visit<'_> {
+        fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+            self.0.push((field.name().to_owned(), format!("{value:?}")));
+        }
+
+        fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+            self.0.push((field.name().to_owned(), value.to_owned()));
+        }
+    }
+
+    impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for SpanFields {
+        fn on_new_span(
+            &self,
+            attrs: &tracing::span::Attributes<'_>,
+            _id: &tracing::span::Id,
+            _ctx: tracing_subscriber::layer::Context<'_, S>,
+        ) {
+            if attrs.metadata().name() != "hook_run" {
+                return;
+            }
+            let mut fields = Vec::new();
+            attrs.record(&mut Visit(&mut fields));
+            if let Ok(mut spans) = self.0.lock() {
+                spans.push(fields);
+            }
+        }
+    }
+
+    #[test]
+    fn each_run_is_a_tracing_span_with_every_field() {
+        use tracing_subscriber::layer::SubscriberExt;
+        let spans = std::sync::Arc::default();
+        let subscriber =
+            tracing_subscriber::registry().with(SpanFields(std::sync::Arc::clone(&spans)));
+        let run = HookRun::new(
+            "plugins",
+            "plugin:guard",
+            &EventName::Hook(HookEvent::PreToolCall),
+            RunStatus::Blocked,
+        )
+        .decision(Some(json!({"action": "block", "message": "no"})))
+        .elapsed(Duration::from_millis(2))
+        .diagnostic("d1");
+        tracing::subscriber::with_default(subscriber, || run.trace());
+        let spans = spans.lock().map(|spans| spans.clone()).unwrap_or_default();
+        assert_eq!(spans.len(), 1);
+        let field = |name: &str| {
+            spans[0]
+                .iter()
+                .find(|(key, _)| key == name)
+                .map(|(_, value)| value.clone())
+        };
+        assert_eq!(field("mechanism").as_deref(), Some("plugins"));
+        assert_eq!(field("source").as_deref(), Some("plugin:guard"));
+        assert_eq!(field("event").as_deref(), Some("pre_tool_call"));
+        assert_eq!(field("status").as_deref(), Some("blocked"));
+        assert_eq!(field("elapsed_ms").as_deref(), Some("2.0"));
+        assert_eq!(
+            field("decision").as_deref(),
+            Some(r#"{"action":"block","message":"no"}"#)
+        );
+        assert_eq!(field("diagnostics").as_deref(), Some("d1"));
+    }
 }

@@ -116,3 +116,40 @@ fn emit_json_lists_the_same_runs() {
     assert_eq!(runs[0]["decision"]["action"], "block");
     assert_eq!(runs[3]["source"], "webhook:audit");
 }
+
+#[test]
+fn test_and_doctor_print_the_runs_they_made() {
+    let home = TempHome::new();
+    let hook = home.only_hook(
+        "pre_tool_call",
+        "noisy.sh",
+        "#!/bin/sh\ncat >/dev/null\necho 'not json'\n",
+    );
+    let command = hook.display().to_string();
+    let test = home.hooks(&["test", "pre_tool_call", "--json"]).json();
+    assert_eq!(test["runs"][0]["status"], "failed", "{test}");
+    assert_eq!(test["runs"][0]["source"], format!("shell:{command}"));
+    assert!(
+        test["runs"][0]["diagnostics"][0]
+            .as_str()
+            .is_some_and(|d| d.starts_with("reply is not valid JSON")),
+        "{test}"
+    );
+    // `test` still exits 0: the command worked, the hook did not.
+    let text = home.hooks(&["test", "pre_tool_call"]).ok();
+    assert!(text.contains("      status: failed\n"), "{text}");
+    assert!(text.contains("      ! reply is not valid JSON"), "{text}");
+
+    home.hooks(&["approve", &command, "--event", "pre_tool_call"])
+        .ok();
+    let doctor = home.hooks(&["doctor", "--json"]);
+    assert_eq!(doctor.code(), Some(1));
+    let document: Value = serde_json::from_str(doctor.stdout().trim()).expect("doctor JSON");
+    assert_eq!(document["ok"], false);
+    assert_eq!(
+        document["runs"].as_array().map(Vec::len),
+        Some(1),
+        "{document}"
+    );
+    assert_eq!(document["runs"][0]["status"], "failed");
+}

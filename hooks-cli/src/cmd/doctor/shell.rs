@@ -5,7 +5,9 @@ use hermes_hooks_cli::inventory::{Kind, ShellHookRow};
 use hermes_hooks_core::Event;
 use hermes_hooks_core::display::escape as e;
 use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_shell::{Drift, run_once, script_is_executable, synthetic_payload};
+use hermes_hooks_shell::{
+    Drift, record_spec_run, run_once, script_is_executable, synthetic_payload,
+};
 
 use super::Report;
 use crate::fire::truncate;
@@ -93,7 +95,11 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         return;
     }
     let event = Event::new(spec.event, synthetic_payload(spec.event, None));
-    let (result, _) = run_once(spec, &event, &WireContext::current()).await;
+    let (result, parsed) = run_once(spec, &event, &WireContext::current()).await;
+    let source = format!("shell:{}", spec.command).into();
+    report
+        .runs
+        .push(record_spec_run(spec, &source, &result, parsed.as_ref()));
     let elapsed = hermes_hooks_shell::reply::format_seconds(result.elapsed);
     let status = result.exit_code.map_or("?".to_owned(), |c| c.to_string());
     let stdout = result.stdout.trim();
