@@ -63,6 +63,7 @@ pub mod prompt;
 pub mod pyvalue;
 pub mod reply;
 pub mod runs;
+pub mod schemas;
 pub mod wire;
 #[cfg(feature = "config")]
 pub mod yaml;

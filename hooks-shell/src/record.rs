@@ -45,8 +45,9 @@ pub fn record_spec_run(
 ///
 /// Status: could not run → `Failed`; outlived `timeout` → `TimedOut`; exit 2
 /// with a block on `pre_tool_call` → `Blocked`; any other unsuccessful exit,
-/// or stdout that is not a JSON object → `Failed`; else `Blocked` or
-/// `Completed` by the reply. Diagnostics say what went wrong, that a failure
+/// stdout that is not a JSON object, or a reply with a field its merge rule's
+/// schema (`hermes_hooks_core::schemas`) does not allow → `Failed`; else
+/// `Blocked` or `Completed` by the reply. Diagnostics say what went wrong, that a failure
 /// failed closed, and when output passed the cap.
 pub fn record_run(
     mechanism: &str,
@@ -57,9 +58,14 @@ pub fn record_run(
     reply: Option<&Value>,
 ) -> HookRun {
     let (status, mut diagnostics) = judge(event, timeout, result, reply);
-    if matches!(status, RunStatus::Failed | RunStatus::TimedOut)
-        && reply.is_some_and(hermes_hooks_core::runs::reply_blocks)
-    {
+    // A block the failure produced (not one the hook asked for) says so.
+    let failed_closed = reply.is_some_and(|reply| {
+        reply
+            .get("message")
+            .and_then(Value::as_str)
+            .is_some_and(|message| message.contains(" failed closed: "))
+    });
+    if matches!(status, RunStatus::Failed | RunStatus::TimedOut) && failed_closed {
         diagnostics.push("failed closed: the tool call is blocked".to_owned());
     }
     for (truncated, stream) in [
@@ -120,7 +126,16 @@ fn judge(
     let stdout = strip(&result.stdout);
     if !stdout.is_empty() {
         match serde_json::from_str::<Value>(stdout) {
-            Ok(Value::Object(_)) => {}
+            Ok(reply @ Value::Object(_)) => {
+                // The reply as the hook wrote it, against the generated schema
+                // of the event's merge rule: a wrong field is named.
+                let rule = event.meta().merge;
+                diagnostics.extend(
+                    hermes_hooks_core::schemas::check_reply(rule, &reply)
+                        .iter()
+                        .map(ToString::to_string),
+                );
+            }
             Ok(_) => diagnostics.push(format!(
                 "reply is not a JSON object: {}",
                 first_chars(stdout, QUOTED_CHARS)

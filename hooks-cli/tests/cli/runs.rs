@@ -153,3 +153,43 @@ fn test_and_doctor_print_the_runs_they_made() {
     );
     assert_eq!(document["runs"][0]["status"], "failed");
 }
+
+#[test]
+fn a_reply_with_a_wrong_field_fails_its_run_in_test_and_doctor_naming_the_field() {
+    let home = TempHome::new();
+    let hook = home.only_hook(
+        "pre_tool_call",
+        "wrong.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"action\": \"block\", \"message\": 42}'\n",
+    );
+    let test = home.hooks(&["test", "pre_tool_call", "--json"]).json();
+    assert_eq!(test["runs"][0]["status"], "failed", "{test}");
+    assert_eq!(
+        test["runs"][0]["diagnostics"],
+        json!(["reply field `message`: expected string, got number 42"])
+    );
+    // The block still blocks (a guard never fails open on a typo).
+    assert_eq!(test["outcome"]["action"], "block");
+    let text = home.hooks(&["test", "pre_tool_call"]).ok();
+    assert!(
+        text.contains("      ! reply field `message`: expected string, got number 42"),
+        "{text}"
+    );
+
+    home.hooks(&[
+        "approve",
+        &hook.display().to_string(),
+        "--event",
+        "pre_tool_call",
+    ])
+    .ok();
+    let doctor = home.hooks(&["doctor"]);
+    assert_eq!(doctor.code(), Some(1));
+    assert!(
+        doctor
+            .stdout()
+            .contains("✗ reply field `message`: expected string, got number 42"),
+        "{}",
+        doctor.stdout()
+    );
+}

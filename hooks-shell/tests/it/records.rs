@@ -161,3 +161,31 @@ async fn an_unconsented_hook_is_skipped_and_a_queued_one_queued() {
     assert_eq!(report.runs[0].status, RunStatus::Queued);
     queued.flush(Duration::from_secs(5)).await;
 }
+
+#[tokio::test]
+async fn a_reply_with_a_wrong_field_is_failed_naming_the_field() {
+    let home = Home::new();
+    let wrong = home.sh(
+        "wrong.sh",
+        r#"cat >/dev/null; echo '{"action": "modify", "args": "path=/safe"}'"#,
+    );
+    let report = bus(&home, vec![home.spec(PreToolCall, &wrong)])
+        .emit_with_report(&tool_event("terminal"))
+        .await;
+    let run = &report.runs[0];
+    assert_eq!(run.status, RunStatus::Failed);
+    assert_eq!(
+        run.diagnostics,
+        ["reply field `args`: expected object, got string \"path=/safe\""]
+    );
+    // The Claude Code dialect is not a wrong field.
+    let claude = home.sh(
+        "claude.sh",
+        r#"cat >/dev/null; echo '{"decision": "block", "reason": "no"}'"#,
+    );
+    let report = bus(&home, vec![home.spec(PreToolCall, &claude)])
+        .emit_with_report(&tool_event("terminal"))
+        .await;
+    assert_eq!(report.runs[0].status, RunStatus::Blocked);
+    assert!(report.runs[0].diagnostics.is_empty());
+}

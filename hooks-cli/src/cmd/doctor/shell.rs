@@ -117,10 +117,20 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         report.line(format!(
             "{INDENT}✓ ran clean with empty stdout (exit={status}, {elapsed}s) — hook is observer-only"
         ));
-    } else if serde_json::from_str::<serde_json::Value>(stdout).is_ok() {
-        report.line(format!(
-            "{INDENT}✓ produced valid JSON on synthetic payload (exit={status}, {elapsed}s)"
-        ));
+    } else if let Ok(reply) = serde_json::from_str::<serde_json::Value>(stdout) {
+        // The reply against the generated schema of the event's merge rule.
+        let wrong = hermes_hooks_core::schemas::check_reply(spec.event.meta().merge, &reply);
+        if wrong.is_empty() {
+            report.line(format!(
+                "{INDENT}✓ produced valid JSON on synthetic payload (exit={status}, {elapsed}s)"
+            ));
+        }
+        for field in wrong {
+            problem(
+                report,
+                format!("{field} on synthetic payload (exit={status}, {elapsed}s)"),
+            );
+        }
     } else {
         problem(
             report,
