@@ -273,9 +273,11 @@ mod tests {
     }
 
     /// Keeps the fields of every `hook_run` span created while it is the subscriber.
-    struct SpanFields(std::sync::Arc<std::sync::Mutex<Vec<Vec<(String, String)>>>>);
+    type Fields = Vec<(String, String)>;
 
-    struct Visit<'a>(&'a mut Vec<(String, String)>);
+    struct SpanFields(std::sync::Arc<std::sync::Mutex<Vec<Fields>>>);
+
+    struct Visit<'a>(&'a mut Fields);
 
     impl tracing::field::Visit for Visit<'_> {
         fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
