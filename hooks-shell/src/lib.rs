@@ -59,7 +59,7 @@ pub use config::{
 };
 pub use consent::{Consent, Prompter, TerminalPrompter};
 pub use dispatcher::{RegisterOptions, Registration, ShellHooks, run_once};
-pub use record::{record_run, record_spec_run};
+pub use record::{record_run, record_spec_run, reply_field_problems};
 pub use reply::{DEFAULT_BLOCK_MESSAGE, evaluate, parse_stdout};
 pub use run::{RunResult, run_hook, run_with_input};
 pub use script::{Drift, mtime_drift, script_is_executable, script_mtime_iso, script_path};

@@ -9,7 +9,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use hermes_hooks_core::catalog::MergeRule;
 use hermes_hooks_core::pyvalue::strip;
+use hermes_hooks_core::schemas::FieldProblem;
 use hermes_hooks_core::{EventName, HookEvent, HookRun, RunStatus};
 use serde_json::Value;
 
@@ -87,6 +89,21 @@ pub fn record_run(
     run
 }
 
+/// The fields of a shell hook's stdout `reply` (a JSON object, as the hook
+/// wrote it) that the generated reply schema of `event`'s merge rule does not
+/// allow. Rules whose replies are strings are left out: a shell hook's stdout
+/// is an object, so it cannot answer them (the merge ignores what it says).
+pub fn reply_field_problems(event: HookEvent, reply: &Value) -> Vec<FieldProblem> {
+    let rule = event.meta().merge;
+    if matches!(
+        rule,
+        MergeRule::FirstString | MergeRule::FirstNonEmptyString
+    ) {
+        return Vec::new();
+    }
+    hermes_hooks_core::schemas::check_reply(rule, reply)
+}
+
 fn judge(
     event: HookEvent,
     timeout: Duration,
@@ -129,9 +146,8 @@ fn judge(
             Ok(reply @ Value::Object(_)) => {
                 // The reply as the hook wrote it, against the generated schema
                 // of the event's merge rule: a wrong field is named.
-                let rule = event.meta().merge;
                 diagnostics.extend(
-                    hermes_hooks_core::schemas::check_reply(rule, &reply)
+                    reply_field_problems(event, &reply)
                         .iter()
                         .map(ToString::to_string),
                 );

@@ -18,6 +18,7 @@ mod output;
 mod python_plugins;
 mod reference;
 mod runs;
+mod schemas;
 mod snapshots;
 mod support;
 mod test_cmd;

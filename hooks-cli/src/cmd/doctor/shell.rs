@@ -119,7 +119,7 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         ));
     } else if let Ok(reply) = serde_json::from_str::<serde_json::Value>(stdout) {
         // The reply against the generated schema of the event's merge rule.
-        let wrong = hermes_hooks_core::schemas::check_reply(spec.event.meta().merge, &reply);
+        let wrong = hermes_hooks_shell::reply_field_problems(spec.event, &reply);
         if wrong.is_empty() {
             report.line(format!(
                 "{INDENT}✓ produced valid JSON on synthetic payload (exit={status}, {elapsed}s)"
