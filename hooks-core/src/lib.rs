@@ -61,6 +61,7 @@ pub mod process;
 #[cfg(feature = "prompt")]
 pub mod prompt;
 pub mod pyvalue;
+pub mod replies;
 pub mod reply;
 pub mod runs;
 pub mod schemas;
