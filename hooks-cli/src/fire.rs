@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use hermes_hooks_core::{Event, Hooks, Outcome, Reply};
+use hermes_hooks_core::{Event, HookRun, Hooks, Outcome, Reply};
 use serde_json::{Value, json};
 
 /// What one event did: the replies of every mechanism and the merged outcome.
@@ -16,19 +16,29 @@ pub struct Fired {
     pub outcome: Outcome,
     /// How long the host waited.
     pub elapsed: Duration,
+    /// One record per hook touched, in the order they ran.
+    pub runs: Vec<HookRun>,
 }
 
-/// Fires `event` through `hooks`: collects the replies, merges them by the event's rule.
+/// Fires `event` through `hooks`: collects the replies with a run record per
+/// hook, merges them by the event's rule.
 pub async fn fire(hooks: &Hooks, event: Event) -> Fired {
     let start = Instant::now();
-    let replies = hooks.collect(&event).await;
+    let (replies, runs) = hooks.collect_recorded(&event).await;
     let outcome = hermes_hooks_core::merge::merge(&event, &replies);
     Fired {
         event,
         replies,
         outcome,
         elapsed: start.elapsed(),
+        runs,
     }
+}
+
+/// Run records as the `runs` list of `--json` output: one object per run with
+/// `mechanism`, `source`, `event`, `status`, `elapsed_ms`, `decision`, `diagnostics`.
+pub fn runs_json(runs: &[HookRun]) -> Value {
+    Value::Array(runs.iter().map(HookRun::to_json).collect())
 }
 
 impl Fired {

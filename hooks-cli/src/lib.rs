@@ -12,6 +12,9 @@
 //! - [`inspect`]: native plugins described by a child process, so a library
 //!   that crashes while loading is a finding, not the end of the caller.
 //!
+//! - [`otlp`] (feature `otlp`, default): every hook run as an OTLP/HTTP span
+//!   when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
+//!
 //! Build it with `default-features = false` to leave out the command line
 //! (clap, the log formatter): the library needs neither.
 
@@ -19,6 +22,8 @@ pub mod home;
 pub mod host;
 pub mod inspect;
 pub mod inventory;
+#[cfg(feature = "otlp")]
+pub mod otlp;
 
 pub use home::Home;
 pub use host::{Host, HostError, HostOptions};

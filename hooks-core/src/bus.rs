@@ -8,6 +8,7 @@
 //! futures ([`Collect`], [`Emit`]) live in `bus/delivery.rs`.
 
 mod delivery;
+mod report;
 #[cfg(test)]
 mod tests;
 
@@ -22,8 +23,10 @@ use crate::catalog::{EVENT_COUNT, HookEvent};
 use crate::dispatch::{Dispatcher, interest_epoch};
 use crate::event::{Event, EventName};
 use crate::reply::Reply;
+use crate::runs::{HookRun, RunObserver};
 
 pub use delivery::{Collect, Emit};
+pub use report::Report;
 
 /// The most mechanisms one bus holds (interest is a bit mask).
 pub const MAX_DISPATCHERS: usize = 64;
@@ -38,6 +41,8 @@ pub struct Hooks {
     /// Interest masks of names outside the catalog, with their epoch.
     other_masks: Mutex<(u64, HashMap<Box<str>, u64>)>,
     rebuild: Mutex<()>,
+    /// Who sees the runs of every emit (trace exporters); empty: emit records nothing.
+    observers: Box<[Arc<dyn RunObserver>]>,
 }
 
 impl Hooks {
@@ -51,6 +56,7 @@ impl Hooks {
     pub fn builder() -> HooksBuilder {
         HooksBuilder {
             dispatchers: Vec::new(),
+            observers: Vec::new(),
         }
     }
 
@@ -184,6 +190,7 @@ impl std::fmt::Debug for Hooks {
 /// ```
 pub struct HooksBuilder {
     dispatchers: Vec<Arc<dyn Dispatcher>>,
+    observers: Vec<Arc<dyn RunObserver>>,
 }
 
 impl HooksBuilder {
@@ -199,6 +206,15 @@ impl HooksBuilder {
     #[must_use = "builder methods return the changed builder; dropping it drops the change"]
     pub fn with_shared(mut self, dispatcher: Arc<dyn Dispatcher>) -> Self {
         self.push(dispatcher);
+        self
+    }
+
+    /// Hands the runs of every event to `observer` (a trace exporter), from
+    /// [`Hooks::emit`] and [`Hooks::collect`] too: with an observer, every
+    /// hooked event records its runs. Unhooked events still cost one lookup.
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
+    pub fn observe_runs(mut self, observer: Arc<dyn RunObserver>) -> Self {
+        self.observers.push(observer);
         self
     }
 
@@ -222,6 +238,7 @@ impl HooksBuilder {
             epoch: AtomicU64::new(0),
             other_masks: Mutex::new((u64::MAX, HashMap::new())),
             rebuild: Mutex::new(()),
+            observers: self.observers.into_boxed_slice(),
         }
     }
 }
@@ -240,7 +257,16 @@ impl Dispatcher for Hooks {
         self.collect(event).await
     }
 
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        // The outer bus traces and observes; a nested bus only records.
+        self.record(event, runs).await
+    }
+
     fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+        if self.observed() {
+            // Its observers must see the runs: take the recorded path.
+            return false;
+        }
         let mask = self.mask(event.name());
         // Finishing on the spot must be all or nothing, and with several
         // mechanisms a later one may have to wait after an earlier one ran.

@@ -14,6 +14,7 @@ use async_trait::async_trait;
 
 use crate::event::{Event, EventName};
 use crate::reply::Reply;
+use crate::runs::HookRun;
 
 /// A hook mechanism: in-process callbacks, shell hooks, outbound webhooks, gateway hooks.
 ///
@@ -114,6 +115,19 @@ pub trait Dispatcher: Send + Sync {
         false
     }
 
+    /// Delivers `event` as [`Dispatcher::dispatch`] does, and appends to `runs`
+    /// one [`HookRun`] per hook it touched (ran, skipped or queued), in order.
+    ///
+    /// Called only when someone asked for records
+    /// ([`crate::Hooks::emit_with_report`], a run observer), so
+    /// [`Dispatcher::dispatch`] and the fast path stay free of them. The
+    /// default reports no runs: a mechanism written before records existed
+    /// still works, it is just invisible in reports.
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        let _ = runs;
+        self.dispatch(event).await
+    }
+
     /// Waits, at most `timeout`, for work this dispatcher started in the
     /// background (queued deliveries) to finish. The default has none.
     async fn flush(&self, timeout: Duration) {
@@ -173,6 +187,10 @@ impl<D: Dispatcher + ?Sized> Dispatcher for Arc<D> {
         (**self).dispatch(event).await
     }
 
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        (**self).dispatch_recorded(event, runs).await
+    }
+
     fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
         (**self).dispatch_now(event, replies)
     }
@@ -194,6 +212,10 @@ impl<D: Dispatcher + ?Sized> Dispatcher for Box<D> {
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
         (**self).dispatch(event).await
+    }
+
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        (**self).dispatch_recorded(event, runs).await
     }
 
     fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
@@ -218,6 +240,13 @@ impl<D: Dispatcher> Dispatcher for Option<D> {
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
         match self {
             Some(inner) => inner.dispatch(event).await,
+            None => Vec::new(),
+        }
+    }
+
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        match self {
+            Some(inner) => inner.dispatch_recorded(event, runs).await,
             None => Vec::new(),
         }
     }
@@ -252,6 +281,16 @@ impl<D: Dispatcher> Dispatcher for Vec<D> {
         for inner in self {
             if inner.interest(event.name()) && !inner.dispatch_now(event, &mut replies) {
                 replies.extend(inner.dispatch(event).await);
+            }
+        }
+        replies
+    }
+
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        let mut replies = Vec::new();
+        for inner in self {
+            if inner.interest(event.name()) {
+                replies.extend(inner.dispatch_recorded(event, runs).await);
             }
         }
         replies

@@ -61,7 +61,10 @@ pub mod process;
 #[cfg(feature = "prompt")]
 pub mod prompt;
 pub mod pyvalue;
+pub mod replies;
 pub mod reply;
+pub mod runs;
+pub mod schemas;
 pub mod wire;
 #[cfg(feature = "config")]
 pub mod yaml;
@@ -69,7 +72,7 @@ pub mod yaml;
 /// The `#[async_trait]` attribute [`Dispatcher`] is written with, re-exported so
 /// a mechanism needs no dependency of its own: `#[hermes_hooks_core::async_trait]`.
 pub use async_trait::async_trait;
-pub use bus::{Collect, Emit, Hooks, HooksBuilder};
+pub use bus::{Collect, Emit, Hooks, HooksBuilder, Report};
 #[cfg(feature = "callbacks")]
 pub use callbacks::{CallbackError, CallbackId, CallbackResult, Callbacks};
 pub use catalog::{EventMeta, HookEvent};
@@ -79,6 +82,7 @@ pub use dispatch::{Dispatcher, NoopDispatcher};
 pub use event::{Event, EventName, Payload};
 pub use outcome::{Outcome, ToolGate};
 pub use reply::Reply;
+pub use runs::{HookRun, RunObserver, RunStatus};
 
 /// The event reference: every event, its class, merge rule, run policy and
 /// fields. Generated with the catalog from `schema/events.yaml` by

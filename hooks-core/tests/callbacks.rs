@@ -5,6 +5,7 @@ mod callbacks {
     pub mod bounded;
     pub mod isolation;
     pub mod registration;
+    pub mod runs;
     pub mod stream;
     pub mod support;
 }

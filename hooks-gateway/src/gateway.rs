@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use hermes_hooks_core::{Dispatcher, Event, EventName, Payload, Reply};
+use hermes_hooks_core::{Dispatcher, Event, EventName, HookRun, Payload, Reply, RunStatus};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -222,6 +222,12 @@ impl GatewayHooks {
     /// that has not answered by then contributes nothing (it is logged).
     /// [`Dispatcher::dispatch`] does this for `command:*` events only.
     pub async fn collect(&self, event: &Event) -> Vec<Reply> {
+        self.collect_with(event, None).await
+    }
+
+    /// [`GatewayHooks::collect`], recording a run per hook when `runs` is given.
+    async fn collect_with(&self, event: &Event, mut runs: Option<&mut Vec<HookRun>>) -> Vec<Reply> {
+        let started = std::time::Instant::now();
         let EventName::Gateway(name) = event.name() else {
             return Vec::new();
         };
@@ -270,22 +276,48 @@ impl GatewayHooks {
         for (index, result) in indices.into_iter().zip(results) {
             let hook = &self.hooks[index];
             let hook_name = &hook.info.name;
-            match result {
-                Ok(Ok(Ok(Value::Null))) => {}
-                Ok(Ok(Ok(value))) => replies.push(Reply::new(hook.source.clone(), value)),
+            let (status, diagnostic) = match result {
+                Ok(Ok(Ok(Value::Null))) => (RunStatus::Completed, None),
+                Ok(Ok(Ok(value))) => {
+                    let status = RunStatus::of_reply(Some(&value));
+                    replies.push(Reply::new(hook.source.clone(), value));
+                    (status, None)
+                }
                 // Cut to the command bound (shorter than its own timeout): said as such.
                 Ok(Ok(Err(HandlerError::Timeout { timeout, .. })))
                     if timeout < self.options.handler_timeout =>
                 {
-                    tracing::warn!(hook = %hook_name, "[hooks] {hook_name} did not answer '{name}' within {bound:?} (gateway_hooks.command_timeout); it was stopped and its answer is ignored")
+                    tracing::warn!(hook = %hook_name, "[hooks] {hook_name} did not answer '{name}' within {bound:?} (gateway_hooks.command_timeout); it was stopped and its answer is ignored");
+                    let why = format!("no answer within {bound:?} (gateway_hooks.command_timeout); stopped");
+                    (RunStatus::TimedOut, Some(why))
                 }
-                Ok(Ok(Err(error))) => log_failure(hook_name, name, &error),
+                Ok(Ok(Err(error))) => {
+                    log_failure(hook_name, name, &error);
+                    (RunStatus::Failed, Some(error.to_string()))
+                }
                 Ok(Err(_)) => {
-                    tracing::warn!(hook = %hook_name, "[hooks] {hook_name}: its '{name}' event was dropped (queue full or gateway shut down)")
+                    tracing::warn!(hook = %hook_name, "[hooks] {hook_name}: its '{name}' event was dropped (queue full or gateway shut down)");
+                    let why = "the event was dropped (queue full or gateway shut down)";
+                    (RunStatus::Skipped(why.into()), None)
                 }
                 Err(_) => {
-                    tracing::warn!(hook = %hook_name, "[hooks] {hook_name} did not answer '{name}' within {bound:?} (gateway_hooks.command_timeout); its answer is ignored")
+                    tracing::warn!(hook = %hook_name, "[hooks] {hook_name} did not answer '{name}' within {bound:?} (gateway_hooks.command_timeout); its answer is ignored");
+                    let why = format!("no answer within {bound:?} (gateway_hooks.command_timeout)");
+                    (RunStatus::TimedOut, Some(why))
                 }
+            };
+            if let Some(runs) = runs.as_deref_mut() {
+                let decision = match &status {
+                    RunStatus::Completed | RunStatus::Blocked => {
+                        replies.last().filter(|reply| reply.source == hook.source)
+                    }
+                    _ => None,
+                };
+                let mut run = HookRun::new(MECHANISM, hook.source.clone(), event.name(), status)
+                    .elapsed(started.elapsed())
+                    .decision(decision.map(|reply| reply.value.clone()));
+                run.diagnostics.extend(diagnostic);
+                runs.push(run);
             }
         }
         replies
@@ -345,6 +377,9 @@ impl GatewayHooks {
     }
 }
 
+/// The mechanism name of gateway hooks in run records.
+const MECHANISM: &str = "gateway";
+
 /// Whether the host needs this event's answers (`command:<name>`).
 fn is_command(name: &str) -> bool {
     name.starts_with("command:")
@@ -379,6 +414,23 @@ impl Dispatcher for GatewayHooks {
             return Vec::new();
         }
         self.collect(event).await
+    }
+
+    /// As [`Dispatcher::dispatch`]; a queued event is a `Queued` run per hook,
+    /// a `command:*` event one run per hook with its answer.
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        if let EventName::Gateway(name) = event.name()
+            && !is_command(name)
+        {
+            runs.extend(self.route(name).map(|index| {
+                let source = self.hooks[index].source.clone();
+                HookRun::new(MECHANISM, source, event.name(), RunStatus::Queued)
+            }));
+        }
+        if self.enqueue(event) {
+            return Vec::new();
+        }
+        self.collect_with(event, Some(runs)).await
     }
 
     fn dispatch_now(&self, event: &Event, _replies: &mut Vec<Reply>) -> bool {

@@ -8,7 +8,9 @@ use std::time::{Duration, Instant, SystemTime};
 use async_trait::async_trait;
 use hermes_hooks_core::catalog::EVENT_COUNT;
 use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
+use hermes_hooks_core::{
+    Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, HookRun, Reply, RunStatus,
+};
 use tokio::runtime::Handle;
 use tokio::sync::broadcast;
 
@@ -438,6 +440,30 @@ impl Dispatcher for Outbound {
     /// Queues the deliveries and returns at once: webhooks observe, never steer.
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
         self.enqueue_with(event, |_, _, _| {});
+        Vec::new()
+    }
+
+    /// Queues as [`Dispatcher::dispatch`] does; each target offered the event
+    /// is a run: `Queued`, or `Skipped` when its lane was full (dropped).
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        let started = Instant::now();
+        self.enqueue_with(event, |lane, delivery_id, accepted| {
+            let status = if accepted {
+                RunStatus::Queued
+            } else {
+                RunStatus::Skipped("its delivery lane is full; the delivery was dropped".into())
+            };
+            runs.push(
+                HookRun::new(
+                    "outbound",
+                    format!("webhook:{}", lane.target.label()),
+                    event.name(),
+                    status,
+                )
+                .elapsed(started.elapsed())
+                .diagnostic(format!("delivery {delivery_id}")),
+            );
+        });
         Vec::new()
     }
 

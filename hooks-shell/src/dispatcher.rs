@@ -16,7 +16,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use hermes_hooks_core::catalog::EVENT_COUNT;
 use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
+use hermes_hooks_core::{
+    Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, HookRun, Reply, RunStatus,
+};
 use serde_json::Value;
 
 use crate::allowlist::{Allowlist, Approval};
@@ -24,6 +26,7 @@ use crate::config::{ShellHookSpec, parse_config};
 use crate::consent::{CHANGED_REASON, Consent, changed_message, not_allowlisted_message};
 use crate::fingerprint::still_approved;
 use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
+use crate::record::{MECHANISM, record_spec_run};
 use crate::reply::{evaluate, failed_closed};
 use crate::run::{RunResult, run_with_input, stdin_bytes};
 
@@ -76,6 +79,8 @@ struct Shared {
     hooks: Vec<RegisteredHook>,
     /// Indices into `hooks` per catalog event, in config order.
     by_event: Vec<Vec<usize>>,
+    /// Valid hooks left out for want of consent (reported as skipped runs).
+    denied: Vec<ShellHookSpec>,
 }
 
 struct RegisteredHook {
@@ -184,13 +189,15 @@ impl ShellHooks {
             );
             accepted.push((spec, None));
         }
+        let mut shared = Shared::new(
+            config.home(),
+            options.context,
+            accepted,
+            options.queue_capacity,
+        );
+        shared.denied = denied.clone();
         let hooks = ShellHooks {
-            shared: Arc::new(Shared::new(
-                config.home(),
-                options.context,
-                accepted,
-                options.queue_capacity,
-            )),
+            shared: Arc::new(shared),
         };
         Registration {
             hooks,
@@ -279,6 +286,7 @@ impl Shared {
             context,
             hooks,
             by_event,
+            denied: Vec::new(),
         }
     }
 
@@ -294,43 +302,20 @@ impl Dispatcher for ShellHooks {
     }
 
     fn interest(&self, event: &EventName) -> bool {
-        event
-            .hook()
-            .is_some_and(|event| !self.shared.hooks_of(event).is_empty())
+        // A hook denied for want of consent counts: its skipped run must show
+        // in reports (it runs nothing on the plain path).
+        event.hook().is_some_and(|event| {
+            !self.shared.hooks_of(event).is_empty()
+                || self.shared.denied.iter().any(|spec| spec.event == event)
+        })
     }
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
-        let Some(hook_event) = event.hook() else {
-            return Vec::new();
-        };
-        let shared = &self.shared;
-        let tool_name = event.tool_name();
-        let mut input: Option<Arc<[u8]>> = None;
-        let mut replies = Vec::new();
-        for &index in shared.hooks_of(hook_event) {
-            let hook = &shared.hooks[index];
-            if !hook.spec.matches_tool(tool_name) {
-                continue;
-            }
-            if let Some(reason) = hook.refused {
-                replies.push(Reply::new(
-                    Arc::clone(&hook.source),
-                    failed_closed(&hook.spec, reason),
-                ));
-                continue;
-            }
-            let input =
-                Arc::clone(input.get_or_insert_with(|| stdin_bytes(event, &shared.context)));
-            if let Some(queue) = &hook.queue {
-                queue.push(input);
-                continue;
-            }
-            let result = run_with_input(&hook.spec, input).await;
-            if let Some(value) = evaluate(&hook.spec, &result) {
-                replies.push(Reply::new(Arc::clone(&hook.source), value));
-            }
-        }
-        replies
+        self.deliver(event, None).await
+    }
+
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        self.deliver(event, Some(runs)).await
     }
 
     async fn flush(&self, timeout: Duration) {
@@ -344,6 +329,98 @@ impl Dispatcher for ShellHooks {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             queue.flush(left).await;
         }
+    }
+}
+
+impl ShellHooks {
+    /// Runs the hooks of `event` in config order; with `runs`, records each
+    /// one touched (run, queued, or left out for want of consent).
+    async fn deliver(&self, event: &Event, mut runs: Option<&mut Vec<HookRun>>) -> Vec<Reply> {
+        let Some(hook_event) = event.hook() else {
+            return Vec::new();
+        };
+        let shared = &self.shared;
+        let tool_name = event.tool_name();
+        let mut input: Option<Arc<[u8]>> = None;
+        let mut replies = Vec::new();
+        for &index in shared.hooks_of(hook_event) {
+            let hook = &shared.hooks[index];
+            if !hook.spec.matches_tool(tool_name) {
+                continue;
+            }
+            if let Some(reason) = hook.refused {
+                let value = failed_closed(&hook.spec, reason);
+                if let Some(runs) = runs.as_deref_mut() {
+                    runs.push(
+                        HookRun::new(
+                            MECHANISM,
+                            Arc::clone(&hook.source),
+                            event.name(),
+                            RunStatus::Blocked,
+                        )
+                        .decision(Some(value.clone()))
+                        .diagnostic(reason),
+                    );
+                }
+                replies.push(Reply::new(Arc::clone(&hook.source), value));
+                continue;
+            }
+            let input =
+                Arc::clone(input.get_or_insert_with(|| stdin_bytes(event, &shared.context)));
+            if let Some(queue) = &hook.queue {
+                queue.push(input);
+                if let Some(runs) = runs.as_deref_mut() {
+                    runs.push(HookRun::new(
+                        MECHANISM,
+                        Arc::clone(&hook.source),
+                        event.name(),
+                        RunStatus::Queued,
+                    ));
+                }
+                continue;
+            }
+            let result = run_with_input(&hook.spec, input).await;
+            let reply = evaluate(&hook.spec, &result);
+            if let Some(runs) = runs.as_deref_mut() {
+                runs.push(record_spec_run(
+                    &hook.spec,
+                    &hook.source,
+                    &result,
+                    reply.as_ref(),
+                ));
+            }
+            if let Some(value) = reply {
+                replies.push(Reply::new(Arc::clone(&hook.source), value));
+            }
+        }
+        if let Some(runs) = runs {
+            // Configured but not consented to: never run, but a guard the
+            // user wrote that does not guard must show.
+            for spec in shared
+                .denied
+                .iter()
+                .filter(|spec| spec.event == hook_event && spec.matches_tool(tool_name))
+                // A changed fail-closed hook blocks instead: its run is above.
+                .filter(|spec| {
+                    !shared.hooks.iter().any(|hook| {
+                        hook.refused.is_some()
+                            && hook.spec.event == spec.event
+                            && hook.spec.command == spec.command
+                    })
+                })
+            {
+                runs.push(
+                    HookRun::new(
+                        MECHANISM,
+                        format!("shell:{}", spec.command),
+                        event.name(),
+                        RunStatus::Skipped("not allowlisted".into()),
+                    )
+                    .diagnostic(not_allowlisted_message(spec.event.as_str(), &spec.command)),
+                );
+            }
+        }
+        replies
     }
 }
 

@@ -48,6 +48,7 @@ pub mod consent;
 pub mod dispatcher;
 pub mod fingerprint;
 pub mod queue;
+pub mod record;
 pub mod reply;
 pub mod run;
 pub mod script;
@@ -60,6 +61,7 @@ pub use config::{
 pub use consent::{Consent, Prompter, TerminalPrompter};
 pub use dispatcher::{RegisterOptions, Registration, ShellHooks, run_once};
 pub use fingerprint::{approval_drift, code_sha256, still_approved};
+pub use record::{record_run, record_spec_run, reply_field_problems};
 pub use reply::{DEFAULT_BLOCK_MESSAGE, evaluate, parse_stdout};
 pub use run::{RunResult, run_hook, run_with_input};
 pub use script::{Drift, mtime_drift, script_is_executable, script_mtime_iso, script_path};

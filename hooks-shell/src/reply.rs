@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use hermes_hooks_core::HookEvent;
+use hermes_hooks_core::replies::ToolDecision;
 use serde_json::{Map, Value, json};
 
 use crate::config::ShellHookSpec;
@@ -80,7 +81,7 @@ fn tool_gate(data: &Map<String, Value>) -> Option<Value> {
         None
     };
     match modify_args {
-        Some(Value::Object(args)) => Some(json!({"action": "modify", "args": args})),
+        Some(Value::Object(args)) => ToolDecision::modify(args.clone()).into_wire(),
         _ => None,
     }
 }
@@ -113,8 +114,12 @@ fn verify_continue(data: &Map<String, Value>) -> Option<Value> {
     }
 }
 
+/// A block in the wire shape, built by the contract's typed decision (the
+/// message is never empty here: callers fill in [`DEFAULT_BLOCK_MESSAGE`]).
 fn block(message: &str) -> Value {
-    json!({"action": "block", "message": message})
+    ToolDecision::block(message)
+        .into_wire()
+        .unwrap_or_else(|| json!({"action": "block", "message": message}))
 }
 
 /// The block a fail-closed hook produces: `hook <command> failed closed: <reason>`.

@@ -52,6 +52,10 @@ pub struct RunResult {
     pub stderr: String,
     /// Why the hook could not be run at all (`command not found`, ...).
     pub error: Option<String>,
+    /// Whether stdout passed [`OUTPUT_CAP_BYTES`] and the rest was discarded.
+    pub stdout_truncated: bool,
+    /// Whether stderr passed [`OUTPUT_CAP_BYTES`] and the rest was discarded.
+    pub stderr_truncated: bool,
 }
 
 impl RunResult {
@@ -193,6 +197,8 @@ fn from_output(output: RunOutput) -> RunResult {
         stdout: text(output.stdout, output.stdout_truncated, "stdout"),
         stderr: text(output.stderr, output.stderr_truncated, "stderr"),
         error: None,
+        stdout_truncated: output.stdout_truncated,
+        stderr_truncated: output.stderr_truncated,
     }
 }
 

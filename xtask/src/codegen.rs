@@ -1,12 +1,13 @@
 //! The codegen machinery: text in, text out.
 //!
-//! Each generator (`catalog`, `payloads`, `docs`) turns the validated schema into
+//! Each generator (`catalog`, `payloads`, `docs`, `json_schemas`) turns the validated schema into
 //! the full text of one committed file and hands it to [`ensure_file_contents`],
 //! which writes it, or in check mode fails naming the stale file. Rust output goes
 //! through rustfmt first, so a generated file is always what `cargo fmt` leaves.
 
 mod catalog;
 mod docs;
+mod json_schemas;
 mod payloads;
 pub mod schema;
 #[cfg(test)]
@@ -38,6 +39,7 @@ pub fn run_at(root: &Path, check: bool) -> Result<()> {
     catalog::generate(root, check)?;
     payloads::generate(root, check)?;
     docs::generate(root, check)?;
+    json_schemas::generate(root, check)?;
     Ok(())
 }
 

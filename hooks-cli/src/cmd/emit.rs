@@ -8,7 +8,7 @@ use hermes_hooks_core::display::escape;
 use serde_json::json;
 
 use crate::cli::EmitArgs;
-use crate::fire::{deliveries_json, fire};
+use crate::fire::{deliveries_json, fire, runs_json};
 use crate::payload::{host_event, host_event_name, read_payload};
 use crate::setup::{Home, Mechanisms};
 
@@ -37,6 +37,7 @@ pub async fn run(
             // Deliveries still pending at the flush bound are listed too, as
             // `abandoned`: left out, they would read as "no target wanted it".
             "deliveries": deliveries_json(&deliveries),
+            "runs": runs_json(&fired.runs),
         });
         // The list is capped; the totals count every delivery.
         for (key, value) in deliveries.summary_json() {

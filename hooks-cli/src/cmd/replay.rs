@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::cli::ReplayArgs;
 use hermes_hooks_core::display::escape;
 
-use crate::fire::{Fired, deliveries_json, fire, millis, plural};
+use crate::fire::{Fired, deliveries_json, fire, millis, plural, runs_json};
 use crate::payload::{UsageError, host_event, host_event_name};
 use crate::setup::{Home, Mechanisms};
 
@@ -57,6 +57,7 @@ pub async fn run(
                 "outcome": fired.outcome_wire(),
                 "replies": fired.replies_json(),
                 "elapsed_ms": millis(fired.elapsed),
+                "runs": runs_json(&fired.runs),
             });
             if let (Some(tool), Some(object)) = (fired.event.tool_name(), line.as_object_mut()) {
                 object.insert("tool_name".into(), Value::from(tool));

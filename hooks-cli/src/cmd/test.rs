@@ -10,15 +10,16 @@ use std::io::Write;
 
 use hermes_hooks_core::display::escape;
 use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_core::{Event, Reply};
+use hermes_hooks_core::{Event, HookRun, Reply};
 use hermes_hooks_shell::{
-    Allowlist, Consent, RunResult, ShellHookSpec, parse_config, run_once, still_approved,
+    Allowlist, Consent, RunResult, ShellHookSpec, parse_config, record_spec_run, run_once,
+    still_approved,
     synthetic_payload,
 };
 use serde_json::{Value, json};
 
 use crate::cli::TestArgs;
-use crate::fire::{millis, plural, truncate};
+use crate::fire::{millis, plural, runs_json, truncate};
 use crate::output;
 use crate::payload::{catalog_event, read_payload};
 use crate::setup::Home;
@@ -52,7 +53,7 @@ pub async fn run(
             writeln!(
                 out,
                 "{}",
-                json!({"event": args.event, "hooks": [], "outcome": null})
+                json!({"event": args.event, "hooks": [], "outcome": null, "runs": []})
             )?;
             return Ok(());
         }
@@ -79,6 +80,11 @@ pub async fn run(
         })
         .collect();
     let outcome = hermes_hooks_core::merge::merge(&event, &replies);
+    let records: Vec<HookRun> = specs
+        .iter()
+        .zip(&runs)
+        .map(|(spec, (result, parsed))| record(spec, result, parsed.as_ref()))
+        .collect();
 
     if args.json {
         let hooks: Vec<Value> = specs
@@ -95,6 +101,7 @@ pub async fn run(
             "event": args.event,
             "hooks": hooks,
             "outcome": outcome.to_wire(),
+            "runs": runs_json(&records),
         });
         writeln!(out, "{document}")?;
         return Ok(());
@@ -106,7 +113,9 @@ pub async fn run(
         plural(specs.len(), "hook", "hooks"),
         args.event
     )?;
-    for ((spec, (result, parsed)), allowed) in specs.iter().zip(&runs).zip(&allowlisted) {
+    for (((spec, (result, parsed)), allowed), record) in
+        specs.iter().zip(&runs).zip(&allowlisted).zip(&records)
+    {
         writeln!(out, "  → {}", escape(&spec.command))?;
         if !allowed {
             writeln!(
@@ -119,6 +128,7 @@ pub async fn run(
             )?;
         }
         print_run(result, parsed.as_ref(), out)?;
+        print_record(record, out)?;
         writeln!(out)?;
     }
     let pending = allowlisted.iter().filter(|allowed| !**allowed).count();
@@ -173,6 +183,22 @@ fn consent(home: &Home, accept: bool, specs: &[ShellHookSpec]) -> Vec<bool> {
         allowlisted.push(allowed);
     }
     allowlisted
+}
+
+/// The run record of one hook run by `test` (the hook's `allowlisted` flag
+/// stays in its `hooks` entry: `test` runs it either way).
+fn record(spec: &ShellHookSpec, result: &RunResult, parsed: Option<&Value>) -> HookRun {
+    let source = format!("shell:{}", spec.command).into();
+    record_spec_run(spec, &source, result, parsed)
+}
+
+/// The status of a run record and its diagnostics, one line each.
+fn print_record(record: &HookRun, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(out, "      status: {}", escape(&record.status.to_string()))?;
+    for line in &record.diagnostics {
+        writeln!(out, "      ! {}", escape(line))?;
+    }
+    Ok(())
 }
 
 /// One hook's line in `--json` output (the keys are a stable interface).

@@ -118,6 +118,9 @@ pub struct Host {
     outbound: Option<Arc<Outbound>>,
     warnings: Vec<String>,
     mechanisms: Vec<MechanismStatus>,
+    /// The OTLP exporter of hook runs, when the environment asks for one.
+    #[cfg(feature = "otlp")]
+    otlp: Option<Arc<crate::otlp::OtlpRuns>>,
 }
 
 impl Host {
@@ -155,6 +158,20 @@ impl Host {
         let gateway = wiring::load_gateway(&home, options).take(&mut warnings, &mut mechanisms);
         builder = builder.with(gateway);
 
+        #[cfg(feature = "otlp")]
+        let otlp = match crate::otlp::OtlpRuns::from_env() {
+            Some(Ok(exporter)) => {
+                let exporter = Arc::new(exporter);
+                builder = builder.observe_runs(exporter.clone());
+                Some(exporter)
+            }
+            Some(Err(warning)) => {
+                warnings.push(warning);
+                None
+            }
+            None => None,
+        };
+
         Ok(Host {
             home,
             hooks: Arc::new(builder.build()),
@@ -166,6 +183,8 @@ impl Host {
                 .map(|warning| hermes_hooks_core::display::escape(warning).into_owned())
                 .collect(),
             mechanisms,
+            #[cfg(feature = "otlp")]
+            otlp,
         })
     }
 
@@ -218,7 +237,7 @@ impl Host {
     }
 
     /// Waits, at most `timeout`, for background work (queued webhook
-    /// deliveries) and returns the delivery reports finished since the last
+    /// deliveries, hook-run spans for an OTLP collector) and returns the delivery reports finished since the last
     /// call, plus how many deliveries are still pending.
     pub async fn flush(&self, timeout: Duration) -> (Vec<DeliveryReport>, u64) {
         let (batch, pending) = self.flush_batch(timeout).await;
@@ -229,6 +248,11 @@ impl Host {
     /// (the list is capped; the totals are not) and how many it leaves out.
     pub async fn flush_batch(&self, timeout: Duration) -> (ReportBatch, u64) {
         self.hooks.flush(timeout).await;
+        #[cfg(feature = "otlp")]
+        if let Some(exporter) = self.otlp.clone() {
+            // Blocks until the collector answers (bounded by the export timeout).
+            let _ = tokio::task::spawn_blocking(move || exporter.flush()).await;
+        }
         match &self.outbound {
             Some(outbound) => (outbound.take_report_batch(), outbound.stats().pending),
             None => (ReportBatch::default(), 0),

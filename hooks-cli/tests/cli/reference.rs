@@ -13,7 +13,7 @@
 mod divergences;
 mod exits;
 mod matching;
-mod model;
+pub(crate) mod model;
 mod other_events;
 mod run;
 mod tool_gate;
@@ -28,7 +28,7 @@ use run::Listing;
 /// How many groups run at once: the reference CLI mostly waits on Python's start-up.
 const WORKERS: usize = 4;
 
-fn all_cases() -> Vec<Case> {
+pub(crate) fn all_cases() -> Vec<Case> {
     let mut cases = tool_gate::cases();
     cases.extend(exits::cases());
     cases.extend(matching::cases());

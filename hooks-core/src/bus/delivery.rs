@@ -88,12 +88,20 @@ impl Delivery<'_> {
                 *self = Delivery::Finished;
                 return Poll::Ready(None);
             }
-            match hooks.deliver_now(event, mask) {
-                Ok(replies) => {
-                    *self = Delivery::Finished;
-                    return Poll::Ready(Some(replies));
+            if hooks.observed() {
+                // Observers see every run: the recorded path, boxed.
+                *self =
+                    Delivery::Waiting(Box::pin(
+                        async move { hooks.collect_recorded(event).await.0 },
+                    ));
+            } else {
+                match hooks.deliver_now(event, mask) {
+                    Ok(replies) => {
+                        *self = Delivery::Finished;
+                        return Poll::Ready(Some(replies));
+                    }
+                    Err(rest) => *self = Delivery::Waiting(rest),
                 }
-                Err(rest) => *self = Delivery::Waiting(rest),
             }
         }
         let Delivery::Waiting(rest) = self else {

@@ -19,6 +19,10 @@ use crate::catalog::{FailMode, HookEvent, RunPolicy};
 use crate::dispatch::Dispatcher;
 use crate::event::{Event, EventName};
 use crate::reply::Reply;
+use crate::runs::{HookRun, RunStatus};
+
+/// The mechanism name in run records.
+const MECHANISM: &str = "plugins";
 
 /// How often [`Dispatcher::flush`] looks at the queues again.
 const FLUSH_POLL: Duration = Duration::from_millis(1);
@@ -34,23 +38,11 @@ impl Dispatcher for Callbacks {
     }
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
-        // Held across awaits: a full reference, not a borrowed hot-path slot.
-        let entries = Guard::into_inner(self.registry.entries(event.name()));
-        if entries.is_empty() {
-            return Vec::new();
-        }
-        let (plan, fail_closed) = self.plan(event);
-        match plan {
-            Plan::Queue => {
-                self.enqueue(&entries, event);
-                Vec::new()
-            }
-            Plan::Bounded(limits) => {
-                self.run_bounded(&entries, event, &limits, fail_closed)
-                    .await
-            }
-            Plan::Inline => self.run_inline(&entries, event, fail_closed).await,
-        }
+        self.deliver(event, None).await
+    }
+
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        self.deliver(event, Some(runs)).await
     }
 
     fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
@@ -72,7 +64,7 @@ impl Dispatcher for Callbacks {
                 for entry in entries.iter() {
                     if let CallbackFn::Sync(function) = &entry.callback {
                         let result = run_sync(&**function, event);
-                        self.absorb(entry, event, result, fail_closed, replies);
+                        self.absorb(entry, event, result, fail_closed, replies, None);
                     }
                 }
                 true
@@ -110,6 +102,42 @@ fn run_sync(function: &SyncFn, event: &Event) -> CallbackResult {
 }
 
 impl Callbacks {
+    /// Delivers `event` on the async path, recording a run per callback when `runs` is given.
+    async fn deliver(&self, event: &Event, runs: Option<&mut Vec<HookRun>>) -> Vec<Reply> {
+        // Held across awaits: a full reference, not a borrowed hot-path slot.
+        let entries = Guard::into_inner(self.registry.entries(event.name()));
+        if entries.is_empty() {
+            return Vec::new();
+        }
+        let (plan, fail_closed) = self.plan(event);
+        match plan {
+            Plan::Queue => {
+                let queued = self.enqueue(&entries, event);
+                if let Some(runs) = runs {
+                    let status = if queued {
+                        RunStatus::Queued
+                    } else {
+                        RunStatus::Skipped("reasoning deltas are not streamed".into())
+                    };
+                    runs.extend(entries.iter().map(|entry| {
+                        HookRun::new(
+                            MECHANISM,
+                            entry.source.clone(),
+                            event.name(),
+                            status.clone(),
+                        )
+                    }));
+                }
+                Vec::new()
+            }
+            Plan::Bounded(limits) => {
+                self.run_bounded(&entries, event, &limits, fail_closed, runs)
+                    .await
+            }
+            Plan::Inline => self.run_inline(&entries, event, fail_closed, runs).await,
+        }
+    }
+
     /// The run plan of `event` (from its catalog run policy and the current
     /// timeout) and whether its failures fail closed.
     fn plan(&self, event: &Event) -> (Plan, bool) {
@@ -135,9 +163,11 @@ impl Callbacks {
         entries: &[Arc<Entry>],
         event: &Event,
         fail_closed: bool,
+        mut runs: Option<&mut Vec<HookRun>>,
     ) -> Vec<Reply> {
         let mut replies = Vec::new();
         for entry in entries.iter() {
+            let started = Instant::now();
             let result = match &entry.callback {
                 CallbackFn::Sync(function) => run_sync(&**function, event),
                 CallbackFn::Async(function) => {
@@ -152,7 +182,8 @@ impl Callbacks {
                     }
                 }
             };
-            self.absorb(entry, event, result, fail_closed, &mut replies);
+            let run = runs.as_deref_mut().map(|runs| (runs, started));
+            self.absorb(entry, event, result, fail_closed, &mut replies, run);
         }
         replies
     }
@@ -164,27 +195,53 @@ impl Callbacks {
         event: &Event,
         limits: &Limits,
         fail_closed: bool,
+        mut runs: Option<&mut Vec<HookRun>>,
     ) -> Vec<Reply> {
         let mut replies = Vec::new();
         for entry in entries.iter() {
-            match run_bounded(entry, event, &self.workers, limits).await {
+            let started = Instant::now();
+            let (status, diagnostic) = match run_bounded(entry, event, &self.workers, limits).await
+            {
                 Bounded::Finished(result) => {
-                    self.absorb(entry, event, result, fail_closed, &mut replies)
+                    let run = runs.as_deref_mut().map(|runs| (runs, started));
+                    self.absorb(entry, event, result, fail_closed, &mut replies, run);
+                    continue;
                 }
-                Bounded::Skipped if fail_closed => replies.push(Reply::block(
+                Bounded::TimedOut => (
+                    RunStatus::TimedOut,
+                    format!(
+                        "timed out after {}s (plugins.hook_callback_timeout)",
+                        limits.timeout.as_secs_f64()
+                    ),
+                ),
+                Bounded::Skipped(why) => (RunStatus::Skipped(why.into()), why.to_owned()),
+            };
+            let block = fail_closed.then(|| {
+                Reply::block(
                     entry.source.clone(),
                     format!(
                         "{} plugin callback timed out or is still running",
                         event.name()
                     ),
-                )),
-                Bounded::Skipped => {}
+                )
+            });
+            if let Some(runs) = runs.as_deref_mut() {
+                let mut run = HookRun::new(MECHANISM, entry.source.clone(), event.name(), status)
+                    .elapsed(started.elapsed())
+                    .decision(block.as_ref().map(|reply| reply.value.clone()))
+                    .diagnostic(diagnostic);
+                if fail_closed {
+                    run = run.diagnostic("failed closed: the tool call is blocked");
+                }
+                runs.push(run);
             }
+            replies.extend(block);
         }
         replies
     }
 
-    /// Turns one callback's result into a reply, a reported failure, or nothing.
+    /// Turns one callback's result into a reply, a reported failure, or
+    /// nothing; with `run` (the records and the call's start), also its record.
     fn absorb(
         &self,
         entry: &Entry,
@@ -192,36 +249,57 @@ impl Callbacks {
         result: CallbackResult,
         fail_closed: bool,
         replies: &mut Vec<Reply>,
+        run: Option<(&mut Vec<HookRun>, Instant)>,
     ) {
-        match result {
-            Ok(None | Some(Value::Null)) => {}
-            Ok(Some(value)) => replies.push(Reply::new(entry.source.clone(), value)),
+        let (reply, failure) = match result {
+            Ok(None | Some(Value::Null)) => (None, None),
+            Ok(Some(value)) => (Some(Reply::new(entry.source.clone(), value)), None),
             Err(error) => {
                 let hook = event.name().as_str();
                 self.reporter
                     .report(hook, entry.id, &entry.owner, error.kind(), error.message());
-                if fail_closed {
-                    replies.push(Reply::block(
+                let failure = format!(
+                    "raised {}: {}",
+                    error.kind(),
+                    truncate_message(error.message())
+                );
+                let block = fail_closed.then(|| {
+                    Reply::block(
                         entry.source.clone(),
-                        format!(
-                            "{hook} plugin callback {} raised {}: {}",
-                            entry.owner,
-                            error.kind(),
-                            truncate_message(error.message())
-                        ),
-                    ));
+                        format!("{hook} plugin callback {} {failure}", entry.owner),
+                    )
+                });
+                (block, Some(failure))
+            }
+        };
+        if let Some((runs, started)) = run {
+            let decision = reply.as_ref().map(|reply| reply.value.clone());
+            let status = match &failure {
+                Some(_) => RunStatus::Failed,
+                None => RunStatus::of_reply(decision.as_ref()),
+            };
+            let mut record = HookRun::new(MECHANISM, entry.source.clone(), event.name(), status)
+                .elapsed(started.elapsed())
+                .decision(decision);
+            if let Some(failure) = failure {
+                record = record.diagnostic(failure);
+                if fail_closed {
+                    record = record.diagnostic("failed closed: the tool call is blocked");
                 }
             }
+            runs.push(record);
         }
+        replies.extend(reply);
     }
 
-    /// Hands `event` to each callback's queue; never waits.
-    fn enqueue(&self, entries: &[Arc<Entry>], event: &Event) {
+    /// Hands `event` to each callback's queue; never waits. False when the
+    /// event is not streamed (reasoning deltas while they are off).
+    fn enqueue(&self, entries: &[Arc<Entry>], event: &Event) -> bool {
         if event.hook() == Some(HookEvent::OnStreamDelta)
             && event.get("kind").and_then(Value::as_str) == Some("reasoning")
             && !self.settings().stream_reasoning_deltas
         {
-            return;
+            return false;
         }
         for entry in entries.iter() {
             entry
@@ -231,5 +309,6 @@ impl Callbacks {
                 })
                 .enqueue(event);
         }
+        true
     }
 }

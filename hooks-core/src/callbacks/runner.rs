@@ -34,8 +34,10 @@ const CALLER_SPIN: Duration = Duration::from_micros(50);
 pub(crate) enum Bounded {
     /// The callback finished in time.
     Finished(CallbackResult),
-    /// The callback did not run, or its result was given up on (reason already logged).
-    Skipped,
+    /// The callback did not run (reason already logged; the text says why, for run records).
+    Skipped(&'static str),
+    /// The callback outlived the timeout and its result was given up on (logged).
+    TimedOut,
 }
 
 /// One callback's gates: calls in flight, abandoned workers, suppression.
@@ -181,7 +183,7 @@ pub(crate) async fn run_bounded(
             tracing::warn!(
                 "Hook '{hook}' callback {owner} skipped after previous timeout or while still running"
             );
-            return Bounded::Skipped;
+            return Bounded::Skipped("suppressed after a timeout, or the same call still running");
         }
         if state.abandoned >= MAX_ABANDONED_WORKERS {
             let abandoned = state.abandoned;
@@ -189,7 +191,7 @@ pub(crate) async fn run_bounded(
             tracing::warn!(
                 "Hook '{hook}' callback {owner} skipped: {abandoned} abandoned worker(s) still running — the plugin is hung; fix or disable it (retried when a worker finishes)"
             );
-            return Bounded::Skipped;
+            return Bounded::Skipped("too many abandoned workers still running");
         }
         let seq = state.next_seq;
         state.next_seq = state.next_seq.wrapping_add(1);
@@ -214,7 +216,7 @@ pub(crate) async fn run_bounded(
             tracing::warn!(
                 "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
             );
-            return Bounded::Skipped;
+            return Bounded::Skipped("its worker failed to start");
         }
     };
     match wait(&mut call, gates, limits).await {
@@ -222,7 +224,7 @@ pub(crate) async fn run_bounded(
         None => {
             let seconds = limits.timeout.as_secs_f64();
             tracing::warn!("Hook '{hook}' callback {owner} timed out after {seconds}s — skipping");
-            Bounded::Skipped
+            Bounded::TimedOut
         }
     }
 }

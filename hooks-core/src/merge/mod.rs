@@ -19,7 +19,7 @@ use crate::outcome::Outcome;
 use crate::reply::Reply;
 
 pub use directives::{command_decision, context, gateway_dispatch, verify_continue};
-pub use tool_gate::tool_gate;
+pub use tool_gate::{tool_gate, tool_gate_blocker};
 pub use transforms::{
     FAILOVER_REASONS, error_classification, first_non_empty_string, first_string,
     transcription_fields,

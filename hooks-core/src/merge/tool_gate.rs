@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::json::non_empty_str;
 use crate::event::Event;
 use crate::outcome::{Outcome, ToolGate};
+use crate::replies::ToolDecision;
 use crate::reply::Reply;
 
 /// Merges `pre_tool_call` replies into a [`ToolGate`].
@@ -31,6 +31,15 @@ pub fn tool_gate(event: &Event, replies: &[Reply]) -> Outcome {
     scan.finish()
 }
 
+/// The reply whose block decided `replies` (by the rules of [`tool_gate`]),
+/// so a host can say which hook blocked; `None` when the outcome is no block.
+pub fn tool_gate_blocker<'a>(event: &Event, replies: &'a [Reply]) -> Option<&'a Reply> {
+    let mut scan = GateScan::new(event);
+    replies
+        .iter()
+        .find(|reply| scan.take(&reply.value).is_some())
+}
+
 /// The state of one scan over the replies.
 struct GateScan {
     args: Map<String, Value>,
@@ -52,25 +61,20 @@ impl GateScan {
     }
 
     /// Takes one reply into account; returns the block that ends the scan.
+    /// The reply is read by [`ToolDecision::from_wire`], the one parser of
+    /// tool-call decisions.
     fn take(&mut self, reply: &Value) -> Option<ToolGate> {
-        let reply = reply.as_object()?;
-        match reply.get("action").and_then(Value::as_str)? {
-            "block" => non_empty_str(reply.get("message")).map(|message| ToolGate::Block {
-                message: message.to_owned(),
-            }),
-            "approve" => {
+        match ToolDecision::from_wire(reply)? {
+            ToolDecision::Block { message } => Some(ToolGate::Block { message }),
+            ToolDecision::Approve { message, rule_key } => {
                 if self.approval.is_none() {
-                    self.approval = Some(approval_fields(reply));
+                    self.approval = Some((message, rule_key));
                 }
                 None
             }
-            "modify" => {
-                if let Some(Value::Object(changes)) = reply.get("args") {
-                    self.modified |= !changes.is_empty();
-                    for (key, value) in changes {
-                        self.args.insert(key.clone(), value.clone());
-                    }
-                }
+            ToolDecision::Modify { args } => {
+                self.modified |= !args.is_empty();
+                self.args.extend(args);
                 None
             }
             _ => None,
@@ -89,16 +93,4 @@ impl GateScan {
         };
         Outcome::Tool(gate)
     }
-}
-
-/// The message (a non-empty string) and rule key (stripped, non-empty) of an approve.
-fn approval_fields(reply: &Map<String, Value>) -> (Option<String>, Option<String>) {
-    let message = non_empty_str(reply.get("message")).map(str::to_owned);
-    let rule_key = reply
-        .get("rule_key")
-        .and_then(Value::as_str)
-        .map(str::trim)
-        .filter(|key| !key.is_empty())
-        .map(str::to_owned);
-    (message, rule_key)
 }

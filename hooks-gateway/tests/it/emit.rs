@@ -291,3 +291,55 @@ async fn through_the_hooks_bus() {
         [json!({"decision": "deny", "message": "model"})]
     );
 }
+
+#[tokio::test]
+async fn command_hooks_are_recorded_with_their_answer_and_queued_events_as_queued() {
+    let home = Home::new();
+    home.python_hook(
+        "a",
+        "[command:status]",
+        "def handle(e, c):\n    return {'decision': 'allow'}\n",
+    );
+    home.python_hook(
+        "b",
+        "[command:status]",
+        "def handle(e, c):\n    return {'decision': 'deny', 'message': 'nope'}\n",
+    );
+    home.python_hook(
+        "c",
+        "[command:status, agent:start]",
+        "def handle(e, c):\n    raise ValueError('broken')\n",
+    );
+    let (gateway, _) = home.gateway();
+    let hooks = Hooks::builder().with(gateway).build();
+    let event = Event::from_json("command:status", json!({}));
+    let report = hooks.emit_with_report(&event).await;
+    let statuses: Vec<_> = report
+        .runs
+        .iter()
+        .map(|run| (&*run.source, run.status.as_str()))
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("gateway:a", "completed"),
+            ("gateway:b", "blocked"),
+            ("gateway:c", "failed")
+        ]
+    );
+    assert_eq!(
+        report.runs[1].decision,
+        Some(json!({"decision": "deny", "message": "nope"}))
+    );
+    assert!(
+        report.runs[2].diagnostics[0].contains("broken"),
+        "{:?}",
+        report.runs[2]
+    );
+    assert!(report.runs.iter().all(|run| &*run.mechanism == "gateway"));
+    let queued = hooks
+        .emit_with_report(&Event::from_json("agent:start", json!({})))
+        .await;
+    assert_eq!(queued.runs.len(), 1);
+    assert_eq!(queued.runs[0].status, hermes_hooks_core::RunStatus::Queued);
+}

@@ -429,3 +429,30 @@ async fn emit_and_wait_reports_this_events_deliveries() {
         .await;
     assert!(nothing.finished.is_empty() && nothing.unfinished.is_empty());
 }
+
+#[tokio::test]
+async fn each_target_offered_an_event_is_a_queued_run() {
+    let sink = Sink::status(200).await;
+    let mut named = target(&sink.url("/a"), &[HookEvent::OnSessionEnd]);
+    named.name = Some("audit".into());
+    let outbound = std::sync::Arc::new(
+        Outbound::new(
+            vec![named, target(&sink.url("/b"), &[HookEvent::OnSessionEnd])],
+            options(),
+        )
+        .expect("outbound"),
+    );
+    let hooks = Hooks::builder().with(outbound.clone()).build();
+    let report = hooks.emit_with_report(&session_end()).await;
+    assert_eq!(report.outcome, Outcome::Nothing);
+    assert_eq!(report.runs.len(), 2, "{:?}", report.runs);
+    assert_eq!(&*report.runs[0].source, "webhook:audit");
+    assert!(report.runs.iter().all(|run| {
+        run.status == hermes_hooks_core::RunStatus::Queued
+            && &*run.mechanism == "outbound"
+            && &*run.event == "on_session_end"
+            && run.decision.is_none()
+    }));
+    assert!(outbound.wait_idle(SOON).await);
+    assert_eq!(sink.requests().len(), 2);
+}

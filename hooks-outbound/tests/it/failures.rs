@@ -290,3 +290,34 @@ async fn deliveries_abandoned_at_the_flush_bound_are_reported() {
     outbound.flush(Duration::from_millis(50)).await;
     assert!(outbound.take_reports().is_empty());
 }
+
+#[tokio::test]
+async fn a_delivery_dropped_by_a_full_lane_is_a_skipped_run() {
+    let sink = Sink::start(|_, _| Answer::Hang).await;
+    let outbound = std::sync::Arc::new(
+        Outbound::new(
+            vec![target(&sink.url("/"), &[HookEvent::OnSessionEnd])],
+            OutboundOptions {
+                queue_capacity: 1,
+                ..options()
+            },
+        )
+        .expect("outbound"),
+    );
+    let hooks = hermes_hooks_core::Hooks::builder()
+        .with(outbound.clone())
+        .build();
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let report = hooks.emit_with_report(&session_end()).await;
+        statuses.extend(report.runs.into_iter().map(|run| run.status));
+    }
+    assert_eq!(statuses.len(), 4);
+    assert_eq!(statuses[0], hermes_hooks_core::RunStatus::Queued);
+    assert!(
+        statuses
+            .iter()
+            .any(|status| matches!(status, hermes_hooks_core::RunStatus::Skipped(why) if why.contains("full"))),
+        "{statuses:?}"
+    );
+}

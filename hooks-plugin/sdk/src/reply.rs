@@ -1,131 +1,10 @@
 //! The typed replies, one per merge rule: what a hook of that event may answer.
 //!
 //! Each converts into the Hermes wire shape the host merges (`None`: no reply).
+//! The types live in the contract (`hermes_hooks_core::replies`), with the one
+//! parser the merge rules use; they are re-exported here unchanged.
 
-use serde_json::{Map, Value, json};
-
-/// The answer of a `pre_tool_call` hook (merge rule `tool_gate`).
-#[derive(Debug, Clone, Default, PartialEq)]
-#[non_exhaustive]
-pub enum ToolDecision {
-    /// No directive: the tool runs (unless another hook decides otherwise).
-    #[default]
-    Allow,
-    /// Do not run the tool; `message` becomes the tool result. Any block wins.
-    Block {
-        /// Why the tool was blocked (must not be empty: the host ignores an empty block).
-        message: String,
-    },
-    /// Send the call to the user's approval gate.
-    Approve {
-        /// The explanation shown in the approval prompt.
-        message: Option<String>,
-        /// The approval rule key (the host falls back to the tool name).
-        rule_key: Option<String>,
-    },
-    /// Shallow-merge these keys into the tool's arguments.
-    Modify {
-        /// The keys to set.
-        args: Map<String, Value>,
-    },
-}
-
-impl ToolDecision {
-    /// Blocks the tool call with `message`.
-    pub fn block(message: impl Into<String>) -> Self {
-        ToolDecision::Block {
-            message: message.into(),
-        }
-    }
-
-    /// Sends the call to the approval gate with `message`.
-    pub fn approve(message: impl Into<String>) -> Self {
-        ToolDecision::Approve {
-            message: Some(message.into()),
-            rule_key: None,
-        }
-    }
-
-    /// Merges `args` into the tool's arguments.
-    pub fn modify(args: Map<String, Value>) -> Self {
-        ToolDecision::Modify { args }
-    }
-
-    pub(crate) fn into_wire(self) -> Option<Value> {
-        match self {
-            ToolDecision::Allow => None,
-            ToolDecision::Block { message } => Some(json!({"action": "block", "message": message})),
-            ToolDecision::Approve { message, rule_key } => {
-                let mut wire = Map::new();
-                wire.insert("action".into(), "approve".into());
-                if let Some(message) = message {
-                    wire.insert("message".into(), message.into());
-                }
-                if let Some(rule_key) = rule_key {
-                    wire.insert("rule_key".into(), rule_key.into());
-                }
-                Some(Value::Object(wire))
-            }
-            ToolDecision::Modify { args } => Some(json!({"action": "modify", "args": args})),
-        }
-    }
-}
-
-/// The answer of a `pre_gateway_dispatch` hook (merge rule `gateway_dispatch`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum DispatchReply {
-    /// Drop the message.
-    Skip {
-        /// The reason, for logs.
-        reason: Option<String>,
-    },
-    /// Replace the message text.
-    Rewrite {
-        /// The new text.
-        text: String,
-    },
-    /// Dispatch normally and ask no further hook.
-    Allow,
-}
-
-impl DispatchReply {
-    pub(crate) fn into_wire(self) -> Value {
-        match self {
-            DispatchReply::Skip { reason } => json!({"action": "skip", "reason": reason}),
-            DispatchReply::Rewrite { text } => json!({"action": "rewrite", "text": text}),
-            DispatchReply::Allow => json!({"action": "allow"}),
-        }
-    }
-}
-
-/// The answer of a `pre_transcription` hook (merge rule `transcription_fields`):
-/// the fields to override; `None` leaves a field alone.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TranscriptionReply {
-    /// The transcription prompt.
-    pub prompt: Option<String>,
-    /// The language.
-    pub language: Option<String>,
-    /// The model.
-    pub model: Option<String>,
-}
-
-impl TranscriptionReply {
-    pub(crate) fn into_wire(self) -> Option<Value> {
-        let mut wire = Map::new();
-        for (key, value) in [
-            ("prompt", self.prompt),
-            ("language", self.language),
-            ("model", self.model),
-        ] {
-            if let Some(value) = value {
-                wire.insert(key.into(), Value::String(value));
-            }
-        }
-        (!wire.is_empty()).then_some(Value::Object(wire))
-    }
-}
+pub use hermes_hooks_core::replies::{DispatchReply, ToolDecision, TranscriptionReply};
 
 /// The wire conversions of the rules whose reply is a plain Rust type.
 pub(crate) mod wire {
@@ -175,6 +54,7 @@ pub(crate) mod wire {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Map, json};
 
     #[test]
     fn tool_decisions_take_the_wire_shapes() {

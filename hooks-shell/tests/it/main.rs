@@ -8,6 +8,7 @@ mod consent;
 mod dispatcher;
 mod faults;
 mod parse;
+mod records;
 mod reference;
 mod run;
 mod shared;

@@ -39,6 +39,8 @@ pub struct Problem {
 pub struct Report {
     lines: Vec<String>,
     problems: Vec<Problem>,
+    /// The run records of the hooks doctor ran (the shell smoke tests).
+    runs: Vec<hermes_hooks_core::HookRun>,
 }
 
 impl Report {
@@ -79,6 +81,7 @@ pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow:
                 "name": p.name,
                 "message": p.message,
             })).collect::<Vec<_>>(),
+            "runs": crate::fire::runs_json(&report.runs),
         });
         writeln!(out, "{document}")?;
     } else {

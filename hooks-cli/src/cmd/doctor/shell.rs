@@ -5,7 +5,9 @@ use hermes_hooks_cli::inventory::{Kind, ShellHookRow};
 use hermes_hooks_core::Event;
 use hermes_hooks_core::display::escape as e;
 use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_shell::{Drift, run_once, script_is_executable, synthetic_payload};
+use hermes_hooks_shell::{
+    Drift, record_spec_run, run_once, script_is_executable, synthetic_payload,
+};
 
 use super::Report;
 use crate::fire::truncate;
@@ -113,7 +115,11 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         return;
     }
     let event = Event::new(spec.event, synthetic_payload(spec.event, None));
-    let (result, _) = run_once(spec, &event, &WireContext::current()).await;
+    let (result, parsed) = run_once(spec, &event, &WireContext::current()).await;
+    let source = format!("shell:{}", spec.command).into();
+    report
+        .runs
+        .push(record_spec_run(spec, &source, &result, parsed.as_ref()));
     let elapsed = hermes_hooks_shell::reply::format_seconds(result.elapsed);
     let status = result.exit_code.map_or("?".to_owned(), |c| c.to_string());
     let stdout = result.stdout.trim();
@@ -131,10 +137,20 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         report.line(format!(
             "{INDENT}✓ ran clean with empty stdout (exit={status}, {elapsed}s) — hook is observer-only"
         ));
-    } else if serde_json::from_str::<serde_json::Value>(stdout).is_ok() {
-        report.line(format!(
-            "{INDENT}✓ produced valid JSON on synthetic payload (exit={status}, {elapsed}s)"
-        ));
+    } else if let Ok(reply) = serde_json::from_str::<serde_json::Value>(stdout) {
+        // The reply against the generated schema of the event's merge rule.
+        let wrong = hermes_hooks_shell::reply_field_problems(spec.event, &reply);
+        if wrong.is_empty() {
+            report.line(format!(
+                "{INDENT}✓ produced valid JSON on synthetic payload (exit={status}, {elapsed}s)"
+            ));
+        }
+        for field in wrong {
+            problem(
+                report,
+                format!("{field} on synthetic payload (exit={status}, {elapsed}s)"),
+            );
+        }
     } else {
         problem(
             report,

@@ -1,0 +1,183 @@
+//! OTLP export of hook runs, checked against a real OTLP/HTTP receiver: a
+//! hyper server that decodes each POST with the official protobuf definitions
+//! (`opentelemetry-proto`) and keeps the spans.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response};
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message;
+use serde_json::json;
+
+use crate::support::TempHome;
+
+/// The spans received so far, with the path each request came to.
+#[derive(Clone, Default)]
+struct Received(Arc<Mutex<Vec<(String, Span)>>>);
+
+impl Received {
+    fn spans(&self) -> Vec<(String, Span)> {
+        self.0.lock().map(|spans| spans.clone()).unwrap_or_default()
+    }
+}
+
+/// Starts the receiver on a loopback port, on a thread and runtime of its own.
+fn receiver() -> (SocketAddr, Received) {
+    let received = Received::default();
+    let store = received.clone();
+    let (ready, address) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bind");
+            ready.send(listener.local_addr().expect("addr")).ok();
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    return;
+                };
+                let store = store.clone();
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                        let store = store.clone();
+                        async move {
+                            let path = request.uri().path().to_owned();
+                            let body = request
+                                .into_body()
+                                .collect()
+                                .await
+                                .map(|body| body.to_bytes())
+                                .unwrap_or_default();
+                            let decoded = ExportTraceServiceRequest::decode(body.as_ref())
+                                .expect("the body is an OTLP ExportTraceServiceRequest");
+                            let spans = decoded
+                                .resource_spans
+                                .into_iter()
+                                .flat_map(|resource| resource.scope_spans)
+                                .flat_map(|scope| scope.spans);
+                            if let Ok(mut stored) = store.0.lock() {
+                                stored.extend(spans.map(|span| (path.clone(), span)));
+                            }
+                            Ok::<_, Infallible>(Response::new(Full::new(Bytes::new())))
+                        }
+                    });
+                    let io = hyper_util::rt::TokioIo::new(stream);
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(io, service)
+                        .await;
+                });
+            }
+        });
+    });
+    (address.recv().expect("receiver started"), received)
+}
+
+fn attributes(span: &Span) -> HashMap<String, Any> {
+    span.attributes
+        .iter()
+        .filter_map(|kv| {
+            let value = kv.value.as_ref()?.value.clone()?;
+            Some((kv.key.clone(), value))
+        })
+        .collect()
+}
+
+fn text(attributes: &HashMap<String, Any>, key: &str) -> String {
+    match attributes.get(key) {
+        Some(Any::StringValue(text)) => text.clone(),
+        other => panic!("{key}: {other:?}"),
+    }
+}
+
+#[test]
+fn hooks_emit_exports_one_span_per_hook_run_with_its_attributes() {
+    let (address, received) = receiver();
+    let home = TempHome::new();
+    let block = home.script(
+        "block.sh",
+        "#!/bin/sh\ncat >/dev/null\necho 'no rm' >&2\nexit 2\n",
+    );
+    let slow = home.script("slow.sh", "#!/bin/sh\ncat >/dev/null\nsleep 5\n");
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n    - command: {}\n      timeout: 1\n",
+        block.display(),
+        slow.display()
+    ));
+    let payload = home.write(
+        "payload.json",
+        &json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}}).to_string(),
+    );
+    let run = crate::harness::command(
+        &home,
+        &[
+            "emit",
+            "pre_tool_call",
+            "--accept-hooks",
+            "--json",
+            "--payload-file",
+            &payload.display().to_string(),
+        ],
+    )
+    .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{address}"))
+    .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    .output()
+    .expect("run hooks");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    // `emit` flushes the exporter before it exits; allow the receiver a moment.
+    let started = Instant::now();
+    while received.spans().len() < 2 && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let spans = received.spans();
+    assert_eq!(spans.len(), 2, "one span per hook run: {spans:?}");
+    let mut by_status = HashMap::new();
+    for (path, span) in &spans {
+        assert_eq!(path, "/v1/traces");
+        assert_eq!(span.name, "hook_run");
+        assert!(span.end_time_unix_nano > span.start_time_unix_nano);
+        let attributes = attributes(span);
+        assert_eq!(text(&attributes, "hook.mechanism"), "shell");
+        assert_eq!(text(&attributes, "hook.event"), "pre_tool_call");
+        assert!(
+            matches!(attributes.get("hook.elapsed_ms"), Some(Any::DoubleValue(ms)) if *ms > 0.0)
+        );
+        assert!(matches!(
+            attributes.get("hook.diagnostics"),
+            Some(Any::ArrayValue(_))
+        ));
+        by_status.insert(text(&attributes, "hook.status"), (span.clone(), attributes));
+    }
+    let (blocked, attributes) = &by_status["blocked"];
+    assert_eq!(
+        text(attributes, "hook.source"),
+        format!("shell:{}", block.display())
+    );
+    assert_eq!(
+        text(attributes, "hook.decision"),
+        r#"{"action":"block","message":"no rm"}"#
+    );
+    assert_ne!(blocked.status.as_ref().map(|s| s.code), Some(2));
+    let (timed_out, _) = &by_status["timed_out"];
+    // Status code 2 is STATUS_CODE_ERROR.
+    assert_eq!(timed_out.status.as_ref().map(|s| s.code), Some(2));
+    assert!(
+        timed_out.end_time_unix_nano - timed_out.start_time_unix_nano >= 900_000_000,
+        "the span covers the run"
+    );
+}

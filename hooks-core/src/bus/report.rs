@@ -1,0 +1,105 @@
+//! Emitting with run records: [`Hooks::emit_with_report`] and
+//! [`Hooks::collect_recorded`], for hosts that show what each hook did, and
+//! the observers ([`crate::HooksBuilder::observe_runs`]) that see every run.
+
+use crate::dispatch::Dispatcher;
+use crate::event::Event;
+use std::sync::Arc;
+
+use crate::merge::{merge, tool_gate_blocker};
+use crate::outcome::Outcome;
+use crate::reply::Reply;
+use crate::runs::HookRun;
+
+use super::Hooks;
+
+/// What one event did: the merged outcome, every reply, and one run record
+/// per hook touched.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Report {
+    /// The merged outcome, as [`Hooks::emit`] gives it.
+    pub outcome: Outcome,
+    /// Every reply, in mechanism and registration order.
+    pub replies: Vec<Reply>,
+    /// One record per hook touched, in the order they ran.
+    pub runs: Vec<HookRun>,
+    /// For a [`crate::ToolGate::Block`]: the source of the reply whose block
+    /// won the merge (`shell:<command>`, `plugin:<name>`, ...).
+    pub block_source: Option<Arc<str>>,
+}
+
+impl Report {
+    /// The run whose reply decided a tool-call block, if the outcome is one.
+    pub fn blocked_by(&self) -> Option<&HookRun> {
+        let source = self.block_source.as_deref()?;
+        self.runs.iter().find(|run| {
+            &*run.source == source && run.decision.as_ref().is_some_and(crate::runs::reply_blocks)
+        })
+    }
+}
+
+impl Hooks {
+    /// Fires `event` as [`Hooks::emit`] does and also returns every reply and
+    /// one [`HookRun`] per hook touched. Each run is recorded as a `hook_run`
+    /// tracing span and handed to the bus's run observers.
+    ///
+    /// Costs what `emit` costs plus the records; an unhooked event still
+    /// returns after one interest lookup, with no runs.
+    pub async fn emit_with_report(&self, event: &Event) -> Report {
+        let (replies, runs) = self.collect_recorded(event).await;
+        let outcome = if replies.is_empty() {
+            Outcome::Nothing
+        } else {
+            merge(event, &replies)
+        };
+        let block_source = match &outcome {
+            Outcome::Tool(crate::outcome::ToolGate::Block { .. }) => {
+                tool_gate_blocker(event, &replies).map(|reply| Arc::clone(&reply.source))
+            }
+            _ => None,
+        };
+        Report {
+            outcome,
+            replies,
+            runs,
+            block_source,
+        }
+    }
+
+    /// Every reply of `event`, in order, with one [`HookRun`] per hook touched
+    /// (traced and observed like [`Hooks::emit_with_report`]'s).
+    pub async fn collect_recorded(&self, event: &Event) -> (Vec<Reply>, Vec<HookRun>) {
+        let mut runs = Vec::new();
+        if self.mask(event.name()) == 0 {
+            return (Vec::new(), runs);
+        }
+        let replies = self.record(event, &mut runs).await;
+        for run in &runs {
+            run.trace();
+        }
+        for observer in self.observers.iter() {
+            observer.observe(&runs);
+        }
+        (replies, runs)
+    }
+
+    /// Delivers `event` to every interested mechanism through
+    /// [`Dispatcher::dispatch_recorded`], appending runs to `runs`.
+    pub(super) async fn record(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        let mask = self.mask(event.name());
+        let mut replies = Vec::new();
+        for (index, dispatcher) in self.dispatchers.iter().enumerate() {
+            if mask & (1 << index) != 0 {
+                replies.extend(dispatcher.dispatch_recorded(event, runs).await);
+            }
+        }
+        replies
+    }
+
+    /// Whether any run observer is registered (then every emit records runs).
+    #[inline]
+    pub(super) fn observed(&self) -> bool {
+        !self.observers.is_empty()
+    }
+}
