@@ -59,6 +59,13 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::InspectNativePlugin { library } => {
             Ok(hermes_hooks_cli::inspect::run_child(library, out)?)
         }
+        Command::TrialPythonPlugin { key } => {
+            Ok(hermes_hooks_cli::inventory::trial::run_python_child(
+                &hermes_hooks_cli::Home::load(cli.home.clone())?,
+                key,
+                out,
+            )?)
+        }
         Command::List(args) => cmd::list::run(&Home::load(cli)?, args, out),
         Command::Test(args) => cmd::test::run(&reading(cli)?, cli.accept_hooks, args, out).await,
         Command::Emit(args) => cmd::emit::run(&reading(cli)?, cli.accept_hooks, args, out).await,

@@ -11,3 +11,5 @@ pub mod workspace;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tooling_tests;

@@ -9,6 +9,7 @@ mod harness;
 mod help;
 mod host;
 mod inputs;
+mod inventory;
 mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;
