@@ -35,6 +35,7 @@ const MAX_BYTES: u64 = 256 << 20;
 pub struct Cache {
     path: PathBuf,
     entries: BTreeMap<String, (String, Value)>,
+    dirty: bool,
 }
 
 impl Cache {
@@ -57,7 +58,11 @@ impl Cache {
                 }
             }
         }
-        Cache { path, entries }
+        Cache {
+            path,
+            entries,
+            dirty: false,
+        }
     }
 
     /// The result stored for `key`, if it was learnt from `fingerprint`.
@@ -70,7 +75,16 @@ impl Cache {
 
     /// Stores `result` for `key`, learnt from `fingerprint`.
     pub fn put(&mut self, key: String, fingerprint: String, result: Value) {
-        self.entries.insert(key, (fingerprint, result));
+        let entry = (fingerprint, result);
+        if self.entries.get(&key) != Some(&entry) {
+            self.entries.insert(key, entry);
+            self.dirty = true;
+        }
+    }
+
+    /// Whether something was stored since the cache was opened.
+    pub fn is_dirty(&self) -> bool {
+        self.dirty
     }
 
     /// Writes the cache (temporary file, then rename).

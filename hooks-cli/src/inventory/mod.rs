@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod findings;
 pub mod gateway;
+pub mod interpreter;
 pub mod outbound;
 pub mod plugins;
 pub mod shell;
@@ -176,7 +177,7 @@ impl Inventory {
 
         let (gateway_hooks, gateway_warnings, option_warnings) =
             gateway::scan(home, probe, &mut cache);
-        if matches!(probe, Probe::Trial(_))
+        if (matches!(probe, Probe::Trial(_)) || cache.is_dirty())
             && home.path.is_dir()
             && let Err(error) = cache.save()
         {

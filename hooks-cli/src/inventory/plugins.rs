@@ -139,7 +139,7 @@ pub fn scan(home: &Home, probe: &Probe, cache: &mut Cache) -> (Vec<PluginRow>, V
         .clone()
         .unwrap_or_else(PythonInterpreter::resolve);
     if !safe_mode {
-        add_entry_points(home, &interpreter, &mut found, &mut warnings);
+        add_entry_points(home, &interpreter, cache, &mut found, &mut warnings);
     }
     let python = interpreter.to_string();
     let mut rows: Vec<PluginRow> = found.iter().map(|info| row(info, safe_mode)).collect();
@@ -187,6 +187,7 @@ pub fn scan(home: &Home, probe: &Probe, cache: &mut Cache) -> (Vec<PluginRow>, V
 fn add_entry_points(
     home: &Home,
     interpreter: &PythonInterpreter,
+    cache: &mut Cache,
     found: &mut Vec<PluginInfo>,
     warnings: &mut Vec<ConfigWarning>,
 ) {
@@ -200,9 +201,16 @@ fn add_entry_points(
     if unmatched.is_empty() {
         return;
     }
-    let points = PythonHost::start(&home.path, interpreter.clone())
+    // Past a shim when an earlier run learnt what it starts.
+    let (program, learn) = super::interpreter::through_cache(interpreter, cache);
+    let points = PythonHost::start(&home.path, program)
         .map_err(|status| status.to_string())
-        .and_then(|host| host.entry_points());
+        .and_then(|host| {
+            if let (Some(entry), Some(executable)) = (learn, &host.status().executable) {
+                super::interpreter::remember(cache, entry, Path::new(executable));
+            }
+            host.entry_points()
+        });
     let points = match points {
         Ok(points) => points,
         Err(reason) => {

@@ -345,3 +345,55 @@ fn a_pip_installed_plugin_loaded_by_emit_is_shown_by_list_and_doctor() {
     assert!(text.contains("✓ registers: pre_tool_call"), "{text}");
     assert_eq!(run.code(), Some(0), "{text}");
 }
+
+#[test]
+fn list_starts_python_at_most_once_and_not_through_a_known_shim() {
+    if !python_available() {
+        return;
+    }
+    let home = TempHome::new();
+    let log = home.user_home.join("shim.log");
+    std::fs::create_dir_all(home.user_home.join("bin")).expect("mkdir");
+    let shim = home.script(
+        "../bin/python3-shim",
+        &format!(
+            "#!/bin/sh\necho started >> '{}'\nexec python3 \"$@\"\n",
+            log.display()
+        ),
+    );
+    for key in ["a", "b", "c"] {
+        python_plugin(&home, key, REGISTERS_NOTHING);
+    }
+    // `maybe-pip` answers no folder: only Python can say whether it is pip-installed.
+    home.config("plugins:\n  enabled: [a, b, c, maybe-pip]\n");
+    let shim = shim.display().to_string();
+    let env = [("HERMES_HOOKS_PYTHON", shim.as_str())];
+    let starts = || {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let listed = hooks(&home, &["list"], &env).ok();
+    assert!(
+        listed.contains("plugin 'maybe-pip' is enabled but not installed"),
+        "{listed}"
+    );
+    assert_eq!(
+        starts(),
+        1,
+        "one Python start for the entry points, none per plugin"
+    );
+    hooks(&home, &["list"], &env).ok();
+    assert_eq!(
+        starts(),
+        1,
+        "the second list starts the real interpreter, not the shim"
+    );
+    // Nothing needs Python: nothing starts.
+    home.config("plugins:\n  enabled: [a, b, c]\n");
+    std::fs::remove_file(&log).expect("remove");
+    let listed = hooks(&home, &["list"], &env).ok();
+    assert!(listed.contains("a (python, enabled)"), "{listed}");
+    assert_eq!(starts(), 0);
+}
