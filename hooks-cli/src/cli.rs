@@ -88,6 +88,9 @@ pub enum Command {
     TrialPythonPlugin {
         /// The plugin key.
         key: String,
+        /// The real interpreter behind the chosen one's shim, when known.
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
     },
 }
 
@@ -107,7 +110,7 @@ pub struct DoctorArgs {
     pub json: bool,
     /// How long each trial load (a plugin, a handler.py) may take, in
     /// seconds; they all run at once, so this bounds the whole check.
-    #[arg(long, value_name = "SECONDS", default_value = "5", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
     pub timeout: std::time::Duration,
 }
 

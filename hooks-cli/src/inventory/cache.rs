@@ -82,6 +82,15 @@ impl Cache {
         }
     }
 
+    /// Takes in what `other` (a clone of this cache) stored.
+    pub fn absorb(&mut self, other: Cache) {
+        if other.dirty {
+            for (key, (fingerprint, result)) in other.entries {
+                self.put(key, fingerprint, result);
+            }
+        }
+    }
+
     /// Whether something was stored since the cache was opened.
     pub fn is_dirty(&self) -> bool {
         self.dirty

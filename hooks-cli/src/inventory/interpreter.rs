@@ -57,6 +57,32 @@ pub fn remember(cache: &mut Cache, entry: (String, String), executable: &Path) {
     );
 }
 
+/// Asks `interpreter` (a shim) which program it runs (`sys.executable`): one
+/// Python start, bounded by `timeout`, so the trial children that follow
+/// start the real program directly instead of one shim each.
+pub fn ask_shim(interpreter: &PythonInterpreter, timeout: std::time::Duration) -> Option<PathBuf> {
+    let mut command = tokio::process::Command::new(&interpreter.program);
+    command.args(["-c", "import sys; print(sys.executable)"]);
+    let limits = hermes_hooks_core::process::RunLimits {
+        timeout,
+        output_cap: 64 * 1024,
+        pipe_grace: std::time::Duration::from_millis(200),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let output = runtime
+        .block_on(hermes_hooks_core::process::run(command, b"", &limits))
+        .ok()?;
+    if output.exit_code != Some(0) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let path = PathBuf::from(text.lines().next()?.trim());
+    (path.is_absolute() && path.is_file()).then_some(path)
+}
+
 /// The file `program` names (looked up on `PATH` when it is a bare name),
 /// when that file is a script (`#!`), not a binary or a link to one.
 fn shim_path(program: &Path) -> Option<PathBuf> {

@@ -162,7 +162,19 @@ impl Inventory {
             ..Warning::config(Kind::Outbound, w)
         }));
 
-        let (plugins, plugin_warnings) = plugins::scan(home, probe, &mut cache);
+        // Plugins and gateway handlers at the same time: doctor's trial loads
+        // of both run under the one bound, not one bound after the other.
+        let mut gateway_cache = cache.clone();
+        let ((plugins, plugin_warnings), (gateway_hooks, gateway_warnings, option_warnings)) =
+            std::thread::scope(|scope| {
+                let gateway = scope.spawn(|| gateway::scan(home, probe, &mut gateway_cache));
+                let plugins = plugins::scan(home, probe, &mut cache);
+                let gateway = gateway
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (plugins, gateway)
+            });
+        cache.absorb(gateway_cache);
         let config_file = home.config_file().to_owned();
         warnings.extend(plugin_warnings.iter().map(|w| Warning {
             kind: Kind::Plugin,
@@ -175,8 +187,6 @@ impl Inventory {
             message: w.to_string(),
         }));
 
-        let (gateway_hooks, gateway_warnings, option_warnings) =
-            gateway::scan(home, probe, &mut cache);
         if (matches!(probe, Probe::Trial(_)) || cache.is_dirty())
             && home.path.is_dir()
             && let Err(error) = cache.save()

@@ -164,7 +164,31 @@ pub fn scan(home: &Home, probe: &Probe, cache: &mut Cache) -> (Vec<PluginRow>, V
         }
         Probe::Trial(trials) => {
             let jobs: Vec<Job> = pending.iter().map(|&i| job(&rows[i])).collect();
-            let results = super::trial::run_all(trials, &home.path, &jobs);
+            // Past a shim when its real interpreter is known; else learn it from a child.
+            let (program, mut learn) = super::interpreter::through_cache(&interpreter, cache);
+            let mut trials = trials.clone();
+            if learn.is_none() && program.program != interpreter.program {
+                trials.python = Some(program.program.clone());
+            }
+            let python_jobs = jobs.iter().filter(|j| matches!(j, Job::Python(_))).count();
+            // Several children would each run the shim: run it once, here.
+            if python_jobs > 1
+                && let Some(entry) = learn.take()
+            {
+                match super::interpreter::ask_shim(&interpreter, trials.timeout) {
+                    Some(real) => {
+                        super::interpreter::remember(cache, entry, &real);
+                        trials.python = Some(real);
+                    }
+                    None => learn = Some(entry),
+                }
+            }
+            let results = super::trial::run_all(&trials, &home.path, &jobs);
+            if let Some(entry) = learn
+                && let Some(executable) = results.iter().find_map(|r| r.executable.as_deref())
+            {
+                super::interpreter::remember(cache, entry, Path::new(executable));
+            }
             for ((&i, print), result) in pending.iter().zip(&prints).zip(results) {
                 apply(&mut rows[i], &result);
                 if let Some(print) = print {

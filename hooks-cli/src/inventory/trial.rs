@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hermes_hooks_core::Config;
+use hermes_hooks_core::interpreter::PythonInterpreter;
 use hermes_hooks_core::process::RunLimits;
 use hermes_hooks_plugin::{DiscoverOptions, PluginStatus};
 use serde_json::{Value, json};
@@ -25,7 +26,7 @@ use crate::inspect::ChildInspector;
 pub const TRIAL_PYTHON_SUBCOMMAND: &str = "__trial-python-plugin";
 
 /// How long one trial load may take when `doctor --timeout` is not given.
-pub const DEFAULT_TRIAL_TIMEOUT: Duration = Duration::from_secs(5);
+pub const DEFAULT_TRIAL_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The most bytes read from one trial child.
 const MAX_TRIAL_OUTPUT: usize = 1 << 20;
@@ -37,6 +38,9 @@ pub struct Trials {
     pub program: PathBuf,
     /// How long each trial may take before its process tree is killed.
     pub timeout: Duration,
+    /// The real interpreter behind a shim, when known: the children start it
+    /// directly (no shim per child).
+    pub python: Option<PathBuf>,
 }
 
 impl Trials {
@@ -45,6 +49,7 @@ impl Trials {
         Ok(Trials {
             program: std::env::current_exe()?,
             timeout,
+            python: None,
         })
     }
 }
@@ -66,6 +71,8 @@ pub struct TrialResult {
     pub warnings: Vec<String>,
     /// The interpreter that ran a Python plugin, as its worker reported it.
     pub interpreter: Option<String>,
+    /// Its `sys.executable`, as its worker reported it.
+    pub executable: Option<String>,
 }
 
 impl TrialResult {
@@ -86,6 +93,7 @@ impl TrialResult {
             "abi_version": self.abi_version,
             "warnings": self.warnings,
             "interpreter": self.interpreter,
+            "executable": self.executable,
         })
     }
 
@@ -108,6 +116,7 @@ impl TrialResult {
                 .and_then(|v| u32::try_from(v).ok()),
             warnings: strings("warnings").unwrap_or_default(),
             interpreter: value["interpreter"].as_str().map(str::to_owned),
+            executable: value["executable"].as_str().map(str::to_owned),
         })
     }
 }
@@ -189,6 +198,7 @@ fn native(inspector: &ChildInspector, library: &Path) -> TrialResult {
             abi_version: Some(description.abi_version),
             warnings: Vec::new(),
             interpreter: None,
+            executable: None,
         },
         Err(error) => TrialResult::failed(error.to_string()),
     }
@@ -206,6 +216,9 @@ async fn python(trials: &Trials, home: &Path, key: &str) -> TrialResult {
         .arg(home)
         .arg(TRIAL_PYTHON_SUBCOMMAND)
         .arg(key);
+    if let Some(python) = &trials.python {
+        command.arg("--python").arg(python);
+    }
     let limits = RunLimits {
         timeout: trials.timeout,
         output_cap: MAX_TRIAL_OUTPUT,
@@ -251,12 +264,35 @@ async fn python(trials: &Trials, home: &Path, key: &str) -> TrialResult {
 
 /// The child's side of [`TRIAL_PYTHON_SUBCOMMAND`]: the runtime's discovery
 /// with only `key` enabled, printed as one [`TrialResult`] JSON line.
-pub fn run_python_child(home: &Home, key: &str, out: &mut dyn Write) -> std::io::Result<()> {
+/// `python` is the real program behind the interpreter's shim, when the
+/// parent knew it: started directly, and reported as the interpreter the rule
+/// chose (so the report reads the same either way).
+pub fn run_python_child(
+    home: &Home,
+    key: &str,
+    python: Option<&Path>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let config = only_enabled(&home.config, &[key.to_owned()]);
-    let discovery =
-        hermes_hooks_plugin::discover_with(&home.path, &config, DiscoverOptions::from_env());
+    let chosen = PythonInterpreter::resolve();
+    let mut options = DiscoverOptions::from_env();
+    options.python = Some(match python {
+        Some(real) => PythonInterpreter {
+            program: real.to_owned(),
+            source: chosen.source.clone(),
+        },
+        None => chosen.clone(),
+    });
+    let discovery = hermes_hooks_plugin::discover_with(&home.path, &config, options);
     let warnings: Vec<String> = discovery.warnings.iter().map(ToString::to_string).collect();
-    let interpreter = discovery.interpreter.as_ref().map(ToString::to_string);
+    let executable = discovery
+        .interpreter
+        .as_ref()
+        .and_then(|status| status.executable.clone());
+    let interpreter = discovery.interpreter.clone().map(|mut status| {
+        status.interpreter = chosen;
+        status.to_string()
+    });
     let result = match discovery.found.iter().find(|info| info.key == key) {
         Some(info) => TrialResult {
             loaded: info.status == PluginStatus::Loaded,
@@ -270,10 +306,12 @@ pub fn run_python_child(home: &Home, key: &str, out: &mut dyn Write) -> std::io:
             abi_version: None,
             warnings,
             interpreter,
+            executable,
         },
         None => TrialResult {
             warnings,
             interpreter,
+            executable,
             ..TrialResult::failed(format!("no plugin '{key}' was found"))
         },
     };
