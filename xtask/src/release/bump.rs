@@ -164,7 +164,8 @@ pub fn run(root: &Path, version: &str, date: &str, update_lock: bool) -> Result<
     run_with(root, version, date, update_lock, false)
 }
 
-/// [`run`], or with `dry_run` only the report of what it would change.
+/// Bumps the workspace at `root` to `version`, dated `date`; with `dry_run`
+/// only reports what it would change.
 pub fn run_with(
     root: &Path,
     version: &str,
