@@ -91,6 +91,9 @@ pub enum Command {
         /// The real interpreter behind the chosen one's shim, when known.
         #[arg(long, value_name = "PATH")]
         python: Option<PathBuf>,
+        /// A plugin it requires, enabled with it (repeatable).
+        #[arg(long = "with", value_name = "KEY")]
+        with: Vec<String>,
     },
 }
 

@@ -59,10 +59,11 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::InspectNativePlugin { library } => {
             Ok(hermes_hooks_cli::inspect::run_child(library, out)?)
         }
-        Command::TrialPythonPlugin { key, python } => {
+        Command::TrialPythonPlugin { key, python, with } => {
             Ok(hermes_hooks_cli::inventory::trial::run_python_child(
                 &hermes_hooks_cli::Home::load(cli.home.clone())?,
                 key,
+                with,
                 python.as_deref(),
                 out,
             )?)

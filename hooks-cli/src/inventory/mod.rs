@@ -15,6 +15,7 @@ pub mod gateway;
 pub mod interpreter;
 pub mod outbound;
 pub mod plugins;
+pub mod requires;
 pub mod shell;
 pub mod trial;
 

@@ -146,9 +146,17 @@ pub fn scan(home: &Home, probe: &Probe, cache: &mut Cache) -> (Vec<PluginRow>, V
     let pending: Vec<usize> = (0..rows.len())
         .filter(|&i| rows[i].state == PluginState::NotInspected)
         .collect();
+    let requires = super::requires::requirements(&rows);
+    super::requires::order_warnings(&rows, &requires, &pending, &mut warnings);
+    let closures: Vec<Vec<usize>> = pending
+        .iter()
+        .map(|&i| super::requires::closure(&rows, &requires, &pending, i))
+        .collect();
+    // A trial loads the plugin with what it requires: all of their files count.
     let prints: Vec<Option<String>> = pending
         .iter()
-        .map(|&i| plugin_fingerprint(&rows[i], &python))
+        .zip(&closures)
+        .map(|(&i, with)| plugin_fingerprint(&rows, i, with, &python))
         .collect();
     match probe {
         Probe::Static => {
@@ -163,14 +171,18 @@ pub fn scan(home: &Home, probe: &Probe, cache: &mut Cache) -> (Vec<PluginRow>, V
             }
         }
         Probe::Trial(trials) => {
-            let jobs: Vec<Job> = pending.iter().map(|&i| job(&rows[i])).collect();
+            let jobs: Vec<Job> = pending
+                .iter()
+                .zip(&closures)
+                .map(|(&i, with)| job(&rows[i], with.iter().map(|&j| rows[j].key.clone())))
+                .collect();
             // Past a shim when its real interpreter is known; else learn it from a child.
             let (program, mut learn) = super::interpreter::through_cache(&interpreter, cache);
             let mut trials = trials.clone();
             if learn.is_none() && program.program != interpreter.program {
                 trials.python = Some(program.program.clone());
             }
-            let python_jobs = jobs.iter().filter(|j| matches!(j, Job::Python(_))).count();
+            let python_jobs = jobs.iter().filter(|j| matches!(j, Job::Python(..))).count();
             // Several children would each run the shim: run it once, here.
             if python_jobs > 1
                 && let Some(entry) = learn.take()
@@ -335,10 +347,10 @@ fn apply(row: &mut PluginRow, result: &TrialResult) {
     };
 }
 
-fn job(row: &PluginRow) -> Job {
+fn job(row: &PluginRow, with: impl Iterator<Item = String>) -> Job {
     match (&row.kind, &row.library) {
         (PluginKind::Native, Some(library)) => Job::Native(library.clone()),
-        _ => Job::Python(row.key.clone()),
+        _ => Job::Python(row.key.clone(), with.collect()),
     }
 }
 
@@ -346,15 +358,26 @@ fn cache_key(row: &PluginRow) -> String {
     format!("plugin:{}:{}", row.source, row.key)
 }
 
-/// What a trial of `row` depends on: its folder (and library), and for a
-/// Python plugin the interpreter. An entry point has no folder to hash.
-fn plugin_fingerprint(row: &PluginRow, interpreter: &str) -> Option<String> {
-    if row.source == PluginSource::EntryPoint.as_str() {
-        return None;
-    }
-    let mut paths: Vec<&Path> = vec![&row.dir];
-    if let Some(library) = &row.library {
-        paths.push(library);
+/// What a trial of `rows[index]` depends on: its folder (and library), those
+/// of the plugins loaded with it, and for a Python plugin the interpreter. An
+/// entry point has no folder to hash.
+fn plugin_fingerprint(
+    rows: &[PluginRow],
+    index: usize,
+    with: &[usize],
+    interpreter: &str,
+) -> Option<String> {
+    let row = &rows[index];
+    let mut paths: Vec<&Path> = Vec::new();
+    for part in std::iter::once(index).chain(with.iter().copied()) {
+        let part = &rows[part];
+        if part.source == PluginSource::EntryPoint.as_str() {
+            return None;
+        }
+        paths.push(&part.dir);
+        if let Some(library) = &part.library {
+            paths.push(library);
+        }
     }
     let extra = match row.kind {
         PluginKind::Python => format!("python\0{interpreter}"),

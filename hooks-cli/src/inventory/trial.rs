@@ -126,18 +126,19 @@ impl TrialResult {
 pub enum Job {
     /// A native library.
     Native(PathBuf),
-    /// A Python plugin of the home, by key.
-    Python(String),
+    /// A Python plugin of the home, by key, with the keys of the plugins it
+    /// requires (`requires_plugins`, transitively), loaded with it as at runtime.
+    Python(String, Vec<String>),
 }
 
 /// Runs every job at once in child processes; results in job order.
 pub fn run_all(trials: &Trials, home: &Path, jobs: &[Job]) -> Vec<TrialResult> {
     let inspector = ChildInspector::new(&trials.program).with_timeout(trials.timeout);
-    let python: Vec<(usize, &str)> = jobs
+    let python: Vec<(usize, &str, &[String])> = jobs
         .iter()
         .enumerate()
         .filter_map(|(i, job)| match job {
-            Job::Python(key) => Some((i, key.as_str())),
+            Job::Python(key, with) => Some((i, key.as_str(), with.as_slice())),
             Job::Native(_) => None,
         })
         .collect();
@@ -148,7 +149,7 @@ pub fn run_all(trials: &Trials, home: &Path, jobs: &[Job]) -> Vec<TrialResult> {
             .enumerate()
             .filter_map(|(i, job)| match job {
                 Job::Native(library) => Some((i, library)),
-                Job::Python(_) => None,
+                Job::Python(..) => None,
             })
             .map(|(i, library)| {
                 let inspector = &inspector;
@@ -176,7 +177,7 @@ pub fn run_all(trials: &Trials, home: &Path, jobs: &[Job]) -> Vec<TrialResult> {
         }
         if let Some(handle) = python_results {
             let found = handle.join().unwrap_or_default();
-            for ((i, _), result) in python.iter().zip(found) {
+            for ((i, _, _), result) in python.iter().zip(found) {
                 results[*i] = result;
             }
         }
@@ -204,12 +205,20 @@ fn native(inspector: &ChildInspector, library: &Path) -> TrialResult {
     }
 }
 
-async fn futures_join(trials: &Trials, home: &Path, jobs: &[(usize, &str)]) -> Vec<TrialResult> {
+async fn futures_join(
+    trials: &Trials,
+    home: &Path,
+    jobs: &[(usize, &str, &[String])],
+) -> Vec<TrialResult> {
     // Every child runs at the same time: the slowest bounds the whole.
-    futures::future::join_all(jobs.iter().map(|(_, key)| python(trials, home, key))).await
+    futures::future::join_all(
+        jobs.iter()
+            .map(|(_, key, with)| python(trials, home, key, with)),
+    )
+    .await
 }
 
-async fn python(trials: &Trials, home: &Path, key: &str) -> TrialResult {
+async fn python(trials: &Trials, home: &Path, key: &str, with: &[String]) -> TrialResult {
     let mut command = tokio::process::Command::new(&trials.program);
     command
         .arg("--home")
@@ -218,6 +227,9 @@ async fn python(trials: &Trials, home: &Path, key: &str) -> TrialResult {
         .arg(key);
     if let Some(python) = &trials.python {
         command.arg("--python").arg(python);
+    }
+    for required in with {
+        command.arg("--with").arg(required);
     }
     let limits = RunLimits {
         timeout: trials.timeout,
@@ -263,17 +275,22 @@ async fn python(trials: &Trials, home: &Path, key: &str) -> TrialResult {
 }
 
 /// The child's side of [`TRIAL_PYTHON_SUBCOMMAND`]: the runtime's discovery
-/// with only `key` enabled, printed as one [`TrialResult`] JSON line.
-/// `python` is the real program behind the interpreter's shim, when the
-/// parent knew it: started directly, and reported as the interpreter the rule
-/// chose (so the report reads the same either way).
+/// with only `key` (and what it requires) enabled, printed as one
+/// [`TrialResult`] JSON line.
+/// `with` are the plugins it requires, enabled with it. `python` is the real
+/// program behind the interpreter's shim, when the parent knew it: started
+/// directly, and reported as the interpreter the rule chose (so the report
+/// reads the same either way).
 pub fn run_python_child(
     home: &Home,
     key: &str,
+    with: &[String],
     python: Option<&Path>,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let config = only_enabled(&home.config, &[key.to_owned()]);
+    let mut enabled = vec![key.to_owned()];
+    enabled.extend(with.iter().cloned());
+    let config = only_enabled(&home.config, &enabled);
     let chosen = PythonInterpreter::resolve();
     let mut options = DiscoverOptions::from_env();
     options.python = Some(match python {

@@ -397,3 +397,46 @@ fn list_starts_python_at_most_once_and_not_through_a_known_shim() {
     assert!(listed.contains("a (python, enabled)"), "{listed}");
     assert_eq!(starts(), 0);
 }
+
+#[test]
+fn a_plugin_is_trial_loaded_with_the_plugins_it_requires() {
+    if !python_available() {
+        return;
+    }
+    let home = TempHome::new();
+    python_plugin(
+        &home,
+        "base",
+        "VALUE = 'from base'\n\ndef register(ctx):\n    pass\n",
+    );
+    home.write(
+        "plugins/child/plugin.yaml",
+        "name: child\nrequires_plugins: [base]\n",
+    );
+    home.write(
+        "plugins/child/__init__.py",
+        "from hermes_plugins.base import VALUE\n\n\
+         def register(ctx):\n    ctx.register_hook('on_session_start', lambda **kw: None)\n",
+    );
+    home.config("plugins:\n  enabled: [base, child]\n");
+    let run = hooks(&home, &["doctor"], &[]);
+    assert_eq!(run.code(), Some(0), "{}", run.stdout());
+    assert!(
+        run.stdout().contains("✓ registers: on_session_start"),
+        "{}",
+        run.stdout()
+    );
+    // A requirement nobody enabled: the runtime warns (and loads it anyway), so does doctor.
+    home.write(
+        "plugins/lonely/plugin.yaml",
+        "name: lonely\nrequires_plugins: [ghost]\n",
+    );
+    home.write("plugins/lonely/__init__.py", REGISTERS_NOTHING);
+    home.config("plugins:\n  enabled: [base, child, lonely]\n");
+    let found = problems(&home, &[]);
+    assert!(
+        found.iter().any(|m| m
+            .contains("plugin lonely requires plugin 'ghost', which is not enabled or installed")),
+        "{found:?}"
+    );
+}
