@@ -127,11 +127,7 @@ pub fn scan(home: &Home, probe: &Probe, cache: &mut Cache) -> (Vec<PluginRow>, V
     let options = DiscoverOptions::from_env();
     let safe_mode = options.safe_mode;
     // Loading switched off: manifests only. Each plugin the runtime would load reads "safe mode".
-    let listing_options = DiscoverOptions {
-        safe_mode: true,
-        ..options.clone()
-    };
-    let mut listing = hermes_hooks_plugin::discover_with(&home.path, &home.config, listing_options);
+    let mut listing = hermes_hooks_plugin::list_only(&home.path, &home.config, &options);
     let mut warnings = std::mem::take(&mut listing.warnings);
     let mut found = listing.found;
     let interpreter = options
