@@ -209,7 +209,7 @@ fn list_gateway(rows: &[GatewayRow], out: &mut dyn Write) -> anyhow::Result<()> 
         let state = match (&row.error, row.inspected) {
             (Some(error), _) => format!("failed: {}", e(error)),
             (None, true) => "loaded".to_owned(),
-            (None, false) => "not inspected yet (run `hooks doctor` to trial-import it)".to_owned(),
+            (None, false) => "not inspected yet — run `hooks doctor` to trial-import it".to_owned(),
         };
         writeln!(
             out,
