@@ -87,6 +87,20 @@ pub enum Command {
         /// The library file.
         library: PathBuf,
     },
+    /// Internal: import and register one Python plugin of the home (by key)
+    /// with the runtime's discovery and print what it registered as JSON
+    /// (`doctor` runs it in a child process under its `--timeout`).
+    #[command(name = "__trial-python-plugin", hide = true)]
+    TrialPythonPlugin {
+        /// The plugin key.
+        key: String,
+        /// The real interpreter behind the chosen one's shim, when known.
+        #[arg(long, value_name = "PATH")]
+        python: Option<PathBuf>,
+        /// A plugin it requires, enabled with it (repeatable).
+        #[arg(long = "with", value_name = "KEY")]
+        with: Vec<String>,
+    },
 }
 
 /// `hooks list`.
@@ -103,6 +117,24 @@ pub struct DoctorArgs {
     /// One JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// How long each trial load (a plugin, a handler.py) may take, in
+    /// seconds; they all run at once, so this bounds the whole check.
+    #[arg(long, value_name = "SECONDS", default_value = "10", value_parser = parse_seconds)]
+    pub timeout: std::time::Duration,
+}
+
+/// A positive number of seconds (`5`, `0.5`).
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of seconds"))?;
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
+        return Err(format!(
+            "'{text}' must be more than 0 and at most 3600 seconds"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
 }
 
 /// `hooks test`.

@@ -53,7 +53,11 @@ pub const MAIN: &str = concat!(
 
 /// `hooks list --help`.
 pub const LIST: &str = concat!(
-    "Examples:\n  \
+    "Runs no hook or plugin code: plugins and gateway handlers are read from their\n\
+     manifests, and what each one registers is what the last `hooks doctor` found\n\
+     by trial-loading it (cached in <home>/.hooks-cache/, keyed by a hash of its\n\
+     files); one changed since then shows as \"not inspected yet\".\n\
+     \nExamples:\n  \
      hooks list\n  \
      hooks list --json | jq '.shell_hooks[] | select(.allowlisted | not)'\n  \
      hooks --home /srv/hermes list\n\
@@ -141,8 +145,12 @@ pub const REVOKE: &str = concat!(
 
 /// `hooks doctor --help`.
 pub const DOCTOR: &str = concat!(
-    "Examples:\n  \
+    "Trial-loads every enabled plugin and every handler.py, each in a child process\n\
+     of its own, all at the same time, each killed (with everything it started) at\n\
+     --timeout; what they register is cached for `hooks list`.\n\
+     \nExamples:\n  \
      hooks doctor\n  \
+     hooks doctor --timeout 30\n  \
      hooks doctor --json | jq '.problems'\n\
      \nEnvironment:\n",
     env_common!(),

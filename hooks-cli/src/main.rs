@@ -97,6 +97,15 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         Command::InspectNativePlugin { library } => {
             Ok(hermes_hooks_cli::inspect::run_child(library, out)?)
         }
+        Command::TrialPythonPlugin { key, python, with } => {
+            Ok(hermes_hooks_cli::inventory::trial::run_python_child(
+                &hermes_hooks_cli::Home::load(cli.home.clone())?,
+                key,
+                with,
+                python.as_deref(),
+                out,
+            )?)
+        }
         Command::List(args) => cmd::list::run(&Home::load(cli)?, args, out),
         Command::Test(args) => cmd::test::run(&reading(cli)?, cli.accept_hooks, args, out).await,
         Command::Emit(args) => cmd::emit::run(&reading(cli)?, cli.accept_hooks, args, out).await,

@@ -234,6 +234,24 @@ pub fn discover(home: &Path, config: &Config) -> Discovery {
     discover_with(home, config, DiscoverOptions::from_env())
 }
 
+/// Finds every plugin of `home` without loading any (no library opened, no
+/// Python started): what `hooks list` and `hooks doctor` start from. Each
+/// plugin the runtime would load reads [`PluginStatus::SafeMode`]; the rest
+/// read as [`discover_with`] would report them (disabled, not enabled,
+/// invalid, skipped). Pip-installed plugins need Python and are not listed.
+pub fn list_only(home: &Path, config: &Config, options: &DiscoverOptions) -> Discovery {
+    let mut discovery = Discovery::default();
+    let lists = EnabledLists::from_config(config, &mut discovery.warnings);
+    let mut roots = vec![(PluginSource::User, home.join(PLUGINS_DIR))];
+    if let Some(project) = &options.project_dir {
+        roots.push((PluginSource::Project, project.clone()));
+    }
+    // Loading off: every plugin that passes the config gate stops at "safe mode".
+    let candidates = scan(&roots, &lists, true, &mut discovery);
+    debug_assert!(candidates.is_empty());
+    discovery
+}
+
 /// Discovers and loads the plugins of `home` with explicit options.
 pub fn discover_with(home: &Path, config: &Config, options: DiscoverOptions) -> Discovery {
     let mut discovery = Discovery::default();

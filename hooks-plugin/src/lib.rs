@@ -89,7 +89,7 @@ pub mod settings;
 
 pub use discover::{
     DiscoverOptions, Discovery, PLUGINS_DIR, PROJECT_PLUGINS_ENV, PluginInfo, PluginKind,
-    PluginSource, PluginStatus, PythonPlugin, discover, discover_with,
+    PluginSource, PluginStatus, PythonPlugin, discover, discover_with, list_only,
 };
 pub use error::{LoadError, PluginCallError};
 pub use inspect::{NATIVE_TRUST_NOTE, NativePluginInfo, inspect_native};

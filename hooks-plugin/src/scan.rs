@@ -195,6 +195,21 @@ fn classify(
         info.status = PluginStatus::Skipped(reason.to_owned());
         return (info, None);
     }
+    // Checked before safe mode: a listing (safe mode on, loading off) must
+    // not report an enabled plugin with nothing to load as one that would run.
+    if manifest.library.is_none()
+        && !python_files
+        && gate(lists, &info.key, &info.name, false).is_none()
+    {
+        let message =
+            "neither a `library` (a native plugin) nor an `__init__.py` (a Python plugin)"
+                .to_owned();
+        discovery
+            .warnings
+            .push(warning(&manifest.file, "library", message.clone()));
+        info.status = PluginStatus::Invalid(message);
+        return (info, None);
+    }
     if let Some(status) = gate(lists, &info.key, &info.name, safe_mode) {
         info.status = status;
         return (info, None);
@@ -210,16 +225,8 @@ fn classify(
             version: info.version.clone(),
             description: info.description.clone(),
         }),
-        None => {
-            let message =
-                "neither a `library` (a native plugin) nor an `__init__.py` (a Python plugin)"
-                    .to_owned();
-            discovery
-                .warnings
-                .push(warning(&manifest.file, "library", message.clone()));
-            info.status = PluginStatus::Invalid(message);
-            return (info, None);
-        }
+        // Refused above: nothing to load.
+        None => return (info, None),
     };
     let candidate = Candidate {
         index: 0,

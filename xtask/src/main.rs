@@ -6,13 +6,17 @@
 //!   when a generated file differs from what the schema gives (CI runs this).
 //! * `cargo xtask demo` replays `examples/session.jsonl` through every mechanism
 //!   (the README's main job).
-//! * `cargo xtask release-check` checks what a release needs (fresh generated
-//!   files, clean rustdoc, offline packaging, versions, CHANGELOG, rust-version,
-//!   licenses, the dependency rule), naming the crate or file at fault.
-//! * `cargo xtask dist` writes the release binary, completions, man page and
-//!   SHA256SUMS to `target/dist/`.
-//! * `cargo xtask bump VERSION` sets every crate version and inter-crate
-//!   requirement and turns CHANGELOG's Unreleased section into a release.
+//! * `cargo xtask release-check` checks what a release needs (`cargo fetch`
+//!   first; real repository/homepage URLs, names free or ours on crates.io,
+//!   fresh generated files, clean rustdoc, offline packaging, versions,
+//!   CHANGELOG, rust-version, licenses, the dependency rule), naming the crate
+//!   or file at fault.
+//! * `cargo xtask dist` writes the stripped release binary, completions, man
+//!   page, licenses, README and SHA256SUMS to `target/dist/`, and
+//!   `hermes-hooks-<version>-<target>.tar.gz` of them.
+//! * `cargo xtask bump [--dry-run] [--allow-dirty] VERSION` sets every crate
+//!   version and inter-crate requirement and turns CHANGELOG's Unreleased
+//!   section into a release; it refuses a downgrade and a dirty tree.
 
 mod codegen;
 mod demo;
@@ -23,7 +27,7 @@ mod tidy;
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: cargo xtask codegen [--check] | demo | release-check | dist | bump VERSION";
+    "usage: cargo xtask codegen [--check] | demo | release-check | dist | bump [--dry-run] VERSION";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,12 +38,7 @@ fn main() -> ExitCode {
         ["demo"] => demo::run(&codegen::project_root()),
         ["release-check"] => release::check::run(&codegen::project_root()),
         ["dist"] => release::dist::run(&codegen::project_root()),
-        ["bump", version] => release::bump::run(
-            &codegen::project_root(),
-            version,
-            &release::bump::today(),
-            true,
-        ),
+        ["bump", rest @ ..] => release::bump::command(&codegen::project_root(), rest),
         ["help" | "--help" | "-h"] => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;

@@ -6,7 +6,10 @@ pub mod bump;
 pub mod check;
 pub mod dist;
 pub mod msrv;
+pub mod registry;
 pub mod workspace;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tooling_tests;

@@ -1,16 +1,16 @@
 //! `hooks list`: what is configured and found in a Hermes home — shell hooks with
 //! their consent and drift, outbound targets, plugins (native ones described by
-//! a child process, with their ABI version, hooks and prompt sections), gateway
-//! hooks with their handler's trial import — and the config warnings, so a typo
-//! shows where the user looks. Every text from config is escaped.
+//! their last trial load, with their ABI version, hooks and prompt sections), gateway
+//! hooks with their handler's last trial import — and the config warnings, so a typo
+//! shows where the user looks. It runs no hook or plugin code: what plugins
+//! register comes from `doctor`'s cached trial loads. Every text from config is escaped.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use hermes_hooks_cli::inspect::ChildInspector;
 use hermes_hooks_cli::inventory::{
     GatewayRow, Inventory, NATIVE_TRUST_NOTE, OutboundRow, PluginKind, PluginRow, PluginState,
-    ShellHookRow,
+    Probe, ShellHookRow,
 };
 use hermes_hooks_core::config::Scope;
 use hermes_hooks_core::display::escape as e;
@@ -21,7 +21,8 @@ use crate::setup::Home;
 
 /// Runs `hooks list`.
 pub fn run(home: &Home, args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let inventory = Inventory::scan(home, &ChildInspector::current_exe()?);
+    // Static: `list` runs no hook or plugin code (doctor's trial loads are cached).
+    let inventory = Inventory::scan(home, &Probe::Static);
     if args.json {
         writeln!(out, "{}", inventory.to_json())?;
         return Ok(());
@@ -202,12 +203,11 @@ fn list_plugins(rows: &[PluginRow], out: &mut dyn Write) -> anyhow::Result<()> {
     }
     writeln!(out, "Plugins ({} found):\n", rows.len())?;
     for row in rows {
-        let mut head = format!(
-            "  - {} ({}, {}",
-            e(&row.key),
-            row.kind.as_str(),
-            row.state.as_str()
-        );
+        let state = match row.state {
+            PluginState::NotInspected => "enabled",
+            other => other.as_str(),
+        };
+        let mut head = format!("  - {} ({}, {state}", e(&row.key), row.kind.as_str());
         if let Some(version) = row.abi_version {
             head.push_str(&format!(", ABI v{version}"));
         }
@@ -217,7 +217,9 @@ fn list_plugins(rows: &[PluginRow], out: &mut dyn Write) -> anyhow::Result<()> {
         head.push(')');
         match (&row.state, &row.reason) {
             (PluginState::Failed, Some(reason)) => head.push_str(&format!(": {}", e(reason))),
-            (PluginState::Disabled, Some(reason)) => head.push_str(&format!(" — {}", e(reason))),
+            (PluginState::Disabled | PluginState::NotInspected, Some(reason)) => {
+                head.push_str(&format!(" — {}", e(reason)))
+            }
             _ => {}
         }
         writeln!(out, "{head}")?;
@@ -255,9 +257,10 @@ fn list_gateway(rows: &[GatewayRow], out: &mut dyn Write) -> anyhow::Result<()> 
     }
     writeln!(out, "Gateway hooks ({} found):\n", rows.len())?;
     for row in rows {
-        let state = match &row.error {
-            Some(error) => format!("failed: {}", e(error)),
-            None => "loaded".to_owned(),
+        let state = match (&row.error, row.inspected) {
+            (Some(error), _) => format!("failed: {}", e(error)),
+            (None, true) => "loaded".to_owned(),
+            (None, false) => "not inspected yet — run `hooks doctor` to trial-import it".to_owned(),
         };
         writeln!(
             out,

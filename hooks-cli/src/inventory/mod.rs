@@ -1,11 +1,23 @@
 //! What a home configures, mechanism by mechanism, found without running any
 //! of it in this process: the data `hooks list` prints and `hooks doctor`
 //! checks, with the `list --json` shape.
+//!
+//! One inventory for both, read with the runtime's own discovery, so each
+//! case is reported as the runtime treats it. [`Probe::Static`] (`list`)
+//! reads manifests and the cache only and runs no hook or plugin code;
+//! [`Probe::Trial`] (`doctor`) trial-loads every enabled plugin and
+//! `handler.py` in child processes, all at once under one bound, and caches
+//! what it learnt for `list`.
 
+pub mod cache;
+pub mod findings;
 pub mod gateway;
+pub mod interpreter;
 pub mod outbound;
 pub mod plugins;
+pub mod requires;
 pub mod shell;
+pub mod trial;
 
 use std::path::{Path, PathBuf};
 
@@ -18,8 +30,20 @@ pub use outbound::{OutboundRow, redact_url};
 pub use plugins::{NATIVE_TRUST_NOTE, PluginKind, PluginRow, PluginState};
 pub use shell::ShellHookRow;
 
+pub use trial::{DEFAULT_TRIAL_TIMEOUT, TRIAL_PYTHON_SUBCOMMAND, Trials};
+
 use crate::home::Home;
-use crate::inspect::ChildInspector;
+
+/// How much the inventory may do to learn what plugins and handlers register.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Probe {
+    /// Nothing runs: manifests, and what the cache holds for unchanged files.
+    Static,
+    /// Trial-load each enabled plugin and `handler.py` in child processes,
+    /// in parallel, each bounded by [`Trials::timeout`]; the results are cached.
+    Trial(Trials),
+}
 
 /// Which part of a home a warning or problem is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,9 +119,11 @@ pub struct Inventory {
 }
 
 impl Inventory {
-    /// Reads everything `home` configures. Native libraries are described by
-    /// `inspector` (a child process); `handler.py` files are trial-imported.
-    pub fn scan(home: &Home, inspector: &ChildInspector) -> Inventory {
+    /// Reads everything `home` configures; `probe` says whether plugins and
+    /// `handler.py` files are trial-loaded (in child processes) or read from
+    /// the cache.
+    pub fn scan(home: &Home, probe: &Probe) -> Inventory {
+        let mut cache = cache::Cache::open(&home.path);
         let mut warnings: Vec<Warning> = home
             .warnings
             .iter()
@@ -146,14 +172,38 @@ impl Inventory {
             ..Warning::config(Kind::Outbound, w)
         }));
 
-        let (plugins, plugin_warnings) = plugins::scan(home, inspector);
+        // Plugins and gateway handlers at the same time: doctor's trial loads
+        // of both run under the one bound, not one bound after the other.
+        let mut gateway_cache = cache.clone();
+        let ((plugins, plugin_warnings), (gateway_hooks, gateway_warnings, option_warnings)) =
+            std::thread::scope(|scope| {
+                let gateway = scope.spawn(|| gateway::scan(home, probe, &mut gateway_cache));
+                let plugins = plugins::scan(home, probe, &mut cache);
+                let gateway = gateway
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                (plugins, gateway)
+            });
+        cache.absorb(gateway_cache);
+        let config_file = home.config_file().to_owned();
         warnings.extend(plugin_warnings.iter().map(|w| Warning {
             kind: Kind::Plugin,
-            name: folder_name(&w.file),
+            // About a config.yaml entry (`plugins.required`): the key; else the plugin folder.
+            name: if w.file == config_file {
+                w.key.clone()
+            } else {
+                folder_name(&w.file)
+            },
             message: w.to_string(),
         }));
 
-        let (gateway_hooks, gateway_warnings, option_warnings) = gateway::scan(home);
+        if (matches!(probe, Probe::Trial(_)) || cache.is_dirty())
+            && home.path.is_dir()
+            && let Err(error) = cache.save()
+        {
+            // The verdicts stand; only `list` cannot show them later.
+            tracing::warn!(cache = %cache.path().display(), %error, "cannot save the inventory cache");
+        }
         warnings.extend(
             option_warnings
                 .iter()

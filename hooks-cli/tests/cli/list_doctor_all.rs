@@ -65,6 +65,13 @@ fn home_with_aborting_plugin() -> TempHome {
 #[test]
 fn a_plugin_that_aborts_while_loading_does_not_kill_list() {
     let home = home_with_aborting_plugin();
+    // `list` loads nothing; `doctor` trial-loads in a child and `list` shows its verdict.
+    let text = home.hooks(&["list"]).ok();
+    assert!(
+        text.contains("crashy (native, enabled) — not inspected yet"),
+        "{text}"
+    );
+    assert_eq!(home.hooks(&["doctor"]).code(), Some(1));
     let text = home.hooks(&["list"]).ok();
     assert!(text.contains("crashy (native, failed)"), "{text}");
     assert!(text.contains("SIGABRT"), "{text}");
@@ -203,6 +210,10 @@ fn list_json_is_one_object_in_the_documented_shape() {
     );
     home.script("hooks/greeter/handler", "#!/bin/sh\ncat >/dev/null\n");
     let document = home.hooks(&["list", "--json"]).json();
+    assert_eq!(document["plugins"][0]["status"], "not_inspected");
+    assert_eq!(document["gateway_hooks"][0]["status"], "loaded");
+    home.hooks(&["doctor"]);
+    let document = home.hooks(&["list", "--json"]).json();
     assert_eq!(document["home"], home.hermes.display().to_string());
     let hook = &document["shell_hooks"][0];
     for key in [
@@ -325,20 +336,19 @@ fn list_shows_a_python_plugin_that_is_not_loaded_and_doctor_flags_it() {
     home.config("plugins:\n  enabled: [guard]\n");
     home.write("plugins/guard/plugin.yaml", "name: guard\n");
     home.write("plugins/guard/__init__.py", "import no_such_module_here\n");
-    let mut command = harness::command(&home, &["list"]);
-    command.env("HERMES_HOOKS_PYTHON", "python3");
-    let listed = harness::within(command, std::time::Duration::from_secs(120))
-        .expect("list finishes")
-        .ok();
-    assert!(listed.contains("guard (python, failed)"), "{listed}");
-    assert!(listed.contains("from $HERMES_HOOKS_PYTHON"), "{listed}");
-    let mut command = harness::command(&home, &["doctor", "--json"]);
-    command.env("HERMES_HOOKS_PYTHON", "python3");
-    let run = harness::within(command, std::time::Duration::from_secs(120)).expect("doctor");
+    let run_with_python = |args: &[&str]| {
+        let mut command = harness::command(&home, args);
+        command.env("HERMES_HOOKS_PYTHON", "python3");
+        harness::within(command, std::time::Duration::from_secs(120)).expect("hooks finishes")
+    };
+    let run = run_with_python(&["doctor", "--json"]);
     assert_eq!(run.code(), Some(1));
     assert!(
         run.stdout().contains("\"kind\":\"plugin\""),
         "{}",
         run.stdout()
     );
+    let listed = run_with_python(&["list"]).ok();
+    assert!(listed.contains("guard (python, failed)"), "{listed}");
+    assert!(listed.contains("from $HERMES_HOOKS_PYTHON"), "{listed}");
 }

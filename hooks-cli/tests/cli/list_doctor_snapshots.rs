@@ -64,6 +64,9 @@ fn snapshot(name: &str, home: &TempHome, args: &[&str]) {
 #[test]
 fn list_on_the_example_home() {
     let home = example_home();
+    snapshot("list_example_home_not_inspected", &home, &["list"]);
+    // What `doctor` learnt by trial-loading is what `list` shows next.
+    run(&home, &["doctor"]);
     snapshot("list_example_home", &home, &["list"]);
 }
 

@@ -13,6 +13,7 @@ mod help;
 mod host;
 mod inputs;
 mod jetstream;
+mod inventory;
 mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;

@@ -299,6 +299,13 @@ fn the_prompt_section_plugin_loads_and_lists_its_section() {
     }
     let home = TempHome::new();
     install(&home, &["worker-rules"], "");
+    // `list` runs no plugin code: what it registers is known after `doctor`'s trial load.
+    let out = hooks(&home, &["list"], &[]).ok();
+    assert!(
+        out.contains("worker-rules (python, enabled) — not inspected yet"),
+        "{out}"
+    );
+    hooks(&home, &["doctor"], &[]);
     let out = hooks(&home, &["list"], &[]).ok();
     assert!(out.contains("worker-rules (python, loaded)"), "{out}");
     let (outcome, run) = emit(
@@ -340,6 +347,7 @@ fn a_guard_that_fails_to_import_is_visible_and_required_blocks() {
         1,
         "{stderr}"
     );
+    assert_eq!(hooks(&home, &["doctor"], &[]).code(), Some(1));
     let listed = hooks(&home, &["list"], &[]).ok();
     assert!(
         listed.contains("rm-guard (python, failed): SyntaxError"),

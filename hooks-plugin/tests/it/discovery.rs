@@ -350,3 +350,46 @@ fn a_home_without_plugins_finds_nothing() {
         "{message}"
     );
 }
+
+#[test]
+fn list_only_finds_everything_and_loads_nothing() {
+    let home = Home::new();
+    home.example_plugin("example", "");
+    home.plugin(
+        "py",
+        &[
+            ("plugin.yaml", "name: py\n"),
+            ("__init__.py", "raise SystemExit(3)\n"),
+        ],
+    );
+    home.plugin("half", &[("plugin.yaml", "name: half\n")]);
+    home.plugin(
+        "off",
+        &[("plugin.yaml", "name: off\n"), ("__init__.py", "")],
+    );
+    let discovery = hermes_hooks_plugin::list_only(
+        home.path(),
+        &home.config("plugins: {enabled: [example, py, half]}"),
+        &DiscoverOptions::default(),
+    );
+    assert!(discovery.plugins.is_empty() && discovery.python.is_empty());
+    assert!(discovery.interpreter.is_none(), "no Python was started");
+    // Would load: safe mode. Nothing to load: invalid, as the runtime says.
+    assert_eq!(
+        status_of(&discovery, "example"),
+        Some(&PluginStatus::SafeMode)
+    );
+    assert_eq!(status_of(&discovery, "py"), Some(&PluginStatus::SafeMode));
+    assert!(
+        matches!(status_of(&discovery, "half"), Some(PluginStatus::Invalid(m)) if m.contains("neither a `library`"))
+    );
+    assert_eq!(
+        status_of(&discovery, "off"),
+        Some(&PluginStatus::NotEnabled)
+    );
+    let runtime = run(&home, "plugins: {enabled: [half]}");
+    assert!(matches!(
+        status_of(&runtime, "half"),
+        Some(PluginStatus::Invalid(_))
+    ));
+}

@@ -8,6 +8,7 @@ use std::process::Command;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
+use super::registry;
 use super::workspace::{self, MECHANISMS, Package, cargo};
 use crate::codegen;
 
@@ -24,7 +25,8 @@ pub struct Problem {
 }
 
 impl Problem {
-    fn new(subject: impl Into<String>, message: impl Into<String>) -> Self {
+    /// A problem with `subject`.
+    pub fn new(subject: impl Into<String>, message: impl Into<String>) -> Self {
         Problem {
             subject: subject.into(),
             message: message.into(),
@@ -40,9 +42,34 @@ impl fmt::Display for Problem {
 
 /// Runs every check on the workspace at `root`; fails listing every problem.
 pub fn run(root: &Path) -> Result<()> {
+    // First, online: everything after it runs `--offline`.
+    eprintln!("release-check: cargo fetch ...");
+    let fetched = registry::fetch(root);
+    for problem in &fetched {
+        eprintln!("  {problem}");
+    }
+    if !fetched.is_empty() {
+        bail!("release-check: cargo fetch failed; the offline checks cannot run");
+    }
     let metadata = workspace::metadata(root, false)?;
     let members = workspace::members(&metadata);
-    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 8] = [
+    let registry_url =
+        std::env::var(registry::REGISTRY_ENV).unwrap_or_else(|_| registry::DEFAULT_REGISTRY.into());
+    let owners = registry::our_owners(&metadata);
+    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 10] = [
+        ("repository and homepage are real URLs", &|| {
+            registry::placeholder_urls(&members)
+        }),
+        ("every name is free or ours on the registry", &|| {
+            match registry::names(&members, &registry_url, &owners) {
+                Ok(problems) => problems,
+                Err(why) => {
+                    // No network: nothing to learn, said plainly rather than failed.
+                    eprintln!("  the registry is not reachable ({why}); names NOT checked");
+                    Vec::new()
+                }
+            }
+        }),
         ("generated files are fresh", &|| codegen_fresh(root)),
         ("every package carries its licenses", &|| {
             licenses(root, &members)

@@ -1,6 +1,9 @@
-//! `cargo xtask dist`: the release `hooks` binary, its shell completions and man
-//! page (written by the binary itself: `hooks completions SHELL`, `hooks
-//! manpage`), and SHA256SUMS, all under `target/dist/`.
+//! `cargo xtask dist`: the release `hooks` binary (stripped: the release
+//! profile says `strip = true`), its shell completions and man page (written
+//! by the binary itself: `hooks completions SHELL`, `hooks manpage`), the
+//! licenses, the README and SHA256SUMS under `target/dist/`, and all of them
+//! in `target/dist/hermes-hooks-<version>-<target>.tar.gz` (with its own
+//! `.sha256`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -61,14 +64,83 @@ pub fn run(root: &Path) -> Result<()> {
     }
     write(&dist, MAN_PAGE, &produce(&binary, &["manpage"])?)?;
     written.push(MAN_PAGE.to_owned());
+    for file in SHIPPED_DOCS {
+        std::fs::copy(root.join(file), dist.join(file))
+            .with_context(|| format!("copying {file} into {}", dist.display()))?;
+        written.push((*file).to_owned());
+    }
     let sums = sha256sums(&dist, &written)?;
     write(&dist, "SHA256SUMS", sums.as_bytes())?;
-    for file in written
-        .iter()
-        .chain(std::iter::once(&"SHA256SUMS".to_owned()))
-    {
+    written.push("SHA256SUMS".to_owned());
+    for file in &written {
         println!("{}", dist.join(file).display());
     }
+    let version = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"] == "hermes-hooks-cli")
+        .and_then(|p| p["version"].as_str())
+        .context("cargo metadata lists no hermes-hooks-cli version")?
+        .to_owned();
+    let stem = archive_stem(&version, &host_target()?);
+    let archive = dist.join(format!("{stem}.tar.gz"));
+    write_archive(&dist, &written, &stem, &archive)?;
+    let archive_name = format!("{stem}.tar.gz");
+    let archive_sum = sha256sums(&dist, std::slice::from_ref(&archive_name))?;
+    write(
+        &dist,
+        &format!("{archive_name}.sha256"),
+        archive_sum.as_bytes(),
+    )?;
+    println!("{}", archive.display());
+    println!("{}", dist.join(format!("{archive_name}.sha256")).display());
+    Ok(())
+}
+
+/// The files of the root that ship beside the binary.
+pub const SHIPPED_DOCS: &[&str] = &["LICENSE-MIT", "LICENSE-APACHE", "README.md"];
+
+/// `hermes-hooks-<version>-<target>`: the archive's name without `.tar.gz`,
+/// and the folder its files unpack into.
+pub fn archive_stem(version: &str, target: &str) -> String {
+    format!("hermes-hooks-{version}-{target}")
+}
+
+/// The target triple rustc builds for by default (`host:` of `rustc -vV`).
+pub fn host_target() -> Result<String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(&rustc)
+        .arg("-vV")
+        .output()
+        .context("running rustc -vV")?;
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .map(|host| host.trim().to_owned())
+        .context("rustc -vV printed no `host:` line")
+}
+
+/// Writes `files` (relative to `dist`) into a gzipped tarball at `archive`,
+/// each under `<stem>/`, with its permissions (the binary stays executable).
+pub fn write_archive(dist: &Path, files: &[String], stem: &str, archive: &Path) -> Result<()> {
+    let out = std::fs::File::create(archive)
+        .with_context(|| format!("creating {}", archive.display()))?;
+    let encoder = flate2::write::GzEncoder::new(out, flate2::Compression::best());
+    let mut builder = tar::Builder::new(encoder);
+    builder.mode(tar::HeaderMode::Deterministic);
+    for file in files {
+        let path = dist.join(file);
+        let mut source =
+            std::fs::File::open(&path).with_context(|| format!("reading {}", path.display()))?;
+        builder
+            .append_file(format!("{stem}/{file}"), &mut source)
+            .with_context(|| format!("adding {file} to {}", archive.display()))?;
+    }
+    let encoder = builder.into_inner().context("finishing the tar stream")?;
+    encoder
+        .finish()
+        .with_context(|| format!("writing {}", archive.display()))?;
     Ok(())
 }
 

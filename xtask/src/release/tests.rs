@@ -10,7 +10,7 @@ use super::{bump, dist, msrv, workspace};
 use crate::codegen::project_root;
 
 /// A copy of the workspace's sources (no `target/`, no hidden directories).
-fn copy_of_workspace() -> TempDir {
+pub(super) fn copy_of_workspace() -> TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     copy_tree(&project_root(), dir.path());
     dir
@@ -33,11 +33,11 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-fn members(root: &Path) -> Vec<workspace::Package> {
+pub(super) fn members(root: &Path) -> Vec<workspace::Package> {
     workspace::members(&workspace::metadata(root, true).expect("cargo metadata"))
 }
 
-fn subjects(problems: &[Problem]) -> Vec<&str> {
+pub(super) fn subjects(problems: &[Problem]) -> Vec<&str> {
     problems.iter().map(|p| p.subject.as_str()).collect()
 }
 

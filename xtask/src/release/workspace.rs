@@ -41,6 +41,10 @@ pub struct Package {
     pub publish: bool,
     /// Its dependencies, every kind.
     pub deps: Vec<Dep>,
+    /// Its `repository` URL (`None` when unset).
+    pub repository: Option<String>,
+    /// Its `homepage` URL (`None` when unset).
+    pub homepage: Option<String>,
 }
 
 /// Runs `cargo metadata` on the workspace at `root` (offline; `no_deps` skips resolution).
@@ -103,6 +107,8 @@ fn package(value: &Value) -> Package {
                 path: dep["path"].as_str().map(PathBuf::from),
             })
             .collect(),
+        repository: value["repository"].as_str().map(str::to_owned),
+        homepage: value["homepage"].as_str().map(str::to_owned),
     }
 }
 

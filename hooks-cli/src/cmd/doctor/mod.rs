@@ -1,8 +1,10 @@
 //! `hooks doctor`: check everything a home configures — shell hooks (executable,
 //! allowlisted, unchanged since approval, answering JSON), outbound targets (URL,
-//! secret), plugins (native ones loaded in a child process, Python ones), and
-//! gateway hooks (manifest, trial import of `handler.py` with the interpreter
-//! that will run it). Exits 1 when it finds a problem.
+//! secret), plugins (each enabled one trial-loaded in a child process of its
+//! own, all at once, each bounded by `--timeout`), and gateway hooks
+//! (manifest, trial import of `handler.py` with the interpreter that will run
+//! it, under the same bound), and every way the runtime would treat the
+//! config differently from what it says. Exits 1 when it finds a problem.
 //!
 //! A hook that is not allowlisted is never run: doctor must not execute scripts a
 //! freshly pulled config added before the user reviewed them.
@@ -11,9 +13,8 @@ mod shell;
 
 use std::io::Write;
 
-use hermes_hooks_cli::inspect::ChildInspector;
 use hermes_hooks_cli::inventory::{
-    Inventory, Kind, NATIVE_TRUST_NOTE, PluginKind, PluginRow, PluginState, Warning,
+    Inventory, Kind, NATIVE_TRUST_NOTE, PluginKind, PluginRow, PluginState, Probe, Trials, Warning,
 };
 use hermes_hooks_core::display::escape as e;
 use serde_json::json;
@@ -63,7 +64,9 @@ impl Report {
 
 /// Runs `hooks doctor`.
 pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let inventory = Inventory::scan(home, &ChildInspector::current_exe()?);
+    // Every trial load in its own child process, all at once, under one bound.
+    let probe = Probe::Trial(Trials::current_exe(args.timeout)?);
+    let inventory = tokio::task::block_in_place(|| Inventory::scan(home, &probe));
     let mut report = Report::default();
     shell::check(home, &inventory.shell_hooks, &mut report).await;
     check_outbound(&inventory, &mut report);

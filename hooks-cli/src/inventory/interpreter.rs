@@ -1,0 +1,155 @@
+//! The interpreter behind a shim, resolved once and remembered.
+//!
+//! A pyenv- or asdf-style `python3` on `PATH` is a shell script that works out
+//! which Python to run (~100 ms) before it starts it. When `list` must start
+//! Python (to list pip-installed plugins), it starts the real interpreter if
+//! an earlier run learnt it: the worker reports `sys.executable`, and the
+//! inventory cache keeps it keyed by a hash of the shim and of what the shim
+//! decides by (`PYENV_VERSION`, `ASDF_PYTHON_VERSION`, the working
+//! directory). An edited shim, another version setting, another directory or
+//! a real path that is gone means the shim runs again, once.
+
+use std::path::{Path, PathBuf};
+
+use hermes_hooks_core::interpreter::PythonInterpreter;
+use serde_json::json;
+
+use super::cache::{Cache, fingerprint};
+
+/// The interpreter to start: `interpreter` itself, or the real program its
+/// shim chose last time. The second value is the cache entry to record the
+/// real path under after the start (`None` when `interpreter` is no shim).
+pub fn through_cache(
+    interpreter: &PythonInterpreter,
+    cache: &Cache,
+) -> (PythonInterpreter, Option<(String, String)>) {
+    let Some(shim) = shim_path(&interpreter.program) else {
+        return (interpreter.clone(), None);
+    };
+    let Some(print) = shim_fingerprint(&shim) else {
+        return (interpreter.clone(), None);
+    };
+    let key = format!("interpreter:{}", shim.display());
+    let known = cache
+        .get(&key, &print)
+        .and_then(|entry| entry["executable"].as_str())
+        .map(PathBuf::from)
+        .filter(|path| path.is_file());
+    match known {
+        Some(real) => (
+            PythonInterpreter {
+                program: real,
+                source: interpreter.source.clone(),
+            },
+            None,
+        ),
+        None => (interpreter.clone(), Some((key, print))),
+    }
+}
+
+/// Records what the shim started (the worker's `sys.executable`).
+pub fn remember(cache: &mut Cache, entry: (String, String), executable: &Path) {
+    let (key, print) = entry;
+    cache.put(
+        key,
+        print,
+        json!({ "executable": executable.display().to_string() }),
+    );
+}
+
+/// Asks `interpreter` (a shim) which program it runs (`sys.executable`): one
+/// Python start, bounded by `timeout`, so the trial children that follow
+/// start the real program directly instead of one shim each.
+pub fn ask_shim(interpreter: &PythonInterpreter, timeout: std::time::Duration) -> Option<PathBuf> {
+    let mut command = tokio::process::Command::new(&interpreter.program);
+    command.args(["-c", "import sys; print(sys.executable)"]);
+    let limits = hermes_hooks_core::process::RunLimits {
+        timeout,
+        output_cap: 64 * 1024,
+        pipe_grace: std::time::Duration::from_millis(200),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let output = runtime
+        .block_on(hermes_hooks_core::process::run(command, b"", &limits))
+        .ok()?;
+    if output.exit_code != Some(0) {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&output.stdout);
+    let path = PathBuf::from(text.lines().next()?.trim());
+    (path.is_absolute() && path.is_file()).then_some(path)
+}
+
+/// The file `program` names (looked up on `PATH` when it is a bare name),
+/// when that file is a script (`#!`), not a binary or a link to one.
+fn shim_path(program: &Path) -> Option<PathBuf> {
+    let file = if program.components().count() > 1 {
+        program.to_owned()
+    } else {
+        let path = std::env::var_os("PATH")?;
+        std::env::split_paths(&path)
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .map(|dir| dir.join(program))
+            .find(|candidate| candidate.is_file())?
+    };
+    let mut head = [0u8; 2];
+    let mut opened = std::fs::File::open(&file).ok()?;
+    std::io::Read::read_exact(&mut opened, &mut head).ok()?;
+    (&head == b"#!").then_some(file)
+}
+
+fn shim_fingerprint(shim: &Path) -> Option<String> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let var = |name: &str| std::env::var(name).unwrap_or_default();
+    fingerprint(
+        &[shim],
+        &format!(
+            "shim\0{}\0{}\0{}",
+            var("PYENV_VERSION"),
+            var("ASDF_PYTHON_VERSION"),
+            cwd.display()
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hermes_hooks_core::interpreter::InterpreterSource;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_shim_is_started_once_then_its_real_interpreter() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let shim = dir.path().join("python3");
+        std::fs::write(&shim, "#!/bin/sh\nexec /usr/bin/env python3 \"$@\"\n").expect("write");
+        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        let real = dir.path().join("real-python");
+        std::fs::write(&real, b"\x7fELF").expect("write");
+        let interpreter = PythonInterpreter {
+            program: shim.clone(),
+            source: InterpreterSource::Environment,
+        };
+        let mut cache = Cache::open(dir.path());
+        // First: the shim itself, with an entry to record.
+        let (first, entry) = through_cache(&interpreter, &cache);
+        assert_eq!(first.program, shim);
+        remember(&mut cache, entry.expect("a shim"), &real);
+        // Then: the real program, nothing to record.
+        let (second, entry) = through_cache(&interpreter, &cache);
+        assert_eq!(second.program, real);
+        assert!(entry.is_none());
+        // An edited shim decides again.
+        std::fs::write(&shim, "#!/bin/sh\nexec python3.13 \"$@\"\n").expect("write");
+        assert_eq!(through_cache(&interpreter, &cache).0.program, shim);
+        // A binary is no shim.
+        let binary = PythonInterpreter {
+            program: real.clone(),
+            source: InterpreterSource::Environment,
+        };
+        assert!(through_cache(&binary, &cache).1.is_none());
+    }
+}
