@@ -33,8 +33,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if !matches!(cli.command, Command::Listen(_)) {
-        // `listen` stops itself on Ctrl-C (its server winds down first).
+    if !matches!(cli.command, Command::Listen(_) | Command::Deliver(_)) {
+        // `listen` stops itself on Ctrl-C (its server winds down first);
+        // `deliver` runs no hook, and drains its deliveries in flight on
+        // SIGTERM/SIGINT before exiting 0.
         kill_trees_on_interrupt(&runtime);
     }
     let mut out = std::io::stdout();
