@@ -45,6 +45,7 @@ pub mod allowlist;
 pub mod clock;
 pub mod config;
 pub mod consent;
+pub mod dialect;
 pub mod dispatcher;
 pub mod queue;
 pub mod reply;
@@ -57,6 +58,7 @@ pub use config::{
     DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, ShellConfig, ShellHookSpec, parse_config,
 };
 pub use consent::{Consent, Prompter, TerminalPrompter};
+pub use dialect::{Dialect, ImportRegistration, ImportedHook, ImportedHooks};
 pub use dispatcher::{RegisterOptions, Registration, ShellHooks, run_once};
 pub use reply::{DEFAULT_BLOCK_MESSAGE, evaluate, parse_stdout};
 pub use run::{RunResult, run_hook, run_with_input};

@@ -1,0 +1,636 @@
+//! Which files are imported (`hooks_from:` in `config.yaml`) and what is in
+//! them. Never fails: a bad file or entry is a warning naming the file and
+//! the field, an unknown event skips that event, and the rest loads.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use hermes_hooks_core::home::expand_tilde;
+use hermes_hooks_core::pyvalue::type_name;
+use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
+use serde_json::{Map, Value};
+
+use super::events::{event_mapping, event_names};
+use super::matcher::{Condition, DialectMatcher};
+use super::{Dialect, Handler, ImportedHook};
+use crate::config::MAX_TIMEOUT_SECS;
+
+/// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
+/// listed, warned about, never silently skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported {
+    /// The format of its file.
+    pub dialect: Dialect,
+    /// Its file.
+    pub source: PathBuf,
+    /// Its place in the file.
+    pub key: String,
+    /// Its event, as the file names it.
+    pub their_event: String,
+    /// Its `type`.
+    pub kind: String,
+}
+
+/// What `hooks_from:` imports.
+#[derive(Debug, Clone, Default)]
+pub struct Discovery {
+    /// Every runnable handler, in file order (those of events Hermes never fires too).
+    pub hooks: Vec<ImportedHook>,
+    /// Handlers of unsupported types.
+    pub unsupported: Vec<Unsupported>,
+    /// Files read, with their format.
+    pub files: Vec<(Dialect, PathBuf)>,
+    /// Files whose `disableAllHooks: true` turned their tool's standard hooks off.
+    pub disabled_by: Vec<PathBuf>,
+    /// Problems, each naming file and field.
+    pub warnings: Vec<ConfigWarning>,
+}
+
+/// One file to read.
+struct Source {
+    dialect: Dialect,
+    path: PathBuf,
+    cwd: PathBuf,
+    plugin_root: Option<PathBuf>,
+    /// Standard files may be missing; an explicit one may not.
+    explicit: bool,
+    /// Codex's `config.toml`.
+    toml: bool,
+}
+
+/// Reads `hooks_from:` of `config` and every file it names. `project` is the
+/// project directory (`hooks --project`, default the current directory);
+/// `user_home` the user's home, where `~/.claude` and friends live.
+pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Discovery {
+    let mut discovery = Discovery::default();
+    let items = match config.get("hooks_from") {
+        None | Some(Value::Null) => return discovery,
+        Some(Value::Array(items)) => items.clone(),
+        Some(Value::String(one)) => vec![Value::String(one.clone())],
+        Some(other) => {
+            discovery.warnings.push(config.warning(
+                "hooks_from",
+                format!(
+                    "hooks_from must be a list of claude, codex, cursor or {{format, path}}; got {}; nothing imported",
+                    type_name(other)
+                ),
+            ));
+            return discovery;
+        }
+    };
+    for (index, item) in items.iter().enumerate() {
+        let key = format!("hooks_from[{index}]");
+        match sources_of(item, project, user_home) {
+            Ok(sources) => {
+                let standard = sources.iter().any(|source| !source.explicit);
+                let before = discovery.hooks.len();
+                for source in &sources {
+                    read_source(source, project, config.home(), &mut discovery);
+                }
+                if standard && disabled(&sources, &mut discovery) {
+                    discovery.hooks.truncate(before);
+                }
+            }
+            Err(message) => discovery.warnings.push(config.warning(key, message)),
+        }
+    }
+    dedup(&mut discovery.hooks);
+    discovery
+}
+
+fn sources_of(
+    item: &Value,
+    project: &Path,
+    user_home: Option<&Path>,
+) -> Result<Vec<Source>, String> {
+    match item {
+        Value::String(name) => {
+            let dialect = Dialect::parse(name).ok_or_else(|| {
+                format!("unknown hook format '{name}' in hooks_from (known: claude, codex, cursor); skipped")
+            })?;
+            Ok(standard_files(dialect, project, user_home))
+        }
+        Value::Object(entry) => {
+            let format = entry.get("format").and_then(Value::as_str).unwrap_or("");
+            let dialect = Dialect::parse(format).ok_or_else(|| {
+                format!("hooks_from entry needs format: claude, codex or cursor (got '{format}'); skipped")
+            })?;
+            let Some(Value::String(path)) = entry.get("path") else {
+                return Err("hooks_from entry needs a path: FILE; skipped".to_owned());
+            };
+            let path = PathBuf::from(expand_tilde(path));
+            let path = if path.is_relative() {
+                project.join(path)
+            } else {
+                path
+            };
+            // A plugin's `hooks/hooks.json`: the plugin root is the folder above `hooks/`.
+            let parent = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            let plugin_root = (parent.file_name().is_some_and(|name| name == "hooks"))
+                .then(|| parent.parent().map(Path::to_path_buf))
+                .flatten();
+            let toml = path.extension().is_some_and(|ext| ext == "toml");
+            Ok(vec![Source {
+                dialect,
+                cwd: project.to_owned(),
+                path,
+                plugin_root,
+                explicit: true,
+                toml,
+            }])
+        }
+        other => Err(format!(
+            "hooks_from entries are claude, codex, cursor or {{format, path}}; got {}; skipped",
+            type_name(other)
+        )),
+    }
+}
+
+fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) -> Vec<Source> {
+    let source = |path: PathBuf, cwd: &Path, toml: bool| Source {
+        dialect,
+        path,
+        cwd: cwd.to_owned(),
+        plugin_root: None,
+        explicit: false,
+        toml,
+    };
+    let mut sources = Vec::new();
+    let folder = match dialect {
+        Dialect::Claude => ".claude",
+        Dialect::Codex => ".codex",
+        Dialect::Cursor => ".cursor",
+    };
+    let mut bases: Vec<&Path> = user_home.into_iter().collect();
+    if user_home != Some(project) {
+        bases.push(project);
+    }
+    for base in bases {
+        let dir = base.join(folder);
+        let is_user = Some(base) == user_home && base != project;
+        match dialect {
+            Dialect::Claude => {
+                sources.push(source(dir.join("settings.json"), project, false));
+                if !is_user {
+                    sources.push(source(dir.join("settings.local.json"), project, false));
+                }
+            }
+            Dialect::Codex => {
+                sources.push(source(dir.join("hooks.json"), project, false));
+                sources.push(source(dir.join("config.toml"), project, true));
+            }
+            // User hooks run from ~/.cursor, project hooks from the project root.
+            Dialect::Cursor => {
+                let cwd = if is_user {
+                    dir.clone()
+                } else {
+                    project.to_owned()
+                };
+                sources.push(source(dir.join("hooks.json"), &cwd, false));
+            }
+        }
+    }
+    sources
+}
+
+/// Whether a Claude settings file among `sources` says `disableAllHooks: true`.
+fn disabled(sources: &[Source], discovery: &mut Discovery) -> bool {
+    let mut any = false;
+    for source in sources.iter().filter(|s| s.dialect == Dialect::Claude) {
+        let Ok(text) = hermes_hooks_core::config::read_capped(&source.path) else {
+            continue;
+        };
+        let flag = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|root| root.get("disableAllHooks").and_then(Value::as_bool));
+        if flag == Some(true) {
+            tracing::info!(
+                "{}: disableAllHooks is true; no Claude Code hook is imported",
+                source.path.display()
+            );
+            discovery.disabled_by.push(source.path.clone());
+            any = true;
+        }
+    }
+    any
+}
+
+fn read_source(source: &Source, project: &Path, home: &Path, discovery: &mut Discovery) {
+    let warn = |discovery: &mut Discovery, key: &str, message: String| {
+        discovery.warnings.push(ConfigWarning {
+            file: source.path.clone(),
+            key: key.to_owned(),
+            message: format!(
+                "{} ({} hooks): {message}",
+                source.path.display(),
+                source.dialect
+            ),
+        });
+    };
+    let text = match hermes_hooks_core::config::read_capped(&source.path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound && !source.explicit => return,
+        Err(error) => {
+            return warn(
+                discovery,
+                "",
+                format!("cannot be read: {error}; nothing imported from it"),
+            );
+        }
+    };
+    let root = if source.toml {
+        match toml::from_str::<toml::Table>(&text) {
+            Ok(table) => serde_json::to_value(table).unwrap_or(Value::Null),
+            Err(error) => {
+                let message = error
+                    .to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("invalid")
+                    .to_owned();
+                return warn(
+                    discovery,
+                    "",
+                    format!("is not valid TOML ({message}); nothing imported from it"),
+                );
+            }
+        }
+    } else {
+        match serde_json::from_str::<Value>(&text) {
+            Ok(root) => root,
+            Err(error) => {
+                return warn(
+                    discovery,
+                    "",
+                    format!("is not valid JSON ({error}); nothing imported from it"),
+                );
+            }
+        }
+    };
+    discovery.files.push((source.dialect, source.path.clone()));
+    let hooks = match root.get("hooks") {
+        None | Some(Value::Null) => return,
+        Some(Value::Object(hooks)) => hooks,
+        Some(other) => {
+            return warn(
+                discovery,
+                "hooks",
+                format!(
+                    "hooks must be an object of event names; got {}",
+                    type_name(other)
+                ),
+            );
+        }
+    };
+    let mut reader = Reader {
+        source,
+        project,
+        home,
+        discovery,
+    };
+    for (event, groups) in hooks {
+        let key = format!("hooks.{event}");
+        let Some(mapping) = event_mapping(source.dialect, event) else {
+            let message = format!(
+                "unknown {} event '{event}'; its hooks are skipped (known: {})",
+                source.dialect,
+                event_names(source.dialect).join(", ")
+            );
+            warn(reader.discovery, &key, message);
+            continue;
+        };
+        let Value::Array(groups) = groups else {
+            warn(
+                reader.discovery,
+                &key,
+                format!("{key} must be a list; got {}", type_name(groups)),
+            );
+            continue;
+        };
+        for (index, group) in groups.iter().enumerate() {
+            reader.group(event, mapping, &format!("{key}[{index}]"), group);
+        }
+    }
+}
+
+struct Reader<'a> {
+    source: &'a Source,
+    project: &'a Path,
+    home: &'a Path,
+    discovery: &'a mut Discovery,
+}
+
+impl Reader<'_> {
+    fn warn(&mut self, key: &str, message: String) {
+        self.discovery.warnings.push(ConfigWarning {
+            file: self.source.path.clone(),
+            key: key.to_owned(),
+            message: format!(
+                "{} ({} hooks): {key}: {message}",
+                self.source.path.display(),
+                self.source.dialect
+            ),
+        });
+    }
+
+    /// One entry of an event's list: a Claude/Codex group `{matcher, hooks: [...]}`
+    /// or a Cursor handler `{command, matcher, ...}`.
+    fn group(&mut self, event: &str, mapping: super::EventMapping, key: &str, group: &Value) {
+        let Value::Object(group) = group else {
+            return self.warn(
+                key,
+                format!("must be an object; got {}; skipped", type_name(group)),
+            );
+        };
+        let matcher = match group.get("matcher") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(pattern)) => Some(pattern.as_str()),
+            Some(other) => {
+                self.warn(
+                    &format!("{key}.matcher"),
+                    format!(
+                        "must be a string; got {}; matching everything",
+                        type_name(other)
+                    ),
+                );
+                None
+            }
+        };
+        let (matcher, problem) = DialectMatcher::build(matcher);
+        if let Some(problem) = problem {
+            self.warn(&format!("{key}.matcher"), problem);
+        }
+        if self.source.dialect == Dialect::Cursor {
+            return self.handler(event, mapping, &matcher, key, group);
+        }
+        let handlers = match group.get("hooks") {
+            Some(Value::Array(handlers)) => handlers,
+            other => {
+                let got = other.map_or("nothing", type_name);
+                return self.warn(
+                    &format!("{key}.hooks"),
+                    format!("must be a list of handlers; got {got}; skipped"),
+                );
+            }
+        };
+        for (index, handler) in handlers.iter().enumerate() {
+            let key = format!("{key}.hooks[{index}]");
+            match handler {
+                Value::Object(handler) => self.handler(event, mapping, &matcher, &key, handler),
+                other => self.warn(
+                    &key,
+                    format!("must be an object; got {}; skipped", type_name(other)),
+                ),
+            }
+        }
+    }
+
+    fn handler(
+        &mut self,
+        event: &str,
+        mapping: super::EventMapping,
+        matcher: &DialectMatcher,
+        key: &str,
+        entry: &Map<String, Value>,
+    ) {
+        let kind = match entry.get("type") {
+            None | Some(Value::Null) => "command",
+            Some(Value::String(kind)) => kind.as_str(),
+            Some(other) => {
+                return self.warn(
+                    &format!("{key}.type"),
+                    format!("must be a string; got {}; skipped", type_name(other)),
+                );
+            }
+        };
+        let string = |field: &str| {
+            entry
+                .get(field)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
+        let handler = match kind {
+            "command" => {
+                let Some(command) = string("command") else {
+                    return self.warn(
+                        &format!("{key}.command"),
+                        "a command hook needs a non-empty command; skipped".to_owned(),
+                    );
+                };
+                let args = match entry.get("args") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Array(args)) if args.iter().all(Value::is_string) => Some(
+                        args.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect(),
+                    ),
+                    Some(_) => {
+                        return self.warn(
+                            &format!("{key}.args"),
+                            "args must be a list of strings; skipped".to_owned(),
+                        );
+                    }
+                };
+                if entry.get("shell").and_then(Value::as_str) == Some("powershell") {
+                    self.warn(
+                        &format!("{key}.shell"),
+                        "powershell is not available here; run with sh".to_owned(),
+                    );
+                }
+                Handler::Command {
+                    command: self.relative_command(command),
+                    args,
+                }
+            }
+            "http" => {
+                let Some(url) = string("url") else {
+                    return self.warn(
+                        &format!("{key}.url"),
+                        "an http hook needs a url; skipped".to_owned(),
+                    );
+                };
+                let headers = match entry.get("headers") {
+                    Some(Value::Object(headers)) => headers
+                        .iter()
+                        .filter_map(|(name, value)| {
+                            value.as_str().map(|v| (name.clone(), v.to_owned()))
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let allowed_env_vars = match entry.get("allowedEnvVars") {
+                    Some(Value::Array(names)) => names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                Handler::Http {
+                    url: url.to_owned(),
+                    headers,
+                    allowed_env_vars,
+                }
+            }
+            other => {
+                self.warn(&format!("{key}.type"), format!("'{other}' hooks cannot run here (only command and http); listed as unsupported"));
+                self.discovery.unsupported.push(Unsupported {
+                    dialect: self.source.dialect,
+                    source: self.source.path.clone(),
+                    key: key.to_owned(),
+                    their_event: event.to_owned(),
+                    kind: other.to_owned(),
+                });
+                return;
+            }
+        };
+        let condition = match entry.get("if") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(rule)) => {
+                let condition = Condition::parse(rule);
+                if let Condition::Unparsed(rule) = &condition {
+                    self.warn(&format!("{key}.if"), format!("'{rule}' is not a permission rule (Tool or Tool(pattern)); the hook runs on every call, as Claude Code runs it"));
+                }
+                Some(condition)
+            }
+            Some(other) => {
+                self.warn(
+                    &format!("{key}.if"),
+                    format!(
+                        "must be a string; got {}; the hook runs on every call",
+                        type_name(other)
+                    ),
+                );
+                None
+            }
+        };
+        let (timeout, timeout_clamped_from) = self.timeout(key, entry);
+        let fail_closed = self.fail_closed(key, entry, mapping.ours);
+        self.discovery.hooks.push(ImportedHook {
+            dialect: self.source.dialect,
+            source: self.source.path.clone(),
+            key: key.to_owned(),
+            their_event: event.to_owned(),
+            mapping,
+            matcher: matcher.clone(),
+            condition,
+            handler,
+            timeout: Duration::from_secs(timeout),
+            timeout_clamped_from,
+            fail_closed,
+            project: self.project.to_owned(),
+            plugin_root: self.source.plugin_root.clone(),
+            cwd: self.source.cwd.clone(),
+            home: self.home.to_owned(),
+        });
+    }
+
+    /// Cursor: a command path relative to the file (`hooks/format.sh` in
+    /// `.cursor/hooks.json`) is made absolute when that file exists.
+    fn relative_command(&self, command: &str) -> String {
+        if self.source.dialect != Dialect::Cursor {
+            return command.to_owned();
+        }
+        let Some(dir) = self.source.path.parent() else {
+            return command.to_owned();
+        };
+        let (first, rest) = command.split_once(' ').unwrap_or((command, ""));
+        if first.starts_with('/')
+            || first.starts_with('~')
+            || first.starts_with('$')
+            || !first.contains('/')
+        {
+            return command.to_owned();
+        }
+        let candidate = dir.join(first);
+        if !candidate.is_file() {
+            return command.to_owned();
+        }
+        let quoted = shlex::try_quote(&candidate.to_string_lossy())
+            .map(|q| q.into_owned())
+            .unwrap_or_default();
+        if rest.is_empty() {
+            quoted
+        } else {
+            format!("{quoted} {rest}")
+        }
+    }
+
+    fn timeout(&mut self, key: &str, entry: &Map<String, Value>) -> (u64, Option<u64>) {
+        let default = self.source.dialect.default_timeout_secs();
+        let asked = match entry.get("timeout") {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|s| s > 0.0) => {
+                Some(n.as_f64().map_or(default, |s| s.ceil() as u64))
+            }
+            Some(other) => {
+                self.warn(
+                    &format!("{key}.timeout"),
+                    format!("must be a positive number of seconds; got {other}; using {default}s"),
+                );
+                None
+            }
+        };
+        let seconds = asked.unwrap_or(default);
+        if seconds <= MAX_TIMEOUT_SECS {
+            return (seconds, None);
+        }
+        if asked.is_some() {
+            self.warn(
+                &format!("{key}.timeout"),
+                format!("{seconds}s exceeds our maximum {MAX_TIMEOUT_SECS}s; clamping"),
+            );
+        }
+        (MAX_TIMEOUT_SECS, Some(seconds))
+    }
+
+    fn fail_closed(
+        &mut self,
+        key: &str,
+        entry: &Map<String, Value>,
+        event: Option<HookEvent>,
+    ) -> bool {
+        let Some((field, raw)) = ["failClosed", "fail_closed"]
+            .into_iter()
+            .find_map(|f| entry.get(f).map(|v| (f, v)))
+        else {
+            return false;
+        };
+        match raw {
+            Value::Bool(true) if event == Some(HookEvent::PreToolCall) => true,
+            Value::Bool(true) => {
+                self.warn(
+                    &format!("{key}.{field}"),
+                    "only a tool gate can fail closed; this hook fails open".to_owned(),
+                );
+                false
+            }
+            Value::Bool(false) => false,
+            other => {
+                // A protective switch spelled oddly still protects.
+                self.warn(
+                    &format!("{key}.{field}"),
+                    format!("must be true or false; got {other}; failing closed"),
+                );
+                event == Some(HookEvent::PreToolCall)
+            }
+        }
+    }
+}
+
+/// Identical handlers across files run once (Claude Code dedups settings files).
+fn dedup(hooks: &mut Vec<ImportedHook>) {
+    let mut seen = HashSet::new();
+    hooks.retain(|hook| {
+        seen.insert((
+            hook.dialect,
+            hook.their_event.clone(),
+            hook.matcher.describe(),
+            hook.condition.clone(),
+            hook.consent_command(),
+        ))
+    });
+}
