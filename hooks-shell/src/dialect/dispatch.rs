@@ -66,10 +66,20 @@ impl ImportedHooks {
     pub fn register(
         config: &Config,
         project: &Path,
-        mut options: RegisterOptions,
+        options: RegisterOptions,
     ) -> ImportRegistration {
         let user_home = hermes_hooks_core::home::user_home();
         let discovery = discover(config, project, user_home.as_deref());
+        ImportedHooks::register_discovered(config, discovery, options)
+    }
+
+    /// Registers the hooks of an existing `discovery` of `config`'s home, with
+    /// consent as [`ImportedHooks::register`] (tests give their own user home this way).
+    pub fn register_discovered(
+        config: &Config,
+        discovery: Discovery,
+        mut options: RegisterOptions,
+    ) -> ImportRegistration {
         for warning in &discovery.warnings {
             tracing::warn!("{warning}");
         }

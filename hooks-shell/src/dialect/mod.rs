@@ -13,6 +13,7 @@
 
 pub mod discover;
 pub mod dispatch;
+mod entries;
 pub mod events;
 pub mod exec;
 pub mod http;

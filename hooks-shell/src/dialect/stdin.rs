@@ -21,8 +21,11 @@ pub fn stdin_document(hook: &ImportedHook, event: &Event) -> Vec<u8> {
         Dialect::Codex => codex_document(hook, event),
         Dialect::Cursor => cursor_document(hook, event),
     };
-    // serde_json's compact form has no newline: one line whatever the strings hold.
-    serde_json::to_vec(&Value::Object(document)).unwrap_or_default()
+    // serde_json's compact form has no newline: one line whatever the strings
+    // hold, ended by one (`while read line` loops miss an unterminated line).
+    let mut bytes = serde_json::to_vec(&Value::Object(document)).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
 }
 
 fn text<'a>(event: &'a Event, key: &str) -> Option<&'a str> {
@@ -248,7 +251,7 @@ fn codex_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     let turn = text(event, "turn_id").unwrap_or("").to_owned();
     let fields: &[&str] = match hook.their_event.as_str() {
         "PreToolUse" => &["tool_name", "tool_input", "tool_use_id"],
-        "PermissionRequest" => &["tool_name", "tool_input"],
+        "PermissionRequest" => &["tool_name", "tool_input", "turn_id"],
         "PostToolUse" => &[
             "tool_name",
             "tool_input",
@@ -258,9 +261,10 @@ fn codex_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
         ],
         "UserPromptSubmit" => &["prompt", "turn_id"],
         "Stop" => &["stop_hook_active", "last_assistant_message", "turn_id"],
-        "SubagentStart" => &["agent_id", "agent_type"],
+        "SubagentStart" => &["agent_id", "agent_type", "turn_id"],
         "SubagentStop" => &[
             "agent_id",
+            "agent_transcript_path",
             "agent_type",
             "stop_hook_active",
             "last_assistant_message",
@@ -271,10 +275,16 @@ fn codex_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
         _ => &[],
     };
     for field in fields {
-        let value = if *field == "turn_id" {
-            Value::String(turn.clone())
-        } else {
-            claude.get(*field).cloned().unwrap_or(Value::Null)
+        let value = match *field {
+            "turn_id" => Value::String(turn.clone()),
+            // Codex's shell tools take only a command line.
+            "tool_input"
+                if hook.their_event == "PreToolUse"
+                    && claude.get("tool_name") == Some(&json!("Bash")) =>
+            {
+                json!({"command": claude["tool_input"].get("command").cloned().unwrap_or(json!(""))})
+            }
+            _ => claude.get(*field).cloned().unwrap_or(Value::Null),
         };
         doc.insert((*field).to_owned(), value);
     }

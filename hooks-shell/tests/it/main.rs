@@ -4,6 +4,7 @@
 mod allowlist;
 mod config;
 mod consent;
+mod dialects;
 mod dispatcher;
 mod faults;
 mod parse;
