@@ -3,6 +3,7 @@
 //! checks, with the `list --json` shape.
 
 pub mod gateway;
+pub mod imported;
 pub mod outbound;
 pub mod plugins;
 pub mod shell;
@@ -14,6 +15,7 @@ use hermes_hooks_shell::Allowlist;
 use serde_json::{Value, json};
 
 pub use gateway::GatewayRow;
+pub use imported::ImportedRow;
 pub use outbound::{OutboundRow, redact_url};
 pub use plugins::{NATIVE_TRUST_NOTE, PluginKind, PluginRow, PluginState};
 pub use shell::ShellHookRow;
@@ -37,10 +39,12 @@ pub enum Kind {
     Plugin,
     /// A gateway hook.
     GatewayHook,
+    /// A hook imported from Claude Code, Codex or Cursor (`hooks_from:`).
+    ImportedHook,
 }
 
 impl Kind {
-    /// `home`, `config`, `shell_hook`, `outbound`, `plugin` or `gateway_hook`.
+    /// `home`, `config`, `shell_hook`, `outbound`, `plugin`, `gateway_hook` or `imported_hook`.
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Home => "home",
@@ -49,6 +53,7 @@ impl Kind {
             Kind::Outbound => "outbound",
             Kind::Plugin => "plugin",
             Kind::GatewayHook => "gateway_hook",
+            Kind::ImportedHook => "imported_hook",
         }
     }
 }
@@ -90,6 +95,10 @@ pub struct Inventory {
     pub plugins: Vec<PluginRow>,
     /// Gateway hooks, in folder order.
     pub gateway_hooks: Vec<GatewayRow>,
+    /// Hooks imported with `hooks_from:`, in file order.
+    pub imported_hooks: Vec<ImportedRow>,
+    /// Imported handlers of types that cannot run (`prompt`, `agent`, `mcp_tool`).
+    pub unsupported_hooks: Vec<hermes_hooks_shell::dialect::Unsupported>,
     /// Every problem met while reading, in mechanism order.
     pub warnings: Vec<Warning>,
 }
@@ -131,6 +140,14 @@ impl Inventory {
             });
         }
 
+        let (imported_hooks, discovery) = ImportedRow::scan(home, &allowlist);
+        warnings.extend(
+            discovery
+                .warnings
+                .iter()
+                .map(|w| Warning::config(Kind::ImportedHook, w)),
+        );
+
         let outbound = hermes_hooks_outbound::parse_config(&home.config);
         warnings.extend(outbound.warnings.iter().map(|w| Warning {
             name: outbound_name(home, &w.key),
@@ -167,6 +184,8 @@ impl Inventory {
                 .collect(),
             plugins,
             gateway_hooks,
+            imported_hooks,
+            unsupported_hooks: discovery.unsupported,
             warnings,
         }
     }
@@ -179,6 +198,12 @@ impl Inventory {
             "outbound": self.outbound.iter().map(OutboundRow::to_json).collect::<Vec<_>>(),
             "plugins": self.plugins.iter().map(PluginRow::to_json).collect::<Vec<_>>(),
             "gateway_hooks": self.gateway_hooks.iter().map(GatewayRow::to_json).collect::<Vec<_>>(),
+            "imported_hooks": self
+                .imported_hooks
+                .iter()
+                .map(ImportedRow::to_json)
+                .chain(self.unsupported_hooks.iter().map(imported::unsupported_json))
+                .collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>(),
         })
     }

@@ -48,6 +48,8 @@ pub struct Discovery {
 /// One file to read.
 pub(super) struct Source {
     pub(super) dialect: Dialect,
+    /// The project its hooks run for (`CLAUDE_PROJECT_DIR`).
+    pub(super) project: PathBuf,
     pub(super) path: PathBuf,
     pub(super) cwd: PathBuf,
     pub(super) plugin_root: Option<PathBuf>,
@@ -84,7 +86,7 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
                 let standard = sources.iter().any(|source| !source.explicit);
                 let before = discovery.hooks.len();
                 for source in &sources {
-                    read_source(source, project, config.home(), &mut discovery);
+                    read_source(source, config.home(), &mut discovery);
                 }
                 if standard && disabled(&sources, &mut discovery) {
                     discovery.hooks.truncate(before);
@@ -129,9 +131,19 @@ fn sources_of(
                 .then(|| parent.parent().map(Path::to_path_buf))
                 .flatten();
             let toml = path.extension().is_some_and(|ext| ext == "toml");
+            // `<dir>/.claude/settings.json` belongs to the project `<dir>` (unless
+            // `<dir>` is the user's home): its hooks run there, as in that project.
+            let owner = (parent
+                .file_name()
+                .is_some_and(|name| [".claude", ".codex", ".cursor"].iter().any(|n| name == *n)))
+            .then(|| parent.parent().map(Path::to_path_buf))
+            .flatten()
+            .filter(|owner| Some(owner.as_path()) != user_home);
+            let project = owner.unwrap_or_else(|| project.to_owned());
             Ok(vec![Source {
                 dialect,
-                cwd: project.to_owned(),
+                cwd: project.clone(),
+                project,
                 path,
                 plugin_root,
                 explicit: true,
@@ -148,6 +160,7 @@ fn sources_of(
 fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) -> Vec<Source> {
     let source = |path: PathBuf, cwd: &Path, toml: bool| Source {
         dialect,
+        project: project.to_owned(),
         path,
         cwd: cwd.to_owned(),
         plugin_root: None,
@@ -214,16 +227,12 @@ fn disabled(sources: &[Source], discovery: &mut Discovery) -> bool {
     any
 }
 
-fn read_source(source: &Source, project: &Path, home: &Path, discovery: &mut Discovery) {
+fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     let warn = |discovery: &mut Discovery, key: &str, message: String| {
         discovery.warnings.push(ConfigWarning {
             file: source.path.clone(),
             key: key.to_owned(),
-            message: format!(
-                "{} ({} hooks): {message}",
-                source.path.display(),
-                source.dialect
-            ),
+            message: format!("({} hooks) {message}", source.dialect),
         });
     };
     let text = match hermes_hooks_core::config::read_capped(&source.path) {
@@ -283,7 +292,7 @@ fn read_source(source: &Source, project: &Path, home: &Path, discovery: &mut Dis
     };
     let mut reader = Reader {
         source,
-        project,
+        project: &source.project,
         home,
         discovery,
     };

@@ -28,11 +28,8 @@ impl Reader<'_> {
         self.discovery.warnings.push(ConfigWarning {
             file: self.source.path.clone(),
             key: key.to_owned(),
-            message: format!(
-                "{} ({} hooks): {key}: {message}",
-                self.source.path.display(),
-                self.source.dialect
-            ),
+            // Displayed after the file name (`ConfigWarning`'s Display).
+            message: format!("({} hooks) {key}: {message}", self.source.dialect),
         });
     }
 
