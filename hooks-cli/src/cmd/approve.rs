@@ -34,7 +34,11 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
     }
     parsed.specs.extend(imported.iter().filter_map(|row| {
         let event = row.hook.event()?;
-        Some(ShellHookSpec::new(event, row.hook.consent_command(), &home.path))
+        Some(ShellHookSpec::new(
+            event,
+            row.hook.consent_command(),
+            &home.path,
+        ))
     }));
     let chosen = if args.all {
         if parsed.specs.is_empty() {

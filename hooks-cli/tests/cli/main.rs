@@ -2,6 +2,7 @@
 
 mod consent;
 mod deliveries;
+mod dialects;
 mod emit_replay;
 mod failsafe;
 mod gateway_hooks;

@@ -227,35 +227,32 @@ impl Reader<'_> {
         });
     }
 
-    /// Cursor: a command path relative to the file (`hooks/format.sh` in
-    /// `.cursor/hooks.json`) is made absolute when that file exists.
+    /// Cursor: a script path relative to the file (`hooks/format.sh` or
+    /// `bash hooks/format.sh` in `.cursor/hooks.json`) is made absolute when
+    /// that file exists; every other word is left as written.
     fn relative_command(&self, command: &str) -> String {
-        if self.source.dialect != Dialect::Cursor {
-            return command.to_owned();
-        }
         let Some(dir) = self.source.path.parent() else {
             return command.to_owned();
         };
-        let (first, rest) = command.split_once(' ').unwrap_or((command, ""));
-        if first.starts_with('/')
-            || first.starts_with('~')
-            || first.starts_with('$')
-            || !first.contains('/')
-        {
+        if self.source.dialect != Dialect::Cursor {
             return command.to_owned();
         }
-        let candidate = dir.join(first);
-        if !candidate.is_file() {
-            return command.to_owned();
-        }
-        let quoted = shlex::try_quote(&candidate.to_string_lossy())
-            .map(|q| q.into_owned())
-            .unwrap_or_default();
-        if rest.is_empty() {
-            quoted
-        } else {
-            format!("{quoted} {rest}")
-        }
+        command
+            .split(' ')
+            .map(|word| {
+                let relative = word.contains('/')
+                    && !word.starts_with(['/', '~', '$', '"', '\''])
+                    && dir.join(word).is_file();
+                if !relative {
+                    return word.to_owned();
+                }
+                let path = dir.join(word.strip_prefix("./").unwrap_or(word));
+                shlex::try_quote(&path.to_string_lossy())
+                    .map(|quoted| quoted.into_owned())
+                    .unwrap_or_else(|_| word.to_owned())
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 
     fn timeout(&mut self, key: &str, entry: &Map<String, Value>) -> (u64, Option<u64>) {

@@ -240,3 +240,25 @@ fn cursor_runs_user_hooks_from_its_folder_and_resolves_paths_from_the_file() {
     assert_eq!(shell.cwd, world.project());
     assert_eq!(found.hooks[2].event(), None);
 }
+
+#[test]
+fn an_explicit_settings_file_runs_for_the_project_it_belongs_to() {
+    let world = World::new();
+    let other = tempfile::tempdir().expect("tempdir");
+    let file = World::write(
+        other.path(),
+        ".claude/settings.json",
+        &guard("x.sh").to_string(),
+    );
+    let found = world.discover(json!([{"format": "claude", "path": file}]));
+    assert_eq!(found.hooks[0].project, other.path());
+    assert_eq!(found.hooks[0].cwd, other.path());
+    // A user settings file keeps the project given.
+    let user = World::write(
+        world.user.path(),
+        ".claude/settings.json",
+        &guard("y.sh").to_string(),
+    );
+    let found = world.discover(json!([{"format": "claude", "path": user}]));
+    assert_eq!(found.hooks[0].project, world.project());
+}
