@@ -43,7 +43,14 @@ pub async fn run(
             None => return Err(error),
         },
     };
-    let for_tool = args.for_tool.as_deref().map(our_tool);
+    // With their event name, their tool name too (`Bash` → `terminal`); with ours, as given.
+    let for_tool = args.for_tool.as_deref().map(|tool| {
+        if theirs.is_some() {
+            our_tool(tool)
+        } else {
+            tool
+        }
+    });
     let mut payload = synthetic_payload(event_name, for_tool);
     if let Some(file) = &args.payload_file {
         payload.extend(read_payload(file, event_name.as_str())?);

@@ -391,3 +391,45 @@ fn a_bad_file_is_a_warning_naming_it_and_the_rest_loads() {
         "{warnings:?}"
     );
 }
+
+#[test]
+fn a_host_loads_imported_hooks_for_its_project() {
+    use hermes_hooks_cli::{Host, HostOptions};
+    use hermes_hooks_core::{Event, ToolGate};
+
+    let home = TempHome::new();
+    let project = home.user_home.join("project");
+    claude_project(&project);
+    // An explicit file (not `claude`): this test process's own HOME is never read.
+    home.config("hooks_from:\n  - {format: claude, path: .claude/settings.json}\n");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let options = HostOptions::new()
+            .home(&home.hermes)
+            .accept_hooks(true)
+            .project(&project);
+        let host = Host::load(options).expect("loads");
+        let imported = host
+            .mechanisms()
+            .iter()
+            .find(|m| m.mechanism == "imported")
+            .expect("imported");
+        assert_eq!(imported.registered, 2, "{:?}", host.mechanisms());
+        assert!(
+            host.describe().contains("2 imported hook(s)"),
+            "{}",
+            host.describe()
+        );
+        let event = Event::from_json("pre_tool_call", bash("rm -rf /"));
+        assert_eq!(
+            host.hooks().emit(&event).await.tool_gate(),
+            ToolGate::Block {
+                message: "rm -rf is not allowed here".to_owned()
+            }
+        );
+        host.shutdown(std::time::Duration::from_secs(1)).await;
+    });
+}
