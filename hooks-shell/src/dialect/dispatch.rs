@@ -283,6 +283,27 @@ impl Dispatcher for ImportedHooks {
         if running.is_empty() {
             return Vec::new();
         }
+        // `async` hooks are started and left to run (bounded by their own
+        // timeout); their decisions are ignored, as in Claude Code.
+        let (background, running): (Vec<usize>, Vec<usize>) = running
+            .into_iter()
+            .partition(|&index| self.shared.hooks[index].is_async);
+        for index in background {
+            let (hook, event) = (self.shared.hooks[index].clone(), event.clone());
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn(async move {
+                        let _ = contribute(&hook, &event, hook_event).await;
+                    });
+                }
+                Err(_) => {
+                    tracing::warn!("async hook {} has no runtime to run on; skipped", hook.key)
+                }
+            }
+        }
+        if running.is_empty() {
+            return Vec::new();
+        }
         let runs = running
             .iter()
             .map(|&index| contribute(&self.shared.hooks[index], event, hook_event));

@@ -208,6 +208,8 @@ impl Reader<'_> {
         };
         let (timeout, timeout_clamped_from) = self.timeout(key, entry);
         let fail_closed = self.fail_closed(key, entry, mapping.ours);
+        let is_async = matches!(entry.get("async"), Some(Value::Bool(true)))
+            || matches!(entry.get("asyncRewake"), Some(Value::Bool(true)));
         self.discovery.hooks.push(ImportedHook {
             dialect: self.source.dialect,
             source: self.source.path.clone(),
@@ -220,6 +222,7 @@ impl Reader<'_> {
             timeout: Duration::from_secs(timeout),
             timeout_clamped_from,
             fail_closed,
+            is_async,
             project: self.project.to_owned(),
             plugin_root: self.source.plugin_root.clone(),
             cwd: self.source.cwd.clone(),

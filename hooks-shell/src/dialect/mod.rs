@@ -126,6 +126,8 @@ pub struct ImportedHook {
     pub timeout_clamped_from: Option<u64>,
     /// `failClosed` / `fail_closed` on a blocking event.
     pub fail_closed: bool,
+    /// `async: true`: started and not waited for; its decisions are ignored (as in Claude Code).
+    pub is_async: bool,
     /// The project directory (`CLAUDE_PROJECT_DIR`).
     pub project: PathBuf,
     /// The plugin folder of a plugin's `hooks/hooks.json` (`CLAUDE_PLUGIN_ROOT`).

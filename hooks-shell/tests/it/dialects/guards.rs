@@ -279,3 +279,30 @@ async fn a_replayed_claude_document_reaches_the_hook_as_sent() {
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(seen, sent);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_async_hook_runs_but_decides_nothing() {
+    let world = World::new();
+    let marker = world.project().join("ran");
+    let command = world.hook_script(
+        "async-deny.sh",
+        &format!(
+            "cat >/dev/null; touch '{}'; echo '{{\"decision\":\"block\",\"reason\":\"ignored\"}}'",
+            marker.display()
+        ),
+    );
+    world.claude_settings(
+        json!({"hooks": {"PreToolUse": [{"hooks": [{"command": command, "async": true}]}]}}),
+    );
+    let bus = world.bus(json!(["claude"]));
+    assert_eq!(
+        emit(&bus, "pre_tool_call", bash_call("ls")).await,
+        Outcome::Nothing
+    );
+    // It was started: give it a generous bound to show it ran.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !marker.exists() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(marker.exists(), "the async hook ran");
+}
