@@ -231,6 +231,13 @@ fn list_gateway(rows: &[GatewayRow], out: &mut dyn Write) -> anyhow::Result<()> 
 
 fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<()> {
     let (rows, unsupported) = (&inventory.imported_hooks, &inventory.unsupported_hooks);
+    for file in &inventory.imported_disabled_by {
+        writeln!(
+            out,
+            "Claude Code hooks are off: disableAllHooks is true in {}\n",
+            hermes_hooks_cli::show_path(file)
+        )?;
+    }
     if rows.is_empty() && unsupported.is_empty() {
         return Ok(());
     }

@@ -99,6 +99,8 @@ pub struct Inventory {
     pub imported_hooks: Vec<ImportedRow>,
     /// Imported handlers of types that cannot run (`prompt`, `agent`, `mcp_tool`).
     pub unsupported_hooks: Vec<hermes_hooks_shell::dialect::Unsupported>,
+    /// Claude Code settings files whose `disableAllHooks: true` turned their hooks off.
+    pub imported_disabled_by: Vec<PathBuf>,
     /// Every problem met while reading, in mechanism order.
     pub warnings: Vec<Warning>,
 }
@@ -186,6 +188,7 @@ impl Inventory {
             gateway_hooks,
             imported_hooks,
             unsupported_hooks: discovery.unsupported,
+            imported_disabled_by: discovery.disabled_by,
             warnings,
         }
     }
@@ -203,6 +206,11 @@ impl Inventory {
                 .iter()
                 .map(ImportedRow::to_json)
                 .chain(self.unsupported_hooks.iter().map(imported::unsupported_json))
+                .collect::<Vec<_>>(),
+            "imported_disabled_by": self
+                .imported_disabled_by
+                .iter()
+                .map(|path| path.display().to_string())
                 .collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>(),
         })

@@ -433,3 +433,25 @@ fn a_host_loads_imported_hooks_for_its_project() {
         host.shutdown(std::time::Duration::from_secs(1)).await;
     });
 }
+
+#[test]
+fn disable_all_hooks_says_so() {
+    let (home, project) = home_with("[claude]");
+    claude_project(&project);
+    write(
+        &project,
+        ".claude/settings.local.json",
+        r#"{"disableAllHooks": true}"#,
+    );
+    let listed = in_project(&home, &project, &["list", "--json"]).json();
+    assert_eq!(listed["imported_hooks"], json!([]));
+    assert_eq!(
+        listed["imported_disabled_by"].as_array().map(Vec::len),
+        Some(1)
+    );
+    let text = in_project(&home, &project, &["list"]).ok();
+    assert!(
+        text.contains("Claude Code hooks are off: disableAllHooks is true in"),
+        "{text}"
+    );
+}
