@@ -48,15 +48,27 @@ fn cwd(hook: &ImportedHook, event: &Event) -> String {
     )
 }
 
-/// The Hermes arguments of the call, as the tool names them.
-fn tool_input(event: &Event) -> Map<String, Value> {
-    match event.get("args") {
+/// The Hermes arguments of the call, as the tool names them. A relative
+/// `file_path` is made absolute against the working directory `cwd`: Claude
+/// Code always sends absolute paths, and guards match on them (`*/.env`).
+fn tool_input(event: &Event, cwd: &str) -> Map<String, Value> {
+    let mut input = match event.get("args") {
         Some(Value::Object(args)) => their_args(args),
         _ => match event.get("tool_input") {
             Some(Value::Object(input)) => input.clone(),
             _ => Map::new(),
         },
+    };
+    if let Some(Value::String(path)) = input.get_mut("file_path") {
+        let relative = !path.is_empty() && !path.starts_with('/') && !path.starts_with('~');
+        if relative && !cwd.is_empty() {
+            *path = std::path::Path::new(cwd)
+                .join(&*path)
+                .to_string_lossy()
+                .into_owned();
+        }
     }
+    input
 }
 
 /// The tool's result, parsed when it is a JSON string (Hermes results always are).
@@ -94,12 +106,12 @@ fn claude_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     match hook.their_event.as_str() {
         "PreToolUse" => {
             put("tool_name", tool.into());
-            put("tool_input", tool_input(event).into());
+            put("tool_input", tool_input(event, &cwd(hook, event)).into());
             put("tool_use_id", call_id.into());
         }
         "PostToolUse" => {
             put("tool_name", tool.into());
-            put("tool_input", tool_input(event).into());
+            put("tool_input", tool_input(event, &cwd(hook, event)).into());
             put("tool_response", tool_response(event));
             put("tool_use_id", call_id.into());
             put(
@@ -109,7 +121,7 @@ fn claude_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
         }
         "PostToolUseFailure" => {
             put("tool_name", tool.into());
-            put("tool_input", tool_input(event).into());
+            put("tool_input", tool_input(event, &cwd(hook, event)).into());
             put("tool_use_id", call_id.into());
             let error = text(event, "error_message")
                 .or_else(|| text(event, "error"))
@@ -313,7 +325,7 @@ fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
         "transcript_path",
         event.get("transcript_path").cloned().unwrap_or(Value::Null),
     );
-    let input = tool_input(event);
+    let input = tool_input(event, &cwd(hook, event));
     let input_text = |key: &str| {
         input
             .get(key)

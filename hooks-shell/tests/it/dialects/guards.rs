@@ -306,3 +306,25 @@ async fn an_async_hook_runs_but_decides_nothing() {
     }
     assert!(marker.exists(), "the async hook ran");
 }
+
+#[tokio::test]
+async fn relative_paths_reach_claude_hooks_absolute() {
+    let world = World::new();
+    let seen = world.project().join("seen.json");
+    let command = format!("head -n 1 > '{}'", seen.display());
+    world.claude_settings(
+        json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"command": command}]}]}}),
+    );
+    let bus = world.bus(json!(["claude"]));
+    let write = json!({"tool_name": "write_file", "args": {"path": "conf/.env", "content": "x"}});
+    emit(&bus, "pre_tool_call", write).await;
+    let document: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
+    let expected = world.project().join("conf/.env");
+    assert_eq!(
+        document["tool_input"]["file_path"],
+        json!(expected.to_string_lossy())
+    );
+    assert_eq!(document["tool_name"], "Write");
+    assert_eq!(document["cwd"], json!(world.project().to_string_lossy()));
+}
