@@ -328,3 +328,28 @@ async fn relative_paths_reach_claude_hooks_absolute() {
     assert_eq!(document["tool_name"], "Write");
     assert_eq!(document["cwd"], json!(world.project().to_string_lossy()));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hooks_of_one_event_really_run_together() {
+    // Each hook waits (up to 10 s) for the other's flag: run one after the
+    // other, the first gives up and decides nothing; run together, it denies.
+    let world = World::new();
+    let dir = world.project().display().to_string();
+    let waiter = |mine: &str, theirs: &str, reply: &str| {
+        format!(
+            "cat >/dev/null; touch '{dir}/{mine}'; i=0; while [ ! -e '{dir}/{theirs}' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; [ -e '{dir}/{theirs}' ] && echo '{reply}'; exit 0"
+        )
+    };
+    let deny = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"both ran"}}"#;
+    world.claude_settings(json!({"hooks": {"PreToolUse": [
+        {"hooks": [{"command": waiter("a", "b", deny), "timeout": 30}]},
+        {"hooks": [{"command": waiter("b", "a", "{}"), "timeout": 30}]}
+    ]}}));
+    let bus = world.bus(json!(["claude"]));
+    assert_eq!(
+        emit(&bus, "pre_tool_call", bash_call("ls")).await,
+        Outcome::Tool(ToolGate::Block {
+            message: "both ran".into()
+        })
+    );
+}
