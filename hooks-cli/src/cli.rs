@@ -25,6 +25,10 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub accept_hooks: bool,
 
+    /// The project whose Claude Code / Codex / Cursor hooks `hooks_from:` imports (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+
     /// More log output on stderr (-v info, -vv debug).
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,

@@ -16,7 +16,7 @@ macro_rules! env_common {
 macro_rules! env_running {
     () => {
         "  HERMES_ACCEPT_HOOKS   1/true/yes/on: approve hooks not allowlisted yet (as --accept-hooks)\n  \
-         HERMES_SAFE_MODE      1/true/yes/on: register no shell hooks\n  \
+         HERMES_SAFE_MODE      1/true/yes/on: register no shell hooks (nor imported ones)\n  \
          HERMES_HOOKS_PYTHON   the Python that runs Python plugins and gateway handler.py\n  \
          HERMES_HOOKS_CGROUP   off: contain hook processes without a cgroup (subreaper and mark)\n  \
          HOME                  expands ~/ in hook commands\n"
@@ -39,7 +39,8 @@ pub const MAIN: &str = concat!(
      hooks test pre_tool_call --for-tool terminal\n  \
      hooks emit on_session_end --json\n  \
      hooks approve --all\n  \
-     hooks doctor\n\
+     hooks doctor\n  \
+     hooks --project ~/src/app test PreToolUse --for-tool Bash   (hooks_from: claude)\n\
      \nEnvironment:\n",
     env_common!(),
     env_running!(),

@@ -16,6 +16,10 @@ pub struct Home {
     pub exists: bool,
     /// Problems with the home itself (e.g. it does not exist), escaped for display.
     pub warnings: Vec<String>,
+    /// The project directory hooks imported with `hooks_from:` run for
+    /// (`CLAUDE_PROJECT_DIR`): the current directory unless
+    /// [`Home::with_project`] names one (`hooks --project DIR`).
+    pub project: PathBuf,
 }
 
 impl Home {
@@ -49,7 +53,15 @@ impl Home {
             config,
             exists,
             warnings,
+            project: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
         })
+    }
+
+    /// The same home with `project` as the project directory of imported hooks.
+    #[must_use]
+    pub fn with_project(mut self, project: impl Into<PathBuf>) -> Home {
+        self.project = project.into();
+        self
     }
 
     /// The config file's path.

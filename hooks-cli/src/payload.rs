@@ -33,6 +33,17 @@ pub fn catalog_event(name: &str) -> Result<HookEvent> {
 
 /// The "unknown event" error: the catalog events, and the gateway events too
 /// when `gateway_too` (the command accepts them), with the closest name.
+/// The Hermes event a Claude Code / Codex / Cursor event name maps to
+/// (`PreToolUse` → `pre_tool_call`); `None` for any other name, or one Hermes never fires.
+pub fn dialect_event(name: &str) -> Option<HookEvent> {
+    use hermes_hooks_shell::dialect::events::{CLAUDE_EVENTS, CURSOR_EVENTS};
+    CLAUDE_EVENTS
+        .iter()
+        .chain(CURSOR_EVENTS)
+        .find(|row| row.theirs == name)
+        .and_then(|row| row.ours)
+}
+
 fn unknown_event(name: &str, gateway_too: bool) -> UsageError {
     let mut catalog: Vec<&str> = hermes_hooks_core::catalog::VALID_HOOKS.to_vec();
     catalog.sort_unstable();
@@ -72,6 +83,9 @@ pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
 /// Parses any event a host can emit: a catalog event or a known gateway event
 /// (`command:<name>` included). Anything else is a usage error with a suggestion.
 pub fn host_event_name(name: &str) -> Result<hermes_hooks_core::EventName> {
+    if let Some(event) = dialect_event(name) {
+        return Ok(hermes_hooks_core::EventName::Hook(event));
+    }
     let parsed = hermes_hooks_core::EventName::parse(name);
     match &parsed {
         hermes_hooks_core::EventName::Hook(_) => Ok(parsed),
@@ -98,6 +112,21 @@ pub fn read_payload(path: &Path, event: &str) -> Result<Payload> {
         ))),
         Err(error) => bail!(UsageError(format!("{label}: invalid JSON: {error}"))),
     };
+    if let Some((mapped, payload)) = claude_document(&object) {
+        if mapped.as_str() != event {
+            bail!(UsageError(format!(
+                "{label}: this is a Claude Code stdin document for '{}' ({mapped}), but the event given is '{}'",
+                hermes_hooks_core::display::escape(
+                    object["hook_event_name"].as_str().unwrap_or("")
+                ),
+                hermes_hooks_core::display::escape(event)
+            )));
+        }
+        output::note(&format!(
+            "{label}: read as a Claude Code stdin document (tool_input → args, Claude names → Hermes names)"
+        ));
+        return Ok(payload);
+    }
     let Some(named) = shell_document_event(&object) else {
         return Ok(object);
     };
@@ -146,6 +175,13 @@ fn read_capped(path: &Path) -> Result<(String, String)> {
 }
 
 /// The top-level keys of the shell-hook stdin document and of a webhook body.
+/// A document whose `hook_event_name` is a Claude Code (or Cursor) event, read as the Hermes event it maps to.
+fn claude_document(object: &Map<String, Value>) -> Option<(HookEvent, Payload)> {
+    let name = object.get("hook_event_name")?.as_str()?;
+    dialect_event(name)?;
+    hermes_hooks_shell::dialect::stdin::from_claude_document(object)
+}
+
 const DOCUMENT_KEYS: [&str; 9] = [
     "hook_event_name",
     "tool_name",

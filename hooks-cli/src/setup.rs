@@ -23,7 +23,18 @@ impl Home {
     /// warns (once) when the home does not exist. A config file that exists
     /// but cannot be read or parsed is an error naming it.
     pub fn load(cli: &Cli) -> Result<Home> {
-        let home = hermes_hooks_cli::Home::load(cli.home.clone())?;
+        let mut home = hermes_hooks_cli::Home::load(cli.home.clone())?;
+        if let Some(project) = &cli.project {
+            // Relative to where `hooks` runs, made absolute: hooks run with another cwd.
+            let project = std::path::absolute(project).unwrap_or_else(|_| project.clone());
+            if !project.is_dir() {
+                warn_once(&format!(
+                    "the project directory {} does not exist; imported hooks find nothing there",
+                    hermes_hooks_core::display::escape(&project.display().to_string())
+                ));
+            }
+            home = home.with_project(project);
+        }
         for warning in &home.warnings {
             warn_once(warning);
         }

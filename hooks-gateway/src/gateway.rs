@@ -288,7 +288,9 @@ impl GatewayHooks {
                     if timeout < self.options.handler_timeout =>
                 {
                     tracing::warn!(hook = %hook_name, "[hooks] {hook_name} did not answer '{name}' within {bound:?} (gateway_hooks.command_timeout); it was stopped and its answer is ignored");
-                    let why = format!("no answer within {bound:?} (gateway_hooks.command_timeout); stopped");
+                    let why = format!(
+                        "no answer within {bound:?} (gateway_hooks.command_timeout); stopped"
+                    );
                     (RunStatus::TimedOut, Some(why))
                 }
                 Ok(Ok(Err(error))) => {

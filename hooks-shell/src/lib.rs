@@ -45,6 +45,7 @@ pub mod allowlist;
 pub mod clock;
 pub mod config;
 pub mod consent;
+pub mod dialect;
 pub mod dispatcher;
 pub mod fingerprint;
 pub mod queue;
@@ -59,6 +60,7 @@ pub use config::{
     DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, ShellConfig, ShellHookSpec, parse_config,
 };
 pub use consent::{Consent, Prompter, TerminalPrompter};
+pub use dialect::{Dialect, ImportRegistration, ImportedHook, ImportedHooks};
 pub use dispatcher::{RegisterOptions, Registration, ShellHooks, run_once};
 pub use fingerprint::{approval_drift, code_sha256, still_approved};
 pub use record::{record_run, record_spec_run, reply_field_problems};

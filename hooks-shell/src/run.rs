@@ -59,7 +59,7 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    fn failed(error: String) -> Self {
+    pub(crate) fn failed(error: String) -> Self {
         RunResult {
             error: Some(error),
             ..RunResult::default()
@@ -188,7 +188,7 @@ pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult
     }
 }
 
-fn from_output(output: RunOutput) -> RunResult {
+pub(crate) fn from_output(output: RunOutput) -> RunResult {
     RunResult {
         exit_code: output.exit_code,
         signal: output.signal,
@@ -211,7 +211,7 @@ fn text(bytes: Vec<u8>, truncated: bool, stream: &str) -> String {
     String::from_utf8_lossy(&bytes).into_owned()
 }
 
-fn spawn_error_message(error: &std::io::Error) -> String {
+pub(crate) fn spawn_error_message(error: &std::io::Error) -> String {
     match error.kind() {
         std::io::ErrorKind::NotFound => "command not found".to_owned(),
         std::io::ErrorKind::PermissionDenied => "command not executable".to_owned(),

@@ -181,6 +181,10 @@ fn check_timeline(timeline: &str) -> Result<()> {
             "checked by the signoff plugin (hermes-4)",
         ),
         ("the gateway hook denies /reset", "reset refused"),
+        (
+            "the Claude Code guard (.claude/settings.json) denies writing .env",
+            "protect-env (Claude Code guard): .env files hold secrets",
+        ),
     ];
     for (what, needle) in expectations {
         if !timeline.contains(needle) {

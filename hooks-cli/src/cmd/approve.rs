@@ -1,5 +1,6 @@
 //! `hooks approve COMMAND [--event EVENT]` and `hooks approve --all`: record
-//! consent for configured shell hooks without running anything.
+//! consent for configured shell hooks (and hooks imported with `hooks_from:`)
+//! without running anything.
 //!
 //! The approval goes through the shell-hook allowlist API, so the file, its
 //! format and its lock are the ones hermes-agent and every other `hooks`
@@ -9,6 +10,7 @@
 
 use std::io::Write;
 
+use hermes_hooks_cli::inventory::ImportedRow;
 use hermes_hooks_core::display::escape;
 use hermes_hooks_shell::{Allowlist, ShellHookSpec, parse_config, still_approved};
 
@@ -20,10 +22,24 @@ use crate::setup::Home;
 
 /// Runs `hooks approve`.
 pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Result<()> {
-    let parsed = parse_config(&home.config);
+    let mut parsed = parse_config(&home.config);
     for warning in &parsed.warnings {
         output::warn_once(&warning.to_string());
     }
+    // Hooks imported with `hooks_from:` are shell hooks to the allowlist, keyed
+    // on their Hermes event and their command with the project substituted.
+    let (imported, discovery) = ImportedRow::scan(home, &Allowlist::in_home(&home.path));
+    for warning in &discovery.warnings {
+        output::warn_once(&warning.to_string());
+    }
+    parsed.specs.extend(imported.iter().filter_map(|row| {
+        let event = row.hook.event()?;
+        Some(ShellHookSpec::new(
+            event,
+            row.hook.consent_command(),
+            &home.path,
+        ))
+    }));
     let chosen = if args.all {
         if parsed.specs.is_empty() {
             writeln!(

@@ -42,6 +42,7 @@ pub fn run(home: &Home, args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<
     }
     list_plugins(&inventory.plugins, out)?;
     list_gateway(&inventory.gateway_hooks, out)?;
+    list_imported(&inventory, out)?;
     if !inventory.warnings.is_empty() {
         writeln!(out, "Warnings ({}):\n", inventory.warnings.len())?;
         for warning in &inventory.warnings {
@@ -277,6 +278,88 @@ fn list_gateway(rows: &[GatewayRow], out: &mut dyn Write) -> anyhow::Result<()> 
         if let Some((_, interpreter)) = &row.interpreter {
             writeln!(out, "      interpreter: {}", e(interpreter))?;
         }
+    }
+    writeln!(out)?;
+    Ok(())
+}
+
+fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<()> {
+    let (rows, unsupported) = (&inventory.imported_hooks, &inventory.unsupported_hooks);
+    for file in &inventory.imported_disabled_by {
+        writeln!(
+            out,
+            "Claude Code hooks are off: disableAllHooks is true in {}\n",
+            hermes_hooks_cli::show_path(file)
+        )?;
+    }
+    if rows.is_empty() && unsupported.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "Imported hooks ({} found, hooks_from:):\n",
+        rows.len() + unsupported.len()
+    )?;
+    for row in rows {
+        let hook = &row.hook;
+        let ours = hook.event().map_or_else(
+            || hermes_hooks_cli::inventory::imported::NEVER_FIRED.to_owned(),
+            |event| format!("→ {event}"),
+        );
+        let consent = match (hook.event(), row.allowlisted) {
+            (None, _) => "",
+            (Some(_), true) => ", ✓ allowed",
+            (Some(_), false) => ", ✗ not allowlisted",
+        };
+        let clamped = hook
+            .timeout_clamped_from
+            .map(|asked| format!(" (asked {asked}s, clamped)"))
+            .unwrap_or_default();
+        let fail = if hook.fail_closed {
+            ", fail_closed"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "  - [{} {}] {ours}: {}",
+            hook.dialect,
+            e(&hook.their_event),
+            e(&hook.consent_command())
+        )?;
+        writeln!(
+            out,
+            "      {} {}: {}, timeout={}s{clamped}{fail}{consent}",
+            row.kind(),
+            e(&hermes_hooks_cli::show_path(&hook.source)),
+            e(&hook.key),
+            hook.timeout.as_secs()
+        )?;
+        if let Some(matcher) = hook.matcher.describe() {
+            writeln!(out, "      matcher: '{}'", e(&matcher))?;
+        }
+        if let Some(condition) = &hook.condition {
+            let rule = hermes_hooks_cli::inventory::imported::condition_text(condition);
+            writeln!(out, "      if: {}", e(&rule))?;
+        }
+        if let Some(approved_at) = &row.approved_at {
+            writeln!(out, "      approved_at: {}", e(approved_at))?;
+        }
+    }
+    for entry in unsupported {
+        writeln!(
+            out,
+            "  - [{} {}] unsupported: {} hooks cannot run here",
+            entry.dialect,
+            e(&entry.their_event),
+            e(&entry.kind)
+        )?;
+        writeln!(
+            out,
+            "      {}: {}",
+            e(&hermes_hooks_cli::show_path(&entry.source)),
+            e(&entry.key)
+        )?;
     }
     writeln!(out)?;
     Ok(())

@@ -13,15 +13,19 @@ use hermes_hooks_core::wire::WireContext;
 use hermes_hooks_core::{Event, HookRun, Reply};
 use hermes_hooks_shell::{
     Allowlist, Consent, RunResult, ShellHookSpec, parse_config, record_spec_run, run_once,
-    still_approved,
-    synthetic_payload,
+    still_approved, synthetic_payload,
 };
 use serde_json::{Value, json};
+
+use hermes_hooks_cli::inventory::ImportedRow;
+use hermes_hooks_shell::dialect::dispatch::applies;
+use hermes_hooks_shell::dialect::events::our_tool;
+use hermes_hooks_shell::dialect::run_imported_once;
 
 use crate::cli::TestArgs;
 use crate::fire::{millis, plural, runs_json, truncate};
 use crate::output;
-use crate::payload::{catalog_event, read_payload};
+use crate::payload::{catalog_event, dialect_event, read_payload};
 use crate::setup::Home;
 
 /// Runs `hooks test`. `accept` is `--accept-hooks`.
@@ -31,8 +35,24 @@ pub async fn run(
     args: &TestArgs,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let event_name = catalog_event(&args.event)?;
-    let mut payload = synthetic_payload(event_name, args.for_tool.as_deref());
+    // Claude Code / Codex / Cursor event and tool names are taken too
+    // (`hooks test PreToolUse --for-tool Bash`): then only imported hooks of that event run.
+    let (event_name, theirs) = match catalog_event(&args.event) {
+        Ok(event) => (event, None),
+        Err(error) => match dialect_event(&args.event) {
+            Some(event) => (event, Some(args.event.as_str())),
+            None => return Err(error),
+        },
+    };
+    // With their event name, their tool name too (`Bash` → `terminal`); with ours, as given.
+    let for_tool = args.for_tool.as_deref().map(|tool| {
+        if theirs.is_some() {
+            our_tool(tool)
+        } else {
+            tool
+        }
+    });
+    let mut payload = synthetic_payload(event_name, for_tool);
     if let Some(file) = &args.payload_file {
         payload.extend(read_payload(file, event_name.as_str())?);
     }
@@ -41,14 +61,21 @@ pub async fn run(
     let specs: Vec<ShellHookSpec> = parse_config(&home.config)
         .specs
         .into_iter()
-        .filter(|spec| spec.event == event_name)
-        .filter(|spec| match &args.for_tool {
+        .filter(|spec| spec.event == event_name && theirs.is_none())
+        .filter(|spec| match for_tool {
             Some(tool) if event_name.meta().tool_matcher => spec.matches_tool(Some(tool)),
             _ => true,
         })
         .collect();
+    let (imported_rows, _) = ImportedRow::scan(home, &Allowlist::in_home(&home.path));
+    let imported: Vec<ImportedRow> = imported_rows
+        .into_iter()
+        .filter(|row| row.hook.event() == Some(event_name))
+        .filter(|row| theirs.is_none_or(|name| row.hook.their_event == name))
+        .filter(|row| for_tool.is_none() || applies(&row.hook, &event))
+        .collect();
 
-    if specs.is_empty() {
+    if specs.is_empty() && imported.is_empty() {
         if args.json {
             writeln!(
                 out,
@@ -65,11 +92,13 @@ pub async fn run(
     }
 
     let allowlisted = consent(home, accept, &specs);
+    let imported_allowed = consent_imported(home, accept, &imported);
     let context = WireContext::current();
     let mut runs = Vec::with_capacity(specs.len());
     for spec in &specs {
         runs.push(run_once(spec, &event, &context).await);
     }
+    let imported_runs = futures_join(&imported, &event).await;
     let replies: Vec<Reply> = specs
         .iter()
         .zip(&runs)
@@ -78,6 +107,17 @@ pub async fn run(
                 .clone()
                 .map(|value| Reply::new(format!("shell:{}", spec.command), value))
         })
+        .chain(
+            imported
+                .iter()
+                .zip(&imported_runs)
+                .flat_map(|(row, (_, values))| {
+                    let source = format!("{}:{}", row.hook.dialect, row.hook.consent_command());
+                    values
+                        .iter()
+                        .map(move |value| Reply::new(source.clone(), value.clone()))
+                }),
+        )
         .collect();
     let outcome = hermes_hooks_core::merge::merge(&event, &replies);
     let records: Vec<HookRun> = specs
@@ -96,6 +136,15 @@ pub async fn run(
                 line["allowlisted"] = Value::Bool(*allowed);
                 line
             })
+            .chain(
+                imported
+                    .iter()
+                    .zip(&imported_runs)
+                    .zip(&imported_allowed)
+                    .map(|((row, (result, values)), allowed)| {
+                        imported_json(row, result, values, *allowed)
+                    }),
+            )
             .collect();
         let document = json!({
             "event": args.event,
@@ -110,7 +159,7 @@ pub async fn run(
     writeln!(
         out,
         "Firing {} for event '{}':\n",
-        plural(specs.len(), "hook", "hooks"),
+        plural(specs.len() + imported.len(), "hook", "hooks"),
         args.event
     )?;
     for (((spec, (result, parsed)), allowed), record) in
@@ -131,7 +180,35 @@ pub async fn run(
         print_record(record, out)?;
         writeln!(out)?;
     }
-    let pending = allowlisted.iter().filter(|allowed| !**allowed).count();
+    for ((row, (result, values)), allowed) in
+        imported.iter().zip(&imported_runs).zip(&imported_allowed)
+    {
+        let hook = &row.hook;
+        writeln!(
+            out,
+            "  → [{} {}] {}",
+            hook.dialect,
+            escape(&hook.their_event),
+            escape(&hook.consent_command())
+        )?;
+        if !allowed {
+            writeln!(
+                out,
+                "      {}: would not run at runtime until approved \
+                 (hooks approve '{}' --event {})",
+                output::paint(output::Stream::Stdout, "33", "not allowlisted"),
+                escape(&hook.consent_command()),
+                event_name
+            )?;
+        }
+        print_run(result, values.first(), out)?;
+        writeln!(out)?;
+    }
+    let pending = allowlisted
+        .iter()
+        .chain(&imported_allowed)
+        .filter(|allowed| !**allowed)
+        .count();
     let label = if pending > 0 {
         "Merged outcome once approved"
     } else {
@@ -199,6 +276,65 @@ fn print_record(record: &HookRun, out: &mut dyn Write) -> std::io::Result<()> {
         writeln!(out, "      ! {}", escape(line))?;
     }
     Ok(())
+}
+
+/// Runs each imported hook once, in parallel as at runtime.
+async fn futures_join(rows: &[ImportedRow], event: &Event) -> Vec<(RunResult, Vec<Value>)> {
+    let mut runs = Vec::with_capacity(rows.len());
+    let handles: Vec<_> = rows
+        .iter()
+        .map(|row| {
+            let (hook, event) = (row.hook.clone(), event.clone());
+            tokio::spawn(async move { run_imported_once(&hook, &event).await })
+        })
+        .collect();
+    for handle in handles {
+        runs.push(handle.await.unwrap_or_default());
+    }
+    runs
+}
+
+/// Whether each imported hook is allowlisted; approved first with `--accept-hooks`.
+fn consent_imported(home: &Home, accept: bool, rows: &[ImportedRow]) -> Vec<bool> {
+    let allowlist = Allowlist::in_home(&home.path);
+    let env = std::env::var("HERMES_ACCEPT_HOOKS").ok();
+    let accept = Consent::effective_accept(accept, env.as_deref(), &home.config);
+    rows.iter()
+        .map(|row| {
+            let (Some(event), command) = (row.hook.event(), row.hook.consent_command()) else {
+                return false;
+            };
+            if row.allowlisted || !accept {
+                return row.allowlisted;
+            }
+            if let Err(error) = allowlist.record(event.as_str(), &command) {
+                output::warn_once(&format!(
+                    "{error}; the approval of {command} holds for this run only"
+                ));
+            }
+            true
+        })
+        .collect()
+}
+
+/// One imported hook's line in `--json` output: the shell keys plus its format and events.
+fn imported_json(row: &ImportedRow, result: &RunResult, values: &[Value], allowed: bool) -> Value {
+    let hook = &row.hook;
+    json!({
+        "command": hook.consent_command(),
+        "matcher": hook.matcher.describe(),
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "elapsed_ms": millis(result.elapsed),
+        "stdout": result.stdout,
+        "stderr": result.stderr,
+        "error": result.error,
+        "parsed": values.first(),
+        "allowlisted": allowed,
+        "format": hook.dialect.as_str(),
+        "source": hook.source.display().to_string(),
+        "their_event": hook.their_event,
+    })
 }
 
 /// One hook's line in `--json` output (the keys are a stable interface).

@@ -42,6 +42,9 @@ pub struct HostOptions {
     /// Approve shell hooks that are not allowlisted yet (as `--accept-hooks`;
     /// `HERMES_ACCEPT_HOOKS=1` and `hooks_auto_accept: true` also approve).
     pub accept_hooks: bool,
+    /// The project directory of hooks imported with `hooks_from:` (Claude
+    /// Code, Codex, Cursor); `None`: the current directory.
+    pub project: Option<PathBuf>,
 }
 
 impl HostOptions {
@@ -63,6 +66,13 @@ impl HostOptions {
         self.accept_hooks = accept;
         self
     }
+
+    /// Uses `project` as the project directory of imported hooks.
+    #[must_use]
+    pub fn project(mut self, project: impl Into<PathBuf>) -> HostOptions {
+        self.project = Some(project.into());
+        self
+    }
 }
 
 /// Why a home could not be loaded at all.
@@ -80,7 +90,7 @@ pub enum HostError {
 /// What one mechanism registered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MechanismStatus {
-    /// `plugins`, `shell`, `outbound` or `gateway`.
+    /// `plugins`, `shell`, `imported` (with `hooks_from:`), `outbound` or `gateway`.
     pub mechanism: &'static str,
     /// How many were registered (plugins, hooks, targets).
     pub registered: usize,
@@ -149,6 +159,13 @@ impl Host {
 
         let shell = wiring::load_shell(&home, options).take(&mut warnings, &mut mechanisms);
         builder = builder.with(shell);
+
+        // Hooks of other agents (`hooks_from:`) sit beside the shell hooks they are.
+        if home.config.get("hooks_from").is_some() {
+            let imported =
+                wiring::load_imported(&home, options).take(&mut warnings, &mut mechanisms);
+            builder = builder.with(imported);
+        }
 
         let outbound = wiring::load_outbound(&home, options).take(&mut warnings, &mut mechanisms);
         if let Some(lanes) = &outbound {

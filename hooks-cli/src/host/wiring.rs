@@ -10,7 +10,7 @@ use hermes_hooks_core::Callbacks;
 use hermes_hooks_core::prompt::PromptSections;
 use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
 use hermes_hooks_outbound::{Outbound, OutboundOptions};
-use hermes_hooks_shell::{Consent, RegisterOptions, ShellHooks};
+use hermes_hooks_shell::{Consent, ImportedHooks, RegisterOptions, ShellHooks};
 
 use super::{HostOptions, MechanismStatus};
 use crate::home::Home;
@@ -84,6 +84,31 @@ pub(super) fn load_shell(home: &Home, options: &HostOptions) -> Loaded<ShellHook
             failed: registration.denied.len(),
             summary: format!("{registered} shell hook(s)"),
         },
+    }
+}
+
+/// Hooks of Claude Code, Codex and Cursor (`hooks_from:`), with the shell
+/// hooks' consent, for the project directory of `options` (else the home's).
+pub(super) fn load_imported(home: &Home, options: &HostOptions) -> Loaded<ImportedHooks> {
+    let consent = Consent::from_environment(options.accept_hooks);
+    let project = options.project.as_deref().unwrap_or(&home.project);
+    let registration =
+        ImportedHooks::register(&home.config, project, RegisterOptions::new(consent));
+    let registered = registration.hooks.len();
+    let unsupported = registration.discovery.unsupported.len();
+    Loaded {
+        warnings: registration
+            .warnings()
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        status: MechanismStatus {
+            mechanism: "imported",
+            registered,
+            failed: registration.denied.len() + unsupported,
+            summary: format!("{registered} imported hook(s)"),
+        },
+        mechanism: registration.hooks,
     }
 }
 

@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod findings;
 pub mod gateway;
+pub mod imported;
 pub mod interpreter;
 pub mod outbound;
 pub mod plugins;
@@ -26,6 +27,7 @@ use hermes_hooks_shell::Allowlist;
 use serde_json::{Value, json};
 
 pub use gateway::GatewayRow;
+pub use imported::ImportedRow;
 pub use outbound::{OutboundRow, redact_url};
 pub use plugins::{NATIVE_TRUST_NOTE, PluginKind, PluginRow, PluginState};
 pub use shell::ShellHookRow;
@@ -61,10 +63,12 @@ pub enum Kind {
     Plugin,
     /// A gateway hook.
     GatewayHook,
+    /// A hook imported from Claude Code, Codex or Cursor (`hooks_from:`).
+    ImportedHook,
 }
 
 impl Kind {
-    /// `home`, `config`, `shell_hook`, `outbound`, `plugin` or `gateway_hook`.
+    /// `home`, `config`, `shell_hook`, `outbound`, `plugin`, `gateway_hook` or `imported_hook`.
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Home => "home",
@@ -73,6 +77,7 @@ impl Kind {
             Kind::Outbound => "outbound",
             Kind::Plugin => "plugin",
             Kind::GatewayHook => "gateway_hook",
+            Kind::ImportedHook => "imported_hook",
         }
     }
 }
@@ -114,6 +119,12 @@ pub struct Inventory {
     pub plugins: Vec<PluginRow>,
     /// Gateway hooks, in folder order.
     pub gateway_hooks: Vec<GatewayRow>,
+    /// Hooks imported with `hooks_from:`, in file order.
+    pub imported_hooks: Vec<ImportedRow>,
+    /// Imported handlers of types that cannot run (`prompt`, `agent`, `mcp_tool`).
+    pub unsupported_hooks: Vec<hermes_hooks_shell::dialect::Unsupported>,
+    /// Claude Code settings files whose `disableAllHooks: true` turned their hooks off.
+    pub imported_disabled_by: Vec<PathBuf>,
     /// Every problem met while reading, in mechanism order.
     pub warnings: Vec<Warning>,
 }
@@ -165,6 +176,14 @@ impl Inventory {
                 message,
             });
         }
+
+        let (imported_hooks, discovery) = ImportedRow::scan(home, &allowlist);
+        warnings.extend(
+            discovery
+                .warnings
+                .iter()
+                .map(|w| Warning::config(Kind::ImportedHook, w)),
+        );
 
         let outbound = hermes_hooks_outbound::parse_config(&home.config);
         warnings.extend(outbound.warnings.iter().map(|w| Warning {
@@ -226,6 +245,9 @@ impl Inventory {
                 .collect(),
             plugins,
             gateway_hooks,
+            imported_hooks,
+            unsupported_hooks: discovery.unsupported,
+            imported_disabled_by: discovery.disabled_by,
             warnings,
         }
     }
@@ -238,6 +260,17 @@ impl Inventory {
             "outbound": self.outbound.iter().map(OutboundRow::to_json).collect::<Vec<_>>(),
             "plugins": self.plugins.iter().map(PluginRow::to_json).collect::<Vec<_>>(),
             "gateway_hooks": self.gateway_hooks.iter().map(GatewayRow::to_json).collect::<Vec<_>>(),
+            "imported_hooks": self
+                .imported_hooks
+                .iter()
+                .map(ImportedRow::to_json)
+                .chain(self.unsupported_hooks.iter().map(imported::unsupported_json))
+                .collect::<Vec<_>>(),
+            "imported_disabled_by": self
+                .imported_disabled_by
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>(),
         })
     }

@@ -5,6 +5,7 @@ mod allowlist;
 mod changed;
 mod config;
 mod consent;
+mod dialects;
 mod dispatcher;
 mod faults;
 mod parse;

@@ -9,6 +9,7 @@
 //! A hook that is not allowlisted is never run: doctor must not execute scripts a
 //! freshly pulled config added before the user reviewed them.
 
+mod imported;
 mod shell;
 
 use std::io::Write;
@@ -69,6 +70,7 @@ pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow:
     let inventory = tokio::task::block_in_place(|| Inventory::scan(home, &probe));
     let mut report = Report::default();
     shell::check(home, &inventory.shell_hooks, &mut report).await;
+    imported::check(&inventory, &mut report).await;
     check_outbound(&inventory, &mut report);
     durable::check(home, &inventory, &mut report).await;
     check_plugins(&inventory.plugins, &mut report);
@@ -237,6 +239,14 @@ fn check_warnings(inventory: &Inventory, report: &mut Report) {
         .filter(|w| !(w.kind == Kind::Outbound && targets.contains(&w.name)))
         // A failed plugin's warning repeats the failure already counted.
         .filter(|w| !(w.kind == Kind::Plugin && failed_plugins.contains(&w.name.as_str())))
+        // An unsupported imported handler was counted under the imported hooks.
+        .filter(|w| {
+            !(w.kind == Kind::ImportedHook
+                && inventory
+                    .unsupported_hooks
+                    .iter()
+                    .any(|u| w.name == format!("{}.type", u.key)))
+        })
         .collect();
     if rest.is_empty() {
         return;

@@ -1,0 +1,126 @@
+//! Hooks imported from Claude Code, Codex and Cursor (`hooks_from:`): each
+//! with its format, file, event (theirs and ours), matcher, timeout and
+//! consent; unsupported handler types listed beside them.
+
+use hermes_hooks_shell::dialect::{Discovery, Handler, Unsupported, discover};
+use hermes_hooks_shell::{Allowlist, ImportedHook};
+use serde_json::{Value, json};
+
+use crate::home::Home;
+
+/// What an imported hook never does, said the same way in `list` and `doctor`.
+pub const NEVER_FIRED: &str = "never fired: no Hermes event";
+
+/// One imported hook and its consent state.
+#[derive(Debug, Clone)]
+pub struct ImportedRow {
+    /// The hook as read from its file.
+    pub hook: ImportedHook,
+    /// Whether the allowlist approves it for its Hermes event.
+    pub allowlisted: bool,
+    /// When it was approved, as recorded.
+    pub approved_at: Option<String>,
+}
+
+impl ImportedRow {
+    /// The rows of `home`'s `hooks_from:` (user files under `$HOME`), the
+    /// unsupported handlers, and the discovery (its warnings, files, `disableAllHooks`).
+    pub fn scan(home: &Home, allowlist: &Allowlist) -> (Vec<ImportedRow>, Discovery) {
+        let user_home = hermes_hooks_core::home::user_home();
+        let discovery = discover(&home.config, &home.project, user_home.as_deref());
+        let snapshot = allowlist.read();
+        let rows = discovery
+            .hooks
+            .iter()
+            .map(|hook| {
+                let command = hook.consent_command();
+                let approval = hook.event().and_then(|event| {
+                    snapshot
+                        .approvals
+                        .iter()
+                        .find(|a| a.event == event.as_str() && a.command == command)
+                });
+                ImportedRow {
+                    hook: hook.clone(),
+                    allowlisted: approval.is_some(),
+                    approved_at: approval.and_then(|a| a.approved_at.clone()),
+                }
+            })
+            .collect();
+        (rows, discovery)
+    }
+
+    /// `command` or `http`.
+    pub fn kind(&self) -> &'static str {
+        match self.hook.handler {
+            Handler::Command { .. } => "command",
+            Handler::Http { .. } => "http",
+            // Handler types this build does not know.
+            _ => "other",
+        }
+    }
+
+    /// The row in the `list --json` shape (`imported_hooks`).
+    pub fn to_json(&self) -> Value {
+        let hook = &self.hook;
+        json!({
+            "format": hook.dialect.as_str(),
+            "source": hook.source.display().to_string(),
+            "key": hook.key,
+            "their_event": hook.their_event,
+            "event": hook.event().map(|event| event.as_str()),
+            "type": self.kind(),
+            "command": hook.consent_command(),
+            "matcher": hook.matcher.describe(),
+            "if": hook.condition.as_ref().map(condition_text),
+            "timeout": hook.timeout.as_secs(),
+            "timeout_clamped_from": hook.timeout_clamped_from,
+            "fail_closed": hook.fail_closed,
+            "project": hook.project.display().to_string(),
+            "supported": true,
+            "allowlisted": self.allowlisted,
+            "approved_at": self.approved_at,
+            "status": status(hook),
+        })
+    }
+}
+
+/// `runs` (once consent is given), or why it never runs.
+pub fn status(hook: &ImportedHook) -> &'static str {
+    if hook.event().is_some() {
+        "runs"
+    } else {
+        NEVER_FIRED
+    }
+}
+
+/// An unsupported handler in the `list --json` shape.
+pub fn unsupported_json(entry: &Unsupported) -> Value {
+    json!({
+        "format": entry.dialect.as_str(),
+        "source": entry.source.display().to_string(),
+        "key": entry.key,
+        "their_event": entry.their_event,
+        "event": hermes_hooks_shell::dialect::event_mapping(entry.dialect, &entry.their_event)
+            .and_then(|mapping| mapping.ours)
+            .map(|event| event.as_str()),
+        "type": entry.kind,
+        "supported": false,
+        "status": format!("unsupported: {} hooks cannot run here", entry.kind),
+    })
+}
+
+/// The `if` rule as written.
+pub fn condition_text(condition: &hermes_hooks_shell::dialect::Condition) -> String {
+    match condition {
+        hermes_hooks_shell::dialect::Condition::Rule {
+            tool,
+            pattern: Some(p),
+        } => format!("{tool}({p})"),
+        hermes_hooks_shell::dialect::Condition::Rule {
+            tool,
+            pattern: None,
+        } => tool.clone(),
+        hermes_hooks_shell::dialect::Condition::Unparsed(rule) => rule.clone(),
+    }
+}

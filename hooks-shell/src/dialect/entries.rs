@@ -1,0 +1,321 @@
+//! The entries of one imported file: Claude / Codex groups `{matcher, hooks:
+//! [...]}` and Cursor handlers, each field checked, each problem a warning
+//! naming the file and the field.
+
+use std::path::Path;
+use std::time::Duration;
+
+use hermes_hooks_core::ConfigWarning;
+use hermes_hooks_core::HookEvent;
+use hermes_hooks_core::pyvalue::type_name;
+use serde_json::{Map, Value};
+
+use super::discover::{Discovery, Source, Unsupported};
+use super::matcher::{Condition, DialectMatcher};
+use super::{Dialect, EventMapping, Handler, ImportedHook};
+use crate::config::MAX_TIMEOUT_SECS;
+
+/// Reads the entries of one file into a [`Discovery`].
+pub(super) struct Reader<'a> {
+    pub(super) source: &'a Source,
+    pub(super) project: &'a Path,
+    pub(super) home: &'a Path,
+    pub(super) discovery: &'a mut Discovery,
+}
+
+impl Reader<'_> {
+    pub(super) fn warn(&mut self, key: &str, message: String) {
+        self.discovery.warnings.push(ConfigWarning {
+            file: self.source.path.clone(),
+            key: key.to_owned(),
+            // Displayed after the file name (`ConfigWarning`'s Display).
+            message: format!("({} hooks) {key}: {message}", self.source.dialect),
+        });
+    }
+
+    /// One entry of an event's list: a Claude/Codex group `{matcher, hooks: [...]}`
+    /// or a Cursor handler `{command, matcher, ...}`.
+    pub(super) fn group(&mut self, event: &str, mapping: EventMapping, key: &str, group: &Value) {
+        let Value::Object(group) = group else {
+            return self.warn(
+                key,
+                format!("must be an object; got {}; skipped", type_name(group)),
+            );
+        };
+        let matcher = match group.get("matcher") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(pattern)) => Some(pattern.as_str()),
+            Some(other) => {
+                self.warn(
+                    &format!("{key}.matcher"),
+                    format!(
+                        "must be a string; got {}; matching everything",
+                        type_name(other)
+                    ),
+                );
+                None
+            }
+        };
+        let (matcher, problem) = DialectMatcher::build(matcher);
+        if let Some(problem) = problem {
+            self.warn(&format!("{key}.matcher"), problem);
+        }
+        if self.source.dialect == Dialect::Cursor {
+            return self.handler(event, mapping, &matcher, key, group);
+        }
+        let handlers = match group.get("hooks") {
+            Some(Value::Array(handlers)) => handlers,
+            other => {
+                let got = other.map_or("nothing", type_name);
+                return self.warn(
+                    &format!("{key}.hooks"),
+                    format!("must be a list of handlers; got {got}; skipped"),
+                );
+            }
+        };
+        for (index, handler) in handlers.iter().enumerate() {
+            let key = format!("{key}.hooks[{index}]");
+            match handler {
+                Value::Object(handler) => self.handler(event, mapping, &matcher, &key, handler),
+                other => self.warn(
+                    &key,
+                    format!("must be an object; got {}; skipped", type_name(other)),
+                ),
+            }
+        }
+    }
+
+    fn handler(
+        &mut self,
+        event: &str,
+        mapping: EventMapping,
+        matcher: &DialectMatcher,
+        key: &str,
+        entry: &Map<String, Value>,
+    ) {
+        let kind = match entry.get("type") {
+            None | Some(Value::Null) => "command",
+            Some(Value::String(kind)) => kind.as_str(),
+            Some(other) => {
+                return self.warn(
+                    &format!("{key}.type"),
+                    format!("must be a string; got {}; skipped", type_name(other)),
+                );
+            }
+        };
+        let string = |field: &str| {
+            entry
+                .get(field)
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+        };
+        let handler = match kind {
+            "command" => {
+                let Some(command) = string("command") else {
+                    return self.warn(
+                        &format!("{key}.command"),
+                        "a command hook needs a non-empty command; skipped".to_owned(),
+                    );
+                };
+                let args = match entry.get("args") {
+                    None | Some(Value::Null) => None,
+                    Some(Value::Array(args)) if args.iter().all(Value::is_string) => Some(
+                        args.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect(),
+                    ),
+                    Some(_) => {
+                        return self.warn(
+                            &format!("{key}.args"),
+                            "args must be a list of strings; skipped".to_owned(),
+                        );
+                    }
+                };
+                if entry.get("shell").and_then(Value::as_str) == Some("powershell") {
+                    self.warn(
+                        &format!("{key}.shell"),
+                        "powershell is not available here; run with sh".to_owned(),
+                    );
+                }
+                Handler::Command {
+                    command: self.relative_command(command),
+                    args,
+                }
+            }
+            "http" => {
+                let Some(url) = string("url") else {
+                    return self.warn(
+                        &format!("{key}.url"),
+                        "an http hook needs a url; skipped".to_owned(),
+                    );
+                };
+                let headers = match entry.get("headers") {
+                    Some(Value::Object(headers)) => headers
+                        .iter()
+                        .filter_map(|(name, value)| {
+                            value.as_str().map(|v| (name.clone(), v.to_owned()))
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                let allowed_env_vars = match entry.get("allowedEnvVars") {
+                    Some(Value::Array(names)) => names
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                Handler::Http {
+                    url: url.to_owned(),
+                    headers,
+                    allowed_env_vars,
+                }
+            }
+            other => {
+                self.warn(&format!("{key}.type"), format!("'{other}' hooks cannot run here (only command and http); listed as unsupported"));
+                self.discovery.unsupported.push(Unsupported {
+                    dialect: self.source.dialect,
+                    source: self.source.path.clone(),
+                    key: key.to_owned(),
+                    their_event: event.to_owned(),
+                    kind: other.to_owned(),
+                });
+                return;
+            }
+        };
+        let condition = match entry.get("if") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(rule)) => {
+                let condition = Condition::parse(rule);
+                if let Condition::Unparsed(rule) = &condition {
+                    self.warn(&format!("{key}.if"), format!("'{rule}' is not a permission rule (Tool or Tool(pattern)); the hook runs on every call, as Claude Code runs it"));
+                }
+                Some(condition)
+            }
+            Some(other) => {
+                self.warn(
+                    &format!("{key}.if"),
+                    format!(
+                        "must be a string; got {}; the hook runs on every call",
+                        type_name(other)
+                    ),
+                );
+                None
+            }
+        };
+        let (timeout, timeout_clamped_from) = self.timeout(key, entry);
+        let fail_closed = self.fail_closed(key, entry, mapping.ours);
+        let is_async = matches!(entry.get("async"), Some(Value::Bool(true)))
+            || matches!(entry.get("asyncRewake"), Some(Value::Bool(true)));
+        self.discovery.hooks.push(ImportedHook {
+            dialect: self.source.dialect,
+            source: self.source.path.clone(),
+            key: key.to_owned(),
+            their_event: event.to_owned(),
+            mapping,
+            matcher: matcher.clone(),
+            condition,
+            handler,
+            timeout: Duration::from_secs(timeout),
+            timeout_clamped_from,
+            fail_closed,
+            is_async,
+            project: self.project.to_owned(),
+            plugin_root: self.source.plugin_root.clone(),
+            cwd: self.source.cwd.clone(),
+            home: self.home.to_owned(),
+        });
+    }
+
+    /// Cursor: a script path relative to the file (`hooks/format.sh` or
+    /// `bash hooks/format.sh` in `.cursor/hooks.json`) is made absolute when
+    /// that file exists; every other word is left as written.
+    fn relative_command(&self, command: &str) -> String {
+        let Some(dir) = self.source.path.parent() else {
+            return command.to_owned();
+        };
+        if self.source.dialect != Dialect::Cursor {
+            return command.to_owned();
+        }
+        command
+            .split(' ')
+            .map(|word| {
+                let relative = word.contains('/')
+                    && !word.starts_with(['/', '~', '$', '"', '\''])
+                    && dir.join(word).is_file();
+                if !relative {
+                    return word.to_owned();
+                }
+                let path = dir.join(word.strip_prefix("./").unwrap_or(word));
+                shlex::try_quote(&path.to_string_lossy())
+                    .map(|quoted| quoted.into_owned())
+                    .unwrap_or_else(|_| word.to_owned())
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn timeout(&mut self, key: &str, entry: &Map<String, Value>) -> (u64, Option<u64>) {
+        let default = self.source.dialect.default_timeout_secs();
+        let asked = match entry.get("timeout") {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.as_f64().is_some_and(|s| s > 0.0) => {
+                Some(n.as_f64().map_or(default, |s| s.ceil() as u64))
+            }
+            Some(other) => {
+                self.warn(
+                    &format!("{key}.timeout"),
+                    format!("must be a positive number of seconds; got {other}; using {default}s"),
+                );
+                None
+            }
+        };
+        let seconds = asked.unwrap_or(default);
+        if seconds <= MAX_TIMEOUT_SECS {
+            return (seconds, None);
+        }
+        if asked.is_some() {
+            self.warn(
+                &format!("{key}.timeout"),
+                format!("{seconds}s exceeds our maximum {MAX_TIMEOUT_SECS}s; clamping"),
+            );
+        }
+        (MAX_TIMEOUT_SECS, Some(seconds))
+    }
+
+    fn fail_closed(
+        &mut self,
+        key: &str,
+        entry: &Map<String, Value>,
+        event: Option<HookEvent>,
+    ) -> bool {
+        let Some((field, raw)) = ["failClosed", "fail_closed"]
+            .into_iter()
+            .find_map(|f| entry.get(f).map(|v| (f, v)))
+        else {
+            return false;
+        };
+        match raw {
+            Value::Bool(true) if event == Some(HookEvent::PreToolCall) => true,
+            Value::Bool(true) => {
+                self.warn(
+                    &format!("{key}.{field}"),
+                    "only a tool gate can fail closed; this hook fails open".to_owned(),
+                );
+                false
+            }
+            Value::Bool(false) => false,
+            other => {
+                // A protective switch spelled oddly still protects.
+                self.warn(
+                    &format!("{key}.{field}"),
+                    format!("must be true or false; got {other}; failing closed"),
+                );
+                event == Some(HookEvent::PreToolCall)
+            }
+        }
+    }
+}

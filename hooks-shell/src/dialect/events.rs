@@ -1,0 +1,289 @@
+//! The one mapping table between Claude Code / Codex / Cursor and Hermes:
+//! events, tool names and argument names, both ways. `docs/dialects.md`
+//! shows the same table to users; a test keeps the two in step.
+
+use hermes_hooks_core::HookEvent;
+use serde_json::{Map, Value};
+
+use super::Dialect;
+
+/// Which tool calls an event sees, beyond the hook's own matcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolFilter {
+    /// Every tool call (or the event is not a tool event).
+    Any,
+    /// Only calls of these Hermes tools (Cursor's `beforeShellExecution`: `terminal`).
+    Only(&'static [&'static str]),
+}
+
+/// Which outcome of a tool call an event sees (PostToolUse vs PostToolUseFailure).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolOutcome {
+    /// Every call.
+    Any,
+    /// Calls whose `status` is not `error`.
+    Succeeded,
+    /// Calls whose `status` is `error`.
+    Failed,
+}
+
+/// One row of the table: their event, ours, and what it sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventMapping {
+    /// The event name in the tool's config (`PreToolUse`, `beforeShellExecution`).
+    pub theirs: &'static str,
+    /// The Hermes event it fires on; `None`: Hermes has no such moment (never fired).
+    pub ours: Option<HookEvent>,
+    /// The tool calls it sees.
+    pub tools: ToolFilter,
+    /// The tool-call outcomes it sees.
+    pub outcome: ToolOutcome,
+}
+
+const fn row(theirs: &'static str, ours: Option<HookEvent>) -> EventMapping {
+    EventMapping {
+        theirs,
+        ours,
+        tools: ToolFilter::Any,
+        outcome: ToolOutcome::Any,
+    }
+}
+
+const fn failed(mut mapping: EventMapping) -> EventMapping {
+    mapping.outcome = ToolOutcome::Failed;
+    mapping
+}
+
+const fn succeeded(mut mapping: EventMapping) -> EventMapping {
+    mapping.outcome = ToolOutcome::Succeeded;
+    mapping
+}
+
+const fn only(mut mapping: EventMapping, tools: &'static [&'static str]) -> EventMapping {
+    mapping.tools = ToolFilter::Only(tools);
+    mapping
+}
+
+use HookEvent as H;
+
+/// Claude Code's events (Codex uses the same names, a subset of them).
+pub const CLAUDE_EVENTS: &[EventMapping] = &[
+    row("PreToolUse", Some(H::PreToolCall)),
+    succeeded(row("PostToolUse", Some(H::TransformToolResult))),
+    failed(row("PostToolUseFailure", Some(H::TransformToolResult))),
+    row("UserPromptSubmit", Some(H::PreLlmCall)),
+    row("Stop", Some(H::PreVerify)),
+    row("SessionStart", Some(H::OnSessionStart)),
+    row("SessionEnd", Some(H::OnSessionFinalize)),
+    row("SubagentStart", Some(H::SubagentStart)),
+    row("SubagentStop", Some(H::SubagentStop)),
+    row("PermissionRequest", Some(H::PreApprovalRequest)),
+    row("PermissionDenied", None),
+    row("PostToolBatch", None),
+    row("Notification", None),
+    row("PreCompact", None),
+    row("PostCompact", None),
+    row("Setup", None),
+    row("InstructionsLoaded", None),
+    row("UserPromptExpansion", None),
+    row("MessageDisplay", None),
+    row("StopFailure", None),
+    row("TaskCreated", None),
+    row("TaskCompleted", None),
+    row("TeammateIdle", None),
+    row("ConfigChange", None),
+    row("CwdChanged", None),
+    row("DirectoryAdded", None),
+    row("FileChanged", None),
+    row("WorktreeCreate", None),
+    row("WorktreeRemove", None),
+    row("Elicitation", None),
+    row("ElicitationResult", None),
+];
+
+/// Codex's events (`codex-rs/hooks`).
+pub const CODEX_EVENTS: &[&str] = &[
+    "PreToolUse",
+    "PermissionRequest",
+    "PostToolUse",
+    "PreCompact",
+    "PostCompact",
+    "SessionStart",
+    "SessionEnd",
+    "UserPromptSubmit",
+    "SubagentStart",
+    "SubagentStop",
+    "Stop",
+];
+
+/// Cursor's events (`hooks.json` version 1).
+pub const CURSOR_EVENTS: &[EventMapping] = &[
+    only(
+        row("beforeShellExecution", Some(H::PreToolCall)),
+        &["terminal"],
+    ),
+    only(row("beforeReadFile", Some(H::PreToolCall)), &["read_file"]),
+    row("preToolUse", Some(H::PreToolCall)),
+    succeeded(row("postToolUse", Some(H::TransformToolResult))),
+    failed(row("postToolUseFailure", Some(H::TransformToolResult))),
+    only(
+        row("afterShellExecution", Some(H::PostToolCall)),
+        &["terminal"],
+    ),
+    only(
+        row("afterFileEdit", Some(H::PostToolCall)),
+        &["write_file", "patch"],
+    ),
+    row("beforeSubmitPrompt", Some(H::PreLlmCall)),
+    row("stop", Some(H::PreVerify)),
+    row("sessionStart", Some(H::OnSessionStart)),
+    row("sessionEnd", Some(H::OnSessionFinalize)),
+    row("subagentStart", Some(H::SubagentStart)),
+    row("subagentStop", Some(H::SubagentStop)),
+    row("beforeMCPExecution", None),
+    row("afterMCPExecution", None),
+    row("preCompact", None),
+    row("afterAgentResponse", None),
+    row("afterAgentThought", None),
+    row("beforeTabFileRead", None),
+    row("afterTabFileEdit", None),
+    row("workspaceOpen", None),
+];
+
+/// The mapping of `name` in `dialect`, or `None` for an event that tool does not have.
+pub fn event_mapping(dialect: Dialect, name: &str) -> Option<EventMapping> {
+    match dialect {
+        Dialect::Claude => CLAUDE_EVENTS.iter().find(|row| row.theirs == name).copied(),
+        Dialect::Codex => CODEX_EVENTS
+            .contains(&name)
+            .then(|| CLAUDE_EVENTS.iter().find(|row| row.theirs == name).copied())
+            .flatten(),
+        Dialect::Cursor => CURSOR_EVENTS.iter().find(|row| row.theirs == name).copied(),
+    }
+}
+
+/// Every event name `dialect` knows, for messages.
+pub fn event_names(dialect: Dialect) -> Vec<&'static str> {
+    match dialect {
+        Dialect::Claude => CLAUDE_EVENTS.iter().map(|row| row.theirs).collect(),
+        Dialect::Codex => CODEX_EVENTS.to_vec(),
+        Dialect::Cursor => CURSOR_EVENTS.iter().map(|row| row.theirs).collect(),
+    }
+}
+
+/// Hermes tool names and the Claude Code names of the same tools.
+pub const TOOL_NAMES: &[(&str, &str)] = &[
+    ("terminal", "Bash"),
+    ("read_file", "Read"),
+    ("write_file", "Write"),
+    ("patch", "Edit"),
+    ("delegate_task", "Task"),
+    ("web_search", "WebSearch"),
+    ("web_extract", "WebFetch"),
+];
+
+/// The Claude name of a Hermes tool; any other name passes through.
+pub fn their_tool(ours: &str) -> &str {
+    TOOL_NAMES
+        .iter()
+        .find(|(hermes, _)| *hermes == ours)
+        .map_or(ours, |(_, claude)| claude)
+}
+
+/// The Hermes name of a Claude tool (`Agent` is the newer name of `Task`);
+/// any other name passes through.
+pub fn our_tool(theirs: &str) -> &str {
+    if theirs == "Agent" {
+        return "delegate_task";
+    }
+    TOOL_NAMES
+        .iter()
+        .find(|(_, claude)| *claude == theirs)
+        .map_or(theirs, |(hermes, _)| hermes)
+}
+
+/// Argument names that differ: Hermes first, Claude second.
+const ARG_NAMES: &[(&str, &str)] = &[("path", "file_path")];
+
+/// Hermes tool arguments as a Claude tool reads them (`path` → `file_path`).
+pub fn their_args(args: &Map<String, Value>) -> Map<String, Value> {
+    rename(args, |key| {
+        ARG_NAMES
+            .iter()
+            .find(|(ours, _)| *ours == key)
+            .map(|(_, theirs)| *theirs)
+    })
+}
+
+/// Claude tool arguments (an `updatedInput`) as Hermes reads them (`file_path` → `path`).
+pub fn our_args(args: &Map<String, Value>) -> Map<String, Value> {
+    rename(args, |key| {
+        ARG_NAMES
+            .iter()
+            .find(|(_, theirs)| *theirs == key)
+            .map(|(ours, _)| *ours)
+    })
+}
+
+fn rename(
+    args: &Map<String, Value>,
+    to: impl Fn(&str) -> Option<&'static str>,
+) -> Map<String, Value> {
+    args.iter()
+        .map(|(key, value)| {
+            (
+                to(key).map_or_else(|| key.clone(), str::to_owned),
+                value.clone(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_round_trip_and_others_pass_through() {
+        for (ours, theirs) in TOOL_NAMES {
+            assert_eq!(their_tool(ours), *theirs);
+            assert_eq!(our_tool(theirs), *ours);
+        }
+        assert_eq!(their_tool("Bash"), "Bash");
+        assert_eq!(our_tool("mcp__x__y"), "mcp__x__y");
+        assert_eq!(our_tool("Agent"), "delegate_task");
+    }
+
+    #[test]
+    fn codex_knows_only_its_events() {
+        assert!(event_mapping(Dialect::Codex, "PreToolUse").is_some());
+        assert!(event_mapping(Dialect::Codex, "Notification").is_none());
+        assert!(event_mapping(Dialect::Claude, "Notification").is_some_and(|m| m.ours.is_none()));
+        assert!(event_mapping(Dialect::Cursor, "PreToolUse").is_none());
+    }
+
+    #[test]
+    fn the_user_table_lists_every_mapped_event() {
+        let doc = include_str!("../../docs/dialects.md");
+        for row in CLAUDE_EVENTS.iter().chain(CURSOR_EVENTS) {
+            let line = doc
+                .lines()
+                .find(|line| line.starts_with(&format!("| `{}` ", row.theirs)))
+                .unwrap_or_else(|| panic!("docs/dialects.md has no row for {}", row.theirs));
+            let ours = row
+                .ours
+                .map_or("never fired".to_owned(), |e| format!("`{e}`"));
+            assert!(
+                line.contains(&ours),
+                "row of {} must say {ours}: {line}",
+                row.theirs
+            );
+        }
+        for (ours, theirs) in TOOL_NAMES {
+            assert!(
+                doc.contains(&format!("| `{ours}` | `{theirs}` |")),
+                "{ours}"
+            );
+        }
+    }
+}

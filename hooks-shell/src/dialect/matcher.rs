@@ -1,0 +1,297 @@
+//! Matchers as Claude Code matches them, and the `if` permission rules of a
+//! handler, both decided in process before anything is spawned.
+//!
+//! A matcher made only of `[A-Za-z0-9_ ,|-]` is an exact list split on `|`
+//! and `,` (so `Edit|Write` does not match `NotebookEdit`); anything else is
+//! an unanchored regex; `*`, `""` or no matcher match everything.
+
+use regex::Regex;
+
+/// A hook group's `matcher`, compiled.
+#[derive(Debug, Clone)]
+pub enum DialectMatcher {
+    /// No matcher, `""` or `*`.
+    All,
+    /// An exact list of names.
+    Exact(Vec<String>),
+    /// An unanchored regex.
+    Regex(Regex),
+    /// A regex that does not compile: compared literally (with a warning at load).
+    Literal(String),
+}
+
+impl DialectMatcher {
+    /// Compiles `pattern`; the second value is a warning when it is not a valid regex.
+    pub fn build(pattern: Option<&str>) -> (DialectMatcher, Option<String>) {
+        let pattern = pattern.unwrap_or("").trim();
+        if pattern.is_empty() || pattern == "*" {
+            return (DialectMatcher::All, None);
+        }
+        let exact = pattern
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ' ' | ',' | '|' | '-'));
+        if exact {
+            let names = pattern
+                .split(['|', ','])
+                .map(str::trim)
+                .filter(|name| !name.is_empty())
+                .map(str::to_owned)
+                .collect();
+            return (DialectMatcher::Exact(names), None);
+        }
+        match Regex::new(pattern) {
+            Ok(regex) => (DialectMatcher::Regex(regex), None),
+            Err(error) => (
+                DialectMatcher::Literal(pattern.to_owned()),
+                Some(format!(
+                    "matcher '{pattern}' is not a valid regex ({}); it is compared literally",
+                    error.to_string().lines().last().unwrap_or("invalid")
+                )),
+            ),
+        }
+    }
+
+    /// Whether `value` (the event's match field) is matched.
+    pub fn matches(&self, value: &str) -> bool {
+        match self {
+            DialectMatcher::All => true,
+            DialectMatcher::Exact(names) => names.iter().any(|name| name == value),
+            DialectMatcher::Regex(regex) => regex.is_match(value),
+            DialectMatcher::Literal(text) => text == value,
+        }
+    }
+
+    /// The matcher as configured, for `list`; `None` for match-all.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            DialectMatcher::All => None,
+            DialectMatcher::Exact(names) => Some(names.join("|")),
+            DialectMatcher::Regex(regex) => Some(regex.as_str().to_owned()),
+            DialectMatcher::Literal(text) => Some(text.clone()),
+        }
+    }
+}
+
+/// A handler's `if`: one permission rule, `Tool` or `Tool(pattern)`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Condition {
+    /// A rule that parsed.
+    Rule {
+        /// The Claude tool name (`Bash`, `Edit`).
+        tool: String,
+        /// The glob inside the parentheses; `None` for the bare tool.
+        pattern: Option<String>,
+    },
+    /// A rule that could not be parsed: the hook runs (as Claude Code does).
+    Unparsed(String),
+}
+
+impl Condition {
+    /// Parses one permission rule.
+    pub fn parse(rule: &str) -> Condition {
+        let rule = rule.trim();
+        let valid_tool = |tool: &str| {
+            !tool.is_empty() && tool.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        match rule.split_once('(') {
+            None if valid_tool(rule) => Condition::Rule {
+                tool: rule.to_owned(),
+                pattern: None,
+            },
+            Some((tool, rest)) if valid_tool(tool) && rest.ends_with(')') => {
+                let inner = &rest[..rest.len() - 1];
+                // The older `npm run:*` prefix syntax means `npm run*`.
+                let inner = inner
+                    .strip_suffix(":*")
+                    .map_or(inner.to_owned(), |p| format!("{p}*"));
+                Condition::Rule {
+                    tool: tool.to_owned(),
+                    pattern: (!inner.is_empty() && inner != "*").then_some(inner),
+                }
+            }
+            _ => Condition::Unparsed(rule.to_owned()),
+        }
+    }
+
+    /// Whether the hook runs for a call of `tool` (Claude name) with `input`
+    /// (Claude arguments). `Unparsed` always runs.
+    pub fn allows(&self, tool: &str, input: &serde_json::Map<String, serde_json::Value>) -> bool {
+        let Condition::Rule {
+            tool: wanted,
+            pattern,
+        } = self
+        else {
+            return true;
+        };
+        if wanted != tool {
+            return false;
+        }
+        let Some(pattern) = pattern else {
+            return true;
+        };
+        let text = |key: &str| input.get(key).and_then(serde_json::Value::as_str);
+        match tool {
+            "Bash" => {
+                let Some(command) = text("command") else {
+                    return false;
+                };
+                match subcommands(command) {
+                    Some(parts) => parts.iter().any(|part| glob(pattern, part)),
+                    // A command line we cannot split: the hook runs (fail open, as Claude Code).
+                    None => true,
+                }
+            }
+            "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
+                let Some(path) = text("file_path").or_else(|| text("notebook_path")) else {
+                    return false;
+                };
+                path_glob(pattern, path)
+            }
+            "WebFetch" => text("url").is_some_and(|url| {
+                glob(pattern, url)
+                    || pattern
+                        .strip_prefix("domain:")
+                        .is_some_and(|domain| url_host(url).is_some_and(|host| glob(domain, host)))
+            }),
+            "WebSearch" => text("query").is_some_and(|query| glob(pattern, query)),
+            _ => input
+                .values()
+                .filter_map(serde_json::Value::as_str)
+                .any(|value| glob(pattern, value)),
+        }
+    }
+}
+
+fn url_host(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let host = rest.split(['/', '?', '#']).next()?;
+    Some(
+        host.rsplit_once('@')
+            .map_or(host, |(_, host)| host)
+            .split(':')
+            .next()
+            .unwrap_or(host),
+    )
+}
+
+/// A path rule: relative patterns without `/` match the file name anywhere
+/// (`Edit(*.ts)`); others match the whole path, `**` across folders.
+fn path_glob(pattern: &str, path: &str) -> bool {
+    let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
+    if glob(pattern, path) {
+        return true;
+    }
+    if !pattern.contains('/') {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        return glob(pattern, name);
+    }
+    // `src/**` is relative to the project: match it against any suffix of the path.
+    !pattern.starts_with('/')
+        && path
+            .match_indices('/')
+            .any(|(at, _)| glob(pattern, &path[at + 1..]))
+}
+
+/// `*` (and `**`) match any run of characters, `?` one character; the rest is literal.
+pub fn glob(pattern: &str, text: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let text: Vec<char> = text.chars().collect();
+    let (mut p, mut t) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while t < text.len() {
+        if p < pattern.len() && (pattern[p] == '?' || pattern[p] == text[t]) {
+            p += 1;
+            t += 1;
+        } else if p < pattern.len() && pattern[p] == '*' {
+            star = Some(p);
+            mark = t;
+            p += 1;
+        } else if let Some(at) = star {
+            p = at + 1;
+            mark += 1;
+            t = mark;
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(|c| *c == '*')
+}
+
+/// The simple commands of a command line: split on `;`, `&&`, `||`, `|`,
+/// `&`, newlines, `$(...)` and backticks, each with leading `VAR=value`
+/// words stripped. `None` when quotes are unbalanced.
+pub fn subcommands(line: &str) -> Option<Vec<String>> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut chars = line.chars().peekable();
+    let mut quote: Option<char> = None;
+    while let Some(c) = chars.next() {
+        if let Some(q) = quote {
+            current.push(c);
+            if c == q {
+                quote = None;
+            } else if c == '\\'
+                && q == '"'
+                && let Some(next) = chars.next()
+            {
+                current.push(next);
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => {
+                quote = Some(c);
+                current.push(c);
+            }
+            '\\' => {
+                current.push(c);
+                if let Some(next) = chars.next() {
+                    current.push(next);
+                }
+            }
+            ';' | '|' | '&' | '\n' | '`' | '(' | ')' => {
+                parts.push(std::mem::take(&mut current));
+            }
+            '$' if chars.peek() == Some(&'(') => {
+                chars.next();
+                parts.push(std::mem::take(&mut current));
+            }
+            _ => current.push(c),
+        }
+    }
+    if quote.is_some() {
+        return None;
+    }
+    parts.push(current);
+    Some(
+        parts
+            .into_iter()
+            .map(|part| strip_assignments(part.trim()))
+            .filter(|part| !part.is_empty())
+            .collect(),
+    )
+}
+
+fn strip_assignments(mut part: &str) -> String {
+    loop {
+        let Some((word, rest)) = part.split_once(char::is_whitespace) else {
+            return if is_assignment(part) {
+                String::new()
+            } else {
+                part.to_owned()
+            };
+        };
+        if !is_assignment(word) {
+            return part.to_owned();
+        }
+        part = rest.trim_start();
+    }
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}

@@ -1,0 +1,255 @@
+//! Hooks written for other agents, run unchanged: Claude Code
+//! (`.claude/settings.json`, a plugin's `hooks/hooks.json`), Codex
+//! (`.codex/hooks.json`, `config.toml` `[hooks]`) and Cursor
+//! (`.cursor/hooks.json`), opted into per home with `hooks_from:` in
+//! `config.yaml`.
+//!
+//! Each dialect is a translation at the edges and nothing more: the event and
+//! tool names ([`events`]), the stdin document each tool sends ([`stdin`]), the
+//! replies each tool reads ([`reply`]) and the matchers ([`matcher`]). Running
+//! goes through the same process supervisor and output limits as Hermes shell
+//! hooks ([`exec`]), consent through the same allowlist, and the replies come
+//! out in the Hermes wire shape ([`ImportedHooks`]).
+
+pub mod discover;
+pub mod dispatch;
+mod entries;
+pub mod events;
+pub mod exec;
+pub mod http;
+pub mod matcher;
+pub mod reply;
+pub mod stdin;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use hermes_hooks_core::HookEvent;
+
+pub use discover::{Discovery, Unsupported, discover};
+pub use dispatch::{ImportRegistration, ImportedHooks, run_imported_once};
+pub use events::{EventMapping, ToolFilter, ToolOutcome, event_mapping};
+pub use matcher::{Condition, DialectMatcher};
+
+/// Whose hook format a file is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// Claude Code settings and plugin `hooks/hooks.json`.
+    Claude,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Cursor.
+    Cursor,
+}
+
+impl Dialect {
+    /// `claude`, `codex` or `cursor`, as `hooks_from:` spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Claude => "claude",
+            Dialect::Codex => "codex",
+            Dialect::Cursor => "cursor",
+        }
+    }
+
+    /// Parses a `hooks_from:` name.
+    pub fn parse(name: &str) -> Option<Dialect> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "claude" | "claude-code" | "claude_code" => Some(Dialect::Claude),
+            "codex" => Some(Dialect::Codex),
+            "cursor" => Some(Dialect::Cursor),
+            _ => None,
+        }
+    }
+
+    /// The timeout of a handler without one, in seconds, as the tool itself uses.
+    pub fn default_timeout_secs(self) -> u64 {
+        match self {
+            Dialect::Claude | Dialect::Codex => 600,
+            // Cursor does not document one; ours.
+            Dialect::Cursor => crate::config::DEFAULT_TIMEOUT_SECS,
+        }
+    }
+}
+
+impl std::fmt::Display for Dialect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a handler does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Handler {
+    /// A command: shell form (`sh -c`) without `args`, exec form with them.
+    Command {
+        /// The command as configured.
+        command: String,
+        /// Exec-form arguments; `None`: shell form.
+        args: Option<Vec<String>>,
+    },
+    /// Claude Code's `type: http`: POST the stdin document.
+    Http {
+        /// The URL.
+        url: String,
+        /// Header names and values (`$VAR` / `${VAR}` expand for `allowed_env_vars` only).
+        headers: Vec<(String, String)>,
+        /// The environment variables header values may expand.
+        allowed_env_vars: Vec<String>,
+    },
+}
+
+/// One imported handler, ready to run.
+#[derive(Debug, Clone)]
+pub struct ImportedHook {
+    /// The format of the file it came from.
+    pub dialect: Dialect,
+    /// The file it came from.
+    pub source: PathBuf,
+    /// Its place in the file, e.g. `hooks.PreToolUse[0].hooks[1]`.
+    pub key: String,
+    /// Its event, as the file names it.
+    pub their_event: String,
+    /// The mapping of that event (`ours: None`: never fired).
+    pub mapping: EventMapping,
+    /// The group's matcher.
+    pub matcher: DialectMatcher,
+    /// The handler's `if` rule.
+    pub condition: Option<Condition>,
+    /// What it runs.
+    pub handler: Handler,
+    /// The effective timeout (clamped to [`crate::MAX_TIMEOUT_SECS`]).
+    pub timeout: Duration,
+    /// The timeout asked for, in seconds, when it was clamped.
+    pub timeout_clamped_from: Option<u64>,
+    /// `failClosed` / `fail_closed` on a blocking event.
+    pub fail_closed: bool,
+    /// `async: true`: started and not waited for; its decisions are ignored (as in Claude Code).
+    pub is_async: bool,
+    /// The project directory (`CLAUDE_PROJECT_DIR`).
+    pub project: PathBuf,
+    /// The plugin folder of a plugin's `hooks/hooks.json` (`CLAUDE_PLUGIN_ROOT`).
+    pub plugin_root: Option<PathBuf>,
+    /// Where it runs.
+    pub cwd: PathBuf,
+    /// The Hermes home (`HERMES_HOME`; the allowlist lives there).
+    pub home: PathBuf,
+}
+
+impl ImportedHook {
+    /// The Hermes event it fires on (`None`: never fired).
+    pub fn event(&self) -> Option<HookEvent> {
+        self.mapping.ours
+    }
+
+    /// The command line consent is keyed on: the command with
+    /// `${CLAUDE_PROJECT_DIR}` / `${CLAUDE_PLUGIN_ROOT}` substituted (so the
+    /// same text in another project is another approval), exec-form arguments
+    /// quoted after it; `POST <url>` for an http hook.
+    pub fn consent_command(&self) -> String {
+        match &self.handler {
+            Handler::Command { command, args } => {
+                let mut line = self.substitute_all(command, true);
+                for arg in args.iter().flatten() {
+                    line.push(' ');
+                    let arg = self.substitute_all(arg, true);
+                    line.push_str(&shlex::try_quote(&arg).unwrap_or_default());
+                }
+                line
+            }
+            Handler::Http { url, .. } => format!("POST {url}"),
+        }
+    }
+
+    /// `text` with `${CLAUDE_PROJECT_DIR}` and `${CLAUDE_PLUGIN_ROOT}` (and
+    /// Cursor's / Codex's equivalents) substituted, as Claude Code does before
+    /// it runs a command; `$CLAUDE_PROJECT_DIR` is left to the shell, which
+    /// finds it in the environment.
+    pub fn substitute(&self, text: &str) -> String {
+        self.substitute_all(text, false)
+    }
+
+    fn substitute_all(&self, text: &str, bare_too: bool) -> String {
+        let project = self.project.to_string_lossy();
+        let mut out = text.to_owned();
+        for name in PROJECT_VARS {
+            out = replace_var(&out, name, &project, bare_too);
+        }
+        if let Some(root) = &self.plugin_root {
+            let root = root.to_string_lossy();
+            for name in PLUGIN_VARS {
+                out = replace_var(&out, name, &root, bare_too);
+            }
+        }
+        out
+    }
+
+    /// The environment the tool gives its hooks.
+    pub fn environment(&self) -> Vec<(&'static str, String)> {
+        let project = self.project.to_string_lossy().into_owned();
+        let mut env: Vec<(&'static str, String)> = PROJECT_VARS
+            .iter()
+            .map(|name| (*name, project.clone()))
+            .collect();
+        if let Some(root) = &self.plugin_root {
+            let root = root.to_string_lossy().into_owned();
+            env.extend(PLUGIN_VARS.iter().map(|name| (*name, root.clone())));
+        }
+        env
+    }
+}
+
+/// The project-directory variables hooks read (Claude Code, Cursor, Codex, Gemini).
+const PROJECT_VARS: [&str; 4] = [
+    "CLAUDE_PROJECT_DIR",
+    "CURSOR_PROJECT_DIR",
+    "CODEX_PROJECT_DIR",
+    "GEMINI_PROJECT_DIR",
+];
+
+/// The plugin-folder variables (Claude Code, Codex).
+const PLUGIN_VARS: [&str; 2] = ["CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT"];
+
+/// Replaces `${NAME}` and, with `bare_too`, `$NAME` (not followed by a name character).
+fn replace_var(text: &str, name: &str, value: &str, bare_too: bool) -> String {
+    let braced = format!("${{{name}}}");
+    let text = text.replace(&braced, value);
+    if !bare_too {
+        return text;
+    }
+    let bare = format!("${name}");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(&bare) {
+        let after = &rest[at + bare.len()..];
+        out.push_str(&rest[..at]);
+        if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+            out.push_str(&bare);
+        } else {
+            out.push_str(value);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::replace_var;
+
+    #[test]
+    fn variables_substitute_in_both_spellings_only_whole() {
+        assert_eq!(
+            replace_var("${A}/x $A/y $AB", "A", "/p", true),
+            "/p/x /p/y $AB"
+        );
+        assert_eq!(
+            replace_var("\"$A\"/h.sh", "A", "/p q", true),
+            "\"/p q\"/h.sh"
+        );
+        assert_eq!(replace_var("${A}/x $A/y", "A", "/p", false), "/p/x $A/y");
+    }
+}
