@@ -455,3 +455,56 @@ fn disable_all_hooks_says_so() {
         "{text}"
     );
 }
+
+#[test]
+fn an_imported_hook_whose_script_changed_after_approval_asks_again() {
+    let (home, project) = home_with("[claude]");
+    claude_project(&project);
+    in_project(&home, &project, &["approve", "--all"]).ok();
+    let guard = project.join(".claude/hooks/guard.sh");
+    let mtime = std::fs::metadata(&guard).unwrap().modified().unwrap();
+    // New code behind the approved command, its mtime put back.
+    let marker = project.join("ran");
+    std::fs::write(
+        &guard,
+        format!("#!/usr/bin/env bash\ntouch '{}'\n", marker.display()),
+    )
+    .unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&guard)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+
+    let file = home.write("payload.json", &bash("rm -rf /").to_string());
+    let run = in_project(
+        &home,
+        &project,
+        &[
+            "emit",
+            "pre_tool_call",
+            "--json",
+            "--payload-file",
+            file.to_str().unwrap(),
+        ],
+    );
+    assert!(!marker.exists(), "changed code ran without new consent");
+    assert!(
+        run.stderr().contains("changed since it was approved"),
+        "{}",
+        run.stderr()
+    );
+
+    let again = emit_json(
+        &home,
+        &project,
+        &["--accept-hooks"],
+        "pre_tool_call",
+        &bash("ls"),
+    );
+    assert!(
+        marker.exists(),
+        "--accept-hooks approves the new code: {again}"
+    );
+}
