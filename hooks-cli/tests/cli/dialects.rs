@@ -508,3 +508,51 @@ fn an_imported_hook_whose_script_changed_after_approval_asks_again() {
         "--accept-hooks approves the new code: {again}"
     );
 }
+
+#[test]
+fn emit_json_records_each_imported_hook_run() {
+    let (home, project) = home_with("[claude]");
+    claude_project(&project);
+    let denied = emit_json(
+        &home,
+        &project,
+        &["--accept-hooks"],
+        "pre_tool_call",
+        &bash("rm -rf /"),
+    );
+    let runs = denied["runs"].as_array().expect("a runs list");
+    let imported: Vec<&Value> = runs
+        .iter()
+        .filter(|run| run["mechanism"] == "imported")
+        .collect();
+    assert_eq!(
+        imported.len(),
+        1,
+        "the Bash guard ran, the file guard did not: {runs:?}"
+    );
+    let run = imported[0];
+    assert_eq!(run["status"], "blocked", "{run}");
+    assert_eq!(run["event"], "pre_tool_call", "{run}");
+    assert!(
+        run["source"].as_str().unwrap().contains("guard.sh"),
+        "{run}"
+    );
+    assert!(run["elapsed_ms"].as_f64().is_some(), "{run}");
+    assert_eq!(run["decision"]["action"], "block", "{run}");
+
+    let allowed = emit_json(
+        &home,
+        &project,
+        &["--accept-hooks"],
+        "pre_tool_call",
+        &bash("ls"),
+    );
+    let statuses: Vec<&Value> = allowed["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|run| run["mechanism"] == "imported")
+        .map(|run| &run["status"])
+        .collect();
+    assert_eq!(statuses, vec!["completed"], "{allowed}");
+}

@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use hermes_hooks_core::catalog::EVENT_COUNT;
-use hermes_hooks_core::{Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, Reply};
+use hermes_hooks_core::{
+    Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, HookRun, Reply, RunStatus,
+};
 use serde_json::{Map, Value};
 
 use super::discover::{Discovery, discover};
@@ -28,6 +30,9 @@ use crate::consent::{changed_message, not_allowlisted_message};
 use crate::dispatcher::RegisterOptions;
 use crate::fingerprint::still_approved;
 use crate::run::RunResult;
+
+/// The mechanism name of imported hooks' run records.
+const MECHANISM: &str = "imported";
 
 /// What [`ImportedHooks::register`] did.
 #[derive(Debug)]
@@ -261,12 +266,51 @@ pub async fn run_imported_once(hook: &ImportedHook, event: &Event) -> (RunResult
 }
 
 async fn contribute(hook: &ImportedHook, event: &Event, hook_event: HookEvent) -> Contribution {
+    run_and_read(hook, event, hook_event).await.0
+}
+
+/// Runs `hook` once and reads its answer: what it contributes, and the raw run.
+async fn run_and_read(
+    hook: &ImportedHook,
+    event: &Event,
+    hook_event: HookEvent,
+) -> (Contribution, RunResult) {
     let input = stdin_document(hook, event);
     let result = match hook.handler {
         Handler::Command { .. } => run_command(hook, &input).await,
         Handler::Http { .. } => run_http(hook, &input).await,
     };
-    interpret(hook, hook_event, &result)
+    let contribution = interpret(hook, hook_event, &result);
+    (contribution, result)
+}
+
+/// The run record of one imported hook: its own answer, read alone (the
+/// merge of all of them is the event's reply).
+fn record(
+    source: &Arc<str>,
+    event: &Event,
+    contribution: &Contribution,
+    result: &RunResult,
+) -> HookRun {
+    let decision = merge(event, std::slice::from_ref(contribution))
+        .into_iter()
+        .next();
+    let status = if result.timed_out {
+        RunStatus::TimedOut
+    } else if result.error.is_some() || !matches!(result.exit_code, Some(0) | Some(2)) {
+        RunStatus::Failed
+    } else {
+        RunStatus::of_reply(decision.as_ref())
+    };
+    let mut run = HookRun::new(MECHANISM, Arc::clone(source), event.name(), status)
+        .elapsed(result.elapsed)
+        .decision(decision);
+    if let Some(error) = &result.error {
+        run = run.diagnostic(error.clone());
+    } else if matches!(run.status, RunStatus::Failed) && !result.stderr.trim().is_empty() {
+        run = run.diagnostic(result.stderr.trim().to_owned());
+    }
+    run
 }
 
 #[async_trait]
@@ -282,6 +326,18 @@ impl Dispatcher for ImportedHooks {
     }
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
+        self.deliver(event, None).await
+    }
+
+    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
+        self.deliver(event, Some(runs)).await
+    }
+}
+
+impl ImportedHooks {
+    /// Runs the hooks `event` applies to (in parallel) and merges their answers;
+    /// with `runs`, also one record per hook (an `async` one as queued).
+    async fn deliver(&self, event: &Event, runs: Option<&mut Vec<HookRun>>) -> Vec<Reply> {
         let Some(hook_event) = event.hook() else {
             return Vec::new();
         };
@@ -299,7 +355,17 @@ impl Dispatcher for ImportedHooks {
         let (background, running): (Vec<usize>, Vec<usize>) = running
             .into_iter()
             .partition(|&index| self.shared.hooks[index].is_async);
+        let mut runs = runs;
         for index in background {
+            if let Some(runs) = runs.as_deref_mut() {
+                let source = Arc::clone(&self.shared.sources[index]);
+                runs.push(HookRun::new(
+                    MECHANISM,
+                    source,
+                    event.name(),
+                    RunStatus::Queued,
+                ));
+            }
             let (hook, event) = (self.shared.hooks[index].clone(), event.clone());
             match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => {
@@ -315,10 +381,22 @@ impl Dispatcher for ImportedHooks {
         if running.is_empty() {
             return Vec::new();
         }
-        let runs = running
+        let started = running
             .iter()
-            .map(|&index| contribute(&self.shared.hooks[index], event, hook_event));
-        let contributions = futures::future::join_all(runs).await;
+            .map(|&index| run_and_read(&self.shared.hooks[index], event, hook_event));
+        let (contributions, results): (Vec<Contribution>, Vec<RunResult>) =
+            futures::future::join_all(started).await.into_iter().unzip();
+        if let Some(runs) = runs {
+            for ((&index, contribution), result) in running.iter().zip(&contributions).zip(&results)
+            {
+                runs.push(record(
+                    &self.shared.sources[index],
+                    event,
+                    contribution,
+                    result,
+                ));
+            }
+        }
         // The merged replies are attributed to the first hook that ran (one source per reply).
         let source = Arc::clone(&self.shared.sources[running[0]]);
         merge(event, &contributions)
