@@ -30,14 +30,19 @@ def serve(r):
     if op == "exit":
         os._exit(3)
     if op == "close_input":
-        os.close(0)
+        # Answer first: the main thread's read of fd 0 fails once it is closed.
         send({"id": r["id"], "ok": True})
+        os.close(0)
         time.sleep(60)
     if op == "noise":
         sys.stdout.write("not json\n"); send({"id": 999999, "ok": True}); send({"ok": True})
     send({"id": r["id"], "ok": True, "echo": r})
-for line in sys.stdin:
-    threading.Thread(target=serve, args=(json.loads(line),), daemon=True).start()
+try:
+    for line in sys.stdin:
+        threading.Thread(target=serve, args=(json.loads(line),), daemon=True).start()
+except (OSError, ValueError):
+    # Input closed under the reader (`close_input`): stay alive, reading nothing.
+    time.sleep(60)
 "#;
 
 fn python_available() -> bool {
