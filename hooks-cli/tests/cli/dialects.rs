@@ -11,7 +11,7 @@ use crate::harness;
 use crate::support::{Run, TempHome};
 
 /// A scratch home with `hooks_from: <list>` and a project folder beside it.
-fn home_with(hooks_from: &str) -> (TempHome, PathBuf) {
+pub(crate) fn home_with(hooks_from: &str) -> (TempHome, PathBuf) {
     let home = TempHome::new();
     home.config(&format!("hooks_from: {hooks_from}\n"));
     let project = home.user_home.join("project");
@@ -19,20 +19,20 @@ fn home_with(hooks_from: &str) -> (TempHome, PathBuf) {
     (home, project)
 }
 
-fn write(base: &Path, relative: &str, text: &str) -> PathBuf {
+pub(crate) fn write(base: &Path, relative: &str, text: &str) -> PathBuf {
     let path = base.join(relative);
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     std::fs::write(&path, text).expect("write");
     path
 }
 
-fn in_project(home: &TempHome, project: &Path, args: &[&str]) -> Run {
+pub(crate) fn in_project(home: &TempHome, project: &Path, args: &[&str]) -> Run {
     let mut full = vec!["--project", project.to_str().expect("UTF-8 path")];
     full.extend_from_slice(args);
     home.hooks(&full)
 }
 
-fn emit_json(
+pub(crate) fn emit_json(
     home: &TempHome,
     project: &Path,
     extra: &[&str],
@@ -65,7 +65,7 @@ input=$(head -n 1)
 if echo "$input" | grep -q '"file_path":"[^"]*\.env"'; then echo "Blocked: .env is protected" >&2; exit 2; fi
 "#;
 
-fn claude_project(project: &Path) {
+pub(crate) fn claude_project(project: &Path) {
     write(project, ".claude/hooks/guard.sh", GUARD);
     write(project, ".claude/hooks/env.sh", ENV_GUARD);
     let settings = json!({"hooks": {
@@ -78,7 +78,7 @@ fn claude_project(project: &Path) {
     write(project, ".claude/settings.json", &settings.to_string());
 }
 
-fn bash(command: &str) -> Value {
+pub(crate) fn bash(command: &str) -> Value {
     json!({"tool_name": "terminal", "args": {"command": command}, "session_id": "s"})
 }
 
@@ -454,105 +454,4 @@ fn disable_all_hooks_says_so() {
         text.contains("Claude Code hooks are off: disableAllHooks is true in"),
         "{text}"
     );
-}
-
-#[test]
-fn an_imported_hook_whose_script_changed_after_approval_asks_again() {
-    let (home, project) = home_with("[claude]");
-    claude_project(&project);
-    in_project(&home, &project, &["approve", "--all"]).ok();
-    let guard = project.join(".claude/hooks/guard.sh");
-    let mtime = std::fs::metadata(&guard).unwrap().modified().unwrap();
-    // New code behind the approved command, its mtime put back.
-    let marker = project.join("ran");
-    std::fs::write(
-        &guard,
-        format!("#!/usr/bin/env bash\ntouch '{}'\n", marker.display()),
-    )
-    .unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&guard)
-        .unwrap()
-        .set_modified(mtime)
-        .unwrap();
-
-    let file = home.write("payload.json", &bash("rm -rf /").to_string());
-    let run = in_project(
-        &home,
-        &project,
-        &[
-            "emit",
-            "pre_tool_call",
-            "--json",
-            "--payload-file",
-            file.to_str().unwrap(),
-        ],
-    );
-    assert!(!marker.exists(), "changed code ran without new consent");
-    assert!(
-        run.stderr().contains("changed since it was approved"),
-        "{}",
-        run.stderr()
-    );
-
-    let again = emit_json(
-        &home,
-        &project,
-        &["--accept-hooks"],
-        "pre_tool_call",
-        &bash("ls"),
-    );
-    assert!(
-        marker.exists(),
-        "--accept-hooks approves the new code: {again}"
-    );
-}
-
-#[test]
-fn emit_json_records_each_imported_hook_run() {
-    let (home, project) = home_with("[claude]");
-    claude_project(&project);
-    let denied = emit_json(
-        &home,
-        &project,
-        &["--accept-hooks"],
-        "pre_tool_call",
-        &bash("rm -rf /"),
-    );
-    let runs = denied["runs"].as_array().expect("a runs list");
-    let imported: Vec<&Value> = runs
-        .iter()
-        .filter(|run| run["mechanism"] == "imported")
-        .collect();
-    assert_eq!(
-        imported.len(),
-        1,
-        "the Bash guard ran, the file guard did not: {runs:?}"
-    );
-    let run = imported[0];
-    assert_eq!(run["status"], "blocked", "{run}");
-    assert_eq!(run["event"], "pre_tool_call", "{run}");
-    assert!(
-        run["source"].as_str().unwrap().contains("guard.sh"),
-        "{run}"
-    );
-    assert!(run["elapsed_ms"].as_f64().is_some(), "{run}");
-    assert_eq!(run["decision"]["action"], "block", "{run}");
-
-    let allowed = emit_json(
-        &home,
-        &project,
-        &["--accept-hooks"],
-        "pre_tool_call",
-        &bash("ls"),
-    );
-    let statuses: Vec<&Value> = allowed["runs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|run| run["mechanism"] == "imported")
-        .map(|run| &run["status"])
-        .collect();
-    assert_eq!(statuses, vec!["completed"], "{allowed}");
 }
