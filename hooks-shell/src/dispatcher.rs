@@ -8,7 +8,7 @@
 //! Queued events (the streaming observers) go to per-hook queues instead, so
 //! the caller never waits (see [`crate::queue`]).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,10 +21,10 @@ use hermes_hooks_core::{
 };
 use serde_json::Value;
 
-use crate::allowlist::{Allowlist, Approval};
+use crate::allowlist::Allowlist;
 use crate::config::{ShellHookSpec, parse_config};
 use crate::consent::{CHANGED_REASON, Consent, changed_message, not_allowlisted_message};
-use crate::fingerprint::still_approved;
+use crate::consent_book::{ConsentBook, Verdict};
 use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
 use crate::record::{MECHANISM, record_spec_run};
 use crate::reply::{evaluate, failed_closed};
@@ -134,14 +134,7 @@ impl ShellHooks {
             tracing::warn!("{warning}");
         }
         let accept = options.consent.accept || config.hooks_auto_accept();
-        let allowlist = Allowlist::in_home(config.home());
-        let entries: HashMap<(String, String), Approval> = allowlist
-            .approvals()
-            .into_iter()
-            .map(|approval| ((approval.event.clone(), approval.command.clone()), approval))
-            .collect();
-        // Pairs settled in this registration: approved, and their code unchanged.
-        let mut approved: HashSet<(String, String)> = HashSet::new();
+        let mut book = ConsentBook::open(config.home(), accept);
         let mut seen = HashSet::new();
         let mut accepted = Vec::new();
         let mut denied = Vec::new();
@@ -154,30 +147,20 @@ impl ShellHooks {
             if !seen.insert(identity) {
                 continue;
             }
-            let pair = (spec.event.as_str().to_owned(), spec.command.clone());
-            if !approved.contains(&pair) {
-                let entry = entries.get(&pair);
-                // A recorded hash that no longer matches is new code: consent again.
-                let changed = entry.is_some_and(|entry| !still_approved(entry, &pair.1));
-                if (entry.is_none() || changed)
-                    && !options
-                        .consent
-                        .approve(accept, &allowlist, &pair.0, &pair.1, changed)
-                {
-                    if changed {
-                        let blocks = spec.blocks_on_failure();
-                        tracing::warn!("{}", changed_message(&pair.0, &pair.1, blocks));
-                        if blocks {
-                            // Skipping it would let the tool run unguarded.
-                            accepted.push((spec.clone(), Some(CHANGED_REASON)));
-                        }
-                    } else {
-                        tracing::warn!("{}", not_allowlisted_message(&pair.0, &pair.1));
+            let (event, command) = (spec.event.as_str(), spec.command.as_str());
+            if let Verdict::Denied { changed } = book.decide(&mut options.consent, event, command) {
+                if changed {
+                    let blocks = spec.blocks_on_failure();
+                    tracing::warn!("{}", changed_message(event, command, blocks));
+                    if blocks {
+                        // Skipping it would let the tool run unguarded.
+                        accepted.push((spec.clone(), Some(CHANGED_REASON)));
                     }
-                    denied.push(spec);
-                    continue;
+                } else {
+                    tracing::warn!("{}", not_allowlisted_message(event, command));
                 }
-                approved.insert(pair);
+                denied.push(spec);
+                continue;
             }
             tracing::info!(
                 "shell hook registered: {} -> {} (matcher={}, timeout={}s, fail_closed={})",

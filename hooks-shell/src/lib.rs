@@ -45,6 +45,7 @@ pub mod allowlist;
 pub mod clock;
 pub mod config;
 pub mod consent;
+mod consent_book;
 pub mod dialect;
 pub mod dispatcher;
 pub mod fingerprint;

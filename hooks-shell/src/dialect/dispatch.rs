@@ -6,7 +6,6 @@
 //! one event run in parallel (as Claude Code runs them) and their replies
 //! merge deny > ask > allow (see [`super::reply::merge`]).
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -25,10 +24,9 @@ use super::matcher::Condition;
 use super::reply::{Contribution, interpret, merge};
 use super::stdin::stdin_document;
 use super::{Handler, ImportedHook};
-use crate::allowlist::{Allowlist, Approval};
 use crate::consent::{changed_message, not_allowlisted_message};
+use crate::consent_book::{ConsentBook, Verdict};
 use crate::dispatcher::RegisterOptions;
-use crate::fingerprint::still_approved;
 use crate::run::RunResult;
 
 /// The mechanism name of imported hooks' run records.
@@ -100,39 +98,21 @@ impl ImportedHooks {
             };
         }
         let accept = options.consent.accept || config.hooks_auto_accept();
-        let allowlist = Allowlist::in_home(config.home());
-        let entries: HashMap<(String, String), Approval> = allowlist
-            .approvals()
-            .into_iter()
-            .map(|approval| ((approval.event.clone(), approval.command.clone()), approval))
-            .collect();
-        // Pairs settled in this registration: approved, and their code unchanged.
-        let mut approved: HashSet<(String, String)> = HashSet::new();
+        let mut book = ConsentBook::open(config.home(), accept);
         let mut accepted = Vec::new();
         let mut denied = Vec::new();
         for hook in discovery.hooks.iter().filter(|hook| hook.event().is_some()) {
-            let pair = (
-                hook.event().map(HookEvent::as_str).unwrap_or("").to_owned(),
-                hook.consent_command(),
-            );
-            if !approved.contains(&pair) {
-                let entry = entries.get(&pair);
-                // A recorded hash that no longer matches is new code: consent again.
-                let changed = entry.is_some_and(|entry| !still_approved(entry, &pair.1));
-                if (entry.is_none() || changed)
-                    && !options
-                        .consent
-                        .approve(accept, &allowlist, &pair.0, &pair.1, changed)
-                {
-                    if changed {
-                        tracing::warn!("{}", changed_message(&pair.0, &pair.1, false));
-                    } else {
-                        tracing::warn!("{}", not_allowlisted_message(&pair.0, &pair.1));
-                    }
-                    denied.push(hook.clone());
-                    continue;
+            let event = hook.event().map(HookEvent::as_str).unwrap_or("");
+            let command = hook.consent_command();
+            if let Verdict::Denied { changed } = book.decide(&mut options.consent, event, &command)
+            {
+                if changed {
+                    tracing::warn!("{}", changed_message(event, &command, false));
+                } else {
+                    tracing::warn!("{}", not_allowlisted_message(event, &command));
                 }
-                approved.insert(pair);
+                denied.push(hook.clone());
+                continue;
             }
             accepted.push(hook.clone());
         }
