@@ -17,8 +17,10 @@ use serde_json::{Map, Value};
 
 use crate::signing::Secret;
 
+mod concurrency;
 mod durable;
 mod nats;
+pub use concurrency::{CONCURRENCY_RANGE, DEFAULT_CONCURRENCY};
 pub use durable::{DEFAULT_MAX_AGE, DEFAULT_MAX_SPOOL, DeliveryMode};
 pub use nats::{
     DEFAULT_NATS_STREAM, DEFAULT_NATS_SUBJECT, NatsCredential, NatsTarget, is_nats_url,
@@ -61,11 +63,17 @@ pub struct TargetSpec {
     pub max_spool: u64,
     /// A NATS JetStream target: where it publishes (`None`: an HTTP webhook).
     pub nats: Option<NatsTarget>,
+    /// How many of its best-effort deliveries may be in flight at once
+    /// (`concurrency:`, 1–64, default [`DEFAULT_CONCURRENCY`]). Above 1 they
+    /// may arrive out of order (the doc promises no order; receivers dedupe
+    /// on the delivery id); 1 sends them one at a time, in order.
+    pub concurrency: usize,
 }
 
 impl TargetSpec {
     /// A target for `url` and `events` with the defaults: no name, no matcher,
-    /// 10 s timeout, unsigned, no Standard Webhooks headers.
+    /// 10 s timeout, unsigned, no Standard Webhooks headers, best effort,
+    /// [`DEFAULT_CONCURRENCY`] deliveries in flight.
     pub fn new(url: impl Into<String>, events: impl IntoIterator<Item = HookEvent>) -> Self {
         TargetSpec {
             name: None,
@@ -79,11 +87,15 @@ impl TargetSpec {
             max_age: DEFAULT_MAX_AGE,
             max_spool: DEFAULT_MAX_SPOOL,
             nats: None,
+            concurrency: DEFAULT_CONCURRENCY,
         }
     }
 
     /// The label used in logs and reports: the name, else the url's host and
     /// path with secret-looking segments masked (never its credentials or query).
+    ///
+    /// Computed on each call (the url is parsed and redacted, some µs):
+    /// [`crate::Outbound`] computes it once per target and keeps it.
     pub fn label(&self) -> String {
         match &self.name {
             // Shown in logs and tables: control characters escaped.
@@ -221,6 +233,7 @@ impl EntryParser<'_> {
         target.secret = self.secret(entry, lookup_env);
         target.standard_webhooks = self.standard_webhooks(entry);
         self.durability(entry, &mut target);
+        target.concurrency = self.concurrency(entry, target.delivery);
         if is_nats_url(&target.url) {
             target.nats = Some(self.nats(entry, lookup_env)?);
         }

@@ -1,5 +1,5 @@
-//! One lane's worker: POSTs its target's deliveries one at a time, with the
-//! reference's retry rules.
+//! One lane's workers: POST its target's deliveries, `concurrency` at a time,
+//! with the reference's retry rules.
 //!
 //! 2xx is success; 3xx is never followed (logged with its `Location`); 4xx is
 //! not retried; connection errors, timeouts and 5xx are retried after
@@ -12,7 +12,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use reqwest::header::LOCATION;
-use tokio::sync::mpsc;
+use tokio::runtime::Handle;
+use tokio::sync::{Mutex, mpsc};
 
 use crate::config::TargetSpec;
 use crate::queue::{Job, Shared};
@@ -28,43 +29,98 @@ pub(crate) struct RetryPolicy {
     pub(crate) retry_delay: Duration,
 }
 
-/// Runs one lane until its sender is gone and its queue is empty.
-pub(crate) async fn run_lane(
+/// One lane's workers: `target.concurrency` tasks on `runtime` sharing its
+/// queue, each with one request in flight, until the sender is gone and the
+/// queue is empty. They share the keep-alive `client` (so up to that many
+/// connections to the target stay open) and, for a NATS target, one publisher.
+pub(crate) fn spawn_lane(runtime: &Handle, lane: LaneWork) {
+    let jobs = Arc::new(Mutex::new(lane.jobs));
+    let work = Arc::new(Worker {
+        // Parsed once here; config validation already checked it.
+        url: reqwest::Url::parse(&lane.target.url).map_err(|error| error.to_string()),
+        #[cfg(feature = "nats")]
+        publisher: lane
+            .target
+            .nats
+            .is_some()
+            .then(|| crate::nats::NatsPublisher::new(lane.target.clone())),
+        client: lane.client,
+        target: lane.target,
+        label: lane.label,
+        shared: lane.shared,
+        policy: lane.policy,
+    });
+    for _ in 0..work.target.concurrency.max(1) {
+        runtime.spawn(run_worker(work.clone(), jobs.clone()));
+    }
+}
+
+/// What a lane's workers are built from.
+pub(crate) struct LaneWork {
+    pub(crate) client: reqwest::Client,
+    pub(crate) target: Arc<TargetSpec>,
+    pub(crate) label: Arc<str>,
+    pub(crate) jobs: mpsc::Receiver<Job>,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) policy: RetryPolicy,
+}
+
+/// What every worker of one lane shares.
+struct Worker {
     client: reqwest::Client,
+    url: Result<reqwest::Url, String>,
+    #[cfg(feature = "nats")]
+    publisher: Option<crate::nats::NatsPublisher>,
     target: Arc<TargetSpec>,
-    mut jobs: mpsc::Receiver<Job>,
+    label: Arc<str>,
     shared: Arc<Shared>,
     policy: RetryPolicy,
-) {
-    // Parsed once here; config validation already checked it.
-    let url = reqwest::Url::parse(&target.url);
-    #[cfg(feature = "nats")]
-    let publisher = target
-        .nats
-        .is_some()
-        .then(|| crate::nats::NatsPublisher::new(target.clone()));
-    while let Some(job) = jobs.recv().await {
+}
+
+/// One worker: takes the next job (the queue lock is held only while waiting
+/// for one, never during a delivery) and delivers it.
+async fn run_worker(work: Arc<Worker>, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
+    loop {
+        let job = jobs.lock().await.recv().await;
+        let Some(job) = job else {
+            return;
+        };
+        let report = work.attempt(&job).await;
+        work.shared.finish(report);
+        work.shared.pool.give(job.delivery.body);
+    }
+}
+
+impl Worker {
+    async fn attempt(&self, job: &Job) -> DeliveryReport {
+        let target = &self.target;
         #[cfg(feature = "nats")]
-        if let Some(publisher) = &publisher {
-            let report = publish(publisher, &target, &job, &shared, policy).await;
-            shared.finish(report);
-            shared.pool.give(job.delivery.body);
-            continue;
+        if let Some(publisher) = &self.publisher {
+            return publish(publisher, &self.label, job, &self.shared, self.policy).await;
         }
-        let report = match &url {
-            Ok(url) => deliver(&client, url, &target, &job, &shared, policy).await,
+        match &self.url {
+            Ok(url) => {
+                deliver(
+                    &self.client,
+                    url,
+                    target,
+                    &self.label,
+                    job,
+                    &self.shared,
+                    self.policy,
+                )
+                .await
+            }
             Err(error) => finished(
-                &target,
-                &job,
+                &self.label,
+                job,
                 0,
                 None,
                 DeliveryOutcome::Failed {
                     error: format!("invalid url: {error}"),
                 },
             ),
-        };
-        shared.finish(report);
-        shared.pool.give(job.delivery.body);
+        }
     }
 }
 
@@ -72,12 +128,12 @@ async fn deliver(
     client: &reqwest::Client,
     url: &reqwest::Url,
     target: &TargetSpec,
+    label: &str,
     job: &Job,
     shared: &Shared,
     policy: RetryPolicy,
 ) -> DeliveryReport {
     let event = job.event.as_str();
-    let label = target.label();
     let headers = job.delivery.headers(event, target);
     let max_attempts = policy.max_attempts.max(1);
     let mut last_status = None;
@@ -106,13 +162,7 @@ async fn deliver(
                 let code = status.as_u16();
                 if status.is_success() {
                     tracing::debug!("outbound webhook delivered: {event} -> {label} (HTTP {code})");
-                    return finished(
-                        target,
-                        job,
-                        attempt,
-                        last_status,
-                        DeliveryOutcome::Delivered,
-                    );
+                    return finished(label, job, attempt, last_status, DeliveryOutcome::Delivered);
                 }
                 if status.is_redirection() {
                     // A Location can carry credentials as well.
@@ -122,13 +172,13 @@ async fn deliver(
                         location.as_deref().unwrap_or("?")
                     );
                     let outcome = DeliveryOutcome::Redirected { location };
-                    return finished(target, job, attempt, last_status, outcome);
+                    return finished(label, job, attempt, last_status, outcome);
                 }
                 if status.is_client_error() {
                     tracing::warn!(
                         "outbound webhook rejected (event={event} target={label}): HTTP {code} — not retrying"
                     );
-                    return finished(target, job, attempt, last_status, DeliveryOutcome::Rejected);
+                    return finished(label, job, attempt, last_status, DeliveryOutcome::Rejected);
                 }
                 last_error = format!("HTTP {code}");
             }
@@ -145,7 +195,7 @@ async fn deliver(
         "outbound webhook delivery failed after {max_attempts} attempt(s) (event={event} target={label}): {last_error}"
     );
     let outcome = DeliveryOutcome::Failed { error: last_error };
-    finished(target, job, max_attempts, last_status, outcome)
+    finished(label, job, max_attempts, last_status, outcome)
 }
 
 /// A best-effort NATS delivery: published until the stream acknowledged it,
@@ -153,12 +203,12 @@ async fn deliver(
 #[cfg(feature = "nats")]
 async fn publish(
     publisher: &crate::nats::NatsPublisher,
-    target: &TargetSpec,
+    label: &str,
     job: &Job,
     shared: &Shared,
     policy: RetryPolicy,
 ) -> DeliveryReport {
-    let (event, label) = (job.event.as_str(), target.label());
+    let event = job.event.as_str();
     let max_attempts = policy.max_attempts.max(1);
     let mut last_error = String::new();
     for attempt in 1..=max_attempts {
@@ -167,7 +217,7 @@ async fn publish(
             tokio::time::sleep(policy.retry_delay * (attempt - 1)).await;
         }
         match publisher.publish(event, &job.delivery).await {
-            Ok(_) => return finished(target, job, attempt, None, DeliveryOutcome::Published),
+            Ok(_) => return finished(label, job, attempt, None, DeliveryOutcome::Published),
             Err(error) => last_error = error,
         }
     }
@@ -175,18 +225,18 @@ async fn publish(
         "outbound NATS publish failed after {max_attempts} attempt(s) (event={event} target={label}): {last_error}"
     );
     let outcome = DeliveryOutcome::Failed { error: last_error };
-    finished(target, job, max_attempts, None, outcome)
+    finished(label, job, max_attempts, None, outcome)
 }
 
 fn finished(
-    target: &TargetSpec,
+    label: &str,
     job: &Job,
     attempts: u32,
     status: Option<u16>,
     outcome: DeliveryOutcome,
 ) -> DeliveryReport {
     DeliveryReport {
-        target: target.label().to_owned(),
+        target: label.to_owned(),
         event: job.event.as_str().to_owned(),
         delivery_id: job.delivery.delivery_id.clone(),
         attempts,

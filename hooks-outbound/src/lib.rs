@@ -44,14 +44,21 @@
 //!   borrowed event, then an id and timestamp spliced in per target) and queues
 //!   them; signing happens on the lane worker. It never waits for the network
 //!   and never returns a reply (webhooks observe, never steer).
-//! - Each target has its own lane: a FIFO, one worker task, one request in
-//!   flight. The queue capacity (256 by default) is split evenly between the
-//!   lanes; a full lane drops the *new* event with a warning and a `Dropped`
-//!   report, and a dead target only fills its own lane.
+//! - Each target has its own lane: a bounded queue served by `concurrency`
+//!   worker tasks (the target's key, 1–64, default 4), each with one request
+//!   in flight, so a fast receiver is kept busy and a retry's wait holds one
+//!   slot, not the lane. Above 1, deliveries may arrive out of order (the doc
+//!   promises no order; receivers dedupe on `delivery_id`); `concurrency: 1`
+//!   keeps them FIFO. The queue capacity (256 by default) is split evenly
+//!   between the lanes (deliveries in flight are not counted in it); a full
+//!   lane drops the *new* event with a warning and a `Dropped` report, and a
+//!   dead target only fills its own lane. A target's label is computed once,
+//!   when the lane is made.
 //! - 2xx is delivered; 3xx is never followed (logged with its `Location`); 4xx
 //!   is not retried; connection errors, timeouts and 5xx are retried once after
 //!   1 s. The timeout (1–60 s, default 10) bounds each whole attempt.
-//! - One shared HTTP client keeps connections alive. Proxies from the
+//! - One shared HTTP client keeps connections alive (up to `concurrency`
+//!   per target in use at once). Proxies from the
 //!   environment (`HTTPS_PROXY`, ...) are honoured, as the reference does.
 //! - `HERMES_SAFE_MODE=1` registers no target.
 //! - Secrets and signatures never appear in logs, `Debug` output or reports;
@@ -69,6 +76,8 @@
 //!
 //! [`verify`] and [`signing`] are always there: a service that only checks
 //! signatures builds `--no-default-features` and pulls neither HTTP stack.
+//! These four are the only features: optional dependencies are enabled with
+//! `dep:`, so none of them (`tokio`, `reqwest`, ...) is a feature of its own.
 //!
 //! hooks-outbound depends on hooks-core only, and on no sibling mechanism.
 

@@ -15,7 +15,7 @@ use tokio::runtime::Handle;
 use tokio::sync::broadcast;
 
 use crate::config::{TargetSpec, parse_config};
-use crate::delivery::{RetryPolicy, run_lane};
+use crate::delivery::{LaneWork, RetryPolicy, spawn_lane};
 use crate::queue::{Job, Lane, Shared, lane_capacity};
 use crate::report::{DeliveryReport, OutboundStats, ReportBatch};
 use crate::request::{
@@ -109,9 +109,9 @@ pub struct EventDeliveries {
 /// `dispatch` serialises the event once, builds each matching target's body on
 /// the caller (the document plus a spliced-in id and timestamp; signing waits
 /// for the lane worker) and queues it without waiting; it never returns a reply. Each
-/// target has its own lane (one worker task, one request in flight, FIFO) on
-/// the tokio runtime current at construction, and one shared keep-alive HTTP
-/// client. Call [`Dispatcher::flush`] (at most [`SHUTDOWN_FLUSH_TIMEOUT`]) before
+/// target has its own lane (a bounded queue served by [`TargetSpec::concurrency`]
+/// worker tasks, one request in flight each; FIFO only with 1) on the tokio
+/// runtime current at construction, and one shared keep-alive HTTP client. Call [`Dispatcher::flush`] (at most [`SHUTDOWN_FLUSH_TIMEOUT`]) before
 /// the runtime shuts down so queued deliveries go out.
 pub struct Outbound {
     lanes: Vec<Lane>,
@@ -177,29 +177,35 @@ impl Outbound {
         let mut lanes = Vec::with_capacity(targets.len());
         for (index, target) in targets.into_iter().enumerate() {
             let target = Arc::new(target);
+            let (lane, jobs) = Lane::new(target.clone(), capacity);
             for event in &target.events {
                 by_event[event.index()].push(index);
                 tracing::info!(
-                    "outbound webhook registered: {} -> {} (matcher={}, timeout={}s)",
+                    "outbound webhook registered: {} -> {} (matcher={}, timeout={}s, concurrency={})",
                     event.as_str(),
-                    target.label(),
+                    lane.label,
                     target.matcher.pattern().unwrap_or("None"),
-                    target.timeout.as_secs()
+                    target.timeout.as_secs(),
+                    target.concurrency
                 );
             }
-            let (lane, jobs) = Lane::new(target.clone(), capacity);
+            let label = lane.label.clone();
             lanes.push(lane);
             if durable.spools(&target) {
                 // Its deliveries go to the spool, and its worker sends them.
                 continue;
             }
-            runtime.spawn(run_lane(
-                client.clone(),
-                target,
-                jobs,
-                shared.clone(),
-                policy,
-            ));
+            spawn_lane(
+                runtime,
+                LaneWork {
+                    client: client.clone(),
+                    target,
+                    label,
+                    jobs,
+                    shared: shared.clone(),
+                    policy,
+                },
+            );
         }
         if !lanes.is_empty() {
             hermes_hooks_core::dispatch::invalidate_interest();
@@ -226,7 +232,7 @@ impl Outbound {
         self.enqueue_with(event, |lane, delivery_id, was_accepted| {
             if was_accepted {
                 accepted.push(EnqueuedDelivery {
-                    target: lane.target.label().to_owned(),
+                    target: lane.label.as_ref().to_owned(),
                     delivery_id: delivery_id.to_owned(),
                 });
             }
@@ -344,7 +350,7 @@ impl Outbound {
         let mut waiting = Vec::new();
         self.enqueue_with(event, |lane, delivery_id, _accepted| {
             waiting.push(EnqueuedDelivery {
-                target: lane.target.label().to_owned(),
+                target: lane.label.as_ref().to_owned(),
                 delivery_id: delivery_id.to_owned(),
             });
         });
@@ -418,7 +424,11 @@ impl fmt::Debug for Outbound {
         f.debug_struct("Outbound")
             .field(
                 "targets",
-                &self.targets().map(TargetSpec::label).collect::<Vec<_>>(),
+                &self
+                    .lanes
+                    .iter()
+                    .map(|lane| lane.label.as_ref())
+                    .collect::<Vec<_>>(),
             )
             .field("stats", &self.stats())
             .finish()
@@ -456,7 +466,7 @@ impl Dispatcher for Outbound {
             runs.push(
                 HookRun::new(
                     "outbound",
-                    format!("webhook:{}", lane.target.label()),
+                    format!("webhook:{}", lane.label),
                     event.name(),
                     status,
                 )

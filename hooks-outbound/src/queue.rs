@@ -1,8 +1,9 @@
 //! Per-target lanes under one bound, and the state shared by the lanes and the
 //! [`crate::Outbound`] handle: pending count, counters, reports.
 //!
-//! Each target has its own FIFO lane (a bounded channel and one worker task with
-//! one request in flight), so a slow or dead endpoint only fills its own lane.
+//! Each target has its own lane (a bounded channel served by `concurrency`
+//! worker tasks, one request in flight each), so a slow or dead endpoint only
+//! fills its own lane.
 //! The configured capacity is split evenly between the lanes, which keeps the
 //! total bounded while guaranteeing each target its share: a blackholed target
 //! can never take the slots a healthy one needs.
@@ -34,6 +35,9 @@ pub(crate) struct Job {
 /// The sending side of one target's lane.
 pub(crate) struct Lane {
     pub(crate) target: Arc<TargetSpec>,
+    /// [`TargetSpec::label`], computed once: it parses and redacts the url,
+    /// which cost more than the rest of a dropped event's path together.
+    pub(crate) label: Arc<str>,
     pub(crate) sender: mpsc::Sender<Job>,
     pub(crate) capacity: usize,
     drop_log: Mutex<DropLog>,
@@ -49,7 +53,9 @@ impl Lane {
     /// A lane for `target` holding at most `capacity` queued jobs, and its receiving end.
     pub(crate) fn new(target: Arc<TargetSpec>, capacity: usize) -> (Lane, mpsc::Receiver<Job>) {
         let (sender, receiver) = mpsc::channel(capacity);
+        let label = Arc::from(target.label());
         let lane = Lane {
+            label,
             target,
             sender,
             capacity,
@@ -64,7 +70,7 @@ impl Lane {
         shared.pending.fetch_add(1, Ordering::AcqRel);
         // Listed before it is queued: the worker may finish it at once.
         let id = job.delivery.delivery_id.clone();
-        shared.track(&id, &self.target, job.event, job.enqueued);
+        shared.track(&id, &self.label, job.event, job.enqueued);
         let (job, stopped) = match self.sender.try_send(job) {
             Ok(()) => {
                 shared.enqueued.fetch_add(1, Ordering::Relaxed);
@@ -94,7 +100,7 @@ impl Lane {
     fn record_drop(&self, event: HookEvent, delivery_id: String, stopped: bool, shared: &Shared) {
         self.warn_dropped(event, stopped);
         shared.finish(DeliveryReport {
-            target: self.target.label().to_owned(),
+            target: self.label.as_ref().to_owned(),
             event: event.as_str().to_owned(),
             delivery_id,
             attempts: 0,
@@ -124,7 +130,7 @@ impl Lane {
         } else {
             String::new()
         };
-        let (event, label) = (event.as_str(), self.target.label());
+        let (event, label) = (event.as_str(), &self.label);
         if stopped {
             tracing::warn!(
                 "outbound webhook worker for {label} has stopped — dropping {event} event{also}"
@@ -140,7 +146,7 @@ impl Lane {
 
 /// A delivery queued or in flight.
 struct Waiting {
-    target: Arc<TargetSpec>,
+    label: Arc<str>,
     event: HookEvent,
     enqueued: Instant,
 }
@@ -194,10 +200,10 @@ impl Shared {
     }
 
     /// Lists a delivery as waiting (queued or in flight).
-    fn track(&self, id: &str, target: &Arc<TargetSpec>, event: HookEvent, enqueued: Instant) {
+    fn track(&self, id: &str, label: &Arc<str>, event: HookEvent, enqueued: Instant) {
         if let Ok(mut waiting) = self.waiting.lock() {
             let entry = Waiting {
-                target: Arc::clone(target),
+                label: Arc::clone(label),
                 event,
                 enqueued,
             };
@@ -222,7 +228,7 @@ impl Shared {
         let count = waiting.len();
         for (delivery_id, entry) in waiting {
             self.publish(DeliveryReport {
-                target: entry.target.label(),
+                target: entry.label.as_ref().to_owned(),
                 event: entry.event.as_str().to_owned(),
                 delivery_id,
                 attempts: 0,

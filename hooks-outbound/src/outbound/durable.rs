@@ -161,7 +161,7 @@ impl Durable {
             return false;
         };
         let target = &lane.target;
-        let label = target.label();
+        let label = lane.label.as_ref().to_owned();
         let written = spool.insert(&crate::spool::NewDelivery {
             target_key: &crate::spool::target_key(target),
             target: &label,

@@ -176,8 +176,9 @@ async fn a_full_queue_drops_the_new_event_and_counts_it() {
         accepted.extend(outbound.enqueue(&session_end()));
     }
     let stats = outbound.stats();
-    // Four queued, plus possibly one the worker already took.
-    assert!((4..=5).contains(&accepted.len()), "{}", accepted.len());
+    // Four queued, plus possibly one per lane worker that already took one.
+    let most = 4 + hermes_hooks_outbound::config::DEFAULT_CONCURRENCY;
+    assert!((4..=most).contains(&accepted.len()), "{}", accepted.len());
     assert_eq!(stats.enqueued as usize, accepted.len());
     assert_eq!(stats.dropped as usize, 10 - accepted.len());
     let dropped = outbound.take_reports();

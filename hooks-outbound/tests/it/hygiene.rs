@@ -156,3 +156,37 @@ async fn url_credentials_never_show() {
     }
     assert!(shown[0].contains("target=127.0.0.1:"), "{}", shown[0]);
 }
+
+/// Every optional dependency is named with `dep:` in a feature, so cargo makes
+/// no implicit feature of it: the features are exactly the documented ones
+/// (`"tokio/rt"` without `"dep:tokio"` once published a feature `tokio`).
+#[test]
+fn the_features_are_the_documented_ones_and_no_dependency_is_one() {
+    let manifest = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml"))
+        .expect("read Cargo.toml");
+    let manifest: toml::Table = toml::from_str(&manifest).expect("parse Cargo.toml");
+    let features = manifest["features"].as_table().expect("[features]");
+    let mut names: Vec<&str> = features.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["default", "durable", "nats", "receiver", "sender"]);
+    let enabled: Vec<&str> = features
+        .values()
+        .filter_map(toml::Value::as_array)
+        .flatten()
+        .filter_map(toml::Value::as_str)
+        .collect();
+    let dependencies = manifest["dependencies"].as_table().expect("[dependencies]");
+    for (name, spec) in dependencies {
+        let optional = spec
+            .get("optional")
+            .and_then(toml::Value::as_bool)
+            .unwrap_or(false);
+        if optional {
+            let named = format!("dep:{name}");
+            assert!(
+                enabled.contains(&named.as_str()),
+                "optional dependency {name} is never enabled as {named}: cargo makes it a feature"
+            );
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //!
 //! The reference's §7.4 cases are named by number where they are ported.
 
+mod concurrency;
 mod delivery;
 #[cfg(feature = "durable")]
 mod durable;

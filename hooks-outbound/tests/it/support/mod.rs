@@ -1,8 +1,9 @@
 //! A tiny recording HTTP server on 127.0.0.1 that answers as a test tells it:
-//! a status (with an optional `Location`), or never (hang).
+//! a status (with an optional `Location`, or after a wait), or never (hang).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -45,6 +46,8 @@ impl Recorded {
 pub enum Answer {
     Status(u16),
     Redirect(u16, String),
+    /// The status, after a wait (a slow receiver).
+    After(Duration, u16),
     Hang,
 }
 
@@ -55,6 +58,7 @@ pub struct Sink {
     pub addr: SocketAddr,
     requests: Arc<Mutex<Vec<Recorded>>>,
     arrived: Arc<Notify>,
+    connections: Arc<AtomicUsize>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -75,11 +79,14 @@ impl Sink {
         let requests: Arc<Mutex<Vec<Recorded>>> = Arc::default();
         let arrived = Arc::new(Notify::new());
         let behaviour: Behaviour = Arc::new(behaviour);
+        let connections = Arc::new(AtomicUsize::new(0));
         let task = tokio::spawn({
             let requests = requests.clone();
             let arrived = arrived.clone();
+            let connections = connections.clone();
             async move {
                 while let Ok((stream, _)) = listener.accept().await {
+                    connections.fetch_add(1, Ordering::Relaxed);
                     let (requests, arrived, behaviour) =
                         (requests.clone(), arrived.clone(), behaviour.clone());
                     tokio::spawn(async move {
@@ -129,6 +136,11 @@ impl Sink {
                                                 location.parse().expect("location"),
                                             );
                                         }
+                                        Answer::After(wait, code) => {
+                                            tokio::time::sleep(wait).await;
+                                            *response.status_mut() =
+                                                StatusCode::from_u16(code).expect("status");
+                                        }
                                         Answer::Hang => std::future::pending::<()>().await,
                                     }
                                     Ok::<_, Infallible>(response)
@@ -146,8 +158,14 @@ impl Sink {
             addr,
             requests,
             arrived,
+            connections,
             task,
         }
+    }
+
+    /// How many TCP connections were accepted so far.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::Relaxed)
     }
 
     pub fn url(&self, path: &str) -> String {
