@@ -1,6 +1,7 @@
 //! Outbound webhook benchmarks: the cost of `dispatch` on the agent's path
-//! (live, dead and hanging endpoints), deliveries per second to a local sink,
-//! and RSS while flooding a dead endpoint. `cargo bench -p hermes-hooks-outbound`.
+//! (live, dead and hanging endpoints), deliveries per second to a local sink
+//! (`outbound/throughput.rs`, with a plain reqwest client as the ceiling), and
+//! RSS while flooding a dead endpoint. `cargo bench -p hermes-hooks-outbound`.
 //!
 //! Criterion measures the CPU pieces (mean with confidence interval); the
 //! per-call percentiles, throughput and RSS are measured by hand below, because
@@ -26,6 +27,9 @@ use hyper_util::rt::TokioIo;
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
+
+#[path = "outbound/throughput.rs"]
+mod throughput;
 
 /// A `post_tool_call` shaped like a real one: ~1 KB of JSON.
 fn event() -> Event {
@@ -338,49 +342,6 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
     }
 }
 
-fn throughput(runtime: &Runtime, events: u64) {
-    println!(
-        "\n| targets (lanes) | deliveries | seconds | deliveries/s | dropped | not delivered |\n|---:|---:|---:|---:|---:|---|"
-    );
-    let event = event();
-    for lanes in [1usize, 4] {
-        let (url, received) = runtime.block_on(sink(false));
-        let targets = (0..lanes)
-            .map(|i| signed(&format!("{url}?lane={i}")))
-            .collect();
-        let outbound = Outbound::with_runtime(runtime.handle(), targets, options(256 * lanes))
-            .expect("outbound");
-        let total = events * lanes as u64;
-        let started = Instant::now();
-        let mut sent = 0;
-        while sent < events {
-            // Keep each lane under its bound so nothing is dropped.
-            if outbound.stats().pending < 150 * lanes as u64 {
-                dispatch_now(&outbound, &event);
-                sent += 1;
-            } else {
-                // Sleep rather than spin: the producer must not steal a core from the lanes.
-                std::thread::sleep(Duration::from_micros(200));
-            }
-        }
-        runtime.block_on(outbound.wait_idle(Duration::from_secs(60)));
-        let seconds = started.elapsed().as_secs_f64();
-        let stats = outbound.stats();
-        let failure = outbound
-            .take_reports()
-            .into_iter()
-            .find(|report| report.outcome != hermes_hooks_outbound::DeliveryOutcome::Delivered)
-            .map(|report| format!("{:?}", report.outcome))
-            .unwrap_or_default();
-        println!(
-            "| {lanes} | {total} | {seconds:.2} | {:.0} | {} | {} {failure} |",
-            received.load(Ordering::Relaxed) as f64 / seconds,
-            stats.dropped,
-            stats.failed
-        );
-    }
-}
-
 fn rss_kib() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
@@ -457,7 +418,7 @@ fn main() {
         emit_latency(&runtime, scale);
     }
     if wanted("throughput") {
-        throughput(&runtime, if benching { 20_000 } else { 500 });
+        throughput::throughput(&runtime, if benching { 20_000 } else { 500 });
     }
     if wanted("rss") {
         rss_flood(&runtime, if benching { 100_000 } else { 1_000 });

@@ -5,12 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant, SystemTime};
 
-use async_trait::async_trait;
 use hermes_hooks_core::catalog::EVENT_COUNT;
 use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_core::{
-    Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, HookRun, Reply, RunStatus,
-};
+use hermes_hooks_core::{Config, ConfigWarning, Event, HookEvent};
 use tokio::runtime::Handle;
 use tokio::sync::broadcast;
 
@@ -22,6 +19,7 @@ use crate::request::{
     EventDocument, METADATA_LEN, PreparedDelivery, iso_timestamp, new_delivery_id_in,
 };
 
+mod dispatcher;
 mod durable;
 pub use durable::{SpoolLeft, home_spool_path as spool_path};
 #[cfg(test)]
@@ -33,7 +31,7 @@ pub const DEFAULT_QUEUE_CAPACITY: usize = 256;
 pub const DEFAULT_MAX_ATTEMPTS: u32 = 2;
 /// The default wait before a retry (multiplied by the attempt number).
 pub const DEFAULT_RETRY_DELAY: Duration = Duration::from_secs(1);
-/// How long a host should let [`Dispatcher::flush`] wait at shutdown.
+/// How long a host should let [`Dispatcher::flush`](hermes_hooks_core::Dispatcher::flush) wait at shutdown.
 pub const SHUTDOWN_FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Settings of an [`Outbound`] beyond the targets.
@@ -104,14 +102,14 @@ pub struct EventDeliveries {
     pub unfinished: Vec<EnqueuedDelivery>,
 }
 
-/// Outbound webhooks as a [`Dispatcher`] (name `outbound`).
+/// Outbound webhooks as a [`Dispatcher`](hermes_hooks_core::Dispatcher) (name `outbound`).
 ///
 /// `dispatch` serialises the event once, builds each matching target's body on
 /// the caller (the document plus a spliced-in id and timestamp; signing waits
 /// for the lane worker) and queues it without waiting; it never returns a reply. Each
 /// target has its own lane (a bounded queue served by [`TargetSpec::concurrency`]
 /// worker tasks, one request in flight each; FIFO only with 1) on the tokio
-/// runtime current at construction, and one shared keep-alive HTTP client. Call [`Dispatcher::flush`] (at most [`SHUTDOWN_FLUSH_TIMEOUT`]) before
+/// runtime current at construction, and one shared keep-alive HTTP client. Call [`Dispatcher::flush`](hermes_hooks_core::Dispatcher::flush) (at most [`SHUTDOWN_FLUSH_TIMEOUT`]) before
 /// the runtime shuts down so queued deliveries go out.
 pub struct Outbound {
     lanes: Vec<Lane>,
@@ -385,7 +383,7 @@ impl Outbound {
 
     /// The reports of deliveries finished since the last call (at most
     /// `report_capacity`, the most recent kept), including `Abandoned` ones
-    /// after a [`Dispatcher::flush`] that ran out of time.
+    /// after a [`Dispatcher::flush`](hermes_hooks_core::Dispatcher::flush) that ran out of time.
     pub fn take_reports(&self) -> Vec<DeliveryReport> {
         self.take_report_batch().reports
     }
@@ -432,68 +430,5 @@ impl fmt::Debug for Outbound {
             )
             .field("stats", &self.stats())
             .finish()
-    }
-}
-
-#[async_trait]
-impl Dispatcher for Outbound {
-    fn name(&self) -> &str {
-        "outbound"
-    }
-
-    fn interest(&self, event: &EventName) -> bool {
-        event
-            .hook()
-            .is_some_and(|hook| !self.by_event[hook.index()].is_empty())
-    }
-
-    /// Queues the deliveries and returns at once: webhooks observe, never steer.
-    async fn dispatch(&self, event: &Event) -> Vec<Reply> {
-        self.enqueue_with(event, |_, _, _| {});
-        Vec::new()
-    }
-
-    /// Queues as [`Dispatcher::dispatch`] does; each target offered the event
-    /// is a run: `Queued`, or `Skipped` when its lane was full (dropped).
-    async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
-        let started = Instant::now();
-        self.enqueue_with(event, |lane, delivery_id, accepted| {
-            let status = if accepted {
-                RunStatus::Queued
-            } else {
-                RunStatus::Skipped("its delivery lane is full; the delivery was dropped".into())
-            };
-            runs.push(
-                HookRun::new(
-                    "outbound",
-                    format!("webhook:{}", lane.label),
-                    event.name(),
-                    status,
-                )
-                .elapsed(started.elapsed())
-                .diagnostic(format!("delivery {delivery_id}")),
-            );
-        });
-        Vec::new()
-    }
-
-    /// The fast path: queueing never waits, so every event finishes on the spot.
-    fn dispatch_now(&self, event: &Event, _replies: &mut Vec<Reply>) -> bool {
-        self.enqueue_with(event, |_, _, _| {});
-        true
-    }
-
-    /// Waits for queued deliveries, at most `timeout`. Those still queued or
-    /// in flight then get an [`crate::DeliveryOutcome::Abandoned`] report, so
-    /// [`Outbound::take_reports`] lists them instead of leaving them out.
-    async fn flush(&self, timeout: Duration) {
-        if !self.wait_idle(timeout).await {
-            let abandoned = self.shared.abandon_waiting();
-            tracing::warn!(
-                "outbound webhook flush gave up after {:.1}s with {} delivery(ies) pending; {abandoned} abandoned",
-                timeout.as_secs_f64(),
-                self.stats().pending
-            );
-        }
     }
 }

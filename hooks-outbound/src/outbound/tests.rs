@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hermes_hooks_core::HookEvent;
+use hermes_hooks_core::{Dispatcher, HookEvent};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
