@@ -84,6 +84,15 @@ pub enum OutboundError {
     Client(String),
 }
 
+/// One event's document, built once for all its targets, and its clocks.
+struct Built {
+    document: EventDocument,
+    /// `created` as the body's `timestamp`.
+    timestamp: String,
+    created: SystemTime,
+    enqueued: Instant,
+}
+
 /// A delivery accepted into a queue by [`Outbound::enqueue`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnqueuedDelivery {
@@ -253,24 +262,26 @@ impl Outbound {
         if wanted.peek().is_none() {
             return;
         }
-        let created = SystemTime::now();
-        let enqueued = Instant::now();
-        // Built on the first lane with room: a flood into full lanes costs no serialisation.
-        let mut built: Option<(EventDocument, String)> = None;
+        // Built on the first lane with room: a flood into full lanes costs no
+        // serialisation, and no clock read.
+        let mut built: Option<Built> = None;
         while let Some(lane) = wanted.next() {
             let mut id_buffer = [0; 32];
             let delivery_id = new_delivery_id_in(&mut id_buffer);
             if self.durable.spools(&lane.target) {
-                let Some((document, timestamp)) =
-                    self.take_document(&mut built, event, hook, created)
-                else {
+                let Some(document) = self.take_document(&mut built, event, hook) else {
                     return;
                 };
-                let accepted =
-                    self.durable
-                        .write(lane, hook, delivery_id, &document, &self.shared, enqueued);
+                let accepted = self.durable.write(
+                    lane,
+                    hook,
+                    delivery_id,
+                    &document.document,
+                    &self.shared,
+                    document.enqueued,
+                );
                 on_offered(lane, delivery_id, accepted);
-                built = Some((document, timestamp));
+                built = Some(document);
                 continue;
             }
             if lane.is_full() {
@@ -278,21 +289,31 @@ impl Outbound {
                 lane.drop_unbuilt(hook, delivery_id.to_owned(), &self.shared);
                 continue;
             }
-            let Some((document, timestamp)) = self.take_document(&mut built, event, hook, created)
-            else {
+            let Some(document) = self.take_document(&mut built, event, hook) else {
                 return;
             };
+            let (created, enqueued) = (document.created, document.enqueued);
             // The last target takes the document's buffer; earlier ones copy it.
             let delivery = if wanted.peek().is_none() {
-                PreparedDelivery::taking(document, delivery_id, created, &timestamp)
+                PreparedDelivery::taking(
+                    document.document,
+                    delivery_id,
+                    created,
+                    &document.timestamp,
+                )
             } else {
                 let body = self
                     .shared
                     .pool
-                    .take(document.as_bytes().len() + METADATA_LEN);
-                let delivery =
-                    PreparedDelivery::copying(&document, body, delivery_id, created, &timestamp);
-                built = Some((document, timestamp));
+                    .take(document.document.as_bytes().len() + METADATA_LEN);
+                let delivery = PreparedDelivery::copying(
+                    &document.document,
+                    body,
+                    delivery_id,
+                    created,
+                    &document.timestamp,
+                );
+                built = Some(document);
                 delivery
             };
             let job = Job {
@@ -305,20 +326,25 @@ impl Outbound {
         }
     }
 
-    /// The event's document built so far, else built now (`None`: it cannot be
-    /// serialised, which was warned).
+    /// The event's document built so far, else built now with the event's
+    /// clocks read (`None`: it cannot be serialised, which was warned).
     fn take_document(
         &self,
-        built: &mut Option<(EventDocument, String)>,
+        built: &mut Option<Built>,
         event: &Event,
         hook: HookEvent,
-        created: SystemTime,
-    ) -> Option<(EventDocument, String)> {
+    ) -> Option<Built> {
         if let Some(built) = built.take() {
             return Some(built);
         }
+        let created = SystemTime::now();
         match self.document(event, hook) {
-            Ok(document) => Some((document, iso_timestamp(created))),
+            Ok(document) => Some(Built {
+                document,
+                timestamp: iso_timestamp(created),
+                created,
+                enqueued: Instant::now(),
+            }),
             Err(error) => {
                 tracing::warn!(
                     "outbound webhook payload serialization failed (event={}): {error}",
