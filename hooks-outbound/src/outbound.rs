@@ -174,6 +174,7 @@ impl Outbound {
         };
         let client = http_client()?;
         let shared = Arc::new(Shared::new(options.queue_capacity, options.report_capacity));
+        shared.reserve_in_flight(targets.iter().map(|target| target.concurrency).sum());
         let policy = RetryPolicy {
             max_attempts: options.max_attempts.max(1),
             retry_delay: options.retry_delay,
