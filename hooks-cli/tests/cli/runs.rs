@@ -71,6 +71,15 @@ fn a_host_sees_one_record_per_hook_of_every_mechanism() {
         assert!(matches!(report.outcome.tool_gate(), ToolGate::Block { .. }));
         // The first valid block wins the merge, and the report says whose it was.
         assert_eq!(report.block_source.as_deref(), Some("plugin:plugin-guard"));
+        let gate = report.outcome.tool_gate();
+        let source = gate.block_source().expect("a block");
+        assert_eq!(
+            source.to_string(),
+            format!(
+                "plugin:plugin-guard (plugins, {} ms)",
+                report.runs[0].elapsed.as_millis()
+            )
+        );
         assert_eq!(
             report.blocked_by().map(|run| run.status.clone()),
             Some(RunStatus::Blocked)

@@ -11,10 +11,3 @@ pub(crate) fn non_empty_str(value: Option<&Value>) -> Option<&str> {
         .and_then(Value::as_str)
         .filter(|text| !text.is_empty())
 }
-
-/// The first truthy value among `values`, like Python's `a or b`.
-pub(crate) fn first_truthy<'a>(
-    values: impl IntoIterator<Item = Option<&'a Value>>,
-) -> Option<&'a Value> {
-    values.into_iter().flatten().find(|value| is_truthy(value))
-}

@@ -2,12 +2,13 @@
 //! transforms and `transform_api_error_classification`.
 
 use serde_json::{Map, Value};
-use tracing::{debug, warn};
+use tracing::warn;
 
 use super::json::is_truthy;
 use crate::event::Event;
 use crate::outcome::{Outcome, TranscriptionOverrides};
 use crate::pyvalue::strip;
+use crate::replies::TranscriptionReply;
 use crate::reply::Reply;
 
 /// The `FailoverReason` names a classification's `reason` may take.
@@ -45,40 +46,24 @@ const CLASSIFICATION_MESSAGE_MAX_CHARS: usize = 500;
 /// decide (both kept as `Some("")`). `file_path` is read-only: trying to set it
 /// is warned about and ignored. No valid key gives [`Outcome::Nothing`].
 pub fn transcription_fields(_event: &Event, replies: &[Reply]) -> Outcome {
-    let mut overrides = TranscriptionOverrides::default();
-    let mut any = false;
-    for object in replies.iter().filter_map(|reply| reply.value.as_object()) {
-        for (key, value) in object {
-            let field = match key.as_str() {
-                "prompt" => &mut overrides.prompt,
-                "language" => &mut overrides.language,
-                "model" => &mut overrides.model,
-                "file_path" => {
-                    warn!(
-                        "pre_transcription hook attempted to change file_path (read-only) — ignoring the attempt."
-                    );
-                    continue;
-                }
-                _ => {
-                    debug!(key = %key, "pre_transcription hook returned an unknown key; ignoring it");
-                    continue;
-                }
-            };
-            match value {
-                Value::String(text) => {
-                    *field = Some(text.clone());
-                    any = true;
-                }
-                _ => {
-                    debug!(key = %key, "pre_transcription hook returned a non-string value; ignoring it")
-                }
-            }
-        }
+    let mut merged: Option<TranscriptionReply> = None;
+    for read in replies
+        .iter()
+        .filter_map(|reply| TranscriptionReply::from_wire(&reply.value))
+    {
+        merged.get_or_insert_with(Default::default).overlay(read);
     }
-    if any {
-        Outcome::Transcription(overrides)
-    } else {
-        Outcome::Nothing
+    match merged {
+        Some(TranscriptionReply {
+            prompt,
+            language,
+            model,
+        }) => Outcome::Transcription(TranscriptionOverrides {
+            prompt,
+            language,
+            model,
+        }),
+        None => Outcome::Nothing,
     }
 }
 

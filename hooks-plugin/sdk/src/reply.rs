@@ -6,7 +6,8 @@
 
 pub use hermes_hooks_core::replies::{DispatchReply, ToolDecision, TranscriptionReply};
 
-/// The wire conversions of the rules whose reply is a plain Rust type.
+/// The wire conversions of the rules whose reply is a plain Rust type (each
+/// structured one through its contract type's `into_wire`).
 pub(crate) mod wire {
     use serde_json::{Map, Value, json};
 
@@ -22,7 +23,7 @@ pub(crate) mod wire {
 
     /// `pre_verify`: `Some(message)` keeps the turn going.
     pub fn verify_continue(reply: Option<String>) -> Option<Value> {
-        reply.map(|message| json!({"action": "continue", "message": message}))
+        reply.map(|message| hermes_hooks_core::replies::ContinueReply::new(message).into_wire())
     }
 
     /// Transforms: `Some(text)` replaces the value.
