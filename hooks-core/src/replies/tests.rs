@@ -158,3 +158,70 @@ fn continue_and_transcription_replies_read_as_the_merge_reads_them() {
     assert_eq!(merged.prompt.as_deref(), Some("p"));
     assert_eq!(merged.model.as_deref(), Some("m"));
 }
+
+/// The one encoding of each decision fits the schema hook authors read, and
+/// so do the words the merges pass over by design (a command's `allow`).
+#[test]
+fn every_typed_reply_fits_its_rules_generated_schema() {
+    use crate::catalog::MergeRule;
+    use crate::schemas::check_reply;
+    let mut args = Map::new();
+    args.insert("x".into(), 1.into());
+    let mut wires = vec![
+        (MergeRule::ToolGate, ToolDecision::block("no").into_wire()),
+        (
+            MergeRule::ToolGate,
+            ToolDecision::Approve {
+                message: Some("sure?".into()),
+                rule_key: Some("k".into()),
+            }
+            .into_wire(),
+        ),
+        (MergeRule::ToolGate, ToolDecision::modify(args).into_wire()),
+        (
+            MergeRule::VerifyContinue,
+            Some(ContinueReply::new("go").into_wire()),
+        ),
+        (
+            MergeRule::TranscriptionFields,
+            TranscriptionReply {
+                prompt: Some(String::new()),
+                language: Some("ja".into()),
+                model: Some("m".into()),
+            }
+            .into_wire(),
+        ),
+        (
+            MergeRule::CommandDecision,
+            Some(json!({"decision": "allow"})),
+        ),
+    ];
+    for reply in [
+        DispatchReply::Skip { reason: None },
+        DispatchReply::Rewrite { text: "t".into() },
+        DispatchReply::Allow,
+    ] {
+        wires.push((MergeRule::GatewayDispatch, Some(reply.into_wire())));
+    }
+    for reply in [
+        CommandReply::Deny { message: None },
+        CommandReply::Handled {
+            message: Some("done".into()),
+        },
+        CommandReply::Rewrite {
+            command: "help".into(),
+            args: String::new(),
+        },
+    ] {
+        wires.push((MergeRule::CommandDecision, Some(reply.into_wire())));
+    }
+    for (rule, wire) in wires {
+        let wire = wire.expect("a decision has a wire shape");
+        let problems = check_reply(rule, &wire);
+        assert!(
+            problems.is_empty(),
+            "{} {wire}: {problems:?}",
+            rule.as_str()
+        );
+    }
+}
