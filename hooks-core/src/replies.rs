@@ -8,6 +8,7 @@
 //! them. `schema/generated/<rule>.reply.schema.json` describes the same
 //! shapes for hook authors in any language.
 
+mod classification;
 mod command;
 mod dispatch;
 mod tool;
@@ -17,6 +18,7 @@ mod verify;
 #[cfg(test)]
 mod tests;
 
+pub use classification::{ClassificationReply, FAILOVER_REASONS};
 pub use command::CommandReply;
 pub use dispatch::DispatchReply;
 pub use tool::ToolDecision;

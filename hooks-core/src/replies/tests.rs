@@ -225,3 +225,34 @@ fn every_typed_reply_fits_its_rules_generated_schema() {
         );
     }
 }
+
+#[test]
+fn classifications_read_sanitised_as_the_merge_keeps_them() {
+    let read = ClassificationReply::from_wire(&json!({
+        "reason": " Rate_Limit ",
+        "retryable": 1,
+        "should_compress": null,
+        "should_fallback": "",
+        "message": format!("  {}  ", "x".repeat(600)),
+        "error_context": [1],
+        "extra": true,
+    }))
+    .expect("a valid classification");
+    assert_eq!(read.reason, "rate_limit");
+    assert_eq!(read.retryable, Some(true));
+    assert_eq!(read.should_compress, None);
+    assert_eq!(read.should_fallback, Some(false));
+    assert_eq!(read.message.as_deref().map(str::len), Some(500));
+    assert_eq!(read.error_context, None);
+    let wire = read.into_wire();
+    let keys: Vec<&str> = wire.keys().map(String::as_str).collect();
+    assert_eq!(keys.len(), 4);
+    assert!(keys.contains(&"reason") && keys.contains(&"message"));
+    for invalid in [
+        json!({"reason": "whatever"}),
+        json!({"reason": 3}),
+        json!("timeout"),
+    ] {
+        assert_eq!(ClassificationReply::from_wire(&invalid), None, "{invalid}");
+    }
+}
