@@ -10,6 +10,7 @@
 
 mod classification;
 mod command;
+mod context;
 mod dispatch;
 mod tool;
 mod transcription;
@@ -20,6 +21,7 @@ mod tests;
 
 pub use classification::{ClassificationReply, FAILOVER_REASONS};
 pub use command::CommandReply;
+pub use context::ContextReply;
 pub use dispatch::DispatchReply;
 pub use tool::ToolDecision;
 pub use transcription::TranscriptionReply;

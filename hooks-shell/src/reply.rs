@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use hermes_hooks_core::HookEvent;
-use hermes_hooks_core::replies::{ContinueReply, ToolDecision};
+use hermes_hooks_core::replies::{ContextReply, ContinueReply, ToolDecision};
 use serde_json::{Map, Value, json};
 
 use crate::config::ShellHookSpec;
@@ -50,9 +50,11 @@ pub fn parse_stdout(event: HookEvent, stdout: &str) -> Option<Value> {
     match event {
         HookEvent::PreToolCall => tool_gate(&data),
         HookEvent::PreVerify => verify_continue(data),
+        // Stricter than the merge: a shell hook's context counts only as a
+        // non-blank string (as in the reference); the encoding is the contract's.
         _ => match data.get("context") {
             Some(Value::String(context)) if !strip(context).is_empty() => {
-                Some(json!({"context": context}))
+                Some(ContextReply::new(context.clone()).into_wire())
             }
             _ => None,
         },

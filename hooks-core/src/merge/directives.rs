@@ -1,13 +1,10 @@
 //! The directive rules other than the tool gate: `pre_llm_call` context,
 //! `pre_verify` continue, `pre_gateway_dispatch` and gateway `command:*` decisions.
 
-use serde_json::Value;
-
-use super::json::{is_truthy, non_empty_str, text_of};
+use super::json::non_empty_str;
 use crate::event::Event;
 use crate::outcome::{CommandDecision, DispatchDecision, Outcome};
-use crate::pyvalue::strip;
-use crate::replies::{CommandReply, ContinueReply, DispatchReply, Reading};
+use crate::replies::{CommandReply, ContextReply, ContinueReply, DispatchReply, Reading};
 use crate::reply::Reply;
 
 /// Merges `pre_llm_call` replies into the context for the user message.
@@ -19,11 +16,8 @@ use crate::reply::Reply;
 pub fn context(_event: &Event, replies: &[Reply]) -> Outcome {
     let pieces: Vec<String> = replies
         .iter()
-        .filter_map(|reply| match &reply.value {
-            Value::Object(object) => object.get("context").filter(|c| is_truthy(c)).map(text_of),
-            Value::String(text) if !strip(text).is_empty() => Some(text.clone()),
-            _ => None,
-        })
+        .filter_map(|reply| ContextReply::from_wire(&reply.value))
+        .map(|reply| reply.context)
         .collect();
     if pieces.is_empty() {
         Outcome::Nothing

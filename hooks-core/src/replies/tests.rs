@@ -256,3 +256,27 @@ fn classifications_read_sanitised_as_the_merge_keeps_them() {
         assert_eq!(ClassificationReply::from_wire(&invalid), None, "{invalid}");
     }
 }
+
+#[test]
+fn context_replies_read_as_the_merge_reads_them() {
+    assert_eq!(
+        ContextReply::from_wire(&ContextReply::new(" c ").into_wire()),
+        Some(ContextReply::new(" c "))
+    );
+    assert_eq!(
+        ContextReply::from_wire(&json!({"context": ["a"]})),
+        Some(ContextReply::new("[\"a\"]"))
+    );
+    assert_eq!(
+        ContextReply::from_wire(&json!(" plain ")),
+        Some(ContextReply::new(" plain "))
+    );
+    for ignored in [
+        json!({"context": ""}),
+        json!({"context": null}),
+        json!("  "),
+        json!(3),
+    ] {
+        assert_eq!(ContextReply::from_wire(&ignored), None, "{ignored}");
+    }
+}
