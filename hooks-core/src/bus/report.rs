@@ -52,12 +52,11 @@ impl Hooks {
     /// returns after one interest lookup, with no runs.
     pub async fn emit_with_report(&self, event: &Event) -> Report {
         let (replies, runs) = self.collect_recorded(event).await;
-        let outcome = if replies.is_empty() {
+        let mut outcome = if replies.is_empty() {
             Outcome::Nothing
         } else {
             merge(event, &replies)
         };
-        let mut outcome = outcome;
         let block_source = match &mut outcome {
             Outcome::Tool(crate::outcome::ToolGate::Block { source, .. }) => {
                 // The run record of the blocking hook adds what the merge
