@@ -2,6 +2,7 @@
 
 use std::time::{Duration, Instant};
 
+use hermes_hooks_core::display::escape;
 use hermes_hooks_core::{Event, HookRun, Hooks, Outcome, Reply};
 use serde_json::{Value, json};
 
@@ -41,6 +42,20 @@ pub fn runs_json(runs: &[HookRun]) -> Value {
     Value::Array(runs.iter().map(HookRun::to_json).collect())
 }
 
+/// The text lines of `runs`: one per run (`<source> (<mechanism>) <status>
+/// <ms> ms`) and one per diagnostic below it (`! <line>`, as `hooks test`
+/// prints them), escaped, each after `indent`.
+pub fn runs_text(runs: &[HookRun], indent: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for run in runs {
+        lines.push(format!("{indent}run {}", escape(&run.summary())));
+        for diagnostic in &run.diagnostics {
+            lines.push(format!("{indent}    ! {}", escape(diagnostic)));
+        }
+    }
+    lines
+}
+
 impl Fired {
     /// The outcome in the Hermes wire shape (`null` when the hooks contributed nothing).
     pub fn outcome_wire(&self) -> Value {
@@ -69,7 +84,7 @@ impl Fired {
         match &self.outcome {
             Outcome::Nothing => "nothing".to_owned(),
             Outcome::Tool(ToolGate::Proceed) => "proceed".to_owned(),
-            Outcome::Tool(ToolGate::Block { message }) => format!("BLOCK: {message}"),
+            Outcome::Tool(ToolGate::Block { message, .. }) => format!("BLOCK: {message}"),
             Outcome::Tool(ToolGate::Approve { message, .. }) => {
                 format!("approval required: {}", message.as_deref().unwrap_or(""))
             }

@@ -80,7 +80,10 @@ use crate::runs::HookRun;
 /// // No executor needed here: every mechanism finished on the spot.
 /// let outcome = futures::executor::block_on(hooks.emit(&event));
 /// match outcome.tool_gate() {
-///     ToolGate::Block { message } => assert_eq!(message, "rm is not allowed here"),
+///     ToolGate::Block { message, source, .. } => {
+///         assert_eq!(message, "rm is not allowed here");
+///         assert_eq!(&*source.source, "no-rm");
+///     }
 ///     other => panic!("expected a block, got {other:?}"),
 /// }
 /// ```

@@ -80,7 +80,7 @@ pub use catalog::{EventMeta, HookEvent};
 pub use config::{Config, ConfigError, ConfigWarning};
 pub use dispatch::{Dispatcher, NoopDispatcher};
 pub use event::{Event, EventName, Payload};
-pub use outcome::{Outcome, ToolGate};
+pub use outcome::{BlockSource, Outcome, ToolGate};
 pub use reply::Reply;
 pub use runs::{HookRun, RunObserver, RunStatus};
 

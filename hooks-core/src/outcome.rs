@@ -1,6 +1,9 @@
 //! Outcomes: the one decision per event that the host acts on, typed and in
 //! the Hermes wire shape.
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use serde_json::{Map, Value, json};
 
 /// The merged result of one event's replies.
@@ -52,10 +55,97 @@ pub enum ToolGate {
         args: Option<Map<String, Value>>,
     },
     /// Do not run the tool; `message` becomes the tool result.
+    ///
+    /// Match it as `ToolGate::Block { message, .. }` and build it with
+    /// [`ToolGate::block`]: the variant grows.
+    #[non_exhaustive]
     Block {
         /// Why the tool was blocked.
         message: String,
+        /// Which hook's reply decided the block (as its run record names it).
+        source: BlockSource,
     },
+}
+
+/// Which hook blocked a tool call, so a host can show "blocked by
+/// `shell:~/guard.sh` (shell, 3 ms)".
+///
+/// The merge knows the reply's source; the mechanism and the elapsed time come
+/// from the hook's run record, so they are set when the bus recorded runs
+/// ([`crate::Hooks::emit_with_report`], run observers) and `None` after a bare
+/// [`crate::Hooks::emit`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BlockSource {
+    /// The reply source, as in [`crate::Reply::source`] and
+    /// [`crate::HookRun::source`] (`shell:<command>`, `plugin:<name>`, ...).
+    pub source: Arc<str>,
+    /// The mechanism that ran the hook (`plugins`, `shell`, `imported`,
+    /// `gateway`), as in [`crate::HookRun::mechanism`].
+    pub mechanism: Option<Arc<str>>,
+    /// How long the blocking hook ran.
+    pub elapsed: Option<Duration>,
+}
+
+impl BlockSource {
+    /// The block came from the reply of `source`; mechanism and time unknown.
+    pub fn new(source: impl Into<Arc<str>>) -> Self {
+        BlockSource {
+            source: source.into(),
+            mechanism: None,
+            elapsed: None,
+        }
+    }
+
+    /// The same source, run by `mechanism`.
+    pub fn with_mechanism(mut self, mechanism: impl Into<Arc<str>>) -> Self {
+        self.mechanism = Some(mechanism.into());
+        self
+    }
+
+    /// The same source, which ran for `elapsed`.
+    pub fn with_elapsed(mut self, elapsed: Duration) -> Self {
+        self.elapsed = Some(elapsed);
+        self
+    }
+}
+
+impl std::fmt::Display for BlockSource {
+    /// `shell:~/guard.sh (shell, 3 ms)`; the parentheses hold what is known.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.source)?;
+        let elapsed = self
+            .elapsed
+            .map(|elapsed| format!("{} ms", elapsed.as_millis()));
+        let known: Vec<&str> = self
+            .mechanism
+            .as_deref()
+            .into_iter()
+            .chain(elapsed.as_deref())
+            .collect();
+        if !known.is_empty() {
+            write!(f, " ({})", known.join(", "))?;
+        }
+        Ok(())
+    }
+}
+
+impl ToolGate {
+    /// A block with `message`, decided by the reply of `source`.
+    pub fn block(message: impl Into<String>, source: BlockSource) -> Self {
+        ToolGate::Block {
+            message: message.into(),
+            source,
+        }
+    }
+
+    /// For a block: which hook decided it.
+    pub fn block_source(&self) -> Option<&BlockSource> {
+        match self {
+            ToolGate::Block { source, .. } => Some(source),
+            _ => None,
+        }
+    }
 }
 
 /// The decision of `pre_gateway_dispatch`.
@@ -123,7 +213,8 @@ impl Outcome {
         Some(match self {
             Outcome::Nothing => return None,
             Outcome::Tool(ToolGate::Proceed) => return None,
-            Outcome::Tool(ToolGate::Block { message }) => {
+            // The wire shape is Hermes's: the source stays on the Rust side.
+            Outcome::Tool(ToolGate::Block { message, .. }) => {
                 json!({"action": "block", "message": message})
             }
             Outcome::Tool(ToolGate::Approve {
@@ -173,6 +264,14 @@ impl Outcome {
                 json!({"decision": "rewrite", "command_name": command, "raw_args": args})
             }
         })
+    }
+
+    /// The message of a tool-call block (`None` for any other outcome).
+    pub fn block_message(&self) -> Option<&str> {
+        match self {
+            Outcome::Tool(ToolGate::Block { message, .. }) => Some(message),
+            _ => None,
+        }
     }
 
     /// The tool gate, when this is a `pre_tool_call` outcome; otherwise [`ToolGate::Proceed`].

@@ -158,6 +158,31 @@ impl HookRun {
         self
     }
 
+    /// Checks the decision against the generated reply schema of `rule`
+    /// ([`crate::schemas::check_reply`]): each field it gets wrong becomes a
+    /// diagnostic naming the field (once), and a run that had completed or
+    /// blocked is [`RunStatus::Failed`], as a shell hook's bad stdout is.
+    /// The decision itself is kept: the merge still reads what it can (a
+    /// guard never fails open on a typo).
+    pub fn check_decision(&mut self, rule: crate::catalog::MergeRule) {
+        let Some(decision) = &self.decision else {
+            return;
+        };
+        let problems = crate::schemas::check_reply(rule, decision);
+        if problems.is_empty() {
+            return;
+        }
+        if matches!(self.status, RunStatus::Completed | RunStatus::Blocked) {
+            self.status = RunStatus::Failed;
+        }
+        for problem in problems {
+            let line = problem.to_string();
+            if !self.diagnostics.contains(&line) {
+                self.diagnostics.push(line);
+            }
+        }
+    }
+
     /// Elapsed milliseconds rounded to one decimal (what a person compares).
     pub fn elapsed_ms(&self) -> f64 {
         (self.elapsed.as_secs_f64() * 10_000.0).round() / 10.0
@@ -183,13 +208,16 @@ impl HookRun {
         Value::Object(object)
     }
 
-    /// A one-line summary: `blocked by shell:rm-guard.sh (shell, 3.1 ms)`.
+    /// A one-line summary, as the text output of `hooks emit` and `hooks
+    /// replay` prints it: `shell:rm-guard.sh (shell) blocked 3.1 ms`, or
+    /// `... skipped (not allowlisted) 0.0 ms`. Not escaped: sources quote
+    /// config text, so a caller that shows it to a person escapes it.
     pub fn summary(&self) -> String {
         format!(
-            "{} {} ({}, {} ms)",
-            self.status,
+            "{} ({}) {} {:.1} ms",
             self.source,
             self.mechanism,
+            self.status,
             self.elapsed_ms()
         )
     }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use hermes_hooks_core::HookEvent;
-use hermes_hooks_core::replies::ToolDecision;
+use hermes_hooks_core::replies::{ContextReply, ContinueReply, ToolDecision};
 use serde_json::{Map, Value, json};
 
 use crate::config::ShellHookSpec;
@@ -49,10 +49,12 @@ pub fn parse_stdout(event: HookEvent, stdout: &str) -> Option<Value> {
     };
     match event {
         HookEvent::PreToolCall => tool_gate(&data),
-        HookEvent::PreVerify => verify_continue(&data),
+        HookEvent::PreVerify => verify_continue(data),
+        // Stricter than the merge: a shell hook's context counts only as a
+        // non-blank string (as in the reference); the encoding is the contract's.
         _ => match data.get("context") {
             Some(Value::String(context)) if !strip(context).is_empty() => {
-                Some(json!({"context": context}))
+                Some(ContextReply::new(context.clone()).into_wire())
             }
             _ => None,
         },
@@ -96,22 +98,10 @@ fn block_message(primary: Option<&Value>, secondary: Option<&Value>) -> String {
     }
 }
 
-fn verify_continue(data: &Map<String, Value>) -> Option<Value> {
-    let first_truthy = |keys: [&str; 2]| {
-        keys.into_iter()
-            .filter_map(|key| data.get(key))
-            .find(|value| is_truthy(value))
-    };
-    let action = strip(first_truthy(["action", "decision"])?.as_str()?).to_lowercase();
-    if action != "continue" && action != "block" {
-        return None;
-    }
-    match first_truthy(["message", "reason"]) {
-        Some(Value::String(message)) if !strip(message).is_empty() => {
-            Some(json!({"action": "continue", "message": strip(message)}))
-        }
-        _ => None,
-    }
+/// `pre_verify`: read by the contract's own reading of a continue reply, so
+/// a shell hook and the merge agree on what keeps the turn going.
+fn verify_continue(data: Map<String, Value>) -> Option<Value> {
+    ContinueReply::from_wire(&Value::Object(data)).map(ContinueReply::into_wire)
 }
 
 /// A block in the wire shape, built by the contract's typed decision (the

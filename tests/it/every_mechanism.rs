@@ -143,12 +143,7 @@ async fn a_shell_block_wins_over_nothing_from_plugins() {
         .hooks
         .emit(&tool_call("terminal", json!({"command": "rm -rf /"})))
         .await;
-    assert_eq!(
-        outcome,
-        Outcome::Tool(ToolGate::Block {
-            message: "shell says no".into()
-        })
-    );
+    assert_eq!(outcome.block_message(), Some("shell says no"));
 }
 
 #[tokio::test]

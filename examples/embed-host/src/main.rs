@@ -158,7 +158,7 @@ async fn call_tool(host: &Host, tool: &str, args: Map<String, Value>) -> String 
     .into();
     let result = match hooks.emit(&event).await.tool_gate() {
         // The tool does not run; the message is what the model sees instead.
-        ToolGate::Block { message } => return format!("blocked: {message}"),
+        ToolGate::Block { message, .. } => return format!("blocked: {message}"),
         // A real host asks the user here; this one approves without asking,
         // then runs the arguments the hooks approved (possibly modified).
         ToolGate::Approve {

@@ -8,7 +8,7 @@ use hermes_hooks_core::display::escape;
 use serde_json::json;
 
 use crate::cli::EmitArgs;
-use crate::fire::{deliveries_json, fire, runs_json};
+use crate::fire::{deliveries_json, fire, runs_json, runs_text};
 use crate::payload::{host_event, host_event_name, read_payload};
 use crate::setup::{Home, Mechanisms};
 
@@ -54,6 +54,9 @@ pub async fn run(
             escape(&reply.source),
             escape(&reply.value.to_string())
         )?;
+    }
+    for line in runs_text(&fired.runs, "  ") {
+        writeln!(out, "{line}")?;
     }
     for delivery in &deliveries.list {
         writeln!(out, "  webhook {}", escape(&delivery.to_text()))?;

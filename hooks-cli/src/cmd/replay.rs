@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use crate::cli::ReplayArgs;
 use hermes_hooks_core::display::escape;
 
-use crate::fire::{Fired, deliveries_json, fire, millis, plural, runs_json};
+use crate::fire::{Fired, deliveries_json, fire, millis, plural, runs_json, runs_text};
 use crate::payload::{UsageError, host_event, host_event_name};
 use crate::setup::{Home, Mechanisms};
 
@@ -76,6 +76,9 @@ pub async fn run(
                 plural(fired.replies.len(), "reply", "replies"),
                 millis(fired.elapsed)
             )?;
+            for line in runs_text(&fired.runs, "        ") {
+                writeln!(out, "{line}")?;
+            }
         }
     }
 

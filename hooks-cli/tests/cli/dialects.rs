@@ -395,7 +395,7 @@ fn a_bad_file_is_a_warning_naming_it_and_the_rest_loads() {
 #[test]
 fn a_host_loads_imported_hooks_for_its_project() {
     use hermes_hooks_cli::{Host, HostOptions};
-    use hermes_hooks_core::{Event, ToolGate};
+    use hermes_hooks_core::Event;
 
     let home = TempHome::new();
     let project = home.user_home.join("project");
@@ -425,10 +425,8 @@ fn a_host_loads_imported_hooks_for_its_project() {
         );
         let event = Event::from_json("pre_tool_call", bash("rm -rf /"));
         assert_eq!(
-            host.hooks().emit(&event).await.tool_gate(),
-            ToolGate::Block {
-                message: "rm -rf is not allowed here".to_owned()
-            }
+            host.hooks().emit(&event).await.block_message(),
+            Some("rm -rf is not allowed here")
         );
         host.shutdown(std::time::Duration::from_secs(1)).await;
     });

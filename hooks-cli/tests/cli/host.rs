@@ -41,12 +41,7 @@ fn one_call_registers_the_homes_hooks_and_the_hosts_closures() {
             ..Default::default()
         }
         .into();
-        assert_eq!(
-            host.hooks().emit(&event).await.tool_gate(),
-            ToolGate::Block {
-                message: "no".to_owned()
-            }
-        );
+        assert_eq!(host.hooks().emit(&event).await.block_message(), Some("no"));
         // The host's own closure runs in the same bus.
         host.callbacks().register("pre_tool_call", "host", |_| {
             Ok(Some(json!({"action": "modify", "args": {"x": 1}})))

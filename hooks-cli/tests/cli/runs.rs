@@ -71,10 +71,92 @@ fn a_host_sees_one_record_per_hook_of_every_mechanism() {
         assert!(matches!(report.outcome.tool_gate(), ToolGate::Block { .. }));
         // The first valid block wins the merge, and the report says whose it was.
         assert_eq!(report.block_source.as_deref(), Some("plugin:plugin-guard"));
+        let gate = report.outcome.tool_gate();
+        let source = gate.block_source().expect("a block");
+        assert_eq!(
+            source.to_string(),
+            format!(
+                "plugin:plugin-guard (plugins, {} ms)",
+                report.runs[0].elapsed.as_millis()
+            )
+        );
         assert_eq!(
             report.blocked_by().map(|run| run.status.clone()),
             Some(RunStatus::Blocked)
         );
+        host.shutdown(Duration::from_secs(5)).await;
+    });
+}
+
+/// The statuses the home of every mechanism does not show, through the same
+/// `Host` report: a callback that raises and a hook that exits 1 (`failed`),
+/// one that outlives its timeout (`timed_out`), one not approved (`skipped`).
+#[test]
+fn a_host_sees_failed_timed_out_and_skipped_runs() {
+    let home = TempHome::new();
+    let fails = home.script("fails.sh", "#!/bin/sh\ncat >/dev/null\nexit 1\n");
+    let slow = home.script("slow.sh", "#!/bin/sh\ncat >/dev/null\nsleep 30\n");
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n    - command: {}\n      timeout: 1\n",
+        fails.display(),
+        slow.display()
+    ));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let event = Event::from_json(HookEvent::PreToolCall, rm_rf());
+        // Not approved: both hooks are skipped, saying why, and take no time.
+        let host = Host::load(HostOptions::new().home(&home.hermes)).expect("loads");
+        let report = host.hooks().emit_with_report(&event).await;
+        let skipped: Vec<(&str, Option<&str>)> = report
+            .runs
+            .iter()
+            .map(|run| (run.status.as_str(), run.status.skip_reason()))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                ("skipped", Some("not allowlisted")),
+                ("skipped", Some("not allowlisted"))
+            ],
+            "{:?}",
+            report.runs
+        );
+        assert!(report.runs.iter().all(|run| run.elapsed == Duration::ZERO));
+        host.shutdown(Duration::from_secs(5)).await;
+
+        let host =
+            Host::load(HostOptions::new().home(&home.hermes).accept_hooks(true)).expect("loads");
+        host.callbacks().register("pre_tool_call", "raises", |_| {
+            Err(hermes_hooks_core::CallbackError::new("ValueError", "bad"))
+        });
+        let report = host.hooks().emit_with_report(&event).await;
+        let seen: Vec<(&str, &str)> = report
+            .runs
+            .iter()
+            .map(|run| (&*run.mechanism, run.status.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("plugins", "failed"),
+                ("shell", "failed"),
+                ("shell", "timed_out")
+            ],
+            "{:?}",
+            report.runs
+        );
+        assert_eq!(report.runs[0].diagnostics[0], "raised ValueError: bad");
+        assert_eq!(report.runs[1].diagnostics[0], "exited with status 1");
+        assert!(
+            report.runs[2].diagnostics[0].starts_with("timed out after 1s"),
+            "{:?}",
+            report.runs[2].diagnostics
+        );
+        assert!(report.runs[2].elapsed >= Duration::from_millis(900));
         host.shutdown(Duration::from_secs(5)).await;
     });
 }
@@ -191,5 +273,46 @@ fn a_reply_with_a_wrong_field_fails_its_run_in_test_and_doctor_naming_the_field(
             .contains("✗ reply field `message`: expected string, got number 42"),
         "{}",
         doctor.stdout()
+    );
+}
+
+#[test]
+fn a_python_plugins_reply_with_a_wrong_field_fails_its_run_in_emit_naming_the_field() {
+    let home = TempHome::new();
+    home.write("plugins/typo-guard/plugin.yaml", "name: typo-guard\n");
+    home.write(
+        "plugins/typo-guard/__init__.py",
+        "def guard(tool_name, **kwargs):\n    \
+         return {\"action\": \"block\", \"message\": \"no\", \"rule_key\": 7}\n\n\
+         def register(ctx):\n    ctx.register_hook(\"pre_tool_call\", guard)\n",
+    );
+    home.config("plugins:\n  enabled: [typo-guard]\n");
+    let payload = home.write("rm.json", &rm_rf().to_string());
+    let payload = payload.display().to_string();
+    let document = home
+        .hooks(&[
+            "emit",
+            "pre_tool_call",
+            "--payload-file",
+            &payload,
+            "--json",
+        ])
+        .json();
+    let run = &document["runs"][0];
+    assert_eq!(run["source"], "plugin:typo-guard", "{document}");
+    assert_eq!(run["status"], "failed", "{document}");
+    assert_eq!(
+        run["diagnostics"],
+        json!(["reply field `rule_key`: expected string, got number 7"])
+    );
+    // The block still blocks (a guard never fails open on a typo).
+    assert_eq!(document["outcome"]["action"], "block");
+    let text = home
+        .hooks(&["emit", "pre_tool_call", "--payload-file", &payload])
+        .ok();
+    assert!(
+        text.contains("  run plugin:typo-guard (plugins) failed ",)
+            && text.contains("      ! reply field `rule_key`: expected string, got number 7"),
+        "{text}"
     );
 }

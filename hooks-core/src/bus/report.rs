@@ -6,7 +6,7 @@ use crate::dispatch::Dispatcher;
 use crate::event::Event;
 use std::sync::Arc;
 
-use crate::merge::{merge, tool_gate_blocker};
+use crate::merge::merge;
 use crate::outcome::Outcome;
 use crate::reply::Reply;
 use crate::runs::HookRun;
@@ -32,11 +32,15 @@ pub struct Report {
 impl Report {
     /// The run whose reply decided a tool-call block, if the outcome is one.
     pub fn blocked_by(&self) -> Option<&HookRun> {
-        let source = self.block_source.as_deref()?;
-        self.runs.iter().find(|run| {
-            &*run.source == source && run.decision.as_ref().is_some_and(crate::runs::reply_blocks)
-        })
+        blocking_run(&self.runs, self.block_source.as_deref()?)
     }
+}
+
+/// The first run of `source` whose decision blocks.
+fn blocking_run<'a>(runs: &'a [HookRun], source: &str) -> Option<&'a HookRun> {
+    runs.iter().find(|run| {
+        &*run.source == source && run.decision.as_ref().is_some_and(crate::runs::reply_blocks)
+    })
 }
 
 impl Hooks {
@@ -48,14 +52,20 @@ impl Hooks {
     /// returns after one interest lookup, with no runs.
     pub async fn emit_with_report(&self, event: &Event) -> Report {
         let (replies, runs) = self.collect_recorded(event).await;
-        let outcome = if replies.is_empty() {
+        let mut outcome = if replies.is_empty() {
             Outcome::Nothing
         } else {
             merge(event, &replies)
         };
-        let block_source = match &outcome {
-            Outcome::Tool(crate::outcome::ToolGate::Block { .. }) => {
-                tool_gate_blocker(event, &replies).map(|reply| Arc::clone(&reply.source))
+        let block_source = match &mut outcome {
+            Outcome::Tool(crate::outcome::ToolGate::Block { source, .. }) => {
+                // The run record of the blocking hook adds what the merge
+                // cannot know: its mechanism and how long it ran.
+                if let Some(run) = blocking_run(&runs, &source.source) {
+                    source.mechanism = Some(Arc::clone(&run.mechanism));
+                    source.elapsed = Some(run.elapsed);
+                }
+                Some(Arc::clone(&source.source))
             }
             _ => None,
         };
@@ -68,14 +78,20 @@ impl Hooks {
     }
 
     /// Every reply of `event`, in order, with one [`HookRun`] per hook touched
-    /// (traced and observed like [`Hooks::emit_with_report`]'s).
+    /// (traced and observed like [`Hooks::emit_with_report`]'s). Each run's
+    /// decision is checked against the reply schema of the event's merge rule
+    /// ([`HookRun::check_decision`]).
     pub async fn collect_recorded(&self, event: &Event) -> (Vec<Reply>, Vec<HookRun>) {
         let mut runs = Vec::new();
         if self.mask(event.name()) == 0 {
             return (Vec::new(), runs);
         }
         let replies = self.record(event, &mut runs).await;
-        for run in &runs {
+        // Every mechanism's replies are judged by the one schema here, so a
+        // plugin's or a handler's wrong field is named as a shell hook's is.
+        let rule = crate::merge::rule_of(event);
+        for run in &mut runs {
+            run.check_decision(rule);
             run.trace();
         }
         for observer in self.observers.iter() {

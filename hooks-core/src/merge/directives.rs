@@ -1,12 +1,10 @@
 //! The directive rules other than the tool gate: `pre_llm_call` context,
 //! `pre_verify` continue, `pre_gateway_dispatch` and gateway `command:*` decisions.
 
-use serde_json::Value;
-
-use super::json::{first_truthy, is_truthy, non_empty_str, text_of};
+use super::json::non_empty_str;
 use crate::event::Event;
 use crate::outcome::{CommandDecision, DispatchDecision, Outcome};
-use crate::pyvalue::strip;
+use crate::replies::{CommandReply, ContextReply, ContinueReply, DispatchReply, Reading};
 use crate::reply::Reply;
 
 /// Merges `pre_llm_call` replies into the context for the user message.
@@ -18,11 +16,8 @@ use crate::reply::Reply;
 pub fn context(_event: &Event, replies: &[Reply]) -> Outcome {
     let pieces: Vec<String> = replies
         .iter()
-        .filter_map(|reply| match &reply.value {
-            Value::Object(object) => object.get("context").filter(|c| is_truthy(c)).map(text_of),
-            Value::String(text) if !strip(text).is_empty() => Some(text.clone()),
-            _ => None,
-        })
+        .filter_map(|reply| ContextReply::from_wire(&reply.value))
+        .map(|reply| reply.context)
         .collect();
     if pieces.is_empty() {
         Outcome::Nothing
@@ -39,20 +34,10 @@ pub fn context(_event: &Event, replies: &[Reply]) -> Outcome {
 pub fn verify_continue(_event: &Event, replies: &[Reply]) -> Outcome {
     replies
         .iter()
-        .filter_map(|reply| reply.value.as_object())
-        .find_map(|object| {
-            let action = first_truthy([object.get("action"), object.get("decision")])
-                .map(|action| strip(&text_of(action)).to_lowercase())?;
-            if action != "continue" && action != "block" {
-                return None;
-            }
-            let message =
-                strip(first_truthy([object.get("message"), object.get("reason")])?.as_str()?);
-            (!message.is_empty()).then(|| Outcome::Continue {
-                message: message.to_owned(),
-            })
+        .find_map(|reply| ContinueReply::from_wire(&reply.value))
+        .map_or(Outcome::Nothing, |reply| Outcome::Continue {
+            message: reply.message,
         })
-        .unwrap_or(Outcome::Nothing)
 }
 
 /// Merges `pre_gateway_dispatch` replies: objects in order, the first
@@ -62,22 +47,17 @@ pub fn verify_continue(_event: &Event, replies: &[Reply]) -> Outcome {
 /// rewrite whose `text` is not a string also ends the scan, changing nothing);
 /// `allow` dispatches normally and stops asking; other actions keep scanning.
 pub fn gateway_dispatch(_event: &Event, replies: &[Reply]) -> Outcome {
-    for object in replies.iter().filter_map(|reply| reply.value.as_object()) {
-        match object.get("action").and_then(Value::as_str) {
-            Some("skip") => {
-                let reason = object.get("reason").filter(|r| !r.is_null()).map(text_of);
-                return Outcome::Dispatch(DispatchDecision::Skip { reason });
+    for reply in replies {
+        match DispatchReply::from_wire(&reply.value) {
+            Reading::Decides(decided) => {
+                return Outcome::Dispatch(match decided {
+                    DispatchReply::Skip { reason } => DispatchDecision::Skip { reason },
+                    DispatchReply::Rewrite { text } => DispatchDecision::Rewrite { text },
+                    DispatchReply::Allow => DispatchDecision::Allow,
+                });
             }
-            Some("rewrite") => {
-                return match object.get("text") {
-                    Some(Value::String(text)) => {
-                        Outcome::Dispatch(DispatchDecision::Rewrite { text: text.clone() })
-                    }
-                    _ => Outcome::Nothing,
-                };
-            }
-            Some("allow") => return Outcome::Dispatch(DispatchDecision::Allow),
-            _ => {}
+            Reading::Void => return Outcome::Nothing,
+            Reading::Ignored => {}
         }
     }
     Outcome::Nothing
@@ -92,43 +72,21 @@ pub fn gateway_dispatch(_event: &Event, replies: &[Reply]) -> Outcome {
 /// new `command_name` (stripped, leading `/` removed; an empty name makes the
 /// reply ignored) and `raw_args` (stripped, `""` when absent).
 pub fn command_decision(event: &Event, replies: &[Reply]) -> Outcome {
-    for object in replies.iter().filter_map(|reply| reply.value.as_object()) {
-        let decision = object
-            .get("decision")
-            .map(|decision| strip(&text_of(decision)).to_lowercase())
-            .unwrap_or_default();
-        let message = non_empty_str(object.get("message")).map(str::to_owned);
-        let decided = match decision.as_str() {
-            "deny" => CommandDecision::Deny {
-                message: message.unwrap_or_else(|| {
-                    format!("Command `/{}` was blocked by a hook.", command_typed(event))
-                }),
-            },
-            "handled" => CommandDecision::Handled { message },
-            "rewrite" => {
-                let command = present_text(object.get("command_name"));
-                let command = strip(&command).trim_start_matches('/');
-                if command.is_empty() {
-                    continue;
-                }
-                CommandDecision::Rewrite {
-                    command: command.to_owned(),
-                    args: strip(&present_text(object.get("raw_args"))).to_owned(),
-                }
-            }
-            _ => continue,
-        };
-        return Outcome::Command(decided);
-    }
-    Outcome::Nothing
-}
-
-/// The text of an optional value: absent and `null` give `""`.
-fn present_text(value: Option<&Value>) -> String {
-    value
-        .filter(|v| !v.is_null())
-        .map(text_of)
-        .unwrap_or_default()
+    let Some(reply) = replies
+        .iter()
+        .find_map(|reply| CommandReply::from_wire(&reply.value))
+    else {
+        return Outcome::Nothing;
+    };
+    Outcome::Command(match reply {
+        CommandReply::Deny { message } => CommandDecision::Deny {
+            message: message.unwrap_or_else(|| {
+                format!("Command `/{}` was blocked by a hook.", command_typed(event))
+            }),
+        },
+        CommandReply::Handled { message } => CommandDecision::Handled { message },
+        CommandReply::Rewrite { command, args } => CommandDecision::Rewrite { command, args },
+    })
 }
 
 /// The command as the user typed it, for the default deny message.

@@ -1,20 +1,11 @@
-//! Python-flavoured views of JSON values: the reference decides with `bool(x)`
-//! and `str(x)`, so the merge rules need the same notions.
+//! JSON helpers of the merge rules (replies themselves are read by
+//! [`crate::replies`]).
 
 use serde_json::Value;
-
-pub(crate) use crate::pyvalue::{is_truthy, text_of};
 
 /// The value when it is a non-empty string.
 pub(crate) fn non_empty_str(value: Option<&Value>) -> Option<&str> {
     value
         .and_then(Value::as_str)
         .filter(|text| !text.is_empty())
-}
-
-/// The first truthy value among `values`, like Python's `a or b`.
-pub(crate) fn first_truthy<'a>(
-    values: impl IntoIterator<Item = Option<&'a Value>>,
-) -> Option<&'a Value> {
-    values.into_iter().flatten().find(|value| is_truthy(value))
 }

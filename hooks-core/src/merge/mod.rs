@@ -18,11 +18,11 @@ use crate::event::{Event, EventName};
 use crate::outcome::Outcome;
 use crate::reply::Reply;
 
+pub use crate::replies::FAILOVER_REASONS;
 pub use directives::{command_decision, context, gateway_dispatch, verify_continue};
 pub use tool_gate::{tool_gate, tool_gate_blocker};
 pub use transforms::{
-    FAILOVER_REASONS, error_classification, first_non_empty_string, first_string,
-    transcription_fields,
+    error_classification, first_non_empty_string, first_string, transcription_fields,
 };
 
 /// The merge rule of `event`: the catalog's for catalog and gateway events,

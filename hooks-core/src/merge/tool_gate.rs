@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::event::Event;
-use crate::outcome::{Outcome, ToolGate};
+use crate::outcome::{BlockSource, Outcome, ToolGate};
 use crate::replies::ToolDecision;
 use crate::reply::Reply;
 
@@ -14,7 +14,8 @@ use crate::reply::Reply;
 /// - `{"action":"modify","args":{..}}` with a non-empty object shallow-merges
 ///   into one accumulator that starts as the event's original `args`; later keys win;
 /// - `{"action":"block","message":M}` with a non-empty string `M` ends the scan
-///   and wins (a block without such a message is ignored);
+///   and wins (a block without such a message is ignored), naming the
+///   reply's source in [`ToolGate::Block`];
 /// - the first `{"action":"approve"}` supplies the approval message and rule key;
 ///   the scan goes on, so later modifies still count and a later block outranks it;
 /// - anything else is ignored.
@@ -24,7 +25,7 @@ use crate::reply::Reply;
 pub fn tool_gate(event: &Event, replies: &[Reply]) -> Outcome {
     let mut scan = GateScan::new(event);
     for reply in replies {
-        if let Some(block) = scan.take(&reply.value) {
+        if let Some(block) = scan.take(reply) {
             return Outcome::Tool(block);
         }
     }
@@ -35,9 +36,7 @@ pub fn tool_gate(event: &Event, replies: &[Reply]) -> Outcome {
 /// so a host can say which hook blocked; `None` when the outcome is no block.
 pub fn tool_gate_blocker<'a>(event: &Event, replies: &'a [Reply]) -> Option<&'a Reply> {
     let mut scan = GateScan::new(event);
-    replies
-        .iter()
-        .find(|reply| scan.take(&reply.value).is_some())
+    replies.iter().find(|reply| scan.take(reply).is_some())
 }
 
 /// The state of one scan over the replies.
@@ -63,9 +62,12 @@ impl GateScan {
     /// Takes one reply into account; returns the block that ends the scan.
     /// The reply is read by [`ToolDecision::from_wire`], the one parser of
     /// tool-call decisions.
-    fn take(&mut self, reply: &Value) -> Option<ToolGate> {
-        match ToolDecision::from_wire(reply)? {
-            ToolDecision::Block { message } => Some(ToolGate::Block { message }),
+    fn take(&mut self, reply: &Reply) -> Option<ToolGate> {
+        match ToolDecision::from_wire(&reply.value)? {
+            ToolDecision::Block { message } => Some(ToolGate::block(
+                message,
+                BlockSource::new(std::sync::Arc::clone(&reply.source)),
+            )),
             ToolDecision::Approve { message, rule_key } => {
                 if self.approval.is_none() {
                     self.approval = Some((message, rule_key));

@@ -1,41 +1,12 @@
 //! The transform rules: `pre_transcription` field overrides, the string
 //! transforms and `transform_api_error_classification`.
 
-use serde_json::{Map, Value};
-use tracing::{debug, warn};
+use tracing::warn;
 
-use super::json::is_truthy;
 use crate::event::Event;
 use crate::outcome::{Outcome, TranscriptionOverrides};
-use crate::pyvalue::strip;
+use crate::replies::{ClassificationReply, TranscriptionReply};
 use crate::reply::Reply;
-
-/// The `FailoverReason` names a classification's `reason` may take.
-pub const FAILOVER_REASONS: [&str; 12] = [
-    "auth",
-    "auth_permanent",
-    "billing",
-    "rate_limit",
-    "overloaded",
-    "server_error",
-    "timeout",
-    "context_overflow",
-    "payload_too_large",
-    "model_not_found",
-    "format_error",
-    "unknown",
-];
-
-/// The optional recovery hints of a classification, coerced to booleans.
-const CLASSIFICATION_HINTS: [&str; 4] = [
-    "retryable",
-    "should_compress",
-    "should_rotate_credential",
-    "should_fallback",
-];
-
-/// The longest classification message kept, in characters.
-const CLASSIFICATION_MESSAGE_MAX_CHARS: usize = 500;
 
 /// Merges `pre_transcription` replies: objects applied in order, key by key,
 /// the last writer winning per key.
@@ -45,40 +16,24 @@ const CLASSIFICATION_MESSAGE_MAX_CHARS: usize = 500;
 /// decide (both kept as `Some("")`). `file_path` is read-only: trying to set it
 /// is warned about and ignored. No valid key gives [`Outcome::Nothing`].
 pub fn transcription_fields(_event: &Event, replies: &[Reply]) -> Outcome {
-    let mut overrides = TranscriptionOverrides::default();
-    let mut any = false;
-    for object in replies.iter().filter_map(|reply| reply.value.as_object()) {
-        for (key, value) in object {
-            let field = match key.as_str() {
-                "prompt" => &mut overrides.prompt,
-                "language" => &mut overrides.language,
-                "model" => &mut overrides.model,
-                "file_path" => {
-                    warn!(
-                        "pre_transcription hook attempted to change file_path (read-only) — ignoring the attempt."
-                    );
-                    continue;
-                }
-                _ => {
-                    debug!(key = %key, "pre_transcription hook returned an unknown key; ignoring it");
-                    continue;
-                }
-            };
-            match value {
-                Value::String(text) => {
-                    *field = Some(text.clone());
-                    any = true;
-                }
-                _ => {
-                    debug!(key = %key, "pre_transcription hook returned a non-string value; ignoring it")
-                }
-            }
-        }
+    let mut merged: Option<TranscriptionReply> = None;
+    for read in replies
+        .iter()
+        .filter_map(|reply| TranscriptionReply::from_wire(&reply.value))
+    {
+        merged.get_or_insert_with(Default::default).overlay(read);
     }
-    if any {
-        Outcome::Transcription(overrides)
-    } else {
-        Outcome::Nothing
+    match merged {
+        Some(TranscriptionReply {
+            prompt,
+            language,
+            model,
+        }) => Outcome::Transcription(TranscriptionOverrides {
+            prompt,
+            language,
+            model,
+        }),
+        None => Outcome::Nothing,
     }
 }
 
@@ -105,16 +60,16 @@ pub fn first_non_empty_string(_event: &Event, replies: &[Reply]) -> Outcome {
 /// classification in registration order wins (run-all-then-pick-first).
 ///
 /// Valid means an object whose `reason` (stripped, lower-cased) is one of
-/// [`FAILOVER_REASONS`]. The winner is sanitised to `reason`, the hint booleans
-/// present (by JSON truthiness), `message` (stripped, at most 500 characters,
-/// only when not blank) and `error_context` (only when an object). Valid
+/// [`crate::replies::FAILOVER_REASONS`], as [`ClassificationReply::from_wire`]
+/// reads it. The winner is sanitised to `reason`, the hint booleans present
+/// (by JSON truthiness), `message` (stripped, at most 500 characters, only
+/// when not blank) and `error_context` (only when an object). Valid
 /// classifications that lost are counted in a warning.
 pub fn error_classification(_event: &Event, replies: &[Reply]) -> Outcome {
     let mut valid = replies
         .iter()
-        .filter_map(|reply| reply.value.as_object())
-        .filter_map(|object| failover_reason(object).map(|reason| (reason, object)));
-    let Some((reason, winner)) = valid.next() else {
+        .filter_map(|reply| ClassificationReply::from_wire(&reply.value));
+    let Some(winner) = valid.next() else {
         return Outcome::Nothing;
     };
     let skipped = valid.count();
@@ -123,36 +78,5 @@ pub fn error_classification(_event: &Event, replies: &[Reply]) -> Outcome {
             "transform_api_error_classification: skipped {skipped} valid classification(s) after the first result in registration order won (run-all-then-pick-first)"
         );
     }
-    Outcome::Classification(sanitised_classification(reason, winner))
-}
-
-/// The canonical `FailoverReason` name of a classification, if it has a valid one.
-fn failover_reason(object: &Map<String, Value>) -> Option<&'static str> {
-    let reason = strip(object.get("reason")?.as_str()?).to_lowercase();
-    FAILOVER_REASONS.into_iter().find(|known| *known == reason)
-}
-
-fn sanitised_classification(reason: &str, winner: &Map<String, Value>) -> Map<String, Value> {
-    let mut clean = Map::new();
-    clean.insert("reason".into(), Value::String(reason.to_owned()));
-    for hint in CLASSIFICATION_HINTS {
-        // A null hint is "no opinion", not "false".
-        if let Some(value) = winner.get(hint).filter(|value| !value.is_null()) {
-            clean.insert(hint.into(), Value::Bool(is_truthy(value)));
-        }
-    }
-    if let Some(message) = winner.get("message").and_then(Value::as_str) {
-        let message = strip(message);
-        if !message.is_empty() {
-            let kept: String = message
-                .chars()
-                .take(CLASSIFICATION_MESSAGE_MAX_CHARS)
-                .collect();
-            clean.insert("message".into(), Value::String(kept));
-        }
-    }
-    if let Some(context @ Value::Object(_)) = winner.get("error_context") {
-        clean.insert("error_context".into(), context.clone());
-    }
-    clean
+    Outcome::Classification(winner.into_wire())
 }

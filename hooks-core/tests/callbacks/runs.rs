@@ -8,7 +8,7 @@ use futures::executor::block_on;
 use hermes_hooks_core::callbacks::Callbacks;
 use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::{
-    CallbackError, Dispatcher, Event, HookEvent, HookRun, Hooks, RunStatus, ToolGate,
+    BlockSource, CallbackError, Dispatcher, Event, HookEvent, HookRun, Hooks, RunStatus, ToolGate,
 };
 use serde_json::json;
 
@@ -42,9 +42,19 @@ fn completed_and_blocked_callbacks_are_recorded_in_order_with_their_decision() {
         runs[1].decision,
         Some(json!({"action": "block", "message": "no"}))
     );
-    // The outcome is what `emit` gives, and names who blocked.
-    assert_eq!(block_on(hooks.emit(&event)), report.outcome);
-    assert!(matches!(report.outcome.tool_gate(), ToolGate::Block { .. }));
+    // The outcome names who blocked: the report adds the run's mechanism
+    // and time to the source the merge knows, which `emit` gives alone.
+    let gate = report.outcome.tool_gate();
+    let source = gate
+        .block_source()
+        .expect("the report's outcome is a block");
+    assert_eq!(&*source.source, "plugin:guard");
+    assert_eq!(source.mechanism.as_deref(), Some("plugins"));
+    assert_eq!(source.elapsed, Some(runs[1].elapsed));
+    assert_eq!(
+        block_on(hooks.emit(&event)).tool_gate(),
+        ToolGate::block("no", BlockSource::new("plugin:guard"))
+    );
     assert_eq!(report.block_source.as_deref(), Some("plugin:guard"));
     assert_eq!(
         report.blocked_by().map(|run| &*run.source),
@@ -138,4 +148,51 @@ fn plain_dispatch_and_emit_record_nothing_and_observers_see_every_emit() {
     // Without observer a plain dispatch is unchanged.
     let replies = block_on(callbacks.dispatch(&event));
     assert!(replies.is_empty());
+}
+
+#[test]
+fn a_callback_reply_with_a_wrong_field_fails_its_run_naming_the_field() {
+    let callbacks = Callbacks::new(settings(2_000));
+    callbacks.register("pre_tool_call", "typo", |_: &Event| {
+        Ok(Some(
+            json!({"action": "block", "message": "no", "rule_key": 7}),
+        ))
+    });
+    callbacks.register("pre_tool_call", "unknown", |_: &Event| {
+        Ok(Some(json!({"action": "allow"})))
+    });
+    callbacks.register("transform_tool_result", "object", |_: &Event| {
+        Ok(Some(json!({"text": "not a string"})))
+    });
+    let event = tool_event(HookEvent::PreToolCall, "a");
+    let hooks = Hooks::builder().with(callbacks.clone()).build();
+    let report = block_on(hooks.emit_with_report(&event));
+    let runs = &report.runs;
+    assert_eq!(runs[0].status, RunStatus::Failed);
+    assert_eq!(
+        runs[0].diagnostics,
+        ["reply field `rule_key`: expected string, got number 7"]
+    );
+    // The merge still reads what it can: a guard never fails open on a typo.
+    assert_eq!(report.outcome.block_message(), Some("no"));
+    assert_eq!(runs[1].status, RunStatus::Failed);
+    assert!(
+        runs[1].diagnostics[0].starts_with("reply field `action`: expected one of"),
+        "{:?}",
+        runs[1].diagnostics
+    );
+    let transform = recorded(&callbacks, &tool_event(HookEvent::TransformToolResult, "b"));
+    assert_eq!(transform[0].status, RunStatus::Failed);
+    assert_eq!(
+        transform[0].diagnostics,
+        ["reply field `(reply)`: expected string, got an object"]
+    );
+    // A reply that fits keeps its status and gets no diagnostic.
+    let fits = Callbacks::new(settings(2_000));
+    fits.register("pre_tool_call", "guard", |_: &Event| {
+        Ok(Some(json!({"action": "block", "message": "no"})))
+    });
+    let fine = recorded(&fits, &event);
+    assert_eq!(fine[0].status, RunStatus::Blocked);
+    assert!(fine[0].diagnostics.is_empty());
 }

@@ -1,7 +1,7 @@
 //! The `pre_tool_call` gate against a key-by-key model.
 
 use hermes_hooks_core::merge::{merge, tool_gate};
-use hermes_hooks_core::{Event, Outcome, ToolGate};
+use hermes_hooks_core::{BlockSource, Event, Outcome, ToolGate};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -52,7 +52,7 @@ fn tool_gate_model(original: &Value, replies: &[Value]) -> Outcome {
         .position(|r| valid_block_message(r).is_some());
     if let Some(index) = cut {
         let message = valid_block_message(&replies[index]).unwrap_or_default();
-        return Outcome::Tool(ToolGate::Block { message });
+        return Outcome::Tool(ToolGate::block(message, BlockSource::new("plugin:prop")));
     }
     let modifies: Vec<&Map<String, Value>> = replies
         .iter()
@@ -146,7 +146,7 @@ proptest! {
         let event = Event::from_json("pre_tool_call", json!({"args": {}}));
         prop_assert_eq!(
             tool_gate(&event, &as_replies(&replies)),
-            Outcome::Tool(ToolGate::Block { message: "the first".into() })
+            Outcome::Tool(ToolGate::block("the first", BlockSource::new("plugin:prop")))
         );
     }
 }

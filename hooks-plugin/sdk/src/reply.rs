@@ -6,9 +6,11 @@
 
 pub use hermes_hooks_core::replies::{DispatchReply, ToolDecision, TranscriptionReply};
 
-/// The wire conversions of the rules whose reply is a plain Rust type.
+/// The wire conversions of the rules whose reply is a plain Rust type (each
+/// structured one through its contract type's `into_wire`).
 pub(crate) mod wire {
-    use serde_json::{Map, Value, json};
+    use hermes_hooks_core::replies::{ContextReply, ContinueReply};
+    use serde_json::{Map, Value};
 
     /// Observers: replies are ignored, so none is sent.
     pub fn ignore(_: ()) -> Option<Value> {
@@ -17,12 +19,12 @@ pub(crate) mod wire {
 
     /// `pre_llm_call`: `Some(text)` adds context.
     pub fn context(reply: Option<String>) -> Option<Value> {
-        reply.map(|context| json!({"context": context}))
+        reply.map(|context| ContextReply::new(context).into_wire())
     }
 
     /// `pre_verify`: `Some(message)` keeps the turn going.
     pub fn verify_continue(reply: Option<String>) -> Option<Value> {
-        reply.map(|message| json!({"action": "continue", "message": message}))
+        reply.map(|message| ContinueReply::new(message).into_wire())
     }
 
     /// Transforms: `Some(text)` replaces the value.

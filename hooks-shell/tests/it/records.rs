@@ -61,6 +61,12 @@ async fn completed_blocked_and_failed_runs_are_recorded_in_config_order() {
         report.block_source.as_deref(),
         Some(&*format!("shell:{guard}"))
     );
+    // The block itself names the hook, as its run record does.
+    let gate = report.outcome.tool_gate();
+    let source = gate.block_source().expect("a block");
+    assert_eq!(&*source.source, format!("shell:{guard}"));
+    assert_eq!(source.mechanism.as_deref(), Some("shell"));
+    assert_eq!(source.elapsed, Some(runs[2].elapsed));
 }
 
 #[tokio::test]

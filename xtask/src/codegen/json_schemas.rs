@@ -242,9 +242,9 @@ fn reply_body(rule: &str) -> (&'static str, Value) {
             }}),
         ),
         "command_decision" => (
-            "`deny` refuses the command, `handled` answers it, `rewrite` runs another.",
+            "`allow` lets the next handler decide, `deny` refuses the command, `handled` answers it, `rewrite` runs another.",
             json!({"type": "object", "properties": {
-                "decision": {"enum": ["deny", "handled", "rewrite"]},
+                "decision": {"enum": ["allow", "deny", "handled", "rewrite"]},
                 "message": {"type": ["string", "null"]},
                 "command_name": string,
                 "raw_args": string,

@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::{replies, tool_call};
 use crate::merge::{merge, tool_gate};
-use crate::outcome::{Outcome, ToolGate};
+use crate::outcome::{BlockSource, Outcome, ToolGate};
 
 fn gate(args: Value, values: Vec<Value>) -> Outcome {
     tool_gate(&tool_call(args), &replies(values))
@@ -17,10 +17,13 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
-fn block(message: &str) -> Outcome {
-    Outcome::Tool(ToolGate::Block {
-        message: message.to_owned(),
-    })
+/// The block of `message`, decided by the reply at `index` (the fixtures
+/// name reply `i` `plugin:p<i>`): the outcome names the hook that blocked.
+fn block(message: &str, index: usize) -> Outcome {
+    Outcome::Tool(ToolGate::block(
+        message,
+        BlockSource::new(format!("plugin:p{index}")),
+    ))
 }
 
 // 234 / 246
@@ -30,7 +33,7 @@ fn block_message_returned_for_valid_directive() {
         json!({}),
         vec![json!({"action": "block", "message": "no terminal today"})],
     );
-    assert_eq!(outcome, block("no terminal today"));
+    assert_eq!(outcome, block("no terminal today", 0));
 }
 
 // 235
@@ -72,7 +75,7 @@ fn first_valid_block_wins() {
             json!({"action": "block", "message": "second"}),
         ],
     );
-    assert_eq!(outcome, block("first"));
+    assert_eq!(outcome, block("first", 2));
 }
 
 // 239
@@ -127,7 +130,7 @@ fn later_block_outranks_earlier_approve() {
             json!({"action": "block", "message": "blocked after approve"}),
         ],
     );
-    assert_eq!(outcome, block("blocked after approve"));
+    assert_eq!(outcome, block("blocked after approve", 2));
 }
 
 // 244
@@ -256,7 +259,7 @@ fn modify_with_block_gives_the_block() {
             json!({"action": "block", "message": "stop"}),
         ],
     );
-    assert_eq!(outcome, block("stop"));
+    assert_eq!(outcome, block("stop", 1));
 }
 
 // 258
@@ -270,7 +273,7 @@ fn modify_after_block_is_invisible() {
             json!({"action": "approve"}),
         ],
     );
-    assert_eq!(outcome, block("stop"));
+    assert_eq!(outcome, block("stop", 0));
 }
 
 // 259: args that are not an object start the accumulator empty.
@@ -323,5 +326,5 @@ fn merge_dispatches_pre_tool_call_to_the_gate() {
         &tool_call(json!({})),
         &replies([json!({"action": "block", "message": "via merge"})]),
     );
-    assert_eq!(outcome, block("via merge"));
+    assert_eq!(outcome, block("via merge", 0));
 }

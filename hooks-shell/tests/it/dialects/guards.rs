@@ -47,10 +47,8 @@ async fn deny_with_exit_0_and_permission_decision() {
     let bus = world.bus(json!(["claude"]));
     let blocked = emit(&bus, "pre_tool_call", bash_call("rm -rf /tmp/x")).await;
     assert_eq!(
-        blocked,
-        Outcome::Tool(ToolGate::Block {
-            message: "Destructive command blocked by hook".into()
-        })
+        blocked.block_message(),
+        Some("Destructive command blocked by hook")
     );
     assert_eq!(
         emit(&bus, "pre_tool_call", bash_call("ls")).await,
@@ -72,10 +70,8 @@ async fn deny_with_exit_2_and_stderr() {
     // Hermes `path` reaches the script as Claude's `file_path`.
     let read = json!({"tool_name": "read_file", "args": {"path": "/p/.env"}});
     assert_eq!(
-        emit(&bus, "pre_tool_call", read).await,
-        Outcome::Tool(ToolGate::Block {
-            message: "Blocked: .env files are protected".into()
-        })
+        emit(&bus, "pre_tool_call", read).await.block_message(),
+        Some("Blocked: .env files are protected")
     );
     let other = json!({"tool_name": "read_file", "args": {"path": "/p/README.md"}});
     assert_eq!(emit(&bus, "pre_tool_call", other).await, Outcome::Nothing);
@@ -118,10 +114,10 @@ async fn hooks_of_one_event_run_in_parallel_and_deny_beats_ask() {
     ]}}));
     let bus = world.bus(json!(["claude"]));
     assert_eq!(
-        emit(&bus, "pre_tool_call", bash_call("git push --force")).await,
-        Outcome::Tool(ToolGate::Block {
-            message: "no force pushes".into()
-        })
+        emit(&bus, "pre_tool_call", bash_call("git push --force"))
+            .await
+            .block_message(),
+        Some("no force pushes")
     );
     assert!(matches!(
         emit(&bus, "pre_tool_call", bash_call("git push")).await,
@@ -241,7 +237,7 @@ async fn other_exits_fail_open_unless_fail_closed() {
     world.claude_settings(
         json!({"hooks": {"PreToolUse": [{"hooks": [{"command": missing, "failClosed": true}]}]}}),
     );
-    let Outcome::Tool(ToolGate::Block { message }) = emit(
+    let Outcome::Tool(ToolGate::Block { message, .. }) = emit(
         &world.bus(json!(["claude"])),
         "pre_tool_call",
         bash_call("ls"),
@@ -347,9 +343,9 @@ async fn the_hooks_of_one_event_really_run_together() {
     ]}}));
     let bus = world.bus(json!(["claude"]));
     assert_eq!(
-        emit(&bus, "pre_tool_call", bash_call("ls")).await,
-        Outcome::Tool(ToolGate::Block {
-            message: "both ran".into()
-        })
+        emit(&bus, "pre_tool_call", bash_call("ls"))
+            .await
+            .block_message(),
+        Some("both ran")
     );
 }

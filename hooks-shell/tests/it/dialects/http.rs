@@ -73,10 +73,10 @@ async fn an_http_hook_posts_the_document_and_its_body_decides() {
     );
     let bus = world.bus(json!(["claude"]));
     assert_eq!(
-        emit(&bus, "pre_tool_call", bash_call("rm -rf /")).await,
-        Outcome::Tool(ToolGate::Block {
-            message: "remote policy says no".into()
-        })
+        emit(&bus, "pre_tool_call", bash_call("rm -rf /"))
+            .await
+            .block_message(),
+        Some("remote policy says no")
     );
     let requests = seen.lock().unwrap().clone();
     assert_eq!(requests.len(), 1);
@@ -124,7 +124,7 @@ async fn a_status_code_cannot_block_but_fail_closed_can() {
     )
     .await;
     assert!(
-        matches!(outcome, Outcome::Tool(ToolGate::Block { ref message }) if message.contains("HTTP 500")),
+        matches!(outcome, Outcome::Tool(ToolGate::Block { ref message, .. }) if message.contains("HTTP 500")),
         "{outcome:?}"
     );
 }
