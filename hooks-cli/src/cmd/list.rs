@@ -349,10 +349,11 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
     for entry in unsupported {
         writeln!(
             out,
-            "  - [{} {}] unsupported: {} hooks cannot run here",
+            "  - [{} {}] unsupported: {} hooks cannot run here{}",
             entry.dialect,
             e(&entry.their_event),
-            e(&entry.kind)
+            e(&entry.kind),
+            hermes_hooks_cli::inventory::imported::fails_closed_note(entry)
         )?;
         writeln!(
             out,

@@ -106,8 +106,23 @@ pub fn unsupported_json(entry: &Unsupported) -> Value {
             .map(|event| event.as_str()),
         "type": entry.kind,
         "supported": false,
-        "status": format!("unsupported: {} hooks cannot run here", entry.kind),
+        "status": format!(
+            "unsupported: {} hooks cannot run here{}",
+            entry.kind,
+            fails_closed_note(entry)
+        ),
     })
+}
+
+/// `; fails closed: ...` for an unsupported handler that blocks what it matches, else empty.
+pub fn fails_closed_note(entry: &Unsupported) -> &'static str {
+    let blocks =
+        entry.fail_closed && entry.mapping.ours == Some(hermes_hooks_core::HookEvent::PreToolCall);
+    if blocks {
+        "; fails closed: the tool calls it matches are blocked"
+    } else {
+        ""
+    }
 }
 
 /// The `if` rule as written.

@@ -46,9 +46,10 @@ pub async fn check(inventory: &Inventory, report: &mut Report) {
             Kind::ImportedHook,
             &entry.key,
             format!(
-                "{}: '{}' hooks cannot run here (only command and http); it never runs",
+                "{}: '{}' hooks cannot run here (only command and http); it never runs{}",
                 entry.source.display(),
-                entry.kind
+                entry.kind,
+                hermes_hooks_cli::inventory::imported::fails_closed_note(entry)
             ),
             INDENT,
         );
