@@ -4,6 +4,7 @@ mod changed_script;
 mod config_scopes;
 mod consent;
 mod deliveries;
+mod dialect_exec;
 mod dialect_records;
 mod dialects;
 mod durable;

@@ -11,6 +11,7 @@
 //! hooks ([`exec`]), consent through the same allowlist, and the replies come
 //! out in the Hermes wire shape ([`ImportedHooks`]).
 
+pub mod direct;
 pub mod discover;
 pub mod dispatch;
 mod entries;
