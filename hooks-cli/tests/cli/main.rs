@@ -6,6 +6,7 @@ mod consent;
 mod deliveries;
 mod dialect_exec;
 mod dialect_records;
+mod dialect_scripts;
 mod dialects;
 mod durable;
 mod emit_replay;
