@@ -241,4 +241,22 @@ fn a_changed_fail_closed_imported_hook_blocks_through_the_binary() {
     assert_eq!(record["mechanism"], "imported", "{changed}");
     assert_eq!(record["status"], "blocked", "{changed}");
     assert!(!marker.exists(), "the changed script did not run");
+
+    // `list`, `doctor` and `test` say what the runtime does with it.
+    let listed = in_project(&home, &project, &["list", "--json"]).json();
+    let row = &listed["imported_hooks"][0];
+    assert_eq!(row["allowlisted"], false, "{row}");
+    assert_eq!(row["changed_since_approval"], true, "{row}");
+    let text = in_project(&home, &project, &["list"]).ok();
+    assert!(
+        text.contains("script changed since approval (fails closed"),
+        "{text}"
+    );
+    let doctor = in_project(&home, &project, &["doctor"]).problems();
+    assert!(
+        doctor.contains("its script changed since it was approved — it fails closed"),
+        "{doctor}"
+    );
+    let tested = in_project(&home, &project, &["test", "PreToolUse", "--json"]).json();
+    assert_eq!(tested["hooks"][0]["allowlisted"], false, "{tested}");
 }
