@@ -4,7 +4,7 @@
 //! allowlist, keyed on its Hermes event and [`ImportedHook::consent_command`];
 //! nothing runs before consent, and safe mode registers none. A fail-closed
 //! hook that may not run (no consent, its script changed, a type that cannot
-//! run here) blocks the calls it matches instead ([`super::withheld`]). The
+//! run here) blocks the calls it matches instead (`dialect/withheld.rs`). The
 //! hooks of one event run in parallel (as Claude Code runs them) and their
 //! replies merge deny > ask > allow (see [`super::reply::merge`]).
 
