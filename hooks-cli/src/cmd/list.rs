@@ -306,10 +306,16 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
             || hermes_hooks_cli::inventory::imported::NEVER_FIRED.to_owned(),
             |event| format!("→ {event}"),
         );
-        let consent = match (hook.event(), row.allowlisted) {
-            (None, _) => "",
-            (Some(_), true) => ", ✓ allowed",
-            (Some(_), false) => ", ✗ not allowlisted",
+        let consent = match (hook.event(), row.allowlisted, row.changed) {
+            (None, ..) => "",
+            (Some(_), true, _) => ", ✓ allowed",
+            (Some(_), false, true) => ", ✗ script changed since approval",
+            (Some(_), false, false) => ", ✗ not allowlisted",
+        };
+        let consent = if hook.fail_closed && hook.event().is_some() && !row.allowlisted {
+            format!("{consent} (fails closed: its tool calls are blocked until approved)")
+        } else {
+            consent.to_owned()
         };
         let clamped = hook
             .timeout_clamped_from
@@ -349,10 +355,11 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
     for entry in unsupported {
         writeln!(
             out,
-            "  - [{} {}] unsupported: {} hooks cannot run here",
+            "  - [{} {}] unsupported: {} hooks cannot run here{}",
             entry.dialect,
             e(&entry.their_event),
-            e(&entry.kind)
+            e(&entry.kind),
+            hermes_hooks_cli::inventory::imported::fails_closed_note(entry)
         )?;
         writeln!(
             out,

@@ -10,7 +10,7 @@ use std::io::Write;
 
 use hermes_hooks_core::display::escape;
 use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_core::{Event, HookRun, Reply};
+use hermes_hooks_core::{Event, HookRun, Reply, RunStatus};
 use hermes_hooks_shell::{
     Allowlist, Consent, RunResult, ShellHookSpec, parse_config, record_spec_run, run_once,
     still_approved, synthetic_payload,
@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use hermes_hooks_cli::inventory::ImportedRow;
 use hermes_hooks_shell::dialect::dispatch::applies;
 use hermes_hooks_shell::dialect::events::our_tool;
-use hermes_hooks_shell::dialect::run_imported_once;
+use hermes_hooks_shell::dialect::run_imported_recorded;
 
 use crate::cli::TestArgs;
 use crate::fire::{millis, plural, runs_json, truncate};
@@ -111,7 +111,7 @@ pub async fn run(
             imported
                 .iter()
                 .zip(&imported_runs)
-                .flat_map(|(row, (_, values))| {
+                .flat_map(|(row, (_, values, _))| {
                     let source = format!("{}:{}", row.hook.dialect, row.hook.consent_command());
                     values
                         .iter()
@@ -120,10 +120,12 @@ pub async fn run(
         )
         .collect();
     let outcome = hermes_hooks_core::merge::merge(&event, &replies);
+    // Imported hooks' records are the dispatcher's own (mechanism `imported`).
     let records: Vec<HookRun> = specs
         .iter()
         .zip(&runs)
         .map(|(spec, (result, parsed))| record(spec, result, parsed.as_ref()))
+        .chain(imported_runs.iter().map(|(_, _, run)| run.clone()))
         .collect();
 
     if args.json {
@@ -141,7 +143,7 @@ pub async fn run(
                     .iter()
                     .zip(&imported_runs)
                     .zip(&imported_allowed)
-                    .map(|((row, (result, values)), allowed)| {
+                    .map(|((row, (result, values, _)), allowed)| {
                         imported_json(row, result, values, *allowed)
                     }),
             )
@@ -180,7 +182,7 @@ pub async fn run(
         print_record(record, out)?;
         writeln!(out)?;
     }
-    for ((row, (result, values)), allowed) in
+    for ((row, (result, values, record)), allowed) in
         imported.iter().zip(&imported_runs).zip(&imported_allowed)
     {
         let hook = &row.hook;
@@ -202,6 +204,7 @@ pub async fn run(
             )?;
         }
         print_run(result, values.first(), out)?;
+        print_record(record, out)?;
         writeln!(out)?;
     }
     let pending = allowlisted
@@ -278,18 +281,34 @@ fn print_record(record: &HookRun, out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Runs each imported hook once, in parallel as at runtime.
-async fn futures_join(rows: &[ImportedRow], event: &Event) -> Vec<(RunResult, Vec<Value>)> {
+/// Runs each imported hook once, in parallel as at runtime: the run, its
+/// replies and its record.
+async fn futures_join(
+    rows: &[ImportedRow],
+    event: &Event,
+) -> Vec<(RunResult, Vec<Value>, HookRun)> {
     let mut runs = Vec::with_capacity(rows.len());
     let handles: Vec<_> = rows
         .iter()
         .map(|row| {
             let (hook, event) = (row.hook.clone(), event.clone());
-            tokio::spawn(async move { run_imported_once(&hook, &event).await })
+            let source = format!("{}:{}", hook.dialect, hook.consent_command());
+            let task = tokio::spawn(async move { run_imported_recorded(&hook, &event).await });
+            (task, source)
         })
         .collect();
-    for handle in handles {
-        runs.push(handle.await.unwrap_or_default());
+    for (handle, source) in handles {
+        runs.push(handle.await.unwrap_or_else(|error| {
+            // The run panicked (a bug): said in its record, never dropped.
+            let failure = format!("the run panicked: {error}");
+            let run = HookRun::new("imported", source, event.name(), RunStatus::Failed)
+                .diagnostic(failure.clone());
+            let result = RunResult {
+                error: Some(failure),
+                ..RunResult::default()
+            };
+            (result, Vec::new(), run)
+        }));
     }
     runs
 }

@@ -3,7 +3,7 @@
 //! consent; unsupported handler types listed beside them.
 
 use hermes_hooks_shell::dialect::{Discovery, Handler, Unsupported, discover};
-use hermes_hooks_shell::{Allowlist, ImportedHook};
+use hermes_hooks_shell::{Allowlist, ImportedHook, still_approved};
 use serde_json::{Value, json};
 
 use crate::home::Home;
@@ -16,8 +16,11 @@ pub const NEVER_FIRED: &str = "never fired: no Hermes event";
 pub struct ImportedRow {
     /// The hook as read from its file.
     pub hook: ImportedHook,
-    /// Whether the allowlist approves it for its Hermes event.
+    /// Whether the allowlist approves it for its Hermes event, for the code
+    /// it runs now (an approval of a script that changed since does not count).
     pub allowlisted: bool,
+    /// Whether it was approved, but its script changed since.
+    pub changed: bool,
     /// When it was approved, as recorded.
     pub approved_at: Option<String>,
 }
@@ -40,9 +43,11 @@ impl ImportedRow {
                         .iter()
                         .find(|a| a.event == event.as_str() && a.command == command)
                 });
+                let current = approval.is_some_and(|a| still_approved(a, &command));
                 ImportedRow {
                     hook: hook.clone(),
-                    allowlisted: approval.is_some(),
+                    allowlisted: current,
+                    changed: approval.is_some() && !current,
                     approved_at: approval.and_then(|a| a.approved_at.clone()),
                 }
             })
@@ -79,6 +84,7 @@ impl ImportedRow {
             "project": hook.project.display().to_string(),
             "supported": true,
             "allowlisted": self.allowlisted,
+            "changed_since_approval": self.changed,
             "approved_at": self.approved_at,
             "status": status(hook),
         })
@@ -106,8 +112,23 @@ pub fn unsupported_json(entry: &Unsupported) -> Value {
             .map(|event| event.as_str()),
         "type": entry.kind,
         "supported": false,
-        "status": format!("unsupported: {} hooks cannot run here", entry.kind),
+        "status": format!(
+            "unsupported: {} hooks cannot run here{}",
+            entry.kind,
+            fails_closed_note(entry)
+        ),
     })
+}
+
+/// `; fails closed: ...` for an unsupported handler that blocks what it matches, else empty.
+pub fn fails_closed_note(entry: &Unsupported) -> &'static str {
+    let blocks =
+        entry.fail_closed && entry.mapping.ours == Some(hermes_hooks_core::HookEvent::PreToolCall);
+    if blocks {
+        "; fails closed: the tool calls it matches are blocked"
+    } else {
+        ""
+    }
 }
 
 /// The `if` rule as written.

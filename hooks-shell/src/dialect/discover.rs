@@ -12,7 +12,8 @@ use serde_json::Value;
 
 use super::entries::Reader;
 use super::events::{event_mapping, event_names};
-use super::{Dialect, ImportedHook};
+use super::matcher::Condition;
+use super::{Dialect, EventMapping, ImportedHook};
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
 /// listed, warned about, never silently skipped.
@@ -28,6 +29,15 @@ pub struct Unsupported {
     pub their_event: String,
     /// Its `type`.
     pub kind: String,
+    /// The mapping of its event.
+    pub mapping: EventMapping,
+    /// Its group's matcher, as configured (`None`: every call).
+    pub matcher: Option<String>,
+    /// Its `if` rule.
+    pub condition: Option<Condition>,
+    /// `failClosed` / `fail_closed` on a tool gate: since it cannot run, the
+    /// calls it matches are blocked rather than left unguarded.
+    pub fail_closed: bool,
 }
 
 /// What `hooks_from:` imports.

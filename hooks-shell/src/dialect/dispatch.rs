@@ -2,9 +2,11 @@
 //!
 //! Consent is the shell hooks' own: an imported hook is a shell hook to the
 //! allowlist, keyed on its Hermes event and [`ImportedHook::consent_command`];
-//! nothing runs before consent, and safe mode registers none. The hooks of
-//! one event run in parallel (as Claude Code runs them) and their replies
-//! merge deny > ask > allow (see [`super::reply::merge`]).
+//! nothing runs before consent, and safe mode registers none. A fail-closed
+//! hook that may not run (no consent, its script changed, a type that cannot
+//! run here) blocks the calls it matches instead (`dialect/withheld.rs`). The
+//! hooks of one event run in parallel (as Claude Code runs them) and their
+//! replies merge deny > ask > allow (see [`super::reply::merge`]).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -20,17 +22,16 @@ use super::discover::{Discovery, discover};
 use super::events::{ToolFilter, ToolOutcome, their_args, their_tool};
 use super::exec::run_command;
 use super::http::run_http;
-use super::matcher::Condition;
-use super::reply::{Contribution, interpret, merge};
+use super::matcher::{Condition, DialectMatcher};
+use super::record::{MECHANISM, record};
+use super::reply::{Contribution, Gate, interpret, merge};
 use super::stdin::stdin_document;
-use super::{Handler, ImportedHook};
+use super::withheld::{NOT_APPROVED_REASON, Why, Withheld};
+use super::{EventMapping, Handler, ImportedHook};
 use crate::consent::{changed_message, not_allowlisted_message};
 use crate::consent_book::{ConsentBook, Verdict};
 use crate::dispatcher::RegisterOptions;
 use crate::run::RunResult;
-
-/// The mechanism name of imported hooks' run records.
-const MECHANISM: &str = "imported";
 
 /// What [`ImportedHooks::register`] did.
 #[derive(Debug)]
@@ -61,6 +62,8 @@ struct Shared {
     hooks: Vec<ImportedHook>,
     sources: Vec<Arc<str>>,
     by_event: Vec<Vec<usize>>,
+    /// Hooks that are matched but never run (see [`Withheld`]).
+    withheld: Vec<Withheld>,
 }
 
 impl ImportedHooks {
@@ -91,6 +94,22 @@ impl ImportedHooks {
             if !discovery.hooks.is_empty() {
                 tracing::info!("HERMES_SAFE_MODE=1 — imported hook registration skipped");
             }
+            let guards = discovery
+                .hooks
+                .iter()
+                .filter(|hook| hook.fail_closed)
+                .count()
+                + discovery
+                    .unsupported
+                    .iter()
+                    .filter(|e| e.fail_closed)
+                    .count();
+            if guards > 0 {
+                // Safe mode turns every hook off on purpose; its guards going too must not be silent.
+                tracing::warn!(
+                    "HERMES_SAFE_MODE=1: {guards} fail-closed imported hook(s) are off; tool calls they guard run unguarded"
+                );
+            }
             return ImportRegistration {
                 hooks: ImportedHooks::default(),
                 discovery,
@@ -101,23 +120,37 @@ impl ImportedHooks {
         let mut book = ConsentBook::open(config.home(), accept);
         let mut accepted = Vec::new();
         let mut denied = Vec::new();
+        let mut withheld = Vec::new();
         for hook in discovery.hooks.iter().filter(|hook| hook.event().is_some()) {
             let event = hook.event().map(HookEvent::as_str).unwrap_or("");
             let command = hook.consent_command();
             if let Verdict::Denied { changed } = book.decide(&mut options.consent, event, &command)
             {
-                if changed {
-                    tracing::warn!("{}", changed_message(event, &command, false));
+                let why = if changed {
+                    tracing::warn!("{}", changed_message(event, &command, hook.fail_closed));
+                    Why::Changed
                 } else {
-                    tracing::warn!("{}", not_allowlisted_message(event, &command));
-                }
+                    if hook.fail_closed {
+                        tracing::warn!("{}", not_approved_blocks_message(event, &command));
+                    } else {
+                        tracing::warn!("{}", not_allowlisted_message(event, &command));
+                    }
+                    Why::NotApproved
+                };
+                withheld.push(Withheld::denied(hook, source_of(hook), why));
                 denied.push(hook.clone());
                 continue;
             }
             accepted.push(hook.clone());
         }
+        withheld.extend(
+            discovery
+                .unsupported
+                .iter()
+                .filter_map(Withheld::unsupported),
+        );
         ImportRegistration {
-            hooks: ImportedHooks::from_approved(accepted),
+            hooks: ImportedHooks::build(accepted, withheld),
             discovery,
             denied,
         }
@@ -125,21 +158,23 @@ impl ImportedHooks {
 
     /// Hooks whose consent the caller has already settled (tests, benchmarks).
     pub fn from_approved(hooks: Vec<ImportedHook>) -> ImportedHooks {
+        ImportedHooks::build(hooks, Vec::new())
+    }
+
+    fn build(hooks: Vec<ImportedHook>, withheld: Vec<Withheld>) -> ImportedHooks {
         let mut by_event = vec![Vec::new(); EVENT_COUNT];
         for (index, hook) in hooks.iter().enumerate() {
             if let Some(event) = hook.event() {
                 by_event[event.index()].push(index);
             }
         }
-        let sources = hooks
-            .iter()
-            .map(|hook| format!("{}:{}", hook.dialect, hook.consent_command()).into())
-            .collect();
+        let sources = hooks.iter().map(source_of).collect();
         ImportedHooks {
             shared: Arc::new(Shared {
                 hooks,
                 sources,
                 by_event,
+                withheld,
             }),
         }
     }
@@ -167,6 +202,20 @@ impl ImportedHooks {
     }
 }
 
+/// The source replies and records of `hook` name: `<format>:<command>`.
+fn source_of(hook: &ImportedHook) -> Arc<str> {
+    format!("{}:{}", hook.dialect, hook.consent_command()).into()
+}
+
+/// The warning when a fail-closed imported hook has no consent (config text escaped).
+fn not_approved_blocks_message(event: &str, command: &str) -> String {
+    let shown = hermes_hooks_core::display::escape(command);
+    format!(
+        "imported hook for {event} ({shown}) not allowlisted — it fails closed, so the tool \
+         calls it matches are blocked until it is approved: {NOT_APPROVED_REASON}."
+    )
+}
+
 /// The value an event's matcher is compared with (Claude Code's match field).
 fn match_value(event: &Event) -> Option<String> {
     let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
@@ -189,25 +238,35 @@ fn match_value(event: &Event) -> Option<String> {
 /// Whether `hook` runs for `event`: its event's tool and outcome filters,
 /// its matcher on the event's match field, its `if` rule.
 pub fn applies(hook: &ImportedHook, event: &Event) -> bool {
+    applies_to(&hook.mapping, &hook.matcher, hook.condition.as_ref(), event)
+}
+
+/// [`applies`] from the parts of a hook.
+pub(crate) fn applies_to(
+    mapping: &EventMapping,
+    matcher: &DialectMatcher,
+    condition: Option<&Condition>,
+    event: &Event,
+) -> bool {
     let tool = event.tool_name().unwrap_or("");
-    if let ToolFilter::Only(tools) = hook.mapping.tools
+    if let ToolFilter::Only(tools) = mapping.tools
         && !tools.contains(&tool)
         && !tools.iter().any(|t| their_tool(t) == tool)
     {
         return false;
     }
     let failed = event.get("status").and_then(Value::as_str) == Some("error");
-    match hook.mapping.outcome {
+    match mapping.outcome {
         ToolOutcome::Succeeded if failed => return false,
         ToolOutcome::Failed if !failed => return false,
         _ => {}
     }
     if let Some(value) = match_value(event)
-        && !hook.matcher.matches(&value)
+        && !matcher.matches(&value)
     {
         return false;
     }
-    match &hook.condition {
+    match condition {
         None | Some(Condition::Unparsed(_)) => true,
         Some(condition) => {
             let tool_event = matches!(
@@ -233,16 +292,27 @@ pub fn applies(hook: &ImportedHook, event: &Event) -> bool {
 /// Runs `hook` once for `event` (no consent or matcher check): the raw run and
 /// what it contributes, for `hooks test` and `hooks doctor`.
 pub async fn run_imported_once(hook: &ImportedHook, event: &Event) -> (RunResult, Vec<Value>) {
+    let (result, replies, _) = run_imported_recorded(hook, event).await;
+    (result, replies)
+}
+
+/// [`run_imported_once`], and the run's record as the dispatcher writes it
+/// (mechanism `imported`, source `<format>:<command>`).
+pub async fn run_imported_recorded(
+    hook: &ImportedHook,
+    event: &Event,
+) -> (RunResult, Vec<Value>, HookRun) {
     let input = stdin_document(hook, event);
     let result = match hook.handler {
         Handler::Command { .. } => run_command(hook, &input).await,
         Handler::Http { .. } => run_http(hook, &input).await,
     };
-    let Some(hook_event) = hook.event().or(event.hook()) else {
-        return (result, Vec::new());
+    let contribution = match hook.event().or(event.hook()) {
+        Some(hook_event) => interpret(hook, hook_event, &result),
+        None => Contribution::default(),
     };
-    let contribution = interpret(hook, hook_event, &result);
-    (result, merge(event, &[contribution]))
+    let run = record(&source_of(hook), hook, event, &contribution, &result);
+    (result, merge(event, &[contribution]), run)
 }
 
 async fn contribute(hook: &ImportedHook, event: &Event, hook_event: HookEvent) -> Contribution {
@@ -264,35 +334,6 @@ async fn run_and_read(
     (contribution, result)
 }
 
-/// The run record of one imported hook: its own answer, read alone (the
-/// merge of all of them is the event's reply).
-fn record(
-    source: &Arc<str>,
-    event: &Event,
-    contribution: &Contribution,
-    result: &RunResult,
-) -> HookRun {
-    let decision = merge(event, std::slice::from_ref(contribution))
-        .into_iter()
-        .next();
-    let status = if result.timed_out {
-        RunStatus::TimedOut
-    } else if result.error.is_some() || !matches!(result.exit_code, Some(0) | Some(2)) {
-        RunStatus::Failed
-    } else {
-        RunStatus::of_reply(decision.as_ref())
-    };
-    let mut run = HookRun::new(MECHANISM, Arc::clone(source), event.name(), status)
-        .elapsed(result.elapsed)
-        .decision(decision);
-    if let Some(error) = &result.error {
-        run = run.diagnostic(error.clone());
-    } else if matches!(run.status, RunStatus::Failed) && !result.stderr.trim().is_empty() {
-        run = run.diagnostic(result.stderr.trim().to_owned());
-    }
-    run
-}
-
 #[async_trait]
 impl Dispatcher for ImportedHooks {
     fn name(&self) -> &str {
@@ -300,9 +341,15 @@ impl Dispatcher for ImportedHooks {
     }
 
     fn interest(&self, event: &EventName) -> bool {
-        event
-            .hook()
-            .is_some_and(|event| !self.hooks_of(event).is_empty())
+        // A withheld hook counts: its block, or its skipped run, must show.
+        event.hook().is_some_and(|event| {
+            !self.hooks_of(event).is_empty()
+                || self
+                    .shared
+                    .withheld
+                    .iter()
+                    .any(|w| w.event() == Some(event))
+        })
     }
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
@@ -315,30 +362,37 @@ impl Dispatcher for ImportedHooks {
 }
 
 impl ImportedHooks {
-    /// Runs the hooks `event` applies to (in parallel) and merges their answers;
-    /// with `runs`, also one record per hook (an `async` one as queued).
+    /// Runs the hooks `event` applies to (in parallel) and merges their answers
+    /// with the blocks of withheld fail-closed hooks; with `runs`, also one
+    /// record per hook (an `async` one as queued, a withheld one as blocked or skipped).
     async fn deliver(&self, event: &Event, runs: Option<&mut Vec<HookRun>>) -> Vec<Reply> {
         let Some(hook_event) = event.hook() else {
             return Vec::new();
         };
+        let shared = &self.shared;
         let running: Vec<usize> = self
             .hooks_of(hook_event)
             .iter()
             .copied()
-            .filter(|&index| applies(&self.shared.hooks[index], event))
+            .filter(|&index| applies(&shared.hooks[index], event))
             .collect();
-        if running.is_empty() {
+        let withheld: Vec<&Withheld> = shared
+            .withheld
+            .iter()
+            .filter(|withheld| withheld.applies(event))
+            .collect();
+        if running.is_empty() && withheld.is_empty() {
             return Vec::new();
         }
         // `async` hooks are started and left to run (bounded by their own
         // timeout); their decisions are ignored, as in Claude Code.
         let (background, running): (Vec<usize>, Vec<usize>) = running
             .into_iter()
-            .partition(|&index| self.shared.hooks[index].is_async);
+            .partition(|&index| shared.hooks[index].is_async);
         let mut runs = runs;
         for index in background {
             if let Some(runs) = runs.as_deref_mut() {
-                let source = Arc::clone(&self.shared.sources[index]);
+                let source = Arc::clone(&shared.sources[index]);
                 runs.push(HookRun::new(
                     MECHANISM,
                     source,
@@ -346,7 +400,7 @@ impl ImportedHooks {
                     RunStatus::Queued,
                 ));
             }
-            let (hook, event) = (self.shared.hooks[index].clone(), event.clone());
+            let (hook, event) = (shared.hooks[index].clone(), event.clone());
             match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => {
                     runtime.spawn(async move {
@@ -358,30 +412,48 @@ impl ImportedHooks {
                 }
             }
         }
-        if running.is_empty() {
-            return Vec::new();
-        }
         let started = running
             .iter()
-            .map(|&index| run_and_read(&self.shared.hooks[index], event, hook_event));
-        let (contributions, results): (Vec<Contribution>, Vec<RunResult>) =
+            .map(|&index| run_and_read(&shared.hooks[index], event, hook_event));
+        let (mut contributions, results): (Vec<Contribution>, Vec<RunResult>) =
             futures::future::join_all(started).await.into_iter().unzip();
+        let mut sources: Vec<&Arc<str>> = running.iter().map(|&i| &shared.sources[i]).collect();
         if let Some(runs) = runs {
             for ((&index, contribution), result) in running.iter().zip(&contributions).zip(&results)
             {
+                let source = &shared.sources[index];
                 runs.push(record(
-                    &self.shared.sources[index],
+                    source,
+                    &shared.hooks[index],
                     event,
                     contribution,
                     result,
                 ));
             }
+            runs.extend(withheld.iter().map(|w| w.record(event.name(), MECHANISM)));
         }
-        // The merged replies are attributed to the first hook that ran (one source per reply).
-        let source = Arc::clone(&self.shared.sources[running[0]]);
+        for withheld in withheld {
+            let message = withheld.block.as_ref().and_then(|b| b.get("message"));
+            if let Some(Value::String(message)) = message {
+                contributions.push(Contribution {
+                    gate: Some(Gate::Deny(message.clone())),
+                    ..Contribution::default()
+                });
+                sources.push(&withheld.source);
+            }
+        }
+        // The merged replies are attributed to one hook (one source per
+        // reply): the one whose deny wins, else the first that ran.
+        let Some(first) = sources.first() else {
+            return Vec::new();
+        };
+        let source = contributions
+            .iter()
+            .position(|c| matches!(c.gate, Some(Gate::Deny(_))))
+            .map_or(*first, |at| sources[at]);
         merge(event, &contributions)
             .into_iter()
-            .map(|value| Reply::new(Arc::clone(&source), value))
+            .map(|value| Reply::new(Arc::clone(source), value))
             .collect()
     }
 }

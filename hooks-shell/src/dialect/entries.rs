@@ -139,10 +139,10 @@ impl Reader<'_> {
                         "powershell is not available here; run with sh".to_owned(),
                     );
                 }
-                Handler::Command {
+                Ok(Handler::Command {
                     command: self.relative_command(command),
                     args,
-                }
+                })
             }
             "http" => {
                 let Some(url) = string("url") else {
@@ -168,23 +168,14 @@ impl Reader<'_> {
                         .collect(),
                     _ => Vec::new(),
                 };
-                Handler::Http {
+                Ok(Handler::Http {
                     url: url.to_owned(),
                     headers,
                     allowed_env_vars,
-                }
+                })
             }
-            other => {
-                self.warn(&format!("{key}.type"), format!("'{other}' hooks cannot run here (only command and http); listed as unsupported"));
-                self.discovery.unsupported.push(Unsupported {
-                    dialect: self.source.dialect,
-                    source: self.source.path.clone(),
-                    key: key.to_owned(),
-                    their_event: event.to_owned(),
-                    kind: other.to_owned(),
-                });
-                return;
-            }
+            // Read on: a fail-closed one still guards (see below).
+            other => Err(other.to_owned()),
         };
         let condition = match entry.get("if") {
             None | Some(Value::Null) => None,
@@ -206,10 +197,36 @@ impl Reader<'_> {
                 None
             }
         };
-        let (timeout, timeout_clamped_from) = self.timeout(key, entry);
-        let fail_closed = self.fail_closed(key, entry, mapping.ours);
         let is_async = matches!(entry.get("async"), Some(Value::Bool(true)))
             || matches!(entry.get("asyncRewake"), Some(Value::Bool(true)));
+        let fail_closed = self.fail_closed(key, entry, mapping.ours, is_async);
+        let handler = match handler {
+            Ok(handler) => handler,
+            Err(kind) => {
+                let outcome = if fail_closed {
+                    "it fails closed: the tool calls it matches are blocked"
+                } else {
+                    "listed as unsupported"
+                };
+                self.warn(
+                    &format!("{key}.type"),
+                    format!("'{kind}' hooks cannot run here (only command and http); {outcome}"),
+                );
+                self.discovery.unsupported.push(Unsupported {
+                    dialect: self.source.dialect,
+                    source: self.source.path.clone(),
+                    key: key.to_owned(),
+                    their_event: event.to_owned(),
+                    kind,
+                    mapping,
+                    matcher: matcher.describe(),
+                    condition,
+                    fail_closed,
+                });
+                return;
+            }
+        };
+        let (timeout, timeout_clamped_from) = self.timeout(key, entry);
         self.discovery.hooks.push(ImportedHook {
             dialect: self.source.dialect,
             source: self.source.path.clone(),
@@ -291,6 +308,7 @@ impl Reader<'_> {
         key: &str,
         entry: &Map<String, Value>,
         event: Option<HookEvent>,
+        is_async: bool,
     ) -> bool {
         let Some((field, raw)) = ["failClosed", "fail_closed"]
             .into_iter()
@@ -298,6 +316,15 @@ impl Reader<'_> {
         else {
             return false;
         };
+        if is_async && raw != &Value::Bool(false) {
+            // Nobody waits for an async hook: it cannot hold a call back.
+            self.warn(
+                &format!("{key}.{field}"),
+                "an async hook is not waited for, so it cannot fail closed; it fails open"
+                    .to_owned(),
+            );
+            return false;
+        }
         match raw {
             Value::Bool(true) if event == Some(HookEvent::PreToolCall) => true,
             Value::Bool(true) => {

@@ -11,6 +11,7 @@
 //! hooks ([`exec`]), consent through the same allowlist, and the replies come
 //! out in the Hermes wire shape ([`ImportedHooks`]).
 
+pub mod direct;
 pub mod discover;
 pub mod dispatch;
 mod entries;
@@ -18,8 +19,10 @@ pub mod events;
 pub mod exec;
 pub mod http;
 pub mod matcher;
+pub mod record;
 pub mod reply;
 pub mod stdin;
+mod withheld;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -27,7 +30,7 @@ use std::time::Duration;
 use hermes_hooks_core::HookEvent;
 
 pub use discover::{Discovery, Unsupported, discover};
-pub use dispatch::{ImportRegistration, ImportedHooks, run_imported_once};
+pub use dispatch::{ImportRegistration, ImportedHooks, run_imported_once, run_imported_recorded};
 pub use events::{EventMapping, ToolFilter, ToolOutcome, event_mapping};
 pub use matcher::{Condition, DialectMatcher};
 

@@ -241,6 +241,16 @@ fn codex_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     };
     copy("cwd", json!(""));
     copy("hook_event_name", json!(hook.their_event));
+    if hook.their_event == "SessionEnd" {
+        // Its schema has neither `model` nor `permission_mode`, and allows no
+        // other key; `reason` is `clear` or `other`.
+        let reason = match text(event, "reason") {
+            Some("clear" | "new" | "reset") => "clear",
+            _ => "other",
+        };
+        doc.insert("reason".into(), reason.into());
+        return doc;
+    }
     doc.insert("model".into(), text(event, "model").unwrap_or("").into());
     let mode = claude
         .get("permission_mode")
@@ -283,12 +293,18 @@ fn codex_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
             "turn_id",
         ],
         "SessionStart" => &["source"],
-        "SessionEnd" => &["reason"],
         _ => &[],
     };
     for field in fields {
         let value = match *field {
             "turn_id" => Value::String(turn.clone()),
+            // The sources Codex's schema names; anything else starts a session.
+            "source" => match text(event, "source") {
+                Some(source @ ("startup" | "resume" | "clear" | "compact" | "fork")) => {
+                    source.into()
+                }
+                _ => "startup".into(),
+            },
             // Codex's shell tools take only a command line.
             "tool_input"
                 if hook.their_event == "PreToolUse"

@@ -46,9 +46,10 @@ pub async fn check(inventory: &Inventory, report: &mut Report) {
             Kind::ImportedHook,
             &entry.key,
             format!(
-                "{}: '{}' hooks cannot run here (only command and http); it never runs",
+                "{}: '{}' hooks cannot run here (only command and http); it never runs{}",
                 entry.source.display(),
-                entry.kind
+                entry.kind,
+                hermes_hooks_cli::inventory::imported::fails_closed_note(entry)
             ),
             INDENT,
         );
@@ -96,10 +97,20 @@ async fn check_one(row: &ImportedRow, report: &mut Report) {
         _ => true,
     };
     if !row.allowlisted {
+        let why = if row.changed {
+            "its script changed since it was approved"
+        } else {
+            "not allowlisted"
+        };
+        let effect = if hook.fail_closed {
+            "it fails closed: the tool calls it matches are BLOCKED at runtime"
+        } else {
+            "hook will NOT fire at runtime"
+        };
         problem(
             report,
             format!(
-                "not allowlisted — hook will NOT fire at runtime (review it, then run `hooks approve '{name}' --event {event}`)"
+                "{why} — {effect} (review it, then run `hooks approve '{name}' --event {event}`)"
             ),
         );
         report.line(format!(

@@ -8,6 +8,9 @@
 use std::path::Path;
 
 use hermes_hooks_core::{Event, HookEvent};
+use hermes_hooks_shell::Dialect;
+use hermes_hooks_shell::dialect::event_mapping;
+use hermes_hooks_shell::dialect::events::CODEX_EVENTS;
 use hermes_hooks_shell::dialect::stdin::stdin_document;
 use serde_json::{Value, json};
 
@@ -132,12 +135,14 @@ fn codex_stdin_validates_against_its_generated_schemas() {
             "Stop": [{"hooks": [{"command": "x"}]}],
             "PermissionRequest": [{"hooks": [{"command": "x"}]}],
             "SubagentStart": [{"hooks": [{"command": "x"}]}],
-            "SubagentStop": [{"hooks": [{"command": "x"}]}]
+            "SubagentStop": [{"hooks": [{"command": "x"}]}],
+            "SessionStart": [{"hooks": [{"command": "x"}]}],
+            "SessionEnd": [{"hooks": [{"command": "x"}]}]
         }})
         .to_string(),
     );
     let found = world.discover(json!([{"format": "codex", "path": file}]));
-    assert_eq!(found.hooks.len(), 7, "{:?}", found.warnings);
+    assert_eq!(found.hooks.len(), 9, "{:?}", found.warnings);
     let events: &[(&str, &str, HookEvent, Value)] = &[
         (
             "PreToolUse",
@@ -181,7 +186,44 @@ fn codex_stdin_validates_against_its_generated_schemas() {
             HookEvent::SubagentStop,
             json!({"parent_session_id": "p", "child_summary": "ok", "child_status": "completed"}),
         ),
+        (
+            "SessionStart",
+            "session-start",
+            HookEvent::OnSessionStart,
+            json!({"session_id": "s", "model": "gpt-5", "platform": "cli"}),
+        ),
+        (
+            "SessionStart",
+            "session-start",
+            HookEvent::OnSessionStart,
+            // A source Codex does not know is sent as one it does.
+            json!({"session_id": "s", "platform": "telegram", "source": "gateway"}),
+        ),
+        (
+            "SessionEnd",
+            "session-end",
+            HookEvent::OnSessionFinalize,
+            json!({"session_id": "s", "platform": "cli", "reason": "shutdown"}),
+        ),
+        (
+            "SessionEnd",
+            "session-end",
+            HookEvent::OnSessionFinalize,
+            // No active session: `session_id` is null in Hermes, a string for Codex.
+            json!({"session_id": null, "platform": "cli", "reason": "new", "old_session_id": "o"}),
+        ),
     ];
+    // Every Codex event Hermes fires is checked here.
+    let mut covered: Vec<&str> = events.iter().map(|(theirs, ..)| *theirs).collect();
+    covered.dedup();
+    covered.sort_unstable();
+    let mut mapped: Vec<&str> = CODEX_EVENTS
+        .iter()
+        .copied()
+        .filter(|name| event_mapping(Dialect::Codex, name).is_some_and(|m| m.ours.is_some()))
+        .collect();
+    mapped.sort_unstable();
+    assert_eq!(covered, mapped);
     for (theirs, file, ours, payload) in events {
         let hook = found
             .hooks

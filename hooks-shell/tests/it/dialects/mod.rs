@@ -3,6 +3,7 @@
 mod codex_schema;
 mod consent;
 mod discovery;
+mod fail_closed;
 mod guards;
 mod http;
 mod matchers;
