@@ -67,7 +67,7 @@ impl Connection {
             max_line_bytes: MAX_LINE_BYTES,
             max_stderr_line_bytes: MAX_STDERR_LINE_BYTES,
         };
-        let worker = LineWorker::spawn(command, options, log_stderr).map_err(|error| {
+        let worker = LineWorker::spawn_direct(command, options, log_stderr).map_err(|error| {
             format!(
                 "cannot start the Python plugin worker with {}: {error}",
                 program.display()

@@ -20,8 +20,10 @@ once, so the host restarts it rather than failing every later request.
   answer    -> {"id": n, "ok": true, "result": ...}
             -> {"id": n, "ok": false, "type": "ValueError", "error": "..."}
 
-Requests run on their own threads (coroutines on one event loop that runs for
-the worker's life), so a hung callback never holds up another one. A
+One reader (the main thread) reads requests and hands each to an idle
+executor thread, starting one when none is idle (coroutines run on one event
+loop that runs for the worker's life), so a hung callback never holds up
+another one, and the reader never runs plugin code. A
 coroutine that raises SystemExit or KeyboardInterrupt fails its own call; it
 cannot stop the loop (a loop stopped anyway runs again).
 
@@ -43,6 +45,7 @@ import importlib.util
 import inspect
 import json
 import os
+import queue
 import re
 import signal
 import sys
@@ -266,57 +269,58 @@ def as_record(value):
     return value
 
 
-class Readers:
-    """Threads that take turns reading requests and each run what it read.
+class Executors:
+    """One reader hands each request to an idle executor thread.
 
-    The thread that reads a request runs it itself (no hand-off on the fast
-    path); before running it, it makes sure another thread is waiting to read
-    the next one, starting one when none is. So a hung request holds up only
-    its own thread. Spare readers beyond a few leave.
+    The reader never runs plugin code, so a hung request holds up only its
+    own executor: when no executor is idle the reader starts another one.
+    Idle executors beyond a few leave. One hand-off per request (a
+    ``SimpleQueue`` put), no rotation of readers.
     """
 
-    MAX_SPARE = 4
+    MAX_IDLE = 4
 
     def __init__(self, channel, home):
         self.channel = channel
         self.home = home
-        self.read_lock = threading.Lock()
-        self.count_lock = threading.Lock()
-        self.waiting = 0
-        self.done = threading.Event()
+        self.jobs = queue.SimpleQueue()
+        self.lock = threading.Lock()
+        self.idle = 0
 
-    def start(self):
-        with self.count_lock:
-            self.waiting += 1
-        threading.Thread(target=self.serve, daemon=True).start()
-
-    def serve(self):
+    def serve_forever(self):
+        """Reads requests until the input closes."""
+        read = self.channel.read
         while True:
-            with self.read_lock:
-                line = self.channel.read()
-            with self.count_lock:
-                self.waiting -= 1
-                spare = self.waiting
+            line = read()
             if not line:
-                self.done.set()
                 return
-            if spare == 0:
-                self.start()
-            self.run(line)
-            with self.count_lock:
-                if self.waiting >= self.MAX_SPARE:
-                    return
-                self.waiting += 1
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise ValueError("not an object")
+            except ValueError:
+                sys.stderr.write("worker: unreadable request line ignored\n")
+                continue
+            self.submit(request)
 
-    def run(self, line):
-        try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise ValueError("not an object")
-        except ValueError:
-            sys.stderr.write("worker: unreadable request line ignored\n")
-            return
-        contextvars.copy_context().run(serve, self.channel, request, self.home)
+    def submit(self, request):
+        with self.lock:
+            spawn = self.idle == 0
+            if not spawn:
+                self.idle -= 1
+        if spawn:
+            threading.Thread(target=self.work, args=(request,), daemon=True).start()
+        else:
+            self.jobs.put(request)
+
+    def work(self, request):
+        while True:
+            contextvars.copy_context().run(serve, self.channel, request, self.home)
+            with self.lock:
+                if self.idle >= self.MAX_IDLE:
+                    return
+                self.idle += 1
+            request = self.jobs.get()
 
 
 class Loop:
@@ -667,9 +671,7 @@ def main():
     LOOP.start()
     channel.send({"id": 0, "ready": True, "executable": sys.executable,
                   "version": "%d.%d.%d" % sys.version_info[:3]})
-    readers = Readers(channel, home)
-    readers.start()
-    readers.done.wait()
+    Executors(channel, home).serve_forever()
     # The host is gone: atexit handlers of plugins run as the interpreter exits,
     # but a thread a plugin left running gets 5 s, not forever.
     end_tree()

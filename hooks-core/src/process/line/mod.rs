@@ -20,19 +20,23 @@
 //!   failing every later request.
 //! - The child is a [`ChildTree`]: dropping the worker kills it and
 //!   everything it started.
+//! - A direct worker ([`LineWorker::spawn_direct`], for blocking callers)
+//!   has no reader or writer thread: the caller writes its request and the
+//!   thread waiting for an answer reads the pipe itself, both bounded by the
+//!   call's deadline (`direct.rs`).
 
+mod direct;
 mod read;
 mod restart;
 mod slot;
+mod start;
 mod threads;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::fs::File;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
@@ -41,6 +45,7 @@ use tokio::process::Command;
 pub(crate) use read::read_capped_line;
 pub use restart::RestartBudget;
 use slot::Slot;
+use start::{spawn_thread, start, with_runtime};
 
 use super::ChildTree;
 
@@ -138,6 +143,8 @@ impl Shared {
 pub struct LineWorker {
     shared: Arc<Shared>,
     requests: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    /// The pipes of a direct worker (then `requests` is `None`).
+    direct: Option<direct::Direct>,
     next_id: AtomicU64,
     pid: u32,
     /// Disconnected by the stderr thread when it has forwarded the last line.
@@ -159,34 +166,11 @@ impl LineWorker {
     /// stderr line goes to `stderr` (the text, and whether it was cut).
     /// Works under any executor, or none.
     pub fn spawn(
-        mut command: Command,
+        command: Command,
         options: LineOptions,
         stderr: impl Fn(&str, bool) + Send + Sync + 'static,
     ) -> std::io::Result<LineWorker> {
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut tree = with_runtime(|| ChildTree::spawn(command))?;
-        let pid = tree.id();
-        let child = tree.child_mut();
-        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
-            return Err(std::io::Error::other("missing stdio pipe"));
-        };
-        let (stdin, stdout, stderr_pipe) = (
-            File::from(stdin.into_owned_fd()?),
-            File::from(stdout.into_owned_fd()?),
-            File::from(stderr_pipe.into_owned_fd()?),
-        );
-        let shared = Arc::new(Shared {
-            label: options.label.clone(),
-            pending: Mutex::default(),
-            alive: AtomicBool::new(true),
-            ready: Arc::default(),
-            ready_seen: AtomicBool::new(false),
-            tree: Mutex::new(tree),
-        });
+        let (shared, stdin, stdout, done) = start(command, &options, stderr)?;
         let reader = Arc::clone(&shared);
         let cap = options.max_line_bytes;
         spawn_thread("hooks-line-reader", move || {
@@ -197,19 +181,38 @@ impl LineWorker {
         spawn_thread("hooks-line-writer", move || {
             threads::write_requests(stdin, &queue, &writer)
         })?;
-        let (stderr_tx, stderr_done) = mpsc::channel::<()>();
-        let stderr_cap = options.max_stderr_line_bytes;
-        spawn_thread("hooks-line-stderr", move || {
-            read::forward_stderr(stderr_pipe, stderr_cap, &stderr);
-            drop(stderr_tx);
-        })?;
-        Ok(LineWorker {
+        Ok(LineWorker::new(shared, Some(requests), None, done))
+    }
+
+    /// [`Self::spawn`] without reader and writer threads, for blocking
+    /// callers: a request is written by its caller, and the thread waiting
+    /// for an answer reads the pipe itself, both within the call's deadline.
+    /// Its async calls block the calling thread like the blocking ones.
+    pub fn spawn_direct(
+        command: Command,
+        options: LineOptions,
+        stderr: impl Fn(&str, bool) + Send + Sync + 'static,
+    ) -> std::io::Result<LineWorker> {
+        let (shared, stdin, stdout, done) = start(command, &options, stderr)?;
+        let direct = direct::Direct::new(stdin, stdout, options.max_line_bytes)?;
+        Ok(LineWorker::new(shared, None, Some(direct), done))
+    }
+
+    fn new(
+        shared: Arc<Shared>,
+        requests: Option<mpsc::Sender<Vec<u8>>>,
+        direct: Option<direct::Direct>,
+        stderr_done: mpsc::Receiver<()>,
+    ) -> LineWorker {
+        let pid = lock(&shared.tree).id();
+        LineWorker {
             shared,
-            requests: Mutex::new(Some(requests)),
+            requests: Mutex::new(requests),
+            direct,
             next_id: AtomicU64::new(1),
             pid,
             stderr_done: Mutex::new(stderr_done),
-        })
+        }
     }
 
     /// The child's pid.
@@ -219,7 +222,12 @@ impl LineWorker {
 
     /// Waits at most `timeout` for the start-up line (the first with `id` 0).
     pub fn wait_ready(&self, timeout: Duration) -> Answer {
-        match self.shared.ready.wait_until(deadline_after(timeout)) {
+        let until = deadline_after(timeout);
+        let answer = match &self.direct {
+            Some(direct) => direct.wait(&self.shared, &self.shared.ready, until),
+            None => self.shared.ready.wait_until(until),
+        };
+        match answer {
             Some(answer) => self.explain(answer),
             None => Err(LineError::TimedOut(timeout)),
         }
@@ -227,6 +235,9 @@ impl LineWorker {
 
     /// [`Self::wait_ready`] for async callers.
     pub async fn ready_async(&self, timeout: Duration) -> Answer {
+        if self.direct.is_some() {
+            return self.wait_ready(timeout);
+        }
         match tokio::time::timeout(timeout, self.shared.ready.answer()).await {
             Ok(answer) => self.explain(answer),
             Err(_) => Err(LineError::TimedOut(timeout)),
@@ -236,8 +247,28 @@ impl LineWorker {
     /// Sends `message` (its `id` is set here) and blocks until its answer or `deadline`.
     pub fn request(&self, message: Map<String, Value>, deadline: Duration) -> Answer {
         let until = deadline_after(deadline);
-        let (id, slot) = self.send(message)?;
-        match slot.wait_until(until) {
+        let (id, slot) = self.send(message, until)?;
+        let answer = match &self.direct {
+            Some(direct) => direct.wait(&self.shared, &slot, until),
+            None => slot.wait_until(until),
+        };
+        self.settle(id, answer, deadline)
+    }
+
+    fn answer_direct(
+        &self,
+        direct: &direct::Direct,
+        id: u64,
+        slot: &Slot,
+        until: Instant,
+        deadline: Duration,
+    ) -> Answer {
+        let answer = direct.wait(&self.shared, slot, until);
+        self.settle(id, answer, deadline)
+    }
+
+    fn settle(&self, id: u64, answer: Option<Answer>, deadline: Duration) -> Answer {
+        match answer {
             Some(answer) => self.explain(answer),
             None => {
                 // Its answer, if it ever comes, is logged as stale and dropped.
@@ -249,7 +280,10 @@ impl LineWorker {
 
     /// [`Self::request`] for async callers.
     pub async fn request_async(&self, message: Map<String, Value>, deadline: Duration) -> Answer {
-        let (id, slot) = self.send(message)?;
+        if self.direct.is_some() {
+            return self.request(message, deadline);
+        }
+        let (id, slot) = self.send(message, deadline_after(deadline))?;
         self.answer_async(id, &slot, deadline).await
     }
 
@@ -258,7 +292,11 @@ impl LineWorker {
     /// A body shared by many workers is encoded once.
     pub async fn request_encoded_async(&self, object: &[u8], deadline: Duration) -> Answer {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (id, slot) = self.send_line(id, with_id(id, object))?;
+        let until = deadline_after(deadline);
+        let (id, slot) = self.send_line(id, with_id(id, object), until)?;
+        if let Some(direct) = &self.direct {
+            return self.answer_direct(direct, id, &slot, until, deadline);
+        }
         self.answer_async(id, &slot, deadline).await
     }
 
@@ -280,6 +318,12 @@ impl LineWorker {
 
     /// Whether the worker still answers (its output is open and its input writable).
     pub fn is_alive(&self) -> bool {
+        if let Some(direct) = &self.direct
+            && self.shared.alive.load(Ordering::SeqCst)
+        {
+            // No reader thread notices an exit: look at the pipe now.
+            direct.closed(&self.shared);
+        }
         self.shared.alive.load(Ordering::SeqCst)
     }
 
@@ -303,18 +347,43 @@ impl LineWorker {
         with_runtime(|| lock(&self.shared.tree).kill_tree());
     }
 
-    fn send(&self, mut message: Map<String, Value>) -> Result<(u64, Arc<Slot>), LineError> {
+    fn send(
+        &self,
+        mut message: Map<String, Value>,
+        until: Instant,
+    ) -> Result<(u64, Arc<Slot>), LineError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         message.insert("id".to_owned(), Value::from(id));
         let mut line =
             serde_json::to_vec(&message).map_err(|error| LineError::Encode(error.to_string()))?;
         line.push(b'\n');
-        self.send_line(id, line)
+        self.send_line(id, line, until)
     }
 
-    fn send_line(&self, id: u64, line: Vec<u8>) -> Result<(u64, Arc<Slot>), LineError> {
+    fn send_line(
+        &self,
+        id: u64,
+        line: Vec<u8>,
+        until: Instant,
+    ) -> Result<(u64, Arc<Slot>), LineError> {
         let slot = Arc::new(Slot::default());
         lock(&self.shared.pending).insert(id, Arc::clone(&slot));
+        if let Some(direct) = &self.direct {
+            if !self.shared.alive.load(Ordering::SeqCst) {
+                lock(&self.shared.pending).remove(&id);
+                return Err(self.died());
+            }
+            if let Err(error) = direct.write(&line, until) {
+                tracing::warn!(
+                    "{}: cannot write to it ({error}); it is broken and is stopped",
+                    self.shared.label
+                );
+                self.shared.broken(&error);
+                lock(&self.shared.pending).remove(&id);
+                return Err(error);
+            }
+            return Ok((id, slot));
+        }
         let queued = lock(&self.requests)
             .as_ref()
             .is_some_and(|queue| queue.send(line).is_ok());
@@ -379,32 +448,6 @@ fn deadline_after(timeout: Duration) -> Instant {
     now.checked_add(timeout)
         .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
         .unwrap_or(now)
-}
-
-fn spawn_thread(name: &str, body: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
-    std::thread::Builder::new()
-        .name(name.to_owned())
-        .spawn(body)
-        .map(drop)
-}
-
-/// Runs `body` inside a tokio runtime context: the caller's, or one kept for
-/// this. tokio needs one to spawn, poll or kill a child; ours is never driven
-/// (the pipes leave it at once and are served by threads), so the worker
-/// works the same under any executor, or none.
-fn with_runtime<T>(body: impl FnOnce() -> T) -> T {
-    static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
-    if tokio::runtime::Handle::try_current().is_ok() {
-        return body();
-    }
-    let runtime = RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()
-    });
-    let _entered = runtime.as_ref().map(tokio::runtime::Runtime::enter);
-    body()
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
