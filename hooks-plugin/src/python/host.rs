@@ -235,10 +235,16 @@ impl PythonHost {
     /// Bounded by [`Self::call_timeout`]. On events the core bounds itself
     /// (run policy `bounded`) the worker waits a little longer, so the core's
     /// timeout (and its suppression of a hung callback) decides.
+    ///
+    /// Queued events (run policy `queued`: nobody reads their replies) are
+    /// posted without waiting (pipelined observers, `observe.rs`); their
+    /// failures are warned when the worker reports them.
     pub fn call(&self, callback: &str, event: &Event) -> CallbackResult {
-        let bounded_by_core = event
-            .hook()
-            .is_some_and(|hook| hook.meta().run == RunPolicy::Bounded);
+        let run = event.hook().map(|hook| hook.meta().run);
+        if run == Some(RunPolicy::Queued) {
+            return self.observe(callback, event);
+        }
+        let bounded_by_core = run == Some(RunPolicy::Bounded);
         let deadline = if bounded_by_core {
             self.call_timeout() + CORE_TIMEOUT_GRACE
         } else {
@@ -276,6 +282,36 @@ impl PythonHost {
             Err(WorkerError::Raised { kind, message }) => Err(CallbackError::new(kind, message)),
             Err(error) => Err(worker_error(error)),
         }
+    }
+
+    fn observe(&self, callback: &str, event: &Event) -> CallbackResult {
+        let connection = self.connection().map_err(worker_error)?;
+        if let Some(reason) = self.callback_failure(callback) {
+            return Err(CallbackError::new("PluginWorkerError", reason));
+        }
+        match connection.observe(callback, event.name().as_str(), event.payload()) {
+            Ok(_posted) => Ok(None),
+            Err(_) => self.call_within(
+                callback,
+                event.name().as_str(),
+                event.payload(),
+                self.call_timeout(),
+            ),
+        }
+    }
+
+    /// Whether every observer event posted to the worker has run: `flush`
+    /// and `shutdown` wait for it (registered with `Callbacks::register_settled`).
+    pub fn observers_settled(&self) -> bool {
+        let connection = lock(&self.state).connection.clone();
+        connection.is_none_or(|connection| connection.observers_settled())
+    }
+
+    /// How many observer events the current worker dropped because their
+    /// callback had too many waiting (each callback's first drop is warned).
+    pub fn dropped_observer_events(&self) -> u64 {
+        let connection = lock(&self.state).connection.clone();
+        connection.map_or(0, |connection| connection.observers_dropped())
     }
 
     /// Why the plugin owning `callback` is not running, if it is not.

@@ -22,9 +22,15 @@
 //! registered before (`rewire.rs`): a plugin that registers anything else is
 //! failed, so its `pre_tool_call` callbacks block rather than run another
 //! function.
+//!
+//! Queued observer events (`on_stream_delta`, ...) are pipelined
+//! (`observe.rs`): posted in batches without a round trip, run in order per
+//! callback in the worker, bounded in flight (drops counted and warned), and
+//! drained by the core's `flush`/`shutdown` through `Callbacks::register_settled`.
 
 mod connection;
 mod host;
+mod observe;
 mod protocol;
 mod rewire;
 

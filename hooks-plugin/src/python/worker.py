@@ -17,6 +17,8 @@ once, so the host restarts it rather than failing every later request.
             <- {"id": n, "op": "call", "callback": "<key>:<event>:<qualname>[#n]", "event": ..., "payload": {...}}
             <- {"id": n, "op": "section", "callback": "<key>:section:<id>", "info": {...}}
             <- {"id": n, "op": "ping"}     (a health check: the reader, the writer and the event loop)
+  post      <- {"op": "observe", "callback": ..., "event": ..., "payloads": [{...}, ...]}
+  notice    -> {"notice": "observed", "callback": ..., "count": n, "errors": [{"type", "error"}, ...]}
   answer    -> {"id": n, "ok": true, "result": ...}
             -> {"id": n, "ok": false, "type": "ValueError", "error": "..."}
 
@@ -26,6 +28,11 @@ loop that runs for the worker's life), so a hung callback never holds up
 another one, and the reader never runs plugin code. A
 coroutine that raises SystemExit or KeyboardInterrupt fails its own call; it
 cannot stop the loop (a loop stopped anyway runs again).
+
+Queued observer events (``on_stream_delta`` and the like) are posted in
+batches without an id and get no answer: each callback's events run in order
+on that callback's own thread, and a notice says how many ran and which
+raised (the host bounds how many are in flight and counts what it drops).
 
 Callback ids name the callback (plugin, event, qualified name; ``#n`` only
 among same-named ones), and each hook reports where its code is, so the host
@@ -286,6 +293,7 @@ class Executors:
         self.jobs = queue.SimpleQueue()
         self.lock = threading.Lock()
         self.idle = 0
+        self.observers = Observers(channel)
 
     def serve_forever(self):
         """Reads requests until the input closes."""
@@ -301,7 +309,10 @@ class Executors:
             except ValueError:
                 sys.stderr.write("worker: unreadable request line ignored\n")
                 continue
-            self.submit(request)
+            if request.get("op") == "observe" and "id" not in request:
+                self.observers.post(request)
+            else:
+                self.submit(request)
 
     def submit(self, request):
         with self.lock:
@@ -321,6 +332,65 @@ class Executors:
                     return
                 self.idle += 1
             request = self.jobs.get()
+
+
+class Observer:
+    """One callback's posted events, run in order on the callback's own thread."""
+
+    MAX_ERRORS = 8
+
+    def __init__(self, channel, callback, event):
+        self.channel = channel
+        self.callback = callback
+        self.event = event
+        self.pending = []
+        self.ready = threading.Condition(threading.Lock())
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def add(self, payloads):
+        with self.ready:
+            self.pending.extend(payloads)
+            self.ready.notify()
+
+    def run(self):
+        request = {"op": "call", "callback": self.callback, "event": self.event}
+        while True:
+            with self.ready:
+                while not self.pending:
+                    self.ready.wait()
+                batch, self.pending = self.pending, []
+            errors = []
+            for payload in batch:
+                request["payload"] = payload
+                try:
+                    call(request)
+                except BaseException as exc:  # noqa: B036 - an observer must not end the worker
+                    if len(errors) < self.MAX_ERRORS:
+                        errors.append(describe(exc))
+            sys.stdout.flush()
+            sys.stderr.flush()
+            self.channel.send({"notice": "observed", "callback": self.callback,
+                               "count": len(batch), "errors": errors})
+
+
+class Observers:
+    """The observer of each callback that gets posted events."""
+
+    def __init__(self, channel):
+        self.channel = channel
+        self.observers = {}
+
+    def post(self, request):
+        callback = request.get("callback")
+        payloads = request.get("payloads")
+        if not isinstance(callback, str) or not isinstance(payloads, list):
+            sys.stderr.write("worker: unreadable observe line ignored\n")
+            return
+        observer = self.observers.get(callback)
+        if observer is None:
+            observer = Observer(self.channel, callback, request.get("event"))
+            self.observers[callback] = observer
+        observer.add(payloads)
 
 
 class Loop:

@@ -9,6 +9,7 @@ mod library_file;
 mod panic_abort;
 mod python;
 mod python_faults;
+mod python_observers;
 mod python_worker;
 mod required;
 mod support;

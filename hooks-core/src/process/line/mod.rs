@@ -26,6 +26,7 @@
 //!   call's deadline (`direct.rs`).
 
 mod direct;
+mod errors;
 mod read;
 mod restart;
 mod slot;
@@ -42,6 +43,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio::process::Command;
 
+pub use errors::{LineError, LineOptions};
 pub(crate) use read::read_capped_line;
 pub use restart::RestartBudget;
 use slot::Slot;
@@ -51,59 +53,6 @@ use super::ChildTree;
 
 /// An answer: the answer line's object, or why there is none.
 pub type Answer = Result<Map<String, Value>, LineError>;
-
-/// Why a request has no answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LineError {
-    /// The worker exited or closed its output: how (`exited (signal: 9)`).
-    Exited(String),
-    /// No answer within the deadline (the worker may still be running it).
-    TimedOut(Duration),
-    /// The request could not be written: the worker is broken and was killed.
-    Send(String),
-    /// The request could not be encoded.
-    Encode(String),
-    /// The answer line was longer than the cap, in bytes.
-    TooLarge(usize),
-}
-
-impl fmt::Display for LineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LineError::Exited(how) => write!(f, "the worker {how}"),
-            LineError::TimedOut(limit) => {
-                write!(f, "no answer within {}s", limit.as_secs_f64())
-            }
-            LineError::Send(why) => write!(f, "cannot send the request to the worker: {why}"),
-            LineError::Encode(why) => write!(f, "cannot encode the request: {why}"),
-            LineError::TooLarge(cap) => write!(f, "the worker's answer is larger than {cap} bytes"),
-        }
-    }
-}
-
-impl std::error::Error for LineError {}
-
-/// Bounds and names of a [`LineWorker`].
-#[derive(Debug, Clone)]
-pub struct LineOptions {
-    /// What log lines call the worker (`Python plugin worker`).
-    pub label: String,
-    /// The longest answer line read; a longer one is dropped.
-    pub max_line_bytes: usize,
-    /// The longest stderr line handed to the sink; the rest of it is cut.
-    pub max_stderr_line_bytes: usize,
-}
-
-impl Default for LineOptions {
-    fn default() -> Self {
-        LineOptions {
-            label: "worker".to_owned(),
-            max_line_bytes: 32 * 1024 * 1024,
-            max_stderr_line_bytes: 8 * 1024,
-        }
-    }
-}
 
 /// How long an error waits for the exit status of a worker whose output closed.
 const EXIT_STATUS_GRACE: Duration = Duration::from_millis(200);
@@ -119,7 +68,12 @@ struct Shared {
     ready: Arc<Slot>,
     ready_seen: AtomicBool,
     tree: Mutex<ChildTree>,
+    /// Where lines without an `id` but with a `notice` go ([`LineWorker::on_notice`]).
+    notices: Mutex<Option<Arc<NoticeFn>>>,
 }
+
+/// A sink for a worker's notices: lines that answer no request.
+pub type NoticeFn = dyn Fn(Map<String, Value>) + Send + Sync;
 
 impl Shared {
     /// Marks the worker dead and fails every waiting request with `error`.
@@ -316,13 +270,45 @@ impl LineWorker {
         }
     }
 
+    /// Sends `line` (one JSON object and its newline) expecting no answer,
+    /// within `deadline`. What the worker says back comes as notices.
+    pub fn post(&self, line: &[u8], deadline: Duration) -> Result<(), LineError> {
+        if !self.shared.alive.load(Ordering::SeqCst) {
+            return Err(self.died());
+        }
+        match &self.direct {
+            Some(direct) => direct
+                .write(line, deadline_after(deadline))
+                .inspect_err(|error| self.shared.broken(error)),
+            None => {
+                let queued = lock(&self.requests)
+                    .as_ref()
+                    .is_some_and(|queue| queue.send(line.to_vec()).is_ok());
+                if queued { Ok(()) } else { Err(self.died()) }
+            }
+        }
+    }
+
+    /// Hands every notice the worker writes (a line with a `notice` field
+    /// and no `id`) to `sink`, on whichever thread reads it.
+    pub fn on_notice(&self, sink: impl Fn(Map<String, Value>) + Send + Sync + 'static) {
+        *lock(&self.shared.notices) = Some(Arc::new(sink));
+    }
+
+    /// Reads what the worker has written so far without waiting, when no
+    /// caller is reading (a direct worker has no reader thread): notices
+    /// are handed out and an exit is noticed.
+    pub fn pump(&self) {
+        if let Some(direct) = &self.direct {
+            direct.closed(&self.shared);
+        }
+    }
+
     /// Whether the worker still answers (its output is open and its input writable).
     pub fn is_alive(&self) -> bool {
-        if let Some(direct) = &self.direct
-            && self.shared.alive.load(Ordering::SeqCst)
-        {
-            // No reader thread notices an exit: look at the pipe now.
-            direct.closed(&self.shared);
+        if self.shared.alive.load(Ordering::SeqCst) {
+            // A direct worker has no reader thread to notice an exit: look now.
+            self.pump();
         }
         self.shared.alive.load(Ordering::SeqCst)
     }

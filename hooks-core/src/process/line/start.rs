@@ -42,6 +42,7 @@ pub(super) fn start(
         ready: Arc::default(),
         ready_seen: AtomicBool::new(false),
         tree: Mutex::new(tree),
+        notices: Mutex::default(),
     });
     let (stderr_tx, stderr_done) = mpsc::channel::<()>();
     let stderr_cap = options.max_stderr_line_bytes;

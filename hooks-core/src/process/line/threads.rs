@@ -42,6 +42,13 @@ pub(super) fn route(shared: &Shared, line: &[u8]) {
         }
     };
     let Some(id) = message.get("id").and_then(Value::as_u64) else {
+        if message.contains_key("notice") && !message.contains_key("id") {
+            let sink = lock(&shared.notices).clone();
+            if let Some(sink) = sink {
+                sink(message);
+                return;
+            }
+        }
         tracing::warn!("{label}: discarded a line without a request id");
         return;
     };
