@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::connection::{Connection, WorkerError};
 use super::protocol::{CallBody, LoadBody, NoBody, PluginSpec, SectionBody};
 use super::rewire::difference;
+use super::shim;
 
 /// How long the worker may take to start (interpreter start-up, no plugin code).
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -120,6 +121,9 @@ struct State {
 pub struct PythonHost {
     home: PathBuf,
     status: InterpreterStatus,
+    /// What (re)starts run: the configured program, or the real interpreter
+    /// behind it when it is a shim (`shim.rs`).
+    program: PathBuf,
     state: Mutex<State>,
     /// The deadline of a hook call, in nanoseconds (the callback timeout).
     call_timeout_nanos: AtomicU64,
@@ -147,8 +151,31 @@ impl PythonHost {
             version: None,
             error: None,
         };
-        match Connection::start(&status.interpreter.program, home, STARTUP_TIMEOUT) {
-            Ok(connection) => {
+        let configured = status.interpreter.program.clone();
+        let learn = shim::learn(&configured);
+        // The real interpreter a shim chose before; the shim when that fails.
+        let started = match learn.as_ref().and_then(|learn| shim::cached(learn, home)) {
+            Some(real) => Connection::start(&real, home, STARTUP_TIMEOUT)
+                .map(|connection| (connection, false))
+                .or_else(|_| {
+                    Connection::start(&configured, home, STARTUP_TIMEOUT)
+                        .map(|connection| (connection, true))
+                }),
+            None => Connection::start(&configured, home, STARTUP_TIMEOUT)
+                .map(|connection| (connection, true)),
+        };
+        match started {
+            Ok((connection, through_shim)) => {
+                let real = Path::new(&connection.executable);
+                let program = match &learn {
+                    Some(learn) if real.is_absolute() && real.is_file() => {
+                        if through_shim {
+                            shim::remember(home, learn, real);
+                        }
+                        real.to_owned()
+                    }
+                    _ => configured,
+                };
                 status.executable = Some(connection.executable.clone());
                 status.version = Some(connection.version.clone());
                 let mut restarts = RestartBudget::new(RESTART_INTERVAL);
@@ -156,6 +183,7 @@ impl PythonHost {
                 Ok(Arc::new(PythonHost {
                     home: home.to_owned(),
                     status,
+                    program,
                     state: Mutex::new(State {
                         connection: Some(Arc::new(connection)),
                         restarts,
@@ -373,12 +401,16 @@ impl PythonHost {
         state.connection = None;
         state.restarts.started();
         let connection = Arc::new(
-            Connection::start(
-                &self.status.interpreter.program,
-                &self.home,
-                STARTUP_TIMEOUT,
-            )
-            .map_err(WorkerError::Worker)?,
+            Connection::start(&self.program, &self.home, STARTUP_TIMEOUT)
+                .or_else(|error| {
+                    // The real interpreter behind a shim may be gone: the shim decides again.
+                    let configured = &self.status.interpreter.program;
+                    if *configured == self.program {
+                        return Err(error);
+                    }
+                    Connection::start(configured, &self.home, STARTUP_TIMEOUT)
+                })
+                .map_err(WorkerError::Worker)?,
         );
         state.failed.clear();
         for (spec, before) in state.loaded.clone() {

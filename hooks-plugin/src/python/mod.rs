@@ -33,6 +33,7 @@ mod host;
 mod observe;
 mod protocol;
 mod rewire;
+mod shim;
 
 pub use connection::WorkerError;
 pub use host::{HookSpec, InterpreterStatus, LoadReport, PythonHost, SectionSpec};
