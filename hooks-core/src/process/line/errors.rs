@@ -35,7 +35,7 @@ impl fmt::Display for LineError {
 
 impl std::error::Error for LineError {}
 
-/// Bounds and names of a [`LineWorker`].
+/// Bounds and names of a [`super::LineWorker`].
 #[derive(Debug, Clone)]
 pub struct LineOptions {
     /// What log lines call the worker (`Python plugin worker`).
