@@ -33,9 +33,10 @@ def serve(r):
     if op == "exit":
         os._exit(3)
     if op == "close_input":
-        # Answer first: the main thread's read of fd 0 fails once it is closed.
-        send({"id": r["id"], "ok": True})
+        # Closed before the answer, so the next request's write surely fails
+        # (EPIPE); the main thread's read of fd 0 fails too and it stays alive.
         os.close(0)
+        send({"id": r["id"], "ok": True})
         time.sleep(60)
     if op == "stop_reading":
         # The reader stops: nothing more is read from the input.
@@ -303,6 +304,23 @@ fn concurrent_direct_callers_take_turns_reading() {
             worker.request(op(json!({"op": "sleep", "s": 0.5, "n": -1})), MARGIN)
         })
     };
+    // Callers that give up early (their turn to read must pass on, not vanish).
+    let impatient: Vec<_> = (0..2)
+        .map(|_| {
+            let worker = Arc::clone(&worker);
+            std::thread::spawn(move || {
+                for _ in 0..10 {
+                    let error = worker
+                        .request(
+                            op(json!({"op": "sleep", "s": 0.2})),
+                            Duration::from_millis(30),
+                        )
+                        .unwrap_err();
+                    assert!(matches!(error, LineError::TimedOut(_)), "{error}");
+                }
+            })
+        })
+        .collect();
     let callers: Vec<_> = (0..6)
         .map(|caller| {
             let worker = Arc::clone(&worker);
@@ -317,7 +335,7 @@ fn concurrent_direct_callers_take_turns_reading() {
             })
         })
         .collect();
-    for caller in callers {
+    for caller in callers.into_iter().chain(impatient) {
         caller.join().expect("joins");
     }
     let slow = slow.join().expect("joins").expect("answer");

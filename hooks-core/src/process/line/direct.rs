@@ -100,7 +100,7 @@ impl Direct {
             }
             if !self.reading.swap(true, Ordering::AcqRel) {
                 self.read_until(shared, slot, deadline);
-                self.leave(shared);
+                self.leave(shared, slot);
                 if let Some(answer) = slot.take() {
                     return Some(answer);
                 }
@@ -114,7 +114,7 @@ impl Direct {
                 Wake::Turn => {}
                 Wake::TimedOut => {
                     // A turn given at this very moment must not be lost.
-                    self.pass_turn(shared);
+                    self.pass_turn(shared, slot);
                     return slot.take();
                 }
             }
@@ -144,7 +144,7 @@ impl Direct {
         if closed {
             shared.close(&LineError::Exited("closed its output".to_owned()));
         }
-        self.leave(shared);
+        self.leave(shared, &Slot::default());
         closed
     }
 
@@ -173,21 +173,29 @@ impl Direct {
         }
     }
 
-    /// Stops reading and gives the turn to a caller still waiting, if any.
-    fn leave(&self, shared: &Shared) {
+    /// Stops reading and gives the turn to a caller still waiting, if any
+    /// (not to `me`, who is leaving).
+    fn leave(&self, shared: &Shared, me: &Slot) {
         self.reading.store(false, Ordering::Release);
-        self.pass_turn(shared);
+        self.pass_turn(shared, me);
     }
 
-    /// When no one reads, tells one waiting caller to.
-    fn pass_turn(&self, shared: &Shared) {
+    /// When no one reads, tells one waiting caller other than `me` to.
+    fn pass_turn(&self, shared: &Shared, me: &Slot) {
         if self.reading.load(Ordering::Acquire) {
             return;
         }
-        let next: Option<Arc<Slot>> = lock(&shared.pending).values().next().cloned();
+        let next: Option<Arc<Slot>> = lock(&shared.pending)
+            .values()
+            .find(|slot| !std::ptr::eq(&***slot, me))
+            .cloned();
         match next {
             Some(slot) => slot.give_turn(),
-            None if !shared.ready_seen.load(Ordering::SeqCst) => shared.ready.give_turn(),
+            None if !shared.ready_seen.load(Ordering::SeqCst)
+                && !std::ptr::eq(&*shared.ready, me) =>
+            {
+                shared.ready.give_turn();
+            }
             None => {}
         }
     }
