@@ -107,6 +107,7 @@ fn bench_python(c: &mut Criterion) {
         .and_then(|status| status.executable.clone())
         .map_or_else(|| PathBuf::from("python3"), PathBuf::from);
     echo_floor(&mut group, &python);
+    host_round_trip(&mut group, &home, &registration);
     let mut call = 0;
     group.bench_function("pre_tool_call_allowed_round_trip", |b| {
         b.iter(|| {
@@ -187,6 +188,36 @@ fn echo_floor(
     });
     drop(input);
     let _ = child.wait();
+}
+
+/// The worker alone: `PythonHost::call_payload` on the calling thread, without
+/// the core's bounded hand-off (a second worker of the same home).
+fn host_round_trip(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    home: &Path,
+    registration: &hermes_hooks_plugin::PluginRegistration,
+) {
+    let Some(interpreter) = registration.interpreter.as_ref() else {
+        return;
+    };
+    let host = hermes_hooks_plugin::PythonHost::start(home, interpreter.interpreter.clone())
+        .expect("a second worker");
+    let guard = home.join("plugins/rm-guard");
+    let spec = hermes_hooks_plugin::python::PluginSpec {
+        key: "rm-guard".to_owned(),
+        name: "rm-guard".to_owned(),
+        module: "rm_guard".to_owned(),
+        source: "user".to_owned(),
+        path: guard.display().to_string(),
+        version: String::new(),
+        description: String::new(),
+    };
+    let report = host.load(&spec).expect("loads");
+    let callback = report.hooks[0].callback.clone();
+    let event = tool_call("ls -la", 1);
+    group.bench_function("python_host_call_allowed_no_core_handoff", |b| {
+        b.iter(|| black_box(host.call_payload(&callback, "pre_tool_call", event.payload())))
+    });
 }
 
 /// Times the same plugin files in the reference's in-process `invoke_hook`.

@@ -109,6 +109,11 @@ impl Connection {
         self.worker.is_alive()
     }
 
+    /// Whether the worker was alive when last looked at (no system call).
+    pub(crate) fn seems_alive(&self) -> bool {
+        self.worker.seems_alive()
+    }
+
     /// How the worker process ended, once it has.
     pub(crate) fn exit_status(&self) -> Option<String> {
         self.worker.exit_status()

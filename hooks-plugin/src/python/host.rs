@@ -313,7 +313,13 @@ impl PythonHost {
     }
 
     fn observe(&self, callback: &str, event: &Event) -> CallbackResult {
-        let connection = self.connection().map_err(worker_error)?;
+        // A streaming hot path: no look at the pipe per event (the pipeline's
+        // writer finds a dead worker, and the next round trip restarts it).
+        let current = lock(&self.state).connection.clone();
+        let connection = match current {
+            Some(connection) if connection.seems_alive() => connection,
+            _ => self.connection().map_err(worker_error)?,
+        };
         if let Some(reason) = self.callback_failure(callback) {
             return Err(CallbackError::new("PluginWorkerError", reason));
         }

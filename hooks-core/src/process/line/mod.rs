@@ -313,6 +313,12 @@ impl LineWorker {
         self.shared.alive.load(Ordering::SeqCst)
     }
 
+    /// Whether the worker was alive when last looked at: no look at the pipe
+    /// (for hot paths that will find out at their next read or write).
+    pub fn seems_alive(&self) -> bool {
+        self.shared.alive.load(Ordering::SeqCst)
+    }
+
     /// How the child ended, once it has.
     pub fn exit_status(&self) -> Option<String> {
         with_runtime(|| lock(&self.shared.tree).try_wait())
