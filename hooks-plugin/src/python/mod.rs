@@ -7,8 +7,9 @@
 //! share module state as they do in Hermes. Each `ctx.register_hook` becomes a
 //! hooks-core callback that sends the event to the worker and waits for the
 //! answer; the core's timeouts, fail modes and queues apply unchanged. Inside
-//! the worker every request runs on its own thread (coroutines on one
-//! long-lived event loop), so a hung callback holds up nothing else.
+//! the worker the reader runs each request itself, and a standby thread takes
+//! over reading when one holds it for ~10 ms (coroutines on one long-lived
+//! event loop), so a hung callback holds up nothing else.
 //!
 //! The worker runs on the shared line worker
 //! ([`hermes_hooks_core::process::LineWorker`]): every call has a deadline

@@ -22,10 +22,10 @@ once, so the host restarts it rather than failing every later request.
   answer    -> {"id": n, "ok": true, "result": ...}
             -> {"id": n, "ok": false, "type": "ValueError", "error": "..."}
 
-One reader (the main thread) reads requests and hands each to an idle
-executor thread, starting one when none is idle (coroutines run on one event
-loop that runs for the worker's life), so a hung callback never holds up
-another one, and the reader never runs plugin code. A
+One thread at a time reads requests and runs each one it reads itself (no
+hand-off); a standby thread takes over reading when a request has held the
+reader for about 10 ms, so a hung callback never holds up another one for
+long (coroutines run on one event loop that runs for the worker's life). A
 coroutine that raises SystemExit or KeyboardInterrupt fails its own call; it
 cannot stop the loop (a loop stopped anyway runs again).
 
@@ -52,11 +52,11 @@ import importlib.util
 import inspect
 import json
 import os
-import queue
 import re
 import signal
 import sys
 import threading
+import time
 import types
 
 ENTRY_POINTS_GROUP = "hermes_agent.plugins"
@@ -276,31 +276,53 @@ def as_record(value):
     return value
 
 
-class Executors:
-    """One reader hands each request to an idle executor thread.
+# Taken before any plugin runs (a plugin may patch time.sleep).
+SLEEP = time.sleep
 
-    The reader never runs plugin code, so a hung request holds up only its
-    own executor: when no executor is idle the reader starts another one.
-    Idle executors beyond a few leave. One hand-off per request (a
-    ``SimpleQueue`` put), no rotation of readers.
+
+class Reader:
+    """One thread at a time reads requests, and runs each one it reads itself.
+
+    No hand-off on the fast path. A standby thread looks every TAKEOVER
+    seconds while requests run: when one request has held the reader for a
+    whole look, the standby takes over reading (and starts the next standby),
+    so a hung request holds up only its own thread, and others wait at most
+    about two looks. The old reader, once its request ends, leaves. With no
+    request running the standby parks until one starts (no wake-ups while
+    the worker is idle).
     """
 
-    MAX_IDLE = 4
+    TAKEOVER = 0.01
 
     def __init__(self, channel, home):
         self.channel = channel
         self.home = home
-        self.jobs = queue.SimpleQueue()
         self.lock = threading.Lock()
-        self.idle = 0
+        self.started = threading.Condition(self.lock)
+        self.reader = None  # the token of the thread that reads now
+        self.running = None  # the number of the request the reader runs, if any
+        self.count = 0
+        self.parked = False
+        self.done = threading.Event()
         self.observers = Observers(channel)
 
     def serve_forever(self):
-        """Reads requests until the input closes."""
+        """Reads and runs requests until the input closes."""
+        me = object()
+        with self.lock:
+            self.reader = me
+        threading.Thread(target=self.standby, daemon=True).start()
+        # The main thread only waits: a request that never ends holds a
+        # reader thread, never the worker's way out.
+        threading.Thread(target=self.read_loop, args=(me,), daemon=True).start()
+        self.done.wait()
+
+    def read_loop(self, me):
         read = self.channel.read
         while True:
             line = read()
             if not line:
+                self.done.set()
                 return
             try:
                 request = json.loads(line)
@@ -311,27 +333,40 @@ class Executors:
                 continue
             if request.get("op") == "observe" and "id" not in request:
                 self.observers.post(request)
-            else:
-                self.submit(request)
-
-    def submit(self, request):
-        with self.lock:
-            spawn = self.idle == 0
-            if not spawn:
-                self.idle -= 1
-        if spawn:
-            threading.Thread(target=self.work, args=(request,), daemon=True).start()
-        else:
-            self.jobs.put(request)
-
-    def work(self, request):
-        while True:
+                continue
+            with self.lock:
+                self.count += 1
+                self.running = self.count
+                if self.parked:
+                    self.started.notify()
             contextvars.copy_context().run(serve, self.channel, request, self.home)
             with self.lock:
-                if self.idle >= self.MAX_IDLE:
+                if self.reader is not me:
+                    return  # another thread took over reading while this one ran
+                self.running = None
+
+    def standby(self):
+        seen = None
+        idle = 0
+        while True:
+            SLEEP(self.TAKEOVER)
+            with self.lock:
+                if self.done.is_set():
                     return
-                self.idle += 1
-            request = self.jobs.get()
+                if self.running is not None and self.running == seen:
+                    me = object()
+                    self.reader = me
+                    self.running = None
+                    break
+                seen = self.running
+                idle = idle + 1 if seen is None else 0
+                if idle >= 2:
+                    self.parked = True
+                    self.started.wait()
+                    self.parked = False
+                    idle, seen = 0, None
+        threading.Thread(target=self.standby, daemon=True).start()
+        self.read_loop(me)
 
 
 class Observer:
@@ -764,7 +799,7 @@ def main():
     LOOP.start()
     channel.send({"id": 0, "ready": True, "executable": sys.executable,
                   "version": "%d.%d.%d" % sys.version_info[:3]})
-    Executors(channel, home).serve_forever()
+    Reader(channel, home).serve_forever()
     # The host is gone: atexit handlers of plugins run as the interpreter exits,
     # but a thread a plugin left running gets 5 s, not forever.
     end_tree()
