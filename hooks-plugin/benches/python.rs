@@ -1,7 +1,8 @@
 //! Python plugins through the worker: a `pre_tool_call` round trip (the
 //! rm-guard example) and streaming deltas per second through a Python
 //! `on_stream_delta` observer, both through hooks-core `Callbacks` as a host
-//! fires them. When the reference is installed (`HERMES_REFERENCE_PYTHON`:
+//! fires them; and the floor, a minimal one-thread Python echo worker over a
+//! pipe driven from Rust with a line of the same size (`echo_floor_round_trip`). When the reference is installed (`HERMES_REFERENCE_PYTHON`:
 //! a venv with hermes-agent 0.19.0), the same plugin files are timed in its
 //! in-process `PluginManager.invoke_hook` in the same run
 //! (`benches/reference/python_plugin.py`).
@@ -12,7 +13,9 @@
 #![allow(missing_docs)]
 
 use std::hint::black_box;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -98,6 +101,13 @@ fn bench_python(c: &mut Criterion) {
         eprintln!("Python plugins run with {interpreter}");
     }
     let mut group = c.benchmark_group("python_plugin");
+    let python = registration
+        .interpreter
+        .as_ref()
+        .and_then(|status| status.executable.clone())
+        .map_or_else(|| PathBuf::from("python3"), PathBuf::from);
+    echo_floor(&mut group, &python);
+    host_round_trip(&mut group, &home, &registration);
     let mut call = 0;
     group.bench_function("pre_tool_call_allowed_round_trip", |b| {
         b.iter(|| {
@@ -141,6 +151,73 @@ fn bench_python(c: &mut Criterion) {
         .and_then(|text| text.parse::<u64>().ok());
     eprintln!("deltas sent: {sent}, observed by the plugin: {counted:?}");
     reference_baseline(&home);
+}
+
+/// A minimal Python echo worker: one thread, one line in, the same line out.
+const ECHO: &str = "import sys\nr, w = sys.stdin.buffer, sys.stdout.buffer\nfor line in iter(r.readline, b''):\n    w.write(line)\n    w.flush()\n";
+
+/// The floor of a round trip: the echo worker, driven from the calling thread
+/// with a request line of a `pre_tool_call`'s size (no JSON work on either side).
+fn echo_floor(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    python: &Path,
+) {
+    let mut child = Command::new(python)
+        .arg("-c")
+        .arg(ECHO)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the echo worker");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let payload = tool_call("ls -la", 1);
+    let body = json!({"id": 1, "op": "call", "callback": "rm-guard:pre_tool_call:check",
+                      "event": "pre_tool_call", "payload": payload.payload()});
+    let mut request = serde_json::to_vec(&body).expect("encode");
+    request.push(b'\n');
+    let mut answer = Vec::new();
+    group.bench_function("echo_floor_round_trip", |b| {
+        b.iter(|| {
+            input.write_all(&request).expect("write");
+            input.flush().expect("flush");
+            answer.clear();
+            output.read_until(b'\n', &mut answer).expect("read");
+            black_box(answer.len())
+        })
+    });
+    drop(input);
+    let _ = child.wait();
+}
+
+/// The worker alone: `PythonHost::call_payload` on the calling thread, without
+/// the core's bounded hand-off (a second worker of the same home).
+fn host_round_trip(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    home: &Path,
+    registration: &hermes_hooks_plugin::PluginRegistration,
+) {
+    let Some(interpreter) = registration.interpreter.as_ref() else {
+        return;
+    };
+    let host = hermes_hooks_plugin::PythonHost::start(home, interpreter.interpreter.clone())
+        .expect("a second worker");
+    let guard = home.join("plugins/rm-guard");
+    let spec = hermes_hooks_plugin::python::PluginSpec {
+        key: "rm-guard".to_owned(),
+        name: "rm-guard".to_owned(),
+        module: "rm_guard".to_owned(),
+        source: "user".to_owned(),
+        path: guard.display().to_string(),
+        version: String::new(),
+        description: String::new(),
+    };
+    let report = host.load(&spec).expect("loads");
+    let callback = report.hooks[0].callback.clone();
+    let event = tool_call("ls -la", 1);
+    group.bench_function("python_host_call_allowed_no_core_handoff", |b| {
+        b.iter(|| black_box(host.call_payload(&callback, "pre_tool_call", event.payload())))
+    });
 }
 
 /// Times the same plugin files in the reference's in-process `invoke_hook`.

@@ -12,8 +12,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use hermes_hooks_core::callbacks::{CallbackError, Callbacks};
+use hermes_hooks_core::catalog::RunPolicy;
 use hermes_hooks_core::prompt::{PromptSections, SectionContent};
-use hermes_hooks_core::{Config, ConfigWarning};
+use hermes_hooks_core::{Config, ConfigWarning, EventName};
 use serde_json::json;
 
 use crate::discover::{
@@ -159,6 +160,17 @@ fn register_python(
     warnings: &mut Vec<ConfigWarning>,
 ) -> Vec<String> {
     let owner = python.spec.name.as_str();
+    let queued = python.report.hooks.iter().any(|hook| {
+        EventName::parse(&hook.event)
+            .hook()
+            .is_some_and(|event| event.meta().run == RunPolicy::Queued)
+    });
+    if queued {
+        // Queued events are posted to the worker without waiting (pipelined
+        // observers): flush and shutdown also wait until the worker ran them.
+        let host = Arc::clone(&python.host);
+        callbacks.register_settled(move || host.observers_settled());
+    }
     for hook in &python.report.hooks {
         let host = Arc::clone(&python.host);
         let callback = hook.callback.clone();

@@ -75,7 +75,7 @@ impl Dispatcher for Callbacks {
     async fn flush(&self, timeout: Duration) {
         let deadline = Instant::now() + timeout;
         let queues = self.registry.queues();
-        while !queues.iter().all(|queue| queue.is_settled()) {
+        while !(queues.iter().all(|queue| queue.is_settled()) && self.owners_settled()) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return;

@@ -78,7 +78,16 @@ pub struct Callbacks {
     reporter: Arc<FailureReporter>,
     workers: Arc<WorkerPool>,
     next_id: AtomicU64,
+    /// Checks of owners that hand queued events on (see [`Callbacks::register_settled`]).
+    settled: std::sync::Mutex<Vec<Arc<SettledFn>>>,
 }
+
+/// A check registered with [`Callbacks::register_settled`]: true when
+/// everything the owner was handed has been processed.
+pub type SettledFn = dyn Fn() -> bool + Send + Sync;
+
+/// How often [`Callbacks::shutdown`] looks at the registered checks again.
+const SETTLED_POLL: Duration = Duration::from_millis(1);
 
 /// Builds [`Callbacks`] with non-default timing (mostly for tests).
 #[derive(Debug, Clone)]
@@ -115,6 +124,7 @@ impl CallbacksBuilder {
             reporter: Arc::default(),
             workers: Arc::default(),
             next_id: AtomicU64::new(1),
+            settled: std::sync::Mutex::default(),
         };
         callbacks.set_settings(self.settings);
         Arc::new(callbacks)
@@ -240,13 +250,45 @@ impl Callbacks {
 
     /// Stops the observer queues: they take no new events, drain what is
     /// pending, and their workers exit. Waits at most `timeout` (a hung
-    /// callback is left behind, never joined); true when every queue drained.
+    /// callback is left behind, never joined); true when every queue drained
+    /// and every [`Self::register_settled`] check said settled.
     pub fn shutdown(&self, timeout: Duration) -> bool {
         let deadline = Instant::now() + timeout;
         let queues = self.registry.queues();
         queues.iter().for_each(|queue| queue.close());
-        queues.iter().all(|queue| queue.wait_exit(deadline))
+        if !queues.iter().all(|queue| queue.wait_exit(deadline)) {
+            return false;
+        }
+        while !self.owners_settled() {
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(SETTLED_POLL);
+        }
+        true
     }
+
+    /// Registers a check for callbacks that hand queued events on instead of
+    /// finishing them (a Python worker's pipelined observers): `flush` and
+    /// `shutdown` also wait until it returns true, so draining still means
+    /// every queued event was processed. It must not block.
+    pub fn register_settled(&self, settled: impl Fn() -> bool + Send + Sync + 'static) {
+        lock_settled(&self.settled).push(Arc::new(settled));
+    }
+
+    /// Whether every registered check says settled.
+    fn owners_settled(&self) -> bool {
+        let checks = lock_settled(&self.settled).clone();
+        checks.iter().all(|settled| settled())
+    }
+}
+
+fn lock_settled(
+    checks: &std::sync::Mutex<Vec<Arc<SettledFn>>>,
+) -> std::sync::MutexGuard<'_, Vec<Arc<SettledFn>>> {
+    checks
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl Drop for Callbacks {

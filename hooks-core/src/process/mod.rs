@@ -65,7 +65,7 @@ mod tree;
 
 #[cfg(target_os = "linux")]
 pub use cgroup::CGROUP_ENV;
-pub use line::{Answer, LineError, LineOptions, LineWorker, RestartBudget};
+pub use line::{Answer, LineError, LineOptions, LineWorker, NoticeFn, RestartBudget};
 pub use registry::{kill_all_trees, live_trees};
 pub use run::{RunLimits, RunOutput, run};
 pub use tree::{ChildTree, TREE_ENV};

@@ -226,3 +226,26 @@ fn shutdown_and_flush_give_up_on_a_hung_consumer() {
     assert!(started.elapsed() < Duration::from_secs(3));
     gate.open();
 }
+
+#[test]
+fn flush_and_shutdown_wait_for_owners_that_hand_queued_events_on() {
+    let callbacks = Callbacks::new(PluginSettings::default());
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let check = Arc::clone(&done);
+    callbacks.register_settled(move || check.load(std::sync::atomic::Ordering::SeqCst));
+    // Never settled: both give up at their bound.
+    let started = Instant::now();
+    block_on(callbacks.flush(Duration::from_millis(200)));
+    assert!(started.elapsed() >= Duration::from_millis(200));
+    assert!(!callbacks.shutdown(Duration::from_millis(50)));
+    // Settled a moment later: both return then, and shutdown says drained.
+    let setter = Arc::clone(&done);
+    let later = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(100));
+        setter.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
+    block_on(callbacks.flush(Duration::from_secs(60)));
+    assert!(done.load(std::sync::atomic::Ordering::SeqCst));
+    assert!(callbacks.shutdown(Duration::from_secs(60)));
+    later.join().expect("joins");
+}

@@ -3,8 +3,8 @@
 //! deadline on each, stderr lines shown as warnings naming their plugin.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use hermes_hooks_core::display::escape;
@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::WORKER_SCRIPT;
+use super::observe::Pipeline;
 use super::protocol::{Answer, attribute_stderr, parse_answer};
 
 /// The longest answer line read; a longer one is discarded (the worker caps its own at 8 MiB).
@@ -48,6 +49,8 @@ pub(crate) struct Connection {
     worker: Arc<LineWorker>,
     /// Set while a health check after a timeout is running (one at a time).
     probing: Arc<AtomicBool>,
+    /// The observer pipeline, started with the first queued event.
+    pipeline: OnceLock<Option<Arc<Pipeline>>>,
     /// `sys.executable` and the version the worker reported.
     pub executable: String,
     pub version: String,
@@ -67,7 +70,7 @@ impl Connection {
             max_line_bytes: MAX_LINE_BYTES,
             max_stderr_line_bytes: MAX_STDERR_LINE_BYTES,
         };
-        let worker = LineWorker::spawn(command, options, log_stderr).map_err(|error| {
+        let worker = LineWorker::spawn_direct(command, options, log_stderr).map_err(|error| {
             format!(
                 "cannot start the Python plugin worker with {}: {error}",
                 program.display()
@@ -97,6 +100,7 @@ impl Connection {
             version: text("version"),
             worker: Arc::new(worker),
             probing: Arc::default(),
+            pipeline: OnceLock::new(),
         })
     }
 
@@ -105,9 +109,53 @@ impl Connection {
         self.worker.is_alive()
     }
 
+    /// Whether the worker was alive when last looked at (no system call).
+    pub(crate) fn seems_alive(&self) -> bool {
+        self.worker.seems_alive()
+    }
+
     /// How the worker process ended, once it has.
     pub(crate) fn exit_status(&self) -> Option<String> {
         self.worker.exit_status()
+    }
+
+    /// Posts a queued event for `callback` without waiting for it to run
+    /// (`observe.rs`); false when it was dropped.
+    pub(crate) fn observe(
+        &self,
+        callback: &str,
+        event: &str,
+        payload: &Map<String, Value>,
+    ) -> Result<bool, WorkerError> {
+        let pipeline = self.pipeline.get_or_init(|| match Pipeline::start(&self.worker) {
+            Ok(pipeline) => Some(pipeline),
+            Err(error) => {
+                tracing::warn!(
+                    "the Python plugin worker's observer pipeline did not start ({error}); observer events wait for each answer"
+                );
+                None
+            }
+        });
+        match pipeline {
+            Some(pipeline) => Ok(pipeline.post(callback, event, payload)),
+            None => Err(WorkerError::Worker("no observer pipeline".to_owned())),
+        }
+    }
+
+    /// Whether every observer event posted to this worker has run (or never will: it is gone).
+    pub(crate) fn observers_settled(&self) -> bool {
+        match self.pipeline.get() {
+            Some(Some(pipeline)) => pipeline.settled(&self.worker),
+            _ => true,
+        }
+    }
+
+    /// How many observer events were dropped (too many in flight for their callback).
+    pub(crate) fn observers_dropped(&self) -> u64 {
+        match self.pipeline.get() {
+            Some(Some(pipeline)) => pipeline.dropped(),
+            _ => 0,
+        }
     }
 
     /// Sends `op` with `body` (a JSON object's fields) and waits at most `deadline`.
@@ -180,6 +228,14 @@ impl Connection {
             });
         if spawned.is_err() {
             self.probing.store(false, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(Some(pipeline)) = self.pipeline.get() {
+            pipeline.close();
         }
     }
 }

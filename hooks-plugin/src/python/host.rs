@@ -20,6 +20,7 @@ use serde_json::Value;
 use super::connection::{Connection, WorkerError};
 use super::protocol::{CallBody, LoadBody, NoBody, PluginSpec, SectionBody};
 use super::rewire::difference;
+use super::shim;
 
 /// How long the worker may take to start (interpreter start-up, no plugin code).
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -120,6 +121,9 @@ struct State {
 pub struct PythonHost {
     home: PathBuf,
     status: InterpreterStatus,
+    /// What (re)starts run: the configured program, or the real interpreter
+    /// behind it when it is a shim (`shim.rs`).
+    program: PathBuf,
     state: Mutex<State>,
     /// The deadline of a hook call, in nanoseconds (the callback timeout).
     call_timeout_nanos: AtomicU64,
@@ -147,8 +151,31 @@ impl PythonHost {
             version: None,
             error: None,
         };
-        match Connection::start(&status.interpreter.program, home, STARTUP_TIMEOUT) {
-            Ok(connection) => {
+        let configured = status.interpreter.program.clone();
+        let learn = shim::learn(&configured);
+        // The real interpreter a shim chose before; the shim when that fails.
+        let started = match learn.as_ref().and_then(|learn| shim::cached(learn, home)) {
+            Some(real) => Connection::start(&real, home, STARTUP_TIMEOUT)
+                .map(|connection| (connection, false))
+                .or_else(|_| {
+                    Connection::start(&configured, home, STARTUP_TIMEOUT)
+                        .map(|connection| (connection, true))
+                }),
+            None => Connection::start(&configured, home, STARTUP_TIMEOUT)
+                .map(|connection| (connection, true)),
+        };
+        match started {
+            Ok((connection, through_shim)) => {
+                let real = Path::new(&connection.executable);
+                let program = match &learn {
+                    Some(learn) if real.is_absolute() && real.is_file() => {
+                        if through_shim {
+                            shim::remember(home, learn, real);
+                        }
+                        real.to_owned()
+                    }
+                    _ => configured,
+                };
                 status.executable = Some(connection.executable.clone());
                 status.version = Some(connection.version.clone());
                 let mut restarts = RestartBudget::new(RESTART_INTERVAL);
@@ -156,6 +183,7 @@ impl PythonHost {
                 Ok(Arc::new(PythonHost {
                     home: home.to_owned(),
                     status,
+                    program,
                     state: Mutex::new(State {
                         connection: Some(Arc::new(connection)),
                         restarts,
@@ -235,10 +263,16 @@ impl PythonHost {
     /// Bounded by [`Self::call_timeout`]. On events the core bounds itself
     /// (run policy `bounded`) the worker waits a little longer, so the core's
     /// timeout (and its suppression of a hung callback) decides.
+    ///
+    /// Queued events (run policy `queued`: nobody reads their replies) are
+    /// posted without waiting (pipelined observers, `observe.rs`); their
+    /// failures are warned when the worker reports them.
     pub fn call(&self, callback: &str, event: &Event) -> CallbackResult {
-        let bounded_by_core = event
-            .hook()
-            .is_some_and(|hook| hook.meta().run == RunPolicy::Bounded);
+        let run = event.hook().map(|hook| hook.meta().run);
+        if run == Some(RunPolicy::Queued) {
+            return self.observe(callback, event);
+        }
+        let bounded_by_core = run == Some(RunPolicy::Bounded);
         let deadline = if bounded_by_core {
             self.call_timeout() + CORE_TIMEOUT_GRACE
         } else {
@@ -276,6 +310,42 @@ impl PythonHost {
             Err(WorkerError::Raised { kind, message }) => Err(CallbackError::new(kind, message)),
             Err(error) => Err(worker_error(error)),
         }
+    }
+
+    fn observe(&self, callback: &str, event: &Event) -> CallbackResult {
+        // A streaming hot path: no look at the pipe per event (the pipeline's
+        // writer finds a dead worker, and the next round trip restarts it).
+        let current = lock(&self.state).connection.clone();
+        let connection = match current {
+            Some(connection) if connection.seems_alive() => connection,
+            _ => self.connection().map_err(worker_error)?,
+        };
+        if let Some(reason) = self.callback_failure(callback) {
+            return Err(CallbackError::new("PluginWorkerError", reason));
+        }
+        match connection.observe(callback, event.name().as_str(), event.payload()) {
+            Ok(_posted) => Ok(None),
+            Err(_) => self.call_within(
+                callback,
+                event.name().as_str(),
+                event.payload(),
+                self.call_timeout(),
+            ),
+        }
+    }
+
+    /// Whether every observer event posted to the worker has run: `flush`
+    /// and `shutdown` wait for it (registered with `Callbacks::register_settled`).
+    pub fn observers_settled(&self) -> bool {
+        let connection = lock(&self.state).connection.clone();
+        connection.is_none_or(|connection| connection.observers_settled())
+    }
+
+    /// How many observer events the current worker dropped because their
+    /// callback had too many waiting (each callback's first drop is warned).
+    pub fn dropped_observer_events(&self) -> u64 {
+        let connection = lock(&self.state).connection.clone();
+        connection.map_or(0, |connection| connection.observers_dropped())
     }
 
     /// Why the plugin owning `callback` is not running, if it is not.
@@ -337,12 +407,16 @@ impl PythonHost {
         state.connection = None;
         state.restarts.started();
         let connection = Arc::new(
-            Connection::start(
-                &self.status.interpreter.program,
-                &self.home,
-                STARTUP_TIMEOUT,
-            )
-            .map_err(WorkerError::Worker)?,
+            Connection::start(&self.program, &self.home, STARTUP_TIMEOUT)
+                .or_else(|error| {
+                    // The real interpreter behind a shim may be gone: the shim decides again.
+                    let configured = &self.status.interpreter.program;
+                    if *configured == self.program {
+                        return Err(error);
+                    }
+                    Connection::start(configured, &self.home, STARTUP_TIMEOUT)
+                })
+                .map_err(WorkerError::Worker)?,
         );
         state.failed.clear();
         for (spec, before) in state.loaded.clone() {

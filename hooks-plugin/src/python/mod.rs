@@ -7,8 +7,9 @@
 //! share module state as they do in Hermes. Each `ctx.register_hook` becomes a
 //! hooks-core callback that sends the event to the worker and waits for the
 //! answer; the core's timeouts, fail modes and queues apply unchanged. Inside
-//! the worker every request runs on its own thread (coroutines on one
-//! long-lived event loop), so a hung callback holds up nothing else.
+//! the worker the reader runs each request itself, and a standby thread takes
+//! over reading when one holds it for ~10 ms (coroutines on one long-lived
+//! event loop), so a hung callback holds up nothing else.
 //!
 //! The worker runs on the shared line worker
 //! ([`hermes_hooks_core::process::LineWorker`]): every call has a deadline
@@ -22,11 +23,18 @@
 //! registered before (`rewire.rs`): a plugin that registers anything else is
 //! failed, so its `pre_tool_call` callbacks block rather than run another
 //! function.
+//!
+//! Queued observer events (`on_stream_delta`, ...) are pipelined
+//! (`observe.rs`): posted in batches without a round trip, run in order per
+//! callback in the worker, bounded in flight (drops counted and warned), and
+//! drained by the core's `flush`/`shutdown` through `Callbacks::register_settled`.
 
 mod connection;
 mod host;
+mod observe;
 mod protocol;
 mod rewire;
+mod shim;
 
 pub use connection::WorkerError;
 pub use host::{HookSpec, InterpreterStatus, LoadReport, PythonHost, SectionSpec};

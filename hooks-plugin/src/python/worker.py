@@ -17,13 +17,22 @@ once, so the host restarts it rather than failing every later request.
             <- {"id": n, "op": "call", "callback": "<key>:<event>:<qualname>[#n]", "event": ..., "payload": {...}}
             <- {"id": n, "op": "section", "callback": "<key>:section:<id>", "info": {...}}
             <- {"id": n, "op": "ping"}     (a health check: the reader, the writer and the event loop)
+  post      <- {"op": "observe", "callback": ..., "event": ..., "payloads": [{...}, ...]}
+  notice    -> {"notice": "observed", "callback": ..., "count": n, "errors": [{"type", "error"}, ...]}
   answer    -> {"id": n, "ok": true, "result": ...}
             -> {"id": n, "ok": false, "type": "ValueError", "error": "..."}
 
-Requests run on their own threads (coroutines on one event loop that runs for
-the worker's life), so a hung callback never holds up another one. A
+One thread at a time reads requests and runs each one it reads itself (no
+hand-off); a standby thread takes over reading when a request has held the
+reader for about 10 ms, so a hung callback never holds up another one for
+long (coroutines run on one event loop that runs for the worker's life). A
 coroutine that raises SystemExit or KeyboardInterrupt fails its own call; it
 cannot stop the loop (a loop stopped anyway runs again).
+
+Queued observer events (``on_stream_delta`` and the like) are posted in
+batches without an id and get no answer: each callback's events run in order
+on that callback's own thread, and a notice says how many ran and which
+raised (the host bounds how many are in flight and counts what it drops).
 
 Callback ids name the callback (plugin, event, qualified name; ``#n`` only
 among same-named ones), and each hook reports where its code is, so the host
@@ -47,6 +56,7 @@ import re
 import signal
 import sys
 import threading
+import time
 import types
 
 ENTRY_POINTS_GROUP = "hermes_agent.plugins"
@@ -266,57 +276,179 @@ def as_record(value):
     return value
 
 
-class Readers:
-    """Threads that take turns reading requests and each run what it read.
+# Taken before any plugin runs (a plugin may patch time.sleep).
+SLEEP = time.sleep
 
-    The thread that reads a request runs it itself (no hand-off on the fast
-    path); before running it, it makes sure another thread is waiting to read
-    the next one, starting one when none is. So a hung request holds up only
-    its own thread. Spare readers beyond a few leave.
+
+class Reader:
+    """One thread at a time reads requests, and runs each one it reads itself.
+
+    No hand-off on the fast path. A standby thread looks every TAKEOVER
+    seconds while requests run: when one request has held the reader for a
+    whole look, the standby takes over reading (and starts the next standby),
+    so a hung request holds up only its own thread, and others wait at most
+    about two looks. The old reader, once its request ends, leaves. With no
+    request running the standby parks until one starts (no wake-ups while
+    the worker is idle).
     """
 
-    MAX_SPARE = 4
+    TAKEOVER = 0.01
 
     def __init__(self, channel, home):
         self.channel = channel
         self.home = home
-        self.read_lock = threading.Lock()
-        self.count_lock = threading.Lock()
-        self.waiting = 0
+        self.lock = threading.Lock()
+        self.started = threading.Condition(self.lock)
+        self.reader = None  # the token of the thread that reads now
+        self.running = None  # the number of the request the reader runs, if any
+        self.count = 0
+        self.parked = False
         self.done = threading.Event()
+        self.observers = Observers(channel)
 
-    def start(self):
-        with self.count_lock:
-            self.waiting += 1
-        threading.Thread(target=self.serve, daemon=True).start()
+    def serve_forever(self):
+        """Reads and runs requests until the input closes."""
+        me = object()
+        with self.lock:
+            self.reader = me
+        threading.Thread(target=self.standby, daemon=True).start()
+        # The main thread only waits: a request that never ends holds a
+        # reader thread, never the worker's way out.
+        threading.Thread(target=self.read_loop, args=(me,), daemon=True).start()
+        self.done.wait()
 
-    def serve(self):
+    def read_loop(self, me):
+        read = self.channel.read
         while True:
-            with self.read_lock:
-                line = self.channel.read()
-            with self.count_lock:
-                self.waiting -= 1
-                spare = self.waiting
+            line = read()
             if not line:
                 self.done.set()
                 return
-            if spare == 0:
-                self.start()
-            self.run(line)
-            with self.count_lock:
-                if self.waiting >= self.MAX_SPARE:
-                    return
-                self.waiting += 1
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise ValueError("not an object")
+            except ValueError:
+                sys.stderr.write("worker: unreadable request line ignored\n")
+                continue
+            if request.get("op") == "observe" and "id" not in request:
+                self.observers.post(request)
+                continue
+            with self.lock:
+                self.count += 1
+                self.running = self.count
+                if self.parked:
+                    self.started.notify()
+            contextvars.copy_context().run(serve, self.channel, request, self.home)
+            with self.lock:
+                if self.reader is not me:
+                    return  # another thread took over reading while this one ran
+                self.running = None
 
-    def run(self, line):
-        try:
-            request = json.loads(line)
-            if not isinstance(request, dict):
-                raise ValueError("not an object")
-        except ValueError:
-            sys.stderr.write("worker: unreadable request line ignored\n")
+    def standby(self):
+        seen = None
+        idle = 0
+        while True:
+            SLEEP(self.TAKEOVER)
+            with self.lock:
+                if self.done.is_set():
+                    return
+                if self.running is not None and self.running == seen:
+                    me = object()
+                    self.reader = me
+                    self.running = None
+                    break
+                seen = self.running
+                idle = idle + 1 if seen is None else 0
+                if idle >= 2:
+                    self.parked = True
+                    self.started.wait()
+                    self.parked = False
+                    idle, seen = 0, None
+        threading.Thread(target=self.standby, daemon=True).start()
+        self.read_loop(me)
+
+
+class Observer:
+    """One callback's posted events, run in order on the callback's own thread."""
+
+    MAX_ERRORS = 8
+
+    def __init__(self, channel, callback, event):
+        self.channel = channel
+        self.callback = callback
+        self.event = event
+        self.pending = []
+        self.ready = threading.Condition(threading.Lock())
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def add(self, payloads):
+        with self.ready:
+            self.pending.extend(payloads)
+            self.ready.notify()
+
+    def run(self):
+        while True:
+            with self.ready:
+                while not self.pending:
+                    self.ready.wait()
+                batch, self.pending = self.pending, []
+            errors = []
+            try:
+                self.run_batch(batch, errors)
+            except BaseException as exc:  # noqa: B036 - an observer must not end the worker
+                errors.append(describe(exc))
+            sys.stdout.flush()
+            sys.stderr.flush()
+            self.channel.send({"notice": "observed", "callback": self.callback,
+                               "count": len(batch), "errors": errors})
+
+
+    def run_batch(self, batch, errors):
+        """Runs each payload as call() would, with the lookups done once per batch."""
+        entry = callbacks.get(self.callback)
+        if entry is None:
+            raise LookupError("callback %s is not registered in this worker" % self.callback)
+        function, accepted, plugin = entry
+        current_plugin.set(plugin)
+        telemetry = self.event not in NO_TELEMETRY
+        objects = OBJECT_FIELDS.get(self.event, ())
+        for payload in batch:
+            try:
+                kwargs = dict(payload or {})
+                if telemetry:
+                    kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
+                for field in objects:
+                    if field in kwargs:
+                        kwargs[field] = as_record(kwargs[field])
+                if accepted is not None:
+                    kwargs = {name: value for name, value in kwargs.items() if name in accepted}
+                result = function(**kwargs)
+                if inspect.isawaitable(result):
+                    LOOP.run(result)
+            except BaseException as exc:  # noqa: B036 - an observer must not end the worker
+                if len(errors) < self.MAX_ERRORS:
+                    errors.append(describe(exc))
+
+
+class Observers:
+    """The observer of each callback that gets posted events."""
+
+    def __init__(self, channel):
+        self.channel = channel
+        self.observers = {}
+
+    def post(self, request):
+        callback = request.get("callback")
+        payloads = request.get("payloads")
+        if not isinstance(callback, str) or not isinstance(payloads, list):
+            sys.stderr.write("worker: unreadable observe line ignored\n")
             return
-        contextvars.copy_context().run(serve, self.channel, request, self.home)
+        observer = self.observers.get(callback)
+        if observer is None:
+            observer = Observer(self.channel, callback, request.get("event"))
+            self.observers[callback] = observer
+        observer.add(payloads)
 
 
 class Loop:
@@ -667,9 +799,7 @@ def main():
     LOOP.start()
     channel.send({"id": 0, "ready": True, "executable": sys.executable,
                   "version": "%d.%d.%d" % sys.version_info[:3]})
-    readers = Readers(channel, home)
-    readers.start()
-    readers.done.wait()
+    Reader(channel, home).serve_forever()
     # The host is gone: atexit handlers of plugins run as the interpreter exits,
     # but a thread a plugin left running gets 5 s, not forever.
     end_tree()

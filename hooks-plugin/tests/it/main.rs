@@ -9,6 +9,8 @@ mod library_file;
 mod panic_abort;
 mod python;
 mod python_faults;
+mod python_observers;
+mod python_shim;
 mod python_worker;
 mod required;
 mod support;

@@ -20,85 +20,39 @@
 //!   failing every later request.
 //! - The child is a [`ChildTree`]: dropping the worker kills it and
 //!   everything it started.
+//! - A direct worker ([`LineWorker::spawn_direct`], for blocking callers)
+//!   has no reader or writer thread: the caller writes its request and the
+//!   thread waiting for an answer reads the pipe itself, both bounded by the
+//!   call's deadline (`direct.rs`).
 
+mod direct;
+mod errors;
 mod read;
 mod restart;
 mod slot;
+mod start;
 mod threads;
 
 use std::collections::HashMap;
 use std::fmt;
-use std::fs::File;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use tokio::process::Command;
 
+pub use errors::{LineError, LineOptions};
 pub(crate) use read::read_capped_line;
 pub use restart::RestartBudget;
 use slot::Slot;
+use start::{spawn_thread, start, with_runtime};
 
 use super::ChildTree;
 
 /// An answer: the answer line's object, or why there is none.
 pub type Answer = Result<Map<String, Value>, LineError>;
-
-/// Why a request has no answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum LineError {
-    /// The worker exited or closed its output: how (`exited (signal: 9)`).
-    Exited(String),
-    /// No answer within the deadline (the worker may still be running it).
-    TimedOut(Duration),
-    /// The request could not be written: the worker is broken and was killed.
-    Send(String),
-    /// The request could not be encoded.
-    Encode(String),
-    /// The answer line was longer than the cap, in bytes.
-    TooLarge(usize),
-}
-
-impl fmt::Display for LineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LineError::Exited(how) => write!(f, "the worker {how}"),
-            LineError::TimedOut(limit) => {
-                write!(f, "no answer within {}s", limit.as_secs_f64())
-            }
-            LineError::Send(why) => write!(f, "cannot send the request to the worker: {why}"),
-            LineError::Encode(why) => write!(f, "cannot encode the request: {why}"),
-            LineError::TooLarge(cap) => write!(f, "the worker's answer is larger than {cap} bytes"),
-        }
-    }
-}
-
-impl std::error::Error for LineError {}
-
-/// Bounds and names of a [`LineWorker`].
-#[derive(Debug, Clone)]
-pub struct LineOptions {
-    /// What log lines call the worker (`Python plugin worker`).
-    pub label: String,
-    /// The longest answer line read; a longer one is dropped.
-    pub max_line_bytes: usize,
-    /// The longest stderr line handed to the sink; the rest of it is cut.
-    pub max_stderr_line_bytes: usize,
-}
-
-impl Default for LineOptions {
-    fn default() -> Self {
-        LineOptions {
-            label: "worker".to_owned(),
-            max_line_bytes: 32 * 1024 * 1024,
-            max_stderr_line_bytes: 8 * 1024,
-        }
-    }
-}
 
 /// How long an error waits for the exit status of a worker whose output closed.
 const EXIT_STATUS_GRACE: Duration = Duration::from_millis(200);
@@ -114,7 +68,12 @@ struct Shared {
     ready: Arc<Slot>,
     ready_seen: AtomicBool,
     tree: Mutex<ChildTree>,
+    /// Where lines without an `id` but with a `notice` go ([`LineWorker::on_notice`]).
+    notices: Mutex<Option<Arc<NoticeFn>>>,
 }
+
+/// A sink for a worker's notices: lines that answer no request.
+pub type NoticeFn = dyn Fn(Map<String, Value>) + Send + Sync;
 
 impl Shared {
     /// Marks the worker dead and fails every waiting request with `error`.
@@ -138,6 +97,8 @@ impl Shared {
 pub struct LineWorker {
     shared: Arc<Shared>,
     requests: Mutex<Option<mpsc::Sender<Vec<u8>>>>,
+    /// The pipes of a direct worker (then `requests` is `None`).
+    direct: Option<direct::Direct>,
     next_id: AtomicU64,
     pid: u32,
     /// Disconnected by the stderr thread when it has forwarded the last line.
@@ -159,34 +120,11 @@ impl LineWorker {
     /// stderr line goes to `stderr` (the text, and whether it was cut).
     /// Works under any executor, or none.
     pub fn spawn(
-        mut command: Command,
+        command: Command,
         options: LineOptions,
         stderr: impl Fn(&str, bool) + Send + Sync + 'static,
     ) -> std::io::Result<LineWorker> {
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut tree = with_runtime(|| ChildTree::spawn(command))?;
-        let pid = tree.id();
-        let child = tree.child_mut();
-        let pipes = (child.stdin.take(), child.stdout.take(), child.stderr.take());
-        let (Some(stdin), Some(stdout), Some(stderr_pipe)) = pipes else {
-            return Err(std::io::Error::other("missing stdio pipe"));
-        };
-        let (stdin, stdout, stderr_pipe) = (
-            File::from(stdin.into_owned_fd()?),
-            File::from(stdout.into_owned_fd()?),
-            File::from(stderr_pipe.into_owned_fd()?),
-        );
-        let shared = Arc::new(Shared {
-            label: options.label.clone(),
-            pending: Mutex::default(),
-            alive: AtomicBool::new(true),
-            ready: Arc::default(),
-            ready_seen: AtomicBool::new(false),
-            tree: Mutex::new(tree),
-        });
+        let (shared, stdin, stdout, done) = start(command, &options, stderr)?;
         let reader = Arc::clone(&shared);
         let cap = options.max_line_bytes;
         spawn_thread("hooks-line-reader", move || {
@@ -197,19 +135,38 @@ impl LineWorker {
         spawn_thread("hooks-line-writer", move || {
             threads::write_requests(stdin, &queue, &writer)
         })?;
-        let (stderr_tx, stderr_done) = mpsc::channel::<()>();
-        let stderr_cap = options.max_stderr_line_bytes;
-        spawn_thread("hooks-line-stderr", move || {
-            read::forward_stderr(stderr_pipe, stderr_cap, &stderr);
-            drop(stderr_tx);
-        })?;
-        Ok(LineWorker {
+        Ok(LineWorker::new(shared, Some(requests), None, done))
+    }
+
+    /// [`Self::spawn`] without reader and writer threads, for blocking
+    /// callers: a request is written by its caller, and the thread waiting
+    /// for an answer reads the pipe itself, both within the call's deadline.
+    /// Its async calls block the calling thread like the blocking ones.
+    pub fn spawn_direct(
+        command: Command,
+        options: LineOptions,
+        stderr: impl Fn(&str, bool) + Send + Sync + 'static,
+    ) -> std::io::Result<LineWorker> {
+        let (shared, stdin, stdout, done) = start(command, &options, stderr)?;
+        let direct = direct::Direct::new(stdin, stdout, options.max_line_bytes)?;
+        Ok(LineWorker::new(shared, None, Some(direct), done))
+    }
+
+    fn new(
+        shared: Arc<Shared>,
+        requests: Option<mpsc::Sender<Vec<u8>>>,
+        direct: Option<direct::Direct>,
+        stderr_done: mpsc::Receiver<()>,
+    ) -> LineWorker {
+        let pid = lock(&shared.tree).id();
+        LineWorker {
             shared,
-            requests: Mutex::new(Some(requests)),
+            requests: Mutex::new(requests),
+            direct,
             next_id: AtomicU64::new(1),
             pid,
             stderr_done: Mutex::new(stderr_done),
-        })
+        }
     }
 
     /// The child's pid.
@@ -219,7 +176,12 @@ impl LineWorker {
 
     /// Waits at most `timeout` for the start-up line (the first with `id` 0).
     pub fn wait_ready(&self, timeout: Duration) -> Answer {
-        match self.shared.ready.wait_until(deadline_after(timeout)) {
+        let until = deadline_after(timeout);
+        let answer = match &self.direct {
+            Some(direct) => direct.wait(&self.shared, &self.shared.ready, until),
+            None => self.shared.ready.wait_until(until),
+        };
+        match answer {
             Some(answer) => self.explain(answer),
             None => Err(LineError::TimedOut(timeout)),
         }
@@ -227,6 +189,9 @@ impl LineWorker {
 
     /// [`Self::wait_ready`] for async callers.
     pub async fn ready_async(&self, timeout: Duration) -> Answer {
+        if self.direct.is_some() {
+            return self.wait_ready(timeout);
+        }
         match tokio::time::timeout(timeout, self.shared.ready.answer()).await {
             Ok(answer) => self.explain(answer),
             Err(_) => Err(LineError::TimedOut(timeout)),
@@ -236,8 +201,28 @@ impl LineWorker {
     /// Sends `message` (its `id` is set here) and blocks until its answer or `deadline`.
     pub fn request(&self, message: Map<String, Value>, deadline: Duration) -> Answer {
         let until = deadline_after(deadline);
-        let (id, slot) = self.send(message)?;
-        match slot.wait_until(until) {
+        let (id, slot) = self.send(message, until)?;
+        let answer = match &self.direct {
+            Some(direct) => direct.wait(&self.shared, &slot, until),
+            None => slot.wait_until(until),
+        };
+        self.settle(id, answer, deadline)
+    }
+
+    fn answer_direct(
+        &self,
+        direct: &direct::Direct,
+        id: u64,
+        slot: &Slot,
+        until: Instant,
+        deadline: Duration,
+    ) -> Answer {
+        let answer = direct.wait(&self.shared, slot, until);
+        self.settle(id, answer, deadline)
+    }
+
+    fn settle(&self, id: u64, answer: Option<Answer>, deadline: Duration) -> Answer {
+        match answer {
             Some(answer) => self.explain(answer),
             None => {
                 // Its answer, if it ever comes, is logged as stale and dropped.
@@ -249,7 +234,10 @@ impl LineWorker {
 
     /// [`Self::request`] for async callers.
     pub async fn request_async(&self, message: Map<String, Value>, deadline: Duration) -> Answer {
-        let (id, slot) = self.send(message)?;
+        if self.direct.is_some() {
+            return self.request(message, deadline);
+        }
+        let (id, slot) = self.send(message, deadline_after(deadline))?;
         self.answer_async(id, &slot, deadline).await
     }
 
@@ -258,7 +246,11 @@ impl LineWorker {
     /// A body shared by many workers is encoded once.
     pub async fn request_encoded_async(&self, object: &[u8], deadline: Duration) -> Answer {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (id, slot) = self.send_line(id, with_id(id, object))?;
+        let until = deadline_after(deadline);
+        let (id, slot) = self.send_line(id, with_id(id, object), until)?;
+        if let Some(direct) = &self.direct {
+            return self.answer_direct(direct, id, &slot, until, deadline);
+        }
         self.answer_async(id, &slot, deadline).await
     }
 
@@ -278,8 +270,52 @@ impl LineWorker {
         }
     }
 
+    /// Sends `line` (one JSON object and its newline) expecting no answer,
+    /// within `deadline`. What the worker says back comes as notices.
+    pub fn post(&self, line: &[u8], deadline: Duration) -> Result<(), LineError> {
+        if !self.shared.alive.load(Ordering::SeqCst) {
+            return Err(self.died());
+        }
+        match &self.direct {
+            Some(direct) => direct
+                .write(line, deadline_after(deadline))
+                .inspect_err(|error| self.shared.broken(error)),
+            None => {
+                let queued = lock(&self.requests)
+                    .as_ref()
+                    .is_some_and(|queue| queue.send(line.to_vec()).is_ok());
+                if queued { Ok(()) } else { Err(self.died()) }
+            }
+        }
+    }
+
+    /// Hands every notice the worker writes (a line with a `notice` field
+    /// and no `id`) to `sink`, on whichever thread reads it.
+    pub fn on_notice(&self, sink: impl Fn(Map<String, Value>) + Send + Sync + 'static) {
+        *lock(&self.shared.notices) = Some(Arc::new(sink));
+    }
+
+    /// Reads what the worker has written so far without waiting, when no
+    /// caller is reading (a direct worker has no reader thread): notices
+    /// are handed out and an exit is noticed.
+    pub fn pump(&self) {
+        if let Some(direct) = &self.direct {
+            direct.closed(&self.shared);
+        }
+    }
+
     /// Whether the worker still answers (its output is open and its input writable).
     pub fn is_alive(&self) -> bool {
+        if self.shared.alive.load(Ordering::SeqCst) {
+            // A direct worker has no reader thread to notice an exit: look now.
+            self.pump();
+        }
+        self.shared.alive.load(Ordering::SeqCst)
+    }
+
+    /// Whether the worker was alive when last looked at: no look at the pipe
+    /// (for hot paths that will find out at their next read or write).
+    pub fn seems_alive(&self) -> bool {
         self.shared.alive.load(Ordering::SeqCst)
     }
 
@@ -303,18 +339,43 @@ impl LineWorker {
         with_runtime(|| lock(&self.shared.tree).kill_tree());
     }
 
-    fn send(&self, mut message: Map<String, Value>) -> Result<(u64, Arc<Slot>), LineError> {
+    fn send(
+        &self,
+        mut message: Map<String, Value>,
+        until: Instant,
+    ) -> Result<(u64, Arc<Slot>), LineError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         message.insert("id".to_owned(), Value::from(id));
         let mut line =
             serde_json::to_vec(&message).map_err(|error| LineError::Encode(error.to_string()))?;
         line.push(b'\n');
-        self.send_line(id, line)
+        self.send_line(id, line, until)
     }
 
-    fn send_line(&self, id: u64, line: Vec<u8>) -> Result<(u64, Arc<Slot>), LineError> {
+    fn send_line(
+        &self,
+        id: u64,
+        line: Vec<u8>,
+        until: Instant,
+    ) -> Result<(u64, Arc<Slot>), LineError> {
         let slot = Arc::new(Slot::default());
         lock(&self.shared.pending).insert(id, Arc::clone(&slot));
+        if let Some(direct) = &self.direct {
+            if !self.shared.alive.load(Ordering::SeqCst) {
+                lock(&self.shared.pending).remove(&id);
+                return Err(self.died());
+            }
+            if let Err(error) = direct.write(&line, until) {
+                tracing::warn!(
+                    "{}: cannot write to it ({error}); it is broken and is stopped",
+                    self.shared.label
+                );
+                self.shared.broken(&error);
+                lock(&self.shared.pending).remove(&id);
+                return Err(error);
+            }
+            return Ok((id, slot));
+        }
         let queued = lock(&self.requests)
             .as_ref()
             .is_some_and(|queue| queue.send(line).is_ok());
@@ -379,32 +440,6 @@ fn deadline_after(timeout: Duration) -> Instant {
     now.checked_add(timeout)
         .or_else(|| now.checked_add(Duration::from_secs(100 * 365 * 86_400)))
         .unwrap_or(now)
-}
-
-fn spawn_thread(name: &str, body: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
-    std::thread::Builder::new()
-        .name(name.to_owned())
-        .spawn(body)
-        .map(drop)
-}
-
-/// Runs `body` inside a tokio runtime context: the caller's, or one kept for
-/// this. tokio needs one to spawn, poll or kill a child; ours is never driven
-/// (the pipes leave it at once and are served by threads), so the worker
-/// works the same under any executor, or none.
-fn with_runtime<T>(body: impl FnOnce() -> T) -> T {
-    static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
-    if tokio::runtime::Handle::try_current().is_ok() {
-        return body();
-    }
-    let runtime = RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()
-    });
-    let _entered = runtime.as_ref().map(tokio::runtime::Runtime::enter);
-    body()
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {

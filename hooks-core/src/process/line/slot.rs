@@ -13,6 +13,18 @@ use super::Answer;
 struct State {
     answer: Option<Answer>,
     waker: Option<Waker>,
+    /// A direct worker's reader left: this waiter is to read the pipe next.
+    turn: bool,
+}
+
+/// Why [`Slot::wait_answer_or_turn`] returned.
+pub(super) enum Wake {
+    /// The answer.
+    Answer(Answer),
+    /// Nobody reads the pipe any more: the waiter is to read it.
+    Turn,
+    /// The deadline passed.
+    TimedOut,
 }
 
 /// One request's answer, filled once.
@@ -46,6 +58,46 @@ impl Slot {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return None;
+            }
+            state = self
+                .filled
+                .wait_timeout(state, left)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// Whether the answer is there (it stays there).
+    pub(super) fn is_filled(&self) -> bool {
+        self.lock().answer.is_some()
+    }
+
+    /// Takes the answer, when it is there.
+    pub(super) fn take(&self) -> Option<Answer> {
+        self.lock().answer.take()
+    }
+
+    /// Tells the waiter it is to read the pipe now (a direct worker's reader left).
+    pub(super) fn give_turn(&self) {
+        let mut state = self.lock();
+        state.turn = true;
+        drop(state);
+        self.filled.notify_all();
+    }
+
+    /// Blocks until the answer, the turn to read, or `deadline`, whichever comes first.
+    pub(super) fn wait_answer_or_turn(&self, deadline: Instant) -> Wake {
+        let mut state = self.lock();
+        loop {
+            if let Some(answer) = state.answer.take() {
+                return Wake::Answer(answer);
+            }
+            if std::mem::take(&mut state.turn) {
+                return Wake::Turn;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Wake::TimedOut;
             }
             state = self
                 .filled

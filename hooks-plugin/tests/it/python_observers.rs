@@ -1,0 +1,182 @@
+//! Pipelined Python observers: queued events reach the worker without a
+//! round trip, yet `flush` and `shutdown` still wait until they ran, in
+//! order per callback; their failures and drops reach warnings.
+
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use hermes_hooks_core::Dispatcher;
+use serde_json::json;
+
+use crate::python::{fire, options, python_available, python_plugin, register};
+use crate::support::Home;
+
+/// Generous: the machine is shared.
+const BOUND: Duration = Duration::from_secs(60);
+
+/// An observer that is a little slow (so events pile up in the worker), and
+/// a `pre_llm_call` hook that says what it saw, in order.
+const OBSERVER: &str = r#"
+import os, time
+HERE = os.path.dirname(__file__)
+seen = []
+def on_delta(delta, **kwargs):
+    if delta == "boom":
+        raise ValueError("observer-boom-7f3a")
+    if delta == "hang":
+        time.sleep(120)
+    time.sleep(0.0005)
+    seen.append(delta)
+    with open(os.path.join(HERE, "seen.txt"), "a") as f:
+        f.write(delta + "\n")
+def total(**kwargs):
+    return {"context": ",".join(seen)}
+def register(ctx):
+    ctx.register_hook("on_stream_delta", on_delta)
+    ctx.register_hook("pre_llm_call", total)
+"#;
+
+fn delta(text: &str) -> serde_json::Value {
+    json!({"delta": text, "kind": "text", "turn_id": "t", "iteration": 1})
+}
+
+/// Every warning any thread logs in this test binary (set up once).
+fn logs() -> Arc<Mutex<Vec<u8>>> {
+    static BUFFER: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+    Arc::clone(BUFFER.get_or_init(|| {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&buffer);
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::WARN)
+            .with_ansi(false)
+            .with_writer(move || Writer(Arc::clone(&sink)))
+            .finish();
+        let _ = tracing::subscriber::set_global_default(subscriber);
+        buffer
+    }))
+}
+
+fn logged_text() -> String {
+    let bytes = logs().lock().map(|b| b.clone()).unwrap_or_default();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+struct Writer(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Writer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut buffer) = self.0.lock() {
+            buffer.extend_from_slice(bytes);
+        }
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn flush_waits_until_the_worker_ran_every_observer_event_in_order() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    python_plugin(&home, "counter", OBSERVER);
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [counter]}",
+        options(),
+        Some(30.0),
+    );
+    let sent: Vec<String> = (0..300).map(|n| format!("d{n}")).collect();
+    for text in &sent {
+        assert!(fire(&loaded.callbacks, "on_stream_delta", delta(text)).is_empty());
+    }
+    futures::executor::block_on(loaded.callbacks.flush(BOUND));
+    let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
+    assert_eq!(replies, [json!({"context": sent.join(",")})]);
+}
+
+#[test]
+fn shutdown_drains_the_observer_events_the_worker_was_posted() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    let dir = python_plugin(&home, "counter", OBSERVER);
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [counter]}",
+        options(),
+        Some(30.0),
+    );
+    for n in 0..200 {
+        fire(
+            &loaded.callbacks,
+            "on_stream_delta",
+            delta(&format!("s{n}")),
+        );
+    }
+    assert!(loaded.callbacks.shutdown(BOUND), "drained");
+    let seen = std::fs::read_to_string(dir.join("seen.txt")).unwrap_or_default();
+    assert_eq!(seen.lines().count(), 200, "{seen}");
+}
+
+#[test]
+fn observer_failures_reach_warnings() {
+    if !python_available() {
+        return;
+    }
+    logs();
+    let home = Home::new();
+    python_plugin(&home, "boomer", OBSERVER);
+    let loaded = register(&home, "plugins: {enabled: [boomer]}", options(), Some(30.0));
+    fire(&loaded.callbacks, "on_stream_delta", delta("boom"));
+    fire(&loaded.callbacks, "on_stream_delta", delta("after"));
+    futures::executor::block_on(loaded.callbacks.flush(BOUND));
+    let text = logged_text();
+    assert!(
+        text.lines()
+            .any(|line| line.contains("boomer:on_stream_delta:on_delta")
+                && line.contains("observer-boom-7f3a")),
+        "{text}"
+    );
+    // The callback keeps running after a failure.
+    let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
+    assert_eq!(replies, [json!({"context": "after"})]);
+}
+
+#[test]
+fn a_callback_with_too_many_events_in_flight_drops_and_says_so() {
+    if !python_available() {
+        return;
+    }
+    logs();
+    let home = Home::new();
+    python_plugin(&home, "dropper", OBSERVER);
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [dropper]}",
+        options(),
+        Some(30.0),
+    );
+    fire(&loaded.callbacks, "on_stream_delta", delta("hang"));
+    for n in 0..12_000 {
+        fire(
+            &loaded.callbacks,
+            "on_stream_delta",
+            delta(&format!("x{n}")),
+        );
+    }
+    let started = Instant::now();
+    // The hung observer never settles: flush returns at its bound.
+    futures::executor::block_on(loaded.callbacks.flush(Duration::from_millis(500)));
+    assert!(started.elapsed() < BOUND);
+    let text = logged_text();
+    assert!(
+        text.lines()
+            .any(|line| line.contains("dropper:on_stream_delta:on_delta")
+                && line.contains("newer ones are dropped")),
+        "{text}"
+    );
+}
