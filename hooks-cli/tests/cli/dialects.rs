@@ -394,7 +394,7 @@ fn a_bad_file_is_a_warning_naming_it_and_the_rest_loads() {
 
 #[test]
 fn a_host_loads_imported_hooks_for_its_project() {
-    use hermes_hooks_cli::{Host, HostOptions};
+    use hermes_hooks::{Host, HostOptions};
     use hermes_hooks_core::{Event, ToolGate};
 
     let home = TempHome::new();

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hermes_hooks_cli::{Host, HostError, HostOptions};
+use hermes_hooks::{Host, HostError, HostOptions};
 use hermes_hooks_core::payloads::PreToolCall;
 use hermes_hooks_core::{Event, ToolGate};
 use serde_json::json;

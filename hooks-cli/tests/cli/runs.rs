@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use hermes_hooks_cli::{Host, HostOptions};
+use hermes_hooks::{Host, HostOptions};
 use hermes_hooks_core::{Event, HookEvent, RunStatus, ToolGate};
 use serde_json::{Value, json};
 

@@ -4,9 +4,9 @@
 //! flushes and stops what runs in the background.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), hermes_hooks_cli::host::HostError> {
+//! # async fn run() -> Result<(), hermes_hooks::host::HostError> {
 //! use std::time::Duration;
-//! use hermes_hooks_cli::host::{Host, HostOptions};
+//! use hermes_hooks::host::{Host, HostOptions};
 //!
 //! let host = Host::load(HostOptions::new().home("/home/me/.hermes"))?;
 //! for warning in host.warnings() {
