@@ -64,7 +64,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<HostOptions, Str
 
 async fn run(options: HostOptions) -> Result<(), hermes_hooks::HostError> {
     // The one call: every mechanism of the home, registered in bus order.
-    let host = Host::load(options)?;
+    let host = Host::load(options).await?;
     for warning in host.warnings() {
         eprintln!("warning: {warning}");
     }

@@ -411,7 +411,7 @@ fn a_host_loads_imported_hooks_for_its_project() {
             .home(&home.hermes)
             .accept_hooks(true)
             .project(&project);
-        let host = Host::load(options).expect("loads");
+        let host = Host::load(options).await.expect("loads");
         let imported = host
             .mechanisms()
             .iter()

@@ -1,26 +1,33 @@
-//! One constructor shape for every mechanism, in this crate's wiring only:
-//! `load_<mechanism>(home, options) -> Loaded<M>`, the mechanism ready to go in
-//! the bus, its warnings (raw text naming file and key) and a status line.
-//! The mechanism crates' own constructors differ (`discover`, `register`,
-//! `from_config`, `discover` returning a pair); this module hides that.
+//! One shape for every mechanism: `X::load(&Config, XOptions) -> Loaded<X>`
+//! ([`Load`]), the mechanism ready to go in the bus, its typed warnings and
+//! a status line. The mechanism crates' own constructors differ (`discover`,
+//! `register`, `from_config`, `discover` returning a pair); this module hides
+//! that, and it is the only place the facade calls them.
 
 use std::sync::Arc;
 
-use hermes_hooks_core::Callbacks;
 use hermes_hooks_core::prompt::PromptSections;
+use hermes_hooks_core::{Callbacks, Config};
+#[cfg(feature = "gateway")]
 use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
+#[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{Outbound, OutboundOptions};
-use hermes_hooks_shell::{Consent, ImportedHooks, RegisterOptions, ShellHooks};
+#[cfg(feature = "shell")]
+use hermes_hooks_shell::{ImportedHooks, RegisterOptions, ShellHooks};
 
-use super::{HostOptions, MechanismStatus};
-use crate::home::Home;
+use super::MechanismStatus;
+#[cfg(feature = "shell")]
+use crate::consent::ConsentPolicy;
+use crate::warning::Warning;
 
-/// A mechanism loaded from a home.
-pub(super) struct Loaded<M> {
+/// A mechanism loaded from a home's config.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct Loaded<M> {
     /// The mechanism, ready for the bus.
     pub mechanism: M,
     /// Problems met, each naming file and key.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// What was registered.
     pub status: MechanismStatus,
 }
@@ -28,138 +35,343 @@ pub(super) struct Loaded<M> {
 impl<M> Loaded<M> {
     /// The mechanism, its warnings and status appended to the host's lists
     /// (so both stay in load order).
-    pub(super) fn take(self, warnings: &mut Vec<String>, statuses: &mut Vec<MechanismStatus>) -> M {
+    pub fn take(self, warnings: &mut Vec<Warning>, statuses: &mut Vec<MechanismStatus>) -> M {
         warnings.extend(self.warnings);
         statuses.push(self.status);
         self.mechanism
     }
 }
 
-/// In-process callbacks with every enabled plugin's hooks registered (native
-/// libraries in this process, Python plugins in their worker), in load order,
-/// and their system-prompt sections.
-pub(super) fn load_plugins(
-    home: &Home,
-    _options: &HostOptions,
-) -> Loaded<(Arc<Callbacks>, Arc<PromptSections>)> {
-    let (settings, mut warnings) = home.config.plugin_settings();
-    let callbacks = Callbacks::new(settings);
-    let sections = Arc::new(PromptSections::new());
+/// A mechanism that loads from a home's config with its options.
+pub trait Load: Sized {
+    /// How it loads.
+    type Options;
+    /// What it loads into (the mechanism itself, or `None` when it cannot start).
+    type Output;
+
+    /// Loads what `config` (and its home, [`Config::home`]) configures.
+    fn load(config: &Config, options: Self::Options) -> Loaded<Self::Output>;
+}
+
+/// The in-process callbacks (first in the bus) and the system-prompt
+/// sections, with every enabled plugin registered in load order.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Plugins {
+    /// Plugins' hooks, then the host's own closures.
+    pub callbacks: Arc<Callbacks>,
+    /// Plugins' system-prompt sections.
+    pub sections: Arc<PromptSections>,
+}
+
+/// How [`Plugins`] load.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct PluginsOptions {
+    /// Overrides `hook_callback_timeout`; `Some(None)`: unbounded.
+    pub callback_timeout: Option<Option<std::time::Duration>>,
+    /// `false`: no plugin is loaded (the host's closures still register).
+    pub load_plugins: bool,
+}
+
+impl Load for Plugins {
+    type Options = PluginsOptions;
+    type Output = Plugins;
+
+    /// Native libraries in this process and Python plugins in their worker,
+    /// as the build's features allow.
+    fn load(config: &Config, options: PluginsOptions) -> Loaded<Plugins> {
+        let (mut settings, config_warnings) = config.plugin_settings();
+        if let Some(timeout) = options.callback_timeout {
+            settings.callback_timeout = timeout;
+        }
+        let mut warnings: Vec<Warning> = config_warnings
+            .iter()
+            .map(|w| Warning::from_config("plugins", w))
+            .collect();
+        let callbacks = Callbacks::new(settings);
+        let sections = Arc::new(PromptSections::new());
+        let (loaded, failed) = if options.load_plugins {
+            register_plugins(config, &callbacks, &sections, &mut warnings)
+        } else {
+            (0, 0)
+        };
+        Loaded {
+            mechanism: Plugins {
+                callbacks,
+                sections,
+            },
+            warnings,
+            status: MechanismStatus::new("plugins", loaded, failed, format!("{loaded} plugin(s)")),
+        }
+    }
+}
+
+#[cfg(any(feature = "plugins", feature = "python"))]
+fn register_plugins(
+    config: &Config,
+    callbacks: &Callbacks,
+    sections: &Arc<PromptSections>,
+    warnings: &mut Vec<Warning>,
+) -> (usize, usize) {
     let registration =
-        hermes_hooks_plugin::register_plugins(&home.path, &home.config, &callbacks, &sections);
-    warnings.extend(registration.warnings.iter().cloned());
+        hermes_hooks_plugin::register_plugins(config.home(), config, callbacks, sections);
+    warnings.extend(
+        registration
+            .warnings
+            .iter()
+            .map(|w| Warning::from_config("plugins", w)),
+    );
     let loaded = registration
         .plugins
         .iter()
         .filter(|info| info.status == hermes_hooks_plugin::PluginStatus::Loaded)
         .count();
-    Loaded {
-        mechanism: (callbacks, sections),
-        warnings: warnings.iter().map(ToString::to_string).collect(),
-        status: MechanismStatus {
-            mechanism: "plugins",
-            registered: loaded,
-            failed: registration.failures().count(),
-            summary: format!("{loaded} plugin(s)"),
-        },
+    (loaded, registration.failures().count())
+}
+
+/// Without `plugins` and `python` no plugin loads ([`left_out`] warns when the home enables some).
+#[cfg(not(any(feature = "plugins", feature = "python")))]
+fn register_plugins(
+    _config: &Config,
+    _callbacks: &Callbacks,
+    _sections: &Arc<PromptSections>,
+    _warnings: &mut Vec<Warning>,
+) -> (usize, usize) {
+    (0, 0)
+}
+
+/// How shell and imported hooks load.
+#[cfg(feature = "shell")]
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ShellOptions {
+    /// Who decides hooks not in the allowlist yet.
+    pub consent: Arc<dyn ConsentPolicy>,
+    /// The project directory of imported hooks (`CLAUDE_PROJECT_DIR`).
+    pub project: std::path::PathBuf,
+}
+
+#[cfg(feature = "shell")]
+impl ShellOptions {
+    /// Options deciding with `consent`, imported hooks run for `project`.
+    pub fn new(consent: Arc<dyn ConsentPolicy>, project: impl Into<std::path::PathBuf>) -> Self {
+        ShellOptions {
+            consent,
+            project: project.into(),
+        }
     }
 }
 
-/// Shell hooks with consent from `--accept-hooks`, `HERMES_ACCEPT_HOOKS`,
-/// `hooks_auto_accept` or a terminal prompt.
-pub(super) fn load_shell(home: &Home, options: &HostOptions) -> Loaded<ShellHooks> {
-    let consent = Consent::from_environment(options.accept_hooks);
-    let registration = ShellHooks::register(&home.config, RegisterOptions::new(consent));
-    let registered = registration.hooks.len();
-    Loaded {
-        mechanism: registration.hooks,
-        warnings: registration
-            .warnings
-            .iter()
-            .map(ToString::to_string)
-            .collect(),
-        status: MechanismStatus {
-            mechanism: "shell",
-            registered,
-            failed: registration.denied.len(),
-            summary: format!("{registered} shell hook(s)"),
-        },
+#[cfg(feature = "shell")]
+impl Load for ShellHooks {
+    type Options = ShellOptions;
+    type Output = ShellHooks;
+
+    /// Shell hooks of config.yaml, each unapproved one decided by the policy.
+    fn load(config: &Config, options: ShellOptions) -> Loaded<ShellHooks> {
+        let consent = crate::consent::shell_consent(&options.consent);
+        let registration = ShellHooks::register(config, RegisterOptions::new(consent));
+        let registered = registration.hooks.len();
+        Loaded {
+            mechanism: registration.hooks,
+            warnings: registration
+                .warnings
+                .iter()
+                .map(|w| Warning::from_config("shell", w))
+                .collect(),
+            status: MechanismStatus::new(
+                "shell",
+                registered,
+                registration.denied.len(),
+                format!("{registered} shell hook(s)"),
+            ),
+        }
     }
 }
 
-/// Hooks of Claude Code, Codex and Cursor (`hooks_from:`), with the shell
-/// hooks' consent, for the project directory of `options` (else the home's).
-pub(super) fn load_imported(home: &Home, options: &HostOptions) -> Loaded<ImportedHooks> {
-    let consent = Consent::from_environment(options.accept_hooks);
-    let project = options.project.as_deref().unwrap_or(&home.project);
-    let registration =
-        ImportedHooks::register(&home.config, project, RegisterOptions::new(consent));
-    let registered = registration.hooks.len();
-    let unsupported = registration.discovery.unsupported.len();
-    Loaded {
-        warnings: registration
+#[cfg(feature = "shell")]
+impl Load for ImportedHooks {
+    type Options = ShellOptions;
+    type Output = ImportedHooks;
+
+    /// Hooks of Claude Code, Codex and Cursor (`hooks_from:`), with the
+    /// shell hooks' consent. Without the shell crate's `http` feature, each
+    /// `type: http` hook is warned about (it fails whenever it runs).
+    fn load(config: &Config, options: ShellOptions) -> Loaded<ImportedHooks> {
+        let consent = crate::consent::shell_consent(&options.consent);
+        let registration =
+            ImportedHooks::register(config, &options.project, RegisterOptions::new(consent));
+        let registered = registration.hooks.len();
+        let unsupported = registration.discovery.unsupported.len();
+        let mut warnings: Vec<Warning> = registration
             .warnings()
             .iter()
-            .map(ToString::to_string)
-            .collect(),
-        status: MechanismStatus {
-            mechanism: "imported",
-            registered,
-            failed: registration.denied.len() + unsupported,
-            summary: format!("{registered} imported hook(s)"),
-        },
-        mechanism: registration.hooks,
-    }
-}
-
-/// Outbound webhook lanes on the current tokio runtime (`None` when they cannot start).
-pub(super) fn load_outbound(home: &Home, _options: &HostOptions) -> Loaded<Option<Arc<Outbound>>> {
-    match Outbound::from_config(&home.config, OutboundOptions::default()) {
-        Ok((outbound, warnings)) => {
-            let registered = outbound.targets().count();
-            Loaded {
-                mechanism: Some(Arc::new(outbound)),
-                warnings: warnings.iter().map(ToString::to_string).collect(),
-                status: MechanismStatus {
-                    mechanism: "outbound",
-                    registered,
-                    failed: 0,
-                    summary: format!("{registered} webhook target(s)"),
-                },
+            .map(|w| Warning::from_config("imported", w))
+            .collect();
+        if !hermes_hooks_shell::dialect::http::HTTP_HOOKS {
+            for hook in registration.hooks.hooks() {
+                if matches!(
+                    hook.handler,
+                    hermes_hooks_shell::dialect::Handler::Http { .. }
+                ) {
+                    warnings.push(Warning::new(
+                        "imported",
+                        Some(&hook.source),
+                        Some(&hook.key),
+                        format!(
+                            "{}: {}; it fails each time it runs{}",
+                            hook.key,
+                            hermes_hooks_shell::dialect::http::NEEDS_HTTP_FEATURE,
+                            if hook.fail_closed {
+                                " (and blocks: it fails closed)"
+                            } else {
+                                ""
+                            }
+                        ),
+                    ));
+                }
             }
         }
-        Err(error) => Loaded {
-            mechanism: None,
-            warnings: vec![format!("outbound webhooks disabled: {error}")],
-            status: MechanismStatus {
-                mechanism: "outbound",
-                registered: 0,
-                failed: 1,
-                summary: "webhooks disabled".to_owned(),
-            },
-        },
+        Loaded {
+            warnings,
+            status: MechanismStatus::new(
+                "imported",
+                registered,
+                registration.denied.len() + unsupported,
+                format!("{registered} imported hook(s)"),
+            ),
+            mechanism: registration.hooks,
+        }
     }
 }
 
-/// Gateway hooks with the `gateway_hooks:` settings of config.yaml, each
-/// `handler.py` tried once (and run) with the interpreter Hermes uses.
-pub(super) fn load_gateway(home: &Home, _options: &HostOptions) -> Loaded<GatewayHooks> {
-    let (options, option_warnings) = GatewayOptions::from_config(&home.config);
-    let (gateway, discovery) = GatewayHooks::discover(&home.path, options);
-    let registered = discovery.hooks.len();
-    let warnings = option_warnings
-        .iter()
-        .map(ToString::to_string)
-        .chain(discovery.warnings.iter().map(ToString::to_string))
-        .collect();
-    Loaded {
-        mechanism: gateway,
-        warnings,
-        status: MechanismStatus {
-            mechanism: "gateway",
-            registered,
-            failed: discovery.warnings.iter().filter(|w| w.skipped).count(),
-            summary: format!("{registered} gateway hook(s)"),
-        },
+#[cfg(feature = "outbound")]
+impl Load for Outbound {
+    type Options = OutboundOptions;
+    type Output = Option<Arc<Outbound>>;
+
+    /// Outbound webhook lanes on the current tokio runtime (`None` when they cannot start).
+    fn load(config: &Config, options: OutboundOptions) -> Loaded<Option<Arc<Outbound>>> {
+        match Outbound::from_config(config, options) {
+            Ok((outbound, warnings)) => {
+                let registered = outbound.targets().count();
+                Loaded {
+                    mechanism: Some(Arc::new(outbound)),
+                    warnings: warnings
+                        .iter()
+                        .map(|w| Warning::from_config("outbound", w))
+                        .collect(),
+                    status: MechanismStatus::new(
+                        "outbound",
+                        registered,
+                        0,
+                        format!("{registered} webhook target(s)"),
+                    ),
+                }
+            }
+            Err(error) => Loaded {
+                mechanism: None,
+                warnings: vec![Warning::new(
+                    "outbound",
+                    None,
+                    Some(hermes_hooks_outbound::config::OUTBOUND_KEY),
+                    format!("outbound webhooks disabled: {error}"),
+                )],
+                status: MechanismStatus::new("outbound", 0, 1, "webhooks disabled"),
+            },
+        }
+    }
+}
+
+#[cfg(feature = "gateway")]
+impl Load for GatewayHooks {
+    type Options = ();
+    type Output = GatewayHooks;
+
+    /// Gateway hooks with the `gateway_hooks:` settings of config.yaml, each
+    /// `handler.py` tried once (and run) with the interpreter Hermes uses.
+    fn load(config: &Config, _options: ()) -> Loaded<GatewayHooks> {
+        let (options, option_warnings) = GatewayOptions::from_config(config);
+        let (gateway, discovery) = GatewayHooks::discover(config.home(), options);
+        let registered = discovery.hooks.len();
+        let warnings = option_warnings
+            .iter()
+            .map(|w| Warning::from_config("gateway", w))
+            .chain(discovery.warnings.iter().map(|w| {
+                Warning::with_text(
+                    "gateway",
+                    Some(&w.path),
+                    w.field.as_deref(),
+                    w.message.clone(),
+                    &w.to_string(),
+                )
+            }))
+            .collect();
+        Loaded {
+            mechanism: gateway,
+            warnings,
+            status: MechanismStatus::new(
+                "gateway",
+                registered,
+                discovery.warnings.iter().filter(|w| w.skipped).count(),
+                format!("{registered} gateway hook(s)"),
+            ),
+        }
+    }
+}
+
+/// A warning for each mechanism the home configures that this build of the
+/// facade leaves out (a Cargo feature is off): what the user wrote does not
+/// run, and says so, rather than looking like "nothing configured".
+#[allow(unused_variables, unused_mut)]
+pub(super) fn left_out(config: &Config, warnings: &mut Vec<Warning>) {
+    let mut missing = |key: &str, what: &str, feature: &str| {
+        let message = format!(
+            "{what} configured at '{key}' do not run: this host was built without the `{feature}` feature of hermes-hooks"
+        );
+        warnings.push(Warning::from_config("host", &config.warning(key, message)));
+    };
+    #[cfg(not(feature = "shell"))]
+    {
+        let shell_events = config
+            .get("hooks")
+            .and_then(|hooks| hooks.as_object())
+            .is_some_and(|hooks| hooks.keys().any(|key| key != "outbound"));
+        if shell_events {
+            missing("hooks", "shell hooks", "shell");
+        }
+        if config.get("hooks_from").is_some() {
+            missing("hooks_from", "imported hooks", "shell");
+        }
+    }
+    #[cfg(not(any(feature = "plugins", feature = "python")))]
+    if config
+        .get("plugins.enabled")
+        .and_then(|enabled| enabled.as_array())
+        .is_some_and(|list| !list.is_empty())
+    {
+        missing("plugins.enabled", "plugins", "plugins` or `python");
+    }
+    #[cfg(not(feature = "outbound"))]
+    if config.get("hooks.outbound").is_some() {
+        missing("hooks.outbound", "outbound webhooks", "outbound");
+    }
+    #[cfg(not(feature = "gateway"))]
+    {
+        let dir = config.home().join("hooks");
+        let any = std::fs::read_dir(&dir)
+            .map(|mut entries| {
+                entries.any(|entry| entry.is_ok_and(|e| e.path().join("HOOK.yaml").is_file()))
+            })
+            .unwrap_or(false);
+        if any {
+            warnings.push(Warning::new(
+                "host",
+                Some(&dir),
+                None,
+                "gateway hooks do not run: this host was built without the `gateway` feature of hermes-hooks",
+            ));
+        }
     }
 }

@@ -4,6 +4,8 @@ mod codex_schema;
 mod consent;
 mod discovery;
 mod guards;
+// POSTs to a local server: only with an HTTP client.
+#[cfg(feature = "http")]
 mod http;
 mod matchers;
 
