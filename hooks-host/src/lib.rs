@@ -39,6 +39,11 @@ pub use host::{
 };
 pub use warning::Warning;
 
+/// The contract every mechanism speaks (events, payloads, outcomes, the
+/// bus), re-exported so a host needs no second dependency to emit events.
+pub use hermes_hooks_core as core;
+pub use hermes_hooks_core::{Callbacks, Event, Hooks, Outcome, ToolGate, payloads};
+
 /// A path as a person should read it: displayed, then escaped.
 pub fn show_path(path: &std::path::Path) -> String {
     hermes_hooks_core::display::escape(&path.display().to_string()).into_owned()
