@@ -6,8 +6,15 @@ mod options;
 use std::path::{Path, PathBuf};
 
 /// A temporary Hermes home.
+#[derive(Debug)]
 pub struct TempHome {
     pub dir: tempfile::TempDir,
+}
+
+impl Default for TempHome {
+    fn default() -> TempHome {
+        TempHome::new()
+    }
 }
 
 impl TempHome {
