@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 /// A temporary Hermes home.
 #[derive(Debug)]
-pub struct TempHome {
-    pub dir: tempfile::TempDir,
+pub(crate) struct TempHome {
+    pub(crate) dir: tempfile::TempDir,
 }
 
 impl Default for TempHome {
@@ -18,23 +18,23 @@ impl Default for TempHome {
 }
 
 impl TempHome {
-    pub fn new() -> TempHome {
+    pub(crate) fn new() -> TempHome {
         TempHome {
             dir: tempfile::tempdir().expect("home"),
         }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
     /// Writes config.yaml.
-    pub fn config(&self, text: &str) {
+    pub(crate) fn config(&self, text: &str) {
         std::fs::write(self.path().join("config.yaml"), text).expect("config");
     }
 
     /// An executable script `name` answering `{}`, and its path.
-    pub fn script(&self, name: &str) -> PathBuf {
+    pub(crate) fn script(&self, name: &str) -> PathBuf {
         use std::os::unix::fs::PermissionsExt;
         let path = self.path().join(name);
         std::fs::write(&path, "#!/bin/sh\ncat >/dev/null\necho '{}'\n").expect("script");
@@ -43,7 +43,7 @@ impl TempHome {
     }
 
     /// Two `pre_tool_call` shell hooks, `a.sh` and `b.sh`; their commands.
-    pub fn two_shell_hooks(&self) -> (String, String) {
+    pub(crate) fn two_shell_hooks(&self) -> (String, String) {
         let a = self.script("a.sh").display().to_string();
         let b = self.script("b.sh").display().to_string();
         self.config(&format!(
@@ -54,7 +54,7 @@ impl TempHome {
 }
 
 /// A multi-threaded runtime, as a host has.
-pub fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
