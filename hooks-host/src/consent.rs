@@ -4,7 +4,7 @@
 //! The library never reads the terminal unless the host asks: the default is
 //! [`DenyAll`] (only hooks already approved run, with a warning for the
 //! others saying how to approve them). [`AcceptAll`] approves and records
-//! every one; [`TerminalPrompt`] is the `hooks` command's behaviour
+//! every one; `TerminalPrompt` (feature `shell`) is the `hooks` command's behaviour
 //! (`--accept-hooks`, `HERMES_ACCEPT_HOOKS`, else a y/N prompt on a terminal).
 //! `hooks_auto_accept: true` in the user's own config.yaml approves under
 //! every policy, as in Hermes.

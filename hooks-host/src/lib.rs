@@ -9,7 +9,7 @@
 //!   [`ConsentPolicy`]; every mechanism loads through one shape, [`Load`].
 //! - [`home`]: which home, and its `config.yaml`.
 //! - [`consent`]: who decides hooks not in the allowlist yet.
-//! - [`otlp`] (feature `otlp`, opt-in): every hook run as an OTLP/HTTP span
+//! - `otlp` (feature `otlp`, opt-in): every hook run as an OTLP/HTTP span
 //!   when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
 //!
 //! ## Features

@@ -30,7 +30,7 @@ use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{Outbound, SpoolLeft};
 
-pub use options::{HostOptions, Mechanism};
+pub use options::{DEFAULT_FLUSH_BOUND, HostOptions, Mechanism};
 pub use report::{FlushReport, MechanismStatus, ShutdownReport};
 #[cfg(feature = "shell")]
 pub use wiring::ShellOptions;
@@ -61,6 +61,7 @@ pub struct Host {
     outbound: Option<Arc<Outbound>>,
     warnings: Vec<Warning>,
     mechanisms: Vec<MechanismStatus>,
+    flush_bound: Duration,
     /// The OTLP exporter of hook runs, when the environment asks for one.
     #[cfg(feature = "otlp")]
     otlp: Option<Arc<crate::otlp::OtlpRuns>>,
@@ -178,6 +179,7 @@ impl Host {
             outbound,
             warnings,
             mechanisms,
+            flush_bound: options.flush_bound,
             #[cfg(feature = "otlp")]
             otlp,
         })
@@ -255,6 +257,17 @@ impl Host {
             };
         }
         FlushReport::default()
+    }
+
+    /// The bound [`Host::close`] waits for ([`HostOptions::flush_bound`]).
+    pub fn flush_bound(&self) -> Duration {
+        self.flush_bound
+    }
+
+    /// [`Host::shutdown`] bounded by [`HostOptions::flush_bound`].
+    pub async fn close(self) -> ShutdownReport {
+        let bound = self.flush_bound;
+        self.shutdown(bound).await
     }
 
     /// Flushes (at most `timeout` in all), stops the streaming observer

@@ -63,7 +63,13 @@ pub struct HostOptions {
     /// Overrides the plugin callback timeout of config.yaml
     /// (`hook_callback_timeout`); `Some(None)`: unbounded.
     pub callback_timeout: Option<Option<Duration>>,
+    /// How long [`super::Host::close`] waits for queued webhook deliveries
+    /// and observer queues; default [`DEFAULT_FLUSH_BOUND`].
+    pub flush_bound: Duration,
 }
+
+/// The default [`HostOptions::flush_bound`]: five seconds, as the `hooks` command waits at exit.
+pub const DEFAULT_FLUSH_BOUND: Duration = Duration::from_secs(5);
 
 impl Default for HostOptions {
     fn default() -> HostOptions {
@@ -73,6 +79,7 @@ impl Default for HostOptions {
             consent: Arc::new(DenyAll),
             skip: Vec::new(),
             callback_timeout: None,
+            flush_bound: DEFAULT_FLUSH_BOUND,
         }
     }
 }
@@ -85,6 +92,7 @@ impl fmt::Debug for HostOptions {
             .field("consent", &self.consent)
             .field("skip", &self.skip)
             .field("callback_timeout", &self.callback_timeout)
+            .field("flush_bound", &self.flush_bound)
             .finish()
     }
 }
@@ -153,6 +161,14 @@ impl HostOptions {
     #[must_use]
     pub fn callback_timeout(mut self, timeout: Option<Duration>) -> HostOptions {
         self.callback_timeout = Some(timeout);
+        self
+    }
+
+    /// Bounds [`super::Host::close`]'s wait for webhook deliveries and
+    /// observer queues by `bound`.
+    #[must_use]
+    pub fn flush_bound(mut self, bound: Duration) -> HostOptions {
+        self.flush_bound = bound;
         self
     }
 

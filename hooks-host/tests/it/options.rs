@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use hermes_hooks::host::DEFAULT_FLUSH_BOUND;
 use hermes_hooks::{Host, HostOptions, Mechanism};
 
 use super::{TempHome, runtime};
@@ -122,4 +123,23 @@ fn load_blocking_loads_off_the_async_threads() {
         host.describe(),
         "0 plugin(s), 2 shell hook(s), 0 webhook target(s), 0 gateway hook(s)"
     );
+}
+
+#[test]
+fn close_is_bounded_by_the_flush_bound_of_the_options() {
+    let home = TempHome::new();
+    runtime().block_on(async {
+        let host = Host::load(HostOptions::new().home(home.path()))
+            .await
+            .expect("loads");
+        assert_eq!(host.flush_bound(), DEFAULT_FLUSH_BOUND);
+        let bound = Duration::from_millis(300);
+        let host = Host::load(HostOptions::new().home(home.path()).flush_bound(bound))
+            .await
+            .expect("loads");
+        assert_eq!(host.flush_bound(), bound);
+        let report = host.close().await;
+        assert_eq!(report.abandoned, 0);
+        assert!(report.observers_drained);
+    });
 }
