@@ -6,7 +6,7 @@ use std::ops::Deref;
 use std::sync::Arc;
 
 use anyhow::Result;
-use hermes_hooks_cli::{Host, HostOptions};
+use hermes_hooks::{Host, HostOptions, TerminalPrompt};
 use hermes_hooks_core::Hooks;
 use hermes_hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
 use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals};
@@ -62,7 +62,9 @@ impl Mechanisms {
     /// Registers every mechanism of `home`. `accept` is `--accept-hooks`.
     /// Must run inside a tokio runtime (webhook lanes are spawned on it).
     pub fn register(home: &Home, accept: bool) -> Mechanisms {
-        let options = HostOptions::new().accept_hooks(accept);
+        // The terminal's consent (`--accept-hooks`, `HERMES_ACCEPT_HOOKS`,
+        // else a y/N prompt on a terminal): the library itself never asks.
+        let options = HostOptions::new().consent(TerminalPrompt::from_environment(accept));
         match Host::from_home(home.0.clone(), &options) {
             Ok(host) => Mechanisms {
                 hooks: host.shared_hooks(),
@@ -81,7 +83,7 @@ impl Mechanisms {
     /// Prints the registration warnings on stderr (each once per run).
     pub fn print_warnings(&self) {
         for warning in self.host.iter().flat_map(Host::warnings) {
-            warn_once(warning);
+            warn_once(&warning.to_string());
         }
     }
 
@@ -97,7 +99,8 @@ impl Mechanisms {
         let Some(host) = &self.host else {
             return Deliveries::default();
         };
-        let (batch, pending) = host.flush_batch(SHUTDOWN_FLUSH_TIMEOUT).await;
+        let flushed = host.flush(SHUTDOWN_FLUSH_TIMEOUT).await;
+        let pending = flushed.pending;
         // The spool's background worker gets a second for what it has in
         // flight (a durable target never holds `emit` up for long); the rest
         // stays spooled for the next host or `hooks deliver`.
@@ -109,9 +112,9 @@ impl Mechanisms {
             ));
         }
         Deliveries {
-            list: batch.reports.into_iter().map(Delivery).collect(),
-            totals: batch.totals,
-            omitted: batch.omitted,
+            list: flushed.deliveries.into_iter().map(Delivery).collect(),
+            totals: flushed.totals,
+            omitted: flushed.omitted,
         }
     }
 }

@@ -7,9 +7,13 @@
 //! `Library` is leaked, so every function pointer copied out of it stays valid
 //! for the life of the process.
 
+// Without `native` only `open_library`'s refusal is reachable.
+#![cfg_attr(not(feature = "native"), allow(dead_code, unused_imports))]
+
 use std::ffi::{CStr, c_char, c_void};
 use std::path::Path;
 
+#[cfg(feature = "native")]
 use libloading::Library;
 
 use crate::abi::{
@@ -69,7 +73,23 @@ pub(crate) enum BufferProblem {
     TooLarge(usize),
 }
 
+/// Without the `native` feature no library is opened: the plugin fails to
+/// load, saying why (the caller turns it into a warning naming the plugin).
+#[cfg(not(feature = "native"))]
+pub(crate) fn open_library(library: &Path) -> Result<RawTable, LoadError> {
+    Err(LoadError::Open {
+        library: library.to_owned(),
+        message: NEEDS_NATIVE_FEATURE.to_owned(),
+    })
+}
+
+/// The load error of every native plugin in a build without the `native` feature.
+#[cfg_attr(feature = "native", allow(dead_code))]
+pub(crate) const NEEDS_NATIVE_FEATURE: &str =
+    "this build cannot load native plugins: they need the `native` feature of hermes-hooks-plugin";
+
 /// Opens `library`, checks its ABI and reads its table.
+#[cfg(feature = "native")]
 pub(crate) fn open_library(library: &Path) -> Result<RawTable, LoadError> {
     if !library.exists() {
         return Err(LoadError::NotFound {
@@ -119,6 +139,7 @@ pub(crate) fn open_library(library: &Path) -> Result<RawTable, LoadError> {
 }
 
 /// Copies the function pointer exported as `name`.
+#[cfg(feature = "native")]
 fn symbol<T: Copy>(
     opened: &'static Library,
     library: &Path,

@@ -77,6 +77,8 @@ pub mod error;
 #[allow(unsafe_code)]
 mod ffi;
 pub mod inspect;
+// Checks around opening a library: only `native` opens any.
+#[cfg_attr(not(feature = "native"), allow(dead_code))]
 mod libfile;
 mod load;
 pub mod manifest;

@@ -21,6 +21,10 @@ use crate::python::{PluginSpec, PythonHost};
 use crate::scan::{Candidate, Load, gate};
 use crate::settings::EnabledLists;
 
+/// The load error of every Python plugin in a build without the `python` feature.
+pub(crate) const NEEDS_PYTHON_FEATURE: &str =
+    "this build cannot load Python plugins: they need the `python` feature of hermes-hooks-plugin";
+
 /// Starts the worker if needed, adds entry points, orders and loads every candidate.
 pub(crate) fn load_all(
     home: &Path,
@@ -42,7 +46,12 @@ pub(crate) fn load_all(
                 .any(|info| info.key == *name || info.name == *name)
         })
         .collect();
-    let host = if options.safe_mode || (!has_python && unmatched.is_empty()) {
+    // Without the `python` feature no worker ever starts (each Python plugin
+    // then fails to load, saying why, in `load_python`).
+    let host = if !cfg!(feature = "python")
+        || options.safe_mode
+        || (!has_python && unmatched.is_empty())
+    {
         None
     } else {
         let interpreter = options
@@ -258,6 +267,9 @@ fn load_python(
     index: usize,
     discovery: &mut Discovery,
 ) -> Result<(), String> {
+    if !cfg!(feature = "python") {
+        return Err(NEEDS_PYTHON_FEATURE.to_owned());
+    }
     let Some(host) = host else {
         let why = discovery
             .interpreter

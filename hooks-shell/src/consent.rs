@@ -21,6 +21,22 @@ pub trait Prompter: Send {
     /// Shows `banner`, asks `question` and returns the answer line, or `None`
     /// on end of input or interruption (which denies).
     fn ask(&mut self, banner: &str, question: &str) -> Option<String>;
+
+    /// Asks about the unapproved pair `(event, command)` (`changed`: approved
+    /// before, but its script changed since); `banner` and `question` are
+    /// what a terminal shows. By default: [`Prompter::ask`]. A host's consent
+    /// policy overrides it to decide on the pair itself.
+    fn ask_about(
+        &mut self,
+        event: &str,
+        command: &str,
+        changed: bool,
+        banner: &str,
+        question: &str,
+    ) -> Option<String> {
+        let _ = (event, command, changed);
+        self.ask(banner, question)
+    }
 }
 
 /// Asks on the process's terminal: the banner and question on stdout, the answer from stdin.
@@ -146,7 +162,7 @@ impl Consent {
         } else {
             banner(event, command)
         };
-        let answer = prompter.ask(&shown, QUESTION);
+        let answer = prompter.ask_about(event, command, changed, &shown, QUESTION);
         let approved = answer
             .is_some_and(|answer| matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"));
         if approved {

@@ -164,3 +164,58 @@ fn license_copies_are_identical_to_the_root() {
     }
     assert!(offenders.is_empty(), "tidy:\n{}", offenders.join("\n"));
 }
+
+/// What a host with only shell hooks and its own closures must not build:
+/// an HTTP stack, TLS, the dynamic loader, the spool's SQLite, NATS.
+const SHELL_ONLY_FORBIDDEN: &[&str] = &[
+    "reqwest",
+    "hyper",
+    "hyper-util",
+    "hyper-rustls",
+    "rustls",
+    "h2",
+    "libloading",
+    "rusqlite",
+    "async-nats",
+];
+
+/// The crate names `cargo tree -e normal -p hermes-hooks <features>` lists.
+fn facade_tree(features: &[&str]) -> std::collections::BTreeSet<String> {
+    let output = std::process::Command::new(crate::release::workspace::cargo())
+        .args(["tree", "--offline", "-e", "normal", "-p", "hermes-hooks"])
+        .args(["--prefix", "none"])
+        .args(features)
+        .current_dir(project_root())
+        .output()
+        .expect("cargo tree");
+    assert!(
+        output.status.success(),
+        "cargo tree: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_shell_only_host_builds_no_http_stack_and_no_dynamic_loader() {
+    let shell_only = facade_tree(&["--no-default-features", "--features", "shell"]);
+    assert!(shell_only.contains("hermes-hooks-shell"), "{shell_only:?}");
+    let found: Vec<&&str> = SHELL_ONLY_FORBIDDEN
+        .iter()
+        .filter(|name| shell_only.contains(**name))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "tidy: hermes-hooks with only `shell` pulls {found:?} (`cargo tree -e normal -p hermes-hooks --no-default-features --features shell -i <crate>` says why)"
+    );
+    // The full host has them: the check above can see them when they come.
+    let full = facade_tree(&[]);
+    assert!(
+        full.contains("reqwest") && full.contains("libloading"),
+        "{full:?}"
+    );
+}

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hermes_hooks_cli::{Host, HostOptions};
+use hermes_hooks::{Host, HostOptions};
 use hermes_hooks_core::payloads::{
     OnSessionEnd, OnSessionStart, PostToolCall, PreLlmCall, PreToolCall,
 };
@@ -62,9 +62,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<HostOptions, Str
     Ok(options)
 }
 
-async fn run(options: HostOptions) -> Result<(), hermes_hooks_cli::HostError> {
+async fn run(options: HostOptions) -> Result<(), hermes_hooks::HostError> {
     // The one call: every mechanism of the home, registered in bus order.
-    let host = Host::load(options)?;
+    let host = Host::load(options).await?;
     for warning in host.warnings() {
         eprintln!("warning: {warning}");
     }

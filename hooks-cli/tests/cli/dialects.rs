@@ -394,7 +394,7 @@ fn a_bad_file_is_a_warning_naming_it_and_the_rest_loads() {
 
 #[test]
 fn a_host_loads_imported_hooks_for_its_project() {
-    use hermes_hooks_cli::{Host, HostOptions};
+    use hermes_hooks::{Host, HostOptions};
     use hermes_hooks_core::Event;
 
     let home = TempHome::new();
@@ -411,7 +411,7 @@ fn a_host_loads_imported_hooks_for_its_project() {
             .home(&home.hermes)
             .accept_hooks(true)
             .project(&project);
-        let host = Host::load(options).expect("loads");
+        let host = Host::load(options).await.expect("loads");
         let imported = host
             .mechanisms()
             .iter()

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hermes_hooks_cli::{Host, HostError, HostOptions};
+use hermes_hooks::{Host, HostError, HostOptions};
 use hermes_hooks_core::payloads::PreToolCall;
 use hermes_hooks_core::{Event, ToolGate};
 use serde_json::json;
@@ -27,8 +27,9 @@ fn one_call_registers_the_homes_hooks_and_the_hosts_closures() {
         "#!/bin/sh\ncat >/dev/null\necho '{\"action\": \"block\", \"message\": \"no\"}'\n",
     );
     runtime().block_on(async {
-        let host =
-            Host::load(HostOptions::new().home(&home.hermes).accept_hooks(true)).expect("loads");
+        let host = Host::load(HostOptions::new().home(&home.hermes).accept_hooks(true))
+            .await
+            .expect("loads");
         assert!(
             host.describe().contains("1 shell hook(s)"),
             "{}",
@@ -66,9 +67,13 @@ fn a_home_that_does_not_exist_loads_empty_with_a_warning() {
     let home = TempHome::new();
     let missing = home.user_home.join("nowhere");
     runtime().block_on(async {
-        let host = Host::load(HostOptions::new().home(&missing)).expect("loads");
+        let host = Host::load(HostOptions::new().home(&missing))
+            .await
+            .expect("loads");
         assert!(
-            host.warnings().iter().any(|w| w.contains("does not exist")),
+            host.warnings()
+                .iter()
+                .any(|w| w.to_string().contains("does not exist")),
             "{:?}",
             host.warnings()
         );
@@ -79,7 +84,11 @@ fn a_home_that_does_not_exist_loads_empty_with_a_warning() {
 #[test]
 fn outside_a_runtime_the_host_says_why_it_cannot_load() {
     let home = TempHome::new();
-    let error = Host::load(HostOptions::new().home(&home.hermes)).unwrap_err();
+    let error = Host::load_blocking(HostOptions::new().home(&home.hermes)).unwrap_err();
+    assert!(matches!(error, HostError::NoRuntime), "{error}");
+    // The async load, polled by an executor that is not tokio, says the same.
+    let error =
+        futures::executor::block_on(Host::load(HostOptions::new().home(&home.hermes))).unwrap_err();
     assert!(matches!(error, HostError::NoRuntime), "{error}");
 }
 
@@ -88,7 +97,9 @@ fn an_unreadable_config_is_an_error_naming_the_file() {
     let home = TempHome::new();
     home.config("hooks: [unclosed\n");
     runtime().block_on(async {
-        let error = Host::load(HostOptions::new().home(&home.hermes)).unwrap_err();
+        let error = Host::load(HostOptions::new().home(&home.hermes))
+            .await
+            .unwrap_err();
         assert!(error.to_string().contains("config.yaml"), "{error}");
     });
 }
@@ -98,16 +109,20 @@ fn warnings_are_escaped_for_display() {
     let home = TempHome::new();
     home.config("hooks:\n  \"pre_tool_cal\\e[2K\":\n    - command: /bin/true\n");
     runtime().block_on(async {
-        let host = Host::load(HostOptions::new().home(&home.hermes)).expect("loads");
+        let host = Host::load(HostOptions::new().home(&home.hermes))
+            .await
+            .expect("loads");
         assert!(
             host.warnings()
                 .iter()
-                .any(|w| w.contains("pre_tool_cal\\e[2K")),
+                .any(|w| w.to_string().contains("pre_tool_cal\\e[2K")),
             "{:?}",
             host.warnings()
         );
         assert!(
-            host.warnings().iter().all(|w| !w.contains('\u{1b}')),
+            host.warnings()
+                .iter()
+                .all(|w| !w.to_string().contains('\u{1b}')),
             "{:?}",
             host.warnings()
         );
@@ -139,7 +154,9 @@ fn the_host_drains_its_spool_in_the_background_and_shutdown_reports_what_remaine
          url: http://127.0.0.1:{dead_port}/x\n      events: [on_session_end]\n      delivery: durable\n      timeout: 1\n"
     ));
     runtime().block_on(async {
-        let host = Host::load(HostOptions::new().home(&home.hermes)).expect("loads");
+        let host = Host::load(HostOptions::new().home(&home.hermes))
+            .await
+            .expect("loads");
         let event = Event::from_json(
             hermes_hooks_core::HookEvent::OnSessionEnd,
             json!({"session_id": "s"}),

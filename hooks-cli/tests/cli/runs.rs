@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use hermes_hooks_cli::{Host, HostOptions};
+use hermes_hooks::{Host, HostOptions};
 use hermes_hooks_core::{Event, HookEvent, RunStatus, ToolGate};
 use serde_json::{Value, json};
 
@@ -49,8 +49,9 @@ fn a_host_sees_one_record_per_hook_of_every_mechanism() {
         .build()
         .expect("runtime");
     runtime.block_on(async {
-        let host =
-            Host::load(HostOptions::new().home(&home.hermes).accept_hooks(true)).expect("loads");
+        let host = Host::load(HostOptions::new().home(&home.hermes).accept_hooks(true))
+            .await
+            .expect("loads");
         let event = Event::from_json(HookEvent::PreToolCall, rm_rf());
         let report = host.hooks().emit_with_report(&event).await;
         let seen: Vec<(&str, &str, &str)> = report

@@ -2,13 +2,30 @@
 //! response body as the hook's stdout. Nothing is spawned. A status code
 //! cannot block (as in Claude Code): non-2xx, a connection failure or a
 //! timeout is a non-blocking error, unless the hook fails closed.
+//!
+//! Without the crate's `http` feature (no reqwest), such a hook is still
+//! discovered and listed, and every run of it fails like any failing hook
+//! ([`NEEDS_HTTP_FEATURE`]): a non-blocking error, or a block when it fails
+//! closed. It is never skipped silently.
 
+#[cfg(feature = "http")]
 use std::sync::OnceLock;
+#[cfg(feature = "http")]
 use std::time::Instant;
 
 use super::{Handler, ImportedHook};
-use crate::run::{OUTPUT_CAP_BYTES, RunResult};
+#[cfg(feature = "http")]
+use crate::run::OUTPUT_CAP_BYTES;
+use crate::run::RunResult;
 
+/// Whether this build can run `type: http` hooks (the `http` feature).
+pub const HTTP_HOOKS: bool = cfg!(feature = "http");
+
+/// The error of every run of a `type: http` hook in a build without the `http` feature.
+pub const NEEDS_HTTP_FEATURE: &str =
+    "this build cannot run `type: http` hooks: they need the `http` feature of hermes-hooks-shell";
+
+#[cfg(feature = "http")]
 fn client() -> &'static reqwest::Client {
     static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
     CLIENT.get_or_init(|| {
@@ -54,6 +71,7 @@ pub fn expand_header(value: &str, allowed: &[String]) -> String {
 }
 
 /// POSTs `input` to `hook`'s URL, bounded by its timeout.
+#[cfg(feature = "http")]
 pub async fn run_http(hook: &ImportedHook, input: &[u8]) -> RunResult {
     let Handler::Http {
         url,
@@ -98,6 +116,22 @@ pub async fn run_http(hook: &ImportedHook, input: &[u8]) -> RunResult {
     result
 }
 
+/// Without the `http` feature: the run fails with [`NEEDS_HTTP_FEATURE`].
+#[cfg(not(feature = "http"))]
+pub async fn run_http(hook: &ImportedHook, _input: &[u8]) -> RunResult {
+    without_client(hook)
+}
+
+/// The run of `hook` in a build that has no HTTP client: it fails (so a
+/// hook that fails closed blocks), never succeeds with nothing.
+#[cfg_attr(feature = "http", allow(dead_code))]
+fn without_client(hook: &ImportedHook) -> RunResult {
+    match hook.handler {
+        Handler::Http { .. } => failed(NEEDS_HTTP_FEATURE.to_owned()),
+        Handler::Command { .. } => failed("not an http hook".to_owned()),
+    }
+}
+
 fn failed(error: String) -> RunResult {
     RunResult {
         error: Some(error),
@@ -106,6 +140,7 @@ fn failed(error: String) -> RunResult {
 }
 
 /// The error without its URL (which may carry credentials).
+#[cfg(feature = "http")]
 fn without_url(error: &reqwest::Error) -> String {
     let mut text = String::new();
     let mut source: Option<&dyn std::error::Error> = Some(error);
@@ -118,7 +153,41 @@ fn without_url(error: &reqwest::Error) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::expand_header;
+    use super::{NEEDS_HTTP_FEATURE, expand_header, without_client};
+    use crate::dialect::discover;
+    use crate::dialect::reply::{Gate, interpret};
+    use hermes_hooks_core::Config;
+    use serde_json::json;
+
+    /// Without an HTTP client an http hook fails like any failing hook: no
+    /// decision when it fails open, a block when it fails closed.
+    #[test]
+    fn without_the_http_feature_an_http_hook_fails_and_a_fail_closed_one_blocks() {
+        let home = tempfile::tempdir().expect("home");
+        let project = tempfile::tempdir().expect("project");
+        let user = tempfile::tempdir().expect("user");
+        let settings = project.path().join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().expect("parent")).expect("mkdir");
+        let hook = |fail_closed: bool| json!({"type": "http", "url": format!("http://127.0.0.1:9/{fail_closed}"), "failClosed": fail_closed});
+        let text = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook(false), hook(true)]}]}});
+        std::fs::write(&settings, text.to_string()).expect("write");
+        let config = Config::from_value(home.path(), json!({"hooks_from": ["claude"]}));
+        let discovery = discover(&config, project.path(), Some(user.path()));
+        assert_eq!(discovery.hooks.len(), 2, "{:?}", discovery.warnings);
+        let mut gates = Vec::new();
+        for hook in &discovery.hooks {
+            let result = without_client(hook);
+            assert_eq!(result.error.as_deref(), Some(NEEDS_HTTP_FEATURE));
+            assert_eq!(result.exit_code, None, "never a success");
+            let event = hook.event().expect("PreToolUse fires");
+            gates.push(interpret(hook, event, &result).gate);
+        }
+        assert_eq!(gates[0], None, "fails open: no decision");
+        assert!(
+            matches!(&gates[1], Some(Gate::Deny(reason)) if reason.contains("failed closed") && reason.contains("`http` feature")),
+            "{gates:?}"
+        );
+    }
 
     #[test]
     fn only_allowed_variables_expand() {

@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use super::registry;
-use super::workspace::{self, MECHANISMS, Package, cargo};
+use super::workspace::{self, MECHANISMS, Package, WIRING, cargo};
 use crate::codegen;
 
 /// The license files every package carries, identical to the root's.
@@ -268,8 +268,29 @@ pub fn changelog(root: &Path, members: &[Package]) -> Vec<Problem> {
     problems
 }
 
-/// No mechanism crate depends (any kind) on another mechanism crate.
+/// No mechanism crate depends (any kind) on another mechanism crate, and no
+/// published crate but the facade and hooks-cli ([`WIRING`]) depends on one.
 pub fn mechanism_deps(members: &[Package]) -> Vec<Problem> {
+    let wiring = members
+        .iter()
+        .filter(|p| p.publish && !MECHANISMS.contains(&p.name.as_str()))
+        .filter(|p| !WIRING.contains(&p.name.as_str()))
+        .flat_map(|package| {
+            package
+                .deps
+                .iter()
+                .filter(|dep| dep.kind.is_none() && MECHANISMS.contains(&dep.name.as_str()))
+                .map(|dep| {
+                    Problem::new(
+                        &package.name,
+                        format!(
+                            "depends on the mechanism {}; only {} wire mechanisms",
+                            dep.name,
+                            WIRING.join(" and ")
+                        ),
+                    )
+                })
+        });
     members
         .iter()
         .filter(|p| MECHANISMS.contains(&p.name.as_str()))
@@ -288,6 +309,7 @@ pub fn mechanism_deps(members: &[Package]) -> Vec<Problem> {
                     )
                 })
         })
+        .chain(wiring)
         .collect()
 }
 

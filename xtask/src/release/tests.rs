@@ -133,6 +133,30 @@ fn a_mechanism_depending_on_a_sibling_fails_naming_the_crate() {
 }
 
 #[test]
+fn a_published_crate_other_than_the_facade_and_the_cli_depending_on_a_mechanism_fails() {
+    let copy = copy_of_workspace();
+    let manifest = copy.path().join("hooks-plugin/sdk/Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).expect("read");
+    let text = text.replacen(
+        "[dependencies]\n",
+        "[dependencies]\nhermes-hooks-shell.workspace = true\n",
+        1,
+    );
+    std::fs::write(&manifest, text).expect("write");
+    let problems = check::mechanism_deps(&members(copy.path()));
+    assert_eq!(
+        subjects(&problems),
+        vec!["hermes-hooks-plugin-sdk"],
+        "{problems:?}"
+    );
+    assert!(
+        problems[0]
+            .message
+            .contains("only hermes-hooks and hermes-hooks-cli")
+    );
+}
+
+#[test]
 fn bump_sets_every_version_and_requirement_and_releases_the_changelog() {
     let copy = copy_of_workspace();
     bump::run(copy.path(), "0.2.0", "2026-12-01", false).expect("bump");

@@ -15,6 +15,10 @@ pub const MECHANISMS: &[&str] = &[
     "hermes-hooks-gateway",
 ];
 
+/// The publishable crates that wire mechanisms together: the facade and the
+/// command line over it. No other published crate depends on a mechanism.
+pub const WIRING: &[&str] = &["hermes-hooks", "hermes-hooks-cli"];
+
 /// One dependency of a workspace package.
 #[derive(Debug, Clone)]
 pub struct Dep {

@@ -5,6 +5,8 @@ mod consent;
 mod discovery;
 mod fail_closed;
 mod guards;
+// POSTs to a local server: only with an HTTP client.
+#[cfg(feature = "http")]
 mod http;
 mod matchers;
 

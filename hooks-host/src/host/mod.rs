@@ -4,76 +4,40 @@
 //! flushes and stops what runs in the background.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), hermes_hooks_cli::host::HostError> {
+//! # async fn run() -> Result<(), hermes_hooks::host::HostError> {
 //! use std::time::Duration;
-//! use hermes_hooks_cli::host::{Host, HostOptions};
+//! use hermes_hooks::host::{Host, HostOptions};
 //!
-//! let host = Host::load(HostOptions::new().home("/home/me/.hermes"))?;
+//! let host = Host::load(HostOptions::new().home("/home/me/.hermes")).await?;
 //! for warning in host.warnings() {
 //!     eprintln!("warning: {warning}");
 //! }
 //! // ... host.hooks().emit(&event).await at each lifecycle point ...
 //! let report = host.shutdown(Duration::from_secs(5)).await;
-//! eprintln!("{} webhook deliveries, {} abandoned", report.deliveries.len(), report.abandoned);
-//! if let Some(spool) = report.spool {
-//!     eprintln!("{} durable deliveries left in the spool", spool.pending);
-//! }
+//! eprintln!("{} webhook deliveries abandoned", report.abandoned);
 //! # Ok(()) }
 //! ```
 
+mod options;
+mod report;
 mod wiring;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hermes_hooks_core::prompt::PromptSections;
 use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
-use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals, Outbound, ReportBatch, SpoolLeft};
+#[cfg(feature = "outbound")]
+use hermes_hooks_outbound::{Outbound, SpoolLeft};
+
+pub use options::{DEFAULT_FLUSH_BOUND, HostOptions, Mechanism};
+pub use report::{FlushReport, MechanismStatus, ShutdownReport};
+#[cfg(feature = "shell")]
+pub use wiring::ShellOptions;
+pub use wiring::{Load, Loaded, Plugins, PluginsOptions};
 
 use crate::home::Home;
-
-/// What [`Host::load`] needs to know.
-#[derive(Debug, Clone, Default)]
-#[non_exhaustive]
-pub struct HostOptions {
-    /// The Hermes home; `None`: `$HERMES_HOME`, else `~/.hermes`.
-    pub home: Option<PathBuf>,
-    /// Approve shell hooks that are not allowlisted yet (as `--accept-hooks`;
-    /// `HERMES_ACCEPT_HOOKS=1` and `hooks_auto_accept: true` also approve).
-    pub accept_hooks: bool,
-    /// The project directory of hooks imported with `hooks_from:` (Claude
-    /// Code, Codex, Cursor); `None`: the current directory.
-    pub project: Option<PathBuf>,
-}
-
-impl HostOptions {
-    /// The defaults: the home from the environment, no blanket approval.
-    pub fn new() -> HostOptions {
-        HostOptions::default()
-    }
-
-    /// Uses `home` as the Hermes home.
-    #[must_use]
-    pub fn home(mut self, home: impl Into<PathBuf>) -> HostOptions {
-        self.home = Some(home.into());
-        self
-    }
-
-    /// Approves shell hooks not allowlisted yet (and records the approval).
-    #[must_use]
-    pub fn accept_hooks(mut self, accept: bool) -> HostOptions {
-        self.accept_hooks = accept;
-        self
-    }
-
-    /// Uses `project` as the project directory of imported hooks.
-    #[must_use]
-    pub fn project(mut self, project: impl Into<PathBuf>) -> HostOptions {
-        self.project = Some(project.into());
-        self
-    }
-}
+use crate::warning::Warning;
 
 /// Why a home could not be loaded at all.
 #[derive(Debug, thiserror::Error)]
@@ -87,93 +51,110 @@ pub enum HostError {
     NoRuntime,
 }
 
-/// What one mechanism registered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MechanismStatus {
-    /// `plugins`, `shell`, `imported` (with `hooks_from:`), `outbound` or `gateway`.
-    pub mechanism: &'static str,
-    /// How many were registered (plugins, hooks, targets).
-    pub registered: usize,
-    /// How many were configured but left out (failed to load, refused consent, skipped).
-    pub failed: usize,
-    /// A short description, e.g. `2 shell hook(s)`.
-    pub summary: String,
-}
-
-/// What [`Host::shutdown`] did.
-#[derive(Debug, Clone, Default)]
-pub struct ShutdownReport {
-    /// Every webhook delivery report not taken before.
-    pub deliveries: Vec<DeliveryReport>,
-    /// Webhook deliveries still queued or in flight at the bound: abandoned.
-    pub abandoned: u64,
-    /// Every delivery report since the last take, by outcome, listed or not.
-    pub totals: DeliveryTotals,
-    /// Reports not in `deliveries` (the capped list let the oldest go).
-    pub omitted: u64,
-    /// Whether every streaming observer queue drained in time.
-    pub observers_drained: bool,
-    /// With a `delivery: durable` target: what the spool still holds after
-    /// its background worker stopped (the next host of the home, or
-    /// `hooks deliver`, sends it).
-    pub spool: Option<SpoolLeft>,
-}
-
 /// A loaded home: the bus and what runs behind it.
 pub struct Host {
     home: Home,
     hooks: Arc<Hooks>,
     callbacks: Arc<Callbacks>,
     prompt_sections: Arc<PromptSections>,
+    #[cfg(feature = "outbound")]
     outbound: Option<Arc<Outbound>>,
-    warnings: Vec<String>,
+    warnings: Vec<Warning>,
     mechanisms: Vec<MechanismStatus>,
+    flush_bound: Duration,
     /// The OTLP exporter of hook runs, when the environment asks for one.
     #[cfg(feature = "otlp")]
     otlp: Option<Arc<crate::otlp::OtlpRuns>>,
 }
 
 impl Host {
-    /// Loads the home `options` names and registers every mechanism. Must run
-    /// inside a tokio runtime. Config problems are warnings (see
+    /// Loads the home `options` names and registers every mechanism, with
+    /// the blocking part (reading files, trying plugins and gateway
+    /// handlers, starting Python workers, asking the consent policy) on
+    /// tokio's blocking pool. Config problems are warnings (see
     /// [`Host::warnings`]); only a config file that cannot be read or is not
     /// YAML is an error. A home that does not exist loads empty, with a warning.
-    pub fn load(options: HostOptions) -> Result<Host, HostError> {
+    pub async fn load(options: HostOptions) -> Result<Host, HostError> {
+        let handle = tokio::runtime::Handle::try_current().map_err(|_| HostError::NoRuntime)?;
+        let inner = handle.clone();
+        handle
+            .spawn_blocking(move || {
+                // Webhook lanes are spawned on the caller's runtime.
+                let _entered = inner.enter();
+                Host::load_blocking(options)
+            })
+            .await
+            .unwrap_or_else(|error| std::panic::resume_unwind(error.into_panic()))
+    }
+
+    /// [`Host::load`] on the calling thread: it blocks (for as long as the
+    /// home's plugins and gateway handlers take to load, and a consent policy
+    /// takes to answer). Must run inside a tokio runtime, off its async
+    /// threads (webhook lanes are spawned on it).
+    pub fn load_blocking(options: HostOptions) -> Result<Host, HostError> {
         let home = Home::load(options.home.clone())?;
         Host::from_home(home, &options)
     }
 
     /// Registers every mechanism of an already loaded `home` (`options.home`
-    /// is not read: the home is given).
+    /// is not read: the home is given). Blocks as [`Host::load_blocking`] does.
     pub fn from_home(home: Home, options: &HostOptions) -> Result<Host, HostError> {
         if tokio::runtime::Handle::try_current().is_err() {
             return Err(HostError::NoRuntime);
         }
-        let mut warnings: Vec<String> = home.warnings.clone();
+        let mut warnings: Vec<Warning> = home
+            .warnings
+            .iter()
+            .map(|text| Warning::escaped("home", text))
+            .collect();
         let mut mechanisms = Vec::with_capacity(4);
         let mut builder = Hooks::builder();
+        let config = &home.config;
 
-        let (callbacks, prompt_sections) =
-            wiring::load_plugins(&home, options).take(&mut warnings, &mut mechanisms);
-        builder = builder.with_shared(callbacks.clone());
+        let plugins = Plugins::load(
+            config,
+            PluginsOptions {
+                callback_timeout: options.callback_timeout,
+                load_plugins: options.loads(Mechanism::Plugins),
+            },
+        )
+        .take(&mut warnings, &mut mechanisms);
+        builder = builder.with_shared(plugins.callbacks.clone());
 
-        let shell = wiring::load_shell(&home, options).take(&mut warnings, &mut mechanisms);
-        builder = builder.with(shell);
-
-        // Hooks of other agents (`hooks_from:`) sit beside the shell hooks they are.
-        if home.config.get("hooks_from").is_some() {
-            let imported =
-                wiring::load_imported(&home, options).take(&mut warnings, &mut mechanisms);
-            builder = builder.with(imported);
+        #[cfg(feature = "shell")]
+        {
+            use hermes_hooks_shell::{ImportedHooks, ShellHooks};
+            let project = options.project.as_deref().unwrap_or(&home.project);
+            let shell = ShellOptions::new(options.consent.clone(), project);
+            if options.loads(Mechanism::Shell) {
+                let hooks = ShellHooks::load(config, shell.clone());
+                builder = builder.with(hooks.take(&mut warnings, &mut mechanisms));
+            }
+            // Hooks of other agents (`hooks_from:`) sit beside the shell hooks they are.
+            if options.loads(Mechanism::Imported) && config.get("hooks_from").is_some() {
+                let hooks = ImportedHooks::load(config, shell);
+                builder = builder.with(hooks.take(&mut warnings, &mut mechanisms));
+            }
         }
 
-        let outbound = wiring::load_outbound(&home, options).take(&mut warnings, &mut mechanisms);
-        if let Some(lanes) = &outbound {
-            builder = builder.with_shared(lanes.clone());
-        }
+        #[cfg(feature = "outbound")]
+        let outbound = if options.loads(Mechanism::Outbound) {
+            let lanes = Outbound::load(config, hermes_hooks_outbound::OutboundOptions::default())
+                .take(&mut warnings, &mut mechanisms);
+            if let Some(lanes) = &lanes {
+                builder = builder.with_shared(lanes.clone());
+            }
+            lanes
+        } else {
+            None
+        };
 
-        let gateway = wiring::load_gateway(&home, options).take(&mut warnings, &mut mechanisms);
-        builder = builder.with(gateway);
+        #[cfg(feature = "gateway")]
+        if options.loads(Mechanism::Gateway) {
+            let gateway = hermes_hooks_gateway::GatewayHooks::load(config, ());
+            builder = builder.with(gateway.take(&mut warnings, &mut mechanisms));
+        }
+        wiring::left_out(config, &mut warnings);
 
         #[cfg(feature = "otlp")]
         let otlp = match crate::otlp::OtlpRuns::from_env() {
@@ -183,23 +164,22 @@ impl Host {
                 Some(exporter)
             }
             Some(Err(warning)) => {
-                warnings.push(warning);
+                warnings.push(Warning::text("otlp", warning));
                 None
             }
             None => None,
         };
 
         Ok(Host {
-            home,
             hooks: Arc::new(builder.build()),
-            callbacks,
-            prompt_sections,
+            callbacks: plugins.callbacks,
+            prompt_sections: plugins.sections,
+            home,
+            #[cfg(feature = "outbound")]
             outbound,
-            warnings: warnings
-                .iter()
-                .map(|warning| hermes_hooks_core::display::escape(warning).into_owned())
-                .collect(),
+            warnings,
             mechanisms,
+            flush_bound: options.flush_bound,
             #[cfg(feature = "otlp")]
             otlp,
         })
@@ -222,6 +202,7 @@ impl Host {
     }
 
     /// The outbound webhooks, when any lane could start (their reports and stats).
+    #[cfg(feature = "outbound")]
     pub fn outbound(&self) -> Option<&Arc<Outbound>> {
         self.outbound.as_ref()
     }
@@ -237,8 +218,9 @@ impl Host {
         &self.home
     }
 
-    /// Every problem met while loading, each naming file and key, escaped for display.
-    pub fn warnings(&self) -> &[String] {
+    /// Every problem met while loading, in load order, each naming its file
+    /// and key; `Display` gives the text escaped for a terminal.
+    pub fn warnings(&self) -> &[Warning] {
         &self.warnings
     }
 
@@ -254,26 +236,38 @@ impl Host {
     }
 
     /// Waits, at most `timeout`, for background work (queued webhook
-    /// deliveries, hook-run spans for an OTLP collector) and returns the delivery reports finished since the last
-    /// call, plus how many deliveries are still pending.
-    pub async fn flush(&self, timeout: Duration) -> (Vec<DeliveryReport>, u64) {
-        let (batch, pending) = self.flush_batch(timeout).await;
-        (batch.reports, pending)
-    }
-
-    /// [`Host::flush`], with the totals of every report since the last take
-    /// (the list is capped; the totals are not) and how many it leaves out.
-    pub async fn flush_batch(&self, timeout: Duration) -> (ReportBatch, u64) {
+    /// deliveries, hook-run spans for an OTLP collector) and reports the
+    /// deliveries finished since the last call (the list is capped; the
+    /// totals are not) and how many are still pending.
+    pub async fn flush(&self, timeout: Duration) -> FlushReport {
         self.hooks.flush(timeout).await;
         #[cfg(feature = "otlp")]
         if let Some(exporter) = self.otlp.clone() {
             // Blocks until the collector answers (bounded by the export timeout).
             let _ = tokio::task::spawn_blocking(move || exporter.flush()).await;
         }
-        match &self.outbound {
-            Some(outbound) => (outbound.take_report_batch(), outbound.stats().pending),
-            None => (ReportBatch::default(), 0),
+        #[cfg(feature = "outbound")]
+        if let Some(outbound) = &self.outbound {
+            let batch = outbound.take_report_batch();
+            return FlushReport {
+                deliveries: batch.reports,
+                totals: batch.totals,
+                omitted: batch.omitted,
+                pending: outbound.stats().pending,
+            };
         }
+        FlushReport::default()
+    }
+
+    /// The bound [`Host::close`] waits for ([`HostOptions::flush_bound`]).
+    pub fn flush_bound(&self) -> Duration {
+        self.flush_bound
+    }
+
+    /// [`Host::shutdown`] bounded by [`HostOptions::flush_bound`].
+    pub async fn close(self) -> ShutdownReport {
+        let bound = self.flush_bound;
+        self.shutdown(bound).await
     }
 
     /// Flushes (at most `timeout` in all), stops the streaming observer
@@ -281,7 +275,8 @@ impl Host {
     /// what was abandoned.
     pub async fn shutdown(self, timeout: Duration) -> ShutdownReport {
         let deadline = Instant::now() + timeout;
-        let (batch, abandoned) = self.flush_batch(timeout).await;
+        let flushed = self.flush(timeout).await;
+        #[cfg(feature = "outbound")]
         let spool = self
             .stop_spool(deadline.saturating_duration_since(Instant::now()))
             .await;
@@ -294,11 +289,15 @@ impl Host {
         // Dropping the bus stops the gateway workers (with what they started).
         drop(self.hooks);
         ShutdownReport {
-            deliveries: batch.reports,
-            abandoned,
-            totals: batch.totals,
-            omitted: batch.omitted,
+            #[cfg(feature = "outbound")]
+            deliveries: flushed.deliveries,
+            abandoned: flushed.pending,
+            #[cfg(feature = "outbound")]
+            totals: flushed.totals,
+            #[cfg(feature = "outbound")]
+            omitted: flushed.omitted,
             observers_drained,
+            #[cfg(feature = "outbound")]
             spool,
         }
     }
@@ -307,6 +306,7 @@ impl Host {
     /// flight get at most `timeout`) and says what the spool still holds;
     /// `None` without a durable target. Deliveries emitted afterwards are
     /// still spooled, and sent by the next host or `hooks deliver`.
+    #[cfg(feature = "outbound")]
     pub async fn stop_spool(&self, timeout: Duration) -> Option<SpoolLeft> {
         self.outbound.as_ref()?.stop_spool(timeout).await
     }
