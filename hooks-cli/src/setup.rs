@@ -1,5 +1,5 @@
 //! The binary's side of the host library: the home named by `--home`, and
-//! every mechanism of it registered through [`hermes_hooks_cli::Host`] — the same one
+//! every mechanism of it registered through [`hermes_hooks::Host`] — the same one
 //! call an embedding host makes.
 
 use std::ops::Deref;

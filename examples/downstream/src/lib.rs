@@ -45,7 +45,7 @@ pub async fn run(
         }
         .into();
         lines.push(match host.hooks().emit(&event).await.tool_gate() {
-            ToolGate::Block { message } => format!("blocked: {message}"),
+            ToolGate::Block { message, .. } => format!("blocked: {message}"),
             ToolGate::Modify { args } => format!("ran: {}", Value::Object(args)),
             ToolGate::Approve { .. } => "blocked: needs a human".to_owned(),
             ToolGate::Proceed => format!("ran: {}", Value::Object(args)),

@@ -52,7 +52,7 @@ async fn runs_of(hooks: &ImportedHooks, payload: Value) -> (Vec<Value>, Vec<Hook
 }
 
 fn blocks_with(outcome: &Outcome, words: &[&str]) -> bool {
-    matches!(outcome, Outcome::Tool(ToolGate::Block { message })
+    matches!(outcome, Outcome::Tool(ToolGate::Block { message, .. })
         if words.iter().all(|word| message.contains(word)))
 }
 
