@@ -79,7 +79,11 @@ pub struct Event {
     inner: Arc<EventInner>,
 }
 
+// Aligned to a cache-line pair: the `Arc`'s reference counts sit alone on
+// their lines, so cloning an event for a callback worker (on the caller's
+// thread) never evicts the name and payload the worker is reading.
 #[derive(PartialEq)]
+#[repr(align(128))]
 struct EventInner {
     name: EventName,
     payload: Payload,

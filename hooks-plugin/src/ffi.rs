@@ -297,8 +297,23 @@ impl PluginEntry {
     ///
     /// Whatever the plugin allocated is given back to its `free_buffer`,
     /// whether the buffer was accepted or not.
+    #[cfg(test)]
     pub(crate) fn call(&self, event: &[u8], payload: &[u8]) -> Result<RawReply, BufferProblem> {
-        self.invoke(self.call, event, payload)
+        self.call_with(event, payload, |status, bytes| RawReply {
+            status,
+            bytes: bytes.to_vec(),
+        })
+    }
+
+    /// [`PluginEntry::call`] that hands the reply to `read` while it is still
+    /// in the plugin's buffer (no copy), before the buffer is given back.
+    pub(crate) fn call_with<R>(
+        &self,
+        event: &[u8],
+        payload: &[u8],
+        read: impl FnOnce(i32, &[u8]) -> R,
+    ) -> Result<R, BufferProblem> {
+        self.invoke(self.call, event, payload, read)
     }
 
     /// Whether the plugin can render prompt sections.
@@ -313,19 +328,23 @@ impl PluginEntry {
         session_info: &[u8],
     ) -> Result<RawReply, BufferProblem> {
         match self.render_section {
-            Some(render) => self.invoke(render, id, session_info),
+            Some(render) => self.invoke(render, id, session_info, |status, bytes| RawReply {
+                status,
+                bytes: bytes.to_vec(),
+            }),
             None => Err(BufferProblem::Malformed(
                 "the table has no render_section".to_owned(),
             )),
         }
     }
 
-    fn invoke(
+    fn invoke<R>(
         &self,
         function: CallFn,
         name: &[u8],
         json: &[u8],
-    ) -> Result<RawReply, BufferProblem> {
+        read: impl FnOnce(i32, &[u8]) -> R,
+    ) -> Result<R, BufferProblem> {
         let mut out = PluginBuffer::empty();
         // SAFETY: the pointers and lengths describe live host slices that
         // outlive the call; `out` points at a valid empty buffer; `function`
@@ -342,9 +361,9 @@ impl PluginEntry {
                 &mut out,
             )
         };
-        let copied = if out.data.is_null() {
+        let outcome = if out.data.is_null() {
             if out.len == 0 {
-                Ok(Vec::new())
+                Ok(read(status, &[]))
             } else {
                 Err(BufferProblem::Malformed(format!(
                     "null data with length {}",
@@ -352,20 +371,22 @@ impl PluginEntry {
                 )))
             }
         } else if out.len > MAX_REPLY_BYTES {
-            // Refused before copying: a runaway plugin cannot make the host allocate it.
+            // Refused unread: a runaway plugin cannot make the host copy or parse it.
             Err(BufferProblem::TooLarge(out.len))
         } else {
             // SAFETY: the ABI requires a non-null `data` to point at `len`
             // initialised bytes owned by the plugin until `free_buffer`,
-            // which runs only after this copy; `len` is at most 16 MiB.
-            Ok(unsafe { std::slice::from_raw_parts(out.data, out.len) }.to_vec())
+            // which runs only after `read` returned (the slice does not
+            // outlive this block); `len` is at most 16 MiB.
+            let bytes = unsafe { std::slice::from_raw_parts(out.data, out.len) };
+            Ok(read(status, bytes))
         };
         if !out.data.is_null() {
             // SAFETY: the buffer was filled by this plugin and is handed back
             // exactly once, unchanged, as the ABI requires.
             unsafe { (self.free_buffer)(out) };
         }
-        copied.map(|bytes| RawReply { status, bytes })
+        outcome
     }
 }
 

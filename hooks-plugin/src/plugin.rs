@@ -1,5 +1,6 @@
 //! A loaded native plugin: its identity, its hooks and prompt sections, and calls into it.
 
+use std::cell::RefCell;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,6 +19,14 @@ pub use hermes_hooks_plugin_sdk::SectionSpec as PromptSection;
 
 /// Error messages from a plugin are cut to this many bytes (at a char boundary).
 const MAX_ERROR_MESSAGE_BYTES: usize = 2000;
+
+/// A thread's payload buffer larger than this after a call is freed.
+const MAX_KEPT_PAYLOAD_BYTES: usize = 64 * 1024;
+
+thread_local! {
+    /// The buffer each thread serialises native call payloads into, reused.
+    static PAYLOAD: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
 
 /// A native plugin whose library is loaded and whose table was validated.
 ///
@@ -173,15 +182,40 @@ impl NativePlugin {
 
     /// Runs the plugin's hook for `event`: the payload is serialised to JSON
     /// once and handed over; `Ok(None)` means no reply (empty or JSON `null`).
+    ///
+    /// The JSON is written into a buffer this thread keeps for its native
+    /// calls, so a call allocates nothing for its payload.
     pub fn call(&self, event: &Event) -> Result<Option<Value>, PluginCallError> {
+        PAYLOAD.with(|buffer| match buffer.try_borrow_mut() {
+            Ok(mut buffer) => {
+                let reply = self.call_serialising(event, &mut buffer);
+                if buffer.capacity() > MAX_KEPT_PAYLOAD_BYTES {
+                    // One huge payload must not pin its memory for the thread's life.
+                    *buffer = Vec::new();
+                }
+                reply
+            }
+            // Only a plugin call nested in another on this thread gets here.
+            Err(_) => self.call_serialising(event, &mut Vec::new()),
+        })
+    }
+
+    /// Serialises the payload of `event` into `buffer` (emptied first) and calls the hook.
+    fn call_serialising(
+        &self,
+        event: &Event,
+        buffer: &mut Vec<u8>,
+    ) -> Result<Option<Value>, PluginCallError> {
         let event_name = event.name().as_str();
-        let payload =
-            serde_json::to_vec(event.payload()).map_err(|error| PluginCallError::Payload {
+        buffer.clear();
+        serde_json::to_writer(&mut *buffer, event.payload()).map_err(|error| {
+            PluginCallError::Payload {
                 plugin: self.name.clone(),
                 event: event_name.to_owned(),
                 message: error.to_string(),
-            })?;
-        self.call_json(event_name, &payload)
+            }
+        })?;
+        self.call_json(event_name, buffer)
     }
 
     /// Runs the plugin's hook for the event named `event_name` with a payload
@@ -192,8 +226,13 @@ impl NativePlugin {
         event_name: &str,
         payload_json: &[u8],
     ) -> Result<Option<Value>, PluginCallError> {
-        let raw = self.entry.call(event_name.as_bytes(), payload_json);
-        self.decode(event_name, raw)
+        // The reply is read where the plugin left it: no copy of its bytes.
+        let reply = self
+            .entry
+            .call_with(event_name.as_bytes(), payload_json, |status, bytes| {
+                self.decode_reply(event_name, status, bytes)
+            });
+        self.buffer_problem(event_name, reply)?
     }
 
     /// Turns a raw reply into the reply JSON, or an error naming the plugin and `what`.
@@ -202,7 +241,17 @@ impl NativePlugin {
         what: &str,
         raw: Result<RawReply, BufferProblem>,
     ) -> Result<Option<Value>, PluginCallError> {
-        let raw = raw.map_err(|problem| match problem {
+        let raw = self.buffer_problem(what, raw)?;
+        self.decode_reply(what, raw.status, &raw.bytes)
+    }
+
+    /// A reply buffer the host refused, as an error naming the plugin and `what`.
+    fn buffer_problem<T>(
+        &self,
+        what: &str,
+        raw: Result<T, BufferProblem>,
+    ) -> Result<T, PluginCallError> {
+        raw.map_err(|problem| match problem {
             BufferProblem::Malformed(message) => PluginCallError::BadBuffer {
                 plugin: self.name.clone(),
                 event: what.to_owned(),
@@ -214,19 +263,29 @@ impl NativePlugin {
                 len,
                 limit: MAX_REPLY_BYTES,
             },
-        })?;
-        if raw.status != 0 {
+        })
+    }
+
+    /// The reply JSON of a call that ended with `status` and `bytes`, or an
+    /// error naming the plugin and `what`.
+    fn decode_reply(
+        &self,
+        what: &str,
+        status: i32,
+        bytes: &[u8],
+    ) -> Result<Option<Value>, PluginCallError> {
+        if status != 0 {
             return Err(PluginCallError::Failed {
                 plugin: self.name.clone(),
                 event: what.to_owned(),
-                status: raw.status,
-                message: truncated_message(&raw.bytes),
+                status,
+                message: truncated_message(bytes),
             });
         }
-        if raw.bytes.iter().all(u8::is_ascii_whitespace) {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
-        match serde_json::from_slice::<Value>(&raw.bytes) {
+        match serde_json::from_slice::<Value>(bytes) {
             Ok(Value::Null) => Ok(None),
             Ok(reply) => Ok(Some(reply)),
             Err(error) => Err(PluginCallError::InvalidReply {

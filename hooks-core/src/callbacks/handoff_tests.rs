@@ -107,3 +107,116 @@ fn a_result_nobody_read_still_frees_the_gate_and_the_worker() {
     assert_eq!(seen[0], seen[1]);
     assert_eq!(callbacks.abandoned_workers(), 0);
 }
+
+/// Callbacks with one `pre_tool_call` guard that waits `work(id)` and then
+/// blocks with a message naming the call it saw, so every caller can check
+/// that the reply it got is its own.
+fn echo_guard(
+    timeout: Duration,
+    work: impl Fn(&str) -> Duration + Send + Sync + 'static,
+) -> Arc<Callbacks> {
+    let callbacks = Callbacks::builder(PluginSettings {
+        callback_timeout: Some(timeout),
+        stream_reasoning_deltas: false,
+    })
+    .suppression_window(Duration::ZERO)
+    .build();
+    callbacks.register("pre_tool_call", "echo", move |event: &Event| {
+        let id = event.call_identity().unwrap_or("").to_owned();
+        let pause = work(&id);
+        if !pause.is_zero() {
+            std::thread::sleep(pause);
+        }
+        Ok(Some(
+            json!({"action": "block", "message": format!("echo:{id}")}),
+        ))
+    });
+    callbacks
+}
+
+fn message(callbacks: &Callbacks, event: &Event) -> Vec<String> {
+    block_on(callbacks.dispatch(event))
+        .iter()
+        .map(|reply| reply.value["message"].as_str().unwrap_or("").to_owned())
+        .collect()
+}
+
+#[test]
+fn concurrent_callers_each_get_their_own_result() {
+    let callbacks = echo_guard(Duration::from_secs(30), |_| Duration::ZERO);
+    let threads: Vec<_> = (0..6)
+        .map(|thread| {
+            let callbacks = Arc::clone(&callbacks);
+            std::thread::spawn(move || {
+                for round in 0..300 {
+                    let id = format!("t{thread}-r{round}");
+                    assert_eq!(message(&callbacks, &call(&id)), [format!("echo:{id}")]);
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        assert!(thread.join().is_ok(), "a caller saw another call's result");
+    }
+    assert_eq!(callbacks.abandoned_workers(), 0);
+}
+
+#[test]
+fn a_caller_that_waits_is_woken_by_the_result_every_time() {
+    // Past the caller's spin: it registers its waker and sleeps, so a lost
+    // wake-up would show as a timeout (a fail-closed block of another text).
+    let callbacks = echo_guard(Duration::from_secs(10), |_| Duration::from_millis(2));
+    for round in 0..40 {
+        let id = format!("slow-{round}");
+        assert_eq!(message(&callbacks, &call(&id)), [format!("echo:{id}")]);
+    }
+}
+
+#[test]
+fn results_racing_the_deadline_are_either_taken_or_cleaned_up() {
+    // Each callback takes about as long as the timeout, so results land just
+    // before, at and after the deadline, on several callers at once.
+    let timeout = Duration::from_micros(800);
+    let callbacks = echo_guard(timeout, |id| {
+        let spread = id.bytes().map(u64::from).sum::<u64>() % 9;
+        Duration::from_micros(500 + spread * 75)
+    });
+    let threads: Vec<_> = (0..4)
+        .map(|thread| {
+            let callbacks = Arc::clone(&callbacks);
+            std::thread::spawn(move || {
+                for round in 0..60 {
+                    let id = format!("race-{thread}-{round}");
+                    let got = message(&callbacks, &call(&id));
+                    // Its own result, or a fail-closed block (timed out, or
+                    // skipped while hung workers are capped): never another's.
+                    assert_eq!(got.len(), 1, "{got:?}");
+                    assert!(
+                        got[0] == format!("echo:{id}") || got[0].contains("timed out"),
+                        "{id}: {got:?}"
+                    );
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        assert!(thread.join().is_ok());
+    }
+    // Every given-up call is cleaned up by its worker: no hung worker stays
+    // counted, and no call identity stays gated.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while callbacks.abandoned_workers() > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(callbacks.abandoned_workers(), 0);
+    callbacks.set_settings(PluginSettings {
+        callback_timeout: Some(Duration::from_secs(30)),
+        stream_reasoning_deltas: false,
+    });
+    for thread in 0..4 {
+        for round in 0..60 {
+            let id = format!("race-{thread}-{round}");
+            assert_eq!(message(&callbacks, &call(&id)), [format!("echo:{id}")]);
+        }
+    }
+}

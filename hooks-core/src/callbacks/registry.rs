@@ -29,6 +29,11 @@ pub(crate) enum CallbackFn {
 }
 
 /// One registered callback with its run-time state.
+///
+/// Aligned to a cache-line pair (as `CachePadded` is): a bounded call clones
+/// the entry's `Arc` on the caller's thread, and the alignment keeps those
+/// reference counts off the line the worker reads the callback from.
+#[repr(align(128))]
 pub(crate) struct Entry {
     pub(crate) id: CallbackId,
     pub(crate) owner: Arc<str>,

@@ -121,7 +121,6 @@ impl WorkerPool {
             worker.dismiss();
             return;
         }
-        worker.make_idle();
         state.idle.push(worker);
     }
 
@@ -131,7 +130,6 @@ impl WorkerPool {
         let mut state = self.lock();
         let stays = !state.closed && state.idle.len() < MAX_IDLE_WORKERS;
         if stays {
-            worker.make_idle();
             state.idle.push(Arc::clone(worker));
         }
         stays
@@ -160,7 +158,7 @@ pub(crate) struct Limits {
 
 /// Runs `entry` on `event` on a worker of `workers`, waiting at most `limits.timeout`.
 pub(crate) async fn run_bounded(
-    entry: &Entry,
+    entry: &Arc<Entry>,
     event: &Event,
     workers: &Arc<WorkerPool>,
     limits: &Limits,
@@ -203,9 +201,8 @@ pub(crate) async fn run_bounded(
         CallbackFn::Sync(_) => None,
     };
     let job = Job {
-        callback: entry.callback.clone(),
-        event: event.clone(),
-        gates: Arc::clone(gates),
+        entry,
+        event,
         seq,
         runtime,
     };
@@ -241,8 +238,7 @@ async fn wait(call: &mut Call<'_>, gates: &CallGates, limits: &Limits) -> Option
     let alarm = RetireOnDrop(timer::arm(started + limits.timeout));
     let alarm = &alarm.0;
     futures::future::poll_fn(|cx| {
-        call.register(cx.waker());
-        if call.is_done() {
+        if call.wait_with(cx.waker()) {
             return Poll::Ready(Some(call.finish()));
         }
         alarm.register(cx);

@@ -1,31 +1,44 @@
 //! Persistent worker threads (shared by all callbacks of one `Callbacks`) and
-//! the mailbox through which a caller hands one a job and gets the result.
+//! the two slots through which a caller hands one a job and gets the result.
 //!
 //! The hand-off is built to move as few cache lines between threads as
-//! possible: the caller writes the job into the worker's mailbox and flips
-//! its state; the worker runs the callback, leaves the result *and the job*
-//! in the mailbox and flips the state back. The caller then drops the job's
-//! references, releases the call gate and returns the worker to the pool
-//! itself, so in the common case only the mailbox crosses threads. Only a
-//! call the caller gave up on (timeout, or its future dropped) is cleaned up
-//! by the worker.
+//! possible, and to take no lock: each worker has one cache-padded slot per
+//! direction, made of lock-free atomics only.
+//!
+//! - The *request* slot (caller → worker) holds the signal (`JOB`, `EXIT`),
+//!   the call's entry, event, gate sequence number and runtime, the `parked`
+//!   flag and the worker's thread. The worker takes entry and event out, runs
+//!   the callback and puts them back, so the caller (not the worker) drops the
+//!   references and their counts never leave the caller's cache.
+//! - The *response* slot (worker → caller) holds the call's state (`RUNNING`,
+//!   `WAITING`, `DONE`, or given up), the result (boxed only when there is
+//!   one: a callback with nothing to say allocates nothing) and the waiting
+//!   caller's waker. The worker marks the call done with one `swap` and wakes
+//!   the caller only when it said it is waiting.
+//!
+//! The caller then releases the call gate and returns the worker to the pool
+//! itself. Only a call the caller gave up on (timeout, or its future dropped)
+//! is cleaned up by the worker.
 //!
 //! After a job a worker spins briefly (so a host firing events back to back
 //! hands over the next job without a futex wake) and parks. After
 //! [`IDLE_RETIRE`] without work, or when its pool closes, it exits.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::task::Waker;
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
+use crossbeam_utils::CachePadded;
+use crossbeam_utils::atomic::AtomicCell;
 use futures::FutureExt;
 use futures::task::AtomicWaker;
+use serde_json::Value;
 
-use super::registry::CallbackFn;
-use super::runner::{CallGates, WorkerPool};
+use super::registry::{CallbackFn, Entry};
+use super::runner::WorkerPool;
 use super::spin::spin_until;
 use super::{CallbackError, CallbackResult};
 use crate::event::Event;
@@ -36,74 +49,119 @@ const WORKER_SPIN: Duration = Duration::from_micros(50);
 /// How long an idle worker waits for work before its thread exits.
 pub(crate) const IDLE_RETIRE: Duration = Duration::from_secs(30);
 
-/// Mailbox states. A worker in the pool is `IDLE`; a caller that took it
-/// stores `JOB`; the worker answers `DONE`, unless the caller first moved the
-/// state to `ABANDONED` (timed out) or `CANCELLED` (its future was dropped).
-/// `EXIT` tells a worker its pool has no room for it.
+/// Request signals: a worker in the pool (or running) is `IDLE`; a caller
+/// that took it stores `JOB`; `EXIT` tells it its pool has no room for it.
 const IDLE: u8 = 0;
 const JOB: u8 = 1;
+const EXIT: u8 = 2;
+
+/// Call states in the response slot. A job starts `RUNNING`; a caller that
+/// registered its waker moves it to `WAITING`; the worker's `swap` to `DONE`
+/// decides the race against a caller that gave up (`ABANDONED` on timeout,
+/// `CANCELLED` when its future was dropped): whoever swaps second sees the
+/// other's value.
+const RUNNING: u8 = 0;
+const WAITING: u8 = 1;
 const DONE: u8 = 2;
 const ABANDONED: u8 = 3;
 const CANCELLED: u8 = 4;
-const EXIT: u8 = 5;
 
-/// One call handed to a worker.
-pub(crate) struct Job {
-    pub(crate) callback: CallbackFn,
-    pub(crate) event: Event,
-    /// The gates of the callback, and the entry this call holds there.
-    pub(crate) gates: Arc<CallGates>,
-    pub(crate) seq: u64,
-    /// The caller's tokio runtime, entered while an async callback runs.
-    pub(crate) runtime: Option<tokio::runtime::Handle>,
-}
+// The slots take no lock: every cell must be one machine word.
+const _: () = assert!(AtomicCell::<Option<Arc<Entry>>>::is_lock_free());
+const _: () = assert!(AtomicCell::<Option<Event>>::is_lock_free());
+const _: () = assert!(AtomicCell::<Option<Box<CallbackResult>>>::is_lock_free());
+const _: () = assert!(AtomicCell::<Option<Box<tokio::runtime::Handle>>>::is_lock_free());
 
-#[derive(Default)]
-struct Mailbox {
-    job: Option<Job>,
-    result: Option<CallbackResult>,
-}
-
-/// One worker thread as callers see it.
-pub(crate) struct WorkerHandle {
-    state: AtomicU8,
+/// What a caller hands a worker; written by the caller, read by the worker.
+struct Request {
+    signal: AtomicU8,
     /// The worker is (about to be) parked: whoever stores `JOB` or `EXIT` must unpark it.
     parked: AtomicBool,
-    mailbox: Mutex<Mailbox>,
-    /// The waiting caller's task, woken on `DONE`.
-    waker: AtomicWaker,
+    seq: AtomicU64,
+    entry: AtomicCell<Option<Arc<Entry>>>,
+    event: AtomicCell<Option<Event>>,
+    /// The caller's tokio runtime, entered while an async callback runs.
+    runtime: AtomicCell<Option<Box<tokio::runtime::Handle>>>,
     /// Set by the spawning caller right after the thread starts.
     thread: OnceLock<Thread>,
 }
 
+/// What a worker hands back; written by the worker, read by the caller.
+struct Response {
+    state: AtomicU8,
+    /// The result, when it is not "no reply" (`Ok(None)` travels as `None`).
+    result: AtomicCell<Option<Box<CallbackResult>>>,
+    /// The waiting caller's task, woken on `DONE` when the state was `WAITING`.
+    waker: AtomicWaker,
+}
+
+/// One worker thread as callers see it.
+pub(crate) struct WorkerHandle {
+    request: CachePadded<Request>,
+    response: CachePadded<Response>,
+}
+
+/// One call as the caller describes it.
+pub(crate) struct Job<'a> {
+    pub(crate) entry: &'a Arc<Entry>,
+    pub(crate) event: &'a Event,
+    /// The call's entry in the callback's gates.
+    pub(crate) seq: u64,
+    pub(crate) runtime: Option<tokio::runtime::Handle>,
+}
+
 impl WorkerHandle {
-    fn new(state: u8, job: Option<Job>) -> Self {
+    fn new() -> Self {
         WorkerHandle {
-            state: AtomicU8::new(state),
-            parked: AtomicBool::new(false),
-            mailbox: Mutex::new(Mailbox { job, result: None }),
-            waker: AtomicWaker::new(),
-            thread: OnceLock::new(),
+            request: CachePadded::new(Request {
+                signal: AtomicU8::new(IDLE),
+                parked: AtomicBool::new(false),
+                seq: AtomicU64::new(0),
+                entry: AtomicCell::new(None),
+                event: AtomicCell::new(None),
+                runtime: AtomicCell::new(None),
+                thread: OnceLock::new(),
+            }),
+            response: CachePadded::new(Response {
+                state: AtomicU8::new(RUNNING),
+                result: AtomicCell::new(None),
+                waker: AtomicWaker::new(),
+            }),
         }
     }
 
-    fn mailbox(&self) -> MutexGuard<'_, Mailbox> {
-        self.mailbox.lock().unwrap_or_else(|e| e.into_inner())
+    /// Writes `job` into the request slot (the signal is left to the caller).
+    fn load(&self, job: Job<'_>) {
+        let request = &self.request;
+        request.seq.store(job.seq, Ordering::Relaxed);
+        request.entry.store(Some(Arc::clone(job.entry)));
+        request.event.store(Some(job.event.clone()));
+        if let Some(runtime) = job.runtime {
+            request.runtime.store(Some(Box::new(runtime)));
+        }
     }
 
-    /// Moves the worker to `state` (`JOB` or `EXIT`), waking it if it parked.
-    fn signal(&self, state: u8) {
-        // SeqCst pairs with the worker's `parked` store and state re-check:
-        // either it sees the new state or we see it parked.
-        self.state.store(state, Ordering::SeqCst);
-        if self.parked.load(Ordering::SeqCst) {
+    /// Takes the references of the last job back out of the request slot.
+    fn unload(&self) -> Option<Arc<Entry>> {
+        let request = &self.request;
+        drop(request.event.take());
+        drop(request.runtime.take());
+        request.entry.take()
+    }
+
+    /// Moves the worker to `signal` (`JOB` or `EXIT`), waking it if it parked.
+    fn signal(&self, signal: u8) {
+        // SeqCst pairs with the worker's `parked` store and signal re-check:
+        // either it sees the new signal or we see it parked.
+        self.request.signal.store(signal, Ordering::SeqCst);
+        if self.request.parked.load(Ordering::SeqCst) {
             self.nudge();
         }
     }
 
     /// Wakes the worker (so an idle one notices its pool closed).
     pub(crate) fn nudge(&self) {
-        if let Some(thread) = self.thread.get() {
+        if let Some(thread) = self.request.thread.get() {
             thread.unpark();
         }
     }
@@ -111,11 +169,6 @@ impl WorkerHandle {
     /// Lets a worker the pool has no room for exit.
     pub(crate) fn dismiss(&self) {
         self.signal(EXIT);
-    }
-
-    /// Marks a worker the pool took back as idle.
-    pub(crate) fn make_idle(&self) {
-        self.state.store(IDLE, Ordering::Release);
     }
 }
 
@@ -128,10 +181,10 @@ pub(crate) struct Call<'a> {
 
 impl<'a> Call<'a> {
     /// Hands `job` to an idle worker of `pool`, or to a new one.
-    pub(crate) fn start(pool: &'a Arc<WorkerPool>, job: Job) -> std::io::Result<Self> {
+    pub(crate) fn start(pool: &'a Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Self> {
         let worker = match pool.take_idle() {
             Some(worker) => {
-                worker.mailbox().job = Some(job);
+                worker.load(job);
                 worker.signal(JOB);
                 worker
             }
@@ -148,13 +201,26 @@ impl<'a> Call<'a> {
     pub(crate) fn is_done(&self) -> bool {
         self.worker
             .as_ref()
-            .is_some_and(|worker| worker.state.load(Ordering::Acquire) == DONE)
+            .is_some_and(|worker| worker.response.state.load(Ordering::Acquire) == DONE)
     }
 
-    /// Registers the task to wake when the result arrives.
-    pub(crate) fn register(&self, waker: &Waker) {
-        if let Some(worker) = &self.worker {
-            worker.waker.register(waker);
+    /// Registers the task to wake when the result arrives; true when it
+    /// already has (then no wake comes: take it with [`Call::finish`]).
+    pub(crate) fn wait_with(&self, waker: &Waker) -> bool {
+        let Some(worker) = &self.worker else {
+            return true;
+        };
+        worker.response.waker.register(waker);
+        // After the waker is in place: a worker that swaps `DONE` in after
+        // this sees `WAITING` and wakes it.
+        match worker.response.state.compare_exchange(
+            RUNNING,
+            WAITING,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => false,
+            Err(state) => state == DONE,
         }
     }
 
@@ -164,15 +230,15 @@ impl<'a> Call<'a> {
         let Some(worker) = self.worker.take() else {
             return Ok(None);
         };
-        let (job, result) = {
-            let mut mailbox = worker.mailbox();
-            (mailbox.job.take(), mailbox.result.take())
-        };
-        if let Some(job) = job {
-            job.gates.release(job.seq);
+        let result = worker.response.result.take();
+        // The worker is ours until put back: the next job starts `RUNNING`.
+        worker.response.state.store(RUNNING, Ordering::Relaxed);
+        let seq = worker.request.seq.load(Ordering::Relaxed);
+        if let Some(entry) = worker.unload() {
+            entry.gates.release(seq);
         }
         self.pool.put_back(worker);
-        result.unwrap_or(Ok(None))
+        result.map_or(Ok(None), |result| *result)
     }
 
     /// Gives up on the result; false when the worker delivered it first (then
@@ -185,15 +251,12 @@ impl<'a> Call<'a> {
         let Some(worker) = &self.worker else {
             return false;
         };
-        let given_up = worker
-            .state
-            .compare_exchange(JOB, state, Ordering::AcqRel, Ordering::Acquire)
-            .is_ok();
-        if given_up {
-            // The worker owns the job now and cleans up when it finishes.
-            self.worker = None;
+        if worker.response.state.swap(state, Ordering::AcqRel) == DONE {
+            return false;
         }
-        given_up
+        // The worker owns the job now and cleans up when it finishes.
+        self.worker = None;
+        true
     }
 }
 
@@ -227,27 +290,45 @@ pub(crate) fn execute(
 }
 
 /// Starts a worker thread whose first job is `job`.
-fn spawn(pool: &Arc<WorkerPool>, job: Job) -> std::io::Result<Arc<WorkerHandle>> {
-    let worker = Arc::new(WorkerHandle::new(JOB, Some(job)));
+fn spawn(pool: &Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Arc<WorkerHandle>> {
+    let worker = Arc::new(WorkerHandle::new());
+    worker.load(job);
+    worker.request.signal.store(JOB, Ordering::Relaxed);
     let (me, pool) = (Arc::clone(&worker), Arc::clone(pool));
-    let thread = std::thread::Builder::new()
+    let spawned = std::thread::Builder::new()
         .name("hook-worker".into())
-        .spawn(move || worker_main(&pool, &me))?;
+        .spawn(move || worker_main(&pool, &me));
+    let thread = match spawned {
+        Ok(thread) => thread,
+        Err(error) => {
+            // The job never ran: its references go back to the caller's side.
+            drop(worker.unload());
+            return Err(error);
+        }
+    };
     // Nobody can see the worker parked before this: it is ours until put back.
-    let _ = worker.thread.set(thread.thread().clone());
+    let _ = worker.request.thread.set(thread.thread().clone());
     Ok(worker)
 }
 
 fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
-    loop {
-        let job = me.mailbox().job.take();
-        if let Some(job) = job {
-            let result = execute(&job.callback, &job.event, job.runtime.as_ref());
-            if !deliver(pool, me, job, result) {
-                return;
-            }
-        }
-        if !wait_for_job(pool, me) {
+    while wait_for_job(pool, me) {
+        let request = &me.request;
+        request.signal.store(IDLE, Ordering::Relaxed);
+        let entry = request.entry.take();
+        let event = request.event.take();
+        let runtime = request.runtime.take();
+        let result = match (&entry, &event) {
+            (Some(entry), Some(event)) => execute(&entry.callback, event, runtime.as_deref()),
+            // Unreachable by construction (a caller loads both before `JOB`);
+            // a call that lost its job must still answer.
+            _ => Err(CallbackError::msg("worker received no job")),
+        };
+        // Back where the caller takes them: their counts stay in its cache.
+        request.entry.store(entry);
+        request.event.store(event);
+        request.runtime.store(runtime);
+        if !deliver(pool, me, result) {
             return;
         }
     }
@@ -255,42 +336,45 @@ fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
 
 /// Leaves `result` for the caller, or cleans up after a caller that gave up.
 /// False when the worker should exit.
-fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, job: Job, result: CallbackResult) -> bool {
-    let mut mailbox = me.mailbox();
-    mailbox.job = Some(job);
-    mailbox.result = Some(result);
-    let given_up = me
-        .state
-        .compare_exchange(JOB, DONE, Ordering::AcqRel, Ordering::Acquire)
-        .err();
-    let Some(state) = given_up else {
-        drop(mailbox);
-        me.waker.wake();
-        return true;
+fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, result: CallbackResult) -> bool {
+    let response = &me.response;
+    let boxed = match result {
+        Ok(None | Some(Value::Null)) => None,
+        other => Some(Box::new(other)),
     };
-    let job = mailbox.job.take();
-    mailbox.result = None;
-    drop(mailbox);
-    if let Some(job) = job {
-        job.gates.release_given_up(job.seq, state == ABANDONED);
+    response.result.store(boxed);
+    let given_up = match response.state.swap(DONE, Ordering::AcqRel) {
+        RUNNING => return true,
+        WAITING => {
+            response.waker.wake();
+            return true;
+        }
+        given_up => given_up,
+    };
+    drop(response.result.take());
+    let seq = me.request.seq.load(Ordering::Relaxed);
+    if let Some(entry) = me.unload() {
+        entry.gates.release_given_up(seq, given_up == ABANDONED);
     }
+    response.state.store(RUNNING, Ordering::Relaxed);
     pool.rejoin(me)
 }
 
 /// Waits until the worker has a job (true) or should exit (false).
 fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>) -> bool {
-    let decided = || matches!(me.state.load(Ordering::Acquire), JOB | EXIT);
+    let request = &me.request;
+    let decided = || matches!(request.signal.load(Ordering::Acquire), JOB | EXIT);
     if spin_until(WORKER_SPIN, decided) {
-        return me.state.load(Ordering::Acquire) == JOB;
+        return request.signal.load(Ordering::Acquire) == JOB;
     }
     let mut idle_since = Instant::now();
     loop {
-        me.parked.store(true, Ordering::SeqCst);
-        if !decided_seq_cst(me) {
+        request.parked.store(true, Ordering::SeqCst);
+        if !matches!(request.signal.load(Ordering::SeqCst), JOB | EXIT) {
             std::thread::park_timeout(IDLE_RETIRE);
         }
-        me.parked.store(false, Ordering::Relaxed);
-        match me.state.load(Ordering::Acquire) {
+        request.parked.store(false, Ordering::Relaxed);
+        match request.signal.load(Ordering::Acquire) {
             JOB => return true,
             EXIT => return false,
             _ => {}
@@ -303,10 +387,6 @@ fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>) -> bool {
             Leave::Left => return false,
         }
     }
-}
-
-fn decided_seq_cst(me: &WorkerHandle) -> bool {
-    matches!(me.state.load(Ordering::SeqCst), JOB | EXIT)
 }
 
 /// What an idle worker should do after waking without a job.

@@ -1,0 +1,174 @@
+//! The floor under a bounded callback: what a hand-off to another thread and
+//! back costs on this machine with nothing else in the way, next to the real
+//! hand-off (`Callbacks::dispatch` of one `pre_tool_call` guard, no bus).
+//!
+//! - `guard/inline`: the guard closure called directly (the work itself).
+//! - `floor/padded-slot-round-trip`: one cache-padded atomic per direction,
+//!   both threads spinning hot: the caller stores a sequence number, the
+//!   worker runs the guard on the shared event and stores it back.
+//! - `floor/futex-wake-round-trip`: the same with a parked worker (std's
+//!   futex park/unpark), 1 ms after the previous call so it really sleeps:
+//!   the floor of the parked-worker path.
+//! - `callbacks/...`: `Callbacks::dispatch` with a 30 s timeout, warm (back
+//!   to back) and cold (1 ms pause, the worker has parked).
+//!
+//! Run: `cargo bench -p hermes-hooks-core --bench handoff -- --warm-up-time 1 --measurement-time 3`
+
+// `criterion_group!` generates an undocumented public function.
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use crossbeam_utils::CachePadded;
+use hermes_hooks_core::callbacks::{CallbackResult, Callbacks};
+use hermes_hooks_core::config::PluginSettings;
+use hermes_hooks_core::{Dispatcher, Event, HookEvent};
+use serde_json::{Value, json};
+
+/// The pause before each cold call: well past the workers' 50 µs spin.
+const COLD_PAUSE: Duration = Duration::from_millis(1);
+
+/// Tells the floor's worker thread to exit.
+const STOP: u64 = u64::MAX;
+
+/// The guard of the dispatch bench: blocks only `rm`.
+fn guard(event: &Event) -> CallbackResult {
+    Ok((event.tool_name() == Some("rm")).then(|| json!({"action": "block", "message": "no rm"})))
+}
+
+fn tool_call() -> Event {
+    Event::from_json(
+        HookEvent::PreToolCall,
+        json!({
+            "tool_name": "terminal",
+            "args": {"command": "ls -la"},
+            "task_id": "task-1",
+            "session_id": "sess-1",
+            "tool_call_id": "call-1",
+            "turn_id": "turn-1",
+            "api_request_id": "req-1",
+            "middleware_trace": Value::Array(Vec::new()),
+        }),
+    )
+}
+
+/// One padded slot per direction between the bench thread and a worker.
+#[derive(Default)]
+struct Slots {
+    request: CachePadded<AtomicU64>,
+    response: CachePadded<AtomicU64>,
+}
+
+/// Starts the floor's worker: it waits for each new request (spinning hot,
+/// or parked when `park`), runs the guard and answers with the same number.
+fn floor_worker(slots: &Arc<Slots>, event: &Event, park: bool) -> std::thread::JoinHandle<()> {
+    let (slots, event) = (Arc::clone(slots), event.clone());
+    std::thread::spawn(move || {
+        let mut last = 0;
+        loop {
+            let request = loop {
+                let request = slots.request.load(Ordering::Acquire);
+                if request != last {
+                    break request;
+                }
+                if park {
+                    std::thread::park();
+                } else {
+                    std::hint::spin_loop();
+                }
+            };
+            if request == STOP {
+                return;
+            }
+            black_box(guard(black_box(&event)).ok());
+            slots.response.store(request, Ordering::Release);
+            last = request;
+        }
+    })
+}
+
+/// One round trip: hand `n` over and spin until it comes back.
+fn round_trip(slots: &Slots, worker: &std::thread::Thread, n: u64, park: bool) {
+    slots.request.store(n, Ordering::Release);
+    if park {
+        worker.unpark();
+    }
+    while slots.response.load(Ordering::Acquire) != n {
+        std::hint::spin_loop();
+    }
+}
+
+fn floor(c: &mut Criterion) {
+    let event = tool_call();
+    let mut group = c.benchmark_group("handoff");
+    group.bench_function("guard/inline", |b| {
+        b.iter(|| black_box(guard(black_box(&event)).ok()))
+    });
+    for park in [false, true] {
+        let slots = Arc::new(Slots::default());
+        let worker = floor_worker(&slots, &event, park);
+        let thread = worker.thread().clone();
+        let mut n = 0;
+        if park {
+            group.bench_function("floor/futex-wake-round-trip", |b| {
+                b.iter_custom(|iterations| {
+                    let mut total = Duration::ZERO;
+                    for _ in 0..iterations {
+                        std::thread::sleep(COLD_PAUSE);
+                        n += 1;
+                        let started = Instant::now();
+                        round_trip(&slots, &thread, n, true);
+                        total += started.elapsed();
+                    }
+                    total
+                })
+            });
+        } else {
+            group.bench_function("floor/padded-slot-round-trip", |b| {
+                b.iter(|| {
+                    n += 1;
+                    round_trip(&slots, &thread, n, false);
+                })
+            });
+        }
+        slots.request.store(STOP, Ordering::Release);
+        thread.unpark();
+        let _ = worker.join();
+    }
+    group.finish();
+}
+
+fn callbacks(c: &mut Criterion) {
+    let event = tool_call();
+    let callbacks = Callbacks::new(PluginSettings {
+        callback_timeout: Some(Duration::from_secs(30)),
+        stream_reasoning_deltas: false,
+    });
+    callbacks.register("pre_tool_call", "guard", guard);
+    let mut group = c.benchmark_group("handoff");
+    group.bench_function("callbacks/timeout-30s/warm", |b| {
+        b.iter(|| futures::executor::block_on(callbacks.dispatch(black_box(&event))))
+    });
+    group.bench_function("callbacks/timeout-30s/cold", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                std::thread::sleep(COLD_PAUSE);
+                let started = Instant::now();
+                black_box(futures::executor::block_on(
+                    callbacks.dispatch(black_box(&event)),
+                ));
+                total += started.elapsed();
+            }
+            total
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, floor, callbacks);
+criterion_main!(benches);
