@@ -22,6 +22,7 @@ pub enum ToolMatcher {
 
 /// The outcome of building a matcher: the matcher and a warning for an invalid pattern.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct BuiltMatcher {
     /// The matcher.
     pub matcher: ToolMatcher,

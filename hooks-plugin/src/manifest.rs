@@ -198,11 +198,7 @@ impl FieldReader<'_> {
 
 /// A warning about `key` in the manifest `file`.
 pub(crate) fn warning(file: &Path, key: impl Into<String>, message: String) -> ConfigWarning {
-    ConfigWarning {
-        file: file.to_owned(),
-        key: key.into(),
-        message,
-    }
+    ConfigWarning::new(file.to_owned(), key.into(), message)
 }
 
 #[cfg(test)]

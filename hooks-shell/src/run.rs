@@ -173,11 +173,7 @@ pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult
     let started = Instant::now();
     let mut command = Command::new(&argv[0]);
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
-    let limits = RunLimits {
-        timeout: spec.timeout,
-        output_cap: OUTPUT_CAP_BYTES,
-        pipe_grace: PIPE_GRACE,
-    };
+    let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     match hermes_hooks_core::process::run(command, &input, &limits).await {
         Ok(output) => {
             let mut result = from_output(output);

@@ -52,11 +52,11 @@ pub fn order_warnings(
         let file = row
             .and_then(|row| manifest_file(&row.dir))
             .unwrap_or_else(|| PathBuf::from(hermes_hooks_plugin::PLUGINS_DIR));
-        warnings.push(ConfigWarning {
+        warnings.push(ConfigWarning::new(
             file,
-            key: "requires_plugins".to_owned(),
-            message: problem.message,
-        });
+            "requires_plugins",
+            problem.message,
+        ));
     }
 }
 

@@ -39,11 +39,7 @@
 //!
 //! let mut command = tokio::process::Command::new("sh");
 //! command.args(["-c", "cat; echo done >&2"]);
-//! let limits = RunLimits {
-//!     timeout: Duration::from_secs(10),
-//!     output_cap: 1024,
-//!     pipe_grace: Duration::from_millis(250),
-//! };
+//! let limits = RunLimits::new(Duration::from_secs(10), 1024, Duration::from_millis(250));
 //! let output = run(command, b"hello", &limits).await.unwrap();
 //! assert_eq!(output.exit_code, Some(0));
 //! assert_eq!(output.stdout, b"hello");

@@ -32,10 +32,10 @@ pub fn python_available() -> bool {
 
 pub(crate) fn options() -> DiscoverOptions {
     DiscoverOptions {
-        python: Some(PythonInterpreter {
-            program: PathBuf::from("python3"),
-            source: InterpreterSource::Default,
-        }),
+        python: Some(PythonInterpreter::new(
+            PathBuf::from("python3"),
+            InterpreterSource::Default,
+        )),
         ..DiscoverOptions::default()
     }
 }
@@ -52,10 +52,8 @@ pub(crate) fn register(
     options: DiscoverOptions,
     timeout: Option<f64>,
 ) -> Loaded {
-    let settings = PluginSettings {
-        callback_timeout: timeout.map(Duration::from_secs_f64),
-        ..PluginSettings::default()
-    };
+    let settings =
+        PluginSettings::default().with_callback_timeout(timeout.map(Duration::from_secs_f64));
     let callbacks = Callbacks::new(settings);
     let sections = PromptSections::new();
     let registration = register_plugins_with(
@@ -344,10 +342,7 @@ def register(ctx):
         "{:?}",
         bad.status
     );
-    let info = SessionInfo {
-        profile_name: "coder".into(),
-        ..SessionInfo::default()
-    };
+    let info = SessionInfo::default().with_profile_name("coder");
     let text = loaded
         .sections
         .render(&info)
@@ -373,10 +368,7 @@ fn python_with_path(home: &Home, site: &Path) -> PythonInterpreter {
     )
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    PythonInterpreter {
-        program: wrapper,
-        source: InterpreterSource::Environment,
-    }
+    PythonInterpreter::new(wrapper, InterpreterSource::Environment)
 }
 
 #[test]

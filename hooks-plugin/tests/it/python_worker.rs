@@ -184,10 +184,10 @@ fn stray_and_stale_lines_are_never_answers() {
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     let options = DiscoverOptions {
-        python: Some(PythonInterpreter {
-            program: wrapper,
-            source: InterpreterSource::Environment,
-        }),
+        python: Some(PythonInterpreter::new(
+            wrapper,
+            InterpreterSource::Environment,
+        )),
         ..DiscoverOptions::default()
     };
     let loaded = register(&home, "plugins: {enabled: [p]}", options, Some(30.0));
