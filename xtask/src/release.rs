@@ -7,8 +7,11 @@ pub mod check;
 pub mod dist;
 pub mod msrv;
 pub mod registry;
+pub mod semver;
 pub mod workspace;
 
+#[cfg(test)]
+mod semver_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

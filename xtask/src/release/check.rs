@@ -8,8 +8,8 @@ use std::process::Command;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
-use super::registry;
 use super::workspace::{self, MECHANISMS, Package, cargo};
+use super::{registry, semver};
 use crate::codegen;
 
 /// The license files every package carries, identical to the root's.
@@ -56,7 +56,9 @@ pub fn run(root: &Path) -> Result<()> {
     let registry_url =
         std::env::var(registry::REGISTRY_ENV).unwrap_or_else(|_| registry::DEFAULT_REGISTRY.into());
     let owners = registry::our_owners(&metadata);
-    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 10] = [
+    let semver_tool =
+        std::env::var(semver::TOOL_ENV).unwrap_or_else(|_| semver::DEFAULT_TOOL.into());
+    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 11] = [
         ("repository and homepage are real URLs", &|| {
             registry::placeholder_urls(&members)
         }),
@@ -88,6 +90,16 @@ pub fn run(root: &Path) -> Result<()> {
         ("every publishable crate packages offline", &|| {
             package(root, &members)
         }),
+        (
+            "the public API is semver-compatible with the last release",
+            &|| match semver::check(root, &members, &registry_url, &semver_tool) {
+                Ok(problems) => problems,
+                Err(why) => {
+                    eprintln!("  the registry is not reachable ({why}); semver NOT checked");
+                    Vec::new()
+                }
+            },
+        ),
     ];
     let mut failed = 0;
     for (name, step) in steps {
