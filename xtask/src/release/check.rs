@@ -86,7 +86,9 @@ pub fn run(root: &Path) -> Result<()> {
         ("rust-version covers the lockfile", &|| {
             rust_versions(&metadata)
         }),
-        ("rustdoc is clean", &|| rustdoc(root)),
+        ("rustdoc is clean (default and all features)", &|| {
+            rustdoc(root, &members)
+        }),
         ("every publishable crate packages offline", &|| {
             package(root, &members)
         }),
@@ -308,15 +310,32 @@ pub fn rust_versions(metadata: &Value) -> Vec<Problem> {
     super::msrv::check(metadata)
 }
 
-/// `cargo doc --workspace --no-deps` with warnings denied; the crate is the subject.
-pub fn rustdoc(root: &Path) -> Vec<Problem> {
+/// `cargo doc --workspace --no-deps` with warnings denied, then the publishable
+/// crates again with `--all-features` (docs.rs builds the default features; a
+/// reader of a feature's items needs them clean too); the crate is the subject.
+pub fn rustdoc(root: &Path, members: &[Package]) -> Vec<Problem> {
     let output = Command::new(cargo())
         .args(["doc", "--workspace", "--no-deps", "--offline"])
         .arg("--manifest-path")
         .arg(root.join("Cargo.toml"))
         .env("RUSTDOCFLAGS", "-D warnings")
         .output();
-    failures("rustdoc", output, "could not document `")
+    let mut problems = failures("rustdoc", output, "could not document `");
+    let mut all_features = Command::new(cargo());
+    all_features
+        .args(["doc", "--no-deps", "--offline", "--all-features"])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .env("RUSTDOCFLAGS", "-D warnings");
+    for package in members.iter().filter(|p| p.publish) {
+        all_features.args(["-p", &package.name]);
+    }
+    problems.extend(failures(
+        "rustdoc --all-features",
+        all_features.output(),
+        "could not document `",
+    ));
+    problems
 }
 
 /// `cargo package` of every publishable crate, offline, in dependency order (the
