@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use super::workspace::{self, MECHANISMS, Package, cargo};
-use super::{registry, semver};
+use super::{features, registry, semver};
 use crate::codegen;
 
 /// The license files every package carries, identical to the root's.
@@ -58,7 +58,7 @@ pub fn run(root: &Path) -> Result<()> {
     let owners = registry::our_owners(&metadata);
     let semver_tool =
         std::env::var(semver::TOOL_ENV).unwrap_or_else(|_| semver::DEFAULT_TOOL.into());
-    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 11] = [
+    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 12] = [
         ("repository and homepage are real URLs", &|| {
             registry::placeholder_urls(&members)
         }),
@@ -83,6 +83,7 @@ pub fn run(root: &Path) -> Result<()> {
         ("no mechanism depends on a sibling", &|| {
             mechanism_deps(&members)
         }),
+        ("no accidental features", &|| features::implicit(&metadata)),
         ("rust-version covers the lockfile", &|| {
             rust_versions(&metadata)
         }),

@@ -1,6 +1,6 @@
-//! release-check's semver step against a fake registry answer and stand-ins
-//! for `cargo-semver-checks`: not published, published without the tool, a
-//! compatible and a breaking comparison.
+//! release-check's API checks: the semver step against a fake registry answer
+//! and stand-ins for `cargo-semver-checks` (not published, published without
+//! the tool, a compatible and a breaking comparison), and accidental features.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -136,4 +136,50 @@ fn the_tool_runs_against_the_baseline_and_a_breaking_change_fails_naming_the_cra
         problems[0].message.contains("struct_missing"),
         "{problems:?}"
     );
+}
+
+/// An optional dependency no feature names with `dep:` is an implicit feature
+/// (a problem naming crate and dependency); one spelled out in `[features]`,
+/// or turned on with `dep:`, is not.
+#[test]
+fn an_implicit_feature_of_an_optional_dependency_fails_naming_crate_and_dependency() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let manifest = |name: &str, features: &str| {
+        let path = dir.path().join(format!("{name}.toml"));
+        std::fs::write(&path, format!("[package]\nname = \"{name}\"\n\n[features]\n{features}\n[dependencies]\ntokio = \"1\"\n"))
+            .expect("write manifest");
+        path.to_string_lossy().into_owned()
+    };
+    let package =
+        |name: &str, publish: serde_json::Value, features: serde_json::Value, written: &str| {
+            serde_json::json!({
+                "id": name, "name": name, "publish": publish,
+                "manifest_path": manifest(name, written),
+                "dependencies": [
+                    {"name": "tokio", "rename": null, "optional": true},
+                    {"name": "serde", "rename": null, "optional": false}
+                ],
+                "features": features,
+            })
+        };
+    let metadata = serde_json::json!({
+        "workspace_members": ["accidental", "on-purpose", "dep-syntax", "private"],
+        "packages": [
+            package("accidental", serde_json::Value::Null, serde_json::json!({"tokio": ["dep:tokio"]}), ""),
+            package("on-purpose", serde_json::Value::Null, serde_json::json!({"tokio": ["dep:tokio"]}), "tokio = [\"dep:tokio\"]\n"),
+            package("dep-syntax", serde_json::Value::Null, serde_json::json!({"rt": ["dep:tokio"]}), "rt = [\"dep:tokio\"]\n"),
+            package("private", serde_json::json!([]), serde_json::json!({"tokio": ["dep:tokio"]}), ""),
+        ],
+    });
+    let problems = super::features::implicit(&metadata);
+    assert_eq!(subjects(&problems), vec!["accidental"], "{problems:?}");
+    assert!(problems[0].message.contains("`tokio`"), "{problems:?}");
+
+    // hooks-core's optional dependencies are all behind named features.
+    let real = workspace::metadata(&project_root(), true).expect("cargo metadata");
+    let core: Vec<_> = super::features::implicit(&real)
+        .into_iter()
+        .filter(|p| p.subject == "hermes-hooks-core")
+        .collect();
+    assert!(core.is_empty(), "{core:?}");
 }
