@@ -14,6 +14,7 @@ pub const MANIFEST_FILES: [&str; 2] = ["plugin.yaml", "plugin.yml"];
 
 /// A parsed `plugin.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Manifest {
     /// The manifest file.
     pub file: PathBuf,

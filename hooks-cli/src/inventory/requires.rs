@@ -37,11 +37,7 @@ pub fn order_warnings(
 ) {
     let entries: Vec<OrderEntry> = pending
         .iter()
-        .map(|&i| OrderEntry {
-            key: rows[i].key.clone(),
-            name: rows[i].name.clone(),
-            requires: requires[i].clone(),
-        })
+        .map(|&i| OrderEntry::new(&rows[i].key, &rows[i].name, requires[i].clone()))
         .collect();
     let (_, problems) = load_order(&entries);
     for problem in problems {

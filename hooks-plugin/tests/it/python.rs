@@ -31,13 +31,10 @@ pub fn python_available() -> bool {
 }
 
 pub(crate) fn options() -> DiscoverOptions {
-    DiscoverOptions {
-        python: Some(PythonInterpreter::new(
-            PathBuf::from("python3"),
-            InterpreterSource::Default,
-        )),
-        ..DiscoverOptions::default()
-    }
+    DiscoverOptions::default().with_python(PythonInterpreter::new(
+        PathBuf::from("python3"),
+        InterpreterSource::Default,
+    ))
 }
 
 pub(crate) struct Loaded {
@@ -402,11 +399,9 @@ fn project_and_pip_installed_plugins_are_found() {
         GUARD.replace("blocked: rm", "project blocked: rm"),
     )
     .unwrap();
-    let options = DiscoverOptions {
-        project_dir: Some(project),
-        python: Some(python_with_path(&home, &site)),
-        ..DiscoverOptions::default()
-    };
+    let options = DiscoverOptions::default()
+        .with_project_dir(project)
+        .with_python(python_with_path(&home, &site));
     let loaded = register(
         &home,
         "plugins: {enabled: [ep-guard, proj]}",
