@@ -192,11 +192,7 @@ pub(crate) enum Bounded {
 /// The run gets its own thread and runtime, so callers may be on any thread,
 /// inside an executor or not, and inspect several libraries at once.
 pub(crate) fn run_bounded(command: Command, timeout: Duration) -> Result<Finished, Bounded> {
-    let limits = RunLimits {
-        timeout,
-        output_cap: MAX_OUTPUT_BYTES,
-        pipe_grace: PIPE_GRACE,
-    };
+    let limits = RunLimits::new(timeout, MAX_OUTPUT_BYTES, PIPE_GRACE);
     let outcome = std::thread::scope(|scope| {
         scope
             .spawn(move || -> std::io::Result<RunOutput> {

@@ -19,10 +19,9 @@ use serde_json::{Value, json};
 const COLD_PAUSE: Duration = Duration::from_millis(1);
 
 fn settings(timeout: Option<Duration>) -> PluginSettings {
-    PluginSettings {
-        callback_timeout: timeout,
-        stream_reasoning_deltas: false,
-    }
+    PluginSettings::default()
+        .with_callback_timeout(timeout)
+        .with_stream_reasoning_deltas(false)
 }
 
 /// A bus whose plugins have `count` observers of `event` (returning nothing).

@@ -12,10 +12,7 @@ use hermes_hooks_core::{Event, HookEvent};
 use serde_json::{Value, json};
 
 fn context() -> WireContext {
-    WireContext {
-        cwd: "/home/user/project".into(),
-        profile: "default".into(),
-    }
+    WireContext::new("/home/user/project", "default")
 }
 
 /// Payloads of increasing size: a small session event, a ~1 KB tool call, a ~16 KB one.

@@ -58,6 +58,7 @@ pub enum ConfigError {
 
 /// A problem with one config entry: it was skipped or defaulted, the rest works.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ConfigWarning {
     /// The file the entry is in.
     pub file: PathBuf,
@@ -65,6 +66,21 @@ pub struct ConfigWarning {
     pub key: String,
     /// What is wrong and what was done about it.
     pub message: String,
+}
+
+impl ConfigWarning {
+    /// A warning about the entry at `key` (dotted) in `file`.
+    pub fn new(
+        file: impl Into<PathBuf>,
+        key: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ConfigWarning {
+            file: file.into(),
+            key: key.into(),
+            message: message.into(),
+        }
+    }
 }
 
 impl fmt::Display for ConfigWarning {
@@ -376,6 +392,7 @@ pub fn read_capped(path: &Path) -> std::io::Result<String> {
 
 /// Settings of in-process callbacks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PluginSettings {
     /// The limit of bounded callbacks; `None` when `hook_callback_timeout: 0` disables it.
     pub callback_timeout: Option<Duration>,
@@ -389,6 +406,22 @@ impl Default for PluginSettings {
             callback_timeout: Some(Duration::from_secs_f64(DEFAULT_CALLBACK_TIMEOUT_SECS)),
             stream_reasoning_deltas: false,
         }
+    }
+}
+
+impl PluginSettings {
+    /// Sets the limit of bounded callbacks (`None`: unbounded).
+    #[must_use]
+    pub fn with_callback_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.callback_timeout = timeout;
+        self
+    }
+
+    /// Sets whether reasoning deltas reach `on_stream_delta` callbacks.
+    #[must_use]
+    pub fn with_stream_reasoning_deltas(mut self, on: bool) -> Self {
+        self.stream_reasoning_deltas = on;
+        self
     }
 }
 

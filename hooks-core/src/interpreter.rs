@@ -22,11 +22,22 @@ pub const DEFAULT_PYTHON: &str = "python3";
 
 /// The Python interpreter to run, and why that one.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PythonInterpreter {
     /// The program: a path, or a name looked up on `PATH`.
     pub program: PathBuf,
     /// Where the choice came from.
     pub source: InterpreterSource,
+}
+
+impl PythonInterpreter {
+    /// An interpreter: the program to run and where the choice came from.
+    pub fn new(program: impl Into<PathBuf>, source: InterpreterSource) -> Self {
+        PythonInterpreter {
+            program: program.into(),
+            source,
+        }
+    }
 }
 
 /// Where [`PythonInterpreter::program`] came from.

@@ -10,18 +10,34 @@ pub enum ToolMatcher {
     /// No matcher: every call, with or without a tool name.
     Any,
     /// A valid pattern, compiled as `^(?:pattern)$`.
-    Regex {
-        /// The pattern as configured (trimmed).
-        pattern: String,
-        /// The anchored regex.
-        regex: Regex,
-    },
+    Pattern(ToolPattern),
     /// An invalid pattern, compared by string equality.
     Literal(String),
 }
 
+/// A valid tool-name pattern, compiled anchored (`^(?:pattern)$`). The regex
+/// engine stays private: the pattern's text and a full match are the API.
+#[derive(Debug, Clone)]
+pub struct ToolPattern {
+    pattern: String,
+    regex: Regex,
+}
+
+impl ToolPattern {
+    /// The pattern as configured (trimmed), without the anchors.
+    pub fn as_str(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether the whole of `name` matches the pattern.
+    pub fn is_match(&self, name: &str) -> bool {
+        self.regex.is_match(name)
+    }
+}
+
 /// The outcome of building a matcher: the matcher and a warning for an invalid pattern.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct BuiltMatcher {
     /// The matcher.
     pub matcher: ToolMatcher,
@@ -41,10 +57,10 @@ impl ToolMatcher {
         };
         match Regex::new(&format!("^(?:{pattern})$")) {
             Ok(regex) => BuiltMatcher {
-                matcher: ToolMatcher::Regex {
+                matcher: ToolMatcher::Pattern(ToolPattern {
                     pattern: pattern.to_owned(),
                     regex,
-                },
+                }),
                 warning: None,
             },
             Err(error) => BuiltMatcher {
@@ -61,7 +77,8 @@ impl ToolMatcher {
     pub fn pattern(&self) -> Option<&str> {
         match self {
             ToolMatcher::Any => None,
-            ToolMatcher::Regex { pattern, .. } | ToolMatcher::Literal(pattern) => Some(pattern),
+            ToolMatcher::Pattern(pattern) => Some(pattern.as_str()),
+            ToolMatcher::Literal(pattern) => Some(pattern),
         }
     }
 
@@ -70,7 +87,7 @@ impl ToolMatcher {
         match (self, tool_name) {
             (ToolMatcher::Any, _) => true,
             (_, None) => false,
-            (ToolMatcher::Regex { regex, .. }, Some(name)) => regex.is_match(name),
+            (ToolMatcher::Pattern(pattern), Some(name)) => pattern.is_match(name),
             (ToolMatcher::Literal(literal), Some(name)) => literal == name,
         }
     }
@@ -103,6 +120,16 @@ mod tests {
         assert!(m.matches(Some("file")));
         assert!(!m.matches(Some("terminal_extra")));
         assert!(!m.matches(None));
+    }
+
+    #[test]
+    fn a_valid_pattern_is_ours_with_its_text_and_a_full_match() {
+        let ToolMatcher::Pattern(pattern) = matcher(" read_.* ") else {
+            panic!("a valid pattern compiles");
+        };
+        assert_eq!(pattern.as_str(), "read_.*");
+        assert!(pattern.is_match("read_file"));
+        assert!(!pattern.is_match("x_read_file"));
     }
 
     #[test]

@@ -65,6 +65,7 @@ pub fn reply_schema(rule: MergeRule) -> &'static Value {
 
 /// One field of a reply that does not fit its schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FieldProblem {
     /// Where: the key path (`args`, `extra.tool_call_id`), or `(reply)` for the whole reply.
     pub field: String,

@@ -22,6 +22,7 @@ mod tests;
 
 /// Where the hook process runs: the host's working directory and profile name.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct WireContext {
     /// The host process's working directory (`""` when it cannot be read).
     pub cwd: String,
@@ -30,6 +31,14 @@ pub struct WireContext {
 }
 
 impl WireContext {
+    /// A context of this working directory and profile name.
+    pub fn new(cwd: impl Into<String>, profile: impl Into<String>) -> Self {
+        WireContext {
+            cwd: cwd.into(),
+            profile: profile.into(),
+        }
+    }
+
     /// The current process's working directory and the `default` profile.
     pub fn current() -> Self {
         WireContext {

@@ -41,6 +41,7 @@ pub const MAX_DEPTH: usize = 200;
 /// A YAML document that could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
+#[non_exhaustive]
 pub struct YamlError {
     /// What is wrong, with line and column when known.
     pub message: String,
@@ -80,6 +81,7 @@ pub fn parse(text: &str) -> Result<Value, YamlError> {
 
 /// A parsed document and what was left out of it.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Document {
     /// The value, as [`parse`] returns it.
     pub value: Value,

@@ -112,3 +112,43 @@ fn gateway_events_have_context_keys_and_wildcard_lookup() {
     assert_eq!(command.merge, MergeRule::CommandDecision);
     assert!(catalog::gateway_event("agent").is_none());
 }
+
+/// The payload structs are `#[non_exhaustive]` (the upstream catalog adds
+/// fields), so outside hooks-core they are built with `default()` and the
+/// `with_*` setters: plain, optional (key left out), nullable and `any` fields.
+#[test]
+fn payloads_are_built_with_setters_outside_hooks_core() {
+    use hermes_hooks_core::Event;
+    use hermes_hooks_core::payloads::{HookPayload, PostToolCall, TransformTerminalOutput};
+    use serde_json::json;
+
+    let mut args = serde_json::Map::new();
+    args.insert("command".into(), "ls".into());
+    let event: Event = PostToolCall::default()
+        .with_tool_name("terminal")
+        .with_args(args)
+        .with_duration_ms(12)
+        .with_error_type("Timeout")
+        .with_middleware_trace(vec![json!("guard")])
+        .into();
+    assert_eq!(event.get("tool_name"), Some(&json!("terminal")));
+    assert_eq!(event.get("args"), Some(&json!({"command": "ls"})));
+    assert_eq!(event.get("duration_ms"), Some(&json!(12)));
+    assert_eq!(event.get("error_type"), Some(&json!("Timeout")));
+    // A nullable field left unset is an explicit null.
+    assert_eq!(event.get("error_message"), Some(&json!(null)));
+    let back = PostToolCall::from_event(&event).expect("decodes");
+    assert_eq!(back.error_type.as_deref(), Some("Timeout"));
+    assert_eq!(back.middleware_trace, vec![json!("guard")]);
+
+    let unset: Event = TransformTerminalOutput::default().with_command("ls").into();
+    assert_eq!(
+        unset.get("tool_call_id"),
+        None,
+        "an optional key is left out"
+    );
+    let set: Event = TransformTerminalOutput::default()
+        .with_tool_call_id("call-1")
+        .into();
+    assert_eq!(set.get("tool_call_id"), Some(&json!("call-1")));
+}

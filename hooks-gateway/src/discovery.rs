@@ -59,6 +59,7 @@ impl fmt::Display for HandlerKind {
 
 /// One usable gateway hook, as found on disk.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GatewayHookInfo {
     /// The hook's name (`name:` in HOOK.yaml, else the folder name).
     pub name: String,
@@ -119,6 +120,7 @@ impl GatewayHookInfo {
 
 /// A problem found during discovery, naming the file and, when it applies, the field.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GatewayWarning {
     /// The folder or file the problem is in.
     pub path: PathBuf,
@@ -164,6 +166,7 @@ impl fmt::Display for GatewayWarning {
 
 /// What discovery found under one Hermes home.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Discovery {
     /// The Hermes home that was scanned.
     pub home: PathBuf,

@@ -49,11 +49,7 @@ impl ExecutableHook {
     ) -> Result<Value, HandlerError> {
         let mut command = Command::new(&self.handler);
         command.env("HERMES_HOME", &self.home);
-        let limits = RunLimits {
-            timeout,
-            output_cap: MAX_OUTPUT_BYTES,
-            pipe_grace: PIPE_GRACE,
-        };
+        let limits = RunLimits::new(timeout, MAX_OUTPUT_BYTES, PIPE_GRACE);
         let output =
             run(command, request, &limits)
                 .await

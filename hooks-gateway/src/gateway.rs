@@ -37,6 +37,7 @@ struct RegisteredHook {
 
 /// Per-hook counters, for hosts and `hooks emit`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LaneStats {
     /// The hook's name.
     pub hook: String,

@@ -27,6 +27,7 @@ const MAX_QUEUE_SIZE: u64 = 100_000;
 
 /// Settings for running gateway hooks.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GatewayOptions {
     /// The Python interpreter; `None` follows the rule of
     /// [`PythonInterpreter::resolve`] (`$HERMES_HOOKS_PYTHON`, the `hermes`
@@ -140,6 +141,7 @@ impl GatewayOptions {
 
 /// The interpreter that runs `handler.py` hooks, and why that one (for `list` and `doctor`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GatewayPython {
     /// The program: a path, or a name looked up on `PATH`.
     pub program: PathBuf,

@@ -94,11 +94,7 @@ async fn trial_import(
         .arg(hook.handler_path())
         .arg(&hook.name)
         .env("HERMES_HOME", home);
-    let limits = RunLimits {
-        timeout,
-        output_cap: MAX_TRIAL_OUTPUT,
-        pipe_grace: Duration::from_millis(100),
-    };
+    let limits = RunLimits::new(timeout, MAX_TRIAL_OUTPUT, Duration::from_millis(100));
     let output = match run(command, b"", &limits).await {
         Ok(output) => output,
         Err(error) => {

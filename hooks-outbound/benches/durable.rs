@@ -41,10 +41,7 @@ fn options(spool: Option<PathBuf>) -> OutboundOptions {
     OutboundOptions {
         queue_capacity: 4096,
         safe_mode: false,
-        context: WireContext {
-            cwd: "/home/user/project".into(),
-            profile: "default".into(),
-        },
+        context: WireContext::new("/home/user/project", "default"),
         spool_path: spool,
         ..OutboundOptions::default()
     }

@@ -42,10 +42,7 @@ fn event() -> Event {
 }
 
 fn context() -> WireContext {
-    WireContext {
-        cwd: "/home/user/project".into(),
-        profile: "default".into(),
-    }
+    WireContext::new("/home/user/project", "default")
 }
 
 fn options(queue_capacity: usize) -> OutboundOptions {

@@ -92,10 +92,9 @@ fn bench_calls(c: &mut Criterion) {
 }
 
 fn settings(timeout: Option<Duration>) -> PluginSettings {
-    PluginSettings {
-        callback_timeout: timeout,
-        stream_reasoning_deltas: false,
-    }
+    PluginSettings::default()
+        .with_callback_timeout(timeout)
+        .with_stream_reasoning_deltas(false)
 }
 
 /// A bus whose only callback is the native guard, registered as hooks-cli does.

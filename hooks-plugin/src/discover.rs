@@ -32,6 +32,7 @@ pub const PROJECT_PLUGINS_ENV: &str = "HERMES_ENABLE_PROJECT_PLUGINS";
 
 /// Switches of one discovery run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DiscoverOptions {
     /// Load no plugin (plugins are still listed, with [`PluginStatus::SafeMode`]).
     pub safe_mode: bool,
@@ -56,10 +57,32 @@ impl DiscoverOptions {
             python: None,
         }
     }
+
+    /// Sets whether no plugin is loaded (safe mode).
+    #[must_use]
+    pub fn with_safe_mode(mut self, on: bool) -> Self {
+        self.safe_mode = on;
+        self
+    }
+
+    /// Sets the project plugins folder to scan too.
+    #[must_use]
+    pub fn with_project_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.project_dir = Some(dir.into());
+        self
+    }
+
+    /// Sets the interpreter for Python plugins.
+    #[must_use]
+    pub fn with_python(mut self, python: PythonInterpreter) -> Self {
+        self.python = Some(python);
+        self
+    }
 }
 
 /// The result of discovery.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct Discovery {
     /// The loaded native plugins, in load order.
     pub plugins: Vec<Arc<NativePlugin>>,
@@ -86,6 +109,7 @@ impl Discovery {
 
 /// A Python plugin registered in its home's worker.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct PythonPlugin {
     /// What the worker imported.
     pub spec: PluginSpec,
@@ -140,6 +164,7 @@ impl PluginSource {
 
 /// One plugin found and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PluginInfo {
     /// The plugin key: the folder name (`category/name` for a nested folder),
     /// or the entry point's name.
@@ -168,6 +193,35 @@ pub struct PluginInfo {
     pub hooks: Vec<String>,
     /// The system-prompt section ids it registered, when loaded.
     pub sections: Vec<String>,
+}
+
+impl PluginInfo {
+    /// A plugin found under `key` (also its name until a manifest says
+    /// otherwise), not enabled, not required, with nothing registered.
+    pub fn new(
+        key: impl Into<String>,
+        kind: PluginKind,
+        source: PluginSource,
+        dir: impl Into<PathBuf>,
+        status: PluginStatus,
+    ) -> Self {
+        let key = key.into();
+        PluginInfo {
+            name: key.clone(),
+            key,
+            kind,
+            source,
+            dir: dir.into(),
+            description: String::new(),
+            version: String::new(),
+            library: None,
+            enabled: false,
+            required: false,
+            status,
+            hooks: Vec::new(),
+            sections: Vec::new(),
+        }
+    }
 }
 
 /// What discovery did with a plugin.

@@ -24,6 +24,7 @@ their own process under a timeout that kills them.";
 
 /// A native plugin library as it describes itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct NativePluginInfo {
     /// The library file that was inspected.
     pub library: PathBuf,

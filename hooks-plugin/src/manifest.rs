@@ -14,6 +14,7 @@ pub const MANIFEST_FILES: [&str; 2] = ["plugin.yaml", "plugin.yml"];
 
 /// A parsed `plugin.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Manifest {
     /// The manifest file.
     pub file: PathBuf,
@@ -198,11 +199,7 @@ impl FieldReader<'_> {
 
 /// A warning about `key` in the manifest `file`.
 pub(crate) fn warning(file: &Path, key: impl Into<String>, message: String) -> ConfigWarning {
-    ConfigWarning {
-        file: file.to_owned(),
-        key: key.into(),
-        message,
-    }
+    ConfigWarning::new(file.to_owned(), key.into(), message)
 }
 
 #[cfg(test)]

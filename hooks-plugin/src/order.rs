@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// One plugin to order: its key, its manifest name and what it requires.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OrderEntry {
     /// The plugin key (folder name, `category/name` for nested folders).
     pub key: String,
@@ -20,8 +21,20 @@ pub struct OrderEntry {
     pub requires: Vec<String>,
 }
 
+impl OrderEntry {
+    /// A plugin to order: its key, manifest name and `requires_plugins`.
+    pub fn new(key: impl Into<String>, name: impl Into<String>, requires: Vec<String>) -> Self {
+        OrderEntry {
+            key: key.into(),
+            name: name.into(),
+            requires,
+        }
+    }
+}
+
 /// A problem met while ordering: a missing or self dependency, or a cycle.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OrderWarning {
     /// The plugin whose `requires_plugins` is at fault; `None` for a cycle.
     pub key: Option<String>,

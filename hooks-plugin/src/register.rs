@@ -26,6 +26,7 @@ use crate::settings::EnabledLists;
 
 /// What [`register_plugins`] did: every plugin's status, the interpreter and the warnings.
 #[derive(Debug, Default)]
+#[non_exhaustive]
 pub struct PluginRegistration {
     /// Every plugin found, in discovery order, with its status, hooks and sections.
     pub plugins: Vec<PluginInfo>,

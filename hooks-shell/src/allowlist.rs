@@ -67,6 +67,7 @@ pub enum AllowlistError {
 
 /// One approval as recorded.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Approval {
     /// The event name.
     pub event: String,
@@ -101,6 +102,7 @@ impl Approval {
 
 /// What a read of the allowlist found.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct AllowlistSnapshot {
     /// The well-formed approvals, in file order.
     pub approvals: Vec<Approval>,

@@ -25,6 +25,7 @@ const RESERVED_KEYS: [&str; 2] = ["outbound", "output_spill"];
 
 /// One validated `hooks.<event>[<index>]` entry.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ShellHookSpec {
     /// The event it runs on.
     pub event: HookEvent,
@@ -76,6 +77,7 @@ impl ShellHookSpec {
 
 /// The parsed `hooks:` section.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct ShellConfig {
     /// The valid entries, in config order.
     pub specs: Vec<ShellHookSpec>,

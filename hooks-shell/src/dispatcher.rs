@@ -32,6 +32,7 @@ use crate::run::{RunResult, run_with_input, stdin_bytes};
 
 /// How [`ShellHooks::register`] decides and runs.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct RegisterOptions {
     /// How unapproved hooks are decided.
     pub consent: Consent,
@@ -54,10 +55,32 @@ impl RegisterOptions {
             queue_capacity: DEFAULT_QUEUE_CAPACITY,
         }
     }
+
+    /// Sets the working directory and profile reported to hooks.
+    #[must_use]
+    pub fn with_context(mut self, context: WireContext) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Sets safe mode (register nothing).
+    #[must_use]
+    pub fn with_safe_mode(mut self, on: bool) -> Self {
+        self.safe_mode = on;
+        self
+    }
+
+    /// Sets the events waiting per hook of a queued event before the oldest is dropped.
+    #[must_use]
+    pub fn with_queue_capacity(mut self, capacity: usize) -> Self {
+        self.queue_capacity = capacity;
+        self
+    }
 }
 
 /// What [`ShellHooks::register`] did.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct Registration {
     /// The registered hooks.
     pub hooks: ShellHooks,

@@ -37,6 +37,7 @@ pub const PIPE_GRACE: Duration = Duration::from_millis(250);
 
 /// What one run of a hook did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RunResult {
     /// The exit status, when the process exited normally.
     pub exit_code: Option<i32>,
@@ -59,7 +60,37 @@ pub struct RunResult {
 }
 
 impl RunResult {
-    pub(crate) fn failed(error: String) -> Self {
+    /// A run that exited with `exit_code`, having written `stdout` and `stderr`
+    /// (what [`evaluate`](crate::reply::evaluate)-style checks read; for tests and hosts).
+    pub fn exited(exit_code: i32, stdout: impl Into<String>, stderr: impl Into<String>) -> Self {
+        RunResult {
+            exit_code: Some(exit_code),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            ..RunResult::default()
+        }
+    }
+
+    /// A run ended by `signal`.
+    pub fn killed(signal: i32) -> Self {
+        RunResult {
+            signal: Some(signal),
+            ..RunResult::default()
+        }
+    }
+
+    /// A run killed at its timeout.
+    pub fn timed_out() -> Self {
+        RunResult {
+            timed_out: true,
+            signal: Some(9),
+            ..RunResult::default()
+        }
+    }
+
+    /// A hook that could not be run at all, and why (`command not found`, ...).
+    pub fn failed(error: impl Into<String>) -> Self {
+        let error = error.into();
         RunResult {
             error: Some(error),
             ..RunResult::default()
@@ -173,11 +204,7 @@ pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult
     let started = Instant::now();
     let mut command = Command::new(&argv[0]);
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
-    let limits = RunLimits {
-        timeout: spec.timeout,
-        output_cap: OUTPUT_CAP_BYTES,
-        pipe_grace: PIPE_GRACE,
-    };
+    let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     match hermes_hooks_core::process::run(command, &input, &limits).await {
         Ok(output) => {
             let mut result = from_output(output);

@@ -5,10 +5,14 @@
 pub mod bump;
 pub mod check;
 pub mod dist;
+pub mod features;
 pub mod msrv;
 pub mod registry;
+pub mod semver;
 pub mod workspace;
 
+#[cfg(test)]
+mod api_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

@@ -219,3 +219,58 @@ fn a_shell_only_host_builds_no_http_stack_and_no_dynamic_loader() {
         "{full:?}"
     );
 }
+
+/// `regex::Regex` is no part of any public API (the engine is an
+/// implementation detail: `ToolPattern`, `DialectRegex` wrap it). Flags a
+/// `pub` item line or a tuple variant naming `Regex` in a library's sources.
+#[test]
+fn no_regex_type_in_a_public_signature() {
+    let names_regex = |text: &str| {
+        text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|word| word == "Regex")
+    };
+    // What of a line is public: a `pub` item (of a tuple struct, its `pub`
+    // fields only), or the payload of a tuple variant (`Name(Type),`).
+    let public_part = |line: &str| -> Option<String> {
+        let line = line.trim();
+        if line.starts_with("pub ") && !line.starts_with("pub(") {
+            if line.starts_with("pub struct ") && line.contains('(') {
+                let fields = line.split_once('(').map_or("", |(_, rest)| rest);
+                return Some(
+                    fields
+                        .split(',')
+                        .filter(|field| field.trim_start().starts_with("pub "))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                );
+            }
+            return Some(line.to_owned());
+        }
+        let (name, rest) = line.split_once('(')?;
+        let variant = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+        let payload = rest.trim_end_matches(',').strip_suffix(')')?;
+        (variant && !payload.contains('(')).then(|| payload.to_owned())
+    };
+    let mut offenders = Vec::new();
+    for path in rust_files() {
+        let shown_path = shown(&path);
+        let library = shown_path.starts_with("hooks-") && shown_path.contains("/src/");
+        let test_file = shown_path.ends_with("tests.rs") || shown_path.contains("/tests/");
+        if !library || test_file {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for (index, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if public_part(code).is_some_and(|part| names_regex(&part)) {
+                offenders.push(format!("{shown_path}:{}: {}", index + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "regex::Regex in a public signature (wrap it in our own type):\n{}",
+        offenders.join("\n")
+    );
+}

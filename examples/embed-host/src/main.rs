@@ -73,18 +73,9 @@ async fn run(options: HostOptions) -> Result<(), hermes_hooks::HostError> {
 
     let hooks = host.hooks();
     hooks
-        .emit(
-            &OnSessionStart {
-                session_id: "demo".into(),
-                ..Default::default()
-            }
-            .into(),
-        )
+        .emit(&OnSessionStart::default().with_session_id("demo").into())
         .await;
-    let turn = PreLlmCall {
-        user_message: "clean up the build".into(),
-        ..Default::default()
-    };
+    let turn = PreLlmCall::default().with_user_message("clean up the build");
     if let Outcome::Context(context) = hooks.emit(&turn.into()).await {
         println!("context for the model: {context}");
     }
@@ -104,13 +95,7 @@ async fn run(options: HostOptions) -> Result<(), hermes_hooks::HostError> {
     }
 
     hooks
-        .emit(
-            &OnSessionEnd {
-                session_id: "demo".into(),
-                ..Default::default()
-            }
-            .into(),
-        )
+        .emit(&OnSessionEnd::default().with_session_id("demo").into())
         .await;
     let report = host.shutdown(Duration::from_secs(5)).await;
     println!(
@@ -150,12 +135,10 @@ fn register_host_rules(host: &Host) {
 /// Asks the hooks before a tool call and acts on every decision the gate can return.
 async fn call_tool(host: &Host, tool: &str, args: Map<String, Value>) -> String {
     let hooks = host.hooks();
-    let event: Event = PreToolCall {
-        tool_name: tool.into(),
-        args: args.clone(),
-        ..Default::default()
-    }
-    .into();
+    let event: Event = PreToolCall::default()
+        .with_tool_name(tool)
+        .with_args(args.clone())
+        .into();
     let result = match hooks.emit(&event).await.tool_gate() {
         // The tool does not run; the message is what the model sees instead.
         ToolGate::Block { message, .. } => return format!("blocked: {message}"),
@@ -180,12 +163,10 @@ async fn call_tool(host: &Host, tool: &str, args: Map<String, Value>) -> String 
         #[allow(unreachable_patterns)]
         _ => return "blocked: a decision this host does not know".to_owned(),
     };
-    let post: Event = PostToolCall {
-        tool_name: tool.into(),
-        result: result.clone(),
-        ..Default::default()
-    }
-    .into();
+    let post: Event = PostToolCall::default()
+        .with_tool_name(tool)
+        .with_result(result.clone())
+        .into();
     hooks.emit(&post).await;
     result
 }

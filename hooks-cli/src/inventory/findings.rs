@@ -105,11 +105,7 @@ pub fn plugins(
 }
 
 fn file_warning(file: std::path::PathBuf, key: &str, message: String) -> ConfigWarning {
-    ConfigWarning {
-        file,
-        key: key.to_owned(),
-        message,
-    }
+    ConfigWarning::new(file, key.to_owned(), message)
 }
 
 /// The name closest to `name`, if one is close enough to be a typo

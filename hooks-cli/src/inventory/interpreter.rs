@@ -37,10 +37,7 @@ pub fn through_cache(
         .filter(|path| path.is_file());
     match known {
         Some(real) => (
-            PythonInterpreter {
-                program: real,
-                source: interpreter.source.clone(),
-            },
+            PythonInterpreter::new(real, interpreter.source.clone()),
             None,
         ),
         None => (interpreter.clone(), Some((key, print))),
@@ -63,11 +60,11 @@ pub fn remember(cache: &mut Cache, entry: (String, String), executable: &Path) {
 pub fn ask_shim(interpreter: &PythonInterpreter, timeout: std::time::Duration) -> Option<PathBuf> {
     let mut command = tokio::process::Command::new(&interpreter.program);
     command.args(["-c", "import sys; print(sys.executable)"]);
-    let limits = hermes_hooks_core::process::RunLimits {
+    let limits = hermes_hooks_core::process::RunLimits::new(
         timeout,
-        output_cap: 64 * 1024,
-        pipe_grace: std::time::Duration::from_millis(200),
-    };
+        64 * 1024,
+        std::time::Duration::from_millis(200),
+    );
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -129,10 +126,7 @@ mod tests {
         std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let real = dir.path().join("real-python");
         std::fs::write(&real, b"\x7fELF").expect("write");
-        let interpreter = PythonInterpreter {
-            program: shim.clone(),
-            source: InterpreterSource::Environment,
-        };
+        let interpreter = PythonInterpreter::new(shim.clone(), InterpreterSource::Environment);
         let mut cache = Cache::open(dir.path());
         // First: the shim itself, with an entry to record.
         let (first, entry) = through_cache(&interpreter, &cache);
@@ -146,10 +140,7 @@ mod tests {
         std::fs::write(&shim, "#!/bin/sh\nexec python3.13 \"$@\"\n").expect("write");
         assert_eq!(through_cache(&interpreter, &cache).0.program, shim);
         // A binary is no shim.
-        let binary = PythonInterpreter {
-            program: real.clone(),
-            source: InterpreterSource::Environment,
-        };
+        let binary = PythonInterpreter::new(real.clone(), InterpreterSource::Environment);
         assert!(through_cache(&binary, &cache).1.is_none());
     }
 }

@@ -257,27 +257,23 @@ fn add_entry_points(
         }
     };
     for (name, value) in points {
-        let info = PluginInfo {
-            key: name.clone(),
-            name: name.clone(),
-            kind: PluginKind::Python,
-            source: PluginSource::EntryPoint,
-            dir: PathBuf::from(&value),
-            description: String::new(),
-            version: String::new(),
-            library: None,
-            enabled: lists.enables(&name, &name),
-            required: lists.requires(&name, &name),
-            status: if lists.disables(&name, &name) {
-                PluginStatus::Disabled
-            } else if lists.enables(&name, &name) {
-                PluginStatus::SafeMode
-            } else {
-                PluginStatus::NotEnabled
-            },
-            hooks: Vec::new(),
-            sections: Vec::new(),
+        let status = if lists.disables(&name, &name) {
+            PluginStatus::Disabled
+        } else if lists.enables(&name, &name) {
+            PluginStatus::SafeMode
+        } else {
+            PluginStatus::NotEnabled
         };
+        let dir = PathBuf::from(&value);
+        let mut info = PluginInfo::new(
+            &name,
+            PluginKind::Python,
+            PluginSource::EntryPoint,
+            dir,
+            status,
+        );
+        info.enabled = lists.enables(&name, &name);
+        info.required = lists.requires(&name, &name);
         // A later source wins on a key collision, as in the runtime.
         match found.iter().position(|f| f.key == name) {
             Some(at) => found[at] = info,

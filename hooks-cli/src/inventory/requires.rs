@@ -37,11 +37,7 @@ pub fn order_warnings(
 ) {
     let entries: Vec<OrderEntry> = pending
         .iter()
-        .map(|&i| OrderEntry {
-            key: rows[i].key.clone(),
-            name: rows[i].name.clone(),
-            requires: requires[i].clone(),
-        })
+        .map(|&i| OrderEntry::new(&rows[i].key, &rows[i].name, requires[i].clone()))
         .collect();
     let (_, problems) = load_order(&entries);
     for problem in problems {
@@ -52,11 +48,11 @@ pub fn order_warnings(
         let file = row
             .and_then(|row| manifest_file(&row.dir))
             .unwrap_or_else(|| PathBuf::from(hermes_hooks_plugin::PLUGINS_DIR));
-        warnings.push(ConfigWarning {
+        warnings.push(ConfigWarning::new(
             file,
-            key: "requires_plugins".to_owned(),
-            message: problem.message,
-        });
+            "requires_plugins",
+            problem.message,
+        ));
     }
 }
 

@@ -231,11 +231,7 @@ async fn python(trials: &Trials, home: &Path, key: &str, with: &[String]) -> Tri
     for required in with {
         command.arg("--with").arg(required);
     }
-    let limits = RunLimits {
-        timeout: trials.timeout,
-        output_cap: MAX_TRIAL_OUTPUT,
-        pipe_grace: Duration::from_millis(500),
-    };
+    let limits = RunLimits::new(trials.timeout, MAX_TRIAL_OUTPUT, Duration::from_millis(500));
     let output = match hermes_hooks_core::process::run(command, b"", &limits).await {
         Ok(output) => output,
         Err(error) => {
@@ -294,10 +290,7 @@ pub fn run_python_child(
     let chosen = PythonInterpreter::resolve();
     let mut options = DiscoverOptions::from_env();
     options.python = Some(match python {
-        Some(real) => PythonInterpreter {
-            program: real.to_owned(),
-            source: chosen.source.clone(),
-        },
+        Some(real) => PythonInterpreter::new(real.to_owned(), chosen.source.clone()),
         None => chosen.clone(),
     });
     let discovery = hermes_hooks_plugin::discover_with(&home.path, &config, options);

@@ -37,21 +37,13 @@ fn one_call_registers_the_homes_hooks_and_the_hosts_closures() {
         );
         let shell = host.mechanisms().iter().find(|m| m.mechanism == "shell");
         assert_eq!(shell.map(|m| m.registered), Some(1));
-        let event: Event = PreToolCall {
-            tool_name: "terminal".into(),
-            ..Default::default()
-        }
-        .into();
+        let event: Event = PreToolCall::default().with_tool_name("terminal").into();
         assert_eq!(host.hooks().emit(&event).await.block_message(), Some("no"));
         // The host's own closure runs in the same bus.
         host.callbacks().register("pre_tool_call", "host", |_| {
             Ok(Some(json!({"action": "modify", "args": {"x": 1}})))
         });
-        let other: Event = PreToolCall {
-            tool_name: "read_file".into(),
-            ..Default::default()
-        }
-        .into();
+        let other: Event = PreToolCall::default().with_tool_name("read_file").into();
         assert!(matches!(
             host.hooks().emit(&other).await.tool_gate(),
             ToolGate::Block { .. }

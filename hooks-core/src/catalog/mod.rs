@@ -113,6 +113,7 @@ pub enum EventSource {
 
 /// One field of an event payload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FieldMeta {
     /// The keyword the host passes.
     pub name: &'static str,
@@ -127,6 +128,7 @@ pub struct FieldMeta {
 
 /// Everything the catalog knows about one plugin/shell event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EventMeta {
     /// The event name, e.g. `pre_tool_call`.
     pub name: &'static str,
@@ -174,6 +176,7 @@ impl EventMeta {
 
 /// Everything the catalog knows about one gateway event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GatewayEventMeta {
     /// The event name, e.g. `agent:start`, or a wildcard pattern such as `command:*`.
     pub name: &'static str,

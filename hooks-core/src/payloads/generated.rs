@@ -14,6 +14,7 @@ use crate::event::{Event, Payload};
 /// Privacy: Raw arguments may contain user content, paths, commands and secrets.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PreToolCall {
     /// Name of the tool about to run (`terminal`, `web_search`, `read_file`, ...).
     #[serde(deserialize_with = "super::null_as_default")]
@@ -39,6 +40,80 @@ pub struct PreToolCall {
     /// Middleware steps the call went through so far.
     #[serde(deserialize_with = "super::null_as_default")]
     pub middleware_trace: Vec<Value>,
+}
+
+impl PreToolCall {
+    /// Sets `tool_name`.
+    ///
+    /// Name of the tool about to run (`terminal`, `web_search`, `read_file`, ...).
+    #[must_use]
+    pub fn with_tool_name(mut self, value: impl Into<String>) -> Self {
+        self.tool_name = value.into();
+        self
+    }
+
+    /// Sets `args`.
+    ///
+    /// Arguments the model passed to the tool; `{}` when it passed none.
+    #[must_use]
+    pub fn with_args(mut self, value: Map<String, Value>) -> Self {
+        self.args = value;
+        self
+    }
+
+    /// Sets `task_id`.
+    ///
+    /// Session or task identifier; empty when unset.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Current session identifier; empty when unset.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `tool_call_id`.
+    ///
+    /// Identifier of this tool call.
+    #[must_use]
+    pub fn with_tool_call_id(mut self, value: impl Into<String>) -> Self {
+        self.tool_call_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the turn the call belongs to.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `api_request_id`.
+    ///
+    /// Identifier of the provider request that produced the call.
+    #[must_use]
+    pub fn with_api_request_id(mut self, value: impl Into<String>) -> Self {
+        self.api_request_id = value.into();
+        self
+    }
+
+    /// Sets `middleware_trace`.
+    ///
+    /// Middleware steps the call went through so far.
+    #[must_use]
+    pub fn with_middleware_trace(mut self, value: Vec<Value>) -> Self {
+        self.middleware_trace = value;
+        self
+    }
 }
 
 impl HookPayload for PreToolCall {
@@ -83,6 +158,7 @@ impl From<PreToolCall> for Event {
 /// Privacy: Results and error texts may hold arbitrary tool or user content and secrets.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PostToolCall {
     /// Name of the tool that ran.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -121,6 +197,125 @@ pub struct PostToolCall {
     /// Middleware steps the call went through.
     #[serde(deserialize_with = "super::null_as_default")]
     pub middleware_trace: Vec<Value>,
+}
+
+impl PostToolCall {
+    /// Sets `tool_name`.
+    ///
+    /// Name of the tool that ran.
+    #[must_use]
+    pub fn with_tool_name(mut self, value: impl Into<String>) -> Self {
+        self.tool_name = value.into();
+        self
+    }
+
+    /// Sets `args`.
+    ///
+    /// Arguments the model passed to the tool.
+    #[must_use]
+    pub fn with_args(mut self, value: Map<String, Value>) -> Self {
+        self.args = value;
+        self
+    }
+
+    /// Sets `result`.
+    ///
+    /// What the tool returned, always a JSON string.
+    #[must_use]
+    pub fn with_result(mut self, value: impl Into<String>) -> Self {
+        self.result = value.into();
+        self
+    }
+
+    /// Sets `task_id`.
+    ///
+    /// Session or task identifier; empty when unset.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Current session identifier; empty when unset.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `tool_call_id`.
+    ///
+    /// Identifier of this tool call.
+    #[must_use]
+    pub fn with_tool_call_id(mut self, value: impl Into<String>) -> Self {
+        self.tool_call_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the turn the call belongs to.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `api_request_id`.
+    ///
+    /// Identifier of the provider request that produced the call.
+    #[must_use]
+    pub fn with_api_request_id(mut self, value: impl Into<String>) -> Self {
+        self.api_request_id = value.into();
+        self
+    }
+
+    /// Sets `duration_ms`.
+    ///
+    /// Milliseconds the tool dispatch took, measured with a monotonic clock.
+    #[must_use]
+    pub fn with_duration_ms(mut self, value: i64) -> Self {
+        self.duration_ms = value;
+        self
+    }
+
+    /// Sets `status`.
+    ///
+    /// `ok`, `error` or `blocked`.
+    #[must_use]
+    pub fn with_status(mut self, value: impl Into<String>) -> Self {
+        self.status = value.into();
+        self
+    }
+
+    /// Sets `error_type`.
+    ///
+    /// Kind of error when the call failed.
+    #[must_use]
+    pub fn with_error_type(mut self, value: impl Into<String>) -> Self {
+        self.error_type = Some(value.into());
+        self
+    }
+
+    /// Sets `error_message`.
+    ///
+    /// Error text when the call failed.
+    #[must_use]
+    pub fn with_error_message(mut self, value: impl Into<String>) -> Self {
+        self.error_message = Some(value.into());
+        self
+    }
+
+    /// Sets `middleware_trace`.
+    ///
+    /// Middleware steps the call went through.
+    #[must_use]
+    pub fn with_middleware_trace(mut self, value: Vec<Value>) -> Self {
+        self.middleware_trace = value;
+        self
+    }
 }
 
 impl HookPayload for PostToolCall {
@@ -173,6 +368,7 @@ impl From<PostToolCall> for Event {
 /// Privacy: The hook sees the exact result and arguments that go to the model.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct TransformToolResult {
     /// Name of the tool that ran.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -208,6 +404,116 @@ pub struct TransformToolResult {
     pub error_type: Option<String>,
     /// Error text when the call failed.
     pub error_message: Option<String>,
+}
+
+impl TransformToolResult {
+    /// Sets `tool_name`.
+    ///
+    /// Name of the tool that ran.
+    #[must_use]
+    pub fn with_tool_name(mut self, value: impl Into<String>) -> Self {
+        self.tool_name = value.into();
+        self
+    }
+
+    /// Sets `args`.
+    ///
+    /// Arguments the model passed to the tool.
+    #[must_use]
+    pub fn with_args(mut self, value: Map<String, Value>) -> Self {
+        self.args = value;
+        self
+    }
+
+    /// Sets `result`.
+    ///
+    /// The final result string of the tool dispatch.
+    #[must_use]
+    pub fn with_result(mut self, value: impl Into<String>) -> Self {
+        self.result = value.into();
+        self
+    }
+
+    /// Sets `task_id`.
+    ///
+    /// Session or task identifier; empty when unset.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Current session identifier; empty when unset.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `tool_call_id`.
+    ///
+    /// Identifier of this tool call.
+    #[must_use]
+    pub fn with_tool_call_id(mut self, value: impl Into<String>) -> Self {
+        self.tool_call_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the turn the call belongs to.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `api_request_id`.
+    ///
+    /// Identifier of the provider request that produced the call.
+    #[must_use]
+    pub fn with_api_request_id(mut self, value: impl Into<String>) -> Self {
+        self.api_request_id = value.into();
+        self
+    }
+
+    /// Sets `duration_ms`.
+    ///
+    /// Milliseconds the tool dispatch took.
+    #[must_use]
+    pub fn with_duration_ms(mut self, value: i64) -> Self {
+        self.duration_ms = value;
+        self
+    }
+
+    /// Sets `status`.
+    ///
+    /// `ok`, `error` or `blocked`.
+    #[must_use]
+    pub fn with_status(mut self, value: impl Into<String>) -> Self {
+        self.status = value.into();
+        self
+    }
+
+    /// Sets `error_type`.
+    ///
+    /// Kind of error when the call failed.
+    #[must_use]
+    pub fn with_error_type(mut self, value: impl Into<String>) -> Self {
+        self.error_type = Some(value.into());
+        self
+    }
+
+    /// Sets `error_message`.
+    ///
+    /// Error text when the call failed.
+    #[must_use]
+    pub fn with_error_message(mut self, value: impl Into<String>) -> Self {
+        self.error_message = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for TransformToolResult {
@@ -257,6 +563,7 @@ impl From<TransformToolResult> for Event {
 /// Privacy: Commands and their output may contain credentials.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct TransformTerminalOutput {
     /// The shell command that produced the output.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -276,6 +583,62 @@ pub struct TransformTerminalOutput {
     /// Identifier of the terminal tool call (newer hosts only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+}
+
+impl TransformTerminalOutput {
+    /// Sets `command`.
+    ///
+    /// The shell command that produced the output.
+    #[must_use]
+    pub fn with_command(mut self, value: impl Into<String>) -> Self {
+        self.command = value.into();
+        self
+    }
+
+    /// Sets `output`.
+    ///
+    /// Captured stdout and stderr together, already capped.
+    #[must_use]
+    pub fn with_output(mut self, value: impl Into<String>) -> Self {
+        self.output = value.into();
+        self
+    }
+
+    /// Sets `returncode`.
+    ///
+    /// Exit code of the process.
+    #[must_use]
+    pub fn with_returncode(mut self, value: i64) -> Self {
+        self.returncode = value;
+        self
+    }
+
+    /// Sets `task_id`.
+    ///
+    /// Task identifier; empty when unset.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `env_type`.
+    ///
+    /// Kind of execution environment.
+    #[must_use]
+    pub fn with_env_type(mut self, value: impl Into<String>) -> Self {
+        self.env_type = value.into();
+        self
+    }
+
+    /// Sets `tool_call_id`.
+    ///
+    /// Identifier of the terminal tool call (newer hosts only).
+    #[must_use]
+    pub fn with_tool_call_id(mut self, value: impl Into<String>) -> Self {
+        self.tool_call_id = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for TransformTerminalOutput {
@@ -315,6 +678,7 @@ impl From<TransformTerminalOutput> for Event {
 /// Privacy: The final prompt is sent with the audio to the configured transcription provider; never put secrets in a reply.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PreTranscription {
     /// Absolute path of the audio file to transcribe (read-only).
     #[serde(deserialize_with = "super::null_as_default")]
@@ -330,6 +694,62 @@ pub struct PreTranscription {
     pub prompt: Option<String>,
     /// Label of the calling surface (`gateway`, `voice_mode`, ...); for observation, not routing.
     pub source: Option<String>,
+}
+
+impl PreTranscription {
+    /// Sets `file_path`.
+    ///
+    /// Absolute path of the audio file to transcribe (read-only).
+    #[must_use]
+    pub fn with_file_path(mut self, value: impl Into<String>) -> Self {
+        self.file_path = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// The resolved transcription provider.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// The model resolved so far; null leaves it to the backend.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = Some(value.into());
+        self
+    }
+
+    /// Sets `language`.
+    ///
+    /// Language from the provider's config section, if any.
+    #[must_use]
+    pub fn with_language(mut self, value: impl Into<String>) -> Self {
+        self.language = Some(value.into());
+        self
+    }
+
+    /// Sets `prompt`.
+    ///
+    /// The configured static `stt.prompt`, if any.
+    #[must_use]
+    pub fn with_prompt(mut self, value: impl Into<String>) -> Self {
+        self.prompt = Some(value.into());
+        self
+    }
+
+    /// Sets `source`.
+    ///
+    /// Label of the calling surface (`gateway`, `voice_mode`, ...); for observation, not routing.
+    #[must_use]
+    pub fn with_source(mut self, value: impl Into<String>) -> Self {
+        self.source = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for PreTranscription {
@@ -366,6 +786,7 @@ impl From<PreTranscription> for Event {
 /// Privacy: The user's message and the whole conversation history.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PreLlmCall {
     /// Identifier of the current session.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -395,6 +816,98 @@ pub struct PreLlmCall {
     pub parent_session_id: Option<String>,
     /// Identifier of the message sender, when the platform has one.
     pub sender_id: Option<String>,
+}
+
+impl PreLlmCall {
+    /// Sets `session_id`.
+    ///
+    /// Identifier of the current session.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `task_id`.
+    ///
+    /// Task identifier; empty when unset.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of this turn.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `user_message`.
+    ///
+    /// The user's original message for this turn, before skill injection.
+    #[must_use]
+    pub fn with_user_message(mut self, value: impl Into<String>) -> Self {
+        self.user_message = value.into();
+        self
+    }
+
+    /// Sets `conversation_history`.
+    ///
+    /// Copy of the whole message list in OpenAI format.
+    #[must_use]
+    pub fn with_conversation_history(mut self, value: Vec<Value>) -> Self {
+        self.conversation_history = value;
+        self
+    }
+
+    /// Sets `is_first_turn`.
+    ///
+    /// True on the first turn of a new session.
+    #[must_use]
+    pub fn with_is_first_turn(mut self, value: bool) -> Self {
+        self.is_first_turn = value;
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier (`anthropic/claude-sonnet-4.6`, ...).
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs (`cli`, `telegram`, `discord`, ...).
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `parent_session_id`.
+    ///
+    /// Session that delegated this one, for subagents.
+    #[must_use]
+    pub fn with_parent_session_id(mut self, value: impl Into<String>) -> Self {
+        self.parent_session_id = Some(value.into());
+        self
+    }
+
+    /// Sets `sender_id`.
+    ///
+    /// Identifier of the message sender, when the platform has one.
+    #[must_use]
+    pub fn with_sender_id(mut self, value: impl Into<String>) -> Self {
+        self.sender_id = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for PreLlmCall {
@@ -444,6 +957,7 @@ impl From<PreLlmCall> for Event {
 /// Privacy: The prompt, the response and the whole history.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PostLlmCall {
     /// Identifier of the current session.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -469,6 +983,80 @@ pub struct PostLlmCall {
     /// Where the session runs.
     #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
+}
+
+impl PostLlmCall {
+    /// Sets `session_id`.
+    ///
+    /// Identifier of the current session.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `task_id`.
+    ///
+    /// Task identifier; empty when unset.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of this turn.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `user_message`.
+    ///
+    /// The user's original message for this turn.
+    #[must_use]
+    pub fn with_user_message(mut self, value: impl Into<String>) -> Self {
+        self.user_message = value.into();
+        self
+    }
+
+    /// Sets `assistant_response`.
+    ///
+    /// The final text the agent returned.
+    #[must_use]
+    pub fn with_assistant_response(mut self, value: impl Into<String>) -> Self {
+        self.assistant_response = value.into();
+        self
+    }
+
+    /// Sets `conversation_history`.
+    ///
+    /// Copy of the whole message list after the turn.
+    #[must_use]
+    pub fn with_conversation_history(mut self, value: Vec<Value>) -> Self {
+        self.conversation_history = value;
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
 }
 
 impl HookPayload for PostLlmCall {
@@ -513,6 +1101,7 @@ impl From<PostLlmCall> for Event {
 /// Privacy: The whole final assistant text.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct TransformLlmOutput {
     /// The assistant's final text for this turn.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -529,6 +1118,53 @@ pub struct TransformLlmOutput {
     /// Identifier of this turn; the transform is applied once per turn.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub turn_id: Option<String>,
+}
+
+impl TransformLlmOutput {
+    /// Sets `response_text`.
+    ///
+    /// The assistant's final text for this turn.
+    #[must_use]
+    pub fn with_response_text(mut self, value: impl Into<String>) -> Self {
+        self.response_text = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Session identifier; may be empty for one-shot runs.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model that produced the response.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Delivery platform (`cli`, `telegram`, ...); empty when unset.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of this turn; the transform is applied once per turn.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for TransformLlmOutput {
@@ -569,6 +1205,7 @@ impl From<TransformLlmOutput> for Event {
 /// Privacy: The draft response and the changed paths.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PreVerify {
     /// Identifier of the current session.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -591,6 +1228,71 @@ pub struct PreVerify {
     /// Sorted list of files the agent edited this turn; never empty here.
     #[serde(deserialize_with = "super::null_as_default")]
     pub changed_paths: Vec<Value>,
+}
+
+impl PreVerify {
+    /// Sets `session_id`.
+    ///
+    /// Identifier of the current session.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `coding`.
+    ///
+    /// Whether the session is in a coding posture (a code working directory).
+    #[must_use]
+    pub fn with_coding(mut self, value: bool) -> Self {
+        self.coding = value;
+        self
+    }
+
+    /// Sets `attempt`.
+    ///
+    /// How many times this turn was already nudged, starting at 0.
+    #[must_use]
+    pub fn with_attempt(mut self, value: i64) -> Self {
+        self.attempt = value;
+        self
+    }
+
+    /// Sets `final_response`.
+    ///
+    /// The answer the agent is about to give.
+    #[must_use]
+    pub fn with_final_response(mut self, value: impl Into<String>) -> Self {
+        self.final_response = value.into();
+        self
+    }
+
+    /// Sets `changed_paths`.
+    ///
+    /// Sorted list of files the agent edited this turn; never empty here.
+    #[must_use]
+    pub fn with_changed_paths(mut self, value: Vec<Value>) -> Self {
+        self.changed_paths = value;
+        self
+    }
 }
 
 impl HookPayload for PreVerify {
@@ -634,6 +1336,7 @@ impl From<PreVerify> for Event {
 /// Privacy: Highly sensitive. The legacy `user_message`, `conversation_history` and `request_messages` are deliberately raw; use the redacted `request`.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PreApiRequest {
     /// Task identifier.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -700,6 +1403,206 @@ pub struct PreApiRequest {
     /// The redacted request envelope; use this instead of the legacy raw fields.
     #[serde(deserialize_with = "super::null_as_default")]
     pub request: Map<String, Value>,
+}
+
+impl PreApiRequest {
+    /// Sets `task_id`.
+    ///
+    /// Task identifier.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the turn.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `api_request_id`.
+    ///
+    /// Identifier of this provider request.
+    #[must_use]
+    pub fn with_api_request_id(mut self, value: impl Into<String>) -> Self {
+        self.api_request_id = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Identifier of the session.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `user_message`.
+    ///
+    /// The turn's user message, unredacted (legacy).
+    #[must_use]
+    pub fn with_user_message(mut self, value: impl Into<String>) -> Self {
+        self.user_message = value.into();
+        self
+    }
+
+    /// Sets `conversation_history`.
+    ///
+    /// The conversation history, unredacted (legacy).
+    #[must_use]
+    pub fn with_conversation_history(mut self, value: Vec<Value>) -> Self {
+        self.conversation_history = value;
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// Provider name.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `base_url`.
+    ///
+    /// Provider endpoint base URL.
+    #[must_use]
+    pub fn with_base_url(mut self, value: impl Into<String>) -> Self {
+        self.base_url = value.into();
+        self
+    }
+
+    /// Sets `api_mode`.
+    ///
+    /// Wire protocol used (`chat_completions`, `anthropic_messages`, ...).
+    #[must_use]
+    pub fn with_api_mode(mut self, value: impl Into<String>) -> Self {
+        self.api_mode = value.into();
+        self
+    }
+
+    /// Sets `api_call_count`.
+    ///
+    /// Number of API calls made in this turn so far.
+    #[must_use]
+    pub fn with_api_call_count(mut self, value: i64) -> Self {
+        self.api_call_count = value;
+        self
+    }
+
+    /// Sets `retry_count`.
+    ///
+    /// Retries of this request so far.
+    #[must_use]
+    pub fn with_retry_count(mut self, value: i64) -> Self {
+        self.retry_count = value;
+        self
+    }
+
+    /// Sets `request_messages`.
+    ///
+    /// The messages sent, unredacted (legacy).
+    #[must_use]
+    pub fn with_request_messages(mut self, value: Vec<Value>) -> Self {
+        self.request_messages = value;
+        self
+    }
+
+    /// Sets `message_count`.
+    ///
+    /// Number of messages in the request.
+    #[must_use]
+    pub fn with_message_count(mut self, value: i64) -> Self {
+        self.message_count = value;
+        self
+    }
+
+    /// Sets `tool_count`.
+    ///
+    /// Number of tools offered.
+    #[must_use]
+    pub fn with_tool_count(mut self, value: i64) -> Self {
+        self.tool_count = value;
+        self
+    }
+
+    /// Sets `approx_input_tokens`.
+    ///
+    /// Estimated input tokens.
+    #[must_use]
+    pub fn with_approx_input_tokens(mut self, value: i64) -> Self {
+        self.approx_input_tokens = value;
+        self
+    }
+
+    /// Sets `request_char_count`.
+    ///
+    /// Characters in the request.
+    #[must_use]
+    pub fn with_request_char_count(mut self, value: i64) -> Self {
+        self.request_char_count = value;
+        self
+    }
+
+    /// Sets `max_tokens`.
+    ///
+    /// Output token limit, if set.
+    #[must_use]
+    pub fn with_max_tokens(mut self, value: i64) -> Self {
+        self.max_tokens = Some(value);
+        self
+    }
+
+    /// Sets `started_at`.
+    ///
+    /// Unix time in seconds when the attempt started.
+    #[must_use]
+    pub fn with_started_at(mut self, value: f64) -> Self {
+        self.started_at = value;
+        self
+    }
+
+    /// Sets `middleware_trace`.
+    ///
+    /// Middleware steps the request went through.
+    #[must_use]
+    pub fn with_middleware_trace(mut self, value: Vec<Value>) -> Self {
+        self.middleware_trace = value;
+        self
+    }
+
+    /// Sets `request`.
+    ///
+    /// The redacted request envelope; use this instead of the legacy raw fields.
+    #[must_use]
+    pub fn with_request(mut self, value: Map<String, Value>) -> Self {
+        self.request = value;
+        self
+    }
 }
 
 impl HookPayload for PreApiRequest {
@@ -776,6 +1679,7 @@ impl From<PreApiRequest> for Event {
 /// Privacy: The redacted `response` is available, but the normalised raw `assistant_message` may contain model or user content. `usage` is accounting data.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PostApiRequest {
     /// Task identifier.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -837,6 +1741,197 @@ pub struct PostApiRequest {
     /// Number of tool calls in the response.
     #[serde(deserialize_with = "super::null_as_default")]
     pub assistant_tool_call_count: i64,
+}
+
+impl PostApiRequest {
+    /// Sets `task_id`.
+    ///
+    /// Task identifier.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the turn.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `api_request_id`.
+    ///
+    /// Identifier of this provider request.
+    #[must_use]
+    pub fn with_api_request_id(mut self, value: impl Into<String>) -> Self {
+        self.api_request_id = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Identifier of the session.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// Provider name.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `base_url`.
+    ///
+    /// Provider endpoint base URL.
+    #[must_use]
+    pub fn with_base_url(mut self, value: impl Into<String>) -> Self {
+        self.base_url = value.into();
+        self
+    }
+
+    /// Sets `api_mode`.
+    ///
+    /// Wire protocol used.
+    #[must_use]
+    pub fn with_api_mode(mut self, value: impl Into<String>) -> Self {
+        self.api_mode = value.into();
+        self
+    }
+
+    /// Sets `api_call_count`.
+    ///
+    /// Number of API calls made in this turn so far.
+    #[must_use]
+    pub fn with_api_call_count(mut self, value: i64) -> Self {
+        self.api_call_count = value;
+        self
+    }
+
+    /// Sets `api_duration`.
+    ///
+    /// Seconds the request took.
+    #[must_use]
+    pub fn with_api_duration(mut self, value: f64) -> Self {
+        self.api_duration = value;
+        self
+    }
+
+    /// Sets `started_at`.
+    ///
+    /// Unix time in seconds when the attempt started.
+    #[must_use]
+    pub fn with_started_at(mut self, value: f64) -> Self {
+        self.started_at = value;
+        self
+    }
+
+    /// Sets `ended_at`.
+    ///
+    /// Unix time in seconds when the attempt ended.
+    #[must_use]
+    pub fn with_ended_at(mut self, value: f64) -> Self {
+        self.ended_at = value;
+        self
+    }
+
+    /// Sets `finish_reason`.
+    ///
+    /// Why the model stopped (`stop`, `tool_calls`, ...).
+    #[must_use]
+    pub fn with_finish_reason(mut self, value: impl Into<String>) -> Self {
+        self.finish_reason = Some(value.into());
+        self
+    }
+
+    /// Sets `message_count`.
+    ///
+    /// Number of messages in the request.
+    #[must_use]
+    pub fn with_message_count(mut self, value: i64) -> Self {
+        self.message_count = value;
+        self
+    }
+
+    /// Sets `response_model`.
+    ///
+    /// Model name the provider reported.
+    #[must_use]
+    pub fn with_response_model(mut self, value: impl Into<String>) -> Self {
+        self.response_model = Some(value.into());
+        self
+    }
+
+    /// Sets `response`.
+    ///
+    /// The redacted response envelope.
+    #[must_use]
+    pub fn with_response(mut self, value: Map<String, Value>) -> Self {
+        self.response = value;
+        self
+    }
+
+    /// Sets `usage`.
+    ///
+    /// Token usage for accounting.
+    #[must_use]
+    pub fn with_usage(mut self, value: Map<String, Value>) -> Self {
+        self.usage = Some(value);
+        self
+    }
+
+    /// Sets `assistant_message`.
+    ///
+    /// The normalised raw assistant message.
+    #[must_use]
+    pub fn with_assistant_message(mut self, value: Map<String, Value>) -> Self {
+        self.assistant_message = value;
+        self
+    }
+
+    /// Sets `assistant_content_chars`.
+    ///
+    /// Characters of assistant content.
+    #[must_use]
+    pub fn with_assistant_content_chars(mut self, value: i64) -> Self {
+        self.assistant_content_chars = value;
+        self
+    }
+
+    /// Sets `assistant_tool_call_count`.
+    ///
+    /// Number of tool calls in the response.
+    #[must_use]
+    pub fn with_assistant_tool_call_count(mut self, value: i64) -> Self {
+        self.assistant_tool_call_count = value;
+        self
+    }
 }
 
 impl HookPayload for PostApiRequest {
@@ -912,6 +2007,7 @@ impl From<PostApiRequest> for Event {
 /// Privacy: Error texts may contain provider or user data; `request` is meant to arrive redacted.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct ApiRequestError {
     /// Task identifier.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -973,6 +2069,188 @@ pub struct ApiRequestError {
     pub request: Map<String, Value>,
 }
 
+impl ApiRequestError {
+    /// Sets `task_id`.
+    ///
+    /// Task identifier.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the turn.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `api_request_id`.
+    ///
+    /// Identifier of this provider request.
+    #[must_use]
+    pub fn with_api_request_id(mut self, value: impl Into<String>) -> Self {
+        self.api_request_id = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Identifier of the session.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// Provider name.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `base_url`.
+    ///
+    /// Provider endpoint base URL.
+    #[must_use]
+    pub fn with_base_url(mut self, value: impl Into<String>) -> Self {
+        self.base_url = value.into();
+        self
+    }
+
+    /// Sets `api_mode`.
+    ///
+    /// Wire protocol used.
+    #[must_use]
+    pub fn with_api_mode(mut self, value: impl Into<String>) -> Self {
+        self.api_mode = value.into();
+        self
+    }
+
+    /// Sets `api_call_count`.
+    ///
+    /// Number of API calls made in this turn so far.
+    #[must_use]
+    pub fn with_api_call_count(mut self, value: i64) -> Self {
+        self.api_call_count = value;
+        self
+    }
+
+    /// Sets `api_duration`.
+    ///
+    /// Seconds the attempt took.
+    #[must_use]
+    pub fn with_api_duration(mut self, value: f64) -> Self {
+        self.api_duration = value;
+        self
+    }
+
+    /// Sets `started_at`.
+    ///
+    /// Unix time in seconds when the attempt started.
+    #[must_use]
+    pub fn with_started_at(mut self, value: f64) -> Self {
+        self.started_at = value;
+        self
+    }
+
+    /// Sets `ended_at`.
+    ///
+    /// Unix time in seconds when the attempt ended.
+    #[must_use]
+    pub fn with_ended_at(mut self, value: f64) -> Self {
+        self.ended_at = value;
+        self
+    }
+
+    /// Sets `status_code`.
+    ///
+    /// HTTP status, when there was one.
+    #[must_use]
+    pub fn with_status_code(mut self, value: i64) -> Self {
+        self.status_code = Some(value);
+        self
+    }
+
+    /// Sets `retry_count`.
+    ///
+    /// Retries of this request so far.
+    #[must_use]
+    pub fn with_retry_count(mut self, value: i64) -> Self {
+        self.retry_count = value;
+        self
+    }
+
+    /// Sets `max_retries`.
+    ///
+    /// Retry limit.
+    #[must_use]
+    pub fn with_max_retries(mut self, value: i64) -> Self {
+        self.max_retries = value;
+        self
+    }
+
+    /// Sets `retryable`.
+    ///
+    /// Whether the host will retry.
+    #[must_use]
+    pub fn with_retryable(mut self, value: bool) -> Self {
+        self.retryable = value;
+        self
+    }
+
+    /// Sets `reason`.
+    ///
+    /// Classified failure reason.
+    #[must_use]
+    pub fn with_reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = value.into();
+        self
+    }
+
+    /// Sets `error`.
+    ///
+    /// The error object as the host describes it.
+    #[must_use]
+    pub fn with_error(mut self, value: impl Into<Value>) -> Self {
+        self.error = value.into();
+        self
+    }
+
+    /// Sets `request`.
+    ///
+    /// The redacted request envelope.
+    #[must_use]
+    pub fn with_request(mut self, value: Map<String, Value>) -> Self {
+        self.request = value;
+        self
+    }
+}
+
 impl HookPayload for ApiRequestError {
     const EVENT: HookEvent = HookEvent::ApiRequestError;
 }
@@ -1027,6 +2305,7 @@ impl From<ApiRequestError> for Event {
 /// Privacy: Identifiers and routing metadata only.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnStreamStart {
     /// Opaque turn identifier, when available.
     pub turn_id: Option<String>,
@@ -1045,6 +2324,62 @@ pub struct OnStreamStart {
     /// Calling surface (`cli`, `discord`, `telegram`, ...).
     #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
+}
+
+impl OnStreamStart {
+    /// Sets `turn_id`.
+    ///
+    /// Opaque turn identifier, when available.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = Some(value.into());
+        self
+    }
+
+    /// Sets `iteration`.
+    ///
+    /// Current API-call / tool-loop iteration.
+    #[must_use]
+    pub fn with_iteration(mut self, value: i64) -> Self {
+        self.iteration = value;
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Current session identifier.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Active model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// Active provider name.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `surface`.
+    ///
+    /// Calling surface (`cli`, `discord`, `telegram`, ...).
+    #[must_use]
+    pub fn with_surface(mut self, value: impl Into<String>) -> Self {
+        self.surface = value.into();
+        self
+    }
 }
 
 impl HookPayload for OnStreamStart {
@@ -1081,6 +2416,7 @@ impl From<OnStreamStart> for Event {
 /// Privacy: Delta text is raw model output. Reasoning deltas need the explicit `plugins.stream_reasoning_deltas` opt-in.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnStreamDelta {
     /// The delta text.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1105,6 +2441,80 @@ pub struct OnStreamDelta {
     /// Calling surface.
     #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
+}
+
+impl OnStreamDelta {
+    /// Sets `delta`.
+    ///
+    /// The delta text.
+    #[must_use]
+    pub fn with_delta(mut self, value: impl Into<String>) -> Self {
+        self.delta = value.into();
+        self
+    }
+
+    /// Sets `kind`.
+    ///
+    /// `text`, or `reasoning` when `plugins.stream_reasoning_deltas` is on.
+    #[must_use]
+    pub fn with_kind(mut self, value: impl Into<String>) -> Self {
+        self.kind = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Opaque turn identifier, when available.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = Some(value.into());
+        self
+    }
+
+    /// Sets `iteration`.
+    ///
+    /// Current API-call / tool-loop iteration.
+    #[must_use]
+    pub fn with_iteration(mut self, value: i64) -> Self {
+        self.iteration = value;
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Current session identifier.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Active model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// Active provider name.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `surface`.
+    ///
+    /// Calling surface.
+    #[must_use]
+    pub fn with_surface(mut self, value: impl Into<String>) -> Self {
+        self.surface = value.into();
+        self
+    }
 }
 
 impl HookPayload for OnStreamDelta {
@@ -1143,6 +2553,7 @@ impl From<OnStreamDelta> for Event {
 /// Privacy: The whole assembled response; error texts may contain provider data.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnStreamEnd {
     /// The assembled response text.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1169,6 +2580,89 @@ pub struct OnStreamEnd {
     /// Calling surface.
     #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
+}
+
+impl OnStreamEnd {
+    /// Sets `final_text`.
+    ///
+    /// The assembled response text.
+    #[must_use]
+    pub fn with_final_text(mut self, value: impl Into<String>) -> Self {
+        self.final_text = value.into();
+        self
+    }
+
+    /// Sets `finished`.
+    ///
+    /// Whether the stream finished normally.
+    #[must_use]
+    pub fn with_finished(mut self, value: bool) -> Self {
+        self.finished = value;
+        self
+    }
+
+    /// Sets `error`.
+    ///
+    /// Error text when the stream failed.
+    #[must_use]
+    pub fn with_error(mut self, value: impl Into<String>) -> Self {
+        self.error = Some(value.into());
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Opaque turn identifier, when available.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = Some(value.into());
+        self
+    }
+
+    /// Sets `iteration`.
+    ///
+    /// Current API-call / tool-loop iteration.
+    #[must_use]
+    pub fn with_iteration(mut self, value: i64) -> Self {
+        self.iteration = value;
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Current session identifier.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Active model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// Active provider name.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `surface`.
+    ///
+    /// Calling surface.
+    #[must_use]
+    pub fn with_surface(mut self, value: impl Into<String>) -> Self {
+        self.surface = value.into();
+        self
+    }
 }
 
 impl HookPayload for OnStreamEnd {
@@ -1208,6 +2702,7 @@ impl From<OnStreamEnd> for Event {
 /// Privacy: The whole interim assistant text.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnInterimMessage {
     /// The interim assistant text.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1232,6 +2727,80 @@ pub struct OnInterimMessage {
     /// Calling surface.
     #[serde(deserialize_with = "super::null_as_default")]
     pub surface: String,
+}
+
+impl OnInterimMessage {
+    /// Sets `text`.
+    ///
+    /// The interim assistant text.
+    #[must_use]
+    pub fn with_text(mut self, value: impl Into<String>) -> Self {
+        self.text = value.into();
+        self
+    }
+
+    /// Sets `already_streamed`.
+    ///
+    /// Whether the text was already shown through streaming.
+    #[must_use]
+    pub fn with_already_streamed(mut self, value: bool) -> Self {
+        self.already_streamed = value;
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Opaque turn identifier, when available.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = Some(value.into());
+        self
+    }
+
+    /// Sets `iteration`.
+    ///
+    /// Current API-call / tool-loop iteration.
+    #[must_use]
+    pub fn with_iteration(mut self, value: i64) -> Self {
+        self.iteration = value;
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Current session identifier.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Active model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// Active provider name.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `surface`.
+    ///
+    /// Calling surface.
+    #[must_use]
+    pub fn with_surface(mut self, value: impl Into<String>) -> Self {
+        self.surface = value.into();
+        self
+    }
 }
 
 impl HookPayload for OnInterimMessage {
@@ -1273,6 +2842,7 @@ impl From<OnInterimMessage> for Event {
 /// Privacy: `error_message` and `error_body` may carry unredacted provider or user data.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct TransformApiErrorClassification {
     /// Provider name; scope the hook with it.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1300,6 +2870,107 @@ pub struct TransformApiErrorClassification {
     pub context_length: Option<i64>,
     /// Number of messages in the failed request.
     pub num_messages: Option<i64>,
+}
+
+impl TransformApiErrorClassification {
+    /// Sets `provider`.
+    ///
+    /// Provider name; scope the hook with it.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `status_code`.
+    ///
+    /// HTTP status, when there was one.
+    #[must_use]
+    pub fn with_status_code(mut self, value: i64) -> Self {
+        self.status_code = Some(value);
+        self
+    }
+
+    /// Sets `error_type`.
+    ///
+    /// Error type reported by the provider or client.
+    #[must_use]
+    pub fn with_error_type(mut self, value: impl Into<String>) -> Self {
+        self.error_type = Some(value.into());
+        self
+    }
+
+    /// Sets `error_code`.
+    ///
+    /// Provider error code.
+    #[must_use]
+    pub fn with_error_code(mut self, value: impl Into<String>) -> Self {
+        self.error_code = Some(value.into());
+        self
+    }
+
+    /// Sets `error_message`.
+    ///
+    /// Error text, unredacted.
+    #[must_use]
+    pub fn with_error_message(mut self, value: impl Into<String>) -> Self {
+        self.error_message = value.into();
+        self
+    }
+
+    /// Sets `error_body`.
+    ///
+    /// Parsed error body; `{}` when none.
+    #[must_use]
+    pub fn with_error_body(mut self, value: Map<String, Value>) -> Self {
+        self.error_body = value;
+        self
+    }
+
+    /// Sets `error`.
+    ///
+    /// The error object as the host describes it.
+    #[must_use]
+    pub fn with_error(mut self, value: impl Into<Value>) -> Self {
+        self.error = value.into();
+        self
+    }
+
+    /// Sets `approx_tokens`.
+    ///
+    /// Estimated tokens of the failed request.
+    #[must_use]
+    pub fn with_approx_tokens(mut self, value: i64) -> Self {
+        self.approx_tokens = Some(value);
+        self
+    }
+
+    /// Sets `context_length`.
+    ///
+    /// Context window of the model, if known.
+    #[must_use]
+    pub fn with_context_length(mut self, value: i64) -> Self {
+        self.context_length = Some(value);
+        self
+    }
+
+    /// Sets `num_messages`.
+    ///
+    /// Number of messages in the failed request.
+    #[must_use]
+    pub fn with_num_messages(mut self, value: i64) -> Self {
+        self.num_messages = Some(value);
+        self
+    }
 }
 
 impl HookPayload for TransformApiErrorClassification {
@@ -1351,6 +3022,7 @@ impl From<TransformApiErrorClassification> for Event {
 /// Privacy: Identifiers and routing metadata only.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnSessionStart {
     /// Identifier of the new session.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1361,6 +3033,35 @@ pub struct OnSessionStart {
     /// Where the session runs.
     #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
+}
+
+impl OnSessionStart {
+    /// Sets `session_id`.
+    ///
+    /// Identifier of the new session.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
 }
 
 impl HookPayload for OnSessionStart {
@@ -1394,6 +3095,7 @@ impl From<OnSessionStart> for Event {
 /// Privacy: Identifiers, model and platform, and the outcome; the canonical payload holds no message text.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnSessionEnd {
     /// Identifier of the session.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1428,6 +3130,107 @@ pub struct OnSessionEnd {
     /// Exit paths only: the last provider request.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub api_request_id: Option<String>,
+}
+
+impl OnSessionEnd {
+    /// Sets `session_id`.
+    ///
+    /// Identifier of the session.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `task_id`.
+    ///
+    /// Task identifier.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the turn that ended.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `completed`.
+    ///
+    /// Whether the agent produced a final response.
+    #[must_use]
+    pub fn with_completed(mut self, value: bool) -> Self {
+        self.completed = value;
+        self
+    }
+
+    /// Sets `failed`.
+    ///
+    /// Whether the turn failed.
+    #[must_use]
+    pub fn with_failed(mut self, value: bool) -> Self {
+        self.failed = value;
+        self
+    }
+
+    /// Sets `interrupted`.
+    ///
+    /// Whether the turn was interrupted (new message, `/stop`, exit).
+    #[must_use]
+    pub fn with_interrupted(mut self, value: bool) -> Self {
+        self.interrupted = value;
+        self
+    }
+
+    /// Sets `turn_exit_reason`.
+    ///
+    /// Why the turn ended.
+    #[must_use]
+    pub fn with_turn_exit_reason(mut self, value: impl Into<String>) -> Self {
+        self.turn_exit_reason = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `reason`.
+    ///
+    /// Exit paths only: why the session is ending.
+    #[must_use]
+    pub fn with_reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+
+    /// Sets `api_request_id`.
+    ///
+    /// Exit paths only: the last provider request.
+    #[must_use]
+    pub fn with_api_request_id(mut self, value: impl Into<String>) -> Self {
+        self.api_request_id = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for OnSessionEnd {
@@ -1476,6 +3279,7 @@ impl From<OnSessionEnd> for Event {
 /// Privacy: Session and routing identifiers.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnSessionFinalize {
     /// The session being wound down; null when none was active.
     pub session_id: Option<String>,
@@ -1491,6 +3295,53 @@ pub struct OnSessionFinalize {
     /// Gateway resets: the replacement session.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new_session_id: Option<String>,
+}
+
+impl OnSessionFinalize {
+    /// Sets `session_id`.
+    ///
+    /// The session being wound down; null when none was active.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = Some(value.into());
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// `cli` or the messaging platform name.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `reason`.
+    ///
+    /// Why the session is finalized, on surfaces that say.
+    #[must_use]
+    pub fn with_reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+
+    /// Sets `old_session_id`.
+    ///
+    /// Gateway resets: the session being replaced.
+    #[must_use]
+    pub fn with_old_session_id(mut self, value: impl Into<String>) -> Self {
+        self.old_session_id = Some(value.into());
+        self
+    }
+
+    /// Sets `new_session_id`.
+    ///
+    /// Gateway resets: the replacement session.
+    #[must_use]
+    pub fn with_new_session_id(mut self, value: impl Into<String>) -> Self {
+        self.new_session_id = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for OnSessionFinalize {
@@ -1532,6 +3383,7 @@ impl From<OnSessionFinalize> for Event {
 /// Privacy: Session and routing identifiers.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnSessionReset {
     /// The new session identifier.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1548,6 +3400,53 @@ pub struct OnSessionReset {
     /// Gateway only: the replacement session.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub new_session_id: Option<String>,
+}
+
+impl OnSessionReset {
+    /// Sets `session_id`.
+    ///
+    /// The new session identifier.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// `cli`, `tui` or the messaging platform name.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `reason`.
+    ///
+    /// CLI and gateway resets: why the session was reset.
+    #[must_use]
+    pub fn with_reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
+
+    /// Sets `old_session_id`.
+    ///
+    /// Gateway only: the session being replaced.
+    #[must_use]
+    pub fn with_old_session_id(mut self, value: impl Into<String>) -> Self {
+        self.old_session_id = Some(value.into());
+        self
+    }
+
+    /// Sets `new_session_id`.
+    ///
+    /// Gateway only: the replacement session.
+    #[must_use]
+    pub fn with_new_session_id(mut self, value: impl Into<String>) -> Self {
+        self.new_session_id = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for OnSessionReset {
@@ -1589,6 +3488,7 @@ impl From<OnSessionReset> for Event {
 /// Privacy: Local skill names and their provenance are visible.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnSkillLifecycle {
     /// What happened to the skill.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1614,6 +3514,80 @@ pub struct OnSkillLifecycle {
     /// Whether the reuse followed a patch of the skill.
     #[serde(deserialize_with = "super::null_as_default")]
     pub reuse_after_patch: bool,
+}
+
+impl OnSkillLifecycle {
+    /// Sets `action`.
+    ///
+    /// What happened to the skill.
+    #[must_use]
+    pub fn with_action(mut self, value: impl Into<String>) -> Self {
+        self.action = value.into();
+        self
+    }
+
+    /// Sets `skill_name`.
+    ///
+    /// Local name of the skill.
+    #[must_use]
+    pub fn with_skill_name(mut self, value: impl Into<String>) -> Self {
+        self.skill_name = value.into();
+        self
+    }
+
+    /// Sets `provenance`.
+    ///
+    /// Where the skill came from.
+    #[must_use]
+    pub fn with_provenance(mut self, value: impl Into<String>) -> Self {
+        self.provenance = value.into();
+        self
+    }
+
+    /// Sets `task_id`.
+    ///
+    /// Task identifier.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Session identifier.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `use_count`.
+    ///
+    /// How often the skill has been used.
+    #[must_use]
+    pub fn with_use_count(mut self, value: i64) -> Self {
+        self.use_count = value;
+        self
+    }
+
+    /// Sets `reused`.
+    ///
+    /// Whether this was a reuse of the skill.
+    #[must_use]
+    pub fn with_reused(mut self, value: bool) -> Self {
+        self.reused = value;
+        self
+    }
+
+    /// Sets `reuse_after_patch`.
+    ///
+    /// Whether the reuse followed a patch of the skill.
+    #[must_use]
+    pub fn with_reuse_after_patch(mut self, value: bool) -> Self {
+        self.reuse_after_patch = value;
+        self
+    }
 }
 
 impl HookPayload for OnSkillLifecycle {
@@ -1655,6 +3629,7 @@ impl From<OnSkillLifecycle> for Event {
 /// Privacy: The child's goal may contain user or project content.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SubagentStart {
     /// Session of the delegating parent.
     pub parent_session_id: Option<String>,
@@ -1674,6 +3649,71 @@ pub struct SubagentStart {
     /// The delegated goal or prompt the child will run.
     #[serde(deserialize_with = "super::null_as_default")]
     pub child_goal: String,
+}
+
+impl SubagentStart {
+    /// Sets `parent_session_id`.
+    ///
+    /// Session of the delegating parent.
+    #[must_use]
+    pub fn with_parent_session_id(mut self, value: impl Into<String>) -> Self {
+        self.parent_session_id = Some(value.into());
+        self
+    }
+
+    /// Sets `parent_turn_id`.
+    ///
+    /// Turn of the parent that asked for the delegation, when known.
+    #[must_use]
+    pub fn with_parent_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.parent_turn_id = value.into();
+        self
+    }
+
+    /// Sets `parent_subagent_id`.
+    ///
+    /// Parent subagent, when this child was spawned by another subagent.
+    #[must_use]
+    pub fn with_parent_subagent_id(mut self, value: impl Into<String>) -> Self {
+        self.parent_subagent_id = Some(value.into());
+        self
+    }
+
+    /// Sets `child_session_id`.
+    ///
+    /// Session assigned to the child.
+    #[must_use]
+    pub fn with_child_session_id(mut self, value: impl Into<String>) -> Self {
+        self.child_session_id = Some(value.into());
+        self
+    }
+
+    /// Sets `child_subagent_id`.
+    ///
+    /// Stable subagent identifier used for delegation observability and control.
+    #[must_use]
+    pub fn with_child_subagent_id(mut self, value: impl Into<String>) -> Self {
+        self.child_subagent_id = value.into();
+        self
+    }
+
+    /// Sets `child_role`.
+    ///
+    /// The child's effective role (`leaf`, `orchestrator`, ...).
+    #[must_use]
+    pub fn with_child_role(mut self, value: impl Into<String>) -> Self {
+        self.child_role = value.into();
+        self
+    }
+
+    /// Sets `child_goal`.
+    ///
+    /// The delegated goal or prompt the child will run.
+    #[must_use]
+    pub fn with_child_goal(mut self, value: impl Into<String>) -> Self {
+        self.child_goal = value.into();
+        self
+    }
 }
 
 impl HookPayload for SubagentStart {
@@ -1726,6 +3766,7 @@ impl From<SubagentStart> for Event {
 /// Privacy: The summary and the redacted tool-history metadata may reveal the project's layout.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SubagentStop {
     /// Session of the delegating parent.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1748,6 +3789,80 @@ pub struct SubagentStop {
     /// Wall-clock milliseconds the child ran.
     #[serde(deserialize_with = "super::null_as_default")]
     pub duration_ms: i64,
+}
+
+impl SubagentStop {
+    /// Sets `parent_session_id`.
+    ///
+    /// Session of the delegating parent.
+    #[must_use]
+    pub fn with_parent_session_id(mut self, value: impl Into<String>) -> Self {
+        self.parent_session_id = value.into();
+        self
+    }
+
+    /// Sets `parent_turn_id`.
+    ///
+    /// Turn of the parent that asked for the delegation.
+    #[must_use]
+    pub fn with_parent_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.parent_turn_id = value.into();
+        self
+    }
+
+    /// Sets `child_session_id`.
+    ///
+    /// Session of the child.
+    #[must_use]
+    pub fn with_child_session_id(mut self, value: impl Into<String>) -> Self {
+        self.child_session_id = Some(value.into());
+        self
+    }
+
+    /// Sets `child_role`.
+    ///
+    /// Orchestrator role tag of the child; null when the feature is off.
+    #[must_use]
+    pub fn with_child_role(mut self, value: impl Into<String>) -> Self {
+        self.child_role = Some(value.into());
+        self
+    }
+
+    /// Sets `child_summary`.
+    ///
+    /// The child's final response to the parent.
+    #[must_use]
+    pub fn with_child_summary(mut self, value: impl Into<String>) -> Self {
+        self.child_summary = Some(value.into());
+        self
+    }
+
+    /// Sets `child_status`.
+    ///
+    /// `completed`, `failed`, `interrupted` or `error`.
+    #[must_use]
+    pub fn with_child_status(mut self, value: impl Into<String>) -> Self {
+        self.child_status = value.into();
+        self
+    }
+
+    /// Sets `tool_call_history`.
+    ///
+    /// Per-call metadata only (tool name, capped input, byte counts, status); no raw inputs or outputs.
+    #[must_use]
+    pub fn with_tool_call_history(mut self, value: Vec<Value>) -> Self {
+        self.tool_call_history = value;
+        self
+    }
+
+    /// Sets `duration_ms`.
+    ///
+    /// Wall-clock milliseconds the child ran.
+    #[must_use]
+    pub fn with_duration_ms(mut self, value: i64) -> Self {
+        self.duration_ms = value;
+        self
+    }
 }
 
 impl HookPayload for SubagentStop {
@@ -1801,6 +3916,7 @@ impl From<SubagentStop> for Event {
 /// Privacy: Very powerful in-process objects: inbound user and routing data and host handles are visible.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PreGatewayDispatch {
     /// The normalised inbound message (text, source, message_id, internal, ...).
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1809,6 +3925,35 @@ pub struct PreGatewayDispatch {
     pub gateway: Value,
     /// Handle for silently appending to transcripts; null when the gateway has none.
     pub session_store: Option<Value>,
+}
+
+impl PreGatewayDispatch {
+    /// Sets `event`.
+    ///
+    /// The normalised inbound message (text, source, message_id, internal, ...).
+    #[must_use]
+    pub fn with_event(mut self, value: Map<String, Value>) -> Self {
+        self.event = value;
+        self
+    }
+
+    /// Sets `gateway`.
+    ///
+    /// Handle of the running gateway, for out-of-band replies.
+    #[must_use]
+    pub fn with_gateway(mut self, value: impl Into<Value>) -> Self {
+        self.gateway = value.into();
+        self
+    }
+
+    /// Sets `session_store`.
+    ///
+    /// Handle for silently appending to transcripts; null when the gateway has none.
+    #[must_use]
+    pub fn with_session_store(mut self, value: impl Into<Value>) -> Self {
+        self.session_store = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for PreGatewayDispatch {
@@ -1847,6 +3992,7 @@ impl From<PreGatewayDispatch> for Event {
 /// Unlike other events, its [`Event`] carries no `telemetry_schema_version`.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct GatewayPlatformEvent {
     /// Stable platform id (`telegram`, `discord`).
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1857,6 +4003,35 @@ pub struct GatewayPlatformEvent {
     /// Event-type-specific fields; ids are strings and unknown values are null.
     #[serde(deserialize_with = "super::null_as_default")]
     pub payload: Map<String, Value>,
+}
+
+impl GatewayPlatformEvent {
+    /// Sets `platform`.
+    ///
+    /// Stable platform id (`telegram`, `discord`).
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `event_type`.
+    ///
+    /// Event contract id: `reaction`, `message_edited`, `message_deleted`, `thread_created` or `thread_renamed`.
+    #[must_use]
+    pub fn with_event_type(mut self, value: impl Into<String>) -> Self {
+        self.event_type = value.into();
+        self
+    }
+
+    /// Sets `payload`.
+    ///
+    /// Event-type-specific fields; ids are strings and unknown values are null.
+    #[must_use]
+    pub fn with_payload(mut self, value: Map<String, Value>) -> Self {
+        self.payload = value;
+        self
+    }
 }
 
 impl HookPayload for GatewayPlatformEvent {
@@ -1887,6 +4062,7 @@ impl From<GatewayPlatformEvent> for Event {
 /// Privacy: `args_raw` may contain user content or secrets typed after the command.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PreCommand {
     /// `cli` or `gateway`.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1905,6 +4081,62 @@ pub struct PreCommand {
     /// Where the command was typed.
     #[serde(deserialize_with = "super::null_as_default")]
     pub platform: String,
+}
+
+impl PreCommand {
+    /// Sets `surface`.
+    ///
+    /// `cli` or `gateway`.
+    #[must_use]
+    pub fn with_surface(mut self, value: impl Into<String>) -> Self {
+        self.surface = value.into();
+        self
+    }
+
+    /// Sets `command`.
+    ///
+    /// Canonical command name.
+    #[must_use]
+    pub fn with_command(mut self, value: impl Into<String>) -> Self {
+        self.command = value.into();
+        self
+    }
+
+    /// Sets `alias_used`.
+    ///
+    /// The alias the user typed, if not the canonical name.
+    #[must_use]
+    pub fn with_alias_used(mut self, value: impl Into<String>) -> Self {
+        self.alias_used = Some(value.into());
+        self
+    }
+
+    /// Sets `args_raw`.
+    ///
+    /// Everything typed after the command.
+    #[must_use]
+    pub fn with_args_raw(mut self, value: impl Into<String>) -> Self {
+        self.args_raw = value.into();
+        self
+    }
+
+    /// Sets `session_key`.
+    ///
+    /// Session key of the chat.
+    #[must_use]
+    pub fn with_session_key(mut self, value: impl Into<String>) -> Self {
+        self.session_key = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the command was typed.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
 }
 
 impl HookPayload for PreCommand {
@@ -1941,6 +4173,7 @@ impl From<PreCommand> for Event {
 /// Privacy: Commands may contain secrets. The smart path always redacts before observers see it, but not every surface applies the same redaction.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PreApprovalRequest {
     /// The terminal command or `execute_code` script being judged; redacted on smart and gateway surfaces.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -1964,6 +4197,80 @@ pub struct PreApprovalRequest {
     pub turn_id: Option<String>,
     /// Identifier of the tool call.
     pub tool_call_id: Option<String>,
+}
+
+impl PreApprovalRequest {
+    /// Sets `command`.
+    ///
+    /// The terminal command or `execute_code` script being judged; redacted on smart and gateway surfaces.
+    #[must_use]
+    pub fn with_command(mut self, value: impl Into<String>) -> Self {
+        self.command = value.into();
+        self
+    }
+
+    /// Sets `description`.
+    ///
+    /// Human-readable reason the command was flagged.
+    #[must_use]
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = value.into();
+        self
+    }
+
+    /// Sets `pattern_key`.
+    ///
+    /// Main pattern key that triggered approval (`rm_rf`, `sudo`, ...).
+    #[must_use]
+    pub fn with_pattern_key(mut self, value: impl Into<String>) -> Self {
+        self.pattern_key = value.into();
+        self
+    }
+
+    /// Sets `pattern_keys`.
+    ///
+    /// Every matched pattern key.
+    #[must_use]
+    pub fn with_pattern_keys(mut self, value: Vec<Value>) -> Self {
+        self.pattern_keys = value;
+        self
+    }
+
+    /// Sets `session_key`.
+    ///
+    /// Session identifier, to route notifications per chat.
+    #[must_use]
+    pub fn with_session_key(mut self, value: impl Into<String>) -> Self {
+        self.session_key = value.into();
+        self
+    }
+
+    /// Sets `surface`.
+    ///
+    /// `cli`, `gateway` or `smart`.
+    #[must_use]
+    pub fn with_surface(mut self, value: impl Into<String>) -> Self {
+        self.surface = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the turn.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = Some(value.into());
+        self
+    }
+
+    /// Sets `tool_call_id`.
+    ///
+    /// Identifier of the tool call.
+    #[must_use]
+    pub fn with_tool_call_id(mut self, value: impl Into<String>) -> Self {
+        self.tool_call_id = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for PreApprovalRequest {
@@ -2002,6 +4309,7 @@ impl From<PreApprovalRequest> for Event {
 /// Privacy: The same command sensitivity, plus the decision metadata.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PostApprovalResponse {
     /// The terminal command or `execute_code` script that was judged.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2031,6 +4339,98 @@ pub struct PostApprovalResponse {
     /// `aux_llm` for smart decisions; absent on prompted surfaces.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decided_by: Option<String>,
+}
+
+impl PostApprovalResponse {
+    /// Sets `command`.
+    ///
+    /// The terminal command or `execute_code` script that was judged.
+    #[must_use]
+    pub fn with_command(mut self, value: impl Into<String>) -> Self {
+        self.command = value.into();
+        self
+    }
+
+    /// Sets `description`.
+    ///
+    /// Human-readable reason the command was flagged.
+    #[must_use]
+    pub fn with_description(mut self, value: impl Into<String>) -> Self {
+        self.description = value.into();
+        self
+    }
+
+    /// Sets `pattern_key`.
+    ///
+    /// Main pattern key that triggered approval.
+    #[must_use]
+    pub fn with_pattern_key(mut self, value: impl Into<String>) -> Self {
+        self.pattern_key = value.into();
+        self
+    }
+
+    /// Sets `pattern_keys`.
+    ///
+    /// Every matched pattern key.
+    #[must_use]
+    pub fn with_pattern_keys(mut self, value: Vec<Value>) -> Self {
+        self.pattern_keys = value;
+        self
+    }
+
+    /// Sets `session_key`.
+    ///
+    /// Session identifier.
+    #[must_use]
+    pub fn with_session_key(mut self, value: impl Into<String>) -> Self {
+        self.session_key = value.into();
+        self
+    }
+
+    /// Sets `surface`.
+    ///
+    /// `cli`, `gateway` or `smart`.
+    #[must_use]
+    pub fn with_surface(mut self, value: impl Into<String>) -> Self {
+        self.surface = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the turn.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = Some(value.into());
+        self
+    }
+
+    /// Sets `tool_call_id`.
+    ///
+    /// Identifier of the tool call.
+    #[must_use]
+    pub fn with_tool_call_id(mut self, value: impl Into<String>) -> Self {
+        self.tool_call_id = Some(value.into());
+        self
+    }
+
+    /// Sets `choice`.
+    ///
+    /// `once`, `session`, `always`, `deny`, `timeout`, `notify_failed`, or `smart_approve` / `smart_deny`.
+    #[must_use]
+    pub fn with_choice(mut self, value: impl Into<String>) -> Self {
+        self.choice = value.into();
+        self
+    }
+
+    /// Sets `decided_by`.
+    ///
+    /// `aux_llm` for smart decisions; absent on prompted surfaces.
+    #[must_use]
+    pub fn with_decided_by(mut self, value: impl Into<String>) -> Self {
+        self.decided_by = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for PostApprovalResponse {
@@ -2074,6 +4474,7 @@ impl From<PostApprovalResponse> for Event {
 /// Privacy: Board, task, profile and assignee identifiers.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct KanbanTaskClaimed {
     /// Identifier of the task.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2087,6 +4488,53 @@ pub struct KanbanTaskClaimed {
     pub assignee: Option<String>,
     /// Identifier of the run.
     pub run_id: Option<i64>,
+}
+
+impl KanbanTaskClaimed {
+    /// Sets `task_id`.
+    ///
+    /// Identifier of the task.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `profile_name`.
+    ///
+    /// Active Hermes profile.
+    #[must_use]
+    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
+        self.profile_name = value.into();
+        self
+    }
+
+    /// Sets `board`.
+    ///
+    /// Kanban board.
+    #[must_use]
+    pub fn with_board(mut self, value: impl Into<String>) -> Self {
+        self.board = Some(value.into());
+        self
+    }
+
+    /// Sets `assignee`.
+    ///
+    /// Assignee of the task.
+    #[must_use]
+    pub fn with_assignee(mut self, value: impl Into<String>) -> Self {
+        self.assignee = Some(value.into());
+        self
+    }
+
+    /// Sets `run_id`.
+    ///
+    /// Identifier of the run.
+    #[must_use]
+    pub fn with_run_id(mut self, value: i64) -> Self {
+        self.run_id = Some(value);
+        self
+    }
 }
 
 impl HookPayload for KanbanTaskClaimed {
@@ -2122,6 +4570,7 @@ impl From<KanbanTaskClaimed> for Event {
 /// Privacy: The summary may contain project or user content.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct KanbanTaskCompleted {
     /// Identifier of the task.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2137,6 +4586,62 @@ pub struct KanbanTaskCompleted {
     pub run_id: Option<i64>,
     /// Completion summary.
     pub summary: Option<String>,
+}
+
+impl KanbanTaskCompleted {
+    /// Sets `task_id`.
+    ///
+    /// Identifier of the task.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `profile_name`.
+    ///
+    /// Active Hermes profile.
+    #[must_use]
+    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
+        self.profile_name = value.into();
+        self
+    }
+
+    /// Sets `board`.
+    ///
+    /// Kanban board.
+    #[must_use]
+    pub fn with_board(mut self, value: impl Into<String>) -> Self {
+        self.board = Some(value.into());
+        self
+    }
+
+    /// Sets `assignee`.
+    ///
+    /// Assignee of the task.
+    #[must_use]
+    pub fn with_assignee(mut self, value: impl Into<String>) -> Self {
+        self.assignee = Some(value.into());
+        self
+    }
+
+    /// Sets `run_id`.
+    ///
+    /// Identifier of the run.
+    #[must_use]
+    pub fn with_run_id(mut self, value: i64) -> Self {
+        self.run_id = Some(value);
+        self
+    }
+
+    /// Sets `summary`.
+    ///
+    /// Completion summary.
+    #[must_use]
+    pub fn with_summary(mut self, value: impl Into<String>) -> Self {
+        self.summary = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for KanbanTaskCompleted {
@@ -2174,6 +4679,7 @@ impl From<KanbanTaskCompleted> for Event {
 /// Privacy: The reason may contain project or user content.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct KanbanTaskBlocked {
     /// Identifier of the task.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2189,6 +4695,62 @@ pub struct KanbanTaskBlocked {
     pub run_id: Option<i64>,
     /// Why the task is blocked.
     pub reason: Option<String>,
+}
+
+impl KanbanTaskBlocked {
+    /// Sets `task_id`.
+    ///
+    /// Identifier of the task.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `profile_name`.
+    ///
+    /// Active Hermes profile.
+    #[must_use]
+    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
+        self.profile_name = value.into();
+        self
+    }
+
+    /// Sets `board`.
+    ///
+    /// Kanban board.
+    #[must_use]
+    pub fn with_board(mut self, value: impl Into<String>) -> Self {
+        self.board = Some(value.into());
+        self
+    }
+
+    /// Sets `assignee`.
+    ///
+    /// Assignee of the task.
+    #[must_use]
+    pub fn with_assignee(mut self, value: impl Into<String>) -> Self {
+        self.assignee = Some(value.into());
+        self
+    }
+
+    /// Sets `run_id`.
+    ///
+    /// Identifier of the run.
+    #[must_use]
+    pub fn with_run_id(mut self, value: i64) -> Self {
+        self.run_id = Some(value);
+        self
+    }
+
+    /// Sets `reason`.
+    ///
+    /// Why the task is blocked.
+    #[must_use]
+    pub fn with_reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for KanbanTaskBlocked {
@@ -2225,6 +4787,7 @@ impl From<KanbanTaskBlocked> for Event {
 /// Privacy: `workspace_path` is a filesystem path that may reveal the project layout or user names.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnKanbanWorkerSpawned {
     /// Identifier of the task.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2242,6 +4805,71 @@ pub struct OnKanbanWorkerSpawned {
     pub worker_pid: Option<i64>,
     /// Filesystem path of the worker's workspace.
     pub workspace_path: Option<String>,
+}
+
+impl OnKanbanWorkerSpawned {
+    /// Sets `task_id`.
+    ///
+    /// Identifier of the task.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `profile_name`.
+    ///
+    /// Active Hermes profile.
+    #[must_use]
+    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
+        self.profile_name = value.into();
+        self
+    }
+
+    /// Sets `board`.
+    ///
+    /// Kanban board.
+    #[must_use]
+    pub fn with_board(mut self, value: impl Into<String>) -> Self {
+        self.board = Some(value.into());
+        self
+    }
+
+    /// Sets `assignee`.
+    ///
+    /// Assignee of the task.
+    #[must_use]
+    pub fn with_assignee(mut self, value: impl Into<String>) -> Self {
+        self.assignee = Some(value.into());
+        self
+    }
+
+    /// Sets `run_id`.
+    ///
+    /// Identifier of the run.
+    #[must_use]
+    pub fn with_run_id(mut self, value: i64) -> Self {
+        self.run_id = Some(value);
+        self
+    }
+
+    /// Sets `worker_pid`.
+    ///
+    /// PID of the spawned worker; may be null.
+    #[must_use]
+    pub fn with_worker_pid(mut self, value: i64) -> Self {
+        self.worker_pid = Some(value);
+        self
+    }
+
+    /// Sets `workspace_path`.
+    ///
+    /// Filesystem path of the worker's workspace.
+    #[must_use]
+    pub fn with_workspace_path(mut self, value: impl Into<String>) -> Self {
+        self.workspace_path = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for OnKanbanWorkerSpawned {
@@ -2283,6 +4911,7 @@ impl From<OnKanbanWorkerSpawned> for Event {
 /// Privacy: Identifiers and exit metadata only.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnKanbanWorkerExited {
     /// Identifier of the task.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2308,6 +4937,98 @@ pub struct OnKanbanWorkerExited {
     pub outcome: String,
     /// Whether and how the task will be retried.
     pub retry_status: Option<String>,
+}
+
+impl OnKanbanWorkerExited {
+    /// Sets `task_id`.
+    ///
+    /// Identifier of the task.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `profile_name`.
+    ///
+    /// Active Hermes profile.
+    #[must_use]
+    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
+        self.profile_name = value.into();
+        self
+    }
+
+    /// Sets `board`.
+    ///
+    /// Kanban board.
+    #[must_use]
+    pub fn with_board(mut self, value: impl Into<String>) -> Self {
+        self.board = Some(value.into());
+        self
+    }
+
+    /// Sets `assignee`.
+    ///
+    /// Assignee of the task.
+    #[must_use]
+    pub fn with_assignee(mut self, value: impl Into<String>) -> Self {
+        self.assignee = Some(value.into());
+        self
+    }
+
+    /// Sets `run_id`.
+    ///
+    /// Identifier of the run.
+    #[must_use]
+    pub fn with_run_id(mut self, value: i64) -> Self {
+        self.run_id = Some(value);
+        self
+    }
+
+    /// Sets `worker_pid`.
+    ///
+    /// PID of the worker that exited.
+    #[must_use]
+    pub fn with_worker_pid(mut self, value: i64) -> Self {
+        self.worker_pid = Some(value);
+        self
+    }
+
+    /// Sets `exit_kind`.
+    ///
+    /// `clean_exit`, `rate_limited`, `nonzero_exit`, `signaled` or `unknown`.
+    #[must_use]
+    pub fn with_exit_kind(mut self, value: impl Into<String>) -> Self {
+        self.exit_kind = value.into();
+        self
+    }
+
+    /// Sets `exit_code`.
+    ///
+    /// Exit code, when known.
+    #[must_use]
+    pub fn with_exit_code(mut self, value: i64) -> Self {
+        self.exit_code = Some(value);
+        self
+    }
+
+    /// Sets `outcome`.
+    ///
+    /// What happened to the task.
+    #[must_use]
+    pub fn with_outcome(mut self, value: impl Into<String>) -> Self {
+        self.outcome = value.into();
+        self
+    }
+
+    /// Sets `retry_status`.
+    ///
+    /// Whether and how the task will be retried.
+    #[must_use]
+    pub fn with_retry_status(mut self, value: impl Into<String>) -> Self {
+        self.retry_status = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for OnKanbanWorkerExited {
@@ -2349,6 +5070,7 @@ impl From<OnKanbanWorkerExited> for Event {
 /// Privacy: Identifiers and claim metadata only.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnKanbanWorkerStaleClaim {
     /// Identifier of the task.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2369,6 +5091,80 @@ pub struct OnKanbanWorkerStaleClaim {
     pub heartbeat_stale: bool,
     /// Whether and how the task will be retried.
     pub retry_status: Option<String>,
+}
+
+impl OnKanbanWorkerStaleClaim {
+    /// Sets `task_id`.
+    ///
+    /// Identifier of the task.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `profile_name`.
+    ///
+    /// Active Hermes profile.
+    #[must_use]
+    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
+        self.profile_name = value.into();
+        self
+    }
+
+    /// Sets `board`.
+    ///
+    /// Kanban board.
+    #[must_use]
+    pub fn with_board(mut self, value: impl Into<String>) -> Self {
+        self.board = Some(value.into());
+        self
+    }
+
+    /// Sets `assignee`.
+    ///
+    /// Assignee of the task.
+    #[must_use]
+    pub fn with_assignee(mut self, value: impl Into<String>) -> Self {
+        self.assignee = Some(value.into());
+        self
+    }
+
+    /// Sets `run_id`.
+    ///
+    /// Identifier of the run.
+    #[must_use]
+    pub fn with_run_id(mut self, value: i64) -> Self {
+        self.run_id = Some(value);
+        self
+    }
+
+    /// Sets `worker_pid`.
+    ///
+    /// PID recorded for the stale claim.
+    #[must_use]
+    pub fn with_worker_pid(mut self, value: i64) -> Self {
+        self.worker_pid = Some(value);
+        self
+    }
+
+    /// Sets `heartbeat_stale`.
+    ///
+    /// Whether the worker's heartbeat had gone stale.
+    #[must_use]
+    pub fn with_heartbeat_stale(mut self, value: bool) -> Self {
+        self.heartbeat_stale = value;
+        self
+    }
+
+    /// Sets `retry_status`.
+    ///
+    /// Whether and how the task will be retried.
+    #[must_use]
+    pub fn with_retry_status(mut self, value: impl Into<String>) -> Self {
+        self.retry_status = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for OnKanbanWorkerStaleClaim {
@@ -2411,6 +5207,7 @@ impl From<OnKanbanWorkerStaleClaim> for Event {
 /// Privacy: `changed_fields` carries field names only, never values; the board's titles and bodies may still hold user or project content.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnKanbanTaskUpdated {
     /// Identifier of the task.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2427,6 +5224,62 @@ pub struct OnKanbanTaskUpdated {
     /// Names of the fields written, never their values.
     #[serde(deserialize_with = "super::null_as_default")]
     pub changed_fields: Vec<Value>,
+}
+
+impl OnKanbanTaskUpdated {
+    /// Sets `task_id`.
+    ///
+    /// Identifier of the task.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `profile_name`.
+    ///
+    /// Active Hermes profile.
+    #[must_use]
+    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
+        self.profile_name = value.into();
+        self
+    }
+
+    /// Sets `board`.
+    ///
+    /// Kanban board.
+    #[must_use]
+    pub fn with_board(mut self, value: impl Into<String>) -> Self {
+        self.board = Some(value.into());
+        self
+    }
+
+    /// Sets `assignee`.
+    ///
+    /// Assignee of the task.
+    #[must_use]
+    pub fn with_assignee(mut self, value: impl Into<String>) -> Self {
+        self.assignee = Some(value.into());
+        self
+    }
+
+    /// Sets `run_id`.
+    ///
+    /// Identifier of the current run.
+    #[must_use]
+    pub fn with_run_id(mut self, value: i64) -> Self {
+        self.run_id = Some(value);
+        self
+    }
+
+    /// Sets `changed_fields`.
+    ///
+    /// Names of the fields written, never their values.
+    #[must_use]
+    pub fn with_changed_fields(mut self, value: Vec<Value>) -> Self {
+        self.changed_fields = value;
+        self
+    }
 }
 
 impl HookPayload for OnKanbanTaskUpdated {
@@ -2467,6 +5320,7 @@ impl From<OnKanbanTaskUpdated> for Event {
 /// Privacy: `result` includes task ids, assignees and workspace paths.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnKanbanDispatchTick {
     /// Kanban board.
     pub board: Option<String>,
@@ -2482,6 +5336,53 @@ pub struct OnKanbanDispatchTick {
     /// The tick's dispatch result (spawned, reclaimed, promoted, crashed, ...).
     #[serde(deserialize_with = "super::null_as_default")]
     pub result: Map<String, Value>,
+}
+
+impl OnKanbanDispatchTick {
+    /// Sets `board`.
+    ///
+    /// Kanban board.
+    #[must_use]
+    pub fn with_board(mut self, value: impl Into<String>) -> Self {
+        self.board = Some(value.into());
+        self
+    }
+
+    /// Sets `profile_name`.
+    ///
+    /// Active Hermes profile.
+    #[must_use]
+    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
+        self.profile_name = value.into();
+        self
+    }
+
+    /// Sets `dry_run`.
+    ///
+    /// Whether the tick only simulated dispatch.
+    #[must_use]
+    pub fn with_dry_run(mut self, value: bool) -> Self {
+        self.dry_run = value;
+        self
+    }
+
+    /// Sets `outcome`.
+    ///
+    /// `ok`, `skipped_locked` or `idle`.
+    #[must_use]
+    pub fn with_outcome(mut self, value: impl Into<String>) -> Self {
+        self.outcome = value.into();
+        self
+    }
+
+    /// Sets `result`.
+    ///
+    /// The tick's dispatch result (spawned, reclaimed, promoted, crashed, ...).
+    #[must_use]
+    pub fn with_result(mut self, value: Map<String, Value>) -> Self {
+        self.result = value;
+        self
+    }
 }
 
 impl HookPayload for OnKanbanDispatchTick {
@@ -2518,6 +5419,7 @@ impl From<OnKanbanDispatchTick> for Event {
 /// Privacy: Session key and routing metadata only.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct AgentLoopStopped {
     /// Transport session key of the interrupted chat.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2530,6 +5432,44 @@ pub struct AgentLoopStopped {
     pub reason: String,
     /// Why the session was invalidated, when it was.
     pub invalidation_reason: Option<String>,
+}
+
+impl AgentLoopStopped {
+    /// Sets `session_key`.
+    ///
+    /// Transport session key of the interrupted chat.
+    #[must_use]
+    pub fn with_session_key(mut self, value: impl Into<String>) -> Self {
+        self.session_key = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `reason`.
+    ///
+    /// Why the loop was stopped.
+    #[must_use]
+    pub fn with_reason(mut self, value: impl Into<String>) -> Self {
+        self.reason = value.into();
+        self
+    }
+
+    /// Sets `invalidation_reason`.
+    ///
+    /// Why the session was invalidated, when it was.
+    #[must_use]
+    pub fn with_invalidation_reason(mut self, value: impl Into<String>) -> Self {
+        self.invalidation_reason = Some(value.into());
+        self
+    }
 }
 
 impl HookPayload for AgentLoopStopped {
@@ -2567,6 +5507,7 @@ impl From<AgentLoopStopped> for Event {
 /// Privacy: Live member output and tool activity; approval details are redacted.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct OnRoomMemberActivity {
     /// Identifier of the room.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2592,6 +5533,89 @@ pub struct OnRoomMemberActivity {
     /// The client-safe session event payload, approvals redacted.
     #[serde(deserialize_with = "super::null_as_default")]
     pub payload: Map<String, Value>,
+}
+
+impl OnRoomMemberActivity {
+    /// Sets `room_id`.
+    ///
+    /// Identifier of the room.
+    #[must_use]
+    pub fn with_room_id(mut self, value: impl Into<String>) -> Self {
+        self.room_id = value.into();
+        self
+    }
+
+    /// Sets `thread_id`.
+    ///
+    /// Thread within the room, if any.
+    #[must_use]
+    pub fn with_thread_id(mut self, value: impl Into<String>) -> Self {
+        self.thread_id = Some(value.into());
+        self
+    }
+
+    /// Sets `member_id`.
+    ///
+    /// Identifier of the member agent.
+    #[must_use]
+    pub fn with_member_id(mut self, value: impl Into<String>) -> Self {
+        self.member_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Identifier of the member's turn.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = Some(value.into());
+        self
+    }
+
+    /// Sets `task_id`.
+    ///
+    /// Task identifier.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = Some(value.into());
+        self
+    }
+
+    /// Sets `execution_generation`.
+    ///
+    /// Execution generation of the member.
+    #[must_use]
+    pub fn with_execution_generation(mut self, value: i64) -> Self {
+        self.execution_generation = value;
+        self
+    }
+
+    /// Sets `kind`.
+    ///
+    /// Runtime event kind (`tool.started`, `message.delta`, `turn.error`, ...).
+    #[must_use]
+    pub fn with_kind(mut self, value: impl Into<String>) -> Self {
+        self.kind = value.into();
+        self
+    }
+
+    /// Sets `seq`.
+    ///
+    /// Sequence number of the event.
+    #[must_use]
+    pub fn with_seq(mut self, value: i64) -> Self {
+        self.seq = value;
+        self
+    }
+
+    /// Sets `payload`.
+    ///
+    /// The client-safe session event payload, approvals redacted.
+    #[must_use]
+    pub fn with_payload(mut self, value: Map<String, Value>) -> Self {
+        self.payload = value;
+        self
+    }
 }
 
 impl HookPayload for OnRoomMemberActivity {
@@ -2635,6 +5659,7 @@ impl From<OnRoomMemberActivity> for Event {
 /// Privacy: As `pre_api_request`: the legacy raw fields are unredacted; use `request`.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PreAuxiliaryCall {
     /// Task of the main turn, empty for turn-less callers.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2704,6 +5729,215 @@ pub struct PreAuxiliaryCall {
     /// Which auxiliary task makes the call (`title_generation`, `compression`, ...).
     #[serde(deserialize_with = "super::null_as_default")]
     pub aux_task: String,
+}
+
+impl PreAuxiliaryCall {
+    /// Sets `task_id`.
+    ///
+    /// Task of the main turn, empty for turn-less callers.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Main turn the call runs under, empty for turn-less callers.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `api_request_id`.
+    ///
+    /// Identifier of this request.
+    #[must_use]
+    pub fn with_api_request_id(mut self, value: impl Into<String>) -> Self {
+        self.api_request_id = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Session of the main turn, empty for turn-less callers.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `user_message`.
+    ///
+    /// The turn's user message, unredacted (legacy).
+    #[must_use]
+    pub fn with_user_message(mut self, value: impl Into<String>) -> Self {
+        self.user_message = value.into();
+        self
+    }
+
+    /// Sets `conversation_history`.
+    ///
+    /// The conversation history, unredacted (legacy).
+    #[must_use]
+    pub fn with_conversation_history(mut self, value: Vec<Value>) -> Self {
+        self.conversation_history = value;
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// Provider name.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `base_url`.
+    ///
+    /// Provider endpoint base URL.
+    #[must_use]
+    pub fn with_base_url(mut self, value: impl Into<String>) -> Self {
+        self.base_url = value.into();
+        self
+    }
+
+    /// Sets `api_mode`.
+    ///
+    /// Wire protocol used.
+    #[must_use]
+    pub fn with_api_mode(mut self, value: impl Into<String>) -> Self {
+        self.api_mode = value.into();
+        self
+    }
+
+    /// Sets `api_call_count`.
+    ///
+    /// Number of API calls made so far.
+    #[must_use]
+    pub fn with_api_call_count(mut self, value: i64) -> Self {
+        self.api_call_count = value;
+        self
+    }
+
+    /// Sets `retry_count`.
+    ///
+    /// Retries of this request so far.
+    #[must_use]
+    pub fn with_retry_count(mut self, value: i64) -> Self {
+        self.retry_count = value;
+        self
+    }
+
+    /// Sets `request_messages`.
+    ///
+    /// The messages sent, unredacted (legacy).
+    #[must_use]
+    pub fn with_request_messages(mut self, value: Vec<Value>) -> Self {
+        self.request_messages = value;
+        self
+    }
+
+    /// Sets `message_count`.
+    ///
+    /// Number of messages in the request.
+    #[must_use]
+    pub fn with_message_count(mut self, value: i64) -> Self {
+        self.message_count = value;
+        self
+    }
+
+    /// Sets `tool_count`.
+    ///
+    /// Number of tools offered.
+    #[must_use]
+    pub fn with_tool_count(mut self, value: i64) -> Self {
+        self.tool_count = value;
+        self
+    }
+
+    /// Sets `approx_input_tokens`.
+    ///
+    /// Estimated input tokens.
+    #[must_use]
+    pub fn with_approx_input_tokens(mut self, value: i64) -> Self {
+        self.approx_input_tokens = value;
+        self
+    }
+
+    /// Sets `request_char_count`.
+    ///
+    /// Characters in the request.
+    #[must_use]
+    pub fn with_request_char_count(mut self, value: i64) -> Self {
+        self.request_char_count = value;
+        self
+    }
+
+    /// Sets `max_tokens`.
+    ///
+    /// Output token limit, if set.
+    #[must_use]
+    pub fn with_max_tokens(mut self, value: i64) -> Self {
+        self.max_tokens = Some(value);
+        self
+    }
+
+    /// Sets `started_at`.
+    ///
+    /// Unix time in seconds when the call started.
+    #[must_use]
+    pub fn with_started_at(mut self, value: f64) -> Self {
+        self.started_at = value;
+        self
+    }
+
+    /// Sets `middleware_trace`.
+    ///
+    /// Middleware steps the request went through.
+    #[must_use]
+    pub fn with_middleware_trace(mut self, value: Vec<Value>) -> Self {
+        self.middleware_trace = value;
+        self
+    }
+
+    /// Sets `request`.
+    ///
+    /// The redacted request envelope.
+    #[must_use]
+    pub fn with_request(mut self, value: Map<String, Value>) -> Self {
+        self.request = value;
+        self
+    }
+
+    /// Sets `aux_task`.
+    ///
+    /// Which auxiliary task makes the call (`title_generation`, `compression`, ...).
+    #[must_use]
+    pub fn with_aux_task(mut self, value: impl Into<String>) -> Self {
+        self.aux_task = value.into();
+        self
+    }
 }
 
 impl HookPayload for PreAuxiliaryCall {
@@ -2781,6 +6015,7 @@ impl From<PreAuxiliaryCall> for Event {
 /// Privacy: As `post_api_request`: `assistant_message` is raw; use the redacted `response`.
 #[derive(Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct PostAuxiliaryCall {
     /// Task of the main turn, empty for turn-less callers.
     #[serde(deserialize_with = "super::null_as_default")]
@@ -2845,6 +6080,206 @@ pub struct PostAuxiliaryCall {
     /// Which auxiliary task made the call.
     #[serde(deserialize_with = "super::null_as_default")]
     pub aux_task: String,
+}
+
+impl PostAuxiliaryCall {
+    /// Sets `task_id`.
+    ///
+    /// Task of the main turn, empty for turn-less callers.
+    #[must_use]
+    pub fn with_task_id(mut self, value: impl Into<String>) -> Self {
+        self.task_id = value.into();
+        self
+    }
+
+    /// Sets `turn_id`.
+    ///
+    /// Main turn the call runs under, empty for turn-less callers.
+    #[must_use]
+    pub fn with_turn_id(mut self, value: impl Into<String>) -> Self {
+        self.turn_id = value.into();
+        self
+    }
+
+    /// Sets `api_request_id`.
+    ///
+    /// Identifier of this request.
+    #[must_use]
+    pub fn with_api_request_id(mut self, value: impl Into<String>) -> Self {
+        self.api_request_id = value.into();
+        self
+    }
+
+    /// Sets `session_id`.
+    ///
+    /// Session of the main turn, empty for turn-less callers.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets `platform`.
+    ///
+    /// Where the session runs.
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets `model`.
+    ///
+    /// Model identifier.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets `provider`.
+    ///
+    /// Provider name.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets `base_url`.
+    ///
+    /// Provider endpoint base URL.
+    #[must_use]
+    pub fn with_base_url(mut self, value: impl Into<String>) -> Self {
+        self.base_url = value.into();
+        self
+    }
+
+    /// Sets `api_mode`.
+    ///
+    /// Wire protocol used.
+    #[must_use]
+    pub fn with_api_mode(mut self, value: impl Into<String>) -> Self {
+        self.api_mode = value.into();
+        self
+    }
+
+    /// Sets `api_call_count`.
+    ///
+    /// Number of API calls made so far.
+    #[must_use]
+    pub fn with_api_call_count(mut self, value: i64) -> Self {
+        self.api_call_count = value;
+        self
+    }
+
+    /// Sets `api_duration`.
+    ///
+    /// Seconds the call took.
+    #[must_use]
+    pub fn with_api_duration(mut self, value: f64) -> Self {
+        self.api_duration = value;
+        self
+    }
+
+    /// Sets `started_at`.
+    ///
+    /// Unix time in seconds when the call started.
+    #[must_use]
+    pub fn with_started_at(mut self, value: f64) -> Self {
+        self.started_at = value;
+        self
+    }
+
+    /// Sets `ended_at`.
+    ///
+    /// Unix time in seconds when the call ended.
+    #[must_use]
+    pub fn with_ended_at(mut self, value: f64) -> Self {
+        self.ended_at = value;
+        self
+    }
+
+    /// Sets `finish_reason`.
+    ///
+    /// Why the model stopped.
+    #[must_use]
+    pub fn with_finish_reason(mut self, value: impl Into<String>) -> Self {
+        self.finish_reason = Some(value.into());
+        self
+    }
+
+    /// Sets `message_count`.
+    ///
+    /// Number of messages in the request.
+    #[must_use]
+    pub fn with_message_count(mut self, value: i64) -> Self {
+        self.message_count = value;
+        self
+    }
+
+    /// Sets `response_model`.
+    ///
+    /// Model name the provider reported.
+    #[must_use]
+    pub fn with_response_model(mut self, value: impl Into<String>) -> Self {
+        self.response_model = Some(value.into());
+        self
+    }
+
+    /// Sets `response`.
+    ///
+    /// The redacted response envelope.
+    #[must_use]
+    pub fn with_response(mut self, value: Map<String, Value>) -> Self {
+        self.response = value;
+        self
+    }
+
+    /// Sets `usage`.
+    ///
+    /// Token usage for accounting.
+    #[must_use]
+    pub fn with_usage(mut self, value: Map<String, Value>) -> Self {
+        self.usage = Some(value);
+        self
+    }
+
+    /// Sets `assistant_message`.
+    ///
+    /// The normalised raw assistant message.
+    #[must_use]
+    pub fn with_assistant_message(mut self, value: Map<String, Value>) -> Self {
+        self.assistant_message = value;
+        self
+    }
+
+    /// Sets `assistant_content_chars`.
+    ///
+    /// Characters of assistant content.
+    #[must_use]
+    pub fn with_assistant_content_chars(mut self, value: i64) -> Self {
+        self.assistant_content_chars = value;
+        self
+    }
+
+    /// Sets `assistant_tool_call_count`.
+    ///
+    /// Number of tool calls in the response.
+    #[must_use]
+    pub fn with_assistant_tool_call_count(mut self, value: i64) -> Self {
+        self.assistant_tool_call_count = value;
+        self
+    }
+
+    /// Sets `aux_task`.
+    ///
+    /// Which auxiliary task made the call.
+    #[must_use]
+    pub fn with_aux_task(mut self, value: impl Into<String>) -> Self {
+        self.aux_task = value.into();
+        self
+    }
 }
 
 impl HookPayload for PostAuxiliaryCall {

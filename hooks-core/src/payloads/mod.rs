@@ -1,6 +1,8 @@
 //! Typed payloads: one struct per catalog event, generated from the schema.
 //!
-//! A host fills in a struct and turns it into an [`Event`] with `From`/`Into`;
+//! A host builds a struct with `default()` and the `with_<field>` setters (the
+//! structs are `#[non_exhaustive]`: the upstream catalog adds fields) and turns
+//! it into an [`Event`] with `From`/`Into`;
 //! the event's payload has the reference's keys in the reference's order, plus
 //! `telemetry_schema_version` last (every event but `gateway_platform_event`).
 //! A plugin or tool can go the other way with [`HookPayload::from_event`].
@@ -11,12 +13,10 @@
 //!
 //! let mut args = serde_json::Map::new();
 //! args.insert("command".into(), "ls".into());
-//! let event: Event = PreToolCall {
-//!     tool_name: "terminal".into(),
-//!     args,
-//!     ..PreToolCall::default()
-//! }
-//! .into();
+//! let event: Event = PreToolCall::default()
+//!     .with_tool_name("terminal")
+//!     .with_args(args)
+//!     .into();
 //! assert_eq!(event.hook(), Some(HookEvent::PreToolCall));
 //! assert_eq!(event.tool_name(), Some("terminal"));
 //! assert_eq!(event.get("telemetry_schema_version").and_then(|v| v.as_str()), Some("hermes.observer.v1"));

@@ -232,8 +232,12 @@ pub(crate) fn kill_dir(dir: &Path) {
 }
 
 /// Removes the cgroup at `dir`, waiting up to 100 ms for it to empty;
-/// whether it is gone.
+/// whether it is gone. Child cgroups go first: a `hooks` run inside a tree
+/// makes its own trees' cgroups under that tree's, and one killed with the
+/// tree leaves them behind; `rmdir` of a cgroup with a child is EBUSY for
+/// good (every later host start waited 100 ms per such orphan).
 pub(crate) fn remove_dir(dir: &Path) -> bool {
+    remove_children(dir);
     for _ in 0..50 {
         match fs::remove_dir(dir) {
             Ok(()) => return true,
@@ -244,11 +248,26 @@ pub(crate) fn remove_dir(dir: &Path) -> bool {
     false
 }
 
+/// Removes the child cgroups of `dir`, deepest first.
+fn remove_children(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+            remove_dir(&entry.path());
+        }
+    }
+}
+
 fn retry_leftovers() {
     let leftovers = std::mem::take(&mut *LEFTOVER.lock().unwrap_or_else(PoisonError::into_inner));
     let still: Vec<PathBuf> = leftovers
         .into_iter()
-        .filter(|dir| fs::remove_dir(dir).is_err() && dir.exists())
+        .filter(|dir| {
+            remove_children(dir);
+            fs::remove_dir(dir).is_err() && dir.exists()
+        })
         .collect();
     LEFTOVER
         .lock()
@@ -305,6 +324,35 @@ mod tests {
         assert_eq!(cgroup2_mount(bind), None);
         let spaced = "43 31 0:38 / /mnt/my\\040cg rw - cgroup2 cgroup2 rw";
         assert_eq!(cgroup2_mount(spaced).as_deref(), Some("/mnt/my cg"));
+    }
+
+    /// An orphan with a child cgroup (a `hooks` run inside a tree, killed
+    /// with it) is removed, child first; it used to stay, EBUSY, forever.
+    #[test]
+    fn an_orphan_with_a_child_cgroup_is_swept() {
+        let Some(base) = find_base() else {
+            return; // no cgroup v2 here
+        };
+        // Owner pid 0 at start time 1: no such process, so an orphan.
+        let unique = format!(
+            "{}.{:x}",
+            std::process::id(),
+            std::ptr::from_ref(&base) as usize
+        );
+        let orphan = base.dir.join(format!("{PREFIX}1.0.0.test-{unique}"));
+        let child = orphan.join(format!("{PREFIX}1.0.1.test-{unique}"));
+        if fs::create_dir(&orphan).is_err() {
+            return; // cgroups not writable here
+        }
+        fs::create_dir(&child).expect("a child cgroup");
+        sweep_orphans(&base.dir);
+        let left = orphan.exists();
+        if left {
+            // Leave nothing behind for the next host start.
+            let _ = fs::remove_dir(&child);
+            let _ = fs::remove_dir(&orphan);
+        }
+        assert!(!left, "{} survived the sweep", orphan.display());
     }
 
     #[test]

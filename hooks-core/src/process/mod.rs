@@ -39,11 +39,7 @@
 //!
 //! let mut command = tokio::process::Command::new("sh");
 //! command.args(["-c", "cat; echo done >&2"]);
-//! let limits = RunLimits {
-//!     timeout: Duration::from_secs(10),
-//!     output_cap: 1024,
-//!     pipe_grace: Duration::from_millis(250),
-//! };
+//! let limits = RunLimits::new(Duration::from_secs(10), 1024, Duration::from_millis(250));
 //! let output = run(command, b"hello", &limits).await.unwrap();
 //! assert_eq!(output.exit_code, Some(0));
 //! assert_eq!(output.stdout, b"hello");
@@ -68,4 +64,11 @@ pub use cgroup::CGROUP_ENV;
 pub use line::{Answer, LineError, LineOptions, LineWorker, NoticeFn, RestartBudget};
 pub use registry::{kill_all_trees, live_trees};
 pub use run::{RunLimits, RunOutput, run};
+/// tokio's process types, re-exported on purpose as part of this module's
+/// API: a caller configures the child with tokio's [`Command`] (program,
+/// arguments, environment, directory, stdio) and takes its pipes from the
+/// [`Child`] of a [`ChildTree`]; the supervisor runs on the caller's tokio
+/// runtime. Naming them through hooks-core keeps a mechanism on the tokio
+/// hooks-core was built with. The `process` feature is for mechanism crates.
+pub use tokio::process::{Child, Command};
 pub use tree::{ChildTree, TREE_ENV};

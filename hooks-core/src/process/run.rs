@@ -13,6 +13,7 @@ use super::capture::{Captured, drain};
 
 /// Bounds of a one-shot run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RunLimits {
     /// How long the direct child may run before the tree is killed.
     pub timeout: Duration,
@@ -22,8 +23,21 @@ pub struct RunLimits {
     pub pipe_grace: Duration,
 }
 
+impl RunLimits {
+    /// Bounds of a one-shot run: its timeout, the bytes kept of each of stdout
+    /// and stderr, and how long the pipes may stay open after the child exited.
+    pub fn new(timeout: Duration, output_cap: usize, pipe_grace: Duration) -> Self {
+        RunLimits {
+            timeout,
+            output_cap,
+            pipe_grace,
+        }
+    }
+}
+
 /// What a one-shot run did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RunOutput {
     /// The exit status, when the direct child exited normally.
     pub exit_code: Option<i32>,

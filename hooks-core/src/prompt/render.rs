@@ -17,6 +17,7 @@ use crate::pyvalue::strip as python_strip;
 
 /// The result of rendering every registered section for one new session.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RenderedSections {
     /// The container to place in the prompt, or `None` when no section was accepted.
     pub text: Option<String>,
@@ -29,6 +30,7 @@ pub struct RenderedSections {
 
 /// A section that made it into the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AcceptedSection {
     /// The section id.
     pub id: String,
@@ -44,6 +46,7 @@ pub struct AcceptedSection {
 
 /// A section left out of the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SkippedSection {
     /// The section id.
     pub id: String,

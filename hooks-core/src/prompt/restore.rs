@@ -18,6 +18,7 @@ pub const CONVERSATION_STARTED_SENTINEL: &str = "\n\nConversation started:";
 
 /// One section read back from a persisted prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RestoredSection {
     /// The section id from its heading.
     pub id: String,

@@ -132,10 +132,11 @@ fn queues_are_isolated_per_consumer() {
 #[test]
 fn reasoning_deltas_are_opt_in() {
     for opted_in in [false, true] {
-        let callbacks = Callbacks::new(PluginSettings {
-            callback_timeout: None,
-            stream_reasoning_deltas: opted_in,
-        });
+        let callbacks = Callbacks::new(
+            PluginSettings::default()
+                .with_callback_timeout(None)
+                .with_stream_reasoning_deltas(opted_in),
+        );
         let values = recorder(&callbacks, "on_stream_delta", "thinker", None);
         block_on(callbacks.dispatch(&delta("thinking", "reasoning")));
         block_on(callbacks.dispatch(&delta("answer", "text")));

@@ -10,10 +10,9 @@ use serde_json::json;
 
 /// Settings with a callback timeout of `millis` (0 disables it).
 pub fn settings(millis: u64) -> PluginSettings {
-    PluginSettings {
-        callback_timeout: (millis > 0).then(|| Duration::from_millis(millis)),
-        stream_reasoning_deltas: false,
-    }
+    PluginSettings::default()
+        .with_callback_timeout((millis > 0).then(|| Duration::from_millis(millis)))
+        .with_stream_reasoning_deltas(false)
 }
 
 /// A tool event with `tool_call_id` = `id`.

@@ -40,11 +40,11 @@ pub fn sh(script: &str) -> Command {
 
 /// Limits with a `timeout` in seconds, a 1 MiB cap and the shell hooks' grace.
 pub fn limits(timeout_secs: u64) -> RunLimits {
-    RunLimits {
-        timeout: Duration::from_secs(timeout_secs),
-        output_cap: 1024 * 1024,
-        pipe_grace: Duration::from_millis(250),
-    }
+    RunLimits::new(
+        Duration::from_secs(timeout_secs),
+        1024 * 1024,
+        Duration::from_millis(250),
+    )
 }
 
 /// Waits for `count` pids, one a line, in `path`.

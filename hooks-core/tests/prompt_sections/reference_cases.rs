@@ -132,10 +132,7 @@ fn render_is_deterministic_bounded_and_session_info_is_passed_read_only() {
         )
         .expect("register too-large");
 
-    let info = SessionInfo {
-        session_id: "session-1".into(),
-        ..SessionInfo::default()
-    };
+    let info = SessionInfo::default().with_session_id("session-1");
     let first = sections.render(&info);
     let pairs: Vec<(&str, &str)> = first
         .accepted

@@ -13,10 +13,7 @@ fn document() -> EventDocument {
         HookEvent::PostToolCall,
         json!({"tool_name": "terminal", "args": {"command": "ls", "note": "é \"q\""}, "session_id": "s1", "task_id": "t"}),
     );
-    let context = WireContext {
-        cwd: "/work".into(),
-        profile: "default".into(),
-    };
+    let context = WireContext::new("/work", "default");
     match EventDocument::new(&event, &context) {
         Ok(document) => document,
         Err(error) => panic!("{error}"),
@@ -105,10 +102,7 @@ fn taking_the_document_gives_the_bytes_of_a_copy() {
 #[test]
 fn capacity_hint_does_not_change_the_bytes() {
     let event = Event::from_json(HookEvent::OnSessionEnd, json!({"session_id": "s", "n": 1}));
-    let context = WireContext {
-        cwd: "/w".into(),
-        profile: "p".into(),
-    };
+    let context = WireContext::new("/w", "p");
     let bytes = |capacity| {
         EventDocument::with_capacity(&event, &context, capacity)
             .map(|document| document.as_bytes().to_vec())

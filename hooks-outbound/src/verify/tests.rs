@@ -129,10 +129,7 @@ fn delivery(created: SystemTime) -> PreparedDelivery {
         HookEvent::OnSessionEnd,
         json!({"session_id": "s1", "completed": true}),
     );
-    let context = WireContext {
-        cwd: "/w".into(),
-        profile: "default".into(),
-    };
+    let context = WireContext::new("/w", "default");
     let document = EventDocument::new(&event, &context).unwrap_or_else(|e| panic!("{e}"));
     PreparedDelivery::new(&document, created, &iso_timestamp(created))
 }

@@ -26,10 +26,7 @@ pub fn options() -> OutboundOptions {
     OutboundOptions {
         retry_delay: Duration::from_millis(50),
         safe_mode: false,
-        context: WireContext {
-            cwd: "/work".into(),
-            profile: "default".into(),
-        },
+        context: WireContext::new("/work", "default"),
         ..OutboundOptions::default()
     }
 }

@@ -241,10 +241,7 @@ async fn a_replayed_delivery_is_refused() {
     use hermes_hooks_core::wire::WireContext;
     use hermes_hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
     let listening = listen(Some("s3cret")).await;
-    let context = WireContext {
-        cwd: "/w".into(),
-        profile: "default".into(),
-    };
+    let context = WireContext::new("/w", "default");
     let document = EventDocument::new(&session_end(), &context).expect("document");
     let now = std::time::SystemTime::now();
     let send = |delivery: &PreparedDelivery, standard: bool| {

@@ -112,6 +112,7 @@ impl std::error::Error for RegisterError {}
 /// What a section function sees about the session being started.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
+#[non_exhaustive]
 pub struct SessionInfo {
     /// The new session's id.
     pub session_id: String,
@@ -125,6 +126,52 @@ pub struct SessionInfo {
     pub profile_name: String,
     /// The working directory.
     pub cwd: String,
+}
+
+// The host adds fields as Hermes does: a plugin (or its test) builds one with
+// `default()` and the setters.
+impl SessionInfo {
+    /// Sets the new session's id.
+    #[must_use]
+    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
+        self.session_id = value.into();
+        self
+    }
+
+    /// Sets the model the session talks to.
+    #[must_use]
+    pub fn with_model(mut self, value: impl Into<String>) -> Self {
+        self.model = value.into();
+        self
+    }
+
+    /// Sets the model provider.
+    #[must_use]
+    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
+        self.provider = value.into();
+        self
+    }
+
+    /// Sets the platform (cli, telegram, ...).
+    #[must_use]
+    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
+        self.platform = value.into();
+        self
+    }
+
+    /// Sets the active Hermes profile.
+    #[must_use]
+    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
+        self.profile_name = value.into();
+        self
+    }
+
+    /// Sets the working directory.
+    #[must_use]
+    pub fn with_cwd(mut self, value: impl Into<String>) -> Self {
+        self.cwd = value.into();
+        self
+    }
 }
 
 /// A section's content: fixed text, or text computed once per new session.
@@ -161,6 +208,7 @@ impl From<String> for SectionContent {
 
 /// A section as the table declares it to the host (its content comes from `render_section`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SectionSpec {
     /// The section id.
     pub id: String,

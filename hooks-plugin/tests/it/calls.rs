@@ -275,11 +275,9 @@ fn register_plugins_puts_a_native_plugins_prompt_sections_in_the_registry() {
 
 /// Asserts that `registry` renders plugin-context's section for a coder on the CLI.
 fn assert_renders_house_rules(registry: &PromptSections) {
-    let info = SessionInfo {
-        profile_name: "coder".into(),
-        platform: "cli".into(),
-        ..SessionInfo::default()
-    };
+    let info = SessionInfo::default()
+        .with_profile_name("coder")
+        .with_platform("cli");
     let rendered = registry.render(&info).text.unwrap_or_default();
     assert!(
         rendered.contains("House rules for profile coder on cli"),

@@ -130,10 +130,7 @@ fn safe_mode_loads_nothing_but_lists_everything() {
     let discovery = discover_with(
         home.path(),
         &home.config("plugins: {enabled: [example]}"),
-        DiscoverOptions {
-            safe_mode: true,
-            ..DiscoverOptions::default()
-        },
+        DiscoverOptions::default().with_safe_mode(true),
     );
     assert!(discovery.plugins.is_empty());
     assert_eq!(

@@ -31,13 +31,10 @@ pub fn python_available() -> bool {
 }
 
 pub(crate) fn options() -> DiscoverOptions {
-    DiscoverOptions {
-        python: Some(PythonInterpreter {
-            program: PathBuf::from("python3"),
-            source: InterpreterSource::Default,
-        }),
-        ..DiscoverOptions::default()
-    }
+    DiscoverOptions::default().with_python(PythonInterpreter::new(
+        PathBuf::from("python3"),
+        InterpreterSource::Default,
+    ))
 }
 
 pub(crate) struct Loaded {
@@ -52,10 +49,8 @@ pub(crate) fn register(
     options: DiscoverOptions,
     timeout: Option<f64>,
 ) -> Loaded {
-    let settings = PluginSettings {
-        callback_timeout: timeout.map(Duration::from_secs_f64),
-        ..PluginSettings::default()
-    };
+    let settings =
+        PluginSettings::default().with_callback_timeout(timeout.map(Duration::from_secs_f64));
     let callbacks = Callbacks::new(settings);
     let sections = PromptSections::new();
     let registration = register_plugins_with(
@@ -344,10 +339,7 @@ def register(ctx):
         "{:?}",
         bad.status
     );
-    let info = SessionInfo {
-        profile_name: "coder".into(),
-        ..SessionInfo::default()
-    };
+    let info = SessionInfo::default().with_profile_name("coder");
     let text = loaded
         .sections
         .render(&info)
@@ -373,10 +365,7 @@ fn python_with_path(home: &Home, site: &Path) -> PythonInterpreter {
     )
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    PythonInterpreter {
-        program: wrapper,
-        source: InterpreterSource::Environment,
-    }
+    PythonInterpreter::new(wrapper, InterpreterSource::Environment)
 }
 
 #[test]
@@ -410,11 +399,9 @@ fn project_and_pip_installed_plugins_are_found() {
         GUARD.replace("blocked: rm", "project blocked: rm"),
     )
     .unwrap();
-    let options = DiscoverOptions {
-        project_dir: Some(project),
-        python: Some(python_with_path(&home, &site)),
-        ..DiscoverOptions::default()
-    };
+    let options = DiscoverOptions::default()
+        .with_project_dir(project)
+        .with_python(python_with_path(&home, &site));
     let loaded = register(
         &home,
         "plugins: {enabled: [ep-guard, proj]}",

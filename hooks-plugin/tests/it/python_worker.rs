@@ -183,13 +183,10 @@ fn stray_and_stale_lines_are_never_answers() {
     )
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let options = DiscoverOptions {
-        python: Some(PythonInterpreter {
-            program: wrapper,
-            source: InterpreterSource::Environment,
-        }),
-        ..DiscoverOptions::default()
-    };
+    let options = DiscoverOptions::default().with_python(PythonInterpreter::new(
+        wrapper,
+        InterpreterSource::Environment,
+    ));
     let loaded = register(&home, "plugins: {enabled: [p]}", options, Some(30.0));
     assert_eq!(loaded.registration.plugins[0].status, PluginStatus::Loaded);
     for call in 0..5 {

@@ -239,11 +239,11 @@ fn disabled(sources: &[Source], discovery: &mut Discovery) -> bool {
 
 fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     let warn = |discovery: &mut Discovery, key: &str, message: String| {
-        discovery.warnings.push(ConfigWarning {
-            file: source.path.clone(),
-            key: key.to_owned(),
-            message: format!("({} hooks) {message}", source.dialect),
-        });
+        discovery.warnings.push(ConfigWarning::new(
+            source.path.clone(),
+            key.to_owned(),
+            format!("({} hooks) {message}", source.dialect),
+        ));
     };
     let text = match hermes_hooks_core::config::read_capped(&source.path) {
         Ok(text) => text,

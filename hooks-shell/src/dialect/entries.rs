@@ -25,12 +25,10 @@ pub(super) struct Reader<'a> {
 
 impl Reader<'_> {
     pub(super) fn warn(&mut self, key: &str, message: String) {
-        self.discovery.warnings.push(ConfigWarning {
-            file: self.source.path.clone(),
-            key: key.to_owned(),
-            // Displayed after the file name (`ConfigWarning`'s Display).
-            message: format!("({} hooks) {key}: {message}", self.source.dialect),
-        });
+        // The message is displayed after the file name (`ConfigWarning`'s Display).
+        let message = format!("({} hooks) {key}: {message}", self.source.dialect);
+        let warning = ConfigWarning::new(self.source.path.clone(), key, message);
+        self.discovery.warnings.push(warning);
     }
 
     /// One entry of an event's list: a Claude/Codex group `{matcher, hooks: [...]}`

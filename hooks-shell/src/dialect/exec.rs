@@ -63,11 +63,7 @@ pub async fn run_command(hook: &ImportedHook, input: &[u8]) -> RunResult {
         return RunResult::failed("not a command hook".to_owned());
     };
     let started = Instant::now();
-    let limits = RunLimits {
-        timeout: hook.timeout,
-        output_cap: OUTPUT_CAP_BYTES,
-        pipe_grace: PIPE_GRACE,
-    };
+    let limits = RunLimits::new(hook.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     let mut outcome = hermes_hooks_core::process::run(command, input, &limits).await;
     if outcome.is_err() && hook.cwd.is_dir() {
         // The shell-free spawn failed: let `sh` run it and report as it would.

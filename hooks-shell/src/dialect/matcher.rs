@@ -15,9 +15,26 @@ pub enum DialectMatcher {
     /// An exact list of names.
     Exact(Vec<String>),
     /// An unanchored regex.
-    Regex(Regex),
+    Regex(DialectRegex),
     /// A regex that does not compile: compared literally (with a warning at load).
     Literal(String),
+}
+
+/// A compiled unanchored matcher regex. The regex engine stays private: the
+/// pattern's text and a match are the API.
+#[derive(Debug, Clone)]
+pub struct DialectRegex(Regex);
+
+impl DialectRegex {
+    /// The pattern as configured (trimmed).
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// Whether the pattern matches somewhere in `value` (unanchored, as Claude Code matches).
+    pub fn is_match(&self, value: &str) -> bool {
+        self.0.is_match(value)
+    }
 }
 
 impl DialectMatcher {
@@ -40,7 +57,7 @@ impl DialectMatcher {
             return (DialectMatcher::Exact(names), None);
         }
         match Regex::new(pattern) {
-            Ok(regex) => (DialectMatcher::Regex(regex), None),
+            Ok(regex) => (DialectMatcher::Regex(DialectRegex(regex)), None),
             Err(error) => (
                 DialectMatcher::Literal(pattern.to_owned()),
                 Some(format!(

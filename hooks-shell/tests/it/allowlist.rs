@@ -106,12 +106,10 @@ fn approvals_made_meanwhile_last_for_the_run_and_the_user_is_told_once() {
     let logs = logged(|| {
         let registration = ShellHooks::register(
             &config,
-            RegisterOptions {
-                consent: Consent::accept_all(),
-                context: context(),
-                safe_mode: false,
-                queue_capacity: 8,
-            },
+            RegisterOptions::new(Consent::accept_all())
+                .with_context(context())
+                .with_safe_mode(false)
+                .with_queue_capacity(8),
         );
         registered = registration.hooks.len();
     });

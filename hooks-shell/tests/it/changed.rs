@@ -31,12 +31,10 @@ impl Prompter for Scripted {
 fn register(config: &Config, consent: Consent) -> Registration {
     ShellHooks::register(
         config,
-        RegisterOptions {
-            consent,
-            context: context(),
-            safe_mode: false,
-            queue_capacity: 8,
-        },
+        RegisterOptions::new(consent)
+            .with_context(context())
+            .with_safe_mode(false)
+            .with_queue_capacity(8),
     )
 }
 

@@ -39,12 +39,10 @@ fn scripted(answers: &[Option<&'static str>]) -> (Consent, Arc<Mutex<Vec<String>
 }
 
 fn options(consent: Consent) -> RegisterOptions {
-    RegisterOptions {
-        consent,
-        context: context(),
-        safe_mode: false,
-        queue_capacity: 8,
-    }
+    RegisterOptions::new(consent)
+        .with_context(context())
+        .with_safe_mode(false)
+        .with_queue_capacity(8)
 }
 
 fn one_hook(home: &Home) -> Config {

@@ -25,12 +25,10 @@ async fn t31_block_through_registration_and_the_bus() {
         .config(json!({"hooks": {"pre_tool_call": [{"command": command, "matcher": "terminal"}]}}));
     let registration = ShellHooks::register(
         &config,
-        RegisterOptions {
-            consent: Consent::accept_all(),
-            context: context(),
-            safe_mode: false,
-            queue_capacity: 8,
-        },
+        RegisterOptions::new(Consent::accept_all())
+            .with_context(context())
+            .with_safe_mode(false)
+            .with_queue_capacity(8),
     );
     let shell = registration.hooks.clone();
     let replies = shell.dispatch(&tool_event("terminal")).await;
@@ -198,12 +196,10 @@ async fn a_full_queue_drops_the_oldest_events() {
     let spec = home.spec(OnStreamDelta, &home.sh("delta.sh", &body));
     let shell = ShellHooks::register(
         &home.config(json!({"hooks": {"on_stream_delta": [{"command": spec.command}]}})),
-        RegisterOptions {
-            consent: Consent::accept_all(),
-            context: context(),
-            safe_mode: false,
-            queue_capacity: 2,
-        },
+        RegisterOptions::new(Consent::accept_all())
+            .with_context(context())
+            .with_safe_mode(false)
+            .with_queue_capacity(2),
     )
     .hooks;
     for index in 0..10 {

@@ -138,12 +138,10 @@ async fn an_unconsented_hook_is_skipped_and_a_queued_one_queued() {
     }}));
     let denied = ShellHooks::register(
         &config,
-        RegisterOptions {
-            consent: Consent::allowlisted_only(),
-            context: context(),
-            safe_mode: false,
-            queue_capacity: 8,
-        },
+        RegisterOptions::new(Consent::allowlisted_only())
+            .with_context(context())
+            .with_safe_mode(false)
+            .with_queue_capacity(8),
     );
     assert_eq!(denied.denied.len(), 2);
     let hooks = Hooks::builder().with(denied.hooks).build();

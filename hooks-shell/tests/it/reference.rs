@@ -201,10 +201,7 @@ async fn same_decisions_as_the_python_reference() {
         assert_eq!(Value::Array(ours), *expected, "{hooks}");
     }
     let cwd = home.path().display().to_string();
-    let wire = WireContext {
-        cwd,
-        profile: "default".into(),
-    };
+    let wire = WireContext::new(cwd, "default");
     for ((event, payload), expected) in serialize_cases()
         .into_iter()
         .zip(array(&reference["serialize"]))

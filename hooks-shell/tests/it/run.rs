@@ -10,12 +10,7 @@ use serde_json::{Value, json};
 use crate::support::{Home, context, event, tool_event};
 
 fn ran(exit_code: i32, stdout: &str, stderr: &str) -> RunResult {
-    RunResult {
-        exit_code: Some(exit_code),
-        stdout: stdout.into(),
-        stderr: stderr.into(),
-        ..RunResult::default()
-    }
+    RunResult::exited(exit_code, stdout, stderr)
 }
 
 fn block(message: &str) -> Option<Value> {
@@ -237,10 +232,7 @@ fn t68_nonzero_exit_without_directive_is_none() {
 #[test]
 fn t70_spawn_error_fail_closed_blocks() {
     let home = Home::new();
-    let result = RunResult {
-        error: Some("command not found".into()),
-        ..RunResult::default()
-    };
+    let result = RunResult::failed("command not found");
     assert_eq!(
         evaluate(&closed(&home, PreToolCall, "/x/gate.sh"), &result),
         block("hook /x/gate.sh failed closed: command not found")
@@ -250,10 +242,7 @@ fn t70_spawn_error_fail_closed_blocks() {
 #[test]
 fn t72_timeout_fail_closed_blocks() {
     let home = Home::new();
-    let result = RunResult {
-        timed_out: true,
-        ..RunResult::default()
-    };
+    let result = RunResult::timed_out();
     let mut spec = closed(&home, PreToolCall, "python hook.py");
     spec.timeout = Duration::from_secs(10);
     assert_eq!(
@@ -295,10 +284,7 @@ fn t75_t76_valid_noop_and_empty_stdout_pass_fail_closed() {
 fn t77_fail_closed_on_non_blocking_event_still_fails_open() {
     let home = Home::new();
     let spec = closed(&home, PostToolCall, "h");
-    let error = RunResult {
-        error: Some("command not found".into()),
-        ..RunResult::default()
-    };
+    let error = RunResult::failed("command not found");
     assert_eq!(evaluate(&spec, &error), None);
     assert_eq!(evaluate(&spec, &ran(0, "garbage", "")), None);
     assert_eq!(evaluate(&spec, &ran(1, "", "")), None);
@@ -316,10 +302,7 @@ fn design_call_3_nonzero_exit_without_directive_blocks_when_fail_closed() {
         evaluate(&spec, &ran(1, "{}", "")),
         block("hook h failed closed: exited with status 1")
     );
-    let killed = RunResult {
-        signal: Some(9),
-        ..RunResult::default()
-    };
+    let killed = RunResult::killed(9);
     assert_eq!(
         evaluate(&spec, &killed),
         block("hook h failed closed: killed by signal 9")

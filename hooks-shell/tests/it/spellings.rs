@@ -17,12 +17,10 @@ fn load(home: &Home, text: &str) -> Config {
 async fn first_reply(config: &Config) -> Option<Value> {
     let registration = ShellHooks::register(
         config,
-        RegisterOptions {
-            consent: Consent::accept_all(),
-            context: context(),
-            safe_mode: false,
-            queue_capacity: 8,
-        },
+        RegisterOptions::new(Consent::accept_all())
+            .with_context(context())
+            .with_safe_mode(false)
+            .with_queue_capacity(8),
     );
     let replies = registration.hooks.dispatch(&tool_event("terminal")).await;
     replies.into_iter().next().map(|reply| reply.value)

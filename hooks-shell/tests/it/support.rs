@@ -51,10 +51,7 @@ impl Home {
 }
 
 pub fn context() -> WireContext {
-    WireContext {
-        cwd: "/work".into(),
-        profile: "default".into(),
-    }
+    WireContext::new("/work", "default")
 }
 
 pub fn tool_event(tool: &str) -> Event {

@@ -53,6 +53,10 @@ fn render_struct(out: &mut String, event: &EventDef) {
     }
     out.push_str("#[derive(Clone, Default, PartialEq, Serialize, Deserialize)]\n");
     out.push_str("#[serde(default)]\n");
+    // The upstream catalog adds fields to events: outside hooks-core a payload
+    // is built with `default()` and the `with_*` setters, so a new field is
+    // not a breaking change.
+    out.push_str("#[non_exhaustive]\n");
     let _ = writeln!(out, "pub struct {ty} {{");
     for field in &event.fields {
         out.push_str(&doc_lines(&field.description, "    "));
@@ -73,6 +77,7 @@ fn render_struct(out: &mut String, event: &EventDef) {
         );
     }
     out.push_str("}\n\n");
+    render_setters(out, &ty, event);
 
     let _ = writeln!(
         out,
@@ -137,6 +142,48 @@ fn render_struct(out: &mut String, event: &EventDef) {
 }}
 "
     );
+}
+
+/// One `with_<field>` setter per field, so a host (or a test) builds a payload
+/// as `PreToolCall::default().with_tool_name("terminal")`.
+fn render_setters(out: &mut String, ty: &str, event: &EventDef) {
+    let _ = writeln!(out, "impl {ty} {{");
+    for field in &event.fields {
+        let ident = rust_ident(&field.name);
+        let wrapped = field.nullable || field.optional;
+        let (param, value) = setter_param(field);
+        let value = if wrapped {
+            format!("Some({value})")
+        } else {
+            value
+        };
+        let _ = writeln!(out, "    /// Sets `{}`.\n    ///", field.name);
+        out.push_str(&doc_lines(&field.description, "    "));
+        let _ = writeln!(
+            out,
+            "    #[must_use]
+    pub fn with_{}(mut self, value: {param}) -> Self {{
+        self.{ident} = {value};
+        self
+    }}
+",
+            field.name
+        );
+    }
+    out.push_str("}\n\n");
+}
+
+/// The setter's parameter type and the expression that stores it (unwrapped).
+fn setter_param(field: &FieldDef) -> (&'static str, String) {
+    match field.base.as_str() {
+        "string" => ("impl Into<String>", "value.into()".to_owned()),
+        "integer" => ("i64", "value".to_owned()),
+        "number" => ("f64", "value".to_owned()),
+        "boolean" => ("bool", "value".to_owned()),
+        "object" => ("Map<String, Value>", "value".to_owned()),
+        "array" => ("Vec<Value>", "value".to_owned()),
+        _ => ("impl Into<Value>", "value.into()".to_owned()),
+    }
 }
 
 /// The Rust type of a field: the base type, in `Option` when it may be null or absent.

@@ -230,3 +230,34 @@ fn schema_invariants_of_the_catalog() {
     let names: BTreeSet<&str> = schema.events.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names.len(), 41);
 }
+
+/// Every payload struct is generated `#[non_exhaustive]` with one `with_<field>`
+/// setter per field (an `Option` field's setter stores `Some`), so a field the
+/// upstream catalog adds is not a breaking change and a host can still build one.
+#[test]
+fn payload_structs_are_non_exhaustive_with_a_setter_per_field() {
+    let schema = committed_schema();
+    let source = super::payloads::render(&schema);
+    for event in &schema.events {
+        let ty = super::camel_case(&event.name);
+        assert!(
+            source.contains(&format!("#[non_exhaustive]\npub struct {ty} {{")),
+            "{ty} is not #[non_exhaustive]"
+        );
+        for field in &event.fields {
+            let setter = format!("pub fn with_{}(mut self, value: ", field.name);
+            assert!(
+                source.contains(&setter),
+                "{ty} has no setter for {}",
+                field.name
+            );
+            if field.nullable || field.optional {
+                let ident = field.name.as_str();
+                assert!(
+                    source.contains(&format!("self.{ident} = Some(")),
+                    "{ty}.{ident}: the setter must store Some"
+                );
+            }
+        }
+    }
+}

@@ -8,8 +8,8 @@ use std::process::Command;
 use anyhow::{Result, bail};
 use serde_json::Value;
 
-use super::registry;
 use super::workspace::{self, MECHANISMS, Package, WIRING, cargo};
+use super::{features, registry, semver};
 use crate::codegen;
 
 /// The license files every package carries, identical to the root's.
@@ -56,7 +56,9 @@ pub fn run(root: &Path) -> Result<()> {
     let registry_url =
         std::env::var(registry::REGISTRY_ENV).unwrap_or_else(|_| registry::DEFAULT_REGISTRY.into());
     let owners = registry::our_owners(&metadata);
-    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 10] = [
+    let semver_tool =
+        std::env::var(semver::TOOL_ENV).unwrap_or_else(|_| semver::DEFAULT_TOOL.into());
+    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 12] = [
         ("repository and homepage are real URLs", &|| {
             registry::placeholder_urls(&members)
         }),
@@ -81,13 +83,26 @@ pub fn run(root: &Path) -> Result<()> {
         ("no mechanism depends on a sibling", &|| {
             mechanism_deps(&members)
         }),
+        ("no accidental features", &|| features::implicit(&metadata)),
         ("rust-version covers the lockfile", &|| {
             rust_versions(&metadata)
         }),
-        ("rustdoc is clean", &|| rustdoc(root)),
+        ("rustdoc is clean (default and all features)", &|| {
+            rustdoc(root, &members)
+        }),
         ("every publishable crate packages offline", &|| {
             package(root, &members)
         }),
+        (
+            "the public API is semver-compatible with the last release",
+            &|| match semver::check(root, &members, &registry_url, &semver_tool) {
+                Ok(problems) => problems,
+                Err(why) => {
+                    eprintln!("  the registry is not reachable ({why}); semver NOT checked");
+                    Vec::new()
+                }
+            },
+        ),
     ];
     let mut failed = 0;
     for (name, step) in steps {
@@ -318,15 +333,32 @@ pub fn rust_versions(metadata: &Value) -> Vec<Problem> {
     super::msrv::check(metadata)
 }
 
-/// `cargo doc --workspace --no-deps` with warnings denied; the crate is the subject.
-pub fn rustdoc(root: &Path) -> Vec<Problem> {
+/// `cargo doc --workspace --no-deps` with warnings denied, then the publishable
+/// crates again with `--all-features` (docs.rs builds the default features; a
+/// reader of a feature's items needs them clean too); the crate is the subject.
+pub fn rustdoc(root: &Path, members: &[Package]) -> Vec<Problem> {
     let output = Command::new(cargo())
         .args(["doc", "--workspace", "--no-deps", "--offline"])
         .arg("--manifest-path")
         .arg(root.join("Cargo.toml"))
         .env("RUSTDOCFLAGS", "-D warnings")
         .output();
-    failures("rustdoc", output, "could not document `")
+    let mut problems = failures("rustdoc", output, "could not document `");
+    let mut all_features = Command::new(cargo());
+    all_features
+        .args(["doc", "--no-deps", "--offline", "--all-features"])
+        .arg("--manifest-path")
+        .arg(root.join("Cargo.toml"))
+        .env("RUSTDOCFLAGS", "-D warnings");
+    for package in members.iter().filter(|p| p.publish) {
+        all_features.args(["-p", &package.name]);
+    }
+    problems.extend(failures(
+        "rustdoc --all-features",
+        all_features.output(),
+        "could not document `",
+    ));
+    problems
 }
 
 /// `cargo package` of every publishable crate, offline, in dependency order (the

@@ -125,16 +125,7 @@ pub enum NameStatus {
 /// logins. A taken name is a problem; `Err` means the registry could not be
 /// asked at all (no network), which the caller reports without failing.
 pub fn names(members: &[Package], base: &str, owners: &[String]) -> Result<Vec<Problem>, String> {
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_global(Some(REQUEST_TIMEOUT))
-        .http_status_as_error(false)
-        .user_agent(concat!(
-            "hermes-hooks-release-check/",
-            env!("CARGO_PKG_VERSION"),
-            " (cargo xtask release-check)"
-        ))
-        .build()
-        .into();
+    let agent = agent();
     let mut problems = Vec::new();
     for package in members.iter().filter(|p| p.publish) {
         match name_status(&agent, base, &package.name, owners)? {
@@ -193,7 +184,23 @@ pub fn name_status(
     }
 }
 
-fn get(agent: &ureq::Agent, url: &str) -> Result<(u16, String), String> {
+/// The HTTP client every registry request goes through: bounded, named, and
+/// reporting every status as an answer (a 404 means "free", not an error).
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .timeout_global(Some(REQUEST_TIMEOUT))
+        .http_status_as_error(false)
+        .user_agent(concat!(
+            "hermes-hooks-release-check/",
+            env!("CARGO_PKG_VERSION"),
+            " (cargo xtask release-check)"
+        ))
+        .build()
+        .into()
+}
+
+/// GETs `url`: its status and body.
+pub fn get(agent: &ureq::Agent, url: &str) -> Result<(u16, String), String> {
     let mut response = agent
         .get(url)
         .call()

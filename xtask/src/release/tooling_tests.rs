@@ -38,7 +38,7 @@ fn placeholder_urls_are_refused_naming_crate_and_field() {
 
 /// A registry on 127.0.0.1 answering crates.io's API from `answers` (path →
 /// status, body); returns its base URL and the requests it saw.
-fn fake_registry(
+pub(super) fn fake_registry(
     answers: Vec<(&'static str, u16, &'static str)>,
 ) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
     use std::io::{BufRead, BufReader, Write};
@@ -78,7 +78,7 @@ fn fake_registry(
     (base, seen)
 }
 
-fn publishable(name: &str) -> workspace::Package {
+pub(super) fn publishable(name: &str) -> workspace::Package {
     workspace::Package {
         name: name.to_owned(),
         version: "0.1.0".to_owned(),

@@ -47,11 +47,9 @@ mod tests {
             (sections[0].id.as_str(), sections[0].max_chars),
             ("plugin-context.house-rules", 4000)
         );
-        let info = SessionInfo {
-            profile_name: "coder".into(),
-            platform: "cli".into(),
-            ..SessionInfo::default()
-        };
+        let info = SessionInfo::default()
+            .with_profile_name("coder")
+            .with_platform("cli");
         let text = plugin.render_section("plugin-context.house-rules", &info);
         assert_eq!(
             text.as_deref(),
