@@ -144,10 +144,11 @@ fn floor(c: &mut Criterion) {
 
 fn callbacks(c: &mut Criterion) {
     let event = tool_call();
-    let callbacks = Callbacks::new(PluginSettings {
-        callback_timeout: Some(Duration::from_secs(30)),
-        stream_reasoning_deltas: false,
-    });
+    let callbacks = Callbacks::new(
+        PluginSettings::default()
+            .with_callback_timeout(Some(Duration::from_secs(30)))
+            .with_stream_reasoning_deltas(false),
+    );
     callbacks.register("pre_tool_call", "guard", guard);
     let mut group = c.benchmark_group("handoff");
     group.bench_function("callbacks/timeout-30s/warm", |b| {

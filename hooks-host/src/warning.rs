@@ -105,11 +105,11 @@ mod tests {
 
     #[test]
     fn a_config_warning_keeps_file_key_and_message_and_displays_as_before() {
-        let raw = ConfigWarning {
-            file: "/h/config.yaml".into(),
-            key: "hooks.pre_tool_call[0].timeout".into(),
-            message: "not a number\u{1b}[31m".into(),
-        };
+        let raw = ConfigWarning::new(
+            "/h/config.yaml",
+            "hooks.pre_tool_call[0].timeout",
+            "not a number\u{1b}[31m",
+        );
         let warning = Warning::from_config("shell", &raw);
         assert_eq!(warning.file.as_deref(), Some(Path::new("/h/config.yaml")));
         assert_eq!(

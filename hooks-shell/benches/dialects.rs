@@ -193,11 +193,7 @@ fn imported_vs_native(c: &mut Criterion) {
     // spawn alone (the supervisor's run of each path's command, no dispatcher).
     let hook = &claude.hooks()[0];
     let context = WireContext::current();
-    let answer = RunResult {
-        exit_code: Some(0),
-        stdout: "{}\n".to_owned(),
-        ..RunResult::default()
-    };
+    let answer = RunResult::exited(0, "{}\n", "");
     let mut parts = c.benchmark_group("imported_hook_parts");
     parts.bench_function("native_stdin_bytes", |b| {
         b.iter(|| stdin_bytes(&event, &context))
@@ -217,11 +213,11 @@ fn imported_vs_native(c: &mut Criterion) {
     });
     parts.finish();
 
-    let limits = RunLimits {
-        timeout: std::time::Duration::from_secs(10),
-        output_cap: 1024 * 1024,
-        pipe_grace: std::time::Duration::from_millis(250),
-    };
+    let limits = RunLimits::new(
+        std::time::Duration::from_secs(10),
+        1024 * 1024,
+        std::time::Duration::from_millis(250),
+    );
     let input = stdin_document(hook, &event);
     let mut spawn = c.benchmark_group("imported_hook_spawn");
     spawn.sample_size(40);

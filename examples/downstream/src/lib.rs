@@ -38,12 +38,10 @@ pub async fn run(
     for (tool, command) in calls {
         let mut args = Map::new();
         args.insert("command".to_owned(), Value::from(*command));
-        let event: Event = PreToolCall {
-            tool_name: (*tool).into(),
-            args: args.clone(),
-            ..Default::default()
-        }
-        .into();
+        let event: Event = PreToolCall::default()
+            .with_tool_name(*tool)
+            .with_args(args.clone())
+            .into();
         lines.push(match host.hooks().emit(&event).await.tool_gate() {
             ToolGate::Block { message, .. } => format!("blocked: {message}"),
             ToolGate::Modify { args } => format!("ran: {}", Value::Object(args)),

@@ -303,10 +303,7 @@ async fn futures_join(
             let failure = format!("the run panicked: {error}");
             let run = HookRun::new("imported", source, event.name(), RunStatus::Failed)
                 .diagnostic(failure.clone());
-            let result = RunResult {
-                error: Some(failure),
-                ..RunResult::default()
-            };
+            let result = RunResult::failed(failure);
             (result, Vec::new(), run)
         }));
     }

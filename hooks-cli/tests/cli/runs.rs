@@ -110,7 +110,9 @@ fn a_host_sees_failed_timed_out_and_skipped_runs() {
     runtime.block_on(async {
         let event = Event::from_json(HookEvent::PreToolCall, rm_rf());
         // Not approved: both hooks are skipped, saying why, and take no time.
-        let host = Host::load(HostOptions::new().home(&home.hermes)).await.expect("loads");
+        let host = Host::load(HostOptions::new().home(&home.hermes))
+            .await
+            .expect("loads");
         let report = host.hooks().emit_with_report(&event).await;
         let skipped: Vec<(&str, Option<&str>)> = report
             .runs
@@ -129,8 +131,9 @@ fn a_host_sees_failed_timed_out_and_skipped_runs() {
         assert!(report.runs.iter().all(|run| run.elapsed == Duration::ZERO));
         host.shutdown(Duration::from_secs(5)).await;
 
-        let host =
-            Host::load(HostOptions::new().home(&home.hermes).accept_hooks(true)).await.expect("loads");
+        let host = Host::load(HostOptions::new().home(&home.hermes).accept_hooks(true))
+            .await
+            .expect("loads");
         host.callbacks().register("pre_tool_call", "raises", |_| {
             Err(hermes_hooks_core::CallbackError::new("ValueError", "bad"))
         });

@@ -58,12 +58,11 @@ fn a_shim_runs_once_then_workers_start_its_real_interpreter() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (shim, count) = (dir.path().join("python3"), dir.path().join("runs"));
     write_shim(&shim, &count, "v1");
-    let options = || DiscoverOptions {
-        python: Some(PythonInterpreter {
-            program: shim.clone(),
-            source: InterpreterSource::Environment,
-        }),
-        ..DiscoverOptions::default()
+    let options = || {
+        DiscoverOptions::default().with_python(PythonInterpreter::new(
+            shim.clone(),
+            InterpreterSource::Environment,
+        ))
     };
     let config = "plugins: {enabled: [guard]}";
     let first = register(&home, config, options(), Some(30.0));
