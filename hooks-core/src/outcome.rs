@@ -168,6 +168,7 @@ pub enum DispatchDecision {
 
 /// Field overrides from `pre_transcription` hooks. `None` leaves a field as configured.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TranscriptionOverrides {
     /// The prompt; `Some("")` clears the configured prompt.
     pub prompt: Option<String>,
@@ -176,6 +177,29 @@ pub struct TranscriptionOverrides {
     pub language: Option<String>,
     /// The model.
     pub model: Option<String>,
+}
+
+impl TranscriptionOverrides {
+    /// Sets the prompt override.
+    #[must_use]
+    pub fn with_prompt(mut self, prompt: Option<String>) -> Self {
+        self.prompt = prompt;
+        self
+    }
+
+    /// Sets the language override.
+    #[must_use]
+    pub fn with_language(mut self, language: Option<String>) -> Self {
+        self.language = language;
+        self
+    }
+
+    /// Sets the model override.
+    #[must_use]
+    pub fn with_model(mut self, model: Option<String>) -> Self {
+        self.model = model;
+        self
+    }
 }
 
 /// The decision of gateway `command:*` handlers.

@@ -11,6 +11,7 @@ use serde_json::Value;
 /// `{"action": "block", "message": ...}`, and a failed-closed `pre_tool_call`
 /// callback as a block.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Reply {
     /// Who replied, for logs and reports (`plugin:name`, `shell:<command>`, ...).
     pub source: Arc<str>,

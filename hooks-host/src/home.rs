@@ -7,6 +7,7 @@ use hermes_hooks_core::{Config, ConfigError};
 
 /// A Hermes home and its config.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Home {
     /// The home directory.
     pub path: PathBuf,

@@ -38,13 +38,11 @@ fn event() -> Event {
 }
 
 fn options(spool: Option<PathBuf>) -> OutboundOptions {
-    OutboundOptions {
-        queue_capacity: 4096,
-        safe_mode: false,
-        context: WireContext::new("/home/user/project", "default"),
-        spool_path: spool,
-        ..OutboundOptions::default()
-    }
+    OutboundOptions::default()
+        .with_queue_capacity(4096)
+        .with_safe_mode(false)
+        .with_context(WireContext::new("/home/user/project", "default"))
+        .with_spool_path(spool)
 }
 
 fn signed(url: &str) -> TargetSpec {
@@ -167,11 +165,11 @@ impl Drop for NatsServer {
 
 fn nats_target(url: &str, stream: &str) -> TargetSpec {
     let mut target = signed(url);
-    target.nats = Some(NatsTarget {
-        stream: stream.to_owned(),
-        subject: format!("bench.{}", stream.to_ascii_lowercase()),
-        ..NatsTarget::default()
-    });
+    target.nats = Some(
+        NatsTarget::default()
+            .with_stream(stream.to_owned())
+            .with_subject(format!("bench.{}", stream.to_ascii_lowercase())),
+    );
     target
 }
 

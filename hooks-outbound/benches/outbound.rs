@@ -46,12 +46,10 @@ fn context() -> WireContext {
 }
 
 fn options(queue_capacity: usize) -> OutboundOptions {
-    OutboundOptions {
-        queue_capacity,
-        safe_mode: false,
-        context: context(),
-        ..OutboundOptions::default()
-    }
+    OutboundOptions::default()
+        .with_queue_capacity(queue_capacity)
+        .with_safe_mode(false)
+        .with_context(context())
 }
 
 fn signed(url: &str) -> TargetSpec {

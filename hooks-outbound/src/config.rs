@@ -37,6 +37,7 @@ pub const TIMEOUT_RANGE_SECS: (u64, u64) = (1, 60);
 
 /// One validated webhook target. Its `Debug` shows the url redacted.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct TargetSpec {
     /// The optional label from `name:`.
     pub name: Option<String>,
@@ -125,6 +126,7 @@ impl TargetSpec {
 
 /// The validated `hooks.outbound:` section.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct OutboundConfig {
     /// The usable targets, in config order.
     pub targets: Vec<TargetSpec>,
@@ -465,3 +467,16 @@ fn non_empty_string(value: Option<&Value>) -> Option<&str> {
 
 #[cfg(test)]
 mod tests;
+
+setters!(TargetSpec {
+    with_name => name: Option<String>,
+    with_matcher => matcher: ToolMatcher,
+    with_timeout => timeout: Duration,
+    with_secret => secret: Option<Secret>,
+    with_standard_webhooks => standard_webhooks: bool,
+    with_delivery => delivery: DeliveryMode,
+    with_max_age => max_age: Duration,
+    with_max_spool => max_spool: u64,
+    with_nats => nats: Option<NatsTarget>,
+    with_concurrency => concurrency: usize,
+});

@@ -81,6 +81,40 @@
 //!
 //! hooks-outbound depends on hooks-core only, and on no sibling mechanism.
 
+/// The tokio this crate is built on, re-exported on purpose as part of its
+/// API: the spool worker runs on the host's runtime
+/// (`spool::SpoolWorker::spawn` takes its `Handle`), delivery reports
+/// arrive on a `broadcast` channel (`outbound::Outbound::subscribe`) and
+/// the receiver serves a `TcpListener` (`receiver::serve_with`). Name those
+/// types through this re-export and the versions always match.
+#[cfg(any(feature = "sender", feature = "receiver"))]
+pub use tokio;
+
+/// A prepared delivery's body ([`request::PreparedDelivery::body`]): the
+/// `bytes` crate's `Bytes` (through hyper), re-exported on purpose, since a
+/// retry resends the same bytes without copying them.
+#[cfg(feature = "sender")]
+pub use hyper::body::Bytes;
+
+/// `with_<field>` setters for a `#[non_exhaustive]` struct, so code outside
+/// this crate builds one from `Default` (or `new`) and keeps compiling when
+/// it gains fields.
+#[allow(unused_macros)]
+macro_rules! setters {
+    ($type:ident { $($setter:ident => $field:ident: $ty:ty),* $(,)? }) => {
+        impl $type {
+            $(
+                #[doc = concat!("Sets `", stringify!($field), "`.")]
+                #[must_use]
+                pub fn $setter(mut self, value: $ty) -> Self {
+                    self.$field = value;
+                    self
+                }
+            )*
+        }
+    };
+}
+
 #[cfg(feature = "sender")]
 pub mod config;
 #[cfg(feature = "sender")]

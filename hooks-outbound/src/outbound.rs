@@ -36,6 +36,7 @@ pub const SHUTDOWN_FLUSH_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Settings of an [`Outbound`] beyond the targets.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct OutboundOptions {
     /// Queued deliveries allowed in all, split evenly between the targets' lanes.
     pub queue_capacity: usize,
@@ -95,6 +96,7 @@ struct Built {
 
 /// A delivery accepted into a queue by [`Outbound::enqueue`].
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EnqueuedDelivery {
     /// The target's label.
     pub target: String,
@@ -104,6 +106,7 @@ pub struct EnqueuedDelivery {
 
 /// One event's deliveries after [`Outbound::emit_and_wait`].
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct EventDeliveries {
     /// The reports of the deliveries that finished (or were dropped), in finishing order.
     pub finished: Vec<DeliveryReport>,
@@ -459,3 +462,14 @@ impl fmt::Debug for Outbound {
             .finish()
     }
 }
+
+setters!(OutboundOptions {
+    with_queue_capacity => queue_capacity: usize,
+    with_max_attempts => max_attempts: u32,
+    with_retry_delay => retry_delay: Duration,
+    with_context => context: WireContext,
+    with_safe_mode => safe_mode: bool,
+    with_report_capacity => report_capacity: usize,
+    with_spool_path => spool_path: Option<std::path::PathBuf>,
+    with_drain_spool => drain_spool: bool,
+});

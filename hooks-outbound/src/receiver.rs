@@ -67,6 +67,7 @@ const SIGNATURE_HEADERS: [&str; 4] = [
 
 /// Settings of [`serve_with`].
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct ReceiverConfig {
     /// The shared secret; `None` accepts every JSON POST unverified.
     pub secret: Option<Vec<u8>>,
@@ -126,6 +127,7 @@ impl Verification {
 
 /// One POST the receiver answered.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ReceivedDelivery {
     /// The status it was answered with.
     pub status: u16,
@@ -315,3 +317,11 @@ fn answer(status: StatusCode, text: &str) -> Response<Full<Bytes>> {
     *response.status_mut() = status;
     response
 }
+
+setters!(ReceiverConfig {
+    with_secret => secret: Option<Vec<u8>>,
+    with_tolerance => tolerance: Duration,
+    with_max_body_bytes => max_body_bytes: usize,
+    with_read_timeout => read_timeout: Duration,
+    with_replay_memory => replay_memory: usize,
+});

@@ -54,6 +54,7 @@ impl DeliveryOutcome {
 
 /// The record of one finished (or dropped) delivery. Holds no secret or signature.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct DeliveryReport {
     /// The target's label (name, else url).
     pub target: String,
@@ -78,6 +79,7 @@ fn as_millis<S: serde::Serializer>(elapsed: &Duration, serializer: S) -> Result<
 
 /// Counters since the [`crate::Outbound`] was built.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct OutboundStats {
     /// Deliveries accepted into a queue.
     pub enqueued: u64,

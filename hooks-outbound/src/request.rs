@@ -96,6 +96,7 @@ impl EventDocument {
 /// One delivery's body and identity, ready to sign and send (and resend: a retry
 /// reuses the same bytes, id and timestamp).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct PreparedDelivery {
     /// 32 lowercase hex characters (a v4 UUID without dashes), new per event and target.
     pub delivery_id: String,

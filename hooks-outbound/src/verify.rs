@@ -74,6 +74,7 @@ pub enum Scheme {
 
 /// A delivery whose signature, timestamp and ids checked out.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Verified {
     /// The delivery id (body `delivery_id`, or `webhook-id`).
     pub delivery_id: String,

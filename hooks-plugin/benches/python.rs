@@ -203,15 +203,12 @@ fn host_round_trip(
     let host = hermes_hooks_plugin::PythonHost::start(home, interpreter.interpreter.clone())
         .expect("a second worker");
     let guard = home.join("plugins/rm-guard");
-    let spec = hermes_hooks_plugin::python::PluginSpec {
-        key: "rm-guard".to_owned(),
-        name: "rm-guard".to_owned(),
-        module: "rm_guard".to_owned(),
-        source: "user".to_owned(),
-        path: guard.display().to_string(),
-        version: String::new(),
-        description: String::new(),
-    };
+    let spec = hermes_hooks_plugin::python::PluginSpec::directory(
+        "rm-guard",
+        "rm_guard",
+        "user",
+        guard.display().to_string(),
+    );
     let report = host.load(&spec).expect("loads");
     let callback = report.hooks[0].callback.clone();
     let event = tool_call("ls -la", 1);

@@ -88,10 +88,7 @@ async fn bus() -> Bus {
     let shell = ShellHooks::register(&config, options);
     assert!(shell.warnings.is_empty(), "{:?}", shell.warnings);
 
-    let outbound_options = OutboundOptions {
-        safe_mode: false,
-        ..OutboundOptions::default()
-    };
+    let outbound_options = OutboundOptions::default().with_safe_mode(false);
     let (outbound, warnings) = Outbound::from_config(&config, outbound_options).expect("outbound");
     assert!(
         warnings.iter().all(|w| w.message.contains("plain http")),

@@ -118,13 +118,12 @@ async fn from_stream(
         }
     };
     let mut source = StreamSource::new(url);
-    source.nats = NatsTarget {
-        subject: args.subject.clone(),
-        stream: args.stream.clone(),
-        user: credential("--user-env", &args.user_env)?,
-        password: credential("--password-env", &args.password_env)?,
-        token: credential("--token-env", &args.token_env)?,
-    };
+    source.nats = NatsTarget::default()
+        .with_subject(args.subject.clone())
+        .with_stream(args.stream.clone())
+        .with_user(credential("--user-env", &args.user_env)?)
+        .with_password(credential("--password-env", &args.password_env)?)
+        .with_token(credential("--token-env", &args.token_env)?);
     source.consumer.clone_from(&args.consumer);
     source.max_deliver = args.max_deliver.max(1);
     source.ack_wait = Duration::from_secs(args.ack_wait.max(1));

@@ -19,6 +19,7 @@ use crate::home::Home;
 
 /// One gateway hook and whether its handler can run.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct GatewayRow {
     /// What discovery found.
     pub info: GatewayHookInfo,

@@ -13,6 +13,7 @@ pub const NEVER_FIRED: &str = "never fired: no Hermes event";
 
 /// One imported hook and its consent state.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ImportedRow {
     /// The hook as read from its file.
     pub hook: ImportedHook,

@@ -85,6 +85,7 @@ impl Kind {
 /// A problem found while reading the home: what it is about and the text
 /// (raw: escape it before a person reads it).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Warning {
     /// What it is about.
     pub kind: Kind,
@@ -106,6 +107,7 @@ impl Warning {
 
 /// Everything a home configures.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Inventory {
     /// The home directory.
     pub home: PathBuf,

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 /// One configured webhook target.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct OutboundRow {
     /// The validated config entry.
     pub target: TargetSpec,

@@ -57,6 +57,7 @@ impl PluginState {
 
 /// One plugin folder and what it does.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct PluginRow {
     /// The folder key (what `plugins.enabled` lists).
     pub key: String,

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 /// One configured shell hook and its consent state.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ShellHookRow {
     /// The validated config entry.
     pub spec: ShellHookSpec,

@@ -33,6 +33,7 @@ const MAX_TRIAL_OUTPUT: usize = 1 << 20;
 
 /// How the trial loads run: the `hooks` binary to re-run, the home, the bound.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Trials {
     /// The `hooks` binary (normally the current executable).
     pub program: PathBuf,
@@ -56,6 +57,7 @@ impl Trials {
 
 /// What one trial load found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TrialResult {
     /// Whether it loaded and registered.
     pub loaded: bool,

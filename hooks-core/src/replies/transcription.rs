@@ -6,6 +6,7 @@ use tracing::{debug, warn};
 /// The answer of a `pre_transcription` hook (merge rule `transcription_fields`):
 /// the fields to override; `None` leaves a field alone.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TranscriptionReply {
     /// The transcription prompt.
     pub prompt: Option<String>,
@@ -16,6 +17,27 @@ pub struct TranscriptionReply {
 }
 
 impl TranscriptionReply {
+    /// Overrides the prompt (`""` clears the configured one).
+    #[must_use]
+    pub fn with_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.prompt = Some(prompt.into());
+        self
+    }
+
+    /// Overrides the language (`""` lets the backend decide).
+    #[must_use]
+    pub fn with_language(mut self, language: impl Into<String>) -> Self {
+        self.language = Some(language.into());
+        self
+    }
+
+    /// Overrides the model.
+    #[must_use]
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
     /// Reads one reply as the `transcription_fields` merge does: of an
     /// object, `prompt`, `language` and `model` count when their values are
     /// strings (the empty string included); `file_path` is read-only (a

@@ -89,11 +89,10 @@ proptest! {
         junk_reply in junk(),
     ) {
         replies.push(junk_reply);
-        let overrides = TranscriptionOverrides {
-            prompt: last_string(&replies, "prompt"),
-            language: last_string(&replies, "language"),
-            model: last_string(&replies, "model"),
-        };
+        let overrides = TranscriptionOverrides::default()
+            .with_prompt(last_string(&replies, "prompt"))
+            .with_language(last_string(&replies, "language"))
+            .with_model(last_string(&replies, "model"));
         let expected = if overrides == TranscriptionOverrides::default() {
             Outcome::Nothing
         } else {

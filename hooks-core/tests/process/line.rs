@@ -75,10 +75,7 @@ const MODES: [bool; 2] = [false, true];
 fn echo_worker(lines: Arc<Mutex<Vec<String>>>, direct: bool) -> LineWorker {
     let mut command = Command::new("python3");
     command.arg("-c").arg(ECHO);
-    let options = LineOptions {
-        label: "test worker".to_owned(),
-        ..LineOptions::default()
-    };
+    let options = LineOptions::new("test worker");
     let sink = move |line: &str, _cut: bool| {
         lines.lock().unwrap().push(line.to_owned());
     };

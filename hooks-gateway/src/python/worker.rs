@@ -41,11 +41,9 @@ impl PythonWorker {
             .arg(handler)
             .arg(name)
             .env("HERMES_HOME", home);
-        let options = LineOptions {
-            label: format!("[hooks] {name}: the worker"),
-            max_line_bytes: MAX_RESPONSE_BYTES,
-            max_stderr_line_bytes: MAX_STDERR_LINE_BYTES,
-        };
+        let options = LineOptions::new(format!("[hooks] {name}: the worker"))
+            .with_max_line_bytes(MAX_RESPONSE_BYTES)
+            .with_max_stderr_line_bytes(MAX_STDERR_LINE_BYTES);
         let hook = name.to_owned();
         let worker = LineWorker::spawn(command, options, move |line, cut| {
             log_stderr_line(&hook, line.as_bytes(), cut);

@@ -38,6 +38,7 @@ impl fmt::Debug for NatsCredential {
 
 /// Where a NATS target publishes, and as whom.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct NatsTarget {
     /// The subject prefix; each delivery goes to `<subject>.<event>`.
     pub subject: String,
@@ -159,3 +160,11 @@ impl EntryParser<'_> {
         }
     }
 }
+
+setters!(NatsTarget {
+    with_subject => subject: String,
+    with_stream => stream: String,
+    with_user => user: Option<NatsCredential>,
+    with_password => password: Option<NatsCredential>,
+    with_token => token: Option<NatsCredential>,
+});

@@ -34,6 +34,7 @@ pub const DEAD_REASON_HEADER: &str = "Hermes-Dead-Reason";
 
 /// Where a stream worker reads, and how.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct StreamSource {
     /// `nats://HOST:PORT` (or `tls://`), credentials from [`NatsTarget`].
     pub url: String,
@@ -65,6 +66,7 @@ impl StreamSource {
 
 /// What a stream worker did before it stopped.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StreamTotals {
     /// Messages acknowledged (every target answered).
     pub acked: u64,
@@ -288,3 +290,11 @@ impl Handling<'_> {
         Ok(())
     }
 }
+
+setters!(StreamSource {
+    with_nats => nats: NatsTarget,
+    with_consumer => consumer: String,
+    with_max_deliver => max_deliver: i64,
+    with_ack_wait => ack_wait: Duration,
+    with_backoff => backoff: Duration,
+});

@@ -24,6 +24,7 @@ pub fn home_spool_path(home: &Path) -> PathBuf {
 
 /// What is left in the spool when a host stops its worker.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SpoolLeft {
     /// Deliveries still pending: the next host of this home, or `hooks deliver`, sends them.
     pub pending: u64,

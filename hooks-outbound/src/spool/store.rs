@@ -66,6 +66,7 @@ pub enum SpoolError {
 
 /// A delivery to write to the spool.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct NewDelivery<'a> {
     /// [`super::target_key`] of the target.
     pub target_key: &'a str,
@@ -94,6 +95,7 @@ pub enum SpoolTable {
 
 /// One spooled delivery.
 #[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
 pub struct SpoolRow {
     /// The row id (for the worker; operators use `delivery_id`).
     #[serde(skip)]

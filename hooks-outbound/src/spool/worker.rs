@@ -30,6 +30,7 @@ const LEASE_MARGIN: Duration = Duration::from_secs(10);
 
 /// What one pass of [`SpoolWorker::drain_once`] did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DrainPass {
     /// Rows claimed (and attempted, unless the worker was stopped first).
     pub claimed: usize,

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 use hermes_hooks_core::{Config, Dispatcher, HookEvent};
 use hermes_hooks_outbound::signing::hermes_signature;
 use hermes_hooks_outbound::verify::verify;
-use hermes_hooks_outbound::{DeliveryOutcome, Outbound, OutboundOptions};
+use hermes_hooks_outbound::{DeliveryOutcome, Outbound};
 
 use crate::support::{Answer, Sink};
 use crate::*;
@@ -174,10 +174,7 @@ async fn at_the_flush_bound_every_delivery_in_flight_or_queued_is_abandoned() {
     let sink = Sink::start(|_, _| Answer::Hang).await;
     let outbound = Outbound::new(
         vec![target(&sink.url("/hang"), &[HookEvent::OnSessionEnd])],
-        OutboundOptions {
-            queue_capacity: 8,
-            ..options()
-        },
+        options().with_queue_capacity(8),
     )
     .expect("outbound");
     let queued: HashSet<String> = (0..7)

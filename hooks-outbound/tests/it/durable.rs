@@ -20,10 +20,7 @@ fn durable(mut target: TargetSpec) -> TargetSpec {
 }
 
 fn spooling(dir: &Path) -> OutboundOptions {
-    OutboundOptions {
-        spool_path: Some(dir.join("outbound/spool.sqlite3")),
-        ..options()
-    }
+    options().with_spool_path(Some(dir.join("outbound/spool.sqlite3")))
 }
 
 /// Waits until the spool holds `expected` (pending, dead) rows.
@@ -143,10 +140,7 @@ async fn past_max_spool_new_deliveries_are_refused_and_counted() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut target = durable(target("http://127.0.0.1:9/d", &[HookEvent::OnSessionEnd]));
     target.max_spool = 2;
-    let options = OutboundOptions {
-        drain_spool: false,
-        ..spooling(dir.path())
-    };
+    let options = spooling(dir.path()).with_drain_spool(false);
     let outbound = Outbound::new(vec![target], options).expect("outbound");
     for _ in 0..3 {
         outbound.dispatch(&session_end()).await;
@@ -174,10 +168,7 @@ async fn the_next_host_of_the_home_sends_what_the_last_one_left() {
     let url = sink.url("/d");
     let first = Outbound::new(
         vec![durable(target(&url, &[HookEvent::OnSessionEnd]))],
-        OutboundOptions {
-            drain_spool: false,
-            ..spooling(dir.path())
-        },
+        spooling(dir.path()).with_drain_spool(false),
     )
     .expect("first");
     let accepted: Vec<String> = (0..5)
@@ -218,10 +209,7 @@ async fn two_workers_on_one_spool_send_each_row_once() {
     let target = durable(target(&sink.url("/d"), &[HookEvent::OnSessionEnd]));
     let producer = Outbound::new(
         vec![target.clone()],
-        OutboundOptions {
-            drain_spool: false,
-            ..spooling(dir.path())
-        },
+        spooling(dir.path()).with_drain_spool(false),
     )
     .expect("producer");
     let ids: Vec<String> = (0..60)

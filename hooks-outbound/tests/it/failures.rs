@@ -69,10 +69,7 @@ async fn a_retry_that_succeeds_is_delivered() {
 #[tokio::test]
 async fn the_default_retry_waits_about_a_second() {
     let sink = Sink::status(500).await;
-    let defaults = OutboundOptions {
-        retry_delay: hermes_hooks_outbound::outbound::DEFAULT_RETRY_DELAY,
-        ..options()
-    };
+    let defaults = options().with_retry_delay(hermes_hooks_outbound::outbound::DEFAULT_RETRY_DELAY);
     one_delivery(&sink, defaults).await;
     let requests = sink.requests();
     assert_eq!(requests.len(), 2);
@@ -140,14 +137,7 @@ async fn attempts_time_out_per_target_timeout() {
     let sink = Sink::start(|_, _| Answer::Hang).await;
     let mut spec = target(&sink.url("/"), &[HookEvent::OnSessionEnd]);
     spec.timeout = Duration::from_secs(1);
-    let outbound = Outbound::new(
-        vec![spec],
-        OutboundOptions {
-            max_attempts: 1,
-            ..options()
-        },
-    )
-    .expect("outbound");
+    let outbound = Outbound::new(vec![spec], options().with_max_attempts(1)).expect("outbound");
     outbound.dispatch(&session_end()).await;
     assert!(outbound.wait_idle(SOON).await);
     let report = outbound.take_reports().remove(0);
@@ -165,10 +155,7 @@ async fn a_full_queue_drops_the_new_event_and_counts_it() {
     let sink = Sink::start(|_, _| Answer::Hang).await;
     let outbound = Outbound::new(
         vec![target(&sink.url("/"), &[HookEvent::OnSessionEnd])],
-        OutboundOptions {
-            queue_capacity: 4,
-            ..options()
-        },
+        options().with_queue_capacity(4),
     )
     .expect("outbound");
     let mut accepted = Vec::new();
@@ -203,11 +190,7 @@ async fn a_flood_is_counted_in_full_and_the_cut_list_says_so() {
     let sink = Sink::start(|_, _| Answer::Hang).await;
     let outbound = Outbound::new(
         vec![target(&sink.url("/"), &[HookEvent::OnSessionEnd])],
-        OutboundOptions {
-            queue_capacity: 4,
-            report_capacity: 16,
-            ..options()
-        },
+        options().with_queue_capacity(4).with_report_capacity(16),
     )
     .expect("outbound");
     let mut accepted = 0;
@@ -298,10 +281,7 @@ async fn a_delivery_dropped_by_a_full_lane_is_a_skipped_run() {
     let outbound = std::sync::Arc::new(
         Outbound::new(
             vec![target(&sink.url("/"), &[HookEvent::OnSessionEnd])],
-            OutboundOptions {
-                queue_capacity: 1,
-                ..options()
-            },
+            options().with_queue_capacity(1),
         )
         .expect("outbound"),
     );

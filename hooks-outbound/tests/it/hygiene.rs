@@ -2,7 +2,7 @@
 //! of §4.5 are there.
 
 use hermes_hooks_core::HookEvent;
-use hermes_hooks_outbound::{Outbound, OutboundOptions};
+use hermes_hooks_outbound::Outbound;
 
 use crate::support::logs::capture;
 use crate::support::{Answer, Sink, dead_url};
@@ -32,14 +32,8 @@ async fn secrets_and_signatures_never_show() {
     for target in &mut targets {
         target.standard_webhooks = true;
     }
-    let outbound = Outbound::new(
-        targets.clone(),
-        OutboundOptions {
-            queue_capacity: 5,
-            ..options()
-        },
-    )
-    .expect("outbound");
+    let outbound =
+        Outbound::new(targets.clone(), options().with_queue_capacity(5)).expect("outbound");
     for _ in 0..3 {
         outbound.enqueue(&session_end());
     }

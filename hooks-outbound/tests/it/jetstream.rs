@@ -9,7 +9,7 @@ use async_nats::jetstream;
 use hermes_hooks_core::HookEvent;
 use hermes_hooks_outbound::spool::Spool;
 use hermes_hooks_outbound::verify::verify;
-use hermes_hooks_outbound::{DeliveryMode, DeliveryOutcome, Outbound, OutboundOptions, TargetSpec};
+use hermes_hooks_outbound::{DeliveryMode, DeliveryOutcome, Outbound, TargetSpec};
 
 use crate::support::nats::NatsServer;
 use crate::*;
@@ -133,10 +133,7 @@ async fn a_durable_nats_target_spools_across_a_server_restart_and_stores_each_on
     let secret = "nats-s3cret";
     let mut target = nats_target(&server.url(), secret);
     target.delivery = DeliveryMode::Durable;
-    let options = OutboundOptions {
-        spool_path: Some(dir.path().join("spool.sqlite3")),
-        ..options()
-    };
+    let options = options().with_spool_path(Some(dir.path().join("spool.sqlite3")));
     let outbound = Outbound::new(vec![target], options).expect("outbound");
     let spool: std::sync::Arc<Spool> = outbound.spool().expect("spool").clone();
     let mut ids = Vec::new();

@@ -23,12 +23,10 @@ use serde_json::json;
 
 /// Options for tests: short retry delay, safe mode off, a fixed context.
 pub fn options() -> OutboundOptions {
-    OutboundOptions {
-        retry_delay: Duration::from_millis(50),
-        safe_mode: false,
-        context: WireContext::new("/work", "default"),
-        ..OutboundOptions::default()
-    }
+    OutboundOptions::default()
+        .with_retry_delay(Duration::from_millis(50))
+        .with_safe_mode(false)
+        .with_context(WireContext::new("/work", "default"))
 }
 
 /// An unsigned target for `events`.

@@ -165,10 +165,7 @@ async fn oversized_bodies_are_refused() {
         .await
         .expect("bind");
     let url = format!("http://{}/", listener.local_addr().expect("addr"));
-    let config = hermes_hooks_outbound::receiver::ReceiverConfig {
-        max_body_bytes: 16,
-        ..Default::default()
-    };
+    let config = hermes_hooks_outbound::receiver::ReceiverConfig::default().with_max_body_bytes(16);
     let task = tokio::spawn(hermes_hooks_outbound::receiver::serve_with(
         listener,
         config,
@@ -203,10 +200,10 @@ async fn listen_with(config: hermes_hooks_outbound::receiver::ReceiverConfig) ->
 #[tokio::test]
 async fn a_client_that_sends_nothing_is_dropped() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let listening = listen_with(hermes_hooks_outbound::receiver::ReceiverConfig {
-        read_timeout: std::time::Duration::from_millis(300),
-        ..Default::default()
-    })
+    let listening = listen_with(
+        hermes_hooks_outbound::receiver::ReceiverConfig::default()
+            .with_read_timeout(std::time::Duration::from_millis(300)),
+    )
     .await;
     let addr = listening
         .url

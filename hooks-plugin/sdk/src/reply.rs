@@ -94,10 +94,7 @@ mod tests {
             Some(json!({"action": "allow"}))
         );
         assert_eq!(TranscriptionReply::default().into_wire(), None);
-        let language = TranscriptionReply {
-            language: Some("ja".into()),
-            ..TranscriptionReply::default()
-        };
+        let language = TranscriptionReply::default().with_language("ja");
         assert_eq!(language.into_wire(), Some(json!({"language": "ja"})));
     }
 }

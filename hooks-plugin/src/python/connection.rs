@@ -65,11 +65,9 @@ impl Connection {
             .arg(WORKER_SCRIPT)
             .arg(home)
             .env("HERMES_HOME", home);
-        let options = LineOptions {
-            label: "Python plugin worker".to_owned(),
-            max_line_bytes: MAX_LINE_BYTES,
-            max_stderr_line_bytes: MAX_STDERR_LINE_BYTES,
-        };
+        let options = LineOptions::new("Python plugin worker")
+            .with_max_line_bytes(MAX_LINE_BYTES)
+            .with_max_stderr_line_bytes(MAX_STDERR_LINE_BYTES);
         let worker = LineWorker::spawn_direct(command, options, log_stderr).map_err(|error| {
             format!(
                 "cannot start the Python plugin worker with {}: {error}",

@@ -36,6 +36,7 @@ const RESTART_INTERVAL: Duration = Duration::from_secs(1);
 
 /// What a plugin registered in the worker.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct LoadReport {
     /// The hooks, in registration order.
     pub hooks: Vec<HookSpec>,
@@ -47,6 +48,7 @@ pub struct LoadReport {
 
 /// One `ctx.register_hook(event, callback)`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct HookSpec {
     /// The event name.
     pub event: String,
@@ -62,6 +64,7 @@ pub struct HookSpec {
 
 /// One `ctx.register_system_prompt_section(...)`.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
 pub struct SectionSpec {
     /// The section id.
     pub id: String,
@@ -77,6 +80,7 @@ pub struct SectionSpec {
 
 /// Which interpreter runs the plugins, why, and what it reported.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct InterpreterStatus {
     /// The interpreter chosen and why.
     pub interpreter: PythonInterpreter,

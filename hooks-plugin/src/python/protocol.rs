@@ -35,6 +35,7 @@ pub(crate) struct NoBody {}
 
 /// What the worker needs to import one Python plugin.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PluginSpec {
     /// The plugin key (folder name, `category/name`, or the entry-point name).
     pub key: String,
@@ -50,6 +51,29 @@ pub struct PluginSpec {
     pub version: String,
     /// The manifest's `description`.
     pub description: String,
+}
+
+impl PluginSpec {
+    /// A directory plugin `key` (also its name) from `source` (`user`,
+    /// `project`) in folder `path`, imported as `hermes_plugins.<module>`;
+    /// no version or description.
+    pub fn directory(
+        key: impl Into<String>,
+        module: impl Into<String>,
+        source: impl Into<String>,
+        path: impl Into<String>,
+    ) -> Self {
+        let key = key.into();
+        PluginSpec {
+            name: key.clone(),
+            key,
+            module: module.into(),
+            source: source.into(),
+            path: path.into(),
+            version: String::new(),
+            description: String::new(),
+        }
+    }
 }
 
 /// An answer from the worker (the line worker matched it to its request by id).

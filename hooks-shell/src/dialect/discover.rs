@@ -18,6 +18,7 @@ use super::{Dialect, EventMapping, ImportedHook};
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
 /// listed, warned about, never silently skipped.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Unsupported {
     /// The format of its file.
     pub dialect: Dialect,
@@ -42,6 +43,7 @@ pub struct Unsupported {
 
 /// What `hooks_from:` imports.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Discovery {
     /// Every runnable handler, in file order (those of events Hermes never fires too).
     pub hooks: Vec<ImportedHook>,

@@ -35,6 +35,7 @@ use crate::run::RunResult;
 
 /// What [`ImportedHooks::register`] did.
 #[derive(Debug)]
+#[non_exhaustive]
 pub struct ImportRegistration {
     /// The registered hooks.
     pub hooks: ImportedHooks,

@@ -29,6 +29,7 @@ pub enum ToolOutcome {
 
 /// One row of the table: their event, ours, and what it sees.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EventMapping {
     /// The event name in the tool's config (`PreToolUse`, `beforeShellExecution`).
     pub theirs: &'static str,

@@ -106,6 +106,7 @@ pub enum Handler {
 
 /// One imported handler, ready to run.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ImportedHook {
     /// The format of the file it came from.
     pub dialect: Dialect,

@@ -32,6 +32,7 @@ pub enum Gate {
 
 /// What one run of one hook contributes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Contribution {
     /// A tool-gate decision (`pre_tool_call`).
     pub gate: Option<Gate>,

@@ -37,6 +37,7 @@ impl std::error::Error for LineError {}
 
 /// Bounds and names of a [`super::LineWorker`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct LineOptions {
     /// What log lines call the worker (`Python plugin worker`).
     pub label: String,
@@ -44,6 +45,31 @@ pub struct LineOptions {
     pub max_line_bytes: usize,
     /// The longest stderr line handed to the sink; the rest of it is cut.
     pub max_stderr_line_bytes: usize,
+}
+
+impl LineOptions {
+    /// Options for a worker named `label` in errors and warnings, with the
+    /// default caps.
+    pub fn new(label: impl Into<String>) -> Self {
+        LineOptions {
+            label: label.into(),
+            ..LineOptions::default()
+        }
+    }
+
+    /// Sets the longest protocol line read from the worker.
+    #[must_use]
+    pub fn with_max_line_bytes(mut self, bytes: usize) -> Self {
+        self.max_line_bytes = bytes;
+        self
+    }
+
+    /// Sets the longest stderr line kept in a warning.
+    #[must_use]
+    pub fn with_max_stderr_line_bytes(mut self, bytes: usize) -> Self {
+        self.max_stderr_line_bytes = bytes;
+        self
+    }
 }
 
 impl Default for LineOptions {
