@@ -183,3 +183,26 @@ fn an_implicit_feature_of_an_optional_dependency_fails_naming_crate_and_dependen
         .collect();
     assert!(core.is_empty(), "{core:?}");
 }
+
+#[test]
+fn a_step_that_could_not_ask_the_registry_never_says_ok() {
+    use super::check::{Problem, final_verdict, step_verdict};
+    let name = "every name is free or ours on the registry";
+    assert_eq!(
+        step_verdict(name, &[], false).as_deref(),
+        Some("release-check: every name is free or ours on the registry: ok")
+    );
+    let offline = step_verdict(name, &[], true).expect("a line");
+    assert!(
+        offline.contains("NOT checked") && !offline.ends_with(": ok"),
+        "{offline}"
+    );
+    let problem = Problem::new("hermes-hooks", "taken");
+    assert_eq!(step_verdict(name, &[problem], true), None);
+    assert_eq!(final_verdict(&[]), "release-check: all good");
+    let last = final_verdict(&[name]);
+    assert!(
+        last.contains("NOT checked") && last.contains(name) && !last.contains("all good"),
+        "{last}"
+    );
+}

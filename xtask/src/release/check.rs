@@ -58,6 +58,9 @@ pub fn run(root: &Path) -> Result<()> {
     let owners = registry::our_owners(&metadata);
     let semver_tool =
         std::env::var(semver::TOOL_ENV).unwrap_or_else(|_| semver::DEFAULT_TOOL.into());
+    // Set by a step that could not ask the registry: it found no problem,
+    // but it did not check either, and must not say "ok".
+    let unchecked = std::cell::Cell::new(false);
     let steps: [(&str, &dyn Fn() -> Vec<Problem>); 12] = [
         ("repository and homepage are real URLs", &|| {
             registry::placeholder_urls(&members)
@@ -68,6 +71,7 @@ pub fn run(root: &Path) -> Result<()> {
                 Err(why) => {
                     // No network: nothing to learn, said plainly rather than failed.
                     eprintln!("  the registry is not reachable ({why}); names NOT checked");
+                    unchecked.set(true);
                     Vec::new()
                 }
             }
@@ -99,17 +103,23 @@ pub fn run(root: &Path) -> Result<()> {
                 Ok(problems) => problems,
                 Err(why) => {
                     eprintln!("  the registry is not reachable ({why}); semver NOT checked");
+                    unchecked.set(true);
                     Vec::new()
                 }
             },
         ),
     ];
     let mut failed = 0;
+    let mut not_checked = Vec::new();
     for (name, step) in steps {
         eprintln!("release-check: {name} ...");
+        unchecked.set(false);
         let problems = step();
-        if problems.is_empty() {
-            eprintln!("release-check: {name}: ok");
+        if let Some(line) = step_verdict(name, &problems, unchecked.get()) {
+            eprintln!("{line}");
+        }
+        if problems.is_empty() && unchecked.get() {
+            not_checked.push(name);
         }
         for problem in &problems {
             eprintln!("  {problem}");
@@ -119,8 +129,34 @@ pub fn run(root: &Path) -> Result<()> {
     if failed > 0 {
         bail!("release-check found {failed} problem(s); see above");
     }
-    eprintln!("release-check: all good");
+    eprintln!("{}", final_verdict(&not_checked));
     Ok(())
+}
+
+/// The line after a step: `ok` only when it checked and found nothing; a
+/// step that could not check says so (none when it found problems: they
+/// are listed).
+pub fn step_verdict(name: &str, problems: &[Problem], unchecked: bool) -> Option<String> {
+    match (problems.is_empty(), unchecked) {
+        (true, false) => Some(format!("release-check: {name}: ok")),
+        (true, true) => Some(format!(
+            "release-check: {name}: NOT checked (the registry is not reachable)"
+        )),
+        (false, _) => None,
+    }
+}
+
+/// The last line when no step found a problem: "all good" only when every
+/// step checked.
+pub fn final_verdict(not_checked: &[&str]) -> String {
+    if not_checked.is_empty() {
+        "release-check: all good".to_owned()
+    } else {
+        format!(
+            "release-check: no problem found, but NOT checked (run again online): {}",
+            not_checked.join("; ")
+        )
+    }
 }
 
 /// `cargo xtask codegen --check` on `root`: the stale file is the subject.
