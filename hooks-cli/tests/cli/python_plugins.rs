@@ -462,3 +462,31 @@ def register(ctx):
         "the plugin's detached child {pid} outlived `hooks emit`"
     );
 }
+
+#[test]
+fn every_line_an_observer_prints_is_shown_before_emit_exits() {
+    // Observer events are pipelined: the host counts them run from a notice
+    // on the protocol pipe, while the prints travel on stderr. The notice
+    // says how many stderr lines came first, and `hooks emit` waits until
+    // they were shown (a plugin's last prints were lost at exit under load).
+    if !python_available() {
+        return;
+    }
+    let home = TempHome::new();
+    home.write("plugins/chatty/plugin.yaml", "name: chatty\n");
+    home.write(
+        "plugins/chatty/__init__.py",
+        "def on_delta(delta, **kwargs):\n    for i in range(3000):\n        print('line', i)\n\n\
+         def register(ctx):\n    ctx.register_hook('on_stream_delta', on_delta)\n",
+    );
+    home.config("plugins:\n  enabled: [chatty]\n");
+    let payload = json!({"delta": "x", "kind": "text", "turn_id": "t", "iteration": 1,
+                         "session_id": "s", "model": "m", "provider": "p", "surface": "cli"});
+    let (_, run) = emit(&home, "on_stream_delta", &payload, &[]);
+    let shown = run
+        .stderr()
+        .lines()
+        .filter(|line| line.contains("Python plugin 'chatty': line "))
+        .count();
+    assert_eq!(shown, 3000, "{}", run.stderr());
+}

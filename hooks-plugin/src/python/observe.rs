@@ -45,6 +45,10 @@ struct State {
     writing: bool,
     /// The writer waits for items.
     idle: bool,
+    /// The most stderr lines a notice said the worker had written: what the
+    /// host must have shown before the events count as run (a plugin's last
+    /// print is not lost because the process exits right after).
+    stderr_lines: u64,
     closed: bool,
 }
 
@@ -126,12 +130,13 @@ impl Pipeline {
 
     /// Whether every posted event has run (or can no longer run: the worker is gone).
     pub(crate) fn settled(&self, worker: &LineWorker) -> bool {
-        if self.is_settled() {
+        let shown = || worker.stderr_shown(self.lock().stderr_lines);
+        if self.is_settled() && shown() {
             return true;
         }
         // Reads the notices written so far (and notices an exit).
         worker.pump();
-        !worker.is_alive() || self.is_settled()
+        !worker.is_alive() || (self.is_settled() && shown())
     }
 
     /// How many events were dropped because their callback had too many in flight.
@@ -210,8 +215,15 @@ impl Pipeline {
             return;
         };
         let ran = notice.get("count").and_then(Value::as_u64).unwrap_or(0);
-        if let Some(count) = self.lock().in_flight.get_mut(callback) {
-            *count = count.saturating_sub(ran);
+        let written = notice.get("stderr_lines").and_then(Value::as_u64);
+        {
+            let mut state = self.lock();
+            if let Some(lines) = written {
+                state.stderr_lines = state.stderr_lines.max(lines);
+            }
+            if let Some(count) = state.in_flight.get_mut(callback) {
+                *count = count.saturating_sub(ran);
+            }
         }
         let errors = notice.get("errors").and_then(Value::as_array);
         for error in errors.into_iter().flatten() {

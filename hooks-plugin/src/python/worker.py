@@ -18,7 +18,8 @@ once, so the host restarts it rather than failing every later request.
             <- {"id": n, "op": "section", "callback": "<key>:section:<id>", "info": {...}}
             <- {"id": n, "op": "ping"}     (a health check: the reader, the writer and the event loop)
   post      <- {"op": "observe", "callback": ..., "event": ..., "payloads": [{...}, ...]}
-  notice    -> {"notice": "observed", "callback": ..., "count": n, "errors": [{"type", "error"}, ...]}
+  notice    -> {"notice": "observed", "callback": ..., "count": n, "errors": [{"type", "error"}, ...],
+                "stderr_lines": lines written to stderr so far (the host shows them first)}
   answer    -> {"id": n, "ok": true, "result": ...}
             -> {"id": n, "ok": false, "type": "ValueError", "error": "..."}
 
@@ -123,13 +124,20 @@ class PluginStream:
                 self.emit(plugin, rest)
             self.partial.clear()
 
+    # Lines written to fd 2 by every PluginStream, so a notice can say how
+    # many the host must have shown before it counts the events as run.
+    lines = 0
+    lines_lock = threading.Lock()
+
     def emit(self, plugin, line):
         prefix = "\x01%s\x02" % plugin if plugin else ""
         try:
             self.raw.write(prefix + line + "\n")
             self.raw.flush()
         except (OSError, ValueError):
-            pass
+            return
+        with PluginStream.lines_lock:
+            PluginStream.lines += 1
 
     def isatty(self):
         return False
@@ -401,7 +409,8 @@ class Observer:
             sys.stdout.flush()
             sys.stderr.flush()
             self.channel.send({"notice": "observed", "callback": self.callback,
-                               "count": len(batch), "errors": errors})
+                               "count": len(batch), "errors": errors,
+                               "stderr_lines": PluginStream.lines})
 
 
     def run_batch(self, batch, errors):

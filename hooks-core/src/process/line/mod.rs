@@ -63,6 +63,8 @@ const STDERR_DRAIN: Duration = Duration::from_secs(1);
 /// State the reader and writer threads share with callers.
 struct Shared {
     label: String,
+    /// Lines of stderr handed to the sink so far.
+    stderr_lines: AtomicU64,
     pending: Mutex<HashMap<u64, Arc<Slot>>>,
     alive: AtomicBool,
     ready: Arc<Slot>,
@@ -302,6 +304,17 @@ impl LineWorker {
         if let Some(direct) = &self.direct {
             direct.closed(&self.shared);
         }
+    }
+
+    /// Whether the sink has been handed `lines` lines of the worker's stderr,
+    /// or stderr has ended (nothing more will come): a worker that counts the
+    /// lines it writes can tell its host to wait until they were shown.
+    pub fn stderr_shown(&self, lines: u64) -> bool {
+        self.shared.stderr_lines.load(Ordering::SeqCst) >= lines
+            || matches!(
+                lock(&self.stderr_done).try_recv(),
+                Err(mpsc::TryRecvError::Disconnected)
+            )
     }
 
     /// Whether the worker still answers (its output is open and its input writable).

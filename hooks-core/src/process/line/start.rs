@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::process::Stdio;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, mpsc};
 
 use tokio::process::Command;
@@ -43,11 +43,17 @@ pub(super) fn start(
         ready_seen: AtomicBool::new(false),
         tree: Mutex::new(tree),
         notices: Mutex::default(),
+        stderr_lines: AtomicU64::new(0),
     });
     let (stderr_tx, stderr_done) = mpsc::channel::<()>();
     let stderr_cap = options.max_stderr_line_bytes;
+    let counted = Arc::clone(&shared);
     spawn_thread("hooks-line-stderr", move || {
-        read::forward_stderr(stderr_pipe, stderr_cap, &stderr);
+        let sink = |line: &str, cut: bool| {
+            stderr(line, cut);
+            counted.stderr_lines.fetch_add(1, Ordering::SeqCst);
+        };
+        read::forward_stderr(stderr_pipe, stderr_cap, &sink);
         drop(stderr_tx);
     })?;
     Ok((shared, stdin, stdout, stderr_done))
