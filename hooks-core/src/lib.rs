@@ -65,6 +65,7 @@ pub mod replies;
 pub mod reply;
 pub mod runs;
 pub mod schemas;
+pub mod session_info;
 pub mod wire;
 #[cfg(feature = "config")]
 pub mod yaml;

@@ -109,70 +109,9 @@ impl fmt::Display for RegisterError {
 
 impl std::error::Error for RegisterError {}
 
-/// What a section function sees about the session being started.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-#[non_exhaustive]
-pub struct SessionInfo {
-    /// The new session's id.
-    pub session_id: String,
-    /// The model the session talks to.
-    pub model: String,
-    /// The model provider.
-    pub provider: String,
-    /// The platform (cli, telegram, ...).
-    pub platform: String,
-    /// The active Hermes profile.
-    pub profile_name: String,
-    /// The working directory.
-    pub cwd: String,
-}
-
-// The host adds fields as Hermes does: a plugin (or its test) builds one with
-// `default()` and the setters.
-impl SessionInfo {
-    /// Sets the new session's id.
-    #[must_use]
-    pub fn with_session_id(mut self, value: impl Into<String>) -> Self {
-        self.session_id = value.into();
-        self
-    }
-
-    /// Sets the model the session talks to.
-    #[must_use]
-    pub fn with_model(mut self, value: impl Into<String>) -> Self {
-        self.model = value.into();
-        self
-    }
-
-    /// Sets the model provider.
-    #[must_use]
-    pub fn with_provider(mut self, value: impl Into<String>) -> Self {
-        self.provider = value.into();
-        self
-    }
-
-    /// Sets the platform (cli, telegram, ...).
-    #[must_use]
-    pub fn with_platform(mut self, value: impl Into<String>) -> Self {
-        self.platform = value.into();
-        self
-    }
-
-    /// Sets the active Hermes profile.
-    #[must_use]
-    pub fn with_profile_name(mut self, value: impl Into<String>) -> Self {
-        self.profile_name = value.into();
-        self
-    }
-
-    /// Sets the working directory.
-    #[must_use]
-    pub fn with_cwd(mut self, value: impl Into<String>) -> Self {
-        self.cwd = value.into();
-        self
-    }
-}
+/// What a section function sees about the session being started: the
+/// contract's type, so a host and a plugin read the same fields.
+pub use hermes_hooks_core::session_info::SessionInfo;
 
 /// A section's content: fixed text, or text computed once per new session.
 pub struct SectionContent(pub(crate) Render);
