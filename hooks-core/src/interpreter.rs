@@ -14,6 +14,9 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+mod shim;
+pub use shim::{ShimManager, VersionShim};
+
 /// The variable that names the interpreter outright.
 pub const PYTHON_ENV: &str = "HERMES_HOOKS_PYTHON";
 

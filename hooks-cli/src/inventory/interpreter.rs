@@ -1,20 +1,21 @@
 //! The interpreter behind a shim, resolved once and remembered.
 //!
-//! A pyenv- or asdf-style `python3` on `PATH` is a shell script that works out
-//! which Python to run (~100 ms) before it starts it. When `list` must start
-//! Python (to list pip-installed plugins), it starts the real interpreter if
-//! an earlier run learnt it: the worker reports `sys.executable`, and the
-//! inventory cache keeps it keyed by a hash of the shim and of what the shim
-//! decides by (`PYENV_VERSION`, `ASDF_PYTHON_VERSION`, the working
-//! directory). An edited shim, another version setting, another directory or
-//! a real path that is gone means the shim runs again, once.
+//! A pyenv or asdf `python3` on `PATH` is a shell script that works out which
+//! Python to run (~100 ms) before it starts it. When `list` must start Python
+//! (to list pip-installed plugins), it starts the real interpreter if an
+//! earlier run learnt it: the worker reports `sys.executable`, and the
+//! inventory cache keeps it keyed by the shim's
+//! [`VersionShim::fingerprint`](hermes_hooks_core::interpreter::VersionShim::fingerprint)
+//! (the shim and everything it decides by). An edited shim, another version
+//! choice or a real path that is gone means the shim runs again, once. Any
+//! other script named as the interpreter is a wrapper and runs every time.
 
 use std::path::{Path, PathBuf};
 
-use hermes_hooks_core::interpreter::PythonInterpreter;
+use hermes_hooks_core::interpreter::{PythonInterpreter, VersionShim};
 use serde_json::json;
 
-use super::cache::{Cache, fingerprint};
+use super::cache::Cache;
 
 /// The interpreter to start: `interpreter` itself, or the real program its
 /// shim chose last time. The second value is the cache entry to record the
@@ -23,13 +24,11 @@ pub fn through_cache(
     interpreter: &PythonInterpreter,
     cache: &Cache,
 ) -> (PythonInterpreter, Option<(String, String)>) {
-    let Some(shim) = shim_path(&interpreter.program) else {
+    let Some(shim) = VersionShim::detect(&interpreter.program) else {
         return (interpreter.clone(), None);
     };
-    let Some(print) = shim_fingerprint(&shim) else {
-        return (interpreter.clone(), None);
-    };
-    let key = format!("interpreter:{}", shim.display());
+    let print = shim.fingerprint();
+    let key = format!("interpreter:{}", shim.path().display());
     let known = cache
         .get(&key, &print)
         .and_then(|entry| entry["executable"].as_str())
@@ -80,38 +79,6 @@ pub fn ask_shim(interpreter: &PythonInterpreter, timeout: std::time::Duration) -
     (path.is_absolute() && path.is_file()).then_some(path)
 }
 
-/// The file `program` names (looked up on `PATH` when it is a bare name),
-/// when that file is a script (`#!`), not a binary or a link to one.
-fn shim_path(program: &Path) -> Option<PathBuf> {
-    let file = if program.components().count() > 1 {
-        program.to_owned()
-    } else {
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .map(|dir| dir.join(program))
-            .find(|candidate| candidate.is_file())?
-    };
-    let mut head = [0u8; 2];
-    let mut opened = std::fs::File::open(&file).ok()?;
-    std::io::Read::read_exact(&mut opened, &mut head).ok()?;
-    (&head == b"#!").then_some(file)
-}
-
-fn shim_fingerprint(shim: &Path) -> Option<String> {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let var = |name: &str| std::env::var(name).unwrap_or_default();
-    fingerprint(
-        &[shim],
-        &format!(
-            "shim\0{}\0{}\0{}",
-            var("PYENV_VERSION"),
-            var("ASDF_PYTHON_VERSION"),
-            cwd.display()
-        ),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,7 +89,9 @@ mod tests {
     fn a_shim_is_started_once_then_its_real_interpreter() {
         let dir = tempfile::tempdir().expect("temp dir");
         let shim = dir.path().join("python3");
-        std::fs::write(&shim, "#!/bin/sh\nexec /usr/bin/env python3 \"$@\"\n").expect("write");
+        let pyenv =
+            "#!/usr/bin/env bash\nexec \"/opt/pyenv/libexec/pyenv\" exec \"python3\" \"$@\"\n";
+        std::fs::write(&shim, pyenv).expect("write");
         std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let real = dir.path().join("real-python");
         std::fs::write(&real, b"\x7fELF").expect("write");
@@ -137,8 +106,13 @@ mod tests {
         assert_eq!(second.program, real);
         assert!(entry.is_none());
         // An edited shim decides again.
-        std::fs::write(&shim, "#!/bin/sh\nexec python3.13 \"$@\"\n").expect("write");
+        std::fs::write(&shim, format!("{pyenv}# edited\n")).expect("write");
         assert_eq!(through_cache(&interpreter, &cache).0.program, shim);
+        // A wrapper (it may set PYTHONPATH, pass options) always runs.
+        std::fs::write(&shim, "#!/bin/sh\nexec /usr/bin/env python3 -I \"$@\"\n").expect("write");
+        let (wrapped, entry) = through_cache(&interpreter, &cache);
+        assert_eq!(wrapped.program, shim);
+        assert!(entry.is_none(), "nothing is learnt about a wrapper");
         // A binary is no shim.
         let binary = PythonInterpreter::new(real.clone(), InterpreterSource::Environment);
         assert!(through_cache(&binary, &cache).1.is_none());

@@ -354,11 +354,18 @@ fn list_starts_python_at_most_once_and_not_through_a_known_shim() {
     let home = TempHome::new();
     let log = home.user_home.join("shim.log");
     std::fs::create_dir_all(home.user_home.join("bin")).expect("mkdir");
+    // A pyenv-shaped shim: it hands over to `pyenv exec`, which runs python3.
+    std::fs::create_dir_all(home.user_home.join("pyenv/libexec")).expect("mkdir");
+    let pyenv = home.script(
+        "../pyenv/libexec/pyenv",
+        "#!/bin/sh\nshift 2\nexec python3 \"$@\"\n",
+    );
     let shim = home.script(
         "../bin/python3-shim",
         &format!(
-            "#!/bin/sh\necho started >> '{}'\nexec python3 \"$@\"\n",
-            log.display()
+            "#!/bin/sh\necho started >> '{}'\nexec \"{}\" exec \"python3\" \"$@\"\n",
+            log.display(),
+            pyenv.display()
         ),
     );
     for key in ["a", "b", "c"] {

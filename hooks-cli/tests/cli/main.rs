@@ -16,6 +16,7 @@ mod harness;
 mod help;
 mod host;
 mod inputs;
+mod interpreter_shims;
 mod inventory;
 mod jetstream;
 mod list_doctor;

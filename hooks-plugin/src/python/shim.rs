@@ -2,19 +2,19 @@
 //! remembered, so the worker (and every restart of it) starts the real
 //! program instead of a shim chain.
 //!
-//! A pyenv- or asdf-style `python3` is a shell script that works out which
-//! Python to run (~100 ms) before it execs it. The worker reports
-//! `sys.executable` when it starts; that path is kept in the home
-//! (`.hooks-cache/interpreters.json`) keyed by the shim's path and a SHA-256
-//! of the shim and of what it decides by (`PYENV_VERSION`,
-//! `ASDF_PYTHON_VERSION`, the working directory). An edited shim, another
-//! version setting, another directory or a real path that is gone is stale:
-//! the shim runs again, once, and what it chose is recorded.
+//! A pyenv or asdf `python3` is a shell script that works out which Python to
+//! run (~100 ms) before it execs it. The worker reports `sys.executable` when
+//! it starts; that path is kept in the home (`.hooks-cache/interpreters.json`)
+//! keyed by the shim's path and [`VersionShim::fingerprint`] (the shim and
+//! everything it decides by). An edited shim, another version choice or a real
+//! path that is gone is stale: the shim runs again, once, and what it chose is
+//! recorded. Any other script named as the interpreter (a wrapper that may set
+//! `PYTHONPATH`, pass options, ...) is never skipped.
 
 use std::path::{Path, PathBuf};
 
+use hermes_hooks_core::interpreter::VersionShim;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 /// The cache folder inside the home (shared with the CLI's inventory cache).
 const CACHE_DIR: &str = ".hooks-cache";
@@ -22,8 +22,6 @@ const CACHE_DIR: &str = ".hooks-cache";
 const CACHE_FILE: &str = "interpreters.json";
 /// The layout version; another one is read as empty.
 const VERSION: u64 = 1;
-/// A shim larger than this is not read (nor cached): shims are small scripts.
-const MAX_SHIM_BYTES: u64 = 1 << 20;
 
 /// A shim whose real program is to be recorded after the start.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,13 +30,13 @@ pub(crate) struct Learn {
     fingerprint: String,
 }
 
-/// What to record for `program` when it is a shim (`None` for a binary).
+/// What to record for `program` when it is a version-manager shim (`None`
+/// for a binary or any other script).
 pub(crate) fn learn(program: &Path) -> Option<Learn> {
-    let shim = shim_path(program)?;
-    let fingerprint = fingerprint(&shim)?;
+    let shim = VersionShim::detect(program)?;
     Some(Learn {
-        key: shim.display().to_string(),
-        fingerprint,
+        key: shim.path().display().to_string(),
+        fingerprint: shim.fingerprint(),
     })
 }
 
@@ -95,63 +93,32 @@ fn read(home: &Path) -> Map<String, Value> {
     }
 }
 
-/// The file `program` names (looked up on `PATH` when it is a bare name),
-/// when that file is a script (`#!`), not a binary or a link to one.
-fn shim_path(program: &Path) -> Option<PathBuf> {
-    let file = if program.components().count() > 1 {
-        program.to_owned()
-    } else {
-        let path = std::env::var_os("PATH")?;
-        std::env::split_paths(&path)
-            .filter(|dir| !dir.as_os_str().is_empty())
-            .map(|dir| dir.join(program))
-            .find(|candidate| candidate.is_file())?
-    };
-    let mut head = [0u8; 2];
-    let mut opened = std::fs::File::open(&file).ok()?;
-    std::io::Read::read_exact(&mut opened, &mut head).ok()?;
-    (&head == b"#!").then_some(file)
-}
-
-/// SHA-256 of the shim's bytes and of what a shim decides by.
-fn fingerprint(shim: &Path) -> Option<String> {
-    let metadata = std::fs::metadata(shim).ok()?;
-    if metadata.len() > MAX_SHIM_BYTES {
-        return None;
-    }
-    let bytes = std::fs::read(shim).ok()?;
-    let var = |name: &str| std::env::var(name).unwrap_or_default();
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let mut hash = Sha256::new();
-    hash.update(&bytes);
-    hash.update(
-        format!(
-            "\0{}\0{}\0{}",
-            var("PYENV_VERSION"),
-            var("ASDF_PYTHON_VERSION"),
-            cwd.display()
-        )
-        .as_bytes(),
-    );
-    Some(
-        hash.finalize()
-            .iter()
-            .map(|byte| format!("{byte:02x}"))
-            .collect(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    const PYENV_SHIM: &str =
+        "#!/usr/bin/env bash\nexec \"/opt/pyenv/libexec/pyenv\" exec \"python3\" \"$@\"\n";
+
+    #[test]
+    fn a_wrapper_script_is_never_skipped() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let wrapper = dir.path().join("python3");
+        std::fs::write(
+            &wrapper,
+            "#!/bin/sh\nPYTHONPATH=/opt/site exec /usr/bin/python3 \"$@\"\n",
+        )
+        .expect("write");
+        assert_eq!(learn(&wrapper), None);
+    }
 
     #[test]
     fn a_shim_is_started_once_then_its_real_interpreter() {
         let dir = tempfile::tempdir().expect("temp dir");
         let home = dir.path().join("home");
         let shim = dir.path().join("python3");
-        std::fs::write(&shim, "#!/bin/sh\nexec /usr/bin/env python3 \"$@\"\n").expect("write");
+        std::fs::write(&shim, PYENV_SHIM).expect("write");
         std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         let real = dir.path().join("real-python");
         std::fs::write(&real, b"\x7fELF").expect("write");
@@ -165,7 +132,7 @@ mod tests {
             Some(real.clone())
         );
         // An edited shim decides again.
-        std::fs::write(&shim, "#!/bin/sh\nexec python3.13 \"$@\"\n").expect("write");
+        std::fs::write(&shim, format!("{PYENV_SHIM}# edited\n")).expect("write");
         let edited = learn(&shim).expect("a shim");
         assert_eq!(cached(&edited, &home), None);
         remember(&home, &edited, &real);
