@@ -14,7 +14,9 @@ use std::fmt;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+mod choice;
 mod shim;
+pub use choice::ShimChoice;
 pub use shim::{ShimManager, VersionShim};
 
 /// The variable that names the interpreter outright.

@@ -6,7 +6,7 @@ The handler is imported once as module ``hermes_hook_<name>`` (so module state
 persists across events, as in the Python gateway), then one JSON object per line,
 each carrying the id of the request it answers:
 
-  startup   -> {"id": 0, "ready": true} | {"id": 0, "ready": false, "error": "..."}
+  startup   -> {"id": 0, "ready": true, "executable": ...} | {"id": 0, "ready": false, "error": "..."}
   request   <- {"id": 7, "event_type": "agent:start", "context": {...}}
   response  -> {"id": 7, "ok": true, "result": <value or null>}
              | {"id": 7, "ok": false, "error": "..."}
@@ -160,7 +160,7 @@ def main():
     except BaseException as exc:  # SystemExit at import time is a load failure too
         send(responses, {"id": 0, "ready": False, "error": describe(exc)})
         return
-    send(responses, {"id": 0, "ready": True})
+    send(responses, {"id": 0, "ready": True, "executable": sys.executable})
     if check_only:
         return
     loop = above_low_fds(asyncio.new_event_loop)

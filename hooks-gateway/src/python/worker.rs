@@ -2,11 +2,15 @@
 //! through hooks-core's shared line worker
 //! ([`hermes_hooks_core::process::LineWorker`]): every message carries a
 //! request id, a line that answers nothing pending is discarded and logged,
-//! reads are capped, stderr lines are warnings naming the hook.
+//! reads are capped, stderr lines are warnings naming the hook. A pyenv or
+//! asdf shim named as the interpreter runs once per choice: the program it
+//! chose (the worker's `sys.executable`) is remembered in the home and started
+//! directly after that ([`ShimChoice`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use hermes_hooks_core::interpreter::ShimChoice;
 use hermes_hooks_core::process::{LineError, LineOptions, LineWorker};
 use serde_json::{Map, Value};
 use tokio::process::Command;
@@ -24,11 +28,32 @@ const MAX_STDERR_LINE_BYTES: usize = 8 * 1024;
 pub(crate) struct PythonWorker {
     worker: LineWorker,
     handler: PathBuf,
+    /// The shim's choice to remember once the worker says which program runs
+    /// (`None` when `python` is no shim, or its choice was known already).
+    learn: Option<(ShimChoice, PathBuf)>,
 }
 
 impl PythonWorker {
     /// Starts the worker; its stderr is shown as warnings naming the hook.
     pub(crate) fn spawn(
+        python: &Path,
+        handler: &Path,
+        name: &str,
+        home: &Path,
+    ) -> Result<Self, HandlerError> {
+        let choice = ShimChoice::of(python);
+        // The real program a shim chose before; the shim when that fails.
+        if let Some(real) = choice.as_ref().and_then(|choice| choice.cached(home))
+            && let Ok(worker) = Self::spawn_with(&real, handler, name, home)
+        {
+            return Ok(worker);
+        }
+        let mut worker = Self::spawn_with(python, handler, name, home)?;
+        worker.learn = choice.map(|choice| (choice, home.to_owned()));
+        Ok(worker)
+    }
+
+    fn spawn_with(
         python: &Path,
         handler: &Path,
         name: &str,
@@ -57,6 +82,7 @@ impl PythonWorker {
         Ok(PythonWorker {
             worker,
             handler: handler.to_path_buf(),
+            learn: None,
         })
     }
 
@@ -69,7 +95,14 @@ impl PythonWorker {
             .await
             .map_err(|error| self.failure(error, timeout))?;
         match message.get("ready") {
-            Some(Value::Bool(true)) => Ok(()),
+            Some(Value::Bool(true)) => {
+                if let (Some((choice, home)), Some(Value::String(executable))) =
+                    (self.learn.take(), message.get("executable"))
+                {
+                    choice.remember(&home, Path::new(executable));
+                }
+                Ok(())
+            }
             Some(Value::Bool(false)) => Err(HandlerError::Unloadable {
                 handler: self.handler.clone(),
                 reason: fields_error_text(&message),

@@ -5,6 +5,7 @@ mod discovery;
 mod emit;
 mod executable;
 mod faults;
+mod interpreter;
 mod lanes;
 mod support;
 mod worker;

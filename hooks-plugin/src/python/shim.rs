@@ -1,150 +1,24 @@
-//! The interpreter behind a shim, for the plugin worker: resolved once and
-//! remembered, so the worker (and every restart of it) starts the real
-//! program instead of a shim chain.
-//!
-//! A pyenv or asdf `python3` is a shell script that works out which Python to
-//! run (~100 ms) before it execs it. The worker reports `sys.executable` when
-//! it starts; that path is kept in the home (`.hooks-cache/interpreters.json`)
-//! keyed by the shim's path and [`VersionShim::fingerprint`] (the shim and
-//! everything it decides by). An edited shim, another version choice or a real
-//! path that is gone is stale: the shim runs again, once, and what it chose is
-//! recorded. Any other script named as the interpreter (a wrapper that may set
-//! `PYTHONPATH`, pass options, ...) is never skipped.
+//! The interpreter behind a version-manager shim, for the plugin worker: the
+//! one store of hooks-core ([`ShimChoice`]), so the worker (and every restart
+//! of it) starts the real program instead of a shim chain, and a wrapper
+//! script is never skipped.
 
 use std::path::{Path, PathBuf};
 
-use hermes_hooks_core::interpreter::VersionShim;
-use serde_json::{Map, Value, json};
-
-/// The cache folder inside the home (shared with the CLI's inventory cache).
-const CACHE_DIR: &str = ".hooks-cache";
-/// The file inside [`CACHE_DIR`].
-const CACHE_FILE: &str = "interpreters.json";
-/// The layout version; another one is read as empty.
-const VERSION: u64 = 1;
-
-/// A shim whose real program is to be recorded after the start.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Learn {
-    key: String,
-    fingerprint: String,
-}
+pub(crate) use hermes_hooks_core::interpreter::ShimChoice as Learn;
 
 /// What to record for `program` when it is a version-manager shim (`None`
 /// for a binary or any other script).
 pub(crate) fn learn(program: &Path) -> Option<Learn> {
-    let shim = VersionShim::detect(program)?;
-    Some(Learn {
-        key: shim.path().display().to_string(),
-        fingerprint: shim.fingerprint(),
-    })
+    Learn::of(program)
 }
 
 /// The real interpreter the shim chose last time, while still valid.
 pub(crate) fn cached(learn: &Learn, home: &Path) -> Option<PathBuf> {
-    read(home)
-        .get(&learn.key)
-        .filter(|entry| entry["fingerprint"] == learn.fingerprint.as_str())
-        .and_then(|entry| entry["executable"].as_str())
-        .map(PathBuf::from)
-        .filter(|path| path.is_absolute() && path.is_file())
+    learn.cached(home)
 }
 
 /// Records `executable` (the worker's `sys.executable`) as what the shim runs.
-/// A cache that cannot be written is left alone: the shim just runs next time.
 pub(crate) fn remember(home: &Path, learn: &Learn, executable: &Path) {
-    if !executable.is_absolute() || !executable.is_file() {
-        return;
-    }
-    let mut entries = read(home);
-    entries.insert(
-        learn.key.clone(),
-        json!({"fingerprint": learn.fingerprint, "executable": executable.display().to_string()}),
-    );
-    let document = json!({"version": VERSION, "entries": entries});
-    let dir = home.join(CACHE_DIR);
-    let written = std::fs::create_dir_all(&dir).and_then(|()| {
-        let temporary = dir.join(format!(".{CACHE_FILE}.{}", std::process::id()));
-        let bytes = serde_json::to_vec_pretty(&document).unwrap_or_default();
-        std::fs::write(&temporary, bytes)?;
-        std::fs::rename(&temporary, dir.join(CACHE_FILE))
-    });
-    if let Err(error) = written {
-        tracing::debug!(
-            "cannot record the interpreter behind a shim in {}: {error}",
-            dir.display()
-        );
-    }
-}
-
-/// The cached entries (empty when missing, unreadable or of another version).
-fn read(home: &Path) -> Map<String, Value> {
-    let document: Option<Value> = std::fs::read(home.join(CACHE_DIR).join(CACHE_FILE))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
-    match document {
-        Some(Value::Object(mut document)) if document.get("version") == Some(&json!(VERSION)) => {
-            match document.remove("entries") {
-                Some(Value::Object(entries)) => entries,
-                _ => Map::new(),
-            }
-        }
-        _ => Map::new(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::PermissionsExt;
-
-    const PYENV_SHIM: &str =
-        "#!/usr/bin/env bash\nexec \"/opt/pyenv/libexec/pyenv\" exec \"python3\" \"$@\"\n";
-
-    #[test]
-    fn a_wrapper_script_is_never_skipped() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let wrapper = dir.path().join("python3");
-        std::fs::write(
-            &wrapper,
-            "#!/bin/sh\nPYTHONPATH=/opt/site exec /usr/bin/python3 \"$@\"\n",
-        )
-        .expect("write");
-        assert_eq!(learn(&wrapper), None);
-    }
-
-    #[test]
-    fn a_shim_is_started_once_then_its_real_interpreter() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let home = dir.path().join("home");
-        let shim = dir.path().join("python3");
-        std::fs::write(&shim, PYENV_SHIM).expect("write");
-        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-        let real = dir.path().join("real-python");
-        std::fs::write(&real, b"\x7fELF").expect("write");
-        // First: nothing known; record what the shim started.
-        let first = learn(&shim).expect("a shim");
-        assert_eq!(cached(&first, &home), None);
-        remember(&home, &first, &real);
-        // Then: the real program.
-        assert_eq!(
-            cached(&learn(&shim).expect("a shim"), &home),
-            Some(real.clone())
-        );
-        // An edited shim decides again.
-        std::fs::write(&shim, format!("{PYENV_SHIM}# edited\n")).expect("write");
-        let edited = learn(&shim).expect("a shim");
-        assert_eq!(cached(&edited, &home), None);
-        remember(&home, &edited, &real);
-        assert_eq!(cached(&edited, &home), Some(real.clone()));
-        // A real program that is gone is stale too.
-        std::fs::remove_file(&real).expect("remove");
-        assert_eq!(cached(&edited, &home), None);
-        // A binary is no shim; a cache that does not parse is empty.
-        std::fs::write(&real, b"\x7fELF").expect("write");
-        assert_eq!(learn(&real), None);
-        remember(&home, &edited, &real);
-        std::fs::write(home.join(CACHE_DIR).join(CACHE_FILE), "{oops").expect("write");
-        assert_eq!(cached(&edited, &home), None);
-    }
+    learn.remember(home, executable);
 }

@@ -1,0 +1,104 @@
+//! Which program a `handler.py` worker starts: a pyenv/asdf shim once per
+//! version choice, then the program it chose; any other wrapper every time.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use hermes_hooks_gateway::GatewayOptions;
+use serde_json::{Value, json};
+
+use crate::support::{Home, emit, values};
+
+const REPORTS_ITS_PYTHON: &str = "import os, sys\ndef handle(event_type, context):\n    return os.environ.get('SITE_MARK', 'no mark')\n";
+
+fn executable(path: &Path, text: &str) -> PathBuf {
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path.to_owned()
+}
+
+fn starts(log: &Path) -> usize {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+/// One event through a new gateway (a new worker) with `python`.
+async fn one_event(home: &Home, python: &Path) -> Vec<Value> {
+    let options = GatewayOptions::default()
+        .with_python(python.as_os_str())
+        .with_trial_import(false);
+    let (gateway, _) = home.gateway_with(options);
+    values(&emit(&gateway, "agent:start", json!({})).await)
+}
+
+fn python3_available() -> bool {
+    std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+#[tokio::test]
+async fn a_version_shim_starts_once_then_the_program_it_chose() {
+    if !python3_available() {
+        eprintln!("skipped: python3 is not available");
+        return;
+    }
+    let home = Home::new();
+    home.python_hook("h", "[agent:start]", REPORTS_ITS_PYTHON);
+    let tools = tempfile::tempdir().expect("temp dir");
+    let log = tools.path().join("shim.log");
+    let pyenv = executable(
+        &tools.path().join("pyenv/libexec/pyenv"),
+        "#!/bin/sh\nshift 2\nexec python3 \"$@\"\n",
+    );
+    let shim = executable(
+        &tools.path().join("pyenv/shims/python3"),
+        &format!(
+            "#!/bin/sh\necho started >> '{}'\nexec \"{}\" exec \"python3\" \"$@\"\n",
+            log.display(),
+            pyenv.display()
+        ),
+    );
+    for _ in 0..3 {
+        assert_eq!(one_event(&home, &shim).await, [json!("no mark")]);
+    }
+    assert_eq!(starts(&log), 1, "the shim runs once, then its choice");
+    // An edited shim decides again, once.
+    let edited = std::fs::read_to_string(&shim).expect("read") + "# edited\n";
+    executable(&shim, &edited);
+    for _ in 0..2 {
+        assert_eq!(one_event(&home, &shim).await, [json!("no mark")]);
+    }
+    assert_eq!(starts(&log), 2);
+}
+
+#[tokio::test]
+async fn a_wrapper_script_runs_for_every_worker() {
+    if !python3_available() {
+        eprintln!("skipped: python3 is not available");
+        return;
+    }
+    let home = Home::new();
+    home.python_hook("h", "[agent:start]", REPORTS_ITS_PYTHON);
+    let tools = tempfile::tempdir().expect("temp dir");
+    let log = tools.path().join("wrapper.log");
+    let wrapper = executable(
+        &tools.path().join("bin/python3"),
+        &format!(
+            "#!/bin/sh\necho started >> '{}'\nSITE_MARK=set-by-the-wrapper\nexport SITE_MARK\nexec python3 \"$@\"\n",
+            log.display()
+        ),
+    );
+    for _ in 0..3 {
+        assert_eq!(
+            one_event(&home, &wrapper).await,
+            [json!("set-by-the-wrapper")],
+            "what the wrapper sets reaches every worker"
+        );
+    }
+    assert_eq!(starts(&log), 3);
+}
