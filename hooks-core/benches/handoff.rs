@@ -9,6 +9,10 @@
 //! - `floor/futex-wake-round-trip`: the same with a parked worker (std's
 //!   futex park/unpark), 1 ms after the previous call so it really sleeps:
 //!   the floor of the parked-worker path.
+//! - `floor/one-cpu-yield-round-trip`: the same slots with both threads
+//!   pinned to one CPU, each yielding until the other answered: the floor of
+//!   a crowded machine, where caller and worker share a CPU and every hand-off
+//!   is two context switches.
 //! - `callbacks/...`: `Callbacks::dispatch` with a 30 s timeout, warm (back
 //!   to back) and cold (1 ms pause, the worker has parked).
 //!
@@ -27,6 +31,8 @@ use crossbeam_utils::CachePadded;
 use hermes_hooks_core::callbacks::{CallbackResult, Callbacks};
 use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::{Dispatcher, Event, HookEvent};
+use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
+use nix::unistd::Pid;
 use serde_json::{Value, json};
 
 /// The pause before each cold call: well past the workers' 50 µs spin.
@@ -63,11 +69,36 @@ struct Slots {
     response: CachePadded<AtomicU64>,
 }
 
-/// Starts the floor's worker: it waits for each new request (spinning hot,
-/// or parked when `park`), runs the guard and answers with the same number.
-fn floor_worker(slots: &Arc<Slots>, event: &Event, park: bool) -> std::thread::JoinHandle<()> {
+/// How the floor's two threads wait for each other.
+#[derive(Clone, Copy, PartialEq)]
+enum Wait {
+    /// Spinning hot (`spin_loop`).
+    Hot,
+    /// The worker parks; the caller unparks it.
+    Park,
+    /// Both yield between checks, pinned to one CPU.
+    OneCpu,
+}
+
+/// Pins the calling thread to the first CPU it may run on; returns the CPUs
+/// it could run on before, or `None` if it could not be pinned.
+fn pin_to_one_cpu() -> Option<CpuSet> {
+    let before = sched_getaffinity(Pid::from_raw(0)).ok()?;
+    let cpu = (0..CpuSet::count()).find(|&cpu| before.is_set(cpu).unwrap_or(false))?;
+    let mut one = CpuSet::new();
+    one.set(cpu).ok()?;
+    sched_setaffinity(Pid::from_raw(0), &one).ok()?;
+    Some(before)
+}
+
+/// Starts the floor's worker: it waits for each new request (as `wait`
+/// says), runs the guard and answers with the same number.
+fn floor_worker(slots: &Arc<Slots>, event: &Event, wait: Wait) -> std::thread::JoinHandle<()> {
     let (slots, event) = (Arc::clone(slots), event.clone());
     std::thread::spawn(move || {
+        if wait == Wait::OneCpu && pin_to_one_cpu().is_none() {
+            eprintln!("floor/one-cpu-yield-round-trip: could not pin the worker");
+        }
         let mut last = 0;
         loop {
             let request = loop {
@@ -75,10 +106,10 @@ fn floor_worker(slots: &Arc<Slots>, event: &Event, park: bool) -> std::thread::J
                 if request != last {
                     break request;
                 }
-                if park {
-                    std::thread::park();
-                } else {
-                    std::hint::spin_loop();
+                match wait {
+                    Wait::Hot => std::hint::spin_loop(),
+                    Wait::Park => std::thread::park(),
+                    Wait::OneCpu => std::thread::yield_now(),
                 }
             };
             if request == STOP {
@@ -91,14 +122,18 @@ fn floor_worker(slots: &Arc<Slots>, event: &Event, park: bool) -> std::thread::J
     })
 }
 
-/// One round trip: hand `n` over and spin until it comes back.
-fn round_trip(slots: &Slots, worker: &std::thread::Thread, n: u64, park: bool) {
+/// One round trip: hand `n` over and wait until it comes back.
+fn round_trip(slots: &Slots, worker: &std::thread::Thread, n: u64, wait: Wait) {
     slots.request.store(n, Ordering::Release);
-    if park {
+    if wait == Wait::Park {
         worker.unpark();
     }
     while slots.response.load(Ordering::Acquire) != n {
-        std::hint::spin_loop();
+        if wait == Wait::OneCpu {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
     }
 }
 
@@ -108,32 +143,52 @@ fn floor(c: &mut Criterion) {
     group.bench_function("guard/inline", |b| {
         b.iter(|| black_box(guard(black_box(&event)).ok()))
     });
-    for park in [false, true] {
+    for wait in [Wait::Hot, Wait::Park, Wait::OneCpu] {
         let slots = Arc::new(Slots::default());
-        let worker = floor_worker(&slots, &event, park);
+        let worker = floor_worker(&slots, &event, wait);
         let thread = worker.thread().clone();
         let mut n = 0;
-        if park {
-            group.bench_function("floor/futex-wake-round-trip", |b| {
-                b.iter_custom(|iterations| {
-                    let mut total = Duration::ZERO;
-                    for _ in 0..iterations {
-                        std::thread::sleep(COLD_PAUSE);
+        match wait {
+            Wait::Park => {
+                group.bench_function("floor/futex-wake-round-trip", |b| {
+                    b.iter_custom(|iterations| {
+                        let mut total = Duration::ZERO;
+                        for _ in 0..iterations {
+                            std::thread::sleep(COLD_PAUSE);
+                            n += 1;
+                            let started = Instant::now();
+                            round_trip(&slots, &thread, n, wait);
+                            total += started.elapsed();
+                        }
+                        total
+                    })
+                });
+            }
+            Wait::Hot => {
+                group.bench_function("floor/padded-slot-round-trip", |b| {
+                    b.iter(|| {
                         n += 1;
-                        let started = Instant::now();
-                        round_trip(&slots, &thread, n, true);
-                        total += started.elapsed();
-                    }
-                    total
-                })
-            });
-        } else {
-            group.bench_function("floor/padded-slot-round-trip", |b| {
-                b.iter(|| {
-                    n += 1;
-                    round_trip(&slots, &thread, n, false);
-                })
-            });
+                        round_trip(&slots, &thread, n, wait);
+                    })
+                });
+            }
+            Wait::OneCpu => {
+                // The worker pinned itself to the same CPU; the bench thread
+                // gets its CPUs back afterwards (later workers inherit them).
+                let before = pin_to_one_cpu();
+                if before.is_none() {
+                    eprintln!("floor/one-cpu-yield-round-trip: could not pin the bench thread");
+                }
+                group.bench_function("floor/one-cpu-yield-round-trip", |b| {
+                    b.iter(|| {
+                        n += 1;
+                        round_trip(&slots, &thread, n, wait);
+                    })
+                });
+                if let Some(before) = before {
+                    let _ = sched_setaffinity(Pid::from_raw(0), &before);
+                }
+            }
         }
         slots.request.store(STOP, Ordering::Release);
         thread.unpark();

@@ -220,3 +220,68 @@ fn results_racing_the_deadline_are_either_taken_or_cleaned_up() {
         }
     }
 }
+
+/// Calls that answer at once (the caller's hot phase), past the caller's hot
+/// phase and spin (its waker), and after a pause (a parked worker woken:
+/// the yielding pace), mixed so each wait starts from what the last taught.
+fn mixed_paces(callbacks: &Callbacks, rounds: usize) {
+    for round in 0..rounds {
+        if round % 16 == 15 {
+            // Past the worker's 50 µs spin: it parks and the next call wakes it.
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let id = format!("pace-{round}");
+        assert_eq!(message(callbacks, &call(&id)), [format!("echo:{id}")]);
+    }
+}
+
+/// The work of a `mixed_paces` call: most answer at once, every 7th after
+/// 30 µs (past the hot phase, within the spin), every 11th after 200 µs
+/// (past the spin: the caller registers its waker).
+fn mixed_work(id: &str) -> Duration {
+    let round: u64 = id.trim_start_matches("pace-").parse().unwrap_or(0);
+    match (round % 7, round % 11) {
+        (_, 0) => Duration::from_micros(200),
+        (0, _) => Duration::from_micros(30),
+        _ => Duration::ZERO,
+    }
+}
+
+#[test]
+fn hot_late_and_woken_waits_each_take_their_own_result() {
+    let callbacks = echo_guard(Duration::from_secs(10), mixed_work);
+    mixed_paces(&callbacks, 400);
+    assert_eq!(callbacks.abandoned_workers(), 0);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_caller_and_its_worker_sharing_one_cpu_hand_over_every_result() {
+    use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
+    use nix::unistd::Pid;
+    // On its own thread: the pinning (inherited by the workers it spawns)
+    // must not leak into other tests.
+    let pinned = std::thread::spawn(|| {
+        let me = Pid::from_raw(0);
+        let Some(cpu) = sched_getaffinity(me)
+            .ok()
+            .and_then(|set| (0..CpuSet::count()).find(|&cpu| set.is_set(cpu).unwrap_or(false)))
+        else {
+            return false;
+        };
+        let mut one = CpuSet::new();
+        if one.set(cpu).is_err() || sched_setaffinity(me, &one).is_err() {
+            return false;
+        }
+        // Both threads on one CPU: each side sees the other "here" and yields
+        // at once; a lost wake-up would show as a timeout's block.
+        let callbacks = echo_guard(Duration::from_secs(10), mixed_work);
+        mixed_paces(&callbacks, 200);
+        assert_eq!(callbacks.abandoned_workers(), 0);
+        true
+    });
+    match pinned.join() {
+        Ok(ran) => assert!(ran, "could not pin the test thread to one CPU"),
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::CallbackResult;
 use super::registry::{CallbackFn, Entry};
-use super::spin::spin_until;
+use super::spin::{Pace, Spun, spin_until};
 use super::timer;
 use super::worker::{Call, Job, Leave, WorkerHandle};
 use crate::event::Event;
@@ -29,6 +29,10 @@ const MAX_IDLE_WORKERS: usize = 8;
 
 /// How long the caller spins on the result before it registers a deadline and yields.
 const CALLER_SPIN: Duration = Duration::from_micros(50);
+
+/// How much of that spin may be hot (no yield): a warm round trip to a
+/// worker on another CPU takes ~0.1 µs plus the callback.
+const CALLER_HOT: Duration = Duration::from_micros(2);
 
 /// The end of one bounded call.
 pub(crate) enum Bounded {
@@ -216,7 +220,7 @@ pub(crate) async fn run_bounded(
             return Bounded::Skipped("its worker failed to start");
         }
     };
-    match wait(&mut call, gates, limits).await {
+    match wait(&mut call, entry, limits).await {
         Some(result) => Bounded::Finished(result),
         None => {
             let seconds = limits.timeout.as_secs_f64();
@@ -228,13 +232,20 @@ pub(crate) async fn run_bounded(
 
 /// Waits for the worker's result; `None` when the deadline passed first (the
 /// call is then abandoned and the callback suppressed).
-async fn wait(call: &mut Call<'_>, gates: &CallGates, limits: &Limits) -> Option<CallbackResult> {
-    let started = Instant::now();
+async fn wait(call: &mut Call<'_>, entry: &Entry, limits: &Limits) -> Option<CallbackResult> {
+    let gates = &entry.gates;
     // A quick callback answers within microseconds: catching that here avoids
-    // arming a deadline and a scheduler round trip.
-    if spin_until(CALLER_SPIN.min(limits.timeout), || call.is_done()) {
-        return Some(call.finish());
+    // arming a deadline and a scheduler round trip. Hot only while this
+    // callback's recent answers came hot and the worker runs elsewhere.
+    let pace = Pace::towards(call.partner(), &entry.hot, CALLER_HOT);
+    let spun = spin_until(CALLER_SPIN.min(limits.timeout), pace, || call.is_done());
+    if matches!(pace, Pace::Hot(_)) {
+        entry.hot.learn(spun);
     }
+    let started = match spun {
+        Spun::Missed(started) => started,
+        Spun::Hot | Spun::Late => return Some(call.finish()),
+    };
     let alarm = RetireOnDrop(timer::arm(started + limits.timeout));
     let alarm = &alarm.0;
     futures::future::poll_fn(|cx| {

@@ -20,12 +20,17 @@
 //! itself. Only a call the caller gave up on (timeout, or its future dropped)
 //! is cleaned up by the worker.
 //!
+//! Both slots also carry where their writer last ran (`caller_cpu`,
+//! `worker_cpu`): the waiting side spins hot for a moment only when its
+//! partner is on another CPU, and yields at once when it shares ours (see
+//! `spin.rs`).
+//!
 //! After a job a worker spins briefly (so a host firing events back to back
 //! hands over the next job without a futex wake) and parks. After
 //! [`IDLE_RETIRE`] without work, or when its pool closes, it exits.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::Waker;
 use std::thread::Thread;
@@ -39,12 +44,16 @@ use serde_json::Value;
 
 use super::registry::{CallbackFn, Entry};
 use super::runner::WorkerPool;
-use super::spin::spin_until;
+use super::spin::{HotPhase, NO_CPU, Pace, Partner, current_cpu, locate, spin_until};
 use super::{CallbackError, CallbackResult};
 use crate::event::Event;
 
 /// How long a worker spins for its next job before parking.
 const WORKER_SPIN: Duration = Duration::from_micros(50);
+
+/// How much of that spin may be hot (no yield): a host firing calls back to
+/// back hands over the next job within a few hundred nanoseconds.
+const WORKER_HOT: Duration = Duration::from_micros(2);
 
 /// How long an idle worker waits for work before its thread exits.
 pub(crate) const IDLE_RETIRE: Duration = Duration::from_secs(30);
@@ -78,6 +87,8 @@ struct Request {
     /// The worker is (about to be) parked: whoever stores `JOB` or `EXIT` must unpark it.
     parked: AtomicBool,
     seq: AtomicU64,
+    /// The CPU the caller loaded the job on ([`NO_CPU`] if unknown).
+    caller_cpu: AtomicU32,
     entry: AtomicCell<Option<Arc<Entry>>>,
     event: AtomicCell<Option<Event>>,
     /// The caller's tokio runtime, entered while an async callback runs.
@@ -89,6 +100,9 @@ struct Request {
 /// What a worker hands back; written by the worker, read by the caller.
 struct Response {
     state: AtomicU8,
+    /// The CPU the worker delivered its last result on ([`NO_CPU`] before
+    /// the first): the caller's hint for its next wait on this worker.
+    worker_cpu: AtomicU32,
     /// The result, when it is not "no reply" (`Ok(None)` travels as `None`).
     result: AtomicCell<Option<Box<CallbackResult>>>,
     /// The waiting caller's task, woken on `DONE` when the state was `WAITING`.
@@ -117,6 +131,7 @@ impl WorkerHandle {
                 signal: AtomicU8::new(IDLE),
                 parked: AtomicBool::new(false),
                 seq: AtomicU64::new(0),
+                caller_cpu: AtomicU32::new(NO_CPU),
                 entry: AtomicCell::new(None),
                 event: AtomicCell::new(None),
                 runtime: AtomicCell::new(None),
@@ -124,6 +139,7 @@ impl WorkerHandle {
             }),
             response: CachePadded::new(Response {
                 state: AtomicU8::new(RUNNING),
+                worker_cpu: AtomicU32::new(NO_CPU),
                 result: AtomicCell::new(None),
                 waker: AtomicWaker::new(),
             }),
@@ -134,6 +150,7 @@ impl WorkerHandle {
     fn load(&self, job: Job<'_>) {
         let request = &self.request;
         request.seq.store(job.seq, Ordering::Relaxed);
+        request.caller_cpu.store(current_cpu(), Ordering::Relaxed);
         request.entry.store(Some(Arc::clone(job.entry)));
         request.event.store(Some(job.event.clone()));
         if let Some(runtime) = job.runtime {
@@ -149,14 +166,17 @@ impl WorkerHandle {
         request.entry.take()
     }
 
-    /// Moves the worker to `signal` (`JOB` or `EXIT`), waking it if it parked.
-    fn signal(&self, signal: u8) {
+    /// Moves the worker to `signal` (`JOB` or `EXIT`), waking it if it
+    /// parked; true when it had to be woken.
+    fn signal(&self, signal: u8) -> bool {
         // SeqCst pairs with the worker's `parked` store and signal re-check:
         // either it sees the new signal or we see it parked.
         self.request.signal.store(signal, Ordering::SeqCst);
-        if self.request.parked.load(Ordering::SeqCst) {
+        let parked = self.request.parked.load(Ordering::SeqCst);
+        if parked {
             self.nudge();
         }
+        parked
     }
 
     /// Wakes the worker (so an idle one notices its pool closed).
@@ -168,7 +188,7 @@ impl WorkerHandle {
 
     /// Lets a worker the pool has no room for exit.
     pub(crate) fn dismiss(&self) {
-        self.signal(EXIT);
+        let _ = self.signal(EXIT);
     }
 }
 
@@ -177,23 +197,38 @@ impl WorkerHandle {
 pub(crate) struct Call<'a> {
     worker: Option<Arc<WorkerHandle>>,
     pool: &'a Arc<WorkerPool>,
+    /// The worker was parked or new: waking it puts it on a CPU the
+    /// scheduler picks (often the caller's), so the caller should not spin hot.
+    woke: bool,
 }
 
 impl<'a> Call<'a> {
     /// Hands `job` to an idle worker of `pool`, or to a new one.
     pub(crate) fn start(pool: &'a Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Self> {
-        let worker = match pool.take_idle() {
+        let (worker, woke) = match pool.take_idle() {
             Some(worker) => {
                 worker.load(job);
-                worker.signal(JOB);
-                worker
+                let woke = worker.signal(JOB);
+                (worker, woke)
             }
-            None => spawn(pool, job)?,
+            None => (spawn(pool, job)?, true),
         };
         Ok(Call {
             worker: Some(worker),
             pool,
+            woke,
         })
+    }
+
+    /// Where the worker is: a worker just woken is treated as on our CPU
+    /// (the scheduler often wakes it there, and it takes microseconds to run
+    /// anyway); a running one is where it delivered its last result.
+    pub(crate) fn partner(&self) -> Partner {
+        match &self.worker {
+            _ if self.woke => Partner::Here,
+            Some(worker) => locate(worker.response.worker_cpu.load(Ordering::Relaxed)),
+            None => Partner::Unknown,
+        }
     }
 
     /// Whether the worker delivered the result.
@@ -312,7 +347,9 @@ fn spawn(pool: &Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Arc<WorkerHand
 }
 
 fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
-    while wait_for_job(pool, me) {
+    // What the worker's own waits for a job learned (only it reads this).
+    let hot = HotPhase::default();
+    while wait_for_job(pool, me, &hot) {
         let request = &me.request;
         request.signal.store(IDLE, Ordering::Relaxed);
         let entry = request.entry.take();
@@ -343,6 +380,8 @@ fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, result: CallbackResult) ->
         other => Some(Box::new(other)),
     };
     response.result.store(boxed);
+    // Same line as the state: the caller reads it with the result.
+    response.worker_cpu.store(current_cpu(), Ordering::Relaxed);
     let given_up = match response.state.swap(DONE, Ordering::AcqRel) {
         RUNNING => return true,
         WAITING => {
@@ -360,11 +399,19 @@ fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, result: CallbackResult) ->
     pool.rejoin(me)
 }
 
-/// Waits until the worker has a job (true) or should exit (false).
-fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>) -> bool {
+/// Waits until the worker has a job (true) or should exit (false); spins
+/// hot first when its last caller ran on another CPU and `hot` allows it,
+/// and yields at every check when the caller shares its CPU.
+fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, hot: &HotPhase) -> bool {
     let request = &me.request;
     let decided = || matches!(request.signal.load(Ordering::Acquire), JOB | EXIT);
-    if spin_until(WORKER_SPIN, decided) {
+    let caller = locate(request.caller_cpu.load(Ordering::Relaxed));
+    let pace = Pace::towards(caller, hot, WORKER_HOT);
+    let spun = spin_until(WORKER_SPIN, pace, decided);
+    if matches!(pace, Pace::Hot(_)) {
+        hot.learn(spun);
+    }
+    if spun.ready() {
         return request.signal.load(Ordering::Acquire) == JOB;
     }
     let mut idle_since = Instant::now();
