@@ -80,6 +80,22 @@
 //! `dep:`, so none of them (`tokio`, `reqwest`, ...) is a feature of its own.
 //!
 //! hooks-outbound depends on hooks-core only, and on no sibling mechanism.
+//!
+// The links above name modules and types of optional features: a build
+// without one points them at the feature list, so the docs of every feature
+// set build with `-D warnings` (rustdoc joins these lines to the text above, after its blank line).
+#![cfg_attr(
+    feature = "sender",
+    doc = "[`Outbound`]: crate::Outbound\n[`request`]: crate::request\n[`redact`]: crate::redact"
+)]
+#![cfg_attr(
+    not(feature = "sender"),
+    doc = "[`Outbound`]: crate#features\n[`request`]: crate#features\n[`redact`]: crate#features"
+)]
+#![cfg_attr(feature = "receiver", doc = "[`receiver`]: crate::receiver")]
+#![cfg_attr(not(feature = "receiver"), doc = "[`receiver`]: crate#features")]
+#![cfg_attr(feature = "durable", doc = "[`spool`]: crate::spool")]
+#![cfg_attr(not(feature = "durable"), doc = "[`spool`]: crate#features")]
 
 /// The tokio this crate is built on, re-exported on purpose as part of its
 /// API: the spool worker runs on the host's runtime
