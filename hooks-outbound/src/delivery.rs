@@ -1,4 +1,4 @@
-//! One lane's workers: POST its target's deliveries, `concurrency` at a time,
+//! One lane's task: POST its target's deliveries, `concurrency` at a time,
 //! with the reference's retry rules.
 //!
 //! 2xx is success; 3xx is never followed (logged with its `Location`); 4xx is
@@ -13,9 +13,11 @@ use std::time::Duration;
 
 use reqwest::header::LOCATION;
 use tokio::runtime::Handle;
-use tokio::sync::{Mutex, mpsc};
+
+use futures::stream::{FuturesUnordered, StreamExt};
 
 use crate::config::TargetSpec;
+use crate::jobs::JobReceiver;
 use crate::queue::{Job, Shared};
 use crate::report::{DeliveryOutcome, DeliveryReport};
 
@@ -29,12 +31,18 @@ pub(crate) struct RetryPolicy {
     pub(crate) retry_delay: Duration,
 }
 
-/// One lane's workers: `target.concurrency` tasks on `runtime` sharing its
-/// queue, each with one request in flight, until the sender is gone and the
-/// queue is empty. They share the keep-alive `client` (so up to that many
-/// connections to the target stay open) and, for a NATS target, one publisher.
+/// One lane's task on `runtime`: takes jobs from its queue and keeps up to
+/// `target.concurrency` deliveries in flight, until the sender is gone and
+/// nothing is queued or in flight. The deliveries share the keep-alive
+/// `client` (so up to that many connections to the target stay open) and,
+/// for a NATS target, one publisher.
+///
+/// One task rather than one per slot: the emitting thread wakes a lane only
+/// when it waits for work (once per idle spell, [`crate::jobs`]), where
+/// `concurrency` tasks taking turns on one queue were each woken from it in
+/// turn. The requests' sockets are driven by the HTTP client's own
+/// connection tasks, so one lane task still keeps both cores busy.
 pub(crate) fn spawn_lane(runtime: &Handle, lane: LaneWork) {
-    let jobs = Arc::new(Mutex::new(lane.jobs));
     let work = Arc::new(Worker {
         // Parsed once here; config validation already checked it.
         url: reqwest::Url::parse(&lane.target.url).map_err(|error| error.to_string()),
@@ -50,22 +58,20 @@ pub(crate) fn spawn_lane(runtime: &Handle, lane: LaneWork) {
         shared: lane.shared,
         policy: lane.policy,
     });
-    for _ in 0..work.target.concurrency.max(1) {
-        runtime.spawn(run_worker(work.clone(), jobs.clone()));
-    }
+    runtime.spawn(run_lane(work, lane.jobs));
 }
 
-/// What a lane's workers are built from.
+/// What a lane's task is built from.
 pub(crate) struct LaneWork {
     pub(crate) client: reqwest::Client,
     pub(crate) target: Arc<TargetSpec>,
     pub(crate) label: Arc<str>,
-    pub(crate) jobs: mpsc::Receiver<Job>,
+    pub(crate) jobs: JobReceiver<Job>,
     pub(crate) shared: Arc<Shared>,
     pub(crate) policy: RetryPolicy,
 }
 
-/// What every worker of one lane shares.
+/// What every delivery of one lane shares.
 struct Worker {
     client: reqwest::Client,
     url: Result<reqwest::Url, String>,
@@ -77,18 +83,42 @@ struct Worker {
     policy: RetryPolicy,
 }
 
-/// One worker: takes the next job (the queue lock is held only while waiting
-/// for one, never during a delivery) and delivers it.
-async fn run_worker(work: Arc<Worker>, jobs: Arc<Mutex<mpsc::Receiver<Job>>>) {
+/// The lane's loop: fill the free slots from the queue, then wait for a slot
+/// to free or, with one free and the queue empty, for a job.
+async fn run_lane(work: Arc<Worker>, jobs: JobReceiver<Job>) {
+    let limit = work.target.concurrency.max(1);
+    let mut in_flight = FuturesUnordered::new();
+    let mut open = true;
     loop {
-        let job = jobs.lock().await.recv().await;
-        let Some(job) = job else {
+        while in_flight.len() < limit {
+            let Some(job) = jobs.try_recv() else {
+                break;
+            };
+            in_flight.push(deliver_job(work.clone(), job));
+        }
+        if !open || in_flight.len() >= limit {
+            if in_flight.next().await.is_none() {
+                return; // the sender is gone and nothing is left
+            }
+            continue;
+        }
+        tokio::select! {
+            // A finished delivery first: its slot takes the next job.
+            biased;
+            Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
+            more = jobs.ready() => open = more,
+        }
+        if !open && in_flight.is_empty() {
             return;
-        };
-        let report = work.attempt(&job).await;
-        work.shared.finish(report);
-        work.shared.pool.give(job.delivery.body);
+        }
     }
+}
+
+/// Delivers one job and records it; its body's memory goes back to the pool.
+async fn deliver_job(work: Arc<Worker>, job: Job) {
+    let report = work.attempt(&job).await;
+    work.shared.finish(report);
+    work.shared.pool.give(job.delivery.body);
 }
 
 impl Worker {

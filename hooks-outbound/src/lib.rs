@@ -135,6 +135,8 @@ macro_rules! setters {
 pub mod config;
 #[cfg(feature = "sender")]
 mod delivery;
+#[cfg(feature = "sender")]
+mod jobs;
 #[cfg(feature = "nats")]
 pub mod nats;
 #[cfg(feature = "sender")]
