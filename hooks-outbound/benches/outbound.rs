@@ -229,6 +229,7 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
         // last queue then goes on into the drop path, as one long run.
         let (mut filling, mut full) = (Vec::new(), Vec::new());
         let mut floor = NoiseFloor::new();
+        let mut slow = SlowSamples::default();
         for queue in 1..=scale {
             let outbound =
                 Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
@@ -239,6 +240,7 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
                 floor.time_step(&event);
                 if index < 250 {
                     filling.push(sample);
+                    slow.note(queue, index, sample);
                 } else {
                     full.push(sample);
                 }
@@ -252,6 +254,42 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
         row(&format!("{label}, after queue full (drop path)"), &mut full);
         row(&format!("{label}, all"), &mut all);
         floor.row(label);
+        slow.print(label);
+    }
+}
+
+/// With `OUTBOUND_BENCH_SLOW=<µs>`: where the filling phase's samples above
+/// that many µs fell (queue, position in it), to tell a per-queue cost (the
+/// same positions in every queue) from the machine's noise (anywhere).
+#[derive(Default)]
+struct SlowSamples {
+    seen: Vec<(usize, usize, Duration)>,
+}
+
+impl SlowSamples {
+    fn threshold() -> Option<Duration> {
+        let micros: f64 = std::env::var("OUTBOUND_BENCH_SLOW").ok()?.parse().ok()?;
+        Some(Duration::from_secs_f64(micros / 1e6))
+    }
+
+    fn note(&mut self, queue: usize, index: usize, sample: Duration) {
+        if Self::threshold().is_some_and(|threshold| sample > threshold) {
+            self.seen.push((queue, index, sample));
+        }
+    }
+
+    fn print(&self, label: &str) {
+        if Self::threshold().is_none() {
+            return;
+        }
+        let places: Vec<String> = self
+            .seen
+            .iter()
+            .map(|(queue, index, sample)| {
+                format!("q{queue}#{index}={:.0}", sample.as_secs_f64() * 1e6)
+            })
+            .collect();
+        println!("slow filling samples, {label}: {}", places.join(" "));
     }
 }
 
