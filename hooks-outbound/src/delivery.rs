@@ -98,7 +98,9 @@ const LINGER_POLL: Duration = Duration::from_millis(1);
 /// load 4 on 2 vCPUs, on each of a fresh queue's first `concurrency` emits,
 /// because the lane woke, took the job and waited again before the next).
 /// So a lane that had work within [`LINGER`] does not ask for one: it looks
-/// again after [`LINGER_POLL`], and a burst costs one wake-up at its start.
+/// again after [`LINGER_POLL`] (or when a push fills half its queue, so a
+/// timer late on a loaded machine never costs a drop), and a burst costs
+/// one wake-up at its start.
 /// Deliveries finishing drive the loop as well, so a busy lane never waits
 /// for the poll.
 async fn run_lane(work: Arc<Worker>, jobs: JobReceiver<Job>) {
@@ -129,6 +131,8 @@ async fn run_lane(work: Arc<Worker>, jobs: JobReceiver<Job>) {
                 last_work = tokio::time::Instant::now();
             }
             () = tokio::time::sleep(LINGER_POLL), if lingering => {}
+            // Half the queue filled before the timer: look now.
+            () = jobs.nudged(), if lingering => {}
             more = jobs.ready(), if !lingering => open = more,
         }
         if !open && in_flight.is_empty() {

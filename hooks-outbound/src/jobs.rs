@@ -9,7 +9,10 @@
 //! emitting thread in turn. Here the queue is a `VecDeque` with its capacity
 //! reserved up front, under a lock held for a push or a pop; the lane's one
 //! task says, under that lock, that it is about to wait, and only then does a
-//! push notify it (an idle → busy transition, once, not per event).
+//! push notify it (an idle → busy transition, once, not per event). A lane
+//! that looks by itself (it lingers after work, see `delivery::run_lane`) is
+//! also nudged when a push fills half the queue, so a late look never costs
+//! a drop.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -30,6 +33,8 @@ pub(crate) struct JobReceiver<T> {
 struct Inner<T> {
     state: Mutex<State<T>>,
     capacity: usize,
+    /// The length at which a push nudges the receiver even if it does not wait.
+    half: usize,
     wake: Notify,
     /// How many pushes notified the receiver (what the tests check).
     #[cfg(test)]
@@ -63,6 +68,7 @@ pub(crate) fn channel<T>(capacity: usize) -> (JobSender<T>, JobReceiver<T>) {
             receiver_gone: false,
         }),
         capacity,
+        half: capacity.div_ceil(2),
         wake: Notify::new(),
         #[cfg(test)]
         wakes: std::sync::atomic::AtomicUsize::new(0),
@@ -83,7 +89,8 @@ impl<T> Inner<T> {
 }
 
 impl<T> JobSender<T> {
-    /// Queues `item` without waiting; wakes the receiver only if it waits.
+    /// Queues `item` without waiting; wakes the receiver only if it waits,
+    /// or when this push fills half the queue.
     pub(crate) fn try_send(&self, item: T) -> Result<(), Refused<T>> {
         let mut state = self.inner.lock();
         if state.receiver_gone {
@@ -93,7 +100,7 @@ impl<T> JobSender<T> {
             return Err(Refused::Full(item));
         }
         state.items.push_back(item);
-        let wake = std::mem::take(&mut state.waiting);
+        let wake = std::mem::take(&mut state.waiting) || state.items.len() == self.inner.half;
         drop(state);
         if wake {
             #[cfg(test)]
@@ -130,6 +137,13 @@ impl<T> JobReceiver<T> {
         let mut state = self.inner.lock();
         state.waiting = false;
         state.items.pop_front()
+    }
+
+    /// Waits for a nudge (a push that filled half the queue, or any wake-up
+    /// owed), without asking for a wake-up on the next push: what a receiver
+    /// that looks by itself waits on besides its timer.
+    pub(crate) async fn nudged(&self) {
+        self.inner.wake.notified().await;
     }
 
     /// Waits until an item is queued (true) or the sender is gone with
@@ -241,16 +255,43 @@ mod tests {
         let mut ready = std::pin::pin!(receiver.ready());
         let mut context = Context::from_waker(Waker::noop());
         assert!(ready.as_mut().poll(&mut context).is_pending(), "it waits");
-        for n in 0..50 {
+        for n in 0..30 {
             assert!(sender.try_send(n).is_ok());
         }
         assert_eq!(receiver.inner.wakes.load(Ordering::Relaxed), 1);
+        for n in 30..50 {
+            assert!(sender.try_send(n).is_ok());
+        }
+        assert_eq!(
+            receiver.inner.wakes.load(Ordering::Relaxed),
+            2,
+            "and once more at half full (32 of 64)"
+        );
         assert_eq!(ready.as_mut().poll(&mut context), Poll::Ready(true));
         let mut taken = 0;
         while receiver.try_recv().is_some() {
             taken += 1;
         }
         assert_eq!(taken, 50);
+    }
+
+    #[tokio::test]
+    async fn a_receiver_that_does_not_wait_is_nudged_at_half_full() {
+        use std::sync::atomic::Ordering;
+
+        let (sender, receiver) = channel(8);
+        for n in 0..3 {
+            assert!(sender.try_send(n).is_ok());
+        }
+        assert_eq!(receiver.inner.wakes.load(Ordering::Relaxed), 0);
+        assert!(sender.try_send(3).is_ok());
+        assert_eq!(receiver.inner.wakes.load(Ordering::Relaxed), 1);
+        let nudged = tokio::time::timeout(Duration::from_secs(10), receiver.nudged()).await;
+        assert!(nudged.is_ok(), "the nudge was kept for it");
+        for n in 4..8 {
+            assert!(sender.try_send(n).is_ok());
+        }
+        assert_eq!(receiver.inner.wakes.load(Ordering::Relaxed), 1, "once");
     }
 
     #[tokio::test]

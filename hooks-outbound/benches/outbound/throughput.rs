@@ -9,6 +9,14 @@
 //! receiver (`OUTBOUND_BENCH_RECEIVER`) is `own` by default, a minimal hyper
 //! server on a thread of its own, or `shared`, on the senders' 2-worker
 //! runtime (the receiver of the earlier runs).
+//!
+//! Beside the rate, each row gives the CPU time its threads spent per
+//! delivery, from `/proc/self/task/*/schedstat`: the emitting thread (the
+//! bench's main thread: `dispatch`, and its sleeps while the queue is full),
+//! the runtime's workers (lanes, HTTP client) and the receiver's thread.
+//! Unlike the rate it moves little with the other jobs on the machine, so it
+//! tells whether our lanes cost more than the plain client, and `2 cores /
+//! (all three)` is what the two vCPUs would carry with nothing else running.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,6 +42,8 @@ enum Sender {
 /// One row's result in one round.
 struct Run {
     per_second: f64,
+    /// CPU ns per delivery: the emitting thread, the runtime's workers, the receiver.
+    cpu: [f64; 3],
     dropped: u64,
     failed: u64,
     failure: String,
@@ -69,6 +79,15 @@ pub fn throughput(runtime: &Runtime, events: u64) {
         },
         Sender::Reqwest { in_flight: 32 },
     ];
+    // OUTBOUND_BENCH_ONLY=outbound (or reqwest) keeps those rows: one side under `perf record`.
+    let only = std::env::var("OUTBOUND_BENCH_ONLY").unwrap_or_default();
+    let senders: Vec<Sender> = senders
+        .into_iter()
+        .filter(|sender| match (only.as_str(), sender) {
+            ("outbound", Sender::Reqwest { .. }) | ("reqwest", Sender::Outbound { .. }) => false,
+            _ => true,
+        })
+        .collect();
     let mut runs: Vec<Vec<Run>> = senders.iter().map(|_| Vec::new()).collect();
     for _ in 0..rounds {
         for (sender, runs) in senders.iter().zip(&mut runs) {
@@ -77,17 +96,25 @@ pub fn throughput(runtime: &Runtime, events: u64) {
             } else {
                 runtime.block_on(sink(Answer::Ok))
             };
-            runs.push(match *sender {
+            let received = receiver.1.clone();
+            let before = thread_cpu();
+            let mut run = match *sender {
                 Sender::Outbound { lanes, concurrency } => {
                     outbound_run(runtime, receiver, events, lanes, concurrency)
                 }
                 Sender::Reqwest { in_flight } => reqwest_run(runtime, receiver, events, in_flight),
-            });
+            };
+            let after = thread_cpu();
+            let deliveries = received.load(Ordering::Relaxed).max(1) as f64;
+            for (slot, (after, before)) in run.cpu.iter_mut().zip(after.iter().zip(before)) {
+                *slot = after.saturating_sub(before) as f64 / deliveries;
+            }
+            runs.push(run);
         }
     }
     let receiver = if own { "own thread" } else { "shared runtime" };
     println!(
-        "\n| sender ({receiver} receiver) | in flight | deliveries per round | rounds | median deliveries/s | range | dropped | not delivered |\n|---|---:|---:|---:|---:|---|---:|---|"
+        "\n| sender ({receiver} receiver) | in flight | deliveries per round | rounds | median deliveries/s | range | CPU µs per delivery: emitter + workers + receiver | 2-core rate from CPU | dropped | not delivered |\n|---|---:|---:|---:|---:|---|---|---:|---:|---|"
     );
     for (sender, runs) in senders.iter().zip(&runs) {
         let mut rates: Vec<f64> = runs.iter().map(|run| run.per_second).collect();
@@ -120,9 +147,19 @@ pub fn throughput(runtime: &Runtime, events: u64) {
             .map(|run| run.failure.as_str())
             .find(|failure| !failure.is_empty())
             .unwrap_or_default();
+        let cpu: Vec<f64> = (0..3)
+            .map(|part| {
+                let mut values: Vec<f64> = runs.iter().map(|run| run.cpu[part] / 1e3).collect();
+                median(&mut values)
+            })
+            .collect();
         println!(
-            "| {name} | {in_flight} | {per_round} | {rounds} | {:.0} | {low:.0}–{high:.0} | {dropped} | {failed} {failure} |",
+            "| {name} | {in_flight} | {per_round} | {rounds} | {:.0} | {low:.0}–{high:.0} | {:.1} + {:.1} + {:.1} | {:.0} | {dropped} | {failed} {failure} |",
             median(&mut rates),
+            cpu[0],
+            cpu[1],
+            cpu[2],
+            2e6 / cpu.iter().sum::<f64>(),
         );
     }
 }
@@ -168,6 +205,7 @@ fn outbound_run(
         .unwrap_or_default();
     Run {
         per_second: received.load(Ordering::Relaxed) as f64 / seconds,
+        cpu: [0.0; 3],
         dropped: stats.dropped,
         failed: stats.failed,
         failure,
@@ -230,8 +268,37 @@ fn reqwest_run(
     let seconds = started.elapsed().as_secs_f64();
     Run {
         per_second: received.load(Ordering::Relaxed) as f64 / seconds,
+        cpu: [0.0; 3],
         dropped: 0,
         failed: failed.load(Ordering::Relaxed),
         failure: String::new(),
     }
+}
+
+/// CPU ns this process's threads have run so far: the main (emitting)
+/// thread, the runtime's workers (`tokio-rt-worker`, and any other), the
+/// receivers' threads (`bench-receiver`). Zero where `/proc` lacks it.
+fn thread_cpu() -> [u64; 3] {
+    let mut cpu = [0; 3];
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return cpu;
+    };
+    let main = std::process::id().to_string();
+    for task in tasks.flatten() {
+        let path = task.path();
+        let ran = std::fs::read_to_string(path.join("schedstat"))
+            .ok()
+            .and_then(|text| text.split_whitespace().next()?.parse::<u64>().ok())
+            .unwrap_or(0);
+        let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+        let part = if task.file_name().to_string_lossy() == main {
+            0
+        } else if comm.trim() == "bench-receiver" {
+            2
+        } else {
+            1
+        };
+        cpu[part] += ran;
+    }
+    cpu
 }
