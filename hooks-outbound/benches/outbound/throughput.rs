@@ -83,9 +83,11 @@ pub fn throughput(runtime: &Runtime, events: u64) {
     let only = std::env::var("OUTBOUND_BENCH_ONLY").unwrap_or_default();
     let senders: Vec<Sender> = senders
         .into_iter()
-        .filter(|sender| match (only.as_str(), sender) {
-            ("outbound", Sender::Reqwest { .. }) | ("reqwest", Sender::Outbound { .. }) => false,
-            _ => true,
+        .filter(|sender| {
+            !matches!(
+                (only.as_str(), sender),
+                ("outbound", Sender::Reqwest { .. }) | ("reqwest", Sender::Outbound { .. })
+            )
         })
         .collect();
     let mut runs: Vec<Vec<Run>> = senders.iter().map(|_| Vec::new()).collect();
