@@ -15,6 +15,7 @@
 //! a drop.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::Notify;
@@ -35,6 +36,9 @@ struct Inner<T> {
     capacity: usize,
     /// The length at which a push nudges the receiver even if it does not wait.
     half: usize,
+    /// The deque's length, written under the lock, read without it: the drop
+    /// path asks whether the lane is full before it builds anything.
+    len: AtomicUsize,
     wake: Notify,
     /// How many pushes notified the receiver (what the tests check).
     #[cfg(test)]
@@ -69,6 +73,7 @@ pub(crate) fn channel<T>(capacity: usize) -> (JobSender<T>, JobReceiver<T>) {
         }),
         capacity,
         half: capacity.div_ceil(2),
+        len: AtomicUsize::new(0),
         wake: Notify::new(),
         #[cfg(test)]
         wakes: std::sync::atomic::AtomicUsize::new(0),
@@ -100,6 +105,7 @@ impl<T> JobSender<T> {
             return Err(Refused::Full(item));
         }
         state.items.push_back(item);
+        self.inner.len.store(state.items.len(), Ordering::Relaxed);
         let wake = std::mem::take(&mut state.waiting) || state.items.len() == self.inner.half;
         drop(state);
         if wake {
@@ -114,7 +120,8 @@ impl<T> JobSender<T> {
 
     /// Whether an offer now would be refused as full.
     pub(crate) fn is_full(&self) -> bool {
-        self.inner.lock().items.len() >= self.inner.capacity
+        // A stale answer is harmless: `try_send` decides under the lock.
+        self.inner.len.load(Ordering::Relaxed) >= self.inner.capacity
     }
 
     /// Whether the receiver is gone.
@@ -136,7 +143,9 @@ impl<T> JobReceiver<T> {
     pub(crate) fn try_recv(&self) -> Option<T> {
         let mut state = self.inner.lock();
         state.waiting = false;
-        state.items.pop_front()
+        let item = state.items.pop_front();
+        self.inner.len.store(state.items.len(), Ordering::Relaxed);
+        item
     }
 
     /// Waits for a nudge (a push that filled half the queue, or any wake-up
