@@ -31,18 +31,20 @@ pub(crate) struct RetryPolicy {
     pub(crate) retry_delay: Duration,
 }
 
-/// One lane's task on `runtime`: takes jobs from its queue and keeps up to
-/// `target.concurrency` deliveries in flight, until the sender is gone and
-/// nothing is queued or in flight. The deliveries share the keep-alive
+/// One lane's tasks on `runtime` (two, or one with `concurrency: 1`): they
+/// take jobs from its queue and keep up to `target.concurrency` deliveries in
+/// flight between them, until the sender is gone and nothing is queued or in
+/// flight. The deliveries share the keep-alive
 /// `client` (so up to that many connections to the target stay open) and,
 /// for a NATS target, one publisher.
 ///
-/// One task rather than one per slot: the emitting thread wakes a lane only
+/// Not one task per slot: the emitting thread wakes a lane task only
 /// when it waits for work ([`crate::jobs`]), and a lane that just had work
 /// does not wait for a wake ([`run_lane`]): a burst costs one wake-up, where
 /// `concurrency` tasks taking turns on one queue were each woken from it in
-/// turn. The requests' sockets are driven by the HTTP client's own
-/// connection tasks, so one lane task still keeps both cores busy.
+/// turn (at most two are woken per burst here). The requests' sockets are
+/// driven by the HTTP client's own connection tasks, so two lane tasks
+/// keep both cores busy.
 pub(crate) fn spawn_lane(runtime: &Handle, lane: LaneWork) {
     let work = Arc::new(Worker {
         // Parsed once here; config validation already checked it.
@@ -59,8 +61,21 @@ pub(crate) fn spawn_lane(runtime: &Handle, lane: LaneWork) {
         shared: lane.shared,
         policy: lane.policy,
     });
-    runtime.spawn(run_lane(work, lane.jobs));
+    // Two tasks when there are two slots or more: on a loaded machine the
+    // OS deschedules a runtime worker for tens of ms, and a lane whose only
+    // task ran there fell a queue behind (drops in the 4-target bench row).
+    let concurrency = work.target.concurrency.max(1);
+    let tasks = concurrency.min(LANE_TASKS);
+    let jobs = Arc::new(lane.jobs);
+    for task in 0..tasks {
+        // The slots split as evenly as they go: 5 is 3 + 2.
+        let limit = concurrency / tasks + usize::from(task < concurrency % tasks);
+        runtime.spawn(run_lane(work.clone(), jobs.clone(), limit));
+    }
 }
+
+/// Tasks per lane (fewer when `concurrency` is smaller).
+const LANE_TASKS: usize = 2;
 
 /// What a lane's task is built from.
 pub(crate) struct LaneWork {
@@ -90,8 +105,9 @@ const LINGER: Duration = Duration::from_millis(5);
 /// How often a lingering lane looks (tokio's timer granularity).
 const LINGER_POLL: Duration = Duration::from_millis(1);
 
-/// The lane's loop: fill the free slots from the queue, then wait for a slot
-/// to free or, with one free and the queue empty, for a job.
+/// A lane task's loop over its `limit` slots: fill the free ones from the
+/// queue, then wait for a slot to free or, with one free and the queue
+/// empty, for a job.
 ///
 /// A wake-up costs the emitting thread a syscall, and on a busy machine its
 /// core: the woken worker is scheduled on it (40–200 µs per emit measured at
@@ -103,8 +119,8 @@ const LINGER_POLL: Duration = Duration::from_millis(1);
 /// one wake-up at its start.
 /// Deliveries finishing drive the loop as well, so a busy lane never waits
 /// for the poll.
-async fn run_lane(work: Arc<Worker>, jobs: JobReceiver<Job>) {
-    let limit = work.target.concurrency.max(1);
+async fn run_lane(work: Arc<Worker>, jobs: Arc<JobReceiver<Job>>, limit: usize) {
+    let limit = limit.max(1);
     let mut in_flight = FuturesUnordered::new();
     let mut open = true;
     let mut last_work = tokio::time::Instant::now();

@@ -7,9 +7,9 @@
 //! last one (several times per fresh queue), and with `concurrency` worker
 //! tasks taking turns on its receiver each of them was woken from the
 //! emitting thread in turn. Here the queue is a `VecDeque` with its capacity
-//! reserved up front, under a lock held for a push or a pop; the lane's one
-//! task says, under that lock, that it is about to wait, and only then does a
-//! push notify it (an idle → busy transition, once, not per event). A lane
+//! reserved up front, under a lock held for a push or a pop; a lane task says,
+//! under that lock, that it is about to wait, and only then does a push
+//! notify one (an idle → busy transition, not per event). A lane
 //! that looks by itself (it lingers after work, see `delivery::run_lane`) is
 //! also nudged when a push fills half the queue, so a late look never costs
 //! a drop.
@@ -25,8 +25,8 @@ pub(crate) struct JobSender<T> {
     inner: Arc<Inner<T>>,
 }
 
-/// The receiving half (the lane's task). Dropping it (the task ended, or the
-/// runtime shut down) stops the queue: offers fail from then on.
+/// The receiving half (the lane's tasks share it). Dropping it (the tasks
+/// ended, or the runtime shut down) stops the queue: offers fail from then on.
 pub(crate) struct JobReceiver<T> {
     inner: Arc<Inner<T>>,
 }
@@ -47,8 +47,10 @@ struct Inner<T> {
 
 struct State<T> {
     items: VecDeque<T>,
-    /// The receiver found the queue empty and waits: the next push wakes it.
-    waiting: bool,
+    /// Receiver tasks that found the queue empty and wait, not yet woken:
+    /// the next push wakes one. (One whose wait was cancelled stays counted
+    /// until a push spends it on a wake-up nobody needed: a stored permit.)
+    waiting: usize,
     sender_gone: bool,
     receiver_gone: bool,
 }
@@ -67,7 +69,7 @@ pub(crate) fn channel<T>(capacity: usize) -> (JobSender<T>, JobReceiver<T>) {
     let inner = Arc::new(Inner {
         state: Mutex::new(State {
             items: VecDeque::with_capacity(capacity),
-            waiting: false,
+            waiting: 0,
             sender_gone: false,
             receiver_gone: false,
         }),
@@ -106,7 +108,12 @@ impl<T> JobSender<T> {
         }
         state.items.push_back(item);
         self.inner.len.store(state.items.len(), Ordering::Relaxed);
-        let wake = std::mem::take(&mut state.waiting) || state.items.len() == self.inner.half;
+        let wake = if state.waiting > 0 {
+            state.waiting -= 1;
+            true
+        } else {
+            state.items.len() == self.inner.half
+        };
         drop(state);
         if wake {
             #[cfg(test)]
@@ -133,7 +140,9 @@ impl<T> JobSender<T> {
 impl<T> Drop for JobSender<T> {
     fn drop(&mut self) {
         self.inner.lock().sender_gone = true;
-        // The receiver finishes what is queued, then sees the end.
+        // Every receiver task finishes what is queued, then sees the end (a
+        // `Notified` made before its check gets this even if not yet polled).
+        self.inner.wake.notify_waiters();
         self.inner.wake.notify_one();
     }
 }
@@ -142,7 +151,6 @@ impl<T> JobReceiver<T> {
     /// The oldest queued item, if any.
     pub(crate) fn try_recv(&self) -> Option<T> {
         let mut state = self.inner.lock();
-        state.waiting = false;
         let item = state.items.pop_front();
         self.inner.len.store(state.items.len(), Ordering::Relaxed);
         item
@@ -165,13 +173,12 @@ impl<T> JobReceiver<T> {
             {
                 let mut state = self.inner.lock();
                 if !state.items.is_empty() {
-                    state.waiting = false;
                     return true;
                 }
                 if state.sender_gone {
                     return false;
                 }
-                state.waiting = true;
+                state.waiting += 1;
             }
             notified.await;
         }
@@ -228,14 +235,17 @@ mod tests {
     fn a_push_wakes_the_receiver_only_when_it_waits() {
         let (sender, receiver) = channel(4);
         assert!(sender.try_send(1).is_ok());
-        assert!(
-            !receiver.inner.lock().waiting,
+        assert_eq!(
+            receiver.inner.lock().waiting,
+            0,
             "nobody waited: no wake owed"
         );
         assert_eq!(receiver.try_recv(), Some(1));
-        receiver.inner.lock().waiting = true;
+        receiver.inner.lock().waiting = 2;
         assert!(sender.try_send(2).is_ok());
-        assert!(!receiver.inner.lock().waiting, "the push took the wake");
+        assert_eq!(receiver.inner.lock().waiting, 1, "the push woke one");
+        assert!(sender.try_send(3).is_ok());
+        assert_eq!(receiver.inner.lock().waiting, 0, "and the next the other");
     }
 
     #[tokio::test]
@@ -301,6 +311,24 @@ mod tests {
             assert!(sender.try_send(n).is_ok());
         }
         assert_eq!(receiver.inner.wakes.load(Ordering::Relaxed), 1, "once");
+    }
+
+    #[tokio::test]
+    async fn the_end_reaches_every_waiting_receiver_task() {
+        let (sender, receiver) = channel::<u8>(4);
+        let receiver = Arc::new(receiver);
+        let tasks: Vec<_> = (0..2)
+            .map(|_| {
+                let receiver = receiver.clone();
+                tokio::spawn(async move { receiver.ready().await })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(sender);
+        for task in tasks {
+            let ended = tokio::time::timeout(Duration::from_secs(10), task).await;
+            assert!(matches!(ended, Ok(Ok(false))), "{ended:?}");
+        }
     }
 
     #[tokio::test]
