@@ -45,12 +45,12 @@
 //!   them; signing happens on the lane worker. It never waits for the network
 //!   and never returns a reply (webhooks observe, never steer).
 //! - Each target has its own lane: a bounded queue, its slots allocated when
-//!   the lane is made, served by one task with up to `concurrency` requests
-//!   in flight (the target's key, 1–64, default 4), so a fast receiver is
+//!   the lane is made, served by two tasks with up to `concurrency` requests
+//!   in flight between them (the target's key, 1–64, default 4), so a fast receiver is
 //!   kept busy and a retry's wait holds one slot, not the lane. The emitting
 //!   thread wakes a lane only when it waited for work, and a lane that had
 //!   work in the last 5 ms looks by itself instead (every 1 ms, or at once
-//!   when a push fills half its queue): a burst costs one wake-up. Above 1, deliveries may arrive out of order (the doc
+//!   when a push fills half its queue): a burst costs at most two wake-ups. Above 1, deliveries may arrive out of order (the doc
 //!   promises no order; receivers dedupe on `delivery_id`); `concurrency: 1`
 //!   keeps them FIFO. The queue capacity (256 by default) is split evenly
 //!   between the lanes (deliveries in flight are not counted in it); a full

@@ -2,7 +2,7 @@
 //! [`crate::Outbound`] handle: pending count, counters, reports.
 //!
 //! Each target has its own lane (a bounded queue, [`crate::jobs`], served by
-//! one task with up to `concurrency` requests in flight), so a slow or dead
+//! two tasks with up to `concurrency` requests in flight between them), so a slow or dead
 //! endpoint only fills its own lane.
 //! The configured capacity is split evenly between the lanes, which keeps the
 //! total bounded while guaranteeing each target its share: a blackholed target
