@@ -6,90 +6,27 @@
 //! `cargo bench -p hermes-hooks-outbound --bench durable` (the NATS rows need
 //! `HERMES_TEST_NATS_SERVER` or `nats-server` on PATH, else they are skipped).
 
-use std::convert::Infallible;
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::pin::pin;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll, Waker};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_core::{Dispatcher, Event, HookEvent};
 use hermes_hooks_outbound::config::NatsTarget;
 use hermes_hooks_outbound::nats::consumer::{StreamSource, run_stream_worker};
-use hermes_hooks_outbound::{DeliveryMode, Outbound, OutboundOptions, Secret, TargetSpec};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
-use serde_json::json;
-use tokio::net::TcpListener;
+use hermes_hooks_outbound::{DeliveryMode, Outbound, OutboundOptions, TargetSpec};
 
-fn event() -> Event {
-    Event::from_json(
-        HookEvent::PostToolCall,
-        json!({"tool_name": "terminal", "args": {"command": "ls -la /work/project/src", "timeout": 60},
-               "result": "x".repeat(700), "session_id": "sess_abc123", "task_id": "task_1",
-               "tool_call_id": "call_0123456789", "duration_ms": 42}),
-    )
+mod support;
+
+use support::{Answer, dispatch_now, event, percentile, signed};
+
+/// The receiver of every row: on the bench's runtime, answering 200.
+async fn sink() -> (String, std::sync::Arc<std::sync::atomic::AtomicU64>) {
+    support::sink(Answer::Ok).await
 }
 
 fn options(spool: Option<PathBuf>) -> OutboundOptions {
-    OutboundOptions::default()
-        .with_queue_capacity(4096)
-        .with_safe_mode(false)
-        .with_context(WireContext::new("/home/user/project", "default"))
-        .with_spool_path(spool)
-}
-
-fn signed(url: &str) -> TargetSpec {
-    let mut target = TargetSpec::new(url, [HookEvent::PostToolCall]);
-    target.secret = Some(Secret::new("bench-secret-0123456789"));
-    target
-}
-
-fn dispatch_now(outbound: &Outbound, event: &Event) {
-    let mut context = Context::from_waker(Waker::noop());
-    let future = pin!(outbound.dispatch(event));
-    assert!(
-        matches!(future.poll(&mut context), Poll::Ready(_)),
-        "dispatch waited"
-    );
-}
-
-async fn sink() -> (String, Arc<AtomicU64>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
-    let count = Arc::new(AtomicU64::new(0));
-    let counter = count.clone();
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let counter = counter.clone();
-            tokio::spawn(async move {
-                let service =
-                    hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
-                        let counter = counter.clone();
-                        async move {
-                            let _ = request.into_body().collect().await;
-                            counter.fetch_add(1, Ordering::Relaxed);
-                            Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(b"ok"))))
-                        }
-                    });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
-        }
-    });
-    (url, count)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index].as_secs_f64() * 1e6
+    support::options(4096).with_spool_path(spool)
 }
 
 /// p50 / p99 µs of `samples` emits of `outbound`, in bursts of 100 with a pause.
@@ -106,7 +43,10 @@ async fn emit_cost(outbound: &Outbound, samples: usize) -> (f64, f64) {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     times.sort();
-    (percentile(&times, 0.5), percentile(&times, 0.99))
+    (
+        percentile(&times, 0.5).as_secs_f64() * 1e6,
+        percentile(&times, 0.99).as_secs_f64() * 1e6,
+    )
 }
 
 /// Events/s until `count` reaches `total` after `emit` queued them.

@@ -1,108 +1,27 @@
 //! Outbound webhook benchmarks: the cost of `dispatch` on the agent's path
 //! (live, dead and hanging endpoints), deliveries per second to a local sink
 //! (`outbound/throughput.rs`, with a plain reqwest client as the ceiling), and
-//! RSS while flooding a dead endpoint. `cargo bench -p hermes-hooks-outbound`.
+//! RSS while flooding a dead endpoint; `support/` is shared with `durable.rs`. `cargo bench -p hermes-hooks-outbound`.
 //!
 //! Criterion measures the CPU pieces (mean with confidence interval); the
 //! per-call percentiles, throughput and RSS are measured by hand below, because
 //! they need a live runtime and a sink, and printed as a table.
 
-use std::convert::Infallible;
-use std::future::Future;
-use std::pin::pin;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{Criterion, black_box};
 use hermes_hooks_core::wire::{WireContext, write_hook_document};
-use hermes_hooks_core::{Dispatcher, Event, HookEvent};
+use hermes_hooks_core::{Event, HookEvent};
+use hermes_hooks_outbound::Outbound;
 use hermes_hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
-use hermes_hooks_outbound::{Outbound, OutboundOptions, Secret, TargetSpec};
-use http_body_util::{BodyExt, Full};
-use hyper::body::Bytes;
-use hyper::{Request, Response};
-use hyper_util::rt::TokioIo;
 use serde_json::json;
-use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 
+mod support;
 #[path = "outbound/throughput.rs"]
 mod throughput;
 
-/// A `post_tool_call` shaped like a real one: ~1 KB of JSON.
-fn event() -> Event {
-    Event::from_json(
-        HookEvent::PostToolCall,
-        json!({"tool_name": "terminal", "args": {"command": "ls -la /work/project/src", "timeout": 60},
-               "result": "x".repeat(700), "session_id": "sess_abc123", "task_id": "task_1",
-               "tool_call_id": "call_0123456789", "duration_ms": 42}),
-    )
-}
-
-fn context() -> WireContext {
-    WireContext::new("/home/user/project", "default")
-}
-
-fn options(queue_capacity: usize) -> OutboundOptions {
-    OutboundOptions::default()
-        .with_queue_capacity(queue_capacity)
-        .with_safe_mode(false)
-        .with_context(context())
-}
-
-fn signed(url: &str) -> TargetSpec {
-    let mut target = TargetSpec::new(url, [HookEvent::PostToolCall]);
-    target.secret = Some(Secret::new("bench-secret-0123456789"));
-    target
-}
-
-/// Polls `dispatch` once: it never waits, so one poll completes it.
-fn dispatch_now(outbound: &Outbound, event: &Event) {
-    let mut context = Context::from_waker(Waker::noop());
-    let future = pin!(outbound.dispatch(event));
-    match future.poll(&mut context) {
-        Poll::Ready(replies) => drop(black_box(replies)),
-        Poll::Pending => panic!("dispatch waited"),
-    }
-}
-
-/// A hyper sink on 127.0.0.1 answering 200 (or never), counting requests.
-async fn sink(hang: bool) -> (String, Arc<AtomicU64>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
-    let count = Arc::new(AtomicU64::new(0));
-    let counter = count.clone();
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let counter = counter.clone();
-            tokio::spawn(async move {
-                let service =
-                    hyper::service::service_fn(move |request: Request<hyper::body::Incoming>| {
-                        let counter = counter.clone();
-                        async move {
-                            let _ = request.into_body().collect().await;
-                            counter.fetch_add(1, Ordering::Relaxed);
-                            if hang {
-                                std::future::pending::<()>().await;
-                            }
-                            Ok::<_, Infallible>(Response::new(Full::new(Bytes::from_static(b"ok"))))
-                        }
-                    });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
-        }
-    });
-    (url, count)
-}
-
-async fn dead_url() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    format!("http://{}/hook", listener.local_addr().expect("addr"))
-}
+use support::{Answer, context, dead_url, dispatch_now, event, options, percentile, signed, sink};
 
 fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
     let event = event();
@@ -170,7 +89,7 @@ fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
     });
     // The accepted path: a live sink, bursts of at most 200 timed, then the
     // lane drained outside the timing so every timed emit is accepted.
-    let (url, _) = runtime.block_on(sink(false));
+    let (url, _) = runtime.block_on(sink(Answer::Ok));
     let live = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
         .expect("outbound");
     criterion.bench_function("dispatch, accepted (live sink, one signed target)", |b| {
@@ -196,7 +115,7 @@ fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
         "the accepted-path bench dropped events"
     );
     // The drop path: a hanging endpoint's lane is full, every emit is dropped.
-    let (url, _) = runtime.block_on(sink(true));
+    let (url, _) = runtime.block_on(sink(Answer::Hang));
     let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
         .expect("outbound");
     for _ in 0..300 {
@@ -219,10 +138,9 @@ struct Percentiles {
 
 fn percentiles(samples: &mut [Duration]) -> Percentiles {
     samples.sort();
-    let at = |p: f64| samples[((samples.len() - 1) as f64 * p).round() as usize];
     Percentiles {
-        p50: at(0.5),
-        p99: at(0.99),
+        p50: percentile(samples, 0.5),
+        p99: percentile(samples, 0.99),
         max: samples[samples.len() - 1],
     }
 }
@@ -284,7 +202,7 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
         "\n| endpoint / phase | samples | p50 µs | p99 µs | max µs |\n|---|---:|---:|---:|---:|"
     );
     // Live: bursts of 200, then wait for the deliveries, like the reference's figure.
-    let (url, _) = runtime.block_on(sink(false));
+    let (url, _) = runtime.block_on(sink(Answer::Ok));
     let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
         .expect("outbound");
     let mut samples = Vec::new();
@@ -303,7 +221,7 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
         ("dead (connection refused)", runtime.block_on(dead_url())),
         (
             "hanging (accepts, never answers)",
-            runtime.block_on(sink(true)).0,
+            runtime.block_on(sink(Answer::Hang)).0,
         ),
     ] {
         // Several fresh queues, so the filling phase has enough samples for a
@@ -311,6 +229,7 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
         // last queue then goes on into the drop path, as one long run.
         let (mut filling, mut full) = (Vec::new(), Vec::new());
         let mut floor = NoiseFloor::new();
+        let mut slow = SlowSamples::default();
         for queue in 1..=scale {
             let outbound =
                 Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
@@ -321,6 +240,7 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
                 floor.time_step(&event);
                 if index < 250 {
                     filling.push(sample);
+                    slow.note(queue, index, sample);
                 } else {
                     full.push(sample);
                 }
@@ -334,6 +254,42 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
         row(&format!("{label}, after queue full (drop path)"), &mut full);
         row(&format!("{label}, all"), &mut all);
         floor.row(label);
+        slow.print(label);
+    }
+}
+
+/// With `OUTBOUND_BENCH_SLOW=<µs>`: where the filling phase's samples above
+/// that many µs fell (queue, position in it), to tell a per-queue cost (the
+/// same positions in every queue) from the machine's noise (anywhere).
+#[derive(Default)]
+struct SlowSamples {
+    seen: Vec<(usize, usize, Duration)>,
+}
+
+impl SlowSamples {
+    fn threshold() -> Option<Duration> {
+        let micros: f64 = std::env::var("OUTBOUND_BENCH_SLOW").ok()?.parse().ok()?;
+        Some(Duration::from_secs_f64(micros / 1e6))
+    }
+
+    fn note(&mut self, queue: usize, index: usize, sample: Duration) {
+        if Self::threshold().is_some_and(|threshold| sample > threshold) {
+            self.seen.push((queue, index, sample));
+        }
+    }
+
+    fn print(&self, label: &str) {
+        if Self::threshold().is_none() {
+            return;
+        }
+        let places: Vec<String> = self
+            .seen
+            .iter()
+            .map(|(queue, index, sample)| {
+                format!("q{queue}#{index}={:.0}", sample.as_secs_f64() * 1e6)
+            })
+            .collect();
+        println!("slow filling samples, {label}: {}", places.join(" "));
     }
 }
 
@@ -354,7 +310,7 @@ fn rss_flood(runtime: &Runtime, events: usize) {
     let event = event();
     for (label, url) in [
         ("dead", runtime.block_on(dead_url())),
-        ("hanging", runtime.block_on(sink(true)).0),
+        ("hanging", runtime.block_on(sink(Answer::Hang)).0),
     ] {
         let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
             .expect("outbound");

@@ -20,7 +20,7 @@ use crate::signing::Secret;
 mod concurrency;
 mod durable;
 mod nats;
-pub use concurrency::{CONCURRENCY_RANGE, DEFAULT_CONCURRENCY};
+pub use concurrency::{CONCURRENCY_RANGE, DEFAULT_CONCURRENCY, DURABLE_CONCURRENCY};
 pub use durable::{DEFAULT_MAX_AGE, DEFAULT_MAX_SPOOL, DeliveryMode};
 pub use nats::{
     DEFAULT_NATS_STREAM, DEFAULT_NATS_SUBJECT, NatsCredential, NatsTarget, is_nats_url,
@@ -67,7 +67,9 @@ pub struct TargetSpec {
     /// How many of its best-effort deliveries may be in flight at once
     /// (`concurrency:`, 1–64, default [`DEFAULT_CONCURRENCY`]). Above 1 they
     /// may arrive out of order (the doc promises no order; receivers dedupe
-    /// on the delivery id); 1 sends them one at a time, in order.
+    /// on the delivery id); 1 sends them one at a time, in order. A durable
+    /// target's rows are sent one at a time by the spool worker: the config
+    /// parser gives it [`DURABLE_CONCURRENCY`] (and warns about the key).
     pub concurrency: usize,
 }
 

@@ -44,10 +44,13 @@
 //!   borrowed event, then an id and timestamp spliced in per target) and queues
 //!   them; signing happens on the lane worker. It never waits for the network
 //!   and never returns a reply (webhooks observe, never steer).
-//! - Each target has its own lane: a bounded queue served by `concurrency`
-//!   worker tasks (the target's key, 1–64, default 4), each with one request
-//!   in flight, so a fast receiver is kept busy and a retry's wait holds one
-//!   slot, not the lane. Above 1, deliveries may arrive out of order (the doc
+//! - Each target has its own lane: a bounded queue, its slots allocated when
+//!   the lane is made, served by two tasks with up to `concurrency` requests
+//!   in flight between them (the target's key, 1–64, default 4), so a fast receiver is
+//!   kept busy and a retry's wait holds one slot, not the lane. The emitting
+//!   thread wakes a lane only when it waited for work, and a lane that had
+//!   work in the last 5 ms looks by itself instead (every 1 ms, or at once
+//!   when a push fills half its queue): a burst costs at most two wake-ups. Above 1, deliveries may arrive out of order (the doc
 //!   promises no order; receivers dedupe on `delivery_id`); `concurrency: 1`
 //!   keeps them FIFO. The queue capacity (256 by default) is split evenly
 //!   between the lanes (deliveries in flight are not counted in it); a full
@@ -80,6 +83,22 @@
 //! `dep:`, so none of them (`tokio`, `reqwest`, ...) is a feature of its own.
 //!
 //! hooks-outbound depends on hooks-core only, and on no sibling mechanism.
+//!
+// The links above name modules and types of optional features: a build
+// without one points them at the feature list, so the docs of every feature
+// set build with `-D warnings` (rustdoc joins these lines to the text above, after its blank line).
+#![cfg_attr(
+    feature = "sender",
+    doc = "[`Outbound`]: crate::Outbound\n[`request`]: crate::request\n[`redact`]: crate::redact"
+)]
+#![cfg_attr(
+    not(feature = "sender"),
+    doc = "[`Outbound`]: crate#features\n[`request`]: crate#features\n[`redact`]: crate#features"
+)]
+#![cfg_attr(feature = "receiver", doc = "[`receiver`]: crate::receiver")]
+#![cfg_attr(not(feature = "receiver"), doc = "[`receiver`]: crate#features")]
+#![cfg_attr(feature = "durable", doc = "[`spool`]: crate::spool")]
+#![cfg_attr(not(feature = "durable"), doc = "[`spool`]: crate#features")]
 
 /// The tokio this crate is built on, re-exported on purpose as part of its
 /// API: the spool worker runs on the host's runtime
@@ -119,6 +138,8 @@ macro_rules! setters {
 pub mod config;
 #[cfg(feature = "sender")]
 mod delivery;
+#[cfg(feature = "sender")]
+mod jobs;
 #[cfg(feature = "nats")]
 pub mod nats;
 #[cfg(feature = "sender")]

@@ -119,8 +119,8 @@ pub struct EventDeliveries {
 /// `dispatch` serialises the event once, builds each matching target's body on
 /// the caller (the document plus a spliced-in id and timestamp; signing waits
 /// for the lane worker) and queues it without waiting; it never returns a reply. Each
-/// target has its own lane (a bounded queue served by [`TargetSpec::concurrency`]
-/// worker tasks, one request in flight each; FIFO only with 1) on the tokio
+/// target has its own lane (a bounded queue served by two tasks with up to
+/// [`TargetSpec::concurrency`] requests in flight between them; FIFO only with 1) on the tokio
 /// runtime current at construction, and one shared keep-alive HTTP client. Call [`Dispatcher::flush`](hermes_hooks_core::Dispatcher::flush) (at most [`SHUTDOWN_FLUSH_TIMEOUT`]) before
 /// the runtime shuts down so queued deliveries go out.
 pub struct Outbound {

@@ -1,9 +1,9 @@
 //! Per-target lanes under one bound, and the state shared by the lanes and the
 //! [`crate::Outbound`] handle: pending count, counters, reports.
 //!
-//! Each target has its own lane (a bounded channel served by `concurrency`
-//! worker tasks, one request in flight each), so a slow or dead endpoint only
-//! fills its own lane.
+//! Each target has its own lane (a bounded queue, [`crate::jobs`], served by
+//! two tasks with up to `concurrency` requests in flight between them), so a slow or dead
+//! endpoint only fills its own lane.
 //! The configured capacity is split evenly between the lanes, which keeps the
 //! total bounded while guaranteeing each target its share: a blackholed target
 //! can never take the slots a healthy one needs.
@@ -15,9 +15,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use hermes_hooks_core::HookEvent;
-use tokio::sync::{Notify, broadcast, mpsc};
+use tokio::sync::{Notify, broadcast};
 
 use crate::config::TargetSpec;
+use crate::jobs::{self, JobReceiver, JobSender, Refused};
 use crate::pool::BufferPool;
 use crate::report::{DeliveryOutcome, DeliveryReport, DeliveryTotals, OutboundStats, ReportBatch};
 use crate::request::PreparedDelivery;
@@ -38,7 +39,7 @@ pub(crate) struct Lane {
     /// [`TargetSpec::label`], computed once: it parses and redacts the url,
     /// which cost more than the rest of a dropped event's path together.
     pub(crate) label: Arc<str>,
-    pub(crate) sender: mpsc::Sender<Job>,
+    pub(crate) sender: JobSender<Job>,
     pub(crate) capacity: usize,
     drop_log: Mutex<DropLog>,
 }
@@ -51,8 +52,8 @@ struct DropLog {
 
 impl Lane {
     /// A lane for `target` holding at most `capacity` queued jobs, and its receiving end.
-    pub(crate) fn new(target: Arc<TargetSpec>, capacity: usize) -> (Lane, mpsc::Receiver<Job>) {
-        let (sender, receiver) = mpsc::channel(capacity);
+    pub(crate) fn new(target: Arc<TargetSpec>, capacity: usize) -> (Lane, JobReceiver<Job>) {
+        let (sender, receiver) = jobs::channel(capacity);
         let label = Arc::from(target.label());
         let lane = Lane {
             label,
@@ -76,8 +77,8 @@ impl Lane {
                 shared.enqueued.fetch_add(1, Ordering::Relaxed);
                 return true;
             }
-            Err(mpsc::error::TrySendError::Full(job)) => (job, false),
-            Err(mpsc::error::TrySendError::Closed(job)) => (job, true),
+            Err(Refused::Full(job)) => (job, false),
+            Err(Refused::Stopped(job)) => (job, true),
         };
         shared.untrack(&id);
         shared.pool.give(job.delivery.body);
@@ -87,13 +88,13 @@ impl Lane {
 
     /// Whether the lane has no free slot right now (the event would be dropped).
     pub(crate) fn is_full(&self) -> bool {
-        self.sender.capacity() == 0
+        self.sender.is_full()
     }
 
     /// Drops delivery `delivery_id` of `event` without building it (the lane is full).
     pub(crate) fn drop_unbuilt(&self, event: HookEvent, delivery_id: String, shared: &Shared) {
         shared.pending.fetch_add(1, Ordering::AcqRel);
-        let stopped = self.sender.is_closed();
+        let stopped = self.sender.is_stopped();
         self.record_drop(event, delivery_id, stopped, shared);
     }
 

@@ -77,7 +77,10 @@ fn as_millis<S: serde::Serializer>(elapsed: &Duration, serializer: S) -> Result<
     serializer.serialize_f64(elapsed.as_secs_f64() * 1000.0)
 }
 
-/// Counters since the [`crate::Outbound`] was built.
+/// Counters since the [`Outbound`] was built.
+///
+#[cfg_attr(feature = "sender", doc = "[`Outbound`]: crate::Outbound")]
+#[cfg_attr(not(feature = "sender"), doc = "[`Outbound`]: crate#features")]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct OutboundStats {
@@ -98,8 +101,17 @@ pub struct OutboundStats {
 }
 
 /// How many deliveries ended each way over one span of reports (since the
-/// last [`crate::Outbound::take_report_batch`]), listed or not. A struct, not a
+/// last [`Outbound::take_report_batch`]), listed or not. A struct, not a
 /// map, so a new kind of ending is a new field.
+///
+#[cfg_attr(
+    feature = "sender",
+    doc = "[`Outbound::take_report_batch`]: crate::Outbound::take_report_batch"
+)]
+#[cfg_attr(
+    not(feature = "sender"),
+    doc = "[`Outbound::take_report_batch`]: crate#features"
+)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct DeliveryTotals {

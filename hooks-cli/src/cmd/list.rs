@@ -166,7 +166,12 @@ fn list_outbound(rows: &[OutboundRow], out: &mut dyn Write) -> anyhow::Result<()
             events.join(", "),
             target.timeout.as_secs()
         )?;
-        writeln!(out, "      delivery: {}", row.delivery())?;
+        writeln!(
+            out,
+            "      delivery: {} (concurrency={})",
+            row.delivery(),
+            target.concurrency
+        )?;
         if let Some(nats) = &target.nats {
             let probe = probe_now(row);
             writeln!(

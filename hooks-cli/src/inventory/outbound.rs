@@ -38,6 +38,7 @@ impl OutboundRow {
             "signed": self.target.is_signed(),
             "timeout": self.target.timeout.as_secs(),
             "delivery": self.delivery(),
+            "concurrency": self.target.concurrency,
         });
         if let Some(nats) = &self.target.nats {
             row["nats"] = json!({"subject": nats.subject, "stream": nats.stream});

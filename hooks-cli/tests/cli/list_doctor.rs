@@ -66,6 +66,32 @@ fn list_shows_outbound_targets_signed_or_not_and_never_the_secret() {
 }
 
 #[test]
+fn list_shows_each_targets_concurrency_and_a_durable_one_is_one_at_a_time() {
+    let home = TempHome::new();
+    home.config(
+        "hooks:\n  outbound:\n    - name: fast\n      url: https://fast.example.com/hook\n      events: [on_session_end]\n      concurrency: 16\n    - name: kept\n      url: https://kept.example.com/hook\n      events: [on_session_end]\n      delivery: durable\n      concurrency: 8\n    - name: plain\n      url: https://plain.example.com/hook\n      events: [on_session_end]\n",
+    );
+    let listed = home.hooks(&["list", "--json"]).json();
+    let outbound = &listed["outbound"];
+    assert_eq!(outbound[0]["concurrency"], 16, "{listed}");
+    // The spool sends a durable target's rows one at a time: the key is ignored, said so.
+    assert_eq!(outbound[1]["concurrency"], 1, "{listed}");
+    assert_eq!(outbound[2]["concurrency"], 4, "the default: {listed}");
+    let warnings = listed["warnings"].to_string();
+    assert!(
+        warnings.contains("hooks.outbound[1].concurrency only applies to 'delivery: best_effort'"),
+        "{warnings}"
+    );
+    assert!(warnings.contains("config.yaml"), "{warnings}");
+    let text = home.hooks(&["list"]).ok();
+    assert!(
+        text.contains("delivery: best_effort (concurrency=16)"),
+        "{text}"
+    );
+    assert!(text.contains("delivery: durable (concurrency=1)"), "{text}");
+}
+
+#[test]
 fn doctor_flags_a_missing_exec_bit() {
     let home = TempHome::new();
     let script = home.write("noexec.sh", OK_HOOK);

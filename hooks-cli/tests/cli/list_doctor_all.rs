@@ -235,6 +235,8 @@ fn list_json_is_one_object_in_the_documented_shape() {
     assert_eq!(target["name"], "ci");
     assert_eq!(target["signed"], true);
     assert_eq!(target["events"][0], "on_session_end");
+    assert_eq!(target["delivery"], "best_effort");
+    assert_eq!(target["concurrency"], 4, "the default: {target}");
     let plugin = &document["plugins"][0];
     assert_eq!(plugin["name"], "crashy");
     assert_eq!(plugin["kind"], "native");

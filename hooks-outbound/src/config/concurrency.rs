@@ -7,7 +7,7 @@
 //! delivery id, so the lane's order is not kept once two are in flight; `1`
 //! keeps it (FIFO, one request at a time). A durable target's rows are sent
 //! by the spool worker, one at a time per target, so there the key is ignored
-//! with a warning.
+//! with a warning and the target's concurrency is 1 ([`DURABLE_CONCURRENCY`]).
 
 use hermes_hooks_core::pyvalue::repr;
 use serde_json::{Map, Value};
@@ -16,6 +16,10 @@ use super::{DeliveryMode, EntryParser};
 
 /// Deliveries in flight per target when none is configured.
 pub const DEFAULT_CONCURRENCY: usize = 4;
+
+/// Deliveries in flight per durable target: the spool worker sends a
+/// target's rows one at a time, whatever the config says.
+pub const DURABLE_CONCURRENCY: usize = 1;
 
 /// The smallest and largest `concurrency` accepted (a larger value is
 /// lowered to the largest, with a warning).
@@ -31,19 +35,23 @@ impl EntryParser<'_> {
     ) -> usize {
         let key = self.key.clone();
         let (low, high) = CONCURRENCY_RANGE;
-        let value = match entry.get("concurrency") {
-            None | Some(Value::Null) => return DEFAULT_CONCURRENCY,
-            Some(value) => value,
-        };
+        let value = entry.get("concurrency").filter(|value| !value.is_null());
         if delivery == DeliveryMode::Durable {
-            self.warn(
-                Some("concurrency"),
-                format!(
-                    "{key}.concurrency only applies to 'delivery: best_effort' (the spool sends a durable target's deliveries one at a time); ignored"
-                ),
-            );
-            return DEFAULT_CONCURRENCY;
+            // What the spool worker does, so `hooks list` shows it, and the
+            // best-effort fallback (no spool) keeps the order too.
+            if value.is_some() {
+                self.warn(
+                    Some("concurrency"),
+                    format!(
+                        "{key}.concurrency only applies to 'delivery: best_effort' (the spool sends a durable target's deliveries one at a time); ignored"
+                    ),
+                );
+            }
+            return DURABLE_CONCURRENCY;
         }
+        let Some(value) = value else {
+            return DEFAULT_CONCURRENCY;
+        };
         // Strict: `true` or `2.5` is a mistake, not a count (no Python `int()` here:
         // the reference has no such key to agree with).
         let number = match value {
@@ -163,13 +171,39 @@ mod tests {
         let config = Config::from_value(Path::new("/h"), json!({"hooks": {"outbound": [entry]}}));
         let parsed = parse_config_with_env(&config, &|_| None);
         assert_eq!(parsed.targets.len(), 1);
+        assert_eq!(parsed.targets[0].concurrency, DURABLE_CONCURRENCY);
         assert_eq!(parsed.warnings.len(), 1);
         assert_eq!(parsed.warnings[0].key, "hooks.outbound[0].concurrency");
+        assert_eq!(parsed.warnings[0].file, Path::new("/h/config.yaml"));
         assert!(
             parsed.warnings[0]
                 .message
                 .contains("only applies to 'delivery: best_effort'")
         );
+    }
+
+    #[test]
+    fn a_durable_target_is_one_at_a_time_without_a_warning_when_unset() {
+        // NATS too: a durable `nats://` target is sent by the spool worker.
+        for url in ["https://x.example/h", "nats://127.0.0.1:4222"] {
+            let entry = json!({"url": url, "events": ["on_session_end"], "delivery": "durable"});
+            let config =
+                Config::from_value(Path::new("/h"), json!({"hooks": {"outbound": [entry]}}));
+            let parsed = parse_config_with_env(&config, &|_| None);
+            assert_eq!(parsed.targets.len(), 1, "{url}");
+            assert_eq!(parsed.targets[0].concurrency, DURABLE_CONCURRENCY, "{url}");
+            assert!(parsed.warnings.is_empty(), "{url}: {:?}", parsed.warnings);
+        }
+    }
+
+    #[test]
+    fn a_best_effort_nats_target_takes_it() {
+        let entry = json!({"url": "nats://127.0.0.1:4222", "events": ["on_session_end"],
+                           "concurrency": 8});
+        let config = Config::from_value(Path::new("/h"), json!({"hooks": {"outbound": [entry]}}));
+        let parsed = parse_config_with_env(&config, &|_| None);
+        assert_eq!(parsed.targets[0].concurrency, 8);
+        assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
     }
 
     #[test]
