@@ -229,6 +229,15 @@ impl Drop for Inner {
     }
 }
 
+/// Two `Background`s are equal when they are the same runtime (clones of one).
+impl PartialEq for Background {
+    fn eq(&self, other: &Background) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl Eq for Background {}
+
 impl std::fmt::Debug for Background {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Background")

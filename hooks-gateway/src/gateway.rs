@@ -120,7 +120,13 @@ impl GatewayHooks {
             hooks,
             exact,
             wildcard,
-            lanes: Lanes::new(lanes, runners, shared, options.handler_timeout),
+            lanes: Lanes::new(
+                lanes,
+                runners,
+                shared,
+                options.handler_timeout,
+                options.runtime.clone(),
+            ),
             options,
         }
     }

@@ -6,5 +6,6 @@ mod emit;
 mod executable;
 mod faults;
 mod lanes;
+mod runtime;
 mod support;
 mod worker;
