@@ -35,6 +35,8 @@ pub const DROP_STOP_BOUND: Duration = Duration::from_secs(5);
 thread_local! {
     /// The id of the `Background` this thread belongs to (0: none).
     static OWNER: Cell<u64> = const { Cell::new(0) };
+    /// The id of the `Background` this thread entered with [`Background::enter`] (0: none).
+    static ENTERED: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Every running `Background`, oldest first, for [`ambient`].
@@ -57,6 +59,25 @@ struct Inner {
     runtime: Mutex<Option<Runtime>>,
     /// Threads of this runtime alive now (workers and blocking pool).
     threads: Arc<AtomicUsize>,
+}
+
+/// A [`Background`] entered on this thread ([`Background::enter`]).
+#[must_use = "the runtime is entered only while the guard lives"]
+pub struct Entered<'a> {
+    _tokio: tokio::runtime::EnterGuard<'a>,
+    previous: u64,
+}
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        ENTERED.with(|entered| entered.set(self.previous));
+    }
+}
+
+impl std::fmt::Debug for Entered<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Entered").finish_non_exhaustive()
+    }
 }
 
 /// What [`Background::shutdown`] did.
@@ -171,6 +192,18 @@ impl Background {
         self.inner.threads.load(Ordering::SeqCst)
     }
 
+    /// Enters the runtime on this thread until the guard drops: tokio
+    /// finds it as the current runtime (`Handle::current`, `tokio::spawn`)
+    /// and [`ambient`] names it first. A host enters its own while it builds
+    /// the mechanisms, so whatever they start lands here.
+    pub fn enter(&self) -> Entered<'_> {
+        let previous = ENTERED.with(|entered| entered.replace(self.inner.id));
+        Entered {
+            _tokio: self.inner.handle.enter(),
+            previous,
+        }
+    }
+
     /// Stops the runtime: every task is dropped (a task's drop kills what it
     /// owns) and the threads end. Waits at most `bound` for that; safe from
     /// any thread, inside another runtime or in one of its own tasks (which
@@ -250,17 +283,24 @@ impl std::fmt::Debug for Background {
 
 /// The runtime process bookkeeping enters when it needs a tokio context (to
 /// spawn or kill a child) and was given none: the calling thread's own
-/// `Background`, else the newest running one in this process (a host's),
-/// else the caller's tokio runtime, else [`Background::process_default`].
+/// `Background`, else the one it entered ([`Background::enter`]), else the
+/// newest running one in this process (a host's), else the caller's tokio
+/// runtime, else [`Background::process_default`].
 pub fn ambient() -> Option<Handle> {
     if OWNER.with(Cell::get) != 0
         && let Ok(handle) = Handle::try_current()
     {
         return Some(handle);
     }
-    if let Some((_, handle)) = live().last() {
+    let entered = ENTERED.with(Cell::get);
+    let live = live();
+    if let Some((_, handle)) = live.iter().find(|(id, _)| entered != 0 && *id == entered) {
         return Some(handle.clone());
     }
+    if let Some((_, handle)) = live.last() {
+        return Some(handle.clone());
+    }
+    drop(live);
     if let Ok(handle) = Handle::try_current() {
         return Some(handle);
     }
