@@ -14,7 +14,7 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, mpsc};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError, Weak, mpsc};
 use std::time::Duration;
 
 use tokio::runtime::{Handle, Runtime};
@@ -40,7 +40,7 @@ thread_local! {
 }
 
 /// Every running `Background`, oldest first, for [`ambient`].
-static LIVE: Mutex<Vec<(u64, Handle)>> = Mutex::new(Vec::new());
+static LIVE: Mutex<Vec<(u64, Weak<Inner>)>> = Mutex::new(Vec::new());
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -136,19 +136,42 @@ impl Background {
             })
             .enable_all()
             .build()?;
-        let handle = runtime.handle().clone();
+        let inner = Arc::new(Inner {
+            id,
+            name: name.to_owned(),
+            handle: runtime.handle().clone(),
+            runtime: Mutex::new(Some(runtime)),
+            threads,
+        });
         if listed {
-            live().push((id, handle.clone()));
+            live().push((id, Arc::downgrade(&inner)));
         }
-        Ok(Background {
-            inner: Arc::new(Inner {
-                id,
-                name: name.to_owned(),
-                handle,
-                runtime: Mutex::new(Some(runtime)),
-                threads,
-            }),
-        })
+        Ok(Background { inner })
+    }
+
+    /// The runtime for work of a caller that was given none, to wait for
+    /// from a blocking call: the calling thread's own `Background`, else
+    /// the one it entered ([`Background::enter`]), else the newest running
+    /// one in this process (a host's), else [`Background::process_default`].
+    /// Never the caller's own tokio runtime (it may be a current-thread one
+    /// that the blocked caller is the only thread of).
+    pub fn current_or_default() -> Option<Background> {
+        Background::listed().or_else(Background::process_default)
+    }
+
+    /// The calling thread's, the entered or the newest listed `Background`.
+    fn listed() -> Option<Background> {
+        let (owner, entered) = (OWNER.with(Cell::get), ENTERED.with(Cell::get));
+        let live = live();
+        let find = |wanted: u64| {
+            live.iter()
+                .filter(|(id, _)| wanted != 0 && *id == wanted)
+                .find_map(|(_, inner)| inner.upgrade())
+        };
+        find(owner)
+            .or_else(|| find(entered))
+            .or_else(|| live.iter().rev().find_map(|(_, inner)| inner.upgrade()))
+            .map(|inner| Background { inner })
     }
 
     /// The one runtime of this process for mechanisms used without a host's
@@ -292,22 +315,40 @@ pub fn ambient() -> Option<Handle> {
     {
         return Some(handle);
     }
-    let entered = ENTERED.with(Cell::get);
-    let live = live();
-    if let Some((_, handle)) = live.iter().find(|(id, _)| entered != 0 && *id == entered) {
-        return Some(handle.clone());
+    if let Some(background) = Background::listed() {
+        return Some(background.handle().clone());
     }
-    if let Some((_, handle)) = live.last() {
-        return Some(handle.clone());
-    }
-    drop(live);
     if let Ok(handle) = Handle::try_current() {
         return Some(handle);
     }
     Background::process_default().map(|background| background.handle().clone())
 }
 
-fn live() -> MutexGuard<'static, Vec<(u64, Handle)>> {
+/// Runs `future` on [`Background::current_or_default`] and blocks the
+/// calling thread until it is done (on one of that runtime's own workers,
+/// the others keep running meanwhile). For blocking library calls that run
+/// async work (a child process, a bounded wait) from any thread, inside an
+/// executor or not, without a runtime of their own. `None` when no runtime
+/// could start, or the runtime stopped before the future finished.
+pub fn block_on<F>(future: F) -> Option<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let background = Background::current_or_default()?;
+    let (done, finished) = mpsc::channel();
+    background.handle().spawn(async move {
+        let _ = done.send(future.await);
+    });
+    let wait = move || finished.recv().ok();
+    if background.is_current() {
+        tokio::task::block_in_place(wait)
+    } else {
+        wait()
+    }
+}
+
+fn live() -> MutexGuard<'static, Vec<(u64, Weak<Inner>)>> {
     LIVE.lock().unwrap_or_else(PoisonError::into_inner)
 }
 

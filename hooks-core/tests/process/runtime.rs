@@ -186,3 +186,49 @@ fn stopping_kills_the_process_tree_a_task_owns() {
     assert_eq!(background.shutdown(MARGIN), Stopped::Clean);
     assert_all_gone(&pids, "a task's tree after the runtime stopped");
 }
+
+#[test]
+fn an_entered_background_is_the_ambient_one_and_block_on_runs_there() {
+    let older = Background::with_threads("rt-older", 1).expect("runtime");
+    let entered = Background::with_threads("rt-entered", 1).expect("runtime");
+    let newest = Background::with_threads("rt-newest", 1).expect("runtime");
+    fn where_it_ran() -> Option<String> {
+        hermes_hooks_core::runtime::block_on(async {
+            std::thread::current().name().map(str::to_owned)
+        })
+        .flatten()
+    }
+    {
+        let _entered = entered.enter();
+        assert_eq!(Background::current_or_default().as_ref(), Some(&entered));
+        assert_eq!(where_it_ran().as_deref(), Some("rt-entered"));
+        // Inside one of its tasks, its own runtime, not the newest.
+        let name = entered.handle().block_on(async {
+            tokio::spawn(async {
+                tokio::task::spawn_blocking(where_it_ran)
+                    .await
+                    .ok()
+                    .flatten()
+            })
+            .await
+            .ok()
+            .flatten()
+        });
+        assert_eq!(name.as_deref(), Some("rt-entered"));
+    }
+    // Not entered any more: never the older one while a newer runs.
+    assert_ne!(Background::current_or_default().as_ref(), Some(&older));
+    for background in [older, entered, newest] {
+        assert_eq!(background.shutdown(MARGIN), Stopped::Clean);
+    }
+}
+
+#[tokio::test]
+async fn block_on_from_a_current_thread_runtime_does_not_deadlock() {
+    // The caller's own runtime has one thread, blocked here: the work must run elsewhere.
+    let value = hermes_hooks_core::runtime::block_on(async {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        42
+    });
+    assert_eq!(value, Some(42));
+}
