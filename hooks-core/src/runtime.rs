@@ -265,7 +265,7 @@ impl Inner {
             return Stopped::NotWaited;
         }
         // The stop thread gives up at `bound` itself; the margin only covers its start.
-        let _ = finished.recv_timeout(bound + Duration::from_millis(200));
+        let _ = finished.recv_timeout(bound.saturating_add(Duration::from_millis(200)));
         match self.threads.load(Ordering::SeqCst) {
             0 => Stopped::Clean,
             threads => Stopped::BoundHit { threads },

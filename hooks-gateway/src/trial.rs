@@ -63,7 +63,8 @@ pub fn check_handlers(discovery: &mut Discovery, options: &GatewayOptions) {
         });
         let _ = done.send(futures::future::join_all(checks).await);
     });
-    let wait = || finished.recv_timeout(timeout + TRIAL_MARGIN);
+    let bound = timeout.saturating_add(TRIAL_MARGIN);
+    let wait = || finished.recv_timeout(bound);
     let waited = if runtime.is_current() {
         tokio::task::block_in_place(wait)
     } else {
@@ -74,7 +75,7 @@ pub fn check_handlers(discovery: &mut Discovery, options: &GatewayOptions) {
         Err(_) => {
             tracing::warn!(
                 "[hooks] could not check the gateway handlers: no answer within {:?}",
-                timeout + TRIAL_MARGIN
+                bound
             );
             return;
         }
