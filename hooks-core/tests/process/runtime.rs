@@ -232,3 +232,9 @@ async fn block_on_from_a_current_thread_runtime_does_not_deadlock() {
     });
     assert_eq!(value, Some(42));
 }
+
+#[test]
+fn an_unbounded_stop_does_not_overflow() {
+    let background = Background::with_threads("rt-max", 1).expect("runtime");
+    assert_eq!(background.shutdown(Duration::MAX), Stopped::Clean);
+}

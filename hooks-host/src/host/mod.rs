@@ -346,7 +346,11 @@ impl Host {
     /// abandoned, and whether the stop hit its bound. Call it from outside
     /// the host's runtime (a task of it is dropped by the stop).
     pub async fn shutdown(self, timeout: Duration) -> ShutdownReport {
-        let deadline = Instant::now() + timeout;
+        // `Duration::MAX` means no bound: a deadline a year away, not an overflow.
+        let now = Instant::now();
+        let deadline = now
+            .checked_add(timeout)
+            .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600));
         let flushed = self.flush(timeout).await;
         #[cfg(feature = "outbound")]
         let spool = self

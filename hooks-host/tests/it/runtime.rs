@@ -309,3 +309,11 @@ fn a_given_runtime_is_used_and_left_running() {
     assert!(runtime.is_running());
     assert_eq!(runtime.shutdown(BOUND), Stopped::Clean);
 }
+
+#[test]
+fn an_unbounded_shutdown_does_not_overflow() {
+    let home = TempHome::new();
+    let host = Host::load_blocking(HostOptions::new().home(home.path())).expect("loads");
+    let report = futures::executor::block_on(host.shutdown(Duration::MAX));
+    assert_eq!(report.runtime, Some(Stopped::Clean), "{report:?}");
+}
