@@ -189,27 +189,20 @@ pub(crate) enum Bounded {
 /// process supervisor (`hermes_hooks_core::process::run`): a `ChildTree`,
 /// killed with everything it started when it outlives `timeout`.
 ///
-/// The run gets its own thread and runtime, so callers may be on any thread,
+/// The run is a task on the process's one background runtime
+/// (`hermes_hooks_core::runtime::block_on`), so callers may be on any thread,
 /// inside an executor or not, and inspect several libraries at once.
 pub(crate) fn run_bounded(command: Command, timeout: Duration) -> Result<Finished, Bounded> {
     let limits = RunLimits::new(timeout, MAX_OUTPUT_BYTES, PIPE_GRACE);
-    let outcome = std::thread::scope(|scope| {
-        scope
-            .spawn(move || -> std::io::Result<RunOutput> {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()?;
-                runtime.block_on(run(command, b"", &limits))
-            })
-            .join()
-    });
+    let outcome: Option<std::io::Result<RunOutput>> =
+        hermes_hooks_core::runtime::block_on(async move { run(command, b"", &limits).await });
     let output = match outcome {
-        Ok(Ok(output)) => output,
-        Ok(Err(error)) if is_spawn_error(&error) => return Err(Bounded::Spawn(error)),
-        Ok(Err(error)) => return Err(Bounded::Wait(error)),
-        Err(_) => {
+        Some(Ok(output)) => output,
+        Some(Err(error)) if is_spawn_error(&error) => return Err(Bounded::Spawn(error)),
+        Some(Err(error)) => return Err(Bounded::Wait(error)),
+        None => {
             return Err(Bounded::Wait(std::io::Error::other(
-                "the inspecting thread panicked",
+                "no runtime to run the inspection on",
             )));
         }
     };

@@ -22,17 +22,17 @@ use crate::setup::Home;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     output::init_logging(cli.verbose);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    // The one runtime of the process: the commands, the host's mechanisms
+    // (`setup.rs` hands it to the host) and the library's blocking helpers
+    // (trial loads, inspections) all run on it.
+    let runtime = match hermes_hooks_core::runtime::Background::start() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("hooks: cannot start the async runtime: {error}");
             return ExitCode::from(2);
         }
     };
+    let _entered = runtime.enter();
     if !matches!(cli.command, Command::Listen(_) | Command::Deliver(_)) {
         // `listen` stops itself on Ctrl-C (its server winds down first);
         // `deliver` runs no hook, and drains its deliveries in flight on
@@ -41,6 +41,7 @@ fn main() -> ExitCode {
     }
     let mut out = std::io::stdout();
     let result = runtime
+        .handle()
         .block_on(run(&cli, &mut out))
         .and_then(|()| Ok(out.flush()?));
     match result {
@@ -64,7 +65,7 @@ fn main() -> ExitCode {
 ///
 /// The handlers are installed before any hook runs; a signal that arrives
 /// earlier ends `hooks` by its default action, with nothing started yet.
-fn kill_trees_on_interrupt(runtime: &tokio::runtime::Runtime) {
+fn kill_trees_on_interrupt(runtime: &hermes_hooks_core::runtime::Background) {
     use tokio::signal::unix::{SignalKind, signal};
 
     let _entered = runtime.enter();
@@ -79,7 +80,7 @@ fn kill_trees_on_interrupt(runtime: &tokio::runtime::Runtime) {
         );
         return;
     };
-    runtime.spawn(async move {
+    runtime.handle().spawn(async move {
         let status = tokio::select! {
             _ = interrupt.recv() => 130,
             _ = terminate.recv() => 143,

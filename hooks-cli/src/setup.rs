@@ -60,11 +60,14 @@ pub struct Mechanisms {
 
 impl Mechanisms {
     /// Registers every mechanism of `home`. `accept` is `--accept-hooks`.
-    /// Must run inside a tokio runtime (webhook lanes are spawned on it).
+    /// The host runs on the binary's one runtime (`main.rs` enters it).
     pub fn register(home: &Home, accept: bool) -> Mechanisms {
         // The terminal's consent (`--accept-hooks`, `HERMES_ACCEPT_HOOKS`,
         // else a y/N prompt on a terminal): the library itself never asks.
-        let options = HostOptions::new().consent(TerminalPrompt::from_environment(accept));
+        let mut options = HostOptions::new().consent(TerminalPrompt::from_environment(accept));
+        if let Some(runtime) = hermes_hooks::Background::current_or_default() {
+            options = options.runtime(runtime);
+        }
         match Host::from_home(home.0.clone(), &options) {
             Ok(host) => Mechanisms {
                 hooks: host.shared_hooks(),

@@ -64,6 +64,8 @@ pub mod pyvalue;
 pub mod replies;
 pub mod reply;
 pub mod runs;
+#[cfg(feature = "runtime")]
+pub mod runtime;
 pub mod schemas;
 pub mod session_info;
 pub mod wire;

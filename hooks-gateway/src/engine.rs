@@ -1,16 +1,22 @@
-//! The gateway's own runtime: a single-threaded tokio runtime on a thread of
-//! its own, started on the first event, serving every hook's lane. Hooks run
-//! there, never on the host's executor, so `emit` works under any executor and
-//! a busy hook cannot starve the host. Stopping it drops every lane task, and
-//! with them the workers and every process they started.
+//! Serving every hook's lane on the background runtime the gateway was given
+//! (a host's, else the process default), one task per lane, started on the
+//! first event. Hooks run there, never on the host's executor, so `emit`
+//! works under any executor and a busy hook cannot starve the host. Stopping
+//! aborts every lane task and waits (bounded by [`STOP_BOUND`]) until they are
+//! dropped, and with them the workers and every process they started.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::Duration;
 
-use tokio::runtime::Handle;
+use hermes_hooks_core::runtime::Background;
 use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
 use crate::lanes::{Job, Lane, Runner, Shared};
+
+/// The most a stop waits for the lane tasks to be dropped (their workers and
+/// handler processes killed with their trees).
+pub(crate) const STOP_BOUND: Duration = Duration::from_secs(10);
 
 enum EngineState {
     /// Not started yet: the runners wait here (nothing runs until the first event).
@@ -26,6 +32,7 @@ pub(crate) struct Lanes {
     shared: Arc<Shared>,
     state: Mutex<EngineState>,
     handler_timeout: Duration,
+    runtime: Option<Background>,
 }
 
 impl Lanes {
@@ -35,12 +42,14 @@ impl Lanes {
         runners: Vec<Runner>,
         shared: Arc<Shared>,
         handler_timeout: Duration,
+        runtime: Option<Background>,
     ) -> Self {
         Lanes {
             lanes,
             shared,
             state: Mutex::new(EngineState::Idle(runners)),
             handler_timeout,
+            runtime,
         }
     }
 
@@ -71,10 +80,11 @@ impl Lanes {
     }
 
     /// Stops every lane now: workers and every process they started are
-    /// killed, queued jobs are dropped, later jobs are ignored.
+    /// killed (waited for, at most [`STOP_BOUND`]), queued jobs are dropped,
+    /// later jobs are ignored.
     pub(crate) fn shutdown(&self) {
         let state = std::mem::replace(&mut *self.lock(), EngineState::Stopped);
-        // Dropped outside the lock: joining the runtime thread takes a moment.
+        // Dropped outside the lock: waiting for the lane tasks takes a moment.
         drop(state);
     }
 
@@ -104,10 +114,14 @@ impl Lanes {
                 .cloned()
                 .zip(std::mem::take(runners))
                 .collect();
-            *state = match Engine::start(lanes, self.handler_timeout) {
-                Ok(engine) => EngineState::Running(engine),
-                Err(error) => {
-                    tracing::error!("[hooks] could not start the gateway hook runtime: {error}");
+            *state = match self.runtime.clone().or_else(Background::process_default) {
+                Some(runtime) => {
+                    EngineState::Running(Engine::start(runtime, lanes, self.handler_timeout))
+                }
+                None => {
+                    tracing::error!(
+                        "[hooks] no runtime to run the gateway hooks on; events are dropped"
+                    );
                     EngineState::Stopped
                 }
             };
@@ -116,43 +130,24 @@ impl Lanes {
     }
 }
 
-/// The gateway's runtime thread. Dropping it stops every lane and kills every worker.
+/// The lane tasks on the background runtime. Dropping it stops every lane
+/// and kills every worker.
 struct Engine {
-    handle: Handle,
-    stop: Option<oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    runtime: Background,
+    tasks: Vec<JoinHandle<()>>,
 }
 
 impl Engine {
-    /// Starts the runtime thread and one task per lane.
-    fn start(lanes: Vec<(Arc<Lane>, Runner)>, timeout: Duration) -> std::io::Result<Engine> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .thread_name("hooks-gateway")
-            .build()?;
-        let handle = runtime.handle().clone();
-        for (lane, runner) in lanes {
-            handle.spawn(lane.serve(runner, timeout));
-        }
-        let (stop, stopped) = oneshot::channel::<()>();
-        let thread = std::thread::Builder::new()
-            .name("hooks-gateway".into())
-            .spawn(move || {
-                runtime.block_on(async {
-                    let _ = stopped.await;
-                });
-                // Dropping the runtime drops every task: workers and handler
-                // processes are killed with their whole tree.
-                drop(runtime);
-            })?;
-        Ok(Engine {
-            handle,
-            stop: Some(stop),
-            thread: Some(thread),
-        })
+    /// One task per lane on `runtime`.
+    fn start(runtime: Background, lanes: Vec<(Arc<Lane>, Runner)>, timeout: Duration) -> Engine {
+        let tasks = lanes
+            .into_iter()
+            .map(|(lane, runner)| runtime.handle().spawn(lane.serve(runner, timeout)))
+            .collect();
+        Engine { runtime, tasks }
     }
 
-    /// Runs `future` on the gateway runtime; the result arrives on the receiver
+    /// Runs `future` on the runtime; the result arrives on the receiver
     /// (closed if the engine stops first).
     fn run<F>(&self, future: F) -> oneshot::Receiver<F::Output>
     where
@@ -160,22 +155,51 @@ impl Engine {
         F::Output: Send + 'static,
     {
         let (sender, receiver) = oneshot::channel();
-        self.handle.spawn(async move {
+        self.runtime.handle().spawn(async move {
             let _ = sender.send(future.await);
         });
         receiver
+    }
+
+    /// Aborts every lane task and waits, at most `bound`, until each one is
+    /// dropped (its runner's workers and processes killed with their trees).
+    /// Whether they all were.
+    fn stop(&mut self, bound: Duration) -> bool {
+        let tasks = std::mem::take(&mut self.tasks);
+        if tasks.is_empty() {
+            return true;
+        }
+        tasks.iter().for_each(JoinHandle::abort);
+        let (done, dropped) = mpsc::channel::<()>();
+        // An aborted task's handle resolves once its future has been dropped.
+        self.runtime.handle().spawn(async move {
+            for task in tasks {
+                let _ = task.await;
+            }
+            let _ = done.send(());
+        });
+        let wait = || dropped.recv_timeout(bound);
+        let waited = if self.runtime.is_current() {
+            // On one of the runtime's own workers: let the others run the drops.
+            tokio::task::block_in_place(wait)
+        } else {
+            wait()
+        };
+        match waited {
+            Ok(()) => true,
+            // The runtime stopped first: its shutdown dropped the tasks.
+            Err(mpsc::RecvTimeoutError::Disconnected) => !self.runtime.is_running(),
+            Err(mpsc::RecvTimeoutError::Timeout) => false,
+        }
     }
 }
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take()
-            && thread.thread().id() != std::thread::current().id()
-        {
-            let _ = thread.join();
+        if !self.stop(STOP_BOUND) {
+            tracing::warn!(
+                "[hooks] gateway hooks still stopping after {STOP_BOUND:?}: a handler blocks its thread"
+            );
         }
     }
 }

@@ -49,9 +49,11 @@ pub struct LaneStats {
 
 /// Gateway hooks, ready to receive gateway events.
 ///
-/// Handlers are trusted code run with the user's rights. They run on a thread
-/// of the gateway's own, started on the first event; dropping this value (or
-/// [`GatewayHooks::shutdown`]) stops them and kills every process they started.
+/// Handlers are trusted code run with the user's rights. They run as tasks on
+/// the background runtime of [`GatewayOptions::runtime`] (a host's, else the
+/// process default), started on the first event; dropping this value (or
+/// [`GatewayHooks::shutdown`]) stops them and kills every process they
+/// started, waiting for that (bounded).
 pub struct GatewayHooks {
     hooks: Vec<RegisteredHook>,
     /// Hook indices per exact event name, in discovery order.
@@ -120,7 +122,13 @@ impl GatewayHooks {
             hooks,
             exact,
             wildcard,
-            lanes: Lanes::new(lanes, runners, shared, options.handler_timeout),
+            lanes: Lanes::new(
+                lanes,
+                runners,
+                shared,
+                options.handler_timeout,
+                options.runtime.clone(),
+            ),
             options,
         }
     }

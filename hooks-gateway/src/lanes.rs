@@ -1,6 +1,6 @@
 //! Each hook's bounded lane: a queue served by one task that calls the hook's
-//! handler for one event at a time, in order (the tasks run on the gateway's
-//! own runtime, `engine.rs`). The host's `emit` only appends to queues, so a
+//! handler for one event at a time, in order (the tasks run on the background
+//! runtime the gateway was given, `engine.rs`). The host's `emit` only appends to queues, so a
 //! slow hook delays nothing but its own later events. A full lane drops its
 //! oldest event and counts it.
 

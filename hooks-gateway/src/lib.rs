@@ -18,7 +18,7 @@
 //! [`GatewayHooks`] implements [`hermes_hooks_core::Dispatcher`] (name `gateway`).
 //! Gateway hooks never hold up the host: emitting an event queues it on each
 //! subscribed hook's bounded queue and returns; each hook handles its events in
-//! order in the background, on the gateway's own thread. Only `command:*`
+//! order in the background, on the background runtime it was given (a host's). Only `command:*`
 //! events, whose answers the host needs (deny, handle or rewrite a slash
 //! command), are awaited: all their handlers together, within one bound
 //! ([`GatewayOptions::command_timeout`]); their non-null results become

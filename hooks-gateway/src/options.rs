@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use hermes_hooks_core::config::{Config, ConfigWarning};
 use hermes_hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
+use hermes_hooks_core::runtime::Background;
 use serde_json::Value;
 
 /// How long one handler call may take before it is killed, unless configured otherwise.
@@ -42,6 +43,9 @@ pub struct GatewayOptions {
     /// Whether [`crate::GatewayHooks::discover`] imports each `handler.py` once
     /// to report a broken one before any event (on by default).
     pub trial_import: bool,
+    /// The runtime the hooks' lanes and trial imports run on (a host's);
+    /// `None`: [`Background::process_default`].
+    pub runtime: Option<Background>,
 }
 
 impl Default for GatewayOptions {
@@ -52,6 +56,7 @@ impl Default for GatewayOptions {
             command_timeout: DEFAULT_COMMAND_TIMEOUT,
             queue_size: DEFAULT_QUEUE_SIZE,
             trial_import: true,
+            runtime: None,
         }
     }
 }
@@ -119,6 +124,20 @@ impl GatewayOptions {
     pub fn with_trial_import(mut self, enabled: bool) -> Self {
         self.trial_import = enabled;
         self
+    }
+
+    /// Runs the lanes and trial imports on `runtime` (a host's) instead of
+    /// the process default.
+    #[must_use = "builder methods return the changed builder; dropping it drops the change"]
+    pub fn with_runtime(mut self, runtime: Background) -> Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// The runtime the lanes and trial imports run on: the one given, else
+    /// the process default (`None` only when that could not start).
+    pub fn background(&self) -> Option<Background> {
+        self.runtime.clone().or_else(Background::process_default)
     }
 
     /// The interpreter that will run Python handlers, and why that one.

@@ -12,6 +12,10 @@ use crate::options::{GatewayOptions, GatewayPython};
 use crate::process::{RunLimits, log_stderr_line, run};
 use crate::python::{PYTHON_SHIM, error_text};
 
+/// Beyond the handler timeout, what the trial imports together may take (a
+/// killed import's tree is reaped, the runtime is busy).
+const TRIAL_MARGIN: Duration = Duration::from_secs(5);
+
 /// The most output kept from one trial import.
 const MAX_TRIAL_OUTPUT: usize = 256 * 1024;
 
@@ -20,8 +24,9 @@ const MAX_TRIAL_OUTPUT: usize = 256 * 1024;
 /// [`Discovery::python`] and each result in [`GatewayHookInfo::status`]. A
 /// broken handler also becomes a warning naming its file (the hook stays off).
 ///
-/// Blocks the calling thread until the imports finish (it runs them on a
-/// thread of its own, so it may be called from inside an async runtime).
+/// Blocks the calling thread until the imports finish (they run on
+/// [`GatewayOptions::background`], so it may be called from inside an async
+/// runtime, or outside any).
 /// Importing runs the module's top-level code, as the reference does at start-up.
 pub fn check_handlers(discovery: &mut Discovery, options: &GatewayOptions) {
     if !discovery
@@ -39,29 +44,41 @@ pub fn check_handlers(discovery: &mut Discovery, options: &GatewayOptions) {
         .filter(|(_, hook)| hook.handler == HandlerKind::Python)
         .map(|(index, hook)| (index, hook.clone()))
         .collect();
+    let Some(runtime) = options.background() else {
+        tracing::warn!("[hooks] could not check the gateway handlers: no runtime to run them on");
+        return;
+    };
     let home = discovery.home.clone();
     let timeout = options.handler_timeout;
-    let thread_python = python.clone();
-    let results = std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
+    let task_python = python.clone();
+    let (done, finished) = std::sync::mpsc::channel();
+    // On the background runtime (the caller may be inside an async runtime
+    // of its own, or none); each import is bounded by the handler timeout.
+    runtime.handle().spawn(async move {
         let checks = jobs.iter().map(|(index, hook)| async {
             (
                 *index,
-                trial_import(&thread_python, hook, &home, timeout).await,
+                trial_import(&task_python, hook, &home, timeout).await,
             )
         });
-        Ok::<_, std::io::Error>(runtime.block_on(futures::future::join_all(checks)))
-    })
-    .join();
-    let results = match results {
-        Ok(Ok(results)) => results,
-        Ok(Err(error)) => {
-            tracing::warn!("[hooks] could not check the gateway handlers: {error}");
+        let _ = done.send(futures::future::join_all(checks).await);
+    });
+    let bound = timeout.saturating_add(TRIAL_MARGIN);
+    let wait = || finished.recv_timeout(bound);
+    let waited = if runtime.is_current() {
+        tokio::task::block_in_place(wait)
+    } else {
+        wait()
+    };
+    let results = match waited {
+        Ok(results) => results,
+        Err(_) => {
+            tracing::warn!(
+                "[hooks] could not check the gateway handlers: no answer within {:?}",
+                bound
+            );
             return;
         }
-        Err(_) => return,
     };
     for (index, status) in results {
         let hook = &mut discovery.hooks[index];

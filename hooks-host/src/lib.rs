@@ -42,6 +42,8 @@ pub use warning::Warning;
 /// The contract every mechanism speaks (events, payloads, outcomes, the
 /// bus), re-exported so a host needs no second dependency to emit events.
 pub use hermes_hooks_core as core;
+/// The host's background runtime and how it stopped ([`ShutdownReport::runtime`]).
+pub use hermes_hooks_core::runtime::{Background, Stopped};
 pub use hermes_hooks_core::{Callbacks, Event, Hooks, Outcome, ToolGate, payloads};
 
 /// A path as a person should read it: displayed, then escaped.

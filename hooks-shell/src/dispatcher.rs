@@ -22,6 +22,8 @@ use hermes_hooks_core::{
 use serde_json::Value;
 
 use crate::allowlist::Allowlist;
+use hermes_hooks_core::runtime::Background;
+
 use crate::config::{ShellHookSpec, parse_config};
 use crate::consent::{CHANGED_REASON, Consent, changed_message, not_allowlisted_message};
 use crate::consent_book::{ConsentBook, Verdict};
@@ -42,6 +44,9 @@ pub struct RegisterOptions {
     pub safe_mode: bool,
     /// Events waiting per hook of a queued event before the oldest is dropped.
     pub queue_capacity: usize,
+    /// The runtime queued events and `async` imported hooks run on (a
+    /// host's); `None`: [`Background::process_default`].
+    pub runtime: Option<Background>,
 }
 
 impl RegisterOptions {
@@ -53,7 +58,16 @@ impl RegisterOptions {
             context: WireContext::current(),
             safe_mode: hermes_hooks_core::home::safe_mode(),
             queue_capacity: DEFAULT_QUEUE_CAPACITY,
+            runtime: None,
         }
+    }
+
+    /// Runs queued events and `async` imported hooks on `runtime` (a host's)
+    /// instead of the process default.
+    #[must_use]
+    pub fn with_runtime(mut self, runtime: Background) -> Self {
+        self.runtime = Some(runtime);
+        self
     }
 
     /// Sets the working directory and profile reported to hooks.
@@ -200,6 +214,7 @@ impl ShellHooks {
             options.context,
             accepted,
             options.queue_capacity,
+            options.runtime,
         );
         shared.denied = denied.clone();
         let hooks = ShellHooks {
@@ -221,7 +236,13 @@ impl ShellHooks {
     ) -> Self {
         let specs = specs.into_iter().map(|spec| (spec, None)).collect();
         ShellHooks {
-            shared: Arc::new(Shared::new(home, context, specs, DEFAULT_QUEUE_CAPACITY)),
+            shared: Arc::new(Shared::new(
+                home,
+                context,
+                specs,
+                DEFAULT_QUEUE_CAPACITY,
+                None,
+            )),
         }
     }
 
@@ -267,6 +288,7 @@ impl Shared {
         context: WireContext,
         specs: Vec<(ShellHookSpec, Option<&'static str>)>,
         capacity: usize,
+        runtime: Option<Background>,
     ) -> Self {
         let mut by_event = vec![Vec::new(); EVENT_COUNT];
         let hooks = specs
@@ -278,7 +300,7 @@ impl Shared {
                     .event
                     .meta()
                     .is_queued()
-                    .then(|| HookQueue::new(spec.clone(), capacity));
+                    .then(|| HookQueue::new(spec.clone(), capacity, runtime.clone()));
                 RegisteredHook {
                     source: format!("shell:{}", spec.command).into(),
                     spec,

@@ -5,13 +5,15 @@
 //! runs the hook for one event at a time, in order. When the queue is full the
 //! oldest waiting event is dropped (counted and logged): a slow hook loses
 //! deltas, it never slows the stream or grows memory. The worker is started on
-//! the first event and ends when the [`crate::ShellHooks`] is dropped.
+//! the first event, on the runtime the hooks were registered with (a host's,
+//! else the process default), and ends when the [`crate::ShellHooks`] is dropped.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use hermes_hooks_core::runtime::Background;
 use tokio::sync::Notify;
 
 use crate::config::ShellHookSpec;
@@ -24,6 +26,8 @@ pub const DEFAULT_QUEUE_CAPACITY: usize = 1024;
 /// The queue and worker of one hook.
 pub(crate) struct HookQueue {
     state: Arc<QueueState>,
+    /// Where the worker runs; `None`: the process default.
+    runtime: Option<Background>,
 }
 
 struct QueueState {
@@ -40,8 +44,9 @@ struct QueueState {
 }
 
 impl HookQueue {
-    pub(crate) fn new(spec: ShellHookSpec, capacity: usize) -> Self {
+    pub(crate) fn new(spec: ShellHookSpec, capacity: usize, runtime: Option<Background>) -> Self {
         HookQueue {
+            runtime,
             state: Arc::new(QueueState {
                 spec,
                 capacity: capacity.max(1),
@@ -84,13 +89,13 @@ impl HookQueue {
         if self.state.worker_started.swap(true, Ordering::AcqRel) {
             return;
         }
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) => {
-                runtime.spawn(work(Arc::clone(&self.state)));
+        match self.runtime.clone().or_else(Background::process_default) {
+            Some(runtime) => {
+                runtime.handle().spawn(work(Arc::clone(&self.state)));
             }
-            Err(_) => {
+            None => {
                 self.state.worker_started.store(false, Ordering::Release);
-                tracing::warn!("shell hook queue has no async runtime to run on; events wait");
+                tracing::warn!("shell hook queue has no runtime to run on; events wait");
             }
         }
     }
@@ -100,10 +105,12 @@ impl HookQueue {
         self.state.dropped.load(Ordering::Relaxed)
     }
 
-    /// Waits until nothing is queued or running, at most `timeout`.
+    /// Waits until nothing is queued or running, at most `timeout`. Works
+    /// under any executor: the timer is the caller's runtime's, else the
+    /// queue's.
     pub(crate) async fn flush(&self, timeout: Duration) {
         let state = &self.state;
-        let _ = tokio::time::timeout(timeout, async {
+        let idle = async {
             loop {
                 let idle = state.idle.notified();
                 if state.pending.load(Ordering::Acquire) == 0 {
@@ -111,8 +118,21 @@ impl HookQueue {
                 }
                 idle.await;
             }
-        })
-        .await;
+        };
+        let bounded = {
+            // The timer registers with the runtime entered when it is made.
+            let fallback = match tokio::runtime::Handle::try_current() {
+                Ok(_) => None,
+                Err(_) => match self.runtime.clone().or_else(Background::process_default) {
+                    Some(runtime) => Some(runtime),
+                    // No runtime at all: no worker ever ran, nothing to wait for.
+                    None => return,
+                },
+            };
+            let _entered = fallback.as_ref().map(|runtime| runtime.handle().enter());
+            tokio::time::timeout(timeout, idle)
+        };
+        let _ = bounded.await;
     }
 }
 

@@ -77,6 +77,10 @@ pub fn scan(
     let key = |info: &GatewayHookInfo| format!("gateway:{}", info.dir.display());
     if let Probe::Trial(trials) = probe {
         options.handler_timeout = trials.timeout;
+        // On the process's one runtime (the binary's), not the crate's default.
+        if let Some(runtime) = hermes_hooks_core::runtime::Background::current_or_default() {
+            options = options.with_runtime(runtime);
+        }
         hermes_hooks_gateway::check_handlers(&mut discovery, &options);
     }
     let rows = discovery

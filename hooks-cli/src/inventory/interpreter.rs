@@ -64,13 +64,11 @@ pub fn ask_shim(interpreter: &PythonInterpreter, timeout: std::time::Duration) -
         64 * 1024,
         std::time::Duration::from_millis(200),
     );
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .ok()?;
-    let output = runtime
-        .block_on(hermes_hooks_core::process::run(command, b"", &limits))
-        .ok()?;
+    // On the process's one background runtime, from any thread.
+    let output = hermes_hooks_core::runtime::block_on(async move {
+        hermes_hooks_core::process::run(command, b"", &limits).await
+    })?
+    .ok()?;
     if output.exit_code != Some(0) {
         return None;
     }

@@ -158,18 +158,24 @@ pub fn run_all(trials: &Trials, home: &Path, jobs: &[Job]) -> Vec<TrialResult> {
                 (i, scope.spawn(move || native(inspector, library)))
             })
             .collect();
+        // On the process's one background runtime (the CLI's host's, or the
+        // default): every child at once, none on a runtime of its own.
         let python_results = (!python.is_empty()).then(|| {
-            scope.spawn(|| {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build();
-                match runtime {
-                    Ok(runtime) => runtime.block_on(futures_join(trials, home, &python)),
-                    Err(error) => python
-                        .iter()
-                        .map(|_| TrialResult::failed(format!("cannot start a runtime: {error}")))
-                        .collect(),
-                }
+            let jobs: Vec<(String, Vec<String>)> = python
+                .iter()
+                .map(|(_, key, with)| ((*key).to_owned(), with.to_vec()))
+                .collect();
+            let (trials, home) = (trials.clone(), home.to_owned());
+            scope.spawn(move || {
+                let count = jobs.len();
+                hermes_hooks_core::runtime::block_on(async move {
+                    futures_join(&trials, &home, &jobs).await
+                })
+                .unwrap_or_else(|| {
+                    (0..count)
+                        .map(|_| TrialResult::failed("no runtime to run the trial on"))
+                        .collect()
+                })
             })
         });
         for (i, handle) in natives {
@@ -210,12 +216,12 @@ fn native(inspector: &ChildInspector, library: &Path) -> TrialResult {
 async fn futures_join(
     trials: &Trials,
     home: &Path,
-    jobs: &[(usize, &str, &[String])],
+    jobs: &[(String, Vec<String>)],
 ) -> Vec<TrialResult> {
     // Every child runs at the same time: the slowest bounds the whole.
     futures::future::join_all(
         jobs.iter()
-            .map(|(_, key, with)| python(trials, home, key, with)),
+            .map(|(key, with)| python(trials, home, key, with)),
     )
     .await
 }

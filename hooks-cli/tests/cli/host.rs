@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use hermes_hooks::{Host, HostError, HostOptions};
+use hermes_hooks::{Host, HostOptions};
 use hermes_hooks_core::payloads::PreToolCall;
 use hermes_hooks_core::{Event, ToolGate};
 use serde_json::json;
@@ -74,14 +74,33 @@ fn a_home_that_does_not_exist_loads_empty_with_a_warning() {
 }
 
 #[test]
-fn outside_a_runtime_the_host_says_why_it_cannot_load() {
+fn outside_a_runtime_the_host_loads_on_a_runtime_of_its_own() {
     let home = TempHome::new();
-    let error = Host::load_blocking(HostOptions::new().home(&home.hermes)).unwrap_err();
-    assert!(matches!(error, HostError::NoRuntime), "{error}");
-    // The async load, polled by an executor that is not tokio, says the same.
-    let error =
-        futures::executor::block_on(Host::load(HostOptions::new().home(&home.hermes))).unwrap_err();
-    assert!(matches!(error, HostError::NoRuntime), "{error}");
+    home.only_hook(
+        "pre_tool_call",
+        "block.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"action\": \"block\", \"message\": \"no\"}'\n",
+    );
+    let options = || HostOptions::new().home(&home.hermes).accept_hooks(true);
+    let event: Event = PreToolCall::default().with_tool_name("terminal").into();
+    // A plain `fn main`: no tokio anywhere; the host's own runtime runs the hook.
+    let host = Host::load_blocking(options()).expect("loads without a runtime");
+    assert_eq!(
+        host.block_on(host.hooks().emit(&event)).block_message(),
+        Some("no")
+    );
+    drop(host);
+    // The async load, polled by an executor that is not tokio, loads too.
+    let host = futures::executor::block_on(Host::load(options())).expect("loads");
+    assert_eq!(
+        host.block_on(host.hooks().emit(&event)).block_message(),
+        Some("no")
+    );
+    let report = futures::executor::block_on(host.shutdown(Duration::from_secs(5)));
+    assert!(
+        report.runtime.is_some_and(|stopped| stopped.is_clean()),
+        "{report:?}"
+    );
 }
 
 #[test]

@@ -6,5 +6,6 @@ mod crowd;
 mod escape;
 mod line;
 mod run;
+mod runtime;
 mod support;
 mod tree;

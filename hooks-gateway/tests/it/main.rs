@@ -7,5 +7,6 @@ mod executable;
 mod faults;
 mod interpreter;
 mod lanes;
+mod runtime;
 mod support;
 mod worker;

@@ -1,7 +1,9 @@
 //! One call for a host: load a Hermes home and get the Hermes-compatible bus
 //! with every mechanism registered, in the bus order (in-process plugins, shell
 //! hooks, outbound webhooks, gateway hooks), its warnings, and a shutdown that
-//! flushes and stops what runs in the background.
+//! flushes and stops what runs in the background. Everything that runs in the
+//! background runs on the host's one [`Background`] runtime, whatever
+//! executor (or none) the host program uses.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), hermes_hooks::host::HostError> {
@@ -26,6 +28,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hermes_hooks_core::prompt::PromptSections;
+use hermes_hooks_core::runtime::{Background, DROP_STOP_BOUND, Stopped};
 use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{Outbound, SpoolLeft};
@@ -46,10 +49,18 @@ pub enum HostError {
     /// `config.yaml` exists but cannot be read, or is not YAML at all.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// Called outside a tokio runtime (webhook lanes run on it).
+    /// Not returned any more (the host runs on a runtime of its own); kept
+    /// so that code matching it still compiles.
     #[error("a hooks host must be loaded inside a tokio runtime (webhook lanes run on it)")]
     NoRuntime,
+    /// The host's background runtime could not start (threads refused).
+    #[error("the hooks host's background runtime could not start: {0}")]
+    Runtime(#[source] std::io::Error),
 }
+
+/// The least time [`Host::shutdown`] gives its runtime to stop (kill the
+/// gateway's processes) when flushing took the whole bound.
+pub const MIN_RUNTIME_STOP: Duration = Duration::from_secs(1);
 
 /// A loaded home: the bus and what runs behind it.
 pub struct Host {
@@ -65,32 +76,39 @@ pub struct Host {
     /// The OTLP exporter of hook runs, when the environment asks for one.
     #[cfg(feature = "otlp")]
     otlp: Option<Arc<crate::otlp::OtlpRuns>>,
+    /// Where every mechanism runs.
+    runtime: Background,
+    /// Whether the host started `runtime` (and so stops it).
+    owns_runtime: bool,
 }
 
 impl Host {
     /// Loads the home `options` names and registers every mechanism, with
     /// the blocking part (reading files, trying plugins and gateway
-    /// handlers, starting Python workers, asking the consent policy) on
-    /// tokio's blocking pool. Config problems are warnings (see
-    /// [`Host::warnings`]); only a config file that cannot be read or is not
-    /// YAML is an error. A home that does not exist loads empty, with a warning.
+    /// handlers, starting Python workers, asking the consent policy) on the
+    /// host runtime's blocking pool; awaits under any executor. Config
+    /// problems are warnings (see [`Host::warnings`]); only a config file
+    /// that cannot be read or is not YAML is an error. A home that does not
+    /// exist loads empty, with a warning.
     pub async fn load(options: HostOptions) -> Result<Host, HostError> {
-        let handle = tokio::runtime::Handle::try_current().map_err(|_| HostError::NoRuntime)?;
-        let inner = handle.clone();
-        handle
-            .spawn_blocking(move || {
-                // Webhook lanes are spawned on the caller's runtime.
-                let _entered = inner.enter();
-                Host::load_blocking(options)
-            })
-            .await
-            .unwrap_or_else(|error| std::panic::resume_unwind(error.into_panic()))
+        let (runtime, owned) = Host::runtime_for(&options)?;
+        let handle = runtime.handle().clone();
+        let loading = handle.spawn_blocking(move || {
+            let home = Home::load(options.home.clone())?;
+            Host::wire(home, &options, runtime, owned)
+        });
+        match loading.await {
+            Ok(host) => host,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => Err(HostError::Runtime(std::io::Error::other(error))),
+        }
     }
 
     /// [`Host::load`] on the calling thread: it blocks (for as long as the
     /// home's plugins and gateway handlers take to load, and a consent policy
-    /// takes to answer). Must run inside a tokio runtime, off its async
-    /// threads (webhook lanes are spawned on it).
+    /// takes to answer). Needs no tokio runtime: a plain `fn main` embeds a
+    /// host this way (and emits with [`Host::block_on`]); inside an async
+    /// runtime, call it off its async threads.
     pub fn load_blocking(options: HostOptions) -> Result<Host, HostError> {
         let home = Home::load(options.home.clone())?;
         Host::from_home(home, &options)
@@ -99,9 +117,29 @@ impl Host {
     /// Registers every mechanism of an already loaded `home` (`options.home`
     /// is not read: the home is given). Blocks as [`Host::load_blocking`] does.
     pub fn from_home(home: Home, options: &HostOptions) -> Result<Host, HostError> {
-        if tokio::runtime::Handle::try_current().is_err() {
-            return Err(HostError::NoRuntime);
+        let (runtime, owned) = Host::runtime_for(options)?;
+        Host::wire(home, options, runtime, owned)
+    }
+
+    /// The runtime `options` gives, else a new one of the host's own (`true`).
+    fn runtime_for(options: &HostOptions) -> Result<(Background, bool), HostError> {
+        match &options.runtime {
+            Some(runtime) => Ok((runtime.clone(), false)),
+            None => Background::start()
+                .map(|runtime| (runtime, true))
+                .map_err(HostError::Runtime),
         }
+    }
+
+    fn wire(
+        home: Home,
+        options: &HostOptions,
+        runtime: Background,
+        owns_runtime: bool,
+    ) -> Result<Host, HostError> {
+        // What the mechanisms start while they load (webhook lanes, Python
+        // workers) lands on the host's runtime.
+        let entered = runtime.enter();
         let mut warnings: Vec<Warning> = home
             .warnings
             .iter()
@@ -125,7 +163,8 @@ impl Host {
         {
             use hermes_hooks_shell::{ImportedHooks, ShellHooks};
             let project = options.project.as_deref().unwrap_or(&home.project);
-            let shell = ShellOptions::new(options.consent.clone(), project);
+            let shell =
+                ShellOptions::new(options.consent.clone(), project).with_runtime(runtime.clone());
             if options.loads(Mechanism::Shell) {
                 let hooks = ShellHooks::load(config, shell.clone());
                 builder = builder.with(hooks.take(&mut warnings, &mut mechanisms));
@@ -151,7 +190,7 @@ impl Host {
 
         #[cfg(feature = "gateway")]
         if options.loads(Mechanism::Gateway) {
-            let gateway = hermes_hooks_gateway::GatewayHooks::load(config, ());
+            let gateway = hermes_hooks_gateway::GatewayHooks::load(config, Some(runtime.clone()));
             builder = builder.with(gateway.take(&mut warnings, &mut mechanisms));
         }
         wiring::left_out(config, &mut warnings);
@@ -170,7 +209,10 @@ impl Host {
             None => None,
         };
 
+        drop(entered);
         Ok(Host {
+            runtime,
+            owns_runtime,
             hooks: Arc::new(builder.build()),
             callbacks: plugins.callbacks,
             prompt_sections: plugins.sections,
@@ -235,16 +277,42 @@ impl Host {
         parts.join(", ")
     }
 
+    /// The runtime every mechanism runs on (the host's own, or the one
+    /// [`HostOptions::runtime`] gave).
+    pub fn runtime(&self) -> &Background {
+        &self.runtime
+    }
+
+    /// Runs `future` to completion on the calling thread inside the host's
+    /// runtime (its timers, IO and child processes work): how a program
+    /// without tokio emits (`host.block_on(host.hooks().emit(&event))`) and
+    /// shuts down. Panics when called from inside an async runtime, as
+    /// tokio's `block_on` does: there, `.await` instead.
+    pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
+        self.runtime.handle().block_on(future)
+    }
+
     /// Waits, at most `timeout`, for background work (queued webhook
     /// deliveries, hook-run spans for an OTLP collector) and reports the
     /// deliveries finished since the last call (the list is capped; the
-    /// totals are not) and how many are still pending.
+    /// totals are not) and how many are still pending. Awaits under any
+    /// executor: the waiting runs on the host's runtime.
     pub async fn flush(&self, timeout: Duration) -> FlushReport {
-        self.hooks.flush(timeout).await;
+        let hooks = self.hooks.clone();
+        // A runtime already stopped has nothing left to flush.
+        let _ = self
+            .runtime
+            .handle()
+            .spawn(async move { hooks.flush(timeout).await })
+            .await;
         #[cfg(feature = "otlp")]
         if let Some(exporter) = self.otlp.clone() {
             // Blocks until the collector answers (bounded by the export timeout).
-            let _ = tokio::task::spawn_blocking(move || exporter.flush()).await;
+            let _ = self
+                .runtime
+                .handle()
+                .spawn_blocking(move || exporter.flush())
+                .await;
         }
         #[cfg(feature = "outbound")]
         if let Some(outbound) = &self.outbound {
@@ -270,11 +338,19 @@ impl Host {
         self.shutdown(bound).await
     }
 
-    /// Flushes (at most `timeout` in all), stops the streaming observer
-    /// queues and the gateway workers, and reports what was delivered and
-    /// what was abandoned.
+    /// Flushes (at most `timeout` in all), stops the durable spool's worker
+    /// and the streaming observer queues, then stops the host's runtime:
+    /// its tasks are dropped, so every gateway worker and handler process is
+    /// killed with its tree (given what is left of `timeout`, at least
+    /// [`MIN_RUNTIME_STOP`]). Reports what was delivered, what was
+    /// abandoned, and whether the stop hit its bound. Call it from outside
+    /// the host's runtime (a task of it is dropped by the stop).
     pub async fn shutdown(self, timeout: Duration) -> ShutdownReport {
-        let deadline = Instant::now() + timeout;
+        // `Duration::MAX` means no bound: a deadline a year away, not an overflow.
+        let now = Instant::now();
+        let deadline = now
+            .checked_add(timeout)
+            .unwrap_or_else(|| now + Duration::from_secs(365 * 24 * 3600));
         let flushed = self.flush(timeout).await;
         #[cfg(feature = "outbound")]
         let spool = self
@@ -283,11 +359,16 @@ impl Host {
         let callbacks = self.callbacks.clone();
         let remaining = deadline.saturating_duration_since(Instant::now());
         // `Callbacks::shutdown` blocks while queues drain: off the async threads.
-        let observers_drained = tokio::task::spawn_blocking(move || callbacks.shutdown(remaining))
+        let observers_drained = self
+            .runtime
+            .handle()
+            .spawn_blocking(move || callbacks.shutdown(remaining))
             .await
             .unwrap_or(false);
-        // Dropping the bus stops the gateway workers (with what they started).
-        drop(self.hooks);
+        let bound = deadline
+            .saturating_duration_since(Instant::now())
+            .max(MIN_RUNTIME_STOP);
+        let runtime = self.stop_runtime(bound).await;
         ShutdownReport {
             #[cfg(feature = "outbound")]
             deliveries: flushed.deliveries,
@@ -299,6 +380,28 @@ impl Host {
             observers_drained,
             #[cfg(feature = "outbound")]
             spool,
+            runtime,
+            bound_hit: runtime.is_some_and(|stopped| !stopped.is_clean()),
+        }
+    }
+
+    /// Stops the host's own runtime (not one it was given) on a thread of
+    /// its own, so the awaiting executor is never blocked.
+    async fn stop_runtime(&self, bound: Duration) -> Option<Stopped> {
+        if !self.owns_runtime {
+            return None;
+        }
+        let runtime = self.runtime.clone();
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        let stopping = std::thread::Builder::new()
+            .name("hooks-host-stop".into())
+            .spawn(move || {
+                let _ = sender.send(runtime.shutdown(bound));
+            });
+        match stopping {
+            Ok(_) => Some(receiver.await.unwrap_or(Stopped::NotWaited)),
+            // No thread to spare: stop from here (bounded all the same).
+            Err(_) => Some(self.runtime.shutdown(bound)),
         }
     }
 
@@ -308,7 +411,28 @@ impl Host {
     /// still spooled, and sent by the next host or `hooks deliver`.
     #[cfg(feature = "outbound")]
     pub async fn stop_spool(&self, timeout: Duration) -> Option<SpoolLeft> {
-        self.outbound.as_ref()?.stop_spool(timeout).await
+        let outbound = self.outbound.clone()?;
+        self.runtime
+            .handle()
+            .spawn(async move { outbound.stop_spool(timeout).await })
+            .await
+            .ok()
+            .flatten()
+    }
+}
+
+/// A host dropped without [`Host::shutdown`] still stops its own runtime
+/// (bounded by [`DROP_STOP_BOUND`]), so no gateway worker, handler process or
+/// runtime thread outlives it.
+impl Drop for Host {
+    fn drop(&mut self) {
+        if self.owns_runtime
+            && let Stopped::BoundHit { threads } = self.runtime.shutdown(DROP_STOP_BOUND)
+        {
+            tracing::warn!(
+                "[hooks] the host was dropped with {threads} runtime thread(s) still busy after {DROP_STOP_BOUND:?}"
+            );
+        }
     }
 }
 

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hermes_hooks_core::runtime::Background;
+
 use crate::consent::{AcceptAll, ConsentPolicy, DenyAll};
 
 /// A mechanism a host can leave out at run time (a Cargo feature leaves it
@@ -66,6 +68,10 @@ pub struct HostOptions {
     /// How long [`super::Host::close`] waits for queued webhook deliveries
     /// and observer queues; default [`DEFAULT_FLUSH_BOUND`].
     pub flush_bound: Duration,
+    /// The runtime the mechanisms run on; `None` (the default): the host
+    /// starts one of its own ([`Background::start`]) and stops it at
+    /// shutdown. One given here is shared, never stopped by the host.
+    pub runtime: Option<Background>,
 }
 
 /// The default [`HostOptions::flush_bound`]: five seconds, as the `hooks` command waits at exit.
@@ -80,6 +86,7 @@ impl Default for HostOptions {
             skip: Vec::new(),
             callback_timeout: None,
             flush_bound: DEFAULT_FLUSH_BOUND,
+            runtime: None,
         }
     }
 }
@@ -93,6 +100,7 @@ impl fmt::Debug for HostOptions {
             .field("skip", &self.skip)
             .field("callback_timeout", &self.callback_timeout)
             .field("flush_bound", &self.flush_bound)
+            .field("runtime", &self.runtime)
             .finish()
     }
 }
@@ -169,6 +177,15 @@ impl HostOptions {
     #[must_use]
     pub fn flush_bound(mut self, bound: Duration) -> HostOptions {
         self.flush_bound = bound;
+        self
+    }
+
+    /// Runs every mechanism on `runtime` (shared with the embedding program
+    /// or another host) instead of a runtime of the host's own; the host
+    /// never stops it.
+    #[must_use]
+    pub fn runtime(mut self, runtime: Background) -> HostOptions {
+        self.runtime = Some(runtime);
         self
     }
 

@@ -1,5 +1,7 @@
 //! What a host reports: per-mechanism status, [`FlushReport`], [`ShutdownReport`].
 
+use hermes_hooks_core::runtime::Stopped;
+
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals, SpoolLeft};
 
@@ -69,6 +71,14 @@ pub struct ShutdownReport {
     pub omitted: u64,
     /// Whether every streaming observer queue drained in time.
     pub observers_drained: bool,
+    /// How the host's own background runtime stopped (its tasks dropped,
+    /// every gateway worker and handler process killed with its tree);
+    /// `None` when the runtime was given ([`super::HostOptions::runtime`]) and
+    /// is left running.
+    pub runtime: Option<Stopped>,
+    /// Whether the runtime's stop hit its bound: a task still blocked a
+    /// thread, which is left to end on its own.
+    pub bound_hit: bool,
     /// With a `delivery: durable` target: what the spool still holds after
     /// its background worker stopped (the next host of the home, or
     /// `hooks deliver`, sends it).

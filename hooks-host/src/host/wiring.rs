@@ -7,6 +7,8 @@
 use std::sync::Arc;
 
 use hermes_hooks_core::prompt::PromptSections;
+#[cfg(any(feature = "shell", feature = "gateway"))]
+use hermes_hooks_core::runtime::Background;
 use hermes_hooks_core::{Callbacks, Config};
 #[cfg(feature = "gateway")]
 use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
@@ -150,6 +152,9 @@ pub struct ShellOptions {
     pub consent: Arc<dyn ConsentPolicy>,
     /// The project directory of imported hooks (`CLAUDE_PROJECT_DIR`).
     pub project: std::path::PathBuf,
+    /// Where queued events and `async` imported hooks run (the host's
+    /// runtime); `None`: the process default.
+    pub runtime: Option<Background>,
 }
 
 #[cfg(feature = "shell")]
@@ -159,6 +164,23 @@ impl ShellOptions {
         ShellOptions {
             consent,
             project: project.into(),
+            runtime: None,
+        }
+    }
+
+    /// Runs queued events and `async` imported hooks on `runtime`.
+    #[must_use]
+    pub fn with_runtime(mut self, runtime: Background) -> Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// The shell crate's options: deciding with the policy, on the runtime.
+    fn register_options(&self) -> RegisterOptions {
+        let options = RegisterOptions::new(crate::consent::shell_consent(&self.consent));
+        match &self.runtime {
+            Some(runtime) => options.with_runtime(runtime.clone()),
+            None => options,
         }
     }
 }
@@ -170,8 +192,7 @@ impl Load for ShellHooks {
 
     /// Shell hooks of config.yaml, each unapproved one decided by the policy.
     fn load(config: &Config, options: ShellOptions) -> Loaded<ShellHooks> {
-        let consent = crate::consent::shell_consent(&options.consent);
-        let registration = ShellHooks::register(config, RegisterOptions::new(consent));
+        let registration = ShellHooks::register(config, options.register_options());
         let registered = registration.hooks.len();
         Loaded {
             mechanism: registration.hooks,
@@ -199,9 +220,8 @@ impl Load for ImportedHooks {
     /// shell hooks' consent. Without the shell crate's `http` feature, each
     /// `type: http` hook is warned about (it fails whenever it runs).
     fn load(config: &Config, options: ShellOptions) -> Loaded<ImportedHooks> {
-        let consent = crate::consent::shell_consent(&options.consent);
         let registration =
-            ImportedHooks::register(config, &options.project, RegisterOptions::new(consent));
+            ImportedHooks::register(config, &options.project, options.register_options());
         let registered = registration.hooks.len();
         let unsupported = registration.discovery.unsupported.len();
         let mut warnings: Vec<Warning> = registration
@@ -251,7 +271,8 @@ impl Load for Outbound {
     type Options = OutboundOptions;
     type Output = Option<Arc<Outbound>>;
 
-    /// Outbound webhook lanes on the current tokio runtime (`None` when they cannot start).
+    /// Outbound webhook lanes on the current tokio runtime (the host enters
+    /// its own while loading; `None` when they cannot start).
     fn load(config: &Config, options: OutboundOptions) -> Loaded<Option<Arc<Outbound>>> {
         match Outbound::from_config(config, options) {
             Ok((outbound, warnings)) => {
@@ -286,13 +307,18 @@ impl Load for Outbound {
 
 #[cfg(feature = "gateway")]
 impl Load for GatewayHooks {
-    type Options = ();
+    /// The runtime the lanes and trial imports run on (the host's); `None`:
+    /// the process default.
+    type Options = Option<Background>;
     type Output = GatewayHooks;
 
     /// Gateway hooks with the `gateway_hooks:` settings of config.yaml, each
     /// `handler.py` tried once (and run) with the interpreter Hermes uses.
-    fn load(config: &Config, _options: ()) -> Loaded<GatewayHooks> {
-        let (options, option_warnings) = GatewayOptions::from_config(config);
+    fn load(config: &Config, runtime: Option<Background>) -> Loaded<GatewayHooks> {
+        let (mut options, option_warnings) = GatewayOptions::from_config(config);
+        if let Some(runtime) = runtime {
+            options = options.with_runtime(runtime);
+        }
         let (gateway, discovery) = GatewayHooks::discover(config.home(), options);
         let registered = discovery.hooks.len();
         let warnings = option_warnings

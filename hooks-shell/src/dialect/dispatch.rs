@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use hermes_hooks_core::catalog::EVENT_COUNT;
+use hermes_hooks_core::runtime::Background;
 use hermes_hooks_core::{
     Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, HookRun, Reply, RunStatus,
 };
@@ -65,6 +66,8 @@ struct Shared {
     by_event: Vec<Vec<usize>>,
     /// Hooks that are matched but never run (see [`Withheld`]).
     withheld: Vec<Withheld>,
+    /// Where `async` hooks run; `None`: the process default.
+    runtime: Option<Background>,
 }
 
 impl ImportedHooks {
@@ -151,7 +154,7 @@ impl ImportedHooks {
                 .filter_map(Withheld::unsupported),
         );
         ImportRegistration {
-            hooks: ImportedHooks::build(accepted, withheld),
+            hooks: ImportedHooks::build(accepted, withheld, options.runtime),
             discovery,
             denied,
         }
@@ -159,10 +162,14 @@ impl ImportedHooks {
 
     /// Hooks whose consent the caller has already settled (tests, benchmarks).
     pub fn from_approved(hooks: Vec<ImportedHook>) -> ImportedHooks {
-        ImportedHooks::build(hooks, Vec::new())
+        ImportedHooks::build(hooks, Vec::new(), None)
     }
 
-    fn build(hooks: Vec<ImportedHook>, withheld: Vec<Withheld>) -> ImportedHooks {
+    fn build(
+        hooks: Vec<ImportedHook>,
+        withheld: Vec<Withheld>,
+        runtime: Option<Background>,
+    ) -> ImportedHooks {
         let mut by_event = vec![Vec::new(); EVENT_COUNT];
         for (index, hook) in hooks.iter().enumerate() {
             if let Some(event) = hook.event() {
@@ -176,6 +183,7 @@ impl ImportedHooks {
                 sources,
                 by_event,
                 withheld,
+                runtime,
             }),
         }
     }
@@ -402,13 +410,13 @@ impl ImportedHooks {
                 ));
             }
             let (hook, event) = (shared.hooks[index].clone(), event.clone());
-            match tokio::runtime::Handle::try_current() {
-                Ok(runtime) => {
-                    runtime.spawn(async move {
+            match shared.runtime.clone().or_else(Background::process_default) {
+                Some(runtime) => {
+                    runtime.handle().spawn(async move {
                         let _ = contribute(&hook, &event, hook_event).await;
                     });
                 }
-                Err(_) => {
+                None => {
                     tracing::warn!("async hook {} has no runtime to run on; skipped", hook.key)
                 }
             }

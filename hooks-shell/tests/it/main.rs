@@ -12,6 +12,7 @@ mod parse;
 mod records;
 mod reference;
 mod run;
+mod runtime;
 mod shared;
 mod spellings;
 mod support;

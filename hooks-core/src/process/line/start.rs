@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 
 use tokio::process::Command;
 
@@ -69,21 +69,14 @@ pub(super) fn spawn_thread(
         .map(drop)
 }
 
-/// Runs `body` inside a tokio runtime context: the caller's, or one kept for
-/// this. tokio needs one to spawn, poll or kill a child; ours is never driven
-/// (the pipes leave it at once and are served by threads), so the worker
-/// works the same under any executor, or none.
+/// Runs `body` inside a tokio runtime context: the one
+/// [`crate::runtime::ambient`] names (the calling thread's background
+/// runtime, else the host's, else the caller's, else the process default).
+/// tokio needs one to spawn or kill a child; the worker's pipes leave it at
+/// once and are served by threads, so the worker works the same under any
+/// executor, or none, and starts no runtime of its own.
 pub(super) fn with_runtime<T>(body: impl FnOnce() -> T) -> T {
-    static RUNTIME: OnceLock<Option<tokio::runtime::Runtime>> = OnceLock::new();
-    if tokio::runtime::Handle::try_current().is_ok() {
-        return body();
-    }
-    let runtime = RUNTIME.get_or_init(|| {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()
-    });
-    let _entered = runtime.as_ref().map(tokio::runtime::Runtime::enter);
+    let handle = crate::runtime::ambient();
+    let _entered = handle.as_ref().map(tokio::runtime::Handle::enter);
     body()
 }
