@@ -1,5 +1,5 @@
-//! The interpreter behind a shim: a pyenv-style shim (a script that execs
-//! the real Python) runs once; the worker, its restarts and later hosts
+//! The interpreter behind a shim: a pyenv-style shim (a script that hands
+//! over to `pyenv exec`) runs once; the worker, its restarts and later hosts
 //! start the real interpreter it chose, until the shim changes.
 
 use std::os::unix::fs::PermissionsExt;
@@ -26,10 +26,16 @@ def register(ctx):
     ctx.register_hook("pre_tool_call", check)
 "#;
 
+/// A pyenv-shaped shim (it hands over to `pyenv exec`, here a script that
+/// runs `python3`), counting its runs.
 fn write_shim(shim: &Path, count: &Path, comment: &str) {
+    let pyenv = shim.with_file_name("pyenv");
+    std::fs::write(&pyenv, "#!/bin/sh\nshift 2\nexec python3 \"$@\"\n").expect("write pyenv");
+    std::fs::set_permissions(&pyenv, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let script = format!(
-        "#!/bin/sh\n# {comment}\necho run >> '{}'\nexec python3 \"$@\"\n",
-        count.display()
+        "#!/bin/sh\n# {comment}\necho run >> '{}'\nexec \"{}\" exec \"python3\" \"$@\"\n",
+        count.display(),
+        pyenv.display()
     );
     std::fs::write(shim, script).expect("write the shim");
     std::fs::set_permissions(shim, std::fs::Permissions::from_mode(0o755)).expect("chmod");
