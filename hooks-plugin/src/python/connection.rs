@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use hermes_hooks_core::Event;
 use hermes_hooks_core::display::escape;
 use hermes_hooks_core::process::{LineError, LineOptions, LineWorker};
 use serde::Serialize;
@@ -119,12 +120,7 @@ impl Connection {
 
     /// Posts a queued event for `callback` without waiting for it to run
     /// (`observe.rs`); false when it was dropped.
-    pub(crate) fn observe(
-        &self,
-        callback: &str,
-        event: &str,
-        payload: &Map<String, Value>,
-    ) -> Result<bool, WorkerError> {
+    pub(crate) fn observe(&self, callback: &str, event: &Event) -> Result<bool, WorkerError> {
         let pipeline = self.pipeline.get_or_init(|| match Pipeline::start(&self.worker) {
             Ok(pipeline) => Some(pipeline),
             Err(error) => {
@@ -135,7 +131,7 @@ impl Connection {
             }
         });
         match pipeline {
-            Some(pipeline) => Ok(pipeline.post(callback, event, payload)),
+            Some(pipeline) => Ok(pipeline.post(callback, event)),
             None => Err(WorkerError::Worker("no observer pipeline".to_owned())),
         }
     }

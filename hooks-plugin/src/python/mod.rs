@@ -29,6 +29,7 @@
 //! callback in the worker, bounded in flight (drops counted and warned), and
 //! drained by the core's `flush`/`shutdown` through `Callbacks::register_settled`.
 
+mod batch;
 mod connection;
 mod host;
 mod observe;

@@ -17,7 +17,10 @@ once, so the host restarts it rather than failing every later request.
             <- {"id": n, "op": "call", "callback": "<key>:<event>:<qualname>[#n]", "event": ..., "payload": {...}}
             <- {"id": n, "op": "section", "callback": "<key>:section:<id>", "info": {...}}
             <- {"id": n, "op": "ping"}     (a health check: the reader, the writer and the event loop)
-  post      <- {"op": "observe", "callback": ..., "event": ..., "payloads": [{...}, ...]}
+  post      <- {"op": "observe", "callback": ..., "event": ..., "template": {...} | null,
+                "payloads": [{...}, ...]}
+               (with a template, each payload is the template updated with the
+               fields given: the template has every payload's keys, in order)
   notice    -> {"notice": "observed", "callback": ..., "count": n, "errors": [{"type", "error"}, ...],
                 "stderr_lines": lines written to stderr so far (the host shows them first)}
   answer    -> {"id": n, "ok": true, "result": ...}
@@ -390,9 +393,9 @@ class Observer:
         self.ready = threading.Condition(threading.Lock())
         threading.Thread(target=self.run, daemon=True).start()
 
-    def add(self, payloads):
+    def add(self, template, payloads):
         with self.ready:
-            self.pending.extend(payloads)
+            self.pending.append((template, payloads))
             self.ready.notify()
 
     def run(self):
@@ -401,6 +404,7 @@ class Observer:
                 while not self.pending:
                     self.ready.wait()
                 batch, self.pending = self.pending, []
+            count = sum(len(payloads) for _, payloads in batch)
             errors = []
             try:
                 self.run_batch(batch, errors)
@@ -409,7 +413,7 @@ class Observer:
             sys.stdout.flush()
             sys.stderr.flush()
             self.channel.send({"notice": "observed", "callback": self.callback,
-                               "count": len(batch), "errors": errors,
+                               "count": count, "errors": errors,
                                "stderr_lines": PluginStream.lines})
 
 
@@ -422,22 +426,44 @@ class Observer:
         current_plugin.set(plugin)
         telemetry = self.event not in NO_TELEMETRY
         objects = OBJECT_FIELDS.get(self.event, ())
-        for payload in batch:
-            try:
-                kwargs = dict(payload or {})
+        for template, payloads in batch:
+            if isinstance(template, dict):
+                # The template has every payload's keys in their order, so a
+                # copy updated with a payload's fields is that payload. Its
+                # keys are interned (an update keeps them): a callback's
+                # parameters then match them by identity, not by comparison.
+                template = {sys.intern(k) if type(k) is str else k: v for k, v in template.items()}
                 if telemetry:
-                    kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
-                for field in objects:
-                    if field in kwargs:
-                        kwargs[field] = as_record(kwargs[field])
+                    template.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
                 if accepted is not None:
-                    kwargs = {name: value for name, value in kwargs.items() if name in accepted}
-                result = function(**kwargs)
-                if inspect.isawaitable(result):
-                    LOOP.run(result)
-            except BaseException as exc:  # noqa: B036 - an observer must not end the worker
-                if len(errors) < self.MAX_ERRORS:
-                    errors.append(describe(exc))
+                    template = {n: v for n, v in template.items() if n in accepted}
+            else:
+                template = None
+            for payload in payloads:
+                try:
+                    if template is not None:
+                        kwargs = template.copy()
+                        if accepted is None:
+                            kwargs.update(payload)
+                        else:
+                            for name, value in payload.items():
+                                if name in accepted:
+                                    kwargs[name] = value
+                    else:
+                        kwargs = dict(payload or {})
+                        if telemetry:
+                            kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
+                        if accepted is not None:
+                            kwargs = {n: v for n, v in kwargs.items() if n in accepted}
+                    for field in objects:
+                        if field in kwargs:
+                            kwargs[field] = as_record(kwargs[field])
+                    result = function(**kwargs)
+                    if result is not None and inspect.isawaitable(result):
+                        LOOP.run(result)
+                except BaseException as exc:  # noqa: B036 - an observer must not end the worker
+                    if len(errors) < self.MAX_ERRORS:
+                        errors.append(describe(exc))
 
 
 class Observers:
@@ -457,7 +483,7 @@ class Observers:
         if observer is None:
             observer = Observer(self.channel, callback, request.get("event"))
             self.observers[callback] = observer
-        observer.add(payloads)
+        observer.add(request.get("template"), payloads)
 
 
 class Loop:
