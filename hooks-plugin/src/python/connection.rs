@@ -159,17 +159,21 @@ impl Connection {
         body: &T,
         deadline: Duration,
     ) -> Result<Value, WorkerError> {
-        let mut message = match serde_json::to_value(body) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => Map::new(),
-            Err(error) => {
-                return Err(WorkerError::Worker(format!(
-                    "cannot encode the request: {error}"
-                )));
+        // `{"op":..,<body's fields>}`, encoded once (no `Value` tree of the payload).
+        let fields = serde_json::to_vec(body)
+            .map_err(|error| WorkerError::Worker(format!("cannot encode the request: {error}")))?;
+        let mut message = Vec::with_capacity(fields.len() + op.len() + 12);
+        message.extend_from_slice(b"{\"op\":");
+        serde_json::to_writer(&mut message, op)
+            .map_err(|error| WorkerError::Worker(format!("cannot encode the request: {error}")))?;
+        match fields.strip_prefix(b"{") {
+            Some(rest) if rest.trim_ascii_start().first() != Some(&b'}') => {
+                message.push(b',');
+                message.extend_from_slice(rest);
             }
-        };
-        message.insert("op".to_owned(), Value::from(op));
-        match self.worker.request(message, deadline) {
+            _ => message.push(b'}'),
+        }
+        match self.worker.request_encoded(&message, deadline) {
             Ok(answer) => match parse_answer(answer) {
                 Answer::Ok(value) => Ok(value),
                 Answer::Raised { kind, message } => Err(WorkerError::Raised { kind, message }),

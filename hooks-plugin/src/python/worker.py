@@ -122,6 +122,8 @@ class PluginStream:
 
     def flush(self):
         # A flush shows a partial line (print(delta, end="", flush=True)) right away.
+        if not self.partial:
+            return  # nothing held back (every request ends with a flush)
         with self.lock:
             for plugin, rest in list(self.partial.items()):
                 self.emit(plugin, rest)
@@ -183,6 +185,10 @@ class Channel:
         if len(line) > MAX_ANSWER_BYTES:
             line = encode({"id": message.get("id"), "ok": False, "type": "ValueError",
                            "error": "the answer is larger than %d bytes" % MAX_ANSWER_BYTES})
+        self.send_line(line)
+
+    def send_line(self, line):
+        """Writes one encoded message and its newline."""
         with self.lock:
             try:
                 self.answers.write(line + "\n")
@@ -235,11 +241,15 @@ def broken(what, exc):
     os._exit(BROKEN_PROTOCOL_EXIT)
 
 
+# Built once: json.dumps with options builds an encoder per call.
+ENCODER = json.JSONEncoder(allow_nan=False, default=repr)
+
+
 def encode(message):
     try:
-        return json.dumps(message, allow_nan=False, default=repr)
+        return ENCODER.encode(message)
     except (TypeError, ValueError, RecursionError):
-        return json.dumps(plain(message, 0), allow_nan=False, default=repr)
+        return ENCODER.encode(plain(message, 0))
 
 
 def plain(value, depth):
@@ -771,7 +781,7 @@ def call(request):
         if accepted is not None:
             kwargs = {name: value for name, value in kwargs.items() if name in accepted}
         result = function(**kwargs)
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):
         result = LOOP.run(result)
     return reply_value(result)
 
@@ -798,7 +808,12 @@ def serve(channel, request, home):
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
-    channel.send(answer)
+    request_id = answer["id"]
+    if answer.get("result", True) is None and type(request_id) is int:
+        # The commonest answer (a hook that lets the call through), without the encoder.
+        channel.send_line('{"id": %d, "ok": true, "result": null}' % request_id)
+    else:
+        channel.send(answer)
 
 
 def end_tree():

@@ -211,6 +211,20 @@ impl LineWorker {
         self.settle(id, answer, deadline)
     }
 
+    /// [`Self::request`] with the request already encoded: `object` is one
+    /// JSON object (`{...}`, no `id`), sent as is with the id put first (no
+    /// `Value` tree built for a body its caller can serialise directly).
+    pub fn request_encoded(&self, object: &[u8], deadline: Duration) -> Answer {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let until = deadline_after(deadline);
+        let (id, slot) = self.send_line(id, with_id(id, object), until)?;
+        let answer = match &self.direct {
+            Some(direct) => direct.wait(&self.shared, &slot, until),
+            None => slot.wait_until(until),
+        };
+        self.settle(id, answer, deadline)
+    }
+
     fn answer_direct(
         &self,
         direct: &direct::Direct,
