@@ -41,5 +41,6 @@ pub use connection::WorkerError;
 pub use host::{HookSpec, InterpreterStatus, LoadReport, PythonHost, SectionSpec};
 pub use protocol::PluginSpec;
 
-/// The worker script, passed to the interpreter with `-c`.
-pub const WORKER_SCRIPT: &str = include_str!("worker.py");
+/// The worker script, passed to the interpreter with `-c`: hooks-core's
+/// shared line-protocol prelude (the fd setup), then `worker.py`.
+pub const WORKER_SCRIPT: &str = hermes_hooks_core::line_worker_script!(include_str!("worker.py"));

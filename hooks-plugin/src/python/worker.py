@@ -76,8 +76,6 @@ OBJECT_FIELDS = {
     "on_kanban_dispatch_tick": ("result",),
 }
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
-# The protocol fds live at or above this number (when the fd limit allows).
-PROTOCOL_FD_BASE = 200
 # The exit status of a worker whose protocol pipes broke.
 BROKEN_PROTOCOL_EXIT = 70
 SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
@@ -162,13 +160,10 @@ class Channel:
     """The protocol: requests in, answers out, one writer at a time."""
 
     def __init__(self):
-        self.requests = os.fdopen(high_dup(0), "r", encoding="utf-8", errors="replace")
-        self.answers = os.fdopen(high_dup(1), "w", encoding="utf-8")
+        # open_protocol, high_dup and above_low_fds: the shared prelude
+        # (hooks-core's process/line/prelude.py, put in front of this script).
+        self.requests, self.answers = open_protocol()
         self.lock = threading.Lock()
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        os.dup2(2, 1)
         raw = os.fdopen(high_dup(2), "w", encoding="utf-8", errors="replace")
         sys.stdout = PluginStream(raw)
         sys.stderr = PluginStream(raw)
@@ -195,40 +190,6 @@ class Channel:
                 self.answers.flush()
             except (OSError, ValueError) as exc:
                 broken("writing answers", exc)
-
-
-def high_dup(fd):
-    """A close-on-exec copy of fd at PROTOCOL_FD_BASE or above (plain dup() if the limit is lower)."""
-    try:
-        import fcntl
-        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, PROTOCOL_FD_BASE)
-    except (ImportError, OSError, ValueError, AttributeError):
-        return os.dup(fd)
-
-
-# What the worker itself opens after start-up (its event loop's selector and
-# self-pipe) is opened above this fd, so a plugin that closes or reuses low fds
-# cannot reach it.
-LOW_FDS = 64
-
-
-def above_low_fds(create):
-    """Runs create() with the free fds below LOW_FDS held, so what it opens lands above them."""
-    held = []
-    try:
-        while True:
-            fd = os.open(os.devnull, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-            if fd >= LOW_FDS:
-                os.close(fd)
-                break
-            held.append(fd)
-    except OSError:
-        pass
-    try:
-        return create()
-    finally:
-        for fd in held:
-            os.close(fd)
 
 
 def broken(what, exc):
@@ -772,7 +733,9 @@ def call(request):
         result = function(types.MappingProxyType(request.get("info") or {}))
     else:
         event = request["event"]
-        kwargs = dict(request.get("payload") or {})
+        # The payload was decoded for this request alone: it is the keywords.
+        kwargs = request.get("payload")
+        kwargs = kwargs if type(kwargs) is dict else dict(kwargs or {})
         if event not in NO_TELEMETRY:
             kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
         for field in OBJECT_FIELDS.get(event, ()):

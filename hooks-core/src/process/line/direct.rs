@@ -240,7 +240,11 @@ const SPIN: Duration = Duration::from_micros(30);
 /// Whether `fd` became readable within [`SPIN`] (or before `deadline`),
 /// looking without blocking.
 fn spin_for(fd: impl AsFd, deadline: Instant) -> bool {
-    let until = (Instant::now() + SPIN).min(deadline);
+    let now = Instant::now();
+    if now >= deadline {
+        return false; // a look without waiting (`closed`): one poll is enough
+    }
+    let until = (now + SPIN).min(deadline);
     let zero = Timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -29,6 +29,7 @@ mod direct;
 mod errors;
 mod read;
 mod restart;
+mod script;
 mod slot;
 mod start;
 mod threads;
@@ -46,6 +47,9 @@ use tokio::process::Command;
 pub use errors::{LineError, LineOptions};
 pub(crate) use read::read_capped_line;
 pub use restart::RestartBudget;
+pub use script::PROTOCOL_PRELUDE;
+#[doc(hidden)]
+pub use script::concat_bytes;
 use slot::Slot;
 use start::{spawn_thread, start, with_runtime};
 
