@@ -13,8 +13,9 @@
 //! it has written and not yet run (ack-clocked, as Nagle's algorithm): an
 //! idle worker gets an event at once, a busy one gets batches that grow with
 //! its backlog, so the wake-ups and lines per event fall as the rate rises.
-//! A hung callback's events wait here (counted in flight, so they are
-//! bounded and dropped past the bound); other callbacks' events flow on.
+//! No event is held longer than [`HOLD`] (200 µs): the tail of a burst, or a
+//! hung callback's events, then go anyway (still counted in flight, so a
+//! hung callback's backlog stays bounded and what passes the bound is dropped).
 //!
 //! Per event the caller only clones the event (a reference count) into the
 //! buffer: the writer thread encodes it, off the core's consumer thread
@@ -23,7 +24,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hermes_hooks_core::Event;
 use hermes_hooks_core::callbacks::FAILURE_MESSAGE_CHARS;
@@ -37,11 +38,10 @@ use super::batch::encode;
 pub(crate) const MAX_IN_FLIGHT: u64 = 4096;
 /// How long one batch's write may take before the worker is declared broken.
 const WRITE_DEADLINE: Duration = Duration::from_secs(30);
-/// How long the writer first waits before it reads notices itself while it
-/// holds events back (doubled while nothing changes, up to [`MAX_HOLD_POLL`]).
-const HOLD_POLL: Duration = Duration::from_micros(100);
-/// The longest wait between two reads of the notices while events are held.
-const MAX_HOLD_POLL: Duration = Duration::from_millis(10);
+/// The longest the writer holds events back to batch them: past it, what
+/// waits is written whatever the worker still has to run (so the last events
+/// of a burst, or a hung callback's, never wait for a notice).
+const HOLD: Duration = Duration::from_micros(200);
 /// Past this many remembered failures the memory is reset.
 const MAX_REMEMBERED_FAILURES: usize = 4096;
 
@@ -157,7 +157,9 @@ impl Pipeline {
         }
         flight.accepted += 1;
         let ready = flight.sendable();
-        let wake = ready && state.idle;
+        // The writer starts its hold when the first event waits, and writes
+        // when one callback's events are to go now.
+        let wake = state.idle && (ready || state.buffer.is_empty());
         state.buffer.push(Item {
             callback: key,
             event: event.clone(),
@@ -199,47 +201,44 @@ impl Pipeline {
     }
 
     /// The writer thread: takes the events of every callback that is
-    /// [`Flight::sendable`], writes one line per run of events of one
-    /// callback, then reads the notices written meanwhile.
+    /// [`Flight::sendable`] (and every event once the oldest held one has
+    /// waited [`HOLD`]), writes one line per run of events of one callback,
+    /// then reads the notices written meanwhile.
     fn write_batches(&self, worker: &LineWorker) {
         // One buffer for every line this writer encodes.
         let mut line = Vec::new();
-        let mut poll = HOLD_POLL;
+        let mut held_since: Option<Instant> = None;
         loop {
             let mut state = self.lock();
             let batch = loop {
                 if state.closed {
                     return;
                 }
-                let batch = take_sendable(&mut state);
+                let all = held_since.is_some_and(|since| since.elapsed() >= HOLD);
+                let batch = take_sendable(&mut state, all);
+                held_since = match held_since {
+                    _ if state.buffer.is_empty() => None,
+                    Some(since) if !all => Some(since),
+                    _ => Some(Instant::now()),
+                };
                 if !batch.is_empty() {
-                    poll = HOLD_POLL;
                     break batch;
                 }
                 state.idle = true;
-                if state.buffer.is_empty() {
-                    state = self
+                state = match held_since {
+                    None => self
                         .wake
                         .wait(state)
-                        .unwrap_or_else(PoisonError::into_inner);
-                    state.idle = false;
-                    continue;
-                }
-                // Events are held until the worker runs what it has: read
-                // its notices now and then (a caller reading the pipe hands
-                // them out too, and wakes this thread).
-                let (guard, waited) = self
-                    .wake
-                    .wait_timeout(state, poll)
-                    .unwrap_or_else(PoisonError::into_inner);
-                state = guard;
+                        .unwrap_or_else(PoisonError::into_inner),
+                    Some(since) => {
+                        let left = HOLD.saturating_sub(since.elapsed());
+                        self.wake
+                            .wait_timeout(state, left)
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .0
+                    }
+                };
                 state.idle = false;
-                if waited.timed_out() {
-                    drop(state);
-                    worker.pump();
-                    poll = (poll * 2).min(MAX_HOLD_POLL);
-                    state = self.lock();
-                }
             };
             state.writing = true;
             drop(state);
@@ -335,15 +334,16 @@ impl Pipeline {
     }
 }
 
-/// The buffered events of every [`Flight::sendable`] callback, in order,
-/// counted as sent; the others' stay buffered, in order.
-fn take_sendable(state: &mut State) -> Vec<Item> {
+/// The buffered events of every [`Flight::sendable`] callback (of every
+/// callback with `all`), in order, counted as sent; the others' stay
+/// buffered, in order.
+fn take_sendable(state: &mut State, all: bool) -> Vec<Item> {
     let mut decided: Vec<(Arc<str>, bool)> = Vec::new();
     let mut send = |callback: &Arc<str>, in_flight: &HashMap<Arc<str>, Flight>| {
         if let Some((_, yes)) = decided.iter().find(|(c, _)| Arc::ptr_eq(c, callback)) {
             return *yes;
         }
-        let yes = in_flight.get(callback).is_some_and(|f| f.sendable());
+        let yes = all || in_flight.get(callback).is_some_and(|f| f.sendable());
         decided.push((Arc::clone(callback), yes));
         yes
     };
