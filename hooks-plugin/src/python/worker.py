@@ -410,6 +410,20 @@ class Observer:
                     template = {n: v for n, v in template.items() if n in accepted}
             else:
                 template = None
+            if template is not None and accepted is None and not objects:
+                # A stream to a **kwargs callback: the loop as tight as it goes.
+                copy = template.copy
+                for payload in payloads:
+                    try:
+                        kwargs = copy()
+                        kwargs.update(payload)
+                        result = function(**kwargs)
+                        if result is not None and inspect.isawaitable(result):
+                            LOOP.run(result)
+                    except BaseException as exc:  # noqa: B036 - as below
+                        if len(errors) < self.MAX_ERRORS:
+                            errors.append(describe(exc))
+                continue
             for payload in payloads:
                 try:
                     if template is not None:
