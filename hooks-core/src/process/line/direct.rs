@@ -204,7 +204,6 @@ impl Direct {
     fn next_line(&self, output: &mut Output, deadline: Instant) -> Read {
         loop {
             if output.reader.buffer().is_empty()
-                && !spin_for(output.reader.get_ref(), deadline)
                 && !wait_for(output.reader.get_ref(), PollFlags::IN, deadline)
             {
                 return Read::TimedOut;
@@ -230,36 +229,6 @@ impl Direct {
                 return Read::Line(std::mem::take(&mut output.line));
             }
         }
-    }
-}
-
-/// How long a reader looks at the pipe without sleeping before it blocks in
-/// `poll(2)`: a worker that answers within it is read without a wake-up.
-const SPIN: Duration = Duration::from_micros(30);
-
-/// Whether `fd` became readable within [`SPIN`] (or before `deadline`),
-/// looking without blocking.
-fn spin_for(fd: impl AsFd, deadline: Instant) -> bool {
-    let now = Instant::now();
-    if now >= deadline {
-        return false; // a look without waiting (`closed`): one poll is enough
-    }
-    let until = (now + SPIN).min(deadline);
-    let zero = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    loop {
-        let mut fds = [PollFd::new(&fd, PollFlags::IN)];
-        match poll(&mut fds, Some(&zero)) {
-            Ok(0) | Err(rustix::io::Errno::INTR) => {}
-            // Ready, hung up, or a poll that fails: let the read report it.
-            _ => return true,
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::hint::spin_loop();
     }
 }
 
