@@ -2,7 +2,11 @@
 //! rm-guard example) and streaming deltas per second through a Python
 //! `on_stream_delta` observer, both through hooks-core `Callbacks` as a host
 //! fires them; and the floor, a minimal one-thread Python echo worker over a
-//! pipe driven from Rust with a line of the same size (`echo_floor_round_trip`). When the reference is installed (`HERMES_REFERENCE_PYTHON`:
+//! pipe driven from Rust with a line of the same size: from the bench thread
+//! with blocking std pipes (`echo_floor_round_trip`), and through the same
+//! `LineWorker::spawn_direct` request path (write, `poll(2)`, read, decode
+//! the answer) as `PythonHost::call_payload`, with the request encoded once
+//! (`echo_floor_line_worker_round_trip`, the honest floor). When the reference is installed (`HERMES_REFERENCE_PYTHON`:
 //! a venv with hermes-agent 0.19.0), the same plugin files are timed in its
 //! in-process `PluginManager.invoke_hook` in the same run
 //! (`benches/reference/python_plugin.py`).
@@ -107,6 +111,7 @@ fn bench_python(c: &mut Criterion) {
         .and_then(|status| status.executable.clone())
         .map_or_else(|| PathBuf::from("python3"), PathBuf::from);
     echo_floor(&mut group, &python);
+    echo_floor_line_worker(&mut group, &python);
     host_round_trip(&mut group, &home, &registration);
     let mut call = 0;
     group.bench_function("pre_tool_call_allowed_round_trip", |b| {
@@ -188,6 +193,43 @@ fn echo_floor(
     });
     drop(input);
     let _ = child.wait();
+}
+
+/// The echo worker of the line protocol: its ready line, then each request
+/// line back as is (it carries the id the answer must repeat).
+const LINE_ECHO: &str = "import sys\nr, w = sys.stdin.buffer, sys.stdout.buffer\nw.write(b'{\"id\": 0, \"ready\": true}\\n')\nw.flush()\nfor line in iter(r.readline, b''):\n    w.write(line)\n    w.flush()\n";
+
+/// The honest floor: the echo worker through the direct `LineWorker` a
+/// Python plugin call uses (the same encode, write, wait, read and decode;
+/// the same wake-up pattern), with the same request body.
+fn echo_floor_line_worker(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    python: &Path,
+) {
+    use hermes_hooks_core::process::{LineOptions, LineWorker};
+    let mut command = tokio::process::Command::new(python);
+    command.arg("-c").arg(LINE_ECHO);
+    let worker = LineWorker::spawn_direct(command, LineOptions::new("echo"), |line, _| {
+        eprintln!("echo worker: {line}")
+    })
+    .expect("start the echo worker");
+    worker
+        .wait_ready(Duration::from_secs(30))
+        .expect("the echo worker is ready");
+    let payload = tool_call("ls -la", 1);
+    let body = json!({"op": "call", "callback": "rm-guard:pre_tool_call:check",
+                      "event": "pre_tool_call", "payload": payload.payload()});
+    // Encoded once: the floor is the transport (our call encodes its payload each time).
+    let object = serde_json::to_vec(&body).expect("encode");
+    group.bench_function("echo_floor_line_worker_round_trip", |b| {
+        b.iter(|| {
+            black_box(
+                worker
+                    .request_encoded(&object, Duration::from_secs(30))
+                    .expect("an echo"),
+            )
+        })
+    });
 }
 
 /// The worker alone: `PythonHost::call_payload` on the calling thread, without

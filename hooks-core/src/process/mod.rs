@@ -61,6 +61,9 @@ mod tree;
 
 #[cfg(target_os = "linux")]
 pub use cgroup::CGROUP_ENV;
+pub use line::PROTOCOL_PRELUDE;
+#[doc(hidden)]
+pub use line::concat_bytes;
 pub use line::{Answer, LineError, LineOptions, LineWorker, NoticeFn, RestartBudget};
 pub use registry::{kill_all_trees, live_trees};
 pub use run::{RunLimits, RunOutput, run};

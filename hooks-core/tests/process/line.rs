@@ -338,3 +338,26 @@ fn concurrent_direct_callers_take_turns_reading() {
     let slow = slow.join().expect("joins").expect("answer");
     assert_eq!(slow["echo"]["n"], -1);
 }
+
+#[test]
+fn an_encoded_request_gets_its_id_and_its_answer() {
+    if !python_available() {
+        return;
+    }
+    for direct in MODES {
+        let worker = echo_worker(Arc::default(), direct);
+        let answer = worker
+            .request_encoded(br#"{"op": "echo", "n": 7}"#, MARGIN)
+            .expect("answer");
+        assert_eq!(answer["echo"]["n"], 7);
+        assert!(answer["echo"]["id"].as_u64().is_some_and(|id| id > 0));
+        // An empty object is a request with only its id.
+        let empty = worker.request_encoded(b"{}", MARGIN).expect("answer");
+        assert_eq!(empty["echo"], json!({"id": empty["id"]}));
+        // A deadline holds as for any request.
+        let error = worker
+            .request_encoded(br#"{"op": "sleep", "s": 60}"#, Duration::from_millis(300))
+            .unwrap_err();
+        assert_eq!(error, LineError::TimedOut(Duration::from_millis(300)));
+    }
+}

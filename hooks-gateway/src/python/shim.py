@@ -34,51 +34,10 @@ import sys
 import threading
 
 
-# The protocol fds live at or above this number (when the fd limit allows), out
-# of reach of a handler that closes or reuses low fds (``os.close(3)``).
-PROTOCOL_FD_BASE = 200
-
-
-def high_dup(fd):
-    try:
-        import fcntl
-        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, PROTOCOL_FD_BASE)
-    except (ImportError, OSError, ValueError, AttributeError):
-        return os.dup(fd)
-
-
-# What the worker itself opens after start-up (its event loop's selector and
-# self-pipe) is opened above this fd, so a plugin that closes or reuses low fds
-# cannot reach it.
-LOW_FDS = 64
-
-
-def above_low_fds(create):
-    """Runs create() with the free fds below LOW_FDS held, so what it opens lands above them."""
-    held = []
-    try:
-        while True:
-            fd = os.open(os.devnull, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-            if fd >= LOW_FDS:
-                os.close(fd)
-                break
-            held.append(fd)
-    except OSError:
-        pass
-    try:
-        return create()
-    finally:
-        for fd in held:
-            os.close(fd)
-
-
-def open_protocol():
-    requests = os.fdopen(high_dup(0), "r", encoding="utf-8", errors="replace")
-    responses = os.fdopen(high_dup(1), "w", encoding="utf-8")
-    null = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(null, 0)
-    os.close(null)
-    os.dup2(2, 1)
+def open_protocol_streams():
+    # open_protocol, high_dup and above_low_fds: the shared prelude
+    # (hooks-core's process/line/prelude.py, put in front of this script).
+    requests, responses = open_protocol()
     sys.stdout = sys.stderr
     return requests, responses
 
@@ -152,7 +111,7 @@ async def serve(handle, requests, responses):
 
 
 def main():
-    requests, responses = open_protocol()
+    requests, responses = open_protocol_streams()
     check_only = sys.argv[1] == "--check"
     path, name = sys.argv[-2], sys.argv[-1]
     try:

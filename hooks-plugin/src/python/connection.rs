@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use hermes_hooks_core::Event;
 use hermes_hooks_core::display::escape;
 use hermes_hooks_core::process::{LineError, LineOptions, LineWorker};
 use serde::Serialize;
@@ -119,12 +120,7 @@ impl Connection {
 
     /// Posts a queued event for `callback` without waiting for it to run
     /// (`observe.rs`); false when it was dropped.
-    pub(crate) fn observe(
-        &self,
-        callback: &str,
-        event: &str,
-        payload: &Map<String, Value>,
-    ) -> Result<bool, WorkerError> {
+    pub(crate) fn observe(&self, callback: &str, event: &Event) -> Result<bool, WorkerError> {
         let pipeline = self.pipeline.get_or_init(|| match Pipeline::start(&self.worker) {
             Ok(pipeline) => Some(pipeline),
             Err(error) => {
@@ -135,7 +131,7 @@ impl Connection {
             }
         });
         match pipeline {
-            Some(pipeline) => Ok(pipeline.post(callback, event, payload)),
+            Some(pipeline) => Ok(pipeline.post(callback, event)),
             None => Err(WorkerError::Worker("no observer pipeline".to_owned())),
         }
     }
@@ -163,17 +159,21 @@ impl Connection {
         body: &T,
         deadline: Duration,
     ) -> Result<Value, WorkerError> {
-        let mut message = match serde_json::to_value(body) {
-            Ok(Value::Object(map)) => map,
-            Ok(_) => Map::new(),
-            Err(error) => {
-                return Err(WorkerError::Worker(format!(
-                    "cannot encode the request: {error}"
-                )));
+        // `{"op":..,<body's fields>}`, encoded once (no `Value` tree of the payload).
+        let fields = serde_json::to_vec(body)
+            .map_err(|error| WorkerError::Worker(format!("cannot encode the request: {error}")))?;
+        let mut message = Vec::with_capacity(fields.len() + op.len() + 12);
+        message.extend_from_slice(b"{\"op\":");
+        serde_json::to_writer(&mut message, op)
+            .map_err(|error| WorkerError::Worker(format!("cannot encode the request: {error}")))?;
+        match fields.strip_prefix(b"{") {
+            Some(rest) if rest.trim_ascii_start().first() != Some(&b'}') => {
+                message.push(b',');
+                message.extend_from_slice(rest);
             }
-        };
-        message.insert("op".to_owned(), Value::from(op));
-        match self.worker.request(message, deadline) {
+            _ => message.push(b'}'),
+        }
+        match self.worker.request_encoded(&message, deadline) {
             Ok(answer) => match parse_answer(answer) {
                 Answer::Ok(value) => Ok(value),
                 Answer::Raised { kind, message } => Err(WorkerError::Raised { kind, message }),

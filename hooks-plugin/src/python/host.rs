@@ -319,15 +319,28 @@ impl PythonHost {
     fn observe(&self, callback: &str, event: &Event) -> CallbackResult {
         // A streaming hot path: no look at the pipe per event (the pipeline's
         // writer finds a dead worker, and the next round trip restarts it).
-        let current = lock(&self.state).connection.clone();
-        let connection = match current {
-            Some(connection) if connection.seems_alive() => connection,
-            _ => self.connection().map_err(worker_error)?,
+        // One lock per event: the live connection, and whether the plugin
+        // runs in it (nothing has failed, the usual case, costs no lookup).
+        let current = {
+            let state = lock(&self.state);
+            match &state.connection {
+                Some(connection) if connection.seems_alive() && state.failed.is_empty() => {
+                    Some(Arc::clone(connection))
+                }
+                _ => None,
+            }
         };
-        if let Some(reason) = self.callback_failure(callback) {
-            return Err(CallbackError::new("PluginWorkerError", reason));
-        }
-        match connection.observe(callback, event.name().as_str(), event.payload()) {
+        let connection = match current {
+            Some(connection) => connection,
+            None => {
+                let connection = self.connection().map_err(worker_error)?;
+                if let Some(reason) = self.callback_failure(callback) {
+                    return Err(CallbackError::new("PluginWorkerError", reason));
+                }
+                connection
+            }
+        };
+        match connection.observe(callback, event) {
             Ok(_posted) => Ok(None),
             Err(_) => self.call_within(
                 callback,

@@ -29,6 +29,7 @@
 //! callback in the worker, bounded in flight (drops counted and warned), and
 //! drained by the core's `flush`/`shutdown` through `Callbacks::register_settled`.
 
+mod batch;
 mod connection;
 mod host;
 mod observe;
@@ -40,5 +41,6 @@ pub use connection::WorkerError;
 pub use host::{HookSpec, InterpreterStatus, LoadReport, PythonHost, SectionSpec};
 pub use protocol::PluginSpec;
 
-/// The worker script, passed to the interpreter with `-c`.
-pub const WORKER_SCRIPT: &str = include_str!("worker.py");
+/// The worker script, passed to the interpreter with `-c`: hooks-core's
+/// shared line-protocol prelude (the fd setup), then `worker.py`.
+pub const WORKER_SCRIPT: &str = hermes_hooks_core::line_worker_script!(include_str!("worker.py"));

@@ -8,42 +8,87 @@
 //! [`Pipeline::settled`] (registered with hooks-core's
 //! `Callbacks::register_settled`) makes `flush` and `shutdown` wait for the
 //! worker as they wait for the core's own queues.
+//!
+//! A callback's events are written when it has at least as many waiting as
+//! it has written and not yet run (ack-clocked, as Nagle's algorithm): an
+//! idle worker gets an event at once, a busy one gets batches that grow with
+//! its backlog, so the wake-ups and lines per event fall as the rate rises.
+//! No event is held longer than [`HOLD`] (200 µs): the tail of a burst, or a
+//! hung callback's events, then go anyway (still counted in flight, so a
+//! hung callback's backlog stays bounded and what passes the bound is dropped).
+//!
+//! Per event the caller only clones the event (a reference count) into the
+//! buffer: the writer thread encodes it, off the core's consumer thread
+//! (`batch.rs`: a stream's repeated fields are sent once per batch).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use hermes_hooks_core::Event;
 use hermes_hooks_core::callbacks::FAILURE_MESSAGE_CHARS;
 use hermes_hooks_core::display::escape;
 use hermes_hooks_core::process::LineWorker;
 use serde_json::{Map, Value};
 
+use super::batch::encode;
+
 /// How many events one callback may have posted and not yet run.
 pub(crate) const MAX_IN_FLIGHT: u64 = 4096;
 /// How long one batch's write may take before the worker is declared broken.
 const WRITE_DEADLINE: Duration = Duration::from_secs(30);
+/// The longest the writer holds events back to batch them: past it, what
+/// waits is written whatever the worker still has to run (so the last events
+/// of a burst, or a hung callback's, never wait for a notice).
+const HOLD: Duration = Duration::from_micros(200);
 /// Past this many remembered failures the memory is reset.
 const MAX_REMEMBERED_FAILURES: usize = 4096;
 
-/// One event waiting to be written: its callback, event name and payload JSON.
-struct Item {
-    callback: Arc<str>,
-    event: Arc<str>,
-    payload: Vec<u8>,
+/// One event waiting to be written, and the callback it is for.
+pub(super) struct Item {
+    pub(super) callback: Arc<str>,
+    pub(super) event: Event,
+}
+
+/// One callback's events in flight.
+struct Flight {
+    /// The callback's id, shared by its buffered events.
+    key: Arc<str>,
+    /// Accepted and not yet reported run by the worker.
+    accepted: u64,
+    /// Of those, written to the worker.
+    sent: u64,
+}
+
+impl Flight {
+    fn new(key: Arc<str>) -> Flight {
+        Flight {
+            key,
+            accepted: 0,
+            sent: 0,
+        }
+    }
+
+    /// Whether its waiting events are to be written now: some wait, and at
+    /// least as many as the worker has not run yet.
+    fn sendable(&self) -> bool {
+        let waiting = self.accepted.saturating_sub(self.sent);
+        waiting > 0 && waiting >= self.sent
+    }
 }
 
 #[derive(Default)]
 struct State {
     /// Accepted, not yet written.
     buffer: Vec<Item>,
-    /// Per callback: accepted and not yet reported run by the worker.
-    in_flight: HashMap<Arc<str>, u64>,
+    /// Per callback: its events in flight.
+    in_flight: HashMap<Arc<str>, Flight>,
     /// Callbacks whose drops were already warned about.
     warned_full: HashSet<Arc<str>>,
     /// The writer holds a batch it has not finished writing.
     writing: bool,
-    /// The writer waits for items.
+    /// The writer waits for events to write.
     idle: bool,
     /// The most stderr lines a notice said the worker had written: what the
     /// host must have shown before the events count as run (a plugin's last
@@ -82,45 +127,43 @@ impl Pipeline {
         Ok(pipeline)
     }
 
-    /// Queues one event for `callback` without waiting; false when it was
+    /// Queues `event` for `callback` without waiting; false when it was
     /// dropped (the callback has [`MAX_IN_FLIGHT`] events in flight).
-    pub(crate) fn post(&self, callback: &str, event: &str, payload: &Map<String, Value>) -> bool {
-        let Ok(payload) = serde_json::to_vec(payload) else {
-            return false;
-        };
+    pub(crate) fn post(&self, callback: &str, event: &Event) -> bool {
         let mut state = self.lock();
         if state.closed {
             return false;
         }
-        let key: Arc<str> = match state.in_flight.get_key_value(callback) {
-            Some((key, _)) => Arc::clone(key),
-            None => Arc::from(callback),
+        if !state.in_flight.contains_key(callback) {
+            let key: Arc<str> = Arc::from(callback);
+            state.in_flight.insert(Arc::clone(&key), Flight::new(key));
+        }
+        let Some(flight) = state.in_flight.get_mut(callback) else {
+            return false;
         };
-        let count = state.in_flight.entry(Arc::clone(&key)).or_insert(0);
-        if *count >= MAX_IN_FLIGHT {
+        let key = Arc::clone(&flight.key);
+        if flight.accepted >= MAX_IN_FLIGHT {
             let first = state.warned_full.insert(Arc::clone(&key));
             drop(state);
             let total = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             if first {
                 tracing::warn!(
-                    "Python plugin callback {}: {MAX_IN_FLIGHT} '{event}' events are waiting for the worker; newer ones are dropped ({total} dropped so far)",
-                    escape(callback)
+                    "Python plugin callback {}: {MAX_IN_FLIGHT} '{}' events are waiting for the worker; newer ones are dropped ({total} dropped so far)",
+                    escape(callback),
+                    escape(event.name().as_str())
                 );
             }
             return false;
         }
-        *count += 1;
-        let event: Arc<str> = state
-            .buffer
-            .last()
-            .filter(|item| &*item.event == event)
-            .map_or_else(|| Arc::from(event), |item| Arc::clone(&item.event));
+        flight.accepted += 1;
+        let ready = flight.sendable();
+        // The writer starts its hold when the first event waits, and writes
+        // when one callback's events are to go now.
+        let wake = state.idle && (ready || state.buffer.is_empty());
         state.buffer.push(Item {
             callback: key,
-            event,
-            payload,
+            event: event.clone(),
         });
-        let wake = state.idle;
         drop(state);
         if wake {
             self.wake.notify_one();
@@ -152,29 +195,53 @@ impl Pipeline {
 
     fn is_settled(&self) -> bool {
         let state = self.lock();
-        state.buffer.is_empty() && !state.writing && state.in_flight.values().all(|n| *n == 0)
+        state.buffer.is_empty()
+            && !state.writing
+            && state.in_flight.values().all(|f| f.accepted == 0)
     }
 
-    /// The writer thread: takes everything accepted, writes one line per run
-    /// of events of one callback, then reads the notices written meanwhile.
+    /// The writer thread: takes the events of every callback that is
+    /// [`Flight::sendable`] (and every event once the oldest held one has
+    /// waited [`HOLD`]), writes one line per run of events of one callback,
+    /// then reads the notices written meanwhile.
     fn write_batches(&self, worker: &LineWorker) {
+        // One buffer for every line this writer encodes.
+        let mut line = Vec::new();
+        let mut held_since: Option<Instant> = None;
         loop {
             let mut state = self.lock();
-            while state.buffer.is_empty() && !state.closed {
+            let batch = loop {
+                if state.closed {
+                    return;
+                }
+                let all = held_since.is_some_and(|since| since.elapsed() >= HOLD);
+                let batch = take_sendable(&mut state, all);
+                held_since = match held_since {
+                    _ if state.buffer.is_empty() => None,
+                    Some(since) if !all => Some(since),
+                    _ => Some(Instant::now()),
+                };
+                if !batch.is_empty() {
+                    break batch;
+                }
                 state.idle = true;
-                state = self
-                    .wake
-                    .wait(state)
-                    .unwrap_or_else(PoisonError::into_inner);
+                state = match held_since {
+                    None => self
+                        .wake
+                        .wait(state)
+                        .unwrap_or_else(PoisonError::into_inner),
+                    Some(since) => {
+                        let left = HOLD.saturating_sub(since.elapsed());
+                        self.wake
+                            .wait_timeout(state, left)
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .0
+                    }
+                };
                 state.idle = false;
-            }
-            if state.closed {
-                return;
-            }
-            let batch = std::mem::take(&mut state.buffer);
+            };
             state.writing = true;
             drop(state);
-            let mut line = Vec::new();
             let mut start = 0;
             while start < batch.len() {
                 let callback = &batch[start].callback;
@@ -199,8 +266,9 @@ impl Pipeline {
     fn forget(&self, items: &[Item]) {
         let mut state = self.lock();
         for item in items {
-            if let Some(count) = state.in_flight.get_mut(&item.callback) {
-                *count = count.saturating_sub(1);
+            if let Some(flight) = state.in_flight.get_mut(&item.callback) {
+                flight.accepted = flight.accepted.saturating_sub(1);
+                flight.sent = flight.sent.saturating_sub(1);
             }
         }
     }
@@ -221,8 +289,16 @@ impl Pipeline {
             if let Some(lines) = written {
                 state.stderr_lines = state.stderr_lines.max(lines);
             }
-            if let Some(count) = state.in_flight.get_mut(callback) {
-                *count = count.saturating_sub(ran);
+            let mut wake = false;
+            if let Some(flight) = state.in_flight.get_mut(callback) {
+                flight.accepted = flight.accepted.saturating_sub(ran);
+                flight.sent = flight.sent.saturating_sub(ran);
+                let ready = flight.sendable();
+                wake = ready && state.idle;
+            }
+            drop(state);
+            if wake {
+                self.wake.notify_one();
             }
         }
         let errors = notice.get("errors").and_then(Value::as_array);
@@ -258,46 +334,32 @@ impl Pipeline {
     }
 }
 
-/// `{"op":"observe","callback":..,"event":..,"payloads":[..]}` and its newline, into `line`.
-fn encode(items: &[Item], line: &mut Vec<u8>) {
-    line.clear();
-    let Some(first) = items.first() else {
-        return;
-    };
-    let text = |value: &str| serde_json::to_string(value).unwrap_or_else(|_| "\"\"".to_owned());
-    line.extend_from_slice(b"{\"op\":\"observe\",\"callback\":");
-    line.extend_from_slice(text(&first.callback).as_bytes());
-    line.extend_from_slice(b",\"event\":");
-    line.extend_from_slice(text(&first.event).as_bytes());
-    line.extend_from_slice(b",\"payloads\":[");
-    for (index, item) in items.iter().enumerate() {
-        if index > 0 {
-            line.push(b',');
+/// The buffered events of every [`Flight::sendable`] callback (of every
+/// callback with `all`), in order, counted as sent; the others' stay
+/// buffered, in order.
+fn take_sendable(state: &mut State, all: bool) -> Vec<Item> {
+    let mut decided: Vec<(Arc<str>, bool)> = Vec::new();
+    let mut send = |callback: &Arc<str>, in_flight: &HashMap<Arc<str>, Flight>| {
+        if let Some((_, yes)) = decided.iter().find(|(c, _)| Arc::ptr_eq(c, callback)) {
+            return *yes;
         }
-        line.extend_from_slice(&item.payload);
+        let yes = all || in_flight.get(callback).is_some_and(|f| f.sendable());
+        decided.push((Arc::clone(callback), yes));
+        yes
+    };
+    let buffer = std::mem::take(&mut state.buffer);
+    let mut batch = Vec::with_capacity(buffer.len());
+    for item in buffer {
+        if send(&item.callback, &state.in_flight) {
+            batch.push(item);
+        } else {
+            state.buffer.push(item);
+        }
     }
-    line.extend_from_slice(b"]}\n");
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_batch_is_one_observe_line() {
-        let item = |payload: &str| Item {
-            callback: Arc::from("p:on_stream_delta:f"),
-            event: Arc::from("on_stream_delta"),
-            payload: payload.as_bytes().to_vec(),
-        };
-        let mut line = Vec::new();
-        encode(&[item("{\"delta\":\"a\"}"), item("{}")], &mut line);
-        assert_eq!(line.last(), Some(&b'\n'));
-        let value: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
-        assert_eq!(
-            value,
-            serde_json::json!({"op": "observe", "callback": "p:on_stream_delta:f",
-                               "event": "on_stream_delta", "payloads": [{"delta": "a"}, {}]})
-        );
+    for item in &batch {
+        if let Some(flight) = state.in_flight.get_mut(&item.callback) {
+            flight.sent += 1;
+        }
     }
+    batch
 }

@@ -17,7 +17,10 @@ once, so the host restarts it rather than failing every later request.
             <- {"id": n, "op": "call", "callback": "<key>:<event>:<qualname>[#n]", "event": ..., "payload": {...}}
             <- {"id": n, "op": "section", "callback": "<key>:section:<id>", "info": {...}}
             <- {"id": n, "op": "ping"}     (a health check: the reader, the writer and the event loop)
-  post      <- {"op": "observe", "callback": ..., "event": ..., "payloads": [{...}, ...]}
+  post      <- {"op": "observe", "callback": ..., "event": ..., "template": {...} | null,
+                "payloads": [{...}, ...]}
+               (with a template, each payload is the template updated with the
+               fields given: the template has every payload's keys, in order)
   notice    -> {"notice": "observed", "callback": ..., "count": n, "errors": [{"type", "error"}, ...],
                 "stderr_lines": lines written to stderr so far (the host shows them first)}
   answer    -> {"id": n, "ok": true, "result": ...}
@@ -73,8 +76,6 @@ OBJECT_FIELDS = {
     "on_kanban_dispatch_tick": ("result",),
 }
 MAX_ANSWER_BYTES = 8 * 1024 * 1024
-# The protocol fds live at or above this number (when the fd limit allows).
-PROTOCOL_FD_BASE = 200
 # The exit status of a worker whose protocol pipes broke.
 BROKEN_PROTOCOL_EXIT = 70
 SECTION_ID = re.compile(r"^[a-z0-9][a-z0-9._-]{0,127}$")
@@ -119,6 +120,8 @@ class PluginStream:
 
     def flush(self):
         # A flush shows a partial line (print(delta, end="", flush=True)) right away.
+        if not self.partial:
+            return  # nothing held back (every request ends with a flush)
         with self.lock:
             for plugin, rest in list(self.partial.items()):
                 self.emit(plugin, rest)
@@ -157,13 +160,10 @@ class Channel:
     """The protocol: requests in, answers out, one writer at a time."""
 
     def __init__(self):
-        self.requests = os.fdopen(high_dup(0), "r", encoding="utf-8", errors="replace")
-        self.answers = os.fdopen(high_dup(1), "w", encoding="utf-8")
+        # open_protocol, high_dup and above_low_fds: the shared prelude
+        # (hooks-core's process/line/prelude.py, put in front of this script).
+        self.requests, self.answers = open_protocol()
         self.lock = threading.Lock()
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        os.dup2(2, 1)
         raw = os.fdopen(high_dup(2), "w", encoding="utf-8", errors="replace")
         sys.stdout = PluginStream(raw)
         sys.stderr = PluginStream(raw)
@@ -180,46 +180,16 @@ class Channel:
         if len(line) > MAX_ANSWER_BYTES:
             line = encode({"id": message.get("id"), "ok": False, "type": "ValueError",
                            "error": "the answer is larger than %d bytes" % MAX_ANSWER_BYTES})
+        self.send_line(line)
+
+    def send_line(self, line):
+        """Writes one encoded message and its newline."""
         with self.lock:
             try:
                 self.answers.write(line + "\n")
                 self.answers.flush()
             except (OSError, ValueError) as exc:
                 broken("writing answers", exc)
-
-
-def high_dup(fd):
-    """A close-on-exec copy of fd at PROTOCOL_FD_BASE or above (plain dup() if the limit is lower)."""
-    try:
-        import fcntl
-        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, PROTOCOL_FD_BASE)
-    except (ImportError, OSError, ValueError, AttributeError):
-        return os.dup(fd)
-
-
-# What the worker itself opens after start-up (its event loop's selector and
-# self-pipe) is opened above this fd, so a plugin that closes or reuses low fds
-# cannot reach it.
-LOW_FDS = 64
-
-
-def above_low_fds(create):
-    """Runs create() with the free fds below LOW_FDS held, so what it opens lands above them."""
-    held = []
-    try:
-        while True:
-            fd = os.open(os.devnull, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-            if fd >= LOW_FDS:
-                os.close(fd)
-                break
-            held.append(fd)
-    except OSError:
-        pass
-    try:
-        return create()
-    finally:
-        for fd in held:
-            os.close(fd)
 
 
 def broken(what, exc):
@@ -232,11 +202,15 @@ def broken(what, exc):
     os._exit(BROKEN_PROTOCOL_EXIT)
 
 
+# Built once: json.dumps with options builds an encoder per call.
+ENCODER = json.JSONEncoder(allow_nan=False, default=repr)
+
+
 def encode(message):
     try:
-        return json.dumps(message, allow_nan=False, default=repr)
+        return ENCODER.encode(message)
     except (TypeError, ValueError, RecursionError):
-        return json.dumps(plain(message, 0), allow_nan=False, default=repr)
+        return ENCODER.encode(plain(message, 0))
 
 
 def plain(value, depth):
@@ -390,9 +364,9 @@ class Observer:
         self.ready = threading.Condition(threading.Lock())
         threading.Thread(target=self.run, daemon=True).start()
 
-    def add(self, payloads):
+    def add(self, template, payloads):
         with self.ready:
-            self.pending.extend(payloads)
+            self.pending.append((template, payloads))
             self.ready.notify()
 
     def run(self):
@@ -401,6 +375,7 @@ class Observer:
                 while not self.pending:
                     self.ready.wait()
                 batch, self.pending = self.pending, []
+            count = sum(len(payloads) for _, payloads in batch)
             errors = []
             try:
                 self.run_batch(batch, errors)
@@ -409,7 +384,7 @@ class Observer:
             sys.stdout.flush()
             sys.stderr.flush()
             self.channel.send({"notice": "observed", "callback": self.callback,
-                               "count": len(batch), "errors": errors,
+                               "count": count, "errors": errors,
                                "stderr_lines": PluginStream.lines})
 
 
@@ -422,22 +397,58 @@ class Observer:
         current_plugin.set(plugin)
         telemetry = self.event not in NO_TELEMETRY
         objects = OBJECT_FIELDS.get(self.event, ())
-        for payload in batch:
-            try:
-                kwargs = dict(payload or {})
+        for template, payloads in batch:
+            if isinstance(template, dict):
+                # The template has every payload's keys in their order, so a
+                # copy updated with a payload's fields is that payload. Its
+                # keys are interned (an update keeps them): a callback's
+                # parameters then match them by identity, not by comparison.
+                template = {sys.intern(k) if type(k) is str else k: v for k, v in template.items()}
                 if telemetry:
-                    kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
-                for field in objects:
-                    if field in kwargs:
-                        kwargs[field] = as_record(kwargs[field])
+                    template.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
                 if accepted is not None:
-                    kwargs = {name: value for name, value in kwargs.items() if name in accepted}
-                result = function(**kwargs)
-                if inspect.isawaitable(result):
-                    LOOP.run(result)
-            except BaseException as exc:  # noqa: B036 - an observer must not end the worker
-                if len(errors) < self.MAX_ERRORS:
-                    errors.append(describe(exc))
+                    template = {n: v for n, v in template.items() if n in accepted}
+            else:
+                template = None
+            if template is not None and accepted is None and not objects:
+                # A stream to a **kwargs callback: the loop as tight as it goes.
+                copy = template.copy
+                for payload in payloads:
+                    try:
+                        kwargs = copy()
+                        kwargs.update(payload)
+                        result = function(**kwargs)
+                        if result is not None and inspect.isawaitable(result):
+                            LOOP.run(result)
+                    except BaseException as exc:  # noqa: B036 - as below
+                        if len(errors) < self.MAX_ERRORS:
+                            errors.append(describe(exc))
+                continue
+            for payload in payloads:
+                try:
+                    if template is not None:
+                        kwargs = template.copy()
+                        if accepted is None:
+                            kwargs.update(payload)
+                        else:
+                            for name, value in payload.items():
+                                if name in accepted:
+                                    kwargs[name] = value
+                    else:
+                        kwargs = dict(payload or {})
+                        if telemetry:
+                            kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
+                        if accepted is not None:
+                            kwargs = {n: v for n, v in kwargs.items() if n in accepted}
+                    for field in objects:
+                        if field in kwargs:
+                            kwargs[field] = as_record(kwargs[field])
+                    result = function(**kwargs)
+                    if result is not None and inspect.isawaitable(result):
+                        LOOP.run(result)
+                except BaseException as exc:  # noqa: B036 - an observer must not end the worker
+                    if len(errors) < self.MAX_ERRORS:
+                        errors.append(describe(exc))
 
 
 class Observers:
@@ -457,7 +468,7 @@ class Observers:
         if observer is None:
             observer = Observer(self.channel, callback, request.get("event"))
             self.observers[callback] = observer
-        observer.add(payloads)
+        observer.add(request.get("template"), payloads)
 
 
 class Loop:
@@ -736,7 +747,9 @@ def call(request):
         result = function(types.MappingProxyType(request.get("info") or {}))
     else:
         event = request["event"]
-        kwargs = dict(request.get("payload") or {})
+        # The payload was decoded for this request alone: it is the keywords.
+        kwargs = request.get("payload")
+        kwargs = kwargs if type(kwargs) is dict else dict(kwargs or {})
         if event not in NO_TELEMETRY:
             kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
         for field in OBJECT_FIELDS.get(event, ()):
@@ -745,7 +758,7 @@ def call(request):
         if accepted is not None:
             kwargs = {name: value for name, value in kwargs.items() if name in accepted}
         result = function(**kwargs)
-    if inspect.isawaitable(result):
+    if result is not None and inspect.isawaitable(result):
         result = LOOP.run(result)
     return reply_value(result)
 
@@ -772,7 +785,12 @@ def serve(channel, request, home):
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
-    channel.send(answer)
+    request_id = answer["id"]
+    if answer.get("result", True) is None and type(request_id) is int:
+        # The commonest answer (a hook that lets the call through), without the encoder.
+        channel.send_line('{"id": %d, "ok": true, "result": null}' % request_id)
+    else:
+        channel.send(answer)
 
 
 def end_tree():

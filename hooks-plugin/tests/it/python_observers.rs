@@ -180,3 +180,93 @@ fn a_callback_with_too_many_events_in_flight_drops_and_says_so() {
         "{text}"
     );
 }
+
+/// Records each call's keywords, in order, and mutates a nested value (which
+/// must not reach the next call); a second callback takes two named fields.
+const RECORDER: &str = r#"
+import copy, json
+seen = []
+narrow = []
+def on_delta(**kwargs):
+    seen.append(copy.deepcopy(list(kwargs.items())))
+    extra = kwargs.get("extra")
+    if isinstance(extra, dict):
+        extra["mutated"] = True
+def named(delta, iteration):
+    narrow.append([delta, iteration])
+def total(**kwargs):
+    return {"context": json.dumps({"seen": seen, "narrow": narrow})}
+def register(ctx):
+    ctx.register_hook("on_stream_delta", on_delta)
+    ctx.register_hook("on_stream_delta", named)
+    ctx.register_hook("pre_llm_call", total)
+"#;
+
+#[test]
+fn an_observer_gets_each_payload_whole_in_its_key_order() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    python_plugin(&home, "recorder", RECORDER);
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [recorder]}",
+        options(),
+        Some(30.0),
+    );
+    // Runs of the same shape (sent with a template) and other shapes between;
+    // enough that the writer batches some (fewer than the core's queue holds).
+    let mut sent = Vec::new();
+    for n in 0..1000 {
+        sent.push(match n % 10 {
+            7 => json!({"kind": "text", "delta": format!("d{n}"), "iteration": n}),
+            8 => json!({"delta": format!("d{n}"), "iteration": 1,
+                        "telemetry_schema_version": "mine"}),
+            _ => json!({"delta": if n % 3 == 0 { "same".to_owned() } else { format!("d{n}") },
+                        "kind": "text", "iteration": 1, "extra": {"x": n % 2}, "none": null}),
+        });
+    }
+    for payload in &sent {
+        assert!(fire(&loaded.callbacks, "on_stream_delta", payload.clone()).is_empty());
+    }
+    futures::executor::block_on(loaded.callbacks.flush(BOUND));
+    let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
+    let context = replies
+        .first()
+        .and_then(|reply| reply["context"].as_str())
+        .unwrap_or("{}");
+    let got: serde_json::Value = serde_json::from_str(context).unwrap_or_default();
+    let expected: Vec<serde_json::Value> = sent
+        .iter()
+        .map(|payload| {
+            let mut pairs: Vec<serde_json::Value> = payload
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(key, value)| json!([key, value]))
+                .collect();
+            if payload.get("telemetry_schema_version").is_none() {
+                pairs.push(json!(["telemetry_schema_version", "hermes.observer.v1"]));
+            }
+            serde_json::Value::from(pairs)
+        })
+        .collect();
+    let seen = got["seen"].as_array().cloned().unwrap_or_default();
+    assert_eq!(seen.len(), sent.len());
+    let wrong = (0..sent.len()).find(|&n| seen[n] != expected[n]);
+    assert_eq!(
+        wrong.map(|n| (n, &seen[n], &expected[n])),
+        None,
+        "call, got, sent"
+    );
+    let narrow: Vec<serde_json::Value> = sent
+        .iter()
+        .map(|payload| json!([payload["delta"], payload["iteration"]]))
+        .collect();
+    assert!(
+        got["narrow"] == serde_json::Value::from(narrow),
+        "{}",
+        got["narrow"]
+    );
+}

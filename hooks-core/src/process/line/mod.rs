@@ -29,6 +29,7 @@ mod direct;
 mod errors;
 mod read;
 mod restart;
+mod script;
 mod slot;
 mod start;
 mod threads;
@@ -46,6 +47,7 @@ use tokio::process::Command;
 pub use errors::{LineError, LineOptions};
 pub(crate) use read::read_capped_line;
 pub use restart::RestartBudget;
+pub use script::{PROTOCOL_PRELUDE, concat_bytes};
 use slot::Slot;
 use start::{spawn_thread, start, with_runtime};
 
@@ -204,8 +206,22 @@ impl LineWorker {
     pub fn request(&self, message: Map<String, Value>, deadline: Duration) -> Answer {
         let until = deadline_after(deadline);
         let (id, slot) = self.send(message, until)?;
+        self.wait_blocking(id, &slot, until, deadline)
+    }
+
+    /// [`Self::request`] with the request already encoded: `object` is one
+    /// JSON object (`{...}`, no `id`), sent as is with the id put first (no
+    /// `Value` tree built for a body its caller can serialise directly).
+    pub fn request_encoded(&self, object: &[u8], deadline: Duration) -> Answer {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let until = deadline_after(deadline);
+        let (id, slot) = self.send_line(id, with_id(id, object), until)?;
+        self.wait_blocking(id, &slot, until, deadline)
+    }
+
+    fn wait_blocking(&self, id: u64, slot: &Slot, until: Instant, deadline: Duration) -> Answer {
         let answer = match &self.direct {
-            Some(direct) => direct.wait(&self.shared, &slot, until),
+            Some(direct) => direct.wait(&self.shared, slot, until),
             None => slot.wait_until(until),
         };
         self.settle(id, answer, deadline)
