@@ -10,7 +10,7 @@ use std::time::Duration;
 use hermes_hooks_core::callbacks::{CallbackError, CallbackResult};
 use hermes_hooks_core::catalog::RunPolicy;
 use hermes_hooks_core::config::DEFAULT_CALLBACK_TIMEOUT_SECS;
-use hermes_hooks_core::interpreter::PythonInterpreter;
+use hermes_hooks_core::interpreter::{PythonInterpreter, ShimChoice};
 use hermes_hooks_core::process::RestartBudget;
 use hermes_hooks_core::prompt::SessionInfo;
 use hermes_hooks_core::{Event, Payload};
@@ -20,7 +20,6 @@ use serde_json::Value;
 use super::connection::{Connection, WorkerError};
 use super::protocol::{CallBody, LoadBody, NoBody, PluginSpec, SectionBody};
 use super::rewire::difference;
-use super::shim;
 
 /// How long the worker may take to start (interpreter start-up, no plugin code).
 const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
@@ -126,7 +125,7 @@ pub struct PythonHost {
     home: PathBuf,
     status: InterpreterStatus,
     /// What (re)starts run: the configured program, or the real interpreter
-    /// behind it when it is a shim (`shim.rs`).
+    /// behind it when it is a version-manager shim ([`ShimChoice`]).
     program: PathBuf,
     state: Mutex<State>,
     /// The deadline of a hook call, in nanoseconds (the callback timeout).
@@ -156,9 +155,9 @@ impl PythonHost {
             error: None,
         };
         let configured = status.interpreter.program.clone();
-        let learn = shim::learn(&configured);
+        let learn = ShimChoice::of(&configured);
         // The real interpreter a shim chose before; the shim when that fails.
-        let started = match learn.as_ref().and_then(|learn| shim::cached(learn, home)) {
+        let started = match learn.as_ref().and_then(|learn| learn.cached(home)) {
             Some(real) => Connection::start(&real, home, STARTUP_TIMEOUT)
                 .map(|connection| (connection, false))
                 .or_else(|_| {
@@ -174,7 +173,7 @@ impl PythonHost {
                 let program = match &learn {
                     Some(learn) if real.is_absolute() && real.is_file() => {
                         if through_shim {
-                            shim::remember(home, learn, real);
+                            learn.remember(home, real);
                         }
                         real.to_owned()
                     }

@@ -35,7 +35,6 @@ mod host;
 mod observe;
 mod protocol;
 mod rewire;
-mod shim;
 
 pub use connection::WorkerError;
 pub use host::{HookSpec, InterpreterStatus, LoadReport, PythonHost, SectionSpec};
