@@ -34,23 +34,29 @@ async fn one_event(home: &Home, python: &Path) -> Vec<Value> {
     values(&emit(&gateway, "agent:start", json!({})).await)
 }
 
-fn python3_available() -> bool {
-    std::process::Command::new("python3")
+/// A home with one `handler.py` hook and a folder for the interpreter
+/// scripts and their start log; `None` (the test is skipped) without python3.
+fn setup(log_name: &str) -> Option<(Home, tempfile::TempDir, PathBuf)> {
+    let available = std::process::Command::new("python3")
         .arg("--version")
         .output()
-        .is_ok_and(|output| output.status.success())
-}
-
-#[tokio::test]
-async fn a_version_shim_starts_once_then_the_program_it_chose() {
-    if !python3_available() {
+        .is_ok_and(|output| output.status.success());
+    if !available {
         eprintln!("skipped: python3 is not available");
-        return;
+        return None;
     }
     let home = Home::new();
     home.python_hook("h", "[agent:start]", REPORTS_ITS_PYTHON);
     let tools = tempfile::tempdir().expect("temp dir");
-    let log = tools.path().join("shim.log");
+    let log = tools.path().join(log_name);
+    Some((home, tools, log))
+}
+
+#[tokio::test]
+async fn a_version_shim_starts_once_then_the_program_it_chose() {
+    let Some((home, tools, log)) = setup("shim.log") else {
+        return;
+    };
     let pyenv = executable(
         &tools.path().join("pyenv/libexec/pyenv"),
         "#!/bin/sh\nshift 2\nexec python3 \"$@\"\n",
@@ -78,14 +84,9 @@ async fn a_version_shim_starts_once_then_the_program_it_chose() {
 
 #[tokio::test]
 async fn a_wrapper_script_runs_for_every_worker() {
-    if !python3_available() {
-        eprintln!("skipped: python3 is not available");
+    let Some((home, tools, log)) = setup("wrapper.log") else {
         return;
-    }
-    let home = Home::new();
-    home.python_hook("h", "[agent:start]", REPORTS_ITS_PYTHON);
-    let tools = tempfile::tempdir().expect("temp dir");
-    let log = tools.path().join("wrapper.log");
+    };
     let wrapper = executable(
         &tools.path().join("bin/python3"),
         &format!(
