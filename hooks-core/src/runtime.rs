@@ -19,6 +19,9 @@ use std::time::Duration;
 
 use tokio::runtime::{Handle, Runtime};
 
+mod policy;
+pub use policy::is_batch;
+
 /// The thread name of a host's runtime threads (workers and blocking pool).
 pub const DEFAULT_THREAD_NAME: &str = "hooks-runtime";
 
@@ -129,6 +132,7 @@ impl Background {
             .thread_name(name)
             .on_thread_start(move || {
                 OWNER.with(|owner| owner.set(id));
+                policy::run_as_batch();
                 started.fetch_add(1, Ordering::SeqCst);
             })
             .on_thread_stop(move || {

@@ -10,12 +10,13 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{Criterion, black_box};
+use hermes_hooks_core::runtime::Background;
 use hermes_hooks_core::wire::{WireContext, write_hook_document};
 use hermes_hooks_core::{Event, HookEvent};
 use hermes_hooks_outbound::Outbound;
 use hermes_hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
 use serde_json::json;
-use tokio::runtime::Runtime;
+use tokio::runtime::Handle;
 
 mod support;
 #[path = "outbound/throughput.rs"]
@@ -23,7 +24,7 @@ mod throughput;
 
 use support::{Answer, context, dead_url, dispatch_now, event, options, percentile, signed, sink};
 
-fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
+fn cpu_pieces(criterion: &mut Criterion, runtime: &Handle) {
     let event = event();
     let context = context();
     let document = EventDocument::new(&event, &context).expect("document");
@@ -90,8 +91,7 @@ fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
     // The accepted path: a live sink, bursts of at most 200 timed, then the
     // lane drained outside the timing so every timed emit is accepted.
     let (url, _) = runtime.block_on(sink(Answer::Ok));
-    let live = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
-        .expect("outbound");
+    let live = Outbound::with_runtime(runtime, vec![signed(&url)], options(256)).expect("outbound");
     criterion.bench_function("dispatch, accepted (live sink, one signed target)", |b| {
         b.iter_custom(|iterations| {
             let mut timed = Duration::ZERO;
@@ -116,8 +116,8 @@ fn cpu_pieces(criterion: &mut Criterion, runtime: &Runtime) {
     );
     // The drop path: a hanging endpoint's lane is full, every emit is dropped.
     let (url, _) = runtime.block_on(sink(Answer::Hang));
-    let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
-        .expect("outbound");
+    let outbound =
+        Outbound::with_runtime(runtime, vec![signed(&url)], options(256)).expect("outbound");
     for _ in 0..300 {
         dispatch_now(&outbound, &event);
     }
@@ -196,15 +196,15 @@ impl NoiseFloor {
     }
 }
 
-fn emit_latency(runtime: &Runtime, scale: usize) {
+fn emit_latency(runtime: &Handle, scale: usize) {
     let event = event();
     println!(
         "\n| endpoint / phase | samples | p50 µs | p99 µs | max µs |\n|---|---:|---:|---:|---:|"
     );
     // Live: bursts of 200, then wait for the deliveries, like the reference's figure.
     let (url, _) = runtime.block_on(sink(Answer::Ok));
-    let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
-        .expect("outbound");
+    let outbound =
+        Outbound::with_runtime(runtime, vec![signed(&url)], options(256)).expect("outbound");
     let mut samples = Vec::new();
     let mut floor = NoiseFloor::new();
     for _ in 0..(50 * scale / 10).max(1) {
@@ -231,9 +231,8 @@ fn emit_latency(runtime: &Runtime, scale: usize) {
         let mut floor = NoiseFloor::new();
         let mut slow = SlowSamples::default();
         for queue in 1..=scale {
-            let outbound =
-                Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
-                    .expect("outbound");
+            let outbound = Outbound::with_runtime(runtime, vec![signed(&url)], options(256))
+                .expect("outbound");
             let emits = if queue == scale { 300 * scale } else { 250 };
             for index in 0..emits {
                 let sample = time_emit(&outbound, &event);
@@ -303,7 +302,7 @@ fn rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-fn rss_flood(runtime: &Runtime, events: usize) {
+fn rss_flood(runtime: &Handle, events: usize) {
     println!(
         "\n| endpoint | events | seconds | RSS start KiB | RSS peak KiB | RSS end KiB | growth KiB | dropped |\n|---|---:|---:|---:|---:|---:|---:|---:|"
     );
@@ -312,8 +311,8 @@ fn rss_flood(runtime: &Runtime, events: usize) {
         ("dead", runtime.block_on(dead_url())),
         ("hanging", runtime.block_on(sink(Answer::Hang)).0),
     ] {
-        let outbound = Outbound::with_runtime(runtime.handle(), vec![signed(&url)], options(256))
-            .expect("outbound");
+        let outbound =
+            Outbound::with_runtime(runtime, vec![signed(&url)], options(256)).expect("outbound");
         for _ in 0..1000 {
             dispatch_now(&outbound, &event);
         }
@@ -339,17 +338,27 @@ fn rss_flood(runtime: &Runtime, events: usize) {
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        // OUTBOUND_BENCH_WORKERS sets the runtime's worker threads (2 by default).
-        .worker_threads(
-            std::env::var("OUTBOUND_BENCH_WORKERS")
-                .ok()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(2),
-        )
-        .enable_all()
-        .build()
-        .expect("runtime");
+    // OUTBOUND_BENCH_WORKERS sets the runtime's worker threads (2 by default).
+    let workers = std::env::var("OUTBOUND_BENCH_WORKERS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(2);
+    // The lanes run where a `Host` runs them: on a `Background` (its threads
+    // at SCHED_BATCH). OUTBOUND_BENCH_RUNTIME=plain: a plain tokio runtime.
+    let plain = std::env::var("OUTBOUND_BENCH_RUNTIME").is_ok_and(|value| value == "plain");
+    let (_plain_runtime, _background, runtime) = if plain {
+        let built = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let handle = built.handle().clone();
+        (Some(built), None, handle)
+    } else {
+        let background = Background::with_threads("hooks-runtime", workers).expect("runtime");
+        let handle = background.handle().clone();
+        (None, Some(background), handle)
+    };
     let benching = std::env::args().any(|arg| arg == "--bench");
     let mut criterion = Criterion::default()
         .warm_up_time(Duration::from_secs(1))

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use hermes_hooks_core::process::ChildTree;
-use hermes_hooks_core::runtime::{Background, Stopped, ambient};
+use hermes_hooks_core::runtime::{Background, Stopped, ambient, is_batch};
 
 use crate::support::{MARGIN, Scratch, assert_all_gone, read_pids, sh};
 
@@ -49,6 +49,27 @@ fn park_forever(background: &Background) -> Arc<AtomicBool> {
         std::future::pending::<()>().await;
     });
     flag
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn its_threads_run_at_sched_batch_and_the_callers_do_not() {
+    // Waking a runtime thread must never preempt the agent's thread that
+    // woke it (the emit tail of BENCHMARKS.md), so its threads run under
+    // SCHED_BATCH; the caller's own policy is left alone.
+    let background = Background::with_threads("rt-batch", 2).expect("runtime");
+    let on_its_threads = background
+        .handle()
+        .block_on(async { tokio::spawn(async { is_batch() }).await })
+        .expect("task");
+    assert!(on_its_threads, "a runtime thread runs at SCHED_BATCH");
+    let blocking = background
+        .handle()
+        .block_on(async { tokio::task::spawn_blocking(is_batch).await })
+        .expect("blocking task");
+    assert!(blocking, "its blocking pool too");
+    assert!(!is_batch(), "the calling thread keeps its policy");
+    assert_eq!(background.shutdown(MARGIN), Stopped::Clean);
 }
 
 #[test]

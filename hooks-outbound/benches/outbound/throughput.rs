@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use hermes_hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
 use hermes_hooks_outbound::{DeliveryOutcome, Outbound};
-use tokio::runtime::Runtime;
+use tokio::runtime::Handle;
 
 use super::support::{
     Answer, context, dispatch_now, event, median, options, signed, sink, sink_on_own_thread,
@@ -51,7 +51,7 @@ struct Run {
 
 /// Prints the table: one row per sender set-up, `events` deliveries per
 /// target per round.
-pub fn throughput(runtime: &Runtime, events: u64) {
+pub fn throughput(runtime: &Handle, events: u64) {
     let rounds: usize = std::env::var("OUTBOUND_BENCH_ROUNDS")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -168,7 +168,7 @@ pub fn throughput(runtime: &Runtime, events: u64) {
 
 /// `lanes` targets on one receiver, each with `concurrency` in flight.
 fn outbound_run(
-    runtime: &Runtime,
+    runtime: &Handle,
     (url, received): (String, Arc<AtomicU64>),
     events: u64,
     lanes: usize,
@@ -183,7 +183,7 @@ fn outbound_run(
         })
         .collect();
     let outbound =
-        Outbound::with_runtime(runtime.handle(), targets, options(256 * lanes)).expect("outbound");
+        Outbound::with_runtime(runtime, targets, options(256 * lanes)).expect("outbound");
     let started = Instant::now();
     let mut sent = 0;
     while sent < events {
@@ -217,7 +217,7 @@ fn outbound_run(
 /// The ceiling: `in_flight` tasks, each posting the same signed body and
 /// draining the answer in a loop, through one keep-alive reqwest client.
 fn reqwest_run(
-    runtime: &Runtime,
+    runtime: &Handle,
     (url, received): (String, Arc<AtomicU64>),
     events: u64,
     in_flight: usize,
