@@ -190,6 +190,10 @@ fn spawner() -> Option<mpsc::Sender<Request>> {
             std::thread::Builder::new()
                 .name("hooks-spawner".into())
                 .spawn(move || {
+                    // Started from a background runtime thread it would be
+                    // at SCHED_BATCH, and so would every child: children get
+                    // the process's own policy instead.
+                    crate::runtime::take_the_process_policy();
                     for request in requests {
                         // A panic in one spawn must not take the thread (and
                         // every later child's parent-death signal) with it.

@@ -73,6 +73,56 @@ fn its_threads_run_at_sched_batch_and_the_callers_do_not() {
 }
 
 #[test]
+#[cfg(target_os = "linux")]
+fn a_child_spawned_from_the_runtime_does_not_inherit_its_policy() {
+    const ALONE: &str = "HOOKS_TEST_POLICY_ALONE";
+    if std::env::var_os(ALONE).is_none() {
+        // Alone in a fresh process, so the supervisor's spawner thread is
+        // started here, from a runtime thread (other tests start it first).
+        let status = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "--exact",
+                "runtime::a_child_spawned_from_the_runtime_does_not_inherit_its_policy",
+                "--test-threads=1",
+            ])
+            .env(ALONE, "1")
+            .status()
+            .expect("rerun");
+        assert!(status.success(), "the test alone failed");
+        return;
+    }
+    let background = Background::with_threads("rt-child", 1).expect("runtime");
+    let output = background
+        .handle()
+        .block_on(async {
+            tokio::spawn(async {
+                let mut command = tokio::process::Command::new("cat");
+                command.arg("/proc/self/stat");
+                let limits = hermes_hooks_core::process::RunLimits::new(
+                    Duration::from_secs(10),
+                    64 * 1024,
+                    Duration::from_millis(200),
+                );
+                hermes_hooks_core::process::run(command, b"", &limits).await
+            })
+            .await
+        })
+        .expect("task")
+        .expect("cat ran");
+    let stat = String::from_utf8_lossy(&output.stdout);
+    let policy = stat
+        .rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(41 - 3))
+        .map(str::to_owned);
+    assert_eq!(
+        policy.as_deref(),
+        Some("0"),
+        "a hook's process runs at the process's policy (SCHED_OTHER), not SCHED_BATCH: {stat}"
+    );
+    assert_eq!(background.shutdown(MARGIN), Stopped::Clean);
+}
+
+#[test]
 fn tasks_run_on_its_named_threads() {
     let background = Background::with_threads("rt-named", 2).expect("runtime");
     let name = background
