@@ -5,7 +5,7 @@
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use futures::FutureExt;
@@ -15,8 +15,8 @@ use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::{Event, HookEvent, Hooks, Outcome};
 use serde_json::{Value, json};
 
-/// The pause before each cold call: well past the workers' 50 µs spin.
-const COLD_PAUSE: Duration = Duration::from_millis(1);
+#[path = "support/cold.rs"]
+mod cold;
 
 fn settings(timeout: Option<Duration>) -> PluginSettings {
     PluginSettings::default()
@@ -171,16 +171,11 @@ fn guard(c: &mut Criterion) {
     let hooks = guarded(Some(Duration::from_secs(30)));
     group.bench_function("1-guard/timeout-30s/cold-worker/futures", |b| {
         b.iter_custom(|iterations| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iterations {
-                std::thread::sleep(COLD_PAUSE);
-                let started = Instant::now();
+            cold::timed_after_pause(iterations, || {
                 black_box(futures::executor::block_on(
                     hooks.collect(black_box(&event)),
                 ));
-                total += started.elapsed();
-            }
-            total
+            })
         })
     });
     group.finish();

@@ -24,7 +24,7 @@
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use crossbeam_utils::CachePadded;
@@ -35,8 +35,8 @@ use nix::sched::{CpuSet, sched_getaffinity, sched_setaffinity};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 
-/// The pause before each cold call: well past the workers' 50 µs spin.
-const COLD_PAUSE: Duration = Duration::from_millis(1);
+#[path = "support/cold.rs"]
+mod cold;
 
 /// Tells the floor's worker thread to exit.
 const STOP: u64 = u64::MAX;
@@ -152,15 +152,10 @@ fn floor(c: &mut Criterion) {
             Wait::Park => {
                 group.bench_function("floor/futex-wake-round-trip", |b| {
                     b.iter_custom(|iterations| {
-                        let mut total = Duration::ZERO;
-                        for _ in 0..iterations {
-                            std::thread::sleep(COLD_PAUSE);
+                        cold::timed_after_pause(iterations, || {
                             n += 1;
-                            let started = Instant::now();
                             round_trip(&slots, &thread, n, wait);
-                            total += started.elapsed();
-                        }
-                        total
+                        })
                     })
                 });
             }
@@ -211,16 +206,11 @@ fn callbacks(c: &mut Criterion) {
     });
     group.bench_function("callbacks/timeout-30s/cold", |b| {
         b.iter_custom(|iterations| {
-            let mut total = Duration::ZERO;
-            for _ in 0..iterations {
-                std::thread::sleep(COLD_PAUSE);
-                let started = Instant::now();
+            cold::timed_after_pause(iterations, || {
                 black_box(futures::executor::block_on(
                     callbacks.dispatch(black_box(&event)),
                 ));
-                total += started.elapsed();
-            }
-            total
+            })
         })
     });
     group.finish();

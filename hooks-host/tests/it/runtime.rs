@@ -245,15 +245,7 @@ fn a_host_in_a_plain_main_runs_everything_on_its_runtime_and_drop_leaks_nothing(
 
     let python_worker = python.then(|| read_pid(&home.path().join("python.pid")));
     drop(host);
-    assert!(
-        wait_until(|| count("hooks-runtime") == 0),
-        "{:?}",
-        thread_names()
-    );
-    assert!(
-        wait_until(|| !alive(gateway_child)),
-        "the gateway handler's child outlived the host"
-    );
+    assert_runtime_and_child_gone(gateway_child, "the host");
     if let Some(pid) = python_worker {
         assert!(
             wait_until(|| !alive(pid)),
@@ -281,15 +273,7 @@ fn shutdown_under_another_executor_stops_the_runtime_and_kills_the_gateway() {
     let report = futures::executor::block_on(host.shutdown(Duration::from_secs(1)));
     assert_eq!(report.runtime, Some(Stopped::Clean), "{report:?}");
     assert!(!report.bound_hit);
-    assert!(
-        wait_until(|| count("hooks-runtime") == 0),
-        "{:?}",
-        thread_names()
-    );
-    assert!(
-        wait_until(|| !alive(gateway_child)),
-        "the gateway handler's child outlived the shutdown"
-    );
+    assert_runtime_and_child_gone(gateway_child, "the shutdown");
     assert!(foreign_runtime_threads().is_empty(), "{:?}", thread_names());
 }
 
@@ -316,4 +300,18 @@ fn an_unbounded_shutdown_does_not_overflow() {
     let host = Host::load_blocking(HostOptions::new().home(home.path())).expect("loads");
     let report = futures::executor::block_on(host.shutdown(Duration::MAX));
     assert_eq!(report.runtime, Some(Stopped::Clean), "{report:?}");
+}
+
+/// No `hooks-runtime` thread is left and the gateway handler's child is
+/// dead (each waited for, bounded) once `what` is over.
+fn assert_runtime_and_child_gone(gateway_child: i32, what: &str) {
+    assert!(
+        wait_until(|| count("hooks-runtime") == 0),
+        "{:?}",
+        thread_names()
+    );
+    assert!(
+        wait_until(|| !alive(gateway_child)),
+        "the gateway handler's child outlived {what}"
+    );
 }
