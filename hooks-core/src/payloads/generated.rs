@@ -118,6 +118,58 @@ impl PreToolCall {
 
 impl HookPayload for PreToolCall {
     const EVENT: HookEvent = HookEvent::PreToolCall;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PreToolCall {
+    const NAMES: &'static [&'static str] = &[
+        "tool_name",
+        "args",
+        "task_id",
+        "session_id",
+        "tool_call_id",
+        "turn_id",
+        "api_request_id",
+        "middleware_trace",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.tool_name)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.args)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.tool_call_id)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_request_id)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.middleware_trace)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.tool_name),
+            1 => super::in_place::InPlace::reset(&mut self.args),
+            2 => super::in_place::InPlace::reset(&mut self.task_id),
+            3 => super::in_place::InPlace::reset(&mut self.session_id),
+            4 => super::in_place::InPlace::reset(&mut self.tool_call_id),
+            5 => super::in_place::InPlace::reset(&mut self.turn_id),
+            6 => super::in_place::InPlace::reset(&mut self.api_request_id),
+            7 => super::in_place::InPlace::reset(&mut self.middleware_trace),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PreToolCall {
@@ -320,6 +372,73 @@ impl PostToolCall {
 
 impl HookPayload for PostToolCall {
     const EVENT: HookEvent = HookEvent::PostToolCall;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PostToolCall {
+    const NAMES: &'static [&'static str] = &[
+        "tool_name",
+        "args",
+        "result",
+        "task_id",
+        "session_id",
+        "tool_call_id",
+        "turn_id",
+        "api_request_id",
+        "duration_ms",
+        "status",
+        "error_type",
+        "error_message",
+        "middleware_trace",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.tool_name)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.args)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.result)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.tool_call_id)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_request_id)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.duration_ms)),
+            9 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.status)),
+            10 => map.next_value_seed(super::in_place::Plain(&mut self.error_type)),
+            11 => map.next_value_seed(super::in_place::Plain(&mut self.error_message)),
+            12 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.middleware_trace)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.tool_name),
+            1 => super::in_place::InPlace::reset(&mut self.args),
+            2 => super::in_place::InPlace::reset(&mut self.result),
+            3 => super::in_place::InPlace::reset(&mut self.task_id),
+            4 => super::in_place::InPlace::reset(&mut self.session_id),
+            5 => super::in_place::InPlace::reset(&mut self.tool_call_id),
+            6 => super::in_place::InPlace::reset(&mut self.turn_id),
+            7 => super::in_place::InPlace::reset(&mut self.api_request_id),
+            8 => super::in_place::InPlace::reset(&mut self.duration_ms),
+            9 => super::in_place::InPlace::reset(&mut self.status),
+            10 => super::in_place::InPlace::reset(&mut self.error_type),
+            11 => super::in_place::InPlace::reset(&mut self.error_message),
+            12 => super::in_place::InPlace::reset(&mut self.middleware_trace),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PostToolCall {
@@ -518,6 +637,70 @@ impl TransformToolResult {
 
 impl HookPayload for TransformToolResult {
     const EVENT: HookEvent = HookEvent::TransformToolResult;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for TransformToolResult {
+    const NAMES: &'static [&'static str] = &[
+        "tool_name",
+        "args",
+        "result",
+        "task_id",
+        "session_id",
+        "tool_call_id",
+        "turn_id",
+        "api_request_id",
+        "duration_ms",
+        "status",
+        "error_type",
+        "error_message",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.tool_name)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.args)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.result)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.tool_call_id)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_request_id)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.duration_ms)),
+            9 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.status)),
+            10 => map.next_value_seed(super::in_place::Plain(&mut self.error_type)),
+            11 => map.next_value_seed(super::in_place::Plain(&mut self.error_message)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.tool_name),
+            1 => super::in_place::InPlace::reset(&mut self.args),
+            2 => super::in_place::InPlace::reset(&mut self.result),
+            3 => super::in_place::InPlace::reset(&mut self.task_id),
+            4 => super::in_place::InPlace::reset(&mut self.session_id),
+            5 => super::in_place::InPlace::reset(&mut self.tool_call_id),
+            6 => super::in_place::InPlace::reset(&mut self.turn_id),
+            7 => super::in_place::InPlace::reset(&mut self.api_request_id),
+            8 => super::in_place::InPlace::reset(&mut self.duration_ms),
+            9 => super::in_place::InPlace::reset(&mut self.status),
+            10 => super::in_place::InPlace::reset(&mut self.error_type),
+            11 => super::in_place::InPlace::reset(&mut self.error_message),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for TransformToolResult {
@@ -643,6 +826,52 @@ impl TransformTerminalOutput {
 
 impl HookPayload for TransformTerminalOutput {
     const EVENT: HookEvent = HookEvent::TransformTerminalOutput;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for TransformTerminalOutput {
+    const NAMES: &'static [&'static str] = &[
+        "command",
+        "output",
+        "returncode",
+        "task_id",
+        "env_type",
+        "tool_call_id",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.command)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.output)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.returncode)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.env_type)),
+            5 => map.next_value_seed(super::in_place::Plain(&mut self.tool_call_id)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.command),
+            1 => super::in_place::InPlace::reset(&mut self.output),
+            2 => super::in_place::InPlace::reset(&mut self.returncode),
+            3 => super::in_place::InPlace::reset(&mut self.task_id),
+            4 => super::in_place::InPlace::reset(&mut self.env_type),
+            5 => super::in_place::InPlace::reset(&mut self.tool_call_id),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for TransformTerminalOutput {
@@ -754,6 +983,52 @@ impl PreTranscription {
 
 impl HookPayload for PreTranscription {
     const EVENT: HookEvent = HookEvent::PreTranscription;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PreTranscription {
+    const NAMES: &'static [&'static str] = &[
+        "file_path",
+        "provider",
+        "model",
+        "language",
+        "prompt",
+        "source",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.file_path)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.model)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.language)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.prompt)),
+            5 => map.next_value_seed(super::in_place::Plain(&mut self.source)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.file_path),
+            1 => super::in_place::InPlace::reset(&mut self.provider),
+            2 => super::in_place::InPlace::reset(&mut self.model),
+            3 => super::in_place::InPlace::reset(&mut self.language),
+            4 => super::in_place::InPlace::reset(&mut self.prompt),
+            5 => super::in_place::InPlace::reset(&mut self.source),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PreTranscription {
@@ -912,6 +1187,66 @@ impl PreLlmCall {
 
 impl HookPayload for PreLlmCall {
     const EVENT: HookEvent = HookEvent::PreLlmCall;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PreLlmCall {
+    const NAMES: &'static [&'static str] = &[
+        "session_id",
+        "task_id",
+        "turn_id",
+        "user_message",
+        "conversation_history",
+        "is_first_turn",
+        "model",
+        "platform",
+        "parent_session_id",
+        "sender_id",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.user_message)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.conversation_history,
+            )),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.is_first_turn)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            8 => map.next_value_seed(super::in_place::Plain(&mut self.parent_session_id)),
+            9 => map.next_value_seed(super::in_place::Plain(&mut self.sender_id)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.session_id),
+            1 => super::in_place::InPlace::reset(&mut self.task_id),
+            2 => super::in_place::InPlace::reset(&mut self.turn_id),
+            3 => super::in_place::InPlace::reset(&mut self.user_message),
+            4 => super::in_place::InPlace::reset(&mut self.conversation_history),
+            5 => super::in_place::InPlace::reset(&mut self.is_first_turn),
+            6 => super::in_place::InPlace::reset(&mut self.model),
+            7 => super::in_place::InPlace::reset(&mut self.platform),
+            8 => super::in_place::InPlace::reset(&mut self.parent_session_id),
+            9 => super::in_place::InPlace::reset(&mut self.sender_id),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PreLlmCall {
@@ -1061,6 +1396,60 @@ impl PostLlmCall {
 
 impl HookPayload for PostLlmCall {
     const EVENT: HookEvent = HookEvent::PostLlmCall;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PostLlmCall {
+    const NAMES: &'static [&'static str] = &[
+        "session_id",
+        "task_id",
+        "turn_id",
+        "user_message",
+        "assistant_response",
+        "conversation_history",
+        "model",
+        "platform",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.user_message)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.assistant_response)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.conversation_history,
+            )),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.session_id),
+            1 => super::in_place::InPlace::reset(&mut self.task_id),
+            2 => super::in_place::InPlace::reset(&mut self.turn_id),
+            3 => super::in_place::InPlace::reset(&mut self.user_message),
+            4 => super::in_place::InPlace::reset(&mut self.assistant_response),
+            5 => super::in_place::InPlace::reset(&mut self.conversation_history),
+            6 => super::in_place::InPlace::reset(&mut self.model),
+            7 => super::in_place::InPlace::reset(&mut self.platform),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PostLlmCall {
@@ -1169,6 +1558,49 @@ impl TransformLlmOutput {
 
 impl HookPayload for TransformLlmOutput {
     const EVENT: HookEvent = HookEvent::TransformLlmOutput;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for TransformLlmOutput {
+    const NAMES: &'static [&'static str] = &[
+        "response_text",
+        "session_id",
+        "model",
+        "platform",
+        "turn_id",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.response_text)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.turn_id)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.response_text),
+            1 => super::in_place::InPlace::reset(&mut self.session_id),
+            2 => super::in_place::InPlace::reset(&mut self.model),
+            3 => super::in_place::InPlace::reset(&mut self.platform),
+            4 => super::in_place::InPlace::reset(&mut self.turn_id),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for TransformLlmOutput {
@@ -1297,6 +1729,55 @@ impl PreVerify {
 
 impl HookPayload for PreVerify {
     const EVENT: HookEvent = HookEvent::PreVerify;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PreVerify {
+    const NAMES: &'static [&'static str] = &[
+        "session_id",
+        "platform",
+        "model",
+        "coding",
+        "attempt",
+        "final_response",
+        "changed_paths",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.coding)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.attempt)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.final_response)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.changed_paths)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.session_id),
+            1 => super::in_place::InPlace::reset(&mut self.platform),
+            2 => super::in_place::InPlace::reset(&mut self.model),
+            3 => super::in_place::InPlace::reset(&mut self.coding),
+            4 => super::in_place::InPlace::reset(&mut self.attempt),
+            5 => super::in_place::InPlace::reset(&mut self.final_response),
+            6 => super::in_place::InPlace::reset(&mut self.changed_paths),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PreVerify {
@@ -1607,6 +2088,104 @@ impl PreApiRequest {
 
 impl HookPayload for PreApiRequest {
     const EVENT: HookEvent = HookEvent::PreApiRequest;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PreApiRequest {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "turn_id",
+        "api_request_id",
+        "session_id",
+        "user_message",
+        "conversation_history",
+        "platform",
+        "model",
+        "provider",
+        "base_url",
+        "api_mode",
+        "api_call_count",
+        "retry_count",
+        "request_messages",
+        "message_count",
+        "tool_count",
+        "approx_input_tokens",
+        "request_char_count",
+        "max_tokens",
+        "started_at",
+        "middleware_trace",
+        "request",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_request_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.user_message)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.conversation_history,
+            )),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            9 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.base_url)),
+            10 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_mode)),
+            11 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_call_count)),
+            12 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.retry_count)),
+            13 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.request_messages)),
+            14 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.message_count)),
+            15 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.tool_count)),
+            16 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.approx_input_tokens,
+            )),
+            17 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.request_char_count)),
+            18 => map.next_value_seed(super::in_place::Plain(&mut self.max_tokens)),
+            19 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.started_at)),
+            20 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.middleware_trace)),
+            21 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.request)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.turn_id),
+            2 => super::in_place::InPlace::reset(&mut self.api_request_id),
+            3 => super::in_place::InPlace::reset(&mut self.session_id),
+            4 => super::in_place::InPlace::reset(&mut self.user_message),
+            5 => super::in_place::InPlace::reset(&mut self.conversation_history),
+            6 => super::in_place::InPlace::reset(&mut self.platform),
+            7 => super::in_place::InPlace::reset(&mut self.model),
+            8 => super::in_place::InPlace::reset(&mut self.provider),
+            9 => super::in_place::InPlace::reset(&mut self.base_url),
+            10 => super::in_place::InPlace::reset(&mut self.api_mode),
+            11 => super::in_place::InPlace::reset(&mut self.api_call_count),
+            12 => super::in_place::InPlace::reset(&mut self.retry_count),
+            13 => super::in_place::InPlace::reset(&mut self.request_messages),
+            14 => super::in_place::InPlace::reset(&mut self.message_count),
+            15 => super::in_place::InPlace::reset(&mut self.tool_count),
+            16 => super::in_place::InPlace::reset(&mut self.approx_input_tokens),
+            17 => super::in_place::InPlace::reset(&mut self.request_char_count),
+            18 => super::in_place::InPlace::reset(&mut self.max_tokens),
+            19 => super::in_place::InPlace::reset(&mut self.started_at),
+            20 => super::in_place::InPlace::reset(&mut self.middleware_trace),
+            21 => super::in_place::InPlace::reset(&mut self.request),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PreApiRequest {
@@ -1936,6 +2515,101 @@ impl PostApiRequest {
 
 impl HookPayload for PostApiRequest {
     const EVENT: HookEvent = HookEvent::PostApiRequest;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PostApiRequest {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "turn_id",
+        "api_request_id",
+        "session_id",
+        "platform",
+        "model",
+        "provider",
+        "base_url",
+        "api_mode",
+        "api_call_count",
+        "api_duration",
+        "started_at",
+        "ended_at",
+        "finish_reason",
+        "message_count",
+        "response_model",
+        "response",
+        "usage",
+        "assistant_message",
+        "assistant_content_chars",
+        "assistant_tool_call_count",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_request_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.base_url)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_mode)),
+            9 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_call_count)),
+            10 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_duration)),
+            11 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.started_at)),
+            12 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.ended_at)),
+            13 => map.next_value_seed(super::in_place::Plain(&mut self.finish_reason)),
+            14 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.message_count)),
+            15 => map.next_value_seed(super::in_place::Plain(&mut self.response_model)),
+            16 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.response)),
+            17 => map.next_value_seed(super::in_place::Plain(&mut self.usage)),
+            18 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.assistant_message)),
+            19 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.assistant_content_chars,
+            )),
+            20 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.assistant_tool_call_count,
+            )),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.turn_id),
+            2 => super::in_place::InPlace::reset(&mut self.api_request_id),
+            3 => super::in_place::InPlace::reset(&mut self.session_id),
+            4 => super::in_place::InPlace::reset(&mut self.platform),
+            5 => super::in_place::InPlace::reset(&mut self.model),
+            6 => super::in_place::InPlace::reset(&mut self.provider),
+            7 => super::in_place::InPlace::reset(&mut self.base_url),
+            8 => super::in_place::InPlace::reset(&mut self.api_mode),
+            9 => super::in_place::InPlace::reset(&mut self.api_call_count),
+            10 => super::in_place::InPlace::reset(&mut self.api_duration),
+            11 => super::in_place::InPlace::reset(&mut self.started_at),
+            12 => super::in_place::InPlace::reset(&mut self.ended_at),
+            13 => super::in_place::InPlace::reset(&mut self.finish_reason),
+            14 => super::in_place::InPlace::reset(&mut self.message_count),
+            15 => super::in_place::InPlace::reset(&mut self.response_model),
+            16 => super::in_place::InPlace::reset(&mut self.response),
+            17 => super::in_place::InPlace::reset(&mut self.usage),
+            18 => super::in_place::InPlace::reset(&mut self.assistant_message),
+            19 => super::in_place::InPlace::reset(&mut self.assistant_content_chars),
+            20 => super::in_place::InPlace::reset(&mut self.assistant_tool_call_count),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PostApiRequest {
@@ -2253,6 +2927,94 @@ impl ApiRequestError {
 
 impl HookPayload for ApiRequestError {
     const EVENT: HookEvent = HookEvent::ApiRequestError;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for ApiRequestError {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "turn_id",
+        "api_request_id",
+        "session_id",
+        "platform",
+        "model",
+        "provider",
+        "base_url",
+        "api_mode",
+        "api_call_count",
+        "api_duration",
+        "started_at",
+        "ended_at",
+        "status_code",
+        "retry_count",
+        "max_retries",
+        "retryable",
+        "reason",
+        "error",
+        "request",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_request_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.base_url)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_mode)),
+            9 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_call_count)),
+            10 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_duration)),
+            11 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.started_at)),
+            12 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.ended_at)),
+            13 => map.next_value_seed(super::in_place::Plain(&mut self.status_code)),
+            14 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.retry_count)),
+            15 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.max_retries)),
+            16 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.retryable)),
+            17 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.reason)),
+            18 => map.next_value_seed(super::in_place::Plain(&mut self.error)),
+            19 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.request)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.turn_id),
+            2 => super::in_place::InPlace::reset(&mut self.api_request_id),
+            3 => super::in_place::InPlace::reset(&mut self.session_id),
+            4 => super::in_place::InPlace::reset(&mut self.platform),
+            5 => super::in_place::InPlace::reset(&mut self.model),
+            6 => super::in_place::InPlace::reset(&mut self.provider),
+            7 => super::in_place::InPlace::reset(&mut self.base_url),
+            8 => super::in_place::InPlace::reset(&mut self.api_mode),
+            9 => super::in_place::InPlace::reset(&mut self.api_call_count),
+            10 => super::in_place::InPlace::reset(&mut self.api_duration),
+            11 => super::in_place::InPlace::reset(&mut self.started_at),
+            12 => super::in_place::InPlace::reset(&mut self.ended_at),
+            13 => super::in_place::InPlace::reset(&mut self.status_code),
+            14 => super::in_place::InPlace::reset(&mut self.retry_count),
+            15 => super::in_place::InPlace::reset(&mut self.max_retries),
+            16 => super::in_place::InPlace::reset(&mut self.retryable),
+            17 => super::in_place::InPlace::reset(&mut self.reason),
+            18 => super::in_place::InPlace::reset(&mut self.error),
+            19 => super::in_place::InPlace::reset(&mut self.request),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for ApiRequestError {
@@ -2384,6 +3146,52 @@ impl OnStreamStart {
 
 impl HookPayload for OnStreamStart {
     const EVENT: HookEvent = HookEvent::OnStreamStart;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnStreamStart {
+    const NAMES: &'static [&'static str] = &[
+        "turn_id",
+        "iteration",
+        "session_id",
+        "model",
+        "provider",
+        "surface",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::Plain(&mut self.turn_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.iteration)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.surface)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.turn_id),
+            1 => super::in_place::InPlace::reset(&mut self.iteration),
+            2 => super::in_place::InPlace::reset(&mut self.session_id),
+            3 => super::in_place::InPlace::reset(&mut self.model),
+            4 => super::in_place::InPlace::reset(&mut self.provider),
+            5 => super::in_place::InPlace::reset(&mut self.surface),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnStreamStart {
@@ -2519,6 +3327,58 @@ impl OnStreamDelta {
 
 impl HookPayload for OnStreamDelta {
     const EVENT: HookEvent = HookEvent::OnStreamDelta;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnStreamDelta {
+    const NAMES: &'static [&'static str] = &[
+        "delta",
+        "kind",
+        "turn_id",
+        "iteration",
+        "session_id",
+        "model",
+        "provider",
+        "surface",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.delta)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.kind)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.turn_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.iteration)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.surface)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.delta),
+            1 => super::in_place::InPlace::reset(&mut self.kind),
+            2 => super::in_place::InPlace::reset(&mut self.turn_id),
+            3 => super::in_place::InPlace::reset(&mut self.iteration),
+            4 => super::in_place::InPlace::reset(&mut self.session_id),
+            5 => super::in_place::InPlace::reset(&mut self.model),
+            6 => super::in_place::InPlace::reset(&mut self.provider),
+            7 => super::in_place::InPlace::reset(&mut self.surface),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnStreamDelta {
@@ -2667,6 +3527,61 @@ impl OnStreamEnd {
 
 impl HookPayload for OnStreamEnd {
     const EVENT: HookEvent = HookEvent::OnStreamEnd;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnStreamEnd {
+    const NAMES: &'static [&'static str] = &[
+        "final_text",
+        "finished",
+        "error",
+        "turn_id",
+        "iteration",
+        "session_id",
+        "model",
+        "provider",
+        "surface",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.final_text)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.finished)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.error)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.turn_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.iteration)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.surface)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.final_text),
+            1 => super::in_place::InPlace::reset(&mut self.finished),
+            2 => super::in_place::InPlace::reset(&mut self.error),
+            3 => super::in_place::InPlace::reset(&mut self.turn_id),
+            4 => super::in_place::InPlace::reset(&mut self.iteration),
+            5 => super::in_place::InPlace::reset(&mut self.session_id),
+            6 => super::in_place::InPlace::reset(&mut self.model),
+            7 => super::in_place::InPlace::reset(&mut self.provider),
+            8 => super::in_place::InPlace::reset(&mut self.surface),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnStreamEnd {
@@ -2805,6 +3720,58 @@ impl OnInterimMessage {
 
 impl HookPayload for OnInterimMessage {
     const EVENT: HookEvent = HookEvent::OnInterimMessage;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnInterimMessage {
+    const NAMES: &'static [&'static str] = &[
+        "text",
+        "already_streamed",
+        "turn_id",
+        "iteration",
+        "session_id",
+        "model",
+        "provider",
+        "surface",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.text)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.already_streamed)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.turn_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.iteration)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.surface)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.text),
+            1 => super::in_place::InPlace::reset(&mut self.already_streamed),
+            2 => super::in_place::InPlace::reset(&mut self.turn_id),
+            3 => super::in_place::InPlace::reset(&mut self.iteration),
+            4 => super::in_place::InPlace::reset(&mut self.session_id),
+            5 => super::in_place::InPlace::reset(&mut self.model),
+            6 => super::in_place::InPlace::reset(&mut self.provider),
+            7 => super::in_place::InPlace::reset(&mut self.surface),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnInterimMessage {
@@ -2975,6 +3942,67 @@ impl TransformApiErrorClassification {
 
 impl HookPayload for TransformApiErrorClassification {
     const EVENT: HookEvent = HookEvent::TransformApiErrorClassification;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for TransformApiErrorClassification {
+    const NAMES: &'static [&'static str] = &[
+        "provider",
+        "model",
+        "status_code",
+        "error_type",
+        "error_code",
+        "error_message",
+        "error_body",
+        "error",
+        "approx_tokens",
+        "context_length",
+        "num_messages",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.status_code)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.error_type)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.error_code)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.error_message)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.error_body)),
+            7 => map.next_value_seed(super::in_place::Plain(&mut self.error)),
+            8 => map.next_value_seed(super::in_place::Plain(&mut self.approx_tokens)),
+            9 => map.next_value_seed(super::in_place::Plain(&mut self.context_length)),
+            10 => map.next_value_seed(super::in_place::Plain(&mut self.num_messages)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.provider),
+            1 => super::in_place::InPlace::reset(&mut self.model),
+            2 => super::in_place::InPlace::reset(&mut self.status_code),
+            3 => super::in_place::InPlace::reset(&mut self.error_type),
+            4 => super::in_place::InPlace::reset(&mut self.error_code),
+            5 => super::in_place::InPlace::reset(&mut self.error_message),
+            6 => super::in_place::InPlace::reset(&mut self.error_body),
+            7 => super::in_place::InPlace::reset(&mut self.error),
+            8 => super::in_place::InPlace::reset(&mut self.approx_tokens),
+            9 => super::in_place::InPlace::reset(&mut self.context_length),
+            10 => super::in_place::InPlace::reset(&mut self.num_messages),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for TransformApiErrorClassification {
@@ -3066,6 +4094,39 @@ impl OnSessionStart {
 
 impl HookPayload for OnSessionStart {
     const EVENT: HookEvent = HookEvent::OnSessionStart;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnSessionStart {
+    const NAMES: &'static [&'static str] = &["session_id", "model", "platform"];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.session_id),
+            1 => super::in_place::InPlace::reset(&mut self.model),
+            2 => super::in_place::InPlace::reset(&mut self.platform),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnSessionStart {
@@ -3235,6 +4296,67 @@ impl OnSessionEnd {
 
 impl HookPayload for OnSessionEnd {
     const EVENT: HookEvent = HookEvent::OnSessionEnd;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnSessionEnd {
+    const NAMES: &'static [&'static str] = &[
+        "session_id",
+        "task_id",
+        "turn_id",
+        "completed",
+        "failed",
+        "interrupted",
+        "turn_exit_reason",
+        "model",
+        "platform",
+        "reason",
+        "api_request_id",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.completed)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.failed)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.interrupted)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_exit_reason)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            9 => map.next_value_seed(super::in_place::Plain(&mut self.reason)),
+            10 => map.next_value_seed(super::in_place::Plain(&mut self.api_request_id)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.session_id),
+            1 => super::in_place::InPlace::reset(&mut self.task_id),
+            2 => super::in_place::InPlace::reset(&mut self.turn_id),
+            3 => super::in_place::InPlace::reset(&mut self.completed),
+            4 => super::in_place::InPlace::reset(&mut self.failed),
+            5 => super::in_place::InPlace::reset(&mut self.interrupted),
+            6 => super::in_place::InPlace::reset(&mut self.turn_exit_reason),
+            7 => super::in_place::InPlace::reset(&mut self.model),
+            8 => super::in_place::InPlace::reset(&mut self.platform),
+            9 => super::in_place::InPlace::reset(&mut self.reason),
+            10 => super::in_place::InPlace::reset(&mut self.api_request_id),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnSessionEnd {
@@ -3346,6 +4468,49 @@ impl OnSessionFinalize {
 
 impl HookPayload for OnSessionFinalize {
     const EVENT: HookEvent = HookEvent::OnSessionFinalize;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnSessionFinalize {
+    const NAMES: &'static [&'static str] = &[
+        "session_id",
+        "platform",
+        "reason",
+        "old_session_id",
+        "new_session_id",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::Plain(&mut self.session_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.reason)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.old_session_id)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.new_session_id)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.session_id),
+            1 => super::in_place::InPlace::reset(&mut self.platform),
+            2 => super::in_place::InPlace::reset(&mut self.reason),
+            3 => super::in_place::InPlace::reset(&mut self.old_session_id),
+            4 => super::in_place::InPlace::reset(&mut self.new_session_id),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnSessionFinalize {
@@ -3451,6 +4616,49 @@ impl OnSessionReset {
 
 impl HookPayload for OnSessionReset {
     const EVENT: HookEvent = HookEvent::OnSessionReset;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnSessionReset {
+    const NAMES: &'static [&'static str] = &[
+        "session_id",
+        "platform",
+        "reason",
+        "old_session_id",
+        "new_session_id",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.reason)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.old_session_id)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.new_session_id)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.session_id),
+            1 => super::in_place::InPlace::reset(&mut self.platform),
+            2 => super::in_place::InPlace::reset(&mut self.reason),
+            3 => super::in_place::InPlace::reset(&mut self.old_session_id),
+            4 => super::in_place::InPlace::reset(&mut self.new_session_id),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnSessionReset {
@@ -3592,6 +4800,58 @@ impl OnSkillLifecycle {
 
 impl HookPayload for OnSkillLifecycle {
     const EVENT: HookEvent = HookEvent::OnSkillLifecycle;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnSkillLifecycle {
+    const NAMES: &'static [&'static str] = &[
+        "action",
+        "skill_name",
+        "provenance",
+        "task_id",
+        "session_id",
+        "use_count",
+        "reused",
+        "reuse_after_patch",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.action)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.skill_name)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provenance)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.use_count)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.reused)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.reuse_after_patch)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.action),
+            1 => super::in_place::InPlace::reset(&mut self.skill_name),
+            2 => super::in_place::InPlace::reset(&mut self.provenance),
+            3 => super::in_place::InPlace::reset(&mut self.task_id),
+            4 => super::in_place::InPlace::reset(&mut self.session_id),
+            5 => super::in_place::InPlace::reset(&mut self.use_count),
+            6 => super::in_place::InPlace::reset(&mut self.reused),
+            7 => super::in_place::InPlace::reset(&mut self.reuse_after_patch),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnSkillLifecycle {
@@ -3718,6 +4978,55 @@ impl SubagentStart {
 
 impl HookPayload for SubagentStart {
     const EVENT: HookEvent = HookEvent::SubagentStart;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for SubagentStart {
+    const NAMES: &'static [&'static str] = &[
+        "parent_session_id",
+        "parent_turn_id",
+        "parent_subagent_id",
+        "child_session_id",
+        "child_subagent_id",
+        "child_role",
+        "child_goal",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::Plain(&mut self.parent_session_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.parent_turn_id)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.parent_subagent_id)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.child_session_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.child_subagent_id)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.child_role)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.child_goal)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.parent_session_id),
+            1 => super::in_place::InPlace::reset(&mut self.parent_turn_id),
+            2 => super::in_place::InPlace::reset(&mut self.parent_subagent_id),
+            3 => super::in_place::InPlace::reset(&mut self.child_session_id),
+            4 => super::in_place::InPlace::reset(&mut self.child_subagent_id),
+            5 => super::in_place::InPlace::reset(&mut self.child_role),
+            6 => super::in_place::InPlace::reset(&mut self.child_goal),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for SubagentStart {
@@ -3867,6 +5176,58 @@ impl SubagentStop {
 
 impl HookPayload for SubagentStop {
     const EVENT: HookEvent = HookEvent::SubagentStop;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for SubagentStop {
+    const NAMES: &'static [&'static str] = &[
+        "parent_session_id",
+        "parent_turn_id",
+        "child_session_id",
+        "child_role",
+        "child_summary",
+        "child_status",
+        "tool_call_history",
+        "duration_ms",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.parent_session_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.parent_turn_id)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.child_session_id)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.child_role)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.child_summary)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.child_status)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.tool_call_history)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.duration_ms)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.parent_session_id),
+            1 => super::in_place::InPlace::reset(&mut self.parent_turn_id),
+            2 => super::in_place::InPlace::reset(&mut self.child_session_id),
+            3 => super::in_place::InPlace::reset(&mut self.child_role),
+            4 => super::in_place::InPlace::reset(&mut self.child_summary),
+            5 => super::in_place::InPlace::reset(&mut self.child_status),
+            6 => super::in_place::InPlace::reset(&mut self.tool_call_history),
+            7 => super::in_place::InPlace::reset(&mut self.duration_ms),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for SubagentStop {
@@ -3958,6 +5319,39 @@ impl PreGatewayDispatch {
 
 impl HookPayload for PreGatewayDispatch {
     const EVENT: HookEvent = HookEvent::PreGatewayDispatch;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PreGatewayDispatch {
+    const NAMES: &'static [&'static str] = &["event", "gateway", "session_store"];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.event)),
+            1 => map.next_value_seed(super::in_place::Plain(&mut self.gateway)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.session_store)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.event),
+            1 => super::in_place::InPlace::reset(&mut self.gateway),
+            2 => super::in_place::InPlace::reset(&mut self.session_store),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PreGatewayDispatch {
@@ -4036,6 +5430,39 @@ impl GatewayPlatformEvent {
 
 impl HookPayload for GatewayPlatformEvent {
     const EVENT: HookEvent = HookEvent::GatewayPlatformEvent;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for GatewayPlatformEvent {
+    const NAMES: &'static [&'static str] = &["platform", "event_type", "payload"];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.event_type)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.payload)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.platform),
+            1 => super::in_place::InPlace::reset(&mut self.event_type),
+            2 => super::in_place::InPlace::reset(&mut self.payload),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for GatewayPlatformEvent {
@@ -4141,6 +5568,52 @@ impl PreCommand {
 
 impl HookPayload for PreCommand {
     const EVENT: HookEvent = HookEvent::PreCommand;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PreCommand {
+    const NAMES: &'static [&'static str] = &[
+        "surface",
+        "command",
+        "alias_used",
+        "args_raw",
+        "session_key",
+        "platform",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.surface)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.command)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.alias_used)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.args_raw)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_key)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.surface),
+            1 => super::in_place::InPlace::reset(&mut self.command),
+            2 => super::in_place::InPlace::reset(&mut self.alias_used),
+            3 => super::in_place::InPlace::reset(&mut self.args_raw),
+            4 => super::in_place::InPlace::reset(&mut self.session_key),
+            5 => super::in_place::InPlace::reset(&mut self.platform),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PreCommand {
@@ -4275,6 +5748,58 @@ impl PreApprovalRequest {
 
 impl HookPayload for PreApprovalRequest {
     const EVENT: HookEvent = HookEvent::PreApprovalRequest;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PreApprovalRequest {
+    const NAMES: &'static [&'static str] = &[
+        "command",
+        "description",
+        "pattern_key",
+        "pattern_keys",
+        "session_key",
+        "surface",
+        "turn_id",
+        "tool_call_id",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.command)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.description)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.pattern_key)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.pattern_keys)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_key)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.surface)),
+            6 => map.next_value_seed(super::in_place::Plain(&mut self.turn_id)),
+            7 => map.next_value_seed(super::in_place::Plain(&mut self.tool_call_id)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.command),
+            1 => super::in_place::InPlace::reset(&mut self.description),
+            2 => super::in_place::InPlace::reset(&mut self.pattern_key),
+            3 => super::in_place::InPlace::reset(&mut self.pattern_keys),
+            4 => super::in_place::InPlace::reset(&mut self.session_key),
+            5 => super::in_place::InPlace::reset(&mut self.surface),
+            6 => super::in_place::InPlace::reset(&mut self.turn_id),
+            7 => super::in_place::InPlace::reset(&mut self.tool_call_id),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PreApprovalRequest {
@@ -4435,6 +5960,64 @@ impl PostApprovalResponse {
 
 impl HookPayload for PostApprovalResponse {
     const EVENT: HookEvent = HookEvent::PostApprovalResponse;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PostApprovalResponse {
+    const NAMES: &'static [&'static str] = &[
+        "command",
+        "description",
+        "pattern_key",
+        "pattern_keys",
+        "session_key",
+        "surface",
+        "turn_id",
+        "tool_call_id",
+        "choice",
+        "decided_by",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.command)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.description)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.pattern_key)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.pattern_keys)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_key)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.surface)),
+            6 => map.next_value_seed(super::in_place::Plain(&mut self.turn_id)),
+            7 => map.next_value_seed(super::in_place::Plain(&mut self.tool_call_id)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.choice)),
+            9 => map.next_value_seed(super::in_place::Plain(&mut self.decided_by)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.command),
+            1 => super::in_place::InPlace::reset(&mut self.description),
+            2 => super::in_place::InPlace::reset(&mut self.pattern_key),
+            3 => super::in_place::InPlace::reset(&mut self.pattern_keys),
+            4 => super::in_place::InPlace::reset(&mut self.session_key),
+            5 => super::in_place::InPlace::reset(&mut self.surface),
+            6 => super::in_place::InPlace::reset(&mut self.turn_id),
+            7 => super::in_place::InPlace::reset(&mut self.tool_call_id),
+            8 => super::in_place::InPlace::reset(&mut self.choice),
+            9 => super::in_place::InPlace::reset(&mut self.decided_by),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PostApprovalResponse {
@@ -4539,6 +6122,44 @@ impl KanbanTaskClaimed {
 
 impl HookPayload for KanbanTaskClaimed {
     const EVENT: HookEvent = HookEvent::KanbanTaskClaimed;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for KanbanTaskClaimed {
+    const NAMES: &'static [&'static str] =
+        &["task_id", "profile_name", "board", "assignee", "run_id"];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.profile_name)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.board)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.assignee)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.run_id)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.profile_name),
+            2 => super::in_place::InPlace::reset(&mut self.board),
+            3 => super::in_place::InPlace::reset(&mut self.assignee),
+            4 => super::in_place::InPlace::reset(&mut self.run_id),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for KanbanTaskClaimed {
@@ -4646,6 +6267,52 @@ impl KanbanTaskCompleted {
 
 impl HookPayload for KanbanTaskCompleted {
     const EVENT: HookEvent = HookEvent::KanbanTaskCompleted;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for KanbanTaskCompleted {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "profile_name",
+        "board",
+        "assignee",
+        "run_id",
+        "summary",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.profile_name)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.board)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.assignee)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.run_id)),
+            5 => map.next_value_seed(super::in_place::Plain(&mut self.summary)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.profile_name),
+            2 => super::in_place::InPlace::reset(&mut self.board),
+            3 => super::in_place::InPlace::reset(&mut self.assignee),
+            4 => super::in_place::InPlace::reset(&mut self.run_id),
+            5 => super::in_place::InPlace::reset(&mut self.summary),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for KanbanTaskCompleted {
@@ -4755,6 +6422,52 @@ impl KanbanTaskBlocked {
 
 impl HookPayload for KanbanTaskBlocked {
     const EVENT: HookEvent = HookEvent::KanbanTaskBlocked;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for KanbanTaskBlocked {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "profile_name",
+        "board",
+        "assignee",
+        "run_id",
+        "reason",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.profile_name)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.board)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.assignee)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.run_id)),
+            5 => map.next_value_seed(super::in_place::Plain(&mut self.reason)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.profile_name),
+            2 => super::in_place::InPlace::reset(&mut self.board),
+            3 => super::in_place::InPlace::reset(&mut self.assignee),
+            4 => super::in_place::InPlace::reset(&mut self.run_id),
+            5 => super::in_place::InPlace::reset(&mut self.reason),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for KanbanTaskBlocked {
@@ -4874,6 +6587,55 @@ impl OnKanbanWorkerSpawned {
 
 impl HookPayload for OnKanbanWorkerSpawned {
     const EVENT: HookEvent = HookEvent::OnKanbanWorkerSpawned;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnKanbanWorkerSpawned {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "profile_name",
+        "board",
+        "assignee",
+        "run_id",
+        "worker_pid",
+        "workspace_path",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.profile_name)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.board)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.assignee)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.run_id)),
+            5 => map.next_value_seed(super::in_place::Plain(&mut self.worker_pid)),
+            6 => map.next_value_seed(super::in_place::Plain(&mut self.workspace_path)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.profile_name),
+            2 => super::in_place::InPlace::reset(&mut self.board),
+            3 => super::in_place::InPlace::reset(&mut self.assignee),
+            4 => super::in_place::InPlace::reset(&mut self.run_id),
+            5 => super::in_place::InPlace::reset(&mut self.worker_pid),
+            6 => super::in_place::InPlace::reset(&mut self.workspace_path),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnKanbanWorkerSpawned {
@@ -5033,6 +6795,64 @@ impl OnKanbanWorkerExited {
 
 impl HookPayload for OnKanbanWorkerExited {
     const EVENT: HookEvent = HookEvent::OnKanbanWorkerExited;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnKanbanWorkerExited {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "profile_name",
+        "board",
+        "assignee",
+        "run_id",
+        "worker_pid",
+        "exit_kind",
+        "exit_code",
+        "outcome",
+        "retry_status",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.profile_name)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.board)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.assignee)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.run_id)),
+            5 => map.next_value_seed(super::in_place::Plain(&mut self.worker_pid)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.exit_kind)),
+            7 => map.next_value_seed(super::in_place::Plain(&mut self.exit_code)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.outcome)),
+            9 => map.next_value_seed(super::in_place::Plain(&mut self.retry_status)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.profile_name),
+            2 => super::in_place::InPlace::reset(&mut self.board),
+            3 => super::in_place::InPlace::reset(&mut self.assignee),
+            4 => super::in_place::InPlace::reset(&mut self.run_id),
+            5 => super::in_place::InPlace::reset(&mut self.worker_pid),
+            6 => super::in_place::InPlace::reset(&mut self.exit_kind),
+            7 => super::in_place::InPlace::reset(&mut self.exit_code),
+            8 => super::in_place::InPlace::reset(&mut self.outcome),
+            9 => super::in_place::InPlace::reset(&mut self.retry_status),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnKanbanWorkerExited {
@@ -5169,6 +6989,58 @@ impl OnKanbanWorkerStaleClaim {
 
 impl HookPayload for OnKanbanWorkerStaleClaim {
     const EVENT: HookEvent = HookEvent::OnKanbanWorkerStaleClaim;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnKanbanWorkerStaleClaim {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "profile_name",
+        "board",
+        "assignee",
+        "run_id",
+        "worker_pid",
+        "heartbeat_stale",
+        "retry_status",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.profile_name)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.board)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.assignee)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.run_id)),
+            5 => map.next_value_seed(super::in_place::Plain(&mut self.worker_pid)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.heartbeat_stale)),
+            7 => map.next_value_seed(super::in_place::Plain(&mut self.retry_status)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.profile_name),
+            2 => super::in_place::InPlace::reset(&mut self.board),
+            3 => super::in_place::InPlace::reset(&mut self.assignee),
+            4 => super::in_place::InPlace::reset(&mut self.run_id),
+            5 => super::in_place::InPlace::reset(&mut self.worker_pid),
+            6 => super::in_place::InPlace::reset(&mut self.heartbeat_stale),
+            7 => super::in_place::InPlace::reset(&mut self.retry_status),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnKanbanWorkerStaleClaim {
@@ -5284,6 +7156,52 @@ impl OnKanbanTaskUpdated {
 
 impl HookPayload for OnKanbanTaskUpdated {
     const EVENT: HookEvent = HookEvent::OnKanbanTaskUpdated;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnKanbanTaskUpdated {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "profile_name",
+        "board",
+        "assignee",
+        "run_id",
+        "changed_fields",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.profile_name)),
+            2 => map.next_value_seed(super::in_place::Plain(&mut self.board)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.assignee)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.run_id)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.changed_fields)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.profile_name),
+            2 => super::in_place::InPlace::reset(&mut self.board),
+            3 => super::in_place::InPlace::reset(&mut self.assignee),
+            4 => super::in_place::InPlace::reset(&mut self.run_id),
+            5 => super::in_place::InPlace::reset(&mut self.changed_fields),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnKanbanTaskUpdated {
@@ -5387,6 +7305,44 @@ impl OnKanbanDispatchTick {
 
 impl HookPayload for OnKanbanDispatchTick {
     const EVENT: HookEvent = HookEvent::OnKanbanDispatchTick;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnKanbanDispatchTick {
+    const NAMES: &'static [&'static str] =
+        &["board", "profile_name", "dry_run", "outcome", "result"];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::Plain(&mut self.board)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.profile_name)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.dry_run)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.outcome)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.result)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.board),
+            1 => super::in_place::InPlace::reset(&mut self.profile_name),
+            2 => super::in_place::InPlace::reset(&mut self.dry_run),
+            3 => super::in_place::InPlace::reset(&mut self.outcome),
+            4 => super::in_place::InPlace::reset(&mut self.result),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnKanbanDispatchTick {
@@ -5474,6 +7430,42 @@ impl AgentLoopStopped {
 
 impl HookPayload for AgentLoopStopped {
     const EVENT: HookEvent = HookEvent::AgentLoopStopped;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for AgentLoopStopped {
+    const NAMES: &'static [&'static str] =
+        &["session_key", "platform", "reason", "invalidation_reason"];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_key)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.reason)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.invalidation_reason)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.session_key),
+            1 => super::in_place::InPlace::reset(&mut self.platform),
+            2 => super::in_place::InPlace::reset(&mut self.reason),
+            3 => super::in_place::InPlace::reset(&mut self.invalidation_reason),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for AgentLoopStopped {
@@ -5620,6 +7612,63 @@ impl OnRoomMemberActivity {
 
 impl HookPayload for OnRoomMemberActivity {
     const EVENT: HookEvent = HookEvent::OnRoomMemberActivity;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for OnRoomMemberActivity {
+    const NAMES: &'static [&'static str] = &[
+        "room_id",
+        "thread_id",
+        "member_id",
+        "turn_id",
+        "task_id",
+        "execution_generation",
+        "kind",
+        "seq",
+        "payload",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.room_id)),
+            1 => map.next_value_seed(super::in_place::Plain(&mut self.thread_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.member_id)),
+            3 => map.next_value_seed(super::in_place::Plain(&mut self.turn_id)),
+            4 => map.next_value_seed(super::in_place::Plain(&mut self.task_id)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.execution_generation,
+            )),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.kind)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.seq)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.payload)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.room_id),
+            1 => super::in_place::InPlace::reset(&mut self.thread_id),
+            2 => super::in_place::InPlace::reset(&mut self.member_id),
+            3 => super::in_place::InPlace::reset(&mut self.turn_id),
+            4 => super::in_place::InPlace::reset(&mut self.task_id),
+            5 => super::in_place::InPlace::reset(&mut self.execution_generation),
+            6 => super::in_place::InPlace::reset(&mut self.kind),
+            7 => super::in_place::InPlace::reset(&mut self.seq),
+            8 => super::in_place::InPlace::reset(&mut self.payload),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for OnRoomMemberActivity {
@@ -5942,6 +7991,107 @@ impl PreAuxiliaryCall {
 
 impl HookPayload for PreAuxiliaryCall {
     const EVENT: HookEvent = HookEvent::PreAuxiliaryCall;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PreAuxiliaryCall {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "turn_id",
+        "api_request_id",
+        "session_id",
+        "user_message",
+        "conversation_history",
+        "platform",
+        "model",
+        "provider",
+        "base_url",
+        "api_mode",
+        "api_call_count",
+        "retry_count",
+        "request_messages",
+        "message_count",
+        "tool_count",
+        "approx_input_tokens",
+        "request_char_count",
+        "max_tokens",
+        "started_at",
+        "middleware_trace",
+        "request",
+        "aux_task",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_request_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.user_message)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.conversation_history,
+            )),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            9 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.base_url)),
+            10 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_mode)),
+            11 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_call_count)),
+            12 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.retry_count)),
+            13 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.request_messages)),
+            14 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.message_count)),
+            15 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.tool_count)),
+            16 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.approx_input_tokens,
+            )),
+            17 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.request_char_count)),
+            18 => map.next_value_seed(super::in_place::Plain(&mut self.max_tokens)),
+            19 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.started_at)),
+            20 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.middleware_trace)),
+            21 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.request)),
+            22 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.aux_task)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.turn_id),
+            2 => super::in_place::InPlace::reset(&mut self.api_request_id),
+            3 => super::in_place::InPlace::reset(&mut self.session_id),
+            4 => super::in_place::InPlace::reset(&mut self.user_message),
+            5 => super::in_place::InPlace::reset(&mut self.conversation_history),
+            6 => super::in_place::InPlace::reset(&mut self.platform),
+            7 => super::in_place::InPlace::reset(&mut self.model),
+            8 => super::in_place::InPlace::reset(&mut self.provider),
+            9 => super::in_place::InPlace::reset(&mut self.base_url),
+            10 => super::in_place::InPlace::reset(&mut self.api_mode),
+            11 => super::in_place::InPlace::reset(&mut self.api_call_count),
+            12 => super::in_place::InPlace::reset(&mut self.retry_count),
+            13 => super::in_place::InPlace::reset(&mut self.request_messages),
+            14 => super::in_place::InPlace::reset(&mut self.message_count),
+            15 => super::in_place::InPlace::reset(&mut self.tool_count),
+            16 => super::in_place::InPlace::reset(&mut self.approx_input_tokens),
+            17 => super::in_place::InPlace::reset(&mut self.request_char_count),
+            18 => super::in_place::InPlace::reset(&mut self.max_tokens),
+            19 => super::in_place::InPlace::reset(&mut self.started_at),
+            20 => super::in_place::InPlace::reset(&mut self.middleware_trace),
+            21 => super::in_place::InPlace::reset(&mut self.request),
+            22 => super::in_place::InPlace::reset(&mut self.aux_task),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PreAuxiliaryCall {
@@ -6284,6 +8434,104 @@ impl PostAuxiliaryCall {
 
 impl HookPayload for PostAuxiliaryCall {
     const EVENT: HookEvent = HookEvent::PostAuxiliaryCall;
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        super::in_place::decode(deserializer, place)
+    }
+}
+
+impl super::in_place::Fields for PostAuxiliaryCall {
+    const NAMES: &'static [&'static str] = &[
+        "task_id",
+        "turn_id",
+        "api_request_id",
+        "session_id",
+        "platform",
+        "model",
+        "provider",
+        "base_url",
+        "api_mode",
+        "api_call_count",
+        "api_duration",
+        "started_at",
+        "ended_at",
+        "finish_reason",
+        "message_count",
+        "response_model",
+        "response",
+        "usage",
+        "assistant_message",
+        "assistant_content_chars",
+        "assistant_tool_call_count",
+        "aux_task",
+    ];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        match index {
+            0 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.task_id)),
+            1 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.turn_id)),
+            2 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_request_id)),
+            3 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.session_id)),
+            4 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.platform)),
+            5 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.model)),
+            6 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.provider)),
+            7 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.base_url)),
+            8 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_mode)),
+            9 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_call_count)),
+            10 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.api_duration)),
+            11 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.started_at)),
+            12 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.ended_at)),
+            13 => map.next_value_seed(super::in_place::Plain(&mut self.finish_reason)),
+            14 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.message_count)),
+            15 => map.next_value_seed(super::in_place::Plain(&mut self.response_model)),
+            16 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.response)),
+            17 => map.next_value_seed(super::in_place::Plain(&mut self.usage)),
+            18 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.assistant_message)),
+            19 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.assistant_content_chars,
+            )),
+            20 => map.next_value_seed(super::in_place::NullAsDefault(
+                &mut self.assistant_tool_call_count,
+            )),
+            21 => map.next_value_seed(super::in_place::NullAsDefault(&mut self.aux_task)),
+            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+            0 => super::in_place::InPlace::reset(&mut self.task_id),
+            1 => super::in_place::InPlace::reset(&mut self.turn_id),
+            2 => super::in_place::InPlace::reset(&mut self.api_request_id),
+            3 => super::in_place::InPlace::reset(&mut self.session_id),
+            4 => super::in_place::InPlace::reset(&mut self.platform),
+            5 => super::in_place::InPlace::reset(&mut self.model),
+            6 => super::in_place::InPlace::reset(&mut self.provider),
+            7 => super::in_place::InPlace::reset(&mut self.base_url),
+            8 => super::in_place::InPlace::reset(&mut self.api_mode),
+            9 => super::in_place::InPlace::reset(&mut self.api_call_count),
+            10 => super::in_place::InPlace::reset(&mut self.api_duration),
+            11 => super::in_place::InPlace::reset(&mut self.started_at),
+            12 => super::in_place::InPlace::reset(&mut self.ended_at),
+            13 => super::in_place::InPlace::reset(&mut self.finish_reason),
+            14 => super::in_place::InPlace::reset(&mut self.message_count),
+            15 => super::in_place::InPlace::reset(&mut self.response_model),
+            16 => super::in_place::InPlace::reset(&mut self.response),
+            17 => super::in_place::InPlace::reset(&mut self.usage),
+            18 => super::in_place::InPlace::reset(&mut self.assistant_message),
+            19 => super::in_place::InPlace::reset(&mut self.assistant_content_chars),
+            20 => super::in_place::InPlace::reset(&mut self.assistant_tool_call_count),
+            21 => super::in_place::InPlace::reset(&mut self.aux_task),
+            _ => {}
+        }
+    }
 }
 
 impl std::fmt::Debug for PostAuxiliaryCall {

@@ -32,6 +32,7 @@
 //! are ignored.
 
 mod generated;
+mod in_place;
 
 pub use generated::*;
 
@@ -52,6 +53,35 @@ pub const TELEMETRY_SCHEMA_VERSION: &str = "hermes.observer.v1";
 pub trait HookPayload: Serialize + DeserializeOwned + Into<Event> {
     /// The event this payload belongs to.
     const EVENT: HookEvent;
+
+    /// Decodes a payload object from `deserializer` into `place`, reusing
+    /// the strings, maps and arrays `place` already holds: `place` ends as
+    /// the value [`Deserialize`](serde::Deserialize) would return, without
+    /// a fresh allocation per field. For a decoder that runs once per call
+    /// (a native plugin's), keeping one struct across calls.
+    ///
+    /// On `Err`, `place` holds a mix of old and new fields: decode into it
+    /// again (or reset it) before reading it.
+    ///
+    /// ```
+    /// use hermes_hooks_core::payloads::{HookPayload, PreToolCall};
+    ///
+    /// let mut call = PreToolCall::default();
+    /// for json in [r#"{"tool_name": "terminal", "args": {"command": "ls"}}"#, r#"{"tool_name": "read_file"}"#] {
+    ///     let mut deserializer = serde_json::Deserializer::from_str(json);
+    ///     PreToolCall::decode_in_place(&mut deserializer, &mut call).expect("decodes");
+    ///     deserializer.end().expect("nothing after the object");
+    ///     assert_eq!(call, serde_json::from_str::<PreToolCall>(json).expect("decodes"));
+    /// }
+    /// assert!(call.args.is_empty());
+    /// ```
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+        place: &mut Self,
+    ) -> Result<(), D::Error> {
+        *place = Self::deserialize(deserializer)?;
+        Ok(())
+    }
 
     /// Decodes the payload of `event`, which must be this payload's event.
     fn from_event(event: &Event) -> Result<Self, PayloadError> {

@@ -81,6 +81,8 @@ fn check_payload<P: HookPayload + Default + PartialEq + std::fmt::Debug>() -> Ho
         "{}: null fields",
         meta.name
     );
+
+    super::in_place::in_place_matches_fresh::<P>();
     P::EVENT
 }
 

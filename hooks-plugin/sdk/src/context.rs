@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::events::{Hook, TypedEvent};
+use crate::scratch;
 
 /// A registered hook: JSON payload bytes in, reply JSON (or nothing) out.
 pub(crate) type Handler = Box<dyn Fn(&[u8]) -> Result<Option<Value>, String> + Send + Sync>;
@@ -178,23 +179,37 @@ impl PluginContext {
 
     /// Registers `hook` for the event `event` (a token from [`events`](crate::events)).
     ///
-    /// The closure gets the event's typed payload and returns the reply type
-    /// of the event's merge rule, or a `Result` of it whose `Err` means "the
-    /// callback failed". A payload that does not decode into the typed struct
-    /// is a failure too. One hook per event and plugin.
+    /// The closure borrows the event's typed payload and returns the reply
+    /// type of the event's merge rule, or a `Result` of it whose `Err` means
+    /// "the callback failed". A payload that does not decode into the typed
+    /// struct is a failure too. One hook per event and plugin.
+    ///
+    /// The payload is borrowed because each thread decodes into one struct it
+    /// keeps across calls (strings and maps keep their capacity, so a call
+    /// allocates nothing for a payload shaped like the last one); clone what
+    /// must outlive the call.
     pub fn register_hook<P, F, O>(&mut self, event: Hook<P>, hook: F) -> Result<(), RegisterError>
     where
         P: TypedEvent,
-        F: Fn(P) -> O + Send + Sync + 'static,
+        F: Fn(&P) -> O + Send + Sync + 'static,
         O: HookResult<P::Reply>,
     {
         let name = event.name();
         self.add_hook(
             name,
             Box::new(move |payload: &[u8]| {
-                let payload: P = serde_json::from_slice(payload)
-                    .map_err(|error| format!("the {name} payload does not decode: {error}"))?;
-                hook(payload).into_result().map(P::reply_to_wire)
+                let does_not_decode = |error: &dyn fmt::Display| {
+                    format!("the {name} payload does not decode: {error}")
+                };
+                // The host sends JSON text: UTF-8 is checked once here, not per string.
+                let json = std::str::from_utf8(payload).map_err(|error| does_not_decode(&error))?;
+                scratch::with_payload(json.len(), |place: &mut P| {
+                    let mut deserializer = serde_json::Deserializer::from_str(json);
+                    P::decode_in_place(&mut deserializer, place)
+                        .and_then(|()| deserializer.end())
+                        .map_err(|error| does_not_decode(&error))?;
+                    hook(place).into_result().map(P::reply_to_wire)
+                })
             }),
         )
     }

@@ -1,9 +1,9 @@
 //! Typed hooks: one token per catalog event, tying the event to its payload
 //! struct and to the reply type of its merge rule.
 //!
-//! `ctx.register_hook(events::PRE_TOOL_CALL, |call| ...)` hands the closure a
-//! [`PreToolCall`] and expects a
-//! [`ToolDecision`]; `events::PRE_LLM_CALL` hands a `PreLlmCall` and expects an
+//! `ctx.register_hook(events::PRE_TOOL_CALL, |call| ...)` lends the closure a
+//! `&`[`PreToolCall`] and expects a
+//! [`ToolDecision`]; `events::PRE_LLM_CALL` lends a `&PreLlmCall` and expects an
 //! `Option<String>` (the context), and so on. The replies per merge rule:
 //!
 //! | rule | reply | meaning |
@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use crate::reply::{DispatchReply, ToolDecision, TranscriptionReply, wire};
 
 /// A catalog event whose payload is `Self`, with the reply type of its merge rule.
-pub trait TypedEvent: HookPayload + Send + 'static {
+pub trait TypedEvent: HookPayload + Default + Send + 'static {
     /// What a hook of this event returns.
     type Reply;
 

@@ -81,6 +81,7 @@ pub mod events;
 mod export;
 pub mod reply;
 mod runtime;
+mod scratch;
 mod testing;
 
 pub use context::{

@@ -66,7 +66,7 @@ fn render_struct(out: &mut String, event: &EventDef) {
         // A JSON `null` where a plain field is expected decodes as absent (its
         // default), as Python plugins see `None`: one null field must not make
         // the whole payload undecodable.
-        if !(field.nullable || field.optional || field.base == "any") {
+        if null_as_default(field) {
             out.push_str("    #[serde(deserialize_with = \"super::null_as_default\")]\n");
         }
         let _ = writeln!(
@@ -81,8 +81,16 @@ fn render_struct(out: &mut String, event: &EventDef) {
 
     let _ = writeln!(
         out,
-        "impl HookPayload for {ty} {{\n    const EVENT: HookEvent = HookEvent::{ty};\n}}\n"
+        "impl HookPayload for {ty} {{
+    const EVENT: HookEvent = HookEvent::{ty};
+
+    fn decode_in_place<'de, D: serde::Deserializer<'de>>(deserializer: D, place: &mut Self) -> Result<(), D::Error> {{
+        super::in_place::decode(deserializer, place)
+    }}
+}}
+"
     );
+    render_fields(out, &ty, event);
     // Payloads hold arguments, messages and results that may be secret, so
     // Debug names the struct only, like `Event`'s Debug shows keys only.
     let _ = writeln!(
@@ -142,6 +150,67 @@ fn render_struct(out: &mut String, event: &EventDef) {
 }}
 "
     );
+}
+
+/// The in-place decoder's view of the struct (`payloads/in_place.rs`): its
+/// keys, one field decoded by index (with the same `null` rule as the serde
+/// attributes above), one field reset by index.
+fn render_fields(out: &mut String, ty: &str, event: &EventDef) {
+    // The decoder marks the fields it saw in a `u64`.
+    assert!(
+        event.fields.len() <= 64,
+        "{}: more than 64 fields",
+        event.name
+    );
+    let names: Vec<String> = event
+        .fields
+        .iter()
+        .map(|field| format!("{:?}", field.name))
+        .collect();
+    let _ = writeln!(
+        out,
+        "impl super::in_place::Fields for {ty} {{
+    const NAMES: &'static [&'static str] = &[{}];
+
+    fn decode_field<'de, A: serde::de::MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {{
+        match index {{",
+        names.join(", ")
+    );
+    for (index, field) in event.fields.iter().enumerate() {
+        let seed = if null_as_default(field) {
+            "NullAsDefault"
+        } else {
+            "Plain"
+        };
+        let _ = writeln!(
+            out,
+            "            {index} => map.next_value_seed(super::in_place::{seed}(&mut self.{})),",
+            rust_ident(&field.name)
+        );
+    }
+    out.push_str(
+        "            _ => map.next_value::<serde::de::IgnoredAny>().map(drop),
+        }
+    }
+
+    fn reset_field(&mut self, index: usize) {
+        match index {
+",
+    );
+    for (index, field) in event.fields.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "            {index} => super::in_place::InPlace::reset(&mut self.{}),",
+            rust_ident(&field.name)
+        );
+    }
+    out.push_str("            _ => {}\n        }\n    }\n}\n\n");
+}
+
+/// Whether a JSON `null` in this field decodes as absent: plain (not
+/// nullable, optional or `any`) fields, as Python plugins see `None`.
+fn null_as_default(field: &FieldDef) -> bool {
+    !(field.nullable || field.optional || field.base == "any")
 }
 
 /// One `with_<field>` setter per field, so a host (or a test) builds a payload
