@@ -13,6 +13,8 @@ use crate::abi::{ABI_VERSION, MAX_REPLY_BYTES};
 use crate::error::{LoadError, PluginCallError};
 use crate::ffi::{self, BufferProblem, PluginEntry, RawReply};
 
+mod json;
+
 /// A system-prompt section a plugin declares: id, position and `max_chars`
 /// (its text comes from the plugin when a session starts).
 pub use hermes_hooks_plugin_sdk::SectionSpec as PromptSection;
@@ -208,12 +210,10 @@ impl NativePlugin {
     ) -> Result<Option<Value>, PluginCallError> {
         let event_name = event.name().as_str();
         buffer.clear();
-        serde_json::to_writer(&mut *buffer, event.payload()).map_err(|error| {
-            PluginCallError::Payload {
-                plugin: self.name.clone(),
-                event: event_name.to_owned(),
-                message: error.to_string(),
-            }
+        json::write_object(event.payload(), buffer).map_err(|error| PluginCallError::Payload {
+            plugin: self.name.clone(),
+            event: event_name.to_owned(),
+            message: error.to_string(),
         })?;
         self.call_json(event_name, buffer)
     }

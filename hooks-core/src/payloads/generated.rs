@@ -139,6 +139,20 @@ impl super::in_place::Fields for PreToolCall {
         "middleware_trace",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "tool_name" => Some(0),
+            "args" => Some(1),
+            "task_id" => Some(2),
+            "session_id" => Some(3),
+            "tool_call_id" => Some(4),
+            "turn_id" => Some(5),
+            "api_request_id" => Some(6),
+            "middleware_trace" => Some(7),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -397,6 +411,25 @@ impl super::in_place::Fields for PostToolCall {
         "error_message",
         "middleware_trace",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "tool_name" => Some(0),
+            "args" => Some(1),
+            "result" => Some(2),
+            "task_id" => Some(3),
+            "session_id" => Some(4),
+            "tool_call_id" => Some(5),
+            "turn_id" => Some(6),
+            "api_request_id" => Some(7),
+            "duration_ms" => Some(8),
+            "status" => Some(9),
+            "error_type" => Some(10),
+            "error_message" => Some(11),
+            "middleware_trace" => Some(12),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -662,6 +695,24 @@ impl super::in_place::Fields for TransformToolResult {
         "error_message",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "tool_name" => Some(0),
+            "args" => Some(1),
+            "result" => Some(2),
+            "task_id" => Some(3),
+            "session_id" => Some(4),
+            "tool_call_id" => Some(5),
+            "turn_id" => Some(6),
+            "api_request_id" => Some(7),
+            "duration_ms" => Some(8),
+            "status" => Some(9),
+            "error_type" => Some(10),
+            "error_message" => Some(11),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -845,6 +896,18 @@ impl super::in_place::Fields for TransformTerminalOutput {
         "tool_call_id",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "command" => Some(0),
+            "output" => Some(1),
+            "returncode" => Some(2),
+            "task_id" => Some(3),
+            "env_type" => Some(4),
+            "tool_call_id" => Some(5),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -1001,6 +1064,18 @@ impl super::in_place::Fields for PreTranscription {
         "prompt",
         "source",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "file_path" => Some(0),
+            "provider" => Some(1),
+            "model" => Some(2),
+            "language" => Some(3),
+            "prompt" => Some(4),
+            "source" => Some(5),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -1210,6 +1285,22 @@ impl super::in_place::Fields for PreLlmCall {
         "sender_id",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "session_id" => Some(0),
+            "task_id" => Some(1),
+            "turn_id" => Some(2),
+            "user_message" => Some(3),
+            "conversation_history" => Some(4),
+            "is_first_turn" => Some(5),
+            "model" => Some(6),
+            "platform" => Some(7),
+            "parent_session_id" => Some(8),
+            "sender_id" => Some(9),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -1417,6 +1508,20 @@ impl super::in_place::Fields for PostLlmCall {
         "platform",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "session_id" => Some(0),
+            "task_id" => Some(1),
+            "turn_id" => Some(2),
+            "user_message" => Some(3),
+            "assistant_response" => Some(4),
+            "conversation_history" => Some(5),
+            "model" => Some(6),
+            "platform" => Some(7),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -1575,6 +1680,17 @@ impl super::in_place::Fields for TransformLlmOutput {
         "platform",
         "turn_id",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "response_text" => Some(0),
+            "session_id" => Some(1),
+            "model" => Some(2),
+            "platform" => Some(3),
+            "turn_id" => Some(4),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -1748,6 +1864,19 @@ impl super::in_place::Fields for PreVerify {
         "final_response",
         "changed_paths",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "session_id" => Some(0),
+            "platform" => Some(1),
+            "model" => Some(2),
+            "coding" => Some(3),
+            "attempt" => Some(4),
+            "final_response" => Some(5),
+            "changed_paths" => Some(6),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -2122,6 +2251,34 @@ impl super::in_place::Fields for PreApiRequest {
         "middleware_trace",
         "request",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "turn_id" => Some(1),
+            "api_request_id" => Some(2),
+            "session_id" => Some(3),
+            "user_message" => Some(4),
+            "conversation_history" => Some(5),
+            "platform" => Some(6),
+            "model" => Some(7),
+            "provider" => Some(8),
+            "base_url" => Some(9),
+            "api_mode" => Some(10),
+            "api_call_count" => Some(11),
+            "retry_count" => Some(12),
+            "request_messages" => Some(13),
+            "message_count" => Some(14),
+            "tool_count" => Some(15),
+            "approx_input_tokens" => Some(16),
+            "request_char_count" => Some(17),
+            "max_tokens" => Some(18),
+            "started_at" => Some(19),
+            "middleware_trace" => Some(20),
+            "request" => Some(21),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -2549,6 +2706,33 @@ impl super::in_place::Fields for PostApiRequest {
         "assistant_tool_call_count",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "turn_id" => Some(1),
+            "api_request_id" => Some(2),
+            "session_id" => Some(3),
+            "platform" => Some(4),
+            "model" => Some(5),
+            "provider" => Some(6),
+            "base_url" => Some(7),
+            "api_mode" => Some(8),
+            "api_call_count" => Some(9),
+            "api_duration" => Some(10),
+            "started_at" => Some(11),
+            "ended_at" => Some(12),
+            "finish_reason" => Some(13),
+            "message_count" => Some(14),
+            "response_model" => Some(15),
+            "response" => Some(16),
+            "usage" => Some(17),
+            "assistant_message" => Some(18),
+            "assistant_content_chars" => Some(19),
+            "assistant_tool_call_count" => Some(20),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -2960,6 +3144,32 @@ impl super::in_place::Fields for ApiRequestError {
         "request",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "turn_id" => Some(1),
+            "api_request_id" => Some(2),
+            "session_id" => Some(3),
+            "platform" => Some(4),
+            "model" => Some(5),
+            "provider" => Some(6),
+            "base_url" => Some(7),
+            "api_mode" => Some(8),
+            "api_call_count" => Some(9),
+            "api_duration" => Some(10),
+            "started_at" => Some(11),
+            "ended_at" => Some(12),
+            "status_code" => Some(13),
+            "retry_count" => Some(14),
+            "max_retries" => Some(15),
+            "retryable" => Some(16),
+            "reason" => Some(17),
+            "error" => Some(18),
+            "request" => Some(19),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -3165,6 +3375,18 @@ impl super::in_place::Fields for OnStreamStart {
         "surface",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "turn_id" => Some(0),
+            "iteration" => Some(1),
+            "session_id" => Some(2),
+            "model" => Some(3),
+            "provider" => Some(4),
+            "surface" => Some(5),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -3347,6 +3569,20 @@ impl super::in_place::Fields for OnStreamDelta {
         "provider",
         "surface",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "delta" => Some(0),
+            "kind" => Some(1),
+            "turn_id" => Some(2),
+            "iteration" => Some(3),
+            "session_id" => Some(4),
+            "model" => Some(5),
+            "provider" => Some(6),
+            "surface" => Some(7),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -3549,6 +3785,21 @@ impl super::in_place::Fields for OnStreamEnd {
         "surface",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "final_text" => Some(0),
+            "finished" => Some(1),
+            "error" => Some(2),
+            "turn_id" => Some(3),
+            "iteration" => Some(4),
+            "session_id" => Some(5),
+            "model" => Some(6),
+            "provider" => Some(7),
+            "surface" => Some(8),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -3740,6 +3991,20 @@ impl super::in_place::Fields for OnInterimMessage {
         "provider",
         "surface",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "text" => Some(0),
+            "already_streamed" => Some(1),
+            "turn_id" => Some(2),
+            "iteration" => Some(3),
+            "session_id" => Some(4),
+            "model" => Some(5),
+            "provider" => Some(6),
+            "surface" => Some(7),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -3966,6 +4231,23 @@ impl super::in_place::Fields for TransformApiErrorClassification {
         "num_messages",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "provider" => Some(0),
+            "model" => Some(1),
+            "status_code" => Some(2),
+            "error_type" => Some(3),
+            "error_code" => Some(4),
+            "error_message" => Some(5),
+            "error_body" => Some(6),
+            "error" => Some(7),
+            "approx_tokens" => Some(8),
+            "context_length" => Some(9),
+            "num_messages" => Some(10),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -4105,6 +4387,15 @@ impl HookPayload for OnSessionStart {
 
 impl super::in_place::Fields for OnSessionStart {
     const NAMES: &'static [&'static str] = &["session_id", "model", "platform"];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "session_id" => Some(0),
+            "model" => Some(1),
+            "platform" => Some(2),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -4320,6 +4611,23 @@ impl super::in_place::Fields for OnSessionEnd {
         "api_request_id",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "session_id" => Some(0),
+            "task_id" => Some(1),
+            "turn_id" => Some(2),
+            "completed" => Some(3),
+            "failed" => Some(4),
+            "interrupted" => Some(5),
+            "turn_exit_reason" => Some(6),
+            "model" => Some(7),
+            "platform" => Some(8),
+            "reason" => Some(9),
+            "api_request_id" => Some(10),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -4486,6 +4794,17 @@ impl super::in_place::Fields for OnSessionFinalize {
         "new_session_id",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "session_id" => Some(0),
+            "platform" => Some(1),
+            "reason" => Some(2),
+            "old_session_id" => Some(3),
+            "new_session_id" => Some(4),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -4633,6 +4952,17 @@ impl super::in_place::Fields for OnSessionReset {
         "old_session_id",
         "new_session_id",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "session_id" => Some(0),
+            "platform" => Some(1),
+            "reason" => Some(2),
+            "old_session_id" => Some(3),
+            "new_session_id" => Some(4),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -4821,6 +5151,20 @@ impl super::in_place::Fields for OnSkillLifecycle {
         "reuse_after_patch",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "action" => Some(0),
+            "skill_name" => Some(1),
+            "provenance" => Some(2),
+            "task_id" => Some(3),
+            "session_id" => Some(4),
+            "use_count" => Some(5),
+            "reused" => Some(6),
+            "reuse_after_patch" => Some(7),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -4997,6 +5341,19 @@ impl super::in_place::Fields for SubagentStart {
         "child_role",
         "child_goal",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "parent_session_id" => Some(0),
+            "parent_turn_id" => Some(1),
+            "parent_subagent_id" => Some(2),
+            "child_session_id" => Some(3),
+            "child_subagent_id" => Some(4),
+            "child_role" => Some(5),
+            "child_goal" => Some(6),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -5197,6 +5554,20 @@ impl super::in_place::Fields for SubagentStop {
         "duration_ms",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "parent_session_id" => Some(0),
+            "parent_turn_id" => Some(1),
+            "child_session_id" => Some(2),
+            "child_role" => Some(3),
+            "child_summary" => Some(4),
+            "child_status" => Some(5),
+            "tool_call_history" => Some(6),
+            "duration_ms" => Some(7),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -5331,6 +5702,15 @@ impl HookPayload for PreGatewayDispatch {
 impl super::in_place::Fields for PreGatewayDispatch {
     const NAMES: &'static [&'static str] = &["event", "gateway", "session_store"];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "event" => Some(0),
+            "gateway" => Some(1),
+            "session_store" => Some(2),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -5441,6 +5821,15 @@ impl HookPayload for GatewayPlatformEvent {
 
 impl super::in_place::Fields for GatewayPlatformEvent {
     const NAMES: &'static [&'static str] = &["platform", "event_type", "payload"];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "platform" => Some(0),
+            "event_type" => Some(1),
+            "payload" => Some(2),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -5586,6 +5975,18 @@ impl super::in_place::Fields for PreCommand {
         "session_key",
         "platform",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "surface" => Some(0),
+            "command" => Some(1),
+            "alias_used" => Some(2),
+            "args_raw" => Some(3),
+            "session_key" => Some(4),
+            "platform" => Some(5),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -5768,6 +6169,20 @@ impl super::in_place::Fields for PreApprovalRequest {
         "turn_id",
         "tool_call_id",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "command" => Some(0),
+            "description" => Some(1),
+            "pattern_key" => Some(2),
+            "pattern_keys" => Some(3),
+            "session_key" => Some(4),
+            "surface" => Some(5),
+            "turn_id" => Some(6),
+            "tool_call_id" => Some(7),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -5983,6 +6398,22 @@ impl super::in_place::Fields for PostApprovalResponse {
         "decided_by",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "command" => Some(0),
+            "description" => Some(1),
+            "pattern_key" => Some(2),
+            "pattern_keys" => Some(3),
+            "session_key" => Some(4),
+            "surface" => Some(5),
+            "turn_id" => Some(6),
+            "tool_call_id" => Some(7),
+            "choice" => Some(8),
+            "decided_by" => Some(9),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -6135,6 +6566,17 @@ impl super::in_place::Fields for KanbanTaskClaimed {
     const NAMES: &'static [&'static str] =
         &["task_id", "profile_name", "board", "assignee", "run_id"];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "profile_name" => Some(1),
+            "board" => Some(2),
+            "assignee" => Some(3),
+            "run_id" => Some(4),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -6285,6 +6727,18 @@ impl super::in_place::Fields for KanbanTaskCompleted {
         "run_id",
         "summary",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "profile_name" => Some(1),
+            "board" => Some(2),
+            "assignee" => Some(3),
+            "run_id" => Some(4),
+            "summary" => Some(5),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -6440,6 +6894,18 @@ impl super::in_place::Fields for KanbanTaskBlocked {
         "run_id",
         "reason",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "profile_name" => Some(1),
+            "board" => Some(2),
+            "assignee" => Some(3),
+            "run_id" => Some(4),
+            "reason" => Some(5),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -6606,6 +7072,19 @@ impl super::in_place::Fields for OnKanbanWorkerSpawned {
         "worker_pid",
         "workspace_path",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "profile_name" => Some(1),
+            "board" => Some(2),
+            "assignee" => Some(3),
+            "run_id" => Some(4),
+            "worker_pid" => Some(5),
+            "workspace_path" => Some(6),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -6818,6 +7297,22 @@ impl super::in_place::Fields for OnKanbanWorkerExited {
         "retry_status",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "profile_name" => Some(1),
+            "board" => Some(2),
+            "assignee" => Some(3),
+            "run_id" => Some(4),
+            "worker_pid" => Some(5),
+            "exit_kind" => Some(6),
+            "exit_code" => Some(7),
+            "outcome" => Some(8),
+            "retry_status" => Some(9),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -7010,6 +7505,20 @@ impl super::in_place::Fields for OnKanbanWorkerStaleClaim {
         "retry_status",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "profile_name" => Some(1),
+            "board" => Some(2),
+            "assignee" => Some(3),
+            "run_id" => Some(4),
+            "worker_pid" => Some(5),
+            "heartbeat_stale" => Some(6),
+            "retry_status" => Some(7),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -7175,6 +7684,18 @@ impl super::in_place::Fields for OnKanbanTaskUpdated {
         "changed_fields",
     ];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "profile_name" => Some(1),
+            "board" => Some(2),
+            "assignee" => Some(3),
+            "run_id" => Some(4),
+            "changed_fields" => Some(5),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -7318,6 +7839,17 @@ impl super::in_place::Fields for OnKanbanDispatchTick {
     const NAMES: &'static [&'static str] =
         &["board", "profile_name", "dry_run", "outcome", "result"];
 
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "board" => Some(0),
+            "profile_name" => Some(1),
+            "dry_run" => Some(2),
+            "outcome" => Some(3),
+            "result" => Some(4),
+            _ => None,
+        }
+    }
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
         index: usize,
@@ -7442,6 +7974,16 @@ impl HookPayload for AgentLoopStopped {
 impl super::in_place::Fields for AgentLoopStopped {
     const NAMES: &'static [&'static str] =
         &["session_key", "platform", "reason", "invalidation_reason"];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "session_key" => Some(0),
+            "platform" => Some(1),
+            "reason" => Some(2),
+            "invalidation_reason" => Some(3),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -7633,6 +8175,21 @@ impl super::in_place::Fields for OnRoomMemberActivity {
         "seq",
         "payload",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "room_id" => Some(0),
+            "thread_id" => Some(1),
+            "member_id" => Some(2),
+            "turn_id" => Some(3),
+            "task_id" => Some(4),
+            "execution_generation" => Some(5),
+            "kind" => Some(6),
+            "seq" => Some(7),
+            "payload" => Some(8),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -8026,6 +8583,35 @@ impl super::in_place::Fields for PreAuxiliaryCall {
         "request",
         "aux_task",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "turn_id" => Some(1),
+            "api_request_id" => Some(2),
+            "session_id" => Some(3),
+            "user_message" => Some(4),
+            "conversation_history" => Some(5),
+            "platform" => Some(6),
+            "model" => Some(7),
+            "provider" => Some(8),
+            "base_url" => Some(9),
+            "api_mode" => Some(10),
+            "api_call_count" => Some(11),
+            "retry_count" => Some(12),
+            "request_messages" => Some(13),
+            "message_count" => Some(14),
+            "tool_count" => Some(15),
+            "approx_input_tokens" => Some(16),
+            "request_char_count" => Some(17),
+            "max_tokens" => Some(18),
+            "started_at" => Some(19),
+            "middleware_trace" => Some(20),
+            "request" => Some(21),
+            "aux_task" => Some(22),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,
@@ -8468,6 +9054,34 @@ impl super::in_place::Fields for PostAuxiliaryCall {
         "assistant_tool_call_count",
         "aux_task",
     ];
+
+    fn field_index(key: &str) -> Option<usize> {
+        match key {
+            "task_id" => Some(0),
+            "turn_id" => Some(1),
+            "api_request_id" => Some(2),
+            "session_id" => Some(3),
+            "platform" => Some(4),
+            "model" => Some(5),
+            "provider" => Some(6),
+            "base_url" => Some(7),
+            "api_mode" => Some(8),
+            "api_call_count" => Some(9),
+            "api_duration" => Some(10),
+            "started_at" => Some(11),
+            "ended_at" => Some(12),
+            "finish_reason" => Some(13),
+            "message_count" => Some(14),
+            "response_model" => Some(15),
+            "response" => Some(16),
+            "usage" => Some(17),
+            "assistant_message" => Some(18),
+            "assistant_content_chars" => Some(19),
+            "assistant_tool_call_count" => Some(20),
+            "aux_task" => Some(21),
+            _ => None,
+        }
+    }
 
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(
         &mut self,

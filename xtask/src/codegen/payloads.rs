@@ -172,9 +172,22 @@ fn render_fields(out: &mut String, ty: &str, event: &EventDef) {
         "impl super::in_place::Fields for {ty} {{
     const NAMES: &'static [&'static str] = &[{}];
 
+    fn field_index(key: &str) -> Option<usize> {{
+        match key {{
+{}
+            _ => None,
+        }}
+    }}
+
     fn decode_field<'de, A: serde::de::MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {{
         match index {{",
-        names.join(", ")
+        names.join(", "),
+        names
+            .iter()
+            .enumerate()
+            .map(|(index, name)| format!("            {name} => Some({index}),"))
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     for (index, field) in event.fields.iter().enumerate() {
         let seed = if null_as_default(field) {

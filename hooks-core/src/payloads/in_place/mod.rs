@@ -19,6 +19,7 @@
 //! in `json.rs`.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use serde::Deserializer;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
@@ -34,6 +35,9 @@ mod tests;
 pub trait Fields: HookPayload {
     /// The JSON keys of the fields, in declaration order (at most 64).
     const NAMES: &'static [&'static str];
+
+    /// The index in [`Fields::NAMES`] of the field whose key is `key`.
+    fn field_index(key: &str) -> Option<usize>;
 
     /// Decodes the value of field `index` from `map` into the field.
     fn decode_field<'de, A: MapAccess<'de>>(
@@ -68,7 +72,7 @@ impl<'de, P: Fields> Visitor<'de> for StructVisitor<'_, P> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let place = self.0;
         let mut seen = 0u64;
-        while let Some(field) = map.next_key_seed(FieldIndex(P::NAMES))? {
+        while let Some(field) = map.next_key_seed(FieldIndex::<P>(PhantomData))? {
             let Some(index) = field else {
                 map.next_value::<IgnoredAny>()?;
                 continue;
@@ -90,9 +94,9 @@ impl<'de, P: Fields> Visitor<'de> for StructVisitor<'_, P> {
 }
 
 /// A key: the index of the field it names, `None` for an unknown key.
-struct FieldIndex(&'static [&'static str]);
+struct FieldIndex<P>(PhantomData<fn() -> P>);
 
-impl<'de> DeserializeSeed<'de> for FieldIndex {
+impl<'de, P: Fields> DeserializeSeed<'de> for FieldIndex<P> {
     type Value = Option<usize>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -100,7 +104,7 @@ impl<'de> DeserializeSeed<'de> for FieldIndex {
     }
 }
 
-impl<'de> Visitor<'de> for FieldIndex {
+impl<'de, P: Fields> Visitor<'de> for FieldIndex<P> {
     type Value = Option<usize>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -108,7 +112,7 @@ impl<'de> Visitor<'de> for FieldIndex {
     }
 
     fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
-        Ok(self.0.iter().position(|name| *name == key))
+        Ok(P::field_index(key))
     }
 }
 
