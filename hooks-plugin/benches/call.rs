@@ -4,6 +4,9 @@
 //! - `native_plugin_call`: one `NativePlugin::call`, end to end: payload
 //!   serialisation, the FFI call, the SDK's typed decode, the copy and parse
 //!   of the reply.
+//! - `payload_decode`: the plugin's decode of the same payload alone: the
+//!   SDK's typed decode (fresh, and in place as it is done now) against
+//!   serde_json skimming the text (its floor).
 //! - `pre_tool_call_round_trip`: a `pre_tool_call` through the `Hooks` bus
 //!   and the in-process callback registry, as a host fires it, with one
 //!   guard that allows the call: the native `plugin-guard` registered the way
@@ -21,6 +24,7 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use hermes_hooks_core::callbacks::{CallbackError, Callbacks};
 use hermes_hooks_core::config::PluginSettings;
+use hermes_hooks_core::payloads::{HookPayload, PreToolCall};
 use hermes_hooks_core::{Event, HookEvent, Hooks};
 use hermes_hooks_plugin::NativePlugin;
 use serde_json::{Value, json};
@@ -87,6 +91,28 @@ fn bench_calls(c: &mut Criterion) {
     let payload = serde_json::to_vec(allow.payload()).unwrap_or_default();
     group.bench_function("call_json_preserialised_no_reply", |b| {
         b.iter(|| black_box(guard.call_json("pre_tool_call", black_box(&payload))))
+    });
+    group.finish();
+
+    // The plugin side alone, on the same payload: the SDK's decode before
+    // (a fresh struct from bytes), now (in place, from text), and serde_json
+    // skimming the text without building anything (the floor of a decode).
+    let mut group = c.benchmark_group("payload_decode");
+    group.bench_function("floor_ignored_any", |b| {
+        b.iter(|| serde_json::from_slice::<serde::de::IgnoredAny>(black_box(&payload)).is_ok())
+    });
+    group.bench_function("fresh_from_slice", |b| {
+        b.iter(|| black_box(serde_json::from_slice::<PreToolCall>(black_box(&payload)).is_ok()))
+    });
+    let mut place = PreToolCall::default();
+    group.bench_function("in_place_from_str", |b| {
+        b.iter(|| {
+            let text = std::str::from_utf8(black_box(&payload)).unwrap_or_default();
+            let mut deserializer = serde_json::Deserializer::from_str(text);
+            let decoded = PreToolCall::decode_in_place(&mut deserializer, &mut place)
+                .and_then(|()| deserializer.end());
+            black_box((decoded.is_ok(), &place));
+        })
     });
     group.finish();
 }
