@@ -366,4 +366,48 @@ mod tests {
             .expect("registers");
         assert_eq!(ctx.hooks[1].1(b"{}"), Err("observer failed".to_owned()));
     }
+
+    #[test]
+    fn the_kept_payload_never_shows_a_previous_call() {
+        let mut ctx = PluginContext::new();
+        ctx.register_hook(PRE_TOOL_CALL, |call| {
+            let seen = format!(
+                "{}|{:?}|{}|{}",
+                call.tool_name,
+                call.args.keys().collect::<Vec<_>>(),
+                call.session_id,
+                call.middleware_trace.len()
+            );
+            ToolDecision::block(seen)
+        })
+        .expect("registers");
+        let handler = &ctx.hooks[0].1;
+        let seen = |json: &[u8]| match handler(json) {
+            Ok(Some(reply)) => Ok(reply["message"].as_str().unwrap_or_default().to_owned()),
+            other => Err(format!("{other:?}")),
+        };
+        let full = br#"{"tool_name": "terminal", "args": {"command": "ls", "cwd": "/"}, "session_id": "s1", "middleware_trace": [1, 2]}"#;
+        assert_eq!(seen(full), Ok(r#"terminal|["command", "cwd"]|s1|2"#.into()));
+        assert_eq!(
+            seen(br#"{"args": {"cwd": "/tmp"}}"#),
+            Ok(r#"|["cwd"]||0"#.into())
+        );
+        assert_eq!(seen(full), Ok(r#"terminal|["command", "cwd"]|s1|2"#.into()));
+        assert_eq!(seen(br#"{"session_id": null}"#), Ok("|[]||0".into()));
+        // A payload that does not decode fails naming the event, and the
+        // next one decodes whole.
+        for bad in [
+            &br#"{"tool_name": "x"#[..],
+            b"{\"tool_name\": \"\xff\"}",
+            br#"{"args": [1]}"#,
+            b"{} trailing",
+        ] {
+            let error = handler(bad).expect_err("does not decode");
+            assert!(
+                error.starts_with("the pre_tool_call payload does not decode: "),
+                "{error}"
+            );
+        }
+        assert_eq!(seen(full), Ok(r#"terminal|["command", "cwd"]|s1|2"#.into()));
+    }
 }
