@@ -2,10 +2,12 @@
 //!
 //! Write native hooks plugins for Hermes-compatible agents in safe Rust. A
 //! plugin is a `cdylib` with a `register` function; [`export_plugin!`] exports
-//! it through the C ABI the host (`hermes-hooks-plugin`) loads. Hooks receive the
-//! catalog's typed payloads and return the typed reply of their event's merge
-//! rule ([`events`] lists them); system-prompt sections are registered the
-//! same way. Plugin authors write no `unsafe`: the exports, the pointer work
+//! it through the C ABI the host (`hermes-hooks-plugin`) loads. Hooks borrow
+//! the catalog's typed payloads (decoded into a struct each thread keeps, so
+//! a payload shaped like the previous one allocates nothing) and return the
+//! typed reply of their event's merge rule ([`events`] lists them);
+//! system-prompt sections are registered the same way. Plugin authors write
+//! no `unsafe`: the exports, the pointer work
 //! and the panic guard live in this crate.
 //!
 //! ```
