@@ -3,8 +3,11 @@
 
 use std::fmt;
 
-use serde::Deserializer;
+use std::sync::OnceLock;
+
+use serde::de::value::MapAccessDeserializer;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Number, Value};
 
 use super::{InPlace, Plain, StringVisitor};
@@ -78,6 +81,10 @@ impl<'de> Visitor<'de> for ObjectVisitor<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<(), A::Error> {
         let map = self.0;
+        if numbers_come_as_maps() {
+            *map = Map::deserialize(MapAccessDeserializer::new(access))?;
+            return Ok(());
+        }
         // Walk the old entries in order; `retain` keeps those matched.
         let mut error = None;
         let mut ended = false;
@@ -248,6 +255,11 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, access: A) -> Result<(), A::Error> {
+        if numbers_come_as_maps() {
+            // Maybe a number in disguise: serde_json's own `Value` knows it.
+            *self.0 = Value::deserialize(MapAccessDeserializer::new(access))?;
+            return Ok(());
+        }
         let mut map = match std::mem::take(self.0) {
             Value::Object(map) => map,
             _ => Map::new(),
@@ -256,4 +268,39 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
         *self.0 = Value::Object(map);
         decoded
     }
+}
+
+/// Whether serde_json hands numbers to a visitor as maps, as it does when a
+/// build enables its `arbitrary_precision` feature (a plugin crate may: the
+/// features of one build are shared). Objects are then decoded by
+/// serde_json's own `Value` and `Map`, which know that map from an object;
+/// decoding them in place would turn every number into an object. Asked
+/// once per process, of serde_json itself.
+pub(super) fn numbers_come_as_maps() -> bool {
+    static ANSWER: OnceLock<bool> = OnceLock::new();
+    *ANSWER.get_or_init(|| {
+        struct Probe;
+
+        impl<'de> Visitor<'de> for Probe {
+            type Value = bool;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a number")
+            }
+
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
+                Ok(false)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<bool, A::Error> {
+                Ok(true)
+            }
+        }
+
+        // (`arbitrary_precision` hands over as maps the numbers that are
+        // no `u64` or `i64`.) Anything unexpected: the path right either way.
+        serde_json::Deserializer::from_str("0.5")
+            .deserialize_any(Probe)
+            .unwrap_or(true)
+    })
 }
