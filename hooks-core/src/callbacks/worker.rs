@@ -7,14 +7,17 @@
 //!
 //! - The *request* slot (caller → worker) holds the signal (`JOB`, `EXIT`),
 //!   the call's entry, event, gate sequence number and runtime, the `parked`
-//!   flag and the worker's thread. The worker takes entry and event out, runs
-//!   the callback and puts them back, so the caller (not the worker) drops the
-//!   references and their counts never leave the caller's cache.
+//!   flag and the worker's thread. The worker takes entry and event out and
+//!   runs the callback.
 //! - The *response* slot (worker → caller) holds the call's state (`RUNNING`,
 //!   `WAITING`, `DONE`, or given up), the result (boxed only when there is
-//!   one: a callback with nothing to say allocates nothing) and the waiting
-//!   caller's waker. The worker marks the call done with one `swap` and wakes
-//!   the caller only when it said it is waiting.
+//!   one: a callback with nothing to say allocates nothing), the entry and
+//!   event the worker hands back, and the waiting caller's waker. The worker
+//!   marks the call done with one `swap` and wakes the caller only when it
+//!   said it is waiting. The caller (not the worker) drops the references, so
+//!   their counts never leave the caller's cache, and it takes them from the
+//!   line it reads the result from: collecting a result never pulls the
+//!   request line back from the worker, which keeps it until the next job.
 //!
 //! The caller then releases the call gate and returns the worker to the pool
 //! itself. Only a call the caller gave up on (timeout, or its future dropped)
@@ -105,6 +108,10 @@ struct Response {
     worker_cpu: AtomicU32,
     /// The result, when it is not "no reply" (`Ok(None)` travels as `None`).
     result: AtomicCell<Option<Box<CallbackResult>>>,
+    /// The job's entry, event and runtime, handed back with the result.
+    entry: AtomicCell<Option<Arc<Entry>>>,
+    event: AtomicCell<Option<Event>>,
+    runtime: AtomicCell<Option<Box<tokio::runtime::Handle>>>,
     /// The waiting caller's task, woken on `DONE` when the state was `WAITING`.
     waker: AtomicWaker,
 }
@@ -141,6 +148,9 @@ impl WorkerHandle {
                 state: AtomicU8::new(RUNNING),
                 worker_cpu: AtomicU32::new(NO_CPU),
                 result: AtomicCell::new(None),
+                entry: AtomicCell::new(None),
+                event: AtomicCell::new(None),
+                runtime: AtomicCell::new(None),
                 waker: AtomicWaker::new(),
             }),
         }
@@ -158,14 +168,22 @@ impl WorkerHandle {
         }
     }
 
-    /// Takes the references of the last job back out of the request slot.
-    fn unload(&self) -> Option<Arc<Entry>> {
+    /// Takes the references of a job that never ran back out of the request slot.
+    fn unload_request(&self) {
         let request = &self.request;
         drop(request.event.take());
-        let entry = request.entry.take();
+        drop(request.runtime.take());
+        drop(request.entry.take());
+    }
+
+    /// Takes the references the worker handed back with its result.
+    fn unload_response(&self) -> Option<Arc<Entry>> {
+        let response = &self.response;
+        drop(response.event.take());
+        let entry = response.entry.take();
         // Only an async callback's job carries a runtime (see `run_bounded`).
         if entry.as_deref().is_none_or(Entry::is_async) {
-            drop(request.runtime.take());
+            drop(response.runtime.take());
         }
         entry
     }
@@ -201,6 +219,9 @@ impl WorkerHandle {
 pub(crate) struct Call<'a> {
     worker: Option<Arc<WorkerHandle>>,
     pool: &'a Arc<WorkerPool>,
+    /// The call's entry in the callback's gates (kept here: finishing reads
+    /// only the response line).
+    seq: u64,
     /// The worker was parked or new: waking it puts it on a CPU the
     /// scheduler picks (often the caller's), so the caller should not spin hot.
     woke: bool,
@@ -209,6 +230,7 @@ pub(crate) struct Call<'a> {
 impl<'a> Call<'a> {
     /// Hands `job` to an idle worker of `pool`, or to a new one.
     pub(crate) fn start(pool: &'a Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Self> {
+        let seq = job.seq;
         let (worker, woke) = match pool.take_idle() {
             Some(worker) => {
                 worker.load(job);
@@ -220,6 +242,7 @@ impl<'a> Call<'a> {
         Ok(Call {
             worker: Some(worker),
             pool,
+            seq,
             woke,
         })
     }
@@ -272,9 +295,8 @@ impl<'a> Call<'a> {
         let result = worker.response.result.take();
         // The worker is ours until put back: the next job starts `RUNNING`.
         worker.response.state.store(RUNNING, Ordering::Relaxed);
-        let seq = worker.request.seq.load(Ordering::Relaxed);
-        if let Some(entry) = worker.unload() {
-            entry.gates.release(seq);
+        if let Some(entry) = worker.unload_response() {
+            entry.gates.release(self.seq);
         }
         self.pool.put_back(worker);
         result.map_or(Ok(None), |result| *result)
@@ -341,7 +363,7 @@ fn spawn(pool: &Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Arc<WorkerHand
         Ok(thread) => thread,
         Err(error) => {
             // The job never ran: its references go back to the caller's side.
-            drop(worker.unload());
+            worker.unload_request();
             return Err(error);
         }
     };
@@ -370,11 +392,13 @@ fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
             // a call that lost its job must still answer.
             _ => Err(CallbackError::msg("worker received no job")),
         };
-        // Back where the caller takes them: their counts stay in its cache.
-        request.entry.store(entry);
-        request.event.store(event);
+        // Handed back with the result: the caller drops them, so their
+        // counts stay in its cache.
+        let response = &me.response;
+        response.entry.store(entry);
+        response.event.store(event);
         if runtime.is_some() {
-            request.runtime.store(runtime);
+            response.runtime.store(runtime);
         }
         if !deliver(pool, me, result) {
             return;
@@ -403,7 +427,7 @@ fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, result: CallbackResult) ->
     };
     drop(response.result.take());
     let seq = me.request.seq.load(Ordering::Relaxed);
-    if let Some(entry) = me.unload() {
+    if let Some(entry) = me.unload_response() {
         entry.gates.release_given_up(seq, given_up == ABANDONED);
     }
     response.state.store(RUNNING, Ordering::Relaxed);
