@@ -7,17 +7,14 @@
 //!
 //! - The *request* slot (caller → worker) holds the signal (`JOB`, `EXIT`),
 //!   the call's entry, event, gate sequence number and runtime, the `parked`
-//!   flag and the worker's thread. The worker takes entry and event out and
-//!   runs the callback.
+//!   flag and the worker's thread. The worker takes entry and event out, runs
+//!   the callback and puts them back, so the caller (not the worker) drops the
+//!   references and their counts never leave the caller's cache.
 //! - The *response* slot (worker → caller) holds the call's state (`RUNNING`,
 //!   `WAITING`, `DONE`, or given up), the result (boxed only when there is
-//!   one: a callback with nothing to say allocates nothing), the entry and
-//!   event the worker hands back, and the waiting caller's waker. The worker
-//!   marks the call done with one `swap` and wakes the caller only when it
-//!   said it is waiting. The caller (not the worker) drops the references, so
-//!   their counts never leave the caller's cache, and it takes them from the
-//!   line it reads the result from: collecting a result never pulls the
-//!   request line back from the worker, which keeps it until the next job.
+//!   one: a callback with nothing to say allocates nothing) and the waiting
+//!   caller's waker. The worker marks the call done with one `swap` and wakes
+//!   the caller only when it said it is waiting.
 //!
 //! The caller then releases the call gate and returns the worker to the pool
 //! itself. Only a call the caller gave up on (timeout, or its future dropped)
@@ -108,10 +105,6 @@ struct Response {
     worker_cpu: AtomicU32,
     /// The result, when it is not "no reply" (`Ok(None)` travels as `None`).
     result: AtomicCell<Option<Box<CallbackResult>>>,
-    /// The job's entry, event and runtime, handed back with the result.
-    entry: AtomicCell<Option<Arc<Entry>>>,
-    event: AtomicCell<Option<Event>>,
-    runtime: AtomicCell<Option<Box<tokio::runtime::Handle>>>,
     /// The waiting caller's task, woken on `DONE` when the state was `WAITING`.
     waker: AtomicWaker,
 }
@@ -148,9 +141,6 @@ impl WorkerHandle {
                 state: AtomicU8::new(RUNNING),
                 worker_cpu: AtomicU32::new(NO_CPU),
                 result: AtomicCell::new(None),
-                entry: AtomicCell::new(None),
-                event: AtomicCell::new(None),
-                runtime: AtomicCell::new(None),
                 waker: AtomicWaker::new(),
             }),
         }
@@ -168,22 +158,14 @@ impl WorkerHandle {
         }
     }
 
-    /// Takes the references of a job that never ran back out of the request slot.
-    fn unload_request(&self) {
+    /// Takes the references of the last job back out of the request slot.
+    fn unload(&self) -> Option<Arc<Entry>> {
         let request = &self.request;
         drop(request.event.take());
-        drop(request.runtime.take());
-        drop(request.entry.take());
-    }
-
-    /// Takes the references the worker handed back with its result.
-    fn unload_response(&self) -> Option<Arc<Entry>> {
-        let response = &self.response;
-        drop(response.event.take());
-        let entry = response.entry.take();
+        let entry = request.entry.take();
         // Only an async callback's job carries a runtime (see `run_bounded`).
         if entry.as_deref().is_none_or(Entry::is_async) {
-            drop(response.runtime.take());
+            drop(request.runtime.take());
         }
         entry
     }
@@ -219,9 +201,6 @@ impl WorkerHandle {
 pub(crate) struct Call<'a> {
     worker: Option<Arc<WorkerHandle>>,
     pool: &'a Arc<WorkerPool>,
-    /// The call's entry in the callback's gates (kept here: finishing reads
-    /// only the response line).
-    seq: u64,
     /// The worker was parked or new: waking it puts it on a CPU the
     /// scheduler picks (often the caller's), so the caller should not spin hot.
     woke: bool,
@@ -230,7 +209,6 @@ pub(crate) struct Call<'a> {
 impl<'a> Call<'a> {
     /// Hands `job` to an idle worker of `pool`, or to a new one.
     pub(crate) fn start(pool: &'a Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Self> {
-        let seq = job.seq;
         let (worker, woke) = match pool.take_idle() {
             Some(worker) => {
                 worker.load(job);
@@ -242,7 +220,6 @@ impl<'a> Call<'a> {
         Ok(Call {
             worker: Some(worker),
             pool,
-            seq,
             woke,
         })
     }
@@ -295,8 +272,9 @@ impl<'a> Call<'a> {
         let result = worker.response.result.take();
         // The worker is ours until put back: the next job starts `RUNNING`.
         worker.response.state.store(RUNNING, Ordering::Relaxed);
-        if let Some(entry) = worker.unload_response() {
-            entry.gates.release(self.seq);
+        let seq = worker.request.seq.load(Ordering::Relaxed);
+        if let Some(entry) = worker.unload() {
+            entry.gates.release(seq);
         }
         self.pool.put_back(worker);
         result.map_or(Ok(None), |result| *result)
@@ -363,7 +341,7 @@ fn spawn(pool: &Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Arc<WorkerHand
         Ok(thread) => thread,
         Err(error) => {
             // The job never ran: its references go back to the caller's side.
-            worker.unload_request();
+            drop(worker.unload());
             return Err(error);
         }
     };
@@ -392,13 +370,11 @@ fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
             // a call that lost its job must still answer.
             _ => Err(CallbackError::msg("worker received no job")),
         };
-        // Handed back with the result: the caller drops them, so their
-        // counts stay in its cache.
-        let response = &me.response;
-        response.entry.store(entry);
-        response.event.store(event);
+        // Back where the caller takes them: their counts stay in its cache.
+        request.entry.store(entry);
+        request.event.store(event);
         if runtime.is_some() {
-            response.runtime.store(runtime);
+            request.runtime.store(runtime);
         }
         if !deliver(pool, me, result) {
             return;
@@ -427,7 +403,7 @@ fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, result: CallbackResult) ->
     };
     drop(response.result.take());
     let seq = me.request.seq.load(Ordering::Relaxed);
-    if let Some(entry) = me.unload_response() {
+    if let Some(entry) = me.unload() {
         entry.gates.release_given_up(seq, given_up == ABANDONED);
     }
     response.state.store(RUNNING, Ordering::Relaxed);
