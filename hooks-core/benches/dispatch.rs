@@ -115,6 +115,14 @@ fn observers(c: &mut Criterion) {
             HookEvent::PostToolCall,
             None,
         ),
+        // Queued: the agent's thread only hands the delta to each callback's
+        // queue; what it pays is the enqueue (and the wake-up, when the
+        // consumer blocked).
+        (
+            "queued/on_stream_delta",
+            HookEvent::OnStreamDelta,
+            Some(Duration::from_secs(30)),
+        ),
     ];
     let mut group = c.benchmark_group("observers");
     for (label, event_kind, timeout) in cases {

@@ -26,6 +26,11 @@ impl Hooks {
         let mut replies = Vec::new();
         for (index, dispatcher) in self.dispatchers.iter().enumerate() {
             if mask & (1 << index) != 0 && !dispatcher.dispatch_now(event, &mut replies) {
+                // The only mechanism left, with nothing before it to prepend:
+                // its own future is the rest (one box, not two).
+                if replies.is_empty() && mask >> index == 1 {
+                    return Err(dispatcher.dispatch(event));
+                }
                 return Err(Box::pin(self.deliver_rest(event, mask, index, replies)));
             }
         }

@@ -140,6 +140,31 @@ fn a_waiting_mechanism_keeps_the_order_and_later_ones_still_run() {
 }
 
 #[test]
+fn a_waiting_last_mechanism_keeps_what_came_before_it_and_alone_is_its_own_rest() {
+    let event = post_tool_call();
+    for (shape, expected) in [
+        (&[("a", false), ("slow", true)][..], &["a", "slow"][..]),
+        (&[("slow", true)][..], &["slow"][..]),
+        (
+            &[("slow", true), ("later", true)][..],
+            &["slow", "later"][..],
+        ),
+    ] {
+        let (hooks, log) = bus(shape);
+        let replies = futures::executor::block_on(hooks.collect(&event));
+        assert_eq!(sources(&replies), expected);
+        let dispatched: Vec<String> = expected
+            .iter()
+            .map(|label| match *label {
+                "a" => "a:now".to_owned(),
+                other => format!("{other}:dispatch"),
+            })
+            .collect();
+        assert_eq!(entries(&log), dispatched);
+    }
+}
+
+#[test]
 fn unhooked_emit_is_ready_at_once_and_ignores_every_mechanism() {
     let (hooks, log) = bus(&[("slow", true)]);
     let event = Event::from_json(HookEvent::PreLlmCall, json!({}));

@@ -14,7 +14,7 @@ use super::registry::{CallbackFn, Entry, SyncFn};
 use super::report::truncate_message;
 use super::runner::{Bounded, Limits, run_bounded};
 use super::stream::StreamQueue;
-use super::{CallbackError, CallbackResult, Callbacks, timer};
+use super::{CallbackError, CallbackResult, Callbacks, SettlePauses, timer};
 use crate::catalog::{FailMode, HookEvent, RunPolicy};
 use crate::dispatch::Dispatcher;
 use crate::event::{Event, EventName};
@@ -23,9 +23,6 @@ use crate::runs::{HookRun, RunStatus};
 
 /// The mechanism name in run records.
 const MECHANISM: &str = "plugins";
-
-/// How often [`Dispatcher::flush`] looks at the queues again.
-const FLUSH_POLL: Duration = Duration::from_millis(1);
 
 #[async_trait]
 impl Dispatcher for Callbacks {
@@ -75,12 +72,13 @@ impl Dispatcher for Callbacks {
     async fn flush(&self, timeout: Duration) {
         let deadline = Instant::now() + timeout;
         let queues = self.registry.queues();
+        let mut pauses = SettlePauses::default();
         while !(queues.iter().all(|queue| queue.is_settled()) && self.owners_settled()) {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 return;
             }
-            timer::sleep(left.min(FLUSH_POLL)).await;
+            timer::sleep(left.min(pauses.next())).await;
         }
     }
 }

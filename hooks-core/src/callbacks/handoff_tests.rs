@@ -285,3 +285,33 @@ fn a_caller_and_its_worker_sharing_one_cpu_hand_over_every_result() {
         Err(panic) => std::panic::resume_unwind(panic),
     }
 }
+
+#[test]
+fn dropping_the_callbacks_lets_every_parked_worker_exit() {
+    // Several callers at once leave several workers parked: one in the
+    // pool's hot slot, the others in its list. Each worker thread holds the
+    // pool, so the pool is gone only when every one of them exited.
+    let callbacks = echo_guard(Duration::from_secs(30), |_| Duration::from_millis(1));
+    let callers: Vec<_> = (0..4)
+        .map(|thread| {
+            let callbacks = Arc::clone(&callbacks);
+            std::thread::spawn(move || {
+                for round in 0..5 {
+                    let id = format!("p{thread}-{round}");
+                    assert_eq!(message(&callbacks, &call(&id)), [format!("echo:{id}")]);
+                }
+            })
+        })
+        .collect();
+    for caller in callers {
+        assert!(caller.join().is_ok());
+    }
+    let pool = Arc::downgrade(&callbacks.workers);
+    assert!(pool.strong_count() > 2, "several workers were started");
+    drop(callbacks);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while pool.strong_count() > 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(pool.strong_count(), 0, "a parked worker outlived its pool");
+}

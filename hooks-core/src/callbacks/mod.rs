@@ -86,8 +86,33 @@ pub struct Callbacks {
 /// everything the owner was handed has been processed.
 pub type SettledFn = dyn Fn() -> bool + Send + Sync;
 
-/// How often [`Callbacks::shutdown`] looks at the registered checks again.
-const SETTLED_POLL: Duration = Duration::from_millis(1);
+/// The pauses between two looks of a flush or shutdown at whether everything
+/// settled: 50 µs first, doubling up to 1 ms. A burst of events is usually
+/// done within a fraction of a millisecond, and a flush that always slept
+/// 1 ms made every short burst cost a millisecond; waits that go on are
+/// looked at no more than a thousand times a second.
+#[derive(Debug)]
+struct SettlePauses {
+    next: Duration,
+}
+
+impl SettlePauses {
+    const FIRST: Duration = Duration::from_micros(50);
+    const LONGEST: Duration = Duration::from_millis(1);
+
+    /// The pause before the next look.
+    fn next(&mut self) -> Duration {
+        let pause = self.next;
+        self.next = (pause * 2).min(Self::LONGEST);
+        pause
+    }
+}
+
+impl Default for SettlePauses {
+    fn default() -> Self {
+        SettlePauses { next: Self::FIRST }
+    }
+}
 
 /// Builds [`Callbacks`] with non-default timing (mostly for tests).
 #[derive(Debug, Clone)]
@@ -259,11 +284,13 @@ impl Callbacks {
         if !queues.iter().all(|queue| queue.wait_exit(deadline)) {
             return false;
         }
+        let mut pauses = SettlePauses::default();
         while !self.owners_settled() {
-            if Instant::now() >= deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
                 return false;
             }
-            std::thread::sleep(SETTLED_POLL);
+            std::thread::sleep(left.min(pauses.next()));
         }
         true
     }
@@ -304,5 +331,15 @@ impl fmt::Debug for Callbacks {
             .field("callbacks", &self.registry.all().len())
             .field("settings", &self.settings())
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_flush_looks_again_soon_first_and_at_most_every_millisecond_later() {
+        let mut pauses = super::SettlePauses::default();
+        let micros: Vec<u128> = (0..8).map(|_| pauses.next().as_micros()).collect();
+        assert_eq!(micros, [50, 100, 200, 400, 800, 1000, 1000, 1000]);
     }
 }

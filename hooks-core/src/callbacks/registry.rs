@@ -64,6 +64,11 @@ impl Entry {
         }
     }
 
+    /// Whether the callback is asynchronous (its bounded runs carry the caller's runtime).
+    pub(crate) fn is_async(&self) -> bool {
+        matches!(self.callback, CallbackFn::Async(_))
+    }
+
     /// Stops the entry's queue (pending events still drain).
     pub(crate) fn retire(&self) {
         if let Some(queue) = self.queue.get() {

@@ -7,9 +7,12 @@
 //! still running is skipped; and a callback with [`MAX_ABANDONED_WORKERS`]
 //! hung workers is skipped until one finishes.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::Poll;
 use std::time::{Duration, Instant};
+
+use crossbeam_utils::atomic::AtomicCell;
 
 use super::CallbackResult;
 use super::registry::{CallbackFn, Entry};
@@ -88,16 +91,20 @@ impl CallGates {
 /// The worker threads shared by every callback of one [`super::Callbacks`].
 ///
 /// Sharing means a host firing several bounded callbacks in a row reuses one
-/// warm worker instead of waking one parked thread per callback.
+/// warm worker instead of waking one parked thread per callback. The worker
+/// put back last waits in `hot`, taken and put back with one atomic swap
+/// each, so back-to-back calls take no lock; the others wait in the list.
 #[derive(Default)]
 pub(crate) struct WorkerPool {
+    hot: AtomicCell<Option<Arc<WorkerHandle>>>,
+    closed: AtomicBool,
     state: Mutex<PoolState>,
 }
 
 #[derive(Default)]
 struct PoolState {
+    /// Parked workers besides the hot one.
     idle: Vec<Arc<WorkerHandle>>,
-    closed: bool,
 }
 
 impl WorkerPool {
@@ -105,34 +112,54 @@ impl WorkerPool {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
     /// Stops idle workers; busy ones exit when they finish.
     pub(crate) fn close(&self) {
         let mut state = self.lock();
-        state.closed = true;
+        // Before looking at the slot: a worker put there after this look
+        // sees `closed` and is dismissed by its own `put_back`.
+        self.closed.store(true, Ordering::SeqCst);
+        state.idle.extend(self.hot.take());
         state.idle.iter().for_each(|worker| worker.nudge());
     }
 
     pub(crate) fn take_idle(&self) -> Option<Arc<WorkerHandle>> {
-        self.lock().idle.pop()
+        self.hot.take().or_else(|| self.lock().idle.pop())
     }
 
     /// Takes back a worker whose caller collected the result (or lets it exit
     /// when the pool is closed or full).
     pub(crate) fn put_back(&self, worker: Arc<WorkerHandle>) {
-        let mut state = self.lock();
-        if state.closed || state.idle.len() >= MAX_IDLE_WORKERS {
-            drop(state);
+        if self.is_closed() {
             worker.dismiss();
             return;
         }
-        state.idle.push(worker);
+        let displaced = self.hot.swap(Some(worker));
+        if self.is_closed() {
+            // `close` may have looked at the slot before our swap.
+            if let Some(worker) = self.hot.take() {
+                worker.dismiss();
+            }
+        }
+        if let Some(displaced) = displaced {
+            let mut state = self.lock();
+            if state.idle.len() + 1 >= MAX_IDLE_WORKERS || self.is_closed() {
+                drop(state);
+                displaced.dismiss();
+            } else {
+                state.idle.push(displaced);
+            }
+        }
     }
 
     /// Takes back a worker that finished a job its caller gave up on; false
     /// when it should exit instead.
     pub(crate) fn rejoin(&self, worker: &Arc<WorkerHandle>) -> bool {
         let mut state = self.lock();
-        let stays = !state.closed && state.idle.len() < MAX_IDLE_WORKERS;
+        let stays = !self.is_closed() && state.idle.len() + 1 < MAX_IDLE_WORKERS;
         if stays {
             state.idle.push(Arc::clone(worker));
         }
@@ -142,15 +169,28 @@ impl WorkerPool {
     /// Called by an idle worker that woke without a job.
     pub(crate) fn leave_if_idle(&self, worker: &Arc<WorkerHandle>, retire: bool) -> Leave {
         let mut state = self.lock();
-        let Some(position) = state.idle.iter().position(|w| Arc::ptr_eq(w, worker)) else {
+        let leaves = retire || self.is_closed();
+        if let Some(position) = state.idle.iter().position(|w| Arc::ptr_eq(w, worker)) {
+            if !leaves {
+                return Leave::Stay;
+            }
+            state.idle.swap_remove(position);
+            return Leave::Left;
+        }
+        // The slot cannot be looked into without taking what it holds: take
+        // it, and put back whatever is not leaving (a caller finding it empty
+        // meanwhile takes a listed worker or starts one).
+        let Some(hot) = self.hot.take() else {
             return Leave::Taken;
         };
-        if retire || state.closed {
-            state.idle.swap_remove(position);
-            Leave::Left
-        } else {
-            Leave::Stay
+        let ours = Arc::ptr_eq(&hot, worker);
+        if ours && leaves {
+            return Leave::Left;
         }
+        if let Some(displaced) = self.hot.swap(Some(hot)) {
+            state.idle.push(displaced);
+        }
+        if ours { Leave::Stay } else { Leave::Taken }
     }
 }
 
@@ -172,11 +212,15 @@ pub(crate) async fn run_bounded(
     let gates = &entry.gates;
     let seq = {
         let mut state = gates.lock();
-        let identity = event.call_identity();
-        let gate_busy = state
-            .running
-            .iter()
-            .any(|(_, running)| running.call_identity() == identity);
+        // The identity is looked up only when a call is in flight (the
+        // usual warm call finds none and skips the payload lookups).
+        let gate_busy = !state.running.is_empty() && {
+            let identity = event.call_identity();
+            state
+                .running
+                .iter()
+                .any(|(_, running)| running.call_identity() == identity)
+        };
         let suppressed = state
             .suppressed_until
             .is_some_and(|until| Instant::now() < until);

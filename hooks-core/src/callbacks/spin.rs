@@ -149,13 +149,15 @@ impl HotPhase {
 
 /// Waits up to `budget` for `ready` without sleeping, at `pace`: hot (no
 /// yield) for a moment if it says so, then yielding the CPU between checks so
-/// the thread we wait for can run on ours. Reads the clock only when the
-/// first check fails.
+/// the thread we wait for can run on ours. Reads the clock only when
+/// [`CHECKS_PER_CLOCK`] checks failed (or, yielding at every check, when the
+/// first did): a warm answer comes within a few checks and costs no clock
+/// read. The budget counts from that first read, a few checks late.
 pub(crate) fn spin_until(budget: Duration, pace: Pace, ready: impl Fn() -> bool) -> Spun {
     if ready() {
         return Spun::Hot;
     }
-    let started = Instant::now();
+    let mut clock = SpinClock::default();
     let mut checks: u32 = 0;
     if let Pace::Hot(hot) = pace {
         loop {
@@ -164,7 +166,7 @@ pub(crate) fn spin_until(budget: Duration, pace: Pace, ready: impl Fn() -> bool)
                 return Spun::Hot;
             }
             checks = checks.wrapping_add(1);
-            if checks.is_multiple_of(CHECKS_PER_CLOCK) && started.elapsed() >= hot.min(budget) {
+            if checks.is_multiple_of(CHECKS_PER_CLOCK) && clock.elapsed() >= hot.min(budget) {
                 break;
             }
         }
@@ -182,13 +184,37 @@ pub(crate) fn spin_until(budget: Duration, pace: Pace, ready: impl Fn() -> bool)
         // Reading the clock and yielding cost more than a check: every 16th
         // time, unless the partner needs our CPU.
         if checks.is_multiple_of(yield_every) {
-            if started.elapsed() >= budget {
-                return Spun::Missed(started);
+            if clock.elapsed() >= budget {
+                return Spun::Missed(clock.started());
             }
             std::thread::yield_now();
             continue;
         }
         std::hint::spin_loop();
+    }
+}
+
+/// The clock of one spin, started at its first read.
+#[derive(Default)]
+struct SpinClock {
+    started: Option<Instant>,
+}
+
+impl SpinClock {
+    /// Time since the first read (zero at the first read itself).
+    fn elapsed(&mut self) -> Duration {
+        match self.started {
+            Some(started) => started.elapsed(),
+            None => {
+                self.started = Some(Instant::now());
+                Duration::ZERO
+            }
+        }
+    }
+
+    /// When the first read happened (now, if none did).
+    fn started(&mut self) -> Instant {
+        *self.started.get_or_insert_with(Instant::now)
     }
 }
 

@@ -4,16 +4,27 @@
 //! oldest pending event, so a slow consumer loses only its own backlog.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::registry::{CallbackFn, Entry};
 use super::report::FailureReporter;
+use super::spin::{HotPhase, NO_CPU, Pace, Partner, Spun, current_cpu, locate, spin_until};
 use super::worker::execute;
 use crate::event::Event;
 
 /// The default capacity of one callback's queue.
 pub const DEFAULT_QUEUE_CAPACITY: usize = 1024;
+
+/// How long a consumer that emptied its queue watches for the next event
+/// before it blocks. Deltas of one stream come microseconds apart; a
+/// consumer that blocked after each one made every `enqueue` a futex wake on
+/// the agent's thread.
+const CONSUMER_SPIN: Duration = Duration::from_micros(20);
+
+/// How much of that watch may be hot (no yield).
+const CONSUMER_HOT: Duration = Duration::from_micros(2);
 
 /// One callback's queue and the state its worker shares with producers.
 pub(crate) struct StreamQueue {
@@ -22,6 +33,12 @@ pub(crate) struct StreamQueue {
     ready: Condvar,
     /// Signalled when the worker exits.
     settled: Condvar,
+    /// Counts every event queued and the close: a consumer watching for
+    /// work reads it without the lock.
+    arrivals: AtomicU64,
+    /// The CPU the last event was queued on: the consumer watches hot only
+    /// when its producer runs elsewhere (see `spin.rs`).
+    producer_cpu: AtomicU32,
 }
 
 struct QueueState {
@@ -53,6 +70,8 @@ impl StreamQueue {
             }),
             ready: Condvar::new(),
             settled: Condvar::new(),
+            arrivals: AtomicU64::new(0),
+            producer_cpu: AtomicU32::new(NO_CPU),
         });
         let consumer = Consumer {
             queue: Arc::clone(&queue),
@@ -61,6 +80,7 @@ impl StreamQueue {
             owner: Arc::clone(&entry.owner),
             reporter,
             runtime: tokio::runtime::Handle::try_current().ok(),
+            watch: HotPhase::default(),
         };
         let spawned = std::thread::Builder::new()
             .name(format!("hook-q-{}", entry.owner))
@@ -93,6 +113,8 @@ impl StreamQueue {
             tracing::debug!(event = %event.name(), "observer queue full; oldest pending event dropped");
         }
         state.pending.push_back(event.clone());
+        self.producer_cpu.store(current_cpu(), Ordering::Relaxed);
+        self.arrivals.fetch_add(1, Ordering::Release);
         let wake = state.waiting;
         drop(state);
         if wake {
@@ -109,6 +131,7 @@ impl StreamQueue {
     /// Stops accepting events; the worker drains what is pending, then exits.
     pub(crate) fn close(&self) {
         self.lock().closed = true;
+        self.arrivals.fetch_add(1, Ordering::Release);
         self.ready.notify_all();
     }
 
@@ -138,6 +161,9 @@ struct Consumer {
     owner: Arc<str>,
     reporter: Arc<FailureReporter>,
     runtime: Option<tokio::runtime::Handle>,
+    /// Whether watching for the next event paid off lately (a sparse stream
+    /// stops watching, backing off as a hand-off's hot phase does).
+    watch: HotPhase,
 }
 
 impl Consumer {
@@ -170,6 +196,28 @@ impl Consumer {
                 drop(state);
                 queue.settled.notify_all();
                 return None;
+            }
+            if self.watch.allowed() {
+                // Not busy and not waiting: producers neither wait for us
+                // nor signal us while we watch.
+                let seen = queue.arrivals.load(Ordering::Acquire);
+                drop(state);
+                // A producer on our CPU runs only when we yield.
+                let pace = match locate(queue.producer_cpu.load(Ordering::Relaxed)) {
+                    Partner::Here => Pace::Yield,
+                    Partner::Elsewhere | Partner::Unknown => Pace::Hot(CONSUMER_HOT),
+                };
+                let spun = spin_until(CONSUMER_SPIN, pace, || {
+                    queue.arrivals.load(Ordering::Acquire) != seen
+                });
+                self.watch
+                    .learn(if spun.ready() { Spun::Hot } else { spun });
+                state = queue.lock();
+                // Looked at again under the lock: an event that came after
+                // the watch ended had nobody to signal.
+                if spun.ready() || !state.pending.is_empty() || state.closed {
+                    continue;
+                }
             }
             state.waiting = true;
             state = queue.ready.wait(state).unwrap_or_else(|e| e.into_inner());

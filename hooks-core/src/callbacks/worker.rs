@@ -162,8 +162,12 @@ impl WorkerHandle {
     fn unload(&self) -> Option<Arc<Entry>> {
         let request = &self.request;
         drop(request.event.take());
-        drop(request.runtime.take());
-        request.entry.take()
+        let entry = request.entry.take();
+        // Only an async callback's job carries a runtime (see `run_bounded`).
+        if entry.as_deref().is_none_or(Entry::is_async) {
+            drop(request.runtime.take());
+        }
+        entry
     }
 
     /// Moves the worker to `signal` (`JOB` or `EXIT`), waking it if it
@@ -354,7 +358,12 @@ fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
         request.signal.store(IDLE, Ordering::Relaxed);
         let entry = request.entry.take();
         let event = request.event.take();
-        let runtime = request.runtime.take();
+        // A sync callback's job has no runtime: one atomic swap fewer each way.
+        let runtime = if entry.as_deref().is_none_or(Entry::is_async) {
+            request.runtime.take()
+        } else {
+            None
+        };
         let result = match (&entry, &event) {
             (Some(entry), Some(event)) => execute(&entry.callback, event, runtime.as_deref()),
             // Unreachable by construction (a caller loads both before `JOB`);
@@ -364,7 +373,9 @@ fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
         // Back where the caller takes them: their counts stay in its cache.
         request.entry.store(entry);
         request.event.store(event);
-        request.runtime.store(runtime);
+        if runtime.is_some() {
+            request.runtime.store(runtime);
+        }
         if !deliver(pool, me, result) {
             return;
         }

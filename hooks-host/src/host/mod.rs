@@ -49,10 +49,6 @@ pub enum HostError {
     /// `config.yaml` exists but cannot be read, or is not YAML at all.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// Not returned any more (the host runs on a runtime of its own); kept
-    /// so that code matching it still compiles.
-    #[error("a hooks host must be loaded inside a tokio runtime (webhook lanes run on it)")]
-    NoRuntime,
     /// The host's background runtime could not start (threads refused).
     #[error("the hooks host's background runtime could not start: {0}")]
     Runtime(#[source] std::io::Error),
