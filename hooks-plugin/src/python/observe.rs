@@ -21,7 +21,7 @@
 //! buffer: the writer thread encodes it, off the core's consumer thread
 //! (`batch.rs`: a stream's repeated fields are sent once per batch).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -47,26 +47,39 @@ const MAX_REMEMBERED_FAILURES: usize = 4096;
 
 /// One event waiting to be written, and the callback it is for.
 pub(super) struct Item {
-    pub(super) callback: Arc<str>,
+    /// The callback's index in [`State::flights`] (no string hashed or
+    /// reference counted per event: a stream's hot path).
+    flight: usize,
     pub(super) event: Event,
+}
+
+#[cfg(test)]
+impl Item {
+    /// An item of the first callback, for the encoder's tests.
+    pub(super) fn of(event: Event) -> Item {
+        Item { flight: 0, event }
+    }
 }
 
 /// One callback's events in flight.
 struct Flight {
-    /// The callback's id, shared by its buffered events.
+    /// The callback's id.
     key: Arc<str>,
     /// Accepted and not yet reported run by the worker.
     accepted: u64,
     /// Of those, written to the worker.
     sent: u64,
+    /// Its drops were already warned about.
+    warned_full: bool,
 }
 
 impl Flight {
-    fn new(key: Arc<str>) -> Flight {
+    fn new(key: &str) -> Flight {
         Flight {
-            key,
+            key: Arc::from(key),
             accepted: 0,
             sent: 0,
+            warned_full: false,
         }
     }
 
@@ -82,10 +95,10 @@ impl Flight {
 struct State {
     /// Accepted, not yet written.
     buffer: Vec<Item>,
-    /// Per callback: its events in flight.
-    in_flight: HashMap<Arc<str>, Flight>,
-    /// Callbacks whose drops were already warned about.
-    warned_full: HashSet<Arc<str>>,
+    /// Per callback that got events: its events in flight (a worker has a
+    /// few observer callbacks, so a look-up is a short scan; never removed,
+    /// so an index stays valid).
+    flights: Vec<Flight>,
     /// The writer holds a batch it has not finished writing.
     writing: bool,
     /// The writer waits for events to write.
@@ -134,16 +147,16 @@ impl Pipeline {
         if state.closed {
             return false;
         }
-        if !state.in_flight.contains_key(callback) {
-            let key: Arc<str> = Arc::from(callback);
-            state.in_flight.insert(Arc::clone(&key), Flight::new(key));
-        }
-        let Some(flight) = state.in_flight.get_mut(callback) else {
-            return false;
+        let index = match state.flights.iter().position(|f| &*f.key == callback) {
+            Some(index) => index,
+            None => {
+                state.flights.push(Flight::new(callback));
+                state.flights.len() - 1
+            }
         };
-        let key = Arc::clone(&flight.key);
+        let flight = &mut state.flights[index];
         if flight.accepted >= MAX_IN_FLIGHT {
-            let first = state.warned_full.insert(Arc::clone(&key));
+            let first = !std::mem::replace(&mut flight.warned_full, true);
             drop(state);
             let total = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             if first {
@@ -161,7 +174,7 @@ impl Pipeline {
         // when one callback's events are to go now.
         let wake = state.idle && (ready || state.buffer.is_empty());
         state.buffer.push(Item {
-            callback: key,
+            flight: index,
             event: event.clone(),
         });
         drop(state);
@@ -195,9 +208,7 @@ impl Pipeline {
 
     fn is_settled(&self) -> bool {
         let state = self.lock();
-        state.buffer.is_empty()
-            && !state.writing
-            && state.in_flight.values().all(|f| f.accepted == 0)
+        state.buffer.is_empty() && !state.writing && state.flights.iter().all(|f| f.accepted == 0)
     }
 
     /// The writer thread: takes the events of every callback that is
@@ -241,15 +252,14 @@ impl Pipeline {
                 state.idle = false;
             };
             state.writing = true;
+            // The names of the callbacks in the batch (a flight is never removed).
+            let names: Vec<Arc<str>> = runs(&batch)
+                .map(|(flight, _)| Arc::clone(&state.flights[flight].key))
+                .collect();
             drop(state);
             let mut start = 0;
-            while start < batch.len() {
-                let callback = &batch[start].callback;
-                let end = batch[start..]
-                    .iter()
-                    .position(|item| item.callback != *callback)
-                    .map_or(batch.len(), |offset| start + offset);
-                encode(&batch[start..end], &mut line);
+            for (callback, (_, end)) in names.iter().zip(runs(&batch)) {
+                encode(callback, &batch[start..end], &mut line);
                 if worker.post(&line, WRITE_DEADLINE).is_err() {
                     // The worker is broken or gone: what it had is lost with it.
                     self.forget(&batch[start..]);
@@ -266,10 +276,9 @@ impl Pipeline {
     fn forget(&self, items: &[Item]) {
         let mut state = self.lock();
         for item in items {
-            if let Some(flight) = state.in_flight.get_mut(&item.callback) {
-                flight.accepted = flight.accepted.saturating_sub(1);
-                flight.sent = flight.sent.saturating_sub(1);
-            }
+            let flight = &mut state.flights[item.flight];
+            flight.accepted = flight.accepted.saturating_sub(1);
+            flight.sent = flight.sent.saturating_sub(1);
         }
     }
 
@@ -290,7 +299,7 @@ impl Pipeline {
                 state.stderr_lines = state.stderr_lines.max(lines);
             }
             let mut wake = false;
-            if let Some(flight) = state.in_flight.get_mut(callback) {
+            if let Some(flight) = state.flights.iter_mut().find(|f| &*f.key == callback) {
                 flight.accepted = flight.accepted.saturating_sub(ran);
                 flight.sent = flight.sent.saturating_sub(ran);
                 let ready = flight.sendable();
@@ -334,31 +343,45 @@ impl Pipeline {
     }
 }
 
+/// The runs of `batch`'s items of one callback: (its flight, where the run ends).
+fn runs(batch: &[Item]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let flight = batch.get(start)?.flight;
+        let end = batch[start..]
+            .iter()
+            .position(|item| item.flight != flight)
+            .map_or(batch.len(), |offset| start + offset);
+        start = end;
+        Some((flight, end))
+    })
+}
+
 /// The buffered events of every [`Flight::sendable`] callback (of every
 /// callback with `all`), in order, counted as sent; the others' stay
 /// buffered, in order.
 fn take_sendable(state: &mut State, all: bool) -> Vec<Item> {
-    let mut decided: Vec<(Arc<str>, bool)> = Vec::new();
-    let mut send = |callback: &Arc<str>, in_flight: &HashMap<Arc<str>, Flight>| {
-        if let Some((_, yes)) = decided.iter().find(|(c, _)| Arc::ptr_eq(c, callback)) {
-            return *yes;
-        }
-        let yes = all || in_flight.get(callback).is_some_and(|f| f.sendable());
-        decided.push((Arc::clone(callback), yes));
-        yes
-    };
+    // Decided once per callback for the whole buffer (its events stay in order).
+    let send: Vec<bool> = state
+        .flights
+        .iter()
+        .map(|flight| all || flight.sendable())
+        .collect();
     let buffer = std::mem::take(&mut state.buffer);
+    if send.iter().all(|yes| *yes) {
+        // The usual case (one stream, one callback): the whole buffer goes.
+        for item in &buffer {
+            state.flights[item.flight].sent += 1;
+        }
+        return buffer;
+    }
     let mut batch = Vec::with_capacity(buffer.len());
     for item in buffer {
-        if send(&item.callback, &state.in_flight) {
+        if send[item.flight] {
+            state.flights[item.flight].sent += 1;
             batch.push(item);
         } else {
             state.buffer.push(item);
-        }
-    }
-    for item in &batch {
-        if let Some(flight) = state.in_flight.get_mut(&item.callback) {
-            flight.sent += 1;
         }
     }
     batch

@@ -270,3 +270,99 @@ fn an_observer_gets_each_payload_whole_in_its_key_order() {
         got["narrow"]
     );
 }
+
+/// Observers of several kinds (a function, a method, a callable object) that
+/// change and keep the keywords they got: the next call must not see it.
+const KEEPERS: &str = r#"
+import json
+kept = []
+seen = {"function": [], "method": [], "object": []}
+def record(kind, kwargs):
+    seen[kind].append(kwargs.get("delta"))
+    kwargs["delta"] = "changed by " + kind
+    kwargs.pop("kind", None)
+    kept.append(kwargs)
+def function(**kwargs):
+    record("function", kwargs)
+class Holder:
+    def method(self, **kwargs):
+        record("method", kwargs)
+    def __call__(self, **kwargs):
+        record("object", kwargs)
+def total(**kwargs):
+    return {"context": json.dumps({"seen": seen, "distinct": len(set(map(id, kept))) == len(kept)})}
+def register(ctx):
+    ctx.register_hook("on_stream_delta", function)
+    ctx.register_hook("on_stream_delta", Holder().method)
+    ctx.register_hook("on_stream_delta", Holder())
+    ctx.register_hook("pre_llm_call", total)
+"#;
+
+#[test]
+fn a_stream_of_equal_payloads_reaches_callbacks_that_change_and_keep_their_keywords() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    python_plugin(&home, "keepers", KEEPERS);
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [keepers]}",
+        options(),
+        Some(30.0),
+    );
+    // Mostly payloads equal to the first (sent as empty differences, so the
+    // worker may reuse the template), some that differ in between.
+    let sent: Vec<String> = (0..600)
+        .map(|n| {
+            if n % 7 == 3 {
+                format!("d{n}")
+            } else {
+                "same".to_owned()
+            }
+        })
+        .collect();
+    for text in &sent {
+        let payload = json!({"delta": text, "kind": "text", "turn_id": "t", "iteration": 1});
+        assert!(fire(&loaded.callbacks, "on_stream_delta", payload).is_empty());
+    }
+    futures::executor::block_on(loaded.callbacks.flush(BOUND));
+    let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
+    let context = replies
+        .first()
+        .and_then(|reply| reply["context"].as_str())
+        .unwrap_or("{}");
+    let got: serde_json::Value = serde_json::from_str(context).unwrap_or_default();
+    for kind in ["function", "method", "object"] {
+        assert_eq!(got["seen"][kind], json!(sent), "{kind}");
+    }
+    assert_eq!(got["distinct"], json!(true), "each call got its own dict");
+}
+
+#[test]
+fn an_observer_whose_plugin_name_has_a_percent_sign_is_settled() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    let code = "count = 0\ndef on_delta(**kwargs):\n    global count\n    count += 1\ndef total(**kwargs):\n    return {\"context\": str(count)}\ndef register(ctx):\n    ctx.register_hook(\"on_stream_delta\", on_delta)\n    ctx.register_hook(\"pre_llm_call\", total)\n";
+    python_plugin(&home, "100%d-sure", code);
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [100%d-sure]}",
+        options(),
+        Some(30.0),
+    );
+    for _ in 0..50 {
+        assert!(fire(&loaded.callbacks, "on_stream_delta", delta("x")).is_empty());
+    }
+    // The worker's notices name the callback (with its '%'): flush sees them.
+    let started = Instant::now();
+    futures::executor::block_on(loaded.callbacks.flush(BOUND));
+    assert!(started.elapsed() < BOUND, "flush returned at its bound");
+    let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
+    assert_eq!(
+        replies.first().map(|reply| &reply["context"]),
+        Some(&json!("50"))
+    );
+}
