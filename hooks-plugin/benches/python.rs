@@ -162,13 +162,7 @@ fn bench_python(c: &mut Criterion) {
         })
     });
     group.finish();
-    let total = futures::executor::block_on(
-        callbacks.dispatch(&Event::from_json(HookEvent::PreLlmCall, json!({}))),
-    );
-    let counted = total
-        .first()
-        .and_then(|reply| reply.value["context"].as_str())
-        .and_then(|text| text.parse::<u64>().ok());
+    let counted = observed(&callbacks);
     eprintln!("deltas sent: {sent}, observed by the plugin: {counted:?}");
     if sent > 0 {
         let per = |total: Duration| total.as_nanos() as f64 / sent as f64;
@@ -179,8 +173,55 @@ fn bench_python(c: &mut Criterion) {
             per(flushing),
             FIRST_RELOOK.as_micros()
         );
+        paced_streams(&callbacks, &delta);
     }
     reference_baseline(&home);
+}
+
+/// How many deltas the counting plugin has seen (a `pre_llm_call` round trip).
+fn observed(callbacks: &Callbacks) -> Option<u64> {
+    let total = futures::executor::block_on(
+        callbacks.dispatch(&Event::from_json(HookEvent::PreLlmCall, json!({}))),
+    );
+    total
+        .first()
+        .and_then(|reply| reply.value["context"].as_str())
+        .and_then(|text| text.parse::<u64>().ok())
+}
+
+/// Deltas per paced stream, and per burst of it.
+const STREAM: u64 = 200_000;
+const BURST: u64 = 250;
+
+/// A stream emitted at a set average rate in bursts (as a model's tokens
+/// come in network reads: [`BURST`] deltas back to back, then the agent's
+/// thread sleeps until the next burst is due), then one flush: how many the
+/// plugin observed, and how many were dropped because the pipeline fell
+/// more than its bound behind. Unlike the batches above, there is no flush
+/// every 1,000 deltas, so hooks-core's 1 ms flush poll does not set the rate.
+fn paced_streams(callbacks: &Callbacks, delta: &Event) {
+    for rate in [500_000u64, 750_000, 1_000_000, 1_250_000] {
+        let before = observed(callbacks).unwrap_or(0);
+        let slot = Duration::from_nanos(1_000_000_000 * BURST / rate);
+        let started = Instant::now();
+        for burst in 0..STREAM / BURST {
+            if let Some(early) = (slot * burst as u32).checked_sub(started.elapsed()) {
+                std::thread::sleep(early);
+            }
+            for _ in 0..BURST {
+                black_box(futures::executor::block_on(callbacks.dispatch(delta)));
+            }
+        }
+        let emitted = started.elapsed();
+        futures::executor::block_on(callbacks.flush(Duration::from_secs(60)));
+        let seen = observed(callbacks).unwrap_or(0).saturating_sub(before);
+        eprintln!(
+            "paced stream at {rate}/s: {STREAM} deltas emitted in {:.1} ms ({:.0}/s), {seen} observed, {} dropped",
+            emitted.as_secs_f64() * 1e3,
+            STREAM as f64 / emitted.as_secs_f64(),
+            STREAM.saturating_sub(seen)
+        );
+    }
 }
 
 /// A minimal Python echo worker: one thread, one line in, the same line out.

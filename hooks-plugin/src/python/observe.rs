@@ -42,6 +42,12 @@ const WRITE_DEADLINE: Duration = Duration::from_secs(30);
 /// waits is written whatever the worker still has to run (so the last events
 /// of a burst, or a hung callback's, never wait for a notice).
 const HOLD: Duration = Duration::from_micros(200);
+/// How often the writer reads the worker's notices while events it wrote
+/// have not been reported run and it has nothing to write: first after
+/// [`HOLD`], doubling while no notice comes, up to this. Without it a
+/// callback whose in-flight bound was reached would drop every later event
+/// until something else read the pipe.
+const MAX_NOTICE_LOOK: Duration = Duration::from_millis(10);
 /// Past this many remembered failures the memory is reset.
 const MAX_REMEMBERED_FAILURES: usize = 4096;
 
@@ -107,6 +113,9 @@ struct State {
     /// host must have shown before the events count as run (a plugin's last
     /// print is not lost because the process exits right after).
     stderr_lines: u64,
+    /// How many notices were read: the writer looks at the pipe less often
+    /// while none come (a hung callback).
+    notices: u64,
     closed: bool,
 }
 
@@ -214,13 +223,17 @@ impl Pipeline {
     /// The writer thread: takes the events of every callback that is
     /// [`Flight::sendable`] (and every event once the oldest held one has
     /// waited [`HOLD`]), writes one line per run of events of one callback,
-    /// then reads the notices written meanwhile.
+    /// then reads the notices written meanwhile. With nothing to write while
+    /// written events have not been reported run, it still reads the
+    /// notices now and then ([`MAX_NOTICE_LOOK`]): they make room for more.
     fn write_batches(&self, worker: &LineWorker) {
         // One buffer for every line this writer encodes.
         let mut line = Vec::new();
         let mut held_since: Option<Instant> = None;
+        let mut look = HOLD;
         loop {
             let mut state = self.lock();
+            let notices = state.notices;
             let batch = loop {
                 if state.closed {
                     return;
@@ -235,40 +248,62 @@ impl Pipeline {
                 if !batch.is_empty() {
                     break batch;
                 }
+                let unreported = state.flights.iter().any(|f| f.sent > 0);
                 state.idle = true;
-                state = match held_since {
-                    None => self
-                        .wake
-                        .wait(state)
-                        .unwrap_or_else(PoisonError::into_inner),
-                    Some(since) => {
-                        let left = HOLD.saturating_sub(since.elapsed());
-                        self.wake
+                let timed_out = match held_since {
+                    None if !unreported => {
+                        state = self
+                            .wake
+                            .wait(state)
+                            .unwrap_or_else(PoisonError::into_inner);
+                        false
+                    }
+                    _ => {
+                        let left =
+                            held_since.map_or(look, |since| HOLD.saturating_sub(since.elapsed()));
+                        let (guard, result) = self
+                            .wake
                             .wait_timeout(state, left)
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .0
+                            .unwrap_or_else(PoisonError::into_inner);
+                        state = guard;
+                        result.timed_out()
                     }
                 };
                 state.idle = false;
-            };
-            state.writing = true;
-            // The names of the callbacks in the batch (a flight is never removed).
-            let names: Vec<Arc<str>> = runs(&batch)
-                .map(|(flight, _)| Arc::clone(&state.flights[flight].key))
-                .collect();
-            drop(state);
-            let mut start = 0;
-            for (callback, (_, end)) in names.iter().zip(runs(&batch)) {
-                encode(callback, &batch[start..end], &mut line);
-                if worker.post(&line, WRITE_DEADLINE).is_err() {
-                    // The worker is broken or gone: what it had is lost with it.
-                    self.forget(&batch[start..]);
-                    break;
+                if timed_out && unreported && held_since.is_none() {
+                    // Nothing to write: read the notices that came meanwhile.
+                    break Vec::new();
                 }
-                start = end;
+            };
+            if batch.is_empty() {
+                drop(state);
+            } else {
+                state.writing = true;
+                // The names of the callbacks in the batch (a flight is never removed).
+                let names: Vec<Arc<str>> = runs(&batch)
+                    .map(|(flight, _)| Arc::clone(&state.flights[flight].key))
+                    .collect();
+                drop(state);
+                let mut start = 0;
+                for (callback, (_, end)) in names.iter().zip(runs(&batch)) {
+                    encode(callback, &batch[start..end], &mut line);
+                    if worker.post(&line, WRITE_DEADLINE).is_err() {
+                        // The worker is broken or gone: what it had is lost with it.
+                        self.forget(&batch[start..]);
+                        break;
+                    }
+                    start = end;
+                }
+                self.lock().writing = false;
             }
-            self.lock().writing = false;
             worker.pump();
+            // Back off while the worker reports nothing (a hung callback),
+            // look again soon once it does.
+            look = if self.lock().notices == notices {
+                (look * 2).min(MAX_NOTICE_LOOK)
+            } else {
+                HOLD
+            };
         }
     }
 
@@ -295,6 +330,7 @@ impl Pipeline {
         let written = notice.get("stderr_lines").and_then(Value::as_u64);
         {
             let mut state = self.lock();
+            state.notices += 1;
             if let Some(lines) = written {
                 state.stderr_lines = state.stderr_lines.max(lines);
             }

@@ -366,3 +366,53 @@ fn an_observer_whose_plugin_name_has_a_percent_sign_is_settled() {
         Some(&json!("50"))
     );
 }
+
+/// An observer held up by its first event until the test lets it go; it
+/// counts the `late` deltas it runs in a file (no round trip reads them).
+const HELD: &str = r#"
+import os, time
+HERE = os.path.dirname(__file__)
+def on_delta(delta, **kwargs):
+    if delta == "first":
+        while not os.path.exists(os.path.join(HERE, "go")):
+            time.sleep(0.01)
+    if delta == "late":
+        with open(os.path.join(HERE, "late.txt"), "a") as f:
+            f.write("x")
+def register(ctx):
+    ctx.register_hook("on_stream_delta", on_delta)
+"#;
+
+#[test]
+fn a_callback_that_dropped_events_takes_new_ones_once_its_worker_caught_up() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    let folder = python_plugin(&home, "held", HELD);
+    let loaded = register(&home, "plugins: {enabled: [held]}", options(), Some(30.0));
+    fire(&loaded.callbacks, "on_stream_delta", delta("first"));
+    // More than the callback may have in flight: the newest are dropped.
+    for _ in 0..6_000 {
+        fire(&loaded.callbacks, "on_stream_delta", delta("flood"));
+    }
+    std::fs::write(folder.join("go"), "").expect("write go");
+    // Only streaming events from now on (no round trip, no flush, which
+    // would read the worker's notices themselves): once the worker ran the
+    // flood, its notices must make room for new events again.
+    let late = || {
+        std::fs::read(folder.join("late.txt"))
+            .map(|bytes| bytes.len())
+            .unwrap_or(0)
+    };
+    let started = Instant::now();
+    while late() < 20 && started.elapsed() < BOUND {
+        fire(&loaded.callbacks, "on_stream_delta", delta("late"));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        late() >= 20,
+        "the late deltas were still dropped after {:?}",
+        started.elapsed()
+    );
+}
