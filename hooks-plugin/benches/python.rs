@@ -214,11 +214,14 @@ fn paced_streams(callbacks: &Callbacks, delta: &Event) {
         }
         let emitted = started.elapsed();
         futures::executor::block_on(callbacks.flush(Duration::from_secs(60)));
+        let flushed = started.elapsed();
         let seen = observed(callbacks).unwrap_or(0).saturating_sub(before);
         eprintln!(
-            "paced stream at {rate}/s: {STREAM} deltas emitted in {:.1} ms ({:.0}/s), {seen} observed, {} dropped",
+            "paced stream at {rate}/s: {STREAM} deltas emitted in {:.1} ms ({:.0}/s), flushed at {:.1} ms; {seen} observed ({:.0}/s until flushed), {} dropped",
             emitted.as_secs_f64() * 1e3,
             STREAM as f64 / emitted.as_secs_f64(),
+            flushed.as_secs_f64() * 1e3,
+            seen as f64 / flushed.as_secs_f64(),
             STREAM.saturating_sub(seen)
         );
     }
