@@ -248,7 +248,8 @@ impl Pipeline {
                 if !batch.is_empty() {
                     break batch;
                 }
-                let unreported = state.flights.iter().any(|f| f.sent > 0);
+                // (A worker gone reports nothing more: no look until closed.)
+                let unreported = worker.seems_alive() && state.flights.iter().any(|f| f.sent > 0);
                 state.idle = true;
                 let timed_out = match held_since {
                     None if !unreported => {
