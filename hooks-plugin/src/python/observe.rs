@@ -107,7 +107,7 @@ struct State {
     flights: Vec<Flight>,
     /// The writer holds a batch it has not finished writing.
     writing: bool,
-    /// The writer waits for events to write.
+    /// The writer waits for events to write and nobody has woken it yet.
     idle: bool,
     /// The most stderr lines a notice said the worker had written: what the
     /// host must have shown before the events count as run (a plugin's last
@@ -117,6 +117,19 @@ struct State {
     /// while none come (a hung callback).
     notices: u64,
     closed: bool,
+}
+
+impl State {
+    /// Whether to signal the idle writer, given that there is a reason to:
+    /// once, until it ran again (each signal is a futex call, and between a
+    /// signal and the writer running the consumer may post many events).
+    fn take_wake(&mut self, reason: bool) -> bool {
+        let wake = reason && self.idle;
+        if wake {
+            self.idle = false;
+        }
+        wake
+    }
 }
 
 /// The observer pipeline of one worker process.
@@ -181,7 +194,8 @@ impl Pipeline {
         let ready = flight.sendable();
         // The writer starts its hold when the first event waits, and writes
         // when one callback's events are to go now.
-        let wake = state.idle && (ready || state.buffer.is_empty());
+        let first = state.buffer.is_empty();
+        let wake = state.take_wake(ready || first);
         state.buffer.push(Item {
             flight: index,
             event: event.clone(),
@@ -335,13 +349,13 @@ impl Pipeline {
             if let Some(lines) = written {
                 state.stderr_lines = state.stderr_lines.max(lines);
             }
-            let mut wake = false;
+            let mut ready = false;
             if let Some(flight) = state.flights.iter_mut().find(|f| &*f.key == callback) {
                 flight.accepted = flight.accepted.saturating_sub(ran);
                 flight.sent = flight.sent.saturating_sub(ran);
-                let ready = flight.sendable();
-                wake = ready && state.idle;
+                ready = flight.sendable();
             }
+            let wake = state.take_wake(ready);
             drop(state);
             if wake {
                 self.wake.notify_one();
@@ -422,4 +436,25 @@ fn take_sendable(state: &mut State, all: bool) -> Vec<Item> {
         }
     }
     batch
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_idle_writer_is_signalled_once_until_it_runs_again() {
+        let mut state = State {
+            idle: true,
+            ..State::default()
+        };
+        assert!(!state.take_wake(false), "no reason, no signal");
+        assert!(state.take_wake(true));
+        // The writer has not run yet: the next events do not signal it again.
+        assert!(!state.take_wake(true));
+        assert!(!state.take_wake(true));
+        // It ran and waits again.
+        state.idle = true;
+        assert!(state.take_wake(true));
+    }
 }
