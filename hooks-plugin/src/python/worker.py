@@ -425,7 +425,7 @@ class Observer:
                 shared = template if fresh_keywords(function) else None
                 for payload in payloads:
                     try:
-                        if payload or shared is None:
+                        if payload or shared is None or type(payload) is not dict:
                             kwargs = copy()
                             kwargs.update(payload)
                         else:
