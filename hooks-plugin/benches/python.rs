@@ -11,6 +11,11 @@
 //! in-process `PluginManager.invoke_hook` in the same run
 //! (`benches/reference/python_plugin.py`).
 //!
+//! After the observer batches it prints the agent's thread time per delta
+//! (in `dispatch` and in `flush`, and how many flushes returned at
+//! hooks-core's first 1 ms look again) and runs paced streams: 200,000
+//! deltas at a set rate in bursts, one flush, how many were observed.
+//!
 //! `cargo bench -p hermes-hooks-plugin --bench python`
 
 // `criterion_group!` generates an undocumented public function.
@@ -33,6 +38,10 @@ use serde_json::json;
 
 /// Deltas sent per measured batch (below the observer queue's 1024, so none is dropped).
 const BATCH: u64 = 1000;
+/// hooks-core's `flush` looks at the queues again every 1 ms: a flush that
+/// took less than this returned at its first look after the one that found
+/// events still running.
+const FIRST_RELOOK: Duration = Duration::from_micros(1500);
 
 const COUNTER: &str = r#"
 count = 0
@@ -133,29 +142,94 @@ fn bench_python(c: &mut Criterion) {
     group.throughput(Throughput::Elements(BATCH));
     let delta = delta();
     let mut sent = 0u64;
+    // The agent's thread: time in `dispatch` (the emit) and in `flush`, and
+    // how many flushes returned at the core's first look again.
+    let (mut emitting, mut flushing) = (Duration::ZERO, Duration::ZERO);
+    let (mut flushes, mut quick) = (0u64, 0u64);
     group.bench_function("on_stream_delta_observer_batch", |b| {
         b.iter_custom(|iterations| {
             let started = Instant::now();
             for _ in 0..iterations {
+                let emit = Instant::now();
                 for _ in 0..BATCH {
                     black_box(futures::executor::block_on(callbacks.dispatch(&delta)));
                 }
+                let flush = Instant::now();
                 futures::executor::block_on(callbacks.flush(Duration::from_secs(60)));
+                let flushed = flush.elapsed();
+                emitting += flush - emit;
+                flushing += flushed;
+                flushes += 1;
+                quick += u64::from(flushed < FIRST_RELOOK);
             }
             sent += iterations * BATCH;
             started.elapsed()
         })
     });
     group.finish();
+    let counted = observed(&callbacks);
+    eprintln!("deltas sent: {sent}, observed by the plugin: {counted:?}");
+    if sent > 0 {
+        let per = |total: Duration| total.as_nanos() as f64 / sent as f64;
+        eprintln!(
+            "the agent's thread per delta: {:.0} ns in dispatch (the emit), {:.0} ns in flush; \
+             {quick} of {flushes} flushes returned within {} µs (at the core's first look again)",
+            per(emitting),
+            per(flushing),
+            FIRST_RELOOK.as_micros()
+        );
+        paced_streams(&callbacks, &delta);
+    }
+    reference_baseline(&home);
+}
+
+/// How many deltas the counting plugin has seen (a `pre_llm_call` round trip).
+fn observed(callbacks: &Callbacks) -> Option<u64> {
     let total = futures::executor::block_on(
         callbacks.dispatch(&Event::from_json(HookEvent::PreLlmCall, json!({}))),
     );
-    let counted = total
+    total
         .first()
         .and_then(|reply| reply.value["context"].as_str())
-        .and_then(|text| text.parse::<u64>().ok());
-    eprintln!("deltas sent: {sent}, observed by the plugin: {counted:?}");
-    reference_baseline(&home);
+        .and_then(|text| text.parse::<u64>().ok())
+}
+
+/// Deltas per paced stream, and per burst of it.
+const STREAM: u64 = 200_000;
+const BURST: u64 = 250;
+
+/// A stream emitted at a set average rate in bursts (as a model's tokens
+/// come in network reads: [`BURST`] deltas back to back, then the agent's
+/// thread sleeps until the next burst is due), then one flush: how many the
+/// plugin observed, and how many were dropped because the pipeline fell
+/// more than its bound behind. Unlike the batches above, there is no flush
+/// every 1,000 deltas, so hooks-core's 1 ms flush poll does not set the rate.
+fn paced_streams(callbacks: &Callbacks, delta: &Event) {
+    for rate in [500_000u64, 750_000, 1_000_000, 1_250_000] {
+        let before = observed(callbacks).unwrap_or(0);
+        let slot = Duration::from_nanos(1_000_000_000 * BURST / rate);
+        let started = Instant::now();
+        for burst in 0..STREAM / BURST {
+            if let Some(early) = (slot * burst as u32).checked_sub(started.elapsed()) {
+                std::thread::sleep(early);
+            }
+            for _ in 0..BURST {
+                black_box(futures::executor::block_on(callbacks.dispatch(delta)));
+            }
+        }
+        let emitted = started.elapsed();
+        futures::executor::block_on(callbacks.flush(Duration::from_secs(60)));
+        let flushed = started.elapsed();
+        let seen = observed(callbacks).unwrap_or(0).saturating_sub(before);
+        eprintln!(
+            "paced stream at {rate}/s: {STREAM} deltas emitted in {:.1} ms ({:.0}/s), flushed at {:.1} ms; {seen} observed ({:.0}/s until flushed), {} dropped",
+            emitted.as_secs_f64() * 1e3,
+            STREAM as f64 / emitted.as_secs_f64(),
+            flushed.as_secs_f64() * 1e3,
+            seen as f64 / flushed.as_secs_f64(),
+            STREAM.saturating_sub(seen)
+        );
+    }
 }
 
 /// A minimal Python echo worker: one thread, one line in, the same line out.

@@ -14,10 +14,10 @@ use serde_json::{Map, Value};
 use super::observe::Item;
 
 /// `{"op":"observe","callback":..,"event":..,"template":{..}|null,"payloads":[..]}`
-/// and its newline, into `line`. With a template every payload has its keys
+/// and its newline, into `line`: `items` are events for `callback`. With a template every payload has its keys
 /// in its order, and a payload carries only the fields whose value is not
 /// the template's (nested values always travel: each call gets its own).
-pub(super) fn encode(items: &[Item], line: &mut Vec<u8>) {
+pub(super) fn encode(callback: &str, items: &[Item], line: &mut Vec<u8>) {
     line.clear();
     let Some(first) = items.first() else {
         return;
@@ -27,7 +27,7 @@ pub(super) fn encode(items: &[Item], line: &mut Vec<u8>) {
         .iter()
         .all(|item| same_keys(item.event.payload(), template));
     line.extend_from_slice(b"{\"op\":\"observe\",\"callback\":");
-    write_json(line, &*first.callback);
+    write_json(line, callback);
     line.extend_from_slice(b",\"event\":");
     write_json(line, first.event.name().as_str());
     line.extend_from_slice(b",\"template\":");
@@ -102,21 +102,17 @@ mod tests {
     use super::*;
     use hermes_hooks_core::{Event, HookEvent};
     use serde_json::json;
-    use std::sync::Arc;
 
     fn items(payloads: &[Value]) -> Vec<Item> {
         payloads
             .iter()
-            .map(|payload| Item {
-                callback: Arc::from("p:on_stream_delta:f"),
-                event: Event::from_json(HookEvent::OnStreamDelta, payload.clone()),
-            })
+            .map(|payload| Item::of(Event::from_json(HookEvent::OnStreamDelta, payload.clone())))
             .collect()
     }
 
     fn decoded(items: &[Item]) -> Value {
         let mut line = Vec::new();
-        encode(items, &mut line);
+        encode("p:on_stream_delta:f", items, &mut line);
         assert_eq!(line.last(), Some(&b'\n'));
         serde_json::from_slice(&line).unwrap_or(Value::Null)
     }

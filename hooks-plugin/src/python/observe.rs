@@ -21,7 +21,7 @@
 //! buffer: the writer thread encodes it, off the core's consumer thread
 //! (`batch.rs`: a stream's repeated fields are sent once per batch).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
@@ -42,31 +42,50 @@ const WRITE_DEADLINE: Duration = Duration::from_secs(30);
 /// waits is written whatever the worker still has to run (so the last events
 /// of a burst, or a hung callback's, never wait for a notice).
 const HOLD: Duration = Duration::from_micros(200);
+/// How often the writer reads the worker's notices while events it wrote
+/// have not been reported run and it has nothing to write: first after
+/// [`HOLD`], doubling while no notice comes, up to this. Without it a
+/// callback whose in-flight bound was reached would drop every later event
+/// until something else read the pipe.
+const MAX_NOTICE_LOOK: Duration = Duration::from_millis(10);
 /// Past this many remembered failures the memory is reset.
 const MAX_REMEMBERED_FAILURES: usize = 4096;
 
 /// One event waiting to be written, and the callback it is for.
 pub(super) struct Item {
-    pub(super) callback: Arc<str>,
+    /// The callback's index in [`State::flights`] (no string hashed or
+    /// reference counted per event: a stream's hot path).
+    flight: usize,
     pub(super) event: Event,
+}
+
+#[cfg(test)]
+impl Item {
+    /// An item of the first callback, for the encoder's tests.
+    pub(super) fn of(event: Event) -> Item {
+        Item { flight: 0, event }
+    }
 }
 
 /// One callback's events in flight.
 struct Flight {
-    /// The callback's id, shared by its buffered events.
+    /// The callback's id.
     key: Arc<str>,
     /// Accepted and not yet reported run by the worker.
     accepted: u64,
     /// Of those, written to the worker.
     sent: u64,
+    /// Its drops were already warned about.
+    warned_full: bool,
 }
 
 impl Flight {
-    fn new(key: Arc<str>) -> Flight {
+    fn new(key: &str) -> Flight {
         Flight {
-            key,
+            key: Arc::from(key),
             accepted: 0,
             sent: 0,
+            warned_full: false,
         }
     }
 
@@ -82,19 +101,35 @@ impl Flight {
 struct State {
     /// Accepted, not yet written.
     buffer: Vec<Item>,
-    /// Per callback: its events in flight.
-    in_flight: HashMap<Arc<str>, Flight>,
-    /// Callbacks whose drops were already warned about.
-    warned_full: HashSet<Arc<str>>,
+    /// Per callback that got events: its events in flight (a worker has a
+    /// few observer callbacks, so a look-up is a short scan; never removed,
+    /// so an index stays valid).
+    flights: Vec<Flight>,
     /// The writer holds a batch it has not finished writing.
     writing: bool,
-    /// The writer waits for events to write.
+    /// The writer waits for events to write and nobody has woken it yet.
     idle: bool,
     /// The most stderr lines a notice said the worker had written: what the
     /// host must have shown before the events count as run (a plugin's last
     /// print is not lost because the process exits right after).
     stderr_lines: u64,
+    /// How many notices were read: the writer looks at the pipe less often
+    /// while none come (a hung callback).
+    notices: u64,
     closed: bool,
+}
+
+impl State {
+    /// Whether to signal the idle writer, given that there is a reason to:
+    /// once, until it ran again (each signal is a futex call, and between a
+    /// signal and the writer running the consumer may post many events).
+    fn take_wake(&mut self, reason: bool) -> bool {
+        let wake = reason && self.idle;
+        if wake {
+            self.idle = false;
+        }
+        wake
+    }
 }
 
 /// The observer pipeline of one worker process.
@@ -134,16 +169,16 @@ impl Pipeline {
         if state.closed {
             return false;
         }
-        if !state.in_flight.contains_key(callback) {
-            let key: Arc<str> = Arc::from(callback);
-            state.in_flight.insert(Arc::clone(&key), Flight::new(key));
-        }
-        let Some(flight) = state.in_flight.get_mut(callback) else {
-            return false;
+        let index = match state.flights.iter().position(|f| &*f.key == callback) {
+            Some(index) => index,
+            None => {
+                state.flights.push(Flight::new(callback));
+                state.flights.len() - 1
+            }
         };
-        let key = Arc::clone(&flight.key);
+        let flight = &mut state.flights[index];
         if flight.accepted >= MAX_IN_FLIGHT {
-            let first = state.warned_full.insert(Arc::clone(&key));
+            let first = !std::mem::replace(&mut flight.warned_full, true);
             drop(state);
             let total = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             if first {
@@ -159,9 +194,10 @@ impl Pipeline {
         let ready = flight.sendable();
         // The writer starts its hold when the first event waits, and writes
         // when one callback's events are to go now.
-        let wake = state.idle && (ready || state.buffer.is_empty());
+        let first = state.buffer.is_empty();
+        let wake = state.take_wake(ready || first);
         state.buffer.push(Item {
-            callback: key,
+            flight: index,
             event: event.clone(),
         });
         drop(state);
@@ -195,21 +231,23 @@ impl Pipeline {
 
     fn is_settled(&self) -> bool {
         let state = self.lock();
-        state.buffer.is_empty()
-            && !state.writing
-            && state.in_flight.values().all(|f| f.accepted == 0)
+        state.buffer.is_empty() && !state.writing && state.flights.iter().all(|f| f.accepted == 0)
     }
 
     /// The writer thread: takes the events of every callback that is
     /// [`Flight::sendable`] (and every event once the oldest held one has
     /// waited [`HOLD`]), writes one line per run of events of one callback,
-    /// then reads the notices written meanwhile.
+    /// then reads the notices written meanwhile. With nothing to write while
+    /// written events have not been reported run, it still reads the
+    /// notices now and then ([`MAX_NOTICE_LOOK`]): they make room for more.
     fn write_batches(&self, worker: &LineWorker) {
         // One buffer for every line this writer encodes.
         let mut line = Vec::new();
         let mut held_since: Option<Instant> = None;
+        let mut look = HOLD;
         loop {
             let mut state = self.lock();
+            let notices = state.notices;
             let batch = loop {
                 if state.closed {
                     return;
@@ -224,41 +262,63 @@ impl Pipeline {
                 if !batch.is_empty() {
                     break batch;
                 }
+                // (A worker gone reports nothing more: no look until closed.)
+                let unreported = worker.seems_alive() && state.flights.iter().any(|f| f.sent > 0);
                 state.idle = true;
-                state = match held_since {
-                    None => self
-                        .wake
-                        .wait(state)
-                        .unwrap_or_else(PoisonError::into_inner),
-                    Some(since) => {
-                        let left = HOLD.saturating_sub(since.elapsed());
-                        self.wake
+                let timed_out = match held_since {
+                    None if !unreported => {
+                        state = self
+                            .wake
+                            .wait(state)
+                            .unwrap_or_else(PoisonError::into_inner);
+                        false
+                    }
+                    _ => {
+                        let left =
+                            held_since.map_or(look, |since| HOLD.saturating_sub(since.elapsed()));
+                        let (guard, result) = self
+                            .wake
                             .wait_timeout(state, left)
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .0
+                            .unwrap_or_else(PoisonError::into_inner);
+                        state = guard;
+                        result.timed_out()
                     }
                 };
                 state.idle = false;
-            };
-            state.writing = true;
-            drop(state);
-            let mut start = 0;
-            while start < batch.len() {
-                let callback = &batch[start].callback;
-                let end = batch[start..]
-                    .iter()
-                    .position(|item| item.callback != *callback)
-                    .map_or(batch.len(), |offset| start + offset);
-                encode(&batch[start..end], &mut line);
-                if worker.post(&line, WRITE_DEADLINE).is_err() {
-                    // The worker is broken or gone: what it had is lost with it.
-                    self.forget(&batch[start..]);
-                    break;
+                if timed_out && unreported && held_since.is_none() {
+                    // Nothing to write: read the notices that came meanwhile.
+                    break Vec::new();
                 }
-                start = end;
+            };
+            if batch.is_empty() {
+                drop(state);
+            } else {
+                state.writing = true;
+                // The names of the callbacks in the batch (a flight is never removed).
+                let names: Vec<Arc<str>> = runs(&batch)
+                    .map(|(flight, _)| Arc::clone(&state.flights[flight].key))
+                    .collect();
+                drop(state);
+                let mut start = 0;
+                for (callback, (_, end)) in names.iter().zip(runs(&batch)) {
+                    encode(callback, &batch[start..end], &mut line);
+                    if worker.post(&line, WRITE_DEADLINE).is_err() {
+                        // The worker is broken or gone: what it had is lost with it.
+                        self.forget(&batch[start..]);
+                        break;
+                    }
+                    start = end;
+                }
+                self.lock().writing = false;
             }
-            self.lock().writing = false;
             worker.pump();
+            // Back off while the worker reports nothing (a hung callback),
+            // look again soon once it does.
+            look = if self.lock().notices == notices {
+                (look * 2).min(MAX_NOTICE_LOOK)
+            } else {
+                HOLD
+            };
         }
     }
 
@@ -266,10 +326,9 @@ impl Pipeline {
     fn forget(&self, items: &[Item]) {
         let mut state = self.lock();
         for item in items {
-            if let Some(flight) = state.in_flight.get_mut(&item.callback) {
-                flight.accepted = flight.accepted.saturating_sub(1);
-                flight.sent = flight.sent.saturating_sub(1);
-            }
+            let flight = &mut state.flights[item.flight];
+            flight.accepted = flight.accepted.saturating_sub(1);
+            flight.sent = flight.sent.saturating_sub(1);
         }
     }
 
@@ -286,16 +345,17 @@ impl Pipeline {
         let written = notice.get("stderr_lines").and_then(Value::as_u64);
         {
             let mut state = self.lock();
+            state.notices += 1;
             if let Some(lines) = written {
                 state.stderr_lines = state.stderr_lines.max(lines);
             }
-            let mut wake = false;
-            if let Some(flight) = state.in_flight.get_mut(callback) {
+            let mut ready = false;
+            if let Some(flight) = state.flights.iter_mut().find(|f| &*f.key == callback) {
                 flight.accepted = flight.accepted.saturating_sub(ran);
                 flight.sent = flight.sent.saturating_sub(ran);
-                let ready = flight.sendable();
-                wake = ready && state.idle;
+                ready = flight.sendable();
             }
+            let wake = state.take_wake(ready);
             drop(state);
             if wake {
                 self.wake.notify_one();
@@ -334,32 +394,67 @@ impl Pipeline {
     }
 }
 
+/// The runs of `batch`'s items of one callback: (its flight, where the run ends).
+fn runs(batch: &[Item]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut start = 0;
+    std::iter::from_fn(move || {
+        let flight = batch.get(start)?.flight;
+        let end = batch[start..]
+            .iter()
+            .position(|item| item.flight != flight)
+            .map_or(batch.len(), |offset| start + offset);
+        start = end;
+        Some((flight, end))
+    })
+}
+
 /// The buffered events of every [`Flight::sendable`] callback (of every
 /// callback with `all`), in order, counted as sent; the others' stay
 /// buffered, in order.
 fn take_sendable(state: &mut State, all: bool) -> Vec<Item> {
-    let mut decided: Vec<(Arc<str>, bool)> = Vec::new();
-    let mut send = |callback: &Arc<str>, in_flight: &HashMap<Arc<str>, Flight>| {
-        if let Some((_, yes)) = decided.iter().find(|(c, _)| Arc::ptr_eq(c, callback)) {
-            return *yes;
-        }
-        let yes = all || in_flight.get(callback).is_some_and(|f| f.sendable());
-        decided.push((Arc::clone(callback), yes));
-        yes
-    };
+    // Decided once per callback for the whole buffer (its events stay in order).
+    let send: Vec<bool> = state
+        .flights
+        .iter()
+        .map(|flight| all || flight.sendable())
+        .collect();
     let buffer = std::mem::take(&mut state.buffer);
+    if send.iter().all(|yes| *yes) {
+        // The usual case (one stream, one callback): the whole buffer goes.
+        for item in &buffer {
+            state.flights[item.flight].sent += 1;
+        }
+        return buffer;
+    }
     let mut batch = Vec::with_capacity(buffer.len());
     for item in buffer {
-        if send(&item.callback, &state.in_flight) {
+        if send[item.flight] {
+            state.flights[item.flight].sent += 1;
             batch.push(item);
         } else {
             state.buffer.push(item);
         }
     }
-    for item in &batch {
-        if let Some(flight) = state.in_flight.get_mut(&item.callback) {
-            flight.sent += 1;
-        }
-    }
     batch
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_idle_writer_is_signalled_once_until_it_runs_again() {
+        let mut state = State {
+            idle: true,
+            ..State::default()
+        };
+        assert!(!state.take_wake(false), "no reason, no signal");
+        assert!(state.take_wake(true));
+        // The writer has not run yet: the next events do not signal it again.
+        assert!(!state.take_wake(true));
+        assert!(!state.take_wake(true));
+        // It ran and waits again.
+        state.idle = true;
+        assert!(state.take_wake(true));
+    }
 }

@@ -56,6 +56,7 @@ import importlib.util
 import inspect
 import json
 import os
+import queue
 import re
 import signal
 import sys
@@ -360,21 +361,23 @@ class Observer:
         self.channel = channel
         self.callback = callback
         self.event = event
-        self.pending = []
-        self.ready = threading.Condition(threading.Lock())
+        # A C queue: a hand-off from the reader costs no Python-level lock
+        # (a Condition builds a lock per wait).
+        self.pending = queue.SimpleQueue()
+        # The notice of a batch that raised nothing, formatted without the encoder.
+        self.quiet_notice = ('{"notice": "observed", "callback": %s, "count": %%d, '
+                             '"errors": [], "stderr_lines": %%d}' % encode(callback).replace("%", "%%"))
         threading.Thread(target=self.run, daemon=True).start()
 
     def add(self, template, payloads):
-        with self.ready:
-            self.pending.append((template, payloads))
-            self.ready.notify()
+        self.pending.put((template, payloads))
 
     def run(self):
+        get, get_nowait, empty = self.pending.get, self.pending.get_nowait, self.pending.empty
         while True:
-            with self.ready:
-                while not self.pending:
-                    self.ready.wait()
-                batch, self.pending = self.pending, []
+            batch = [get()]
+            while not empty():
+                batch.append(get_nowait())
             count = sum(len(payloads) for _, payloads in batch)
             errors = []
             try:
@@ -383,9 +386,12 @@ class Observer:
                 errors.append(describe(exc))
             sys.stdout.flush()
             sys.stderr.flush()
-            self.channel.send({"notice": "observed", "callback": self.callback,
-                               "count": count, "errors": errors,
-                               "stderr_lines": PluginStream.lines})
+            if errors:
+                self.channel.send({"notice": "observed", "callback": self.callback,
+                                   "count": count, "errors": errors,
+                                   "stderr_lines": PluginStream.lines})
+            else:
+                self.channel.send_line(self.quiet_notice % (count, PluginStream.lines))
 
 
     def run_batch(self, batch, errors):
@@ -412,11 +418,18 @@ class Observer:
                 template = None
             if template is not None and accepted is None and not objects:
                 # A stream to a **kwargs callback: the loop as tight as it goes.
+                # A payload equal to the template is the template itself when
+                # the callback cannot keep or change the dict it is called
+                # with (fresh_keywords); otherwise each call gets a copy.
                 copy = template.copy
+                shared = template if fresh_keywords(function) else None
                 for payload in payloads:
                     try:
-                        kwargs = copy()
-                        kwargs.update(payload)
+                        if payload or shared is None or type(payload) is not dict:
+                            kwargs = copy()
+                            kwargs.update(payload)
+                        else:
+                            kwargs = shared
                         result = function(**kwargs)
                         if result is not None and inspect.isawaitable(result):
                             LOOP.run(result)
@@ -518,6 +531,20 @@ class Loop:
 
 
 LOOP = Loop()
+
+
+def fresh_keywords(function):
+    """Whether ``function(**d)`` hands the function none of ``d`` itself.
+
+    CPython unpacks the dict into the call's keywords for a Python function
+    (or a method of one): its ``**kwargs`` is a new dict and its named
+    parameters are bound to the values, so the caller's dict can be reused.
+    Another callable (a C function, a ``functools.partial``, an object with
+    ``__call__``) may get the dict itself and keep it.
+    """
+    if type(function) is types.MethodType:
+        function = function.__func__
+    return type(function) is types.FunctionType
 
 
 def accepted_names(function):

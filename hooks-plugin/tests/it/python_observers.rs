@@ -270,3 +270,149 @@ fn an_observer_gets_each_payload_whole_in_its_key_order() {
         got["narrow"]
     );
 }
+
+/// Observers of several kinds (a function, a method, a callable object) that
+/// change and keep the keywords they got: the next call must not see it.
+const KEEPERS: &str = r#"
+import json
+kept = []
+seen = {"function": [], "method": [], "object": []}
+def record(kind, kwargs):
+    seen[kind].append(kwargs.get("delta"))
+    kwargs["delta"] = "changed by " + kind
+    kwargs.pop("kind", None)
+    kept.append(kwargs)
+def function(**kwargs):
+    record("function", kwargs)
+class Holder:
+    def method(self, **kwargs):
+        record("method", kwargs)
+    def __call__(self, **kwargs):
+        record("object", kwargs)
+def total(**kwargs):
+    return {"context": json.dumps({"seen": seen, "distinct": len(set(map(id, kept))) == len(kept)})}
+def register(ctx):
+    ctx.register_hook("on_stream_delta", function)
+    ctx.register_hook("on_stream_delta", Holder().method)
+    ctx.register_hook("on_stream_delta", Holder())
+    ctx.register_hook("pre_llm_call", total)
+"#;
+
+#[test]
+fn a_stream_of_equal_payloads_reaches_callbacks_that_change_and_keep_their_keywords() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    python_plugin(&home, "keepers", KEEPERS);
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [keepers]}",
+        options(),
+        Some(30.0),
+    );
+    // Mostly payloads equal to the first (sent as empty differences, so the
+    // worker may reuse the template), some that differ in between.
+    let sent: Vec<String> = (0..600)
+        .map(|n| {
+            if n % 7 == 3 {
+                format!("d{n}")
+            } else {
+                "same".to_owned()
+            }
+        })
+        .collect();
+    for text in &sent {
+        let payload = json!({"delta": text, "kind": "text", "turn_id": "t", "iteration": 1});
+        assert!(fire(&loaded.callbacks, "on_stream_delta", payload).is_empty());
+    }
+    futures::executor::block_on(loaded.callbacks.flush(BOUND));
+    let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
+    let context = replies
+        .first()
+        .and_then(|reply| reply["context"].as_str())
+        .unwrap_or("{}");
+    let got: serde_json::Value = serde_json::from_str(context).unwrap_or_default();
+    for kind in ["function", "method", "object"] {
+        assert_eq!(got["seen"][kind], json!(sent), "{kind}");
+    }
+    assert_eq!(got["distinct"], json!(true), "each call got its own dict");
+}
+
+#[test]
+fn an_observer_whose_plugin_name_has_a_percent_sign_is_settled() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    let code = "count = 0\ndef on_delta(**kwargs):\n    global count\n    count += 1\ndef total(**kwargs):\n    return {\"context\": str(count)}\ndef register(ctx):\n    ctx.register_hook(\"on_stream_delta\", on_delta)\n    ctx.register_hook(\"pre_llm_call\", total)\n";
+    python_plugin(&home, "100%d-sure", code);
+    let loaded = register(
+        &home,
+        "plugins: {enabled: [100%d-sure]}",
+        options(),
+        Some(30.0),
+    );
+    for _ in 0..50 {
+        assert!(fire(&loaded.callbacks, "on_stream_delta", delta("x")).is_empty());
+    }
+    // The worker's notices name the callback (with its '%'): flush sees them.
+    let started = Instant::now();
+    futures::executor::block_on(loaded.callbacks.flush(BOUND));
+    assert!(started.elapsed() < BOUND, "flush returned at its bound");
+    let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
+    assert_eq!(
+        replies.first().map(|reply| &reply["context"]),
+        Some(&json!("50"))
+    );
+}
+
+/// An observer held up by its first event until the test lets it go; it
+/// counts the `late` deltas it runs in a file (no round trip reads them).
+const HELD: &str = r#"
+import os, time
+HERE = os.path.dirname(__file__)
+def on_delta(delta, **kwargs):
+    if delta == "first":
+        while not os.path.exists(os.path.join(HERE, "go")):
+            time.sleep(0.01)
+    if delta == "late":
+        with open(os.path.join(HERE, "late.txt"), "a") as f:
+            f.write("x")
+def register(ctx):
+    ctx.register_hook("on_stream_delta", on_delta)
+"#;
+
+#[test]
+fn a_callback_that_dropped_events_takes_new_ones_once_its_worker_caught_up() {
+    if !python_available() {
+        return;
+    }
+    let home = Home::new();
+    let folder = python_plugin(&home, "held", HELD);
+    let loaded = register(&home, "plugins: {enabled: [held]}", options(), Some(30.0));
+    fire(&loaded.callbacks, "on_stream_delta", delta("first"));
+    // More than the callback may have in flight: the newest are dropped.
+    for _ in 0..6_000 {
+        fire(&loaded.callbacks, "on_stream_delta", delta("flood"));
+    }
+    std::fs::write(folder.join("go"), "").expect("write go");
+    // Only streaming events from now on (no round trip, no flush, which
+    // would read the worker's notices themselves): once the worker ran the
+    // flood, its notices must make room for new events again.
+    let late = || {
+        std::fs::read(folder.join("late.txt"))
+            .map(|bytes| bytes.len())
+            .unwrap_or(0)
+    };
+    let started = Instant::now();
+    while late() < 20 && started.elapsed() < BOUND {
+        fire(&loaded.callbacks, "on_stream_delta", delta("late"));
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        late() >= 20,
+        "the late deltas were still dropped after {:?}",
+        started.elapsed()
+    );
+}
