@@ -43,17 +43,21 @@ impl Dispatcher for Callbacks {
     }
 
     fn dispatch_now(&self, event: &Event, replies: &mut Vec<Reply>) -> bool {
+        let (plan, fail_closed) = self.plan(event);
+        // A bounded call waits for a worker: that is the async path's job
+        // (which looks the callbacks up itself).
+        if matches!(plan, Plan::Bounded(_)) {
+            return false;
+        }
         let entries = self.registry.entries(event.name());
         if entries.is_empty() {
             return true;
         }
-        let (plan, fail_closed) = self.plan(event);
         match plan {
             Plan::Queue => {
                 self.enqueue(&entries, event);
                 true
             }
-            // A bounded call waits for a worker: that is the async path's job.
             Plan::Bounded(_) => false,
             // An async callback has to be awaited.
             Plan::Inline if !entries.all_sync() => false,
