@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use hermes_hooks_core::Dispatcher;
+use hermes_hooks_core::callbacks::Callbacks;
 use serde_json::json;
 
 use crate::python::{fire, options, python_available, python_plugin, register};
@@ -41,6 +42,18 @@ fn delta(text: &str) -> serde_json::Value {
 }
 
 /// Every warning any thread logs in this test binary (set up once).
+/// Flushes, then asks the plugin's `pre_llm_call` hook for what it recorded
+/// (a JSON document in its context reply; `null` when there is none).
+fn context_after_flush(callbacks: &Callbacks) -> serde_json::Value {
+    futures::executor::block_on(callbacks.flush(BOUND));
+    let replies = fire(callbacks, "pre_llm_call", json!({}));
+    let context = replies
+        .first()
+        .and_then(|reply| reply["context"].as_str())
+        .unwrap_or("{}");
+    serde_json::from_str(context).unwrap_or_default()
+}
+
 fn logs() -> Arc<Mutex<Vec<u8>>> {
     static BUFFER: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
     Arc::clone(BUFFER.get_or_init(|| {
@@ -230,13 +243,7 @@ fn an_observer_gets_each_payload_whole_in_its_key_order() {
     for payload in &sent {
         assert!(fire(&loaded.callbacks, "on_stream_delta", payload.clone()).is_empty());
     }
-    futures::executor::block_on(loaded.callbacks.flush(BOUND));
-    let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
-    let context = replies
-        .first()
-        .and_then(|reply| reply["context"].as_str())
-        .unwrap_or("{}");
-    let got: serde_json::Value = serde_json::from_str(context).unwrap_or_default();
+    let got = context_after_flush(&loaded.callbacks);
     let expected: Vec<serde_json::Value> = sent
         .iter()
         .map(|payload| {
@@ -326,13 +333,7 @@ fn a_stream_of_equal_payloads_reaches_callbacks_that_change_and_keep_their_keywo
         let payload = json!({"delta": text, "kind": "text", "turn_id": "t", "iteration": 1});
         assert!(fire(&loaded.callbacks, "on_stream_delta", payload).is_empty());
     }
-    futures::executor::block_on(loaded.callbacks.flush(BOUND));
-    let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
-    let context = replies
-        .first()
-        .and_then(|reply| reply["context"].as_str())
-        .unwrap_or("{}");
-    let got: serde_json::Value = serde_json::from_str(context).unwrap_or_default();
+    let got = context_after_flush(&loaded.callbacks);
     for kind in ["function", "method", "object"] {
         assert_eq!(got["seen"][kind], json!(sent), "{kind}");
     }
