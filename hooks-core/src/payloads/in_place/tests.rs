@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::payloads::HookPayload;
+use crate::payloads::{HookPayload, PreToolCall};
 
 /// A value of the schema type `ty` (without `?`), `variant` picking one of a few shapes.
 fn sample(ty: &str, variant: usize) -> Value {
@@ -107,7 +107,6 @@ where
 
 #[test]
 fn an_object_whose_keys_change_order_or_repeat_decodes_as_fresh() {
-    use crate::payloads::PreToolCall;
     let mut place = PreToolCall::default();
     for json in [
         r#"{"args": {"a": 1, "b": "x", "c": [1, {"d": 2}]}}"#,
@@ -138,4 +137,130 @@ fn numbers_come_as_numbers_in_this_build() {
     // serde_json/arbitrary_precision payloads` runs the checks above that
     // way (their floats fail without the fallback), and this one fails.
     assert!(!super::json::numbers_come_as_maps());
+}
+
+/// Any JSON value, nested a few levels, with keys drawn from a small set so
+/// that consecutive objects share, reorder, drop and repeat keys.
+fn any_json() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let key = prop::sample::select(vec!["command", "cwd", "a", "b", "path", "é\n"]);
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (-1e6f64..1e6).prop_map(Value::from),
+        "[a-z\"\\\\ \n\u{e9}]{0,12}".prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 4, move |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+            prop::collection::vec((key.clone(), inner), 0..5).prop_map(|pairs| {
+                // Built as JSON text below, so repeated keys stay repeated.
+                Value::Array(
+                    pairs
+                        .into_iter()
+                        .map(|(key, value)| json!({"__pair": [key, value]}))
+                        .collect(),
+                )
+            }),
+        ]
+    })
+}
+
+/// A JSON object (as `any_json` writes one) of up to six entries with keys
+/// from the small set: what a tool call's `args` is.
+fn any_object() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let key = prop::sample::select(vec!["command", "cwd", "a", "b", "path", "é\n"]);
+    prop::collection::vec((key, any_json()), 0..7).prop_map(|pairs| {
+        let pairs: Vec<Value> = pairs
+            .into_iter()
+            .map(|(key, value)| json!({"__pair": [key, value]}))
+            .collect();
+        // An empty pair list is an empty array to `text`: an empty object is `{}`.
+        if pairs.is_empty() {
+            json!({})
+        } else {
+            Value::Array(pairs)
+        }
+    })
+}
+
+/// `value` as JSON text, where `{"__pair": [k, v]}` lists become objects
+/// (keeping repeated keys, which a `Map` would merge).
+fn text(value: &Value) -> String {
+    match value {
+        Value::Array(items)
+            if !items.is_empty() && items.iter().all(|item| item.get("__pair").is_some()) =>
+        {
+            let pairs: Vec<String> = items
+                .iter()
+                .map(|item| {
+                    let pair = &item["__pair"];
+                    format!("{}:{}", pair[0], text(&pair[1]))
+                })
+                .collect();
+            format!("{{{}}}", pairs.join(","))
+        }
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(text).collect();
+            format!("[{}]", items.join(","))
+        }
+        other => other.to_string(),
+    }
+}
+
+proptest::proptest! {
+    /// A guard reads exactly what a fresh decode would give, whatever the
+    /// previous calls left in the kept payload: any sequence of tool calls
+    /// (arguments of any shape, fields present, null or absent) decodes in
+    /// place to the fresh decode, key order included, and fails where it fails.
+    #[test]
+    fn any_sequence_of_tool_calls_decodes_in_place_as_fresh(
+        calls in proptest::collection::vec(
+            (
+                proptest::option::of("[a-z_]{0,8}"),
+                proptest::option::of(any_object()),
+                proptest::option::of("[a-z0-9-]{0,10}"),
+                proptest::option::of(proptest::collection::vec(any_json(), 0..3)),
+            ),
+            1..8,
+        )
+    ) {
+        let mut place = PreToolCall::default();
+        for (tool, args, session, trace) in calls {
+            let mut fields = Vec::new();
+            if let Some(tool) = tool {
+                fields.push(format!(r#""tool_name":{}"#, json!(tool)));
+            }
+            if let Some(args) = &args {
+                fields.push(format!(r#""args":{}"#, text(args)));
+            }
+            if let Some(session) = session {
+                fields.push(format!(r#""session_id":{}"#, json!(session)));
+            }
+            if let Some(trace) = &trace {
+                let items: Vec<String> = trace.iter().map(text).collect();
+                fields.push(format!(r#""middleware_trace":[{}]"#, items.join(",")));
+            }
+            let json = format!("{{{}}}", fields.join(","));
+            match serde_json::from_str::<PreToolCall>(&json) {
+                Ok(fresh) => {
+                    proptest::prop_assert_eq!(in_place(&json, &mut place), Ok(()), "{}", json);
+                    proptest::prop_assert_eq!(&place, &fresh, "{}", json);
+                    proptest::prop_assert_eq!(
+                        place.args.keys().collect::<Vec<_>>(),
+                        fresh.args.keys().collect::<Vec<_>>(),
+                        "{}", json
+                    );
+                }
+                Err(_) => {
+                    proptest::prop_assert!(in_place(&json, &mut place).is_err(), "{}", json);
+                    // What a failed decode left must not leak into the next call.
+                    place = PreToolCall::default();
+                }
+            }
+        }
+    }
 }
