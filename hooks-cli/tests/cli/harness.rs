@@ -27,6 +27,22 @@ pub fn command(home: &TempHome, args: &[&str]) -> Command {
     command
 }
 
+/// [`command`] for `hooks emit EVENT --payload-file <payload.json> --json`,
+/// with `payload` written into the home first.
+pub fn emit_json(home: &TempHome, event: &str, payload: &serde_json::Value) -> Command {
+    let file = home.write("payload.json", &payload.to_string());
+    command(
+        home,
+        &[
+            "emit",
+            event,
+            "--payload-file",
+            &file.to_string_lossy(),
+            "--json",
+        ],
+    )
+}
+
 /// Runs `command` to the end with `stdin` written to it.
 pub fn with_stdin(mut command: Command, stdin: &[u8]) -> Run {
     command

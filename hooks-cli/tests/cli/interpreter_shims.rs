@@ -42,20 +42,8 @@ fn home_with_a_wrapper() -> (TempHome, String) {
 }
 
 fn emit_rm(home: &TempHome, python: &str) -> Value {
-    let file = home.write(
-        "payload.json",
-        &json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}}).to_string(),
-    );
-    let mut command = harness::command(
-        home,
-        &[
-            "emit",
-            "pre_tool_call",
-            "--payload-file",
-            &file.to_string_lossy(),
-            "--json",
-        ],
-    );
+    let payload = json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}});
+    let mut command = harness::emit_json(home, "pre_tool_call", &payload);
     command.env("HERMES_HOOKS_PYTHON", python);
     let run = harness::within(command, Duration::from_secs(120)).expect("hooks finishes");
     run.json()["outcome"].clone()

@@ -24,7 +24,11 @@ fn python_available() -> bool {
 
 /// `hooks ARGS` with `python3` as the interpreter and extra environment.
 fn hooks(home: &TempHome, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = harness::command(home, args);
+    with_env(harness::command(home, args), env)
+}
+
+/// Runs `command` with the Python these tests use and `env` on top.
+fn with_env(mut command: Command, env: &[(&str, &str)]) -> Run {
     command
         .env("HERMES_HOOKS_PYTHON", "python3")
         .env_remove("HERMES_ENABLE_PROJECT_PLUGINS");
@@ -36,21 +40,8 @@ fn hooks(home: &TempHome, args: &[&str], env: &[(&str, &str)]) -> Run {
 
 /// The outcome of `emit pre_tool_call` for a terminal call.
 fn emit_tool_call(home: &TempHome, env: &[(&str, &str)]) -> Value {
-    let file = home.write(
-        "payload.json",
-        &json!({"tool_name": "terminal", "args": {"command": "ls"}}).to_string(),
-    );
-    let run = hooks(
-        home,
-        &[
-            "emit",
-            "pre_tool_call",
-            "--payload-file",
-            &file.to_string_lossy(),
-            "--json",
-        ],
-        env,
-    );
+    let payload = json!({"tool_name": "terminal", "args": {"command": "ls"}});
+    let run = with_env(harness::emit_json(home, "pre_tool_call", &payload), env);
     run.json()["outcome"].clone()
 }
 
