@@ -51,12 +51,7 @@ fn emit_rm(home: &TempHome, python: &str) -> Value {
 
 #[test]
 fn a_wrapper_interpreter_keeps_guarding_on_every_start() {
-    if std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .map_or(true, |output| !output.status.success())
-    {
-        eprintln!("skipped: python3 is not available");
+    if !harness::python_available() {
         return;
     }
     let (home, wrapper) = home_with_a_wrapper();

@@ -11,17 +11,6 @@ use serde_json::{Value, json};
 use crate::harness;
 use crate::support::{Run, TempHome};
 
-fn python_available() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !ok {
-        eprintln!("skipped: python3 is not available");
-    }
-    ok
-}
-
 /// `hooks ARGS` with `python3` as the interpreter and extra environment.
 fn hooks(home: &TempHome, args: &[&str], env: &[(&str, &str)]) -> Run {
     with_env(harness::command(home, args), env)
@@ -109,7 +98,7 @@ fn a_required_plugin_missing_not_enabled_or_under_safe_mode_is_a_problem() {
         "{found:?}"
     );
     // Enabled, but safe mode loads nothing: still blocked, still a problem.
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     home.config("plugins:\n  enabled: [rm-guard]\n  required: [rm-guard]\n");
@@ -130,7 +119,7 @@ fn a_required_plugin_missing_not_enabled_or_under_safe_mode_is_a_problem() {
 
 #[test]
 fn an_enabled_plugin_that_does_not_exist_is_reported() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -183,7 +172,7 @@ fn a_hook_name_typo_in_config_or_a_registration_is_reported_with_the_near_name()
                 && m.contains("did you mean 'pre_tool_call'")),
         "{found:?}"
     );
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -208,7 +197,7 @@ fn a_hook_name_typo_in_config_or_a_registration_is_reported_with_the_near_name()
 
 #[test]
 fn list_runs_no_plugin_or_handler_code_and_shows_what_doctor_learnt() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -276,7 +265,7 @@ fn list_runs_no_plugin_or_handler_code_and_shows_what_doctor_learnt() {
 
 #[test]
 fn doctor_trial_loads_two_hanging_plugins_in_one_bound() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -304,7 +293,7 @@ fn doctor_trial_loads_two_hanging_plugins_in_one_bound() {
 
 #[test]
 fn a_pip_installed_plugin_loaded_by_emit_is_shown_by_list_and_doctor() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -339,7 +328,7 @@ fn a_pip_installed_plugin_loaded_by_emit_is_shown_by_list_and_doctor() {
 
 #[test]
 fn list_starts_python_at_most_once_and_not_through_a_known_shim() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -398,7 +387,7 @@ fn list_starts_python_at_most_once_and_not_through_a_known_shim() {
 
 #[test]
 fn a_plugin_is_trial_loaded_with_the_plugins_it_requires() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();

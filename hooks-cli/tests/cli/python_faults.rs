@@ -5,7 +5,6 @@
 //! a hung callback on an inline event. Each time the guard keeps guarding and
 //! the run ends within its bound.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -15,17 +14,6 @@ use crate::support::TempHome;
 
 /// Generous: the machine is shared.
 const BOUND: Duration = Duration::from_secs(60);
-
-fn python_available() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !ok {
-        eprintln!("skipped: python3 is not available");
-    }
-    ok
-}
 
 /// A home with one Python plugin `name` (enabled) and `extra` config lines.
 fn home_with_plugin(name: &str, code: &str, extra: &str) -> TempHome {
@@ -107,7 +95,7 @@ def register(ctx):
 
 #[test]
 fn a_crashed_worker_restarts_mid_session_and_the_guard_still_guards() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = home_with_plugin("guard", REORDERED_GUARD, "");
@@ -125,7 +113,7 @@ fn a_crashed_worker_restarts_mid_session_and_the_guard_still_guards() {
 
 #[test]
 fn coroutines_that_raise_system_exit_do_not_stop_the_session() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = home_with_plugin(
@@ -151,7 +139,7 @@ def register(ctx):
 
 #[test]
 fn fd_games_do_not_reach_the_protocol_and_a_broken_one_is_restarted() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = home_with_plugin(
@@ -200,7 +188,7 @@ def register(ctx):
 
 #[test]
 fn a_hung_python_callback_on_an_inline_event_returns_within_its_deadline() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = home_with_plugin(
@@ -239,7 +227,7 @@ def register(ctx):
 /// protocol, and one that closes all of them gets its worker replaced.
 #[test]
 fn gateway_handlers_that_close_fds_keep_working() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();

@@ -48,17 +48,6 @@ fn examples_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/python-plugins")
 }
 
-fn python_available() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !ok {
-        eprintln!("skipped: python3 is not available");
-    }
-    ok
-}
-
 /// The reference interpreter, if installed; prints why the comparison is skipped if not.
 fn reference_python() -> Option<PathBuf> {
     let python = std::env::var_os("HERMES_REFERENCE_PYTHON").map_or_else(
@@ -156,7 +145,7 @@ fn reference(
 
 #[test]
 fn the_rm_guard_blocks_rm_rf_as_in_the_reference() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -222,7 +211,7 @@ fn memory_api(body: &'static str) -> String {
 
 #[test]
 fn memory_recall_adds_its_context_as_in_the_reference() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let api = memory_api(
@@ -244,7 +233,7 @@ fn memory_recall_adds_its_context_as_in_the_reference() {
 
 #[test]
 fn the_redactor_replaces_sk_keys_as_in_the_reference() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -271,7 +260,7 @@ fn the_redactor_replaces_sk_keys_as_in_the_reference() {
 
 #[test]
 fn the_stream_observer_shows_each_delta_naming_the_plugin() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -294,7 +283,7 @@ fn the_stream_observer_shows_each_delta_naming_the_plugin() {
 
 #[test]
 fn the_prompt_section_plugin_loads_and_lists_its_section() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -331,7 +320,7 @@ fn broken_guard(home: &TempHome, extra_config: &str) {
 
 #[test]
 fn a_guard_that_fails_to_import_is_visible_and_required_blocks() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let rm = json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}});
@@ -374,7 +363,7 @@ fn a_guard_that_fails_to_import_is_visible_and_required_blocks() {
 
 #[test]
 fn plugins_run_with_the_interpreter_the_rule_names() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -424,7 +413,7 @@ fn alive(pid: u32) -> bool {
 
 #[test]
 fn nothing_the_worker_started_outlives_the_run() {
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();
@@ -469,7 +458,7 @@ fn every_line_an_observer_prints_is_shown_before_emit_exits() {
     // on the protocol pipe, while the prints travel on stderr. The notice
     // says how many stderr lines came first, and `hooks emit` waits until
     // they were shown (a plugin's last prints were lost at exit under load).
-    if !python_available() {
+    if !harness::python_available() {
         return;
     }
     let home = TempHome::new();

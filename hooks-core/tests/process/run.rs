@@ -163,12 +163,7 @@ async fn grandchild_holding_stdout_after_the_child_exits() {
 
 #[tokio::test]
 async fn python_child_that_forks_and_exits_while_its_child_holds_stdout() {
-    if std::process::Command::new("python3")
-        .arg("-V")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: python3 is not installed");
+    if !crate::line::python_available() {
         return;
     }
     let scratch = Scratch::new();
