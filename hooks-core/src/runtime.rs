@@ -166,6 +166,17 @@ impl Background {
 
     /// The calling thread's, the entered or the newest listed `Background`.
     fn listed() -> Option<Background> {
+        Background::owned_or_entered().or_else(|| {
+            live()
+                .iter()
+                .rev()
+                .find_map(|(_, inner)| inner.upgrade())
+                .map(|inner| Background { inner })
+        })
+    }
+
+    /// The calling thread's own `Background`, else the one it entered.
+    fn owned_or_entered() -> Option<Background> {
         let (owner, entered) = (OWNER.with(Cell::get), ENTERED.with(Cell::get));
         let live = live();
         let find = |wanted: u64| {
@@ -175,7 +186,6 @@ impl Background {
         };
         find(owner)
             .or_else(|| find(entered))
-            .or_else(|| live.iter().rev().find_map(|(_, inner)| inner.upgrade()))
             .map(|inner| Background { inner })
     }
 
@@ -329,18 +339,23 @@ pub fn ambient() -> Option<Handle> {
     Background::process_default().map(|background| background.handle().clone())
 }
 
-/// Runs `future` on [`Background::current_or_default`] and blocks the
-/// calling thread until it is done (on one of that runtime's own workers,
-/// the others keep running meanwhile). For blocking library calls that run
-/// async work (a child process, a bounded wait) from any thread, inside an
-/// executor or not, without a runtime of their own. `None` when no runtime
-/// could start, or the runtime stopped before the future finished.
+/// Runs `future` and blocks the calling thread until it is done: on the
+/// calling thread's own [`Background`] (on one of its workers, the others
+/// keep running meanwhile), else the one it entered, else
+/// [`Background::process_default`]. Never on some other host's runtime,
+/// whose shutdown would drop the work under a caller that has nothing to do
+/// with it, and never on the caller's own tokio runtime (it may be a
+/// current-thread one that the blocked caller is the only thread of). For
+/// blocking library calls that run async work (a child process, a bounded
+/// wait) from any thread, inside an executor or not, without a runtime of
+/// their own. `None` when no runtime could start, or the chosen runtime was
+/// shut down before the future finished.
 pub fn block_on<F>(future: F) -> Option<F::Output>
 where
     F: std::future::Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let background = Background::current_or_default()?;
+    let background = Background::owned_or_entered().or_else(Background::process_default)?;
     let (done, finished) = mpsc::channel();
     background.handle().spawn(async move {
         let _ = done.send(future.await);

@@ -305,6 +305,29 @@ async fn block_on_from_a_current_thread_runtime_does_not_deadlock() {
 }
 
 #[test]
+fn another_hosts_shutdown_never_drops_a_block_on_of_a_thread_that_is_not_its() {
+    // The newest runtime in the process belongs to some other host; a
+    // thread that neither runs on it nor entered it blocks on work, and
+    // that host stops meanwhile. The work must finish, off its threads.
+    let other = Background::with_threads("rt-other-host", 1).expect("runtime");
+    let (started, running) = std::sync::mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        hermes_hooks_core::runtime::block_on(async move {
+            let _ = started.send(());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            std::thread::current().name().map(str::to_owned)
+        })
+    });
+    running.recv_timeout(MARGIN).expect("the work started");
+    assert_eq!(other.shutdown(MARGIN), Stopped::Clean);
+    let ran_on = waiter.join().expect("thread").flatten();
+    assert_eq!(
+        ran_on.as_deref(),
+        Some(hermes_hooks_core::runtime::PROCESS_DEFAULT_THREAD_NAME)
+    );
+}
+
+#[test]
 fn an_unbounded_stop_does_not_overflow() {
     let background = Background::with_threads("rt-max", 1).expect("runtime");
     assert_eq!(background.shutdown(Duration::MAX), Stopped::Clean);
