@@ -175,6 +175,15 @@ impl Background {
         })
     }
 
+    /// What [`block_on`] runs on: the calling thread's own `Background`, else
+    /// the one it entered ([`Background::enter`]), else
+    /// [`Background::process_default`]; never another host's. A caller that
+    /// starts threads of its own enters this on each, so their blocking
+    /// calls land where its own would.
+    pub fn own_or_default() -> Option<Background> {
+        Background::owned_or_entered().or_else(Background::process_default)
+    }
+
     /// The calling thread's own `Background`, else the one it entered.
     fn owned_or_entered() -> Option<Background> {
         let (owner, entered) = (OWNER.with(Cell::get), ENTERED.with(Cell::get));
@@ -355,7 +364,7 @@ where
     F: std::future::Future + Send + 'static,
     F::Output: Send + 'static,
 {
-    let background = Background::owned_or_entered().or_else(Background::process_default)?;
+    let background = Background::own_or_default()?;
     let (done, finished) = mpsc::channel();
     background.handle().spawn(async move {
         let _ = done.send(future.await);

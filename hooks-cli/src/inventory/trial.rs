@@ -145,6 +145,10 @@ pub fn run_all(trials: &Trials, home: &Path, jobs: &[Job]) -> Vec<TrialResult> {
         })
         .collect();
     let mut results = vec![TrialResult::default(); jobs.len()];
+    // The caller's runtime, entered on each thread below so that their
+    // blocking runs land there (the CLI's host's, or the default).
+    let runtime = hermes_hooks_core::runtime::Background::own_or_default();
+    let runtime = runtime.as_ref();
     std::thread::scope(|scope| {
         let natives: Vec<_> = jobs
             .iter()
@@ -155,7 +159,13 @@ pub fn run_all(trials: &Trials, home: &Path, jobs: &[Job]) -> Vec<TrialResult> {
             })
             .map(|(i, library)| {
                 let inspector = &inspector;
-                (i, scope.spawn(move || native(inspector, library)))
+                (
+                    i,
+                    scope.spawn(move || {
+                        let _entered = runtime.map(|runtime| runtime.enter());
+                        native(inspector, library)
+                    }),
+                )
             })
             .collect();
         // On the process's one background runtime (the CLI's host's, or the
@@ -167,6 +177,7 @@ pub fn run_all(trials: &Trials, home: &Path, jobs: &[Job]) -> Vec<TrialResult> {
                 .collect();
             let (trials, home) = (trials.clone(), home.to_owned());
             scope.spawn(move || {
+                let _entered = runtime.map(|runtime| runtime.enter());
                 let count = jobs.len();
                 hermes_hooks_core::runtime::block_on(async move {
                     futures_join(&trials, &home, &jobs).await
