@@ -367,3 +367,50 @@ fn an_encoded_request_gets_its_id_and_its_answer() {
         assert_eq!(error, LineError::TimedOut(Duration::from_millis(300)));
     }
 }
+
+#[test]
+fn a_worker_started_on_a_runtime_that_stops_later_keeps_answering_and_still_dies_when_killed() {
+    // A host's Python worker restarted from a thread with no runtime of its
+    // own is spawned in the newest runtime's context, which may be another
+    // host's; that host stopping must neither end the worker nor keep it
+    // from being watched and killed.
+    if !python_available() {
+        return;
+    }
+    for direct in MODES {
+        let other = hermes_hooks_core::runtime::Background::with_threads("rt-line-other", 1)
+            .expect("runtime");
+        let worker = {
+            let _entered = other.enter();
+            echo_worker(Arc::default(), direct)
+        };
+        assert!(other.shutdown(MARGIN).is_clean());
+        let answer = worker
+            .request(op(json!({"op": "echo", "n": 7})), MARGIN)
+            .expect("answers after the runtime stopped");
+        assert_eq!(answer["echo"]["n"], 7);
+        let _ = worker.request(op(json!({"op": "exit"})), MARGIN);
+        let deadline = Instant::now() + MARGIN;
+        while worker.is_alive() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(!worker.is_alive(), "its exit is seen");
+        let deadline = Instant::now() + MARGIN;
+        while worker.exit_status().is_none() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            worker.exit_status().is_some_and(|status| status.contains('3')),
+            "{:?}",
+            worker.exit_status()
+        );
+        let pid = worker.pid();
+        worker.kill();
+        drop(worker);
+        // Reaped by `exit_status` already: no zombie is left either.
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "the worker is gone"
+        );
+    }
+}
