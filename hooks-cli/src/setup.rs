@@ -65,7 +65,7 @@ impl Mechanisms {
         // The terminal's consent (`--accept-hooks`, `HERMES_ACCEPT_HOOKS`,
         // else a y/N prompt on a terminal): the library itself never asks.
         let mut options = HostOptions::new().consent(TerminalPrompt::from_environment(accept));
-        if let Some(runtime) = hermes_hooks::Background::current_or_default() {
+        if let Some(runtime) = hermes_hooks::Background::own_or_default() {
             options = options.runtime(runtime);
         }
         match Host::from_home(home.0.clone(), &options) {

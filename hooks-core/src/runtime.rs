@@ -154,16 +154,6 @@ impl Background {
         Ok(Background { inner })
     }
 
-    /// The runtime for work of a caller that was given none, to wait for
-    /// from a blocking call: the calling thread's own `Background`, else
-    /// the one it entered ([`Background::enter`]), else the newest running
-    /// one in this process (a host's), else [`Background::process_default`].
-    /// Never the caller's own tokio runtime (it may be a current-thread one
-    /// that the blocked caller is the only thread of).
-    pub fn current_or_default() -> Option<Background> {
-        Background::listed().or_else(Background::process_default)
-    }
-
     /// The calling thread's, the entered or the newest listed `Background`.
     fn listed() -> Option<Background> {
         Background::owned_or_entered().or_else(|| {

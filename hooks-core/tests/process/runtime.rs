@@ -271,7 +271,7 @@ fn an_entered_background_is_the_ambient_one_and_block_on_runs_there() {
     }
     {
         let _entered = entered.enter();
-        assert_eq!(Background::current_or_default().as_ref(), Some(&entered));
+        assert_eq!(Background::own_or_default().as_ref(), Some(&entered));
         assert_eq!(where_it_ran().as_deref(), Some("rt-entered"));
         // Inside one of its tasks, its own runtime, not the newest.
         let name = entered.handle().block_on(async {
@@ -287,8 +287,10 @@ fn an_entered_background_is_the_ambient_one_and_block_on_runs_there() {
         });
         assert_eq!(name.as_deref(), Some("rt-entered"));
     }
-    // Not entered any more: never the older one while a newer runs.
-    assert_ne!(Background::current_or_default().as_ref(), Some(&older));
+    // Not entered any more: the process default, never a host's.
+    let default = Background::process_default();
+    assert_eq!(Background::own_or_default(), default);
+    assert!(default.is_some_and(|default| ![&older, &entered, &newest].contains(&&default)));
     for background in [older, entered, newest] {
         assert_eq!(background.shutdown(MARGIN), Stopped::Clean);
     }
