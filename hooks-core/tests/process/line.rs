@@ -400,7 +400,9 @@ fn a_worker_started_on_a_runtime_that_stops_later_keeps_answering_and_still_dies
             std::thread::sleep(Duration::from_millis(10));
         }
         assert!(
-            worker.exit_status().is_some_and(|status| status.contains('3')),
+            worker
+                .exit_status()
+                .is_some_and(|status| status.contains('3')),
             "{:?}",
             worker.exit_status()
         );

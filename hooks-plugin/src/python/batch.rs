@@ -3,20 +3,25 @@
 //!
 //! A run of payloads with the same keys in the same order (a stream's
 //! deltas) is sent as one `template` (the first payload, its nested values
-//! as `null`) and, per event, only the fields that differ from it: the
-//! worker decodes a few bytes per delta instead of a whole object and
-//! rebuilds each payload, in its own key order, with one dict copy and
-//! update. Nested values always travel with their event, so no call sees
-//! what another one changed.
+//! as `null`) and, as columns, only the fields whose value differs from the
+//! template's in some payload of the batch (`keys`, and per key the value
+//! of every payload): the worker decodes a few bytes per delta and no
+//! object, and rebuilds each payload, in its own key order, with one dict
+//! copy and one store per key. Nested values always travel with their
+//! event, so no call sees what another one changed.
 
 use serde_json::{Map, Value};
 
 use super::observe::Item;
 
-/// `{"op":"observe","callback":..,"event":..,"template":{..}|null,"payloads":[..]}`
-/// and its newline, into `line`: `items` are events for `callback`. With a template every payload has its keys
-/// in its order, and a payload carries only the fields whose value is not
-/// the template's (nested values always travel: each call gets its own).
+/// The observe line and its newline, into `line`; `items` are events for
+/// `callback`. When every payload has the same keys in the same order:
+/// `{"op":"observe","callback":..,"event":..,"template":{..},"count":n,
+/// "keys":[..],"columns":[[..],..]}`, where payload `i` is the template
+/// with `keys[j]` set to `columns[j][i]` (a key is there when some payload's
+/// value is not the template's, or is nested: nested values always travel,
+/// so each call gets its own). Otherwise every payload travels whole:
+/// `{..,"template":null,"payloads":[{..},..]}`.
 pub(super) fn encode(callback: &str, items: &[Item], line: &mut Vec<u8>) {
     line.clear();
     let Some(first) = items.first() else {
@@ -30,50 +35,81 @@ pub(super) fn encode(callback: &str, items: &[Item], line: &mut Vec<u8>) {
     write_json(line, callback);
     line.extend_from_slice(b",\"event\":");
     write_json(line, first.event.name().as_str());
-    line.extend_from_slice(b",\"template\":");
     if shared {
-        line.push(b'{');
-        for (index, (key, value)) in template.iter().enumerate() {
+        write_columns(template, items, line);
+    } else {
+        line.extend_from_slice(b",\"template\":null,\"payloads\":[");
+        for (index, item) in items.iter().enumerate() {
             if index > 0 {
                 line.push(b',');
             }
-            write_json(line, key);
-            line.push(b':');
-            if is_scalar(value) {
-                write_json(line, value);
-            } else {
-                line.extend_from_slice(b"null");
-            }
+            write_json(line, item.event.payload());
         }
-        line.push(b'}');
-    } else {
-        line.extend_from_slice(b"null");
+        line.push(b']');
     }
-    line.extend_from_slice(b",\"payloads\":[");
-    for (index, item) in items.iter().enumerate() {
+    line.extend_from_slice(b"}\n");
+}
+
+/// `,"template":{..},"count":n,"keys":[..],"columns":[[..],..]` for
+/// `items`, whose payloads all have `template`'s keys in its order.
+fn write_columns(template: &Map<String, Value>, items: &[Item], line: &mut Vec<u8>) {
+    line.extend_from_slice(b",\"template\":{");
+    for (index, (key, value)) in template.iter().enumerate() {
         if index > 0 {
             line.push(b',');
         }
-        line.push(b'{');
-        let mut fields = 0;
-        // With a template the keys match it one for one (`same_keys`).
-        let mut bases = template.values();
-        for (key, value) in item.event.payload() {
-            let base = bases.next().filter(|_| shared);
-            if base.is_some_and(|base| is_scalar(value) && base == value) {
-                continue;
+        write_json(line, key);
+        line.push(b':');
+        if is_scalar(value) {
+            write_json(line, value);
+        } else {
+            line.extend_from_slice(b"null");
+        }
+    }
+    line.extend_from_slice(b"},\"count\":");
+    line.extend_from_slice(items.len().to_string().as_bytes());
+    // The fields that travel: nested in the template, or different in some
+    // payload (one pass over the payloads, each compared field by field).
+    let mut travels: Vec<bool> = template.values().map(|base| !is_scalar(base)).collect();
+    for item in items {
+        let fields = travels.iter_mut().zip(item.event.payload().values());
+        for ((travel, value), base) in fields.zip(template.values()) {
+            if !*travel && (!is_scalar(value) || value != base) {
+                *travel = true;
             }
-            if fields > 0 {
+        }
+    }
+    let travels: Vec<usize> = (0..travels.len()).filter(|&index| travels[index]).collect();
+    line.extend_from_slice(b",\"keys\":[");
+    for (n, (_, (key, _))) in template
+        .iter()
+        .enumerate()
+        .filter(|(index, _)| travels.contains(index))
+        .enumerate()
+    {
+        if n > 0 {
+            line.push(b',');
+        }
+        write_json(line, key);
+    }
+    line.extend_from_slice(b"],\"columns\":[");
+    for (n, &index) in travels.iter().enumerate() {
+        if n > 0 {
+            line.push(b',');
+        }
+        line.push(b'[');
+        for (row, item) in items.iter().enumerate() {
+            if row > 0 {
                 line.push(b',');
             }
-            fields += 1;
-            write_json(line, key);
-            line.push(b':');
-            write_json(line, value);
+            match item.event.payload().values().nth(index) {
+                Some(value) => write_json(line, value),
+                None => line.extend_from_slice(b"null"),
+            }
         }
-        line.push(b'}');
+        line.push(b']');
     }
-    line.extend_from_slice(b"]}\n");
+    line.push(b']');
 }
 
 /// Whether `payload` has exactly `template`'s keys, in the same order.
@@ -118,7 +154,7 @@ mod tests {
     }
 
     #[test]
-    fn a_stream_is_one_template_and_what_differs() {
+    fn a_stream_is_one_template_and_columns_of_what_differs() {
         let value = decoded(&items(&[
             json!({"delta": "a", "kind": "text", "n": 1, "extra": {"x": 1}}),
             json!({"delta": "b", "kind": "text", "n": 2, "extra": {"x": 1}}),
@@ -128,8 +164,8 @@ mod tests {
             value,
             json!({"op": "observe", "callback": "p:on_stream_delta:f", "event": "on_stream_delta",
                    "template": {"delta": "a", "kind": "text", "n": 1, "extra": null},
-                   "payloads": [{"extra": {"x": 1}}, {"delta": "b", "n": 2, "extra": {"x": 1}},
-                                {"extra": []}]})
+                   "count": 3, "keys": ["delta", "n", "extra"],
+                   "columns": [["a", "b", "a"], [1, 2, 1], [{"x": 1}, {"x": 1}, []]]})
         );
         // The template keeps the payload's key order (the worker rebuilds it from it).
         let keys: Vec<&String> = value["template"]
@@ -137,6 +173,107 @@ mod tests {
             .map(|template| template.keys().collect())
             .unwrap_or_default();
         assert_eq!(keys, ["delta", "kind", "n", "extra"]);
+    }
+
+    #[test]
+    fn payloads_equal_to_the_template_are_a_count() {
+        let same = json!({"delta": "a", "kind": "text"});
+        let value = decoded(&items(&[same.clone(), same.clone(), same]));
+        assert_eq!(value["count"], 3);
+        assert_eq!(value["keys"], json!([]));
+        assert_eq!(value["columns"], json!([]));
+        let empty = decoded(&items(&[json!({})]));
+        assert_eq!(
+            (&empty["template"], &empty["count"], &empty["keys"]),
+            (&json!({}), &json!(1), &json!([]))
+        );
+    }
+
+    #[test]
+    fn a_value_nested_in_one_payload_only_travels_for_every_payload() {
+        let value = decoded(&items(&[
+            json!({"delta": "a", "extra": 1}),
+            json!({"delta": "a", "extra": {"deep": [1]}}),
+        ]));
+        assert_eq!(value["template"], json!({"delta": "a", "extra": 1}));
+        assert_eq!(value["keys"], json!(["extra"]));
+        assert_eq!(value["columns"], json!([[1, {"deep": [1]}]]));
+    }
+
+    /// What the worker rebuilds from an observe line (`Observers.batch` and
+    /// `run_columns` in `worker.py`): every payload, in order.
+    fn rebuilt(line: &Value) -> Vec<Value> {
+        if line["template"].is_null() {
+            return line["payloads"].as_array().cloned().unwrap_or_default();
+        }
+        let count = line["count"].as_u64().unwrap_or(0) as usize;
+        let keys = line["keys"].as_array().cloned().unwrap_or_default();
+        (0..count)
+            .map(|row| {
+                let mut payload = line["template"].clone();
+                for (column, key) in keys.iter().enumerate() {
+                    payload[key.as_str().unwrap_or("")] = line["columns"][column][row].clone();
+                }
+                payload
+            })
+            .collect()
+    }
+
+    /// Mostly scalars (a stream's fields), some nested values.
+    fn value() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let scalar = || {
+            prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::from),
+                (0i64..3).prop_map(Value::from),
+                prop::sample::select(vec!["a", "b", "", "é\n\""]).prop_map(Value::from),
+            ]
+        };
+        let nested = prop_oneof![
+            prop::collection::vec(scalar(), 0..3).prop_map(Value::from),
+            prop::collection::btree_map(
+                prop::sample::select(vec!["x", "y"]).prop_map(str::to_owned),
+                scalar(),
+                0..3
+            )
+            .prop_map(|map| Value::Object(map.into_iter().collect())),
+        ];
+        prop_oneof![4 => scalar(), 1 => nested]
+    }
+
+    proptest::proptest! {
+        /// Any run of payloads, of one shape or several, with values equal to
+        /// the first's or not, nested or not: the worker rebuilds each exactly.
+        #[test]
+        fn the_worker_rebuilds_every_payload_exactly(
+            payloads in proptest::collection::vec(
+                proptest::collection::vec(
+                    (proptest::sample::select(vec!["delta", "kind", "n", "extra"]), value()),
+                    0..4,
+                ),
+                1..12,
+            ),
+            one_shape in proptest::bool::ANY,
+        ) {
+            let payloads: Vec<Value> = payloads
+                .into_iter()
+                .map(|fields| {
+                    let mut fields: Map<String, Value> =
+                        fields.into_iter().map(|(key, value)| (key.to_owned(), value)).collect();
+                    if one_shape {
+                        // Every key, in one order: a stream's payloads.
+                        fields = ["delta", "kind", "n", "extra"]
+                            .into_iter()
+                            .map(|key| (key.to_owned(), fields.remove(key).unwrap_or_default()))
+                            .collect();
+                    }
+                    Value::Object(fields)
+                })
+                .collect();
+            let line = decoded(&items(&payloads));
+            proptest::prop_assert_eq!(rebuilt(&line), payloads);
+        }
     }
 
     #[test]
@@ -152,6 +289,5 @@ mod tests {
                 json!([{"delta": "a", "kind": "text"}, other])
             );
         }
-        assert_eq!(decoded(&items(&[json!({})]))["payloads"], json!([{}]));
     }
 }

@@ -17,10 +17,13 @@ once, so the host restarts it rather than failing every later request.
             <- {"id": n, "op": "call", "callback": "<key>:<event>:<qualname>[#n]", "event": ..., "payload": {...}}
             <- {"id": n, "op": "section", "callback": "<key>:section:<id>", "info": {...}}
             <- {"id": n, "op": "ping"}     (a health check: the reader, the writer and the event loop)
-  post      <- {"op": "observe", "callback": ..., "event": ..., "template": {...} | null,
+  post      <- {"op": "observe", "callback": ..., "event": ..., "template": {...},
+                "count": n, "keys": [k, ...], "columns": [[v, ...], ...]}
+               (payload i is the template with keys[j] set to columns[j][i]:
+               the template has every payload's keys, in order)
+            <- {"op": "observe", "callback": ..., "event": ..., "template": null,
                 "payloads": [{...}, ...]}
-               (with a template, each payload is the template updated with the
-               fields given: the template has every payload's keys, in order)
+               (payloads of different shapes, each whole)
   notice    -> {"notice": "observed", "callback": ..., "count": n, "errors": [{"type", "error"}, ...],
                 "stderr_lines": lines written to stderr so far (the host shows them first)}
   answer    -> {"id": n, "ok": true, "result": ...}
@@ -369,8 +372,10 @@ class Observer:
                              '"errors": [], "stderr_lines": %%d}' % encode(callback).replace("%", "%%"))
         threading.Thread(target=self.run, daemon=True).start()
 
-    def add(self, template, payloads):
-        self.pending.put((template, payloads))
+    def add(self, template, count, keys, values):
+        """Queues a batch: `count` payloads, the template with `keys` set to
+        `values` (columns) when there is a template, else `values` whole."""
+        self.pending.put((template, count, keys, values))
 
     def run(self):
         get, get_nowait, empty = self.pending.get, self.pending.get_nowait, self.pending.empty
@@ -378,7 +383,7 @@ class Observer:
             batch = [get()]
             while not empty():
                 batch.append(get_nowait())
-            count = sum(len(payloads) for _, payloads in batch)
+            count = sum(posted[1] for posted in batch)
             errors = []
             try:
                 self.run_batch(batch, errors)
@@ -403,7 +408,7 @@ class Observer:
         current_plugin.set(plugin)
         telemetry = self.event not in NO_TELEMETRY
         objects = OBJECT_FIELDS.get(self.event, ())
-        for template, payloads in batch:
+        for template, count, keys, values in batch:
             if isinstance(template, dict):
                 # The template has every payload's keys in their order, so a
                 # copy updated with a payload's fields is that payload. Its
@@ -418,25 +423,14 @@ class Observer:
                 template = None
             if template is not None and accepted is None and not objects:
                 # A stream to a **kwargs callback: the loop as tight as it goes.
-                # A payload equal to the template is the template itself when
-                # the callback cannot keep or change the dict it is called
-                # with (fresh_keywords); otherwise each call gets a copy.
-                copy = template.copy
-                shared = template if fresh_keywords(function) else None
-                for payload in payloads:
-                    try:
-                        if payload or shared is None or type(payload) is not dict:
-                            kwargs = copy()
-                            kwargs.update(payload)
-                        else:
-                            kwargs = shared
-                        result = function(**kwargs)
-                        if result is not None and inspect.isawaitable(result):
-                            LOOP.run(result)
-                    except BaseException as exc:  # noqa: B036 - as below
-                        if len(errors) < self.MAX_ERRORS:
-                            errors.append(describe(exc))
+                self.run_columns(function, template, count, keys, values, errors)
                 continue
+            if template is None:
+                payloads = values
+            elif keys:
+                payloads = (dict(zip(keys, row)) for row in zip(*values))
+            else:
+                payloads = ({} for _ in range(count))
             for payload in payloads:
                 try:
                     if template is not None:
@@ -463,6 +457,51 @@ class Observer:
                     if len(errors) < self.MAX_ERRORS:
                         errors.append(describe(exc))
 
+    def run_columns(self, function, template, count, keys, columns, errors):
+        """Calls `function` with each payload of a columnar batch, one loop per shape.
+
+        With no key every payload is the template: the template itself when
+        the callback cannot keep or change the dict it is called with
+        (fresh_keywords), otherwise a copy per call."""
+        copy = template.copy
+        keys = [sys.intern(k) if type(k) is str else k for k in keys]
+
+        def failed(exc):
+            if len(errors) < self.MAX_ERRORS:
+                errors.append(describe(exc))
+
+        if len(keys) == 1:
+            # A stream's deltas: one field differs (the delta's text).
+            key = keys[0]
+            for value in columns[0]:
+                try:
+                    kwargs = copy()
+                    kwargs[key] = value
+                    result = function(**kwargs)
+                    if result is not None and inspect.isawaitable(result):
+                        LOOP.run(result)
+                except BaseException as exc:  # noqa: B036 - an observer must not end the worker
+                    failed(exc)
+        elif keys:
+            for row in zip(*columns):
+                try:
+                    kwargs = copy()
+                    kwargs.update(zip(keys, row))
+                    result = function(**kwargs)
+                    if result is not None and inspect.isawaitable(result):
+                        LOOP.run(result)
+                except BaseException as exc:  # noqa: B036 - as above
+                    failed(exc)
+        else:
+            shared = template if fresh_keywords(function) else None
+            for _ in range(count):
+                try:
+                    result = function(**(copy() if shared is None else shared))
+                    if result is not None and inspect.isawaitable(result):
+                        LOOP.run(result)
+                except BaseException as exc:  # noqa: B036 - as above
+                    failed(exc)
+
 
 class Observers:
     """The observer of each callback that gets posted events."""
@@ -473,15 +512,33 @@ class Observers:
 
     def post(self, request):
         callback = request.get("callback")
-        payloads = request.get("payloads")
-        if not isinstance(callback, str) or not isinstance(payloads, list):
+        posted = self.batch(request)
+        if not isinstance(callback, str) or posted is None:
             sys.stderr.write("worker: unreadable observe line ignored\n")
             return
         observer = self.observers.get(callback)
         if observer is None:
             observer = Observer(self.channel, callback, request.get("event"))
             self.observers[callback] = observer
-        observer.add(request.get("template"), payloads)
+        observer.add(*posted)
+
+    @staticmethod
+    def batch(request):
+        """(template, count, keys, values) of an observe line; None when malformed."""
+        template = request.get("template")
+        if template is None:
+            payloads = request.get("payloads")
+            if not isinstance(payloads, list):
+                return None
+            return None, len(payloads), (), payloads
+        count, keys, columns = request.get("count"), request.get("keys"), request.get("columns")
+        if (not isinstance(template, dict) or type(count) is not int or count < 0
+                or not isinstance(keys, list) or not isinstance(columns, list)
+                or len(keys) != len(columns)
+                or not all(isinstance(column, list) and len(column) == count
+                           for column in columns)):
+            return None
+        return template, count, keys, columns
 
 
 class Loop:
