@@ -77,6 +77,7 @@ pub mod error;
 #[allow(unsafe_code)]
 mod ffi;
 pub mod inspect;
+mod json;
 // Checks around opening a library: only `native` opens any.
 #[cfg_attr(not(feature = "native"), allow(dead_code))]
 mod libfile;

@@ -13,7 +13,7 @@ use crate::abi::{ABI_VERSION, MAX_REPLY_BYTES};
 use crate::error::{LoadError, PluginCallError};
 use crate::ffi::{self, BufferProblem, PluginEntry, RawReply};
 
-mod json;
+use crate::json;
 
 /// A system-prompt section a plugin declares: id, position and `max_chars`
 /// (its text comes from the plugin when a session starts).

@@ -13,6 +13,7 @@
 use serde_json::{Map, Value};
 
 use super::observe::Item;
+use crate::json;
 
 /// The observe line and its newline, into `line`; `items` are events for
 /// `callback`. When every payload has the same keys in the same order:
@@ -32,9 +33,9 @@ pub(super) fn encode(callback: &str, items: &[Item], line: &mut Vec<u8>) {
         .iter()
         .all(|item| same_keys(item.event.payload(), template));
     line.extend_from_slice(b"{\"op\":\"observe\",\"callback\":");
-    write_json(line, callback);
+    write_str(line, callback);
     line.extend_from_slice(b",\"event\":");
-    write_json(line, first.event.name().as_str());
+    write_str(line, first.event.name().as_str());
     if shared {
         write_columns(template, items, line);
     } else {
@@ -43,7 +44,9 @@ pub(super) fn encode(callback: &str, items: &[Item], line: &mut Vec<u8>) {
             if index > 0 {
                 line.push(b',');
             }
-            write_json(line, item.event.payload());
+            if json::write_object(item.event.payload(), line).is_err() {
+                line.extend_from_slice(b"null");
+            }
         }
         line.push(b']');
     }
@@ -58,7 +61,7 @@ fn write_columns(template: &Map<String, Value>, items: &[Item], line: &mut Vec<u
         if index > 0 {
             line.push(b',');
         }
-        write_json(line, key);
+        write_str(line, key);
         line.push(b':');
         if is_scalar(value) {
             write_json(line, value);
@@ -90,7 +93,7 @@ fn write_columns(template: &Map<String, Value>, items: &[Item], line: &mut Vec<u
         if n > 0 {
             line.push(b',');
         }
-        write_json(line, key);
+        write_str(line, key);
     }
     line.extend_from_slice(b"],\"columns\":[");
     for (n, &index) in travels.iter().enumerate() {
@@ -126,9 +129,17 @@ fn is_scalar(value: &Value) -> bool {
     !matches!(value, Value::Array(_) | Value::Object(_))
 }
 
-fn write_json<T: serde::Serialize + ?Sized>(line: &mut Vec<u8>, value: &T) {
+/// `value` as JSON (serde_json's bytes, strings without its per-byte
+/// escape loop when they need no escape).
+fn write_json(line: &mut Vec<u8>, value: &Value) {
     // Writing to a Vec cannot fail, and these values (from JSON) always encode.
-    if serde_json::to_writer(&mut *line, value).is_err() {
+    if json::write_value(value, line).is_err() {
+        line.extend_from_slice(b"null");
+    }
+}
+
+fn write_str(line: &mut Vec<u8>, text: &str) {
+    if json::write_str(text, line).is_err() {
         line.extend_from_slice(b"null");
     }
 }

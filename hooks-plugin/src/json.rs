@@ -1,5 +1,6 @@
-//! The payload's JSON text, written for a native call: the same bytes as
-//! `serde_json::to_writer`, faster for strings that need no escape.
+//! JSON text written for a native call's payload and a Python observer
+//! batch's line: the same bytes as `serde_json::to_writer`, faster for
+//! strings that need no escape.
 //!
 //! Serialising the payload is half the host's share of a native call.
 //! serde_json escapes a string byte by byte through its `Formatter`; most
@@ -12,7 +13,7 @@
 use serde_json::{Map, Value};
 
 /// Writes `map` as a JSON object into `out` (appended).
-pub(super) fn write_object(map: &Map<String, Value>, out: &mut Vec<u8>) -> serde_json::Result<()> {
+pub(crate) fn write_object(map: &Map<String, Value>, out: &mut Vec<u8>) -> serde_json::Result<()> {
     out.push(b'{');
     for (index, (key, value)) in map.iter().enumerate() {
         if index > 0 {
@@ -26,7 +27,8 @@ pub(super) fn write_object(map: &Map<String, Value>, out: &mut Vec<u8>) -> serde
     Ok(())
 }
 
-fn write_value(value: &Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
+/// Writes `value` as JSON into `out` (appended).
+pub(crate) fn write_value(value: &Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
@@ -50,7 +52,7 @@ fn write_value(value: &Value, out: &mut Vec<u8>) -> serde_json::Result<()> {
 
 /// A JSON string: copied whole between quotes when nothing in it needs an
 /// escape, else written by serde_json.
-fn write_str(text: &str, out: &mut Vec<u8>) -> serde_json::Result<()> {
+pub(crate) fn write_str(text: &str, out: &mut Vec<u8>) -> serde_json::Result<()> {
     if needs_escape(text.as_bytes()) {
         return serde_json::to_writer(&mut *out, text);
     }
