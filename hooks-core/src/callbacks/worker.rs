@@ -2,14 +2,18 @@
 //! the two slots through which a caller hands one a job and gets the result.
 //!
 //! The hand-off is built to move as few cache lines between threads as
-//! possible, and to take no lock: each worker has one cache-padded slot per
-//! direction, made of lock-free atomics only.
+//! possible, and to take no lock: each worker has cache-padded slots made of
+//! lock-free atomics only, two from the caller and one back.
 //!
 //! - The *request* slot (caller → worker) holds the signal (`JOB`, `EXIT`),
-//!   the call's entry, event, gate sequence number and runtime, the `parked`
-//!   flag and the worker's thread. The worker takes entry and event out, runs
-//!   the callback and puts them back, so the caller (not the worker) drops the
-//!   references and their counts never leave the caller's cache.
+//!   the `parked` flag and the worker's thread: the line an idle worker
+//!   polls, and nothing else, so a polling worker and a caller writing a job
+//!   do not pull one line back and forth for every write.
+//! - The *job* slot (caller → worker) holds the call's entry, event, gate
+//!   sequence number and runtime, and the caller's CPU. The worker takes
+//!   entry and event out, runs the callback and puts them back, so the caller
+//!   (not the worker) drops the references and their counts never leave the
+//!   caller's cache.
 //! - The *response* slot (worker → caller) holds the call's state (`RUNNING`,
 //!   `WAITING`, `DONE`, or given up), the result (boxed only when there is
 //!   one: a callback with nothing to say allocates nothing) and the waiting
@@ -20,10 +24,10 @@
 //! itself. Only a call the caller gave up on (timeout, or its future dropped)
 //! is cleaned up by the worker.
 //!
-//! Both slots also carry where their writer last ran (`caller_cpu`,
-//! `worker_cpu`): the waiting side spins hot for a moment only when its
-//! partner is on another CPU, and yields at once when it shares ours (see
-//! `spin.rs`).
+//! The job and response slots also carry where their writer last ran
+//! (`caller_cpu`, `worker_cpu`): the waiting side spins hot for a moment
+//! only when its partner is on another CPU, and yields at once when it
+//! shares ours (see `spin.rs`).
 //!
 //! After a job a worker spins briefly (so a host firing events back to back
 //! hands over the next job without a futex wake) and parks. After
@@ -81,11 +85,20 @@ const _: () = assert!(AtomicCell::<Option<Event>>::is_lock_free());
 const _: () = assert!(AtomicCell::<Option<Box<CallbackResult>>>::is_lock_free());
 const _: () = assert!(AtomicCell::<Option<Box<tokio::runtime::Handle>>>::is_lock_free());
 
-/// What a caller hands a worker; written by the caller, read by the worker.
+/// The signal a caller gives a worker: the line an idle worker polls, so it
+/// holds nothing else (a caller's writes to the job then never pull it from
+/// a polling worker, nor the worker's polls the job from the caller).
 struct Request {
     signal: AtomicU8,
     /// The worker is (about to be) parked: whoever stores `JOB` or `EXIT` must unpark it.
     parked: AtomicBool,
+    /// Set by the spawning caller right after the thread starts.
+    thread: OnceLock<Thread>,
+}
+
+/// The job a caller hands a worker, on a line of its own: written by the
+/// caller before the signal, taken out and put back by the worker.
+struct JobSlot {
     seq: AtomicU64,
     /// The CPU the caller loaded the job on ([`NO_CPU`] if unknown).
     caller_cpu: AtomicU32,
@@ -93,8 +106,6 @@ struct Request {
     event: AtomicCell<Option<Event>>,
     /// The caller's tokio runtime, entered while an async callback runs.
     runtime: AtomicCell<Option<Box<tokio::runtime::Handle>>>,
-    /// Set by the spawning caller right after the thread starts.
-    thread: OnceLock<Thread>,
 }
 
 /// What a worker hands back; written by the worker, read by the caller.
@@ -112,6 +123,7 @@ struct Response {
 /// One worker thread as callers see it.
 pub(crate) struct WorkerHandle {
     request: CachePadded<Request>,
+    job: CachePadded<JobSlot>,
     response: CachePadded<Response>,
 }
 
@@ -130,12 +142,14 @@ impl WorkerHandle {
             request: CachePadded::new(Request {
                 signal: AtomicU8::new(IDLE),
                 parked: AtomicBool::new(false),
+                thread: OnceLock::new(),
+            }),
+            job: CachePadded::new(JobSlot {
                 seq: AtomicU64::new(0),
                 caller_cpu: AtomicU32::new(NO_CPU),
                 entry: AtomicCell::new(None),
                 event: AtomicCell::new(None),
                 runtime: AtomicCell::new(None),
-                thread: OnceLock::new(),
             }),
             response: CachePadded::new(Response {
                 state: AtomicU8::new(RUNNING),
@@ -148,7 +162,7 @@ impl WorkerHandle {
 
     /// Writes `job` into the request slot (the signal is left to the caller).
     fn load(&self, job: Job<'_>) {
-        let request = &self.request;
+        let request = &self.job;
         request.seq.store(job.seq, Ordering::Relaxed);
         request.caller_cpu.store(current_cpu(), Ordering::Relaxed);
         request.entry.store(Some(Arc::clone(job.entry)));
@@ -160,7 +174,7 @@ impl WorkerHandle {
 
     /// Takes the references of the last job back out of the request slot.
     fn unload(&self) -> Option<Arc<Entry>> {
-        let request = &self.request;
+        let request = &self.job;
         drop(request.event.take());
         let entry = request.entry.take();
         // Only an async callback's job carries a runtime (see `run_bounded`).
@@ -272,7 +286,7 @@ impl<'a> Call<'a> {
         let result = worker.response.result.take();
         // The worker is ours until put back: the next job starts `RUNNING`.
         worker.response.state.store(RUNNING, Ordering::Relaxed);
-        let seq = worker.request.seq.load(Ordering::Relaxed);
+        let seq = worker.job.seq.load(Ordering::Relaxed);
         if let Some(entry) = worker.unload() {
             entry.gates.release(seq);
         }
@@ -354,8 +368,8 @@ fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
     // What the worker's own waits for a job learned (only it reads this).
     let hot = HotPhase::default();
     while wait_for_job(pool, me, &hot) {
-        let request = &me.request;
-        request.signal.store(IDLE, Ordering::Relaxed);
+        me.request.signal.store(IDLE, Ordering::Relaxed);
+        let request = &me.job;
         let entry = request.entry.take();
         let event = request.event.take();
         // A sync callback's job has no runtime: one atomic swap fewer each way.
@@ -402,7 +416,7 @@ fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, result: CallbackResult) ->
         given_up => given_up,
     };
     drop(response.result.take());
-    let seq = me.request.seq.load(Ordering::Relaxed);
+    let seq = me.job.seq.load(Ordering::Relaxed);
     if let Some(entry) = me.unload() {
         entry.gates.release_given_up(seq, given_up == ABANDONED);
     }
@@ -416,7 +430,7 @@ fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, result: CallbackResult) ->
 fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, hot: &HotPhase) -> bool {
     let request = &me.request;
     let decided = || matches!(request.signal.load(Ordering::Acquire), JOB | EXIT);
-    let caller = locate(request.caller_cpu.load(Ordering::Relaxed));
+    let caller = locate(me.job.caller_cpu.load(Ordering::Relaxed));
     let pace = Pace::towards(caller, hot, WORKER_HOT);
     let spun = spin_until(WORKER_SPIN, pace, decided);
     if matches!(pace, Pace::Hot(_)) {
