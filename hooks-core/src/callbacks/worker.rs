@@ -62,11 +62,17 @@ const WORKER_HOT: Duration = Duration::from_micros(2);
 /// How long an idle worker waits for work before its thread exits.
 pub(crate) const IDLE_RETIRE: Duration = Duration::from_secs(30);
 
-/// Request signals: a worker in the pool (or running) is `IDLE`; a caller
-/// that took it stores `JOB`; `EXIT` tells it its pool has no room for it.
-const IDLE: u8 = 0;
-const JOB: u8 = 1;
-const EXIT: u8 = 2;
+/// Request signals, in the low bits of the request's signal word: a caller
+/// that took a worker gives it a `JOB`; `EXIT` tells it its pool has no room
+/// for it. Each signal also counts up the word's high bits, so the worker
+/// tells a new signal from the one it already acted on without ever writing
+/// the word back (only its holder writes it: a caller, or the pool).
+const JOB: u32 = 1;
+const EXIT: u32 = 2;
+/// The low bits that say which signal it is.
+const KIND: u32 = 0b11;
+/// What each signal adds to the count.
+const STEP: u32 = 0b100;
 
 /// Call states in the response slot. A job starts `RUNNING`; a caller that
 /// registered its waker moves it to `WAITING`; the worker's `swap` to `DONE`
@@ -89,7 +95,9 @@ const _: () = assert!(AtomicCell::<Option<Box<tokio::runtime::Handle>>>::is_lock
 /// holds nothing else (a caller's writes to the job then never pull it from
 /// a polling worker, nor the worker's polls the job from the caller).
 struct Request {
-    signal: AtomicU8,
+    /// The count of signals given (high bits) and the last one (`KIND`);
+    /// 0 before the first.
+    signal: AtomicU32,
     /// The worker is (about to be) parked: whoever stores `JOB` or `EXIT` must unpark it.
     parked: AtomicBool,
     /// Set by the spawning caller right after the thread starts.
@@ -140,7 +148,7 @@ impl WorkerHandle {
     fn new() -> Self {
         WorkerHandle {
             request: CachePadded::new(Request {
-                signal: AtomicU8::new(IDLE),
+                signal: AtomicU32::new(0),
                 parked: AtomicBool::new(false),
                 thread: OnceLock::new(),
             }),
@@ -186,10 +194,12 @@ impl WorkerHandle {
 
     /// Moves the worker to `signal` (`JOB` or `EXIT`), waking it if it
     /// parked; true when it had to be woken.
-    fn signal(&self, signal: u8) -> bool {
+    fn signal(&self, signal: u32) -> bool {
+        // Only the worker's holder writes the word: this load is ours.
+        let next = next_signal(self.request.signal.load(Ordering::Relaxed), signal);
         // SeqCst pairs with the worker's `parked` store and signal re-check:
         // either it sees the new signal or we see it parked.
-        self.request.signal.store(signal, Ordering::SeqCst);
+        self.request.signal.store(next, Ordering::SeqCst);
         let parked = self.request.parked.load(Ordering::SeqCst);
         if parked {
             self.nudge();
@@ -346,7 +356,10 @@ pub(crate) fn execute(
 fn spawn(pool: &Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Arc<WorkerHandle>> {
     let worker = Arc::new(WorkerHandle::new());
     worker.load(job);
-    worker.request.signal.store(JOB, Ordering::Relaxed);
+    worker
+        .request
+        .signal
+        .store(next_signal(0, JOB), Ordering::Relaxed);
     let (me, pool) = (Arc::clone(&worker), Arc::clone(pool));
     let spawned = std::thread::Builder::new()
         .name("hook-worker".into())
@@ -364,11 +377,17 @@ fn spawn(pool: &Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Arc<WorkerHand
     Ok(worker)
 }
 
+/// The signal word after `previous` once `kind` is given.
+fn next_signal(previous: u32, kind: u32) -> u32 {
+    (previous & !KIND).wrapping_add(STEP) | kind
+}
+
 fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
     // What the worker's own waits for a job learned (only it reads this).
     let hot = HotPhase::default();
-    while wait_for_job(pool, me, &hot) {
-        me.request.signal.store(IDLE, Ordering::Relaxed);
+    // The signal word the worker last acted on.
+    let mut seen = 0;
+    while wait_for_job(pool, me, &hot, &mut seen) {
         let request = &me.job;
         let entry = request.entry.take();
         let event = request.event.take();
@@ -427,29 +446,34 @@ fn deliver(pool: &WorkerPool, me: &Arc<WorkerHandle>, result: CallbackResult) ->
 /// Waits until the worker has a job (true) or should exit (false); spins
 /// hot first when its last caller ran on another CPU and `hot` allows it,
 /// and yields at every check when the caller shares its CPU.
-fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, hot: &HotPhase) -> bool {
+/// `seen` is the signal word it last acted on, updated to the new one.
+fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, hot: &HotPhase, seen: &mut u32) -> bool {
     let request = &me.request;
-    let decided = || matches!(request.signal.load(Ordering::Acquire), JOB | EXIT);
+    let last = *seen;
+    let decided = || request.signal.load(Ordering::Acquire) != last;
     let caller = locate(me.job.caller_cpu.load(Ordering::Relaxed));
     let pace = Pace::towards(caller, hot, WORKER_HOT);
     let spun = spin_until(WORKER_SPIN, pace, decided);
     if matches!(pace, Pace::Hot(_)) {
         hot.learn(spun);
     }
+    let mut take = |word: u32| {
+        *seen = word;
+        word & KIND == JOB
+    };
     if spun.ready() {
-        return request.signal.load(Ordering::Acquire) == JOB;
+        return take(request.signal.load(Ordering::Acquire));
     }
     let mut idle_since = Instant::now();
     loop {
         request.parked.store(true, Ordering::SeqCst);
-        if !matches!(request.signal.load(Ordering::SeqCst), JOB | EXIT) {
+        if request.signal.load(Ordering::SeqCst) == last {
             std::thread::park_timeout(IDLE_RETIRE);
         }
         request.parked.store(false, Ordering::Relaxed);
-        match request.signal.load(Ordering::Acquire) {
-            JOB => return true,
-            EXIT => return false,
-            _ => {}
+        let word = request.signal.load(Ordering::Acquire);
+        if word != last {
+            return take(word);
         }
         let retire = idle_since.elapsed() >= IDLE_RETIRE;
         match pool.leave_if_idle(me, retire) {
@@ -469,4 +493,25 @@ pub(crate) enum Leave {
     Stay,
     /// The worker left the pool; exit.
     Left,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_signal_differs_from_the_one_before_and_says_its_kind() {
+        let mut word = 0;
+        for kind in [JOB, JOB, EXIT, JOB] {
+            let next = next_signal(word, kind);
+            assert_ne!(next, word, "the worker must see a new signal");
+            assert_eq!(next & KIND, kind);
+            word = next;
+        }
+        // The count wraps without ever giving the word it came from.
+        let last = u32::MAX & !KIND | JOB;
+        let wrapped = next_signal(last, JOB);
+        assert_ne!(wrapped, last);
+        assert_eq!(wrapped & KIND, JOB);
+    }
 }
