@@ -21,6 +21,7 @@ use tokio::runtime::{Handle, Runtime};
 
 mod policy;
 pub use policy::is_batch;
+#[cfg(feature = "process")]
 pub(crate) use policy::take_the_process_policy;
 
 /// The thread name of a host's runtime threads (workers and blocking pool).

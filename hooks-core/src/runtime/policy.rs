@@ -44,6 +44,7 @@ fn policy_of(stat: &str) -> Option<u32> {
 /// thread's) when it is at `SCHED_BATCH` only because it was started from a
 /// runtime thread: what the process supervisor's spawner thread does, so a
 /// hook's process never inherits our policy.
+#[cfg(feature = "process")]
 pub(crate) fn take_the_process_policy() {
     #[cfg(target_os = "linux")]
     {
