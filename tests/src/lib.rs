@@ -1,2 +1,28 @@
-//! Cross-crate integration tests live in `it/`; this library is empty on purpose
-//! (cargo needs a target for the package).
+//! Cross-crate integration tests live in `it/`. This library holds the test
+//! helpers every crate's tests share: each crate names it as the
+//! dev-dependency `test-support` (it is never published).
+
+/// For a test whose tool or server is missing: on a developer's machine it
+/// prints `SKIPPED reason` and returns, so the test can skip; in CI (`CI` or
+/// `require_var` set and not empty) it panics with `reason`, so a missing
+/// tool fails the run instead of skipping in silence.
+pub fn skip_unless_ci(reason: &str, require_var: &str) {
+    let required = ["CI", require_var]
+        .iter()
+        .any(|var| std::env::var_os(var).is_some_and(|value| !value.is_empty()));
+    assert!(!required, "{reason} — required in CI");
+    eprintln!("SKIPPED {reason}");
+}
+
+/// Whether `python3` runs here. Without it a test that needs it skips, except
+/// in CI (`CI` or `HERMES_TEST_REQUIRE_PYTHON` set), where that fails.
+pub fn python_available() -> bool {
+    let ok = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !ok {
+        skip_unless_ci("python3 is not available", "HERMES_TEST_REQUIRE_PYTHON");
+    }
+    ok
+}

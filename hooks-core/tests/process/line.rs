@@ -58,22 +58,8 @@ except (OSError, ValueError):
     time.sleep(60)
 "#;
 
-/// Whether `python3` runs here. A test that needs it skips without it,
-/// except in CI (`CI` or `HERMES_TEST_REQUIRE_PYTHON` set), where that fails.
-pub(crate) fn python_available() -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !ok {
-        let required = ["CI", "HERMES_TEST_REQUIRE_PYTHON"]
-            .iter()
-            .any(|var| std::env::var_os(var).is_some_and(|value| !value.is_empty()));
-        assert!(!required, "python3 is not available — required in CI");
-        eprintln!("skipped: python3 is not available");
-    }
-    ok
-}
+/// Whether `python3` runs here (a test that needs it skips without it, but fails in CI).
+pub(crate) use test_support::python_available;
 
 /// Both modes: reader and writer threads, and direct.
 const MODES: [bool; 2] = [false, true];

@@ -99,19 +99,4 @@ async fn a_wrapper_script_runs_for_every_worker() {
     assert_eq!(starts(&log), 3);
 }
 
-/// Whether `python3` runs here. A test that needs it skips without it,
-/// except in CI (`CI` or `HERMES_TEST_REQUIRE_PYTHON` set), where that fails.
-fn python_available() -> bool {
-    let ok = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !ok {
-        let required = ["CI", "HERMES_TEST_REQUIRE_PYTHON"]
-            .iter()
-            .any(|var| std::env::var_os(var).is_some_and(|value| !value.is_empty()));
-        assert!(!required, "python3 is not available — required in CI");
-        eprintln!("skipped: python3 is not available");
-    }
-    ok
-}
+use test_support::python_available;

@@ -105,21 +105,7 @@ fn read_pid(path: &Path) -> i32 {
     pid
 }
 
-/// Whether `python3` runs here. Without it the Python part is skipped,
-/// except in CI (`CI` or `HERMES_TEST_REQUIRE_PYTHON` set), where that fails.
-fn python_available() -> bool {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !ok {
-        let required = ["CI", "HERMES_TEST_REQUIRE_PYTHON"]
-            .iter()
-            .any(|var| std::env::var_os(var).is_some_and(|value| !value.is_empty()));
-        assert!(!required, "python3 is not available — required in CI");
-    }
-    ok
-}
+use test_support::python_available;
 
 fn write(home: &TempHome, relative: &str, text: &str) {
     let path = home.path().join(relative);
