@@ -1,5 +1,5 @@
 //! Persistent worker threads (shared by all callbacks of one `Callbacks`) and
-//! the two slots through which a caller hands one a job and gets the result.
+//! the slots through which a caller hands one a job and gets the result.
 //!
 //! The hand-off is built to move as few cache lines between threads as
 //! possible, and to take no lock: each worker has cache-padded slots made of
@@ -52,6 +52,9 @@ use super::spin::{HotPhase, NO_CPU, Pace, Partner, current_cpu, locate, spin_unt
 use super::{CallbackError, CallbackResult};
 use crate::event::Event;
 
+mod signal_word;
+use signal_word::{EXIT, JOB};
+
 /// How long a worker spins for its next job before parking.
 const WORKER_SPIN: Duration = Duration::from_micros(50);
 
@@ -61,18 +64,6 @@ const WORKER_HOT: Duration = Duration::from_micros(2);
 
 /// How long an idle worker waits for work before its thread exits.
 pub(crate) const IDLE_RETIRE: Duration = Duration::from_secs(30);
-
-/// Request signals, in the low bits of the request's signal word: a caller
-/// that took a worker gives it a `JOB`; `EXIT` tells it its pool has no room
-/// for it. Each signal also counts up the word's high bits, so the worker
-/// tells a new signal from the one it already acted on without ever writing
-/// the word back (only its holder writes it: a caller, or the pool).
-const JOB: u32 = 1;
-const EXIT: u32 = 2;
-/// The low bits that say which signal it is.
-const KIND: u32 = 0b11;
-/// What each signal adds to the count.
-const STEP: u32 = 0b100;
 
 /// Call states in the response slot. A job starts `RUNNING`; a caller that
 /// registered its waker moves it to `WAITING`; the worker's `swap` to `DONE`
@@ -95,8 +86,8 @@ const _: () = assert!(AtomicCell::<Option<Box<tokio::runtime::Handle>>>::is_lock
 /// holds nothing else (a caller's writes to the job then never pull it from
 /// a polling worker, nor the worker's polls the job from the caller).
 struct Request {
-    /// The count of signals given (high bits) and the last one (`KIND`);
-    /// 0 before the first.
+    /// The count of signals given and the last one (`signal_word`); 0
+    /// before the first.
     signal: AtomicU32,
     /// The worker is (about to be) parked: whoever stores `JOB` or `EXIT` must unpark it.
     parked: AtomicBool,
@@ -196,7 +187,7 @@ impl WorkerHandle {
     /// parked; true when it had to be woken.
     fn signal(&self, signal: u32) -> bool {
         // Only the worker's holder writes the word: this load is ours.
-        let next = next_signal(self.request.signal.load(Ordering::Relaxed), signal);
+        let next = signal_word::next(self.request.signal.load(Ordering::Relaxed), signal);
         // SeqCst pairs with the worker's `parked` store and signal re-check:
         // either it sees the new signal or we see it parked.
         self.request.signal.store(next, Ordering::SeqCst);
@@ -359,7 +350,7 @@ fn spawn(pool: &Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Arc<WorkerHand
     worker
         .request
         .signal
-        .store(next_signal(0, JOB), Ordering::Relaxed);
+        .store(signal_word::next(0, JOB), Ordering::Relaxed);
     let (me, pool) = (Arc::clone(&worker), Arc::clone(pool));
     let spawned = std::thread::Builder::new()
         .name("hook-worker".into())
@@ -375,11 +366,6 @@ fn spawn(pool: &Arc<WorkerPool>, job: Job<'_>) -> std::io::Result<Arc<WorkerHand
     // Nobody can see the worker parked before this: it is ours until put back.
     let _ = worker.request.thread.set(thread.thread().clone());
     Ok(worker)
-}
-
-/// The signal word after `previous` once `kind` is given.
-fn next_signal(previous: u32, kind: u32) -> u32 {
-    (previous & !KIND).wrapping_add(STEP) | kind
 }
 
 fn worker_main(pool: &WorkerPool, me: &Arc<WorkerHandle>) {
@@ -459,7 +445,7 @@ fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, hot: &HotPhase, seen:
     }
     let mut take = |word: u32| {
         *seen = word;
-        word & KIND == JOB
+        signal_word::is_job(word)
     };
     if spun.ready() {
         return take(request.signal.load(Ordering::Acquire));
@@ -493,25 +479,4 @@ pub(crate) enum Leave {
     Stay,
     /// The worker left the pool; exit.
     Left,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_signal_differs_from_the_one_before_and_says_its_kind() {
-        let mut word = 0;
-        for kind in [JOB, JOB, EXIT, JOB] {
-            let next = next_signal(word, kind);
-            assert_ne!(next, word, "the worker must see a new signal");
-            assert_eq!(next & KIND, kind);
-            word = next;
-        }
-        // The count wraps without ever giving the word it came from.
-        let last = !KIND | JOB;
-        let wrapped = next_signal(last, JOB);
-        assert_ne!(wrapped, last);
-        assert_eq!(wrapped & KIND, JOB);
-    }
 }
