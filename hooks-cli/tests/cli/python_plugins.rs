@@ -83,7 +83,11 @@ fn install(home: &TempHome, examples: &[&str], extra_config: &str) {
 
 /// Runs `hooks --home <hermes> ARGS` with extra environment variables.
 fn hooks(home: &TempHome, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut command = harness::command(home, args);
+    run_with(harness::command(home, args), env)
+}
+
+/// Runs `command` without the caller's plugin settings, with `env` added.
+fn run_with(mut command: std::process::Command, env: &[(&str, &str)]) -> Run {
     command
         .env_remove("HERMES_HOOKS_PYTHON")
         .env_remove("HERMES_ENABLE_PROJECT_PLUGINS");
@@ -95,18 +99,7 @@ fn hooks(home: &TempHome, args: &[&str], env: &[(&str, &str)]) -> Run {
 
 /// `hooks emit EVENT --payload-file <payload> --json`: the outcome and the run.
 fn emit(home: &TempHome, event: &str, payload: &Value, env: &[(&str, &str)]) -> (Value, Run) {
-    let file = home.write("payload.json", &payload.to_string());
-    let run = hooks(
-        home,
-        &[
-            "emit",
-            event,
-            "--payload-file",
-            &file.to_string_lossy(),
-            "--json",
-        ],
-        env,
-    );
+    let run = run_with(harness::emit_json(home, event, payload), env);
     let outcome = run.json()["outcome"].clone();
     (outcome, run)
 }
