@@ -297,6 +297,22 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
             hermes_hooks_cli::show_path(file)
         )?;
     }
+    for guard in &inventory.imported_guards_down {
+        let field = if guard.key.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", e(&guard.key))
+        };
+        writeln!(
+            out,
+            "BLOCKED: every {} call: a fail-closed {} hook cannot run: {}{field}: {}; {}\n",
+            guard.event,
+            guard.dialect,
+            e(&hermes_hooks_cli::show_path(&guard.source)),
+            e(&guard.reason),
+            guard.fix
+        )?;
+    }
     if rows.is_empty() && unsupported.is_empty() {
         return Ok(());
     }

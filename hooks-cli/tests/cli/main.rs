@@ -15,6 +15,7 @@ mod gateway_hooks;
 mod harness;
 mod help;
 mod host;
+mod import_failures;
 mod inputs;
 mod interpreter_shims;
 mod inventory;

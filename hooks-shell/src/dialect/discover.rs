@@ -7,11 +7,13 @@ use std::path::{Path, PathBuf};
 
 use hermes_hooks_core::home::expand_tilde;
 use hermes_hooks_core::pyvalue::type_name;
-use hermes_hooks_core::{Config, ConfigWarning};
+use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::Value;
 
 use super::entries::Reader;
 use super::events::{event_mapping, event_names};
+use super::file::{Unread, read_document};
+use super::guards::{BrokenFile, GuardDown, broken_file, remember};
 use super::matcher::Condition;
 use super::{Dialect, EventMapping, ImportedHook};
 
@@ -55,6 +57,10 @@ pub struct Discovery {
     pub disabled_by: Vec<PathBuf>,
     /// Problems, each naming file and field.
     pub warnings: Vec<ConfigWarning>,
+    /// Files that gave no hooks: unreadable, unparsable, or without their `hooks` key.
+    pub broken_files: Vec<BrokenFile>,
+    /// Fail-closed guards that cannot run as written: each blocks every call of its event.
+    pub guards_down: Vec<GuardDown>,
 }
 
 /// One file to read.
@@ -69,6 +75,16 @@ pub(super) struct Source {
     explicit: bool,
     /// Codex's `config.toml`.
     toml: bool,
+}
+
+impl Source {
+    /// Whether the file exists only to hold hooks (a `hooks.json`, a file
+    /// named by `path:` other than a settings file or `config.toml`), so a
+    /// missing `hooks` key is a mistake rather than a file with no hooks yet.
+    fn hooks_file(&self) -> bool {
+        let name = self.path.file_name().map(|n| n.to_string_lossy());
+        !self.toml && !name.is_some_and(|name| name.starts_with("settings"))
+    }
 }
 
 /// Reads `hooks_from:` of `config` and every file it names. `project` is the
@@ -240,68 +256,130 @@ fn disabled(sources: &[Source], discovery: &mut Discovery) -> bool {
 }
 
 fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
-    let warn = |discovery: &mut Discovery, key: &str, message: String| {
-        discovery.warnings.push(ConfigWarning::new(
-            source.path.clone(),
-            key.to_owned(),
-            format!("({} hooks) {message}", source.dialect),
-        ));
-    };
-    let text = match hermes_hooks_core::config::read_capped(&source.path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound && !source.explicit => return,
-        Err(error) => {
-            return warn(
-                discovery,
-                "",
-                format!("cannot be read: {error}; nothing imported from it"),
-            );
+    let root = match read_document(&source.path, source.toml) {
+        Ok(root) => root,
+        Err(Unread::Missing) if !source.explicit => return,
+        Err(Unread::Missing) => {
+            return broken(source, home, discovery, "does not exist".into(), None);
         }
-    };
-    let root = if source.toml {
-        match toml::from_str::<toml::Table>(&text) {
-            Ok(table) => serde_json::to_value(table).unwrap_or(Value::Null),
-            Err(error) => {
-                let message = error
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or("invalid")
-                    .to_owned();
-                return warn(
-                    discovery,
-                    "",
-                    format!("is not valid TOML ({message}); nothing imported from it"),
-                );
-            }
-        }
-    } else {
-        match serde_json::from_str::<Value>(&text) {
-            Ok(root) => root,
-            Err(error) => {
-                return warn(
-                    discovery,
-                    "",
-                    format!("is not valid JSON ({error}); nothing imported from it"),
-                );
-            }
-        }
+        Err(Unread::Failed(problem)) => return broken(source, home, discovery, problem, None),
     };
     discovery.files.push((source.dialect, source.path.clone()));
     let hooks = match root.get("hooks") {
-        None | Some(Value::Null) => return,
         Some(Value::Object(hooks)) => hooks,
+        None | Some(Value::Null) if !source.hooks_file() => {
+            // A settings file without hooks: nothing to guard.
+            return remember(home, &source.path, &[]);
+        }
+        None | Some(Value::Null) => return without_hooks_key(source, home, discovery, &root),
         Some(other) => {
-            return warn(
-                discovery,
-                "hooks",
-                format!(
-                    "hooks must be an object of event names; got {}",
-                    type_name(other)
-                ),
+            let problem = format!(
+                "has a \"hooks\" that is not an object of event names (got {})",
+                type_name(other)
             );
+            return broken(source, home, discovery, problem, None);
         }
     };
+    let before = (discovery.hooks.len(), discovery.unsupported.len());
+    let down_before = discovery.guards_down.len();
+    read_events(source, home, discovery, hooks);
+    let guarded = fail_closed_events(discovery, before, down_before);
+    remember(home, &source.path, &guarded);
+}
+
+/// A hooks file (a plugin's `hooks/hooks.json`, Codex's or Cursor's
+/// `hooks.json`, a file named by `path:`) without its top-level `hooks`
+/// key: nothing is imported, loading warns, `doctor` fails, and any
+/// fail-closed entry found at the top level (event names there: the shape
+/// without the wrapper) blocks its event, as does what the file guarded at
+/// its last good read.
+fn without_hooks_key(source: &Source, home: &Path, discovery: &mut Discovery, root: &Value) {
+    let mut scratch = Discovery::default();
+    let mut events = Vec::new();
+    if let Value::Object(top) = root {
+        let named: serde_json::Map<String, Value> = top
+            .iter()
+            .filter(|(key, _)| event_mapping(source.dialect, key).is_some())
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        events = named.keys().cloned().collect();
+        read_events(source, home, &mut scratch, &named);
+    }
+    let found = Some(fail_closed_events(&scratch, (0, 0), 0));
+    let hint = if events.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (its top-level keys {} are event names: put them under \"hooks\": {{...}})",
+            events.join(", ")
+        )
+    };
+    let problem = format!("has no top-level \"hooks\" key{hint}");
+    broken(source, home, discovery, problem, found);
+}
+
+/// Records a file that gave no hooks, its warning and the blocks it puts in place.
+fn broken(
+    source: &Source,
+    home: &Path,
+    discovery: &mut Discovery,
+    problem: String,
+    found: Option<Vec<HookEvent>>,
+) {
+    let (file, warning) = broken_file(
+        home,
+        source.dialect,
+        &source.path,
+        problem,
+        source.explicit,
+        found,
+    );
+    discovery.warnings.push(ConfigWarning::new(
+        source.path.clone(),
+        String::new(),
+        format!("({} hooks) {warning}", source.dialect),
+    ));
+    discovery.guards_down.extend(file.guards_down());
+    discovery.broken_files.push(file);
+}
+
+/// The Hermes events guarded fail-closed by what `discovery` gained since
+/// `before` (hooks, unsupported handlers) and `down_before` (guards down).
+fn fail_closed_events(
+    discovery: &Discovery,
+    before: (usize, usize),
+    down_before: usize,
+) -> Vec<HookEvent> {
+    let hooks = discovery.hooks[before.0..]
+        .iter()
+        .filter(|hook| hook.fail_closed)
+        .filter_map(|hook| hook.event());
+    let unsupported = discovery.unsupported[before.1..]
+        .iter()
+        .filter(|entry| entry.fail_closed)
+        .filter_map(|entry| entry.mapping.ours);
+    let down = discovery.guards_down[down_before..]
+        .iter()
+        .map(|guard| guard.event);
+    hooks.chain(unsupported).chain(down).collect()
+}
+
+/// A warning about `key` of `source`'s file.
+fn warn_file(discovery: &mut Discovery, source: &Source, key: &str, message: String) {
+    discovery.warnings.push(ConfigWarning::new(
+        source.path.clone(),
+        key.to_owned(),
+        format!("({} hooks) {message}", source.dialect),
+    ));
+}
+
+/// Reads the event lists of one file's `hooks` object.
+fn read_events(
+    source: &Source,
+    home: &Path,
+    discovery: &mut Discovery,
+    hooks: &serde_json::Map<String, Value>,
+) {
     let mut reader = Reader {
         source,
         project: &source.project,
@@ -316,15 +394,12 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
                 source.dialect,
                 event_names(source.dialect).join(", ")
             );
-            warn(reader.discovery, &key, message);
+            warn_file(reader.discovery, source, &key, message);
             continue;
         };
         let Value::Array(groups) = groups else {
-            warn(
-                reader.discovery,
-                &key,
-                format!("{key} must be a list; got {}", type_name(groups)),
-            );
+            let message = format!("{key} must be a list; got {}", type_name(groups));
+            warn_file(reader.discovery, source, &key, message);
             continue;
         };
         for (index, group) in groups.iter().enumerate() {

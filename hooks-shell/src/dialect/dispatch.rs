@@ -107,7 +107,8 @@ impl ImportedHooks {
                     .unsupported
                     .iter()
                     .filter(|e| e.fail_closed)
-                    .count();
+                    .count()
+                + discovery.guards_down.len();
             if guards > 0 {
                 // Safe mode turns every hook off on purpose; its guards going too must not be silent.
                 tracing::warn!(
@@ -153,6 +154,7 @@ impl ImportedHooks {
                 .iter()
                 .filter_map(Withheld::unsupported),
         );
+        withheld.extend(discovery.guards_down.iter().map(Withheld::guard_down));
         ImportRegistration {
             hooks: ImportedHooks::build(accepted, withheld, options.runtime),
             discovery,

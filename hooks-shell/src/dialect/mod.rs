@@ -17,6 +17,8 @@ pub mod dispatch;
 mod entries;
 pub mod events;
 pub mod exec;
+pub mod file;
+pub mod guards;
 pub mod http;
 pub mod matcher;
 pub mod record;
@@ -30,6 +32,7 @@ use std::time::Duration;
 use hermes_hooks_core::HookEvent;
 
 pub use discover::{Discovery, Unsupported, discover};
+pub use guards::{BrokenFile, GuardDown};
 pub use dispatch::{ImportRegistration, ImportedHooks, run_imported_once, run_imported_recorded};
 pub use events::{EventMapping, ToolFilter, ToolOutcome, event_mapping};
 pub use matcher::{Condition, DialectMatcher};
