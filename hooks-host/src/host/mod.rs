@@ -301,15 +301,22 @@ impl Host {
             .handle()
             .spawn(async move { hooks.flush(timeout).await })
             .await;
+        // Waits for the collector at most its flush wait (50 ms), or `timeout` if shorter.
         #[cfg(feature = "otlp")]
-        if let Some(exporter) = self.otlp.clone() {
-            // Blocks until the collector answers (bounded by the export timeout).
-            let _ = self
-                .runtime
-                .handle()
-                .spawn_blocking(move || exporter.flush())
-                .await;
-        }
+        let spans_abandoned = match self.otlp.clone() {
+            Some(exporter) => {
+                let wait = timeout.min(exporter.flush_wait());
+                !self
+                    .runtime
+                    .handle()
+                    .spawn_blocking(move || exporter.flush_within(wait))
+                    .await
+                    .unwrap_or(false)
+            }
+            None => false,
+        };
+        #[cfg(not(feature = "otlp"))]
+        let spans_abandoned = false;
         #[cfg(feature = "outbound")]
         if let Some(outbound) = &self.outbound {
             let batch = outbound.take_report_batch();
@@ -318,9 +325,13 @@ impl Host {
                 totals: batch.totals,
                 omitted: batch.omitted,
                 pending: outbound.stats().pending,
+                spans_abandoned,
             };
         }
-        FlushReport::default()
+        FlushReport {
+            spans_abandoned,
+            ..FlushReport::default()
+        }
     }
 
     /// The bound [`Host::close`] waits for ([`HostOptions::flush_bound`]).
