@@ -69,7 +69,12 @@ fn a_guard_file_that_stops_parsing_blocks_what_it_guarded() {
         write(&project, ".claude/settings.json", &good);
         // The good parse: the guard runs and allows; the file is remembered as guarding.
         let allowed = emit(&home, &project, &bash("ls"));
-        assert_eq!(outcome(&allowed), Value::Null, "{what}: {}", allowed.stderr());
+        assert_eq!(
+            outcome(&allowed),
+            Value::Null,
+            "{what}: {}",
+            allowed.stderr()
+        );
 
         write(&project, ".claude/settings.json", &broken);
         for _ in 0..2 {
@@ -87,14 +92,21 @@ fn a_guard_file_that_stops_parsing_blocks_what_it_guarded() {
             );
             // Every call, not only the ones its matcher named.
             let read = json!({"tool_name": "read_file", "args": {"path": "a"}});
-            assert_eq!(emit(&home, &project, &read).json()["outcome"]["action"], "block");
+            assert_eq!(
+                emit(&home, &project, &read).json()["outcome"]["action"],
+                "block"
+            );
         }
         let doctor = in_project(&home, &project, &["doctor"]);
         assert_eq!(doctor.code(), Some(1), "{what}: {}", doctor.stdout());
 
         // Fixed: the guard runs again.
         write(&project, ".claude/settings.json", &good);
-        assert_eq!(outcome(&emit(&home, &project, &bash("ls"))), Value::Null, "{what}");
+        assert_eq!(
+            outcome(&emit(&home, &project, &bash("ls"))),
+            Value::Null,
+            "{what}"
+        );
     }
 }
 
@@ -102,18 +114,27 @@ fn a_guard_file_that_stops_parsing_blocks_what_it_guarded() {
 fn a_file_that_never_parsed_blocks_when_named_and_warns_when_standard() {
     // Named by path: (the user asked for this file): blocks pre_tool_call.
     let (home, project) = home_with("[{format: claude, path: guards/hooks.json}]");
-    write(&project, "guards/hooks.json", "{ \"hooks\": { // unfinished");
+    write(
+        &project,
+        "guards/hooks.json",
+        "{ \"hooks\": { // unfinished",
+    );
     let run = emit(&home, &project, &bash("ls"));
     assert_eq!(outcome(&run)["action"], "block", "{}", run.stderr());
     assert!(
-        run.stderr().contains("named in hooks_from: and was never read"),
+        run.stderr()
+            .contains("named in hooks_from: and was never read"),
         "{}",
         run.stderr()
     );
 
     // A standard location: the call goes through, loudly, and doctor fails.
     let (home, project) = home_with("[claude]");
-    write(&project, ".claude/settings.json", "{ \"hooks\": { // unfinished");
+    write(
+        &project,
+        ".claude/settings.json",
+        "{ \"hooks\": { // unfinished",
+    );
     let run = emit(&home, &project, &bash("ls"));
     assert_eq!(outcome(&run), Value::Null);
     assert!(

@@ -1,5 +1,6 @@
 //! The `hooks` binary, run as a user would, against temporary Hermes homes.
 
+mod bounded_output;
 mod changed_script;
 mod config_scopes;
 mod consent;

@@ -241,5 +241,10 @@ fn a_collector_that_never_answers_does_not_hold_hooks_emit() {
         "{}",
         run.stderr()
     );
-    assert_eq!(run.json()["runs"][0]["status"], "completed", "{}", run.stdout());
+    assert_eq!(
+        run.json()["runs"][0]["status"],
+        "completed",
+        "{}",
+        run.stdout()
+    );
 }
