@@ -40,6 +40,10 @@ pub struct ShellHookSpec {
     pub timeout: Duration,
     /// Whether a failure blocks the tool call (only ever set on `pre_tool_call`).
     pub fail_closed: bool,
+    /// A fail-closed hook's matcher that does not compile: which calls it
+    /// guards is unknown, so [`ShellHookSpec::matcher`] is every call and
+    /// each one is blocked without running the hook.
+    pub unusable_matcher: Option<String>,
     /// The Hermes home the entry was read from; the child gets it as `HERMES_HOME`.
     pub home: PathBuf,
 }
@@ -54,6 +58,7 @@ impl ShellHookSpec {
             matcher: ToolMatcher::Any,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             fail_closed: false,
+            unusable_matcher: None,
             home: home.into(),
         }
     }
@@ -221,9 +226,15 @@ impl EntryParser<'_> {
                 return None;
             }
         };
-        let matcher = self.matcher(entry);
-        let timeout = self.timeout(entry);
         let fail_closed = self.fail_closed(entry);
+        let mut matcher = self.matcher(entry, fail_closed);
+        let timeout = self.timeout(entry);
+        let mut unusable_matcher = None;
+        if let (true, ToolMatcher::Literal(pattern)) = (fail_closed, &matcher) {
+            // A guard that cannot tell which calls it guards guards them all, by blocking.
+            unusable_matcher = Some(pattern.clone());
+            matcher = ToolMatcher::Any;
+        }
         Some(ShellHookSpec {
             event: self.event,
             index: self.index,
@@ -231,11 +242,12 @@ impl EntryParser<'_> {
             matcher,
             timeout: Duration::from_secs(timeout),
             fail_closed,
+            unusable_matcher,
             home: self.config.home().to_owned(),
         })
     }
 
-    fn matcher(&mut self, entry: &Map<String, Value>) -> ToolMatcher {
+    fn matcher(&mut self, entry: &Map<String, Value>, fail_closed: bool) -> ToolMatcher {
         let prefix = self.prefix();
         let pattern = match entry.get("matcher") {
             None | Some(Value::Null) => return ToolMatcher::Any,
@@ -260,8 +272,19 @@ impl EntryParser<'_> {
             return ToolMatcher::Any;
         }
         let built = ToolMatcher::build(Some(pattern));
-        if let Some(warning) = built.warning {
-            self.warn(Some("matcher"), format!("{prefix}: shell hook {warning}"));
+        match built.warning {
+            Some(_) if fail_closed => {
+                let event = self.event;
+                self.warn(
+                    Some("matcher"),
+                    format!(
+                        "{prefix}.matcher='{pattern}' is not a valid regex and the hook fails closed: \
+                         every {event} call is BLOCKED until the matcher is fixed"
+                    ),
+                );
+            }
+            Some(warning) => self.warn(Some("matcher"), format!("{prefix}: shell hook {warning}")),
+            None => {}
         }
         built.matcher
     }

@@ -26,6 +26,9 @@ use hermes_hooks_core::runtime::Background;
 
 use crate::config::{ShellHookSpec, parse_config};
 use crate::consent::{CHANGED_REASON, Consent, changed_message, not_allowlisted_message};
+
+/// Why a fail-closed hook whose matcher does not compile blocks every call.
+pub const UNUSABLE_MATCHER_REASON: &str = "its matcher is not a valid regex, so every call is blocked; fix the matcher in config.yaml (`hooks doctor` shows it)";
 use crate::consent_book::{ConsentBook, Verdict};
 use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
 use crate::record::{MECHANISM, record_spec_run};
@@ -182,6 +185,11 @@ impl ShellHooks {
                 spec.command.clone(),
             );
             if !seen.insert(identity) {
+                continue;
+            }
+            if spec.unusable_matcher.is_some() && spec.blocks_on_failure() {
+                // Blocks without running: no consent is asked for what never runs.
+                accepted.push((spec, Some(UNUSABLE_MATCHER_REASON)));
                 continue;
             }
             let (event, command) = (spec.event.as_str(), spec.command.as_str());

@@ -217,3 +217,31 @@ fn a_hooks_file_without_its_hooks_key_is_a_warning_and_a_doctor_error() {
     let run = emit(&home, &project, &bash("ls"));
     assert!(!run.stderr().contains("no top-level"), "{}", run.stderr());
 }
+
+#[test]
+fn a_native_fail_closed_hook_whose_matcher_does_not_compile_blocks_every_call() {
+    let home = TempHome::new();
+    let marker = home.user_home.join("ran");
+    let hook = home.script(
+        "allow.sh",
+        &format!("#!/bin/sh\ntouch '{}'\necho '{{}}'\n", marker.display()),
+    );
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n      matcher: 'terminal('\n      fail_closed: true\n",
+        hook.display()
+    ));
+    for tool in ["terminal", "read_file"] {
+        let payload = json!({"tool_name": tool, "args": {}});
+        let file = home.write("payload.json", &payload.to_string());
+        let file = file.to_str().expect("UTF-8");
+        let run = home.hooks(&["emit", "pre_tool_call", "--json", "--payload-file", file]);
+        let document = run.json();
+        assert_eq!(document["outcome"]["action"], "block", "{tool}: {}", run.stderr());
+        let message = document["outcome"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("not a valid regex"), "{message}");
+        assert!(run.stderr().contains("is BLOCKED"), "{}", run.stderr());
+    }
+    assert!(!marker.exists(), "the hook never runs");
+    let doctor = home.hooks(&["doctor"]);
+    assert_eq!(doctor.code(), Some(1), "{}", doctor.stdout());
+}

@@ -32,9 +32,9 @@ use std::time::Duration;
 use hermes_hooks_core::HookEvent;
 
 pub use discover::{Discovery, Unsupported, discover};
-pub use guards::{BrokenFile, GuardDown};
 pub use dispatch::{ImportRegistration, ImportedHooks, run_imported_once, run_imported_recorded};
 pub use events::{EventMapping, ToolFilter, ToolOutcome, event_mapping};
+pub use guards::{BrokenFile, GuardDown};
 pub use matcher::{Condition, DialectMatcher};
 
 /// Whose hook format a file is in.

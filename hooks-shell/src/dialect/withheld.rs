@@ -13,9 +13,9 @@ use hermes_hooks_core::{Event, EventName, HookEvent, HookRun, RunStatus};
 use serde_json::{Value, json};
 
 use super::discover::Unsupported;
+use super::dispatch::applies_to;
 use super::events::{ToolFilter, ToolOutcome};
 use super::guards::GuardDown;
-use super::dispatch::applies_to;
 use super::matcher::{Condition, DialectMatcher};
 use super::{EventMapping, ImportedHook};
 use crate::consent::{CHANGED_REASON, changed_message, not_allowlisted_message};
