@@ -352,7 +352,7 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
             "  - [{} {}] {ours}: {}",
             hook.dialect,
             e(&hook.their_event),
-            e(&hook.consent_command())
+            e(&hermes_hooks_cli::inventory::imported::shown_command(hook))
         )?;
         writeln!(
             out,

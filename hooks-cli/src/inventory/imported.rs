@@ -92,6 +92,16 @@ impl ImportedRow {
     }
 }
 
+/// The hook as a person is shown it: its command, or `POST <url>` with the
+/// URL's credentials masked (`redact_url`: userinfo, query values, path
+/// segments that look like keys or passwords).
+pub fn shown_command(hook: &ImportedHook) -> String {
+    match &hook.handler {
+        Handler::Http { url, .. } => format!("POST {}", crate::inventory::redact_url(url)),
+        _ => hook.consent_command(),
+    }
+}
+
 /// `runs` (once consent is given), or why it never runs.
 pub fn status(hook: &ImportedHook) -> &'static str {
     if hook.event().is_some() {

@@ -96,3 +96,18 @@ fn hooks_replay_holds_one_event_not_the_session() {
         "peak {peak} KiB for a {session_kib} KiB session"
     );
 }
+
+#[test]
+fn a_password_in_an_imported_http_hook_url_is_not_listed() {
+    let (home, project) = crate::dialects::home_with("[claude]");
+    let settings = serde_json::json!({"hooks": {"PostToolUse": [{"hooks": [
+        {"type": "http", "url": "https://example.com/hook/Pa55w0rd!"}
+    ]}]}});
+    crate::dialects::write(&project, ".claude/settings.json", &settings.to_string());
+    let listed = crate::dialects::in_project(&home, &project, &["list"]).ok();
+    assert!(!listed.contains("Pa55w0rd"), "{listed}");
+    assert!(
+        listed.contains("POST https://example.com/hook/***"),
+        "{listed}"
+    );
+}

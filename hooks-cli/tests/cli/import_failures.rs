@@ -236,7 +236,12 @@ fn a_native_fail_closed_hook_whose_matcher_does_not_compile_blocks_every_call() 
         let file = file.to_str().expect("UTF-8");
         let run = home.hooks(&["emit", "pre_tool_call", "--json", "--payload-file", file]);
         let document = run.json();
-        assert_eq!(document["outcome"]["action"], "block", "{tool}: {}", run.stderr());
+        assert_eq!(
+            document["outcome"]["action"],
+            "block",
+            "{tool}: {}",
+            run.stderr()
+        );
         let message = document["outcome"]["message"].as_str().unwrap_or_default();
         assert!(message.contains("not a valid regex"), "{message}");
         assert!(run.stderr().contains("is BLOCKED"), "{}", run.stderr());
