@@ -3,7 +3,7 @@
 //!
 //! How a wait spins is its [`Pace`], picked from where the partner (the
 //! thread we wait for) last ran. Measured on the 2-vCPU VM (see
-//! BENCHMARKS.md): a `sched_yield` costs ~0.6 µs here even when nothing else is
+//! docs/benchmarks/callbacks.md): a `sched_yield` costs ~0.6 µs here even when nothing else is
 //! runnable, five times a warm round trip, so a warm hand-off that yields
 //! before its answer comes pays for it; but a hot spin only wins while both
 //! threads run on their own CPUs. When the partner is runnable on *our* CPU

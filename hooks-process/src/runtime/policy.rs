@@ -7,7 +7,7 @@
 //! thread may preempt its waker at once when the scheduler puts it on the
 //! same CPU, and the agent's call waits a scheduler slice (measured: emit p99
 //! 3 runs of 8 over 10 µs beside one busy neighbour, 32 µs at worst; with
-//! `SCHED_BATCH` 0 of 8, 5.8 µs at worst; BENCHMARKS.md). `SCHED_BATCH`
+//! `SCHED_BATCH` 0 of 8, 5.8 µs at worst; docs/benchmarks/issue-19-quiet-runs.md). `SCHED_BATCH`
 //! keeps the thread's nice value and its share of the CPU; it only gives up
 //! wake-up preemption, which background work does not need. The processes
 //! hooks start never inherit it: they are forked from the supervisor's

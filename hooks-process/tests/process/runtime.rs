@@ -55,7 +55,7 @@ fn park_forever(background: &Background) -> Arc<AtomicBool> {
 #[cfg(target_os = "linux")]
 fn its_threads_run_at_sched_batch_and_the_callers_do_not() {
     // Waking a runtime thread must never preempt the agent's thread that
-    // woke it (the emit tail of BENCHMARKS.md), so its threads run under
+    // woke it (the emit tail, docs/benchmarks/issue-19-quiet-runs.md), so its threads run under
     // SCHED_BATCH; the caller's own policy is left alone.
     let background = Background::with_threads("rt-batch", 2).expect("runtime");
     let on_its_threads = background
