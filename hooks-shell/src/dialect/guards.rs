@@ -8,7 +8,7 @@
 //! other's writes). When the file later fails to parse, each of those events
 //! is blocked ([`GuardDown`]) until it parses again. A file named explicitly
 //! (`{format, path}` in `hooks_from:`) that was never parsed blocks
-//! `pre_tool_call` (docs/decisions/never-parsed-hooks-file.md); a standard
+//! `pre_tool_call` (docs/decisions/fail-closed-guard-that-cannot-run.md); a standard
 //! file that was never parsed only warns.
 
 use std::path::{Path, PathBuf};
