@@ -6,6 +6,7 @@ mod crowd;
 mod escape;
 mod line;
 mod run;
+mod sandbox;
 mod runtime;
 mod support;
 mod tree;
