@@ -12,6 +12,7 @@ use hermes_hooks_core::matcher::ToolMatcher;
 use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::{Map, Value};
 
+use hermes_hooks_core::process::sandbox::Sandbox;
 use hermes_hooks_core::pyvalue::{python_int, repr, type_name};
 
 /// The timeout of an entry without one, in seconds.
@@ -42,6 +43,10 @@ pub struct ShellHookSpec {
     pub fail_closed: bool,
     /// The Hermes home the entry was read from; the child gets it as `HERMES_HOME`.
     pub home: PathBuf,
+    /// The sandbox it runs in (`sandbox:`, else `hooks_sandbox.user`, else none).
+    pub sandbox: Sandbox,
+    /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
+    pub sandbox_secrets: Vec<PathBuf>,
 }
 
 impl ShellHookSpec {
@@ -55,6 +60,8 @@ impl ShellHookSpec {
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             fail_closed: false,
             home: home.into(),
+            sandbox: Sandbox::NONE,
+            sandbox_secrets: Vec::new(),
         }
     }
 
@@ -102,6 +109,8 @@ pub fn parse_config(config: &Config) -> ShellConfig {
             return parsed;
         }
     };
+    let (sandbox, warnings) = crate::sandboxing::SandboxDefaults::from_config(config);
+    parsed.warnings.extend(warnings);
     for (name, entries) in section {
         if RESERVED_KEYS.contains(&name.as_str()) {
             continue;
@@ -126,6 +135,7 @@ pub fn parse_config(config: &Config) -> ShellConfig {
         for (index, raw) in entries.iter().enumerate() {
             let mut entry = EntryParser {
                 config,
+                sandbox: &sandbox,
                 event,
                 index,
                 warnings: &mut parsed.warnings,
@@ -181,6 +191,7 @@ fn known_event(
 
 struct EntryParser<'a> {
     config: &'a Config,
+    sandbox: &'a crate::sandboxing::SandboxDefaults,
     event: HookEvent,
     index: usize,
     warnings: &'a mut Vec<ConfigWarning>,
@@ -224,6 +235,19 @@ impl EntryParser<'_> {
         let matcher = self.matcher(entry);
         let timeout = self.timeout(entry);
         let fail_closed = self.fail_closed(entry);
+        let sandbox = match crate::sandboxing::sandbox_field(entry) {
+            None => self.sandbox.user.clone(),
+            Some(Ok(sandbox)) => sandbox,
+            Some(Err(message)) => {
+                // Never weaker than asked: an unreadable profile is the
+                // strictest one, and said.
+                self.warn(
+                    Some("sandbox"),
+                    format!("{prefix}.sandbox: {message}; running it under strict"),
+                );
+                Sandbox::new(hermes_hooks_core::process::sandbox::Profile::Strict)
+            }
+        };
         Some(ShellHookSpec {
             event: self.event,
             index: self.index,
@@ -232,6 +256,8 @@ impl EntryParser<'_> {
             timeout: Duration::from_secs(timeout),
             fail_closed,
             home: self.config.home().to_owned(),
+            sandbox,
+            sandbox_secrets: self.sandbox.secrets.clone(),
         })
     }
 

@@ -67,10 +67,9 @@ impl ChildTree {
         #[cfg(target_os = "linux")]
         let mut sandbox = sandbox;
         #[cfg(target_os = "linux")]
-        let plan = sandbox.as_mut().map(|prepared| {
-            command.env("TMPDIR", &prepared.tmpdir);
-            std::mem::take(&mut prepared.plan)
-        });
+        let plan = sandbox
+            .as_mut()
+            .map(|prepared| prepared.take_plan(&mut command));
         let sandbox_name = sandbox.as_ref().map(|prepared| prepared.name().to_owned());
         let token = new_token();
         let marks = marks_for(&command, &token);
@@ -108,7 +107,7 @@ impl ChildTree {
             }
         });
         #[cfg(target_os = "linux")]
-        let private_dir = sandbox.as_mut().and_then(|prepared| prepared.private_dir.take());
+        let private_dir = sandbox.as_mut().and_then(super::sandbox::Prepared::take_private_dir);
         #[cfg(not(target_os = "linux"))]
         let private_dir = None;
         // The ruleset fd was needed until the child applied it.

@@ -96,6 +96,16 @@ impl Prepared {
     pub fn weakened(&self) -> &[String] {
         match self._never {}
     }
+
+    #[cfg(target_os = "linux")]
+    pub(crate) fn take_plan(&mut self, _: &mut tokio::process::Command) -> child::ChildPlan {
+        match self._never {}
+    }
+
+    #[cfg(target_os = "linux")]
+    pub(crate) fn take_private_dir(&mut self) -> Option<std::path::PathBuf> {
+        match self._never {}
+    }
 }
 
 #[cfg(not(all(target_os = "linux", feature = "sandbox")))]

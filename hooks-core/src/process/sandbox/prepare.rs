@@ -11,7 +11,7 @@ use landlock::{
 };
 
 use super::child::ChildPlan;
-use super::rules::{Rules, SYSTEM_READ, under_tmp};
+use super::rules::{Rules, SYSTEM_READ};
 use super::support::Support;
 use super::{Context, Sandbox, SandboxError};
 
@@ -42,6 +42,17 @@ impl Prepared {
     /// What this machine lacked and best effort left out (empty: applied whole).
     pub fn weakened(&self) -> &[String] {
         &self.weakened
+    }
+
+    /// What the child applies, taken for one spawn of `command` (which gets its `TMPDIR`).
+    pub(crate) fn take_plan(&mut self, command: &mut tokio::process::Command) -> ChildPlan {
+        command.env("TMPDIR", &self.tmpdir);
+        std::mem::take(&mut self.plan)
+    }
+
+    /// The private temporary directory, for the tree to remove when it ends.
+    pub(crate) fn take_private_dir(&mut self) -> Option<PathBuf> {
+        self.private_dir.take()
     }
 }
 
@@ -121,6 +132,11 @@ impl Sandbox {
             private_dir,
         }))
     }
+}
+
+/// Whether `path` is `/tmp` or beneath it (hidden by the private `/tmp`).
+fn under_tmp(path: &Path) -> bool {
+    path.starts_with("/tmp")
 }
 
 fn is_system(path: &Path) -> bool {

@@ -1,7 +1,7 @@
 //! A profile made concrete for one hook: the paths it may read and write,
 //! whether it keeps the network, and its resource limits.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::profile::{Profile, Sandbox};
 
@@ -229,10 +229,6 @@ fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
     seen
 }
 
-/// Whether `path` is `/tmp` or beneath it (hidden by the private `/tmp`).
-pub(crate) fn under_tmp(path: &Path) -> bool {
-    path.starts_with("/tmp")
-}
 
 #[cfg(test)]
 mod tests {

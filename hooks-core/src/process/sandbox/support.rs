@@ -91,11 +91,20 @@ fn probe() -> Support {
     }
 }
 
-#[cfg(not(all(target_os = "linux", feature = "sandbox")))]
+#[cfg(all(target_os = "linux", not(feature = "sandbox")))]
+fn probe() -> Support {
+    Support {
+        landlock_abi: super::child::landlock_abi(),
+        namespaces: Err("this build has no sandbox feature".to_owned()),
+        built: false,
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
 fn probe() -> Support {
     Support {
         landlock_abi: 0,
-        namespaces: Err("not Linux or no sandbox feature".to_owned()),
+        namespaces: Err("not Linux".to_owned()),
         built: false,
     }
 }
