@@ -219,7 +219,9 @@ pub fn annotate(
         ));
     }
     if let Some(profile) = &result.sandbox {
-        if matches!(run.status, RunStatus::Failed) {
+        // Said whatever the status: a guard denied what it needed may
+        // have answered nothing at all.
+        {
             let denied = hermes_hooks_core::process::sandbox::denials(&result.stderr);
             for denial in denied.iter().take(3) {
                 run = run.diagnostic(format!(

@@ -84,6 +84,12 @@ pub struct Context {
     pub home: Option<PathBuf>,
     /// More secret stores, beside [`SECRET_STORES`] (`~` expanded).
     pub secrets: Vec<PathBuf>,
+    /// The directories of the hook's `PATH`: readable under every profile,
+    /// with the tool folder a home's entry belongs to (`~/.pyenv` for
+    /// `~/.pyenv/shims`), so an interpreter a shim or version manager
+    /// resolves still runs; a guard whose `python3` is denied would
+    /// otherwise answer nothing and allow.
+    pub path: Vec<PathBuf>,
 }
 
 impl Context {
@@ -94,6 +100,9 @@ impl Context {
             own_files: Vec::new(),
             home: std::env::var_os("HOME").map(PathBuf::from),
             secrets: Vec::new(),
+            path: std::env::var_os("PATH")
+                .map(|path| std::env::split_paths(&path).collect())
+                .unwrap_or_default(),
         }
     }
 }
@@ -120,7 +129,10 @@ impl Sandbox {
     /// The rules of this profile for a hook in `context`; `None` for no
     /// sandbox. An error names a path that cannot be expanded.
     pub fn rules(&self, context: &Context) -> Result<Option<Rules>, String> {
-        let system = SYSTEM_READ.iter().map(PathBuf::from);
+        let system = SYSTEM_READ
+            .iter()
+            .map(PathBuf::from)
+            .chain(tool_folders(context));
         let devices = DEVICE_WRITE.iter().map(PathBuf::from);
         let own = context.own_files.iter().cloned();
         let project = context.project.clone();
@@ -219,6 +231,35 @@ pub fn expand_path(path: &str, context: &Context) -> Result<PathBuf, String> {
     })
 }
 
+/// The `PATH` directories, each widened to the tool folder it is in: the
+/// first hidden folder of its path (`~/.pyenv` for `~/.pyenv/shims`,
+/// `~/.nvm` for `~/.nvm/versions/node/v22/bin`), or the `$HOME` entry it
+/// lies in (`~/bin`).
+fn tool_folders(context: &Context) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for dir in context.path.iter().filter(|dir| dir.is_absolute()) {
+        let mut prefix = PathBuf::new();
+        let mut tool = None;
+        for component in dir.components() {
+            prefix.push(component);
+            let hidden = component
+                .as_os_str()
+                .to_str()
+                .is_some_and(|name| name.starts_with('.') && name.len() > 1);
+            if hidden {
+                tool = Some(prefix.clone());
+                break;
+            }
+        }
+        let in_home = context.home.as_ref().and_then(|home| {
+            let first = dir.strip_prefix(home).ok()?.components().next()?;
+            Some(home.join(first))
+        });
+        folders.push(tool.or(in_home).unwrap_or_else(|| dir.clone()));
+    }
+    folders
+}
+
 fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
     let mut seen = Vec::with_capacity(paths.len());
     for path in paths {
@@ -241,7 +282,17 @@ mod tests {
             own_files: vec![PathBuf::from("/opt/hook")],
             home: Some(PathBuf::from("/home/u")),
             secrets: vec![PathBuf::from("/home/u/.vault")],
+            path: vec![PathBuf::from("/home/u/.pyenv/shims"), PathBuf::from("/usr/bin")],
         }
+    }
+
+    #[test]
+    fn tools_on_the_path_stay_runnable_under_strict() {
+        let rules = Sandbox::new(Profile::Strict)
+            .rules(&context())
+            .unwrap()
+            .unwrap();
+        assert!(rules.read.contains(&PathBuf::from("/home/u/.pyenv")), "{rules:?}");
     }
 
     #[test]
