@@ -2,6 +2,7 @@
 //! through `hermes_hooks_core::process`, must give the right result within a generous
 //! bound and leave no process of theirs behind.
 
+mod containment;
 mod crowd;
 mod escape;
 mod line;
