@@ -38,6 +38,9 @@ pub use host::{
     ShutdownReport,
 };
 pub use warning::Warning;
+/// Sandbox profiles, for [`HostOptions::sandbox_source`] and friends.
+#[cfg(feature = "shell")]
+pub use hermes_hooks_core::process::sandbox::{CustomRules, Profile, Sandbox};
 
 /// The contract every mechanism speaks (events, payloads, outcomes, the
 /// bus), re-exported so a host needs no second dependency to emit events.

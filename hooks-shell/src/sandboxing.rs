@@ -381,3 +381,37 @@ pub fn explain(result: &crate::run::RunResult) -> Vec<String> {
         .map(|denial| format!("{}: {}", denial.kind, denial.line))
         .collect()
 }
+
+/// Profiles a host sets per source, over what `config.yaml` says
+/// (`HostOptions::sandbox_*` in the facade).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SandboxOverrides {
+    /// For every shell hook of `config.yaml`.
+    pub config_hooks: Option<Sandbox>,
+    /// For the hooks of one `hooks_from:` file (its path as discovered).
+    pub sources: Vec<(PathBuf, Sandbox)>,
+    /// For every other imported hook.
+    pub imported: Option<Sandbox>,
+}
+
+impl SandboxOverrides {
+    /// Sets the profile of `config.yaml`'s shell hooks.
+    pub(crate) fn apply_to_spec(&self, spec: &mut crate::ShellHookSpec) {
+        if let Some(sandbox) = &self.config_hooks {
+            spec.sandbox = sandbox.clone();
+        }
+    }
+
+    /// Sets the profile of an imported hook: its file's, else every imported hook's.
+    pub(crate) fn apply_to_imported(&self, hook: &mut crate::ImportedHook) {
+        let by_file = self
+            .sources
+            .iter()
+            .find(|(path, _)| *path == hook.source)
+            .map(|(_, sandbox)| sandbox);
+        if let Some(sandbox) = by_file.or(self.imported.as_ref()) {
+            hook.sandbox = sandbox.clone();
+        }
+    }
+}
