@@ -12,7 +12,7 @@ use hermes_hooks_core::matcher::ToolMatcher;
 use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::{Map, Value};
 
-use hermes_hooks_core::process::sandbox::Sandbox;
+use hermes_hooks_process::sandbox::Sandbox;
 use hermes_hooks_core::pyvalue::{python_int, repr, type_name};
 
 /// The timeout of an entry without one, in seconds.
@@ -245,7 +245,7 @@ impl EntryParser<'_> {
                     Some("sandbox"),
                     format!("{prefix}.sandbox: {message}; running it under strict"),
                 );
-                Sandbox::new(hermes_hooks_core::process::sandbox::Profile::Strict)
+                Sandbox::new(hermes_hooks_process::sandbox::Profile::Strict)
             }
         };
         Some(ShellHookSpec {

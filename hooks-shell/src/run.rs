@@ -3,8 +3,8 @@
 //! How a run is kept safe from badly behaved hooks:
 //! - The command is split with POSIX shell-word rules and run without a shell;
 //!   every argument starting with `~/` is expanded.
-//! - The run goes through hooks-core's one process supervisor
-//!   ([`hermes_hooks_core::process::run`]): the hook and everything it starts, in its
+//! - The run goes through the one process supervisor (hermes-hooks-process)
+//!   ([`hermes_hooks_process::run`]): the hook and everything it starts, in its
 //!   process group or not, is killed with `SIGKILL` on timeout, so nothing it
 //!   started outlives the timeout.
 //! - stdin is written alongside the reads; a hook that never reads stdin or
@@ -24,8 +24,8 @@ use std::time::{Duration, Instant};
 
 use hermes_hooks_core::Event;
 use hermes_hooks_core::home::expand_tilde;
-use hermes_hooks_core::process::{RunLimits, RunOutput};
 use hermes_hooks_core::wire::{WireContext, write_hook_document};
+use hermes_hooks_process::{RunLimits, RunOutput};
 use tokio::process::Command;
 
 use crate::config::ShellHookSpec;
@@ -105,7 +105,7 @@ impl RunResult {
     }
 
     /// A hook that did not run because its sandbox could not be prepared.
-    pub fn sandbox_unavailable(error: &hermes_hooks_core::process::sandbox::SandboxError) -> Self {
+    pub fn sandbox_unavailable(error: &hermes_hooks_process::sandbox::SandboxError) -> Self {
         RunResult {
             error: Some(crate::sandboxing::unavailable_message(error)),
             sandbox_unavailable: true,
@@ -230,7 +230,7 @@ pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult
         };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
     let outcome =
-        hermes_hooks_core::process::run_sandboxed(command, &input, &limits, prepared).await;
+        hermes_hooks_process::run_sandboxed(command, &input, &limits, prepared).await;
     let mut result = match outcome {
         Ok(output) => {
             let mut result = from_output(output);

@@ -1,6 +1,6 @@
 //! Which sandbox each hook runs in, from `config.yaml`, and preparing it
 //! for one run (the enforcement is hooks-core's process supervisor,
-//! [`hermes_hooks_core::process::sandbox`]).
+//! [`hermes_hooks_process::sandbox`]).
 //!
 //! - `sandbox:` on a `hooks:` entry, or on a `hooks_from:` entry
 //!   (`{format: claude, sandbox: strict}`), names the profile;
@@ -11,7 +11,7 @@
 //!   runs under `project`; the user's own hooks (`config.yaml`, `~/.claude`)
 //!   under `none`;
 //! - `hooks_sandbox: {secrets: [~/.vault, ...]}` adds secret stores to the
-//!   documented list ([`SECRET_STORES`](hermes_hooks_core::process::sandbox::SECRET_STORES)).
+//!   documented list ([`SECRET_STORES`](hermes_hooks_process::sandbox::SECRET_STORES)).
 //!
 //! A profile this machine cannot apply whole makes the run fail before it
 //! starts: a fail-closed hook then blocks, a fail-open one is recorded as
@@ -21,7 +21,7 @@
 use std::path::{Path, PathBuf};
 
 use hermes_hooks_core::home::expand_tilde;
-use hermes_hooks_core::process::sandbox::{Context, Prepared, Sandbox, SandboxError};
+use hermes_hooks_process::sandbox::{Context, Prepared, Sandbox, SandboxError};
 use hermes_hooks_core::{Config, ConfigWarning};
 use serde_json::Value;
 
@@ -51,7 +51,7 @@ impl Default for SandboxDefaults {
     fn default() -> Self {
         SandboxDefaults {
             user: Sandbox::NONE,
-            project: Sandbox::new(hermes_hooks_core::process::sandbox::Profile::Project),
+            project: Sandbox::new(hermes_hooks_process::sandbox::Profile::Project),
             secrets: Vec::new(),
         }
     }
@@ -222,7 +222,7 @@ pub fn annotate(
         // Said whatever the status: a guard denied what it needed may
         // have answered nothing at all.
         {
-            let denied = hermes_hooks_core::process::sandbox::denials(&result.stderr);
+            let denied = hermes_hooks_process::sandbox::denials(&result.stderr);
             for denial in denied.iter().take(3) {
                 run = run.diagnostic(format!(
                     "sandbox '{profile}' denied ({}): {}",
@@ -263,7 +263,7 @@ pub struct Effective {
     /// The profile.
     pub sandbox: Sandbox,
     /// Its rules (`Ok(None)`: no sandbox; `Err`: a path cannot be expanded).
-    pub rules: Result<Option<hermes_hooks_core::process::sandbox::Rules>, String>,
+    pub rules: Result<Option<hermes_hooks_process::sandbox::Rules>, String>,
     /// What this machine lacks for them.
     pub missing: Vec<String>,
 }
@@ -276,7 +276,7 @@ impl Effective {
         context.secrets = secrets.to_vec();
         let rules = sandbox.rules(&context);
         let missing = match &rules {
-            Ok(Some(rules)) => hermes_hooks_core::process::sandbox::Support::detect().missing(rules),
+            Ok(Some(rules)) => hermes_hooks_process::sandbox::Support::detect().missing(rules),
             _ => Vec::new(),
         };
         Effective {
@@ -333,8 +333,8 @@ impl Effective {
             Ok(None) => "sandbox: none".to_owned(),
             Err(_) => format!("sandbox: {} ({})", self.sandbox.name(), self.verdict()),
             Ok(Some(rules)) => {
-                let system = hermes_hooks_core::process::sandbox::SYSTEM_READ.len();
-                let devices = hermes_hooks_core::process::sandbox::DEVICE_WRITE;
+                let system = hermes_hooks_process::sandbox::SYSTEM_READ.len();
+                let devices = hermes_hooks_process::sandbox::DEVICE_WRITE;
                 let read: Vec<String> = rules
                     .read
                     .iter()
@@ -367,7 +367,7 @@ impl Effective {
 }
 
 /// What a run was denied, for `hooks test --explain`: one line per denial
-/// its stderr shows (see [`hermes_hooks_core::process::sandbox::denials`]),
+/// its stderr shows (see [`hermes_hooks_process::sandbox::denials`]),
 /// or why it did not run. Empty for a run outside a sandbox that ran.
 pub fn explain(result: &crate::run::RunResult) -> Vec<String> {
     if result.sandbox_unavailable {
@@ -376,7 +376,7 @@ pub fn explain(result: &crate::run::RunResult) -> Vec<String> {
     if result.sandbox.is_none() {
         return Vec::new();
     }
-    hermes_hooks_core::process::sandbox::denials(&result.stderr)
+    hermes_hooks_process::sandbox::denials(&result.stderr)
         .into_iter()
         .map(|denial| format!("{}: {}", denial.kind, denial.line))
         .collect()

@@ -114,7 +114,7 @@ impl Scene {
             .env("HERMES_MANAGED_DIR", self.home.join("managed-scope"))
             .env_remove("HERMES_HOME")
             .env_remove("HERMES_ACCEPT_HOOKS")
-            .env_remove(hermes_hooks_core::process::sandbox::UNAVAILABLE_ENV)
+            .env_remove(hermes_hooks_process::sandbox::UNAVAILABLE_ENV)
             .env_remove("TMPDIR");
         for (key, value) in env {
             command.env(key, value);
@@ -292,7 +292,7 @@ fn emit(scene: &Scene, env: &[(&str, &str)]) -> (Value, String) {
 
 #[test]
 fn an_unapplicable_profile_blocks_a_fail_closed_hook_and_skips_a_fail_open_one() {
-    let unavailable = [(hermes_hooks_core::process::sandbox::UNAVAILABLE_ENV, "landlock")];
+    let unavailable = [(hermes_hooks_process::sandbox::UNAVAILABLE_ENV, "landlock")];
     // Fail-closed: blocked, saying what is missing.
     let scene = Scene::new(false);
     scene

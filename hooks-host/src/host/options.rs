@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 
 use crate::consent::{AcceptAll, ConsentPolicy, DenyAll};
 
@@ -201,7 +201,7 @@ impl HostOptions {
     /// `hooks_sandbox.user` are then not read).
     #[cfg(feature = "shell")]
     #[must_use]
-    pub fn sandbox_config_hooks(mut self, sandbox: hermes_hooks_core::process::sandbox::Sandbox) -> HostOptions {
+    pub fn sandbox_config_hooks(mut self, sandbox: hermes_hooks_process::sandbox::Sandbox) -> HostOptions {
         self.sandbox.config_hooks = Some(sandbox);
         self
     }
@@ -212,7 +212,7 @@ impl HostOptions {
     pub fn sandbox_source(
         mut self,
         source: impl Into<PathBuf>,
-        sandbox: hermes_hooks_core::process::sandbox::Sandbox,
+        sandbox: hermes_hooks_process::sandbox::Sandbox,
     ) -> HostOptions {
         self.sandbox.sources.push((source.into(), sandbox));
         self
@@ -221,7 +221,7 @@ impl HostOptions {
     /// Runs every imported hook without a per-file profile under `sandbox`.
     #[cfg(feature = "shell")]
     #[must_use]
-    pub fn sandbox_imported(mut self, sandbox: hermes_hooks_core::process::sandbox::Sandbox) -> HostOptions {
+    pub fn sandbox_imported(mut self, sandbox: hermes_hooks_process::sandbox::Sandbox) -> HostOptions {
         self.sandbox.imported = Some(sandbox);
         self
     }

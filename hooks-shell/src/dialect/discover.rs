@@ -10,7 +10,7 @@ use hermes_hooks_core::pyvalue::type_name;
 use hermes_hooks_core::{Config, ConfigWarning};
 use serde_json::Value;
 
-use hermes_hooks_core::process::sandbox::{Profile, Sandbox};
+use hermes_hooks_process::sandbox::{Profile, Sandbox};
 
 use super::entries::Reader;
 use crate::sandboxing::{SandboxDefaults, Scope, sandbox_field};

@@ -142,7 +142,7 @@ pub struct ImportedHook {
     pub home: PathBuf,
     /// The sandbox it runs in (the `hooks_from:` entry's `sandbox:`, else
     /// `hooks_sandbox.<scope>`: `project` for a project's hooks).
-    pub sandbox: hermes_hooks_core::process::sandbox::Sandbox,
+    pub sandbox: hermes_hooks_process::sandbox::Sandbox,
     /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
     pub sandbox_secrets: Vec<PathBuf>,
 }

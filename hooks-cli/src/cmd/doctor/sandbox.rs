@@ -5,7 +5,7 @@
 
 use hermes_hooks_cli::inventory::{Inventory, Kind};
 use hermes_hooks_core::display::escape as e;
-use hermes_hooks_core::process::sandbox::Support;
+use hermes_hooks_process::sandbox::Support;
 use hermes_hooks_shell::sandboxing::Effective;
 use serde_json::{Value, json};
 
@@ -99,9 +99,9 @@ fn verdict(
 
 /// Whether a tree spawned now is contained by a cgroup of its own.
 async fn cgroups_contain() -> bool {
-    let mut command = hermes_hooks_core::process::Command::new("true");
+    let mut command = hermes_hooks_process::Command::new("true");
     command.stdin(std::process::Stdio::null());
-    match hermes_hooks_core::process::ChildTree::spawn(command) {
+    match hermes_hooks_process::ChildTree::spawn(command) {
         Ok(mut tree) => {
             let contained = tree.in_cgroup();
             let _ = tree.wait().await;
