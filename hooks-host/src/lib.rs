@@ -32,15 +32,15 @@ pub mod warning;
 #[cfg(feature = "shell")]
 pub use consent::TerminalPrompt;
 pub use consent::{AcceptAll, ConsentAnswer, ConsentPolicy, ConsentRequest, DenyAll};
+/// Sandbox profiles, for [`HostOptions::sandbox_source`] and friends.
+#[cfg(feature = "shell")]
+pub use hermes_hooks_process::sandbox::{CustomRules, Profile, Sandbox};
 pub use home::Home;
 pub use host::{
     FlushReport, Host, HostError, HostOptions, Load, Loaded, Mechanism, MechanismStatus,
     ShutdownReport,
 };
 pub use warning::Warning;
-/// Sandbox profiles, for [`HostOptions::sandbox_source`] and friends.
-#[cfg(feature = "shell")]
-pub use hermes_hooks_process::sandbox::{CustomRules, Profile, Sandbox};
 
 /// In-process Rust callbacks (`hermes-hooks-callbacks`): [`Callbacks`],
 /// [`CallbackError`](callbacks::CallbackError), their limits.

@@ -107,7 +107,9 @@ impl ChildTree {
             }
         });
         #[cfg(target_os = "linux")]
-        let private_dir = sandbox.as_mut().and_then(super::sandbox::Prepared::take_private_dir);
+        let private_dir = sandbox
+            .as_mut()
+            .and_then(super::sandbox::Prepared::take_private_dir);
         #[cfg(not(target_os = "linux"))]
         let private_dir = None;
         // The ruleset fd was needed until the child applied it.

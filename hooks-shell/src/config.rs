@@ -12,8 +12,8 @@ use hermes_hooks_core::matcher::ToolMatcher;
 use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::{Map, Value};
 
-use hermes_hooks_process::sandbox::Sandbox;
 use hermes_hooks_core::pyvalue::{python_int, repr, type_name};
+use hermes_hooks_process::sandbox::Sandbox;
 
 /// The timeout of an entry without one, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;

@@ -229,8 +229,7 @@ pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult
             Err(error) => return RunResult::sandbox_unavailable(&error),
         };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
-    let outcome =
-        hermes_hooks_process::run_sandboxed(command, &input, &limits, prepared).await;
+    let outcome = hermes_hooks_process::run_sandboxed(command, &input, &limits, prepared).await;
     let mut result = match outcome {
         Ok(output) => {
             let mut result = from_output(output);

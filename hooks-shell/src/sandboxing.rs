@@ -21,8 +21,8 @@
 use std::path::{Path, PathBuf};
 
 use hermes_hooks_core::home::expand_tilde;
-use hermes_hooks_process::sandbox::{Context, Prepared, Sandbox, SandboxError};
 use hermes_hooks_core::{Config, ConfigWarning};
+use hermes_hooks_process::sandbox::{Context, Prepared, Sandbox, SandboxError};
 use serde_json::Value;
 
 /// Where a hook comes from, for its default profile.
@@ -80,9 +80,8 @@ impl SandboxDefaults {
                 "user" | "project" => match Sandbox::from_value(value) {
                     Ok(sandbox) if key == "user" => defaults.user = sandbox,
                     Ok(sandbox) => defaults.project = sandbox,
-                    Err(message) => warnings.push(
-                        config.warning(&field, format!("{field}: {message}; default kept")),
-                    ),
+                    Err(message) => warnings
+                        .push(config.warning(&field, format!("{field}: {message}; default kept"))),
                 },
                 "secrets" => match value {
                     Value::Array(items) => {
@@ -105,7 +104,9 @@ impl SandboxDefaults {
                 },
                 other => warnings.push(config.warning(
                     &field,
-                    format!("unknown key hooks_sandbox.{other} (known: user, project, secrets); ignored"),
+                    format!(
+                        "unknown key hooks_sandbox.{other} (known: user, project, secrets); ignored"
+                    ),
                 )),
             }
         }
@@ -296,7 +297,10 @@ impl Effective {
                 format!("best effort, without: {}", self.missing.join(", "))
             }
             (Ok(Some(_)), false) => {
-                format!("cannot be applied here: missing {}", self.missing.join(", "))
+                format!(
+                    "cannot be applied here: missing {}",
+                    self.missing.join(", ")
+                )
             }
         }
     }
@@ -311,7 +315,10 @@ impl Effective {
         });
         if let Ok(Some(rules)) = &self.rules {
             let paths = |paths: &[PathBuf]| -> Vec<String> {
-                paths.iter().map(|path| path.display().to_string()).collect()
+                paths
+                    .iter()
+                    .map(|path| path.display().to_string())
+                    .collect()
             };
             object["read"] = serde_json::json!(paths(&rules.read));
             object["write"] = serde_json::json!(paths(&rules.write));

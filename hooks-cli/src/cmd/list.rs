@@ -114,7 +114,9 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
             if let Some(approved_at) = &row.approved_at {
                 writeln!(out, "      approved_at: {}", e(approved_at))?;
             }
-            writeln!(out, "      {}", e(&row.sandbox().line()))?;
+            if !row.spec.sandbox.is_none() {
+                writeln!(out, "      {}", e(&row.sandbox().line()))?;
+            }
             if row.drift == Some(Drift::ContentChanged) {
                 writeln!(
                     out,
@@ -357,7 +359,7 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
         if let Some(approved_at) = &row.approved_at {
             writeln!(out, "      approved_at: {}", e(approved_at))?;
         }
-        if row.kind() == "command" {
+        if row.kind() == "command" && !hook.sandbox.is_none() {
             writeln!(out, "      {}", e(&row.sandbox().line()))?;
         }
     }

@@ -98,7 +98,13 @@ impl Scene {
         let binary = env!("CARGO_BIN_EXE_hooks");
         let mut command = if self.drop_to_nobody {
             let mut command = Command::new("setpriv");
-            command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--", binary]);
+            command.args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "--",
+                binary,
+            ]);
             command
         } else {
             Command::new(binary)
@@ -125,7 +131,15 @@ impl Scene {
     /// `hooks test PreToolUse --for-tool Bash --json --explain --accept-hooks`: the one hook's line.
     fn test_hook(&self, env: &[(&str, &str)]) -> Value {
         let output = self.hooks(
-            &["test", "PreToolUse", "--for-tool", "Bash", "--json", "--explain", "--accept-hooks"],
+            &[
+                "test",
+                "PreToolUse",
+                "--for-tool",
+                "Bash",
+                "--json",
+                "--explain",
+                "--accept-hooks",
+            ],
             env,
         );
         let stdout = String::from_utf8_lossy(&output.stdout);
@@ -172,7 +186,13 @@ exit 0
 fn nobody_has_user_namespaces() -> bool {
     let mut command = if is_root() {
         let mut command = Command::new("setpriv");
-        command.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--", "unshare"]);
+        command.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            "unshare",
+        ]);
         command
     } else {
         Command::new("unshare")
@@ -192,15 +212,20 @@ fn project_profile_binds(unprivileged: bool) {
     let scene = Scene::new(unprivileged);
     let listener = TcpListener::bind("127.0.0.1:0").expect("listen");
     let port = listener.local_addr().unwrap().port();
-    scene
-        .config("hooks_from: [claude]\n")
-        .claude_hook("probe.sh", &probe_script(port, &scene.tmp_marker), json!({}));
+    scene.config("hooks_from: [claude]\n").claude_hook(
+        "probe.sh",
+        &probe_script(port, &scene.tmp_marker),
+        json!({}),
+    );
     let line = scene.test_hook(&[]);
     if unprivileged && !nobody_has_user_namespaces() {
         // Documented: a profile that cannot be applied never runs weaker.
         assert_eq!(line["stdout"], "", "{line}");
         assert!(
-            line["error"].as_str().unwrap_or("").contains("cannot be applied"),
+            line["error"]
+                .as_str()
+                .unwrap_or("")
+                .contains("cannot be applied"),
             "{line}"
         );
         return;
@@ -254,12 +279,23 @@ fn strict_binds(unprivileged: bool) {
     scene.claude_hook("probe.sh", &probe_script(9, &scene.tmp_marker), json!({}));
     let line = scene.test_hook(&[]);
     if unprivileged && !nobody_has_user_namespaces() {
-        assert!(line["error"].as_str().unwrap_or("").contains("cannot be applied"), "{line}");
+        assert!(
+            line["error"]
+                .as_str()
+                .unwrap_or("")
+                .contains("cannot be applied"),
+            "{line}"
+        );
         return;
     }
     let out = words(&line);
     assert_eq!(line["sandbox"], "strict", "{line}");
-    for word in ["PROJECT-WRITE-DENIED", "PROJECT-READ", "SSH-DENIED", "TMP-WROTE"] {
+    for word in [
+        "PROJECT-WRITE-DENIED",
+        "PROJECT-READ",
+        "SSH-DENIED",
+        "TMP-WROTE",
+    ] {
         assert!(out.contains(word), "{word} missing: {line}");
     }
     assert!(!scene.project.join("written").exists());
@@ -278,16 +314,33 @@ fn strict_cannot_write_the_project_as_an_unprivileged_user() {
 /// `hooks emit pre_tool_call --json` for a Bash call, with consent given.
 fn emit(scene: &Scene, env: &[(&str, &str)]) -> (Value, String) {
     let payload = scene.hermes.join("payload.json");
-    std::fs::write(&payload, json!({"tool_name": "terminal", "args": {"command": "ls"}}).to_string())
-        .unwrap();
+    std::fs::write(
+        &payload,
+        json!({"tool_name": "terminal", "args": {"command": "ls"}}).to_string(),
+    )
+    .unwrap();
     let output = scene.hooks(
-        &["emit", "pre_tool_call", "--payload-file", payload.to_str().unwrap(), "--json", "--accept-hooks"],
+        &[
+            "emit",
+            "pre_tool_call",
+            "--payload-file",
+            payload.to_str().unwrap(),
+            "--json",
+            "--accept-hooks",
+        ],
         env,
     );
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let document = serde_json::from_str(stdout.trim())
-        .unwrap_or_else(|_| panic!("not JSON: {stdout}\n{}", String::from_utf8_lossy(&output.stderr)));
-    (document, String::from_utf8_lossy(&output.stderr).into_owned())
+    let document = serde_json::from_str(stdout.trim()).unwrap_or_else(|_| {
+        panic!(
+            "not JSON: {stdout}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (
+        document,
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -295,9 +348,11 @@ fn an_unapplicable_profile_blocks_a_fail_closed_hook_and_skips_a_fail_open_one()
     let unavailable = [(hermes_hooks_process::sandbox::UNAVAILABLE_ENV, "landlock")];
     // Fail-closed: blocked, saying what is missing.
     let scene = Scene::new(false);
-    scene
-        .config("hooks_from: [claude]\n")
-        .claude_hook("allow.sh", "#!/bin/sh\nexit 0\n", json!({"failClosed": true}));
+    scene.config("hooks_from: [claude]\n").claude_hook(
+        "allow.sh",
+        "#!/bin/sh\nexit 0\n",
+        json!({"failClosed": true}),
+    );
     let (document, _) = emit(&scene, &unavailable);
     let text = document.to_string();
     assert!(text.contains("\"block\""), "{text}");
@@ -307,13 +362,18 @@ fn an_unapplicable_profile_blocks_a_fail_closed_hook_and_skips_a_fail_open_one()
     assert!(!document.to_string().contains("\"block\""), "{document}");
     // Fail-open: skipped, with a warning naming what is missing; allowed.
     let scene = Scene::new(false);
-    scene
-        .config("hooks_from: [claude]\n")
-        .claude_hook("deny.sh", "#!/bin/sh\necho no >&2\nexit 2\n", json!({}));
+    scene.config("hooks_from: [claude]\n").claude_hook(
+        "deny.sh",
+        "#!/bin/sh\necho no >&2\nexit 2\n",
+        json!({}),
+    );
     let (document, stderr) = emit(&scene, &unavailable);
     let text = document.to_string();
     assert!(!text.contains("\"block\""), "{text}");
-    assert!(text.contains("skipped") && text.contains("Landlock"), "{text}");
+    assert!(
+        text.contains("skipped") && text.contains("Landlock"),
+        "{text}"
+    );
     assert!(stderr.contains("Landlock"), "no warning: {stderr}");
     // best_effort runs it (without Landlock): its exit 2 blocks.
     scene.config("hooks_from: [claude]\nhooks_sandbox: {project: best_effort}\n");
@@ -331,18 +391,43 @@ fn real_guards_decide_the_same_under_project_as_under_none() {
         let scene = Scene::new(false);
         let claude = scene.project.join(".claude");
         crate::support::copy_dir(&examples, &claude);
-        scene.config(&format!("hooks_from: [claude]\nhooks_sandbox: {{project: {profile}}}\n"));
+        scene.config(&format!(
+            "hooks_from: [claude]\nhooks_sandbox: {{project: {profile}}}\n"
+        ));
         let payload = scene.hermes.join("payload.json");
-        std::fs::write(&payload, json!({"args": {"file_path": "config/.env"}}).to_string()).unwrap();
+        std::fs::write(
+            &payload,
+            json!({"args": {"file_path": "config/.env"}}).to_string(),
+        )
+        .unwrap();
         let output = scene.hooks(
-            &["test", "PreToolUse", "--for-tool", "Write", "--payload-file", payload.to_str().unwrap(), "--json", "--accept-hooks"],
+            &[
+                "test",
+                "PreToolUse",
+                "--for-tool",
+                "Write",
+                "--payload-file",
+                payload.to_str().unwrap(),
+                "--json",
+                "--accept-hooks",
+            ],
             &[],
         );
         let document: Value = serde_json::from_str(String::from_utf8_lossy(&output.stdout).trim())
             .unwrap_or_else(|_| panic!("{output:?}"));
         let outcome = document["outcome"].to_string();
-        assert!(outcome.contains("block") && outcome.contains("protect-env"), "{profile}: {document}");
-        assert_eq!(document["hooks"][0]["sandbox"], if profile == "none" { Value::Null } else { json!("project") });
+        assert!(
+            outcome.contains("block") && outcome.contains("protect-env"),
+            "{profile}: {document}"
+        );
+        assert_eq!(
+            document["hooks"][0]["sandbox"],
+            if profile == "none" {
+                Value::Null
+            } else {
+                json!("project")
+            }
+        );
 
         let logger = "#!/bin/sh\nmkdir -p \"$HOME/.claude/logs\"\n\
                       echo \"$(date) guard\" >> /tmp/guard.log\n\

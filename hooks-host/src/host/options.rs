@@ -201,7 +201,10 @@ impl HostOptions {
     /// `hooks_sandbox.user` are then not read).
     #[cfg(feature = "shell")]
     #[must_use]
-    pub fn sandbox_config_hooks(mut self, sandbox: hermes_hooks_process::sandbox::Sandbox) -> HostOptions {
+    pub fn sandbox_config_hooks(
+        mut self,
+        sandbox: hermes_hooks_process::sandbox::Sandbox,
+    ) -> HostOptions {
         self.sandbox.config_hooks = Some(sandbox);
         self
     }
@@ -221,7 +224,10 @@ impl HostOptions {
     /// Runs every imported hook without a per-file profile under `sandbox`.
     #[cfg(feature = "shell")]
     #[must_use]
-    pub fn sandbox_imported(mut self, sandbox: hermes_hooks_process::sandbox::Sandbox) -> HostOptions {
+    pub fn sandbox_imported(
+        mut self,
+        sandbox: hermes_hooks_process::sandbox::Sandbox,
+    ) -> HostOptions {
         self.sandbox.imported = Some(sandbox);
         self
     }

@@ -174,7 +174,10 @@ impl ShellOptions {
 
     /// Runs hooks under the profiles `sandbox` sets per source.
     #[must_use]
-    pub fn with_sandbox(mut self, sandbox: hermes_hooks_shell::sandboxing::SandboxOverrides) -> Self {
+    pub fn with_sandbox(
+        mut self,
+        sandbox: hermes_hooks_shell::sandboxing::SandboxOverrides,
+    ) -> Self {
         self.sandbox = sandbox;
         self
     }

@@ -21,7 +21,10 @@ fn a_host_sandboxes_config_hooks_with_a_profile_of_its_own() {
         let script = home.path().join("writer.sh");
         std::fs::write(
             &script,
-            format!("#!/bin/sh\ncat >/dev/null\necho x > {}\necho '{{}}'\n", marker.display()),
+            format!(
+                "#!/bin/sh\ncat >/dev/null\necho x > {}\necho '{{}}'\n",
+                marker.display()
+            ),
         )
         .unwrap();
         use std::os::unix::fs::PermissionsExt;

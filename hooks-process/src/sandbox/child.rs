@@ -66,8 +66,7 @@ pub(crate) fn apply(plan: &ChildPlan) -> io::Result<()> {
             allow_private_tmp(ruleset, plan.tmp_access)?;
         }
         // SAFETY: the fd is the parent's ruleset, open for the whole spawn.
-        let restricted =
-            unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) };
+        let restricted = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) };
         check(i32::try_from(restricted).unwrap_or(-1))?;
     }
     if plan.namespaces {

@@ -53,9 +53,7 @@ pub use explain::{Denial, denials};
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub use prepare::Prepared;
 pub use profile::{CustomRules, Profile, Sandbox};
-pub use rules::{
-    Context, DEVICE_WRITE, Limits, Rules, SECRET_STORES, SYSTEM_READ, expand_path,
-};
+pub use rules::{Context, DEVICE_WRITE, Limits, Rules, SECRET_STORES, SYSTEM_READ, expand_path};
 pub use support::{Support, UNAVAILABLE_ENV};
 
 /// Why a sandbox could not be prepared.

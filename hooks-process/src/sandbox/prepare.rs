@@ -92,7 +92,9 @@ impl Sandbox {
             None
         } else {
             Some(make_private_dir().map_err(|error| {
-                SandboxError::Landlock(format!("cannot make a private temporary directory: {error}"))
+                SandboxError::Landlock(format!(
+                    "cannot make a private temporary directory: {error}"
+                ))
             })?)
         };
         let ruleset = if support.landlock_abi >= 1 {
@@ -162,11 +164,7 @@ fn make_private_dir() -> std::io::Result<PathBuf> {
     Err(std::io::Error::other("no free name"))
 }
 
-fn build_ruleset(
-    rules: &Rules,
-    abi: ABI,
-    private_dir: Option<&Path>,
-) -> Result<OwnedFd, String> {
+fn build_ruleset(rules: &Rules, abi: ABI, private_dir: Option<&Path>) -> Result<OwnedFd, String> {
     build(rules, abi, private_dir).map_err(|error| error.to_string())?
 }
 
@@ -192,7 +190,12 @@ fn build(
     let mut created = ruleset.create()?;
     let read = AccessFs::from_read(abi);
     let all = AccessFs::from_all(abi);
-    let writable: Vec<PathBuf> = rules.write.iter().cloned().chain(private_dir.map(Path::to_path_buf)).collect();
+    let writable: Vec<PathBuf> = rules
+        .write
+        .iter()
+        .cloned()
+        .chain(private_dir.map(Path::to_path_buf))
+        .collect();
     for (roots, access) in [(&rules.read, read), (&writable, all)] {
         for path in visible(roots, &rules.hidden) {
             let Ok(metadata) = std::fs::metadata(&path) else {

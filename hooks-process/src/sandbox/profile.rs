@@ -110,7 +110,10 @@ impl Sandbox {
                 }
                 let mut sandbox = match map.get("profile") {
                     Some(Value::String(name)) => {
-                        if ["read", "write", "network"].iter().any(|k| map.contains_key(*k)) {
+                        if ["read", "write", "network"]
+                            .iter()
+                            .any(|k| map.contains_key(*k))
+                        {
                             return Err(
                                 "give either profile: NAME or read/write/network, not both"
                                     .to_owned(),

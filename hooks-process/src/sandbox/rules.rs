@@ -7,8 +7,24 @@ use super::profile::{Profile, Sandbox};
 
 /// Where the system lives: readable (and executable) under every profile.
 pub const SYSTEM_READ: &[&str] = &[
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
-    "/snap", "/proc", "/sys", "/dev", "/run", "/var/lib", "/var/cache", "/var/run",
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/nix",
+    "/snap",
+    "/proc",
+    "/sys",
+    "/dev",
+    "/run",
+    "/var/lib",
+    "/var/cache",
+    "/var/run",
 ];
 
 /// Device files every profile may write (`> /dev/null` must keep working).
@@ -270,7 +286,6 @@ fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
     seen
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,7 +297,10 @@ mod tests {
             own_files: vec![PathBuf::from("/opt/hook")],
             home: Some(PathBuf::from("/home/u")),
             secrets: vec![PathBuf::from("/home/u/.vault")],
-            path: vec![PathBuf::from("/home/u/.pyenv/shims"), PathBuf::from("/usr/bin")],
+            path: vec![
+                PathBuf::from("/home/u/.pyenv/shims"),
+                PathBuf::from("/usr/bin"),
+            ],
         }
     }
 
@@ -292,7 +310,10 @@ mod tests {
             .rules(&context())
             .unwrap()
             .unwrap();
-        assert!(rules.read.contains(&PathBuf::from("/home/u/.pyenv")), "{rules:?}");
+        assert!(
+            rules.read.contains(&PathBuf::from("/home/u/.pyenv")),
+            "{rules:?}"
+        );
     }
 
     #[test]

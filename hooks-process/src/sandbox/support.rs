@@ -39,7 +39,8 @@ impl Support {
                 support.landlock_abi = 0;
             }
             if off("userns") {
-                support.namespaces = Err(format!("user namespaces (simulated by {UNAVAILABLE_ENV})"));
+                support.namespaces =
+                    Err(format!("user namespaces (simulated by {UNAVAILABLE_ENV})"));
             }
             support
         })
@@ -71,7 +72,10 @@ impl Support {
         }
         let landlock = match self.landlock_abi {
             0 => "Landlock: unavailable".to_owned(),
-            1..=3 => format!("Landlock: ABI {} (filesystem only, no TCP rules)", self.landlock_abi),
+            1..=3 => format!(
+                "Landlock: ABI {} (filesystem only, no TCP rules)",
+                self.landlock_abi
+            ),
             abi => format!("Landlock: ABI {abi}"),
         };
         let namespaces = match &self.namespaces {

@@ -7,7 +7,7 @@ mod crowd;
 mod escape;
 mod line;
 mod run;
-mod sandbox;
 mod runtime;
+mod sandbox;
 mod support;
 mod tree;

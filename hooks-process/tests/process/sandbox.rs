@@ -67,7 +67,10 @@ async fn project_reads_home_and_project_but_not_secrets() {
     let output = world.run(Profile::Project, script).await;
     let out = stdout(&output);
     assert!(out.contains("readable notes"), "{output:?}");
-    assert!(out.contains("SSH-DENIED") && !out.contains("SECRET"), "{output:?}");
+    assert!(
+        out.contains("SSH-DENIED") && !out.contains("SECRET"),
+        "{output:?}"
+    );
     assert!(out.contains("fn main"), "{output:?}");
 }
 
@@ -85,7 +88,10 @@ async fn project_writes_the_project_and_a_private_tmp_only() {
     let out = stdout(&output);
     assert!(out.contains("WROTE-PROJECT"), "{output:?}");
     assert!(world.project.join("out.txt").exists());
-    assert!(out.contains("HOME-DENIED") && !world.home.join("x").exists(), "{output:?}");
+    assert!(
+        out.contains("HOME-DENIED") && !world.home.join("x").exists(),
+        "{output:?}"
+    );
     assert!(out.contains("TMP-PRIVATE"), "{output:?}");
     assert!(!tmp.exists(), "{} reached the real /tmp", tmp.display());
 }
@@ -94,7 +100,10 @@ async fn project_writes_the_project_and_a_private_tmp_only() {
 async fn strict_cannot_write_the_project() {
     let world = World::new();
     let output = world
-        .run(Profile::Strict, "cat src/main.rs >/dev/null && echo READ; echo a > out.txt || echo DENIED")
+        .run(
+            Profile::Strict,
+            "cat src/main.rs >/dev/null && echo READ; echo a > out.txt || echo DENIED",
+        )
         .await;
     let out = stdout(&output);
     assert!(out.contains("READ") && out.contains("DENIED"), "{output:?}");
@@ -116,7 +125,10 @@ async fn no_network_and_a_grandchild_is_bound_the_same() {
     let out = stdout(&output);
     assert!(out.contains("GRANDCHILD-SSH-DENIED"), "{output:?}");
     assert!(out.contains("GRANDCHILD-HOME-DENIED"), "{output:?}");
-    assert!(out.contains("NET-DENIED") && !out.contains("CONNECTED"), "{output:?}");
+    assert!(
+        out.contains("NET-DENIED") && !out.contains("CONNECTED"),
+        "{output:?}"
+    );
     listener.set_nonblocking(true).unwrap();
     assert!(listener.accept().is_err(), "the hook reached the listener");
 }

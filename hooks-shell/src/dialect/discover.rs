@@ -13,10 +13,10 @@ use serde_json::Value;
 use hermes_hooks_process::sandbox::{Profile, Sandbox};
 
 use super::entries::Reader;
-use crate::sandboxing::{SandboxDefaults, Scope, sandbox_field};
 use super::events::{event_mapping, event_names};
 use super::matcher::Condition;
 use super::{Dialect, EventMapping, ImportedHook};
+use crate::sandboxing::{SandboxDefaults, Scope, sandbox_field};
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
 /// listed, warned about, never silently skipped.

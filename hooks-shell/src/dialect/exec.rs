@@ -77,8 +77,7 @@ pub async fn run_command(hook: &ImportedHook, input: &[u8]) -> RunResult {
         Err(error) => return RunResult::sandbox_unavailable(&error),
     };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
-    let mut outcome =
-        hermes_hooks_process::run_sandboxed(command, input, &limits, prepared).await;
+    let mut outcome = hermes_hooks_process::run_sandboxed(command, input, &limits, prepared).await;
     if outcome.is_err() && hook.cwd.is_dir() {
         // The shell-free spawn failed: let `sh` run it and report as it would.
         if let Some(fallback) = command_of(hook, false) {
@@ -86,9 +85,7 @@ pub async fn run_command(hook: &ImportedHook, input: &[u8]) -> RunResult {
                 Ok(prepared) => prepared,
                 Err(error) => return RunResult::sandbox_unavailable(&error),
             };
-            outcome =
-                hermes_hooks_process::run_sandboxed(fallback, input, &limits, prepared)
-                    .await;
+            outcome = hermes_hooks_process::run_sandboxed(fallback, input, &limits, prepared).await;
         }
     }
     let mut result = finish(hook, outcome, started);
