@@ -154,10 +154,10 @@ pub fn own_files<'a>(words: impl IntoIterator<Item = &'a str>, base: &Path) -> V
         } else {
             None
         };
-        if let Some(folder) = folder.filter(|folder| folder.parent().is_some()) {
-            if !own.contains(&folder) {
-                own.push(folder);
-            }
+        if let Some(folder) = folder.filter(|folder| folder.parent().is_some())
+            && !own.contains(&folder)
+        {
+            own.push(folder);
         }
     }
     own

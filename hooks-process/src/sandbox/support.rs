@@ -57,10 +57,10 @@ impl Support {
         if self.landlock_abi < 1 {
             missing.push("Landlock (filesystem rules)".to_owned());
         }
-        if let Err(why) = &self.namespaces {
-            if !rules.network || rules.private_tmp {
-                missing.push(format!("network and mount namespaces ({why})"));
-            }
+        if let Err(why) = &self.namespaces
+            && (!rules.network || rules.private_tmp)
+        {
+            missing.push(format!("network and mount namespaces ({why})"));
         }
         missing
     }
