@@ -32,6 +32,9 @@ pub mod warning;
 #[cfg(feature = "shell")]
 pub use consent::TerminalPrompt;
 pub use consent::{AcceptAll, ConsentAnswer, ConsentPolicy, ConsentRequest, DenyAll};
+/// Sandbox profiles, for [`HostOptions::sandbox_source`] and friends.
+#[cfg(feature = "shell")]
+pub use hermes_hooks_process::sandbox::{CustomRules, Profile, Sandbox};
 pub use home::Home;
 pub use host::{
     FlushReport, Host, HostError, HostOptions, Load, Loaded, Mechanism, MechanismStatus,

@@ -16,6 +16,8 @@ pub(crate) struct Target<'a> {
     pub unreaped: bool,
     /// The tree's cgroup, when it has one: everything in it is killed first.
     pub cgroup: Option<&'a Path>,
+    /// The inodes of the tree's pipes: whoever holds one is of the tree.
+    pub pipes: &'a [u64],
 }
 
 /// A process may fork between one scan and the kill that follows; its child
@@ -52,7 +54,8 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
             signal_group(pgid);
             return;
         }
-        let marked = procfs::marked(&table, target.token);
+        let mut marked = procfs::marked(&table, target.token);
+        marked.extend(super::holders::holders(target.pipes));
         let ours = procfs::members(&table, root, pgid, |pid| marked.contains(&pid));
         if root.is_some() {
             // The whole group in one call. Only while the child is unreaped:

@@ -53,6 +53,8 @@
 mod capture;
 #[cfg(target_os = "linux")]
 mod cgroup;
+#[cfg(target_os = "linux")]
+mod holders;
 mod kill;
 mod line;
 #[cfg(target_os = "linux")]
@@ -60,6 +62,7 @@ mod procfs;
 mod registry;
 mod run;
 pub mod runtime;
+pub mod sandbox;
 mod spawn;
 mod tree;
 
@@ -70,7 +73,7 @@ pub use line::PROTOCOL_PRELUDE;
 pub use line::concat_bytes;
 pub use line::{Answer, LineError, LineOptions, LineWorker, NoticeFn, RestartBudget};
 pub use registry::{kill_all_trees, live_trees};
-pub use run::{RunLimits, RunOutput, run};
+pub use run::{RunLimits, RunOutput, run, run_sandboxed};
 /// tokio's process types, re-exported on purpose as part of this module's
 /// API: a caller configures the child with tokio's [`Command`] (program,
 /// arguments, environment, directory, stdio) and takes its pipes from the

@@ -67,6 +67,8 @@ pub fn kill_all_trees() {
             token: &tree.token,
             unreaped: unreaped(tree),
             cgroup: tree.cgroup.as_deref(),
+            // The host is exiting: its pipes close with it.
+            pipes: &[],
         });
     }
     // The host is on its way out: its cgroups go now (they empty within

@@ -77,13 +77,25 @@ enum Ending {
 /// So the reply is available as soon as the direct child exits, plus at most
 /// the grace. Errors: the spawn's own (`NotFound`, `PermissionDenied`, ...),
 /// or a failed wait for the child (after the tree was killed).
-pub async fn run(mut command: Command, input: &[u8], limits: &RunLimits) -> io::Result<RunOutput> {
+pub async fn run(command: Command, input: &[u8], limits: &RunLimits) -> io::Result<RunOutput> {
+    run_sandboxed(command, input, limits, None).await
+}
+
+/// [`run`], with the child's tree in `sandbox` when one is given (see
+/// [`super::sandbox`]); a sandbox that cannot be applied in the child is a
+/// spawn error.
+pub async fn run_sandboxed(
+    mut command: Command,
+    input: &[u8],
+    limits: &RunLimits,
+    sandbox: Option<super::sandbox::Prepared>,
+) -> io::Result<RunOutput> {
     command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let started = Instant::now();
-    let mut tree = ChildTree::spawn(command)?;
+    let mut tree = ChildTree::spawn_sandboxed(command, sandbox)?;
     let child = tree.child_mut();
     let (stdin, stdout_pipe, stderr_pipe) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take());

@@ -29,16 +29,19 @@ use tokio::process::{Child, Command};
 pub(crate) struct Setup {
     /// The tree's `cgroup.procs`, to join it.
     pub cgroup_procs: Option<OwnedFd>,
-    /// Become a child subreaper (when there is no cgroup).
+    /// Become a child subreaper (orphans below the child stay its descendants).
     pub subreaper: bool,
+    /// The sandbox to enter (namespaces, Landlock, rlimits).
+    #[cfg(target_os = "linux")]
+    pub sandbox: Option<super::sandbox::child::ChildPlan>,
 }
 
 /// Spawns `command` with `setup` applied in the child, from the spawner thread.
-pub(crate) fn spawn(mut command: Command, setup: Setup) -> io::Result<Child> {
+pub(crate) fn spawn(mut command: Command, mut setup: Setup) -> io::Result<Child> {
     #[cfg(target_os = "linux")]
     {
         refuse_unknown_formats(&command)?;
-        prepare(&mut command, &setup);
+        prepare(&mut command, &mut setup);
     }
     // Without a runtime to enter, tokio cannot register the child's pipes:
     // spawned (and failing) here, as the caller would have.
@@ -66,18 +69,21 @@ pub(crate) fn spawn(mut command: Command, setup: Setup) -> io::Result<Child> {
 }
 
 #[cfg(target_os = "linux")]
-fn prepare(command: &mut Command, setup: &Setup) {
+fn prepare(command: &mut Command, setup: &mut Setup) {
     use rustix::process::{
         Signal, getpid, getppid, set_child_subreaper, set_parent_process_death_signal,
     };
 
     let procs = setup.cgroup_procs.as_ref().map(AsRawFd::as_raw_fd);
     let subreaper = setup.subreaper;
+    let sandbox = setup.sandbox.take();
     let host = getpid();
     // SAFETY: the closure only makes raw syscalls (write, prctl, getppid,
-    // getpid) through rustix, allocates nothing and touches no lock, so it is
+    // getpid) through rustix, and the sandbox's (`sandbox::child`, built
+    // before the fork), allocates nothing and touches no lock, so it is
     // async-signal-safe as `pre_exec` requires. The fd it borrows is owned by
-    // `setup`, which outlives the spawn (dropped after it in `spawn`).
+    // `setup`, which outlives the spawn (dropped after it in `spawn`); the
+    // sandbox's ruleset fd by the caller's `Prepared`, likewise.
     #[allow(unsafe_code)]
     unsafe {
         command.pre_exec(move || {
@@ -96,6 +102,21 @@ fn prepare(command: &mut Command, setup: &Setup) {
             if subreaper {
                 // Best effort: a kernel without it leaves the mark and the group.
                 let _ = set_child_subreaper(Some(getpid()));
+            }
+            match &sandbox {
+                Some(plan) => {
+                    super::sandbox::child::apply(plan)?;
+                    // Entering a user namespace changes credentials, which
+                    // may clear the parent-death signal: set it again.
+                    set_parent_process_death_signal(Some(Signal::KILL))?;
+                    if getppid() != Some(host) {
+                        return Err(io::Error::from_raw_os_error(libc_esrch()));
+                    }
+                }
+                // Out of reach of every cgroup outside its own (where the
+                // hierarchy delegates at namespaces; root only, best effort).
+                None if procs.is_some() => super::sandbox::child::enter_cgroup_namespace(),
+                None => {}
             }
             Ok(())
         });

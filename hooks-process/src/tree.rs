@@ -36,6 +36,12 @@ pub struct ChildTree {
     cgroup: Option<Cgroup>,
     /// Its entry in the registry of live trees.
     registered: Option<u64>,
+    /// The inodes of its stdio pipes, to find whoever holds them at kill time.
+    pipes: Vec<u64>,
+    /// The sandbox's name, when it runs in one.
+    sandbox: Option<String>,
+    /// A private temporary directory of its sandbox, removed with it.
+    private_dir: Option<std::path::PathBuf>,
 }
 
 impl ChildTree {
@@ -47,7 +53,24 @@ impl ChildTree {
     /// and is contained by a cgroup v2 of its own where this process may
     /// create one (see [`CGROUP_ENV`](super::CGROUP_ENV)), else made a child
     /// subreaper, so that orphans below it stay its descendants.
-    pub fn spawn(mut command: Command) -> io::Result<ChildTree> {
+    pub fn spawn(command: Command) -> io::Result<ChildTree> {
+        ChildTree::spawn_sandboxed(command, None)
+    }
+
+    /// [`ChildTree::spawn`], with the child (and so every process it
+    /// starts) in `sandbox` when one is given (see [`super::sandbox`]).
+    /// A sandbox that fails to apply in the child fails the spawn.
+    pub fn spawn_sandboxed(
+        mut command: Command,
+        sandbox: Option<super::sandbox::Prepared>,
+    ) -> io::Result<ChildTree> {
+        #[cfg(target_os = "linux")]
+        let mut sandbox = sandbox;
+        #[cfg(target_os = "linux")]
+        let plan = sandbox
+            .as_mut()
+            .map(|prepared| prepared.take_plan(&mut command));
+        let sandbox_name = sandbox.as_ref().map(|prepared| prepared.name().to_owned());
         let token = new_token();
         let marks = marks_for(&command, &token);
         command
@@ -60,7 +83,9 @@ impl ChildTree {
                 Some(cgroup),
                 Setup {
                     cgroup_procs: Some(procs),
-                    subreaper: false,
+                    // Orphans of a process that left the cgroup stay ours too.
+                    subreaper: true,
+                    sandbox: plan,
                 },
             ),
             None => (
@@ -68,6 +93,7 @@ impl ChildTree {
                 Setup {
                     cgroup_procs: None,
                     subreaper: true,
+                    sandbox: plan,
                 },
             ),
         };
@@ -80,7 +106,24 @@ impl ChildTree {
                 let _ = std::fs::remove_dir(cgroup.dir());
             }
         });
-        let child = spawned?;
+        #[cfg(target_os = "linux")]
+        let private_dir = sandbox
+            .as_mut()
+            .and_then(super::sandbox::Prepared::take_private_dir);
+        #[cfg(not(target_os = "linux"))]
+        let private_dir = None;
+        // The ruleset fd was needed until the child applied it.
+        drop(sandbox);
+        let child = match spawned {
+            Ok(child) => child,
+            Err(error) => {
+                if let Some(dir) = &private_dir {
+                    let _ = std::fs::remove_dir_all(dir);
+                }
+                return Err(error);
+            }
+        };
+        let pipes = pipe_inodes(&child);
         let pid = child
             .id()
             .ok_or_else(|| io::Error::other("the spawned child has no pid"))?;
@@ -117,7 +160,15 @@ impl ChildTree {
             #[cfg(target_os = "linux")]
             cgroup,
             registered,
+            pipes,
+            sandbox: sandbox_name,
+            private_dir,
         })
+    }
+
+    /// The name of the sandbox profile the tree runs in (`None`: no sandbox).
+    pub fn sandbox(&self) -> Option<&str> {
+        self.sandbox.as_deref()
     }
 
     /// Whether the tree is contained by a cgroup v2 of its own (see
@@ -171,6 +222,7 @@ impl ChildTree {
             token: &self.token,
             unreaped,
             cgroup,
+            pipes: &self.pipes,
         });
         // Safe after reaping too: tokio then refuses instead of signalling a pid.
         let _ = self.child.start_kill();
@@ -205,6 +257,31 @@ impl Drop for ChildTree {
         if let Some(id) = self.registered.take() {
             registry::unregister(id);
         }
+        if let Some(dir) = self.private_dir.take() {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// The inodes of the child's stdio pipes (Linux; empty elsewhere).
+fn pipe_inodes(child: &Child) -> Vec<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let fds = [
+            child.stdin.as_ref().map(AsRawFd::as_raw_fd),
+            child.stdout.as_ref().map(AsRawFd::as_raw_fd),
+            child.stderr.as_ref().map(AsRawFd::as_raw_fd),
+        ];
+        fds.into_iter()
+            .flatten()
+            .filter_map(super::holders::pipe_inode)
+            .collect()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = child;
+        Vec::new()
     }
 }
 

@@ -13,6 +13,7 @@ use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::{Map, Value};
 
 use hermes_hooks_core::pyvalue::{python_int, repr, type_name};
+use hermes_hooks_process::sandbox::Sandbox;
 
 /// The timeout of an entry without one, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
@@ -46,6 +47,10 @@ pub struct ShellHookSpec {
     pub unusable_matcher: Option<String>,
     /// The Hermes home the entry was read from; the child gets it as `HERMES_HOME`.
     pub home: PathBuf,
+    /// The sandbox it runs in (`sandbox:`, else `hooks_sandbox.user`, else none).
+    pub sandbox: Sandbox,
+    /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
+    pub sandbox_secrets: Vec<PathBuf>,
 }
 
 impl ShellHookSpec {
@@ -60,6 +65,8 @@ impl ShellHookSpec {
             fail_closed: false,
             unusable_matcher: None,
             home: home.into(),
+            sandbox: Sandbox::NONE,
+            sandbox_secrets: Vec::new(),
         }
     }
 
@@ -107,6 +114,8 @@ pub fn parse_config(config: &Config) -> ShellConfig {
             return parsed;
         }
     };
+    let (sandbox, warnings) = crate::sandboxing::SandboxDefaults::from_config(config);
+    parsed.warnings.extend(warnings);
     for (name, entries) in section {
         if RESERVED_KEYS.contains(&name.as_str()) {
             continue;
@@ -131,6 +140,7 @@ pub fn parse_config(config: &Config) -> ShellConfig {
         for (index, raw) in entries.iter().enumerate() {
             let mut entry = EntryParser {
                 config,
+                sandbox: &sandbox,
                 event,
                 index,
                 warnings: &mut parsed.warnings,
@@ -186,6 +196,7 @@ fn known_event(
 
 struct EntryParser<'a> {
     config: &'a Config,
+    sandbox: &'a crate::sandboxing::SandboxDefaults,
     event: HookEvent,
     index: usize,
     warnings: &'a mut Vec<ConfigWarning>,
@@ -235,6 +246,19 @@ impl EntryParser<'_> {
             unusable_matcher = Some(pattern.clone());
             matcher = ToolMatcher::Any;
         }
+        let sandbox = match crate::sandboxing::sandbox_field(entry) {
+            None => self.sandbox.user.clone(),
+            Some(Ok(sandbox)) => sandbox,
+            Some(Err(message)) => {
+                // Never weaker than asked: an unreadable profile is the
+                // strictest one, and said.
+                self.warn(
+                    Some("sandbox"),
+                    format!("{prefix}.sandbox: {message}; running it under strict"),
+                );
+                Sandbox::new(hermes_hooks_process::sandbox::Profile::Strict)
+            }
+        };
         Some(ShellHookSpec {
             event: self.event,
             index: self.index,
@@ -244,6 +268,8 @@ impl EntryParser<'_> {
             fail_closed,
             unusable_matcher,
             home: self.config.home().to_owned(),
+            sandbox,
+            sandbox_secrets: self.sandbox.secrets.clone(),
         })
     }
 

@@ -50,6 +50,8 @@ pub struct RegisterOptions {
     /// The runtime queued events and `async` imported hooks run on (a
     /// host's); `None`: [`Background::process_default`].
     pub runtime: Option<Background>,
+    /// Sandbox profiles the host sets per source, over config.yaml's.
+    pub sandbox: crate::sandboxing::SandboxOverrides,
 }
 
 impl RegisterOptions {
@@ -62,6 +64,7 @@ impl RegisterOptions {
             safe_mode: hermes_hooks_core::home::safe_mode(),
             queue_capacity: DEFAULT_QUEUE_CAPACITY,
             runtime: None,
+            sandbox: crate::sandboxing::SandboxOverrides::default(),
         }
     }
 
@@ -178,7 +181,8 @@ impl ShellHooks {
         let mut seen = HashSet::new();
         let mut accepted = Vec::new();
         let mut denied = Vec::new();
-        for spec in parsed.specs {
+        for mut spec in parsed.specs {
+            options.sandbox.apply_to_spec(&mut spec);
             let identity = (
                 spec.event,
                 spec.matcher.pattern().map(str::to_owned),

@@ -18,6 +18,7 @@
 //!   end-of-file. If something it started still holds them open, its tree is
 //!   killed and reading stops: we never wait on a grandchild.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -57,6 +58,12 @@ pub struct RunResult {
     pub stdout_truncated: bool,
     /// Whether stderr passed [`OUTPUT_CAP_BYTES`] and the rest was discarded.
     pub stderr_truncated: bool,
+    /// The sandbox profile it ran in (`None`: no sandbox).
+    pub sandbox: Option<String>,
+    /// It did not run because its sandbox profile cannot be applied here
+    /// (`error` says what is missing): a fail-closed hook blocks, a
+    /// fail-open one is skipped with a warning.
+    pub sandbox_unavailable: bool,
 }
 
 impl RunResult {
@@ -93,6 +100,15 @@ impl RunResult {
         let error = error.into();
         RunResult {
             error: Some(error),
+            ..RunResult::default()
+        }
+    }
+
+    /// A hook that did not run because its sandbox could not be prepared.
+    pub fn sandbox_unavailable(error: &hermes_hooks_process::sandbox::SandboxError) -> Self {
+        RunResult {
+            error: Some(crate::sandboxing::unavailable_message(error)),
+            sandbox_unavailable: true,
             ..RunResult::default()
         }
     }
@@ -205,14 +221,25 @@ pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult
     let mut command = Command::new(&argv[0]);
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
-    match hermes_hooks_process::run(command, &input, &limits).await {
+    let project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let own = crate::sandboxing::own_files(argv.iter().map(String::as_str), &project);
+    let prepared =
+        match crate::sandboxing::prepare(&spec.sandbox, &project, own, &spec.sandbox_secrets) {
+            Ok(prepared) => prepared,
+            Err(error) => return RunResult::sandbox_unavailable(&error),
+        };
+    let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
+    let outcome = hermes_hooks_process::run_sandboxed(command, &input, &limits, prepared).await;
+    let mut result = match outcome {
         Ok(output) => {
             let mut result = from_output(output);
             result.elapsed = started.elapsed();
             result
         }
         Err(error) => RunResult::failed(spawn_error_message(&error)),
-    }
+    };
+    crate::sandboxing::note(&mut result, sandbox);
+    result
 }
 
 pub(crate) fn from_output(output: RunOutput) -> RunResult {
@@ -226,6 +253,8 @@ pub(crate) fn from_output(output: RunOutput) -> RunResult {
         error: None,
         stdout_truncated: output.stdout_truncated,
         stderr_truncated: output.stderr_truncated,
+        sandbox: None,
+        sandbox_unavailable: false,
     }
 }
 

@@ -114,6 +114,9 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
             if let Some(approved_at) = &row.approved_at {
                 writeln!(out, "      approved_at: {}", e(approved_at))?;
             }
+            if !row.spec.sandbox.is_none() {
+                writeln!(out, "      {}", e(&row.sandbox().line()))?;
+            }
             if row.drift == Some(Drift::ContentChanged) {
                 writeln!(
                     out,
@@ -371,6 +374,9 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
         }
         if let Some(approved_at) = &row.approved_at {
             writeln!(out, "      approved_at: {}", e(approved_at))?;
+        }
+        if row.kind() == "command" && !hook.sandbox.is_none() {
+            writeln!(out, "      {}", e(&row.sandbox().line()))?;
         }
     }
     for entry in unsupported {

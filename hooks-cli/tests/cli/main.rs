@@ -32,6 +32,7 @@ mod python_faults;
 mod python_plugins;
 mod reference;
 mod runs;
+mod sandbox;
 mod schemas;
 mod signals;
 mod snapshots;

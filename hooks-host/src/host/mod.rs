@@ -160,8 +160,9 @@ impl Host {
         {
             use hermes_hooks_shell::{ImportedHooks, ShellHooks};
             let project = options.project.as_deref().unwrap_or(&home.project);
-            let shell =
-                ShellOptions::new(options.consent.clone(), project).with_runtime(runtime.clone());
+            let shell = ShellOptions::new(options.consent.clone(), project)
+                .with_runtime(runtime.clone())
+                .with_sandbox(options.sandbox.clone());
             if options.loads(Mechanism::Shell) {
                 let hooks = ShellHooks::load(config, shell.clone());
                 builder = builder.with(hooks.take(&mut warnings, &mut mechanisms));

@@ -72,6 +72,12 @@ pub struct HostOptions {
     /// starts one of its own ([`Background::start`]) and stops it at
     /// shutdown. One given here is shared, never stopped by the host.
     pub runtime: Option<Background>,
+    /// Sandbox profiles per source, over what config.yaml says: for
+    /// config.yaml's shell hooks, per `hooks_from:` file, for every other
+    /// imported hook. Set with [`HostOptions::sandbox_config_hooks`],
+    /// [`HostOptions::sandbox_source`], [`HostOptions::sandbox_imported`].
+    #[cfg(feature = "shell")]
+    pub sandbox: hermes_hooks_shell::sandboxing::SandboxOverrides,
 }
 
 /// The default [`HostOptions::flush_bound`]: five seconds, as the `hooks` command waits at exit.
@@ -87,6 +93,8 @@ impl Default for HostOptions {
             callback_timeout: None,
             flush_bound: DEFAULT_FLUSH_BOUND,
             runtime: None,
+            #[cfg(feature = "shell")]
+            sandbox: Default::default(),
         }
     }
 }
@@ -101,7 +109,7 @@ impl fmt::Debug for HostOptions {
             .field("callback_timeout", &self.callback_timeout)
             .field("flush_bound", &self.flush_bound)
             .field("runtime", &self.runtime)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -186,6 +194,41 @@ impl HostOptions {
     #[must_use]
     pub fn runtime(mut self, runtime: Background) -> HostOptions {
         self.runtime = Some(runtime);
+        self
+    }
+
+    /// Runs config.yaml's shell hooks under `sandbox` (its `sandbox:` keys and
+    /// `hooks_sandbox.user` are then not read).
+    #[cfg(feature = "shell")]
+    #[must_use]
+    pub fn sandbox_config_hooks(
+        mut self,
+        sandbox: hermes_hooks_process::sandbox::Sandbox,
+    ) -> HostOptions {
+        self.sandbox.config_hooks = Some(sandbox);
+        self
+    }
+
+    /// Runs the hooks of the `hooks_from:` file `source` under `sandbox`.
+    #[cfg(feature = "shell")]
+    #[must_use]
+    pub fn sandbox_source(
+        mut self,
+        source: impl Into<PathBuf>,
+        sandbox: hermes_hooks_process::sandbox::Sandbox,
+    ) -> HostOptions {
+        self.sandbox.sources.push((source.into(), sandbox));
+        self
+    }
+
+    /// Runs every imported hook without a per-file profile under `sandbox`.
+    #[cfg(feature = "shell")]
+    #[must_use]
+    pub fn sandbox_imported(
+        mut self,
+        sandbox: hermes_hooks_process::sandbox::Sandbox,
+    ) -> HostOptions {
+        self.sandbox.imported = Some(sandbox);
         self
     }
 

@@ -10,12 +10,15 @@ use hermes_hooks_core::pyvalue::type_name;
 use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::Value;
 
+use hermes_hooks_process::sandbox::{Profile, Sandbox};
+
 use super::entries::Reader;
 use super::events::{event_mapping, event_names};
 use super::file::{Unread, read_document};
 use super::guards::{BrokenFile, GuardDown, broken_file, remember};
 use super::matcher::Condition;
 use super::{Dialect, EventMapping, ImportedHook};
+use crate::sandboxing::{SandboxDefaults, Scope, sandbox_field};
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
 /// listed, warned about, never silently skipped.
@@ -75,6 +78,10 @@ pub(super) struct Source {
     explicit: bool,
     /// Codex's `config.toml`.
     toml: bool,
+    /// The sandbox its hooks run in.
+    pub(super) sandbox: Sandbox,
+    /// Secret stores beside the documented ones.
+    pub(super) sandbox_secrets: Vec<PathBuf>,
 }
 
 impl Source {
@@ -107,10 +114,31 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
             return discovery;
         }
     };
+    let (defaults, warnings) = SandboxDefaults::from_config(config);
+    discovery.warnings.extend(warnings);
     for (index, item) in items.iter().enumerate() {
         let key = format!("hooks_from[{index}]");
+        let chosen = match item {
+            Value::Object(entry) => match sandbox_field(entry) {
+                None => None,
+                Some(Ok(sandbox)) => Some(sandbox),
+                Some(Err(message)) => {
+                    discovery.warnings.push(config.warning(
+                        format!("{key}.sandbox"),
+                        format!("{key}.sandbox: {message}; its hooks run under strict"),
+                    ));
+                    Some(Sandbox::new(Profile::Strict))
+                }
+            },
+            _ => None,
+        };
         match sources_of(item, project, user_home) {
-            Ok(sources) => {
+            Ok(mut sources) => {
+                for source in &mut sources {
+                    let scope = scope_of(&source.path, project, user_home);
+                    source.sandbox = chosen.clone().unwrap_or_else(|| defaults.of(scope).clone());
+                    source.sandbox_secrets = defaults.secrets.clone();
+                }
                 let standard = sources.iter().any(|source| !source.explicit);
                 let before = discovery.hooks.len();
                 for source in &sources {
@@ -125,6 +153,21 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
     }
     dedup(&mut discovery.hooks);
     discovery
+}
+
+/// A file inside the project (and not in the user's home itself) is the
+/// project's: its hooks come from a project directory.
+fn scope_of(path: &Path, project: &Path, user_home: Option<&Path>) -> Scope {
+    let in_user_home_config = user_home.is_some_and(|home| {
+        [".claude", ".codex", ".cursor"]
+            .iter()
+            .any(|folder| path.starts_with(home.join(folder)))
+    });
+    if path.starts_with(project) && !in_user_home_config && Some(project) != user_home {
+        Scope::Project
+    } else {
+        Scope::User
+    }
 }
 
 fn sources_of(
@@ -176,6 +219,8 @@ fn sources_of(
                 plugin_root,
                 explicit: true,
                 toml,
+                sandbox: Sandbox::NONE,
+                sandbox_secrets: Vec::new(),
             }])
         }
         other => Err(format!(
@@ -194,6 +239,8 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
         plugin_root: None,
         explicit: false,
         toml,
+        sandbox: Sandbox::NONE,
+        sandbox_secrets: Vec::new(),
     };
     let mut sources = Vec::new();
     let folder = match dialect {

@@ -88,9 +88,12 @@ impl ImportedHooks {
     /// consent as [`ImportedHooks::register`] (tests give their own user home this way).
     pub fn register_discovered(
         config: &Config,
-        discovery: Discovery,
+        mut discovery: Discovery,
         mut options: RegisterOptions,
     ) -> ImportRegistration {
+        for hook in &mut discovery.hooks {
+            options.sandbox.apply_to_imported(hook);
+        }
         for warning in &discovery.warnings {
             tracing::warn!("{warning}");
         }

@@ -262,6 +262,8 @@ impl Reader<'_> {
             plugin_root: self.source.plugin_root.clone(),
             cwd: self.source.cwd.clone(),
             home: self.home.to_owned(),
+            sandbox: self.source.sandbox.clone(),
+            sandbox_secrets: self.source.sandbox_secrets.clone(),
         });
     }
 

@@ -143,6 +143,11 @@ pub struct ImportedHook {
     pub cwd: PathBuf,
     /// The Hermes home (`HERMES_HOME`; the allowlist lives there).
     pub home: PathBuf,
+    /// The sandbox it runs in (the `hooks_from:` entry's `sandbox:`, else
+    /// `hooks_sandbox.<scope>`: `project` for a project's hooks).
+    pub sandbox: hermes_hooks_process::sandbox::Sandbox,
+    /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
+    pub sandbox_secrets: Vec<PathBuf>,
 }
 
 impl ImportedHook {
