@@ -8,7 +8,8 @@ use futures::executor::block_on;
 use hermes_hooks_core::callbacks::Callbacks;
 use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::{
-    BlockSource, CallbackError, Dispatcher, Event, HookEvent, HookRun, Hooks, RunStatus, ToolGate,
+    BlockSource, CallbackError, Dispatcher, Event, EventName, HookEvent, HookRun, Hooks, RunStatus,
+    ToolGate,
 };
 use serde_json::json;
 
@@ -103,7 +104,8 @@ fn a_hung_callback_times_out_then_is_skipped_while_suppressed() {
     );
     let runs = recorded(&callbacks, &tool_event(HookEvent::PreToolCall, "b"));
     assert!(
-        matches!(&runs[0].status, RunStatus::Skipped(why) if why.contains("suppressed")),
+        matches!(&runs[0].status, RunStatus::Skipped(why)
+            if why.starts_with("an earlier call timed out") && why.contains("skipped for 60.0s")),
         "{runs:?}"
     );
     gate.open();
@@ -195,4 +197,49 @@ fn a_callback_reply_with_a_wrong_field_fails_its_run_naming_the_field() {
     let fine = recorded(&fits, &event);
     assert_eq!(fine[0].status, RunStatus::Blocked);
     assert!(fine[0].diagnostics.is_empty());
+}
+
+#[test]
+fn a_host_closure_is_labelled_host_in_replies_runs_and_fail_closed_blocks() {
+    let callbacks = Callbacks::new(settings(0));
+    callbacks.register("pre_tool_call", "guard", |_: &Event| Ok(None));
+    callbacks
+        .register_host("pre_tool_call", "guard", |_: &Event| {
+            Err(CallbackError::new("Boom", "no"))
+        })
+        .expect("a catalog event");
+    let runs = recorded(&callbacks, &tool_event(HookEvent::PreToolCall, "h"));
+    let labels: Vec<(&str, &str)> = runs
+        .iter()
+        .map(|run| (&*run.source, &*run.mechanism))
+        .collect();
+    assert_eq!(
+        labels,
+        [("plugin:guard", "plugins"), ("host:guard", "host")],
+        "{runs:?}"
+    );
+    assert_eq!(
+        runs[1].decision.as_ref().map(|d| d["message"].clone()),
+        Some(json!("pre_tool_call host callback guard raised Boom: no"))
+    );
+}
+
+#[test]
+fn a_host_closure_for_an_unknown_event_is_refused_naming_the_nearest() {
+    let callbacks = Callbacks::new(settings(0));
+    let refused = callbacks
+        .register_host("pre_tool_cal", "guard", |_: &Event| Ok(None))
+        .expect_err("a typo is refused");
+    assert_eq!(refused.nearest(), Some("pre_tool_call"));
+    assert_eq!(
+        refused.to_string(),
+        "unknown hook event 'pre_tool_cal' (did you mean 'pre_tool_call'?)"
+    );
+    assert!(!callbacks.has(&EventName::parse("pre_tool_cal")));
+    // Gateway events are an open set: accepted.
+    assert!(
+        callbacks
+            .register_host("command:deploy", "guard", |_: &Event| Ok(None))
+            .is_ok()
+    );
 }
