@@ -243,3 +243,67 @@ fn a_host_closure_for_an_unknown_event_is_refused_naming_the_nearest() {
             .is_ok()
     );
 }
+
+/// Reports every emit of `event` through a bus over `callbacks`.
+fn report(callbacks: &Arc<Callbacks>, event: &Event) -> hermes_hooks_core::Report {
+    let hooks = Hooks::builder().with(callbacks.clone()).build();
+    block_on(hooks.emit_with_report(event))
+}
+
+#[test]
+fn modified_by_names_every_modify_merged_into_the_arguments_and_none_after_a_block() {
+    let callbacks = Callbacks::new(settings(0));
+    for (owner, key) in [("first", "a"), ("second", "b")] {
+        callbacks.register("pre_tool_call", owner, move |_: &Event| {
+            Ok(Some(json!({"action": "modify", "args": {key: 1}})))
+        });
+    }
+    callbacks.register("pre_tool_call", "quiet", |_: &Event| Ok(None));
+    let event = tool_event(HookEvent::PreToolCall, "m");
+    let modified = report(&callbacks, &event);
+    let sources: Vec<&str> = modified
+        .modified_by()
+        .iter()
+        .map(|run| &*run.source)
+        .collect();
+    assert_eq!(sources, ["plugin:first", "plugin:second"]);
+    assert!(modified.blocked_by().is_none());
+
+    callbacks
+        .register_host("pre_tool_call", "guard", |_: &Event| {
+            Ok(Some(json!({"action": "block", "message": "no"})))
+        })
+        .expect("a catalog event");
+    let blocked = report(&callbacks, &event);
+    assert!(blocked.modified_by().is_empty(), "{blocked:?}");
+    let by = blocked.blocked_by().expect("blocked");
+    assert_eq!((&*by.source, &*by.mechanism), ("host:guard", "host"));
+    let source = blocked.outcome.tool_gate();
+    assert_eq!(
+        source.block_source().map(ToString::to_string).as_deref(),
+        Some(format!("host:guard (host, {} ms)", by.elapsed.as_millis()).as_str())
+    );
+}
+
+#[test]
+fn modified_by_names_the_transform_whose_text_won() {
+    let callbacks = Callbacks::new(settings(0));
+    callbacks.register("transform_tool_result", "silent", |_: &Event| Ok(None));
+    callbacks.register("transform_tool_result", "redactor", |_: &Event| {
+        Ok(Some(json!("[redacted]")))
+    });
+    callbacks.register("transform_tool_result", "late", |_: &Event| {
+        Ok(Some(json!("too late")))
+    });
+    let event = Event::from_json(
+        HookEvent::TransformToolResult,
+        json!({"tool_name": "terminal", "result": "secret"}),
+    );
+    let report = report(&callbacks, &event);
+    let sources: Vec<&str> = report
+        .modified_by()
+        .iter()
+        .map(|run| &*run.source)
+        .collect();
+    assert_eq!(sources, ["plugin:redactor"]);
+}
