@@ -34,17 +34,22 @@ pub use consent::TerminalPrompt;
 pub use consent::{AcceptAll, ConsentAnswer, ConsentPolicy, ConsentRequest, DenyAll};
 pub use home::Home;
 pub use host::{
-    FlushReport, Host, HostError, HostOptions, Load, Loaded, Mechanism, MechanismStatus,
-    ShutdownReport,
+    CallbackFuture, DEFAULT_FLUSH_BOUND, DEFAULT_SUPPRESSION_WINDOW, FlushReport, Host, HostError,
+    HostOptions, Load, Loaded, Mechanism, MechanismStatus, ShutdownReport,
 };
 pub use warning::Warning;
 
 /// The contract every mechanism speaks (events, payloads, outcomes, the
 /// bus), re-exported so a host needs no second dependency to emit events.
 pub use hermes_hooks_core as core;
+/// An event name [`Host::register`] refused, with the nearest catalog name.
+pub use hermes_hooks_core::catalog::UnknownEvent;
 /// The host's background runtime and how it stopped ([`ShutdownReport::runtime`]).
 pub use hermes_hooks_core::runtime::{Background, Stopped};
-pub use hermes_hooks_core::{Callbacks, Event, Hooks, Outcome, ToolGate, payloads};
+pub use hermes_hooks_core::{
+    BlockSource, CallbackError, CallbackId, CallbackResult, Callbacks, Event, EventName, HookEvent,
+    HookRun, Hooks, Outcome, Reply, Report, RunObserver, RunStatus, ToolGate, payloads,
+};
 
 /// A path as a person should read it: displayed, then escaped.
 pub fn show_path(path: &std::path::Path) -> String {

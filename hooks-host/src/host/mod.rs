@@ -27,13 +27,14 @@ mod wiring;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hermes_hooks_core::catalog::UnknownEvent;
 use hermes_hooks_core::prompt::PromptSections;
 use hermes_hooks_core::runtime::{Background, DROP_STOP_BOUND, Stopped};
-use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
+use hermes_hooks_core::{CallbackId, CallbackResult, Callbacks, ConfigError, Hooks};
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{Outbound, SpoolLeft};
 
-pub use options::{DEFAULT_FLUSH_BOUND, HostOptions, Mechanism};
+pub use options::{DEFAULT_FLUSH_BOUND, DEFAULT_SUPPRESSION_WINDOW, HostOptions, Mechanism};
 pub use report::{FlushReport, MechanismStatus, ShutdownReport};
 #[cfg(feature = "shell")]
 pub use wiring::ShellOptions;
@@ -53,6 +54,11 @@ pub enum HostError {
     #[error("the hooks host's background runtime could not start: {0}")]
     Runtime(#[source] std::io::Error),
 }
+
+/// What an async closure of the host returns ([`Host::register_async`]):
+/// `Box::pin(async move { ... })`.
+pub type CallbackFuture =
+    std::pin::Pin<Box<dyn std::future::Future<Output = CallbackResult> + Send + 'static>>;
 
 /// The least time [`Host::shutdown`] gives its runtime to stop (kill the
 /// gateway's processes) when flushing took the whole bound.
@@ -150,6 +156,7 @@ impl Host {
             PluginsOptions {
                 callback_timeout: options.callback_timeout,
                 load_plugins: options.loads(Mechanism::Plugins),
+                suppression_window: options.suppression_window,
             },
         )
         .take(&mut warnings, &mut mechanisms);
@@ -190,6 +197,9 @@ impl Host {
             builder = builder.with(gateway.take(&mut warnings, &mut mechanisms));
         }
         wiring::left_out(config, &mut warnings);
+        for observer in &options.run_observers {
+            builder = builder.observe_runs(observer.clone());
+        }
 
         #[cfg(feature = "otlp")]
         let otlp = match crate::otlp::OtlpRuns::from_env() {
@@ -233,10 +243,49 @@ impl Host {
         self.hooks.clone()
     }
 
-    /// The in-process callbacks, first in the bus: register the host's own
-    /// Rust closures here; they run after the native plugins' hooks.
+    /// The in-process callbacks, first in the bus: the plugins' hooks, then
+    /// the host's own closures ([`Host::register`]).
     pub fn callbacks(&self) -> &Arc<Callbacks> {
         &self.callbacks
+    }
+
+    /// Registers the host's own Rust closure `name` for `event`. It runs in
+    /// the bus's first place, after the plugins' hooks, bounded like theirs
+    /// ([`HostOptions::callback_timeout`], [`HostOptions::suppression_window`]);
+    /// its replies, run records and blocks are labelled `host:<name>`
+    /// (mechanism `host`). An event name that is not in the catalog (nor a
+    /// gateway event, `agent:start`, `command:*`, ...) is refused, naming the
+    /// nearest one: a typo never leaves a guard unregistered in silence.
+    ///
+    /// ```no_run
+    /// # fn run(host: &hermes_hooks::Host) -> Result<(), hermes_hooks::UnknownEvent> {
+    /// use serde_json::json;
+    ///
+    /// host.register("pre_tool_call", "no-etc", |event| {
+    ///     let args = event.get("args").map(|args| args.to_string()).unwrap_or_default();
+    ///     let touches_etc = args.contains("/etc");
+    ///     Ok(touches_etc.then(|| json!({"action": "block", "message": "/etc is off limits"})))
+    /// })?;
+    /// # Ok(()) }
+    /// ```
+    pub fn register(
+        &self,
+        event: &str,
+        name: &str,
+        callback: impl Fn(&hermes_hooks_core::Event) -> CallbackResult + Send + Sync + 'static,
+    ) -> Result<CallbackId, UnknownEvent> {
+        self.callbacks.register_host(event, name, callback)
+    }
+
+    /// [`Host::register`] for an async closure: on a bounded event it runs on
+    /// a worker inside the host's runtime, elsewhere it is awaited inline.
+    pub fn register_async(
+        &self,
+        event: &str,
+        name: &str,
+        callback: impl Fn(hermes_hooks_core::Event) -> CallbackFuture + Send + Sync + 'static,
+    ) -> Result<CallbackId, UnknownEvent> {
+        self.callbacks.register_host_async(event, name, callback)
     }
 
     /// The outbound webhooks, when any lane could start (their reports and stats).
@@ -282,8 +331,20 @@ impl Host {
     /// Runs `future` to completion on the calling thread inside the host's
     /// runtime (its timers, IO and child processes work): how a program
     /// without tokio emits (`host.block_on(host.hooks().emit(&event))`) and
-    /// shuts down. Panics when called from inside an async runtime, as
-    /// tokio's `block_on` does: there, `.await` instead.
+    /// shuts down (`host.block_on(host.shutdown(bound))`). Panics when
+    /// called from inside an async runtime, as tokio's `block_on` does:
+    /// there, `.await` instead.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use hermes_hooks::{Host, HostOptions};
+    ///
+    /// let host = Host::load_blocking(HostOptions::new())?;
+    /// // ... host.block_on(host.hooks().emit(&event)) at each lifecycle point ...
+    /// let report = host.block_on(host.shutdown(Duration::from_secs(5)));
+    /// eprintln!("{} webhook deliveries abandoned", report.abandoned);
+    /// # Ok::<(), hermes_hooks::HostError>(())
+    /// ```
     pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
         self.runtime.handle().block_on(future)
     }
@@ -329,7 +390,7 @@ impl Host {
     }
 
     /// [`Host::shutdown`] bounded by [`HostOptions::flush_bound`].
-    pub async fn close(self) -> ShutdownReport {
+    pub async fn close(&self) -> ShutdownReport {
         let bound = self.flush_bound;
         self.shutdown(bound).await
     }
@@ -340,8 +401,10 @@ impl Host {
     /// killed with its tree (given what is left of `timeout`, at least
     /// [`MIN_RUNTIME_STOP`]). Reports what was delivered, what was
     /// abandoned, and whether the stop hit its bound. Call it from outside
-    /// the host's runtime (a task of it is dropped by the stop).
-    pub async fn shutdown(self, timeout: Duration) -> ShutdownReport {
+    /// the host's runtime (a task of it is dropped by the stop), e.g. with
+    /// [`Host::block_on`]. After it the host emits nothing more: its
+    /// runtime is stopped (a second call finds nothing left to do).
+    pub async fn shutdown(&self, timeout: Duration) -> ShutdownReport {
         // `Duration::MAX` means no bound: a deadline a year away, not an overflow.
         let now = Instant::now();
         let deadline = now
