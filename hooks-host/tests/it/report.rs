@@ -134,13 +134,10 @@ fn a_host_closure_for_a_misspelt_event_is_refused_with_the_nearest_name() {
 
 /// A host closure that hangs on `pre_tool_call` until `release` is set,
 /// counting its runs; the host bounds callbacks by 100 ms.
-fn hanging_guard(
-    options: HostOptions,
-) -> (
-    Host,
-    Arc<AtomicUsize>,
-    Arc<(Mutex<bool>, std::sync::Condvar)>,
-) {
+/// Set to let the hanging closure return.
+type Release = Arc<(Mutex<bool>, std::sync::Condvar)>;
+
+fn hanging_guard(options: HostOptions) -> (Host, Arc<AtomicUsize>, Release) {
     let host = Host::load_blocking(options.callback_timeout(Some(Duration::from_millis(100))))
         .expect("loads");
     let runs = Arc::new(AtomicUsize::new(0));
