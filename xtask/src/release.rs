@@ -9,6 +9,7 @@ pub mod features;
 pub mod msrv;
 pub mod registry;
 pub mod semver;
+pub mod unpacked;
 pub mod workspace;
 
 #[cfg(test)]

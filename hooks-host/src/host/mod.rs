@@ -21,20 +21,21 @@
 //! ```
 
 mod options;
+mod register;
 mod report;
 mod wiring;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hermes_hooks_core::catalog::UnknownEvent;
 use hermes_hooks_core::prompt::PromptSections;
 use hermes_hooks_core::runtime::{Background, DROP_STOP_BOUND, Stopped};
-use hermes_hooks_core::{CallbackId, CallbackResult, Callbacks, ConfigError, Hooks};
+use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{Outbound, SpoolLeft};
 
 pub use options::{DEFAULT_FLUSH_BOUND, DEFAULT_SUPPRESSION_WINDOW, HostOptions, Mechanism};
+pub use register::CallbackFuture;
 pub use report::{FlushReport, MechanismStatus, ShutdownReport};
 #[cfg(feature = "shell")]
 pub use wiring::ShellOptions;
@@ -54,11 +55,6 @@ pub enum HostError {
     #[error("the hooks host's background runtime could not start: {0}")]
     Runtime(#[source] std::io::Error),
 }
-
-/// What an async closure of the host returns ([`Host::register_async`]):
-/// `Box::pin(async move { ... })`.
-pub type CallbackFuture =
-    std::pin::Pin<Box<dyn std::future::Future<Output = CallbackResult> + Send + 'static>>;
 
 /// The least time [`Host::shutdown`] gives its runtime to stop (kill the
 /// gateway's processes) when flushing took the whole bound.
@@ -247,45 +243,6 @@ impl Host {
     /// the host's own closures ([`Host::register`]).
     pub fn callbacks(&self) -> &Arc<Callbacks> {
         &self.callbacks
-    }
-
-    /// Registers the host's own Rust closure `name` for `event`. It runs in
-    /// the bus's first place, after the plugins' hooks, bounded like theirs
-    /// ([`HostOptions::callback_timeout`], [`HostOptions::suppression_window`]);
-    /// its replies, run records and blocks are labelled `host:<name>`
-    /// (mechanism `host`). An event name that is not in the catalog (nor a
-    /// gateway event, `agent:start`, `command:*`, ...) is refused, naming the
-    /// nearest one: a typo never leaves a guard unregistered in silence.
-    ///
-    /// ```no_run
-    /// # fn run(host: &hermes_hooks::Host) -> Result<(), hermes_hooks::UnknownEvent> {
-    /// use serde_json::json;
-    ///
-    /// host.register("pre_tool_call", "no-etc", |event| {
-    ///     let args = event.get("args").map(|args| args.to_string()).unwrap_or_default();
-    ///     let touches_etc = args.contains("/etc");
-    ///     Ok(touches_etc.then(|| json!({"action": "block", "message": "/etc is off limits"})))
-    /// })?;
-    /// # Ok(()) }
-    /// ```
-    pub fn register(
-        &self,
-        event: &str,
-        name: &str,
-        callback: impl Fn(&hermes_hooks_core::Event) -> CallbackResult + Send + Sync + 'static,
-    ) -> Result<CallbackId, UnknownEvent> {
-        self.callbacks.register_host(event, name, callback)
-    }
-
-    /// [`Host::register`] for an async closure: on a bounded event it runs on
-    /// a worker inside the host's runtime, elsewhere it is awaited inline.
-    pub fn register_async(
-        &self,
-        event: &str,
-        name: &str,
-        callback: impl Fn(hermes_hooks_core::Event) -> CallbackFuture + Send + Sync + 'static,
-    ) -> Result<CallbackId, UnknownEvent> {
-        self.callbacks.register_host_async(event, name, callback)
     }
 
     /// The outbound webhooks, when any lane could start (their reports and stats).
