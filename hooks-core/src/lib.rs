@@ -37,6 +37,9 @@
 //!
 //! hooks-core does no network IO, and its default build spawns no processes.
 
+// docs.rs (`--cfg docsrs`, nightly) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod bus;
 #[cfg(feature = "callbacks")]
 pub mod callbacks;

@@ -59,7 +59,9 @@ pub fn check(root: &Path, target_dir: &Path, members: &[Package]) -> Vec<Problem
         // The workspace's target directory: registry dependencies built
         // there already are reused (the unpacked crates build anew).
         .arg("--target-dir")
-        .arg(target_dir);
+        .arg(target_dir)
+        // Built once: no incremental state for crates that are rebuilt anew.
+        .env("CARGO_INCREMENTAL", "0");
     super::check::failures(
         if run {
             "cargo test (unpacked crates)"
