@@ -3,7 +3,9 @@
 //! The test helpers the `hermes-hooks` crates' own tests share: a test whose
 //! tool (python3, nats-server) is missing skips on a developer's machine and
 //! fails in CI. Published (as a dev-dependency only) so that every crate's
-//! packaged tests build from what its `.crate` and crates.io carry.
+//! packaged tests build from what its `.crate` and crates.io carry. The
+//! example-plugin fixtures (`example_plugins`) build the workspace's
+//! `hooks-plugin/examples` and so serve tests run in the workspace.
 //!
 //! ```
 //! if test_support::python_available() {
@@ -35,3 +37,8 @@ pub fn python_available() -> bool {
     }
     ok
 }
+
+mod fixtures;
+pub use fixtures::{
+    EXAMPLE_PLUGINS, example_plugins, fixture_target_dir, target_dir, workspace_root,
+};

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hermes_hooks_callbacks::SUPPRESSION_WINDOW;
 use hermes_hooks_core::RunObserver;
-use hermes_hooks_core::callbacks::SUPPRESSION_WINDOW;
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 
 use crate::consent::{AcceptAll, ConsentPolicy, DenyAll};
 

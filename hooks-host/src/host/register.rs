@@ -2,8 +2,9 @@
 //! [`Host::register_async`], labelled `host:<name>` and checked against the
 //! catalog.
 
+use hermes_hooks_callbacks::{CallbackId, CallbackResult};
+use hermes_hooks_core::Event;
 use hermes_hooks_core::catalog::UnknownEvent;
-use hermes_hooks_core::{CallbackId, CallbackResult, Event};
 
 use super::Host;
 

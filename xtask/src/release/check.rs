@@ -64,7 +64,7 @@ pub fn run(root: &Path) -> Result<()> {
     let target_dir = metadata["target_directory"]
         .as_str()
         .map_or_else(|| root.join("target"), std::path::PathBuf::from);
-    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 13] = [
+    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 14] = [
         ("repository and homepage are real URLs", &|| {
             registry::placeholder_urls(&members)
         }),
@@ -89,6 +89,9 @@ pub fn run(root: &Path) -> Result<()> {
         }),
         ("no mechanism depends on a sibling", &|| {
             mechanism_deps(&members)
+        }),
+        ("no crate depends on a layer above it", &|| {
+            super::layers::layer_deps(&members)
         }),
         ("no accidental features", &|| features::implicit(&metadata)),
         ("rust-version covers the lockfile", &|| {
