@@ -21,9 +21,6 @@ use hermes_hooks_core::event::{Event, EventName};
 use hermes_hooks_core::reply::Reply;
 use hermes_hooks_core::runs::{HookRun, RunStatus};
 
-/// The mechanism name in run records.
-const MECHANISM: &str = "plugins";
-
 #[async_trait]
 impl Dispatcher for Callbacks {
     fn name(&self) -> &str {
@@ -123,7 +120,7 @@ impl Callbacks {
                     };
                     runs.extend(entries.iter().map(|entry| {
                         HookRun::new(
-                            MECHANISM,
+                            entry.origin.mechanism(),
                             entry.source.clone(),
                             event.name(),
                             status.clone(),
@@ -213,26 +210,34 @@ impl Callbacks {
                     self.absorb(entry, event, result, fail_closed, &mut replies, run);
                     continue;
                 }
-                Bounded::TimedOut => (
-                    RunStatus::TimedOut,
-                    format!(
+                Bounded::TimedOut => {
+                    let why = format!(
                         "timed out after {}s (plugins.hook_callback_timeout)",
                         limits.timeout.as_secs_f64()
-                    ),
+                    );
+                    (RunStatus::TimedOut, why)
+                }
+                Bounded::Skipped(skip) => (
+                    RunStatus::Skipped(skip.to_string()),
+                    format!("was not run: {skip}"),
                 ),
-                Bounded::Skipped(why) => (RunStatus::Skipped(why.into()), why.to_owned()),
             };
+            // Says what happened to this call: a timeout of its own, or a
+            // skip (the callback never saw it) and why.
             let block = fail_closed.then(|| {
                 Reply::block(
                     entry.source.clone(),
                     format!(
-                        "{} plugin callback timed out or is still running",
-                        event.name()
+                        "{} {} callback {} {diagnostic}",
+                        event.name(),
+                        entry.origin.word(),
+                        entry.owner
                     ),
                 )
             });
             if let Some(runs) = runs.as_deref_mut() {
-                let mut run = HookRun::new(MECHANISM, entry.source.clone(), event.name(), status)
+                let mechanism = entry.origin.mechanism();
+                let mut run = HookRun::new(mechanism, entry.source.clone(), event.name(), status)
                     .elapsed(started.map(|started| started.elapsed()).unwrap_or_default())
                     .decision(block.as_ref().map(|reply| reply.value.clone()))
                     .diagnostic(diagnostic);
@@ -272,7 +277,11 @@ impl Callbacks {
                 let block = fail_closed.then(|| {
                     Reply::block(
                         entry.source.clone(),
-                        format!("{hook} plugin callback {} {failure}", entry.owner),
+                        format!(
+                            "{hook} {} callback {} {failure}",
+                            entry.origin.word(),
+                            entry.owner
+                        ),
                     )
                 });
                 (block, Some(failure))
@@ -284,7 +293,8 @@ impl Callbacks {
                 Some(_) => RunStatus::Failed,
                 None => RunStatus::of_reply(decision.as_ref()),
             };
-            let mut record = HookRun::new(MECHANISM, entry.source.clone(), event.name(), status)
+            let mechanism = entry.origin.mechanism();
+            let mut record = HookRun::new(mechanism, entry.source.clone(), event.name(), status)
                 .elapsed(started.elapsed())
                 .decision(decision);
             if let Some(failure) = failure {

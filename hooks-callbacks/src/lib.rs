@@ -47,11 +47,12 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 
 pub use error::{CallbackError, CallbackResult};
+pub use registry::Origin;
 pub use report::FAILURE_MESSAGE_CHARS;
 pub use runner::{MAX_ABANDONED_WORKERS, SUPPRESSION_WINDOW};
 pub use stream::DEFAULT_QUEUE_CAPACITY;
 
-use hermes_hooks_core::catalog::VALID_HOOKS;
+use hermes_hooks_core::catalog::{UnknownEvent, VALID_HOOKS};
 use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::dispatch::invalidate_interest;
 use hermes_hooks_core::event::{Event, EventName};
@@ -200,14 +201,59 @@ impl Callbacks {
 
     /// Registers a synchronous callback of plugin `owner` for `event`.
     ///
-    /// Unknown event names are kept (forward compatibility) with a warning.
+    /// Unknown event names are kept (forward compatibility: a plugin built
+    /// for a newer catalog) with a warning naming the nearest event. A host
+    /// registering its own closures uses [`Callbacks::register_host`], which
+    /// refuses them.
     pub fn register(
         &self,
         event: &str,
         owner: &str,
         callback: impl Fn(&Event) -> CallbackResult + Send + Sync + 'static,
     ) -> CallbackId {
-        self.add(event, owner, CallbackFn::Sync(Arc::new(callback)))
+        self.add(
+            event,
+            owner,
+            Origin::Plugin,
+            CallbackFn::Sync(Arc::new(callback)),
+        )
+    }
+
+    /// Registers a synchronous closure of the embedding host, labelled
+    /// `host:<name>` (mechanism `host`) in replies, run records and block
+    /// sources. An event name that is neither in the catalog nor a gateway
+    /// event (`agent:start`, `command:*`, ...) is refused, naming the nearest
+    /// catalog event: a typo never leaves a guard unregistered in silence.
+    pub fn register_host(
+        &self,
+        event: &str,
+        name: &str,
+        callback: impl Fn(&Event) -> CallbackResult + Send + Sync + 'static,
+    ) -> Result<CallbackId, UnknownEvent> {
+        host_event(event)?;
+        Ok(self.add(
+            event,
+            name,
+            Origin::Host,
+            CallbackFn::Sync(Arc::new(callback)),
+        ))
+    }
+
+    /// [`Callbacks::register_host`] for an asynchronous closure (run as
+    /// [`Callbacks::register_async`] runs one).
+    pub fn register_host_async(
+        &self,
+        event: &str,
+        name: &str,
+        callback: impl Fn(Event) -> BoxFuture<'static, CallbackResult> + Send + Sync + 'static,
+    ) -> Result<CallbackId, UnknownEvent> {
+        host_event(event)?;
+        Ok(self.add(
+            event,
+            name,
+            Origin::Host,
+            CallbackFn::Async(Arc::new(callback)),
+        ))
     }
 
     /// Registers an asynchronous callback of plugin `owner` for `event`.
@@ -220,23 +266,31 @@ impl Callbacks {
         owner: &str,
         callback: impl Fn(Event) -> BoxFuture<'static, CallbackResult> + Send + Sync + 'static,
     ) -> CallbackId {
-        self.add(event, owner, CallbackFn::Async(Arc::new(callback)))
+        self.add(
+            event,
+            owner,
+            Origin::Plugin,
+            CallbackFn::Async(Arc::new(callback)),
+        )
     }
 
-    fn add(&self, event: &str, owner: &str, callback: CallbackFn) -> CallbackId {
+    fn add(&self, event: &str, owner: &str, origin: Origin, callback: CallbackFn) -> CallbackId {
         if !VALID_HOOKS.contains(&event) {
             let mut valid = VALID_HOOKS.to_vec();
             valid.sort_unstable();
+            let nearest = hermes_hooks_core::catalog::suggest(event)
+                .map(|nearest| format!(" — did you mean '{nearest}'?"))
+                .unwrap_or_default();
             tracing::warn!(
-                "Plugin '{owner}' registered unknown hook '{event}' (valid: {})",
+                "Plugin '{owner}' registered unknown hook '{event}'{nearest} (valid: {})",
                 valid.join(", ")
             );
         }
         let id = CallbackId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let name = EventName::parse(event);
         self.registry
-            .push(&name, Arc::new(Entry::new(id, owner, callback)));
-        tracing::debug!("Plugin {owner} registered hook: {event}");
+            .push(&name, Arc::new(Entry::new(id, owner, origin, callback)));
+        tracing::debug!("{} {owner} registered hook: {event}", origin.word());
         invalidate_interest();
         id
     }
@@ -308,6 +362,15 @@ impl Callbacks {
     fn owners_settled(&self) -> bool {
         let checks = lock_settled(&self.settled).clone();
         checks.iter().all(|settled| settled())
+    }
+}
+
+/// `Ok` for a name a host closure may register for: a catalog event or a
+/// gateway event (`agent:start`, `command:reset`: the set is open).
+fn host_event(event: &str) -> Result<(), UnknownEvent> {
+    match EventName::parse(event) {
+        EventName::Hook(_) | EventName::Gateway(_) => Ok(()),
+        EventName::Other(_) => Err(UnknownEvent(event.to_owned())),
     }
 }
 

@@ -29,6 +29,42 @@ pub(crate) enum CallbackFn {
     Async(Arc<AsyncFn>),
 }
 
+/// Who registered a callback, which decides how its runs are labelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Origin {
+    /// A plugin (native or Python): source `plugin:<owner>`, mechanism `plugins`.
+    Plugin,
+    /// The embedding host's own closure: source `host:<owner>`, mechanism `host`.
+    Host,
+}
+
+impl Origin {
+    /// The mechanism name of its run records: `plugins` or `host`.
+    pub fn mechanism(self) -> &'static str {
+        match self {
+            Origin::Plugin => "plugins",
+            Origin::Host => "host",
+        }
+    }
+
+    /// The reply source of a callback registered by `owner`.
+    pub fn source(self, owner: &str) -> String {
+        match self {
+            Origin::Plugin => format!("plugin:{owner}"),
+            Origin::Host => format!("host:{owner}"),
+        }
+    }
+
+    /// The word messages use: `plugin` or `host`.
+    pub fn word(self) -> &'static str {
+        match self {
+            Origin::Plugin => "plugin",
+            Origin::Host => "host",
+        }
+    }
+}
+
 /// One registered callback with its run-time state.
 ///
 /// Aligned to a cache-line pair (as `CachePadded` is): a bounded call clones
@@ -38,7 +74,9 @@ pub(crate) enum CallbackFn {
 pub(crate) struct Entry {
     pub(crate) id: CallbackId,
     pub(crate) owner: Arc<str>,
-    /// The reply source, `plugin:<owner>`.
+    /// Who registered it.
+    pub(crate) origin: Origin,
+    /// The reply source, `plugin:<owner>` or `host:<owner>`.
     pub(crate) source: Arc<str>,
     pub(crate) callback: CallbackFn,
     /// Gates of bounded runs: calls in flight, hung workers, suppression.
@@ -51,11 +89,12 @@ pub(crate) struct Entry {
 }
 
 impl Entry {
-    pub(crate) fn new(id: CallbackId, owner: &str, callback: CallbackFn) -> Self {
+    pub(crate) fn new(id: CallbackId, owner: &str, origin: Origin, callback: CallbackFn) -> Self {
         let owner: Arc<str> = owner.into();
         Entry {
             id,
-            source: format!("plugin:{owner}").into(),
+            origin,
+            source: origin.source(&owner).into(),
             gates: Arc::default(),
             owner,
             callback,

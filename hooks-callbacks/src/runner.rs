@@ -41,10 +41,45 @@ const CALLER_HOT: Duration = Duration::from_micros(2);
 pub(crate) enum Bounded {
     /// The callback finished in time.
     Finished(CallbackResult),
-    /// The callback did not run (reason already logged; the text says why, for run records).
-    Skipped(&'static str),
+    /// The callback did not run (reason already logged).
+    Skipped(Skip),
     /// The callback outlived the timeout and its result was given up on (logged).
     TimedOut,
+}
+
+/// Why a bounded call did not run the callback at all: never a timeout of
+/// this call (the callback never saw it), and said so.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Skip {
+    /// An earlier call timed out `ago`; calls are skipped for `window` after a timeout.
+    Suppressed { ago: Duration, window: Duration },
+    /// An earlier call with the same call identity is still running.
+    SameCallRunning,
+    /// This many earlier calls outlived the timeout and are still running.
+    Hung(usize),
+    /// The worker thread could not start.
+    NoWorker,
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skip::Suppressed { ago, window } => write!(
+                f,
+                "an earlier call timed out {:.1}s ago and calls are skipped for {:.1}s after a timeout",
+                ago.as_secs_f64(),
+                window.as_secs_f64()
+            ),
+            Skip::SameCallRunning => {
+                f.write_str("an earlier call for the same tool call is still running")
+            }
+            Skip::Hung(n) => write!(
+                f,
+                "{n} earlier call(s) outlived the timeout and are still running"
+            ),
+            Skip::NoWorker => f.write_str("its worker thread could not start"),
+        }
+    }
 }
 
 /// One callback's gates: calls in flight, abandoned workers, suppression.
@@ -58,7 +93,8 @@ struct GateState {
     /// Calls in flight: (gate sequence number, the event holding the call identity).
     running: Vec<(u64, Event)>,
     abandoned: usize,
-    suppressed_until: Option<Instant>,
+    /// When the last call timed out and until when calls are skipped.
+    suppressed: Option<(Instant, Instant)>,
     next_seq: u64,
 }
 
@@ -221,15 +257,19 @@ pub(crate) async fn run_bounded(
                 .iter()
                 .any(|(_, running)| running.call_identity() == identity)
         };
-        let suppressed = state
-            .suppressed_until
-            .is_some_and(|until| Instant::now() < until);
-        if gate_busy || suppressed {
+        let now = Instant::now();
+        let suppressed =
+            state
+                .suppressed
+                .filter(|(_, until)| now < *until)
+                .map(|(timed_out, _)| Skip::Suppressed {
+                    ago: now.saturating_duration_since(timed_out),
+                    window: limits.suppression,
+                });
+        if let Some(skip) = suppressed.or(gate_busy.then_some(Skip::SameCallRunning)) {
             drop(state);
-            tracing::warn!(
-                "Hook '{hook}' callback {owner} skipped after previous timeout or while still running"
-            );
-            return Bounded::Skipped("suppressed after a timeout, or the same call still running");
+            tracing::warn!("Hook '{hook}' callback {owner} skipped: {skip}");
+            return Bounded::Skipped(skip);
         }
         if state.abandoned >= MAX_ABANDONED_WORKERS {
             let abandoned = state.abandoned;
@@ -237,7 +277,7 @@ pub(crate) async fn run_bounded(
             tracing::warn!(
                 "Hook '{hook}' callback {owner} skipped: {abandoned} abandoned worker(s) still running — the plugin is hung; fix or disable it (retried when a worker finishes)"
             );
-            return Bounded::Skipped("too many abandoned workers still running");
+            return Bounded::Skipped(Skip::Hung(abandoned));
         }
         let seq = state.next_seq;
         state.next_seq = state.next_seq.wrapping_add(1);
@@ -261,7 +301,7 @@ pub(crate) async fn run_bounded(
             tracing::warn!(
                 "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
             );
-            return Bounded::Skipped("its worker failed to start");
+            return Bounded::Skipped(Skip::NoWorker);
         }
     };
     match wait(&mut call, entry, limits).await {
@@ -305,7 +345,8 @@ async fn wait(call: &mut Call<'_>, entry: &Entry, limits: &Limits) -> Option<Cal
         let mut state = gates.lock();
         if call.abandon() {
             state.abandoned += 1;
-            state.suppressed_until = Some(Instant::now() + limits.suppression);
+            let now = Instant::now();
+            state.suppressed = Some((now, now + limits.suppression));
             Poll::Ready(None)
         } else {
             // The worker finished right at the deadline: its result counts.

@@ -19,21 +19,40 @@ pub struct Fired {
     pub elapsed: Duration,
     /// One record per hook touched, in the order they ran.
     pub runs: Vec<HookRun>,
+    /// The run whose reply blocked (a tool call's block, a skip, a deny).
+    pub blocked_by: Option<HookRun>,
+    /// The runs whose replies changed what the host goes on with.
+    pub modified_by: Vec<HookRun>,
 }
 
-/// Fires `event` through `hooks`: collects the replies with a run record per
-/// hook, merges them by the event's rule.
+/// Fires `event` through `hooks` as a host does with
+/// [`Hooks::emit_with_report`]: the replies with a run record per hook, the
+/// outcome merged by the event's rule, and which hook decided it.
 pub async fn fire(hooks: &Hooks, event: Event) -> Fired {
     let start = Instant::now();
-    let (replies, runs) = hooks.collect_recorded(&event).await;
-    let outcome = hermes_hooks_core::merge::merge(&event, &replies);
+    let report = hooks.emit_with_report(&event).await;
+    let elapsed = start.elapsed();
+    let blocked_by = report.blocked_by().cloned();
+    let modified_by = report.modified_by().into_iter().cloned().collect();
     Fired {
         event,
-        replies,
-        outcome,
-        elapsed: start.elapsed(),
-        runs,
+        replies: report.replies,
+        outcome: report.outcome,
+        elapsed,
+        runs: report.runs,
+        blocked_by,
+        modified_by,
     }
+}
+
+/// A hook as the text output names it: `shell:~/guard.sh (shell, 6.2 ms)`.
+pub fn who(run: &HookRun) -> String {
+    format!(
+        "{} ({}, {:.1} ms)",
+        run.source,
+        run.mechanism,
+        run.elapsed_ms()
+    )
 }
 
 /// Run records as the `runs` list of `--json` output: one object per run with
@@ -78,18 +97,47 @@ impl Fired {
         hermes_hooks_core::display::escape(&self.outcome_text_raw()).into_owned()
     }
 
+    /// ` (by A, B)`: the hooks whose replies changed what the host goes on
+    /// with; empty when none did.
+    fn modified_note(&self) -> String {
+        if self.modified_by.is_empty() {
+            return String::new();
+        }
+        let by: Vec<String> = self.modified_by.iter().map(who).collect();
+        format!(" by {}", by.join(", "))
+    }
+
     fn outcome_text_raw(&self) -> String {
-        use hermes_hooks_core::ToolGate;
         use hermes_hooks_core::outcome::{CommandDecision, DispatchDecision};
+        use hermes_hooks_core::{HookEvent, ToolGate};
+        let modified = self.modified_note();
         match &self.outcome {
+            // A tool call nobody objected to runs: say so, not "nothing".
+            Outcome::Nothing if self.event.hook() == Some(HookEvent::PreToolCall) => {
+                format!(
+                    "ALLOW: no hook blocked, approved or modified the call ({} ran)",
+                    plural(self.runs.len(), "hook", "hooks")
+                )
+            }
             Outcome::Nothing => "nothing".to_owned(),
             Outcome::Tool(ToolGate::Proceed) => "proceed".to_owned(),
-            Outcome::Tool(ToolGate::Block { message, .. }) => format!("BLOCK: {message}"),
+            Outcome::Tool(ToolGate::Block {
+                message, source, ..
+            }) => {
+                let by = self
+                    .blocked_by
+                    .as_ref()
+                    .map_or_else(|| source.to_string(), who);
+                format!("BLOCK by {by}: {message}")
+            }
             Outcome::Tool(ToolGate::Approve { message, .. }) => {
-                format!("approval required: {}", message.as_deref().unwrap_or(""))
+                format!(
+                    "approval required{modified}: {}",
+                    message.as_deref().unwrap_or("")
+                )
             }
             Outcome::Tool(ToolGate::Modify { args }) => {
-                format!("modify args: {}", Value::Object(args.clone()))
+                format!("modify args{modified}: {}", Value::Object(args.clone()))
             }
             Outcome::Context(context) => format!("context: {}", one_line(context)),
             Outcome::Continue { message } => format!("continue: {}", one_line(message)),
@@ -100,11 +148,11 @@ impl Fired {
                 )
             }
             Outcome::Dispatch(DispatchDecision::Rewrite { text }) => {
-                format!("rewrite message: {}", one_line(text))
+                format!("rewrite message{modified}: {}", one_line(text))
             }
             Outcome::Dispatch(DispatchDecision::Allow) => "allow message".to_owned(),
             Outcome::Transcription(overrides) => format!("transcription overrides: {overrides:?}"),
-            Outcome::Replace(text) => format!("replace with: {}", one_line(text)),
+            Outcome::Replace(text) => format!("replace{modified} with: {}", one_line(text)),
             Outcome::Classification(map) => {
                 format!("classification: {}", Value::Object(map.clone()))
             }
@@ -115,7 +163,7 @@ impl Fired {
                 format!("command handled: {}", message.as_deref().unwrap_or(""))
             }
             Outcome::Command(CommandDecision::Rewrite { command, args }) => {
-                format!("rewrite command: /{command} {args}")
+                format!("rewrite command{modified}: /{command} {args}")
             }
             other => match other.to_wire() {
                 Some(wire) => format!("outcome: {}", one_line(&wire.to_string())),

@@ -11,6 +11,9 @@
 //! A host embeds [`hermes_hooks`] itself; the re-exports below keep the
 //! command line's own modules short.
 
+// docs.rs (`--cfg docsrs`, nightly) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub use hermes_hooks::{Home, Host, HostError, HostOptions, home, host, show_path};
 
 pub mod inspect;

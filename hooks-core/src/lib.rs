@@ -42,6 +42,9 @@
 //!
 //! hooks-core does no network IO and spawns no processes.
 
+// docs.rs (`--cfg docsrs`, nightly) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod bus;
 pub mod catalog;
 #[cfg(feature = "config")]

@@ -25,7 +25,11 @@ fn names_round_trip_in_catalog_order() {
     );
     assert_eq!(
         UnknownEvent("pre_tool_cal".to_owned()).to_string(),
-        "unknown hook event 'pre_tool_cal'"
+        "unknown hook event 'pre_tool_cal' (did you mean 'pre_tool_call'?)"
+    );
+    assert_eq!(
+        UnknownEvent("on_banana".to_owned()).to_string(),
+        "unknown hook event 'on_banana'"
     );
 }
 

@@ -61,6 +61,9 @@
 //! # }
 //! ```
 
+// docs.rs (`--cfg docsrs`, nightly) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod discovery;
 mod engine;
 mod error;

@@ -84,6 +84,9 @@
 //!
 //! hooks-outbound depends on hooks-core only, and on no sibling mechanism.
 //!
+
+// docs.rs (`--cfg docsrs`, nightly) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // The links above name modules and types of optional features: a build
 // without one points them at the feature list, so the docs of every feature
 // set build with `-D warnings` (rustdoc joins these lines to the text above, after its blank line).

@@ -69,6 +69,8 @@
 //! All unsafe code of this crate is in one private module (`ffi`), each
 //! block with a `SAFETY` comment; the rest of the crate denies `unsafe_code`.
 
+// docs.rs (`--cfg docsrs`, nightly) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(unsafe_code)]
 
 pub mod abi;

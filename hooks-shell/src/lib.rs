@@ -41,6 +41,9 @@
 //! own process group, bounded by its own timeout, with no shell in between;
 //! in-process plugins, by contrast, are trusted code.
 
+// docs.rs (`--cfg docsrs`, nightly) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod allowlist;
 pub mod clock;
 pub mod config;

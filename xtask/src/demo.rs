@@ -94,6 +94,8 @@ fn replay(root: &Path, hooks_bin: &Path, scratch: &Path, home: &Path) -> Result<
         command
     };
 
+    // Taken, `hooks listen` could not bind and the demo would talk to whatever holds it.
+    ensure_port_free(LISTEN_PORT)?;
     step(&format!(
         "starting `hooks listen` on 127.0.0.1:{LISTEN_PORT}"
     ));
@@ -205,6 +207,22 @@ fn target_dir(root: &Path) -> PathBuf {
         .unwrap_or_else(|| root.join("target"))
 }
 
+/// Fails, saying what to do, when something already listens on 127.0.0.1:`port`.
+pub fn ensure_port_free(port: u16) -> Result<()> {
+    match std::net::TcpListener::bind(("127.0.0.1", port)) {
+        Ok(probe) => {
+            drop(probe);
+            Ok(())
+        }
+        Err(error) => bail!(
+            "port {port} on 127.0.0.1 is taken ({error}): the example home sends its webhooks \
+             there (examples/home/config.yaml, hooks.outbound[0].url), so the demo's \
+             `hooks listen` needs it. Another `hooks listen` or an earlier demo may still run: \
+             find it with `ss -ltnp 'sport = :{port}'`, stop it, and run `cargo xtask demo` again"
+        ),
+    }
+}
+
 fn wait_for_port(port: u16, limit: Duration) -> Result<()> {
     let start = Instant::now();
     while start.elapsed() < limit {
@@ -239,5 +257,27 @@ impl Drop for KillOnDrop {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_taken_port_is_named_with_what_to_do() {
+        let holder = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind");
+        let port = holder.local_addr().expect("addr").port();
+        let error = super::ensure_port_free(port).expect_err("taken");
+        let message = format!("{error:#}");
+        assert!(
+            message.starts_with(&format!("port {port} on 127.0.0.1 is taken")),
+            "{message}"
+        );
+        assert!(message.contains("hooks.outbound[0].url"), "{message}");
+        assert!(
+            message.contains(&format!("ss -ltnp 'sport = :{port}'")),
+            "{message}"
+        );
+        drop(holder);
+        assert!(super::ensure_port_free(port).is_ok());
     }
 }

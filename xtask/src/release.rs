@@ -10,6 +10,7 @@ pub mod layers;
 pub mod msrv;
 pub mod registry;
 pub mod semver;
+pub mod unpacked;
 pub mod workspace;
 
 #[cfg(test)]

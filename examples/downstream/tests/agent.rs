@@ -42,9 +42,24 @@ async fn the_shell_hook_and_the_rust_guard_both_gate_tool_calls() {
         "{:?}",
         host.warnings()
     );
-    assert_eq!(lines[0], r#"ran: {"command":"ls"}"#);
-    assert_eq!(lines[1], "blocked: no-curl: no network");
-    assert_eq!(lines[2], "blocked: downstream-guard: /etc is off limits");
+    assert!(
+        lines[0].starts_with(
+            r#"ran: {"command":"ls","color":"never"} (modified by host:downstream-guard (host, "#
+        ),
+        "{lines:?}"
+    );
+    let gate = home.path().join("no-curl.sh");
+    assert!(
+        lines[1].starts_with(&format!("blocked by shell:{} (shell, ", gate.display()))
+            && lines[1].ends_with(" ms): no-curl: no network"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[2].starts_with("blocked by host:downstream-guard (host, ")
+            && lines[2].ends_with(" ms): downstream-guard: /etc is off limits"),
+        "{lines:?}"
+    );
+    assert_eq!(lines.len(), 3);
     host.shutdown(std::time::Duration::from_secs(5)).await;
 }
 

@@ -6,6 +6,10 @@
 //! hooks-example-host [--home DIR] [--accept-hooks]
 //! ```
 //!
+//! For each tool call it prints which hook blocked or modified it
+//! (`blocked by shell:... (shell, 6.2 ms): ...`), from the report
+//! `Hooks::emit_with_report` gives beside the outcome.
+//!
 //! Run against the example home: `cargo run -p hooks-example-host -- --home
 //! examples/home --accept-hooks` (its shell hooks expect `~/.hermes`, so copy
 //! it there, or see the test, which does).
@@ -14,11 +18,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use hermes_hooks::{Host, HostOptions};
-use hermes_hooks_core::payloads::{
-    OnSessionEnd, OnSessionStart, PostToolCall, PreLlmCall, PreToolCall,
-};
-use hermes_hooks_core::{Event, Outcome, ToolGate};
+use hermes_hooks::payloads::{OnSessionEnd, OnSessionStart, PostToolCall, PreLlmCall, PreToolCall};
+use hermes_hooks::{Event, HookRun, Host, HostOptions, Outcome, Report, ToolGate, UnknownEvent};
 use serde_json::{Map, Value, json};
 
 fn main() -> ExitCode {
@@ -69,7 +70,11 @@ async fn run(options: HostOptions) -> Result<(), hermes_hooks::HostError> {
         eprintln!("warning: {warning}");
     }
     println!("hooks: {}", host.describe());
-    register_host_rules(&host);
+    if let Err(error) = register_host_rules(&host) {
+        // A misspelt event name would leave the rule unregistered: stop.
+        eprintln!("hooks-example-host: {error}");
+        return Ok(());
+    }
 
     let hooks = host.hooks();
     hooks
@@ -106,42 +111,66 @@ async fn run(options: HostOptions) -> Result<(), hermes_hooks::HostError> {
     Ok(())
 }
 
-/// The host's own rules, as in-process Rust callbacks next to the home's plugins.
-fn register_host_rules(host: &Host) {
-    let tool = |event: &Event| {
-        event
-            .payload()
-            .get("tool_name")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned()
-    };
-    host.callbacks()
-        .register("pre_tool_call", "example-host", move |event| {
-            Ok(match tool(event).as_str() {
-                // Every file the agent writes gets a fixed mode.
-                "write_file" => Some(json!({"action": "modify", "args": {"mode": "0644"}})),
-                // Deploys need a human.
-                "deploy" => Some(json!({
-                    "action": "approve",
-                    "message": "deploys need a human",
-                    "rule_key": "deploy",
-                })),
-                _ => None,
-            })
-        });
+/// The host's own rules, as in-process Rust closures next to the home's
+/// plugins (labelled `host:example-host` in reports).
+fn register_host_rules(host: &Host) -> Result<(), UnknownEvent> {
+    let tool = |event: &Event| event.tool_name().unwrap_or_default().to_owned();
+    host.register("pre_tool_call", "example-host", move |event| {
+        Ok(match tool(event).as_str() {
+            // Every file the agent writes gets a fixed mode.
+            "write_file" => Some(json!({"action": "modify", "args": {"mode": "0644"}})),
+            // Deploys need a human.
+            "deploy" => Some(json!({
+                "action": "approve",
+                "message": "deploys need a human",
+                "rule_key": "deploy",
+            })),
+            _ => None,
+        })
+    })?;
+    Ok(())
 }
 
-/// Asks the hooks before a tool call and acts on every decision the gate can return.
+/// Who changed the call: `modified by host:example-host (host, 0.1 ms)`, or
+/// nothing when no hook did.
+fn modified_note(report: &Report) -> String {
+    let by: Vec<String> = report.modified_by().into_iter().map(who).collect();
+    if by.is_empty() {
+        String::new()
+    } else {
+        format!(" (modified by {})", by.join(", "))
+    }
+}
+
+/// A hook as a person reads it: `shell:~/guard.sh (shell, 3.1 ms)`.
+fn who(run: &HookRun) -> String {
+    format!(
+        "{} ({}, {:.1} ms)",
+        run.source,
+        run.mechanism,
+        run.elapsed_ms()
+    )
+}
+
+/// Asks the hooks before a tool call, acts on every decision the gate can
+/// return, and says which hook decided.
 async fn call_tool(host: &Host, tool: &str, args: Map<String, Value>) -> String {
     let hooks = host.hooks();
     let event: Event = PreToolCall::default()
         .with_tool_name(tool)
         .with_args(args.clone())
         .into();
-    let result = match hooks.emit(&event).await.tool_gate() {
+    // `emit_with_report`: the outcome `emit` gives, plus what each hook did.
+    let report = hooks.emit_with_report(&event).await;
+    let modified = modified_note(&report);
+    let result = match report.outcome.clone().tool_gate() {
         // The tool does not run; the message is what the model sees instead.
-        ToolGate::Block { message, .. } => return format!("blocked: {message}"),
+        ToolGate::Block {
+            message, source, ..
+        } => {
+            let by = report.blocked_by().map_or_else(|| source.to_string(), who);
+            return format!("blocked by {by}: {message}");
+        }
         // A real host asks the user here; this one approves without asking,
         // then runs the arguments the hooks approved (possibly modified).
         ToolGate::Approve {
@@ -168,7 +197,7 @@ async fn call_tool(host: &Host, tool: &str, args: Map<String, Value>) -> String 
         .with_result(result.clone())
         .into();
     hooks.emit(&post).await;
-    result
+    format!("{result}{modified}")
 }
 
 /// The "tool": describes what it would do.

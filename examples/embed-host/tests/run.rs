@@ -49,14 +49,21 @@ fn the_example_host_embeds_the_example_home_and_handles_every_gate_decision() {
         stdout.contains(r#"terminal: ran with {"command":"ls -la"}"#),
         "{stdout}"
     );
-    // Block: the example home's shell hook refuses `rm -rf`.
-    assert!(stdout.contains("terminal: blocked:"), "{stdout}");
+    // Block: the example home's shell hook refuses `rm -rf`, and the host says which hook.
+    assert!(
+        stdout.contains("terminal: blocked by shell:~/.hermes/agent-hooks/block-rm-rf.sh (shell, "),
+        "{stdout}"
+    );
     assert!(
         !stdout.contains(r#"ran with {"command":"rm -rf /"}"#),
         "{stdout}"
     );
     // Modify: the modified arguments run, not the original ones.
     assert!(stdout.contains(r#""mode":"0644""#), "{stdout}");
+    assert!(
+        stdout.contains("(modified by host:example-host (host, "),
+        "{stdout}"
+    );
     // Approve: the approval is asked for, then the tool runs.
     assert!(
         stdout.contains("approval needed (deploy): deploys need a human"),

@@ -11,8 +11,6 @@ use serde_json::json;
 
 use super::support::{Gate, capture_logs, eventually, settings, tool_event, warnings};
 
-const TIMEOUT_BLOCK: &str = "pre_tool_call plugin callback timed out or is still running";
-
 /// A callback that counts its runs and waits on `gate`.
 fn hung(callbacks: &Callbacks, event: &str, owner: &str, gate: &Gate) -> Arc<AtomicUsize> {
     let runs = Arc::new(AtomicUsize::new(0));
@@ -25,8 +23,28 @@ fn hung(callbacks: &Callbacks, event: &str, owner: &str, gate: &Gate) -> Arc<Ato
     runs
 }
 
-fn is_timeout_block(reply: &Reply) -> bool {
-    reply.value == json!({"action": "block", "message": TIMEOUT_BLOCK})
+/// A block whose message says the callback of `owner` timed out on this call.
+fn is_timeout_block(reply: &Reply, owner: &str) -> bool {
+    is_block_starting(
+        reply,
+        &format!("pre_tool_call plugin callback {owner} timed out after "),
+    )
+}
+
+/// A block whose message says the callback of `owner` was never run for this
+/// call, and why (`why` is the start of the reason).
+fn is_skip_block(reply: &Reply, owner: &str, why: &str) -> bool {
+    is_block_starting(
+        reply,
+        &format!("pre_tool_call plugin callback {owner} was not run: {why}"),
+    )
+}
+
+fn is_block_starting(reply: &Reply, start: &str) -> bool {
+    reply.value["action"] == "block"
+        && reply.value["message"]
+            .as_str()
+            .is_some_and(|message| message.starts_with(start))
 }
 
 #[test]
@@ -63,12 +81,26 @@ fn stuck_pre_tool_call_blocks_within_the_timeout_and_suppresses_repeats() {
         .enable_all()
         .build()
         .expect("runtime");
-    for _ in 0..2 {
+    for fire in 0..2 {
         let started = Instant::now();
         let replies = runtime.block_on(hooks.collect(&tool_event(HookEvent::PreToolCall, "same")));
         assert!(started.elapsed() < Duration::from_secs(3));
         assert_eq!(replies.len(), 1);
-        assert!(is_timeout_block(&replies[0]), "{replies:?}");
+        // The first call timed out; the second never reached the callback,
+        // and its block says so rather than "timed out".
+        if fire == 0 {
+            assert!(is_timeout_block(&replies[0], "stuck-guard"), "{replies:?}");
+        } else {
+            assert!(
+                is_skip_block(&replies[0], "stuck-guard", "an earlier call timed out "),
+                "{replies:?}"
+            );
+            let message = replies[0].value["message"].as_str().unwrap_or_default();
+            assert!(
+                message.ends_with("calls are skipped for 60.0s after a timeout"),
+                "{message}"
+            );
+        }
         assert_eq!(&*replies[0].source, "plugin:stuck-guard");
     }
     // One worker start for two fires: the second was skipped while suppressed.
@@ -155,7 +187,14 @@ fn the_same_call_identity_in_flight_is_deduplicated() {
     assert_eq!(runs.load(Ordering::SeqCst), 1);
     assert!(first.is_empty());
     assert_eq!(second.len(), 1);
-    assert!(is_timeout_block(&second[0]));
+    assert!(
+        is_skip_block(
+            &second[0],
+            "dedup-guard",
+            "an earlier call for the same tool call is still running"
+        ),
+        "{second:?}"
+    );
 }
 
 #[test]
@@ -192,9 +231,16 @@ fn a_recovered_guard_decides_again_after_the_window() {
         .build();
     let runs = hung(&callbacks, "pre_tool_call", "recovering-guard", &gate);
     let first = block_on(callbacks.dispatch(&tool_event(HookEvent::PreToolCall, "one")));
-    assert!(is_timeout_block(&first[0]));
+    assert!(is_timeout_block(&first[0], "recovering-guard"));
     let suppressed = block_on(callbacks.dispatch(&tool_event(HookEvent::PreToolCall, "two")));
-    assert!(is_timeout_block(&suppressed[0]));
+    assert!(
+        is_skip_block(
+            &suppressed[0],
+            "recovering-guard",
+            "an earlier call timed out"
+        ),
+        "{suppressed:?}"
+    );
     gate.open();
     assert!(eventually(Duration::from_secs(5), || callbacks
         .abandoned_workers()

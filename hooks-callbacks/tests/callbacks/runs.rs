@@ -8,7 +8,7 @@ use futures::executor::block_on;
 use hermes_hooks_callbacks::{CallbackError, Callbacks};
 use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::{
-    BlockSource, Dispatcher, Event, HookEvent, HookRun, Hooks, RunStatus, ToolGate,
+    BlockSource, Dispatcher, Event, EventName, HookEvent, HookRun, Hooks, RunStatus, ToolGate,
 };
 use serde_json::json;
 
@@ -103,7 +103,8 @@ fn a_hung_callback_times_out_then_is_skipped_while_suppressed() {
     );
     let runs = recorded(&callbacks, &tool_event(HookEvent::PreToolCall, "b"));
     assert!(
-        matches!(&runs[0].status, RunStatus::Skipped(why) if why.contains("suppressed")),
+        matches!(&runs[0].status, RunStatus::Skipped(why)
+            if why.starts_with("an earlier call timed out") && why.contains("skipped for 60.0s")),
         "{runs:?}"
     );
     gate.open();
@@ -195,4 +196,113 @@ fn a_callback_reply_with_a_wrong_field_fails_its_run_naming_the_field() {
     let fine = recorded(&fits, &event);
     assert_eq!(fine[0].status, RunStatus::Blocked);
     assert!(fine[0].diagnostics.is_empty());
+}
+
+#[test]
+fn a_host_closure_is_labelled_host_in_replies_runs_and_fail_closed_blocks() {
+    let callbacks = Callbacks::new(settings(0));
+    callbacks.register("pre_tool_call", "guard", |_: &Event| Ok(None));
+    callbacks
+        .register_host("pre_tool_call", "guard", |_: &Event| {
+            Err(CallbackError::new("Boom", "no"))
+        })
+        .expect("a catalog event");
+    let runs = recorded(&callbacks, &tool_event(HookEvent::PreToolCall, "h"));
+    let labels: Vec<(&str, &str)> = runs
+        .iter()
+        .map(|run| (&*run.source, &*run.mechanism))
+        .collect();
+    assert_eq!(
+        labels,
+        [("plugin:guard", "plugins"), ("host:guard", "host")],
+        "{runs:?}"
+    );
+    assert_eq!(
+        runs[1].decision.as_ref().map(|d| d["message"].clone()),
+        Some(json!("pre_tool_call host callback guard raised Boom: no"))
+    );
+}
+
+#[test]
+fn a_host_closure_for_an_unknown_event_is_refused_naming_the_nearest() {
+    let callbacks = Callbacks::new(settings(0));
+    let refused = callbacks
+        .register_host("pre_tool_cal", "guard", |_: &Event| Ok(None))
+        .expect_err("a typo is refused");
+    assert_eq!(refused.nearest(), Some("pre_tool_call"));
+    assert_eq!(
+        refused.to_string(),
+        "unknown hook event 'pre_tool_cal' (did you mean 'pre_tool_call'?)"
+    );
+    assert!(!callbacks.has(&EventName::parse("pre_tool_cal")));
+    // Gateway events are an open set: accepted.
+    assert!(
+        callbacks
+            .register_host("command:deploy", "guard", |_: &Event| Ok(None))
+            .is_ok()
+    );
+}
+
+/// Reports every emit of `event` through a bus over `callbacks`.
+fn report(callbacks: &Arc<Callbacks>, event: &Event) -> hermes_hooks_core::Report {
+    let hooks = Hooks::builder().with(callbacks.clone()).build();
+    block_on(hooks.emit_with_report(event))
+}
+
+#[test]
+fn modified_by_names_every_modify_merged_into_the_arguments_and_none_after_a_block() {
+    let callbacks = Callbacks::new(settings(0));
+    for (owner, key) in [("first", "a"), ("second", "b")] {
+        callbacks.register("pre_tool_call", owner, move |_: &Event| {
+            Ok(Some(json!({"action": "modify", "args": {key: 1}})))
+        });
+    }
+    callbacks.register("pre_tool_call", "quiet", |_: &Event| Ok(None));
+    let event = tool_event(HookEvent::PreToolCall, "m");
+    let modified = report(&callbacks, &event);
+    let sources: Vec<&str> = modified
+        .modified_by()
+        .iter()
+        .map(|run| &*run.source)
+        .collect();
+    assert_eq!(sources, ["plugin:first", "plugin:second"]);
+    assert!(modified.blocked_by().is_none());
+
+    callbacks
+        .register_host("pre_tool_call", "guard", |_: &Event| {
+            Ok(Some(json!({"action": "block", "message": "no"})))
+        })
+        .expect("a catalog event");
+    let blocked = report(&callbacks, &event);
+    assert!(blocked.modified_by().is_empty(), "{blocked:?}");
+    let by = blocked.blocked_by().expect("blocked");
+    assert_eq!((&*by.source, &*by.mechanism), ("host:guard", "host"));
+    let source = blocked.outcome.tool_gate();
+    assert_eq!(
+        source.block_source().map(ToString::to_string).as_deref(),
+        Some(format!("host:guard (host, {} ms)", by.elapsed.as_millis()).as_str())
+    );
+}
+
+#[test]
+fn modified_by_names_the_transform_whose_text_won() {
+    let callbacks = Callbacks::new(settings(0));
+    callbacks.register("transform_tool_result", "silent", |_: &Event| Ok(None));
+    callbacks.register("transform_tool_result", "redactor", |_: &Event| {
+        Ok(Some(json!("[redacted]")))
+    });
+    callbacks.register("transform_tool_result", "late", |_: &Event| {
+        Ok(Some(json!("too late")))
+    });
+    let event = Event::from_json(
+        HookEvent::TransformToolResult,
+        json!({"tool_name": "terminal", "result": "secret"}),
+    );
+    let report = report(&callbacks, &event);
+    let sources: Vec<&str> = report
+        .modified_by()
+        .iter()
+        .map(|run| &*run.source)
+        .collect();
+    assert_eq!(sources, ["plugin:redactor"]);
 }

@@ -27,7 +27,8 @@ pub fn run(home: &Home, args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<
         writeln!(out, "{}", inventory.to_json())?;
         return Ok(());
     }
-    if inventory.shell_hooks.is_empty() && inventory.outbound.is_empty() {
+    let imported = imported_count(&inventory);
+    if inventory.shell_hooks.is_empty() && inventory.outbound.is_empty() && imported == 0 {
         writeln!(
             out,
             "No shell hooks or outbound webhooks configured in {}.",
@@ -37,7 +38,7 @@ pub fn run(home: &Home, args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<
         writeln!(out, "for the config schema and worked examples.")?;
         writeln!(out)?;
     } else {
-        list_shell(home, &inventory.shell_hooks, out)?;
+        list_shell(home, &inventory.shell_hooks, imported, out)?;
         list_outbound(&inventory.outbound, out)?;
     }
     list_plugins(&inventory.plugins, out)?;
@@ -53,12 +54,35 @@ pub fn run(home: &Home, args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<
     Ok(())
 }
 
-fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow::Result<()> {
+/// How many hooks `hooks_from:` imports (run or not), for the opening summary.
+pub fn imported_count(inventory: &Inventory) -> usize {
+    inventory.imported_hooks.len() + inventory.unsupported_hooks.len()
+}
+
+/// The imported hooks the opening line points to, when the home has any.
+pub fn imported_note(imported: usize) -> String {
+    if imported == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {} imported from other agents' settings (hooks_from:), listed below",
+            crate::fire::plural(imported, "hook", "hooks")
+        )
+    }
+}
+
+fn list_shell(
+    home: &Home,
+    rows: &[ShellHookRow],
+    imported: usize,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     if rows.is_empty() {
         writeln!(
             out,
-            "No shell hooks configured in {}.\n",
-            home.config_display()
+            "No shell hooks configured in {}{}.\n",
+            home.config_display(),
+            imported_note(imported)
         )?;
         return Ok(());
     }

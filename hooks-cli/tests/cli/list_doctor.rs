@@ -207,3 +207,32 @@ fn bad_arguments_exit_two() {
     let home = TempHome::new();
     assert_eq!(home.hooks(&["frobnicate"]).code(), Some(2));
 }
+
+#[test]
+fn the_opening_summary_counts_imported_hooks() {
+    let home = TempHome::new();
+    let settings = home.write(
+        "claude-settings.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    );
+    home.config(&format!(
+        "hooks_from:\n  - {{format: claude, path: \"{}\"}}\n",
+        settings.display()
+    ));
+    let list = home.hooks(&["list"]).ok();
+    assert!(
+        !list.contains("No shell hooks or outbound webhooks configured"),
+        "{list}"
+    );
+    assert!(
+        list.contains("; 1 hook imported from other agents' settings (hooks_from:), listed below."),
+        "{list}"
+    );
+    let doctor = home.hooks(&["doctor"]).stdout();
+    assert!(
+        doctor.contains(
+            "; 1 hook imported from other agents' settings (hooks_from:), checked below."
+        ) && !doctor.contains("nothing to check"),
+        "{doctor}"
+    );
+}

@@ -7,7 +7,8 @@ use crate::event::Event;
 use std::sync::Arc;
 
 use crate::merge::merge;
-use crate::outcome::Outcome;
+use crate::outcome::{CommandDecision, DispatchDecision, Outcome, ToolGate};
+use crate::replies::{CommandReply, DispatchReply, Reading};
 use crate::reply::Reply;
 use crate::runs::HookRun;
 
@@ -33,6 +34,67 @@ impl Report {
     /// The run whose reply decided a tool-call block, if the outcome is one.
     pub fn blocked_by(&self) -> Option<&HookRun> {
         blocking_run(&self.runs, self.block_source.as_deref()?)
+    }
+
+    /// The runs whose replies changed what the host goes on with, in the
+    /// order they ran: the `modify`s merged into a tool call's arguments
+    /// (when the call is not blocked), the replacement text of a transform
+    /// event (the one run whose string won), a gateway `rewrite`, the
+    /// fields of a `pre_transcription` override. Empty when nothing was
+    /// changed (a block: see [`Report::blocked_by`]).
+    pub fn modified_by(&self) -> Vec<&HookRun> {
+        let action_is = |run: &&HookRun, word: &str| {
+            run.decision
+                .as_ref()
+                .and_then(|decision| decision.get("action"))
+                .and_then(serde_json::Value::as_str)
+                == Some(word)
+        };
+        match &self.outcome {
+            Outcome::Tool(ToolGate::Modify { .. })
+            | Outcome::Tool(ToolGate::Approve { args: Some(_), .. }) => self
+                .runs
+                .iter()
+                .filter(|run| action_is(run, "modify"))
+                .collect(),
+            Outcome::Replace(text) => self
+                .runs
+                .iter()
+                .find(|run| run.decision.as_ref().and_then(serde_json::Value::as_str) == Some(text))
+                .into_iter()
+                .collect(),
+            // The first reply that decides is the rewrite that won.
+            Outcome::Dispatch(DispatchDecision::Rewrite { .. }) => self
+                .runs
+                .iter()
+                .find(|run| {
+                    run.decision.as_ref().is_some_and(|decision| {
+                        matches!(DispatchReply::from_wire(decision), Reading::Decides(_))
+                    })
+                })
+                .into_iter()
+                .collect(),
+            Outcome::Command(CommandDecision::Rewrite { .. }) => self
+                .runs
+                .iter()
+                .find(|run| {
+                    run.decision
+                        .as_ref()
+                        .is_some_and(|decision| CommandReply::from_wire(decision).is_some())
+                })
+                .into_iter()
+                .collect(),
+            Outcome::Transcription(_) => self
+                .runs
+                .iter()
+                .filter(|run| {
+                    run.decision
+                        .as_ref()
+                        .is_some_and(serde_json::Value::is_object)
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
     }
 }
 

@@ -210,14 +210,32 @@ pub fn suggest(name: &str) -> Option<&'static str> {
         .map(|(_, candidate)| candidate)
 }
 
-/// The error of parsing a name that is not in the catalog.
+/// The error of parsing a name that is not in the catalog. Its text names
+/// the nearest catalog event when one is close ([`suggest`]):
+/// `unknown hook event 'pre_tool_cal' (did you mean 'pre_tool_call'?)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownEvent(pub String);
+
+impl UnknownEvent {
+    /// The name that is not in the catalog.
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+
+    /// The closest catalog event name, when one is close enough to be a typo.
+    pub fn nearest(&self) -> Option<&'static str> {
+        suggest(&self.0)
+    }
+}
 
 // Written by hand (not with thiserror) so the contract build stays small.
 impl std::fmt::Display for UnknownEvent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "unknown hook event '{}'", self.0)
+        write!(f, "unknown hook event '{}'", self.0)?;
+        if let Some(nearest) = self.nearest() {
+            write!(f, " (did you mean '{nearest}'?)")?;
+        }
+        Ok(())
     }
 }
 

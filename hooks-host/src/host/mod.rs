@@ -21,6 +21,7 @@
 //! ```
 
 mod options;
+mod register;
 mod report;
 mod wiring;
 
@@ -34,7 +35,8 @@ use hermes_hooks_core::{ConfigError, Hooks};
 use hermes_hooks_outbound::{Outbound, SpoolLeft};
 use hermes_hooks_process::runtime::{Background, DROP_STOP_BOUND, Stopped};
 
-pub use options::{DEFAULT_FLUSH_BOUND, HostOptions, Mechanism};
+pub use options::{DEFAULT_FLUSH_BOUND, DEFAULT_SUPPRESSION_WINDOW, HostOptions, Mechanism};
+pub use register::CallbackFuture;
 pub use report::{FlushReport, MechanismStatus, ShutdownReport};
 #[cfg(feature = "shell")]
 pub use wiring::ShellOptions;
@@ -151,6 +153,7 @@ impl Host {
             PluginsOptions {
                 callback_timeout: options.callback_timeout,
                 load_plugins: options.loads(Mechanism::Plugins),
+                suppression_window: options.suppression_window,
             },
         )
         .take(&mut warnings, &mut mechanisms);
@@ -192,6 +195,9 @@ impl Host {
             builder = builder.with(gateway.take(&mut warnings, &mut mechanisms));
         }
         wiring::left_out(config, &mut warnings);
+        for observer in &options.run_observers {
+            builder = builder.observe_runs(observer.clone());
+        }
 
         #[cfg(feature = "otlp")]
         let otlp = match crate::otlp::OtlpRuns::from_env() {
@@ -235,8 +241,8 @@ impl Host {
         self.hooks.clone()
     }
 
-    /// The in-process callbacks, first in the bus: register the host's own
-    /// Rust closures here; they run after the native plugins' hooks.
+    /// The in-process callbacks, first in the bus: the plugins' hooks, then
+    /// the host's own closures ([`Host::register`]).
     pub fn callbacks(&self) -> &Arc<Callbacks> {
         &self.callbacks
     }
@@ -284,8 +290,20 @@ impl Host {
     /// Runs `future` to completion on the calling thread inside the host's
     /// runtime (its timers, IO and child processes work): how a program
     /// without tokio emits (`host.block_on(host.hooks().emit(&event))`) and
-    /// shuts down. Panics when called from inside an async runtime, as
-    /// tokio's `block_on` does: there, `.await` instead.
+    /// shuts down (`host.block_on(host.shutdown(bound))`). Panics when
+    /// called from inside an async runtime, as tokio's `block_on` does:
+    /// there, `.await` instead.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use hermes_hooks::{Host, HostOptions};
+    ///
+    /// let host = Host::load_blocking(HostOptions::new())?;
+    /// // ... host.block_on(host.hooks().emit(&event)) at each lifecycle point ...
+    /// let report = host.block_on(host.shutdown(Duration::from_secs(5)));
+    /// eprintln!("{} webhook deliveries abandoned", report.abandoned);
+    /// # Ok::<(), hermes_hooks::HostError>(())
+    /// ```
     pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
         self.runtime.handle().block_on(future)
     }
@@ -342,7 +360,7 @@ impl Host {
     }
 
     /// [`Host::shutdown`] bounded by [`HostOptions::flush_bound`].
-    pub async fn close(self) -> ShutdownReport {
+    pub async fn close(&self) -> ShutdownReport {
         let bound = self.flush_bound;
         self.shutdown(bound).await
     }
@@ -353,8 +371,10 @@ impl Host {
     /// killed with its tree (given what is left of `timeout`, at least
     /// [`MIN_RUNTIME_STOP`]). Reports what was delivered, what was
     /// abandoned, and whether the stop hit its bound. Call it from outside
-    /// the host's runtime (a task of it is dropped by the stop).
-    pub async fn shutdown(self, timeout: Duration) -> ShutdownReport {
+    /// the host's runtime (a task of it is dropped by the stop), e.g. with
+    /// [`Host::block_on`]. After it the host emits nothing more: its
+    /// runtime is stopped (a second call finds nothing left to do).
+    pub async fn shutdown(&self, timeout: Duration) -> ShutdownReport {
         // `Duration::MAX` means no bound: a deadline a year away, not an overflow.
         let now = Instant::now();
         let deadline = now

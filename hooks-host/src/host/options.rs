@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hermes_hooks_callbacks::SUPPRESSION_WINDOW;
+use hermes_hooks_core::RunObserver;
 use hermes_hooks_process::runtime::Background;
 
 use crate::consent::{AcceptAll, ConsentPolicy, DenyAll};
@@ -65,9 +67,19 @@ pub struct HostOptions {
     /// Overrides the plugin callback timeout of config.yaml
     /// (`hook_callback_timeout`); `Some(None)`: unbounded.
     pub callback_timeout: Option<Option<Duration>>,
+    /// How long a callback (a plugin's or the host's own closure) is not
+    /// run after one of its calls timed out; default
+    /// [`DEFAULT_SUPPRESSION_WINDOW`] (60 s, as Hermes). A skipped call of a
+    /// fail-closed event (`pre_tool_call`) is blocked, and its message says
+    /// it was not run and why. `Duration::ZERO`: every call runs again
+    /// (at most three timed-out calls of one callback run at once).
+    pub suppression_window: Duration,
     /// How long [`super::Host::close`] waits for queued webhook deliveries
     /// and observer queues; default [`DEFAULT_FLUSH_BOUND`].
     pub flush_bound: Duration,
+    /// Observers of every hook run of every mechanism (see
+    /// [`HostOptions::on_run`]).
+    pub run_observers: Vec<Arc<dyn RunObserver>>,
     /// The runtime the mechanisms run on; `None` (the default): the host
     /// starts one of its own ([`Background::start`]) and stops it at
     /// shutdown. One given here is shared, never stopped by the host.
@@ -83,6 +95,10 @@ pub struct HostOptions {
 /// The default [`HostOptions::flush_bound`]: five seconds, as the `hooks` command waits at exit.
 pub const DEFAULT_FLUSH_BOUND: Duration = Duration::from_secs(5);
 
+/// The default [`HostOptions::suppression_window`]: 60 seconds, Hermes's
+/// `_HOOK_TIMEOUT_SUPPRESSION_SECONDS`.
+pub const DEFAULT_SUPPRESSION_WINDOW: Duration = SUPPRESSION_WINDOW;
+
 impl Default for HostOptions {
     fn default() -> HostOptions {
         HostOptions {
@@ -91,7 +107,9 @@ impl Default for HostOptions {
             consent: Arc::new(DenyAll),
             skip: Vec::new(),
             callback_timeout: None,
+            suppression_window: DEFAULT_SUPPRESSION_WINDOW,
             flush_bound: DEFAULT_FLUSH_BOUND,
+            run_observers: Vec::new(),
             runtime: None,
             #[cfg(feature = "shell")]
             sandbox: Default::default(),
@@ -107,7 +125,9 @@ impl fmt::Debug for HostOptions {
             .field("consent", &self.consent)
             .field("skip", &self.skip)
             .field("callback_timeout", &self.callback_timeout)
+            .field("suppression_window", &self.suppression_window)
             .field("flush_bound", &self.flush_bound)
+            .field("run_observers", &self.run_observers.len())
             .field("runtime", &self.runtime)
             .finish_non_exhaustive()
     }
@@ -177,6 +197,39 @@ impl HostOptions {
     #[must_use]
     pub fn callback_timeout(mut self, timeout: Option<Duration>) -> HostOptions {
         self.callback_timeout = Some(timeout);
+        self
+    }
+
+    /// Skips a callback for `window` after one of its calls timed out
+    /// (default [`DEFAULT_SUPPRESSION_WINDOW`]; see
+    /// [`HostOptions::suppression_window`](struct.HostOptions.html#structfield.suppression_window)).
+    #[must_use]
+    pub fn suppression_window(mut self, window: Duration) -> HostOptions {
+        self.suppression_window = window;
+        self
+    }
+
+    /// Calls `observer` after every event that touched a hook, with one
+    /// [`HookRun`](hermes_hooks_core::HookRun) per hook of every mechanism
+    /// (plugins, the host's closures, shell and imported hooks, webhooks,
+    /// gateway hooks), in the order they ran: who decided, how long it took,
+    /// what it answered. With an observer every emit records runs (a few
+    /// allocations per hook); without one, nothing is recorded. A closure
+    /// `Fn(&[HookRun])` is an observer.
+    ///
+    /// ```
+    /// use hermes_hooks::{HookRun, HostOptions};
+    ///
+    /// let options = HostOptions::new().on_run(|runs: &[HookRun]| {
+    ///     for run in runs {
+    ///         eprintln!("{}", run.summary());
+    ///     }
+    /// });
+    /// # drop(options);
+    /// ```
+    #[must_use]
+    pub fn on_run(mut self, observer: impl RunObserver + 'static) -> HostOptions {
+        self.run_observers.push(Arc::new(observer));
         self
     }
 

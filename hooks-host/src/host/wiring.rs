@@ -68,13 +68,26 @@ pub struct Plugins {
 }
 
 /// How [`Plugins`] load.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct PluginsOptions {
     /// Overrides `hook_callback_timeout`; `Some(None)`: unbounded.
     pub callback_timeout: Option<Option<std::time::Duration>>,
     /// `false`: no plugin is loaded (the host's closures still register).
     pub load_plugins: bool,
+    /// How long a callback is skipped after one of its calls timed out.
+    pub suppression_window: std::time::Duration,
+}
+
+impl Default for PluginsOptions {
+    /// No timeout override, no plugin loaded, Hermes's 60 s suppression window.
+    fn default() -> Self {
+        PluginsOptions {
+            callback_timeout: None,
+            load_plugins: false,
+            suppression_window: super::DEFAULT_SUPPRESSION_WINDOW,
+        }
+    }
 }
 
 impl Load for Plugins {
@@ -92,7 +105,9 @@ impl Load for Plugins {
             .iter()
             .map(|w| Warning::from_config("plugins", w))
             .collect();
-        let callbacks = Callbacks::new(settings);
+        let callbacks = Callbacks::builder(settings)
+            .suppression_window(options.suppression_window)
+            .build();
         let sections = Arc::new(PromptSections::new());
         let (loaded, failed) = if options.load_plugins {
             register_plugins(config, &callbacks, &sections, &mut warnings)

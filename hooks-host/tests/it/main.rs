@@ -2,6 +2,7 @@
 
 mod consent;
 mod options;
+mod report;
 mod runtime;
 mod sandbox;
 

@@ -76,6 +76,9 @@
 //! other languages: the version check first, a table that grows by size,
 //! JSON bytes in and out.
 
+// docs.rs (`--cfg docsrs`, nightly) marks each item with the features it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod abi;
 mod context;
 pub mod events;

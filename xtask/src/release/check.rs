@@ -9,7 +9,7 @@ use anyhow::{Result, bail};
 use serde_json::Value;
 
 use super::workspace::{self, MECHANISMS, Package, WIRING, cargo};
-use super::{features, registry, semver};
+use super::{features, registry, semver, unpacked};
 use crate::codegen;
 
 /// The license files every package carries, identical to the root's.
@@ -61,7 +61,10 @@ pub fn run(root: &Path) -> Result<()> {
     // Set by a step that could not ask the registry: it found no problem,
     // but it did not check either, and must not say "ok".
     let unchecked = std::cell::Cell::new(false);
-    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 13] = [
+    let target_dir = metadata["target_directory"]
+        .as_str()
+        .map_or_else(|| root.join("target"), std::path::PathBuf::from);
+    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 14] = [
         ("repository and homepage are real URLs", &|| {
             registry::placeholder_urls(&members)
         }),
@@ -100,6 +103,10 @@ pub fn run(root: &Path) -> Result<()> {
         ("every publishable crate packages offline", &|| {
             package(root, &members)
         }),
+        (
+            "every packaged crate's tests build from the packages alone",
+            &|| unpacked::check(root, &target_dir, &members),
+        ),
         (
             "the public API is semver-compatible with the last release",
             &|| match semver::check(root, &members, &registry_url, &semver_tool) {
@@ -417,7 +424,7 @@ pub fn package(root: &Path, members: &[Package]) -> Vec<Problem> {
 
 /// Problems from a cargo run: none on success; else one naming the crate cargo
 /// last mentioned after `marker` (e.g. "could not document `hooks-x`").
-fn failures(
+pub(super) fn failures(
     what: &str,
     output: std::io::Result<std::process::Output>,
     marker: &str,

@@ -287,3 +287,52 @@ fn release_binaries_are_stripped_and_dist_ships_licenses_and_readme() {
         assert!(project_root().join(file).is_file(), "{file}");
     }
 }
+
+#[test]
+fn the_unpacked_crates_form_one_workspace_patched_to_each_other() {
+    use super::unpacked;
+    let manifest = unpacked::scratch_manifest(&[
+        (
+            "hermes-hooks-test-support".into(),
+            "hermes-hooks-test-support-0.1.0".into(),
+        ),
+        ("hermes-hooks-core".into(), "hermes-hooks-core-0.1.0".into()),
+    ]);
+    assert!(
+        manifest.contains(
+            "members = [\n    \"hermes-hooks-test-support-0.1.0\",\n    \"hermes-hooks-core-0.1.0\",\n]"
+        ),
+        "{manifest}"
+    );
+    assert!(
+        manifest.contains(
+            "[patch.crates-io]\nhermes-hooks-test-support = { path = \"hermes-hooks-test-support-0.1.0\" }\nhermes-hooks-core = { path = \"hermes-hooks-core-0.1.0\" }\n"
+        ),
+        "{manifest}"
+    );
+    assert_eq!(
+        unpacked::crate_file(std::path::Path::new("/t"), "x-0.1.0"),
+        std::path::Path::new("/t/package/x-0.1.0.crate")
+    );
+}
+
+#[test]
+fn every_published_crates_dev_dependency_on_a_workspace_crate_is_published_too() {
+    // A path-only (unpublished) dev-dependency is dropped by packaging, so
+    // the packaged crate's tests that use it do not compile (issue 29).
+    let members = members(&project_root());
+    let mut unpublished = Vec::new();
+    for package in members.iter().filter(|p| p.publish) {
+        for dep in package
+            .deps
+            .iter()
+            .filter(|d| d.kind.as_deref() == Some("dev"))
+        {
+            let target = members.iter().find(|m| m.name == dep.name);
+            if target.is_some_and(|target| !target.publish) {
+                unpublished.push(format!("{} -> {}", package.name, dep.name));
+            }
+        }
+    }
+    assert!(unpublished.is_empty(), "{unpublished:?}");
+}

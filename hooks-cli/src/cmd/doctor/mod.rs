@@ -70,7 +70,8 @@ pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow:
     let probe = Probe::Trial(Trials::current_exe(args.timeout)?);
     let inventory = tokio::task::block_in_place(|| Inventory::scan(home, &probe));
     let mut report = Report::default();
-    shell::check(home, &inventory.shell_hooks, &mut report).await;
+    let imported = crate::cmd::list::imported_count(&inventory);
+    shell::check(home, &inventory.shell_hooks, imported, &mut report).await;
     imported::check(&inventory, &mut report).await;
     check_outbound(&inventory, &mut report);
     durable::check(home, &inventory, &mut report).await;

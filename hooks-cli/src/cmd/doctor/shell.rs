@@ -16,10 +16,16 @@ use crate::setup::Home;
 const INDENT: &str = "      ";
 
 /// Checks every configured shell hook.
-pub async fn check(home: &Home, rows: &[ShellHookRow], report: &mut Report) {
+/// `imported`: how many hooks `hooks_from:` imports (checked after these).
+pub async fn check(home: &Home, rows: &[ShellHookRow], imported: usize, report: &mut Report) {
     if rows.is_empty() {
+        let rest = if imported == 0 {
+            " — nothing to check".to_owned()
+        } else {
+            crate::cmd::list::imported_note(imported).replace("listed below", "checked below")
+        };
         report.line(format!(
-            "No shell hooks configured in {} — nothing to check.\n",
+            "No shell hooks configured in {}{rest}.\n",
             home.config_display()
         ));
         return;

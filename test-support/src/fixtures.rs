@@ -19,7 +19,8 @@ pub const EXAMPLE_PLUGINS: [&str; 6] = [
     "plugin-other-abi",
 ];
 
-/// The workspace root (the parent of the `tests` package).
+/// The workspace root (the parent of this package's folder): in the
+/// workspace only, where the example plugins are.
 pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()

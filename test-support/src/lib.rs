@@ -1,6 +1,17 @@
-//! Cross-crate integration tests live in `it/`. This library holds the test
-//! helpers every crate's tests share: each crate names it as the
-//! dev-dependency `test-support` (it is never published).
+//! # hermes-hooks-test-support
+//!
+//! The test helpers the `hermes-hooks` crates' own tests share: a test whose
+//! tool (python3, nats-server) is missing skips on a developer's machine and
+//! fails in CI. Published (as a dev-dependency only) so that every crate's
+//! packaged tests build from what its `.crate` and crates.io carry. The
+//! example-plugin fixtures (`example_plugins`) build the workspace's
+//! `hooks-plugin/examples` and so serve tests run in the workspace.
+//!
+//! ```
+//! if test_support::python_available() {
+//!     // ... a test that runs python3 ...
+//! }
+//! ```
 
 /// For a test whose tool or server is missing: on a developer's machine it
 /// prints `SKIPPED reason` and returns, so the test can skip; in CI (`CI` or
