@@ -2,6 +2,7 @@
 
 mod changed_script;
 mod config_scopes;
+mod conformance;
 mod consent;
 mod deliveries;
 mod dialect_exec;

@@ -291,11 +291,7 @@ fn the_managed_dir_is_injectable_and_never_falls_back() {
 /// The same homes through hermes-agent's own `load_config`, when installed.
 #[test]
 fn load_config_agrees_with_hermes_agent() {
-    let Some(python) = std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .map(PathBuf::from)
-        .filter(|python| python.exists())
-    else {
-        eprintln!("skipped: HERMES_REFERENCE_PYTHON names no reference Python");
+    let Some(python) = test_support::reference::python() else {
         return;
     };
     let cases: &[(Option<&str>, Option<&str>)] = &[

@@ -260,11 +260,7 @@ fn aliases_are_shared_not_copied_while_reading() {
 /// The same documents through the reference's PyYAML, when it is installed.
 #[test]
 fn agrees_with_pyyaml_when_present() {
-    let Some(python) = std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .map(std::path::PathBuf::from)
-        .filter(|python| python.exists())
-    else {
-        eprintln!("skipped: HERMES_REFERENCE_PYTHON names no reference Python");
+    let Some(python) = test_support::reference::python() else {
         return;
     };
     let mut cases: Vec<String> = BOOLEANS

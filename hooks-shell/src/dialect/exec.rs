@@ -28,6 +28,12 @@ pub fn command_of(hook: &ImportedHook, direct: bool) -> Option<Command> {
     let Handler::Command { command, args } = &hook.handler else {
         return None;
     };
+    if let Some(data) = hook.plugin_data() {
+        // Claude Code creates the folder on first use; a hook may write to it at once.
+        if let Err(error) = std::fs::create_dir_all(&data) {
+            tracing::warn!("cannot create {}: {error}", data.display());
+        }
+    }
     let vars = hook.environment();
     let simple = (direct && args.is_none())
         .then(|| direct_command(&hook.substitute(command), &vars))
