@@ -320,7 +320,7 @@ pub async fn run_imported_recorded(
 ) -> (RunResult, Vec<Value>, HookRun) {
     let input = stdin_document(hook, event);
     let result = match hook.handler {
-        Handler::Command { .. } => run_command(hook, &input).await,
+        Handler::Command { .. } => run_command(hook, event, &input).await,
         Handler::Http { .. } => run_http(hook, &input).await,
     };
     let contribution = match hook.event().or(event.hook()) {
@@ -343,7 +343,7 @@ async fn run_and_read(
 ) -> (Contribution, RunResult) {
     let input = stdin_document(hook, event);
     let result = match hook.handler {
-        Handler::Command { .. } => run_command(hook, &input).await,
+        Handler::Command { .. } => run_command(hook, event, &input).await,
         Handler::Http { .. } => run_http(hook, &input).await,
     };
     let contribution = interpret(hook, hook_event, &result);

@@ -23,6 +23,7 @@ pub mod record;
 pub mod reply;
 pub mod stdin;
 mod stop;
+pub mod transcript;
 mod withheld;
 
 use std::path::PathBuf;

@@ -107,7 +107,7 @@ fn claude_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     put("session_id", session_id(event).into());
     put(
         "transcript_path",
-        text(event, "transcript_path").unwrap_or("").into(),
+        super::transcript::transcript_path(hook, event).into(),
     );
     put("cwd", cwd(hook, event).into());
     put(
@@ -352,9 +352,10 @@ fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     put("cursor_version", super::CURSOR_VERSION.into());
     put("workspace_roots", json!([hook.project.to_string_lossy()]));
     put("user_email", Value::Null);
+    let transcript = super::transcript::transcript_path(hook, event);
     put(
         "transcript_path",
-        event.get("transcript_path").cloned().unwrap_or(Value::Null),
+        if transcript.is_empty() { Value::Null } else { transcript.into() },
     );
     let input = tool_input(event, &cwd(hook, event));
     let input_text = |key: &str| {

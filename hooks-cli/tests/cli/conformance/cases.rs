@@ -53,7 +53,8 @@ impl Case {
             .event
             .parse::<HookEvent>()
             .is_ok_and(|event| event.meta().run == RunPolicy::Queued);
-        if !queued && ours.results != theirs.results {
+        // A documented difference changes the outcome, and may add the reply that made it.
+        if !queued && self.by_design.is_none() && ours.results != theirs.results {
             problems.push(format!(
                 "  results: ours {} / reference {}",
                 ours.results, theirs.results
@@ -127,11 +128,16 @@ pub fn all_cases() -> Vec<Case> {
     let mut cases: Vec<Case> = documented_events()
         .into_iter()
         .map(|event| {
-            case(
+            let generic = case(
                 event,
                 payload_for(event),
                 json!(["__raise__", {"context": "seen"}, "text"]),
-            )
+            );
+            if event == "pre_tool_call" {
+                generic.by_design(RAISING_GUARD, raised_block(0))
+            } else {
+                generic
+            }
         })
         .collect();
     cases.extend(tool_gate_cases());
@@ -142,6 +148,16 @@ pub fn all_cases() -> Vec<Case> {
         debug_assert!(rule.is_ok_and(|rule| rule != MergeRule::CommandDecision));
     }
     cases
+}
+
+/// The decision file of a `pre_tool_call` callback that raises.
+const RAISING_GUARD: &str = "a-raising-pre-tool-call-callback-blocks.md";
+
+/// The block a raising `pre_tool_call` callback `index` of the plugin gives.
+fn raised_block(index: usize) -> Value {
+    json!({"action": "block", "message": format!(
+        "pre_tool_call plugin callback conformance raised RuntimeError: conformance callback {index} raised"
+    )})
 }
 
 fn tool_gate_cases() -> Vec<Case> {
@@ -160,7 +176,9 @@ fn tool_gate_cases() -> Vec<Case> {
                     {"action": "block", "message": "after modify"}])),
         tool(json!([{"action": "modify", "args": {"command": "ls"}},
                     {"action": "approve", "message": "check"}])),
-        tool(json!(["__raise__", "block", {"action": "block", "message": "third"}])),
+        tool(json!(["__raise__", "block", {"action": "block", "message": "third"}]))
+            .by_design(RAISING_GUARD, raised_block(0)),
+        tool(json!([{"action": "block", "message": "first"}, {"action": "approve"}])),
         tool(json!([{"action": "BLOCK", "message": "case"}, {"action": "deny", "message": "x"}])),
         tool(json!([{"action": "block", "message": 5}, {"decision": "block", "reason": "claude"}])),
         tool(json!([{"action": "approve", "message": "first"},
