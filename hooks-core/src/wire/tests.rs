@@ -63,11 +63,11 @@ fn tool_event_lifts_tool_fields_and_keeps_the_rest_in_extra() {
 fn the_profile_is_not_written_as_in_the_reference() {
     // hermes-agent 0.20.1's stdin document and webhook body have no `profile`.
     let mut context = context();
-    context.profile = "work".into();
+    context.profile = "profile-of-the-host".into();
     let event = Event::from_json("pre_llm_call", json!({"user_message": "hi"}));
     let document = hook_document(&event, &context);
     assert!(!document.contains_key("profile"), "{document:?}");
-    assert!(!String::from_utf8_lossy(&borrowed_bytes(&event, &context)).contains("work"));
+    assert!(!String::from_utf8_lossy(&borrowed_bytes(&event, &context)).contains("profile-of-the-host"));
 }
 
 #[test]
