@@ -302,7 +302,10 @@ mod tests {
             .cloned()
             .unwrap_or_default();
         let event = host_event(HookEvent::PostToolCall.into(), post);
-        assert_eq!(hook_document(&event, &WireContext::current())["tool_input"], Value::Null);
+        assert_eq!(
+            hook_document(&event, &WireContext::current())["tool_input"],
+            Value::Null
+        );
     }
 
     #[test]

@@ -238,7 +238,10 @@ mod tests {
     fn backtracking_patterns_keep_the_full_match_anchoring() {
         let m = matcher("(?=term)term");
         assert!(m.matches(Some("term")));
-        assert!(!m.matches(Some("terminal")), "fullmatch, as Python's re.fullmatch");
+        assert!(
+            !m.matches(Some("terminal")),
+            "fullmatch, as Python's re.fullmatch"
+        );
         assert!(!m.matches(Some("xterm")));
         assert!(!matcher("(?!x)a|b").matches(Some("ab")));
     }
@@ -253,9 +256,17 @@ mod tests {
 
     #[test]
     fn only_a_pattern_neither_engine_accepts_is_uncompilable() {
-        assert!(ToolMatcher::build(Some("foo[bar")).matcher.is_uncompilable());
+        assert!(
+            ToolMatcher::build(Some("foo[bar"))
+                .matcher
+                .is_uncompilable()
+        );
         assert!(ToolMatcher::build(Some("(?<!a")).matcher.is_uncompilable());
-        assert!(!ToolMatcher::build(Some("(?<!a)b")).matcher.is_uncompilable());
+        assert!(
+            !ToolMatcher::build(Some("(?<!a)b"))
+                .matcher
+                .is_uncompilable()
+        );
         assert!(!ToolMatcher::build(None).matcher.is_uncompilable());
     }
 }

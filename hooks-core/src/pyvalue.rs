@@ -208,8 +208,14 @@ mod tests {
         let cases = [
             (json!("x"), "x"),
             (json!(["x"]), "['x']"),
-            (json!([1, 2.5, true, null, "it's"]), "[1, 2.5, True, None, \"it's\"]"),
-            (json!({"k": [1.0], "n": {"a": false}}), "{'k': [1.0], 'n': {'a': False}}"),
+            (
+                json!([1, 2.5, true, null, "it's"]),
+                "[1, 2.5, True, None, \"it's\"]",
+            ),
+            (
+                json!({"k": [1.0], "n": {"a": false}}),
+                "{'k': [1.0], 'n': {'a': False}}",
+            ),
             (json!(1e300), "1e+300"),
             (json!(1.5e-7), "1.5e-07"),
             (json!(0.0001), "0.0001"),

@@ -67,7 +67,9 @@ fn the_profile_is_not_written_as_in_the_reference() {
     let event = Event::from_json("pre_llm_call", json!({"user_message": "hi"}));
     let document = hook_document(&event, &context);
     assert!(!document.contains_key("profile"), "{document:?}");
-    assert!(!String::from_utf8_lossy(&borrowed_bytes(&event, &context)).contains("profile-of-the-host"));
+    assert!(
+        !String::from_utf8_lossy(&borrowed_bytes(&event, &context)).contains("profile-of-the-host")
+    );
 }
 
 #[test]

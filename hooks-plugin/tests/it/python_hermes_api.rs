@@ -115,8 +115,10 @@ def register(ctx):
     );
     assert_eq!(
         replies,
-        [json!({"context": "['Fence.on_pre_tool_call', 'rewrite'] | True | False | \
-                             ['started s1 hermes.observer.v1']"})]
+        [
+            json!({"context": "['Fence.on_pre_tool_call', 'rewrite'] | True | False | \
+                             ['started s1 hermes.observer.v1']"})
+        ]
     );
     // The fence sees the second plugin's hook, as it would in Hermes, and refuses.
     let read = json!({"tool_name": "read_file", "args": {"path": "README.md"}});
@@ -161,7 +163,11 @@ def register(ctx):
         Some(30.0),
     );
     assert_eq!(
-        fire(&loaded.callbacks, "pre_llm_call", json!({"user_message": "x"})),
+        fire(
+            &loaded.callbacks,
+            "pre_llm_call",
+            json!({"user_message": "x"})
+        ),
         [json!({"context": "0"})]
     );
 }

@@ -81,7 +81,13 @@ pub fn env_file(hook: &ImportedHook, event: &Event) -> Option<std::path::PathBuf
         .and_then(serde_json::Value::as_str)
         .unwrap_or("")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let session = if session.is_empty() || session.starts_with('.') {
         format!("session{session}")

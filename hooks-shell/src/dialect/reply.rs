@@ -284,7 +284,9 @@ fn apply_cursor(event: HookEvent, object: &Map<String, Value>, out: &mut Contrib
                     ))
                 }
                 Some("ask") => {
-                    out.gate = Some(Gate::Ask(first_text(object, USER_MESSAGE).map(str::to_owned)))
+                    out.gate = Some(Gate::Ask(
+                        first_text(object, USER_MESSAGE).map(str::to_owned),
+                    ))
                 }
                 _ => {}
             }

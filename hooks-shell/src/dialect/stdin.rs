@@ -94,7 +94,9 @@ fn file_content(path: &str) -> String {
     };
     let mut bytes = Vec::new();
     match file.take(MAX_CONTENT_BYTES + 1).read_to_end(&mut bytes) {
-        Ok(read) if read as u64 <= MAX_CONTENT_BYTES => String::from_utf8_lossy(&bytes).into_owned(),
+        Ok(read) if read as u64 <= MAX_CONTENT_BYTES => {
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
         _ => String::new(),
     }
 }
@@ -355,7 +357,11 @@ fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     let transcript = super::transcript::transcript_path(hook, event);
     put(
         "transcript_path",
-        if transcript.is_empty() { Value::Null } else { transcript.into() },
+        if transcript.is_empty() {
+            Value::Null
+        } else {
+            transcript.into()
+        },
     );
     let input = tool_input(event, &cwd(hook, event));
     let input_text = |key: &str| {

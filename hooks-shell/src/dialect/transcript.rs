@@ -45,7 +45,13 @@ pub fn transcript_path(hook: &ImportedHook, event: &Event) -> String {
 fn file_for(hook: &ImportedHook, session: &str) -> PathBuf {
     let mut name: String = session
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if name.is_empty() || name.starts_with('.') {
         name.insert_str(0, "session");
@@ -87,7 +93,12 @@ fn line_of(message: &Value) -> Option<Value> {
         "user" => Some(json!({"type": "user", "message": {"role": "user", "content": content}})),
         "assistant" => {
             let mut blocks = text_blocks(&content);
-            for call in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+            for call in message
+                .get("tool_calls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 let function = call.get("function").unwrap_or(&Value::Null);
                 let input = function
                     .get("arguments")
@@ -100,9 +111,11 @@ fn line_of(message: &Value) -> Option<Value> {
             Some(json!({"type": "assistant",
                         "message": {"role": "assistant", "content": blocks}}))
         }
-        "tool" => Some(json!({"type": "user", "message": {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": message.get("tool_call_id"), "content": content}
-        ]}})),
+        "tool" => Some(
+            json!({"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": message.get("tool_call_id"), "content": content}
+            ]}}),
+        ),
         _ => None,
     }
 }

@@ -217,11 +217,17 @@ fn directive_cases() -> Vec<Case> {
         verify(json!([{"action": "continue", "message": "  "},
                       {"action": " CONTINUE ", "message": "second"}])),
         verify(json!([{"action": "stop", "message": "x"}, {"action": "continue"}])),
-        verify(json!([{"action": "continue", "message": 3}, {"decision": "block", "message": "m"}])),
-        classify(json!([{"reason": "rate_limit", "retryable": 1, "message": "  m  "},
-                        {"reason": "billing"}])),
-        classify(json!([{"reason": "nope"}, {"reason": " AUTH ", "error_context": {"a": 1},
-                                             "should_fallback": ""}])),
+        verify(
+            json!([{"action": "continue", "message": 3}, {"decision": "block", "message": "m"}]),
+        ),
+        classify(
+            json!([{"reason": "rate_limit", "retryable": 1, "message": "  m  "},
+                        {"reason": "billing"}]),
+        ),
+        classify(
+            json!([{"reason": "nope"}, {"reason": " AUTH ", "error_context": {"a": 1},
+                                             "should_fallback": ""}]),
+        ),
         classify(json!([{"reason": 5}, {"message": "no reason"}])),
         dispatch(json!([{"action": "skip", "reason": "spam"}])),
         dispatch(json!([{"action": "skip"}])),
@@ -258,6 +264,8 @@ fn transform_cases() -> Vec<Case> {
         {"model": "m1", "prompt": "p1"},
         {"model": "m2", "file_path": "/x", "language": 3}
     ])));
-    cases.push(transcription(json!([{"prompt": ""}, {"language": "fr", "extra": "x"}])));
+    cases.push(transcription(
+        json!([{"prompt": ""}, {"language": "fr", "extra": "x"}]),
+    ));
     cases
 }

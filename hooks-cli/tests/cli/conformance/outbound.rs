@@ -59,9 +59,8 @@ fn receiver() -> (String, Arc<Mutex<Vec<Request>>>) {
                     break Some(request);
                 }
             };
-            let _ = stream.write_all(
-                b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            );
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
             if let Some(request) = request {
                 sink.lock().expect("lock").push(request);
             }
@@ -141,11 +140,14 @@ fn differences(ours: &Request, theirs: &Request) -> Vec<String> {
         let mine = ours_body.get(key).unwrap_or(&Value::Null);
         match key.as_str() {
             "delivery_id" => {
-                for (who, request, body) in
-                    [("ours", ours, &ours_body), ("reference", theirs, &theirs_body)]
-                {
+                for (who, request, body) in [
+                    ("ours", ours, &ours_body),
+                    ("reference", theirs, &theirs_body),
+                ] {
                     let id = body[key].as_str().unwrap_or_default();
-                    if !is_hex(id, 32) || request.headers.get("x-hermes-delivery").map(String::as_str) != Some(id) {
+                    if !is_hex(id, 32)
+                        || request.headers.get("x-hermes-delivery").map(String::as_str) != Some(id)
+                    {
                         found.push(format!("{who}: delivery_id {id:?} is not 32 hex digits equal to X-Hermes-Delivery"));
                     }
                 }
@@ -158,18 +160,26 @@ fn differences(ours: &Request, theirs: &Request) -> Vec<String> {
                     }
                 }
             }
-            _ if mine != value => found.push(format!("body.{key}: ours {mine} / reference {value}")),
+            _ if mine != value => {
+                found.push(format!("body.{key}: ours {mine} / reference {value}"))
+            }
             _ => {}
         }
     }
     for (who, request) in [("ours", ours), ("reference", theirs)] {
-        let signature = request.headers.get("x-hermes-signature-256").cloned().unwrap_or_default();
+        let signature = request
+            .headers
+            .get("x-hermes-signature-256")
+            .cloned()
+            .unwrap_or_default();
         if let Err(error) = hermes_hooks_outbound::verify::verify_hermes_signature(
             SECRET.as_bytes(),
             &signature,
             &request.body,
         ) {
-            found.push(format!("{who}: X-Hermes-Signature-256 does not verify: {error}"));
+            found.push(format!(
+                "{who}: X-Hermes-Signature-256 does not verify: {error}"
+            ));
         }
     }
     for header in ["content-type", "user-agent", "x-hermes-event"] {
@@ -182,7 +192,12 @@ fn differences(ours: &Request, theirs: &Request) -> Vec<String> {
         }
     }
     let hermes_headers = |request: &Request| {
-        request.headers.keys().filter(|name| name.starts_with("x-hermes-")).cloned().collect::<Vec<_>>()
+        request
+            .headers
+            .keys()
+            .filter(|name| name.starts_with("x-hermes-"))
+            .cloned()
+            .collect::<Vec<_>>()
     };
     if hermes_headers(ours) != hermes_headers(theirs) {
         found.push(format!(
@@ -199,12 +214,21 @@ fn a_webhook_body_and_its_headers_are_the_references_field_by_field() {
     let (url, seen) = receiver();
     let cwd = tempfile::tempdir().expect("cwd");
     let payloads = [
-        ("pre_tool_call", json!({"tool_name": "terminal", "args": {"command": "ls"},
-                                 "task_id": "t1", "session_id": "s1", "tool_call_id": "c1"})),
-        ("pre_tool_call", json!({"tool_name": "terminal", "args": ["not", "a", "dict"],
-                                 "session_id": "", "parent_session_id": "p1"})),
-        ("on_session_end", json!({"session_id": "s1", "completed": true, "reason": "exit",
-                                  "nested": {"k": [1, 2.5, null]}, "text": "é\u{2028}"})),
+        (
+            "pre_tool_call",
+            json!({"tool_name": "terminal", "args": {"command": "ls"},
+                                 "task_id": "t1", "session_id": "s1", "tool_call_id": "c1"}),
+        ),
+        (
+            "pre_tool_call",
+            json!({"tool_name": "terminal", "args": ["not", "a", "dict"],
+                                 "session_id": "", "parent_session_id": "p1"}),
+        ),
+        (
+            "on_session_end",
+            json!({"session_id": "s1", "completed": true, "reason": "exit",
+                                  "nested": {"k": [1, 2.5, null]}, "text": "é\u{2028}"}),
+        ),
     ];
     let mut ours = Vec::new();
     for (event, payload) in &payloads {

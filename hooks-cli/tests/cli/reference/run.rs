@@ -17,8 +17,7 @@ use crate::support::TempHome;
 /// hermes-agent 0.20.1 and sets both). Without it the table is checked alone
 /// on a developer's machine; in CI that fails ([`test_support::reference::cli`]).
 pub fn reference_bin() -> Result<PathBuf, PathBuf> {
-    test_support::reference::cli()
-        .ok_or_else(|| PathBuf::from("(HERMES_REFERENCE_BIN is not set)"))
+    test_support::reference::cli().ok_or_else(|| PathBuf::from("(HERMES_REFERENCE_BIN is not set)"))
 }
 
 /// The most cases one home holds: both CLIs run a home's hooks one after

@@ -69,7 +69,11 @@ async fn camel_case_messages_are_kept() {
     );
     let bus = world.bus(json!(["cursor"]));
     let outcome = emit(&bus, "pre_tool_call", super::bash_call("rm -rf /")).await;
-    assert_eq!(outcome.to_wire().unwrap_or_default()["message"], "sure?", "{outcome:?}");
+    assert_eq!(
+        outcome.to_wire().unwrap_or_default()["message"],
+        "sure?",
+        "{outcome:?}"
+    );
 }
 
 #[tokio::test]
@@ -79,7 +83,10 @@ async fn cursor_hooks_see_cursor_version() {
     cursor_hook(
         &world,
         "beforeShellExecution",
-        &format!("cat >/dev/null; printf '%s' \"$CURSOR_VERSION\" > '{}'\n", out.display()),
+        &format!(
+            "cat >/dev/null; printf '%s' \"$CURSOR_VERSION\" > '{}'\n",
+            out.display()
+        ),
     );
     let bus = world.bus(json!(["cursor"]));
     emit(&bus, "pre_tool_call", super::bash_call("ls")).await;

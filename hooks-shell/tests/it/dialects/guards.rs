@@ -299,7 +299,10 @@ async fn a_replayed_permission_request_keeps_its_command() {
     let seen: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!(seen["tool_input"]["command"], "rm -rf build", "{seen}");
-    assert_eq!(seen["tool_input"]["description"], "clean the build", "{seen}");
+    assert_eq!(
+        seen["tool_input"]["description"], "clean the build",
+        "{seen}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

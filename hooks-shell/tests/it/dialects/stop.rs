@@ -26,7 +26,10 @@ async fn a_stop_hook_runs_once_after_every_turn() {
         json!({"session_id": session, "user_message": "hi", "assistant_response": "answer",
                "conversation_history": [], "model": "m", "platform": "cli"})
     };
-    assert_eq!(emit(&bus, "post_llm_call", ended("s1")).await, Outcome::Nothing);
+    assert_eq!(
+        emit(&bus, "post_llm_call", ended("s1")).await,
+        Outcome::Nothing
+    );
     // A turn that edited code: it runs at pre_verify (and keeps the agent going) ...
     let verify = json!({"session_id": "s2", "platform": "cli", "model": "m", "coding": true,
                         "attempt": 0, "final_response": "edited", "changed_paths": ["a.rs"]});
@@ -97,8 +100,14 @@ async fn a_stop_hook_reads_the_turn_in_its_transcript() {
                "conversation_history": history, "model": "m", "platform": "cli"}),
     )
     .await;
-    assert_eq!(std::fs::read_to_string(&out).unwrap_or_default(), "It is 4.\n");
-    let transcript = world.home.path().join("plugin-data/claude/transcripts/s1.jsonl");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap_or_default(),
+        "It is 4.\n"
+    );
+    let transcript = world
+        .home
+        .path()
+        .join("plugin-data/claude/transcripts/s1.jsonl");
     let lines = std::fs::read_to_string(&transcript).unwrap_or_default();
     assert_eq!(lines.lines().count(), 4, "system left out: {lines}");
     assert!(lines.contains(r#""type":"tool_use""#), "{lines}");
