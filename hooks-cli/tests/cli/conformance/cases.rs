@@ -184,7 +184,7 @@ fn tool_gate_cases() -> Vec<Case> {
         tool(json!([{"action": "approve", "message": "first"},
                     {"action": "block", "message": "then block"}]))
         .by_design(
-            "block-outranks-an-earlier-approve.md",
+            "call-01-pre-tool-call-merge.md",
             json!({"action": "block", "message": "then block"}),
         ),
     ]

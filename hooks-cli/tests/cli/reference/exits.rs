@@ -82,7 +82,7 @@ pub fn cases() -> Vec<Case> {
                 "hook {command} failed closed: exited with status 1",
             ))])
             .by_design(
-                "docs/decisions/fail-closed-exit-without-directive-blocks.md (call 3)",
+                "docs/decisions/call-03-fail-closed-closes-the-hole.md",
                 vec![nothing()],
             ),
         // §7.73, §7.59
@@ -164,7 +164,7 @@ pub fn cases() -> Vec<Case> {
             .hook(script(BLOCK_JSON).command("bash ~/.hermes/{name}"))
             .expect(vec![parsed(block("stdout block"))])
             .by_design(
-                "docs/decisions/tilde-in-every-argument.md (call 5): `~/` is expanded in every \
+                "docs/decisions/call-05-tilde-expands-in-every-argument.md: `~/` is expanded in every \
                  argument, not only the first",
                 vec![nothing()],
             ),

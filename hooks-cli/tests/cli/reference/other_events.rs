@@ -75,7 +75,7 @@ pub fn cases() -> Vec<Case> {
             .hook(prints(r#"{"context": "loop ended"}"#))
             .expect(vec![parsed(context("loop ended"))])
             .reference_lacks_event(
-                "the agent_loop_stopped event (call 8; docs/decisions/catalog-adds-upstream-events.md)",
+                "the agent_loop_stopped event (call 8; docs/decisions/call-08-catalog-events.md)",
             ),
     ]
 }
