@@ -9,7 +9,8 @@
 //! reference does for a pattern `re` refuses; [`ToolMatcher::is_uncompilable`]
 //! says so, for callers that must not let such a matcher fail open.
 
-use regex::Regex;
+use fancy_regex::Regex as BacktrackingEngine;
+use regex::Regex as LinearEngine;
 
 /// A tool-name filter: no pattern matches everything; a pattern must match the
 /// whole tool name; an invalid pattern is compared literally.
@@ -36,9 +37,9 @@ pub struct ToolPattern {
 #[derive(Debug, Clone)]
 enum Engine {
     /// The `regex` crate: every pattern it accepts.
-    Linear(Regex),
+    Linear(LinearEngine),
     /// `fancy-regex`: a pattern with look-around or back-references.
-    Backtracking(Box<fancy_regex::Regex>),
+    Backtracking(Box<BacktrackingEngine>),
 }
 
 /// How many backtracking steps one match may take before it gives up (the
@@ -75,7 +76,7 @@ impl ToolPattern {
     /// construct), else `regex`'s.
     fn compile(pattern: &str) -> Result<Self, String> {
         let anchored = format!("^(?:{pattern})$");
-        let engine = match Regex::new(&anchored) {
+        let engine = match LinearEngine::new(&anchored) {
             Ok(regex) => Engine::Linear(regex),
             Err(linear_error) => fancy_regex::RegexBuilder::new(&anchored)
                 .backtrack_limit(BACKTRACK_LIMIT)
