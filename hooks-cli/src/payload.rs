@@ -188,6 +188,7 @@ const DOCUMENT_KEYS: [&str; 9] = [
     "tool_input",
     "session_id",
     "cwd",
+    // Written by releases before 0.20.1 conformance; still read back.
     "profile",
     "extra",
     "delivery_id",
@@ -234,7 +235,10 @@ fn from_shell_document(mut document: Map<String, Value>) -> Payload {
 }
 
 /// The event a host would emit: the payload plus, for catalog events that carry
-/// it, `telemetry_schema_version` (the reference adds it to every callback's kwargs).
+/// it, `telemetry_schema_version` (the reference adds it to every callback's
+/// kwargs). A `pre_tool_call` whose `args` is missing or not an object gets
+/// `args: {}`, as hermes-agent 0.20.1's host passes it
+/// (`_get_pre_tool_call_directive_details`), so hooks read `tool_input: {}`.
 pub fn host_event(
     name: hermes_hooks_core::EventName,
     mut payload: Payload,
@@ -245,6 +249,11 @@ pub fn host_event(
         && !payload.contains_key(TELEMETRY_KEY)
     {
         payload.insert(TELEMETRY_KEY.into(), Value::from(TELEMETRY_SCHEMA_VERSION));
+    }
+    if name.hook() == Some(HookEvent::PreToolCall)
+        && !matches!(payload.get("args"), Some(Value::Object(_)))
+    {
+        payload.insert("args".into(), Value::Object(Map::new()));
     }
     hermes_hooks_core::Event::new(name, payload)
 }
@@ -272,6 +281,31 @@ mod tests {
         assert_eq!(shell_document_event(&document), Some("pre_tool_call"));
         let back = from_shell_document(document);
         assert_eq!(Value::Object(back), Value::Object(payload.clone()));
+    }
+
+    #[test]
+    fn a_host_passes_pre_tool_call_args_that_are_not_an_object_as_empty() {
+        for args in [json!(["ls"]), json!("ls"), Value::Null] {
+            let payload: Payload = json!({"tool_name": "terminal", "args": args})
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
+            let event = host_event(HookEvent::PreToolCall.into(), payload);
+            let document = hook_document(&event, &WireContext::current());
+            assert_eq!(document["tool_input"], json!({}), "{args}");
+        }
+        let missing = host_event(HookEvent::PreToolCall.into(), Payload::new());
+        assert_eq!(missing.payload()["args"], json!({}));
+        // Other events keep what they were given (the reference's document: null).
+        let post: Payload = json!({"tool_name": "t", "args": "x"})
+            .as_object()
+            .cloned()
+            .unwrap_or_default();
+        let event = host_event(HookEvent::PostToolCall.into(), post);
+        assert_eq!(
+            hook_document(&event, &WireContext::current())["tool_input"],
+            Value::Null
+        );
     }
 
     #[test]

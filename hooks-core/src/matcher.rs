@@ -1,6 +1,16 @@
 //! Tool-name matchers: anchored full-match regexes shared by shell hooks and outbound webhooks.
+//!
+//! The reference compiles a matcher with Python's `re` and calls `fullmatch`.
+//! Ours compiles it with the `regex` crate (linear time) and, where that
+//! refuses the pattern because it uses what only a backtracking engine has
+//! (look-ahead, look-behind, back-references, atomic groups), with
+//! `fancy-regex`, once, with the same anchoring (`^(?:pattern)$`). Only a
+//! pattern neither accepts is compared literally, with a warning, as the
+//! reference does for a pattern `re` refuses; [`ToolMatcher::is_uncompilable`]
+//! says so, for callers that must not let such a matcher fail open.
 
-use regex::Regex;
+use fancy_regex::Regex as BacktrackingEngine;
+use regex::Regex as LinearEngine;
 
 /// A tool-name filter: no pattern matches everything; a pattern must match the
 /// whole tool name; an invalid pattern is compared literally.
@@ -20,8 +30,22 @@ pub enum ToolMatcher {
 #[derive(Debug, Clone)]
 pub struct ToolPattern {
     pattern: String,
-    regex: Regex,
+    engine: Engine,
 }
+
+/// The engine that accepted a pattern.
+#[derive(Debug, Clone)]
+enum Engine {
+    /// The `regex` crate: every pattern it accepts.
+    Linear(LinearEngine),
+    /// `fancy-regex`: a pattern with look-around or back-references.
+    Backtracking(Box<BacktrackingEngine>),
+}
+
+/// How many backtracking steps one match may take before it gives up (the
+/// `fancy-regex` default is 1,000,000). A tool name is short: a pattern that
+/// needs more is pathological, and is then taken to match (see [`ToolPattern::is_match`]).
+const BACKTRACK_LIMIT: usize = 10_000_000;
 
 impl ToolPattern {
     /// The pattern as configured (trimmed), without the anchors.
@@ -30,8 +54,43 @@ impl ToolPattern {
     }
 
     /// Whether the whole of `name` matches the pattern.
+    ///
+    /// A backtracking pattern that exceeds its step budget on `name` counts as
+    /// a match: the hook then runs and decides, so a guard never stands aside
+    /// because its matcher gave up.
     pub fn is_match(&self, name: &str) -> bool {
-        self.regex.is_match(name)
+        match &self.engine {
+            Engine::Linear(regex) => regex.is_match(name),
+            Engine::Backtracking(regex) => regex.is_match(name).unwrap_or(true),
+        }
+    }
+
+    /// Whether the pattern needed the backtracking engine (look-around,
+    /// back-references): `regex` alone would have refused it.
+    pub fn needs_backtracking(&self) -> bool {
+        matches!(self.engine, Engine::Backtracking(_))
+    }
+
+    /// Compiles `pattern` anchored: with `regex`, else with `fancy-regex`.
+    /// The error is `fancy-regex`'s when both refuse (it names the
+    /// construct), else `regex`'s.
+    fn compile(pattern: &str) -> Result<Self, String> {
+        let anchored = format!("^(?:{pattern})$");
+        let engine = match LinearEngine::new(&anchored) {
+            Ok(regex) => Engine::Linear(regex),
+            Err(linear_error) => fancy_regex::RegexBuilder::new(&anchored)
+                .backtrack_limit(BACKTRACK_LIMIT)
+                .build()
+                .map(|regex| Engine::Backtracking(Box::new(regex)))
+                .map_err(|error| match error {
+                    fancy_regex::Error::ParseError(..) => error.to_string(),
+                    _ => linear_error.to_string(),
+                })?,
+        };
+        Ok(ToolPattern {
+            pattern: pattern.to_owned(),
+            engine,
+        })
     }
 }
 
@@ -55,22 +114,26 @@ impl ToolMatcher {
                 warning: None,
             };
         };
-        match Regex::new(&format!("^(?:{pattern})$")) {
-            Ok(regex) => BuiltMatcher {
-                matcher: ToolMatcher::Pattern(ToolPattern {
-                    pattern: pattern.to_owned(),
-                    regex,
-                }),
+        match ToolPattern::compile(pattern) {
+            Ok(compiled) => BuiltMatcher {
+                matcher: ToolMatcher::Pattern(compiled),
                 warning: None,
             },
             Err(error) => BuiltMatcher {
                 matcher: ToolMatcher::Literal(pattern.to_owned()),
                 warning: Some(format!(
                     "matcher '{pattern}' is invalid ({}) — treating as literal equality",
-                    first_line(&error.to_string())
+                    first_line(&error)
                 )),
             },
         }
+    }
+
+    /// Whether a pattern was configured that neither engine compiles (it is
+    /// then compared literally). A fail-closed guard with such a matcher
+    /// should block rather than gate nothing.
+    pub fn is_uncompilable(&self) -> bool {
+        matches!(self, ToolMatcher::Literal(_))
     }
 
     /// The configured pattern, if any.
@@ -144,5 +207,67 @@ mod tests {
         assert!(built.warning.is_some_and(|w| w.contains("foo[bar")));
         assert!(built.matcher.matches(Some("foo[bar")));
         assert!(!built.matcher.matches(Some("foo")));
+    }
+
+    #[test]
+    fn python_look_ahead_and_back_references_compile_and_fire() {
+        // Both are refused by `regex`: before fancy-regex they were literal
+        // and a guard written for Hermes gated nothing.
+        let look_ahead = ToolMatcher::build(Some("(?!read)term.*"));
+        assert!(look_ahead.warning.is_none(), "{:?}", look_ahead.warning);
+        assert!(look_ahead.matcher.matches(Some("terminal")));
+        assert!(!look_ahead.matcher.matches(Some("read_file")));
+        let ToolMatcher::Pattern(pattern) = &look_ahead.matcher else {
+            panic!("a look-ahead compiles");
+        };
+        assert!(pattern.needs_backtracking());
+
+        let not_read = matcher("(?!read_).*_file");
+        assert!(not_read.matches(Some("write_file")));
+        assert!(!not_read.matches(Some("read_file")));
+
+        let look_behind = matcher(".*(?<!safe)_exec");
+        assert!(look_behind.matches(Some("shell_exec")));
+        assert!(!look_behind.matches(Some("safe_exec")));
+
+        let doubled = matcher(r"(\w)\1.*");
+        assert!(doubled.matches(Some("ssh")));
+        assert!(!doubled.matches(Some("shell")));
+    }
+
+    #[test]
+    fn backtracking_patterns_keep_the_full_match_anchoring() {
+        let m = matcher("(?=term)term");
+        assert!(m.matches(Some("term")));
+        assert!(
+            !m.matches(Some("terminal")),
+            "fullmatch, as Python's re.fullmatch"
+        );
+        assert!(!m.matches(Some("xterm")));
+        assert!(!matcher("(?!x)a|b").matches(Some("ab")));
+    }
+
+    #[test]
+    fn linear_patterns_stay_on_the_regex_crate() {
+        let ToolMatcher::Pattern(pattern) = matcher("terminal|read_.*") else {
+            panic!("compiles");
+        };
+        assert!(!pattern.needs_backtracking());
+    }
+
+    #[test]
+    fn only_a_pattern_neither_engine_accepts_is_uncompilable() {
+        assert!(
+            ToolMatcher::build(Some("foo[bar"))
+                .matcher
+                .is_uncompilable()
+        );
+        assert!(ToolMatcher::build(Some("(?<!a")).matcher.is_uncompilable());
+        assert!(
+            !ToolMatcher::build(Some("(?<!a)b"))
+                .matcher
+                .is_uncompilable()
+        );
+        assert!(!ToolMatcher::build(None).matcher.is_uncompilable());
     }
 }

@@ -76,13 +76,82 @@ pub fn is_truthy(value: &Value) -> bool {
     }
 }
 
-/// Python's `str(value)` as far as the reference relies on it: strings
-/// verbatim, anything else as compact JSON.
+/// Python's `str(value)` of the value `json.loads` gives: strings verbatim,
+/// `None`, `True`/`False`, numbers as Python writes them, lists and dicts as
+/// their `repr` (`['x', 1]`, `{'k': None}`): the reference renders a hook's
+/// non-string context or reason with `str()`.
 pub fn text_of(value: &Value) -> String {
     match value {
         Value::String(text) => text.clone(),
-        other => other.to_string(),
+        other => {
+            let mut out = String::new();
+            write_repr(other, &mut out);
+            out
+        }
     }
+}
+
+/// Python's `repr()` of a `json.loads` value, appended to `out`.
+fn write_repr(value: &Value, out: &mut String) {
+    match value {
+        Value::Null => out.push_str("None"),
+        Value::Bool(true) => out.push_str("True"),
+        Value::Bool(false) => out.push_str("False"),
+        Value::Number(number) => match (number.as_i64(), number.as_u64(), number.as_f64()) {
+            (Some(int), _, _) => out.push_str(&int.to_string()),
+            (None, Some(uint), _) => out.push_str(&uint.to_string()),
+            (None, None, Some(float)) => out.push_str(&float_repr(float)),
+            _ => out.push_str(&number.to_string()),
+        },
+        Value::String(text) => out.push_str(&repr_str(text)),
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (index, (key, item)) in map.iter().enumerate() {
+                if index > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&repr_str(key));
+                out.push_str(": ");
+                write_repr(item, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Python's `repr(float)`: the shortest digits that round-trip, positional
+/// for exponents -4..16 (with `.0` when integral), else `1.5e+300` / `1e-05`.
+fn float_repr(value: f64) -> String {
+    if value.is_nan() {
+        return "nan".to_owned();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "inf" } else { "-inf" }.to_owned();
+    }
+    // `{:e}` writes the shortest round-trip digits: "-1.25e-7", "1e300".
+    let scientific = format!("{value:e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if (-4..16).contains(&exponent) {
+        let positional = value.to_string();
+        return if positional.contains('.') {
+            positional
+        } else {
+            format!("{positional}.0")
+        };
+    }
+    let sign = if exponent < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exponent.unsigned_abs())
 }
 
 /// Python's `int(value)`: integers as is, floats truncated, `True` → 1, and
@@ -132,6 +201,33 @@ fn parse_python_int_text(text: &str) -> Option<i128> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn text_of_is_pythons_str() {
+        use super::text_of;
+        use serde_json::json;
+        let cases = [
+            (json!("x"), "x"),
+            (json!(["x"]), "['x']"),
+            (
+                json!([1, 2.5, true, null, "it's"]),
+                "[1, 2.5, True, None, \"it's\"]",
+            ),
+            (
+                json!({"k": [1.0], "n": {"a": false}}),
+                "{'k': [1.0], 'n': {'a': False}}",
+            ),
+            (json!(1e300), "1e+300"),
+            (json!(1.5e-7), "1.5e-07"),
+            (json!(0.0001), "0.0001"),
+            (json!(123456789012345680.0), "1.2345678901234568e+17"),
+            (json!(-3.0), "-3.0"),
+            (json!(18446744073709551615_u64), "18446744073709551615"),
+        ];
+        for (value, python) in cases {
+            assert_eq!(text_of(&value), python, "{value}");
+        }
+    }
+
     use serde_json::json;
 
     use super::*;

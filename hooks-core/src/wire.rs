@@ -1,8 +1,10 @@
 //! The JSON document a shell hook reads on stdin and an outbound webhook POSTs.
 //!
-//! Keys and order follow the reference: `hook_event_name, tool_name, tool_input,
-//! session_id, cwd, profile, extra`. Outbound webhooks append `delivery_id` and
-//! `timestamp`.
+//! Keys and order follow the reference (hermes-agent 0.20.1's
+//! `shell_hooks._serialize_payload` and `outbound_webhooks._serialize_payload`):
+//! `hook_event_name, tool_name, tool_input, session_id, cwd, extra`. Outbound
+//! webhooks append `delivery_id` and `timestamp`. There is no `profile` key:
+//! neither the reference nor the user documentation has one.
 //!
 //! [`HookDocument`] holds the rules once (which keys are lifted, the
 //! `session_id` fallback, stringification) and borrows the event, so it can be
@@ -27,6 +29,8 @@ pub struct WireContext {
     /// The host process's working directory (`""` when it cannot be read).
     pub cwd: String,
     /// The active profile name (`default` unless the host says otherwise).
+    /// The host's own record: it is not written into the document, which has
+    /// no `profile` key in the reference or the documentation.
     pub profile: String,
 }
 
@@ -70,7 +74,6 @@ pub struct HookDocument<'a> {
     tool_input: Field<'a>,
     session_id: Field<'a>,
     cwd: &'a str,
-    profile: &'a str,
     payload: &'a Payload,
 }
 
@@ -105,21 +108,19 @@ impl<'a> HookDocument<'a> {
             tool_input,
             session_id,
             cwd: &context.cwd,
-            profile: &context.profile,
             payload,
         }
     }
 
     /// The top-level keys and their values, in wire order: the one place the
     /// order is written, shared by the serialiser and [`HookDocument::to_map`].
-    fn fields(&self) -> [(&'static str, Field<'a>); 7] {
+    fn fields(&self) -> [(&'static str, Field<'a>); 6] {
         [
             ("hook_event_name", Field::Str(self.event_name)),
             ("tool_name", self.tool_name),
             ("tool_input", self.tool_input),
             ("session_id", self.session_id),
             ("cwd", Field::Str(self.cwd)),
-            ("profile", Field::Str(self.profile)),
             ("extra", Field::Extra(self.payload)),
         ]
     }

@@ -209,7 +209,7 @@ fn imported_vs_native(c: &mut Criterion) {
         b.iter(|| merge(&event, &[interpret(hook, HookEvent::PreToolCall, &answer)]))
     });
     parts.bench_function("claude_command_build", |b| {
-        b.iter(|| command_of(hook, true))
+        b.iter(|| command_of(hook, &event, true))
     });
     parts.finish();
 
@@ -230,7 +230,7 @@ fn imported_vs_native(c: &mut Criterion) {
     });
     spawn.bench_function("claude_command", |b| {
         b.iter(|| {
-            let command = command_of(hook, true).expect("a command hook");
+            let command = command_of(hook, &event, true).expect("a command hook");
             runtime.block_on(hermes_hooks_process::run(command, &input, &limits))
         })
     });

@@ -13,6 +13,8 @@
 //! }
 //! ```
 
+pub mod reference;
+
 /// For a test whose tool or server is missing: on a developer's machine it
 /// prints `SKIPPED reason` and returns, so the test can skip; in CI (`CI` or
 /// `require_var` set and not empty) it panics with `reason`, so a missing

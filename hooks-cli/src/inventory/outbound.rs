@@ -35,6 +35,7 @@ impl OutboundRow {
             "name": self.target.name,
             "url": self.url(),
             "events": self.target.events.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
+            "matcher": self.target.matcher.pattern(),
             "signed": self.target.is_signed(),
             "timeout": self.target.timeout.as_secs(),
             "delivery": self.delivery(),

@@ -197,7 +197,7 @@ fn list_json_is_one_object_in_the_documented_shape() {
     let home = TempHome::new();
     let script = home.script("ok.sh", OK_HOOK);
     home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: {}\n      matcher: terminal\n      fail_closed: true\n  outbound:\n    - name: ci\n      url: https://ci.example.com/hook\n      events: [on_session_end]\n      secret: abc\nplugins:\n  enabled: [crashy]\n",
+        "hooks:\n  pre_tool_call:\n    - command: {}\n      matcher: terminal\n      fail_closed: true\n  outbound:\n    - name: ci\n      url: https://ci.example.com/hook\n      events: [on_session_end]\n      secret: abc\n    - name: tools\n      url: https://ci.example.com/tools\n      events: [pre_tool_call]\n      matcher: terminal|write_.*\nplugins:\n  enabled: [crashy]\n",
         script.display()
     ));
     home.write(
@@ -237,6 +237,8 @@ fn list_json_is_one_object_in_the_documented_shape() {
     assert_eq!(target["events"][0], "on_session_end");
     assert_eq!(target["delivery"], "best_effort");
     assert_eq!(target["concurrency"], 4, "the default: {target}");
+    assert_eq!(target["matcher"], serde_json::Value::Null, "{target}");
+    assert_eq!(document["outbound"][1]["matcher"], "terminal|write_.*");
     let plugin = &document["plugins"][0];
     assert_eq!(plugin["name"], "crashy");
     assert_eq!(plugin["kind"], "native");

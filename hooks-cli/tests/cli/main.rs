@@ -3,6 +3,7 @@
 mod bounded_output;
 mod changed_script;
 mod config_scopes;
+mod conformance;
 mod consent;
 mod deliveries;
 mod dialect_exec;

@@ -1,14 +1,15 @@
-//! `hooks test` agrees with `hermes hooks test` (hermes-agent 0.19.0).
+//! `hooks test` agrees with `hermesx hooks test` (hermes-agent 0.20.1).
 //!
 //! A table of cases (event, hook entries, hook scripts, `--for-tool`,
 //! `--payload-file`) each says what `hooks test --json` must report per fired
 //! hook: how the run ended and the parsed decision in the Hermes wire shape.
 //! When the reference CLI is installed (`HERMES_REFERENCE_BIN`, else the
-//! `hermes` beside `HERMES_REFERENCE_PYTHON`; `bash .ci/run` installs it), the same homes are run through `hermes hooks
-//! test` and its text is read back into the same shape: it must agree, except
-//! in rows that name what the reference lacks, a design call, or a reported
-//! divergence — those rows also say what the reference reports instead. Without
-//! the reference only our side is checked.
+//! `hermesx` beside `HERMES_REFERENCE_PYTHON`; `bash .ci/run` installs it),
+//! the same homes are run through `hermesx hooks test` and its text is read
+//! back into the same shape: it must agree, except in rows that name what the
+//! reference lacks, a design call, or a reported divergence — those rows also
+//! say what the reference reports instead. Without the reference only our side
+//! is checked on a developer's machine; in CI the test fails.
 
 mod divergences;
 mod exits;

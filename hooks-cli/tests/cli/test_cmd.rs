@@ -140,7 +140,6 @@ fn synthetic_payload_matches_the_production_shape() {
             "tool_input",
             "session_id",
             "cwd",
-            "profile",
             "extra"
         ]
     );

@@ -10,7 +10,7 @@ use crate::reply::Reply;
 /// Merges `pre_llm_call` replies into the context for the user message.
 ///
 /// An object whose `context` is truthy gives its text (strings verbatim, other
-/// values as JSON text); a string with non-whitespace content gives itself,
+/// values as Python's `str()` writes them: `['x']`); a string with non-whitespace content gives itself,
 /// unstripped; everything else is skipped. Pieces are joined by a blank line in
 /// registration order; no piece gives [`Outcome::Nothing`].
 pub fn context(_event: &Event, replies: &[Reply]) -> Outcome {

@@ -265,7 +265,7 @@ fn context_replies_read_as_the_merge_reads_them() {
     );
     assert_eq!(
         ContextReply::from_wire(&json!({"context": ["a"]})),
-        Some(ContextReply::new("[\"a\"]"))
+        Some(ContextReply::new("['a']"))
     );
     assert_eq!(
         ContextReply::from_wire(&json!(" plain ")),

@@ -40,7 +40,7 @@ fn tool_event_lifts_tool_fields_and_keeps_the_rest_in_extra() {
         document,
         json!({"hook_event_name": "pre_tool_call", "tool_name": "terminal",
                "tool_input": {"command": "ls"}, "session_id": "s1", "cwd": "/work",
-               "profile": "default", "extra": {"task_id": "t1", "tool_call_id": "c1"}})
+               "extra": {"task_id": "t1", "tool_call_id": "c1"}})
     );
     let keys: Vec<_> = document
         .as_object()
@@ -54,9 +54,21 @@ fn tool_event_lifts_tool_fields_and_keeps_the_rest_in_extra() {
             "tool_input",
             "session_id",
             "cwd",
-            "profile",
             "extra"
         ]
+    );
+}
+
+#[test]
+fn the_profile_is_not_written_as_in_the_reference() {
+    // hermes-agent 0.20.1's stdin document and webhook body have no `profile`.
+    let mut context = context();
+    context.profile = "profile-of-the-host".into();
+    let event = Event::from_json("pre_llm_call", json!({"user_message": "hi"}));
+    let document = hook_document(&event, &context);
+    assert!(!document.contains_key("profile"), "{document:?}");
+    assert!(
+        !String::from_utf8_lossy(&borrowed_bytes(&event, &context)).contains("profile-of-the-host")
     );
 }
 

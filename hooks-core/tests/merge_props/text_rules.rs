@@ -44,7 +44,9 @@ fn context_model(replies: &[Value]) -> Outcome {
                 Some(Value::Object(map)) if map.is_empty() => continue,
                 Some(Value::Number(n)) if n.as_f64() == Some(0.0) => continue,
                 Some(Value::String(text)) => text.clone(),
-                Some(other) => serde_json::to_string(other).unwrap_or_default(),
+                // Python's `str()` (`True`, `['x']`), checked against Python's
+                // own output in `pyvalue`'s tests.
+                Some(other) => hermes_hooks_core::pyvalue::text_of(other),
             };
             pieces.push(piece);
         } else if let Some(text) = reply.as_str()

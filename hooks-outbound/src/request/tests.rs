@@ -42,7 +42,6 @@ fn body_is_the_document_plus_delivery_metadata_in_order() {
             "tool_input",
             "session_id",
             "cwd",
-            "profile",
             "extra",
             "delivery_id",
             "timestamp"

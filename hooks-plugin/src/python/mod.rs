@@ -41,6 +41,11 @@ pub use host::{HookSpec, InterpreterStatus, LoadReport, PythonHost, SectionSpec}
 pub use protocol::PluginSpec;
 
 /// The worker script, passed to the interpreter with `-c`: hooks-core's
-/// shared line-protocol prelude (the fd setup), then `worker.py`.
-pub const WORKER_SCRIPT: &str =
-    hermes_hooks_process::line_worker_script!(include_str!("worker.py"));
+/// shared line-protocol prelude (the fd setup), then `worker.py`, then
+/// `hermes_api.py` (the `hermes_cli.plugins` view plugins import), then the
+/// call of the worker's `main()`.
+pub const WORKER_SCRIPT: &str = hermes_hooks_process::line_worker_script!(concat!(
+    include_str!("worker.py"),
+    include_str!("hermes_api.py"),
+    "\nmain()\n"
+));

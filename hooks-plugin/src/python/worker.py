@@ -49,6 +49,10 @@ fd 0 becomes /dev/null and fd 1 becomes stderr once the protocol copies are
 taken, so nothing a plugin (or a process it starts) prints can reach the
 protocol. ``sys.stdout`` and ``sys.stderr`` write lines prefixed with
 ``\\x01<plugin>\\x02`` when the writer is known, so the host names the plugin.
+
+Plugins see Hermes's module API: ``hermes_cli.plugins`` over the hooks
+registered in this worker (``hermes_api.py``, appended to this script, which
+then calls ``main()``).
 """
 
 import asyncio
@@ -679,8 +683,10 @@ class Context:
         same = sum(1 for hook in self._hooks if hook["base"] == base)
         callback_id = base if same == 0 else "%s#%d" % (base, same)
         callbacks[callback_id] = (callback, accepted_names(callback), self.manifest.name)
+        PLUGIN_MANAGER.add_hook(str(hook_name), callback)
         self._hooks.append({"event": str(hook_name), "callback": callback_id, "name": name,
-                            "location": location(callback), "base": base})
+                            "location": location(callback), "base": base,
+                            "function": callback})
 
     def register_system_prompt_section(self, section_id, content, *, position="after_memory",
                                        max_chars=4000):
@@ -809,6 +815,7 @@ def load(spec, home):
     except BaseException:
         for hook in ctx._hooks:
             callbacks.pop(hook["callback"], None)
+            PLUGIN_MANAGER.remove_hook(hook["event"], hook["function"])
         for section in ctx._sections:
             sections.pop(section["id"], None)
             if section["callback"]:
@@ -816,7 +823,8 @@ def load(spec, home):
         raise
     finally:
         ctx._registering = False
-    hooks = [{k: v for k, v in hook.items() if k != "base"} for hook in ctx._hooks]
+    hooks = [{k: v for k, v in hook.items() if k not in ("base", "function")}
+             for hook in ctx._hooks]
     return {"hooks": hooks, "sections": ctx._sections, "warnings": ctx._warnings}
 
 
@@ -906,6 +914,7 @@ def end_tree():
 def main():
     home = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("HERMES_HOME", "")
     channel = Channel()
+    install_hermes_api()
     # Started now, while no plugin runs: its fds land above the low ones.
     LOOP.start()
     channel.send({"id": 0, "ready": True, "executable": sys.executable,
@@ -918,5 +927,3 @@ def main():
     watchdog.daemon = True
     watchdog.start()
 
-
-main()

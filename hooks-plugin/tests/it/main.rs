@@ -9,6 +9,7 @@ mod library_file;
 mod panic_abort;
 mod python;
 mod python_faults;
+mod python_hermes_api;
 mod python_observers;
 mod python_shim;
 mod python_worker;

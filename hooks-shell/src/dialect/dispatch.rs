@@ -20,13 +20,14 @@ use hermes_hooks_process::runtime::Background;
 use serde_json::{Map, Value};
 
 use super::discover::{Discovery, discover};
-use super::events::{ToolFilter, ToolOutcome, their_args, their_tool};
+use super::events::{ToolFilter, ToolOutcome, also_fires_on, their_args, their_tool};
 use super::exec::run_command;
 use super::http::run_http;
 use super::matcher::{Condition, DialectMatcher};
 use super::record::{MECHANISM, record};
 use super::reply::{Contribution, Gate, interpret, merge};
 use super::stdin::stdin_document;
+use super::stop::StopTurns;
 use super::withheld::{NOT_APPROVED_REASON, Why, Withheld};
 use super::{EventMapping, Handler, ImportedHook};
 use crate::consent::{changed_message, not_allowlisted_message};
@@ -68,6 +69,8 @@ struct Shared {
     withheld: Vec<Withheld>,
     /// Where `async` hooks run; `None`: the process default.
     runtime: Option<Background>,
+    /// Stop hooks run once per turn (see [`also_fires_on`]).
+    stop_turns: StopTurns,
 }
 
 impl ImportedHooks {
@@ -180,6 +183,9 @@ impl ImportedHooks {
             if let Some(event) = hook.event() {
                 by_event[event.index()].push(index);
             }
+            if let Some(second) = also_fires_on(&hook.mapping) {
+                by_event[second.index()].push(index);
+            }
         }
         let sources = hooks.iter().map(source_of).collect();
         ImportedHooks {
@@ -189,6 +195,7 @@ impl ImportedHooks {
                 by_event,
                 withheld,
                 runtime,
+                stop_turns: StopTurns::default(),
             }),
         }
     }
@@ -318,7 +325,7 @@ pub async fn run_imported_recorded(
 ) -> (RunResult, Vec<Value>, HookRun) {
     let input = stdin_document(hook, event);
     let result = match hook.handler {
-        Handler::Command { .. } => run_command(hook, &input).await,
+        Handler::Command { .. } => run_command(hook, event, &input).await,
         Handler::Http { .. } => run_http(hook, &input).await,
     };
     let contribution = match hook.event().or(event.hook()) {
@@ -341,7 +348,7 @@ async fn run_and_read(
 ) -> (Contribution, RunResult) {
     let input = stdin_document(hook, event);
     let result = match hook.handler {
-        Handler::Command { .. } => run_command(hook, &input).await,
+        Handler::Command { .. } => run_command(hook, event, &input).await,
         Handler::Http { .. } => run_http(hook, &input).await,
     };
     let contribution = interpret(hook, hook_event, &result);
@@ -384,12 +391,15 @@ impl ImportedHooks {
             return Vec::new();
         };
         let shared = &self.shared;
-        let running: Vec<usize> = self
+        let mut running: Vec<usize> = self
             .hooks_of(hook_event)
             .iter()
             .copied()
             .filter(|&index| applies(&shared.hooks[index], event))
             .collect();
+        shared
+            .stop_turns
+            .filter(&shared.hooks, hook_event, event, &mut running);
         let withheld: Vec<&Withheld> = shared
             .withheld
             .iter()

@@ -151,6 +151,16 @@ pub const CURSOR_EVENTS: &[EventMapping] = &[
     row("workspaceOpen", None),
 ];
 
+/// The second Hermes event a mapping fires on, if any. Claude Code's `Stop`
+/// (Codex's, Cursor's `stop`) runs at the end of every turn; Hermes's
+/// `pre_verify`, where a Stop hook can keep the agent going, fires only on
+/// turns that edited code. On the other turns such hooks run on
+/// `post_llm_call` (the turn ended with a final response, not interrupted,
+/// as Claude Code's Stop), where their decisions are only observed.
+pub fn also_fires_on(mapping: &EventMapping) -> Option<HookEvent> {
+    (mapping.ours == Some(H::PreVerify)).then_some(H::PostLlmCall)
+}
+
 /// The mapping of `name` in `dialect`, or `None` for an event that tool does not have.
 pub fn event_mapping(dialect: Dialect, name: &str) -> Option<EventMapping> {
     match dialect {

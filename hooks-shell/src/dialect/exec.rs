@@ -14,6 +14,7 @@
 
 use std::time::Instant;
 
+use hermes_hooks_core::Event;
 use hermes_hooks_core::home::expand_tilde;
 use hermes_hooks_process::RunLimits;
 use tokio::process::Command;
@@ -22,12 +23,18 @@ use super::direct::{as_dash_starts, direct_command};
 use super::{Handler, ImportedHook};
 use crate::run::{OUTPUT_CAP_BYTES, PIPE_GRACE, RunResult, from_output, spawn_error_message};
 
-/// The command `hook` runs (`None` for an http hook); `direct` allows the
-/// shell-free form of a simple shell-form command.
-pub fn command_of(hook: &ImportedHook, direct: bool) -> Option<Command> {
+/// The command `hook` runs for `event` (`None` for an http hook); `direct`
+/// allows the shell-free form of a simple shell-form command.
+pub fn command_of(hook: &ImportedHook, event: &Event, direct: bool) -> Option<Command> {
     let Handler::Command { command, args } = &hook.handler else {
         return None;
     };
+    if let Some(data) = hook.plugin_data() {
+        // Claude Code creates the folder on first use; a hook may write to it at once.
+        if let Err(error) = std::fs::create_dir_all(&data) {
+            tracing::warn!("cannot create {}: {error}", data.display());
+        }
+    }
     let vars = hook.environment();
     let simple = (direct && args.is_none())
         .then(|| direct_command(&hook.substitute(command), &vars))
@@ -50,6 +57,9 @@ pub fn command_of(hook: &ImportedHook, direct: bool) -> Option<Command> {
         .current_dir(&hook.cwd)
         .env("HERMES_HOME", &hook.home)
         .envs(vars);
+    if let Some(file) = env_file(hook, event) {
+        built.env("CLAUDE_ENV_FILE", file);
+    }
     if shell_free {
         // What the skipped `sh` would have done to the environment.
         as_dash_starts(&mut built, &hook.cwd);
@@ -57,9 +67,43 @@ pub fn command_of(hook: &ImportedHook, direct: bool) -> Option<Command> {
     Some(built)
 }
 
-/// Runs `hook`'s command once with `input` on stdin.
-pub async fn run_command(hook: &ImportedHook, input: &[u8]) -> RunResult {
-    let Some(command) = command_of(hook, true) else {
+/// `CLAUDE_ENV_FILE` for a Claude Code `SessionStart` hook: a file it may
+/// append `export NAME=value` lines to, one per session, under
+/// `<HERMES_HOME>/plugin-data/claude/env/` (the folder is created). Claude
+/// Code sources it before each Bash command; Hermes's own tools do not, so
+/// the lines are kept for the user and for hooks that read them back.
+pub fn env_file(hook: &ImportedHook, event: &Event) -> Option<std::path::PathBuf> {
+    if hook.their_event != "SessionStart" || hook.dialect == super::Dialect::Cursor {
+        return None;
+    }
+    let session: String = event
+        .get("session_id")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let session = if session.is_empty() || session.starts_with('.') {
+        format!("session{session}")
+    } else {
+        session
+    };
+    let folder = hook.home.join("plugin-data").join("claude").join("env");
+    if let Err(error) = std::fs::create_dir_all(&folder) {
+        tracing::warn!("cannot create {}: {error}", folder.display());
+    }
+    Some(folder.join(format!("{session}.sh")))
+}
+
+/// Runs `hook`'s command once for `event` with `input` on stdin.
+pub async fn run_command(hook: &ImportedHook, event: &Event, input: &[u8]) -> RunResult {
+    let Some(command) = command_of(hook, event, true) else {
         return RunResult::failed("not a command hook".to_owned());
     };
     let started = Instant::now();
@@ -80,7 +124,7 @@ pub async fn run_command(hook: &ImportedHook, input: &[u8]) -> RunResult {
     let mut outcome = hermes_hooks_process::run_sandboxed(command, input, &limits, prepared).await;
     if outcome.is_err() && hook.cwd.is_dir() {
         // The shell-free spawn failed: let `sh` run it and report as it would.
-        if let Some(fallback) = command_of(hook, false) {
+        if let Some(fallback) = command_of(hook, event, false) {
             let prepared = match prepare() {
                 Ok(prepared) => prepared,
                 Err(error) => return RunResult::sandbox_unavailable(&error),

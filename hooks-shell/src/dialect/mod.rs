@@ -24,6 +24,8 @@ pub mod matcher;
 pub mod record;
 pub mod reply;
 pub mod stdin;
+mod stop;
+pub mod transcript;
 mod withheld;
 
 use std::path::PathBuf;
@@ -198,7 +200,10 @@ impl ImportedHook {
         out
     }
 
-    /// The environment the tool gives its hooks.
+    /// The environment the tool gives its hooks: the project directory; for
+    /// a plugin's hooks its folder and `CLAUDE_PLUGIN_DATA`, a data folder
+    /// that outlives updates (Claude Code's `~/.claude/plugins/data/<id>`;
+    /// ours [`ImportedHook::plugin_data`]); for Cursor hooks `CURSOR_VERSION`.
     pub fn environment(&self) -> Vec<(&'static str, String)> {
         let project = self.project.to_string_lossy().into_owned();
         let mut env: Vec<(&'static str, String)> = PROJECT_VARS
@@ -209,7 +214,20 @@ impl ImportedHook {
             let root = root.to_string_lossy().into_owned();
             env.extend(PLUGIN_VARS.iter().map(|name| (*name, root.clone())));
         }
+        if let Some(data) = self.plugin_data() {
+            env.push(("CLAUDE_PLUGIN_DATA", data.to_string_lossy().into_owned()));
+        }
+        if self.dialect == Dialect::Cursor {
+            env.push(("CURSOR_VERSION", CURSOR_VERSION.to_owned()));
+        }
         env
+    }
+
+    /// A plugin's persistent data folder, `<HERMES_HOME>/plugin-data/claude/<plugin
+    /// folder>` (`None` outside a plugin). Created when a hook of it runs.
+    pub fn plugin_data(&self) -> Option<PathBuf> {
+        let name = self.plugin_root.as_ref()?.file_name()?;
+        Some(self.home.join("plugin-data").join("claude").join(name))
     }
 }
 
@@ -220,6 +238,10 @@ const PROJECT_VARS: [&str; 4] = [
     "CODEX_PROJECT_DIR",
     "GEMINI_PROJECT_DIR",
 ];
+
+/// What Cursor hooks read as the running Cursor's version (`CURSOR_VERSION`,
+/// and `cursor_version` on stdin).
+pub const CURSOR_VERSION: &str = concat!("hermes-hooks ", env!("CARGO_PKG_VERSION"));
 
 /// The plugin-folder variables (Claude Code, Codex).
 const PLUGIN_VARS: [&str; 2] = ["CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT"];

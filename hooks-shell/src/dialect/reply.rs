@@ -46,6 +46,12 @@ pub struct Contribution {
     pub replace: Option<String>,
 }
 
+/// Cursor's message to the agent, in both spellings its versions write
+/// (`agent_message`, and the camelCase `agentMessage` of its current docs).
+const AGENT_MESSAGE: &[&str] = &["agent_message", "agentMessage"];
+/// Cursor's message to the user, in both spellings.
+const USER_MESSAGE: &[&str] = &["user_message", "userMessage"];
+
 fn first_text<'a>(object: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a str> {
     keys.iter()
         .filter_map(|key| object.get(*key).and_then(Value::as_str))
@@ -148,7 +154,7 @@ pub fn interpret(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> C
 fn json_reason(dialect: Dialect, object: &Map<String, Value>) -> Option<String> {
     let specific = object.get("hookSpecificOutput").and_then(Value::as_object);
     let text = match dialect {
-        Dialect::Cursor => first_text(object, &["agent_message", "user_message", "reason"]),
+        Dialect::Cursor => first_text(object, &[AGENT_MESSAGE, USER_MESSAGE, &["reason"]].concat()),
         _ => specific
             .and_then(|s| first_text(s, &["permissionDecisionReason"]))
             .or_else(|| first_text(object, &["reason", "stopReason"])),
@@ -251,6 +257,12 @@ fn apply_json(
                         "{name} blocked the prompt; Hermes cannot reject a prompt, it goes on"
                     );
                 }
+                HookEvent::PostLlmCall => {
+                    tracing::warn!(
+                        "{name} asked to keep the agent going after a turn that edited no code; \
+                         Hermes only lets Stop hooks do that at pre_verify"
+                    );
+                }
                 _ => {}
             }
         }
@@ -264,7 +276,7 @@ fn apply_json(
 fn apply_cursor(event: HookEvent, object: &Map<String, Value>, out: &mut Contribution, name: &str) {
     match event {
         HookEvent::PreToolCall => {
-            let message = first_text(object, &["agent_message", "user_message"]);
+            let message = first_text(object, &[AGENT_MESSAGE, USER_MESSAGE].concat());
             match object.get("permission").and_then(Value::as_str) {
                 Some("deny") => {
                     out.gate = Some(Gate::Deny(
@@ -273,7 +285,7 @@ fn apply_cursor(event: HookEvent, object: &Map<String, Value>, out: &mut Contrib
                 }
                 Some("ask") => {
                     out.gate = Some(Gate::Ask(
-                        first_text(object, &["user_message"]).map(str::to_owned),
+                        first_text(object, USER_MESSAGE).map(str::to_owned),
                     ))
                 }
                 _ => {}

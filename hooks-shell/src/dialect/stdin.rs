@@ -82,6 +82,25 @@ fn tool_response(event: &Event) -> Value {
     }
 }
 
+/// The most of a file `beforeReadFile` hands a hook (as the 16 MiB payload cap).
+const MAX_CONTENT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A file's text for Cursor's `beforeReadFile` (invalid UTF-8 replaced); `""`
+/// when it cannot be read or is larger than [`MAX_CONTENT_BYTES`].
+fn file_content(path: &str) -> String {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let mut bytes = Vec::new();
+    match file.take(MAX_CONTENT_BYTES + 1).read_to_end(&mut bytes) {
+        Ok(read) if read as u64 <= MAX_CONTENT_BYTES => {
+            String::from_utf8_lossy(&bytes).into_owned()
+        }
+        _ => String::new(),
+    }
+}
+
 fn claude_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     let mut doc = Map::new();
     let mut put = |key: &str, value: Value| {
@@ -90,7 +109,7 @@ fn claude_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     put("session_id", session_id(event).into());
     put(
         "transcript_path",
-        text(event, "transcript_path").unwrap_or("").into(),
+        super::transcript::transcript_path(hook, event).into(),
     );
     put("cwd", cwd(hook, event).into());
     put(
@@ -157,8 +176,9 @@ fn claude_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
                     .cloned()
                     .unwrap_or(again.into()),
             );
-            let last =
-                text(event, "final_response").or_else(|| text(event, "last_assistant_message"));
+            let last = text(event, "final_response")
+                .or_else(|| text(event, "assistant_response"))
+                .or_else(|| text(event, "last_assistant_message"));
             put("last_assistant_message", last.unwrap_or("").into());
         }
         "SessionStart" => {
@@ -331,15 +351,17 @@ fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     put("generation_id", generation.into());
     put("model", text(event, "model").unwrap_or("").into());
     put("hook_event_name", hook.their_event.as_str().into());
-    put(
-        "cursor_version",
-        concat!("hermes-hooks ", env!("CARGO_PKG_VERSION")).into(),
-    );
+    put("cursor_version", super::CURSOR_VERSION.into());
     put("workspace_roots", json!([hook.project.to_string_lossy()]));
     put("user_email", Value::Null);
+    let transcript = super::transcript::transcript_path(hook, event);
     put(
         "transcript_path",
-        event.get("transcript_path").cloned().unwrap_or(Value::Null),
+        if transcript.is_empty() {
+            Value::Null
+        } else {
+            transcript.into()
+        },
     );
     let input = tool_input(event, &cwd(hook, event));
     let input_text = |key: &str| {
@@ -363,7 +385,11 @@ fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
             );
         }
         "beforeReadFile" => {
-            put("file_path", input_text("file_path").into());
+            let path = input_text("file_path");
+            // Cursor hands the file's content to the hook (its redaction
+            // examples read it); a file we cannot read is "" as for Cursor.
+            put("content", file_content(&path).into());
+            put("file_path", path.into());
             put("attachments", json!([]));
         }
         "afterFileEdit" => {
@@ -420,6 +446,17 @@ pub fn from_claude_document(doc: &Map<String, Value>) -> Option<(HookEvent, Payl
             ("hook_event_name", _) => continue,
             ("tool_name", Value::String(tool)) => {
                 payload.insert("tool_name".into(), our_tool(tool).into());
+                continue;
+            }
+            // PermissionRequest's `tool_input` is what `pre_approval_request`
+            // carries as `command` and `description` (the way back of
+            // `claude_stdin`'s PermissionRequest arm).
+            ("tool_input", Value::Object(input)) if event == HookEvent::PreApprovalRequest => {
+                for field in ["command", "description"] {
+                    if let Some(value) = input.get(field) {
+                        payload.insert(field.into(), value.clone());
+                    }
+                }
                 continue;
             }
             ("tool_input", Value::Object(input)) => {

@@ -16,19 +16,15 @@ use serde_json::json;
 
 use crate::support::{Home, context};
 
-/// The reference's Python (a venv with hermes-agent 0.19.0): `$HERMES_REFERENCE_PYTHON`,
-/// which `bash .ci/run` sets. Empty when unset: the live comparisons are skipped.
+/// The reference's Python (a venv with hermes-agent 0.20.1): `$HERMES_REFERENCE_PYTHON`,
+/// which `bash .ci/run` sets. Empty when unset: the live comparisons skip (in CI, fail).
 fn reference_python() -> PathBuf {
-    std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_default()
+    test_support::reference::python().unwrap_or_default()
 }
 
-/// The reference's `hermes`: `$HERMES_REFERENCE_BIN`, else beside its Python.
+/// The reference's CLI (`hermesx`): `$HERMES_REFERENCE_BIN`, else beside its Python.
 fn reference_hermes() -> PathBuf {
-    std::env::var_os("HERMES_REFERENCE_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| reference_python().with_file_name("hermes"))
+    test_support::reference::cli().unwrap_or_default()
 }
 
 /// A hand-edited allowlist with a missing comma on line 3.

@@ -1,12 +1,8 @@
-//! Side-by-side with the Python reference, when it is installed
-//! (`HERMES_REFERENCE_PYTHON`, which `bash .ci/run` sets).
-//!
-//! The installed reference (hermes-agent 0.19.0) predates `fail_closed`, exit-2
-//! blocks, `modify` and the `profile` key, so only the behaviour both share is
-//! compared: stdout parsing, config validation (event, command, matcher,
-//! timeout), the stdin document, and `run_once` on fail-open hooks. Without the
-//! reference the test says it compared nothing and passes: the ported tests
-//! are the contract, this is an extra.
+//! Side-by-side with the Python reference, hermes-agent 0.20.1
+//! (`HERMES_REFERENCE_PYTHON`, which `bash .ci/run` sets): stdout parsing,
+//! config validation (event, command, matcher, timeout), the stdin document,
+//! and `run_once` on fail-open hooks. Without the reference the test skips on
+//! a developer's machine and fails in CI (`test_support::reference`).
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -40,10 +36,7 @@ json.dump(out, sys.stdout)
 "#;
 
 fn reference_python() -> Option<PathBuf> {
-    let path = std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("(HERMES_REFERENCE_PYTHON is not set)"));
-    path.exists().then_some(path)
+    test_support::reference::python()
 }
 
 fn parse_cases() -> Vec<(&'static str, &'static str)> {
@@ -133,7 +126,6 @@ fn serialize_cases() -> Vec<(&'static str, Value)> {
 #[tokio::test]
 async fn same_decisions_as_the_python_reference() {
     let Some(python) = reference_python() else {
-        eprintln!("reference Python not found: compared nothing");
         return;
     };
     let home = Home::new();
@@ -207,11 +199,7 @@ async fn same_decisions_as_the_python_reference() {
         .zip(array(&reference["serialize"]))
     {
         let bytes = hermes_hooks_shell::run::stdin_bytes(&Event::from_json(event, payload), &wire);
-        let mut ours: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        // The installed reference predates the `profile` key.
-        if let Some(document) = ours.as_object_mut() {
-            document.remove("profile");
-        }
+        let ours: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         assert_eq!(ours, *expected, "{event}");
         let keys = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>());
         assert_eq!(keys(&ours), keys(expected), "key order of {event}");

@@ -42,7 +42,7 @@ async fn t15_t33_basic_pre_tool_call_schema_delivered() {
         document,
         json!({"hook_event_name": "pre_tool_call", "tool_name": "terminal",
                "tool_input": {"command": "ls"}, "session_id": "s1", "cwd": "/work",
-               "profile": "default", "extra": {"task_id": "t1", "tool_call_id": "c1"}})
+               "extra": {"task_id": "t1", "tool_call_id": "c1"}})
     );
 }
 
@@ -379,7 +379,8 @@ async fn t82_child_sees_its_home_and_the_profile() {
     let (first, document) = seen.split_once('\n').unwrap_or_default();
     assert_eq!(first, home.path().display().to_string());
     let document: Value = serde_json::from_str(document).unwrap_or(Value::Null);
-    assert_eq!(document["profile"], json!("work"));
+    // Neither hermes-agent 0.20.1 nor the documentation has a `profile` key.
+    assert_eq!(document.get("profile"), None, "{document}");
 }
 
 #[tokio::test]

@@ -172,10 +172,7 @@ fn a_linked_allowlist_takes_hermes_lock_and_the_targets() {
 /// `<link>.lock`, which we take too, so neither loses the other's approvals.
 #[test]
 fn hermes_writing_through_the_same_link_loses_nothing() {
-    let Some(python) =
-        std::env::var_os("HERMES_REFERENCE_PYTHON").filter(|p| Path::new(p).is_file())
-    else {
-        eprintln!("skipped: HERMES_REFERENCE_PYTHON names no Python");
+    let Some(python) = test_support::reference::python() else {
         return;
     };
     let store = Home::new();

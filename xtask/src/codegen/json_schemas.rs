@@ -143,7 +143,6 @@ fn stdin_schema(event: &EventDef) -> Value {
             "tool_input",
             "session_id",
             "cwd",
-            "profile",
             "extra"
         ]),
     );
@@ -155,7 +154,6 @@ fn stdin_schema(event: &EventDef) -> Value {
             "tool_input": {"type": ["object", "null"], "description": "The tool's arguments (`args`); null when they are not an object."},
             "session_id": {"type": "string", "description": "The session id (else the parent session id, else empty)."},
             "cwd": {"type": "string", "description": "The host's working directory."},
-            "profile": {"type": "string", "description": "The active profile name."},
             "extra": {
                 "type": "object",
                 "description": "Every other payload key, in payload order.",

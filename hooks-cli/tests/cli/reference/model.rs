@@ -241,14 +241,6 @@ impl Case {
         self
     }
 
-    pub fn reference_lacks(mut self, feature: &'static str, gives: Vec<Fired>) -> Case {
-        self.reference = Reference::Lacks {
-            feature,
-            gives: Report::Hooks(gives),
-        };
-        self
-    }
-
     pub fn reference_lacks_event(mut self, feature: &'static str) -> Case {
         self.reference = Reference::Lacks {
             feature,

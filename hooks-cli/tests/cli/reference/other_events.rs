@@ -74,6 +74,8 @@ pub fn cases() -> Vec<Case> {
         Case::new("an event added after 0.19.0", "agent_loop_stopped")
             .hook(prints(r#"{"context": "loop ended"}"#))
             .expect(vec![parsed(context("loop ended"))])
-            .reference_lacks_event("the agent_loop_stopped event (call 8, ARCHITECTURE.md)"),
+            .reference_lacks_event(
+                "the agent_loop_stopped event (call 8; docs/decisions/call-08-catalog-events.md)",
+            ),
     ]
 }

@@ -12,18 +12,12 @@ use serde_json::Value;
 use super::model::{Case, Fired, Report, RunEnd, nothing};
 use crate::support::TempHome;
 
-/// The reference `hermes` executable, if it is installed here:
-/// `$HERMES_REFERENCE_BIN`, else the `hermes` beside `$HERMES_REFERENCE_PYTHON`
-/// (`bash .ci/run` installs hermes-agent 0.19.0 and sets both).
+/// The reference CLI, if it is installed here: `$HERMES_REFERENCE_BIN`, else
+/// the `hermesx` beside `$HERMES_REFERENCE_PYTHON` (`bash .ci/run` installs
+/// hermes-agent 0.20.1 and sets both). Without it the table is checked alone
+/// on a developer's machine; in CI that fails ([`test_support::reference::cli`]).
 pub fn reference_bin() -> Result<PathBuf, PathBuf> {
-    let bin = std::env::var_os("HERMES_REFERENCE_BIN")
-        .map(PathBuf::from)
-        .or_else(|| {
-            let python = PathBuf::from(std::env::var_os("HERMES_REFERENCE_PYTHON")?);
-            Some(python.with_file_name("hermes"))
-        })
-        .unwrap_or_else(|| PathBuf::from("(HERMES_REFERENCE_BIN is not set)"));
-    if bin.is_file() { Ok(bin) } else { Err(bin) }
+    test_support::reference::cli().ok_or_else(|| PathBuf::from("(HERMES_REFERENCE_BIN is not set)"))
 }
 
 /// The most cases one home holds: both CLIs run a home's hooks one after

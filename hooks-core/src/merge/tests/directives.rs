@@ -126,13 +126,14 @@ fn context_from_several_plugins_joined_in_order() {
 }
 
 #[test]
-fn context_non_string_values_become_json_text() {
+fn context_non_string_values_become_their_python_str() {
     let outcome = llm_context(vec![
         json!({"context": {"k": [1, 2]}}),
         json!({"context": 7}),
         json!({"context": 0}),
     ]);
-    assert_eq!(outcome, Outcome::Context("{\"k\":[1,2]}\n\n7".into()));
+    // The reference renders them with `str()` (agent/turn_context.py).
+    assert_eq!(outcome, Outcome::Context("{'k': [1, 2]}\n\n7".into()));
 }
 
 #[test]

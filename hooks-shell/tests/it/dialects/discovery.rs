@@ -157,6 +157,15 @@ fn a_plugin_hooks_file_runs_with_its_plugin_root() {
         format!("{}/scripts/fmt.sh", root.display())
     );
     assert!(matches!(&hook.handler, Handler::Command { args: Some(args), .. } if args.len() == 2));
+    // Claude Code's persistent plugin data folder, in the Hermes home.
+    let data = world.home.path().join("plugin-data/claude/fmt");
+    assert_eq!(hook.plugin_data().as_deref(), Some(data.as_path()));
+    assert!(
+        hook.environment()
+            .contains(&("CLAUDE_PLUGIN_DATA", data.display().to_string())),
+        "{:?}",
+        hook.environment()
+    );
     assert_eq!(
         hook.consent_command(),
         format!(

@@ -276,6 +276,35 @@ async fn a_replayed_claude_document_reaches_the_hook_as_sent() {
     assert_eq!(seen, sent);
 }
 
+#[tokio::test]
+async fn a_replayed_permission_request_keeps_its_command() {
+    let world = World::new();
+    let out = world.project().join("seen.json");
+    let command = format!("head -n 1 > '{}'", out.display());
+    world.claude_settings(
+        json!({"hooks": {"PermissionRequest": [{"hooks": [{"command": command}]}]}}),
+    );
+    let bus = world.bus(json!(["claude"]));
+    let sent = json!({
+        "session_id": "abc", "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf build", "description": "clean the build"}
+    });
+    let (event, payload) =
+        hermes_hooks_shell::dialect::stdin::from_claude_document(sent.as_object().unwrap())
+            .expect("a Claude document");
+    assert_eq!(event, hermes_hooks_core::HookEvent::PreApprovalRequest);
+    assert_eq!(payload.get("command"), Some(&json!("rm -rf build")));
+    bus.emit(&hermes_hooks_core::Event::new(event, payload))
+        .await;
+    let seen: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(seen["tool_input"]["command"], "rm -rf build", "{seen}");
+    assert_eq!(
+        seen["tool_input"]["description"], "clean the build",
+        "{seen}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_async_hook_runs_but_decides_nothing() {
     let world = World::new();

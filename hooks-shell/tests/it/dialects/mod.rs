@@ -2,6 +2,7 @@
 
 mod codex_schema;
 mod consent;
+mod cursor;
 mod discovery;
 mod fail_closed;
 mod guards;
@@ -9,6 +10,7 @@ mod guards;
 #[cfg(feature = "http")]
 mod http;
 mod matchers;
+mod stop;
 
 use std::path::{Path, PathBuf};
 
