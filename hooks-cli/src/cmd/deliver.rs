@@ -105,11 +105,6 @@ async fn from_stream(
         ))
         .into());
     }
-    if !targets.iter().any(|target| target.nats.is_none()) {
-        bail!(
-            "no HTTP outbound target is configured in this home; nothing to deliver the stream to"
-        );
-    }
     let credential = |flag: &str, var: &Option<String>| -> anyhow::Result<Option<NatsCredential>> {
         let Some(var) = var else { return Ok(None) };
         match std::env::var(var) {
@@ -127,6 +122,26 @@ async fn from_stream(
     source.consumer.clone_from(&args.consumer);
     source.max_deliver = args.max_deliver.max(1);
     source.ack_wait = Duration::from_secs(args.ack_wait.max(1));
+    if args.dead {
+        return list_dead(&source, args.json, out).await;
+    }
+    if let Some(id) = &args.retry_dead {
+        use hermes_hooks_outbound::nats::dead::retry_dead;
+        let id = Some(id.as_str()).filter(|id| !id.is_empty());
+        let count = retry_dead(&source, id).await?;
+        if count == 0
+            && let Some(id) = id
+        {
+            return Err(UsageError(format!("no dead letter of delivery {}", escape(id))).into());
+        }
+        writeln!(out, "{count} dead letter(s) republished")?;
+        return Ok(());
+    }
+    if !targets.iter().any(|target| target.nats.is_none()) {
+        bail!(
+            "no HTTP outbound target is configured in this home; nothing to deliver the stream to"
+        );
+    }
     let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("installing a SIGINT handler")?;
     eprintln!(
@@ -150,6 +165,36 @@ async fn from_stream(
         totals.dead,
         totals.skipped
     )?;
+    Ok(())
+}
+
+/// `hooks deliver --from URL --dead`: the dead letters, oldest first.
+async fn list_dead(
+    source: &hermes_hooks_outbound::nats::consumer::StreamSource,
+    as_json: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let letters = hermes_hooks_outbound::nats::dead::list_dead(source).await?;
+    if as_json {
+        let document = serde_json::json!({"dead": letters});
+        writeln!(out, "{document}")?;
+        return Ok(());
+    }
+    writeln!(out, "{} dead letter(s)", letters.len())?;
+    for letter in &letters {
+        writeln!(
+            out,
+            "  #{} {} {} target={} status={} reason={}",
+            letter.sequence,
+            escape(&letter.event),
+            escape(&letter.delivery_id),
+            escape(letter.target.as_deref().unwrap_or("(every target)")),
+            letter
+                .status
+                .map_or_else(|| "-".to_owned(), |status| status.to_string()),
+            escape(&letter.reason)
+        )?;
+    }
     Ok(())
 }
 

@@ -318,6 +318,7 @@ impl Host {
                 totals: batch.totals,
                 omitted: batch.omitted,
                 pending: outbound.stats().pending,
+                spool: outbound.spool_status(),
             };
         }
         FlushReport::default()

@@ -52,6 +52,11 @@ pub struct FlushReport {
     pub omitted: u64,
     /// Webhook deliveries still queued or in flight at the bound.
     pub pending: u64,
+    /// With a `delivery: durable` target: what this host's spooled rows
+    /// came to so far, with the spool writer's health (`held` in memory,
+    /// `spool_failed`: lost because the spool could not be written).
+    #[cfg(feature = "outbound")]
+    pub spool: Option<hermes_hooks_outbound::SpoolStatus>,
 }
 
 /// What [`super::Host::shutdown`] did.

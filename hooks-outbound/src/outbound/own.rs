@@ -26,7 +26,8 @@ pub struct SpoolStatus {
     /// Of this process's rows: attempted, failed, and due again later (left
     /// in the spool for the next host or `hooks deliver`).
     pub retrying: u64,
-    /// Of this process's rows: not attempted yet (left in the spool, or held).
+    /// Of this process's rows: not attempted yet (left in the spool, or
+    /// held; rows lost at the writer's stop are counted in `spool_failed`).
     pub unattempted: u64,
     /// Held in memory right now: the spool could not be written.
     pub held: u64,
@@ -37,6 +38,13 @@ pub struct SpoolStatus {
     pub spool_failed: u64,
     /// Spool transactions that failed.
     pub write_errors: u64,
+}
+
+impl SpoolStatus {
+    /// This process's rows left in the spool for the next host or `hooks deliver`.
+    pub fn left(&self) -> u64 {
+        self.retrying + self.unattempted.saturating_sub(self.held)
+    }
 }
 
 #[derive(Default)]
@@ -122,7 +130,7 @@ impl OwnRows {
             delivered: tracked.delivered,
             dead: tracked.dead,
             retrying: tracked.retrying.len() as u64,
-            unattempted: tracked.unattempted.len() as u64,
+            unattempted: (tracked.unattempted.len() as u64).saturating_sub(writer.lost_at_stop),
             held: writer.held,
             recovered: writer.recovered,
             spool_failed: writer.spool_failed,

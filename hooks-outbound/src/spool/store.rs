@@ -430,6 +430,21 @@ impl Spool {
         })
     }
 
+    /// Commits a one-row write (a health table): `Ok` when the spool can be
+    /// written now (the disk has room, the file and its folder are writable).
+    pub fn probe_write(&self) -> Result<(), SpoolError> {
+        self.with(|connection| {
+            connection.execute_batch(
+                "CREATE TABLE IF NOT EXISTS health (id INTEGER PRIMARY KEY, checked_ms INTEGER NOT NULL)",
+            )?;
+            connection.execute(
+                "INSERT OR REPLACE INTO health (id, checked_ms) VALUES (1, ?1)",
+                [now_ms()],
+            )?;
+            Ok(())
+        })
+    }
+
     /// How many rows are pending and dead.
     pub fn counts(&self) -> Result<(u64, u64), SpoolError> {
         self.with(|connection| {

@@ -82,6 +82,8 @@ pub struct WriterStats {
     pub recovered: u64,
     /// Rows lost: refused with the hold full, or still held when the writer stopped.
     pub spool_failed: u64,
+    /// Of `spool_failed`: rows still held when the writer stopped.
+    pub lost_at_stop: u64,
     /// Transactions that failed.
     pub write_errors: u64,
     /// The last error, while the spool is failing (`None` once a write succeeds).
@@ -272,6 +274,7 @@ fn run(shared: &Shared) {
         if finished {
             let lost = state.held.len() as u64;
             state.stats.spool_failed += lost;
+            state.stats.lost_at_stop += lost;
             state.stats.held = 0;
             state.held.clear();
         }
