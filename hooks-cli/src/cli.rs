@@ -290,6 +290,10 @@ pub struct DeliverArgs {
     /// With --dead: one JSON object instead of text.
     #[arg(long, requires = "dead")]
     pub json: bool,
+    /// Serve Prometheus metrics (per target: pending, in flight, delivered, retried, dead,
+    /// age of the oldest row, attempt latency) over HTTP on ADDR, e.g. 127.0.0.1:9464.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["from", "once"])]
+    pub metrics: Option<String>,
 }
 
 /// `hooks spool`.

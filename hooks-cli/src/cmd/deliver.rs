@@ -71,6 +71,31 @@ pub async fn run(home: &Home, args: &DeliverArgs, out: &mut dyn Write) -> anyhow
     }
     let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("installing a SIGINT handler")?;
+    let mut worker = worker;
+    let _serving = match &args.metrics {
+        Some(addr) => {
+            let labels = parsed
+                .targets
+                .iter()
+                .filter(|target| worker.serves_target(target))
+                .map(hermes_hooks_outbound::TargetSpec::label)
+                .collect();
+            let metrics = super::metrics::Metrics::new(spool.clone(), labels);
+            worker = worker.observe(metrics.observer());
+            let listener = tokio::net::TcpListener::bind(addr.as_str())
+                .await
+                .map_err(|error| UsageError(format!("--metrics {}: {error}", escape(addr))))?;
+            let bound = listener
+                .local_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            eprintln!("hooks deliver: Prometheus metrics on http://{bound}/metrics");
+            Some(AbortOnDrop(tokio::spawn(super::metrics::serve(
+                listener, metrics,
+            ))))
+        }
+        None => None,
+    };
     eprintln!(
         "hooks deliver: delivering {shown} to {} durable target(s); SIGTERM or Ctrl-C to stop",
         worker.target_count()
@@ -87,6 +112,15 @@ pub async fn run(home: &Home, args: &DeliverArgs, out: &mut dyn Write) -> anyhow
     let (pending, dead) = spool.counts()?;
     writeln!(out, "{shown}: stopped; {pending} pending, {dead} dead")?;
     Ok(())
+}
+
+/// Stops the metrics server with the worker.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// `hooks deliver --from URL`: a worker on a JetStream stream, until SIGTERM/SIGINT.

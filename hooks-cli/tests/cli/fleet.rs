@@ -59,7 +59,13 @@ impl SmallDisk {
     fn mount(path: &Path, size: &str) -> Option<SmallDisk> {
         std::fs::create_dir_all(path).expect("mount point");
         let mounted = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={size},mode=0700"), "tmpfs"])
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
             .arg(path)
             .stderr(Stdio::null())
             .status()
@@ -114,12 +120,20 @@ fn a_full_disk_holds_durable_deliveries_until_the_spool_recovers_and_says_what_i
     // The spool exists and works...
     let first = run(&home, &["emit", "on_session_end", "--json"]);
     assert_eq!(first.code(), Some(0), "{}", first.stderr());
-    assert_eq!(last_json(&first)["spool"]["delivered"], 1, "{}", first.stdout());
+    assert_eq!(
+        last_json(&first)["spool"]["delivered"],
+        1,
+        "{}",
+        first.stdout()
+    );
 
     // ...then the disk fills up. Event 1 is held in memory; event 2's shell
     // hook frees the disk; the held row is written and delivered, and so is event 3.
     disk.fill();
-    let file = session(&home, &["on_session_end", "subagent_stop", "on_session_end"]);
+    let file = session(
+        &home,
+        &["on_session_end", "subagent_stop", "on_session_end"],
+    );
     let replay = run(&home, &["--accept-hooks", "replay", &file, "--json"]);
     assert_eq!(replay.code(), Some(0), "{}", replay.stderr());
     let summary = last_json(&replay);
@@ -133,7 +147,9 @@ fn a_full_disk_holds_durable_deliveries_until_the_spool_recovers_and_says_what_i
         .unwrap_or_default();
     assert!(kinds.contains(&"held"), "{summary}");
     assert!(
-        replay.stdout().contains("spool_failed: the spool cannot be written"),
+        replay
+            .stdout()
+            .contains("spool_failed: the spool cannot be written"),
         "the run record says so: {}",
         replay.stdout()
     );
@@ -151,7 +167,10 @@ fn a_full_disk_holds_durable_deliveries_until_the_spool_recovers_and_says_what_i
     let lost = run(&home, &["emit", "on_session_end", "--json"]);
     assert_eq!(lost.code(), Some(0), "{}", lost.stderr());
     let document = last_json(&lost);
-    assert_eq!(document["deliveries"][0]["outcome"]["kind"], "held", "{document}");
+    assert_eq!(
+        document["deliveries"][0]["outcome"]["kind"], "held",
+        "{document}"
+    );
     assert_eq!(document["spool"]["spool_failed"], 1, "{document}");
     assert!(
         lost.stderr().contains("spool_failed"),
@@ -163,8 +182,7 @@ fn a_full_disk_holds_durable_deliveries_until_the_spool_recovers_and_says_what_i
     let report: serde_json::Value = serde_json::from_str(&doctor.stdout()).expect("doctor JSON");
     let problems = report["problems"].to_string();
     assert!(
-        problems.contains("free where the spool lives")
-            || problems.contains("cannot be written"),
+        problems.contains("free where the spool lives") || problems.contains("cannot be written"),
         "{problems}"
     );
     let _ = std::fs::remove_file(&filler);
@@ -309,14 +327,20 @@ fn emit_and_replay_deliver_what_they_spooled_before_they_exit() {
         .as_str()
         .unwrap_or("")
         .to_owned();
-    assert_eq!(receiver.seen().get(&id), Some(&1), "arrived before exit: {document}");
+    assert_eq!(
+        receiver.seen().get(&id),
+        Some(&1),
+        "arrived before exit: {document}"
+    );
     assert_eq!(document["spool"]["delivered"], 1, "{document}");
     assert_eq!(document["spool"]["left"], 0, "{document}");
 
     let file = session(&home, &["on_session_end"; 3]);
     let replay = run(&home, &["replay", &file]);
     assert!(
-        replay.ok().contains("3 delivered and 0 dead-lettered before exit; 0 left for `hooks deliver`"),
+        replay
+            .ok()
+            .contains("3 delivered and 0 dead-lettered before exit; 0 left for `hooks deliver`"),
         "{}",
         replay.stdout()
     );
@@ -331,4 +355,56 @@ fn emit_and_replay_deliver_what_they_spooled_before_they_exit() {
         "{}",
         left.stdout()
     );
+}
+
+/// One scrape of `port` over loopback.
+fn scrape(port: u16) -> String {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return String::new();
+    };
+    let _ = stream.write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    let mut text = String::new();
+    let _ = stream.read_to_string(&mut text);
+    text
+}
+
+#[test]
+fn deliver_serves_prometheus_metrics_and_spool_json_has_the_same_numbers() {
+    let port = closed_port();
+    let home = TempHome::new();
+    home.config(&durable_config(port, ""));
+    spool_rows(&home, 3);
+    let listed = run(&home, &["spool", "--json"]).json();
+    assert_eq!(listed["targets"][0]["target"], "audit", "{listed}");
+    assert_eq!(listed["targets"][0]["pending"], 3, "{listed}");
+    assert!(listed["targets"][0]["oldest_pending_age_seconds"].as_f64() >= Some(0.0));
+
+    let receiver = Receiver::on(TcpListener::bind(("127.0.0.1", port)).expect("rebind"), 200);
+    assert_eq!(run(&home, &["spool", "retry", "--all"]).code(), Some(0));
+    let metrics_port = closed_port();
+    let address = format!("127.0.0.1:{metrics_port}");
+    let mut worker = command(&home, &["deliver", "--metrics", &address])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn deliver");
+    wait_until("three deliveries counted", || {
+        scrape(metrics_port).contains(r#"hooks_deliveries_delivered_total{target="audit"} 3"#)
+    });
+    let text = scrape(metrics_port);
+    for line in [
+        r#"hooks_spool_pending{target="audit"} 0"#,
+        r#"hooks_spool_in_flight{target="audit"} 0"#,
+        r#"hooks_spool_dead{target="audit"} 0"#,
+        r#"hooks_delivery_latency_seconds_count{target="audit"} 3"#,
+        "# TYPE hooks_spool_oldest_pending_age_seconds gauge",
+    ] {
+        assert!(text.contains(line), "missing {line}: {text}");
+    }
+    let (code, stdout) = sigterm(&mut worker);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(receiver.seen().len(), 3);
+    let listed = run(&home, &["spool", "--json"]).json();
+    assert_eq!(listed["targets"], serde_json::json!([]), "{listed}");
 }

@@ -287,7 +287,12 @@ impl Handling<'_> {
         let now = SystemTime::now();
         let mut body: serde_json::Value = match serde_json::from_slice(payload) {
             Ok(body) => body,
-            Err(error) => return Ok(Some(Rejection::new(0, format!("body is not JSON: {error}")))),
+            Err(error) => {
+                return Ok(Some(Rejection::new(
+                    0,
+                    format!("body is not JSON: {error}"),
+                )));
+            }
         };
         let delivery_id = body["delivery_id"].as_str().unwrap_or_default().to_owned();
         if body.is_object() {

@@ -190,10 +190,7 @@ pub async fn retry_dead(
 }
 
 fn scrub(source: &StreamSource, error: &dyn std::fmt::Display) -> StreamError {
-    StreamError::new(crate::redact::scrub(
-        &format!("nats: {error}"),
-        &source.url,
-    ))
+    StreamError::new(crate::redact::scrub(&format!("nats: {error}"), &source.url))
 }
 
 async fn open(

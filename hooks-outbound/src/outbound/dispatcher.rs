@@ -84,7 +84,9 @@ impl Dispatcher for Outbound {
         let idle = self.wait_idle(timeout).await;
         let remaining = deadline.saturating_duration_since(Instant::now());
         if !self.wait_spooled(remaining).await {
-            tracing::debug!("outbound flush: spooled deliveries left unattempted for `hooks deliver`");
+            tracing::debug!(
+                "outbound flush: spooled deliveries left unattempted for `hooks deliver`"
+            );
         }
         if !idle {
             let abandoned = self.shared.abandon_waiting();

@@ -169,7 +169,9 @@ impl Durable {
                 *slot = Some(
                     crate::spool::SpoolWorker::new(spool.clone(), durable.clone(), client.clone())
                         .with_backoff(retry_delay, Duration::from_secs(300))
-                        .observe(Arc::new(move |row, settled| observer.settled(row, settled)))
+                        .observe(Arc::new(move |row, settled, _| {
+                            observer.settled(row, settled)
+                        }))
                         .spawn(&runtime),
                 );
             }

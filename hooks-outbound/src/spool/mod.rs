@@ -16,11 +16,9 @@ mod store;
 mod worker;
 mod writer;
 
-pub use store::{Durability, NewDelivery, Spool, SpoolError, SpoolRow, SpoolTable};
+pub use store::{Durability, NewDelivery, Spool, SpoolError, SpoolRow, SpoolTable, TargetStats};
 pub use worker::{DrainPass, SettleObserver, Settled, SpoolWorker, WorkerHandle};
-pub use writer::{
-    DEFAULT_HOLD_CAPACITY, OwnedDelivery, SpoolWriter, WriteOutcome, WriterStats,
-};
+pub use writer::{DEFAULT_HOLD_CAPACITY, OwnedDelivery, SpoolWriter, WriteOutcome, WriterStats};
 
 pub use crate::outbound::{SpoolLeft, spool_path};
 

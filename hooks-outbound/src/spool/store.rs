@@ -415,100 +415,11 @@ impl Spool {
                 .map(Option::flatten)
         })
     }
-
-    /// Every row of `table`, oldest first.
-    pub fn list(&self, table: SpoolTable) -> Result<Vec<SpoolRow>, SpoolError> {
-        self.with(|connection| {
-            let sql = match table {
-                SpoolTable::Pending => format!("SELECT {COLUMNS} FROM pending ORDER BY id"),
-                SpoolTable::Dead => format!("SELECT {DEAD_COLUMNS} FROM dead ORDER BY died_ms, id"),
-            };
-            let mut statement = connection.prepare(&sql)?;
-            statement
-                .query_map([], |row| read_row(row, table))?
-                .collect()
-        })
-    }
-
-    /// Commits a one-row write (a health table): `Ok` when the spool can be
-    /// written now (the disk has room, the file and its folder are writable).
-    pub fn probe_write(&self) -> Result<(), SpoolError> {
-        self.with(|connection| {
-            connection.execute_batch(
-                "CREATE TABLE IF NOT EXISTS health (id INTEGER PRIMARY KEY, checked_ms INTEGER NOT NULL)",
-            )?;
-            connection.execute(
-                "INSERT OR REPLACE INTO health (id, checked_ms) VALUES (1, ?1)",
-                [now_ms()],
-            )?;
-            Ok(())
-        })
-    }
-
-    /// How many rows are pending and dead.
-    pub fn counts(&self) -> Result<(u64, u64), SpoolError> {
-        self.with(|connection| {
-            connection.query_row(
-                "SELECT (SELECT COUNT(*) FROM pending), (SELECT COUNT(*) FROM dead)",
-                [],
-                |row| Ok((row.get::<_, u64>(0)?, row.get::<_, u64>(1)?)),
-            )
-        })
-    }
-
-    /// Makes delivery `delivery_id` (or, with `None`, every row) due now: a
-    /// dead one goes back to pending with its attempts kept. Returns how many.
-    pub fn retry(&self, delivery_id: Option<&str>) -> Result<usize, SpoolError> {
-        self.with(|connection| {
-            let transaction = connection.transaction()?;
-            let now = now_ms();
-            let filter = if delivery_id.is_some() {
-                "WHERE delivery_id = ?2"
-            } else {
-                "WHERE ?2 IS NULL"
-            };
-            transaction.execute(
-                &format!(
-                    "INSERT OR IGNORE INTO pending (target_key, target, event, delivery_id, document,
-                        created_ms, attempts, next_attempt_ms, last_error)
-                     SELECT target_key, target, event, delivery_id, document, ?1, attempts, ?1, last_error
-                     FROM dead {filter} ORDER BY id"
-                ),
-                params![now, delivery_id],
-            )?;
-            // ?1 is unused here; numbered parameters still count it.
-            transaction.execute(
-                &format!("DELETE FROM dead {filter} AND ?1 IS NOT NULL"),
-                params![now, delivery_id],
-            )?;
-            let due = transaction.execute(
-                &format!(
-                    "UPDATE pending SET next_attempt_ms = ?1 {filter} AND lease_until_ms <= ?1"
-                ),
-                params![now, delivery_id],
-            )?;
-            transaction.commit()?;
-            // Revived rows are counted by the update, which made them due again.
-            Ok(due)
-        })
-    }
-
-    /// Deletes the dead letters (`dead_only`) or every row; returns how many.
-    pub fn purge(&self, dead_only: bool) -> Result<usize, SpoolError> {
-        self.with(|connection| {
-            let mut removed = connection.execute("DELETE FROM dead", [])?;
-            if !dead_only {
-                removed += connection.execute("DELETE FROM pending", [])?;
-            }
-            Ok(removed)
-        })
-    }
 }
 
 const COLUMNS: &str = "id, target_key, target, event, delivery_id, document, created_ms, attempts, \
                        last_error, next_attempt_ms, retrying_ms";
-const DEAD_COLUMNS: &str =
-    "id, target_key, target, event, delivery_id, document, created_ms, attempts, last_error, died_ms, 0";
+const DEAD_COLUMNS: &str = "id, target_key, target, event, delivery_id, document, created_ms, attempts, last_error, died_ms, 0";
 
 /// Brings a spool made by an older version up to this schema.
 fn migrate(connection: &Connection) -> rusqlite::Result<()> {
@@ -547,6 +458,9 @@ fn placeholders(count: usize, first: usize) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+mod admin;
+pub use admin::TargetStats;
 
 #[cfg(test)]
 mod tests;

@@ -81,8 +81,9 @@ pub enum Settled {
     Dead,
 }
 
-/// Told of every row a worker settles (the host's flush waits on it).
-pub type SettleObserver = Arc<dyn Fn(&SpoolRow, Settled) + Send + Sync>;
+/// Told of every row a worker settles, with how long its attempt took (the
+/// host's flush waits on it; `hooks deliver --metrics` counts with it).
+pub type SettleObserver = Arc<dyn Fn(&SpoolRow, Settled, Duration) + Send + Sync>;
 
 impl std::fmt::Debug for SpoolWorker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -156,6 +157,11 @@ impl SpoolWorker {
     /// How many targets it delivers to.
     pub fn target_count(&self) -> usize {
         self.targets.len()
+    }
+
+    /// Whether it delivers `target`'s rows.
+    pub fn serves_target(&self, target: &TargetSpec) -> bool {
+        self.targets.contains_key(&target_key(target))
     }
 
     /// Whether a row of the spool belongs to one of its targets.
@@ -275,7 +281,8 @@ impl SpoolWorker {
                 Ok(url) => attempt(&self.client, url, target, &row).await,
                 Err(error) => Attempt::Dead(format!("invalid url: {error}")),
             };
-            let took = millis(started.elapsed());
+            let elapsed = started.elapsed();
+            let took = millis(elapsed);
             let settled = match outcome {
                 Attempt::Delivered => {
                     tracing::debug!(
@@ -328,7 +335,7 @@ impl SpoolWorker {
                 }
             };
             if let Some(observer) = &self.observer {
-                observer(&row, settled);
+                observer(&row, settled, elapsed);
             }
         }
         Ok(pass)

@@ -253,7 +253,10 @@ fn run(shared: &Shared) {
                     break;
                 }
             } else {
-                state = shared.work.wait(state).unwrap_or_else(PoisonError::into_inner);
+                state = shared
+                    .work
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
             }
         }
         let stopping = state.stopping;

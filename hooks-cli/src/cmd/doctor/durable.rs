@@ -94,9 +94,10 @@ fn check_spool(home: &Home, label: &str, report: &mut Report) {
         })
         .sum();
     let opened = Spool::open(&path);
-    let written = opened.as_ref().map_err(ToString::to_string).and_then(|spool| {
-        spool.probe_write().map_err(|error| error.to_string())
-    });
+    let written = opened
+        .as_ref()
+        .map_err(ToString::to_string)
+        .and_then(|spool| spool.probe_write().map_err(|error| error.to_string()));
     match written {
         Ok(()) => report.line(format!(
             "      ✓ spool {shown}: writable, {}, {} free",
