@@ -22,7 +22,7 @@ use hermes_hooks_core::{
 use serde_json::Value;
 
 use crate::allowlist::Allowlist;
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 
 use crate::config::{ShellHookSpec, parse_config};
 use crate::consent::{CHANGED_REASON, Consent, changed_message, not_allowlisted_message};
