@@ -52,6 +52,8 @@ pub(super) struct Durable {
     refusals: std::sync::Mutex<(Option<Instant>, u64)>,
     /// Why the spool could not be opened at load (a load warning).
     pub(super) open_error: Option<String>,
+    /// Set by `stop_spool`: the writer starts no worker any more.
+    stopped: Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[cfg(not(feature = "durable"))]
@@ -114,6 +116,7 @@ impl Durable {
             own: own.clone(),
             refusals: std::sync::Mutex::new((None, 0)),
             open_error: None,
+            stopped: Arc::default(),
         };
         let durable: Vec<Arc<TargetSpec>> = targets
             .iter()
@@ -148,8 +151,10 @@ impl Durable {
             }
         };
         let worker: Arc<std::sync::Mutex<Option<crate::spool::WorkerHandle>>> = Arc::default();
+        let stopped: Arc<std::sync::atomic::AtomicBool> = Arc::default();
         let start_worker = {
             let worker = worker.clone();
+            let stopped = stopped.clone();
             let runtime = runtime.clone();
             let client = client.clone();
             let retry_delay = options.retry_delay;
@@ -161,7 +166,7 @@ impl Durable {
                     running.wake();
                     return;
                 }
-                if !drain {
+                if !drain || stopped.load(std::sync::atomic::Ordering::Acquire) {
                     return;
                 }
                 // The backoff starts at the retry delay (1 s by default) and doubles up to 5 min.
@@ -203,6 +208,7 @@ impl Durable {
             own,
             refusals: std::sync::Mutex::new((None, 0)),
             open_error,
+            stopped,
         }
     }
 
@@ -337,19 +343,26 @@ impl Outbound {
     }
 
     /// Stops the background spool worker (its attempts in flight get at most
-    /// `timeout`) and the writer (held rows get one last try; those still
-    /// held are counted in `spool_failed`), and says what the spool still
-    /// holds; `None` without a spool.
+    /// `timeout`) and says what the spool still holds; `None` without a
+    /// spool. The writer keeps going: deliveries emitted afterwards are
+    /// still spooled, for the next host or `hooks deliver`; rows it still
+    /// holds in memory are counted in `spool_failed` (lost unless the spool
+    /// recovers before the process exits).
     pub async fn stop_spool(&self, timeout: Duration) -> Option<SpoolLeft> {
         #[cfg(feature = "durable")]
         {
             let writer = self.durable.writer.as_ref()?;
+            self.durable
+                .stopped
+                .store(true, std::sync::atomic::Ordering::Release);
             let worker = self.durable.worker.lock().ok().and_then(|mut w| w.take());
             let stopped_in_time = match worker {
                 Some(mut worker) => worker.stop(timeout).await,
                 None => true,
             };
-            let stats = writer.stop();
+            let mut stats = writer.stats();
+            stats.spool_failed += stats.held;
+            stats.lost_at_stop += stats.held;
             let (pending, dead) = writer
                 .spool()
                 .and_then(|spool| spool.counts().ok())
