@@ -54,6 +54,8 @@ pub(super) struct Durable {
     pub(super) open_error: Option<String>,
     /// Set by `stop_spool`: the writer starts no worker any more.
     stopped: Arc<std::sync::atomic::AtomicBool>,
+    /// Whether this process drains the spool (`OutboundOptions::drain_spool`).
+    drain: bool,
 }
 
 #[cfg(not(feature = "durable"))]
@@ -117,6 +119,7 @@ impl Durable {
             refusals: std::sync::Mutex::new((None, 0)),
             open_error: None,
             stopped: Arc::default(),
+            drain: false,
         };
         let durable: Vec<Arc<TargetSpec>> = targets
             .iter()
@@ -209,6 +212,7 @@ impl Durable {
             refusals: std::sync::Mutex::new((None, 0)),
             open_error,
             stopped,
+            drain: options.drain_spool,
         }
     }
 
@@ -236,6 +240,8 @@ impl Durable {
         };
         let target = &lane.target;
         let label = lane.label.as_ref().to_owned();
+        // Tracked first: the worker may settle the row before `write` returns.
+        self.own.add(delivery_id);
         let written = writer.write(crate::spool::OwnedDelivery {
             target_key: crate::spool::target_key(target),
             target: label.clone(),
@@ -263,8 +269,8 @@ impl Durable {
                 (DeliveryOutcome::Dropped, super::Offered::SpoolFailed)
             }
         };
-        if matches!(written, WriteOutcome::Written | WriteOutcome::Held) {
-            self.own.add(delivery_id);
+        if !matches!(written, WriteOutcome::Written | WriteOutcome::Held) {
+            self.own.forget(delivery_id);
         }
         shared.handed_off(DeliveryReport {
             target: label,
@@ -329,8 +335,10 @@ impl Outbound {
     pub async fn wait_spooled(&self, timeout: Duration) -> bool {
         #[cfg(feature = "durable")]
         {
-            let running = self.durable.worker.lock().is_ok_and(|slot| slot.is_some());
-            if !running {
+            // Without a worker of its own (a spool that has not opened yet
+            // may still recover and start one) there is nothing to wait for
+            // only when this process never drains.
+            if !self.durable.drain {
                 return self.durable.own.unattempted() == 0;
             }
             self.durable.own.wait(timeout).await

@@ -75,6 +75,11 @@ impl OwnRows {
         }
     }
 
+    /// A row handed to the writer was not kept after all (refused).
+    pub(crate) fn forget(&self, delivery_id: &str) {
+        self.lock().unattempted.remove(delivery_id);
+    }
+
     /// The worker settled `row` after an attempt (or buried it).
     #[cfg(feature = "durable")]
     pub(crate) fn settled(&self, row: &crate::spool::SpoolRow, settled: crate::spool::Settled) {
