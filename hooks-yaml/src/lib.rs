@@ -15,7 +15,7 @@
 //!
 //! Hermes reads the same files with PyYAML (YAML 1.1: `SafeLoader`, or
 //! libyaml's `CSafeLoader` when installed), so this reader follows PyYAML's
-//! own scanner and parser rules (`yaml/scan.rs`, `yaml/parse.rs`) rather
+//! own scanner and parser rules (`scan.rs`, `parse.rs`) rather
 //! than a YAML 1.2 parser's: NEL, LS and PS end lines (a comment ends there
 //! too), flow collections and quoted strings ignore indentation, tabs are
 //! blanks where libyaml takes them as blanks, `yes`/`on`/`off` are booleans,

@@ -1,6 +1,6 @@
 """Line-protocol worker prelude: the fd setup both Python workers share.
 
-Put in front of a worker script by hermes_hooks_core's ``line_worker_script!``
+Put in front of a worker script by hermes_hooks_process's ``line_worker_script!``
 (the plugin worker and the gateway-hook shim start with it). The protocol
 uses private copies of the original stdin and stdout, close-on-exec (not
 inherited by subprocesses) and moved above the low fds a plugin or handler
