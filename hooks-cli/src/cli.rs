@@ -278,6 +278,26 @@ pub struct DeliverArgs {
     /// The environment variable holding the NATS token.
     #[arg(long, value_name = "VAR")]
     pub token_env: Option<String>,
+    /// List the stream's dead letters (SUBJECT.dead: status, target, reason) and exit (with --from).
+    #[arg(long, requires = "from", conflicts_with = "retry_dead")]
+    pub dead: bool,
+    /// Republish the stream's dead letters (all, or the one of DELIVERY_ID), each for the
+    /// target that refused it, remove them from SUBJECT.dead, and exit (with --from).
+    #[arg(
+        long,
+        value_name = "DELIVERY_ID",
+        requires = "from",
+        num_args = 0..=1,
+        default_missing_value = ""
+    )]
+    pub retry_dead: Option<String>,
+    /// With --dead: one JSON object instead of text.
+    #[arg(long, requires = "dead")]
+    pub json: bool,
+    /// Serve Prometheus metrics (per target: pending, in flight, delivered, retried, dead,
+    /// age of the oldest row, attempt latency) over HTTP on ADDR, e.g. 127.0.0.1:9464.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["from", "once"])]
+    pub metrics: Option<String>,
 }
 
 /// `hooks spool`.

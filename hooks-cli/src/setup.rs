@@ -9,7 +9,7 @@ use anyhow::Result;
 use hermes_hooks::{Host, HostOptions, TerminalPrompt};
 use hermes_hooks_core::Hooks;
 use hermes_hooks_outbound::outbound::SHUTDOWN_FLUSH_TIMEOUT;
-use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals};
+use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals, SpoolLeft};
 use serde_json::Value;
 
 use crate::cli::Cli;
@@ -102,6 +102,8 @@ impl Mechanisms {
         let Some(host) = &self.host else {
             return Deliveries::default();
         };
+        // The flush also waits (within the same bound) until every durable
+        // row this process spooled was attempted once.
         let flushed = host.flush(SHUTDOWN_FLUSH_TIMEOUT).await;
         let pending = flushed.pending;
         if flushed.spans_abandoned {
@@ -111,19 +113,27 @@ impl Mechanisms {
             );
         }
         // The spool's background worker gets a second for what it has in
-        // flight (a durable target never holds `emit` up for long); the rest
-        // stays spooled for the next host or `hooks deliver`.
-        host.stop_spool(std::time::Duration::from_secs(1)).await;
+        // flight; the rest stays spooled for the next host or `hooks deliver`.
+        let spool = host.stop_spool(std::time::Duration::from_secs(1)).await;
         if pending > 0 {
             warn_once(&format!(
                 "{pending} webhook delivery(ies) still pending after {}s; abandoned",
                 SHUTDOWN_FLUSH_TIMEOUT.as_secs()
             ));
         }
+        if let Some(left) = &spool
+            && left.spool_failed > 0
+        {
+            warn_once(&format!(
+                "{} durable delivery(ies) lost: the spool could not be written (spool_failed; see `hooks doctor`)",
+                left.spool_failed
+            ));
+        }
         Deliveries {
             list: flushed.deliveries.into_iter().map(Delivery).collect(),
             totals: flushed.totals,
             omitted: flushed.omitted,
+            spool,
         }
     }
 }
@@ -139,27 +149,43 @@ pub struct Deliveries {
     pub totals: DeliveryTotals,
     /// Reports not in `list`.
     pub omitted: u64,
+    /// With a durable target: what this invocation's spooled rows came to.
+    pub spool: Option<SpoolLeft>,
 }
 
 impl Deliveries {
     /// Whether there is nothing to report.
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty() && self.totals.total() == 0
+        self.list.is_empty() && self.totals.total() == 0 && self.spool.is_none()
     }
 
     /// The JSON fields `emit --json` and `replay --json` add beside the
     /// `deliveries` list: `delivery_totals` (by outcome, and `total`),
-    /// `deliveries_truncated` and `deliveries_omitted`.
-    pub fn summary_json(&self) -> [(&'static str, Value); 3] {
+    /// `deliveries_truncated` and `deliveries_omitted`; with a durable
+    /// target, `spool` (what this invocation's spooled rows came to:
+    /// `written`, `delivered`, `dead`, `retrying`, `unattempted`, `held`,
+    /// `recovered`, `spool_failed`, `write_errors`, `left` for `hooks
+    /// deliver`, and the spool's `pending`/`dead` totals).
+    pub fn summary_json(&self) -> Vec<(&'static str, Value)> {
         let mut totals = serde_json::to_value(self.totals).unwrap_or(Value::Null);
         if let Some(object) = totals.as_object_mut() {
             object.insert("total".to_owned(), Value::from(self.totals.total()));
         }
-        [
+        let mut fields = vec![
             ("delivery_totals", totals),
             ("deliveries_truncated", Value::from(self.omitted > 0)),
             ("deliveries_omitted", Value::from(self.omitted)),
-        ]
+        ];
+        if let Some(left) = &self.spool {
+            let mut spool = serde_json::to_value(left.status).unwrap_or(Value::Null);
+            if let Some(object) = spool.as_object_mut() {
+                object.insert("left".to_owned(), Value::from(left.status.left()));
+                object.insert("pending_total".to_owned(), Value::from(left.pending));
+                object.insert("dead_total".to_owned(), Value::from(left.dead));
+            }
+            fields.push(("spool", spool));
+        }
+        fields
     }
 
     /// The totals line of the text output: `webhook totals: 3 delivered, 1
@@ -172,6 +198,22 @@ impl Deliveries {
                 self.list.len(),
                 self.omitted
             ));
+        }
+        if let Some(left) = &self.spool {
+            let status = &left.status;
+            text.push_str(&format!(
+                "\n  spool: {} written, {} delivered and {} dead-lettered before exit; {} left for `hooks deliver`",
+                status.written,
+                status.delivered,
+                status.dead,
+                status.left()
+            ));
+            if status.spool_failed > 0 || status.held > 0 {
+                text.push_str(&format!(
+                    " ({} lost: the spool could not be written — spool_failed)",
+                    status.spool_failed
+                ));
+            }
         }
         text
     }

@@ -2,7 +2,9 @@
 //! the emit cost of a durable target next to a best-effort one (p50/p99 on the
 //! emitting thread), JetStream publish throughput (acknowledged) next to the
 //! HTTP sender's, and `hooks deliver --from` worker throughput with 1, 2 and 4
-//! workers into one local receiver.
+//! workers into one local receiver; durable emit cost per durability mode and
+//! with 4 emitting threads (group commit), and deliveries/s of a durable
+//! target next to a best-effort one into the same receiver, in the same run.
 //! `cargo bench -p hermes-hooks-outbound --bench durable` (the NATS rows need
 //! `HERMES_TEST_NATS_SERVER` or `nats-server` on PATH, else they are skipped).
 
@@ -14,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use hermes_hooks_outbound::config::NatsTarget;
 use hermes_hooks_outbound::nats::consumer::{StreamSource, run_stream_worker};
-use hermes_hooks_outbound::{DeliveryMode, Outbound, OutboundOptions, TargetSpec};
+use hermes_hooks_outbound::{DeliveryMode, Durability, Outbound, OutboundOptions, TargetSpec};
 
 mod support;
 
@@ -42,6 +44,43 @@ async fn emit_cost(outbound: &Outbound, samples: usize) -> (f64, f64) {
         outbound.wait_idle(Duration::from_secs(5)).await;
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
+    times.sort();
+    (
+        percentile(&times, 0.5).as_secs_f64() * 1e6,
+        percentile(&times, 0.99).as_secs_f64() * 1e6,
+    )
+}
+
+/// A durable target (`durability`) for `url`.
+fn durable_target(url: &str, durability: Durability) -> TargetSpec {
+    let mut target = signed(url);
+    target.delivery = DeliveryMode::Durable;
+    target.durability = durability;
+    target
+}
+
+/// p50 / p99 µs of emits from `threads` threads at once, `each` per thread.
+fn concurrent_emit_cost(outbound: &Outbound, threads: usize, each: usize) -> (f64, f64) {
+    let event = event();
+    let mut times: Vec<Duration> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    (0..each)
+                        .map(|_| {
+                            let start = Instant::now();
+                            dispatch_now(outbound, &event);
+                            start.elapsed()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|handle| handle.join().unwrap_or_default())
+            .collect()
+    });
     times.sort();
     (
         percentile(&times, 0.5).as_secs_f64() * 1e6,
@@ -135,20 +174,73 @@ async fn run() {
         "| emit, best effort, live sink | {p50:.1} | {p99:.1} |"
     ));
     let dir = tempfile::tempdir().expect("dir");
-    let mut durable_target = signed(&url);
-    durable_target.delivery = DeliveryMode::Durable;
-    let spool = Some(dir.path().join("spool.sqlite3"));
-    let durable = Outbound::new(vec![durable_target], options(spool)).expect("durable");
-    let (p50, p99) = emit_cost(&durable, samples).await;
+    for durability in [Durability::ProcessCrash, Durability::PowerLoss] {
+        let spool = Some(dir.path().join(format!("{}.sqlite3", durability.as_str())));
+        let durable =
+            Outbound::new(vec![durable_target(&url, durability)], options(spool)).expect("durable");
+        let (p50, p99) = emit_cost(&durable, samples).await;
+        rows.push(format!(
+            "| emit, durable ({}: synchronous={}), live sink | {p50:.1} | {p99:.1} |",
+            durability.as_str(),
+            durability.synchronous()
+        ));
+        durable.stop_spool(Duration::from_secs(10)).await;
+    }
+    // Group commit: 4 threads emitting at once share the writer's commits.
+    let spool = Some(dir.path().join("concurrent.sqlite3"));
+    let durable = std::sync::Arc::new(
+        Outbound::new(
+            vec![durable_target(&url, Durability::ProcessCrash)],
+            options(spool),
+        )
+        .expect("durable"),
+    );
+    let (p50, p99) = concurrent_emit_cost(&durable, 4, samples / 4);
     rows.push(format!(
-        "| emit, durable (spool write, synchronous=FULL), live sink | {p50:.1} | {p99:.1} |"
+        "| emit, durable (process_crash), 4 threads at once, live sink | {p50:.1} | {p99:.1} |"
     ));
     durable.stop_spool(Duration::from_secs(10)).await;
+
+    // Deliveries/s to the same sink: best effort vs durable (spooled, then sent by the worker).
+    let (url, count) = sink().await;
+    let best = Outbound::new(vec![signed(&url)], options(None)).expect("best effort");
+    let event = event();
+    let best_rate = throughput(
+        total,
+        || count.load(Ordering::Relaxed),
+        || {
+            for _ in 0..total {
+                dispatch_now(&best, &event);
+            }
+        },
+    )
+    .await;
+    let (url, count) = sink().await;
+    let spool = Some(dir.path().join("throughput.sqlite3"));
+    let durable = Outbound::new(
+        vec![durable_target(&url, Durability::ProcessCrash)],
+        options(spool),
+    )
+    .expect("durable");
+    let durable_rate = throughput(
+        total,
+        || count.load(Ordering::Relaxed),
+        || {
+            for _ in 0..total {
+                dispatch_now(&durable, &event);
+            }
+        },
+    )
+    .await;
+    durable.stop_spool(Duration::from_secs(10)).await;
+    rows.push(format!(
+        "| deliveries/s to one loopback sink, {total} events: best effort {best_rate:.0}, durable {durable_rate:.0} ({:.2}×) | {durable_rate:.0} events/s |",
+        durable_rate / best_rate
+    ));
 
     // Throughput, acknowledged: HTTP sender vs JetStream publisher (one lane each).
     let (url, count) = sink().await;
     let http = Outbound::new(vec![signed(&url)], options(None)).expect("http");
-    let event = event();
     let rate = throughput(
         total,
         || count.load(Ordering::Relaxed),

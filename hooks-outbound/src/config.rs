@@ -21,7 +21,7 @@ mod concurrency;
 mod durable;
 mod nats;
 pub use concurrency::{CONCURRENCY_RANGE, DEFAULT_CONCURRENCY, DURABLE_CONCURRENCY};
-pub use durable::{DEFAULT_MAX_AGE, DEFAULT_MAX_SPOOL, DeliveryMode};
+pub use durable::{DEFAULT_MAX_AGE, DEFAULT_MAX_SPOOL, DeliveryMode, Durability};
 pub use nats::{
     DEFAULT_NATS_STREAM, DEFAULT_NATS_SUBJECT, NatsCredential, NatsTarget, is_nats_url,
 };
@@ -62,6 +62,9 @@ pub struct TargetSpec {
     /// `durable` only: how many of this target's deliveries the spool holds;
     /// past it a new one is refused with a warning.
     pub max_spool: u64,
+    /// `durable` only: what a spooled row survives (`durability:`): a
+    /// process crash (the default) or a power loss (fsync per commit).
+    pub durability: Durability,
     /// A NATS JetStream target: where it publishes (`None`: an HTTP webhook).
     pub nats: Option<NatsTarget>,
     /// How many of its best-effort deliveries may be in flight at once
@@ -89,6 +92,7 @@ impl TargetSpec {
             delivery: DeliveryMode::BestEffort,
             max_age: DEFAULT_MAX_AGE,
             max_spool: DEFAULT_MAX_SPOOL,
+            durability: Durability::ProcessCrash,
             nats: None,
             concurrency: DEFAULT_CONCURRENCY,
         }
@@ -479,6 +483,7 @@ setters!(TargetSpec {
     with_delivery => delivery: DeliveryMode,
     with_max_age => max_age: Duration,
     with_max_spool => max_spool: u64,
+    with_durability => durability: Durability,
     with_nats => nats: Option<NatsTarget>,
     with_concurrency => concurrency: usize,
 });

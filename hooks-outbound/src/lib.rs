@@ -164,10 +164,13 @@ pub mod spool;
 pub mod verify;
 
 #[cfg(feature = "sender")]
-pub use config::{DeliveryMode, OutboundConfig, TargetSpec, parse_config, parse_config_with_env};
+pub use config::{
+    DeliveryMode, Durability, OutboundConfig, TargetSpec, parse_config, parse_config_with_env,
+};
 #[cfg(feature = "sender")]
 pub use outbound::{
     EnqueuedDelivery, EventDeliveries, Outbound, OutboundError, OutboundOptions, SpoolLeft,
+    SpoolStatus,
 };
 #[cfg(feature = "sender")]
 pub use report::{DeliveryOutcome, DeliveryReport, DeliveryTotals, OutboundStats, ReportBatch};

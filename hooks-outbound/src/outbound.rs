@@ -21,7 +21,8 @@ use crate::request::{
 
 mod dispatcher;
 mod durable;
-pub use durable::{SpoolLeft, home_spool_path as spool_path};
+mod own;
+pub use durable::{SpoolLeft, SpoolStatus, home_spool_path as spool_path};
 #[cfg(test)]
 mod tests;
 
@@ -56,6 +57,30 @@ pub struct OutboundOptions {
     /// Whether this dispatcher drains the spool in the background (a host
     /// does; a process that leaves it to `hooks deliver` workers need not).
     pub drain_spool: bool,
+    /// How many durable deliveries are held in memory while the spool cannot
+    /// be written (past it they are refused and counted as `spool_failed`).
+    pub spool_hold: usize,
+}
+
+/// What became of one delivery offered to a target (for run records).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Offered {
+    /// Queued, or written to the spool.
+    Accepted,
+    /// The target's lane was full: dropped.
+    LaneFull,
+    /// The target's spool rows reached `max_spool`: refused.
+    SpoolFull,
+    /// The spool could not be written: held in memory until it can.
+    SpoolHeld,
+    /// The spool could not be written and the hold was full: lost.
+    SpoolFailed,
+}
+
+impl Offered {
+    fn accepted(self) -> bool {
+        matches!(self, Offered::Accepted | Offered::SpoolHeld)
+    }
 }
 
 impl Default for OutboundOptions {
@@ -69,6 +94,7 @@ impl Default for OutboundOptions {
             report_capacity: 1024,
             spool_path: None,
             drain_spool: true,
+            spool_hold: crate::spool::DEFAULT_HOLD_CAPACITY,
         }
     }
 }
@@ -152,7 +178,19 @@ impl Outbound {
         if options.spool_path.is_none() {
             options.spool_path = Some(durable::home_spool_path(config.home()));
         }
-        Ok((Outbound::new(parsed.targets, options)?, parsed.warnings))
+        let spool_path = options.spool_path.clone();
+        let outbound = Outbound::new(parsed.targets, options)?;
+        let mut warnings = parsed.warnings;
+        if let (Some(error), Some(path)) = (outbound.durable.open_error.as_ref(), spool_path) {
+            warnings.push(ConfigWarning::new(
+                path,
+                "hooks.outbound",
+                format!(
+                    "the durable spool cannot be opened ({error}); durable deliveries are held in memory until it can"
+                ),
+            ));
+        }
+        Ok((outbound, warnings))
     }
 
     /// An outbound dispatcher for `targets`, with lanes on the current tokio runtime.
@@ -240,8 +278,8 @@ impl Outbound {
     /// were accepted (dropped ones are not listed; they get a `Dropped` report).
     pub fn enqueue(&self, event: &Event) -> Vec<EnqueuedDelivery> {
         let mut accepted = Vec::new();
-        self.enqueue_with(event, |lane, delivery_id, was_accepted| {
-            if was_accepted {
+        self.enqueue_with(event, |lane, delivery_id, offered| {
+            if offered.accepted() {
                 accepted.push(EnqueuedDelivery {
                     target: lane.label.as_ref().to_owned(),
                     delivery_id: delivery_id.to_owned(),
@@ -252,8 +290,8 @@ impl Outbound {
     }
 
     /// The agent's path: build, queue, never wait. Calls `on_offered` per
-    /// delivery with whether it was accepted (false: dropped).
-    fn enqueue_with(&self, event: &Event, mut on_offered: impl FnMut(&Lane, &str, bool)) {
+    /// delivery with what became of it.
+    fn enqueue_with(&self, event: &Event, mut on_offered: impl FnMut(&Lane, &str, Offered)) {
         let Some(hook) = event.hook() else {
             return;
         };
@@ -276,7 +314,7 @@ impl Outbound {
                 let Some(document) = self.take_document(&mut built, event, hook) else {
                     return;
                 };
-                let accepted = self.durable.write(
+                let offered = self.durable.write(
                     lane,
                     hook,
                     delivery_id,
@@ -284,12 +322,12 @@ impl Outbound {
                     &self.shared,
                     document.enqueued,
                 );
-                on_offered(lane, delivery_id, accepted);
+                on_offered(lane, delivery_id, offered);
                 built = Some(document);
                 continue;
             }
             if lane.is_full() {
-                on_offered(lane, delivery_id, false);
+                on_offered(lane, delivery_id, Offered::LaneFull);
                 lane.drop_unbuilt(hook, delivery_id.to_owned(), &self.shared);
                 continue;
             }
@@ -325,8 +363,12 @@ impl Outbound {
                 delivery,
                 enqueued,
             };
-            let accepted = lane.offer(job, &self.shared);
-            on_offered(lane, delivery_id, accepted);
+            let offered = if lane.offer(job, &self.shared) {
+                Offered::Accepted
+            } else {
+                Offered::LaneFull
+            };
+            on_offered(lane, delivery_id, offered);
         }
     }
 
@@ -472,4 +514,5 @@ setters!(OutboundOptions {
     with_report_capacity => report_capacity: usize,
     with_spool_path => spool_path: Option<std::path::PathBuf>,
     with_drain_spool => drain_spool: bool,
+    with_spool_hold => spool_hold: usize,
 });

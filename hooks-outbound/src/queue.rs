@@ -275,7 +275,9 @@ impl Shared {
     #[cfg_attr(not(feature = "durable"), allow(dead_code))]
     pub(crate) fn handed_off(&self, report: DeliveryReport) {
         let counter = match report.outcome {
-            DeliveryOutcome::Spooled | DeliveryOutcome::Published => &self.spooled,
+            DeliveryOutcome::Spooled | DeliveryOutcome::Published | DeliveryOutcome::Held => {
+                &self.spooled
+            }
             _ => &self.dropped,
         };
         counter.fetch_add(1, Ordering::Relaxed);

@@ -33,11 +33,15 @@ pub enum DeliveryOutcome {
     Spooled,
     /// A NATS JetStream target: the stream acknowledged it (stored once, by its id).
     Published,
+    /// `delivery: durable`, but the spool could not be written: held in a
+    /// bounded queue in memory and written when the spool recovers (lost,
+    /// and counted as `spool_failed`, if the process stops first).
+    Held,
 }
 
 impl DeliveryOutcome {
     /// A short word for tables: `delivered`, `rejected`, `redirected`, `failed`,
-    /// `dropped`, `abandoned`, `spooled`, `published`.
+    /// `dropped`, `abandoned`, `spooled`, `published`, `held`.
     pub fn as_str(&self) -> &'static str {
         match self {
             DeliveryOutcome::Delivered => "delivered",
@@ -48,6 +52,7 @@ impl DeliveryOutcome {
             DeliveryOutcome::Abandoned => "abandoned",
             DeliveryOutcome::Spooled => "spooled",
             DeliveryOutcome::Published => "published",
+            DeliveryOutcome::Held => "held",
         }
     }
 }
@@ -132,6 +137,8 @@ pub struct DeliveryTotals {
     pub spooled: u64,
     /// Acknowledged by a NATS JetStream stream.
     pub published: u64,
+    /// Held in memory: the durable spool could not be written.
+    pub held: u64,
 }
 
 impl DeliveryTotals {
@@ -146,6 +153,7 @@ impl DeliveryTotals {
             DeliveryOutcome::Abandoned => &mut self.abandoned,
             DeliveryOutcome::Spooled => &mut self.spooled,
             DeliveryOutcome::Published => &mut self.published,
+            DeliveryOutcome::Held => &mut self.held,
         };
         *counter += 1;
     }
@@ -160,6 +168,7 @@ impl DeliveryTotals {
             + self.abandoned
             + self.spooled
             + self.published
+            + self.held
     }
 
     /// The non-zero counts in words, e.g. `500 delivered, 199500 dropped`
@@ -174,6 +183,7 @@ impl DeliveryTotals {
             (self.abandoned, "abandoned"),
             (self.spooled, "spooled"),
             (self.published, "published"),
+            (self.held, "held"),
         ]
         .iter()
         .filter(|(count, _)| *count > 0)

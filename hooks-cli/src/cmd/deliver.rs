@@ -71,6 +71,31 @@ pub async fn run(home: &Home, args: &DeliverArgs, out: &mut dyn Write) -> anyhow
     }
     let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("installing a SIGINT handler")?;
+    let mut worker = worker;
+    let _serving = match &args.metrics {
+        Some(addr) => {
+            let labels = parsed
+                .targets
+                .iter()
+                .filter(|target| worker.serves_target(target))
+                .map(hermes_hooks_outbound::TargetSpec::label)
+                .collect();
+            let metrics = super::metrics::Metrics::new(spool.clone(), labels);
+            worker = worker.observe(metrics.observer());
+            let listener = tokio::net::TcpListener::bind(addr.as_str())
+                .await
+                .map_err(|error| UsageError(format!("--metrics {}: {error}", escape(addr))))?;
+            let bound = listener
+                .local_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            eprintln!("hooks deliver: Prometheus metrics on http://{bound}/metrics");
+            Some(AbortOnDrop(tokio::spawn(super::metrics::serve(
+                listener, metrics,
+            ))))
+        }
+        None => None,
+    };
     eprintln!(
         "hooks deliver: delivering {shown} to {} durable target(s); SIGTERM or Ctrl-C to stop",
         worker.target_count()
@@ -89,6 +114,15 @@ pub async fn run(home: &Home, args: &DeliverArgs, out: &mut dyn Write) -> anyhow
     Ok(())
 }
 
+/// Stops the metrics server with the worker.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// `hooks deliver --from URL`: a worker on a JetStream stream, until SIGTERM/SIGINT.
 async fn from_stream(
     url: &str,
@@ -104,11 +138,6 @@ async fn from_stream(
             "--from {shown}: expected nats://HOST:PORT or tls://HOST:PORT"
         ))
         .into());
-    }
-    if !targets.iter().any(|target| target.nats.is_none()) {
-        bail!(
-            "no HTTP outbound target is configured in this home; nothing to deliver the stream to"
-        );
     }
     let credential = |flag: &str, var: &Option<String>| -> anyhow::Result<Option<NatsCredential>> {
         let Some(var) = var else { return Ok(None) };
@@ -127,6 +156,26 @@ async fn from_stream(
     source.consumer.clone_from(&args.consumer);
     source.max_deliver = args.max_deliver.max(1);
     source.ack_wait = Duration::from_secs(args.ack_wait.max(1));
+    if args.dead {
+        return list_dead(&source, args.json, out).await;
+    }
+    if let Some(id) = &args.retry_dead {
+        use hermes_hooks_outbound::nats::dead::retry_dead;
+        let id = Some(id.as_str()).filter(|id| !id.is_empty());
+        let count = retry_dead(&source, id).await?;
+        if count == 0
+            && let Some(id) = id
+        {
+            return Err(UsageError(format!("no dead letter of delivery {}", escape(id))).into());
+        }
+        writeln!(out, "{count} dead letter(s) republished")?;
+        return Ok(());
+    }
+    if !targets.iter().any(|target| target.nats.is_none()) {
+        bail!(
+            "no HTTP outbound target is configured in this home; nothing to deliver the stream to"
+        );
+    }
     let mut terminate = signal(SignalKind::terminate()).context("installing a SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("installing a SIGINT handler")?;
     eprintln!(
@@ -150,6 +199,36 @@ async fn from_stream(
         totals.dead,
         totals.skipped
     )?;
+    Ok(())
+}
+
+/// `hooks deliver --from URL --dead`: the dead letters, oldest first.
+async fn list_dead(
+    source: &hermes_hooks_outbound::nats::consumer::StreamSource,
+    as_json: bool,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let letters = hermes_hooks_outbound::nats::dead::list_dead(source).await?;
+    if as_json {
+        let document = serde_json::json!({"dead": letters});
+        writeln!(out, "{document}")?;
+        return Ok(());
+    }
+    writeln!(out, "{} dead letter(s)", letters.len())?;
+    for letter in &letters {
+        writeln!(
+            out,
+            "  #{} {} {} target={} status={} reason={}",
+            letter.sequence,
+            escape(&letter.event),
+            escape(&letter.delivery_id),
+            escape(letter.target.as_deref().unwrap_or("(every target)")),
+            letter
+                .status
+                .map_or_else(|| "-".to_owned(), |status| status.to_string()),
+            escape(&letter.reason)
+        )?;
+    }
     Ok(())
 }
 

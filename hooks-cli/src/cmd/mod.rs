@@ -8,6 +8,7 @@ pub mod emit;
 pub mod events;
 pub mod list;
 pub mod listen;
+pub mod metrics;
 pub mod replay;
 pub mod revoke;
 pub mod spool;

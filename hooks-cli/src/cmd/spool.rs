@@ -84,11 +84,29 @@ fn list(spool: &Spool, shown: &str, as_json: bool, out: &mut dyn Write) -> anyho
     let pending = spool.list(SpoolTable::Pending)?;
     let dead = spool.list(SpoolTable::Dead)?;
     if as_json {
+        let now = now_ms();
+        // The numbers `hooks deliver --metrics` serves, per target.
+        let targets: Vec<serde_json::Value> = spool
+            .stats()?
+            .iter()
+            .map(|target| {
+                json!({
+                    "target": target.target,
+                    "pending": target.pending,
+                    "in_flight": target.in_flight,
+                    "dead": target.dead,
+                    "oldest_pending_age_seconds": target
+                        .oldest_created_ms
+                        .map_or(0.0, |oldest| (now - oldest).max(0) as f64 / 1000.0),
+                })
+            })
+            .collect();
         let document = json!({
             "spool": shown,
             "exists": true,
             "pending": pending.iter().map(row_json).collect::<Vec<_>>(),
             "dead": dead.iter().map(row_json).collect::<Vec<_>>(),
+            "targets": targets,
         });
         writeln!(out, "{document}")?;
         return Ok(());

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -21,6 +21,7 @@ const BOUND: Duration = Duration::from_secs(60);
 pub struct Receiver {
     seen: Arc<Mutex<HashMap<String, usize>>>,
     stop: Arc<AtomicBool>,
+    status: Arc<AtomicU16>,
     pub port: u16,
 }
 
@@ -34,46 +35,70 @@ impl Receiver {
         let port = listener.local_addr().expect("addr").port();
         let seen: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
-        let (seen2, stop2) = (seen.clone(), stop.clone());
+        let status = Arc::new(AtomicU16::new(status));
+        let (seen2, stop2, status2) = (seen.clone(), stop.clone(), status.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if stop2.load(Ordering::SeqCst) {
                     break;
                 }
-                let Ok(mut stream) = stream else { continue };
-                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-                let (mut length, mut id) = (0usize, None);
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                        break;
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if let Some(value) = lower.strip_prefix("content-length:") {
-                        length = value.trim().parse().unwrap_or(0);
-                    }
-                    if let Some(value) = lower.strip_prefix("x-hermes-delivery:") {
-                        id = Some(value.trim().to_owned());
-                    }
-                }
-                let mut body = vec![0; length];
-                let _ = reader.read_exact(&mut body);
-                std::thread::sleep(delay);
-                if let Some(id) = id {
-                    *seen2.lock().expect("seen").entry(id).or_default() += 1;
-                }
-                let _ = write!(
-                    stream,
-                    "HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-                );
+                let Ok(stream) = stream else { continue };
+                // One thread per connection: concurrent senders are not queued behind each other.
+                let (seen, status) = (seen2.clone(), status2.clone());
+                std::thread::spawn(move || answer(stream, delay, &seen, &status));
             }
         });
-        Receiver { seen, stop, port }
+        Receiver {
+            seen,
+            stop,
+            status,
+            port,
+        }
+    }
+
+    /// Answers `status` from now on.
+    pub fn answer(&self, status: u16) {
+        self.status.store(status, Ordering::SeqCst);
     }
 
     pub fn seen(&self) -> HashMap<String, usize> {
         self.seen.lock().expect("seen").clone()
     }
+}
+
+/// Reads one request, waits `delay`, counts its `X-Hermes-Delivery`, answers `status`.
+fn answer(
+    mut stream: std::net::TcpStream,
+    delay: Duration,
+    seen: &Mutex<HashMap<String, usize>>,
+    status: &AtomicU16,
+) {
+    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+    let (mut length, mut id) = (0usize, None);
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+        let lower = line.to_ascii_lowercase();
+        if let Some(value) = lower.strip_prefix("content-length:") {
+            length = value.trim().parse().unwrap_or(0);
+        }
+        if let Some(value) = lower.strip_prefix("x-hermes-delivery:") {
+            id = Some(value.trim().to_owned());
+        }
+    }
+    let mut body = vec![0; length];
+    let _ = reader.read_exact(&mut body);
+    std::thread::sleep(delay);
+    if let Some(id) = id {
+        *seen.lock().expect("seen").entry(id).or_default() += 1;
+    }
+    let status = status.load(Ordering::SeqCst);
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status} X\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    );
 }
 
 impl Drop for Receiver {

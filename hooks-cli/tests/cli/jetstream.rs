@@ -17,7 +17,7 @@ const BOUND: Duration = Duration::from_secs(60);
 /// A `nats-server -js` on a free loopback port (found through
 /// `HERMES_TEST_NATS_SERVER` or PATH); `None` with a printed reason when there
 /// is none, a failure when `CI` is set.
-struct NatsServer {
+pub struct NatsServer {
     child: Child,
     binary: PathBuf,
     port: u16,
@@ -25,7 +25,7 @@ struct NatsServer {
 }
 
 impl NatsServer {
-    fn start(test: &str) -> Option<NatsServer> {
+    pub fn start(test: &str) -> Option<NatsServer> {
         let binary = std::env::var_os("HERMES_TEST_NATS_SERVER")
             .filter(|path| !path.is_empty())
             .map(PathBuf::from)
@@ -62,7 +62,7 @@ impl NatsServer {
         self.child = spawn_server(&self.binary, self.port, self.store.path());
     }
 
-    fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)
     }
 }
@@ -92,7 +92,7 @@ impl Drop for NatsServer {
 
 /// A home publishing `on_session_end` to the server, and `count` of them replayed;
 /// returns the delivery ids replay reported as published.
-fn publish(server: &NatsServer, count: usize) -> Vec<String> {
+pub fn publish(server: &NatsServer, count: usize) -> Vec<String> {
     let home = TempHome::new();
     home.config(&format!(
         "hooks:\n  outbound:\n    - name: bus\n      url: {}\n      events: [on_session_end]\n",
@@ -121,7 +121,7 @@ fn publish(server: &NatsServer, count: usize) -> Vec<String> {
 }
 
 /// A home whose one HTTP target is `receiver`.
-fn worker_home(receiver: &Receiver) -> TempHome {
+pub fn worker_home(receiver: &Receiver) -> TempHome {
     let home = TempHome::new();
     home.config(&format!(
         "hooks:\n  outbound:\n    - name: ci\n      url: http://127.0.0.1:{}/in\n      \
@@ -131,7 +131,7 @@ fn worker_home(receiver: &Receiver) -> TempHome {
     home
 }
 
-fn worker(home: &TempHome, server: &NatsServer, extra: &[&str]) -> Child {
+pub fn worker(home: &TempHome, server: &NatsServer, extra: &[&str]) -> Child {
     let url = server.url();
     let mut args = vec!["deliver", "--from", url.as_str(), "--ack-wait", "2"];
     args.extend_from_slice(extra);
@@ -143,7 +143,7 @@ fn worker(home: &TempHome, server: &NatsServer, extra: &[&str]) -> Child {
 }
 
 /// SIGTERM, then the exit code and stdout.
-fn sigterm(child: &mut Child) -> (Option<i32>, String) {
+pub fn sigterm(child: &mut Child) -> (Option<i32>, String) {
     use std::io::Read;
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
@@ -162,7 +162,7 @@ fn sigterm(child: &mut Child) -> (Option<i32>, String) {
     (status.code(), stdout)
 }
 
-fn wait_until(what: &str, done: impl Fn() -> bool) {
+pub fn wait_until(what: &str, done: impl Fn() -> bool) {
     let start = Instant::now();
     while !done() {
         assert!(start.elapsed() < BOUND, "timed out waiting for {what}");

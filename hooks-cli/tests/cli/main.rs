@@ -13,6 +13,8 @@ mod dialects;
 mod durable;
 mod emit_replay;
 mod failsafe;
+mod fleet;
+mod fleet_stream;
 mod gateway_hooks;
 mod harness;
 mod help;

@@ -346,6 +346,7 @@ impl Host {
                 omitted: batch.omitted,
                 pending: outbound.stats().pending,
                 spans_abandoned,
+                spool: outbound.spool_status(),
             };
         }
         FlushReport {

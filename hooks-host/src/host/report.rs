@@ -57,6 +57,11 @@ pub struct FlushReport {
     /// it): the send goes on in the background, and a process that exits
     /// now drops them.
     pub spans_abandoned: bool,
+    /// With a `delivery: durable` target: what this host's spooled rows
+    /// came to so far, with the spool writer's health (`held` in memory,
+    /// `spool_failed`: lost because the spool could not be written).
+    #[cfg(feature = "outbound")]
+    pub spool: Option<hermes_hooks_outbound::SpoolStatus>,
 }
 
 /// What [`super::Host::shutdown`] did.

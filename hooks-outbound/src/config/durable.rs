@@ -35,6 +35,39 @@ impl DeliveryMode {
     }
 }
 
+/// What a committed spool row survives (`durability:` of a durable target).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// `process_crash` (the default): SQLite WAL with `synchronous=NORMAL`.
+    /// A row `emit` reported as spooled survives `kill -9` of any process
+    /// (the host, `hooks deliver`, a writer mid-commit); a power loss or an
+    /// OS crash may lose the last commits before the WAL reached the disk.
+    #[default]
+    ProcessCrash,
+    /// `power_loss`: `synchronous=FULL`, an fsync per commit (one per group
+    /// of concurrent emits): a row reported as spooled survives a power loss
+    /// too, at the cost of a disk flush on the writer thread.
+    PowerLoss,
+}
+
+impl Durability {
+    /// The config spelling: `process_crash` or `power_loss`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Durability::ProcessCrash => "process_crash",
+            Durability::PowerLoss => "power_loss",
+        }
+    }
+
+    /// SQLite's `synchronous` setting for it.
+    pub fn synchronous(self) -> &'static str {
+        match self {
+            Durability::ProcessCrash => "NORMAL",
+            Durability::PowerLoss => "FULL",
+        }
+    }
+}
+
 impl EntryParser<'_> {
     /// Reads the durability keys into `target`; a bad value is a warning and
     /// the default. A misspelt mode is read as `durable`: a user who asked for
@@ -56,6 +89,22 @@ impl EntryParser<'_> {
                 DeliveryMode::Durable
             }
         };
+        target.durability = match entry.get("durability") {
+            None | Some(Value::Null) => Durability::ProcessCrash,
+            Some(Value::String(mode)) if mode.trim() == "process_crash" => Durability::ProcessCrash,
+            Some(Value::String(mode)) if mode.trim() == "power_loss" => Durability::PowerLoss,
+            Some(other) => {
+                // The stronger one: a user who asked for a guarantee is not given less.
+                self.warn(
+                    Some("durability"),
+                    format!(
+                        "{key}.durability must be 'process_crash' or 'power_loss' (got {}); using power_loss",
+                        repr(other)
+                    ),
+                );
+                Durability::PowerLoss
+            }
+        };
         if let Some(seconds) = self.positive_int(entry, "max_age", DEFAULT_MAX_AGE.as_secs()) {
             target.max_age = Duration::from_secs(seconds);
         }
@@ -64,7 +113,9 @@ impl EntryParser<'_> {
         }
         let set = |name: &str| entry.get(name).is_some_and(|value| !value.is_null());
         if target.delivery == DeliveryMode::BestEffort
-            && let Some(name) = ["max_age", "max_spool"].into_iter().find(|name| set(name))
+            && let Some(name) = ["max_age", "max_spool", "durability"]
+                .into_iter()
+                .find(|name| set(name))
         {
             self.warn(
                 Some(name),

@@ -4,12 +4,18 @@
 //! names it, on any machine) and POSTs each message to the HTTP targets of its
 //! home whose `events`/`matcher` take it, signed with each target's own
 //! secret, the body's `delivery_id` kept and its `timestamp` fresh. The
-//! message is acked when every target answered (2xx, or a 4xx/3xx that no
-//! retry changes), nakked with backoff on 5xx, connection errors and
-//! timeouts, and at its `max_deliver`-th attempt published to
-//! `<subject>.dead` and terminated. A worker killed mid-delivery loses
-//! nothing: JetStream redelivers after `ack_wait` (to it or another worker),
-//! and receivers dedupe on `delivery_id`.
+//! message is acked when every target answered 2xx; a target that answers
+//! 3xx or 4xx (which no retry changes) gets a dead letter on
+//! `<subject>.dead` (status, target, reason: [`super::dead`]) and the
+//! message is then terminated; 5xx, connection errors and timeouts nak it
+//! with backoff, and at its `max_deliver`-th attempt it is dead-lettered
+//! too. A worker killed mid-delivery loses nothing: JetStream redelivers
+//! after `ack_wait` (to it or another worker), and receivers dedupe on
+//! `delivery_id`.
+//!
+//! A worker pulls one message at a time: a message waiting in one worker's
+//! buffer while its `ack_wait` runs out would be redelivered to another and
+//! sent twice.
 
 use std::future::Future;
 use std::time::{Duration, SystemTime};
@@ -19,7 +25,6 @@ use futures::StreamExt;
 use hermes_hooks_core::HookEvent;
 use reqwest::header::HeaderMap;
 
-use super::MSG_ID_HEADER;
 use crate::config::{NatsTarget, TargetSpec};
 use crate::request::{PreparedDelivery, iso_timestamp};
 
@@ -83,6 +88,13 @@ pub struct StreamTotals {
 #[error("{0}")]
 pub struct StreamError(String);
 
+impl StreamError {
+    /// An error with `message` (credentials already scrubbed).
+    pub(crate) fn new(message: String) -> StreamError {
+        StreamError(message)
+    }
+}
+
 /// Consumes `source` and delivers to `targets` (their HTTP ones) until `stop`
 /// resolves; the message in hand is finished first.
 pub async fn run_stream_worker(
@@ -123,7 +135,13 @@ pub async fn run_stream_worker(
         )
         .await
         .map_err(|error| scrub(&error))?;
-    let mut messages = consumer.messages().await.map_err(|error| scrub(&error))?;
+    // One at a time: see the module docs.
+    let mut messages = consumer
+        .stream()
+        .max_messages_per_batch(1)
+        .messages()
+        .await
+        .map_err(|error| scrub(&error))?;
     let mut totals = StreamTotals::default();
     tokio::pin!(stop);
     loop {
@@ -167,6 +185,10 @@ impl Handling<'_> {
             .map(|value| value.as_str().to_owned())
             .or_else(|| subject.rsplit('.').next().map(str::to_owned))
             .unwrap_or_default();
+        // A republished dead letter names the one target it is for.
+        let only = headers
+            .get(super::dead::RETRY_TARGET_HEADER)
+            .map(|value| value.as_str().to_owned());
         let wanted: Vec<&TargetSpec> = match (subject == dead_subject, event.parse::<HookEvent>()) {
             (false, Ok(hook)) => {
                 let tool = serde_json::from_slice::<serde_json::Value>(&message.payload)
@@ -175,6 +197,7 @@ impl Handling<'_> {
                 self.targets
                     .iter()
                     .filter(|target| target.wants(hook, tool.as_deref()))
+                    .filter(|target| only.as_ref().is_none_or(|only| *only == target.label()))
                     .collect()
             }
             _ => Vec::new(),
@@ -186,57 +209,59 @@ impl Handling<'_> {
             return;
         }
         let mut retry = None;
+        let mut refused = Vec::new();
         for target in wanted {
             // Each POST may take its whole timeout: keep the message ours meanwhile.
             let _ = message.ack_with(AckKind::Progress).await;
-            if let Err(error) = self.post(target, &event, &message.payload).await {
-                tracing::debug!(
-                    "stream delivery to {} failed (event={event}): {error}",
-                    target.label()
-                );
-                retry = Some(error);
+            match self.post(target, &event, &message.payload).await {
+                Ok(None) => {}
+                Ok(Some(rejection)) => refused.push((target.label(), rejection)),
+                Err(error) => {
+                    tracing::debug!(
+                        "stream delivery to {} failed (event={event}): {error}",
+                        target.label()
+                    );
+                    retry = Some(error);
+                }
             }
         }
-        let delivered = message.info().map(|info| info.delivered).unwrap_or(1);
-        let Some(error) = retry else {
-            totals.acked += 1;
-            let _ = message.ack().await;
-            return;
+        let dead_letters = super::dead::DeadLetters {
+            nats: self.nats,
+            subject: &dead_subject,
+            original: subject,
+            headers: &headers,
+            payload: &message.payload,
         };
-        if delivered >= self.source.max_deliver {
-            // A fresh map: a parsed header name may not be the key an insert
-            // replaces, and a second `Nats-Msg-Id` would make it a duplicate.
-            let mut dead = async_nats::HeaderMap::new();
-            let mut id = String::new();
-            for (name, values) in headers.iter() {
-                let name = name.to_string();
-                if name.eq_ignore_ascii_case(MSG_ID_HEADER) {
-                    id = values.first().map(|v| v.to_string()).unwrap_or_default();
-                    continue;
-                }
-                for value in values {
-                    dead.append(name.as_str(), value.as_str());
-                }
-            }
-            dead.insert(DEAD_REASON_HEADER, error.as_str());
-            // A dead letter of its own id: stored once however often this runs.
-            dead.insert(MSG_ID_HEADER, format!("{id}.dead"));
-            let published = self
-                .nats
-                .publish_with_headers(dead_subject, dead, message.payload.clone())
+        // A refusal no retry changes: its dead letter first (stored once by its id).
+        let mut stored = true;
+        for (label, rejection) in &refused {
+            tracing::warn!(
+                "stream delivery refused by {label} (event={event}): {} — dead-lettered to {dead_subject}",
+                rejection.reason
+            );
+            stored &= dead_letters
+                .publish(Some(label), Some(rejection.status), &rejection.reason)
                 .await;
-            let stored = match published {
-                Ok(ack) => ack.await.is_ok(),
-                Err(_) => false,
-            };
-            if stored {
-                tracing::warn!(
-                    "stream message dead-lettered after {delivered} attempt(s) (event={event}): {error}"
-                );
+        }
+        let delivered = message.info().map(|info| info.delivered).unwrap_or(1);
+        if retry.is_none() && stored {
+            if refused.is_empty() {
+                totals.acked += 1;
+                let _ = message.ack().await;
+            } else {
                 totals.dead += 1;
                 let _ = message.ack_with(AckKind::Term).await;
-                return;
             }
+            return;
+        }
+        let error = retry.unwrap_or_else(|| "the dead letter could not be stored".to_owned());
+        if delivered >= self.source.max_deliver && dead_letters.publish(None, None, &error).await {
+            tracing::warn!(
+                "stream message dead-lettered after {delivered} attempt(s) (event={event}): {error}"
+            );
+            totals.dead += 1;
+            let _ = message.ack_with(AckKind::Term).await;
+            return;
         }
         totals.nakked += 1;
         let exponent = u32::try_from(delivered.saturating_sub(1).clamp(0, 20)).unwrap_or(20);
@@ -248,12 +273,27 @@ impl Handling<'_> {
         let _ = message.ack_with(AckKind::Nak(Some(delay))).await;
     }
 
-    /// POSTs `payload` to `target` with a fresh timestamp, signed with its secret;
-    /// `Err` only for what a retry can change (5xx, connection errors, timeouts).
-    async fn post(&self, target: &TargetSpec, event: &str, payload: &[u8]) -> Result<(), String> {
+    /// POSTs `payload` to `target` with a fresh timestamp, signed with its
+    /// secret: `Ok(None)` on a 2xx, `Ok(Some(..))` on a 3xx/4xx (or a body
+    /// that cannot be sent), `Err` for what a retry can change (5xx,
+    /// connection errors, timeouts).
+    async fn post(
+        &self,
+        target: &TargetSpec,
+        event: &str,
+        payload: &[u8],
+    ) -> Result<Option<super::dead::Rejection>, String> {
+        use super::dead::Rejection;
         let now = SystemTime::now();
-        let mut body: serde_json::Value = serde_json::from_slice(payload)
-            .map_err(|error| format!("body is not JSON: {error}"))?;
+        let mut body: serde_json::Value = match serde_json::from_slice(payload) {
+            Ok(body) => body,
+            Err(error) => {
+                return Ok(Some(Rejection::new(
+                    0,
+                    format!("body is not JSON: {error}"),
+                )));
+            }
+        };
         let delivery_id = body["delivery_id"].as_str().unwrap_or_default().to_owned();
         if body.is_object() {
             body["timestamp"] = serde_json::Value::String(iso_timestamp(now));
@@ -265,7 +305,10 @@ impl Handling<'_> {
             body: bytes.into(),
         };
         let headers: HeaderMap = delivery.headers(event, target);
-        let url = reqwest::Url::parse(&target.url).map_err(|error| error.to_string())?;
+        let url = match reqwest::Url::parse(&target.url) {
+            Ok(url) => url,
+            Err(error) => return Ok(Some(Rejection::new(0, format!("invalid url: {error}")))),
+        };
         let response = self
             .client
             .post(url)
@@ -276,18 +319,28 @@ impl Handling<'_> {
             .await
             .map_err(|error| crate::delivery::describe(&error, target))?;
         let status = response.status();
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|value| value.to_str().ok())
+            .map(crate::redact::redact_url);
         crate::delivery::drain(response).await;
+        let code = status.as_u16();
         if status.is_server_error() {
-            return Err(format!("HTTP {}", status.as_u16()));
+            return Err(format!("HTTP {code}"));
         }
-        if !status.is_success() {
-            tracing::warn!(
-                "stream delivery rejected by {} (event={event}): HTTP {} — not retried",
-                target.label(),
-                status.as_u16()
-            );
+        if status.is_success() {
+            return Ok(None);
         }
-        Ok(())
+        let reason = if status.is_redirection() {
+            format!(
+                "HTTP {code} redirect to {} (not followed)",
+                location.as_deref().unwrap_or("?")
+            )
+        } else {
+            format!("HTTP {code} (rejected)")
+        };
+        Ok(Some(Rejection::new(code, reason)))
     }
 }
 

@@ -9,6 +9,7 @@
 //! buffer it and send it on reconnection, behind the retry's back).
 
 pub mod consumer;
+pub mod dead;
 
 use std::sync::Arc;
 use std::time::Duration;

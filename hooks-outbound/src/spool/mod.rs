@@ -14,9 +14,11 @@
 
 mod store;
 mod worker;
+mod writer;
 
-pub use store::{NewDelivery, Spool, SpoolError, SpoolRow, SpoolTable};
-pub use worker::{DrainPass, SpoolWorker, WorkerHandle};
+pub use store::{Durability, NewDelivery, Spool, SpoolError, SpoolRow, SpoolTable, TargetStats};
+pub use worker::{DrainPass, SettleObserver, Settled, SpoolWorker, WorkerHandle};
+pub use writer::{DEFAULT_HOLD_CAPACITY, OwnedDelivery, SpoolWriter, WriteOutcome, WriterStats};
 
 pub use crate::outbound::{SpoolLeft, spool_path};
 
@@ -31,10 +33,25 @@ pub fn target_key(target: &crate::TargetSpec) -> String {
     hex::encode(&hash.finalize()[..12])
 }
 
-/// Milliseconds since the Unix epoch, the spool's clock.
+/// The environment variable that shifts the spool's clock by that many
+/// seconds (signed). **For tests only**: it plays a machine whose clock is
+/// wrong (`hooks deliver` on a host two days ahead) without root or
+/// libfaketime. Never set it in production.
+pub const CLOCK_OFFSET_ENV: &str = "HERMES_HOOKS_TEST_CLOCK_OFFSET_SECS";
+
+/// Milliseconds since the Unix epoch, the spool's clock (shifted by
+/// [`CLOCK_OFFSET_ENV`] when set).
 pub(crate) fn now_ms() -> i64 {
+    static OFFSET_MS: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    let offset = *OFFSET_MS.get_or_init(|| {
+        std::env::var(CLOCK_OFFSET_ENV)
+            .ok()
+            .and_then(|value| value.trim().parse::<i64>().ok())
+            .map_or(0, |seconds| seconds.saturating_mul(1000))
+    });
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|elapsed| i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX))
         .unwrap_or(0)
+        .saturating_add(offset)
 }

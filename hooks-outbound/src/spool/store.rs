@@ -9,6 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use super::now_ms;
+pub use crate::config::Durability;
 
 /// How long a writer waits for another process's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -28,6 +29,7 @@ CREATE TABLE IF NOT EXISTS pending (
     lease_until_ms INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS pending_due ON pending (target_key, next_attempt_ms);
+CREATE INDEX IF NOT EXISTS pending_order ON pending (target_key);
 CREATE TABLE IF NOT EXISTS dead (
     id INTEGER PRIMARY KEY,
     target_key TEXT NOT NULL,
@@ -119,6 +121,9 @@ pub struct SpoolRow {
     pub last_error: Option<String>,
     /// Pending: when the next attempt is due (ms since the epoch); dead: when it died.
     pub next_attempt_ms: i64,
+    /// How long it has been retried since its first attempt (ms, summed
+    /// from the workers' own measurements; 0 before the second attempt).
+    pub retrying_ms: i64,
     /// The document (not shown).
     #[serde(skip)]
     pub document: Vec<u8>,
@@ -137,8 +142,14 @@ impl std::fmt::Debug for Spool {
 }
 
 impl Spool {
-    /// Opens (creating when missing, readable by the owner only) the spool at `path`.
+    /// Opens (creating when missing, readable by the owner only) the spool at
+    /// `path` with the default durability ([`Durability::ProcessCrash`]).
     pub fn open(path: &Path) -> Result<Spool, SpoolError> {
+        Spool::open_with(path, Durability::default())
+    }
+
+    /// [`Spool::open`] with the given durability of each commit.
+    pub fn open_with(path: &Path, durability: Durability) -> Result<Spool, SpoolError> {
         let io = |source| SpoolError::Io {
             path: path.to_owned(),
             source,
@@ -165,11 +176,14 @@ impl Spool {
         connection
             .pragma_update(None, "journal_mode", "WAL")
             .map_err(sqlite)?;
-        // FULL: a row `emit` reported as spooled is on disk, even across a power loss.
+        // NORMAL in WAL: a committed row survives the death of any process
+        // (the WAL is in the OS's hands); FULL adds an fsync per commit, so
+        // it survives a power loss too.
         connection
-            .pragma_update(None, "synchronous", "FULL")
+            .pragma_update(None, "synchronous", durability.synchronous())
             .map_err(sqlite)?;
         connection.execute_batch(SCHEMA).map_err(sqlite)?;
+        migrate(&connection).map_err(sqlite)?;
         Ok(Spool {
             path: path.to_owned(),
             connection: Mutex::new(connection),
@@ -199,23 +213,85 @@ impl Spool {
     /// Writes `delivery` (due now); `Ok(false)` when its target already holds
     /// `max_rows` pending deliveries and it was refused.
     pub fn insert(&self, delivery: &NewDelivery<'_>) -> Result<bool, SpoolError> {
+        Ok(self.insert_batch(std::slice::from_ref(delivery))?[0])
+    }
+
+    /// Writes `deliveries` in one transaction (one commit for all: group
+    /// commit); per delivery, whether it was kept (false: its target already
+    /// held `max_rows`). A delivery id already in the spool counts as kept.
+    /// New rows are due at once: their due time holds no producer's clock.
+    pub fn insert_batch(&self, deliveries: &[NewDelivery<'_>]) -> Result<Vec<bool>, SpoolError> {
         self.with(|connection| {
             let now = now_ms();
-            let inserted = connection.execute(
-                "INSERT INTO pending (target_key, target, event, delivery_id, document, created_ms, next_attempt_ms)
-                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?6
-                 WHERE (SELECT COUNT(*) FROM pending WHERE target_key = ?1) < ?7",
-                params![
-                    delivery.target_key,
-                    delivery.target,
-                    delivery.event,
-                    delivery.delivery_id,
-                    delivery.document,
-                    now,
-                    i64::try_from(delivery.max_rows).unwrap_or(i64::MAX),
-                ],
-            )?;
-            Ok(inserted == 1)
+            let transaction =
+                connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let mut room: std::collections::HashMap<&str, i64> = std::collections::HashMap::new();
+            let mut kept = Vec::with_capacity(deliveries.len());
+            {
+                let mut count =
+                    transaction.prepare_cached("SELECT COUNT(*) FROM pending WHERE target_key = ?1")?;
+                let mut insert = transaction.prepare_cached(
+                    "INSERT OR IGNORE INTO pending (target_key, target, event, delivery_id, document,
+                        created_ms, next_attempt_ms)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0)",
+                )?;
+                for delivery in deliveries {
+                    let left = match room.get(delivery.target_key) {
+                        Some(left) => *left,
+                        None => {
+                            let held: i64 =
+                                count.query_row([delivery.target_key], |row| row.get(0))?;
+                            i64::try_from(delivery.max_rows)
+                                .unwrap_or(i64::MAX)
+                                .saturating_sub(held)
+                        }
+                    };
+                    if left <= 0 {
+                        room.insert(delivery.target_key, left);
+                        kept.push(false);
+                        continue;
+                    }
+                    let inserted = insert.execute(params![
+                        delivery.target_key,
+                        delivery.target,
+                        delivery.event,
+                        delivery.delivery_id,
+                        delivery.document,
+                        now,
+                    ])?;
+                    room.insert(delivery.target_key, left - i64::from(inserted == 1));
+                    kept.push(true);
+                }
+            }
+            transaction.commit()?;
+            Ok(kept)
+        })
+    }
+
+    /// Claims the oldest due row of `target_key` for `lease`: no other
+    /// claimer gets it until the lease ends or it is settled. One row per
+    /// claim, so a lease covers exactly one send.
+    pub fn claim_next(
+        &self,
+        target_key: &str,
+        lease: Duration,
+    ) -> Result<Option<SpoolRow>, SpoolError> {
+        self.with(|connection| {
+            let now = now_ms();
+            let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
+            // One statement: the choice and the lease are one step for every process.
+            let mut statement = connection.prepare_cached(&format!(
+                "UPDATE pending SET lease_until_ms = ?1
+                 WHERE id = (SELECT id FROM pending INDEXED BY pending_order
+                             WHERE target_key = ?2 AND next_attempt_ms <= ?3 AND lease_until_ms <= ?3
+                             ORDER BY id LIMIT 1)
+                 RETURNING {COLUMNS}"
+            ))?;
+            statement
+                .query_row(params![until, target_key, now], |row| {
+                    read_row(row, SpoolTable::Pending)
+                })
+                .optional()
         })
     }
 
@@ -272,19 +348,22 @@ impl Spool {
         })
     }
 
-    /// Row `id` failed for now: its next attempt is at `next_attempt_ms`.
+    /// Row `id` failed for now: its next attempt is at `next_attempt_ms`,
+    /// and it has been retried for `retrying_ms` since its first attempt
+    /// (measured by the workers' own clocks, never across two of them).
     pub fn settle_retry(
         &self,
         id: i64,
         attempts: u32,
         next_attempt_ms: i64,
+        retrying_ms: i64,
         error: &str,
     ) -> Result<(), SpoolError> {
         self.with(|connection| {
             connection.execute(
                 "UPDATE pending SET attempts = ?2, next_attempt_ms = ?3, last_error = ?4,
-                 lease_until_ms = 0 WHERE id = ?1",
-                params![id, attempts, next_attempt_ms, error],
+                 lease_until_ms = 0, retrying_ms = ?5 WHERE id = ?1",
+                params![id, attempts, next_attempt_ms, error, retrying_ms],
             )?;
             Ok(())
         })
@@ -336,84 +415,24 @@ impl Spool {
                 .map(Option::flatten)
         })
     }
-
-    /// Every row of `table`, oldest first.
-    pub fn list(&self, table: SpoolTable) -> Result<Vec<SpoolRow>, SpoolError> {
-        self.with(|connection| {
-            let sql = match table {
-                SpoolTable::Pending => format!("SELECT {COLUMNS} FROM pending ORDER BY id"),
-                SpoolTable::Dead => format!("SELECT {DEAD_COLUMNS} FROM dead ORDER BY died_ms, id"),
-            };
-            let mut statement = connection.prepare(&sql)?;
-            statement
-                .query_map([], |row| read_row(row, table))?
-                .collect()
-        })
-    }
-
-    /// How many rows are pending and dead.
-    pub fn counts(&self) -> Result<(u64, u64), SpoolError> {
-        self.with(|connection| {
-            connection.query_row(
-                "SELECT (SELECT COUNT(*) FROM pending), (SELECT COUNT(*) FROM dead)",
-                [],
-                |row| Ok((row.get::<_, u64>(0)?, row.get::<_, u64>(1)?)),
-            )
-        })
-    }
-
-    /// Makes delivery `delivery_id` (or, with `None`, every row) due now: a
-    /// dead one goes back to pending with its attempts kept. Returns how many.
-    pub fn retry(&self, delivery_id: Option<&str>) -> Result<usize, SpoolError> {
-        self.with(|connection| {
-            let transaction = connection.transaction()?;
-            let now = now_ms();
-            let filter = if delivery_id.is_some() {
-                "WHERE delivery_id = ?2"
-            } else {
-                "WHERE ?2 IS NULL"
-            };
-            transaction.execute(
-                &format!(
-                    "INSERT OR IGNORE INTO pending (target_key, target, event, delivery_id, document,
-                        created_ms, attempts, next_attempt_ms, last_error)
-                     SELECT target_key, target, event, delivery_id, document, ?1, attempts, ?1, last_error
-                     FROM dead {filter} ORDER BY id"
-                ),
-                params![now, delivery_id],
-            )?;
-            // ?1 is unused here; numbered parameters still count it.
-            transaction.execute(
-                &format!("DELETE FROM dead {filter} AND ?1 IS NOT NULL"),
-                params![now, delivery_id],
-            )?;
-            let due = transaction.execute(
-                &format!(
-                    "UPDATE pending SET next_attempt_ms = ?1 {filter} AND lease_until_ms <= ?1"
-                ),
-                params![now, delivery_id],
-            )?;
-            transaction.commit()?;
-            // Revived rows are counted by the update, which made them due again.
-            Ok(due)
-        })
-    }
-
-    /// Deletes the dead letters (`dead_only`) or every row; returns how many.
-    pub fn purge(&self, dead_only: bool) -> Result<usize, SpoolError> {
-        self.with(|connection| {
-            let mut removed = connection.execute("DELETE FROM dead", [])?;
-            if !dead_only {
-                removed += connection.execute("DELETE FROM pending", [])?;
-            }
-            Ok(removed)
-        })
-    }
 }
 
 const COLUMNS: &str = "id, target_key, target, event, delivery_id, document, created_ms, attempts, \
-                       last_error, next_attempt_ms";
-const DEAD_COLUMNS: &str = "id, target_key, target, event, delivery_id, document, created_ms, attempts, last_error, died_ms";
+                       last_error, next_attempt_ms, retrying_ms";
+const DEAD_COLUMNS: &str = "id, target_key, target, event, delivery_id, document, created_ms, attempts, last_error, died_ms, 0";
+
+/// Brings a spool made by an older version up to this schema.
+fn migrate(connection: &Connection) -> rusqlite::Result<()> {
+    let has_retrying = connection
+        .prepare("SELECT 1 FROM pragma_table_info('pending') WHERE name = 'retrying_ms'")?
+        .exists([])?;
+    if !has_retrying {
+        connection.execute_batch(
+            "ALTER TABLE pending ADD COLUMN retrying_ms INTEGER NOT NULL DEFAULT 0",
+        )?;
+    }
+    Ok(())
+}
 
 fn read_row(row: &rusqlite::Row<'_>, state: SpoolTable) -> rusqlite::Result<SpoolRow> {
     Ok(SpoolRow {
@@ -428,6 +447,7 @@ fn read_row(row: &rusqlite::Row<'_>, state: SpoolTable) -> rusqlite::Result<Spoo
         attempts: row.get(7)?,
         last_error: row.get(8)?,
         next_attempt_ms: row.get(9)?,
+        retrying_ms: row.get(10)?,
     })
 }
 
@@ -438,6 +458,9 @@ fn placeholders(count: usize, first: usize) -> String {
         .collect::<Vec<_>>()
         .join(", ")
 }
+
+mod admin;
+pub use admin::TargetStats;
 
 #[cfg(test)]
 mod tests;

@@ -1,11 +1,15 @@
-//! The spool's delivery worker: claims due rows, POSTs each once (fresh
-//! timestamp, same `delivery_id`), and settles it: 2xx leaves the spool, 4xx
-//! and 3xx (and `max_age`) make a dead letter, anything else is retried after
-//! an exponential backoff with jitter.
+//! The spool's delivery worker: claims due rows one at a time, POSTs each
+//! once (fresh timestamp, same `delivery_id`), and settles it: 2xx leaves the
+//! spool, 4xx and 3xx make a dead letter, anything else is retried after an
+//! exponential backoff with jitter — until it has been retried for
+//! `max_age`, counted from its first attempt by the workers' own
+//! measurements (never by comparing two machines' clocks), when it becomes a
+//! dead letter too. A row is never buried without an attempt.
 //!
 //! A host runs one in the background ([`crate::Outbound`] spawns it when a
 //! target is durable); `hooks deliver` runs one in the foreground. Any number
-//! may share a spool: rows are leased when claimed.
+//! may share a spool: each row is leased for its own send when claimed, so
+//! healthy workers never send the same row twice.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -20,7 +24,7 @@ use super::{Spool, SpoolError, SpoolRow, now_ms, target_key};
 use crate::TargetSpec;
 use crate::request::{EventDocument, PreparedDelivery, iso_timestamp};
 
-/// Rows claimed per pass.
+/// Rows attempted per target per pass.
 const BATCH: usize = 64;
 /// How long an idle worker sleeps before looking again (other processes
 /// write to the same spool without waking it).
@@ -63,7 +67,23 @@ pub struct SpoolWorker {
     backoff: (Duration, Duration),
     stopping: Arc<AtomicBool>,
     wake: Arc<Notify>,
+    observer: Option<SettleObserver>,
 }
+
+/// How an attempt left a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// Answered 2xx: gone from the spool.
+    Delivered,
+    /// Failed for now: due again after its backoff.
+    Retrying,
+    /// Moved to the dead letters.
+    Dead,
+}
+
+/// Told of every row a worker settles, with how long its attempt took (the
+/// host's flush waits on it; `hooks deliver --metrics` counts with it).
+pub type SettleObserver = Arc<dyn Fn(&SpoolRow, Settled, Duration) + Send + Sync>;
 
 impl std::fmt::Debug for SpoolWorker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -106,7 +126,15 @@ impl SpoolWorker {
             backoff: (Duration::from_secs(1), Duration::from_secs(300)),
             stopping: Arc::new(AtomicBool::new(false)),
             wake: Arc::new(Notify::new()),
+            observer: None,
         }
+    }
+
+    /// Calls `observer` for every row it settles.
+    #[must_use]
+    pub fn observe(mut self, observer: SettleObserver) -> SpoolWorker {
+        self.observer = Some(observer);
+        self
     }
 
     /// A worker for the `delivery: durable` targets among `targets`, with its
@@ -129,6 +157,11 @@ impl SpoolWorker {
     /// How many targets it delivers to.
     pub fn target_count(&self) -> usize {
         self.targets.len()
+    }
+
+    /// Whether it delivers `target`'s rows.
+    pub fn serves_target(&self, target: &TargetSpec) -> bool {
+        self.targets.contains_key(&target_key(target))
     }
 
     /// Whether a row of the spool belongs to one of its targets.
@@ -154,42 +187,28 @@ impl SpoolWorker {
         self.wake.notify_one();
     }
 
-    /// Claims the due rows (one batch) and attempts each once; the rows of
-    /// one target go in order, targets in parallel.
+    /// Attempts the due rows (at most a batch per target), each claimed
+    /// on its own just before its send; the rows of one target go in order,
+    /// targets in parallel.
     pub async fn drain_once(&self) -> Result<DrainPass, SpoolError> {
-        let longest = self
-            .targets
-            .values()
-            .map(|target| target.timeout)
-            .max()
-            .unwrap_or_default();
-        let rows = self
-            .spool
-            .claim_due(&self.keys, longest + LEASE_MARGIN, BATCH)?;
-        let mut by_target: HashMap<String, Vec<SpoolRow>> = HashMap::new();
-        for row in rows {
-            by_target
-                .entry(row.target_key.clone())
-                .or_default()
-                .push(row);
-        }
         let mut groups = JoinSet::new();
-        for (key, rows) in by_target {
-            let Some(target) = self.targets.get(&key).cloned() else {
-                continue;
-            };
-            let worker = self.clone();
-            groups.spawn(async move { worker.deliver_group(&target, rows).await });
+        for (key, target) in self.targets.iter() {
+            let (worker, key, target) = (self.clone(), key.clone(), target.clone());
+            groups.spawn(async move { worker.deliver_target(&key, &target).await });
         }
         let mut pass = DrainPass::default();
+        let mut failed = None;
         while let Some(done) = groups.join_next().await {
             match done {
                 Ok(Ok(group)) => pass.add(group),
-                Ok(Err(error)) => return Err(error),
+                Ok(Err(error)) => failed = Some(error),
                 Err(error) => tracing::warn!("outbound spool worker task failed: {error}"),
             }
         }
-        Ok(pass)
+        match failed {
+            Some(error) if pass.claimed == 0 => Err(error),
+            _ => Ok(pass),
+        }
     }
 
     /// Drains until [`WorkerHandle::stop`]: passes while rows are due, else a
@@ -239,39 +258,21 @@ impl SpoolWorker {
         }
     }
 
-    async fn deliver_group(
+    async fn deliver_target(
         &self,
+        key: &str,
         target: &TargetSpec,
-        rows: Vec<SpoolRow>,
     ) -> Result<DrainPass, SpoolError> {
         let mut pass = DrainPass::default();
         let url = reqwest::Url::parse(&target.url);
-        let mut rows = rows.into_iter();
-        while let Some(row) = rows.next() {
-            if self.stopping.load(Ordering::Acquire) {
-                // Stopped: the rest go back unsent, for the next worker.
-                let unsent: Vec<i64> = std::iter::once(row.id)
-                    .chain(rows.map(|row| row.id))
-                    .collect();
-                self.spool.release(&unsent)?;
+        let lease = target.timeout + LEASE_MARGIN;
+        while pass.claimed < BATCH && !self.stopping.load(Ordering::Acquire) {
+            let Some(row) = self.spool.claim_next(key, lease)? else {
                 break;
-            }
+            };
             pass.claimed += 1;
             let attempts = row.attempts.saturating_add(1);
-            let age = now_ms().saturating_sub(row.created_ms);
-            if u128::try_from(age).unwrap_or(0) > target.max_age.as_millis() {
-                let error = format!(
-                    "older than max_age ({}s){}",
-                    target.max_age.as_secs(),
-                    row.last_error
-                        .as_deref()
-                        .map(|last| format!("; last error: {last}"))
-                        .unwrap_or_default()
-                );
-                self.bury(target, &row, row.attempts, &error)?;
-                pass.dead += 1;
-                continue;
-            }
+            let started = std::time::Instant::now();
             let outcome = match &url {
                 #[cfg(feature = "nats")]
                 Ok(_) if let Some(publisher) = self.publishers.get(&row.target_key) => {
@@ -280,7 +281,9 @@ impl SpoolWorker {
                 Ok(url) => attempt(&self.client, url, target, &row).await,
                 Err(error) => Attempt::Dead(format!("invalid url: {error}")),
             };
-            match outcome {
+            let elapsed = started.elapsed();
+            let took = millis(elapsed);
+            let settled = match outcome {
                 Attempt::Delivered => {
                     tracing::debug!(
                         "outbound webhook delivered from the spool: {} -> {}",
@@ -289,24 +292,50 @@ impl SpoolWorker {
                     );
                     self.spool.settle_delivered(row.id)?;
                     pass.delivered += 1;
+                    Settled::Delivered
                 }
                 Attempt::Dead(error) => {
                     self.bury(target, &row, attempts, &error)?;
                     pass.dead += 1;
+                    Settled::Dead
                 }
                 Attempt::Retry(error) => {
-                    let delay = self.backoff_after(attempts, &row.delivery_id);
-                    tracing::debug!(
-                        "outbound spool attempt {attempts} failed (event={} target={}): {error} — next in {:.1}s",
-                        row.event,
-                        target.label(),
-                        delay.as_secs_f64()
-                    );
-                    let next = now_ms()
-                        .saturating_add(i64::try_from(delay.as_millis()).unwrap_or(i64::MAX));
-                    self.spool.settle_retry(row.id, attempts, next, &error)?;
-                    pass.retrying += 1;
+                    // Retried for this long since the first attempt, by this
+                    // worker's measurements (the wait it scheduled last time,
+                    // and this attempt): no clock of another process is read.
+                    let retrying = row.retrying_ms.saturating_add(took);
+                    if u128::try_from(retrying).unwrap_or(0) >= target.max_age.as_millis() {
+                        let error = format!(
+                            "retried for longer than max_age ({}s); last error: {error}",
+                            target.max_age.as_secs()
+                        );
+                        self.bury(target, &row, attempts, &error)?;
+                        pass.dead += 1;
+                        Settled::Dead
+                    } else {
+                        let delay = self.backoff_after(attempts, &row.delivery_id);
+                        tracing::debug!(
+                            "outbound spool attempt {attempts} failed (event={} target={}): {error} — next in {:.1}s",
+                            row.event,
+                            target.label(),
+                            delay.as_secs_f64()
+                        );
+                        let wait = millis(delay);
+                        let next = now_ms().saturating_add(wait);
+                        self.spool.settle_retry(
+                            row.id,
+                            attempts,
+                            next,
+                            retrying.saturating_add(wait),
+                            &error,
+                        )?;
+                        pass.retrying += 1;
+                        Settled::Retrying
+                    }
                 }
+            };
+            if let Some(observer) = &self.observer {
+                observer(&row, settled, elapsed);
             }
         }
         Ok(pass)
@@ -337,6 +366,10 @@ impl SpoolWorker {
         let noise = jitter(delivery_id, attempts);
         full.mul_f64(0.5 + noise / 2.0)
     }
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// A number in [0, 1) that differs per delivery, attempt and moment.

@@ -84,7 +84,7 @@ async fn a_durable_delivery_is_retried_under_one_id_with_fresh_signed_timestamps
     assert_eq!(timestamps.len(), 3, "each attempt has its own timestamp");
     let spool = outbound.spool().expect("spool");
     assert_eq!(
-        wait_counts(spool, (0, 0)).await,
+        wait_counts(&spool, (0, 0)).await,
         (0, 0),
         "delivered rows leave"
     );
@@ -129,7 +129,7 @@ async fn a_delivery_older_than_max_age_dies_with_its_last_error() {
     let dead = spool.list(SpoolTable::Dead).expect("dead");
     let error = dead[0].last_error.clone().unwrap_or_default();
     assert!(
-        error.contains("older than max_age") && error.contains("HTTP 503"),
+        error.contains("longer than max_age") && error.contains("HTTP 503"),
         "{error}"
     );
     assert!(!sink.requests().is_empty());

@@ -72,7 +72,7 @@ fn a_claimed_row_is_not_claimed_again_until_settled_or_released() {
     let again = spool.claim_due(&KEYS(), lease, 10).expect("after release");
     assert_eq!(again.len(), 1);
     spool
-        .settle_retry(again[0].id, 1, now_ms() + 60_000, "HTTP 503")
+        .settle_retry(again[0].id, 1, now_ms() + 60_000, 0, "HTTP 503")
         .expect("retry");
     assert!(
         spool
@@ -101,7 +101,7 @@ fn dead_letters_come_back_with_retry_and_go_with_purge() {
         .settle_dead(rows[0].id, 1, "HTTP 404 (rejected)")
         .expect("dead");
     spool
-        .settle_retry(rows[1].id, 1, now_ms() + 600_000, "HTTP 503")
+        .settle_retry(rows[1].id, 1, now_ms() + 600_000, 0, "HTTP 503")
         .expect("later");
     assert_eq!(spool.counts().expect("counts"), (1, 1));
     let dead = spool.list(SpoolTable::Dead).expect("dead");
