@@ -35,6 +35,8 @@ use hermes_hooks_outbound::{Outbound, SpoolLeft};
 
 pub use options::{DEFAULT_FLUSH_BOUND, HostOptions, Mechanism};
 pub use report::{FlushReport, MechanismStatus, ShutdownReport};
+#[cfg(feature = "gateway")]
+pub use wiring::GatewayLoadOptions;
 #[cfg(feature = "shell")]
 pub use wiring::ShellOptions;
 pub use wiring::{Load, Loaded, Plugins, PluginsOptions};
@@ -186,7 +188,9 @@ impl Host {
 
         #[cfg(feature = "gateway")]
         if options.loads(Mechanism::Gateway) {
-            let gateway = hermes_hooks_gateway::GatewayHooks::load(config, Some(runtime.clone()));
+            let load = wiring::GatewayLoadOptions::new(Some(runtime.clone()))
+                .trial_import(options.trial_imports);
+            let gateway = hermes_hooks_gateway::GatewayHooks::load(config, load);
             builder = builder.with(gateway.take(&mut warnings, &mut mechanisms));
         }
         wiring::left_out(config, &mut warnings);
