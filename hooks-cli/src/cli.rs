@@ -155,6 +155,10 @@ pub struct TestArgs {
     /// One JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Say which accesses each sandboxed hook was denied (read from the
+    /// kernel's errors on its stderr: EACCES, EPERM, EROFS, no network).
+    #[arg(long)]
+    pub explain: bool,
 }
 
 /// `hooks emit`.

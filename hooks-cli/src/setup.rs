@@ -110,6 +110,12 @@ impl Mechanisms {
         };
         let flushed = host.flush(SHUTDOWN_FLUSH_TIMEOUT).await;
         let pending = flushed.pending;
+        if flushed.spans_abandoned {
+            warn_once(
+                "OTLP export of hook runs abandoned: the collector (OTEL_EXPORTER_OTLP_ENDPOINT) \
+                 did not answer in time (HOOKS_OTLP_WAIT_MS, default 50); the spans of this run are dropped",
+            );
+        }
         // The spool's background worker gets a second for what it has in
         // flight (a durable target never holds `emit` up for long); the rest
         // stays spooled for the next host or `hooks deliver`.

@@ -104,6 +104,9 @@ pub struct HookRun {
     /// What went wrong or is worth knowing, one line each (a timeout, a bad
     /// reply field, truncated output, stderr of a failed run).
     pub diagnostics: Vec<String>,
+    /// The sandbox profile a process hook ran in (`None`: no sandbox, or
+    /// not a process).
+    pub sandbox: Option<Arc<str>>,
 }
 
 impl HookRun {
@@ -124,7 +127,15 @@ impl HookRun {
             elapsed: Duration::ZERO,
             started: SystemTime::now(),
             diagnostics: Vec::new(),
+            sandbox: None,
         }
+    }
+
+    /// With the sandbox profile the hook ran in.
+    #[must_use = "setters return the changed run"]
+    pub fn sandbox(mut self, profile: Option<&str>) -> Self {
+        self.sandbox = profile.map(Arc::from);
+        self
     }
 
     /// With `decision` (the reply as it went into the merge).
@@ -189,7 +200,8 @@ impl HookRun {
     }
 
     /// The run as JSON: `mechanism`, `source`, `event`, `status`, `elapsed_ms`,
-    /// `decision`, `diagnostics`, and `reason` for a skipped run.
+    /// `decision`, `diagnostics`, `reason` for a skipped run, and `sandbox`
+    /// (the profile) for a run in a sandbox.
     pub fn to_json(&self) -> Value {
         let mut object = Map::new();
         object.insert("mechanism".into(), json!(&*self.mechanism));
@@ -205,6 +217,9 @@ impl HookRun {
             self.decision.clone().unwrap_or(Value::Null),
         );
         object.insert("diagnostics".into(), json!(self.diagnostics));
+        if let Some(sandbox) = &self.sandbox {
+            object.insert("sandbox".into(), json!(&**sandbox));
+        }
         Value::Object(object)
     }
 

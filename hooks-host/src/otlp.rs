@@ -14,6 +14,8 @@
 
 mod client;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 use hermes_hooks_core::{HookRun, RunObserver, RunStatus};
@@ -29,10 +31,28 @@ pub const ENDPOINT_VARIABLES: [&str; 2] = [
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
 ];
 
+/// How long [`crate::Host::flush`] waits for the collector (50 ms) unless
+/// [`WAIT_VARIABLE`] says otherwise: a hanging or absent collector never
+/// holds a host, or `hooks emit`, longer. The export itself goes on on the
+/// exporter's own thread; a process that exits meanwhile drops those spans.
+pub const FLUSH_WAIT: Duration = Duration::from_millis(50);
+
+/// The variable that changes [`FLUSH_WAIT`], in milliseconds (a collector
+/// far away, a test that needs every span).
+pub const WAIT_VARIABLE: &str = "HOOKS_OTLP_WAIT_MS";
+
+/// How long the exporter's last flush may run, on a thread of its own, when
+/// the exporter is dropped (nothing waits for it).
+const STOP_BOUND: Duration = Duration::from_secs(5);
+
 /// The exporter of hook runs: a [`RunObserver`] for [`hermes_hooks_core::HooksBuilder::observe_runs`].
 pub struct OtlpRuns {
     provider: SdkTracerProvider,
     tracer: SdkTracer,
+    /// A flush still waiting for the collector (another one is not started).
+    flushing: Arc<AtomicBool>,
+    /// How long a host's flush waits for the collector.
+    flush_wait: Duration,
 }
 
 impl std::fmt::Debug for OtlpRuns {
@@ -49,7 +69,23 @@ impl OtlpRuns {
         let set = ENDPOINT_VARIABLES
             .iter()
             .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()));
-        set.then(|| OtlpRuns::build(None))
+        set.then(|| {
+            let mut runs = OtlpRuns::build(None)?;
+            let wait = std::env::var(WAIT_VARIABLE).ok();
+            if let Some(wait) = wait.filter(|wait| !wait.trim().is_empty()) {
+                let millis = wait.trim().parse::<u64>().map_err(|_| {
+                    format!("{WAIT_VARIABLE} must be a number of milliseconds; got '{wait}'")
+                })?;
+                runs.flush_wait = Duration::from_millis(millis);
+            }
+            Ok(runs)
+        })
+    }
+
+    /// How long [`crate::Host::flush`] waits for the collector: [`FLUSH_WAIT`]
+    /// unless [`WAIT_VARIABLE`] said otherwise.
+    pub fn flush_wait(&self) -> Duration {
+        self.flush_wait
     }
 
     /// An exporter sending to `endpoint` (the full traces URL, e.g.
@@ -77,7 +113,12 @@ impl OtlpRuns {
             )
             .build();
         let tracer = provider.tracer("hermes-hooks");
-        Ok(OtlpRuns { provider, tracer })
+        Ok(OtlpRuns {
+            provider,
+            tracer,
+            flushing: Arc::new(AtomicBool::new(false)),
+            flush_wait: FLUSH_WAIT,
+        })
     }
 
     /// Sends every span ended so far; blocks until the collector answered or
@@ -86,6 +127,34 @@ impl OtlpRuns {
         if let Err(error) = self.provider.force_flush() {
             tracing::warn!("OTLP export of hook runs failed: {error}");
         }
+    }
+
+    /// Sends every span ended so far, waiting at most `wait` for the
+    /// collector: `true` when it answered in time, `false` when the wait was
+    /// abandoned (the send goes on, on a thread of its own; while it does,
+    /// another flush does not start one more and returns `false` at once).
+    /// Blocks the caller for at most `wait`.
+    pub fn flush_within(&self, wait: Duration) -> bool {
+        if self.flushing.swap(true, Ordering::AcqRel) {
+            return false;
+        }
+        let (done, finished) = std::sync::mpsc::channel();
+        let provider = self.provider.clone();
+        let flushing = Arc::clone(&self.flushing);
+        let started = std::thread::Builder::new()
+            .name("hooks-otlp-flush".into())
+            .spawn(move || {
+                if let Err(error) = provider.force_flush() {
+                    tracing::debug!("OTLP export of hook runs failed: {error}");
+                }
+                flushing.store(false, Ordering::Release);
+                let _ = done.send(());
+            });
+        if started.is_err() {
+            self.flushing.store(false, Ordering::Release);
+            return false;
+        }
+        finished.recv_timeout(wait).is_ok()
     }
 
     /// Flushes and stops the exporter (at most `timeout`). Blocks.
@@ -136,6 +205,21 @@ impl OtlpRuns {
             .checked_add(run.elapsed)
             .unwrap_or_else(SystemTime::now);
         span.end_with_timestamp(end);
+    }
+}
+
+/// The last flush runs on a thread of its own, bounded: dropping the
+/// exporter (a host's end) never waits for a collector that does not answer.
+impl Drop for OtlpRuns {
+    fn drop(&mut self) {
+        // The clones keep the provider alive past this drop, on that thread.
+        let (provider, tracer) = (self.provider.clone(), self.tracer.clone());
+        let _ = std::thread::Builder::new()
+            .name("hooks-otlp-stop".into())
+            .spawn(move || {
+                let _ = provider.shutdown_with_timeout(STOP_BOUND);
+                drop(tracer);
+            });
     }
 }
 

@@ -11,7 +11,11 @@
 //! Teams workflows, IFTTT: everything after the marker segment, however short),
 //! and elsewhere by shape: `;key=value` segment parameters, and segments holding
 //! a piece that looks like a key (long digit runs, UUIDs and hex, letters mixed
-//! with digits, high-entropy mixed case, anything of 32 characters or more).
+//! with digits, high-entropy mixed case, anything of 32 characters or more),
+//! and segments shaped like a password a person chose (a word of six or more
+//! characters with digits inside its letters, `Pa55w0rd`; the punctuation
+//! `!`, `$`, `*` or `^`, `hunter!2`). Ordinary paths stay readable: words,
+//! dates, versions (`v2`, `oauth2`, `sha256`), names with dashes.
 
 use std::fmt;
 
@@ -300,11 +304,51 @@ fn mask_segment(segment: &str) -> String {
 /// that join ids (`@` in Teams' `<guid>@<guid>`, `:` in Telegram's
 /// `bot<id>:<token>`, `,`); one piece that looks like a key masks the segment.
 fn looks_secret(segment: &str) -> bool {
-    segment
-        .split(|c: char| {
-            !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '=' | '%' | '+'))
-        })
-        .any(piece_looks_secret)
+    password_shaped(&percent_decoded(segment))
+        || segment
+            .split(|c: char| {
+                !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '=' | '%' | '+'))
+            })
+            .any(piece_looks_secret)
+}
+
+/// A short credential a person chose rather than a generated key: a word of
+/// six or more letters and digits with digits inside its letters (two
+/// changes between them or more: `Pa55w0rd`, `s3cr3t`, but not `sha256`,
+/// `oauth2` or `x86_64`), or a segment carrying the punctuation passwords
+/// carry and paths do not (`!`, `$`, `*`, `^`: `hunter!2`).
+fn password_shaped(segment: &str) -> bool {
+    let words = segment.split(|c: char| !c.is_alphanumeric());
+    let leet = words.clone().any(|word| {
+        let kinds: Vec<bool> = word.chars().map(|c| c.is_numeric()).collect();
+        kinds.len() >= 6 && kinds.windows(2).filter(|pair| pair[0] != pair[1]).count() >= 2
+    });
+    let letters = segment.chars().filter(|c| c.is_alphanumeric()).count();
+    leet || (letters >= 4 && segment.contains(['!', '$', '*', '^']))
+}
+
+/// `segment` with its `%XX` escapes decoded (lossily): `Pa55w0rd%21` is `Pa55w0rd!`.
+fn percent_decoded(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let escape = (bytes[index] == b'%')
+            .then(|| segment.get(index + 1..index + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match escape {
+            Some(byte) => {
+                out.push(byte);
+                index += 3;
+            }
+            None => {
+                out.push(bytes[index]);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A key-like piece: a long run of digits (an id that, with the next segment,

@@ -13,6 +13,7 @@ use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::{Map, Value};
 
 use hermes_hooks_core::pyvalue::{python_int, repr, type_name};
+use hermes_hooks_process::sandbox::Sandbox;
 
 /// The timeout of an entry without one, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
@@ -40,8 +41,16 @@ pub struct ShellHookSpec {
     pub timeout: Duration,
     /// Whether a failure blocks the tool call (only ever set on `pre_tool_call`).
     pub fail_closed: bool,
+    /// A fail-closed hook's matcher that does not compile: which calls it
+    /// guards is unknown, so [`ShellHookSpec::matcher`] is every call and
+    /// each one is blocked without running the hook.
+    pub unusable_matcher: Option<String>,
     /// The Hermes home the entry was read from; the child gets it as `HERMES_HOME`.
     pub home: PathBuf,
+    /// The sandbox it runs in (`sandbox:`, else `hooks_sandbox.user`, else none).
+    pub sandbox: Sandbox,
+    /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
+    pub sandbox_secrets: Vec<PathBuf>,
 }
 
 impl ShellHookSpec {
@@ -54,7 +63,10 @@ impl ShellHookSpec {
             matcher: ToolMatcher::Any,
             timeout: Duration::from_secs(DEFAULT_TIMEOUT_SECS),
             fail_closed: false,
+            unusable_matcher: None,
             home: home.into(),
+            sandbox: Sandbox::NONE,
+            sandbox_secrets: Vec::new(),
         }
     }
 
@@ -102,6 +114,8 @@ pub fn parse_config(config: &Config) -> ShellConfig {
             return parsed;
         }
     };
+    let (sandbox, warnings) = crate::sandboxing::SandboxDefaults::from_config(config);
+    parsed.warnings.extend(warnings);
     for (name, entries) in section {
         if RESERVED_KEYS.contains(&name.as_str()) {
             continue;
@@ -126,6 +140,7 @@ pub fn parse_config(config: &Config) -> ShellConfig {
         for (index, raw) in entries.iter().enumerate() {
             let mut entry = EntryParser {
                 config,
+                sandbox: &sandbox,
                 event,
                 index,
                 warnings: &mut parsed.warnings,
@@ -181,6 +196,7 @@ fn known_event(
 
 struct EntryParser<'a> {
     config: &'a Config,
+    sandbox: &'a crate::sandboxing::SandboxDefaults,
     event: HookEvent,
     index: usize,
     warnings: &'a mut Vec<ConfigWarning>,
@@ -221,9 +237,28 @@ impl EntryParser<'_> {
                 return None;
             }
         };
-        let matcher = self.matcher(entry);
-        let timeout = self.timeout(entry);
         let fail_closed = self.fail_closed(entry);
+        let mut matcher = self.matcher(entry, fail_closed);
+        let timeout = self.timeout(entry);
+        let mut unusable_matcher = None;
+        if let (true, ToolMatcher::Literal(pattern)) = (fail_closed, &matcher) {
+            // A guard that cannot tell which calls it guards guards them all, by blocking.
+            unusable_matcher = Some(pattern.clone());
+            matcher = ToolMatcher::Any;
+        }
+        let sandbox = match crate::sandboxing::sandbox_field(entry) {
+            None => self.sandbox.user.clone(),
+            Some(Ok(sandbox)) => sandbox,
+            Some(Err(message)) => {
+                // Never weaker than asked: an unreadable profile is the
+                // strictest one, and said.
+                self.warn(
+                    Some("sandbox"),
+                    format!("{prefix}.sandbox: {message}; running it under strict"),
+                );
+                Sandbox::new(hermes_hooks_process::sandbox::Profile::Strict)
+            }
+        };
         Some(ShellHookSpec {
             event: self.event,
             index: self.index,
@@ -231,11 +266,14 @@ impl EntryParser<'_> {
             matcher,
             timeout: Duration::from_secs(timeout),
             fail_closed,
+            unusable_matcher,
             home: self.config.home().to_owned(),
+            sandbox,
+            sandbox_secrets: self.sandbox.secrets.clone(),
         })
     }
 
-    fn matcher(&mut self, entry: &Map<String, Value>) -> ToolMatcher {
+    fn matcher(&mut self, entry: &Map<String, Value>, fail_closed: bool) -> ToolMatcher {
         let prefix = self.prefix();
         let pattern = match entry.get("matcher") {
             None | Some(Value::Null) => return ToolMatcher::Any,
@@ -260,8 +298,19 @@ impl EntryParser<'_> {
             return ToolMatcher::Any;
         }
         let built = ToolMatcher::build(Some(pattern));
-        if let Some(warning) = built.warning {
-            self.warn(Some("matcher"), format!("{prefix}: shell hook {warning}"));
+        match built.warning {
+            Some(_) if fail_closed => {
+                let event = self.event;
+                self.warn(
+                    Some("matcher"),
+                    format!(
+                        "{prefix}.matcher='{pattern}' is not a valid regex and the hook fails closed: \
+                         every {event} call is BLOCKED until the matcher is fixed"
+                    ),
+                );
+            }
+            Some(warning) => self.warn(Some("matcher"), format!("{prefix}: shell hook {warning}")),
+            None => {}
         }
         built.matcher
     }

@@ -24,10 +24,13 @@ use hermes_hooks_core::{
 use serde_json::Value;
 
 use crate::allowlist::Allowlist;
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 
 use crate::config::{ShellHookSpec, parse_config};
 use crate::consent::{CHANGED_REASON, Consent, changed_message, not_allowlisted_message};
+
+/// Why a fail-closed hook whose matcher does not compile blocks every call.
+pub const UNUSABLE_MATCHER_REASON: &str = "its matcher is not a valid regex, so every call is blocked; fix the matcher in config.yaml (`hooks doctor` shows it)";
 use crate::consent_book::{ConsentBook, Verdict};
 use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
 use crate::record::{MECHANISM, record_spec_run};
@@ -50,6 +53,8 @@ pub struct RegisterOptions {
     /// The runtime queued events and `async` imported hooks run on (a
     /// host's); `None`: [`Background::process_default`].
     pub runtime: Option<Background>,
+    /// Sandbox profiles the host sets per source, over config.yaml's.
+    pub sandbox: crate::sandboxing::SandboxOverrides,
 }
 
 impl RegisterOptions {
@@ -62,6 +67,7 @@ impl RegisterOptions {
             safe_mode: hermes_hooks_core::home::safe_mode(),
             queue_capacity: DEFAULT_QUEUE_CAPACITY,
             runtime: None,
+            sandbox: crate::sandboxing::SandboxOverrides::default(),
         }
     }
 
@@ -178,13 +184,19 @@ impl ShellHooks {
         let mut seen = HashSet::new();
         let mut accepted = Vec::new();
         let mut denied = Vec::new();
-        for spec in parsed.specs {
+        for mut spec in parsed.specs {
+            options.sandbox.apply_to_spec(&mut spec);
             let identity = (
                 spec.event,
                 spec.matcher.pattern().map(str::to_owned),
                 spec.command.clone(),
             );
             if !seen.insert(identity) {
+                continue;
+            }
+            if spec.unusable_matcher.is_some() && spec.blocks_on_failure() {
+                // Blocks without running: no consent is asked for what never runs.
+                accepted.push((spec, Some(UNUSABLE_MATCHER_REASON)));
                 continue;
             }
             let (event, command) = (spec.event.as_str(), spec.command.as_str());

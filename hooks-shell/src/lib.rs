@@ -53,6 +53,7 @@ pub mod queue;
 pub mod record;
 pub mod reply;
 pub mod run;
+pub mod sandboxing;
 pub mod schedule;
 pub mod script;
 pub mod synthetic;

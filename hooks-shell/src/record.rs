@@ -86,7 +86,7 @@ pub fn record_run(
     for line in diagnostics {
         run = run.diagnostic(line);
     }
-    run
+    crate::sandboxing::annotate(run, result, failed_closed)
 }
 
 /// The fields of a shell hook's stdout `reply` (a JSON object, as the hook

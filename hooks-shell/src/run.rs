@@ -3,8 +3,8 @@
 //! How a run is kept safe from badly behaved hooks:
 //! - The command is split with POSIX shell-word rules and run without a shell;
 //!   every argument starting with `~/` is expanded.
-//! - The run goes through hooks-core's one process supervisor
-//!   ([`hermes_hooks_core::process::run`]): the hook and everything it starts, in its
+//! - The run goes through the one process supervisor (hermes-hooks-process)
+//!   ([`hermes_hooks_process::run`]): the hook and everything it starts, in its
 //!   process group or not, is killed with `SIGKILL` on timeout, so nothing it
 //!   started outlives the timeout.
 //! - stdin is written alongside the reads; a hook that never reads stdin or
@@ -18,13 +18,14 @@
 //!   end-of-file. If something it started still holds them open, its tree is
 //!   killed and reading stops: we never wait on a grandchild.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hermes_hooks_core::Event;
 use hermes_hooks_core::home::expand_tilde;
-use hermes_hooks_core::process::{RunLimits, RunOutput};
 use hermes_hooks_core::wire::{WireContext, write_hook_document};
+use hermes_hooks_process::{RunLimits, RunOutput};
 use tokio::process::Command;
 
 use crate::config::ShellHookSpec;
@@ -57,6 +58,12 @@ pub struct RunResult {
     pub stdout_truncated: bool,
     /// Whether stderr passed [`OUTPUT_CAP_BYTES`] and the rest was discarded.
     pub stderr_truncated: bool,
+    /// The sandbox profile it ran in (`None`: no sandbox).
+    pub sandbox: Option<String>,
+    /// It did not run because its sandbox profile cannot be applied here
+    /// (`error` says what is missing): a fail-closed hook blocks, a
+    /// fail-open one is skipped with a warning.
+    pub sandbox_unavailable: bool,
 }
 
 impl RunResult {
@@ -93,6 +100,15 @@ impl RunResult {
         let error = error.into();
         RunResult {
             error: Some(error),
+            ..RunResult::default()
+        }
+    }
+
+    /// A hook that did not run because its sandbox could not be prepared.
+    pub fn sandbox_unavailable(error: &hermes_hooks_process::sandbox::SandboxError) -> Self {
+        RunResult {
+            error: Some(crate::sandboxing::unavailable_message(error)),
+            sandbox_unavailable: true,
             ..RunResult::default()
         }
     }
@@ -205,14 +221,25 @@ pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult
     let mut command = Command::new(&argv[0]);
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
-    match hermes_hooks_core::process::run(command, &input, &limits).await {
+    let project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    let own = crate::sandboxing::own_files(argv.iter().map(String::as_str), &project);
+    let prepared =
+        match crate::sandboxing::prepare(&spec.sandbox, &project, own, &spec.sandbox_secrets) {
+            Ok(prepared) => prepared,
+            Err(error) => return RunResult::sandbox_unavailable(&error),
+        };
+    let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
+    let outcome = hermes_hooks_process::run_sandboxed(command, &input, &limits, prepared).await;
+    let mut result = match outcome {
         Ok(output) => {
             let mut result = from_output(output);
             result.elapsed = started.elapsed();
             result
         }
         Err(error) => RunResult::failed(spawn_error_message(&error)),
-    }
+    };
+    crate::sandboxing::note(&mut result, sandbox);
+    result
 }
 
 pub(crate) fn from_output(output: RunOutput) -> RunResult {
@@ -226,6 +253,8 @@ pub(crate) fn from_output(output: RunOutput) -> RunResult {
         error: None,
         stdout_truncated: output.stdout_truncated,
         stderr_truncated: output.stderr_truncated,
+        sandbox: None,
+        sandbox_unavailable: false,
     }
 }
 

@@ -114,6 +114,9 @@ fn list_shell(home: &Home, rows: &[ShellHookRow], out: &mut dyn Write) -> anyhow
             if let Some(approved_at) = &row.approved_at {
                 writeln!(out, "      approved_at: {}", e(approved_at))?;
             }
+            if !row.spec.sandbox.is_none() {
+                writeln!(out, "      {}", e(&row.sandbox().line()))?;
+            }
             if row.drift == Some(Drift::ContentChanged) {
                 writeln!(
                     out,
@@ -297,6 +300,22 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
             hermes_hooks_cli::show_path(file)
         )?;
     }
+    for guard in &inventory.imported_guards_down {
+        let field = if guard.key.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", e(&guard.key))
+        };
+        writeln!(
+            out,
+            "BLOCKED: every {} call: a fail-closed {} hook cannot run: {}{field}: {}; {}\n",
+            guard.event,
+            guard.dialect,
+            e(&hermes_hooks_cli::show_path(&guard.source)),
+            e(&guard.reason),
+            guard.fix
+        )?;
+    }
     if rows.is_empty() && unsupported.is_empty() {
         return Ok(());
     }
@@ -336,7 +355,7 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
             "  - [{} {}] {ours}: {}",
             hook.dialect,
             e(&hook.their_event),
-            e(&hook.consent_command())
+            e(&hermes_hooks_cli::inventory::imported::shown_command(hook))
         )?;
         writeln!(
             out,
@@ -355,6 +374,9 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
         }
         if let Some(approved_at) = &row.approved_at {
             writeln!(out, "      approved_at: {}", e(approved_at))?;
+        }
+        if row.kind() == "command" && !hook.sandbox.is_none() {
+            writeln!(out, "      {}", e(&row.sandbox().line()))?;
         }
     }
     for entry in unsupported {

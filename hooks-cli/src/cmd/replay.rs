@@ -1,12 +1,15 @@
 //! `hooks replay FILE.jsonl`: replay a recorded session through the configured
 //! hooks, as the host did; print a timeline and a summary.
 //!
-//! Each line is `{"event": NAME, "payload": {...}}`. A bad line is reported with
-//! its file and line number and skipped; the others still replay, and the
-//! command exits 2 at the end.
+//! Each line is `{"event": NAME, "payload": {...}}`. The file is read as it
+//! is replayed, one line at a time, each line at most 16 MiB: memory holds
+//! one event, never the session. A bad line (or one over the cap) is
+//! reported with its file and line number and skipped; the others still
+//! replay, and the command exits 2 at the end.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::fs::File;
+use std::io::{BufReader, Write};
 use std::path::Path;
 
 use anyhow::Context;
@@ -20,10 +23,75 @@ use crate::fire::{Fired, deliveries_json, fire, millis, plural, runs_json, runs_
 use crate::payload::{UsageError, host_event, host_event_name};
 use crate::setup::{Home, Mechanisms};
 
-/// One line of a recorded session.
-struct Recorded {
-    line: usize,
-    event: hermes_hooks_core::Event,
+mod lines;
+
+use lines::{CappedLines, Line, MAX_LINE_BYTES};
+
+/// The session's lines, read as they are replayed, with the file's name for messages.
+struct Session {
+    path: std::path::PathBuf,
+    lines: CappedLines<BufReader<File>>,
+    /// Lines that could not be replayed (reported on stderr as they are met).
+    bad: usize,
+}
+
+impl Session {
+    fn open(path: &Path) -> anyhow::Result<Session> {
+        let file = File::open(path)
+            .with_context(|| format!("reading the session file {}", path.display()))?;
+        Ok(Session {
+            path: path.to_owned(),
+            lines: CappedLines::new(BufReader::new(file), MAX_LINE_BYTES),
+            bad: 0,
+        })
+    }
+
+    /// The next event and its line number; a bad line is reported on
+    /// stderr with the file and line number, counted and skipped.
+    fn next_event(&mut self) -> anyhow::Result<Option<(usize, hermes_hooks_core::Event)>> {
+        loop {
+            let Some((number, line)) = self
+                .lines
+                .next_line()
+                .with_context(|| format!("reading the session file {}", self.path.display()))?
+            else {
+                return Ok(None);
+            };
+            let parsed = match line {
+                Line::Text(text) if text.trim().is_empty() => continue,
+                Line::Text(text) => parse_line(&text),
+                Line::TooLong => Err(format!(
+                    "the line is over the {} MiB limit of one event; skipped",
+                    MAX_LINE_BYTES / (1024 * 1024)
+                )),
+            };
+            match parsed {
+                Ok(event) => return Ok(Some((number, event))),
+                Err(message) => {
+                    self.bad += 1;
+                    eprintln!("{}:{number}: {}", self.path.display(), escape(&message));
+                }
+            }
+        }
+    }
+}
+
+/// How many non-blank lines a regular file holds (read once more, a buffer
+/// at a time); `None` for anything else (a pipe can be read only once).
+fn count_lines(path: &Path) -> Option<usize> {
+    let file = File::open(path).ok().filter(|file| {
+        file.metadata()
+            .is_ok_and(|metadata| metadata.file_type().is_file())
+    })?;
+    let mut lines = CappedLines::new(BufReader::new(file), 0);
+    let mut count = 0;
+    // A cap of 0 keeps no text: blank lines come back as empty text, the rest as too long.
+    while let Ok(Some((_, line))) = lines.next_line() {
+        if line == Line::TooLong {
+            count += 1;
+        }
+    }
+    Some(count)
 }
 
 /// Runs `hooks replay`.
@@ -33,26 +101,28 @@ pub async fn run(
     args: &ReplayArgs,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
-    let (recorded, bad_lines) = read_session(&args.file)?;
+    let mut session = Session::open(&args.file)?;
     let mechanisms = Mechanisms::register(home, accept);
     mechanisms.print_warnings();
     if !args.json {
+        let count = count_lines(&args.file)
+            .map(|count| format!(" ({})", plural(count, "event", "events")))
+            .unwrap_or_default();
         writeln!(
             out,
-            "Replaying {} ({}) through {}\n",
+            "Replaying {}{count} through {}\n",
             args.file.display(),
-            plural(recorded.len(), "event", "events"),
             mechanisms.describe()
         )?;
     }
 
     let mut summary = Summary::default();
-    for item in recorded {
-        let fired = fire(&mechanisms.hooks, item.event).await;
+    while let Some((line_number, event)) = session.next_event()? {
+        let fired = fire(&mechanisms.hooks, event).await;
         summary.add(&fired);
         if args.json {
             let mut line = json!({
-                "line": item.line,
+                "line": line_number,
                 "event": fired.event.name().as_str(),
                 "outcome": fired.outcome_wire(),
                 "replies": fired.replies_json(),
@@ -71,7 +141,7 @@ pub async fn run(
             writeln!(
                 out,
                 "{:>4}  {label:<34} {}  ({}, {:.1} ms)",
-                item.line,
+                line_number,
                 fired.outcome_text(),
                 plural(fired.replies.len(), "reply", "replies"),
                 millis(fired.elapsed)
@@ -82,6 +152,7 @@ pub async fn run(
         }
     }
 
+    let bad_lines = session.bad;
     let deliveries = mechanisms.finish().await;
     if args.json {
         let mut document = json!({
@@ -112,31 +183,6 @@ pub async fn run(
         .into());
     }
     Ok(())
-}
-
-/// Reads the session; bad lines are reported on stderr and counted.
-fn read_session(path: &Path) -> anyhow::Result<(Vec<Recorded>, usize)> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the session file {}", path.display()))?;
-    let mut recorded = Vec::new();
-    let mut bad = 0;
-    for (index, line) in text.lines().enumerate() {
-        let number = index + 1;
-        if line.trim().is_empty() {
-            continue;
-        }
-        match parse_line(line) {
-            Ok(event) => recorded.push(Recorded {
-                line: number,
-                event,
-            }),
-            Err(message) => {
-                bad += 1;
-                eprintln!("{}:{number}: {}", path.display(), escape(&message));
-            }
-        }
-    }
-    Ok((recorded, bad))
 }
 
 fn parse_line(line: &str) -> Result<hermes_hooks_core::Event, String> {

@@ -136,6 +136,7 @@ pub async fn run(
             .map(|((spec, (result, parsed)), allowed)| {
                 let mut line = run_json(spec, result, parsed.as_ref());
                 line["allowlisted"] = Value::Bool(*allowed);
+                sandbox_json(&mut line, result, args.explain);
                 line
             })
             .chain(
@@ -144,7 +145,9 @@ pub async fn run(
                     .zip(&imported_runs)
                     .zip(&imported_allowed)
                     .map(|((row, (result, values, _)), allowed)| {
-                        imported_json(row, result, values, *allowed)
+                        let mut line = imported_json(row, result, values, *allowed);
+                        sandbox_json(&mut line, result, args.explain);
+                        line
                     }),
             )
             .collect();
@@ -179,6 +182,7 @@ pub async fn run(
             )?;
         }
         print_run(result, parsed.as_ref(), out)?;
+        print_sandbox(result, args.explain, out)?;
         print_record(record, out)?;
         writeln!(out)?;
     }
@@ -204,6 +208,7 @@ pub async fn run(
             )?;
         }
         print_run(result, values.first(), out)?;
+        print_sandbox(result, args.explain, out)?;
         print_record(record, out)?;
         writeln!(out)?;
     }
@@ -351,6 +356,32 @@ fn imported_json(row: &ImportedRow, result: &RunResult, values: &[Value], allowe
         "source": hook.source.display().to_string(),
         "their_event": hook.their_event,
     })
+}
+
+/// Adds `sandbox` (the profile it ran in, or null) and, with `--explain`,
+/// `denied` (what its stderr shows the sandbox denied) to a `--json` line.
+fn sandbox_json(line: &mut Value, result: &RunResult, explain: bool) {
+    line["sandbox"] = json!(result.sandbox);
+    if explain {
+        line["denied"] = json!(hermes_hooks_shell::sandboxing::explain(result));
+    }
+}
+
+/// The run's sandbox, and with `--explain` what it was denied.
+fn print_sandbox(result: &RunResult, explain: bool, out: &mut dyn Write) -> std::io::Result<()> {
+    if let Some(profile) = &result.sandbox {
+        writeln!(out, "      sandbox: {}", escape(profile))?;
+    }
+    if explain {
+        let denied = hermes_hooks_shell::sandboxing::explain(result);
+        if denied.is_empty() {
+            writeln!(out, "      denied by the sandbox: nothing seen on stderr")?;
+        }
+        for line in denied {
+            writeln!(out, "      denied by the sandbox: {}", escape(&line))?;
+        }
+    }
+    Ok(())
 }
 
 /// One hook's line in `--json` output (the keys are a stable interface).

@@ -88,7 +88,28 @@ impl ImportedRow {
             "changed_since_approval": self.changed,
             "approved_at": self.approved_at,
             "status": status(hook),
+            "sandbox": self.sandbox().to_json(),
         })
+    }
+
+    /// Its sandbox profile made concrete (an http hook's only says whether it may run).
+    pub fn sandbox(&self) -> hermes_hooks_shell::sandboxing::Effective {
+        hermes_hooks_shell::sandboxing::Effective::of(
+            &self.hook.sandbox,
+            &self.hook.project,
+            hermes_hooks_shell::sandboxing::imported_own_files(&self.hook),
+            &self.hook.sandbox_secrets,
+        )
+    }
+}
+
+/// The hook as a person is shown it: its command, or `POST <url>` with the
+/// URL's credentials masked (`redact_url`: userinfo, query values, path
+/// segments that look like keys or passwords).
+pub fn shown_command(hook: &ImportedHook) -> String {
+    match &hook.handler {
+        Handler::Http { url, .. } => format!("POST {}", crate::inventory::redact_url(url)),
+        _ => hook.consent_command(),
     }
 }
 

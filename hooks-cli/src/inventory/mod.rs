@@ -127,6 +127,10 @@ pub struct Inventory {
     pub unsupported_hooks: Vec<hermes_hooks_shell::dialect::Unsupported>,
     /// Claude Code settings files whose `disableAllHooks: true` turned their hooks off.
     pub imported_disabled_by: Vec<PathBuf>,
+    /// Imported fail-closed guards that cannot run as written (a file that
+    /// does not parse, a matcher that does not compile): each blocks every
+    /// call of its event.
+    pub imported_guards_down: Vec<hermes_hooks_shell::dialect::GuardDown>,
     /// Every problem met while reading, in mechanism order.
     pub warnings: Vec<Warning>,
 }
@@ -250,6 +254,7 @@ impl Inventory {
             imported_hooks,
             unsupported_hooks: discovery.unsupported,
             imported_disabled_by: discovery.disabled_by,
+            imported_guards_down: discovery.guards_down,
             warnings,
         }
     }
@@ -272,6 +277,18 @@ impl Inventory {
                 .imported_disabled_by
                 .iter()
                 .map(|path| path.display().to_string())
+                .collect::<Vec<_>>(),
+            "imported_guards_down": self
+                .imported_guards_down
+                .iter()
+                .map(|guard| json!({
+                    "format": guard.dialect.as_str(),
+                    "source": guard.source.display().to_string(),
+                    "key": guard.key,
+                    "blocks": guard.event.as_str(),
+                    "reason": guard.reason,
+                    "fix": guard.fix,
+                }))
                 .collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>(),
         })

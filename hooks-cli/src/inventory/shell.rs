@@ -71,7 +71,20 @@ impl ShellHookRow {
             "approved_at": self.approved_at,
             "drift": self.drift.map(drift_name),
             "scope": self.scope.as_str(),
+            "sandbox": self.sandbox().to_json(),
         })
+    }
+
+    /// Its sandbox profile made concrete (the project: the current directory).
+    pub fn sandbox(&self) -> hermes_hooks_shell::sandboxing::Effective {
+        let project = std::env::current_dir().unwrap_or_default();
+        let own = hermes_hooks_shell::sandboxing::spec_own_files(&self.spec, &project);
+        hermes_hooks_shell::sandboxing::Effective::of(
+            &self.spec.sandbox,
+            &project,
+            own,
+            &self.spec.sandbox_secrets,
+        )
     }
 }
 

@@ -80,6 +80,9 @@ fn the_shell_free_path_gives_what_sh_gives() {
                 .lines()
                 // The supervisor's mark differs per process tree, by design.
                 .filter(|line| !line.starts_with("HERMES_HOOKS_TREE="))
+                // So is a sandboxed run's private temporary directory
+                // (this project, in /tmp, runs under `project`).
+                .filter(|line| !line.starts_with("TMPDIR=/tmp/hermes-hooks-tmp."))
                 .map(str::to_owned)
                 .collect();
             // The order of environment entries carries no meaning.

@@ -54,6 +54,8 @@ fn snapshot(name: &str, home: &TempHome, args: &[&str]) {
             (r"approved \d{4}-\d\d-\d\dT[0-9:.]+Z?", "approved [TIME]"),
             // Where this machine's Python lives, and its version.
             (r"(interpreter: .*\)): \S+ \(Python [0-9.]+\)", "$1: [PYTHON]"),
+            // What this machine's kernel offers a sandbox.
+            (r"Sandbox support: .*", "Sandbox support: [THIS MACHINE]"),
         ],
         prepend_module_to_snapshot => false,
     }, {

@@ -1,5 +1,6 @@
 //! The `hooks` binary, run as a user would, against temporary Hermes homes.
 
+mod bounded_output;
 mod changed_script;
 mod config_scopes;
 mod consent;
@@ -15,6 +16,7 @@ mod gateway_hooks;
 mod harness;
 mod help;
 mod host;
+mod import_failures;
 mod inputs;
 mod interpreter_shims;
 mod inventory;
@@ -30,6 +32,7 @@ mod python_faults;
 mod python_plugins;
 mod reference;
 mod runs;
+mod sandbox;
 mod schemas;
 mod signals;
 mod snapshots;

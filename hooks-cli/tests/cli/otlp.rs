@@ -132,6 +132,8 @@ fn hooks_emit_exports_one_span_per_hook_run_with_its_attributes() {
     )
     .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{address}"))
     .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    // Every span must arrive: wait for the collector as long as a loaded machine needs.
+    .env("HOOKS_OTLP_WAIT_MS", "20000")
     .output()
     .expect("run hooks");
     assert!(
@@ -179,5 +181,70 @@ fn hooks_emit_exports_one_span_per_hook_run_with_its_attributes() {
     assert!(
         timed_out.end_time_unix_nano - timed_out.start_time_unix_nano >= 900_000_000,
         "the span covers the run"
+    );
+}
+
+/// A collector that accepts connections and never answers (nor reads): the
+/// listener's connections are kept open until the returned sender is dropped.
+fn hanging_collector() -> (SocketAddr, std::sync::mpsc::Sender<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let address = listener.local_addr().expect("addr");
+    let (stop, stopped) = std::sync::mpsc::channel::<()>();
+    listener.set_nonblocking(true).expect("nonblocking");
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        // Until the test ends: accept, hold, never reply.
+        while let Err(std::sync::mpsc::TryRecvError::Empty) = stopped.try_recv() {
+            if let Ok((stream, _)) = listener.accept() {
+                held.push(stream);
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    });
+    (address, stop)
+}
+
+#[test]
+fn a_collector_that_never_answers_does_not_hold_hooks_emit() {
+    let (address, _stop) = hanging_collector();
+    let home = TempHome::new();
+    let hook = home.script("ok.sh", "#!/bin/sh\ncat >/dev/null\necho '{}'\n");
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n",
+        hook.display()
+    ));
+    let payload = home.write(
+        "payload.json",
+        &json!({"tool_name": "terminal", "args": {"command": "ls"}}).to_string(),
+    );
+    let mut command = crate::harness::command(
+        &home,
+        &[
+            "emit",
+            "pre_tool_call",
+            "--accept-hooks",
+            "--json",
+            "--payload-file",
+            &payload.display().to_string(),
+        ],
+    );
+    command
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", format!("http://{address}"))
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        .env_remove("HOOKS_OTLP_WAIT_MS");
+    // The export timeout is 10 s: a run that waited for the collector is killed at 3 s.
+    let run = crate::harness::within(command, Duration::from_secs(3))
+        .expect("hooks emit did not wait for a collector that never answers");
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    assert!(
+        run.stderr().contains("OTLP export of hook runs abandoned"),
+        "{}",
+        run.stderr()
+    );
+    assert_eq!(
+        run.json()["runs"][0]["status"],
+        "completed",
+        "{}",
+        run.stdout()
     );
 }

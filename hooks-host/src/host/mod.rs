@@ -27,11 +27,12 @@ mod wiring;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hermes_hooks_callbacks::Callbacks;
 use hermes_hooks_core::prompt::PromptSections;
-use hermes_hooks_core::runtime::{Background, DROP_STOP_BOUND, Stopped};
-use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
+use hermes_hooks_core::{ConfigError, Hooks};
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{Outbound, SpoolLeft};
+use hermes_hooks_process::runtime::{Background, DROP_STOP_BOUND, Stopped};
 
 pub use options::{DEFAULT_FLUSH_BOUND, HostOptions, Mechanism};
 pub use report::{FlushReport, MechanismStatus, ShutdownReport};
@@ -161,8 +162,9 @@ impl Host {
         {
             use hermes_hooks_shell::{ImportedHooks, ShellHooks};
             let project = options.project.as_deref().unwrap_or(&home.project);
-            let shell =
-                ShellOptions::new(options.consent.clone(), project).with_runtime(runtime.clone());
+            let shell = ShellOptions::new(options.consent.clone(), project)
+                .with_runtime(runtime.clone())
+                .with_sandbox(options.sandbox.clone());
             if options.loads(Mechanism::Shell) {
                 let hooks = ShellHooks::load(config, shell.clone());
                 builder = builder.with(hooks.take(&mut warnings, &mut mechanisms));
@@ -305,15 +307,22 @@ impl Host {
             .handle()
             .spawn(async move { hooks.flush(timeout).await })
             .await;
+        // Waits for the collector at most its flush wait (50 ms), or `timeout` if shorter.
         #[cfg(feature = "otlp")]
-        if let Some(exporter) = self.otlp.clone() {
-            // Blocks until the collector answers (bounded by the export timeout).
-            let _ = self
-                .runtime
-                .handle()
-                .spawn_blocking(move || exporter.flush())
-                .await;
-        }
+        let spans_abandoned = match self.otlp.clone() {
+            Some(exporter) => {
+                let wait = timeout.min(exporter.flush_wait());
+                !self
+                    .runtime
+                    .handle()
+                    .spawn_blocking(move || exporter.flush_within(wait))
+                    .await
+                    .unwrap_or(false)
+            }
+            None => false,
+        };
+        #[cfg(not(feature = "otlp"))]
+        let spans_abandoned = false;
         #[cfg(feature = "outbound")]
         if let Some(outbound) = &self.outbound {
             let batch = outbound.take_report_batch();
@@ -322,9 +331,13 @@ impl Host {
                 totals: batch.totals,
                 omitted: batch.omitted,
                 pending: outbound.stats().pending,
+                spans_abandoned,
             };
         }
-        FlushReport::default()
+        FlushReport {
+            spans_abandoned,
+            ..FlushReport::default()
+        }
     }
 
     /// The bound [`Host::close`] waits for ([`HostOptions::flush_bound`]).

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 
 use crate::consent::{AcceptAll, ConsentPolicy, DenyAll};
 
@@ -77,6 +77,12 @@ pub struct HostOptions {
     /// the reference imports every handler at start-up). See
     /// [`HostOptions::trial_imports`].
     pub trial_imports: bool,
+    /// Sandbox profiles per source, over what config.yaml says: for
+    /// config.yaml's shell hooks, per `hooks_from:` file, for every other
+    /// imported hook. Set with [`HostOptions::sandbox_config_hooks`],
+    /// [`HostOptions::sandbox_source`], [`HostOptions::sandbox_imported`].
+    #[cfg(feature = "shell")]
+    pub sandbox: hermes_hooks_shell::sandboxing::SandboxOverrides,
 }
 
 /// The default [`HostOptions::flush_bound`]: five seconds, as the `hooks` command waits at exit.
@@ -93,6 +99,8 @@ impl Default for HostOptions {
             flush_bound: DEFAULT_FLUSH_BOUND,
             runtime: None,
             trial_imports: true,
+            #[cfg(feature = "shell")]
+            sandbox: Default::default(),
         }
     }
 }
@@ -108,7 +116,7 @@ impl fmt::Debug for HostOptions {
             .field("flush_bound", &self.flush_bound)
             .field("runtime", &self.runtime)
             .field("trial_imports", &self.trial_imports)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -205,6 +213,38 @@ impl HostOptions {
     #[must_use]
     pub fn trial_imports(mut self, enabled: bool) -> HostOptions {
         self.trial_imports = enabled;
+    /// Runs config.yaml's shell hooks under `sandbox` (its `sandbox:` keys and
+    /// `hooks_sandbox.user` are then not read).
+    #[cfg(feature = "shell")]
+    #[must_use]
+    pub fn sandbox_config_hooks(
+        mut self,
+        sandbox: hermes_hooks_process::sandbox::Sandbox,
+    ) -> HostOptions {
+        self.sandbox.config_hooks = Some(sandbox);
+        self
+    }
+
+    /// Runs the hooks of the `hooks_from:` file `source` under `sandbox`.
+    #[cfg(feature = "shell")]
+    #[must_use]
+    pub fn sandbox_source(
+        mut self,
+        source: impl Into<PathBuf>,
+        sandbox: hermes_hooks_process::sandbox::Sandbox,
+    ) -> HostOptions {
+        self.sandbox.sources.push((source.into(), sandbox));
+        self
+    }
+
+    /// Runs every imported hook without a per-file profile under `sandbox`.
+    #[cfg(feature = "shell")]
+    #[must_use]
+    pub fn sandbox_imported(
+        mut self,
+        sandbox: hermes_hooks_process::sandbox::Sandbox,
+    ) -> HostOptions {
+        self.sandbox.imported = Some(sandbox);
         self
     }
 

@@ -1,6 +1,6 @@
 //! What a host reports: per-mechanism status, [`FlushReport`], [`ShutdownReport`].
 
-use hermes_hooks_core::runtime::Stopped;
+use hermes_hooks_process::runtime::Stopped;
 
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals, SpoolLeft};
@@ -52,6 +52,11 @@ pub struct FlushReport {
     pub omitted: u64,
     /// Webhook deliveries still queued or in flight at the bound.
     pub pending: u64,
+    /// Whether the OTLP collector did not take the hook-run spans within
+    /// 50 ms (`otlp::FLUSH_WAIT`; feature `otlp`, always `false` without
+    /// it): the send goes on in the background, and a process that exits
+    /// now drops them.
+    pub spans_abandoned: bool,
 }
 
 /// What [`super::Host::shutdown`] did.

@@ -6,14 +6,15 @@
 
 use std::sync::Arc;
 
+use hermes_hooks_callbacks::Callbacks;
+use hermes_hooks_core::Config;
 use hermes_hooks_core::prompt::PromptSections;
-#[cfg(any(feature = "shell", feature = "gateway"))]
-use hermes_hooks_core::runtime::Background;
-use hermes_hooks_core::{Callbacks, Config};
 #[cfg(feature = "gateway")]
 use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{Outbound, OutboundOptions};
+#[cfg(any(feature = "shell", feature = "gateway"))]
+use hermes_hooks_process::runtime::Background;
 #[cfg(feature = "shell")]
 use hermes_hooks_shell::{ImportedHooks, RegisterOptions, ShellHooks};
 
@@ -155,6 +156,8 @@ pub struct ShellOptions {
     /// Where queued events and `async` imported hooks run (the host's
     /// runtime); `None`: the process default.
     pub runtime: Option<Background>,
+    /// Sandbox profiles set per source (see [`crate::HostOptions::sandbox`]).
+    pub sandbox: hermes_hooks_shell::sandboxing::SandboxOverrides,
 }
 
 #[cfg(feature = "shell")]
@@ -165,7 +168,18 @@ impl ShellOptions {
             consent,
             project: project.into(),
             runtime: None,
+            sandbox: Default::default(),
         }
+    }
+
+    /// Runs hooks under the profiles `sandbox` sets per source.
+    #[must_use]
+    pub fn with_sandbox(
+        mut self,
+        sandbox: hermes_hooks_shell::sandboxing::SandboxOverrides,
+    ) -> Self {
+        self.sandbox = sandbox;
+        self
     }
 
     /// Runs queued events and `async` imported hooks on `runtime`.
@@ -177,7 +191,8 @@ impl ShellOptions {
 
     /// The shell crate's options: deciding with the policy, on the runtime.
     fn register_options(&self) -> RegisterOptions {
-        let options = RegisterOptions::new(crate::consent::shell_consent(&self.consent));
+        let mut options = RegisterOptions::new(crate::consent::shell_consent(&self.consent));
+        options.sandbox = self.sandbox.clone();
         match &self.runtime {
             Some(runtime) => options.with_runtime(runtime.clone()),
             None => options,

@@ -3,6 +3,7 @@
 mod consent;
 mod options;
 mod runtime;
+mod sandbox;
 
 use std::path::{Path, PathBuf};
 

@@ -126,7 +126,23 @@ const TABLE: &[(&str, &str)] = &[
         "https://example.com/in/qWeRtYuIoPaSdFgHjK",
         "example.com/in/***",
     ),
+    // A password a person chose, in the path.
+    ("https://example.com/hook/Pa55w0rd!", "example.com/hook/***"),
+    (
+        "https://example.com/hook/Pa55w0rd%21/run",
+        "example.com/hook/***/run",
+    ),
+    ("https://example.com/in/s3cr3t", "example.com/in/***"),
+    ("https://example.com/in/hunter!2", "example.com/in/***"),
     // Readable paths stay readable.
+    (
+        "https://example.com/oauth2/callback/sha256/x86_64",
+        "example.com/oauth2/callback/sha256/x86_64",
+    ),
+    (
+        "https://example.com/api/v1/md-5/ipv6/2fa",
+        "example.com/api/v1/md-5/ipv6/2fa",
+    ),
     (
         "https://example.com/api/v2/hermes-events/WebhookReceiver",
         "example.com/api/v2/hermes-events/WebhookReceiver",

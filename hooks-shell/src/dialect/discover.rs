@@ -7,13 +7,18 @@ use std::path::{Path, PathBuf};
 
 use hermes_hooks_core::home::expand_tilde;
 use hermes_hooks_core::pyvalue::type_name;
-use hermes_hooks_core::{Config, ConfigWarning};
+use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::Value;
+
+use hermes_hooks_process::sandbox::{Profile, Sandbox};
 
 use super::entries::Reader;
 use super::events::{event_mapping, event_names};
+use super::file::{Unread, read_document};
+use super::guards::{BrokenFile, GuardDown, broken_file, remember};
 use super::matcher::Condition;
 use super::{Dialect, EventMapping, ImportedHook};
+use crate::sandboxing::{SandboxDefaults, Scope, sandbox_field};
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
 /// listed, warned about, never silently skipped.
@@ -55,6 +60,10 @@ pub struct Discovery {
     pub disabled_by: Vec<PathBuf>,
     /// Problems, each naming file and field.
     pub warnings: Vec<ConfigWarning>,
+    /// Files that gave no hooks: unreadable, unparsable, or without their `hooks` key.
+    pub broken_files: Vec<BrokenFile>,
+    /// Fail-closed guards that cannot run as written: each blocks every call of its event.
+    pub guards_down: Vec<GuardDown>,
 }
 
 /// One file to read.
@@ -69,6 +78,20 @@ pub(super) struct Source {
     explicit: bool,
     /// Codex's `config.toml`.
     toml: bool,
+    /// The sandbox its hooks run in.
+    pub(super) sandbox: Sandbox,
+    /// Secret stores beside the documented ones.
+    pub(super) sandbox_secrets: Vec<PathBuf>,
+}
+
+impl Source {
+    /// Whether the file exists only to hold hooks (a `hooks.json`, a file
+    /// named by `path:` other than a settings file or `config.toml`), so a
+    /// missing `hooks` key is a mistake rather than a file with no hooks yet.
+    fn hooks_file(&self) -> bool {
+        let name = self.path.file_name().map(|n| n.to_string_lossy());
+        !self.toml && !name.is_some_and(|name| name.starts_with("settings"))
+    }
 }
 
 /// Reads `hooks_from:` of `config` and every file it names. `project` is the
@@ -91,10 +114,31 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
             return discovery;
         }
     };
+    let (defaults, warnings) = SandboxDefaults::from_config(config);
+    discovery.warnings.extend(warnings);
     for (index, item) in items.iter().enumerate() {
         let key = format!("hooks_from[{index}]");
+        let chosen = match item {
+            Value::Object(entry) => match sandbox_field(entry) {
+                None => None,
+                Some(Ok(sandbox)) => Some(sandbox),
+                Some(Err(message)) => {
+                    discovery.warnings.push(config.warning(
+                        format!("{key}.sandbox"),
+                        format!("{key}.sandbox: {message}; its hooks run under strict"),
+                    ));
+                    Some(Sandbox::new(Profile::Strict))
+                }
+            },
+            _ => None,
+        };
         match sources_of(item, project, user_home) {
-            Ok(sources) => {
+            Ok(mut sources) => {
+                for source in &mut sources {
+                    let scope = scope_of(&source.path, project, user_home);
+                    source.sandbox = chosen.clone().unwrap_or_else(|| defaults.of(scope).clone());
+                    source.sandbox_secrets = defaults.secrets.clone();
+                }
                 let standard = sources.iter().any(|source| !source.explicit);
                 let before = discovery.hooks.len();
                 for source in &sources {
@@ -109,6 +153,21 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
     }
     dedup(&mut discovery.hooks);
     discovery
+}
+
+/// A file inside the project (and not in the user's home itself) is the
+/// project's: its hooks come from a project directory.
+fn scope_of(path: &Path, project: &Path, user_home: Option<&Path>) -> Scope {
+    let in_user_home_config = user_home.is_some_and(|home| {
+        [".claude", ".codex", ".cursor"]
+            .iter()
+            .any(|folder| path.starts_with(home.join(folder)))
+    });
+    if path.starts_with(project) && !in_user_home_config && Some(project) != user_home {
+        Scope::Project
+    } else {
+        Scope::User
+    }
 }
 
 fn sources_of(
@@ -160,6 +219,8 @@ fn sources_of(
                 plugin_root,
                 explicit: true,
                 toml,
+                sandbox: Sandbox::NONE,
+                sandbox_secrets: Vec::new(),
             }])
         }
         other => Err(format!(
@@ -178,6 +239,8 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
         plugin_root: None,
         explicit: false,
         toml,
+        sandbox: Sandbox::NONE,
+        sandbox_secrets: Vec::new(),
     };
     let mut sources = Vec::new();
     let folder = match dialect {
@@ -240,68 +303,130 @@ fn disabled(sources: &[Source], discovery: &mut Discovery) -> bool {
 }
 
 fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
-    let warn = |discovery: &mut Discovery, key: &str, message: String| {
-        discovery.warnings.push(ConfigWarning::new(
-            source.path.clone(),
-            key.to_owned(),
-            format!("({} hooks) {message}", source.dialect),
-        ));
-    };
-    let text = match hermes_hooks_core::config::read_capped(&source.path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound && !source.explicit => return,
-        Err(error) => {
-            return warn(
-                discovery,
-                "",
-                format!("cannot be read: {error}; nothing imported from it"),
-            );
+    let root = match read_document(&source.path, source.toml) {
+        Ok(root) => root,
+        Err(Unread::Missing) if !source.explicit => return,
+        Err(Unread::Missing) => {
+            return broken(source, home, discovery, "does not exist".into(), None);
         }
-    };
-    let root = if source.toml {
-        match toml::from_str::<toml::Table>(&text) {
-            Ok(table) => serde_json::to_value(table).unwrap_or(Value::Null),
-            Err(error) => {
-                let message = error
-                    .to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or("invalid")
-                    .to_owned();
-                return warn(
-                    discovery,
-                    "",
-                    format!("is not valid TOML ({message}); nothing imported from it"),
-                );
-            }
-        }
-    } else {
-        match serde_json::from_str::<Value>(&text) {
-            Ok(root) => root,
-            Err(error) => {
-                return warn(
-                    discovery,
-                    "",
-                    format!("is not valid JSON ({error}); nothing imported from it"),
-                );
-            }
-        }
+        Err(Unread::Failed(problem)) => return broken(source, home, discovery, problem, None),
     };
     discovery.files.push((source.dialect, source.path.clone()));
     let hooks = match root.get("hooks") {
-        None | Some(Value::Null) => return,
         Some(Value::Object(hooks)) => hooks,
+        None | Some(Value::Null) if !source.hooks_file() => {
+            // A settings file without hooks: nothing to guard.
+            return remember(home, &source.path, &[]);
+        }
+        None | Some(Value::Null) => return without_hooks_key(source, home, discovery, &root),
         Some(other) => {
-            return warn(
-                discovery,
-                "hooks",
-                format!(
-                    "hooks must be an object of event names; got {}",
-                    type_name(other)
-                ),
+            let problem = format!(
+                "has a \"hooks\" that is not an object of event names (got {})",
+                type_name(other)
             );
+            return broken(source, home, discovery, problem, None);
         }
     };
+    let before = (discovery.hooks.len(), discovery.unsupported.len());
+    let down_before = discovery.guards_down.len();
+    read_events(source, home, discovery, hooks);
+    let guarded = fail_closed_events(discovery, before, down_before);
+    remember(home, &source.path, &guarded);
+}
+
+/// A hooks file (a plugin's `hooks/hooks.json`, Codex's or Cursor's
+/// `hooks.json`, a file named by `path:`) without its top-level `hooks`
+/// key: nothing is imported, loading warns, `doctor` fails, and any
+/// fail-closed entry found at the top level (event names there: the shape
+/// without the wrapper) blocks its event, as does what the file guarded at
+/// its last good read.
+fn without_hooks_key(source: &Source, home: &Path, discovery: &mut Discovery, root: &Value) {
+    let mut scratch = Discovery::default();
+    let mut events = Vec::new();
+    if let Value::Object(top) = root {
+        let named: serde_json::Map<String, Value> = top
+            .iter()
+            .filter(|(key, _)| event_mapping(source.dialect, key).is_some())
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        events = named.keys().cloned().collect();
+        read_events(source, home, &mut scratch, &named);
+    }
+    let found = Some(fail_closed_events(&scratch, (0, 0), 0));
+    let hint = if events.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (its top-level keys {} are event names: put them under \"hooks\": {{...}})",
+            events.join(", ")
+        )
+    };
+    let problem = format!("has no top-level \"hooks\" key{hint}");
+    broken(source, home, discovery, problem, found);
+}
+
+/// Records a file that gave no hooks, its warning and the blocks it puts in place.
+fn broken(
+    source: &Source,
+    home: &Path,
+    discovery: &mut Discovery,
+    problem: String,
+    found: Option<Vec<HookEvent>>,
+) {
+    let (file, warning) = broken_file(
+        home,
+        source.dialect,
+        &source.path,
+        problem,
+        source.explicit,
+        found,
+    );
+    discovery.warnings.push(ConfigWarning::new(
+        source.path.clone(),
+        String::new(),
+        format!("({} hooks) {warning}", source.dialect),
+    ));
+    discovery.guards_down.extend(file.guards_down());
+    discovery.broken_files.push(file);
+}
+
+/// The Hermes events guarded fail-closed by what `discovery` gained since
+/// `before` (hooks, unsupported handlers) and `down_before` (guards down).
+fn fail_closed_events(
+    discovery: &Discovery,
+    before: (usize, usize),
+    down_before: usize,
+) -> Vec<HookEvent> {
+    let hooks = discovery.hooks[before.0..]
+        .iter()
+        .filter(|hook| hook.fail_closed)
+        .filter_map(|hook| hook.event());
+    let unsupported = discovery.unsupported[before.1..]
+        .iter()
+        .filter(|entry| entry.fail_closed)
+        .filter_map(|entry| entry.mapping.ours);
+    let down = discovery.guards_down[down_before..]
+        .iter()
+        .map(|guard| guard.event);
+    hooks.chain(unsupported).chain(down).collect()
+}
+
+/// A warning about `key` of `source`'s file.
+fn warn_file(discovery: &mut Discovery, source: &Source, key: &str, message: String) {
+    discovery.warnings.push(ConfigWarning::new(
+        source.path.clone(),
+        key.to_owned(),
+        format!("({} hooks) {message}", source.dialect),
+    ));
+}
+
+/// Reads the event lists of one file's `hooks` object.
+fn read_events(
+    source: &Source,
+    home: &Path,
+    discovery: &mut Discovery,
+    hooks: &serde_json::Map<String, Value>,
+) {
     let mut reader = Reader {
         source,
         project: &source.project,
@@ -316,15 +441,12 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
                 source.dialect,
                 event_names(source.dialect).join(", ")
             );
-            warn(reader.discovery, &key, message);
+            warn_file(reader.discovery, source, &key, message);
             continue;
         };
         let Value::Array(groups) = groups else {
-            warn(
-                reader.discovery,
-                &key,
-                format!("{key} must be a list; got {}", type_name(groups)),
-            );
+            let message = format!("{key} must be a list; got {}", type_name(groups));
+            warn_file(reader.discovery, source, &key, message);
             continue;
         };
         for (index, group) in groups.iter().enumerate() {

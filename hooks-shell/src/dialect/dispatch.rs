@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use hermes_hooks_core::catalog::EVENT_COUNT;
-use hermes_hooks_core::runtime::Background;
 use hermes_hooks_core::{
     Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, HookRun, Reply, RunStatus,
 };
+use hermes_hooks_process::runtime::Background;
 use serde_json::{Map, Value};
 
 use super::discover::{Discovery, discover};
@@ -88,9 +88,12 @@ impl ImportedHooks {
     /// consent as [`ImportedHooks::register`] (tests give their own user home this way).
     pub fn register_discovered(
         config: &Config,
-        discovery: Discovery,
+        mut discovery: Discovery,
         mut options: RegisterOptions,
     ) -> ImportRegistration {
+        for hook in &mut discovery.hooks {
+            options.sandbox.apply_to_imported(hook);
+        }
         for warning in &discovery.warnings {
             tracing::warn!("{warning}");
         }
@@ -107,7 +110,8 @@ impl ImportedHooks {
                     .unsupported
                     .iter()
                     .filter(|e| e.fail_closed)
-                    .count();
+                    .count()
+                + discovery.guards_down.len();
             if guards > 0 {
                 // Safe mode turns every hook off on purpose; its guards going too must not be silent.
                 tracing::warn!(
@@ -153,6 +157,7 @@ impl ImportedHooks {
                 .iter()
                 .filter_map(Withheld::unsupported),
         );
+        withheld.extend(discovery.guards_down.iter().map(Withheld::guard_down));
         ImportRegistration {
             hooks: ImportedHooks::build(accepted, withheld, options.runtime),
             discovery,

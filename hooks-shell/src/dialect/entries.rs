@@ -11,6 +11,7 @@ use hermes_hooks_core::pyvalue::type_name;
 use serde_json::{Map, Value};
 
 use super::discover::{Discovery, Source, Unsupported};
+use super::guards::GuardDown;
 use super::matcher::{Condition, DialectMatcher};
 use super::{Dialect, EventMapping, Handler, ImportedHook};
 use crate::config::MAX_TIMEOUT_SECS;
@@ -198,6 +199,25 @@ impl Reader<'_> {
         let is_async = matches!(entry.get("async"), Some(Value::Bool(true)))
             || matches!(entry.get("asyncRewake"), Some(Value::Bool(true)));
         let fail_closed = self.fail_closed(key, entry, mapping.ours, is_async);
+        if let (true, DialectMatcher::Literal(pattern), Some(event)) =
+            (fail_closed, matcher, mapping.ours)
+        {
+            // Which calls it guards is unknown: it guards them all, by blocking.
+            let reason = format!("its matcher '{pattern}' is not a valid regex");
+            self.warn(
+                key,
+                format!("{reason}; it fails closed, so every {event} call is BLOCKED until the matcher is fixed"),
+            );
+            self.discovery.guards_down.push(GuardDown {
+                dialect: self.source.dialect,
+                source: self.source.path.clone(),
+                key: key.to_owned(),
+                event,
+                reason,
+                fix: "fix the matcher (a regex, or names separated by |)".to_owned(),
+            });
+            return;
+        }
         let handler = match handler {
             Ok(handler) => handler,
             Err(kind) => {
@@ -242,6 +262,8 @@ impl Reader<'_> {
             plugin_root: self.source.plugin_root.clone(),
             cwd: self.source.cwd.clone(),
             home: self.home.to_owned(),
+            sandbox: self.source.sandbox.clone(),
+            sandbox_secrets: self.source.sandbox_secrets.clone(),
         });
     }
 

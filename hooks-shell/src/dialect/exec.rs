@@ -1,7 +1,7 @@
 //! Running an imported command as its own tool runs it: shell form through
 //! `sh -c`, exec form (`args`) without a shell, `${CLAUDE_PROJECT_DIR}` and
 //! `${CLAUDE_PLUGIN_ROOT}` substituted and exported, in the project
-//! directory. The run itself is the shell hooks' one: hooks-core's process
+//! directory. The run itself is the shell hooks' one: hermes-hooks-process's
 //! supervisor with the same output caps and pipe grace, so nothing a hook
 //! starts outlives its timeout.
 //!
@@ -15,7 +15,7 @@
 use std::time::Instant;
 
 use hermes_hooks_core::home::expand_tilde;
-use hermes_hooks_core::process::RunLimits;
+use hermes_hooks_process::RunLimits;
 use tokio::process::Command;
 
 use super::direct::{as_dash_starts, direct_command};
@@ -64,13 +64,40 @@ pub async fn run_command(hook: &ImportedHook, input: &[u8]) -> RunResult {
     };
     let started = Instant::now();
     let limits = RunLimits::new(hook.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
-    let mut outcome = hermes_hooks_core::process::run(command, input, &limits).await;
+    let prepare = || {
+        crate::sandboxing::prepare(
+            &hook.sandbox,
+            &hook.project,
+            crate::sandboxing::imported_own_files(hook),
+            &hook.sandbox_secrets,
+        )
+    };
+    let prepared = match prepare() {
+        Ok(prepared) => prepared,
+        Err(error) => return RunResult::sandbox_unavailable(&error),
+    };
+    let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
+    let mut outcome = hermes_hooks_process::run_sandboxed(command, input, &limits, prepared).await;
     if outcome.is_err() && hook.cwd.is_dir() {
         // The shell-free spawn failed: let `sh` run it and report as it would.
         if let Some(fallback) = command_of(hook, false) {
-            outcome = hermes_hooks_core::process::run(fallback, input, &limits).await;
+            let prepared = match prepare() {
+                Ok(prepared) => prepared,
+                Err(error) => return RunResult::sandbox_unavailable(&error),
+            };
+            outcome = hermes_hooks_process::run_sandboxed(fallback, input, &limits, prepared).await;
         }
     }
+    let mut result = finish(hook, outcome, started);
+    crate::sandboxing::note(&mut result, sandbox);
+    result
+}
+
+fn finish(
+    hook: &ImportedHook,
+    outcome: std::io::Result<hermes_hooks_process::RunOutput>,
+    started: Instant,
+) -> RunResult {
     match outcome {
         Ok(output) => {
             let mut result = from_output(output);

@@ -17,6 +17,8 @@ pub mod dispatch;
 mod entries;
 pub mod events;
 pub mod exec;
+pub mod file;
+pub mod guards;
 pub mod http;
 pub mod matcher;
 pub mod record;
@@ -32,6 +34,7 @@ use hermes_hooks_core::HookEvent;
 pub use discover::{Discovery, Unsupported, discover};
 pub use dispatch::{ImportRegistration, ImportedHooks, run_imported_once, run_imported_recorded};
 pub use events::{EventMapping, ToolFilter, ToolOutcome, event_mapping};
+pub use guards::{BrokenFile, GuardDown};
 pub use matcher::{Condition, DialectMatcher};
 
 /// Whose hook format a file is in.
@@ -140,6 +143,11 @@ pub struct ImportedHook {
     pub cwd: PathBuf,
     /// The Hermes home (`HERMES_HOME`; the allowlist lives there).
     pub home: PathBuf,
+    /// The sandbox it runs in (the `hooks_from:` entry's `sandbox:`, else
+    /// `hooks_sandbox.<scope>`: `project` for a project's hooks).
+    pub sandbox: hermes_hooks_process::sandbox::Sandbox,
+    /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
+    pub sandbox_secrets: Vec<PathBuf>,
 }
 
 impl ImportedHook {

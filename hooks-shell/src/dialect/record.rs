@@ -95,7 +95,7 @@ pub fn record(
     for line in diagnostics {
         run = run.diagnostic(line);
     }
-    run
+    crate::sandboxing::annotate(run, result, failed_closed(contribution))
 }
 
 /// Whether the contribution is a block the failure produced (not one the hook asked for).

@@ -14,6 +14,8 @@ use serde_json::{Value, json};
 
 use super::discover::Unsupported;
 use super::dispatch::applies_to;
+use super::events::{ToolFilter, ToolOutcome};
+use super::guards::GuardDown;
 use super::matcher::{Condition, DialectMatcher};
 use super::{EventMapping, ImportedHook};
 use crate::consent::{CHANGED_REASON, changed_message, not_allowlisted_message};
@@ -92,6 +94,30 @@ impl Withheld {
             diagnostic: format!("failed closed without running: {reason}"),
             skip: "unsupported",
         })
+    }
+
+    /// A fail-closed guard that cannot run as written (its file does not
+    /// parse, its matcher does not compile): it blocks every call of its event.
+    pub(crate) fn guard_down(guard: &GuardDown) -> Withheld {
+        let field = if guard.key.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", guard.key)
+        };
+        Withheld {
+            source: format!("{}:{}{field}", guard.dialect, guard.source.display()).into(),
+            mapping: EventMapping {
+                theirs: "",
+                ours: Some(guard.event),
+                tools: ToolFilter::Any,
+                outcome: ToolOutcome::Any,
+            },
+            matcher: DialectMatcher::All,
+            condition: None,
+            block: Some(blocked(&guard.block_message())),
+            diagnostic: format!("failed closed without running: {}", guard.reason),
+            skip: "cannot run",
+        }
     }
 
     /// The Hermes event it is registered on.

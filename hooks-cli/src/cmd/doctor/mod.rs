@@ -10,6 +10,7 @@
 //! freshly pulled config added before the user reviewed them.
 
 mod imported;
+mod sandbox;
 mod shell;
 
 use std::io::Write;
@@ -76,6 +77,7 @@ pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow:
     check_plugins(&inventory.plugins, &mut report);
     check_gateway(&inventory, &mut report);
     check_warnings(&inventory, &mut report);
+    let sandbox = sandbox::check(&inventory, &mut report).await;
 
     let problems = report.problems.len();
     if args.json {
@@ -87,6 +89,7 @@ pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow:
                 "message": p.message,
             })).collect::<Vec<_>>(),
             "runs": crate::fire::runs_json(&report.runs),
+            "sandbox": sandbox,
         });
         writeln!(out, "{document}")?;
     } else {

@@ -1,0 +1,121 @@
+//! Killing a whole tree: every process proven ours, in rounds until no new one appears.
+
+use std::path::Path;
+
+use rustix::process::{Pid, Signal, kill_process_group};
+
+/// What identifies one tree at kill time.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) struct Target<'a> {
+    /// The direct child's pid, which is also its process group id.
+    pub pgid: u32,
+    /// The tree's token (see [`TREE_ENV`](super::TREE_ENV)).
+    pub token: &'a str,
+    /// Whether the direct child is not reaped yet: its pid (and so the group
+    /// id) cannot have been reused, so the group and its descendants are ours.
+    pub unreaped: bool,
+    /// The tree's cgroup, when it has one: everything in it is killed first.
+    pub cgroup: Option<&'a Path>,
+    /// The inodes of the tree's pipes: whoever holds one is of the tree.
+    pub pipes: &'a [u64],
+}
+
+/// A process may fork between one scan and the kill that follows; its child
+/// inherits the token and is found in the next round. A process that has been
+/// sent SIGKILL cannot fork again, so the rounds end; this bounds them anyway.
+#[cfg(target_os = "linux")]
+const MAX_ROUNDS: usize = 16;
+
+/// SIGKILLs every process of the tree (Linux: found through `/proc`, see
+/// [`procfs`](super::procfs)).
+#[cfg(target_os = "linux")]
+pub(crate) fn kill_tree(target: &Target<'_>) {
+    use std::collections::HashSet;
+
+    use super::procfs;
+
+    let Ok(pgid) = i32::try_from(target.pgid) else {
+        return;
+    };
+    // The cgroup holds everything the tree started, whatever it did with its
+    // environment, session or parentage: one write kills it all. The scan
+    // below still runs, for processes that could leave the cgroup (root).
+    if let Some(dir) = target.cgroup {
+        super::cgroup::kill_dir(dir);
+    }
+    let root = target.unreaped.then_some(pgid);
+    let mut signalled: HashSet<(i32, u64)> = HashSet::new();
+    for _ in 0..MAX_ROUNDS {
+        // Read the table before killing anything: a killed parent's children
+        // are reparented at once, and the parent links are what find them.
+        let table = procfs::snapshot();
+        if table.is_empty() {
+            // No `/proc` (it lists this process at least): the group is all we can find.
+            signal_group(pgid);
+            return;
+        }
+        let mut marked = procfs::marked(&table, target.token);
+        marked.extend(super::holders::holders(target.pipes));
+        let ours = procfs::members(&table, root, pgid, |pid| marked.contains(&pid));
+        if root.is_some() {
+            // The whole group in one call. Only while the child is unreaped:
+            // afterwards the group id proves nothing, and the members proven
+            // ours are signalled one by one below.
+            signal_group(pgid);
+        }
+        let mut fresh = false;
+        for entry in table.iter().filter(|entry| ours.contains(&entry.pid)) {
+            signal_exactly(entry.pid, entry.start);
+            fresh |= signalled.insert((entry.pid, entry.start));
+        }
+        if !fresh {
+            return;
+        }
+    }
+    tracing::warn!(
+        "process tree {} still forking after {MAX_ROUNDS} kill rounds",
+        target.pgid
+    );
+}
+
+/// SIGKILLs the tree's process group (other unix: no `/proc` to find the rest).
+/// Once the direct child is reaped the group id could in theory be reused; the
+/// group is still killed, as a grandchild holding our pipes must die.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn kill_tree(target: &Target<'_>) {
+    if let Ok(pgid) = i32::try_from(target.pgid) {
+        signal_group(pgid);
+    }
+}
+
+fn signal_group(pgid: i32) {
+    if let Some(pgid) = Pid::from_raw(pgid) {
+        // ESRCH (the group is already gone) is the expected, harmless failure.
+        let _ = kill_process_group(pgid, Signal::KILL);
+    }
+}
+
+/// SIGKILLs process `pid` if it is still the one that started at `start`.
+///
+/// A pidfd pins the process: the start time read after opening it is that of
+/// the process the pidfd refers to, so a pid reused since the scan is never
+/// signalled. Kernels without pidfds (before 5.3) get a plain kill right after
+/// the same check.
+#[cfg(target_os = "linux")]
+fn signal_exactly(pid: i32, start: u64) {
+    use rustix::process::{PidfdFlags, kill_process, pidfd_open, pidfd_send_signal};
+
+    let Some(raw) = Pid::from_raw(pid) else {
+        return;
+    };
+    let pidfd = pidfd_open(raw, PidfdFlags::empty());
+    if super::procfs::start_of(pid) != Some(start) {
+        return;
+    }
+    // ESRCH: it died meanwhile; EPERM: it changed credentials (a setuid
+    // program) and is beyond our reach either way.
+    let _ = match pidfd {
+        Ok(pidfd) => pidfd_send_signal(&pidfd, Signal::KILL),
+        Err(_) => kill_process(raw, Signal::KILL),
+    };
+}

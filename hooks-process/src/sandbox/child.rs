@@ -1,0 +1,211 @@
+//! What a sandboxed child does between fork and exec: raw syscalls only.
+//!
+//! `unsafe` is allowed in this module alone (the rest of the sandbox is safe
+//! code): the syscalls that enter namespaces, mount the private `/tmp`, set
+//! `no_new_privs`, apply the Landlock ruleset and lower rlimits have no safe
+//! wrapper that is also async-signal-safe. Everything they need (paths as C
+//! strings, the uid/gid map lines, the ruleset fd, access masks) is built by
+//! the parent before the fork ([`ChildPlan`]); [`apply`] allocates nothing,
+//! takes no lock and only calls async-signal-safe functions, as
+//! `pre_exec` requires.
+#![allow(unsafe_code)]
+
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::RawFd;
+
+/// Everything the child needs, built before the fork.
+#[derive(Debug, Default)]
+pub(crate) struct ChildPlan {
+    /// Enter new user (where allowed), mount and cgroup namespaces, and a
+    /// network namespace unless `keep_network`.
+    pub namespaces: bool,
+    /// Keep the host's network (no network namespace).
+    pub keep_network: bool,
+    /// `"<uid> <uid> 1\n"`: the user namespace maps the user to itself.
+    pub uid_map: Vec<u8>,
+    /// `"<gid> <gid> 1\n"`.
+    pub gid_map: Vec<u8>,
+    /// Mount a tmpfs on `/tmp` (in the mount namespace) and let the ruleset
+    /// write it with `tmp_access`.
+    pub private_tmp: bool,
+    /// The Landlock access mask granted on the private `/tmp`.
+    pub tmp_access: u64,
+    /// The Landlock ruleset to enforce (created and filled by the parent).
+    pub ruleset: Option<RawFd>,
+    /// Resource limits to lower to: `(resource, value)`.
+    pub limits: [(i32, u64); 3],
+    /// Whether `limits` apply.
+    pub lower_limits: bool,
+}
+
+/// The Landlock ABI of this kernel (`0`: none).
+pub(crate) fn landlock_abi() -> i32 {
+    // SAFETY: landlock_create_ruleset(NULL, 0, VERSION) only returns a
+    // number; no memory is passed.
+    let abi = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            1u32, // LANDLOCK_CREATE_RULESET_VERSION
+        )
+    };
+    i32::try_from(abi).unwrap_or(0).max(0)
+}
+
+/// Applies `plan` in the forked child. Only async-signal-safe calls.
+pub(crate) fn apply(plan: &ChildPlan) -> io::Result<()> {
+    if plan.namespaces {
+        enter_namespaces(plan)?;
+    }
+    // SAFETY: prctl with integer arguments only.
+    check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
+    if let Some(ruleset) = plan.ruleset {
+        if plan.private_tmp {
+            allow_private_tmp(ruleset, plan.tmp_access)?;
+        }
+        // SAFETY: the fd is the parent's ruleset, open for the whole spawn.
+        let restricted = unsafe { libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) };
+        check(i32::try_from(restricted).unwrap_or(-1))?;
+    }
+    if plan.namespaces {
+        drop_capability_bounding_set();
+    }
+    if plan.lower_limits {
+        for (resource, value) in plan.limits {
+            lower_limit(resource, value)?;
+        }
+    }
+    Ok(())
+}
+
+/// Enters the child's cgroup namespace only (the tree's cgroup was just
+/// joined): best effort, as only root may without a user namespace.
+pub(crate) fn enter_cgroup_namespace() {
+    // SAFETY: unshare with a flag only.
+    let _ = unsafe { libc::unshare(libc::CLONE_NEWCGROUP) };
+}
+
+fn enter_namespaces(plan: &ChildPlan) -> io::Result<()> {
+    let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWCGROUP;
+    if !plan.keep_network {
+        flags |= libc::CLONE_NEWNET;
+    }
+    // SAFETY: unshare with flags only. A user namespace first: its root has
+    // no capability outside it (root included); where it is refused, root
+    // enters the others directly.
+    if unsafe { libc::unshare(libc::CLONE_NEWUSER | flags) } == 0 {
+        write_file(c"/proc/self/setgroups", b"deny")?;
+        write_file(c"/proc/self/uid_map", &plan.uid_map)?;
+        write_file(c"/proc/self/gid_map", &plan.gid_map)?;
+    } else {
+        // SAFETY: geteuid has no arguments.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: as above.
+        check(unsafe { libc::unshare(flags) })?;
+    }
+    // Nothing mounted here may reach the host's namespace.
+    // SAFETY: C string literals and a null data pointer.
+    check(unsafe {
+        libc::mount(
+            std::ptr::null(),
+            c"/".as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        )
+    })?;
+    if plan.private_tmp {
+        // SAFETY: C string literals.
+        check(unsafe {
+            libc::mount(
+                c"tmpfs".as_ptr(),
+                c"/tmp".as_ptr(),
+                c"tmpfs".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV,
+                c"mode=1777,size=256m".as_ptr().cast(),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Grants `access` beneath the freshly mounted private `/tmp` (its tmpfs
+/// root, which exists only in this mount namespace).
+fn allow_private_tmp(ruleset: RawFd, access: u64) -> io::Result<()> {
+    // SAFETY: a C string literal; the fd is closed below.
+    let tmp = unsafe { libc::open(c"/tmp".as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+    check(tmp)?;
+    // struct landlock_path_beneath_attr { __u64 allowed_access; __s32 parent_fd; } __packed
+    let mut attr = [0u8; 12];
+    attr[..8].copy_from_slice(&access.to_ne_bytes());
+    attr[8..].copy_from_slice(&tmp.to_ne_bytes());
+    // SAFETY: `attr` is the packed struct the syscall reads, alive for the call.
+    let added = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_add_rule,
+            ruleset,
+            1u32, // LANDLOCK_RULE_PATH_BENEATH
+            attr.as_ptr(),
+            0u32,
+        )
+    };
+    // SAFETY: closing the fd opened above.
+    unsafe { libc::close(tmp) };
+    check(i32::try_from(added).unwrap_or(-1))
+}
+
+/// No capability survives `execve`, even for root inside the namespaces.
+fn drop_capability_bounding_set() {
+    for capability in 0..64 {
+        // SAFETY: prctl with integer arguments; EINVAL past the last capability.
+        if unsafe { libc::prctl(libc::PR_CAPBSET_DROP, capability, 0, 0, 0) } != 0
+            && io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL)
+        {
+            break;
+        }
+    }
+}
+
+fn lower_limit(resource: i32, value: u64) -> io::Result<()> {
+    let mut current = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `current` is a valid rlimit for the kernel to fill. The
+    // resource type differs between libcs: the casts are of small constants.
+    #[allow(clippy::useless_conversion)]
+    check(unsafe { libc::getrlimit(resource as _, &mut current) })?;
+    let wanted = libc::rlimit {
+        rlim_cur: current.rlim_cur.min(value),
+        rlim_max: current.rlim_max.min(value),
+    };
+    // SAFETY: as above.
+    #[allow(clippy::useless_conversion)]
+    check(unsafe { libc::setrlimit(resource as _, &wanted) })
+}
+
+fn write_file(path: &CStr, bytes: &[u8]) -> io::Result<()> {
+    // SAFETY: a valid C string; the fd is closed below.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    check(fd)?;
+    // SAFETY: `bytes` is valid for its length.
+    let written = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    // SAFETY: closing the fd opened above.
+    unsafe { libc::close(fd) };
+    if written < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+fn check(result: i32) -> io::Result<()> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}

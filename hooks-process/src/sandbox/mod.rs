@@ -1,0 +1,127 @@
+//! Sandboxed hooks: what a hook may read, write and reach, enforced by the
+//! kernel between fork and exec for every process of its tree.
+//!
+//! A [`Sandbox`] is a [`Profile`] (`none`, `project`, `strict`, or an explicit
+//! map) plus `best_effort`. [`Sandbox::rules`] makes it concrete for one hook
+//! ([`Rules`]); [`Sandbox::prepare`] builds, before the fork, everything the
+//! child applies ([`Prepared`]), which [`ChildTree::spawn_sandboxed`] and
+//! [`run_sandboxed`] take. In the child, in this order:
+//!
+//! 1. a new user namespace mapping the user to itself (root too: its
+//!    capabilities then end at the namespace; where user namespaces are
+//!    refused, root enters the others directly), with new mount and cgroup
+//!    namespaces and, unless the profile keeps the network, a new network
+//!    namespace (only a loopback that is down);
+//! 2. a tmpfs on `/tmp` in that mount namespace (256 MiB), so a hook's
+//!    writes to `/tmp` land in its private `/tmp` (`TMPDIR=/tmp`). Where a
+//!    path of its rules lives under `/tmp` (the tmpfs would hide it), or
+//!    namespaces are not there (best effort), it gets a fresh `0700`
+//!    directory in the host's temporary directory as `TMPDIR` instead;
+//! 3. `no_new_privs`, then the Landlock ruleset: read (and execute) the
+//!    [`SYSTEM_READ`] hierarchies and the profile's readable paths minus the
+//!    hidden ones (the [`SECRET_STORES`] of the home, extensible per host),
+//!    write the profile's writable paths, the private `/tmp` and a few
+//!    devices ([`DEVICE_WRITE`]); on ABI 4+ no TCP bind or connect at all
+//!    unless the profile keeps the network; on ABI 6+ no signal to, and no
+//!    abstract socket of, a process outside the sandbox;
+//! 4. an empty capability bounding set, and lowered rlimits ([`Limits`]).
+//!
+//! Landlock cannot deny beneath an allowed hierarchy, so a readable root
+//! that contains a hidden path is replaced by its entries (recursively) at
+//! preparation time; a file created later directly in such a directory (the
+//! home's top level, say) is not readable by the hook.
+//!
+//! Where a profile cannot be applied whole ([`Support::missing`]),
+//! [`Sandbox::prepare`] fails with [`SandboxError::Unavailable`] unless the
+//! profile is `best_effort`; callers block a fail-closed hook and skip a
+//! fail-open one with a warning. [`UNAVAILABLE_ENV`] simulates a machine
+//! without Landlock or user namespaces, for tests.
+//!
+//! [`ChildTree::spawn_sandboxed`]: super::ChildTree::spawn_sandboxed
+//! [`run_sandboxed`]: super::run_sandboxed
+
+#[cfg(target_os = "linux")]
+pub(crate) mod child;
+mod explain;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
+mod prepare;
+mod profile;
+mod rules;
+mod support;
+
+pub use explain::{Denial, denials};
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
+pub use prepare::Prepared;
+pub use profile::{CustomRules, Profile, Sandbox};
+pub use rules::{Context, DEVICE_WRITE, Limits, Rules, SECRET_STORES, SYSTEM_READ, expand_path};
+pub use support::{Support, UNAVAILABLE_ENV};
+
+/// Why a sandbox could not be prepared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SandboxError {
+    /// A path of the profile cannot be expanded.
+    #[error("sandbox rules: {0}")]
+    Rules(String),
+    /// This machine cannot apply the profile whole.
+    #[error("sandbox profile '{profile}' cannot be applied here: missing {}", missing.join(", "))]
+    Unavailable {
+        /// The profile's name.
+        profile: String,
+        /// What is missing, each a short phrase.
+        missing: Vec<String>,
+    },
+    /// The Landlock ruleset could not be built.
+    #[error("sandbox: {0}")]
+    Landlock(String),
+}
+
+/// A sandbox that cannot exist in this build (no `sandbox` feature, or not Linux).
+#[cfg(not(all(target_os = "linux", feature = "sandbox")))]
+#[derive(Debug)]
+pub struct Prepared {
+    _never: std::convert::Infallible,
+}
+
+#[cfg(not(all(target_os = "linux", feature = "sandbox")))]
+impl Prepared {
+    /// The profile's name.
+    pub fn name(&self) -> &str {
+        match self._never {}
+    }
+
+    /// What best effort left out.
+    pub fn weakened(&self) -> &[String] {
+        match self._never {}
+    }
+
+    #[cfg(target_os = "linux")]
+    pub(crate) fn take_plan(&mut self, _: &mut tokio::process::Command) -> child::ChildPlan {
+        match self._never {}
+    }
+
+    #[cfg(target_os = "linux")]
+    pub(crate) fn take_private_dir(&mut self) -> Option<std::path::PathBuf> {
+        match self._never {}
+    }
+}
+
+#[cfg(not(all(target_os = "linux", feature = "sandbox")))]
+impl Sandbox {
+    /// Without the `sandbox` feature (or off Linux) only `none` can run:
+    /// every other profile is [`SandboxError::Unavailable`], `best_effort`
+    /// included (it runs with nothing, said by [`Support::summary`]).
+    pub fn prepare(&self, context: &Context) -> Result<Option<Prepared>, SandboxError> {
+        match self.rules(context).map_err(SandboxError::Rules)? {
+            None => Ok(None),
+            Some(rules) if self.best_effort => {
+                let _ = rules;
+                Ok(None)
+            }
+            Some(rules) => Err(SandboxError::Unavailable {
+                profile: self.name(),
+                missing: Support::detect().missing(&rules),
+            }),
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! Everything that allocates, done in the parent before the fork: the
+//! Landlock ruleset (the `landlock` crate), the uid/gid maps, the private
+//! temporary directory; the child then only makes syscalls ([`super::child`]).
+
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+use landlock::{
+    ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
+    Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+};
+
+use super::child::ChildPlan;
+use super::rules::{Rules, SYSTEM_READ};
+use super::support::Support;
+use super::{Context, Sandbox, SandboxError};
+
+/// A sandbox ready for one spawn. Keep it until the spawn returned; then
+/// keep [`Prepared::private_dir`] (if any) until the tree has ended.
+#[derive(Debug)]
+pub struct Prepared {
+    pub(crate) plan: ChildPlan,
+    /// Owns the fd the plan names.
+    _ruleset: Option<OwnedFd>,
+    /// The profile's name (for the run record).
+    pub(crate) name: String,
+    /// What best effort left out on this machine (empty: applied whole).
+    pub(crate) weakened: Vec<String>,
+    /// `TMPDIR` of the child.
+    pub(crate) tmpdir: PathBuf,
+    /// A private temporary directory in the host's `/tmp`, made when no
+    /// private `/tmp` could be mounted; removed when the tree ends.
+    pub(crate) private_dir: Option<PathBuf>,
+}
+
+impl Prepared {
+    /// The profile's name (`project`, `strict+best_effort`, ...).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What this machine lacked and best effort left out (empty: applied whole).
+    pub fn weakened(&self) -> &[String] {
+        &self.weakened
+    }
+
+    /// What the child applies, taken for one spawn of `command` (which gets its `TMPDIR`).
+    pub(crate) fn take_plan(&mut self, command: &mut tokio::process::Command) -> ChildPlan {
+        command.env("TMPDIR", &self.tmpdir);
+        std::mem::take(&mut self.plan)
+    }
+
+    /// The private temporary directory, for the tree to remove when it ends.
+    pub(crate) fn take_private_dir(&mut self) -> Option<PathBuf> {
+        self.private_dir.take()
+    }
+}
+
+impl Sandbox {
+    /// Prepares this profile for one run of a hook in `context`: `None` for
+    /// no sandbox; an error when the rules cannot be made or this machine
+    /// cannot apply them whole (and the profile is not `best_effort`).
+    pub fn prepare(&self, context: &Context) -> Result<Option<Prepared>, SandboxError> {
+        let Some(rules) = self.rules(context).map_err(SandboxError::Rules)? else {
+            return Ok(None);
+        };
+        let support = Support::detect();
+        let missing = support.missing(&rules);
+        if !missing.is_empty() && !self.best_effort {
+            return Err(SandboxError::Unavailable {
+                profile: self.name(),
+                missing,
+            });
+        }
+        if !support.built {
+            return Err(SandboxError::Unavailable {
+                profile: self.name(),
+                missing,
+            });
+        }
+        let namespaces = support.namespaces.is_ok();
+        let abi = ABI::from(support.landlock_abi);
+        // A tmpfs over /tmp would hide a project (or home) that lives there.
+        let tmp_mount = namespaces
+            && rules.private_tmp
+            && !rules
+                .read
+                .iter()
+                .chain(&rules.write)
+                .any(|path| under_tmp(path) && !is_system(path));
+        let private_dir = if tmp_mount {
+            None
+        } else {
+            Some(make_private_dir().map_err(|error| {
+                SandboxError::Landlock(format!(
+                    "cannot make a private temporary directory: {error}"
+                ))
+            })?)
+        };
+        let ruleset = if support.landlock_abi >= 1 {
+            Some(
+                build_ruleset(&rules, abi, private_dir.as_deref())
+                    .map_err(SandboxError::Landlock)?,
+            )
+        } else {
+            None
+        };
+        let (uid, gid) = (
+            rustix::process::getuid().as_raw(),
+            rustix::process::getgid().as_raw(),
+        );
+        let limits = rules.limits;
+        let plan = ChildPlan {
+            namespaces,
+            keep_network: rules.network,
+            uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+            gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+            private_tmp: tmp_mount,
+            tmp_access: AccessFs::from_all(abi).bits(),
+            ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
+            limits: [
+                (libc::RLIMIT_AS as i32, limits.address_space),
+                (libc::RLIMIT_NPROC as i32, limits.processes),
+                (libc::RLIMIT_FSIZE as i32, limits.file_size),
+            ],
+            lower_limits: true,
+        };
+        Ok(Some(Prepared {
+            plan,
+            _ruleset: ruleset,
+            name: self.name(),
+            weakened: missing,
+            tmpdir: private_dir.clone().unwrap_or_else(|| PathBuf::from("/tmp")),
+            private_dir,
+        }))
+    }
+}
+
+/// Whether `path` is `/tmp` or beneath it (hidden by the private `/tmp`).
+fn under_tmp(path: &Path) -> bool {
+    path.starts_with("/tmp")
+}
+
+fn is_system(path: &Path) -> bool {
+    SYSTEM_READ.iter().any(|system| path.starts_with(system))
+}
+
+fn make_private_dir() -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let mut builder = std::fs::DirBuilder::new();
+    builder.mode(0o700);
+    for attempt in 0..16u32 {
+        let random = std::hash::BuildHasher::hash_one(
+            &std::collections::hash_map::RandomState::new(),
+            (std::process::id(), attempt),
+        );
+        let dir = std::env::temp_dir().join(format!("hermes-hooks-tmp.{random:016x}"));
+        match builder.create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(error) => return Err(error),
+        }
+    }
+    Err(std::io::Error::other("no free name"))
+}
+
+fn build_ruleset(rules: &Rules, abi: ABI, private_dir: Option<&Path>) -> Result<OwnedFd, String> {
+    build(rules, abi, private_dir).map_err(|error| error.to_string())?
+}
+
+fn build(
+    rules: &Rules,
+    abi: ABI,
+    private_dir: Option<&Path>,
+) -> Result<Result<OwnedFd, String>, landlock::RulesetError> {
+    let mut ruleset = Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .handle_access(AccessFs::from_all(abi))?;
+    if !rules.network && abi >= ABI::V4 {
+        ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
+    }
+    if abi >= ABI::V6 {
+        let scopes: BitFlags<Scope> = if rules.network {
+            Scope::Signal.into()
+        } else {
+            Scope::Signal | Scope::AbstractUnixSocket
+        };
+        ruleset = ruleset.scope(scopes)?;
+    }
+    let mut created = ruleset.create()?;
+    let read = AccessFs::from_read(abi);
+    let all = AccessFs::from_all(abi);
+    let writable: Vec<PathBuf> = rules
+        .write
+        .iter()
+        .cloned()
+        .chain(private_dir.map(Path::to_path_buf))
+        .collect();
+    for (roots, access) in [(&rules.read, read), (&writable, all)] {
+        for path in visible(roots, &rules.hidden) {
+            let Ok(metadata) = std::fs::metadata(&path) else {
+                continue; // missing: nothing to allow
+            };
+            let access = if metadata.is_dir() {
+                access
+            } else {
+                access & AccessFs::from_file(abi)
+            };
+            let Ok(fd) = PathFd::new(&path) else {
+                continue;
+            };
+            created = created.add_rule(PathBeneath::new(fd, access))?;
+        }
+    }
+    // No fd: Landlock went away between the probe and now. Enforcing
+    // nothing would be a silent allow, so this is an error.
+    Ok(Option::<OwnedFd>::from(created)
+        .ok_or_else(|| "Landlock is not enforced by this kernel".to_owned()))
+}
+
+/// `roots` with every `hidden` path cut out: a root holding a hidden path is
+/// replaced by its entries (recursively), the hidden ones left out; a hidden
+/// root is dropped. Landlock only allows, so what is not listed is denied.
+pub(crate) fn visible(roots: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for root in roots {
+        expand(root, hidden, &mut out, 0);
+    }
+    out
+}
+
+fn expand(root: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>, depth: usize) {
+    if hidden.iter().any(|secret| root.starts_with(secret)) {
+        return;
+    }
+    if depth > 8 || !hidden.iter().any(|secret| secret.starts_with(root)) {
+        out.push(root.to_path_buf());
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        expand(&entry.path(), hidden, out, depth + 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hidden_paths_are_cut_out_of_their_roots() {
+        let home = tempfile::tempdir().unwrap();
+        for dir in [".ssh", ".config/gh", ".config/git", "code"] {
+            std::fs::create_dir_all(home.path().join(dir)).unwrap();
+        }
+        let hidden = [home.path().join(".ssh"), home.path().join(".config/gh")];
+        let mut shown = visible(&[home.path().to_path_buf()], &hidden);
+        shown.sort();
+        let mut expected = vec![home.path().join(".config/git"), home.path().join("code")];
+        expected.sort();
+        assert_eq!(shown, expected);
+    }
+}

@@ -1,0 +1,365 @@
+//! A profile made concrete for one hook: the paths it may read and write,
+//! whether it keeps the network, and its resource limits.
+
+use std::path::PathBuf;
+
+use super::profile::{Profile, Sandbox};
+
+/// Where the system lives: readable (and executable) under every profile.
+pub const SYSTEM_READ: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/nix",
+    "/snap",
+    "/proc",
+    "/sys",
+    "/dev",
+    "/run",
+    "/var/lib",
+    "/var/cache",
+    "/var/run",
+];
+
+/// Device files every profile may write (`> /dev/null` must keep working).
+pub const DEVICE_WRITE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
+
+/// The secret stores of a home that the `project` profile does not let a
+/// hook read (relative to the home). Extended per host with
+/// [`Context::secrets`] (`hooks_sandbox: {secrets: [...]}` in config.yaml).
+pub const SECRET_STORES: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".config/gh",
+    ".config/hub",
+    ".config/gcloud",
+    ".config/op",
+    ".azure",
+    ".kube",
+    ".docker/config.json",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".password-store",
+    ".pki",
+    ".local/share/keyrings",
+    ".mozilla",
+    ".config/google-chrome",
+    ".config/chromium",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".hermes/.env",
+    ".hermes/auth.json",
+];
+
+/// Resource limits of a sandboxed hook (each only ever lowered, never raised).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// `RLIMIT_AS`: bytes of address space (16 GiB: runtimes such as V8
+    /// reserve large virtual ranges).
+    pub address_space: u64,
+    /// `RLIMIT_NPROC`: processes of the user (the kernel counts them per
+    /// user across the system; root is exempt).
+    pub processes: u64,
+    /// `RLIMIT_FSIZE`: the largest file the hook may write (1 GiB).
+    pub file_size: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            address_space: 16 << 30,
+            processes: 4096,
+            file_size: 1 << 30,
+        }
+    }
+}
+
+/// What a hook is prepared with: the paths of its project and its own files.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Context {
+    /// The project directory (the hook's working directory for project hooks).
+    pub project: PathBuf,
+    /// The hook's own files (its script, its plugin root, its hooks folder).
+    pub own_files: Vec<PathBuf>,
+    /// The user's home (`None`: no home is readable).
+    pub home: Option<PathBuf>,
+    /// More secret stores, beside [`SECRET_STORES`] (`~` expanded).
+    pub secrets: Vec<PathBuf>,
+    /// The directories of the hook's `PATH`: readable under every profile,
+    /// with the tool folder a home's entry belongs to (`~/.pyenv` for
+    /// `~/.pyenv/shims`), so an interpreter a shim or version manager
+    /// resolves still runs; a guard whose `python3` is denied would
+    /// otherwise answer nothing and allow.
+    pub path: Vec<PathBuf>,
+}
+
+impl Context {
+    /// A context for a hook of `project`, the user's home from the environment.
+    pub fn new(project: impl Into<PathBuf>) -> Self {
+        Context {
+            project: project.into(),
+            own_files: Vec::new(),
+            home: std::env::var_os("HOME").map(PathBuf::from),
+            secrets: Vec::new(),
+            path: std::env::var_os("PATH")
+                .map(|path| std::env::split_paths(&path).collect())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// The effective rules of a profile for one hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Rules {
+    /// Readable (and executable) hierarchies.
+    pub read: Vec<PathBuf>,
+    /// Readable and writable hierarchies.
+    pub write: Vec<PathBuf>,
+    /// Paths beneath a readable hierarchy that stay unreadable (secret stores).
+    pub hidden: Vec<PathBuf>,
+    /// Whether the hook keeps the host's network.
+    pub network: bool,
+    /// Whether `/tmp` is a private one of the hook's own mount namespace.
+    pub private_tmp: bool,
+    /// Its resource limits.
+    pub limits: Limits,
+}
+
+impl Sandbox {
+    /// The rules of this profile for a hook in `context`; `None` for no
+    /// sandbox. An error names a path that cannot be expanded.
+    pub fn rules(&self, context: &Context) -> Result<Option<Rules>, String> {
+        let system = SYSTEM_READ
+            .iter()
+            .map(PathBuf::from)
+            .chain(tool_folders(context));
+        let devices = DEVICE_WRITE.iter().map(PathBuf::from);
+        let own = context.own_files.iter().cloned();
+        let project = context.project.clone();
+        let (read, write, network): (Vec<PathBuf>, Vec<PathBuf>, bool) = match &self.profile {
+            Profile::None => return Ok(None),
+            Profile::Project => (
+                system
+                    .chain(own)
+                    .chain(context.home.clone())
+                    .chain([project.clone()])
+                    .collect(),
+                devices.chain([project]).collect(),
+                false,
+            ),
+            Profile::Strict => (
+                system.chain(own).chain([project]).collect(),
+                devices.collect(),
+                false,
+            ),
+            Profile::Custom(custom) => {
+                let expand = |paths: &[String]| -> Result<Vec<PathBuf>, String> {
+                    paths
+                        .iter()
+                        .map(|path| expand_path(path, context))
+                        .collect()
+                };
+                (
+                    system.chain(own).chain(expand(&custom.read)?).collect(),
+                    devices.chain(expand(&custom.write)?).collect(),
+                    custom.network,
+                )
+            }
+        };
+        let hidden = match (&self.profile, &context.home) {
+            (Profile::Project, Some(home)) => SECRET_STORES
+                .iter()
+                .map(|store| home.join(store))
+                .chain(context.secrets.iter().cloned())
+                .collect(),
+            _ => context.secrets.clone(),
+        };
+        Ok(Some(Rules {
+            read: dedup(read),
+            write: dedup(write),
+            hidden,
+            network,
+            private_tmp: true,
+            limits: Limits::default(),
+        }))
+    }
+}
+
+/// `~`, `~/x` and `${VAR}` / `$VAR` expanded, relative paths taken from the
+/// project; an unset variable is an error.
+pub fn expand_path(path: &str, context: &Context) -> Result<PathBuf, String> {
+    let mut out = String::new();
+    let mut rest = path;
+    if rest == "~" || rest.starts_with("~/") {
+        let home = context
+            .home
+            .as_ref()
+            .ok_or_else(|| format!("'{path}': no home to expand ~ with"))?;
+        out.push_str(&home.to_string_lossy());
+        rest = &rest[1..];
+    }
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = if let Some(braced) = after.strip_prefix('{') {
+            let end = braced
+                .find('}')
+                .ok_or_else(|| format!("'{path}': unclosed ${{"))?;
+            (&braced[..end], &braced[end + 1..])
+        } else {
+            let end = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            (&after[..end], &after[end..])
+        };
+        let value = match name {
+            "CLAUDE_PROJECT_DIR" | "HERMES_PROJECT_DIR" => {
+                Some(context.project.to_string_lossy().into_owned())
+            }
+            _ => std::env::var(name).ok(),
+        }
+        .ok_or_else(|| format!("'{path}': ${name} is not set"))?;
+        out.push_str(&value);
+        rest = tail;
+    }
+    out.push_str(rest);
+    let expanded = PathBuf::from(out);
+    Ok(if expanded.is_relative() {
+        context.project.join(expanded)
+    } else {
+        expanded
+    })
+}
+
+/// The `PATH` directories, each widened to the tool folder it is in: the
+/// first hidden folder of its path (`~/.pyenv` for `~/.pyenv/shims`,
+/// `~/.nvm` for `~/.nvm/versions/node/v22/bin`), or the `$HOME` entry it
+/// lies in (`~/bin`).
+fn tool_folders(context: &Context) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for dir in context.path.iter().filter(|dir| dir.is_absolute()) {
+        let mut prefix = PathBuf::new();
+        let mut tool = None;
+        for component in dir.components() {
+            prefix.push(component);
+            let hidden = component
+                .as_os_str()
+                .to_str()
+                .is_some_and(|name| name.starts_with('.') && name.len() > 1);
+            if hidden {
+                tool = Some(prefix.clone());
+                break;
+            }
+        }
+        let in_home = context.home.as_ref().and_then(|home| {
+            let first = dir.strip_prefix(home).ok()?.components().next()?;
+            Some(home.join(first))
+        });
+        folders.push(tool.or(in_home).unwrap_or_else(|| dir.clone()));
+    }
+    folders
+}
+
+fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen = Vec::with_capacity(paths.len());
+    for path in paths {
+        if !path.as_os_str().is_empty() && !seen.contains(&path) {
+            seen.push(path);
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::CustomRules;
+
+    fn context() -> Context {
+        Context {
+            project: PathBuf::from("/work/p"),
+            own_files: vec![PathBuf::from("/opt/hook")],
+            home: Some(PathBuf::from("/home/u")),
+            secrets: vec![PathBuf::from("/home/u/.vault")],
+            path: vec![
+                PathBuf::from("/home/u/.pyenv/shims"),
+                PathBuf::from("/usr/bin"),
+            ],
+        }
+    }
+
+    #[test]
+    fn tools_on_the_path_stay_runnable_under_strict() {
+        let rules = Sandbox::new(Profile::Strict)
+            .rules(&context())
+            .unwrap()
+            .unwrap();
+        assert!(
+            rules.read.contains(&PathBuf::from("/home/u/.pyenv")),
+            "{rules:?}"
+        );
+    }
+
+    #[test]
+    fn project_reads_the_home_but_not_its_secrets() {
+        let rules = Sandbox::new(Profile::Project)
+            .rules(&context())
+            .unwrap()
+            .unwrap();
+        assert!(rules.read.contains(&PathBuf::from("/home/u")));
+        assert!(rules.write.contains(&PathBuf::from("/work/p")));
+        assert!(rules.hidden.contains(&PathBuf::from("/home/u/.ssh")));
+        assert!(rules.hidden.contains(&PathBuf::from("/home/u/.vault")));
+        assert!(!rules.network && rules.private_tmp);
+    }
+
+    #[test]
+    fn strict_writes_nothing_of_the_project() {
+        let rules = Sandbox::new(Profile::Strict)
+            .rules(&context())
+            .unwrap()
+            .unwrap();
+        assert!(rules.read.contains(&PathBuf::from("/work/p")));
+        assert!(!rules.write.contains(&PathBuf::from("/work/p")));
+        assert!(!rules.read.contains(&PathBuf::from("/home/u")));
+    }
+
+    #[test]
+    fn custom_paths_are_expanded() {
+        // SAFETY-free: a variable only this test reads.
+        let custom = CustomRules::new(
+            vec!["~/data".into(), "${CLAUDE_PROJECT_DIR}/x".into()],
+            vec!["out".into()],
+            true,
+        );
+        let rules = Sandbox::new(Profile::Custom(custom))
+            .rules(&context())
+            .unwrap()
+            .unwrap();
+        assert!(rules.read.contains(&PathBuf::from("/home/u/data")));
+        assert!(rules.read.contains(&PathBuf::from("/work/p/x")));
+        assert!(rules.write.contains(&PathBuf::from("/work/p/out")));
+        assert!(rules.network);
+        let unset = CustomRules::new(vec!["${HERMES_SURELY_UNSET_VAR_X}".into()], vec![], false);
+        let error = Sandbox::new(Profile::Custom(unset))
+            .rules(&context())
+            .unwrap_err();
+        assert!(error.contains("is not set"), "{error}");
+    }
+}

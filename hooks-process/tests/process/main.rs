@@ -1,0 +1,13 @@
+//! The process supervisor's fault suite: badly behaved children, each run
+//! through `hermes_hooks_process`, must give the right result within a generous
+//! bound and leave no process of theirs behind.
+
+mod containment;
+mod crowd;
+mod escape;
+mod line;
+mod run;
+mod runtime;
+mod sandbox;
+mod support;
+mod tree;
