@@ -213,6 +213,9 @@ impl HostOptions {
     #[must_use]
     pub fn trial_imports(mut self, enabled: bool) -> HostOptions {
         self.trial_imports = enabled;
+        self
+    }
+
     /// Runs config.yaml's shell hooks under `sandbox` (its `sandbox:` keys and
     /// `hooks_sandbox.user` are then not read).
     #[cfg(feature = "shell")]
