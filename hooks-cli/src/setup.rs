@@ -59,12 +59,18 @@ pub struct Mechanisms {
 }
 
 impl Mechanisms {
-    /// Registers every mechanism of `home`. `accept` is `--accept-hooks`.
+    /// Registers every mechanism of `home`, starting no gateway handler before
+    /// an event reaches it. `accept` is `--accept-hooks`.
     /// The host runs on the binary's one runtime (`main.rs` enters it).
     pub fn register(home: &Home, accept: bool) -> Mechanisms {
         // The terminal's consent (`--accept-hooks`, `HERMES_ACCEPT_HOOKS`,
         // else a y/N prompt on a terminal): the library itself never asks.
-        let mut options = HostOptions::new().consent(TerminalPrompt::from_environment(accept));
+        // No gateway handler is imported at load: `emit` and `replay` start
+        // only the processes of the hooks their events reach (`hooks list`
+        // and `hooks doctor` are where every handler is tried).
+        let mut options = HostOptions::new()
+            .consent(TerminalPrompt::from_environment(accept))
+            .trial_imports(false);
         if let Some(runtime) = hermes_hooks::Background::own_or_default() {
             options = options.runtime(runtime);
         }

@@ -77,8 +77,7 @@ impl GatewayHooks {
         let python = discovery
             .python
             .clone()
-            .unwrap_or_else(|| options.python_interpreter())
-            .program;
+            .unwrap_or_else(|| options.python_interpreter());
         let shared = Arc::new(Shared::default());
         let mut hooks = Vec::with_capacity(discovery.hooks.len());
         let mut exact: HashMap<Box<str>, Vec<usize>> = HashMap::new();
@@ -101,7 +100,7 @@ impl GatewayHooks {
             runners.push(match info.handler {
                 HandlerKind::Python => Runner::Python(Box::new(PythonHook::new(
                     info,
-                    python.clone(),
+                    &python,
                     discovery.home.clone(),
                 ))),
                 HandlerKind::Executable => {

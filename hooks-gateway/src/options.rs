@@ -41,7 +41,10 @@ pub struct GatewayOptions {
     /// How many events may wait for one hook; when full, the oldest is dropped.
     pub queue_size: usize,
     /// Whether [`crate::GatewayHooks::discover`] imports each `handler.py` once
-    /// to report a broken one before any event (on by default).
+    /// to report a broken one before any event (on by default, as the
+    /// reference imports every handler at start-up). Off, no process starts
+    /// before an event a hook subscribes to: the hook's worker imports its
+    /// handler then, and a broken one is reported at that event (once).
     pub trial_import: bool,
     /// The runtime the hooks' lanes and trial imports run on (a host's);
     /// `None`: [`Background::process_default`].

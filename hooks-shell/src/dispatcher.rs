@@ -1,8 +1,10 @@
 //! [`ShellHooks`]: the registered shell hooks of one Hermes home, as a
 //! [`Dispatcher`].
 //!
-//! Hooks of an event run one after another in config order (as the
-//! reference does), each bounded by its own `timeout` and judged by its own
+//! Hooks of an observer event are spawned together; those of any other event
+//! run one after another in config order, as the reference runs them (see
+//! [`crate::schedule`]); records and replies are in config order either way.
+//! Each is bounded by its own `timeout` and judged by its own
 //! `fail_closed`: no outer timeout turns a fail-open hook into a block. The
 //! stdin document is serialised once per event and shared by every hook.
 //! Queued events (the streaming observers) go to per-hook queues instead, so
@@ -34,6 +36,7 @@ use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
 use crate::record::{MECHANISM, record_spec_run};
 use crate::reply::{evaluate, failed_closed};
 use crate::run::{RunResult, run_with_input, stdin_bytes};
+use crate::schedule::{run_all, runs_together};
 
 /// How [`ShellHooks::register`] decides and runs.
 #[derive(Debug)]
@@ -373,7 +376,7 @@ impl Dispatcher for ShellHooks {
 }
 
 impl ShellHooks {
-    /// Runs the hooks of `event` in config order; with `runs`, records each
+    /// Runs the hooks of `event` (together for an observer event); with `runs`, records each
     /// one touched (run, queued, or left out for want of consent).
     async fn deliver(&self, event: &Event, mut runs: Option<&mut Vec<HookRun>>) -> Vec<Reply> {
         let Some(hook_event) = event.hook() else {
@@ -381,13 +384,31 @@ impl ShellHooks {
         };
         let shared = &self.shared;
         let tool_name = event.tool_name();
-        let mut input: Option<Arc<[u8]>> = None;
-        let mut replies = Vec::new();
-        for &index in shared.hooks_of(hook_event) {
-            let hook = &shared.hooks[index];
-            if !hook.spec.matches_tool(tool_name) {
-                continue;
+        let touched: Vec<&RegisteredHook> = shared
+            .hooks_of(hook_event)
+            .iter()
+            .map(|&index| &shared.hooks[index])
+            .filter(|hook| hook.spec.matches_tool(tool_name))
+            .collect();
+        let input: Option<Arc<[u8]>> = touched
+            .iter()
+            .any(|hook| hook.refused.is_none())
+            .then(|| stdin_bytes(event, &shared.context));
+        let specs: Vec<&ShellHookSpec> = touched
+            .iter()
+            .filter(|hook| hook.refused.is_none() && hook.queue.is_none())
+            .map(|hook| &hook.spec)
+            .collect();
+        let mut results = match &input {
+            Some(input) if !specs.is_empty() => {
+                run_all(&specs, input, runs_together(hook_event)).await
             }
+            _ => Vec::new(),
+        }
+        .into_iter();
+        let mut replies = Vec::new();
+        // Records and replies in config order, however the hooks ran.
+        for hook in touched {
             if let Some(reason) = hook.refused {
                 let value = failed_closed(&hook.spec, reason);
                 if let Some(runs) = runs.as_deref_mut() {
@@ -405,10 +426,8 @@ impl ShellHooks {
                 replies.push(Reply::new(Arc::clone(&hook.source), value));
                 continue;
             }
-            let input =
-                Arc::clone(input.get_or_insert_with(|| stdin_bytes(event, &shared.context)));
-            if let Some(queue) = &hook.queue {
-                queue.push(input);
+            if let (Some(queue), Some(input)) = (&hook.queue, &input) {
+                queue.push(Arc::clone(input));
                 if let Some(runs) = runs.as_deref_mut() {
                     runs.push(HookRun::new(
                         MECHANISM,
@@ -419,7 +438,9 @@ impl ShellHooks {
                 }
                 continue;
             }
-            let result = run_with_input(&hook.spec, input).await;
+            let Some(result) = results.next() else {
+                continue;
+            };
             let reply = evaluate(&hook.spec, &result);
             if let Some(runs) = runs.as_deref_mut() {
                 runs.push(record_spec_run(

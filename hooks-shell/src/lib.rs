@@ -57,6 +57,7 @@ pub mod record;
 pub mod reply;
 pub mod run;
 pub mod sandboxing;
+pub mod schedule;
 pub mod script;
 pub mod synthetic;
 

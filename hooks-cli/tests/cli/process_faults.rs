@@ -92,9 +92,7 @@ fn a_command_event_takes_its_command_timeout_and_no_more() {
     );
     let mut command = harness::command(&home, &["emit", "command:model", "--json"]);
     command.env("HERMES_HOOKS_PYTHON", "python3");
-    let started = Instant::now();
     let run = harness::within(command, Duration::from_secs(30)).expect("emit returned");
-    let elapsed = started.elapsed();
     let document = run.json();
     assert_eq!(document["replies"], serde_json::json!([]), "{document}");
     assert!(
@@ -103,23 +101,14 @@ fn a_command_event_takes_its_command_timeout_and_no_more() {
         run.stderr()
     );
     assert_all_gone(&pids_in(&pids, 3), "the hung handlers");
-    // The same emit with both handlers answering at once: the process's own
-    // start and teardown on this machine, at this load. The hung emit may take
-    // that plus the 2 s bound plus slack for killing two trees; it was the
-    // bound + the 5 s flush (7.5 s and more) before.
-    executable_handler(&home, "hung", "command:*", "#!/bin/sh\necho '{}'\n");
-    home.write(
-        "hooks/pyhung/handler.py",
-        "def handle(event_type, context):\n    return None\n",
-    );
-    let mut command = harness::command(&home, &["emit", "command:model", "--json"]);
-    command.env("HERMES_HOOKS_PYTHON", "python3");
-    let started = Instant::now();
-    harness::within(command, Duration::from_secs(30)).expect("emit returned");
-    let baseline = started.elapsed();
+    // No more than the command bound: the killed handlers' events are done,
+    // so the exit's flush finds nothing running. It used to wait its whole
+    // 5 s bound for them and then say so; checked by that report, not by a
+    // clock (`within` above only guards against a hang).
     assert!(
-        elapsed < baseline + Duration::from_millis(4000),
-        "took {elapsed:?}; answering at once took {baseline:?}"
+        !run.stderr().contains("still queued or running"),
+        "emit waited for the killed handlers: {}",
+        run.stderr()
     );
 }
 #[test]
@@ -137,21 +126,20 @@ fn a_handler_that_exits_leaving_a_child_on_its_stdout_is_answered() {
             p = pids.display()
         ),
     );
-    let started = Instant::now();
     let run = harness::within(
         harness::command(&home, &["emit", "command:model", "--json"]),
         Duration::from_secs(30),
     )
     .expect("emit returned");
-    let elapsed = started.elapsed();
     let document = run.json();
+    // Waiting for the child's stdout to close would lose the deny at the
+    // 10 s command bound: the decision itself shows it was read at once.
     assert_eq!(document["outcome"]["decision"], "deny", "{document}");
-    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
     assert_all_gone(&pids_in(&pids, 1), "the child that held stdout");
 }
 
 #[test]
-fn emit_with_a_python_plugin_stays_fast_beside_200_processes_with_an_empty_environment() {
+fn emit_with_a_python_plugin_stays_fast_beside_600_processes_with_an_empty_environment() {
     let home = TempHome::new();
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../examples/python-plugins/rm-guard");
@@ -161,7 +149,9 @@ fn emit_with_a_python_plugin_stays_fast_beside_200_processes_with_an_empty_envir
         std::fs::copy(example.join(file), plugin.join(file)).expect("copy example");
     }
     home.config("plugins:\n  enabled: [rm-guard]\n");
-    let mut crowd: Vec<std::process::Child> = (0..200)
+    // The bug cost 10 ms per empty environment per kill scan: tens of
+    // seconds beside 600; the bound below is no speed check.
+    let mut crowd: Vec<std::process::Child> = (0..600)
         .map(|_| {
             std::process::Command::new("env")
                 .args(["-i", "sleep", "60"])
@@ -182,6 +172,7 @@ fn emit_with_a_python_plugin_stays_fast_beside_200_processes_with_an_empty_envir
     let run = run.expect("emit returned");
     assert_eq!(run.code(), Some(0), "{}", run.stderr());
     assert!(run.json().get("outcome").is_some(), "{}", run.stdout());
-    // About 0.3 s alone; the worker's kill at exit used to cost 8 s beside the crowd.
-    assert!(elapsed < Duration::from_secs(4), "took {elapsed:?}");
+    // About 0.3 s alone, 5 s in a loaded suite; the worker's kill at exit
+    // used to cost 8 s beside 200 such processes, over 20 s beside 600.
+    assert!(elapsed < Duration::from_secs(15), "took {elapsed:?}");
 }

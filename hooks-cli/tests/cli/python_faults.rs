@@ -231,15 +231,21 @@ fn gateway_handlers_that_close_fds_keep_working() {
         return;
     }
     let home = TempHome::new();
+    // `command:sync` comes last on the same lane and is awaited (within the
+    // command bound): a barrier, so every queued event is handled before
+    // replay's exit flush, whatever the load (the flush bound is 5 s).
+    home.config("gateway_hooks:\n  command_timeout: 120\n");
     home.write(
         "hooks/fds/HOOK.yaml",
-        "name: fds\nevents: [\"agent:start\"]\n",
+        "name: fds\nevents: [\"agent:start\", \"command:sync\"]\n",
     );
     home.write(
         "hooks/fds/handler.py",
         r#"
 import os
 def handle(event_type, context):
+    if event_type != "agent:start":
+        return None
     fault = context.get("fault")
     if fault == "close-low":
         for fd in range(3, 32):
@@ -253,10 +259,11 @@ def handle(event_type, context):
         f.write("%s %d\n" % (fault, os.getpid()))
 "#,
     );
-    let events: Vec<(&str, Value)> = ["close-low", "after-low", "close-all", "after-all"]
+    let mut events: Vec<(&str, Value)> = ["close-low", "after-low", "close-all", "after-all"]
         .iter()
         .map(|fault| ("agent:start", json!({"fault": fault})))
         .collect();
+    events.push(("command:sync", json!({"command": "sync"})));
     replay(&home, &events);
     let seen = std::fs::read_to_string(home.hermes.join("seen.txt")).unwrap_or_default();
     let pids: Vec<(&str, &str)> = seen

@@ -15,6 +15,7 @@ use tokio::time::Instant;
 
 use crate::discovery::GatewayHookInfo;
 use crate::error::HandlerError;
+use crate::options::GatewayPython;
 use worker::PythonWorker;
 pub(crate) use worker::error_text;
 
@@ -28,6 +29,9 @@ pub(crate) struct PythonHook {
     name: String,
     handler: PathBuf,
     python: PathBuf,
+    /// The interpreter and why it was chosen, for the message of a handler
+    /// that cannot be imported.
+    python_text: String,
     home: PathBuf,
     slot: WorkerSlot,
     broken_at_discovery: bool,
@@ -45,11 +49,12 @@ enum WorkerSlot {
 impl PythonHook {
     /// A hook whose worker starts on its first call. `load_error` is what the
     /// trial import at discovery reported, if it failed: the hook stays off.
-    pub(crate) fn new(info: &GatewayHookInfo, python: PathBuf, home: PathBuf) -> Self {
+    pub(crate) fn new(info: &GatewayHookInfo, python: &GatewayPython, home: PathBuf) -> Self {
         PythonHook {
             name: info.name.clone(),
             handler: info.handler_path(),
-            python,
+            python: python.program.clone(),
+            python_text: python.to_string(),
             home,
             broken_at_discovery: info.status.error().is_some(),
             slot: match info.status.error() {
@@ -109,6 +114,9 @@ impl PythonHook {
             match worker.handshake(timeout).await {
                 Ok(()) => {}
                 Err(HandlerError::Unloadable { handler, reason }) => {
+                    // Naming the interpreter as the trial import does: with no
+                    // trial at load (`trial_import` off), this is the first report.
+                    let reason = format!("{reason} (interpreter: {})", self.python_text);
                     self.slot = WorkerSlot::Unloadable(reason.clone());
                     return Err(HandlerError::Unloadable { handler, reason });
                 }

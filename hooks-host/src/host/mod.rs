@@ -38,6 +38,8 @@ use hermes_hooks_process::runtime::{Background, DROP_STOP_BOUND, Stopped};
 pub use options::{DEFAULT_FLUSH_BOUND, DEFAULT_SUPPRESSION_WINDOW, HostOptions, Mechanism};
 pub use register::CallbackFuture;
 pub use report::{FlushReport, MechanismStatus, ShutdownReport};
+#[cfg(feature = "gateway")]
+pub use wiring::GatewayLoadOptions;
 #[cfg(feature = "shell")]
 pub use wiring::ShellOptions;
 pub use wiring::{Load, Loaded, Plugins, PluginsOptions};
@@ -191,7 +193,9 @@ impl Host {
 
         #[cfg(feature = "gateway")]
         if options.loads(Mechanism::Gateway) {
-            let gateway = hermes_hooks_gateway::GatewayHooks::load(config, Some(runtime.clone()));
+            let load = wiring::GatewayLoadOptions::new(Some(runtime.clone()))
+                .trial_import(options.trial_imports);
+            let gateway = hermes_hooks_gateway::GatewayHooks::load(config, load);
             builder = builder.with(gateway.take(&mut warnings, &mut mechanisms));
         }
         wiring::left_out(config, &mut warnings);

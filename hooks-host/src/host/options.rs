@@ -84,6 +84,11 @@ pub struct HostOptions {
     /// starts one of its own ([`Background::start`]) and stops it at
     /// shutdown. One given here is shared, never stopped by the host.
     pub runtime: Option<Background>,
+    /// Whether loading imports each gateway `handler.py` once, in a
+    /// throwaway process, to report a broken one at load (default: yes, as
+    /// the reference imports every handler at start-up). See
+    /// [`HostOptions::trial_imports`].
+    pub trial_imports: bool,
     /// Sandbox profiles per source, over what config.yaml says: for
     /// config.yaml's shell hooks, per `hooks_from:` file, for every other
     /// imported hook. Set with [`HostOptions::sandbox_config_hooks`],
@@ -111,6 +116,7 @@ impl Default for HostOptions {
             flush_bound: DEFAULT_FLUSH_BOUND,
             run_observers: Vec::new(),
             runtime: None,
+            trial_imports: true,
             #[cfg(feature = "shell")]
             sandbox: Default::default(),
         }
@@ -129,6 +135,7 @@ impl fmt::Debug for HostOptions {
             .field("flush_bound", &self.flush_bound)
             .field("run_observers", &self.run_observers.len())
             .field("runtime", &self.runtime)
+            .field("trial_imports", &self.trial_imports)
             .finish_non_exhaustive()
     }
 }
@@ -247,6 +254,18 @@ impl HostOptions {
     #[must_use]
     pub fn runtime(mut self, runtime: Background) -> HostOptions {
         self.runtime = Some(runtime);
+        self
+    }
+
+    /// `false`: loading starts no gateway handler: each hook's `handler.py`
+    /// is imported by its worker when the first event it subscribes to
+    /// arrives, and a broken one is reported then (a warning naming the file
+    /// and the interpreter) instead of at load. For a host that fires a few
+    /// events and exits (`hooks emit`, `hooks replay`), where importing every
+    /// handler would start Pythons no event needs.
+    #[must_use]
+    pub fn trial_imports(mut self, enabled: bool) -> HostOptions {
+        self.trial_imports = enabled;
         self
     }
 

@@ -335,20 +335,51 @@ impl Load for Outbound {
     }
 }
 
+/// How [`GatewayHooks`] load, beside config.yaml's `gateway_hooks:` settings.
 #[cfg(feature = "gateway")]
-impl Load for GatewayHooks {
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct GatewayLoadOptions {
     /// The runtime the lanes and trial imports run on (the host's); `None`:
     /// the process default.
-    type Options = Option<Background>;
+    pub runtime: Option<Background>,
+    /// Whether each `handler.py` is imported once at load to report a broken
+    /// one (see [`GatewayOptions::trial_import`]).
+    pub trial_import: bool,
+}
+
+#[cfg(feature = "gateway")]
+impl GatewayLoadOptions {
+    /// On `runtime` (`None`: the process default), with the trial import.
+    pub fn new(runtime: Option<Background>) -> GatewayLoadOptions {
+        GatewayLoadOptions {
+            runtime,
+            trial_import: true,
+        }
+    }
+
+    /// Turns the trial import at load on or off.
+    #[must_use]
+    pub fn trial_import(mut self, enabled: bool) -> GatewayLoadOptions {
+        self.trial_import = enabled;
+        self
+    }
+}
+
+#[cfg(feature = "gateway")]
+impl Load for GatewayHooks {
+    type Options = GatewayLoadOptions;
     type Output = GatewayHooks;
 
     /// Gateway hooks with the `gateway_hooks:` settings of config.yaml, each
-    /// `handler.py` tried once (and run) with the interpreter Hermes uses.
-    fn load(config: &Config, runtime: Option<Background>) -> Loaded<GatewayHooks> {
+    /// `handler.py` tried once (and run) with the interpreter Hermes uses,
+    /// unless `load.trial_import` is off.
+    fn load(config: &Config, load: GatewayLoadOptions) -> Loaded<GatewayHooks> {
         let (mut options, option_warnings) = GatewayOptions::from_config(config);
-        if let Some(runtime) = runtime {
+        if let Some(runtime) = load.runtime {
             options = options.with_runtime(runtime);
         }
+        options = options.with_trial_import(load.trial_import);
         let (gateway, discovery) = GatewayHooks::discover(config.home(), options);
         let registered = discovery.hooks.len();
         let warnings = option_warnings

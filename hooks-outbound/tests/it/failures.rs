@@ -74,8 +74,10 @@ async fn the_default_retry_waits_about_a_second() {
     let requests = sink.requests();
     assert_eq!(requests.len(), 2);
     let gap = requests[1].at.duration_since(requests[0].at);
+    // Not before the delay (a lower bound load cannot break); the upper
+    // bound only guards against a lost retry, 10 times the delay.
     assert!(gap >= Duration::from_millis(950), "{gap:?}");
-    assert!(gap < Duration::from_secs(5), "{gap:?}");
+    assert!(gap < Duration::from_secs(10), "{gap:?}");
 }
 
 // 141
@@ -223,6 +225,8 @@ async fn flush_is_bounded_by_its_timeout() {
     let started = Instant::now();
     outbound.flush(Duration::from_millis(300)).await;
     let waited = started.elapsed();
+    // The bound is kept (a lower bound load cannot break); the upper one is
+    // a hang guard (the endpoint never answers), over 10 times the bound.
     assert!(waited >= Duration::from_millis(250), "{waited:?}");
     assert!(waited < Duration::from_secs(5), "{waited:?}");
     assert_eq!(outbound.stats().pending, 1);

@@ -83,5 +83,13 @@ async fn a_hanging_target_does_not_hold_back_a_healthy_one() {
         "healthy target delay with a hanging neighbour: p50 {p50:?} p99 {p99:?}; alone: p50 {base50:?} p99 {base99:?}; added p99 {:?}",
         p99.saturating_sub(base99)
     );
-    assert!(p99 < Duration::from_secs(2), "{p99:?}");
+    // No clock assertion: the figures above are for reading. Isolation is
+    // shown by every healthy delivery arriving (within `fire`'s 30 s hang
+    // guard) while the hanging target, which never answers, held its
+    // requests: behind it they would wait out one request timeout per
+    // event, minutes for 300.
+    assert!(
+        !hanging.requests().is_empty(),
+        "the hanging target got requests"
+    );
 }

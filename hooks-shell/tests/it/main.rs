@@ -16,3 +16,4 @@ mod runtime;
 mod shared;
 mod spellings;
 mod support;
+mod together;

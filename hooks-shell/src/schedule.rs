@@ -1,0 +1,42 @@
+//! Which shell hooks of one event run one after another and which together.
+//!
+//! The hooks of an observer event (`post_tool_call`, `on_session_start`, ...:
+//! the catalog's class `observer`) are spawned together: no reply of one can
+//! stop or change another, so waiting for each in turn only adds their times
+//! up. Every other event keeps the reference's order: one hook after another,
+//! in config order, as a `pre_tool_call` block is read in that order. Either
+//! way the results come back in config order, so run records and replies
+//! read the same.
+
+use std::sync::Arc;
+
+use hermes_hooks_core::HookEvent;
+use hermes_hooks_core::catalog::EventClass;
+
+use crate::config::ShellHookSpec;
+use crate::run::{RunResult, run_with_input};
+
+/// Whether the shell hooks of `event` are spawned together (observer events).
+pub fn runs_together(event: HookEvent) -> bool {
+    event.meta().class == EventClass::Observer
+}
+
+/// Runs each of `specs` once with `input`: all at once when `together`, else
+/// one after another. The results are in the order of `specs`.
+pub(crate) async fn run_all(
+    specs: &[&ShellHookSpec],
+    input: &Arc<[u8]>,
+    together: bool,
+) -> Vec<RunResult> {
+    if together && specs.len() > 1 {
+        let runs = specs
+            .iter()
+            .map(|spec| run_with_input(spec, Arc::clone(input)));
+        return futures::future::join_all(runs).await;
+    }
+    let mut results = Vec::with_capacity(specs.len());
+    for spec in specs {
+        results.push(run_with_input(spec, Arc::clone(input)).await);
+    }
+    results
+}
