@@ -42,6 +42,7 @@
 //! in-process plugins, by contrast, are trusted code.
 
 pub mod allowlist;
+pub mod binding;
 pub mod clock;
 pub mod config;
 pub mod consent;
@@ -49,13 +50,19 @@ mod consent_book;
 pub mod dialect;
 pub mod dispatcher;
 pub mod fingerprint;
+mod gate;
+pub mod launch;
 pub mod queue;
 pub mod record;
+mod register_options;
 pub mod reply;
 pub mod run;
 pub mod script;
+pub mod standing;
 pub mod synthetic;
 
+pub use binding::{Binding, Subject};
+pub use standing::{Approved, Standing, standing};
 pub use allowlist::{ALLOWLIST_FILE, Allowlist, AllowlistError, AllowlistSnapshot, Approval};
 pub use config::{
     DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, ShellConfig, ShellHookSpec, parse_config,

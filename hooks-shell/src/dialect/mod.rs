@@ -11,6 +11,7 @@
 //! hooks ([`exec`]), consent through the same allowlist, and the replies come
 //! out in the Hermes wire shape ([`ImportedHooks`]).
 
+mod applies;
 pub mod direct;
 pub mod discover;
 pub mod dispatch;
@@ -22,6 +23,7 @@ pub mod matcher;
 pub mod record;
 pub mod reply;
 pub mod stdin;
+mod subject;
 mod withheld;
 
 use std::path::PathBuf;
