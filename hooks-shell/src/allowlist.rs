@@ -122,8 +122,7 @@ impl Approval {
     /// Whether this entry is the approval slot of `subject`: same event and
     /// command, and the same project (an unbound entry has none).
     pub fn is_for(&self, subject: &Subject) -> bool {
-        self.is(&subject.event, &subject.command)
-            && self.project() == subject.project.as_deref()
+        self.is(&subject.event, &subject.command) && self.project() == subject.project.as_deref()
     }
 }
 
@@ -252,8 +251,7 @@ impl Allowlist {
         self.update(|approvals| {
             approvals.retain(|entry| {
                 !Approval::from_value(entry).is_some_and(|other| {
-                    other.is(event, command)
-                        && (other.binding.is_none() || other.is_for(subject))
+                    other.is(event, command) && (other.binding.is_none() || other.is_for(subject))
                 })
             });
             let mut entry = json!({

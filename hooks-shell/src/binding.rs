@@ -75,10 +75,16 @@ impl Subject {
         let words = crate::run::split_command(command).ok();
         let script = crate::script::resolved_script_path(command);
         let mut tree: Vec<PathBuf> = config.map(Path::to_path_buf).into_iter().collect();
-        if let Some(dir) = script.parent().filter(|d| d.is_dir() && *d != Path::new("/"))
-            && script.to_string_lossy().contains('/')
-        {
-            tree.push(dir.to_path_buf());
+        if script.to_string_lossy().contains('/') {
+            match script
+                .parent()
+                .filter(|d| d.is_dir() && *d != Path::new("/"))
+            {
+                Some(dir) => tree.push(dir.to_path_buf()),
+                // No folder of its own to bind: the path itself (missing now,
+                // its creation later is a change).
+                None => tree.push(script.clone()),
+            }
         }
         Subject {
             event: event.to_owned(),
@@ -242,7 +248,11 @@ impl Binding {
                 None => changes.push(format!("{} is new", path.display())),
             }
         }
-        for path in approved.files.keys().filter(|p| !self.files.contains_key(*p)) {
+        for path in approved
+            .files
+            .keys()
+            .filter(|p| !self.files.contains_key(*p))
+        {
             changes.push(format!("{} is no longer run", path.display()));
         }
         if self.tree != approved.tree {

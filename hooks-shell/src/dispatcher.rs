@@ -32,8 +32,8 @@ use crate::consent::{
 use crate::consent_book::{ConsentBook, Verdict};
 use crate::gate::{Asker, Pass, RunGate, SharedAsker};
 use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
-pub use crate::register_options::RegisterOptions;
 use crate::record::{MECHANISM, record_spec_run};
+pub use crate::register_options::RegisterOptions;
 use crate::reply::{evaluate, failed_closed};
 use crate::run::{RunResult, run_launched, run_with_input, stdin_bytes};
 
@@ -152,7 +152,11 @@ impl ShellHooks {
                     tracing::warn!("{message} ({why})");
                     if blocks {
                         // Skipping it would let the tool run unguarded.
-                        let reason = if changed { CHANGED_REASON } else { NOT_APPROVED_REASON };
+                        let reason = if changed {
+                            CHANGED_REASON
+                        } else {
+                            NOT_APPROVED_REASON
+                        };
                         refusals.push(ConfigWarning::new(
                             config.path(),
                             format!("hooks.{event}"),

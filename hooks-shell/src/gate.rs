@@ -85,12 +85,20 @@ impl RunGate {
         if let Some(code) = &found.code {
             match read_code(&code.path) {
                 Ok((bytes, hash)) => sealed = Some((code.clone(), bytes, hash)),
-                Err(error) => return Pass::Refuse(format!("cannot read {}: {error}", code.path.display())),
+                Err(error) => {
+                    return Pass::Refuse(format!("cannot read {}: {error}", code.path.display()));
+                }
             }
         }
-        let code = sealed.as_ref().map(|(c, _, h)| (c.path.as_path(), h.as_str()));
+        let code = sealed
+            .as_ref()
+            .map(|(c, _, h)| (c.path.as_path(), h.as_str()));
         let now = self.subject.binding_with(&found, code);
-        let approved = self.approved.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        let approved = self
+            .approved
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         let holds = match &approved {
             Approved::Bound(binding) => now.as_ref().is_ok_and(|now| now == binding),
             Approved::Legacy(approval) => match &approval.script_sha256_at_approval {
@@ -98,7 +106,12 @@ impl RunGate {
                 None => return Pass::Run(None),
                 Some(hash) => {
                     let current = match &sealed {
-                        Some((c, _, h)) if Some(c.path.clone()) == crate::fingerprint::code_file(&self.subject.command) => Some(h.clone()),
+                        Some((c, _, h))
+                            if Some(c.path.clone())
+                                == crate::fingerprint::code_file(&self.subject.command) =>
+                        {
+                            Some(h.clone())
+                        }
                         _ => code_sha256(&self.subject.command),
                     };
                     current.is_some_and(|c| c.eq_ignore_ascii_case(hash))

@@ -90,10 +90,7 @@ impl Launch {
             return None;
         }
         argv[at] = self.fd_path();
-        let mut env = vec![(
-            SCRIPT_ENV.to_owned(),
-            self.code.path.display().to_string(),
-        )];
+        let mut env = vec![(SCRIPT_ENV.to_owned(), self.code.path.display().to_string())];
         let python = self.code.path.extension().is_some_and(|e| e == "py")
             || argv.first().is_some_and(|p| p.contains("python"));
         if python && let Some(dir) = self.code.path.parent() {
@@ -141,7 +138,9 @@ mod tests {
             .and_then(|mut f| f.write_all(b"evil"));
         assert!(writable.is_err(), "sealed against writes");
         let mut argv = vec!["/x/hook.sh".to_owned(), "a".to_owned()];
-        let env = launch.rewrite(&mut argv, Path::new("/")).expect("rewritten");
+        let env = launch
+            .rewrite(&mut argv, Path::new("/"))
+            .expect("rewritten");
         assert_eq!(argv, [launch.fd_path(), "a".to_owned()]);
         assert_eq!(env[0], (SCRIPT_ENV.to_owned(), "/x/hook.sh".to_owned()));
     }

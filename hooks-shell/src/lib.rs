@@ -61,9 +61,8 @@ pub mod script;
 pub mod standing;
 pub mod synthetic;
 
-pub use binding::{Binding, Subject};
-pub use standing::{Approved, Standing, standing};
 pub use allowlist::{ALLOWLIST_FILE, Allowlist, AllowlistError, AllowlistSnapshot, Approval};
+pub use binding::{Binding, Subject};
 pub use config::{
     DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, ShellConfig, ShellHookSpec, parse_config,
 };
@@ -75,4 +74,5 @@ pub use record::{record_run, record_spec_run, reply_field_problems};
 pub use reply::{DEFAULT_BLOCK_MESSAGE, evaluate, parse_stdout};
 pub use run::{RunResult, run_hook, run_with_input};
 pub use script::{Drift, mtime_drift, script_is_executable, script_mtime_iso, script_path};
+pub use standing::{Approved, Standing, standing};
 pub use synthetic::synthetic_payload;

@@ -17,8 +17,8 @@ use hermes_hooks_core::runtime::Background;
 use tokio::sync::Notify;
 
 use crate::config::ShellHookSpec;
-use crate::reply::evaluate;
 use crate::gate::{Pass, RunGate, SharedAsker};
+use crate::reply::evaluate;
 use crate::run::run_launched;
 
 /// Events waiting per hook before the oldest is dropped.

@@ -227,7 +227,9 @@ fn shebang_fd_safe(path: &Path) -> bool {
 fn read_head(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read;
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?.take(len).read_to_end(&mut bytes)?;
+    std::fs::File::open(path)?
+        .take(len)
+        .read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -245,7 +247,8 @@ fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usize) {
     let text = String::from_utf8_lossy(&bytes);
     let dir = file.parent().unwrap_or(Path::new("/"));
     let name = file.to_string_lossy().to_ascii_lowercase();
-    let python = name.ends_with(".py") || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
+    let python = name.ends_with(".py")
+        || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
     for line in text.lines().map(str::trim) {
         if python {
             follow_import(line, dir, found);
@@ -273,7 +276,10 @@ fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usize) {
             }
             Some(_) => {}
             None => {
-                found.opaque = Some(format!("{} sources {target}, which does not exist", file.display()));
+                found.opaque = Some(format!(
+                    "{} sources {target}, which does not exist",
+                    file.display()
+                ));
             }
         }
     }

@@ -68,7 +68,11 @@ impl Walk {
                 return self.folder(path, relative, depth);
             }
             if depth == 0 && path.is_file() {
-                return self.file(path, relative, std::fs::metadata(path).map_or(0, |m| m.len()));
+                return self.file(
+                    path,
+                    relative,
+                    std::fs::metadata(path).map_or(0, |m| m.len()),
+                );
             }
             return Ok(());
         }
@@ -98,8 +102,9 @@ impl Walk {
             self.line(&format!("unreadable {}", relative.display()));
             return Ok(());
         };
-        let mut names: Vec<std::ffi::OsString> =
-            listing.filter_map(|e| e.ok().map(|e| e.file_name())).collect();
+        let mut names: Vec<std::ffi::OsString> = listing
+            .filter_map(|e| e.ok().map(|e| e.file_name()))
+            .collect();
         names.sort();
         for name in names {
             if name == ".git" {
@@ -132,6 +137,10 @@ mod tests {
         let missing = dir.path().join("later");
         let before = digest(&[&missing]);
         std::fs::create_dir(&missing).expect("create");
-        assert_ne!(before, digest(&[&missing]), "a root created later is a change");
+        assert_ne!(
+            before,
+            digest(&[&missing]),
+            "a root created later is a change"
+        );
     }
 }

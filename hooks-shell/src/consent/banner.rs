@@ -49,7 +49,11 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
                 .map(|v| escape(v).into_owned())
                 .collect();
             if !vars.is_empty() {
-                let _ = writeln!(text, "    Env:     {} (sent where a header names them)", vars.join(", "));
+                let _ = writeln!(
+                    text,
+                    "    Env:     {} (sent where a header names them)",
+                    vars.join(", ")
+                );
             }
         }
         None => {
@@ -58,7 +62,12 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
     }
     if let Some(binding) = binding {
         for (path, hash) in &binding.files {
-            let _ = writeln!(text, "    Binds:   {} (sha256 {})", shown(path), &hash[..hash.len().min(12)]);
+            let _ = writeln!(
+                text,
+                "    Binds:   {} (sha256 {})",
+                shown(path),
+                &hash[..hash.len().min(12)]
+            );
         }
         if let Some(tree) = &binding.tree {
             let roots: Vec<String> = tree.roots.iter().map(|r| shown(r)).collect();

@@ -80,4 +80,3 @@ pub(crate) fn applies_to(
         }
     }
 }
-

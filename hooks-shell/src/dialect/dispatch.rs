@@ -158,7 +158,11 @@ impl ImportedHooks {
                     format!("{message} ({why})"),
                 ));
             }
-            let why = if changed { Why::Changed } else { Why::NotApproved };
+            let why = if changed {
+                Why::Changed
+            } else {
+                Why::NotApproved
+            };
             withheld.push(Withheld::denied(hook, source_of(hook), why));
             denied.push(hook.clone());
         }

@@ -26,7 +26,10 @@ impl ImportedHook {
                 words.extend(args.iter().map(|arg| self.substitute(arg)));
                 (Some(words), None)
             }
-            Handler::Command { command, args: None } => {
+            Handler::Command {
+                command,
+                args: None,
+            } => {
                 let line = self.substitute(command);
                 let words = simple_argv(&line, &self.environment())
                     .or_else(|| shlex::split(&self.consent_command()));
