@@ -76,10 +76,12 @@ impl Subject {
         let script = crate::script::resolved_script_path(command);
         let mut tree: Vec<PathBuf> = config.map(Path::to_path_buf).into_iter().collect();
         if script.to_string_lossy().contains('/') {
-            match script
-                .parent()
-                .filter(|d| d.is_dir() && *d != Path::new("/"))
-            {
+            // Never a system folder (`/`, `/proc`, ...): the path itself then.
+            let system = |dir: &Path| {
+                dir == Path::new("/")
+                    || ["/proc", "/sys", "/dev"].iter().any(|p| dir.starts_with(p))
+            };
+            match script.parent().filter(|d| d.is_dir() && !system(d)) {
                 Some(dir) => tree.push(dir.to_path_buf()),
                 // No folder of its own to bind: the path itself (missing now,
                 // its creation later is a change).
@@ -126,6 +128,9 @@ impl Subject {
         for file in &found.files {
             let hash = match code {
                 Some((path, hash)) if path == file => hash.to_owned(),
+                _ if std::fs::metadata(file).is_ok_and(|m| m.len() == 0) => {
+                    tree::EMPTY_SHA256.to_owned()
+                }
                 _ => file_sha256(file).unwrap_or_else(|| "unreadable".to_owned()),
             };
             binding.files.insert(file.clone(), hash);

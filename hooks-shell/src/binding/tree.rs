@@ -19,6 +19,8 @@ use crate::fingerprint::file_sha256;
 pub const MAX_TREE_ENTRIES: usize = 5_000;
 /// The most bytes of regular files one tree digest reads.
 pub const MAX_TREE_BYTES: u64 = 64 * 1024 * 1024;
+/// The SHA-256 of no bytes.
+pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 /// The deepest folder nesting walked.
 const MAX_DEPTH: usize = 16;
 
@@ -91,7 +93,13 @@ impl Walk {
         if self.bytes > MAX_TREE_BYTES {
             return Err(BindError::TreeTooLarge(path.to_owned()));
         }
-        let hash = file_sha256(path).unwrap_or_else(|| "unreadable".to_owned());
+        // A zero-length file is not opened: pseudo-files (/proc, /sys) report
+        // zero and may block or never end when read.
+        let hash = if len == 0 {
+            EMPTY_SHA256.to_owned()
+        } else {
+            file_sha256(path).unwrap_or_else(|| "unreadable".to_owned())
+        };
         self.line(&format!("file {} {hash}", relative.display()));
         Ok(())
     }

@@ -15,12 +15,6 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
     let mut text = String::new();
     let shown = |path: &std::path::Path| escape(&path.display().to_string()).into_owned();
     let _ = writeln!(text, "    Event:   {}", escape(&subject.event));
-    if let Some(source) = &subject.source {
-        let _ = writeln!(text, "    Source:  {}", shown(source));
-    }
-    if let Some(project) = &subject.project {
-        let _ = writeln!(text, "    Project: {}", shown(project));
-    }
     match &subject.request {
         Some(request) => {
             let field = |key: &str| request.get(key).and_then(Value::as_str).unwrap_or("");
@@ -59,6 +53,12 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
         None => {
             let _ = writeln!(text, "    Command: {}", escape(&subject.command));
         }
+    }
+    if let Some(source) = &subject.source {
+        let _ = writeln!(text, "    Source:  {}", shown(source));
+    }
+    if let Some(project) = &subject.project {
+        let _ = writeln!(text, "    Project: {}", shown(project));
     }
     if let Some(binding) = binding {
         for (path, hash) in &binding.files {
