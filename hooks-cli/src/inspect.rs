@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hermes_hooks_core::process::{RunLimits, RunOutput, run};
+use hermes_hooks_process::{RunLimits, RunOutput, run};
 use serde_json::{Value, json};
 use tokio::process::Command;
 
@@ -186,16 +186,16 @@ pub(crate) enum Bounded {
 }
 
 /// Runs `command` (stdin empty, output captured and capped) through the one
-/// process supervisor (`hermes_hooks_core::process::run`): a `ChildTree`,
+/// process supervisor (`hermes_hooks_process::run`): a `ChildTree`,
 /// killed with everything it started when it outlives `timeout`.
 ///
 /// The run is a task on the process's one background runtime
-/// (`hermes_hooks_core::runtime::block_on`), so callers may be on any thread,
+/// (`hermes_hooks_process::runtime::block_on`), so callers may be on any thread,
 /// inside an executor or not, and inspect several libraries at once.
 pub(crate) fn run_bounded(command: Command, timeout: Duration) -> Result<Finished, Bounded> {
     let limits = RunLimits::new(timeout, MAX_OUTPUT_BYTES, PIPE_GRACE);
     let outcome: Option<std::io::Result<RunOutput>> =
-        hermes_hooks_core::runtime::block_on(async move { run(command, b"", &limits).await });
+        hermes_hooks_process::runtime::block_on(async move { run(command, b"", &limits).await });
     let output = match outcome {
         Some(Ok(output)) => output,
         Some(Err(error)) if is_spawn_error(&error) => return Err(Bounded::Spawn(error)),

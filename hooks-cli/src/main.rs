@@ -25,7 +25,7 @@ fn main() -> ExitCode {
     // The one runtime of the process: the commands, the host's mechanisms
     // (`setup.rs` hands it to the host) and the library's blocking helpers
     // (trial loads, inspections) all run on it.
-    let runtime = match hermes_hooks_core::runtime::Background::start() {
+    let runtime = match hermes_hooks_process::runtime::Background::start() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("hooks: cannot start the async runtime: {error}");
@@ -65,7 +65,7 @@ fn main() -> ExitCode {
 ///
 /// The handlers are installed before any hook runs; a signal that arrives
 /// earlier ends `hooks` by its default action, with nothing started yet.
-fn kill_trees_on_interrupt(runtime: &hermes_hooks_core::runtime::Background) {
+fn kill_trees_on_interrupt(runtime: &hermes_hooks_process::runtime::Background) {
     use tokio::signal::unix::{SignalKind, signal};
 
     let _entered = runtime.enter();
@@ -86,7 +86,7 @@ fn kill_trees_on_interrupt(runtime: &hermes_hooks_core::runtime::Background) {
             _ = terminate.recv() => 143,
             _ = hangup.recv() => 129,
         };
-        hermes_hooks_core::process::kill_all_trees();
+        hermes_hooks_process::kill_all_trees();
         std::process::exit(status);
     });
 }

@@ -23,23 +23,26 @@
 //!
 //! ## Features
 //!
-//! - `callbacks` (default): `Callbacks`, in-process callbacks with timeouts,
-//!   isolation and streaming queues. Turns on `config` (its settings).
-//! - `config` (default): `Config` (`config.yaml`), the YAML adapter,
-//!   `HERMES_HOME`, tool-name matchers and the Python interpreter lookup.
+//! - `config` (default): `Config` (`config.yaml`, read with
+//!   `hermes-hooks-yaml`, re-exported as `yaml`), `HERMES_HOME`,
+//!   tool-name matchers and the Python interpreter lookup.
 //! - `prompt` (default): system-prompt sections.
-//! - `process` (off by default): `process`, the one process supervisor every
-//!   mechanism spawns its children through.
 //!
 //! With `default-features = false`, hooks-core is the contract alone: the
 //! catalog, events, replies, [`Dispatcher`] (with [`async_trait`](macro@async_trait) re-exported),
 //! the [`Hooks`] bus, merge rules, outcomes, payloads and the wire document.
 //!
-//! hooks-core does no network IO, and its default build spawns no processes.
+//! ## The crates beside it
+//!
+//! - `hermes-hooks-callbacks`: `Callbacks`, in-process Rust callbacks with
+//!   timeouts, isolation and streaming queues (a [`Dispatcher`] built on this crate).
+//! - `hermes-hooks-process`: the one process supervisor every mechanism
+//!   spawns its children through, and the background runtime (`Background`).
+//! - `hermes-hooks-yaml`: the PyYAML-compatible reader `config` uses.
+//!
+//! hooks-core does no network IO and spawns no processes.
 
 pub mod bus;
-#[cfg(feature = "callbacks")]
-pub mod callbacks;
 pub mod catalog;
 #[cfg(feature = "config")]
 pub mod config;
@@ -56,28 +59,24 @@ pub mod matcher;
 pub mod merge;
 pub mod outcome;
 pub mod payloads;
-#[cfg(feature = "process")]
-pub mod process;
 #[cfg(feature = "prompt")]
 pub mod prompt;
 pub mod pyvalue;
 pub mod replies;
 pub mod reply;
 pub mod runs;
-#[cfg(feature = "runtime")]
-pub mod runtime;
 pub mod schemas;
 pub mod session_info;
 pub mod wire;
+/// The PyYAML-compatible reader `config` reads `config.yaml` with: the crate
+/// `hermes-hooks-yaml`, re-exported.
 #[cfg(feature = "config")]
-pub mod yaml;
+pub use hermes_hooks_yaml as yaml;
 
 /// The `#[async_trait]` attribute [`Dispatcher`] is written with, re-exported so
 /// a mechanism needs no dependency of its own: `#[hermes_hooks_core::async_trait]`.
 pub use async_trait::async_trait;
 pub use bus::{Collect, Emit, Hooks, HooksBuilder, Report};
-#[cfg(feature = "callbacks")]
-pub use callbacks::{CallbackError, CallbackId, CallbackResult, Callbacks};
 pub use catalog::{EventMeta, HookEvent};
 #[cfg(feature = "config")]
 pub use config::{Config, ConfigError, ConfigWarning};

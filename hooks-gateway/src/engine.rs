@@ -8,7 +8,7 @@
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, mpsc};
 use std::time::Duration;
 
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 

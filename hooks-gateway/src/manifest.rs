@@ -31,7 +31,7 @@ pub(crate) fn parse_manifest(
     dir_name: &str,
     notes: &mut Vec<GatewayWarning>,
 ) -> Result<Manifest, GatewayWarning> {
-    let document = hermes_hooks_core::yaml::parse(text)
+    let document = hermes_hooks_yaml::parse(text)
         .map_err(|error| GatewayWarning::skip(path, None, format!("invalid HOOK.yaml: {error}")))?;
     let Value::Object(fields) = document else {
         return Err(GatewayWarning::skip(

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use hermes_hooks_core::config::{Config, ConfigWarning};
 use hermes_hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 use serde_json::Value;
 
 /// How long one handler call may take before it is killed, unless configured otherwise.

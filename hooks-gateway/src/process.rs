@@ -2,7 +2,7 @@
 //! bounds and kills every handler process and its whole tree, and runs the
 //! Python workers' line protocol): showing handler stderr as warnings.
 
-pub(crate) use hermes_hooks_core::process::{RunLimits, run};
+pub(crate) use hermes_hooks_process::{RunLimits, run};
 
 /// Shows one stderr line of `hook` as a warning, escaped for the terminal.
 pub(crate) fn log_stderr_line(hook: &str, bytes: &[u8], truncated: bool) {

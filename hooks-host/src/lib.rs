@@ -39,12 +39,25 @@ pub use host::{
 };
 pub use warning::Warning;
 
+/// In-process Rust callbacks (`hermes-hooks-callbacks`): [`Callbacks`],
+/// [`CallbackError`](callbacks::CallbackError), their limits.
+pub use hermes_hooks_callbacks as callbacks;
+pub use hermes_hooks_callbacks::Callbacks;
 /// The contract every mechanism speaks (events, payloads, outcomes, the
 /// bus), re-exported so a host needs no second dependency to emit events.
 pub use hermes_hooks_core as core;
+pub use hermes_hooks_core::{Event, Hooks, Outcome, ToolGate, payloads};
+/// The process supervisor and the background runtime (`hermes-hooks-process`):
+/// `process::run`, `process::ChildTree`, `process::LineWorker`, and
+/// `process::runtime` (also as [`runtime`]).
+pub use hermes_hooks_process as process;
+/// The background runtime a host hands every mechanism ([`Background`]);
+/// `hermes_hooks_core::runtime` before the split.
+pub use hermes_hooks_process::runtime;
 /// The host's background runtime and how it stopped ([`ShutdownReport::runtime`]).
-pub use hermes_hooks_core::runtime::{Background, Stopped};
-pub use hermes_hooks_core::{Callbacks, Event, Hooks, Outcome, ToolGate, payloads};
+pub use hermes_hooks_process::runtime::{Background, Stopped};
+/// The PyYAML-compatible reader `config.yaml` is read with (`hermes-hooks-yaml`).
+pub use hermes_hooks_yaml as yaml;
 
 /// A path as a person should read it: displayed, then escaped.
 pub fn show_path(path: &std::path::Path) -> String {

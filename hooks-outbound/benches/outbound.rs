@@ -10,11 +10,11 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use criterion::{Criterion, black_box};
-use hermes_hooks_core::runtime::Background;
 use hermes_hooks_core::wire::{WireContext, write_hook_document};
 use hermes_hooks_core::{Event, HookEvent};
 use hermes_hooks_outbound::Outbound;
 use hermes_hooks_outbound::request::{EventDocument, PreparedDelivery, iso_timestamp};
+use hermes_hooks_process::runtime::Background;
 use serde_json::json;
 use tokio::runtime::Handle;
 

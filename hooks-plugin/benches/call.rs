@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hermes_hooks_core::callbacks::{CallbackError, Callbacks};
+use hermes_hooks_callbacks::{CallbackError, Callbacks};
 use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::payloads::{HookPayload, PreToolCall};
 use hermes_hooks_core::{Event, HookEvent, Hooks};

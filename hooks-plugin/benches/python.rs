@@ -29,7 +29,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use hermes_hooks_core::callbacks::Callbacks;
+use hermes_hooks_callbacks::Callbacks;
 use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::prompt::PromptSections;
 use hermes_hooks_core::{Config, Dispatcher, Event, HookEvent};
@@ -280,7 +280,7 @@ fn echo_floor_line_worker(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     python: &Path,
 ) {
-    use hermes_hooks_core::process::{LineOptions, LineWorker};
+    use hermes_hooks_process::{LineOptions, LineWorker};
     let mut command = tokio::process::Command::new(python);
     command.arg("-c").arg(LINE_ECHO);
     let worker = LineWorker::spawn_direct(command, LineOptions::new("echo"), |line, _| {

@@ -71,7 +71,7 @@ pub fn parse_manifest(
     text: &str,
     warnings: &mut Vec<ConfigWarning>,
 ) -> Result<Manifest, ConfigWarning> {
-    let root = hermes_hooks_core::yaml::parse(text)
+    let root = hermes_hooks_yaml::parse(text)
         .map_err(|error| warning(file, "", format!("invalid YAML: {}", error.message)))?;
     let fields = match root {
         Value::Object(fields) => fields,

@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use hermes_hooks_core::callbacks::{CallbackError, Callbacks};
+use hermes_hooks_callbacks::{CallbackError, Callbacks};
 use hermes_hooks_core::catalog::RunPolicy;
 use hermes_hooks_core::prompt::{PromptSections, SectionContent};
 use hermes_hooks_core::{Config, ConfigWarning, EventName};

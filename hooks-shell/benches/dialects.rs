@@ -8,9 +8,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use criterion::{Criterion, criterion_main};
-use hermes_hooks_core::process::RunLimits;
 use hermes_hooks_core::wire::WireContext;
 use hermes_hooks_core::{Config, Dispatcher, Event, HookEvent};
+use hermes_hooks_process::RunLimits;
 use hermes_hooks_shell::dialect::discover;
 use hermes_hooks_shell::dialect::dispatch::applies;
 use hermes_hooks_shell::dialect::exec::command_of;
@@ -225,13 +225,13 @@ fn imported_vs_native(c: &mut Criterion) {
         b.iter(|| {
             let mut command = tokio::process::Command::new(&script);
             command.env("HERMES_HOME", dir.path());
-            runtime.block_on(hermes_hooks_core::process::run(command, &input, &limits))
+            runtime.block_on(hermes_hooks_process::run(command, &input, &limits))
         })
     });
     spawn.bench_function("claude_command", |b| {
         b.iter(|| {
             let command = command_of(hook, true).expect("a command hook");
-            runtime.block_on(hermes_hooks_core::process::run(command, &input, &limits))
+            runtime.block_on(hermes_hooks_process::run(command, &input, &limits))
         })
     });
     spawn.finish();

@@ -22,7 +22,7 @@ use hermes_hooks_core::{
 use serde_json::Value;
 
 use crate::allowlist::Allowlist;
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 
 use crate::binding::Subject;
 use crate::config::{ShellHookSpec, parse_config};

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 use tokio::sync::Notify;
 
 use crate::config::ShellHookSpec;

@@ -1,7 +1,7 @@
 //! [`RegisterOptions`]: how shell and imported hooks are registered.
 
-use hermes_hooks_core::runtime::Background;
 use hermes_hooks_core::wire::WireContext;
+use hermes_hooks_process::runtime::Background;
 
 use crate::consent::Consent;
 use crate::queue::DEFAULT_QUEUE_CAPACITY;

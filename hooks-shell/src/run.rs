@@ -3,8 +3,8 @@
 //! How a run is kept safe from badly behaved hooks:
 //! - The command is split with POSIX shell-word rules and run without a shell;
 //!   every argument starting with `~/` is expanded.
-//! - The run goes through hooks-core's one process supervisor
-//!   ([`hermes_hooks_core::process::run`]): the hook and everything it starts, in its
+//! - The run goes through the one process supervisor (hermes-hooks-process)
+//!   ([`hermes_hooks_process::run`]): the hook and everything it starts, in its
 //!   process group or not, is killed with `SIGKILL` on timeout, so nothing it
 //!   started outlives the timeout.
 //! - stdin is written alongside the reads; a hook that never reads stdin or
@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 
 use hermes_hooks_core::Event;
 use hermes_hooks_core::home::expand_tilde;
-use hermes_hooks_core::process::{RunLimits, RunOutput};
 use hermes_hooks_core::wire::{WireContext, write_hook_document};
+use hermes_hooks_process::{RunLimits, RunOutput};
 use tokio::process::Command;
 
 use crate::config::ShellHookSpec;
@@ -223,7 +223,7 @@ pub async fn run_launched(
     command.envs(env.into_iter().flatten());
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
-    match hermes_hooks_core::process::run(command, &input, &limits).await {
+    match hermes_hooks_process::run(command, &input, &limits).await {
         Ok(output) => {
             let mut result = from_output(output);
             result.elapsed = started.elapsed();

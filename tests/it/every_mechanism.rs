@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hermes_hooks_core::callbacks::Callbacks;
+use hermes_hooks_callbacks::Callbacks;
 use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::wire::WireContext;
 use hermes_hooks_core::{Config, Event, HookEvent, Hooks, Outcome, ToolGate};

@@ -26,3 +26,8 @@ pub fn python_available() -> bool {
     }
     ok
 }
+
+mod fixtures;
+pub use fixtures::{
+    EXAMPLE_PLUGINS, example_plugins, fixture_target_dir, target_dir, workspace_root,
+};

@@ -6,6 +6,7 @@ pub mod bump;
 pub mod check;
 pub mod dist;
 pub mod features;
+pub mod layers;
 pub mod msrv;
 pub mod registry;
 pub mod semver;

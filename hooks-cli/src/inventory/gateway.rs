@@ -78,7 +78,7 @@ pub fn scan(
     if let Probe::Trial(trials) = probe {
         options.handler_timeout = trials.timeout;
         // On the process's one runtime (the binary's), not the crate's default.
-        if let Some(runtime) = hermes_hooks_core::runtime::Background::own_or_default() {
+        if let Some(runtime) = hermes_hooks_process::runtime::Background::own_or_default() {
             options = options.with_runtime(runtime);
         }
         hermes_hooks_gateway::check_handlers(&mut discovery, &options);

@@ -59,14 +59,14 @@ pub fn remember(cache: &mut Cache, entry: (String, String), executable: &Path) {
 pub fn ask_shim(interpreter: &PythonInterpreter, timeout: std::time::Duration) -> Option<PathBuf> {
     let mut command = tokio::process::Command::new(&interpreter.program);
     command.args(["-c", "import sys; print(sys.executable)"]);
-    let limits = hermes_hooks_core::process::RunLimits::new(
+    let limits = hermes_hooks_process::RunLimits::new(
         timeout,
         64 * 1024,
         std::time::Duration::from_millis(200),
     );
     // On the process's one background runtime, from any thread.
-    let output = hermes_hooks_core::runtime::block_on(async move {
-        hermes_hooks_core::process::run(command, b"", &limits).await
+    let output = hermes_hooks_process::runtime::block_on(async move {
+        hermes_hooks_process::run(command, b"", &limits).await
     })?
     .ok()?;
     if output.exit_code != Some(0) {

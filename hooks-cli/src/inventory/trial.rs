@@ -6,7 +6,7 @@
 //! by the hidden `hooks` subcommand [`TRIAL_PYTHON_SUBCOMMAND`], which runs
 //! the runtime's own discovery with only that plugin enabled (so it imports
 //! and registers exactly as `emit` would) and prints one JSON line. Its
-//! process tree runs under `hermes_hooks_core::process`, so a plugin that
+//! process tree runs under `hermes_hooks_process`, so a plugin that
 //! hangs dies with its worker at the bound.
 
 use std::io::Write;
@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use hermes_hooks_core::Config;
 use hermes_hooks_core::interpreter::PythonInterpreter;
-use hermes_hooks_core::process::RunLimits;
 use hermes_hooks_plugin::{DiscoverOptions, PluginStatus};
+use hermes_hooks_process::RunLimits;
 use serde_json::{Value, json};
 
 use crate::home::Home;
@@ -147,7 +147,7 @@ pub fn run_all(trials: &Trials, home: &Path, jobs: &[Job]) -> Vec<TrialResult> {
     let mut results = vec![TrialResult::default(); jobs.len()];
     // The caller's runtime, entered on each thread below so that their
     // blocking runs land there (the CLI's host's, or the default).
-    let runtime = hermes_hooks_core::runtime::Background::own_or_default();
+    let runtime = hermes_hooks_process::runtime::Background::own_or_default();
     let runtime = runtime.as_ref();
     std::thread::scope(|scope| {
         let natives: Vec<_> = jobs
@@ -179,7 +179,7 @@ pub fn run_all(trials: &Trials, home: &Path, jobs: &[Job]) -> Vec<TrialResult> {
             scope.spawn(move || {
                 let _entered = runtime.map(|runtime| runtime.enter());
                 let count = jobs.len();
-                hermes_hooks_core::runtime::block_on(async move {
+                hermes_hooks_process::runtime::block_on(async move {
                     futures_join(&trials, &home, &jobs).await
                 })
                 .unwrap_or_else(|| {
@@ -251,7 +251,7 @@ async fn python(trials: &Trials, home: &Path, key: &str, with: &[String]) -> Tri
         command.arg("--with").arg(required);
     }
     let limits = RunLimits::new(trials.timeout, MAX_TRIAL_OUTPUT, Duration::from_millis(500));
-    let output = match hermes_hooks_core::process::run(command, b"", &limits).await {
+    let output = match hermes_hooks_process::run(command, b"", &limits).await {
         Ok(output) => output,
         Err(error) => {
             return TrialResult::failed(format!(

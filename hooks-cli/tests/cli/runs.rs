@@ -135,7 +135,10 @@ fn a_host_sees_failed_timed_out_and_skipped_runs() {
             .await
             .expect("loads");
         host.callbacks().register("pre_tool_call", "raises", |_| {
-            Err(hermes_hooks_core::CallbackError::new("ValueError", "bad"))
+            Err(hermes_hooks::callbacks::CallbackError::new(
+                "ValueError",
+                "bad",
+            ))
         });
         let report = host.hooks().emit_with_report(&event).await;
         let seen: Vec<(&str, &str)> = report

@@ -3,7 +3,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::OnceLock;
 
 /// A scratch HOME with a `.hermes` home inside.
@@ -137,41 +137,14 @@ pub fn workspace_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(".."), Path::to_owned)
 }
 
-/// Every example plugin package (hooks-plugin/examples), built together.
-const EXAMPLE_PLUGINS: [&str; 6] = [
-    "plugin-guard",
-    "plugin-context",
-    "plugin-redactor",
-    "plugin-panics",
-    "plugin-hangs",
-    "plugin-other-abi",
-];
-
 /// The directory holding the built example plugin libraries, built once per
-/// run by a nested `cargo build` into a target directory of its own (shared
-/// with hooks-plugin's tests): the outer `cargo test` holds the lock of the
-/// main one, so the tests work after `cargo test --workspace` alone.
+/// run by a nested `cargo build` into `fixture-plugin` inside the target
+/// directory (`CARGO_TARGET_DIR` honoured; shared with hooks-plugin's tests):
+/// the outer `cargo test` holds the lock of the main one, so the tests work
+/// after `cargo test --workspace` alone.
 pub fn example_plugins() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let target = workspace_root().join("target").join("fixture-plugin");
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "--quiet", "--manifest-path"])
-            .arg(workspace_root().join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(&target);
-        for package in EXAMPLE_PLUGINS {
-            build.args(["-p", package]);
-        }
-        let output = build.output().expect("cargo runs");
-        assert!(
-            output.status.success(),
-            "building the example plugins failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        target.join("debug")
-    })
+    BUILT.get_or_init(|| test_support::example_plugins(false))
 }
 
 /// The built library of example plugin `package` (it may not exist: the

@@ -21,7 +21,7 @@ pub(crate) use worker::error_text;
 /// The Python program every worker runs (passed with `-c`): imports the hook's
 /// `handler.py` as `hermes_hook_<name>` and serves JSON-line requests. It
 /// starts with hooks-core's shared line-protocol prelude (the fd setup).
-pub const PYTHON_SHIM: &str = hermes_hooks_core::line_worker_script!(include_str!("shim.py"));
+pub const PYTHON_SHIM: &str = hermes_hooks_process::line_worker_script!(include_str!("shim.py"));
 
 /// A Python hook: where its handler is and the state of its worker.
 pub(crate) struct PythonHook {

@@ -1,6 +1,6 @@
 //! One running worker process (`python -c SHIM handler.py name`), spoken to
 //! through hooks-core's shared line worker
-//! ([`hermes_hooks_core::process::LineWorker`]): every message carries a
+//! ([`hermes_hooks_process::LineWorker`]): every message carries a
 //! request id, a line that answers nothing pending is discarded and logged,
 //! reads are capped, stderr lines are warnings naming the hook. A pyenv or
 //! asdf shim named as the interpreter runs once per choice: the program it
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hermes_hooks_core::interpreter::ShimChoice;
-use hermes_hooks_core::process::{LineError, LineOptions, LineWorker};
+use hermes_hooks_process::{LineError, LineOptions, LineWorker};
 use serde_json::{Map, Value};
 use tokio::process::Command;
 

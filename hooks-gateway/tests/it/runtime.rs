@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use hermes_hooks_core::runtime::{Background, Stopped};
 use hermes_hooks_core::{Dispatcher, Event};
 use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
+use hermes_hooks_process::runtime::{Background, Stopped};
 use serde_json::json;
 
 use crate::support::{Home, TEST_TIMEOUT, wait_for};

@@ -27,11 +27,12 @@ mod wiring;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hermes_hooks_callbacks::Callbacks;
 use hermes_hooks_core::prompt::PromptSections;
-use hermes_hooks_core::runtime::{Background, DROP_STOP_BOUND, Stopped};
-use hermes_hooks_core::{Callbacks, ConfigError, Hooks};
+use hermes_hooks_core::{ConfigError, Hooks};
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{Outbound, SpoolLeft};
+use hermes_hooks_process::runtime::{Background, DROP_STOP_BOUND, Stopped};
 
 pub use options::{DEFAULT_FLUSH_BOUND, HostOptions, Mechanism};
 pub use report::{FlushReport, MechanismStatus, ShutdownReport};

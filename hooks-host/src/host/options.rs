@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hermes_hooks_core::runtime::Background;
+use hermes_hooks_process::runtime::Background;
 
 use crate::consent::{AcceptAll, ConsentPolicy, DenyAll};
 

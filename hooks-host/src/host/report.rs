@@ -1,6 +1,6 @@
 //! What a host reports: per-mechanism status, [`FlushReport`], [`ShutdownReport`].
 
-use hermes_hooks_core::runtime::Stopped;
+use hermes_hooks_process::runtime::Stopped;
 
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{DeliveryReport, DeliveryTotals, SpoolLeft};

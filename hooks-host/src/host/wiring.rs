@@ -6,14 +6,15 @@
 
 use std::sync::Arc;
 
+use hermes_hooks_callbacks::Callbacks;
+use hermes_hooks_core::Config;
 use hermes_hooks_core::prompt::PromptSections;
-#[cfg(any(feature = "shell", feature = "gateway"))]
-use hermes_hooks_core::runtime::Background;
-use hermes_hooks_core::{Callbacks, Config};
 #[cfg(feature = "gateway")]
 use hermes_hooks_gateway::{GatewayHooks, GatewayOptions};
 #[cfg(feature = "outbound")]
 use hermes_hooks_outbound::{Outbound, OutboundOptions};
+#[cfg(any(feature = "shell", feature = "gateway"))]
+use hermes_hooks_process::runtime::Background;
 #[cfg(feature = "shell")]
 use hermes_hooks_shell::{ImportedHooks, RegisterOptions, ShellHooks};
 

@@ -1,5 +1,5 @@
 //! One running worker process, spoken to through the shared line worker
-//! ([`hermes_hooks_core::process::LineWorker`]): id-tagged requests, a
+//! ([`hermes_hooks_process::LineWorker`]): id-tagged requests, a
 //! deadline on each, stderr lines shown as warnings naming their plugin.
 
 use std::path::Path;
@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use hermes_hooks_core::Event;
 use hermes_hooks_core::display::escape;
-use hermes_hooks_core::process::{LineError, LineOptions, LineWorker};
+use hermes_hooks_process::{LineError, LineOptions, LineWorker};
 use serde::Serialize;
 use serde_json::{Map, Value};
 

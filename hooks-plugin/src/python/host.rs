@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use hermes_hooks_core::callbacks::{CallbackError, CallbackResult};
+use hermes_hooks_callbacks::{CallbackError, CallbackResult};
 use hermes_hooks_core::catalog::RunPolicy;
 use hermes_hooks_core::config::DEFAULT_CALLBACK_TIMEOUT_SECS;
 use hermes_hooks_core::interpreter::{PythonInterpreter, ShimChoice};
-use hermes_hooks_core::process::RestartBudget;
 use hermes_hooks_core::prompt::SessionInfo;
 use hermes_hooks_core::{Event, Payload};
+use hermes_hooks_process::RestartBudget;
 use serde::Deserialize;
 use serde_json::Value;
 

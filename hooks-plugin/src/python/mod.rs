@@ -12,7 +12,7 @@
 //! event loop), so a hung callback holds up nothing else.
 //!
 //! The worker runs on the shared line worker
-//! ([`hermes_hooks_core::process::LineWorker`]): every call has a deadline
+//! ([`hermes_hooks_process::LineWorker`]): every call has a deadline
 //! (the callback timeout, inline events included), and the worker and all it
 //! started are killed when the [`PythonHost`] is dropped. A worker that dies,
 //! or that a plugin broke (its protocol pipes closed, its event loop wedged:
@@ -42,4 +42,5 @@ pub use protocol::PluginSpec;
 
 /// The worker script, passed to the interpreter with `-c`: hooks-core's
 /// shared line-protocol prelude (the fd setup), then `worker.py`.
-pub const WORKER_SCRIPT: &str = hermes_hooks_core::line_worker_script!(include_str!("worker.py"));
+pub const WORKER_SCRIPT: &str =
+    hermes_hooks_process::line_worker_script!(include_str!("worker.py"));

@@ -26,10 +26,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use hermes_hooks_callbacks::FAILURE_MESSAGE_CHARS;
 use hermes_hooks_core::Event;
-use hermes_hooks_core::callbacks::FAILURE_MESSAGE_CHARS;
 use hermes_hooks_core::display::escape;
-use hermes_hooks_core::process::LineWorker;
+use hermes_hooks_process::LineWorker;
 use serde_json::{Map, Value};
 
 use super::batch::encode;

@@ -1,7 +1,7 @@
 //! The worker protocol's messages: requests out, answers in, stderr lines attributed.
 //!
 //! One JSON object per line; the shared line worker
-//! ([`hermes_hooks_core::process::LineWorker`]) tags every request with an
+//! ([`hermes_hooks_process::LineWorker`]) tags every request with an
 //! `id` the answer repeats (the worker's `worker.py` docstring has the
 //! message shapes).
 

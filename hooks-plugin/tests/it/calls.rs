@@ -7,7 +7,7 @@ use hermes_hooks_core::{Event, HookEvent};
 use hermes_hooks_plugin::{NativePlugin, NativePluginInfo, PluginCallError, inspect_native};
 use serde_json::{Value, json};
 
-use hermes_hooks_core::Callbacks;
+use hermes_hooks_callbacks::Callbacks;
 use hermes_hooks_core::config::PluginSettings;
 
 use crate::support::{Home, example_library, raw_library};

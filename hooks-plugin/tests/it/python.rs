@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hermes_hooks_core::callbacks::Callbacks;
+use hermes_hooks_callbacks::Callbacks;
 use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
 use hermes_hooks_core::prompt::{PromptSections, SessionInfo};

@@ -5,8 +5,8 @@
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use hermes_hooks_callbacks::Callbacks;
 use hermes_hooks_core::Dispatcher;
-use hermes_hooks_core::callbacks::Callbacks;
 use serde_json::json;
 
 use crate::python::{fire, options, python_available, python_plugin, register};

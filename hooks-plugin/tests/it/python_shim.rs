@@ -45,7 +45,7 @@ fn runs(count: &Path) -> usize {
     std::fs::read_to_string(count).map_or(0, |text| text.lines().count())
 }
 
-fn blocked(callbacks: &hermes_hooks_core::callbacks::Callbacks) -> bool {
+fn blocked(callbacks: &hermes_hooks_callbacks::Callbacks) -> bool {
     let replies = fire(
         callbacks,
         "pre_tool_call",

@@ -14,10 +14,11 @@ pub fn workspace_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(".."), Path::to_owned)
 }
 
-/// Where the nested builds put their output: a target dir of its own, so the
-/// nested cargo never waits for the build lock the outer `cargo test` holds.
+/// Where the nested builds put their output: `fixture-plugin` in the target
+/// directory (`CARGO_TARGET_DIR` honoured), so the nested cargo never waits
+/// for the build lock the outer `cargo test` holds.
 fn fixture_target_dir() -> PathBuf {
-    workspace_root().join("target").join("fixture-plugin")
+    test_support::fixture_target_dir()
 }
 
 fn library_file_name(stem: &str) -> String {
@@ -27,16 +28,6 @@ fn library_file_name(stem: &str) -> String {
         std::env::consts::DLL_SUFFIX
     )
 }
-
-/// The SDK's example plugins (`hooks-plugin/examples/`), built together once per run.
-pub const EXAMPLES: [&str; 6] = [
-    "plugin-guard",
-    "plugin-context",
-    "plugin-redactor",
-    "plugin-panics",
-    "plugin-hangs",
-    "plugin-other-abi",
-];
 
 /// The library of the example plugin `package` (debug build: quickest to
 /// build); every example is built by one nested cargo, once per run.
@@ -56,24 +47,7 @@ pub fn example_library_release(package: &str) -> PathBuf {
 
 /// Builds every example; returns the directory holding the libraries.
 fn build_examples(release: bool) -> PathBuf {
-    let root = workspace_root();
-    let mut build = Command::new(env!("CARGO"));
-    build.args(["build", "--quiet", "--manifest-path"]);
-    build.arg(root.join("Cargo.toml"));
-    for package in EXAMPLES {
-        build.args(["-p", package]);
-    }
-    build.arg("--target-dir").arg(fixture_target_dir());
-    if release {
-        build.arg("--release");
-    }
-    let output = build.output().expect("cargo runs");
-    assert!(
-        output.status.success(),
-        "building the example plugins failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    fixture_target_dir().join(if release { "release" } else { "debug" })
+    test_support::example_plugins(release)
 }
 
 fn built_library(dir: &Path, package: &str) -> PathBuf {

@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use hermes_hooks_core::catalog::EVENT_COUNT;
-use hermes_hooks_core::runtime::Background;
 use hermes_hooks_core::{
     Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, HookRun, Reply, RunStatus,
 };
+use hermes_hooks_process::runtime::Background;
 use serde_json::Value;
 
 pub use super::applies::applies;

@@ -1,7 +1,7 @@
 //! Running an imported command as its own tool runs it: shell form through
 //! `sh -c`, exec form (`args`) without a shell, `${CLAUDE_PROJECT_DIR}` and
 //! `${CLAUDE_PLUGIN_ROOT}` substituted and exported, in the project
-//! directory. The run itself is the shell hooks' one: hooks-core's process
+//! directory. The run itself is the shell hooks' one: hermes-hooks-process's
 //! supervisor with the same output caps and pipe grace, so nothing a hook
 //! starts outlives its timeout.
 //!
@@ -15,7 +15,7 @@
 use std::time::Instant;
 
 use hermes_hooks_core::home::expand_tilde;
-use hermes_hooks_core::process::RunLimits;
+use hermes_hooks_process::RunLimits;
 use tokio::process::Command;
 
 use super::direct::{as_dash_starts, direct_argv};
@@ -91,11 +91,11 @@ pub async fn run_command_launched(
     };
     let started = Instant::now();
     let limits = RunLimits::new(hook.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
-    let mut outcome = hermes_hooks_core::process::run(command, input, &limits).await;
+    let mut outcome = hermes_hooks_process::run(command, input, &limits).await;
     if outcome.is_err() && hook.cwd.is_dir() {
         // The shell-free spawn failed: let `sh` run it and report as it would.
         if let Some(fallback) = command_launched(hook, false, launch) {
-            outcome = hermes_hooks_core::process::run(fallback, input, &limits).await;
+            outcome = hermes_hooks_process::run(fallback, input, &limits).await;
         }
     }
     match outcome {

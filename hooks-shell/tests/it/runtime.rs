@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use hermes_hooks_core::Dispatcher;
-use hermes_hooks_core::runtime::{Background, Stopped};
+use hermes_hooks_process::runtime::{Background, Stopped};
 use hermes_hooks_shell::{Consent, RegisterOptions, ShellHooks};
 use serde_json::json;
 

@@ -61,7 +61,7 @@ pub fn run(root: &Path) -> Result<()> {
     // Set by a step that could not ask the registry: it found no problem,
     // but it did not check either, and must not say "ok".
     let unchecked = std::cell::Cell::new(false);
-    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 12] = [
+    let steps: [(&str, &dyn Fn() -> Vec<Problem>); 13] = [
         ("repository and homepage are real URLs", &|| {
             registry::placeholder_urls(&members)
         }),
@@ -86,6 +86,9 @@ pub fn run(root: &Path) -> Result<()> {
         }),
         ("no mechanism depends on a sibling", &|| {
             mechanism_deps(&members)
+        }),
+        ("no crate depends on a layer above it", &|| {
+            super::layers::layer_deps(&members)
         }),
         ("no accidental features", &|| features::implicit(&metadata)),
         ("rust-version covers the lockfile", &|| {

@@ -116,9 +116,20 @@ fn package(value: &Value) -> Package {
     }
 }
 
-/// The publishable members, dependencies before their dependents.
+/// The publishable members, dependencies before their dependents; among
+/// those free to go, the split crates first, lowest layer first (yaml,
+/// process, core, callbacks: [`LAYERS`](super::layers::LAYERS)), then the
+/// rest in the order cargo lists them.
 pub fn publishable_in_order(members: &[Package]) -> Vec<&Package> {
-    let publishable: Vec<&Package> = members.iter().filter(|p| p.publish).collect();
+    let layers = super::layers::LAYERS;
+    let rank = |package: &Package| {
+        layers
+            .iter()
+            .position(|(name, _)| *name == package.name)
+            .unwrap_or(layers.len())
+    };
+    let mut publishable: Vec<&Package> = members.iter().filter(|p| p.publish).collect();
+    publishable.sort_by_key(|package| rank(package));
     let mut ordered: Vec<&Package> = Vec::new();
     while ordered.len() < publishable.len() {
         let before = ordered.len();

@@ -1,0 +1,327 @@
+//! Bounded execution (reference §2.3): a callback runs on one of its pool's
+//! persistent workers while the caller waits at most the callback timeout.
+//!
+//! A timed-out worker is abandoned, never joined: its result is discarded and
+//! it rejoins the pool when it finishes. The callback is then suppressed for
+//! [`SUPPRESSION_WINDOW`]; a call whose gate key (callback + call identity) is
+//! still running is skipped; and a callback with [`MAX_ABANDONED_WORKERS`]
+//! hung workers is skipped until one finishes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use crossbeam_utils::atomic::AtomicCell;
+
+use super::CallbackResult;
+use super::registry::{CallbackFn, Entry};
+use super::spin::{Pace, Spun, spin_until};
+use super::timer;
+use super::worker::{Call, Job, Leave, WorkerHandle};
+use hermes_hooks_core::event::Event;
+
+/// How long a callback is skipped after it timed out.
+pub const SUPPRESSION_WINDOW: Duration = Duration::from_secs(60);
+
+/// How many abandoned (hung) workers one callback may have before new calls are skipped.
+pub const MAX_ABANDONED_WORKERS: usize = 3;
+
+/// How many finished workers the shared pool keeps parked for reuse.
+const MAX_IDLE_WORKERS: usize = 8;
+
+/// How long the caller spins on the result before it registers a deadline and yields.
+const CALLER_SPIN: Duration = Duration::from_micros(50);
+
+/// How much of that spin may be hot (no yield): a warm round trip to a
+/// worker on another CPU takes ~0.1 µs plus the callback.
+const CALLER_HOT: Duration = Duration::from_micros(2);
+
+/// The end of one bounded call.
+pub(crate) enum Bounded {
+    /// The callback finished in time.
+    Finished(CallbackResult),
+    /// The callback did not run (reason already logged; the text says why, for run records).
+    Skipped(&'static str),
+    /// The callback outlived the timeout and its result was given up on (logged).
+    TimedOut,
+}
+
+/// One callback's gates: calls in flight, abandoned workers, suppression.
+#[derive(Default)]
+pub(crate) struct CallGates {
+    state: Mutex<GateState>,
+}
+
+#[derive(Default)]
+struct GateState {
+    /// Calls in flight: (gate sequence number, the event holding the call identity).
+    running: Vec<(u64, Event)>,
+    abandoned: usize,
+    suppressed_until: Option<Instant>,
+    next_seq: u64,
+}
+
+impl CallGates {
+    fn lock(&self) -> MutexGuard<'_, GateState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many of this callback's workers are abandoned and still running.
+    pub(crate) fn abandoned(&self) -> usize {
+        self.lock().abandoned
+    }
+
+    /// Releases the gate entry of call `seq` (its caller took the result).
+    pub(crate) fn release(&self, seq: u64) {
+        self.lock().running.retain(|(running, _)| *running != seq);
+    }
+
+    /// Releases the gate entry of call `seq` whose caller gave up on it; one
+    /// abandoned (timed-out) worker fewer when `abandoned`.
+    pub(crate) fn release_given_up(&self, seq: u64, abandoned: bool) {
+        let mut state = self.lock();
+        state.running.retain(|(running, _)| *running != seq);
+        if abandoned {
+            state.abandoned = state.abandoned.saturating_sub(1);
+        }
+    }
+}
+
+/// The worker threads shared by every callback of one [`super::Callbacks`].
+///
+/// Sharing means a host firing several bounded callbacks in a row reuses one
+/// warm worker instead of waking one parked thread per callback. The worker
+/// put back last waits in `hot`, taken and put back with one atomic swap
+/// each, so back-to-back calls take no lock; the others wait in the list.
+#[derive(Default)]
+pub(crate) struct WorkerPool {
+    hot: AtomicCell<Option<Arc<WorkerHandle>>>,
+    closed: AtomicBool,
+    state: Mutex<PoolState>,
+}
+
+#[derive(Default)]
+struct PoolState {
+    /// Parked workers besides the hot one.
+    idle: Vec<Arc<WorkerHandle>>,
+}
+
+impl WorkerPool {
+    fn lock(&self) -> MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Stops idle workers; busy ones exit when they finish.
+    pub(crate) fn close(&self) {
+        let mut state = self.lock();
+        // Before looking at the slot: a worker put there after this look
+        // sees `closed` and is dismissed by its own `put_back`.
+        self.closed.store(true, Ordering::SeqCst);
+        state.idle.extend(self.hot.take());
+        state.idle.iter().for_each(|worker| worker.nudge());
+    }
+
+    pub(crate) fn take_idle(&self) -> Option<Arc<WorkerHandle>> {
+        self.hot.take().or_else(|| self.lock().idle.pop())
+    }
+
+    /// Takes back a worker whose caller collected the result (or lets it exit
+    /// when the pool is closed or full).
+    pub(crate) fn put_back(&self, worker: Arc<WorkerHandle>) {
+        if self.is_closed() {
+            worker.dismiss();
+            return;
+        }
+        let displaced = self.hot.swap(Some(worker));
+        if self.is_closed() {
+            // `close` may have looked at the slot before our swap.
+            if let Some(worker) = self.hot.take() {
+                worker.dismiss();
+            }
+        }
+        if let Some(displaced) = displaced {
+            let mut state = self.lock();
+            if state.idle.len() + 1 >= MAX_IDLE_WORKERS || self.is_closed() {
+                drop(state);
+                displaced.dismiss();
+            } else {
+                state.idle.push(displaced);
+            }
+        }
+    }
+
+    /// Takes back a worker that finished a job its caller gave up on; false
+    /// when it should exit instead.
+    pub(crate) fn rejoin(&self, worker: &Arc<WorkerHandle>) -> bool {
+        let mut state = self.lock();
+        let stays = !self.is_closed() && state.idle.len() + 1 < MAX_IDLE_WORKERS;
+        if stays {
+            state.idle.push(Arc::clone(worker));
+        }
+        stays
+    }
+
+    /// Called by an idle worker that woke without a job.
+    pub(crate) fn leave_if_idle(&self, worker: &Arc<WorkerHandle>, retire: bool) -> Leave {
+        let mut state = self.lock();
+        let leaves = retire || self.is_closed();
+        if let Some(position) = state.idle.iter().position(|w| Arc::ptr_eq(w, worker)) {
+            if !leaves {
+                return Leave::Stay;
+            }
+            state.idle.swap_remove(position);
+            return Leave::Left;
+        }
+        // The slot cannot be looked into without taking what it holds: take
+        // it, and put back whatever is not leaving (a caller finding it empty
+        // meanwhile takes a listed worker or starts one).
+        let Some(hot) = self.hot.take() else {
+            return Leave::Taken;
+        };
+        let ours = Arc::ptr_eq(&hot, worker);
+        if ours && leaves {
+            return Leave::Left;
+        }
+        if let Some(displaced) = self.hot.swap(Some(hot)) {
+            state.idle.push(displaced);
+        }
+        if ours { Leave::Stay } else { Leave::Taken }
+    }
+}
+
+/// The settings of one bounded call.
+pub(crate) struct Limits {
+    pub(crate) timeout: Duration,
+    pub(crate) suppression: Duration,
+}
+
+/// Runs `entry` on `event` on a worker of `workers`, waiting at most `limits.timeout`.
+pub(crate) async fn run_bounded(
+    entry: &Arc<Entry>,
+    event: &Event,
+    workers: &Arc<WorkerPool>,
+    limits: &Limits,
+) -> Bounded {
+    let hook = event.name().as_str();
+    let owner = &*entry.owner;
+    let gates = &entry.gates;
+    let seq = {
+        let mut state = gates.lock();
+        // The identity is looked up only when a call is in flight (the
+        // usual warm call finds none and skips the payload lookups).
+        let gate_busy = !state.running.is_empty() && {
+            let identity = event.call_identity();
+            state
+                .running
+                .iter()
+                .any(|(_, running)| running.call_identity() == identity)
+        };
+        let suppressed = state
+            .suppressed_until
+            .is_some_and(|until| Instant::now() < until);
+        if gate_busy || suppressed {
+            drop(state);
+            tracing::warn!(
+                "Hook '{hook}' callback {owner} skipped after previous timeout or while still running"
+            );
+            return Bounded::Skipped("suppressed after a timeout, or the same call still running");
+        }
+        if state.abandoned >= MAX_ABANDONED_WORKERS {
+            let abandoned = state.abandoned;
+            drop(state);
+            tracing::warn!(
+                "Hook '{hook}' callback {owner} skipped: {abandoned} abandoned worker(s) still running — the plugin is hung; fix or disable it (retried when a worker finishes)"
+            );
+            return Bounded::Skipped("too many abandoned workers still running");
+        }
+        let seq = state.next_seq;
+        state.next_seq = state.next_seq.wrapping_add(1);
+        state.running.push((seq, event.clone()));
+        seq
+    };
+    let runtime = match entry.callback {
+        CallbackFn::Async(_) => tokio::runtime::Handle::try_current().ok(),
+        CallbackFn::Sync(_) => None,
+    };
+    let job = Job {
+        entry,
+        event,
+        seq,
+        runtime,
+    };
+    let mut call = match Call::start(workers, job) {
+        Ok(call) => call,
+        Err(error) => {
+            gates.release(seq);
+            tracing::warn!(
+                "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
+            );
+            return Bounded::Skipped("its worker failed to start");
+        }
+    };
+    match wait(&mut call, entry, limits).await {
+        Some(result) => Bounded::Finished(result),
+        None => {
+            let seconds = limits.timeout.as_secs_f64();
+            tracing::warn!("Hook '{hook}' callback {owner} timed out after {seconds}s — skipping");
+            Bounded::TimedOut
+        }
+    }
+}
+
+/// Waits for the worker's result; `None` when the deadline passed first (the
+/// call is then abandoned and the callback suppressed).
+async fn wait(call: &mut Call<'_>, entry: &Entry, limits: &Limits) -> Option<CallbackResult> {
+    let gates = &entry.gates;
+    // A quick callback answers within microseconds: catching that here avoids
+    // arming a deadline and a scheduler round trip. Hot only while this
+    // callback's recent answers came hot and the worker runs elsewhere.
+    let pace = Pace::towards(call.partner(), &entry.hot, CALLER_HOT);
+    let spun = spin_until(CALLER_SPIN.min(limits.timeout), pace, || call.is_done());
+    if matches!(pace, Pace::Hot(_)) {
+        entry.hot.learn(spun);
+    }
+    let started = match spun {
+        Spun::Missed(started) => started,
+        Spun::Hot | Spun::Late => return Some(call.finish()),
+    };
+    let alarm = RetireOnDrop(timer::arm(started + limits.timeout));
+    let alarm = &alarm.0;
+    futures::future::poll_fn(|cx| {
+        if call.wait_with(cx.waker()) {
+            return Poll::Ready(Some(call.finish()));
+        }
+        alarm.register(cx);
+        if !alarm.fired() {
+            return Poll::Pending;
+        }
+        // Under the gate lock, so a worker finishing right now counts the
+        // abandonment it undoes.
+        let mut state = gates.lock();
+        if call.abandon() {
+            state.abandoned += 1;
+            state.suppressed_until = Some(Instant::now() + limits.suppression);
+            Poll::Ready(None)
+        } else {
+            // The worker finished right at the deadline: its result counts.
+            drop(state);
+            Poll::Ready(Some(call.finish()))
+        }
+    })
+    .await
+}
+
+/// Retires an alarm however the wait ends (finished, timed out, or the caller
+/// dropped the future), so the timer forgets it early.
+struct RetireOnDrop(Arc<timer::Alarm>);
+
+impl Drop for RetireOnDrop {
+    fn drop(&mut self) {
+        self.0.retire();
+    }
+}
