@@ -13,6 +13,7 @@ use crate::standing::{Approved, Standing, standing};
 
 /// What [`ConsentBook::decide`] concluded for one hook.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // one per hook at load; not worth a box
 pub(crate) enum Verdict {
     /// Approved (before, or now) for what it runs: it may run.
     Approved(Approved),

@@ -253,11 +253,14 @@ impl ShellHooks {
     }
 }
 
+/// A spec, why it blocks instead of running (if it does), and its check before runs.
+type Registered = (ShellHookSpec, Option<&'static str>, Option<Arc<RunGate>>);
+
 impl Shared {
     fn new(
         home: &Path,
         context: WireContext,
-        specs: Vec<(ShellHookSpec, Option<&'static str>, Option<Arc<RunGate>>)>,
+        specs: Vec<Registered>,
         capacity: usize,
         (runtime, asker): (Option<Background>, Option<SharedAsker>),
     ) -> Self {

@@ -21,6 +21,7 @@ pub enum Approved {
 /// Where a hook stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
+#[allow(clippy::large_enum_variant)] // built once per hook and check; not worth a box
 pub enum Standing {
     /// Approved, for what it runs now.
     Approved(Approved),
