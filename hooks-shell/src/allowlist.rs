@@ -2,8 +2,10 @@
 //!
 //! Same format as the reference, so an existing Hermes home works as is:
 //! `{"approvals": [{"event", "command", "approved_at", "script_mtime_at_approval"}]}`,
-//! plus `script_sha256_at_approval` (see [`crate::fingerprint`]), which
-//! hermes-agent ignores and keeps.
+//! plus `script_sha256_at_approval` (see [`crate::fingerprint`]) and
+//! `binding` (see [`crate::binding`]: the project and the content the approval
+//! holds for), which hermes-agent ignores and keeps. The same `(event,
+//! command)` may be approved once per project.
 //! Reading is tolerant (a BOM is skipped; a missing, unreadable or malformed
 //! file reads as empty, with a warning naming the file). Writing is not: a
 //! file that exists but cannot be read or understood is never rewritten (the
@@ -25,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::binding::{BINDING_FIELD, BindError, Binding, Subject};
 use crate::clock::now_iso;
 use crate::fingerprint::{HASH_FIELD, code_sha256};
 use crate::script::script_mtime_iso;
@@ -55,6 +58,14 @@ pub enum AllowlistError {
         /// What is wrong, with line and column when the JSON is broken.
         problem: String,
     },
+    /// No binding could be computed, so nothing was recorded.
+    #[error("cannot approve {command}: {source}")]
+    Unbindable {
+        /// The command.
+        command: String,
+        /// Why.
+        source: BindError,
+    },
     /// The new contents could not be written.
     #[error("failed to persist shell hook allowlist to {path}: {source}")]
     Persist {
@@ -80,6 +91,9 @@ pub struct Approval {
     /// The hex SHA-256 of the code the command ran at approval, when we
     /// recorded it (hermes-agent does not).
     pub script_sha256_at_approval: Option<String>,
+    /// What the approval holds for (`None`: an entry of hermes-agent or of
+    /// an older `hooks`, bound to the command string only).
+    pub binding: Option<Binding>,
 }
 
 impl Approval {
@@ -92,11 +106,23 @@ impl Approval {
             approved_at: text("approved_at"),
             script_mtime_at_approval: text("script_mtime_at_approval"),
             script_sha256_at_approval: text(HASH_FIELD),
+            binding: entry.get(BINDING_FIELD).and_then(Binding::from_json),
         })
     }
 
     fn is(&self, event: &str, command: &str) -> bool {
         self.event == event && self.command == command
+    }
+
+    /// The project its binding names (`None`: the user's own hook, or no binding).
+    pub fn project(&self) -> Option<&Path> {
+        self.binding.as_ref().and_then(|b| b.project.as_deref())
+    }
+
+    /// Whether this entry is the approval slot of `subject`: same event and
+    /// command, and the same project (an unbound entry has none).
+    pub fn is_for(&self, subject: &Subject) -> bool {
+        self.is(&subject.event, &subject.command) && self.project() == subject.project.as_deref()
     }
 }
 
@@ -187,31 +213,60 @@ impl Allowlist {
         self.entry_for(event, command).is_some()
     }
 
-    /// Records an approval of `(event, command)` now, with the script's current
-    /// mtime and content hash, replacing any earlier approval of the same pair.
+    /// Records an approval of the config.yaml hook `(event, command)` now,
+    /// bound to what it runs ([`Subject::native`], without a config file).
     pub fn record(&self, event: &str, command: &str) -> Result<Approval, AllowlistError> {
+        self.record_subject(&Subject::native(event, command, None))
+    }
+
+    /// Records an approval of `subject` bound to what it runs now.
+    pub fn record_subject(&self, subject: &Subject) -> Result<Approval, AllowlistError> {
+        let binding = subject
+            .binding()
+            .map_err(|source| AllowlistError::Unbindable {
+                command: subject.command.clone(),
+                source,
+            })?;
+        self.record_bound(subject, binding)
+    }
+
+    /// Records an approval of `subject` bound to `binding` (computed by the
+    /// caller, e.g. from the bytes about to run), with the script's mtime and
+    /// hash as hermes-agent's fields, replacing the earlier approval of the
+    /// same event, command and project.
+    pub fn record_bound(
+        &self,
+        subject: &Subject,
+        binding: Binding,
+    ) -> Result<Approval, AllowlistError> {
+        let (event, command) = (subject.event.as_str(), subject.command.as_str());
         let approval = Approval {
             event: event.to_owned(),
             command: command.to_owned(),
             approved_at: Some(now_iso()),
             script_mtime_at_approval: script_mtime_iso(command),
             script_sha256_at_approval: code_sha256(command),
+            binding: Some(binding),
         };
         self.update(|approvals| {
             approvals.retain(|entry| {
-                !Approval::from_value(entry).is_some_and(|other| other.is(event, command))
+                !Approval::from_value(entry).is_some_and(|other| {
+                    other.is(event, command) && (other.binding.is_none() || other.is_for(subject))
+                })
             });
-            approvals.push(json!({
+            let mut entry = json!({
                 "approved_at": approval.approved_at,
                 "command": approval.command,
                 "event": approval.event,
                 "script_mtime_at_approval": approval.script_mtime_at_approval,
-            }));
-            if let (Some(hash), Some(Value::Object(entry))) =
-                (&approval.script_sha256_at_approval, approvals.last_mut())
-            {
-                entry.insert(HASH_FIELD.to_owned(), Value::from(hash.as_str()));
+            });
+            if let Some(hash) = &approval.script_sha256_at_approval {
+                entry[HASH_FIELD] = Value::from(hash.as_str());
             }
+            if let Some(binding) = &approval.binding {
+                entry[BINDING_FIELD] = binding.to_json();
+            }
+            approvals.push(entry);
             true
         })?;
         Ok(approval)

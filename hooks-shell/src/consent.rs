@@ -12,6 +12,10 @@ use hermes_hooks_core::display::escape;
 use hermes_hooks_core::home::is_truthy_text;
 
 use crate::allowlist::Allowlist;
+use crate::binding::{Binding, Subject};
+
+mod banner;
+pub use banner::{describe_subject, subject_banner};
 
 /// The question asked after the banner.
 pub const QUESTION: &str = "Allow this hook to run? [y/N]: ";
@@ -134,19 +138,20 @@ impl Consent {
         accept_flag || env_value.is_some_and(is_truthy_text) || config.hooks_auto_accept()
     }
 
-    /// Decides an unapproved pair, recording an approval. `accept` already
-    /// includes the config's `hooks_auto_accept`.
-    /// `changed`: the pair was approved, but its script's content changed since.
+    /// Decides an unapproved hook, recording its approval bound to
+    /// `binding`. `accept` already includes the config's `hooks_auto_accept`.
+    /// `changed`: it was approved, but what it runs changed since.
     pub(crate) fn approve(
         &mut self,
         accept: bool,
         allowlist: &Allowlist,
-        event: &str,
-        command: &str,
+        subject: &Subject,
+        binding: &Binding,
         changed: bool,
     ) -> bool {
+        let (event, command) = (subject.event.as_str(), subject.command.as_str());
         if accept {
-            self.record(allowlist, event, command);
+            self.record(allowlist, subject, binding);
             tracing::info!(
                 "shell hook auto-approved via --accept-hooks / env / config: {} -> {}",
                 escape(event),
@@ -157,24 +162,20 @@ impl Consent {
         let Some(prompter) = self.prompt.as_mut() else {
             return false;
         };
-        let shown = if changed {
-            changed_banner(event, command)
-        } else {
-            banner(event, command)
-        };
+        let shown = subject_banner(subject, binding, changed);
         let answer = prompter.ask_about(event, command, changed, &shown, QUESTION);
         let approved = answer
             .is_some_and(|answer| matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"));
         if approved {
-            self.record(allowlist, event, command);
+            self.record(allowlist, subject, binding);
         }
         approved
     }
 
     /// Records an approval. When it cannot be saved it holds for this run, and
     /// the user is told once per registration, not once per hook.
-    fn record(&mut self, allowlist: &Allowlist, event: &str, command: &str) {
-        let Err(error) = allowlist.record(event, command) else {
+    fn record(&mut self, allowlist: &Allowlist, subject: &Subject, binding: &Binding) {
+        let Err(error) = allowlist.record_bound(subject, binding.clone()) else {
             return;
         };
         if !self.told_unsaved {
@@ -183,8 +184,8 @@ impl Consent {
         } else {
             tracing::debug!(
                 "approval of {} -> {} kept for this run only",
-                escape(event),
-                escape(command)
+                escape(&subject.event),
+                escape(&subject.command)
             );
         }
     }
@@ -214,6 +215,9 @@ pub fn changed_message(event: &str, command: &str, fail_closed: bool) -> String 
          {event}`, --accept-hooks, or the TTY prompt next run)."
     )
 }
+
+/// The reason a fail-closed hook that was never approved blocks with.
+pub const NOT_APPROVED_REASON: &str = "it is not approved yet; review it, then approve it (`hooks approve`, --accept-hooks, or the TTY prompt)";
 
 /// The reason a fail-closed hook whose script changed blocks with.
 pub const CHANGED_REASON: &str =

@@ -1,68 +1,104 @@
 //! One registration's consent decisions, shared by shell hooks and imported
-//! (Claude Code / Codex / Cursor) hooks: the allowlist read once, each
-//! `(event, command)` pair settled once, and an approval whose script changed
-//! since it was recorded treated as new code.
+//! (Claude Code / Codex / Cursor) hooks: the allowlist read once, each hook
+//! settled once, an approval that no longer holds for what the hook runs
+//! ([`crate::standing`]) treated as new code.
 
-use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use crate::allowlist::{Allowlist, Approval};
+use crate::binding::Subject;
 use crate::consent::Consent;
-use crate::fingerprint::still_approved;
+use crate::standing::{Approved, Standing, standing};
 
-/// What [`ConsentBook::decide`] concluded for one pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What [`ConsentBook::decide`] concluded for one hook.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[allow(clippy::large_enum_variant)] // one per hook at load; not worth a box
 pub(crate) enum Verdict {
-    /// Approved (before, or now) and its code unchanged: it may run.
-    Approved,
-    /// Not approved; `changed` when an approval existed for other code.
+    /// Approved (before, or now) for what it runs: it may run.
+    Approved(Approved),
+    /// Not approved; `changed` when an approval existed for other code (or
+    /// without a binding); `why` says what.
     Denied {
-        /// The recorded script hash no longer matches.
+        /// An approval exists but does not hold.
         changed: bool,
+        /// Why, in a few words.
+        why: String,
     },
 }
 
 /// The allowlist of a home as one registration decides with it.
 pub(crate) struct ConsentBook {
     allowlist: Allowlist,
-    entries: HashMap<(String, String), Approval>,
-    settled: HashSet<(String, String)>,
+    approvals: Vec<Approval>,
+    settled: HashMap<(String, String, Option<PathBuf>), Approved>,
     accept: bool,
 }
 
 impl ConsentBook {
-    /// Reads the allowlist of `home`; `accept` approves unapproved pairs.
+    /// Reads the allowlist of `home`; `accept` approves unapproved hooks.
     pub(crate) fn open(home: &Path, accept: bool) -> Self {
         let allowlist = Allowlist::in_home(home);
-        let entries = allowlist
-            .approvals()
-            .into_iter()
-            .map(|approval| ((approval.event.clone(), approval.command.clone()), approval))
-            .collect();
+        let approvals = allowlist.approvals();
         ConsentBook {
             allowlist,
-            entries,
-            settled: HashSet::new(),
+            approvals,
+            settled: HashMap::new(),
             accept,
         }
     }
 
-    /// Decides `(event, command)`: already settled, approved with unchanged
-    /// code, or asked through `consent` (which records an approval it gets).
-    pub(crate) fn decide(&mut self, consent: &mut Consent, event: &str, command: &str) -> Verdict {
-        let pair = (event.to_owned(), command.to_owned());
-        if self.settled.contains(&pair) {
-            return Verdict::Approved;
+    /// Whether unapproved hooks are approved without asking.
+    pub(crate) fn accepts(&self) -> bool {
+        self.accept
+    }
+
+    /// The allowlist decided with.
+    pub(crate) fn allowlist(&self) -> &Allowlist {
+        &self.allowlist
+    }
+
+    /// Decides `subject`: already settled, approved for what it runs now, or
+    /// asked through `consent` (which records the approval it gets, bound).
+    pub(crate) fn decide(&mut self, consent: &mut Consent, subject: &Subject) -> Verdict {
+        let key = (
+            subject.event.clone(),
+            subject.command.clone(),
+            subject.project.clone(),
+        );
+        if let Some(approved) = self.settled.get(&key) {
+            return Verdict::Approved(approved.clone());
         }
-        let entry = self.entries.get(&pair);
-        // A recorded hash that no longer matches is new code: consent again.
-        let changed = entry.is_some_and(|entry| !still_approved(entry, command));
-        if (entry.is_none() || changed)
-            && !consent.approve(self.accept, &self.allowlist, event, command, changed)
-        {
-            return Verdict::Denied { changed };
+        let standing = standing(&self.approvals, subject);
+        let why = standing.why_not().unwrap_or_default();
+        let changed = standing.is_stale();
+        let verdict = match standing {
+            Standing::Approved(approved) => Verdict::Approved(approved),
+            Standing::Unbindable(_) => Verdict::Denied { changed, why },
+            Standing::NotApproved | Standing::Changed(_) | Standing::Unbound => {
+                match subject.binding() {
+                    Ok(binding)
+                        if consent.approve(
+                            self.accept,
+                            &self.allowlist,
+                            subject,
+                            &binding,
+                            changed,
+                        ) =>
+                    {
+                        Verdict::Approved(Approved::Bound(binding))
+                    }
+                    Ok(_) => Verdict::Denied { changed, why },
+                    Err(error) => Verdict::Denied {
+                        changed,
+                        why: error.to_string(),
+                    },
+                }
+            }
+        };
+        if let Verdict::Approved(approved) = &verdict {
+            self.settled.insert(key, approved.clone());
         }
-        self.settled.insert(pair);
-        Verdict::Approved
+        verdict
     }
 }

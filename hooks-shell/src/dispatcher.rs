@@ -26,80 +26,23 @@ use serde_json::Value;
 use crate::allowlist::Allowlist;
 use hermes_hooks_process::runtime::Background;
 
+use crate::binding::Subject;
 use crate::config::{ShellHookSpec, parse_config};
-use crate::consent::{CHANGED_REASON, Consent, changed_message, not_allowlisted_message};
+use crate::consent::{
+    CHANGED_REASON, NOT_APPROVED_REASON, changed_message, not_allowlisted_message,
+};
 
 /// Why a fail-closed hook whose matcher does not compile blocks every call.
 pub const UNUSABLE_MATCHER_REASON: &str = "its matcher is not a valid regex, so every call is blocked; fix the matcher in config.yaml (`hooks doctor` shows it)";
 use crate::consent_book::{ConsentBook, Verdict};
+use crate::gate::{Asker, Pass, RunGate, SharedAsker};
+use crate::launch::Launch;
 use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
 use crate::record::{MECHANISM, record_spec_run};
+pub use crate::register_options::RegisterOptions;
 use crate::reply::{evaluate, failed_closed};
 use crate::run::{RunResult, run_with_input, stdin_bytes};
 use crate::schedule::{run_all, runs_together};
-
-/// How [`ShellHooks::register`] decides and runs.
-#[derive(Debug)]
-#[non_exhaustive]
-pub struct RegisterOptions {
-    /// How unapproved hooks are decided.
-    pub consent: Consent,
-    /// The working directory and profile reported to hooks.
-    pub context: WireContext,
-    /// `HERMES_SAFE_MODE`: register nothing.
-    pub safe_mode: bool,
-    /// Events waiting per hook of a queued event before the oldest is dropped.
-    pub queue_capacity: usize,
-    /// The runtime queued events and `async` imported hooks run on (a
-    /// host's); `None`: [`Background::process_default`].
-    pub runtime: Option<Background>,
-    /// Sandbox profiles the host sets per source, over config.yaml's.
-    pub sandbox: crate::sandboxing::SandboxOverrides,
-}
-
-impl RegisterOptions {
-    /// Options with `consent`, the current directory and `default` profile,
-    /// and safe mode read from `HERMES_SAFE_MODE`.
-    pub fn new(consent: Consent) -> Self {
-        RegisterOptions {
-            consent,
-            context: WireContext::current(),
-            safe_mode: hermes_hooks_core::home::safe_mode(),
-            queue_capacity: DEFAULT_QUEUE_CAPACITY,
-            runtime: None,
-            sandbox: crate::sandboxing::SandboxOverrides::default(),
-        }
-    }
-
-    /// Runs queued events and `async` imported hooks on `runtime` (a host's)
-    /// instead of the process default.
-    #[must_use]
-    pub fn with_runtime(mut self, runtime: Background) -> Self {
-        self.runtime = Some(runtime);
-        self
-    }
-
-    /// Sets the working directory and profile reported to hooks.
-    #[must_use]
-    pub fn with_context(mut self, context: WireContext) -> Self {
-        self.context = context;
-        self
-    }
-
-    /// Sets safe mode (register nothing).
-    #[must_use]
-    pub fn with_safe_mode(mut self, on: bool) -> Self {
-        self.safe_mode = on;
-        self
-    }
-
-    /// Sets the events waiting per hook of a queued event before the oldest is dropped.
-    #[must_use]
-    pub fn with_queue_capacity(mut self, capacity: usize) -> Self {
-        self.queue_capacity = capacity;
-        self
-    }
-}
 
 /// What [`ShellHooks::register`] did.
 #[derive(Debug)]
@@ -111,6 +54,9 @@ pub struct Registration {
     pub warnings: Vec<ConfigWarning>,
     /// Valid hooks left out because consent was not given.
     pub denied: Vec<ShellHookSpec>,
+    /// Fail-closed hooks that block every call they match because their
+    /// consent failed (not approved, changed): each names file and key.
+    pub refusals: Vec<ConfigWarning>,
 }
 
 /// The registered shell hooks of one Hermes home. Cheap to clone (shared).
@@ -127,6 +73,8 @@ struct Shared {
     by_event: Vec<Vec<usize>>,
     /// Valid hooks left out for want of consent (reported as skipped runs).
     denied: Vec<ShellHookSpec>,
+    /// Who is asked when an approved hook changed before a run.
+    asker: Option<SharedAsker>,
 }
 
 struct RegisteredHook {
@@ -136,6 +84,8 @@ struct RegisteredHook {
     /// Why this fail-closed hook blocks instead of running (its approval no
     /// longer holds); `None` for a hook that runs.
     refused: Option<&'static str>,
+    /// The check before each run (`None`: approved by the caller).
+    gate: Option<Arc<RunGate>>,
 }
 
 impl std::fmt::Debug for ShellHooks {
@@ -170,6 +120,7 @@ impl ShellHooks {
             ),
             warnings,
             denied: Vec::new(),
+            refusals: Vec::new(),
         };
         if options.safe_mode {
             tracing::info!("HERMES_SAFE_MODE=1 — shell-hook registration skipped");
@@ -184,6 +135,7 @@ impl ShellHooks {
         let mut seen = HashSet::new();
         let mut accepted = Vec::new();
         let mut denied = Vec::new();
+        let mut refusals = Vec::new();
         for mut spec in parsed.specs {
             options.sandbox.apply_to_spec(&mut spec);
             let identity = (
@@ -196,24 +148,39 @@ impl ShellHooks {
             }
             if spec.unusable_matcher.is_some() && spec.blocks_on_failure() {
                 // Blocks without running: no consent is asked for what never runs.
-                accepted.push((spec, Some(UNUSABLE_MATCHER_REASON)));
+                accepted.push((spec, Some(UNUSABLE_MATCHER_REASON), None));
                 continue;
             }
             let (event, command) = (spec.event.as_str(), spec.command.as_str());
-            if let Verdict::Denied { changed } = book.decide(&mut options.consent, event, command) {
-                if changed {
+            let subject = Subject::native(event, command, Some(config.path()));
+            let approved = match book.decide(&mut options.consent, &subject) {
+                Verdict::Approved(approved) => approved,
+                Verdict::Denied { changed, why } => {
                     let blocks = spec.blocks_on_failure();
-                    tracing::warn!("{}", changed_message(event, command, blocks));
+                    let message = if changed {
+                        changed_message(event, command, blocks)
+                    } else {
+                        not_allowlisted_message(event, command)
+                    };
+                    tracing::warn!("{message} ({why})");
                     if blocks {
                         // Skipping it would let the tool run unguarded.
-                        accepted.push((spec.clone(), Some(CHANGED_REASON)));
+                        let reason = if changed {
+                            CHANGED_REASON
+                        } else {
+                            NOT_APPROVED_REASON
+                        };
+                        refusals.push(ConfigWarning::new(
+                            config.path(),
+                            format!("hooks.{event}"),
+                            format!("fail-closed hook {} blocks every call it matches: {reason} ({why})", hermes_hooks_core::display::escape(command)),
+                        ));
+                        accepted.push((spec.clone(), Some(reason), None));
                     }
-                } else {
-                    tracing::warn!("{}", not_allowlisted_message(event, command));
+                    denied.push(spec);
+                    continue;
                 }
-                denied.push(spec);
-                continue;
-            }
+            };
             tracing::info!(
                 "shell hook registered: {} -> {} (matcher={}, timeout={}s, fail_closed={})",
                 spec.event,
@@ -222,14 +189,15 @@ impl ShellHooks {
                 spec.timeout.as_secs(),
                 spec.fail_closed
             );
-            accepted.push((spec, None));
+            accepted.push((spec, None, Some(Arc::new(RunGate::new(subject, approved)))));
         }
+        let asker = Asker::shared(options.consent, book.accepts(), book.allowlist().clone());
         let mut shared = Shared::new(
             config.home(),
             options.context,
             accepted,
             options.queue_capacity,
-            options.runtime,
+            (options.runtime, Some(asker)),
         );
         shared.denied = denied.clone();
         let hooks = ShellHooks {
@@ -239,6 +207,7 @@ impl ShellHooks {
             hooks,
             warnings: parsed.warnings,
             denied,
+            refusals,
         }
     }
 
@@ -249,14 +218,14 @@ impl ShellHooks {
         context: WireContext,
         specs: Vec<ShellHookSpec>,
     ) -> Self {
-        let specs = specs.into_iter().map(|spec| (spec, None)).collect();
+        let specs = specs.into_iter().map(|spec| (spec, None, None)).collect();
         ShellHooks {
             shared: Arc::new(Shared::new(
                 home,
                 context,
                 specs,
                 DEFAULT_QUEUE_CAPACITY,
-                None,
+                (None, None),
             )),
         }
     }
@@ -297,30 +266,35 @@ impl ShellHooks {
     }
 }
 
+/// A spec, why it blocks instead of running (if it does), and its check before runs.
+type Registered = (ShellHookSpec, Option<&'static str>, Option<Arc<RunGate>>);
+
 impl Shared {
     fn new(
         home: &Path,
         context: WireContext,
-        specs: Vec<(ShellHookSpec, Option<&'static str>)>,
+        specs: Vec<Registered>,
         capacity: usize,
-        runtime: Option<Background>,
+        (runtime, asker): (Option<Background>, Option<SharedAsker>),
     ) -> Self {
         let mut by_event = vec![Vec::new(); EVENT_COUNT];
         let hooks = specs
             .into_iter()
             .enumerate()
-            .map(|(index, (spec, refused))| {
+            .map(|(index, (spec, refused, gate))| {
                 by_event[spec.event.index()].push(index);
+                let check = gate.clone().zip(asker.clone());
                 let queue = spec
                     .event
                     .meta()
                     .is_queued()
-                    .then(|| HookQueue::new(spec.clone(), capacity, runtime.clone()));
+                    .then(|| HookQueue::new(spec.clone(), capacity, runtime.clone(), check));
                 RegisteredHook {
                     source: format!("shell:{}", spec.command).into(),
                     spec,
                     queue,
                     refused,
+                    gate,
                 }
             })
             .collect();
@@ -330,6 +304,7 @@ impl Shared {
             hooks,
             by_event,
             denied: Vec::new(),
+            asker,
         }
     }
 
@@ -394,21 +369,42 @@ impl ShellHooks {
             .iter()
             .any(|hook| hook.refused.is_none())
             .then(|| stdin_bytes(event, &shared.context));
-        let specs: Vec<&ShellHookSpec> = touched
+        // Each hook that runs now is checked right before it runs (its
+        // consent and the bytes it will run), in config order; the ones that
+        // pass run (together, for an observer event), the others are refused.
+        let passes: Vec<Option<Pass>> = touched
             .iter()
-            .filter(|hook| hook.refused.is_none() && hook.queue.is_none())
-            .map(|hook| &hook.spec)
+            .map(|hook| {
+                (hook.refused.is_none() && hook.queue.is_none()).then(|| {
+                    match (&hook.gate, &shared.asker) {
+                        (Some(gate), Some(asker)) => gate.check(asker),
+                        _ => Pass::Run(None),
+                    }
+                })
+            })
+            .collect();
+        let jobs: Vec<(&ShellHookSpec, Option<&Launch>)> = touched
+            .iter()
+            .zip(&passes)
+            .filter_map(|(hook, pass)| match pass {
+                Some(Pass::Run(launch)) => Some((&hook.spec, launch.as_ref())),
+                _ => None,
+            })
             .collect();
         let mut results = match &input {
-            Some(input) if !specs.is_empty() => {
-                run_all(&specs, input, runs_together(hook_event)).await
+            Some(input) if !jobs.is_empty() => {
+                run_all(&jobs, input, runs_together(hook_event)).await
             }
             _ => Vec::new(),
         }
         .into_iter();
         let mut replies = Vec::new();
         // Records and replies in config order, however the hooks ran.
-        for hook in touched {
+        for (hook, pass) in touched.into_iter().zip(&passes) {
+            if let Some(Pass::Refuse(why)) = pass {
+                refuse(hook, event, why, runs.as_deref_mut(), &mut replies);
+                continue;
+            }
             if let Some(reason) = hook.refused {
                 let value = failed_closed(&hook.spec, reason);
                 if let Some(runs) = runs.as_deref_mut() {
@@ -482,6 +478,31 @@ impl ShellHooks {
             }
         }
         replies
+    }
+}
+
+/// A hook whose check before the run failed: a block when it fails closed,
+/// else a skipped run.
+fn refuse(
+    hook: &RegisteredHook,
+    event: &Event,
+    why: &str,
+    runs: Option<&mut Vec<HookRun>>,
+    replies: &mut Vec<Reply>,
+) {
+    let blocks = hook.spec.blocks_on_failure();
+    let value = blocks.then(|| failed_closed(&hook.spec, why));
+    if let Some(runs) = runs {
+        let status = if blocks {
+            RunStatus::Blocked
+        } else {
+            RunStatus::Skipped("changed since approval".into())
+        };
+        let run = HookRun::new(MECHANISM, Arc::clone(&hook.source), event.name(), status);
+        runs.push(run.decision(value.clone()).diagnostic(why));
+    }
+    if let Some(value) = value {
+        replies.push(Reply::new(Arc::clone(&hook.source), value));
     }
 }
 

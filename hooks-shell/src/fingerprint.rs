@@ -106,6 +106,7 @@ mod tests {
             approved_at: None,
             script_mtime_at_approval: None,
             script_sha256_at_approval: hash.map(str::to_owned),
+            binding: None,
         }
     }
 

@@ -45,6 +45,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod allowlist;
+pub mod binding;
 pub mod clock;
 pub mod config;
 pub mod consent;
@@ -52,16 +53,21 @@ mod consent_book;
 pub mod dialect;
 pub mod dispatcher;
 pub mod fingerprint;
+mod gate;
+pub mod launch;
 pub mod queue;
 pub mod record;
+mod register_options;
 pub mod reply;
 pub mod run;
 pub mod sandboxing;
 pub mod schedule;
 pub mod script;
+pub mod standing;
 pub mod synthetic;
 
 pub use allowlist::{ALLOWLIST_FILE, Allowlist, AllowlistError, AllowlistSnapshot, Approval};
+pub use binding::{Binding, Subject};
 pub use config::{
     DEFAULT_TIMEOUT_SECS, MAX_TIMEOUT_SECS, ShellConfig, ShellHookSpec, parse_config,
 };
@@ -73,4 +79,5 @@ pub use record::{record_run, record_spec_run, reply_field_problems};
 pub use reply::{DEFAULT_BLOCK_MESSAGE, evaluate, parse_stdout};
 pub use run::{RunResult, run_hook, run_with_input};
 pub use script::{Drift, mtime_drift, script_is_executable, script_mtime_iso, script_path};
+pub use standing::{Approved, Standing, standing};
 pub use synthetic::synthetic_payload;

@@ -17,8 +17,9 @@ use hermes_hooks_process::runtime::Background;
 use tokio::sync::Notify;
 
 use crate::config::ShellHookSpec;
+use crate::gate::{Pass, RunGate, SharedAsker};
 use crate::reply::evaluate;
-use crate::run::run_with_input;
+use crate::run::run_launched;
 
 /// Events waiting per hook before the oldest is dropped.
 pub const DEFAULT_QUEUE_CAPACITY: usize = 1024;
@@ -32,6 +33,8 @@ pub(crate) struct HookQueue {
 
 struct QueueState {
     spec: ShellHookSpec,
+    /// The check before each run (none for hooks approved by the caller).
+    check: Option<(Arc<RunGate>, SharedAsker)>,
     capacity: usize,
     items: Mutex<VecDeque<Arc<[u8]>>>,
     /// Events queued or running; zero means idle.
@@ -44,11 +47,17 @@ struct QueueState {
 }
 
 impl HookQueue {
-    pub(crate) fn new(spec: ShellHookSpec, capacity: usize, runtime: Option<Background>) -> Self {
+    pub(crate) fn new(
+        spec: ShellHookSpec,
+        capacity: usize,
+        runtime: Option<Background>,
+        check: Option<(Arc<RunGate>, SharedAsker)>,
+    ) -> Self {
         HookQueue {
             runtime,
             state: Arc::new(QueueState {
                 spec,
+                check,
                 capacity: capacity.max(1),
                 items: Mutex::new(VecDeque::new()),
                 pending: AtomicUsize::new(0),
@@ -152,9 +161,22 @@ async fn work(state: Arc<QueueState>) {
             .pop_front();
         match next {
             Some(input) => {
-                let result = run_with_input(&state.spec, input).await;
-                // Queued events are observers: the evaluation only logs.
-                let _ = evaluate(&state.spec, &result);
+                let pass = match &state.check {
+                    Some((gate, asker)) => gate.check(asker),
+                    None => Pass::Run(None),
+                };
+                match pass {
+                    Pass::Run(launch) => {
+                        let result = run_launched(&state.spec, input, launch.as_ref()).await;
+                        // Queued events are observers: the evaluation only logs.
+                        let _ = evaluate(&state.spec, &result);
+                    }
+                    Pass::Refuse(why) => tracing::warn!(
+                        "shell hook for {} ({}) not run: {why}",
+                        state.spec.event,
+                        hermes_hooks_core::display::escape(&state.spec.command)
+                    ),
+                }
                 if state.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
                     state.idle.notify_waiters();
                 }

@@ -29,6 +29,7 @@ use hermes_hooks_process::{RunLimits, RunOutput};
 use tokio::process::Command;
 
 use crate::config::ShellHookSpec;
+use crate::launch::Launch;
 
 /// The most bytes kept of a hook's stdout, and separately of its stderr.
 pub const OUTPUT_CAP_BYTES: usize = 1024 * 1024;
@@ -213,12 +214,29 @@ pub async fn run_hook(spec: &ShellHookSpec, event: &Event, context: &WireContext
 
 /// Runs `spec` once with `input` on stdin (the serialised wire document, shared by every hook of an event).
 pub async fn run_with_input(spec: &ShellHookSpec, input: Arc<[u8]>) -> RunResult {
-    let argv = match split_command(&spec.command) {
+    run_launched(spec, input, None).await
+}
+
+/// [`run_with_input`], running the checked script sealed in `launch` in place
+/// of its path (see [`crate::launch`]).
+pub async fn run_launched(
+    spec: &ShellHookSpec,
+    input: Arc<[u8]>,
+    launch: Option<&Launch>,
+) -> RunResult {
+    let mut argv = match split_command(&spec.command) {
         Ok(argv) => argv,
         Err(error) => return RunResult::failed(error),
     };
+    let original = argv[0].clone();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let env = launch.and_then(|launch| launch.rewrite(&mut argv, &cwd));
     let started = Instant::now();
     let mut command = Command::new(&argv[0]);
+    if argv[0] != original {
+        command.arg0(&original);
+    }
+    command.envs(env.into_iter().flatten());
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     let project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));

@@ -25,15 +25,9 @@ use hermes_hooks_core::{Config, ConfigWarning};
 use hermes_hooks_process::sandbox::{Context, Prepared, Sandbox, SandboxError};
 use serde_json::Value;
 
-/// Where a hook comes from, for its default profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Scope {
-    /// The user's own hooks (`config.yaml`, `~/.claude`, `~/.codex`, ...).
-    User,
-    /// Hooks from a project directory.
-    Project,
-}
+/// Where a hook comes from, for its default profile: the one scope of the
+/// trust model (`crate::dialect::Scope`).
+pub use crate::dialect::Scope;
 
 /// The home defaults (`hooks_sandbox:`).
 #[derive(Debug, Clone, PartialEq, Eq)]

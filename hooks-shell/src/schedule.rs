@@ -14,29 +14,31 @@ use hermes_hooks_core::HookEvent;
 use hermes_hooks_core::catalog::EventClass;
 
 use crate::config::ShellHookSpec;
-use crate::run::{RunResult, run_with_input};
+use crate::launch::Launch;
+use crate::run::{RunResult, run_launched};
 
 /// Whether the shell hooks of `event` are spawned together (observer events).
 pub fn runs_together(event: HookEvent) -> bool {
     event.meta().class == EventClass::Observer
 }
 
-/// Runs each of `specs` once with `input`: all at once when `together`, else
-/// one after another. The results are in the order of `specs`.
+/// Runs each of `jobs` (a hook and the checked script it runs, if sealed)
+/// once with `input`: all at once when `together`, else one after another.
+/// The results are in the order of `jobs`.
 pub(crate) async fn run_all(
-    specs: &[&ShellHookSpec],
+    jobs: &[(&ShellHookSpec, Option<&Launch>)],
     input: &Arc<[u8]>,
     together: bool,
 ) -> Vec<RunResult> {
-    if together && specs.len() > 1 {
-        let runs = specs
+    if together && jobs.len() > 1 {
+        let runs = jobs
             .iter()
-            .map(|spec| run_with_input(spec, Arc::clone(input)));
+            .map(|(spec, launch)| run_launched(spec, Arc::clone(input), *launch));
         return futures::future::join_all(runs).await;
     }
-    let mut results = Vec::with_capacity(specs.len());
-    for spec in specs {
-        results.push(run_with_input(spec, Arc::clone(input)).await);
+    let mut results = Vec::with_capacity(jobs.len());
+    for (spec, launch) in jobs {
+        results.push(run_launched(spec, Arc::clone(input), *launch).await);
     }
     results
 }

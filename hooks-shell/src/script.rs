@@ -10,7 +10,7 @@ use nix::unistd::{AccessFlags, access};
 use crate::clock::{iso_from_mtime, parse_iso};
 
 /// Extensions that mark a word of the command as the script.
-const SCRIPT_EXTENSIONS: [&str; 13] = [
+pub(crate) const SCRIPT_EXTENSIONS: [&str; 13] = [
     ".sh", ".bash", ".zsh", ".fish", ".py", ".pyw", ".rb", ".pl", ".lua", ".js", ".mjs", ".cjs",
     ".ts",
 ];

@@ -7,12 +7,19 @@
 //! command use. Only configured hooks can be approved: an allowlist entry for a
 //! command nobody configured would approve whatever is configured under that
 //! string later, unseen.
+//!
+//! Each approval is bound to what the hook runs now (see
+//! `hermes_hooks_shell::binding`): the project, every file it reaches, or its
+//! whole hook tree; for an http hook its URL, headers and allowed env vars.
+//! What is approved is printed first: the file it comes from and everything
+//! it runs or sends.
 
 use std::io::Write;
 
 use hermes_hooks_cli::inventory::ImportedRow;
 use hermes_hooks_core::display::escape;
-use hermes_hooks_shell::{Allowlist, ShellHookSpec, parse_config, still_approved};
+use hermes_hooks_shell::consent::describe_subject;
+use hermes_hooks_shell::{Allowlist, ShellHookSpec, Subject, parse_config, standing};
 
 use crate::cli::ApproveArgs;
 use crate::fire::plural;
@@ -32,14 +39,22 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
     for warning in &discovery.warnings {
         output::warn_once(&warning.to_string());
     }
-    parsed.specs.extend(imported.iter().filter_map(|row| {
-        let event = row.hook.event()?;
-        Some(ShellHookSpec::new(
+    let mut subjects: Vec<Subject> = parsed
+        .specs
+        .iter()
+        .map(|spec| Subject::native(spec.event.as_str(), &spec.command, Some(home.config.path())))
+        .collect();
+    for row in &imported {
+        let Some(event) = row.hook.event() else {
+            continue;
+        };
+        parsed.specs.push(ShellHookSpec::new(
             event,
             row.hook.consent_command(),
             &home.path,
-        ))
-    }));
+        ));
+        subjects.push(row.hook.subject());
+    }
     let chosen = if args.all {
         if parsed.specs.is_empty() {
             writeln!(
@@ -61,30 +76,35 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
     };
 
     let allowlist = Allowlist::in_home(&home.path);
-    // An approval whose script's content changed since is approved again
-    // (with the new hash), not reported as "already approved".
-    let mut approved: Vec<(String, String)> = allowlist
-        .approvals()
-        .into_iter()
-        .filter(|approval| still_approved(approval, &approval.command))
-        .map(|approval| (approval.event, approval.command))
-        .collect();
+    let approvals = allowlist.approvals();
     let mut recorded = 0;
+    let mut done: Vec<&Subject> = Vec::new();
     for spec in chosen {
+        let Some(at) = parsed.specs.iter().position(|s| std::ptr::eq(s, spec)) else {
+            continue;
+        };
+        let subject = &subjects[at];
+        if done.contains(&subject) {
+            continue;
+        }
+        done.push(subject);
         let event = spec.event.as_str();
         let shown = escape(&spec.command);
-        if approved
-            .iter()
-            .any(|(approved_event, command)| approved_event == event && *command == spec.command)
-        {
+        // An approval that no longer holds (changed, another project, no
+        // binding) is approved again, not reported as "already approved".
+        if standing(&approvals, subject).is_approved() {
             writeln!(out, "  [{event}] {shown}: already approved")?;
             continue;
         }
         // The error names the file; a file that does not parse is left as it is.
-        allowlist.record(event, &spec.command)?;
+        let approval = allowlist.record_subject(subject)?;
         recorded += 1;
-        approved.push((event.to_owned(), spec.command.clone()));
         writeln!(out, "  [{event}] {shown}: approved")?;
+        write!(
+            out,
+            "{}",
+            describe_subject(subject, approval.binding.as_ref())
+        )?;
     }
     writeln!(
         out,

@@ -43,7 +43,7 @@ pub fn run(home: &Home, args: &ListArgs, out: &mut dyn Write) -> anyhow::Result<
     }
     list_plugins(&inventory.plugins, out)?;
     list_gateway(&inventory.gateway_hooks, out)?;
-    list_imported(&inventory, out)?;
+    list_imported(&inventory, &home.project, out)?;
     if !inventory.warnings.is_empty() {
         writeln!(out, "Warnings ({}):\n", inventory.warnings.len())?;
         for warning in &inventory.warnings {
@@ -105,7 +105,9 @@ fn list_shell(
     for (event, rows) in by_event {
         writeln!(out, "  [{event}]")?;
         for row in rows {
-            let consent = if row.drift == Some(Drift::ContentChanged) {
+            let consent = if row.standing == hermes_hooks_shell::Standing::Unbound {
+                "✗ approval has no binding: approve it again"
+            } else if row.drift == Some(Drift::ContentChanged) {
                 "✗ changed since approval"
             } else if row.allowlisted {
                 "✓ allowed"
@@ -315,12 +317,22 @@ fn list_gateway(rows: &[GatewayRow], out: &mut dyn Write) -> anyhow::Result<()> 
     Ok(())
 }
 
-fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<()> {
+fn list_imported(
+    inventory: &Inventory,
+    project: &std::path::Path,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
     let (rows, unsupported) = (&inventory.imported_hooks, &inventory.unsupported_hooks);
     for file in &inventory.imported_disabled_by {
+        let project = file.starts_with(project);
+        let what = if project {
+            "this project's Claude Code hooks are off (your own ~/.claude and managed hooks still run)"
+        } else {
+            "Claude Code hooks are off (yours and the project's)"
+        };
         writeln!(
             out,
-            "Claude Code hooks are off: disableAllHooks is true in {}\n",
+            "{what}: disableAllHooks is true in {}\n",
             hermes_hooks_cli::show_path(file)
         )?;
     }
@@ -354,16 +366,20 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
             || hermes_hooks_cli::inventory::imported::NEVER_FIRED.to_owned(),
             |event| format!("→ {event}"),
         );
-        let consent = match (hook.event(), row.allowlisted, row.changed) {
-            (None, ..) => "",
-            (Some(_), true, _) => ", ✓ allowed",
-            (Some(_), false, true) => ", ✗ script changed since approval",
-            (Some(_), false, false) => ", ✗ not allowlisted",
+        let consent = match (hook.event(), row.allowlisted, &row.standing) {
+            (None, ..) => String::new(),
+            (Some(_), true, _) => ", ✓ allowed".to_owned(),
+            (Some(_), false, standing) => format!(
+                ", ✗ {}",
+                standing
+                    .why_not()
+                    .unwrap_or_else(|| "not allowlisted".to_owned())
+            ),
         };
         let consent = if hook.fail_closed && hook.event().is_some() && !row.allowlisted {
             format!("{consent} (fails closed: its tool calls are blocked until approved)")
         } else {
-            consent.to_owned()
+            consent
         };
         let clamped = hook
             .timeout_clamped_from
@@ -383,9 +399,10 @@ fn list_imported(inventory: &Inventory, out: &mut dyn Write) -> anyhow::Result<(
         )?;
         writeln!(
             out,
-            "      {} {}: {}, timeout={}s{clamped}{fail}{consent}",
+            "      {} {} ({} scope): {}, timeout={}s{clamped}{fail}{consent}",
             row.kind(),
             e(&hermes_hooks_cli::show_path(&hook.source)),
+            hook.scope.as_str(),
             e(&hook.key),
             hook.timeout.as_secs()
         )?;

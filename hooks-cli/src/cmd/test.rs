@@ -1,10 +1,11 @@
 //! `hooks test EVENT`: fire every configured shell hook for EVENT on a synthetic payload.
 //!
-//! Like the reference, it runs hooks that are not allowlisted yet (an explicit
-//! user action) and goes through the production spawn-and-evaluate path. Unlike
-//! the reference, it says which of them would not run at runtime (no consent
-//! yet), so the merged outcome is read as "once approved"; `--accept-hooks`
-//! records their consent first.
+//! It obeys consent exactly as a host does: a hook that is not approved for
+//! what it runs now (never approved, changed since, approved in another
+//! project or without a binding) is not run; it is shown as skipped, with why
+//! and what to run. `--accept-hooks` records the approvals first and runs
+//! them. (The reference's `hermes hooks test` runs unapproved hooks: a fresh
+//! clone's hooks would run on inspection; see docs/decisions.)
 
 use std::io::Write;
 
@@ -12,8 +13,8 @@ use hermes_hooks_core::display::escape;
 use hermes_hooks_core::wire::WireContext;
 use hermes_hooks_core::{Event, HookRun, Reply, RunStatus};
 use hermes_hooks_shell::{
-    Allowlist, Consent, RunResult, ShellHookSpec, parse_config, record_spec_run, run_once,
-    still_approved, synthetic_payload,
+    Allowlist, Consent, RunResult, ShellHookSpec, Subject, parse_config, record_spec_run, run_once,
+    standing, synthetic_payload,
 };
 use serde_json::{Value, json};
 
@@ -91,8 +92,53 @@ pub async fn run(
         return Ok(());
     }
 
+    // Only approved hooks run (as in a host); the others are listed as skipped.
     let allowlisted = consent(home, accept, &specs);
     let imported_allowed = consent_imported(home, accept, &imported);
+    let mut skipped: Vec<(String, String, String, String)> = Vec::new();
+    let specs: Vec<ShellHookSpec> = specs
+        .into_iter()
+        .zip(&allowlisted)
+        .filter_map(|(spec, (allowed, why))| match why {
+            _ if *allowed => Some(spec),
+            why => {
+                let source = format!("shell:{}", spec.command);
+                let hint = format!("hooks approve '{}' --event {}", spec.command, spec.event);
+                skipped.push((source, spec.command, why.clone(), hint));
+                None
+            }
+        })
+        .collect();
+    let imported: Vec<ImportedRow> = imported
+        .into_iter()
+        .zip(&imported_allowed)
+        .filter_map(|(row, (allowed, why))| match why {
+            _ if *allowed => Some(row),
+            why => {
+                let command = row.hook.consent_command();
+                let source = format!("{}:{command}", row.hook.dialect);
+                let hint = format!("hooks approve '{command}' --event {event_name}");
+                skipped.push((source, command, why.clone(), hint));
+                None
+            }
+        })
+        .collect();
+    let allowlisted: Vec<bool> = vec![true; specs.len()];
+    let imported_allowed: Vec<bool> = vec![true; imported.len()];
+    let skipped_records: Vec<HookRun> = skipped
+        .iter()
+        .map(|(source, _, why, hint)| {
+            HookRun::new(
+                "shell",
+                source.clone(),
+                event.name(),
+                RunStatus::Skipped(why.clone().into()),
+            )
+            .diagnostic(format!(
+                "not run: {why}; review it, then run `{hint}` (or use --accept-hooks)"
+            ))
+        })
+        .collect();
     let context = WireContext::current();
     let mut runs = Vec::with_capacity(specs.len());
     for spec in &specs {
@@ -126,6 +172,7 @@ pub async fn run(
         .zip(&runs)
         .map(|(spec, (result, parsed))| record(spec, result, parsed.as_ref()))
         .chain(imported_runs.iter().map(|(_, _, run)| run.clone()))
+        .chain(skipped_records.iter().cloned())
         .collect();
 
     if args.json {
@@ -150,6 +197,10 @@ pub async fn run(
                         line
                     }),
             )
+            .chain(skipped.iter().map(|(source, command, why, hint)| {
+                json!({"command": command, "source": source, "allowlisted": false,
+                       "skipped": why, "approve_with": hint})
+            }))
             .collect();
         let document = json!({
             "event": args.event,
@@ -167,6 +218,16 @@ pub async fn run(
         plural(specs.len() + imported.len(), "hook", "hooks"),
         args.event
     )?;
+    for (_, command, why, hint) in &skipped {
+        writeln!(out, "  → {}", escape(command))?;
+        writeln!(
+            out,
+            "      {}: {} — review it, then run `{}` (or use --accept-hooks)\n",
+            output::paint(output::Stream::Stdout, "33", "skipped"),
+            escape(why),
+            escape(hint)
+        )?;
+    }
     for (((spec, (result, parsed)), allowed), record) in
         specs.iter().zip(&runs).zip(&allowlisted).zip(&records)
     {
@@ -212,13 +273,9 @@ pub async fn run(
         print_record(record, out)?;
         writeln!(out)?;
     }
-    let pending = allowlisted
-        .iter()
-        .chain(&imported_allowed)
-        .filter(|allowed| !**allowed)
-        .count();
+    let pending = skipped.len();
     let label = if pending > 0 {
-        "Merged outcome once approved"
+        "Merged outcome of the approved hooks"
     } else {
         "Merged outcome"
     };
@@ -229,7 +286,7 @@ pub async fn run(
     if pending > 0 {
         writeln!(
             out,
-            "({} not allowlisted yet: at runtime a hook runs only once approved, \
+            "({} not run: a hook runs only once approved for what it runs now, \
              with `hooks approve` or --accept-hooks)",
             plural(pending, "hook", "hooks")
         )?;
@@ -237,37 +294,49 @@ pub async fn run(
     Ok(())
 }
 
-/// Whether each hook is allowlisted; with `--accept-hooks` (or its environment
-/// variable or `hooks_auto_accept`), the ones that are not are approved first.
-fn consent(home: &Home, accept: bool, specs: &[ShellHookSpec]) -> Vec<bool> {
+/// Whether each hook is approved for what it runs now, and why not; with
+/// `--accept-hooks` (or its environment variable or `hooks_auto_accept`), the
+/// ones that are not are approved (bound to what they run) first.
+fn consent(home: &Home, accept: bool, specs: &[ShellHookSpec]) -> Vec<(bool, String)> {
+    let subjects = specs
+        .iter()
+        .map(|spec| Subject::native(spec.event.as_str(), &spec.command, Some(home.config.path())));
+    decide(home, accept, subjects.collect())
+}
+
+/// [`consent`] for `subjects`.
+fn decide(home: &Home, accept: bool, subjects: Vec<Subject>) -> Vec<(bool, String)> {
     let allowlist = Allowlist::in_home(&home.path);
     let env = std::env::var("HERMES_ACCEPT_HOOKS").ok();
     let accept = Consent::effective_accept(accept, env.as_deref(), &home.config);
     let approved = allowlist.approvals();
-    let mut allowlisted = Vec::with_capacity(specs.len());
-    for spec in specs {
-        let event = spec.event.as_str();
-        // An approval whose script's content changed since no longer holds.
-        let mut allowed = approved.iter().any(|approval| {
-            approval.event == event
-                && approval.command == spec.command
-                && still_approved(approval, &spec.command)
-        });
-        if !allowed && accept {
-            // The hook runs either way (this is `test`); a failed write only
-            // means the approval does not outlive this run, which the user is told.
-            if let Err(error) = allowlist.record(event, &spec.command) {
-                // The error names the file.
-                output::warn_once(&format!(
-                    "{error}; the approval of {} holds for this run only",
-                    spec.command
-                ));
+    subjects
+        .iter()
+        .map(|subject| {
+            let standing = standing(&approved, subject);
+            let Some(why) = standing.why_not() else {
+                return (true, String::new());
+            };
+            if !accept {
+                return (false, why);
             }
-            allowed = true;
-        }
-        allowlisted.push(allowed);
-    }
-    allowlisted
+            match allowlist.record_subject(subject) {
+                Ok(_) => (true, String::new()),
+                // Cannot bind: never approved, never run.
+                Err(error @ hermes_hooks_shell::AllowlistError::Unbindable { .. }) => {
+                    (false, error.to_string())
+                }
+                Err(error) => {
+                    // The error names the file; the approval holds for this run.
+                    output::warn_once(&format!(
+                        "{error}; the approval of {} holds for this run only",
+                        subject.command
+                    ));
+                    (true, String::new())
+                }
+            }
+        })
+        .collect()
 }
 
 /// The run record of one hook run by `test` (the hook's `allowlisted` flag
@@ -315,27 +384,13 @@ async fn futures_join(
     runs
 }
 
-/// Whether each imported hook is allowlisted; approved first with `--accept-hooks`.
-fn consent_imported(home: &Home, accept: bool, rows: &[ImportedRow]) -> Vec<bool> {
-    let allowlist = Allowlist::in_home(&home.path);
-    let env = std::env::var("HERMES_ACCEPT_HOOKS").ok();
-    let accept = Consent::effective_accept(accept, env.as_deref(), &home.config);
-    rows.iter()
-        .map(|row| {
-            let (Some(event), command) = (row.hook.event(), row.hook.consent_command()) else {
-                return false;
-            };
-            if row.allowlisted || !accept {
-                return row.allowlisted;
-            }
-            if let Err(error) = allowlist.record(event.as_str(), &command) {
-                output::warn_once(&format!(
-                    "{error}; the approval of {command} holds for this run only"
-                ));
-            }
-            true
-        })
-        .collect()
+/// [`consent`] for imported hooks.
+fn consent_imported(home: &Home, accept: bool, rows: &[ImportedRow]) -> Vec<(bool, String)> {
+    decide(
+        home,
+        accept,
+        rows.iter().map(|row| row.hook.subject()).collect(),
+    )
 }
 
 /// One imported hook's line in `--json` output: the shell keys plus its format and events.

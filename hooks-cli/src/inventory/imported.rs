@@ -3,7 +3,8 @@
 //! consent; unsupported handler types listed beside them.
 
 use hermes_hooks_shell::dialect::{Discovery, Handler, Unsupported, discover};
-use hermes_hooks_shell::{Allowlist, ImportedHook, still_approved};
+use hermes_hooks_shell::standing::{Standing, approval_of, standing};
+use hermes_hooks_shell::{Allowlist, Binding, ImportedHook};
 use serde_json::{Value, json};
 
 use crate::home::Home;
@@ -20,8 +21,13 @@ pub struct ImportedRow {
     /// Whether the allowlist approves it for its Hermes event, for the code
     /// it runs now (an approval of a script that changed since does not count).
     pub allowlisted: bool,
-    /// Whether it was approved, but its script changed since.
+    /// Whether it was approved, but what it runs changed since (or the
+    /// approval has no binding: recorded by Hermes or an older `hooks`).
     pub changed: bool,
+    /// Where it stands with the allowlist.
+    pub standing: Standing,
+    /// What its approval is bound to, as recorded.
+    pub binding: Option<Binding>,
     /// When it was approved, as recorded.
     pub approved_at: Option<String>,
 }
@@ -37,18 +43,20 @@ impl ImportedRow {
             .hooks
             .iter()
             .map(|hook| {
-                let command = hook.consent_command();
-                let approval = hook.event().and_then(|event| {
-                    snapshot
-                        .approvals
-                        .iter()
-                        .find(|a| a.event == event.as_str() && a.command == command)
-                });
-                let current = approval.is_some_and(|a| still_approved(a, &command));
+                let subject = hook.subject();
+                let approval = hook
+                    .event()
+                    .and_then(|_| approval_of(&snapshot.approvals, &subject));
+                let standing = match hook.event() {
+                    Some(_) => standing(&snapshot.approvals, &subject),
+                    None => Standing::NotApproved,
+                };
                 ImportedRow {
                     hook: hook.clone(),
-                    allowlisted: current,
-                    changed: approval.is_some() && !current,
+                    allowlisted: standing.is_approved(),
+                    changed: standing.is_stale(),
+                    binding: approval.and_then(|a| a.binding.clone()),
+                    standing,
                     approved_at: approval.and_then(|a| a.approved_at.clone()),
                 }
             })
@@ -86,6 +94,9 @@ impl ImportedRow {
             "supported": true,
             "allowlisted": self.allowlisted,
             "changed_since_approval": self.changed,
+            "consent": self.standing.why_not().unwrap_or_else(|| "approved".to_owned()),
+            "binding": self.binding.as_ref().map(Binding::to_json),
+            "scope": hook.scope.as_str(),
             "approved_at": self.approved_at,
             "status": status(hook),
             "sandbox": self.sandbox().to_json(),

@@ -171,7 +171,8 @@ impl Inventory {
                 .map(|w| Warning::config(Kind::ShellHook, w)),
         );
         let allowlist = Allowlist::in_home(&home.path);
-        let (mut shell_hooks, allowlist_problem) = ShellHookRow::scan(&shell.specs, &allowlist);
+        let (mut shell_hooks, allowlist_problem) =
+            ShellHookRow::scan(&shell.specs, &allowlist, home.config.path());
         for row in &mut shell_hooks {
             row.scope = home.config.scope_of(&row.spec.key());
         }

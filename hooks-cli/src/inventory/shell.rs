@@ -1,7 +1,12 @@
 //! Shell hooks as configured: matcher, timeout, fail mode, consent and drift.
 
 use hermes_hooks_core::config::Scope;
-use hermes_hooks_shell::{Allowlist, Drift, ShellHookSpec, approval_drift, script_mtime_iso};
+use std::path::Path;
+
+use hermes_hooks_shell::standing::{Standing, approval_of, standing};
+use hermes_hooks_shell::{
+    Allowlist, Binding, Drift, ShellHookSpec, Subject, approval_drift, script_mtime_iso,
+};
 use serde_json::{Value, json};
 
 /// One configured shell hook and its consent state.
@@ -10,8 +15,12 @@ use serde_json::{Value, json};
 pub struct ShellHookRow {
     /// The validated config entry.
     pub spec: ShellHookSpec,
-    /// Whether the allowlist approves it for its event.
+    /// Whether the allowlist approves it for its event, for what it runs now.
     pub allowlisted: bool,
+    /// Where it stands with the allowlist (approved, changed, unbound, ...).
+    pub standing: Standing,
+    /// What its approval is bound to, as recorded.
+    pub binding: Option<Binding>,
     /// When it was approved, as recorded.
     pub approved_at: Option<String>,
     /// The script's mtime recorded at approval.
@@ -31,22 +40,27 @@ impl ShellHookRow {
     pub fn scan(
         specs: &[ShellHookSpec],
         allowlist: &Allowlist,
+        config: &Path,
     ) -> (Vec<ShellHookRow>, Option<String>) {
         let snapshot = allowlist.read();
         let rows = specs
             .iter()
             .map(|spec| {
-                let approval = snapshot
-                    .approvals
-                    .iter()
-                    .find(|a| a.event == spec.event.as_str() && a.command == spec.command);
+                let subject = Subject::native(spec.event.as_str(), &spec.command, Some(config));
+                let approval = approval_of(&snapshot.approvals, &subject);
+                let standing = standing(&snapshot.approvals, &subject);
                 let mtime_now = script_mtime_iso(&spec.command);
                 let mtime_at_approval = approval.and_then(|a| a.script_mtime_at_approval.clone());
                 // By content hash when the approval recorded one, else by mtime.
-                let drift = approval.map(|approval| approval_drift(approval, &spec.command));
+                let drift = approval.map(|approval| match &standing {
+                    Standing::Changed(_) => Drift::ContentChanged,
+                    _ => approval_drift(approval, &spec.command),
+                });
                 ShellHookRow {
                     spec: spec.clone(),
-                    allowlisted: approval.is_some(),
+                    allowlisted: standing.is_approved(),
+                    binding: approval.and_then(|a| a.binding.clone()),
+                    standing,
                     approved_at: approval.and_then(|a| a.approved_at.clone()),
                     mtime_at_approval,
                     mtime_now,
@@ -68,6 +82,8 @@ impl ShellHookRow {
             "timeout": self.spec.timeout.as_secs(),
             "fail_closed": self.spec.fail_closed,
             "allowlisted": self.allowlisted,
+            "consent": self.standing.why_not().unwrap_or_else(|| "approved".to_owned()),
+            "binding": self.binding.as_ref().map(Binding::to_json),
             "approved_at": self.approved_at,
             "drift": self.drift.map(drift_name),
             "scope": self.scope.as_str(),

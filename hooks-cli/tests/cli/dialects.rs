@@ -449,7 +449,7 @@ fn disable_all_hooks_says_so() {
     );
     let text = in_project(&home, &project, &["list"]).ok();
     assert!(
-        text.contains("Claude Code hooks are off: disableAllHooks is true in"),
+        text.contains("this project's Claude Code hooks are off (your own ~/.claude and managed hooks still run): disableAllHooks is true in"),
         "{text}"
     );
 }

@@ -41,3 +41,5 @@ mod signals;
 mod snapshots;
 mod support;
 mod test_cmd;
+mod trust;
+mod trust_http;

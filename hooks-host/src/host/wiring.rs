@@ -226,9 +226,11 @@ impl Load for ShellHooks {
         let registered = registration.hooks.len();
         Loaded {
             mechanism: registration.hooks,
+            // A fail-closed hook whose consent failed blocks: a host must see why.
             warnings: registration
                 .warnings
                 .iter()
+                .chain(&registration.refusals)
                 .map(|w| Warning::from_config("shell", w))
                 .collect(),
             status: MechanismStatus::new(
@@ -257,6 +259,7 @@ impl Load for ImportedHooks {
         let mut warnings: Vec<Warning> = registration
             .warnings()
             .iter()
+            .chain(&registration.refusals)
             .map(|w| Warning::from_config("imported", w))
             .collect();
         if !hermes_hooks_shell::dialect::http::HTTP_HOOKS {

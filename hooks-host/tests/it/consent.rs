@@ -109,3 +109,100 @@ fn accept_hooks_approves_and_records_every_hook() {
         "{allowlist}"
     );
 }
+
+/// Allows what it is asked first, denies the rest; counts every question.
+#[derive(Debug, Default)]
+struct FirstOnly {
+    asked: Arc<Mutex<Vec<bool>>>,
+}
+
+impl ConsentPolicy for FirstOnly {
+    fn decide(&self, request: &ConsentRequest<'_>) -> ConsentAnswer {
+        let mut asked = self.asked.lock().unwrap();
+        asked.push(request.changed);
+        if asked.len() == 1 {
+            ConsentAnswer::Allow
+        } else {
+            ConsentAnswer::Deny
+        }
+    }
+}
+
+fn write_script(path: &std::path::Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::write(path, body).expect("script");
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+#[test]
+fn a_long_lived_host_asks_again_the_first_time_a_changed_hook_would_run() {
+    use hermes_hooks::Event;
+    use hermes_hooks::core::payloads::PreToolCall;
+    let home = TempHome::new();
+    let script = home.path().join("guard.sh");
+    let marker = home.path().join("changed-ran");
+    write_script(&script, "#!/bin/sh\ncat >/dev/null\nexit 0\n");
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: \"{}\"\n      fail_closed: true\n",
+        script.display()
+    ));
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let policy = FirstOnly {
+        asked: asked.clone(),
+    };
+    let host =
+        Host::load_blocking(HostOptions::new().home(home.path()).consent(policy)).expect("loads");
+    let call: Event = PreToolCall::default().with_tool_name("terminal").into();
+    assert_eq!(
+        host.block_on(host.hooks().emit(&call)).block_message(),
+        None
+    );
+    // Overwritten while the host runs: new code, asked about before it runs.
+    write_script(
+        &script,
+        &format!("#!/bin/sh\ncat >/dev/null\ntouch {}\n", marker.display()),
+    );
+    let blocked = host.block_on(host.hooks().emit(&call));
+    assert!(
+        blocked
+            .block_message()
+            .is_some_and(|m| m.contains("failed closed")),
+        "denied and fail-closed: blocked, {blocked:?}"
+    );
+    assert!(!marker.exists(), "the changed script ran unasked");
+    assert_eq!(*asked.lock().unwrap(), vec![false, true]);
+    // Refused once: not asked again about the same code, still blocked.
+    assert!(
+        host.block_on(host.hooks().emit(&call))
+            .block_message()
+            .is_some()
+    );
+    assert_eq!(asked.lock().unwrap().len(), 2);
+}
+
+#[test]
+fn an_unapproved_fail_closed_native_hook_blocks_under_deny_all_and_says_so() {
+    use hermes_hooks::Event;
+    use hermes_hooks::core::payloads::PreToolCall;
+    let home = TempHome::new();
+    let script = home.script("guard.sh");
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: \"{}\"\n      fail_closed: true\n",
+        script.display()
+    ));
+    let host = Host::load_blocking(HostOptions::new().home(home.path())).expect("loads");
+    let call: Event = PreToolCall::default().with_tool_name("terminal").into();
+    assert!(
+        host.block_on(host.hooks().emit(&call))
+            .block_message()
+            .is_some(),
+        "an unapproved guard was skipped and the tool allowed"
+    );
+    assert!(
+        host.warnings()
+            .iter()
+            .any(|w| w.to_string().contains("fail-closed hook")),
+        "{:?}",
+        host.warnings()
+    );
+}

@@ -30,13 +30,18 @@ const SHELL_WORDS: &[&str] = &[
 /// The command `sh -c line` would run, with the environment dash would give
 /// it, when that can be known without a shell; `None`: run `sh -c`.
 pub fn direct_command(line: &str, vars: &[(&'static str, String)]) -> Option<Command> {
-    if !sh_is_dash() {
-        return None;
-    }
-    let argv = simple_argv(line, vars)?;
+    let argv = direct_argv(line, vars)?;
     let mut command = Command::new(&argv[0]);
     command.args(&argv[1..]);
     Some(command)
+}
+
+/// The argv [`direct_command`] runs, when it runs one.
+pub fn direct_argv(line: &str, vars: &[(&'static str, String)]) -> Option<Vec<String>> {
+    if !sh_is_dash() {
+        return None;
+    }
+    simple_argv(line, vars)
 }
 
 /// Gives `command` (about to run in `cwd`) the environment changes dash makes

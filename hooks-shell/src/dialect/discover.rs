@@ -17,8 +17,8 @@ use super::events::{event_mapping, event_names};
 use super::file::{Unread, read_document};
 use super::guards::{BrokenFile, GuardDown, broken_file, remember};
 use super::matcher::Condition;
-use super::{Dialect, EventMapping, ImportedHook};
-use crate::sandboxing::{SandboxDefaults, Scope, sandbox_field};
+use super::{Dialect, EventMapping, ImportedHook, Scope};
+use crate::sandboxing::{SandboxDefaults, sandbox_field};
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
 /// listed, warned about, never silently skipped.
@@ -74,6 +74,8 @@ pub(super) struct Source {
     pub(super) path: PathBuf,
     pub(super) cwd: PathBuf,
     pub(super) plugin_root: Option<PathBuf>,
+    /// The user's file or the project's.
+    pub(super) scope: Scope,
     /// Standard files may be missing; an explicit one may not.
     explicit: bool,
     /// Codex's `config.toml`.
@@ -144,8 +146,14 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
                 for source in &sources {
                     read_source(source, config.home(), &mut discovery);
                 }
-                if standard && disabled(&sources, &mut discovery) {
-                    discovery.hooks.truncate(before);
+                if standard && let Some(widest) = disabled(&sources, &mut discovery) {
+                    // managed > user > project: a project file turns off its
+                    // project's hooks only, never the user's own.
+                    let read = discovery.hooks.split_off(before);
+                    let kept = read
+                        .into_iter()
+                        .filter(|hook| widest == Scope::Project && hook.scope == Scope::User);
+                    discovery.hooks.extend(kept);
                 }
             }
             Err(message) => discovery.warnings.push(config.warning(key, message)),
@@ -211,7 +219,14 @@ fn sources_of(
             .flatten()
             .filter(|owner| Some(owner.as_path()) != user_home);
             let project = owner.unwrap_or_else(|| project.to_owned());
+            let inside = |dir: &Path| path.starts_with(dir) && Some(dir) != user_home;
+            let scope = if inside(&project) {
+                Scope::Project
+            } else {
+                Scope::User
+            };
             Ok(vec![Source {
+                scope,
                 dialect,
                 cwd: project.clone(),
                 project,
@@ -232,6 +247,12 @@ fn sources_of(
 
 fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) -> Vec<Source> {
     let source = |path: PathBuf, cwd: &Path, toml: bool| Source {
+        scope: if user_home.is_some_and(|home| path.starts_with(home)) && !path.starts_with(project)
+        {
+            Scope::User
+        } else {
+            Scope::Project
+        },
         dialect,
         project: project.to_owned(),
         path,
@@ -280,9 +301,11 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
     sources
 }
 
-/// Whether a Claude settings file among `sources` says `disableAllHooks: true`.
-fn disabled(sources: &[Source], discovery: &mut Discovery) -> bool {
-    let mut any = false;
+/// The widest scope whose Claude settings file among `sources` says
+/// `disableAllHooks: true` (`None`: none does). Each is warned about, saying
+/// what it turns off.
+fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<Scope> {
+    let mut widest = None;
     for source in sources.iter().filter(|s| s.dialect == Dialect::Claude) {
         let Ok(text) = hermes_hooks_core::config::read_capped(&source.path) else {
             continue;
@@ -290,16 +313,30 @@ fn disabled(sources: &[Source], discovery: &mut Discovery) -> bool {
         let flag = serde_json::from_str::<Value>(&text)
             .ok()
             .and_then(|root| root.get("disableAllHooks").and_then(Value::as_bool));
-        if flag == Some(true) {
-            tracing::info!(
-                "{}: disableAllHooks is true; no Claude Code hook is imported",
-                source.path.display()
-            );
-            discovery.disabled_by.push(source.path.clone());
-            any = true;
+        if flag != Some(true) {
+            continue;
+        }
+        let message = match source.scope {
+            Scope::Project => {
+                "disableAllHooks is true in this project file: it turns off this project's \
+                 Claude Code hooks only; your own (~/.claude) and managed hooks still run"
+            }
+            Scope::User => {
+                "disableAllHooks is true in your own settings: no Claude Code hook is \
+                 imported (yours or the project's)"
+            }
+        };
+        discovery.warnings.push(ConfigWarning::new(
+            source.path.clone(),
+            "disableAllHooks".to_owned(),
+            message.to_owned(),
+        ));
+        discovery.disabled_by.push(source.path.clone());
+        if widest != Some(Scope::User) {
+            widest = Some(source.scope);
         }
     }
-    any
+    widest
 }
 
 fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {

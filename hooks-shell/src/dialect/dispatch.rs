@@ -17,22 +17,24 @@ use hermes_hooks_core::{
     Config, ConfigWarning, Dispatcher, Event, EventName, HookEvent, HookRun, Reply, RunStatus,
 };
 use hermes_hooks_process::runtime::Background;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+pub use super::applies::applies;
+pub(crate) use super::applies::applies_to;
 use super::discover::{Discovery, discover};
-use super::events::{ToolFilter, ToolOutcome, also_fires_on, their_args, their_tool};
-use super::exec::run_command;
+use super::events::also_fires_on;
+use super::exec::run_command_launched;
 use super::http::run_http;
-use super::matcher::{Condition, DialectMatcher};
 use super::record::{MECHANISM, record};
 use super::reply::{Contribution, Gate, interpret, merge};
 use super::stdin::stdin_document;
 use super::stop::StopTurns;
 use super::withheld::{NOT_APPROVED_REASON, Why, Withheld};
-use super::{EventMapping, Handler, ImportedHook};
+use super::{Handler, ImportedHook};
 use crate::consent::{changed_message, not_allowlisted_message};
 use crate::consent_book::{ConsentBook, Verdict};
 use crate::dispatcher::RegisterOptions;
+use crate::gate::{Asker, Pass, RunGate, SharedAsker};
 use crate::run::RunResult;
 
 /// What [`ImportedHooks::register`] did.
@@ -45,6 +47,9 @@ pub struct ImportRegistration {
     pub discovery: Discovery,
     /// Hooks left out because consent was not given.
     pub denied: Vec<ImportedHook>,
+    /// Fail-closed hooks that block every call they match because their
+    /// consent failed (not approved, changed), each naming file and key.
+    pub refusals: Vec<ConfigWarning>,
 }
 
 impl ImportRegistration {
@@ -63,6 +68,10 @@ pub struct ImportedHooks {
 #[derive(Debug, Default)]
 struct Shared {
     hooks: Vec<ImportedHook>,
+    /// Each hook's check before a run (`None`: approved by the caller).
+    gates: Vec<Option<RunGate>>,
+    /// Who is asked when an approved hook changed.
+    asker: Option<SharedAsker>,
     sources: Vec<Arc<str>>,
     by_event: Vec<Vec<usize>>,
     /// Hooks that are matched but never run (see [`Withheld`]).
@@ -125,6 +134,7 @@ impl ImportedHooks {
                 hooks: ImportedHooks::default(),
                 discovery,
                 denied: Vec::new(),
+                refusals: Vec::new(),
             };
         }
         let accept = options.consent.accept || config.hooks_auto_accept();
@@ -132,28 +142,39 @@ impl ImportedHooks {
         let mut accepted = Vec::new();
         let mut denied = Vec::new();
         let mut withheld = Vec::new();
+        let mut refusals = Vec::new();
         for hook in discovery.hooks.iter().filter(|hook| hook.event().is_some()) {
-            let event = hook.event().map(HookEvent::as_str).unwrap_or("");
-            let command = hook.consent_command();
-            if let Verdict::Denied { changed } = book.decide(&mut options.consent, event, &command)
-            {
-                let why = if changed {
-                    tracing::warn!("{}", changed_message(event, &command, hook.fail_closed));
-                    Why::Changed
-                } else {
-                    if hook.fail_closed {
-                        tracing::warn!("{}", not_approved_blocks_message(event, &command));
-                    } else {
-                        tracing::warn!("{}", not_allowlisted_message(event, &command));
-                    }
-                    Why::NotApproved
-                };
-                withheld.push(Withheld::denied(hook, source_of(hook), why));
-                denied.push(hook.clone());
-                continue;
+            let subject = hook.subject();
+            let (event, command) = (subject.event.as_str(), subject.command.as_str());
+            let (changed, why) = match book.decide(&mut options.consent, &subject) {
+                Verdict::Approved(approved) => {
+                    accepted.push((hook.clone(), Some(RunGate::new(subject, approved))));
+                    continue;
+                }
+                Verdict::Denied { changed, why } => (changed, why),
+            };
+            let message = match (changed, hook.fail_closed) {
+                (true, blocks) => changed_message(event, command, blocks),
+                (false, true) => not_approved_blocks_message(event, command),
+                (false, false) => not_allowlisted_message(event, command),
+            };
+            tracing::warn!("{message} ({why})");
+            if hook.fail_closed {
+                refusals.push(ConfigWarning::new(
+                    hook.source.clone(),
+                    hook.key.clone(),
+                    format!("{message} ({why})"),
+                ));
             }
-            accepted.push(hook.clone());
+            let why = if changed {
+                Why::Changed
+            } else {
+                Why::NotApproved
+            };
+            withheld.push(Withheld::denied(hook, source_of(hook), why));
+            denied.push(hook.clone());
         }
+        let asker = Asker::shared(options.consent, book.accepts(), book.allowlist().clone());
         withheld.extend(
             discovery
                 .unsupported
@@ -162,22 +183,26 @@ impl ImportedHooks {
         );
         withheld.extend(discovery.guards_down.iter().map(Withheld::guard_down));
         ImportRegistration {
-            hooks: ImportedHooks::build(accepted, withheld, options.runtime),
+            hooks: ImportedHooks::build(accepted, withheld, options.runtime, Some(asker)),
             discovery,
             denied,
+            refusals,
         }
     }
 
     /// Hooks whose consent the caller has already settled (tests, benchmarks).
     pub fn from_approved(hooks: Vec<ImportedHook>) -> ImportedHooks {
-        ImportedHooks::build(hooks, Vec::new(), None)
+        let hooks = hooks.into_iter().map(|hook| (hook, None)).collect();
+        ImportedHooks::build(hooks, Vec::new(), None, None)
     }
 
     fn build(
-        hooks: Vec<ImportedHook>,
+        hooks: Vec<(ImportedHook, Option<RunGate>)>,
         withheld: Vec<Withheld>,
         runtime: Option<Background>,
+        asker: Option<SharedAsker>,
     ) -> ImportedHooks {
+        let (hooks, gates): (Vec<ImportedHook>, Vec<Option<RunGate>>) = hooks.into_iter().unzip();
         let mut by_event = vec![Vec::new(); EVENT_COUNT];
         for (index, hook) in hooks.iter().enumerate() {
             if let Some(event) = hook.event() {
@@ -191,6 +216,8 @@ impl ImportedHooks {
         ImportedHooks {
             shared: Arc::new(Shared {
                 hooks,
+                gates,
+                asker,
                 sources,
                 by_event,
                 withheld,
@@ -215,6 +242,18 @@ impl ImportedHooks {
         self.shared.hooks.is_empty()
     }
 
+    /// Runs the hook at `index` (checked first when it has a gate).
+    async fn run_one(
+        &self,
+        index: usize,
+        event: &Event,
+        hook_event: HookEvent,
+    ) -> (Contribution, RunResult) {
+        let shared = &self.shared;
+        let check = shared.gates[index].as_ref().zip(shared.asker.as_ref());
+        run_and_read(&shared.hooks[index], event, hook_event, check).await
+    }
+
     fn hooks_of(&self, event: HookEvent) -> &[usize] {
         self.shared
             .by_event
@@ -237,79 +276,6 @@ fn not_approved_blocks_message(event: &str, command: &str) -> String {
     )
 }
 
-/// The value an event's matcher is compared with (Claude Code's match field).
-fn match_value(event: &Event) -> Option<String> {
-    let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
-    match event.hook()? {
-        HookEvent::PreToolCall | HookEvent::PostToolCall | HookEvent::TransformToolResult => {
-            Some(their_tool(event.tool_name().unwrap_or("")).to_owned())
-        }
-        HookEvent::OnSessionStart => Some(text("source").unwrap_or_else(|| "startup".to_owned())),
-        HookEvent::OnSessionFinalize => Some(text("reason").unwrap_or_else(|| "other".to_owned())),
-        HookEvent::SubagentStart | HookEvent::SubagentStop => Some(
-            text("agent_type")
-                .or_else(|| text("child_role"))
-                .unwrap_or_else(|| "general-purpose".to_owned()),
-        ),
-        HookEvent::PreApprovalRequest => Some("Bash".to_owned()),
-        _ => None,
-    }
-}
-
-/// Whether `hook` runs for `event`: its event's tool and outcome filters,
-/// its matcher on the event's match field, its `if` rule.
-pub fn applies(hook: &ImportedHook, event: &Event) -> bool {
-    applies_to(&hook.mapping, &hook.matcher, hook.condition.as_ref(), event)
-}
-
-/// [`applies`] from the parts of a hook.
-pub(crate) fn applies_to(
-    mapping: &EventMapping,
-    matcher: &DialectMatcher,
-    condition: Option<&Condition>,
-    event: &Event,
-) -> bool {
-    let tool = event.tool_name().unwrap_or("");
-    if let ToolFilter::Only(tools) = mapping.tools
-        && !tools.contains(&tool)
-        && !tools.iter().any(|t| their_tool(t) == tool)
-    {
-        return false;
-    }
-    let failed = event.get("status").and_then(Value::as_str) == Some("error");
-    match mapping.outcome {
-        ToolOutcome::Succeeded if failed => return false,
-        ToolOutcome::Failed if !failed => return false,
-        _ => {}
-    }
-    if let Some(value) = match_value(event)
-        && !matcher.matches(&value)
-    {
-        return false;
-    }
-    match condition {
-        None | Some(Condition::Unparsed(_)) => true,
-        Some(condition) => {
-            let tool_event = matches!(
-                event.hook(),
-                Some(
-                    HookEvent::PreToolCall
-                        | HookEvent::PostToolCall
-                        | HookEvent::TransformToolResult
-                )
-            );
-            // On other events a handler with `if` never runs (as in Claude Code).
-            tool_event && {
-                let args = match event.get("args") {
-                    Some(Value::Object(args)) => their_args(args),
-                    _ => Map::new(),
-                };
-                condition.allows(their_tool(tool), &args)
-            }
-        }
-    }
-}
-
 /// Runs `hook` once for `event` (no consent or matcher check): the raw run and
 /// what it contributes, for `hooks test` and `hooks doctor`.
 pub async fn run_imported_once(hook: &ImportedHook, event: &Event) -> (RunResult, Vec<Value>) {
@@ -325,7 +291,7 @@ pub async fn run_imported_recorded(
 ) -> (RunResult, Vec<Value>, HookRun) {
     let input = stdin_document(hook, event);
     let result = match hook.handler {
-        Handler::Command { .. } => run_command(hook, event, &input).await,
+        Handler::Command { .. } => run_command_launched(hook, event, &input, None).await,
         Handler::Http { .. } => run_http(hook, &input).await,
     };
     let contribution = match hook.event().or(event.hook()) {
@@ -336,19 +302,27 @@ pub async fn run_imported_recorded(
     (result, merge(event, &[contribution]), run)
 }
 
-async fn contribute(hook: &ImportedHook, event: &Event, hook_event: HookEvent) -> Contribution {
-    run_and_read(hook, event, hook_event).await.0
-}
-
-/// Runs `hook` once and reads its answer: what it contributes, and the raw run.
+/// Runs `hook` once and reads its answer: what it contributes, and the raw
+/// run. With a `check`, the hook is checked right before (see
+/// [`crate::gate`]): refused, it does not run, and fails as a hook that could
+/// not run (a block when it fails closed).
 async fn run_and_read(
     hook: &ImportedHook,
     event: &Event,
     hook_event: HookEvent,
+    check: Option<(&RunGate, &SharedAsker)>,
 ) -> (Contribution, RunResult) {
+    let launch = match check.map(|(gate, asker)| gate.check(asker)) {
+        None => None,
+        Some(Pass::Run(launch)) => launch,
+        Some(Pass::Refuse(why)) => {
+            let result = RunResult::failed(format!("not run: {why}"));
+            return (interpret(hook, hook_event, &result), result);
+        }
+    };
     let input = stdin_document(hook, event);
     let result = match hook.handler {
-        Handler::Command { .. } => run_command(hook, event, &input).await,
+        Handler::Command { .. } => run_command_launched(hook, event, &input, launch.as_ref()).await,
         Handler::Http { .. } => run_http(hook, &input).await,
     };
     let contribution = interpret(hook, hook_event, &result);
@@ -424,21 +398,22 @@ impl ImportedHooks {
                     RunStatus::Queued,
                 ));
             }
-            let (hook, event) = (shared.hooks[index].clone(), event.clone());
+            let (this, event) = (self.clone(), event.clone());
             match shared.runtime.clone().or_else(Background::process_default) {
                 Some(runtime) => {
                     runtime.handle().spawn(async move {
-                        let _ = contribute(&hook, &event, hook_event).await;
+                        let _ = this.run_one(index, &event, hook_event).await;
                     });
                 }
-                None => {
-                    tracing::warn!("async hook {} has no runtime to run on; skipped", hook.key)
-                }
+                None => tracing::warn!(
+                    "async hook {} has no runtime to run on; skipped",
+                    shared.hooks[index].key
+                ),
             }
         }
         let started = running
             .iter()
-            .map(|&index| run_and_read(&shared.hooks[index], event, hook_event));
+            .map(|&index| self.run_one(index, event, hook_event));
         let (mut contributions, results): (Vec<Contribution>, Vec<RunResult>) =
             futures::future::join_all(started).await.into_iter().unzip();
         let mut sources: Vec<&Arc<str>> = running.iter().map(|&i| &shared.sources[i]).collect();

@@ -259,6 +259,7 @@ impl Reader<'_> {
             fail_closed,
             is_async,
             project: self.project.to_owned(),
+            scope: self.source.scope,
             plugin_root: self.source.plugin_root.clone(),
             cwd: self.source.cwd.clone(),
             home: self.home.to_owned(),

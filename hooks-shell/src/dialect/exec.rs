@@ -19,13 +19,26 @@ use hermes_hooks_core::home::expand_tilde;
 use hermes_hooks_process::RunLimits;
 use tokio::process::Command;
 
-use super::direct::{as_dash_starts, direct_command};
+use super::direct::{as_dash_starts, direct_argv};
 use super::{Handler, ImportedHook};
+use crate::launch::Launch;
 use crate::run::{OUTPUT_CAP_BYTES, PIPE_GRACE, RunResult, from_output, spawn_error_message};
 
-/// The command `hook` runs for `event` (`None` for an http hook); `direct`
-/// allows the shell-free form of a simple shell-form command.
+/// The command `hook` runs for `event` (`None` for an http hook); `direct` allows the
+/// shell-free form of a simple shell-form command.
 pub fn command_of(hook: &ImportedHook, event: &Event, direct: bool) -> Option<Command> {
+    command_launched(hook, event, direct, None)
+}
+
+/// [`command_of`], running the checked script sealed in `launch` in place of
+/// its path when the command names it as a word (exec form, or a simple
+/// shell-form command run without `sh`).
+pub fn command_launched(
+    hook: &ImportedHook,
+    event: &Event,
+    direct: bool,
+    launch: Option<&Launch>,
+) -> Option<Command> {
     let Handler::Command { command, args } = &hook.handler else {
         return None;
     };
@@ -37,23 +50,28 @@ pub fn command_of(hook: &ImportedHook, event: &Event, direct: bool) -> Option<Co
     }
     let vars = hook.environment();
     let simple = (direct && args.is_none())
-        .then(|| direct_command(&hook.substitute(command), &vars))
+        .then(|| direct_argv(&hook.substitute(command), &vars))
         .flatten();
     let shell_free = simple.is_some();
-    let mut built = match (args, simple) {
+    let mut argv = match (args, simple) {
         (Some(args), _) => {
-            let mut built = Command::new(expand_tilde(&hook.substitute(command)));
-            built.args(args.iter().map(|arg| hook.substitute(arg)));
-            built
+            let mut argv = vec![expand_tilde(&hook.substitute(command))];
+            argv.extend(args.iter().map(|arg| hook.substitute(arg)));
+            argv
         }
-        (None, Some(built)) => built,
-        (None, None) => {
-            let mut built = Command::new("sh");
-            built.arg("-c").arg(hook.substitute(command));
-            built
-        }
+        (None, Some(argv)) => argv,
+        (None, None) => vec!["sh".to_owned(), "-c".to_owned(), hook.substitute(command)],
     };
+    let original = argv[0].clone();
+    let env = (args.is_some() || shell_free)
+        .then(|| launch.and_then(|launch| launch.rewrite(&mut argv, &hook.cwd)))
+        .flatten();
+    let mut built = Command::new(&argv[0]);
+    if argv[0] != original {
+        built.arg0(&original);
+    }
     built
+        .args(&argv[1..])
         .current_dir(&hook.cwd)
         .env("HERMES_HOME", &hook.home)
         .envs(vars);
@@ -64,6 +82,7 @@ pub fn command_of(hook: &ImportedHook, event: &Event, direct: bool) -> Option<Co
         // What the skipped `sh` would have done to the environment.
         as_dash_starts(&mut built, &hook.cwd);
     }
+    built.envs(env.into_iter().flatten());
     Some(built)
 }
 
@@ -103,7 +122,17 @@ pub fn env_file(hook: &ImportedHook, event: &Event) -> Option<std::path::PathBuf
 
 /// Runs `hook`'s command once for `event` with `input` on stdin.
 pub async fn run_command(hook: &ImportedHook, event: &Event, input: &[u8]) -> RunResult {
-    let Some(command) = command_of(hook, event, true) else {
+    run_command_launched(hook, event, input, None).await
+}
+
+/// [`run_command`] with the checked script sealed in `launch`.
+pub async fn run_command_launched(
+    hook: &ImportedHook,
+    event: &Event,
+    input: &[u8],
+    launch: Option<&Launch>,
+) -> RunResult {
+    let Some(command) = command_launched(hook, event, true, launch) else {
         return RunResult::failed("not a command hook".to_owned());
     };
     let started = Instant::now();
@@ -124,7 +153,7 @@ pub async fn run_command(hook: &ImportedHook, event: &Event, input: &[u8]) -> Ru
     let mut outcome = hermes_hooks_process::run_sandboxed(command, input, &limits, prepared).await;
     if outcome.is_err() && hook.cwd.is_dir() {
         // The shell-free spawn failed: let `sh` run it and report as it would.
-        if let Some(fallback) = command_of(hook, event, false) {
+        if let Some(fallback) = command_launched(hook, event, false, launch) {
             let prepared = match prepare() {
                 Ok(prepared) => prepared,
                 Err(error) => return RunResult::sandbox_unavailable(&error),

@@ -1,5 +1,6 @@
 //! Claude Code's `type: http` hooks: POST the stdin document, read a 2xx
-//! response body as the hook's stdout. Nothing is spawned. A status code
+//! response body as the hook's stdout, read while it streams with the 1 MiB
+//! cap (an endless answer is cut, never buffered whole). Nothing is spawned. A status code
 //! cannot block (as in Claude Code): non-2xx, a connection failure or a
 //! timeout is a non-blocking error, unless the hook fails closed.
 //!
@@ -91,21 +92,39 @@ pub async fn run_http(hook: &ImportedHook, input: &[u8]) -> RunResult {
         request = request.header(name, expand_header(value, allowed_env_vars));
     }
     let response = async {
-        let response = request.send().await?;
+        let mut response = request.send().await?;
         let status = response.status();
-        let body = response.bytes().await?;
-        Ok::<_, reqwest::Error>((status, body))
+        // Read while streaming, never whole first: past the cap the
+        // connection is dropped (an endless answer costs at most the cap).
+        let mut body = Vec::new();
+        let mut truncated = false;
+        while status.is_success()
+            && let Some(chunk) = response.chunk().await?
+        {
+            let room = OUTPUT_CAP_BYTES - body.len();
+            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if chunk.len() >= room {
+                truncated = chunk.len() > room || response.content_length().is_none();
+                break;
+            }
+        }
+        Ok::<_, reqwest::Error>((status, body, truncated))
     };
     let mut result = match response.await {
-        Ok((status, body)) if status.is_success() => {
-            let body = &body[..body.len().min(OUTPUT_CAP_BYTES)];
+        Ok((status, body, truncated)) if status.is_success() => {
+            if truncated {
+                tracing::warn!(
+                    "http hook response exceeded {OUTPUT_CAP_BYTES} bytes; the rest was not read"
+                );
+            }
             RunResult {
                 exit_code: Some(0),
-                stdout: String::from_utf8_lossy(body).into_owned(),
+                stdout: String::from_utf8_lossy(&body).into_owned(),
+                stdout_truncated: truncated,
                 ..RunResult::default()
             }
         }
-        Ok((status, _)) => failed(format!("HTTP {status}")),
+        Ok((status, ..)) => failed(format!("HTTP {status}")),
         Err(error) if error.is_timeout() => RunResult {
             timed_out: true,
             ..RunResult::default()

@@ -11,6 +11,7 @@
 //! hooks ([`exec`]), consent through the same allowlist, and the replies come
 //! out in the Hermes wire shape ([`ImportedHooks`]).
 
+mod applies;
 pub mod direct;
 pub mod discover;
 pub mod dispatch;
@@ -25,6 +26,7 @@ pub mod record;
 pub mod reply;
 pub mod stdin;
 mod stop;
+mod subject;
 pub mod transcript;
 mod withheld;
 
@@ -87,6 +89,29 @@ impl std::fmt::Display for Dialect {
     }
 }
 
+/// Whose file an imported hook comes from. Precedence is managed > user >
+/// project: a project file's `disableAllHooks` turns off that project's
+/// hooks only (see `docs/dialects.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Scope {
+    /// A file of the user's (`~/.claude/settings.json`, or a `hooks_from:`
+    /// path outside the project).
+    User,
+    /// A file inside the project directory (`<project>/.claude/settings.json`, ...).
+    Project,
+}
+
+impl Scope {
+    /// `user` or `project`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::User => "user",
+            Scope::Project => "project",
+        }
+    }
+}
+
 /// What a handler does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -139,6 +164,8 @@ pub struct ImportedHook {
     pub is_async: bool,
     /// The project directory (`CLAUDE_PROJECT_DIR`).
     pub project: PathBuf,
+    /// Whose file it came from: the user's own, or the project's.
+    pub scope: Scope,
     /// The plugin folder of a plugin's `hooks/hooks.json` (`CLAUDE_PLUGIN_ROOT`).
     pub plugin_root: Option<PathBuf>,
     /// Where it runs.

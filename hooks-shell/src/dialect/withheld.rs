@@ -20,8 +20,7 @@ use super::matcher::{Condition, DialectMatcher};
 use super::{EventMapping, ImportedHook};
 use crate::consent::{CHANGED_REASON, changed_message, not_allowlisted_message};
 
-/// The reason a fail-closed imported hook that was never approved blocks with.
-pub const NOT_APPROVED_REASON: &str = "it is not approved yet; review it, then approve it (`hooks approve`, --accept-hooks, or the TTY prompt)";
+pub use crate::consent::NOT_APPROVED_REASON;
 
 /// Why a registered imported hook does not run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -161,6 +161,10 @@ fn an_entry_without_a_hash_keeps_the_mtime_check() {
         .as_object_mut()
         .expect("entry")
         .remove("script_sha256_at_approval");
+    document["approvals"][0]
+        .as_object_mut()
+        .expect("entry")
+        .remove("binding");
     std::fs::write(allowlist.path(), document.to_string()).expect("write");
     edit_keeping_mtime(&script);
     let entry = allowlist

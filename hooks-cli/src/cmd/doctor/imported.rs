@@ -97,10 +97,11 @@ async fn check_one(row: &ImportedRow, report: &mut Report) {
         _ => true,
     };
     if !row.allowlisted {
-        let why = if row.changed {
-            "its script changed since it was approved"
-        } else {
-            "not allowlisted"
+        let why = match &row.standing {
+            hermes_hooks_shell::Standing::NotApproved => "not allowlisted".to_owned(),
+            standing => standing
+                .why_not()
+                .unwrap_or_else(|| "not allowlisted".to_owned()),
         };
         let effect = if hook.fail_closed {
             "it fails closed: the tool calls it matches are BLOCKED at runtime"

@@ -1,0 +1,148 @@
+//! http hooks at the project boundary (issue 27 item 6): the approval covers
+//! the whole request (URL, header names and templates, allowed env vars), the
+//! banner shows it, and the response body is read with the cap while it streams.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+
+use crate::dialects::{bash, home_with, in_project, write};
+use crate::harness;
+
+/// A loopback server: records each request's head, answers with `body` (or,
+/// `endless`, with bytes until the client stops reading, at most 128 MiB).
+struct Server {
+    url: String,
+    heads: Arc<Mutex<Vec<String>>>,
+    sent: Arc<AtomicU64>,
+}
+
+fn serve(endless: bool) -> Server {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/hook", listener.local_addr().expect("addr"));
+    let heads = Arc::new(Mutex::new(Vec::new()));
+    let sent = Arc::new(AtomicU64::new(0));
+    let (seen, total) = (Arc::clone(&heads), Arc::clone(&sent));
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+            let mut head = String::new();
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                if let Some(value) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap_or(0);
+                }
+                head.push_str(&line);
+            }
+            let mut body = vec![0u8; length];
+            let _ = reader.read_exact(&mut body);
+            seen.lock().expect("lock").push(head);
+            if !endless {
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+                );
+                continue;
+            }
+            let _ = stream.write_all(
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n",
+            );
+            let block = vec![b'x'; 64 * 1024];
+            while total.load(Ordering::Relaxed) < 128 * 1024 * 1024 {
+                if stream.write_all(&block).is_err() {
+                    break;
+                }
+                total.fetch_add(block.len() as u64, Ordering::Relaxed);
+            }
+        }
+    });
+    Server { url, heads, sent }
+}
+
+fn emit(home: &crate::support::TempHome, project: &std::path::Path) -> serde_json::Value {
+    let file = home.write("payload.json", &bash("ls").to_string());
+    let mut command = harness::command(
+        home,
+        &[
+            "--project",
+            project.to_str().unwrap_or(""),
+            "emit",
+            "pre_tool_call",
+            "--json",
+            "--payload-file",
+            file.to_str().unwrap_or(""),
+        ],
+    );
+    command.env("HOOK_SECRET", "s3cr3t-value");
+    crate::support::Run(command.output().expect("run hooks")).json()
+}
+
+#[test]
+fn headers_added_after_approval_need_a_new_approval() {
+    let (home, project) = home_with("[claude]");
+    let server = serve(false);
+    let hook = |extra: serde_json::Value| {
+        let mut handler = json!({"type": "http", "url": server.url, "timeout": 5});
+        if let (Some(handler), Some(extra)) = (handler.as_object_mut(), extra.as_object()) {
+            handler.extend(extra.clone());
+        }
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}).to_string()
+    };
+    write(&project, ".claude/settings.json", &hook(json!({})));
+    in_project(&home, &project, &["approve", "--all"]).ok();
+    emit(&home, &project);
+    assert_eq!(
+        server.heads.lock().expect("lock").len(),
+        1,
+        "approved: sent"
+    );
+    write(
+        &project,
+        ".claude/settings.json",
+        &hook(
+            json!({"headers": {"Authorization": "Bearer $HOOK_SECRET"}, "allowedEnvVars": ["HOOK_SECRET"]}),
+        ),
+    );
+    let emitted = emit(&home, &project);
+    let heads = server.heads.lock().expect("lock").clone();
+    assert!(
+        heads.len() == 1 && !heads.iter().any(|h| h.contains("s3cr3t")),
+        "a changed request went out unapproved: {heads:?} {emitted}"
+    );
+    let approved = in_project(&home, &project, &["approve", "--all"]).ok();
+    assert!(
+        approved.contains("Header:  Authorization: Bearer $HOOK_SECRET")
+            && approved.contains("Env:     HOOK_SECRET"),
+        "{approved}"
+    );
+}
+
+#[test]
+fn an_endless_response_is_cut_at_the_cap_while_streaming() {
+    let (home, project) = home_with("[claude]");
+    let server = serve(true);
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "http", "url": server.url, "timeout": 20}
+    ]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
+    in_project(&home, &project, &["approve", "--all"]).ok();
+    let emitted = emit(&home, &project);
+    let sent = server.sent.load(Ordering::Relaxed);
+    // 1 MiB kept; what the kernel's socket buffers took besides is small.
+    assert!(
+        sent < 32 * 1024 * 1024,
+        "the body was read whole: {sent} bytes sent; {emitted}"
+    );
+    assert_ne!(
+        emitted["runs"][0]["status"],
+        json!("timed_out"),
+        "{emitted}"
+    );
+}

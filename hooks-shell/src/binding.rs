@@ -1,0 +1,274 @@
+//! What an approval is bound to: the project it was given in and the content
+//! of every file the command can reach that we can name, or, where the code
+//! cannot be named, the digest of the whole hook tree of its source; for an
+//! http hook, the request (method, URL, header names and templates, the
+//! environment variables it may read).
+//!
+//! An approval is recorded in the allowlist with its binding (the `binding`
+//! field, which hermes-agent ignores and keeps). It holds only while the
+//! binding computed now equals the recorded one: any edit, a new file in an
+//! opaque hook's tree, another project, another header, is new code and asks
+//! again. A binding is computed at load and again right before every run
+//! (`crate::gate`).
+
+mod identify;
+mod tree;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value, json};
+
+pub use identify::{Code, Identified, identify};
+pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, tree_sha256};
+
+use crate::fingerprint::file_sha256;
+
+/// The allowlist field holding an approval's binding.
+pub const BINDING_FIELD: &str = "binding";
+
+/// Why no binding could be computed (the hook then cannot be approved).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BindError {
+    /// The hook tree is too big to hash before every run.
+    #[error(
+        "the hook tree at {0} is too large to bind an approval to (over {MAX_TREE_ENTRIES} \
+         entries or {MAX_TREE_BYTES} bytes); name the script directly or move it into its own folder"
+    )]
+    TreeTooLarge(PathBuf),
+    /// Nothing can be bound (no file, no tree).
+    #[error("nothing identifies the code of this hook, so it cannot be approved")]
+    Nothing,
+}
+
+/// One hook as consent sees it: the allowlist key and everything needed to
+/// compute its binding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Subject {
+    /// The Hermes event (allowlist key).
+    pub event: String,
+    /// The command as the allowlist records it (allowlist key).
+    pub command: String,
+    /// The project it runs for: `Some` for hooks imported with `hooks_from:`
+    /// (an approval never covers another project), `None` for the user's own
+    /// config.yaml hooks.
+    pub project: Option<PathBuf>,
+    /// The command split into argv as it will run (`None`: it cannot be split).
+    pub words: Option<Vec<String>>,
+    /// Where it runs.
+    pub cwd: PathBuf,
+    /// The hook tree bound when the code cannot be identified: the file that
+    /// configures it and the folder(s) holding its scripts.
+    pub tree: Vec<PathBuf>,
+    /// An http hook's request (method, url, headers, allowed_env_vars).
+    pub request: Option<Value>,
+    /// The file it is configured in.
+    pub source: Option<PathBuf>,
+}
+
+impl Subject {
+    /// A config.yaml hook of the user's: `command` split as it runs, in the
+    /// current directory; its tree is `config` and the script's folder.
+    pub fn native(event: &str, command: &str, config: Option<&Path>) -> Subject {
+        let words = crate::run::split_command(command).ok();
+        let script = crate::script::resolved_script_path(command);
+        let mut tree: Vec<PathBuf> = config.map(Path::to_path_buf).into_iter().collect();
+        if script.to_string_lossy().contains('/') {
+            // Never a system folder (`/`, `/proc`, ...): the path itself then.
+            let system = |dir: &Path| {
+                dir == Path::new("/")
+                    || ["/proc", "/sys", "/dev"].iter().any(|p| dir.starts_with(p))
+            };
+            match script.parent().filter(|d| d.is_dir() && !system(d)) {
+                Some(dir) => tree.push(dir.to_path_buf()),
+                // No folder of its own to bind: the path itself (missing now,
+                // its creation later is a change).
+                None => tree.push(script.clone()),
+            }
+        }
+        Subject {
+            event: event.to_owned(),
+            command: command.to_owned(),
+            project: None,
+            words,
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+            tree,
+            request: None,
+            source: config.map(Path::to_path_buf),
+        }
+    }
+
+    /// What the files of this hook are, as far as they can be named.
+    pub fn identify(&self) -> Identified {
+        if self.request.is_some() {
+            return Identified::default();
+        }
+        identify(&self.command, self.words.as_deref(), &self.cwd)
+    }
+
+    /// The binding of the hook as it is now.
+    pub fn binding(&self) -> Result<Binding, BindError> {
+        self.binding_with(&self.identify(), None)
+    }
+
+    /// The binding from `found`, with `code`'s hash given (the bytes about
+    /// to run) instead of read again.
+    pub(crate) fn binding_with(
+        &self,
+        found: &Identified,
+        code: Option<(&Path, &str)>,
+    ) -> Result<Binding, BindError> {
+        let mut binding = Binding {
+            project: self.project.clone(),
+            request: self.request.clone(),
+            ..Binding::default()
+        };
+        for file in &found.files {
+            let hash = match code {
+                Some((path, hash)) if path == file => hash.to_owned(),
+                _ if std::fs::metadata(file).is_ok_and(|m| m.len() == 0) => {
+                    tree::EMPTY_SHA256.to_owned()
+                }
+                _ => file_sha256(file).unwrap_or_else(|| "unreadable".to_owned()),
+            };
+            binding.files.insert(file.clone(), hash);
+        }
+        if found.opaque.is_some() {
+            if self.tree.is_empty() {
+                return Err(BindError::Nothing);
+            }
+            binding.tree = Some(TreeDigest {
+                roots: self.tree.clone(),
+                sha256: tree_sha256(&self.tree)?,
+            });
+        }
+        if binding.files.is_empty() && binding.tree.is_none() && binding.request.is_none() {
+            return Err(BindError::Nothing);
+        }
+        Ok(binding)
+    }
+}
+
+/// The digest of a hook tree ([`tree_sha256`]) and its roots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TreeDigest {
+    /// The files and folders it covers.
+    pub roots: Vec<PathBuf>,
+    /// Their digest.
+    pub sha256: String,
+}
+
+/// What an approval holds for (see the module documentation).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Binding {
+    /// The project it was given in (`None`: the user's own config.yaml hook).
+    pub project: Option<PathBuf>,
+    /// Each identified file and the hex SHA-256 of its content.
+    pub files: BTreeMap<PathBuf, String>,
+    /// The hook tree, when some code cannot be identified.
+    pub tree: Option<TreeDigest>,
+    /// An http hook's request.
+    pub request: Option<Value>,
+}
+
+impl Binding {
+    /// The JSON recorded in the allowlist (and shown by `list --json`).
+    pub fn to_json(&self) -> Value {
+        let files: Map<String, Value> = self
+            .files
+            .iter()
+            .map(|(path, hash)| (path.display().to_string(), Value::from(hash.as_str())))
+            .collect();
+        let mut value = json!({
+            "project": self.project.as_ref().map(|p| p.display().to_string()),
+            "files": files,
+        });
+        if let Some(tree) = &self.tree {
+            value["tree"] = json!({
+                "roots": tree.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>(),
+                "sha256": tree.sha256,
+            });
+        }
+        if let Some(request) = &self.request {
+            value["request"] = request.clone();
+        }
+        value
+    }
+
+    /// Reads a recorded binding; `None` when it is not one.
+    pub fn from_json(value: &Value) -> Option<Binding> {
+        let object = value.as_object()?;
+        let project = match object.get("project") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(path)) => Some(PathBuf::from(path)),
+            Some(_) => return None,
+        };
+        let mut files = BTreeMap::new();
+        if let Some(map) = object.get("files") {
+            for (path, hash) in map.as_object()? {
+                files.insert(PathBuf::from(path), hash.as_str()?.to_owned());
+            }
+        }
+        let tree = match object.get("tree") {
+            None | Some(Value::Null) => None,
+            Some(tree) => Some(TreeDigest {
+                roots: tree
+                    .get("roots")?
+                    .as_array()?
+                    .iter()
+                    .map(|r| r.as_str().map(PathBuf::from))
+                    .collect::<Option<_>>()?,
+                sha256: tree.get("sha256")?.as_str()?.to_owned(),
+            }),
+        };
+        let request = object.get("request").filter(|r| !r.is_null()).cloned();
+        Some(Binding {
+            project,
+            files,
+            tree,
+            request,
+        })
+    }
+
+    /// What differs from `other` (the approved binding), for messages.
+    pub fn differences(&self, approved: &Binding) -> Vec<String> {
+        let mut changes = Vec::new();
+        if self.project != approved.project {
+            changes.push(format!(
+                "approved in another project ({})",
+                approved
+                    .project
+                    .as_ref()
+                    .map_or("none".to_owned(), |p| p.display().to_string())
+            ));
+        }
+        for (path, hash) in &self.files {
+            match approved.files.get(path) {
+                Some(old) if old == hash => {}
+                Some(_) => changes.push(format!("{} changed", path.display())),
+                None => changes.push(format!("{} is new", path.display())),
+            }
+        }
+        for path in approved
+            .files
+            .keys()
+            .filter(|p| !self.files.contains_key(*p))
+        {
+            changes.push(format!("{} is no longer run", path.display()));
+        }
+        if self.tree != approved.tree {
+            changes.push("a file of its hook tree changed".to_owned());
+        }
+        if self.request != approved.request {
+            changes.push("its request (URL, headers or allowed env vars) changed".to_owned());
+        }
+        changes
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,318 @@
+//! Which files a command's code lives in, as far as they can be named: the
+//! program when it is a path, an interpreter's script argument, every other
+//! argument naming an existing file (relative to the working directory or the
+//! script's own folder: a wrapper's script argument), the files a shell script
+//! `source`s / `.`s by a static path and the modules a Python script imports
+//! from beside it. Whatever cannot be named (command substitution, `-m`, a
+//! missing script, a dynamic `source`) makes the command *opaque*: its
+//! approval then binds the whole hook tree instead.
+
+use std::path::{Path, PathBuf};
+
+use hermes_hooks_core::home::expand_tilde;
+
+/// Interpreters whose first non-option argument is the script they run.
+const INTERPRETERS: [&str; 14] = [
+    "sh", "bash", "dash", "zsh", "ksh", "fish", "python", "python3", "node", "deno", "bun", "ruby",
+    "perl", "php",
+];
+
+/// Interpreters that run a script given as `/proc/self/fd/N` the same as by
+/// its path (node and friends resolve the real path of their main module).
+const FD_SAFE: [&str; 9] = [
+    "sh", "bash", "dash", "zsh", "ksh", "python", "python3", "ruby", "perl",
+];
+
+/// Deepest chain of `source`d / imported files followed.
+const MAX_FOLLOW: usize = 8;
+/// The most bytes of a script scanned for `source` lines and imports.
+const MAX_SCAN: u64 = 1024 * 1024;
+
+/// What [`identify`] found.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Identified {
+    /// Every file found, in the order met (no duplicates).
+    pub files: Vec<PathBuf>,
+    /// The file that is executed (the program, or an interpreter's script),
+    /// the word that names it, and whether it may be run as `/proc/self/fd/N`.
+    pub code: Option<Code>,
+    /// Some code cannot be identified: why (bind the hook tree).
+    pub opaque: Option<String>,
+}
+
+/// The file a command executes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Code {
+    /// Its resolved path.
+    pub path: PathBuf,
+    /// The word of the command that names it, as split.
+    pub word: String,
+    /// Whether it runs the same given as `/proc/self/fd/N`.
+    pub fd_safe: bool,
+    /// Whether it is the program itself (else an interpreter's argument).
+    pub is_program: bool,
+}
+
+/// The interpreter name without a version suffix (`python3.12` → `python3`).
+fn base_name(word: &str) -> String {
+    let name = Path::new(word)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let trimmed = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    match trimmed {
+        "python" if name.starts_with("python3") => "python3".to_owned(),
+        _ => trimmed.to_owned(),
+    }
+}
+
+/// The files `words` (a command split into argv, run in `cwd`) reaches.
+/// `raw` is the command text as configured (checked for `$(` and backticks).
+pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
+    let mut found = Identified::default();
+    if raw.contains("$(") || raw.contains('`') {
+        found.opaque = Some("it runs a command substitution".to_owned());
+    }
+    let Some(words) = words.filter(|w| !w.is_empty()) else {
+        found
+            .opaque
+            .get_or_insert_with(|| "it cannot be split into words".to_owned());
+        return found;
+    };
+    let mut program = base_name(&words[0]);
+    let mut start = 1;
+    if program == "env" {
+        // `/usr/bin/env [-S] [NAME=value...] python3 x.py`
+        let at = words[1..]
+            .iter()
+            .position(|w| !w.starts_with('-') && !w.contains('='))
+            .map(|i| i + 1);
+        if let Some(at) = at {
+            program = base_name(&words[at]);
+            start = at + 1;
+        }
+    }
+    let interpreter = INTERPRETERS.contains(&program.as_str());
+    let program_path = resolve(&words[0], cwd, None);
+    match &program_path {
+        Some(path) if words[0].contains('/') || words[0].starts_with('~') => {
+            push(&mut found.files, path.clone());
+            if !interpreter {
+                found.code = Some(Code {
+                    path: path.clone(),
+                    word: words[0].clone(),
+                    fd_safe: shebang_fd_safe(path),
+                    is_program: true,
+                });
+            }
+        }
+        Some(_) => {}
+        None if words[0].contains('/') => {
+            found.opaque = Some(format!("its program {} does not exist", words[0]));
+        }
+        None => {}
+    }
+    let mut script_dir: Option<PathBuf> = found
+        .code
+        .as_ref()
+        .and_then(|c| c.path.parent().map(Path::to_path_buf));
+    let mut expect_script = interpreter;
+    for word in &words[start..] {
+        if expect_script && (word == "-m" || word == "-c" || word == "-e") {
+            if word == "-m" {
+                found.opaque = Some(format!("it runs a module ({program} -m)"));
+            }
+            expect_script = false;
+            continue;
+        }
+        if word.starts_with('-') {
+            continue;
+        }
+        let path = resolve(word, cwd, script_dir.as_deref());
+        match path {
+            Some(path) => {
+                push(&mut found.files, path.clone());
+                if expect_script {
+                    script_dir = path.parent().map(Path::to_path_buf);
+                    found.code = Some(Code {
+                        path,
+                        word: word.clone(),
+                        fd_safe: FD_SAFE.contains(&program.as_str()),
+                        is_program: false,
+                    });
+                }
+            }
+            None if expect_script || looks_like_script(word) => {
+                found.opaque = Some(format!("its script {word} does not exist"));
+            }
+            None => {}
+        }
+        expect_script = false;
+    }
+    if found.files.is_empty()
+        && found.opaque.is_none()
+        && let Some(path) = program_path.or_else(|| on_path(&words[0]))
+    {
+        // A bare program and nothing else: the program is the code.
+        push(&mut found.files, path);
+    }
+    let mut index = 0;
+    while index < found.files.len() && index < 64 {
+        let file = found.files[index].clone();
+        follow(&file, cwd, &mut found, 0);
+        index += 1;
+    }
+    if found.files.is_empty() && found.opaque.is_none() {
+        found.opaque = Some(format!("no file runs it ({} not found)", words[0]));
+    }
+    found
+}
+
+fn push(files: &mut Vec<PathBuf>, path: PathBuf) {
+    if !files.contains(&path) {
+        files.push(path);
+    }
+}
+
+fn looks_like_script(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase();
+    crate::script::SCRIPT_EXTENSIONS
+        .iter()
+        .any(|ext| lower.ends_with(ext))
+}
+
+/// `word` as an existing regular file: absolute (or `~`), else relative to
+/// `cwd`, else to `beside` (the script's folder).
+fn resolve(word: &str, cwd: &Path, beside: Option<&Path>) -> Option<PathBuf> {
+    if word.is_empty() || word.contains("://") {
+        return None;
+    }
+    let path = PathBuf::from(expand_tilde(word));
+    if path.is_absolute() {
+        return path.is_file().then_some(path);
+    }
+    [Some(cwd), beside]
+        .into_iter()
+        .flatten()
+        .map(|base| base.join(&path))
+        .find(|candidate| candidate.is_file())
+}
+
+fn on_path(program: &str) -> Option<PathBuf> {
+    let paths = std::env::var_os("PATH")?;
+    std::env::split_paths(&paths)
+        .map(|dir| dir.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Whether a file executed directly runs the same as `/proc/self/fd/N`: a
+/// binary, or a script whose `#!` interpreter is one of [`FD_SAFE`].
+fn shebang_fd_safe(path: &Path) -> bool {
+    let Ok(head) = read_head(path, 256) else {
+        return false;
+    };
+    let Some(line) = head.strip_prefix(b"#!") else {
+        return head.starts_with(b"\x7fELF");
+    };
+    let line = String::from_utf8_lossy(line);
+    let line = line.lines().next().unwrap_or("");
+    let mut words = line.split_whitespace();
+    let mut name = base_name(words.next().unwrap_or(""));
+    if name == "env" {
+        name = base_name(words.find(|w| !w.starts_with('-')).unwrap_or(""));
+    }
+    FD_SAFE.contains(&name.as_str())
+}
+
+fn read_head(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(len)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Adds the files `file` sources (shell) or imports from beside it (Python).
+fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usize) {
+    if depth > MAX_FOLLOW {
+        return;
+    }
+    let Ok(bytes) = read_head(file, MAX_SCAN) else {
+        return;
+    };
+    if bytes.contains(&0) {
+        return; // a binary
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    let name = file.to_string_lossy().to_ascii_lowercase();
+    let python = name.ends_with(".py")
+        || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
+    for line in text.lines().map(str::trim) {
+        if python {
+            follow_import(line, dir, found);
+            continue;
+        }
+        let rest = line
+            .strip_prefix("source ")
+            .or_else(|| line.strip_prefix(". "));
+        let Some(rest) = rest else { continue };
+        let target = shlex::split(rest)
+            .and_then(|words| words.into_iter().next())
+            .unwrap_or_default();
+        if target.contains('$') || target.contains('`') || target.is_empty() {
+            found.opaque = Some(format!(
+                "{} sources a file named at run time ({})",
+                file.display(),
+                rest.trim()
+            ));
+            continue;
+        }
+        match resolve(&target, cwd, Some(dir)) {
+            Some(path) if !found.files.contains(&path) => {
+                found.files.push(path.clone());
+                follow(&path, cwd, found, depth + 1);
+            }
+            Some(_) => {}
+            None => {
+                found.opaque = Some(format!(
+                    "{} sources {target}, which does not exist",
+                    file.display()
+                ));
+            }
+        }
+    }
+}
+
+/// `import x` / `from x import y`: a module `x.py` beside the script is bound;
+/// a package folder `x/` makes the command opaque (bind the tree).
+fn follow_import(line: &str, dir: &Path, found: &mut Identified) {
+    let names = if let Some(rest) = line.strip_prefix("import ") {
+        rest.split(',')
+            .map(|part| part.split_whitespace().next().unwrap_or(""))
+            .collect::<Vec<_>>()
+    } else if let Some(rest) = line.strip_prefix("from ") {
+        vec![rest.split_whitespace().next().unwrap_or("")]
+    } else {
+        return;
+    };
+    for name in names {
+        let first = name.split('.').next().unwrap_or("");
+        if first.is_empty() {
+            if name.starts_with('.') {
+                found.opaque = Some(format!("it imports a relative module ({name})"));
+            }
+            continue;
+        }
+        let module = dir.join(format!("{first}.py"));
+        if module.is_file() {
+            push(&mut found.files, module);
+        } else if dir.join(first).is_dir() {
+            found.opaque = Some(format!("it imports the package {first} beside it"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,78 @@
+use std::path::Path;
+
+use super::identify;
+
+fn words(text: &str) -> Vec<String> {
+    shlex::split(text).expect("split")
+}
+
+#[test]
+fn interpreter_scripts_wrapper_arguments_and_sourced_files_are_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let hooks = dir.path().join("hooks");
+    std::fs::create_dir(&hooks).expect("mkdir");
+    std::fs::write(
+        hooks.join("run.sh"),
+        "#!/bin/bash\nsource ./lib.sh\n. \"common.sh\"\nexec \"$1\"\n",
+    )
+    .expect("run.sh");
+    std::fs::write(hooks.join("lib.sh"), "x=1\n").expect("lib");
+    std::fs::write(hooks.join("common.sh"), "y=1\n").expect("common");
+    std::fs::write(hooks.join("safety-check.sh"), "exit 0\n").expect("check");
+    let run = hooks.join("run.sh");
+    let command = format!("bash {} safety-check.sh", run.display());
+    let found = identify(&command, Some(&words(&command)), &hooks);
+    assert_eq!(found.opaque, None, "{found:?}");
+    let names: Vec<_> = found
+        .files
+        .iter()
+        .map(|f| {
+            f.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    for name in ["run.sh", "safety-check.sh", "lib.sh", "common.sh"] {
+        assert!(names.contains(&name.to_owned()), "{name} in {names:?}");
+    }
+    let code = found.code.expect("the script");
+    assert_eq!(code.path, run);
+    assert!(code.fd_safe && !code.is_program);
+}
+
+#[test]
+fn substitutions_modules_and_missing_scripts_are_opaque() {
+    let cwd = Path::new("/");
+    for command in [
+        "$(git rev-parse --show-toplevel)/.claude/hooks/check.sh",
+        "python3 -m pkg.check",
+        "bash /nonexistent/hook.sh",
+        "/nonexistent/hook",
+    ] {
+        let found = identify(command, shlex::split(command).as_deref(), cwd);
+        assert!(found.opaque.is_some(), "{command}: {found:?}");
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("dyn.sh");
+    std::fs::write(&script, "source \"$HOME/x.sh\"\n").expect("write");
+    let command = format!("sh {}", script.display());
+    let found = identify(&command, Some(&words(&command)), dir.path());
+    assert!(found.opaque.is_some(), "a dynamic source: {found:?}");
+}
+
+#[test]
+fn python_siblings_are_bound() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("guard.py"),
+        "import helper, os\nfrom rules import X\n",
+    )
+    .expect("guard");
+    std::fs::write(dir.path().join("helper.py"), "X = 1\n").expect("helper");
+    std::fs::write(dir.path().join("rules.py"), "X = 2\n").expect("rules");
+    let command = format!("python3 {}/guard.py", dir.path().display());
+    let found = identify(&command, Some(&words(&command)), Path::new("/"));
+    assert_eq!(found.files.len(), 3, "{found:?}");
+    assert_eq!(found.opaque, None);
+}

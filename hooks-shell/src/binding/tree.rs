@@ -1,0 +1,154 @@
+//! The digest of a hook tree: every file under the roots an approval binds
+//! when the code a command runs cannot be identified.
+//!
+//! The digest covers each entry's path relative to its root, its kind, and a
+//! regular file's SHA-256 (a symlink: its target text), in sorted order, so
+//! adding, removing, renaming or editing any file under a root changes it. A
+//! missing root is part of the digest too (creating it later is a change).
+//! `.git` folders are left out (they change with every fetch and are not run).
+//! Walks are bounded: a tree too big to hash on every run cannot be bound.
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+use super::BindError;
+use crate::fingerprint::file_sha256;
+
+/// The most entries one tree digest covers.
+pub const MAX_TREE_ENTRIES: usize = 5_000;
+/// The most bytes of regular files one tree digest reads.
+pub const MAX_TREE_BYTES: u64 = 64 * 1024 * 1024;
+/// The SHA-256 of no bytes.
+pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+/// The deepest folder nesting walked.
+const MAX_DEPTH: usize = 16;
+
+/// The hex SHA-256 over `roots` (in the order given).
+pub fn tree_sha256(roots: &[impl AsRef<Path>]) -> Result<String, BindError> {
+    let mut walk = Walk {
+        hasher: Sha256::new(),
+        entries: 0,
+        bytes: 0,
+    };
+    for root in roots {
+        let root = root.as_ref();
+        walk.line(&format!("root {}", root.display()));
+        walk.entry(root, Path::new(""), 0)?;
+    }
+    Ok(hex::encode(walk.hasher.finalize()))
+}
+
+struct Walk {
+    hasher: Sha256,
+    entries: usize,
+    bytes: u64,
+}
+
+impl Walk {
+    fn line(&mut self, text: &str) {
+        self.hasher.update(text.as_bytes());
+        self.hasher.update([0u8]);
+    }
+
+    fn entry(&mut self, path: &Path, relative: &Path, depth: usize) -> Result<(), BindError> {
+        self.entries += 1;
+        if self.entries > MAX_TREE_ENTRIES || depth > MAX_DEPTH {
+            return Err(BindError::TreeTooLarge(path.to_owned()));
+        }
+        let shown = relative.display();
+        let Ok(metadata) = std::fs::symlink_metadata(path) else {
+            self.line(&format!("missing {shown}"));
+            return Ok(());
+        };
+        let kind = metadata.file_type();
+        if kind.is_symlink() {
+            let target = std::fs::read_link(path).unwrap_or_default();
+            self.line(&format!("link {shown} -> {}", target.display()));
+            // A root given as a link is followed (the link is the configured name).
+            if depth == 0 && path.is_dir() {
+                return self.folder(path, relative, depth);
+            }
+            if depth == 0 && path.is_file() {
+                return self.file(
+                    path,
+                    relative,
+                    std::fs::metadata(path).map_or(0, |m| m.len()),
+                );
+            }
+            return Ok(());
+        }
+        if kind.is_dir() {
+            return self.folder(path, relative, depth);
+        }
+        if kind.is_file() {
+            return self.file(path, relative, metadata.len());
+        }
+        self.line(&format!("special {shown}"));
+        Ok(())
+    }
+
+    fn file(&mut self, path: &Path, relative: &Path, len: u64) -> Result<(), BindError> {
+        self.bytes += len;
+        if self.bytes > MAX_TREE_BYTES {
+            return Err(BindError::TreeTooLarge(path.to_owned()));
+        }
+        // A zero-length file is not opened: pseudo-files (/proc, /sys) report
+        // zero and may block or never end when read.
+        let hash = if len == 0 {
+            EMPTY_SHA256.to_owned()
+        } else {
+            file_sha256(path).unwrap_or_else(|| "unreadable".to_owned())
+        };
+        self.line(&format!("file {} {hash}", relative.display()));
+        Ok(())
+    }
+
+    fn folder(&mut self, path: &Path, relative: &Path, depth: usize) -> Result<(), BindError> {
+        self.line(&format!("dir {}", relative.display()));
+        let Ok(listing) = std::fs::read_dir(path) else {
+            self.line(&format!("unreadable {}", relative.display()));
+            return Ok(());
+        };
+        let mut names: Vec<std::ffi::OsString> = listing
+            .filter_map(|e| e.ok().map(|e| e.file_name()))
+            .collect();
+        names.sort();
+        for name in names {
+            if name == ".git" {
+                continue;
+            }
+            self.entry(&path.join(&name), &relative.join(&name), depth + 1)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tree_sha256;
+
+    #[test]
+    fn any_change_under_a_root_changes_the_digest() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let hooks = dir.path().join("hooks");
+        std::fs::create_dir(&hooks).expect("mkdir");
+        std::fs::write(hooks.join("a.sh"), "echo a\n").expect("write");
+        let digest = |roots: &[&std::path::Path]| tree_sha256(roots).expect("digest");
+        let first = digest(&[&hooks]);
+        assert_eq!(first, digest(&[&hooks]), "deterministic");
+        std::fs::write(hooks.join("b.py"), "print()\n").expect("add");
+        let added = digest(&[&hooks]);
+        assert_ne!(first, added);
+        std::fs::write(hooks.join("b.py"), "print(1)\n").expect("edit");
+        assert_ne!(added, digest(&[&hooks]));
+        let missing = dir.path().join("later");
+        let before = digest(&[&missing]);
+        std::fs::create_dir(&missing).expect("create");
+        assert_ne!(
+            before,
+            digest(&[&missing]),
+            "a root created later is a change"
+        );
+    }
+}

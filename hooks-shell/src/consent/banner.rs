@@ -1,0 +1,101 @@
+//! What a person is shown before approving a hook: where it is configured,
+//! the project it runs for, everything it runs or sends (command, URL,
+//! headers, the environment variables it may read) and what the approval
+//! will be bound to. Config text is shown escaped.
+
+use std::fmt::Write;
+
+use hermes_hooks_core::display::escape;
+use serde_json::Value;
+
+use crate::binding::{Binding, Subject};
+
+/// The lines describing `subject` (and, when given, what approving binds).
+pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String {
+    let mut text = String::new();
+    let shown = |path: &std::path::Path| escape(&path.display().to_string()).into_owned();
+    let _ = writeln!(text, "    Event:   {}", escape(&subject.event));
+    match &subject.request {
+        Some(request) => {
+            let field = |key: &str| request.get(key).and_then(Value::as_str).unwrap_or("");
+            let _ = writeln!(
+                text,
+                "    Request: {} {}",
+                escape(field("method")),
+                escape(field("url"))
+            );
+            for header in request
+                .get("headers")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let name = header.get(0).and_then(Value::as_str).unwrap_or("");
+                let value = header.get(1).and_then(Value::as_str).unwrap_or("");
+                let _ = writeln!(text, "    Header:  {}: {}", escape(name), escape(value));
+            }
+            let vars: Vec<String> = request
+                .get("allowed_env_vars")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(|v| escape(v).into_owned())
+                .collect();
+            if !vars.is_empty() {
+                let _ = writeln!(
+                    text,
+                    "    Env:     {} (sent where a header names them)",
+                    vars.join(", ")
+                );
+            }
+        }
+        None => {
+            let _ = writeln!(text, "    Command: {}", escape(&subject.command));
+        }
+    }
+    if let Some(source) = &subject.source {
+        let _ = writeln!(text, "    Source:  {}", shown(source));
+    }
+    if let Some(project) = &subject.project {
+        let _ = writeln!(text, "    Project: {}", shown(project));
+    }
+    if let Some(binding) = binding {
+        for (path, hash) in &binding.files {
+            let _ = writeln!(
+                text,
+                "    Binds:   {} (sha256 {})",
+                shown(path),
+                &hash[..hash.len().min(12)]
+            );
+        }
+        if let Some(tree) = &binding.tree {
+            let roots: Vec<String> = tree.roots.iter().map(|r| shown(r)).collect();
+            let _ = writeln!(
+                text,
+                "    Binds:   every file under {} (its code cannot be named exactly; any change asks again)",
+                roots.join(", ")
+            );
+        }
+    }
+    text
+}
+
+/// The banner shown before asking about `subject`.
+pub fn subject_banner(subject: &Subject, binding: &Binding, changed: bool) -> String {
+    let what = if subject.project.is_some() {
+        "a hook from a project directory"
+    } else {
+        "a shell hook"
+    };
+    let mut text = format!(
+        "\n⚠ Hermes is about to register {what} that will run a\n  command on your behalf.\n\n{}\n  Commands run with your full user credentials.  Only approve\n  commands you trust.",
+        describe_subject(subject, Some(binding))
+    );
+    if changed {
+        text.push_str(
+            "\n\n  ⚠ This hook was approved before, but what it runs has CHANGED\n  since: review the new code before approving it again.",
+        );
+    }
+    text
+}

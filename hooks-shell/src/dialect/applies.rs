@@ -1,0 +1,82 @@
+//! Whether an imported hook runs for an event: its event's tool and outcome
+//! filters, its matcher on the event's match field, its `if` rule.
+
+use hermes_hooks_core::{Event, HookEvent};
+use serde_json::{Map, Value};
+
+use super::events::{ToolFilter, ToolOutcome, their_args, their_tool};
+use super::matcher::{Condition, DialectMatcher};
+use super::{EventMapping, ImportedHook};
+
+/// The value an event's matcher is compared with (Claude Code's match field).
+fn match_value(event: &Event) -> Option<String> {
+    let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
+    match event.hook()? {
+        HookEvent::PreToolCall | HookEvent::PostToolCall | HookEvent::TransformToolResult => {
+            Some(their_tool(event.tool_name().unwrap_or("")).to_owned())
+        }
+        HookEvent::OnSessionStart => Some(text("source").unwrap_or_else(|| "startup".to_owned())),
+        HookEvent::OnSessionFinalize => Some(text("reason").unwrap_or_else(|| "other".to_owned())),
+        HookEvent::SubagentStart | HookEvent::SubagentStop => Some(
+            text("agent_type")
+                .or_else(|| text("child_role"))
+                .unwrap_or_else(|| "general-purpose".to_owned()),
+        ),
+        HookEvent::PreApprovalRequest => Some("Bash".to_owned()),
+        _ => None,
+    }
+}
+
+/// Whether `hook` runs for `event`: its event's tool and outcome filters,
+/// its matcher on the event's match field, its `if` rule.
+pub fn applies(hook: &ImportedHook, event: &Event) -> bool {
+    applies_to(&hook.mapping, &hook.matcher, hook.condition.as_ref(), event)
+}
+
+/// [`applies`] from the parts of a hook.
+pub(crate) fn applies_to(
+    mapping: &EventMapping,
+    matcher: &DialectMatcher,
+    condition: Option<&Condition>,
+    event: &Event,
+) -> bool {
+    let tool = event.tool_name().unwrap_or("");
+    if let ToolFilter::Only(tools) = mapping.tools
+        && !tools.contains(&tool)
+        && !tools.iter().any(|t| their_tool(t) == tool)
+    {
+        return false;
+    }
+    let failed = event.get("status").and_then(Value::as_str) == Some("error");
+    match mapping.outcome {
+        ToolOutcome::Succeeded if failed => return false,
+        ToolOutcome::Failed if !failed => return false,
+        _ => {}
+    }
+    if let Some(value) = match_value(event)
+        && !matcher.matches(&value)
+    {
+        return false;
+    }
+    match condition {
+        None | Some(Condition::Unparsed(_)) => true,
+        Some(condition) => {
+            let tool_event = matches!(
+                event.hook(),
+                Some(
+                    HookEvent::PreToolCall
+                        | HookEvent::PostToolCall
+                        | HookEvent::TransformToolResult
+                )
+            );
+            // On other events a handler with `if` never runs (as in Claude Code).
+            tool_event && {
+                let args = match event.get("args") {
+                    Some(Value::Object(args)) => their_args(args),
+                    _ => Map::new(),
+                };
+                condition.allows(their_tool(tool), &args)
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! An imported hook as consent sees it ([`Subject`]): keyed on its Hermes
+//! event and [`ImportedHook::consent_command`], bound to its project, to the
+//! files its command reaches and, when those cannot all be named, to its hook
+//! tree (the file that configures it, the `hooks/` folder beside it, the
+//! plugin root); an http hook to its whole request.
+
+use std::path::PathBuf;
+
+use hermes_hooks_core::HookEvent;
+use hermes_hooks_core::home::expand_tilde;
+use serde_json::json;
+
+use super::direct::simple_argv;
+use super::{Handler, ImportedHook};
+use crate::binding::Subject;
+
+impl ImportedHook {
+    /// This hook as consent sees it.
+    pub fn subject(&self) -> Subject {
+        let (words, request) = match &self.handler {
+            Handler::Command {
+                command,
+                args: Some(args),
+            } => {
+                let mut words = vec![expand_tilde(&self.substitute(command))];
+                words.extend(args.iter().map(|arg| self.substitute(arg)));
+                (Some(words), None)
+            }
+            Handler::Command {
+                command,
+                args: None,
+            } => {
+                let line = self.substitute(command);
+                let words = simple_argv(&line, &self.environment())
+                    .or_else(|| shlex::split(&self.consent_command()));
+                (words, None)
+            }
+            Handler::Http {
+                url,
+                headers,
+                allowed_env_vars,
+            } => {
+                let request = json!({
+                    "method": "POST",
+                    "url": url,
+                    "headers": headers.iter().map(|(n, v)| json!([n, v])).collect::<Vec<_>>(),
+                    "allowed_env_vars": allowed_env_vars,
+                });
+                (None, Some(request))
+            }
+        };
+        Subject {
+            event: self.event().map_or("", HookEvent::as_str).to_owned(),
+            command: self.consent_command(),
+            project: Some(self.project.clone()),
+            words,
+            cwd: self.cwd.clone(),
+            tree: self.tree_roots(),
+            request,
+            source: Some(self.source.clone()),
+        }
+    }
+
+    /// The hook tree of its source: the file, the `hooks/` folder beside it
+    /// (or the folder it is in, when that is `hooks/`), the plugin root.
+    fn tree_roots(&self) -> Vec<PathBuf> {
+        let mut roots = vec![self.source.clone()];
+        if let Some(dir) = self.source.parent() {
+            let hooks = if dir.file_name().is_some_and(|n| n == "hooks") {
+                dir.to_path_buf()
+            } else {
+                dir.join("hooks")
+            };
+            roots.push(hooks);
+        }
+        if let Some(root) = &self.plugin_root
+            && !roots.contains(root)
+        {
+            roots.push(root.clone());
+        }
+        roots
+    }
+}

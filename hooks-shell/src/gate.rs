@@ -1,0 +1,179 @@
+//! The check right before every run of an approved hook: what it runs now
+//! must be what was approved. The script's bytes are read once, hashed, and
+//! (when they match) sealed and run ([`crate::launch`]); the other bound
+//! files and the hook tree are hashed again at the same moment.
+//!
+//! When they do not match, the allowlist is read again (an approval made
+//! meanwhile, by `hooks approve` or another process, counts), then the
+//! registration's consent is asked once about the new binding (a host's
+//! `ConsentPolicy`; the CLI's terminal): approved, it is recorded and the
+//! checked bytes run; denied, the hook is refused — skipped when it fails
+//! open, a block when it fails closed — and not asked about the same code
+//! again.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::allowlist::Allowlist;
+use crate::binding::{BindError, Binding, Subject};
+use crate::consent::Consent;
+use crate::fingerprint::code_sha256;
+use crate::launch::{Launch, read_code};
+use crate::standing::{Approved, Standing, standing_with};
+
+/// Who is asked when an approved hook changed: the registration's consent.
+pub(crate) struct Asker {
+    consent: Consent,
+    accept: bool,
+    allowlist: Allowlist,
+}
+
+impl std::fmt::Debug for Asker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Asker")
+            .field("accept", &self.accept)
+            .field("allowlist", &self.allowlist.path())
+            .finish()
+    }
+}
+
+/// An [`Asker`] shared by every hook of a registration.
+pub(crate) type SharedAsker = Arc<Mutex<Asker>>;
+
+impl Asker {
+    /// The asker of a registration.
+    pub(crate) fn shared(consent: Consent, accept: bool, allowlist: Allowlist) -> SharedAsker {
+        Arc::new(Mutex::new(Asker {
+            consent,
+            accept,
+            allowlist,
+        }))
+    }
+}
+
+/// What [`RunGate::check`] decided.
+#[derive(Debug)]
+pub(crate) enum Pass {
+    /// Run it; from the sealed copy when there is one.
+    Run(Option<Launch>),
+    /// Do not run it, and why.
+    Refuse(String),
+}
+
+/// One approved hook's check before each run.
+#[derive(Debug)]
+pub(crate) struct RunGate {
+    subject: Subject,
+    approved: Mutex<Approved>,
+    /// A changed binding consent was refused for: not asked about again.
+    refused: Mutex<Option<Result<Binding, BindError>>>,
+}
+
+impl RunGate {
+    /// The gate of `subject`, approved as `approved`.
+    pub(crate) fn new(subject: Subject, approved: Approved) -> RunGate {
+        RunGate {
+            subject,
+            approved: Mutex::new(approved),
+            refused: Mutex::new(None),
+        }
+    }
+
+    /// Checks the hook as it is now; see the module documentation.
+    pub(crate) fn check(&self, asker: &SharedAsker) -> Pass {
+        let found = self.subject.identify();
+        let mut sealed = None;
+        if let Some(code) = &found.code {
+            match read_code(&code.path) {
+                Ok((bytes, hash)) => sealed = Some((code.clone(), bytes, hash)),
+                Err(error) => {
+                    return Pass::Refuse(format!("cannot read {}: {error}", code.path.display()));
+                }
+            }
+        }
+        let code = sealed
+            .as_ref()
+            .map(|(c, _, h)| (c.path.as_path(), h.as_str()));
+        let now = self.subject.binding_with(&found, code);
+        let approved = self
+            .approved
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let holds = match &approved {
+            Approved::Bound(binding) => now.as_ref().is_ok_and(|now| now == binding),
+            Approved::Legacy(approval) => match &approval.script_sha256_at_approval {
+                // Hermes' own entry (mtime only): it runs as Hermes runs it.
+                None => return Pass::Run(None),
+                Some(hash) => {
+                    let current = match &sealed {
+                        Some((c, _, h))
+                            if Some(c.path.clone())
+                                == crate::fingerprint::code_file(&self.subject.command) =>
+                        {
+                            Some(h.clone())
+                        }
+                        _ => code_sha256(&self.subject.command),
+                    };
+                    current.is_some_and(|c| c.eq_ignore_ascii_case(hash))
+                }
+            },
+        };
+        if !holds && let Err(reason) = self.reconsider(asker, now) {
+            return Pass::Refuse(reason);
+        }
+        match sealed {
+            Some((code, bytes, _)) if code.fd_safe => match Launch::seal(&code, &bytes) {
+                Ok(launch) => Pass::Run(Some(launch)),
+                Err(error) => Pass::Refuse(format!("cannot seal the checked script: {error}")),
+            },
+            _ => Pass::Run(None),
+        }
+    }
+
+    /// The hook changed: an approval recorded meanwhile, else consent asked once.
+    fn reconsider(
+        &self,
+        asker: &SharedAsker,
+        now: Result<Binding, BindError>,
+    ) -> Result<(), String> {
+        let mut asker = asker.lock().unwrap_or_else(PoisonError::into_inner);
+        let approvals = asker.allowlist.approvals();
+        let standing = standing_with(&approvals, &self.subject, now.clone());
+        if let Standing::Approved(approved) = standing {
+            *self.approved.lock().unwrap_or_else(PoisonError::into_inner) = approved;
+            return Ok(());
+        }
+        let why = standing
+            .why_not()
+            .unwrap_or_else(|| "changed since it was approved".to_owned());
+        let mut refused = self.refused.lock().unwrap_or_else(PoisonError::into_inner);
+        if refused.as_ref() == Some(&now) {
+            return Err(why);
+        }
+        let binding = match &now {
+            Ok(binding) => binding.clone(),
+            Err(error) => {
+                *refused = Some(now.clone());
+                return Err(error.to_string());
+            }
+        };
+        let Asker {
+            consent,
+            accept,
+            allowlist,
+        } = &mut *asker;
+        if consent.approve(*accept, allowlist, &self.subject, &binding, true) {
+            *self.approved.lock().unwrap_or_else(PoisonError::into_inner) =
+                Approved::Bound(binding);
+            *refused = None;
+            return Ok(());
+        }
+        tracing::warn!(
+            "hook for {} ({}) {why}; not run",
+            hermes_hooks_core::display::escape(&self.subject.event),
+            hermes_hooks_core::display::escape(&self.subject.command)
+        );
+        *refused = Some(now);
+        Err(why)
+    }
+}
