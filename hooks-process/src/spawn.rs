@@ -68,6 +68,11 @@ pub(crate) fn spawn(mut command: Command, mut setup: Setup) -> io::Result<Child>
     result
 }
 
+/// What a spawn fails with when the child could not join its cgroup
+/// (`ENOMEDIUM`: no exec or fork error uses it).
+#[cfg(target_os = "linux")]
+pub(crate) const JOIN_FAILED: rustix::io::Errno = rustix::io::Errno::NOMEDIUM;
+
 #[cfg(target_os = "linux")]
 fn prepare(command: &mut Command, setup: &mut Setup) {
     use rustix::process::{
@@ -90,9 +95,14 @@ fn prepare(command: &mut Command, setup: &mut Setup) {
             if let Some(procs) = procs {
                 // SAFETY (see above): the fd is open for the whole spawn.
                 let procs = BorrowedFd::borrow_raw(procs);
-                // A failed join is seen by the parent (`Cgroup::holds`), which
-                // then falls back; the child runs either way.
-                let _ = rustix::io::write(procs, b"0");
+                // A failed join fails the spawn (the parent then stops using
+                // cgroups): once spawned, a child is known to have joined, so
+                // a hook that later moves itself out cannot make the
+                // supervisor think cgroups do not work here.
+                // Said with an errno exec never gives, so the parent can tell.
+                if rustix::io::write(procs, b"0").is_err() {
+                    return Err(io::Error::from(JOIN_FAILED));
+                }
             }
             set_parent_process_death_signal(Some(Signal::KILL))?;
             if getppid() != Some(host) {

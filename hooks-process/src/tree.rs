@@ -78,7 +78,7 @@ impl ChildTree {
             .kill_on_drop(true)
             .env(TREE_ENV, marks);
         #[cfg(target_os = "linux")]
-        let (cgroup, setup) = match Cgroup::create(&token) {
+        let (mut cgroup, setup) = match Cgroup::create(&token) {
             Some((cgroup, procs)) => (
                 Some(cgroup),
                 Setup {
@@ -103,9 +103,22 @@ impl ChildTree {
         #[cfg(target_os = "linux")]
         let spawned = spawned.inspect_err(|_| {
             if let Some(cgroup) = &cgroup {
+                // The child could not join (no right over the common
+                // ancestor, say), or failed for another reason: either way
+                // later trees go without cgroups, by subreaper and mark.
                 let _ = std::fs::remove_dir(cgroup.dir());
             }
         });
+        #[cfg(target_os = "linux")]
+        let spawned = match spawned {
+            Err(error) if cgroup.is_some() && error.raw_os_error().is_some_and(is_join_error) => {
+                if let Some(cgroup) = cgroup.take() {
+                    cgroup.abandon();
+                }
+                Err(error)
+            }
+            other => other,
+        };
         #[cfg(target_os = "linux")]
         let private_dir = sandbox
             .as_mut()
@@ -128,15 +141,12 @@ impl ChildTree {
             .id()
             .ok_or_else(|| io::Error::other("the spawned child has no pid"))?;
         #[cfg(target_os = "linux")]
-        let cgroup = cgroup.and_then(|cgroup| {
-            if cgroup.holds(pid) {
-                Some(cgroup)
-            } else {
-                // The join failed (no right over the common ancestor, say):
-                // this tree has the mark and the group; later ones the subreaper.
-                tracing::debug!("the child {pid} could not join {}", cgroup.dir().display());
-                cgroup.abandon();
-                None
+        let cgroup = cgroup.inspect(|cgroup| {
+            // The child joined before exec (a failed join fails the spawn).
+            // Not there now: it moved itself out. The tree keeps its cgroup,
+            // the subreaper and the pipe scan; cgroups stay on for the others.
+            if !cgroup.holds(pid) {
+                tracing::debug!("the child {pid} left {}", cgroup.dir().display());
             }
         });
         #[cfg(target_os = "linux")]
@@ -335,4 +345,10 @@ mod tests {
         command.env_remove(TREE_ENV);
         assert_eq!(marks_for(&command, "inner"), OsString::from("inner"));
     }
+}
+
+/// Whether a spawn failed because the child could not join its cgroup.
+#[cfg(target_os = "linux")]
+fn is_join_error(errno: i32) -> bool {
+    errno == spawn::JOIN_FAILED.raw_os_error()
 }

@@ -23,8 +23,11 @@ use hermes_hooks_core::{
 };
 use serde_json::Value;
 
+mod refusal;
+
 use crate::allowlist::Allowlist;
 use hermes_hooks_process::runtime::Background;
+use refusal::refuse;
 
 use crate::binding::Subject;
 use crate::config::{ShellHookSpec, parse_config};
@@ -478,31 +481,6 @@ impl ShellHooks {
             }
         }
         replies
-    }
-}
-
-/// A hook whose check before the run failed: a block when it fails closed,
-/// else a skipped run.
-fn refuse(
-    hook: &RegisteredHook,
-    event: &Event,
-    why: &str,
-    runs: Option<&mut Vec<HookRun>>,
-    replies: &mut Vec<Reply>,
-) {
-    let blocks = hook.spec.blocks_on_failure();
-    let value = blocks.then(|| failed_closed(&hook.spec, why));
-    if let Some(runs) = runs {
-        let status = if blocks {
-            RunStatus::Blocked
-        } else {
-            RunStatus::Skipped("changed since approval".into())
-        };
-        let run = HookRun::new(MECHANISM, Arc::clone(&hook.source), event.name(), status);
-        runs.push(run.decision(value.clone()).diagnostic(why));
-    }
-    if let Some(value) = value {
-        replies.push(Reply::new(Arc::clone(&hook.source), value));
     }
 }
 

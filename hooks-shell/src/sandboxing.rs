@@ -165,13 +165,46 @@ pub fn prepare(
     own: Vec<PathBuf>,
     secrets: &[PathBuf],
 ) -> Result<Option<Prepared>, SandboxError> {
+    prepare_with(sandbox, project, own, Vec::new(), secrets)
+}
+
+/// [`prepare`], with folders the hook's own tool lets it write.
+pub fn prepare_with(
+    sandbox: &Sandbox,
+    project: &Path,
+    own: Vec<PathBuf>,
+    writable: Vec<PathBuf>,
+    secrets: &[PathBuf],
+) -> Result<Option<Prepared>, SandboxError> {
     if sandbox.is_none() {
         return Ok(None);
     }
     let mut context = Context::new(project);
     context.own_files = own;
+    context.own_writable = writable;
     context.secrets = secrets.to_vec();
     sandbox.prepare(&context)
+}
+
+/// What an imported hook's own tool lets it reach beyond its files, for
+/// `event`: the transcript folder (read), the `CLAUDE_ENV_FILE` folder and
+/// `CLAUDE_PLUGIN_DATA` (write). Only existing folders: the rules open them.
+pub fn imported_tool_paths(
+    hook: &crate::ImportedHook,
+    event: &hermes_hooks_core::Event,
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let claude = hook.home.join("plugin-data").join("claude");
+    let read: Vec<PathBuf> = [claude.join("transcripts")]
+        .into_iter()
+        .filter(|dir| dir.is_dir())
+        .collect();
+    let write: Vec<PathBuf> = crate::dialect::exec::env_file(hook, event)
+        .and_then(|file| file.parent().map(Path::to_path_buf))
+        .into_iter()
+        .chain(hook.plugin_data())
+        .filter(|dir| dir.is_dir())
+        .collect();
+    (read, write)
 }
 
 /// The message of a run that did not start because its sandbox could not be

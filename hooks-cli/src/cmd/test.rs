@@ -1,11 +1,13 @@
 //! `hooks test EVENT`: fire every configured shell hook for EVENT on a synthetic payload.
 //!
-//! It obeys consent exactly as a host does: a hook that is not approved for
-//! what it runs now (never approved, changed since, approved in another
+//! Imported hooks (Claude Code, Codex, Cursor files: a repository's code
+//! among them) obey consent exactly as a host does: one that is not approved
+//! for what it runs now (never approved, changed since, approved in another
 //! project or without a binding) is not run; it is shown as skipped, with why
-//! and what to run. `--accept-hooks` records the approvals first and runs
-//! them. (The reference's `hermes hooks test` runs unapproved hooks: a fresh
-//! clone's hooks would run on inspection; see docs/decisions.)
+//! and what to run. The user's own `config.yaml` hooks run as the reference's
+//! `hermes hooks test` runs them, marked "not allowlisted" where a host would
+//! not run them yet. `--accept-hooks` records the approvals first and runs
+//! them all (see docs/decisions/consent-binds-to-what-runs.md).
 
 use std::io::Write;
 
@@ -92,23 +94,15 @@ pub async fn run(
         return Ok(());
     }
 
-    // Only approved hooks run (as in a host); the others are listed as skipped.
+    // Imported hooks run only when approved (as in a host); the others are listed as skipped.
     let allowlisted = consent(home, accept, &specs);
     let imported_allowed = consent_imported(home, accept, &imported);
     let mut skipped: Vec<(String, String, String, String)> = Vec::new();
-    let specs: Vec<ShellHookSpec> = specs
-        .into_iter()
-        .zip(&allowlisted)
-        .filter_map(|(spec, (allowed, why))| match why {
-            _ if *allowed => Some(spec),
-            why => {
-                let source = format!("shell:{}", spec.command);
-                let hint = format!("hooks approve '{}' --event {}", spec.command, spec.event);
-                skipped.push((source, spec.command, why.clone(), hint));
-                None
-            }
-        })
-        .collect();
+    // The user's own config.yaml hooks run as the reference's `hooks test`
+    // runs them, marked "not allowlisted" when they are not (the user wrote
+    // them and asked to test them); imported hooks, a repository's code among
+    // them, run only once approved.
+    let native_pending = allowlisted.iter().filter(|(allowed, _)| !*allowed).count();
     let imported: Vec<ImportedRow> = imported
         .into_iter()
         .zip(&imported_allowed)
@@ -123,7 +117,7 @@ pub async fn run(
             }
         })
         .collect();
-    let allowlisted: Vec<bool> = vec![true; specs.len()];
+    let allowlisted: Vec<bool> = allowlisted.iter().map(|(allowed, _)| *allowed).collect();
     let imported_allowed: Vec<bool> = vec![true; imported.len()];
     let skipped_records: Vec<HookRun> = skipped
         .iter()
@@ -273,8 +267,10 @@ pub async fn run(
         print_record(record, out)?;
         writeln!(out)?;
     }
-    let pending = skipped.len();
-    let label = if pending > 0 {
+    let pending = skipped.len() + native_pending;
+    let label = if native_pending > 0 {
+        "Merged outcome once approved"
+    } else if pending > 0 {
         "Merged outcome of the approved hooks"
     } else {
         "Merged outcome"
@@ -286,7 +282,7 @@ pub async fn run(
     if pending > 0 {
         writeln!(
             out,
-            "({} not run: a hook runs only once approved for what it runs now, \
+            "({} not allowlisted yet: at runtime a hook runs only once approved for what it runs now, \
              with `hooks approve` or --accept-hooks)",
             plural(pending, "hook", "hooks")
         )?;

@@ -112,7 +112,7 @@ fn emit_json_records_each_imported_hook_run() {
 /// `hooks test PreToolUse --for-tool Bash` with the `rm -rf` payload, in `args`.
 fn test_bash(home: &TempHome, project: &Path, json: bool) -> Run {
     let file = home.write("payload.json", r#"{"args": {"command": "rm -rf /"}}"#);
-    let mut args = vec!["test", "PreToolUse", "--for-tool", "Bash"];
+    let mut args = vec!["--accept-hooks", "test", "PreToolUse", "--for-tool", "Bash"];
     if json {
         args.push("--json");
     }
@@ -134,6 +134,7 @@ fn hooks_test_records_imported_runs_like_native_ones() {
         &home,
         &project,
         &[
+            "--accept-hooks",
             "test",
             "pre_tool_call",
             "--for-tool",
@@ -249,7 +250,7 @@ fn a_changed_fail_closed_imported_hook_blocks_through_the_binary() {
     assert_eq!(row["changed_since_approval"], true, "{row}");
     let text = in_project(&home, &project, &["list"]).ok();
     assert!(
-        text.contains("script changed since approval (fails closed"),
+        text.contains("changed since it was approved") && text.contains("(fails closed"),
         "{text}"
     );
     let doctor = in_project(&home, &project, &["doctor"]).problems();
@@ -257,6 +258,11 @@ fn a_changed_fail_closed_imported_hook_blocks_through_the_binary() {
         doctor.contains("its script changed since it was approved — it fails closed"),
         "{doctor}"
     );
-    let tested = in_project(&home, &project, &["test", "PreToolUse", "--json"]).json();
+    let tested = in_project(
+        &home,
+        &project,
+        &["--accept-hooks", "test", "PreToolUse", "--json"],
+    )
+    .json();
     assert_eq!(tested["hooks"][0]["allowlisted"], false, "{tested}");
 }

@@ -241,6 +241,7 @@ fn hooks_test_takes_their_event_and_tool_names() {
         &home,
         &project,
         &[
+            "--accept-hooks",
             "test",
             "PreToolUse",
             "--for-tool",
@@ -254,7 +255,8 @@ fn hooks_test_takes_their_event_and_tool_names() {
     let hooks = run["hooks"].as_array().expect("hooks");
     assert_eq!(hooks.len(), 1, "only the Bash group matches: {run}");
     assert_eq!(hooks[0]["format"], "claude");
-    assert_eq!(hooks[0]["allowlisted"], false);
+    // `--accept-hooks` approved it (an unapproved imported hook is not run).
+    assert_eq!(hooks[0]["allowlisted"], true);
     assert_eq!(
         run["outcome"],
         json!({"action": "block", "message": "rm -rf is not allowed here"})

@@ -96,6 +96,10 @@ pub struct Context {
     pub project: PathBuf,
     /// The hook's own files (its script, its plugin root, its hooks folder).
     pub own_files: Vec<PathBuf>,
+    /// Folders the hook's own tool lets it write (Claude Code's
+    /// `CLAUDE_ENV_FILE` folder and `CLAUDE_PLUGIN_DATA`): writable under
+    /// `project`, as the project is.
+    pub own_writable: Vec<PathBuf>,
     /// The user's home (`None`: no home is readable).
     pub home: Option<PathBuf>,
     /// More secret stores, beside [`SECRET_STORES`] (`~` expanded).
@@ -114,6 +118,7 @@ impl Context {
         Context {
             project: project.into(),
             own_files: Vec::new(),
+            own_writable: Vec::new(),
             home: std::env::var_os("HOME").map(PathBuf::from),
             secrets: Vec::new(),
             path: std::env::var_os("PATH")
@@ -160,7 +165,10 @@ impl Sandbox {
                     .chain(context.home.clone())
                     .chain([project.clone()])
                     .collect(),
-                devices.chain([project]).collect(),
+                devices
+                    .chain([project])
+                    .chain(context.own_writable.iter().cloned())
+                    .collect(),
                 false,
             ),
             Profile::Strict => (

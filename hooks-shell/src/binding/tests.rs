@@ -1,3 +1,5 @@
+//! Tests of what an approval is bound to.
+
 use std::path::PathBuf;
 
 use super::*;

@@ -12,6 +12,8 @@ use serde_json::Value;
 
 use hermes_hooks_process::sandbox::{Profile, Sandbox};
 
+mod disable;
+
 use super::entries::Reader;
 use super::events::{event_mapping, event_names};
 use super::file::{Unread, read_document};
@@ -19,6 +21,7 @@ use super::guards::{BrokenFile, GuardDown, broken_file, remember};
 use super::matcher::Condition;
 use super::{Dialect, EventMapping, ImportedHook, Scope};
 use crate::sandboxing::{SandboxDefaults, sandbox_field};
+use disable::disabled;
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
 /// listed, warned about, never silently skipped.
@@ -299,44 +302,6 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
         }
     }
     sources
-}
-
-/// The widest scope whose Claude settings file among `sources` says
-/// `disableAllHooks: true` (`None`: none does). Each is warned about, saying
-/// what it turns off.
-fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<Scope> {
-    let mut widest = None;
-    for source in sources.iter().filter(|s| s.dialect == Dialect::Claude) {
-        let Ok(text) = hermes_hooks_core::config::read_capped(&source.path) else {
-            continue;
-        };
-        let flag = serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|root| root.get("disableAllHooks").and_then(Value::as_bool));
-        if flag != Some(true) {
-            continue;
-        }
-        let message = match source.scope {
-            Scope::Project => {
-                "disableAllHooks is true in this project file: it turns off this project's \
-                 Claude Code hooks only; your own (~/.claude) and managed hooks still run"
-            }
-            Scope::User => {
-                "disableAllHooks is true in your own settings: no Claude Code hook is \
-                 imported (yours or the project's)"
-            }
-        };
-        discovery.warnings.push(ConfigWarning::new(
-            source.path.clone(),
-            "disableAllHooks".to_owned(),
-            message.to_owned(),
-        ));
-        discovery.disabled_by.push(source.path.clone());
-        if widest != Some(Scope::User) {
-            widest = Some(source.scope);
-        }
-    }
-    widest
 }
 
 fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {

@@ -138,10 +138,14 @@ pub async fn run_command_launched(
     let started = Instant::now();
     let limits = RunLimits::new(hook.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     let prepare = || {
-        crate::sandboxing::prepare(
+        let (read, write) = crate::sandboxing::imported_tool_paths(hook, event);
+        let mut own = crate::sandboxing::imported_own_files(hook);
+        own.extend(read);
+        crate::sandboxing::prepare_with(
             &hook.sandbox,
             &hook.project,
-            crate::sandboxing::imported_own_files(hook),
+            own,
+            write,
             &hook.sandbox_secrets,
         )
     };

@@ -1,3 +1,5 @@
+//! Tests of which files a command reaches.
+
 use std::path::Path;
 
 use super::identify;

@@ -1,0 +1,43 @@
+//! `disableAllHooks`: which scopes' hooks a settings file turns off
+//! (managed > user > project; a project file turns off its own hooks only).
+
+#[allow(unused_imports)]
+use super::*;
+
+/// The widest scope whose Claude settings file among `sources` says
+/// `disableAllHooks: true` (`None`: none does). Each is warned about, saying
+/// what it turns off.
+pub(super) fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<Scope> {
+    let mut widest = None;
+    for source in sources.iter().filter(|s| s.dialect == Dialect::Claude) {
+        let Ok(text) = hermes_hooks_core::config::read_capped(&source.path) else {
+            continue;
+        };
+        let flag = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|root| root.get("disableAllHooks").and_then(Value::as_bool));
+        if flag != Some(true) {
+            continue;
+        }
+        let message = match source.scope {
+            Scope::Project => {
+                "disableAllHooks is true in this project file: it turns off this project's \
+                 Claude Code hooks only; your own (~/.claude) and managed hooks still run"
+            }
+            Scope::User => {
+                "disableAllHooks is true in your own settings: no Claude Code hook is \
+                 imported (yours or the project's)"
+            }
+        };
+        discovery.warnings.push(ConfigWarning::new(
+            source.path.clone(),
+            "disableAllHooks".to_owned(),
+            message.to_owned(),
+        ));
+        discovery.disabled_by.push(source.path.clone());
+        if widest != Some(Scope::User) {
+            widest = Some(source.scope);
+        }
+    }
+    widest
+}

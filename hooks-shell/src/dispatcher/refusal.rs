@@ -1,0 +1,30 @@
+//! A hook refused right before it runs (changed since approval, or its
+//! approval no longer holds): a block when it fails closed, else a skip.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// A hook whose check before the run failed: a block when it fails closed,
+/// else a skipped run.
+pub(super) fn refuse(
+    hook: &RegisteredHook,
+    event: &Event,
+    why: &str,
+    runs: Option<&mut Vec<HookRun>>,
+    replies: &mut Vec<Reply>,
+) {
+    let blocks = hook.spec.blocks_on_failure();
+    let value = blocks.then(|| failed_closed(&hook.spec, why));
+    if let Some(runs) = runs {
+        let status = if blocks {
+            RunStatus::Blocked
+        } else {
+            RunStatus::Skipped("changed since approval".into())
+        };
+        let run = HookRun::new(MECHANISM, Arc::clone(&hook.source), event.name(), status);
+        runs.push(run.decision(value.clone()).diagnostic(why));
+    }
+    if let Some(value) = value {
+        replies.push(Reply::new(Arc::clone(&hook.source), value));
+    }
+}
