@@ -326,6 +326,12 @@ fn marks_for(command: &Command, token: &str) -> OsString {
     marks
 }
 
+/// Whether a spawn failed because the child could not join its cgroup.
+#[cfg(target_os = "linux")]
+fn is_join_error(errno: i32) -> bool {
+    errno == spawn::JOIN_FAILED.raw_os_error()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,10 +351,4 @@ mod tests {
         command.env_remove(TREE_ENV);
         assert_eq!(marks_for(&command, "inner"), OsString::from("inner"));
     }
-}
-
-/// Whether a spawn failed because the child could not join its cgroup.
-#[cfg(target_os = "linux")]
-fn is_join_error(errno: i32) -> bool {
-    errno == spawn::JOIN_FAILED.raw_os_error()
 }

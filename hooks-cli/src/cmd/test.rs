@@ -126,7 +126,7 @@ pub async fn run(
                 "shell",
                 source.clone(),
                 event.name(),
-                RunStatus::Skipped(why.clone().into()),
+                RunStatus::Skipped(why.clone()),
             )
             .diagnostic(format!(
                 "not run: {why}; review it, then run `{hint}` (or use --accept-hooks)"

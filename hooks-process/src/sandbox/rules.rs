@@ -303,6 +303,7 @@ mod tests {
         Context {
             project: PathBuf::from("/work/p"),
             own_files: vec![PathBuf::from("/opt/hook")],
+            own_writable: vec![PathBuf::from("/home/u/.hermes/plugin-data/claude/env")],
             home: Some(PathBuf::from("/home/u")),
             secrets: vec![PathBuf::from("/home/u/.vault")],
             path: vec![
@@ -369,5 +370,20 @@ mod tests {
             .rules(&context())
             .unwrap_err();
         assert!(error.contains("is not set"), "{error}");
+    }
+
+    #[test]
+    fn the_tools_own_folders_are_writable_under_project_only() {
+        let env = PathBuf::from("/home/u/.hermes/plugin-data/claude/env");
+        let project = Sandbox::new(Profile::Project)
+            .rules(&context())
+            .unwrap()
+            .unwrap();
+        assert!(project.write.contains(&env), "{:?}", project.write);
+        let strict = Sandbox::new(Profile::Strict)
+            .rules(&context())
+            .unwrap()
+            .unwrap();
+        assert!(!strict.write.contains(&env), "{:?}", strict.write);
     }
 }
