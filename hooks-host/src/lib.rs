@@ -90,7 +90,7 @@ pub use host::{
 pub use warning::Warning;
 
 /// In-process Rust callbacks (`hermes-hooks-callbacks`): [`Callbacks`],
-/// [`CallbackError`](callbacks::CallbackError), their limits.
+/// [`CallbackError`], their limits.
 pub use hermes_hooks_callbacks as callbacks;
 pub use hermes_hooks_callbacks::{CallbackError, CallbackId, CallbackResult, Callbacks};
 /// The contract every mechanism speaks (events, payloads, outcomes, the

@@ -6,7 +6,7 @@ use hermes_hooks_process::runtime::Background;
 use crate::consent::Consent;
 use crate::queue::DEFAULT_QUEUE_CAPACITY;
 
-/// How [`ShellHooks::register`] decides and runs.
+/// How [`crate::ShellHooks::register`] decides and runs.
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct RegisterOptions {

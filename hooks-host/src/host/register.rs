@@ -16,7 +16,7 @@ pub type CallbackFuture =
 impl Host {
     /// Registers the host's own Rust closure `name` for `event`. It runs in
     /// the bus's first place, after the plugins' hooks, bounded like theirs
-    /// ([`HostOptions::callback_timeout`], [`HostOptions::suppression_window`]);
+    /// ([`crate::HostOptions::callback_timeout`], [`crate::HostOptions::suppression_window`]);
     /// its replies, run records and blocks are labelled `host:<name>`
     /// (mechanism `host`). An event name that is not in the catalog (nor a
     /// gateway event, `agent:start`, `command:*`, ...) is refused, naming the

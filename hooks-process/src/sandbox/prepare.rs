@@ -16,7 +16,7 @@ use super::support::Support;
 use super::{Context, Sandbox, SandboxError};
 
 /// A sandbox ready for one spawn. Keep it until the spawn returned; then
-/// keep [`Prepared::private_dir`] (if any) until the tree has ended.
+/// keep its private directory (if any) until the tree has ended.
 #[derive(Debug)]
 pub struct Prepared {
     pub(crate) plan: ChildPlan,
