@@ -65,6 +65,8 @@ pub struct OutboundOptions {
 
 /// What became of one delivery offered to a target (for run records).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+// The spool's outcomes are built only with `durable`.
+#[cfg_attr(not(feature = "durable"), allow(dead_code))]
 pub(crate) enum Offered {
     /// Queued, or written to the spool.
     Accepted,
@@ -95,7 +97,11 @@ impl Default for OutboundOptions {
             report_capacity: 1024,
             spool_path: None,
             drain_spool: true,
+            #[cfg(feature = "durable")]
             spool_hold: crate::spool::DEFAULT_HOLD_CAPACITY,
+            // Nothing is held without a spool to write to.
+            #[cfg(not(feature = "durable"))]
+            spool_hold: 0,
         }
     }
 }
@@ -182,7 +188,7 @@ impl Outbound {
         let spool_path = options.spool_path.clone();
         let outbound = Outbound::new(parsed.targets, options)?;
         let mut warnings = parsed.warnings;
-        if let (Some(error), Some(path)) = (outbound.durable.open_error.as_ref(), spool_path) {
+        if let (Some(error), Some(path)) = (outbound.durable.open_error(), spool_path) {
             warnings.push(ConfigWarning::new(
                 path,
                 "hooks.outbound",

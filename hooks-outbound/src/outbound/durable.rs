@@ -51,7 +51,7 @@ pub(super) struct Durable {
     own: Arc<super::own::OwnRows>,
     refusals: std::sync::Mutex<(Option<Instant>, u64)>,
     /// Why the spool could not be opened at load (a load warning).
-    pub(super) open_error: Option<String>,
+    open_error: Option<String>,
     /// Set by `stop_spool`: the writer starts no worker any more.
     stopped: Arc<std::sync::atomic::AtomicBool>,
     /// Whether this process drains the spool (`OutboundOptions::drain_spool`).
@@ -63,6 +63,11 @@ pub(super) struct Durable;
 
 #[cfg(not(feature = "durable"))]
 impl Durable {
+    /// Why the spool could not be opened: never, without a spool.
+    pub(super) fn open_error(&self) -> Option<&String> {
+        None
+    }
+
     pub(super) fn start(
         _runtime: &Handle,
         _client: &reqwest::Client,
@@ -100,6 +105,11 @@ impl Durable {
 
 #[cfg(feature = "durable")]
 impl Durable {
+    /// Why the spool could not be opened at load (a load warning).
+    pub(super) fn open_error(&self) -> Option<&String> {
+        self.open_error.as_ref()
+    }
+
     /// Opens the spool when a target is durable and starts its writer and
     /// (unless `options.drain_spool` is off) its worker. A spool that cannot
     /// be opened is a load warning; its rows are held in memory meanwhile

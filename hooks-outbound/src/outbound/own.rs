@@ -2,6 +2,9 @@
 //! once) and what `hooks emit` reports (delivered before exit, or left for
 //! `hooks deliver`).
 
+// Without `durable` only `SpoolStatus` is used (always `None` there).
+#![cfg_attr(not(feature = "durable"), allow(dead_code))]
+
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
