@@ -125,7 +125,9 @@ impl ChildTree {
             .and_then(super::sandbox::Prepared::take_private_dir);
         #[cfg(not(target_os = "linux"))]
         let private_dir = None;
-        // The ruleset fd was needed until the child applied it.
+        // The ruleset fd was needed until the child applied it (without the
+        // `sandbox` feature `Prepared` holds nothing to release).
+        #[allow(clippy::drop_non_drop)]
         drop(sandbox);
         let child = match spawned {
             Ok(child) => child,
