@@ -220,6 +220,18 @@ impl Binding {
         value
     }
 
+    /// [`Binding::to_json`] as people are shown it (`list --json`): an http
+    /// hook's URL with its credentials masked.
+    pub fn to_shown_json(&self) -> Value {
+        let mut value = self.to_json();
+        if let Some(url) = value.pointer_mut("/request/url")
+            && let Some(text) = url.as_str()
+        {
+            *url = Value::from(hermes_hooks_core::redact::redact_url(text));
+        }
+        value
+    }
+
     /// Reads a recorded binding; `None` when it is not one.
     pub fn from_json(value: &Value) -> Option<Binding> {
         let object = value.as_object()?;

@@ -208,6 +208,19 @@ impl ImportedHook {
         }
     }
 
+    /// The hook as people are shown it (run records' source, messages,
+    /// `hooks test`, the approve hint, `list`): [`ImportedHook::consent_command`],
+    /// with an http hook's URL credentials masked (userinfo, query values,
+    /// path segments that look like keys or passwords).
+    pub fn shown_command(&self) -> String {
+        match &self.handler {
+            Handler::Http { url, .. } => {
+                format!("POST {}", hermes_hooks_core::redact::redact_url(url))
+            }
+            Handler::Command { .. } => self.consent_command(),
+        }
+    }
+
     /// `text` with `${CLAUDE_PROJECT_DIR}` and `${CLAUDE_PLUGIN_ROOT}` (and
     /// Cursor's / Codex's equivalents) substituted, as Claude Code does before
     /// it runs a command; `$CLAUDE_PROJECT_DIR` is left to the shell, which
