@@ -5,6 +5,7 @@ mod changed_script;
 mod config_scopes;
 mod conformance;
 mod consent;
+mod copied_guard;
 mod cwd_shadowing;
 mod deliveries;
 mod dialect_exec;

@@ -2,7 +2,7 @@
 //! them. Never fails: a bad file or entry is a warning naming the file and
 //! the field, an unknown event skips that event, and the rest loads.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use hermes_hooks_core::home::expand_tilde;
@@ -461,16 +461,36 @@ fn read_events(
     }
 }
 
-/// Identical handlers across files run once (Claude Code dedups settings files).
+/// Identical handlers across files run once (Claude Code dedups settings
+/// files). The copy that stays is the one from the user's file when there is
+/// one (a project's copy of the user's guard never replaces it), keeping the
+/// place of the first; it fails closed if any copy does. Handlers given
+/// different `env` blocks are not identical.
 fn dedup(hooks: &mut Vec<ImportedHook>) {
-    let mut seen = HashSet::new();
-    hooks.retain(|hook| {
-        seen.insert((
+    let mut first: HashMap<_, usize> = HashMap::new();
+    let mut kept: Vec<ImportedHook> = Vec::with_capacity(hooks.len());
+    for hook in hooks.drain(..) {
+        let key = (
             hook.dialect,
             hook.their_event.clone(),
             hook.matcher.describe(),
             hook.condition.clone(),
             hook.consent_command(),
-        ))
-    });
+            hook.settings_env.clone(),
+        );
+        match first.get(&key) {
+            None => {
+                first.insert(key, kept.len());
+                kept.push(hook);
+            }
+            Some(&at) => {
+                let fail_closed = kept[at].fail_closed || hook.fail_closed;
+                if kept[at].scope == Scope::Project && hook.scope == Scope::User {
+                    kept[at] = hook;
+                }
+                kept[at].fail_closed = fail_closed;
+            }
+        }
+    }
+    *hooks = kept;
 }
