@@ -71,6 +71,10 @@ pub struct Subject {
     /// Variables its configuration sets for it (a Claude Code settings
     /// file's `env` block).
     pub env: Vec<(String, String)>,
+    /// Bind [`Subject::tree`] even when every file of the command is named:
+    /// a project's hooks, whose scripts may run, source, require or import
+    /// any file of the repository's tool folder in ways no scan can follow.
+    pub bind_tree: bool,
 }
 
 impl Subject {
@@ -103,6 +107,7 @@ impl Subject {
             request: None,
             source: config.map(Path::to_path_buf),
             env: Vec::new(),
+            bind_tree: false,
         }
     }
 
@@ -151,7 +156,7 @@ impl Subject {
             };
             binding.files.insert(file.clone(), hash);
         }
-        if found.opaque.is_some() {
+        if found.opaque.is_some() || (self.bind_tree && !self.tree.is_empty()) {
             if self.tree.is_empty() {
                 return Err(BindError::Nothing);
             }

@@ -44,5 +44,6 @@ mod snapshots;
 mod support;
 mod test_cmd;
 mod top_level_keys;
+mod tree_binding;
 mod trust;
 mod trust_http;

@@ -15,6 +15,7 @@ fn subject(command: &str, project: Option<&Path>, tree: Vec<PathBuf>) -> Subject
         request: None,
         source: None,
         env: Vec::new(),
+        bind_tree: false,
     }
 }
 

@@ -2,7 +2,8 @@
 //! when the code a command runs cannot be identified.
 //!
 //! The digest covers each entry's path relative to its root, its kind, and a
-//! regular file's SHA-256 (a symlink: its target text), in sorted order, so
+//! regular file's SHA-256 (a symlink: its target text, and what it points to,
+//! followed like the rest), in sorted order, so
 //! adding, removing, renaming or editing any file under a root changes it. A
 //! missing root is part of the digest too (creating it later is a change).
 //! `.git` folders are left out (they change with every fetch and are not run).
@@ -65,11 +66,14 @@ impl Walk {
         if kind.is_symlink() {
             let target = std::fs::read_link(path).unwrap_or_default();
             self.line(&format!("link {shown} -> {}", target.display()));
-            // A root given as a link is followed (the link is the configured name).
-            if depth == 0 && path.is_dir() {
+            // What a link points to is part of the tree, wherever it is: a
+            // script in the tree may run, source or import through it. (A
+            // link loop ends at the depth or entry bound: the tree cannot
+            // be bound.)
+            if path.is_dir() {
                 return self.folder(path, relative, depth);
             }
-            if depth == 0 && path.is_file() {
+            if path.is_file() {
                 return self.file(
                     path,
                     relative,
@@ -150,5 +154,22 @@ mod tests {
             digest(&[&missing]),
             "a root created later is a change"
         );
+    }
+
+    #[test]
+    fn a_link_below_the_root_is_followed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (hooks, tools) = (dir.path().join("hooks"), dir.path().join("tools"));
+        std::fs::create_dir_all(&hooks).expect("mkdir");
+        std::fs::create_dir_all(&tools).expect("mkdir");
+        std::fs::write(tools.join("x.sh"), "echo a\n").expect("write");
+        std::os::unix::fs::symlink("../tools", hooks.join("d")).expect("link");
+        std::os::unix::fs::symlink("../tools/x.sh", hooks.join("x.sh")).expect("link");
+        let digest = || tree_sha256(&[&hooks]).expect("digest");
+        let first = digest();
+        std::fs::write(tools.join("x.sh"), "echo b\n").expect("edit");
+        assert_ne!(first, digest(), "an edit behind a link is a change");
+        std::os::unix::fs::symlink("..", hooks.join("up")).expect("loop");
+        assert!(tree_sha256(&[&hooks]).is_err(), "a loop cannot be bound");
     }
 }

@@ -11,7 +11,7 @@ use hermes_hooks_core::home::expand_tilde;
 use serde_json::json;
 
 use super::direct::simple_argv;
-use super::{Handler, ImportedHook};
+use super::{Handler, ImportedHook, Scope};
 use crate::binding::Subject;
 
 impl ImportedHook {
@@ -59,21 +59,37 @@ impl ImportedHook {
             request,
             source: Some(self.source.clone()),
             env: self.settings_env.clone(),
+            bind_tree: self.scope == Scope::Project,
         }
     }
 
     /// The hook tree of its source: the file, the `hooks/` folder beside it
-    /// (or the folder it is in, when that is `hooks/`), the plugin root.
+    /// (or the folder it is in, when that is `hooks/`), the plugin root. For
+    /// a project's file inside a folder of the project (`.claude/`,
+    /// `.cursor/`, `.codex/`), that whole top-level folder instead of the
+    /// file and `hooks/`: a script may reach any file there.
     fn tree_roots(&self) -> Vec<PathBuf> {
-        let mut roots = vec![self.source.clone()];
-        if let Some(dir) = self.source.parent() {
-            let hooks = if dir.file_name().is_some_and(|n| n == "hooks") {
-                dir.to_path_buf()
-            } else {
-                dir.join("hooks")
-            };
-            roots.push(hooks);
-        }
+        let tool_folder = (self.scope == Scope::Project)
+            .then(|| self.source.strip_prefix(&self.project).ok())
+            .flatten()
+            .and_then(|inside| {
+                let mut parts = inside.components();
+                let top = parts.next()?;
+                // A file right at the project's top has no folder of its own.
+                parts.next().map(|_| self.project.join(top))
+            });
+        let mut roots = match (tool_folder, self.source.parent()) {
+            (Some(folder), _) => vec![folder],
+            (None, Some(dir)) => {
+                let hooks = if dir.file_name().is_some_and(|n| n == "hooks") {
+                    dir.to_path_buf()
+                } else {
+                    dir.join("hooks")
+                };
+                vec![self.source.clone(), hooks]
+            }
+            (None, None) => vec![self.source.clone()],
+        };
         if let Some(root) = &self.plugin_root
             && !roots.contains(root)
         {
