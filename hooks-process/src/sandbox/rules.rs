@@ -59,9 +59,23 @@ pub const SECRET_STORES: &[&str] = &[
     ".vault-token",
     ".terraform.d/credentials.tfrc.json",
     ".claude/.credentials.json",
+    ".claude.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
     ".codex/auth.json",
     ".hermes/.env",
     ".hermes/auth.json",
+    ".hermes/config.yaml",
+    ".config/rclone",
+    ".s3cfg",
+    ".boto",
+    ".bash_history",
+    ".zsh_history",
+    ".local/share/fish/fish_history",
+    ".python_history",
+    ".node_repl_history",
+    ".psql_history",
+    ".mysql_history",
 ];
 
 /// Resource limits of a sandboxed hook (each only ever lowered, never raised).
