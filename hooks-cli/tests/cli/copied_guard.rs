@@ -77,3 +77,58 @@ fn a_projects_copy_of_the_users_guard_never_replaces_it() {
     let other = emit(&home, &project, false);
     assert_eq!(other["outcome"]["action"], json!("block"), "{other}");
 }
+
+/// A user guard narrowed with `"if": "Bash(rm *)"` runs for every spelling
+/// of `rm` a shell accepts (red-team J1): grouped, behind a keyword, escaped,
+/// quoted, tab-separated, through `command` / `sudo`; not for `ls`.
+#[test]
+fn a_guard_narrowed_with_an_if_rule_runs_for_every_spelling() {
+    let home = TempHome::new();
+    let guard = home.script("guard.sh", GUARD);
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
+        {"type": "command", "command": guard.display().to_string(), "failClosed": true, "if": "Bash(rm *)"}
+    ]}]}});
+    write(
+        &home.user_home,
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
+    home.config("hooks_from: [claude]\n");
+    let project = home.user_home.join("cloned");
+    std::fs::create_dir_all(&project).expect("project");
+    let emit_command = |command: &str, accept: bool| {
+        let payload = home.write(
+            "payload.json",
+            &json!({"tool_name": "terminal", "args": {"command": command}, "task_id": "t"})
+                .to_string(),
+        );
+        let mut args = vec!["--project", project.to_str().unwrap()];
+        if accept {
+            args.push("--accept-hooks");
+        }
+        args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
+        args.push(payload.to_str().unwrap());
+        Run(harness::command(&home, &args).output().expect("run hooks")).json()
+    };
+    assert_eq!(
+        emit_command("rm -rf /", true)["outcome"]["action"],
+        json!("block")
+    );
+    for spelled in [
+        "{ rm -rf /; }",
+        "if true; then rm -rf /; fi",
+        "\\rm -rf /",
+        "\"rm\" -rf /",
+        "rm\t-rf /",
+        "command rm -rf /",
+        "sudo -u root rm -rf /",
+        "while rm -rf /; do :; done",
+    ] {
+        // The guard runs (what it decides is its own business).
+        let emitted = emit_command(spelled, false);
+        let runs = emitted["runs"].as_array().map_or(0, Vec::len);
+        assert_eq!(runs, 1, "the guard did not run for {spelled}: {emitted}");
+    }
+    let other = emit_command("ls -la", false);
+    assert_eq!(other["runs"].as_array().map_or(0, Vec::len), 0, "{other}");
+}

@@ -71,9 +71,14 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
         }
         if let Some(tree) = &binding.tree {
             let roots: Vec<String> = tree.roots.iter().map(|r| shown(r)).collect();
+            let why = if subject.bind_tree {
+                "the project's tool folder, links followed"
+            } else {
+                "its code cannot be named exactly"
+            };
             let _ = writeln!(
                 text,
-                "    Binds:   every file under {} (its code cannot be named exactly; any change asks again)",
+                "    Binds:   every file under {} ({why}; any change asks again)",
                 roots.join(", ")
             );
         }

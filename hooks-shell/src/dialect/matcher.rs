@@ -153,7 +153,10 @@ impl Condition {
                     return false;
                 };
                 match subcommands(command) {
-                    Some(parts) => parts.iter().any(|part| glob(pattern, part)),
+                    Some(parts) => parts.iter().any(|part| {
+                        glob(pattern, part)
+                            || spellings(part).iter().any(|spelled| glob(pattern, spelled))
+                    }),
                     // A command line we cannot split: the hook runs (fail open, as Claude Code).
                     None => true,
                 }
@@ -287,6 +290,20 @@ pub fn subcommands(line: &str) -> Option<Vec<String>> {
             .filter(|part| !part.is_empty())
             .collect(),
     )
+}
+
+/// The ways a simple command may be the one an `if` rule names, for
+/// matching: the command with quotes and backslashes removed and blanks made
+/// single spaces (`\rm`, `"rm"`, `rm<TAB>-rf`), and every tail of its words
+/// (`{ rm ...`, `then rm ...`, `sudo -u root rm ...`, `command rm ...`). A
+/// guard narrowed to `Bash(rm *)` then runs for every spelling of `rm`; it
+/// may also run for `echo rm -rf` (running a guard more often is the safe
+/// side: the guard decides). Text that does not split is taken as it is.
+pub fn spellings(part: &str) -> Vec<String> {
+    let Some(words) = shlex::split(part) else {
+        return vec![part.to_owned()];
+    };
+    (0..words.len()).map(|at| words[at..].join(" ")).collect()
 }
 
 fn strip_assignments(mut part: &str) -> String {
