@@ -36,7 +36,11 @@ impl Checkpoints {
     }
 
     fn start(&mut self, spool: &Arc<Spool>) {
-        if self.running.as_ref().is_some_and(|task| !task.is_finished()) {
+        if self
+            .running
+            .as_ref()
+            .is_some_and(|task| !task.is_finished())
+        {
             return;
         }
         self.settled = 0;
@@ -48,7 +52,6 @@ impl Checkpoints {
         }));
     }
 }
-
 
 pub(super) enum Attempt {
     Delivered,

@@ -12,8 +12,8 @@
 //! healthy workers never send the same row twice.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::sync::Notify;

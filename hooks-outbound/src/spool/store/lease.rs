@@ -262,6 +262,106 @@ impl Spool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spool::NewDelivery;
+
+    fn spool_with_one_row() -> (tempfile::TempDir, Spool) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let spool = Spool::open(&dir.path().join("spool.sqlite3")).expect("open");
+        let row = NewDelivery {
+            target_key: "k1",
+            target: "ci",
+            event: "on_session_end",
+            delivery_id: "a",
+            document: b"{}",
+            max_rows: 10,
+        };
+        assert!(spool.insert(&row).expect("insert"));
+        (dir, spool)
+    }
+
+    /// Makes row `id`'s lease look held by `holder` with a lease ending, by
+    /// the holder's wall clock, `until_ms` (which nobody may read).
+    fn pretend_holder(spool: &Spool, holder: &str, until_ms: i64) {
+        spool
+            .with(|connection| {
+                connection.execute(
+                    "UPDATE pending SET lease_holder = ?1, lease_until_ms = ?2",
+                    params![holder, until_ms],
+                )
+            })
+            .expect("update");
+    }
+
+    #[test]
+    fn a_live_holders_lease_is_taken_over_only_after_its_length_on_the_takers_clock() {
+        let (_dir, spool) = spool_with_one_row();
+        let lease = Duration::from_millis(300);
+        let held = spool.claim_next("k1", lease, &[]).expect("claim");
+        assert!(held.is_some());
+        // The holder's wall clock says the lease ended two days ago: ignored.
+        pretend_holder(&spool, this_holder().unwrap_or("elsewhere/1/1"), 1);
+        let mut watch = LeaseWatch::new();
+        assert!(spool.claim_next("k1", lease, &[]).expect("again").is_none());
+        let started = Instant::now();
+        assert!(
+            spool
+                .take_over_stale("k1", lease, &mut watch)
+                .expect("first look")
+                .is_none()
+        );
+        let taken = loop {
+            if let Some(row) = spool
+                .take_over_stale("k1", lease, &mut watch)
+                .expect("look")
+            {
+                break row;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert!(started.elapsed() >= lease, "taken over early");
+        assert_eq!(taken.delivery_id, "a");
+        // Now leased to the taker, under a new token: a second taker waits again.
+        let mut other = LeaseWatch::new();
+        assert!(
+            spool
+                .take_over_stale("k1", lease, &mut other)
+                .expect("other")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_lease_whose_holder_is_gone_is_taken_over_at_once() {
+        let (_dir, spool) = spool_with_one_row();
+        let Some(me) = this_holder() else {
+            return;
+        };
+        let lease = Duration::from_secs(3600);
+        spool.claim_next("k1", lease, &[]).expect("claim");
+        let mut parts: Vec<&str> = me.split('/').collect();
+        parts[2] = "1"; // this pid, another start: the holder died, its pid was reused
+        pretend_holder(&spool, &parts.join("/"), i64::MAX);
+        let taken = spool
+            .take_over_stale("k1", lease, &mut LeaseWatch::new())
+            .expect("take over");
+        assert_eq!(taken.map(|row| row.delivery_id).as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn delivered_rows_leave_with_the_next_claim() {
+        let (_dir, spool) = spool_with_one_row();
+        let lease = Duration::from_secs(60);
+        let row = spool.claim_next("k1", lease, &[]).expect("claim");
+        let id = row.map(|row| row.id).unwrap_or_default();
+        assert_eq!(spool.counts().expect("counts"), (1, 0));
+        assert!(
+            spool
+                .claim_next("k1", lease, &[id])
+                .expect("next")
+                .is_none()
+        );
+        assert_eq!(spool.counts().expect("counts"), (0, 0));
+    }
 
     #[test]
     fn this_process_is_alive_and_a_gone_one_is_not() {
