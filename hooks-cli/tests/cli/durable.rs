@@ -296,3 +296,45 @@ fn emit_to_a_hanging_durable_target_returns_and_keeps_the_delivery() {
     );
     drop(silent);
 }
+
+#[test]
+fn a_worker_killed_mid_send_leaves_a_lease_the_next_worker_takes_over_at_once() {
+    let reserved = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = reserved.local_addr().expect("addr").port();
+    drop(reserved);
+    let home = durable_home(port);
+    let run =
+        within(command(&home, &["emit", "on_session_end", "--json"]), BOUND).expect("emit hung");
+    assert_eq!(run.code(), Some(0), "{}", run.stderr());
+    // A receiver that holds each request 1.5 s (under the target's 2 s timeout).
+    let receiver = Receiver::slow(
+        TcpListener::bind(("127.0.0.1", port)).expect("rebind"),
+        200,
+        Duration::from_millis(1500),
+    );
+    let run = within(command(&home, &["spool", "retry", "--all"]), BOUND).expect("retry hung");
+    assert!(
+        run.ok().contains("1 delivery(ies) due now"),
+        "{}",
+        run.stdout()
+    );
+    let mut worker = command(&home, &["deliver"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn deliver");
+    let start = Instant::now();
+    while spool_json(&home)["targets"][0]["in_flight"] != 1 {
+        assert!(start.elapsed() < BOUND, "the worker never leased the row");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SIGKILL mid-send: the row stays leased by a process that is gone.
+    worker.kill().expect("SIGKILL");
+    worker.wait().expect("reap");
+    // Its lease (2 s + 10 s) has not run out, by anyone's clock: the next
+    // worker sees its holder gone and sends the row now.
+    let run = within(command(&home, &["deliver", "--once"]), BOUND).expect("deliver hung");
+    assert!(run.ok().contains("1 delivered"), "{}", run.stdout());
+    assert_eq!(spool_json(&home)["pending"], serde_json::json!([]));
+    assert!(!receiver.seen().is_empty());
+}

@@ -2,21 +2,29 @@
 //! one row per delivery of a `delivery: durable` target, written before `emit`
 //! returns and removed only when the receiver answered 2xx.
 //!
-//! SQLite in WAL mode with `synchronous=FULL`: a committed row survives a
-//! `kill -9` of the host (and a power loss). Several processes may share one
-//! spool (a host draining in the background, `hooks deliver` workers): a row
-//! is *claimed* with a lease before it is sent, so two of them never send it at
-//! once; a claimer killed mid-delivery leaves a lease that expires, and the row
-//! is sent again under the same `delivery_id` (receivers dedupe on it).
+//! SQLite in WAL mode, `synchronous=NORMAL` by default (a committed row
+//! survives a `kill -9` of any process) or `FULL` (`durability: power_loss`,
+//! an fsync per commit). No checkpoint runs inside an emit's commit: the
+//! worker checkpoints after delivering and when idle. Several processes may
+//! share one spool (a host draining in the background, `hooks deliver`
+//! workers): a row is *claimed* with a lease token before it is sent, so two
+//! of them never send it at once; a claimer killed mid-delivery leaves a lease
+//! that another worker takes over once the holder is seen gone (same boot) or
+//! the lease unchanged for its length by the taker's own monotonic clock —
+//! never by comparing two processes' wall clocks — and the row is sent again
+//! under the same `delivery_id` (receivers dedupe on it).
 //!
 //! Rows that a 4xx, a 3xx or `max_age` ended move to the `dead` table, where
 //! `hooks spool` shows them and `hooks spool retry` brings them back.
 
+mod send;
 mod store;
 mod worker;
 mod writer;
 
-pub use store::{Durability, NewDelivery, Spool, SpoolError, SpoolRow, SpoolTable, TargetStats};
+pub use store::{
+    Durability, LeaseWatch, NewDelivery, Spool, SpoolError, SpoolRow, SpoolTable, TargetStats,
+};
 pub use worker::{DrainPass, SettleObserver, Settled, SpoolWorker, WorkerHandle};
 pub use writer::{DEFAULT_HOLD_CAPACITY, OwnedDelivery, SpoolWriter, WriteOutcome, WriterStats};
 

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, params};
@@ -13,6 +14,11 @@ pub use crate::config::Durability;
 
 /// How long a writer waits for another process's transaction.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+/// The size a checkpointed WAL is cut back to (bytes).
+const JOURNAL_SIZE_LIMIT: i64 = 64 << 20;
+/// Rows written through one handle after which its writer checkpoints
+/// itself (when no worker did meanwhile: a spool nobody drains).
+const CHECKPOINT_SAFETY_ROWS: u64 = 16_384;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS pending (
@@ -133,6 +139,11 @@ pub struct SpoolRow {
 pub struct Spool {
     path: PathBuf,
     connection: Mutex<Connection>,
+    /// A second connection for WAL checkpoints, so that one never holds up
+    /// an insert (opened on the first checkpoint).
+    checkpointer: Mutex<Option<Connection>>,
+    /// Rows written through this handle since its last checkpoint.
+    unchecked: AtomicU64,
 }
 
 impl std::fmt::Debug for Spool {
@@ -182,11 +193,23 @@ impl Spool {
         connection
             .pragma_update(None, "synchronous", durability.synchronous())
             .map_err(sqlite)?;
+        // No checkpoint inside a commit (it fsyncs even under NORMAL, and
+        // an emit would wait for it): the delivering side checkpoints off the
+        // emit path ([`Spool::checkpoint`]), and the last connection to close
+        // does too.
+        connection
+            .pragma_update(None, "wal_autocheckpoint", 0)
+            .map_err(sqlite)?;
+        connection
+            .pragma_update(None, "journal_size_limit", JOURNAL_SIZE_LIMIT)
+            .map_err(sqlite)?;
         connection.execute_batch(SCHEMA).map_err(sqlite)?;
         migrate(&connection).map_err(sqlite)?;
         Ok(Spool {
             path: path.to_owned(),
             connection: Mutex::new(connection),
+            checkpointer: Mutex::new(None),
+            unchecked: AtomicU64::new(0),
         })
     }
 
@@ -210,6 +233,32 @@ impl Spool {
         })
     }
 
+    /// Copies the WAL into the database file (SQLite's PASSIVE checkpoint,
+    /// on a connection of its own: inserts go on meanwhile). The worker calls
+    /// it after delivering and when idle, off the emit path.
+    pub fn checkpoint(&self) -> Result<(), SpoolError> {
+        let sqlite = |source| SpoolError::Sqlite {
+            path: self.path.clone(),
+            source,
+        };
+        let mut checkpointer = self
+            .checkpointer
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if checkpointer.is_none() {
+            let connection = Connection::open(&self.path).map_err(sqlite)?;
+            connection.busy_timeout(BUSY_TIMEOUT).map_err(sqlite)?;
+            *checkpointer = Some(connection);
+        }
+        if let Some(connection) = checkpointer.as_ref() {
+            self.unchecked.store(0, Ordering::Relaxed);
+            connection
+                .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+                .map_err(sqlite)?;
+        }
+        Ok(())
+    }
+
     /// Writes `delivery` (due now); `Ok(false)` when its target already holds
     /// `max_rows` pending deliveries and it was refused.
     pub fn insert(&self, delivery: &NewDelivery<'_>) -> Result<bool, SpoolError> {
@@ -221,7 +270,7 @@ impl Spool {
     /// held `max_rows`). A delivery id already in the spool counts as kept.
     /// New rows are due at once: their due time holds no producer's clock.
     pub fn insert_batch(&self, deliveries: &[NewDelivery<'_>]) -> Result<Vec<bool>, SpoolError> {
-        self.with(|connection| {
+        let kept = self.with(|connection| {
             let now = now_ms();
             let transaction =
                 connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -265,79 +314,14 @@ impl Spool {
             }
             transaction.commit()?;
             Ok(kept)
-        })
-    }
-
-    /// Claims the oldest due row of `target_key` for `lease`: no other
-    /// claimer gets it until the lease ends or it is settled. One row per
-    /// claim, so a lease covers exactly one send.
-    pub fn claim_next(
-        &self,
-        target_key: &str,
-        lease: Duration,
-    ) -> Result<Option<SpoolRow>, SpoolError> {
-        self.with(|connection| {
-            let now = now_ms();
-            let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
-            // One statement: the choice and the lease are one step for every process.
-            let mut statement = connection.prepare_cached(&format!(
-                "UPDATE pending SET lease_until_ms = ?1
-                 WHERE id = (SELECT id FROM pending INDEXED BY pending_order
-                             WHERE target_key = ?2 AND next_attempt_ms <= ?3 AND lease_until_ms <= ?3
-                             ORDER BY id LIMIT 1)
-                 RETURNING {COLUMNS}"
-            ))?;
-            statement
-                .query_row(params![until, target_key, now], |row| {
-                    read_row(row, SpoolTable::Pending)
-                })
-                .optional()
-        })
-    }
-
-    /// Claims at most `limit` due rows of `target_keys` for `lease`: no other
-    /// claimer gets them until the lease ends or they are settled.
-    pub fn claim_due(
-        &self,
-        target_keys: &[String],
-        lease: Duration,
-        limit: usize,
-    ) -> Result<Vec<SpoolRow>, SpoolError> {
-        if target_keys.is_empty() || limit == 0 {
-            return Ok(Vec::new());
+        })?;
+        let written = self
+            .unchecked
+            .fetch_add(deliveries.len() as u64, Ordering::Relaxed);
+        if written >= CHECKPOINT_SAFETY_ROWS {
+            self.checkpoint()?;
         }
-        self.with(|connection| {
-            let now = now_ms();
-            let until = now.saturating_add(i64::try_from(lease.as_millis()).unwrap_or(i64::MAX));
-            // IMMEDIATE: the select and the lease are one step for every process.
-            let transaction =
-                connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-            let keys = placeholders(target_keys.len(), 3);
-            let sql = format!(
-                "SELECT {COLUMNS} FROM pending
-                 WHERE next_attempt_ms <= ?1 AND lease_until_ms <= ?1 AND target_key IN ({keys})
-                 ORDER BY id LIMIT ?2"
-            );
-            let mut values: Vec<rusqlite::types::Value> =
-                vec![now.into(), i64::try_from(limit).unwrap_or(i64::MAX).into()];
-            values.extend(target_keys.iter().map(|key| key.clone().into()));
-            let rows = {
-                let mut statement = transaction.prepare(&sql)?;
-                let rows = statement
-                    .query_map(rusqlite::params_from_iter(values), |row| {
-                        read_row(row, SpoolTable::Pending)
-                    })?
-                    .collect::<rusqlite::Result<Vec<_>>>()?;
-                let mut lease =
-                    transaction.prepare("UPDATE pending SET lease_until_ms = ?1 WHERE id = ?2")?;
-                for row in &rows {
-                    lease.execute(params![until, row.id])?;
-                }
-                rows
-            };
-            transaction.commit()?;
-            Ok(rows)
-        })
+        Ok(kept)
     }
 
     /// Row `id` was answered 2xx: it leaves the spool.
@@ -362,7 +346,8 @@ impl Spool {
         self.with(|connection| {
             connection.execute(
                 "UPDATE pending SET attempts = ?2, next_attempt_ms = ?3, last_error = ?4,
-                 lease_until_ms = 0, retrying_ms = ?5 WHERE id = ?1",
+                 lease_until_ms = 0, lease_token = 0, lease_holder = NULL, retrying_ms = ?5
+                 WHERE id = ?1",
                 params![id, attempts, next_attempt_ms, error, retrying_ms],
             )?;
             Ok(())
@@ -385,18 +370,6 @@ impl Spool {
         })
     }
 
-    /// Gives back the leases of rows `ids` (a worker stopping before it sent them).
-    pub fn release(&self, ids: &[i64]) -> Result<(), SpoolError> {
-        self.with(|connection| {
-            let mut statement =
-                connection.prepare("UPDATE pending SET lease_until_ms = 0 WHERE id = ?1")?;
-            for id in ids {
-                statement.execute([id])?;
-            }
-            Ok(())
-        })
-    }
-
     /// When the next row of `target_keys` is due (ms since the epoch), if any is pending.
     pub fn next_due_ms(&self, target_keys: &[String]) -> Result<Option<i64>, SpoolError> {
         if target_keys.is_empty() {
@@ -404,7 +377,7 @@ impl Spool {
         }
         self.with(|connection| {
             let sql = format!(
-                "SELECT MIN(MAX(next_attempt_ms, lease_until_ms)) FROM pending WHERE target_key IN ({})",
+                "SELECT MIN(next_attempt_ms) FROM pending WHERE lease_token = 0 AND target_key IN ({})",
                 placeholders(target_keys.len(), 1)
             );
             connection
@@ -429,6 +402,19 @@ fn migrate(connection: &Connection) -> rusqlite::Result<()> {
     if !has_retrying {
         connection.execute_batch(
             "ALTER TABLE pending ADD COLUMN retrying_ms INTEGER NOT NULL DEFAULT 0",
+        )?;
+    }
+    // Leases by token (see `lease`): a spool of an older version loses its
+    // wall-clock leases, so a row an old worker is sending right now may be
+    // sent once more (same `delivery_id`).
+    let has_token = connection
+        .prepare("SELECT 1 FROM pragma_table_info('pending') WHERE name = 'lease_token'")?
+        .exists([])?;
+    if !has_token {
+        connection.execute_batch(
+            "ALTER TABLE pending ADD COLUMN lease_token INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE pending ADD COLUMN lease_ms INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE pending ADD COLUMN lease_holder TEXT;",
         )?;
     }
     Ok(())
@@ -460,7 +446,9 @@ fn placeholders(count: usize, first: usize) -> String {
 }
 
 mod admin;
+mod lease;
 pub use admin::TargetStats;
+pub use lease::LeaseWatch;
 
 #[cfg(test)]
 mod tests;

@@ -12,17 +12,18 @@
 //! healthy workers never send the same row twice.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, SystemTime};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
-use reqwest::header::LOCATION;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 
-use super::{Spool, SpoolError, SpoolRow, now_ms, target_key};
+#[cfg(feature = "nats")]
+use super::send::publish;
+use super::send::{Attempt, Checkpoints, attempt};
+use super::{LeaseWatch, Spool, SpoolError, SpoolRow, now_ms, target_key};
 use crate::TargetSpec;
-use crate::request::{EventDocument, PreparedDelivery, iso_timestamp};
 
 /// Rows attempted per target per pass.
 const BATCH: usize = 64;
@@ -68,6 +69,8 @@ pub struct SpoolWorker {
     stopping: Arc<AtomicBool>,
     wake: Arc<Notify>,
     observer: Option<SettleObserver>,
+    /// Per target, the leases of other workers seen so far (take-over).
+    watches: Arc<Mutex<HashMap<String, LeaseWatch>>>,
 }
 
 /// How an attempt left a row.
@@ -127,6 +130,7 @@ impl SpoolWorker {
             stopping: Arc::new(AtomicBool::new(false)),
             wake: Arc::new(Notify::new()),
             observer: None,
+            watches: Arc::default(),
         }
     }
 
@@ -225,14 +229,19 @@ impl SpoolWorker {
     async fn run(&self) -> DrainPass {
         let mut totals = DrainPass::default();
         let mut failures = 0u32;
+        let mut checkpoint = Checkpoints::default();
         while !self.stopping.load(Ordering::Acquire) {
             let wait = match self.drain_once().await {
                 Ok(pass) if pass.claimed > 0 => {
                     failures = 0;
                     totals.add(pass);
+                    checkpoint.after(&self.spool, pass.claimed);
                     continue;
                 }
-                Ok(_) => self.idle_wait(),
+                Ok(_) => {
+                    checkpoint.idle(&self.spool);
+                    self.idle_wait()
+                }
                 Err(error) => {
                     // A locked or full disk: said once per streak, retried calmly.
                     if failures == 0 {
@@ -264,10 +273,70 @@ impl SpoolWorker {
         target: &TargetSpec,
     ) -> Result<DrainPass, SpoolError> {
         let mut pass = DrainPass::default();
+        // Rows answered 2xx, deleted with the next claim (one commit per row
+        // sent) or at the end of the pass; told to the observer once deleted.
+        let mut delivered: Vec<(SpoolRow, Duration)> = Vec::new();
+        let sent = self
+            .deliver_rows(key, target, &mut pass, &mut delivered)
+            .await;
+        let flushed = self.settle_delivered(&mut pass, &mut delivered, |ids| {
+            self.spool.settle_delivered_many(ids)
+        });
+        sent.and(flushed).map(|()| pass)
+    }
+
+    /// The next row of `key` to send: a due free one, else one whose lease
+    /// went stale (its holder gone, or unchanged for its whole length).
+    fn next_row(
+        &self,
+        key: &str,
+        lease: Duration,
+        pass: &mut DrainPass,
+        delivered: &mut Vec<(SpoolRow, Duration)>,
+    ) -> Result<Option<SpoolRow>, SpoolError> {
+        let mut claimed = None;
+        self.settle_delivered(pass, delivered, |ids| {
+            claimed = self.spool.claim_next(key, lease, ids)?;
+            Ok(())
+        })?;
+        if claimed.is_some() {
+            return Ok(claimed);
+        }
+        let mut watches = self.watches.lock().unwrap_or_else(PoisonError::into_inner);
+        let watch = watches.entry(key.to_owned()).or_default();
+        self.spool.take_over_stale(key, lease, watch)
+    }
+
+    /// Runs `delete` on the ids of `delivered`; once it succeeded, counts
+    /// them and tells the observer.
+    fn settle_delivered(
+        &self,
+        pass: &mut DrainPass,
+        delivered: &mut Vec<(SpoolRow, Duration)>,
+        delete: impl FnOnce(&[i64]) -> Result<(), SpoolError>,
+    ) -> Result<(), SpoolError> {
+        let ids: Vec<i64> = delivered.iter().map(|(row, _)| row.id).collect();
+        delete(&ids)?;
+        pass.delivered += delivered.len();
+        for (row, elapsed) in delivered.drain(..) {
+            if let Some(observer) = &self.observer {
+                observer(&row, Settled::Delivered, elapsed);
+            }
+        }
+        Ok(())
+    }
+
+    async fn deliver_rows(
+        &self,
+        key: &str,
+        target: &TargetSpec,
+        pass: &mut DrainPass,
+        delivered: &mut Vec<(SpoolRow, Duration)>,
+    ) -> Result<(), SpoolError> {
         let url = reqwest::Url::parse(&target.url);
         let lease = target.timeout + LEASE_MARGIN;
         while pass.claimed < BATCH && !self.stopping.load(Ordering::Acquire) {
-            let Some(row) = self.spool.claim_next(key, lease)? else {
+            let Some(row) = self.next_row(key, lease, pass, delivered)? else {
                 break;
             };
             pass.claimed += 1;
@@ -290,9 +359,8 @@ impl SpoolWorker {
                         row.event,
                         target.label()
                     );
-                    self.spool.settle_delivered(row.id)?;
-                    pass.delivered += 1;
-                    Settled::Delivered
+                    delivered.push((row, elapsed));
+                    continue;
                 }
                 Attempt::Dead(error) => {
                     self.bury(target, &row, attempts, &error)?;
@@ -338,7 +406,7 @@ impl SpoolWorker {
                 observer(&row, settled, elapsed);
             }
         }
-        Ok(pass)
+        Ok(())
     }
 
     fn bury(
@@ -424,68 +492,5 @@ impl Drop for WorkerHandle {
     fn drop(&mut self) {
         self.worker.stopping.store(true, Ordering::Release);
         self.worker.wake.notify_one();
-    }
-}
-
-enum Attempt {
-    Delivered,
-    Retry(String),
-    Dead(String),
-}
-
-/// One publish of `row` to its NATS target (fresh timestamp, same id).
-#[cfg(feature = "nats")]
-async fn publish(publisher: &crate::nats::NatsPublisher, row: &SpoolRow) -> Attempt {
-    let now = SystemTime::now();
-    let document = EventDocument::from_bytes(row.document.clone());
-    let delivery = PreparedDelivery::taking(document, &row.delivery_id, now, &iso_timestamp(now));
-    match publisher.publish(&row.event, &delivery).await {
-        Ok(_) => Attempt::Delivered,
-        Err(error) => Attempt::Retry(error),
-    }
-}
-
-/// One POST of `row` to `target`: its document with the same `delivery_id`
-/// and a fresh `timestamp`, signed now.
-async fn attempt(
-    client: &reqwest::Client,
-    url: &reqwest::Url,
-    target: &TargetSpec,
-    row: &SpoolRow,
-) -> Attempt {
-    let now = SystemTime::now();
-    let document = EventDocument::from_bytes(row.document.clone());
-    let delivery = PreparedDelivery::taking(document, &row.delivery_id, now, &iso_timestamp(now));
-    let headers = delivery.headers(&row.event, target);
-    let sent = client
-        .post(url.clone())
-        .timeout(target.timeout)
-        .headers(headers)
-        .body(delivery.body)
-        .send()
-        .await;
-    let response = match sent {
-        Ok(response) => response,
-        Err(error) => return Attempt::Retry(crate::delivery::describe(&error, target)),
-    };
-    let status = response.status();
-    let location = response
-        .headers()
-        .get(LOCATION)
-        .and_then(|value| value.to_str().ok())
-        .map(crate::redact::redact_url);
-    crate::delivery::drain(response).await;
-    let code = status.as_u16();
-    if status.is_success() {
-        Attempt::Delivered
-    } else if status.is_redirection() {
-        Attempt::Dead(format!(
-            "HTTP {code} redirect to {} (not followed)",
-            location.as_deref().unwrap_or("?")
-        ))
-    } else if status.is_client_error() {
-        Attempt::Dead(format!("HTTP {code} (rejected)"))
-    } else {
-        Attempt::Retry(format!("HTTP {code}"))
     }
 }

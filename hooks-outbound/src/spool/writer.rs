@@ -1,8 +1,10 @@
-//! The spool's writer thread: every durable delivery of a process goes
-//! through it. Emitting threads hand it their rows and wait for the commit;
-//! rows that arrive while it commits share the next transaction (group
-//! commit: one commit, and with `durability: power_loss` one fsync, for many
-//! emits).
+//! The spool's writer: every durable delivery of a process goes through it.
+//! An emitting thread that finds nobody committing commits the queued rows
+//! itself (no hand-off to another thread and back); rows that arrive while a
+//! commit runs wait and share the next transaction (group commit: one
+//! commit, and with `durability: power_loss` one fsync, for many emits). The
+//! writer's own thread takes over while the spool fails: it holds and
+//! retries.
 //!
 //! A spool that cannot be written (missing, corrupt, full, read-only, or not
 //! openable at all) loses nothing silently: the rows are *held* in a bounded
@@ -100,6 +102,8 @@ struct State {
     results: HashMap<u64, WriteOutcome>,
     next_ticket: u64,
     stopping: bool,
+    /// A batch is being committed (by an emitter or the thread).
+    committing: bool,
     stats: WriterStats,
 }
 
@@ -155,6 +159,7 @@ impl SpoolWriter {
                 results: HashMap::new(),
                 next_ticket: 0,
                 stopping: false,
+                committing: false,
                 stats: WriterStats::default(),
             }),
             work: Condvar::new(),
@@ -187,16 +192,30 @@ impl SpoolWriter {
         let ticket = state.next_ticket;
         state.next_ticket += 1;
         state.queue.push((ticket, delivery));
-        self.shared.work.notify_one();
         loop {
             if let Some(outcome) = state.results.remove(&ticket) {
                 return outcome;
             }
-            state = self
-                .shared
-                .done
-                .wait(state)
-                .unwrap_or_else(PoisonError::into_inner);
+            if state.committing {
+                // Rows arriving meanwhile share the next commit.
+                state = self
+                    .shared
+                    .done
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+            } else if state.spool.is_some() && state.held.is_empty() && !state.stopping {
+                // A healthy spool and nobody committing: this thread commits
+                // the queue itself (no hand-off to the writer thread and back).
+                state = commit_queued(&self.shared, state);
+            } else {
+                // A failing spool: the writer thread holds and retries.
+                self.shared.work.notify_one();
+                state = self
+                    .shared
+                    .done
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
         }
     }
 
@@ -236,12 +255,40 @@ impl Drop for SpoolWriter {
     }
 }
 
+/// Commits up to a batch of the queued rows on the calling (emitting)
+/// thread, with the lock released meanwhile; answers their emitters.
+fn commit_queued<'a>(
+    shared: &'a Shared,
+    mut state: MutexGuard<'a, State>,
+) -> MutexGuard<'a, State> {
+    state.committing = true;
+    let take = state.queue.len().min(MAX_BATCH);
+    let fresh: Vec<(u64, OwnedDelivery)> = state.queue.drain(..take).collect();
+    let spool = state.spool.clone();
+    drop(state);
+    let (spool, written) = write_batch(shared, spool, &[], &fresh);
+    let mut state = shared.lock();
+    state.committing = false;
+    settle(shared, &mut state, Vec::new(), fresh, written);
+    shared.done.notify_all();
+    if state.stats.last_error.is_some() {
+        // Now failing: the thread takes over (holds, retries).
+        shared.work.notify_one();
+        return state;
+    }
+    drop(state);
+    if let Some(spool) = &spool {
+        (shared.on_written)(spool);
+    }
+    shared.lock()
+}
+
 /// The thread: waits for rows (or the next retry of a failing spool), writes
 /// the held rows and the new ones in one transaction, answers the emitters.
 fn run(shared: &Shared) {
     loop {
         let mut state = shared.lock();
-        while state.queue.is_empty() && !state.stopping {
+        while (state.queue.is_empty() || state.committing) && !state.stopping {
             let failing = !state.held.is_empty() || state.spool.is_none();
             if failing {
                 let (next, timeout) = shared
@@ -260,6 +307,7 @@ fn run(shared: &Shared) {
             }
         }
         let stopping = state.stopping;
+        state.committing = true;
         let take = state.queue.len().min(MAX_BATCH);
         let fresh: Vec<(u64, OwnedDelivery)> = state.queue.drain(..take).collect();
         let held: Vec<OwnedDelivery> = state.held.drain(..).collect();
@@ -267,6 +315,7 @@ fn run(shared: &Shared) {
         drop(state);
         let (spool, written) = write_batch(shared, spool, &held, &fresh);
         let mut state = shared.lock();
+        state.committing = false;
         if spool.is_some() && state.spool.is_none() {
             state.spool.clone_from(&spool);
         }
@@ -377,80 +426,4 @@ fn settle(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(id: &str) -> OwnedDelivery {
-        OwnedDelivery {
-            target_key: "k".into(),
-            target: "ci".into(),
-            event: "on_session_end".into(),
-            delivery_id: id.into(),
-            document: b"{}".to_vec(),
-            max_rows: 100,
-        }
-    }
-
-    #[test]
-    fn a_spool_that_cannot_be_opened_holds_rows_up_to_the_bound_then_writes_them() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        // A file where the spool's folder should be: opening fails until it is gone.
-        let blocker = dir.path().join("outbound");
-        std::fs::write(&blocker, "not a folder").expect("blocker");
-        let path = blocker.join("spool.sqlite3");
-        let writer = SpoolWriter::start(&path, None, Durability::default(), 2, Box::new(|_| {}))
-            .expect("writer");
-        assert_eq!(writer.write(row("a")), WriteOutcome::Held);
-        assert_eq!(writer.write(row("b")), WriteOutcome::Held);
-        assert_eq!(writer.write(row("c")), WriteOutcome::Refused);
-        let stats = writer.stats();
-        assert_eq!((stats.held, stats.spool_failed), (2, 1));
-        assert!(stats.last_error.is_some());
-
-        std::fs::remove_file(&blocker).expect("unblock");
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while writer.stats().held > 0 && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        assert_eq!(writer.write(row("d")), WriteOutcome::Written);
-        let stats = writer.stop();
-        assert_eq!((stats.held, stats.recovered, stats.written), (0, 2, 3));
-        assert_eq!(stats.last_error, None);
-        let spool = Spool::open(&path).expect("open");
-        let ids: Vec<String> = spool
-            .list(super::super::SpoolTable::Pending)
-            .expect("list")
-            .into_iter()
-            .map(|row| row.delivery_id)
-            .collect();
-        assert_eq!(ids, ["a", "b", "d"], "held rows first, in order");
-    }
-
-    #[test]
-    fn concurrent_writers_each_learn_their_own_outcome() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("spool.sqlite3");
-        let spool = Arc::new(Spool::open(&path).expect("open"));
-        let writer = SpoolWriter::start(&path, Some(spool.clone()), Durability::default(), 8, {
-            Box::new(|_| {})
-        })
-        .expect("writer");
-        std::thread::scope(|scope| {
-            for thread in 0..4 {
-                let writer = &writer;
-                scope.spawn(move || {
-                    for index in 0..50 {
-                        let id = format!("{thread}-{index}");
-                        let mut delivery = row(&id);
-                        delivery.max_rows = 1000;
-                        assert_eq!(writer.write(delivery), WriteOutcome::Written);
-                    }
-                });
-            }
-        });
-        let (pending, _) = spool.counts().expect("counts");
-        assert_eq!(pending, 200);
-        let stats = writer.stop();
-        assert_eq!(stats.written, 200);
-    }
-}
+mod tests;

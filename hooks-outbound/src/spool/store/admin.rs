@@ -101,7 +101,7 @@ impl Spool {
             )?;
             let due = transaction.execute(
                 &format!(
-                    "UPDATE pending SET next_attempt_ms = ?1 {filter} AND lease_until_ms <= ?1"
+                    "UPDATE pending SET next_attempt_ms = ?1 {filter} AND lease_token = 0"
                 ),
                 params![now, delivery_id],
             )?;
@@ -128,10 +128,10 @@ impl Spool {
             let mut by_target: std::collections::BTreeMap<String, TargetStats> =
                 std::collections::BTreeMap::new();
             let mut pending = connection.prepare(
-                "SELECT target, COUNT(*), SUM(lease_until_ms > ?1), MIN(created_ms)
+                "SELECT target, COUNT(*), SUM(lease_token != 0), MIN(created_ms)
                  FROM pending GROUP BY target",
             )?;
-            let rows = pending.query_map([now_ms()], |row| {
+            let rows = pending.query_map([], |row| {
                 Ok((
                     row.get::<_, String>(0)?,
                     row.get::<_, u64>(1)?,
