@@ -160,7 +160,7 @@ const TABLE: &[(&str, &str)] = &[
 
 /// The parts of `url` that `expected` shows masked.
 fn hidden_parts(url: &str, expected: &str) -> Vec<String> {
-    let parsed = reqwest::Url::parse(url).expect("a table URL parses");
+    let parsed = url::Url::parse(url).expect("a table URL parses");
     let mut hidden: Vec<String> = parsed
         .path()
         .split('/')
