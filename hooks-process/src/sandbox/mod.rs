@@ -47,6 +47,8 @@ mod explain;
 mod prepare;
 mod profile;
 mod rules;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
+mod shared;
 mod support;
 
 pub use explain::{Denial, denials};

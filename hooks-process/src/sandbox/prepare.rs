@@ -118,6 +118,11 @@ impl Sandbox {
             private_tmp: tmp_mount,
             tmp_access: AccessFs::from_all(abi).bits(),
             ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
+            shared: if namespaces && !rules.network {
+                super::shared::shared_namespaces(uid, gid, support.landlock_abi)
+            } else {
+                None
+            },
             limits: [
                 (libc::RLIMIT_AS as i32, limits.address_space),
                 (libc::RLIMIT_NPROC as i32, limits.processes),
