@@ -7,7 +7,8 @@
 //! rules, the home's enumeration, the Landlock ruleset) plus
 //! [`run_sandboxed`] (fork, the child's namespaces and ruleset, exec, the
 //! script, the reply, the reap). The home is a fake one shaped like a
-//! developer's (dot folders, `.config`, secret stores holding a key).
+//! developer's (dot folders, `.config`, secret stores holding a key),
+//! left untouched for 2.5 s before the first sample.
 //!
 //! `cargo bench -p hermes-hooks-process --features sandbox --bench sandbox`
 //! (`SANDBOX_BENCH_ROUNDS`, default 300, sets the rounds).
@@ -25,18 +26,48 @@ const SCRIPT: &str = "#!/bin/sh\ncat >/dev/null\necho '{}'\n";
 /// beside the usual tool folders, so `project` cuts real holes in it.
 fn fake_home(home: &Path) {
     let dirs = [
-        ".ssh", ".aws", ".gnupg", ".kube", ".docker", ".cargo/bin", ".cargo/registry",
-        ".rustup", ".npm", ".cache/pip", ".local/bin", ".local/share/keyrings",
-        ".local/share/fonts", ".config/gh", ".config/git", ".config/nvim", ".config/fish",
-        ".config/htop", ".config/Code", ".config/gcloud", ".vscode", ".claude/logs",
-        ".codex", ".hermes", "code", "Downloads", "Documents", "bin",
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".kube",
+        ".docker",
+        ".cargo/bin",
+        ".cargo/registry",
+        ".rustup",
+        ".npm",
+        ".cache/pip",
+        ".local/bin",
+        ".local/share/keyrings",
+        ".local/share/fonts",
+        ".config/gh",
+        ".config/git",
+        ".config/nvim",
+        ".config/fish",
+        ".config/htop",
+        ".config/Code",
+        ".config/gcloud",
+        ".vscode",
+        ".claude/logs",
+        ".codex",
+        ".hermes",
+        "code",
+        "Downloads",
+        "Documents",
+        "bin",
     ];
     for dir in dirs {
         std::fs::create_dir_all(home.join(dir)).unwrap();
     }
     for file in [
-        ".ssh/id_ed25519", ".docker/config.json", ".netrc", ".bashrc", ".profile",
-        ".gitconfig", ".cargo/credentials.toml", ".claude/.credentials.json", ".hermes/.env",
+        ".ssh/id_ed25519",
+        ".docker/config.json",
+        ".netrc",
+        ".bashrc",
+        ".profile",
+        ".gitconfig",
+        ".cargo/credentials.toml",
+        ".claude/.credentials.json",
+        ".hermes/.env",
     ] {
         std::fs::write(home.join(file), "secret or not\n").unwrap();
     }
@@ -72,7 +103,9 @@ fn main() {
         .ok()
         .and_then(|text| text.parse().ok())
         .unwrap_or(300);
-    let root = tempfile::tempdir().unwrap();
+    // Outside /tmp, as a project usually is (a project under /tmp gets a
+    // private folder there instead of a private /tmp).
+    let root = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let home = root.path().join("home");
     let project = root.path().join("project");
     fake_home(&home);
@@ -80,6 +113,9 @@ fn main() {
     let script = project.join(".hermes/hook.sh");
     std::fs::write(&script, SCRIPT).unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // As a home is between two edits: a folder changed within the last 2 s
+    // is enumerated again on every spawn (its timestamp cannot be trusted yet).
+    std::thread::sleep(Duration::from_millis(2500));
     let mut context = Context::new(&project);
     context.home = Some(home.clone());
     context.own_files = vec![project.join(".hermes")];
@@ -117,9 +153,7 @@ fn main() {
     }
     let none_p50 = micros(percentile(&totals[0], 0.5));
     let none_p99 = micros(percentile(&totals[0], 0.99));
-    println!(
-        "{rounds} rounds, interleaved; µs per hook run (prepare + spawn + run + reap)"
-    );
+    println!("{rounds} rounds, interleaved; µs per hook run (prepare + spawn + run + reap)");
     println!(
         "{:<8} {:>9} {:>9} {:>11} {:>11} {:>12}",
         "profile", "p50", "p99", "p50 ratio", "p99 ratio", "prepare p50"

@@ -248,7 +248,9 @@ pub(crate) fn hold_namespaces(uid_map: &[u8], gid_map: &[u8]) -> io::Result<(Own
     let read = rustix::io::read(&ready_read, &mut status);
     let held = match read {
         Ok(1) if status[0] == 0 => open_namespaces(pid),
-        _ => Err(io::Error::other("the namespace holder could not enter them")),
+        _ => Err(io::Error::other(
+            "the namespace holder could not enter them",
+        )),
     };
     drop(hold_write);
     let mut exit = 0;
@@ -306,7 +308,11 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
 /// `other`: the holder must not keep another child's pipe open.
 fn close_all_but(one: RawFd, other: RawFd) {
     let (low, high) = (one.min(other) as u32, one.max(other) as u32);
-    for (first, last) in [(3, low.saturating_sub(1)), (low + 1, high.saturating_sub(1)), (high + 1, u32::MAX)] {
+    for (first, last) in [
+        (3, low.saturating_sub(1)),
+        (low + 1, high.saturating_sub(1)),
+        (high + 1, u32::MAX),
+    ] {
         if first.max(3) <= last {
             // SAFETY: close_range with numbers only.
             unsafe { libc::syscall(libc::SYS_close_range, first.max(3), last, 0u32) };

@@ -46,6 +46,8 @@ mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod prepare;
 mod profile;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
+mod resolved;
 mod rules;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod shared;
