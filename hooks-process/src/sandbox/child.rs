@@ -8,11 +8,17 @@
 //! the parent before the fork ([`ChildPlan`]); [`apply`] allocates nothing,
 //! takes no lock and only calls async-signal-safe functions, as
 //! `pre_exec` requires.
+//!
+//! The same holds for the two short-lived forks made once per process for
+//! the shared namespaces ([`hold_namespaces`], [`probe_shared`]): their
+//! children make raw syscalls on data made before the fork, then `_exit`.
 #![allow(unsafe_code)]
 
 use std::ffi::CStr;
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::RawFd;
+#[cfg(feature = "sandbox")]
+use std::os::fd::{AsRawFd, OwnedFd};
 
 /// Everything the child needs, built before the fork.
 #[derive(Debug, Default)]
@@ -211,6 +217,7 @@ fn lower_limit(resource: i32, value: u64) -> io::Result<()> {
     check(unsafe { libc::setrlimit(resource as _, &wanted) })
 }
 
+#[cfg(feature = "sandbox")]
 /// Forks a holder that enters a new user namespace (mapping `uid_map` /
 /// `gid_map`) with a new network namespace, opens both namespaces from
 /// `/proc/<holder>/ns` (close-on-exec), then lets the holder exit: the fds
@@ -259,6 +266,7 @@ pub(crate) fn hold_namespaces(uid_map: &[u8], gid_map: &[u8]) -> io::Result<(Own
     held
 }
 
+#[cfg(feature = "sandbox")]
 fn open_namespaces(pid: libc::pid_t) -> io::Result<(OwnedFd, OwnedFd)> {
     let open = |kind: &str| -> io::Result<OwnedFd> {
         Ok(std::fs::File::open(format!("/proc/{pid}/ns/{kind}"))?.into())
@@ -266,6 +274,7 @@ fn open_namespaces(pid: libc::pid_t) -> io::Result<(OwnedFd, OwnedFd)> {
     Ok((open("user")?, open("net")?))
 }
 
+#[cfg(feature = "sandbox")]
 /// Checks in a forked child that `shared` can be entered the way a spawn
 /// enters it (setns into both, a new mount namespace); `Ok` if it could.
 pub(crate) fn probe_shared(shared: SharedFds) -> io::Result<()> {
@@ -295,6 +304,7 @@ pub(crate) fn probe_shared(shared: SharedFds) -> io::Result<()> {
     }
 }
 
+#[cfg(feature = "sandbox")]
 fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     use std::os::fd::FromRawFd;
     let mut fds = [0 as RawFd; 2];
@@ -304,6 +314,7 @@ fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
+#[cfg(feature = "sandbox")]
 /// Closes every fd of the (forked) process above stdio but `one` and
 /// `other`: the holder must not keep another child's pipe open.
 fn close_all_but(one: RawFd, other: RawFd) {

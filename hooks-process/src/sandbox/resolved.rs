@@ -335,11 +335,11 @@ mod tests {
     fn a_root_that_appears_invalidates_it() {
         let home = home();
         let missing = home.path().join("code/later");
-        let resolve = || resolve(&[missing.clone()], &[], &[], ABI::V1);
+        let resolve = || resolve(std::slice::from_ref(&missing), &[], &[], ABI::V1);
         let first = resolve();
         assert!(first.entries.is_empty());
         std::fs::create_dir(&missing).unwrap();
         let second = resolve();
-        assert_eq!(paths(&second), [missing.clone()]);
+        assert_eq!(paths(&second), [missing]);
     }
 }

@@ -12,9 +12,14 @@
 //! each hook's Landlock domain. That scope needs Landlock ABI 6: below it,
 //! every spawn makes its own network namespace, as it does when the shared
 //! ones cannot be made or entered here (checked once, in a forked child).
+//!
+//! The pair is made at the second sandboxed spawn of a process, not the
+//! first: a one-shot process (`hooks test`) that runs one sandboxed hook
+//! would pay for the holder and gain nothing.
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::child::{SharedFds, hold_namespaces, probe_shared};
 
@@ -34,6 +39,10 @@ struct Held {
 /// Landlock `abi`; `None`: the child makes its own (today's path).
 pub(crate) fn shared_namespaces(uid: u32, gid: u32, abi: i32) -> Option<SharedFds> {
     if abi < ABSTRACT_SOCKET_SCOPE_ABI {
+        return None;
+    }
+    static SPAWNED: AtomicBool = AtomicBool::new(false);
+    if !SPAWNED.swap(true, Ordering::Relaxed) {
         return None;
     }
     static HELD: OnceLock<Option<Held>> = OnceLock::new();
