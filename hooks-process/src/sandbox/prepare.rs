@@ -2,7 +2,7 @@
 //! Landlock ruleset (the `landlock` crate), the uid/gid maps, the private
 //! temporary directory; the child then only makes syscalls ([`super::child`]).
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
@@ -196,7 +196,7 @@ fn build(
     let mut created = ruleset.create()?;
     let resolved = resolve(&rules.read, &rules.write, &rules.hidden, abi);
     for entry in &resolved.entries {
-        created = created.add_rule(PathBeneath::new(&entry.fd, entry.access))?;
+        created = created.add_rule(PathBeneath::new(entry.fd.as_fd(), entry.access))?;
     }
     // Made for this spawn: opened now, never cached.
     if let Some(dir) = private_dir

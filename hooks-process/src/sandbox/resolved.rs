@@ -27,15 +27,18 @@ use landlock::{ABI, Access, AccessFs, BitFlags};
 const RACY: Duration = Duration::from_secs(2);
 
 /// How many resolutions are kept (one per profile, hook and home in use).
-const KEPT: usize = 32;
+/// Their fds are shared per path, so they hold about one fd per distinct
+/// path (the system's, the home's entries, each hook's own folders).
+const KEPT: usize = 16;
 
 /// One rule: an opened path and the access granted beneath it.
 #[derive(Debug)]
 pub(crate) struct Entry {
     path: PathBuf,
     identity: (u64, u64),
-    /// The `O_PATH` fd the rule names.
-    pub fd: OwnedFd,
+    /// The `O_PATH` fd the rule names (shared by the resolutions that name
+    /// the same file, so the cache holds one fd per distinct path).
+    pub fd: Arc<OwnedFd>,
     /// The access granted beneath it.
     pub access: BitFlags<AccessFs>,
 }
@@ -116,7 +119,7 @@ pub(crate) fn resolve(
     };
     let resolved = match cached.filter(|resolved| resolved.still_holds()) {
         Some(resolved) => resolved,
-        None => match open(key, abi) {
+        None => match open(key, abi, &known_fds()) {
             (resolved, true) => Arc::new(resolved),
             (resolved, false) => return Arc::new(resolved),
         },
@@ -130,8 +133,21 @@ pub(crate) fn resolve(
     resolved
 }
 
-/// Resolves `key` from the filesystem; `true` if it may be cached.
-fn open(key: Key, abi: ABI) -> (Resolved, bool) {
+/// An opened path: its path, identity and fd.
+type Known = (PathBuf, (u64, u64), Arc<OwnedFd>);
+
+/// The fds the kept resolutions hold, to share rather than open again.
+fn known_fds() -> Vec<Known> {
+    let kept = cache().lock().unwrap_or_else(PoisonError::into_inner);
+    kept.iter()
+        .flat_map(|resolved| &resolved.entries)
+        .map(|entry| (entry.path.clone(), entry.identity, Arc::clone(&entry.fd)))
+        .collect()
+}
+
+/// Resolves `key` from the filesystem, sharing the `known` fds of files
+/// that are still there; `true` if it may be cached.
+fn open(key: Key, abi: ABI, known: &[Known]) -> (Resolved, bool) {
     let started = SystemTime::now();
     let (read_roots, write_roots, hidden, _) = &key;
     let mut stamps = Vec::new();
@@ -140,7 +156,7 @@ fn open(key: Key, abi: ABI) -> (Resolved, bool) {
     for (roots, access) in [(read_roots, read), (write_roots, all)] {
         let mut enumerated = Vec::new();
         for path in visible(roots, hidden, &mut enumerated) {
-            let Ok((fd, metadata)) = open_path(&path) else {
+            let Ok((fd, metadata)) = open_shared(&path, known) else {
                 // Missing: nothing to allow, until it appears.
                 stamps.push(Stamp::take(&path, false));
                 continue;
@@ -176,15 +192,24 @@ fn open(key: Key, abi: ABI) -> (Resolved, bool) {
     )
 }
 
-/// `path` opened with `O_PATH` (as Landlock rules take it), and what it is.
-fn open_path(path: &Path) -> std::io::Result<(OwnedFd, std::fs::Metadata)> {
+/// `path` opened with `O_PATH` (as Landlock rules take it), and what it
+/// is; a `known` fd of the same path and file is shared instead.
+fn open_shared(path: &Path, known: &[Known]) -> std::io::Result<(Arc<OwnedFd>, std::fs::Metadata)> {
     use std::os::unix::fs::OpenOptionsExt;
+    let mut same = known.iter().filter(|(known, ..)| known == path).peekable();
+    if same.peek().is_some() {
+        let metadata = std::fs::metadata(path)?;
+        let identity = (metadata.dev(), metadata.ino());
+        if let Some((.., fd)) = same.find(|(_, known, _)| *known == identity) {
+            return Ok((Arc::clone(fd), metadata));
+        }
+    }
     let file = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_PATH)
         .open(path)?;
     let metadata = file.metadata()?;
-    Ok((file.into(), metadata))
+    Ok((Arc::new(file.into()), metadata))
 }
 
 /// `roots` with every `hidden` path cut out: a root holding a hidden path is
@@ -341,5 +366,30 @@ mod tests {
         std::fs::create_dir(&missing).unwrap();
         let second = resolve();
         assert_eq!(paths(&second), [missing]);
+    }
+}
+
+#[cfg(test)]
+mod sharing {
+    use super::*;
+
+    #[test]
+    fn resolutions_naming_the_same_files_share_their_fds() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir(&a).unwrap();
+        std::fs::create_dir(&b).unwrap();
+        let first = resolve(std::slice::from_ref(&a), &[], &[], ABI::V1);
+        let second = resolve(&[a.clone(), b.clone()], &[], &[], ABI::V1);
+        let fd_of = |resolved: &Resolved, path: &Path| {
+            let entry = resolved.entries.iter().find(|e| e.path == path).unwrap();
+            Arc::clone(&entry.fd)
+        };
+        assert!(Arc::ptr_eq(&fd_of(&first, &a), &fd_of(&second, &a)));
+        // A path now naming another file gets a fd of its own.
+        std::fs::rename(&a, dir.path().join("old-a")).unwrap();
+        std::fs::create_dir(&a).unwrap();
+        let third = resolve(&[a.clone(), b], &[], &[], ABI::V1);
+        assert!(!Arc::ptr_eq(&fd_of(&first, &a), &fd_of(&third, &a)));
     }
 }
