@@ -54,6 +54,8 @@ mod explain;
 mod prepare;
 mod profile;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
+pub(crate) mod release;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod resolved;
 mod rules;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]

@@ -177,3 +177,33 @@ async fn reused_rules_still_hide_the_secrets_even_after_a_rename_onto_one() {
         "{output:?}"
     );
 }
+
+/// Whether this process holds an fd on the namespace `link` names (`mnt:[…]`).
+fn holds_namespace(link: &str) -> bool {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .flatten()
+        .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.to_str() == Some(link)))
+}
+
+#[tokio::test]
+async fn a_hooks_mount_namespace_is_released_once_it_has_ended() {
+    let world = World::new();
+    let output = world
+        .run(Profile::Project, "readlink /proc/self/ns/mnt")
+        .await;
+    let namespace = stdout(&output).trim().to_owned();
+    assert!(namespace.starts_with("mnt:["), "{output:?}");
+    let ours = std::fs::read_link("/proc/self/ns/mnt").unwrap();
+    assert_ne!(
+        Some(namespace.as_str()),
+        ours.to_str(),
+        "not its own namespace"
+    );
+    // Torn down off the reply's path, but torn down: not held for long.
+    let released = (0..250).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        !holds_namespace(&namespace)
+    });
+    assert!(released, "{namespace} is still held");
+}
