@@ -65,6 +65,8 @@ pub mod payloads;
 #[cfg(feature = "prompt")]
 pub mod prompt;
 pub mod pyvalue;
+#[cfg(feature = "redact")]
+pub mod redact;
 pub mod replies;
 pub mod reply;
 pub mod runs;

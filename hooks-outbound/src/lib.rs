@@ -153,8 +153,10 @@ mod pool;
 mod queue;
 #[cfg(feature = "receiver")]
 pub mod receiver;
+/// Webhook URLs as people may see them: credentials never shown (the
+/// contract's [`hermes_hooks_core::redact`], which http hooks share).
 #[cfg(feature = "sender")]
-pub mod redact;
+pub use hermes_hooks_core::redact;
 pub mod report;
 #[cfg(feature = "sender")]
 pub mod request;

@@ -44,6 +44,9 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
         .iter()
         .map(|spec| Subject::native(spec.event.as_str(), &spec.command, Some(home.config.path())))
         .collect();
+    // How each hook is shown (an http hook's URL credentials masked): the
+    // hint `hooks test` prints names the hook this way, so it selects too.
+    let mut shown: Vec<String> = parsed.specs.iter().map(|s| s.command.clone()).collect();
     for row in &imported {
         let Some(event) = row.hook.event() else {
             continue;
@@ -54,6 +57,7 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
             &home.path,
         ));
         subjects.push(row.hook.subject());
+        shown.push(row.hook.shown_command());
     }
     let chosen = if args.all {
         if parsed.specs.is_empty() {
@@ -72,7 +76,7 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
         parsed.specs.iter().collect()
     } else {
         let command = args.command.as_deref().unwrap_or_default().trim();
-        select(home, &parsed.specs, command, args.event.as_deref())?
+        select(home, &parsed.specs, &shown, command, args.event.as_deref())?
     };
 
     let allowlist = Allowlist::in_home(&home.path);
@@ -89,7 +93,7 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
         }
         done.push(subject);
         let event = spec.event.as_str();
-        let shown = escape(&spec.command);
+        let shown = escape(&shown[at]);
         // An approval that no longer holds (changed, another project, no
         // binding) is approved again, not reported as "already approved".
         if standing(&approvals, subject).is_approved() {
@@ -120,15 +124,18 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
 fn select<'a>(
     home: &Home,
     specs: &'a [ShellHookSpec],
+    shown: &[String],
     command: &str,
     event: Option<&str>,
 ) -> anyhow::Result<Vec<&'a ShellHookSpec>> {
     let of_command: Vec<&ShellHookSpec> = specs
         .iter()
-        .filter(|spec| spec.command == command)
+        .zip(shown)
+        .filter(|(spec, shown)| spec.command == command || *shown == command)
+        .map(|(spec, _)| spec)
         .collect();
     if of_command.is_empty() {
-        let mut configured: Vec<&str> = specs.iter().map(|spec| spec.command.as_str()).collect();
+        let mut configured: Vec<&str> = shown.iter().map(String::as_str).collect();
         configured.sort_unstable();
         configured.dedup();
         let hint = closest(command, configured.iter().copied())

@@ -109,7 +109,7 @@ pub async fn run(
         .filter_map(|(row, (allowed, why))| match why {
             _ if *allowed => Some(row),
             why => {
-                let command = row.hook.consent_command();
+                let command = row.hook.shown_command();
                 let source = format!("{}:{command}", row.hook.dialect);
                 let hint = format!("hooks approve '{command}' --event {event_name}");
                 skipped.push((source, command, why.clone(), hint));
@@ -152,7 +152,7 @@ pub async fn run(
                 .iter()
                 .zip(&imported_runs)
                 .flat_map(|(row, (_, values, _))| {
-                    let source = format!("{}:{}", row.hook.dialect, row.hook.consent_command());
+                    let source = format!("{}:{}", row.hook.dialect, row.hook.shown_command());
                     values
                         .iter()
                         .map(move |value| Reply::new(source.clone(), value.clone()))
@@ -250,7 +250,7 @@ pub async fn run(
             "  → [{} {}] {}",
             hook.dialect,
             escape(&hook.their_event),
-            escape(&hook.consent_command())
+            escape(&hook.shown_command())
         )?;
         if !allowed {
             writeln!(
@@ -258,7 +258,7 @@ pub async fn run(
                 "      {}: would not run at runtime until approved \
                  (hooks approve '{}' --event {})",
                 output::paint(output::Stream::Stdout, "33", "not allowlisted"),
-                escape(&hook.consent_command()),
+                escape(&hook.shown_command()),
                 event_name
             )?;
         }
@@ -362,7 +362,7 @@ async fn futures_join(
         .iter()
         .map(|row| {
             let (hook, event) = (row.hook.clone(), event.clone());
-            let source = format!("{}:{}", hook.dialect, hook.consent_command());
+            let source = format!("{}:{}", hook.dialect, hook.shown_command());
             let task = tokio::spawn(async move { run_imported_recorded(&hook, &event).await });
             (task, source)
         })
@@ -393,7 +393,7 @@ fn consent_imported(home: &Home, accept: bool, rows: &[ImportedRow]) -> Vec<(boo
 fn imported_json(row: &ImportedRow, result: &RunResult, values: &[Value], allowed: bool) -> Value {
     let hook = &row.hook;
     json!({
-        "command": hook.consent_command(),
+        "command": hook.shown_command(),
         "matcher": hook.matcher.describe(),
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,

@@ -84,7 +84,7 @@ impl ImportedRow {
             "their_event": hook.their_event,
             "event": hook.event().map(|event| event.as_str()),
             "type": self.kind(),
-            "command": hook.consent_command(),
+            "command": hook.shown_command(),
             "matcher": hook.matcher.describe(),
             "if": hook.condition.as_ref().map(condition_text),
             "timeout": hook.timeout.as_secs(),
@@ -95,7 +95,7 @@ impl ImportedRow {
             "allowlisted": self.allowlisted,
             "changed_since_approval": self.changed,
             "consent": self.standing.why_not().unwrap_or_else(|| "approved".to_owned()),
-            "binding": self.binding.as_ref().map(Binding::to_json),
+            "binding": self.binding.as_ref().map(Binding::to_shown_json),
             "scope": hook.scope.as_str(),
             "approved_at": self.approved_at,
             "status": status(hook),
@@ -118,10 +118,7 @@ impl ImportedRow {
 /// URL's credentials masked (`redact_url`: userinfo, query values, path
 /// segments that look like keys or passwords).
 pub fn shown_command(hook: &ImportedHook) -> String {
-    match &hook.handler {
-        Handler::Http { url, .. } => format!("POST {}", crate::inventory::redact_url(url)),
-        _ => hook.consent_command(),
-    }
+    hook.shown_command()
 }
 
 /// `runs` (once consent is given), or why it never runs.

@@ -83,7 +83,7 @@ impl ShellHookRow {
             "fail_closed": self.spec.fail_closed,
             "allowlisted": self.allowlisted,
             "consent": self.standing.why_not().unwrap_or_else(|| "approved".to_owned()),
-            "binding": self.binding.as_ref().map(Binding::to_json),
+            "binding": self.binding.as_ref().map(Binding::to_shown_json),
             "approved_at": self.approved_at,
             "drift": self.drift.map(drift_name),
             "scope": self.scope.as_str(),

@@ -146,3 +146,61 @@ fn an_endless_response_is_cut_at_the_cap_while_streaming() {
         "{emitted}"
     );
 }
+
+/// An http hook whose URL carries its secret in the path is shown masked
+/// everywhere a person or a log sees it (issue 27 item 7): `hooks test`'s
+/// skip line and its approve hint, the run record's source, `list --json`,
+/// `doctor`; the hint as printed still approves it.
+#[test]
+fn a_path_secret_in_an_http_hooks_url_is_never_shown() {
+    let (home, project) = home_with("[claude]");
+    let server = serve(false);
+    let url = format!("{}/Pa55w0rd!x", server.url);
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "http", "url": url, "timeout": 5}
+    ]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
+    let never_shown = |what: &str, text: &str| {
+        assert!(
+            !text.contains("Pa55w0rd"),
+            "{what} shows the secret: {text}"
+        );
+    };
+
+    let test = in_project(
+        &home,
+        &project,
+        &["test", "PreToolUse", "--for-tool", "Bash", "--json"],
+    );
+    let tested: serde_json::Value = serde_json::from_str(test.stdout().trim()).expect("json");
+    never_shown("hooks test", &format!("{}{}", test.stdout(), test.stderr()));
+    let hint = tested.to_string();
+    let hint = hint
+        .split("hooks approve '")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .unwrap_or_else(|| panic!("no approve hint: {tested}"))
+        .to_owned();
+    assert!(hint.starts_with("POST http://127.0.0.1:"), "{hint}");
+
+    let approved = in_project(
+        &home,
+        &project,
+        &["approve", &hint, "--event", "pre_tool_call"],
+    );
+    assert!(
+        approved.ok().contains("approved"),
+        "the shown hint approves"
+    );
+
+    let emitted = emit(&home, &project);
+    assert_eq!(server.heads.lock().expect("lock").len(), 1, "{emitted}");
+    never_shown("the run record", &emitted.to_string());
+    for args in [&["list", "--json"][..], &["list"], &["doctor"]] {
+        let run = in_project(&home, &project, args);
+        never_shown(
+            &args.join(" "),
+            &format!("{}{}", run.stdout(), run.stderr()),
+        );
+    }
+}

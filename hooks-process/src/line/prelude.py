@@ -9,7 +9,16 @@ may close or reuse (``os.close(3)`` hits nothing of ours); fd 0 then becomes
 starts) reads or prints can steal a request or corrupt an answer.
 """
 
-import os
+import sys
+
+# Started with ``-c``, the worker has the current directory (often a project
+# the user cloned) first on sys.path: a ``json.py`` or ``contextvars.py`` there
+# would replace the standard module for every plugin and handler, unsandboxed
+# and never approved. The agent's own process does not have it (``hermes`` is
+# a console script), so neither does the worker. First, before any import.
+sys.path[:] = [entry for entry in sys.path if entry not in ("", ".")]
+
+import os  # noqa: E402
 
 # The protocol fds live at or above this number (when the fd limit allows).
 PROTOCOL_FD_BASE = 200

@@ -2,7 +2,7 @@
 //! them. Never fails: a bad file or entry is a warning naming the file and
 //! the field, an unknown event skips that event, and the rest loads.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use hermes_hooks_core::home::expand_tilde;
@@ -329,9 +329,11 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
             return broken(source, home, discovery, problem, None);
         }
     };
+    super::top_level::cursor_version(source, &root, discovery);
+    let env = super::top_level::settings_env(source, &root, discovery);
     let before = (discovery.hooks.len(), discovery.unsupported.len());
     let down_before = discovery.guards_down.len();
-    read_events(source, home, discovery, hooks);
+    read_events(source, home, discovery, hooks, &env);
     let guarded = fail_closed_events(discovery, before, down_before);
     remember(home, &source.path, &guarded);
 }
@@ -352,7 +354,7 @@ fn without_hooks_key(source: &Source, home: &Path, discovery: &mut Discovery, ro
             .map(|(key, value)| (key.clone(), value.clone()))
             .collect();
         events = named.keys().cloned().collect();
-        read_events(source, home, &mut scratch, &named);
+        read_events(source, home, &mut scratch, &named, &[]);
     }
     let found = Some(fail_closed_events(&scratch, (0, 0), 0));
     let hint = if events.is_empty() {
@@ -428,12 +430,14 @@ fn read_events(
     home: &Path,
     discovery: &mut Discovery,
     hooks: &serde_json::Map<String, Value>,
+    env: &[(String, String)],
 ) {
     let mut reader = Reader {
         source,
         project: &source.project,
         home,
         discovery,
+        env,
     };
     for (event, groups) in hooks {
         let key = format!("hooks.{event}");
@@ -457,16 +461,36 @@ fn read_events(
     }
 }
 
-/// Identical handlers across files run once (Claude Code dedups settings files).
+/// Identical handlers across files run once (Claude Code dedups settings
+/// files). The copy that stays is the one from the user's file when there is
+/// one (a project's copy of the user's guard never replaces it), keeping the
+/// place of the first; it fails closed if any copy does. Handlers given
+/// different `env` blocks are not identical.
 fn dedup(hooks: &mut Vec<ImportedHook>) {
-    let mut seen = HashSet::new();
-    hooks.retain(|hook| {
-        seen.insert((
+    let mut first: HashMap<_, usize> = HashMap::new();
+    let mut kept: Vec<ImportedHook> = Vec::with_capacity(hooks.len());
+    for hook in hooks.drain(..) {
+        let key = (
             hook.dialect,
             hook.their_event.clone(),
             hook.matcher.describe(),
             hook.condition.clone(),
             hook.consent_command(),
-        ))
-    });
+            hook.settings_env.clone(),
+        );
+        match first.get(&key) {
+            None => {
+                first.insert(key, kept.len());
+                kept.push(hook);
+            }
+            Some(&at) => {
+                let fail_closed = kept[at].fail_closed || hook.fail_closed;
+                if kept[at].scope == Scope::Project && hook.scope == Scope::User {
+                    kept[at] = hook;
+                }
+                kept[at].fail_closed = fail_closed;
+            }
+        }
+    }
+    *hooks = kept;
 }

@@ -264,7 +264,7 @@ impl ImportedHooks {
 
 /// The source replies and records of `hook` name: `<format>:<command>`.
 fn source_of(hook: &ImportedHook) -> Arc<str> {
-    format!("{}:{}", hook.dialect, hook.consent_command()).into()
+    format!("{}:{}", hook.dialect, hook.shown_command()).into()
 }
 
 /// The warning when a fail-closed imported hook has no consent (config text escaped).

@@ -27,6 +27,7 @@ pub mod reply;
 pub mod stdin;
 mod stop;
 mod subject;
+mod top_level;
 pub mod transcript;
 mod withheld;
 
@@ -177,6 +178,9 @@ pub struct ImportedHook {
     pub sandbox: hermes_hooks_process::sandbox::Sandbox,
     /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
     pub sandbox_secrets: Vec<PathBuf>,
+    /// The `env` block of the Claude Code settings file it came from, set
+    /// for this hook's process (the tool's own variables override it).
+    pub settings_env: Vec<(String, String)>,
 }
 
 impl ImportedHook {
@@ -201,6 +205,19 @@ impl ImportedHook {
                 line
             }
             Handler::Http { url, .. } => format!("POST {url}"),
+        }
+    }
+
+    /// The hook as people are shown it (run records' source, messages,
+    /// `hooks test`, the approve hint, `list`): [`ImportedHook::consent_command`],
+    /// with an http hook's URL credentials masked (userinfo, query values,
+    /// path segments that look like keys or passwords).
+    pub fn shown_command(&self) -> String {
+        match &self.handler {
+            Handler::Http { url, .. } => {
+                format!("POST {}", hermes_hooks_core::redact::redact_url(url))
+            }
+            Handler::Command { .. } => self.consent_command(),
         }
     }
 

@@ -72,7 +72,7 @@ pub fn interpret(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> C
         if hook.fail_closed {
             out.gate = Some(Gate::Deny(format!(
                 "hook {} failed closed: {reason}",
-                hook.consent_command()
+                hook.shown_command()
             )));
         }
     };

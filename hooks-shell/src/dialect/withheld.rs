@@ -51,7 +51,7 @@ impl Withheld {
     /// A hook denied consent (`why`); it blocks when it fails closed.
     pub(crate) fn denied(hook: &ImportedHook, source: Arc<str>, why: Why) -> Withheld {
         let event = hook.event().map_or("", HookEvent::as_str);
-        let command = hook.consent_command();
+        let command = hook.shown_command();
         let (reason, skip) = match why {
             Why::Changed => (CHANGED_REASON, "script changed since approval"),
             Why::NotApproved => (NOT_APPROVED_REASON, "not allowlisted"),

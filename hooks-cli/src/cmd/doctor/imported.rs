@@ -59,7 +59,7 @@ pub async fn check(inventory: &Inventory, report: &mut Report) {
 
 async fn check_one(row: &ImportedRow, report: &mut Report) {
     let hook = &row.hook;
-    let name = hook.consent_command();
+    let name = hook.shown_command();
     let problem = |report: &mut Report, message: String| {
         report.problem(Kind::ImportedHook, &name, message, INDENT);
     };

@@ -40,7 +40,7 @@ pub async fn check(inventory: &Inventory, report: &mut Report) -> Value {
         .map(|row| {
             (
                 Kind::ImportedHook,
-                row.hook.consent_command(),
+                row.hook.shown_command(),
                 row.hook.fail_closed,
                 row.sandbox(),
             )

@@ -56,8 +56,8 @@ pub fn url_label(url: &str) -> String {
 }
 
 /// `url` parsed, when it is an `http(s)` URL (other schemes are masked by shape).
-fn web_url(url: &str) -> Option<reqwest::Url> {
-    reqwest::Url::parse(url.trim())
+fn web_url(url: &str) -> Option<url::Url> {
+    url::Url::parse(url.trim())
         .ok()
         .filter(|parsed| matches!(parsed.scheme(), "http" | "https"))
 }
@@ -127,7 +127,7 @@ impl fmt::Debug for RedactedUrl<'_> {
 pub fn scrub(text: &str, url: &str) -> String {
     let mut out = text.to_owned();
     let mut forms = vec![url.trim().to_owned()];
-    if let Ok(parsed) = reqwest::Url::parse(url.trim()) {
+    if let Ok(parsed) = url::Url::parse(url.trim()) {
         forms.push(parsed.to_string());
     }
     for form in forms.iter().filter(|form| !form.is_empty()) {
@@ -136,22 +136,7 @@ pub fn scrub(text: &str, url: &str) -> String {
     out
 }
 
-/// A target's `Debug` shows its url redacted (and its secret as `Secret` does).
-impl std::fmt::Debug for crate::TargetSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TargetSpec")
-            .field("name", &self.name)
-            .field("url", &RedactedUrl(&self.url))
-            .field("events", &self.events)
-            .field("matcher", &self.matcher)
-            .field("timeout", &self.timeout)
-            .field("secret", &self.secret)
-            .field("standard_webhooks", &self.standard_webhooks)
-            .finish()
-    }
-}
-
-fn host_and_path(url: &reqwest::Url) -> String {
+fn host_and_path(url: &url::Url) -> String {
     let mut out = url.host_str().unwrap_or_default().to_owned();
     if let Some(port) = url.port() {
         out.push_str(&format!(":{port}"));
