@@ -42,6 +42,10 @@ pub struct ChildTree {
     sandbox: Option<String>,
     /// A private temporary directory of its sandbox, removed with it.
     private_dir: Option<std::path::PathBuf>,
+    /// Its sandbox's mount namespace, held so that its teardown happens
+    /// off the reply's path (see `sandbox/release.rs`).
+    #[cfg(all(target_os = "linux", feature = "sandbox"))]
+    mount_namespace: Option<std::os::fd::OwnedFd>,
 }
 
 impl ChildTree {
@@ -142,6 +146,10 @@ impl ChildTree {
         let pid = child
             .id()
             .ok_or_else(|| io::Error::other("the spawned child has no pid"))?;
+        #[cfg(all(target_os = "linux", feature = "sandbox"))]
+        let mount_namespace = sandbox_name
+            .as_ref()
+            .and_then(|_| super::sandbox::release::hold_mount_namespace(pid));
         #[cfg(target_os = "linux")]
         let cgroup = cgroup.inspect(|cgroup| {
             // The child joined before exec (a failed join fails the spawn).
@@ -175,6 +183,8 @@ impl ChildTree {
             pipes,
             sandbox: sandbox_name,
             private_dir,
+            #[cfg(all(target_os = "linux", feature = "sandbox"))]
+            mount_namespace,
         })
     }
 
@@ -271,6 +281,10 @@ impl Drop for ChildTree {
         }
         if let Some(dir) = self.private_dir.take() {
             let _ = std::fs::remove_dir_all(dir);
+        }
+        #[cfg(all(target_os = "linux", feature = "sandbox"))]
+        if let Some(namespace) = self.mount_namespace.take() {
+            super::sandbox::release::release_later(namespace);
         }
     }
 }

@@ -7,17 +7,24 @@
 //! child applies ([`Prepared`]), which [`ChildTree::spawn_sandboxed`] and
 //! [`run_sandboxed`] take. In the child, in this order:
 //!
-//! 1. a new user namespace mapping the user to itself (root too: its
+//! 1. a user namespace mapping the user to itself (root too: its
 //!    capabilities then end at the namespace; where user namespaces are
 //!    refused, root enters the others directly), with new mount and cgroup
-//!    namespaces and, unless the profile keeps the network, a new network
-//!    namespace (only a loopback that is down);
+//!    namespaces and, unless the profile keeps the network, a network
+//!    namespace (only a loopback that is down). Where Landlock scopes
+//!    abstract unix sockets (ABI 6), the user and network namespaces are
+//!    one pair made once per process and entered with `setns` (see
+//!    `shared.rs`: creating and tearing down a network namespace per spawn
+//!    was the costliest step); elsewhere, or where that pair cannot be
+//!    made, each spawn makes its own;
 //! 2. a tmpfs on `/tmp` in that mount namespace (256 MiB), so a hook's
 //!    writes to `/tmp` land in its private `/tmp` (`TMPDIR=/tmp`). Where a
 //!    path of its rules lives under `/tmp` (the tmpfs would hide it), or
 //!    namespaces are not there (best effort), it gets a fresh `0700`
 //!    directory in the host's temporary directory as `TMPDIR` instead;
-//! 3. `no_new_privs`, then the Landlock ruleset: read (and execute) the
+//! 3. `no_new_privs`, then the Landlock ruleset (built per spawn by the
+//!    parent from paths opened once and reused while they still match, see
+//!    `resolved.rs`): read (and execute) the
 //!    [`SYSTEM_READ`] hierarchies and the profile's readable paths minus the
 //!    hidden ones (the [`SECRET_STORES`] of the home, extensible per host),
 //!    write the profile's writable paths, the private `/tmp` and a few
@@ -46,7 +53,13 @@ mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod prepare;
 mod profile;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
+pub(crate) mod release;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
+mod resolved;
 mod rules;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
+mod shared;
 mod support;
 
 pub use explain::{Denial, denials};

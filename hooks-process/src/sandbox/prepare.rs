@@ -2,7 +2,7 @@
 //! Landlock ruleset (the `landlock` crate), the uid/gid maps, the private
 //! temporary directory; the child then only makes syscalls ([`super::child`]).
 
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use landlock::{
@@ -11,6 +11,7 @@ use landlock::{
 };
 
 use super::child::ChildPlan;
+use super::resolved::resolve;
 use super::rules::{Rules, SYSTEM_READ};
 use super::support::Support;
 use super::{Context, Sandbox, SandboxError};
@@ -118,6 +119,11 @@ impl Sandbox {
             private_tmp: tmp_mount,
             tmp_access: AccessFs::from_all(abi).bits(),
             ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
+            shared: if namespaces && !rules.network {
+                super::shared::shared_namespaces(uid, gid, support.landlock_abi)
+            } else {
+                None
+            },
             limits: [
                 (libc::RLIMIT_AS as i32, limits.address_space),
                 (libc::RLIMIT_NPROC as i32, limits.processes),
@@ -188,78 +194,18 @@ fn build(
         ruleset = ruleset.scope(scopes)?;
     }
     let mut created = ruleset.create()?;
-    let read = AccessFs::from_read(abi);
-    let all = AccessFs::from_all(abi);
-    let writable: Vec<PathBuf> = rules
-        .write
-        .iter()
-        .cloned()
-        .chain(private_dir.map(Path::to_path_buf))
-        .collect();
-    for (roots, access) in [(&rules.read, read), (&writable, all)] {
-        for path in visible(roots, &rules.hidden) {
-            let Ok(metadata) = std::fs::metadata(&path) else {
-                continue; // missing: nothing to allow
-            };
-            let access = if metadata.is_dir() {
-                access
-            } else {
-                access & AccessFs::from_file(abi)
-            };
-            let Ok(fd) = PathFd::new(&path) else {
-                continue;
-            };
-            created = created.add_rule(PathBeneath::new(fd, access))?;
-        }
+    let resolved = resolve(&rules.read, &rules.write, &rules.hidden, abi);
+    for entry in &resolved.entries {
+        created = created.add_rule(PathBeneath::new(entry.fd.as_fd(), entry.access))?;
+    }
+    // Made for this spawn: opened now, never cached.
+    if let Some(dir) = private_dir
+        && let Ok(fd) = PathFd::new(dir)
+    {
+        created = created.add_rule(PathBeneath::new(fd, AccessFs::from_all(abi)))?;
     }
     // No fd: Landlock went away between the probe and now. Enforcing
     // nothing would be a silent allow, so this is an error.
     Ok(Option::<OwnedFd>::from(created)
         .ok_or_else(|| "Landlock is not enforced by this kernel".to_owned()))
-}
-
-/// `roots` with every `hidden` path cut out: a root holding a hidden path is
-/// replaced by its entries (recursively), the hidden ones left out; a hidden
-/// root is dropped. Landlock only allows, so what is not listed is denied.
-pub(crate) fn visible(roots: &[PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for root in roots {
-        expand(root, hidden, &mut out, 0);
-    }
-    out
-}
-
-fn expand(root: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>, depth: usize) {
-    if hidden.iter().any(|secret| root.starts_with(secret)) {
-        return;
-    }
-    if depth > 8 || !hidden.iter().any(|secret| secret.starts_with(root)) {
-        out.push(root.to_path_buf());
-        return;
-    }
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        expand(&entry.path(), hidden, out, depth + 1);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hidden_paths_are_cut_out_of_their_roots() {
-        let home = tempfile::tempdir().unwrap();
-        for dir in [".ssh", ".config/gh", ".config/git", "code"] {
-            std::fs::create_dir_all(home.path().join(dir)).unwrap();
-        }
-        let hidden = [home.path().join(".ssh"), home.path().join(".config/gh")];
-        let mut shown = visible(&[home.path().to_path_buf()], &hidden);
-        shown.sort();
-        let mut expected = vec![home.path().join(".config/git"), home.path().join("code")];
-        expected.sort();
-        assert_eq!(shown, expected);
-    }
 }

@@ -9,5 +9,6 @@ mod line;
 mod run;
 mod runtime;
 mod sandbox;
+mod sandbox_shared;
 mod support;
 mod tree;

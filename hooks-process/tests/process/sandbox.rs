@@ -12,14 +12,14 @@ use hermes_hooks_process::{RunOutput, run_sandboxed};
 use crate::support::{limits, sh};
 
 /// A project and a home outside `/tmp` (a tmpfs there would hide them).
-struct World {
+pub(crate) struct World {
     _dir: tempfile::TempDir,
-    project: PathBuf,
-    home: PathBuf,
+    pub(crate) project: PathBuf,
+    pub(crate) home: PathBuf,
 }
 
 impl World {
-    fn new() -> World {
+    pub(crate) fn new() -> World {
         let dir = tempfile::Builder::new()
             .prefix("sandbox-")
             .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
@@ -38,7 +38,7 @@ impl World {
         }
     }
 
-    async fn run(&self, profile: Profile, script: &str) -> RunOutput {
+    pub(crate) async fn run(&self, profile: Profile, script: &str) -> RunOutput {
         let mut context = Context::new(&self.project);
         context.home = Some(self.home.clone());
         let prepared = Sandbox::new(profile).prepare(&context).expect("prepared");
@@ -50,7 +50,7 @@ impl World {
     }
 }
 
-fn stdout(output: &RunOutput) -> String {
+pub(crate) fn stdout(output: &RunOutput) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -131,4 +131,79 @@ async fn no_network_and_a_grandchild_is_bound_the_same() {
     );
     listener.set_nonblocking(true).unwrap();
     assert!(listener.accept().is_err(), "the hook reached the listener");
+}
+
+/// Dates `dir` an hour back, as a home untouched for a while is (so the
+/// rules resolved from it may be reused).
+fn age(dir: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::open(dir).unwrap().set_modified(old).unwrap();
+}
+
+#[tokio::test]
+async fn reused_rules_still_hide_the_secrets_even_after_a_rename_onto_one() {
+    let world = World::new();
+    std::fs::create_dir(world.home.join("code")).unwrap();
+    std::fs::write(world.home.join("code/token"), "CODE TOKEN").unwrap();
+    age(&world.home);
+    let script = "cat \"$HOME/.ssh/id_ed25519\" || echo SSH-DENIED; \
+                  cat \"$HOME/.aws/token\" || echo AWS-DENIED; \
+                  cat \"$HOME/code/token\" || echo CODE-DENIED";
+    for _ in 0..3 {
+        let output = world.run(Profile::Project, script).await;
+        let out = stdout(&output);
+        assert!(
+            out.contains("SSH-DENIED") && !out.contains("SECRET"),
+            "{output:?}"
+        );
+        assert!(out.contains("CODE TOKEN"), "{output:?}");
+    }
+    // `code` becomes a secret store, the home's timestamp put back: only
+    // the identity of the reused rule's path shows the change.
+    let before = std::fs::metadata(&world.home).unwrap().modified().unwrap();
+    std::fs::rename(world.home.join("code"), world.home.join(".aws")).unwrap();
+    std::fs::File::open(&world.home)
+        .unwrap()
+        .set_modified(before)
+        .unwrap();
+    let output = world.run(Profile::Project, script).await;
+    let out = stdout(&output);
+    assert!(
+        out.contains("AWS-DENIED") && !out.contains("CODE TOKEN"),
+        "{output:?}"
+    );
+    assert!(
+        out.contains("SSH-DENIED") && !out.contains("SECRET"),
+        "{output:?}"
+    );
+}
+
+/// Whether this process holds an fd on the namespace `link` names (`mnt:[…]`).
+fn holds_namespace(link: &str) -> bool {
+    std::fs::read_dir("/proc/self/fd")
+        .unwrap()
+        .flatten()
+        .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|target| target.to_str() == Some(link)))
+}
+
+#[tokio::test]
+async fn a_hooks_mount_namespace_is_released_once_it_has_ended() {
+    let world = World::new();
+    let output = world
+        .run(Profile::Project, "readlink /proc/self/ns/mnt")
+        .await;
+    let namespace = stdout(&output).trim().to_owned();
+    assert!(namespace.starts_with("mnt:["), "{output:?}");
+    let ours = std::fs::read_link("/proc/self/ns/mnt").unwrap();
+    assert_ne!(
+        Some(namespace.as_str()),
+        ours.to_str(),
+        "not its own namespace"
+    );
+    // Torn down off the reply's path, but torn down: not held for long.
+    let released = (0..250).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        !holds_namespace(&namespace)
+    });
+    assert!(released, "{namespace} is still held");
 }
