@@ -119,7 +119,7 @@ impl ImportedRow {
 /// segments that look like keys or passwords).
 pub fn shown_command(hook: &ImportedHook) -> String {
     match &hook.handler {
-        Handler::Http { url, .. } => format!("POST {}", crate::inventory::redact_url(url)),
+        Handler::Http { url, .. } => format!("POST {}", crate::inspect::redact_url(url)),
         _ => hook.consent_command(),
     }
 }
