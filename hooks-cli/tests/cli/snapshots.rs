@@ -11,6 +11,8 @@ fn snapshot(name: &str, home: &TempHome, args: &[&str]) {
         filters => vec![
             (r"elapsed=\d+\.\d+s", "elapsed=[T]s"),
             (r"\d+\.\d+ ms", "[T] ms"),
+            // What this machine's kernel supports (doctor's last section).
+            (r"Sandbox support: .*", "Sandbox support: [THIS MACHINE]"),
         ],
         prepend_module_to_snapshot => false,
     }, {
@@ -176,8 +178,12 @@ fn the_consent_prompt_names_the_source_file() {
     let args = ["emit", "pre_tool_call", "--payload-file", payload.as_str()];
     let pty = nix::pty::openpty(None, None).expect("openpty");
     let mut typed = std::fs::File::from(pty.master);
-    // One answer per prompt (two hooks of pre_tool_call), typed ahead: "no".
-    typed.write_all(b"n\nn\n").expect("type the answers");
+    // "no", typed ahead: one answer per prompt (each of the home's five
+    // unapproved hooks is asked about once, when it registers), and more
+    // than enough (a missing answer would leave the prompt waiting).
+    typed
+        .write_all("n\n".repeat(16).as_bytes())
+        .expect("type the answers");
     let output = crate::harness::command(&home, &args)
         .stdin(std::process::Stdio::from(pty.slave))
         .output()
