@@ -246,7 +246,10 @@ fn doctor_notes_a_home_written_for_dot_hermes_checked_elsewhere() {
     let config = "hooks:\n  pre_tool_call:\n    - command: \"~/.hermes/agent-hooks/guard.sh\"\n";
     home.config(config);
     let at_home = home.hooks(&["doctor"]).problems();
-    assert!(!at_home.contains("names files under ~/.hermes/"), "{at_home}");
+    assert!(
+        !at_home.contains("names files under ~/.hermes/"),
+        "{at_home}"
+    );
 
     let elsewhere = home.user_home.join("project/hermes-home");
     std::fs::create_dir_all(&elsewhere).expect("mkdir");
