@@ -4,9 +4,11 @@
 //! (which owns [`Host`]), and what only the command line needs:
 //!
 //! - [`inventory`]: what a home configures, read without running any of it
-//!   here (what `hooks list` prints and `hooks doctor` checks).
+//!   here (what `hooks list` prints and `hooks doctor` checks): the facade's
+//!   [`hermes_hooks::inspect`].
 //! - [`inspect`]: native plugins described by a child process, so a library
-//!   that crashes while loading is a finding, not the end of the caller.
+//!   that crashes while loading is a finding, not the end of the caller
+//!   ([`hermes_hooks::inspect::native`]).
 //!
 //! A host embeds [`hermes_hooks`] itself; the re-exports below keep the
 //! command line's own modules short.
@@ -16,5 +18,8 @@
 
 pub use hermes_hooks::{Home, Host, HostError, HostOptions, home, host, show_path};
 
-pub mod inspect;
-pub mod inventory;
+/// What a home configures: the facade's inspection API.
+pub use hermes_hooks::inspect as inventory;
+/// Native plugins described by a child process (the `hooks` binary answers
+/// [`inspect::INSPECT_SUBCOMMAND`]).
+pub use hermes_hooks::inspect::native as inspect;

@@ -52,6 +52,9 @@
 //!   [`Report::modified_by`]), [`HookRun`], [`RunStatus`], [`BlockSource`].
 //! - [`home`]: which home, and its `config.yaml`.
 //! - [`consent`]: who decides hooks not in the allowlist yet.
+//! - `inspect` (feature `inspect`, opt-in): what a home configures, every
+//!   mechanism's hooks with source, scope, consent and problems, read without
+//!   running them (what `hooks list` and `hooks doctor` print).
 //! - `otlp` (feature `otlp`, opt-in): every hook run as an OTLP/HTTP span
 //!   when `OTEL_EXPORTER_OTLP_ENDPOINT` is set.
 //!
@@ -70,6 +73,9 @@
 pub mod consent;
 pub mod home;
 pub mod host;
+#[cfg(feature = "inspect")]
+#[cfg_attr(docsrs, doc(cfg(feature = "inspect")))]
+pub mod inspect;
 #[cfg(feature = "otlp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otlp")))]
 pub mod otlp;

@@ -165,9 +165,11 @@ impl ShellHooks {
                     } else {
                         not_allowlisted_message(event, command)
                     };
-                    tracing::warn!("{message} ({why})");
+                    if changed || !blocks {
+                        tracing::warn!("{message} ({why})");
+                    }
                     if blocks {
-                        // Skipping it would let the tool run unguarded.
+                        // Skipping it would let the tool run unguarded; this is its one warning.
                         let reason = if changed {
                             CHANGED_REASON
                         } else {

@@ -25,9 +25,15 @@ pub async fn run(args: &ListenArgs) -> anyhow::Result<()> {
         None => None,
     };
     let address = ("127.0.0.1", args.port);
-    let listener = tokio::net::TcpListener::bind(address)
-        .await
-        .with_context(|| format!("listening on 127.0.0.1:{}", args.port))?;
+    let listener = match tokio::net::TcpListener::bind(address).await {
+        Ok(listener) => listener,
+        Err(error) if error.kind() == std::io::ErrorKind::AddrInUse => {
+            bail!("{}", port_taken(args.port))
+        }
+        Err(error) => {
+            return Err(error).with_context(|| format!("listening on 127.0.0.1:{}", args.port));
+        }
+    };
     let verifying = if secret.is_some() {
         "verifying signatures"
     } else {
@@ -66,6 +72,17 @@ pub async fn run(args: &ListenArgs) -> anyhow::Result<()> {
 }
 
 /// Prints one delivery on stdout; an error means stdout is closed.
+/// What to do when `port` is taken: another `hooks listen` (or the demo)
+/// may hold it; a different port means the webhook URL must follow.
+pub fn port_taken(port: u16) -> String {
+    format!(
+        "cannot listen on 127.0.0.1:{port}: the port is already in use (another `hooks listen`, \
+         or `cargo xtask demo`, may still run: `ss -ltnp 'sport = :{port}'` shows which). \
+         Stop it, or pick a free port with `hooks listen --port N` and point the outbound \
+         target's `url:` in config.yaml at that port"
+    )
+}
+
 fn print_delivery(delivery: &ReceivedDelivery, json_lines: bool) -> std::io::Result<()> {
     let (verified, detail) = match &delivery.verification {
         Verification::Verified(scheme) => (true, format!("verified ({scheme:?})")),

@@ -236,3 +236,40 @@ fn the_opening_summary_counts_imported_hooks() {
         "{doctor}"
     );
 }
+
+/// A home whose config names `~/.hermes/...` checked somewhere else (the
+/// example home used in place): doctor ends with a note saying why its
+/// files are not found and what to do; checked at `~/.hermes`, it does not.
+#[test]
+fn doctor_notes_a_home_written_for_dot_hermes_checked_elsewhere() {
+    let home = TempHome::new();
+    let config = "hooks:\n  pre_tool_call:\n    - command: \"~/.hermes/agent-hooks/guard.sh\"\n";
+    home.config(config);
+    let at_home = home.hooks(&["doctor"]).problems();
+    assert!(
+        !at_home.contains("names files under ~/.hermes/"),
+        "{at_home}"
+    );
+
+    let elsewhere = home.user_home.join("project/hermes-home");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    std::fs::write(elsewhere.join("config.yaml"), config).expect("write config");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_hooks"))
+        .arg("--home")
+        .arg(&elsewhere)
+        .arg("doctor")
+        .env("HOME", &home.user_home)
+        .env("HERMES_MANAGED_DIR", home.user_home.join("managed-scope"))
+        .env_remove("HERMES_HOME")
+        .env_remove("HERMES_ACCEPT_HOOKS")
+        .output()
+        .expect("run hooks");
+    let run = crate::support::Run(output);
+    let text = run.problems();
+    assert!(
+        text.contains("config.yaml names files under ~/.hermes/ (1 line)")
+            && text.contains("Copy this home to ~/.hermes")
+            && text.contains("cargo xtask demo"),
+        "{text}"
+    );
+}

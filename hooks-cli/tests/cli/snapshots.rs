@@ -11,6 +11,8 @@ fn snapshot(name: &str, home: &TempHome, args: &[&str]) {
         filters => vec![
             (r"elapsed=\d+\.\d+s", "elapsed=[T]s"),
             (r"\d+\.\d+ ms", "[T] ms"),
+            // What this machine's kernel supports (doctor's last section).
+            (r"Sandbox support: .*", "Sandbox support: [THIS MACHINE]"),
         ],
         prepend_module_to_snapshot => false,
     }, {
@@ -124,4 +126,75 @@ fn approve_on_the_example_home() {
             "on_session_end",
         ],
     );
+}
+
+/// A home with no shell hooks of its own but one imported from Claude Code
+/// settings: the opening line of `list` and `doctor` counts the import.
+fn imported_only_home() -> TempHome {
+    let home = TempHome::new();
+    let settings = home.write(
+        "claude-settings.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    );
+    home.config(&format!(
+        "hooks_from:\n  - {{format: claude, path: \"{}\"}}\n",
+        settings.display()
+    ));
+    home
+}
+
+#[test]
+fn the_opening_summary_names_imported_hooks() {
+    let home = imported_only_home();
+    snapshot("list_imported_only", &home, &["list"]);
+    snapshot("doctor_imported_only", &home, &["doctor"]);
+}
+
+#[test]
+fn listen_on_a_taken_port_says_what_to_do() {
+    let home = TempHome::new();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a port");
+    let port = taken.local_addr().expect("its address").port().to_string();
+    let args = ["listen", "--port", port.as_str()];
+    let run = home.hooks(&args);
+    let text = transcript(&home, &args, &run).replace(&port, "[PORT]");
+    insta::with_settings!({ prepend_module_to_snapshot => false }, {
+        insta::assert_snapshot!("listen_port_taken", text);
+    });
+}
+
+/// The consent prompt on a terminal (stdin a pty; the answers typed ahead)
+/// names the file each hook comes from: config.yaml for the home's own
+/// hooks, the Claude Code settings file for an imported one.
+#[test]
+fn the_consent_prompt_names_the_source_file() {
+    use std::io::Write;
+    let home = example_home();
+    let payload = home.write(
+        "rm.json",
+        "{\"tool_name\": \"terminal\", \"args\": {\"command\": \"rm -rf /tmp/x\"}}",
+    );
+    let payload = payload.display().to_string();
+    let args = ["emit", "pre_tool_call", "--payload-file", payload.as_str()];
+    let pty = nix::pty::openpty(None, None).expect("openpty");
+    let mut typed = std::fs::File::from(pty.master);
+    // "no", typed ahead: one answer per prompt (each of the home's five
+    // unapproved hooks is asked about once, when it registers), and more
+    // than enough (a missing answer would leave the prompt waiting).
+    typed
+        .write_all("n\n".repeat(16).as_bytes())
+        .expect("type the answers");
+    let output = crate::harness::command(&home, &args)
+        .stdin(std::process::Stdio::from(pty.slave))
+        .output()
+        .expect("run hooks");
+    drop(typed);
+    let run = crate::support::Run(output);
+    let text = transcript(&home, &args, &run);
+    insta::with_settings!({
+        filters => vec![(r"\d+\.\d+ ms", "[T] ms")],
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!("consent_prompt_names_source", text);
+    });
 }

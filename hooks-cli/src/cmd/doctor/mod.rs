@@ -9,6 +9,7 @@
 //! A hook that is not allowlisted is never run: doctor must not execute scripts a
 //! freshly pulled config added before the user reviewed them.
 
+mod elsewhere;
 mod imported;
 mod sandbox;
 mod shell;
@@ -102,6 +103,9 @@ pub async fn run(home: &Home, args: &DoctorArgs, out: &mut dyn Write) -> anyhow:
                 out,
                 "{problems} problem(s) found. Fix them before relying on these hooks."
             )?;
+            if let Some(note) = elsewhere::note(home) {
+                writeln!(out, "\n{note}")?;
+            }
         } else {
             writeln!(
                 out,

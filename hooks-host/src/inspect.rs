@@ -1,19 +1,26 @@
 //! What a home configures, mechanism by mechanism, found without running any
-//! of it in this process: the data `hooks list` prints and `hooks doctor`
-//! checks, with the `list --json` shape.
+//! of it in this process: the one inspection API the `hooks` command's
+//! `list`, `doctor` and `test` read (feature `inspect`). For each mechanism
+//! the hooks with their source file and scope, the sandbox profile, the
+//! consent standing and what an approval is bound to, and every problem
+//! met, with the `list --json` shape.
 //!
 //! One inventory for both, read with the runtime's own discovery, so each
 //! case is reported as the runtime treats it. [`Probe::Static`] (`list`)
 //! reads manifests and the cache only and runs no hook or plugin code;
 //! [`Probe::Trial`] (`doctor`) trial-loads every enabled plugin and
 //! `handler.py` in child processes, all at once under one bound, and caches
-//! what it learnt for `list`.
+//! what it learnt for `list`. The child is a program the caller names
+//! ([`Trials::program`]): the `hooks` binary answers the hidden subcommands
+//! [`native::INSPECT_SUBCOMMAND`] and [`TRIAL_PYTHON_SUBCOMMAND`], with
+//! [`native::run_child`] and [`trial::run_python_child`].
 
 pub mod cache;
 pub mod findings;
 pub mod gateway;
 pub mod imported;
 pub mod interpreter;
+pub mod native;
 pub mod outbound;
 pub mod plugins;
 pub mod requires;

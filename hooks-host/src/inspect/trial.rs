@@ -19,8 +19,8 @@ use hermes_hooks_plugin::{DiscoverOptions, PluginStatus};
 use hermes_hooks_process::RunLimits;
 use serde_json::{Value, json};
 
+use super::native::ChildInspector;
 use crate::home::Home;
-use crate::inspect::ChildInspector;
 
 /// The hidden `hooks` subcommand that trial-loads one Python plugin (by key).
 pub const TRIAL_PYTHON_SUBCOMMAND: &str = "__trial-python-plugin";
@@ -45,6 +45,16 @@ pub struct Trials {
 }
 
 impl Trials {
+    /// Trials re-running `program` (a `hooks` binary, or a program that
+    /// answers the same hidden subcommands), each bounded by `timeout`.
+    pub fn with_program(program: impl Into<PathBuf>, timeout: Duration) -> Trials {
+        Trials {
+            program: program.into(),
+            timeout,
+            python: None,
+        }
+    }
+
     /// Trials re-running the current executable, each bounded by `timeout`.
     pub fn current_exe(timeout: Duration) -> std::io::Result<Trials> {
         Ok(Trials {
