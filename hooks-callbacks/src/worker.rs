@@ -20,7 +20,7 @@
 //! [`IDLE_RETIRE`] without work, or when its pool closes, it exits.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
@@ -36,8 +36,15 @@ use super::spin::{HotPhase, NO_CPU, Pace, current_cpu, locate, spin_until};
 use super::{CallbackError, CallbackResult};
 use hermes_hooks_core::event::Event;
 
+mod doorbell;
 mod signal_word;
+use doorbell::Doorbell;
 use signal_word::{EXIT, JOB};
+
+/// The atomics the doorbell uses (loom's in its model test).
+mod sync {
+    pub(super) use std::sync::atomic::{AtomicBool, AtomicU32, Ordering, fence};
+}
 
 /// How long a worker spins for its next job before parking.
 const WORKER_SPIN: Duration = Duration::from_micros(50);
@@ -56,11 +63,8 @@ const _: () = assert!(AtomicCell::<Option<Arc<Batch>>>::is_lock_free());
 /// holds nothing else (a caller's writes to the job then never pull it from
 /// a polling worker, nor the worker's polls the job from the caller).
 struct Request {
-    /// The count of signals given and the last one (`signal_word`); 0
-    /// before the first.
-    signal: AtomicU32,
-    /// The worker is (about to be) parked: whoever stores `JOB` or `EXIT` must unpark it.
-    parked: AtomicBool,
+    /// The signal word and the parked flag (`doorbell.rs`).
+    bell: Doorbell,
     /// Set by the spawning caller right after the thread starts.
     thread: OnceLock<Thread>,
 }
@@ -80,11 +84,11 @@ pub(crate) struct WorkerHandle {
 }
 
 impl WorkerHandle {
-    fn new() -> Self {
+    /// A worker whose doorbell was already rung `rung`.
+    fn new(rung: u32) -> Self {
         WorkerHandle {
             request: CachePadded::new(Request {
-                signal: AtomicU32::new(0),
-                parked: AtomicBool::new(false),
+                bell: Doorbell::new(rung),
                 thread: OnceLock::new(),
             }),
             job: CachePadded::new(JobSlot {
@@ -103,12 +107,7 @@ impl WorkerHandle {
     /// Moves the worker to `signal` (`JOB` or `EXIT`), waking it if it
     /// parked; true when it had to be woken.
     fn signal(&self, signal: u32) -> bool {
-        // Only the worker's holder writes the word: this load is ours.
-        let next = signal_word::next(self.request.signal.load(Ordering::Relaxed), signal);
-        // SeqCst pairs with the worker's `parked` store and signal re-check:
-        // either it sees the new signal or we see it parked.
-        self.request.signal.store(next, Ordering::SeqCst);
-        let parked = self.request.parked.load(Ordering::SeqCst);
+        let parked = self.request.bell.ring(signal);
         if parked {
             self.nudge();
         }
@@ -163,12 +162,9 @@ pub(crate) fn execute(
 
 /// Starts a worker thread whose first job is `batch`.
 fn spawn(pool: &Arc<WorkerPool>, batch: &Arc<Batch>) -> std::io::Result<()> {
-    let worker = Arc::new(WorkerHandle::new());
+    // Its first job is given before it starts: the word says so already.
+    let worker = Arc::new(WorkerHandle::new(signal_word::next(0, JOB)));
     worker.load(batch);
-    worker
-        .request
-        .signal
-        .store(signal_word::next(0, JOB), Ordering::Relaxed);
     let (me, pool) = (Arc::clone(&worker), Arc::clone(pool));
     let spawned = std::thread::Builder::new()
         .name("hook-worker".into())
@@ -212,7 +208,7 @@ fn worker_main(pool: &Arc<WorkerPool>, me: &Arc<WorkerHandle>) {
 fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, hot: &HotPhase, seen: &mut u32) -> bool {
     let request = &me.request;
     let last = *seen;
-    let decided = || request.signal.load(Ordering::Acquire) != last;
+    let decided = || request.bell.word() != last;
     let caller = locate(me.job.caller_cpu.load(Ordering::Relaxed));
     let pace = Pace::towards(caller, hot, WORKER_HOT);
     let spun = spin_until(WORKER_SPIN, pace, decided);
@@ -224,16 +220,13 @@ fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, hot: &HotPhase, seen:
         signal_word::is_job(word)
     };
     if spun.ready() {
-        return take(request.signal.load(Ordering::Acquire));
+        return take(request.bell.word());
     }
     let mut idle_since = Instant::now();
     loop {
-        request.parked.store(true, Ordering::SeqCst);
-        if request.signal.load(Ordering::SeqCst) == last {
-            std::thread::park_timeout(IDLE_RETIRE);
-        }
-        request.parked.store(false, Ordering::Relaxed);
-        let word = request.signal.load(Ordering::Acquire);
+        let word = request
+            .bell
+            .sleep(last, || std::thread::park_timeout(IDLE_RETIRE));
         if word != last {
             return take(word);
         }
