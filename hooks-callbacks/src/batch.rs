@@ -21,8 +21,7 @@ use futures::task::AtomicWaker;
 
 use super::CallbackResult;
 use super::registry::Entry;
-use super::runner::{Bounded, CALLER_HOT, CALLER_SPIN, Limits, Skip, WorkerPool};
-use super::spin::{Pace, Partner, Spun, spin_until};
+use super::runner::{Bounded, Limits, Skip, WorkerPool};
 use super::timer;
 use super::worker::{execute, hand_over};
 use hermes_hooks_core::event::Event;
@@ -197,36 +196,26 @@ pub(crate) async fn run_all(
         .flatten();
     let mut ends = Vec::with_capacity(tickets.len());
     let mut queued: VecDeque<Ticket> = tickets.into();
-    while let Some(first) = queued.front() {
-        // The first call's recent answers decide whether the caller spins hot.
-        let first = Arc::clone(&first.entry);
+    while !queued.is_empty() {
         let batch = Arc::new(Batch::new(
             event.clone(),
             runtime.clone(),
             std::mem::take(&mut queued),
         ));
-        let woke = match hand_over(workers, &batch) {
-            Ok(woke) => woke,
-            Err(error) => {
-                let unstarted = std::mem::take(&mut batch.lock().queued);
-                for ticket in unstarted {
-                    let owner = &*ticket.entry.owner;
-                    tracing::warn!(
-                        "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
-                    );
-                    ends.push((ticket.index, Bounded::Skipped(Skip::NoWorker)));
-                }
-                break;
+        if let Err(error) = hand_over(workers, &batch) {
+            let unstarted = std::mem::take(&mut batch.lock().queued);
+            for ticket in unstarted {
+                let owner = &*ticket.entry.owner;
+                tracing::warn!(
+                    "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
+                );
+                ends.push((ticket.index, Bounded::Skipped(Skip::NoWorker)));
             }
-        };
+            break;
+        }
         let handed = Instant::now();
         let mut cancel = CancelOnDrop(Some(&batch));
-        let partner = if woke {
-            Partner::Here
-        } else {
-            Partner::Unknown
-        };
-        let timed_out = wait(&batch, entries, partner, &first.hot, handed, limits).await;
+        let timed_out = wait(&batch, entries, handed, limits).await;
         cancel.0 = None;
         let finished = std::mem::take(&mut batch.lock().finished);
         ends.extend(
@@ -251,24 +240,17 @@ pub(crate) async fn run_all(
 /// Waits until the worker is done with `batch` (`None`), or until its running
 /// call passes its deadline: then gives that call up (counting it against
 /// its callback) and returns its index and the calls not started.
+///
+/// No spin before the wait: under two busy loops a caller spinning (and
+/// yielding) for the worker's answer handed its CPU slice to a busy loop,
+/// a p99 of 16 ms for one guard against 18 µs parked (issue 31; the
+/// figures are in `benches/scale.rs`'s history).
 async fn wait(
     batch: &Batch,
     entries: &[Arc<Entry>],
-    partner: Partner,
-    hot: &crate::spin::HotPhase,
     handed: Instant,
     limits: &Limits,
 ) -> Option<(usize, VecDeque<Ticket>)> {
-    // Quick callbacks answer within microseconds: catching that here avoids
-    // arming a deadline and a scheduler round trip.
-    let pace = Pace::towards(partner, hot, CALLER_HOT);
-    let spun = spin_until(CALLER_SPIN.min(limits.timeout), pace, || batch.is_done());
-    if matches!(pace, Pace::Hot(_)) {
-        hot.learn(spun);
-    }
-    if !matches!(spun, Spun::Missed(_)) {
-        return None;
-    }
     let mut alarm: Option<(Instant, RetireOnDrop)> = None;
     futures::future::poll_fn(|cx| {
         loop {

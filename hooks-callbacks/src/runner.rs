@@ -27,13 +27,6 @@ pub const MAX_ABANDONED_WORKERS: usize = 3;
 /// How many finished workers the shared pool keeps parked for reuse.
 const MAX_IDLE_WORKERS: usize = 8;
 
-/// How long the caller spins on the result before it registers a deadline and yields.
-pub(crate) const CALLER_SPIN: Duration = Duration::from_micros(50);
-
-/// How much of that spin may be hot (no yield): a warm round trip to a
-/// worker on another CPU takes ~0.1 µs plus the callback.
-pub(crate) const CALLER_HOT: Duration = Duration::from_micros(2);
-
 /// The end of one bounded call.
 pub(crate) enum Bounded {
     /// The callback finished in time, taking this long on its worker.

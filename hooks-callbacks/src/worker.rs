@@ -20,7 +20,6 @@
 //! [`IDLE_RETIRE`] without work, or when its pool closes, it exits.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
@@ -32,7 +31,6 @@ use futures::FutureExt;
 use super::batch::Batch;
 use super::registry::CallbackFn;
 use super::runner::WorkerPool;
-use super::spin::{HotPhase, NO_CPU, Pace, current_cpu, locate, spin_until};
 use super::{CallbackError, CallbackResult};
 use hermes_hooks_core::event::Event;
 
@@ -46,13 +44,6 @@ mod sync {
     pub(super) use std::sync::atomic::{AtomicBool, AtomicU32, Ordering, fence};
 }
 
-/// How long a worker spins for its next job before parking.
-const WORKER_SPIN: Duration = Duration::from_micros(50);
-
-/// How much of that spin may be hot (no yield): a host firing calls back to
-/// back hands over the next job within a few hundred nanoseconds.
-const WORKER_HOT: Duration = Duration::from_micros(2);
-
 /// How long an idle worker waits for work before its thread exits.
 pub(crate) const IDLE_RETIRE: Duration = Duration::from_secs(30);
 
@@ -65,15 +56,16 @@ const _: () = assert!(AtomicCell::<Option<Arc<Batch>>>::is_lock_free());
 struct Request {
     /// The signal word and the parked flag (`doorbell.rs`).
     bell: Doorbell,
-    /// Set by the spawning caller right after the thread starts.
+    /// Set by the worker itself before it can first park (the spawner
+    /// setting it after `spawn` returned was too late: the worker can run its
+    /// first batch, put itself back and park before that, and a caller that
+    /// took it then found no thread to unpark: a 30 s lost wake-up).
     thread: OnceLock<Thread>,
 }
 
 /// The job a caller hands a worker, on a line of its own: written by the
 /// caller before the signal, taken out by the worker.
 struct JobSlot {
-    /// The CPU the caller loaded the job on ([`NO_CPU`] if unknown).
-    caller_cpu: AtomicU32,
     batch: AtomicCell<Option<Arc<Batch>>>,
 }
 
@@ -92,7 +84,6 @@ impl WorkerHandle {
                 thread: OnceLock::new(),
             }),
             job: CachePadded::new(JobSlot {
-                caller_cpu: AtomicU32::new(NO_CPU),
                 batch: AtomicCell::new(None),
             }),
         }
@@ -100,18 +91,14 @@ impl WorkerHandle {
 
     /// Writes `batch` into the job slot (the signal is left to the caller).
     fn load(&self, batch: &Arc<Batch>) {
-        self.job.caller_cpu.store(current_cpu(), Ordering::Relaxed);
         self.job.batch.store(Some(Arc::clone(batch)));
     }
 
-    /// Moves the worker to `signal` (`JOB` or `EXIT`), waking it if it
-    /// parked; true when it had to be woken.
-    fn signal(&self, signal: u32) -> bool {
-        let parked = self.request.bell.ring(signal);
-        if parked {
+    /// Moves the worker to `signal` (`JOB` or `EXIT`), waking it if it parked.
+    fn signal(&self, signal: u32) {
+        if self.request.bell.ring(signal) {
             self.nudge();
         }
-        parked
     }
 
     /// Wakes the worker (so an idle one notices its pool closed).
@@ -123,20 +110,19 @@ impl WorkerHandle {
 
     /// Lets a worker the pool has no room for exit.
     pub(crate) fn dismiss(&self) {
-        let _ = self.signal(EXIT);
+        self.signal(EXIT);
     }
 }
 
-/// Hands `batch` to an idle worker of `pool`, or to a new one; true when the
-/// worker was parked or new (waking it puts it on a CPU the scheduler picks,
-/// often the caller's, so the caller should not spin hot).
-pub(crate) fn hand_over(pool: &Arc<WorkerPool>, batch: &Arc<Batch>) -> std::io::Result<bool> {
+/// Hands `batch` to an idle worker of `pool`, or to a new one.
+pub(crate) fn hand_over(pool: &Arc<WorkerPool>, batch: &Arc<Batch>) -> std::io::Result<()> {
     match pool.take_idle() {
         Some(worker) => {
             worker.load(batch);
-            Ok(worker.signal(JOB))
+            worker.signal(JOB);
+            Ok(())
         }
-        None => spawn(pool, batch).map(|()| true),
+        None => spawn(pool, batch),
     }
 }
 
@@ -170,11 +156,7 @@ fn spawn(pool: &Arc<WorkerPool>, batch: &Arc<Batch>) -> std::io::Result<()> {
         .name("hook-worker".into())
         .spawn(move || worker_main(&pool, &me));
     match spawned {
-        Ok(thread) => {
-            // Nobody can see the worker parked before this: it is ours until put back.
-            let _ = worker.request.thread.set(thread.thread().clone());
-            Ok(())
-        }
+        Ok(_) => Ok(()),
         Err(error) => {
             // The batch never ran: the caller takes its calls back.
             drop(worker.job.batch.take());
@@ -184,11 +166,12 @@ fn spawn(pool: &Arc<WorkerPool>, batch: &Arc<Batch>) -> std::io::Result<()> {
 }
 
 fn worker_main(pool: &Arc<WorkerPool>, me: &Arc<WorkerHandle>) {
-    // What the worker's own waits for a job learned (only it reads this).
-    let hot = HotPhase::default();
+    // Before anything else: whoever sees this worker parked must find its
+    // thread (the doorbell's Release store of `parked` publishes it).
+    let _ = me.request.thread.set(std::thread::current());
     // The signal word the worker last acted on.
     let mut seen = 0;
-    while wait_for_job(pool, me, &hot, &mut seen) {
+    while wait_for_job(pool, me, &mut seen) {
         // Unreachable by construction without one (a caller loads it before `JOB`).
         let Some(batch) = me.job.batch.take() else {
             pool.put_back(Arc::clone(me));
@@ -201,26 +184,20 @@ fn worker_main(pool: &Arc<WorkerPool>, me: &Arc<WorkerHandle>) {
     }
 }
 
-/// Waits until the worker has a job (true) or should exit (false); spins
-/// hot first when its last caller ran on another CPU and `hot` allows it,
-/// and yields at every check when the caller shares its CPU.
+/// Waits until the worker has a job (true) or should exit (false), parked
+/// (no spin: under load a spinning or yielding worker gave its CPU slice to
+/// a busy loop and the caller waited for it, a 16 ms p99 for one guard).
 /// `seen` is the signal word it last acted on, updated to the new one.
-fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, hot: &HotPhase, seen: &mut u32) -> bool {
+fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, seen: &mut u32) -> bool {
     let request = &me.request;
     let last = *seen;
-    let decided = || request.bell.word() != last;
-    let caller = locate(me.job.caller_cpu.load(Ordering::Relaxed));
-    let pace = Pace::towards(caller, hot, WORKER_HOT);
-    let spun = spin_until(WORKER_SPIN, pace, decided);
-    if matches!(pace, Pace::Hot(_)) {
-        hot.learn(spun);
-    }
     let mut take = |word: u32| {
         *seen = word;
         signal_word::is_job(word)
     };
-    if spun.ready() {
-        return take(request.bell.word());
+    let word = request.bell.word();
+    if word != last {
+        return take(word);
     }
     let mut idle_since = Instant::now();
     loop {

@@ -88,6 +88,34 @@ fn loom_two_signals_in_a_row_each_reach_the_worker() {
     });
 }
 
+#[test]
+fn loom_a_worker_seen_parked_is_seen_with_its_thread_handle() {
+    // The worker publishes its thread handle (`worker_main`'s first step)
+    // before it can sleep; a holder that finds it parked unparks that
+    // handle, so it must see it set. The handle was once set by the spawner
+    // after `spawn` returned: a worker parked before that was never woken.
+    loom::model(|| {
+        let bell = Arc::new(Doorbell::new(0));
+        let handle = Arc::new(loom::sync::atomic::AtomicBool::new(false));
+        let worker = {
+            let (bell, handle) = (Arc::clone(&bell), Arc::clone(&handle));
+            thread::spawn(move || {
+                handle.store(true, loom::sync::atomic::Ordering::Relaxed);
+                wait_past(&bell, 0)
+            })
+        };
+        if bell.ring(JOB) {
+            assert!(
+                handle.load(loom::sync::atomic::Ordering::Relaxed),
+                "a parked worker without its handle cannot be woken"
+            );
+            worker.thread().unpark();
+        }
+        let word = worker.join().unwrap_or_default();
+        assert!(is_job(word));
+    });
+}
+
 /// A flag set by one thread and read by another (loom's atomics).
 #[derive(Default)]
 struct AtomicFlag(loom::sync::atomic::AtomicBool);

@@ -45,7 +45,9 @@ impl Doorbell {
         // Pairs with the fence in `sleep`: either the worker sees the new
         // signal or we see it parked.
         fence(Ordering::SeqCst);
-        self.parked.load(Ordering::Relaxed)
+        // Acquire: a worker seen parked is seen with what it did before
+        // (its thread handle set, for the unpark).
+        self.parked.load(Ordering::Acquire)
     }
 
     /// The word as the worker polls it.
@@ -57,7 +59,7 @@ impl Doorbell {
     /// and returns the word after. `park` may return early (a spurious wake,
     /// a timeout): the caller compares the word with `last` again.
     pub(crate) fn sleep(&self, last: u32, park: impl FnOnce()) -> u32 {
-        self.parked.store(true, Ordering::Relaxed);
+        self.parked.store(true, Ordering::Release);
         fence(Ordering::SeqCst);
         if self.signal.load(Ordering::Acquire) == last {
             park();
