@@ -243,8 +243,8 @@ pub(crate) async fn run_all(
 ///
 /// No spin before the wait: under two busy loops a caller spinning (and
 /// yielding) for the worker's answer handed its CPU slice to a busy loop,
-/// a p99 of 16 ms for one guard against 18 µs parked (issue 31; the
-/// figures are in `benches/scale.rs`'s history).
+/// a p99 of 16 ms for one guard against 18 µs parked (issue 31; figures in
+/// `docs/decisions/one-hand-off-per-event.md`).
 async fn wait(
     batch: &Batch,
     entries: &[Arc<Entry>],
