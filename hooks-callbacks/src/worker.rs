@@ -15,8 +15,8 @@
 //! the pool and only then tells the caller (so a caller firing the next
 //! event finds it there instead of starting a thread).
 //!
-//! After a batch a worker spins briefly (so a host firing events back to
-//! back hands over the next batch without a futex wake) and parks. After
+//! After a batch a worker parks at once (a spin-then-yield wait gave its
+//! CPU slice to busy loops under load, see `batch.rs`'s `wait`). After
 //! [`IDLE_RETIRE`] without work, or when its pool closes, it exits.
 
 use std::panic::AssertUnwindSafe;
