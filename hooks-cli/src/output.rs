@@ -91,23 +91,23 @@ pub fn warn_once(text: &str) -> bool {
         .unwrap_or(true);
     if fresh {
         let label = paint(Stream::Stderr, "33", "warning:");
-        let _ = writeln!(
-            std::io::stderr().lock(),
-            "{label} {}",
-            hermes_hooks_core::display::escape(&key)
-        );
+        let escaped = hermes_hooks_core::display::escape(&key);
+        line_to_stderr(&format!("{label} {escaped}\n"));
     }
     fresh
+}
+
+/// Writes `line` to stderr in one write, so a line printed on stdout at the
+/// same moment (both streams into one pipe or terminal) cannot land inside it.
+fn line_to_stderr(line: &str) {
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// Prints `note: TEXT` on stderr: something the user should know that is not a problem.
 pub fn note(text: &str) {
     let label = paint(Stream::Stderr, "36", "note:");
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "{label} {}",
-        hermes_hooks_core::display::escape(text)
-    );
+    let escaped = hermes_hooks_core::display::escape(text);
+    line_to_stderr(&format!("{label} {escaped}\n"));
 }
 
 /// Whether `error` (or anything in its chain) is a write to a closed pipe: the

@@ -2,7 +2,9 @@
 //! of every file the command can reach that we can name, or, where the code
 //! cannot be named, the digest of the whole hook tree of its source; for an
 //! http hook, the request (method, URL, header names and templates, the
-//! environment variables it may read).
+//! environment variables it may read); for a hook that a settings file's
+//! `env` block sets variables for, each variable's name and the hash of its
+//! value (never the value: such blocks hold API keys).
 //!
 //! An approval is recorded in the allowlist with its binding (the `binding`
 //! field, which hermes-agent ignores and keeps). It holds only while the
@@ -66,6 +68,9 @@ pub struct Subject {
     pub request: Option<Value>,
     /// The file it is configured in.
     pub source: Option<PathBuf>,
+    /// Variables its configuration sets for it (a Claude Code settings
+    /// file's `env` block).
+    pub env: Vec<(String, String)>,
 }
 
 impl Subject {
@@ -97,6 +102,7 @@ impl Subject {
             tree,
             request: None,
             source: config.map(Path::to_path_buf),
+            env: Vec::new(),
         }
     }
 
@@ -123,6 +129,16 @@ impl Subject {
         let mut binding = Binding {
             project: self.project.clone(),
             request: self.request.clone(),
+            env: self
+                .env
+                .iter()
+                .map(|(name, value)| {
+                    (
+                        name.clone(),
+                        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(value.as_bytes())),
+                    )
+                })
+                .collect(),
             ..Binding::default()
         };
         for file in &found.files {
@@ -173,6 +189,8 @@ pub struct Binding {
     pub tree: Option<TreeDigest>,
     /// An http hook's request.
     pub request: Option<Value>,
+    /// Each variable its configuration sets and the hex SHA-256 of its value.
+    pub env: BTreeMap<String, String>,
 }
 
 impl Binding {
@@ -195,6 +213,9 @@ impl Binding {
         }
         if let Some(request) = &self.request {
             value["request"] = request.clone();
+        }
+        if !self.env.is_empty() {
+            value["env"] = json!(self.env);
         }
         value
     }
@@ -226,11 +247,18 @@ impl Binding {
             }),
         };
         let request = object.get("request").filter(|r| !r.is_null()).cloned();
+        let mut env = BTreeMap::new();
+        if let Some(map) = object.get("env").filter(|e| !e.is_null()) {
+            for (name, hash) in map.as_object()? {
+                env.insert(name.clone(), hash.as_str()?.to_owned());
+            }
+        }
         Some(Binding {
             project,
             files,
             tree,
             request,
+            env,
         })
     }
 
@@ -265,6 +293,16 @@ impl Binding {
         }
         if self.request != approved.request {
             changes.push("its request (URL, headers or allowed env vars) changed".to_owned());
+        }
+        for (name, hash) in &self.env {
+            match approved.env.get(name) {
+                Some(old) if old == hash => {}
+                Some(_) => changes.push(format!("the value of env {name} changed")),
+                None => changes.push(format!("env {name} is new")),
+            }
+        }
+        for name in approved.env.keys().filter(|n| !self.env.contains_key(*n)) {
+            changes.push(format!("env {name} is no longer set"));
         }
         changes
     }

@@ -41,5 +41,6 @@ mod signals;
 mod snapshots;
 mod support;
 mod test_cmd;
+mod top_level_keys;
 mod trust;
 mod trust_http;

@@ -14,6 +14,7 @@ fn subject(command: &str, project: Option<&Path>, tree: Vec<PathBuf>) -> Subject
         tree,
         request: None,
         source: None,
+        env: Vec::new(),
     }
 }
 
@@ -51,4 +52,34 @@ fn an_opaque_command_binds_its_tree_and_its_project() {
 fn nothing_to_bind_is_an_error() {
     let none = subject("/nonexistent/x.sh", None, Vec::new()).binding();
     assert_eq!(none, Err(BindError::Nothing));
+}
+
+#[test]
+fn a_settings_env_is_bound_by_name_and_value_hash_never_by_value() {
+    let dir = tempfile::tempdir().expect("dir");
+    let script = dir.path().join("check.sh");
+    std::fs::write(&script, "exit 0\n").expect("write");
+    let command = script.display().to_string();
+    let with = |value: &str| {
+        let mut subject = subject(&command, Some(dir.path()), Vec::new());
+        subject.env = vec![("API_TOKEN".to_owned(), value.to_owned())];
+        subject.binding().expect("binding")
+    };
+    let approved = with("s3cret-value");
+    let json = approved.to_json();
+    assert!(!json.to_string().contains("s3cret-value"), "{json}");
+    assert_eq!(Binding::from_json(&json), Some(approved.clone()), "{json}");
+    assert_eq!(with("s3cret-value"), approved);
+    let changed = with("LD_PRELOAD=/tmp/evil.so");
+    assert_eq!(
+        changed.differences(&approved),
+        vec!["the value of env API_TOKEN changed".to_owned()]
+    );
+    let gone = subject(&command, Some(dir.path()), Vec::new())
+        .binding()
+        .expect("gone");
+    assert_eq!(
+        gone.differences(&approved),
+        vec!["env API_TOKEN is no longer set".to_owned()]
+    );
 }

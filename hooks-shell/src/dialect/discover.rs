@@ -329,9 +329,11 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
             return broken(source, home, discovery, problem, None);
         }
     };
+    super::top_level::cursor_version(source, &root, discovery);
+    let env = super::top_level::settings_env(source, &root, discovery);
     let before = (discovery.hooks.len(), discovery.unsupported.len());
     let down_before = discovery.guards_down.len();
-    read_events(source, home, discovery, hooks);
+    read_events(source, home, discovery, hooks, &env);
     let guarded = fail_closed_events(discovery, before, down_before);
     remember(home, &source.path, &guarded);
 }
@@ -352,7 +354,7 @@ fn without_hooks_key(source: &Source, home: &Path, discovery: &mut Discovery, ro
             .map(|(key, value)| (key.clone(), value.clone()))
             .collect();
         events = named.keys().cloned().collect();
-        read_events(source, home, &mut scratch, &named);
+        read_events(source, home, &mut scratch, &named, &[]);
     }
     let found = Some(fail_closed_events(&scratch, (0, 0), 0));
     let hint = if events.is_empty() {
@@ -428,12 +430,14 @@ fn read_events(
     home: &Path,
     discovery: &mut Discovery,
     hooks: &serde_json::Map<String, Value>,
+    env: &[(String, String)],
 ) {
     let mut reader = Reader {
         source,
         project: &source.project,
         home,
         discovery,
+        env,
     };
     for (event, groups) in hooks {
         let key = format!("hooks.{event}");

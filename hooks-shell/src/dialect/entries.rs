@@ -22,6 +22,8 @@ pub(super) struct Reader<'a> {
     pub(super) project: &'a Path,
     pub(super) home: &'a Path,
     pub(super) discovery: &'a mut Discovery,
+    /// The file's `env` block (Claude Code settings).
+    pub(super) env: &'a [(String, String)],
 }
 
 impl Reader<'_> {
@@ -265,6 +267,7 @@ impl Reader<'_> {
             home: self.home.to_owned(),
             sandbox: self.source.sandbox.clone(),
             sandbox_secrets: self.source.sandbox_secrets.clone(),
+            settings_env: self.env.to_vec(),
         });
     }
 

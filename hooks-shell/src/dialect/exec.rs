@@ -73,6 +73,7 @@ pub fn command_launched(
     built
         .args(&argv[1..])
         .current_dir(&hook.cwd)
+        .envs(hook.settings_env.iter().map(|(name, value)| (name, value)))
         .env("HERMES_HOME", &hook.home)
         .envs(vars);
     if let Some(file) = env_file(hook, event) {

@@ -27,6 +27,7 @@ pub mod reply;
 pub mod stdin;
 mod stop;
 mod subject;
+mod top_level;
 pub mod transcript;
 mod withheld;
 
@@ -177,6 +178,9 @@ pub struct ImportedHook {
     pub sandbox: hermes_hooks_process::sandbox::Sandbox,
     /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
     pub sandbox_secrets: Vec<PathBuf>,
+    /// The `env` block of the Claude Code settings file it came from, set
+    /// for this hook's process (the tool's own variables override it).
+    pub settings_env: Vec<(String, String)>,
 }
 
 impl ImportedHook {

@@ -58,6 +58,7 @@ impl ImportedHook {
             tree: self.tree_roots(),
             request,
             source: Some(self.source.clone()),
+            env: self.settings_env.clone(),
         }
     }
 
