@@ -10,9 +10,10 @@ use futures::FutureExt;
 use hermes_hooks_core::async_trait;
 use serde_json::Value;
 
+use super::batch::{Ticket, run_all};
 use super::registry::{CallbackFn, Entry, SyncFn};
 use super::report::truncate_message;
-use super::runner::{Bounded, Limits, run_bounded};
+use super::runner::{Bounded, Limits, Skip, admit};
 use super::stream::StreamQueue;
 use super::{CallbackError, CallbackResult, Callbacks, SettlePauses, timer};
 use hermes_hooks_core::catalog::{FailMode, HookEvent, RunPolicy};
@@ -184,13 +185,16 @@ impl Callbacks {
                     }
                 }
             };
-            let run = runs.as_deref_mut().zip(started);
+            let run = runs
+                .as_deref_mut()
+                .zip(started.map(|started| started.elapsed()));
             self.absorb(entry, event, result, fail_closed, &mut replies, run);
         }
         replies
     }
 
-    /// Runs every callback on a worker, in order, each bounded by `limits`.
+    /// Runs every callback on a worker, in order, each bounded by `limits`:
+    /// all of them handed over at once (see `batch.rs`).
     async fn run_bounded(
         &self,
         entries: &[Arc<Entry>],
@@ -199,28 +203,53 @@ impl Callbacks {
         fail_closed: bool,
         mut runs: Option<&mut Vec<HookRun>>,
     ) -> Vec<Reply> {
+        let mut ends: Vec<Option<Bounded>> = Vec::with_capacity(entries.len());
+        let mut tickets = Vec::with_capacity(entries.len());
+        for (index, entry) in entries.iter().enumerate() {
+            match admit(entry, event, limits) {
+                Ok(seq) => {
+                    tickets.push(Ticket::new(index, Arc::clone(entry), seq));
+                    ends.push(None);
+                }
+                Err(why) => ends.push(Some(Bounded::Skipped(why))),
+            }
+        }
+        if !tickets.is_empty() {
+            for (index, end) in run_all(tickets, entries, event, &self.workers, limits).await {
+                if let Some(slot) = ends.get_mut(index) {
+                    *slot = Some(end);
+                }
+            }
+        }
         let mut replies = Vec::new();
-        for entry in entries.iter() {
-            // The clock is read only for run records (a warm call is ~0.2 µs).
-            let started = runs.is_some().then(Instant::now);
-            let (status, diagnostic) = match run_bounded(entry, event, &self.workers, limits).await
-            {
-                Bounded::Finished(result) => {
-                    let run = runs.as_deref_mut().zip(started);
+        for (entry, end) in entries.iter().zip(ends) {
+            let mut elapsed = Duration::ZERO;
+            let (status, diagnostic) = match end {
+                Some(Bounded::Finished(result, took)) => {
+                    let run = runs.as_deref_mut().map(|runs| (runs, took));
                     self.absorb(entry, event, result, fail_closed, &mut replies, run);
                     continue;
                 }
-                Bounded::TimedOut => {
+                Some(Bounded::TimedOut) => {
+                    elapsed = limits.timeout;
                     let why = format!(
                         "timed out after {}s (plugins.hook_callback_timeout)",
                         limits.timeout.as_secs_f64()
                     );
                     (RunStatus::TimedOut, why)
                 }
-                Bounded::Skipped(skip) => (
+                Some(Bounded::Skipped(skip)) => (
                     RunStatus::Skipped(skip.to_string()),
                     format!("was not run: {skip}"),
                 ),
+                // Every admitted call ends one way or another (see `run_all`).
+                None => {
+                    let skip = Skip::NoWorker;
+                    (
+                        RunStatus::Skipped(skip.to_string()),
+                        format!("was not run: {skip}"),
+                    )
+                }
             };
             // Says what happened to this call: a timeout of its own, or a
             // skip (the callback never saw it) and why.
@@ -238,7 +267,7 @@ impl Callbacks {
             if let Some(runs) = runs.as_deref_mut() {
                 let mechanism = entry.origin.mechanism();
                 let mut run = HookRun::new(mechanism, entry.source.clone(), event.name(), status)
-                    .elapsed(started.map(|started| started.elapsed()).unwrap_or_default())
+                    .elapsed(elapsed)
                     .decision(block.as_ref().map(|reply| reply.value.clone()))
                     .diagnostic(diagnostic);
                 if fail_closed {
@@ -252,7 +281,7 @@ impl Callbacks {
     }
 
     /// Turns one callback's result into a reply, a reported failure, or
-    /// nothing; with `run` (the records and the call's start), also its record.
+    /// nothing; with `run` (the records and how long the call took), also its record.
     fn absorb(
         &self,
         entry: &Entry,
@@ -260,7 +289,7 @@ impl Callbacks {
         result: CallbackResult,
         fail_closed: bool,
         replies: &mut Vec<Reply>,
-        run: Option<(&mut Vec<HookRun>, Instant)>,
+        run: Option<(&mut Vec<HookRun>, Duration)>,
     ) {
         let (reply, failure) = match result {
             Ok(None | Some(Value::Null)) => (None, None),
@@ -287,7 +316,7 @@ impl Callbacks {
                 (block, Some(failure))
             }
         };
-        if let Some((runs, started)) = run {
+        if let Some((runs, elapsed)) = run {
             let decision = reply.as_ref().map(|reply| reply.value.clone());
             let status = match &failure {
                 Some(_) => RunStatus::Failed,
@@ -295,7 +324,7 @@ impl Callbacks {
             };
             let mechanism = entry.origin.mechanism();
             let mut record = HookRun::new(mechanism, entry.source.clone(), event.name(), status)
-                .elapsed(started.elapsed())
+                .elapsed(elapsed)
                 .decision(decision);
             if let Some(failure) = failure {
                 record = record.diagnostic(failure);

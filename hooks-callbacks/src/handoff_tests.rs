@@ -3,6 +3,7 @@
 //! arrived but before it was read.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Context;
 use std::thread::ThreadId;
@@ -18,24 +19,34 @@ use hermes_hooks_core::config::PluginSettings;
 use hermes_hooks_core::dispatch::Dispatcher;
 use hermes_hooks_core::event::Event;
 
-/// Callbacks with one `pre_tool_call` guard that sleeps `work`, records its
-/// thread and never objects.
+/// Callbacks with one `pre_tool_call` guard that counts its starts, sleeps
+/// `work`, records its thread and never objects.
 fn sleepy_guard(work: Duration) -> (Arc<Callbacks>, Arc<Mutex<Vec<ThreadId>>>) {
+    let (callbacks, threads, _) = counted_sleepy_guard(work);
+    (callbacks, threads)
+}
+
+/// [`sleepy_guard`] and how many calls have started.
+fn counted_sleepy_guard(
+    work: Duration,
+) -> (Arc<Callbacks>, Arc<Mutex<Vec<ThreadId>>>, Arc<AtomicUsize>) {
     let callbacks = Callbacks::new(
         PluginSettings::default()
             .with_callback_timeout(Some(Duration::from_secs(10)))
             .with_stream_reasoning_deltas(false),
     );
     let threads = Arc::new(Mutex::new(Vec::new()));
-    let seen = Arc::clone(&threads);
+    let started = Arc::new(AtomicUsize::new(0));
+    let (seen, starts) = (Arc::clone(&threads), Arc::clone(&started));
     callbacks.register("pre_tool_call", "sleepy", move |_: &Event| {
+        starts.fetch_add(1, Ordering::SeqCst);
         std::thread::sleep(work);
         if let Ok(mut seen) = seen.lock() {
             seen.push(std::thread::current().id());
         }
         Ok(None)
     });
-    (callbacks, threads)
+    (callbacks, threads, started)
 }
 
 fn call(id: &str) -> Event {
@@ -69,10 +80,16 @@ fn runs_again_within(callbacks: &Callbacks, event: &Event, limit: Duration) -> b
 
 #[test]
 fn a_wait_dropped_mid_call_keeps_the_gate_until_the_worker_finishes() {
-    let (callbacks, threads) = sleepy_guard(Duration::from_millis(300));
+    let (callbacks, threads, started) = counted_sleepy_guard(Duration::from_millis(300));
     let event = call("same");
     let mut first = Box::pin(callbacks.dispatch(&event));
     poll_once_pending(&mut first);
+    // Mid-call: a batch dropped before its worker took it up runs nothing
+    // (its calls are cancelled and their gates freed), so wait for the start.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while started.load(Ordering::SeqCst) == 0 && Instant::now() < deadline {
+        std::thread::yield_now();
+    }
     drop(first);
     // Still running on its worker: the same call is skipped, fail-closed.
     let skipped = block_on(callbacks.dispatch(&event));

@@ -27,6 +27,7 @@
 //! assert_eq!(replies[0].value["action"], "block");
 //! ```
 
+mod batch;
 mod deliver;
 mod error;
 #[cfg(test)]

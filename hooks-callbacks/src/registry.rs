@@ -11,7 +11,6 @@ use arc_swap::{ArcSwap, Guard};
 use futures::future::BoxFuture;
 
 use super::runner::CallGates;
-use super::spin::HotPhase;
 use super::stream::StreamQueue;
 use super::{CallbackId, CallbackResult};
 use hermes_hooks_core::catalog::EVENT_COUNT;
@@ -83,9 +82,6 @@ pub(crate) struct Entry {
     pub(crate) gates: Arc<CallGates>,
     /// The observer queue, created on the first queued event.
     pub(crate) queue: OnceLock<Arc<StreamQueue>>,
-    /// Whether bounded callers may spin hot for this callback's answer
-    /// (learned from its last answers; written only when that changes).
-    pub(crate) hot: HotPhase,
 }
 
 impl Entry {
@@ -99,7 +95,6 @@ impl Entry {
             owner,
             callback,
             queue: OnceLock::new(),
-            hot: HotPhase::default(),
         }
     }
 

@@ -9,16 +9,13 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::atomic::AtomicCell;
 
 use super::CallbackResult;
-use super::registry::{CallbackFn, Entry};
-use super::spin::{Pace, Spun, spin_until};
-use super::timer;
-use super::worker::{Call, Job, Leave, WorkerHandle};
+use super::registry::Entry;
+use super::worker::{Leave, WorkerHandle};
 use hermes_hooks_core::event::Event;
 
 /// How long a callback is skipped after it timed out.
@@ -30,17 +27,10 @@ pub const MAX_ABANDONED_WORKERS: usize = 3;
 /// How many finished workers the shared pool keeps parked for reuse.
 const MAX_IDLE_WORKERS: usize = 8;
 
-/// How long the caller spins on the result before it registers a deadline and yields.
-const CALLER_SPIN: Duration = Duration::from_micros(50);
-
-/// How much of that spin may be hot (no yield): a warm round trip to a
-/// worker on another CPU takes ~0.1 µs plus the callback.
-const CALLER_HOT: Duration = Duration::from_micros(2);
-
 /// The end of one bounded call.
 pub(crate) enum Bounded {
-    /// The callback finished in time.
-    Finished(CallbackResult),
+    /// The callback finished in time, taking this long on its worker.
+    Finished(CallbackResult, Duration),
     /// The callback did not run (reason already logged).
     Skipped(Skip),
     /// The callback outlived the timeout and its result was given up on (logged).
@@ -108,9 +98,13 @@ impl CallGates {
         self.lock().abandoned
     }
 
-    /// Releases the gate entry of call `seq` (its caller took the result).
-    pub(crate) fn release(&self, seq: u64) {
-        self.lock().running.retain(|(running, _)| *running != seq);
+    /// Counts a call given up at its deadline: one more abandoned worker
+    /// (until the call's release), and the callback suppressed for `window`.
+    pub(crate) fn count_abandoned(&self, window: Duration) {
+        let mut state = self.lock();
+        state.abandoned += 1;
+        let now = Instant::now();
+        state.suppressed = Some((now, now + window));
     }
 
     /// Releases the gate entry of call `seq` whose caller gave up on it; one
@@ -191,17 +185,6 @@ impl WorkerPool {
         }
     }
 
-    /// Takes back a worker that finished a job its caller gave up on; false
-    /// when it should exit instead.
-    pub(crate) fn rejoin(&self, worker: &Arc<WorkerHandle>) -> bool {
-        let mut state = self.lock();
-        let stays = !self.is_closed() && state.idle.len() + 1 < MAX_IDLE_WORKERS;
-        if stays {
-            state.idle.push(Arc::clone(worker));
-        }
-        stays
-    }
-
     /// Called by an idle worker that woke without a job.
     pub(crate) fn leave_if_idle(&self, worker: &Arc<WorkerHandle>, retire: bool) -> Leave {
         let mut state = self.lock();
@@ -236,133 +219,44 @@ pub(crate) struct Limits {
     pub(crate) suppression: Duration,
 }
 
-/// Runs `entry` on `event` on a worker of `workers`, waiting at most `limits.timeout`.
-pub(crate) async fn run_bounded(
-    entry: &Arc<Entry>,
-    event: &Event,
-    workers: &Arc<WorkerPool>,
-    limits: &Limits,
-) -> Bounded {
+/// Admits a call of `entry` on `event` through the callback's gates: its
+/// gate sequence number, or why it is skipped (logged).
+pub(crate) fn admit(entry: &Entry, event: &Event, limits: &Limits) -> Result<u64, Skip> {
     let hook = event.name().as_str();
     let owner = &*entry.owner;
-    let gates = &entry.gates;
-    let seq = {
-        let mut state = gates.lock();
-        // The identity is looked up only when a call is in flight (the
-        // usual warm call finds none and skips the payload lookups).
-        let gate_busy = !state.running.is_empty() && {
-            let identity = event.call_identity();
-            state
-                .running
-                .iter()
-                .any(|(_, running)| running.call_identity() == identity)
-        };
-        let now = Instant::now();
-        let suppressed =
-            state
-                .suppressed
-                .filter(|(_, until)| now < *until)
-                .map(|(timed_out, _)| Skip::Suppressed {
-                    ago: now.saturating_duration_since(timed_out),
-                    window: limits.suppression,
-                });
-        if let Some(skip) = suppressed.or(gate_busy.then_some(Skip::SameCallRunning)) {
-            drop(state);
-            tracing::warn!("Hook '{hook}' callback {owner} skipped: {skip}");
-            return Bounded::Skipped(skip);
-        }
-        if state.abandoned >= MAX_ABANDONED_WORKERS {
-            let abandoned = state.abandoned;
-            drop(state);
-            tracing::warn!(
-                "Hook '{hook}' callback {owner} skipped: {abandoned} abandoned worker(s) still running — the plugin is hung; fix or disable it (retried when a worker finishes)"
-            );
-            return Bounded::Skipped(Skip::Hung(abandoned));
-        }
-        let seq = state.next_seq;
-        state.next_seq = state.next_seq.wrapping_add(1);
-        state.running.push((seq, event.clone()));
-        seq
+    let mut state = entry.gates.lock();
+    // The identity is looked up only when a call is in flight (the
+    // usual warm call finds none and skips the payload lookups).
+    let gate_busy = !state.running.is_empty() && {
+        let identity = event.call_identity();
+        state
+            .running
+            .iter()
+            .any(|(_, running)| running.call_identity() == identity)
     };
-    let runtime = match entry.callback {
-        CallbackFn::Async(_) => tokio::runtime::Handle::try_current().ok(),
-        CallbackFn::Sync(_) => None,
-    };
-    let job = Job {
-        entry,
-        event,
-        seq,
-        runtime,
-    };
-    let mut call = match Call::start(workers, job) {
-        Ok(call) => call,
-        Err(error) => {
-            gates.release(seq);
-            tracing::warn!(
-                "Hook '{hook}' callback {owner} worker failed to start: {error} — skipping"
-            );
-            return Bounded::Skipped(Skip::NoWorker);
-        }
-    };
-    match wait(&mut call, entry, limits).await {
-        Some(result) => Bounded::Finished(result),
-        None => {
-            let seconds = limits.timeout.as_secs_f64();
-            tracing::warn!("Hook '{hook}' callback {owner} timed out after {seconds}s — skipping");
-            Bounded::TimedOut
-        }
+    let now = Instant::now();
+    let suppressed = state
+        .suppressed
+        .filter(|(_, until)| now < *until)
+        .map(|(timed_out, _)| Skip::Suppressed {
+            ago: now.saturating_duration_since(timed_out),
+            window: limits.suppression,
+        });
+    if let Some(skip) = suppressed.or(gate_busy.then_some(Skip::SameCallRunning)) {
+        drop(state);
+        tracing::warn!("Hook '{hook}' callback {owner} skipped: {skip}");
+        return Err(skip);
     }
-}
-
-/// Waits for the worker's result; `None` when the deadline passed first (the
-/// call is then abandoned and the callback suppressed).
-async fn wait(call: &mut Call<'_>, entry: &Entry, limits: &Limits) -> Option<CallbackResult> {
-    let gates = &entry.gates;
-    // A quick callback answers within microseconds: catching that here avoids
-    // arming a deadline and a scheduler round trip. Hot only while this
-    // callback's recent answers came hot and the worker runs elsewhere.
-    let pace = Pace::towards(call.partner(), &entry.hot, CALLER_HOT);
-    let spun = spin_until(CALLER_SPIN.min(limits.timeout), pace, || call.is_done());
-    if matches!(pace, Pace::Hot(_)) {
-        entry.hot.learn(spun);
+    if state.abandoned >= MAX_ABANDONED_WORKERS {
+        let abandoned = state.abandoned;
+        drop(state);
+        tracing::warn!(
+            "Hook '{hook}' callback {owner} skipped: {abandoned} abandoned worker(s) still running — the plugin is hung; fix or disable it (retried when a worker finishes)"
+        );
+        return Err(Skip::Hung(abandoned));
     }
-    let started = match spun {
-        Spun::Missed(started) => started,
-        Spun::Hot | Spun::Late => return Some(call.finish()),
-    };
-    let alarm = RetireOnDrop(timer::arm(started + limits.timeout));
-    let alarm = &alarm.0;
-    futures::future::poll_fn(|cx| {
-        if call.wait_with(cx.waker()) {
-            return Poll::Ready(Some(call.finish()));
-        }
-        alarm.register(cx);
-        if !alarm.fired() {
-            return Poll::Pending;
-        }
-        // Under the gate lock, so a worker finishing right now counts the
-        // abandonment it undoes.
-        let mut state = gates.lock();
-        if call.abandon() {
-            state.abandoned += 1;
-            let now = Instant::now();
-            state.suppressed = Some((now, now + limits.suppression));
-            Poll::Ready(None)
-        } else {
-            // The worker finished right at the deadline: its result counts.
-            drop(state);
-            Poll::Ready(Some(call.finish()))
-        }
-    })
-    .await
-}
-
-/// Retires an alarm however the wait ends (finished, timed out, or the caller
-/// dropped the future), so the timer forgets it early.
-struct RetireOnDrop(Arc<timer::Alarm>);
-
-impl Drop for RetireOnDrop {
-    fn drop(&mut self) {
-        self.0.retire();
-    }
+    let seq = state.next_seq;
+    state.next_seq = state.next_seq.wrapping_add(1);
+    state.running.push((seq, event.clone()));
+    Ok(seq)
 }

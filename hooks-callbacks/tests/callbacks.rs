@@ -3,6 +3,7 @@
 
 mod callbacks {
     pub mod bounded;
+    pub mod handoff;
     pub mod isolation;
     pub mod registration;
     pub mod runs;

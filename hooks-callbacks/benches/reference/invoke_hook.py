@@ -2,6 +2,11 @@
 
 Run (from the workspace root):
     $HERMES_REFERENCE_PYTHON hooks-callbacks/benches/reference/invoke_hook.py
+    $HERMES_REFERENCE_PYTHON hooks-callbacks/benches/reference/invoke_hook.py scale
+
+`scale` times the scale table of benches/scale.rs instead (timeout 30 only):
+1, 10, 100 and 1,000 bounded observers of post_tool_call, 1 and 10 guards of
+pre_tool_call.
 
 Creates a scratch HERMES_HOME per setting with `plugins.hook_callback_timeout`
 set to 30 and to 0, registers callbacks through the public PluginContext API,
@@ -22,6 +27,14 @@ SCENARIOS = [
     ("10 observers", "post_tool_call", 10, 20000),
     ("1 guard", "pre_tool_call", 1, 20000),
     ("1 observer (inline event)", "on_session_finalize", 1, 20000),
+]
+SCALE = [
+    ("1 observer", "post_tool_call", 1, 20000),
+    ("10 observers", "post_tool_call", 10, 5000),
+    ("100 observers", "post_tool_call", 100, 1000),
+    ("1000 observers", "post_tool_call", 1000, 200),
+    ("1 guard", "pre_tool_call", 1, 20000),
+    ("10 guards", "pre_tool_call", 10, 5000),
 ]
 WARMUP = 200
 
@@ -58,7 +71,7 @@ def make_guard():
     return guard
 
 
-def run(timeout_setting):
+def run(timeout_setting, scenarios=SCENARIOS):
     home = tempfile.mkdtemp(prefix="hermes-bench-")
     with open(os.path.join(home, "config.yaml"), "w") as config:
         config.write(f"plugins:\n  hook_callback_timeout: {timeout_setting}\n")
@@ -66,7 +79,7 @@ def run(timeout_setting):
     from hermes_cli.plugins import PluginContext, PluginManager, PluginManifest
 
     rows = []
-    for label, hook, count, iterations in SCENARIOS:
+    for label, hook, count, iterations in scenarios:
         manager = PluginManager()
         manager._discovered = True  # no discovery: only the callbacks below
         for index in range(count):
@@ -74,12 +87,13 @@ def run(timeout_setting):
             callback = make_guard() if hook == "pre_tool_call" else make_observer()
             context.register_hook(hook, callback)
         samples = []
-        for call in range(WARMUP + iterations):
+        warmup = min(WARMUP, iterations // 4)
+        for call in range(warmup + iterations):
             kwargs = payload(hook, call)
             started = time.perf_counter_ns()
             manager.invoke_hook(hook, **kwargs)
             elapsed = time.perf_counter_ns() - started
-            if call >= WARMUP:
+            if call >= warmup:
                 samples.append(elapsed)
         samples.sort()
         p50 = statistics.median(samples) / 1000
@@ -97,7 +111,9 @@ if __name__ == "__main__":
 
     logging.disable(logging.WARNING)
     setting = sys.argv[1] if len(sys.argv) > 1 else None
-    if setting is None:
+    if setting == "scale":
+        run(30, SCALE)
+    elif setting is None:
         # One process per setting so the config is read fresh.
         import subprocess
 
