@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::signing::Secret;
 
 mod concurrency;
+mod debug;
 mod durable;
 mod nats;
 pub use concurrency::{CONCURRENCY_RANGE, DEFAULT_CONCURRENCY, DURABLE_CONCURRENCY};
@@ -74,21 +75,6 @@ pub struct TargetSpec {
     /// target's rows are sent one at a time by the spool worker: the config
     /// parser gives it [`DURABLE_CONCURRENCY`] (and warns about the key).
     pub concurrency: usize,
-}
-
-/// A target's `Debug` shows its url redacted (and its secret as `Secret` does).
-impl std::fmt::Debug for TargetSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TargetSpec")
-            .field("name", &self.name)
-            .field("url", &crate::redact::RedactedUrl(&self.url))
-            .field("events", &self.events)
-            .field("matcher", &self.matcher)
-            .field("timeout", &self.timeout)
-            .field("secret", &self.secret)
-            .field("standard_webhooks", &self.standard_webhooks)
-            .finish()
-    }
 }
 
 impl TargetSpec {

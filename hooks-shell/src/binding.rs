@@ -232,7 +232,7 @@ impl Binding {
         if let Some(url) = value.pointer_mut("/request/url")
             && let Some(text) = url.as_str()
         {
-            *url = Value::from(hermes_hooks_core::redact::redact_url(text));
+            *url = Value::from(crate::shown_url(text));
         }
         value
     }

@@ -81,3 +81,23 @@ pub use run::{RunResult, run_hook, run_with_input};
 pub use script::{Drift, mtime_drift, script_is_executable, script_mtime_iso, script_path};
 pub use standing::{Approved, Standing, standing};
 pub use synthetic::synthetic_payload;
+
+/// An http hook's URL as people are shown it: credentials, query values and
+/// secret-looking path segments masked (`hermes_hooks_core::redact`). A build
+/// without `http` cannot run such a hook and shows only where it would go.
+pub fn shown_url(url: &str) -> String {
+    #[cfg(feature = "http")]
+    {
+        hermes_hooks_core::redact::redact_url(url)
+    }
+    #[cfg(not(feature = "http"))]
+    {
+        let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+        let host = rest.split(['/', '?', '#']).next().unwrap_or("");
+        let host = host.rsplit_once('@').map_or(host, |(_, host)| host);
+        format!(
+            "{}://{host}/***",
+            url.split_once("://").map_or("http", |(s, _)| s)
+        )
+    }
+}

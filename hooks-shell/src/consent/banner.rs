@@ -22,7 +22,7 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
                 text,
                 "    Request: {} {}",
                 escape(field("method")),
-                escape(&hermes_hooks_core::redact::redact_url(field("url")))
+                escape(&crate::shown_url(field("url")))
             );
             for header in request
                 .get("headers")

@@ -292,18 +292,41 @@ pub fn subcommands(line: &str) -> Option<Vec<String>> {
     )
 }
 
+/// Words that only lead into the command after them: grouping, compound
+/// keywords, and wrappers that run their arguments.
+const LEADING_WORDS: &[&str] = &[
+    "{", "!", "if", "then", "else", "elif", "do", "while", "until", "time", "command", "builtin",
+    "exec", "nohup", "env", "sudo", "doas", "nice", "stdbuf", "timeout",
+];
+
 /// The ways a simple command may be the one an `if` rule names, for
-/// matching: the command with quotes and backslashes removed and blanks made
-/// single spaces (`\rm`, `"rm"`, `rm<TAB>-rf`), and every tail of its words
-/// (`{ rm ...`, `then rm ...`, `sudo -u root rm ...`, `command rm ...`). A
-/// guard narrowed to `Bash(rm *)` then runs for every spelling of `rm`; it
-/// may also run for `echo rm -rf` (running a guard more often is the safe
-/// side: the guard decides). Text that does not split is taken as it is.
+/// matching: its words with quotes and backslashes removed and blanks made
+/// single spaces (`\rm`, `"rm"`, `rm<TAB>-rf`), from the first word and from
+/// each word that only leading words come before (`{ rm`, `then rm`, `sudo
+/// -u root rm`, `timeout 5 rm`, `env X=1 rm`): a guard narrowed to
+/// `Bash(rm *)` runs for every spelling of `rm`, and `echo 'rm -rf'` stays
+/// `echo`. Text that does not split is taken as it is.
 pub fn spellings(part: &str) -> Vec<String> {
     let Some(words) = shlex::split(part) else {
         return vec![part.to_owned()];
     };
-    (0..words.len()).map(|at| words[at..].join(" ")).collect()
+    let mut spelled = Vec::new();
+    for at in 0..words.len() {
+        spelled.push(words[at..].join(" "));
+        let word = words[at].as_str();
+        let after_option = at > 0 && words[at - 1].starts_with('-');
+        let leads = LEADING_WORDS.contains(&word)
+            || is_assignment(word)
+            || word.starts_with('-')
+            || word
+                .chars()
+                .all(|c| c.is_ascii_digit() || ".smhd".contains(c))
+            || (after_option && at > 1);
+        if !leads {
+            break;
+        }
+    }
+    spelled
 }
 
 fn strip_assignments(mut part: &str) -> String {

@@ -215,7 +215,7 @@ impl ImportedHook {
     pub fn shown_command(&self) -> String {
         match &self.handler {
             Handler::Http { url, .. } => {
-                format!("POST {}", hermes_hooks_core::redact::redact_url(url))
+                format!("POST {}", crate::shown_url(url))
             }
             Handler::Command { .. } => self.consent_command(),
         }
