@@ -262,20 +262,7 @@ fn aliases_are_shared_not_copied_while_reading() {
 /// The same documents through the reference's PyYAML, when it is installed.
 #[test]
 fn agrees_with_pyyaml_when_present() {
-    let Some(python) = std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .map(std::path::PathBuf::from)
-        .filter(|python| python.is_file())
-        .or_else(|| {
-            let required = ["CI", "HERMES_TEST_REQUIRE_REFERENCE"]
-                .iter()
-                .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
-            assert!(
-                !required,
-                "HERMES_REFERENCE_PYTHON names no Python — required in CI"
-            );
-            None
-        })
-    else {
+    let Some(python) = test_support::reference::python() else {
         return;
     };
     let mut cases: Vec<String> = BOOLEANS

@@ -291,20 +291,7 @@ fn the_managed_dir_is_injectable_and_never_falls_back() {
 /// The same homes through hermes-agent's own `load_config`, when installed.
 #[test]
 fn load_config_agrees_with_hermes_agent() {
-    let Some(python) = std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .map(std::path::PathBuf::from)
-        .filter(|python| python.is_file())
-        .or_else(|| {
-            let required = ["CI", "HERMES_TEST_REQUIRE_REFERENCE"]
-                .iter()
-                .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
-            assert!(
-                !required,
-                "HERMES_REFERENCE_PYTHON names no Python — required in CI"
-            );
-            None
-        })
-    else {
+    let Some(python) = test_support::reference::python() else {
         return;
     };
     let cases: &[(Option<&str>, Option<&str>)] = &[

@@ -101,28 +101,9 @@ fn golden_render_matches_the_committed_fixture() {
     assert_eq!(restored.len(), rendered.accepted.len());
 }
 
-/// The Python used for the live comparison: `$HERMES_REFERENCE_PYTHON` (a
-/// venv with hermes-agent 0.20.1; `bash .ci/run` sets it); without it the
-/// comparison skips (the committed fixture test covers this) and, in CI, fails.
-fn reference_python() -> Option<PathBuf> {
-    std::env::var_os("HERMES_REFERENCE_PYTHON")
-        .map(std::path::PathBuf::from)
-        .filter(|python| python.is_file())
-        .or_else(|| {
-            let required = ["CI", "HERMES_TEST_REQUIRE_REFERENCE"]
-                .iter()
-                .any(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
-            assert!(
-                !required,
-                "HERMES_REFERENCE_PYTHON names no Python — required in CI"
-            );
-            None
-        })
-}
-
 #[test]
 fn golden_render_matches_python_byte_for_byte() {
-    let Some(python) = reference_python() else {
+    let Some(python) = test_support::reference::python() else {
         return;
     };
     let output = Command::new(&python)
