@@ -5,27 +5,11 @@
 
 use serde_json::{Value, json};
 
-use crate::dialects::write;
-use crate::harness;
-use crate::support::{Run, TempHome};
+use crate::dialects::{emit_terminal, write};
+use crate::support::TempHome;
 
 const GUARD: &str =
     "#!/bin/sh\nif grep -q 'rm -rf' ; then echo 'no rm -rf' >&2; exit 2; fi\nexit 0\n";
-
-fn emit(home: &TempHome, project: &std::path::Path, accept: bool) -> Value {
-    let payload = home.write(
-        "payload.json",
-        &json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}, "task_id": "t"})
-            .to_string(),
-    );
-    let mut args = vec!["--project", project.to_str().unwrap()];
-    if accept {
-        args.push("--accept-hooks");
-    }
-    args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
-    args.push(payload.to_str().unwrap());
-    Run(harness::command(home, &args).output().expect("run hooks")).json()
-}
 
 #[test]
 fn a_projects_copy_of_the_users_guard_never_replaces_it() {
@@ -55,7 +39,7 @@ fn a_projects_copy_of_the_users_guard_never_replaces_it() {
     ));
     let project = home.user_home.join("cloned");
     std::fs::create_dir_all(&project).expect("project");
-    let approved = emit(&home, &project, true);
+    let approved = emit_terminal(&home, &project, "rm -rf /", true);
     assert_eq!(approved["outcome"]["action"], json!("block"), "{approved}");
 
     // The same handler in the repository, not fail-closed: one run, the user's.
@@ -64,7 +48,7 @@ fn a_projects_copy_of_the_users_guard_never_replaces_it() {
         ".claude/settings.json",
         &file(handler(false), None),
     );
-    let copied = emit(&home, &project, false);
+    let copied = emit_terminal(&home, &project, "rm -rf /", false);
     assert_eq!(copied["outcome"]["action"], json!("block"), "{copied}");
 
     // With an env block of its own it is another hook (unapproved, skipped);
@@ -74,7 +58,7 @@ fn a_projects_copy_of_the_users_guard_never_replaces_it() {
         ".claude/settings.json",
         &file(handler(false), Some(json!({"X": "1"}))),
     );
-    let other = emit(&home, &project, false);
+    let other = emit_terminal(&home, &project, "rm -rf /", false);
     assert_eq!(other["outcome"]["action"], json!("block"), "{other}");
 }
 
@@ -96,22 +80,8 @@ fn a_guard_narrowed_with_an_if_rule_runs_for_every_spelling() {
     home.config("hooks_from: [claude]\n");
     let project = home.user_home.join("cloned");
     std::fs::create_dir_all(&project).expect("project");
-    let emit_command = |command: &str, accept: bool| {
-        let payload = home.write(
-            "payload.json",
-            &json!({"tool_name": "terminal", "args": {"command": command}, "task_id": "t"})
-                .to_string(),
-        );
-        let mut args = vec!["--project", project.to_str().unwrap()];
-        if accept {
-            args.push("--accept-hooks");
-        }
-        args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
-        args.push(payload.to_str().unwrap());
-        Run(harness::command(&home, &args).output().expect("run hooks")).json()
-    };
     assert_eq!(
-        emit_command("rm -rf /", true)["outcome"]["action"],
+        emit_terminal(&home, &project, "rm -rf /", true)["outcome"]["action"],
         json!("block")
     );
     for spelled in [
@@ -125,10 +95,10 @@ fn a_guard_narrowed_with_an_if_rule_runs_for_every_spelling() {
         "while rm -rf /; do :; done",
     ] {
         // The guard runs (what it decides is its own business).
-        let emitted = emit_command(spelled, false);
+        let emitted = emit_terminal(&home, &project, spelled, false);
         let runs = emitted["runs"].as_array().map_or(0, Vec::len);
         assert_eq!(runs, 1, "the guard did not run for {spelled}: {emitted}");
     }
-    let other = emit_command("ls -la", false);
+    let other = emit_terminal(&home, &project, "ls -la", false);
     assert_eq!(other["runs"].as_array().map_or(0, Vec::len), 0, "{other}");
 }

@@ -51,6 +51,14 @@ pub(crate) fn emit_json(
     in_project(home, project, &args).json()
 }
 
+/// `emit_json` of a `terminal` tool call running `command` at
+/// `pre_tool_call`, with `--accept-hooks` when `accept`.
+pub(crate) fn emit_terminal(home: &TempHome, project: &Path, command: &str, accept: bool) -> Value {
+    let payload = json!({"tool_name": "terminal", "args": {"command": command}, "task_id": "t"});
+    let extra: &[&str] = if accept { &["--accept-hooks"] } else { &[] };
+    emit_json(home, project, extra, "pre_tool_call", &payload)
+}
+
 const GUARD: &str = r#"#!/usr/bin/env bash
 # Deny rm -rf with exit 0 + permissionDecision; reads the first line only.
 read -r input

@@ -5,25 +5,9 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 
-use crate::dialects::{home_with, write};
-use crate::harness;
-use crate::support::{Run, TempHome};
-
-fn emit(home: &TempHome, project: &Path, accept: bool) -> Value {
-    let payload = home.write(
-        "payload.json",
-        &json!({"tool_name": "terminal", "args": {"command": "ls"}, "task_id": "t"}).to_string(),
-    );
-    let mut args = vec!["--project", project.to_str().unwrap()];
-    if accept {
-        args.push("--accept-hooks");
-    }
-    args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
-    args.push(payload.to_str().unwrap());
-    Run(harness::command(home, &args).output().expect("run hooks")).json()
-}
+use crate::dialects::{emit_terminal, home_with, write};
 
 fn script(path: &Path, body: &str) {
     write(
@@ -44,14 +28,14 @@ fn changed_code_never_runs_unasked(command: &str, setup: impl Fn(&Path), change:
         {"type": "command", "command": command}
     ]}]}});
     write(&project, ".claude/settings.json", &settings.to_string());
-    let approved = emit(&home, &project, true);
+    let approved = emit_terminal(&home, &project, "ls", true);
     assert_eq!(
         approved["runs"][0]["status"],
         json!("completed"),
         "{approved}"
     );
     change(&project);
-    let after = emit(&home, &project, false);
+    let after = emit_terminal(&home, &project, "ls", false);
     assert!(
         !project.join("pwned").exists(),
         "changed code ran without a new approval: {after}"
