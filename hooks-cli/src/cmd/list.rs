@@ -395,7 +395,7 @@ fn list_imported(
             "  - [{} {}] {ours}: {}",
             hook.dialect,
             e(&hook.their_event),
-            e(&hermes_hooks_cli::inventory::imported::shown_command(hook))
+            e(&hook.shown_command())
         )?;
         writeln!(
             out,

@@ -114,13 +114,6 @@ impl ImportedRow {
     }
 }
 
-/// The hook as a person is shown it: its command, or `POST <url>` with the
-/// URL's credentials masked (`redact_url`: userinfo, query values, path
-/// segments that look like keys or passwords).
-pub fn shown_command(hook: &ImportedHook) -> String {
-    hook.shown_command()
-}
-
 /// `runs` (once consent is given), or why it never runs.
 pub fn status(hook: &ImportedHook) -> &'static str {
     if hook.event().is_some() {

@@ -30,7 +30,7 @@ pub async fn check(inventory: &Inventory, report: &mut Report) {
             "  [{} {}] {}",
             hook.dialect,
             e(&hook.their_event),
-            e(&hermes_hooks_cli::inventory::imported::shown_command(hook))
+            e(&hook.shown_command())
         ));
         check_one(row, report).await;
         report.line("");
