@@ -10,9 +10,9 @@
 //! (`blocked by shell:... (shell, 6.2 ms): ...`), from the report
 //! `Hooks::emit_with_report` gives beside the outcome.
 //!
-//! Run against the example home: `cargo run -p hooks-example-host -- --home
-//! examples/home --accept-hooks` (its shell hooks expect `~/.hermes`, so copy
-//! it there, or see the test, which does).
+//! Run against the example home, in place: `cargo run -p hooks-example-host
+//! -- --home examples/home --accept-hooks` (its files are named
+//! `${HERMES_HOME}/...`, which the host expands to the home it loads).
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -51,7 +51,10 @@ fn the_example_host_embeds_the_example_home_and_handles_every_gate_decision() {
     );
     // Block: the example home's shell hook refuses `rm -rf`, and the host says which hook.
     assert!(
-        stdout.contains("terminal: blocked by shell:~/.hermes/agent-hooks/block-rm-rf.sh (shell, "),
+        stdout.contains(&format!(
+            "terminal: blocked by shell:{}/agent-hooks/block-rm-rf.sh (shell, ",
+            hermes.display()
+        )),
         "{stdout}"
     );
     assert!(

@@ -111,7 +111,10 @@ pub async fn run(
             why => {
                 let command = row.hook.shown_command();
                 let source = format!("{}:{command}", row.hook.dialect);
-                let hint = format!("hooks approve '{command}' --event {event_name}");
+                let hint = format!(
+                    "{} approve '{command}' --event {event_name}",
+                    output::hooks_command()
+                );
                 skipped.push((source, command, why.clone(), hint));
                 None
             }
@@ -230,8 +233,9 @@ pub async fn run(
             writeln!(
                 out,
                 "      {}: would not run at runtime until approved \
-                 (hooks approve {} --event {})",
+                 ({} approve {} --event {})",
                 output::paint(output::Stream::Stdout, "33", "not allowlisted"),
+                output::hooks_command(),
                 escape(&spec.command),
                 spec.event
             )?;
@@ -256,8 +260,9 @@ pub async fn run(
             writeln!(
                 out,
                 "      {}: would not run at runtime until approved \
-                 (hooks approve '{}' --event {})",
+                 ({} approve '{}' --event {})",
                 output::paint(output::Stream::Stdout, "33", "not allowlisted"),
+                output::hooks_command(),
                 escape(&hook.shown_command()),
                 event_name
             )?;

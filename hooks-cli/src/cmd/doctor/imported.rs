@@ -11,6 +11,7 @@ use hermes_hooks_shell::dialect::{Handler, run_imported_once};
 use hermes_hooks_shell::{script_is_executable, synthetic_payload};
 
 use super::Report;
+use crate::output::hooks_command;
 
 const INDENT: &str = "      ";
 
@@ -111,7 +112,8 @@ async fn check_one(row: &ImportedRow, report: &mut Report) {
         problem(
             report,
             format!(
-                "{why} — {effect} (review it, then run `hooks approve '{name}' --event {event}`)"
+                "{why} — {effect} (review it, then run `{hooks} approve '{name}' --event {event}`)",
+                hooks = hooks_command()
             ),
         );
         report.line(format!(

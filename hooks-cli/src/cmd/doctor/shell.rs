@@ -11,6 +11,7 @@ use hermes_hooks_shell::{
 
 use super::Report;
 use crate::fire::truncate;
+use crate::output::hooks_command;
 use crate::setup::Home;
 
 const INDENT: &str = "      ";
@@ -66,9 +67,11 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         problem(
             report,
             format!(
-                "not allowlisted — hook will NOT fire at runtime (review it, then run `hooks \
+                "not allowlisted — hook will NOT fire at runtime (review it, then run `{} \
                  approve '{}' --event {}`)",
-                spec.command, spec.event
+                hooks_command(),
+                spec.command,
+                spec.event
             ),
         );
     }
@@ -79,9 +82,11 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
             report,
             format!(
                 "script content changed since approval (its SHA-256 differs from the one \
-                 recorded) — it will NOT run until approved again: review it, then run `hooks \
+                 recorded) — it will NOT run until approved again: review it, then run `{} \
                  approve '{}' --event {}`",
-                spec.command, spec.event
+                hooks_command(),
+                spec.command,
+                spec.event
             ),
         );
     } else if row.drift == Some(Drift::Unchanged) && row.mtime_at_approval.is_none() {
@@ -113,7 +118,8 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         };
         report.line(format!(
             "{INDENT}ℹ skipped JSON smoke test — {why}. Approve the hook first \
-             (`hooks approve`), then re-run `hooks doctor`."
+             (`{hooks} approve`), then re-run `{hooks} doctor`.",
+            hooks = hooks_command()
         ));
         return;
     }
