@@ -73,11 +73,20 @@ pub fn hooks_command() -> &'static str {
     HOOKS_COMMAND.get().map_or("hooks", String::as_str)
 }
 
-/// Records the `--home` the user gave, for [`hooks_command`]. Called once, first.
+/// Records the `--home` the user gave, for [`hooks_command`]: kept only when
+/// `hooks` without it would work on another home. Called once, first.
 pub fn set_home_flag(home: Option<&std::path::Path>) {
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        let canonical = |path: &std::path::Path| {
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        };
+        canonical(a) == canonical(b)
+    };
     let command = match home {
-        Some(home) => format!("hooks --home {}", shell_word(&home.display().to_string())),
-        None => "hooks".to_owned(),
+        Some(home) if !same(home, &hermes_hooks_core::home::resolve_home(None)) => {
+            format!("hooks --home {}", shell_word(&home.display().to_string()))
+        }
+        _ => "hooks".to_owned(),
     };
     let _ = HOOKS_COMMAND.set(command);
 }

@@ -72,6 +72,21 @@ fn emit_on_the_example_home() {
             &payload.display().to_string(),
         ],
     );
+    // An allowed call says so, and which hooks ran, not "nothing (0 replies)".
+    let payload = home.write(
+        "ls.json",
+        "{\"tool_name\": \"terminal\", \"args\": {\"command\": \"ls -la\"}}",
+    );
+    snapshot(
+        "emit_pre_tool_call_allows",
+        &home,
+        &[
+            "emit",
+            "pre_tool_call",
+            "--payload-file",
+            &payload.display().to_string(),
+        ],
+    );
     snapshot("emit_command_reset", &home, &["emit", "command:reset"]);
 }
 

@@ -31,9 +31,9 @@ pub fn note(home: &Home) -> Option<String> {
     Some(format!(
         "Note: {config} names files under ~/.hermes/ ({named} {lines}), the home it was written \
          for, but the home checked is {checked}: those files are looked for in {written_for}, \
-         not here. Write them as `${{HERMES_HOME}}/...` instead (`hooks` expands it to the home \
-         it loads, wherever that is), or copy this home to ~/.hermes; then run `hooks doctor` \
-         again.",
+         not here. Name them `${{HERMES_HOME}}/...` instead: `hooks` expands it to the home it \
+         loads, wherever that is (the repository's examples/home does, and `cargo xtask demo` \
+         runs it). Copy this home to ~/.hermes otherwise, then run `hooks doctor` again.",
         config = home.config_display(),
         lines = if named == 1 { "line" } else { "lines" },
         checked = show_path(&home.path),
