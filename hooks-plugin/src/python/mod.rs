@@ -32,6 +32,7 @@
 mod batch;
 mod connection;
 mod host;
+mod joint;
 mod observe;
 mod protocol;
 mod rewire;

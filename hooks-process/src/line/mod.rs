@@ -27,6 +27,7 @@
 
 mod direct;
 mod errors;
+mod many;
 mod read;
 mod restart;
 mod script;
@@ -44,7 +45,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio::process::Command;
 
-pub use errors::{LineError, LineOptions};
+pub use {errors::{LineError, LineOptions}, many::Answers};
 pub(crate) use read::read_capped_line;
 pub use restart::RestartBudget;
 pub use script::{PROTOCOL_PRELUDE, concat_bytes};
