@@ -33,6 +33,8 @@ mod error;
 #[cfg(test)]
 mod handoff_tests;
 mod joint;
+#[cfg(test)]
+mod joint_tests;
 mod registry;
 mod report;
 mod runner;
