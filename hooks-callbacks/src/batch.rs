@@ -135,9 +135,10 @@ impl Batch {
                 break;
             };
             // The deadline counts from here, under the lock the caller reads it with.
+            let started = Instant::now();
             state.running = Some(Running {
                 index: ticket.index,
-                started: Instant::now(),
+                started,
             });
             if ticket.started.is_none() && ticket.entry.joint.is_some() {
                 // Under the lock: the caller, giving up, takes the queued
@@ -148,7 +149,6 @@ impl Batch {
                 }
             }
             drop(state);
-            let started = Instant::now();
             let result = match &ticket.started {
                 Some(joint) => joint.result(),
                 None => execute(&ticket.entry.callback, &self.event, self.runtime.as_ref()),
