@@ -162,6 +162,10 @@ fn a_joint_whose_start_panics_fails_every_member_closed() {
     assert_eq!(replies.len(), 2, "{replies:?}");
     for reply in &replies {
         assert_eq!(reply["action"], "block", "{replies:?}");
-        assert!(reply["message"].as_str().is_some_and(|m| m.contains("the host broke")));
+        assert!(
+            reply["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("the host broke"))
+        );
     }
 }

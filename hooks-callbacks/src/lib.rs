@@ -295,9 +295,8 @@ impl Callbacks {
     ) -> CallbackId {
         let member: Arc<str> = member.into();
         let alone = (Arc::clone(&joint), Arc::clone(&member));
-        let callback = CallbackFn::Sync(Arc::new(move |event: &Event| {
-            alone.0.call(&alone.1, event)
-        }));
+        let callback =
+            CallbackFn::Sync(Arc::new(move |event: &Event| alone.0.call(&alone.1, event)));
         self.insert(
             event,
             owner,
@@ -332,8 +331,10 @@ impl Callbacks {
         }
         let id = CallbackId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let name = EventName::parse(event);
-        self.registry
-            .push(&name, Arc::new(Entry::new(id, owner, origin, callback, joint)));
+        self.registry.push(
+            &name,
+            Arc::new(Entry::new(id, owner, origin, callback, joint)),
+        );
         tracing::debug!("{} {owner} registered hook: {event}", origin.word());
         invalidate_interest();
         id

@@ -50,7 +50,12 @@ fn env_or(name: &str, default: usize) -> usize {
 
 fn load() -> String {
     std::fs::read_to_string("/proc/loadavg")
-        .map(|text| text.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .unwrap_or_default()
 }
 
@@ -113,7 +118,7 @@ fn main() {
     std::fs::write(three.join("plugin.yaml"), "name: three\n").expect("write");
     std::fs::write(three.join("__init__.py"), THREE).expect("write");
     let python = std::env::var_os("HERMES_BENCH_PYTHON").unwrap_or_else(|| "python3".into());
-    let interpreter = PythonInterpreter::new(python.into(), InterpreterSource::Default);
+    let interpreter = PythonInterpreter::new(python, InterpreterSource::Default);
     let host = PythonHost::start(&home, interpreter).expect("the worker starts");
     eprintln!("Python plugins run with {}", host.status());
     let guard = host
@@ -126,10 +131,22 @@ fn main() {
     let three: Vec<String> = three.hooks.iter().map(|h| h.callback.clone()).collect();
     let variants: Vec<(&str, Option<Arc<Callbacks>>)> = vec![
         ("guard: worker alone (call_payload)", None),
-        ("guard: Callbacks, joint (1 calls)", Some(through(&host, &guard, true))),
-        ("guard: Callbacks, plain (1 call)", Some(through(&host, &guard, false))),
-        ("3 callbacks: Callbacks, joint (1 calls)", Some(through(&host, &three, true))),
-        ("3 callbacks: Callbacks, plain (3 calls)", Some(through(&host, &three, false))),
+        (
+            "guard: Callbacks, joint (1 calls)",
+            Some(through(&host, &guard, true)),
+        ),
+        (
+            "guard: Callbacks, plain (1 call)",
+            Some(through(&host, &guard, false)),
+        ),
+        (
+            "3 callbacks: Callbacks, joint (1 calls)",
+            Some(through(&host, &three, true)),
+        ),
+        (
+            "3 callbacks: Callbacks, plain (3 calls)",
+            Some(through(&host, &three, false)),
+        ),
     ];
     let (rounds, calls) = (env_or("ROUNDS", 10), env_or("CALLS", 1000));
     let mut samples: Vec<Vec<u64>> = vec![Vec::with_capacity(rounds * calls); variants.len()];

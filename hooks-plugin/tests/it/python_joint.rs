@@ -165,7 +165,10 @@ def register(ctx):
     // The hung one fails closed as a timeout of its own.
     let blocked = replies[0]["message"].as_str().unwrap_or("");
     assert_eq!(replies[0]["action"], "block", "{replies:?}");
-    assert!(blocked.contains("seq") && blocked.contains("timed out"), "{blocked}");
+    assert!(
+        blocked.contains("seq") && blocked.contains("timed out"),
+        "{blocked}"
+    );
     assert_eq!(replies[1]["who"], "after");
     assert_eq!(replies[1]["log"], json!(["before", "slow", "after"]));
     assert_eq!(replies[1]["requests"], json!([["calls", 3]]));

@@ -45,12 +45,15 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio::process::Command;
 
-pub use {errors::{LineError, LineOptions}, many::Answers};
 pub(crate) use read::read_capped_line;
 pub use restart::RestartBudget;
 pub use script::{PROTOCOL_PRELUDE, concat_bytes};
 use slot::Slot;
 use start::{spawn_thread, start, with_runtime};
+pub use {
+    errors::{LineError, LineOptions},
+    many::Answers,
+};
 
 use super::ChildTree;
 
