@@ -17,7 +17,8 @@ once, so the host restarts it rather than failing every later request.
             <- {"id": n, "op": "call", "callback": "<key>:<event>:<qualname>[#n]", "event": ..., "payload": {...}}
             <- {"id": n, "op": "calls", "event": ..., "timeout": s, "callbacks": [id, ...], "payload": {...}}
                (one event's callbacks, run in order, each with its own copy of the
-               payload and `timeout` seconds as its own deadline: answered once per
+               payload and `timeout` seconds as its own deadline (the last one's is
+               the host's): answered once per
                callback, callback i under id n + i, as each finishes; one past its
                deadline is answered {"id": n + i, "ok": false, "type": "TimeoutError",
                "timed_out": true, ...} and the rest run on another thread)
@@ -884,9 +885,10 @@ def own_copy(value):
 class Joint:
     """One ``calls`` request: its callbacks run in order, each answered under its own id.
 
-    Each callback has the request's timeout as its own deadline. One past it
-    is answered as timed out by the watchdog, and the callbacks after it run
-    on a new thread (the hung one keeps its own). Whichever comes first, the
+    Each callback but the last has the request's timeout as its own
+    deadline here (the host bounds every answer too). One past it is answered
+    as timed out by the watchdog, and the callbacks after it run on a new
+    thread (the hung one keeps its own). Whichever comes first, the
     callback's end or its deadline, decides under the joint's lock: every
     callback runs once and is answered once, in order.
     """
@@ -913,7 +915,8 @@ class Joint:
                     if self.runner is not me:
                         return
                     self.index = index
-                if self.timeout:
+                if self.timeout and index < last:
+                    # The last one holds up no other: the host's deadline is enough.
                     WATCHDOG.watch(self, index, time.monotonic() + self.timeout)
                 answer = {"id": self.first + index}
                 try:
@@ -932,7 +935,7 @@ class Joint:
                     self.index = None
                 send_answer(self.channel, answer)
         finally:
-            if self.timeout:
+            if self.timeout and start < last:
                 WATCHDOG.forget(self, me)
 
     def expire(self, index):
