@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use futures::task::AtomicWaker;
 
 use super::CallbackResult;
-use super::joint::{self, JointMember, Started};
+use super::joint::{self, Joint, JointMember, RunCell, Started};
 use super::registry::Entry;
 use super::runner::{Bounded, Limits, Skip, WorkerPool};
 use super::timer;
@@ -140,15 +140,19 @@ impl Batch {
                 index: ticket.index,
                 started,
             });
+            let mut starting = None;
             if ticket.started.is_none() && ticket.entry.joint.is_some() {
                 // Under the lock: the caller, giving up, takes the queued
                 // members only once they know the run they belong to.
                 let entry = Arc::clone(&ticket.entry);
                 if let Some(member) = &entry.joint {
-                    start_joint(&mut ticket, member, &mut state.queued, &self.event);
+                    starting = Some(reserve_joint(&mut ticket, member, &mut state.queued));
                 }
             }
             drop(state);
+            if let Some((cell, joint, members)) = starting {
+                let _ = cell.set(joint::start(&*joint, &self.event, &members));
+            }
             let result = match &ticket.started {
                 Some(joint) => joint.result(),
                 None => execute(&ticket.entry.callback, &self.event, self.runtime.as_ref()),
@@ -175,16 +179,15 @@ impl Batch {
     }
 }
 
-/// Starts `ticket`'s member of `joint` with the members of the same joint
-/// queued right after it (admitted, in order, not started yet): one
-/// [`Joint::start`](crate::Joint::start) for all of them, each ticket told
-/// its place in the run.
-fn start_joint(
+/// Reserves one run for `ticket`'s member of `joint` and the members of the
+/// same joint queued right after it (admitted, in order, not started yet):
+/// each ticket is told its place in the run, to be started with one
+/// [`Joint::start`](crate::Joint::start) (by the caller, after the lock).
+fn reserve_joint(
     ticket: &mut Ticket,
     joint: &JointMember,
     queued: &mut VecDeque<Ticket>,
-    event: &Event,
-) {
+) -> (RunCell, Arc<dyn Joint>, Vec<Arc<str>>) {
     let together = queued
         .iter()
         .take_while(|next| {
@@ -204,17 +207,18 @@ fn start_joint(
                 .map(|member| Arc::clone(&member.member))
         }))
         .collect();
-    let run = joint::start(&*joint.joint, event, &members);
+    let cell = RunCell::default();
     ticket.started = Some(Started {
-        run: Arc::clone(&run),
+        run: Arc::clone(&cell),
         index: 0,
     });
     for (place, next) in queued.iter_mut().take(together).enumerate() {
         next.started = Some(Started {
-            run: Arc::clone(&run),
+            run: Arc::clone(&cell),
             index: place + 1,
         });
     }
+    (cell, Arc::clone(&joint.joint), members)
 }
 
 /// Gives up on a batch whose caller stopped waiting (its future dropped):

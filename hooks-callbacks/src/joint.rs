@@ -13,7 +13,7 @@
 //! alone through [`Joint::call`].
 
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::{CallbackError, CallbackResult};
 use hermes_hooks_core::event::Event;
@@ -51,17 +51,23 @@ impl JointMember {
     }
 }
 
-/// One started member of a run: the run and the member's place in it.
-#[derive(Clone)]
+/// A run being started: set once [`Joint::start`] returned (the batch lock
+/// is not held meanwhile, so a caller can give up on the first member while
+/// the host starts, or restarts, its worker).
+pub(crate) type RunCell = Arc<OnceLock<Arc<dyn JointRun>>>;
+
+/// One member of a run: the run and the member's place in it.
 pub(crate) struct Started {
-    pub(crate) run: Arc<dyn JointRun>,
+    pub(crate) run: RunCell,
     pub(crate) index: usize,
 }
 
 impl Started {
-    /// The member's result, a panic in the host's code turned into a failure.
+    /// The member's result (once the run started), a panic in the host's
+    /// code turned into a failure.
     pub(crate) fn result(&self) -> CallbackResult {
-        std::panic::catch_unwind(AssertUnwindSafe(|| self.run.result(self.index)))
+        let run = self.run.wait();
+        std::panic::catch_unwind(AssertUnwindSafe(|| run.result(self.index)))
             .unwrap_or_else(|payload| Err(CallbackError::from_panic(payload.as_ref())))
     }
 }
