@@ -129,6 +129,34 @@ fn main() {
         .expect("three loads");
     let guard: Vec<String> = guard.hooks.iter().map(|h| h.callback.clone()).collect();
     let three: Vec<String> = three.hooks.iter().map(|h| h.callback.clone()).collect();
+    {
+        // Without Callbacks: PythonHost::call against Joint::start + result.
+        let members: Vec<Arc<str>> = guard.iter().map(|c| Arc::from(c.as_str())).collect();
+        let mut direct = [Vec::new(), Vec::new()];
+        for round in 0..=10u64 {
+            for (which, samples) in direct.iter_mut().enumerate() {
+                for call in 0..1000 {
+                    let event = tool_call(round * 10_000 + call);
+                    let started = Instant::now();
+                    let _ = if which == 0 {
+                        host.call(&guard[0], &event)
+                    } else {
+                        Joint::start(&*host, &event, &members).result(0)
+                    };
+                    if round > 0 {
+                        samples.push(started.elapsed().as_nanos() as u64);
+                    }
+                }
+            }
+        }
+        for (name, samples) in ["direct: PythonHost::call", "direct: Joint::start + result"]
+            .iter()
+            .zip(direct.iter_mut())
+        {
+            samples.sort_unstable();
+            println!("{name:<42} p50 {:>8.1} us", percentile(samples, 0.5));
+        }
+    }
     let variants: Vec<(&str, Option<Arc<Callbacks>>)> = vec![
         ("guard: worker alone (call_payload)", None),
         (

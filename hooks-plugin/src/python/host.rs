@@ -297,7 +297,7 @@ impl PythonHost {
         self.call_within(callback, event, payload, self.call_timeout())
     }
 
-    fn call_within(
+    pub(super) fn call_within(
         &self,
         callback: &str,
         event: &str,

@@ -11,8 +11,9 @@
 //! (its deadline is the earlier one: a callback the worker gave up is held
 //! here until the core's deadline has passed, and reported as timed out).
 //! A worker that dies mid-request fails every callback not answered yet.
+//! A run of one callback is one `call` request, as any single callback.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hermes_hooks_callbacks::{CallbackError, CallbackResult, Joint, JointRun};
@@ -35,6 +36,13 @@ impl Joint for PythonHost {
 
     fn start(&self, event: &Event, members: &[Arc<str>]) -> Box<dyn JointRun> {
         let deadline = self.bounded_deadline();
+        if let [member] = members {
+            // One callback: one `call`, run here (the batch worker's thread,
+            // its deadline already counting), as any callback.
+            let name = event.name().as_str();
+            let result = self.call_within(member, name, event.payload(), deadline);
+            return Box::new(Done(Mutex::new(Some(result))));
+        }
         let connection = match self.connection() {
             Ok(connection) => connection,
             Err(error) => return Box::new(Started::failed(worker_error(error), members.len())),
@@ -156,6 +164,21 @@ impl JointRun for Started {
             }
             Err(error) => Err(worker_error(error)),
         }
+    }
+}
+
+/// A run of one callback, already answered.
+struct Done(Mutex<Option<CallbackResult>>);
+
+impl JointRun for Done {
+    fn result(&self, _index: usize) -> CallbackResult {
+        let taken = self.0.lock().map(|mut result| result.take()).ok().flatten();
+        taken.unwrap_or_else(|| {
+            Err(CallbackError::new(
+                "PluginWorkerError",
+                "the callback's answer was already taken",
+            ))
+        })
     }
 }
 

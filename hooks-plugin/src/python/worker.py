@@ -872,13 +872,24 @@ def finish(result):
     return reply_value(result)
 
 
-def own_copy(value):
-    """A copy of decoded JSON no other call shares (each call decodes its own in ``call``)."""
+def own_copy(payload):
+    """A copy of a decoded payload no other call shares (each ``call`` decodes its own)."""
+    if type(payload) is not dict:
+        return payload
+    copy = dict(payload)
+    for key, item in copy.items():
+        kind = type(item)
+        if kind is dict or kind is list:
+            copy[key] = nested_copy(item)
+    return copy
+
+
+def nested_copy(value):
     kind = type(value)
     if kind is dict:
-        return {key: own_copy(item) for key, item in value.items()}
+        return {key: nested_copy(item) for key, item in value.items()}
     if kind is list:
-        return [own_copy(item) for item in value]
+        return [nested_copy(item) for item in value]
     return value
 
 
