@@ -917,15 +917,13 @@ class Joint:
 
     def run(self, start):
         me = object()
+        last = len(self.callbacks) - 1
         with self.lock:
             self.runner = me
-        last = len(self.callbacks) - 1
+            self.index = start
+        index = start
         try:
-            for index in range(start, last + 1):
-                with self.lock:
-                    if self.runner is not me:
-                        return
-                    self.index = index
+            while True:
                 if self.timeout and index < last:
                     # The last one holds up no other: the host's deadline is enough.
                     WATCHDOG.watch(self, index, time.monotonic() + self.timeout)
@@ -943,8 +941,12 @@ class Joint:
                 with self.lock:
                     if self.runner is not me or self.index != index:
                         return  # given up at its deadline: answered, the rest run elsewhere
-                    self.index = None
+                    # Answered here; the next one counts as running from now.
+                    self.index = index + 1 if index < last else None
                 send_answer(self.channel, answer)
+                if index == last:
+                    return
+                index += 1
         finally:
             if self.timeout and start < last:
                 WATCHDOG.forget(self, me)
