@@ -27,7 +27,7 @@
 
 mod direct;
 mod errors;
-mod many;
+pub(crate) mod many;
 mod read;
 mod restart;
 mod script;
@@ -45,15 +45,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio::process::Command;
 
+pub use errors::{LineError, LineOptions};
 pub(crate) use read::read_capped_line;
 pub use restart::RestartBudget;
 pub use script::{PROTOCOL_PRELUDE, concat_bytes};
 use slot::Slot;
 use start::{spawn_thread, start, with_runtime};
-pub use {
-    errors::{LineError, LineOptions},
-    many::Answers,
-};
 
 use super::ChildTree;
 
