@@ -32,8 +32,6 @@ mod flow;
 mod fuzz;
 #[cfg(test)]
 mod fuzz_gen;
-#[cfg(feature = "libyaml-safer")]
-mod libyaml;
 mod parse;
 mod resolve;
 mod scalar;
@@ -45,8 +43,6 @@ mod tests;
 use serde_json::Value;
 
 pub use construct::{MAX_ALIAS_BYTES, MAX_ALIAS_NODES, NOT_EXPANDED};
-#[cfg(feature = "libyaml-safer")]
-pub use libyaml::parse_document_libyaml;
 
 /// The largest document read, in bytes.
 pub const MAX_BYTES: usize = 8 * 1024 * 1024;
@@ -108,11 +104,16 @@ pub struct Document {
 /// [`parse`], also saying how many alias uses were left unexpanded, so the
 /// caller can warn about the file by name.
 pub fn parse_document(text: &str) -> Result<Document, YamlError> {
-    #[cfg(feature = "libyaml-safer")]
-    if std::env::var_os("EVAL_LIBYAML").is_some() {
-        return parse_document_libyaml(text);
+    if text.len() > MAX_BYTES {
+        return Err(YamlError {
+            message: format!(
+                "the document is {} bytes; the most accepted is {MAX_BYTES}",
+                text.len()
+            ),
+            line: None,
+            column: None,
+        });
     }
-    check_size(text)?;
     check_printable(text)?;
     let tokens = scan::Scanner::new(text).run()?;
     let Some(root) = parse::Parser::new(tokens).single_document()? else {
@@ -127,21 +128,6 @@ pub fn parse_document(text: &str) -> Result<Document, YamlError> {
         value,
         unexpanded_aliases: constructor.cut,
     })
-}
-
-/// Documents past [`MAX_BYTES`] are refused before they are read.
-fn check_size(text: &str) -> Result<(), YamlError> {
-    if text.len() > MAX_BYTES {
-        return Err(YamlError {
-            message: format!(
-                "the document is {} bytes; the most accepted is {MAX_BYTES}",
-                text.len()
-            ),
-            line: None,
-            column: None,
-        });
-    }
-    Ok(())
 }
 
 /// PyYAML's reader refuses characters outside its printable set (C0 and C1
