@@ -53,6 +53,7 @@ mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod prepare;
 mod profile;
+mod protected;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub(crate) mod release;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
@@ -66,6 +67,7 @@ pub use explain::{Denial, denials};
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub use prepare::Prepared;
 pub use profile::{CustomRules, Profile, Sandbox};
+pub use protected::{PROTECTED_SETTINGS, protected_paths};
 pub use rules::{Context, DEVICE_WRITE, Limits, Rules, SECRET_STORES, SYSTEM_READ, expand_path};
 pub use support::{Support, UNAVAILABLE_ENV};
 

@@ -9,6 +9,7 @@ mod line;
 mod run;
 mod runtime;
 mod sandbox;
+mod sandbox_git;
 mod sandbox_shared;
 mod support;
 mod tree;
