@@ -165,7 +165,12 @@ fn open(key: Key, abi: ABI, known: &[Known]) -> (Resolved, bool) {
     let unwritable: Vec<PathBuf> = hidden.iter().chain(read_only).cloned().collect();
     for (roots, access, cut) in [(read_roots, read, hidden), (write_roots, all, &unwritable)] {
         let mut enumerated = Vec::new();
-        for path in visible(roots, cut, &mut enumerated) {
+        let paths = if access == all {
+            writable(roots, cut, &mut enumerated)
+        } else {
+            visible(roots, cut, &mut enumerated)
+        };
+        for path in paths {
             let Ok((fd, metadata)) = open_shared(&path, known) else {
                 // Missing: nothing to allow, until it appears.
                 stamps.push(Stamp::take(&path, false));
@@ -230,6 +235,22 @@ fn visible(roots: &[PathBuf], hidden: &[PathBuf], enumerated: &mut Vec<PathBuf>)
     let mut out = Vec::new();
     for root in roots {
         expand(root, hidden, &mut out, enumerated, 0);
+    }
+    out
+}
+
+/// The write roots with `cut` cut out as [`visible`] does, except that a
+/// root beneath a cut path is kept: a folder granted by name (a session's
+/// own env folder inside the hidden folder of all sessions) is a grant.
+fn writable(roots: &[PathBuf], cut: &[PathBuf], enumerated: &mut Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for root in roots {
+        let beneath: Vec<PathBuf> = cut
+            .iter()
+            .filter(|path| !root.starts_with(path))
+            .cloned()
+            .collect();
+        expand(root, &beneath, &mut out, enumerated, 0);
     }
     out
 }
