@@ -155,11 +155,20 @@ fn spawn_rows(_: &mut Criterion) {
     let dir = tempfile::tempdir().expect("temporary directory");
     let command = write_hook(dir.path());
     let context = WireContext::current();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
+    // `HERMES_BENCH_RUNTIME=current`: everything on the calling thread (no
+    // hand-off to a runtime worker); else two workers, as a host's
+    // background runtime has.
+    let current = std::env::var("HERMES_BENCH_RUNTIME").is_ok_and(|value| value == "current");
+    let runtime = if current {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder.worker_threads(2);
+        builder
+    }
+    .enable_all()
+    .build()
+    .expect("runtime");
     let spec = |event| ShellHookSpec::new(event, command.clone(), dir.path());
     let one = ShellHooks::from_approved_specs(
         dir.path(),
@@ -182,7 +191,12 @@ fn spawn_rows(_: &mut Criterion) {
     );
     let input = hermes_hooks_shell::run::stdin_bytes(&pre, &context);
     println!(
-        "\nshell spawn rows ({rounds} interleaved rounds; load: {})",
+        "\nshell spawn rows ({rounds} interleaved rounds, {} runtime; load: {})",
+        if current {
+            "current-thread"
+        } else {
+            "two-worker"
+        },
         load()
     );
     let figures = interleaved(
