@@ -182,6 +182,8 @@ fn enter_namespaces(plan: &ChildPlan) -> io::Result<()> {
 /// (keeping the flags a less privileged namespace may not clear), then
 /// checks that the path now is the expected file on a read-only mount:
 /// anything else fails the spawn, never runs with the path writable.
+// `ST_*` are `c_ulong`: the casts matter on 32-bit targets only.
+#[allow(clippy::unnecessary_cast)]
 fn mount_read_only(mount: &ReadOnlyMount) -> io::Result<()> {
     let path = mount.path.as_ptr();
     // SAFETY: a C string made before the fork, and null pointers.
