@@ -329,7 +329,7 @@ mod tests {
         Context {
             project: PathBuf::from("/work/p"),
             own_files: vec![PathBuf::from("/opt/hook")],
-            own_writable: vec![PathBuf::from("/home/u/.hermes/plugin-data/claude/env")],
+            own_writable: vec![PathBuf::from("/home/u/.hermes/plugin-data/claude-env/session-s1-0a1b2c3d4e5f")],
             home: Some(PathBuf::from("/home/u")),
             secrets: vec![PathBuf::from("/home/u/.vault")],
             path: vec![
@@ -412,7 +412,7 @@ mod tests {
 
     #[test]
     fn the_tools_own_folders_are_writable_under_project_only() {
-        let env = PathBuf::from("/home/u/.hermes/plugin-data/claude/env");
+        let env = PathBuf::from("/home/u/.hermes/plugin-data/claude-env/session-s1-0a1b2c3d4e5f");
         let project = Sandbox::new(Profile::Project)
             .rules(&context())
             .unwrap()
