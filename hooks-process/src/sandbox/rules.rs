@@ -329,7 +329,9 @@ mod tests {
         Context {
             project: PathBuf::from("/work/p"),
             own_files: vec![PathBuf::from("/opt/hook")],
-            own_writable: vec![PathBuf::from("/home/u/.hermes/plugin-data/claude-env/session-s1-0a1b2c3d4e5f")],
+            own_writable: vec![PathBuf::from(
+                "/home/u/.hermes/plugin-data/claude-env/session-s1-0a1b2c3d4e5f",
+            )],
             home: Some(PathBuf::from("/home/u")),
             secrets: vec![PathBuf::from("/home/u/.vault")],
             path: vec![
