@@ -350,6 +350,7 @@ impl Effective {
             object["read"] = serde_json::json!(paths(&rules.read));
             object["write"] = serde_json::json!(paths(&rules.write));
             object["hidden"] = serde_json::json!(paths(&rules.hidden));
+            object["read_only"] = serde_json::json!(paths(&rules.read_only));
             object["network"] = serde_json::json!(rules.network);
             object["private_tmp"] = serde_json::json!(rules.private_tmp);
             object["limits"] = serde_json::json!({

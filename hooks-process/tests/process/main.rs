@@ -10,6 +10,7 @@ mod line_many;
 mod run;
 mod runtime;
 mod sandbox;
+mod sandbox_git;
 mod sandbox_shared;
 mod support;
 mod tree;

@@ -345,6 +345,7 @@ impl Dispatcher for ImportedHooks {
         // A withheld hook counts: its block, or its skipped run, must show.
         event.hook().is_some_and(|event| {
             !self.hooks_of(event).is_empty()
+                || super::session_env::ends_with(event, &self.shared.hooks)
                 || self
                     .shared
                     .withheld
@@ -354,11 +355,15 @@ impl Dispatcher for ImportedHooks {
     }
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
-        self.deliver(event, None).await
+        let replies = self.deliver(event, None).await;
+        super::session_env::finalize(event, &self.shared.hooks);
+        replies
     }
 
     async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
-        self.deliver(event, Some(runs)).await
+        let replies = self.deliver(event, Some(runs)).await;
+        super::session_env::finalize(event, &self.shared.hooks);
+        replies
     }
 }
 

@@ -24,6 +24,7 @@ pub mod http;
 pub mod matcher;
 pub mod record;
 pub mod reply;
+pub mod session_env;
 pub mod stdin;
 mod stop;
 mod subject;
