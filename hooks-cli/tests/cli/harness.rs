@@ -95,5 +95,21 @@ pub fn within(mut command: Command, bound: Duration) -> Option<Run> {
     }
 }
 
+/// Runs `first` and `second` side by side (two runs that each wait out a
+/// bound, independent of each other); a panic in either is the test's.
+pub fn side_by_side<A: Send, B: Send>(
+    first: impl FnOnce() -> A + Send,
+    second: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    std::thread::scope(|scope| {
+        let second = scope.spawn(second);
+        let first = first();
+        let second = second
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (first, second)
+    })
+}
+
 /// Whether `python3` runs here (a test that needs it skips without it, but fails in CI).
 pub use test_support::python_available;
