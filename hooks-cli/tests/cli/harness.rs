@@ -57,6 +57,10 @@ pub fn with_stdin(mut command: Command, stdin: &[u8]) -> Run {
     Run(child.wait_with_output().expect("wait hooks"))
 }
 
+/// The bound of a hang guard (no speed check): half the 600 s that a test's
+/// hung handler or plugin sleeps, so only a run that waited for it gets there.
+pub const HANG_GUARD: Duration = Duration::from_secs(300);
+
 /// Runs `command`, killing it if it outlives `bound`; `None` when it had to be killed.
 pub fn within(mut command: Command, bound: Duration) -> Option<Run> {
     command
