@@ -1,8 +1,11 @@
-//! The example plugins (`hooks-plugin/examples`) as test fixtures: built by
-//! one nested `cargo build`, once per test process, into a directory inside
-//! the target directory the outer cargo uses (`CARGO_TARGET_DIR` honoured),
-//! shared by every test binary that needs them (hooks-cli's and
-//! hooks-plugin's), so the second binary finds them built.
+//! The example plugins (`hooks-plugin/examples`) as test fixtures. A test
+//! package that names them as dev-dependencies (hooks-cli, hooks-plugin) gets
+//! their shared libraries from the outer `cargo test` itself, in the `deps`
+//! directory beside its test binary (so inside `CARGO_TARGET_DIR`, for the
+//! profile and target being tested): no second build of their dependencies.
+//! Otherwise (a release build for benchmarks, a package without those
+//! dev-dependencies) one nested `cargo build`, once per test process, builds
+//! them into a directory inside the target directory the outer cargo uses.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -52,9 +55,38 @@ pub fn fixture_target_dir() -> PathBuf {
     target_dir().join("fixture-plugin")
 }
 
-/// Builds every example plugin (debug, or `release` for benchmarks) once per
-/// process and returns the directory holding their libraries. Panics with
-/// cargo's output when the build fails.
+/// The file name of example plugin `package`'s shared library
+/// (`libplugin_guard.so` for `plugin-guard` on Linux).
+pub fn library_file_name(package: &str) -> String {
+    format!(
+        "{}{}{}",
+        std::env::consts::DLL_PREFIX,
+        package.replace('-', "_"),
+        std::env::consts::DLL_SUFFIX
+    )
+}
+
+/// The directory holding every example plugin's library as cargo built it
+/// for the running test binary (its dev-dependencies: a path crate's shared
+/// library is named without a hash there), when all are there.
+fn built_beside_this_test() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    libraries_in(exe.parent()?)
+}
+
+/// `dir` when it holds the library of every example plugin.
+fn libraries_in(dir: &Path) -> Option<PathBuf> {
+    EXAMPLE_PLUGINS
+        .iter()
+        .all(|package| dir.join(library_file_name(package)).is_file())
+        .then(|| dir.to_path_buf())
+}
+
+/// The directory holding every example plugin's library (debug, or `release`
+/// for benchmarks). Debug: the libraries cargo built beside this test binary
+/// when its package names the examples as dev-dependencies; otherwise (and
+/// for `release`) one nested `cargo build` per process builds them. Panics
+/// with cargo's output when that build fails.
 pub fn example_plugins(release: bool) -> PathBuf {
     static BUILT: Mutex<Vec<(bool, PathBuf)>> = Mutex::new(Vec::new());
     let mut built = BUILT
@@ -62,6 +94,10 @@ pub fn example_plugins(release: bool) -> PathBuf {
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some((_, dir)) = built.iter().find(|(profile, _)| *profile == release) {
         return dir.clone();
+    }
+    if !release && let Some(dir) = built_beside_this_test() {
+        built.push((release, dir.clone()));
+        return dir;
     }
     let target = fixture_target_dir();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -120,6 +156,23 @@ mod tests {
             target_dir_from(root, Some("".into()), None),
             PathBuf::from("/work/ws/target")
         );
+    }
+
+    #[test]
+    fn libraries_are_taken_from_a_dir_only_when_all_are_there() {
+        let dir = std::env::temp_dir().join(format!("fixture-libs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        assert_eq!(library_file_name("plugin-other-abi"), {
+            let (prefix, suffix) = (std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX);
+            format!("{prefix}plugin_other_abi{suffix}")
+        });
+        for package in &EXAMPLE_PLUGINS[1..] {
+            std::fs::write(dir.join(library_file_name(package)), b"").expect("write");
+        }
+        assert_eq!(libraries_in(&dir), None, "one missing: build them");
+        std::fs::write(dir.join(library_file_name(EXAMPLE_PLUGINS[0])), b"").expect("write");
+        assert_eq!(libraries_in(&dir), Some(dir.clone()));
+        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 
     #[test]

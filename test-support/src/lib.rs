@@ -42,5 +42,6 @@ pub fn python_available() -> bool {
 
 mod fixtures;
 pub use fixtures::{
-    EXAMPLE_PLUGINS, example_plugins, fixture_target_dir, target_dir, workspace_root,
+    EXAMPLE_PLUGINS, example_plugins, fixture_target_dir, library_file_name, target_dir,
+    workspace_root,
 };

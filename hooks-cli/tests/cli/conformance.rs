@@ -15,6 +15,8 @@ mod outbound;
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 
@@ -49,32 +51,58 @@ struct Observed {
     outcome: Value,
 }
 
-/// Every case through `hooks emit` (one process per case, as a host fires one event).
-fn ours(home: &TempHome, cases: &[Case]) -> Vec<Observed> {
-    cases
-        .iter()
-        .map(|case| {
-            home.write(
-                "plugins/conformance/replies.json",
-                &json!({case.event: case.replies}).to_string(),
-            );
-            let run = crate::support::Run(
-                harness::emit_json(home, case.event, &case.payload)
-                    .env_remove("HERMES_HOOKS_PYTHON")
-                    .output()
-                    .expect("run hooks emit"),
-            );
-            let document = run.json();
-            let results = document["replies"]
-                .as_array()
-                .map(|replies| replies.iter().map(|reply| reply["reply"].clone()).collect())
-                .unwrap_or_default();
-            Observed {
-                results: Value::Array(results),
-                outcome: document["outcome"].clone(),
-            }
-        })
+/// How many `hooks emit` run at once: each mostly waits on its Python worker's start.
+const WORKERS: usize = 4;
+
+/// Every case through `hooks emit` (one process per case, as a host fires one
+/// event), [`WORKERS`] at a time, each worker in a home of its own made by `home`.
+fn ours(home: impl Fn() -> TempHome + Sync, cases: &[Case]) -> Vec<Observed> {
+    let next = AtomicUsize::new(0);
+    let observed = Mutex::new(vec![None; cases.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..WORKERS {
+            scope.spawn(|| {
+                let home = home();
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(case) = cases.get(index) else { break };
+                    let one = our_one(&home, case);
+                    observed
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)[index] = Some(one);
+                }
+            });
+        }
+    });
+    observed
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .into_iter()
+        .map(|one| one.expect("every case ran"))
         .collect()
+}
+
+/// One case through `hooks emit` in `home`.
+fn our_one(home: &TempHome, case: &Case) -> Observed {
+    home.write(
+        "plugins/conformance/replies.json",
+        &json!({case.event: case.replies}).to_string(),
+    );
+    let run = crate::support::Run(
+        harness::emit_json(home, case.event, &case.payload)
+            .env_remove("HERMES_HOOKS_PYTHON")
+            .output()
+            .expect("run hooks emit"),
+    );
+    let document = run.json();
+    let results = document["replies"]
+        .as_array()
+        .map(|replies| replies.iter().map(|reply| reply["reply"].clone()).collect())
+        .unwrap_or_default();
+    Observed {
+        results: Value::Array(results),
+        outcome: document["outcome"].clone(),
+    }
 }
 
 /// Every case through the reference, in one Python process.
@@ -122,13 +150,18 @@ fn every_documented_event_and_merge_shape_as_in_the_reference() {
             "no case fires {event}"
         );
     }
-    let home = plugin_home(&events);
-    let observed = ours(&home, &cases);
-    let Some(python) = test_support::reference::python() else {
+    let python = test_support::reference::python();
+    // Ours and the reference's run side by side: both mostly wait on Python.
+    let (observed, expected) = harness::side_by_side(
+        || ours(|| plugin_home(&events), &cases),
+        || {
+            let python = python.as_deref()?;
+            Some(reference(python, &plugin_home(&events), &cases))
+        },
+    );
+    let (Some(python), Some(expected)) = (python, expected) else {
         return;
     };
-    let reference_home = plugin_home(&events);
-    let expected = reference(&python, &reference_home, &cases);
     let mut differences = Vec::new();
     for ((case, ours), theirs) in cases.iter().zip(&observed).zip(&expected) {
         if let Some(difference) = case.compare(ours, theirs) {

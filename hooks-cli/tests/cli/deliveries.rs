@@ -2,27 +2,47 @@
 //! with their own status, instead of leaving them out as if no target wanted the
 //! event; and the totals of every delivery, with whether the list is cut.
 
+use std::net::TcpListener;
 use std::time::Duration;
 
-use crate::harness::{command, within};
+use crate::harness::{command, side_by_side, within};
 use crate::support::TempHome;
 
-#[test]
-fn emit_lists_deliveries_abandoned_at_the_flush_bound() {
-    // A receiver that takes the connection (the kernel's backlog does) and never answers.
-    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+/// A receiver that takes the connection (the kernel's backlog does) and never
+/// answers, and a home whose one webhook target is it (`timeout: 30`, longer
+/// than the flush bound).
+fn silent_target() -> (TcpListener, TempHome) {
+    let silent = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = silent.local_addr().expect("addr").port();
     let home = TempHome::new();
     home.config(&format!(
         "hooks:\n  outbound:\n    - name: silent\n      url: http://127.0.0.1:{port}/x\n      \
          events: [on_session_end]\n      timeout: 30\n"
     ));
+    (silent, home)
+}
+
+#[test]
+fn emit_lists_deliveries_abandoned_at_the_flush_bound() {
+    let (json_target, json_home) = silent_target();
+    let (text_target, text_home) = silent_target();
     // The flush bound is 5 s; 60 s is generous for a loaded machine.
-    let run = within(
-        command(&home, &["emit", "on_session_end", "--json"]),
-        Duration::from_secs(60),
-    )
-    .expect("emit waited past its flush bound");
+    let (run, text_run) = side_by_side(
+        || {
+            within(
+                command(&json_home, &["emit", "on_session_end", "--json"]),
+                Duration::from_secs(60),
+            )
+            .expect("emit waited past its flush bound")
+        },
+        || {
+            within(
+                command(&text_home, &["emit", "on_session_end"]),
+                Duration::from_secs(60),
+            )
+            .expect("emit waited past its flush bound")
+        },
+    );
     let document = run.json();
     let deliveries = document["deliveries"]
         .as_array()
@@ -37,11 +57,7 @@ fn emit_lists_deliveries_abandoned_at_the_flush_bound() {
     assert_eq!(document["deliveries_truncated"], false, "{document}");
     assert_eq!(document["deliveries_omitted"], 0, "{document}");
 
-    let run = within(
-        command(&home, &["emit", "on_session_end"]),
-        Duration::from_secs(60),
-    )
-    .expect("emit waited past its flush bound");
+    let run = text_run;
     assert!(
         run.ok().contains("silent on_session_end abandoned"),
         "{}",
@@ -52,7 +68,7 @@ fn emit_lists_deliveries_abandoned_at_the_flush_bound() {
         "{}",
         run.stdout()
     );
-    drop(silent);
+    drop((json_target, text_target));
 }
 
 #[test]
@@ -84,21 +100,30 @@ fn url_secrets_never_reach_emit_output() {
 /// cut to the most recent, and the totals still count every delivery.
 #[test]
 fn replay_of_a_flood_reports_totals_and_that_the_list_is_cut() {
-    let silent = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = silent.local_addr().expect("addr").port();
-    let home = TempHome::new();
-    home.config(&format!(
-        "hooks:\n  outbound:\n    - name: silent\n      url: http://127.0.0.1:{port}/x\n      \
-         events: [on_session_end]\n      timeout: 30\n"
-    ));
     let line = "{\"event\": \"on_session_end\", \"payload\": {\"session_id\": \"s\"}}\n";
-    let session = home.write("flood.jsonl", &line.repeat(1500));
-    let session = session.to_str().unwrap_or_default();
-    let run = within(
-        command(&home, &["replay", session, "--json"]),
-        Duration::from_secs(120),
-    )
-    .expect("replay waited past its flush bound");
+    let flood = |home: &TempHome| {
+        let session = home.write("flood.jsonl", &line.repeat(1500));
+        session.to_string_lossy().into_owned()
+    };
+    let (json_target, json_home) = silent_target();
+    let (text_target, text_home) = silent_target();
+    let (json_session, text_session) = (flood(&json_home), flood(&text_home));
+    let (run, text_run) = side_by_side(
+        || {
+            within(
+                command(&json_home, &["replay", &json_session, "--json"]),
+                Duration::from_secs(120),
+            )
+            .expect("replay waited past its flush bound")
+        },
+        || {
+            within(
+                command(&text_home, &["replay", &text_session]),
+                Duration::from_secs(120),
+            )
+            .expect("replay waited past its flush bound")
+        },
+    );
     let document = run
         .stdout()
         .lines()
@@ -119,12 +144,7 @@ fn replay_of_a_flood_reports_totals_and_that_the_list_is_cut() {
     assert_eq!(document["deliveries_truncated"], true, "{document}");
     assert_eq!(document["deliveries_omitted"], 1500 - 1024, "{totals}");
 
-    let run = within(
-        command(&home, &["replay", session]),
-        Duration::from_secs(120),
-    )
-    .expect("replay waited past its flush bound");
-    let text = run.stdout();
+    let text = text_run.stdout();
     let totals_line = text
         .lines()
         .find(|line| line.trim_start().starts_with("webhook totals: "))
@@ -134,5 +154,5 @@ fn replay_of_a_flood_reports_totals_and_that_the_list_is_cut() {
             && totals_line.ends_with("(listing the last 1024; 476 more not listed)"),
         "{text}"
     );
-    drop(silent);
+    drop((json_target, text_target));
 }

@@ -57,6 +57,10 @@ pub fn with_stdin(mut command: Command, stdin: &[u8]) -> Run {
     Run(child.wait_with_output().expect("wait hooks"))
 }
 
+/// The bound of a hang guard (no speed check): half the 600 s that a test's
+/// hung handler or plugin sleeps, so only a run that waited for it gets there.
+pub const HANG_GUARD: Duration = Duration::from_secs(300);
+
 /// Runs `command`, killing it if it outlives `bound`; `None` when it had to be killed.
 pub fn within(mut command: Command, bound: Duration) -> Option<Run> {
     command
@@ -93,6 +97,22 @@ pub fn within(mut command: Command, bound: Duration) -> Option<Run> {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Runs `first` and `second` side by side (two runs that each wait out a
+/// bound, independent of each other); a panic in either is the test's.
+pub fn side_by_side<A: Send, B: Send>(
+    first: impl FnOnce() -> A + Send,
+    second: impl FnOnce() -> B + Send,
+) -> (A, B) {
+    std::thread::scope(|scope| {
+        let second = scope.spawn(second);
+        let first = first();
+        let second = second
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (first, second)
+    })
 }
 
 /// Whether `python3` runs here (a test that needs it skips without it, but fails in CI).

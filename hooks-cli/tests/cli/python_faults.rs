@@ -5,7 +5,7 @@
 //! a hung callback on an inline event. Each time the guard keeps guarding and
 //! the run ends within its bound.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -39,9 +39,7 @@ fn replay(home: &TempHome, events: &[(&str, Value)]) -> Vec<Value> {
     command
         .env("HERMES_HOOKS_PYTHON", "python3")
         .env_remove("HERMES_ENABLE_PROJECT_PLUGINS");
-    let started = Instant::now();
     let run = harness::within(command, BOUND).expect("hooks replay ended within its bound");
-    assert!(started.elapsed() < BOUND);
     let outcomes: Vec<Value> = run
         .stdout()
         .lines()
@@ -196,7 +194,7 @@ fn a_hung_python_callback_on_an_inline_event_returns_within_its_deadline() {
         r#"
 import time
 def hang(**kwargs):
-    time.sleep(300)
+    time.sleep(600)
 def register(ctx):
     ctx.register_hook("subagent_start", hang)
     ctx.register_hook("pre_gateway_dispatch", hang)
@@ -210,14 +208,13 @@ def register(ctx):
             &["emit", event, "--payload-file", &file.to_string_lossy()],
         );
         command.env("HERMES_HOOKS_PYTHON", "python3");
-        let started = Instant::now();
-        let run = harness::within(command, Duration::from_secs(30));
-        let elapsed = started.elapsed();
+        // A hang guard (the callback sleeps 600 s); the deadline is the
+        // message below, which only the 2 s timeout gives.
+        let run = harness::within(command, harness::HANG_GUARD);
         assert!(
             run.is_some(),
-            "{event}: `hooks emit` still running after 30 s"
+            "{event}: `hooks emit` waited for the callback"
         );
-        assert!(elapsed < Duration::from_secs(20), "{event}: {elapsed:?}");
         let stderr = run.map(|run| run.stderr()).unwrap_or_default();
         assert!(stderr.contains("no answer within 2s"), "{event}: {stderr}");
     }

@@ -15,33 +15,37 @@ use serde_json::{Value, json};
 use crate::harness;
 use crate::support::{Run, TempHome};
 
-/// Runs the reference's PluginManager on a home: prints the decision as JSON.
+/// Runs the reference's PluginManager on a home, loaded once, for each payload
+/// in turn: prints one JSON list, the decision and what was printed per payload.
 const REFERENCE_SCRIPT: &str = r#"
 import contextlib, io, json, os, sys
-home, event, payload = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+home, event, payloads = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 os.environ["HERMES_HOME"] = home
 from hermes_cli import plugins
 manager = plugins.get_plugin_manager()
 manager.discover_and_load()
-printed = io.StringIO()
-with contextlib.redirect_stdout(printed):
-    if event == "pre_tool_call":
-        details = plugins._get_pre_tool_call_directive_details(**payload)
-        decision = {"action": details.action, "message": details.message} if details.action else None
-    else:
-        results = manager.invoke_hook(event, **payload)
-        decision = None
-        if event == "pre_llm_call":
-            pieces = []
-            for result in results:
-                if isinstance(result, dict) and result.get("context"):
-                    pieces.append(str(result["context"]))
-                elif isinstance(result, str) and result.strip():
-                    pieces.append(result)
-            decision = {"context": "\n\n".join(pieces)} if pieces else None
-        elif event.startswith("transform_"):
-            decision = next((r for r in results if isinstance(r, str)), None)
-print(json.dumps({"decision": decision, "printed": printed.getvalue()}))
+answers = []
+for payload in payloads:
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        if event == "pre_tool_call":
+            details = plugins._get_pre_tool_call_directive_details(**payload)
+            decision = {"action": details.action, "message": details.message} if details.action else None
+        else:
+            results = manager.invoke_hook(event, **payload)
+            decision = None
+            if event == "pre_llm_call":
+                pieces = []
+                for result in results:
+                    if isinstance(result, dict) and result.get("context"):
+                        pieces.append(str(result["context"]))
+                    elif isinstance(result, str) and result.strip():
+                        pieces.append(result)
+                decision = {"context": "\n\n".join(pieces)} if pieces else None
+            elif event.startswith("transform_"):
+                decision = next((r for r in results if isinstance(r, str)), None)
+    answers.append({"decision": decision, "printed": printed.getvalue()})
+print(json.dumps(answers))
 "#;
 
 fn examples_dir() -> PathBuf {
@@ -93,13 +97,15 @@ fn emit(home: &TempHome, event: &str, payload: &Value, env: &[(&str, &str)]) -> 
     (outcome, run)
 }
 
-/// The reference's decision and what its plugins printed, for the same files.
+/// The reference's decision and what its plugins printed for each of
+/// `payloads`, for the same files: one interpreter (the reference's import
+/// is most of its cost), its plugins loaded once, as in one session.
 fn reference(
     examples: &[&str],
     event: &str,
-    payload: &Value,
+    payloads: &[Value],
     env: &[(&str, &str)],
-) -> Option<Value> {
+) -> Option<Vec<Value>> {
     let python = reference_python()?;
     let home = TempHome::new();
     install(&home, examples, "");
@@ -109,7 +115,7 @@ fn reference(
         .arg(REFERENCE_SCRIPT)
         .arg(&home.hermes)
         .arg(event)
-        .arg(payload.to_string())
+        .arg(Value::from(payloads.to_vec()).to_string())
         .env("HOME", &home.user_home);
     for (key, value) in env {
         command.env(key, value);
@@ -122,7 +128,9 @@ fn reference(
     );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let last = stdout.lines().last().expect("a JSON line");
-    Some(serde_json::from_str(last).expect("reference JSON"))
+    let answers: Vec<Value> = serde_json::from_str(last).expect("reference JSON");
+    assert_eq!(answers.len(), payloads.len(), "one answer per payload");
+    Some(answers)
 }
 
 #[test]
@@ -132,20 +140,27 @@ fn the_rm_guard_blocks_rm_rf_as_in_the_reference() {
     }
     let home = TempHome::new();
     install(&home, &["rm-guard"], "");
-    for (command, expected) in [
+    let cases = [
         (
             "rm -rf /",
             json!({"action": "block", "message": "blocked: rm -rf / is not permitted"}),
         ),
         ("ls -la", Value::Null),
-    ] {
-        let payload =
-            json!({"tool_name": "terminal", "args": {"command": command}, "task_id": "t1"});
-        let (outcome, run) = emit(&home, "pre_tool_call", &payload, &[]);
-        assert_eq!(outcome, expected, "{command}: {}", run.stderr());
+    ];
+    let payloads: Vec<Value> = cases
+        .iter()
+        .map(|(command, _)| {
+            json!({"tool_name": "terminal", "args": {"command": command}, "task_id": "t1"})
+        })
+        .collect();
+    for ((command, expected), payload) in cases.iter().zip(&payloads) {
+        let (outcome, run) = emit(&home, "pre_tool_call", payload, &[]);
+        assert_eq!(&outcome, expected, "{command}: {}", run.stderr());
         assert!(!run.stderr().contains("warning"), "{}", run.stderr());
-        if let Some(reference) = reference(&["rm-guard"], "pre_tool_call", &payload, &[]) {
-            assert_eq!(reference["decision"], expected, "reference for {command}");
+    }
+    if let Some(answers) = reference(&["rm-guard"], "pre_tool_call", &payloads, &[]) {
+        for ((command, expected), answer) in cases.iter().zip(&answers) {
+            assert_eq!(&answer["decision"], expected, "reference for {command}");
         }
     }
 }
@@ -208,8 +223,8 @@ fn memory_recall_adds_its_context_as_in_the_reference() {
     let expected =
         json!({"context": "Recalled context:\n- User likes Python\n- Working on hermes-agent"});
     assert_eq!(outcome, expected, "{}", run.stderr());
-    if let Some(reference) = reference(&["memory-recall"], "pre_llm_call", &payload, &env) {
-        assert_eq!(reference["decision"], expected);
+    if let Some(answers) = reference(&["memory-recall"], "pre_llm_call", &[payload], &env) {
+        assert_eq!(answers[0]["decision"], expected);
     }
 }
 
@@ -221,21 +236,31 @@ fn the_redactor_replaces_sk_keys_as_in_the_reference() {
     let home = TempHome::new();
     install(&home, &["secret-redactor"], "");
     let key = format!("sk-{}", "A1b2".repeat(10));
-    for (result, expected) in [
+    let cases = [
         (
             format!("{{\"output\": \"token {key} done\"}}"),
             json!("{\"output\": \"token [REDACTED] done\"}"),
         ),
         ("{\"output\": \"nothing secret\"}".to_owned(), Value::Null),
-    ] {
-        let payload =
-            json!({"tool_name": "terminal", "args": {}, "result": result, "task_id": "t"});
-        let (outcome, run) = emit(&home, "transform_tool_result", &payload, &[]);
-        assert_eq!(outcome, expected, "{}", run.stderr());
-        if let Some(reference) =
-            reference(&["secret-redactor"], "transform_tool_result", &payload, &[])
-        {
-            assert_eq!(reference["decision"], expected);
+    ];
+    let payloads: Vec<Value> = cases
+        .iter()
+        .map(|(result, _)| {
+            json!({"tool_name": "terminal", "args": {}, "result": result, "task_id": "t"})
+        })
+        .collect();
+    for ((_, expected), payload) in cases.iter().zip(&payloads) {
+        let (outcome, run) = emit(&home, "transform_tool_result", payload, &[]);
+        assert_eq!(&outcome, expected, "{}", run.stderr());
+    }
+    if let Some(answers) = reference(
+        &["secret-redactor"],
+        "transform_tool_result",
+        &payloads,
+        &[],
+    ) {
+        for ((_, expected), answer) in cases.iter().zip(&answers) {
+            assert_eq!(&answer["decision"], expected);
         }
     }
 }
@@ -257,9 +282,9 @@ fn the_stream_observer_shows_each_delta_naming_the_plugin() {
         "{}",
         run.stderr()
     );
-    if let Some(reference) = reference(&["stream-observer"], "on_stream_delta", &payload, &[]) {
-        assert_eq!(reference["decision"], Value::Null);
-        assert_eq!(reference["printed"], "Hello, wor");
+    if let Some(answers) = reference(&["stream-observer"], "on_stream_delta", &[payload], &[]) {
+        assert_eq!(answers[0]["decision"], Value::Null);
+        assert_eq!(answers[0]["printed"], "Hello, wor");
     }
 }
 

@@ -137,11 +137,9 @@ pub fn workspace_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(".."), Path::to_owned)
 }
 
-/// The directory holding the built example plugin libraries, built once per
-/// run by a nested `cargo build` into `fixture-plugin` inside the target
-/// directory (`CARGO_TARGET_DIR` honoured; shared with hooks-plugin's tests):
-/// the outer `cargo test` holds the lock of the main one, so the tests work
-/// after `cargo test --workspace` alone.
+/// The directory holding the example plugin libraries: built by the outer
+/// `cargo test` as this package's dev-dependencies, beside the test binary
+/// (`test_support::example_plugins`).
 pub fn example_plugins() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| test_support::example_plugins(false))
@@ -150,12 +148,7 @@ pub fn example_plugins() -> &'static Path {
 /// The built library of example plugin `package` (it may not exist: the
 /// caller checks when it matters).
 pub fn example_plugin_library(package: &str) -> PathBuf {
-    example_plugins().join(format!(
-        "{}{}{}",
-        std::env::consts::DLL_PREFIX,
-        package.replace('-', "_"),
-        std::env::consts::DLL_SUFFIX
-    ))
+    example_plugins().join(test_support::library_file_name(package))
 }
 
 /// Copies the directory tree `from` into `to`.

@@ -11,6 +11,17 @@ use tempfile::TempDir;
 /// A handler timeout generous enough for a loaded machine.
 pub const TEST_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// The bound of a hang guard (no speed check): half the 600 s that a test's
+/// hung handler sleeps, so only a call that waited for it gets there.
+pub const HANG_GUARD: Duration = Duration::from_secs(300);
+
+/// `future`'s output, or a panic saying `what` when it outlives [`HANG_GUARD`].
+pub async fn hang_guarded<F: std::future::Future>(what: &str, future: F) -> F::Output {
+    tokio::time::timeout(HANG_GUARD, future)
+        .await
+        .unwrap_or_else(|_| panic!("{what}"))
+}
+
 /// A temporary `HERMES_HOME`.
 pub struct Home {
     dir: TempDir,

@@ -29,8 +29,8 @@ fn library_file_name(stem: &str) -> String {
     )
 }
 
-/// The library of the example plugin `package` (debug build: quickest to
-/// build); every example is built by one nested cargo, once per run.
+/// The library of the example plugin `package` (debug build), as the outer
+/// cargo built it for this package's dev-dependencies.
 pub fn example_library(package: &str) -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     let dir = BUILT.get_or_init(|| build_examples(false));

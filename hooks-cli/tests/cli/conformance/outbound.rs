@@ -17,17 +17,19 @@ use crate::support::TempHome;
 
 const SECRET: &str = "conformance-secret";
 
-/// Drives the reference: registers the home's outbound targets, fires one event, flushes.
+/// Drives the reference: registers the home's outbound targets, then fires
+/// each `[event, payload]` of the list in turn, flushing after each (one
+/// interpreter: the reference's import is most of its cost).
 const REFERENCE_SCRIPT: &str = r#"
 import json, os, sys
 os.environ["HERMES_HOME"] = sys.argv[1]
-event, payload = sys.argv[2], json.loads(sys.argv[3])
 from hermes_cli.config import load_config
 from hermes_cli import plugins
 from agent import outbound_webhooks
 outbound_webhooks.register_from_config(load_config())
-plugins.get_plugin_manager().invoke_hook(event, **payload)
-assert outbound_webhooks.flush(10.0), "deliveries did not finish"
+for event, payload in json.loads(sys.argv[2]):
+    plugins.get_plugin_manager().invoke_hook(event, **payload)
+    assert outbound_webhooks.flush(10.0), "deliveries did not finish"
 "#;
 
 /// One POST as the receiver saw it: lower-cased header names and the raw body.
@@ -59,11 +61,12 @@ fn receiver() -> (String, Arc<Mutex<Vec<Request>>>) {
                     break Some(request);
                 }
             };
-            let _ = stream
-                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            // Kept before the answer: once a sender has its 200, the request is in `seen`.
             if let Some(request) = request {
                 sink.lock().expect("lock").push(request);
             }
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
         }
     });
     (url, seen)
@@ -246,35 +249,48 @@ fn a_webhook_body_and_its_headers_are_the_references_field_by_field() {
     let Some(python) = test_support::reference::python() else {
         return;
     };
-    let mut problems = Vec::new();
-    for ((event, payload), mine) in payloads.iter().zip(&ours) {
-        let home = home_for(&url);
-        let before = seen.lock().expect("lock").len();
-        // The reference's host passes pre_tool_call args as a dict ({} otherwise), as `hooks emit` does.
-        let mut payload = payload.clone();
-        if *event == "pre_tool_call" && !payload["args"].is_object() {
-            payload["args"] = json!({});
-        }
-        let output = Command::new(&python)
-            .args(["-c", REFERENCE_SCRIPT])
-            .arg(&home.hermes)
-            .arg(event)
-            .arg(payload.to_string())
-            .current_dir(cwd.path())
-            .env("HOME", &home.user_home)
-            .env_remove("HERMES_SAFE_MODE")
-            .output()
-            .expect("run the reference");
-        assert!(
-            output.status.success(),
-            "reference failed: {}",
-            String::from_utf8_lossy(&output.stderr)
+    // The reference's host passes pre_tool_call args as a dict ({} otherwise), as `hooks emit` does.
+    let theirs_payloads: Vec<Value> = payloads
+        .iter()
+        .map(|(event, payload)| {
+            let mut payload = payload.clone();
+            if *event == "pre_tool_call" && !payload["args"].is_object() {
+                payload["args"] = json!({});
+            }
+            json!([event, payload])
+        })
+        .collect();
+    let home = home_for(&url);
+    let before = seen.lock().expect("lock").len();
+    let output = Command::new(&python)
+        .args(["-c", REFERENCE_SCRIPT])
+        .arg(&home.hermes)
+        .arg(Value::from(theirs_payloads.clone()).to_string())
+        .current_dir(cwd.path())
+        .env("HOME", &home.user_home)
+        .env_remove("HERMES_SAFE_MODE")
+        .output()
+        .expect("run the reference");
+    assert!(
+        output.status.success(),
+        "reference failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let theirs: Vec<Request> = {
+        let seen = seen.lock().expect("lock");
+        assert_eq!(
+            seen.len(),
+            before + payloads.len(),
+            "reference: one delivery per event expected"
         );
-        let theirs = one_request(&seen, before, "reference");
+        seen[before..].to_vec()
+    };
+    let mut problems = Vec::new();
+    for ((sent, mine), theirs) in theirs_payloads.iter().zip(&ours).zip(&theirs) {
         problems.extend(
-            differences(mine, &theirs)
+            differences(mine, theirs)
                 .into_iter()
-                .map(|difference| format!("{event} {payload}: {difference}")),
+                .map(|difference| format!("{} {}: {difference}", sent[0], sent[1])),
         );
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
