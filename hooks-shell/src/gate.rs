@@ -101,6 +101,9 @@ impl RunGate {
             .clone();
         let holds = match &approved {
             Approved::Bound(binding) => now.as_ref().is_ok_and(|now| now == binding),
+            // Hermes' own entry holds only while the hook runs nothing of
+            // the folder it runs in (a `node_modules/.bin` tool appeared).
+            Approved::Legacy(_) if self.subject.bound_project().is_some() => false,
             Approved::Legacy(approval) => match &approval.script_sha256_at_approval {
                 // Hermes' own entry (mtime only): it runs as Hermes runs it.
                 None => return Pass::Run(None),
