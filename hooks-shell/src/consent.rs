@@ -216,6 +216,20 @@ pub fn changed_message(event: &str, command: &str, fail_closed: bool) -> String 
     )
 }
 
+/// What to run to approve `subject` as it is now: `hooks approve` in the
+/// folder the approval is bound to, when it is bound to one.
+pub fn approve_hint(subject: &crate::binding::Subject) -> String {
+    let (event, command) = (escape(&subject.event), escape(&subject.command));
+    let command = command.replace('\'', "'\\''");
+    match subject.bound_project() {
+        Some(project) if subject.project.is_none() => format!(
+            "review it, then run `cd {} && hooks approve '{command}' --event {event}`",
+            escape(&project.display().to_string())
+        ),
+        _ => format!("review it, then run `hooks approve '{command}' --event {event}`"),
+    }
+}
+
 /// The reason a fail-closed hook that was never approved blocks with.
 pub const NOT_APPROVED_REASON: &str = "it is not approved yet; review it, then approve it (`hooks approve`, --accept-hooks, or the TTY prompt)";
 

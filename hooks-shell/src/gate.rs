@@ -122,7 +122,8 @@ impl RunGate {
             },
         };
         if !holds && let Err(reason) = self.reconsider(asker, now) {
-            return Pass::Refuse(reason);
+            let hint = crate::consent::approve_hint(&self.subject);
+            return Pass::Refuse(format!("{reason}; {hint}"));
         }
         match sealed {
             Some((code, bytes, _)) if code.fd_safe => match Launch::seal(&code, &bytes) {

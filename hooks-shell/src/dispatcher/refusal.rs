@@ -28,3 +28,16 @@ pub(super) fn refuse(
         replies.push(Reply::new(Arc::clone(&hook.source), value));
     }
 }
+
+/// The reason a fail-closed hook whose consent failed at load blocks with:
+/// `reason`, what differs (`why`) and what to run.
+pub(super) fn refusal_reason(
+    reason: &str,
+    why: &str,
+    subject: &crate::binding::Subject,
+) -> Arc<str> {
+    Arc::from(format!(
+        "{reason} ({why}); {}",
+        crate::consent::approve_hint(subject)
+    ))
+}
