@@ -37,6 +37,7 @@ mod process_faults;
 mod python_faults;
 mod python_plugins;
 mod reference;
+mod rewritten_input;
 mod runs;
 mod sandbox;
 mod schemas;

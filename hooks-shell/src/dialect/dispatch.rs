@@ -37,6 +37,8 @@ use crate::dispatcher::RegisterOptions;
 use crate::gate::{Asker, Pass, RunGate, SharedAsker};
 use crate::run::RunResult;
 
+mod recheck;
+
 /// What [`ImportedHooks::register`] did.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -417,7 +419,7 @@ impl ImportedHooks {
         let (mut contributions, results): (Vec<Contribution>, Vec<RunResult>) =
             futures::future::join_all(started).await.into_iter().unzip();
         let mut sources: Vec<&Arc<str>> = running.iter().map(|&i| &shared.sources[i]).collect();
-        if let Some(runs) = runs {
+        if let Some(runs) = runs.as_deref_mut() {
             for ((&index, contribution), result) in running.iter().zip(&contributions).zip(&results)
             {
                 let source = &shared.sources[index];
@@ -431,6 +433,9 @@ impl ImportedHooks {
             }
             runs.extend(withheld.iter().map(|w| w.record(event.name(), MECHANISM)));
         }
+        let rechecked = self
+            .recheck(event, &running, &contributions, runs.as_deref_mut())
+            .await;
         for withheld in withheld {
             let message = withheld.block.as_ref().and_then(|b| b.get("message"));
             if let Some(Value::String(message)) = message {
@@ -440,6 +445,10 @@ impl ImportedHooks {
                 });
                 sources.push(&withheld.source);
             }
+        }
+        for (decision, source) in &rechecked {
+            contributions.push(decision.clone());
+            sources.push(source);
         }
         // The merged replies are attributed to one hook (one source per
         // reply): the one whose deny wins, else the first that ran.
