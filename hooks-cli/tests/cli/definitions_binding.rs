@@ -141,3 +141,33 @@ fn list_json_shows_the_definitions_a_hook_is_bound_to() {
     }
     assert!(text.contains("\"definitions\""), "{listed:#}");
 }
+
+#[test]
+fn a_file_a_package_script_runs_is_bound() {
+    changed_definitions_never_run(
+        "npm run -s lint",
+        |project| {
+            let manifest =
+                json!({"name": "p", "version": "1.0.0", "scripts": {"lint": "node tools/lint.js"}});
+            write(project, "package.json", &manifest.to_string());
+            write(project, "tools/lint.js", "// ok\n");
+        },
+        |project| {
+            write(project, "tools/lint.js", PWN_JS);
+        },
+    );
+}
+
+#[test]
+fn a_makefile_linked_elsewhere_is_bound_through_the_link() {
+    changed_definitions_never_run(
+        "make -s check",
+        |project| {
+            write(project, "build/rules.mk", "check:\n\t@:\n");
+            std::os::unix::fs::symlink("build/rules.mk", project.join("Makefile")).expect("link");
+        },
+        |project| {
+            write(project, "build/rules.mk", PWN_RECIPE);
+        },
+    );
+}

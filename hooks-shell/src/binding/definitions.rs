@@ -13,7 +13,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::identify::base_name;
+use super::identify::{base_name, identify};
 use super::shell::{shell_script, simple_commands, skip_prefixes};
 
 /// How a program picks the node tool it executes.
@@ -302,12 +302,62 @@ fn program_reaches(
             roots.iter().for_each(|root| found.add(dir.join(root)));
         }
     }
+    if program.manifests.first() == Some(&"package.json") {
+        package_scripts(&plain_words, &dir, project_hook, found);
+    }
     let mut files: Vec<PathBuf> = named_files.iter().map(|f| dir.join(f)).collect();
     files.extend(program.manifests.iter().map(|m| dir.join(m)));
     for file in files {
         found.add(file.clone());
         if program.includes != Includes::None {
             follow_includes(&file, &dir, program.includes, found, 0);
+        }
+    }
+}
+
+/// What the `package.json` script a package manager runs (`npm run lint`,
+/// `npm test`, `yarn lint`, with its `pre`/`post` scripts) names: the files
+/// its command reaches ([`identify`]), a `node_modules/.bin` tool it starts,
+/// and the definitions it runs in turn.
+fn package_scripts(words: &[String], dir: &Path, project_hook: bool, found: &mut Reached) {
+    let name = match words.first().map(String::as_str) {
+        Some("run" | "run-script" | "rum" | "urn") => words.get(1),
+        _ => words.first(),
+    };
+    let Some(name) = name else { return };
+    let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+        return;
+    };
+    let Ok(manifest) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return;
+    };
+    for script in [format!("pre{name}"), name.clone(), format!("post{name}")] {
+        let Some(line) = manifest
+            .pointer(&format!(
+                "/scripts/{}",
+                script.replace('~', "~0").replace('/', "~1")
+            ))
+            .and_then(serde_json::Value::as_str)
+        else {
+            continue;
+        };
+        let words = shlex::split(line);
+        for file in identify(line, words.as_deref(), dir).files {
+            found.add(file);
+        }
+        for command in simple_commands(line) {
+            let command = skip_prefixes(&command);
+            if let Some(first) = command.first().filter(|w| !w.contains('/')) {
+                let bin = dir.join("node_modules/.bin").join(first);
+                if std::fs::symlink_metadata(&bin).is_ok() {
+                    node_tool(first, dir, project_hook, found);
+                }
+            }
+        }
+        if found.roots.len() < MAX_INCLUDED {
+            let inner = reached(line, dir, project_hook);
+            inner.roots.into_iter().for_each(|root| found.add(root));
+            found.shadowing.extend(inner.shadowing);
         }
     }
 }
@@ -334,7 +384,22 @@ fn follow_includes(file: &Path, dir: &Path, kind: Includes, found: &mut Reached,
         };
         let Some(rest) = rest else { continue };
         let names = shlex::split(rest.split('#').next().unwrap_or("")).unwrap_or_default();
-        for name in names.iter().filter(|n| !n.contains('$')) {
+        for name in &names {
+            // `$(wildcard mk/*.mk)`: the folder the pattern lists, as a tree.
+            let pattern = name.trim_end_matches(')');
+            let folder = pattern
+                .find(['*', '?', '['])
+                .and_then(|at| pattern[..at].rfind('/'))
+                .map(|slash| &pattern[..slash])
+                .filter(|folder| !folder.is_empty() && !folder.contains('$'));
+            if let Some(folder) = folder {
+                found.add(dir.join(folder));
+            }
+        }
+        for name in names
+            .iter()
+            .filter(|n| !n.contains(['$', '*', '?', '[', ')']))
+        {
             let beside = match kind {
                 Includes::Just => file.parent().unwrap_or(dir),
                 _ => dir,
@@ -407,75 +472,4 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
 }
 
 #[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::reached;
-
-    fn write(base: &Path, relative: &str, text: &str) {
-        let path = base.join(relative);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-
-    #[test]
-    fn make_binds_every_makefile_name_and_its_static_includes() {
-        let dir = tempfile::tempdir().expect("dir");
-        let root = dir.path();
-        write(
-            root,
-            "Makefile",
-            "include mk/a.mk\n-include $(wildcard x)\n",
-        );
-        write(root, "mk/a.mk", "sinclude mk/b.mk\n");
-        let found = reached("cd . && make -s check", root, false);
-        for name in ["GNUmakefile", "makefile", "Makefile", "mk/a.mk", "mk/b.mk"] {
-            assert!(found.roots.contains(&root.join(name)), "{name}: {found:?}");
-        }
-        assert!(found.shadowing.is_empty());
-    }
-
-    #[test]
-    fn a_node_tool_is_bound_by_its_bin_and_package_folder() {
-        let dir = tempfile::tempdir().expect("dir");
-        let root = dir.path();
-        write(root, "node_modules/tool/bin/cli.js", "x\n");
-        std::fs::create_dir_all(root.join("node_modules/.bin")).expect("mkdir");
-        std::os::unix::fs::symlink("../tool/bin/cli.js", root.join("node_modules/.bin/tool"))
-            .expect("link");
-        let sub = root.join("src");
-        std::fs::create_dir_all(&sub).expect("sub");
-        for command in ["npx tool --fix", "bash -c 'npm exec tool@1'", "bunx tool"] {
-            let found = reached(command, &sub, false);
-            assert_eq!(
-                found.roots,
-                vec![
-                    root.join("node_modules/.bin/tool"),
-                    std::fs::canonicalize(root.join("node_modules/tool")).expect("real")
-                ],
-                "{command}"
-            );
-            assert_eq!(found.shadowing.len(), 1);
-        }
-        assert!(reached("npx other", &sub, false).is_empty());
-        assert_eq!(
-            reached("npx other", &sub, true).roots,
-            vec![sub.join("node_modules/.bin/other")]
-        );
-    }
-
-    #[test]
-    fn scripts_of_a_package_manager_bind_its_manifests() {
-        let dir = tempfile::tempdir().expect("dir");
-        let found = reached("FOO=1 npm --prefix web run lint", dir.path(), false);
-        assert!(found.roots.contains(&dir.path().join("web/package.json")));
-        assert!(
-            found
-                .roots
-                .contains(&dir.path().join("web/package-lock.json"))
-        );
-        let cargo = reached("cargo xtask lint", dir.path(), false);
-        assert!(cargo.roots.contains(&dir.path().join("xtask")));
-        assert!(reached("ls -la; echo make", dir.path(), false).is_empty());
-    }
-}
+mod tests;
