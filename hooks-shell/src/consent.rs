@@ -216,17 +216,18 @@ pub fn changed_message(event: &str, command: &str, fail_closed: bool) -> String 
     )
 }
 
-/// What to run to approve `subject` as it is now: `hooks approve` in the
-/// folder the approval is bound to, when it is bound to one.
+/// The command that approves `subject` as it is now, quoted for a shell:
+/// `hooks approve` in the folder the approval is bound to, when it is bound
+/// to one.
 pub fn approve_hint(subject: &crate::binding::Subject) -> String {
     let (event, command) = (escape(&subject.event), escape(&subject.command));
     let command = command.replace('\'', "'\\''");
     match subject.bound_project() {
         Some(project) if subject.project.is_none() => format!(
-            "review it, then run `cd {} && hooks approve '{command}' --event {event}`",
-            escape(&project.display().to_string())
+            "`cd '{}' && hooks approve '{command}' --event {event}`",
+            escape(&project.display().to_string()).replace('\'', "'\\''")
         ),
-        _ => format!("review it, then run `hooks approve '{command}' --event {event}`"),
+        _ => format!("`hooks approve '{command}' --event {event}`"),
     }
 }
 

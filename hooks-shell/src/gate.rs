@@ -123,7 +123,8 @@ impl RunGate {
         };
         if !holds && let Err(reason) = self.reconsider(asker, now) {
             let hint = crate::consent::approve_hint(&self.subject);
-            return Pass::Refuse(format!("{reason}; {hint}"));
+            let reason = hermes_hooks_core::display::escape(&reason);
+            return Pass::Refuse(format!("{reason}; review it, then run {hint}"));
         }
         match sealed {
             Some((code, bytes, _)) if code.fd_safe => match Launch::seal(&code, &bytes) {

@@ -13,8 +13,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::identify::{base_name, identify};
+use super::identify::base_name;
 use super::shell::{shell_script, simple_commands, skip_prefixes};
+use follow::{follow_includes, package_scripts};
 
 /// How a program picks the node tool it executes.
 #[derive(Clone, Copy)]
@@ -42,7 +43,7 @@ struct Program {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Includes {
+pub(super) enum Includes {
     None,
     Make,
     Just,
@@ -67,6 +68,8 @@ const YARN: &[&str] = &[
     ".yarnrc.yml",
     ".yarnrc",
     ".pnp.cjs",
+    ".yarn/releases",
+    ".yarn/plugins",
 ];
 const BUN: &[&str] = &["package.json", "bun.lockb", "bun.lock", "bunfig.toml"];
 const MAKE: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
@@ -97,7 +100,7 @@ const PROGRAMS: &[Program] = &[
         includes: Includes::Just,
         ..plain(
             &["just"],
-            &["justfile", ".justfile", "Justfile", "JUSTFILE"],
+            &["justfile", ".justfile", "Justfile", "JUSTFILE", ".env"],
         )
     },
     Program {
@@ -193,7 +196,7 @@ const FILE_OPTIONS: [&str; 7] = [
     "--gemfile",
 ];
 /// The most files an `include` chain adds.
-const MAX_INCLUDED: usize = 64;
+pub(super) const MAX_INCLUDED: usize = 64;
 
 /// What [`reached`] found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -212,7 +215,7 @@ impl Reached {
         self.roots.is_empty()
     }
 
-    fn add(&mut self, path: PathBuf) {
+    pub(super) fn add(&mut self, path: PathBuf) {
         if !self.roots.contains(&path) {
             self.roots.push(path);
         }
@@ -315,108 +318,10 @@ fn program_reaches(
     }
 }
 
-/// What the `package.json` script a package manager runs (`npm run lint`,
-/// `npm test`, `yarn lint`, with its `pre`/`post` scripts) names: the files
-/// its command reaches ([`identify`]), a `node_modules/.bin` tool it starts,
-/// and the definitions it runs in turn.
-fn package_scripts(words: &[String], dir: &Path, project_hook: bool, found: &mut Reached) {
-    let name = match words.first().map(String::as_str) {
-        Some("run" | "run-script" | "rum" | "urn") => words.get(1),
-        _ => words.first(),
-    };
-    let Some(name) = name else { return };
-    let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
-        return;
-    };
-    let Ok(manifest) = serde_json::from_str::<serde_json::Value>(&text) else {
-        return;
-    };
-    for script in [format!("pre{name}"), name.clone(), format!("post{name}")] {
-        let Some(line) = manifest
-            .pointer(&format!(
-                "/scripts/{}",
-                script.replace('~', "~0").replace('/', "~1")
-            ))
-            .and_then(serde_json::Value::as_str)
-        else {
-            continue;
-        };
-        let words = shlex::split(line);
-        for file in identify(line, words.as_deref(), dir).files {
-            found.add(file);
-        }
-        for command in simple_commands(line) {
-            let command = skip_prefixes(&command);
-            if let Some(first) = command.first().filter(|w| !w.contains('/')) {
-                let bin = dir.join("node_modules/.bin").join(first);
-                if std::fs::symlink_metadata(&bin).is_ok() {
-                    node_tool(first, dir, project_hook, found);
-                }
-            }
-        }
-        if found.roots.len() < MAX_INCLUDED {
-            let inner = reached(line, dir, project_hook);
-            inner.roots.into_iter().for_each(|root| found.add(root));
-            found.shadowing.extend(inner.shadowing);
-        }
-    }
-}
-
-/// `make`'s `include` / `-include` / `sinclude` and `just`'s `import` lines
-/// naming files by a static path (relative to where it runs), followed.
-fn follow_includes(file: &Path, dir: &Path, kind: Includes, found: &mut Reached, depth: usize) {
-    if depth > 8 || found.roots.len() > MAX_INCLUDED {
-        return;
-    }
-    let Ok(text) = std::fs::read_to_string(file) else {
-        return;
-    };
-    for line in text.lines() {
-        let line = line.trim_start();
-        let rest = match kind {
-            Includes::Make => ["include ", "-include ", "sinclude "]
-                .iter()
-                .find_map(|p| line.strip_prefix(p)),
-            Includes::Just => ["import? ", "import "]
-                .iter()
-                .find_map(|p| line.strip_prefix(p)),
-            Includes::None => None,
-        };
-        let Some(rest) = rest else { continue };
-        let names = shlex::split(rest.split('#').next().unwrap_or("")).unwrap_or_default();
-        for name in &names {
-            // `$(wildcard mk/*.mk)`: the folder the pattern lists, as a tree.
-            let pattern = name.trim_end_matches(')');
-            let folder = pattern
-                .find(['*', '?', '['])
-                .and_then(|at| pattern[..at].rfind('/'))
-                .map(|slash| &pattern[..slash])
-                .filter(|folder| !folder.is_empty() && !folder.contains('$'));
-            if let Some(folder) = folder {
-                found.add(dir.join(folder));
-            }
-        }
-        for name in names
-            .iter()
-            .filter(|n| !n.contains(['$', '*', '?', '[', ')']))
-        {
-            let beside = match kind {
-                Includes::Just => file.parent().unwrap_or(dir),
-                _ => dir,
-            };
-            let path = beside.join(hermes_hooks_core::home::expand_tilde(name));
-            if !found.roots.contains(&path) {
-                found.add(path.clone());
-                follow_includes(&path, dir, kind, found, depth + 1);
-            }
-        }
-    }
-}
-
 /// `node_modules/.bin/<tool>` of the nearest folder from `dir` up that has
 /// one, and its package folder; for a project's hook, `dir`'s own path when
 /// there is none (creating it later is a change).
-fn node_tool(tool: &str, dir: &Path, project_hook: bool, found: &mut Reached) {
+pub(super) fn node_tool(tool: &str, dir: &Path, project_hook: bool, found: &mut Reached) {
     // `eslint@8`, `@scope/cli@1`: the bin is the package's last name part.
     let name = tool
         .rsplit_once('@')
@@ -471,5 +376,6 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
     package.is_dir().then_some(package)
 }
 
+mod follow;
 #[cfg(test)]
 mod tests;

@@ -168,12 +168,13 @@ impl ImportedHooks {
                     format!("{message} ({why})"),
                 ));
             }
+            let detail = why;
             let why = if changed {
                 Why::Changed
             } else {
                 Why::NotApproved
             };
-            withheld.push(Withheld::denied(hook, source_of(hook), why));
+            withheld.push(Withheld::denied(hook, source_of(hook), why, &detail));
             denied.push(hook.clone());
         }
         let asker = Asker::shared(options.consent, book.accepts(), book.allowlist().clone());

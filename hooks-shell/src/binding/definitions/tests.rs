@@ -19,7 +19,12 @@ fn make_binds_every_makefile_name_and_its_static_includes() {
         "Makefile",
         "include mk/a.mk\n-include $(wildcard rules/*.mk)\n",
     );
-    write(root, "mk/a.mk", "sinclude mk/b.mk\n");
+    write(
+        root,
+        "mk/a.mk",
+        "sinclude mk/b.mk\ncheck:\n\t@./tools/x.sh --fast && echo ok\n",
+    );
+    write(root, "tools/x.sh", "exit 0\n");
     let found = reached("cd . && make -s check", root, false);
     for name in [
         "GNUmakefile",
@@ -28,6 +33,7 @@ fn make_binds_every_makefile_name_and_its_static_includes() {
         "mk/a.mk",
         "mk/b.mk",
         "rules",
+        "tools/x.sh",
     ] {
         assert!(found.roots.contains(&root.join(name)), "{name}: {found:?}");
     }
