@@ -230,15 +230,25 @@ pub fn reached(raw: &str, cwd: &Path, project_hook: bool) -> Reached {
     found
 }
 
-fn reached_within(raw: &str, cwd: &Path, project_hook: bool, found: &mut Reached, depth: usize) {
+/// How deep `sh -c` strings and `package.json` scripts are followed.
+const MAX_NESTING: usize = 4;
+
+pub(super) fn reached_within(
+    raw: &str,
+    cwd: &Path,
+    project_hook: bool,
+    found: &mut Reached,
+    depth: usize,
+) {
+    if depth > MAX_NESTING {
+        return;
+    }
     let mut base = cwd.to_path_buf();
     for words in simple_commands(raw) {
         let words = skip_prefixes(&words);
         let Some(first) = words.first() else { continue };
         if let Some(script) = shell_script(&words) {
-            if depth < 4 {
-                reached_within(script, &base, project_hook, found, depth + 1);
-            }
+            reached_within(script, &base, project_hook, found, depth + 1);
             continue;
         }
         if first == "cd" {
@@ -249,7 +259,7 @@ fn reached_within(raw: &str, cwd: &Path, project_hook: bool, found: &mut Reached
         }
         let name = base_name(first);
         if let Some(program) = PROGRAMS.iter().find(|p| p.names.contains(&name.as_str())) {
-            program_reaches(program, &words[1..], &base, project_hook, found);
+            program_reaches(program, &words[1..], &base, (project_hook, depth), found);
         }
     }
 }
@@ -258,7 +268,7 @@ fn program_reaches(
     program: &Program,
     args: &[String],
     base: &Path,
-    project_hook: bool,
+    (project_hook, depth): (bool, usize),
     found: &mut Reached,
 ) {
     let mut dir = base.to_path_buf();
@@ -306,7 +316,7 @@ fn program_reaches(
         }
     }
     if program.manifests.first() == Some(&"package.json") {
-        package_scripts(&plain_words, &dir, project_hook, found);
+        package_scripts(&plain_words, &dir, (project_hook, depth), found);
     }
     let mut files: Vec<PathBuf> = named_files.iter().map(|f| dir.join(f)).collect();
     files.extend(program.manifests.iter().map(|m| dir.join(m)));

@@ -434,9 +434,7 @@ impl ImportedHooks {
             }
             runs.extend(withheld.iter().map(|w| w.record(event.name(), MECHANISM)));
         }
-        let rechecked = self
-            .recheck(event, &running, &contributions, runs.as_deref_mut())
-            .await;
+        let rechecked = self.recheck(event, &running, &contributions, runs).await;
         for withheld in withheld {
             let message = withheld.block.as_ref().and_then(|b| b.get("message"));
             if let Some(Value::String(message)) = message {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Includes, MAX_INCLUDED, Reached, node_tool, reached};
+use super::{Includes, MAX_INCLUDED, Reached, node_tool, reached_within};
 use crate::binding::identify;
 use crate::binding::shell::{simple_commands, skip_prefixes};
 
@@ -15,7 +15,7 @@ use crate::binding::shell::{simple_commands, skip_prefixes};
 pub(super) fn package_scripts(
     words: &[String],
     dir: &Path,
-    project_hook: bool,
+    (project_hook, depth): (bool, usize),
     found: &mut Reached,
 ) {
     let name = match words.first().map(String::as_str) {
@@ -23,7 +23,7 @@ pub(super) fn package_scripts(
         _ => words.first(),
     };
     let Some(name) = name else { return };
-    let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+    let Some(text) = read_definition(&dir.join("package.json")) else {
         return;
     };
     let Ok(manifest) = serde_json::from_str::<serde_json::Value>(&text) else {
@@ -50,9 +50,7 @@ pub(super) fn package_scripts(
             }
         }
         if found.roots.len() < MAX_INCLUDED {
-            let inner = reached(line, dir, project_hook);
-            inner.roots.into_iter().for_each(|root| found.add(root));
-            found.shadowing.extend(inner.shadowing);
+            reached_within(line, dir, project_hook, found, depth + 1);
         }
     }
 }
@@ -86,7 +84,7 @@ pub(super) fn follow_includes(
     if depth > 8 || found.roots.len() > MAX_INCLUDED {
         return;
     }
-    let Ok(text) = std::fs::read_to_string(file) else {
+    let Some(text) = read_definition(file) else {
         return;
     };
     for raw in text.lines() {
@@ -136,4 +134,24 @@ pub(super) fn follow_includes(
             }
         }
     }
+}
+
+/// The most bytes of a definitions file read to follow it.
+const MAX_READ: u64 = 1024 * 1024;
+
+/// `path`'s text when it is a regular file (links followed) of at most
+/// [`MAX_READ`] bytes: never a FIFO that blocks, nor `/dev/zero`.
+fn read_definition(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let metadata = std::fs::metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() > MAX_READ {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_READ)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
 }

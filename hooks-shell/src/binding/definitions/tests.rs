@@ -97,3 +97,21 @@ fn scripts_of_a_package_manager_bind_its_manifests() {
     assert!(cargo.roots.contains(&dir.path().join("xtask")));
     assert!(reached("ls -la; echo make", dir.path(), false).is_empty());
 }
+
+#[test]
+fn scripts_that_run_themselves_and_special_files_end() {
+    let dir = tempfile::tempdir().expect("dir");
+    write(
+        dir.path(),
+        "package.json",
+        r#"{"scripts": {"lint": "npm run lint && bash -c 'npm run lint'"}}"#,
+    );
+    let found = reached("npm run lint", dir.path(), false);
+    assert!(found.roots.contains(&dir.path().join("package.json")));
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("Makefile")).expect("link");
+    let fifo = dir.path().join("GNUmakefile");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let found = reached("make", dir.path(), false);
+    assert!(found.roots.contains(&fifo));
+}
