@@ -82,6 +82,9 @@ struct Shared {
     runtime: Option<Background>,
     /// Stop hooks run once per turn (see [`also_fires_on`]).
     stop_turns: StopTurns,
+    /// The user's config.yaml hooks, run again on a rewritten input
+    /// ([`ImportedHooks::recheck_with`]).
+    native: std::sync::OnceLock<crate::ShellHooks>,
 }
 
 impl ImportedHooks {
@@ -226,6 +229,7 @@ impl ImportedHooks {
                 withheld,
                 runtime,
                 stop_turns: StopTurns::default(),
+                native: std::sync::OnceLock::new(),
             }),
         }
     }
