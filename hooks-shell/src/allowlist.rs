@@ -122,7 +122,8 @@ impl Approval {
     /// Whether this entry is the approval slot of `subject`: same event and
     /// command, and the same project (an unbound entry has none).
     pub fn is_for(&self, subject: &Subject) -> bool {
-        self.is(&subject.event, &subject.command) && self.project() == subject.project.as_deref()
+        self.is(&subject.event, &subject.command)
+            && self.project() == subject.bound_project().as_deref()
     }
 }
 

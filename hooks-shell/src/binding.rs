@@ -13,7 +13,9 @@
 //! again. A binding is computed at load and again right before every run
 //! (`crate::gate`).
 
+mod definitions;
 mod identify;
+mod shell;
 mod tree;
 
 use std::collections::BTreeMap;
@@ -21,7 +23,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+pub use definitions::{Reached, reached};
 pub use identify::{Code, Identified, identify};
+pub use shell::python_reads_cwd;
 pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, tree_sha256};
 
 use crate::fingerprint::file_sha256;
@@ -119,6 +123,28 @@ impl Subject {
         identify(&self.command, self.words.as_deref(), &self.cwd)
     }
 
+    /// The definitions of the folder it runs in that its command executes
+    /// (`npm run`, `make`, `npx tool`...; see [`reached`]).
+    pub fn reached(&self) -> Reached {
+        if self.request.is_some() {
+            return Reached::default();
+        }
+        reached(&self.command, &self.cwd, self.bind_tree)
+    }
+
+    /// The project its approval is given in: the one it was imported for,
+    /// else, for the user's own hook whose command runs definitions of the
+    /// folder it runs in, that folder (an approval there is not one elsewhere).
+    pub fn bound_project(&self) -> Option<PathBuf> {
+        self.bound_project_with(&self.reached())
+    }
+
+    fn bound_project_with(&self, reached: &Reached) -> Option<PathBuf> {
+        self.project
+            .clone()
+            .or_else(|| (!reached.is_empty()).then(|| self.cwd.clone()))
+    }
+
     /// The binding of the hook as it is now.
     pub fn binding(&self) -> Result<Binding, BindError> {
         self.binding_with(&self.identify(), None)
@@ -131,8 +157,9 @@ impl Subject {
         found: &Identified,
         code: Option<(&Path, &str)>,
     ) -> Result<Binding, BindError> {
+        let reached = self.reached();
         let mut binding = Binding {
-            project: self.project.clone(),
+            project: self.bound_project_with(&reached),
             request: self.request.clone(),
             env: self
                 .env
@@ -156,6 +183,11 @@ impl Subject {
             };
             binding.files.insert(file.clone(), hash);
         }
+        for root in &reached.roots {
+            binding
+                .definitions
+                .insert(root.clone(), tree_sha256(std::slice::from_ref(root))?);
+        }
         if found.opaque.is_some() || (self.bind_tree && !self.tree.is_empty()) {
             if self.tree.is_empty() {
                 return Err(BindError::Nothing);
@@ -165,7 +197,11 @@ impl Subject {
                 sha256: tree_sha256(&self.tree)?,
             });
         }
-        if binding.files.is_empty() && binding.tree.is_none() && binding.request.is_none() {
+        if binding.files.is_empty()
+            && binding.tree.is_none()
+            && binding.request.is_none()
+            && binding.definitions.is_empty()
+        {
             return Err(BindError::Nothing);
         }
         Ok(binding)
@@ -196,6 +232,10 @@ pub struct Binding {
     pub request: Option<Value>,
     /// Each variable its configuration sets and the hex SHA-256 of its value.
     pub env: BTreeMap<String, String>,
+    /// Each definition of the folder it runs in that its command executes
+    /// (manifest, included file, node tool, package folder) and the digest
+    /// of it as a tree ([`tree_sha256`]; a missing one is bound as missing).
+    pub definitions: BTreeMap<PathBuf, String>,
 }
 
 impl Binding {
@@ -221,6 +261,14 @@ impl Binding {
         }
         if !self.env.is_empty() {
             value["env"] = json!(self.env);
+        }
+        if !self.definitions.is_empty() {
+            let definitions: Map<String, Value> = self
+                .definitions
+                .iter()
+                .map(|(path, hash)| (path.display().to_string(), Value::from(hash.as_str())))
+                .collect();
+            value["definitions"] = Value::Object(definitions);
         }
         value
     }
@@ -270,12 +318,19 @@ impl Binding {
                 env.insert(name.clone(), hash.as_str()?.to_owned());
             }
         }
+        let mut definitions = BTreeMap::new();
+        if let Some(map) = object.get("definitions").filter(|d| !d.is_null()) {
+            for (path, hash) in map.as_object()? {
+                definitions.insert(PathBuf::from(path), hash.as_str()?.to_owned());
+            }
+        }
         Some(Binding {
             project,
             files,
             tree,
             request,
             env,
+            definitions,
         })
     }
 
@@ -320,6 +375,20 @@ impl Binding {
         }
         for name in approved.env.keys().filter(|n| !self.env.contains_key(*n)) {
             changes.push(format!("env {name} is no longer set"));
+        }
+        for (path, hash) in &self.definitions {
+            match approved.definitions.get(path) {
+                Some(old) if old == hash => {}
+                Some(_) => changes.push(format!("{} changed", path.display())),
+                None => changes.push(format!("{} is new", path.display())),
+            }
+        }
+        for path in approved
+            .definitions
+            .keys()
+            .filter(|p| !self.definitions.contains_key(*p))
+        {
+            changes.push(format!("{} is no longer run", path.display()));
         }
         changes
     }

@@ -216,6 +216,21 @@ pub fn changed_message(event: &str, command: &str, fail_closed: bool) -> String 
     )
 }
 
+/// The command that approves `subject` as it is now, quoted for a shell:
+/// `hooks approve` in the folder the approval is bound to, when it is bound
+/// to one.
+pub fn approve_hint(subject: &crate::binding::Subject) -> String {
+    let (event, command) = (escape(&subject.event), escape(&subject.command));
+    let command = command.replace('\'', "'\\''");
+    match subject.bound_project() {
+        Some(project) if subject.project.is_none() => format!(
+            "`cd '{}' && hooks approve '{command}' --event {event}`",
+            escape(&project.display().to_string()).replace('\'', "'\\''")
+        ),
+        _ => format!("`hooks approve '{command}' --event {event}`"),
+    }
+}
+
 /// The reason a fail-closed hook that was never approved blocks with.
 pub const NOT_APPROVED_REASON: &str = "it is not approved yet; review it, then approve it (`hooks approve`, --accept-hooks, or the TTY prompt)";
 

@@ -27,7 +27,7 @@ mod refusal;
 
 use crate::allowlist::Allowlist;
 use hermes_hooks_process::runtime::Background;
-use refusal::refuse;
+use refusal::{refusal_reason, refuse};
 
 use crate::binding::Subject;
 use crate::config::{ShellHookSpec, parse_config};
@@ -86,7 +86,7 @@ struct RegisteredHook {
     queue: Option<HookQueue>,
     /// Why this fail-closed hook blocks instead of running (its approval no
     /// longer holds); `None` for a hook that runs.
-    refused: Option<&'static str>,
+    refused: Option<Arc<str>>,
     /// The check before each run (`None`: approved by the caller).
     gate: Option<Arc<RunGate>>,
 }
@@ -151,7 +151,7 @@ impl ShellHooks {
             }
             if spec.unusable_matcher.is_some() && spec.blocks_on_failure() {
                 // Blocks without running: no consent is asked for what never runs.
-                accepted.push((spec, Some(UNUSABLE_MATCHER_REASON), None));
+                accepted.push((spec, Some(Arc::from(UNUSABLE_MATCHER_REASON)), None));
                 continue;
             }
             let (event, command) = (spec.event.as_str(), spec.command.as_str());
@@ -170,16 +170,13 @@ impl ShellHooks {
                     }
                     if blocks {
                         // Skipping it would let the tool run unguarded; this is its one warning.
-                        let reason = if changed {
-                            CHANGED_REASON
-                        } else {
-                            NOT_APPROVED_REASON
-                        };
+                        let reason = [NOT_APPROVED_REASON, CHANGED_REASON][usize::from(changed)];
                         refusals.push(ConfigWarning::new(
                             config.path(),
                             format!("hooks.{event}"),
                             format!("fail-closed hook {} blocks every call it matches: {reason} ({why})", hermes_hooks_core::display::escape(command)),
                         ));
+                        let reason = refusal_reason(reason, &why, &subject);
                         accepted.push((spec.clone(), Some(reason), None));
                     }
                     denied.push(spec);
@@ -272,7 +269,7 @@ impl ShellHooks {
 }
 
 /// A spec, why it blocks instead of running (if it does), and its check before runs.
-type Registered = (ShellHookSpec, Option<&'static str>, Option<Arc<RunGate>>);
+type Registered = (ShellHookSpec, Option<Arc<str>>, Option<Arc<RunGate>>);
 
 impl Shared {
     fn new(
@@ -410,7 +407,7 @@ impl ShellHooks {
                 refuse(hook, event, why, runs.as_deref_mut(), &mut replies);
                 continue;
             }
-            if let Some(reason) = hook.refused {
+            if let Some(reason) = hook.refused.as_deref() {
                 let value = failed_closed(&hook.spec, reason);
                 if let Some(runs) = runs.as_deref_mut() {
                     runs.push(

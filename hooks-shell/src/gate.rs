@@ -101,6 +101,9 @@ impl RunGate {
             .clone();
         let holds = match &approved {
             Approved::Bound(binding) => now.as_ref().is_ok_and(|now| now == binding),
+            // Hermes' own entry holds only while the hook runs nothing of
+            // the folder it runs in (a `node_modules/.bin` tool appeared).
+            Approved::Legacy(_) if self.subject.bound_project().is_some() => false,
             Approved::Legacy(approval) => match &approval.script_sha256_at_approval {
                 // Hermes' own entry (mtime only): it runs as Hermes runs it.
                 None => return Pass::Run(None),
@@ -119,7 +122,9 @@ impl RunGate {
             },
         };
         if !holds && let Err(reason) = self.reconsider(asker, now) {
-            return Pass::Refuse(reason);
+            let hint = crate::consent::approve_hint(&self.subject);
+            let reason = hermes_hooks_core::display::escape(&reason);
+            return Pass::Refuse(format!("{reason}; review it, then run {hint}"));
         }
         match sealed {
             Some((code, bytes, _)) if code.fd_safe => match Launch::seal(&code, &bytes) {

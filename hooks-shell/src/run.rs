@@ -238,6 +238,11 @@ pub async fn run_launched(
     }
     command.envs(env.into_iter().flatten());
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
+    if crate::binding::python_reads_cwd(&spec.command) {
+        // The user's own `python3 -c` / `-m` runs in the project's folder:
+        // never import the repository's modules in place of the stdlib's.
+        command.env("PYTHONSAFEPATH", "1");
+    }
     let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     let project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let own = crate::sandboxing::own_files(argv.iter().map(String::as_str), &project);

@@ -103,8 +103,9 @@ pub fn standing_with(
             Ok(now) => Standing::Changed(now.differences(approved)),
         },
         // Hermes' own entries keep Hermes' meaning for the user's config.yaml
-        // hooks; a project's hooks need a binding.
-        None if subject.project.is_some() => Standing::Unbound,
+        // hooks; a project's hooks, and a user's hook that runs the
+        // definitions of the folder it runs in, need a binding.
+        None if subject.bound_project().is_some() => Standing::Unbound,
         None if still_approved(approval, &subject.command) => {
             Standing::Approved(Approved::Legacy(approval.clone()))
         }

@@ -54,7 +54,7 @@ pub struct Code {
 }
 
 /// The interpreter name without a version suffix (`python3.12` → `python3`).
-fn base_name(word: &str) -> String {
+pub(crate) fn base_name(word: &str) -> String {
     let name = Path::new(word)
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

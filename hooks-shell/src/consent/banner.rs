@@ -60,10 +60,19 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
     if let Some(source) = &subject.source {
         let _ = writeln!(text, "    Source:  {}", shown(source));
     }
-    if let Some(project) = &subject.project {
+    let project = binding.map_or_else(|| subject.project.clone(), |b| b.project.clone());
+    if let Some(project) = &project {
         let _ = writeln!(text, "    Project: {}", shown(project));
     }
     if let Some(binding) = binding {
+        for (path, hash) in &binding.definitions {
+            let _ = writeln!(
+                text,
+                "    Runs:    {} (the project's definitions; digest {})",
+                shown(path),
+                &hash[..hash.len().min(12)]
+            );
+        }
         for (path, hash) in &binding.files {
             let _ = writeln!(
                 text,

@@ -37,6 +37,8 @@ use crate::dispatcher::RegisterOptions;
 use crate::gate::{Asker, Pass, RunGate, SharedAsker};
 use crate::run::RunResult;
 
+mod recheck;
+
 /// What [`ImportedHooks::register`] did.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -80,6 +82,9 @@ struct Shared {
     runtime: Option<Background>,
     /// Stop hooks run once per turn (see [`also_fires_on`]).
     stop_turns: StopTurns,
+    /// The user's config.yaml hooks, run again on a rewritten input
+    /// ([`ImportedHooks::recheck_with`]).
+    native: std::sync::OnceLock<crate::ShellHooks>,
 }
 
 impl ImportedHooks {
@@ -166,12 +171,13 @@ impl ImportedHooks {
                     format!("{message} ({why})"),
                 ));
             }
+            let detail = why;
             let why = if changed {
                 Why::Changed
             } else {
                 Why::NotApproved
             };
-            withheld.push(Withheld::denied(hook, source_of(hook), why));
+            withheld.push(Withheld::denied(hook, source_of(hook), why, &detail));
             denied.push(hook.clone());
         }
         let asker = Asker::shared(options.consent, book.accepts(), book.allowlist().clone());
@@ -223,6 +229,7 @@ impl ImportedHooks {
                 withheld,
                 runtime,
                 stop_turns: StopTurns::default(),
+                native: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -428,7 +435,7 @@ impl ImportedHooks {
         let (mut contributions, results): (Vec<Contribution>, Vec<RunResult>) =
             futures::future::join_all(started).await.into_iter().unzip();
         let mut sources: Vec<&Arc<str>> = running.iter().map(|&i| &shared.sources[i]).collect();
-        if let Some(runs) = runs {
+        if let Some(runs) = runs.as_deref_mut() {
             for ((&index, contribution), result) in running.iter().zip(&contributions).zip(&results)
             {
                 let source = &shared.sources[index];
@@ -442,6 +449,7 @@ impl ImportedHooks {
             }
             runs.extend(withheld.iter().map(|w| w.record(event.name(), MECHANISM)));
         }
+        let rechecked = self.recheck(event, &running, &contributions, runs).await;
         for withheld in withheld {
             let message = withheld.block.as_ref().and_then(|b| b.get("message"));
             if let Some(Value::String(message)) = message {
@@ -451,6 +459,10 @@ impl ImportedHooks {
                 });
                 sources.push(&withheld.source);
             }
+        }
+        for (decision, source) in &rechecked {
+            contributions.push(decision.clone());
+            sources.push(source);
         }
         // The merged replies are attributed to one hook (one source per
         // reply): the one whose deny wins, else the first that ran.

@@ -20,7 +20,7 @@ use hermes_hooks_process::RunLimits;
 use tokio::process::Command;
 
 use super::direct::{as_dash_starts, direct_argv};
-use super::{Handler, ImportedHook};
+use super::{Handler, ImportedHook, Scope};
 use crate::launch::Launch;
 use crate::run::{OUTPUT_CAP_BYTES, PIPE_GRACE, RunResult, from_output, spawn_error_message};
 
@@ -84,6 +84,11 @@ pub fn command_launched(
         as_dash_starts(&mut built, &hook.cwd);
     }
     built.envs(env.into_iter().flatten());
+    if hook.scope != Scope::Project && crate::binding::python_reads_cwd(&hook.consent_command()) {
+        // The user's own `python3 -c` / `-m` / piped Python runs in the
+        // project's folder: never import the repository's modules.
+        built.env("PYTHONSAFEPATH", "1");
+    }
     Some(built)
 }
 

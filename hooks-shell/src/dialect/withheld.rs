@@ -19,6 +19,7 @@ use super::guards::GuardDown;
 use super::matcher::{Condition, DialectMatcher};
 use super::{EventMapping, ImportedHook};
 use crate::consent::{CHANGED_REASON, changed_message, not_allowlisted_message};
+use hermes_hooks_core::display::escape;
 
 pub use crate::consent::NOT_APPROVED_REASON;
 
@@ -48,17 +49,27 @@ pub(crate) struct Withheld {
 }
 
 impl Withheld {
-    /// A hook denied consent (`why`); it blocks when it fails closed.
-    pub(crate) fn denied(hook: &ImportedHook, source: Arc<str>, why: Why) -> Withheld {
+    /// A hook denied consent (`why`, in detail `detail`: what changed); it
+    /// blocks when it fails closed.
+    pub(crate) fn denied(
+        hook: &ImportedHook,
+        source: Arc<str>,
+        why: Why,
+        detail: &str,
+    ) -> Withheld {
         let event = hook.event().map_or("", HookEvent::as_str);
         let command = hook.shown_command();
         let (reason, skip) = match why {
             Why::Changed => (CHANGED_REASON, "script changed since approval"),
             Why::NotApproved => (NOT_APPROVED_REASON, "not allowlisted"),
         };
+        let shown = match detail {
+            "" | "not approved" => reason.to_owned(),
+            _ => format!("{reason} ({})", escape(detail)),
+        };
         let block = hook
             .fail_closed
-            .then(|| blocked(&format!("hook {command} failed closed: {reason}")));
+            .then(|| blocked(&format!("hook {command} failed closed: {shown}")));
         let diagnostic = match (&block, why) {
             (Some(_), _) => format!("failed closed without running: {reason}"),
             (None, Why::Changed) => changed_message(event, &command, false),

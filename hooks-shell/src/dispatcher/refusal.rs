@@ -28,3 +28,21 @@ pub(super) fn refuse(
         replies.push(Reply::new(Arc::clone(&hook.source), value));
     }
 }
+
+/// The reason a fail-closed hook whose consent failed at load blocks with:
+/// `reason`, and, unless it was simply never approved anywhere, what differs
+/// (`why`) and the command that approves it.
+pub(super) fn refusal_reason(
+    reason: &'static str,
+    why: &str,
+    subject: &crate::binding::Subject,
+) -> Arc<str> {
+    if why == "not approved" && subject.bound_project().is_none() {
+        return Arc::from(reason);
+    }
+    Arc::from(format!(
+        "{reason} ({}); to approve it, run {}",
+        hermes_hooks_core::display::escape(why),
+        crate::consent::approve_hint(subject)
+    ))
+}

@@ -1,0 +1,157 @@
+//! What the definitions a program reads name in turn: the files and tools
+//! a `package.json` script runs, a `Makefile`'s includes and recipe lines,
+//! a `justfile`'s imports and recipes.
+
+use std::path::{Path, PathBuf};
+
+use super::{Includes, MAX_INCLUDED, Reached, node_tool, reached_within};
+use crate::binding::identify;
+use crate::binding::shell::{simple_commands, skip_prefixes};
+
+/// What the `package.json` script a package manager runs (`npm run lint`,
+/// `npm test`, `yarn lint`, with its `pre`/`post` scripts) names: the files
+/// its command reaches ([`identify`]), a `node_modules/.bin` tool it starts,
+/// and the definitions it runs in turn.
+pub(super) fn package_scripts(
+    words: &[String],
+    dir: &Path,
+    (project_hook, depth): (bool, usize),
+    found: &mut Reached,
+) {
+    let name = match words.first().map(String::as_str) {
+        Some("run" | "run-script" | "rum" | "urn") => words.get(1),
+        _ => words.first(),
+    };
+    let Some(name) = name else { return };
+    let Some(text) = read_definition(&dir.join("package.json")) else {
+        return;
+    };
+    let Ok(manifest) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return;
+    };
+    for script in [format!("pre{name}"), name.clone(), format!("post{name}")] {
+        let Some(line) = manifest
+            .pointer(&format!(
+                "/scripts/{}",
+                script.replace('~', "~0").replace('/', "~1")
+            ))
+            .and_then(serde_json::Value::as_str)
+        else {
+            continue;
+        };
+        recipe_files(line, dir, found);
+        for command in simple_commands(line) {
+            let command = skip_prefixes(&command);
+            if let Some(first) = command.first().filter(|w| !w.contains('/')) {
+                let bin = dir.join("node_modules/.bin").join(first);
+                if std::fs::symlink_metadata(&bin).is_ok() {
+                    node_tool(first, dir, project_hook, found);
+                }
+            }
+        }
+        if found.roots.len() < MAX_INCLUDED {
+            reached_within(line, dir, project_hook, found, depth + 1);
+        }
+    }
+}
+
+/// The files a recipe or script line `line` (run in `dir`) names
+/// ([`identify`]), leaving out programs found on `PATH` (installed, not the
+/// project's).
+fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
+    let installed: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).collect())
+        .unwrap_or_default();
+    for command in simple_commands(line) {
+        let text = shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default();
+        for file in identify(&text, Some(&command), dir).files {
+            if !installed.iter().any(|folder| file.parent() == Some(folder)) {
+                found.add(file);
+            }
+        }
+    }
+}
+
+/// `make`'s `include` / `-include` / `sinclude` and `just`'s `import` lines
+/// naming files by a static path (relative to where it runs), followed.
+pub(super) fn follow_includes(
+    file: &Path,
+    dir: &Path,
+    kind: Includes,
+    found: &mut Reached,
+    depth: usize,
+) {
+    if depth > 8 || found.roots.len() > MAX_INCLUDED {
+        return;
+    }
+    let Some(text) = read_definition(file) else {
+        return;
+    };
+    for raw in text.lines() {
+        let line = raw.trim_start();
+        // A recipe line (`make`: after a tab; `just`: indented).
+        if (kind == Includes::Make && raw.starts_with('\t'))
+            || (kind == Includes::Just && raw.starts_with([' ', '\t']))
+        {
+            recipe_files(line.trim_start_matches(['@', '-', '+']), dir, found);
+            continue;
+        }
+        let rest = match kind {
+            Includes::Make => ["include ", "-include ", "sinclude "]
+                .iter()
+                .find_map(|p| line.strip_prefix(p)),
+            Includes::Just => ["import? ", "import "]
+                .iter()
+                .find_map(|p| line.strip_prefix(p)),
+            Includes::None => None,
+        };
+        let Some(rest) = rest else { continue };
+        let names = shlex::split(rest.split('#').next().unwrap_or("")).unwrap_or_default();
+        for name in &names {
+            // `$(wildcard mk/*.mk)`: the folder the pattern lists, as a tree.
+            let pattern = name.trim_end_matches(')');
+            let folder = pattern
+                .find(['*', '?', '['])
+                .and_then(|at| pattern[..at].rfind('/'))
+                .map(|slash| &pattern[..slash])
+                .filter(|folder| !folder.is_empty() && !folder.contains('$'));
+            if let Some(folder) = folder {
+                found.add(dir.join(folder));
+            }
+        }
+        for name in names
+            .iter()
+            .filter(|n| !n.contains(['$', '*', '?', '[', ')']))
+        {
+            let beside = match kind {
+                Includes::Just => file.parent().unwrap_or(dir),
+                _ => dir,
+            };
+            let path = beside.join(hermes_hooks_core::home::expand_tilde(name));
+            if !found.roots.contains(&path) {
+                found.add(path.clone());
+                follow_includes(&path, dir, kind, found, depth + 1);
+            }
+        }
+    }
+}
+
+/// The most bytes of a definitions file read to follow it.
+const MAX_READ: u64 = 1024 * 1024;
+
+/// `path`'s text when it is a regular file (links followed) of at most
+/// [`MAX_READ`] bytes: never a FIFO that blocks, nor `/dev/zero`.
+fn read_definition(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let metadata = std::fs::metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() > MAX_READ {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(MAX_READ)
+        .read_to_string(&mut text)
+        .ok()?;
+    Some(text)
+}

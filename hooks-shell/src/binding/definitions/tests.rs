@@ -1,0 +1,117 @@
+//! Tests of which definitions a command runs.
+
+use std::path::Path;
+
+use super::reached;
+
+fn write(base: &Path, relative: &str, text: &str) {
+    let path = base.join(relative);
+    std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    std::fs::write(path, text).expect("write");
+}
+
+#[test]
+fn make_binds_every_makefile_name_and_its_static_includes() {
+    let dir = tempfile::tempdir().expect("dir");
+    let root = dir.path();
+    write(
+        root,
+        "Makefile",
+        "include mk/a.mk\n-include $(wildcard rules/*.mk)\n",
+    );
+    write(
+        root,
+        "mk/a.mk",
+        "sinclude mk/b.mk\ncheck:\n\t@./tools/x.sh --fast && echo ok\n",
+    );
+    write(root, "tools/x.sh", "exit 0\n");
+    let found = reached("cd . && make -s check", root, false);
+    for name in [
+        "GNUmakefile",
+        "makefile",
+        "Makefile",
+        "mk/a.mk",
+        "mk/b.mk",
+        "rules",
+        "tools/x.sh",
+    ] {
+        assert!(found.roots.contains(&root.join(name)), "{name}: {found:?}");
+    }
+    assert!(found.shadowing.is_empty());
+}
+
+#[test]
+fn a_node_tool_is_bound_by_its_bin_and_package_folder() {
+    let dir = tempfile::tempdir().expect("dir");
+    let root = dir.path();
+    write(root, "node_modules/tool/bin/cli.js", "x\n");
+    std::fs::create_dir_all(root.join("node_modules/.bin")).expect("mkdir");
+    std::os::unix::fs::symlink("../tool/bin/cli.js", root.join("node_modules/.bin/tool"))
+        .expect("link");
+    let sub = root.join("src");
+    std::fs::create_dir_all(&sub).expect("sub");
+    for command in ["npx tool --fix", "bash -c 'npm exec tool@1'", "bunx tool"] {
+        let found = reached(command, &sub, false);
+        assert_eq!(
+            found.roots,
+            vec![
+                root.join("node_modules/.bin/tool"),
+                std::fs::canonicalize(root.join("node_modules/tool")).expect("real")
+            ],
+            "{command}"
+        );
+        assert_eq!(found.shadowing.len(), 1);
+    }
+    assert!(reached("npx other", &sub, false).is_empty());
+    assert_eq!(
+        reached("npx other", &sub, true).roots,
+        vec![sub.join("node_modules/.bin/other")]
+    );
+}
+
+#[test]
+fn scripts_of_a_package_manager_bind_its_manifests() {
+    let dir = tempfile::tempdir().expect("dir");
+    let found = reached("FOO=1 npm --prefix web run lint", dir.path(), false);
+    assert!(found.roots.contains(&dir.path().join("web/package.json")));
+    assert!(
+        found
+            .roots
+            .contains(&dir.path().join("web/package-lock.json"))
+    );
+    write(
+        dir.path(),
+        "web/package.json",
+        r#"{"scripts": {"prelint": "sh tools/pre.sh", "lint": "node tools/lint.js"}}"#,
+    );
+    write(dir.path(), "web/tools/lint.js", "x\n");
+    write(dir.path(), "web/tools/pre.sh", "x\n");
+    let found = reached("npm --prefix web run lint", dir.path(), false);
+    for file in ["web/tools/lint.js", "web/tools/pre.sh"] {
+        assert!(
+            found.roots.contains(&dir.path().join(file)),
+            "{file}: {found:?}"
+        );
+    }
+    let cargo = reached("cargo xtask lint", dir.path(), false);
+    assert!(cargo.roots.contains(&dir.path().join("xtask")));
+    assert!(reached("ls -la; echo make", dir.path(), false).is_empty());
+}
+
+#[test]
+fn scripts_that_run_themselves_and_special_files_end() {
+    let dir = tempfile::tempdir().expect("dir");
+    write(
+        dir.path(),
+        "package.json",
+        r#"{"scripts": {"lint": "npm run lint && bash -c 'npm run lint'"}}"#,
+    );
+    let found = reached("npm run lint", dir.path(), false);
+    assert!(found.roots.contains(&dir.path().join("package.json")));
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("Makefile")).expect("link");
+    let fifo = dir.path().join("GNUmakefile");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let found = reached("make", dir.path(), false);
+    assert!(found.roots.contains(&fifo));
+}

@@ -1,0 +1,186 @@
+//! A command line cut into the simple commands a shell would run (split at
+//! unquoted `|`, `;`, `&`, `(`, `)` and newlines), each as words; and which
+//! of them start a Python that puts the current directory first on its
+//! module path.
+//!
+//! This is a reading for consent, not a shell: it errs towards finding more
+//! commands (a word that only looks like an operator inside an unusual
+//! quoting still splits), which binds more, never less.
+
+use super::identify::base_name;
+
+/// The simple commands of `raw`, each split into words (a part that cannot
+/// be split is left out).
+pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
+    let mut parts = Vec::new();
+    let mut current = String::new();
+    let mut quote: Option<char> = None;
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), _) if c == q => {
+                quote = None;
+                current.push(c);
+            }
+            (Some('"'), '\\') | (None, '\\') => {
+                current.push(c);
+                if let Some(next) = chars.next() {
+                    current.push(next);
+                }
+            }
+            (Some(_), _) => current.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                current.push(c);
+            }
+            (None, '|' | ';' | '&' | '(' | ')' | '\n' | '{' | '}') => {
+                parts.push(std::mem::take(&mut current));
+            }
+            (None, _) => current.push(c),
+        }
+    }
+    parts.push(current);
+    parts
+        .iter()
+        .filter_map(|part| shlex::split(part))
+        .map(|words| {
+            // Shell keywords that start a command after them.
+            let keywords = ["then", "do", "else", "elif", "if", "while", "until", "!"];
+            let at = words
+                .iter()
+                .position(|w| !keywords.contains(&w.as_str()))
+                .unwrap_or(words.len());
+            words[at..].to_vec()
+        })
+        .filter(|words| !words.is_empty())
+        .collect()
+}
+
+/// `words` without what runs the real program after it: `NAME=value`
+/// assignments, `env` (with its options and assignments), `exec`,
+/// `command`, `time`, `nohup`, `nice`.
+pub fn skip_prefixes(words: &[String]) -> Vec<String> {
+    let mut at = 0;
+    while let Some(word) = words.get(at) {
+        let assignment = word.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        let name = base_name(word);
+        if assignment || ["exec", "command", "time", "nohup", "nice"].contains(&name.as_str()) {
+            at += 1;
+        } else if name == "env" {
+            at += 1;
+            while words
+                .get(at)
+                .is_some_and(|w| w.starts_with('-') || w.contains('='))
+            {
+                at += 1;
+            }
+        } else {
+            break;
+        }
+    }
+    words[at..].to_vec()
+}
+
+/// The command string a shell runs with `-c` (`bash -c 'npm run lint'`,
+/// `sh -ec '...'`), when `words` (prefixes skipped) start such a shell.
+pub fn shell_script(words: &[String]) -> Option<&str> {
+    let first = words.first()?;
+    if !["sh", "bash", "dash", "zsh", "ksh", "ash"].contains(&base_name(first).as_str()) {
+        return None;
+    }
+    let at = words[1..]
+        .iter()
+        .position(|w| w.starts_with('-') && !w.starts_with("--") && w.ends_with('c'))?;
+    words.get(at + 2).map(String::as_str)
+}
+
+/// Python options that take a value as the next word.
+const PYTHON_VALUE_OPTIONS: [&str; 3] = ["-W", "-X", "--check-hash-based-pycs"];
+
+/// Whether `raw` starts a Python whose module path begins with the current
+/// directory: `python3 -c ...`, `python3 -m tool`, a Python reading its
+/// program from stdin (`... | python3`, `python3 -`). Not `python3
+/// path/script.py`, whose module path begins with the script's own folder.
+pub fn python_reads_cwd(raw: &str) -> bool {
+    python_reads_cwd_within(raw, 0)
+}
+
+fn python_reads_cwd_within(raw: &str, depth: usize) -> bool {
+    simple_commands(raw).iter().any(|words| {
+        let words = skip_prefixes(words);
+        let Some(first) = words.first() else {
+            return false;
+        };
+        if let Some(script) = shell_script(&words) {
+            return depth < 4 && python_reads_cwd_within(script, depth + 1);
+        }
+        if !matches!(base_name(first).as_str(), "python" | "python3") {
+            return false;
+        }
+        let mut args = words[1..].iter();
+        while let Some(word) = args.next() {
+            if word == "-" || word == "--" {
+                return true;
+            }
+            if PYTHON_VALUE_OPTIONS.contains(&word.as_str()) {
+                args.next();
+                continue;
+            }
+            if let Some(flags) = word.strip_prefix('-') {
+                if flags.starts_with('-') {
+                    continue;
+                }
+                // `-c`, `-m`, and combined short flags ending in them (`-Bc`).
+                if flags.contains('c') || flags.contains('m') {
+                    return true;
+                }
+                continue;
+            }
+            return false; // a script path
+        }
+        true // no script: it reads its program from stdin
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{python_reads_cwd, simple_commands};
+
+    #[test]
+    fn operators_split_commands_and_quotes_do_not() {
+        let commands = simple_commands("cd sub && make lint | tee 'a|b'; FOO=1 npx x");
+        assert_eq!(
+            commands,
+            vec![
+                vec!["cd", "sub"],
+                vec!["make", "lint"],
+                vec!["tee", "a|b"],
+                vec!["FOO=1", "npx", "x"],
+            ]
+        );
+    }
+
+    #[test]
+    fn python_reading_the_cwd_is_found_and_a_script_is_not() {
+        for command in [
+            "python3 -c 'import json'",
+            "python3 -m tool",
+            "echo {} | python3",
+            "cat x | /usr/bin/python3.12 -",
+            "env FOO=1 python3 -Bc 'print()'",
+            "python3 -W ignore -m tool",
+            "bash -c 'cat | python3 -c \"import x\"'",
+        ] {
+            assert!(python_reads_cwd(command), "{command}");
+        }
+        for command in [
+            "python3 /home/u/guard.py",
+            "python3 -u guard.py",
+            "node -e x",
+        ] {
+            assert!(!python_reads_cwd(command), "{command}");
+        }
+    }
+}
