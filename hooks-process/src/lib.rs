@@ -64,6 +64,8 @@ mod run;
 pub mod runtime;
 pub mod sandbox;
 mod spawn;
+#[cfg(target_os = "linux")]
+mod stop;
 mod tree;
 
 #[cfg(target_os = "linux")]
