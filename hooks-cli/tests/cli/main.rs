@@ -39,6 +39,7 @@ mod reference;
 mod runs;
 mod sandbox;
 mod schemas;
+mod sealed_tree;
 mod signals;
 mod snapshots;
 mod support;
