@@ -89,3 +89,37 @@ fn an_interpreter_given_a_script_path_runs_the_checked_copy() {
         "require('fs').writeFileSync(process.env.CLAUDE_PROJECT_DIR + '/pwned', 'x');\n",
     );
 }
+
+/// Without a mount namespace (`sandbox: none` for the project's hooks) the
+/// hook runs from the paths; a tree changed by the end of the run makes the
+/// run a failure that says so, never a completed run.
+#[test]
+fn without_a_mount_namespace_a_tree_changed_during_the_run_fails_the_run() {
+    let (home, project) = home_with("[claude]");
+    home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+    write(&project, ".claude/hooks/wait.sh", WAIT);
+    write(&project, ".claude/hooks/a.sh", "cat >/dev/null\nexit 0\n");
+    let command = "cd \"$CLAUDE_PROJECT_DIR\" && sh .claude/hooks/wait.sh && sh .claude/hooks/a.sh";
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
+        {"type": "command", "command": command}
+    ]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
+    let approved = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(
+        approved["runs"][0]["status"],
+        json!("completed"),
+        "{approved}"
+    );
+    write(&project, "wait", "");
+    let swapper = {
+        let project = project.clone();
+        std::thread::spawn(move || swap_when_started(&project, ".claude/hooks/a.sh", PWN_SH))
+    };
+    let after = emit_terminal(&home, &project, "ls", false);
+    assert!(swapper.join().expect("swapper"), "no pause: {after}");
+    assert_ne!(after["runs"][0]["status"], json!("completed"), "{after}");
+    assert!(
+        after.to_string().contains("changed while the hook ran"),
+        "{after}"
+    );
+}
