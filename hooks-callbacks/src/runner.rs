@@ -234,14 +234,14 @@ pub(crate) fn admit(entry: &Entry, event: &Event, limits: &Limits) -> Result<u64
             .iter()
             .any(|(_, running)| running.call_identity() == identity)
     };
-    let now = Instant::now();
-    let suppressed = state
-        .suppressed
-        .filter(|(_, until)| now < *until)
-        .map(|(timed_out, _)| Skip::Suppressed {
+    // The clock is read only when a timeout suppressed the callback.
+    let suppressed = state.suppressed.and_then(|(timed_out, until)| {
+        let now = Instant::now();
+        (now < until).then(|| Skip::Suppressed {
             ago: now.saturating_duration_since(timed_out),
             window: limits.suppression,
-        });
+        })
+    });
     if let Some(skip) = suppressed.or(gate_busy.then_some(Skip::SameCallRunning)) {
         drop(state);
         tracing::warn!("Hook '{hook}' callback {owner} skipped: {skip}");

@@ -6,6 +6,7 @@ mod containment;
 mod crowd;
 mod escape;
 mod line;
+mod line_many;
 mod run;
 mod runtime;
 mod sandbox;

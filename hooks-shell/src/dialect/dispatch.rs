@@ -278,6 +278,9 @@ fn not_approved_blocks_message(event: &str, command: &str) -> String {
 
 /// Runs `hook` once for `event` (no consent or matcher check): the raw run and
 /// what it contributes, for `hooks test` and `hooks doctor`.
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub async fn run_imported_once(hook: &ImportedHook, event: &Event) -> (RunResult, Vec<Value>) {
     let (result, replies, _) = run_imported_recorded(hook, event).await;
     (result, replies)
@@ -285,6 +288,9 @@ pub async fn run_imported_once(hook: &ImportedHook, event: &Event) -> (RunResult
 
 /// [`run_imported_once`], and the run's record as the dispatcher writes it
 /// (mechanism `imported`, source `<format>:<command>`).
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub async fn run_imported_recorded(
     hook: &ImportedHook,
     event: &Event,
