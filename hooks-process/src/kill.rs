@@ -37,35 +37,42 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
     let Ok(pgid) = i32::try_from(target.pgid) else {
         return;
     };
-    // The cgroup holds everything the tree started, whatever it did with its
-    // environment, session or parentage: one write kills it all. The scan
-    // below still runs, for processes that could leave the cgroup (root).
+    let root = target.unreaped.then_some(pgid);
+    let find = |table: &[procfs::Entry]| {
+        let mut marked = procfs::marked(table, target.token);
+        marked.extend(super::holders::holders(target.pipes));
+        procfs::members(table, root, pgid, |pid| marked.contains(&pid))
+    };
+    // Stopped first, the cgroup's and the rest alike: killing the cgroup
+    // would orphan whatever left it before the table below names it (see
+    // `stop`). Then the cgroup, which holds what the tree started, whatever
+    // it did with its environment, session or parentage, in one write.
+    let mut signalled: HashSet<(i32, u64)> = super::stop::stop_tree(pgid, root.is_some(), find);
+    for (pid, start) in &signalled {
+        signal_exactly(*pid, *start, Signal::KILL);
+    }
     if let Some(dir) = target.cgroup {
         super::cgroup::kill_dir(dir);
     }
-    let root = target.unreaped.then_some(pgid);
-    let mut signalled: HashSet<(i32, u64)> = HashSet::new();
     for _ in 0..MAX_ROUNDS {
         // Read the table before killing anything: a killed parent's children
         // are reparented at once, and the parent links are what find them.
         let table = procfs::snapshot();
         if table.is_empty() {
             // No `/proc` (it lists this process at least): the group is all we can find.
-            signal_group(pgid);
+            signal_group(pgid, Signal::KILL);
             return;
         }
-        let mut marked = procfs::marked(&table, target.token);
-        marked.extend(super::holders::holders(target.pipes));
-        let ours = procfs::members(&table, root, pgid, |pid| marked.contains(&pid));
+        let ours = find(&table);
         if root.is_some() {
             // The whole group in one call. Only while the child is unreaped:
             // afterwards the group id proves nothing, and the members proven
             // ours are signalled one by one below.
-            signal_group(pgid);
+            signal_group(pgid, Signal::KILL);
         }
         let mut fresh = false;
         for entry in table.iter().filter(|entry| ours.contains(&entry.pid)) {
-            signal_exactly(entry.pid, entry.start);
+            signal_exactly(entry.pid, entry.start, Signal::KILL);
             fresh |= signalled.insert((entry.pid, entry.start));
         }
         if !fresh {
@@ -84,25 +91,26 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn kill_tree(target: &Target<'_>) {
     if let Ok(pgid) = i32::try_from(target.pgid) {
-        signal_group(pgid);
+        signal_group(pgid, Signal::KILL);
     }
 }
 
-fn signal_group(pgid: i32) {
+/// Sends `signal` to process group `pgid`.
+pub(crate) fn signal_group(pgid: i32, signal: Signal) {
     if let Some(pgid) = Pid::from_raw(pgid) {
         // ESRCH (the group is already gone) is the expected, harmless failure.
-        let _ = kill_process_group(pgid, Signal::KILL);
+        let _ = kill_process_group(pgid, signal);
     }
 }
 
-/// SIGKILLs process `pid` if it is still the one that started at `start`.
+/// Sends `signal` to process `pid` if it is still the one that started at `start`.
 ///
 /// A pidfd pins the process: the start time read after opening it is that of
 /// the process the pidfd refers to, so a pid reused since the scan is never
 /// signalled. Kernels without pidfds (before 5.3) get a plain kill right after
 /// the same check.
 #[cfg(target_os = "linux")]
-fn signal_exactly(pid: i32, start: u64) {
+pub(crate) fn signal_exactly(pid: i32, start: u64, signal: Signal) {
     use rustix::process::{PidfdFlags, kill_process, pidfd_open, pidfd_send_signal};
 
     let Some(raw) = Pid::from_raw(pid) else {
@@ -115,7 +123,7 @@ fn signal_exactly(pid: i32, start: u64) {
     // ESRCH: it died meanwhile; EPERM: it changed credentials (a setuid
     // program) and is beyond our reach either way.
     let _ = match pidfd {
-        Ok(pidfd) => pidfd_send_signal(&pidfd, Signal::KILL),
-        Err(_) => kill_process(raw, Signal::KILL),
+        Ok(pidfd) => pidfd_send_signal(&pidfd, signal),
+        Err(_) => kill_process(raw, signal),
     };
 }

@@ -24,8 +24,11 @@
 //! proven ours. That finds children that called `setsid`/`setpgid` and orphans
 //! of a double fork. Each is signalled through a pidfd after checking its start
 //! time, so a pid reused since the scan is never hit; the scan repeats until it
-//! finds no process it has not signalled. On other unix systems only the process
-//! group is killed.
+//! finds no process it has not signalled. Before any of that, every process
+//! found is sent `SIGSTOP`, in rounds until none is new (`stop.rs`): a process
+//! that left the tree's cgroup is orphaned when the cgroup is killed, so it is
+//! named by its parent link while its parent still lives. On other unix
+//! systems only the process group is killed.
 //!
 //! - [`LineWorker`] is a long-lived child answering id-tagged JSON lines
 //!   (the Python bridges' workers): capped reads, stderr as warnings, a
@@ -64,6 +67,8 @@ mod run;
 pub mod runtime;
 pub mod sandbox;
 mod spawn;
+#[cfg(target_os = "linux")]
+mod stop;
 mod tree;
 
 #[cfg(target_os = "linux")]

@@ -26,6 +26,7 @@ use serde_json::{Map, Value, json};
 pub use definitions::{Reached, reached};
 pub use identify::{Code, Identified, identify};
 pub use shell::python_reads_cwd;
+pub(crate) use tree::tree_sha256_copied;
 pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, tree_sha256};
 
 use crate::fingerprint::file_sha256;
@@ -46,6 +47,9 @@ pub enum BindError {
     /// Nothing can be bound (no file, no tree).
     #[error("nothing identifies the code of this hook, so it cannot be approved")]
     Nothing,
+    /// The checked copy of the hook tree could not be made.
+    #[error("{0}")]
+    Snapshot(String),
 }
 
 /// One hook as consent sees it: the allowlist key and everything needed to

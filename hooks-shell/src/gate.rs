@@ -18,6 +18,7 @@ use crate::binding::{BindError, Binding, Subject};
 use crate::consent::Consent;
 use crate::fingerprint::code_sha256;
 use crate::launch::{Launch, read_code};
+use crate::snapshot::Snapshot;
 use crate::standing::{Approved, Standing, standing_with};
 
 /// Who is asked when an approved hook changed: the registration's consent.
@@ -53,7 +54,7 @@ impl Asker {
 /// What [`RunGate::check`] decided.
 #[derive(Debug)]
 pub(crate) enum Pass {
-    /// Run it; from the sealed copy when there is one.
+    /// Run it; from the sealed copy and the tree's checked copy when there are.
     Run(Option<Launch>),
     /// Do not run it, and why.
     Refuse(String),
@@ -94,6 +95,12 @@ impl RunGate {
             .as_ref()
             .map(|(c, _, h)| (c.path.as_path(), h.as_str()));
         let now = self.subject.binding_with(&found, code);
+        // A project hook's tree, as checked now: what runs is a copy of it.
+        let tree = now
+            .as_ref()
+            .ok()
+            .and_then(|binding| binding.tree.clone())
+            .filter(|_| self.subject.bind_tree);
         let approved = self
             .approved
             .lock()
@@ -126,13 +133,24 @@ impl RunGate {
             let reason = hermes_hooks_core::display::escape(&reason);
             return Pass::Refuse(format!("{reason}; review it, then run {hint}"));
         }
-        match sealed {
+        let script = match sealed {
             Some((code, bytes, _)) if code.fd_safe => match Launch::seal(&code, &bytes) {
-                Ok(launch) => Pass::Run(Some(launch)),
-                Err(error) => Pass::Refuse(format!("cannot seal the checked script: {error}")),
+                Ok(launch) => Some(launch),
+                Err(error) => {
+                    return Pass::Refuse(format!("cannot seal the checked script: {error}"));
+                }
             },
-            _ => Pass::Run(None),
-        }
+            _ => None,
+        };
+        let snapshot = match tree.map(|tree| (Snapshot::take(&tree.roots), tree)) {
+            None => None,
+            Some((Ok(snapshot), tree)) if snapshot.sha256() == tree.sha256 => Some(snapshot),
+            Some((Ok(_), _)) => {
+                return Pass::Refuse("the hook tree changed while it was being checked".to_owned());
+            }
+            Some((Err(error), _)) => return Pass::Refuse(error.to_string()),
+        };
+        Pass::Run(Launch::with_snapshot(script, snapshot))
     }
 
     /// The hook changed: an approval recorded meanwhile, else consent asked once.

@@ -43,12 +43,13 @@ pub fn read_code(path: &Path) -> std::io::Result<(Vec<u8>, String)> {
     Ok((bytes, hash))
 }
 
-/// A verified script, sealed in memory, ready to run in place of its path.
+/// What a checked hook runs: its verified script sealed in memory, to run in
+/// place of its path, and/or the checked copy of its tree
+/// ([`crate::snapshot`]), to mount over the tree.
 #[derive(Debug)]
 pub struct Launch {
-    fd: OwnedFd,
-    /// The script it replaces.
-    pub code: Code,
+    script: Option<(OwnedFd, Code)>,
+    snapshot: Option<crate::snapshot::Snapshot>,
 }
 
 impl Launch {
@@ -64,14 +65,41 @@ impl Launch {
             | SealFlag::F_SEAL_SEAL;
         fcntl(file.as_raw_fd(), FcntlArg::F_ADD_SEALS(seals))?;
         Ok(Launch {
-            fd: OwnedFd::from(file),
-            code: code.clone(),
+            script: Some((OwnedFd::from(file), code.clone())),
+            snapshot: None,
         })
     }
 
-    /// `/proc/self/fd/N` of the sealed copy.
-    pub fn fd_path(&self) -> String {
-        format!("/proc/self/fd/{}", self.fd.as_raw_fd())
+    /// A launch of `script` (if any) with the checked copy of the tree
+    /// (if any); `None` when there is neither.
+    pub(crate) fn with_snapshot(
+        script: Option<Launch>,
+        snapshot: Option<crate::snapshot::Snapshot>,
+    ) -> Option<Launch> {
+        match (script, snapshot) {
+            (None, None) => None,
+            (Some(launch), None) => Some(launch),
+            (script, snapshot) => Some(Launch {
+                script: script.and_then(|launch| launch.script),
+                snapshot,
+            }),
+        }
+    }
+
+    /// The script it replaces, when it runs one sealed.
+    pub fn code(&self) -> Option<&Code> {
+        self.script.as_ref().map(|(_, code)| code)
+    }
+
+    /// The checked copy of the hook tree, when one was made.
+    pub fn snapshot(&self) -> Option<&crate::snapshot::Snapshot> {
+        self.snapshot.as_ref()
+    }
+
+    /// `/proc/self/fd/N` of the sealed copy (`None`: no script sealed).
+    pub fn fd_path(&self) -> Option<String> {
+        let (fd, _) = self.script.as_ref()?;
+        Some(format!("/proc/self/fd/{}", fd.as_raw_fd()))
     }
 
     /// Replaces the script's word in `argv` (resolved against `cwd` as the
@@ -79,21 +107,22 @@ impl Launch {
     /// environment the run needs, or `None` when the word is not in `argv`
     /// (the run then goes by path, verified just before).
     pub fn rewrite(&self, argv: &mut [String], cwd: &Path) -> Option<Vec<(String, String)>> {
+        let code = self.code()?;
         let at = argv
             .iter()
-            .position(|word| *word == self.code.word)
+            .position(|word| *word == code.word)
             .or_else(|| {
                 argv.iter()
-                    .position(|word| resolves_to(word, cwd, &self.code.path))
+                    .position(|word| resolves_to(word, cwd, &code.path))
             })?;
-        if at == 0 && !self.code.is_program {
+        if at == 0 && !code.is_program {
             return None;
         }
-        argv[at] = self.fd_path();
-        let mut env = vec![(SCRIPT_ENV.to_owned(), self.code.path.display().to_string())];
-        let python = self.code.path.extension().is_some_and(|e| e == "py")
+        argv[at] = self.fd_path()?;
+        let mut env = vec![(SCRIPT_ENV.to_owned(), code.path.display().to_string())];
+        let python = code.path.extension().is_some_and(|e| e == "py")
             || argv.first().is_some_and(|p| p.contains("python"));
-        if python && let Some(dir) = self.code.path.parent() {
+        if python && let Some(dir) = code.path.parent() {
             let mut path = dir.display().to_string();
             if let Some(old) = std::env::var_os("PYTHONPATH").filter(|o| !o.is_empty()) {
                 path.push(':');
@@ -129,19 +158,19 @@ mod tests {
         };
         let launch = Launch::seal(&code, b"#!/bin/sh\necho ok\n").expect("memfd");
         assert_eq!(
-            std::fs::read(launch.fd_path()).expect("read back"),
+            std::fs::read(launch.fd_path().expect("sealed")).expect("read back"),
             b"#!/bin/sh\necho ok\n"
         );
         let writable = std::fs::OpenOptions::new()
             .write(true)
-            .open(launch.fd_path())
+            .open(launch.fd_path().expect("sealed"))
             .and_then(|mut f| f.write_all(b"evil"));
         assert!(writable.is_err(), "sealed against writes");
         let mut argv = vec!["/x/hook.sh".to_owned(), "a".to_owned()];
         let env = launch
             .rewrite(&mut argv, Path::new("/"))
             .expect("rewritten");
-        assert_eq!(argv, [launch.fd_path(), "a".to_owned()]);
+        assert_eq!(argv, [launch.fd_path().expect("sealed"), "a".to_owned()]);
         assert_eq!(env[0], (SCRIPT_ENV.to_owned(), "/x/hook.sh".to_owned()));
     }
 }

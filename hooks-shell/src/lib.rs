@@ -63,6 +63,7 @@ pub mod run;
 pub mod sandboxing;
 pub mod schedule;
 pub mod script;
+pub mod snapshot;
 pub mod standing;
 pub mod synthetic;
 

@@ -251,6 +251,11 @@ pub async fn run_launched(
             Ok(prepared) => prepared,
             Err(error) => return RunResult::sandbox_unavailable(&error),
         };
+    let snapshot = launch.and_then(Launch::snapshot);
+    let (prepared, overlaid) = match crate::snapshot::overlay(snapshot, prepared) {
+        Ok(done) => done,
+        Err(error) => return RunResult::failed(error),
+    };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
     let outcome = hermes_hooks_process::run_sandboxed(command, &input, &limits, prepared).await;
     let mut result = match outcome {
@@ -261,6 +266,9 @@ pub async fn run_launched(
         }
         Err(error) => RunResult::failed(spawn_error_message(&error)),
     };
+    if let Some(snapshot) = snapshot.filter(|_| !overlaid) {
+        snapshot.check_after(&mut result);
+    }
     crate::sandboxing::note(&mut result, sandbox);
     result
 }

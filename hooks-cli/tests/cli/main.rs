@@ -42,6 +42,7 @@ mod runs;
 mod sandbox;
 mod sandbox_git;
 mod schemas;
+mod sealed_tree;
 mod session_env;
 mod signals;
 mod snapshots;

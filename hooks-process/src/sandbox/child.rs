@@ -51,6 +51,9 @@ pub(crate) struct ChildPlan {
     pub limits: [(i32, u64); 3],
     /// Whether `limits` apply.
     pub lower_limits: bool,
+    /// `(source, target)`: `source` bind-mounted read-only over `target` in
+    /// the mount namespace (see [`super::overlay`]).
+    pub overlays: Vec<(std::ffi::CString, std::ffi::CString)>,
 }
 
 /// A path to make read-only, and the file (device, inode) it must be.
@@ -160,6 +163,10 @@ fn enter_namespaces(plan: &ChildPlan) -> io::Result<()> {
             std::ptr::null(),
         )
     })?;
+    // Before the private `/tmp`, which could hide a source.
+    for (source, target) in &plan.overlays {
+        mount_read_only(source, target)?;
+    }
     if plan.private_tmp {
         // SAFETY: C string literals.
         check(unsafe {
@@ -269,6 +276,43 @@ fn allow_private_tmp(ruleset: RawFd, access: u64) -> io::Result<()> {
     // SAFETY: closing the fd opened above.
     unsafe { libc::close(tmp) };
     check(i32::try_from(added).unwrap_or(-1))
+}
+
+/// Bind-mounts `source` over `target`, then makes that mount read-only,
+/// keeping the flags the kernel locked on it (`nosuid`, `nodev`, `noexec`
+/// of the source's mount may not be cleared in a user namespace). The
+/// atime flags are kept by a remount that names none.
+fn mount_read_only(source: &CStr, target: &CStr) -> io::Result<()> {
+    // SAFETY: C strings made by the parent, a null type and data.
+    check(unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        )
+    })?;
+    // nosuid and nodev are harmless here and may be locked on (from the
+    // source's mount); noexec too, where the source's mount has it.
+    let remount = |extra: libc::c_ulong| {
+        // SAFETY: a C string made by the parent, null type and data.
+        check(unsafe {
+            libc::mount(
+                std::ptr::null(),
+                target.as_ptr(),
+                std::ptr::null(),
+                libc::MS_REMOUNT
+                    | libc::MS_BIND
+                    | libc::MS_RDONLY
+                    | libc::MS_NOSUID
+                    | libc::MS_NODEV
+                    | extra,
+                std::ptr::null(),
+            )
+        })
+    };
+    remount(0).or_else(|_| remount(libc::MS_NOEXEC))
 }
 
 /// No capability survives `execve`, even for root inside the namespaces.

@@ -55,6 +55,8 @@
 pub(crate) mod child;
 mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
+mod overlay;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod prepare;
 mod profile;
 mod protected;
@@ -111,6 +113,20 @@ impl Prepared {
 
     /// What best effort left out.
     pub fn weakened(&self) -> &[String] {
+        match self._never {}
+    }
+
+    /// No mount namespace without the `sandbox` feature.
+    pub fn can_overlay(&self) -> bool {
+        match self._never {}
+    }
+
+    /// Never called: no `Prepared` exists without the `sandbox` feature.
+    pub fn overlay_read_only(
+        &mut self,
+        _source: &std::path::Path,
+        _target: &std::path::Path,
+    ) -> Result<(), SandboxError> {
         match self._never {}
     }
 

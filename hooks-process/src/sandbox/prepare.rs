@@ -125,6 +125,7 @@ impl Sandbox {
             uid_map: format!("{uid} {uid} 1\n").into_bytes(),
             gid_map: format!("{gid} {gid} 1\n").into_bytes(),
             private_tmp: tmp_mount,
+            overlays: Vec::new(),
             tmp_access: AccessFs::from_all(abi).bits(),
             ruleset: ruleset.as_ref().map(AsRawFd::as_raw_fd),
             shared: if namespaces && !rules.network {

@@ -50,6 +50,30 @@ async fn a_hook_that_leaves_its_cgroup_setsids_and_drops_its_env_dies_at_its_tim
     assert_all_gone(&escaped, "a hook that left its cgroup");
 }
 
+/// The red team's variant (issue 27, B4): the hook stays in its cgroup; a
+/// direct child calls `setsid`, moves itself to the root cgroup (possible
+/// from a cgroup namespace when the cgroup2 mount lacks `nsdelegate`) and
+/// drops its environment. It is orphaned only when the hook is killed at its
+/// timeout, so it must be found (by parent pid) before the hook dies.
+#[tokio::test]
+async fn a_direct_child_that_leaves_the_cgroup_dies_with_the_timed_out_hook() {
+    let Some(procs) = root_cgroup_procs() else {
+        return test_support::skip_unless_ci("needs root and a cgroup2 mount", "");
+    };
+    let scratch = Scratch::new();
+    let pids = scratch.file("pids");
+    let script = format!(
+        "setsid sh -c 'echo $$ > {procs}; echo $$ > {pids}; exec env -i sleep 1000' \
+           </dev/null >/dev/null 2>&1 & \
+         sleep 1000",
+        pids = pids.display()
+    );
+    let output = run(sh(&script), b"", &limits(1)).await.expect("sh runs");
+    assert!(output.timed_out, "{output:?}");
+    let escaped = read_pids(&pids, 1);
+    assert_all_gone(&escaped, "a direct child that left the hook's cgroup");
+}
+
 /// Without cgroups (and with them, where the grandchild also leaves its
 /// cgroup): the hook exits at once, its orphaned, `setsid`, environment-less
 /// grandchild keeps stdout open; it is found by the pipe and killed.
@@ -83,7 +107,7 @@ fn containment_holds_without_cgroups_too() {
         .expect("run without cgroups");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
-        output.status.success() && text.contains("3 passed"),
+        output.status.success() && text.contains("4 passed"),
         "without cgroups:\n{text}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );

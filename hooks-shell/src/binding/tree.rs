@@ -31,6 +31,7 @@ pub fn tree_sha256(roots: &[impl AsRef<Path>]) -> Result<String, BindError> {
         hasher: Sha256::new(),
         entries: 0,
         bytes: 0,
+        copy: None,
     };
     for root in roots {
         let root = root.as_ref();
@@ -40,10 +41,38 @@ pub fn tree_sha256(roots: &[impl AsRef<Path>]) -> Result<String, BindError> {
     Ok(hex::encode(walk.hasher.finalize()))
 }
 
+/// [`tree_sha256`], copying what it hashes: root `i` to `into/i` (links
+/// followed: the copy holds what they point to), each file's bytes read once,
+/// hashed and written, so the digest is that of the copy. Returns the digest
+/// and, per root, whether a copy of it was made (a missing root has none).
+pub(crate) fn tree_sha256_copied(
+    roots: &[impl AsRef<Path>],
+    into: &Path,
+) -> Result<(String, Vec<bool>), BindError> {
+    let mut walk = Walk {
+        hasher: Sha256::new(),
+        entries: 0,
+        bytes: 0,
+        copy: None,
+    };
+    let mut copied = Vec::new();
+    for (index, root) in roots.iter().enumerate() {
+        let root = root.as_ref();
+        let target = into.join(index.to_string());
+        walk.copy = Some(target.clone());
+        walk.line(&format!("root {}", root.display()));
+        walk.entry(root, Path::new(""), 0)?;
+        copied.push(std::fs::symlink_metadata(&target).is_ok());
+    }
+    Ok((hex::encode(walk.hasher.finalize()), copied))
+}
+
 struct Walk {
     hasher: Sha256,
     entries: usize,
     bytes: u64,
+    /// Where the root being walked is copied to, when it is.
+    copy: Option<std::path::PathBuf>,
 }
 
 impl Walk {
@@ -99,7 +128,9 @@ impl Walk {
         }
         // A zero-length file is not opened: pseudo-files (/proc, /sys) report
         // zero and may block or never end when read.
-        let hash = if len == 0 {
+        let hash = if let Some(copy) = &self.copy {
+            copy_file(path, &copy.join(relative), len)?
+        } else if len == 0 {
             EMPTY_SHA256.to_owned()
         } else {
             file_sha256(path).unwrap_or_else(|| "unreadable".to_owned())
@@ -110,6 +141,9 @@ impl Walk {
 
     fn folder(&mut self, path: &Path, relative: &Path, depth: usize) -> Result<(), BindError> {
         self.line(&format!("dir {}", relative.display()));
+        if let Some(copy) = &self.copy {
+            std::fs::create_dir(copy.join(relative)).map_err(|error| copy_error(path, &error))?;
+        }
         let Ok(listing) = std::fs::read_dir(path) else {
             self.line(&format!("unreadable {}", relative.display()));
             return Ok(());
@@ -126,6 +160,44 @@ impl Walk {
         }
         Ok(())
     }
+}
+
+/// Copies `path` to `to`, hashing the bytes written; the hash as
+/// [`tree_sha256`] records it (an unreadable file is not copied).
+fn copy_file(path: &Path, to: &Path, len: u64) -> Result<String, BindError> {
+    use std::io::{Read, Write};
+    if len == 0 {
+        // Not opened, as when only hashed: an empty file is copied empty.
+        std::fs::File::create(to).map_err(|error| copy_error(path, &error))?;
+        return Ok(EMPTY_SHA256.to_owned());
+    }
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Ok("unreadable".to_owned());
+    };
+    let mut out = std::fs::File::create(to).map_err(|error| copy_error(path, &error))?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let read = match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(read) => read,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return Ok("unreadable".to_owned()),
+        };
+        hasher.update(&buffer[..read]);
+        out.write_all(&buffer[..read])
+            .map_err(|error| copy_error(path, &error))?;
+    }
+    let mode = std::fs::metadata(path).map_or(0o644, |m| {
+        std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o755
+    });
+    std::fs::set_permissions(to, std::os::unix::fs::PermissionsExt::from_mode(mode))
+        .map_err(|error| copy_error(path, &error))?;
+    Ok(hex::encode(hasher.finalize()))
+}
+
+fn copy_error(path: &Path, error: &std::io::Error) -> BindError {
+    BindError::Snapshot(format!("cannot copy {}: {error}", path.display()))
 }
 
 #[cfg(test)]

@@ -142,9 +142,14 @@ pub async fn run_command_launched(
         secrets.push(super::session_env::root(&hook.home));
         crate::sandboxing::prepare_with(&hook.sandbox, &hook.project, own, write, &secrets)
     };
+    let snapshot = launch.and_then(Launch::snapshot);
     let prepared = match prepare() {
         Ok(prepared) => prepared,
         Err(error) => return RunResult::sandbox_unavailable(&error),
+    };
+    let (prepared, overlaid) = match crate::snapshot::overlay(snapshot, prepared) {
+        Ok(done) => done,
+        Err(error) => return RunResult::failed(error),
     };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
     let mut outcome = hermes_hooks_process::run_sandboxed(command, input, &limits, prepared).await;
@@ -155,10 +160,17 @@ pub async fn run_command_launched(
                 Ok(prepared) => prepared,
                 Err(error) => return RunResult::sandbox_unavailable(&error),
             };
+            let prepared = match crate::snapshot::overlay(snapshot, prepared) {
+                Ok((prepared, _)) => prepared,
+                Err(error) => return RunResult::failed(error),
+            };
             outcome = hermes_hooks_process::run_sandboxed(fallback, input, &limits, prepared).await;
         }
     }
     let mut result = finish(hook, outcome, started);
+    if let Some(snapshot) = snapshot.filter(|_| !overlaid) {
+        snapshot.check_after(&mut result);
+    }
     crate::sandboxing::note(&mut result, sandbox);
     result
 }

@@ -1,0 +1,122 @@
+//! Running the checked copy of a project hook's tree, not the tree itself.
+//!
+//! A script run by path (`sh .claude/hooks/a.sh`, `node …/a.js`, a file it
+//! sources or requires) is read by its interpreter after the check: a file
+//! swapped in between would run unapproved. So right before each run of a
+//! project hook whose approval binds its tree, the tree is copied into a
+//! private `0700` directory while it is hashed (what is hashed is what is
+//! copied), the copy's digest is compared with the approved one, and the
+//! sandbox mounts each copied root read-only over the original path in the
+//! hook's own mount namespace ([`Prepared::overlay_read_only`]): paths, `$0`,
+//! `__dirname` and relative sources are unchanged, and nothing outside the
+//! hook (nor the hook) can change what it reads there.
+//!
+//! Where the hook gets no mount namespace (no sandbox, or a best-effort one
+//! without namespaces) it runs from the path as before, and the tree is
+//! hashed again after the run: a tree that no longer matches makes the run a
+//! failure (a fail-closed hook then blocks). That only detects a swap that is
+//! still in place when the run ends (see `docs/decisions/sealed-tree-snapshot.md`).
+
+use std::path::{Path, PathBuf};
+
+use hermes_hooks_process::sandbox::Prepared;
+
+use crate::binding::{BindError, tree_sha256, tree_sha256_copied};
+use crate::run::RunResult;
+
+/// A checked copy of a hook tree, removed when dropped.
+#[derive(Debug)]
+pub struct Snapshot {
+    dir: tempfile::TempDir,
+    /// The roots, as the binding names them.
+    roots: Vec<PathBuf>,
+    /// `(copy, original)` for each root that exists.
+    pairs: Vec<(PathBuf, PathBuf)>,
+    /// The digest of the copy (== that of the roots when it was made).
+    sha256: String,
+}
+
+impl Snapshot {
+    /// Copies `roots` into a fresh private directory, hashing what is copied.
+    pub(crate) fn take(roots: &[PathBuf]) -> Result<Snapshot, BindError> {
+        let dir = tempfile::Builder::new()
+            .prefix("hermes-hooks-seal.")
+            .tempdir()
+            .map_err(|error| {
+                BindError::Snapshot(format!("cannot make a snapshot folder: {error}"))
+            })?;
+        let (sha256, copied) = tree_sha256_copied(roots, dir.path())?;
+        let pairs = roots
+            .iter()
+            .zip(copied)
+            .enumerate()
+            .filter(|(_, (root, copied))| *copied && root.is_absolute())
+            .map(|(index, (root, _))| (dir.path().join(index.to_string()), root.clone()))
+            .collect();
+        Ok(Snapshot {
+            dir,
+            roots: roots.to_vec(),
+            pairs,
+            sha256,
+        })
+    }
+
+    /// The digest of the copy.
+    pub(crate) fn sha256(&self) -> &str {
+        &self.sha256
+    }
+
+    /// Where the copies are (for tests and diagnostics).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Mounts the copy over the tree in `prepared`'s child. `Ok(false)`: no
+    /// mount namespace there (or no sandbox), the run goes by the paths and
+    /// [`Snapshot::check_after`] applies.
+    pub(crate) fn overlay(&self, prepared: Option<&mut Prepared>) -> Result<bool, String> {
+        let Some(prepared) = prepared.filter(|prepared| prepared.can_overlay()) else {
+            return Ok(false);
+        };
+        for (copy, original) in &self.pairs {
+            prepared
+                .overlay_read_only(copy, original)
+                .map_err(|error| format!("cannot seal the checked hook tree: {error}"))?;
+        }
+        Ok(true)
+    }
+
+    /// After a run that went by the paths (not overlaid): the tree is hashed
+    /// again; changed, `result` becomes a failure saying so.
+    pub(crate) fn check_after(&self, result: &mut RunResult) {
+        let now = tree_sha256(&self.roots);
+        if now.as_deref().ok() == Some(self.sha256.as_str()) {
+            return;
+        }
+        let roots: Vec<String> = self.roots.iter().map(|r| r.display().to_string()).collect();
+        tracing::warn!(
+            "[hooks] the hook tree {} changed while the hook ran (no mount namespace to run \
+             the checked copy in); its result is not used",
+            roots.join(", ")
+        );
+        *result = RunResult::failed(format!(
+            "the hook tree ({}) changed while the hook ran: what ran may not be what was approved",
+            roots.join(", ")
+        ));
+    }
+}
+
+/// Mounts `snapshot` (if any) over its tree in `prepared`'s child: the
+/// sandbox to spawn with, and whether the copy is mounted (else the run goes
+/// by the paths and [`Snapshot::check_after`] applies). A mount that cannot
+/// be planned is a run that fails before it starts (the error says why).
+pub(crate) fn overlay(
+    snapshot: Option<&Snapshot>,
+    mut prepared: Option<Prepared>,
+) -> Result<(Option<Prepared>, bool), String> {
+    let Some(snapshot) = snapshot else {
+        return Ok((prepared, false));
+    };
+    let overlaid = snapshot.overlay(prepared.as_mut())?;
+    Ok((prepared, overlaid))
+}
