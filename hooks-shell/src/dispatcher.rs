@@ -127,6 +127,7 @@ impl ShellHooks {
         };
         if options.safe_mode {
             tracing::info!("HERMES_SAFE_MODE=1 — shell-hook registration skipped");
+            crate::safe_mode::warn_guards_off(config);
             return empty(Vec::new());
         }
         let parsed = parse_config(config);
