@@ -126,8 +126,7 @@ impl ShellHooks {
             refusals: Vec::new(),
         };
         if options.safe_mode {
-            tracing::info!("HERMES_SAFE_MODE=1 — shell-hook registration skipped");
-            crate::safe_mode::warn_guards_off(config);
+            crate::safe_mode::skip_registration(config);
             return empty(Vec::new());
         }
         let parsed = parse_config(config);

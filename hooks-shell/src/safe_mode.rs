@@ -22,8 +22,10 @@ pub fn guards_off_warning(config: &Config) -> Option<String> {
     })
 }
 
-/// Logs [`guards_off_warning`] (a warning, on stderr for the CLI).
-pub(crate) fn warn_guards_off(config: &Config) {
+/// Logs that shell-hook registration is skipped, and [`guards_off_warning`]
+/// (a warning, on stderr for the CLI).
+pub(crate) fn skip_registration(config: &Config) {
+    tracing::info!("HERMES_SAFE_MODE=1 — shell-hook registration skipped");
     if let Some(warning) = guards_off_warning(config) {
         tracing::warn!("{warning}");
     }
