@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use futures::task::AtomicWaker;
 
 use super::CallbackResult;
+use super::joint::{self, Joint, JointMember, RunCell, Started};
 use super::registry::Entry;
 use super::runner::{Bounded, Limits, Skip, WorkerPool};
 use super::timer;
@@ -35,6 +36,9 @@ pub(crate) struct Ticket {
     /// The caller gave up on this call at its deadline (counted as an
     /// abandoned worker until it finishes).
     abandoned: bool,
+    /// The joint run this member was started in (`joint.rs`): it is
+    /// collected from there, never started again.
+    started: Option<Started>,
 }
 
 impl Ticket {
@@ -45,6 +49,7 @@ impl Ticket {
             entry,
             seq,
             abandoned: false,
+            started: None,
         }
     }
 }
@@ -130,13 +135,28 @@ impl Batch {
                 break;
             };
             // The deadline counts from here, under the lock the caller reads it with.
+            let started = Instant::now();
             state.running = Some(Running {
                 index: ticket.index,
-                started: Instant::now(),
+                started,
             });
+            let mut starting = None;
+            if ticket.started.is_none() && ticket.entry.joint.is_some() {
+                // Under the lock: the caller, giving up, takes the queued
+                // members only once they know the run they belong to.
+                let entry = Arc::clone(&ticket.entry);
+                if let Some(member) = &entry.joint {
+                    starting = Some(reserve_joint(&mut ticket, member, &mut state.queued));
+                }
+            }
             drop(state);
-            let started = Instant::now();
-            let result = execute(&ticket.entry.callback, &self.event, self.runtime.as_ref());
+            if let Some((cell, joint, members)) = starting {
+                let _ = cell.set(joint::start(&*joint, &self.event, &members));
+            }
+            let result = match &ticket.started {
+                Some(joint) => joint.result(),
+                None => execute(&ticket.entry.callback, &self.event, self.runtime.as_ref()),
+            };
             let took = started.elapsed();
             state = self.lock();
             state.running = None;
@@ -157,6 +177,48 @@ impl Batch {
         self.done.store(true, Ordering::Release);
         self.waker.wake();
     }
+}
+
+/// Reserves one run for `ticket`'s member of `joint` and the members of the
+/// same joint queued right after it (admitted, in order, not started yet):
+/// each ticket is told its place in the run, to be started with one
+/// [`Joint::start`](crate::Joint::start) (by the caller, after the lock).
+fn reserve_joint(
+    ticket: &mut Ticket,
+    joint: &JointMember,
+    queued: &mut VecDeque<Ticket>,
+) -> (RunCell, Arc<dyn Joint>, Vec<Arc<str>>) {
+    let together = queued
+        .iter()
+        .take_while(|next| {
+            next.started.is_none()
+                && next
+                    .entry
+                    .joint
+                    .as_ref()
+                    .is_some_and(|other| other.same_joint(joint))
+        })
+        .count();
+    let members: Vec<Arc<str>> = std::iter::once(Arc::clone(&joint.member))
+        .chain(queued.iter().take(together).filter_map(|next| {
+            next.entry
+                .joint
+                .as_ref()
+                .map(|member| Arc::clone(&member.member))
+        }))
+        .collect();
+    let cell = RunCell::default();
+    ticket.started = Some(Started {
+        run: Arc::clone(&cell),
+        index: 0,
+    });
+    for (place, next) in queued.iter_mut().take(together).enumerate() {
+        next.started = Some(Started {
+            run: Arc::clone(&cell),
+            index: place + 1,
+        });
+    }
+    (cell, Arc::clone(&joint.joint), members)
 }
 
 /// Gives up on a batch whose caller stopped waiting (its future dropped):

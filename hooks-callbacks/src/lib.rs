@@ -32,6 +32,9 @@ mod deliver;
 mod error;
 #[cfg(test)]
 mod handoff_tests;
+mod joint;
+#[cfg(test)]
+mod joint_tests;
 mod registry;
 mod report;
 mod runner;
@@ -48,6 +51,7 @@ use std::time::{Duration, Instant};
 use futures::future::BoxFuture;
 
 pub use error::{CallbackError, CallbackResult};
+pub use joint::{Joint, JointRun};
 pub use registry::Origin;
 pub use report::FAILURE_MESSAGE_CHARS;
 pub use runner::{MAX_ABANDONED_WORKERS, SUPPRESSION_WINDOW};
@@ -275,7 +279,45 @@ impl Callbacks {
         )
     }
 
+    /// Registers `member` of `joint` (a host running several callbacks with
+    /// one request, such as a Python plugin worker) as a callback of plugin
+    /// `owner` for `event`. On a bounded event, consecutive admitted members
+    /// of one joint are started together with one [`Joint::start`] and each
+    /// is collected under its own deadline; elsewhere a member runs alone
+    /// through [`Joint::call`]. Otherwise a member is an ordinary callback:
+    /// its own order, gates, reply and run record.
+    pub fn register_joint(
+        &self,
+        event: &str,
+        owner: &str,
+        joint: Arc<dyn Joint>,
+        member: &str,
+    ) -> CallbackId {
+        let member: Arc<str> = member.into();
+        let alone = (Arc::clone(&joint), Arc::clone(&member));
+        let callback =
+            CallbackFn::Sync(Arc::new(move |event: &Event| alone.0.call(&alone.1, event)));
+        self.insert(
+            event,
+            owner,
+            Origin::Plugin,
+            callback,
+            Some(joint::JointMember { joint, member }),
+        )
+    }
+
     fn add(&self, event: &str, owner: &str, origin: Origin, callback: CallbackFn) -> CallbackId {
+        self.insert(event, owner, origin, callback, None)
+    }
+
+    fn insert(
+        &self,
+        event: &str,
+        owner: &str,
+        origin: Origin,
+        callback: CallbackFn,
+        joint: Option<joint::JointMember>,
+    ) -> CallbackId {
         if !VALID_HOOKS.contains(&event) {
             let mut valid = VALID_HOOKS.to_vec();
             valid.sort_unstable();
@@ -289,8 +331,10 @@ impl Callbacks {
         }
         let id = CallbackId(self.next_id.fetch_add(1, Ordering::Relaxed));
         let name = EventName::parse(event);
-        self.registry
-            .push(&name, Arc::new(Entry::new(id, owner, origin, callback)));
+        self.registry.push(
+            &name,
+            Arc::new(Entry::new(id, owner, origin, callback, joint)),
+        );
         tracing::debug!("{} {owner} registered hook: {event}", origin.word());
         invalidate_interest();
         id

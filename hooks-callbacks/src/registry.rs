@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use arc_swap::{ArcSwap, Guard};
 use futures::future::BoxFuture;
 
+use super::joint::JointMember;
 use super::runner::CallGates;
 use super::stream::StreamQueue;
 use super::{CallbackId, CallbackResult};
@@ -82,10 +83,18 @@ pub(crate) struct Entry {
     pub(crate) gates: Arc<CallGates>,
     /// The observer queue, created on the first queued event.
     pub(crate) queue: OnceLock<Arc<StreamQueue>>,
+    /// The joint it is a member of, when a host runs it with others (`joint.rs`).
+    pub(crate) joint: Option<JointMember>,
 }
 
 impl Entry {
-    pub(crate) fn new(id: CallbackId, owner: &str, origin: Origin, callback: CallbackFn) -> Self {
+    pub(crate) fn new(
+        id: CallbackId,
+        owner: &str,
+        origin: Origin,
+        callback: CallbackFn,
+        joint: Option<JointMember>,
+    ) -> Self {
         let owner: Arc<str> = owner.into();
         Entry {
             id,
@@ -95,6 +104,7 @@ impl Entry {
             owner,
             callback,
             queue: OnceLock::new(),
+            joint,
         }
     }
 

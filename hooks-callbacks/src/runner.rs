@@ -7,15 +7,12 @@
 //! still running is skipped; and a callback with [`MAX_ABANDONED_WORKERS`]
 //! hung workers is skipped until one finishes.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
-
-use crossbeam_utils::atomic::AtomicCell;
 
 use super::CallbackResult;
 use super::registry::Entry;
-use super::worker::{Leave, WorkerHandle};
+pub(crate) use super::worker::WorkerPool;
 use hermes_hooks_core::event::Event;
 
 /// How long a callback is skipped after it timed out.
@@ -23,9 +20,6 @@ pub const SUPPRESSION_WINDOW: Duration = Duration::from_secs(60);
 
 /// How many abandoned (hung) workers one callback may have before new calls are skipped.
 pub const MAX_ABANDONED_WORKERS: usize = 3;
-
-/// How many finished workers the shared pool keeps parked for reuse.
-const MAX_IDLE_WORKERS: usize = 8;
 
 /// The end of one bounded call.
 pub(crate) enum Bounded {
@@ -118,101 +112,6 @@ impl CallGates {
     }
 }
 
-/// The worker threads shared by every callback of one [`super::Callbacks`].
-///
-/// Sharing means a host firing several bounded callbacks in a row reuses one
-/// warm worker instead of waking one parked thread per callback. The worker
-/// put back last waits in `hot`, taken and put back with one atomic swap
-/// each, so back-to-back calls take no lock; the others wait in the list.
-#[derive(Default)]
-pub(crate) struct WorkerPool {
-    hot: AtomicCell<Option<Arc<WorkerHandle>>>,
-    closed: AtomicBool,
-    state: Mutex<PoolState>,
-}
-
-#[derive(Default)]
-struct PoolState {
-    /// Parked workers besides the hot one.
-    idle: Vec<Arc<WorkerHandle>>,
-}
-
-impl WorkerPool {
-    fn lock(&self) -> MutexGuard<'_, PoolState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn is_closed(&self) -> bool {
-        self.closed.load(Ordering::SeqCst)
-    }
-
-    /// Stops idle workers; busy ones exit when they finish.
-    pub(crate) fn close(&self) {
-        let mut state = self.lock();
-        // Before looking at the slot: a worker put there after this look
-        // sees `closed` and is dismissed by its own `put_back`.
-        self.closed.store(true, Ordering::SeqCst);
-        state.idle.extend(self.hot.take());
-        state.idle.iter().for_each(|worker| worker.nudge());
-    }
-
-    pub(crate) fn take_idle(&self) -> Option<Arc<WorkerHandle>> {
-        self.hot.take().or_else(|| self.lock().idle.pop())
-    }
-
-    /// Takes back a worker whose caller collected the result (or lets it exit
-    /// when the pool is closed or full).
-    pub(crate) fn put_back(&self, worker: Arc<WorkerHandle>) {
-        if self.is_closed() {
-            worker.dismiss();
-            return;
-        }
-        let displaced = self.hot.swap(Some(worker));
-        if self.is_closed() {
-            // `close` may have looked at the slot before our swap.
-            if let Some(worker) = self.hot.take() {
-                worker.dismiss();
-            }
-        }
-        if let Some(displaced) = displaced {
-            let mut state = self.lock();
-            if state.idle.len() + 1 >= MAX_IDLE_WORKERS || self.is_closed() {
-                drop(state);
-                displaced.dismiss();
-            } else {
-                state.idle.push(displaced);
-            }
-        }
-    }
-
-    /// Called by an idle worker that woke without a job.
-    pub(crate) fn leave_if_idle(&self, worker: &Arc<WorkerHandle>, retire: bool) -> Leave {
-        let mut state = self.lock();
-        let leaves = retire || self.is_closed();
-        if let Some(position) = state.idle.iter().position(|w| Arc::ptr_eq(w, worker)) {
-            if !leaves {
-                return Leave::Stay;
-            }
-            state.idle.swap_remove(position);
-            return Leave::Left;
-        }
-        // The slot cannot be looked into without taking what it holds: take
-        // it, and put back whatever is not leaving (a caller finding it empty
-        // meanwhile takes a listed worker or starts one).
-        let Some(hot) = self.hot.take() else {
-            return Leave::Taken;
-        };
-        let ours = Arc::ptr_eq(&hot, worker);
-        if ours && leaves {
-            return Leave::Left;
-        }
-        if let Some(displaced) = self.hot.swap(Some(hot)) {
-            state.idle.push(displaced);
-        }
-        if ours { Leave::Stay } else { Leave::Taken }
-    }
-}
-
 /// The settings of one bounded call.
 pub(crate) struct Limits {
     pub(crate) timeout: Duration,
@@ -234,14 +133,14 @@ pub(crate) fn admit(entry: &Entry, event: &Event, limits: &Limits) -> Result<u64
             .iter()
             .any(|(_, running)| running.call_identity() == identity)
     };
-    let now = Instant::now();
-    let suppressed = state
-        .suppressed
-        .filter(|(_, until)| now < *until)
-        .map(|(timed_out, _)| Skip::Suppressed {
+    // The clock is read only when a timeout suppressed the callback.
+    let suppressed = state.suppressed.and_then(|(timed_out, until)| {
+        let now = Instant::now();
+        (now < until).then(|| Skip::Suppressed {
             ago: now.saturating_duration_since(timed_out),
             window: limits.suppression,
-        });
+        })
+    });
     if let Some(skip) = suppressed.or(gate_busy.then_some(Skip::SameCallRunning)) {
         drop(state);
         tracing::warn!("Hook '{hook}' callback {owner} skipped: {skip}");

@@ -1,15 +1,15 @@
 //! Persistent worker threads (shared by all callbacks of one `Callbacks`) and
 //! the slots through which a caller hands one an event's batch of calls.
 //!
-//! Each worker has two cache-padded slots written by its holder (the caller
-//! that took it from the pool):
+//! Each worker has two cache-padded parts written by its holder (the caller
+//! that took it from the pool, `worker/pool.rs`):
 //!
-//! - The *request* slot holds the signal (`JOB`, `EXIT`), the `parked` flag
-//!   and the worker's thread: the line an idle worker polls, and nothing
-//!   else, so a polling worker and a caller writing a job do not pull one
-//!   line back and forth for every write.
+//! - The *request* holds the signal (`JOB`, `EXIT`), the `parked` flag
+//!   and the worker's thread: the line an idle worker looks at, and nothing
+//!   else, so a waking worker and a caller writing a job do not pull one
+//!   line back and forth.
 //! - The *job* slot holds the [`Batch`] (the event and its calls, see
-//!   `batch.rs`) and the caller's CPU.
+//!   `batch.rs`).
 //!
 //! The worker takes the batch, runs its calls in order, puts itself back in
 //! the pool and only then tells the caller (so a caller firing the next
@@ -25,30 +25,32 @@ use std::thread::Thread;
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
-use crossbeam_utils::atomic::AtomicCell;
 use futures::FutureExt;
 
 use super::batch::Batch;
 use super::registry::CallbackFn;
-use super::runner::WorkerPool;
 use super::{CallbackError, CallbackResult};
 use hermes_hooks_core::event::Event;
 
 mod doorbell;
+mod pool;
 mod signal_word;
 use doorbell::Doorbell;
+use pool::{JobSlot, Leave, Parked, Pool};
 use signal_word::{EXIT, JOB};
 
-/// The atomics the doorbell uses (loom's in its model test).
+/// The atomics and locks the doorbell and the pool use (loom's in their
+/// model tests, `tests/loom_doorbell.rs` and `tests/loom_pool.rs`).
 mod sync {
     pub(super) use std::sync::atomic::{AtomicBool, AtomicU32, Ordering, fence};
+    pub(super) use std::sync::{Mutex, MutexGuard};
 }
+
+/// The workers shared by every callback of one [`super::Callbacks`].
+pub(crate) type WorkerPool = Pool<WorkerHandle>;
 
 /// How long an idle worker waits for work before its thread exits.
 pub(crate) const IDLE_RETIRE: Duration = Duration::from_secs(30);
-
-// The job slot takes no lock: its cell must be one machine word.
-const _: () = assert!(AtomicCell::<Option<Arc<Batch>>>::is_lock_free());
 
 /// The signal a caller gives a worker: the line an idle worker polls, so it
 /// holds nothing else (a caller's writes to the job then never pull it from
@@ -63,16 +65,12 @@ struct Request {
     thread: OnceLock<Thread>,
 }
 
-/// The job a caller hands a worker, on a line of its own: written by the
-/// caller before the signal, taken out by the worker.
-struct JobSlot {
-    batch: AtomicCell<Option<Arc<Batch>>>,
-}
-
 /// One worker thread as callers see it.
 pub(crate) struct WorkerHandle {
     request: CachePadded<Request>,
-    job: CachePadded<JobSlot>,
+    /// The job, on a line of its own: put in by the caller before the
+    /// signal, taken out by the worker.
+    job: CachePadded<JobSlot<Arc<Batch>>>,
 }
 
 impl WorkerHandle {
@@ -83,15 +81,13 @@ impl WorkerHandle {
                 bell: Doorbell::new(rung),
                 thread: OnceLock::new(),
             }),
-            job: CachePadded::new(JobSlot {
-                batch: AtomicCell::new(None),
-            }),
+            job: CachePadded::new(JobSlot::default()),
         }
     }
 
     /// Writes `batch` into the job slot (the signal is left to the caller).
     fn load(&self, batch: &Arc<Batch>) {
-        self.job.batch.store(Some(Arc::clone(batch)));
+        self.job.put(Arc::clone(batch));
     }
 
     /// Moves the worker to `signal` (`JOB` or `EXIT`), waking it if it parked.
@@ -100,16 +96,18 @@ impl WorkerHandle {
             self.nudge();
         }
     }
+}
 
+impl Parked for WorkerHandle {
     /// Wakes the worker (so an idle one notices its pool closed).
-    pub(crate) fn nudge(&self) {
+    fn nudge(&self) {
         if let Some(thread) = self.request.thread.get() {
             thread.unpark();
         }
     }
 
     /// Lets a worker the pool has no room for exit.
-    pub(crate) fn dismiss(&self) {
+    fn dismiss(&self) {
         self.signal(EXIT);
     }
 }
@@ -159,7 +157,7 @@ fn spawn(pool: &Arc<WorkerPool>, batch: &Arc<Batch>) -> std::io::Result<()> {
         Ok(_) => Ok(()),
         Err(error) => {
             // The batch never ran: the caller takes its calls back.
-            drop(worker.job.batch.take());
+            drop(worker.job.take());
             Err(error)
         }
     }
@@ -173,7 +171,7 @@ fn worker_main(pool: &Arc<WorkerPool>, me: &Arc<WorkerHandle>) {
     let mut seen = 0;
     while wait_for_job(pool, me, &mut seen) {
         // Unreachable by construction without one (a caller loads it before `JOB`).
-        let Some(batch) = me.job.batch.take() else {
+        let Some(batch) = me.job.take() else {
             pool.put_back(Arc::clone(me));
             continue;
         };
@@ -215,14 +213,4 @@ fn wait_for_job(pool: &WorkerPool, me: &Arc<WorkerHandle>, seen: &mut u32) -> bo
             Leave::Left => return false,
         }
     }
-}
-
-/// What an idle worker should do after waking without a job.
-pub(crate) enum Leave {
-    /// A caller took this worker; wait for the job.
-    Taken,
-    /// Keep waiting.
-    Stay,
-    /// The worker left the pool; exit.
-    Left,
 }

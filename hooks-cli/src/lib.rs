@@ -5,7 +5,8 @@
 //!
 //! - [`inventory`]: what a home configures, read without running any of it
 //!   here (what `hooks list` prints and `hooks doctor` checks): the facade's
-//!   [`hermes_hooks::inspect`].
+//!   [`hermes_hooks::inspect`]; its run side (a hook run once on a synthetic
+//!   payload, recorded) is [`hermes_hooks::inspect::run`].
 //! - [`inspect`]: native plugins described by a child process, so a library
 //!   that crashes while loading is a finding, not the end of the caller
 //!   ([`hermes_hooks::inspect::native`]).

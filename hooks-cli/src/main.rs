@@ -22,6 +22,7 @@ use crate::setup::Home;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     output::init_logging(cli.verbose);
+    output::set_home_flag(cli.home.as_deref());
     // The one runtime of the process: the commands, the host's mechanisms
     // (`setup.rs` hands it to the host) and the library's blocking helpers
     // (trial loads, inspections) all run on it.

@@ -66,6 +66,44 @@ pub fn paint(stream: Stream, code: &str, text: &str) -> String {
     }
 }
 
+/// How the user runs `hooks` on this home: `hooks`, or `hooks --home DIR`
+/// when `--home` named it, so a command a hint suggests (`hooks approve ...`)
+/// acts on the home that was checked, not on `~/.hermes`.
+pub fn hooks_command() -> &'static str {
+    HOOKS_COMMAND.get().map_or("hooks", String::as_str)
+}
+
+/// Records the `--home` the user gave, for [`hooks_command`]: kept only when
+/// `hooks` without it would work on another home. Called once, first.
+pub fn set_home_flag(home: Option<&std::path::Path>) {
+    let same = |a: &std::path::Path, b: &std::path::Path| {
+        let canonical = |path: &std::path::Path| {
+            std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+        };
+        canonical(a) == canonical(b)
+    };
+    let command = match home {
+        Some(home) if !same(home, &hermes_hooks_core::home::resolve_home(None)) => {
+            format!("hooks --home {}", shell_word(&home.display().to_string()))
+        }
+        _ => "hooks".to_owned(),
+    };
+    let _ = HOOKS_COMMAND.set(command);
+}
+
+static HOOKS_COMMAND: OnceLock<String> = OnceLock::new();
+
+/// `text` as one POSIX shell word: bare when it holds only safe characters,
+/// else single-quoted.
+fn shell_word(text: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./=:@%+,".contains(c);
+    if !text.is_empty() && text.chars().all(safe) {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
 fn seen() -> &'static Mutex<HashSet<String>> {
     static SEEN: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
     SEEN.get_or_init(|| Mutex::new(HashSet::new()))
@@ -225,6 +263,14 @@ mod tests {
         ));
         assert!(!colour_decision(false, env(&[("CLICOLOR_FORCE", "0")])));
         assert!(!colour_decision(false, env(&[("CLICOLOR_FORCE", "")])));
+    }
+
+    #[test]
+    fn a_home_is_one_shell_word() {
+        assert_eq!(super::shell_word("examples/home"), "examples/home");
+        assert_eq!(super::shell_word("/tmp/my home"), "'/tmp/my home'");
+        assert_eq!(super::shell_word("it's"), "'it'\\''s'");
+        assert_eq!(super::shell_word(""), "''");
     }
 
     #[test]

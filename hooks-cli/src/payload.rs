@@ -36,7 +36,7 @@ pub fn catalog_event(name: &str) -> Result<HookEvent> {
 /// The Hermes event a Claude Code / Codex / Cursor event name maps to
 /// (`PreToolUse` → `pre_tool_call`); `None` for any other name, or one Hermes never fires.
 pub fn dialect_event(name: &str) -> Option<HookEvent> {
-    use hermes_hooks_shell::dialect::events::{CLAUDE_EVENTS, CURSOR_EVENTS};
+    use hermes_hooks_cli::inventory::run::{CLAUDE_EVENTS, CURSOR_EVENTS};
     CLAUDE_EVENTS
         .iter()
         .chain(CURSOR_EVENTS)

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use hermes_hooks_core::config::ConfigEnv;
 use hermes_hooks_core::{Config, ConfigError};
 
 /// A Hermes home and its config.
@@ -28,6 +29,10 @@ impl Home {
     /// loads its config. A home that does not exist loads as empty, with a warning
     /// (a typo in `--home` must not look like "nothing configured, all healthy").
     /// A config file that exists but cannot be read or parsed is an error naming it.
+    ///
+    /// `${HERMES_HOME}` in the config's values is this home (made absolute),
+    /// whatever `$HERMES_HOME` says: a home's files name each other as
+    /// `${HERMES_HOME}/agent-hooks/guard.sh`, so the home works wherever it is.
     pub fn load(explicit: Option<PathBuf>) -> Result<Home, ConfigError> {
         let path = hermes_hooks_core::home::resolve_home(explicit);
         let exists = path.is_dir();
@@ -44,7 +49,7 @@ impl Home {
             ));
         }
         let config = if exists {
-            Config::load(&path)?
+            Config::load_in(&path, &config_env(&path))?
         } else {
             // The managed scope applies to every home, even a missing one.
             Config::managed_only(&path)
@@ -73,5 +78,46 @@ impl Home {
     /// The config file's path as the user would type it, escaped for display.
     pub fn config_display(&self) -> String {
         crate::show_path(self.config.path())
+    }
+}
+
+/// The environment `${VAR}` expands from for the home at `path`: this
+/// process's, with `HERMES_HOME` the home being loaded (absolute, so a command
+/// and its allowlist entry name the same file from any directory). Hermes
+/// defines it the same way when a profile or `HERMES_HOME` names the home; see
+/// docs/decisions/hermes-home-in-config.md.
+fn config_env(path: &Path) -> ConfigEnv {
+    let home = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let process = std::env::vars_os().map(|(name, value)| {
+        (
+            name.to_string_lossy().into_owned(),
+            value.to_string_lossy().into_owned(),
+        )
+    });
+    let home = (HERMES_HOME.to_owned(), home.to_string_lossy().into_owned());
+    ConfigEnv::from_vars(
+        process
+            .filter(|(name, _)| name != HERMES_HOME)
+            .chain([home]),
+    )
+}
+
+/// The variable naming the Hermes home.
+const HERMES_HOME: &str = "HERMES_HOME";
+
+#[cfg(test)]
+mod tests {
+    use super::config_env;
+    use std::path::Path;
+
+    #[test]
+    fn hermes_home_expands_to_the_loaded_home_made_absolute() {
+        let env = config_env(Path::new("examples/home"));
+        let expected = std::env::current_dir().expect("cwd").join("examples/home");
+        assert_eq!(env.get("HERMES_HOME"), Some(&*expected.to_string_lossy()));
+        // The rest of the environment is still there.
+        if let Ok(path) = std::env::var("PATH") {
+            assert_eq!(env.get("PATH"), Some(path.as_str()));
+        }
     }
 }

@@ -24,6 +24,7 @@ pub mod native;
 pub mod outbound;
 pub mod plugins;
 pub mod requires;
+pub mod run;
 pub mod shell;
 pub mod trial;
 

@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use hermes_hooks_callbacks::{CallbackError, Callbacks};
+use hermes_hooks_callbacks::{CallbackError, Callbacks, Joint};
 use hermes_hooks_core::catalog::RunPolicy;
 use hermes_hooks_core::prompt::{PromptSections, SectionContent};
 use hermes_hooks_core::{Config, ConfigWarning, EventName};
@@ -172,10 +172,11 @@ fn register_python(
         let host = Arc::clone(&python.host);
         callbacks.register_settled(move || host.observers_settled());
     }
+    // Members of the worker's joint: the consecutive Python callbacks of a
+    // bounded event go to the worker as one request (`python/joint.rs`).
+    let joint: Arc<dyn Joint> = Arc::clone(&python.host) as Arc<dyn Joint>;
     for hook in &python.report.hooks {
-        let host = Arc::clone(&python.host);
-        let callback = hook.callback.clone();
-        callbacks.register(&hook.event, owner, move |event| host.call(&callback, event));
+        callbacks.register_joint(&hook.event, owner, Arc::clone(&joint), &hook.callback);
     }
     let mut refused = Vec::new();
     for section in &python.report.sections {

@@ -71,6 +71,7 @@ pub use cgroup::CGROUP_ENV;
 pub use line::PROTOCOL_PRELUDE;
 #[doc(hidden)]
 pub use line::concat_bytes;
+pub use line::many::Answers;
 pub use line::{Answer, LineError, LineOptions, LineWorker, NoticeFn, RestartBudget};
 pub use registry::{kill_all_trees, live_trees};
 pub use run::{RunLimits, RunOutput, run, run_sandboxed};

@@ -26,6 +26,9 @@ pub const MECHANISM: &str = "shell";
 const QUOTED_CHARS: usize = 200;
 
 /// The record of one run of `spec` under `source` (see [`record_run`]).
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub fn record_spec_run(
     spec: &ShellHookSpec,
     source: &Arc<str>,
@@ -93,6 +96,9 @@ pub fn record_run(
 /// wrote it) that the generated reply schema of `event`'s merge rule does not
 /// allow. Rules whose replies are strings are left out: a shell hook's stdout
 /// is an object, so it cannot answer them (the merge ignores what it says).
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub fn reply_field_problems(event: HookEvent, reply: &Value) -> Vec<FieldProblem> {
     let rule = event.meta().merge;
     if matches!(

@@ -193,6 +193,9 @@ fn exit_failure(result: &RunResult) -> Option<String> {
 }
 
 /// Seconds as the reference prints them: `60`, `0.1`.
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub fn format_seconds(duration: Duration) -> String {
     if duration.subsec_nanos() == 0 {
         duration.as_secs().to_string()

@@ -350,6 +350,7 @@ impl Effective {
             object["read"] = serde_json::json!(paths(&rules.read));
             object["write"] = serde_json::json!(paths(&rules.write));
             object["hidden"] = serde_json::json!(paths(&rules.hidden));
+            object["read_only"] = serde_json::json!(paths(&rules.read_only));
             object["network"] = serde_json::json!(rules.network);
             object["private_tmp"] = serde_json::json!(rules.private_tmp);
             object["limits"] = serde_json::json!({
@@ -403,6 +404,9 @@ impl Effective {
 /// What a run was denied, for `hooks test --explain`: one line per denial
 /// its stderr shows (see [`hermes_hooks_process::sandbox::denials`]),
 /// or why it did not run. Empty for a run outside a sandbox that ran.
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub fn explain(result: &crate::run::RunResult) -> Vec<String> {
     if result.sandbox_unavailable {
         return vec![result.error.clone().unwrap_or_default()];

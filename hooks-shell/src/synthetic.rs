@@ -7,6 +7,9 @@ use serde_json::{Value, json};
 /// The reference's built-in payload for `event`, with `tool_name` set to
 /// `for_tool` when given. Events without a built-in payload get
 /// `{"session_id": "test-session"}`.
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub fn synthetic_payload(event: HookEvent, for_tool: Option<&str>) -> Payload {
     let mut payload = match built_in(event) {
         Value::Object(payload) => payload,

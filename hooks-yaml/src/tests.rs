@@ -382,3 +382,20 @@ fn integer_keys_past_64_bits_keep_every_digit() {
         ["100000000000000000000", "-18446744073709551616", "inf"]
     );
 }
+
+/// Inputs libyaml-safer 0.3.0 panics on (`docs/decisions/yaml-keep-own-scanner.md`):
+/// a plain value ending in ` #` or `? ` at the end of a file without a final
+/// newline, and a tag followed by `,` in a flow collection. PyYAML reads the
+/// first two (both loaders) and refuses the third; so do we, without panicking.
+#[test]
+fn inputs_libyaml_safer_panics_on_are_read_as_pyyaml_reads_them() {
+    assert_eq!(ok("a: write #"), json!({"a": "write"}));
+    assert_eq!(ok("a: write? "), json!({"a": "write?"}));
+    let refused = parse("[!foo,bar]");
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|error| error.line.is_some() && error.column.is_some()),
+        "{refused:?}"
+    );
+}

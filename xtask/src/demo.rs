@@ -43,7 +43,8 @@ pub fn run(root: &Path) -> Result<()> {
     let scratch = std::env::temp_dir().join(format!("hooks-demo-{}", std::process::id()));
     let home = scratch.join(".hermes");
     step(&format!("copying examples/home to {}", home.display()));
-    copy_dir(&root.join("examples/home"), &home)?;
+    let example = root.join("examples/home");
+    copy_dir(&example, &home, &in_place_state(&example)?)?;
     for (folder, package) in NATIVE_PLUGINS {
         point_at_built_library(&home, &target, folder, package)?;
     }
@@ -67,16 +68,24 @@ fn point_at_built_library(home: &Path, target: &Path, folder: &str, package: &st
     let manifest = home.join("plugins").join(folder).join("plugin.yaml");
     let text =
         fs::read_to_string(&manifest).with_context(|| format!("reading {}", manifest.display()))?;
-    // The checked-in manifests name the Linux file; any platform's name is replaced.
+    // The checked-in manifests name the Linux file under the repository's
+    // target/debug (the home used in place); the copy names this build's file.
     let linux_name = format!("lib{}.so", package.replace('-', "_"));
+    let mut replaced = false;
+    let text: String = text
+        .lines()
+        .map(|line| match line.strip_prefix("library:") {
+            Some(value) if value.trim().ends_with(&linux_name) => {
+                replaced = true;
+                format!("library: {}\n", library.display())
+            }
+            _ => format!("{line}\n"),
+        })
+        .collect();
     ensure!(
-        text.contains(&format!("library: {linux_name}")),
-        "{} does not name {linux_name}",
+        replaced,
+        "{} has no `library:` naming {linux_name}",
         manifest.display()
-    );
-    let text = text.replace(
-        &format!("library: {linux_name}"),
-        &format!("library: {}", library.display()),
     );
     fs::write(&manifest, text).with_context(|| format!("writing {}", manifest.display()))
 }
@@ -234,13 +243,30 @@ fn wait_for_port(port: u16, limit: Duration) -> Result<()> {
     bail!("hooks listen did not open 127.0.0.1:{port} within {limit:?}")
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+/// The names `examples/home/.gitignore` keeps out of git: what using the home
+/// in place writes there (approvals, caches, logs). The demo's copy starts
+/// without them, as a fresh clone does.
+fn in_place_state(home: &Path) -> Result<Vec<String>> {
+    let file = home.join(".gitignore");
+    let text = fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(|line| line.trim_end_matches('/').to_owned())
+        .collect())
+}
+
+fn copy_dir(from: &Path, to: &Path, skip: &[String]) -> Result<()> {
     fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
     for entry in fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;
+        if skip.iter().any(|name| entry.file_name() == name.as_str()) {
+            continue;
+        }
         let destination = to.join(entry.file_name());
         if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &destination)?;
+            copy_dir(&entry.path(), &destination, skip)?;
         } else {
             // fs::copy keeps the permission bits, so hook scripts stay executable.
             fs::copy(entry.path(), &destination)

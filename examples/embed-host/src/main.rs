@@ -10,16 +10,18 @@
 //! (`blocked by shell:... (shell, 6.2 ms): ...`), from the report
 //! `Hooks::emit_with_report` gives beside the outcome.
 //!
-//! Run against the example home: `cargo run -p hooks-example-host -- --home
-//! examples/home --accept-hooks` (its shell hooks expect `~/.hermes`, so copy
-//! it there, or see the test, which does).
+//! Run against the example home, in place: `cargo run -p hooks-example-host
+//! -- --home examples/home --accept-hooks` (its files are named
+//! `${HERMES_HOME}/...`, which the host expands to the home it loads).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use hermes_hooks::payloads::{OnSessionEnd, OnSessionStart, PostToolCall, PreLlmCall, PreToolCall};
-use hermes_hooks::{Event, HookRun, Host, HostOptions, Outcome, Report, ToolGate, UnknownEvent};
+use hermes_hooks::{
+    Event, HookRun, Host, HostOptions, Outcome, Report, RunStatus, ToolGate, UnknownEvent,
+};
 use serde_json::{Map, Value, json};
 
 fn main() -> ExitCode {
@@ -162,6 +164,20 @@ async fn call_tool(host: &Host, tool: &str, args: Map<String, Value>) -> String 
         .into();
     // `emit_with_report`: the outcome `emit` gives, plus what each hook did.
     let report = hooks.emit_with_report(&event).await;
+    // A hook that could not run (skipped, failed, timed out) changes no
+    // decision unless it fails closed, but the operator should hear of it.
+    for run in &report.runs {
+        let why = match &run.status {
+            RunStatus::Skipped(reason) => format!("skipped: {reason}"),
+            RunStatus::Failed | RunStatus::TimedOut => format!(
+                "{}: {}",
+                run.status.as_str(),
+                run.diagnostics.first().map_or("", String::as_str)
+            ),
+            _ => continue,
+        };
+        eprintln!("{tool}: {} {why}", who(run));
+    }
     let modified = modified_note(&report);
     let result = match report.outcome.clone().tool_gate() {
         // The tool does not run; the message is what the model sees instead.

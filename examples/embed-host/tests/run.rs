@@ -51,7 +51,10 @@ fn the_example_host_embeds_the_example_home_and_handles_every_gate_decision() {
     );
     // Block: the example home's shell hook refuses `rm -rf`, and the host says which hook.
     assert!(
-        stdout.contains("terminal: blocked by shell:~/.hermes/agent-hooks/block-rm-rf.sh (shell, "),
+        stdout.contains(&format!(
+            "terminal: blocked by shell:{}/agent-hooks/block-rm-rf.sh (shell, ",
+            hermes.display()
+        )),
         "{stdout}"
     );
     assert!(
@@ -77,4 +80,69 @@ fn the_example_host_embeds_the_example_home_and_handles_every_gate_decision() {
     assert!(stdout.contains("shutdown: "), "{stdout}");
     // The missing example plugin library is a warning, not a failure.
     assert!(stderr.contains("warning:"), "{stderr}");
+}
+
+/// A project's imported hook runs in the `project` sandbox by default. Where
+/// that sandbox cannot be applied, the hook never runs: the host must hear
+/// it at load (`Host::warnings`), not only from a run record it may not
+/// read. With the sandbox available, the same approved hook runs and decides.
+#[test]
+fn a_project_hook_the_sandbox_cannot_hold_is_a_load_warning_and_runs_where_it_can() {
+    let user_home = tempfile::tempdir().expect("tempdir");
+    let hermes = user_home.path().join(".hermes");
+    let project = user_home.path().join("project");
+    let hooks_dir = project.join(".claude/hooks");
+    std::fs::create_dir_all(&hermes).expect("home");
+    std::fs::create_dir_all(&hooks_dir).expect("project");
+    std::fs::write(hermes.join("config.yaml"), "hooks_from: [claude]\n").expect("config");
+    let script = hooks_dir.join("no-rm.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ncase \"$(cat)\" in *'rm -rf'*) echo '{\"decision\":\"block\",\"reason\":\"project says no\"}';; esac\n",
+    )
+    .expect("script");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::write(
+        project.join(".claude/settings.json"),
+        r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/no-rm.sh"}]}]}}"#,
+    )
+    .expect("settings");
+    let run = |unavailable: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hooks-example-host"));
+        command
+            .arg("--home")
+            .arg(&hermes)
+            .arg("--accept-hooks")
+            .current_dir(&project)
+            .env("HOME", user_home.path())
+            .env_remove("HERMES_HOME")
+            .env_remove("HERMES_SAFE_MODE")
+            .env_remove("HERMES_HOOKS_SANDBOX_UNAVAILABLE");
+        if let Some(what) = unavailable {
+            command.env("HERMES_HOOKS_SANDBOX_UNAVAILABLE", what);
+        }
+        let output = command.output().expect("run the example host");
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (stdout, stderr) = run(Some("landlock"));
+    assert!(
+        stderr.contains("warning:")
+            && stderr.contains("sandbox profile 'project' cannot be applied here")
+            && stderr.contains("skipped each time it would run"),
+        "no load warning:\n{stderr}\n{stdout}"
+    );
+    assert!(
+        stderr.contains("skipped:"),
+        "the skipped run is not shown:\n{stderr}"
+    );
+    let (stdout, stderr) = run(None);
+    assert!(
+        stdout.contains("terminal: blocked by claude:") && stdout.contains("project says no"),
+        "the project hook did not run:\n{stdout}\n{stderr}"
+    );
+    assert!(!stderr.contains("cannot be applied"), "{stderr}");
 }

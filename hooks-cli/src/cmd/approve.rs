@@ -17,8 +17,8 @@
 use std::io::Write;
 
 use hermes_hooks_cli::inventory::ImportedRow;
+use hermes_hooks_cli::inventory::run::describe_subject;
 use hermes_hooks_core::display::escape;
-use hermes_hooks_shell::consent::describe_subject;
 use hermes_hooks_shell::{Allowlist, ShellHookSpec, Subject, parse_config, standing};
 
 use crate::cli::ApproveArgs;

@@ -15,15 +15,16 @@ use hermes_hooks_core::display::escape;
 use hermes_hooks_core::wire::WireContext;
 use hermes_hooks_core::{Event, HookRun, Reply, RunStatus};
 use hermes_hooks_shell::{
-    Allowlist, Consent, RunResult, ShellHookSpec, Subject, parse_config, record_spec_run, run_once,
-    standing, synthetic_payload,
+    Allowlist, Consent, RunResult, ShellHookSpec, Subject, parse_config, run_once, standing,
 };
 use serde_json::{Value, json};
 
 use hermes_hooks_cli::inventory::ImportedRow;
+use hermes_hooks_cli::inventory::run::{
+    format_seconds, our_tool, record_spec_run, run_imported_recorded, sandbox_denials,
+    synthetic_payload,
+};
 use hermes_hooks_shell::dialect::dispatch::applies;
-use hermes_hooks_shell::dialect::events::our_tool;
-use hermes_hooks_shell::dialect::run_imported_recorded;
 
 use crate::cli::TestArgs;
 use crate::fire::{millis, plural, runs_json, truncate};
@@ -111,7 +112,10 @@ pub async fn run(
             why => {
                 let command = row.hook.shown_command();
                 let source = format!("{}:{command}", row.hook.dialect);
-                let hint = format!("hooks approve '{command}' --event {event_name}");
+                let hint = format!(
+                    "{} approve '{command}' --event {event_name}",
+                    output::hooks_command()
+                );
                 skipped.push((source, command, why.clone(), hint));
                 None
             }
@@ -230,8 +234,9 @@ pub async fn run(
             writeln!(
                 out,
                 "      {}: would not run at runtime until approved \
-                 (hooks approve {} --event {})",
+                 ({} approve {} --event {})",
                 output::paint(output::Stream::Stdout, "33", "not allowlisted"),
+                output::hooks_command(),
                 escape(&spec.command),
                 spec.event
             )?;
@@ -256,8 +261,9 @@ pub async fn run(
             writeln!(
                 out,
                 "      {}: would not run at runtime until approved \
-                 (hooks approve '{}' --event {})",
+                 ({} approve '{}' --event {})",
                 output::paint(output::Stream::Stdout, "33", "not allowlisted"),
+                output::hooks_command(),
                 escape(&hook.shown_command()),
                 event_name
             )?;
@@ -414,7 +420,7 @@ fn imported_json(row: &ImportedRow, result: &RunResult, values: &[Value], allowe
 fn sandbox_json(line: &mut Value, result: &RunResult, explain: bool) {
     line["sandbox"] = json!(result.sandbox);
     if explain {
-        line["denied"] = json!(hermes_hooks_shell::sandboxing::explain(result));
+        line["denied"] = json!(sandbox_denials(result));
     }
 }
 
@@ -424,7 +430,7 @@ fn print_sandbox(result: &RunResult, explain: bool, out: &mut dyn Write) -> std:
         writeln!(out, "      sandbox: {}", escape(profile))?;
     }
     if explain {
-        let denied = hermes_hooks_shell::sandboxing::explain(result);
+        let denied = sandbox_denials(result);
         if denied.is_empty() {
             writeln!(out, "      denied by the sandbox: nothing seen on stderr")?;
         }
@@ -456,7 +462,7 @@ pub fn print_run(
     parsed: Option<&Value>,
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
-    let elapsed = hermes_hooks_shell::reply::format_seconds(result.elapsed);
+    let elapsed = format_seconds(result.elapsed);
     if let Some(error) = &result.error {
         writeln!(out, "      ✗ error: {}", escape(error))?;
     } else if result.timed_out {

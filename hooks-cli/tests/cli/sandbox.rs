@@ -13,11 +13,11 @@ use std::process::{Command, Output};
 use serde_json::{Value, json};
 
 /// One scene: HOME, the Hermes home in it, and a project beside it.
-struct Scene {
+pub(super) struct Scene {
     _dir: tempfile::TempDir,
-    home: PathBuf,
-    hermes: PathBuf,
-    project: PathBuf,
+    pub(super) home: PathBuf,
+    pub(super) hermes: PathBuf,
+    pub(super) project: PathBuf,
     /// Drop to `nobody` for every `hooks` run.
     drop_to_nobody: bool,
     /// A marker name for the real `/tmp`.
@@ -29,7 +29,7 @@ fn is_root() -> bool {
 }
 
 impl Scene {
-    fn new(unprivileged: bool) -> Scene {
+    pub(super) fn new(unprivileged: bool) -> Scene {
         let dir = tempfile::Builder::new()
             .prefix("sandbox-cli-")
             .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
@@ -60,7 +60,7 @@ impl Scene {
 
     /// Writes the project's `.claude/settings.json` with one PreToolUse
     /// handler running `script` (saved as `.claude/hooks/<name>`).
-    fn claude_hook(&self, name: &str, script: &str, extra: Value) -> &Self {
+    pub(super) fn claude_hook(&self, name: &str, script: &str, extra: Value) -> &Self {
         let path = self.project.join(".claude/hooks").join(name);
         std::fs::write(&path, script).unwrap();
         set_mode(&path, 0o755);
@@ -80,13 +80,13 @@ impl Scene {
         self
     }
 
-    fn config(&self, yaml: &str) -> &Self {
+    pub(super) fn config(&self, yaml: &str) -> &Self {
         std::fs::write(self.hermes.join("config.yaml"), yaml).unwrap();
         self
     }
 
     /// `hooks --home <hermes> --project <project> ARGS` as the scene's user.
-    fn hooks(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+    pub(super) fn hooks(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         if self.drop_to_nobody {
             let status = Command::new("chown")
                 .args(["-R", "65534:65534"])
@@ -129,7 +129,7 @@ impl Scene {
     }
 
     /// `hooks test PreToolUse --for-tool Bash --json --explain --accept-hooks`: the one hook's line.
-    fn test_hook(&self, env: &[(&str, &str)]) -> Value {
+    pub(super) fn test_hook(&self, env: &[(&str, &str)]) -> Value {
         let output = self.hooks(
             &[
                 "test",
@@ -183,7 +183,7 @@ exit 0
 
 /// Whether `nobody` may create user namespaces here (else the documented
 /// block / skip applies to it instead of the sandbox).
-fn nobody_has_user_namespaces() -> bool {
+pub(super) fn nobody_has_user_namespaces() -> bool {
     let mut command = if is_root() {
         let mut command = Command::new("setpriv");
         command.args([
@@ -203,7 +203,7 @@ fn nobody_has_user_namespaces() -> bool {
         .is_ok_and(|status| status.success())
 }
 
-fn words(line: &Value) -> String {
+pub(super) fn words(line: &Value) -> String {
     line["stdout"].as_str().unwrap_or_default().to_owned()
 }
 

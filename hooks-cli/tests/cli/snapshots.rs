@@ -2,7 +2,8 @@
 //! `approve` on the example home, so a wording change shows up in review.
 //! Temporary paths and timings are replaced by placeholders.
 
-use crate::support::{TempHome, example_home, transcript};
+use crate::list_doctor_snapshots::fresh_example_home as example_home;
+use crate::support::{TempHome, transcript};
 
 fn snapshot(name: &str, home: &TempHome, args: &[&str]) {
     let run = home.hooks(args);
@@ -71,6 +72,21 @@ fn emit_on_the_example_home() {
             &payload.display().to_string(),
         ],
     );
+    // An allowed call says so, and which hooks ran, not "nothing (0 replies)".
+    let payload = home.write(
+        "ls.json",
+        "{\"tool_name\": \"terminal\", \"args\": {\"command\": \"ls -la\"}}",
+    );
+    snapshot(
+        "emit_pre_tool_call_allows",
+        &home,
+        &[
+            "emit",
+            "pre_tool_call",
+            "--payload-file",
+            &payload.display().to_string(),
+        ],
+    );
     snapshot("emit_command_reset", &home, &["emit", "command:reset"]);
 }
 
@@ -106,22 +122,20 @@ fn approve_on_the_example_home() {
     let home = example_home();
     snapshot("approve_all", &home, &["approve", "--all"]);
     snapshot("approve_all_again", &home, &["approve", "--all"]);
-    snapshot(
-        "approve_typo",
-        &home,
-        &["approve", "~/.hermes/agent-hooks/block-rm-rf"],
-    );
+    // The example's commands are `${HERMES_HOME}/agent-hooks/...`: the home's own path.
+    let script = |name: &str| format!("{}/agent-hooks/{name}", home.hermes.display());
+    snapshot("approve_typo", &home, &["approve", &script("block-rm-rf")]);
     snapshot(
         "revoke_log_tool",
         &home,
-        &["revoke", "~/.hermes/agent-hooks/log-tool.sh"],
+        &["revoke", &script("log-tool.sh")],
     );
     snapshot(
         "approve_log_tool_on_session_end",
         &home,
         &[
             "approve",
-            "~/.hermes/agent-hooks/log-tool.sh",
+            &script("log-tool.sh"),
             "--event",
             "on_session_end",
         ],

@@ -23,6 +23,8 @@
 mod options;
 mod register;
 mod report;
+#[cfg(feature = "shell")]
+mod unsandboxable;
 mod wiring;
 
 use std::sync::Arc;

@@ -224,15 +224,21 @@ impl Load for ShellHooks {
     fn load(config: &Config, options: ShellOptions) -> Loaded<ShellHooks> {
         let registration = ShellHooks::register(config, options.register_options());
         let registered = registration.hooks.len();
+        // A fail-closed hook whose consent failed blocks: a host must see why.
+        let mut warnings: Vec<Warning> = registration
+            .warnings
+            .iter()
+            .chain(&registration.refusals)
+            .map(|w| Warning::from_config("shell", w))
+            .collect();
+        warnings.extend(super::unsandboxable::shell(
+            &registration.hooks,
+            config.path(),
+            &options.project,
+        ));
         Loaded {
             mechanism: registration.hooks,
-            // A fail-closed hook whose consent failed blocks: a host must see why.
-            warnings: registration
-                .warnings
-                .iter()
-                .chain(&registration.refusals)
-                .map(|w| Warning::from_config("shell", w))
-                .collect(),
+            warnings,
             status: MechanismStatus::new(
                 "shell",
                 registered,
@@ -262,6 +268,7 @@ impl Load for ImportedHooks {
             .chain(&registration.refusals)
             .map(|w| Warning::from_config("imported", w))
             .collect();
+        warnings.extend(super::unsandboxable::imported(&registration.hooks));
         if !hermes_hooks_shell::dialect::http::HTTP_HOOKS {
             for hook in registration.hooks.hooks() {
                 if matches!(

@@ -24,6 +24,30 @@ impl OutboundRow {
         self.target.label()
     }
 
+    /// Whether the target is plain `http://` to this machine (`localhost`, a
+    /// 127.x address or `[::1]`): its payloads never cross a network, so the
+    /// plain-http warning every `http://` URL gets is no problem there.
+    pub fn is_loopback_http(&self) -> bool {
+        let url = &self.target.url;
+        let Some(rest) = url
+            .get(..7)
+            .filter(|scheme| scheme.eq_ignore_ascii_case("http://"))
+            .and_then(|_| url.get(7..))
+        else {
+            return false;
+        };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let host_port = authority.rsplit('@').next().unwrap_or_default();
+        let host = match host_port.strip_prefix('[') {
+            Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+            None => host_port.split(':').next().unwrap_or_default(),
+        };
+        host.eq_ignore_ascii_case("localhost")
+            || host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|address| address.is_loopback())
+    }
+
     /// `best_effort` or `durable`.
     pub fn delivery(&self) -> &'static str {
         self.target.delivery.as_str()
@@ -55,5 +79,39 @@ impl OutboundRow {
     ) -> Option<hermes_hooks_outbound::nats::Probe> {
         self.target.nats.as_ref()?;
         Some(hermes_hooks_outbound::nats::probe(&self.target, timeout).await)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OutboundRow;
+    use hermes_hooks_outbound::TargetSpec;
+
+    fn row(url: &str) -> OutboundRow {
+        OutboundRow {
+            target: TargetSpec::new(url, []),
+        }
+    }
+
+    #[test]
+    fn only_plain_http_to_this_machine_is_loopback() {
+        for url in [
+            "http://127.0.0.1:8644/hermes-events",
+            "HTTP://localhost/x",
+            "http://user:pw@127.5.0.1",
+            "http://[::1]:80/x",
+        ] {
+            assert!(row(url).is_loopback_http(), "{url}");
+        }
+        for url in [
+            "https://127.0.0.1/x",
+            "http://example.com/x",
+            "http://127.0.0.1.example.com/x",
+            "http://localhost@evil.example/x",
+            "http://10.0.0.1/x",
+            "http://[::2]/x",
+        ] {
+            assert!(!row(url).is_loopback_http(), "{url}");
+        }
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use hermes_hooks_core::Event;
 use hermes_hooks_core::display::escape;
-use hermes_hooks_process::{LineError, LineOptions, LineWorker};
+use hermes_hooks_process::{Answers, LineError, LineOptions, LineWorker};
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -173,7 +173,52 @@ impl Connection {
             }
             _ => message.push(b'}'),
         }
-        match self.worker.request_encoded(&message, deadline) {
+        let answer = self.worker.request_encoded(&message, deadline);
+        self.explain(answer)
+    }
+
+    /// Sends one `calls` request (`line`: the encoded object, no `id`) that
+    /// the worker answers `count` times, one id per callback; each answer is
+    /// then waited for with [`Self::answer`]. The write is bounded by `deadline`.
+    pub(crate) fn calls(
+        &self,
+        line: &[u8],
+        count: usize,
+        deadline: Duration,
+    ) -> Result<Answers, WorkerError> {
+        self.worker
+            .request_encoded_many(line, count, deadline)
+            .map_err(|error| WorkerError::Worker(format!("the Python plugin worker: {error}")))
+    }
+
+    /// Waits at most `deadline` for answer `index` of a `calls` request. A
+    /// callback the worker gave up at its deadline is [`WorkerError::TimedOut`].
+    pub(crate) fn answer(
+        &self,
+        answers: &Answers,
+        index: usize,
+        deadline: Duration,
+    ) -> Result<Value, WorkerError> {
+        let answer = self.worker.wait_answer(answers, index, deadline);
+        if let Ok(message) = &answer
+            && message.get("timed_out") == Some(&Value::Bool(true))
+        {
+            // As after a call with no answer: is the worker still healthy?
+            self.probe();
+            return Err(WorkerError::TimedOut(deadline));
+        }
+        self.explain(answer)
+    }
+
+    /// After a `calls` request was dropped before all its answers were
+    /// waited for: someone still waiting reads the pipe.
+    pub(crate) fn forgot_answers(&self) {
+        self.worker.pass_reading_turn();
+    }
+
+    /// An answer as the result of Python code, or why there is none.
+    fn explain(&self, answer: hermes_hooks_process::Answer) -> Result<Value, WorkerError> {
+        match answer {
             Ok(answer) => match parse_answer(answer) {
                 Answer::Ok(value) => Ok(value),
                 Answer::Raised { kind, message } => Err(WorkerError::Raised { kind, message }),

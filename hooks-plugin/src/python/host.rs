@@ -222,6 +222,13 @@ impl PythonHost {
         Duration::from_nanos(self.call_timeout_nanos.load(Ordering::Relaxed))
     }
 
+    /// How long a callback of an event the core bounds itself is waited
+    /// for: a little longer than the core's own timeout, which must win (it
+    /// also suppresses the callback).
+    pub(super) fn bounded_deadline(&self) -> Duration {
+        self.call_timeout() + CORE_TIMEOUT_GRACE
+    }
+
     /// The interpreter running the plugins, and why it was chosen.
     pub fn status(&self) -> &InterpreterStatus {
         &self.status
@@ -275,9 +282,8 @@ impl PythonHost {
         if run == Some(RunPolicy::Queued) {
             return self.observe(callback, event);
         }
-        let bounded_by_core = run == Some(RunPolicy::Bounded);
-        let deadline = if bounded_by_core {
-            self.call_timeout() + CORE_TIMEOUT_GRACE
+        let deadline = if run == Some(RunPolicy::Bounded) {
+            self.bounded_deadline()
         } else {
             self.call_timeout()
         };
@@ -291,7 +297,7 @@ impl PythonHost {
         self.call_within(callback, event, payload, self.call_timeout())
     }
 
-    fn call_within(
+    pub(super) fn call_within(
         &self,
         callback: &str,
         event: &str,
@@ -365,7 +371,7 @@ impl PythonHost {
     }
 
     /// Why the plugin owning `callback` is not running, if it is not.
-    fn callback_failure(&self, callback: &str) -> Option<String> {
+    pub(super) fn callback_failure(&self, callback: &str) -> Option<String> {
         let state = lock(&self.state);
         let key = state.owners.get(callback)?;
         let reason = state.failed.get(key)?;
@@ -397,7 +403,7 @@ impl PythonHost {
     }
 
     /// The running worker, restarting it (and reloading its plugins) when it died.
-    fn connection(&self) -> Result<Arc<Connection>, WorkerError> {
+    pub(super) fn connection(&self) -> Result<Arc<Connection>, WorkerError> {
         self.connection_with(true)
     }
 
@@ -468,7 +474,7 @@ fn load_on(connection: &Connection, spec: &PluginSpec) -> Result<LoadReport, Str
         .map_err(|error| format!("unexpected registration report from the worker: {error}"))
 }
 
-fn worker_error(error: WorkerError) -> CallbackError {
+pub(super) fn worker_error(error: WorkerError) -> CallbackError {
     match error {
         WorkerError::Raised { kind, message } => CallbackError::new(kind, message),
         other => CallbackError::new("PluginWorkerError", other.to_string()),

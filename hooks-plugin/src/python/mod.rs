@@ -5,8 +5,10 @@
 //! directory plugins as `hermes_plugins.<slug>` and pip-installed ones through
 //! their entry points, all in one interpreter, so plugins import each other and
 //! share module state as they do in Hermes. Each `ctx.register_hook` becomes a
-//! hooks-core callback that sends the event to the worker and waits for the
-//! answer; the core's timeouts, fail modes and queues apply unchanged. Inside
+//! hooks-core callback, a member of the worker's joint (`joint.rs`): the
+//! consecutive Python callbacks of a bounded event go to the worker as one
+//! `calls` request answered once per callback, other events send one `call`
+//! per callback; the core's timeouts, fail modes and queues apply unchanged. Inside
 //! the worker the reader runs each request itself, and a standby thread takes
 //! over reading when one holds it for ~10 ms (coroutines on one long-lived
 //! event loop), so a hung callback holds up nothing else.
@@ -32,6 +34,7 @@
 mod batch;
 mod connection;
 mod host;
+mod joint;
 mod observe;
 mod protocol;
 mod rewire;

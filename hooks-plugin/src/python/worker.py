@@ -15,6 +15,13 @@ once, so the host restarts it rather than failing every later request.
   request   <- {"id": n, "op": "entry_points"}
             <- {"id": n, "op": "load", "plugin": {key, name, module, source, path, ...}}
             <- {"id": n, "op": "call", "callback": "<key>:<event>:<qualname>[#n]", "event": ..., "payload": {...}}
+            <- {"id": n, "op": "calls", "event": ..., "timeout": s, "callbacks": [id, ...], "payload": {...}}
+               (one event's callbacks, run in order, each with its own copy of the
+               payload and `timeout` seconds as its own deadline (the last one's is
+               the host's): answered once per
+               callback, callback i under id n + i, as each finishes; one past its
+               deadline is answered {"id": n + i, "ok": false, "type": "TimeoutError",
+               "timed_out": true, ...} and the rest run on another thread)
             <- {"id": n, "op": "section", "callback": "<key>:section:<id>", "info": {...}}
             <- {"id": n, "op": "ping"}     (a health check: the reader, the writer and the event loop)
   post      <- {"op": "observe", "callback": ..., "event": ..., "template": {...},
@@ -829,36 +836,203 @@ def load(spec, home):
 
 
 def call(request):
-    callback_id = request["callback"]
+    if request["op"] == "section":
+        function, _accepted, plugin = registered(request["callback"])
+        current_plugin.set(plugin)
+        return finish(function(types.MappingProxyType(request.get("info") or {})))
+    # The payload was decoded for this request alone: it is the keywords.
+    return run_hook(request["callback"], request["event"], request.get("payload"))
+
+
+def registered(callback_id):
     entry = callbacks.get(callback_id)
     if entry is None:
         raise LookupError("callback %s is not registered in this worker" % callback_id)
-    function, accepted, plugin = entry
+    return entry
+
+
+def run_hook(callback_id, event, kwargs):
+    """Runs one hook callback with ``kwargs`` (its own: the call may change them)."""
+    function, accepted, plugin = registered(callback_id)
     current_plugin.set(plugin)
-    if request["op"] == "section":
-        result = function(types.MappingProxyType(request.get("info") or {}))
-    else:
-        event = request["event"]
-        # The payload was decoded for this request alone: it is the keywords.
-        kwargs = request.get("payload")
-        kwargs = kwargs if type(kwargs) is dict else dict(kwargs or {})
-        if event not in NO_TELEMETRY:
-            kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
-        for field in OBJECT_FIELDS.get(event, ()):
-            if field in kwargs:
-                kwargs[field] = as_record(kwargs[field])
-        if accepted is not None:
-            kwargs = {name: value for name, value in kwargs.items() if name in accepted}
-        result = function(**kwargs)
+    kwargs = kwargs if type(kwargs) is dict else dict(kwargs or {})
+    if event not in NO_TELEMETRY:
+        kwargs.setdefault(TELEMETRY_KEY, TELEMETRY_VALUE)
+    for field in OBJECT_FIELDS.get(event, ()):
+        if field in kwargs:
+            kwargs[field] = as_record(kwargs[field])
+    if accepted is not None:
+        kwargs = {name: value for name, value in kwargs.items() if name in accepted}
+    return finish(function(**kwargs))
+
+
+def finish(result):
     if result is not None and inspect.isawaitable(result):
         result = LOOP.run(result)
     return reply_value(result)
+
+
+def own_copy(payload):
+    """A copy of a decoded payload no other call shares (each ``call`` decodes its own)."""
+    if type(payload) is not dict:
+        return payload
+    copy = dict(payload)
+    for key, item in copy.items():
+        kind = type(item)
+        if kind is dict or kind is list:
+            copy[key] = nested_copy(item)
+    return copy
+
+
+def nested_copy(value):
+    kind = type(value)
+    if kind is dict:
+        return {key: nested_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [nested_copy(item) for item in value]
+    return value
+
+
+class Joint:
+    """One ``calls`` request: its callbacks run in order, each answered under its own id.
+
+    Each callback but the last has the request's timeout as its own
+    deadline here (the host bounds every answer too). One past it is answered
+    as timed out by the watchdog, and the callbacks after it run on a new
+    thread (the hung one keeps its own). Whichever comes first, the
+    callback's end or its deadline, decides under the joint's lock: every
+    callback runs once and is answered once, in order.
+    """
+
+    def __init__(self, channel, request):
+        self.channel = channel
+        self.first = request["id"]
+        self.callbacks = list(request["callbacks"])
+        self.event = request["event"]
+        self.payload = request.get("payload")
+        self.timeout = request.get("timeout") or None
+        self.lock = threading.Lock()
+        self.runner = None  # the token of the thread that runs the callbacks now
+        self.index = None  # the callback running now, until it is answered
+
+    def run(self, start):
+        me = object()
+        last = len(self.callbacks) - 1
+        with self.lock:
+            self.runner = me
+            self.index = start
+        index = start
+        try:
+            while True:
+                if self.timeout and index < last:
+                    # The last one holds up no other: the host's deadline is enough.
+                    WATCHDOG.watch(self, index, time.monotonic() + self.timeout)
+                answer = {"id": self.first + index}
+                try:
+                    # The last one takes the decoded payload itself.
+                    payload = self.payload if index == last else own_copy(self.payload)
+                    answer.update(ok=True, result=run_hook(self.callbacks[index], self.event,
+                                                           payload))
+                except BaseException as exc:  # a plugin must not end the worker
+                    answer.update(ok=False, **describe(exc))
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                with self.lock:
+                    if self.runner is not me or self.index != index:
+                        return  # given up at its deadline: answered, the rest run elsewhere
+                    # Answered here; the next one counts as running from now.
+                    self.index = index + 1 if index < last else None
+                send_answer(self.channel, answer)
+                if index == last:
+                    return
+                index += 1
+        finally:
+            if self.timeout and start < last:
+                WATCHDOG.forget(self, me)
+
+    def expire(self, index):
+        """Callback ``index`` passed its deadline: answer it, run the rest on a new thread."""
+        with self.lock:
+            if self.index != index:
+                return  # it was answered meanwhile
+            self.index = None
+            self.runner = None  # the hung thread leaves when its callback returns
+        self.channel.send({"id": self.first + index, "ok": False, "type": "TimeoutError",
+                           "error": "did not finish within %ss" % self.timeout,
+                           "timed_out": True})
+        if index + 1 < len(self.callbacks):
+            context = contextvars.copy_context()
+            threading.Thread(target=context.run, args=(self.run, index + 1), daemon=True).start()
+
+
+class Watchdog:
+    """Gives up the running callback of a joint at its deadline (``Joint.expire``).
+
+    One thread, asleep until the earliest deadline it knows of: a later
+    deadline (the usual one, every callback having the same timeout) wakes
+    nothing, so a callback pays two short lock holds.
+    """
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.changed = threading.Condition(self.lock)
+        self.deadlines = {}  # joint -> (deadline, index, runner)
+        self.target = None  # when the thread wakes next; None: when told
+        self.thread = None
+
+    def watch(self, joint, index, deadline):
+        with self.lock:
+            self.deadlines[joint] = (deadline, index, joint.runner)
+            if self.thread is None:
+                self.thread = threading.Thread(target=self.loop, daemon=True)
+                self.thread.start()
+            elif self.target is None or deadline < self.target:
+                self.changed.notify()
+
+    def forget(self, joint, runner):
+        with self.lock:
+            watched = self.deadlines.get(joint)
+            if watched is not None and watched[2] is runner:
+                del self.deadlines[joint]
+
+    def loop(self):
+        while True:
+            with self.lock:
+                now = time.monotonic()
+                due = [(joint, index) for joint, (deadline, index, _) in self.deadlines.items()
+                       if deadline <= now]
+                for joint, _ in due:
+                    del self.deadlines[joint]
+                if not due:
+                    self.target = min((watched[0] for watched in self.deadlines.values()),
+                                      default=None)
+                    self.changed.wait(None if self.target is None else self.target - now)
+                    continue
+            for joint, index in due:
+                joint.expire(index)
+
+
+WATCHDOG = Watchdog()
+
+
+def send_answer(channel, answer):
+    request_id = answer["id"]
+    if answer.get("result", True) is None and type(request_id) is int:
+        # The commonest answer (a hook that lets the call through), without the encoder.
+        channel.send_line('{"id": %d, "ok": true, "result": null}' % request_id)
+    else:
+        channel.send(answer)
 
 
 def serve(channel, request, home):
     answer = {"id": request.get("id")}
     try:
         op = request.get("op")
+        if op == "calls":
+            # Answered once per callback, by the joint.
+            Joint(channel, request).run(0)
+            return
         if op in ("call", "section"):
             result = call(request)
         elif op == "load":
@@ -877,12 +1051,7 @@ def serve(channel, request, home):
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
-    request_id = answer["id"]
-    if answer.get("result", True) is None and type(request_id) is int:
-        # The commonest answer (a hook that lets the call through), without the encoder.
-        channel.send_line('{"id": %d, "ok": true, "result": null}' % request_id)
-    else:
-        channel.send(answer)
+    send_answer(channel, answer)
 
 
 def end_tree():

@@ -10,6 +10,7 @@ mod panic_abort;
 mod python;
 mod python_faults;
 mod python_hermes_api;
+mod python_joint;
 mod python_observers;
 mod python_shim;
 mod python_worker;

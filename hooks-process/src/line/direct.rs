@@ -181,7 +181,7 @@ impl Direct {
     }
 
     /// When no one reads, tells one waiting caller other than `me` to.
-    fn pass_turn(&self, shared: &Shared, me: &Slot) {
+    pub(super) fn pass_turn(&self, shared: &Shared, me: &Slot) {
         if self.reading.load(Ordering::Acquire) {
             return;
         }

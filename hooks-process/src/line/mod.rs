@@ -27,6 +27,7 @@
 
 mod direct;
 mod errors;
+pub(crate) mod many;
 mod read;
 mod restart;
 mod script;

@@ -43,10 +43,23 @@ pub(crate) struct ChildPlan {
     /// process ([`super::shared`]): entered with `setns` instead of creating
     /// both per spawn (only without `keep_network`).
     pub shared: Option<SharedFds>,
+    /// Paths bind-mounted read-only onto themselves in the mount namespace
+    /// (the project's `.git`, ...), each checked to still be the file the
+    /// parent saw.
+    pub read_only: Vec<ReadOnlyMount>,
     /// Resource limits to lower to: `(resource, value)`.
     pub limits: [(i32, u64); 3],
     /// Whether `limits` apply.
     pub lower_limits: bool,
+}
+
+/// A path to make read-only, and the file (device, inode) it must be.
+#[derive(Debug)]
+pub(crate) struct ReadOnlyMount {
+    /// The absolute path, symlinks resolved by the parent.
+    pub path: std::ffi::CString,
+    /// `(st_dev, st_ino)` the parent saw.
+    pub identity: (u64, u64),
 }
 
 /// The fds of a held user namespace and of the network namespace it owns.
@@ -159,7 +172,78 @@ fn enter_namespaces(plan: &ChildPlan) -> io::Result<()> {
             )
         })?;
     }
+    for mount in &plan.read_only {
+        mount_read_only(mount)?;
+    }
     Ok(())
+}
+
+/// Bind-mounts `mount.path` onto itself and makes that mount read-only
+/// (keeping the flags a less privileged namespace may not clear), then
+/// checks that the path now is the expected file on a read-only mount:
+/// anything else fails the spawn, never runs with the path writable.
+// `ST_*` are `c_ulong`: the casts matter on 32-bit targets only.
+#[allow(clippy::unnecessary_cast)]
+fn mount_read_only(mount: &ReadOnlyMount) -> io::Result<()> {
+    let path = mount.path.as_ptr();
+    // SAFETY: a C string made before the fork, and null pointers.
+    check(unsafe {
+        libc::mount(
+            path,
+            path,
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REC,
+            std::ptr::null(),
+        )
+    })?;
+    let flags = statfs_flags(path)?;
+    let locked = [
+        (libc::ST_NOSUID, libc::MS_NOSUID),
+        (libc::ST_NODEV, libc::MS_NODEV),
+        (libc::ST_NOEXEC, libc::MS_NOEXEC),
+        (libc::ST_NOATIME, libc::MS_NOATIME),
+        (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+        (libc::ST_RELATIME, libc::MS_RELATIME),
+    ]
+    .iter()
+    .filter(|(st, _)| flags & *st as u64 != 0)
+    .fold(0, |all, (_, ms)| all | ms);
+    // SAFETY: as above.
+    check(unsafe {
+        libc::mount(
+            std::ptr::null(),
+            path,
+            std::ptr::null(),
+            libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY | locked,
+            std::ptr::null(),
+        )
+    })?;
+    // SAFETY: a C string; the fd is closed below.
+    let fd = unsafe { libc::open(path, libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    check(fd)?;
+    // SAFETY: a zeroed stat for the kernel to fill, of the fd opened above.
+    let mut stat: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let stated = unsafe { libc::fstat(fd, &mut stat) };
+    // SAFETY: closing the fd opened above.
+    unsafe { libc::close(fd) };
+    check(stated)?;
+    let read_only = statfs_flags(path)? & libc::ST_RDONLY as u64 != 0;
+    if (stat.st_dev as u64, stat.st_ino as u64) != mount.identity || !read_only {
+        return Err(io::Error::from_raw_os_error(libc::EXDEV));
+    }
+    Ok(())
+}
+
+/// The `ST_*` mount flags of the mount at `path`. `statvfs` is `statfs`
+/// with its `f_flags` (valid since Linux 2.6.36: no `/proc` read).
+fn statfs_flags(path: *const libc::c_char) -> io::Result<u64> {
+    // SAFETY: a zeroed statvfs for the kernel to fill; `path` is a C string.
+    let mut fs: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    check(unsafe { libc::statvfs(path, &mut fs) })?;
+    #[allow(clippy::unnecessary_cast)]
+    Ok(fs.f_flag as u64)
 }
 
 /// Grants `access` beneath the freshly mounted private `/tmp` (its tmpfs

@@ -22,6 +22,10 @@
 //!    path of its rules lives under `/tmp` (the tmpfs would hide it), or
 //!    namespaces are not there (best effort), it gets a fresh `0700`
 //!    directory in the host's temporary directory as `TMPDIR` instead;
+//!    Then the project's git metadata and agent settings files
+//!    ([`protected_paths`]) are bind-mounted read-only onto themselves,
+//!    each checked to be the file the parent saw (where there is no mount
+//!    namespace, Landlock leaves them out of the writable rules instead);
 //! 3. `no_new_privs`, then the Landlock ruleset (built per spawn by the
 //!    parent from paths opened once and reused while they still match, see
 //!    `resolved.rs`): read (and execute) the
@@ -53,6 +57,7 @@ mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod prepare;
 mod profile;
+mod protected;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub(crate) mod release;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
@@ -66,6 +71,7 @@ pub use explain::{Denial, denials};
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub use prepare::Prepared;
 pub use profile::{CustomRules, Profile, Sandbox};
+pub use protected::{PROTECTED_SETTINGS, protected_paths};
 pub use rules::{Context, DEVICE_WRITE, Limits, Rules, SECRET_STORES, SYSTEM_READ, expand_path};
 pub use support::{Support, UNAVAILABLE_ENV};
 

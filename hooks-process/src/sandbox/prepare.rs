@@ -10,7 +10,7 @@ use landlock::{
     Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
 };
 
-use super::child::ChildPlan;
+use super::child::{ChildPlan, ReadOnlyMount};
 use super::resolved::resolve;
 use super::rules::{Rules, SYSTEM_READ};
 use super::support::Support;
@@ -98,9 +98,17 @@ impl Sandbox {
                 ))
             })?)
         };
+        // With a mount namespace the protected paths are mounted read-only
+        // in it; without one, Landlock keeps them out of the writable roots
+        // (whose top levels are then opened entry by entry).
+        let (read_only, carved) = if namespaces {
+            (read_only_mounts(&rules.read_only), &[][..])
+        } else {
+            (Vec::new(), &rules.read_only[..])
+        };
         let ruleset = if support.landlock_abi >= 1 {
             Some(
-                build_ruleset(&rules, abi, private_dir.as_deref())
+                build_ruleset(&rules, carved, abi, private_dir.as_deref())
                     .map_err(SandboxError::Landlock)?,
             )
         } else {
@@ -129,6 +137,7 @@ impl Sandbox {
                 (libc::RLIMIT_NPROC as i32, limits.processes),
                 (libc::RLIMIT_FSIZE as i32, limits.file_size),
             ],
+            read_only,
             lower_limits: true,
         };
         Ok(Some(Prepared {
@@ -170,12 +179,35 @@ fn make_private_dir() -> std::io::Result<PathBuf> {
     Err(std::io::Error::other("no free name"))
 }
 
-fn build_ruleset(rules: &Rules, abi: ABI, private_dir: Option<&Path>) -> Result<OwnedFd, String> {
-    build(rules, abi, private_dir).map_err(|error| error.to_string())?
+/// The mounts that keep `paths` read-only, each with the identity the
+/// child checks (a path gone since the rules were made has nothing to keep).
+fn read_only_mounts(paths: &[PathBuf]) -> Vec<ReadOnlyMount> {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::MetadataExt;
+    paths
+        .iter()
+        .filter_map(|path| {
+            let metadata = std::fs::metadata(path).ok()?;
+            Some(ReadOnlyMount {
+                path: std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?,
+                identity: (metadata.dev(), metadata.ino()),
+            })
+        })
+        .collect()
+}
+
+fn build_ruleset(
+    rules: &Rules,
+    read_only: &[PathBuf],
+    abi: ABI,
+    private_dir: Option<&Path>,
+) -> Result<OwnedFd, String> {
+    build(rules, read_only, abi, private_dir).map_err(|error| error.to_string())?
 }
 
 fn build(
     rules: &Rules,
+    read_only: &[PathBuf],
     abi: ABI,
     private_dir: Option<&Path>,
 ) -> Result<Result<OwnedFd, String>, landlock::RulesetError> {
@@ -194,7 +226,7 @@ fn build(
         ruleset = ruleset.scope(scopes)?;
     }
     let mut created = ruleset.create()?;
-    let resolved = resolve(&rules.read, &rules.write, &rules.hidden, abi);
+    let resolved = resolve(&rules.read, &rules.write, &rules.hidden, read_only, abi);
     for entry in &resolved.entries {
         created = created.add_rule(PathBeneath::new(entry.fd.as_fd(), entry.access))?;
     }

@@ -76,8 +76,9 @@ fn stamp_of(path: &Path, enumerated: bool) -> Option<(u64, u64, i64, i64)> {
     Some((metadata.dev(), metadata.ino(), seconds, nanos))
 }
 
-/// The key of a resolution: the read and write roots, the hidden paths, the ABI.
-type Key = (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, i32);
+/// The key of a resolution: the read and write roots, the hidden paths, the
+/// paths cut out of the write roots only, the ABI.
+type Key = (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, i32);
 
 /// The opened rules of a set of roots.
 #[derive(Debug)]
@@ -104,14 +105,22 @@ fn cache() -> &'static Mutex<Vec<Arc<Resolved>>> {
 }
 
 /// The opened rules for `read` (readable) and `write` (writable) roots minus
-/// `hidden`, from the cache when it still matches the filesystem.
+/// `hidden`, the write roots also minus `read_only` (still readable through
+/// a read root), from the cache when it still matches the filesystem.
 pub(crate) fn resolve(
     read: &[PathBuf],
     write: &[PathBuf],
     hidden: &[PathBuf],
+    read_only: &[PathBuf],
     abi: ABI,
 ) -> Arc<Resolved> {
-    let key: Key = (read.to_vec(), write.to_vec(), hidden.to_vec(), abi as i32);
+    let key: Key = (
+        read.to_vec(),
+        write.to_vec(),
+        hidden.to_vec(),
+        read_only.to_vec(),
+        abi as i32,
+    );
     let cached = {
         let mut kept = cache().lock().unwrap_or_else(PoisonError::into_inner);
         let found = kept.iter().position(|resolved| resolved.key == key);
@@ -149,13 +158,19 @@ fn known_fds() -> Vec<Known> {
 /// that are still there; `true` if it may be cached.
 fn open(key: Key, abi: ABI, known: &[Known]) -> (Resolved, bool) {
     let started = SystemTime::now();
-    let (read_roots, write_roots, hidden, _) = &key;
+    let (read_roots, write_roots, hidden, read_only, _) = &key;
     let mut stamps = Vec::new();
     let mut entries = Vec::new();
     let (read, all) = (AccessFs::from_read(abi), AccessFs::from_all(abi));
-    for (roots, access) in [(read_roots, read), (write_roots, all)] {
+    let unwritable: Vec<PathBuf> = hidden.iter().chain(read_only).cloned().collect();
+    for (roots, access, cut) in [(read_roots, read, hidden), (write_roots, all, &unwritable)] {
         let mut enumerated = Vec::new();
-        for path in visible(roots, hidden, &mut enumerated) {
+        let paths = if access == all {
+            writable(roots, cut, &mut enumerated)
+        } else {
+            visible(roots, cut, &mut enumerated)
+        };
+        for path in paths {
             let Ok((fd, metadata)) = open_shared(&path, known) else {
                 // Missing: nothing to allow, until it appears.
                 stamps.push(Stamp::take(&path, false));
@@ -224,6 +239,22 @@ fn visible(roots: &[PathBuf], hidden: &[PathBuf], enumerated: &mut Vec<PathBuf>)
     out
 }
 
+/// The write roots with `cut` cut out as [`visible`] does, except that a
+/// root beneath a cut path is kept: a folder granted by name (a session's
+/// own env folder inside the hidden folder of all sessions) is a grant.
+fn writable(roots: &[PathBuf], cut: &[PathBuf], enumerated: &mut Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for root in roots {
+        let beneath: Vec<PathBuf> = cut
+            .iter()
+            .filter(|path| !root.starts_with(path))
+            .cloned()
+            .collect();
+        expand(root, &beneath, &mut out, enumerated, 0);
+    }
+    out
+}
+
 fn expand(
     root: &Path,
     hidden: &[PathBuf],
@@ -271,7 +302,7 @@ mod tests {
 
     fn resolve_home(home: &Path) -> Arc<Resolved> {
         let hidden = [home.join(".ssh"), home.join(".config/gh")];
-        resolve(&[home.to_path_buf()], &[], &hidden, ABI::V1)
+        resolve(&[home.to_path_buf()], &[], &hidden, &[], ABI::V1)
     }
 
     fn paths(resolved: &Resolved) -> Vec<PathBuf> {
@@ -360,7 +391,7 @@ mod tests {
     fn a_root_that_appears_invalidates_it() {
         let home = home();
         let missing = home.path().join("code/later");
-        let resolve = || resolve(std::slice::from_ref(&missing), &[], &[], ABI::V1);
+        let resolve = || resolve(std::slice::from_ref(&missing), &[], &[], &[], ABI::V1);
         let first = resolve();
         assert!(first.entries.is_empty());
         std::fs::create_dir(&missing).unwrap();
@@ -379,8 +410,8 @@ mod sharing {
         let (a, b) = (dir.path().join("a"), dir.path().join("b"));
         std::fs::create_dir(&a).unwrap();
         std::fs::create_dir(&b).unwrap();
-        let first = resolve(std::slice::from_ref(&a), &[], &[], ABI::V1);
-        let second = resolve(&[a.clone(), b.clone()], &[], &[], ABI::V1);
+        let first = resolve(std::slice::from_ref(&a), &[], &[], &[], ABI::V1);
+        let second = resolve(&[a.clone(), b.clone()], &[], &[], &[], ABI::V1);
         let fd_of = |resolved: &Resolved, path: &Path| {
             let entry = resolved.entries.iter().find(|e| e.path == path).unwrap();
             Arc::clone(&entry.fd)
@@ -389,7 +420,7 @@ mod sharing {
         // A path now naming another file gets a fd of its own.
         std::fs::rename(&a, dir.path().join("old-a")).unwrap();
         std::fs::create_dir(&a).unwrap();
-        let third = resolve(&[a.clone(), b], &[], &[], ABI::V1);
+        let third = resolve(&[a.clone(), b], &[], &[], &[], ABI::V1);
         assert!(!Arc::ptr_eq(&fd_of(&first, &a), &fd_of(&third, &a)));
     }
 }

@@ -152,6 +152,9 @@ pub struct Rules {
     pub write: Vec<PathBuf>,
     /// Paths beneath a readable hierarchy that stay unreadable (secret stores).
     pub hidden: Vec<PathBuf>,
+    /// Paths beneath a writable hierarchy that stay read-only: the project's
+    /// git metadata and agent settings ([`super::protected_paths`]).
+    pub read_only: Vec<PathBuf>,
     /// Whether the hook keeps the host's network.
     pub network: bool,
     /// Whether `/tmp` is a private one of the hook's own mount namespace.
@@ -212,10 +215,19 @@ impl Sandbox {
                 .collect(),
             _ => context.secrets.clone(),
         };
+        let read_only = super::protected_paths(&context.project)
+            .into_iter()
+            .filter(|path| {
+                write.iter().any(|root| {
+                    path.starts_with(std::fs::canonicalize(root).unwrap_or_else(|_| root.clone()))
+                })
+            })
+            .collect();
         Ok(Some(Rules {
             read: dedup(read),
             write: dedup(write),
             hidden,
+            read_only,
             network,
             private_tmp: true,
             limits: Limits::default(),
@@ -317,7 +329,9 @@ mod tests {
         Context {
             project: PathBuf::from("/work/p"),
             own_files: vec![PathBuf::from("/opt/hook")],
-            own_writable: vec![PathBuf::from("/home/u/.hermes/plugin-data/claude/env")],
+            own_writable: vec![PathBuf::from(
+                "/home/u/.hermes/plugin-data/claude-env/session-s1-0a1b2c3d4e5f",
+            )],
             home: Some(PathBuf::from("/home/u")),
             secrets: vec![PathBuf::from("/home/u/.vault")],
             path: vec![
@@ -350,6 +364,18 @@ mod tests {
         assert!(rules.hidden.contains(&PathBuf::from("/home/u/.ssh")));
         assert!(rules.hidden.contains(&PathBuf::from("/home/u/.vault")));
         assert!(!rules.network && rules.private_tmp);
+    }
+
+    #[test]
+    fn the_git_folder_is_read_only_where_the_project_is_writable() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir(project.join(".git")).unwrap();
+        let mut context = context();
+        context.project = project.clone();
+        let rules = |profile| Sandbox::new(profile).rules(&context).unwrap().unwrap();
+        assert_eq!(rules(Profile::Project).read_only, [project.join(".git")]);
+        assert!(rules(Profile::Strict).read_only.is_empty());
     }
 
     #[test]
@@ -388,7 +414,7 @@ mod tests {
 
     #[test]
     fn the_tools_own_folders_are_writable_under_project_only() {
-        let env = PathBuf::from("/home/u/.hermes/plugin-data/claude/env");
+        let env = PathBuf::from("/home/u/.hermes/plugin-data/claude-env/session-s1-0a1b2c3d4e5f");
         let project = Sandbox::new(Profile::Project)
             .rules(&context())
             .unwrap()

@@ -62,6 +62,16 @@ impl Support {
         {
             missing.push(format!("network and mount namespaces ({why})"));
         }
+        if self.namespaces.is_err() && !rules.read_only.is_empty() {
+            // Said, as best effort runs the hook anyway: Landlock keeps
+            // `.git` read-only then, at a cost.
+            missing.push(
+                "a read-only mount of .git and the agent settings (Landlock keeps them \
+                 read-only instead: no new file or folder at the top level of the project \
+                 or of a folder holding them)"
+                    .to_owned(),
+            );
+        }
         missing
     }
 
@@ -80,7 +90,10 @@ impl Support {
         };
         let namespaces = match &self.namespaces {
             Ok(()) => "namespaces: user/network/mount available".to_owned(),
-            Err(why) => format!("namespaces: unavailable ({why})"),
+            Err(why) => format!(
+                "namespaces: unavailable ({why}); a project hook run best effort keeps \
+                 .git read-only by Landlock, so it cannot create files at the project's top level"
+            ),
         };
         format!("{landlock}; {namespaces}")
     }

@@ -11,6 +11,9 @@ use serde_json::Value;
 use crate::binding::{Binding, Subject};
 
 /// The lines describing `subject` (and, when given, what approving binds).
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String {
     let mut text = String::new();
     let shown = |path: &std::path::Path| escape(&path.display().to_string()).into_owned();

@@ -278,6 +278,9 @@ fn not_approved_blocks_message(event: &str, command: &str) -> String {
 
 /// Runs `hook` once for `event` (no consent or matcher check): the raw run and
 /// what it contributes, for `hooks test` and `hooks doctor`.
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub async fn run_imported_once(hook: &ImportedHook, event: &Event) -> (RunResult, Vec<Value>) {
     let (result, replies, _) = run_imported_recorded(hook, event).await;
     (result, replies)
@@ -285,6 +288,9 @@ pub async fn run_imported_once(hook: &ImportedHook, event: &Event) -> (RunResult
 
 /// [`run_imported_once`], and the run's record as the dispatcher writes it
 /// (mechanism `imported`, source `<format>:<command>`).
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub async fn run_imported_recorded(
     hook: &ImportedHook,
     event: &Event,
@@ -339,6 +345,7 @@ impl Dispatcher for ImportedHooks {
         // A withheld hook counts: its block, or its skipped run, must show.
         event.hook().is_some_and(|event| {
             !self.hooks_of(event).is_empty()
+                || super::session_env::ends_with(event, &self.shared.hooks)
                 || self
                     .shared
                     .withheld
@@ -348,11 +355,15 @@ impl Dispatcher for ImportedHooks {
     }
 
     async fn dispatch(&self, event: &Event) -> Vec<Reply> {
-        self.deliver(event, None).await
+        let replies = self.deliver(event, None).await;
+        super::session_env::finalize(event, &self.shared.hooks);
+        replies
     }
 
     async fn dispatch_recorded(&self, event: &Event, runs: &mut Vec<HookRun>) -> Vec<Reply> {
-        self.deliver(event, Some(runs)).await
+        let replies = self.deliver(event, Some(runs)).await;
+        super::session_env::finalize(event, &self.shared.hooks);
+        replies
     }
 }
 

@@ -68,6 +68,9 @@ const fn only(mut mapping: EventMapping, tools: &'static [&'static str]) -> Even
 use HookEvent as H;
 
 /// Claude Code's events (Codex uses the same names, a subset of them).
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub const CLAUDE_EVENTS: &[EventMapping] = &[
     row("PreToolUse", Some(H::PreToolCall)),
     succeeded(row("PostToolUse", Some(H::TransformToolResult))),
@@ -118,6 +121,9 @@ pub const CODEX_EVENTS: &[&str] = &[
 ];
 
 /// Cursor's events (`hooks.json` version 1).
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub const CURSOR_EVENTS: &[EventMapping] = &[
     only(
         row("beforeShellExecution", Some(H::PreToolCall)),
@@ -203,6 +209,9 @@ pub fn their_tool(ours: &str) -> &str {
 
 /// The Hermes name of a Claude tool (`Agent` is the newer name of `Task`);
 /// any other name passes through.
+// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
+// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
+#[doc(hidden)]
 pub fn our_tool(theirs: &str) -> &str {
     if theirs == "Agent" {
         return "delegate_task";

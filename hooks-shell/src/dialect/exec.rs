@@ -88,37 +88,26 @@ pub fn command_launched(
 }
 
 /// `CLAUDE_ENV_FILE` for a Claude Code `SessionStart` hook: a file it may
-/// append `export NAME=value` lines to, one per session, under
-/// `<HERMES_HOME>/plugin-data/claude/env/` (the folder is created). Claude
-/// Code sources it before each Bash command; Hermes's own tools do not, so
-/// the lines are kept for the user and for hooks that read them back.
+/// append `export NAME=value` lines to, in a folder private to the session
+/// ([`super::session_env`], created here; `None` with a warning if it cannot
+/// be made private). Claude Code sources it before each Bash command;
+/// Hermes's own tools do not, so the lines are kept for the session's hooks
+/// that read them back, until the session is finalized.
 pub fn env_file(hook: &ImportedHook, event: &Event) -> Option<std::path::PathBuf> {
-    if hook.their_event != "SessionStart" || hook.dialect == super::Dialect::Cursor {
+    if !super::session_env::makes_env_file(hook) {
         return None;
     }
-    let session: String = event
+    let session = event
         .get("session_id")
         .and_then(serde_json::Value::as_str)
-        .unwrap_or("")
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "._-".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    let session = if session.is_empty() || session.starts_with('.') {
-        format!("session{session}")
-    } else {
-        session
-    };
-    let folder = hook.home.join("plugin-data").join("claude").join("env");
-    if let Err(error) = std::fs::create_dir_all(&folder) {
-        tracing::warn!("cannot create {}: {error}", folder.display());
+        .unwrap_or("");
+    match super::session_env::session_folder(&hook.home, session) {
+        Ok(folder) => Some(folder.join(super::session_env::FILE_NAME)),
+        Err(error) => {
+            tracing::warn!("no CLAUDE_ENV_FILE for session {session:?}: {error}");
+            None
+        }
     }
-    Some(folder.join(format!("{session}.sh")))
 }
 
 /// Runs `hook`'s command once for `event` with `input` on stdin.
@@ -142,13 +131,11 @@ pub async fn run_command_launched(
         let (read, write) = crate::sandboxing::imported_tool_paths(hook, event);
         let mut own = crate::sandboxing::imported_own_files(hook);
         own.extend(read);
-        crate::sandboxing::prepare_with(
-            &hook.sandbox,
-            &hook.project,
-            own,
-            write,
-            &hook.sandbox_secrets,
-        )
+        // Every session's env folder is hidden; the hook's own session's
+        // folder, among `write`, stays its own.
+        let mut secrets = hook.sandbox_secrets.clone();
+        secrets.push(super::session_env::root(&hook.home));
+        crate::sandboxing::prepare_with(&hook.sandbox, &hook.project, own, write, &secrets)
     };
     let prepared = match prepare() {
         Ok(prepared) => prepared,

@@ -27,6 +27,7 @@ pub mod matcher;
 pub mod record;
 pub mod reply;
 mod script_folders;
+pub mod session_env;
 pub mod stdin;
 mod stop;
 mod subject;

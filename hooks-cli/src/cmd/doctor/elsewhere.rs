@@ -31,11 +31,9 @@ pub fn note(home: &Home) -> Option<String> {
     Some(format!(
         "Note: {config} names files under ~/.hermes/ ({named} {lines}), the home it was written \
          for, but the home checked is {checked}: those files are looked for in {written_for}, \
-         not here. Copy this home to ~/.hermes (or run `hooks` with HOME set to a folder that \
-         holds it as .hermes), build any native plugin it enables (a library is built, not \
-         shipped: name the built file in its plugin.yaml `library:`), then run `hooks doctor` \
-         again. The repository's example home is tried in place with `cargo xtask demo`, which \
-         does all of that in a temporary HOME.",
+         not here. Name them `${{HERMES_HOME}}/...` instead: `hooks` expands it to the home it \
+         loads, wherever that is (the repository's examples/home does, and `cargo xtask demo` \
+         runs it). Copy this home to ~/.hermes otherwise, then run `hooks doctor` again.",
         config = home.config_display(),
         lines = if named == 1 { "line" } else { "lines" },
         checked = show_path(&home.path),

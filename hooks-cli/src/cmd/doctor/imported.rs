@@ -4,13 +4,15 @@
 //! are problems (configured, but they will not work as written).
 
 use hermes_hooks_cli::inventory::imported::NEVER_FIRED;
+use hermes_hooks_cli::inventory::run::{format_seconds, run_imported_once, synthetic_payload};
 use hermes_hooks_cli::inventory::{ImportedRow, Inventory, Kind};
 use hermes_hooks_core::Event;
 use hermes_hooks_core::display::escape as e;
-use hermes_hooks_shell::dialect::{Handler, run_imported_once};
-use hermes_hooks_shell::{script_is_executable, synthetic_payload};
+use hermes_hooks_shell::dialect::Handler;
+use hermes_hooks_shell::script_is_executable;
 
 use super::Report;
+use crate::output::hooks_command;
 
 const INDENT: &str = "      ";
 
@@ -111,7 +113,8 @@ async fn check_one(row: &ImportedRow, report: &mut Report) {
         problem(
             report,
             format!(
-                "{why} — {effect} (review it, then run `hooks approve '{name}' --event {event}`)"
+                "{why} — {effect} (review it, then run `{hooks} approve '{name}' --event {event}`)",
+                hooks = hooks_command()
             ),
         );
         report.line(format!(
@@ -128,7 +131,7 @@ async fn check_one(row: &ImportedRow, report: &mut Report) {
     }
     let probe = Event::new(event, synthetic_payload(event, None));
     let (result, replies) = run_imported_once(hook, &probe).await;
-    let elapsed = hermes_hooks_shell::reply::format_seconds(result.elapsed);
+    let elapsed = format_seconds(result.elapsed);
     if result.timed_out {
         problem(
             report,

@@ -1,16 +1,18 @@
 //! Doctor's shell-hook checks: executable, allowlisted, unchanged since
 //! approval, and answering JSON on a synthetic payload (approved hooks only).
 
+use hermes_hooks_cli::inventory::run::{
+    format_seconds, record_spec_run, reply_field_problems, synthetic_payload,
+};
 use hermes_hooks_cli::inventory::{Kind, ShellHookRow};
 use hermes_hooks_core::Event;
 use hermes_hooks_core::display::escape as e;
 use hermes_hooks_core::wire::WireContext;
-use hermes_hooks_shell::{
-    Drift, record_spec_run, run_once, script_is_executable, synthetic_payload,
-};
+use hermes_hooks_shell::{Drift, run_once, script_is_executable};
 
 use super::Report;
 use crate::fire::truncate;
+use crate::output::hooks_command;
 use crate::setup::Home;
 
 const INDENT: &str = "      ";
@@ -66,9 +68,11 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         problem(
             report,
             format!(
-                "not allowlisted — hook will NOT fire at runtime (review it, then run `hooks \
+                "not allowlisted — hook will NOT fire at runtime (review it, then run `{} \
                  approve '{}' --event {}`)",
-                spec.command, spec.event
+                hooks_command(),
+                spec.command,
+                spec.event
             ),
         );
     }
@@ -79,9 +83,11 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
             report,
             format!(
                 "script content changed since approval (its SHA-256 differs from the one \
-                 recorded) — it will NOT run until approved again: review it, then run `hooks \
+                 recorded) — it will NOT run until approved again: review it, then run `{} \
                  approve '{}' --event {}`",
-                spec.command, spec.event
+                hooks_command(),
+                spec.command,
+                spec.event
             ),
         );
     } else if row.drift == Some(Drift::Unchanged) && row.mtime_at_approval.is_none() {
@@ -113,7 +119,8 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         };
         report.line(format!(
             "{INDENT}ℹ skipped JSON smoke test — {why}. Approve the hook first \
-             (`hooks approve`), then re-run `hooks doctor`."
+             (`{hooks} approve`), then re-run `{hooks} doctor`.",
+            hooks = hooks_command()
         ));
         return;
     }
@@ -126,7 +133,7 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
     report
         .runs
         .push(record_spec_run(spec, &source, &result, parsed.as_ref()));
-    let elapsed = hermes_hooks_shell::reply::format_seconds(result.elapsed);
+    let elapsed = format_seconds(result.elapsed);
     let status = result.exit_code.map_or("?".to_owned(), |c| c.to_string());
     let stdout = result.stdout.trim();
     if result.timed_out {
@@ -145,7 +152,7 @@ async fn check_one(row: &ShellHookRow, report: &mut Report) {
         ));
     } else if let Ok(reply) = serde_json::from_str::<serde_json::Value>(stdout) {
         // The reply against the generated schema of the event's merge rule.
-        let wrong = hermes_hooks_shell::reply_field_problems(spec.event, &reply);
+        let wrong = reply_field_problems(spec.event, &reply);
         if wrong.is_empty() {
             report.line(format!(
                 "{INDENT}✓ produced valid JSON on synthetic payload (exit={status}, {elapsed}s)"

@@ -10,6 +10,7 @@ mod guards;
 #[cfg(feature = "http")]
 mod http;
 mod matchers;
+mod session_env;
 mod stop;
 
 use std::path::{Path, PathBuf};

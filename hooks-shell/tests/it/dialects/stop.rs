@@ -61,7 +61,13 @@ async fn a_session_start_hook_can_write_to_claude_env_file() {
         json!({"session_id": "sess/1", "model": "m", "platform": "cli"}),
     )
     .await;
-    let file = world.home.path().join("plugin-data/claude/env/sess_1.sh");
+    let folder = hermes_hooks_shell::dialect::session_env::folder_name("sess/1");
+    let file = world
+        .home
+        .path()
+        .join("plugin-data/claude-env")
+        .join(folder)
+        .join("env.sh");
     assert_eq!(
         std::fs::read_to_string(&file).unwrap_or_default(),
         "export PROJECT_MODE=ci\n",

@@ -1,0 +1,145 @@
+//! What stays read-only inside a writable project: the files whose content
+//! some other program runs later, outside any sandbox.
+//!
+//! - the project's git metadata: its `.git` (a folder, or the `.git` file of
+//!   a linked worktree or submodule together with the gitdir it names, and
+//!   that gitdir's common folder's `config` and `hooks`): a planted
+//!   `.git/hooks/pre-commit` or `core.fsmonitor` would run at the user's
+//!   next git command in the project;
+//! - the agents' project settings ([`PROTECTED_SETTINGS`]): a rewritten
+//!   `.claude/settings.local.json` or `.mcp.json` can grant the agent
+//!   permissions or start MCP servers the user never approved. The rest of
+//!   the tool folders (a hook's logs, state, its own scripts) stays
+//!   writable: a hook that rewrites its own approved scripts is asked about
+//!   again by consent, and a guard that cannot write its log must not turn
+//!   into an allow.
+//!
+//! Only what exists when a hook is prepared is protected: a `.git` or a
+//! settings file the project does not have can be created by the hook
+//! (git then uses a planted `.git`; consent asks about a planted settings
+//! file's hooks).
+
+use std::path::{Path, PathBuf};
+
+/// The agents' settings files of a project (relative to it) kept read-only
+/// under a profile that writes the project.
+pub const PROTECTED_SETTINGS: &[&str] = &[
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".mcp.json",
+    ".codex/config.toml",
+    ".codex/hooks.json",
+    ".cursor/hooks.json",
+    ".cursor/mcp.json",
+    ".cursor/cli.json",
+    ".hermes/config.yaml",
+];
+
+/// The existing paths of `project` to keep read-only (absolute; symlinks
+/// resolved, so each names the file a mount or a rule must cover).
+pub fn protected_paths(project: &Path) -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    git_metadata(project, &mut paths);
+    for setting in PROTECTED_SETTINGS {
+        push_existing(&project.join(setting), &mut paths);
+    }
+    paths
+}
+
+/// `.git` of `project` and, when it is a file (`gitdir: <path>`), the
+/// gitdir it points to and that gitdir's common folder's `config` and
+/// `hooks` (a linked worktree's shared ones).
+fn git_metadata(project: &Path, paths: &mut Vec<PathBuf>) {
+    let dot_git = project.join(".git");
+    let Ok(metadata) = std::fs::symlink_metadata(&dot_git) else {
+        return;
+    };
+    if metadata.is_dir() {
+        paths.push(dot_git);
+        return;
+    }
+    // A symlinked `.git`: its target (the link itself lives in the
+    // writable project and cannot be mounted over).
+    push_existing(&dot_git, paths);
+    if !metadata.is_file() {
+        return;
+    }
+    let Some(gitdir) = std::fs::read_to_string(&dot_git)
+        .ok()
+        .and_then(|text| {
+            text.strip_prefix("gitdir:")
+                .map(|rest| rest.trim().to_owned())
+        })
+        .filter(|gitdir| !gitdir.is_empty())
+    else {
+        return;
+    };
+    let gitdir = project.join(gitdir);
+    push_existing(&gitdir, paths);
+    let common = std::fs::read_to_string(gitdir.join("commondir"))
+        .ok()
+        .map(|text| gitdir.join(text.trim()));
+    if let Some(common) = common {
+        push_existing(&common.join("config"), paths);
+        push_existing(&common.join("hooks"), paths);
+    }
+}
+
+fn push_existing(path: &Path, paths: &mut Vec<PathBuf>) {
+    if let Ok(resolved) = std::fs::canonicalize(path)
+        && !paths.contains(&resolved)
+    {
+        paths.push(resolved);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_git_folder_and_existing_settings_are_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = std::fs::canonicalize(dir.path()).unwrap();
+        std::fs::create_dir_all(project.join(".git/hooks")).unwrap();
+        std::fs::create_dir_all(project.join(".claude")).unwrap();
+        std::fs::write(project.join(".claude/settings.json"), "{}").unwrap();
+        assert_eq!(
+            protected_paths(&project),
+            [project.join(".git"), project.join(".claude/settings.json")]
+        );
+    }
+
+    #[test]
+    fn a_worktree_protects_its_file_gitdir_and_the_shared_config_and_hooks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let (main, worktree) = (root.join("main"), root.join("wt"));
+        let gitdir = main.join(".git/worktrees/wt");
+        std::fs::create_dir_all(&gitdir).unwrap();
+        std::fs::create_dir_all(main.join(".git/hooks")).unwrap();
+        std::fs::write(main.join(".git/config"), "").unwrap();
+        std::fs::write(gitdir.join("commondir"), "../..\n").unwrap();
+        std::fs::create_dir_all(&worktree).unwrap();
+        std::fs::write(
+            worktree.join(".git"),
+            format!("gitdir: {}\n", gitdir.display()),
+        )
+        .unwrap();
+        assert_eq!(
+            protected_paths(&worktree),
+            [
+                worktree.join(".git"),
+                gitdir,
+                main.join(".git/config"),
+                main.join(".git/hooks")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_project_without_git_or_settings_protects_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(protected_paths(dir.path()).is_empty());
+    }
+}
