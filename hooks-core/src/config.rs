@@ -379,12 +379,13 @@ fn unexpanded_warning(path: &Path, count: usize) -> ConfigWarning {
 }
 
 /// Reads a YAML file, stopping one byte past the adapter's limit (the parser
-/// then refuses it by size).
+/// then refuses it by size). Anything but a regular file (a FIFO, a link to
+/// `/dev/stdin`) is an error, never a read that blocks.
 pub fn read_capped(path: &Path) -> std::io::Result<String> {
     use std::io::Read;
     let limit = u64::try_from(crate::yaml::MAX_BYTES).unwrap_or(u64::MAX);
     let mut text = String::new();
-    std::fs::File::open(path)?
+    crate::regular_file::open_regular(path)?
         .take(limit.saturating_add(1))
         .read_to_string(&mut text)?;
     Ok(text)

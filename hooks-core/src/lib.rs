@@ -67,6 +67,7 @@ pub mod prompt;
 pub mod pyvalue;
 #[cfg(feature = "redact")]
 pub mod redact;
+pub mod regular_file;
 pub mod replies;
 pub mod reply;
 pub mod runs;

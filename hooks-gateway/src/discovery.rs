@@ -271,7 +271,7 @@ fn load_hook(
         return Err(GatewayWarning::skip(dir, None, "no HOOK.yaml"));
     }
     let handler = find_handler(dir)?;
-    let text = std::fs::read_to_string(&manifest_path).map_err(|error| {
+    let text = hermes_hooks_core::config::read_capped(&manifest_path).map_err(|error| {
         GatewayWarning::skip(
             &manifest_path,
             None,

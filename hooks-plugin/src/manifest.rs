@@ -59,7 +59,7 @@ pub fn read_manifest(
     file: &Path,
     warnings: &mut Vec<ConfigWarning>,
 ) -> Result<Manifest, ConfigWarning> {
-    let text = std::fs::read_to_string(file)
+    let text = hermes_hooks_core::config::read_capped(file)
         .map_err(|error| warning(file, "", format!("cannot read: {error}")))?;
     parse_manifest(dir, file, &text, warnings)
 }

@@ -126,7 +126,7 @@ impl ShellHooks {
             refusals: Vec::new(),
         };
         if options.safe_mode {
-            tracing::info!("HERMES_SAFE_MODE=1 — shell-hook registration skipped");
+            crate::safe_mode::skip_registration(config);
             return empty(Vec::new());
         }
         let parsed = parse_config(config);

@@ -60,6 +60,7 @@ pub mod record;
 mod register_options;
 pub mod reply;
 pub mod run;
+pub mod safe_mode;
 pub mod sandboxing;
 pub mod schedule;
 pub mod script;

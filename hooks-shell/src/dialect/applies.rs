@@ -28,9 +28,16 @@ fn match_value(event: &Event) -> Option<String> {
 }
 
 /// Whether `hook` runs for `event`: its event's tool and outcome filters,
-/// its matcher on the event's match field, its `if` rule.
+/// its matcher on the event's match field, its `if` rule (a fail-closed
+/// hook's rule read cautiously: [`Condition::may_allow`]).
 pub fn applies(hook: &ImportedHook, event: &Event) -> bool {
-    applies_to(&hook.mapping, &hook.matcher, hook.condition.as_ref(), event)
+    applies_to(
+        &hook.mapping,
+        &hook.matcher,
+        hook.condition.as_ref(),
+        hook.fail_closed,
+        event,
+    )
 }
 
 /// [`applies`] from the parts of a hook.
@@ -38,6 +45,7 @@ pub(crate) fn applies_to(
     mapping: &EventMapping,
     matcher: &DialectMatcher,
     condition: Option<&Condition>,
+    guarding: bool,
     event: &Event,
 ) -> bool {
     let tool = event.tool_name().unwrap_or("");
@@ -75,7 +83,12 @@ pub(crate) fn applies_to(
                     Some(Value::Object(args)) => their_args(args),
                     _ => Map::new(),
                 };
-                condition.allows(their_tool(tool), &args)
+                if guarding {
+                    // A fail-closed guard runs whenever its rule cannot rule the call out.
+                    condition.may_allow(their_tool(tool), &args)
+                } else {
+                    condition.allows(their_tool(tool), &args)
+                }
             }
         }
     }

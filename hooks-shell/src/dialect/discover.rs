@@ -13,6 +13,7 @@ use serde_json::Value;
 use hermes_hooks_process::sandbox::{Profile, Sandbox};
 
 mod disable;
+mod unwrapped;
 
 use super::entries::Reader;
 use super::events::{event_mapping, event_names};
@@ -22,6 +23,7 @@ use super::matcher::Condition;
 use super::{Dialect, EventMapping, ImportedHook, Scope};
 use crate::sandboxing::{SandboxDefaults, sandbox_field};
 use disable::disabled;
+use unwrapped::{has_event_keys, without_hooks_key};
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
 /// listed, warned about, never silently skipped.
@@ -316,8 +318,9 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     discovery.files.push((source.dialect, source.path.clone()));
     let hooks = match root.get("hooks") {
         Some(Value::Object(hooks)) => hooks,
-        None | Some(Value::Null) if !source.hooks_file() => {
-            // A settings file without hooks: nothing to guard.
+        None | Some(Value::Null) if !source.hooks_file() && !has_event_keys(source, &root) => {
+            // A settings file without hooks: nothing to guard. (One whose
+            // top-level keys are event names lost its wrapper: as a hooks file.)
             return remember(home, &source.path, &[]);
         }
         None | Some(Value::Null) => return without_hooks_key(source, home, discovery, &root),
@@ -336,37 +339,6 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     read_events(source, home, discovery, hooks, &env);
     let guarded = fail_closed_events(discovery, before, down_before);
     remember(home, &source.path, &guarded);
-}
-
-/// A hooks file (a plugin's `hooks/hooks.json`, Codex's or Cursor's
-/// `hooks.json`, a file named by `path:`) without its top-level `hooks`
-/// key: nothing is imported, loading warns, `doctor` fails, and any
-/// fail-closed entry found at the top level (event names there: the shape
-/// without the wrapper) blocks its event, as does what the file guarded at
-/// its last good read.
-fn without_hooks_key(source: &Source, home: &Path, discovery: &mut Discovery, root: &Value) {
-    let mut scratch = Discovery::default();
-    let mut events = Vec::new();
-    if let Value::Object(top) = root {
-        let named: serde_json::Map<String, Value> = top
-            .iter()
-            .filter(|(key, _)| event_mapping(source.dialect, key).is_some())
-            .map(|(key, value)| (key.clone(), value.clone()))
-            .collect();
-        events = named.keys().cloned().collect();
-        read_events(source, home, &mut scratch, &named, &[]);
-    }
-    let found = Some(fail_closed_events(&scratch, (0, 0), 0));
-    let hint = if events.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " (its top-level keys {} are event names: put them under \"hooks\": {{...}})",
-            events.join(", ")
-        )
-    };
-    let problem = format!("has no top-level \"hooks\" key{hint}");
-    broken(source, home, discovery, problem, found);
 }
 
 /// Records a file that gave no hooks, its warning and the blocks it puts in place.

@@ -37,7 +37,10 @@ pub(super) fn read_document(path: &Path, toml: bool) -> Result<Value, Unread> {
 
 /// The file's text: at most [`MAX_FILE_BYTES`], UTF-8.
 fn read_text(path: &Path) -> Result<String, Unread> {
-    let file = std::fs::File::open(path).map_err(|error| match error.kind() {
+    // Never a blocking open or read: a FIFO or a link to /dev/stdin is refused.
+    let file = hermes_hooks_core::regular_file::open_regular(path).map_err(|error| match error
+        .kind()
+    {
         std::io::ErrorKind::NotFound => Unread::Missing,
         _ => Unread::Failed(format!("cannot be read ({error})")),
     })?;

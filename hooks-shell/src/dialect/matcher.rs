@@ -182,6 +182,36 @@ impl Condition {
     }
 }
 
+impl Condition {
+    /// [`Condition::allows`] for a fail-closed handler: a guard must never
+    /// be skipped for a call its rule names, so a Bash command also runs it
+    /// when some subcommand may run the program the rule names in a way the
+    /// text does not show (`/bin/rm`, `eval`, `sh -c`, `xargs`, an
+    /// interpreter's inline code): cannot decide means run.
+    pub fn may_allow(
+        &self,
+        tool: &str,
+        input: &serde_json::Map<String, serde_json::Value>,
+    ) -> bool {
+        if self.allows(tool, input) {
+            return true;
+        }
+        match (
+            self,
+            input.get("command").and_then(serde_json::Value::as_str),
+        ) {
+            (
+                Condition::Rule {
+                    tool: wanted,
+                    pattern: Some(pattern),
+                },
+                Some(command),
+            ) if wanted == tool && tool == "Bash" => super::guard_rule::may_run(pattern, command),
+            _ => false,
+        }
+    }
+}
+
 fn url_host(url: &str) -> Option<&str> {
     let rest = url.split_once("://")?.1;
     let host = rest.split(['/', '?', '#']).next()?;
@@ -310,9 +340,18 @@ pub fn spellings(part: &str) -> Vec<String> {
     let Some(words) = shlex::split(part) else {
         return vec![part.to_owned()];
     };
-    let mut spelled = Vec::new();
+    command_starts(&words)
+        .into_iter()
+        .map(|at| words[at..].join(" "))
+        .collect()
+}
+
+/// The positions of `words` (a simple command, quotes removed) that may be
+/// its program: the first, and each one only leading words come before.
+pub(crate) fn command_starts(words: &[String]) -> Vec<usize> {
+    let mut starts = Vec::new();
     for at in 0..words.len() {
-        spelled.push(words[at..].join(" "));
+        starts.push(at);
         let word = words[at].as_str();
         let after_option = at > 0 && words[at - 1].starts_with('-');
         let leads = LEADING_WORDS.contains(&word)
@@ -326,7 +365,7 @@ pub fn spellings(part: &str) -> Vec<String> {
             break;
         }
     }
-    spelled
+    starts
 }
 
 fn strip_assignments(mut part: &str) -> String {

@@ -12,6 +12,7 @@
 //! out in the Hermes wire shape ([`ImportedHooks`]).
 
 mod applies;
+mod code_env;
 pub mod direct;
 pub mod discover;
 pub mod dispatch;
@@ -19,11 +20,13 @@ mod entries;
 pub mod events;
 pub mod exec;
 pub mod file;
+mod guard_rule;
 pub mod guards;
 pub mod http;
 pub mod matcher;
 pub mod record;
 pub mod reply;
+mod script_folders;
 pub mod session_env;
 pub mod stdin;
 mod stop;

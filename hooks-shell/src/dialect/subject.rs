@@ -49,13 +49,14 @@ impl ImportedHook {
                 (None, Some(request))
             }
         };
+        let tree = self.tree_roots(words.as_deref());
         Subject {
             event: self.event().map_or("", HookEvent::as_str).to_owned(),
             command: self.consent_command(),
             project: Some(self.project.clone()),
             words,
             cwd: self.cwd.clone(),
-            tree: self.tree_roots(),
+            tree,
             request,
             source: Some(self.source.clone()),
             env: self.settings_env.clone(),
@@ -68,7 +69,12 @@ impl ImportedHook {
     /// a project's file inside a folder of the project (`.claude/`,
     /// `.cursor/`, `.codex/`), that whole top-level folder instead of the
     /// file and `hooks/`: a script may reach any file there.
-    fn tree_roots(&self) -> Vec<PathBuf> {
+    ///
+    /// A project's hook also binds each top-level folder of the project that
+    /// holds a script its command names (`scripts/check.sh`,
+    /// `python3 tools/check.py`): that script may run, source or import any
+    /// file there ([`super::script_folders`]).
+    fn tree_roots(&self, words: Option<&[String]>) -> Vec<PathBuf> {
         let tool_folder = (self.scope == Scope::Project)
             .then(|| self.source.strip_prefix(&self.project).ok())
             .flatten()
@@ -94,6 +100,18 @@ impl ImportedHook {
             && !roots.contains(root)
         {
             roots.push(root.clone());
+        }
+        if self.scope == Scope::Project {
+            let line = match &self.handler {
+                Handler::Command { command, .. } => self.substitute(command),
+                Handler::Http { .. } => String::new(),
+            };
+            for folder in super::script_folders::top_folders(&self.project, &self.cwd, &line, words)
+            {
+                if !roots.contains(&folder) {
+                    roots.push(folder);
+                }
+            }
         }
         roots
     }

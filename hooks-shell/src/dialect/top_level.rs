@@ -8,14 +8,16 @@
 
 use serde_json::Value;
 
-use super::Dialect;
 use super::discover::{Discovery, Source};
+use super::{Dialect, Scope};
 use hermes_hooks_core::ConfigWarning;
 use hermes_hooks_core::pyvalue::type_name;
 
 /// The variables of `root`'s `env` block, in file order; each entry that is
-/// not a variable (a bad name, an object or list value) is a warning naming
-/// the file and `env.<name>`, and is left out. Strings are taken as written,
+/// not a variable (a bad name, an object or list value), and in a project's
+/// file each variable that steers code loading (`PATH`, `BASH_ENV`,
+/// `LD_PRELOAD`, ...: [`super::code_env`]), is a warning naming the file and
+/// `env.<name>`, and is left out. Strings are taken as written,
 /// numbers and booleans as their JSON text (`1`, `true`), `null` leaves the
 /// variable out.
 pub(super) fn settings_env(
@@ -67,6 +69,15 @@ pub(super) fn settings_env(
         };
         if value.contains('\0') {
             warn(key, "contains a NUL character; skipped".to_owned());
+            continue;
+        }
+        if source.scope == Scope::Project && super::code_env::steers_code(name) {
+            warn(
+                key,
+                "steers which code a program loads, and an approval cannot bind the files it \
+                 names; a project's settings may not set it for its hooks; skipped"
+                    .to_owned(),
+            );
             continue;
         }
         env.push((name.clone(), value));

@@ -138,7 +138,13 @@ impl Withheld {
     /// Whether `event` is one it would have run for (matcher and `if` rule).
     pub(crate) fn applies(&self, event: &Event) -> bool {
         self.mapping.ours == event.hook()
-            && applies_to(&self.mapping, &self.matcher, self.condition.as_ref(), event)
+            && applies_to(
+                &self.mapping,
+                &self.matcher,
+                self.condition.as_ref(),
+                self.block.is_some(),
+                event,
+            )
     }
 
     /// Its record for `event`: blocked (failing closed) or skipped.

@@ -1,0 +1,208 @@
+//! A fail-closed handler's Bash `if` rule, read cautiously: besides the
+//! subcommands the rule's glob matches (quotes removed), a subcommand whose
+//! program the text does not settle runs the guard too. Claude Code's filter
+//! only fails open on a command it cannot parse; a guard that must never
+//! allow also runs for the forms below (docs/decisions/fail-closed-if-rule.md).
+//!
+//! - a program named by path (`/bin/rm`, `./rm`): its file name is matched;
+//! - `eval ARGS` and `sh|bash|zsh|... -c STRING`: the code inside is matched
+//!   (recursively, a few levels deep); a shell running a file or stdin, or
+//!   code nested deeper, cannot be decided;
+//! - programs that run a command given as data (`xargs`, `find`, `parallel`,
+//!   `su`, `ssh`, `source`, ...) and interpreters given inline code
+//!   (`python -c`, `node -e`, `perl -e`, ...): cannot be decided;
+//! - a program word that is expanded when it runs (`$X`, a glob, a
+//!   `$(...)` whose output is the program): cannot be decided.
+//!
+//! Cannot decide means the guard runs; the guard itself decides.
+
+use super::matcher::{command_starts, glob, spellings, subcommands};
+
+/// How deep `eval` and `sh -c` strings are followed.
+const MAX_NESTING: usize = 4;
+
+/// Shells whose `-c STRING` is followed into.
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "rbash",
+];
+
+/// Programs that run a command given to them as data.
+const RUNNERS: &[&str] = &[
+    "xargs",
+    "find",
+    "parallel",
+    "watch",
+    "su",
+    "runuser",
+    "pkexec",
+    "ssh",
+    "setsid",
+    "flock",
+    "chroot",
+    "nsenter",
+    "unshare",
+    "strace",
+    "ltrace",
+    "script",
+    "systemd-run",
+    "busybox",
+    "source",
+    ".",
+    "trap",
+    "coproc",
+];
+
+/// Interpreters that take inline code after one of [`INLINE_FLAGS`].
+const INTERPRETERS: &[&str] = &[
+    "python",
+    "perl",
+    "ruby",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "tclsh",
+    "awk",
+    "gawk",
+    "mawk",
+    "osascript",
+    "pwsh",
+];
+
+/// The flags that give an interpreter its code inline.
+const INLINE_FLAGS: &[&str] = &[
+    "-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-Command",
+];
+
+/// Whether the rule `pattern` may name a program `command` runs.
+pub(super) fn may_run(pattern: &str, command: &str) -> bool {
+    nested_may_run(pattern, command, 0)
+}
+
+fn nested_may_run(pattern: &str, command: &str, depth: usize) -> bool {
+    if depth > MAX_NESTING {
+        return true;
+    }
+    let Some(parts) = subcommands(command) else {
+        return true;
+    };
+    parts.iter().any(|part| part_may_run(pattern, part, depth))
+}
+
+fn part_may_run(pattern: &str, part: &str, depth: usize) -> bool {
+    if glob(pattern, part) || spellings(part).iter().any(|s| glob(pattern, s)) {
+        return true;
+    }
+    let Some(words) = shlex::split(part) else {
+        return true;
+    };
+    // Options with no program before them: the program was the `$(...)`
+    // or backquoted text split off before (`$(printf rm) -rf /`).
+    if words.first().is_some_and(|word| word.starts_with('-')) {
+        return true;
+    }
+    command_starts(&words).into_iter().any(|at| {
+        let (program, rest) = (&words[at], &words[at + 1..]);
+        program_may_run(pattern, program, rest, depth)
+    })
+}
+
+/// Whether `program` with `args` may run what `pattern` names.
+fn program_may_run(pattern: &str, program: &str, args: &[String], depth: usize) -> bool {
+    if program.contains(['$', '`', '*', '?', '[']) {
+        return true;
+    }
+    let name = program.rsplit('/').next().unwrap_or(program);
+    if name != program && glob(pattern, &spelled(name, args)) {
+        return true;
+    }
+    if name == "eval" {
+        return nested_may_run(pattern, &args.join(" "), depth + 1);
+    }
+    if SHELLS.contains(&name) {
+        return match shell_code(args) {
+            Some(code) => nested_may_run(pattern, code, depth + 1),
+            // A script file or stdin: its code is not in the command.
+            None => true,
+        };
+    }
+    if RUNNERS.contains(&name) {
+        return true;
+    }
+    let interpreter = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    INTERPRETERS.contains(&interpreter)
+        && args
+            .iter()
+            .any(|arg| INLINE_FLAGS.contains(&arg.as_str()) || arg.starts_with("-c"))
+}
+
+fn spelled(name: &str, args: &[String]) -> String {
+    std::iter::once(name)
+        .chain(args.iter().map(String::as_str))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The code of a shell's `-c` (also in a flag group: `-ec`, `-lc`).
+fn shell_code(args: &[String]) -> Option<&str> {
+    let mut options = args.iter();
+    while let Some(arg) = options.next() {
+        if !arg.starts_with('-') || arg == "--" {
+            return None;
+        }
+        if arg.starts_with("--") {
+            continue;
+        }
+        if arg[1..].contains('c') {
+            return options.next().map(String::as_str);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::may_run;
+
+    #[test]
+    fn forms_that_hide_the_program_run_the_guard() {
+        for command in [
+            "rm -rf /",
+            "\"rm\" -rf /",
+            "'rm' -rf /",
+            "r\"\"m -rf /",
+            "/bin/rm -rf /",
+            "./rm -rf /",
+            "bash -c \"rm -rf /\"",
+            "sh -ec 'ls; rm -rf /'",
+            "eval \"rm -rf /\"",
+            "eval 'bash -c \"rm -rf /\"'",
+            "xargs rm -rf <<< /",
+            "find / -delete",
+            "python3 -c 'import shutil'",
+            "$RM -rf /",
+            "$(printf rm) -rf /",
+            "bash script.sh",
+            "sudo /usr/bin/rm -rf /",
+        ] {
+            assert!(may_run("rm *", command), "{command}");
+        }
+    }
+
+    #[test]
+    fn plain_commands_that_do_not_run_it_skip_the_guard() {
+        for command in [
+            "ls -la",
+            "echo 'rm -rf /'",
+            "git status && cargo test",
+            "bash -c 'ls -la'",
+            "eval 'echo hi'",
+            "/usr/bin/ls /tmp",
+            "python3 tools/check.py",
+        ] {
+            assert!(!may_run("rm *", command), "{command}");
+        }
+    }
+}
