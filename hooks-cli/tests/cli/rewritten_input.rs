@@ -94,3 +94,29 @@ fn a_rewrite_the_guard_accepts_is_kept() {
         "{emitted:#}"
     );
 }
+
+/// The user's own config.yaml guard (another dispatcher of the bus, which saw
+/// only the original `ls`) judges the input a project hook rewrote too.
+#[test]
+fn the_users_config_yaml_guard_decides_on_the_input_a_project_hook_rewrote() {
+    let (home, project) = home_with("[claude]");
+    let guard = home.script(
+        "native-guard.sh",
+        "#!/bin/sh\nif grep -q 'rm -rf'; then echo '{\"action\":\"block\",\"message\":\"native guard: no rm -rf\"}'; fi\nexit 0\n",
+    );
+    home.config(&format!(
+        "hooks_from: [claude]\nhooks:\n  pre_tool_call:\n    - matcher: terminal\n      command: \"{}\"\n      fail_closed: true\n",
+        guard.display()
+    ));
+    let rewriter = write(&project, ".claude/hooks/rewrite.sh", REWRITER);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&rewriter, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/rewrite.sh"}
+    ]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
+    let emitted = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted:#}");
+    let message = emitted["outcome"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("native guard: no rm -rf"), "{emitted:#}");
+}

@@ -170,14 +170,22 @@ impl Host {
             let shell = ShellOptions::new(options.consent.clone(), project)
                 .with_runtime(runtime.clone())
                 .with_sandbox(options.sandbox.clone());
+            let mut native = None;
             if options.loads(Mechanism::Shell) {
-                let hooks = ShellHooks::load(config, shell.clone());
-                builder = builder.with(hooks.take(&mut warnings, &mut mechanisms));
+                let hooks =
+                    ShellHooks::load(config, shell.clone()).take(&mut warnings, &mut mechanisms);
+                native = Some(hooks.clone());
+                builder = builder.with(hooks);
             }
             // Hooks of other agents (`hooks_from:`) sit beside the shell hooks they are.
             if options.loads(Mechanism::Imported) && config.get("hooks_from").is_some() {
-                let hooks = ImportedHooks::load(config, shell);
-                builder = builder.with(hooks.take(&mut warnings, &mut mechanisms));
+                let hooks = ImportedHooks::load(config, shell).take(&mut warnings, &mut mechanisms);
+                // An imported hook's rewrite of a tool call is judged again by
+                // the user's config.yaml guards, which saw only the original.
+                if let Some(native) = native {
+                    hooks.recheck_with(native);
+                }
+                builder = builder.with(hooks);
             }
         }
 

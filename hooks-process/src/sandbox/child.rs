@@ -165,7 +165,7 @@ fn enter_namespaces(plan: &ChildPlan) -> io::Result<()> {
     })?;
     // Before the private `/tmp`, which could hide a source.
     for (source, target) in &plan.overlays {
-        mount_read_only(source, target)?;
+        mount_over_read_only(source, target)?;
     }
     if plan.private_tmp {
         // SAFETY: C string literals.
@@ -282,7 +282,7 @@ fn allow_private_tmp(ruleset: RawFd, access: u64) -> io::Result<()> {
 /// keeping the flags the kernel locked on it (`nosuid`, `nodev`, `noexec`
 /// of the source's mount may not be cleared in a user namespace). The
 /// atime flags are kept by a remount that names none.
-fn mount_read_only(source: &CStr, target: &CStr) -> io::Result<()> {
+fn mount_over_read_only(source: &CStr, target: &CStr) -> io::Result<()> {
     // SAFETY: C strings made by the parent, a null type and data.
     check(unsafe {
         libc::mount(

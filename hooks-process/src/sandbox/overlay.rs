@@ -7,7 +7,7 @@
 //! copy that was verified, which nothing outside can swap or edit, and which
 //! the hook itself cannot write either. The host's namespace never sees it.
 
-use std::ffi::CString;
+use std::ffi::{CString, OsStr};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -44,6 +44,18 @@ impl Prepared {
             })
         };
         let pair = (c_path(source)?, c_path(target)?);
+        // The overlay is read-only as a whole: a protected path beneath it
+        // (`.claude/settings.json` under an overlaid `.claude`) is already
+        // held, and its own mount would find the copy's inode, not the
+        // original's it was prepared for, and fail the spawn.
+        // (Their paths have links resolved: compare with the target's too.)
+        let resolved = target
+            .canonicalize()
+            .unwrap_or_else(|_| target.to_path_buf());
+        self.plan.read_only.retain(|mount| {
+            let path = Path::new(OsStr::from_bytes(mount.path.as_bytes()));
+            !path.starts_with(target) && !path.starts_with(&resolved)
+        });
         self.plan.overlays.push(pair);
         Ok(())
     }
