@@ -46,11 +46,23 @@ pub(crate) fn holders(inodes: &[u64]) -> HashSet<i32> {
                 .and_then(|link| link.to_str().map(|text| wanted.iter().any(|w| w == text)))
                 .unwrap_or(false)
         });
-        if holds {
+        // A child of this very process holding the pipe is another tree's
+        // root between its fork and its exec (it holds a copy of every fd
+        // of ours until then), or this tree's own root, which the caller
+        // names anyway: never a stray descendant, which is reparented to
+        // its tree's root or to init, not to us.
+        if holds && parent_of(&process.path()) != Some(own) {
             found.insert(pid);
         }
     }
     found
+}
+
+/// The parent pid in `<proc dir>/stat` (after the command's closing paren).
+fn parent_of(proc_dir: &std::path::Path) -> Option<i32> {
+    let stat = std::fs::read_to_string(proc_dir.join("stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[cfg(test)]
@@ -58,19 +70,35 @@ mod tests {
     use super::*;
     use std::os::fd::AsRawFd;
 
+    /// A descendant holding our pipe is found; our own direct child holding
+    /// it is not: that is what another tree's root looks like between its
+    /// fork and its exec (a copy of every fd of ours), and killing it with
+    /// this tree killed an unrelated hook (seen as a flaky timeout test).
     #[test]
-    fn a_child_holding_our_pipe_is_found() {
-        let mut child = std::process::Command::new("sleep")
-            .arg("5")
+    fn a_descendant_holding_our_pipe_is_found_and_our_own_child_is_not() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & echo $!; wait"])
             .stdout(std::process::Stdio::piped())
             .spawn()
-            .expect("sleep");
-        let pipe = child.stdout.as_ref().expect("stdout").as_raw_fd();
-        let inode = pipe_inode(pipe).expect("a pipe");
+            .expect("sh");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let inode = pipe_inode(stdout.as_raw_fd()).expect("a pipe");
+        // The pid line, read byte by byte so the pipe stays ours.
+        let mut line = String::new();
+        let mut byte = [0u8; 1];
+        while std::io::Read::read(&mut stdout, &mut byte).expect("read") == 1 && byte[0] != b'\n' {
+            line.push(char::from(byte[0]));
+        }
+        let grandchild: i32 = line.trim().parse().expect("a pid");
         let found = holders(&[inode]);
+        let _ = rustix::process::kill_process(
+            rustix::process::Pid::from_raw(grandchild).expect("pid"),
+            rustix::process::Signal::KILL,
+        );
         let _ = child.kill();
         let _ = child.wait();
-        assert!(found.contains(&(child.id() as i32)), "{found:?}");
+        assert!(found.contains(&grandchild), "{found:?}");
+        assert!(!found.contains(&(child.id() as i32)), "{found:?}");
         assert!(!found.contains(&(std::process::id() as i32)));
     }
 }
