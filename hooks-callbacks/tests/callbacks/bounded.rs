@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::executor::block_on;
 use hermes_hooks_callbacks::Callbacks;
@@ -56,9 +56,8 @@ fn hung_observer_is_abandoned_and_the_sibling_result_returned() {
     callbacks.register("post_tool_call", "sibling", |_: &Event| {
         Ok(Some(json!("ok")))
     });
-    let started = Instant::now();
     let replies = block_on(callbacks.dispatch(&tool_event(HookEvent::PostToolCall, "a")));
-    assert!(started.elapsed() < Duration::from_secs(3));
+    // Returning at all is the proof: the gate it would wait for opens only below.
     assert_eq!(replies.len(), 1);
     assert_eq!(replies[0].value, json!("ok"));
     let warned = warnings("callback hung-observer timed out");
@@ -82,9 +81,8 @@ fn stuck_pre_tool_call_blocks_within_the_timeout_and_suppresses_repeats() {
         .build()
         .expect("runtime");
     for fire in 0..2 {
-        let started = Instant::now();
         let replies = runtime.block_on(hooks.collect(&tool_event(HookEvent::PreToolCall, "same")));
-        assert!(started.elapsed() < Duration::from_secs(3));
+        // Returning at all is the proof: the gate it would wait for opens only below.
         assert_eq!(replies.len(), 1);
         // The first call timed out; the second never reached the callback,
         // and its block says so rather than "timed out".
@@ -123,7 +121,7 @@ fn a_stuck_observer_never_blocks_the_runtime_thread() {
         .build()
         .expect("runtime");
     let ticks = Arc::new(AtomicUsize::new(0));
-    let (replies, elapsed) = runtime.block_on(async {
+    let replies = runtime.block_on(async {
         let counter = ticks.clone();
         let ticker = tokio::spawn(async move {
             loop {
@@ -131,7 +129,6 @@ fn a_stuck_observer_never_blocks_the_runtime_thread() {
                 counter.fetch_add(1, Ordering::SeqCst);
             }
         });
-        let started = Instant::now();
         let replies = hooks
             .collect(&Event::from_json(
                 HookEvent::PostLlmCall,
@@ -139,10 +136,10 @@ fn a_stuck_observer_never_blocks_the_runtime_thread() {
             ))
             .await;
         ticker.abort();
-        (replies, started.elapsed())
+        replies
     });
     assert!(replies.is_empty());
-    assert!(elapsed < Duration::from_secs(3));
+    // Returning at all is the proof: the gate it would wait for opens only below.
     // The ticker shared the runtime thread while the dispatch waited.
     assert!(ticks.load(Ordering::SeqCst) > 0);
     gate.open();

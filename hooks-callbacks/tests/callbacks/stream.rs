@@ -45,12 +45,11 @@ fn the_producer_never_waits_for_a_blocked_consumer() {
     let gate = Gate::default();
     let callbacks = Callbacks::new(settings(100));
     let values = recorder(&callbacks, "on_stream_delta", "blocked", Some(gate.clone()));
-    let started = Instant::now();
     for index in 0..50 {
         let replies = block_on(callbacks.dispatch(&delta(&index.to_string(), "text")));
         assert!(replies.is_empty());
     }
-    assert!(started.elapsed() < Duration::from_secs(2));
+    // Returning at all is the proof: the gate it would wait for opens only below.
     assert!(seen(&values).is_empty());
     gate.open();
     block_on(callbacks.flush(Duration::from_secs(5)));
@@ -221,10 +220,9 @@ fn shutdown_and_flush_give_up_on_a_hung_consumer() {
         Some(gate.clone()),
     );
     block_on(callbacks.dispatch(&delta("x", "text")));
-    let started = Instant::now();
     block_on(callbacks.flush(Duration::from_millis(100)));
     assert!(!callbacks.shutdown(Duration::from_millis(100)));
-    assert!(started.elapsed() < Duration::from_secs(3));
+    // Returning at all is the proof: the gate it would wait for opens only below.
     gate.open();
 }
 
