@@ -32,6 +32,7 @@ pub fn tree_sha256(roots: &[impl AsRef<Path>]) -> Result<String, BindError> {
         entries: 0,
         bytes: 0,
         copy: None,
+        inside: Vec::new(),
     };
     for root in roots {
         let root = root.as_ref();
@@ -54,6 +55,10 @@ pub(crate) fn tree_sha256_copied(
         entries: 0,
         bytes: 0,
         copy: None,
+        inside: roots
+            .iter()
+            .filter_map(|root| std::fs::canonicalize(root.as_ref()).ok())
+            .collect(),
     };
     let mut copied = Vec::new();
     for (index, root) in roots.iter().enumerate() {
@@ -73,6 +78,9 @@ struct Walk {
     bytes: u64,
     /// Where the root being walked is copied to, when it is.
     copy: Option<std::path::PathBuf>,
+    /// The copied roots, links resolved: a link that leads out of them is
+    /// copied as the link, not as what it points to.
+    inside: Vec<std::path::PathBuf>,
 }
 
 impl Walk {
@@ -95,21 +103,25 @@ impl Walk {
         if kind.is_symlink() {
             let target = std::fs::read_link(path).unwrap_or_default();
             self.line(&format!("link {shown} -> {}", target.display()));
-            // What a link points to is part of the tree, wherever it is: a
-            // script in the tree may run, source or import through it. (A
-            // link loop ends at the depth or entry bound: the tree cannot
-            // be bound.)
-            if path.is_dir() {
-                return self.folder(path, relative, depth);
+            if let Some(copy) = self.copy.clone() {
+                let resolved = std::fs::canonicalize(path).ok();
+                let inside = resolved.as_ref().is_some_and(|resolved| {
+                    self.inside.iter().any(|root| resolved.starts_with(root))
+                });
+                if !inside {
+                    // Out of the copied roots: the copy keeps the link, so the
+                    // hook reaches its target only where its sandbox lets it
+                    // (a copy made by the host would hand it, say, a key the
+                    // sandbox hides). The target is still hashed, not copied.
+                    std::os::unix::fs::symlink(&target, copy.join(relative))
+                        .map_err(|error| copy_error(path, &error))?;
+                    self.copy = None;
+                    let hashed = self.linked(path, relative, depth);
+                    self.copy = Some(copy);
+                    return hashed;
+                }
             }
-            if path.is_file() {
-                return self.file(
-                    path,
-                    relative,
-                    std::fs::metadata(path).map_or(0, |m| m.len()),
-                );
-            }
-            return Ok(());
+            return self.linked(path, relative, depth);
         }
         if kind.is_dir() {
             return self.folder(path, relative, depth);
@@ -118,6 +130,21 @@ impl Walk {
             return self.file(path, relative, metadata.len());
         }
         self.line(&format!("special {shown}"));
+        Ok(())
+    }
+
+    /// What the link at `path` points to, hashed (and copied when copying).
+    fn linked(&mut self, path: &Path, relative: &Path, depth: usize) -> Result<(), BindError> {
+        // What a link points to is part of the tree, wherever it is: a script
+        // in the tree may run, source or import through it. (A link loop ends
+        // at the depth or entry bound: the tree cannot be bound.)
+        if path.is_dir() {
+            return self.folder(path, relative, depth);
+        }
+        if path.is_file() {
+            let len = std::fs::metadata(path).map_or(0, |m| m.len());
+            return self.file(path, relative, len);
+        }
         Ok(())
     }
 
