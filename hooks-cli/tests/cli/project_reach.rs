@@ -171,3 +171,23 @@ fn a_module_a_named_python_script_imports_is_bound() {
     );
     ran_then_asked(&seen);
 }
+
+/// A variable on no list that names a file of the project (red-team round 4,
+/// N1: `MAKEFILES=tools/extra.mk`, `OPENSSL_CONF=./x.cnf`): the hook sources
+/// what `$HOOK_SOURCE` names; a change there must ask again, never run.
+#[test]
+fn a_projects_env_value_naming_a_project_file_cannot_point_hooks_at_it() {
+    let seen = changed_code_never_runs_unasked(
+        hook(
+            "sh -c '. \"$CLAUDE_PROJECT_DIR/${HOOK_SOURCE:-/dev/null}\"; cat >/dev/null'",
+            json!({"HOOK_SOURCE": "tools/lib.sh"}),
+        ),
+        |project| script(project, "tools/lib.sh", ": ok\n"),
+        |project| script(project, "tools/lib.sh", PWN),
+    );
+    let warned = seen["list"].as_str().unwrap_or_default();
+    assert!(
+        warned.contains("env.HOOK_SOURCE") && warned.contains("tools/lib.sh"),
+        "{warned}"
+    );
+}

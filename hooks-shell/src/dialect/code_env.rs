@@ -87,9 +87,56 @@ pub(super) fn steers_code(name: &str) -> bool {
         || SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
 }
 
+/// The first word of `value` that names a path in `project` (relative
+/// with a `/` or a leading `.`, or absolute and under the project; URLs
+/// aside), whether or not it exists yet: a variable not on the lists above
+/// may still make a program load it (`MAKEFILES=tools/x.mk`,
+/// `OPENSSL_CONF=./ssl.cnf`), and an approval binds only the value's text.
+pub(super) fn names_project_path<'a>(value: &'a str, project: &std::path::Path) -> Option<&'a str> {
+    value
+        .split(|c: char| c.is_whitespace() || matches!(c, ':' | '=' | ',' | ';' | '"' | '\''))
+        .filter(|word| !word.is_empty())
+        .find(|word| {
+            if value.contains("://") && word.starts_with("//") {
+                return false; // the rest of a URL split at its scheme's colon
+            }
+            let path = std::path::Path::new(word);
+            if path.is_absolute() {
+                path.starts_with(project)
+            } else {
+                word.starts_with('.') || word.contains('/')
+            }
+        })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::steers_code;
+    use super::{names_project_path, steers_code};
+
+    #[test]
+    fn values_naming_a_project_path_are_found_and_data_is_not() {
+        let project = std::path::Path::new("/work/repo");
+        for value in [
+            "tools/extra.mk",
+            "./ssl.cnf",
+            "--require ./x.js",
+            "/work/repo/lib/x.so",
+            "a:b:tools/bin",
+            "..",
+        ] {
+            assert!(names_project_path(value, project).is_some(), "{value}");
+        }
+        for value in [
+            "hello there",
+            "3",
+            "true",
+            "https://api.example.com/v1",
+            "/usr/lib/ssl/openssl.cnf",
+            "en_US.UTF-8",
+        ] {
+            assert!(names_project_path(value, project).is_none(), "{value}");
+        }
+    }
 
     #[test]
     fn loaders_are_refused_and_plain_settings_kept() {

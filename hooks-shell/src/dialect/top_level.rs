@@ -80,6 +80,20 @@ pub(super) fn settings_env(
             );
             continue;
         }
+        if source.scope == Scope::Project
+            && let Some(path) = super::code_env::names_project_path(&value, &source.project)
+        {
+            let shown = hermes_hooks_core::display::escape(path);
+            warn(
+                key,
+                format!(
+                    "names a path in the project ({shown}), which a program may load as code \
+                     and an approval cannot bind; a project's settings may not set it for its \
+                     hooks; skipped"
+                ),
+            );
+            continue;
+        }
         env.push((name.clone(), value));
     }
     env
