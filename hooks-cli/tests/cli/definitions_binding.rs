@@ -171,3 +171,34 @@ fn a_makefile_linked_elsewhere_is_bound_through_the_link() {
         },
     );
 }
+
+/// The code an `.npmrc` names for npm to run or load (red-team round 4, N4:
+/// `script-shell=tools/sh.sh`, `node-options=--require ./tools/a.js`) is
+/// bound with the package script (npm itself need not be installed: the
+/// approval's binding is what is checked).
+#[test]
+fn files_an_npmrc_names_as_code_are_bound() {
+    let (home, project) = home_with("[claude]");
+    write(&project, "package.json", r#"{"scripts": {"lint": "true"}}"#);
+    write(
+        &project,
+        ".npmrc",
+        "script-shell=tools/sh.sh\nnode-options=--require ./tools/a.js\nregistry=https://registry.npmjs.org/\n",
+    );
+    write(&project, "tools/sh.sh", "#!/bin/sh\nexec sh \"$@\"\n");
+    write(&project, "tools/a.js", "\n");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "npm run lint"}
+    ]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
+    emit_terminal(&home, &project, "ls", true);
+    let listed = in_project(&home, &project, &["list", "--json"]).json();
+    let text = listed.to_string();
+    for file in [".npmrc", "tools/sh.sh", "tools/a.js"] {
+        let path = project.join(file).display().to_string();
+        assert!(
+            text.contains(&format!("\"{path}\"")),
+            "{file} not bound: {listed:#}"
+        );
+    }
+}

@@ -22,6 +22,7 @@ pub(super) fn package_scripts(
         Some("run" | "run-script" | "rum" | "urn") => words.get(1),
         _ => words.first(),
     };
+    npmrc_files(dir, found);
     let Some(name) = name else { return };
     let Some(text) = read_definition(&dir.join("package.json")) else {
         return;
@@ -51,6 +52,40 @@ pub(super) fn package_scripts(
         }
         if found.roots.len() < MAX_INCLUDED {
             reached_within(line, dir, project_hook, found, depth + 1);
+        }
+    }
+}
+
+/// The `.npmrc` keys whose value is code npm runs or loads for a script.
+const NPMRC_CODE_KEYS: &[&str] = &[
+    "script-shell",
+    "node-options",
+    "onload-script",
+    "init-module",
+];
+
+/// The project files `dir/.npmrc` names as code (red-team round 4, N4:
+/// `script-shell=tools/sh.sh`, `node-options=--require ./tools/a.js`): bound
+/// like the script's own files, so a change there asks again.
+fn npmrc_files(dir: &Path, found: &mut Reached) {
+    let Some(text) = read_definition(&dir.join(".npmrc")) else {
+        return;
+    };
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if !NPMRC_CODE_KEYS.contains(&key.trim()) {
+            continue;
+        }
+        let words = value.split(|c: char| c.is_whitespace() || c == '=' || c == '"' || c == '\'');
+        for word in words.filter(|w| w.starts_with('.') || (w.contains('/') && !w.contains("://")))
+        {
+            let relative: PathBuf = Path::new(word)
+                .components()
+                .filter(|part| !matches!(part, std::path::Component::CurDir))
+                .collect();
+            found.add(dir.join(relative));
         }
     }
 }
