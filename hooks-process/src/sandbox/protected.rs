@@ -40,6 +40,7 @@ pub const PROTECTED_SETTINGS: &[&str] = &[
 pub fn protected_paths(project: &Path) -> Vec<PathBuf> {
     let mut paths = Vec::new();
     git_metadata(project, &mut paths);
+    submodules(project, &mut paths);
     for setting in PROTECTED_SETTINGS {
         push_existing(&project.join(setting), &mut paths);
     }
@@ -82,6 +83,31 @@ fn git_metadata(project: &Path, paths: &mut Vec<PathBuf>) {
     if let Some(common) = common {
         push_existing(&common.join("config"), paths);
         push_existing(&common.join("hooks"), paths);
+    }
+}
+
+/// How many submodules' `.git` entries are protected at most.
+const MAX_SUBMODULES: usize = 64;
+
+/// The `.git` entry (a `gitdir:` file, or a folder) of each submodule the
+/// project's `.gitmodules` lists: git at the project's root follows them
+/// (`git status`), so a hook that replaced one with a folder of its own
+/// (`core.fsmonitor`) ran code at the user's next `git status` (red-team
+/// round 4, N5). A mount over the entry keeps it from being replaced.
+fn submodules(project: &Path, paths: &mut Vec<PathBuf>) {
+    let Ok(text) = std::fs::read_to_string(project.join(".gitmodules")) else {
+        return;
+    };
+    let listed = text.lines().filter_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        (key.trim() == "path").then(|| value.trim().to_owned())
+    });
+    for path in listed.take(MAX_SUBMODULES) {
+        let entry = project.join(&path).join(".git");
+        // Only inside the project: `..` in a listed path reaches nothing else.
+        if !path.split('/').any(|part| part == "..") {
+            push_existing(&entry, paths);
+        }
     }
 }
 
@@ -135,6 +161,30 @@ mod tests {
                 main.join(".git/hooks")
             ]
         );
+    }
+
+    #[test]
+    fn each_submodules_git_entry_is_protected() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(project.join(".git/modules/lib")).unwrap();
+        std::fs::create_dir_all(project.join("vendor/lib")).unwrap();
+        std::fs::write(
+            project.join("vendor/lib/.git"),
+            "gitdir: ../../.git/modules/lib\n",
+        )
+        .unwrap();
+        std::fs::write(
+            project.join(".gitmodules"),
+            "[submodule \"lib\"]\n\tpath = vendor/lib\n\turl = https://example.com/lib.git\n",
+        )
+        .unwrap();
+        let paths = protected_paths(&project);
+        assert!(
+            paths.contains(&project.join("vendor/lib/.git")),
+            "{paths:?}"
+        );
+        assert!(paths.contains(&project.join(".git")), "{paths:?}");
     }
 
     #[test]
