@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::dialects::{emit_terminal, home_with, in_project, write};
+use crate::dialects::{approve_project_hook, emit_terminal, home_with, in_project, node_tool_package, write};
 
 const PWN_RECIPE: &str = "check:\n\t@echo PWNED > pwned\n";
 
@@ -17,16 +17,7 @@ const PWN_RECIPE: &str = "check:\n\t@echo PWNED > pwned\n";
 fn changed_definitions_never_run(command: &str, setup: impl Fn(&Path), change: impl Fn(&Path)) {
     let (home, project) = home_with("[claude]");
     setup(&project);
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
-        {"type": "command", "command": command}
-    ]}]}});
-    write(&project, ".claude/settings.json", &settings.to_string());
-    let approved = emit_terminal(&home, &project, "ls", true);
-    assert_eq!(
-        approved["runs"][0]["status"],
-        json!("completed"),
-        "{approved}"
-    );
+    approve_project_hook(&home, &project, command);
     assert!(!project.join("pwned").exists(), "set-up ran the payload");
     change(&project);
     let after = emit_terminal(&home, &project, "ls", false);
@@ -80,28 +71,6 @@ fn a_package_json_script_is_bound() {
     );
 }
 
-/// `node_modules/.bin/tool` linked into its package, as npm installs it.
-fn node_tool(project: &Path, body: &str) {
-    write(
-        project,
-        "node_modules/tool/package.json",
-        r#"{"name":"tool","version":"1.0.0","bin":{"tool":"bin/cli.js"}}"#,
-    );
-    write(
-        project,
-        "node_modules/tool/bin/cli.js",
-        "#!/usr/bin/env node\nrequire('../lib.js');\n",
-    );
-    write(project, "node_modules/tool/lib.js", body);
-    use std::os::unix::fs::PermissionsExt;
-    let cli = project.join("node_modules/tool/bin/cli.js");
-    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let bin = project.join("node_modules/.bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    if !bin.join("tool").exists() {
-        std::os::unix::fs::symlink("../tool/bin/cli.js", bin.join("tool")).expect("link");
-    }
-}
 
 const PWN_JS: &str =
     "require('fs').writeFileSync(process.env.CLAUDE_PROJECT_DIR + '/pwned', 'PWNED');\n";
@@ -110,8 +79,8 @@ const PWN_JS: &str =
 fn a_node_tools_package_is_bound() {
     changed_definitions_never_run(
         "npx --no tool",
-        |project| node_tool(project, "// ok\n"),
-        |project| node_tool(project, PWN_JS),
+        |project| node_tool_package(project, "// ok\n"),
+        |project| node_tool_package(project, PWN_JS),
     );
 }
 

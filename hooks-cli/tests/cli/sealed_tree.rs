@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::dialects::{emit_terminal, home_with, write};
+use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
 
 /// Waits (mid-run) for `go` when `wait` exists; says it started.
 const WAIT: &str = "[ -f wait ] || exit 0\n: > started\n\
@@ -22,16 +22,7 @@ fn a_swap_mid_run_never_runs(command: &str, target: &str, good: &str, evil: &str
     let (home, project) = home_with("[claude]");
     write(&project, ".claude/hooks/wait.sh", WAIT);
     write(&project, target, good);
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
-        {"type": "command", "command": command}
-    ]}]}});
-    write(&project, ".claude/settings.json", &settings.to_string());
-    let approved = emit_terminal(&home, &project, "ls", true);
-    assert_eq!(
-        approved["runs"][0]["status"],
-        json!("completed"),
-        "{approved}"
-    );
+    approve_project_hook(&home, &project, command);
     write(&project, "wait", "");
     let swapper = {
         let (project, target, evil) = (project.clone(), target.to_owned(), evil.to_owned());
@@ -107,16 +98,7 @@ fn without_a_mount_namespace_a_tree_changed_during_the_run_fails_the_run() {
     write(&project, ".claude/hooks/wait.sh", WAIT);
     write(&project, ".claude/hooks/a.sh", "cat >/dev/null\nexit 0\n");
     let command = "cd \"$CLAUDE_PROJECT_DIR\" && sh .claude/hooks/wait.sh && sh .claude/hooks/a.sh";
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
-        {"type": "command", "command": command}
-    ]}]}});
-    write(&project, ".claude/settings.json", &settings.to_string());
-    let approved = emit_terminal(&home, &project, "ls", true);
-    assert_eq!(
-        approved["runs"][0]["status"],
-        json!("completed"),
-        "{approved}"
-    );
+    approve_project_hook(&home, &project, command);
     write(&project, "wait", "");
     let swapper = {
         let project = project.clone();

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::dialects::{emit_terminal, home_with, write};
+use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
 
 fn script(path: &Path, body: &str) {
     write(
@@ -24,16 +24,7 @@ fn script(path: &Path, body: &str) {
 fn changed_code_never_runs_unasked(command: &str, setup: impl Fn(&Path), change: impl Fn(&Path)) {
     let (home, project) = home_with("[claude]");
     setup(&project);
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
-        {"type": "command", "command": command}
-    ]}]}});
-    write(&project, ".claude/settings.json", &settings.to_string());
-    let approved = emit_terminal(&home, &project, "ls", true);
-    assert_eq!(
-        approved["runs"][0]["status"],
-        json!("completed"),
-        "{approved}"
-    );
+    approve_project_hook(&home, &project, command);
     change(&project);
     let after = emit_terminal(&home, &project, "ls", false);
     assert!(

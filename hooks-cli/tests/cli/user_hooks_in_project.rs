@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use crate::dialects::write;
+use crate::dialects::{node_tool_package, write};
 use crate::harness;
 use crate::support::{Run, TempHome};
 
@@ -113,29 +113,6 @@ fn a_users_python_script_still_imports_its_own_folder() {
     assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted}");
 }
 
-/// `node_modules/.bin/tool` linked into its package, as npm installs it;
-/// the package's `lib.js` is `body`.
-fn node_tool(project: &Path, body: &str) {
-    write(
-        project,
-        "node_modules/tool/package.json",
-        r#"{"name":"tool","version":"1.0.0"}"#,
-    );
-    write(
-        project,
-        "node_modules/tool/bin/cli.js",
-        "#!/usr/bin/env node\nrequire('../lib.js');\n",
-    );
-    write(project, "node_modules/tool/lib.js", body);
-    use std::os::unix::fs::PermissionsExt;
-    let cli = project.join("node_modules/tool/bin/cli.js");
-    std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    let bin = project.join("node_modules/.bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    if !bin.join("tool").exists() {
-        std::os::unix::fs::symlink("../tool/bin/cli.js", bin.join("tool")).expect("link");
-    }
-}
 
 const PWN_JS: &str = "require('fs').writeFileSync(process.cwd() + '/pwned', 'PWNED');\n";
 
@@ -146,7 +123,7 @@ fn a_projects_node_tool_shadowing_the_users_npx_hook_needs_an_approval_there() {
         "hooks:\n  pre_tool_call:\n    - command: npx --no tool\n      fail_closed: true\n",
     );
     let first = cloned(&home, "first");
-    node_tool(&first, "// ok\n");
+    node_tool_package(&first, "// ok\n");
     let approved = emit_in(&home, &first, true);
     assert_eq!(
         approved["runs"][0]["status"],
@@ -155,7 +132,7 @@ fn a_projects_node_tool_shadowing_the_users_npx_hook_needs_an_approval_there() {
     );
 
     // Its package changed: it does not run, the guard blocks, naming the file.
-    node_tool(&first, PWN_JS);
+    node_tool_package(&first, PWN_JS);
     let changed = emit_in(&home, &first, false);
     assert!(!first.join("pwned").exists(), "changed tool ran: {changed}");
     assert_eq!(changed["outcome"]["action"], json!("block"), "{changed}");
@@ -167,7 +144,7 @@ fn a_projects_node_tool_shadowing_the_users_npx_hook_needs_an_approval_there() {
 
     // Another project's own `tool` is not covered by the approval given in the first.
     let second = cloned(&home, "second");
-    node_tool(&second, PWN_JS);
+    node_tool_package(&second, PWN_JS);
     let elsewhere = emit_in(&home, &second, false);
     assert!(
         !second.join("pwned").exists(),
