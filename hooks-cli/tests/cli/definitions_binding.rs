@@ -8,7 +8,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::dialects::{approve_project_hook, emit_terminal, home_with, in_project, node_tool_package, write};
+use crate::dialects::{
+    approve_project_hook, emit_terminal, home_with, in_project, node_tool_package, write,
+};
 
 const PWN_RECIPE: &str = "check:\n\t@echo PWNED > pwned\n";
 
@@ -70,7 +72,6 @@ fn a_package_json_script_is_bound() {
         },
     );
 }
-
 
 const PWN_JS: &str =
     "require('fs').writeFileSync(process.env.CLAUDE_PROJECT_DIR + '/pwned', 'PWNED');\n";

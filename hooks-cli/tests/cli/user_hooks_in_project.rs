@@ -113,7 +113,6 @@ fn a_users_python_script_still_imports_its_own_folder() {
     assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted}");
 }
 
-
 const PWN_JS: &str = "require('fs').writeFileSync(process.cwd() + '/pwned', 'PWNED');\n";
 
 #[test]
