@@ -35,6 +35,7 @@ mod native_plugins;
 mod otlp;
 mod output;
 mod process_faults;
+mod project_fixtures;
 mod project_reach;
 mod python_faults;
 mod python_plugins;
