@@ -65,8 +65,7 @@ fn git_metadata(project: &Path, paths: &mut Vec<PathBuf>) {
     if !metadata.is_file() {
         return;
     }
-    let Some(gitdir) = std::fs::read_to_string(&dot_git)
-        .ok()
+    let Some(gitdir) = read_small(&dot_git)
         .and_then(|text| {
             text.strip_prefix("gitdir:")
                 .map(|rest| rest.trim().to_owned())
@@ -77,9 +76,7 @@ fn git_metadata(project: &Path, paths: &mut Vec<PathBuf>) {
     };
     let gitdir = project.join(gitdir);
     push_existing(&gitdir, paths);
-    let common = std::fs::read_to_string(gitdir.join("commondir"))
-        .ok()
-        .map(|text| gitdir.join(text.trim()));
+    let common = read_small(&gitdir.join("commondir")).map(|text| gitdir.join(text.trim()));
     if let Some(common) = common {
         push_existing(&common.join("config"), paths);
         push_existing(&common.join("hooks"), paths);
@@ -95,7 +92,7 @@ const MAX_SUBMODULES: usize = 64;
 /// (`core.fsmonitor`) ran code at the user's next `git status` (red-team
 /// round 4, N5). A mount over the entry keeps it from being replaced.
 fn submodules(project: &Path, paths: &mut Vec<PathBuf>) {
-    let Ok(text) = std::fs::read_to_string(project.join(".gitmodules")) else {
+    let Some(text) = read_small(&project.join(".gitmodules")) else {
         return;
     };
     let listed = text.lines().filter_map(|line| {
@@ -109,6 +106,26 @@ fn submodules(project: &Path, paths: &mut Vec<PathBuf>) {
             push_existing(&entry, paths);
         }
     }
+}
+
+/// The text of `path` when it is a regular file of at most 64 KiB, opened
+/// without blocking: a repository's FIFO or `/dev/stdin` link in place of
+/// `.gitmodules` or a `.git` file must not hang a hook's preparation.
+fn read_small(path: &Path) -> Option<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .ok()?;
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() || metadata.len() > 64 * 1024 {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(64 * 1024).read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 fn push_existing(path: &Path, paths: &mut Vec<PathBuf>) {
@@ -185,6 +202,19 @@ mod tests {
             "{paths:?}"
         );
         assert!(paths.contains(&project.join(".git")), "{paths:?}");
+    }
+
+    #[test]
+    fn a_fifo_in_place_of_gitmodules_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().canonicalize().unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(project.join(".gitmodules"))
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        // Returns (a blocking read would wait for a writer forever).
+        assert!(protected_paths(&project).is_empty());
     }
 
     #[test]
