@@ -120,3 +120,45 @@ fn the_users_config_yaml_guard_decides_on_the_input_a_project_hook_rewrote() {
     let message = emitted["outcome"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("native guard: no rm -rf"), "{emitted:#}");
 }
+
+/// The user's Python plugin guard (the plugins' callbacks: another
+/// dispatcher of the bus, which judged the original `ls`) decides on the
+/// input a project hook rewrote (red-team round 4, N6).
+#[test]
+fn the_users_python_plugin_guard_decides_on_the_input_a_project_hook_rewrote() {
+    if !crate::harness::python_available() {
+        return;
+    }
+    let (home, project) = home_with("[claude]");
+    home.write("plugins/rmguard/plugin.yaml", "name: rmguard\n");
+    home.write(
+        "plugins/rmguard/__init__.py",
+        r#"
+def guard(tool_name=None, args=None, **kw):
+    if "rm -rf" in str((args or {}).get("command", "")):
+        return {"action": "block", "message": "plugin guard: no rm -rf"}
+    return None
+
+def register(ctx):
+    ctx.register_hook("pre_tool_call", guard)
+"#,
+    );
+    home.config("hooks_from: [claude]\nplugins:\n  enabled: [rmguard]\n");
+    let rewriter = write(&project, ".claude/hooks/rewrite.sh", REWRITER);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&rewriter, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/rewrite.sh"}
+    ]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
+    // The guard itself works: a direct `rm -rf` is blocked.
+    let direct = emit_terminal(&home, &project, "rm -rf /tmp/x", true);
+    assert_eq!(direct["outcome"]["action"], json!("block"), "{direct:#}");
+    let emitted = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted:#}");
+    let message = emitted["outcome"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("plugin guard: no rm -rf") && message.contains("rewrite.sh"),
+        "{emitted:#}"
+    );
+}

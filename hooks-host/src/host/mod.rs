@@ -181,10 +181,14 @@ impl Host {
             if options.loads(Mechanism::Imported) && config.get("hooks_from").is_some() {
                 let hooks = ImportedHooks::load(config, shell).take(&mut warnings, &mut mechanisms);
                 // An imported hook's rewrite of a tool call is judged again by
-                // the user's config.yaml guards, which saw only the original.
+                // the plugins' callbacks and the user's config.yaml guards,
+                // which saw only the original.
+                let mut others: Vec<Arc<dyn hermes_hooks_core::Dispatcher>> =
+                    vec![plugins.callbacks.clone()];
                 if let Some(native) = native {
-                    hooks.recheck_with(native);
+                    others.push(Arc::new(native));
                 }
+                hooks.recheck_with_all(others);
                 builder = builder.with(hooks);
             }
         }

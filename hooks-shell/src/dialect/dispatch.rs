@@ -82,9 +82,10 @@ struct Shared {
     runtime: Option<Background>,
     /// Stop hooks run once per turn (see [`also_fires_on`]).
     stop_turns: StopTurns,
-    /// The user's config.yaml hooks, run again on a rewritten input
-    /// ([`ImportedHooks::recheck_with`]).
-    native: std::sync::OnceLock<crate::ShellHooks>,
+    /// The host's other dispatchers (the user's config.yaml hooks, the
+    /// plugins' callbacks), run again on a rewritten input
+    /// ([`ImportedHooks::recheck_with_all`]).
+    others: recheck::Others,
 }
 
 impl ImportedHooks {
@@ -229,7 +230,7 @@ impl ImportedHooks {
                 withheld,
                 runtime,
                 stop_turns: StopTurns::default(),
-                native: std::sync::OnceLock::new(),
+                others: recheck::Others::default(),
             }),
         }
     }

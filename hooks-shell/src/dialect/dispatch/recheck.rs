@@ -10,8 +10,8 @@
 //! it became). A deny there blocks the call, naming the guard, the hooks
 //! that rewrote the input and the guard's reason. Their own rewrites on the
 //! second run are ignored: one round, never a loop. The user's config.yaml
-//! hooks are another dispatcher of the bus: given with
-//! [`ImportedHooks::recheck_with`], they run again the same way. See
+//! hooks and the plugins' callbacks are other dispatchers of the bus: given
+//! with [`ImportedHooks::recheck_with_all`], they run again the same way. See
 //! `docs/decisions/guards-see-the-final-input.md`.
 
 use std::sync::Arc;
@@ -23,6 +23,17 @@ use serde_json::Value;
 use super::{ImportedHooks, applies, record};
 use crate::dialect::Scope;
 use crate::dialect::reply::{Contribution, Gate};
+
+/// The host's other dispatchers, run again on a rewritten input (set once).
+#[derive(Default)]
+pub(super) struct Others(std::sync::OnceLock<Vec<Arc<dyn Dispatcher>>>);
+
+impl std::fmt::Debug for Others {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names = self.0.get().into_iter().flatten().map(|other| other.name());
+        f.debug_list().entries(names).finish()
+    }
+}
 
 /// The arguments after every rewrite in `contributions` (shallow-merged in
 /// order, as the tool gate merges them); `None` when none rewrote them.
@@ -46,11 +57,21 @@ fn rewritten_args(event: &Event, contributions: &[Contribution]) -> Option<Value
 impl ImportedHooks {
     /// Also runs the user's own config.yaml hooks `native` again when these
     /// hooks rewrite a `pre_tool_call`'s input (they are another dispatcher
-    /// of the bus and judged the original): a block there blocks. Set once;
-    /// a host that registers both calls it with the same `ShellHooks`.
+    /// of the bus and judged the original): a block there blocks. The same
+    /// as [`ImportedHooks::recheck_with_all`] with `native` alone.
     pub fn recheck_with(&self, native: crate::ShellHooks) {
-        if self.shared.native.set(native).is_err() {
-            tracing::warn!("imported hooks: the native hooks to re-check with were already set");
+        self.recheck_with_all(vec![Arc::new(native)]);
+    }
+
+    /// Also runs `others` (the host's other dispatchers of the bus: the
+    /// user's config.yaml hooks, the plugins' callbacks and the host's own
+    /// closures) again, in order, when these hooks rewrite a
+    /// `pre_tool_call`'s input: each judged the original arguments, and a
+    /// block from any of them on the rewritten input blocks the call. Set
+    /// once; a host registers every dispatcher of its bus here but these.
+    pub fn recheck_with_all(&self, others: Vec<Arc<dyn Dispatcher>>) {
+        if self.shared.others.0.set(others).is_err() {
+            tracing::warn!("imported hooks: the dispatchers to re-check with were already set");
         }
     }
 
@@ -94,8 +115,15 @@ impl ImportedHooks {
                 hook.scope != Scope::Project && !hook.is_async && applies(hook, &rewritten)
             })
             .collect();
-        let native = shared.native.get().filter(|n| n.interest(rewritten.name()));
-        if guards.is_empty() && native.is_none() {
+        let others: Vec<&Arc<dyn Dispatcher>> = shared
+            .others
+            .0
+            .get()
+            .into_iter()
+            .flatten()
+            .filter(|other| other.interest(rewritten.name()))
+            .collect();
+        if guards.is_empty() && others.is_empty() {
             return Vec::new();
         }
         let rewriters = modifiers
@@ -135,16 +163,16 @@ impl ImportedHooks {
             };
             deciding.push((decision, Arc::clone(source)));
         }
-        if let Some(native) = native {
-            let replies = match runs {
+        let note = format!("re-run on the input rewritten by {rewriters}");
+        for other in others {
+            let replies = match runs.as_deref_mut() {
                 Some(runs) => {
                     let mut rerun = Vec::new();
-                    let replies = native.dispatch_recorded(&rewritten, &mut rerun).await;
-                    let note = format!("re-run on the input rewritten by {rewriters}");
+                    let replies = other.dispatch_recorded(&rewritten, &mut rerun).await;
                     runs.extend(rerun.into_iter().map(|run| run.diagnostic(note.clone())));
                     replies
                 }
-                None => native.dispatch(&rewritten).await,
+                None => other.dispatch(&rewritten).await,
             };
             for reply in replies {
                 if let Some(ToolDecision::Block { message }) = ToolDecision::from_wire(&reply.value)
