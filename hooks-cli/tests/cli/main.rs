@@ -32,6 +32,7 @@ mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;
 mod native_plugins;
+mod option_spellings;
 mod otlp;
 mod output;
 mod process_faults;
