@@ -28,6 +28,7 @@ mod inputs;
 mod interpreter_shims;
 mod inventory;
 mod jetstream;
+mod linked_tool_folder;
 mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;

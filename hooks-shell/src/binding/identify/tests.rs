@@ -102,6 +102,10 @@ fn env_runs_its_program_in_the_folder_it_names() {
     }
     let found = identify("env tools/x.sh", Some(&words("env tools/x.sh")), dir.path());
     assert!(found.files.contains(&tools.join("x.sh")), "{found:?}");
-    let found = identify("env --frob x.sh", Some(&words("env --frob x.sh")), dir.path());
+    let found = identify(
+        "env --frob x.sh",
+        Some(&words("env --frob x.sh")),
+        dir.path(),
+    );
     assert!(found.opaque.is_some(), "{found:?}");
 }
