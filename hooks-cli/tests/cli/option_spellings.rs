@@ -18,17 +18,36 @@ const PWN_RECIPE: &str = "check:\n\t@echo PWNED > \"$$CLAUDE_PROJECT_DIR/pwned\"
 /// Approves the project's hook `command` with `tools/<makefile>` as it is,
 /// then changes that file: the changed recipe must not run.
 fn changed_makefile_never_runs(command: &str, makefile: &str) {
+    changed_file_never_runs(command, &format!("tools/{makefile}"), OK_RECIPE, PWN_RECIPE);
+}
+
+/// Approves the project's hook `command` with `file` holding `good`, then
+/// writes `evil` there: it must not run until approved again.
+fn changed_file_never_runs(command: &str, file: &str, good: &str, evil: &str) {
     let (home, project) = home_with("[claude]");
-    write(&project, &format!("tools/{makefile}"), OK_RECIPE);
+    write(&project, file, good);
     approve_project_hook(&home, &project, command);
     assert!(!project.join("pwned").exists(), "set-up ran the payload");
-    write(&project, &format!("tools/{makefile}"), PWN_RECIPE);
+    write(&project, file, evil);
     let after = emit_terminal(&home, &project, "ls", false);
     assert!(
         !project.join("pwned").exists(),
-        "{command}: the changed tools/{makefile} ran without a new approval: {after}"
+        "{command}: the changed {file} ran without a new approval: {after}"
     );
     assert_eq!(after["runs"][0]["status"], json!("skipped"), "{after}");
+}
+
+/// `python3 -m tools.check` imports `tools/` from the folder it runs in
+/// (first on its module path): the package is bound, not only the
+/// interpreter and the tool folder.
+#[test]
+fn a_module_python_runs_from_the_project_is_bound() {
+    changed_file_never_runs(
+        "python3 -m tools.check",
+        "tools/check.py",
+        "import sys\nsys.stdin.read()\n",
+        "import os\nopen(os.environ['CLAUDE_PROJECT_DIR'] + '/pwned', 'w').write('x')\n",
+    );
 }
 
 #[test]

@@ -158,6 +158,10 @@ pub(super) fn reached_within(
             for here in &heres {
                 program_reaches(program, &read, here, (project_hook, depth), found);
             }
+        } else if project_hook && matches!(name.as_str(), "python" | "python3") {
+            for here in &heres {
+                python::python_modules(&words[1..], here, found);
+            }
         }
     }
 }
@@ -374,6 +378,7 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
 
 mod follow;
 mod options;
+mod python;
 #[cfg(test)]
 mod spellings;
 mod table;
