@@ -93,3 +93,15 @@ fn assert_listed(home: &crate::support::TempHome, project: &Path, file: &str) {
         "{file} not bound: {listed:#}"
     );
 }
+
+/// A script named inside a `bash -c` string: its project folder is bound as
+/// the folder of a script named directly is.
+#[test]
+fn a_script_named_inside_a_shell_string_is_bound() {
+    changed_file_never_runs(
+        "bash -c 'python3 tools/a.py --x'",
+        "tools/a.py",
+        "import sys\nsys.stdin.read()\n",
+        "import os\nopen(os.environ['CLAUDE_PROJECT_DIR'] + '/pwned', 'w').write('x')\n",
+    );
+}
