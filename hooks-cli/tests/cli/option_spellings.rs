@@ -11,9 +11,11 @@ use serde_json::json;
 use crate::dialects::{
     approve_project_hook, emit_json, emit_terminal, home_with, in_project, write,
 };
+use crate::support::TempHome;
 
 const OK_RECIPE: &str = "check:\n\t@:\n";
 const PWN_RECIPE: &str = "check:\n\t@echo PWNED > \"$$CLAUDE_PROJECT_DIR/pwned\"\n";
+const PWN_SH: &str = "cat >/dev/null\necho PWNED > \"$CLAUDE_PROJECT_DIR/pwned\"\n";
 
 /// Approves the project's hook `command` with `tools/<makefile>` as it is,
 /// then changes that file: the changed recipe must not run.
@@ -25,11 +27,20 @@ fn changed_makefile_never_runs(command: &str, makefile: &str) {
 /// writes `evil` there: it must not run until approved again.
 fn changed_file_never_runs(command: &str, file: &str, good: &str, evil: &str) {
     let (home, project) = home_with("[claude]");
-    write(&project, file, good);
-    approve_project_hook(&home, &project, command);
+    changed_file_never_runs_in((&home, &project), command, file, (good, evil));
+}
+
+fn changed_file_never_runs_in(
+    (home, project): (&TempHome, &Path),
+    command: &str,
+    file: &str,
+    (good, evil): (&str, &str),
+) {
+    write(project, file, good);
+    approve_project_hook(home, project, command);
     assert!(!project.join("pwned").exists(), "set-up ran the payload");
-    write(&project, file, evil);
-    let after = emit_terminal(&home, &project, "ls", false);
+    write(project, file, evil);
+    let after = emit_terminal(home, project, "ls", false);
     assert!(
         !project.join("pwned").exists(),
         "{command}: the changed {file} ran without a new approval: {after}"
@@ -85,7 +96,7 @@ fn a_fail_closed_make_hook_whose_makefile_changed_blocks() {
 }
 
 /// `list --json` names `file` among what the approval binds.
-fn assert_listed(home: &crate::support::TempHome, project: &Path, file: &str) {
+fn assert_listed(home: &TempHome, project: &Path, file: &str) {
     let listed = in_project(home, project, &["list", "--json"]).json();
     let path = project.join(file).display().to_string();
     assert!(
@@ -103,5 +114,19 @@ fn a_script_named_inside_a_shell_string_is_bound() {
         "tools/a.py",
         "import sys\nsys.stdin.read()\n",
         "import os\nopen(os.environ['CLAUDE_PROJECT_DIR'] + '/pwned', 'w').write('x')\n",
+    );
+}
+
+/// `env -C tools` behind other wrappers runs `tools/x.sh`, not the `x.sh`
+/// beside the project's top: the approval binds the one that runs.
+#[test]
+fn a_script_run_by_env_in_another_folder_is_bound() {
+    let (home, project) = home_with("[claude]");
+    write(&project, "x.sh", "cat >/dev/null\n");
+    changed_file_never_runs_in(
+        (&home, &project),
+        "timeout 20 nice -n 1 env -C tools bash x.sh",
+        "tools/x.sh",
+        ("cat >/dev/null\nexit 0\n", PWN_SH),
     );
 }

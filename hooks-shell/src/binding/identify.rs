@@ -85,9 +85,10 @@ pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
     let moved;
     let shell_cwd = cwd;
     let mut cwd = cwd;
-    if program == "env" {
-        // `/usr/bin/env [-C DIR] [-S STRING] [NAME=value...] python3 x.py`:
-        // what env runs, in the folder it runs it in.
+    if super::wrappers::is_wrapper(&program) {
+        // `/usr/bin/env [-C DIR] [-S STRING] [NAME=value...] python3 x.py`,
+        // `timeout 5 env -C tools bash x.sh`: what the wrappers run, in the
+        // folder they run it in.
         if let Some(why) = &unwrapped.unsure {
             found.opaque = Some(why.clone());
         }

@@ -131,6 +131,11 @@ const WRAPPERS: &[(&str, Grammar, bool)] = &[
     ),
 ];
 
+/// Whether `name` (as [`base_name`] gives it) is one of the wrappers.
+pub(crate) fn is_wrapper(name: &str) -> bool {
+    WRAPPERS.iter().any(|(wrapper, ..)| *wrapper == name)
+}
+
 /// What [`unwrap`] found.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct Unwrapped {

@@ -91,6 +91,7 @@ fn env_runs_its_program_in_the_folder_it_names() {
         "env --chdir=tools bash x.sh",
         "env -u HOME -Ctools A=1 bash x.sh",
         "env -S'-C tools bash' x.sh",
+        "timeout -s KILL 5 nice -n 3 env -C tools bash x.sh",
     ] {
         let found = identify(command, Some(&words(command)), dir.path());
         assert_eq!(
