@@ -14,9 +14,11 @@
 //! (`crate::gate`).
 
 mod definitions;
+mod getopt;
 mod identify;
 mod shell;
 mod tree;
+mod wrappers;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -192,7 +194,8 @@ impl Subject {
                 .definitions
                 .insert(root.clone(), tree_sha256(std::slice::from_ref(root))?);
         }
-        if found.opaque.is_some() || (self.bind_tree && !self.tree.is_empty()) {
+        let unsure = found.opaque.is_some() || reached.opaque.is_some();
+        if unsure || (self.bind_tree && !self.tree.is_empty()) {
             if self.tree.is_empty() {
                 return Err(BindError::Nothing);
             }

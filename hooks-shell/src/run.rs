@@ -266,8 +266,8 @@ pub async fn run_launched(
         }
         Err(error) => RunResult::failed(spawn_error_message(&error)),
     };
-    if let Some(snapshot) = snapshot.filter(|_| !overlaid) {
-        snapshot.check_after(&mut result);
+    if let Some(snapshot) = snapshot {
+        snapshot.after(overlaid, &mut result);
     }
     crate::sandboxing::note(&mut result, sandbox);
     result

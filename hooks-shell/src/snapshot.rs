@@ -34,6 +34,8 @@ pub struct Snapshot {
     pairs: Vec<(PathBuf, PathBuf)>,
     /// The digest of the copy (== that of the roots when it was made).
     sha256: String,
+    /// Each root's link text when the copy was made (`None`: no link).
+    links: Vec<Option<PathBuf>>,
 }
 
 impl Snapshot {
@@ -58,6 +60,10 @@ impl Snapshot {
             roots: roots.to_vec(),
             pairs,
             sha256,
+            links: roots
+                .iter()
+                .map(|root| std::fs::read_link(root).ok())
+                .collect(),
         })
     }
 
@@ -84,6 +90,35 @@ impl Snapshot {
                 .map_err(|error| format!("cannot seal the checked hook tree: {error}"))?;
         }
         Ok(true)
+    }
+
+    /// After a run: the checks of [`Snapshot::check_after`] when it went by
+    /// the paths, else of [`Snapshot::check_links_after`].
+    pub(crate) fn after(&self, overlaid: bool, result: &mut RunResult) {
+        if overlaid {
+            self.check_links_after(result);
+        } else {
+            self.check_after(result);
+        }
+    }
+
+    /// After a run on the copy: a root that is a link (`.claude -> agent`)
+    /// has the copy mounted on its target, but the link itself stays in the
+    /// writable project, and a process running meanwhile (another hook of
+    /// the event) could point it elsewhere, making the paths through it
+    /// reach unchecked files. A link changed by the end of the run makes the
+    /// run a failure, its result unused (the next run's binding, which holds
+    /// the link's text, asks again).
+    pub(crate) fn check_links_after(&self, result: &mut RunResult) {
+        for (root, link) in self.roots.iter().zip(&self.links) {
+            if std::fs::read_link(root).ok() != *link {
+                *result = RunResult::failed(format!(
+                    "the link {} changed while the hook ran: what ran may not be what was approved",
+                    root.display()
+                ));
+                return;
+            }
+        }
     }
 
     /// After a run that went by the paths (not overlaid): the tree is hashed

@@ -14,8 +14,11 @@
 use std::path::{Path, PathBuf};
 
 use super::identify::base_name;
-use super::shell::{shell_script, simple_commands, skip_prefixes};
+use super::shell::{shell_script, simple_commands};
+use super::wrappers::{run_folders, unwrap};
 use follow::{follow_includes, package_scripts};
+use options::Options;
+use table::PROGRAMS;
 
 /// How a program picks the node tool it executes.
 #[derive(Clone, Copy)]
@@ -40,6 +43,11 @@ struct Program {
     includes: Includes,
     /// The node tool it may execute.
     node_tool: NodeTool,
+    /// How its options are read.
+    options: Options,
+    /// Whether it looks for its manifests in the folders above too, when
+    /// the one it runs in has none (all but `make`): those found are bound.
+    upward: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -49,152 +57,6 @@ pub(super) enum Includes {
     Just,
 }
 
-const NPM: &[&str] = &[
-    "package.json",
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    ".npmrc",
-];
-const PNPM: &[&str] = &[
-    "package.json",
-    "pnpm-lock.yaml",
-    "pnpm-workspace.yaml",
-    ".npmrc",
-    ".pnpmfile.cjs",
-];
-const YARN: &[&str] = &[
-    "package.json",
-    "yarn.lock",
-    ".yarnrc.yml",
-    ".yarnrc",
-    ".pnp.cjs",
-    ".yarn/releases",
-    ".yarn/plugins",
-];
-const BUN: &[&str] = &["package.json", "bun.lockb", "bun.lock", "bunfig.toml"];
-const MAKE: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
-const GRADLE: &[&str] = &[
-    "build.gradle",
-    "build.gradle.kts",
-    "settings.gradle",
-    "settings.gradle.kts",
-    "gradle.properties",
-    "gradle/wrapper",
-    "buildSrc",
-];
-
-/// The table (see the module documentation).
-const PROGRAMS: &[Program] = &[
-    node(&["npm"], NPM, NodeTool::After(&["exec", "x"])),
-    node(&["npx"], NPM, NodeTool::First),
-    node(&["pnpm"], PNPM, NodeTool::After(&["exec", "dlx", "x"])),
-    node(&["pnpx"], PNPM, NodeTool::First),
-    node(&["yarn"], YARN, NodeTool::After(&["exec", "dlx", "run"])),
-    node(&["bun"], BUN, NodeTool::After(&["x", "exec"])),
-    node(&["bunx"], BUN, NodeTool::First),
-    Program {
-        includes: Includes::Make,
-        ..plain(&["make", "gmake"], MAKE)
-    },
-    Program {
-        includes: Includes::Just,
-        ..plain(
-            &["just"],
-            &["justfile", ".justfile", "Justfile", "JUSTFILE", ".env"],
-        )
-    },
-    Program {
-        extra: &[("run", &["src"]), ("xtask", &["xtask"])],
-        ..plain(
-            &["cargo"],
-            &[
-                "Cargo.toml",
-                "Cargo.lock",
-                ".cargo/config.toml",
-                ".cargo/config",
-                "build.rs",
-                "rust-toolchain.toml",
-                "rust-toolchain",
-            ],
-        )
-    },
-    plain(
-        &["uv"],
-        &["pyproject.toml", "uv.lock", "uv.toml", ".python-version"],
-    ),
-    plain(
-        &["poetry"],
-        &["pyproject.toml", "poetry.lock", "poetry.toml"],
-    ),
-    plain(&["pdm"], &["pyproject.toml", "pdm.lock", "pdm.toml"]),
-    plain(&["hatch"], &["pyproject.toml", "hatch.toml"]),
-    plain(&["pipenv"], &["Pipfile", "Pipfile.lock"]),
-    plain(&["tox"], &["tox.ini", "pyproject.toml", "setup.cfg"]),
-    plain(&["nox"], &["noxfile.py"]),
-    plain(
-        &["task", "go-task"],
-        &[
-            "Taskfile.yml",
-            "Taskfile.yaml",
-            "taskfile.yml",
-            "taskfile.yaml",
-            "Taskfile.dist.yml",
-            "Taskfile.dist.yaml",
-            "taskfile.dist.yml",
-            "taskfile.dist.yaml",
-        ],
-    ),
-    plain(
-        &["rake"],
-        &[
-            "Rakefile",
-            "rakefile",
-            "Rakefile.rb",
-            "rakefile.rb",
-            "rakelib",
-        ],
-    ),
-    plain(&["bundle"], &["Gemfile", "Gemfile.lock", ".bundle/config"]),
-    plain(&["gradle", "gradlew"], GRADLE),
-    plain(&["mvn", "mvnw"], &["pom.xml", ".mvn"]),
-    plain(&["composer"], &["composer.json", "composer.lock"]),
-    plain(&["deno"], &["deno.json", "deno.jsonc", "deno.lock"]),
-    plain(&["go"], &["go.mod", "go.sum", "go.work"]),
-];
-
-const fn plain(names: &'static [&'static str], manifests: &'static [&'static str]) -> Program {
-    Program {
-        names,
-        manifests,
-        extra: &[],
-        includes: Includes::None,
-        node_tool: NodeTool::None,
-    }
-}
-
-const fn node(
-    names: &'static [&'static str],
-    manifests: &'static [&'static str],
-    node_tool: NodeTool,
-) -> Program {
-    Program {
-        node_tool,
-        ..plain(names, manifests)
-    }
-}
-
-/// Options that name the folder a program runs its definitions in.
-const DIR_OPTIONS: [&str; 6] = ["-C", "--directory", "--prefix", "--cwd", "--dir", "--root"];
-/// Options that name the definitions file itself.
-const FILE_OPTIONS: [&str; 7] = [
-    "-f",
-    "--file",
-    "--makefile",
-    "--justfile",
-    "--manifest-path",
-    "--taskfile",
-    "--gemfile",
-];
 /// The most files an `include` chain adds.
 pub(super) const MAX_INCLUDED: usize = 64;
 
@@ -207,6 +69,10 @@ pub struct Reached {
     /// The `node_modules/.bin` tools among them that exist (they shadow
     /// the installed program of that name).
     pub shadowing: Vec<PathBuf>,
+    /// Why what the command reads cannot be named exactly (an option
+    /// spelling or a wrapper this reading does not take apart, code given
+    /// inline): its approval then binds the hook tree too.
+    pub opaque: Option<String>,
 }
 
 impl Reached {
@@ -219,6 +85,11 @@ impl Reached {
         if !self.roots.contains(&path) {
             self.roots.push(path);
         }
+    }
+
+    fn unsure(&mut self, program: &str, why: &str) {
+        self.opaque
+            .get_or_insert_with(|| format!("{program}: {why}"));
     }
 }
 
@@ -243,58 +114,85 @@ pub(super) fn reached_within(
     if depth > MAX_NESTING {
         return;
     }
-    let mut base = cwd.to_path_buf();
+    let mut bases = vec![cwd.to_path_buf()];
     for words in simple_commands(raw) {
-        let words = skip_prefixes(&words);
+        let unwrapped = unwrap(&words);
+        if let Some(why) = &unwrapped.unsure {
+            found.unsure("a wrapper", why);
+        }
+        let words = unwrapped.words;
         let Some(first) = words.first() else { continue };
+        let heres: Vec<PathBuf> = bases
+            .iter()
+            .flat_map(|base| run_folders(base, &unwrapped.chdir))
+            .collect();
         if let Some(script) = shell_script(&words) {
-            reached_within(script, &base, project_hook, found, depth + 1);
+            for here in &heres {
+                reached_within(script, here, project_hook, found, depth + 1);
+            }
             continue;
         }
-        if first == "cd" {
-            if let Some(dir) = words.get(1) {
-                base = base.join(hermes_hooks_core::home::expand_tilde(dir));
+        if matches!(first.as_str(), "cd" | "pushd") {
+            match change_folder(&words[1..]) {
+                Ok(dir) => {
+                    // Where it was stays too: a `cd` in a subshell (`(cd a &&
+                    // make); make`) does not move the commands after it.
+                    for base in &heres {
+                        for moved in run_folders(base, std::slice::from_ref(&dir)) {
+                            if !bases.contains(&moved) && bases.len() < 8 {
+                                bases.push(moved);
+                            }
+                        }
+                    }
+                }
+                Err(why) => found.unsure(first, &why),
             }
             continue;
         }
         let name = base_name(first);
         if let Some(program) = PROGRAMS.iter().find(|p| p.names.contains(&name.as_str())) {
-            program_reaches(program, &words[1..], &base, (project_hook, depth), found);
+            let read = options::read(program.options, &words[1..], &unwrapped.assignments);
+            if let Some(why) = &read.unsure {
+                found.unsure(&name, why);
+            }
+            for here in &heres {
+                program_reaches(program, &read, here, (project_hook, depth), found);
+            }
+        } else if project_hook && matches!(name.as_str(), "python" | "python3") {
+            for here in &heres {
+                python::python_modules(&words[1..], here, found);
+            }
         }
+    }
+}
+
+/// The folder `cd` / `pushd` with `args` changes to (relative to where it
+/// is; `~` when none), or why it is not known (`cd -`, `pushd +1`).
+fn change_folder(args: &[String]) -> Result<String, String> {
+    let mut args = args.iter().skip_while(|a| {
+        a.len() > 1 && a.starts_with('-') && a[1..].chars().all(|c| "LPe@n".contains(c))
+    });
+    let dir = match args.next().map(String::as_str) {
+        Some("--") => args.next().map(String::as_str),
+        other => other,
+    };
+    match dir {
+        None => Ok("~".to_owned()),
+        Some(dir) if dir == "-" || dir.starts_with(['+', '-']) || dir.contains('$') => Err(
+            format!("it changes to a folder known only when it runs ({dir})"),
+        ),
+        Some(dir) => Ok(dir.to_owned()),
     }
 }
 
 fn program_reaches(
     program: &Program,
-    args: &[String],
+    read: &options::Read,
     base: &Path,
     (project_hook, depth): (bool, usize),
     found: &mut Reached,
 ) {
-    let mut dir = base.to_path_buf();
-    let mut named_files = Vec::new();
-    let mut plain_words = Vec::new();
-    let mut iter = args.iter();
-    while let Some(word) = iter.next() {
-        let (option, inline) = match word.split_once('=') {
-            Some((option, value)) if word.starts_with("--") => (option, Some(value.to_owned())),
-            _ => (word.as_str(), None),
-        };
-        let takes_dir = DIR_OPTIONS.contains(&option);
-        let takes_file = FILE_OPTIONS.contains(&option);
-        if takes_dir || takes_file {
-            let Some(value) = inline.or_else(|| iter.next().cloned()) else {
-                break;
-            };
-            if takes_dir {
-                dir = dir.join(hermes_hooks_core::home::expand_tilde(&value));
-            } else {
-                named_files.push(value);
-            }
-        } else if !word.starts_with('-') {
-            plain_words.push(word.clone());
-        }
-    }
+    let plain_words = &read.words;
     let tool = match program.node_tool {
         NodeTool::None => None,
         NodeTool::First => plain_words.first(),
@@ -303,12 +201,94 @@ fn program_reaches(
             .filter(|(sub, _)| subcommands.contains(&sub.as_str()))
             .and_then(|(_, rest)| rest.first()),
     };
+    let mut dirs = run_folders(base, &read.chdir);
     if let Some(tool) = tool {
-        node_tool(tool, &dir, project_hook, found);
+        for dir in &dirs {
+            node_tool(tool, dir, project_hook, found);
+        }
         return;
     }
-    for manifest in program.manifests {
-        found.add(dir.join(manifest));
+    // `just tools/check`: the justfile of `tools`.
+    if program.includes == Includes::Just
+        && let Some((folder, _)) = plain_words.first().and_then(|w| w.rsplit_once('/'))
+    {
+        dirs = dirs
+            .iter()
+            .flat_map(|dir| run_folders(dir, &[folder.to_owned()]))
+            .collect();
+    }
+    // Named files are relative to where it runs after its `-C` (make) or
+    // where it started (just): both are bound.
+    let mut named: Vec<PathBuf> = Vec::new();
+    for dir in std::iter::once(base).chain(dirs.iter().map(PathBuf::as_path)) {
+        for file in read.files.iter().chain(&read.manifests) {
+            named.extend(run_folders(dir, std::slice::from_ref(file)));
+        }
+    }
+    // A manifest named by path: the program reads the rest beside it.
+    let mut read_in = dirs.clone();
+    for dir in &dirs {
+        for manifest in &read.manifests {
+            for path in run_folders(dir, std::slice::from_ref(manifest)) {
+                read_in.extend(path.parent().map(Path::to_path_buf));
+            }
+        }
+    }
+    read_in.dedup();
+    let include_dirs: Vec<PathBuf> = dirs
+        .iter()
+        .flat_map(|dir| {
+            read.include_dirs
+                .iter()
+                .flat_map(|i| run_folders(dir, std::slice::from_ref(i)))
+        })
+        .collect();
+    for dir in &read_in {
+        let mut files = named.clone();
+        files.extend(definitions_in(
+            program,
+            plain_words,
+            dir,
+            (project_hook, depth),
+            found,
+        ));
+        for file in files {
+            found.add(file.clone());
+            if program.includes != Includes::None {
+                let mut searched = vec![dir.clone()];
+                searched.extend(include_dirs.iter().cloned());
+                follow_includes(&file, &searched, program.includes, found, 0);
+            }
+        }
+    }
+}
+
+/// The manifests `program` reads in `dir` and, looking upward, those of the
+/// folders above (returned, to follow their includes); binds what its
+/// subcommand adds and the scripts of a `package.json` it runs.
+fn definitions_in(
+    program: &Program,
+    plain_words: &[String],
+    dir: &Path,
+    (project_hook, depth): (bool, usize),
+    found: &mut Reached,
+) -> Vec<PathBuf> {
+    let mut manifests: Vec<PathBuf> = program.manifests.iter().map(|m| dir.join(m)).collect();
+    if program.includes == Includes::Just {
+        manifests.extend(case_variants(dir));
+    }
+    if program.upward {
+        for folder in dir.ancestors().skip(1) {
+            for manifest in program.manifests {
+                let path = folder.join(manifest);
+                if std::fs::symlink_metadata(&path).is_ok() {
+                    manifests.push(path);
+                }
+            }
+            if program.includes == Includes::Just {
+                manifests.extend(case_variants(folder));
+            }
+        }
     }
     for (subcommand, roots) in program.extra {
         if plain_words.first().is_some_and(|w| w == subcommand) {
@@ -316,16 +296,26 @@ fn program_reaches(
         }
     }
     if program.manifests.first() == Some(&"package.json") {
-        package_scripts(&plain_words, &dir, (project_hook, depth), found);
+        package_scripts(plain_words, dir, (project_hook, depth), found);
     }
-    let mut files: Vec<PathBuf> = named_files.iter().map(|f| dir.join(f)).collect();
-    files.extend(program.manifests.iter().map(|m| dir.join(m)));
-    for file in files {
-        found.add(file.clone());
-        if program.includes != Includes::None {
-            follow_includes(&file, &dir, program.includes, found, 0);
-        }
-    }
+    manifests
+}
+
+/// The files of `dir` named `justfile` in another case (`JustFile`): `just`
+/// reads them too.
+fn case_variants(dir: &Path) -> Vec<PathBuf> {
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    listing
+        .flatten()
+        .take(10_000)
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
+            name == "justfile" || name == ".justfile"
+        })
+        .map(|entry| entry.path())
+        .collect()
 }
 
 /// `node_modules/.bin/<tool>` of the nearest folder from `dir` up that has
@@ -387,5 +377,10 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
 }
 
 mod follow;
+mod options;
+mod python;
+#[cfg(test)]
+mod spellings;
+mod table;
 #[cfg(test)]
 mod tests;

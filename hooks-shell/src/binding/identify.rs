@@ -80,20 +80,36 @@ pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
         return found;
     };
     let mut program = base_name(&words[0]);
-    let mut start = 1;
-    if program == "env" {
-        // `/usr/bin/env [-S] [NAME=value...] python3 x.py`
-        let at = words[1..]
-            .iter()
-            .position(|w| !w.starts_with('-') && !w.contains('='))
-            .map(|i| i + 1);
-        if let Some(at) = at {
-            program = base_name(&words[at]);
-            start = at + 1;
+    let mut args = &words[1..];
+    let unwrapped = super::wrappers::unwrap(words);
+    let moved;
+    let shell_cwd = cwd;
+    let mut cwd = cwd;
+    if super::wrappers::is_wrapper(&program) {
+        // `/usr/bin/env [-C DIR] [-S STRING] [NAME=value...] python3 x.py`,
+        // `timeout 5 env -C tools bash x.sh`: what the wrappers run, in the
+        // folder they run it in.
+        if let Some(why) = &unwrapped.unsure {
+            found.opaque = Some(why.clone());
+        }
+        moved = super::wrappers::run_folders(cwd, &unwrapped.chdir);
+        match moved.as_slice() {
+            [one] => cwd = one,
+            _ => found.opaque = Some("env -C names a folder two ways (~)".to_owned()),
+        }
+        if let Some((inner, rest)) = unwrapped.words.split_first() {
+            program = base_name(inner);
+            args = rest;
+            if inner.contains('/') {
+                match resolve(inner, cwd, None) {
+                    Some(path) => push(&mut found.files, path),
+                    None => found.opaque = Some(format!("its program {inner} does not exist")),
+                }
+            }
         }
     }
     let interpreter = INTERPRETERS.contains(&program.as_str());
-    let program_path = resolve(&words[0], cwd, None);
+    let program_path = resolve(&words[0], shell_cwd, None);
     match &program_path {
         Some(path) if words[0].contains('/') || words[0].starts_with('~') => {
             push(&mut found.files, path.clone());
@@ -117,7 +133,7 @@ pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
         .as_ref()
         .and_then(|c| c.path.parent().map(Path::to_path_buf));
     let mut expect_script = interpreter;
-    for word in &words[start..] {
+    for word in args {
         if expect_script && (word == "-m" || word == "-c" || word == "-e") {
             if word == "-m" {
                 found.opaque = Some(format!("it runs a module ({program} -m)"));

@@ -57,30 +57,10 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
 }
 
 /// `words` without what runs the real program after it: `NAME=value`
-/// assignments, `env` (with its options and assignments), `exec`,
-/// `command`, `time`, `nohup`, `nice`.
+/// assignments and the wrappers of [`super::wrappers`] (`env`, `nice`,
+/// `timeout 5`, `exec`, ...) with their options.
 pub fn skip_prefixes(words: &[String]) -> Vec<String> {
-    let mut at = 0;
-    while let Some(word) = words.get(at) {
-        let assignment = word.split_once('=').is_some_and(|(name, _)| {
-            !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        });
-        let name = base_name(word);
-        if assignment || ["exec", "command", "time", "nohup", "nice"].contains(&name.as_str()) {
-            at += 1;
-        } else if name == "env" {
-            at += 1;
-            while words
-                .get(at)
-                .is_some_and(|w| w.starts_with('-') || w.contains('='))
-            {
-                at += 1;
-            }
-        } else {
-            break;
-        }
-    }
-    words[at..].to_vec()
+    super::wrappers::unwrap(words).words
 }
 
 /// The command string a shell runs with `-c` (`bash -c 'npm run lint'`,

@@ -168,8 +168,8 @@ pub async fn run_command_launched(
         }
     }
     let mut result = finish(hook, outcome, started);
-    if let Some(snapshot) = snapshot.filter(|_| !overlaid) {
-        snapshot.check_after(&mut result);
+    if let Some(snapshot) = snapshot {
+        snapshot.after(overlaid, &mut result);
     }
     crate::sandboxing::note(&mut result, sandbox);
     result

@@ -9,8 +9,11 @@
 
 use std::path::{Component, Path, PathBuf};
 
-/// The characters that end a word in a shell line besides blanks.
-const SHELL_PUNCTUATION: &[char] = &[';', '&', '|', '(', ')', '<', '>', '`', '{', '}', '='];
+/// The characters that end a word in a shell line, blanks included: a
+/// word may hold a whole line (`bash -c 'python3 tools/a.py'`).
+const SHELL_PUNCTUATION: &[char] = &[
+    ';', '&', '|', '(', ')', '<', '>', '`', '{', '}', '=', ' ', '\t', '\n',
+];
 
 /// The top-level folders of `project` (in order, once each) that hold a
 /// path named by `line` (the command as it runs, split roughly) or `words`
@@ -102,6 +105,10 @@ mod tests {
             [project.join("scripts"), project.join("tools")]
         );
         assert!(top_folders(project, project, "sh ./top.sh /usr/bin/x ../up/x", None).is_empty());
+        assert_eq!(
+            top_folders(project, project, "bash -c 'python3 tools/a.py --x'", None),
+            [project.join("tools")]
+        );
         assert!(top_folders(project, project, "cat .git/hooks/x", None).is_empty());
         assert_eq!(
             top_folders(project, &project.join("sub"), "python3 ../lib/x.py", None),

@@ -107,11 +107,13 @@ fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
     }
 }
 
-/// `make`'s `include` / `-include` / `sinclude` and `just`'s `import` lines
-/// naming files by a static path (relative to where it runs), followed.
+/// `make`'s `include` / `-include` / `sinclude` and `just`'s `import` and
+/// `mod` lines naming files by a static path, followed: `make` looks for
+/// them in each of `searched` (where it runs, then its `-I` folders), `just`
+/// beside the file.
 pub(super) fn follow_includes(
     file: &Path,
-    dir: &Path,
+    searched: &[PathBuf],
     kind: Includes,
     found: &mut Reached,
     depth: usize,
@@ -119,6 +121,7 @@ pub(super) fn follow_includes(
     if depth > 8 || found.roots.len() > MAX_INCLUDED {
         return;
     }
+    let Some(dir) = searched.first() else { return };
     let Some(text) = read_definition(file) else {
         return;
     };
@@ -129,6 +132,17 @@ pub(super) fn follow_includes(
             || (kind == Includes::Just && raw.starts_with([' ', '\t']))
         {
             recipe_files(line.trim_start_matches(['@', '-', '+']), dir, found);
+            continue;
+        }
+        if kind == Includes::Just
+            && let Some(paths) = just_module(line, file, dir)
+        {
+            for path in paths {
+                if !found.roots.contains(&path) {
+                    found.add(path.clone());
+                    follow_includes(&path, searched, kind, found, depth + 1);
+                }
+            }
             continue;
         }
         let rest = match kind {
@@ -151,25 +165,55 @@ pub(super) fn follow_includes(
                 .map(|slash| &pattern[..slash])
                 .filter(|folder| !folder.is_empty() && !folder.contains('$'));
             if let Some(folder) = folder {
-                found.add(dir.join(folder));
+                searched
+                    .iter()
+                    .for_each(|place| found.add(place.join(folder)));
             }
         }
         for name in names
             .iter()
             .filter(|n| !n.contains(['$', '*', '?', '[', ')']))
         {
-            let beside = match kind {
-                Includes::Just => file.parent().unwrap_or(dir),
-                _ => dir,
+            let name = hermes_hooks_core::home::expand_tilde(name);
+            let places: Vec<PathBuf> = match kind {
+                Includes::Just => vec![file.parent().unwrap_or(dir).join(&name)],
+                _ => searched.iter().map(|place| place.join(&name)).collect(),
             };
-            let path = beside.join(hermes_hooks_core::home::expand_tilde(name));
-            if !found.roots.contains(&path) {
-                found.add(path.clone());
-                follow_includes(&path, dir, kind, found, depth + 1);
+            for path in places {
+                if !found.roots.contains(&path) {
+                    found.add(path.clone());
+                    follow_includes(&path, searched, kind, found, depth + 1);
+                }
             }
         }
     }
 }
+
+/// The files a `just` `mod NAME` / `mod? NAME` / `mod NAME 'PATH'` line
+/// may load (beside `file`): `PATH`, else `NAME.just`, `NAME/mod.just`,
+/// `NAME/justfile`, `NAME/.justfile`.
+fn just_module(line: &str, file: &Path, dir: &Path) -> Option<Vec<PathBuf>> {
+    let rest = line
+        .strip_prefix("mod? ")
+        .or_else(|| line.strip_prefix("mod "))?;
+    let words = shlex::split(rest.split('#').next().unwrap_or("")).unwrap_or_default();
+    let beside = file.parent().unwrap_or(dir);
+    let name = words.first()?;
+    if let Some(path) = words.get(1) {
+        let path = beside.join(hermes_hooks_core::home::expand_tilde(path));
+        let mut paths = vec![path.clone()];
+        if path.is_dir() {
+            paths.extend(MODULE_FILES.iter().map(|f| path.join(f)));
+        }
+        return Some(paths);
+    }
+    let mut paths = vec![beside.join(format!("{name}.just"))];
+    paths.extend(MODULE_FILES.iter().map(|f| beside.join(name).join(f)));
+    Some(paths)
+}
+
+/// The files a `just` module folder is read from.
+const MODULE_FILES: [&str; 4] = ["mod.just", "justfile", "Justfile", ".justfile"];
 
 /// The most bytes of a definitions file read to follow it.
 const MAX_READ: u64 = 1024 * 1024;

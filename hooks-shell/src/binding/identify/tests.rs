@@ -78,3 +78,35 @@ fn python_siblings_are_bound() {
     assert_eq!(found.files.len(), 3, "{found:?}");
     assert_eq!(found.opaque, None);
 }
+
+#[test]
+fn env_runs_its_program_in_the_folder_it_names() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = dir.path().join("tools");
+    std::fs::create_dir(&tools).expect("mkdir");
+    std::fs::write(tools.join("x.sh"), "exit 0\n").expect("tools/x.sh");
+    std::fs::write(dir.path().join("x.sh"), "exit 0\n").expect("decoy");
+    for command in [
+        "env -C tools bash x.sh",
+        "env --chdir=tools bash x.sh",
+        "env -u HOME -Ctools A=1 bash x.sh",
+        "env -S'-C tools bash' x.sh",
+        "timeout -s KILL 5 nice -n 3 env -C tools bash x.sh",
+    ] {
+        let found = identify(command, Some(&words(command)), dir.path());
+        assert_eq!(
+            found.code.as_ref().map(|c| c.path.clone()),
+            Some(tools.join("x.sh")),
+            "{command}: {found:?}"
+        );
+        assert!(!found.files.contains(&dir.path().join("x.sh")), "{command}");
+    }
+    let found = identify("env tools/x.sh", Some(&words("env tools/x.sh")), dir.path());
+    assert!(found.files.contains(&tools.join("x.sh")), "{found:?}");
+    let found = identify(
+        "env --frob x.sh",
+        Some(&words("env --frob x.sh")),
+        dir.path(),
+    );
+    assert!(found.opaque.is_some(), "{found:?}");
+}

@@ -1,0 +1,122 @@
+//! The project modules a project hook's Python imports from the folder it
+//! runs in: `python3 -m tools.check` and `python3 -c 'import tools.check'`
+//! put that folder first on the module path, so the package (`tools/`, as a
+//! tree) or module (`tools.py`) they name is bound, present or missing.
+//! With `-P` / `-I` the folder is not on the path: nothing of it is bound.
+
+use std::path::Path;
+
+use super::Reached;
+use crate::binding::getopt::{self, Arg, Grammar, Opt, Role, Takes};
+
+const fn flag(name: &'static str) -> Opt {
+    (name, Takes::Nothing, Role::Other)
+}
+
+/// CPython 3's options (`-m` and `-c` end them: what follows is theirs).
+const PYTHON: Grammar = Grammar {
+    short: &[
+        flag("b"),
+        flag("B"),
+        flag("d"),
+        flag("E"),
+        flag("h"),
+        flag("i"),
+        ("I", Takes::Nothing, Role::IncludeDir),
+        flag("O"),
+        ("P", Takes::Nothing, Role::IncludeDir),
+        flag("q"),
+        flag("s"),
+        flag("S"),
+        flag("u"),
+        flag("v"),
+        flag("V"),
+        flag("x"),
+        ("W", Takes::Value, Role::Other),
+        ("X", Takes::Value, Role::Other),
+        ("m", Takes::Value, Role::File),
+        ("c", Takes::Value, Role::Code),
+    ],
+    long: &[
+        ("check-hash-based-pycs", Takes::Value, Role::Other),
+        flag("help"),
+        flag("help-env"),
+        flag("help-xoptions"),
+        flag("help-all"),
+        flag("version"),
+    ],
+    permute: false,
+};
+
+/// Binds what `args` (a Python's, run in `dir`) imports from `dir`.
+pub(super) fn python_modules(args: &[String], dir: &Path, found: &mut Reached) {
+    let parsed = getopt::parse(&PYTHON, args);
+    let mut names = Vec::new();
+    for arg in &parsed.args {
+        match arg {
+            // `-P` / `-I`: the folder it runs in is not on the path.
+            Arg::Opt(Role::IncludeDir, _) => return,
+            Arg::Opt(Role::File, module) => names.push(module.clone()),
+            Arg::Opt(Role::Code, code) => names.extend(imported(code)),
+            _ => {}
+        }
+    }
+    if let Some(why) = parsed.unsure {
+        found.unsure("python", &why);
+    }
+    for name in names {
+        let top = name.split('.').next().unwrap_or_default();
+        if top.is_empty() || !top.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        found.add(dir.join(top));
+        found.add(dir.join(format!("{top}.py")));
+    }
+}
+
+/// The modules `code` imports by name (`import a.b, c`, `from a import b`).
+fn imported(code: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for statement in code.split([';', '\n']).map(str::trim) {
+        if let Some(rest) = statement.strip_prefix("import ") {
+            names.extend(
+                rest.split(',')
+                    .filter_map(|part| part.split_whitespace().next())
+                    .map(str::to_owned),
+            );
+        } else if let Some(rest) = statement.strip_prefix("from ") {
+            names.extend(rest.split_whitespace().next().map(str::to_owned));
+        }
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::reached;
+
+    #[test]
+    fn a_module_python_imports_from_where_it_runs_is_bound() {
+        let dir = tempfile::tempdir().expect("dir");
+        let root = dir.path();
+        for command in [
+            "python3 -m tools.check",
+            "python3 -mtools.check",
+            "python3 -Bm tools.check --fast",
+            "python3 -W ignore -m tools",
+            "cd . && python3 -c 'import os, tools.check; tools.check.main()'",
+            "python3 -c 'from tools import check'",
+        ] {
+            let found = reached(command, root, true);
+            assert!(
+                found.roots.contains(&root.join("tools")),
+                "{command}: {found:?}"
+            );
+            assert!(found.roots.contains(&root.join("tools.py")), "{command}");
+        }
+        for command in ["python3 -P -m tools", "python3 -I -c 'import tools'"] {
+            assert!(reached(command, root, true).is_empty(), "{command}");
+        }
+        assert!(reached("python3 -m tools", root, false).is_empty());
+    }
+}

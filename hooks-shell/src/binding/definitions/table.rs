@@ -1,0 +1,228 @@
+//! The table of programs that run the project's definitions: their names,
+//! the manifests they read, how their options are read.
+
+use super::options::{JUST, NONE, Options};
+use super::{Includes, NodeTool, Program};
+
+const NPM: &[&str] = &[
+    "package.json",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    ".npmrc",
+];
+const PNPM: &[&str] = &[
+    "package.json",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    ".npmrc",
+    ".pnpmfile.cjs",
+];
+const YARN: &[&str] = &[
+    "package.json",
+    "yarn.lock",
+    ".yarnrc.yml",
+    ".yarnrc",
+    ".pnp.cjs",
+    ".yarn/releases",
+    ".yarn/plugins",
+];
+const BUN: &[&str] = &["package.json", "bun.lockb", "bun.lock", "bunfig.toml"];
+const MAKEFILES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
+/// `just` matches these names in any case (a `JustFile` found is bound too).
+const JUSTFILES: &[&str] = &["justfile", ".justfile", "Justfile", "JUSTFILE", ".env"];
+const NPM_DIR: Options = lists(&["-C", "--prefix"], &[], &[]);
+const PNPM_DIR: Options = lists(&["-C", "--dir"], &[], &[]);
+const CWD: Options = lists(&["--cwd"], &[], &[]);
+const BUN_OPTIONS: Options = lists(&["--cwd"], &["-c", "--config"], &[]);
+const GRADLE: &[&str] = &[
+    "build.gradle",
+    "build.gradle.kts",
+    "settings.gradle",
+    "settings.gradle.kts",
+    "gradle.properties",
+    "gradle/wrapper",
+    "buildSrc",
+];
+
+/// The table (see the module documentation of [`super`]).
+pub(super) const PROGRAMS: &[Program] = &[
+    node(&["npm"], NPM, NodeTool::After(&["exec", "x"]), NPM_DIR),
+    node(&["npx"], NPM, NodeTool::First, NPM_DIR),
+    node(
+        &["pnpm"],
+        PNPM,
+        NodeTool::After(&["exec", "dlx", "x"]),
+        PNPM_DIR,
+    ),
+    node(&["pnpx"], PNPM, NodeTool::First, PNPM_DIR),
+    node(
+        &["yarn"],
+        YARN,
+        NodeTool::After(&["exec", "dlx", "run"]),
+        CWD,
+    ),
+    node(&["bun"], BUN, NodeTool::After(&["x", "exec"]), BUN_OPTIONS),
+    node(&["bunx"], BUN, NodeTool::First, BUN_OPTIONS),
+    Program {
+        includes: Includes::Make,
+        options: Options::Make,
+        upward: false,
+        ..plain(&["make", "gmake"], MAKEFILES)
+    },
+    Program {
+        includes: Includes::Just,
+        options: Options::Exact(&JUST),
+        ..plain(&["just"], JUSTFILES)
+    },
+    Program {
+        extra: &[("run", &["src"]), ("xtask", &["xtask"])],
+        options: lists(&["-C"], &["--config"], &["--manifest-path"]),
+        ..plain(
+            &["cargo"],
+            &[
+                "Cargo.toml",
+                "Cargo.lock",
+                ".cargo/config.toml",
+                ".cargo/config",
+                "build.rs",
+                "rust-toolchain.toml",
+                "rust-toolchain",
+            ],
+        )
+    },
+    Program {
+        options: lists(&["--directory", "--project"], &["--config-file"], &[]),
+        ..plain(
+            &["uv"],
+            &["pyproject.toml", "uv.lock", "uv.toml", ".python-version"],
+        )
+    },
+    Program {
+        options: lists(&["-C", "--directory", "-P", "--project"], &[], &[]),
+        ..plain(
+            &["poetry"],
+            &["pyproject.toml", "poetry.lock", "poetry.toml"],
+        )
+    },
+    Program {
+        options: lists(&["-p", "--project"], &[], &[]),
+        ..plain(&["pdm"], &["pyproject.toml", "pdm.lock", "pdm.toml"])
+    },
+    plain(&["hatch"], &["pyproject.toml", "hatch.toml"]),
+    plain(&["pipenv"], &["Pipfile", "Pipfile.lock"]),
+    Program {
+        options: lists(&["--root"], &["-c", "--conf"], &[]),
+        ..plain(&["tox"], &["tox.ini", "pyproject.toml", "setup.cfg"])
+    },
+    Program {
+        options: lists(&[], &["-f", "--noxfile"], &[]),
+        ..plain(&["nox"], &["noxfile.py"])
+    },
+    Program {
+        options: lists(&["-d", "--dir"], &["-t", "--taskfile"], &[]),
+        ..plain(
+            &["task", "go-task"],
+            &[
+                "Taskfile.yml",
+                "Taskfile.yaml",
+                "taskfile.yml",
+                "taskfile.yaml",
+                "Taskfile.dist.yml",
+                "Taskfile.dist.yaml",
+                "taskfile.dist.yml",
+                "taskfile.dist.yaml",
+            ],
+        )
+    },
+    Program {
+        options: lists(
+            &["-C", "--directory"],
+            &[
+                "-f",
+                "--rakefile",
+                "-r",
+                "--require",
+                "-I",
+                "--libdir",
+                "-R",
+                "--rakelibdir",
+            ],
+            &[],
+        ),
+        ..plain(
+            &["rake"],
+            &[
+                "Rakefile",
+                "rakefile",
+                "Rakefile.rb",
+                "rakefile.rb",
+                "rakelib",
+            ],
+        )
+    },
+    Program {
+        options: lists(&[], &["--gemfile"], &[]),
+        ..plain(&["bundle"], &["Gemfile", "Gemfile.lock", ".bundle/config"])
+    },
+    Program {
+        options: lists(
+            &["-p", "--project-dir"],
+            &["-c", "--settings-file", "-I", "--init-script"],
+            &["-b", "--build-file"],
+        ),
+        ..plain(&["gradle", "gradlew"], GRADLE)
+    },
+    Program {
+        options: lists(&[], &["-s", "--settings"], &["-f", "--file"]),
+        ..plain(&["mvn", "mvnw"], &["pom.xml", ".mvn"])
+    },
+    Program {
+        options: lists(&["-d", "--working-dir"], &[], &[]),
+        ..plain(&["composer"], &["composer.json", "composer.lock"])
+    },
+    Program {
+        options: lists(&[], &["-c", "--config"], &[]),
+        ..plain(&["deno"], &["deno.json", "deno.jsonc", "deno.lock"])
+    },
+    Program {
+        options: lists(&["-C"], &["-modfile"], &[]),
+        ..plain(&["go"], &["go.mod", "go.sum", "go.work"])
+    },
+];
+
+const fn plain(names: &'static [&'static str], manifests: &'static [&'static str]) -> Program {
+    Program {
+        names,
+        manifests,
+        extra: &[],
+        includes: Includes::None,
+        node_tool: NodeTool::None,
+        options: NONE,
+        upward: true,
+    }
+}
+
+const fn lists(
+    dir: &'static [&'static str],
+    file: &'static [&'static str],
+    manifest: &'static [&'static str],
+) -> Options {
+    Options::Lists {
+        dir,
+        file,
+        manifest,
+    }
+}
+
+const fn node(
+    names: &'static [&'static str],
+    manifests: &'static [&'static str],
+    node_tool: NodeTool,
+    options: Options,
+) -> Program {
+    Program {
+        node_tool,
+        options,
+        ..plain(names, manifests)
+    }
+}
