@@ -268,7 +268,7 @@ pub fn imported_own_files(hook: &crate::ImportedHook) -> Vec<PathBuf> {
     use crate::dialect::Handler;
     let mut words = Vec::new();
     if let Handler::Command { command, args } = &hook.handler {
-        let command = hook.substitute(command);
+        let command = hook.substitute_in_line(command);
         words.extend(command.split_whitespace().map(str::to_owned));
         words.extend(args.iter().flatten().map(|arg| hook.substitute(arg)));
     }
