@@ -56,6 +56,13 @@ impl SandboxDefaults {
     /// is a warning naming it.
     pub fn from_config(config: &Config) -> (SandboxDefaults, Vec<ConfigWarning>) {
         let mut defaults = SandboxDefaults::default();
+        // The loaded home's own secrets, wherever it is (`SECRET_STORES`
+        // names `~/.hermes/...` only; red-team F16: `--home ~/agents/h`).
+        defaults.secrets.extend(
+            [".env", "auth.json", "config.yaml"]
+                .iter()
+                .map(|name| config.home().join(name)),
+        );
         let mut warnings = Vec::new();
         let section = match config.get("hooks_sandbox") {
             None | Some(Value::Null) => return (defaults, warnings),
