@@ -56,6 +56,13 @@ impl SandboxDefaults {
     /// is a warning naming it.
     pub fn from_config(config: &Config) -> (SandboxDefaults, Vec<ConfigWarning>) {
         let mut defaults = SandboxDefaults::default();
+        // The loaded home's own secrets, wherever it is (`SECRET_STORES`
+        // names `~/.hermes/...` only; red-team F16: `--home ~/agents/h`).
+        defaults.secrets.extend(
+            [".env", "auth.json", "config.yaml"]
+                .iter()
+                .map(|name| config.home().join(name)),
+        );
         let mut warnings = Vec::new();
         let section = match config.get("hooks_sandbox") {
             None | Some(Value::Null) => return (defaults, warnings),
@@ -268,7 +275,7 @@ pub fn imported_own_files(hook: &crate::ImportedHook) -> Vec<PathBuf> {
     use crate::dialect::Handler;
     let mut words = Vec::new();
     if let Handler::Command { command, args } = &hook.handler {
-        let command = hook.substitute(command);
+        let command = hook.substitute_in_line(command);
         words.extend(command.split_whitespace().map(str::to_owned));
         words.extend(args.iter().flatten().map(|arg| hook.substitute(arg)));
     }

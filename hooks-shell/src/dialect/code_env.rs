@@ -38,6 +38,12 @@ const NAMES: &[&str] = &[
     "HERMES_HOME",
     "GOROOT",
     "GOTOOLCHAIN",
+    "CC",
+    "CXX",
+    "CPP",
+    "LD",
+    "AR",
+    "FC",
 ];
 
 /// Name prefixes of families that steer code loading (dynamic linkers,
@@ -47,7 +53,6 @@ const PREFIXES: &[&str] = &[
     "DYLD_",
     "NODE_",
     "NPM_",
-    "npm_",
     "YARN_",
     "PNPM_",
     "BUN_",
@@ -73,6 +78,10 @@ const PREFIXES: &[&str] = &[
     "GRADLE",
     "DOTNET_",
     "BASH_",
+    "MAKE",
+    "GNUMAKE",
+    "MFLAGS",
+    "JUST_",
 ];
 
 /// Name endings that commonly name code or options a program obeys.
@@ -80,10 +89,15 @@ const SUFFIXES: &[&str] = &[
     "PATH", "_HOME", "_OPTIONS", "_OPTS", "_FLAGS", "_PRELOAD", "_INIT", "LIB",
 ];
 
-/// Whether `name` steers which code a program loads or runs.
+/// Whether `name` steers which code a program loads or runs, in any case:
+/// npm reads `npm_config_*` case-insensitively (`Npm_Config_Userconfig`),
+/// zsh ties `path` to `PATH` (red-team F14).
 pub(super) fn steers_code(name: &str) -> bool {
-    NAMES.contains(&name)
-        || PREFIXES.iter().any(|prefix| name.starts_with(prefix))
+    let name = name.to_ascii_uppercase();
+    NAMES.contains(&name.as_str())
+        || PREFIXES
+            .iter()
+            .any(|prefix| name.starts_with(&prefix.to_ascii_uppercase()))
         || SUFFIXES.iter().any(|suffix| name.ends_with(suffix))
 }
 
@@ -164,6 +178,12 @@ mod tests {
             "LUA_INIT",
             "MANPATH",
             "EDITOR",
+            "Npm_Config_Userconfig",
+            "npm_config_script_shell",
+            "path",
+            "MAKEFILES",
+            "MAKEFLAGS",
+            "CC",
         ] {
             assert!(steers_code(name), "{name}");
         }

@@ -50,7 +50,7 @@ pub fn command_launched(
     }
     let vars = hook.environment();
     let simple = (direct && args.is_none())
-        .then(|| direct_argv(&hook.substitute(command), &vars))
+        .then(|| direct_argv(&hook.substitute_in_line(command), &vars))
         .flatten();
     let shell_free = simple.is_some();
     let mut argv = match (args, simple) {
@@ -60,7 +60,11 @@ pub fn command_launched(
             argv
         }
         (None, Some(argv)) => argv,
-        (None, None) => vec!["sh".to_owned(), "-c".to_owned(), hook.substitute(command)],
+        (None, None) => vec![
+            "sh".to_owned(),
+            "-c".to_owned(),
+            hook.substitute_in_line(command),
+        ],
     };
     let original = argv[0].clone();
     let env = (args.is_some() || shell_free)

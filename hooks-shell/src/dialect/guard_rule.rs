@@ -4,7 +4,11 @@
 //! only fails open on a command it cannot parse; a guard that must never
 //! allow also runs for the forms below (docs/decisions/fail-closed-if-rule.md).
 //!
-//! - a program named by path (`/bin/rm`, `./rm`): its file name is matched;
+//! - a program named by path (`/bin/rm`, `./rm`, `/usr/bin/env rm`): its
+//!   file name is matched, a wrapper's too;
+//! - redirections anywhere (`>/dev/null rm`) and a function's head
+//!   (`function f { rm`) are not the program; a brace expansion as the
+//!   program word (`{rm,-rf,/}`) cannot be decided;
 //! - `eval ARGS` and `sh|bash|zsh|... -c STRING`: the code inside is matched
 //!   (recursively, a few levels deep); a shell running a file or stdin, or
 //!   code nested deeper, cannot be decided;
@@ -103,15 +107,68 @@ fn part_may_run(pattern: &str, part: &str, depth: usize) -> bool {
     if words.first().is_some_and(|word| word.starts_with('-')) {
         return true;
     }
-    command_starts(&words).into_iter().any(|at| {
+    let words = command_words(words);
+    let names = named(&words);
+    command_starts(&names).into_iter().any(|at| {
         let (program, rest) = (&words[at], &words[at + 1..]);
-        program_may_run(pattern, program, rest, depth)
+        glob(pattern, &spelled(&names[at], rest)) || program_may_run(pattern, program, rest, depth)
     })
+}
+
+/// `words` without what sh does not run as the command: redirections
+/// anywhere (`>/dev/null rm`, `2> err rm`) and a `function NAME` (or
+/// `NAME()`) head before its body.
+fn command_words(words: Vec<String>) -> Vec<String> {
+    let mut kept = Vec::with_capacity(words.len());
+    let mut words = words.into_iter();
+    while let Some(word) = words.next() {
+        if let Some(operator_only) = redirection(&word) {
+            if operator_only {
+                // The target is the next word.
+                words.next();
+            }
+            continue;
+        }
+        if word == "function" {
+            words.next();
+            continue;
+        }
+        if word.ends_with("()") || word == "(" || word == ")" {
+            continue;
+        }
+        kept.push(word);
+    }
+    kept
+}
+
+/// Whether `word` is a redirection: `Some(true)` when it is the operator
+/// alone (`>`, `2>>`, `&>`), `Some(false)` with its target (`>out`, `2>&1`).
+fn redirection(word: &str) -> Option<bool> {
+    let operator = word.trim_start_matches(|c: char| c.is_ascii_digit());
+    let operator = operator.strip_prefix('&').unwrap_or(operator);
+    let arrows = operator.len() - operator.trim_start_matches(['<', '>']).len();
+    if arrows == 0 {
+        return None;
+    }
+    let target = operator[arrows..].trim_start_matches(['&', '|']);
+    Some(target.is_empty())
+}
+
+/// The words as [`command_starts`] reads them: a program named by path by
+/// its file name (`/usr/bin/env rm` is `env rm`).
+fn named(words: &[String]) -> Vec<String> {
+    words
+        .iter()
+        .map(|word| match word.rsplit_once('/') {
+            Some((_, name)) if !name.is_empty() => name.to_owned(),
+            _ => word.clone(),
+        })
+        .collect()
 }
 
 /// Whether `program` with `args` may run what `pattern` names.
 fn program_may_run(pattern: &str, program: &str, args: &[String], depth: usize) -> bool {
-    if program.contains(['$', '`', '*', '?', '[']) {
+    if program.contains(['$', '`', '*', '?', '[', '{']) {
         return true;
     }
     let name = program.rsplit('/').next().unwrap_or(program);
@@ -186,6 +243,17 @@ mod tests {
             "$(printf rm) -rf /",
             "bash script.sh",
             "sudo /usr/bin/rm -rf /",
+            ">/dev/null rm -rf /",
+            "</dev/null rm -rf /",
+            "2> err.txt rm -rf /",
+            "/usr/bin/env rm -rf /",
+            "/usr/bin/sudo rm -rf /",
+            "/usr/bin/nice rm -rf /",
+            "/usr/bin/timeout 5 rm -rf /",
+            "/usr/bin/time rm -rf /",
+            "{rm,-rf,/}",
+            "function f { rm -rf /; }; f",
+            "f() { rm -rf /; }; f",
         ] {
             assert!(may_run("rm *", command), "{command}");
         }
@@ -201,6 +269,8 @@ mod tests {
             "eval 'echo hi'",
             "/usr/bin/ls /tmp",
             "python3 tools/check.py",
+            "ls >/dev/null",
+            "cat < /etc/hosts",
         ] {
             assert!(!may_run("rm *", command), "{command}");
         }

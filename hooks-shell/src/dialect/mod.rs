@@ -233,6 +233,32 @@ impl ImportedHook {
         self.substitute_all(text, false)
     }
 
+    /// [`ImportedHook::substitute`] for a line `sh` reads (the shell form):
+    /// a value `sh` would read as more than a word's plain characters (a
+    /// quote, `$`, `;`, a blank, a glob...) is not pasted into the line but
+    /// left as the `${NAME}` reference, which `sh` expands from the
+    /// environment ([`ImportedHook::environment`]) without reading it as
+    /// code. A project folder's name is the repository's to choose: pasted,
+    /// `pkg";touch PWNED;"` ran `touch` inside the user's own guard.
+    pub fn substitute_in_line(&self, line: &str) -> String {
+        let project = self.project.to_string_lossy();
+        let mut out = line.to_owned();
+        if is_shell_inert(&project) {
+            for name in PROJECT_VARS {
+                out = replace_var(&out, name, &project, false);
+            }
+        }
+        if let Some(root) = &self.plugin_root {
+            let root = root.to_string_lossy();
+            if is_shell_inert(&root) {
+                for name in PLUGIN_VARS {
+                    out = replace_var(&out, name, &root, false);
+                }
+            }
+        }
+        out
+    }
+
     fn substitute_all(&self, text: &str, bare_too: bool) -> String {
         let project = self.project.to_string_lossy();
         let mut out = text.to_owned();
@@ -294,6 +320,16 @@ pub const CURSOR_VERSION: &str = concat!("hermes-hooks ", env!("CARGO_PKG_VERSIO
 /// The plugin-folder variables (Claude Code, Codex).
 const PLUGIN_VARS: [&str; 2] = ["CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT"];
 
+/// Whether `value` reads as itself wherever `sh` meets it in a word:
+/// letters, digits and `/._+,:@%-` only (no quote, blank, `$`, glob,
+/// operator or backslash).
+fn is_shell_inert(value: &str) -> bool {
+    !value.is_empty()
+        && value
+            .chars()
+            .all(|c| c.is_alphanumeric() || "/._+,:@%-".contains(c))
+}
+
 /// Replaces `${NAME}` and, with `bare_too`, `$NAME` (not followed by a name character).
 fn replace_var(text: &str, name: &str, value: &str, bare_too: bool) -> String {
     let braced = format!("${{{name}}}");
@@ -321,6 +357,21 @@ fn replace_var(text: &str, name: &str, value: &str, bare_too: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::replace_var;
+
+    #[test]
+    fn only_plain_paths_read_as_themselves_in_a_shell_line() {
+        assert!(super::is_shell_inert("/home/me/src/my-app_2.0/été"));
+        for hostile in [
+            "/p/pkg\";touch PWNED;\"",
+            "/p/a b",
+            "/p/$(id)",
+            "/p/*",
+            "/p/a\\b",
+            "/p/'x'",
+        ] {
+            assert!(!super::is_shell_inert(hostile), "{hostile}");
+        }
+    }
 
     #[test]
     fn variables_substitute_in_both_spellings_only_whole() {

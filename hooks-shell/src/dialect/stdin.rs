@@ -86,10 +86,12 @@ fn tool_response(event: &Event) -> Value {
 const MAX_CONTENT_BYTES: u64 = 16 * 1024 * 1024;
 
 /// A file's text for Cursor's `beforeReadFile` (invalid UTF-8 replaced); `""`
-/// when it cannot be read or is larger than [`MAX_CONTENT_BYTES`].
+/// when it cannot be read, is not a regular file (a FIFO or a device would
+/// stall the event: opened without blocking, checked first) or is larger
+/// than [`MAX_CONTENT_BYTES`].
 fn file_content(path: &str) -> String {
     use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(file) = hermes_hooks_core::regular_file::open_regular(std::path::Path::new(path)) else {
         return String::new();
     };
     let mut bytes = Vec::new();
@@ -483,3 +485,7 @@ pub fn from_claude_document(doc: &Map<String, Value>) -> Option<(HookEvent, Payl
     }
     Some((event, payload))
 }
+
+#[cfg(test)]
+#[path = "stdin_tests.rs"]
+mod tests;

@@ -30,7 +30,7 @@ impl ImportedHook {
                 command,
                 args: None,
             } => {
-                let line = self.substitute(command);
+                let line = self.substitute_in_line(command);
                 let words = simple_argv(&line, &self.environment())
                     .or_else(|| shlex::split(&self.consent_command()));
                 (words, None)
@@ -103,7 +103,7 @@ impl ImportedHook {
         }
         if self.scope == Scope::Project {
             let line = match &self.handler {
-                Handler::Command { command, .. } => self.substitute(command),
+                Handler::Command { command, .. } => self.substitute_in_line(command),
                 Handler::Http { .. } => String::new(),
             };
             for folder in super::script_folders::top_folders(&self.project, &self.cwd, &line, words)

@@ -4,8 +4,8 @@
 //! and Hermes run them), so a hook that answers `updatedInput` rewrites the
 //! arguments after the other hooks judged the original ones. When the
 //! replies of a `pre_tool_call` rewrite its arguments and nothing blocked,
-//! every hook of the user's own files (user and managed scope) that did not
-//! itself rewrite them runs once more, on the final arguments, matched
+//! every hook of the user's own files (user and managed scope), one that
+//! rewrote them too, runs once more, on the final arguments, matched
 //! against them again (an `if` rule that skipped `ls` may match the `rm -rf`
 //! it became). A deny there blocks the call, naming the guard, the hooks
 //! that rewrote the input and the guard's reason. Their own rewrites on the
@@ -109,7 +109,6 @@ impl ImportedHooks {
             .hooks_of(HookEvent::PreToolCall)
             .iter()
             .copied()
-            .filter(|index| !modifiers.contains(index))
             .filter(|&index| {
                 let hook = &shared.hooks[index];
                 hook.scope != Scope::Project && !hook.is_async && applies(hook, &rewritten)
