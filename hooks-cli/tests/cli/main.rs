@@ -58,3 +58,4 @@ mod tree_binding;
 mod trust;
 mod trust_http;
 mod user_hooks_in_project;
+mod round5;
