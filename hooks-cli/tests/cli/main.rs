@@ -1,6 +1,6 @@
 //! The `hooks` commands run as a user would, against temporary Hermes homes:
-//! output, list / doctor, emit / replay / test, inventory, inputs, the
-//! process bounds and signals. Shared helpers are in `tests/common/`.
+//! output, list / doctor and their snapshots, emit / replay / test, inputs
+//! and records. Shared helpers are in `tests/common/`.
 
 #[allow(dead_code, unused_imports)]
 #[path = "../common/dialects.rs"]
@@ -24,14 +24,11 @@ mod help;
 mod host;
 mod import_failures;
 mod inputs;
-mod inventory;
 mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;
 mod output;
-mod process_faults;
 mod runs;
-mod signals;
 mod snapshots;
 mod test_cmd;
 mod top_level_keys;

@@ -1,6 +1,6 @@
-//! Deliveries through the real `hooks` binary: webhooks, the durable spool,
-//! JetStream, fleets of workers, OTLP spans. Shared helpers are in
-//! `tests/common/`.
+//! Deliveries and the processes behind them, through the real `hooks`
+//! binary: webhooks, the durable spool, JetStream, fleets of workers, OTLP
+//! spans, process bounds and signals. Shared helpers are in `tests/common/`.
 
 #[allow(dead_code, unused_imports)]
 #[path = "../common/dialects.rs"]
@@ -21,3 +21,5 @@ mod fleet;
 mod fleet_stream;
 mod jetstream;
 mod otlp;
+mod process_faults;
+mod signals;

@@ -1,6 +1,6 @@
-//! Plugins through the real `hooks` binary: Python and native plugins,
-//! gateway hooks, the 0.20.1 conformance suite and the reference comparison.
-//! Shared helpers are in `tests/common/`.
+//! Plugins through the real `hooks` binary: Python and native plugins, their
+//! inventory (list / doctor trial loads), gateway hooks. Shared helpers are
+//! in `tests/common/`.
 
 #[allow(dead_code, unused_imports)]
 #[path = "../common/dialects.rs"]
@@ -15,10 +15,8 @@ mod project_fixtures;
 #[path = "../common/support.rs"]
 mod support;
 
-mod conformance;
 mod gateway_hooks;
+mod inventory;
 mod native_plugins;
 mod python_faults;
 mod python_plugins;
-mod reference;
-mod schemas;
