@@ -151,9 +151,9 @@ fn deep_nesting_is_refused_quickly() {
         let start = Instant::now();
         let error = parse(&text).err();
         // A guard against quadratic work (hours at this depth), not a
-        // speed check: 10 s is far above any machine's time for a refusal.
+        // speed check: 60 s is far above any machine's time for a refusal.
         assert!(
-            start.elapsed() < Duration::from_secs(10),
+            start.elapsed() < Duration::from_secs(60),
             "{:?}",
             start.elapsed()
         );

@@ -1,61 +1,34 @@
-//! The `hooks` binary, run as a user would, against temporary Hermes homes.
+//! The `hooks` commands run as a user would, against temporary Hermes homes:
+//! output, list / doctor and their snapshots, emit / replay / test, inputs
+//! and records. Shared helpers are in `tests/common/`.
+
+#[allow(dead_code, unused_imports)]
+#[path = "../common/dialects.rs"]
+mod dialects;
+#[allow(dead_code, unused_imports)]
+#[path = "../common/harness.rs"]
+mod harness;
+#[allow(dead_code, unused_imports)]
+#[path = "../common/project_fixtures.rs"]
+mod project_fixtures;
+#[allow(dead_code, unused_imports)]
+#[path = "../common/support.rs"]
+mod support;
 
 mod bounded_output;
 mod changed_script;
 mod config_scopes;
-mod conformance;
-mod consent;
-mod copied_guard;
-mod cwd_shadowing;
-mod definitions_binding;
-mod deliveries;
-mod dialect_exec;
-mod dialect_records;
-mod dialect_scripts;
-mod dialects;
-mod durable;
 mod emit_replay;
 mod failsafe;
-mod fleet;
-mod fleet_stream;
-mod gateway_hooks;
-mod guard_evasions;
-mod harness;
 mod help;
 mod host;
 mod import_failures;
 mod inputs;
-mod interpreter_shims;
-mod inventory;
-mod jetstream;
-mod linked_tool_folder;
 mod list_doctor;
 mod list_doctor_all;
 mod list_doctor_snapshots;
-mod native_plugins;
-mod option_spellings;
-mod otlp;
 mod output;
-mod process_faults;
-mod project_fixtures;
-mod project_reach;
-mod python_faults;
-mod python_plugins;
-mod reference;
-mod rewritten_input;
 mod runs;
-mod sandbox;
-mod sandbox_git;
-mod schemas;
-mod sealed_tree;
-mod session_env;
-mod signals;
 mod snapshots;
-mod support;
 mod test_cmd;
 mod top_level_keys;
-mod tree_binding;
-mod trust;
-mod trust_http;
-mod user_hooks_in_project;
-mod round5;

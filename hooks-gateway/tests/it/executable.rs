@@ -1,12 +1,12 @@
 //! Executable `handler` files: JSON in on stdin, JSON out on stdout.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hermes_hooks_core::{Dispatcher, EventName};
 use hermes_hooks_gateway::{GatewayOptions, HandlerKind};
 use serde_json::{Value, json};
 
-use crate::support::{Home, emit, sources, values};
+use crate::support::{Home, emit, hang_guarded, sources, values};
 use crate::worker::process_alive;
 
 #[tokio::test]
@@ -81,17 +81,17 @@ async fn a_timeout_kills_the_whole_process_group() {
     home.executable_hook(
         "stuck",
         "[agent:start]",
-        "sleep 120 &\necho $! > \"$HERMES_HOME/child.pid\"\nwait\n",
+        "sleep 600 &\necho $! > \"$HERMES_HOME/child.pid\"\nwait\n",
     );
     let options = GatewayOptions::default().with_handler_timeout(Duration::from_secs(3));
     let (gateway, _) = home.gateway_with(options);
-    let started = Instant::now();
-    assert!(emit(&gateway, "agent:start", json!({})).await.is_empty());
-    assert!(
-        started.elapsed() < Duration::from_secs(30),
-        "took {:?}",
-        started.elapsed()
-    );
+    // A hang guard: only a call that waited for the 600 s sleep gets there.
+    let replies = hang_guarded(
+        "emit waited for the hung handler",
+        emit(&gateway, "agent:start", json!({})),
+    )
+    .await;
+    assert!(replies.is_empty());
     let pid = std::fs::read_to_string(home.path().join("child.pid")).unwrap_or_default();
     let pid: i64 = pid.trim().parse().unwrap_or(-1);
     assert!(pid > 0, "the handler wrote its child's pid");

@@ -254,7 +254,7 @@ def handle(event_type, context):
         .trim()
         .parse::<i64>()
         .unwrap_or(-1);
-    assert!(pid > 0 && process_alive(pid));
+    assert!(pid > 0 && crate::worker::running(pid));
     gateway.shutdown();
     assert!(
         !process_alive(pid),

@@ -185,24 +185,32 @@ fn python_option_wins_over_the_default() {
     assert!(python.to_string().contains("set by the host"), "{python}");
 }
 
-/// Whether `pid` still names a live (not zombie) process, polling a little for reaping.
+/// Whether `pid` still names a live (not zombie) process after polling a
+/// while for it to go (5 s): for asserting that something killed it. A
+/// process expected alive is [`running`]'s to check (this one would wait
+/// the whole 5 s for it).
 pub fn process_alive(pid: i64) -> bool {
-    let Ok(pid) = i32::try_from(pid) else {
-        return false;
-    };
     for _ in 0..50 {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        // Field 3 is the state; `Z` is a zombie waiting to be reaped (already dead).
-        let state = status
-            .rsplit(')')
-            .next()
-            .and_then(|rest| rest.split_whitespace().next());
-        if matches!(state, None | Some("Z") | Some("X")) {
+        if !running(pid) {
             return false;
         }
         std::thread::sleep(Duration::from_millis(100));
     }
     true
+}
+
+/// Whether `pid` names a live (not zombie) process now.
+pub fn running(pid: i64) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    let status = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Field 3 is the state; `Z` is a zombie waiting to be reaped (already dead).
+    let state = status
+        .rsplit(')')
+        .next()
+        .and_then(|rest| rest.split_whitespace().next());
+    !matches!(state, None | Some("Z") | Some("X"))
 }
 
 #[tokio::test]

@@ -272,21 +272,18 @@ mod tests {
 
     #[test]
     fn a_hanging_child_is_killed_at_the_timeout() {
-        use std::time::Instant;
         let dir = tempfile::tempdir().expect("tempdir");
         let script = dir.path().join("hangs");
         std::fs::write(&script, "#!/bin/sh\nsleep 30\n").expect("write");
         std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .expect("chmod");
-        let start = Instant::now();
         let error = ChildInspector::new(&script)
             .with_timeout(Duration::from_millis(200))
             .inspect(Path::new("/x.so"))
             .unwrap_err();
+        // `TimedOut` is the proof (no clock): a wait for the child's 30 s
+        // would end in its exit without a report instead.
         assert!(matches!(error, InspectError::TimedOut(_)), "{error}");
-        // A hang guard, not a speed check: the bug it catches waits for the
-        // child's 30 s; 10 s is 50 times the bound.
-        assert!(start.elapsed() < Duration::from_secs(10));
     }
 
     #[test]

@@ -60,3 +60,7 @@ pub fn session_end() -> Event {
 
 /// Generous bound for "this finishes soon" on a loaded 2-core machine.
 pub const SOON: Duration = Duration::from_secs(10);
+
+/// The bound of a hang guard (no speed check): only a call that waits for
+/// an endpoint that never answers gets there.
+pub const HANG_GUARD: Duration = Duration::from_secs(300);

@@ -9,12 +9,13 @@ use crate::support::workspace_root;
 #[test]
 fn building_a_plugin_with_panic_abort_fails_with_the_reason() {
     // `cargo check` is enough: the refusal is a compile error. A target dir
-    // of its own, since the profile change rebuilds every dependency.
+    // of its own inside CARGO_TARGET_DIR (built once, then up to date),
+    // since the profile change rebuilds every dependency.
     let output = Command::new(env!("CARGO"))
         .args(["check", "--quiet", "-p", "plugin-guard", "--manifest-path"])
         .arg(workspace_root().join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(workspace_root().join("target").join("fixture-panic-abort"))
+        .arg(test_support::target_dir().join("fixture-panic-abort"))
         .env("CARGO_PROFILE_DEV_PANIC", "abort")
         .output()
         .expect("cargo runs");

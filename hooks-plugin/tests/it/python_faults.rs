@@ -11,8 +11,8 @@ use crate::support::Home;
 
 /// Longer than the restart throttle (1 s).
 const AFTER_RESTART_INTERVAL: Duration = Duration::from_millis(1200);
-/// Generous: the machine is shared.
-const BOUND: Duration = Duration::from_secs(15);
+/// The bound of a hang guard (no speed check).
+const HANG_GUARD: Duration = Duration::from_secs(120);
 
 fn rm_rf() -> Value {
     json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}})
@@ -150,10 +150,9 @@ def register(ctx):
             "pre_tool_call",
             json!({"tool_name": poison, "args": {}}),
         );
-        let started = Instant::now();
+        // The guard's own answer, not its 3 s timeout's, is the proof.
         let blocked = messages(&fire(&loaded.callbacks, "pre_tool_call", rm_rf()));
         assert_eq!(blocked, ["async guard ran"], "after {poison}");
-        assert!(started.elapsed() < BOUND);
     }
 }
 
@@ -233,10 +232,8 @@ def register(ctx):
     ));
     assert_eq!(broken.len(), 1, "fails closed: {broken:?}");
     std::thread::sleep(AFTER_RESTART_INTERVAL);
-    let started = Instant::now();
     let blocked = messages(&fire(&loaded.callbacks, "pre_tool_call", rm_rf()));
     assert_eq!(blocked, ["closer ran"]);
-    assert!(started.elapsed() < BOUND);
 }
 
 #[test]
@@ -273,10 +270,10 @@ def register(ctx):
     // The whole worker stops: the call returns at its deadline, and the
     // health check (5 s) finds the worker wedged and kills it.
     std::fs::write(dir.join("freeze"), "").unwrap();
-    let started = Instant::now();
+    // Returning at all is the proof (the worker stays stopped until killed);
+    // the restart's poll below has a hang guard only.
     fire(&loaded.callbacks, "subagent_start", json!({}));
-    assert!(started.elapsed() < BOUND);
-    let deadline = Instant::now() + BOUND * 2;
+    let deadline = Instant::now() + HANG_GUARD;
     while pid() == first {
         assert!(Instant::now() < deadline, "never restarted");
         std::thread::sleep(Duration::from_millis(500));
@@ -292,13 +289,14 @@ fn a_hung_callback_on_an_inline_event_returns_within_the_callback_timeout() {
         return;
     }
     let home = Home::new();
-    python_plugin(
+    let dir = python_plugin(
         &home,
         "sleeper",
         r#"
-import time
+import os, time
 def hang(**kwargs):
     time.sleep(120)
+    open(os.path.join(os.path.dirname(__file__), "woke"), "w").close()
 def register(ctx):
     ctx.register_hook("subagent_start", hang)
     ctx.register_hook("pre_gateway_dispatch", hang)
@@ -306,13 +304,9 @@ def register(ctx):
     );
     let loaded = register(&home, "plugins: {enabled: [sleeper]}", options(), Some(2.0));
     for event in ["subagent_start", "pre_gateway_dispatch"] {
-        let started = Instant::now();
         let replies = fire(&loaded.callbacks, event, json!({}));
         assert!(replies.is_empty(), "{replies:?}");
-        assert!(
-            started.elapsed() < BOUND,
-            "{event} took {:?}",
-            started.elapsed()
-        );
+        // Returned while the callback still slept (order, not a clock).
+        assert!(!dir.join("woke").exists(), "{event} waited for the hang");
     }
 }

@@ -181,10 +181,9 @@ fn a_callback_with_too_many_events_in_flight_drops_and_says_so() {
             delta(&format!("x{n}")),
         );
     }
-    let started = Instant::now();
-    // The hung observer never settles: flush returns at its bound.
+    // The hung observer never settles: flush returns at its bound (returning
+    // at all is the proof).
     futures::executor::block_on(loaded.callbacks.flush(Duration::from_millis(500)));
-    assert!(started.elapsed() < BOUND);
     let text = logged_text();
     assert!(
         text.lines()
@@ -360,6 +359,8 @@ fn an_observer_whose_plugin_name_has_a_percent_sign_is_settled() {
     // The worker's notices name the callback (with its '%'): flush sees them.
     let started = Instant::now();
     futures::executor::block_on(loaded.callbacks.flush(BOUND));
+    // A hang guard: a flush that never saw the worker settle returns only
+    // at its bound.
     assert!(started.elapsed() < BOUND, "flush returned at its bound");
     let replies = fire(&loaded.callbacks, "pre_llm_call", json!({}));
     assert_eq!(

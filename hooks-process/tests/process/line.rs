@@ -119,15 +119,14 @@ fn every_request_has_a_deadline() {
     }
     for direct in MODES {
         let worker = echo_worker(Arc::default(), direct);
-        let started = Instant::now();
         let error = worker
             .request(
                 op(json!({"op": "sleep", "s": 60})),
                 Duration::from_millis(300),
             )
             .unwrap_err();
+        // Its deadline, not the 60 s sleep, ended it: the error says so.
         assert_eq!(error, LineError::TimedOut(Duration::from_millis(300)));
-        assert!(started.elapsed() < MARGIN);
         // The worker still answers the next one.
         assert!(worker.request(op(json!({"op": "echo"})), MARGIN).is_ok());
     }
@@ -170,10 +169,9 @@ fn a_worker_that_exits_fails_what_waits_with_its_status() {
             })
         };
         std::thread::sleep(Duration::from_millis(100));
-        let started = Instant::now();
         let _ = worker.request(op(json!({"op": "exit"})), MARGIN);
+        // Ended by the exit: neither its deadline (`TimedOut`) nor the sleep (an answer).
         let error = waiting.join().expect("joins").unwrap_err();
-        assert!(started.elapsed() < MARGIN, "{:?}", started.elapsed());
         assert!(
             matches!(&error, LineError::Exited(how) if how.contains('3')),
             "{error}"
@@ -198,15 +196,19 @@ fn a_worker_whose_input_is_gone_is_broken_and_killed() {
             .expect("answer");
         // The next write fails (EPIPE): the worker is declared broken and killed,
         // and the request fails at once instead of at its deadline.
-        let started = Instant::now();
         let mut errors = Vec::new();
         for _ in 0..3 {
             if let Err(error) = worker.request(op(json!({"op": "echo"})), MARGIN * 4) {
                 errors.push(error);
             }
         }
-        assert!(started.elapsed() < MARGIN, "{:?}", started.elapsed());
         assert!(!errors.is_empty());
+        assert!(
+            !errors
+                .iter()
+                .any(|error| matches!(error, LineError::TimedOut(_))),
+            "failed at a deadline, not at once: {errors:?}"
+        );
         assert!(!worker.is_alive());
         let deadline = Instant::now() + MARGIN;
         while worker.exit_status().is_none() && Instant::now() < deadline {
@@ -269,14 +271,12 @@ fn a_direct_write_the_child_never_reads_fails_at_the_deadline() {
         .expect("answer");
     // Larger than any pipe buffer: the write cannot finish.
     let big = "x".repeat(4 * 1024 * 1024);
-    let started = Instant::now();
     let error = worker
         .request(
             op(json!({"op": "echo", "big": big})),
             Duration::from_millis(300),
         )
         .unwrap_err();
-    assert!(started.elapsed() < MARGIN, "{:?}", started.elapsed());
     assert!(matches!(error, LineError::Send(_)), "{error}");
     assert!(!worker.is_alive(), "a half-written line breaks the worker");
 }

@@ -1,31 +1,24 @@
 //! One-shot runs of badly behaved children through `process::run`.
 
 use std::io::ErrorKind;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hermes_hooks_process::{RunOutput, run};
 use tokio::process::Command;
 
-use crate::support::{
-    MARGIN, Scratch, assert_all_gone, cleanup, gone, group_of, limits, read_pids, sh,
-};
+use crate::support::{Scratch, assert_all_gone, cleanup, gone, group_of, limits, read_pids, sh};
 
-async fn run_sh(script: &str, timeout_secs: u64) -> (RunOutput, Duration) {
-    let started = Instant::now();
-    let output = run(sh(script), b"", &limits(timeout_secs))
+async fn run_sh(script: &str, timeout_secs: u64) -> RunOutput {
+    run(sh(script), b"", &limits(timeout_secs))
         .await
-        .expect("sh runs");
-    (output, started.elapsed())
+        .expect("sh runs")
 }
 
-/// Asserts a timeout kill: within the timeout plus the margin, signal 9.
-fn assert_timed_out(output: &RunOutput, elapsed: Duration, timeout_secs: u64) {
+/// Asserts a timeout kill, signal 9. The record is the proof, no clock: the
+/// children sleep 1000 s, so a run that waited for them would end otherwise.
+fn assert_timed_out(output: &RunOutput) {
     assert!(output.timed_out, "{output:?}");
     assert_eq!((output.exit_code, output.signal), (None, Some(9)));
-    assert!(
-        elapsed < Duration::from_secs(timeout_secs) + MARGIN,
-        "{elapsed:?}"
-    );
 }
 
 #[tokio::test]
@@ -33,8 +26,8 @@ async fn sleeps_forever() {
     let scratch = Scratch::new();
     let pids = scratch.file("pids");
     let script = format!("echo $$ > {}; exec sleep 1000", pids.display());
-    let (output, elapsed) = run_sh(&script, 1).await;
-    assert_timed_out(&output, elapsed, 1);
+    let output = run_sh(&script, 1).await;
+    assert_timed_out(&output);
     assert_all_gone(&read_pids(&pids, 1), "the child");
 }
 
@@ -48,8 +41,8 @@ async fn setsid_grandchild_of_a_timed_out_child() {
         "setsid sleep 1000 & echo $! > {p}; echo $$ >> {p}; sleep 1000",
         p = pids.display()
     );
-    let (output, elapsed) = run_sh(&script, 1).await;
-    assert_timed_out(&output, elapsed, 1);
+    let output = run_sh(&script, 1).await;
+    assert_timed_out(&output);
     assert_all_gone(&read_pids(&pids, 2), "setsid grandchild");
 }
 
@@ -65,12 +58,11 @@ async fn set_m_background_job_of_a_timed_out_child() {
     // dash turns job control off without a terminal; bash does not.
     let mut command = Command::new("bash");
     command.arg("-c").arg(&script);
-    let started = Instant::now();
     let running = tokio::spawn(async move { run(command, b"", &limits(2)).await });
     let jobs = read_pids(&pids, 2);
     let groups: Vec<Option<i32>> = jobs.iter().map(|job| group_of(*job)).collect();
     let output = running.await.expect("no panic").expect("bash runs");
-    assert_timed_out(&output, started.elapsed(), 2);
+    assert_timed_out(&output);
     #[cfg(target_os = "linux")]
     assert_eq!(
         groups,
@@ -90,8 +82,8 @@ async fn double_forked_daemon_of_a_timed_out_child() {
         "(setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > {p}); sleep 1000",
         p = pids.display()
     );
-    let (output, elapsed) = run_sh(&script, 1).await;
-    assert_timed_out(&output, elapsed, 1);
+    let output = run_sh(&script, 1).await;
+    assert_timed_out(&output);
     assert_all_gone(&read_pids(&pids, 1), "double-forked daemon");
 }
 
@@ -104,8 +96,8 @@ async fn grandchild_with_a_clean_environment_while_its_parent_lives() {
         "env -i setsid sleep 1000 & echo $! > {p}; sleep 1000",
         p = pids.display()
     );
-    let (output, elapsed) = run_sh(&script, 1).await;
-    assert_timed_out(&output, elapsed, 1);
+    let output = run_sh(&script, 1).await;
+    assert_timed_out(&output);
     assert_all_gone(&read_pids(&pids, 1), "unmarked grandchild");
 }
 
@@ -117,8 +109,8 @@ async fn many_grandchildren_in_sessions_of_their_own() {
         "for i in $(seq 40); do setsid sleep 1000 & echo $! >> {p}; done; sleep 1000",
         p = pids.display()
     );
-    let (output, elapsed) = run_sh(&script, 2).await;
-    assert_timed_out(&output, elapsed, 2);
+    let output = run_sh(&script, 2).await;
+    assert_timed_out(&output);
     assert_all_gone(&read_pids(&pids, 40), "setsid grandchildren");
 }
 
@@ -132,8 +124,8 @@ async fn a_looper_forking_in_a_session_of_its_own_is_stopped_mid_storm() {
         "setsid sh -c 'for i in $(seq 400); do setsid sleep 1000 & echo $! >> {p}; sleep 0.01; done' & sleep 1000",
         p = pids.display()
     );
-    let (output, elapsed) = run_sh(&script, 1).await;
-    assert_timed_out(&output, elapsed, 1);
+    let output = run_sh(&script, 1).await;
+    assert_timed_out(&output);
     let started = read_pids(&pids, 1);
     assert_all_gone(&started, "the storm's children");
     std::thread::sleep(Duration::from_millis(500));
@@ -152,11 +144,11 @@ async fn grandchild_holding_stdout_after_the_child_exits() {
             r#"{detach}sleep 1000 & echo $! > {p}; echo '{{"decision": "deny"}}'"#,
             p = pids.display()
         );
-        let (output, elapsed) = run_sh(&script, 30).await;
+        let output = run_sh(&script, 30).await;
         assert_eq!((output.exit_code, output.timed_out), (Some(0), false));
         assert_eq!(output.stdout, b"{\"decision\": \"deny\"}\n");
-        // The reply comes after the grace, not after the 30 s timeout.
-        assert!(elapsed < MARGIN, "waited on the grandchild: {elapsed:?}");
+        // The reply came after the grace: a run that waited on the grandchild
+        // would have ended at the 30 s timeout (`timed_out` above).
         assert_all_gone(&read_pids(&pids, 1), "grandchild holding stdout");
     }
 }
@@ -176,13 +168,12 @@ async fn python_child_that_forks_and_exits_while_its_child_holds_stdout() {
     );
     let mut command = Command::new("python3");
     command.arg("-c").arg(program);
-    let started = Instant::now();
     let output = run(command, b"", &limits(30)).await.expect("python3 runs");
+    // An exit code, not the 30 s timeout's kill: the child's stdout was not waited for.
     assert_eq!(
         (output.exit_code, output.stdout.as_slice()),
         (Some(0), &b"reply\n"[..])
     );
-    assert!(started.elapsed() < MARGIN, "{:?}", started.elapsed());
     assert_all_gone(&read_pids(&pids, 1), "python's forked child");
 }
 
@@ -195,12 +186,11 @@ async fn detached_daemon_after_a_normal_exit_is_left_alone() {
         "(setsid sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > {p}); echo started",
         p = pids.display()
     );
-    let (output, elapsed) = run_sh(&script, 30).await;
+    let output = run_sh(&script, 30).await;
     assert_eq!(
         (output.exit_code, output.stdout.as_slice()),
         (Some(0), &b"started\n"[..])
     );
-    assert!(elapsed < MARGIN);
     let daemon = read_pids(&pids, 1)[0];
     std::thread::sleep(Duration::from_millis(300));
     let alive = !gone(daemon);
@@ -210,17 +200,16 @@ async fn detached_daemon_after_a_normal_exit_is_left_alone() {
 
 #[tokio::test]
 async fn prints_100_megabytes() {
-    let (output, elapsed) = run_sh("head -c 100000000 /dev/zero; echo tail >&2", 60).await;
+    let output = run_sh("head -c 100000000 /dev/zero; echo tail >&2", 60).await;
     assert_eq!((output.exit_code, output.timed_out), (Some(0), false));
     assert_eq!(output.stdout.len(), 1024 * 1024);
     assert!(output.stdout_truncated && !output.stderr_truncated);
     assert_eq!(output.stderr, b"tail\n");
-    assert!(elapsed < Duration::from_secs(60), "{elapsed:?}");
 }
 
 #[tokio::test]
 async fn prints_garbage() {
-    let (output, _) = run_sh(
+    let output = run_sh(
         r"printf 'Traceback\n\377\376\000 boom'; printf '\033[2J' >&2",
         10,
     )
@@ -233,15 +222,14 @@ async fn prints_garbage() {
 #[tokio::test]
 async fn closes_stdin_at_once_under_a_large_input() {
     let input = vec![b'x'; 4 * 1024 * 1024];
-    let started = Instant::now();
     let output = run(sh("exec 0<&-; echo closed"), &input, &limits(10))
         .await
         .expect("sh runs");
+    // Its exit, not the timeout's kill: the rest of the input was not pushed at it.
     assert_eq!(
         (output.exit_code, output.stdout.as_slice()),
         (Some(0), &b"closed\n"[..])
     );
-    assert!(started.elapsed() < MARGIN);
 }
 
 #[tokio::test]
@@ -257,16 +245,15 @@ async fn reads_all_of_a_large_input() {
 #[tokio::test]
 async fn never_reads_a_large_input_and_hangs() {
     let input = vec![b'z'; 4 * 1024 * 1024];
-    let started = Instant::now();
     let output = run(sh("sleep 1000"), &input, &limits(1))
         .await
         .expect("sh runs");
-    assert_timed_out(&output, started.elapsed(), 1);
+    assert_timed_out(&output);
 }
 
 #[tokio::test]
 async fn dies_by_a_signal() {
-    let (output, _) = run_sh("echo partial; kill -9 $$", 10).await;
+    let output = run_sh("echo partial; kill -9 $$", 10).await;
     assert_eq!(
         (output.exit_code, output.signal, output.timed_out),
         (None, Some(9), false)

@@ -205,9 +205,9 @@ fn a_task_that_blocks_its_thread_hits_the_bound() {
         }
     });
     std::thread::sleep(Duration::from_millis(50));
-    let started = Instant::now();
+    // Returned at its bound, not when the task ends (it never does until
+    // released below): `BoundHit` says so, no clock.
     let stopped = background.shutdown(Duration::from_millis(100));
-    assert!(started.elapsed() < MARGIN, "returned at its bound");
     assert!(
         matches!(stopped, Stopped::BoundHit { threads } if threads >= 1),
         "{stopped:?}"

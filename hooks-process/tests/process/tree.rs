@@ -1,7 +1,7 @@
 //! Long-lived children held as a `ChildTree`: dropped, killed, killed after reaping.
 
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hermes_hooks_process::{ChildTree, TREE_ENV};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -120,9 +120,8 @@ async fn a_worker_spawned_inside_a_tree_keeps_the_outer_mark() {
     );
     let tree = ChildTree::spawn(sh(&script)).expect("spawn");
     let pids = read_pids(&pids_file, 1);
-    let started = Instant::now();
+    // Returning at all is the proof (no clock): the tree sleeps 1000 s.
     drop(tree);
-    assert!(started.elapsed() < MARGIN);
     assert_all_gone(&pids, "nested tree's orphan");
 }
 

@@ -70,13 +70,8 @@ async fn t27_t71_timeout_returns_none_by_default() {
     let mut spec = home.spec(PostToolCall, "sleep 30");
     spec.timeout = Duration::from_secs(1);
     let (result, parsed) = run_once(&spec, &tool_event("terminal"), &context()).await;
-    assert!(result.timed_out);
-    // A hang guard only (the hook sleeps 30 s), 10 times the 1 s timeout.
-    assert!(
-        result.elapsed < Duration::from_secs(10),
-        "{:?}",
-        result.elapsed
-    );
+    // Ended by the 1 s timeout, not the 30 s sleep: the record says so (no clock).
+    assert!(result.timed_out, "{result:?}");
     assert_eq!(parsed, None);
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::durable::Receiver;
 use crate::harness::{command, within};
@@ -75,11 +75,9 @@ fn spawn_server(binary: &std::path::Path, port: u16, store: &std::path::Path) ->
         .stderr(Stdio::null())
         .spawn()
         .expect("start nats-server");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "nats-server did not listen");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_until("nats-server listening", || {
+        TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
     child
 }
 
@@ -147,14 +145,7 @@ pub fn sigterm(child: &mut Child) -> (Option<i32>, String) {
     use std::io::Read;
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).expect("pid"));
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("try_wait") {
-            break status;
-        }
-        assert!(start.elapsed() < BOUND, "the worker ignored SIGTERM");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = crate::harness::wait_exit(child, "the worker after SIGTERM");
     let mut stdout = String::new();
     if let Some(pipe) = child.stdout.as_mut() {
         let _ = pipe.read_to_string(&mut stdout);
@@ -162,13 +153,7 @@ pub fn sigterm(child: &mut Child) -> (Option<i32>, String) {
     (status.code(), stdout)
 }
 
-pub fn wait_until(what: &str, done: impl Fn() -> bool) {
-    let start = Instant::now();
-    while !done() {
-        assert!(start.elapsed() < BOUND, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
+pub use crate::harness::wait_until;
 
 #[test]
 fn two_workers_share_a_stream_and_deliver_every_event_when_one_is_killed() {

@@ -4,7 +4,6 @@
 //! The libraries are built once per test run (`support::example_plugins`).
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -34,10 +33,9 @@ fn home_with(packages: &[&str], extra_plugin_config: &str) -> TempHome {
     home
 }
 
-/// `hooks emit EVENT --json` with `payload`: (outcome, stderr, exit code, elapsed).
-fn emit(home: &TempHome, event: &str, payload: Value) -> (Value, String, Option<i32>, Duration) {
+/// `hooks emit EVENT --json` with `payload`: (outcome, stderr, exit code).
+fn emit(home: &TempHome, event: &str, payload: Value) -> (Value, String, Option<i32>) {
     let file = home.write("payload.json", &payload.to_string());
-    let started = Instant::now();
     // A hang guard only (plugin-hangs sleeps an hour): a stuck plugin thread
     // must not keep `hooks` alive.
     let run = harness::within(
@@ -54,7 +52,6 @@ fn emit(home: &TempHome, event: &str, payload: Value) -> (Value, String, Option<
         harness::HANG_GUARD,
     )
     .expect("hooks emit waited for a stuck plugin");
-    let elapsed = started.elapsed();
     let stdout = run.stdout();
     let document: Value = serde_json::from_str(stdout.trim()).unwrap_or_else(|error| {
         panic!(
@@ -62,12 +59,7 @@ fn emit(home: &TempHome, event: &str, payload: Value) -> (Value, String, Option<
             run.stderr()
         )
     });
-    (
-        document["outcome"].clone(),
-        run.stderr(),
-        run.code(),
-        elapsed,
-    )
+    (document["outcome"].clone(), run.stderr(), run.code())
 }
 
 fn terminal(command: &str) -> Value {
@@ -77,13 +69,13 @@ fn terminal(command: &str) -> Value {
 #[test]
 fn the_guard_blocks_rm_rf_and_lets_ls_through() {
     let home = home_with(&["plugin-guard"], "");
-    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("rm -rf /"));
+    let (outcome, stderr, code) = emit(&home, "pre_tool_call", terminal("rm -rf /"));
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         outcome,
         json!({"action": "block", "message": "plugin-guard: refusing `rm -rf /`"})
     );
-    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("ls"));
+    let (outcome, stderr, code) = emit(&home, "pre_tool_call", terminal("ls"));
     assert_eq!((code, outcome), (Some(0), Value::Null), "{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
 }
@@ -91,11 +83,11 @@ fn the_guard_blocks_rm_rf_and_lets_ls_through() {
 #[test]
 fn a_panicking_plugin_next_to_the_guard_still_blocks_and_hooks_exits_0() {
     let home = home_with(&["plugin-guard", "plugin-panics"], "");
-    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("rm -rf /"));
+    let (outcome, stderr, code) = emit(&home, "pre_tool_call", terminal("rm -rf /"));
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(outcome["action"], "block", "{outcome}");
     // Alone in deciding, the panic fails closed: the tool call is blocked too.
-    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("ls"));
+    let (outcome, stderr, code) = emit(&home, "pre_tool_call", terminal("ls"));
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(outcome["action"], "block", "{outcome}");
     let message = outcome["message"].as_str().unwrap_or_default();
@@ -105,18 +97,21 @@ fn a_panicking_plugin_next_to_the_guard_still_blocks_and_hooks_exits_0() {
 #[test]
 fn a_hanging_plugin_is_blocked_at_the_callback_timeout() {
     let home = home_with(&["plugin-hangs"], "  hook_callback_timeout: 2\n");
-    let (outcome, stderr, code, elapsed) = emit(&home, "pre_tool_call", terminal("ls"));
+    let (outcome, stderr, code) = emit(&home, "pre_tool_call", terminal("ls"));
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(outcome["action"], "block", "{outcome}");
-    // Not before the 2 s timeout (a lower bound a loaded machine cannot
-    // break); `emit` guards against a hang.
-    assert!(elapsed >= Duration::from_secs(2), "{elapsed:?}");
+    // Blocked by the timeout, not by anything sooner: the record says so
+    // (no clock; `emit` guards against a hang).
+    assert!(
+        format!("{outcome}{stderr}").contains("timed out"),
+        "{outcome}\n{stderr}"
+    );
 }
 
 #[test]
 fn a_library_of_another_abi_is_a_warning_and_the_others_keep_working() {
     let home = home_with(&["plugin-other-abi", "plugin-guard"], "");
-    let (outcome, stderr, code, _) = emit(&home, "pre_tool_call", terminal("rm -rf /"));
+    let (outcome, stderr, code) = emit(&home, "pre_tool_call", terminal("rm -rf /"));
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(outcome["action"], "block", "{outcome}");
     let warning = stderr
@@ -141,7 +136,7 @@ fn the_redactor_masks_the_key() {
         "args": {"command": "env"},
         "result": format!("OPENAI_API_KEY={key}\nHOME=/root"),
     });
-    let (outcome, stderr, code, _) = emit(&home, "transform_tool_result", payload);
+    let (outcome, stderr, code) = emit(&home, "transform_tool_result", payload);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(outcome, json!("OPENAI_API_KEY=[REDACTED]\nHOME=/root"));
 }
@@ -150,7 +145,7 @@ fn the_redactor_masks_the_key() {
 fn the_context_plugin_adds_context() {
     let home = home_with(&["plugin-context"], "");
     let payload = json!({"user_message": "tidy the build dir", "session_id": "s1"});
-    let (outcome, stderr, code, _) = emit(&home, "pre_llm_call", payload);
+    let (outcome, stderr, code) = emit(&home, "pre_llm_call", payload);
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         outcome,

@@ -9,7 +9,7 @@ use std::net::TcpListener;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicBool, AtomicU16, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::harness::{command, within};
 use crate::support::TempHome;
@@ -260,14 +260,7 @@ fn sigterm_stops_a_worker_with_exit_0() {
     std::thread::sleep(Duration::from_millis(700));
     let pid = nix::unistd::Pid::from_raw(i32::try_from(worker.id()).expect("pid"));
     nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).expect("SIGTERM");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = worker.try_wait().expect("try_wait") {
-            break status;
-        }
-        assert!(start.elapsed() < BOUND, "deliver ignored SIGTERM");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = crate::harness::wait_exit(&mut worker, "deliver after SIGTERM");
     assert_eq!(status.code(), Some(0));
 }
 
@@ -323,11 +316,9 @@ fn a_worker_killed_mid_send_leaves_a_lease_the_next_worker_takes_over_at_once() 
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn deliver");
-    let start = Instant::now();
-    while spool_json(&home)["targets"][0]["in_flight"] != 1 {
-        assert!(start.elapsed() < BOUND, "the worker never leased the row");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    crate::harness::wait_until("the worker leased the row", || {
+        spool_json(&home)["targets"][0]["in_flight"] == 1
+    });
     // SIGKILL mid-send: the row stays leased by a process that is gone.
     worker.kill().expect("SIGKILL");
     worker.wait().expect("reap");

@@ -99,6 +99,33 @@ pub fn within(mut command: Command, bound: Duration) -> Option<Run> {
     }
 }
 
+/// Polls `done` until it holds. A hang guard, no speed check: it fails only
+/// when `what` has not happened after [`HANG_GUARD`].
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(start.elapsed() < HANG_GUARD, "never happened: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits for `child` to exit; a hang guard that kills it and fails naming
+/// `what` after [`HANG_GUARD`].
+pub fn wait_exit(child: &mut std::process::Child, what: &str) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status;
+        }
+        if start.elapsed() > HANG_GUARD {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("never exited: {what}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Runs `first` and `second` side by side (two runs that each wait out a
 /// bound, independent of each other); a panic in either is the test's.
 pub fn side_by_side<A: Send, B: Send>(

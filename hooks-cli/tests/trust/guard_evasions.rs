@@ -63,8 +63,8 @@ fn a_fail_closed_if_rule_runs_for_every_way_of_running_the_program() {
     }
 }
 
-/// Runs `hooks` in `project` with `stdin`, killing it after 20 s; `None`
-/// when it had to be killed (it hung).
+/// Runs `hooks` in `project` with `stdin`, killing it after the hang guard;
+/// `None` when it had to be killed (it hung).
 fn finishes(home: &TempHome, project: &Path, args: &[&str], stdin: Stdio) -> Option<Run> {
     let mut full = vec!["--project", project.to_str().expect("UTF-8")];
     full.extend_from_slice(args);
@@ -77,7 +77,7 @@ fn finishes(home: &TempHome, project: &Path, args: &[&str], stdin: Stdio) -> Opt
         .expect("spawn hooks");
     let start = Instant::now();
     while child.try_wait().expect("try_wait").is_none() {
-        if start.elapsed() > Duration::from_secs(20) {
+        if start.elapsed() > harness::HANG_GUARD {
             let _ = child.kill();
             let _ = child.wait();
             return None;

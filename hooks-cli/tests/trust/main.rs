@@ -1,0 +1,40 @@
+//! Consent and what it binds, project hooks, imported dialects, the sandbox
+//! and the guards, through the real `hooks` binary. Shared helpers are in
+//! `tests/common/`.
+
+#[allow(dead_code, unused_imports)]
+#[path = "../common/dialects.rs"]
+mod dialects;
+#[allow(dead_code, unused_imports)]
+#[path = "../common/harness.rs"]
+mod harness;
+#[allow(dead_code, unused_imports)]
+#[path = "../common/project_fixtures.rs"]
+mod project_fixtures;
+#[allow(dead_code, unused_imports)]
+#[path = "../common/support.rs"]
+mod support;
+
+mod consent;
+mod copied_guard;
+mod cwd_shadowing;
+mod definitions_binding;
+mod dialect_exec;
+mod dialect_imports;
+mod dialect_records;
+mod dialect_scripts;
+mod guard_evasions;
+mod interpreter_shims;
+mod linked_tool_folder;
+mod option_spellings;
+mod project_reach;
+mod rewritten_input;
+mod round5;
+mod sandbox;
+mod sandbox_git;
+mod sealed_tree;
+mod session_env;
+mod tree_binding;
+mod trust;
+mod trust_http;
+mod user_hooks_in_project;
