@@ -28,7 +28,11 @@ fn user_guard(home: &TempHome, args: &str, extra: Value) {
         handler.extend(extra);
     }
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}});
-    write(&home.user_home, ".claude/settings.json", &settings.to_string());
+    write(
+        &home.user_home,
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
 }
 
 fn executable(path: &Path) {
@@ -43,9 +47,16 @@ fn a_project_folder_named_like_shell_code_stays_a_name_in_the_users_guard() {
         let project = home.user_home.join(name);
         std::fs::create_dir_all(&project).expect("project");
         let emitted = emit_terminal(&home, &project, "ls", true);
-        assert_eq!(emitted["outcome"]["action"], json!("block"), "{name}: {emitted:#}");
+        assert_eq!(
+            emitted["outcome"]["action"],
+            json!("block"),
+            "{name}: {emitted:#}"
+        );
         for dir in [&home.user_home, &project, &home.hermes] {
-            assert!(!dir.join("PWNED").exists(), "{name}: the folder's name ran as code");
+            assert!(
+                !dir.join("PWNED").exists(),
+                "{name}: the folder's name ran as code"
+            );
         }
     }
 }
@@ -56,7 +67,11 @@ fn a_fail_closed_if_rule_runs_for_a_redirection_or_a_wrapper_by_path() {
     user_guard(&home, "", json!({"if": "Bash(rm *)"}));
     for command in [">/dev/null rm -rf /", "/usr/bin/env rm -rf /", "{rm,-rf,/}"] {
         let emitted = emit_terminal(&home, &project, command, true);
-        assert_eq!(emitted["outcome"]["action"], json!("block"), "{command}: {emitted:#}");
+        assert_eq!(
+            emitted["outcome"]["action"],
+            json!("block"),
+            "{command}: {emitted:#}"
+        );
     }
     let emitted = emit_terminal(&home, &project, "ls >/dev/null", true);
     assert_ne!(emitted["outcome"]["action"], json!("block"), "{emitted:#}");
@@ -92,7 +107,10 @@ fn a_repository_cloned_under_the_users_claude_folder_is_sandboxed_as_a_project()
     );
     // Where no sandbox can be applied the hook is skipped: it writes nothing either way.
     emit_terminal(&home, &project, "ls", true);
-    assert!(!home.user_home.join("planted").exists(), "it wrote the user's home");
+    assert!(
+        !home.user_home.join("planted").exists(),
+        "it wrote the user's home"
+    );
 }
 
 #[test]
@@ -149,11 +167,20 @@ fn a_fifo_the_agent_reads_does_not_stall_a_cursor_hook() {
         r#"{"version":1,"hooks":{"beforeReadFile":[{"command":"cat >/dev/null"}]}}"#,
     );
     let fifo = project.join("NOTES.md");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
     assert!(made.success());
     let payload = json!({"tool_name": "read_file", "args": {"path": fifo.display().to_string()},
         "task_id": "t", "session_id": "s"});
     // Returns at all (the harness would hang on the old code).
-    let emitted = emit_json(&home, &project, &["--accept-hooks"], "pre_tool_call", &payload);
+    let emitted = emit_json(
+        &home,
+        &project,
+        &["--accept-hooks"],
+        "pre_tool_call",
+        &payload,
+    );
     assert!(emitted.get("runs").is_some(), "{emitted:#}");
 }
