@@ -20,6 +20,7 @@ mod fleet;
 mod fleet_stream;
 mod gateway_hooks;
 mod guard_evasions;
+mod guard_path_rules;
 mod harness;
 mod help;
 mod host;

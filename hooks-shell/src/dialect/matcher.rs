@@ -7,6 +7,8 @@
 
 use regex::Regex;
 
+use super::path_rule;
+
 /// A hook group's `matcher`, compiled.
 #[derive(Debug, Clone)]
 pub enum DialectMatcher {
@@ -161,11 +163,9 @@ impl Condition {
                     None => true,
                 }
             }
-            "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
-                let Some(path) = text("file_path").or_else(|| text("notebook_path")) else {
-                    return false;
-                };
-                path_glob(pattern, path)
+            "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
+                paths(tool, input).any(|path| path_rule::matches(pattern, path))
+                    || (matches!(tool, "Glob" | "Grep") && any_value(pattern, input))
             }
             "WebFetch" => text("url").is_some_and(|url| {
                 glob(pattern, url)
@@ -174,18 +174,41 @@ impl Condition {
                         .is_some_and(|domain| url_host(url).is_some_and(|host| glob(domain, host)))
             }),
             "WebSearch" => text("query").is_some_and(|query| glob(pattern, query)),
-            _ => input
-                .values()
-                .filter_map(serde_json::Value::as_str)
-                .any(|value| glob(pattern, value)),
+            _ => any_value(pattern, input),
         }
     }
 }
 
+/// Whether some string argument matches `pattern` (a tool without a rule
+/// syntax of its own).
+fn any_value(pattern: &str, input: &serde_json::Map<String, serde_json::Value>) -> bool {
+    input
+        .values()
+        .filter_map(serde_json::Value::as_str)
+        .any(|value| glob(pattern, value))
+}
+
+/// The paths a file tool's call names (`file_path`, `notebook_path`; for
+/// `Glob` and `Grep` the folder searched and the file glob too).
+fn paths<'a>(
+    tool: &str,
+    input: &'a serde_json::Map<String, serde_json::Value>,
+) -> impl Iterator<Item = &'a str> {
+    let keys: &[&str] = match tool {
+        "Glob" => &["file_path", "path", "pattern"],
+        "Grep" => &["file_path", "path", "glob"],
+        _ => &["file_path", "notebook_path"],
+    };
+    keys.iter()
+        .filter_map(|key| input.get(*key).and_then(serde_json::Value::as_str))
+}
+
 impl Condition {
     /// [`Condition::allows`] for a fail-closed handler: a guard must never
-    /// be skipped for a call its rule names, so a Bash command also runs it
-    /// when some subcommand may run the program the rule names in a way the
+    /// be skipped for a call its rule names, so a file path the text does
+    /// not settle (`$F`, `~user/x`, `..` under a folder rule) runs it, and
+    /// a Bash command also runs it when some subcommand may run the program
+    /// the rule names in a way the
     /// text does not show (`/bin/rm`, `eval`, `sh -c`, `xargs`, an
     /// interpreter's inline code): cannot decide means run.
     pub fn may_allow(
@@ -196,17 +219,24 @@ impl Condition {
         if self.allows(tool, input) {
             return true;
         }
-        match (
-            self,
-            input.get("command").and_then(serde_json::Value::as_str),
-        ) {
-            (
-                Condition::Rule {
-                    tool: wanted,
-                    pattern: Some(pattern),
-                },
-                Some(command),
-            ) if wanted == tool && tool == "Bash" => super::guard_rule::may_run(pattern, command),
+        let Condition::Rule {
+            tool: wanted,
+            pattern: Some(pattern),
+        } = self
+        else {
+            return false;
+        };
+        if wanted != tool {
+            return false;
+        }
+        match tool {
+            "Bash" => input
+                .get("command")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|command| super::guard_rule::may_run(pattern, command)),
+            "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
+                paths(tool, input).any(|path| path_rule::may_match(pattern, path))
+            }
             _ => false,
         }
     }
@@ -222,24 +252,6 @@ fn url_host(url: &str) -> Option<&str> {
             .next()
             .unwrap_or(host),
     )
-}
-
-/// A path rule: relative patterns without `/` match the file name anywhere
-/// (`Edit(*.ts)`); others match the whole path, `**` across folders.
-fn path_glob(pattern: &str, path: &str) -> bool {
-    let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
-    if glob(pattern, path) {
-        return true;
-    }
-    if !pattern.contains('/') {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        return glob(pattern, name);
-    }
-    // `src/**` is relative to the project: match it against any suffix of the path.
-    !pattern.starts_with('/')
-        && path
-            .match_indices('/')
-            .any(|(at, _)| glob(pattern, &path[at + 1..]))
 }
 
 /// `*` (and `**`) match any run of characters, `?` one character; the rest is literal.
