@@ -24,6 +24,7 @@ mod dialect_imports;
 mod dialect_records;
 mod dialect_scripts;
 mod guard_evasions;
+mod guard_path_rules;
 mod interpreter_shims;
 mod linked_tool_folder;
 mod option_spellings;

@@ -7,6 +7,8 @@
 
 use regex::Regex;
 
+use super::path_rule;
+
 /// A hook group's `matcher`, compiled.
 #[derive(Debug, Clone)]
 pub enum DialectMatcher {
@@ -161,11 +163,9 @@ impl Condition {
                     None => true,
                 }
             }
-            "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" => {
-                let Some(path) = text("file_path").or_else(|| text("notebook_path")) else {
-                    return false;
-                };
-                path_glob(pattern, path)
+            "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
+                paths(tool, input).any(|path| path_rule::matches(pattern, path))
+                    || (matches!(tool, "Glob" | "Grep") && any_value(pattern, input))
             }
             "WebFetch" => text("url").is_some_and(|url| {
                 glob(pattern, url)
@@ -174,18 +174,41 @@ impl Condition {
                         .is_some_and(|domain| url_host(url).is_some_and(|host| glob(domain, host)))
             }),
             "WebSearch" => text("query").is_some_and(|query| glob(pattern, query)),
-            _ => input
-                .values()
-                .filter_map(serde_json::Value::as_str)
-                .any(|value| glob(pattern, value)),
+            _ => any_value(pattern, input),
         }
     }
 }
 
+/// Whether some string argument matches `pattern` (a tool without a rule
+/// syntax of its own).
+fn any_value(pattern: &str, input: &serde_json::Map<String, serde_json::Value>) -> bool {
+    input
+        .values()
+        .filter_map(serde_json::Value::as_str)
+        .any(|value| glob(pattern, value))
+}
+
+/// The paths a file tool's call names (`file_path`, `notebook_path`; for
+/// `Glob` and `Grep` the folder searched and the file glob too).
+fn paths<'a>(
+    tool: &str,
+    input: &'a serde_json::Map<String, serde_json::Value>,
+) -> impl Iterator<Item = &'a str> {
+    let keys: &[&str] = match tool {
+        "Glob" => &["file_path", "path", "pattern"],
+        "Grep" => &["file_path", "path", "glob"],
+        _ => &["file_path", "notebook_path"],
+    };
+    keys.iter()
+        .filter_map(|key| input.get(*key).and_then(serde_json::Value::as_str))
+}
+
 impl Condition {
     /// [`Condition::allows`] for a fail-closed handler: a guard must never
-    /// be skipped for a call its rule names, so a Bash command also runs it
-    /// when some subcommand may run the program the rule names in a way the
+    /// be skipped for a call its rule names, so a file path the text does
+    /// not settle (`$F`, `~user/x`, `..` under a folder rule) runs it, and
+    /// a Bash command also runs it when some subcommand may run the program
+    /// the rule names in a way the
     /// text does not show (`/bin/rm`, `eval`, `sh -c`, `xargs`, an
     /// interpreter's inline code): cannot decide means run.
     pub fn may_allow(
@@ -196,17 +219,24 @@ impl Condition {
         if self.allows(tool, input) {
             return true;
         }
-        match (
-            self,
-            input.get("command").and_then(serde_json::Value::as_str),
-        ) {
-            (
-                Condition::Rule {
-                    tool: wanted,
-                    pattern: Some(pattern),
-                },
-                Some(command),
-            ) if wanted == tool && tool == "Bash" => super::guard_rule::may_run(pattern, command),
+        let Condition::Rule {
+            tool: wanted,
+            pattern: Some(pattern),
+        } = self
+        else {
+            return false;
+        };
+        if wanted != tool {
+            return false;
+        }
+        match tool {
+            "Bash" => input
+                .get("command")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|command| super::guard_rule::may_run(pattern, command)),
+            "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
+                paths(tool, input).any(|path| path_rule::may_match(pattern, path))
+            }
             _ => false,
         }
     }
@@ -224,41 +254,34 @@ fn url_host(url: &str) -> Option<&str> {
     )
 }
 
-/// A path rule: relative patterns without `/` match the file name anywhere
-/// (`Edit(*.ts)`); others match the whole path, `**` across folders.
-fn path_glob(pattern: &str, path: &str) -> bool {
-    let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
-    if glob(pattern, path) {
-        return true;
-    }
-    if !pattern.contains('/') {
-        let name = path.rsplit('/').next().unwrap_or(path);
-        return glob(pattern, name);
-    }
-    // `src/**` is relative to the project: match it against any suffix of the path.
-    !pattern.starts_with('/')
-        && path
-            .match_indices('/')
-            .any(|(at, _)| glob(pattern, &path[at + 1..]))
-}
-
 /// `*` (and `**`) match any run of characters, `?` one character; the rest is literal.
 pub fn glob(pattern: &str, text: &str) -> bool {
+    glob_joined(pattern, text, "")
+}
+
+/// [`glob`] against `head` followed by `tail`, without joining them.
+pub(crate) fn glob_joined(pattern: &str, head: &str, tail: &str) -> bool {
     let pattern: Vec<char> = pattern.chars().collect();
-    let text: Vec<char> = text.chars().collect();
+    let char_at = |at: usize| {
+        if at < head.len() {
+            head[at..].chars().next()
+        } else {
+            tail[at - head.len()..].chars().next()
+        }
+    };
     let (mut p, mut t) = (0, 0);
     let (mut star, mut mark) = (None, 0);
-    while t < text.len() {
-        if p < pattern.len() && (pattern[p] == '?' || pattern[p] == text[t]) {
+    while let Some(c) = char_at(t) {
+        if p < pattern.len() && (pattern[p] == '?' || pattern[p] == c) {
             p += 1;
-            t += 1;
+            t += c.len_utf8();
         } else if p < pattern.len() && pattern[p] == '*' {
             star = Some(p);
             mark = t;
             p += 1;
         } else if let Some(at) = star {
             p = at + 1;
-            mark += 1;
+            mark += char_at(mark).map_or(1, char::len_utf8);
             t = mark;
         } else {
             return false;
@@ -329,43 +352,109 @@ const LEADING_WORDS: &[&str] = &[
     "exec", "nohup", "env", "sudo", "doas", "nice", "stdbuf", "timeout",
 ];
 
+/// How many words of one simple command are tried as its program (`sudo
+/// -u root env X=1 timeout 5 rm` needs 9): past it the reading stops, which
+/// keeps the work linear in the command (red-team F19: `{ { { … rm` nested
+/// 50 000 deep). A fail-closed guard's rule is then undecidable and runs.
+pub const MAX_STARTS: usize = 32;
+
 /// The ways a simple command may be the one an `if` rule names, for
 /// matching: its words with quotes and backslashes removed and blanks made
 /// single spaces (`\rm`, `"rm"`, `rm<TAB>-rf`), from the first word and from
 /// each word that only leading words come before (`{ rm`, `then rm`, `sudo
 /// -u root rm`, `timeout 5 rm`, `env X=1 rm`): a guard narrowed to
 /// `Bash(rm *)` runs for every spelling of `rm`, and `echo 'rm -rf'` stays
-/// `echo`. Text that does not split is taken as it is.
-pub fn spellings(part: &str) -> Vec<String> {
+/// `echo`. Text that does not split is taken as it is. At most
+/// [`MAX_STARTS`] readings.
+pub fn spellings(part: &str) -> Spellings {
     let Some(words) = shlex::split(part) else {
-        return vec![part.to_owned()];
+        return Spellings {
+            text: part.to_owned(),
+            starts: vec![0],
+            cut: false,
+        };
     };
-    command_starts(&words)
-        .into_iter()
-        .map(|at| words[at..].join(" "))
-        .collect()
+    let mut text = String::with_capacity(part.len());
+    let mut offsets = Vec::with_capacity(words.len());
+    for word in &words {
+        if !text.is_empty() || !offsets.is_empty() {
+            text.push(' ');
+        }
+        offsets.push(text.len());
+        text.push_str(word);
+    }
+    let starts = command_starts(&words);
+    Spellings {
+        starts: starts.at.iter().map(|&at| offsets[at]).collect(),
+        cut: starts.cut,
+        text,
+    }
+}
+
+/// The readings of one simple command ([`spellings`]): suffixes of one
+/// text, so their number, not their length, is what they cost.
+#[derive(Debug, Clone)]
+pub struct Spellings {
+    text: String,
+    starts: Vec<usize>,
+    cut: bool,
+}
+
+impl Spellings {
+    /// How many readings there are.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Whether there is none (a command with no words).
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    /// The readings, first word first.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.starts.iter().map(|&at| &self.text[at..])
+    }
+
+    /// Whether more words could have been the program than were read
+    /// ([`MAX_STARTS`]).
+    pub fn cut(&self) -> bool {
+        self.cut
+    }
+}
+
+/// The positions of a simple command's words that may be its program.
+pub(crate) struct CommandStarts {
+    /// The first word, and each one only leading words come before, at most
+    /// [`MAX_STARTS`].
+    pub(crate) at: Vec<usize>,
+    /// Whether the reading stopped at [`MAX_STARTS`] with leading words left.
+    pub(crate) cut: bool,
 }
 
 /// The positions of `words` (a simple command, quotes removed) that may be
 /// its program: the first, and each one only leading words come before.
-pub(crate) fn command_starts(words: &[String]) -> Vec<usize> {
-    let mut starts = Vec::new();
-    for at in 0..words.len() {
-        starts.push(at);
-        let word = words[at].as_str();
-        let after_option = at > 0 && words[at - 1].starts_with('-');
+pub(crate) fn command_starts(words: &[String]) -> CommandStarts {
+    let mut at = Vec::new();
+    for position in 0..words.len() {
+        if at.len() == MAX_STARTS {
+            return CommandStarts { at, cut: true };
+        }
+        at.push(position);
+        let word = words[position].as_str();
+        let after_option = position > 0 && words[position - 1].starts_with('-');
         let leads = LEADING_WORDS.contains(&word)
             || is_assignment(word)
             || word.starts_with('-')
             || word
                 .chars()
                 .all(|c| c.is_ascii_digit() || ".smhd".contains(c))
-            || (after_option && at > 1);
+            || (after_option && position > 1);
         if !leads {
             break;
         }
     }
-    starts
+    CommandStarts { at, cut: false }
 }
 
 fn strip_assignments(mut part: &str) -> String {

@@ -117,6 +117,30 @@ fn if_rules_are_decided_in_process() {
             true,
         ),
         (
+            "Read(**/.env)",
+            "Read",
+            input(json!({"file_path": ".env"})),
+            true,
+        ),
+        (
+            "Read(**/.env)",
+            "Read",
+            input(json!({"file_path": "sub/../.env"})),
+            true,
+        ),
+        (
+            "Read(**/.env)",
+            "Read",
+            input(json!({"file_path": "/p/.envrc"})),
+            false,
+        ),
+        (
+            "Grep(**/.env)",
+            "Grep",
+            input(json!({"pattern": "KEY", "path": "./.env"})),
+            true,
+        ),
+        (
             "WebFetch(domain:example.com)",
             "WebFetch",
             input(json!({"url": "https://example.com/a"})),
