@@ -172,3 +172,33 @@ fn files_an_npmrc_names_as_code_are_bound() {
         );
     }
 }
+
+/// Red-team round 5, F17: a program the bound `.cargo/config.toml` names
+/// (a `rustc-wrapper`) is bound too.
+#[test]
+fn a_program_the_cargo_configuration_names_is_bound() {
+    changed_definitions_never_run(
+        "cargo -q check --offline 2>/dev/null || true",
+        |project| {
+            write(
+                project,
+                "Cargo.toml",
+                "[package]\nname = \"p\"\nversion = \"0.1.0\"\n",
+            );
+            write(project, "src/lib.rs", "");
+            write(
+                project,
+                ".cargo/config.toml",
+                "[build]\nrustc-wrapper = \"tools/wrap.sh\"\n",
+            );
+            write(project, "tools/wrap.sh", "#!/bin/sh\nexec \"$@\"\n");
+        },
+        |project| {
+            write(
+                project,
+                "tools/wrap.sh",
+                "#!/bin/sh\necho PWNED > pwned\nexec \"$@\"\n",
+            );
+        },
+    );
+}

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use super::identify::base_name;
 use super::shell::{shell_script, simple_commands};
 use super::wrappers::{run_folders, unwrap};
-use follow::{follow_includes, package_scripts};
+use follow::{cargo_config_files, follow_includes, package_scripts};
 use options::Options;
 use table::PROGRAMS;
 
@@ -297,6 +297,9 @@ fn definitions_in(
     }
     if program.manifests.first() == Some(&"package.json") {
         package_scripts(plain_words, dir, (project_hook, depth), found);
+    }
+    if program.manifests.first() == Some(&"Cargo.toml") {
+        cargo_config_files(&manifests, found);
     }
     manifests
 }

@@ -90,6 +90,76 @@ fn npmrc_files(dir: &Path, found: &mut Reached) {
     }
 }
 
+/// The project files a cargo configuration among `manifests`
+/// (`.cargo/config.toml`, `.cargo/config`) names (red-team round 5, F17:
+/// `build.rustc-wrapper = "tools/wrap.sh"`, `target.<triple>.runner`, an
+/// `[alias]` running `--manifest-path tools/lint/Cargo.toml`): every string
+/// value that reads as a relative path (a leading `.` or a `/` inside, no
+/// URL) is bound, from the folder that holds `.cargo`, as cargo reads them;
+/// a `Cargo.toml` named so brings its `src/` and `build.rs`.
+pub(super) fn cargo_config_files(manifests: &[PathBuf], found: &mut Reached) {
+    for config in manifests {
+        let in_cargo_folder = config
+            .parent()
+            .is_some_and(|folder| folder.file_name().is_some_and(|name| name == ".cargo"));
+        let Some(base) = config.parent().and_then(Path::parent) else {
+            continue;
+        };
+        if !in_cargo_folder {
+            continue;
+        }
+        let Some(text) = read_definition(config) else {
+            continue;
+        };
+        let Ok(value) = text.parse::<toml::Table>() else {
+            continue;
+        };
+        let mut strings = Vec::new();
+        toml_strings(&toml::Value::Table(value), &mut strings, 0);
+        for text in strings {
+            for word in text.split_whitespace() {
+                let word = word.trim_matches(|c| c == '"' || c == '\'');
+                let word = word.rsplit_once('=').map_or(word, |(_, value)| value);
+                if word.contains("://") || !(word.starts_with('.') || word.contains('/')) {
+                    continue;
+                }
+                if Path::new(word).is_absolute() {
+                    continue;
+                }
+                let relative: PathBuf = Path::new(word)
+                    .components()
+                    .filter(|part| !matches!(part, std::path::Component::CurDir))
+                    .collect();
+                let file = base.join(relative);
+                if file.file_name().is_some_and(|name| name == "Cargo.toml")
+                    && let Some(crate_dir) = file.parent()
+                {
+                    found.add(crate_dir.join("src"));
+                    found.add(crate_dir.join("build.rs"));
+                }
+                found.add(file);
+            }
+        }
+    }
+}
+
+/// Every string in `value` (nested tables and arrays, a few levels deep).
+fn toml_strings(value: &toml::Value, out: &mut Vec<String>, depth: usize) {
+    if depth > 8 || out.len() > 256 {
+        return;
+    }
+    match value {
+        toml::Value::String(text) => out.push(text.clone()),
+        toml::Value::Array(items) => items
+            .iter()
+            .for_each(|item| toml_strings(item, out, depth + 1)),
+        toml::Value::Table(table) => table
+            .values()
+            .for_each(|item| toml_strings(item, out, depth + 1)),
+        _ => {}
+    }
+}
+
 /// The files a recipe or script line `line` (run in `dir`) names
 /// ([`identify`]), leaving out programs found on `PATH` (installed, not the
 /// project's).

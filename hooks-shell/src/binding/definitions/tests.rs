@@ -115,3 +115,35 @@ fn scripts_that_run_themselves_and_special_files_end() {
     let found = reached("make", dir.path(), false);
     assert!(found.roots.contains(&fifo));
 }
+
+/// Red-team round 5, F17: the programs a bound `.cargo/config.toml` names
+/// are bound too (a wrapper, a runner, an alias's other manifest).
+#[test]
+fn cargo_binds_the_programs_its_configuration_names() {
+    let dir = tempfile::tempdir().expect("dir");
+    let root = dir.path();
+    write(root, "Cargo.toml", "[package]\nname = \"x\"\n");
+    write(
+        root,
+        ".cargo/config.toml",
+        "[build]\nrustc-wrapper = \"tools/wrap.sh\"\n[target.x86_64-unknown-linux-gnu]\nrunner = \"./tools/run.sh --fast\"\n[alias]\nlint = \"run --manifest-path tools/lint/Cargo.toml\"\n[registries.x]\nindex = \"https://example.com/index\"\n",
+    );
+    let found = reached("cargo check -q --offline", root, false);
+    for name in [
+        ".cargo/config.toml",
+        "tools/wrap.sh",
+        "tools/run.sh",
+        "tools/lint/Cargo.toml",
+        "tools/lint/src",
+        "tools/lint/build.rs",
+    ] {
+        assert!(found.roots.contains(&root.join(name)), "{name}: {found:?}");
+    }
+    assert!(
+        !found
+            .roots
+            .iter()
+            .any(|r| r.to_string_lossy().contains("example.com")),
+        "{found:?}"
+    );
+}
