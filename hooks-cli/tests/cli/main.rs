@@ -15,6 +15,7 @@ mod dialect_scripts;
 mod dialects;
 mod durable;
 mod emit_replay;
+mod exec_only;
 mod failsafe;
 mod fleet;
 mod fleet_stream;
