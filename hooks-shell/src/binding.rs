@@ -13,6 +13,7 @@
 //! again. A binding is computed at load and again right before every run
 //! (`crate::gate`).
 
+mod cache;
 mod definitions;
 mod getopt;
 mod identify;
@@ -25,13 +26,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+pub use cache::{TreeCache, TreeCacheEntered, tree_walks_on_this_thread};
 pub use definitions::{Reached, reached};
 pub use identify::{Code, Identified, identify};
 pub use shell::python_reads_cwd;
-pub(crate) use tree::tree_sha256_copied;
-pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, tree_sha256};
+pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, TreeSum, tree_sha256, tree_sum};
+pub(crate) use tree::{tree_sha256_copied, tree_sum_now};
 
-use crate::fingerprint::file_sha256;
+use crate::fingerprint::content_or_metadata;
 
 /// The allowlist field holding an approval's binding.
 pub const BINDING_FIELD: &str = "binding";
@@ -52,6 +54,13 @@ pub enum BindError {
     /// The checked copy of the hook tree could not be made.
     #[error("{0}")]
     Snapshot(String),
+    /// A folder of the hook tree can be searched but not listed (`0311`):
+    /// its files run by name, and what they are cannot be known.
+    #[error(
+        "the folder {0} of the hook tree cannot be listed (its files still open by name), so \
+         what it holds cannot be bound to an approval; make it readable (chmod u+r) or move it out"
+    )]
+    Unlistable(PathBuf),
 }
 
 /// One hook as consent sees it: the allowlist key and everything needed to
@@ -182,10 +191,13 @@ impl Subject {
         for file in &found.files {
             let hash = match code {
                 Some((path, hash)) if path == file => hash.to_owned(),
-                _ if std::fs::metadata(file).is_ok_and(|m| m.len() == 0) => {
-                    tree::EMPTY_SHA256.to_owned()
-                }
-                _ => file_sha256(file).unwrap_or_else(|| "unreadable".to_owned()),
+                _ => cache::cached_file(file, || {
+                    if std::fs::metadata(file).is_ok_and(|m| m.len() == 0) {
+                        tree::EMPTY_SHA256.to_owned()
+                    } else {
+                        content_or_metadata(file)
+                    }
+                }),
             };
             binding.files.insert(file.clone(), hash);
         }
@@ -199,9 +211,11 @@ impl Subject {
             if self.tree.is_empty() {
                 return Err(BindError::Nothing);
             }
+            let sum = tree_sum(&self.tree)?;
             binding.tree = Some(TreeDigest {
                 roots: self.tree.clone(),
-                sha256: tree_sha256(&self.tree)?,
+                sha256: sum.sha256,
+                by_metadata: sum.by_metadata,
             });
         }
         if binding.files.is_empty()
@@ -223,6 +237,8 @@ pub struct TreeDigest {
     pub roots: Vec<PathBuf>,
     /// Their digest.
     pub sha256: String,
+    /// What of them is bound by metadata, unreadable ([`TreeSum::by_metadata`]).
+    pub by_metadata: Vec<PathBuf>,
 }
 
 /// What an approval holds for (see the module documentation).
@@ -262,6 +278,14 @@ impl Binding {
                 "roots": tree.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>(),
                 "sha256": tree.sha256,
             });
+            if !tree.by_metadata.is_empty() {
+                value["tree"]["bound_by_metadata"] = json!(
+                    tree.by_metadata
+                        .iter()
+                        .map(|p| p.display().to_string())
+                        .collect::<Vec<_>>()
+                );
+            }
         }
         if let Some(request) = &self.request {
             value["request"] = request.clone();
@@ -316,6 +340,14 @@ impl Binding {
                     .map(|r| r.as_str().map(PathBuf::from))
                     .collect::<Option<_>>()?,
                 sha256: tree.get("sha256")?.as_str()?.to_owned(),
+                by_metadata: match tree.get("bound_by_metadata") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(paths) => paths
+                        .as_array()?
+                        .iter()
+                        .map(|p| p.as_str().map(PathBuf::from))
+                        .collect::<Option<_>>()?,
+                },
             }),
         };
         let request = object.get("request").filter(|r| !r.is_null()).cloned();

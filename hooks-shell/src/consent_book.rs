@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::allowlist::{Allowlist, Approval};
-use crate::binding::Subject;
+use crate::binding::{Subject, TreeCache};
 use crate::consent::Consent;
 use crate::standing::{Approved, Standing, standing};
 
@@ -33,6 +33,8 @@ pub(crate) struct ConsentBook {
     approvals: Vec<Approval>,
     settled: HashMap<(String, String, Option<PathBuf>), Approved>,
     accept: bool,
+    /// The load's tree digests: each tree hashed once, not once per hook.
+    trees: TreeCache,
 }
 
 impl ConsentBook {
@@ -45,6 +47,7 @@ impl ConsentBook {
             approvals,
             settled: HashMap::new(),
             accept,
+            trees: TreeCache::new(),
         }
     }
 
@@ -61,6 +64,7 @@ impl ConsentBook {
     /// Decides `subject`: already settled, approved for what it runs now, or
     /// asked through `consent` (which records the approval it gets, bound).
     pub(crate) fn decide(&mut self, consent: &mut Consent, subject: &Subject) -> Verdict {
+        let _trees = self.trees.enter();
         let key = (
             subject.event.clone(),
             subject.command.clone(),

@@ -29,7 +29,7 @@ use crate::allowlist::Allowlist;
 use hermes_hooks_process::runtime::Background;
 use refusal::{refusal_reason, refuse};
 
-use crate::binding::Subject;
+use crate::binding::{Subject, TreeCache};
 use crate::config::{ShellHookSpec, parse_config};
 use crate::consent::{
     CHANGED_REASON, NOT_APPROVED_REASON, changed_message, not_allowlisted_message,
@@ -374,12 +374,14 @@ impl ShellHooks {
         // Each hook that runs now is checked right before it runs (its
         // consent and the bytes it will run), in config order; the ones that
         // pass run (together, for an observer event), the others are refused.
+        // A tree several hooks bind is hashed once for this run.
+        let trees = TreeCache::new();
         let passes: Vec<Option<Pass>> = touched
             .iter()
             .map(|hook| {
                 (hook.refused.is_none() && hook.queue.is_none()).then(|| {
                     match (&hook.gate, &shared.asker) {
-                        (Some(gate), Some(asker)) => gate.check(asker),
+                        (Some(gate), Some(asker)) => gate.check(asker, &trees),
                         _ => Pass::Run(None),
                     }
                 })

@@ -54,7 +54,7 @@ pub fn code_sha256(command: &str) -> Option<String> {
 
 /// The hex SHA-256 of the bytes of `path`, read in blocks.
 pub fn file_sha256(path: &Path) -> Option<String> {
-    let mut file = std::fs::File::open(path).ok()?;
+    let mut file = open_to_read(path).ok()?;
     let mut hasher = Sha256::new();
     let mut block = vec![0u8; 64 * 1024];
     loop {
@@ -66,6 +66,60 @@ pub fn file_sha256(path: &Path) -> Option<String> {
         }
     }
     Some(hex::encode(hasher.finalize()))
+}
+
+/// Opens `path` to read its bytes. (Unit tests make chosen paths fail as
+/// they do for an unprivileged user: root, as CI runs, reads a `0111` file.)
+pub(crate) fn open_to_read(path: &Path) -> std::io::Result<std::fs::File> {
+    #[cfg(test)]
+    if tests::DENIED.with(|denied| denied.borrow().iter().any(|d| d == path)) {
+        return Err(std::io::ErrorKind::PermissionDenied.into());
+    }
+    std::fs::File::open(path)
+}
+
+/// Lists `path` (as [`open_to_read`], unit tests deny chosen folders).
+pub(crate) fn read_dir(path: &Path) -> std::io::Result<std::fs::ReadDir> {
+    #[cfg(test)]
+    if tests::DENIED.with(|denied| denied.borrow().iter().any(|d| d == path)) {
+        return Err(std::io::ErrorKind::PermissionDenied.into());
+    }
+    std::fs::read_dir(path)
+}
+
+/// The prefix of what [`content_or_metadata`] binds for a file it cannot read.
+pub const METADATA_PREFIX: &str = "metadata ";
+
+/// What binds `path`: the hex SHA-256 of its bytes, or, when it cannot be
+/// read (a `0111` program as `tar` extracts it, run but never read), its
+/// metadata ([`metadata_stamp`]): a file swapped or edited since changes its
+/// inode, size, mtime or ctime (any write, rename or chmod sets the ctime).
+/// `"unreadable"` only when not even its metadata can be read.
+pub fn content_or_metadata(path: &Path) -> String {
+    file_sha256(path)
+        .or_else(|| metadata_stamp(path))
+        .unwrap_or_else(|| "unreadable".to_owned())
+}
+
+/// The metadata an unreadable file or folder is bound by, links followed:
+/// `metadata dev=… ino=… size=… mtime=s.ns ctime=s.ns mode=… uid=… gid=…`
+/// (the words say in `list --json` that it is bound by metadata).
+pub fn metadata_stamp(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path).ok()?;
+    Some(format!(
+        "{METADATA_PREFIX}dev={} ino={} size={} mtime={}.{:09} ctime={}.{:09} mode={:o} uid={} gid={}",
+        m.dev(),
+        m.ino(),
+        m.size(),
+        m.mtime(),
+        m.mtime_nsec(),
+        m.ctime(),
+        m.ctime_nsec(),
+        m.mode(),
+        m.uid(),
+        m.gid()
+    ))
 }
 
 /// Whether the code behind `approval` changed since it was approved:
@@ -96,8 +150,19 @@ pub fn still_approved(approval: &Approval, command: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    thread_local! {
+        /// Paths [`open_to_read`] and [`read_dir`] refuse on this thread.
+        pub(crate) static DENIED: std::cell::RefCell<Vec<PathBuf>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    /// Makes `path` unreadable (a file) or unlistable (a folder) on this thread.
+    pub(crate) fn deny(path: &Path) {
+        DENIED.with(|denied| denied.borrow_mut().push(path.to_owned()));
+    }
 
     fn approval(hash: Option<&str>) -> Approval {
         Approval {

@@ -14,7 +14,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::allowlist::Allowlist;
-use crate::binding::{BindError, Binding, Subject};
+use crate::binding::{BindError, Binding, Subject, TreeCache, TreeDigest};
 use crate::consent::Consent;
 use crate::fingerprint::code_sha256;
 use crate::launch::{Launch, read_code};
@@ -79,8 +79,11 @@ impl RunGate {
         }
     }
 
-    /// Checks the hook as it is now; see the module documentation.
-    pub(crate) fn check(&self, asker: &SharedAsker) -> Pass {
+    /// Checks the hook as it is now; see the module documentation. `trees`:
+    /// the tree digests of this run of the event, shared by its hooks (a
+    /// tree several of them bind is hashed once per run, not once per hook).
+    pub(crate) fn check(&self, asker: &SharedAsker, trees: &TreeCache) -> Pass {
+        let _trees = trees.enter();
         let found = self.subject.identify();
         let mut sealed = None;
         if let Some(code) = &found.code {
@@ -142,7 +145,11 @@ impl RunGate {
             },
             _ => None,
         };
-        let snapshot = match tree.map(|tree| (Snapshot::take(&tree.roots), tree)) {
+        let taken = |tree: TreeDigest| {
+            let roots = tree.roots.clone();
+            (trees.snapshot(&roots, || Snapshot::take(&roots)), tree)
+        };
+        let snapshot = match tree.map(taken) {
             None => None,
             Some((Ok(snapshot), tree)) if snapshot.sha256() == tree.sha256 => Some(snapshot),
             Some((Ok(_), _)) => {

@@ -49,7 +49,7 @@ pub fn read_code(path: &Path) -> std::io::Result<(Vec<u8>, String)> {
 #[derive(Debug)]
 pub struct Launch {
     script: Option<(OwnedFd, Code)>,
-    snapshot: Option<crate::snapshot::Snapshot>,
+    snapshot: Option<std::sync::Arc<crate::snapshot::Snapshot>>,
 }
 
 impl Launch {
@@ -74,7 +74,7 @@ impl Launch {
     /// (if any); `None` when there is neither.
     pub(crate) fn with_snapshot(
         script: Option<Launch>,
-        snapshot: Option<crate::snapshot::Snapshot>,
+        snapshot: Option<std::sync::Arc<crate::snapshot::Snapshot>>,
     ) -> Option<Launch> {
         match (script, snapshot) {
             (None, None) => None,
@@ -93,7 +93,7 @@ impl Launch {
 
     /// The checked copy of the hook tree, when one was made.
     pub fn snapshot(&self) -> Option<&crate::snapshot::Snapshot> {
-        self.snapshot.as_ref()
+        self.snapshot.as_deref()
     }
 
     /// `/proc/self/fd/N` of the sealed copy (`None`: no script sealed).

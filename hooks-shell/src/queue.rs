@@ -16,6 +16,7 @@ use std::time::Duration;
 use hermes_hooks_process::runtime::Background;
 use tokio::sync::Notify;
 
+use crate::binding::TreeCache;
 use crate::config::ShellHookSpec;
 use crate::gate::{Pass, RunGate, SharedAsker};
 use crate::reply::evaluate;
@@ -162,7 +163,7 @@ async fn work(state: Arc<QueueState>) {
         match next {
             Some(input) => {
                 let pass = match &state.check {
-                    Some((gate, asker)) => gate.check(asker),
+                    Some((gate, asker)) => gate.check(asker, &TreeCache::new()),
                     None => Pass::Run(None),
                 };
                 match pass {

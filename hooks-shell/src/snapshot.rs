@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use hermes_hooks_process::sandbox::Prepared;
 
-use crate::binding::{BindError, tree_sha256, tree_sha256_copied};
+use crate::binding::{BindError, tree_sha256_copied, tree_sum_now};
 use crate::run::RunResult;
 
 /// A checked copy of a hook tree, removed when dropped.
@@ -124,8 +124,9 @@ impl Snapshot {
     /// After a run that went by the paths (not overlaid): the tree is hashed
     /// again; changed, `result` becomes a failure saying so.
     pub(crate) fn check_after(&self, result: &mut RunResult) {
-        let now = tree_sha256(&self.roots);
-        if now.as_deref().ok() == Some(self.sha256.as_str()) {
+        // Walked now, never from a cache: the tree as the run left it.
+        let now = tree_sum_now(&self.roots);
+        if now.as_ref().ok().map(|sum| sum.sha256.as_str()) == Some(self.sha256.as_str()) {
             return;
         }
         let roots: Vec<String> = self.roots.iter().map(|r| r.display().to_string()).collect();

@@ -83,6 +83,8 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
     let approvals = allowlist.approvals();
     let mut recorded = 0;
     let mut done: Vec<&Subject> = Vec::new();
+    // Each hook tree hashed once for all the hooks, not once per hook.
+    let _trees = hermes_hooks_shell::binding::TreeCache::new().enter();
     for spec in chosen {
         let Some(at) = parsed.specs.iter().position(|s| std::ptr::eq(s, spec)) else {
             continue;

@@ -312,6 +312,8 @@ fn decide(home: &Home, accept: bool, subjects: Vec<Subject>) -> Vec<(bool, Strin
     let env = std::env::var("HERMES_ACCEPT_HOOKS").ok();
     let accept = Consent::effective_accept(accept, env.as_deref(), &home.config);
     let approved = allowlist.approvals();
+    // Each hook tree hashed once for all the hooks, not once per hook.
+    let _trees = hermes_hooks_shell::binding::TreeCache::new().enter();
     subjects
         .iter()
         .map(|subject| {

@@ -39,6 +39,8 @@ impl ImportedRow {
         let user_home = hermes_hooks_core::home::user_home();
         let discovery = discover(&home.config, &home.project, user_home.as_deref());
         let snapshot = allowlist.read();
+        // Each hook tree hashed once for all the rows, not once per handler.
+        let _trees = hermes_hooks_shell::binding::TreeCache::new().enter();
         let rows = discovery
             .hooks
             .iter()

@@ -43,6 +43,8 @@ impl ShellHookRow {
         config: &Path,
     ) -> (Vec<ShellHookRow>, Option<String>) {
         let snapshot = allowlist.read();
+        // Each hook tree hashed once for all the rows.
+        let _trees = hermes_hooks_shell::binding::TreeCache::new().enter();
         let rows = specs
             .iter()
             .map(|spec| {

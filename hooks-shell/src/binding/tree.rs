@@ -8,13 +8,21 @@
 //! missing root is part of the digest too (creating it later is a change).
 //! `.git` folders are left out (they change with every fetch and are not run).
 //! Walks are bounded: a tree too big to hash on every run cannot be bound.
+//!
+//! A file that cannot be read (mode `0111`) is bound by its metadata
+//! ([`crate::fingerprint::metadata_stamp`]), and listed as such
+//! ([`TreeSum::by_metadata`]). A folder that cannot be listed but can be
+//! searched (`0311`: its files open by name) cannot be bound (nothing shows
+//! what it holds, and editing a file in it changes nothing of the folder's
+//! own); one that cannot be searched either (nothing in it can be reached)
+//! is bound by its metadata.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
 use super::BindError;
-use crate::fingerprint::file_sha256;
+use crate::fingerprint::{content_or_metadata, metadata_stamp};
 
 /// The most entries one tree digest covers.
 pub const MAX_TREE_ENTRIES: usize = 5_000;
@@ -25,21 +33,40 @@ pub const EMPTY_SHA256: &str = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934c
 /// The deepest folder nesting walked.
 const MAX_DEPTH: usize = 16;
 
-/// The hex SHA-256 over `roots` (in the order given).
+/// A tree's digest and what of it is bound by metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TreeSum {
+    /// The hex SHA-256 over the roots.
+    pub sha256: String,
+    /// The files (and unsearchable folders) it binds by their metadata, not
+    /// their content, because they cannot be read.
+    pub by_metadata: Vec<PathBuf>,
+}
+
+/// The hex SHA-256 over `roots` (in the order given); once per load or run
+/// where a [`super::TreeCache`] is entered.
 pub fn tree_sha256(roots: &[impl AsRef<Path>]) -> Result<String, BindError> {
-    let mut walk = Walk {
-        hasher: Sha256::new(),
-        entries: 0,
-        bytes: 0,
-        copy: None,
-        inside: Vec::new(),
-    };
+    tree_sum(roots).map(|sum| sum.sha256)
+}
+
+/// [`tree_sha256`] with what it binds by metadata.
+pub fn tree_sum(roots: &[impl AsRef<Path>]) -> Result<TreeSum, BindError> {
+    let roots: Vec<PathBuf> = roots.iter().map(|r| r.as_ref().to_path_buf()).collect();
+    super::cache::cached(&roots, || tree_sum_now(&roots))
+}
+
+/// [`tree_sum`] walked now, never from a cache (the check after a run).
+pub(crate) fn tree_sum_now(roots: &[impl AsRef<Path>]) -> Result<TreeSum, BindError> {
+    super::cache::count_walk();
+    let mut walk = Walk::new(Vec::new());
     for root in roots {
         let root = root.as_ref();
+        walk.root = root.to_path_buf();
         walk.line(&format!("root {}", root.display()));
         walk.entry(root, Path::new(""), 0)?;
     }
-    Ok(hex::encode(walk.hasher.finalize()))
+    Ok(walk.finish())
 }
 
 /// [`tree_sha256`], copying what it hashes: root `i` to `into/i` (links
@@ -50,26 +77,24 @@ pub(crate) fn tree_sha256_copied(
     roots: &[impl AsRef<Path>],
     into: &Path,
 ) -> Result<(String, Vec<bool>), BindError> {
-    let mut walk = Walk {
-        hasher: Sha256::new(),
-        entries: 0,
-        bytes: 0,
-        copy: None,
-        inside: roots
+    super::cache::count_walk();
+    let mut walk = Walk::new(
+        roots
             .iter()
             .filter_map(|root| std::fs::canonicalize(root.as_ref()).ok())
             .collect(),
-    };
+    );
     let mut copied = Vec::new();
     for (index, root) in roots.iter().enumerate() {
         let root = root.as_ref();
         let target = into.join(index.to_string());
         walk.copy = Some(target.clone());
+        walk.root = root.to_path_buf();
         walk.line(&format!("root {}", root.display()));
         walk.entry(root, Path::new(""), 0)?;
         copied.push(std::fs::symlink_metadata(&target).is_ok());
     }
-    Ok((hex::encode(walk.hasher.finalize()), copied))
+    Ok((walk.finish().sha256, copied))
 }
 
 struct Walk {
@@ -81,9 +106,42 @@ struct Walk {
     /// The copied roots, links resolved: a link that leads out of them is
     /// copied as the link, not as what it points to.
     inside: Vec<std::path::PathBuf>,
+    /// The root being walked.
+    root: PathBuf,
+    /// What is bound by metadata (see [`TreeSum::by_metadata`]).
+    by_metadata: Vec<PathBuf>,
 }
 
 impl Walk {
+    fn new(inside: Vec<PathBuf>) -> Walk {
+        Walk {
+            hasher: Sha256::new(),
+            entries: 0,
+            bytes: 0,
+            copy: None,
+            inside,
+            root: PathBuf::new(),
+            by_metadata: Vec::new(),
+        }
+    }
+
+    fn finish(self) -> TreeSum {
+        TreeSum {
+            sha256: hex::encode(self.hasher.finalize()),
+            by_metadata: self.by_metadata,
+        }
+    }
+
+    /// Records that `relative` (under the current root) is bound by metadata.
+    fn by_metadata(&mut self, relative: &Path) {
+        let path = if relative.as_os_str().is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(relative)
+        };
+        self.by_metadata.push(path);
+    }
+
     fn line(&mut self, text: &str) {
         self.hasher.update(text.as_bytes());
         self.hasher.update([0u8]);
@@ -160,8 +218,11 @@ impl Walk {
         } else if len == 0 {
             EMPTY_SHA256.to_owned()
         } else {
-            file_sha256(path).unwrap_or_else(|| "unreadable".to_owned())
+            content_or_metadata(path)
         };
+        if hash.starts_with(crate::fingerprint::METADATA_PREFIX) {
+            self.by_metadata(relative);
+        }
         self.line(&format!("file {} {hash}", relative.display()));
         Ok(())
     }
@@ -171,8 +232,15 @@ impl Walk {
         if let Some(copy) = &self.copy {
             std::fs::create_dir(copy.join(relative)).map_err(|error| copy_error(path, &error))?;
         }
-        let Ok(listing) = std::fs::read_dir(path) else {
-            self.line(&format!("unreadable {}", relative.display()));
+        let Ok(listing) = crate::fingerprint::read_dir(path) else {
+            // Searchable (`dir/.` resolves): its files open by name, and
+            // none of them can be bound.
+            if std::fs::metadata(path.join(".")).is_ok() {
+                return Err(BindError::Unlistable(path.to_owned()));
+            }
+            let stamp = metadata_stamp(path).unwrap_or_else(|| "unreadable".to_owned());
+            self.line(&format!("unreadable {} {stamp}", relative.display()));
+            self.by_metadata(relative);
             return Ok(());
         };
         let mut names: Vec<std::ffi::OsString> = listing
@@ -198,8 +266,10 @@ fn copy_file(path: &Path, to: &Path, len: u64) -> Result<String, BindError> {
         std::fs::File::create(to).map_err(|error| copy_error(path, &error))?;
         return Ok(EMPTY_SHA256.to_owned());
     }
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return Ok("unreadable".to_owned());
+    // Not read again: what is not copied is bound by metadata.
+    let unreadable = || Ok(metadata_stamp(path).unwrap_or_else(|| "unreadable".to_owned()));
+    let Ok(mut file) = crate::fingerprint::open_to_read(path) else {
+        return unreadable();
     };
     let mut out = std::fs::File::create(to).map_err(|error| copy_error(path, &error))?;
     let mut hasher = Sha256::new();
@@ -209,7 +279,7 @@ fn copy_file(path: &Path, to: &Path, len: u64) -> Result<String, BindError> {
             Ok(0) => break,
             Ok(read) => read,
             Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return Ok("unreadable".to_owned()),
+            Err(_) => return unreadable(),
         };
         hasher.update(&buffer[..read]);
         out.write_all(&buffer[..read])

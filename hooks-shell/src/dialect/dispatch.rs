@@ -31,6 +31,7 @@ use super::stdin::stdin_document;
 use super::stop::StopTurns;
 use super::withheld::{NOT_APPROVED_REASON, Why, Withheld};
 use super::{Handler, ImportedHook};
+use crate::binding::TreeCache;
 use crate::consent::{changed_message, not_allowlisted_message};
 use crate::consent_book::{ConsentBook, Verdict};
 use crate::dispatcher::RegisterOptions;
@@ -256,10 +257,11 @@ impl ImportedHooks {
         index: usize,
         event: &Event,
         hook_event: HookEvent,
+        trees: &TreeCache,
     ) -> (Contribution, RunResult) {
         let shared = &self.shared;
         let check = shared.gates[index].as_ref().zip(shared.asker.as_ref());
-        run_and_read(&shared.hooks[index], event, hook_event, check).await
+        run_and_read(&shared.hooks[index], event, hook_event, check, trees).await
     }
 
     fn hooks_of(&self, event: HookEvent) -> &[usize] {
@@ -325,8 +327,9 @@ async fn run_and_read(
     event: &Event,
     hook_event: HookEvent,
     check: Option<(&RunGate, &SharedAsker)>,
+    trees: &TreeCache,
 ) -> (Contribution, RunResult) {
-    let launch = match check.map(|(gate, asker)| gate.check(asker)) {
+    let launch = match check.map(|(gate, asker)| gate.check(asker, trees)) {
         None => None,
         Some(Pass::Run(launch)) => launch,
         Some(Pass::Refuse(why)) => {
@@ -421,7 +424,9 @@ impl ImportedHooks {
             match shared.runtime.clone().or_else(Background::process_default) {
                 Some(runtime) => {
                     runtime.handle().spawn(async move {
-                        let _ = this.run_one(index, &event, hook_event).await;
+                        let _ = this
+                            .run_one(index, &event, hook_event, &TreeCache::new())
+                            .await;
                     });
                 }
                 None => tracing::warn!(
@@ -430,9 +435,11 @@ impl ImportedHooks {
                 ),
             }
         }
+        // A tree several hooks bind is hashed once for this run.
+        let trees = TreeCache::new();
         let started = running
             .iter()
-            .map(|&index| self.run_one(index, event, hook_event));
+            .map(|&index| self.run_one(index, event, hook_event, &trees));
         let (mut contributions, results): (Vec<Contribution>, Vec<RunResult>) =
             futures::future::join_all(started).await.into_iter().unzip();
         let mut sources: Vec<&Arc<str>> = running.iter().map(|&i| &shared.sources[i]).collect();

@@ -130,9 +130,11 @@ impl ImportedHooks {
             .map(|&index| shared.sources[index].as_ref())
             .collect::<Vec<_>>()
             .join(", ");
+        // A new run: the trees are hashed again, once for these guards.
+        let trees = crate::binding::TreeCache::new();
         let started = guards
             .iter()
-            .map(|&index| self.run_one(index, &rewritten, HookEvent::PreToolCall));
+            .map(|&index| self.run_one(index, &rewritten, HookEvent::PreToolCall, &trees));
         let results = futures::future::join_all(started).await;
         let mut runs = runs;
         let mut deciding = Vec::new();

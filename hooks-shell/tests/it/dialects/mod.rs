@@ -12,6 +12,7 @@ mod http;
 mod matchers;
 mod session_env;
 mod stop;
+mod tree_walks;
 
 use std::path::{Path, PathBuf};
 
