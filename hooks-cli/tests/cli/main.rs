@@ -19,7 +19,6 @@ mod bounded_output;
 mod changed_script;
 mod config_scopes;
 mod emit_replay;
-mod exec_only;
 mod failsafe;
 mod help;
 mod host;

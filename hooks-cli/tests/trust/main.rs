@@ -23,6 +23,7 @@ mod dialect_exec;
 mod dialect_imports;
 mod dialect_records;
 mod dialect_scripts;
+mod exec_only;
 mod guard_evasions;
 mod guard_path_rules;
 mod interpreter_shims;
