@@ -108,14 +108,20 @@ pub(super) fn cargo_config_files(manifests: &[PathBuf], found: &mut Reached) {
         if !in_cargo_folder {
             continue;
         }
-        let Some(text) = read_definition(config) else {
+        if std::fs::symlink_metadata(config).is_err() {
             continue;
-        };
-        let Ok(value) = text.parse::<toml::Table>() else {
+        }
+        // Present but not read whole (too large, not a file, not TOML we
+        // parse, nested too deep): what it names cannot be known.
+        let parsed = read_definition(config).and_then(|text| text.parse::<toml::Table>().ok());
+        let Some(value) = parsed else {
+            found.unsure("cargo", "a .cargo/config.toml that cannot be read whole");
             continue;
         };
         let mut strings = Vec::new();
-        toml_strings(&toml::Value::Table(value), &mut strings, 0);
+        if !toml_strings(&toml::Value::Table(value), &mut strings, 0) {
+            found.unsure("cargo", "a .cargo/config.toml nested too deep");
+        }
         for text in strings {
             for word in text.split_whitespace() {
                 let word = word.trim_matches(|c| c == '"' || c == '\'');
@@ -143,20 +149,32 @@ pub(super) fn cargo_config_files(manifests: &[PathBuf], found: &mut Reached) {
     }
 }
 
-/// Every string in `value` (nested tables and arrays, a few levels deep).
-fn toml_strings(value: &toml::Value, out: &mut Vec<String>, depth: usize) {
-    if depth > 8 || out.len() > 256 {
-        return;
+/// Every string in `value` (nested tables and arrays); `false` when some
+/// lie deeper than cargo configurations go and were not read.
+fn toml_strings(value: &toml::Value, out: &mut Vec<String>, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
     }
     match value {
-        toml::Value::String(text) => out.push(text.clone()),
-        toml::Value::Array(items) => items
-            .iter()
-            .for_each(|item| toml_strings(item, out, depth + 1)),
-        toml::Value::Table(table) => table
-            .values()
-            .for_each(|item| toml_strings(item, out, depth + 1)),
-        _ => {}
+        toml::Value::String(text) => {
+            out.push(text.clone());
+            true
+        }
+        toml::Value::Array(items) => {
+            let mut all = true;
+            for item in items {
+                all &= toml_strings(item, out, depth + 1);
+            }
+            all
+        }
+        toml::Value::Table(table) => {
+            let mut all = true;
+            for item in table.values() {
+                all &= toml_strings(item, out, depth + 1);
+            }
+            all
+        }
+        _ => true,
     }
 }
 

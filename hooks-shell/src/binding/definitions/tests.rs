@@ -147,3 +147,25 @@ fn cargo_binds_the_programs_its_configuration_names() {
         "{found:?}"
     );
 }
+
+/// A `.cargo/config.toml` we cannot read whole cannot say what it names:
+/// the reading is unsure (the hook tree is bound), never silently empty.
+#[test]
+fn a_cargo_configuration_that_does_not_parse_is_unsure() {
+    let dir = tempfile::tempdir().expect("dir");
+    let root = dir.path();
+    write(root, "Cargo.toml", "[package]\nname = \"x\"\n");
+    write(
+        root,
+        ".cargo/config.toml",
+        "[build\nrustc-wrapper = \"tools/wrap.sh\"\n",
+    );
+    let found = reached("cargo check", root, false);
+    assert!(found.opaque.is_some(), "{found:?}");
+    write(
+        root,
+        ".cargo/config.toml",
+        "[build]\nrustc-wrapper = \"tools/wrap.sh\"\n",
+    );
+    assert!(reached("cargo check", root, false).opaque.is_none());
+}
