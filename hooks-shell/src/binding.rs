@@ -15,8 +15,10 @@
 
 mod cache;
 mod definitions;
+mod differences;
 mod getopt;
 mod identify;
+mod mentions;
 mod shell;
 mod tree;
 mod wrappers;
@@ -206,6 +208,11 @@ impl Subject {
                 .definitions
                 .insert(root.clone(), tree_sha256(std::slice::from_ref(root))?);
         }
+        if self.bind_tree
+            && let Some(project) = &self.project
+        {
+            self.bind_mentioned(project, found, &reached, &mut binding)?;
+        }
         let unsure = found.opaque.is_some() || reached.opaque.is_some();
         if unsure || (self.bind_tree && !self.tree.is_empty()) {
             if self.tree.is_empty() {
@@ -227,6 +234,40 @@ impl Subject {
         }
         Ok(binding)
     }
+}
+
+impl Subject {
+    /// Binds each top-level entry of `project` that the hook's code names
+    /// ([`mentions`]): a project hook's script may run or load any of them.
+    fn bind_mentioned(
+        &self,
+        project: &Path,
+        found: &Identified,
+        reached: &Reached,
+        binding: &mut Binding,
+    ) -> Result<(), BindError> {
+        let mut seeds = self.tree.clone();
+        seeds.extend(found.files.iter().cloned());
+        seeds.extend(reached.roots.iter().cloned());
+        let mut text = self.command.clone();
+        for word in self.words.iter().flatten() {
+            text.push('\n');
+            text.push_str(word);
+        }
+        let covered: Vec<PathBuf> = self.tree.iter().chain(&reached.roots).cloned().collect();
+        for entry in mentions::mentioned_entries(project, &self.cwd, &text, &seeds, &covered) {
+            let digest = tree::code_sha256(&entry)?;
+            binding.mentioned.insert(entry, digest);
+        }
+        Ok(())
+    }
+}
+
+/// Paths and digests as a JSON object.
+fn path_map(map: &BTreeMap<PathBuf, String>) -> Map<String, Value> {
+    map.iter()
+        .map(|(path, hash)| (path.display().to_string(), Value::from(hash.as_str())))
+        .collect()
 }
 
 /// The digest of a hook tree ([`tree_sha256`]) and its roots.
@@ -259,6 +300,10 @@ pub struct Binding {
     /// (manifest, included file, node tool, package folder) and the digest
     /// of it as a tree ([`tree_sha256`]; a missing one is bound as missing).
     pub definitions: BTreeMap<PathBuf, String>,
+    /// Each top-level entry of the project a project hook's code names (a
+    /// folder or a file: `scripts/`, `lib/`, `check.py`) and its digest as
+    /// its code files (`tree::code_sha256`).
+    pub mentioned: BTreeMap<PathBuf, String>,
 }
 
 impl Binding {
@@ -300,6 +345,9 @@ impl Binding {
                 .map(|(path, hash)| (path.display().to_string(), Value::from(hash.as_str())))
                 .collect();
             value["definitions"] = Value::Object(definitions);
+        }
+        if !self.mentioned.is_empty() {
+            value["mentioned"] = Value::Object(path_map(&self.mentioned));
         }
         value
     }
@@ -363,7 +411,14 @@ impl Binding {
                 definitions.insert(PathBuf::from(path), hash.as_str()?.to_owned());
             }
         }
+        let mut mentioned = BTreeMap::new();
+        if let Some(map) = object.get("mentioned").filter(|d| !d.is_null()) {
+            for (path, hash) in map.as_object()? {
+                mentioned.insert(PathBuf::from(path), hash.as_str()?.to_owned());
+            }
+        }
         Some(Binding {
+            mentioned,
             project,
             files,
             tree,
@@ -371,65 +426,6 @@ impl Binding {
             env,
             definitions,
         })
-    }
-
-    /// What differs from `other` (the approved binding), for messages.
-    pub fn differences(&self, approved: &Binding) -> Vec<String> {
-        let mut changes = Vec::new();
-        if self.project != approved.project {
-            changes.push(format!(
-                "approved in another project ({})",
-                approved
-                    .project
-                    .as_ref()
-                    .map_or("none".to_owned(), |p| p.display().to_string())
-            ));
-        }
-        for (path, hash) in &self.files {
-            match approved.files.get(path) {
-                Some(old) if old == hash => {}
-                Some(_) => changes.push(format!("{} changed", path.display())),
-                None => changes.push(format!("{} is new", path.display())),
-            }
-        }
-        for path in approved
-            .files
-            .keys()
-            .filter(|p| !self.files.contains_key(*p))
-        {
-            changes.push(format!("{} is no longer run", path.display()));
-        }
-        if self.tree != approved.tree {
-            changes.push("a file of its hook tree changed".to_owned());
-        }
-        if self.request != approved.request {
-            changes.push("its request (URL, headers or allowed env vars) changed".to_owned());
-        }
-        for (name, hash) in &self.env {
-            match approved.env.get(name) {
-                Some(old) if old == hash => {}
-                Some(_) => changes.push(format!("the value of env {name} changed")),
-                None => changes.push(format!("env {name} is new")),
-            }
-        }
-        for name in approved.env.keys().filter(|n| !self.env.contains_key(*n)) {
-            changes.push(format!("env {name} is no longer set"));
-        }
-        for (path, hash) in &self.definitions {
-            match approved.definitions.get(path) {
-                Some(old) if old == hash => {}
-                Some(_) => changes.push(format!("{} changed", path.display())),
-                None => changes.push(format!("{} is new", path.display())),
-            }
-        }
-        for path in approved
-            .definitions
-            .keys()
-            .filter(|p| !self.definitions.contains_key(*p))
-        {
-            changes.push(format!("{} is no longer run", path.display()));
-        }
-        changes
     }
 }
 

@@ -15,6 +15,7 @@ mod project_fixtures;
 #[path = "../common/support.rs"]
 mod support;
 
+mod code_names;
 mod consent;
 mod copied_guard;
 mod cwd_shadowing;

@@ -12,7 +12,7 @@
 //! The check after a run that went by the paths never uses a cache.
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::marker::PhantomData;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,6 +22,8 @@ use super::tree::TreeSum;
 use crate::snapshot::Snapshot;
 
 type Sums = HashMap<Vec<PathBuf>, Result<TreeSum, BindError>>;
+/// Top-level names read in a file or folder, by `(path, cwd)`.
+type Mentions = HashMap<(PathBuf, PathBuf), BTreeSet<String>>;
 
 /// The tree digests of one load or one run (see the module documentation).
 /// Clones share the digests.
@@ -29,6 +31,7 @@ type Sums = HashMap<Vec<PathBuf>, Result<TreeSum, BindError>>;
 pub struct TreeCache {
     sums: Arc<Mutex<Sums>>,
     files: Arc<Mutex<HashMap<PathBuf, String>>>,
+    mentions: Arc<Mutex<Mentions>>,
     snapshots: Arc<Mutex<HashMap<Vec<PathBuf>, Arc<Snapshot>>>>,
 }
 
@@ -133,6 +136,29 @@ pub(super) fn cached_file(path: &std::path::Path, hash: impl FnOnce() -> String)
     }
     let known = hash();
     files.insert(path.to_owned(), known.clone());
+    known
+}
+
+/// The project names read under `path` (for a hook running in `cwd`) from
+/// the entered cache, else `read()` (stored there).
+pub(super) fn cached_mentions(
+    path: &std::path::Path,
+    cwd: &std::path::Path,
+    read: impl FnOnce() -> BTreeSet<String>,
+) -> BTreeSet<String> {
+    let Some(cache) = CURRENT.with(|current| current.borrow().clone()) else {
+        return read();
+    };
+    let key = (path.to_owned(), cwd.to_owned());
+    let mut mentions = cache
+        .mentions
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner);
+    if let Some(known) = mentions.get(&key) {
+        return known.clone();
+    }
+    let known = read();
+    mentions.insert(key, known.clone());
     known
 }
 

@@ -24,7 +24,7 @@ mod guard_rule;
 pub mod guards;
 pub mod http;
 pub mod matcher;
-mod path_rule;
+pub(crate) mod path_rule;
 pub mod record;
 pub mod reply;
 mod script_folders;

@@ -17,7 +17,7 @@
 const EXPANDED: &[char] = &['$', '`', '*', '?', '[', '{'];
 
 /// Whether a path rule `pattern` matches `path` (Claude Code's reading).
-pub(super) fn matches(pattern: &str, path: &str) -> bool {
+pub(crate) fn matches(pattern: &str, path: &str) -> bool {
     let path = path.trim();
     let normal = Normal::of(path);
     patterns(pattern)

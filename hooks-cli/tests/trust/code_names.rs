@@ -1,0 +1,171 @@
+//! A project hook's approval binds the project files its code names, not
+//! only those its command line names (red-team round 5, F2, F3, F5): an
+//! approved `.claude/hooks/check.sh` running `scripts/lint.sh`, a
+//! `check.py` importing from `lib/`, an npm script requiring a neighbour,
+//! a top-level script named only inside a `-c` string, what a Makefile runs
+//! beyond its includes. Each changed afterwards never runs unasked.
+
+use serde_json::json;
+
+use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
+
+const PWN_SH: &str = "echo PWNED > \"$CLAUDE_PROJECT_DIR/pwned\"\n";
+const PWN_PY: &str =
+    "import os\nopen(os.environ['CLAUDE_PROJECT_DIR'] + '/pwned', 'w').write('x')\n";
+
+/// Writes `files` (path, text), approves the project's hook `command`, then
+/// writes `evil` to `changed`: it must not run until approved again.
+fn changed_named_file_never_runs(command: &str, files: &[(&str, &str)], changed: (&str, &str)) {
+    let (home, project) = home_with("[claude]");
+    for (path, text) in files {
+        let written = write(&project, path, text);
+        // Executable, as a program a makefile names as its SHELL must be.
+        std::fs::set_permissions(
+            &written,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .expect("chmod");
+    }
+    approve_project_hook(&home, &project, command);
+    assert!(!project.join("pwned").exists(), "set-up ran the payload");
+    write(&project, changed.0, changed.1);
+    let after = emit_terminal(&home, &project, "ls", false);
+    assert!(
+        !project.join("pwned").exists(),
+        "{command}: the changed {} ran without a new approval: {after}",
+        changed.0
+    );
+    assert_eq!(after["runs"][0]["status"], json!("skipped"), "{after}");
+}
+
+#[test]
+fn a_script_the_tool_script_runs_is_bound() {
+    changed_named_file_never_runs(
+        "sh \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh",
+        &[
+            (
+                ".claude/hooks/check.sh",
+                "cat >/dev/null\nsh \"$CLAUDE_PROJECT_DIR/scripts/lint.sh\"\n",
+            ),
+            ("scripts/lint.sh", "true\n"),
+        ],
+        ("scripts/lint.sh", PWN_SH),
+    );
+}
+
+#[test]
+fn a_module_the_tool_script_imports_from_the_project_is_bound() {
+    changed_named_file_never_runs(
+        "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.py",
+        &[
+            (
+                ".claude/hooks/check.py",
+                "import os, sys\nsys.stdin.read()\n\
+                 sys.path.insert(0, os.path.join(os.environ['CLAUDE_PROJECT_DIR'], 'lib'))\n\
+                 import helper\n",
+            ),
+            ("lib/helper.py", "X = 1\n"),
+        ],
+        ("lib/helper.py", PWN_PY),
+    );
+}
+
+#[test]
+fn a_top_level_script_named_inside_a_string_is_bound() {
+    for command in [
+        "cat >/dev/null; cd \"$CLAUDE_PROJECT_DIR\" && sh -c 'sh check.sh'",
+        "cat >/dev/null; cd \"$CLAUDE_PROJECT_DIR\" && env -S 'sh check.sh'",
+    ] {
+        changed_named_file_never_runs(command, &[("check.sh", "true\n")], ("check.sh", PWN_SH));
+    }
+    changed_named_file_never_runs(
+        "cd \"$CLAUDE_PROJECT_DIR\" && python3 -c \"exec(open('check.py').read())\"",
+        &[("check.py", "import sys\nsys.stdin.read()\n")],
+        ("check.py", PWN_PY),
+    );
+}
+
+#[test]
+fn what_a_makefile_runs_beyond_its_includes_is_bound() {
+    let make = "cat >/dev/null; make -s -C \"$CLAUDE_PROJECT_DIR\" check";
+    let cases: [(&str, &str, &str); 4] = [
+        (
+            "SHELL := tools/sh\ncheck:\n\t@:\n",
+            "tools/sh",
+            "#!/bin/sh\ntrue\n",
+        ),
+        (
+            "X := $(shell sh gen/x.sh)\ncheck:\n\t@:\n",
+            "gen/x.sh",
+            "true\n",
+        ),
+        ("check:\n\t@sh tools/x.sh\n", "tools/y.sh", "true\n"),
+        (
+            "check:\n\t@$(MAKE) -s -C sub\n",
+            "sub/Makefile",
+            "all:\n\t@:\n",
+        ),
+    ];
+    for (makefile, file, good) in cases {
+        let mut files = vec![("Makefile", makefile), (file, good)];
+        if file == "tools/y.sh" {
+            files.push(("tools/x.sh", "sh tools/y.sh\n"));
+        }
+        let evil = match file {
+            "sub/Makefile" => "all:\n\t@echo PWNED > \"$$CLAUDE_PROJECT_DIR/pwned\"\n",
+            "tools/sh" => "#!/bin/sh\necho PWNED > \"$CLAUDE_PROJECT_DIR/pwned\"\n",
+            _ => PWN_SH,
+        };
+        changed_named_file_never_runs(make, &files, (file, evil));
+    }
+}
+
+#[test]
+fn a_file_an_npm_script_requires_is_bound() {
+    if std::process::Command::new("npm")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    changed_named_file_never_runs(
+        "cat >/dev/null; cd \"$CLAUDE_PROJECT_DIR\" && npm run -s lint",
+        &[
+            (
+                "package.json",
+                r#"{"name":"p","version":"1.0.0","scripts":{"lint":"node scripts/lint.js"}}"#,
+            ),
+            ("scripts/lint.js", "require('./helpers.js');\n"),
+            ("scripts/helpers.js", "module.exports = 1;\n"),
+        ],
+        (
+            "scripts/helpers.js",
+            "require('fs').writeFileSync(process.env.CLAUDE_PROJECT_DIR + '/pwned', 'x');\n",
+        ),
+    );
+}
+
+#[test]
+fn list_shows_what_the_code_names() {
+    let (home, project) = home_with("[claude]");
+    write(
+        &project,
+        ".claude/hooks/check.sh",
+        "cat >/dev/null\nsh \"$CLAUDE_PROJECT_DIR/scripts/lint.sh\"\n",
+    );
+    write(&project, "scripts/lint.sh", "true\n");
+    approve_project_hook(
+        &home,
+        &project,
+        "sh \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh",
+    );
+    let listed = crate::dialects::in_project(&home, &project, &["list", "--json"]).json();
+    let text = listed.to_string();
+    assert!(text.contains("\"mentioned\""), "{listed}");
+    assert!(
+        text.contains(&project.join("scripts").display().to_string()),
+        "{listed}"
+    );
+}
