@@ -31,23 +31,45 @@
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
-/// File extensions of code a hook may run or load.
-const CODE_EXTENSIONS: [&str; 19] = [
-    "sh", "bash", "zsh", "ksh", "fish", "py", "pyw", "rb", "pl", "pm", "lua", "js", "mjs", "cjs",
-    "ts", "php", "mk", "tcl", "ps1",
+/// File extensions of code a hook may run or load (scripts, sources a
+/// runner runs directly, compiled modules and libraries).
+const CODE_EXTENSIONS: [&str; 52] = [
+    "sh", "bash", "zsh", "ksh", "fish", "bats", "py", "pyw", "pyc", "pth", "rb", "pl", "pm", "lua",
+    "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "coffee", "php", "mk", "tcl", "ps1",
+    "psm1", "awk", "sed", "jq", "r", "jl", "go", "rs", "java", "jar", "class", "kts", "groovy",
+    "scala", "exs", "swift", "dart", "nim", "vim", "el", "so", "dylib", "node", "wasm", "cmake",
 ];
 
-/// File names of code without such an extension (build definitions).
-const CODE_NAMES: [&str; 9] = [
+/// Extensions a loader adds to a name (`import check`, `require('./check')`,
+/// `require "check"`, `use Check`): a word naming such a file without it.
+const LOADED_EXTENSIONS: [&str; 12] = [
+    "py", "pyc", "so", "js", "cjs", "mjs", "ts", "node", "rb", "pm", "lua", "pl",
+];
+
+/// File names of code without such an extension (build definitions and the
+/// configuration that names what a program runs).
+const CODE_NAMES: [&str; 21] = [
     "makefile",
     "gnumakefile",
     "justfile",
     "rakefile",
+    "gemfile",
     "package.json",
     "taskfile.yml",
     "taskfile.yaml",
     "build.gradle",
     "cargo.toml",
+    "pyproject.toml",
+    "setup.cfg",
+    "tox.ini",
+    "deno.json",
+    "deno.jsonc",
+    "bunfig.toml",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".envrc",
+    "cmakelists.txt",
 ];
 
 /// The most bytes of one file read for words.
@@ -134,7 +156,8 @@ fn inside(project: &Path, path: &Path) -> bool {
 struct Tops {
     /// Every name but `.git`.
     names: BTreeSet<String>,
-    /// `(stem, name)` of each code file (`check` → `check.py`).
+    /// `(stem, name)` of each file a loader finds by its stem (`check` →
+    /// `check.py`).
     stems: Vec<(String, String)>,
     /// The names the root `.gitignore` ignores.
     ignored: BTreeSet<String>,
@@ -159,7 +182,7 @@ impl Tops {
             }
             if let Some((stem, ext)) = name.rsplit_once('.')
                 && !stem.is_empty()
-                && CODE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+                && LOADED_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
             {
                 tops.stems.push((stem.to_owned(), name.clone()));
             }
@@ -383,7 +406,7 @@ pub(crate) fn is_code_file(path: &Path) -> bool {
 }
 
 /// Whether a file is code: by its extension or name, a `#!` line, or the
-/// execute bit.
+/// execute bit ([`is_code_file`] also takes an ELF file as code).
 fn is_code(path: &Path, text: &str, metadata: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let name = path
