@@ -17,6 +17,7 @@ mod cache;
 mod definitions;
 mod differences;
 mod getopt;
+mod git_index;
 mod identify;
 mod mentions;
 mod shell;

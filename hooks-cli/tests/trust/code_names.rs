@@ -169,3 +169,70 @@ fn list_shows_what_the_code_names() {
         "{listed}"
     );
 }
+
+/// What a hook writes beside its code (a log at the top, its build output
+/// in an ignored folder) is not code: the next run does not ask again.
+#[test]
+fn a_hook_writing_its_log_and_build_output_is_not_asked_again() {
+    let (home, project) = home_with("[claude]");
+    write(&project, ".gitignore", "target/\n");
+    std::fs::create_dir_all(project.join("target")).expect("mkdir");
+    write(
+        &project,
+        ".claude/hooks/build.sh",
+        "cat >/dev/null\ncd \"$CLAUDE_PROJECT_DIR\"\necho run >> hook.log\n\
+         date +%N > target/stamp.sh\n",
+    );
+    approve_project_hook(
+        &home,
+        &project,
+        "sh \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/build.sh",
+    );
+    for _ in 0..2 {
+        let again = emit_terminal(&home, &project, "ls", false);
+        assert_eq!(again["runs"][0]["status"], json!("completed"), "{again}");
+    }
+    let log = std::fs::read_to_string(project.join("hook.log")).expect("log");
+    assert_eq!(log.lines().count(), 3, "{log}");
+}
+
+/// Telling build output from tracked code reads git's index; it never runs
+/// git, whose repository configuration may name a program to run.
+#[test]
+fn binding_never_runs_the_repositorys_git_configuration() {
+    let (home, project) = home_with("[claude]");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(&project)
+            .args(args)
+            .output()
+            .is_ok_and(|out| out.status.success())
+    };
+    if !git(&["init", "-q"]) {
+        eprintln!("skipped: git is not installed");
+        return;
+    }
+    let pwned = project.join("pwned");
+    let fsmonitor = format!("[core]\n\tfsmonitor = \"touch {}\"\n", pwned.display());
+    let config = std::fs::read_to_string(project.join(".git/config")).expect("config");
+    std::fs::write(project.join(".git/config"), config + &fsmonitor).expect("config");
+    write(&project, ".gitignore", "target/\n");
+    write(&project, "target/x.sh", "true\n");
+    write(
+        &project,
+        ".claude/hooks/a.sh",
+        "cat >/dev/null\nls target >/dev/null\n",
+    );
+    approve_project_hook(
+        &home,
+        &project,
+        "sh \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/a.sh",
+    );
+    let again = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(again["runs"][0]["status"], json!("completed"), "{again}");
+    assert!(
+        !pwned.exists(),
+        "the repository's git configuration ran a program"
+    );
+}

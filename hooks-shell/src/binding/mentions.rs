@@ -230,15 +230,7 @@ impl Tops {
             return true;
         }
         // Tracked anyway (`git add -f`): its files came with the repository.
-        let listed = std::process::Command::new("git")
-            .arg("-C")
-            .arg(project)
-            .args(["ls-files", "-z", "--cached", "--"])
-            .arg(name)
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output();
-        matches!(listed, Ok(out) if out.status.success() && out.stdout.is_empty())
+        !super::git_index::tracks(project, name)
     }
 }
 

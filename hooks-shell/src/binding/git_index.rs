@@ -1,0 +1,156 @@
+//! Whether git tracks any file under a top-level name of a project, read
+//! from the repository's index file (versions 2 to 4) without running git:
+//! a repository's own `.git/config` may name programs git runs
+//! (`core.fsmonitor`), and checking a binding must never run the
+//! repository's code.
+
+use std::path::{Path, PathBuf};
+
+/// The largest index read (a bigger one: unsure, so tracked).
+const MAX_INDEX: u64 = 256 * 1024 * 1024;
+
+/// Whether the index of the repository at `project` lists a file named
+/// `name` or under `name/`. `true` when it cannot be told (no readable
+/// index of a known version): the caller then binds the entry.
+pub(crate) fn tracks(project: &Path, name: &str) -> bool {
+    let Some(index) = index_file(project) else {
+        return true;
+    };
+    let Ok(bytes) = read_capped(&index) else {
+        return true;
+    };
+    paths(&bytes).is_none_or(|paths| {
+        paths.iter().any(|path| {
+            path == name.as_bytes() || path.starts_with(&[name.as_bytes(), b"/"].concat())
+        })
+    })
+}
+
+/// `.git/index`, or the index of the gitdir a `.git` file names.
+fn index_file(project: &Path) -> Option<PathBuf> {
+    let dot_git = project.join(".git");
+    let metadata = std::fs::metadata(&dot_git).ok()?;
+    if metadata.is_dir() {
+        return Some(dot_git.join("index"));
+    }
+    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let gitdir = text.strip_prefix("gitdir:")?.trim();
+    Some(project.join(gitdir).join("index"))
+}
+
+fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    crate::fingerprint::open_to_read(path)?
+        .take(MAX_INDEX)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Every path the index lists; `None` when it is not an index we read.
+fn paths(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    if bytes.len() < 12 || &bytes[..4] != b"DIRC" {
+        return None;
+    }
+    let version = u32::from_be_bytes(bytes[4..8].try_into().ok()?);
+    let count = u32::from_be_bytes(bytes[8..12].try_into().ok()?) as usize;
+    if !(2..=4).contains(&version) {
+        return None;
+    }
+    let mut at: usize = 12;
+    let mut previous: Vec<u8> = Vec::new();
+    let mut paths = Vec::with_capacity(count.min(1 << 20));
+    for _ in 0..count {
+        let start = at;
+        // ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each),
+        // the object id (20), flags (2).
+        at = at.checked_add(62)?;
+        let flags = u16::from_be_bytes(bytes.get(at - 2..at)?.try_into().ok()?);
+        if flags & 0x4000 != 0 {
+            at += 2; // extended flags (version 3 and up)
+        }
+        let path = if version == 4 {
+            // How many bytes of the previous path to drop, then the rest.
+            let (strip, used) = varint(bytes.get(at..)?)?;
+            let rest = at + used;
+            let end = rest + bytes.get(rest..)?.iter().position(|b| *b == 0)?;
+            let keep = previous.len().checked_sub(strip)?;
+            let mut path = previous[..keep].to_vec();
+            path.extend_from_slice(&bytes[rest..end]);
+            at = end + 1;
+            path
+        } else {
+            let end = at + bytes.get(at..)?.iter().position(|b| *b == 0)?;
+            let path = bytes[at..end].to_vec();
+            // Entries are padded with NULs to a multiple of eight bytes.
+            let length = end - start + 1;
+            at = start + length.div_ceil(8) * 8;
+            path
+        };
+        previous.clone_from(&path);
+        paths.push(path);
+    }
+    Some(paths)
+}
+
+/// Git's offset varint (index version 4): its value and the bytes it took.
+fn varint(bytes: &[u8]) -> Option<(usize, usize)> {
+    let mut value: usize = 0;
+    for (index, byte) in bytes.iter().enumerate() {
+        value = value.checked_mul(128)? | usize::from(byte & 0x7f);
+        if byte & 0x80 == 0 {
+            return Some((value, index + 1));
+        }
+        value = value.checked_add(1)?;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tracks;
+
+    fn git(project: &std::path::Path, args: &[&str]) -> bool {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(project)
+            .args(args)
+            .output()
+            .is_ok_and(|out| out.status.success())
+    }
+
+    #[test]
+    fn the_index_says_what_is_tracked_in_every_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let project = dir.path();
+        if !git(project, &["init", "-q"]) {
+            eprintln!("skipped: no git");
+            return;
+        }
+        for file in [
+            "lib/helper.py",
+            "check.py",
+            "a/very/long/name/of/a/file.txt",
+        ] {
+            let path = project.join(file);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, "x").expect("write");
+        }
+        std::fs::create_dir_all(project.join("target")).expect("mkdir");
+        std::fs::write(project.join("target/x"), "x").expect("write");
+        assert!(git(project, &["add", "lib", "check.py", "a"]));
+        for version in ["2", "3", "4"] {
+            assert!(git(project, &["update-index", "--index-version", version]));
+            assert!(tracks(project, "lib"), "v{version}");
+            assert!(tracks(project, "check.py"), "v{version}");
+            assert!(tracks(project, "a"), "v{version}");
+            assert!(!tracks(project, "target"), "v{version}");
+            assert!(
+                !tracks(project, "li"),
+                "v{version}: a prefix is not a folder"
+            );
+        }
+        std::fs::write(project.join(".git/index"), "garbage").expect("write");
+        assert!(tracks(project, "target"), "unreadable: unsure, so tracked");
+    }
+}
