@@ -255,10 +255,21 @@ impl Subject {
             text.push('\n');
             text.push_str(word);
         }
-        let covered: Vec<PathBuf> = self.tree.iter().chain(&reached.roots).cloned().collect();
-        for entry in mentions::mentioned_entries(project, &self.cwd, &text, &seeds, &covered) {
-            let digest = tree::code_sha256(&entry)?;
-            binding.mentioned.insert(entry, digest);
+        for (name, value) in &self.env {
+            text.push('\n');
+            text.push_str(name);
+            text.push('=');
+            text.push_str(value);
+        }
+        // Manifests the program reads, not the package folders it runs.
+        seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
+        for file in mentions::named_files(project, &self.cwd, &text, &seeds, &self.tree)? {
+            let hash = if file.exists() {
+                cache::cached_file(&file, || content_or_metadata(&file))
+            } else {
+                "missing".to_owned()
+            };
+            binding.mentioned.insert(file, hash);
         }
         Ok(())
     }
@@ -301,9 +312,9 @@ pub struct Binding {
     /// (manifest, included file, node tool, package folder) and the digest
     /// of it as a tree ([`tree_sha256`]; a missing one is bound as missing).
     pub definitions: BTreeMap<PathBuf, String>,
-    /// Each top-level entry of the project a project hook's code names (a
-    /// folder or a file: `scripts/`, `lib/`, `check.py`) and its digest as
-    /// its code files (`tree::code_sha256`).
+    /// Each file of the project a project hook's code names (`mentions`:
+    /// `scripts/lint.sh`, `lib/helper.py`, `check.py`) and the hex SHA-256
+    /// of its content (`missing` when it is not there).
     pub mentioned: BTreeMap<PathBuf, String>,
 }
 

@@ -12,7 +12,7 @@
 //! The check after a run that went by the paths never uses a cache.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,8 +22,9 @@ use super::tree::TreeSum;
 use crate::snapshot::Snapshot;
 
 type Sums = HashMap<Vec<PathBuf>, Result<TreeSum, BindError>>;
-/// Top-level names read in a file or folder, by `(path, cwd)`.
-type Mentions = HashMap<(PathBuf, PathBuf), BTreeSet<String>>;
+/// What a hook tree's code names ([`super::mentions::Names`]), by the
+/// project, folder and roots it was read for.
+type Mentions = HashMap<Vec<PathBuf>, Result<Arc<super::mentions::Names>, BindError>>;
 
 /// The tree digests of one load or one run (see the module documentation).
 /// Clones share the digests.
@@ -139,26 +140,24 @@ pub(super) fn cached_file(path: &std::path::Path, hash: impl FnOnce() -> String)
     known
 }
 
-/// The project names read under `path` (for a hook running in `cwd`) from
-/// the entered cache, else `read()` (stored there).
-pub(super) fn cached_mentions(
-    path: &std::path::Path,
-    cwd: &std::path::Path,
-    read: impl FnOnce() -> BTreeSet<String>,
-) -> BTreeSet<String> {
+/// What the roots of `key` name, from the entered cache, else `read()`
+/// (stored there).
+pub(super) fn cached_named(
+    key: &[PathBuf],
+    read: impl FnOnce() -> Result<Arc<super::mentions::Names>, BindError>,
+) -> Result<Arc<super::mentions::Names>, BindError> {
     let Some(cache) = CURRENT.with(|current| current.borrow().clone()) else {
         return read();
     };
-    let key = (path.to_owned(), cwd.to_owned());
     let mut mentions = cache
         .mentions
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
-    if let Some(known) = mentions.get(&key) {
+    if let Some(known) = mentions.get(key) {
         return known.clone();
     }
     let known = read();
-    mentions.insert(key, known.clone());
+    mentions.insert(key.to_vec(), known.clone());
     known
 }
 

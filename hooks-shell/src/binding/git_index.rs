@@ -11,13 +11,17 @@ const MAX_INDEX: u64 = 256 * 1024 * 1024;
 
 /// Whether the index of the repository at `project` lists a file named
 /// `name` or under `name/`. `true` when it cannot be told (no readable
-/// index of a known version): the caller then binds the entry.
+/// index of a known version; no index at all is nothing tracked): the
+/// caller then binds the entry.
 pub(crate) fn tracks(project: &Path, name: &str) -> bool {
     let Some(index) = index_file(project) else {
         return true;
     };
-    let Ok(bytes) = read_capped(&index) else {
-        return true;
+    let bytes = match read_capped(&index) {
+        Ok(bytes) => bytes,
+        // A repository where nothing was ever added has no index yet.
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return false,
+        Err(_) => return true,
     };
     paths(&bytes).is_none_or(|paths| {
         paths.iter().any(|path| {

@@ -1,150 +1,115 @@
-//! The entries of a project that a project hook's code names (red-team round
-//! 5, F2, F3, F5): `check.sh` running `"$CLAUDE_PROJECT_DIR/scripts/lint.sh"`,
-//! `check.py` putting `lib` on its module path, `sh -c 'sh check.sh'`,
-//! `python3 -c "exec(open('check.py').read())"`, a Makefile's `SHELL :=
-//! tools/sh`, `$(shell sh gen/x.sh)`, `$(MAKE) -C sub`, `load x.so`, an npm
-//! script's `node scripts/lint.js` requiring `./helpers.js`.
+//! The files of a project that a project hook's code names (red-team rounds
+//! 5 and 6): `check.sh` running `"$CLAUDE_PROJECT_DIR/scripts/lint.sh"`,
+//! `check.py` putting `lib` on its module path and importing `helper`,
+//! `sh -c 'sh check.sh'`, `python3 -c "exec(open('check.py').read())"`, a
+//! Makefile's `SHELL := tools/sh`, `$(shell sh gen/x.sh)`, `$(MAKE) -C sub`,
+//! `load x.so`, an npm script's `node scripts/lint.js` requiring
+//! `./helpers.js`.
 //!
 //! No reading of each language follows every way code reaches a file, so
-//! this reads words: every word of the hook's command and of its code
-//! (the files of its hook tree, the files its command names, the manifests
-//! it runs) that names a top-level entry of the project (a folder or a file;
-//! a path in it; a dotted module `pkg.mod`; a script's name without its
-//! extension, as `import check` and `require('./check')` name `check.py` /
-//! `check.js`) binds that whole entry, and what is bound is read the same
-//! way in turn. A bare word counts only in code (a script, a makefile, a
-//! manifest); in other files (settings, notes) only a path does.
+//! this reads words: in the hook's command (and the values its settings'
+//! `env` gives), every file of its hook tree, the files its command names
+//! and the manifests its program reads. A word binds:
 //!
-//! Only code counts as bound (a file by its extension or name, a `#!` line
-//! or the execute bit): a top-level file that is not code is not bound, and
-//! a folder's digest covers its code files only, so a hook that writes its
-//! log or state next to its code does not ask again after every run.
+//! - a **code file** it names (by extension or name, a `#!` line, the
+//!   execute bit, ELF): as a path from the project, the working folder,
+//!   the file's own folder or a folder named elsewhere (`lib` and `import
+//!   helper` → `lib/helper.py`); a script's name without the extension a
+//!   loader adds (`import check`, `require('./check')`); a dotted module
+//!   (`pkg.mod`); a glob (`t*/x.sh`); and a Python file's compiled copies in
+//!   `__pycache__`;
+//! - **any file** it names where a shell runs or reads it as code or as a
+//!   name: after `sh`, `bash`, `source`, `.`, an interpreter, `-f`, `exec`,
+//!   inside `$( )` or backticks (`sh tools/lint.txt`, `. build.conf`,
+//!   `$(cat which.txt)`);
+//! - a **missing** code file named by a path (`scripts/extra.sh`): created
+//!   later, it asks again;
+//! - for a **folder** it names: the folder becomes a place later words are
+//!   looked up in, and its entry files are bound (build files,
+//!   `__init__.py`, `__main__.py`, `index.js`, ...), not the rest of it: a
+//!   guard that says `src/` does not ask again after each edit of `src`.
 //!
-//! An entry the project's `.gitignore` ignores and git does not track
-//! (`target/`, `node_modules/`, `dist/`: what a build or an install
-//! writes) is not bound by a word: it is the output of the project's own
-//! tools, rewritten on every build, and binding it would ask again after
-//! each one (`docs/decisions/what-consent-does-not-bind.md`). An entry too
-//! large to hash on every run cannot be bound, so the hook cannot be
-//! approved (as a tool folder too large).
+//! What is bound is read the same way in turn. A top-level entry whose name
+//! no word can spell (a blank, a quote, `=`, `#`, parentheses) has its code
+//! bound whole. A shell output redirection's target is written, not run:
+//! never bound. Left out: a file under a top-level build-output folder
+//! (`target/`, `node_modules/`, `dist/`...) that `.gitignore` ignores and
+//! git's index does not track, in a git checkout: what the project's build
+//! or install rewrites (`docs/decisions/code-a-project-hook-names.md`).
 
-use std::collections::BTreeSet;
+mod read;
+mod tops;
+
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
-/// File extensions of code a hook may run or load (scripts, sources a
-/// runner runs directly, compiled modules and libraries).
-const CODE_EXTENSIONS: [&str; 52] = [
-    "sh", "bash", "zsh", "ksh", "fish", "bats", "py", "pyw", "pyc", "pth", "rb", "pl", "pm", "lua",
-    "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx", "coffee", "php", "mk", "tcl", "ps1",
-    "psm1", "awk", "sed", "jq", "r", "jl", "go", "rs", "java", "jar", "class", "kts", "groovy",
-    "scala", "exs", "swift", "dart", "nim", "vim", "el", "so", "dylib", "node", "wasm", "cmake",
-];
+use super::BindError;
+pub(crate) use read::is_code_file;
+use tops::Tops;
 
 /// Extensions a loader adds to a name (`import check`, `require('./check')`,
 /// `require "check"`, `use Check`): a word naming such a file without it.
-const LOADED_EXTENSIONS: [&str; 12] = [
-    "py", "pyc", "so", "js", "cjs", "mjs", "ts", "node", "rb", "pm", "lua", "pl",
+const LOADED_EXTENSIONS: [&str; 15] = [
+    "py", "pyc", "so", "zip", "egg", "js", "cjs", "mjs", "ts", "node", "json", "rb", "pm", "lua",
+    "pl",
 ];
 
-/// File names of code without such an extension (build definitions and the
-/// configuration that names what a program runs).
-const CODE_NAMES: [&str; 21] = [
-    "makefile",
-    "gnumakefile",
-    "justfile",
-    "rakefile",
-    "gemfile",
+/// The files a folder's loaders run when the folder is named.
+const ENTRY_FILES: [&str; 11] = [
+    "__init__.py",
+    "__main__.py",
+    "index.js",
+    "index.cjs",
+    "index.mjs",
+    "index.ts",
+    "main.py",
     "package.json",
-    "taskfile.yml",
-    "taskfile.yaml",
-    "build.gradle",
-    "cargo.toml",
-    "pyproject.toml",
-    "setup.cfg",
-    "tox.ini",
-    "deno.json",
-    "deno.jsonc",
-    "bunfig.toml",
-    ".npmrc",
-    ".yarnrc",
-    ".yarnrc.yml",
-    ".envrc",
-    "cmakelists.txt",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
 ];
 
-/// The most bytes of one file read for words.
-const MAX_READ: u64 = 1024 * 1024;
-/// The most files read for words in one binding (past it, the entries are
-/// too large to bind anyway: [`super::MAX_TREE_ENTRIES`]).
-const MAX_FILES: usize = 20_000;
-/// The most bytes read for words in one binding.
-const MAX_BYTES: u64 = 2 * super::MAX_TREE_BYTES;
+/// The most folders named that later words are looked up in.
+const MAX_PLACES: usize = 64;
 
-/// The top-level entries of `project` (absolute, sorted) that the hook's
-/// `command` text or the code under `seeds` names, followed through what
-/// those entries hold in turn. `covered` (the hook tree, the definitions
-/// already bound) is read but never returned.
-pub(crate) fn mentioned_entries(
+/// The project files the hook's `command` text and the code under `seeds`
+/// name (see the module documentation); files under `covered` (the hook
+/// tree, bound whole) are read but not returned. A file in the set may be
+/// missing (bound as missing). What the seeds name is read once per load or
+/// run ([`super::TreeCache`]), however many hooks share them.
+pub(crate) fn named_files(
     project: &Path,
     cwd: &Path,
     command: &str,
     seeds: &[PathBuf],
     covered: &[PathBuf],
-) -> Vec<PathBuf> {
-    let tops = Tops::of(project);
-    if tops.names.is_empty() {
-        return Vec::new();
-    }
-    let mut found: BTreeSet<String> = BTreeSet::new();
-    let mut reader = Reader {
-        tops: &tops,
-        project,
-        cwd,
-        files_read: 0,
-        bytes_read: 0,
-    };
-    reader.text(command, None, true, &mut found);
-    let mut queue: Vec<PathBuf> = seeds
-        .iter()
-        .filter(|seed| inside(project, seed))
-        .cloned()
-        .collect();
-    let mut seen: BTreeSet<PathBuf> = queue.iter().cloned().collect();
-    let mut bound: Vec<PathBuf> = Vec::new();
-    loop {
-        while let Some(path) = queue.pop() {
-            // The seeds are read whole; an entry found by name, its code
-            // only (only that is bound: [`super::tree::code_sha256`]).
-            let code_only = !seeds.contains(&path);
-            let names = super::cache::cached_mentions(&path, cwd, || {
-                let mut names = BTreeSet::new();
-                reader.walk(&path, 0, code_only, &mut names);
-                names
-            });
-            found.extend(names);
-        }
-        let mut grew = false;
-        for name in &found {
-            let entry = project.join(name);
-            if !seen.insert(entry.clone())
-                || (entry.is_file() && !is_code_file(&entry))
-                || tops.built_output(project, &entry)
-            {
-                // A top-level file that is not code (a state file, notes)
-                // is data: not bound, not read.
-                continue;
+) -> Result<BTreeSet<PathBuf>, BindError> {
+    let mut key = vec![project.to_path_buf(), cwd.to_path_buf()];
+    key.extend(seeds.iter().cloned());
+    key.push(PathBuf::from("\0covered"));
+    key.extend(covered.iter().cloned());
+    let seeded = super::cache::cached_named(&key, || {
+        let mut names = Names::new(project, cwd);
+        for unspellable in names.tops.unspellable(project) {
+            for file in read::code_files_under(&unspellable) {
+                names.add_file(file);
             }
-            bound.push(entry.clone());
-            queue.push(entry);
-            grew = true;
         }
-        if !grew {
-            break;
+        for seed in seeds.iter().filter(|seed| inside(project, seed)) {
+            for file in read::files_under(seed) {
+                names.read(&file)?;
+            }
         }
-    }
-    bound.retain(|entry| !covered.contains(entry));
-    bound.sort();
-    bound
+        names.drain()?;
+        Ok(Arc::new(names))
+    })?;
+    let mut names = (*seeded).clone();
+    names.text(command, None);
+    names.drain()?;
+    let mut files = names.files;
+    files.retain(|file| !covered.iter().any(|root| file.starts_with(root)));
+    Ok(files)
 }
 
 /// Whether `path` lies in `project` (by name).
@@ -152,264 +117,264 @@ fn inside(project: &Path, path: &Path) -> bool {
     normalize(path).starts_with(project)
 }
 
-/// The project's top-level entries.
-struct Tops {
-    /// Every name but `.git`.
-    names: BTreeSet<String>,
-    /// `(stem, name)` of each file a loader finds by its stem (`check` →
-    /// `check.py`).
-    stems: Vec<(String, String)>,
-    /// The names the root `.gitignore` ignores.
-    ignored: BTreeSet<String>,
+/// What a file or folder is, as its folder lists it.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    File,
+    Folder,
 }
 
-impl Tops {
-    fn of(project: &Path) -> Tops {
-        let mut tops = Tops {
-            names: BTreeSet::new(),
-            stems: Vec::new(),
-            ignored: BTreeSet::new(),
+/// What has been named so far, and how to go on.
+#[derive(Clone, Debug)]
+pub(crate) struct Names {
+    project: PathBuf,
+    cwd: PathBuf,
+    tops: Arc<Tops>,
+    /// Folders named so far, where words are looked up too.
+    places: Vec<PathBuf>,
+    files: BTreeSet<PathBuf>,
+    /// Files bound and not read yet.
+    queue: Vec<PathBuf>,
+    /// Each word read and the folder of the file it was read in (looked up
+    /// again in each folder named later).
+    seen: BTreeSet<(String, Option<PathBuf>)>,
+    /// Each folder's entries and their kinds (links followed).
+    listings: HashMap<PathBuf, HashMap<String, Kind>>,
+    read: read::Budget,
+}
+
+impl Names {
+    fn new(project: &Path, cwd: &Path) -> Names {
+        Names {
+            project: project.to_path_buf(),
+            cwd: cwd.to_path_buf(),
+            tops: Arc::new(Tops::of(project)),
+            places: Vec::new(),
+            files: BTreeSet::new(),
+            queue: Vec::new(),
+            seen: BTreeSet::new(),
+            listings: HashMap::new(),
+            read: read::Budget::default(),
+        }
+    }
+
+    /// Reads every file bound and not read yet.
+    fn drain(&mut self) -> Result<(), BindError> {
+        while let Some(file) = self.queue.pop() {
+            self.read(&file)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the words of the file at `path`.
+    fn read(&mut self, path: &Path) -> Result<(), BindError> {
+        let Some(text) = self.read.text(path)? else {
+            return Ok(());
         };
-        let Ok(listing) = std::fs::read_dir(project) else {
-            return tops;
-        };
-        for entry in listing.flatten().take(100_000) {
-            let Ok(name) = entry.file_name().into_string() else {
-                continue;
-            };
-            if name == ".git" {
-                continue;
+        self.text(&text, path.parent());
+        Ok(())
+    }
+
+    /// Binds what the words of `text` (found in `dir`) name.
+    fn text(&mut self, text: &str, dir: Option<&Path>) {
+        let text = read::without_written_targets(text);
+        for word in read::run_or_read_words(&text) {
+            for (path, kind) in self.lookups(&word, dir, None) {
+                if kind == Some(Kind::File) {
+                    self.add_file(path);
+                }
             }
-            if let Some((stem, ext)) = name.rsplit_once('.')
-                && !stem.is_empty()
-                && LOADED_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+        }
+        for word in read::words(&text) {
+            if !read::is_glob(&word) && self.seen.insert((word.clone(), dir.map(Path::to_path_buf)))
             {
-                tops.stems.push((stem.to_owned(), name.clone()));
+                self.word(&word, dir, None);
             }
-            tops.names.insert(name);
         }
-        let ignore = std::fs::read_to_string(project.join(".gitignore")).unwrap_or_default();
-        for line in ignore.lines().map(str::trim) {
-            if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
-                continue;
-            }
-            let pattern = line.trim_start_matches("**/").trim_start_matches('/');
-            let pattern = pattern.trim_end_matches('/');
-            if pattern.is_empty() || pattern.contains('/') {
-                continue;
-            }
-            for name in &tops.names {
-                if crate::dialect::path_rule::matches(pattern, name) {
-                    tops.ignored.insert(name.clone());
+        // A glob lists what a loop or a command runs, but a `case`
+        // pattern only compares (`src/*) exit 0;;`).
+        for word in read::words(&read::without_case_patterns(&text)) {
+            if read::is_glob(&word) {
+                for path in self.glob(&word, dir) {
+                    self.found(path, Some(Kind::File), &word);
                 }
             }
         }
-        tops
     }
 
-    /// The top-level name `path` (relative to `base`, or absolute) lies in.
-    fn top_of(&self, project: &Path, base: &Path, path: &str) -> Option<String> {
-        let full = normalize(&base.join(path));
-        let inside = full.strip_prefix(project).ok()?;
-        match inside.components().next()? {
-            Component::Normal(top) => top.to_str().map(str::to_owned),
-            _ => None,
-        }
-    }
-
-    /// Whether `entry` is ignored by `.gitignore` and tracked by git in no
-    /// file: what the project's tools write, not its code.
-    fn built_output(&self, project: &Path, entry: &Path) -> bool {
-        let Some(name) = entry.file_name().and_then(|n| n.to_str()) else {
-            return false;
-        };
-        if !self.ignored.contains(name) {
-            return false;
-        }
-        if !project.join(".git").exists() {
-            return true;
-        }
-        // Tracked anyway (`git add -f`): its files came with the repository.
-        !super::git_index::tracks(project, name)
-    }
-}
-
-struct Reader<'a> {
-    tops: &'a Tops,
-    project: &'a Path,
-    cwd: &'a Path,
-    files_read: usize,
-    bytes_read: u64,
-}
-
-impl Reader<'_> {
-    /// Reads every file under `path` (a file or a folder); its code files
-    /// only when `code_only`.
-    fn walk(&mut self, path: &Path, depth: usize, code_only: bool, found: &mut BTreeSet<String>) {
-        if depth > 16 || self.files_read >= MAX_FILES || self.bytes_read > MAX_BYTES {
-            return;
-        }
-        let Ok(metadata) = std::fs::metadata(path) else {
-            return;
-        };
-        if metadata.is_dir() {
-            let Ok(listing) = std::fs::read_dir(path) else {
-                return;
-            };
-            let mut names: Vec<_> = listing.flatten().map(|e| e.file_name()).collect();
-            names.sort();
-            for name in names.into_iter().filter(|n| n != ".git") {
-                self.walk(&path.join(name), depth + 1, code_only, found);
-            }
-            return;
-        }
-        if !metadata.is_file() || metadata.len() == 0 || (code_only && !is_code_file(path)) {
-            return;
-        }
-        self.files_read += 1;
-        self.bytes_read += metadata.len().min(MAX_READ);
-        let Some(text) = read_text(path) else { return };
-        let code = is_code(path, &text, &metadata);
-        self.text(&text, path.parent(), code, found);
-    }
-
-    /// Adds the top-level names `text` names; bare words only when `code`.
-    fn text(&self, text: &str, dir: Option<&Path>, code: bool, found: &mut BTreeSet<String>) {
-        for word in words(text) {
-            self.word(&word, dir, code, found);
-        }
-    }
-
-    fn word(&self, word: &Word, dir: Option<&Path>, code: bool, found: &mut BTreeSet<String>) {
-        let text = word.text.as_str();
-        let pathlike = text.contains('/');
-        let bases = [Some(self.project), Some(self.cwd), dir];
-        let mut add = |name: String, exact: bool| {
-            // A bare word names a folder or a file by its whole name; in
-            // other text only a path does (or a file's whole name).
-            if code || pathlike || (exact && name.contains('.')) {
-                found.insert(name);
-            }
-        };
-        // A word starting with `/` is absolute, or what follows a part cut
-        // off (`$ROOT/lib`, `"$(dirname "$0")/../lib"`, `root + "/lib"`).
-        let relative = text.trim_start_matches('/');
-        if text.starts_with('/')
-            && let Some(top) = self.tops.top_of(self.project, Path::new("/"), text)
-        {
-            add(top, false);
-        }
-        for base in bases.into_iter().flatten() {
-            if let Some(top) = self.tops.top_of(self.project, base, relative) {
-                if self.tops.names.contains(&top) {
-                    add(top.clone(), top == relative.trim_start_matches("./"));
-                }
-                for (stem, name) in &self.tops.stems {
-                    if *stem == top {
-                        add(name.clone(), false);
-                    }
-                }
-            }
-        }
-        // `pkg.mod` (an import) names the folder `pkg`.
-        if !pathlike
-            && code
-            && let Some((first, _)) = text.split_once('.')
+    /// Binds what `word` names, looked up everywhere or only in `only`.
+    fn word(&mut self, word: &str, dir: Option<&Path>, only: Option<&Path>) {
+        let mut spellings = vec![word.to_owned()];
+        if !word.contains('/')
+            && let Some((first, rest)) = word.split_once('.')
             && !first.is_empty()
-            && self.tops.names.contains(first)
+            && !rest.is_empty()
         {
-            found.insert(first.to_owned());
+            // `pkg.mod` (an import): `pkg/mod`.
+            spellings.push(word.replace('.', "/"));
+        }
+        for spelling in spellings {
+            for (path, kind) in self.lookups(&spelling, dir, only) {
+                self.found(path, kind, word);
+            }
         }
     }
-}
-
-/// A word of text that may name a path, with `$NAME` / `${NAME}` taken out.
-struct Word {
-    text: String,
-}
-
-/// The words of `text`: runs of characters a path may hold.
-fn words(text: &str) -> Vec<Word> {
-    let is_word = |c: char| c.is_alphanumeric() || "_./@+~%,:-${}".contains(c);
-    text.split(|c: char| !is_word(c))
-        .filter(|w| !w.is_empty())
-        .filter_map(|raw| {
-            let mut text = String::with_capacity(raw.len());
-            let mut chars = raw.chars().peekable();
-            while let Some(c) = chars.next() {
-                match c {
-                    '$' if chars.peek() == Some(&'{') => {
-                        for c in chars.by_ref() {
-                            if c == '}' {
-                                break;
-                            }
-                        }
-                    }
-                    '$' => {
-                        while chars
-                            .peek()
-                            .is_some_and(|c| c.is_alphanumeric() || *c == '_')
-                        {
-                            chars.next();
-                        }
-                    }
-                    '{' | '}' => {}
-                    c => text.push(c),
+    /// `path` (of `kind`, `None`: missing) named by `word`.
+    fn found(&mut self, path: PathBuf, kind: Option<Kind>, word: &str) {
+        match kind {
+            Some(Kind::File) if is_code_file(&path) => self.add_file(path),
+            Some(Kind::File) => {}
+            Some(Kind::Folder) => self.add_place(path),
+            None => {
+                let code = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                    read::CODE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())
+                });
+                if code && word.contains('/') && path.parent().is_some_and(Path::is_dir) {
+                    self.add_file(path);
                 }
             }
-            let text = text.trim_end_matches(['.', ',', ':']).to_owned();
-            (!text.is_empty() && text != "." && text != "..").then_some(Word { text })
-        })
-        .collect()
-}
-
-/// The file's text (its first [`MAX_READ`] bytes), `None` for a binary.
-fn read_text(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    crate::fingerprint::open_to_read(path)
-        .ok()?
-        .take(MAX_READ)
-        .read_to_end(&mut bytes)
-        .ok()?;
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return None;
+        }
     }
-    Some(String::from_utf8_lossy(&bytes).into_owned())
-}
 
-/// [`is_code`] of the file at `path`, reading its first bytes.
-pub(crate) fn is_code_file(path: &Path) -> bool {
-    use std::io::Read;
-    let Ok(metadata) = std::fs::metadata(path) else {
-        return false;
-    };
-    let mut head = [0u8; 2];
-    let read = crate::fingerprint::open_to_read(path)
-        .ok()
-        .and_then(|mut file| file.read(&mut head).ok())
-        .unwrap_or(0);
-    let text = if read == 2 && head == *b"#!" {
-        "#!"
-    } else {
-        ""
-    };
-    is_code(path, text, &metadata)
-}
+    /// Where `word` may point: as a path from each place it may be read
+    /// from, with the extensions loaders add; existing first.
+    fn lookups(
+        &mut self,
+        word: &str,
+        dir: Option<&Path>,
+        only: Option<&Path>,
+    ) -> Vec<(PathBuf, Option<Kind>)> {
+        let relative = word.trim_start_matches('/');
+        let mut bases: Vec<PathBuf> = Vec::new();
+        if word.starts_with('/') && only.is_none() {
+            bases.push(PathBuf::from("/"));
+        }
+        match only {
+            Some(place) => bases.push(place.to_path_buf()),
+            None => {
+                bases.extend([self.project.clone(), self.cwd.clone()]);
+                bases.extend(dir.map(Path::to_path_buf));
+                bases.extend(self.places.iter().cloned());
+                bases.extend(self.tops.node_modules(&self.project));
+            }
+        }
+        let mut out = Vec::new();
+        for (index, base) in bases.iter().enumerate() {
+            let absolute = index == 0 && word.starts_with('/') && only.is_none();
+            let text = if absolute { word } else { relative };
+            let path = normalize(&base.join(text));
+            if !path.starts_with(&self.project) || path == self.project || self.excluded(&path) {
+                continue;
+            }
+            let (Some(parent), Some(name)) =
+                (path.parent(), path.file_name().and_then(|n| n.to_str()))
+            else {
+                continue;
+            };
+            let listing = self.listing(parent);
+            match listing.get(name) {
+                Some(kind) => out.push((path.clone(), Some(*kind))),
+                None => out.push((path.clone(), None)),
+            }
+            for ext in LOADED_EXTENSIONS {
+                let with = format!("{name}.{ext}");
+                if listing.get(&with) == Some(&Kind::File) {
+                    out.push((parent.join(with), Some(Kind::File)));
+                }
+            }
+        }
+        out
+    }
 
-/// Whether a file is code: by its extension or name, a `#!` line, or the
-/// execute bit ([`is_code_file`] also takes an ELF file as code).
-fn is_code(path: &Path, text: &str, metadata: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let extension = name.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("");
-    CODE_EXTENSIONS.contains(&extension)
-        || CODE_NAMES.contains(&name.as_str())
-        || text.starts_with("#!")
-        || metadata.permissions().mode() & 0o111 != 0
+    /// The files `pattern` matches (`*`, `?`, `[...]` in any part).
+    fn glob(&mut self, pattern: &str, dir: Option<&Path>) -> Vec<PathBuf> {
+        let mut bases = vec![self.project.clone(), self.cwd.clone()];
+        bases.extend(dir.map(Path::to_path_buf));
+        let mut matched = Vec::new();
+        for base in bases {
+            let mut current = vec![base];
+            for part in pattern
+                .trim_start_matches('/')
+                .split('/')
+                .filter(|p| !p.is_empty())
+            {
+                let mut next = Vec::new();
+                for folder in &current {
+                    if part == ".." || part == "." {
+                        next.push(normalize(&folder.join(part)));
+                        continue;
+                    }
+                    let listing = self.listing(folder);
+                    for name in listing.keys() {
+                        if read::wildcard(part, name) {
+                            next.push(folder.join(name));
+                        }
+                    }
+                }
+                next.truncate(1_000);
+                current = next;
+            }
+            matched.extend(
+                current
+                    .into_iter()
+                    .filter(|p| p.starts_with(&self.project) && p.is_file() && !self.excluded(p)),
+            );
+        }
+        matched
+    }
+
+    fn listing(&mut self, folder: &Path) -> HashMap<String, Kind> {
+        self.listings
+            .entry(folder.to_path_buf())
+            .or_insert_with(|| read::listing(folder))
+            .clone()
+    }
+
+    fn add_file(&mut self, path: PathBuf) {
+        if self.excluded(&path) || !self.files.insert(path.clone()) {
+            return;
+        }
+        if path.is_file() {
+            self.queue.push(path.clone());
+        }
+        if path.extension().is_some_and(|e| e == "py")
+            && let (Some(parent), Some(stem)) = (path.parent(), path.file_stem())
+        {
+            // What Python runs in place of the source (PEP 3147, 552).
+            let cache = parent.join("__pycache__");
+            let prefix = format!("{}.", stem.to_string_lossy());
+            for name in self.listing(&cache).keys() {
+                if name.starts_with(&prefix) && name.ends_with(".pyc") {
+                    self.add_file(cache.join(name));
+                }
+            }
+        }
+    }
+
+    fn add_place(&mut self, folder: PathBuf) {
+        if self.excluded(&folder) || self.places.contains(&folder) {
+            return;
+        }
+        if self.places.len() < MAX_PLACES {
+            self.places.push(folder.clone());
+            // Words read before it was named are looked up in it too.
+            let seen: Vec<_> = self.seen.iter().cloned().collect();
+            for (word, dir) in seen {
+                self.word(&word, dir.as_deref(), Some(&folder));
+            }
+        }
+        for entry in ENTRY_FILES {
+            let path = folder.join(entry);
+            if path.is_file() {
+                self.add_file(path);
+            }
+        }
+    }
+
+    /// Whether `path` is left out: under build output.
+    fn excluded(&self, path: &Path) -> bool {
+        self.tops.built_output(&self.project, path)
+    }
 }
 
 /// `path` with `.` and `..` resolved by name (no link is followed).

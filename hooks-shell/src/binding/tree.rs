@@ -56,25 +56,6 @@ pub fn tree_sum(roots: &[impl AsRef<Path>]) -> Result<TreeSum, BindError> {
     super::cache::cached(&roots, || tree_sum_now(&roots))
 }
 
-/// The hex SHA-256 over the code files under `root` only
-/// ([`super::mentions::is_code`]): a project entry a hook's code names
-/// ([`super::Binding::mentioned`]), whose notes, logs and state files may
-/// change on every run without being code. Once per load or run where a
-/// [`super::TreeCache`] is entered.
-pub(crate) fn code_sha256(root: &Path) -> Result<String, BindError> {
-    let key = vec![PathBuf::from("\0code"), root.to_path_buf()];
-    super::cache::cached(&key, || {
-        super::cache::count_walk();
-        let mut walk = Walk::new(Vec::new());
-        walk.code_only = true;
-        walk.root = root.to_path_buf();
-        walk.line(&format!("code {}", root.display()));
-        walk.entry(root, Path::new(""), 0)?;
-        Ok(walk.finish())
-    })
-    .map(|sum| sum.sha256)
-}
-
 /// [`tree_sum`] walked now, never from a cache (the check after a run).
 pub(crate) fn tree_sum_now(roots: &[impl AsRef<Path>]) -> Result<TreeSum, BindError> {
     super::cache::count_walk();
@@ -129,8 +110,6 @@ struct Walk {
     root: PathBuf,
     /// What is bound by metadata (see [`TreeSum::by_metadata`]).
     by_metadata: Vec<PathBuf>,
-    /// Whether only code files count ([`code_sha256`]).
-    code_only: bool,
 }
 
 impl Walk {
@@ -143,7 +122,6 @@ impl Walk {
             inside,
             root: PathBuf::new(),
             by_metadata: Vec::new(),
-            code_only: false,
         }
     }
 
@@ -229,10 +207,6 @@ impl Walk {
     }
 
     fn file(&mut self, path: &Path, relative: &Path, len: u64) -> Result<(), BindError> {
-        if self.code_only && !super::mentions::is_code_file(path) {
-            self.entries -= 1;
-            return Ok(());
-        }
         self.bytes += len;
         if self.bytes > MAX_TREE_BYTES {
             return Err(BindError::TreeTooLarge(path.to_owned()));

@@ -1,6 +1,6 @@
 use std::path::{Path, PathBuf};
 
-use super::mentioned_entries;
+use super::named_files;
 
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
@@ -16,20 +16,23 @@ fn project() -> (tempfile::TempDir, PathBuf) {
         "check.py",
         "check.sh",
         "src/main.rs",
+        "src/app.ts",
         "sub/Makefile",
-        "tools/sh",
-        "target/debug/x",
+        "target/debug/x.sh",
         "docs/notes.md",
+        "tools/lint.txt",
+        "which.txt",
     ] {
         write(&project.join(file), "true\n");
     }
+    write(&project.join("tools/sh"), "#!/bin/sh\n");
     write(&project.join(".gitignore"), "/target/\n*.log\n");
     (dir, project)
 }
 
-fn names(project: &Path, entries: Vec<PathBuf>) -> Vec<String> {
-    entries
-        .iter()
+fn relative(project: &Path, files: impl IntoIterator<Item = PathBuf>) -> Vec<String> {
+    files
+        .into_iter()
         .map(|e| {
             e.strip_prefix(project)
                 .expect("inside")
@@ -39,6 +42,7 @@ fn names(project: &Path, entries: Vec<PathBuf>) -> Vec<String> {
         .collect()
 }
 
+/// What `command` names with `.claude/<file>` holding `text`.
 fn named_by(project: &Path, command: &str, code: Option<(&str, &str)>) -> Vec<String> {
     let tool = project.join(".claude");
     if let Some((file, text)) = code {
@@ -46,26 +50,47 @@ fn named_by(project: &Path, command: &str, code: Option<(&str, &str)>) -> Vec<St
     } else {
         std::fs::create_dir_all(&tool).expect("mkdir");
     }
-    let found = mentioned_entries(
+    let found = named_files(
         project,
         project,
         command,
         std::slice::from_ref(&tool),
         std::slice::from_ref(&tool),
-    );
+    )
+    .expect("named");
     std::fs::remove_dir_all(&tool).expect("clean");
-    names(project, found)
+    relative(project, found)
 }
 
 #[test]
-fn scripts_a_tool_script_runs_or_imports_are_named() {
+fn files_a_tool_script_runs_or_imports_are_named() {
     let (_dir, p) = project();
     let run = "#!/bin/sh\nsh \"$CLAUDE_PROJECT_DIR/scripts/lint.sh\"\n";
-    assert_eq!(named_by(&p, "sh x", Some(("hooks/a.sh", run))), ["scripts"]);
+    assert_eq!(
+        named_by(&p, "sh x", Some(("hooks/a.sh", run))),
+        ["scripts/lint.sh"]
+    );
     let import = "import os, sys\nsys.path.insert(0, os.path.join(os.environ['CLAUDE_PROJECT_DIR'], 'lib'))\nimport helper\n";
-    assert_eq!(named_by(&p, "x", Some(("hooks/a.py", import))), ["lib"]);
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.py", import))),
+        ["lib/helper.py"]
+    );
+    // The folder named after the word that is looked up in it.
+    let late = "import helper\nsys.path.insert(0, 'lib')\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.py", late))),
+        ["lib/helper.py"]
+    );
     let up = "#!/bin/sh\n. \"$(dirname \"$0\")/../../lib/helper.py\"\n";
-    assert_eq!(named_by(&p, "x", Some(("hooks/a.sh", up))), ["lib"]);
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.sh", up))),
+        ["lib/helper.py"]
+    );
+    write(&p.join("lib/__pycache__/helper.cpython-311.pyc"), "\0");
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.py", import))),
+        ["lib/__pycache__/helper.cpython-311.pyc", "lib/helper.py"]
+    );
 }
 
 #[test]
@@ -76,40 +101,82 @@ fn a_top_level_file_named_inside_a_string_is_named() {
         named_by(&p, "python3 -c \"exec(open('check.py').read())\"", None),
         ["check.py"]
     );
-    // `import check` names check.py; a dotted module its package folder.
     assert_eq!(
         named_by(&p, "python3 -c 'import check'", None),
         ["check.py"]
     );
     assert_eq!(
         named_by(&p, "python3 -c 'import lib.helper'", None),
-        ["lib"]
+        ["lib/helper.py"]
+    );
+    assert_eq!(
+        named_by(&p, "for f in t*/sh; do $f; done", None),
+        ["tools/sh"]
+    );
+}
+
+#[test]
+fn what_a_shell_runs_or_reads_is_named_whatever_the_file() {
+    let (_dir, p) = project();
+    assert_eq!(named_by(&p, "sh tools/lint.txt", None), ["tools/lint.txt"]);
+    assert_eq!(named_by(&p, "sh \"$(cat which.txt)\"", None), ["which.txt"]);
+    // Read as data, it is not code: not bound.
+    assert!(named_by(&p, "grep x tools/lint.txt", None).is_empty());
+    // Written, not run.
+    assert!(named_by(&p, "echo x >> check.sh", None).is_empty());
+    // A missing script named by a path: bound as missing.
+    assert_eq!(
+        named_by(&p, "sh scripts/extra.sh", None),
+        ["scripts/extra.sh"]
     );
 }
 
 #[test]
 fn a_makefile_names_what_it_runs_and_that_is_read_in_turn() {
     let (_dir, p) = project();
+    std::fs::set_permissions(
+        p.join("tools/sh"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
     write(
         &p.join("Makefile"),
         "SHELL := tools/sh\nX := $(shell sh scripts/lint.sh)\nall:\n\t$(MAKE) -C sub\n",
     );
     write(&p.join("sub/Makefile"), "all:\n\tpython3 ../check.py\n");
-    let found = mentioned_entries(&p, &p, "make", &[p.join("Makefile")], &[p.join("Makefile")]);
-    assert_eq!(names(&p, found), ["check.py", "scripts", "sub", "tools"]);
+    let makefile = p.join("Makefile");
+    let found = named_files(&p, &p, "make", std::slice::from_ref(&makefile), &[]).expect("named");
+    assert_eq!(
+        relative(&p, found),
+        ["check.py", "scripts/lint.sh", "sub/Makefile", "tools/sh"]
+    );
 }
 
 #[test]
-fn prose_binds_paths_only_and_build_output_is_never_bound() {
+fn a_folder_named_binds_its_entry_files_not_its_sources() {
     let (_dir, p) = project();
-    let notes = "Run the lib checks; see src/main.rs.\n";
-    assert_eq!(named_by(&p, "x", Some(("notes.md", notes))), ["src"]);
-    let build = "#!/bin/sh\ncargo build --target-dir target && ls target/debug\n";
-    assert!(named_by(&p, "x", Some(("hooks/b.sh", build))).is_empty());
+    let guard = "#!/bin/sh\n# keep edits inside src/\ncase \"$1\" in src/*) exit 0;; esac\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/g.sh", guard))),
+        Vec::<String>::new()
+    );
+    write(&p.join("src/__init__.py"), "");
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/g.sh", guard))),
+        ["src/__init__.py"]
+    );
 }
 
 #[test]
-fn ignored_but_tracked_code_is_bound() {
+fn a_top_level_name_no_word_spells_has_its_code_bound() {
+    let (_dir, p) = project();
+    write(&p.join("my tools/x.sh"), "true\n");
+    write(&p.join("my tools/notes.txt"), "x\n");
+    assert_eq!(named_by(&p, "x", None), ["my tools/x.sh"]);
+}
+
+#[test]
+fn build_output_is_left_out_in_a_checkout_unless_tracked() {
     let (_dir, p) = project();
     let git = |args: &[&str]| {
         std::process::Command::new("git")
@@ -117,15 +184,22 @@ fn ignored_but_tracked_code_is_bound() {
             .arg(&p)
             .args(args)
             .output()
-            .map(|out| out.status.success())
-            .unwrap_or(false)
+            .is_ok_and(|out| out.status.success())
     };
+    let build = "#!/bin/sh\nsh target/debug/x.sh\n";
+    // No checkout: what `.gitignore` says is the repository's word only.
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/b.sh", build))),
+        ["target/debug/x.sh"]
+    );
     if !git(&["init", "-q"]) {
         eprintln!("skipped: no git");
         return;
     }
-    write(&p.join(".gitignore"), "lib/\n");
-    assert!(git(&["add", "-f", "lib/helper.py"]));
-    let import = "import sys\nsys.path.insert(0, 'lib')\n";
-    assert_eq!(named_by(&p, "x", Some(("hooks/a.py", import))), ["lib"]);
+    assert!(named_by(&p, "x", Some(("hooks/b.sh", build))).is_empty());
+    assert!(git(&["add", "-f", "target/debug/x.sh"]));
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/b.sh", build))),
+        ["target/debug/x.sh"]
+    );
 }

@@ -1,0 +1,309 @@
+//! Reading files for words: which files are code, the words of a text, the
+//! words a shell runs or reads, and the bounded reads themselves.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::Kind;
+use crate::binding::{BindError, MAX_TREE_BYTES};
+
+/// File extensions of code a hook may run or load (scripts, sources a
+/// runner runs directly, compiled modules, archives on a module path,
+/// libraries).
+pub(super) const CODE_EXTENSIONS: [&str; 64] = [
+    "sh", "bash", "zsh", "ksh", "csh", "tcsh", "fish", "bats", "py", "pyw", "pyc", "pth", "zip",
+    "egg", "whl", "rb", "pl", "pm", "lua", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx",
+    "coffee", "php", "inc", "mk", "tcl", "ps1", "psm1", "awk", "sed", "jq", "r", "jl", "go", "c",
+    "rs", "java", "jar", "class", "kts", "groovy", "scala", "exs", "swift", "dart", "nim", "vim",
+    "el", "so", "dylib", "node", "wasm", "cmake", "bzl", "star", "nix", "expect", "exp",
+];
+
+/// File names of code without such an extension (build definitions and the
+/// configuration that names what a program runs).
+const CODE_NAMES: [&str; 23] = [
+    "makefile",
+    "gnumakefile",
+    "justfile",
+    "rakefile",
+    "gemfile",
+    "package.json",
+    "taskfile.yml",
+    "taskfile.yaml",
+    "build.gradle",
+    "cargo.toml",
+    "pyproject.toml",
+    "setup.cfg",
+    "tox.ini",
+    "deno.json",
+    "deno.jsonc",
+    "bunfig.toml",
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".envrc",
+    "cmakelists.txt",
+    "build",
+    "workspace",
+];
+
+/// The most bytes read for words in one binding: past it the hook's code is
+/// too large to read on every run, and it cannot be approved.
+const MAX_READ: u64 = 2 * MAX_TREE_BYTES;
+/// The most files listed under one seed.
+const MAX_SEED_FILES: usize = 20_000;
+
+/// Whether the file at `path` is code: by its extension or name, a `#!`
+/// line, the execute bit, or an ELF header.
+pub(crate) fn is_code_file(path: &Path) -> bool {
+    use std::io::Read;
+    use std::os::unix::fs::PermissionsExt;
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return false;
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let extension = name.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("");
+    if CODE_EXTENSIONS.contains(&extension)
+        || CODE_NAMES.contains(&name.as_str())
+        || metadata.permissions().mode() & 0o111 != 0
+    {
+        return true;
+    }
+    let mut head = [0u8; 4];
+    let read = crate::fingerprint::open_to_read(path)
+        .ok()
+        .and_then(|mut file| file.read(&mut head).ok())
+        .unwrap_or(0);
+    (read >= 2 && head[..2] == *b"#!") || (read == 4 && head == *b"\x7fELF")
+}
+
+/// How much has been read for words, against [`MAX_READ`].
+#[derive(Default, Clone, Debug)]
+pub(super) struct Budget {
+    bytes: u64,
+}
+
+impl Budget {
+    /// The whole text of `path` (binary bytes read as text too: a program
+    /// names files in its strings); `None` when it is not a readable file.
+    pub(super) fn text(&mut self, path: &Path) -> Result<Option<String>, BindError> {
+        use std::io::Read;
+        let Ok(metadata) = std::fs::metadata(path) else {
+            return Ok(None);
+        };
+        if !metadata.is_file() || metadata.len() == 0 {
+            return Ok(None);
+        }
+        self.bytes += metadata.len();
+        if self.bytes > MAX_READ {
+            return Err(BindError::TreeTooLarge(path.to_owned()));
+        }
+        let mut bytes = Vec::new();
+        let Ok(file) = crate::fingerprint::open_to_read(path) else {
+            return Ok(None);
+        };
+        if file.take(MAX_READ).read_to_end(&mut bytes).is_err() {
+            return Ok(None);
+        }
+        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+    }
+}
+
+/// Every file under `root` (itself when a file), links followed, `.git`
+/// left out, bounded.
+pub(super) fn files_under(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    collect(root, 0, &mut files, &|_| true);
+    files
+}
+
+/// The code files under `root`.
+pub(super) fn code_files_under(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    collect(root, 0, &mut files, &is_code_file);
+    files
+}
+
+fn collect(path: &Path, depth: usize, files: &mut Vec<PathBuf>, keep: &dyn Fn(&Path) -> bool) {
+    if depth > 16 || files.len() >= MAX_SEED_FILES {
+        return;
+    }
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return;
+    };
+    if metadata.is_file() {
+        if keep(path) {
+            files.push(path.to_owned());
+        }
+        return;
+    }
+    let Ok(listing) = std::fs::read_dir(path) else {
+        return;
+    };
+    let mut names: Vec<_> = listing.flatten().map(|e| e.file_name()).collect();
+    names.sort();
+    for name in names.into_iter().filter(|n| n != ".git") {
+        collect(&path.join(name), depth + 1, files, keep);
+    }
+}
+
+/// A folder's entries and their kinds (links followed); empty when it
+/// cannot be listed.
+pub(super) fn listing(folder: &Path) -> HashMap<String, Kind> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return HashMap::new();
+    };
+    entries
+        .flatten()
+        .take(100_000)
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let metadata = std::fs::metadata(entry.path()).ok()?;
+            let kind = if metadata.is_dir() {
+                Kind::Folder
+            } else {
+                Kind::File
+            };
+            Some((name, kind))
+        })
+        .collect()
+}
+
+/// `text` without the targets of shell output redirections (`> log`,
+/// `>> "$DIR/run.log"`, `2>err`): files written, not run.
+pub(super) fn without_written_targets(text: &str) -> String {
+    static WRITTEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(^|[^=\->])([0-9&]?>{1,2}\|?[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>]+)"#)
+            .expect("valid regex")
+    });
+    WRITTEN.replace_all(text, "$1$2").into_owned()
+}
+
+/// Whether `word` is a shell pattern.
+pub(super) fn is_glob(word: &str) -> bool {
+    word.contains(['*', '?', '['])
+}
+
+/// `text` without the patterns of shell `case` branches (`src/*|lib/*)`).
+pub(super) fn without_case_patterns(text: &str) -> String {
+    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?m)(^[ \t]*|\bin[ \t]+|;;[ \t]*)\(?[^\s()]+\)").expect("valid regex")
+    });
+    PATTERN.replace_all(text, "$1").into_owned()
+}
+
+/// Words a shell runs or reads as code or as a name, whatever the file:
+/// the argument of a shell, `source`, `.`, an interpreter, `exec`, the
+/// `-f` file of awk, sed, make, just or jq, and every word inside `$( )` or
+/// backticks.
+pub(super) fn run_or_read_words(text: &str) -> Vec<String> {
+    static RUN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"(?:^|[\s;&|(`{])(?:sh|bash|dash|zsh|ksh|ash|source|\.|exec|python[0-9.]*|node|perl|ruby|php|lua|awk|gawk|sed|make|tclsh|expect)[ \t]+(?:-[A-Za-z-]+[ \t]+)*("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>`]+)"#,
+        )
+        .expect("valid regex")
+    });
+    static PROGRAM_FILE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"\b(?:awk|gawk|mawk|sed|make|gmake|just|jq)\b[^\n;&|]*?[ \t]-f[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>`]+)"#,
+        )
+        .expect("valid regex")
+    });
+    static SUBSTITUTED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\$\(([^()]*)\)|`([^`]*)`").expect("valid regex"));
+    let mut found = Vec::new();
+    for captures in RUN
+        .captures_iter(text)
+        .chain(PROGRAM_FILE.captures_iter(text))
+    {
+        if let Some(word) = captures.get(1) {
+            found.extend(words(word.as_str()));
+        }
+    }
+    for captures in SUBSTITUTED.captures_iter(text) {
+        if let Some(inner) = captures.get(1).or_else(|| captures.get(2)) {
+            found.extend(words(inner.as_str()));
+        }
+    }
+    found
+}
+
+/// The words of `text` that may name a path: runs of the characters a path
+/// may hold, with `$NAME` / `${NAME}` taken out.
+pub(super) fn words(text: &str) -> Vec<String> {
+    let is_word = |c: char| c.is_alphanumeric() || "_./@+~%,:-${}*?[]".contains(c);
+    text.split(|c: char| !is_word(c))
+        .filter(|w| !w.is_empty())
+        .filter_map(|raw| {
+            let mut word = String::with_capacity(raw.len());
+            let mut chars = raw.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '$' if chars.peek() == Some(&'{') => {
+                        for c in chars.by_ref() {
+                            if c == '}' {
+                                break;
+                            }
+                        }
+                    }
+                    '$' => {
+                        while chars
+                            .peek()
+                            .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+                        {
+                            chars.next();
+                        }
+                    }
+                    '{' | '}' => {}
+                    c => word.push(c),
+                }
+            }
+            let word = word.trim_end_matches(['.', ',', ':']).to_owned();
+            (!word.is_empty() && word != "." && word != ".." && word.len() <= 4096).then_some(word)
+        })
+        .collect()
+}
+
+/// Whether `name` matches the shell pattern `pattern` (`*`, `?`, `[...]`
+/// as any one character).
+pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some('[') => {
+                let close = pattern[p..].iter().position(|c| *c == ']').map(|i| p + i);
+                p = close.map_or(p + 1, |c| c + 1);
+                n += 1;
+            }
+            Some('?') => {
+                p += 1;
+                n += 1;
+            }
+            Some(c) if *c == name[n] => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    p = sp + 1;
+                    n = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|c| *c == '*')
+}

@@ -1,0 +1,109 @@
+//! A project's top-level entries as naming sees them: those no word can
+//! spell, the `node_modules` folder loaders look in, and build output.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Top-level folders a build or an install writes (left out when
+/// `.gitignore` ignores them and git's index tracks nothing in them).
+const BUILD_OUTPUT: [&str; 22] = [
+    "target",
+    "node_modules",
+    "dist",
+    "build",
+    "out",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    "coverage",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".gradle",
+    ".cache",
+    ".parcel-cache",
+    ".turbo",
+    "_build",
+];
+
+/// The project's top-level entries.
+#[derive(Debug)]
+pub(super) struct Tops {
+    /// Every name but `.git`.
+    names: BTreeSet<String>,
+    /// The [`BUILD_OUTPUT`] names that are build output here.
+    output: BTreeSet<String>,
+}
+
+impl Tops {
+    pub(super) fn of(project: &Path) -> Tops {
+        let mut names = BTreeSet::new();
+        if let Ok(listing) = std::fs::read_dir(project) {
+            for entry in listing.flatten().take(100_000) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name != ".git" {
+                    names.insert(name);
+                }
+            }
+        }
+        let ignore = std::fs::read_to_string(project.join(".gitignore")).unwrap_or_default();
+        let git = project.join(".git").exists();
+        let output = names
+            .iter()
+            .filter(|name| BUILD_OUTPUT.contains(&name.as_str()))
+            .filter(|name| ignored(&ignore, name))
+            // Only in a git checkout, and only what git does not track (a
+            // file committed under an ignored name came with the repository).
+            .filter(|name| git && !crate::binding::git_index::tracks(project, name))
+            .cloned()
+            .collect();
+        Tops { names, output }
+    }
+
+    /// The top-level entries whose names no word can spell.
+    pub(super) fn unspellable(&self, project: &Path) -> Vec<PathBuf> {
+        let spellable = |c: char| c.is_alphanumeric() || "_.@+~%,:-".contains(c);
+        self.names
+            .iter()
+            .filter(|name| !name.chars().all(spellable))
+            .map(|name| project.join(name))
+            .collect()
+    }
+
+    /// `node_modules`, where `require("x")` looks, unless build output.
+    pub(super) fn node_modules(&self, project: &Path) -> Option<PathBuf> {
+        (self.names.contains("node_modules") && !self.output.contains("node_modules"))
+            .then(|| project.join("node_modules"))
+    }
+
+    /// Whether `path` lies under a top-level folder of build output.
+    pub(super) fn built_output(&self, project: &Path, path: &Path) -> bool {
+        let Ok(inside) = path.strip_prefix(project) else {
+            return false;
+        };
+        inside
+            .components()
+            .next()
+            .and_then(|c| c.as_os_str().to_str())
+            .is_some_and(|top| self.output.contains(top))
+    }
+}
+
+/// Whether the root `.gitignore` text ignores the top-level `name`.
+fn ignored(ignore: &str, name: &str) -> bool {
+    ignore.lines().map(str::trim).any(|line| {
+        if line.is_empty() || line.starts_with('#') || line.starts_with('!') {
+            return false;
+        }
+        let pattern = line.trim_start_matches("**/").trim_start_matches('/');
+        let pattern = pattern.trim_end_matches('/');
+        !pattern.is_empty()
+            && !pattern.contains('/')
+            && crate::dialect::path_rule::matches(pattern, name)
+    })
+}
