@@ -29,6 +29,7 @@ mod guard_path_rules;
 mod interpreter_shims;
 mod linked_tool_folder;
 mod option_spellings;
+mod project_is_home;
 mod project_reach;
 mod rewritten_input;
 mod round5;

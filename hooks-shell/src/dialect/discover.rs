@@ -253,10 +253,17 @@ fn sources_of(
     }
 }
 
+/// The standard files of `dialect`: the user's (in `user_home`) and the
+/// project's. A project that is the user's home has one set of files, the
+/// user's own: its hooks are the user's (red-team round 5, F12), read once.
 fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) -> Vec<Source> {
+    let users = |path: &Path| {
+        user_home.is_some_and(|home| {
+            path.starts_with(home) && (home == project || !path.starts_with(project))
+        })
+    };
     let source = |path: PathBuf, cwd: &Path, toml: bool| Source {
-        scope: if user_home.is_some_and(|home| path.starts_with(home)) && !path.starts_with(project)
-        {
+        scope: if users(&path) {
             Scope::User
         } else {
             Scope::Project

@@ -102,7 +102,8 @@ impl std::fmt::Display for Dialect {
 #[non_exhaustive]
 pub enum Scope {
     /// A file of the user's (`~/.claude/settings.json`, or a `hooks_from:`
-    /// path outside the project).
+    /// path outside the project; every standard file when the project is
+    /// the user's home).
     User,
     /// A file inside the project directory (`<project>/.claude/settings.json`, ...).
     Project,
