@@ -340,6 +340,14 @@ fn list_imported(
             hermes_hooks_cli::show_path(file)
         )?;
     }
+    for file in inventory.full_power_sources() {
+        writeln!(
+            out,
+            "UNSANDBOXED: {}: {}\n",
+            hermes_hooks_cli::show_path(&file),
+            hermes_hooks_shell::unsandboxed::FULL_POWER
+        )?;
+    }
     for guard in &inventory.imported_guards_down {
         let field = if guard.key.is_empty() {
             String::new()

@@ -40,4 +40,5 @@ mod session_env;
 mod tree_binding;
 mod trust;
 mod trust_http;
+mod unsandboxed_project;
 mod user_hooks_in_project;

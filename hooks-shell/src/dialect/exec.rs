@@ -137,6 +137,9 @@ pub async fn run_command_launched(
     };
     let started = Instant::now();
     let limits = RunLimits::new(hook.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
+    if crate::unsandboxed::runs_with_full_power(hook) {
+        crate::unsandboxed::warn_before_run(&hook.project);
+    }
     let snapshot = launch.and_then(Launch::snapshot);
     let prepare = || {
         let (read, write) = crate::sandboxing::imported_tool_paths(hook, event);
