@@ -18,10 +18,10 @@ pub const FULL_POWER: &str = "project hooks run without a sandbox (sandbox: none
      guards (edit ~/.claude, write into a running guard's output); the default \
      `hooks_sandbox: {project: project}` contains it";
 
-/// Whether `hook` is a project's command hook that runs without a sandbox
-/// because its profile says `none`.
+/// Whether `hook` is a command hook of the project the agent runs in
+/// (sandboxed as a project's) whose profile says `none`.
 pub fn runs_with_full_power(hook: &ImportedHook) -> bool {
-    hook.scope == Scope::Project
+    hook.sandbox_scope == Scope::Project
         && hook.sandbox.is_none()
         && matches!(hook.handler, Handler::Command { .. })
 }

@@ -182,6 +182,12 @@ pub struct ImportedHook {
     /// The sandbox it runs in (the `hooks_from:` entry's `sandbox:`, else
     /// `hooks_sandbox.<scope>`: `project` for a project's hooks).
     pub sandbox: hermes_hooks_process::sandbox::Sandbox,
+    /// Whose default profile it gets: `Project` for a file inside the
+    /// project the agent runs in (a repository's code), `User` for the
+    /// user's own files (a `hooks_from:` path elsewhere, such as a settings
+    /// file in the Hermes home, is `User` here even where consent binds it
+    /// as its folder's project's).
+    pub sandbox_scope: Scope,
     /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
     pub sandbox_secrets: Vec<PathBuf>,
     /// The `env` block of the Claude Code settings file it came from, set
