@@ -268,6 +268,15 @@ impl Inventory {
         }
     }
 
+    /// The project files whose command hooks run without a sandbox by
+    /// configuration: their approved code has the user's full power
+    /// ([`hermes_hooks_shell::unsandboxed::FULL_POWER`]).
+    pub fn full_power_sources(&self) -> Vec<PathBuf> {
+        hermes_hooks_shell::unsandboxed::full_power_sources(
+            self.imported_hooks.iter().map(|row| &row.hook),
+        )
+    }
+
     /// The `list --json` document.
     pub fn to_json(&self) -> Value {
         json!({
@@ -284,6 +293,11 @@ impl Inventory {
                 .collect::<Vec<_>>(),
             "imported_disabled_by": self
                 .imported_disabled_by
+                .iter()
+                .map(|path| path.display().to_string())
+                .collect::<Vec<_>>(),
+            "imported_unsandboxed": self
+                .full_power_sources()
                 .iter()
                 .map(|path| path.display().to_string())
                 .collect::<Vec<_>>(),

@@ -67,6 +67,7 @@ pub mod script;
 pub mod snapshot;
 pub mod standing;
 pub mod synthetic;
+pub mod unsandboxed;
 
 pub use allowlist::{ALLOWLIST_FILE, Allowlist, AllowlistError, AllowlistSnapshot, Approval};
 pub use binding::{Binding, Subject};

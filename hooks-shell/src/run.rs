@@ -246,12 +246,22 @@ pub async fn run_launched(
     let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     let project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let own = crate::sandboxing::own_files(argv.iter().map(String::as_str), &project);
-    let prepared =
-        match crate::sandboxing::prepare(&spec.sandbox, &project, own, &spec.sandbox_secrets) {
-            Ok(prepared) => prepared,
-            Err(error) => return RunResult::sandbox_unavailable(&error),
-        };
     let snapshot = launch.and_then(Launch::snapshot);
+    let roots = snapshot
+        .map(crate::snapshot::Snapshot::roots)
+        .unwrap_or_default();
+    let secrets = &spec.sandbox_secrets;
+    let prepared = match crate::sandboxing::prepare_tree(
+        &spec.sandbox,
+        &project,
+        own,
+        Vec::new(),
+        secrets,
+        roots,
+    ) {
+        Ok(prepared) => prepared,
+        Err(error) => return RunResult::sandbox_unavailable(&error),
+    };
     let (prepared, overlaid) = match crate::snapshot::overlay(snapshot, prepared) {
         Ok(done) => done,
         Err(error) => return RunResult::failed(error),

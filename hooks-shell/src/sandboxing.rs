@@ -183,6 +183,21 @@ pub fn prepare_with(
     writable: Vec<PathBuf>,
     secrets: &[PathBuf],
 ) -> Result<Option<Prepared>, SandboxError> {
+    prepare_tree(sandbox, project, own, writable, secrets, &[])
+}
+
+/// [`prepare_with`] for a hook whose checked tree has `tree_roots`: a root
+/// that is a link in the project is kept pointing where it points while the
+/// hook runs, as a linked tool folder always is
+/// ([`hermes_hooks_process::sandbox::pinned_links`]).
+pub(crate) fn prepare_tree(
+    sandbox: &Sandbox,
+    project: &Path,
+    own: Vec<PathBuf>,
+    writable: Vec<PathBuf>,
+    secrets: &[PathBuf],
+    tree_roots: &[PathBuf],
+) -> Result<Option<Prepared>, SandboxError> {
     if sandbox.is_none() {
         return Ok(None);
     }
@@ -190,6 +205,7 @@ pub fn prepare_with(
     context.own_files = own;
     context.own_writable = writable;
     context.secrets = secrets.to_vec();
+    context.tree_roots = tree_roots.to_vec();
     sandbox.prepare(&context)
 }
 
@@ -358,6 +374,7 @@ impl Effective {
             object["write"] = serde_json::json!(paths(&rules.write));
             object["hidden"] = serde_json::json!(paths(&rules.hidden));
             object["read_only"] = serde_json::json!(paths(&rules.read_only));
+            object["pinned_links"] = serde_json::json!(paths(&rules.pinned));
             object["network"] = serde_json::json!(rules.network);
             object["private_tmp"] = serde_json::json!(rules.private_tmp);
             object["limits"] = serde_json::json!({

@@ -67,6 +67,13 @@ impl Snapshot {
         })
     }
 
+    /// The roots of the tree, as the binding names them: the sandbox keeps
+    /// each one that is a link pointing where it points while the hook runs
+    /// (the copy is mounted on the link's target, not on the link).
+    pub(crate) fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
     /// The digest of the copy.
     pub(crate) fn sha256(&self) -> &str {
         &self.sha256
@@ -104,11 +111,12 @@ impl Snapshot {
 
     /// After a run on the copy: a root that is a link (`.claude -> agent`)
     /// has the copy mounted on its target, but the link itself stays in the
-    /// writable project, and a process running meanwhile (another hook of
-    /// the event) could point it elsewhere, making the paths through it
-    /// reach unchecked files. A link changed by the end of the run makes the
-    /// run a failure, its result unused (the next run's binding, which holds
-    /// the link's text, asks again).
+    /// project. A sandboxed hook cannot re-point it (the sandbox pins it,
+    /// [`hermes_hooks_process::sandbox::pinned_links`]), but a process
+    /// outside the sandbox (a same-user process, an unsandboxed hook) could,
+    /// making the paths through it reach unchecked files. A link changed by
+    /// the end of the run makes the run a failure, its result unused (the
+    /// next run's binding, which holds the link's text, asks again).
     pub(crate) fn check_links_after(&self, result: &mut RunResult) {
         for (root, link) in self.roots.iter().zip(&self.links) {
             if std::fs::read_link(root).ok() != *link {

@@ -323,9 +323,13 @@ fn list_imported(
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     let (rows, unsupported) = (&inventory.imported_hooks, &inventory.unsupported_hooks);
+    // A project that is the user's home has the user's own settings files.
+    let home_is_project = hermes_hooks_core::home::user_home().as_deref() == Some(project);
     for file in &inventory.imported_disabled_by {
-        let project = file.starts_with(project);
-        let what = if project {
+        let what = if home_is_project {
+            "your own Claude Code hooks (~/.claude) are off, by your own settings file (the \
+             project is your home folder); managed hooks still run"
+        } else if file.starts_with(project) {
             "this project's Claude Code hooks are off (your own ~/.claude and managed hooks still run)"
         } else {
             "Claude Code hooks are off (yours and the project's)"
@@ -334,6 +338,14 @@ fn list_imported(
             out,
             "{what}: disableAllHooks is true in {}\n",
             hermes_hooks_cli::show_path(file)
+        )?;
+    }
+    for file in inventory.full_power_sources() {
+        writeln!(
+            out,
+            "UNSANDBOXED: {}: {}\n",
+            hermes_hooks_cli::show_path(&file),
+            hermes_hooks_shell::unsandboxed::FULL_POWER
         )?;
     }
     for guard in &inventory.imported_guards_down {

@@ -26,6 +26,9 @@
 //!    ([`protected_paths`]) are bind-mounted read-only onto themselves,
 //!    each checked to be the file the parent saw (where there is no mount
 //!    namespace, Landlock leaves them out of the writable rules instead);
+//!    a link of the hook's tree (`.claude -> agent`, [`pinned_links`]) is
+//!    left out of the writable rules with or without one (a link cannot be
+//!    mounted over): the folders holding it keep their entries;
 //! 3. `no_new_privs`, then the Landlock ruleset (built per spawn by the
 //!    parent from paths opened once and reused while they still match, see
 //!    `resolved.rs`): read (and execute) the
@@ -40,7 +43,12 @@
 //! Landlock cannot deny beneath an allowed hierarchy, so a readable root
 //! that contains a hidden path is replaced by its entries (recursively) at
 //! preparation time; a file created later directly in such a directory (the
-//! home's top level, say) is not readable by the hook.
+//! home's top level, say) is not readable by the hook. A writable root is
+//! cut the same way around a read-only path (without a mount namespace) and
+//! a pinned link: the folders on the way keep their entries (the cost: no
+//! file or folder made, removed or renamed right at the top of a project
+//! whose tool folder is a link), and a link among the entries is never
+//! followed to grant its target.
 //!
 //! Where a profile cannot be applied whole ([`Support::missing`]),
 //! [`Sandbox::prepare`] fails with [`SandboxError::Unavailable`] unless the
@@ -73,7 +81,7 @@ pub use explain::{Denial, denials};
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub use prepare::Prepared;
 pub use profile::{CustomRules, Profile, Sandbox};
-pub use protected::{PROTECTED_SETTINGS, protected_paths};
+pub use protected::{PROTECTED_SETTINGS, TOOL_FOLDERS, pinned_links, protected_paths};
 pub use rules::{Context, DEVICE_WRITE, Limits, Rules, SECRET_STORES, SYSTEM_READ, expand_path};
 pub use support::{Support, UNAVAILABLE_ENV};
 

@@ -100,15 +100,17 @@ impl Sandbox {
         };
         // With a mount namespace the protected paths are mounted read-only
         // in it; without one, Landlock keeps them out of the writable roots
-        // (whose top levels are then opened entry by entry).
-        let (read_only, carved) = if namespaces {
-            (read_only_mounts(&rules.read_only), &[][..])
+        // (whose top levels are then opened entry by entry). A pinned link
+        // cannot be mounted over: Landlock keeps it either way.
+        let (read_only, mut carved) = if namespaces {
+            (read_only_mounts(&rules.read_only), Vec::new())
         } else {
-            (Vec::new(), &rules.read_only[..])
+            (Vec::new(), rules.read_only.clone())
         };
+        carved.extend(rules.pinned.iter().cloned());
         let ruleset = if support.landlock_abi >= 1 {
             Some(
-                build_ruleset(&rules, carved, abi, private_dir.as_deref())
+                build_ruleset(&rules, &carved, abi, private_dir.as_deref())
                     .map_err(SandboxError::Landlock)?,
             )
         } else {
@@ -199,16 +201,16 @@ fn read_only_mounts(paths: &[PathBuf]) -> Vec<ReadOnlyMount> {
 
 fn build_ruleset(
     rules: &Rules,
-    read_only: &[PathBuf],
+    unwritable: &[PathBuf],
     abi: ABI,
     private_dir: Option<&Path>,
 ) -> Result<OwnedFd, String> {
-    build(rules, read_only, abi, private_dir).map_err(|error| error.to_string())?
+    build(rules, unwritable, abi, private_dir).map_err(|error| error.to_string())?
 }
 
 fn build(
     rules: &Rules,
-    read_only: &[PathBuf],
+    unwritable: &[PathBuf],
     abi: ABI,
     private_dir: Option<&Path>,
 ) -> Result<Result<OwnedFd, String>, landlock::RulesetError> {
@@ -227,7 +229,7 @@ fn build(
         ruleset = ruleset.scope(scopes)?;
     }
     let mut created = ruleset.create()?;
-    let resolved = resolve(&rules.read, &rules.write, &rules.hidden, read_only, abi);
+    let resolved = resolve(&rules.read, &rules.write, &rules.hidden, unwritable, abi);
     for entry in &resolved.entries {
         created = created.add_rule(PathBeneath::new(entry.fd.as_fd(), entry.access))?;
     }

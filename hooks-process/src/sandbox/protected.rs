@@ -18,6 +18,15 @@
 //! settings file the project does not have can be created by the hook
 //! (git then uses a planted `.git`; consent asks about a planted settings
 //! file's hooks).
+//!
+//! - the links of a hook's tree ([`pinned_links`]): a tool folder that is a
+//!   link (`.claude -> agent`) has the checked copy of the tree mounted on
+//!   its target, but the link itself is an entry of the writable project; a
+//!   hook that re-pointed it (`ln -sfn evil .claude`) would make every later
+//!   path through it (its own, another hook's of the event) reach unchecked
+//!   files (red-team round 5, F6). A link cannot be mounted over, so the
+//!   folder holding it, and each folder above it up to the writable root,
+//!   keeps its entries instead (Landlock: see `resolved.rs`).
 
 use std::path::{Path, PathBuf};
 
@@ -34,6 +43,44 @@ pub const PROTECTED_SETTINGS: &[&str] = &[
     ".cursor/cli.json",
     ".hermes/config.yaml",
 ];
+
+/// The agents' tool folders of a project (relative to it): each one that is
+/// a symbolic link is kept pointing where it points ([`pinned_links`]).
+pub const TOOL_FOLDERS: &[&str] = &[".claude", ".codex", ".cursor", ".hermes"];
+
+/// The links a hook in `project` must not re-point while it runs: each of
+/// the project's [`TOOL_FOLDERS`] and each of `roots` (the roots of the
+/// hook's checked tree) that is a symbolic link beneath one of the `write`
+/// roots (not one itself). Each is named with its folder resolved (the link
+/// itself is not followed), as the resolved write roots are enumerated.
+pub fn pinned_links(project: &Path, roots: &[PathBuf], write: &[PathBuf]) -> Vec<PathBuf> {
+    let write: Vec<PathBuf> = write
+        .iter()
+        .map(|root| std::fs::canonicalize(root).unwrap_or_else(|_| root.clone()))
+        .collect();
+    let candidates = TOOL_FOLDERS
+        .iter()
+        .map(|folder| project.join(folder))
+        .chain(roots.iter().cloned());
+    let mut pinned = Vec::new();
+    for link in candidates.filter(|path| path.is_absolute()) {
+        let is_link = std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink());
+        let (Some(folder), Some(name)) = (link.parent(), link.file_name()) else {
+            continue;
+        };
+        let Ok(folder) = std::fs::canonicalize(folder) else {
+            continue;
+        };
+        let link = folder.join(name);
+        let beneath = write
+            .iter()
+            .any(|root| link.starts_with(root) && link != *root);
+        if is_link && beneath && !pinned.contains(&link) {
+            pinned.push(link);
+        }
+    }
+    pinned
+}
 
 /// The existing paths of `project` to keep read-only (absolute; symlinks
 /// resolved, so each names the file a mount or a rule must cover).
@@ -215,6 +262,34 @@ mod tests {
         assert!(made.success());
         // Returns (a blocking read would wait for a writer forever).
         assert!(protected_paths(&project).is_empty());
+    }
+
+    #[test]
+    fn only_links_beneath_a_writable_root_are_pinned() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let project = root.join("project");
+        std::fs::create_dir_all(project.join("agent")).unwrap();
+        std::fs::create_dir_all(project.join(".codex")).unwrap();
+        std::os::unix::fs::symlink("agent", project.join(".claude")).unwrap();
+        std::os::unix::fs::symlink("agent", project.join("scripts")).unwrap();
+        let write = [project.clone()];
+        assert_eq!(
+            pinned_links(&project, &[], &write),
+            [project.join(".claude")]
+        );
+        assert_eq!(
+            pinned_links(&project, &[project.join("scripts")], &write),
+            [project.join(".claude"), project.join("scripts")]
+        );
+        // Not writable: nothing to keep (strict writes no project).
+        assert!(pinned_links(&project, &[], &[root.join("elsewhere")]).is_empty());
+        // Named through a linked folder: named with that folder resolved.
+        std::os::unix::fs::symlink(&project, root.join("via")).unwrap();
+        assert_eq!(
+            pinned_links(&root.join("via"), &[], &[root.join("via")]),
+            [project.join(".claude")]
+        );
     }
 
     #[test]

@@ -77,7 +77,7 @@ fn stamp_of(path: &Path, enumerated: bool) -> Option<(u64, u64, i64, i64)> {
 }
 
 /// The key of a resolution: the read and write roots, the hidden paths, the
-/// paths cut out of the write roots only, the ABI.
+/// paths cut out of the write roots only (read-only paths, pinned links), the ABI.
 type Key = (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, i32);
 
 /// The opened rules of a set of roots.
@@ -105,20 +105,21 @@ fn cache() -> &'static Mutex<Vec<Arc<Resolved>>> {
 }
 
 /// The opened rules for `read` (readable) and `write` (writable) roots minus
-/// `hidden`, the write roots also minus `read_only` (still readable through
-/// a read root), from the cache when it still matches the filesystem.
+/// `hidden`, the write roots also minus `unwritable` (read-only paths and
+/// pinned links, still readable through a read root), from the cache when
+/// it still matches the filesystem.
 pub(crate) fn resolve(
     read: &[PathBuf],
     write: &[PathBuf],
     hidden: &[PathBuf],
-    read_only: &[PathBuf],
+    unwritable: &[PathBuf],
     abi: ABI,
 ) -> Arc<Resolved> {
     let key: Key = (
         read.to_vec(),
         write.to_vec(),
         hidden.to_vec(),
-        read_only.to_vec(),
+        unwritable.to_vec(),
         abi as i32,
     );
     let cached = {
@@ -158,11 +159,11 @@ fn known_fds() -> Vec<Known> {
 /// that are still there; `true` if it may be cached.
 fn open(key: Key, abi: ABI, known: &[Known]) -> (Resolved, bool) {
     let started = SystemTime::now();
-    let (read_roots, write_roots, hidden, read_only, _) = &key;
+    let (read_roots, write_roots, hidden, read_only_or_pinned, _) = &key;
     let mut stamps = Vec::new();
     let mut entries = Vec::new();
     let (read, all) = (AccessFs::from_read(abi), AccessFs::from_all(abi));
-    let unwritable: Vec<PathBuf> = hidden.iter().chain(read_only).cloned().collect();
+    let unwritable: Vec<PathBuf> = hidden.iter().chain(read_only_or_pinned).cloned().collect();
     for (roots, access, cut) in [(read_roots, read, hidden), (write_roots, all, &unwritable)] {
         let mut enumerated = Vec::new();
         let paths = if access == all {
@@ -234,7 +235,7 @@ fn open_shared(path: &Path, known: &[Known]) -> std::io::Result<(Arc<OwnedFd>, s
 fn visible(roots: &[PathBuf], hidden: &[PathBuf], enumerated: &mut Vec<PathBuf>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for root in roots {
-        expand(root, hidden, &mut out, enumerated, 0);
+        expand(root, hidden, &mut out, enumerated, Links::Followed);
     }
     out
 }
@@ -242,17 +243,35 @@ fn visible(roots: &[PathBuf], hidden: &[PathBuf], enumerated: &mut Vec<PathBuf>)
 /// The write roots with `cut` cut out as [`visible`] does, except that a
 /// root beneath a cut path is kept: a folder granted by name (a session's
 /// own env folder inside the hidden folder of all sessions) is a grant.
+/// A cut path named with the root's links resolved (a pinned link is) is
+/// cut from the root as spelled. A link among the enumerated entries is
+/// left out: it would grant its target (a `.bashrc` outside the project,
+/// or the pinned tool folder's link itself), which a rule on the root never
+/// did.
 fn writable(roots: &[PathBuf], cut: &[PathBuf], enumerated: &mut Vec<PathBuf>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for root in roots {
+        let resolved = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
         let beneath: Vec<PathBuf> = cut
             .iter()
+            .map(|path| match path.strip_prefix(&resolved) {
+                Ok(rest) if !path.starts_with(root) => root.join(rest),
+                _ => path.clone(),
+            })
             .filter(|path| !root.starts_with(path))
-            .cloned()
             .collect();
-        expand(root, &beneath, &mut out, enumerated, 0);
+        expand(root, &beneath, &mut out, enumerated, Links::LeftOut);
     }
     out
+}
+
+/// What [`expand`] does with a link among the entries it enumerates.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Links {
+    /// Granted as what it points to (readable roots: a home's `~/code -> /data/code`).
+    Followed,
+    /// Not granted (writable roots).
+    LeftOut,
 }
 
 fn expand(
@@ -260,6 +279,17 @@ fn expand(
     hidden: &[PathBuf],
     out: &mut Vec<PathBuf>,
     enumerated: &mut Vec<PathBuf>,
+    links: Links,
+) {
+    expand_at(root, hidden, out, enumerated, links, 0);
+}
+
+fn expand_at(
+    root: &Path,
+    hidden: &[PathBuf],
+    out: &mut Vec<PathBuf>,
+    enumerated: &mut Vec<PathBuf>,
+    links: Links,
     depth: usize,
 ) {
     if hidden.iter().any(|secret| root.starts_with(secret)) {
@@ -274,7 +304,11 @@ fn expand(
         return;
     };
     for entry in entries.flatten() {
-        expand(&entry.path(), hidden, out, enumerated, depth + 1);
+        let link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
+        if link && links == Links::LeftOut {
+            continue;
+        }
+        expand_at(&entry.path(), hidden, out, enumerated, links, depth + 1);
     }
 }
 

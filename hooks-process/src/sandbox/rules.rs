@@ -124,6 +124,11 @@ pub struct Context {
     /// resolves still runs; a guard whose `python3` is denied would
     /// otherwise answer nothing and allow.
     pub path: Vec<PathBuf>,
+    /// The roots of the hook's checked tree (its tool folder, a script
+    /// folder): each one that is a link inside a writable root is kept
+    /// pointing where it points while the hook runs, as a linked tool
+    /// folder of the project always is ([`super::pinned_links`]).
+    pub tree_roots: Vec<PathBuf>,
 }
 
 impl Context {
@@ -138,6 +143,7 @@ impl Context {
             path: std::env::var_os("PATH")
                 .map(|path| std::env::split_paths(&path).collect())
                 .unwrap_or_default(),
+            tree_roots: Vec::new(),
         }
     }
 }
@@ -155,6 +161,12 @@ pub struct Rules {
     /// Paths beneath a writable hierarchy that stay read-only: the project's
     /// git metadata and agent settings ([`super::protected_paths`]).
     pub read_only: Vec<PathBuf>,
+    /// Links beneath a writable hierarchy the hook must not re-point (a
+    /// linked tool folder, `.claude -> agent`): the folder holding each, and
+    /// every folder above it up to the writable root, keeps its entries (no
+    /// entry made, removed or renamed right there), while what is in those
+    /// folders stays writable ([`super::pinned_links`]).
+    pub pinned: Vec<PathBuf>,
     /// Whether the hook keeps the host's network.
     pub network: bool,
     /// Whether `/tmp` is a private one of the hook's own mount namespace.
@@ -223,11 +235,13 @@ impl Sandbox {
                 })
             })
             .collect();
+        let pinned = super::pinned_links(&context.project, &context.tree_roots, &write);
         Ok(Some(Rules {
             read: dedup(read),
             write: dedup(write),
             hidden,
             read_only,
+            pinned,
             network,
             private_tmp: true,
             limits: Limits::default(),
@@ -338,6 +352,7 @@ mod tests {
                 PathBuf::from("/home/u/.pyenv/shims"),
                 PathBuf::from("/usr/bin"),
             ],
+            tree_roots: Vec::new(),
         }
     }
 

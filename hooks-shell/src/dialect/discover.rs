@@ -87,6 +87,8 @@ pub(super) struct Source {
     toml: bool,
     /// The sandbox its hooks run in.
     pub(super) sandbox: Sandbox,
+    /// Whose default profile its hooks get (`ImportedHook::sandbox_scope`).
+    pub(super) sandbox_scope: Scope,
     /// Secret stores beside the documented ones.
     pub(super) sandbox_secrets: Vec<PathBuf>,
 }
@@ -144,6 +146,7 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
                 for source in &mut sources {
                     let scope = scope_of(&source.path, project, user_home);
                     source.sandbox = chosen.clone().unwrap_or_else(|| defaults.of(scope).clone());
+                    source.sandbox_scope = scope;
                     source.sandbox_secrets = defaults.secrets.clone();
                 }
                 let standard = sources.iter().any(|source| !source.explicit);
@@ -243,6 +246,7 @@ fn sources_of(
                 explicit: true,
                 toml,
                 sandbox: Sandbox::NONE,
+                sandbox_scope: Scope::User,
                 sandbox_secrets: Vec::new(),
             }])
         }
@@ -253,10 +257,17 @@ fn sources_of(
     }
 }
 
+/// The standard files of `dialect`: the user's (in `user_home`) and the
+/// project's. A project that is the user's home has one set of files, the
+/// user's own: its hooks are the user's (red-team round 5, F12), read once.
 fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) -> Vec<Source> {
+    let users = |path: &Path| {
+        user_home.is_some_and(|home| {
+            path.starts_with(home) && (home == project || !path.starts_with(project))
+        })
+    };
     let source = |path: PathBuf, cwd: &Path, toml: bool| Source {
-        scope: if user_home.is_some_and(|home| path.starts_with(home)) && !path.starts_with(project)
-        {
+        scope: if users(&path) {
             Scope::User
         } else {
             Scope::Project
@@ -269,6 +280,7 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
         explicit: false,
         toml,
         sandbox: Sandbox::NONE,
+        sandbox_scope: Scope::User,
         sandbox_secrets: Vec::new(),
     };
     let mut sources = Vec::new();

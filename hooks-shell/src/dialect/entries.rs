@@ -266,6 +266,7 @@ impl Reader<'_> {
             cwd: self.source.cwd.clone(),
             home: self.home.to_owned(),
             sandbox: self.source.sandbox.clone(),
+            sandbox_scope: self.source.sandbox_scope,
             sandbox_secrets: self.source.sandbox_secrets.clone(),
             settings_env: self.env.to_vec(),
         });

@@ -23,6 +23,7 @@ use super::direct::{as_dash_starts, direct_argv};
 use super::{Handler, ImportedHook, Scope};
 use crate::launch::Launch;
 use crate::run::{OUTPUT_CAP_BYTES, PIPE_GRACE, RunResult, from_output, spawn_error_message};
+use crate::snapshot::Snapshot;
 
 /// The command `hook` runs for `event` (`None` for an http hook); `direct` allows the
 /// shell-free form of a simple shell-form command.
@@ -136,6 +137,10 @@ pub async fn run_command_launched(
     };
     let started = Instant::now();
     let limits = RunLimits::new(hook.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
+    if crate::unsandboxed::runs_with_full_power(hook) {
+        crate::unsandboxed::warn_before_run(&hook.project);
+    }
+    let snapshot = launch.and_then(Launch::snapshot);
     let prepare = || {
         let (read, write) = crate::sandboxing::imported_tool_paths(hook, event);
         let mut own = crate::sandboxing::imported_own_files(hook);
@@ -144,9 +149,9 @@ pub async fn run_command_launched(
         // folder, among `write`, stays its own.
         let mut secrets = hook.sandbox_secrets.clone();
         secrets.push(super::session_env::root(&hook.home));
-        crate::sandboxing::prepare_with(&hook.sandbox, &hook.project, own, write, &secrets)
+        let roots = snapshot.map(Snapshot::roots).unwrap_or_default();
+        crate::sandboxing::prepare_tree(&hook.sandbox, &hook.project, own, write, &secrets, roots)
     };
-    let snapshot = launch.and_then(Launch::snapshot);
     let prepared = match prepare() {
         Ok(prepared) => prepared,
         Err(error) => return RunResult::sandbox_unavailable(&error),

@@ -102,7 +102,8 @@ impl std::fmt::Display for Dialect {
 #[non_exhaustive]
 pub enum Scope {
     /// A file of the user's (`~/.claude/settings.json`, or a `hooks_from:`
-    /// path outside the project).
+    /// path outside the project; every standard file when the project is
+    /// the user's home).
     User,
     /// A file inside the project directory (`<project>/.claude/settings.json`, ...).
     Project,
@@ -181,6 +182,12 @@ pub struct ImportedHook {
     /// The sandbox it runs in (the `hooks_from:` entry's `sandbox:`, else
     /// `hooks_sandbox.<scope>`: `project` for a project's hooks).
     pub sandbox: hermes_hooks_process::sandbox::Sandbox,
+    /// Whose default profile it gets: `Project` for a file inside the
+    /// project the agent runs in (a repository's code), `User` for the
+    /// user's own files (a `hooks_from:` path elsewhere, such as a settings
+    /// file in the Hermes home, is `User` here even where consent binds it
+    /// as its folder's project's).
+    pub sandbox_scope: Scope,
     /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
     pub sandbox_secrets: Vec<PathBuf>,
     /// The `env` block of the Claude Code settings file it came from, set

@@ -54,6 +54,15 @@ pub async fn check(inventory: &Inventory, report: &mut Report) -> Value {
     if affected.is_empty() {
         report.line("  (no hook runs in a sandbox)");
     }
+    // Said, not counted: the configuration asks for it (red-team attack 28).
+    let full_power = inventory.full_power_sources();
+    for file in &full_power {
+        report.line(format!(
+            "  ⚠ {}: {}",
+            hermes_hooks_cli::show_path(file),
+            hermes_hooks_shell::unsandboxed::FULL_POWER
+        ));
+    }
     report.line("");
     json!({
         "landlock_abi": support.landlock_abi,
@@ -61,6 +70,10 @@ pub async fn check(inventory: &Inventory, report: &mut Report) -> Value {
         "built": support.built,
         "cgroups": cgroups,
         "hooks": affected,
+        "unsandboxed_project_sources": full_power
+            .iter()
+            .map(|path| path.display().to_string())
+            .collect::<Vec<_>>(),
     })
 }
 

@@ -20,19 +20,21 @@ pub(super) fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<
             continue;
         }
         let message = match source.scope {
-            Scope::Project => {
-                "disableAllHooks is true in this project file: it turns off this project's \
-                 Claude Code hooks only; your own (~/.claude) and managed hooks still run"
+            Scope::Project => "disableAllHooks is true in this project file: it turns off this \
+                 project's Claude Code hooks only; your own (~/.claude) and managed hooks still run"
+                .to_owned(),
+            // The project is the user's home: its settings are the user's own.
+            Scope::User if source.path.starts_with(&source.project) => {
+                home_is_project(&source.path)
             }
-            Scope::User => {
-                "disableAllHooks is true in your own settings: no Claude Code hook is \
+            Scope::User => "disableAllHooks is true in your own settings: no Claude Code hook is \
                  imported (yours or the project's)"
-            }
+                .to_owned(),
         };
         discovery.warnings.push(ConfigWarning::new(
             source.path.clone(),
             "disableAllHooks".to_owned(),
-            message.to_owned(),
+            message,
         ));
         discovery.disabled_by.push(source.path.clone());
         if widest != Some(Scope::User) {
@@ -40,4 +42,16 @@ pub(super) fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<
         }
     }
     widest
+}
+
+/// What `disableAllHooks` in `file` turns off when the project is the
+/// user's home: the user's own hooks, by the user's own file (the warning
+/// names it).
+fn home_is_project(file: &Path) -> String {
+    let name = file.file_name().unwrap_or_default().to_string_lossy();
+    format!(
+        "disableAllHooks is true in your own settings file ~/.claude/{name} (the project is \
+         your home folder): it turns off your own Claude Code hooks (~/.claude); managed \
+         hooks still run"
+    )
 }
