@@ -209,10 +209,8 @@ impl Subject {
                 .definitions
                 .insert(root.clone(), tree_sha256(std::slice::from_ref(root))?);
         }
-        if self.bind_tree
-            && let Some(project) = &self.project
-        {
-            self.bind_mentioned(project, found, &reached, &mut binding)?;
+        if let Some(project) = self.mentions_project(found, &reached) {
+            self.bind_mentioned(&project, found, &reached, &mut binding)?;
         }
         let unsure = found.opaque.is_some() || reached.opaque.is_some();
         if unsure || (self.bind_tree && !self.tree.is_empty()) {
@@ -238,8 +236,26 @@ impl Subject {
 }
 
 impl Subject {
-    /// Binds each top-level entry of `project` that the hook's code names
-    /// ([`mentions`]): a project hook's script may run or load any of them.
+    /// The project whose files the hook's code may name: a project hook's;
+    /// for the user's own hook, the project (or, for a config.yaml hook, the
+    /// folder it runs in) when it runs a file of it (red-team R6-16: the
+    /// user's hook running the repository's `tools/guard.sh`, which sources
+    /// `tools/common.sh`).
+    fn mentions_project(&self, found: &Identified, reached: &Reached) -> Option<PathBuf> {
+        if self.bind_tree {
+            return self.project.clone();
+        }
+        let project = self.project.clone().unwrap_or_else(|| self.cwd.clone());
+        let runs_its_file = found
+            .files
+            .iter()
+            .chain(reached.roots.iter().filter(|root| root.is_file()))
+            .any(|file| file.starts_with(&project));
+        runs_its_file.then_some(project)
+    }
+
+    /// Binds each file of `project` that the hook's code names
+    /// ([`mentions`]): a project's script may run or load any of them.
     fn bind_mentioned(
         &self,
         project: &Path,
@@ -247,7 +263,13 @@ impl Subject {
         reached: &Reached,
         binding: &mut Binding,
     ) -> Result<(), BindError> {
-        let mut seeds = self.tree.clone();
+        // The user's own hook tree is the user's code: only what it runs of
+        // the project is read for names.
+        let mut seeds = if self.bind_tree {
+            self.tree.clone()
+        } else {
+            Vec::new()
+        };
         seeds.extend(found.files.iter().cloned());
         seeds.extend(reached.roots.iter().cloned());
         let mut text = self.command.clone();
@@ -263,7 +285,12 @@ impl Subject {
         }
         // Manifests the program reads, not the package folders it runs.
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
-        for file in mentions::named_files(project, &self.cwd, &text, &seeds, &self.tree)? {
+        let covered = if self.bind_tree {
+            self.tree.as_slice()
+        } else {
+            &[]
+        };
+        for file in mentions::named_files(project, &self.cwd, &text, &seeds, covered)? {
             let hash = if file.exists() {
                 cache::cached_file(&file, || content_or_metadata(&file))
             } else {

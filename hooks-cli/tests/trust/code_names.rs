@@ -236,3 +236,37 @@ fn binding_never_runs_the_repositorys_git_configuration() {
         "the repository's git configuration ran a program"
     );
 }
+
+/// The user's own hook that runs a script of the repository binds what that
+/// script sources too (red-team R6-16): the user's hook is not sandboxed.
+#[test]
+fn a_users_hook_running_a_project_script_binds_what_it_sources() {
+    let (home, project) = home_with("[claude]");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
+        {"type": "command", "command": "sh \"$CLAUDE_PROJECT_DIR/tools/guard.sh\""}
+    ]}]}});
+    write(
+        &home.user_home,
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
+    write(
+        &project,
+        "tools/guard.sh",
+        "cat >/dev/null\n. \"$CLAUDE_PROJECT_DIR/tools/common.sh\"\n",
+    );
+    write(&project, "tools/common.sh", "true\n");
+    let approved = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(
+        approved["runs"][0]["status"],
+        json!("completed"),
+        "{approved}"
+    );
+    write(&project, "tools/common.sh", PWN_SH);
+    let after = emit_terminal(&home, &project, "ls", false);
+    assert!(
+        !project.join("pwned").exists(),
+        "the changed tools/common.sh ran: {after}"
+    );
+    assert_eq!(after["runs"][0]["status"], json!("skipped"), "{after}");
+}

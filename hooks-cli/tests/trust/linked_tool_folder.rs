@@ -119,12 +119,15 @@ fn a_sandboxed_hook_cannot_repoint_a_linked_tool_folder() {
         "hooks": [handler("a.sh"), handler("wait.sh")]}]}});
     write(&project, ".cl-good/settings.json", &settings.to_string());
     std::os::unix::fs::symlink(".cl-good", project.join(".claude")).expect("link");
-    let approved = emit_terminal(&home, &project, "ls", true);
-    assert_eq!(approved["outcome"], json!(null), "{approved}");
+    // There before the approval: a folder the approved code names that
+    // appears later is a change of its own (`code_names.rs`); here the
+    // sandbox alone must keep the link.
     write(&project, ".cl-evil/hooks/a.sh", REPOINT_THEN_RUN);
     write(&project, ".cl-evil/hooks/wait.sh", WAIT_THEN_RUN);
     write(&project, ".cl-evil/hooks/b.sh", UNCHECKED_B);
     write(&project, ".cl-evil/settings.json", &settings.to_string());
+    let approved = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(approved["outcome"], json!(null), "{approved}");
     write(&project, "sig/arm", "");
 
     let armed = emit_terminal(&home, &project, "ls", false);
