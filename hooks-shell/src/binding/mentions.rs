@@ -91,7 +91,7 @@ pub(crate) fn named_files(
     key.extend(covered.iter().cloned());
     let seeded = super::cache::cached_named(&key, || {
         let mut names = Names::new(project, cwd);
-        for unspellable in names.tops.unspellable(project) {
+        for unspellable in names.tops.unspellable().to_vec() {
             for file in read::code_files_under(&unspellable) {
                 names.add_file(file);
             }
@@ -105,7 +105,7 @@ pub(crate) fn named_files(
         Ok(Arc::new(names))
     })?;
     let mut names = (*seeded).clone();
-    names.text(command, None);
+    names.text(command, None, true);
     names.drain()?;
     let mut files = names.files;
     files.retain(|file| !covered.iter().any(|root| file.starts_with(root)));
@@ -171,14 +171,21 @@ impl Names {
         let Some(text) = self.read.text(path)? else {
             return Ok(());
         };
-        self.text(&text, path.parent());
+        self.text(&text, path.parent(), read::is_shell(path, &text));
         Ok(())
     }
 
-    /// Binds what the words of `text` (found in `dir`) name.
-    fn text(&mut self, text: &str, dir: Option<&Path>) {
+    /// Binds what the words of `text` (found in `dir`; shell code when
+    /// `shell`) name.
+    fn text(&mut self, text: &str, dir: Option<&Path>, shell: bool) {
         let text = read::without_written_targets(text);
         for word in read::run_or_read_words(&text) {
+            if read::is_glob(&word) {
+                for path in self.glob(&word, dir) {
+                    self.add_file(path);
+                }
+                continue;
+            }
             for (path, kind) in self.lookups(&word, dir, None) {
                 if kind == Some(Kind::File) {
                     self.add_file(path);
@@ -191,9 +198,16 @@ impl Names {
                 self.word(&word, dir, None);
             }
         }
-        // A glob lists what a loop or a command runs, but a `case`
-        // pattern only compares (`src/*) exit 0;;`).
-        for word in read::words(&read::without_case_patterns(&text)) {
+        // In shell code a glob names what runs in a `for` loop's list (or
+        // after a shell, above); elsewhere it is a formatter's operands
+        // (`sed -i ... src/*.ts`) or a `case` pattern. Other code: any
+        // glob but a `case` pattern.
+        let listed = if shell {
+            read::loop_lists(&text)
+        } else {
+            read::without_case_patterns(&text)
+        };
+        for word in read::words(&listed) {
             if read::is_glob(&word) {
                 for path in self.glob(&word, dir) {
                     self.found(path, Some(Kind::File), &word);
@@ -280,6 +294,18 @@ impl Names {
                 let with = format!("{name}.{ext}");
                 if listing.get(&with) == Some(&Kind::File) {
                     out.push((parent.join(with), Some(Kind::File)));
+                }
+            }
+            if !name.contains('.') {
+                // A Python extension module: `helper.cpython-311-x86_64-linux-gnu.so`.
+                let prefix = format!("{name}.");
+                for (entry, kind) in &listing {
+                    if *kind == Kind::File
+                        && entry.starts_with(&prefix)
+                        && (entry.ends_with(".so") || entry.ends_with(".pyd"))
+                    {
+                        out.push((parent.join(entry), Some(Kind::File)));
+                    }
                 }
             }
         }

@@ -189,6 +189,36 @@ pub(super) fn is_glob(word: &str) -> bool {
     word.contains(['*', '?', '['])
 }
 
+/// Whether the file at `path` (holding `text`) is shell code: a shell
+/// script or a makefile (whose recipes are shell lines).
+pub(super) fn is_shell(path: &Path, text: &str) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let extension = name.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("");
+    let first = text.lines().next().unwrap_or("");
+    ["sh", "bash", "zsh", "ksh", "dash", "bats", "mk"].contains(&extension)
+        || ["makefile", "gnumakefile", "justfile"].contains(&name.as_str())
+        || (first.starts_with("#!")
+            && ["sh", "bash", "zsh", "ksh", "dash", "make"]
+                .iter()
+                .any(|shell| first.split(['/', ' ']).any(|part| part == *shell)))
+}
+
+/// The lists of shell `for` / `select` loops in `text`, one per line.
+pub(super) fn loop_lists(text: &str) -> String {
+    static LOOP: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:for|select)[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]+in[ \t]+([^;\n]*)")
+            .expect("valid regex")
+    });
+    LOOP.captures_iter(text)
+        .filter_map(|c| c.get(1))
+        .map(|m| m.as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// `text` without the patterns of shell `case` branches (`src/*|lib/*)`).
 pub(super) fn without_case_patterns(text: &str) -> String {
     static PATTERN: LazyLock<Regex> = LazyLock::new(|| {

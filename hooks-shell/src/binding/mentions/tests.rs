@@ -203,3 +203,42 @@ fn build_output_is_left_out_in_a_checkout_unless_tracked() {
         ["target/debug/x.sh"]
     );
 }
+
+#[test]
+fn a_glob_in_shell_code_binds_what_a_loop_runs_not_a_formatters_operands() {
+    let (_dir, p) = project();
+    write(&p.join("scripts/b.sh"), "true\n");
+    assert_eq!(
+        named_by(&p, "for f in scripts/*.sh; do sh \"$f\"; done", None),
+        ["scripts/b.sh", "scripts/lint.sh"]
+    );
+    assert_eq!(
+        named_by(&p, "sh scripts/*.sh", None),
+        ["scripts/b.sh", "scripts/lint.sh"]
+    );
+    assert!(named_by(&p, "sed -i 's/a/b/' src/*.ts", None).is_empty());
+    let python = "import glob\nfor f in glob.glob('scripts/*.sh'): exec(f)\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.py", python))),
+        ["scripts/b.sh", "scripts/lint.sh"]
+    );
+}
+
+#[test]
+fn an_extension_module_and_a_name_that_is_not_utf8_are_bound() {
+    use std::os::unix::ffi::OsStrExt;
+    let (_dir, p) = project();
+    write(
+        &p.join("lib/fast.cpython-311-x86_64-linux-gnu.so"),
+        "\x7fELF",
+    );
+    let import = "import sys\nsys.path.insert(0, 'lib')\nimport fast\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.py", import))),
+        ["lib/fast.cpython-311-x86_64-linux-gnu.so"]
+    );
+    let raw = p.join(std::ffi::OsStr::from_bytes(b"t\xffools"));
+    write(&raw.join("x.sh"), "true\n");
+    let found = named_files(&p, &p, "x", &[], &[]).expect("named");
+    assert_eq!(found.into_iter().collect::<Vec<_>>(), [raw.join("x.sh")]);
+}

@@ -38,17 +38,28 @@ pub(super) struct Tops {
     names: BTreeSet<String>,
     /// The [`BUILD_OUTPUT`] names that are build output here.
     output: BTreeSet<String>,
+    /// The entries whose names no word can spell (not UTF-8 included).
+    unspellable: Vec<PathBuf>,
 }
 
 impl Tops {
     pub(super) fn of(project: &Path) -> Tops {
         let mut names = BTreeSet::new();
+        let mut unspellable = Vec::new();
+        let spellable = |c: char| c.is_alphanumeric() || "_.@+~%,:-".contains(c);
         if let Ok(listing) = std::fs::read_dir(project) {
             for entry in listing.flatten().take(100_000) {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if name != ".git" {
-                    names.insert(name);
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    unspellable.push(entry.path());
+                    continue;
+                };
+                if name == ".git" {
+                    continue;
                 }
+                if !name.chars().all(spellable) {
+                    unspellable.push(entry.path());
+                }
+                names.insert(name);
             }
         }
         let ignore = std::fs::read_to_string(project.join(".gitignore")).unwrap_or_default();
@@ -62,17 +73,16 @@ impl Tops {
             .filter(|name| git && !crate::binding::git_index::tracks(project, name))
             .cloned()
             .collect();
-        Tops { names, output }
+        Tops {
+            names,
+            output,
+            unspellable,
+        }
     }
 
     /// The top-level entries whose names no word can spell.
-    pub(super) fn unspellable(&self, project: &Path) -> Vec<PathBuf> {
-        let spellable = |c: char| c.is_alphanumeric() || "_.@+~%,:-".contains(c);
-        self.names
-            .iter()
-            .filter(|name| !name.chars().all(spellable))
-            .map(|name| project.join(name))
-            .collect()
+    pub(super) fn unspellable(&self) -> &[PathBuf] {
+        &self.unspellable
     }
 
     /// `node_modules`, where `require("x")` looks, unless build output.
