@@ -4,30 +4,43 @@
 //! (`core.fsmonitor`), and checking a binding must never run the
 //! repository's code.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The largest index read (a bigger one: unsure, so tracked).
 const MAX_INDEX: u64 = 256 * 1024 * 1024;
 
-/// Whether the index of the repository at `project` lists a file named
-/// `name` or under `name/`. `true` when it cannot be told (no readable
-/// index of a known version; no index at all is nothing tracked): the
-/// caller then binds the entry.
-pub(crate) fn tracks(project: &Path, name: &str) -> bool {
-    let Some(index) = index_file(project) else {
-        return true;
-    };
+/// The top-level names the index of the repository at `project` lists a
+/// file under (a file right at the top, or a folder holding one); `None`
+/// when it cannot be told (no readable index of a known version), `Some`
+/// of nothing where nothing was ever added (no index yet).
+pub(crate) fn tracked_tops(project: &Path) -> Option<BTreeSet<Vec<u8>>> {
+    let index = index_file(project)?;
     let bytes = match read_capped(&index) {
         Ok(bytes) => bytes,
         // A repository where nothing was ever added has no index yet.
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return false,
-        Err(_) => return true,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Some(BTreeSet::new()),
+        Err(_) => return None,
     };
-    paths(&bytes).is_none_or(|paths| {
-        paths.iter().any(|path| {
-            path == name.as_bytes() || path.starts_with(&[name.as_bytes(), b"/"].concat())
-        })
-    })
+    let paths = paths(&bytes)?;
+    Some(
+        paths
+            .into_iter()
+            .map(|path| {
+                path.split(|b| *b == b'/')
+                    .next()
+                    .unwrap_or_default()
+                    .to_vec()
+            })
+            .collect(),
+    )
+}
+
+/// Whether the index of the repository at `project` lists a file named
+/// `name` or under `name/`; `true` when it cannot be told.
+#[cfg(test)]
+fn tracks(project: &Path, name: &str) -> bool {
+    tracked_tops(project).is_none_or(|tops| tops.contains(name.as_bytes()))
 }
 
 /// `.git/index`, or the index of the gitdir a `.git` file names.

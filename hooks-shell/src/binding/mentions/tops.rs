@@ -64,15 +64,27 @@ impl Tops {
         }
         let ignore = std::fs::read_to_string(project.join(".gitignore")).unwrap_or_default();
         let git = project.join(".git").exists();
-        let output = names
+        let candidates: Vec<&String> = names
             .iter()
             .filter(|name| BUILD_OUTPUT.contains(&name.as_str()))
             .filter(|name| ignored(&ignore, name))
-            // Only in a git checkout, and only what git does not track (a
-            // file committed under an ignored name came with the repository).
-            .filter(|name| git && !crate::binding::git_index::tracks(project, name))
-            .cloned()
             .collect();
+        // Only in a git checkout, and only what git does not track (a file
+        // committed under an ignored name came with the repository); the
+        // index is read once, and only when there is something to ask.
+        let tracked = if git && !candidates.is_empty() {
+            crate::binding::git_index::tracked_tops(project)
+        } else {
+            None
+        };
+        let output = match tracked {
+            Some(tracked) => candidates
+                .into_iter()
+                .filter(|name| !tracked.contains(name.as_bytes()))
+                .cloned()
+                .collect(),
+            None => BTreeSet::new(),
+        };
         Tops {
             names,
             output,
