@@ -242,3 +242,27 @@ fn an_extension_module_and_a_name_that_is_not_utf8_are_bound() {
     let found = named_files(&p, &p, "x", &[], &[]).expect("named");
     assert_eq!(found.into_iter().collect::<Vec<_>>(), [raw.join("x.sh")]);
 }
+
+#[test]
+fn a_script_is_read_whole_and_a_shipped_node_module_is_bound() {
+    let (_dir, p) = project();
+    let nul = "#!/bin/sh\n# \0\nsh \"$CLAUDE_PROJECT_DIR/scripts/lint.sh\"\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.sh", nul))),
+        ["scripts/lint.sh"]
+    );
+    let long = format!("{}\nsh scripts/lint.sh\n", "#".repeat(1_200_000));
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.sh", &long))),
+        ["scripts/lint.sh"]
+    );
+    write(
+        &p.join("node_modules/helper/index.js"),
+        "module.exports = 1;\n",
+    );
+    let js = "const h = require(\"helper\");\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.js", js))),
+        ["node_modules/helper/index.js"]
+    );
+}
