@@ -11,9 +11,11 @@
 
 use std::os::unix::fs::symlink;
 
-use hermes_hooks_process::sandbox::Profile;
+use hermes_hooks_process::run_sandboxed;
+use hermes_hooks_process::sandbox::{Context, Profile, Sandbox};
 
 use crate::sandbox::{World, stdout};
+use crate::support::{limits, sh};
 
 /// `cat`s each named file: prints `<NAME>-READ <contents>` or `<NAME>-DENIED`.
 fn probes(files: &[(&str, &str)]) -> String {
@@ -164,4 +166,36 @@ async fn a_link_on_the_way_to_a_secret_store_cannot_be_re_pointed_by_the_hook() 
         out.contains("KEY-DENIED") && !out.contains("SECRET"),
         "{second:?}"
     );
+}
+
+#[tokio::test]
+async fn a_tool_folder_on_the_path_that_is_a_link_out_of_the_home_still_runs() {
+    let world = World::new();
+    let home = &world.home;
+    // `~/.local` is cut (it holds a secret store); its `bin` leads out.
+    std::fs::create_dir_all(home.join(".local/share/keyrings")).unwrap();
+    let tools = home.parent().unwrap().join("tools/bin");
+    std::fs::create_dir_all(&tools).unwrap();
+    let tool = tools.join("probe-tool");
+    std::fs::write(&tool, "#!/bin/sh\necho TOOL-RAN\n").unwrap();
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    symlink(&tools, home.join(".local/bin")).unwrap();
+    let mut context = Context::new(&world.project);
+    context.home = Some(home.clone());
+    context.path.insert(0, home.join(".local/bin"));
+    let prepared = Sandbox::new(Profile::Project)
+        .prepare(&context)
+        .expect("prepared");
+    let path = std::env::join_paths(&context.path).unwrap();
+    let mut command = sh("probe-tool; ls \"$HOME/.local/share/keyrings\" || echo KEYRINGS-DENIED");
+    command
+        .current_dir(&world.project)
+        .env("HOME", home)
+        .env("PATH", path);
+    let output = run_sandboxed(command, b"", &limits(20), prepared)
+        .await
+        .expect("runs");
+    let out = stdout(&output);
+    assert!(out.contains("TOOL-RAN"), "{output:?}");
+    assert!(out.contains("KEYRINGS-DENIED"), "{output:?}");
 }
