@@ -27,6 +27,7 @@ mod dialect_scripts;
 mod exec_only;
 mod guard_evasions;
 mod guard_path_rules;
+mod home_links;
 mod interpreter_shims;
 mod linked_tool_folder;
 mod option_spellings;

@@ -43,12 +43,18 @@
 //! Landlock cannot deny beneath an allowed hierarchy, so a readable root
 //! that contains a hidden path is replaced by its entries (recursively) at
 //! preparation time; a file created later directly in such a directory (the
-//! home's top level, say) is not readable by the hook. A writable root is
-//! cut the same way around a read-only path (without a mount namespace) and
-//! a pinned link: the folders on the way keep their entries (the cost: no
-//! file or folder made, removed or renamed right at the top of a project
-//! whose tool folder is a link), and a link among the entries is never
-//! followed to grant its target.
+//! home's top level, say) is not readable by the hook. Landlock grants by
+//! the file a path leads to, so a hidden path is hidden where its links
+//! lead too (`~/.ssh -> dotfiles/ssh`, and a link right inside a hidden
+//! folder: see `real.rs`), and a link among a cut root's entries (`~/x ->
+//! .ssh`, `~/code -> /data/code`) is never granted as such: what it leads
+//! to is readable only where a rule grants it by its real path, as beneath
+//! a root that is not cut. A writable root is cut the same way around a
+//! read-only path (without a mount namespace), a pinned link and a link on
+//! the way to a hidden path: the folders on the way keep their entries
+//! (the cost: no file or folder made, removed or renamed right at the top
+//! of a project whose tool folder is a link), and a link among the entries
+//! is never followed to grant its target.
 //!
 //! Where a profile cannot be applied whole ([`Support::missing`]),
 //! [`Sandbox::prepare`] fails with [`SandboxError::Unavailable`] unless the
@@ -68,6 +74,8 @@ mod overlay;
 mod prepare;
 mod profile;
 mod protected;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
+mod real;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub(crate) mod release;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]

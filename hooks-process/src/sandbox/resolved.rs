@@ -12,7 +12,8 @@
 //!   home) has its modification time unchanged, so an entry added or
 //!   removed there is seen; a folder modified within [`RACY`] of the
 //!   enumeration is not trusted (timestamps are coarse), and that
-//!   resolution is not cached.
+//!   resolution is not cached;
+//! - every hidden path still leads where it led (`real.rs`).
 
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::MetadataExt;
@@ -21,6 +22,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use landlock::{ABI, Access, AccessFs, BitFlags};
+
+use super::real::{RealHidden, real_hidden};
 
 /// How recent a modification of an enumerated folder makes its
 /// enumeration untrustworthy (filesystem timestamps may be as coarse as 2 s).
@@ -85,6 +88,8 @@ type Key = (Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, Vec<PathBuf>, i32);
 pub(crate) struct Resolved {
     key: Key,
     stamps: Vec<Stamp>,
+    /// Where the hidden paths led, and the links on the way.
+    real: RealHidden,
     /// The rules, read roots first.
     pub entries: Vec<Entry>,
 }
@@ -92,6 +97,7 @@ pub(crate) struct Resolved {
 impl Resolved {
     fn still_holds(&self) -> bool {
         self.stamps.iter().all(Stamp::still_holds)
+            && real_hidden(&self.key.2) == self.real
             && self.entries.iter().all(|entry| {
                 std::fs::metadata(&entry.path)
                     .is_ok_and(|metadata| (metadata.dev(), metadata.ino()) == entry.identity)
@@ -163,8 +169,18 @@ fn open(key: Key, abi: ABI, known: &[Known]) -> (Resolved, bool) {
     let mut stamps = Vec::new();
     let mut entries = Vec::new();
     let (read, all) = (AccessFs::from_read(abi), AccessFs::from_all(abi));
-    let unwritable: Vec<PathBuf> = hidden.iter().chain(read_only_or_pinned).cloned().collect();
-    for (roots, access, cut) in [(read_roots, read, hidden), (write_roots, all, &unwritable)] {
+    // Hidden where they lead too; the links on their way are not the
+    // hook's to re-point where it may write.
+    let real = real_hidden(hidden);
+    let unwritable: Vec<PathBuf> = (real.hidden.iter())
+        .chain(&real.links)
+        .chain(read_only_or_pinned)
+        .cloned()
+        .collect();
+    for (roots, access, cut) in [
+        (read_roots, read, &real.hidden),
+        (write_roots, all, &unwritable),
+    ] {
         let mut enumerated = Vec::new();
         let paths = if access == all {
             writable(roots, cut, &mut enumerated)
@@ -202,6 +218,7 @@ fn open(key: Key, abi: ABI, known: &[Known]) -> (Resolved, bool) {
         Resolved {
             key,
             stamps,
+            real,
             entries,
         },
         !racy,
@@ -230,12 +247,26 @@ fn open_shared(path: &Path, known: &[Known]) -> std::io::Result<(Arc<OwnedFd>, s
 
 /// `roots` with every `hidden` path cut out: a root holding a hidden path is
 /// replaced by its entries (recursively), the hidden ones left out; a hidden
-/// root is dropped. Landlock only allows, so what is not listed is denied.
-/// The folders read to do so are added to `enumerated`.
+/// root (as spelled or where it leads) is dropped. Landlock only allows, so
+/// what is not listed is denied. A link among the enumerated entries is
+/// left out: a rule on it would grant where it leads (`~/x -> .ssh`, a
+/// folder outside the home), which a rule on the root never did; what it
+/// leads to stays readable where a rule grants it by its own path. The
+/// folders read to do so are added to `enumerated`.
 fn visible(roots: &[PathBuf], hidden: &[PathBuf], enumerated: &mut Vec<PathBuf>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for root in roots {
-        expand(root, hidden, &mut out, enumerated, Links::Followed);
+        let resolved = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+        let within = |secret: &PathBuf| root.starts_with(secret) || resolved.starts_with(secret);
+        if hidden.iter().any(within) {
+            continue;
+        }
+        expand(
+            root,
+            &named_from(root, &resolved, hidden),
+            &mut out,
+            enumerated,
+        );
     }
     out
 }
@@ -243,59 +274,44 @@ fn visible(roots: &[PathBuf], hidden: &[PathBuf], enumerated: &mut Vec<PathBuf>)
 /// The write roots with `cut` cut out as [`visible`] does, except that a
 /// root beneath a cut path is kept: a folder granted by name (a session's
 /// own env folder inside the hidden folder of all sessions) is a grant.
-/// A cut path named with the root's links resolved (a pinned link is) is
-/// cut from the root as spelled. A link among the enumerated entries is
-/// left out: it would grant its target (a `.bashrc` outside the project,
-/// or the pinned tool folder's link itself), which a rule on the root never
-/// did.
+/// A link among the enumerated entries is left out as there: it would
+/// grant its target (a `.bashrc` outside the project, or the pinned tool
+/// folder's link itself).
 fn writable(roots: &[PathBuf], cut: &[PathBuf], enumerated: &mut Vec<PathBuf>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for root in roots {
         let resolved = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
-        let beneath: Vec<PathBuf> = cut
-            .iter()
-            .map(|path| match path.strip_prefix(&resolved) {
-                Ok(rest) if !path.starts_with(root) => root.join(rest),
-                _ => path.clone(),
-            })
+        let beneath: Vec<PathBuf> = named_from(root, &resolved, cut)
+            .into_iter()
             .filter(|path| !root.starts_with(path))
             .collect();
-        expand(root, &beneath, &mut out, enumerated, Links::LeftOut);
+        expand(root, &beneath, &mut out, enumerated);
     }
     out
 }
 
-/// What [`expand`] does with a link among the entries it enumerates.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Links {
-    /// Granted as what it points to (readable roots: a home's `~/code -> /data/code`).
-    Followed,
-    /// Not granted (writable roots).
-    LeftOut,
+/// `paths`, each one named with `root`'s links resolved (a pinned link, a
+/// hidden path where it leads) named through `root` as spelled instead, so
+/// that it is cut from the root's entries.
+fn named_from(root: &Path, resolved: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .map(|path| match path.strip_prefix(resolved) {
+            Ok(rest) if !path.starts_with(root) => root.join(rest),
+            _ => path.clone(),
+        })
+        .collect()
 }
 
-fn expand(
-    root: &Path,
-    hidden: &[PathBuf],
-    out: &mut Vec<PathBuf>,
-    enumerated: &mut Vec<PathBuf>,
-    links: Links,
-) {
-    expand_at(root, hidden, out, enumerated, links, 0);
-}
-
-fn expand_at(
-    root: &Path,
-    hidden: &[PathBuf],
-    out: &mut Vec<PathBuf>,
-    enumerated: &mut Vec<PathBuf>,
-    links: Links,
-    depth: usize,
-) {
+/// `root` granted whole, or, when it holds a `hidden` path, its entries
+/// expanded in turn, links among them left out. Only folders holding a
+/// hidden path are read, one component of it deeper each time, so the
+/// recursion ends within the hidden paths' lengths.
+fn expand(root: &Path, hidden: &[PathBuf], out: &mut Vec<PathBuf>, enumerated: &mut Vec<PathBuf>) {
     if hidden.iter().any(|secret| root.starts_with(secret)) {
         return;
     }
-    if depth > 8 || !hidden.iter().any(|secret| secret.starts_with(root)) {
+    if !hidden.iter().any(|secret| secret.starts_with(root)) {
         out.push(root.to_path_buf());
         return;
     }
@@ -304,13 +320,16 @@ fn expand_at(
         return;
     };
     for entry in entries.flatten() {
-        let link = entry.file_type().is_ok_and(|kind| kind.is_symlink());
-        if link && links == Links::LeftOut {
+        if entry.file_type().is_ok_and(|kind| kind.is_symlink()) {
             continue;
         }
-        expand_at(&entry.path(), hidden, out, enumerated, links, depth + 1);
+        expand(&entry.path(), hidden, out, enumerated);
     }
 }
+
+#[cfg(test)]
+#[path = "resolved_links_tests.rs"]
+mod links;
 
 #[cfg(test)]
 mod tests {

@@ -298,7 +298,9 @@ pub fn expand_path(path: &str, context: &Context) -> Result<PathBuf, String> {
 /// The `PATH` directories, each widened to the tool folder it is in: the
 /// first hidden folder of its path (`~/.pyenv` for `~/.pyenv/shims`,
 /// `~/.nvm` for `~/.nvm/versions/node/v22/bin`), or the `$HOME` entry it
-/// lies in (`~/bin`).
+/// lies in (`~/bin`). A directory that a link on the way leads out of its
+/// folder (`~/.local/bin -> /data/bin`) is listed too: a rule grants by the
+/// real path, so the folder's rule would not reach it.
 fn tool_folders(context: &Context) -> Vec<PathBuf> {
     let mut folders = Vec::new();
     for dir in context.path.iter().filter(|dir| dir.is_absolute()) {
@@ -319,7 +321,16 @@ fn tool_folders(context: &Context) -> Vec<PathBuf> {
             let first = dir.strip_prefix(home).ok()?.components().next()?;
             Some(home.join(first))
         });
-        folders.push(tool.or(in_home).unwrap_or_else(|| dir.clone()));
+        let folder = tool.or(in_home).unwrap_or_else(|| dir.clone());
+        let leads_out = folder != *dir
+            && match (std::fs::canonicalize(dir), std::fs::canonicalize(&folder)) {
+                (Ok(real), Ok(real_folder)) => !real.starts_with(real_folder),
+                _ => false,
+            };
+        folders.push(folder);
+        if leads_out {
+            folders.push(dir.clone());
+        }
     }
     folders
 }
@@ -365,6 +376,33 @@ mod tests {
         assert!(
             rules.read.contains(&PathBuf::from("/home/u/.pyenv")),
             "{rules:?}"
+        );
+    }
+
+    #[test]
+    fn a_path_directory_a_link_leads_out_of_its_folder_is_readable_itself() {
+        let dir = tempfile::Builder::new().prefix("rules-").tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let home = root.join("home");
+        std::fs::create_dir_all(home.join(".local/share")).unwrap();
+        std::fs::create_dir_all(home.join(".pyenv/shims")).unwrap();
+        std::fs::create_dir_all(root.join("tools/bin")).unwrap();
+        std::os::unix::fs::symlink(root.join("tools/bin"), home.join(".local/bin")).unwrap();
+        let mut context = context();
+        context.home = Some(home.clone());
+        context.path = vec![home.join(".local/bin"), home.join(".pyenv/shims")];
+        let rules = Sandbox::new(Profile::Strict)
+            .rules(&context)
+            .unwrap()
+            .unwrap();
+        let tools = &rules.read[SYSTEM_READ.len()..SYSTEM_READ.len() + 3];
+        assert_eq!(
+            tools,
+            [
+                home.join(".local"),
+                home.join(".local/bin"),
+                home.join(".pyenv")
+            ]
         );
     }
 
