@@ -32,6 +32,7 @@ mod option_spellings;
 mod project_reach;
 mod rewritten_input;
 mod round5;
+mod round6_shapes;
 mod sandbox;
 mod sandbox_git;
 mod sealed_tree;
