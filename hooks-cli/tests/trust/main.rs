@@ -35,6 +35,7 @@ mod project_is_home;
 mod project_reach;
 mod rewritten_input;
 mod round5;
+mod round6_shapes;
 mod sandbox;
 mod sandbox_git;
 mod sealed_tree;

@@ -7,7 +7,7 @@
 
 use regex::Regex;
 
-use super::path_rule;
+use super::{path_rule, web_rule};
 
 /// A hook group's `matcher`, compiled.
 #[derive(Debug, Clone)]
@@ -142,7 +142,7 @@ impl Condition {
         else {
             return true;
         };
-        if wanted != tool {
+        if !rule_covers(wanted, tool) {
             return false;
         }
         let Some(pattern) = pattern else {
@@ -167,14 +167,37 @@ impl Condition {
                 paths(tool, input).any(|path| path_rule::matches(pattern, path))
                     || (matches!(tool, "Glob" | "Grep") && any_value(pattern, input))
             }
-            "WebFetch" => text("url").is_some_and(|url| {
-                glob(pattern, url)
-                    || pattern
-                        .strip_prefix("domain:")
-                        .is_some_and(|domain| url_host(url).is_some_and(|host| glob(domain, host)))
-            }),
+            "WebFetch" => text("url").is_some_and(|url| web_rule::matches(pattern, url)),
             "WebSearch" => text("query").is_some_and(|query| glob(pattern, query)),
             _ => any_value(pattern, input),
+        }
+    }
+}
+
+/// The tools a rule of tool `wanted` covers besides itself, as Claude Code
+/// applies its permission rules: `Edit` rules to every tool that edits
+/// files, `Read` rules to the tools that read them (Grep, Glob, LS).
+const COVERED: &[(&str, &[&str])] = &[
+    ("Edit", &["Write", "MultiEdit", "NotebookEdit"]),
+    ("Read", &["Grep", "Glob", "LS", "NotebookRead"]),
+];
+
+/// Whether a rule of tool `wanted` applies to a call of `tool`.
+fn rule_covers(wanted: &str, tool: &str) -> bool {
+    wanted == tool
+        || COVERED
+            .iter()
+            .any(|(rule, tools)| *rule == wanted && tools.contains(&tool))
+}
+
+impl Condition {
+    /// Whether this rule applies to calls of `tool` (Claude name) at all:
+    /// its own tool, or one its rules cover (`Edit` covers `Write`).
+    /// `Unparsed` applies to every tool.
+    pub fn covers(&self, tool: &str) -> bool {
+        match self {
+            Condition::Rule { tool: wanted, .. } => rule_covers(wanted, tool),
+            Condition::Unparsed(_) => true,
         }
     }
 }
@@ -226,7 +249,7 @@ impl Condition {
         else {
             return false;
         };
-        if wanted != tool {
+        if !rule_covers(wanted, tool) {
             return false;
         }
         match tool {
@@ -237,21 +260,14 @@ impl Condition {
             "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
                 paths(tool, input).any(|path| path_rule::may_match(pattern, path))
             }
+            // A URL that is not a string cannot be read: the guard runs.
+            "WebFetch" => input.get("url").is_some_and(|url| {
+                url.as_str()
+                    .is_none_or(|url| web_rule::may_match(pattern, url))
+            }),
             _ => false,
         }
     }
-}
-
-fn url_host(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let host = rest.split(['/', '?', '#']).next()?;
-    Some(
-        host.rsplit_once('@')
-            .map_or(host, |(_, host)| host)
-            .split(':')
-            .next()
-            .unwrap_or(host),
-    )
 }
 
 /// `*` (and `**`) match any run of characters, `?` one character; the rest is literal.

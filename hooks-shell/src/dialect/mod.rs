@@ -12,6 +12,8 @@
 //! out in the Hermes wire shape ([`ImportedHooks`]).
 
 mod applies;
+mod call_parts;
+mod calls;
 mod code_env;
 pub mod direct;
 pub mod discover;
@@ -34,6 +36,7 @@ mod stop;
 mod subject;
 mod top_level;
 pub mod transcript;
+mod web_rule;
 mod withheld;
 
 use std::path::PathBuf;

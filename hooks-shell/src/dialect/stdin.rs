@@ -9,9 +9,8 @@
 use hermes_hooks_core::{Event, HookEvent, Payload};
 use serde_json::{Map, Value, json};
 
-use super::events::{
-    CLAUDE_EVENTS, CURSOR_EVENTS, EventMapping, our_args, our_tool, their_args, their_tool,
-};
+use super::calls::{FILE_PATH_GUESS, guess_file_path, their_call, their_tool_of_event};
+use super::events::{CLAUDE_EVENTS, CURSOR_EVENTS, EventMapping, our_args, our_tool};
 use super::{Dialect, ImportedHook};
 
 /// The document `hook` reads for `event`, as one line of compact JSON.
@@ -48,26 +47,21 @@ fn cwd(hook: &ImportedHook, event: &Event) -> String {
     )
 }
 
-/// The Hermes arguments of the call, as the tool names them. A relative
-/// `file_path` is made absolute against the working directory `cwd`: Claude
-/// Code always sends absolute paths, and guards match on them (`*/.env`).
+/// The arguments of the call, as the tool names them ([`their_call`]). A
+/// relative `file_path` is given as the agent gave it: Hermes resolves it
+/// against its terminal's current folder, which a `cd` in an earlier
+/// command moves and no hook is told. Beside it, `file_path_guess` is it
+/// joined to `cwd`, the file it names if the terminal is still there
+/// (docs/decisions/relative-paths-stay-relative.md).
 fn tool_input(event: &Event, cwd: &str) -> Map<String, Value> {
     let mut input = match event.get("args") {
-        Some(Value::Object(args)) => their_args(args),
+        Some(Value::Object(args)) => their_call(event.tool_name().unwrap_or(""), args).input,
         _ => match event.get("tool_input") {
             Some(Value::Object(input)) => input.clone(),
             _ => Map::new(),
         },
     };
-    if let Some(Value::String(path)) = input.get_mut("file_path") {
-        let relative = !path.is_empty() && !path.starts_with('/') && !path.starts_with('~');
-        if relative && !cwd.is_empty() {
-            *path = std::path::Path::new(cwd)
-                .join(&*path)
-                .to_string_lossy()
-                .into_owned();
-        }
-    }
+    guess_file_path(&mut input, cwd);
     input
 }
 
@@ -119,7 +113,7 @@ fn claude_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
         text(event, "permission_mode").unwrap_or("default").into(),
     );
     put("hook_event_name", hook.their_event.as_str().into());
-    let tool = event.tool_name().map(their_tool).unwrap_or("").to_owned();
+    let tool = their_tool_of_event(event).to_owned();
     let call_id = text(event, "tool_call_id")
         .or_else(|| text(event, "tool_use_id"))
         .unwrap_or("")
@@ -388,21 +382,25 @@ fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
         }
         "beforeReadFile" => {
             let path = input_text("file_path");
+            let guess = input.get(FILE_PATH_GUESS).and_then(Value::as_str);
             // Cursor hands the file's content to the hook (its redaction
             // examples read it); a file we cannot read is "" as for Cursor.
-            put("content", file_content(&path).into());
+            put("content", file_content(guess.unwrap_or(&path)).into());
             put("file_path", path.into());
+            if let Some(guess) = guess {
+                put(FILE_PATH_GUESS, guess.into());
+            }
             put("attachments", json!([]));
         }
         "afterFileEdit" => {
             put("file_path", input_text("file_path").into());
+            if let Some(guess) = input.get(FILE_PATH_GUESS) {
+                put(FILE_PATH_GUESS, guess.clone());
+            }
             put("edits", json!([]));
         }
         "preToolUse" | "postToolUse" | "postToolUseFailure" => {
-            put(
-                "tool_name",
-                event.tool_name().map(their_tool).unwrap_or("").into(),
-            );
+            put("tool_name", their_tool_of_event(event).into());
             put("tool_input", input.into());
             put(
                 "tool_use_id",
