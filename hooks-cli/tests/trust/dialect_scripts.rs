@@ -137,11 +137,13 @@ fn public_style_scripts_decide_as_under_claude_code() {
 
     let edit = json!({"tool_name": "patch", "args": {"path": "src/lib.rs", "old_string": "a", "new_string": "b"},
                       "result": "{\"success\": true}", "status": "ok", "session_id": "s"});
-    // A relative path is given as the agent gave it (Hermes resolves it
-    // against its terminal's folder, which no hook is told).
+    let file = project.join("src/lib.rs");
     assert_eq!(
         emit("transform_tool_result", edit),
-        json!("{\"success\": true}\n\nEdited src/lib.rs: run cargo fmt")
+        json!(format!(
+            "{{\"success\": true}}\n\nEdited {}: run cargo fmt",
+            file.display()
+        ))
     );
 
     let stop = |attempt: u64| json!({"session_id": "s", "attempt": attempt, "final_response": "Done.", "changed_paths": ["src/lib.rs"]});

@@ -229,16 +229,20 @@ fn a_rewrite_reaches_the_argument_the_hermes_tool_reads() {
 }
 
 #[test]
-fn a_relative_path_reaches_the_guard_as_given_and_runs_a_folder_rule() {
+fn a_relative_path_reaches_the_guard_with_the_agents_spelling_and_runs_a_folder_rule() {
     let (home, project) = home_with("[claude]");
     let capture = capture_script(&home);
     user_guards(&home, &capture, &[("Read", json!({}))]);
     outcome(&home, &project, "read_file", json!({"path": "id_ed25519"}));
     let seen = captured(&home);
     let input = &seen.first().expect("the guard ran")["tool_input"];
-    assert_eq!(input["file_path"], json!("id_ed25519"), "{input:#}");
     let guess = project.join("id_ed25519").display().to_string();
-    assert_eq!(input["file_path_guess"], json!(guess), "{input:#}");
+    assert_eq!(input["file_path"], json!(guess), "{input:#}");
+    assert_eq!(
+        input["file_path_as_given"],
+        json!("id_ed25519"),
+        "{input:#}"
+    );
 
     // After a `cd secrets` in the terminal, `key` is `secrets/key`.
     let guard = home.script("deny.sh", DENY_ALL);

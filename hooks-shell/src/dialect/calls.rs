@@ -45,7 +45,7 @@ const SEARCH_NAMES: &[(&str, &str)] = &[
 const TYPING_ACTIONS: &[&str] = &["write", "submit"];
 
 /// The key a relative `file_path`'s best guess rides under (`stdin.rs`).
-pub(crate) const FILE_PATH_GUESS: &str = "file_path_guess";
+pub(crate) const FILE_PATH_AS_GIVEN: &str = "file_path_as_given";
 
 /// The Claude Code view of a call of the Hermes tool `tool` with `args`.
 pub(crate) fn their_call(tool: &str, args: &Map<String, Value>) -> TheirCall {
@@ -86,18 +86,21 @@ pub(crate) fn their_tool_of_event(event: &hermes_hooks_core::Event) -> &str {
     }
 }
 
-/// Adds [`FILE_PATH_GUESS`] to `input` when its `file_path` is relative:
+/// Adds [`FILE_PATH_AS_GIVEN`] to `input` when its `file_path` is relative:
 /// the path joined to `cwd` (a guess: Hermes resolves it against its
 /// terminal's current folder, which no hook is told).
 pub(crate) fn guess_file_path(input: &mut Map<String, Value>, cwd: &str) {
-    let Some(Value::String(path)) = input.get("file_path") else {
+    let Some(Value::String(path)) = input.get("file_path").cloned() else {
         return;
     };
     let relative = !path.is_empty() && !path.starts_with('/') && !path.starts_with('~');
     if relative && !cwd.is_empty() {
-        let guess = std::path::Path::new(cwd).join(path);
-        let guess = guess.to_string_lossy().into_owned();
-        input.insert(FILE_PATH_GUESS.to_owned(), guess.into());
+        let guess = std::path::Path::new(cwd).join(&path);
+        input.insert(
+            "file_path".to_owned(),
+            guess.to_string_lossy().into_owned().into(),
+        );
+        input.insert(FILE_PATH_AS_GIVEN.to_owned(), path.into());
     }
 }
 
@@ -180,13 +183,28 @@ pub(crate) fn rule_inputs(tool: &str, input: Map<String, Value>) -> Vec<Map<Stri
 /// Hermes's names for the renamed tools: `file_path` is `path`), in the
 /// arguments the Hermes tool reads: `glob` as `file_glob`, `command` as a
 /// typed `data`, a rewritten `url` in place of the first of `urls`; the
-/// path guess [`FILE_PATH_GUESS`] dropped.
+/// path as the agent gave it ([`FILE_PATH_AS_GIVEN`]) back in `file_path`.
 pub(crate) fn our_update(
     tool: &str,
     args: &Map<String, Value>,
     mut update: Map<String, Value>,
 ) -> Map<String, Value> {
-    update.remove(FILE_PATH_GUESS);
+    // The agent's own spelling goes back to the tool (the guess made for
+    // the hook is not the tool's), unless the hook changed the path.
+    if let Some(Value::String(given)) = update.remove(FILE_PATH_AS_GIVEN) {
+        let unchanged = match (
+            update.get("file_path"),
+            args.get("path").or_else(|| args.get("file_path")),
+        ) {
+            (Some(Value::String(now)), Some(Value::String(before))) => {
+                !now.starts_with('/') || std::path::Path::new(now).ends_with(before)
+            }
+            _ => false,
+        };
+        if unchanged {
+            update.insert("file_path".to_owned(), given.into());
+        }
+    }
     match tool {
         "search_files" => {
             for (ours, theirs) in SEARCH_NAMES {

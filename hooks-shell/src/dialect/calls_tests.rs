@@ -104,7 +104,7 @@ fn a_rewrite_comes_back_in_the_arguments_hermes_reads() {
         json!({"file_glob": "*.rs", "limit": 3, "output_mode": "files_only"})
     );
     let typed = object(json!({"action": "submit", "data": "rm -rf /"}));
-    let update = object(json!({"command": "echo safe", "file_path_guess": "/p/x"}));
+    let update = object(json!({"command": "echo safe", "file_path_as_given": "x"}));
     assert_eq!(
         Value::Object(our_update("process", &typed, update)),
         json!({"data": "echo safe"})

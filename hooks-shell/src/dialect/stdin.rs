@@ -9,7 +9,7 @@
 use hermes_hooks_core::{Event, HookEvent, Payload};
 use serde_json::{Map, Value, json};
 
-use super::calls::{FILE_PATH_GUESS, guess_file_path, their_call, their_tool_of_event};
+use super::calls::{FILE_PATH_AS_GIVEN, guess_file_path, their_call, their_tool_of_event};
 use super::events::{CLAUDE_EVENTS, CURSOR_EVENTS, EventMapping, our_args, our_tool};
 use super::{Dialect, ImportedHook};
 
@@ -48,10 +48,10 @@ fn cwd(hook: &ImportedHook, event: &Event) -> String {
 }
 
 /// The arguments of the call, as the tool names them ([`their_call`]). A
-/// relative `file_path` is given as the agent gave it: Hermes resolves it
-/// against its terminal's current folder, which a `cd` in an earlier
-/// command moves and no hook is told. Beside it, `file_path_guess` is it
-/// joined to `cwd`, the file it names if the terminal is still there
+/// relative `file_path` is made absolute against `cwd`, as Claude Code's
+/// hooks expect: the file it names if Hermes's terminal is still there (a
+/// `cd` in an earlier command moves it, and no hook is told); beside it,
+/// `file_path_as_given` is the agent's own spelling
 /// (docs/decisions/relative-paths-stay-relative.md).
 fn tool_input(event: &Event, cwd: &str) -> Map<String, Value> {
     let mut input = match event.get("args") {
@@ -382,20 +382,19 @@ fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
         }
         "beforeReadFile" => {
             let path = input_text("file_path");
-            let guess = input.get(FILE_PATH_GUESS).and_then(Value::as_str);
             // Cursor hands the file's content to the hook (its redaction
             // examples read it); a file we cannot read is "" as for Cursor.
-            put("content", file_content(guess.unwrap_or(&path)).into());
+            put("content", file_content(&path).into());
             put("file_path", path.into());
-            if let Some(guess) = guess {
-                put(FILE_PATH_GUESS, guess.into());
+            if let Some(given) = input.get(FILE_PATH_AS_GIVEN) {
+                put(FILE_PATH_AS_GIVEN, given.clone());
             }
             put("attachments", json!([]));
         }
         "afterFileEdit" => {
             put("file_path", input_text("file_path").into());
-            if let Some(guess) = input.get(FILE_PATH_GUESS) {
-                put(FILE_PATH_GUESS, guess.clone());
+            if let Some(given) = input.get(FILE_PATH_AS_GIVEN) {
+                put(FILE_PATH_AS_GIVEN, given.clone());
             }
             put("edits", json!([]));
         }
