@@ -207,10 +207,9 @@ impl Condition {
     /// [`Condition::allows`] for a fail-closed handler: a guard must never
     /// be skipped for a call its rule names, so a file path the text does
     /// not settle (`$F`, `~user/x`, `..` under a folder rule) runs it, and
-    /// a Bash command also runs it when some subcommand may run the program
-    /// the rule names in a way the
-    /// text does not show (`/bin/rm`, `eval`, `sh -c`, `xargs`, an
-    /// interpreter's inline code): cannot decide means run.
+    /// a Bash command runs it unless every simple command is shown not to
+    /// run the program the rule names (`guard_rule.rs`): cannot decide
+    /// means run.
     pub fn may_allow(
         &self,
         tool: &str,
@@ -230,10 +229,11 @@ impl Condition {
             return false;
         }
         match tool {
+            // A command that is not a string cannot be read: the guard runs.
             "Bash" => input
                 .get("command")
                 .and_then(serde_json::Value::as_str)
-                .is_some_and(|command| super::guard_rule::may_run(pattern, command)),
+                .is_none_or(|command| super::guard_rule::may_run(pattern, command)),
             "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
                 paths(tool, input).any(|path| path_rule::may_match(pattern, path))
             }
