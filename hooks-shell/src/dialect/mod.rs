@@ -20,6 +20,7 @@ mod entries;
 pub mod events;
 pub mod exec;
 pub mod file;
+mod file_paths;
 mod guard_rule;
 pub mod guards;
 pub mod http;
