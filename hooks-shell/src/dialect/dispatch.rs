@@ -27,7 +27,7 @@ use super::exec::run_command_launched;
 use super::http::run_http;
 use super::record::{MECHANISM, record};
 use super::reply::{Contribution, Gate, interpret, merge};
-use super::stdin::stdin_document;
+use super::stdin::stdin_for_run;
 use super::stop::StopTurns;
 use super::withheld::{NOT_APPROVED_REASON, Why, Withheld};
 use super::{Handler, ImportedHook};
@@ -305,10 +305,12 @@ pub async fn run_imported_recorded(
     hook: &ImportedHook,
     event: &Event,
 ) -> (RunResult, Vec<Value>, HookRun) {
-    let input = stdin_document(hook, event);
-    let result = match hook.handler {
-        Handler::Command { .. } => run_command_launched(hook, event, &input, None).await,
-        Handler::Http { .. } => run_http(hook, &input).await,
+    let result = match stdin_for_run(hook, event) {
+        Err(why) => RunResult::failed(format!("not run: {why}")),
+        Ok(input) => match hook.handler {
+            Handler::Command { .. } => run_command_launched(hook, event, &input, None).await,
+            Handler::Http { .. } => run_http(hook, &input).await,
+        },
     };
     let contribution = match hook.event().or(event.hook()) {
         Some(hook_event) => interpret(hook, hook_event, &result),
@@ -337,7 +339,13 @@ async fn run_and_read(
             return (interpret(hook, hook_event, &result), result);
         }
     };
-    let input = stdin_document(hook, event);
+    let input = match stdin_for_run(hook, event) {
+        Ok(input) => input,
+        Err(why) => {
+            let result = RunResult::failed(format!("not run: {why}"));
+            return (interpret(hook, hook_event, &result), result);
+        }
+    };
     let result = match hook.handler {
         Handler::Command { .. } => run_command_launched(hook, event, &input, launch.as_ref()).await,
         Handler::Http { .. } => run_http(hook, &input).await,

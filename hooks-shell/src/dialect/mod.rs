@@ -27,6 +27,7 @@ pub mod http;
 mod known_programs;
 pub mod matcher;
 pub(crate) mod path_rule;
+mod read_content;
 pub mod record;
 pub mod reply;
 mod script_folders;
