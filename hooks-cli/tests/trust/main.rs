@@ -26,6 +26,7 @@ mod dialect_records;
 mod dialect_scripts;
 mod exec_only;
 mod guard_evasions;
+mod guard_evasions_round6;
 mod guard_path_rules;
 mod home_links;
 mod interpreter_shims;

@@ -18,7 +18,7 @@ use super::calls::our_update;
 use super::exec::run_command_launched;
 use super::http::run_http;
 use super::reply::{Contribution, Gate, interpret};
-use super::stdin::stdin_document;
+use super::stdin::stdin_for_run;
 use super::{Handler, ImportedHook};
 use crate::launch::Launch;
 use crate::run::RunResult;
@@ -137,10 +137,13 @@ async fn run_once(
     hook_event: Option<HookEvent>,
     launch: Option<&Launch>,
 ) -> (Contribution, RunResult) {
-    let input = stdin_document(hook, event);
-    let result = match hook.handler {
-        Handler::Command { .. } => run_command_launched(hook, event, &input, launch).await,
-        Handler::Http { .. } => run_http(hook, &input).await,
+    let result = match stdin_for_run(hook, event) {
+        // A fail-closed hook whose stdin cannot hold what it judges.
+        Err(why) => RunResult::failed(format!("not run: {why}")),
+        Ok(input) => match hook.handler {
+            Handler::Command { .. } => run_command_launched(hook, event, &input, launch).await,
+            Handler::Http { .. } => run_http(hook, &input).await,
+        },
     };
     let read = hook_event.map(|hook_event| interpret(hook, hook_event, &result));
     (read.unwrap_or_default(), result)

@@ -7,6 +7,7 @@
 
 use regex::Regex;
 
+use super::file_paths::file_paths;
 use super::{path_rule, web_rule};
 
 /// A hook group's `matcher`, compiled.
@@ -164,7 +165,10 @@ impl Condition {
                 }
             }
             "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
-                paths(tool, input).any(|path| path_rule::matches(pattern, path))
+                file_paths(tool, input)
+                    .paths
+                    .iter()
+                    .any(|path| path_rule::matches(pattern, path))
                     || (matches!(tool, "Glob" | "Grep") && any_value(pattern, input))
             }
             "WebFetch" => text("url").is_some_and(|url| web_rule::matches(pattern, url)),
@@ -211,29 +215,13 @@ fn any_value(pattern: &str, input: &serde_json::Map<String, serde_json::Value>) 
         .any(|value| glob(pattern, value))
 }
 
-/// The paths a file tool's call names (`file_path`, `notebook_path`; for
-/// `Glob` and `Grep` the folder searched and the file glob too).
-fn paths<'a>(
-    tool: &str,
-    input: &'a serde_json::Map<String, serde_json::Value>,
-) -> impl Iterator<Item = &'a str> {
-    let keys: &[&str] = match tool {
-        "Glob" => &["file_path", "path", "pattern"],
-        "Grep" => &["file_path", "path", "glob"],
-        _ => &["file_path", "notebook_path"],
-    };
-    keys.iter()
-        .filter_map(|key| input.get(*key).and_then(serde_json::Value::as_str))
-}
-
 impl Condition {
     /// [`Condition::allows`] for a fail-closed handler: a guard must never
     /// be skipped for a call its rule names, so a file path the text does
-    /// not settle (`$F`, `~user/x`, `..` under a folder rule) runs it, and
-    /// a Bash command also runs it when some subcommand may run the program
-    /// the rule names in a way the
-    /// text does not show (`/bin/rm`, `eval`, `sh -c`, `xargs`, an
-    /// interpreter's inline code): cannot decide means run.
+    /// not settle (`$F`, `~user/x`, `..` under a folder rule) or a file call
+    /// whose paths cannot be found runs it, and a Bash command runs it
+    /// unless every simple command is shown not to run the program the
+    /// rule names (`guard_rule.rs`): cannot decide means run.
     pub fn may_allow(
         &self,
         tool: &str,
@@ -253,12 +241,21 @@ impl Condition {
             return false;
         }
         match tool {
+            // A command that is not a string cannot be read: the guard runs.
             "Bash" => input
                 .get("command")
                 .and_then(serde_json::Value::as_str)
-                .is_some_and(|command| super::guard_rule::may_run(pattern, command)),
+                .is_none_or(|command| super::guard_rule::may_run(pattern, command)),
+            // A call whose files cannot all be found (a V4A body line not
+            // read, no path at all) runs the guard too (R6-10).
             "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
-                paths(tool, input).any(|path| path_rule::may_match(pattern, path))
+                let found = file_paths(tool, input);
+                found.unsure
+                    || found.paths.is_empty()
+                    || found
+                        .paths
+                        .iter()
+                        .any(|path| path_rule::may_match(pattern, path))
             }
             // A URL that is not a string cannot be read: the guard runs.
             "WebFetch" => input.get("url").is_some_and(|url| {
