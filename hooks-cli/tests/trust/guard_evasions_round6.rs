@@ -197,3 +197,35 @@ fn a_cursor_content_guard_reads_what_hermes_reads_or_blocks() {
     let emitted = emit_tool(&home, &project, "read_file", json!({"path": "notes.txt"}));
     assert_ne!(action(&emitted), json!("block"), "{emitted:#}");
 }
+
+/// R6-20: interpreters given inline code by any spelling of the flag.
+#[test]
+fn inline_code_flags_in_any_spelling_run_the_guard() {
+    each_runs_the_rm_guard(&[
+        "python3 -Ic 'import os; os.system(\"rm -rf /\")'",
+        "python3 -Bc 'import os; os.system(\"rm -rf /\")'",
+        "perl -we 'system \"rm -rf /\"'",
+        "perl -e'system \"rm -rf /\"'",
+        "node --eval='require(\"child_process\").execSync(\"rm -rf /\")'",
+        "node -pe 'require(\"child_process\").execSync(\"rm -rf /\")'",
+        "awk 'BEGIN{system(\"rm -rf /\")}'",
+    ]);
+}
+
+/// R6-15: a `Bash(git push*)` rule and git's global options.
+#[test]
+fn git_global_options_before_push_run_a_git_push_guard() {
+    let (home, project) = home_with("[claude]");
+    user_guard(&home, "Bash", DENY_ALL, Some("Bash(git push*)"));
+    for command in [
+        "git -C . push origin main",
+        "git --no-pager push origin main",
+        "git -c push.default=current push",
+        "git --git-dir=.git push",
+        "git -P push",
+        "git --work-tree=. push",
+    ] {
+        let emitted = emit_terminal(&home, &project, command, false);
+        assert_eq!(action(&emitted), json!("block"), "{command}: {emitted}");
+    }
+}
