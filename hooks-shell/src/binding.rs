@@ -291,10 +291,13 @@ impl Subject {
             &[]
         };
         for file in mentions::named_files(project, &self.cwd, &text, &seeds, covered)? {
-            let hash = if file.exists() {
-                cache::cached_file(&file, || content_or_metadata(&file))
-            } else {
-                "missing".to_owned()
+            let hash = match std::fs::metadata(&file) {
+                Ok(metadata) if metadata.is_file() => {
+                    cache::cached_file(&file, || content_or_metadata(&file))
+                }
+                // Never opened: a FIFO would block.
+                Ok(_) => "not a regular file".to_owned(),
+                Err(_) => "missing".to_owned(),
             };
             binding.mentioned.insert(file, hash);
         }

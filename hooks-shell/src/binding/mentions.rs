@@ -42,7 +42,7 @@ mod tops;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::BindError;
 pub(crate) use read::is_code_file;
@@ -99,6 +99,7 @@ pub(crate) fn named_files(
             }
         }
         names.drain()?;
+        names.seen = Arc::new(std::mem::take(&mut names.seen_here));
         Ok(Arc::new(names))
     })?;
     let mut names = (*seeded).clone();
@@ -121,6 +122,9 @@ enum Kind {
     Folder,
 }
 
+/// Each folder's entries and their kinds, shared by the hooks of a load.
+type Listings = HashMap<PathBuf, Arc<HashMap<String, Kind>>>;
+
 /// What has been named so far, and how to go on.
 #[derive(Clone, Debug)]
 pub(crate) struct Names {
@@ -134,9 +138,12 @@ pub(crate) struct Names {
     queue: Vec<PathBuf>,
     /// Each word read and the folder of the file it was read in (looked up
     /// again in each folder named later).
-    seen: BTreeSet<(String, Option<PathBuf>)>,
+    /// Shared by the hooks of one load (read-only once the seeds are
+    /// read; see [`named_files`]), and this hook's own.
+    seen: Arc<BTreeSet<(String, Option<PathBuf>)>>,
+    seen_here: BTreeSet<(String, Option<PathBuf>)>,
     /// Each folder's entries and their kinds (links followed).
-    listings: HashMap<PathBuf, HashMap<String, Kind>>,
+    listings: Arc<Mutex<Listings>>,
     read: read::Budget,
     /// Look-ups made, against [`MAX_LOOKUPS`].
     lookups: u64,
@@ -146,7 +153,7 @@ pub(crate) struct Names {
 /// hook's code names too much to read on every run, and it cannot be
 /// approved (never a silent cut: a cap on the folders looked in let the
 /// 65th go unbound).
-const MAX_LOOKUPS: u64 = 20_000_000;
+const MAX_LOOKUPS: u64 = 4_000_000;
 
 impl Names {
     fn new(project: &Path, cwd: &Path) -> Names {
@@ -157,8 +164,9 @@ impl Names {
             places: Vec::new(),
             files: BTreeSet::new(),
             queue: Vec::new(),
-            seen: BTreeSet::new(),
-            listings: HashMap::new(),
+            seen: Arc::new(BTreeSet::new()),
+            seen_here: BTreeSet::new(),
+            listings: Arc::new(Mutex::new(HashMap::new())),
             read: read::Budget::default(),
             lookups: 0,
         }
@@ -219,8 +227,8 @@ impl Names {
             }
         }
         for word in read::words(&text) {
-            if !read::is_glob(&word) && self.seen.insert((word.clone(), dir.map(Path::to_path_buf)))
-            {
+            let key = (word.clone(), dir.map(Path::to_path_buf));
+            if !read::is_glob(&word) && !self.seen.contains(&key) && self.seen_here.insert(key) {
                 self.word(&word, dir, None);
             }
         }
@@ -322,7 +330,18 @@ impl Names {
             let absolute = index == 0 && word.starts_with('/') && only.is_none();
             let text = if absolute { word } else { relative };
             let path = normalize(&base.join(text));
-            if !path.starts_with(&self.project) || path == self.project || self.excluded(&path) {
+            let path = if self.excluded(&path) {
+                // Build output or installed packages, unless a link there
+                // leads back into the project's own code (an npm workspace:
+                // `node_modules/@acme/rules -> ../../packages/rules`).
+                match self.linked_back(&path) {
+                    Some(real) => real,
+                    None => continue,
+                }
+            } else {
+                path
+            };
+            if !path.starts_with(&self.project) || path == self.project {
                 continue;
             }
             let (Some(parent), Some(name)) =
@@ -344,7 +363,7 @@ impl Names {
             if !name.contains('.') {
                 // A Python extension module: `helper.cpython-311-x86_64-linux-gnu.so`.
                 let prefix = format!("{name}.");
-                for (entry, kind) in &listing {
+                for (entry, kind) in listing.iter() {
                     if *kind == Kind::File
                         && entry.starts_with(&prefix)
                         && (entry.ends_with(".so") || entry.ends_with(".pyd"))
@@ -394,11 +413,13 @@ impl Names {
         matched
     }
 
-    fn listing(&mut self, folder: &Path) -> HashMap<String, Kind> {
-        self.listings
-            .entry(folder.to_path_buf())
-            .or_insert_with(|| read::listing(folder))
-            .clone()
+    fn listing(&mut self, folder: &Path) -> Arc<HashMap<String, Kind>> {
+        let mut listings = self.listings.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(
+            listings
+                .entry(folder.to_path_buf())
+                .or_insert_with(|| Arc::new(read::listing(folder))),
+        )
     }
 
     fn add_file(&mut self, path: PathBuf) {
@@ -429,7 +450,7 @@ impl Names {
         {
             self.places.push(folder.clone());
             // Words read before it was named are looked up in it too.
-            let seen: Vec<_> = self.seen.iter().cloned().collect();
+            let seen: Vec<_> = self.seen.iter().chain(&self.seen_here).cloned().collect();
             for (word, dir) in seen {
                 self.word(&word, dir.as_deref(), Some(&folder));
             }
@@ -440,6 +461,15 @@ impl Names {
                 self.add_file(path);
             }
         }
+    }
+
+    /// Where `path` (under build output) really is, when that is in the
+    /// project and not build output itself.
+    fn linked_back(&self, path: &Path) -> Option<PathBuf> {
+        let real = std::fs::canonicalize(path).ok()?;
+        let project = std::fs::canonicalize(&self.project).ok()?;
+        let inside = self.project.join(real.strip_prefix(&project).ok()?);
+        (!self.excluded(&inside)).then_some(inside)
     }
 
     /// Whether `path` is left out: under build output.

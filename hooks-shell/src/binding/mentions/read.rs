@@ -51,7 +51,7 @@ const CODE_NAMES: [&str; 23] = [
 
 /// The most bytes read for words in one binding: past it the hook's code is
 /// too large to read on every run, and it cannot be approved.
-const MAX_READ: u64 = 2 * MAX_TREE_BYTES;
+const MAX_READ: u64 = MAX_TREE_BYTES / 2;
 /// The most files listed under one seed.
 const MAX_SEED_FILES: usize = 20_000;
 
@@ -63,6 +63,9 @@ pub(crate) fn is_code_file(path: &Path) -> bool {
     let Ok(metadata) = std::fs::metadata(path) else {
         return false;
     };
+    if !metadata.is_file() {
+        return false;
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
@@ -164,10 +167,14 @@ pub(super) fn listing(folder: &Path) -> HashMap<String, Kind> {
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
             let metadata = std::fs::metadata(entry.path()).ok()?;
+            // A FIFO, a socket or a device is never read: opening one may
+            // block for good (red-team 6b).
             let kind = if metadata.is_dir() {
                 Kind::Folder
-            } else {
+            } else if metadata.is_file() {
                 Kind::File
+            } else {
+                return None;
             };
             Some((name, kind))
         })

@@ -316,3 +316,38 @@ fn a_computed_module_name_makes_its_folder_a_place() {
         ["lib/helper.py"]
     );
 }
+
+#[test]
+fn a_fifo_is_never_opened_and_a_workspace_link_is_followed() {
+    let (_dir, p) = project();
+    let fifo = p.join("notes.txt");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success())
+    );
+    // Named as a word, run by a shell, globbed: never opened (it would block).
+    let script = "#!/bin/sh\n# see notes.txt\nsh notes.txt\nfor f in note*; do :; done\n";
+    assert!(named_by(&p, "x", Some(("hooks/a.sh", script))).is_empty());
+    let git = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&p)
+        .args(["init", "-q"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !git {
+        eprintln!("skipped: no git");
+        return;
+    }
+    write(&p.join(".gitignore"), "node_modules/\n");
+    write(&p.join("packages/rules/index.js"), "module.exports = 1;\n");
+    std::fs::create_dir_all(p.join("node_modules/@acme")).expect("mkdir");
+    std::os::unix::fs::symlink("../../packages/rules", p.join("node_modules/@acme/rules"))
+        .expect("link");
+    let js = "require(\"@acme/rules\");\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.js", js))),
+        ["packages/rules/index.js"]
+    );
+}

@@ -97,9 +97,12 @@ impl Tops {
         &self.unspellable
     }
 
-    /// `node_modules`, where `require("x")` looks, unless build output.
+    /// `node_modules`, where `require("x")` looks (what is installed
+    /// there is left out as build output; a link back into the project is
+    /// followed).
     pub(super) fn node_modules(&self, project: &Path) -> Option<PathBuf> {
-        (self.names.contains("node_modules") && !self.output.contains("node_modules"))
+        self.names
+            .contains("node_modules")
             .then(|| project.join("node_modules"))
     }
 
