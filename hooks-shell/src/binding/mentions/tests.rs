@@ -1,3 +1,5 @@
+//! What a hook's code names, on a project laid out for each case.
+
 use std::path::{Path, PathBuf};
 
 use super::named_files;
