@@ -32,6 +32,7 @@ use serde_json::{Map, Value, json};
 pub use cache::{TreeCache, TreeCacheEntered, tree_walks_on_this_thread};
 pub use definitions::{Reached, reached};
 pub use identify::{Code, Identified, identify};
+pub(crate) use mentions::normalize;
 pub use shell::python_reads_cwd;
 pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, TreeSum, tree_sha256, tree_sum};
 pub(crate) use tree::{tree_sha256_copied, tree_sum_now};

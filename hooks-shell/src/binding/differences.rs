@@ -1,7 +1,40 @@
 //! What differs between a binding computed now and the approved one, said
 //! for people (the reason a hook asks again).
 
+use std::collections::BTreeMap;
+use std::fmt::Display;
+
 use super::Binding;
+
+/// How one map's changes are said: an entry changed, new, gone.
+struct Said<K> {
+    changed: fn(&K) -> String,
+    new: fn(&K) -> String,
+    gone: fn(&K) -> String,
+}
+
+/// What differs between `now` and `approved`, said as `said` says it.
+fn map_changes<K: Ord, V: PartialEq>(
+    now: &BTreeMap<K, V>,
+    approved: &BTreeMap<K, V>,
+    said: &Said<K>,
+    changes: &mut Vec<String>,
+) {
+    for (key, value) in now {
+        match approved.get(key) {
+            Some(old) if old == value => {}
+            Some(_) => changes.push((said.changed)(key)),
+            None => changes.push((said.new)(key)),
+        }
+    }
+    for key in approved.keys().filter(|k| !now.contains_key(*k)) {
+        changes.push((said.gone)(key));
+    }
+}
+
+fn shown(path: &impl AsRef<std::path::Path>) -> impl Display + '_ {
+    path.as_ref().display()
+}
 
 impl Binding {
     /// What differs from `other` (the approved binding), for messages.
@@ -16,64 +49,31 @@ impl Binding {
                     .map_or("none".to_owned(), |p| p.display().to_string())
             ));
         }
-        for (path, hash) in &self.files {
-            match approved.files.get(path) {
-                Some(old) if old == hash => {}
-                Some(_) => changes.push(format!("{} changed", path.display())),
-                None => changes.push(format!("{} is new", path.display())),
-            }
-        }
-        for path in approved
-            .files
-            .keys()
-            .filter(|p| !self.files.contains_key(*p))
-        {
-            changes.push(format!("{} is no longer run", path.display()));
-        }
+        let run = Said {
+            changed: |p: &std::path::PathBuf| format!("{} changed", shown(p)),
+            new: |p| format!("{} is new", shown(p)),
+            gone: |p| format!("{} is no longer run", shown(p)),
+        };
+        map_changes(&self.files, &approved.files, &run, &mut changes);
         if self.tree != approved.tree {
             changes.push("a file of its hook tree changed".to_owned());
         }
         if self.request != approved.request {
             changes.push("its request (URL, headers or allowed env vars) changed".to_owned());
         }
-        for (name, hash) in &self.env {
-            match approved.env.get(name) {
-                Some(old) if old == hash => {}
-                Some(_) => changes.push(format!("the value of env {name} changed")),
-                None => changes.push(format!("env {name} is new")),
-            }
-        }
-        for name in approved.env.keys().filter(|n| !self.env.contains_key(*n)) {
-            changes.push(format!("env {name} is no longer set"));
-        }
-        for (path, hash) in &self.definitions {
-            match approved.definitions.get(path) {
-                Some(old) if old == hash => {}
-                Some(_) => changes.push(format!("{} changed", path.display())),
-                None => changes.push(format!("{} is new", path.display())),
-            }
-        }
-        for path in approved
-            .definitions
-            .keys()
-            .filter(|p| !self.definitions.contains_key(*p))
-        {
-            changes.push(format!("{} is no longer run", path.display()));
-        }
-        for (path, hash) in &self.mentioned {
-            match approved.mentioned.get(path) {
-                Some(old) if old == hash => {}
-                Some(_) => changes.push(format!("{} (named by its code) changed", path.display())),
-                None => changes.push(format!("its code names {}", path.display())),
-            }
-        }
-        for path in approved
-            .mentioned
-            .keys()
-            .filter(|p| !self.mentioned.contains_key(*p))
-        {
-            changes.push(format!("its code no longer names {}", path.display()));
-        }
+        let env = Said {
+            changed: |name: &String| format!("the value of env {name} changed"),
+            new: |name| format!("env {name} is new"),
+            gone: |name| format!("env {name} is no longer set"),
+        };
+        map_changes(&self.env, &approved.env, &env, &mut changes);
+        map_changes(&self.definitions, &approved.definitions, &run, &mut changes);
+        let named = Said {
+            changed: |p: &std::path::PathBuf| format!("{} (named by its code) changed", shown(p)),
+            new: |p| format!("its code names {}", shown(p)),
+            gone: |p| format!("its code no longer names {}", shown(p)),
+        };
+        map_changes(&self.mentioned, &approved.mentioned, &named, &mut changes);
         changes
     }
 }

@@ -479,7 +479,7 @@ impl Names {
 }
 
 /// `path` with `.` and `..` resolved by name (no link is followed).
-fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -53,7 +53,7 @@ pub(super) fn top_folders(
 /// The top-level folder of `project` that `path` (from `cwd`) lies in, when
 /// it lies in one.
 fn top_folder(project: &Path, cwd: &Path, path: &Path) -> Option<PathBuf> {
-    let full = normalize(&cwd.join(path));
+    let full = crate::binding::normalize(&cwd.join(path));
     let inside = match full.strip_prefix(project) {
         Ok(inside) => inside.to_path_buf(),
         Err(_) => {
@@ -73,21 +73,6 @@ fn top_folder(project: &Path, cwd: &Path, path: &Path) -> Option<PathBuf> {
     // A file right at the project's top has no folder of its own.
     parts.next()?;
     Some(project.join(top))
-}
-
-/// `path` with `.` and `..` resolved by name (no link is followed).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
