@@ -69,6 +69,8 @@
 pub(crate) mod child;
 mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
+mod held;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod overlay;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod prepare;
