@@ -85,6 +85,7 @@ mod resolved;
 mod rules;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod shared;
+mod stores;
 mod support;
 
 pub use explain::{Denial, denials};
@@ -92,7 +93,8 @@ pub use explain::{Denial, denials};
 pub use prepare::Prepared;
 pub use profile::{CustomRules, Profile, Sandbox};
 pub use protected::{PROTECTED_SETTINGS, TOOL_FOLDERS, pinned_links, protected_paths};
-pub use rules::{Context, DEVICE_WRITE, Limits, Rules, SECRET_STORES, SYSTEM_READ, expand_path};
+pub use rules::{Context, DEVICE_WRITE, Limits, Rules, SYSTEM_READ, expand_path};
+pub use stores::SECRET_STORES;
 pub use support::{Support, UNAVAILABLE_ENV};
 
 /// Why a sandbox could not be prepared.

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::profile::{Profile, Sandbox};
+use super::stores::SECRET_STORES;
 
 /// Where the system lives: readable (and executable) under every profile.
 pub const SYSTEM_READ: &[&str] = &[
@@ -29,54 +30,6 @@ pub const SYSTEM_READ: &[&str] = &[
 
 /// Device files every profile may write (`> /dev/null` must keep working).
 pub const DEVICE_WRITE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
-
-/// The secret stores of a home that the `project` profile does not let a
-/// hook read (relative to the home). Extended per host with
-/// [`Context::secrets`] (`hooks_sandbox: {secrets: [...]}` in config.yaml).
-pub const SECRET_STORES: &[&str] = &[
-    ".ssh",
-    ".aws",
-    ".gnupg",
-    ".config/gh",
-    ".config/hub",
-    ".config/gcloud",
-    ".config/op",
-    ".azure",
-    ".kube",
-    ".docker/config.json",
-    ".netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".password-store",
-    ".pki",
-    ".local/share/keyrings",
-    ".mozilla",
-    ".config/google-chrome",
-    ".config/chromium",
-    ".vault-token",
-    ".terraform.d/credentials.tfrc.json",
-    ".claude/.credentials.json",
-    ".claude.json",
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".codex/auth.json",
-    ".hermes/.env",
-    ".hermes/auth.json",
-    ".hermes/config.yaml",
-    ".config/rclone",
-    ".s3cfg",
-    ".boto",
-    ".bash_history",
-    ".zsh_history",
-    ".local/share/fish/fish_history",
-    ".python_history",
-    ".node_repl_history",
-    ".psql_history",
-    ".mysql_history",
-];
 
 /// Resource limits of a sandboxed hook (each only ever lowered, never raised).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
