@@ -13,7 +13,7 @@
 //! `held.rs`, under the same rules.
 #![allow(unsafe_code)]
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::RawFd;
 
@@ -50,14 +50,29 @@ pub(crate) struct ChildPlan {
     pub lower_limits: bool,
     /// `(source, target)`: `source` bind-mounted read-only over `target` in
     /// the mount namespace (see [`super::overlay`]).
-    pub overlays: Vec<(std::ffi::CString, std::ffi::CString)>,
+    pub overlays: Vec<(CString, CString)>,
+    /// Paths an empty read-only file system is mounted over, last, so that
+    /// no named socket in them can be reached (see `masked.rs`).
+    pub masks: Vec<Mask>,
+}
+
+/// A path to mount nothing over: a folder gets an empty read-only tmpfs
+/// whose root nobody may enter (mode `000`: what was denied stays denied,
+/// not missing), the first one made bound again for the others; a socket
+/// gets `/dev/null`.
+#[derive(Debug)]
+pub(crate) struct Mask {
+    /// The absolute path, symlinks resolved by the parent.
+    pub path: CString,
+    /// Whether it is a folder (else a socket).
+    pub folder: bool,
 }
 
 /// A path to make read-only, and the file (device, inode) it must be.
 #[derive(Debug)]
 pub(crate) struct ReadOnlyMount {
     /// The absolute path, symlinks resolved by the parent.
-    pub path: std::ffi::CString,
+    pub path: CString,
     /// `(st_dev, st_ino)` the parent saw.
     pub identity: (u64, u64),
 }
@@ -178,6 +193,49 @@ fn enter_namespaces(plan: &ChildPlan) -> io::Result<()> {
     }
     for mount in &plan.read_only {
         mount_read_only(mount)?;
+    }
+    mask_all(&plan.masks)
+}
+
+/// Mounts nothing over each of `masks` (none lies beneath another). A
+/// path gone since the parent looked holds no socket: it is passed over;
+/// any other failure fails the spawn.
+fn mask_all(masks: &[Mask]) -> io::Result<()> {
+    let mut empty: Option<&CStr> = None;
+    for mask in masks {
+        let target = mask.path.as_ptr();
+        let bind = |source: &CStr| {
+            // SAFETY: C strings made before the fork, a null type and data.
+            check(unsafe {
+                libc::mount(
+                    source.as_ptr(),
+                    target,
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                )
+            })
+        };
+        let mounted = match (mask.folder, empty) {
+            (false, _) => bind(c"/dev/null"),
+            (true, Some(first)) => bind(first),
+            // SAFETY: C strings made before the fork or literals.
+            (true, None) => check(unsafe {
+                libc::mount(
+                    c"tmpfs".as_ptr(),
+                    target,
+                    c"tmpfs".as_ptr(),
+                    libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    c"mode=0000,size=4k".as_ptr().cast(),
+                )
+            }),
+        };
+        match mounted {
+            Ok(()) if mask.folder && empty.is_none() => empty = Some(&mask.path),
+            Ok(()) => {}
+            Err(error) if matches!(error.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {}
+            Err(error) => return Err(error),
+        }
     }
     Ok(())
 }

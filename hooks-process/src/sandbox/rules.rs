@@ -71,6 +71,10 @@ pub struct Context {
     pub home: Option<PathBuf>,
     /// More secret stores, beside [`SECRET_STORES`] (`~` expanded).
     pub secrets: Vec<PathBuf>,
+    /// The user's runtime folder as the environment names it
+    /// (`XDG_RUNTIME_DIR`): its sockets are masked beside those of
+    /// `/run/user/<uid>` where it is a `0700` folder of the user's own.
+    pub runtime_dir: Option<PathBuf>,
     /// The directories of the hook's `PATH`: readable under every profile,
     /// with the tool folder a home's entry belongs to (`~/.pyenv` for
     /// `~/.pyenv/shims`), so an interpreter a shim or version manager
@@ -93,6 +97,7 @@ impl Context {
             own_writable: Vec::new(),
             home: std::env::var_os("HOME").map(PathBuf::from),
             secrets: Vec::new(),
+            runtime_dir: std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
             path: std::env::var_os("PATH")
                 .map(|path| std::env::split_paths(&path).collect())
                 .unwrap_or_default(),
@@ -120,6 +125,10 @@ pub struct Rules {
     /// entry made, removed or renamed right there), while what is in those
     /// folders stays writable ([`super::pinned_links`]).
     pub pinned: Vec<PathBuf>,
+    /// Folders and sockets masked in the hook's mount namespace so that no
+    /// named socket there is reached, the user's runtime folder first
+    /// (`masked.rs`; where they exist, around what the profile reads).
+    pub masked: Vec<PathBuf>,
     /// Whether the hook keeps the host's network.
     pub network: bool,
     /// Whether `/tmp` is a private one of the hook's own mount namespace.
@@ -189,12 +198,14 @@ impl Sandbox {
             })
             .collect();
         let pinned = super::pinned_links(&context.project, &context.tree_roots, &write);
+        let masked = super::masked::targets(context);
         Ok(Some(Rules {
             read: dedup(read),
             write: dedup(write),
             hidden,
             read_only,
             pinned,
+            masked,
             network,
             private_tmp: true,
             limits: Limits::default(),
@@ -312,6 +323,7 @@ mod tests {
             )],
             home: Some(PathBuf::from("/home/u")),
             secrets: vec![PathBuf::from("/home/u/.vault")],
+            runtime_dir: None,
             path: vec![
                 PathBuf::from("/home/u/.pyenv/shims"),
                 PathBuf::from("/usr/bin"),

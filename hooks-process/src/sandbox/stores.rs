@@ -6,7 +6,8 @@
 //! [...]}`. Each entry is relative to the home; a folder is hidden whole, so
 //! a tool folder whose code a hook may run (`~/.cargo`, `~/.pulumi`, on the
 //! `PATH`) names only the files that hold the secret. Landlock hides them
-//! from reads. Each entry is looked at on every spawn where
+//! from reads; a socket in one is hidden from `connect()` only by a mount
+//! ([`super::HOME_SOCKETS`]). Each entry is looked at on every spawn where
 //! it leads (`real.rs`): the folders holding many (the home, `.config`)
 //! are read once, so a store that is not there costs no system call, and
 //! the first missing folder of a path ends its walk.
@@ -16,7 +17,8 @@
 /// group. Extended per host with [`super::Context::secrets`]
 /// (`hooks_sandbox: {secrets: [...]}` in config.yaml).
 pub const SECRET_STORES: &[&str] = &[
-    // Keys, agents, keyrings and password managers.
+    // Keys, agents, keyrings and password managers (an agent's socket
+    // folder too: `connect()` is not a read, only a mount hides it).
     ".1password",
     ".bitwarden-ssh-agent.sock",
     ".config/1Password",

@@ -15,5 +15,6 @@ mod sandbox_links;
 mod sandbox_read_links;
 mod sandbox_secrets;
 mod sandbox_shared;
+mod sandbox_sockets;
 mod support;
 mod tree;
