@@ -45,6 +45,16 @@ impl Drop for Listener {
     }
 }
 
+/// A scratch folder in the runtime folder, removed when dropped (a failed
+/// assertion included).
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// Connects to each named socket: prints `<NAME>-REACHED <answer>` or
 /// `<NAME>-UNREACHABLE`.
 fn probes(sockets: &[(&str, &Path)]) -> String {
@@ -111,9 +121,10 @@ async fn the_sessions_sockets_are_unreachable_from_project_and_strict() {
         return;
     };
     let id = std::process::id();
+    let folder = Scratch(runtime.join(format!("hermes-sandbox-test-{id}")));
     // `bus` right in the folder, `gnupg/S.gpg-agent` in a folder of it.
     let bus = Listener::at(runtime.join(format!("hermes-sandbox-test-{id}.sock")));
-    let agent = Listener::at(runtime.join(format!("hermes-sandbox-test-{id}/S.agent")));
+    let agent = Listener::at(folder.0.join("S.agent"));
     let world = World::new();
     let script = probes(&[("BUS", &bus.path), ("AGENT", &agent.path)]);
     let free = world.run(Profile::None, &script).await;
@@ -122,8 +133,7 @@ async fn the_sessions_sockets_are_unreachable_from_project_and_strict() {
         let output = world.run(profile.clone(), &script).await;
         check(&stdout(&output), &[], &["BUS", "AGENT"]);
     }
-    drop((bus, agent));
-    let _ = std::fs::remove_dir(runtime.join(format!("hermes-sandbox-test-{id}")));
+    drop((bus, agent, folder));
 }
 
 #[tokio::test]
@@ -158,7 +168,8 @@ async fn a_map_that_lists_the_runtime_folder_keeps_it_and_a_path_folder_in_it_st
     let id = std::process::id();
     let bus = Listener::at(runtime.join(format!("hermes-sandbox-map-{id}.sock")));
     // fnm's way: a `PATH` folder inside the runtime folder.
-    let tools = runtime.join(format!("hermes-sandbox-map-{id}/bin"));
+    let folder = Scratch(runtime.join(format!("hermes-sandbox-map-{id}")));
+    let tools = folder.0.join("bin");
     std::fs::create_dir_all(&tools).unwrap();
     let tool = tools.join("probe-tool");
     std::fs::write(&tool, "#!/bin/sh\necho TOOL-RAN\n").unwrap();
@@ -186,7 +197,7 @@ async fn a_map_that_lists_the_runtime_folder_keeps_it_and_a_path_folder_in_it_st
     let listing = CustomRules::new(vec![runtime.display().to_string()], vec![], false);
     let custom = run(Profile::Custom(listing)).await.expect("runs");
     check(&stdout(&custom), &["BUS"], &[]);
-    let _ = std::fs::remove_dir_all(runtime.join(format!("hermes-sandbox-map-{id}")));
+    drop((bus, folder));
 }
 
 #[tokio::test]
