@@ -70,9 +70,6 @@ const ENTRY_FILES: [&str; 11] = [
     "GNUmakefile",
 ];
 
-/// The most folders named that later words are looked up in.
-const MAX_PLACES: usize = 64;
-
 /// The project files the hook's `command` text and the code under `seeds`
 /// name (see the module documentation); files under `covered` (the hook
 /// tree, bound whole) are read but not returned. A file in the set may be
@@ -141,7 +138,15 @@ pub(crate) struct Names {
     /// Each folder's entries and their kinds (links followed).
     listings: HashMap<PathBuf, HashMap<String, Kind>>,
     read: read::Budget,
+    /// Look-ups made, against [`MAX_LOOKUPS`].
+    lookups: u64,
 }
+
+/// The most look-ups of words in folders one binding makes: past it the
+/// hook's code names too much to read on every run, and it cannot be
+/// approved (never a silent cut: a cap on the folders looked in let the
+/// 65th go unbound).
+const MAX_LOOKUPS: u64 = 20_000_000;
 
 impl Names {
     fn new(project: &Path, cwd: &Path) -> Names {
@@ -155,6 +160,7 @@ impl Names {
             seen: BTreeSet::new(),
             listings: HashMap::new(),
             read: read::Budget::default(),
+            lookups: 0,
         }
     }
 
@@ -162,6 +168,9 @@ impl Names {
     fn drain(&mut self) -> Result<(), BindError> {
         while let Some(file) = self.queue.pop() {
             self.read(&file)?;
+        }
+        if self.lookups > MAX_LOOKUPS {
+            return Err(BindError::TreeTooLarge(self.project.clone()));
         }
         Ok(())
     }
@@ -171,8 +180,25 @@ impl Names {
         let Some(text) = self.read.text(path)? else {
             return Ok(());
         };
-        self.text(&text, path.parent(), read::is_shell(path, &text));
+        let shell = read::is_shell(path, &text);
+        self.text(&text, path.parent(), shell);
+        if !shell && read::loads_code(&text) {
+            // It runs code it reads (`exec(open(...).read())`, `pickle`,
+            // `require`): every file it names may be that code.
+            self.any_file_named(&text, path.parent());
+        }
         Ok(())
+    }
+
+    /// Binds every existing file a word of `text` names, whatever it is.
+    fn any_file_named(&mut self, text: &str, dir: Option<&Path>) {
+        for word in read::words(text) {
+            for (path, kind) in self.lookups(&word, dir, None) {
+                if kind == Some(Kind::File) {
+                    self.add_file(path);
+                }
+            }
+        }
     }
 
     /// Binds what the words of `text` (found in `dir`; shell code when
@@ -240,6 +266,21 @@ impl Names {
             Some(Kind::File) => {}
             Some(Kind::Folder) => self.add_place(path),
             None => {
+                // A path computed on (`"plugins/" + name`): the folder it
+                // starts in is a place words are looked up in.
+                if word.contains('/') {
+                    let mut ancestor = path.parent();
+                    while let Some(folder) = ancestor {
+                        if folder == self.project || !folder.starts_with(&self.project) {
+                            break;
+                        }
+                        if folder.is_dir() {
+                            self.add_place(folder.to_path_buf());
+                            break;
+                        }
+                        ancestor = folder.parent();
+                    }
+                }
                 let code = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
                     read::CODE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str())
                 });
@@ -258,6 +299,9 @@ impl Names {
         dir: Option<&Path>,
         only: Option<&Path>,
     ) -> Vec<(PathBuf, Option<Kind>)> {
+        if self.lookups > MAX_LOOKUPS {
+            return Vec::new();
+        }
         let relative = word.trim_start_matches('/');
         let mut bases: Vec<PathBuf> = Vec::new();
         if word.starts_with('/') && only.is_none() {
@@ -272,6 +316,7 @@ impl Names {
                 bases.extend(self.tops.node_modules(&self.project));
             }
         }
+        self.lookups += bases.len() as u64;
         let mut out = Vec::new();
         for (index, base) in bases.iter().enumerate() {
             let absolute = index == 0 && word.starts_with('/') && only.is_none();
@@ -381,7 +426,7 @@ impl Names {
         if self.excluded(&folder) || self.places.contains(&folder) {
             return;
         }
-        if self.places.len() < MAX_PLACES {
+        {
             self.places.push(folder.clone());
             // Words read before it was named are looked up in it too.
             let seen: Vec<_> = self.seen.iter().cloned().collect();

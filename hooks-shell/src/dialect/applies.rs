@@ -4,16 +4,18 @@
 use hermes_hooks_core::{Event, HookEvent};
 use serde_json::{Map, Value};
 
-use super::events::{ToolFilter, ToolOutcome, their_args, their_tool};
+use super::calls::{TheirCall, rule_inputs, their_call, their_tool_of};
+use super::events::{ToolFilter, ToolOutcome, their_tool};
 use super::matcher::{Condition, DialectMatcher};
 use super::{EventMapping, ImportedHook};
 
-/// The value an event's matcher is compared with (Claude Code's match field).
-fn match_value(event: &Event) -> Option<String> {
+/// The value an event's matcher is compared with (Claude Code's match field;
+/// for a tool event `tool`, the call's Claude tool).
+fn match_value(event: &Event, tool: &str) -> Option<String> {
     let text = |key: &str| event.get(key).and_then(Value::as_str).map(str::to_owned);
     match event.hook()? {
         HookEvent::PreToolCall | HookEvent::PostToolCall | HookEvent::TransformToolResult => {
-            Some(their_tool(event.tool_name().unwrap_or("")).to_owned())
+            Some(tool.to_owned())
         }
         HookEvent::OnSessionStart => Some(text("source").unwrap_or_else(|| "startup".to_owned())),
         HookEvent::OnSessionFinalize => Some(text("reason").unwrap_or_else(|| "other".to_owned())),
@@ -49,9 +51,17 @@ pub(crate) fn applies_to(
     event: &Event,
 ) -> bool {
     let tool = event.tool_name().unwrap_or("");
+    let no_args = Map::new();
+    let args = match event.get("args") {
+        Some(Value::Object(args)) => args,
+        _ => &no_args,
+    };
+    let their_name = their_tool_of(tool, args);
     if let ToolFilter::Only(tools) = mapping.tools
         && !tools.contains(&tool)
-        && !tools.iter().any(|t| their_tool(t) == tool)
+        && !tools
+            .iter()
+            .any(|t| their_tool(t) == tool || their_tool(t) == their_name)
     {
         return false;
     }
@@ -61,7 +71,7 @@ pub(crate) fn applies_to(
         ToolOutcome::Failed if !failed => return false,
         _ => {}
     }
-    if let Some(value) = match_value(event)
+    if let Some(value) = match_value(event, their_name)
         && !matcher.matches(&value)
     {
         return false;
@@ -79,15 +89,21 @@ pub(crate) fn applies_to(
             );
             // On other events a handler with `if` never runs (as in Claude Code).
             tool_event && {
-                let args = match event.get("args") {
-                    Some(Value::Object(args)) => their_args(args),
-                    _ => Map::new(),
-                };
+                // Each input the call acts on is tried (every URL of `urls`).
+                let TheirCall {
+                    tool,
+                    input,
+                    settled,
+                } = their_call(tool, args);
+                let mut inputs = rule_inputs(&tool, input).into_iter();
                 if guarding {
-                    // A fail-closed guard runs whenever its rule cannot rule the call out.
-                    condition.may_allow(their_tool(tool), &args)
+                    // A fail-closed guard runs whenever its rule cannot rule
+                    // the call out: text typed into a running program is
+                    // read by whatever program that is.
+                    (!settled && condition.covers(&tool))
+                        || inputs.any(|input| condition.may_allow(&tool, &input))
                 } else {
-                    condition.allows(their_tool(tool), &args)
+                    inputs.any(|input| condition.allows(&tool, &input))
                 }
             }
         }

@@ -19,18 +19,16 @@ use hermes_hooks_core::{
 use hermes_hooks_process::runtime::Background;
 use serde_json::Value;
 
+use super::ImportedHook;
 pub use super::applies::applies;
 pub(crate) use super::applies::applies_to;
+use super::call_parts::run_split;
 use super::discover::{Discovery, discover};
 use super::events::also_fires_on;
-use super::exec::run_command_launched;
-use super::http::run_http;
 use super::record::{MECHANISM, record};
 use super::reply::{Contribution, Gate, interpret, merge};
-use super::stdin::stdin_document;
 use super::stop::StopTurns;
 use super::withheld::{NOT_APPROVED_REASON, Why, Withheld};
-use super::{Handler, ImportedHook};
 use crate::binding::TreeCache;
 use crate::consent::{changed_message, not_allowlisted_message};
 use crate::consent_book::{ConsentBook, Verdict};
@@ -305,15 +303,8 @@ pub async fn run_imported_recorded(
     hook: &ImportedHook,
     event: &Event,
 ) -> (RunResult, Vec<Value>, HookRun) {
-    let input = stdin_document(hook, event);
-    let result = match hook.handler {
-        Handler::Command { .. } => run_command_launched(hook, event, &input, None).await,
-        Handler::Http { .. } => run_http(hook, &input).await,
-    };
-    let contribution = match hook.event().or(event.hook()) {
-        Some(hook_event) => interpret(hook, hook_event, &result),
-        None => Contribution::default(),
-    };
+    let hook_event = hook.event().or(event.hook());
+    let (contribution, result) = run_split(hook, event, hook_event, None).await;
     let run = record(&source_of(hook), hook, event, &contribution, &result);
     (result, merge(event, &[contribution]), run)
 }
@@ -337,13 +328,7 @@ async fn run_and_read(
             return (interpret(hook, hook_event, &result), result);
         }
     };
-    let input = stdin_document(hook, event);
-    let result = match hook.handler {
-        Handler::Command { .. } => run_command_launched(hook, event, &input, launch.as_ref()).await,
-        Handler::Http { .. } => run_http(hook, &input).await,
-    };
-    let contribution = interpret(hook, hook_event, &result);
-    (contribution, result)
+    run_split(hook, event, Some(hook_event), launch.as_ref()).await
 }
 
 #[async_trait]

@@ -328,6 +328,11 @@ impl Reader<'_> {
         (MAX_TIMEOUT_SECS, Some(seconds))
     }
 
+    /// Whether the handler `entry` fails closed: `failClosed` (or
+    /// `fail_closed`) in any casing and with `_`, `-` or blanks, since a
+    /// protective switch spelled oddly still protects; a spelling other
+    /// than those two is warned about, and the handler fails closed when
+    /// any of its spellings says so.
     fn fail_closed(
         &mut self,
         key: &str,
@@ -335,12 +340,35 @@ impl Reader<'_> {
         event: Option<HookEvent>,
         is_async: bool,
     ) -> bool {
-        let Some((field, raw)) = ["failClosed", "fail_closed"]
-            .into_iter()
-            .find_map(|f| entry.get(f).map(|v| (f, v)))
-        else {
-            return false;
-        };
+        let spellings: Vec<(&String, &Value)> = entry
+            .iter()
+            .filter(|(field, _)| is_fail_closed_key(field))
+            .collect();
+        let mut fails_closed = false;
+        for (field, raw) in spellings {
+            if !matches!(field.as_str(), "failClosed" | "fail_closed") {
+                let shown = hermes_hooks_core::display::escape(field);
+                self.warn(
+                    &format!("{key}.{shown}"),
+                    "read as failClosed, the spelling this key is documented with; write it so"
+                        .to_owned(),
+                );
+            }
+            fails_closed |= self.fail_closed_value(key, field, raw, event, is_async);
+        }
+        fails_closed
+    }
+
+    /// What one spelling's value `raw` says ([`Reader::fail_closed`]).
+    fn fail_closed_value(
+        &mut self,
+        key: &str,
+        field: &str,
+        raw: &Value,
+        event: Option<HookEvent>,
+        is_async: bool,
+    ) -> bool {
+        let field = hermes_hooks_core::display::escape(field);
         if is_async && raw != &Value::Bool(false) {
             // Nobody waits for an async hook: it cannot hold a call back.
             self.warn(
@@ -370,4 +398,16 @@ impl Reader<'_> {
             }
         }
     }
+}
+
+/// Whether `field` is `failClosed` in some spelling: `fail_closed`,
+/// `FailClosed`, `failclosed`, `fail-closed`, ... (letters compared without
+/// case, `_`, `-` and blanks left out).
+fn is_fail_closed_key(field: &str) -> bool {
+    let letters: String = field
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-') && !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .collect();
+    letters == "failclosed"
 }

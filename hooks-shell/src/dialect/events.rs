@@ -226,13 +226,21 @@ pub fn our_tool(theirs: &str) -> &str {
 const ARG_NAMES: &[(&str, &str)] = &[("path", "file_path")];
 
 /// Hermes tool arguments as a Claude tool reads them (`path` → `file_path`).
+/// Hermes reads `path` and ignores a `file_path` beside it, so `path`'s
+/// value is the `file_path` whatever the keys' order (red-team R6-9).
 pub fn their_args(args: &Map<String, Value>) -> Map<String, Value> {
-    rename(args, |key| {
+    let mut theirs = rename(args, |key| {
         ARG_NAMES
             .iter()
             .find(|(ours, _)| *ours == key)
             .map(|(_, theirs)| *theirs)
-    })
+    });
+    for (ours, claude) in ARG_NAMES {
+        if let Some(value) = args.get(*ours) {
+            theirs.insert((*claude).to_owned(), value.clone());
+        }
+    }
+    theirs
 }
 
 /// Claude tool arguments (an `updatedInput`) as Hermes reads them (`file_path` → `path`).
@@ -272,6 +280,18 @@ mod tests {
         assert_eq!(their_tool("Bash"), "Bash");
         assert_eq!(our_tool("mcp__x__y"), "mcp__x__y");
         assert_eq!(our_tool("Agent"), "delegate_task");
+    }
+
+    #[test]
+    fn hermes_path_is_the_file_path_whatever_the_order() {
+        for args in [
+            serde_json::json!({"path": ".env", "file_path": "README.md"}),
+            serde_json::json!({"file_path": "README.md", "path": ".env"}),
+        ] {
+            let args = args.as_object().expect("object");
+            assert_eq!(their_args(args)["file_path"], ".env", "{args:?}");
+            assert_eq!(their_args(args).len(), 1, "{args:?}");
+        }
     }
 
     #[test]

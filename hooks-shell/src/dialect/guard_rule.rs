@@ -1,30 +1,22 @@
-//! A fail-closed handler's Bash `if` rule, read cautiously: besides the
-//! subcommands the rule's glob matches (quotes removed), a subcommand whose
-//! program the text does not settle runs the guard too. Claude Code's filter
-//! only fails open on a command it cannot parse; a guard that must never
-//! allow also runs for the forms below (docs/decisions/fail-closed-if-rule.md).
+//! A fail-closed handler's Bash `if` rule, read the other way round: the
+//! guard is skipped only when every simple command of the line is shown
+//! not to run the program the rule names (red-team round 6, R6-8: a list of
+//! the ways to run a program is always one short). Each simple command
+//! must be read whole (`shell_words.rs`: no `$(...)`, no here-document...),
+//! write no file, assign no variable that changes what runs (`PATH`,
+//! `LD_PRELOAD`, `BASH_ENV`...), and run a known program
+//! (`known_programs.rs`: `ls`, `cat`, `echo`...; `eval` and `sh -c` with
+//! literal code, read in turn) that the rule's pattern does not match.
+//! Anything else: the guard runs, and decides
+//! (docs/decisions/fail-closed-if-rule.md).
 //!
-//! - a program named by path (`/bin/rm`, `./rm`, `/usr/bin/env rm`): its
-//!   file name is matched, a wrapper's too;
-//! - redirections anywhere (`>/dev/null rm`) and a function's head
-//!   (`function f { rm`) are not the program; a brace expansion as the
-//!   program word (`{rm,-rf,/}`) cannot be decided;
-//! - `eval ARGS` and `sh|bash|zsh|... -c STRING`: the code inside is matched
-//!   (recursively, a few levels deep); a shell running a file or stdin, or
-//!   code nested deeper, cannot be decided;
-//! - programs that run a command given as data (`xargs`, `find`, `parallel`,
-//!   `su`, `ssh`, `source`, ...) and interpreters given inline code
-//!   (`python -c`, `node -e`, `perl -e`, ...): cannot be decided;
-//! - a program word that is expanded when it runs (`$X`, a glob, a
-//!   `$(...)` whose output is the program): cannot be decided.
-//!
-//! Cannot decide means the guard runs; the guard itself decides. So does a
-//! command past the reading's bounds (red-team F19): more than
-//! [`MAX_STARTS`](super::matcher::MAX_STARTS) words that may be the program,
-//! or more text read than [`WORK_PER_BYTE`] times the command's length
-//! (the code inside `eval` and `sh -c` is read again at each level).
+//! The reading is bounded (red-team F19): past [`MAX_NESTING`] levels of
+//! `eval` and `sh -c`, or more text read than [`WORK_PER_BYTE`] times the
+//! command's length, nothing is ruled out.
 
-use super::matcher::{command_starts, glob, glob_joined, spellings, subcommands};
+use super::known_programs::{Kind, args_run_nothing, changes_what_runs, known};
+use super::matcher::glob;
+use super::shell_words::{SimpleCommand, Word, simple_commands};
 
 /// How deep `eval` and `sh -c` strings are followed.
 const MAX_NESTING: usize = 4;
@@ -35,61 +27,6 @@ const WORK_PER_BYTE: usize = 64;
 
 /// The budget of a short command.
 const WORK_FLOOR: usize = 1 << 16;
-
-/// Shells whose `-c STRING` is followed into.
-const SHELLS: &[&str] = &[
-    "sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "rbash",
-];
-
-/// Programs that run a command given to them as data.
-const RUNNERS: &[&str] = &[
-    "xargs",
-    "find",
-    "parallel",
-    "watch",
-    "su",
-    "runuser",
-    "pkexec",
-    "ssh",
-    "setsid",
-    "flock",
-    "chroot",
-    "nsenter",
-    "unshare",
-    "strace",
-    "ltrace",
-    "script",
-    "systemd-run",
-    "busybox",
-    "source",
-    ".",
-    "trap",
-    "coproc",
-];
-
-/// Interpreters that take inline code after one of [`INLINE_FLAGS`].
-const INTERPRETERS: &[&str] = &[
-    "python",
-    "perl",
-    "ruby",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "php",
-    "lua",
-    "tclsh",
-    "awk",
-    "gawk",
-    "mawk",
-    "osascript",
-    "pwsh",
-];
-
-/// The flags that give an interpreter its code inline.
-const INLINE_FLAGS: &[&str] = &[
-    "-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-Command",
-];
 
 /// Whether the rule `pattern` may name a program `command` runs.
 pub(super) fn may_run(pattern: &str, command: &str) -> bool {
@@ -112,7 +49,7 @@ impl Reading {
 
     /// Whether the rule `pattern` may name a program `command` runs.
     pub(super) fn may_run(&mut self, pattern: &str, command: &str) -> bool {
-        self.nested_may_run(pattern, command, 0)
+        !self.rules_out(pattern, command, 0)
     }
 
     /// Takes `bytes` from the budget; `false` when it is spent.
@@ -129,161 +66,126 @@ impl Reading {
         }
     }
 
-    fn nested_may_run(&mut self, pattern: &str, command: &str, depth: usize) -> bool {
-        if depth > MAX_NESTING || !self.spend(command.len()) {
-            return true;
+    /// Whether no simple command of `line` runs what `pattern` names.
+    fn rules_out(&mut self, pattern: &str, line: &str, depth: usize) -> bool {
+        if depth > MAX_NESTING || !self.spend(line.len()) {
+            return false;
         }
-        let Some(parts) = subcommands(command) else {
-            return true;
+        let Some(commands) = simple_commands(line) else {
+            return false;
         };
-        parts
+        commands
             .iter()
-            .any(|part| self.part_may_run(pattern, part, depth))
+            .all(|command| self.command_rules_out(pattern, command, depth))
     }
 
-    fn part_may_run(&mut self, pattern: &str, part: &str, depth: usize) -> bool {
-        let readings = spellings(part);
-        // Each reading is matched: its length times their number.
-        if readings.cut() || !self.spend(part.len().saturating_mul(readings.len() + 2)) {
-            return true;
+    fn command_rules_out(&mut self, pattern: &str, command: &SimpleCommand, depth: usize) -> bool {
+        if command.writes_file || command.assigned.iter().any(|name| changes_what_runs(name)) {
+            return false;
         }
-        if glob(pattern, part) || readings.iter().any(|s| glob(pattern, s)) {
-            return true;
-        }
-        let Some(words) = shlex::split(part) else {
+        let Some((program, args)) = command.words.split_first() else {
             return true;
         };
-        // Options with no program before them: the program was the `$(...)`
-        // or backquoted text split off before (`$(printf rm) -rf /`).
-        if words.first().is_some_and(|word| word.starts_with('-')) {
-            return true;
+        if !program.literal {
+            return false;
         }
-        let words = command_words(words);
-        let names = named(&words);
-        let starts = command_starts(&names);
-        if starts.cut {
-            return true;
+        let Some(known) = known(&program.text) else {
+            return false;
+        };
+        if rule_may_name(pattern, known.name, args) {
+            return false;
         }
-        let joined = words.join(" ");
-        let mut offset = 0;
-        let mut tails = Vec::with_capacity(words.len());
-        for word in &words {
-            offset += word.len();
-            // What follows word `at` in `joined`: a blank and the rest.
-            tails.push(&joined[offset.min(joined.len())..]);
-            offset += 1;
-        }
-        starts.at.into_iter().any(|at| {
-            let (program, rest) = (&words[at], &words[at + 1..]);
-            glob_joined(pattern, &names[at], tails[at])
-                || self.program_may_run(pattern, program, rest, tails[at], depth)
-        })
-    }
-
-    /// Whether `program` with `args` (`tail` is them joined, after a blank)
-    /// may run what `pattern` names.
-    fn program_may_run(
-        &mut self,
-        pattern: &str,
-        program: &str,
-        args: &[String],
-        tail: &str,
-        depth: usize,
-    ) -> bool {
-        if program.contains(['$', '`', '*', '?', '[', '{']) {
-            return true;
-        }
-        let name = program.rsplit('/').next().unwrap_or(program);
-        if name != program && glob_joined(pattern, name, tail) {
-            return true;
-        }
-        if name == "eval" {
-            return self.nested_may_run(pattern, tail.trim_start_matches(' '), depth + 1);
-        }
-        if SHELLS.contains(&name) {
-            return match shell_code(args) {
-                Some(code) => self.nested_may_run(pattern, code, depth + 1),
-                // A script file or stdin: its code is not in the command.
-                None => true,
-            };
-        }
-        if RUNNERS.contains(&name) {
-            return true;
-        }
-        let interpreter = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-        INTERPRETERS.contains(&interpreter)
-            && args
-                .iter()
-                .any(|arg| INLINE_FLAGS.contains(&arg.as_str()) || arg.starts_with("-c"))
-    }
-}
-
-/// `words` without what sh does not run as the command: redirections
-/// anywhere (`>/dev/null rm`, `2> err rm`) and a `function NAME` (or
-/// `NAME()`) head before its body.
-fn command_words(words: Vec<String>) -> Vec<String> {
-    let mut kept = Vec::with_capacity(words.len());
-    let mut words = words.into_iter();
-    while let Some(word) = words.next() {
-        if let Some(operator_only) = redirection(&word) {
-            if operator_only {
-                // The target is the next word.
-                words.next();
+        match known.kind {
+            Kind::Inert => args_run_nothing(known.name, args),
+            Kind::Eval => {
+                if !args.iter().all(|arg| arg.literal) {
+                    return false;
+                }
+                let code: Vec<&str> = args.iter().map(|arg| arg.text.as_str()).collect();
+                self.rules_out(pattern, &code.join(" "), depth + 1)
             }
-            continue;
+            Kind::Shell => {
+                shell_code(args).is_some_and(|code| self.rules_out(pattern, code, depth + 1))
+            }
         }
-        if word == "function" {
-            words.next();
-            continue;
-        }
-        if word.ends_with("()") || word == "(" || word == ")" {
-            continue;
-        }
-        kept.push(word);
     }
-    kept
 }
 
-/// Whether `word` is a redirection: `Some(true)` when it is the operator
-/// alone (`>`, `2>>`, `&>`), `Some(false)` with its target (`>out`, `2>&1`).
-fn redirection(word: &str) -> Option<bool> {
-    let operator = word.trim_start_matches(|c: char| c.is_ascii_digit());
-    let operator = operator.strip_prefix('&').unwrap_or(operator);
-    let arrows = operator.len() - operator.trim_start_matches(['<', '>']).len();
-    if arrows == 0 {
-        return None;
-    }
-    let target = operator[arrows..].trim_start_matches(['&', '|']);
-    Some(target.is_empty())
-}
-
-/// The words as [`command_starts`] reads them: a program named by path by
-/// its file name (`/usr/bin/env rm` is `env rm`).
-fn named(words: &[String]) -> Vec<String> {
-    words
-        .iter()
-        .map(|word| match word.rsplit_once('/') {
-            Some((_, name)) if !name.is_empty() => name.to_owned(),
-            _ => word.clone(),
+/// Whether `pattern` may match the program `name` (spelled plainly or by
+/// a system folder: `ls`, `/bin/ls`, `/usr/bin/ls`) run with `args`
+/// (quotes removed): it matches them, or an argument is expanded when it
+/// runs and some command line starting with that spelling matches.
+fn rule_may_name(pattern: &str, name: &str, args: &[Word]) -> bool {
+    let expanded = args.iter().any(|arg| !arg.literal);
+    [String::new(), "/bin/".into(), "/usr/bin/".into()]
+        .into_iter()
+        .any(|folder| {
+            let mut text = folder + name;
+            if expanded && may_begin(pattern, &text) {
+                return true;
+            }
+            for arg in args {
+                text.push(' ');
+                text.push_str(&arg.text);
+            }
+            glob(pattern, &text)
         })
-        .collect()
 }
 
-/// The code of a shell's `-c` (also in a flag group: `-ec`, `-lc`).
-fn shell_code(args: &[String]) -> Option<&str> {
-    let mut options = args.iter();
-    while let Some(arg) = options.next() {
-        if !arg.starts_with('-') || arg == "--" {
+/// Whether some text that starts with `prefix` matches `pattern` (`*` any
+/// run of characters, `?` one).
+fn may_begin(pattern: &str, prefix: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let close = |states: &mut Vec<bool>| {
+        for at in 0..pattern.len() {
+            if states[at] && pattern[at] == '*' {
+                states[at + 1] = true;
+            }
+        }
+    };
+    let mut states = vec![false; pattern.len() + 1];
+    states[0] = true;
+    close(&mut states);
+    for c in prefix.chars() {
+        let mut next = vec![false; pattern.len() + 1];
+        for (at, &reached) in states.iter().enumerate().take(pattern.len()) {
+            match pattern[at] {
+                '*' if reached => next[at] = true,
+                wanted if reached && (wanted == '?' || wanted == c) => next[at + 1] = true,
+                _ => {}
+            }
+        }
+        close(&mut next);
+        if !next.contains(&true) {
+            return false;
+        }
+        states = next;
+    }
+    true
+}
+
+/// The code of a shell's `-c` (also in a flag group: `-ec`), when every
+/// option before it is one that reads no file (`-c`, `-e`, `-u`, `-f`) and
+/// the code is literal.
+fn shell_code(args: &[Word]) -> Option<&str> {
+    let mut rest = args.iter();
+    let mut inline = false;
+    let operand = loop {
+        let arg = rest.next()?;
+        if !arg.literal {
             return None;
         }
-        if arg.starts_with("--") {
-            continue;
+        if arg.text == "--" {
+            break rest.next()?;
         }
-        if arg[1..].contains('c') {
-            return options.next().map(String::as_str);
+        match arg.text.strip_prefix('-') {
+            Some(flags) if !flags.is_empty() && flags.chars().all(|f| "ceuf".contains(f)) => {
+                inline |= flags.contains('c');
+            }
+            _ => break arg,
         }
-    }
-    None
+    };
+    (inline && operand.literal).then_some(operand.text.as_str())
 }
 
 #[cfg(test)]
@@ -353,6 +255,9 @@ mod tests {
             "{rm,-rf,/}",
             "function f { rm -rf /; }; f",
             "f() { rm -rf /; }; f",
+            // Programs that are not known to run nothing (red-team R6-8).
+            "git status && cargo test",
+            "python3 tools/check.py",
         ] {
             assert!(may_run("rm *", command), "{command}");
         }
@@ -363,15 +268,84 @@ mod tests {
         for command in [
             "ls -la",
             "echo 'rm -rf /'",
-            "git status && cargo test",
             "bash -c 'ls -la'",
             "eval 'echo hi'",
             "/usr/bin/ls /tmp",
-            "python3 tools/check.py",
             "ls >/dev/null",
             "cat < /etc/hosts",
         ] {
             assert!(!may_run("rm *", command), "{command}");
         }
+    }
+
+    /// Red-team round 6 (R6-8): one of each family the old list missed.
+    #[test]
+    fn programs_not_known_to_run_nothing_run_the_guard() {
+        for command in [
+            "python3 <<< 'import os; os.system(\"rm -rf /\")'",
+            "echo 'import shutil; shutil.rmtree(\"/\")' | python3",
+            "printf 'x' > /tmp/x.py; python3 /tmp/x.py",
+            "sed -n '1e rm -rf /' /etc/hostname",
+            "tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec='rm -rf /'",
+            "git -c alias.x='!rm -rf /' x",
+            "vim -es -c '!rm -rf /' -c q",
+            "gdb -batch -ex 'shell rm -rf /'",
+            "make -f /dev/stdin <<< x",
+            "ionice -c3 rm -rf /",
+            "taskset 1 rm -rf /",
+            "bwrap --bind / / rm -rf /",
+            "tmux new-session -d 'rm -rf /'",
+            "at now <<< 'rm -rf /'",
+            "rsync -e 'rm -rf / #' x: y",
+            "hash -p /usr/bin/rm del; del -rf /",
+            "cp /usr/bin/rm /tmp/del; /tmp/del -rf /",
+            "ln -sf /usr/bin/rm ./del && ./del -rf /",
+            "alias del=rm\ndel -rf /",
+            "PATH=/tmp/evil:$PATH ls",
+            "LD_PRELOAD=/tmp/x.so ls",
+            "BASH_ENV=/tmp/x.sh bash -c true",
+            "printf -v 'a[$(rm -rf /)]' x",
+            "printf -va x",
+            "printf $X x",
+            "[ -v 'a[1]' ]",
+            "test $X",
+            "env -S 'rm -rf /'",
+            "bash -l -c ls",
+            "zsh -c ls",
+            "bash -c \"$X\"",
+            "eval $X",
+            "eval *",
+            "echo x > /usr/local/bin/ls",
+            "ls\r\nrm -rf /",
+        ] {
+            assert!(may_run("rm *", command), "{command}");
+        }
+    }
+
+    #[test]
+    fn known_programs_the_rule_may_name_run_the_guard() {
+        // By path, or with an argument expanded when it runs.
+        assert!(may_run("ls *", "/bin/ls -la"));
+        assert!(may_run("/usr/bin/ls *", "ls -la"));
+        assert!(may_run("cat *.env", "cat $F"));
+        assert!(may_run("*rm*", "echo $X"));
+        assert!(may_run("cat /etc/shadow", "bash -c 'cat /etc/shadow'"));
+        // The same lines against a rule for another program.
+        assert!(!may_run("rm *", "/bin/ls -la"));
+        assert!(!may_run("rm *", "cat $F"));
+        assert!(!may_run(
+            "rm *",
+            "echo $X | grep -c x 2>/dev/null && [ -f x ]"
+        ));
+        assert!(!may_run("cat /etc/shadow", "cat README.md"));
+    }
+
+    #[test]
+    fn a_rule_may_begin_with_a_name() {
+        assert!(super::may_begin("rm *", "rm"));
+        assert!(super::may_begin("r? -rf*", "rm"));
+        assert!(super::may_begin("*rm", "cat"));
+        assert!(!super::may_begin("rm *", "ls"));
+        assert!(!super::may_begin("rm", "rmdir"));
     }
 }

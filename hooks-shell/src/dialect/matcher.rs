@@ -7,7 +7,8 @@
 
 use regex::Regex;
 
-use super::path_rule;
+use super::file_paths::file_paths;
+use super::{path_rule, web_rule};
 
 /// A hook group's `matcher`, compiled.
 #[derive(Debug, Clone)]
@@ -142,7 +143,7 @@ impl Condition {
         else {
             return true;
         };
-        if wanted != tool {
+        if !rule_covers(wanted, tool) {
             return false;
         }
         let Some(pattern) = pattern else {
@@ -164,17 +165,43 @@ impl Condition {
                 }
             }
             "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
-                paths(tool, input).any(|path| path_rule::matches(pattern, path))
+                file_paths(tool, input)
+                    .paths
+                    .iter()
+                    .any(|path| path_rule::matches(pattern, path))
                     || (matches!(tool, "Glob" | "Grep") && any_value(pattern, input))
             }
-            "WebFetch" => text("url").is_some_and(|url| {
-                glob(pattern, url)
-                    || pattern
-                        .strip_prefix("domain:")
-                        .is_some_and(|domain| url_host(url).is_some_and(|host| glob(domain, host)))
-            }),
+            "WebFetch" => text("url").is_some_and(|url| web_rule::matches(pattern, url)),
             "WebSearch" => text("query").is_some_and(|query| glob(pattern, query)),
             _ => any_value(pattern, input),
+        }
+    }
+}
+
+/// The tools a rule of tool `wanted` covers besides itself, as Claude Code
+/// applies its permission rules: `Edit` rules to every tool that edits
+/// files, `Read` rules to the tools that read them (Grep, Glob, LS).
+const COVERED: &[(&str, &[&str])] = &[
+    ("Edit", &["Write", "MultiEdit", "NotebookEdit"]),
+    ("Read", &["Grep", "Glob", "LS", "NotebookRead"]),
+];
+
+/// Whether a rule of tool `wanted` applies to a call of `tool`.
+fn rule_covers(wanted: &str, tool: &str) -> bool {
+    wanted == tool
+        || COVERED
+            .iter()
+            .any(|(rule, tools)| *rule == wanted && tools.contains(&tool))
+}
+
+impl Condition {
+    /// Whether this rule applies to calls of `tool` (Claude name) at all:
+    /// its own tool, or one its rules cover (`Edit` covers `Write`).
+    /// `Unparsed` applies to every tool.
+    pub fn covers(&self, tool: &str) -> bool {
+        match self {
+            Condition::Rule { tool: wanted, .. } => rule_covers(wanted, tool),
+            Condition::Unparsed(_) => true,
         }
     }
 }
@@ -188,29 +215,13 @@ fn any_value(pattern: &str, input: &serde_json::Map<String, serde_json::Value>) 
         .any(|value| glob(pattern, value))
 }
 
-/// The paths a file tool's call names (`file_path`, `notebook_path`; for
-/// `Glob` and `Grep` the folder searched and the file glob too).
-fn paths<'a>(
-    tool: &str,
-    input: &'a serde_json::Map<String, serde_json::Value>,
-) -> impl Iterator<Item = &'a str> {
-    let keys: &[&str] = match tool {
-        "Glob" => &["file_path", "path", "pattern"],
-        "Grep" => &["file_path", "path", "glob"],
-        _ => &["file_path", "notebook_path"],
-    };
-    keys.iter()
-        .filter_map(|key| input.get(*key).and_then(serde_json::Value::as_str))
-}
-
 impl Condition {
     /// [`Condition::allows`] for a fail-closed handler: a guard must never
     /// be skipped for a call its rule names, so a file path the text does
-    /// not settle (`$F`, `~user/x`, `..` under a folder rule) runs it, and
-    /// a Bash command also runs it when some subcommand may run the program
-    /// the rule names in a way the
-    /// text does not show (`/bin/rm`, `eval`, `sh -c`, `xargs`, an
-    /// interpreter's inline code): cannot decide means run.
+    /// not settle (`$F`, `~user/x`, `..` under a folder rule) or a file call
+    /// whose paths cannot be found runs it, and a Bash command runs it
+    /// unless every simple command is shown not to run the program the
+    /// rule names (`guard_rule.rs`): cannot decide means run.
     pub fn may_allow(
         &self,
         tool: &str,
@@ -226,32 +237,34 @@ impl Condition {
         else {
             return false;
         };
-        if wanted != tool {
+        if !rule_covers(wanted, tool) {
             return false;
         }
         match tool {
+            // A command that is not a string cannot be read: the guard runs.
             "Bash" => input
                 .get("command")
                 .and_then(serde_json::Value::as_str)
-                .is_some_and(|command| super::guard_rule::may_run(pattern, command)),
+                .is_none_or(|command| super::guard_rule::may_run(pattern, command)),
+            // A call whose files cannot all be found (a V4A body line not
+            // read, no path at all) runs the guard too (R6-10).
             "Read" | "Write" | "Edit" | "MultiEdit" | "NotebookEdit" | "Glob" | "Grep" => {
-                paths(tool, input).any(|path| path_rule::may_match(pattern, path))
+                let found = file_paths(tool, input);
+                found.unsure
+                    || found.paths.is_empty()
+                    || found
+                        .paths
+                        .iter()
+                        .any(|path| path_rule::may_match(pattern, path))
             }
+            // A URL that is not a string cannot be read: the guard runs.
+            "WebFetch" => input.get("url").is_some_and(|url| {
+                url.as_str()
+                    .is_none_or(|url| web_rule::may_match(pattern, url))
+            }),
             _ => false,
         }
     }
-}
-
-fn url_host(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let host = rest.split(['/', '?', '#']).next()?;
-    Some(
-        host.rsplit_once('@')
-            .map_or(host, |(_, host)| host)
-            .split(':')
-            .next()
-            .unwrap_or(host),
-    )
 }
 
 /// `*` (and `**`) match any run of characters, `?` one character; the rest is literal.

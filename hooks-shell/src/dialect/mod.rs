@@ -12,6 +12,8 @@
 //! out in the Hermes wire shape ([`ImportedHooks`]).
 
 mod applies;
+mod call_parts;
+mod calls;
 mod code_env;
 pub mod direct;
 pub mod discover;
@@ -20,20 +22,25 @@ mod entries;
 pub mod events;
 pub mod exec;
 pub mod file;
+mod file_paths;
 mod guard_rule;
 pub mod guards;
 pub mod http;
+mod known_programs;
 pub mod matcher;
 pub(crate) mod path_rule;
+mod read_content;
 pub mod record;
 pub mod reply;
 mod script_folders;
 pub mod session_env;
+mod shell_words;
 pub mod stdin;
 mod stop;
 mod subject;
 mod top_level;
 pub mod transcript;
+mod web_rule;
 mod withheld;
 
 use std::path::PathBuf;

@@ -9,7 +9,8 @@
 //! A fail-closed guard also runs for the file a link points to, and when
 //! the path cannot be decided ([`may_match`]): a name with a variable, a
 //! glob or `~user` in it, a
-//! relative path against a rule anchored at the root or the home, and a
+//! relative path against a rule that names folders (the agent's terminal
+//! may be in any folder), and a
 //! folder rule against a path whose `..` a linked folder could redirect.
 //! (docs/decisions/fail-closed-if-rule.md)
 
@@ -49,10 +50,13 @@ pub(super) fn may_match(pattern: &str, path: &str) -> bool {
                 || name.starts_with('~')
                 || name.contains(EXPANDED);
         }
+        // A relative path is relative to Hermes's terminal folder, which a
+        // `cd` moves and no hook is told: under any folder, it may be in
+        // the rule's (docs/decisions/relative-paths-stay-relative.md).
         path.contains(EXPANDED)
             || path.starts_with('~')
             || normal.backtracked
-            || (rule.anchored && !normal.text.starts_with('/'))
+            || !normal.text.starts_with('/')
     })
 }
 
@@ -115,8 +119,6 @@ impl Normal {
 /// One reading of a rule's pattern, compiled.
 struct PathPattern {
     tokens: Vec<Token>,
-    /// Whether the pattern starts at the root (`/x`, `//x`, `~/x`).
-    anchored: bool,
     /// Whether only the file name counts (`*.ts`, `**/.env`).
     name_only: bool,
 }
@@ -156,6 +158,7 @@ impl PathPattern {
         while let Some(rest) = pattern.strip_prefix("./") {
             pattern = rest;
         }
+        // Whether the pattern starts at the root (`/x`, `//x`, `~/x`).
         let anchored = pattern.starts_with(['/', '~']);
         let unfolded = pattern.trim_start_matches("**/");
         let name_only = !anchored && !unfolded.contains('/');
@@ -192,11 +195,7 @@ impl PathPattern {
                 }
             }
         }
-        PathPattern {
-            tokens,
-            anchored,
-            name_only,
-        }
+        PathPattern { tokens, name_only }
     }
 
     /// Whether the whole of `path` matches: the set of pattern positions
@@ -296,6 +295,8 @@ mod tests {
             ("**/.env", "sub/.."),
             ("/etc/**", "passwd"),
             ("//etc/**", "../../etc/passwd"),
+            ("secrets/**", "src/main.rs"),
+            ("secrets/**", "key"),
             ("secrets/**", "link/../x"),
             ("secrets/**", "~other/x"),
             ("secrets/**", "$HOME/x"),
@@ -306,7 +307,7 @@ mod tests {
             ("**/.env", "$HOME/notes.txt"),
             ("**/.env", "../x/README"),
             ("**/.env", "~/x"),
-            ("secrets/**", "src/main.rs"),
+            ("secrets/**", "/p/src/main.rs"),
             ("/etc/**", "/home/u/x"),
         ] {
             assert!(!may_match(pattern, path), "{pattern} on {path}");

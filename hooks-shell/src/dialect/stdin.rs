@@ -9,20 +9,41 @@
 use hermes_hooks_core::{Event, HookEvent, Payload};
 use serde_json::{Map, Value, json};
 
-use super::events::{
-    CLAUDE_EVENTS, CURSOR_EVENTS, EventMapping, our_args, our_tool, their_args, their_tool,
-};
+use super::calls::{FILE_PATH_AS_GIVEN, guess_file_path, their_call, their_tool_of_event};
+use super::events::{CLAUDE_EVENTS, CURSOR_EVENTS, EventMapping, our_args, our_tool};
+use super::read_content::file_for_hook;
 use super::{Dialect, ImportedHook};
 
 /// The document `hook` reads for `event`, as one line of compact JSON.
 pub fn stdin_document(hook: &ImportedHook, event: &Event) -> Vec<u8> {
-    let document = match hook.dialect {
-        Dialect::Claude => claude_document(hook, event),
-        Dialect::Codex => codex_document(hook, event),
+    line(document(hook, event).0)
+}
+
+/// [`stdin_document`] for a run: `Err(why)` when `hook` fails closed and
+/// the document cannot hold what the call acts on (Cursor's
+/// `beforeReadFile` content over the cap or unreadable): such a hook must
+/// not judge `""` (red-team R6-11), it fails and blocks.
+pub fn stdin_for_run(hook: &ImportedHook, event: &Event) -> Result<Vec<u8>, String> {
+    match document(hook, event) {
+        (_, Some(why)) if hook.fail_closed => Err(format!(
+            "its stdin cannot hold the file's whole content: {why}"
+        )),
+        (document, _) => Ok(line(document)),
+    }
+}
+
+/// The document, and why a part of it is withheld, if one is.
+fn document(hook: &ImportedHook, event: &Event) -> (Map<String, Value>, Option<String>) {
+    match hook.dialect {
+        Dialect::Claude => (claude_document(hook, event), None),
+        Dialect::Codex => (codex_document(hook, event), None),
         Dialect::Cursor => cursor_document(hook, event),
-    };
-    // serde_json's compact form has no newline: one line whatever the strings
-    // hold, ended by one (`while read line` loops miss an unterminated line).
+    }
+}
+
+/// serde_json's compact form has no newline: one line whatever the strings
+/// hold, ended by one (`while read line` loops miss an unterminated line).
+fn line(document: Map<String, Value>) -> Vec<u8> {
     let mut bytes = serde_json::to_vec(&Value::Object(document)).unwrap_or_default();
     bytes.push(b'\n');
     bytes
@@ -48,26 +69,21 @@ fn cwd(hook: &ImportedHook, event: &Event) -> String {
     )
 }
 
-/// The Hermes arguments of the call, as the tool names them. A relative
-/// `file_path` is made absolute against the working directory `cwd`: Claude
-/// Code always sends absolute paths, and guards match on them (`*/.env`).
+/// The arguments of the call, as the tool names them ([`their_call`]). A
+/// relative `file_path` is made absolute against `cwd`, as Claude Code's
+/// hooks expect: the file it names if Hermes's terminal is still there (a
+/// `cd` in an earlier command moves it, and no hook is told); beside it,
+/// `file_path_as_given` is the agent's own spelling
+/// (docs/decisions/relative-paths-stay-relative.md).
 fn tool_input(event: &Event, cwd: &str) -> Map<String, Value> {
     let mut input = match event.get("args") {
-        Some(Value::Object(args)) => their_args(args),
+        Some(Value::Object(args)) => their_call(event.tool_name().unwrap_or(""), args).input,
         _ => match event.get("tool_input") {
             Some(Value::Object(input)) => input.clone(),
             _ => Map::new(),
         },
     };
-    if let Some(Value::String(path)) = input.get_mut("file_path") {
-        let relative = !path.is_empty() && !path.starts_with('/') && !path.starts_with('~');
-        if relative && !cwd.is_empty() {
-            *path = std::path::Path::new(cwd)
-                .join(&*path)
-                .to_string_lossy()
-                .into_owned();
-        }
-    }
+    guess_file_path(&mut input, cwd);
     input
 }
 
@@ -79,27 +95,6 @@ fn tool_response(event: &Event) -> Value {
         }
         Some(other) => other.clone(),
         None => event.get("tool_response").cloned().unwrap_or(Value::Null),
-    }
-}
-
-/// The most of a file `beforeReadFile` hands a hook (as the 16 MiB payload cap).
-const MAX_CONTENT_BYTES: u64 = 16 * 1024 * 1024;
-
-/// A file's text for Cursor's `beforeReadFile` (invalid UTF-8 replaced); `""`
-/// when it cannot be read, is not a regular file (a FIFO or a device would
-/// stall the event: opened without blocking, checked first) or is larger
-/// than [`MAX_CONTENT_BYTES`].
-fn file_content(path: &str) -> String {
-    use std::io::Read;
-    let Ok(file) = hermes_hooks_core::regular_file::open_regular(std::path::Path::new(path)) else {
-        return String::new();
-    };
-    let mut bytes = Vec::new();
-    match file.take(MAX_CONTENT_BYTES + 1).read_to_end(&mut bytes) {
-        Ok(read) if read as u64 <= MAX_CONTENT_BYTES => {
-            String::from_utf8_lossy(&bytes).into_owned()
-        }
-        _ => String::new(),
     }
 }
 
@@ -119,7 +114,7 @@ fn claude_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
         text(event, "permission_mode").unwrap_or("default").into(),
     );
     put("hook_event_name", hook.their_event.as_str().into());
-    let tool = event.tool_name().map(their_tool).unwrap_or("").to_owned();
+    let tool = their_tool_of_event(event).to_owned();
     let call_id = text(event, "tool_call_id")
         .or_else(|| text(event, "tool_use_id"))
         .unwrap_or("")
@@ -341,8 +336,9 @@ fn codex_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
     doc
 }
 
-fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
+fn cursor_document(hook: &ImportedHook, event: &Event) -> (Map<String, Value>, Option<String>) {
     let mut doc = Map::new();
+    let mut withheld = None;
     let mut put = |key: &str, value: Value| {
         doc.insert(key.to_owned(), value);
     };
@@ -387,22 +383,26 @@ fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
             );
         }
         "beforeReadFile" => {
-            let path = input_text("file_path");
             // Cursor hands the file's content to the hook (its redaction
             // examples read it); a file we cannot read is "" as for Cursor.
-            put("content", file_content(&path).into());
-            put("file_path", path.into());
+            let file = file_for_hook(&input_text("file_path"), &cwd(hook, event), &hook.home);
+            put("content", file.content.into());
+            put("file_path", file.path.into());
+            if let Some(given) = input.get(FILE_PATH_AS_GIVEN) {
+                put(FILE_PATH_AS_GIVEN, given.clone());
+            }
             put("attachments", json!([]));
+            withheld = file.withheld;
         }
         "afterFileEdit" => {
             put("file_path", input_text("file_path").into());
+            if let Some(given) = input.get(FILE_PATH_AS_GIVEN) {
+                put(FILE_PATH_AS_GIVEN, given.clone());
+            }
             put("edits", json!([]));
         }
         "preToolUse" | "postToolUse" | "postToolUseFailure" => {
-            put(
-                "tool_name",
-                event.tool_name().map(their_tool).unwrap_or("").into(),
-            );
+            put("tool_name", their_tool_of_event(event).into());
             put("tool_input", input.into());
             put(
                 "tool_use_id",
@@ -427,7 +427,7 @@ fn cursor_document(hook: &ImportedHook, event: &Event) -> Map<String, Value> {
         "subagentStart" | "subagentStop" => put("subagent_type", agent_type(event).into()),
         _ => {}
     }
-    doc
+    (doc, withheld)
 }
 
 /// A Claude Code stdin document (`hook_event_name` one of its events) read as
@@ -485,7 +485,3 @@ pub fn from_claude_document(doc: &Map<String, Value>) -> Option<(HookEvent, Payl
     }
     Some((event, payload))
 }
-
-#[cfg(test)]
-#[path = "stdin_tests.rs"]
-mod tests;

@@ -227,16 +227,31 @@ pub(super) fn without_case_patterns(text: &str) -> String {
     PATTERN.replace_all(text, "$1").into_owned()
 }
 
+/// Programs that run what their words (or their input) name.
+const RUNNERS: &str = r"sh|bash|dash|zsh|ksh|ash|source|\.|exec|eval|xargs|python[0-9.]*|node|deno|bun|perl|ruby|php|lua|tclsh|expect";
+
+/// Calls that run code they read (Python, JavaScript, Ruby, Perl, Lua):
+/// a file that holds one binds every file it names, whatever it is.
+const LOADS_CODE: &str = r"\b(?:exec|eval|compile|execfile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load)\b";
+
 /// Words a shell runs or reads as code or as a name, whatever the file:
-/// the argument of a shell, `source`, `.`, an interpreter, `exec`, the
-/// `-f` file of awk, sed, make, just or jq, and every word inside `$( )` or
-/// backticks.
+/// every word of a command that runs a shell, `source`, `.`, `eval`,
+/// `xargs` or an interpreter (its options' values included), of a line
+/// that pipes into one, after an input redirection (`sh < cmd.txt`),
+/// inside `$( )`, `<( )` or backticks, and the `-f` file of awk, sed,
+/// make, just or jq.
 pub(super) fn run_or_read_words(text: &str) -> Vec<String> {
     static RUN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r#"(?:^|[\s;&|(`{])(?:sh|bash|dash|zsh|ksh|ash|source|\.|exec|python[0-9.]*|node|perl|ruby|php|lua|awk|gawk|sed|make|tclsh|expect)[ \t]+(?:-[A-Za-z-]+[ \t]+)*("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>`]+)"#,
-        )
+        Regex::new(&format!(
+            r"(?m)(?:^|[\s;&|(`{{])(?:{RUNNERS})(?:[ \t]+([^;&|\n)`]*))"
+        ))
         .expect("valid regex")
+    });
+    static PIPED_INTO: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(r"(?m)^(.*\|[ \t]*(?:{RUNNERS})\b.*)$")).expect("valid regex")
+    });
+    static INPUT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:^|[^<])<[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>`]+)"#).expect("valid regex")
     });
     static PROGRAM_FILE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
@@ -245,22 +260,22 @@ pub(super) fn run_or_read_words(text: &str) -> Vec<String> {
         .expect("valid regex")
     });
     static SUBSTITUTED: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\$\(([^()]*)\)|`([^`]*)`").expect("valid regex"));
+        LazyLock::new(|| Regex::new(r"[$<]\(([^()]*)\)|`([^`]*)`").expect("valid regex"));
     let mut found = Vec::new();
-    for captures in RUN
-        .captures_iter(text)
-        .chain(PROGRAM_FILE.captures_iter(text))
-    {
-        if let Some(word) = captures.get(1) {
-            found.extend(words(word.as_str()));
-        }
-    }
-    for captures in SUBSTITUTED.captures_iter(text) {
-        if let Some(inner) = captures.get(1).or_else(|| captures.get(2)) {
-            found.extend(words(inner.as_str()));
+    for regex in [&*RUN, &*PIPED_INTO, &*INPUT, &*PROGRAM_FILE, &*SUBSTITUTED] {
+        for captures in regex.captures_iter(text) {
+            if let Some(part) = captures.get(1).or_else(|| captures.get(2)) {
+                found.extend(words(part.as_str()));
+            }
         }
     }
     found
+}
+
+/// Whether `text` (code other than a shell's) runs code it reads.
+pub(super) fn loads_code(text: &str) -> bool {
+    static LOADS: LazyLock<Regex> = LazyLock::new(|| Regex::new(LOADS_CODE).expect("valid regex"));
+    LOADS.is_match(text)
 }
 
 /// The words of `text` that may name a path: runs of the characters a path
@@ -269,7 +284,7 @@ pub(super) fn words(text: &str) -> Vec<String> {
     let is_word = |c: char| c.is_alphanumeric() || "_./@+~%,:-${}*?[]".contains(c);
     text.split(|c: char| !is_word(c))
         .filter(|w| !w.is_empty())
-        .filter_map(|raw| {
+        .flat_map(|raw| {
             let mut word = String::with_capacity(raw.len());
             let mut chars = raw.chars().peekable();
             while let Some(c) = chars.next() {
@@ -289,12 +304,15 @@ pub(super) fn words(text: &str) -> Vec<String> {
                             chars.next();
                         }
                     }
-                    '{' | '}' => {}
+                    // `f"plugins.{name}"`: a brace ends a word.
+                    '{' | '}' => word.push(' '),
                     c => word.push(c),
                 }
             }
-            let word = word.trim_end_matches(['.', ',', ':']).to_owned();
-            (!word.is_empty() && word != "." && word != ".." && word.len() <= 4096).then_some(word)
+            word.split(' ')
+                .map(|piece| piece.trim_end_matches(['.', ',', ':']).to_owned())
+                .filter(|w| !w.is_empty() && w != "." && w != ".." && w.len() <= 4096)
+                .collect::<Vec<_>>()
         })
         .collect()
 }

@@ -266,3 +266,53 @@ fn a_script_is_read_whole_and_a_shipped_node_module_is_bound() {
         ["node_modules/helper/index.js"]
     );
 }
+
+#[test]
+fn data_a_shell_or_a_loader_runs_is_bound_however_it_is_fed() {
+    let (_dir, p) = project();
+    for command in [
+        "sh < tools/lint.txt",
+        "cat tools/lint.txt | sh",
+        ". <(cat tools/lint.txt)",
+        "sh -o errexit tools/lint.txt",
+        "bash -O extglob tools/lint.txt",
+        "xargs -a tools/lint.txt -I{} sh -c {}",
+        "while read l; do eval \"$l\"; done < tools/lint.txt",
+    ] {
+        assert_eq!(named_by(&p, command, None), ["tools/lint.txt"], "{command}");
+    }
+    let exec = "import os\nROOT = os.environ['CLAUDE_PROJECT_DIR']\nexec(open(ROOT + '/tools/lint.txt').read())\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.py", exec))),
+        ["tools/lint.txt"]
+    );
+    // A logger names its log; it runs no code it reads: not bound.
+    let logger = "open('tools/lint.txt', 'a').write('ran')\n";
+    assert!(named_by(&p, "x", Some(("hooks/a.py", logger))).is_empty());
+}
+
+#[test]
+fn a_computed_module_name_makes_its_folder_a_place() {
+    let (_dir, p) = project();
+    write(&p.join("plugins/lint.py"), "x = 1\n");
+    let fstring = "import importlib\nfor name in ('lint',):\n    importlib.import_module(f\"plugins.{name}\")\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.py", fstring))),
+        ["plugins/lint.py"]
+    );
+    let joined = "import runpy\nrunpy.run_path('plugins/' + 'lint.py')\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.py", joined))),
+        ["plugins/lint.py"]
+    );
+    // Many folders named: every one is still looked in.
+    let many: String = (0..80).map(|i| format!("pkg{i:02}/\n")).collect();
+    for i in 0..80 {
+        std::fs::create_dir_all(p.join(format!("pkg{i:02}"))).expect("mkdir");
+    }
+    let late = format!("{many}import sys\nsys.path.insert(0, 'lib')\nimport helper\n");
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/a.py", &late))),
+        ["lib/helper.py"]
+    );
+}

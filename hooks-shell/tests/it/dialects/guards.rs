@@ -333,7 +333,7 @@ async fn an_async_hook_runs_but_decides_nothing() {
 }
 
 #[tokio::test]
-async fn relative_paths_reach_claude_hooks_absolute() {
+async fn relative_paths_reach_claude_hooks_absolute_with_the_agents_spelling() {
     let world = World::new();
     let seen = world.project().join("seen.json");
     let command = format!("head -n 1 > '{}'", seen.display());
@@ -345,10 +345,17 @@ async fn relative_paths_reach_claude_hooks_absolute() {
     emit(&bus, "pre_tool_call", write).await;
     let document: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&seen).unwrap()).unwrap();
-    let expected = world.project().join("conf/.env");
+    // Absolute, as Claude Code's hooks expect (Hermes resolves it against
+    // its terminal's folder, which no hook is told), and the agent's own
+    // spelling beside it.
+    let guess = world.project().join("conf/.env");
     assert_eq!(
         document["tool_input"]["file_path"],
-        json!(expected.to_string_lossy())
+        json!(guess.to_string_lossy())
+    );
+    assert_eq!(
+        document["tool_input"]["file_path_as_given"],
+        json!("conf/.env")
     );
     assert_eq!(document["tool_name"], "Write");
     assert_eq!(document["cwd"], json!(world.project().to_string_lossy()));
