@@ -130,6 +130,11 @@ fn without_a_mount_namespace(unprivileged: bool) {
         list.contains("no new file or folder at the top level of the project"),
         "{list}"
     );
+    // Nothing masks the session's sockets there either (R6-22): said.
+    assert!(
+        list.contains("the session bus, ssh and gpg agents in /run/user/<uid>"),
+        "{list}"
+    );
 }
 
 #[test]

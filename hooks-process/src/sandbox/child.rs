@@ -9,16 +9,13 @@
 //! takes no lock and only calls async-signal-safe functions, as
 //! `pre_exec` requires.
 //!
-//! The same holds for the two short-lived forks made once per process for
-//! the shared namespaces ([`hold_namespaces`], [`probe_shared`]): their
-//! children make raw syscalls on data made before the fork, then `_exit`.
+//! The forks made once per process for the shared namespaces are in
+//! `held.rs`, under the same rules.
 #![allow(unsafe_code)]
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::RawFd;
-#[cfg(feature = "sandbox")]
-use std::os::fd::{AsRawFd, OwnedFd};
 
 /// Everything the child needs, built before the fork.
 #[derive(Debug, Default)]
@@ -53,14 +50,29 @@ pub(crate) struct ChildPlan {
     pub lower_limits: bool,
     /// `(source, target)`: `source` bind-mounted read-only over `target` in
     /// the mount namespace (see [`super::overlay`]).
-    pub overlays: Vec<(std::ffi::CString, std::ffi::CString)>,
+    pub overlays: Vec<(CString, CString)>,
+    /// Paths an empty read-only file system is mounted over, last, so that
+    /// no named socket in them can be reached (see `masked.rs`).
+    pub masks: Vec<Mask>,
+}
+
+/// A path to mount nothing over: a folder gets an empty read-only tmpfs
+/// whose root nobody may enter (mode `000`: what was denied stays denied,
+/// not missing), the first one made bound again for the others; a socket
+/// gets `/dev/null`.
+#[derive(Debug)]
+pub(crate) struct Mask {
+    /// The absolute path, symlinks resolved by the parent.
+    pub path: CString,
+    /// Whether it is a folder (else a socket).
+    pub folder: bool,
 }
 
 /// A path to make read-only, and the file (device, inode) it must be.
 #[derive(Debug)]
 pub(crate) struct ReadOnlyMount {
     /// The absolute path, symlinks resolved by the parent.
-    pub path: std::ffi::CString,
+    pub path: CString,
     /// `(st_dev, st_ino)` the parent saw.
     pub identity: (u64, u64),
 }
@@ -181,6 +193,49 @@ fn enter_namespaces(plan: &ChildPlan) -> io::Result<()> {
     }
     for mount in &plan.read_only {
         mount_read_only(mount)?;
+    }
+    mask_all(&plan.masks)
+}
+
+/// Mounts nothing over each of `masks` (none lies beneath another). A
+/// path gone since the parent looked holds no socket: it is passed over;
+/// any other failure fails the spawn.
+fn mask_all(masks: &[Mask]) -> io::Result<()> {
+    let mut empty: Option<&CStr> = None;
+    for mask in masks {
+        let target = mask.path.as_ptr();
+        let bind = |source: &CStr| {
+            // SAFETY: C strings made before the fork, a null type and data.
+            check(unsafe {
+                libc::mount(
+                    source.as_ptr(),
+                    target,
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                )
+            })
+        };
+        let mounted = match (mask.folder, empty) {
+            (false, _) => bind(c"/dev/null"),
+            (true, Some(first)) => bind(first),
+            // SAFETY: C strings made before the fork or literals.
+            (true, None) => check(unsafe {
+                libc::mount(
+                    c"tmpfs".as_ptr(),
+                    target,
+                    c"tmpfs".as_ptr(),
+                    libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                    c"mode=0000,size=4k".as_ptr().cast(),
+                )
+            }),
+        };
+        match mounted {
+            Ok(()) if mask.folder && empty.is_none() => empty = Some(&mask.path),
+            Ok(()) => {}
+            Err(error) if matches!(error.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {}
+            Err(error) => return Err(error),
+        }
     }
     Ok(())
 }
@@ -345,121 +400,7 @@ fn lower_limit(resource: i32, value: u64) -> io::Result<()> {
     check(unsafe { libc::setrlimit(resource as _, &wanted) })
 }
 
-#[cfg(feature = "sandbox")]
-/// Forks a holder that enters a new user namespace (mapping `uid_map` /
-/// `gid_map`) with a new network namespace, opens both namespaces from
-/// `/proc/<holder>/ns` (close-on-exec), then lets the holder exit: the fds
-/// keep the namespaces alive. An error where user namespaces are refused.
-pub(crate) fn hold_namespaces(uid_map: &[u8], gid_map: &[u8]) -> io::Result<(OwnedFd, OwnedFd)> {
-    let (ready_read, ready_write) = pipe()?;
-    let (hold_read, hold_write) = pipe()?;
-    // SAFETY: the child only makes async-signal-safe syscalls (close_range,
-    // unshare, open, write, read, _exit) on data made before the fork.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if pid == 0 {
-        let (ready, hold) = (ready_write.as_raw_fd(), hold_read.as_raw_fd());
-        close_all_but(ready, hold);
-        // SAFETY: unshare with flags only.
-        let entered = check(unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNET) })
-            .and_then(|()| write_file(c"/proc/self/setgroups", b"deny"))
-            .and_then(|()| write_file(c"/proc/self/uid_map", uid_map))
-            .and_then(|()| write_file(c"/proc/self/gid_map", gid_map));
-        let status = [u8::from(entered.is_err())];
-        let mut byte = [0u8; 1];
-        // SAFETY: writes and reads of local buffers on the pipes above, then
-        // _exit, which never returns (no destructor runs in the child).
-        unsafe {
-            libc::write(ready, status.as_ptr().cast(), 1);
-            // Until the parent has opened the namespaces (or died).
-            libc::read(hold, byte.as_mut_ptr().cast(), 1);
-            libc::_exit(0);
-        }
-    }
-    drop((ready_write, hold_read));
-    let mut status = [1u8; 1];
-    let read = rustix::io::read(&ready_read, &mut status);
-    let held = match read {
-        Ok(1) if status[0] == 0 => open_namespaces(pid),
-        _ => Err(io::Error::other(
-            "the namespace holder could not enter them",
-        )),
-    };
-    drop(hold_write);
-    let mut exit = 0;
-    // SAFETY: waits for the holder forked above (our own child).
-    unsafe { libc::waitpid(pid, &mut exit, 0) };
-    held
-}
-
-#[cfg(feature = "sandbox")]
-fn open_namespaces(pid: libc::pid_t) -> io::Result<(OwnedFd, OwnedFd)> {
-    let open = |kind: &str| -> io::Result<OwnedFd> {
-        Ok(std::fs::File::open(format!("/proc/{pid}/ns/{kind}"))?.into())
-    };
-    Ok((open("user")?, open("net")?))
-}
-
-#[cfg(feature = "sandbox")]
-/// Checks in a forked child that `shared` can be entered the way a spawn
-/// enters it (setns into both, a new mount namespace); `Ok` if it could.
-pub(crate) fn probe_shared(shared: SharedFds) -> io::Result<()> {
-    // SAFETY: the child only makes raw syscalls, then _exit.
-    let pid = unsafe { libc::fork() };
-    if pid < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if pid == 0 {
-        // SAFETY: setns / unshare with fds and flags; _exit never returns.
-        unsafe {
-            let entered = libc::setns(shared.user, libc::CLONE_NEWUSER) == 0
-                && libc::setns(shared.net, libc::CLONE_NEWNET) == 0
-                && libc::unshare(libc::CLONE_NEWNS | libc::CLONE_NEWCGROUP) == 0;
-            libc::_exit(if entered { 0 } else { 1 });
-        }
-    }
-    let mut status = 0;
-    // SAFETY: waits for the child forked above.
-    if unsafe { libc::waitpid(pid, &mut status, 0) } != pid {
-        return Err(io::Error::last_os_error());
-    }
-    if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::other("the held namespaces cannot be entered"))
-    }
-}
-
-#[cfg(feature = "sandbox")]
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0 as RawFd; 2];
-    // SAFETY: pipe2 fills the two-int array it is given.
-    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
-    // SAFETY: both fds were just opened and are owned by nobody else.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
-}
-
-#[cfg(feature = "sandbox")]
-/// Closes every fd of the (forked) process above stdio but `one` and
-/// `other`: the holder must not keep another child's pipe open.
-fn close_all_but(one: RawFd, other: RawFd) {
-    let (low, high) = (one.min(other) as u32, one.max(other) as u32);
-    for (first, last) in [
-        (3, low.saturating_sub(1)),
-        (low + 1, high.saturating_sub(1)),
-        (high + 1, u32::MAX),
-    ] {
-        if first.max(3) <= last {
-            // SAFETY: close_range with numbers only.
-            unsafe { libc::syscall(libc::SYS_close_range, first.max(3), last, 0u32) };
-        }
-    }
-}
-
-fn write_file(path: &CStr, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_file(path: &CStr, bytes: &[u8]) -> io::Result<()> {
     // SAFETY: a valid C string; the fd is closed below.
     let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
     check(fd)?;
@@ -473,7 +414,7 @@ fn write_file(path: &CStr, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-fn check(result: i32) -> io::Result<()> {
+pub(crate) fn check(result: i32) -> io::Result<()> {
     if result < 0 {
         Err(io::Error::last_os_error())
     } else {

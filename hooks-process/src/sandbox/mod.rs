@@ -28,7 +28,13 @@
 //!    namespace, Landlock leaves them out of the writable rules instead);
 //!    a link of the hook's tree (`.claude -> agent`, [`pinned_links`]) is
 //!    left out of the writable rules with or without one (a link cannot be
-//!    mounted over): the folders holding it keep their entries;
+//!    mounted over): the folders holding it keep their entries. Last, an
+//!    empty read-only tmpfs is mounted over the user's runtime folder
+//!    (`/run/user/<uid>`), the home's socket places ([`HOME_SOCKETS`]) and
+//!    the system's ([`SYSTEM_SOCKETS`]), `/dev/null` over such a socket,
+//!    around what the profile itself reads (`masked.rs`): Landlock does not
+//!    cover `connect()` on a named socket. The session's socket variables
+//!    ([`SESSION_ENV`]) leave the environment;
 //! 3. `no_new_privs`, then the Landlock ruleset (built per spawn by the
 //!    parent from paths opened once and reused while they still match, see
 //!    `resolved.rs`): read (and execute) the
@@ -69,6 +75,9 @@
 pub(crate) mod child;
 mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
+mod held;
+mod masked;
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod overlay;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod prepare;
@@ -83,14 +92,17 @@ mod resolved;
 mod rules;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod shared;
+mod stores;
 mod support;
 
 pub use explain::{Denial, denials};
+pub use masked::{HOME_SOCKETS, SESSION_ENV, SYSTEM_SOCKETS};
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub use prepare::Prepared;
 pub use profile::{CustomRules, Profile, Sandbox};
 pub use protected::{PROTECTED_SETTINGS, TOOL_FOLDERS, pinned_links, protected_paths};
-pub use rules::{Context, DEVICE_WRITE, Limits, Rules, SECRET_STORES, SYSTEM_READ, expand_path};
+pub use rules::{Context, DEVICE_WRITE, Limits, Rules, SYSTEM_READ, expand_path};
+pub use stores::SECRET_STORES;
 pub use support::{Support, UNAVAILABLE_ENV};
 
 /// Why a sandbox could not be prepared.

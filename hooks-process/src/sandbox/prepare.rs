@@ -32,6 +32,9 @@ pub struct Prepared {
     /// A private temporary directory in the host's `/tmp`, made when no
     /// private `/tmp` could be mounted; removed when the tree ends.
     pub(crate) private_dir: Option<PathBuf>,
+    /// Whether the child's environment loses the session's socket
+    /// variables ([`super::SESSION_ENV`]).
+    hides_session: bool,
 }
 
 impl Prepared {
@@ -45,9 +48,16 @@ impl Prepared {
         &self.weakened
     }
 
-    /// What the child applies, taken for one spawn of `command` (which gets its `TMPDIR`).
+    /// What the child applies, taken for one spawn of `command` (which gets
+    /// its `TMPDIR`, and loses the session's socket variables where its
+    /// profile hides the session).
     pub(crate) fn take_plan(&mut self, command: &mut tokio::process::Command) -> ChildPlan {
         command.env("TMPDIR", &self.tmpdir);
+        if self.hides_session {
+            for name in super::SESSION_ENV {
+                command.env_remove(name);
+            }
+        }
         std::mem::take(&mut self.plan)
     }
 
@@ -141,6 +151,11 @@ impl Sandbox {
                 (libc::RLIMIT_FSIZE as i32, limits.file_size),
             ],
             read_only,
+            masks: if namespaces {
+                super::masked::masks(&rules, tmp_mount)
+            } else {
+                Vec::new()
+            },
             lower_limits: true,
         };
         Ok(Some(Prepared {
@@ -150,6 +165,7 @@ impl Sandbox {
             weakened: missing,
             tmpdir: private_dir.clone().unwrap_or_else(|| PathBuf::from("/tmp")),
             private_dir,
+            hides_session: super::masked::hides_session(&rules),
         }))
     }
 }

@@ -6,8 +6,8 @@
 //! are: a re-pointed link would move what the next run hides, not the
 //! secret.
 
-use std::collections::HashMap;
-use std::ffi::OsString;
+use std::collections::{HashMap, HashSet};
+use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 
 /// How many links one path may go through (the kernel's own limit).
@@ -32,7 +32,10 @@ pub(crate) struct RealHidden {
 /// is hidden as well (one level only: a deeper one is not looked for). A
 /// relative path is kept as spelled only.
 pub(crate) fn real_hidden(hidden: &[PathBuf]) -> RealHidden {
-    let mut walker = Walker::default();
+    real_hidden_by(Walker::for_paths(hidden), hidden)
+}
+
+fn real_hidden_by(mut walker: Walker, hidden: &[PathBuf]) -> RealHidden {
     let mut out = RealHidden {
         hidden: hidden.to_vec(),
         links: Vec::new(),
@@ -110,18 +113,72 @@ enum Part {
 }
 
 /// Resolves paths one component at a time, each component looked at once
-/// per walker (the hidden paths share their first folders).
+/// per walker, and each folder a path is in walked once (the hidden paths
+/// share their folders: the home, `.config`, `.local/share`), so a path
+/// costs the look at its last part. A folder many paths are in is read
+/// once instead: a name it does not hold costs nothing more (most secret
+/// stores are not there). Paths are keyed by their bytes (hashing a `Path`
+/// parses its components).
 #[derive(Default)]
 struct Walker {
-    seen: HashMap<PathBuf, Node>,
+    seen: HashMap<OsString, Node>,
+    /// Where each folder (as spelled) of the paths resolved so far leads.
+    folders: HashMap<OsString, Walked>,
+    /// The folders (as spelled) that hold at least [`CROWDED`] of the paths.
+    crowded: HashSet<OsString>,
+    /// The names in each crowded folder (by where it leads), read once.
+    listings: HashMap<OsString, HashSet<OsString>>,
+}
+
+/// How many paths of a folder make reading it cheaper than looking at each.
+const CROWDED: usize = 6;
+
+/// Where a walk led.
+#[derive(Default)]
+struct Walked {
+    /// The path it led to (the rest as spelled past a missing part);
+    /// `None` past [`MAX_LINKS`] links.
+    real: Option<PathBuf>,
+    /// The links met on the way, in order.
+    links: Vec<PathBuf>,
+    /// How many links were followed.
+    followed: usize,
+    /// Whether a missing part was met (nothing past it was looked at).
+    missing: bool,
 }
 
 impl Walker {
+    /// A walker for `paths`, the folders holding many of them marked crowded.
+    fn for_paths(paths: &[PathBuf]) -> Walker {
+        let mut counts: HashMap<&OsStr, usize> = HashMap::new();
+        for folder in paths.iter().filter_map(|path| path.parent()) {
+            *counts.entry(folder.as_os_str()).or_default() += 1;
+        }
+        Walker {
+            crowded: (counts.into_iter())
+                .filter(|(_, count)| *count >= CROWDED)
+                .map(|(folder, _)| folder.to_os_string())
+                .collect(),
+            ..Walker::default()
+        }
+    }
+
     fn node(&mut self, path: &Path) -> Node {
-        if let Some(node) = self.seen.get(path) {
+        if let Some(node) = self.seen.get(path.as_os_str()) {
             return node.clone();
         }
-        let node = match std::fs::symlink_metadata(path) {
+        let unlisted = match (path.parent(), path.file_name()) {
+            (Some(folder), Some(name)) => {
+                (self.listings.get(folder.as_os_str())).is_some_and(|names| !names.contains(name))
+            }
+            _ => false,
+        };
+        let looked = if unlisted {
+            Err(std::io::ErrorKind::NotFound.into())
+        } else {
+            std::fs::symlink_metadata(path)
+        };
+        let node = match looked {
             Ok(metadata) if metadata.file_type().is_symlink() => match std::fs::read_link(path) {
                 Ok(target) => Node::Link(target),
                 Err(_) => Node::Missing,
@@ -130,7 +187,8 @@ impl Walker {
             Ok(_) => Node::Other,
             Err(_) => Node::Missing,
         };
-        self.seen.insert(path.to_path_buf(), node.clone());
+        self.seen
+            .insert(path.as_os_str().to_os_string(), node.clone());
         node
     }
 
@@ -140,12 +198,57 @@ impl Walker {
     }
 
     /// Where absolute `path` leads, each link met added to `links`; `None`
-    /// for a path that goes through more than [`MAX_LINKS`] links.
+    /// for a path that goes through more than [`MAX_LINKS`] links. The
+    /// folder it is in is walked once per walker, its last part each time.
     fn resolve(&mut self, path: &Path, links: &mut Vec<PathBuf>) -> Option<PathBuf> {
+        let (Some(Component::Normal(name)), Some(folder)) =
+            (path.components().next_back(), path.parent())
+        else {
+            let walked = self.walk(path);
+            links.extend(walked.links);
+            return walked.real;
+        };
+        if !self.folders.contains_key(folder.as_os_str()) {
+            let walked = self.walk(folder);
+            if let (Some(real), false) = (&walked.real, walked.missing)
+                && self.crowded.contains(folder.as_os_str())
+                && let Ok(entries) = std::fs::read_dir(real)
+            {
+                let names = entries.flatten().map(|entry| entry.file_name());
+                (self.listings).insert(real.as_os_str().to_os_string(), names.collect());
+            }
+            self.folders
+                .insert(folder.as_os_str().to_os_string(), walked);
+        }
+        let walked = &self.folders[folder.as_os_str()];
+        links.extend(walked.links.iter().cloned());
+        let real = walked.real.clone()?;
+        let followed = walked.followed;
+        if walked.missing {
+            return Some(real.join(name));
+        }
+        let mut pending = vec![Part::Name(name.to_os_string())];
+        let rest = self.walk_from(real, followed, &mut pending);
+        links.extend(rest.links);
+        rest.real
+    }
+
+    /// Where absolute `path` leads, walked from the root.
+    fn walk(&mut self, path: &Path) -> Walked {
         let mut pending = Vec::new();
         push_parts(&mut pending, path);
-        let mut real = PathBuf::from("/");
-        let mut followed = 0;
+        self.walk_from(PathBuf::from("/"), 0, &mut pending)
+    }
+
+    /// Walks the `pending` parts from `real`, `followed` links already
+    /// followed.
+    fn walk_from(
+        &mut self,
+        mut real: PathBuf,
+        mut followed: usize,
+        pending: &mut Vec<Part>,
+    ) -> Walked {
+        let mut links = Vec::new();
         while let Some(part) = pending.pop() {
             let name = match part {
                 Part::Root => {
@@ -164,10 +267,14 @@ impl Walker {
                 Node::Link(target) => {
                     followed += 1;
                     if followed > MAX_LINKS {
-                        return None;
+                        return Walked {
+                            links,
+                            followed,
+                            ..Walked::default()
+                        };
                     }
                     links.push(next);
-                    push_parts(&mut pending, &target);
+                    push_parts(pending, &target);
                 }
                 Node::Missing => {
                     // The rest as spelled: nothing there to follow.
@@ -181,10 +288,21 @@ impl Walker {
                             Part::Name(name) => real.push(name),
                         }
                     }
+                    return Walked {
+                        real: Some(real),
+                        links,
+                        followed,
+                        missing: true,
+                    };
                 }
             }
         }
-        Some(real)
+        Walked {
+            real: Some(real),
+            links,
+            followed,
+            ..Walked::default()
+        }
     }
 }
 
@@ -259,6 +377,28 @@ mod tests {
                 home.join(".bash_history"),
             ]
         );
+    }
+
+    #[test]
+    fn a_crowded_folder_read_once_leads_where_each_look_would() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(home.join("dotfiles/aws")).unwrap();
+        std::fs::create_dir_all(home.join(".ssh")).unwrap();
+        std::fs::write(home.join(".netrc"), "x").unwrap();
+        symlink("dotfiles/aws", home.join(".aws")).unwrap();
+        symlink("../vault", home.join(".ssh/key")).unwrap();
+        let names = [
+            ".ssh", ".aws", ".netrc", ".a", ".b", ".c", ".d", ".e", ".aws/x",
+        ];
+        let hidden: Vec<PathBuf> = names.iter().map(|name| home.join(name)).collect();
+        let walker = Walker::for_paths(&hidden);
+        assert!(walker.crowded.contains(home.as_os_str()));
+        let read_once = real_hidden_by(walker, &hidden);
+        assert_eq!(read_once, real_hidden_by(Walker::default(), &hidden));
+        assert!(read_once.hidden.contains(&home.join("dotfiles/aws/x")));
+        assert!(read_once.hidden.contains(&home.join("vault")));
+        assert_eq!(read_once.links, [home.join(".ssh/key"), home.join(".aws")]);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::profile::{Profile, Sandbox};
+use super::stores::SECRET_STORES;
 
 /// Where the system lives: readable (and executable) under every profile.
 pub const SYSTEM_READ: &[&str] = &[
@@ -29,54 +30,6 @@ pub const SYSTEM_READ: &[&str] = &[
 
 /// Device files every profile may write (`> /dev/null` must keep working).
 pub const DEVICE_WRITE: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty"];
-
-/// The secret stores of a home that the `project` profile does not let a
-/// hook read (relative to the home). Extended per host with
-/// [`Context::secrets`] (`hooks_sandbox: {secrets: [...]}` in config.yaml).
-pub const SECRET_STORES: &[&str] = &[
-    ".ssh",
-    ".aws",
-    ".gnupg",
-    ".config/gh",
-    ".config/hub",
-    ".config/gcloud",
-    ".config/op",
-    ".azure",
-    ".kube",
-    ".docker/config.json",
-    ".netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".password-store",
-    ".pki",
-    ".local/share/keyrings",
-    ".mozilla",
-    ".config/google-chrome",
-    ".config/chromium",
-    ".vault-token",
-    ".terraform.d/credentials.tfrc.json",
-    ".claude/.credentials.json",
-    ".claude.json",
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".codex/auth.json",
-    ".hermes/.env",
-    ".hermes/auth.json",
-    ".hermes/config.yaml",
-    ".config/rclone",
-    ".s3cfg",
-    ".boto",
-    ".bash_history",
-    ".zsh_history",
-    ".local/share/fish/fish_history",
-    ".python_history",
-    ".node_repl_history",
-    ".psql_history",
-    ".mysql_history",
-];
 
 /// Resource limits of a sandboxed hook (each only ever lowered, never raised).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +71,10 @@ pub struct Context {
     pub home: Option<PathBuf>,
     /// More secret stores, beside [`SECRET_STORES`] (`~` expanded).
     pub secrets: Vec<PathBuf>,
+    /// The user's runtime folder as the environment names it
+    /// (`XDG_RUNTIME_DIR`): its sockets are masked beside those of
+    /// `/run/user/<uid>` where it is a `0700` folder of the user's own.
+    pub runtime_dir: Option<PathBuf>,
     /// The directories of the hook's `PATH`: readable under every profile,
     /// with the tool folder a home's entry belongs to (`~/.pyenv` for
     /// `~/.pyenv/shims`), so an interpreter a shim or version manager
@@ -140,6 +97,7 @@ impl Context {
             own_writable: Vec::new(),
             home: std::env::var_os("HOME").map(PathBuf::from),
             secrets: Vec::new(),
+            runtime_dir: std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from),
             path: std::env::var_os("PATH")
                 .map(|path| std::env::split_paths(&path).collect())
                 .unwrap_or_default(),
@@ -167,6 +125,10 @@ pub struct Rules {
     /// entry made, removed or renamed right there), while what is in those
     /// folders stays writable ([`super::pinned_links`]).
     pub pinned: Vec<PathBuf>,
+    /// Folders and sockets masked in the hook's mount namespace so that no
+    /// named socket there is reached, the user's runtime folder first
+    /// (`masked.rs`; where they exist, around what the profile reads).
+    pub masked: Vec<PathBuf>,
     /// Whether the hook keeps the host's network.
     pub network: bool,
     /// Whether `/tmp` is a private one of the hook's own mount namespace.
@@ -236,12 +198,14 @@ impl Sandbox {
             })
             .collect();
         let pinned = super::pinned_links(&context.project, &context.tree_roots, &write);
+        let masked = super::masked::targets(context);
         Ok(Some(Rules {
             read: dedup(read),
             write: dedup(write),
             hidden,
             read_only,
             pinned,
+            masked,
             network,
             private_tmp: true,
             limits: Limits::default(),
@@ -359,6 +323,7 @@ mod tests {
             )],
             home: Some(PathBuf::from("/home/u")),
             secrets: vec![PathBuf::from("/home/u/.vault")],
+            runtime_dir: None,
             path: vec![
                 PathBuf::from("/home/u/.pyenv/shims"),
                 PathBuf::from("/usr/bin"),

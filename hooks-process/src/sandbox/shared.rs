@@ -21,7 +21,8 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::child::{SharedFds, hold_namespaces, probe_shared};
+use super::child::SharedFds;
+use super::held::{hold_namespaces, probe_shared};
 
 /// The Landlock ABI that scopes abstract unix sockets to a domain.
 const ABSTRACT_SOCKET_SCOPE_ABI: i32 = 6;

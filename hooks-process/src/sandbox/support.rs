@@ -9,6 +9,11 @@ use super::rules::Rules;
 /// run on a machine that has everything.
 pub const UNAVAILABLE_ENV: &str = "HERMES_HOOKS_SANDBOX_UNAVAILABLE";
 
+/// What a hook run without a mount namespace can still reach (said by
+/// `list` and `doctor`; see `masked.rs`).
+const SOCKETS: &str = "the session's and the system's sockets (the session bus, ssh and gpg \
+     agents in /run/user/<uid>, docker)";
+
 /// What the kernel (and this build) offers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -72,6 +77,10 @@ impl Support {
                     .to_owned(),
             );
         }
+        if self.namespaces.is_err() && !rules.masked.is_empty() {
+            // Said, as best effort runs the hook anyway (`masked.rs`).
+            missing.push(format!("a mask over {SOCKETS}: they stay reachable"));
+        }
         missing
     }
 
@@ -92,7 +101,8 @@ impl Support {
             Ok(()) => "namespaces: user/network/mount available".to_owned(),
             Err(why) => format!(
                 "namespaces: unavailable ({why}); a project hook run best effort keeps \
-                 .git read-only by Landlock, so it cannot create files at the project's top level"
+                 .git read-only by Landlock, so it cannot create files at the project's top \
+                 level; {SOCKETS} stay reachable"
             ),
         };
         format!("{landlock}; {namespaces}")
@@ -150,4 +160,26 @@ fn namespaces() -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{Context, Profile, Sandbox};
+
+    #[test]
+    fn without_namespaces_the_reachable_sockets_are_said() {
+        let rules = Sandbox::new(Profile::Project)
+            .rules(&Context::new("/work/p"))
+            .unwrap()
+            .unwrap();
+        let support = Support {
+            landlock_abi: 6,
+            namespaces: Err("user namespaces: refused".to_owned()),
+            built: true,
+        };
+        let missing = support.missing(&rules).join("; ");
+        assert!(missing.contains("/run/user/<uid>"), "{missing}");
+        assert!(support.summary().contains("stay reachable"));
+    }
 }

@@ -13,6 +13,8 @@ mod sandbox;
 mod sandbox_git;
 mod sandbox_links;
 mod sandbox_read_links;
+mod sandbox_secrets;
 mod sandbox_shared;
+mod sandbox_sockets;
 mod support;
 mod tree;

@@ -1,0 +1,69 @@
+//! The home's secret stores a `project` hook cannot read (red-team round 6,
+//! R6-21: each of these was copied into the project by an approved project
+//! hook), while the tool folders that hold some of them stay readable.
+
+#![cfg(all(target_os = "linux", feature = "sandbox"))]
+
+use hermes_hooks_process::sandbox::Profile;
+
+use crate::sandbox::{World, stdout};
+
+/// The stores R6-21 found readable, and files beside them a hook may read.
+const STORES: &[&str] = &[
+    ".gemini/oauth_creds.json",
+    ".config/github-copilot/hosts.json",
+    ".pgpass",
+    ".my.cnf",
+    ".yarnrc.yml",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    ".gem/credentials",
+    ".bundle/config",
+    ".config/composer/auth.json",
+    ".terraformrc",
+    ".config/configstore/firebase-tools.json",
+    ".config/Code/User/globalStorage/state.vscdb",
+    ".local/share/atuin/history.db",
+    ".env",
+    ".config/Cursor/User/globalStorage/state.vscdb",
+    ".config/git/credentials",
+    ".cache/huggingface/token",
+    ".ollama/id_ed25519",
+    ".sqlite_history",
+];
+
+const BESIDE: &[&str] = &[
+    ".m2/repository/lib.pom",
+    ".gradle/caches/entry",
+    ".config/Code/User/settings.json",
+    ".config/git/config",
+    ".cache/huggingface/hub/model",
+    ".ollama/models/manifest",
+];
+
+#[tokio::test]
+async fn a_project_hook_reads_none_of_the_stores_round_6_copied() {
+    let world = World::new();
+    for file in STORES {
+        let path = world.home.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("SECRET {file}")).unwrap();
+    }
+    for file in BESIDE {
+        let path = world.home.join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("FINE {file}")).unwrap();
+    }
+    let script: String = STORES
+        .iter()
+        .chain(BESIDE)
+        .map(|file| format!("cat \"$HOME/{file}\" 2>/dev/null; echo\n"))
+        .collect();
+    let output = world.run(Profile::Project, &script).await;
+    let out = stdout(&output);
+    assert!(!out.contains("SECRET"), "{out}");
+    for file in BESIDE {
+        assert!(out.contains(&format!("FINE {file}")), "{file}: {out}");
+    }
+}
