@@ -24,9 +24,11 @@
 //! - the system's ([`SYSTEM_SOCKETS`]), and `/tmp/.X11-unix` and
 //!   `/tmp/tmux-<uid>` where the hook has no private `/tmp` to hide them.
 //!
-//! What the profile itself reads is kept: a place at or beneath a path of
-//! its own rules (not the system's, not a hidden one) is not masked (an
-//! explicit map that lists `/run/user/1000` keeps it), and a place that
+//! What the user's setup reads is kept: a place at or beneath the project,
+//! the home under `project`, a `PATH` tool folder or a path a map lists
+//! (not a hidden one) is not masked (an explicit map that lists
+//! `/run/user/1000` keeps it); a word of the hook's command never keeps one
+//! (red team round 7: `probe.sh /run/user` reached the session bus). A place that
 //! holds one is masked entry by entry around it (a `PATH` folder in the
 //! runtime folder, as fnm makes). A link among those entries is left alone.
 //! The session's variables that name such a socket ([`SESSION_ENV`]) are
@@ -37,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use super::rules::Context;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
-use super::rules::{Rules, SYSTEM_READ};
+use super::rules::Rules;
 
 /// Folders and sockets of the system masked under every profile but `none`.
 pub const SYSTEM_SOCKETS: &[&str] = &[
@@ -141,8 +143,8 @@ pub(crate) fn hides_session(rules: &Rules) -> bool {
         .is_some_and(|runtime| !own.reads(runtime))
 }
 
-/// What the profile reads by its own rules: their roots (not the
-/// system's) minus the hidden paths.
+/// What the profile reads by the user's setup ([`Rules::unmasking`]: not
+/// the system's roots, not a command's words) minus the hidden paths.
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 struct Own<'a> {
     roots: Vec<&'a Path>,
@@ -152,15 +154,8 @@ struct Own<'a> {
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 impl<'a> Own<'a> {
     fn of(rules: &'a Rules) -> Own<'a> {
-        let system = |root: &PathBuf| {
-            let root = root.as_os_str();
-            SYSTEM_READ.iter().any(|system| root == *system)
-        };
         Own {
-            roots: (rules.read.iter().chain(&rules.write))
-                .filter(|root| !system(root))
-                .map(PathBuf::as_path)
-                .collect(),
+            roots: rules.unmasking.iter().map(PathBuf::as_path).collect(),
             hidden: &rules.hidden,
         }
     }
@@ -299,6 +294,7 @@ mod tests {
             read_only: Vec::new(),
             pinned: Vec::new(),
             masked: vec![place.clone(), root.join("missing"), root.join("alias")],
+            unmasking: vec![place.join("k/keep")],
             network: false,
             private_tmp: true,
             limits: crate::sandbox::Limits::default(),

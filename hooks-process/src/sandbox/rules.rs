@@ -1,7 +1,7 @@
 //! A profile made concrete for one hook: the paths it may read and write,
 //! whether it keeps the network, and its resource limits.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::profile::{Profile, Sandbox};
 use super::stores::SECRET_STORES;
@@ -129,6 +129,11 @@ pub struct Rules {
     /// named socket there is reached, the user's runtime folder first
     /// (`masked.rs`; where they exist, around what the profile reads).
     pub masked: Vec<PathBuf>,
+    /// The roots whose places stay unmasked (the project, the home under
+    /// `project`, `PATH`'s tool folders, a map's paths): what the user's
+    /// setup reads, never what a command's words name (red team round 7:
+    /// `probe.sh /run/user` lifted the mask of the session's sockets).
+    pub unmasking: Vec<PathBuf>,
     /// Whether the hook keeps the host's network.
     pub network: bool,
     /// Whether `/tmp` is a private one of the hook's own mount namespace.
@@ -141,32 +146,41 @@ impl Sandbox {
     /// The rules of this profile for a hook in `context`; `None` for no
     /// sandbox. An error names a path that cannot be expanded.
     pub fn rules(&self, context: &Context) -> Result<Option<Rules>, String> {
-        let system = SYSTEM_READ
-            .iter()
-            .map(PathBuf::from)
-            .chain(tool_folders(context));
+        let tools = tool_folders(context);
+        let system = SYSTEM_READ.iter().map(PathBuf::from).chain(tools.clone());
         let devices = DEVICE_WRITE.iter().map(PathBuf::from);
         let own = context.own_files.iter().cloned();
         let project = context.project.clone();
+        // The roots the user's setup gives (not the words of a command): a
+        // masked place beneath one stays (`masked.rs`).
+        let mut unmasking: Vec<PathBuf> = tools.clone();
         let (read, write, network): (Vec<PathBuf>, Vec<PathBuf>, bool) = match &self.profile {
             Profile::None => return Ok(None),
-            Profile::Project => (
-                system
-                    .chain(own)
-                    .chain(context.home.clone())
-                    .chain([project.clone()])
-                    .collect(),
-                devices
-                    .chain([project])
-                    .chain(context.own_writable.iter().cloned())
-                    .collect(),
-                false,
-            ),
-            Profile::Strict => (
-                system.chain(own).chain([project]).collect(),
-                devices.collect(),
-                false,
-            ),
+            Profile::Project => {
+                unmasking.extend(context.home.clone());
+                unmasking.push(project.clone());
+                unmasking.extend(context.own_writable.iter().cloned());
+                (
+                    system
+                        .chain(own)
+                        .chain(context.home.clone())
+                        .chain([project.clone()])
+                        .collect(),
+                    devices
+                        .chain([project])
+                        .chain(context.own_writable.iter().cloned())
+                        .collect(),
+                    false,
+                )
+            }
+            Profile::Strict => {
+                unmasking.push(project.clone());
+                (
+                    system.chain(own).chain([project]).collect(),
+                    devices.collect(),
+                    false,
+                )
+            }
             Profile::Custom(custom) => {
                 let expand = |paths: &[String]| -> Result<Vec<PathBuf>, String> {
                     paths
@@ -174,21 +188,27 @@ impl Sandbox {
                         .map(|path| expand_path(path, context))
                         .collect()
                 };
+                let (listed_read, listed_write) = (expand(&custom.read)?, expand(&custom.write)?);
+                unmasking.extend(listed_read.iter().chain(&listed_write).cloned());
                 (
-                    system.chain(own).chain(expand(&custom.read)?).collect(),
-                    devices.chain(expand(&custom.write)?).collect(),
+                    system.chain(own).chain(listed_read).collect(),
+                    devices.chain(listed_write).collect(),
                     custom.network,
                 )
             }
         };
-        let hidden = match (&self.profile, &context.home) {
-            (Profile::Project, Some(home)) => SECRET_STORES
-                .iter()
-                .map(|store| home.join(store))
-                .chain(context.secrets.iter().cloned())
-                .collect(),
-            _ => context.secrets.clone(),
+        // The home's secret stores are hidden under every profile (a `PATH`
+        // tool folder such as `~/.local` or `~/.config` is readable under
+        // `strict` too), but one a map lists, or lists a path in.
+        let listed = |store: &Path| match &self.profile {
+            Profile::Custom(_) => unmasking.iter().any(|root| root.starts_with(store)),
+            _ => false,
         };
+        let hidden = (context.home.iter())
+            .flat_map(|home| SECRET_STORES.iter().map(move |store| home.join(store)))
+            .filter(|store| !listed(store))
+            .chain(context.secrets.iter().cloned())
+            .collect();
         let read_only = super::protected_paths(&context.project)
             .into_iter()
             .filter(|path| {
@@ -206,6 +226,7 @@ impl Sandbox {
             read_only,
             pinned,
             masked,
+            unmasking: dedup(unmasking),
             network,
             private_tmp: true,
             limits: Limits::default(),
@@ -443,5 +464,27 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(!strict.write.contains(&env), "{:?}", strict.write);
+    }
+
+    #[test]
+    fn every_profile_hides_the_stores_but_one_a_map_lists() {
+        let hidden = |profile| {
+            Sandbox::new(profile)
+                .rules(&context())
+                .unwrap()
+                .unwrap()
+                .hidden
+        };
+        let ssh = PathBuf::from("/home/u/.ssh");
+        let aws = PathBuf::from("/home/u/.aws");
+        assert!(hidden(Profile::Strict).contains(&ssh));
+        let home = CustomRules::new(vec!["~".into()], vec![], false);
+        assert!(hidden(Profile::Custom(home)).contains(&ssh));
+        let listed = CustomRules::new(vec!["~/.aws/config".into()], vec![], false);
+        let listed = hidden(Profile::Custom(listed));
+        assert!(
+            listed.contains(&ssh) && !listed.contains(&aws),
+            "{listed:?}"
+        );
     }
 }

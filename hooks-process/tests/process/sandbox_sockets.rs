@@ -200,6 +200,34 @@ async fn a_map_that_lists_the_runtime_folder_keeps_it_and_a_path_folder_in_it_st
     drop((bus, folder));
 }
 
+/// Red team round 7 (R7b-1): a word of the hook's command that names the
+/// runtime folder (`probe.sh /run/user`) made it one of the profile's own
+/// files, and what the profile read was left unmasked: the session bus
+/// answered. Only the user's setup (a map, `PATH`) keeps a place.
+#[tokio::test]
+async fn a_word_of_the_command_naming_the_runtime_folder_keeps_it_masked() {
+    let Some(runtime) = runtime_folder() else {
+        return;
+    };
+    let id = std::process::id();
+    let bus = Listener::at(runtime.join(format!("hermes-sandbox-word-{id}.sock")));
+    let world = World::new();
+    let script = probes(&[("BUS", &bus.path)]);
+    for profile in [Profile::Project, Profile::Strict] {
+        let mut context = Context::new(&world.project);
+        context.home = Some(world.home.clone());
+        context.own_files = vec![runtime.clone(), PathBuf::from("/run")];
+        let prepared = Sandbox::new(profile).prepare(&context).expect("prepared");
+        let mut command = sh(&script);
+        command.current_dir(&world.project).env("HOME", &world.home);
+        let output = run_sandboxed(command, b"", &limits(20), prepared)
+            .await
+            .expect("runs");
+        check(&stdout(&output), &[], &["BUS"]);
+    }
+    drop(bus);
+}
+
 #[tokio::test]
 async fn the_sessions_socket_variables_leave_a_sandboxed_hooks_environment() {
     let world = World::new();
