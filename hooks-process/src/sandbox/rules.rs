@@ -149,7 +149,16 @@ impl Sandbox {
         let tools = tool_folders(context);
         let system = SYSTEM_READ.iter().map(PathBuf::from).chain(tools.clone());
         let devices = DEVICE_WRITE.iter().map(PathBuf::from);
-        let own = context.own_files.iter().cloned();
+        // A command's words never open the folder of every home, and the
+        // stores of another user's home they name are hidden as the user's.
+        let own = (context.own_files.iter())
+            .filter(|root| root.as_path() != Path::new("/home"))
+            .cloned();
+        let homes = context
+            .home
+            .iter()
+            .cloned()
+            .chain((context.own_files.iter()).filter_map(|root| home_holding(root)));
         let project = context.project.clone();
         // The roots the user's setup gives (not the words of a command): a
         // masked place beneath one stays (`masked.rs`).
@@ -204,11 +213,13 @@ impl Sandbox {
             Profile::Custom(_) => unmasking.iter().any(|root| root.starts_with(store)),
             _ => false,
         };
-        let hidden = (context.home.iter())
-            .flat_map(|home| SECRET_STORES.iter().map(move |store| home.join(store)))
-            .filter(|store| !listed(store))
-            .chain(context.secrets.iter().cloned())
-            .collect();
+        let hidden = dedup(
+            homes
+                .flat_map(|home| SECRET_STORES.iter().map(move |store| home.join(store)))
+                .filter(|store| !listed(store))
+                .chain(context.secrets.iter().cloned())
+                .collect(),
+        );
         let read_only = super::protected_paths(&context.project)
             .into_iter()
             .filter(|path| {
@@ -318,6 +329,16 @@ fn tool_folders(context: &Context) -> Vec<PathBuf> {
         }
     }
     folders
+}
+
+/// The home `path` lies in by the usual places of homes (`/root`,
+/// `/home/<name>`), if any.
+fn home_holding(path: &Path) -> Option<PathBuf> {
+    if path.starts_with("/root") {
+        return Some(PathBuf::from("/root"));
+    }
+    let name = path.strip_prefix("/home").ok()?.components().next()?;
+    Some(Path::new("/home").join(name))
 }
 
 fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
@@ -486,5 +507,18 @@ mod tests {
             listed.contains(&ssh) && !listed.contains(&aws),
             "{listed:?}"
         );
+    }
+
+    #[test]
+    fn a_commands_word_in_another_home_hides_that_homes_stores() {
+        let mut context = context();
+        context.own_files = vec![PathBuf::from("/home/alice"), PathBuf::from("/home")];
+        let rules = Sandbox::new(Profile::Project)
+            .rules(&context)
+            .unwrap()
+            .unwrap();
+        assert!(rules.hidden.contains(&PathBuf::from("/home/alice/.ssh")));
+        assert!(rules.read.contains(&PathBuf::from("/home/alice")));
+        assert!(!rules.read.contains(&PathBuf::from("/home")), "{rules:?}");
     }
 }
