@@ -270,3 +270,38 @@ fn a_users_hook_running_a_project_script_binds_what_it_sources() {
     );
     assert_eq!(after["runs"][0]["status"], json!("skipped"), "{after}");
 }
+
+/// Red-team R6b-9: a guard that only greps `src` (and says so in a comment)
+/// does not ask again after the agent edits `src/index.js` or
+/// `src/__init__.py`; a hook that runs the folder (`python3 -m src`) does.
+#[test]
+fn a_folder_a_guard_only_reads_does_not_bind_its_entry_files() {
+    let (home, project) = home_with("[claude]");
+    write(&project, "src/index.js", "x = 1\n");
+    write(&project, "src/__init__.py", "x = 1\n");
+    write(
+        &project,
+        ".claude/hooks/check.sh",
+        "#!/bin/sh\ncat >/dev/null\n# no console.log left in src/\n\
+         grep -rq \"console.log\" \"$CLAUDE_PROJECT_DIR/src\" && echo \"found console.log\" >&2\n\
+         exit 0\n",
+    );
+    approve_project_hook(
+        &home,
+        &project,
+        "sh \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.sh",
+    );
+    write(&project, "src/index.js", "x = 2\n");
+    write(&project, "src/__init__.py", "x = 2\n");
+    let after = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(after["runs"][0]["status"], json!("completed"), "{after}");
+
+    changed_named_file_never_runs(
+        "cat >/dev/null; cd \"$CLAUDE_PROJECT_DIR\" && grep -rq x src; python3 -m src",
+        &[
+            ("src/__init__.py", "x = 1\n"),
+            ("src/__main__.py", "x = 1\n"),
+        ],
+        ("src/__init__.py", PWN_PY),
+    );
+}

@@ -28,6 +28,9 @@
 //!   looked up in, and its entry files are bound (build files,
 //!   `__init__.py`, `__main__.py`, `index.js`, ...), not the rest of it: a
 //!   guard that says `src/` does not ask again after each edit of `src`.
+//!   Entry files are not bound for a folder shell code names only in a
+//!   comment or as an operand of a program that runs and prints nothing
+//!   (`grep -q`, `test`; [`quiet`]).
 //!
 //! What is bound is read the same way in turn. A top-level entry whose name
 //! no word can spell (a blank, a quote, `=`, `#`, parentheses) has its code
@@ -37,38 +40,19 @@
 //! git's index does not track, in a git checkout: what the project's build
 //! or install rewrites (`docs/decisions/code-a-project-hook-names.md`).
 
+mod lookups;
+mod places;
+mod quiet;
 mod read;
 mod tops;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 
 use super::BindError;
 pub(crate) use read::is_code_file;
 use tops::Tops;
-
-/// Extensions a loader adds to a name (`import check`, `require('./check')`,
-/// `require "check"`, `use Check`): a word naming such a file without it.
-const LOADED_EXTENSIONS: [&str; 15] = [
-    "py", "pyc", "so", "zip", "egg", "js", "cjs", "mjs", "ts", "node", "json", "rb", "pm", "lua",
-    "pl",
-];
-
-/// The files a folder's loaders run when the folder is named.
-const ENTRY_FILES: [&str; 11] = [
-    "__init__.py",
-    "__main__.py",
-    "index.js",
-    "index.cjs",
-    "index.mjs",
-    "index.ts",
-    "main.py",
-    "package.json",
-    "Makefile",
-    "makefile",
-    "GNUmakefile",
-];
 
 /// The project files the hook's `command` text and the code under `seeds`
 /// name (see the module documentation); files under `covered` (the hook
@@ -103,7 +87,7 @@ pub(crate) fn named_files(
         Ok(Arc::new(names))
     })?;
     let mut names = (*seeded).clone();
-    names.text(command, None, true);
+    names.text(command, None, Code::Shell);
     names.drain()?;
     let mut files = names.files;
     files.retain(|file| !covered.iter().any(|root| file.starts_with(root)));
@@ -125,6 +109,21 @@ enum Kind {
 /// Each folder's entries and their kinds, shared by the hooks of a load.
 type Listings = HashMap<PathBuf, Arc<HashMap<String, Kind>>>;
 
+/// Each word read and the folder of the file it was read in, with whether
+/// it was read where it may load what it names.
+type Seen = BTreeMap<(String, Option<PathBuf>), bool>;
+
+/// How a text is read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Code {
+    /// Shell code (the command, a shell script): read for quiet words.
+    Shell,
+    /// A makefile or justfile: shell lines in a language of its own.
+    Make,
+    /// Any other code.
+    Other,
+}
+
 /// What has been named so far, and how to go on.
 #[derive(Clone, Debug)]
 pub(crate) struct Names {
@@ -133,6 +132,14 @@ pub(crate) struct Names {
     tops: Arc<Tops>,
     /// Folders named so far, where words are looked up too.
     places: Vec<PathBuf>,
+    /// The places whose entry files are not bound: named only by quiet
+    /// words so far.
+    quiet_places: BTreeSet<PathBuf>,
+    /// The globs read where they may load what they match.
+    loading_globs: BTreeSet<String>,
+    /// Whether code read may change what a program's name runs: no word
+    /// is quiet then.
+    every_place_loads: bool,
     files: BTreeSet<PathBuf>,
     /// Files bound and not read yet.
     queue: Vec<PathBuf>,
@@ -140,8 +147,8 @@ pub(crate) struct Names {
     /// again in each folder named later).
     /// Shared by the hooks of one load (read-only once the seeds are
     /// read; see [`named_files`]), and this hook's own.
-    seen: Arc<BTreeSet<(String, Option<PathBuf>)>>,
-    seen_here: BTreeSet<(String, Option<PathBuf>)>,
+    seen: Arc<Seen>,
+    seen_here: Seen,
     /// Each folder's entries and their kinds (links followed).
     listings: Arc<Mutex<Listings>>,
     read: read::Budget,
@@ -162,10 +169,13 @@ impl Names {
             cwd: cwd.to_path_buf(),
             tops: Arc::new(Tops::of(project)),
             places: Vec::new(),
+            quiet_places: BTreeSet::new(),
+            loading_globs: BTreeSet::new(),
+            every_place_loads: false,
             files: BTreeSet::new(),
             queue: Vec::new(),
-            seen: Arc::new(BTreeSet::new()),
-            seen_here: BTreeSet::new(),
+            seen: Arc::new(BTreeMap::new()),
+            seen_here: BTreeMap::new(),
             listings: Arc::new(Mutex::new(HashMap::new())),
             read: read::Budget::default(),
             lookups: 0,
@@ -188,9 +198,13 @@ impl Names {
         let Some(text) = self.read.text(path)? else {
             return Ok(());
         };
-        let shell = read::is_shell(path, &text);
-        self.text(&text, path.parent(), shell);
-        if !shell && read::loads_code(&text) {
+        let code = match read::is_shell(path, &text) {
+            true if read::is_make(path, &text) => Code::Make,
+            true => Code::Shell,
+            false => Code::Other,
+        };
+        self.text(&text, path.parent(), code);
+        if code == Code::Other && read::loads_code(&text) {
             // It runs code it reads (`exec(open(...).read())`, `pickle`,
             // `require`): every file it names may be that code.
             self.any_file_named(&text, path.parent());
@@ -209,9 +223,8 @@ impl Names {
         }
     }
 
-    /// Binds what the words of `text` (found in `dir`; shell code when
-    /// `shell`) name.
-    fn text(&mut self, text: &str, dir: Option<&Path>, shell: bool) {
+    /// Binds what the words of `text` (found in `dir`, code of `code`) name.
+    fn text(&mut self, text: &str, dir: Option<&Path>, code: Code) {
         let text = read::without_written_targets(text);
         for word in read::run_or_read_words(&text) {
             if read::is_glob(&word) {
@@ -226,17 +239,37 @@ impl Names {
                 }
             }
         }
-        for word in read::words(&text) {
+        let mut reading = match code {
+            Code::Shell if !self.every_place_loads => quiet::Reading::shell(&text),
+            _ => quiet::Reading::loading(&text),
+        };
+        if code != Code::Other
+            && !self.every_place_loads
+            && quiet::redefines_what_runs(reading.loading_part())
+        {
+            self.load_every_place();
+            reading = quiet::Reading::loading(&text);
+        }
+        for (word, loads) in reading.words(&text) {
             let key = (word.clone(), dir.map(Path::to_path_buf));
-            if !read::is_glob(&word) && !self.seen.contains(&key) && self.seen_here.insert(key) {
-                self.word(&word, dir, None);
+            let before = [self.seen.get(&key), self.seen_here.get(&key)];
+            if read::is_glob(&word)
+                || before.contains(&Some(&true))
+                || (!loads && before != [None, None])
+            {
+                continue;
             }
+            self.seen_here.insert(key, loads);
+            self.word(&word, dir, None, loads);
+        }
+        for glob in reading.loading_globs() {
+            self.loading_glob(glob);
         }
         // In shell code a glob names what runs in a `for` loop's list (or
         // after a shell, above); elsewhere it is a formatter's operands
         // (`sed -i ... src/*.ts`) or a `case` pattern. Other code: any
         // glob but a `case` pattern.
-        let listed = if shell {
+        let listed = if code != Code::Other {
             read::loop_lists(&text)
         } else {
             read::without_case_patterns(&text)
@@ -244,14 +277,15 @@ impl Names {
         for word in read::words(&listed) {
             if read::is_glob(&word) {
                 for path in self.glob(&word, dir) {
-                    self.found(path, Some(Kind::File), &word);
+                    self.found(path, Some(Kind::File), &word, true);
                 }
             }
         }
     }
 
-    /// Binds what `word` names, looked up everywhere or only in `only`.
-    fn word(&mut self, word: &str, dir: Option<&Path>, only: Option<&Path>) {
+    /// Binds what `word` names, looked up everywhere or only in `only`
+    /// (read where it may load what it names when `loads`).
+    fn word(&mut self, word: &str, dir: Option<&Path>, only: Option<&Path>, loads: bool) {
         let mut spellings = vec![word.to_owned()];
         if !word.contains('/')
             && let Some((first, rest)) = word.split_once('.')
@@ -263,16 +297,17 @@ impl Names {
         }
         for spelling in spellings {
             for (path, kind) in self.lookups(&spelling, dir, only) {
-                self.found(path, kind, word);
+                self.found(path, kind, word, loads);
             }
         }
     }
-    /// `path` (of `kind`, `None`: missing) named by `word`.
-    fn found(&mut self, path: PathBuf, kind: Option<Kind>, word: &str) {
+    /// `path` (of `kind`, `None`: missing) named by `word` (where it may
+    /// load it when `loads`).
+    fn found(&mut self, path: PathBuf, kind: Option<Kind>, word: &str, loads: bool) {
         match kind {
             Some(Kind::File) if is_code_file(&path) => self.add_file(path),
             Some(Kind::File) => {}
-            Some(Kind::Folder) => self.add_place(path),
+            Some(Kind::Folder) => self.add_place(path, loads),
             None => {
                 // A path computed on (`"plugins/" + name`): the folder it
                 // starts in is a place words are looked up in.
@@ -283,7 +318,11 @@ impl Names {
                             break;
                         }
                         if folder.is_dir() {
-                            self.add_place(folder.to_path_buf());
+                            // Not a folder named already (or looked in): a
+                            // path from it names none of its entry files.
+                            if !self.places.iter().any(|place| place == folder) {
+                                self.add_place(folder.to_path_buf(), loads);
+                            }
                             break;
                         }
                         ancestor = folder.parent();
@@ -297,129 +336,6 @@ impl Names {
                 }
             }
         }
-    }
-
-    /// Where `word` may point: as a path from each place it may be read
-    /// from, with the extensions loaders add; existing first.
-    fn lookups(
-        &mut self,
-        word: &str,
-        dir: Option<&Path>,
-        only: Option<&Path>,
-    ) -> Vec<(PathBuf, Option<Kind>)> {
-        if self.lookups > MAX_LOOKUPS {
-            return Vec::new();
-        }
-        let relative = word.trim_start_matches('/');
-        let mut bases: Vec<PathBuf> = Vec::new();
-        if word.starts_with('/') && only.is_none() {
-            bases.push(PathBuf::from("/"));
-        }
-        match only {
-            Some(place) => bases.push(place.to_path_buf()),
-            None => {
-                bases.extend([self.project.clone(), self.cwd.clone()]);
-                bases.extend(dir.map(Path::to_path_buf));
-                bases.extend(self.places.iter().cloned());
-                bases.extend(self.tops.node_modules(&self.project));
-            }
-        }
-        self.lookups += bases.len() as u64;
-        let mut out = Vec::new();
-        for (index, base) in bases.iter().enumerate() {
-            let absolute = index == 0 && word.starts_with('/') && only.is_none();
-            let text = if absolute { word } else { relative };
-            let path = normalize(&base.join(text));
-            let path = if self.excluded(&path) {
-                // Build output or installed packages, unless a link there
-                // leads back into the project's own code (an npm workspace:
-                // `node_modules/@acme/rules -> ../../packages/rules`).
-                match self.linked_back(&path) {
-                    Some(real) => real,
-                    None => continue,
-                }
-            } else {
-                path
-            };
-            if !path.starts_with(&self.project) || path == self.project {
-                continue;
-            }
-            let (Some(parent), Some(name)) =
-                (path.parent(), path.file_name().and_then(|n| n.to_str()))
-            else {
-                continue;
-            };
-            let listing = self.listing(parent);
-            match listing.get(name) {
-                Some(kind) => out.push((path.clone(), Some(*kind))),
-                None => out.push((path.clone(), None)),
-            }
-            for ext in LOADED_EXTENSIONS {
-                let with = format!("{name}.{ext}");
-                if listing.get(&with) == Some(&Kind::File) {
-                    out.push((parent.join(with), Some(Kind::File)));
-                }
-            }
-            if !name.contains('.') {
-                // A Python extension module: `helper.cpython-311-x86_64-linux-gnu.so`.
-                let prefix = format!("{name}.");
-                for (entry, kind) in listing.iter() {
-                    if *kind == Kind::File
-                        && entry.starts_with(&prefix)
-                        && (entry.ends_with(".so") || entry.ends_with(".pyd"))
-                    {
-                        out.push((parent.join(entry), Some(Kind::File)));
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// The files `pattern` matches (`*`, `?`, `[...]` in any part).
-    fn glob(&mut self, pattern: &str, dir: Option<&Path>) -> Vec<PathBuf> {
-        let mut bases = vec![self.project.clone(), self.cwd.clone()];
-        bases.extend(dir.map(Path::to_path_buf));
-        let mut matched = Vec::new();
-        for base in bases {
-            let mut current = vec![base];
-            for part in pattern
-                .trim_start_matches('/')
-                .split('/')
-                .filter(|p| !p.is_empty())
-            {
-                let mut next = Vec::new();
-                for folder in &current {
-                    if part == ".." || part == "." {
-                        next.push(normalize(&folder.join(part)));
-                        continue;
-                    }
-                    let listing = self.listing(folder);
-                    for name in listing.keys() {
-                        if read::wildcard(part, name) {
-                            next.push(folder.join(name));
-                        }
-                    }
-                }
-                next.truncate(1_000);
-                current = next;
-            }
-            matched.extend(
-                current
-                    .into_iter()
-                    .filter(|p| p.starts_with(&self.project) && p.is_file() && !self.excluded(p)),
-            );
-        }
-        matched
-    }
-
-    fn listing(&mut self, folder: &Path) -> Arc<HashMap<String, Kind>> {
-        let mut listings = self.listings.lock().unwrap_or_else(PoisonError::into_inner);
-        Arc::clone(
-            listings
-                .entry(folder.to_path_buf())
-                .or_insert_with(|| Arc::new(read::listing(folder))),
-        )
     }
 
     fn add_file(&mut self, path: PathBuf) {
@@ -439,26 +355,6 @@ impl Names {
                 if name.starts_with(&prefix) && name.ends_with(".pyc") {
                     self.add_file(cache.join(name));
                 }
-            }
-        }
-    }
-
-    fn add_place(&mut self, folder: PathBuf) {
-        if self.excluded(&folder) || self.places.contains(&folder) {
-            return;
-        }
-        {
-            self.places.push(folder.clone());
-            // Words read before it was named are looked up in it too.
-            let seen: Vec<_> = self.seen.iter().chain(&self.seen_here).cloned().collect();
-            for (word, dir) in seen {
-                self.word(&word, dir.as_deref(), Some(&folder));
-            }
-        }
-        for entry in ENTRY_FILES {
-            let path = folder.join(entry);
-            if path.is_file() {
-                self.add_file(path);
             }
         }
     }

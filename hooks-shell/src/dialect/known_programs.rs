@@ -3,7 +3,9 @@
 //! never run another program, or code, from their arguments, their input or
 //! the files they read; `eval` and `sh|bash|dash -c`, whose code is read in
 //! turn. A name not on the list, a program found anywhere but `/usr/bin` or
-//! `/bin`, a variable that changes what runs: the guard runs.
+//! `/bin`, a variable that changes what runs: the guard runs. The binding
+//! uses the same list: a folder named only as the operand of one that
+//! prints nothing does not bind its entry files (`binding/mentions`).
 
 use std::path::Path;
 
@@ -11,7 +13,7 @@ use super::shell_words::Word;
 
 /// What a known program does with its arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Kind {
+pub(crate) enum Kind {
     /// Runs nothing from them (with the argument limits of [`args_run_nothing`]).
     Inert,
     /// `eval`: runs its arguments as shell code.
@@ -22,11 +24,11 @@ pub(super) enum Kind {
 
 /// A program word read as one of the known programs.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Known<'a> {
+pub(crate) struct Known<'a> {
     /// Its name, without the folder (`/bin/ls` is `ls`).
-    pub(super) name: &'a str,
+    pub(crate) name: &'a str,
     /// What it does with its arguments.
-    pub(super) kind: Kind,
+    pub(crate) kind: Kind,
 }
 
 /// Builtins of bash and dash that run nothing; bash finds them before it
@@ -86,7 +88,7 @@ const SYSTEM_FOLDERS: &[&str] = &["/usr/bin", "/bin"];
 
 /// `word` (a literal program word) as a known program: a plain name or one
 /// in a system folder (`/usr/bin/ls`), found there when `PATH` is searched.
-pub(super) fn known(word: &str) -> Option<Known<'_>> {
+pub(crate) fn known(word: &str) -> Option<Known<'_>> {
     let (name, by_path) = match word.rsplit_once('/') {
         Some((folder, name)) if SYSTEM_FOLDERS.contains(&folder) => (name, true),
         Some(_) => return None,
@@ -123,7 +125,7 @@ pub(super) fn known(word: &str) -> Option<Known<'_>> {
 /// `test -v` assign or read a variable whose array index bash evaluates
 /// (`'a[$(rm -rf /)]'`), so their options must be literal and not those;
 /// `env` with arguments runs a command.
-pub(super) fn args_run_nothing(name: &str, args: &[Word]) -> bool {
+pub(crate) fn args_run_nothing(name: &str, args: &[Word]) -> bool {
     match name {
         "printf" => args
             .first()
@@ -136,10 +138,101 @@ pub(super) fn args_run_nothing(name: &str, args: &[Word]) -> bool {
     }
 }
 
+/// Whether an inert program run with `args` prints nothing on its output,
+/// which a caller could read as a name or run: `test`, `[`, `true`,
+/// `false`, `:`, and `grep` with `-q` (`--quiet`, `--silent`) among options
+/// read as grep reads them, before the first operand. Every word up to the
+/// `-q` must be literal (an expanded `$X` may be `-e`, making `-q` the
+/// pattern).
+pub(crate) fn prints_nothing(name: &str, args: &[Word]) -> bool {
+    match name {
+        "test" | "[" | "true" | "false" | ":" => true,
+        "grep" => grep_is_quiet(args),
+        _ => false,
+    }
+}
+
+/// Whether grep's `args` hold `-q`, `--quiet` or `--silent` as an option.
+fn grep_is_quiet(args: &[Word]) -> bool {
+    /// Short options whose value is the rest of the word or the next word.
+    const SHORT_VALUES: &str = "efmABCdD";
+    /// Long options that take no value; any other may take the next word.
+    const LONG_FLAGS: &[&str] = &[
+        "quiet",
+        "silent",
+        "recursive",
+        "dereference-recursive",
+        "ignore-case",
+        "no-ignore-case",
+        "invert-match",
+        "word-regexp",
+        "line-regexp",
+        "count",
+        "files-with-matches",
+        "files-without-match",
+        "only-matching",
+        "no-messages",
+        "byte-offset",
+        "with-filename",
+        "no-filename",
+        "line-number",
+        "initial-tab",
+        "null",
+        "null-data",
+        "text",
+        "extended-regexp",
+        "fixed-strings",
+        "basic-regexp",
+        "perl-regexp",
+    ];
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        if !arg.literal {
+            return false;
+        }
+        let text = arg.text.as_str();
+        if text == "--" {
+            return false;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            let (name, value) = match long.split_once('=') {
+                Some((name, _)) => (name, true),
+                None => (long, false),
+            };
+            if name == "quiet" || name == "silent" {
+                return !value;
+            }
+            if !value && !LONG_FLAGS.contains(&name) {
+                // A value-taking option (or an abbreviation): the next word
+                // may be its value.
+                rest.next();
+            }
+            continue;
+        }
+        let Some(flags) = text.strip_prefix('-').filter(|flags| !flags.is_empty()) else {
+            // An operand: options after it are operands too when
+            // `POSIXLY_CORRECT` is set.
+            return false;
+        };
+        for (at, flag) in flags.char_indices() {
+            if flag == 'q' {
+                return true;
+            }
+            if SHORT_VALUES.contains(flag) {
+                if at + flag.len_utf8() == flags.len() {
+                    rest.next();
+                }
+                break;
+            }
+        }
+    }
+    false
+}
+
 /// Whether assigning `name` may change what runs: the program search path
 /// and the dynamic loader's, what a shell reads at start (`BASH_ENV`,
 /// `ENV`, `SHELLOPTS`, `PS4`), word splitting.
-pub(super) fn changes_what_runs(name: &str) -> bool {
+pub(crate) fn changes_what_runs(name: &str) -> bool {
     let name = name.to_ascii_uppercase();
     name.contains("PATH")
         || ["LD_", "DYLD_", "GCONV", "GLIBC_", "BASH", "PS"]

@@ -4,17 +4,18 @@
 //! comments, redirections, a here-string); anything else (`$(...)`,
 //! backquotes, `(`, `)`, `$((...))`, `${x...}` with an operator, `$'...'`,
 //! here-documents, `{fd}>`) is not read at all: [`simple_commands`] gives
-//! `None` and the guard runs.
+//! `None` and the guard runs. The binding reads it too, to find the
+//! commands that name a folder without loading it (`binding/mentions`).
 
 /// One word of a simple command.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Word {
+pub(crate) struct Word {
     /// The text with quotes and escapes removed; an expansion kept as
     /// written (`$HOME`).
-    pub(super) text: String,
+    pub(crate) text: String,
     /// Whether the text is the word bash passes on: nothing in it is
     /// expanded (no `$NAME`, glob, brace or leading `~`).
-    pub(super) literal: bool,
+    pub(crate) literal: bool,
     /// How many bytes of `text` came before any quote, escape or expansion
     /// (what may name a variable in `NAME=value`).
     plain: usize,
@@ -35,19 +36,37 @@ impl Word {
 
 /// One simple command of a line.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct SimpleCommand {
+pub(crate) struct SimpleCommand {
     /// The variables its leading `NAME=value` words assign.
-    pub(super) assigned: Vec<String>,
+    pub(crate) assigned: Vec<String>,
     /// The program and its arguments.
-    pub(super) words: Vec<Word>,
+    pub(crate) words: Vec<Word>,
     /// Whether a redirection writes a file (anything but `/dev/null`,
     /// `/dev/stdout`, `/dev/stderr` and a descriptor).
-    pub(super) writes_file: bool,
+    pub(crate) writes_file: bool,
+    /// Where it is in the line: the character positions from its first
+    /// word or redirection to the end of its last (`None`: nothing read).
+    pub(crate) span: Option<(usize, usize)>,
+}
+
+impl SimpleCommand {
+    /// Adds `word`: an assignment before the program, or a word.
+    fn push(&mut self, word: Word) {
+        match word.assigned() {
+            Some(name) if self.words.is_empty() => self.assigned.push(name.into()),
+            _ => self.words.push(word),
+        }
+    }
+
+    /// Whether nothing was read into it but blanks and comments.
+    fn is_empty(&self) -> bool {
+        self.assigned.is_empty() && self.words.is_empty() && !self.writes_file
+    }
 }
 
 /// The simple commands of `line`, or `None` when it holds anything beyond
 /// the plain grammar this reading knows.
-pub(super) fn simple_commands(line: &str) -> Option<Vec<SimpleCommand>> {
+pub(crate) fn simple_commands(line: &str) -> Option<Vec<SimpleCommand>> {
     if line.contains('\0') {
         return None;
     }
@@ -62,13 +81,18 @@ pub(super) fn simple_commands(line: &str) -> Option<Vec<SimpleCommand>> {
         let Some(c) = reader.peek() else {
             break;
         };
+        let start = reader.at;
         match c {
             '&' if reader.peek_at(1) == Some('>') => reader.redirection(&mut current)?,
             '\n' | ';' | '&' | '|' => {
                 reader.separator()?;
                 commands.push(std::mem::take(&mut current));
+                continue;
             }
-            '#' => reader.skip_comment(),
+            '#' => {
+                reader.skip_comment();
+                continue;
+            }
             '<' | '>' => reader.redirection(&mut current)?,
             '(' | ')' | '`' => return None,
             _ => {
@@ -83,18 +107,19 @@ pub(super) fn simple_commands(line: &str) -> Option<Vec<SimpleCommand>> {
                     {
                         // `2>err`: the descriptor of the redirection.
                         reader.redirection(&mut current)?;
-                        continue;
+                    } else {
+                        current.push(word);
                     }
-                }
-                match word.assigned() {
-                    Some(name) if current.words.is_empty() => current.assigned.push(name.into()),
-                    _ => current.words.push(word),
+                } else {
+                    current.push(word);
                 }
             }
         }
+        let first = current.span.map_or(start, |(first, _)| first);
+        current.span = Some((first, reader.at));
     }
     commands.push(current);
-    commands.retain(|command| *command != SimpleCommand::default());
+    commands.retain(|command| !command.is_empty());
     Some(commands)
 }
 

@@ -100,3 +100,19 @@ fn what_the_reading_does_not_know_is_not_read() {
         assert!(simple_commands(line).is_none(), "{line}");
     }
 }
+
+#[test]
+fn each_command_spans_its_words_and_redirections() {
+    let line = "A=1 grep -q x 'a b' 2>/dev/null && echo hi # c\n >x ls";
+    let spans: Vec<&str> = read(line)
+        .iter()
+        .map(|command| {
+            let (start, end) = command.span.expect("spanned");
+            &line[start..end]
+        })
+        .collect();
+    assert_eq!(
+        spans,
+        ["A=1 grep -q x 'a b' 2>/dev/null", "echo hi", ">x ls"]
+    );
+}

@@ -213,6 +213,23 @@ pub(super) fn is_shell(path: &Path, text: &str) -> bool {
                 .any(|shell| first.split(['/', ' ']).any(|part| part == *shell)))
 }
 
+/// Whether the file at `path` (holding `text`) is a makefile or a
+/// justfile: shell lines in a language of its own (`define` blocks,
+/// variables, recipes).
+pub(super) fn is_make(path: &Path, text: &str) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let first = text.lines().next().unwrap_or("");
+    name.ends_with(".mk")
+        || ["makefile", "gnumakefile", "justfile"].contains(&name.as_str())
+        || (first.starts_with("#!")
+            && first
+                .split(['/', ' ', '\t'])
+                .any(|part| part == "make" || part == "just"))
+}
+
 /// The lists of shell `for` / `select` loops in `text`, one per line.
 pub(super) fn loop_lists(text: &str) -> String {
     static LOOP: LazyLock<Regex> = LazyLock::new(|| {

@@ -157,7 +157,8 @@ fn a_makefile_names_what_it_runs_and_that_is_read_in_turn() {
 #[test]
 fn a_folder_named_binds_its_entry_files_not_its_sources() {
     let (_dir, p) = project();
-    let guard = "#!/bin/sh\n# keep edits inside src/\ncase \"$1\" in src/*) exit 0;; esac\n";
+    let guard =
+        "#!/bin/sh\n# keep edits inside src/\ncase \"$1\" in src/*) exit 0;; esac\ncd src\n";
     assert_eq!(
         named_by(&p, "x", Some(("hooks/g.sh", guard))),
         Vec::<String>::new()
@@ -166,6 +167,106 @@ fn a_folder_named_binds_its_entry_files_not_its_sources() {
     assert_eq!(
         named_by(&p, "x", Some(("hooks/g.sh", guard))),
         ["src/__init__.py"]
+    );
+}
+
+/// A project whose `src` and `src/pkg` hold entry files.
+fn project_with_entries() -> (tempfile::TempDir, PathBuf) {
+    let (dir, p) = project();
+    for file in [
+        "src/index.js",
+        "src/__init__.py",
+        "src/Makefile",
+        "src/pkg/__init__.py",
+    ] {
+        write(&p.join(file), "x = 1\n");
+    }
+    (dir, p)
+}
+
+/// Red-team R6b-9: a guard that greps `src`, a comment that says `src/`.
+#[test]
+fn a_folder_shell_code_only_names_quietly_binds_no_entry_file() {
+    let (_dir, p) = project_with_entries();
+    let guard = "#!/bin/sh\ncat >/dev/null\n# no console.log left in src/\n\
+        grep -rq \"console.log\" \"$CLAUDE_PROJECT_DIR/src\" && echo \"found\" >&2\n\
+        [ -d \"src\" ] || exit 0\nexit 0\n";
+    assert_eq!(
+        named_by(&p, "x", Some(("hooks/g.sh", guard))),
+        Vec::<String>::new()
+    );
+    for command in [
+        "grep -rq console.log \"$CLAUDE_PROJECT_DIR/src\"",
+        "grep -q -e x src/ || test -d src",
+        "# checks src\nexit 0",
+        "# the source of truth: src/. Then alias() it.\ngrep -q x src",
+        // A word looked up again in a folder named later: quiet too.
+        "grep -q x pkg; grep -q y src",
+    ] {
+        assert!(named_by(&p, command, None).is_empty(), "{command}");
+    }
+}
+
+/// A folder named where code may load it, in shell code or any other,
+/// binds its entry files, even when it is also named quietly.
+#[test]
+fn a_folder_named_where_code_may_load_it_binds_its_entry_files() {
+    let (_dir, p) = project_with_entries();
+    let src = ["src/Makefile", "src/__init__.py", "src/index.js"];
+    for command in [
+        "python -m src",
+        "node src",
+        "cd src && make",
+        "make -C src",
+        "python3 -c 'import src'",
+        "find src -exec sh {} \\;",
+        "python3 - <<EOF\nimport src\nEOF",
+        "grep -q x src; cd \"$CLAUDE_PROJECT_DIR\"/src/ && make",
+        "grep -q x src; cd s\"\"rc && make",
+        "grep -q x src; cd s?c && make",
+        "grep -q x src; cd $'\\x73rc' && make",
+        "grep -l x src | xargs -n1 make -C",
+        // Options grep reads otherwise: `-q` as a pattern, after an operand.
+        "grep $X -q src",
+        "grep -e -q src",
+        "grep --regexp -q src",
+        "grep x src -q",
+        "ls src",
+        "PATH=. grep -q x src",
+        "sh -c 'cd \"$0\" && make\n#' src",
+        "cat <<EOF | sh\n# src\nEOF",
+        "x=$(\ngrep -q y src\n)",
+        // What `grep` runs may be changed, or the commands run printed.
+        "grep() { make -C \"$3\"; }\ngrep -q x src",
+        "alias grep='make -C'\ngrep -q x src",
+        "PATH=/tmp/evil:$PATH\ngrep -q x src",
+        ". \"$LIB\"\ngrep -q x src",
+        "set -eux\ngrep -q x src",
+    ] {
+        assert_eq!(named_by(&p, command, None), src, "{command}");
+    }
+    // Quiet in the hook's file, loading in its command, and the other way.
+    let quiet = "#!/bin/sh\ngrep -q x src\n";
+    assert_eq!(
+        named_by(&p, "make -C src", Some(("hooks/g.sh", quiet))),
+        src
+    );
+    let redefines = "grep() { make -C \"$3\"; }\n";
+    assert_eq!(
+        named_by(&p, "grep -q x src", Some(("hooks/g.sh", redefines))),
+        src
+    );
+    let env = "grep -q x src\nBASH_FUNC_grep%%=() { make -C \"$3\"; }";
+    assert_eq!(named_by(&p, env, Some(("hooks/g.sh", quiet))), src);
+    let loads = "import src\n";
+    assert_eq!(
+        named_by(&p, "grep -q x src", Some(("hooks/g.py", loads))),
+        src
+    );
+    // A word read where it may load, looked up in a folder named later.
+    assert_eq!(
+        named_by(&p, "python3 -m pkg; grep -q x src", None),
+        ["src/pkg/__init__.py"]
     );
 }
 

@@ -1,0 +1,141 @@
+//! Where a word may point: as a path from each place it may be read from,
+//! with the extensions loaders add, and the files a glob matches.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, PoisonError};
+
+use super::{Kind, MAX_LOOKUPS, Names, normalize, read};
+
+/// Extensions a loader adds to a name (`import check`, `require('./check')`,
+/// `require "check"`, `use Check`): a word naming such a file without it.
+const LOADED_EXTENSIONS: [&str; 15] = [
+    "py", "pyc", "so", "zip", "egg", "js", "cjs", "mjs", "ts", "node", "json", "rb", "pm", "lua",
+    "pl",
+];
+
+impl Names {
+    /// Where `word` may point: as a path from each place it may be read
+    /// from, with the extensions loaders add; existing first.
+    pub(super) fn lookups(
+        &mut self,
+        word: &str,
+        dir: Option<&Path>,
+        only: Option<&Path>,
+    ) -> Vec<(PathBuf, Option<Kind>)> {
+        if self.lookups > MAX_LOOKUPS {
+            return Vec::new();
+        }
+        let relative = word.trim_start_matches('/');
+        let mut bases: Vec<PathBuf> = Vec::new();
+        if word.starts_with('/') && only.is_none() {
+            bases.push(PathBuf::from("/"));
+        }
+        match only {
+            Some(place) => bases.push(place.to_path_buf()),
+            None => {
+                bases.extend([self.project.clone(), self.cwd.clone()]);
+                bases.extend(dir.map(Path::to_path_buf));
+                bases.extend(self.places.iter().cloned());
+                bases.extend(self.tops.node_modules(&self.project));
+            }
+        }
+        self.lookups += bases.len() as u64;
+        let mut out = Vec::new();
+        for (index, base) in bases.iter().enumerate() {
+            let absolute = index == 0 && word.starts_with('/') && only.is_none();
+            let text = if absolute { word } else { relative };
+            let path = normalize(&base.join(text));
+            let path = if self.excluded(&path) {
+                // Build output or installed packages, unless a link there
+                // leads back into the project's own code (an npm workspace:
+                // `node_modules/@acme/rules -> ../../packages/rules`).
+                match self.linked_back(&path) {
+                    Some(real) => real,
+                    None => continue,
+                }
+            } else {
+                path
+            };
+            if !path.starts_with(&self.project) || path == self.project {
+                continue;
+            }
+            let (Some(parent), Some(name)) =
+                (path.parent(), path.file_name().and_then(|n| n.to_str()))
+            else {
+                continue;
+            };
+            let listing = self.listing(parent);
+            match listing.get(name) {
+                Some(kind) => out.push((path.clone(), Some(*kind))),
+                None => out.push((path.clone(), None)),
+            }
+            for ext in LOADED_EXTENSIONS {
+                let with = format!("{name}.{ext}");
+                if listing.get(&with) == Some(&Kind::File) {
+                    out.push((parent.join(with), Some(Kind::File)));
+                }
+            }
+            if !name.contains('.') {
+                // A Python extension module: `helper.cpython-311-x86_64-linux-gnu.so`.
+                let prefix = format!("{name}.");
+                for (entry, kind) in listing.iter() {
+                    if *kind == Kind::File
+                        && entry.starts_with(&prefix)
+                        && (entry.ends_with(".so") || entry.ends_with(".pyd"))
+                    {
+                        out.push((parent.join(entry), Some(Kind::File)));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The files `pattern` matches (`*`, `?`, `[...]` in any part).
+    pub(super) fn glob(&mut self, pattern: &str, dir: Option<&Path>) -> Vec<PathBuf> {
+        let mut bases = vec![self.project.clone(), self.cwd.clone()];
+        bases.extend(dir.map(Path::to_path_buf));
+        let mut matched = Vec::new();
+        for base in bases {
+            let mut current = vec![base];
+            for part in pattern
+                .trim_start_matches('/')
+                .split('/')
+                .filter(|p| !p.is_empty())
+            {
+                let mut next = Vec::new();
+                for folder in &current {
+                    if part == ".." || part == "." {
+                        next.push(normalize(&folder.join(part)));
+                        continue;
+                    }
+                    let listing = self.listing(folder);
+                    for name in listing.keys() {
+                        if read::wildcard(part, name) {
+                            next.push(folder.join(name));
+                        }
+                    }
+                }
+                next.truncate(1_000);
+                current = next;
+            }
+            matched.extend(
+                current
+                    .into_iter()
+                    .filter(|p| p.starts_with(&self.project) && p.is_file() && !self.excluded(p)),
+            );
+        }
+        matched
+    }
+
+    /// A folder's entries and their kinds, listed once per load.
+    pub(super) fn listing(&mut self, folder: &Path) -> Arc<HashMap<String, Kind>> {
+        let mut listings = self.listings.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(
+            listings
+                .entry(folder.to_path_buf())
+                .or_insert_with(|| Arc::new(read::listing(folder))),
+        )
+    }
+}

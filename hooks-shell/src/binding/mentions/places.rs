@@ -1,0 +1,97 @@
+//! The folders a hook's code names (places later words are looked up in)
+//! and their entry files: bound when the folder is named where code may
+//! load it, not when shell code only names it quietly ([`super::quiet`]).
+
+use std::path::{Path, PathBuf};
+
+use super::{Names, quiet};
+
+/// The files a folder's loaders run when the folder is named.
+const ENTRY_FILES: [&str; 11] = [
+    "__init__.py",
+    "__main__.py",
+    "index.js",
+    "index.cjs",
+    "index.mjs",
+    "index.ts",
+    "main.py",
+    "package.json",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+];
+
+impl Names {
+    /// Makes `folder` a place; binds its entry files when `loads` (or a
+    /// glob read where it may load may name it), now or when it is named so
+    /// later.
+    pub(super) fn add_place(&mut self, folder: PathBuf, loads: bool) {
+        if self.excluded(&folder) {
+            return;
+        }
+        if !self.places.contains(&folder) {
+            self.places.push(folder.clone());
+            self.quiet_places.insert(folder.clone());
+            // Words read before it was named are looked up in it too.
+            let seen: Vec<_> = self
+                .seen
+                .iter()
+                .chain(&self.seen_here)
+                .map(|(key, loads)| (key.clone(), *loads))
+                .collect();
+            for ((word, dir), loads) in seen {
+                self.word(&word, dir.as_deref(), Some(&folder), loads);
+            }
+        }
+        let name = folder
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let globbed = self
+            .loading_globs
+            .iter()
+            .any(|glob| quiet::glob_may_name(glob, &name));
+        if (loads || globbed || self.every_place_loads) && self.quiet_places.remove(&folder) {
+            self.bind_entries(&folder);
+        }
+    }
+
+    /// Notes `glob`, read where it may load what it matches: the quiet
+    /// places it may name get their entry files bound.
+    pub(super) fn loading_glob(&mut self, glob: String) {
+        let named: Vec<PathBuf> = self
+            .quiet_places
+            .iter()
+            .filter(|place| {
+                place
+                    .file_name()
+                    .is_some_and(|name| quiet::glob_may_name(&glob, &name.to_string_lossy()))
+            })
+            .cloned()
+            .collect();
+        self.loading_globs.insert(glob);
+        for place in named {
+            self.quiet_places.remove(&place);
+            self.bind_entries(&place);
+        }
+    }
+
+    /// Binds the entry files of `folder`.
+    fn bind_entries(&mut self, folder: &Path) {
+        for entry in ENTRY_FILES {
+            let path = folder.join(entry);
+            if path.is_file() {
+                self.add_file(path);
+            }
+        }
+    }
+
+    /// Binds the entry files of every place, now and from now on: code
+    /// read may change what a program's name runs.
+    pub(super) fn load_every_place(&mut self) {
+        self.every_place_loads = true;
+        for place in std::mem::take(&mut self.quiet_places) {
+            self.bind_entries(&place);
+        }
+    }
+}
