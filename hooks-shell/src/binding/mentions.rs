@@ -109,9 +109,25 @@ enum Kind {
 /// Each folder's entries and their kinds, shared by the hooks of a load.
 type Listings = HashMap<PathBuf, Arc<HashMap<String, Kind>>>;
 
-/// Each word read and the folder of the file it was read in, with whether
-/// it was read where it may load what it names.
-type Seen = BTreeMap<(String, Option<PathBuf>), bool>;
+/// Each word read and the folder of the file it was read in, with how far
+/// it reaches what it names.
+type Seen = BTreeMap<(String, Option<PathBuf>), Reach>;
+
+/// How far a word reaches what it names, by where it was read.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub(super) enum Reach {
+    /// Only named (a comment, `grep -q`): a code file, and a folder as a
+    /// place without its entry files.
+    Quiet,
+    /// Where code may load what it names: code files and a folder's entry
+    /// files.
+    Loads,
+    /// Where code may run or read as code any file it names: shell code
+    /// (`/bin/sh f`, `"sh" f`, `$SHELL f`, `run=sh; $run f`: red team round
+    /// 7, R7b-4), and other code that runs programs or code it reads
+    /// (`subprocess.run(['sh', f])`, `exec(open(f).read())`): any file.
+    AnyFile,
+}
 
 /// How a text is read.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -204,23 +220,7 @@ impl Names {
             false => Code::Other,
         };
         self.text(&text, path.parent(), code);
-        if code == Code::Other && read::loads_code(&text) {
-            // It runs code it reads (`exec(open(...).read())`, `pickle`,
-            // `require`): every file it names may be that code.
-            self.any_file_named(&text, path.parent());
-        }
         Ok(())
-    }
-
-    /// Binds every existing file a word of `text` names, whatever it is.
-    fn any_file_named(&mut self, text: &str, dir: Option<&Path>) {
-        for word in read::words(text) {
-            for (path, kind) in self.lookups(&word, dir, None) {
-                if kind == Some(Kind::File) {
-                    self.add_file(path);
-                }
-            }
-        }
     }
 
     /// Binds what the words of `text` (found in `dir`, code of `code`) name.
@@ -234,11 +234,17 @@ impl Names {
                 continue;
             }
             for (path, kind) in self.lookups(&word, dir, None) {
-                if kind == Some(Kind::File) {
+                let missing_path =
+                    kind.is_none() && word.contains('/') && path.parent().is_some_and(Path::is_dir);
+                if kind == Some(Kind::File) || missing_path {
+                    // Run or read by a shell; missing, it asks once made.
                     self.add_file(path);
                 }
             }
         }
+        // Shell code may run any file it names (`"sh" f`); other code when
+        // it runs programs or code it reads.
+        let wide = code != Code::Other || read::loads_code(&text);
         let mut reading = match code {
             Code::Shell if !self.every_place_loads => quiet::Reading::shell(&text),
             _ => quiet::Reading::loading(&text),
@@ -250,17 +256,19 @@ impl Names {
             self.load_every_place();
             reading = quiet::Reading::loading(&text);
         }
-        for (word, loads) in reading.words(&text) {
+        for (word, tier) in reading.words(&text) {
+            let reach = match (tier, wide) {
+                (quiet::Tier::Quiet, _) => Reach::Quiet,
+                (quiet::Tier::Data, _) | (quiet::Tier::Loading, false) => Reach::Loads,
+                (quiet::Tier::Loading, true) => Reach::AnyFile,
+            };
             let key = (word.clone(), dir.map(Path::to_path_buf));
-            let before = [self.seen.get(&key), self.seen_here.get(&key)];
-            if read::is_glob(&word)
-                || before.contains(&Some(&true))
-                || (!loads && before != [None, None])
-            {
+            let before = self.seen.get(&key).max(self.seen_here.get(&key));
+            if read::is_glob(&word) || before.is_some_and(|before| *before >= reach) {
                 continue;
             }
-            self.seen_here.insert(key, loads);
-            self.word(&word, dir, None, loads);
+            self.seen_here.insert(key, reach);
+            self.word(&word, dir, None, reach);
         }
         for glob in reading.loading_globs() {
             self.loading_glob(glob);
@@ -277,15 +285,16 @@ impl Names {
         for word in read::words(&listed) {
             if read::is_glob(&word) {
                 for path in self.glob(&word, dir) {
-                    self.found(path, Some(Kind::File), &word, true);
+                    let reach = if wide { Reach::AnyFile } else { Reach::Loads };
+                    self.found(path, Some(Kind::File), &word, reach);
                 }
             }
         }
     }
 
-    /// Binds what `word` names, looked up everywhere or only in `only`
-    /// (read where it may load what it names when `loads`).
-    fn word(&mut self, word: &str, dir: Option<&Path>, only: Option<&Path>, loads: bool) {
+    /// Binds what `word` names, looked up everywhere or only in `only`, as
+    /// far as `reach`.
+    fn word(&mut self, word: &str, dir: Option<&Path>, only: Option<&Path>, reach: Reach) {
         let mut spellings = vec![word.to_owned()];
         if !word.contains('/')
             && let Some((first, rest)) = word.split_once('.')
@@ -297,15 +306,18 @@ impl Names {
         }
         for spelling in spellings {
             for (path, kind) in self.lookups(&spelling, dir, only) {
-                self.found(path, kind, word, loads);
+                self.found(path, kind, word, reach);
             }
         }
     }
-    /// `path` (of `kind`, `None`: missing) named by `word` (where it may
-    /// load it when `loads`).
-    fn found(&mut self, path: PathBuf, kind: Option<Kind>, word: &str, loads: bool) {
+    /// `path` (of `kind`, `None`: missing) named by `word`, read as far as
+    /// `reach`.
+    fn found(&mut self, path: PathBuf, kind: Option<Kind>, word: &str, reach: Reach) {
+        let loads = reach >= Reach::Loads;
         match kind {
-            Some(Kind::File) if is_code_file(&path) => self.add_file(path),
+            Some(Kind::File) if reach == Reach::AnyFile || is_code_file(&path) => {
+                self.add_file(path)
+            }
             Some(Kind::File) => {}
             Some(Kind::Folder) => self.add_place(path, loads),
             None => {

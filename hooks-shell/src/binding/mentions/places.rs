@@ -37,10 +37,10 @@ impl Names {
                 .seen
                 .iter()
                 .chain(&self.seen_here)
-                .map(|(key, loads)| (key.clone(), *loads))
+                .map(|(key, reach)| (key.clone(), *reach))
                 .collect();
-            for ((word, dir), loads) in seen {
-                self.word(&word, dir.as_deref(), Some(&folder), loads);
+            for ((word, dir), reach) in seen {
+                self.word(&word, dir.as_deref(), Some(&folder), reach);
             }
         }
         let name = folder

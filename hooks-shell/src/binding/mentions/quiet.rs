@@ -24,14 +24,30 @@ use crate::dialect::known_programs::{
 };
 use crate::dialect::shell_words::{SimpleCommand, simple_commands};
 
-/// A text's words, split into those that may load what they name and the
-/// quiet rest.
+/// A text's words, split into those that may load what they name, the
+/// operands of programs that run nothing (data), and the quiet rest.
 #[derive(Debug)]
 pub(super) struct Reading {
-    /// The text with each quiet part blanked.
+    /// The text with each quiet or data part blanked.
     loading: String,
     /// The quiet parts, one a line (`None`: the whole text loads).
     quiet: Option<String>,
+    /// The commands that run nothing but print (`grep x f`, `cat f`), one a
+    /// line.
+    data: String,
+}
+
+/// Where a word of shell code was read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Tier {
+    /// Only in comments and commands that run and print nothing.
+    Quiet,
+    /// Also as an operand of a program that runs nothing but prints (what
+    /// it prints may be read as a name: it may load a folder, not run a
+    /// data file).
+    Data,
+    /// Anywhere else: a program it is given may run it.
+    Loading,
 }
 
 impl Reading {
@@ -47,13 +63,14 @@ impl Reading {
             return Reading::loading(text);
         };
         let mut loading = String::with_capacity(text.len());
-        let mut quiet = String::new();
+        let (mut quiet, mut data) = (String::new(), String::new());
         for chunk in chunks {
-            split_chunk(chunk, &mut loading, &mut quiet);
+            split_chunk(chunk, &mut loading, &mut quiet, &mut data);
         }
         Reading {
             loading,
             quiet: Some(quiet),
+            data,
         }
     }
 
@@ -62,6 +79,7 @@ impl Reading {
         Reading {
             loading: text.to_owned(),
             quiet: None,
+            data: String::new(),
         }
     }
 
@@ -70,28 +88,37 @@ impl Reading {
         &self.loading
     }
 
-    /// The words of `text` (the text read), each with whether it may load
-    /// what it names; then the words the loading part spells with its quotes
-    /// and escapes removed (`s""rc`, `s\rc`), which load.
-    pub(super) fn words(&self, text: &str) -> Vec<(String, bool)> {
+    /// The words of `text` (the text read), each with where it was read;
+    /// then the words the loading part spells with its quotes and escapes
+    /// removed (`s""rc`, `s\rc`), which load.
+    pub(super) fn words(&self, text: &str) -> Vec<(String, Tier)> {
         let all = read::words(text);
         let Some(quiet) = &self.quiet else {
-            return all.into_iter().map(|word| (word, true)).collect();
+            return all.into_iter().map(|word| (word, Tier::Loading)).collect();
         };
         let quiet: BTreeSet<String> = read::words(quiet).into_iter().collect();
+        let data: BTreeSet<String> = read::words(&self.data).into_iter().collect();
         let unquoted = read::words(&without_quotes(&self.loading));
         let mut loading: BTreeSet<&String> = unquoted.iter().collect();
         let raw = read::words(&self.loading);
         loading.extend(&raw);
-        let loads = |word: &String| !quiet.contains(word) || loading.contains(word);
-        let mut out: Vec<(String, bool)> =
-            all.iter().map(|word| (word.clone(), loads(word))).collect();
+        let tier = |word: &String| {
+            if loading.contains(word) || !(quiet.contains(word) || data.contains(word)) {
+                Tier::Loading
+            } else if data.contains(word) {
+                Tier::Data
+            } else {
+                Tier::Quiet
+            }
+        };
+        let mut out: Vec<(String, Tier)> =
+            all.iter().map(|word| (word.clone(), tier(word))).collect();
         let known: BTreeSet<&String> = all.iter().collect();
         out.extend(
             unquoted
                 .iter()
                 .filter(|word| !known.contains(word))
-                .map(|word| (word.clone(), true)),
+                .map(|word| (word.clone(), Tier::Loading)),
         );
         out
     }
@@ -152,8 +179,9 @@ fn without_quotes(text: &str) -> String {
 }
 
 /// Appends `chunk` (a top-level piece of shell code) to `loading`, its
-/// quiet parts blanked and appended to `quiet`.
-fn split_chunk(chunk: &str, loading: &mut String, quiet: &mut String) {
+/// quiet parts blanked and appended to `quiet`, the commands that run
+/// nothing but print blanked and appended to `data`.
+fn split_chunk(chunk: &str, loading: &mut String, quiet: &mut String, data: &mut String) {
     let line = chunk.strip_suffix('\n').unwrap_or(chunk);
     let trimmed = line.trim_start();
     if trimmed.starts_with('#') && !trimmed.starts_with("#!") && !line.contains('\n') {
@@ -165,15 +193,13 @@ fn split_chunk(chunk: &str, loading: &mut String, quiet: &mut String) {
     }
     let commands = simple_commands(chunk).unwrap_or_default();
     let mut chars: Vec<char> = chunk.chars().collect();
-    for command in commands
-        .iter()
-        .filter(|command| runs_and_prints_nothing(command))
-    {
-        let Some((start, end)) = command.span else {
+    for command in commands.iter() {
+        let (Some((start, end)), Some(prints)) = (command.span, runs_nothing(command)) else {
             continue;
         };
-        quiet.extend(&chars[start..end]);
-        quiet.push('\n');
+        let into = if prints { &mut *data } else { &mut *quiet };
+        into.extend(&chars[start..end]);
+        into.push('\n');
         for c in &mut chars[start..end] {
             if *c != '\n' {
                 *c = ' ';
@@ -183,25 +209,20 @@ fn split_chunk(chunk: &str, loading: &mut String, quiet: &mut String) {
     loading.extend(chars);
 }
 
-/// Whether `command` runs nothing and prints nothing: a known inert
-/// program (not `cd`) with arguments that keep it so, writing no file and
-/// assigning nothing that changes what runs.
-fn runs_and_prints_nothing(command: &SimpleCommand) -> bool {
+/// Whether `command` runs nothing — a known inert program (not `cd`) with
+/// arguments that keep it so, writing no file and assigning nothing that
+/// changes what runs — and then whether it prints (`Some(true)`).
+fn runs_nothing(command: &SimpleCommand) -> Option<bool> {
     if command.writes_file || command.assigned.iter().any(|name| changes_what_runs(name)) {
-        return false;
+        return None;
     }
-    let Some((program, args)) = command.words.split_first() else {
-        return false;
-    };
+    let (program, args) = command.words.split_first()?;
     if !program.literal {
-        return false;
+        return None;
     }
-    known(&program.text).is_some_and(|known| {
-        known.kind == Kind::Inert
-            && known.name != "cd"
-            && args_run_nothing(known.name, args)
-            && prints_nothing(known.name, args)
-    })
+    let known = known(&program.text)?;
+    (known.kind == Kind::Inert && known.name != "cd" && args_run_nothing(known.name, args))
+        .then(|| !prints_nothing(known.name, args))
 }
 
 /// What a scan of shell code is inside.

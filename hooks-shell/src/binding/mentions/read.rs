@@ -254,9 +254,12 @@ pub(super) fn without_case_patterns(text: &str) -> String {
 /// Programs that run what their words (or their input) name.
 const RUNNERS: &str = r"sh|bash|dash|zsh|ksh|ash|source|\.|exec|eval|xargs|python[0-9.]*|node|deno|bun|perl|ruby|php|lua|tclsh|expect";
 
-/// Calls that run code they read (Python, JavaScript, Ruby, Perl, Lua):
-/// a file that holds one binds every file it names, whatever it is.
-const LOADS_CODE: &str = r"\b(?:exec|eval|compile|execfile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load)\b";
+/// Calls that run code they read (Python, JavaScript, Ruby, Perl, Lua), or
+/// run programs (`os.system`, `subprocess`, `child_process`, `spawn`,
+/// `sys.executable`: a program such as `sh` given a file names; red team
+/// round 7, R7b-4): a file that holds one binds every file it names,
+/// whatever it is.
+const LOADS_CODE: &str = r"\b(?:exec\w*|eval|compile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load|system|popen|Popen|subprocess|spawn\w*|child_process|SourceFileLoader|sys\.executable|execPath|Open3|qx)\b";
 
 /// Words a shell runs or reads as code or as a name, whatever the file:
 /// every word of a command that runs a shell, `source`, `.`, `eval`,

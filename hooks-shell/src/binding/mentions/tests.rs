@@ -454,3 +454,57 @@ fn a_fifo_is_never_opened_and_a_workspace_link_is_followed() {
         ["packages/rules/index.js"]
     );
 }
+
+#[test]
+fn a_file_any_program_is_given_is_bound_but_a_reader_of_data_is_not() {
+    // Red team round 7, R7b-4: spellings of "a shell runs this file" no
+    // list of runners holds.
+    let (_dir, p) = project();
+    for command in [
+        "/bin/sh tools/lint.txt",
+        "/usr/bin/bash tools/lint.txt",
+        "\"sh\" tools/lint.txt",
+        "\\sh tools/lint.txt",
+        "$SHELL tools/lint.txt",
+        "run=sh; $run tools/lint.txt",
+        "env -S \"sh tools/lint.txt\"",
+        "/tmp/mksh tools/lint.txt",
+        "echo x | sed -nf tools/lint.txt",
+        "make -s --file=tools/lint.txt",
+    ] {
+        assert_eq!(named_by(&p, command, None), ["tools/lint.txt"], "{command}");
+    }
+    for command in [
+        "grep x tools/lint.txt",
+        "cat tools/lint.txt",
+        "wc -l tools/lint.txt",
+    ] {
+        assert!(named_by(&p, command, None).is_empty(), "{command}");
+    }
+    // Code that runs programs: any file it names.
+    for code in [
+        "import os\nos.system('sh ' + ROOT + '/tools/lint.txt')\n",
+        "import subprocess\nsubprocess.run(['sh', 'tools/lint.txt'])\n",
+        "import sys, subprocess as s\ns.call([sys.executable, 'tools/lint.txt'])\n",
+    ] {
+        let named = named_by(&p, "python3 .claude/c.py", Some(("c.py", code)));
+        assert!(
+            named.contains(&"tools/lint.txt".to_owned()),
+            "{code}: {named:?}"
+        );
+    }
+    let js = "import { execFileSync } from 'node:child_process';\nexecFileSync('sh', ['tools/lint.txt']);\n";
+    let named = named_by(&p, "node .claude/c.mjs", Some(("c.mjs", js)));
+    assert!(named.contains(&"tools/lint.txt".to_owned()), "{named:?}");
+    // Code that only reads data does not bind it.
+    let reads = "import json\nprint(open('tools/lint.txt').read())\n";
+    let named = named_by(&p, "python3 .claude/r.py", Some(("r.py", reads)));
+    assert!(!named.contains(&"tools/lint.txt".to_owned()), "{named:?}");
+}
+
+#[test]
+fn a_missing_file_a_shell_runs_by_a_path_is_bound_as_missing() {
+    let (_dir, p) = project();
+    let named = named_by(&p, "sh tools/later.txt", None);
+    assert!(named.contains(&"tools/later.txt".to_owned()), "{named:?}");
+}
