@@ -42,10 +42,20 @@ impl Names {
         }
         self.lookups += bases.len() as u64;
         let mut out = Vec::new();
+        let mut spelled: Vec<PathBuf> = Vec::with_capacity(bases.len());
         for (index, base) in bases.iter().enumerate() {
             let absolute = index == 0 && word.starts_with('/') && only.is_none();
             let text = if absolute { word } else { relative };
-            let path = normalize(&base.join(text));
+            let joined = base.join(text);
+            spelled.push(normalize(&joined));
+            if text.contains("..") {
+                // The kernel takes `..` after a link from where the link
+                // leads (`tools -> scripts/ci`: `tools/../lib` is
+                // `scripts/lib`; red team round 7, R7a-4).
+                spelled.extend(physical(&joined, &self.project));
+            }
+        }
+        for path in spelled {
             let path = if self.excluded(&path) {
                 // Build output or installed packages, unless a link there
                 // leads back into the project's own code (an npm workspace:
@@ -138,4 +148,28 @@ impl Names {
                 .or_insert_with(|| Arc::new(read::listing(folder))),
         )
     }
+}
+
+/// `path` as the kernel resolves its `..` (each part before one with its
+/// links followed), spelled from `project` when it lies there; `None` when
+/// it is the lexical spelling, lies outside or cannot be resolved.
+fn physical(path: &Path, project: &Path) -> Option<PathBuf> {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out = std::fs::canonicalize(&out).ok()?;
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    let real_project = std::fs::canonicalize(project).ok()?;
+    let inside = match out.strip_prefix(&real_project) {
+        Ok(rest) => project.join(rest),
+        Err(_) => normalize(&out),
+    };
+    (inside.starts_with(project) && inside != normalize(path)).then_some(inside)
 }

@@ -508,3 +508,24 @@ fn a_missing_file_a_shell_runs_by_a_path_is_bound_as_missing() {
     let named = named_by(&p, "sh tools/later.txt", None);
     assert!(named.contains(&"tools/later.txt".to_owned()), "{named:?}");
 }
+
+#[test]
+fn dot_dot_after_a_linked_folder_is_taken_from_where_the_link_leads() {
+    // Red team round 7, R7a-4: `tools -> scripts/ci`, `tools/../lib` is
+    // `scripts/lib` to the kernel, `lib` by name.
+    let (_dir, p) = project();
+    write(&p.join("scripts/ci/run.sh"), "true\n");
+    write(&p.join("scripts/lib/common.sh"), "true\n");
+    write(&p.join("lib/common.sh"), "true\n");
+    std::os::unix::fs::symlink("scripts/ci", p.join("tools2")).expect("link");
+    for command in [
+        "cd \"$CLAUDE_PROJECT_DIR/tools2\" && . ../lib/common.sh",
+        ". \"$CLAUDE_PROJECT_DIR/tools2/../lib/common.sh\"",
+    ] {
+        let named = named_by(&p, command, None);
+        assert!(
+            named.contains(&"scripts/lib/common.sh".to_owned()),
+            "{command}: {named:?}"
+        );
+    }
+}
