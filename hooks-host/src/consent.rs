@@ -47,6 +47,15 @@ pub trait ConsentPolicy: Send + Sync + fmt::Debug {
     fn approves_unasked(&self) -> bool {
         false
     }
+
+    /// Whether [`decide`] may allow at all: `false` spares computing what
+    /// an unapproved hook's approval would bind (reading the project files
+    /// its code names) when the answer is no anyway.
+    ///
+    /// [`decide`]: ConsentPolicy::decide
+    fn may_allow(&self) -> bool {
+        true
+    }
 }
 
 /// Denies every unapproved hook without asking: the library's default.
@@ -56,6 +65,10 @@ pub struct DenyAll;
 impl ConsentPolicy for DenyAll {
     fn decide(&self, _request: &ConsentRequest<'_>) -> ConsentAnswer {
         ConsentAnswer::Deny
+    }
+
+    fn may_allow(&self) -> bool {
+        false
     }
 }
 
@@ -113,6 +126,11 @@ impl ConsentPolicy for TerminalPrompt {
     fn approves_unasked(&self) -> bool {
         self.accept
     }
+
+    fn may_allow(&self) -> bool {
+        use std::io::IsTerminal;
+        self.accept || std::io::stdin().is_terminal()
+    }
 }
 
 /// `y` or `yes` (any case, surrounding blanks ignored) allows; anything
@@ -143,6 +161,10 @@ struct PolicyPrompter(std::sync::Arc<dyn ConsentPolicy>);
 impl hermes_hooks_shell::Prompter for PolicyPrompter {
     fn ask(&mut self, banner: &str, _question: &str) -> Option<String> {
         self.ask_about("", "", false, banner, "")
+    }
+
+    fn may_answer(&self) -> bool {
+        self.0.may_allow()
     }
 
     fn ask_about(

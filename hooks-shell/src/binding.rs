@@ -52,6 +52,16 @@ pub enum BindError {
          entries or {MAX_TREE_BYTES} bytes); name the script directly or move it into its own folder"
     )]
     TreeTooLarge(PathBuf),
+    /// The project files the hook's code names take more reading than one
+    /// approval can bind (the work budget of `mentions`).
+    #[error(
+        "the code of this hook names more of the project than an approval can bind (reading \
+         stopped at {0}: over {lookups} look-ups or {mib} MiB read); have it name fewer files, \
+         or keep its code in a folder of its own",
+        lookups = mentions::MAX_LOOKUPS,
+        mib = mentions::MAX_READ >> 20
+    )]
+    ReadingTooLarge(PathBuf),
     /// Nothing can be bound (no file, no tree).
     #[error("nothing identifies the code of this hook, so it cannot be approved")]
     Nothing,

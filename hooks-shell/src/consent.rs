@@ -26,6 +26,12 @@ pub trait Prompter: Send {
     /// on end of input or interruption (which denies).
     fn ask(&mut self, banner: &str, question: &str) -> Option<String>;
 
+    /// Whether it may answer yes at all (`false`: what an approval would
+    /// bind is not computed for a hook it would refuse). By default: yes.
+    fn may_answer(&self) -> bool {
+        true
+    }
+
     /// Asks about the unapproved pair `(event, command)` (`changed`: approved
     /// before, but its script changed since); `banner` and `question` are
     /// what a terminal shows. By default: [`Prompter::ask`]. A host's consent
@@ -136,6 +142,15 @@ impl Consent {
     /// value in `1, true, yes, on`, or `hooks_auto_accept` in `config`.
     pub fn effective_accept(accept_flag: bool, env_value: Option<&str>, config: &Config) -> bool {
         accept_flag || env_value.is_some_and(is_truthy_text) || config.hooks_auto_accept()
+    }
+
+    /// Whether [`Consent::approve`] may say yes: `accept`, or a prompt.
+    pub(crate) fn may_approve(&self, accept: bool) -> bool {
+        accept
+            || self
+                .prompt
+                .as_ref()
+                .is_some_and(|prompt| prompt.may_answer())
     }
 
     /// Decides an unapproved hook, recording its approval bound to

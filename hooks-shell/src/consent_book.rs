@@ -79,6 +79,14 @@ impl ConsentBook {
         let verdict = match standing {
             Standing::Approved(approved) => Verdict::Approved(approved),
             Standing::Unbindable(_) => Verdict::Denied { changed, why },
+            // Nobody to ask and nothing accepted: no binding is computed
+            // for a hook that cannot run (a repository naming a 28 MB file
+            // held every tool call for minutes; red team round 7, R7a-3).
+            Standing::NotApproved | Standing::Changed(_) | Standing::Unbound
+                if !consent.may_approve(self.accept) =>
+            {
+                Verdict::Denied { changed, why }
+            }
             Standing::NotApproved | Standing::Changed(_) | Standing::Unbound => {
                 match subject.binding() {
                     Ok(binding)

@@ -84,6 +84,10 @@ pub fn approval_of<'a>(approvals: &'a [Approval], subject: &Subject) -> Option<&
 
 /// Where `subject` stands with `approvals`, its binding computed now.
 pub fn standing(approvals: &[Approval], subject: &Subject) -> Standing {
+    if approval_of(approvals, subject).is_none() {
+        // Nothing to compare with: the binding is not computed.
+        return Standing::NotApproved;
+    }
     standing_with(approvals, subject, subject.binding())
 }
 

@@ -37,6 +37,7 @@ mod project_reach;
 mod rewritten_input;
 mod round5;
 mod round6_shapes;
+mod round7;
 mod sandbox;
 mod sandbox_git;
 mod sealed_tree;

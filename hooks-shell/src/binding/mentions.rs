@@ -51,7 +51,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::BindError;
-pub(crate) use read::is_code_file;
+pub(crate) use read::{MAX_READ, is_code_file};
 use tops::Tops;
 
 /// The project files the hook's `command` text and the code under `seeds`
@@ -176,7 +176,7 @@ pub(crate) struct Names {
 /// hook's code names too much to read on every run, and it cannot be
 /// approved (never a silent cut: a cap on the folders looked in let the
 /// 65th go unbound).
-const MAX_LOOKUPS: u64 = 4_000_000;
+pub(crate) const MAX_LOOKUPS: u64 = 4_000_000;
 
 impl Names {
     fn new(project: &Path, cwd: &Path) -> Names {
@@ -204,7 +204,7 @@ impl Names {
             self.read(&file)?;
         }
         if self.lookups > MAX_LOOKUPS {
-            return Err(BindError::TreeTooLarge(self.project.clone()));
+            return Err(BindError::ReadingTooLarge(self.project.clone()));
         }
         Ok(())
     }

@@ -73,6 +73,11 @@ impl Withheld {
         let diagnostic = match (&block, why) {
             (Some(_), _) => format!("failed closed without running: {reason}"),
             (None, Why::Changed) => changed_message(event, &command, false),
+            (None, Why::NotApproved) if shown != reason => format!(
+                "imported hook for {} ({command}) cannot be approved as it is — skipped: {}",
+                escape(event),
+                escape(detail)
+            ),
             (None, Why::NotApproved) => not_allowlisted_message(event, &command),
         };
         Withheld {

@@ -51,7 +51,7 @@ const CODE_NAMES: [&str; 23] = [
 
 /// The most bytes read for words in one binding: past it the hook's code is
 /// too large to read on every run, and it cannot be approved.
-const MAX_READ: u64 = MAX_TREE_BYTES / 2;
+pub(crate) const MAX_READ: u64 = MAX_TREE_BYTES / 2;
 /// The most files listed under one seed.
 const MAX_SEED_FILES: usize = 20_000;
 
@@ -104,7 +104,7 @@ impl Budget {
         }
         self.bytes += metadata.len();
         if self.bytes > MAX_READ {
-            return Err(BindError::TreeTooLarge(path.to_owned()));
+            return Err(BindError::ReadingTooLarge(path.to_owned()));
         }
         let mut bytes = Vec::new();
         let Ok(file) = crate::fingerprint::open_to_read(path) else {
