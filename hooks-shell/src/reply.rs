@@ -129,8 +129,24 @@ pub fn failed_closed(spec: &ShellHookSpec, reason: &str) -> Value {
 ///    non-zero exit blocks as `exited with status <rc>` (or `killed by signal <n>`).
 ///    A clean exit with `{}` or empty stdout passes.
 ///
+/// 5. Failing closed, an answer that does not block from a run its sandbox
+///    denied something (stderr shows it): a block naming what was denied
+///    ([`crate::sandboxing::guard_failure`]).
+///
 /// `fail_closed` counts only on `pre_tool_call`, whatever the spec says.
 pub fn evaluate(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
+    let reply = read_run(spec, result);
+    let blocks = reply
+        .as_ref()
+        .is_some_and(hermes_hooks_core::runs::reply_blocks);
+    match crate::sandboxing::guard_failure(spec.blocks_on_failure(), blocks, result) {
+        Some(why) => Some(failed_closed(spec, &why)),
+        None => reply,
+    }
+}
+
+/// Steps 1 to 4 of [`evaluate`].
+fn read_run(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
     let event = spec.event;
     let command = &spec.command;
     let fails_closed = spec.blocks_on_failure();

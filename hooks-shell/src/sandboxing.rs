@@ -25,6 +25,9 @@ use hermes_hooks_core::{Config, ConfigWarning};
 use hermes_hooks_process::sandbox::{Context, Prepared, Sandbox, SandboxError};
 use serde_json::Value;
 
+mod denied_guard;
+pub(crate) use denied_guard::guard_failure;
+
 /// Where a hook comes from, for its default profile: the one scope of the
 /// trust model (`crate::dialect::Scope`).
 pub use crate::dialect::Scope;
@@ -250,8 +253,9 @@ pub(crate) fn note(result: &mut crate::run::RunResult, sandbox: Option<String>) 
 /// The record of a run, completed with its sandbox: the profile's name; a
 /// run that did not start because its profile cannot be applied here is
 /// skipped with a warning naming what is missing (unless it `blocks`: a
-/// fail-closed hook's failure stays a failure, and blocks); a failed run
-/// says which accesses its stderr shows the sandbox denied.
+/// fail-closed hook's failure stays a failure, and blocks); a run says
+/// which accesses its stderr shows the sandbox denied, and one that
+/// `blocks` only because of such a denial ([`guard_failure`]) is failed.
 pub fn annotate(
     mut run: hermes_hooks_core::HookRun,
     result: &crate::run::RunResult,
@@ -281,6 +285,13 @@ pub fn annotate(
                 ));
             }
         }
+    }
+    let failed = matches!(run.status, RunStatus::Failed | RunStatus::TimedOut);
+    if blocks && !failed && denied_guard::denial_reason(result).is_some() {
+        // The decision names what was denied and what to do.
+        run = run
+            .status(RunStatus::Failed)
+            .diagnostic("failed closed: the tool call is blocked");
     }
     run
 }

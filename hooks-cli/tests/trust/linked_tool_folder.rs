@@ -71,15 +71,16 @@ fn a_tool_folder_link_flipped_during_a_run_fails_it_and_asks_again() {
 }
 
 /// Whether this machine runs the `project` sandbox whole (Landlock and a
-/// mount namespace); else the test is skipped, saying why (failing in CI).
-fn sandbox_applies() -> bool {
+/// mount namespace); else the test (`what`) is skipped, saying why
+/// (failing in CI).
+pub(super) fn sandbox_applies(what: &str) -> bool {
     let support = hermes_hooks_process::sandbox::Support::detect();
     if support.built && support.landlock_abi >= 1 && support.namespaces.is_ok() {
         return true;
     }
     test_support::skip_unless_ci(
         &format!(
-            "linked tool folder: the sandbox is unavailable here ({})",
+            "{what}: the sandbox is unavailable here ({})",
             support.summary()
         ),
         "HERMES_TEST_REQUIRE_MOUNT",
@@ -103,7 +104,7 @@ const UNCHECKED_B: &str = "echo PWNED >> sig/pwned\nexit 0\n";
 
 #[test]
 fn a_sandboxed_hook_cannot_repoint_a_linked_tool_folder() {
-    if !sandbox_applies() {
+    if !sandbox_applies("linked tool folder") {
         return;
     }
     let (home, project) = home_with("[claude]");

@@ -25,6 +25,7 @@ mod dialect_imports;
 mod dialect_records;
 mod dialect_scripts;
 mod exec_only;
+mod failclosed_sandbox_denial;
 mod guard_evasions;
 mod guard_evasions_round6;
 mod guard_path_rules;

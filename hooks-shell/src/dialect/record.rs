@@ -65,7 +65,7 @@ pub fn record(
                 }
                 RunStatus::Failed
             }
-            None if failed_closed(contribution) => {
+            None if failed_closed(contribution) && unreadable(&result.stdout) => {
                 // A clean exit whose output could not be read, failing closed.
                 diagnostics.push(format!(
                     "reply is not a JSON object: {}",
@@ -96,6 +96,12 @@ pub fn record(
         run = run.diagnostic(line);
     }
     crate::sandboxing::annotate(run, result, failed_closed(contribution))
+}
+
+/// Whether a clean exit's stdout is text its tool cannot read (else a
+/// fail-closed block of a clean exit is the sandbox's denial: `annotate`).
+fn unreadable(stdout: &str) -> bool {
+    !stdout.trim().is_empty() && super::reply::json_object(stdout).is_none()
 }
 
 /// Whether the contribution is a block the failure produced (not one the hook asked for).

@@ -59,8 +59,28 @@ fn first_text<'a>(object: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a s
         .find(|text| !text.is_empty())
 }
 
-/// Reads one run of `hook` for the Hermes event `event`.
+/// Reads one run of `hook` for the Hermes event `event`. A fail-closed
+/// hook whose answer does not deny, from a run its sandbox denied
+/// something, is denied naming what ([`crate::sandboxing::guard_failure`]).
 pub fn interpret(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> Contribution {
+    let mut out = read_run(hook, event, result);
+    let blocks = matches!(out.gate, Some(Gate::Deny(_)));
+    if let Some(why) = crate::sandboxing::guard_failure(hook.fail_closed, blocks, result) {
+        out.gate = Some(failed_closed(hook, &why));
+    }
+    out
+}
+
+/// The deny of a fail-closed `hook` that failed: `hook <command> failed closed: <reason>`.
+fn failed_closed(hook: &ImportedHook, reason: &str) -> Gate {
+    Gate::Deny(format!(
+        "hook {} failed closed: {reason}",
+        hook.shown_command()
+    ))
+}
+
+/// [`interpret`] but the sandbox's denials.
+fn read_run(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> Contribution {
     let mut out = Contribution::default();
     let name = format!(
         "{} hook {} ({})",
@@ -70,10 +90,7 @@ pub fn interpret(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> C
     );
     let fail = |out: &mut Contribution, reason: &str| {
         if hook.fail_closed {
-            out.gate = Some(Gate::Deny(format!(
-                "hook {} failed closed: {reason}",
-                hook.shown_command()
-            )));
+            out.gate = Some(failed_closed(hook, reason));
         }
     };
     if let Some(error) = &result.error {
@@ -92,11 +109,7 @@ pub fn interpret(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> C
         );
         return out;
     }
-    let stdout = result.stdout.trim_start();
-    let object = match serde_json::from_str::<Value>(stdout) {
-        Ok(Value::Object(object)) if stdout.starts_with('{') => Some(object),
-        _ => None,
-    };
+    let object = json_object(&result.stdout);
     let stderr = first_chars(result.stderr.trim(), STDERR_CHARS);
     if result.exit_code == Some(2) {
         match event {
@@ -148,6 +161,15 @@ pub fn interpret(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> C
         }
     }
     out
+}
+
+/// A run's stdout read as its tool reads it: a JSON object, or nothing.
+pub(super) fn json_object(stdout: &str) -> Option<Map<String, Value>> {
+    let stdout = stdout.trim_start();
+    match serde_json::from_str::<Value>(stdout) {
+        Ok(Value::Object(object)) if stdout.starts_with('{') => Some(object),
+        _ => None,
+    }
 }
 
 /// The deny reason a JSON reply gives alongside exit 2.

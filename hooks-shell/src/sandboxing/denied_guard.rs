@@ -1,0 +1,124 @@
+//! A fail-closed guard its sandbox denied something it needed (red team
+//! round 7, R7b-8): a guard that reads its rules from a file the profile
+//! does not read (`while read -r pat; do ...; done < ~/.config/x/deny.txt`
+//! under `strict`) sees no rule, exits 0 and answers nothing. A denial must
+//! never turn a guard into an allow, so a fail-closed run whose stderr shows
+//! a sandbox denial and whose answer does not block is a failure: the call
+//! is blocked with a message naming what was denied and what to do.
+//!
+//! The one place every dialect asks: the native reading of a run
+//! ([`crate::reply::evaluate`]), the imported one
+//! ([`crate::dialect::reply::interpret`]), and both run records (through
+//! [`super::annotate`]). A fail-open hook keeps the diagnostic only.
+
+use hermes_hooks_process::sandbox::denials;
+
+use crate::run::RunResult;
+
+/// Why a run of a hook that `fails_closed` fails although it answered:
+/// its sandbox denied an access its stderr shows, and its answer does not
+/// `block`. `None` for a fail-open hook, an answer that blocks, a run
+/// outside a sandbox, or one whose stderr shows no denial.
+pub(crate) fn guard_failure(
+    fails_closed: bool,
+    blocks: bool,
+    result: &RunResult,
+) -> Option<String> {
+    if !fails_closed || blocks {
+        return None;
+    }
+    denial_reason(result)
+}
+
+/// The first access the sandbox of `result` denied it, as a reason: the
+/// profile, the denied path (or the stderr line when it names none) and
+/// what to do about it. `None` outside a sandbox, or without a denial.
+pub(crate) fn denial_reason(result: &RunResult) -> Option<String> {
+    let profile = result.sandbox.as_deref()?;
+    let denial = denials(&result.stderr).into_iter().next()?;
+    let path = denied_path(&denial.line);
+    let what = match path {
+        Some(path) => format!("{path} ({})", denial.kind),
+        None => format!("an access ({}: {})", denial.kind, denial.line),
+    };
+    let advice = match (denial.kind, path) {
+        ("filesystem", Some(_)) => {
+            "list it (or its folder) in the `read` of a sandbox map \
+             (`sandbox: {read: [...]}`; `write` if the guard writes it)"
+        }
+        ("read-only", Some(_)) => {
+            "list it (or its folder) in the `write` of a sandbox map (`sandbox: {write: [...]}`)"
+        }
+        ("network", _) => "give it a sandbox map with `network: true`",
+        _ => "give it a sandbox map that allows what it needs",
+    };
+    Some(format!(
+        "its sandbox '{profile}' denied {what}; a guard denied what it needs \
+         never allows: {advice}, or run the guard with `sandbox: none`"
+    ))
+}
+
+/// The path a denial line names: its last word that is an absolute path,
+/// stripped of quotes and punctuation (`sh: 5: cannot open /a/b: Permission
+/// denied`, `PermissionError: [Errno 13] Permission denied: '/a/b'`).
+fn denied_path(line: &str) -> Option<&str> {
+    const AROUND: &[char] = &['\'', '"', '`', ':', ',', ';', '(', ')', '[', ']', '‘', '’'];
+    line.split_whitespace()
+        .map(|word| word.trim_matches(AROUND))
+        .rfind(|word| word.starts_with('/') && word.len() > 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sandboxed(stderr: &str) -> RunResult {
+        RunResult {
+            sandbox: Some("strict".to_owned()),
+            ..RunResult::exited(0, "", stderr)
+        }
+    }
+
+    #[test]
+    fn the_denied_path_is_the_last_absolute_path_of_the_line() {
+        let cases = [
+            (
+                "sh: 5: cannot open /h/.config/g/deny.txt: Permission denied",
+                "/h/.config/g/deny.txt",
+            ),
+            ("/bin/sh: 1: cannot open /h/x: Permission denied", "/h/x"),
+            (
+                "/h/.claude/hooks/g.sh: line 4: /h/x: Permission denied",
+                "/h/x",
+            ),
+            (
+                "PermissionError: [Errno 13] Permission denied: '/h/x'",
+                "/h/x",
+            ),
+            ("touch: cannot touch '/h/y': Read-only file system", "/h/y"),
+        ];
+        for (line, path) in cases {
+            assert_eq!(denied_path(line), Some(path), "{line}");
+        }
+        assert_eq!(denied_path("cat: x: Permission denied"), None);
+    }
+
+    #[test]
+    fn only_a_fail_closed_run_that_does_not_block_fails_on_a_denial() {
+        let denied = sandboxed("sh: 5: cannot open /h/.config/g/deny.txt: Permission denied\n");
+        let why = guard_failure(true, false, &denied).expect("fails");
+        assert!(
+            why.contains("'strict' denied /h/.config/g/deny.txt (filesystem)"),
+            "{why}"
+        );
+        assert!(
+            why.contains("`read`") && why.contains("`sandbox: none`"),
+            "{why}"
+        );
+        assert_eq!(guard_failure(false, false, &denied), None);
+        assert_eq!(guard_failure(true, true, &denied), None);
+        assert_eq!(guard_failure(true, false, &sandboxed("all fine\n")), None);
+        let outside = RunResult::exited(0, "", "cat: /h/x: Permission denied\n");
+        assert_eq!(guard_failure(true, false, &outside), None);
+    }
+}
