@@ -216,7 +216,13 @@ fn runs_nothing(command: &SimpleCommand) -> Option<bool> {
     if command.writes_file || command.assigned.iter().any(|name| changes_what_runs(name)) {
         return None;
     }
-    let (program, args) = command.words.split_first()?;
+    // `if [ -f x ]`, `while test -e x`, `! grep -q`: the command after
+    // a reserved word.
+    let reserved = ["if", "then", "elif", "else", "while", "until", "do", "!"];
+    let start = (command.words.iter())
+        .take_while(|word| word.literal && reserved.contains(&word.text.as_str()))
+        .count();
+    let (program, args) = command.words[start..].split_first()?;
     if !program.literal {
         return None;
     }
