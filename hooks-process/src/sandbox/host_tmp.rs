@@ -69,11 +69,7 @@ pub(crate) fn socket_places(tmp: &Path, uid: u32) -> Vec<PathBuf> {
             if name.to_str().is_some_and(|name| usual_folder(name, uid)) {
                 places.push(path);
             } else if let Ok(inner) = std::fs::read_dir(&path) {
-                places.extend(
-                    (inner.flatten())
-                        .filter(|entry| socket(entry))
-                        .map(|entry| entry.path()),
-                );
+                places.extend((inner.flatten()).filter(socket).map(|entry| entry.path()));
             }
         } else if socket(&entry) {
             places.push(path);
