@@ -409,14 +409,27 @@ impl Effective {
                     .read
                     .iter()
                     .skip(system)
-                    .map(|path| path.display().to_string())
+                    .map(|path| {
+                        // A command's word in /tmp names nothing the hook
+                        // can reach: its private /tmp hides the host's.
+                        if rules.private_tmp && path.starts_with("/tmp") {
+                            format!("{} (hidden by the private /tmp)", path.display())
+                        } else {
+                            path.display().to_string()
+                        }
+                    })
                     .collect();
+                let tmp = if rules.private_tmp {
+                    "private /tmp"
+                } else {
+                    "a private TMPDIR (the host's /tmp, its sockets masked)"
+                };
                 let write: Vec<String> = rules
                     .write
                     .iter()
                     .filter(|path| !devices.iter().any(|device| path.as_os_str() == *device))
                     .map(|path| path.display().to_string())
-                    .chain(["private /tmp".to_owned()])
+                    .chain([tmp.to_owned()])
                     .collect();
                 format!(
                     "sandbox: {} (read: system, {}{}; write: {}; network: {}; {})",

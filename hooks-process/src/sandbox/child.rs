@@ -198,7 +198,9 @@ fn enter_namespaces(plan: &ChildPlan) -> io::Result<()> {
 }
 
 /// Mounts nothing over each of `masks` (none lies beneath another). A
-/// path gone since the parent looked holds no socket: it is passed over;
+/// path gone since the parent looked holds no socket, and one the child
+/// may not look up (in another user's `0700` folder of `/tmp`: the parent,
+/// as root, could) is out of the hook's reach too: either is passed over;
 /// any other failure fails the spawn.
 fn mask_all(masks: &[Mask]) -> io::Result<()> {
     let mut empty: Option<&CStr> = None;
@@ -233,7 +235,11 @@ fn mask_all(masks: &[Mask]) -> io::Result<()> {
         match mounted {
             Ok(()) if mask.folder && empty.is_none() => empty = Some(&mask.path),
             Ok(()) => {}
-            Err(error) if matches!(error.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {}
+            Err(error)
+                if matches!(
+                    error.raw_os_error(),
+                    Some(libc::ENOENT | libc::ENOTDIR | libc::EACCES)
+                ) => {}
             Err(error) => return Err(error),
         }
     }

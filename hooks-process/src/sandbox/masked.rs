@@ -21,8 +21,10 @@
 //!   (when it is a `0700` folder of the user's own that holds neither the
 //!   home nor the project): the session's sockets all live there;
 //! - the home's socket places ([`HOME_SOCKETS`], each a secret store too);
-//! - the system's ([`SYSTEM_SOCKETS`]), and `/tmp/.X11-unix` and
-//!   `/tmp/tmux-<uid>` where the hook has no private `/tmp` to hide them.
+//! - the system's ([`SYSTEM_SOCKETS`]), and, where the hook has no private
+//!   `/tmp` to hide them, the host's `/tmp`'s: the usual folders of
+//!   sessions' sockets ([`super::TMP_SOCKET_FOLDERS`]) and every socket
+//!   directly in `/tmp` or in a folder directly in it (`host_tmp.rs`).
 //!
 //! What the user's setup reads is kept: a place at or beneath the project,
 //! the home under `project`, a `PATH` tool folder or a path a map lists
@@ -41,36 +43,72 @@ use super::rules::Context;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 use super::rules::Rules;
 
-/// Folders and sockets of the system masked under every profile but `none`.
+/// Folders and sockets of the system masked under every profile but `none`,
+/// by kind (each kind's paths sorted; `/var/run` beside `/run` where it is
+/// not a link to it).
 pub const SYSTEM_SOCKETS: &[&str] = &[
-    // Local-network name lookups (mDNS), done outside the network namespace.
-    "/run/avahi-daemon",
+    // Buses and service managers: the system bus (logind, udisks,
+    // PackageKit, resolved; as root, systemd), root's service manager (any
+    // unit, outside any sandbox), supervisord (starts its programs).
+    "/run/dbus",
+    "/run/supervisor",
+    "/run/supervisor.sock",
+    "/run/systemd/private",
+    "/var/run/supervisor",
+    "/var/run/supervisor.sock",
     // Container engines and hypervisors: root on the host for their group.
     "/run/buildkit",
     "/run/containerd",
+    "/run/cri-dockerd.sock",
     "/run/crio",
-    // The system bus: logind, udisks, PackageKit, resolved; as root, systemd.
-    "/run/dbus",
     "/run/docker",
     "/run/docker.sock",
+    "/run/incus",
     "/run/k3s",
     "/run/libvirt",
-    // Name lookups by a daemon outside the network namespace.
-    "/run/nscd",
-    // A smart card's PC/SC daemon (a plugged security key).
-    "/run/pcscd",
     "/run/podman",
-    // screen's sessions take keystrokes.
-    "/run/screen",
     "/run/snapd-snap.socket",
     "/run/snapd.socket",
-    // root's service manager: any unit, outside any sandbox.
-    "/run/systemd/private",
-    "/run/systemd/resolve/io.systemd.Resolve",
     "/var/lib/incus/unix.socket",
     "/var/lib/lxd/unix.socket",
+    "/var/run/cri-dockerd.sock",
     "/var/run/docker.sock",
     "/var/snap/lxd/common/lxd/unix.socket",
+    // Databases that trust the caller's uid (PostgreSQL's `peer`,
+    // MariaDB's `unix_socket`: the user's role, root's for root) or ask
+    // nothing (Redis, memcached).
+    "/run/memcached",
+    "/run/mysqld",
+    "/run/postgresql",
+    "/run/redis",
+    "/var/run/memcached",
+    "/var/run/mysqld",
+    "/var/run/postgresql",
+    "/var/run/redis",
+    // FastCGI pools: PHP run as the pool's user.
+    "/run/php",
+    "/run/php-fpm",
+    "/var/run/php",
+    "/var/run/php-fpm",
+    // Name lookups by a daemon outside the network namespace (mDNS, nscd,
+    // resolved's varlink).
+    "/run/avahi-daemon",
+    "/run/nscd",
+    "/run/systemd/resolve/io.systemd.Resolve",
+    // Network daemons that act outside the network namespace: tailscaled's
+    // LocalAPI (the tailnet, its keys).
+    "/run/tailscale",
+    "/var/run/tailscale",
+    // Devices and desktop services of the system: a smart card's PC/SC
+    // daemon (a plugged security key), printing, a system-wide PulseAudio
+    // (the microphone), uuidd.
+    "/run/cups",
+    "/run/pcscd",
+    "/run/pulse",
+    "/run/uuidd",
+    "/var/run/pulse",
+    // Terminal multiplexers: screen's sessions take keystrokes.
+    "/run/screen",
 ];
 
 /// The home's places that hold agents' and engines' sockets (relative to
@@ -174,13 +212,26 @@ impl<'a> Own<'a> {
 
 /// The masks of `rules` as they are on the filesystem now: each existing
 /// folder or socket (links resolved), none beneath another; under `/tmp`
-/// only where the hook has no private `/tmp`.
+/// only where the hook has no private `/tmp`, and then its socket places
+/// too ([`super::host_tmp::socket_places`]).
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub(crate) fn masks(rules: &Rules, private_tmp: bool) -> Vec<super::child::Mask> {
+    let in_tmp = if private_tmp {
+        Vec::new()
+    } else {
+        let uid = rustix::process::getuid().as_raw();
+        super::host_tmp::socket_places(Path::new("/tmp"), uid)
+    };
+    masks_among(rules, private_tmp, &in_tmp)
+}
+
+/// [`masks`] of `rules.masked` and `more`.
+#[cfg(all(target_os = "linux", feature = "sandbox"))]
+fn masks_among(rules: &Rules, private_tmp: bool, more: &[PathBuf]) -> Vec<super::child::Mask> {
     use std::os::unix::ffi::OsStrExt;
     let own = Own::of(rules);
     let mut found = Vec::new();
-    for target in &rules.masked {
+    for target in rules.masked.iter().chain(more) {
         let under_tmp = |path: &Path| private_tmp && path.starts_with("/tmp");
         if under_tmp(target) || std::fs::symlink_metadata(target).is_err() || own.reads(target) {
             continue;
@@ -299,7 +350,7 @@ mod tests {
             private_tmp: true,
             limits: crate::sandbox::Limits::default(),
         };
-        let masks: Vec<(String, bool)> = masks(&rules, false)
+        let masks: Vec<(String, bool)> = masks_among(&rules, false, &[])
             .into_iter()
             .map(|mask| (mask.path.to_str().unwrap().to_owned(), mask.folder))
             .collect();

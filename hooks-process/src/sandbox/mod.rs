@@ -19,9 +19,11 @@
 //!    made, each spawn makes its own;
 //! 2. a tmpfs on `/tmp` in that mount namespace (256 MiB), so a hook's
 //!    writes to `/tmp` land in its private `/tmp` (`TMPDIR=/tmp`). Where a
-//!    path of its rules lives under `/tmp` (the tmpfs would hide it), or
+//!    root of the user's setup lives under `/tmp` (the tmpfs would hide it;
+//!    a word of the hook's command never counts, `host_tmp.rs`), or
 //!    namespaces are not there (best effort), it gets a fresh `0700`
-//!    directory in the host's temporary directory as `TMPDIR` instead;
+//!    directory in the host's temporary directory as `TMPDIR` instead, and
+//!    the host's `/tmp` has its socket places masked ([`TMP_SOCKET_FOLDERS`]);
 //!    Then the project's git metadata and agent settings files
 //!    ([`protected_paths`]) are bind-mounted read-only onto themselves,
 //!    each checked to be the file the parent saw (where there is no mount
@@ -76,6 +78,7 @@ pub(crate) mod child;
 mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod held;
+mod host_tmp;
 mod masked;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod overlay;
@@ -96,6 +99,7 @@ mod stores;
 mod support;
 
 pub use explain::{Denial, denials};
+pub use host_tmp::TMP_SOCKET_FOLDERS;
 pub use masked::{HOME_SOCKETS, SESSION_ENV, SYSTEM_SOCKETS};
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub use prepare::Prepared;

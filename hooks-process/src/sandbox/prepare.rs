@@ -12,7 +12,7 @@ use landlock::{
 
 use super::child::{ChildPlan, ReadOnlyMount};
 use super::resolved::resolve;
-use super::rules::{Rules, SYSTEM_READ};
+use super::rules::Rules;
 use super::support::Support;
 use super::{Context, Sandbox, SandboxError};
 
@@ -91,14 +91,9 @@ impl Sandbox {
         }
         let namespaces = support.namespaces.is_ok();
         let abi = ABI::from(support.landlock_abi);
-        // A tmpfs over /tmp would hide a project (or home) that lives there.
-        let tmp_mount = namespaces
-            && rules.private_tmp
-            && !rules
-                .read
-                .iter()
-                .chain(&rules.write)
-                .any(|path| under_tmp(path) && !is_system(path));
+        // A tmpfs over /tmp would hide a root of the setup that lives there
+        // (a project in /tmp): `rules.private_tmp` says so (`host_tmp.rs`).
+        let tmp_mount = namespaces && rules.private_tmp;
         let private_dir = if tmp_mount {
             None
         } else {
@@ -168,15 +163,6 @@ impl Sandbox {
             hides_session: super::masked::hides_session(&rules),
         }))
     }
-}
-
-/// Whether `path` is `/tmp` or beneath it (hidden by the private `/tmp`).
-fn under_tmp(path: &Path) -> bool {
-    path.starts_with("/tmp")
-}
-
-fn is_system(path: &Path) -> bool {
-    SYSTEM_READ.iter().any(|system| path.starts_with(system))
 }
 
 fn make_private_dir() -> std::io::Result<PathBuf> {

@@ -136,7 +136,9 @@ pub struct Rules {
     pub unmasking: Vec<PathBuf>,
     /// Whether the hook keeps the host's network.
     pub network: bool,
-    /// Whether `/tmp` is a private one of the hook's own mount namespace.
+    /// Whether `/tmp` is a private one of the hook's own mount namespace:
+    /// unless a root of the user's setup lies in the host's (never for a
+    /// command's word: red team round 7, R7b-3).
     pub private_tmp: bool,
     /// Its resource limits.
     pub limits: Limits,
@@ -230,6 +232,7 @@ impl Sandbox {
             .collect();
         let pinned = super::pinned_links(&context.project, &context.tree_roots, &write);
         let masked = super::masked::targets(context);
+        let private_tmp = super::host_tmp::private(&unmasking, &context.tree_roots);
         Ok(Some(Rules {
             read: dedup(read),
             write: dedup(write),
@@ -239,7 +242,7 @@ impl Sandbox {
             masked,
             unmasking: dedup(unmasking),
             network,
-            private_tmp: true,
+            private_tmp,
             limits: Limits::default(),
         }))
     }

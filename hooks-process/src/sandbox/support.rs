@@ -63,7 +63,7 @@ impl Support {
             missing.push("Landlock (filesystem rules)".to_owned());
         }
         if let Err(why) = &self.namespaces
-            && (!rules.network || rules.private_tmp)
+            && (!rules.network || rules.private_tmp || !rules.masked.is_empty())
         {
             missing.push(format!("network and mount namespaces ({why})"));
         }

@@ -16,5 +16,6 @@ mod sandbox_read_links;
 mod sandbox_secrets;
 mod sandbox_shared;
 mod sandbox_sockets;
+mod sandbox_tmp_sockets;
 mod support;
 mod tree;

@@ -21,12 +21,12 @@ use crate::support::{limits, sh};
 
 /// A listener answering `AGENT-SECRET` to every connection, its socket
 /// file removed when dropped.
-struct Listener {
-    path: PathBuf,
+pub(crate) struct Listener {
+    pub(crate) path: PathBuf,
 }
 
 impl Listener {
-    fn at(path: PathBuf) -> Listener {
+    pub(crate) fn at(path: PathBuf) -> Listener {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let _ = std::fs::remove_file(&path);
         let listener = UnixListener::bind(&path).expect("bind the listener");
@@ -45,9 +45,9 @@ impl Drop for Listener {
     }
 }
 
-/// A scratch folder in the runtime folder, removed when dropped (a failed
+/// A scratch folder (in the runtime folder, in /tmp), removed when dropped (a failed
 /// assertion included).
-struct Scratch(PathBuf);
+pub(crate) struct Scratch(pub(crate) PathBuf);
 
 impl Drop for Scratch {
     fn drop(&mut self) {
@@ -57,7 +57,7 @@ impl Drop for Scratch {
 
 /// Connects to each named socket: prints `<NAME>-REACHED <answer>` or
 /// `<NAME>-UNREACHABLE`.
-fn probes(sockets: &[(&str, &Path)]) -> String {
+pub(crate) fn probes(sockets: &[(&str, &Path)]) -> String {
     sockets
         .iter()
         .map(|(name, socket)| {
@@ -97,7 +97,7 @@ fn runtime_folder() -> Option<PathBuf> {
     Some(runtime)
 }
 
-fn check(out: &str, reached: &[&str], unreachable: &[&str]) {
+pub(crate) fn check(out: &str, reached: &[&str], unreachable: &[&str]) {
     assert!(
         !unreachable
             .iter()

@@ -13,6 +13,7 @@ mod records;
 mod reference;
 mod run;
 mod runtime;
+mod sandbox_line;
 mod shared;
 mod spellings;
 mod support;
