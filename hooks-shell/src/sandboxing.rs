@@ -26,7 +26,9 @@ use hermes_hooks_process::sandbox::{Context, Prepared, Sandbox, SandboxError};
 use serde_json::Value;
 
 mod denied_guard;
+mod explain;
 pub(crate) use denied_guard::guard_failure;
+pub use explain::explain;
 
 /// Where a hook comes from, for its default profile: the one scope of the
 /// trust model (`crate::dialect::Scope`).
@@ -447,25 +449,6 @@ impl Effective {
             }
         }
     }
-}
-
-/// What a run was denied, for `hooks test --explain`: one line per denial
-/// its stderr shows (see [`hermes_hooks_process::sandbox::denials`]),
-/// or why it did not run. Empty for a run outside a sandbox that ran.
-// Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
-// test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
-#[doc(hidden)]
-pub fn explain(result: &crate::run::RunResult) -> Vec<String> {
-    if result.sandbox_unavailable {
-        return vec![result.error.clone().unwrap_or_default()];
-    }
-    if result.sandbox.is_none() {
-        return Vec::new();
-    }
-    hermes_hooks_process::sandbox::denials(&result.stderr)
-        .into_iter()
-        .map(|denial| format!("{}: {}", denial.kind, denial.line))
-        .collect()
 }
 
 /// Profiles a host sets per source, over what `config.yaml` says
