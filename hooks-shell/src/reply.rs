@@ -131,7 +131,7 @@ pub fn failed_closed(spec: &ShellHookSpec, reason: &str) -> Value {
 ///
 /// 5. Failing closed, an answer that does not block from a run its sandbox
 ///    denied something (stderr shows it): a block naming what was denied
-///    ([`crate::sandboxing::guard_failure`]).
+///    (`sandboxing::guard_failure`).
 ///
 /// `fail_closed` counts only on `pre_tool_call`, whatever the spec says.
 pub fn evaluate(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {

@@ -257,7 +257,7 @@ pub(crate) fn note(result: &mut crate::run::RunResult, sandbox: Option<String>) 
 /// skipped with a warning naming what is missing (unless it `blocks`: a
 /// fail-closed hook's failure stays a failure, and blocks); a run says
 /// which accesses its stderr shows the sandbox denied, and one that
-/// `blocks` only because of such a denial ([`guard_failure`]) is failed.
+/// `blocks` only because of such a denial (`guard_failure`) is failed.
 pub fn annotate(
     mut run: hermes_hooks_core::HookRun,
     result: &crate::run::RunResult,

@@ -61,7 +61,7 @@ fn first_text<'a>(object: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a s
 
 /// Reads one run of `hook` for the Hermes event `event`. A fail-closed
 /// hook whose answer does not deny, from a run its sandbox denied
-/// something, is denied naming what ([`crate::sandboxing::guard_failure`]).
+/// something, is denied naming what (`sandboxing::guard_failure`).
 pub fn interpret(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> Contribution {
     let mut out = read_run(hook, event, result);
     let blocks = matches!(out.gate, Some(Gate::Deny(_)));
