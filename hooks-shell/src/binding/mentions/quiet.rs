@@ -53,7 +53,8 @@ pub(super) enum Tier {
 impl Reading {
     /// `text` (shell code) read for the words it only names.
     pub(super) fn shell(text: &str) -> Reading {
-        let chunks = if text.contains("$'") || text.contains("$\"") {
+        let chunks = if text.contains("$'") || text.contains("$\"") || text.contains("$_") {
+            // (`$_`: the last word of the command before, `: f; sh "$_"`.)
             // ANSI-C quoting spells any name (`$'\x73rc'`).
             None
         } else {
@@ -192,11 +193,18 @@ fn split_chunk(chunk: &str, loading: &mut String, quiet: &mut String, data: &mut
         return;
     }
     let commands = simple_commands(chunk).unwrap_or_default();
+    // What a command prints may be piped into one that runs it (`cat f |
+    // /bin/sh`, `| while read l; do $l; done`): in a line with a pipe only
+    // what prints nothing is quiet (red team round 7, R7c-1).
+    let piped = chunk.replace("||", "").contains('|');
     let mut chars: Vec<char> = chunk.chars().collect();
     for command in commands.iter() {
         let (Some((start, end)), Some(prints)) = (command.span, runs_nothing(command)) else {
             continue;
         };
+        if prints && piped {
+            continue;
+        }
         let into = if prints { &mut *data } else { &mut *quiet };
         into.extend(&chars[start..end]);
         into.push('\n');

@@ -188,7 +188,13 @@ pub(super) fn without_written_targets(text: &str) -> String {
         Regex::new(r#"(^|[^=\->])([0-9&]?>{1,2}\|?[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>]+)"#)
             .expect("valid regex")
     });
-    WRITTEN.replace_all(text, "$1$2").into_owned()
+    // `tee [-a] log`: written too (a hook keeping its log).
+    static TEE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(\btee(?:[ \t]+-[a-z-]+)*[ \t]+)("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>]+)"#)
+            .expect("valid regex")
+    });
+    let text = WRITTEN.replace_all(text, "$1$2");
+    TEE.replace_all(&text, "$1").into_owned()
 }
 
 /// Whether `word` is a shell pattern.
@@ -259,7 +265,7 @@ const RUNNERS: &str = r"sh|bash|dash|zsh|ksh|ash|source|\.|exec|eval|xargs|pytho
 /// `sys.executable`: a program such as `sh` given a file names; red team
 /// round 7, R7b-4): a file that holds one binds every file it names,
 /// whatever it is.
-const LOADS_CODE: &str = r"\b(?:exec\w*|eval|compile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load|system|popen|Popen|subprocess|spawn\w*|child_process|SourceFileLoader|sys\.executable|execPath|Open3|qx)\b";
+const LOADS_CODE: &str = r"\b(?:exec\w*|eval|compile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load|system|popen|Popen|subprocess|spawn\w*|child_process|SourceFileLoader|sys\.executable|execPath|Open3|qx|posix_spawn\w*|create_subprocess_\w+|timeit|cProfile|runsource|compileFunction|_compile|SOURCE_SUFFIXES)\b";
 
 /// Words a shell runs or reads as code or as a name, whatever the file:
 /// every word of a command that runs a shell, `source`, `.`, `eval`,

@@ -77,3 +77,35 @@ fn dot_dot_after_a_linked_folder_is_taken_from_where_the_link_leads() {
         );
     }
 }
+
+#[test]
+fn what_a_reader_prints_into_a_pipe_may_run_so_its_file_is_bound() {
+    // Red team round 7, pass C (R7c-1).
+    let (_dir, p) = project();
+    for command in [
+        "cat tools/lint.txt | /bin/sh",
+        "grep -v '^#' tools/lint.txt | \"sh\"",
+        "cat tools/lint.txt | while read -r l; do $l; done",
+        ": tools/lint.txt; sh \"$_\"",
+    ] {
+        assert_eq!(named_by(&p, command, None), ["tools/lint.txt"], "{command}");
+    }
+    // Still only read: not bound; a log `tee` appends to is written.
+    assert!(named_by(&p, "cat tools/lint.txt || true", None).is_empty());
+    assert!(named_by(&p, "echo x | tee -a tools/lint.txt", None).is_empty());
+}
+
+#[test]
+fn code_that_spawns_by_names_with_underscores_binds_what_it_names() {
+    let (_dir, p) = project();
+    for code in [
+        "import os\nos.posix_spawn('/bin/sh', ['sh', 'tools/lint.txt'], {})\n",
+        "import asyncio\nasyncio.create_subprocess_exec('sh', 'tools/lint.txt')\n",
+    ] {
+        let named = named_by(&p, "python3 .claude/c.py", Some(("c.py", code)));
+        assert!(
+            named.contains(&"tools/lint.txt".to_owned()),
+            "{code}: {named:?}"
+        );
+    }
+}
