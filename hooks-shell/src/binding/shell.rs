@@ -44,11 +44,9 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
         .iter()
         .filter_map(|part| shlex::split(part))
         .map(|words| {
-            // Shell keywords that start a command after them.
-            let keywords = ["then", "do", "else", "elif", "if", "while", "until", "!"];
             let at = words
                 .iter()
-                .position(|w| !keywords.contains(&w.as_str()))
+                .position(|w| !LEADING_KEYWORDS.contains(&w.as_str()))
                 .unwrap_or(words.len());
             words[at..].to_vec()
         })
@@ -77,6 +75,10 @@ pub fn shell_script(words: &[String]) -> Option<&str> {
 }
 
 /// Python options that take a value as the next word.
+/// Shell keywords that start a command after them (`if [ -f x ]`, `! grep`).
+pub(crate) const LEADING_KEYWORDS: [&str; 8] =
+    ["then", "do", "else", "elif", "if", "while", "until", "!"];
+
 const PYTHON_VALUE_OPTIONS: [&str; 3] = ["-W", "-X", "--check-hash-based-pycs"];
 
 /// Whether `raw` starts a Python whose module path begins with the current

@@ -226,9 +226,9 @@ fn runs_nothing(command: &SimpleCommand) -> Option<bool> {
     }
     // `if [ -f x ]`, `while test -e x`, `! grep -q`: the command after
     // a reserved word.
-    let reserved = ["if", "then", "elif", "else", "while", "until", "do", "!"];
+    let keywords = crate::binding::shell::LEADING_KEYWORDS;
     let start = (command.words.iter())
-        .take_while(|word| word.literal && reserved.contains(&word.text.as_str()))
+        .take_while(|word| word.literal && keywords.contains(&word.text.as_str()))
         .count();
     let (program, args) = command.words[start..].split_first()?;
     if !program.literal {
