@@ -39,6 +39,7 @@ mod rewritten_input;
 mod round5;
 mod round6_shapes;
 mod round7;
+mod round8;
 mod sandbox;
 mod sandbox_git;
 mod sealed_tree;

@@ -25,21 +25,35 @@
 //! - a **missing** code file named by a path (`scripts/extra.sh`): created
 //!   later, it asks again;
 //! - for a **folder** it names: the folder becomes a place later words are
-//!   looked up in, and its entry files are bound (build files,
-//!   `__init__.py`, `__main__.py`, `index.js`, ...), not the rest of it: a
-//!   guard that says `src/` does not ask again after each edit of `src`.
-//!   Entry files are not bound for a folder shell code names only in a
-//!   comment or as an operand of a program that runs and prints nothing
-//!   (`grep -q`, `test`; [`quiet`]).
+//!   looked up in, and so does each folder above it up to the project, by
+//!   name and where its links lead (`cd scripts/ci && cd .. && . lib/x`,
+//!   `cd -P tools && cd ..` with `tools -> scripts/ci`: red team R7c-4);
+//!   their entry files are bound (build files, `__init__.py`,
+//!   `__main__.py`, `index.js`, ...), not the rest of them: a guard that
+//!   says `src/` does not ask again after each edit of `src`. Entry files
+//!   are not bound for a folder shell code names only in a comment or as
+//!   an operand of a program that runs and prints nothing (`grep -q`,
+//!   `test`; [`quiet`]).
 //!
-//! What is bound is read the same way in turn. A top-level entry whose name
-//! no word can spell (a blank, a quote, `=`, `#`, parentheses) has its code
-//! bound whole. A shell output redirection's target is written, not run:
-//! never bound. Left out: a file under a top-level build-output folder
-//! (`target/`, `node_modules/`, `dist/`...) that `.gitignore` ignores and
-//! git's index does not track, in a git checkout: what the project's build
-//! or install rewrites (`docs/decisions/code-a-project-hook-names.md`).
+//! A `..` in a word or a glob is taken by name and where the kernel takes
+//! it (after a link, from where the link leads); a trailing `dir/..` is
+//! kept, and a word its quotes split (`"$D/tools/.."/lib/x`) is read
+//! joined too.
+//!
+//! What is bound is read in turn, as the language its `#!` line (else its
+//! name) says and as the language of what runs it ([`language`], R7c-7): a
+//! file a shell runs or sources is read as shell code, `make -f`'s file as
+//! a makefile, and a file any program may run that is not code by its name
+//! as shell code too (`sh tools/run.txt` running `/bin/sh stage2.dat`). A
+//! top-level entry whose name no word can spell (a blank, a quote, `=`,
+//! `#`, parentheses) has its code bound whole. A shell output
+//! redirection's target is written, not run: never bound. Left out: a file
+//! under a top-level build-output folder (`target/`, `node_modules/`,
+//! `dist/`...) that `.gitignore` ignores and git's index does not track,
+//! in a git checkout: what the project's build or install rewrites
+//! (`docs/decisions/code-a-project-hook-names.md`).
 
+mod language;
 mod lookups;
 mod places;
 mod quiet;
@@ -79,7 +93,7 @@ pub(crate) fn named_files(
         }
         for seed in seeds.iter().filter(|seed| inside(project, seed)) {
             for file in read::files_under(seed) {
-                names.read(&file)?;
+                names.read(&file, None)?;
             }
         }
         names.drain()?;
@@ -130,7 +144,7 @@ pub(super) enum Reach {
 }
 
 /// How a text is read.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 enum Code {
     /// Shell code (the command, a shell script): read for quiet words.
     Shell,
@@ -157,8 +171,11 @@ pub(crate) struct Names {
     /// is quiet then.
     every_place_loads: bool,
     files: BTreeSet<PathBuf>,
-    /// Files bound and not read yet.
-    queue: Vec<PathBuf>,
+    /// Files bound and not read yet, with the language what runs them
+    /// reads them as ([`language`]).
+    queue: Vec<(PathBuf, Option<Code>)>,
+    /// The languages each file was read as.
+    read_as: HashMap<PathBuf, Vec<Code>>,
     /// Each word read and the folder of the file it was read in (looked up
     /// again in each folder named later).
     /// Shared by the hooks of one load (read-only once the seeds are
@@ -190,6 +207,7 @@ impl Names {
             every_place_loads: false,
             files: BTreeSet::new(),
             queue: Vec::new(),
+            read_as: HashMap::new(),
             seen: Arc::new(BTreeMap::new()),
             seen_here: BTreeMap::new(),
             listings: Arc::new(Mutex::new(HashMap::new())),
@@ -200,8 +218,8 @@ impl Names {
 
     /// Reads every file bound and not read yet.
     fn drain(&mut self) -> Result<(), BindError> {
-        while let Some(file) = self.queue.pop() {
-            self.read(&file)?;
+        while let Some((file, how)) = self.queue.pop() {
+            self.read(&file, how)?;
         }
         if self.lookups > MAX_LOOKUPS {
             return Err(BindError::ReadingTooLarge(self.project.clone()));
@@ -209,27 +227,39 @@ impl Names {
         Ok(())
     }
 
-    /// Reads the words of the file at `path`.
-    fn read(&mut self, path: &Path) -> Result<(), BindError> {
+    /// Reads the words of the file at `path` as the languages it says it
+    /// is, and as `how` (what runs it reads it as), each once.
+    fn read(&mut self, path: &Path, how: Option<Code>) -> Result<(), BindError> {
+        let done = self.read_as.get(path);
+        if done.is_some_and(|done| how.is_none_or(|how| done.contains(&how))) {
+            return Ok(());
+        }
         let Some(text) = self.read.text(path)? else {
             return Ok(());
         };
-        let code = match read::is_shell(path, &text) {
-            true if read::is_make(path, &text) => Code::Make,
-            true => Code::Shell,
-            false => Code::Other,
+        let mut codes = match done {
+            Some(_) => Vec::new(),
+            None => language::codes_of(path, &text),
         };
-        self.text(&text, path.parent(), code);
+        codes.extend(how);
+        let done = self.read_as.entry(path.to_path_buf()).or_default();
+        codes.sort();
+        codes.dedup();
+        codes.retain(|code| !done.contains(code));
+        done.extend(&codes);
+        for code in codes {
+            self.text(&text, path.parent(), code);
+        }
         Ok(())
     }
 
     /// Binds what the words of `text` (found in `dir`, code of `code`) name.
     fn text(&mut self, text: &str, dir: Option<&Path>, code: Code) {
         let text = read::without_written_targets(text);
-        for word in read::run_or_read_words(&text) {
+        for (word, how) in language::run_or_read_words(&text, code) {
             if read::is_glob(&word) {
                 for path in self.glob(&word, dir) {
-                    self.add_file(path);
+                    self.add_run_file(path, how);
                 }
                 continue;
             }
@@ -238,7 +268,7 @@ impl Names {
                     kind.is_none() && word.contains('/') && path.parent().is_some_and(Path::is_dir);
                 if kind == Some(Kind::File) || missing_path {
                     // Run or read by a shell; missing, it asks once made.
-                    self.add_file(path);
+                    self.add_run_file(path, how);
                 }
             }
         }
@@ -315,9 +345,8 @@ impl Names {
     fn found(&mut self, path: PathBuf, kind: Option<Kind>, word: &str, reach: Reach) {
         let loads = reach >= Reach::Loads;
         match kind {
-            Some(Kind::File) if reach == Reach::AnyFile || is_code_file(&path) => {
-                self.add_file(path)
-            }
+            Some(Kind::File) if reach == Reach::AnyFile => self.add_run_file(path, None),
+            Some(Kind::File) if is_code_file(&path) => self.add_file(path),
             Some(Kind::File) => {}
             Some(Kind::Folder) => self.add_place(path, loads),
             None => {
@@ -350,12 +379,33 @@ impl Names {
         }
     }
 
+    /// Binds `path`, a file a program may run, read as `how` too; not
+    /// known how, as shell code when its name and `#!` line do not say it
+    /// is code ([`language`]).
+    fn add_run_file(&mut self, path: PathBuf, how: Option<Code>) {
+        let how = how.or_else(|| (!is_code_file(&path)).then_some(Code::Shell));
+        self.add_file_as(path, how);
+    }
+
     fn add_file(&mut self, path: PathBuf) {
-        if self.excluded(&path) || !self.files.insert(path.clone()) {
+        self.add_file_as(path, None);
+    }
+
+    /// Binds `path`, read as the languages it says it is and as `how`.
+    fn add_file_as(&mut self, path: PathBuf, how: Option<Code>) {
+        if self.excluded(&path) {
             return;
         }
-        if path.is_file() {
-            self.queue.push(path.clone());
+        let new = self.files.insert(path.clone());
+        let read_so = |read_as: &HashMap<PathBuf, Vec<Code>>, how: Code| {
+            read_as.get(&path).is_some_and(|done| done.contains(&how))
+        };
+        let new_way = how.is_some_and(|how| !read_so(&self.read_as, how));
+        if (new || new_way) && path.is_file() {
+            self.queue.push((path.clone(), how));
+        }
+        if !new {
+            return;
         }
         if path.extension().is_some_and(|e| e == "py")
             && let (Some(parent), Some(stem)) = (path.parent(), path.file_stem())

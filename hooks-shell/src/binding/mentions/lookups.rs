@@ -102,10 +102,14 @@ impl Names {
         out
     }
 
-    /// The files `pattern` matches (`*`, `?`, `[...]` in any part).
+    /// The files `pattern` matches (`*`, `?`, `[...]` in any part) from
+    /// each place a word is looked up in; `..` taken by name and where the
+    /// kernel takes it (after a link, from where it leads).
     pub(super) fn glob(&mut self, pattern: &str, dir: Option<&Path>) -> Vec<PathBuf> {
         let mut bases = vec![self.project.clone(), self.cwd.clone()];
         bases.extend(dir.map(Path::to_path_buf));
+        bases.extend(self.places.iter().cloned());
+        bases.dedup();
         let mut matched = Vec::new();
         for base in bases {
             let mut current = vec![base];
@@ -115,9 +119,13 @@ impl Names {
                 .filter(|p| !p.is_empty())
             {
                 let mut next = Vec::new();
+                // Each folder listed counts against the budget.
+                self.lookups += current.len() as u64;
                 for folder in &current {
                     if part == ".." || part == "." {
-                        next.push(normalize(&folder.join(part)));
+                        let joined = folder.join(part);
+                        next.extend(physical(&joined, &self.project));
+                        next.push(normalize(&joined));
                         continue;
                     }
                     let listing = self.listing(folder);
@@ -136,6 +144,8 @@ impl Names {
                     .filter(|p| p.starts_with(&self.project) && p.is_file() && !self.excluded(p)),
             );
         }
+        matched.sort();
+        matched.dedup();
         matched
     }
 

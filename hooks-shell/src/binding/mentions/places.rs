@@ -22,10 +22,41 @@ const ENTRY_FILES: [&str; 11] = [
 ];
 
 impl Names {
-    /// Makes `folder` a place; binds its entry files when `loads` (or a
-    /// glob read where it may load may name it), now or when it is named so
-    /// later.
+    /// Makes `folder` a place, and each folder above it up to the project,
+    /// by name and where its links lead (`cd scripts/ci && cd .. && . lib/x`,
+    /// `cd -P tools && cd ..` with `tools -> scripts/ci`: red team round
+    /// 7c, R7c-4); binds their entry files when `loads` (or a glob read
+    /// where it may load may name one), now or when named so later.
     pub(super) fn add_place(&mut self, folder: PathBuf, loads: bool) {
+        for place in self.with_parents(folder) {
+            self.add_one_place(place, loads);
+        }
+    }
+
+    /// `folder`, the folders above it, and where it really is (links
+    /// followed) and the folders above that, inside the project.
+    fn with_parents(&self, folder: PathBuf) -> Vec<PathBuf> {
+        let mut folders = vec![folder.clone()];
+        let real = std::fs::canonicalize(&folder).ok().and_then(|real| {
+            let project = std::fs::canonicalize(&self.project).ok()?;
+            Some(self.project.join(real.strip_prefix(&project).ok()?))
+        });
+        for start in std::iter::once(folder).chain(real) {
+            let mut at = Some(start.as_path());
+            while let Some(here) = at {
+                if here == self.project || !here.starts_with(&self.project) {
+                    break;
+                }
+                if !folders.iter().any(|known| known == here) {
+                    folders.push(here.to_path_buf());
+                }
+                at = here.parent();
+            }
+        }
+        folders
+    }
+
+    fn add_one_place(&mut self, folder: PathBuf, loads: bool) {
         if self.excluded(&folder) {
             return;
         }

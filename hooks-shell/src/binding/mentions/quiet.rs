@@ -95,11 +95,19 @@ impl Reading {
     pub(super) fn words(&self, text: &str) -> Vec<(String, Tier)> {
         let all = read::words(text);
         let Some(quiet) = &self.quiet else {
-            return all.into_iter().map(|word| (word, Tier::Loading)).collect();
+            // And the words quotes split (`"$DIR/tools/.."/lib/x`).
+            let known: BTreeSet<String> = all.iter().cloned().collect();
+            let unquoted = read::words(&read::without_quotes(text));
+            let joined = unquoted.into_iter().filter(|word| !known.contains(word));
+            return all
+                .into_iter()
+                .chain(joined)
+                .map(|word| (word, Tier::Loading))
+                .collect();
         };
         let quiet: BTreeSet<String> = read::words(quiet).into_iter().collect();
         let data: BTreeSet<String> = read::words(&self.data).into_iter().collect();
-        let unquoted = read::words(&without_quotes(&self.loading));
+        let unquoted = read::words(&read::without_quotes(&self.loading));
         let mut loading: BTreeSet<&String> = unquoted.iter().collect();
         let raw = read::words(&self.loading);
         loading.extend(&raw);
@@ -170,13 +178,6 @@ pub(super) fn glob_may_name(pattern: &str, name: &str) -> bool {
     pattern
         .split('/')
         .any(|part| read::is_glob(part) && read::wildcard(part, name))
-}
-
-/// `text` without quote characters and backslashes.
-fn without_quotes(text: &str) -> String {
-    text.chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .collect()
 }
 
 /// Appends `chunk` (a top-level piece of shell code) to `loading`, its

@@ -202,40 +202,6 @@ pub(super) fn is_glob(word: &str) -> bool {
     word.contains(['*', '?', '['])
 }
 
-/// Whether the file at `path` (holding `text`) is shell code: a shell
-/// script or a makefile (whose recipes are shell lines).
-pub(super) fn is_shell(path: &Path, text: &str) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let extension = name.rsplit_once('.').map(|(_, ext)| ext).unwrap_or("");
-    let first = text.lines().next().unwrap_or("");
-    ["sh", "bash", "zsh", "ksh", "dash", "bats", "mk"].contains(&extension)
-        || ["makefile", "gnumakefile", "justfile"].contains(&name.as_str())
-        || (first.starts_with("#!")
-            && ["sh", "bash", "zsh", "ksh", "dash", "make"]
-                .iter()
-                .any(|shell| first.split(['/', ' ']).any(|part| part == *shell)))
-}
-
-/// Whether the file at `path` (holding `text`) is a makefile or a
-/// justfile: shell lines in a language of its own (`define` blocks,
-/// variables, recipes).
-pub(super) fn is_make(path: &Path, text: &str) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    let first = text.lines().next().unwrap_or("");
-    name.ends_with(".mk")
-        || ["makefile", "gnumakefile", "justfile"].contains(&name.as_str())
-        || (first.starts_with("#!")
-            && first
-                .split(['/', ' ', '\t'])
-                .any(|part| part == "make" || part == "just"))
-}
-
 /// The lists of shell `for` / `select` loops in `text`, one per line.
 pub(super) fn loop_lists(text: &str) -> String {
     static LOOP: LazyLock<Regex> = LazyLock::new(|| {
@@ -257,9 +223,6 @@ pub(super) fn without_case_patterns(text: &str) -> String {
     PATTERN.replace_all(text, "$1").into_owned()
 }
 
-/// Programs that run what their words (or their input) name.
-const RUNNERS: &str = r"sh|bash|dash|zsh|ksh|ash|source|\.|exec|eval|xargs|python[0-9.]*|node|deno|bun|perl|ruby|php|lua|tclsh|expect";
-
 /// Calls that run code they read (Python, JavaScript, Ruby, Perl, Lua), or
 /// run programs (`os.system`, `subprocess`, `child_process`, `spawn`,
 /// `sys.executable`: a program such as `sh` given a file names; red team
@@ -267,42 +230,11 @@ const RUNNERS: &str = r"sh|bash|dash|zsh|ksh|ash|source|\.|exec|eval|xargs|pytho
 /// whatever it is.
 const LOADS_CODE: &str = r"\b(?:exec\w*|eval|compile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load|system|popen|Popen|subprocess|spawn\w*|child_process|SourceFileLoader|sys\.executable|execPath|Open3|qx|posix_spawn\w*|create_subprocess_\w+|timeit|cProfile|runsource|compileFunction|_compile|SOURCE_SUFFIXES)\b";
 
-/// Words a shell runs or reads as code or as a name, whatever the file:
-/// every word of a command that runs a shell, `source`, `.`, `eval`,
-/// `xargs` or an interpreter (its options' values included), of a line
-/// that pipes into one, after an input redirection (`sh < cmd.txt`),
-/// inside `$( )`, `<( )` or backticks, and the `-f` file of awk, sed,
-/// make, just or jq.
-pub(super) fn run_or_read_words(text: &str) -> Vec<String> {
-    static RUN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(&format!(
-            r"(?m)(?:^|[\s;&|(`{{])(?:{RUNNERS})(?:[ \t]+([^;&|\n)`]*))"
-        ))
-        .expect("valid regex")
-    });
-    static PIPED_INTO: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(&format!(r"(?m)^(.*\|[ \t]*(?:{RUNNERS})\b.*)$")).expect("valid regex")
-    });
-    static INPUT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?:^|[^<])<[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>`]+)"#).expect("valid regex")
-    });
-    static PROGRAM_FILE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r#"\b(?:awk|gawk|mawk|sed|make|gmake|just|jq)\b[^\n;&|]*?[ \t]-f[ \t]*("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>`]+)"#,
-        )
-        .expect("valid regex")
-    });
-    static SUBSTITUTED: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"[$<]\(([^()]*)\)|`([^`]*)`").expect("valid regex"));
-    let mut found = Vec::new();
-    for regex in [&*RUN, &*PIPED_INTO, &*INPUT, &*PROGRAM_FILE, &*SUBSTITUTED] {
-        for captures in regex.captures_iter(text) {
-            if let Some(part) = captures.get(1).or_else(|| captures.get(2)) {
-                found.extend(words(part.as_str()));
-            }
-        }
-    }
-    found
+/// `text` without quote characters and backslashes.
+pub(super) fn without_quotes(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect()
 }
 
 /// Whether `text` (code other than a shell's) runs code it reads.
@@ -343,7 +275,11 @@ pub(super) fn words(text: &str) -> Vec<String> {
                 }
             }
             word.split(' ')
-                .map(|piece| piece.trim_end_matches(['.', ',', ':']).to_owned())
+                // A trailing `/..` is a folder's parent, not punctuation.
+                .map(|piece| match piece.ends_with("/..") {
+                    true => piece.to_owned(),
+                    false => piece.trim_end_matches(['.', ',', ':']).to_owned(),
+                })
                 .filter(|w| !w.is_empty() && w != "." && w != ".." && w.len() <= 4096)
                 .collect::<Vec<_>>()
         })

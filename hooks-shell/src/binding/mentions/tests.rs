@@ -263,10 +263,16 @@ fn a_folder_named_where_code_may_load_it_binds_its_entry_files() {
         named_by(&p, "grep -q x src", Some(("hooks/g.py", loads))),
         src
     );
-    // A word read where it may load, looked up in a folder named later.
+    // A word read where it may load, looked up in a folder named later;
+    // the folder above it may be reached by `..` (R7c-4): loaded too.
     assert_eq!(
         named_by(&p, "python3 -m pkg; grep -q x src", None),
-        ["src/pkg/__init__.py"]
+        [
+            "src/Makefile",
+            "src/__init__.py",
+            "src/index.js",
+            "src/pkg/__init__.py"
+        ]
     );
 }
 
@@ -456,3 +462,4 @@ fn a_fifo_is_never_opened_and_a_workspace_link_is_followed() {
 }
 
 mod round7;
+mod round8;
