@@ -55,6 +55,11 @@ pub struct RunOutput {
     pub stdout_truncated: bool,
     /// Whether stderr went past `output_cap` (the rest was read and discarded).
     pub stderr_truncated: bool,
+    /// The inet sockets its tree asked for while the run lasted, as the
+    /// kernel recorded them where the sandbox was asked to
+    /// ([`Context::record_network`](super::sandbox::Context::record_network)):
+    /// a record the hook cannot silence. `0` elsewhere.
+    pub network_attempts: u64,
 }
 
 enum Ending {
@@ -160,6 +165,7 @@ pub async fn run_sandboxed(
         )
     })?;
     Ok(RunOutput {
+        network_attempts: tree.network_attempts(),
         exit_code: status.code(),
         signal: status.signal(),
         timed_out,

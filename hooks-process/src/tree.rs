@@ -46,6 +46,10 @@ pub struct ChildTree {
     /// off the reply's path (see `sandbox/release.rs`).
     #[cfg(all(target_os = "linux", feature = "sandbox"))]
     mount_namespace: Option<std::os::fd::OwnedFd>,
+    /// The kernel's record of its network attempts, where its sandbox
+    /// keeps one (`sandbox/network_watch.rs`).
+    #[cfg(target_os = "linux")]
+    network: Option<super::sandbox::network_watch::NetworkWatch>,
 }
 
 impl ChildTree {
@@ -129,6 +133,10 @@ impl ChildTree {
             .and_then(super::sandbox::Prepared::take_private_dir);
         #[cfg(not(target_os = "linux"))]
         let private_dir = None;
+        #[cfg(target_os = "linux")]
+        let network_channel = sandbox
+            .as_mut()
+            .and_then(super::sandbox::Prepared::take_network_channel);
         // The ruleset fd was needed until the child applied it (without the
         // `sandbox` feature `Prepared` holds nothing to release).
         #[allow(clippy::drop_non_drop)]
@@ -172,7 +180,7 @@ impl ChildTree {
             token: token.clone(),
             cgroup: cgroup_dir,
         }));
-        Ok(ChildTree {
+        let mut tree = ChildTree {
             child,
             pid,
             token,
@@ -185,7 +193,32 @@ impl ChildTree {
             private_dir,
             #[cfg(all(target_os = "linux", feature = "sandbox"))]
             mount_namespace,
-        })
+            #[cfg(target_os = "linux")]
+            network: None,
+        };
+        // The child sent its record's listener before `execve`; without
+        // it the run would go unrecorded: the tree ends, the spawn fails.
+        #[cfg(target_os = "linux")]
+        if let Some(channel) = network_channel {
+            match channel.watch() {
+                Ok(watch) => tree.network = Some(watch),
+                Err(error) => {
+                    tree.kill_tree();
+                    return Err(error);
+                }
+            }
+        }
+        Ok(tree)
+    }
+
+    /// How many inet sockets the tree asked for so far, where its sandbox
+    /// records them ([`Context::record_network`](super::sandbox::Context::record_network));
+    /// `0` elsewhere.
+    pub fn network_attempts(&self) -> u64 {
+        #[cfg(target_os = "linux")]
+        return self.network.as_ref().map_or(0, |watch| watch.attempts());
+        #[cfg(not(target_os = "linux"))]
+        return 0;
     }
 
     /// The name of the sandbox profile the tree runs in (`None`: no sandbox).

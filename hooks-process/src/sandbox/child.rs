@@ -54,6 +54,9 @@ pub(crate) struct ChildPlan {
     /// Paths an empty read-only file system is mounted over, last, so that
     /// no named socket in them can be reached (see `masked.rs`).
     pub masks: Vec<Mask>,
+    /// The child's end of the socketpair its network record's listener is
+    /// sent over (`seccomp.rs`): set where the caller asked for the record.
+    pub network_record: Option<RawFd>,
 }
 
 /// A path to mount nothing over: a folder gets an empty read-only tmpfs
@@ -108,6 +111,9 @@ pub(crate) fn apply(plan: &ChildPlan) -> io::Result<()> {
     }
     // SAFETY: prctl with integer arguments only.
     check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
+    if let Some(channel) = plan.network_record {
+        super::seccomp::record_network(channel)?;
+    }
     if let Some(ruleset) = plan.ruleset {
         if plan.private_tmp {
             allow_private_tmp(ruleset, plan.tmp_access)?;

@@ -80,6 +80,8 @@ mod explain;
 mod held;
 mod host_tmp;
 mod masked;
+#[cfg(target_os = "linux")]
+pub(crate) mod network_watch;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod overlay;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
@@ -93,6 +95,8 @@ pub(crate) mod release;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod resolved;
 mod rules;
+#[cfg(target_os = "linux")]
+mod seccomp;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod shared;
 mod stores;
@@ -169,6 +173,11 @@ impl Prepared {
 
     #[cfg(target_os = "linux")]
     pub(crate) fn take_private_dir(&mut self) -> Option<std::path::PathBuf> {
+        match self._never {}
+    }
+
+    #[cfg(target_os = "linux")]
+    pub(crate) fn take_network_channel(&mut self) -> Option<network_watch::Channel> {
         match self._never {}
     }
 }

@@ -11,6 +11,7 @@ use landlock::{
 };
 
 use super::child::{ChildPlan, ReadOnlyMount};
+use super::network_watch::Channel;
 use super::resolved::resolve;
 use super::rules::Rules;
 use super::support::Support;
@@ -35,6 +36,8 @@ pub struct Prepared {
     /// Whether the child's environment loses the session's socket
     /// variables ([`super::SESSION_ENV`]).
     hides_session: bool,
+    /// The socketpair of the network record, where it was asked for.
+    network: Option<Channel>,
 }
 
 impl Prepared {
@@ -64,6 +67,12 @@ impl Prepared {
     /// The private temporary directory, for the tree to remove when it ends.
     pub(crate) fn take_private_dir(&mut self) -> Option<PathBuf> {
         self.private_dir.take()
+    }
+
+    /// The network record's socketpair, for the tree to receive the
+    /// listener from once the child has started.
+    pub(crate) fn take_network_channel(&mut self) -> Option<Channel> {
+        self.network.take()
     }
 }
 
@@ -126,6 +135,13 @@ impl Sandbox {
             rustix::process::getgid().as_raw(),
         );
         let limits = rules.limits;
+        let network = if context.record_network && !rules.network {
+            Some(Channel::new().map_err(|error| {
+                SandboxError::Landlock(format!("cannot record network attempts: {error}"))
+            })?)
+        } else {
+            None
+        };
         let plan = ChildPlan {
             namespaces,
             keep_network: rules.network,
@@ -152,6 +168,7 @@ impl Sandbox {
                 Vec::new()
             },
             lower_limits: true,
+            network_record: network.as_ref().map(Channel::child_end),
         };
         Ok(Some(Prepared {
             plan,
@@ -161,6 +178,7 @@ impl Sandbox {
             tmpdir: private_dir.clone().unwrap_or_else(|| PathBuf::from("/tmp")),
             private_dir,
             hides_session: super::masked::hides_session(&rules),
+            network,
         }))
     }
 }

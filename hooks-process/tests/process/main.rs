@@ -12,6 +12,7 @@ mod runtime;
 mod sandbox;
 mod sandbox_git;
 mod sandbox_links;
+mod sandbox_network_record;
 mod sandbox_read_links;
 mod sandbox_secrets;
 mod sandbox_shared;
