@@ -6,6 +6,13 @@
 //! a sandbox denial and whose answer does not block is a failure: the call
 //! is blocked with a message naming what was denied and what to do.
 //!
+//! stderr is the hook's to silence (`curl ... 2>/dev/null || exit 0`,
+//! `try: ... except: sys.exit(0)`: red team round 7, R7c-3), so a denied
+//! network is read from the kernel's record instead: a fail-closed hook's
+//! sandbox counts each inet socket its tree asks for where the profile
+//! keeps no network ([`RunResult::network_attempts`]). A filesystem denial
+//! still has only stderr to show it (see `docs/decisions/sandboxed-hooks.md`).
+//!
 //! The one place every dialect asks: the native reading of a run
 //! ([`crate::reply::evaluate`]), the imported one
 //! ([`crate::dialect::reply::interpret`]), and both run records (through
@@ -16,9 +23,10 @@ use hermes_hooks_process::sandbox::denials;
 use crate::run::RunResult;
 
 /// Why a run of a hook that `fails_closed` fails although it answered:
-/// its sandbox denied an access its stderr shows, and its answer does not
-/// `block`. `None` for a fail-open hook, an answer that blocks, a run
-/// outside a sandbox, or one whose stderr shows no denial.
+/// its sandbox denied an access its stderr shows or the network (the
+/// kernel's record), and its answer does not `block`. `None` for a
+/// fail-open hook, an answer that blocks, a run outside a sandbox, or one
+/// denied nothing.
 pub(crate) fn guard_failure(
     fails_closed: bool,
     blocks: bool,
@@ -32,10 +40,13 @@ pub(crate) fn guard_failure(
 
 /// The first access the sandbox of `result` denied it, as a reason: the
 /// profile, the denied path (or the stderr line when it names none) and
-/// what to do about it. `None` outside a sandbox, or without a denial.
+/// what to do about it; else the network its tree asked for, as the kernel
+/// recorded it. `None` outside a sandbox, or without a denial.
 pub(crate) fn denial_reason(result: &RunResult) -> Option<String> {
     let profile = result.sandbox.as_deref()?;
-    let denial = denials(&result.stderr).into_iter().next()?;
+    let Some(denial) = denials(&result.stderr).into_iter().next() else {
+        return network_reason(profile, result.network_attempts);
+    };
     let path = denied_path(&denial.line);
     let what = match path {
         Some(path) => format!("{path} ({})", denial.kind),
@@ -56,6 +67,19 @@ pub(crate) fn denial_reason(result: &RunResult) -> Option<String> {
         "its sandbox '{profile}' denied {what}; a guard denied what it needs \
          never allows: {advice}, or run the guard with `sandbox: none`"
     ))
+}
+
+/// The reason of a run whose tree asked for `attempts` inet sockets
+/// although its sandbox `profile` keeps no network (`None`: it asked none).
+fn network_reason(profile: &str, attempts: u64) -> Option<String> {
+    (attempts > 0).then(|| {
+        format!(
+            "its sandbox '{profile}' denied network access (the kernel recorded {attempts} \
+             inet socket(s) asked for, whatever the guard printed); a guard denied what it \
+             needs never allows: give it a sandbox map with `network: true` \
+             (`sandbox: {{network: true}}`), or run the guard with `sandbox: none`"
+        )
+    })
 }
 
 /// The path a denial line names: its last word that is an absolute path,
@@ -120,5 +144,31 @@ mod tests {
         assert_eq!(guard_failure(true, false, &sandboxed("all fine\n")), None);
         let outside = RunResult::exited(0, "", "cat: /h/x: Permission denied\n");
         assert_eq!(guard_failure(true, false, &outside), None);
+    }
+
+    #[test]
+    fn a_recorded_network_attempt_fails_a_silent_guard_that_does_not_block() {
+        let silent = RunResult {
+            network_attempts: 2,
+            ..sandboxed("")
+        };
+        let why = guard_failure(true, false, &silent).expect("fails");
+        assert!(
+            why.contains("'strict' denied network access") && why.contains("recorded 2"),
+            "{why}"
+        );
+        assert!(
+            why.contains("`sandbox: {network: true}`") && why.contains("`sandbox: none`"),
+            "{why}"
+        );
+        assert_eq!(guard_failure(false, false, &silent), None);
+        assert_eq!(guard_failure(true, true, &silent), None);
+        // A stderr denial names its path first.
+        let both = RunResult {
+            network_attempts: 1,
+            ..sandboxed("cat: /h/rules: Permission denied\n")
+        };
+        let why = guard_failure(true, false, &both).expect("fails");
+        assert!(why.contains("/h/rules (filesystem)"), "{why}");
     }
 }
