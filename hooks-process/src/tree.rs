@@ -46,10 +46,10 @@ pub struct ChildTree {
     /// off the reply's path (see `sandbox/release.rs`).
     #[cfg(all(target_os = "linux", feature = "sandbox"))]
     mount_namespace: Option<std::os::fd::OwnedFd>,
-    /// The kernel's record of its network attempts, where its sandbox
-    /// keeps one (`sandbox/network_watch.rs`).
+    /// The kernel's record of what its sandbox denied, where its sandbox
+    /// keeps one (`sandbox/kernel_record.rs`).
     #[cfg(target_os = "linux")]
-    network: Option<super::sandbox::network_watch::NetworkWatch>,
+    record: Option<super::sandbox::kernel_record::KernelRecord>,
 }
 
 impl ChildTree {
@@ -134,9 +134,9 @@ impl ChildTree {
         #[cfg(not(target_os = "linux"))]
         let private_dir = None;
         #[cfg(target_os = "linux")]
-        let network_channel = sandbox
+        let record_channel = sandbox
             .as_mut()
-            .and_then(super::sandbox::Prepared::take_network_channel);
+            .and_then(super::sandbox::Prepared::take_record_channel);
         // The ruleset fd was needed until the child applied it (without the
         // `sandbox` feature `Prepared` holds nothing to release).
         #[allow(clippy::drop_non_drop)]
@@ -194,14 +194,14 @@ impl ChildTree {
             #[cfg(all(target_os = "linux", feature = "sandbox"))]
             mount_namespace,
             #[cfg(target_os = "linux")]
-            network: None,
+            record: None,
         };
         // The child sent its record's listener before `execve`; without
         // it the run would go unrecorded: the tree ends, the spawn fails.
         #[cfg(target_os = "linux")]
-        if let Some(channel) = network_channel {
+        if let Some(channel) = record_channel {
             match channel.watch() {
-                Ok(watch) => tree.network = Some(watch),
+                Ok(record) => tree.record = Some(record),
                 Err(error) => {
                     tree.kill_tree();
                     return Err(error);
@@ -212,13 +212,26 @@ impl ChildTree {
     }
 
     /// How many inet sockets the tree asked for so far, where its sandbox
-    /// records them ([`Context::record_network`](super::sandbox::Context::record_network));
+    /// records them ([`Context::record_denials`](super::sandbox::Context::record_denials));
     /// `0` elsewhere.
     pub fn network_attempts(&self) -> u64 {
         #[cfg(target_os = "linux")]
-        return self.network.as_ref().map_or(0, |watch| watch.attempts());
+        return self
+            .record
+            .as_ref()
+            .map_or(0, |record| record.network_attempts());
         #[cfg(not(target_os = "linux"))]
         return 0;
+    }
+
+    /// The first path of the host's `/tmp` the tree looked up that its
+    /// private `/tmp` hid, where its sandbox records them (as
+    /// [`ChildTree::network_attempts`]).
+    pub fn hidden_tmp(&self) -> Option<std::path::PathBuf> {
+        #[cfg(target_os = "linux")]
+        return self.record.as_ref().and_then(|record| record.hidden_tmp());
+        #[cfg(not(target_os = "linux"))]
+        return None;
     }
 
     /// The name of the sandbox profile the tree runs in (`None`: no sandbox).

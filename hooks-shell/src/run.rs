@@ -67,8 +67,11 @@ pub struct RunResult {
     pub sandbox_unavailable: bool,
     /// The inet sockets its tree asked for although its sandbox keeps no
     /// network, as the kernel recorded them (kept for a fail-closed hook
-    /// only: [`Context::record_network`](hermes_hooks_process::sandbox::Context::record_network)).
+    /// only: [`Context::record_denials`](hermes_hooks_process::sandbox::Context::record_denials)).
     pub network_attempts: u64,
+    /// The first path of the host's `/tmp` it looked up that its private
+    /// `/tmp` hid, recorded as `network_attempts` are.
+    pub hidden_tmp: Option<PathBuf>,
 }
 
 impl RunResult {
@@ -302,6 +305,7 @@ pub(crate) fn from_output(output: RunOutput) -> RunResult {
         sandbox: None,
         sandbox_unavailable: false,
         network_attempts: output.network_attempts,
+        hidden_tmp: output.hidden_tmp,
     }
 }
 

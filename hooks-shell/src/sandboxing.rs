@@ -214,7 +214,7 @@ pub(crate) fn prepare_tree(
     context.own_writable = writable;
     context.secrets = secrets.to_vec();
     context.tree_roots = tree_roots.to_vec();
-    context.record_network = fails_closed;
+    context.record_denials = fails_closed;
     sandbox.prepare(&context)
 }
 
@@ -289,11 +289,8 @@ pub fn annotate(
                 denial.kind, denial.line
             ));
         }
-        if result.network_attempts > 0 {
-            let attempts = result.network_attempts;
-            run = run.diagnostic(format!(
-                "sandbox '{profile}' denied (network): {attempts} inet socket(s) asked for"
-            ));
+        for recorded in denied_guard::recorded(profile, result) {
+            run = run.diagnostic(recorded);
         }
     }
     let failed = matches!(run.status, RunStatus::Failed | RunStatus::TimedOut);

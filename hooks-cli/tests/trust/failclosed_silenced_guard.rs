@@ -2,9 +2,11 @@
 //! round 7, R7c-3): a project guard whose rules are behind loopback (a
 //! local policy server) runs under `project` (no network), fails to
 //! connect, and says nothing (`curl -s ... 2>/dev/null || exit 0`, a
-//! Python `try/except: sys.exit(0)`). The kernel's record of its network
-//! attempts makes that block, naming what to do; the same guard fail-open
-//! keeps allowing. As root and as an unprivileged user.
+//! Python `try/except: sys.exit(0)`); one whose rules are in the host's
+//! `/tmp` finds none in its private `/tmp`, silenced too. The kernel's
+//! record of what the sandbox denied makes that block, naming what to do
+//! (and the map it names lets the guard read its rules); the same guard
+//! fail-open keeps allowing. As root and as an unprivileged user.
 
 use serde_json::{Value, json};
 
@@ -46,19 +48,40 @@ fn emit(scene: &Scene, accept: bool) -> Value {
 /// `None` where the unprivileged user has no user namespaces (the sandbox
 /// then cannot be applied: tested elsewhere).
 fn project_guard(unprivileged: bool, script: &str, fail_closed: bool) -> Option<Scene> {
+    project_guard_in(unprivileged, script, fail_closed, None)
+}
+
+/// [`project_guard`], with a `sandbox:` map on the source when given.
+fn project_guard_in(
+    unprivileged: bool,
+    script: &str,
+    fail_closed: bool,
+    sandbox: Option<&str>,
+) -> Option<Scene> {
     if unprivileged && !nobody_has_user_namespaces() {
         return None;
     }
     let scene = Scene::new(unprivileged);
-    scene.config("hooks_from: [claude]\n").claude_hook(
-        "guard",
-        script,
-        json!({"failClosed": fail_closed}),
-    );
+    let source = match sandbox {
+        None => "hooks_from: [claude]\n".to_owned(),
+        Some(sandbox) => format!(
+            "hooks_from:\n  - {{format: claude, path: '{}', sandbox: {sandbox}}}\n",
+            scene.project.join(".claude/settings.json").display()
+        ),
+    };
+    scene
+        .config(&source)
+        .claude_hook("guard", script, json!({"failClosed": fail_closed}));
     let approved = emit(&scene, true);
-    assert_eq!(
-        approved["runs"][0]["sandbox"],
-        json!("project"),
+    let profile = if sandbox.is_some() {
+        "custom"
+    } else {
+        "project"
+    };
+    assert!(
+        approved["runs"][0]["sandbox"]
+            .as_str()
+            .is_some_and(|name| name.starts_with(profile)),
         "{approved}"
     );
     Some(scene)
@@ -120,4 +143,87 @@ fn a_fail_closed_guard_silenced_on_a_denied_network_blocks_as_root() {
 #[test]
 fn a_fail_closed_guard_silenced_on_a_denied_network_blocks_as_an_unprivileged_user() {
     silenced_network_guard_blocks(true);
+}
+
+/// A rules file of the host's `/tmp`, removed when dropped.
+struct HostTmpRules(std::path::PathBuf);
+
+impl HostTmpRules {
+    fn new() -> HostTmpRules {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let path = std::path::PathBuf::from(format!(
+            "/tmp/hermes-guard-{}-{}-rules.txt",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::write(&path, "rm -rf\n").expect("rules in /tmp");
+        HostTmpRules(path)
+    }
+
+    /// A guard that blocks what its rules list, every error silenced.
+    fn guard(&self) -> String {
+        format!(
+            "#!/bin/sh\nexec 2>/dev/null\ninput=$(cat)\nwhile read -r pat; do\n  \
+             case \"$input\" in *\"$pat\"*) \
+             echo '{{\"decision\":\"block\",\"reason\":\"denied by the /tmp rules\"}}'; \
+             exit 0;; esac\ndone < {}\nexit 0\n",
+            self.0.display()
+        )
+    }
+}
+
+impl Drop for HostTmpRules {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn rules_in_host_tmp_block(unprivileged: bool) {
+    if !super::linked_tool_folder::sandbox_applies("a fail-closed guard with rules in /tmp") {
+        return;
+    }
+    let rules = HostTmpRules::new();
+    let Some(scene) = project_guard(unprivileged, &rules.guard(), true) else {
+        return;
+    };
+    let emitted = emit(&scene, false);
+    assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted}");
+    let message = emitted["outcome"]["message"].as_str().unwrap_or_default();
+    let listed = format!("`sandbox: {{read: [{}]}}`", rules.0.display());
+    for words in [
+        "failed closed",
+        &*format!("'project' hid the host's {}", rules.0.display()),
+        &*listed,
+        "`sandbox: none`",
+    ] {
+        assert!(message.contains(words), "{words} missing: {emitted}");
+    }
+    // The map the message names: the guard reads its rules and blocks by them.
+    let map = format!("{{read: ['{}']}}", rules.0.display());
+    let Some(scene) = project_guard_in(unprivileged, &rules.guard(), true, Some(&map)) else {
+        return;
+    };
+    let emitted = emit(&scene, false);
+    assert_eq!(
+        emitted["outcome"]["message"],
+        json!("denied by the /tmp rules"),
+        "{emitted}"
+    );
+    // Fail-open, the guard that sees no rule allows as before.
+    let Some(scene) = project_guard(unprivileged, &rules.guard(), false) else {
+        return;
+    };
+    let emitted = emit(&scene, false);
+    assert_eq!(emitted["outcome"], Value::Null, "{emitted}");
+}
+
+#[test]
+fn a_fail_closed_guard_whose_rules_its_private_tmp_hides_blocks_as_root() {
+    rules_in_host_tmp_block(false);
+}
+
+#[test]
+fn a_fail_closed_guard_whose_rules_its_private_tmp_hides_blocks_as_an_unprivileged_user() {
+    rules_in_host_tmp_block(true);
 }

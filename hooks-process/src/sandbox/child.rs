@@ -54,9 +54,9 @@ pub(crate) struct ChildPlan {
     /// Paths an empty read-only file system is mounted over, last, so that
     /// no named socket in them can be reached (see `masked.rs`).
     pub masks: Vec<Mask>,
-    /// The child's end of the socketpair its network record's listener is
-    /// sent over (`seccomp.rs`): set where the caller asked for the record.
-    pub network_record: Option<RawFd>,
+    /// The kernel's record of what the sandbox denies (`seccomp.rs`),
+    /// installed last: where the caller asked for it.
+    pub recording: Option<super::seccomp::Recording>,
 }
 
 /// A path to mount nothing over: a folder gets an empty read-only tmpfs
@@ -111,9 +111,6 @@ pub(crate) fn apply(plan: &ChildPlan) -> io::Result<()> {
     }
     // SAFETY: prctl with integer arguments only.
     check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
-    if let Some(channel) = plan.network_record {
-        super::seccomp::record_network(channel)?;
-    }
     if let Some(ruleset) = plan.ruleset {
         if plan.private_tmp {
             allow_private_tmp(ruleset, plan.tmp_access)?;
@@ -129,6 +126,9 @@ pub(crate) fn apply(plan: &ChildPlan) -> io::Result<()> {
         for (resource, value) in plan.limits {
             lower_limit(resource, value)?;
         }
+    }
+    if let Some(recording) = &plan.recording {
+        super::seccomp::record(recording.channel, &recording.filter)?;
     }
     Ok(())
 }

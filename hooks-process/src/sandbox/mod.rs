@@ -79,9 +79,9 @@ mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod held;
 mod host_tmp;
-mod masked;
 #[cfg(target_os = "linux")]
-pub(crate) mod network_watch;
+pub(crate) mod kernel_record;
+mod masked;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod overlay;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
@@ -177,7 +177,7 @@ impl Prepared {
     }
 
     #[cfg(target_os = "linux")]
-    pub(crate) fn take_network_channel(&mut self) -> Option<network_watch::Channel> {
+    pub(crate) fn take_record_channel(&mut self) -> Option<kernel_record::Channel> {
         match self._never {}
     }
 }

@@ -11,9 +11,10 @@ use landlock::{
 };
 
 use super::child::{ChildPlan, ReadOnlyMount};
-use super::network_watch::Channel;
+use super::kernel_record::Channel;
 use super::resolved::resolve;
 use super::rules::Rules;
+use super::seccomp::{Recording, program};
 use super::support::Support;
 use super::{Context, Sandbox, SandboxError};
 
@@ -36,8 +37,8 @@ pub struct Prepared {
     /// Whether the child's environment loses the session's socket
     /// variables ([`super::SESSION_ENV`]).
     hides_session: bool,
-    /// The socketpair of the network record, where it was asked for.
-    network: Option<Channel>,
+    /// The socketpair of the kernel's record, where it was asked for.
+    record: Option<Channel>,
 }
 
 impl Prepared {
@@ -69,10 +70,10 @@ impl Prepared {
         self.private_dir.take()
     }
 
-    /// The network record's socketpair, for the tree to receive the
+    /// The kernel record's socketpair, for the tree to receive the
     /// listener from once the child has started.
-    pub(crate) fn take_network_channel(&mut self) -> Option<Channel> {
-        self.network.take()
+    pub(crate) fn take_record_channel(&mut self) -> Option<Channel> {
+        self.record.take()
     }
 }
 
@@ -135,9 +136,12 @@ impl Sandbox {
             rustix::process::getgid().as_raw(),
         );
         let limits = rules.limits;
-        let network = if context.record_network && !rules.network {
+        // What only the kernel can tell of a fail-closed guard: a network
+        // it was denied, a host `/tmp` path its private one hid.
+        let (record_network, record_tmp) = (!rules.network, tmp_mount);
+        let record = if context.record_denials && (record_network || record_tmp) {
             Some(Channel::new().map_err(|error| {
-                SandboxError::Landlock(format!("cannot record network attempts: {error}"))
+                SandboxError::Landlock(format!("cannot record what it is denied: {error}"))
             })?)
         } else {
             None
@@ -168,7 +172,10 @@ impl Sandbox {
                 Vec::new()
             },
             lower_limits: true,
-            network_record: network.as_ref().map(Channel::child_end),
+            recording: record.as_ref().map(|channel| Recording {
+                channel: channel.child_end(),
+                filter: program(record_network, record_tmp),
+            }),
         };
         Ok(Some(Prepared {
             plan,
@@ -178,7 +185,7 @@ impl Sandbox {
             tmpdir: private_dir.clone().unwrap_or_else(|| PathBuf::from("/tmp")),
             private_dir,
             hides_session: super::masked::hides_session(&rules),
-            network,
+            record,
         }))
     }
 }

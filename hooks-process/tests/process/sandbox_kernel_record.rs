@@ -1,7 +1,7 @@
 //! The kernel's record of a sandboxed hook's network attempts (red team
 //! round 7, R7c-3): a fail-closed guard whose rules are behind loopback
 //! (`curl -s http://127.0.0.1:8181/... 2>/dev/null || exit 0`) silences
-//! what the sandbox told it; asked for (`Context::record_network`), each
+//! what the sandbox told it; asked for (`Context::record_denials`), each
 //! inet `socket()` of the tree is counted by the kernel anyway, and the
 //! call goes on unchanged (the empty network namespace still denies).
 //! Root and an unprivileged user alike (CI is root).
@@ -21,7 +21,7 @@ impl World {
     async fn run_recorded(&self, profile: Profile, record: bool, script: &str) -> RunOutput {
         let mut context = Context::new(&self.project);
         context.home = Some(self.home.clone());
-        context.record_network = record;
+        context.record_denials = record;
         let prepared = Sandbox::new(profile).prepare(&context).expect("prepared");
         let mut command = sh(script);
         command.current_dir(&self.project).env("HOME", &self.home);
@@ -72,7 +72,7 @@ async fn a_recorded_spawn_that_fails_or_leaves_a_socket_user_behind_does_not_han
     let world = World::new();
     let mut context = Context::new(&world.project);
     context.home = Some(world.home.clone());
-    context.record_network = true;
+    context.record_denials = true;
     let prepared = Sandbox::new(Profile::Project)
         .prepare(&context)
         .expect("prepared");
@@ -94,5 +94,67 @@ async fn a_recorded_spawn_that_fails_or_leaves_a_socket_user_behind_does_not_han
         started.elapsed() < crate::support::MARGIN,
         "{:?}",
         started.elapsed()
+    );
+}
+
+/// A file of the host's `/tmp`, removed when dropped.
+struct HostTmpFile(std::path::PathBuf);
+
+impl HostTmpFile {
+    fn new(name: &str) -> HostTmpFile {
+        let path =
+            std::path::PathBuf::from(format!("/tmp/hermes-record-{}-{name}", std::process::id()));
+        std::fs::write(&path, "rm -rf\n").expect("host /tmp file");
+        HostTmpFile(path)
+    }
+}
+
+impl Drop for HostTmpFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[tokio::test]
+async fn a_host_tmp_file_the_private_tmp_hides_is_recorded_when_asked() {
+    let world = World::new();
+    let rules = HostTmpFile::new("rules.txt");
+    let path = rules.0.display();
+    for script in [
+        format!("cat {path} 2>/dev/null || exit 0"),
+        format!("[ -f {path} ] || exit 0"),
+        format!("python3 -c 'open(\"{path}\")' 2>/dev/null || exit 0"),
+    ] {
+        let output = world.run_recorded(Profile::Project, true, &script).await;
+        assert_eq!(output.exit_code, Some(0), "{script}: {output:?}");
+        assert!(output.stderr.is_empty(), "{script}: {output:?}");
+        assert_eq!(
+            output.hidden_tmp.as_ref(),
+            Some(&rules.0),
+            "{script}: {output:?}"
+        );
+        assert_eq!(output.network_attempts, 0, "{script}: {output:?}");
+        let unasked = world.run_recorded(Profile::Strict, false, &script).await;
+        assert_eq!(unasked.hidden_tmp, None, "{script}: {unasked:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_hooks_own_tmp_files_and_paths_the_host_lacks_are_not_recorded() {
+    let world = World::new();
+    let same = HostTmpFile::new("same-name");
+    let absent = format!("/tmp/hermes-record-{}-absent", std::process::id());
+    let script = format!(
+        "echo mine > {same}; cat {same}; cat {absent} 2>/dev/null; t=$(mktemp); cat $t; \
+         ls /tmp >/dev/null; echo done",
+        same = same.0.display()
+    );
+    let output = world.run_recorded(Profile::Project, true, &script).await;
+    assert_eq!(stdout(&output), "mine\ndone\n", "{output:?}");
+    assert_eq!(output.hidden_tmp, None, "{output:?}");
+    assert_eq!(
+        std::fs::read_to_string(&same.0).unwrap(),
+        "rm -rf\n",
+        "the host's file was written"
     );
 }
