@@ -150,6 +150,10 @@ impl ChildTree {
                 return Err(error);
             }
         };
+        // The child sent its record's listener before `execve` and waits
+        // for answers from its first look-up on: answered from now on.
+        #[cfg(target_os = "linux")]
+        let record = record_channel.map(super::sandbox::kernel_record::Channel::watch);
         let pipes = pipe_inodes(&child);
         let pid = child
             .id()
@@ -196,17 +200,16 @@ impl ChildTree {
             #[cfg(target_os = "linux")]
             record: None,
         };
-        // The child sent its record's listener before `execve`; without
-        // it the run would go unrecorded: the tree ends, the spawn fails.
+        // Without its record the run would go unrecorded: the tree ends,
+        // the spawn fails.
         #[cfg(target_os = "linux")]
-        if let Some(channel) = record_channel {
-            match channel.watch() {
-                Ok(record) => tree.record = Some(record),
-                Err(error) => {
-                    tree.kill_tree();
-                    return Err(error);
-                }
+        match record {
+            Some(Ok(record)) => tree.record = Some(record),
+            Some(Err(error)) => {
+                tree.kill_tree();
+                return Err(error);
             }
+            None => {}
         }
         Ok(tree)
     }

@@ -208,7 +208,7 @@ pub(crate) fn record(channel: RawFd, filter: &[libc::sock_filter]) -> io::Result
         libc::syscall(
             libc::SYS_seccomp,
             libc::SECCOMP_SET_MODE_FILTER,
-            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW,
             &program as *const libc::sock_fprog,
         )
     };
