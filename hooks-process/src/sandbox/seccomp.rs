@@ -193,7 +193,9 @@ fn assemble(steps: &[Step]) -> Vec<libc::sock_filter> {
     program
 }
 
-/// Installs `filter` and sends its listener over `channel` (the child's
+/// Installs `filter` (with `SPEC_ALLOW`: a filter alone would otherwise
+/// turn on the speculative store bypass mitigation for the hook, a cost the
+/// same hook unrecorded does not pay) and sends its listener over `channel` (the child's
 /// end of the parent's socketpair). Needs `no_new_privs`. Any failure fails
 /// the spawn: a guard asked to be recorded never runs unrecorded.
 pub(crate) fn record(channel: RawFd, filter: &[libc::sock_filter]) -> io::Result<()> {
