@@ -22,6 +22,8 @@
 //! `unsafe` is allowed here for `recvmsg`, `poll`, `process_vm_readv` and
 //! the seccomp ioctls.
 #![allow(unsafe_code)]
+// Compiled on Linux, used only with the `sandbox` feature.
+#![cfg_attr(not(feature = "sandbox"), allow(dead_code))]
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};

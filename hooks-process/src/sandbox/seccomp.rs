@@ -20,6 +20,8 @@
 //! nothing allocated (as [`super::child`]). `unsafe` is allowed in this
 //! module for those syscalls alone.
 #![allow(unsafe_code)]
+// Compiled on Linux, used only with the `sandbox` feature.
+#![cfg_attr(not(feature = "sandbox"), allow(dead_code))]
 
 use std::io;
 use std::os::fd::RawFd;
