@@ -1,7 +1,9 @@
 //! The sandbox's overhead, measured by hand and printed as a table: one real
 //! shell hook (a small `sh` script that reads its stdin and answers `{}`) run
-//! through the process supervisor under the profiles `none`, `project` and
-//! `strict`, interleaved round by round (the order rotating), in one run, so
+//! through the process supervisor under the profiles `none`, `project`,
+//! `project` with the kernel's record of denials (`recorded`: what a
+//! fail-closed guard gets, `Context::record_denials`) and `strict`,
+//! interleaved round by round (the order rotating), in one run, so
 //! the ratios compare like with like on a machine whose load changes.
 //! Each sample is what a hook run costs the host: [`Sandbox::prepare`] (the
 //! rules, the home's enumeration, the Landlock ruleset) plus
@@ -11,7 +13,9 @@
 //! left untouched for 2.5 s before the first sample.
 //!
 //! `cargo bench -p hermes-hooks-process --features sandbox --bench sandbox`
-//! (`SANDBOX_BENCH_ROUNDS`, default 300, sets the rounds).
+//! (`SANDBOX_BENCH_ROUNDS`, default 300, sets the rounds;
+//! `SANDBOX_BENCH_PYTHON=1` makes the hook a Python script, whose start
+//! looks many more paths up: what `recorded` costs per call grows with it).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -21,6 +25,9 @@ use hermes_hooks_process::{Command, RunLimits, run_sandboxed};
 
 /// The hook: reads the event, answers an empty decision.
 const SCRIPT: &str = "#!/bin/sh\ncat >/dev/null\necho '{}'\n";
+/// The same hook in Python.
+const PYTHON_SCRIPT: &str =
+    "#!/usr/bin/env python3\nimport json, sys\njson.loads(sys.stdin.read())\nprint('{}')\n";
 
 /// A home shaped like a developer's: the secret stores (a key in `.ssh`)
 /// beside the usual tool folders, so `project` cuts real holes in it.
@@ -111,7 +118,8 @@ fn main() {
     fake_home(&home);
     std::fs::create_dir_all(project.join(".hermes")).unwrap();
     let script = project.join(".hermes/hook.sh");
-    std::fs::write(&script, SCRIPT).unwrap();
+    let python = std::env::var_os("SANDBOX_BENCH_PYTHON").is_some();
+    std::fs::write(&script, if python { PYTHON_SCRIPT } else { SCRIPT }).unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     // As a home is between two edits: a folder changed within the last 2 s
     // is enumerated again on every spawn (its timestamp cannot be trusted yet).
@@ -120,10 +128,13 @@ fn main() {
     context.home = Some(home.clone());
     context.own_files = vec![project.join(".hermes")];
 
+    let mut recorded = context.clone();
+    recorded.record_denials = true;
     let profiles = [
-        ("none", Sandbox::new(Profile::None)),
-        ("project", Sandbox::new(Profile::Project)),
-        ("strict", Sandbox::new(Profile::Strict)),
+        ("none", Sandbox::new(Profile::None), &context),
+        ("project", Sandbox::new(Profile::Project), &context),
+        ("recorded", Sandbox::new(Profile::Project), &recorded),
+        ("strict", Sandbox::new(Profile::Strict), &context),
     ];
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -134,21 +145,22 @@ fn main() {
     let mut prepares: Vec<Vec<Duration>> = vec![Vec::with_capacity(rounds); profiles.len()];
     runtime.block_on(async {
         // Warm-up: the spawner thread, the page cache, the support probe.
-        for (_, sandbox) in &profiles {
+        for (_, sandbox, context) in &profiles {
             for _ in 0..10 {
-                once(sandbox, &context, &script).await;
+                once(sandbox, context, &script).await;
             }
         }
         for round in 0..rounds {
             for step in 0..profiles.len() {
                 let index = (round + step) % profiles.len();
-                let (prepare, total) = once(&profiles[index].1, &context, &script).await;
+                let (_, sandbox, context) = &profiles[index];
+                let (prepare, total) = once(sandbox, context, &script).await;
                 prepares[index].push(prepare);
                 totals[index].push(total);
             }
         }
     });
-    // Each round ran the three profiles back to back: the median of the
+    // Each round ran the profiles back to back: the median of the
     // per-round ratios is the least sensitive to a load that drifts.
     let paired: Vec<f64> = (0..profiles.len())
         .map(|index| {
@@ -171,7 +183,7 @@ fn main() {
         "{:<8} {:>9} {:>9} {:>11} {:>11} {:>14} {:>12}",
         "profile", "p50", "p99", "p50 ratio", "p99 ratio", "paired median", "prepare p50"
     );
-    for (index, (name, _)) in profiles.iter().enumerate() {
+    for (index, (name, _, _)) in profiles.iter().enumerate() {
         let p50 = micros(percentile(&totals[index], 0.5));
         let p99 = micros(percentile(&totals[index], 0.99));
         println!(

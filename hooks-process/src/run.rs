@@ -55,6 +55,14 @@ pub struct RunOutput {
     pub stdout_truncated: bool,
     /// Whether stderr went past `output_cap` (the rest was read and discarded).
     pub stderr_truncated: bool,
+    /// The inet sockets its tree asked for while the run lasted, as the
+    /// kernel recorded them where the sandbox was asked to
+    /// ([`Context::record_denials`](super::sandbox::Context::record_denials)):
+    /// a record the hook cannot silence. `0` elsewhere.
+    pub network_attempts: u64,
+    /// The first path of the host's `/tmp` its tree looked up that its
+    /// private `/tmp` hid, recorded as `network_attempts` is.
+    pub hidden_tmp: Option<std::path::PathBuf>,
 }
 
 enum Ending {
@@ -160,6 +168,8 @@ pub async fn run_sandboxed(
         )
     })?;
     Ok(RunOutput {
+        network_attempts: tree.network_attempts(),
+        hidden_tmp: tree.hidden_tmp(),
         exit_code: status.code(),
         signal: status.signal(),
         timed_out,

@@ -46,6 +46,10 @@ pub struct ChildTree {
     /// off the reply's path (see `sandbox/release.rs`).
     #[cfg(all(target_os = "linux", feature = "sandbox"))]
     mount_namespace: Option<std::os::fd::OwnedFd>,
+    /// The kernel's record of what its sandbox denied, where its sandbox
+    /// keeps one (`sandbox/kernel_record.rs`).
+    #[cfg(target_os = "linux")]
+    record: Option<super::sandbox::kernel_record::KernelRecord>,
 }
 
 impl ChildTree {
@@ -129,6 +133,10 @@ impl ChildTree {
             .and_then(super::sandbox::Prepared::take_private_dir);
         #[cfg(not(target_os = "linux"))]
         let private_dir = None;
+        #[cfg(target_os = "linux")]
+        let record_channel = sandbox
+            .as_mut()
+            .and_then(super::sandbox::Prepared::take_record_channel);
         // The ruleset fd was needed until the child applied it (without the
         // `sandbox` feature `Prepared` holds nothing to release).
         #[allow(clippy::drop_non_drop)]
@@ -142,6 +150,10 @@ impl ChildTree {
                 return Err(error);
             }
         };
+        // The child sent its record's listener before `execve` and waits
+        // for answers from its first look-up on: answered from now on.
+        #[cfg(target_os = "linux")]
+        let record = record_channel.map(super::sandbox::kernel_record::Channel::watch);
         let pipes = pipe_inodes(&child);
         let pid = child
             .id()
@@ -172,7 +184,7 @@ impl ChildTree {
             token: token.clone(),
             cgroup: cgroup_dir,
         }));
-        Ok(ChildTree {
+        let mut tree = ChildTree {
             child,
             pid,
             token,
@@ -185,7 +197,44 @@ impl ChildTree {
             private_dir,
             #[cfg(all(target_os = "linux", feature = "sandbox"))]
             mount_namespace,
-        })
+            #[cfg(target_os = "linux")]
+            record: None,
+        };
+        // Without its record the run would go unrecorded: the tree ends,
+        // the spawn fails.
+        #[cfg(target_os = "linux")]
+        match record {
+            Some(Ok(record)) => tree.record = Some(record),
+            Some(Err(error)) => {
+                tree.kill_tree();
+                return Err(error);
+            }
+            None => {}
+        }
+        Ok(tree)
+    }
+
+    /// How many inet sockets the tree asked for so far, where its sandbox
+    /// records them ([`Context::record_denials`](super::sandbox::Context::record_denials));
+    /// `0` elsewhere.
+    pub fn network_attempts(&self) -> u64 {
+        #[cfg(target_os = "linux")]
+        return self
+            .record
+            .as_ref()
+            .map_or(0, |record| record.network_attempts());
+        #[cfg(not(target_os = "linux"))]
+        return 0;
+    }
+
+    /// The first path of the host's `/tmp` the tree looked up that its
+    /// private `/tmp` hid, where its sandbox records them (as
+    /// [`ChildTree::network_attempts`]).
+    pub fn hidden_tmp(&self) -> Option<std::path::PathBuf> {
+        #[cfg(target_os = "linux")]
+        return self.record.as_ref().and_then(|record| record.hidden_tmp());
+        #[cfg(not(target_os = "linux"))]
+        return None;
     }
 
     /// The name of the sandbox profile the tree runs in (`None`: no sandbox).

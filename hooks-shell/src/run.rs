@@ -65,6 +65,13 @@ pub struct RunResult {
     /// (`error` says what is missing): a fail-closed hook blocks, a
     /// fail-open one is skipped with a warning.
     pub sandbox_unavailable: bool,
+    /// The inet sockets its tree asked for although its sandbox keeps no
+    /// network, as the kernel recorded them (kept for a fail-closed hook
+    /// only: [`Context::record_denials`](hermes_hooks_process::sandbox::Context::record_denials)).
+    pub network_attempts: u64,
+    /// The first path of the host's `/tmp` it looked up that its private
+    /// `/tmp` hid, recorded as `network_attempts` are.
+    pub hidden_tmp: Option<PathBuf>,
 }
 
 impl RunResult {
@@ -258,6 +265,7 @@ pub async fn run_launched(
         Vec::new(),
         secrets,
         roots,
+        spec.blocks_on_failure(),
     ) {
         Ok(prepared) => prepared,
         Err(error) => return RunResult::sandbox_unavailable(&error),
@@ -296,6 +304,8 @@ pub(crate) fn from_output(output: RunOutput) -> RunResult {
         stderr_truncated: output.stderr_truncated,
         sandbox: None,
         sandbox_unavailable: false,
+        network_attempts: output.network_attempts,
+        hidden_tmp: output.hidden_tmp,
     }
 }
 

@@ -188,13 +188,15 @@ pub fn prepare_with(
     writable: Vec<PathBuf>,
     secrets: &[PathBuf],
 ) -> Result<Option<Prepared>, SandboxError> {
-    prepare_tree(sandbox, project, own, writable, secrets, &[])
+    prepare_tree(sandbox, project, own, writable, secrets, &[], false)
 }
 
 /// [`prepare_with`] for a hook whose checked tree has `tree_roots`: a root
 /// that is a link in the project is kept pointing where it points while the
 /// hook runs, as a linked tool folder always is
-/// ([`hermes_hooks_process::sandbox::pinned_links`]).
+/// ([`hermes_hooks_process::sandbox::pinned_links`]). A hook that
+/// `fails_closed` has its network attempts recorded by the kernel (its
+/// stderr may say nothing: `denied_guard.rs`).
 pub(crate) fn prepare_tree(
     sandbox: &Sandbox,
     project: &Path,
@@ -202,6 +204,7 @@ pub(crate) fn prepare_tree(
     writable: Vec<PathBuf>,
     secrets: &[PathBuf],
     tree_roots: &[PathBuf],
+    fails_closed: bool,
 ) -> Result<Option<Prepared>, SandboxError> {
     if sandbox.is_none() {
         return Ok(None);
@@ -211,6 +214,7 @@ pub(crate) fn prepare_tree(
     context.own_writable = writable;
     context.secrets = secrets.to_vec();
     context.tree_roots = tree_roots.to_vec();
+    context.record_denials = fails_closed;
     sandbox.prepare(&context)
 }
 
@@ -278,14 +282,15 @@ pub fn annotate(
     if let Some(profile) = &result.sandbox {
         // Said whatever the status: a guard denied what it needed may
         // have answered nothing at all.
-        {
-            let denied = hermes_hooks_process::sandbox::denials(&result.stderr);
-            for denial in denied.iter().take(3) {
-                run = run.diagnostic(format!(
-                    "sandbox '{profile}' denied ({}): {}",
-                    denial.kind, denial.line
-                ));
-            }
+        let denied = hermes_hooks_process::sandbox::denials(&result.stderr);
+        for denial in denied.iter().take(3) {
+            run = run.diagnostic(format!(
+                "sandbox '{profile}' denied ({}): {}",
+                denial.kind, denial.line
+            ));
+        }
+        for recorded in denied_guard::recorded(profile, result) {
+            run = run.diagnostic(recorded);
         }
     }
     let failed = matches!(run.status, RunStatus::Failed | RunStatus::TimedOut);

@@ -54,6 +54,9 @@ pub(crate) struct ChildPlan {
     /// Paths an empty read-only file system is mounted over, last, so that
     /// no named socket in them can be reached (see `masked.rs`).
     pub masks: Vec<Mask>,
+    /// The kernel's record of what the sandbox denies (`seccomp.rs`),
+    /// installed last: where the caller asked for it.
+    pub recording: Option<super::seccomp::Recording>,
 }
 
 /// A path to mount nothing over: a folder gets an empty read-only tmpfs
@@ -123,6 +126,9 @@ pub(crate) fn apply(plan: &ChildPlan) -> io::Result<()> {
         for (resource, value) in plan.limits {
             lower_limit(resource, value)?;
         }
+    }
+    if let Some(recording) = &plan.recording {
+        super::seccomp::record(recording.channel, &recording.filter)?;
     }
     Ok(())
 }

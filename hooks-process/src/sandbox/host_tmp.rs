@@ -14,6 +14,8 @@
 //! ([`socket_places`], through `masked.rs`, around what the setup reads):
 //! the usual folders of session sockets ([`TMP_SOCKET_FOLDERS`]) whole, and
 //! every other socket directly in `/tmp` or in a folder directly in it.
+// The walk is used only with the `sandbox` feature.
+#![cfg_attr(not(feature = "sandbox"), allow(dead_code))]
 
 use std::path::{Path, PathBuf};
 

@@ -79,6 +79,8 @@ mod explain;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod held;
 mod host_tmp;
+#[cfg(target_os = "linux")]
+pub(crate) mod kernel_record;
 mod masked;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod overlay;
@@ -93,6 +95,8 @@ pub(crate) mod release;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod resolved;
 mod rules;
+#[cfg(target_os = "linux")]
+mod seccomp;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod shared;
 mod stores;
@@ -169,6 +173,11 @@ impl Prepared {
 
     #[cfg(target_os = "linux")]
     pub(crate) fn take_private_dir(&mut self) -> Option<std::path::PathBuf> {
+        match self._never {}
+    }
+
+    #[cfg(target_os = "linux")]
+    pub(crate) fn take_record_channel(&mut self) -> Option<kernel_record::Channel> {
         match self._never {}
     }
 }

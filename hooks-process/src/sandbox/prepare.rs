@@ -11,8 +11,10 @@ use landlock::{
 };
 
 use super::child::{ChildPlan, ReadOnlyMount};
+use super::kernel_record::Channel;
 use super::resolved::resolve;
 use super::rules::Rules;
+use super::seccomp::{Recording, program};
 use super::support::Support;
 use super::{Context, Sandbox, SandboxError};
 
@@ -35,6 +37,8 @@ pub struct Prepared {
     /// Whether the child's environment loses the session's socket
     /// variables ([`super::SESSION_ENV`]).
     hides_session: bool,
+    /// The socketpair of the kernel's record, where it was asked for.
+    record: Option<Channel>,
 }
 
 impl Prepared {
@@ -64,6 +68,12 @@ impl Prepared {
     /// The private temporary directory, for the tree to remove when it ends.
     pub(crate) fn take_private_dir(&mut self) -> Option<PathBuf> {
         self.private_dir.take()
+    }
+
+    /// The kernel record's socketpair, for the tree to receive the
+    /// listener from once the child has started.
+    pub(crate) fn take_record_channel(&mut self) -> Option<Channel> {
+        self.record.take()
     }
 }
 
@@ -126,6 +136,16 @@ impl Sandbox {
             rustix::process::getgid().as_raw(),
         );
         let limits = rules.limits;
+        // What only the kernel can tell of a fail-closed guard: a network
+        // it was denied, a host `/tmp` path its private one hid.
+        let (record_network, record_tmp) = (!rules.network, tmp_mount);
+        let record = if context.record_denials && (record_network || record_tmp) {
+            Some(Channel::new().map_err(|error| {
+                SandboxError::Landlock(format!("cannot record what it is denied: {error}"))
+            })?)
+        } else {
+            None
+        };
         let plan = ChildPlan {
             namespaces,
             keep_network: rules.network,
@@ -152,6 +172,10 @@ impl Sandbox {
                 Vec::new()
             },
             lower_limits: true,
+            recording: record.as_ref().map(|channel| Recording {
+                channel: channel.child_end(),
+                filter: program(record_network, record_tmp),
+            }),
         };
         Ok(Some(Prepared {
             plan,
@@ -161,6 +185,7 @@ impl Sandbox {
             tmpdir: private_dir.clone().unwrap_or_else(|| PathBuf::from("/tmp")),
             private_dir,
             hides_session: super::masked::hides_session(&rules),
+            record,
         }))
     }
 }

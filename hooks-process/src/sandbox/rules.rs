@@ -86,6 +86,16 @@ pub struct Context {
     /// pointing where it points while the hook runs, as a linked tool
     /// folder of the project always is ([`super::pinned_links`]).
     pub tree_roots: Vec<PathBuf>,
+    /// Keep the kernel's record of what the sandbox denies the hook, a
+    /// record its stderr cannot silence: where the profile keeps no
+    /// network, each inet `socket()` of its tree is counted
+    /// (`RunOutput::network_attempts`); where it has a private `/tmp`, the
+    /// first path of the host's `/tmp` it looks up that the private one
+    /// hides is kept (`RunOutput::hidden_tmp`). Asked for a fail-closed
+    /// guard, which must never allow because the sandbox cut it off from
+    /// its rules (red team round 7, R7c-3). Costs a round trip to this
+    /// process for each such call of the hook.
+    pub record_denials: bool,
 }
 
 impl Context {
@@ -102,6 +112,7 @@ impl Context {
                 .map(|path| std::env::split_paths(&path).collect())
                 .unwrap_or_default(),
             tree_roots: Vec::new(),
+            record_denials: false,
         }
     }
 }

@@ -18,6 +18,7 @@ fn context() -> Context {
             PathBuf::from("/usr/bin"),
         ],
         tree_roots: Vec::new(),
+        record_denials: false,
     }
 }
 

@@ -11,6 +11,7 @@ mod run;
 mod runtime;
 mod sandbox;
 mod sandbox_git;
+mod sandbox_kernel_record;
 mod sandbox_links;
 mod sandbox_read_links;
 mod sandbox_secrets;

@@ -150,7 +150,15 @@ pub async fn run_command_launched(
         let mut secrets = hook.sandbox_secrets.clone();
         secrets.push(super::session_env::root(&hook.home));
         let roots = snapshot.map(Snapshot::roots).unwrap_or_default();
-        crate::sandboxing::prepare_tree(&hook.sandbox, &hook.project, own, write, &secrets, roots)
+        crate::sandboxing::prepare_tree(
+            &hook.sandbox,
+            &hook.project,
+            own,
+            write,
+            &secrets,
+            roots,
+            hook.fail_closed,
+        )
     };
     let prepared = match prepare() {
         Ok(prepared) => prepared,

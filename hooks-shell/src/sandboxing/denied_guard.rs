@@ -6,6 +6,16 @@
 //! a sandbox denial and whose answer does not block is a failure: the call
 //! is blocked with a message naming what was denied and what to do.
 //!
+//! stderr is the hook's to silence (`curl ... 2>/dev/null || exit 0`,
+//! `try: ... except: sys.exit(0)`: red team round 7, R7c-3), so the
+//! kernel's record of a fail-closed hook's run counts too: the inet
+//! sockets its tree asked for where the profile keeps no network
+//! ([`RunResult::network_attempts`]), and the first path of the host's
+//! `/tmp` it looked up that its private `/tmp` hid
+//! ([`RunResult::hidden_tmp`]: rules in `/tmp/guard-rules.txt`). Other
+//! filesystem denials still have only stderr to show them (see
+//! `docs/decisions/sandboxed-hooks.md`).
+//!
 //! The one place every dialect asks: the native reading of a run
 //! ([`crate::reply::evaluate`]), the imported one
 //! ([`crate::dialect::reply::interpret`]), and both run records (through
@@ -16,9 +26,10 @@ use hermes_hooks_process::sandbox::denials;
 use crate::run::RunResult;
 
 /// Why a run of a hook that `fails_closed` fails although it answered:
-/// its sandbox denied an access its stderr shows, and its answer does not
-/// `block`. `None` for a fail-open hook, an answer that blocks, a run
-/// outside a sandbox, or one whose stderr shows no denial.
+/// its sandbox denied an access its stderr shows or the network (the
+/// kernel's record), and its answer does not `block`. `None` for a
+/// fail-open hook, an answer that blocks, a run outside a sandbox, or one
+/// denied nothing.
 pub(crate) fn guard_failure(
     fails_closed: bool,
     blocks: bool,
@@ -32,10 +43,13 @@ pub(crate) fn guard_failure(
 
 /// The first access the sandbox of `result` denied it, as a reason: the
 /// profile, the denied path (or the stderr line when it names none) and
-/// what to do about it. `None` outside a sandbox, or without a denial.
+/// what to do about it; else the network its tree asked for, as the kernel
+/// recorded it. `None` outside a sandbox, or without a denial.
 pub(crate) fn denial_reason(result: &RunResult) -> Option<String> {
     let profile = result.sandbox.as_deref()?;
-    let denial = denials(&result.stderr).into_iter().next()?;
+    let Some(denial) = denials(&result.stderr).into_iter().next() else {
+        return recorded_reason(profile, result);
+    };
     let path = denied_path(&denial.line);
     let what = match path {
         Some(path) => format!("{path} ({})", denial.kind),
@@ -56,6 +70,55 @@ pub(crate) fn denial_reason(result: &RunResult) -> Option<String> {
         "its sandbox '{profile}' denied {what}; a guard denied what it needs \
          never allows: {advice}, or run the guard with `sandbox: none`"
     ))
+}
+
+/// The reason the kernel's record of `result` gives: a path of the host's
+/// `/tmp` its private `/tmp` hid, else inet sockets asked for although its
+/// `profile` keeps no network (`None`: neither).
+fn recorded_reason(profile: &str, result: &RunResult) -> Option<String> {
+    let (what, advice) = if let Some(path) = &result.hidden_tmp {
+        let path = path.display();
+        (
+            format!("hid the host's {path} (its `/tmp` is a private one)"),
+            format!(
+                "list it in the `read` of a sandbox map (`sandbox: {{read: [{path}]}}`: \
+                 `/tmp` is then the host's, its sockets masked)"
+            ),
+        )
+    } else if result.network_attempts > 0 {
+        (
+            format!(
+                "denied network access ({} inet socket(s) asked for)",
+                result.network_attempts
+            ),
+            "give it a sandbox map with `network: true` (`sandbox: {network: true}`)".to_owned(),
+        )
+    } else {
+        return None;
+    };
+    Some(format!(
+        "its sandbox '{profile}' {what}, as the kernel recorded whatever the guard \
+         printed; a guard denied what it needs never allows: {advice}, or run the guard \
+         with `sandbox: none`"
+    ))
+}
+
+/// The diagnostics of the kernel's record of `result` (run in `profile`).
+pub(crate) fn recorded(profile: &str, result: &RunResult) -> Vec<String> {
+    let mut said = Vec::new();
+    if let Some(path) = &result.hidden_tmp {
+        let path = path.display();
+        said.push(format!(
+            "sandbox '{profile}' hid (tmp): {path} of the host's /tmp"
+        ));
+    }
+    if result.network_attempts > 0 {
+        let attempts = result.network_attempts;
+        said.push(format!(
+            "sandbox '{profile}' denied (network): {attempts} inet socket(s) asked for"
+        ));
+    }
+    said
 }
 
 /// The path a denial line names: its last word that is an absolute path,
@@ -120,5 +183,42 @@ mod tests {
         assert_eq!(guard_failure(true, false, &sandboxed("all fine\n")), None);
         let outside = RunResult::exited(0, "", "cat: /h/x: Permission denied\n");
         assert_eq!(guard_failure(true, false, &outside), None);
+    }
+
+    #[test]
+    fn the_kernels_record_fails_a_silent_guard_that_does_not_block() {
+        let silent = RunResult {
+            network_attempts: 2,
+            ..sandboxed("")
+        };
+        let why = guard_failure(true, false, &silent).expect("fails");
+        for words in [
+            "'strict' denied network access (2 inet",
+            "`sandbox: {network: true}`",
+            "`sandbox: none`",
+        ] {
+            assert!(why.contains(words), "{words}: {why}");
+        }
+        assert_eq!(guard_failure(false, false, &silent), None);
+        assert_eq!(guard_failure(true, true, &silent), None);
+        let hidden = RunResult {
+            hidden_tmp: Some("/tmp/g-rules.txt".into()),
+            ..silent.clone()
+        };
+        let why = guard_failure(true, false, &hidden).expect("fails");
+        for words in [
+            "'strict' hid the host's /tmp/g-rules.txt",
+            "`sandbox: {read: [/tmp/g-rules.txt]}`",
+        ] {
+            assert!(why.contains(words), "{words}: {why}");
+        }
+        assert_eq!(recorded("strict", &hidden).len(), 2);
+        // A stderr denial names its path first.
+        let both = RunResult {
+            network_attempts: 1,
+            ..sandboxed("cat: /h/rules: Permission denied\n")
+        };
+        let why = guard_failure(true, false, &both).expect("fails");
+        assert!(why.contains("/h/rules (filesystem)"), "{why}");
     }
 }

@@ -1,0 +1,331 @@
+//! The kernel's record of what a sandboxed hook was denied, child side (red
+//! team round 7, R7c-3): a seccomp filter that turns each system call worth
+//! recording into a user notification, whose listener is handed to the
+//! parent (`kernel_record.rs` reads and counts each one, then lets it go on
+//! unchanged: the sandbox still decides). A guard may silence its stderr;
+//! it cannot silence this. Recorded, where asked for:
+//! - without network, each `socket(AF_INET | AF_INET6, ...)` (the empty
+//!   network namespace then denies its use);
+//! - with a private `/tmp`, each system call that looks a path up (`open`,
+//!   `openat`, `openat2`, the `stat` and `access` families): the parent
+//!   reads the path and records one of the host's `/tmp` that the private
+//!   `/tmp` hides.
+//!
+//! x86_64 (x32's `socket` too) and aarch64 are checked; another arch is
+//! let through unrecorded. The filter is built by the parent before the
+//! fork ([`program`]); the child installs it last of all (after
+//! `no_new_privs` and Landlock: no path it opens itself waits for an
+//! answer), sends the listener with `sendmsg(SCM_RIGHTS)` over a socketpair
+//! the parent made, then closes it. Only async-signal-safe calls there,
+//! nothing allocated (as [`super::child`]). `unsafe` is allowed in this
+//! module for those syscalls alone.
+#![allow(unsafe_code)]
+// Compiled on Linux, used only with the `sandbox` feature.
+#![cfg_attr(not(feature = "sandbox"), allow(dead_code))]
+
+use std::io;
+use std::os::fd::RawFd;
+
+use super::child::check;
+
+/// `AUDIT_ARCH_X86_64` (`EM_X86_64 | __AUDIT_ARCH_64BIT | __AUDIT_ARCH_LE`).
+pub(crate) const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
+/// `AUDIT_ARCH_AARCH64` (`EM_AARCH64 | __AUDIT_ARCH_64BIT | __AUDIT_ARCH_LE`).
+pub(crate) const AUDIT_ARCH_AARCH64: u32 = 0xc000_00b7;
+/// The bit of an x32 system call number.
+const X32_BIT: u32 = 0x4000_0000;
+
+/// One arch's system calls: `socket`, and those that look a path up, each
+/// with the index of its path argument and of its open flags (if any).
+pub(crate) struct Calls {
+    /// `AUDIT_ARCH_*`.
+    pub arch: u32,
+    /// `socket(2)`.
+    pub socket: u32,
+    /// `(nr, path argument, flags argument)`.
+    pub lookups: &'static [(u32, usize, Option<usize>)],
+}
+
+/// The arches recorded, with their numbers (`asm/unistd_64.h`,
+/// `asm-generic/unistd.h`).
+pub(crate) const ARCHES: [Calls; 2] = [
+    Calls {
+        arch: AUDIT_ARCH_X86_64,
+        socket: 41,
+        lookups: &[
+            (2, 0, Some(1)),   // open
+            (4, 0, None),      // stat
+            (6, 0, None),      // lstat
+            (21, 0, None),     // access
+            (257, 1, Some(2)), // openat
+            (262, 1, None),    // newfstatat
+            (269, 1, None),    // faccessat
+            (332, 1, None),    // statx
+            (437, 1, None),    // openat2
+            (439, 1, None),    // faccessat2
+        ],
+    },
+    Calls {
+        arch: AUDIT_ARCH_AARCH64,
+        socket: 198,
+        lookups: &[
+            (48, 1, None),    // faccessat
+            (56, 1, Some(2)), // openat
+            (79, 1, None),    // newfstatat
+            (291, 1, None),   // statx
+            (437, 1, None),   // openat2
+            (439, 1, None),   // faccessat2
+        ],
+    },
+];
+
+/// What the child installs: the filter, and the socketpair end its
+/// listener is sent over.
+pub(crate) struct Recording {
+    /// The child's end of the parent's socketpair.
+    pub channel: RawFd,
+    /// The program ([`program`]).
+    pub filter: Vec<libc::sock_filter>,
+}
+
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Recording({} instructions to fd {})",
+            self.filter.len(),
+            self.channel
+        )
+    }
+}
+
+/// Offsets in `struct seccomp_data`: `nr`, `arch`, and the low 32 bits of
+/// `args[0]` (the domain, an `int`) on the little-endian arches checked.
+const NR: u32 = 0;
+const ARCH: u32 = 4;
+const DOMAIN: u32 = 16;
+
+/// A step of the program, jumps by label (resolved by [`assemble`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Load(u32),
+    /// Jump to the label when the accumulator equals the value, else on.
+    JumpIfEqual(u32, Label),
+    Return(u32),
+    Mark(Label),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Label {
+    Arch(usize),
+    Domain,
+    Notify,
+}
+
+/// The filter for the hook: inet `socket()` calls where `network`, path
+/// look-ups where `lookups`, are user notifications; all else is allowed.
+pub(crate) fn program(network: bool, lookups: bool) -> Vec<libc::sock_filter> {
+    use Step::*;
+    let allow = libc::SECCOMP_RET_ALLOW;
+    let mut steps = vec![Load(ARCH)];
+    steps.extend(
+        (ARCHES.iter().enumerate()).map(|(at, calls)| JumpIfEqual(calls.arch, Label::Arch(at))),
+    );
+    steps.push(Return(allow));
+    for (at, calls) in ARCHES.iter().enumerate() {
+        steps.extend([Mark(Label::Arch(at)), Load(NR)]);
+        if network {
+            steps.push(JumpIfEqual(calls.socket, Label::Domain));
+            if calls.arch == AUDIT_ARCH_X86_64 {
+                steps.push(JumpIfEqual(calls.socket | X32_BIT, Label::Domain));
+            }
+        }
+        if lookups {
+            steps.extend((calls.lookups.iter()).map(|(nr, _, _)| JumpIfEqual(*nr, Label::Notify)));
+        }
+        steps.push(Return(allow));
+    }
+    steps.extend([
+        Mark(Label::Domain),
+        Load(DOMAIN),
+        JumpIfEqual(libc::AF_INET as u32, Label::Notify),
+        JumpIfEqual(libc::AF_INET6 as u32, Label::Notify),
+        Return(allow),
+        Mark(Label::Notify),
+        Return(libc::SECCOMP_RET_USER_NOTIF),
+    ]);
+    assemble(&steps)
+}
+
+/// Classic BPF of `steps`: each label becomes the relative jump to it.
+fn assemble(steps: &[Step]) -> Vec<libc::sock_filter> {
+    let mut at = 0usize;
+    let mut marks = Vec::new();
+    for step in steps {
+        match step {
+            Step::Mark(label) => marks.push((*label, at)),
+            _ => at += 1,
+        }
+    }
+    let target = |label: Label| {
+        marks
+            .iter()
+            .find(|(mark, _)| *mark == label)
+            .map(|(_, at)| *at)
+    };
+    let mut program = Vec::with_capacity(at);
+    for step in steps {
+        let (code, k, jt) = match *step {
+            Step::Mark(_) => continue,
+            Step::Load(offset) => (libc::BPF_LD | libc::BPF_W | libc::BPF_ABS, offset, 0),
+            Step::Return(action) => (libc::BPF_RET | libc::BPF_K, action, 0),
+            Step::JumpIfEqual(value, label) => {
+                let to = target(label).expect("every label is marked");
+                let jump = u8::try_from(to - program.len() - 1).expect("a short program");
+                (libc::BPF_JMP | libc::BPF_JEQ | libc::BPF_K, value, jump)
+            }
+        };
+        program.push(libc::sock_filter {
+            code: code as u16,
+            jt,
+            jf: 0,
+            k,
+        });
+    }
+    program
+}
+
+/// Installs `filter` (with `SPEC_ALLOW`: a filter alone would otherwise
+/// turn on the speculative store bypass mitigation for the hook, a cost the
+/// same hook unrecorded does not pay) and sends its listener over `channel` (the child's
+/// end of the parent's socketpair). Needs `no_new_privs`. Any failure fails
+/// the spawn: a guard asked to be recorded never runs unrecorded.
+pub(crate) fn record(channel: RawFd, filter: &[libc::sock_filter]) -> io::Result<()> {
+    let program = libc::sock_fprog {
+        len: u16::try_from(filter.len()).unwrap_or(u16::MAX),
+        filter: filter.as_ptr().cast_mut(),
+    };
+    // SAFETY: seccomp(SET_MODE_FILTER, NEW_LISTENER, &program): the program
+    // points at the plan's filter, alive for the call; the result is a new
+    // fd (close-on-exec), or -1.
+    let listener = unsafe {
+        libc::syscall(
+            libc::SYS_seccomp,
+            libc::SECCOMP_SET_MODE_FILTER,
+            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | libc::SECCOMP_FILTER_FLAG_SPEC_ALLOW,
+            &program as *const libc::sock_fprog,
+        )
+    };
+    let listener = i32::try_from(listener).unwrap_or(-1);
+    check(listener)?;
+    let sent = send_fd(channel, listener);
+    // SAFETY: closing the listener made above: the parent holds its copy
+    // (or, the send failed, nobody does and the spawn fails).
+    unsafe { libc::close(listener) };
+    sent
+}
+
+/// Control space for one fd (`CMSG_SPACE(sizeof(int))`).
+// SAFETY: CMSG_SPACE is arithmetic on its argument.
+const CONTROL_LEN: usize = unsafe { libc::CMSG_SPACE(size_of::<libc::c_int>() as u32) } as usize;
+
+/// A control buffer aligned as a `cmsghdr`.
+#[repr(C, align(8))]
+struct Control([u8; CONTROL_LEN]);
+
+/// Sends `fd` (with one byte: a stream needs data) over `channel`.
+fn send_fd(channel: RawFd, fd: RawFd) -> io::Result<()> {
+    let mut byte = [1u8];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let mut control = Control([0; CONTROL_LEN]);
+    // SAFETY: a zeroed msghdr is valid (null pointers, zero lengths); the
+    // fields set below point at the stack buffers above, alive for the call.
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = &mut iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control.0.as_mut_ptr().cast();
+    message.msg_controllen = CONTROL_LEN as _;
+    // SAFETY: the control buffer holds one aligned cmsghdr and an int.
+    unsafe {
+        let header = libc::CMSG_FIRSTHDR(&message);
+        (*header).cmsg_level = libc::SOL_SOCKET;
+        (*header).cmsg_type = libc::SCM_RIGHTS;
+        (*header).cmsg_len = libc::CMSG_LEN(size_of::<libc::c_int>() as u32) as _;
+        std::ptr::write_unaligned(libc::CMSG_DATA(header).cast::<libc::c_int>(), fd);
+    }
+    // SAFETY: the message points at live buffers; MSG_NOSIGNAL: no SIGPIPE.
+    let sent = unsafe { libc::sendmsg(channel, &message, libc::MSG_NOSIGNAL) };
+    match sent {
+        1 => Ok(()),
+        0 => Err(io::Error::from_raw_os_error(libc::EPIPE)),
+        _ => Err(io::Error::last_os_error()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `program` on one call as the kernel would (the few opcodes used).
+    fn verdict(program: &[libc::sock_filter], arch: u32, nr: u32, domain: u32) -> u32 {
+        let (mut pc, mut accumulator) = (0usize, 0u32);
+        loop {
+            let step = program[pc];
+            let code = u32::from(step.code);
+            if code == libc::BPF_RET | libc::BPF_K {
+                return step.k;
+            }
+            if code == libc::BPF_LD | libc::BPF_W | libc::BPF_ABS {
+                accumulator = match step.k {
+                    NR => nr,
+                    ARCH => arch,
+                    DOMAIN => domain,
+                    other => panic!("load of {other}"),
+                };
+                pc += 1;
+            } else {
+                let taken = accumulator == step.k;
+                pc += 1 + usize::from(if taken { step.jt } else { step.jf });
+            }
+        }
+    }
+
+    #[test]
+    fn the_filter_notifies_what_was_asked_for_on_each_arch_only() {
+        let notify = libc::SECCOMP_RET_USER_NOTIF;
+        let allow = libc::SECCOMP_RET_ALLOW;
+        let inet = libc::AF_INET as u32;
+        let both = program(true, true);
+        let network = program(true, false);
+        let lookups = program(false, true);
+        for calls in &ARCHES {
+            let arch = calls.arch;
+            assert_eq!(verdict(&both, arch, calls.socket, inet), notify);
+            assert_eq!(
+                verdict(&both, arch, calls.socket, libc::AF_INET6 as u32),
+                notify
+            );
+            assert_eq!(
+                verdict(&both, arch, calls.socket, libc::AF_UNIX as u32),
+                allow
+            );
+            assert_eq!(verdict(&network, arch, calls.socket, inet), notify);
+            assert_eq!(verdict(&lookups, arch, calls.socket, inet), allow);
+            for (nr, _, _) in calls.lookups {
+                assert_eq!(verdict(&both, arch, *nr, 0), notify);
+                assert_eq!(verdict(&lookups, arch, *nr, 0), notify);
+                assert_eq!(verdict(&network, arch, *nr, 0), allow);
+            }
+            assert_eq!(verdict(&both, arch, 1, inet), allow);
+        }
+        assert_eq!(
+            verdict(&both, AUDIT_ARCH_X86_64, 41 | X32_BIT, inet),
+            notify
+        );
+        // i386 on x86_64: `socket` is 359 there, let through unrecorded.
+        assert_eq!(verdict(&both, 0x4000_0003, 41, inet), allow);
+    }
+}
