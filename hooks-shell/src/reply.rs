@@ -123,7 +123,8 @@ pub fn failed_closed(spec: &ShellHookSpec, reason: &str) -> Value {
 ///    (`hook <command> failed closed: <error>` / `timed out after <timeout>s`), else nothing.
 /// 2. Exit 2 on `pre_tool_call`: a block — stdout's block if it has one, else
 ///    the first 400 characters of stripped stderr, else [`DEFAULT_BLOCK_MESSAGE`].
-/// 3. Any other non-zero exit (or death by signal): logged, stdout still parsed.
+/// 3. Any other non-zero exit (or death by signal): logged, stdout still parsed;
+///    failing closed, an answer that does not block is no verdict: the run blocks as in 4.
 /// 4. Failing closed, nothing parsed: non-empty stdout that is not a JSON
 ///    object blocks as `unparseable stdout (expected a JSON object)`; a
 ///    non-zero exit blocks as `exited with status <rc>` (or `killed by signal <n>`).
@@ -184,6 +185,13 @@ fn read_run(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
         tracing::warn!("shell hook {failure} (event={event} command={command}); stderr={stderr}");
     }
     let parsed = parse_stdout(event, &result.stdout);
+    if let (true, Some(failure), Some(reply)) = (fails_closed, &failure, &parsed) {
+        // A failed run's answer that does not block (an EXIT trap's
+        // `{"context": …}`) is no verdict of a fail-closed guard.
+        if !hermes_hooks_core::runs::reply_blocks(reply) {
+            return Some(failed_closed(spec, failure));
+        }
+    }
     if parsed.is_some() || !fails_closed {
         return parsed;
     }

@@ -261,17 +261,18 @@ fn sources_of(
 /// project's. A project that is the user's home has one set of files, the
 /// user's own: its hooks are the user's (red-team round 5, F12), read once.
 fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) -> Vec<Source> {
-    let users = |path: &Path| {
-        user_home.is_some_and(|home| {
-            path.starts_with(home) && (home == project || !path.starts_with(project))
-        })
-    };
-    let source = |path: PathBuf, cwd: &Path, toml: bool| Source {
-        scope: if users(&path) {
+    // The scope is the base folder's, not where the file sits: a project that
+    // holds the home (a checkout whose home is inside it) keeps the user's own
+    // `~/.claude` files the user's (red team 8, R8-2).
+    let scope_of_base = |base: &Path| {
+        if Some(base) == user_home {
             Scope::User
         } else {
             Scope::Project
-        },
+        }
+    };
+    let source = |path: PathBuf, cwd: &Path, toml: bool, scope: Scope| Source {
+        scope,
         dialect,
         project: project.to_owned(),
         path,
@@ -296,16 +297,17 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
     for base in bases {
         let dir = base.join(folder);
         let is_user = Some(base) == user_home && base != project;
+        let scope = scope_of_base(base);
         match dialect {
             Dialect::Claude => {
-                sources.push(source(dir.join("settings.json"), project, false));
+                sources.push(source(dir.join("settings.json"), project, false, scope));
                 if !is_user {
-                    sources.push(source(dir.join("settings.local.json"), project, false));
+                    sources.push(source(dir.join("settings.local.json"), project, false, scope));
                 }
             }
             Dialect::Codex => {
-                sources.push(source(dir.join("hooks.json"), project, false));
-                sources.push(source(dir.join("config.toml"), project, true));
+                sources.push(source(dir.join("hooks.json"), project, false, scope));
+                sources.push(source(dir.join("config.toml"), project, true, scope));
             }
             // User hooks run from ~/.cursor, project hooks from the project root.
             Dialect::Cursor => {
@@ -314,7 +316,7 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
                 } else {
                     project.to_owned()
                 };
-                sources.push(source(dir.join("hooks.json"), &cwd, false));
+                sources.push(source(dir.join("hooks.json"), &cwd, false, scope));
             }
         }
     }

@@ -134,10 +134,16 @@ fn read_run(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> Contri
     }
     match object {
         Some(object) => {
-            if result.exit_code != Some(0) {
-                tracing::info!("{name} exited {:?}; its JSON decides", result.exit_code);
-            }
             apply_json(hook, event, &object, &mut out, &name);
+            if result.exit_code != Some(0) {
+                // A fail-closed guard that failed blocks whatever it printed first
+                // (an EXIT trap's `{}` decides nothing); a fail-open one's JSON decides.
+                let status = run_status(result);
+                tracing::info!("{name} {status}; its JSON decides unless it fails closed");
+                if !matches!(out.gate, Some(Gate::Deny(_))) {
+                    fail(&mut out, &status);
+                }
+            }
         }
         None if result.exit_code == Some(0) => {
             let text = result.stdout.trim();
@@ -151,16 +157,21 @@ fn read_run(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> Contri
             }
         }
         None => {
-            let status = result.exit_code.map_or_else(
-                || format!("killed by signal {}", result.signal.unwrap_or(0)),
-                |code| format!("exited with status {code}"),
-            );
+            let status = run_status(result);
             let first = stderr.lines().next().unwrap_or("");
             tracing::warn!("{name} failed with non-blocking status ({status}): {first}");
             fail(&mut out, &status);
         }
     }
     out
+}
+
+/// How a run that did not exit 0 ended: `exited with status N` or `killed by signal N`.
+fn run_status(result: &RunResult) -> String {
+    result.exit_code.map_or_else(
+        || format!("killed by signal {}", result.signal.unwrap_or(0)),
+        |code| format!("exited with status {code}"),
+    )
 }
 
 /// A run's stdout read as its tool reads it: a JSON object, or nothing.

@@ -305,6 +305,28 @@ fn design_call_3_nonzero_exit_without_directive_blocks_when_fail_closed() {
     );
 }
 
+#[test]
+fn a_failed_fail_closed_run_whose_answer_does_not_block_blocks() {
+    // Red team 8 (R8-1): an EXIT trap's answer is no verdict of a guard that failed.
+    let home = Home::new();
+    let spec = closed(&home, PreToolCall, "h");
+    for stdout in [r#"{"context": "guard starting"}"#, r#"{"decision": "allow"}"#] {
+        assert_eq!(
+            evaluate(&spec, &ran(1, stdout, "")),
+            block("hook h failed closed: exited with status 1"),
+            "{stdout}"
+        );
+    }
+    let denied = ran(1, r#"{"decision": "block", "reason": "no rm"}"#, "");
+    assert_eq!(evaluate(&spec, &denied), block("no rm"));
+    let open = home.spec(PreToolCall, "h");
+    assert_eq!(
+        evaluate(&open, &ran(1, r#"{"context": "c"}"#, "")),
+        evaluate(&open, &ran(0, r#"{"context": "c"}"#, "")),
+        "a fail-open hook's JSON decides whatever its exit"
+    );
+}
+
 #[tokio::test]
 async fn t78_exit_2_script_blocks() {
     let home = Home::new();

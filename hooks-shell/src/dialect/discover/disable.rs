@@ -24,7 +24,7 @@ pub(super) fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<
                  project's Claude Code hooks only; your own (~/.claude) and managed hooks still run"
                 .to_owned(),
             // The project is the user's home: its settings are the user's own.
-            Scope::User if source.path.starts_with(&source.project) => {
+            Scope::User if source.path.parent().and_then(Path::parent) == Some(&source.project) => {
                 home_is_project(&source.path)
             }
             Scope::User => "disableAllHooks is true in your own settings: no Claude Code hook is \

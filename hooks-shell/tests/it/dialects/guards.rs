@@ -253,6 +253,43 @@ async fn other_exits_fail_open_unless_fail_closed() {
 }
 
 #[tokio::test]
+async fn a_fail_closed_guard_that_fails_after_printing_json_blocks() {
+    // Red team 8 (R8-1): an EXIT trap's `{}` is no verdict of a guard that failed.
+    let world = World::new();
+    for (dialect, body) in [
+        ("exit", "cat >/dev/null; echo '{}'; exit 1"),
+        ("continue", "cat >/dev/null; echo '{\"continue\":true}'; exit 3"),
+        ("signal", "cat >/dev/null; echo '{}'; kill -9 $$"),
+    ] {
+        let guard = world.hook_script(&format!("{dialect}.sh"), body);
+        world.claude_settings(
+            json!({"hooks": {"PreToolUse": [{"hooks": [{"command": guard, "failClosed": true}]}]}}),
+        );
+        let outcome = emit(
+            &world.bus(json!(["claude"])),
+            "pre_tool_call",
+            bash_call("rm -rf /"),
+        )
+        .await;
+        let Outcome::Tool(ToolGate::Block { message, .. }) = outcome else {
+            panic!("{dialect}: a fail-closed guard that failed must block, got {outcome:?}");
+        };
+        assert!(message.contains("failed closed"), "{message}");
+        world.claude_settings(json!({"hooks": {"PreToolUse": [{"hooks": [{"command": guard}]}]}}));
+        assert_eq!(
+            emit(
+                &world.bus(json!(["claude"])),
+                "pre_tool_call",
+                bash_call("ls")
+            )
+            .await,
+            Outcome::Nothing,
+            "{dialect}: fail-open, its JSON decides"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_replayed_claude_document_reaches_the_hook_as_sent() {
     let world = World::new();
     let out = world.project().join("seen.json");

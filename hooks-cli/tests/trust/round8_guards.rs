@@ -1,0 +1,138 @@
+//! Red team round 8, the guards: an imported fail-closed guard that fails
+//! after printing a JSON object (an EXIT trap's `{}`, a crash after a
+//! `systemMessage`) blocks, in every dialect, as a native one does (R8-1);
+//! a project folder that holds the user's home keeps the user's `~/.claude`
+//! hooks the user's, so its `disableAllHooks` never turns the user's guard
+//! off (R8-2).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::dialects::{emit_terminal, home_with, write};
+use crate::harness;
+use crate::support::{Run, TempHome};
+
+/// Bodies of a guard that fails after answering: the answer decides nothing.
+const FAILS_AFTER_ANSWERING: [&str; 4] = [
+    "cat >/dev/null; echo '{}'; exit 1",
+    "cat >/dev/null; echo '{\"systemMessage\":\"guard starting\"}'; exit 1",
+    "cat >/dev/null; echo '{\"continue\":true}'; exit 3",
+    "cat >/dev/null; echo '{}'; kill -9 $$",
+];
+
+/// A guard as users write them: `set -e`, an EXIT trap that always prints
+/// valid JSON, and a helper that cannot start (as `python3` cannot with a
+/// command too long for `exec`, which the agent chooses).
+const TRAPPED_GUARD: &str = "set -e\ntrap 'echo \"{}\"' EXIT\ninput=$(cat)\nmissing_helper_tool_r8 \"$input\"\n";
+
+/// The user's guard `body` in `~/<folder>/<file>` of `dialect`, fail-closed.
+fn user_guard(home: &TempHome, dialect: &str, body: &str) {
+    let folder = format!(".{dialect}");
+    let guard = write(&home.user_home, &format!("{folder}/guard.sh"), body);
+    let command = format!("bash {}", guard.display());
+    let (file, settings) = match dialect {
+        "cursor" => (
+            "hooks.json",
+            json!({"version": 1, "hooks": {"beforeShellExecution": [
+                {"command": command, "failClosed": true}
+            ]}}),
+        ),
+        "codex" => (
+            "hooks.json",
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": command, "failClosed": true}
+            ]}]}}),
+        ),
+        _ => (
+            "settings.json",
+            json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+                {"type": "command", "command": command, "failClosed": true}
+            ]}]}}),
+        ),
+    };
+    write(
+        &home.user_home,
+        &format!("{folder}/{file}"),
+        &settings.to_string(),
+    );
+}
+
+fn action(emitted: &Value) -> &Value {
+    &emitted["outcome"]["action"]
+}
+
+#[test]
+fn an_imported_fail_closed_guard_that_fails_after_answering_blocks() {
+    for dialect in ["claude", "codex", "cursor"] {
+        for body in FAILS_AFTER_ANSWERING.iter().chain([&TRAPPED_GUARD]) {
+            let (home, project) = home_with(&format!("[{dialect}]"));
+            user_guard(&home, dialect, body);
+            let approved = emit_terminal(&home, &project, "rm -rf /", true);
+            assert_eq!(action(&approved), &json!("block"), "{dialect} {body}: {approved:#}");
+            let message = approved["outcome"]["message"].as_str().unwrap_or("");
+            assert!(message.contains("failed closed"), "{dialect} {body}: {message}");
+            let unasked = emit_terminal(&home, &project, "rm -rf /", false);
+            assert_eq!(action(&unasked), &json!("block"), "{dialect} {body}: {unasked:#}");
+        }
+    }
+}
+
+#[test]
+fn a_fail_open_guard_that_fails_after_answering_is_read_by_its_answer() {
+    // Not fail-closed, the reference's reading holds: the JSON decides.
+    let (home, project) = home_with("[claude]");
+    let guard = write(&home.user_home, ".claude/guard.sh", FAILS_AFTER_ANSWERING[0]);
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("bash {}", guard.display())}
+    ]}]}});
+    write(&home.user_home, ".claude/settings.json", &settings.to_string());
+    let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+    assert_ne!(action(&emitted), &json!("block"), "{emitted:#}");
+}
+
+/// `emit` of `rm -rf /` in `project` with `HOME` set to `user_home`.
+fn emit_with_home(home: &TempHome, user_home: &Path, project: &Path, accept: bool) -> Run {
+    let payload = json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}, "task_id": "t"});
+    let file = home.write("payload.json", &payload.to_string());
+    let mut args = vec!["--project", project.to_str().expect("UTF-8")];
+    if accept {
+        args.push("--accept-hooks");
+    }
+    args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
+    args.push(file.to_str().expect("UTF-8"));
+    let mut command = harness::command(home, &args);
+    command.env("HOME", user_home);
+    Run(command.output().expect("run hooks"))
+}
+
+#[test]
+fn a_project_holding_the_home_never_turns_the_users_guard_off() {
+    // The project is a checkout whose HOME lives inside it (a container or CI workspace).
+    let (home, _) = home_with("[claude]");
+    let project = home.user_home.clone();
+    let user_home = project.join("home");
+    let guard = write(
+        &user_home,
+        ".claude/guard.sh",
+        "cat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"user guard\"}'\n",
+    );
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("sh {}", guard.display()), "failClosed": true}
+    ]}]}});
+    write(&user_home, ".claude/settings.json", &settings.to_string());
+    let approved = emit_with_home(&home, &user_home, &project, true).json();
+    assert_eq!(approved["outcome"]["message"], json!("user guard"), "{approved:#}");
+    let unasked = emit_with_home(&home, &user_home, &project, false).json();
+    assert_eq!(unasked["outcome"]["message"], json!("user guard"), "approved once: {unasked:#}");
+
+    write(&project, ".claude/settings.json", "{\"disableAllHooks\": true}");
+    let run = emit_with_home(&home, &user_home, &project, false);
+    let emitted = run.json();
+    assert_eq!(emitted["outcome"]["message"], json!("user guard"), "{emitted:#}");
+    let warning = run.stderr();
+    assert!(
+        warning.contains("turns off this project's Claude Code hooks only"),
+        "{warning}"
+    );
+}
