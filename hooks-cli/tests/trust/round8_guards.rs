@@ -24,7 +24,8 @@ const FAILS_AFTER_ANSWERING: [&str; 4] = [
 /// A guard as users write them: `set -e`, an EXIT trap that always prints
 /// valid JSON, and a helper that cannot start (as `python3` cannot with a
 /// command too long for `exec`, which the agent chooses).
-const TRAPPED_GUARD: &str = "set -e\ntrap 'echo \"{}\"' EXIT\ninput=$(cat)\nmissing_helper_tool_r8 \"$input\"\n";
+const TRAPPED_GUARD: &str =
+    "set -e\ntrap 'echo \"{}\"' EXIT\ninput=$(cat)\nmissing_helper_tool_r8 \"$input\"\n";
 
 /// The user's guard `body` in `~/<folder>/<file>` of `dialect`, fail-closed.
 fn user_guard(home: &TempHome, dialect: &str, body: &str) {
@@ -69,11 +70,22 @@ fn an_imported_fail_closed_guard_that_fails_after_answering_blocks() {
             let (home, project) = home_with(&format!("[{dialect}]"));
             user_guard(&home, dialect, body);
             let approved = emit_terminal(&home, &project, "rm -rf /", true);
-            assert_eq!(action(&approved), &json!("block"), "{dialect} {body}: {approved:#}");
+            assert_eq!(
+                action(&approved),
+                &json!("block"),
+                "{dialect} {body}: {approved:#}"
+            );
             let message = approved["outcome"]["message"].as_str().unwrap_or("");
-            assert!(message.contains("failed closed"), "{dialect} {body}: {message}");
+            assert!(
+                message.contains("failed closed"),
+                "{dialect} {body}: {message}"
+            );
             let unasked = emit_terminal(&home, &project, "rm -rf /", false);
-            assert_eq!(action(&unasked), &json!("block"), "{dialect} {body}: {unasked:#}");
+            assert_eq!(
+                action(&unasked),
+                &json!("block"),
+                "{dialect} {body}: {unasked:#}"
+            );
         }
     }
 }
@@ -82,11 +94,19 @@ fn an_imported_fail_closed_guard_that_fails_after_answering_blocks() {
 fn a_fail_open_guard_that_fails_after_answering_is_read_by_its_answer() {
     // Not fail-closed, the reference's reading holds: the JSON decides.
     let (home, project) = home_with("[claude]");
-    let guard = write(&home.user_home, ".claude/guard.sh", FAILS_AFTER_ANSWERING[0]);
+    let guard = write(
+        &home.user_home,
+        ".claude/guard.sh",
+        FAILS_AFTER_ANSWERING[0],
+    );
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": format!("bash {}", guard.display())}
     ]}]}});
-    write(&home.user_home, ".claude/settings.json", &settings.to_string());
+    write(
+        &home.user_home,
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
     let emitted = emit_terminal(&home, &project, "rm -rf /", true);
     assert_ne!(action(&emitted), &json!("block"), "{emitted:#}");
 }
@@ -122,17 +142,78 @@ fn a_project_holding_the_home_never_turns_the_users_guard_off() {
     ]}]}});
     write(&user_home, ".claude/settings.json", &settings.to_string());
     let approved = emit_with_home(&home, &user_home, &project, true).json();
-    assert_eq!(approved["outcome"]["message"], json!("user guard"), "{approved:#}");
+    assert_eq!(
+        approved["outcome"]["message"],
+        json!("user guard"),
+        "{approved:#}"
+    );
     let unasked = emit_with_home(&home, &user_home, &project, false).json();
-    assert_eq!(unasked["outcome"]["message"], json!("user guard"), "approved once: {unasked:#}");
+    assert_eq!(
+        unasked["outcome"]["message"],
+        json!("user guard"),
+        "approved once: {unasked:#}"
+    );
 
-    write(&project, ".claude/settings.json", "{\"disableAllHooks\": true}");
+    write(
+        &project,
+        ".claude/settings.json",
+        "{\"disableAllHooks\": true}",
+    );
     let run = emit_with_home(&home, &user_home, &project, false);
     let emitted = run.json();
-    assert_eq!(emitted["outcome"]["message"], json!("user guard"), "{emitted:#}");
+    assert_eq!(
+        emitted["outcome"]["message"],
+        json!("user guard"),
+        "{emitted:#}"
+    );
     let warning = run.stderr();
     assert!(
         warning.contains("turns off this project's Claude Code hooks only"),
         "{warning}"
     );
+}
+
+#[test]
+fn a_fail_closed_guard_naming_no_tool_guards_the_tool_meant_and_says_so() {
+    // R8-12: `bash`, Hermes's own `terminal`, another agent's `Shell`: no
+    // call arrives with these names, so as written the guard never runs.
+    let cases = [
+        (json!("bash"), None),
+        (json!("terminal"), None),
+        (json!("Bash"), Some("bash(rm *)")),
+        (json!("Bash"), Some("Shell(rm *)")),
+    ];
+    for (matcher, rule) in cases {
+        let (home, project) = home_with("[claude]");
+        let guard = write(
+            &home.user_home,
+            ".claude/guard.sh",
+            "cat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"guard ran\"}'\n",
+        );
+        let mut handler = json!({"type": "command", "command": format!("sh {}", guard.display()), "failClosed": true});
+        if let Some(rule) = rule {
+            handler["if"] = json!(rule);
+        }
+        let settings = json!({"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [handler]}]}});
+        write(
+            &home.user_home,
+            ".claude/settings.json",
+            &settings.to_string(),
+        );
+        let case = format!("matcher {matcher} if {rule:?}");
+        let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+        assert_eq!(
+            emitted["outcome"]["message"],
+            json!("guard ran"),
+            "{case}: {emitted:#}"
+        );
+        let doctor = crate::dialects::in_project(&home, &project, &["doctor"]);
+        assert_ne!(doctor.code(), Some(0), "{case}");
+        assert!(
+            doctor
+                .problems()
+                .contains("names no tool a call arrives with"),
+            "{case}"
+        );
+    }
 }

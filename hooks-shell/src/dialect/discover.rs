@@ -302,7 +302,12 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
             Dialect::Claude => {
                 sources.push(source(dir.join("settings.json"), project, false, scope));
                 if !is_user {
-                    sources.push(source(dir.join("settings.local.json"), project, false, scope));
+                    sources.push(source(
+                        dir.join("settings.local.json"),
+                        project,
+                        false,
+                        scope,
+                    ));
                 }
             }
             Dialect::Codex => {

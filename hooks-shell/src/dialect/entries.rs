@@ -220,6 +220,15 @@ impl Reader<'_> {
             });
             return;
         }
+        let mut matcher = matcher.clone();
+        let mut condition = condition;
+        if fail_closed
+            && let Some(revived) = super::dead_names::revive(&matcher, condition.as_ref())
+        {
+            self.warn(key, revived.warning);
+            matcher = revived.matcher.unwrap_or(matcher);
+            condition = revived.condition.or(condition);
+        }
         let handler = match handler {
             Ok(handler) => handler,
             Err(kind) => {

@@ -15,6 +15,7 @@ mod applies;
 mod call_parts;
 mod calls;
 mod code_env;
+mod dead_names;
 pub mod direct;
 pub mod discover;
 pub mod dispatch;

@@ -310,7 +310,10 @@ fn a_failed_fail_closed_run_whose_answer_does_not_block_blocks() {
     // Red team 8 (R8-1): an EXIT trap's answer is no verdict of a guard that failed.
     let home = Home::new();
     let spec = closed(&home, PreToolCall, "h");
-    for stdout in [r#"{"context": "guard starting"}"#, r#"{"decision": "allow"}"#] {
+    for stdout in [
+        r#"{"context": "guard starting"}"#,
+        r#"{"decision": "allow"}"#,
+    ] {
         assert_eq!(
             evaluate(&spec, &ran(1, stdout, "")),
             block("hook h failed closed: exited with status 1"),

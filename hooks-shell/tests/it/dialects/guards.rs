@@ -258,7 +258,10 @@ async fn a_fail_closed_guard_that_fails_after_printing_json_blocks() {
     let world = World::new();
     for (dialect, body) in [
         ("exit", "cat >/dev/null; echo '{}'; exit 1"),
-        ("continue", "cat >/dev/null; echo '{\"continue\":true}'; exit 3"),
+        (
+            "continue",
+            "cat >/dev/null; echo '{\"continue\":true}'; exit 3",
+        ),
         ("signal", "cat >/dev/null; echo '{}'; kill -9 $$"),
     ] {
         let guard = world.hook_script(&format!("{dialect}.sh"), body);
