@@ -9,7 +9,10 @@
 //! inherit a read-only, sealed copy of the hook's script; it is closed as soon
 //! as the run ends. The script sees `$0` / `argv[1]` as `/proc/self/fd/N`
 //! (`HERMES_HOOK_SCRIPT` holds its real path; a Python script's folder is put
-//! first on `PYTHONPATH` so its sibling modules still import).
+//! first on `PYTHONPATH` so its sibling modules still import). Where the
+//! checked copy of the hook's tree is mounted over the tree and holds the
+//! script ([`Launch::for_command`]), the script runs by its path instead: the
+//! path reads the checked bytes there.
 
 use std::ffi::CString;
 use std::io::{Read, Write};
@@ -94,6 +97,21 @@ impl Launch {
     /// The checked copy of the hook tree, when one was made.
     pub fn snapshot(&self) -> Option<&crate::snapshot::Snapshot> {
         self.snapshot.as_deref()
+    }
+
+    /// The launch a run builds its command from: `None` when the checked
+    /// copy of the tree is mounted over it (`overlaid`) and holds the
+    /// script, which then runs by its own path (its `$0`, `BASH_SOURCE`,
+    /// `__file__`, `FindBin` name its folder, as the user wrote them: red
+    /// team round 8), else `self` (the sealed memfd runs in its place).
+    pub fn for_command(&self, overlaid: bool) -> Option<&Launch> {
+        let from_copy = overlaid
+            && self
+                .snapshot
+                .as_ref()
+                .zip(self.code())
+                .is_some_and(|(snapshot, code)| snapshot.covers(&code.path));
+        (!from_copy).then_some(self)
     }
 
     /// `/proc/self/fd/N` of the sealed copy (`None`: no script sealed).

@@ -237,21 +237,10 @@ pub async fn run_launched(
     };
     let original = argv[0].clone();
     let cwd = std::env::current_dir().unwrap_or_default();
-    let env = launch.and_then(|launch| launch.rewrite(&mut argv, &cwd));
     let started = Instant::now();
-    let mut command = Command::new(&argv[0]);
-    if argv[0] != original {
-        command.arg0(&original);
-    }
-    command.envs(env.into_iter().flatten());
-    command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
-    if crate::binding::python_reads_cwd(&spec.command) {
-        // The user's own `python3 -c` / `-m` runs in the project's folder:
-        // never import the repository's modules in place of the stdlib's.
-        command.env("PYTHONSAFEPATH", "1");
-    }
     let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     let project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    // The script's own folder, named as written (not as its sealed copy).
     let own = crate::sandboxing::own_files(argv.iter().map(String::as_str), &project);
     let snapshot = launch.and_then(Launch::snapshot);
     let roots = snapshot
@@ -275,6 +264,19 @@ pub async fn run_launched(
         Err(error) => return RunResult::failed(error),
     };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
+    let script = launch.and_then(|launch| launch.for_command(overlaid));
+    let env = script.and_then(|launch| launch.rewrite(&mut argv, &cwd));
+    let mut command = Command::new(&argv[0]);
+    if argv[0] != original {
+        command.arg0(&original);
+    }
+    command.envs(env.into_iter().flatten());
+    command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
+    if crate::binding::python_reads_cwd(&spec.command) {
+        // The user's own `python3 -c` / `-m` runs in the project's folder:
+        // never import the repository's modules in place of the stdlib's.
+        command.env("PYTHONSAFEPATH", "1");
+    }
     let outcome = hermes_hooks_process::run_sandboxed(command, &input, &limits, prepared).await;
     let mut result = match outcome {
         Ok(output) => {

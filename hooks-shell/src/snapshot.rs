@@ -74,6 +74,18 @@ impl Snapshot {
         &self.roots
     }
 
+    /// Whether `path` lies in a copied root (by name, or where links lead):
+    /// overlaid, the path itself reads the checked copy.
+    pub(crate) fn covers(&self, path: &Path) -> bool {
+        let real = std::fs::canonicalize(path).ok();
+        self.pairs.iter().any(|(_, original)| {
+            path.starts_with(original)
+                || real.as_ref().is_some_and(|real| {
+                    std::fs::canonicalize(original).is_ok_and(|root| real.starts_with(root))
+                })
+        })
+    }
+
     /// The digest of the copy.
     pub(crate) fn sha256(&self) -> &str {
         &self.sha256

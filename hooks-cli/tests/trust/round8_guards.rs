@@ -217,3 +217,65 @@ fn a_fail_closed_guard_naming_no_tool_guards_the_tool_meant_and_says_so() {
         );
     }
 }
+
+#[test]
+fn a_sandboxed_project_guard_finds_its_own_folder_by_its_own_name() {
+    // The checked copy of the tool folder is mounted over it, so the script
+    // runs by its path: `$0`, `BASH_SOURCE` and `__file__` name its folder
+    // (from a sealed memfd they named /proc/self/fd/N, and a fail-open guard
+    // that sources a sibling by them stopped guarding, in silence).
+    let (home, project) = home_with("[claude]");
+    let deny = "echo '{\"decision\":\"block\",\"reason\":\"sibling rules say no\"}'";
+    write(
+        &project,
+        ".claude/hooks/rules.sh",
+        &format!("check() {{ {deny}; }}\n"),
+    );
+    write(&project, ".claude/hooks/rules.txt", "rm -rf\n");
+    let guards = [
+        (
+            "dollar0.sh",
+            "cat >/dev/null\n. \"$(dirname \"$0\")/rules.sh\"\ncheck\n",
+        ),
+        (
+            "source.sh",
+            "cat >/dev/null\nsource \"$(dirname \"${BASH_SOURCE[0]}\")/rules.sh\"\ncheck\n",
+        ),
+        (
+            "file.py",
+            "import json, pathlib, sys\nsys.stdin.read()\n\
+             rules = (pathlib.Path(__file__).parent / 'rules.txt').read_text()\n\
+             print(json.dumps({'decision': 'block', 'reason': 'sibling rules say no'}) if 'rm' in rules else '{}')\n",
+        ),
+    ];
+    for (name, body) in guards {
+        write(&project, &format!(".claude/hooks/{name}"), body);
+        let runner = if name.ends_with(".py") {
+            "python3"
+        } else {
+            "bash"
+        };
+        let command = format!("{runner} \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/{name}");
+        let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": command}
+        ]}]}});
+        write(&project, ".claude/settings.json", &settings.to_string());
+        let approved = emit_terminal(&home, &project, "rm -rf /", true);
+        assert_eq!(
+            approved["runs"][0]["sandbox"],
+            json!("project"),
+            "{name}: {approved:#}"
+        );
+        assert_eq!(
+            approved["outcome"]["message"],
+            json!("sibling rules say no"),
+            "{name}: {approved:#}"
+        );
+        let unasked = emit_terminal(&home, &project, "rm -rf /", false);
+        assert_eq!(
+            unasked["outcome"]["message"],
+            json!("sibling rules say no"),
+            "{name}: {unasked:#}"
+        );
+    }
+}

@@ -132,9 +132,9 @@ pub async fn run_command_launched(
     input: &[u8],
     launch: Option<&Launch>,
 ) -> RunResult {
-    let Some(command) = command_launched(hook, event, true, launch) else {
+    if !matches!(hook.handler, Handler::Command { .. }) {
         return RunResult::failed("not a command hook".to_owned());
-    };
+    }
     let started = Instant::now();
     let limits = RunLimits::new(hook.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     if crate::unsandboxed::runs_with_full_power(hook) {
@@ -169,10 +169,14 @@ pub async fn run_command_launched(
         Err(error) => return RunResult::failed(error),
     };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
+    let script = launch.and_then(|launch| launch.for_command(overlaid));
+    let Some(command) = command_launched(hook, event, true, script) else {
+        return RunResult::failed("not a command hook".to_owned());
+    };
     let mut outcome = hermes_hooks_process::run_sandboxed(command, input, &limits, prepared).await;
     if outcome.is_err() && hook.cwd.is_dir() {
         // The shell-free spawn failed: let `sh` run it and report as it would.
-        if let Some(fallback) = command_launched(hook, event, false, launch) {
+        if let Some(fallback) = command_launched(hook, event, false, script) {
             let prepared = match prepare() {
                 Ok(prepared) => prepared,
                 Err(error) => return RunResult::sandbox_unavailable(&error),
