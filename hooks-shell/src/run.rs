@@ -241,8 +241,11 @@ pub async fn run_launched(
     let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
     let project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     // The script's own folder, named as written (not as its sealed copy).
-    let own = crate::sandboxing::own_files(argv.iter().map(String::as_str), &project);
+    let mut own = crate::sandboxing::own_files(argv.iter().map(String::as_str), &project);
     let snapshot = launch.and_then(Launch::snapshot);
+    if let Some(snapshot) = snapshot {
+        own.extend(snapshot.copies_of(&own));
+    }
     let roots = snapshot
         .map(crate::snapshot::Snapshot::roots)
         .unwrap_or_default();

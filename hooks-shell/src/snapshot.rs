@@ -86,6 +86,26 @@ impl Snapshot {
         })
     }
 
+    /// Where `paths` beneath a copied root are in the copy. The sandbox's
+    /// rules hold inodes: one on a folder the copy is mounted over is hidden
+    /// by the mount, so what the hook may read there is granted on the copy.
+    pub(crate) fn copies_of(&self, paths: &[PathBuf]) -> Vec<PathBuf> {
+        let mut copies = Vec::new();
+        for path in paths {
+            for (copy, original) in &self.pairs {
+                let real = std::fs::canonicalize(original).unwrap_or_else(|_| original.clone());
+                let inside = path
+                    .strip_prefix(original)
+                    .or_else(|_| path.strip_prefix(&real));
+                if let Ok(rest) = inside {
+                    copies.push(copy.join(rest));
+                }
+            }
+        }
+        copies.retain(|copy| copy.exists());
+        copies
+    }
+
     /// The digest of the copy.
     pub(crate) fn sha256(&self) -> &str {
         &self.sha256

@@ -145,6 +145,9 @@ pub async fn run_command_launched(
         let (read, write) = crate::sandboxing::imported_tool_paths(hook, event);
         let mut own = crate::sandboxing::imported_own_files(hook);
         own.extend(read);
+        if let Some(snapshot) = snapshot {
+            own.extend(snapshot.copies_of(&own));
+        }
         // Every session's env folder is hidden; the hook's own session's
         // folder, among `write`, stays its own.
         let mut secrets = hook.sandbox_secrets.clone();
