@@ -19,6 +19,7 @@ mod differences;
 mod getopt;
 mod git_index;
 mod identify;
+pub(crate) use identify::base_name;
 mod mentions;
 mod shell;
 mod tree;

@@ -9,21 +9,24 @@
 //! inherit a read-only, sealed copy of the hook's script; it is closed as soon
 //! as the run ends. The script sees `$0` / `argv[1]` as `/proc/self/fd/N`
 //! (`HERMES_HOOK_SCRIPT` holds its real path; a Python script's folder is put
-//! first on `PYTHONPATH` so its sibling modules still import). Where the
-//! checked copy of the hook's tree is mounted over the tree and holds the
-//! script ([`Launch::for_command`]), the script runs by its path instead: the
-//! path reads the checked bytes there.
+//! first on `PYTHONPATH` so its sibling modules still import; a Python
+//! interpreter's script runs through [`PYTHON_LOADER`], so `__file__` names
+//! it). Where the hook's sandbox mounts the checked copy of its tree over
+//! the tree and the copy holds the script, the script runs by its own path,
+//! `$0` and `BASH_SOURCE` naming its folder ([`Launch::for_command`]).
 
 use std::ffi::CString;
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
+use hermes_hooks_process::sandbox::Prepared;
 use nix::fcntl::{FcntlArg, SealFlag, fcntl};
 use nix::sys::memfd::{MemFdCreateFlag, memfd_create};
 use sha2::{Digest, Sha256};
 
 use crate::binding::Code;
+use crate::binding::base_name;
 
 /// The largest script run from a sealed copy (bigger ones cannot be verified).
 pub const MAX_SCRIPT_BYTES: u64 = 16 * 1024 * 1024;
@@ -99,19 +102,13 @@ impl Launch {
         self.snapshot.as_deref()
     }
 
-    /// The launch a run builds its command from: `None` when the checked
-    /// copy of the tree is mounted over it (`overlaid`) and holds the
-    /// script, which then runs by its own path (its `$0`, `BASH_SOURCE`,
-    /// `__file__`, `FindBin` name its folder, as the user wrote them: red
-    /// team round 8), else `self` (the sealed memfd runs in its place).
-    pub fn for_command(&self, overlaid: bool) -> Option<&Launch> {
-        let from_copy = overlaid
-            && self
-                .snapshot
-                .as_ref()
-                .zip(self.code())
-                .is_some_and(|(snapshot, code)| snapshot.covers(&code.path));
-        (!from_copy).then_some(self)
+    /// The launch a run builds its command from: `None` when the script
+    /// runs by its own path, the checked bytes mounted there
+    /// (`script_by_path`, see `overlay`), so its `$0`, `BASH_SOURCE`,
+    /// `__file__` and `FindBin` name its folder as the user wrote them (red
+    /// team round 8); else `self` (the sealed memfd runs in its place).
+    pub fn for_command(&self, script_by_path: bool) -> Option<&Launch> {
+        (!script_by_path).then_some(self)
     }
 
     /// `/proc/self/fd/N` of the sealed copy (`None`: no script sealed).
@@ -124,7 +121,12 @@ impl Launch {
     /// binding resolved it) with [`Launch::fd_path`]. Returns the extra
     /// environment the run needs, or `None` when the word is not in `argv`
     /// (the run then goes by path, verified just before).
-    pub fn rewrite(&self, argv: &mut [String], cwd: &Path) -> Option<Vec<(String, String)>> {
+    ///
+    /// A Python interpreter's script is run as `python -c <loader> <path>
+    /// <args>`: the loader compiles the sealed bytes under the script's own
+    /// path, so `__file__`, `sys.argv[0]`, `sys.path[0]` and tracebacks name
+    /// the script, not `/proc/self/fd/N` ([`PYTHON_LOADER`]).
+    pub fn rewrite(&self, argv: &mut Vec<String>, cwd: &Path) -> Option<Vec<(String, String)>> {
         let code = self.code()?;
         let at = argv
             .iter()
@@ -136,7 +138,18 @@ impl Launch {
         if at == 0 && !code.is_program {
             return None;
         }
-        argv[at] = self.fd_path()?;
+        let fd_path = self.fd_path()?;
+        let python_interpreter = at > 0
+            && argv
+                .first()
+                .is_some_and(|program| base_name(program).starts_with("python"));
+        if python_interpreter {
+            let loader = PYTHON_LOADER.replace("{fd}", &fd_path);
+            let path = code.path.display().to_string();
+            argv.splice(at..=at, ["-c".to_owned(), loader, path]);
+        } else {
+            argv[at] = fd_path;
+        }
         let mut env = vec![(SCRIPT_ENV.to_owned(), code.path.display().to_string())];
         let python = code.path.extension().is_some_and(|e| e == "py")
             || argv.first().is_some_and(|p| p.contains("python"));
@@ -151,6 +164,55 @@ impl Launch {
         Some(env)
     }
 }
+
+/// What [`overlay`] mounted in a sandboxed child.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Overlaid {
+    /// The checked copy of the tree is mounted over the tree.
+    pub tree: bool,
+    /// The checked script is read at its own path (the tree's copy holds
+    /// it): it runs by that path.
+    pub script_by_path: bool,
+}
+
+/// Mounts what `launch` checked over the paths in `prepared`'s child, where
+/// it has a mount namespace: the checked copy of the tree over the tree; a
+/// script that copy holds then runs by its path. A mount that fails fails
+/// the spawn: nothing runs from a path unverified.
+pub(crate) fn overlay(
+    launch: Option<&Launch>,
+    prepared: Option<Prepared>,
+) -> Result<(Option<Prepared>, Overlaid), String> {
+    let snapshot = launch.and_then(Launch::snapshot);
+    let (prepared, tree) = crate::snapshot::overlay(snapshot, prepared)?;
+    let mut overlaid = Overlaid {
+        tree,
+        script_by_path: false,
+    };
+    // The checked copy of the tree holds the script: its path reads the
+    // checked bytes. (A memfd cannot be mounted: it is in no namespace.)
+    let code = launch.and_then(Launch::code);
+    overlaid.script_by_path = tree
+        && launch.and_then(Launch::fd_path).is_some()
+        && code
+            .zip(snapshot)
+            .is_some_and(|(code, snapshot)| snapshot.covers(&code.path));
+    Ok((prepared, overlaid))
+}
+
+/// What `python -c` runs in place of a sealed script (`{fd}`: its
+/// `/proc/self/fd/N`): the sealed bytes compiled under the script's path
+/// (`sys.argv[1]`) and run as `__main__`, with `sys.argv` and `sys.path[0]`
+/// as Python gives a script (the script's real folder, not the working
+/// directory `-c` would put first).
+pub const PYTHON_LOADER: &str = "import sys, os\n\
+if not getattr(sys.flags, 'safe_path', 0): sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[1]))\n\
+__file__ = sys.argv[1]\n\
+__cached__ = None\n\
+del sys.argv[0]\n\
+with open('{fd}', 'rb') as __hermes_sealed:\n    __hermes_code = __hermes_sealed.read()\n\
+del __hermes_sealed\n\
+exec(compile(__hermes_code, __file__, 'exec'))\n";
 
 fn resolves_to(word: &str, cwd: &Path, path: &Path) -> bool {
     let candidate = PathBuf::from(hermes_hooks_core::home::expand_tilde(word));

@@ -262,12 +262,12 @@ pub async fn run_launched(
         Ok(prepared) => prepared,
         Err(error) => return RunResult::sandbox_unavailable(&error),
     };
-    let (prepared, overlaid) = match crate::snapshot::overlay(snapshot, prepared) {
+    let (prepared, overlaid) = match crate::launch::overlay(launch, prepared) {
         Ok(done) => done,
         Err(error) => return RunResult::failed(error),
     };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
-    let script = launch.and_then(|launch| launch.for_command(overlaid));
+    let script = launch.and_then(|launch| launch.for_command(overlaid.script_by_path));
     let env = script.and_then(|launch| launch.rewrite(&mut argv, &cwd));
     let mut command = Command::new(&argv[0]);
     if argv[0] != original {
@@ -290,7 +290,7 @@ pub async fn run_launched(
         Err(error) => RunResult::failed(spawn_error_message(&error)),
     };
     if let Some(snapshot) = snapshot {
-        snapshot.after(overlaid, &mut result);
+        snapshot.after(overlaid.tree, &mut result);
     }
     crate::sandboxing::note(&mut result, sandbox);
     result

@@ -279,3 +279,44 @@ fn a_sandboxed_project_guard_finds_its_own_folder_by_its_own_name() {
         );
     }
 }
+
+#[test]
+fn an_unsandboxed_python_guard_run_sealed_knows_its_own_file() {
+    // The user's own hook runs unsandboxed from its sealed memfd; Python
+    // compiles those bytes under the script's path, so `__file__`,
+    // `sys.argv` and `sys.path[0]` are what Python gives a script.
+    let (home, project) = home_with("[claude]");
+    write(&home.user_home, ".claude/hooks/rules.txt", "rm -rf\n");
+    write(
+        &home.user_home,
+        ".claude/hooks/helper.py",
+        "WORD = 'sibling'\n",
+    );
+    let guard = write(
+        &home.user_home,
+        ".claude/hooks/guard.py",
+        "import json, pathlib, sys\nsys.stdin.read()\nimport helper\n\
+         rules = (pathlib.Path(__file__).parent / 'rules.txt').read_text().strip()\n\
+         reason = ' '.join([helper.WORD, rules, sys.argv[0], sys.argv[1], sys.path[0], __name__])\n\
+         print(json.dumps({'decision': 'block', 'reason': reason}))\n",
+    );
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": format!("python3 -u {} first", guard.display())}
+    ]}]}});
+    write(
+        &home.user_home,
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
+    let folder = guard.parent().expect("folder").display().to_string();
+    let expected = format!("sibling rm -rf {} first {folder} __main__", guard.display());
+    for accept in [true, false] {
+        let emitted = emit_terminal(&home, &project, "rm -rf /", accept);
+        assert_eq!(emitted["runs"][0]["sandbox"], json!(null), "{emitted:#}");
+        assert_eq!(
+            emitted["outcome"]["message"],
+            json!(expected),
+            "{emitted:#}"
+        );
+    }
+}

@@ -167,12 +167,12 @@ pub async fn run_command_launched(
         Ok(prepared) => prepared,
         Err(error) => return RunResult::sandbox_unavailable(&error),
     };
-    let (prepared, overlaid) = match crate::snapshot::overlay(snapshot, prepared) {
+    let (prepared, overlaid) = match crate::launch::overlay(launch, prepared) {
         Ok(done) => done,
         Err(error) => return RunResult::failed(error),
     };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
-    let script = launch.and_then(|launch| launch.for_command(overlaid));
+    let script = launch.and_then(|launch| launch.for_command(overlaid.script_by_path));
     let Some(command) = command_launched(hook, event, true, script) else {
         return RunResult::failed("not a command hook".to_owned());
     };
@@ -184,7 +184,7 @@ pub async fn run_command_launched(
                 Ok(prepared) => prepared,
                 Err(error) => return RunResult::sandbox_unavailable(&error),
             };
-            let prepared = match crate::snapshot::overlay(snapshot, prepared) {
+            let prepared = match crate::launch::overlay(launch, prepared) {
                 Ok((prepared, _)) => prepared,
                 Err(error) => return RunResult::failed(error),
             };
@@ -193,7 +193,7 @@ pub async fn run_command_launched(
     }
     let mut result = finish(hook, outcome, started);
     if let Some(snapshot) = snapshot {
-        snapshot.after(overlaid, &mut result);
+        snapshot.after(overlaid.tree, &mut result);
     }
     crate::sandboxing::note(&mut result, sandbox);
     result
