@@ -58,6 +58,7 @@ mod lookups;
 mod places;
 mod quiet;
 mod read;
+mod scopes;
 mod tops;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -250,6 +251,7 @@ impl Names {
         for code in codes {
             self.text(&text, path.parent(), code);
         }
+        self.bind_scope_manifests(path);
         Ok(())
     }
 

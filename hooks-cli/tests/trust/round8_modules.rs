@@ -1,0 +1,120 @@
+//! Red team round 8 (issue 27): modules and includes a hook's code reaches
+//! through no word of it, through the real `hooks` binary: node's
+//! `package.json` `imports` / `exports` (R8-3, also from the user's own
+//! hook), Perl's `::` names and `#!` switches (R8-4), Tcl's `auto_path`
+//! (R8-5), a C compiler's `-I` (R8-6), Python's development install
+//! (R8-7), git's `core.fsmonitor` (R8-8). Approve, change the module, and
+//! the next call must not run it unasked.
+
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
+use crate::support::TempHome;
+
+const PWN: &str = "echo PWNED > \"$CLAUDE_PROJECT_DIR/pwned\"\n";
+
+/// Whether `tool` is installed (else the case is skipped, said on stderr).
+fn installed(tool: &str) -> bool {
+    let found = std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !found {
+        eprintln!("skipped: {tool} is not installed");
+    }
+    found
+}
+
+/// Where the hook is configured: the project's settings, or the user's own.
+#[derive(Clone, Copy, PartialEq)]
+enum Scope {
+    Project,
+    User,
+}
+
+/// Writes `files`, runs `prepare`, approves `command` (of `scope`) and
+/// checks it runs, then writes `changed` with `payload`: the next call
+/// must skip the hook, not run the payload (else what went wrong).
+fn changing_asks_again(
+    label: &str,
+    scope: Scope,
+    command: &str,
+    files: &[(&str, &str)],
+    prepare: impl FnOnce(&TempHome, &Path),
+    (changed, payload): (&str, &str),
+) -> Result<(), String> {
+    let (home, project) = home_with("[claude]");
+    for (file, text) in files {
+        write(&project, file, text);
+    }
+    prepare(&home, &project);
+    if scope == Scope::Project {
+        approve_project_hook(&home, &project, command);
+    } else {
+        let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
+            {"type": "command", "command": command}
+        ]}]}});
+        write(
+            &home.user_home,
+            ".claude/settings.json",
+            &settings.to_string(),
+        );
+        let approved = emit_terminal(&home, &project, "ls", true);
+        assert_eq!(
+            approved["runs"][0]["status"],
+            json!("completed"),
+            "{label}: {approved}"
+        );
+    }
+    let unchanged = emit_terminal(&home, &project, "ls", false);
+    if unchanged["runs"][0]["status"] != json!("completed") {
+        return Err(format!(
+            "{label}: approved, unchanged, did not run: {unchanged}"
+        ));
+    }
+    write(&project, changed, payload);
+    let after = emit_terminal(&home, &project, "ls", false);
+    if project.join("pwned").exists() || after["runs"][0]["status"] != json!("skipped") {
+        return Err(format!("{label}: ran unasked: {after}"));
+    }
+    Ok(())
+}
+
+const NODE_PWN: &str = "import { writeFileSync } from \"fs\";\n\
+    writeFileSync(process.env.CLAUDE_PROJECT_DIR + \"/pwned\", \"x\");\nexport const ok = 1;\n";
+
+#[test]
+fn a_module_node_finds_through_package_json_maps_asks_again_when_changed() {
+    if !installed("node") {
+        return;
+    }
+    let package = "{\"name\":\"proj\",\"type\":\"module\",\"imports\":{\"#util\":\"./src/u.js\"},\
+        \"exports\":{\"./util\":\"./src/u.js\"}}";
+    let mut failed = Vec::new();
+    for (label, scope, spec) in [
+        ("imports", Scope::Project, "#util"),
+        ("exports", Scope::Project, "proj/util"),
+        ("a user's hook", Scope::User, "#util"),
+    ] {
+        let script = format!(
+            "import {{ ok }} from \"{spec}\";\nprocess.stdin.resume();\n\
+             process.stdin.on(\"end\", () => process.exit(0));\n"
+        );
+        let result = changing_asks_again(
+            label,
+            scope,
+            "node \"$CLAUDE_PROJECT_DIR/tools/check.mjs\"",
+            &[
+                ("package.json", package),
+                ("src/u.js", "export const ok = 1;\n"),
+                ("tools/check.mjs", &script),
+            ],
+            |_, _| {},
+            ("src/u.js", NODE_PWN),
+        );
+        failed.extend(result.err());
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
