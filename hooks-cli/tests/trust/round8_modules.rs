@@ -118,3 +118,102 @@ fn a_module_node_finds_through_package_json_maps_asks_again_when_changed() {
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+#[test]
+fn a_perl_module_by_its_colon_name_or_a_hash_bang_switch_asks_again_when_changed() {
+    if !installed("perl") {
+        return;
+    }
+    let pwn = "open(my $f, '>', \"$ENV{CLAUDE_PROJECT_DIR}/pwned\"); close $f;\n1;\n";
+    let mut failed = Vec::new();
+    for (label, head, module, package) in [
+        (
+            "use lib; use Acme::Check",
+            "#!/usr/bin/perl\nuse lib \"perl5\";\nuse Acme::Check;\n",
+            "perl5/Acme/Check.pm",
+            "Acme::Check",
+        ),
+        (
+            "#! -Ivendor",
+            "#!/usr/bin/perl -Ivendor\nuse Evil;\n",
+            "vendor/Evil.pm",
+            "Evil",
+        ),
+    ] {
+        let script = format!("{head}local $/; my $in = <STDIN>;\nexit 0;\n");
+        let result = changing_asks_again(
+            label,
+            Scope::Project,
+            "cd \"$CLAUDE_PROJECT_DIR\" && perl tools/check.pl",
+            &[
+                ("tools/check.pl", &script),
+                (module, &format!("package {package};\n1;\n")),
+            ],
+            |_, _| {},
+            (module, &format!("package {package};\n{pwn}")),
+        );
+        failed.extend(result.err());
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
+#[test]
+fn a_tcl_package_on_auto_path_asks_again_when_changed() {
+    if !installed("tclsh") {
+        return;
+    }
+    changing_asks_again(
+        "package require",
+        Scope::Project,
+        "tclsh \"$CLAUDE_PROJECT_DIR/tools/check.tcl\"",
+        &[
+            (
+                "tools/check.tcl",
+                "lappend auto_path [file join $env(CLAUDE_PROJECT_DIR) vendor]\n\
+                 package require acme\nread stdin\n",
+            ),
+            (
+                "vendor/acme/pkgIndex.tcl",
+                "package ifneeded acme 1.0 [list source [file join $dir acme.tcl]]\n",
+            ),
+            ("vendor/acme/acme.tcl", "package provide acme 1.0\n"),
+        ],
+        |_, _| {},
+        (
+            "vendor/acme/acme.tcl",
+            "package provide acme 1.0\n\
+             close [open [file join $env(CLAUDE_PROJECT_DIR) pwned] w]\n",
+        ),
+    )
+    .unwrap_or_else(|failed| panic!("{failed}"));
+}
+
+#[test]
+fn a_header_found_through_a_compilers_include_folder_asks_again_when_changed() {
+    if !installed("cc") {
+        return;
+    }
+    let main = "#include \"helper.h\"\nint main(void) { return helper(); }\n";
+    let pwn = "#include <stdlib.h>\nint helper(void) { \
+        return system(\"echo PWNED > \\\"$CLAUDE_PROJECT_DIR/pwned\\\"\"); }\n";
+    let mut failed = Vec::new();
+    for (label, option) in [("-Iinclude", "-Iinclude"), ("-I include", "-I include")] {
+        let command = format!(
+            "cat >/dev/null; cd \"$CLAUDE_PROJECT_DIR\" && cc {option} -o \"$TMPDIR/c\" \
+             tools/check.c && \"$TMPDIR/c\""
+        );
+        let result = changing_asks_again(
+            label,
+            Scope::Project,
+            &command,
+            &[
+                ("tools/check.c", main),
+                ("include/helper.h", "int helper(void) { return 0; }\n"),
+            ],
+            |_, _| {},
+            ("include/helper.h", pwn),
+        );
+        failed.extend(result.err());
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}

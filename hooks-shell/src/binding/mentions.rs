@@ -59,6 +59,7 @@ mod places;
 mod quiet;
 mod read;
 mod scopes;
+mod spellings;
 mod tops;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -327,16 +328,7 @@ impl Names {
     /// Binds what `word` names, looked up everywhere or only in `only`, as
     /// far as `reach`.
     fn word(&mut self, word: &str, dir: Option<&Path>, only: Option<&Path>, reach: Reach) {
-        let mut spellings = vec![word.to_owned()];
-        if !word.contains('/')
-            && let Some((first, rest)) = word.split_once('.')
-            && !first.is_empty()
-            && !rest.is_empty()
-        {
-            // `pkg.mod` (an import): `pkg/mod`.
-            spellings.push(word.replace('.', "/"));
-        }
-        for spelling in spellings {
+        for spelling in spellings::spellings(word) {
             for (path, kind) in self.lookups(&spelling, dir, only) {
                 self.found(path, kind, word, reach);
             }

@@ -45,3 +45,84 @@ fn a_node_script_binds_its_package_scope_and_what_its_maps_name() {
     missing.extend(missed(&p, "node pkg/tools/run.js", None, "pkg/h.js"));
     assert!(missing.is_empty(), "{missing:#?}");
 }
+
+#[test]
+fn a_perl_module_name_and_a_hash_bang_include_switch_bind_the_module() {
+    // R8-4.
+    let (_dir, p) = project();
+    write(&p.join("perl5/Acme/Check.pm"), "package Acme::Check;\n1;\n");
+    write(&p.join("vendor/Evil.pm"), "package Evil;\n1;\n");
+    write(&p.join("vendor/Acme/Base.pm"), "package Acme::Base;\n1;\n");
+    let mut missing = Vec::new();
+    for (script, file) in [
+        (
+            "#!/usr/bin/perl\nuse lib \"perl5\";\nuse Acme::Check;\n",
+            "perl5/Acme/Check.pm",
+        ),
+        (
+            "#!/usr/bin/perl\nuse lib 'perl5';\nrequire Acme::Check;\n",
+            "perl5/Acme/Check.pm",
+        ),
+        ("#!/usr/bin/perl -Ivendor\nuse Evil;\n", "vendor/Evil.pm"),
+        (
+            "#!/usr/bin/perl -w -Ivendor\nuse parent -norequire, 'Acme::Base';\n",
+            "vendor/Acme/Base.pm",
+        ),
+    ] {
+        write(&p.join("tools/check.pl"), script);
+        missing.extend(missed(&p, "perl tools/check.pl", None, file));
+    }
+    write(&p.join("tools/plain.pl"), "use Evil;\n");
+    missing.extend(missed(
+        &p,
+        "perl -Ivendor tools/plain.pl",
+        None,
+        "vendor/Evil.pm",
+    ));
+    assert!(missing.is_empty(), "{missing:#?}");
+}
+
+#[test]
+fn a_tcl_package_on_auto_path_binds_its_index_and_what_it_sources() {
+    // R8-5.
+    let (_dir, p) = project();
+    write(
+        &p.join("tools/check.tcl"),
+        "lappend auto_path [file join $env(CLAUDE_PROJECT_DIR) vendor]\npackage require acme\n",
+    );
+    write(
+        &p.join("vendor/acme/pkgIndex.tcl"),
+        "package ifneeded acme 1.0 [list source [file join $dir acme.tcl]]\n",
+    );
+    write(
+        &p.join("vendor/acme/acme.tcl"),
+        "package provide acme 1.0\n",
+    );
+    let command = "tclsh \"$CLAUDE_PROJECT_DIR/tools/check.tcl\"";
+    let mut missing = Vec::new();
+    for file in ["vendor/acme/pkgIndex.tcl", "vendor/acme/acme.tcl"] {
+        missing.extend(missed(&p, command, None, file));
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
+}
+
+#[test]
+fn a_header_a_compiler_finds_through_its_include_folders_is_bound() {
+    // R8-6.
+    let (_dir, p) = project();
+    write(
+        &p.join("tools/check.c"),
+        "#include \"helper.h\"\nint main(void) { return helper(); }\n",
+    );
+    write(&p.join("inc/helper.h"), "int helper(void) { return 0; }\n");
+    let mut missing = Vec::new();
+    for command in [
+        "cc -Iinc -o /tmp/c tools/check.c && /tmp/c",
+        "gcc -I inc tools/check.c",
+        "clang -iquote inc tools/check.c",
+        "tcc -I\"$CLAUDE_PROJECT_DIR/inc\" -run tools/check.c",
+    ] {
+        missing.extend(missed(&p, command, None, "inc/helper.h"));
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
+}
