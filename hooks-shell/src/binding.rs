@@ -20,6 +20,7 @@ mod getopt;
 mod git_index;
 mod identify;
 mod mentions;
+mod python_sites;
 mod shell;
 mod tree;
 mod wrappers;

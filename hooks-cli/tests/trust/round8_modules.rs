@@ -217,3 +217,36 @@ fn a_header_found_through_a_compilers_include_folder_asks_again_when_changed() {
     }
     assert!(failed.is_empty(), "{failed:#?}");
 }
+
+#[test]
+fn a_module_of_a_development_install_asks_again_when_changed() {
+    if !installed("python3") {
+        return;
+    }
+    // `pip install -e .` of a layout whose code is in `python/` (not
+    // `src`): a `.pth` in the user's site folder names it.
+    let install = |home: &TempHome, project: &Path| {
+        let site = std::process::Command::new("python3")
+            .args(["-c", "import site; print(site.getusersitepackages())"])
+            .env("HOME", &home.user_home)
+            .output()
+            .expect("python3");
+        let site = String::from_utf8_lossy(&site.stdout).trim().to_owned();
+        let line = format!("{}\n", project.join("python").display());
+        write(Path::new(&site), "__editable__.acme-0.1.pth", &line);
+    };
+    let pwn = "import os, sys\nsys.stdin.read()\n\
+        open(os.environ['CLAUDE_PROJECT_DIR'] + '/pwned', 'w').write('x')\n";
+    changing_asks_again(
+        "python3 -m acme.check",
+        Scope::Project,
+        "PYTHONDONTWRITEBYTECODE=1 python3 -m acme.check",
+        &[
+            ("python/acme/__init__.py", ""),
+            ("python/acme/check.py", "import sys\nsys.stdin.read()\n"),
+        ],
+        install,
+        ("python/acme/check.py", pwn),
+    )
+    .unwrap_or_else(|failed| panic!("{failed}"));
+}

@@ -187,6 +187,8 @@ pub(crate) struct Names {
     /// Each folder's entries and their kinds (links followed).
     listings: Arc<Mutex<Listings>>,
     read: read::Budget,
+    /// Where Python looks modules up in the project besides the places.
+    module_roots: Arc<Vec<PathBuf>>,
     /// Look-ups made, against [`MAX_LOOKUPS`].
     lookups: u64,
 }
@@ -214,6 +216,7 @@ impl Names {
             seen_here: BTreeMap::new(),
             listings: Arc::new(Mutex::new(HashMap::new())),
             read: read::Budget::default(),
+            module_roots: Arc::new(super::python_sites::module_roots(project)),
             lookups: 0,
         }
     }
@@ -331,6 +334,14 @@ impl Names {
         for spelling in spellings::spellings(word) {
             for (path, kind) in self.lookups(&spelling, dir, only) {
                 self.found(path, kind, word, reach);
+            }
+        }
+        if only.is_none() && spellings::is_module_name(word) {
+            // `python3 -m acme.check` from a development install (R8-7).
+            for root in Arc::clone(&self.module_roots).iter() {
+                for (path, kind) in self.lookups(&word.replace('.', "/"), dir, Some(root)) {
+                    self.found(path, kind, word, reach);
+                }
             }
         }
     }

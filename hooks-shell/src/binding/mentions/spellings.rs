@@ -47,6 +47,14 @@ pub(super) fn spellings(word: &str) -> Vec<String> {
     out
 }
 
+/// Whether `word` is a dotted module name (`acme.check`).
+pub(super) fn is_module_name(word: &str) -> bool {
+    word.contains('.')
+        && word
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
 fn push(out: &mut Vec<String>, spelling: &str) {
     if !spelling.is_empty() && !out.iter().any(|known| known == spelling) {
         out.push(spelling.to_owned());

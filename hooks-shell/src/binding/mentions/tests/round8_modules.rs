@@ -126,3 +126,16 @@ fn a_header_a_compiler_finds_through_its_include_folders_is_bound() {
     }
     assert!(missing.is_empty(), "{missing:#?}");
 }
+
+#[test]
+fn a_module_run_from_a_src_layout_is_bound() {
+    // R8-7 (a `.pth` naming the folder: through the binary).
+    let (_dir, p) = project();
+    write(&p.join("src/acme/__init__.py"), "");
+    write(&p.join("src/acme/check.py"), "x = 1\n");
+    let mut missing = Vec::new();
+    for command in ["python3 -m acme.check", "python3 -c 'import acme.check'"] {
+        missing.extend(missed(&p, command, None, "src/acme/check.py"));
+    }
+    assert!(missing.is_empty(), "{missing:#?}");
+}
