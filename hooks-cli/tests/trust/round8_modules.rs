@@ -250,3 +250,51 @@ fn a_module_of_a_development_install_asks_again_when_changed() {
     )
     .unwrap_or_else(|failed| panic!("{failed}"));
 }
+
+#[test]
+fn a_script_gits_configuration_runs_asks_again_when_changed() {
+    if !installed("git") {
+        return;
+    }
+    let repository = |_: &TempHome, project: &Path| {
+        let git = |args: &[&str]| {
+            let done = std::process::Command::new("git")
+                .args(args)
+                .current_dir(project)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .output()
+                .expect("git");
+            assert!(done.status.success(), "git {args:?}: {done:?}");
+        };
+        git(&["init", "-q", "."]);
+        git(&["-c", "user.email=a@b", "-c", "user.name=a", "add", "-A"]);
+        git(&[
+            "-c",
+            "user.email=a@b",
+            "-c",
+            "user.name=a",
+            "commit",
+            "-qm",
+            "init",
+        ]);
+        git(&["config", "core.fsmonitor", "scripts/fsmon.sh"]);
+        use std::os::unix::fs::PermissionsExt;
+        let monitor = project.join("scripts/fsmon.sh");
+        std::fs::set_permissions(&monitor, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    };
+    changing_asks_again(
+        "core.fsmonitor",
+        Scope::Project,
+        "cat >/dev/null; git -C \"$CLAUDE_PROJECT_DIR\" status --porcelain >/dev/null 2>&1; true",
+        &[
+            ("scripts/fsmon.sh", "#!/bin/sh\nprintf '\\0'\n"),
+            ("README", "hi\n"),
+        ],
+        repository,
+        (
+            "scripts/fsmon.sh",
+            &format!("#!/bin/sh\n{PWN}printf '\\0'\n"),
+        ),
+    )
+    .unwrap_or_else(|failed| panic!("{failed}"));
+}

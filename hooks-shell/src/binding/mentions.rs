@@ -53,6 +53,7 @@
 //! in a git checkout: what the project's build or install rewrites
 //! (`docs/decisions/code-a-project-hook-names.md`).
 
+mod git_config;
 mod language;
 mod lookups;
 mod places;
@@ -262,6 +263,9 @@ impl Names {
     /// Binds what the words of `text` (found in `dir`, code of `code`) name.
     fn text(&mut self, text: &str, dir: Option<&Path>, code: Code) {
         let text = read::without_written_targets(text);
+        if git_config::runs_git(&text) {
+            self.bind_git_config();
+        }
         for (word, how) in language::run_or_read_words(&text, code) {
             if read::is_glob(&word) {
                 for path in self.glob(&word, dir) {

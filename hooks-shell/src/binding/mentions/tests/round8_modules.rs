@@ -139,3 +139,54 @@ fn a_module_run_from_a_src_layout_is_bound() {
     }
     assert!(missing.is_empty(), "{missing:#?}");
 }
+
+#[test]
+fn code_that_runs_git_binds_what_the_repository_configuration_runs() {
+    // R8-8.
+    let (_dir, p) = project();
+    write(
+        &p.join(".git/config"),
+        "[core]\n\tfsmonitor = scripts/fsmon.sh\n\thooksPath = .githooks\n\
+         [alias]\n\tst = !sh tools/st.sh\n[include]\n\tpath = ../extra.cfg\n",
+    );
+    write(
+        &p.join("extra.cfg"),
+        "[diff \"x\"]\n\ttextconv = tools/conv.sh\n",
+    );
+    write(&p.join(".git/HEAD"), "ref: refs/heads/main\n");
+    for file in [
+        "scripts/fsmon.sh",
+        "tools/st.sh",
+        "tools/conv.sh",
+        ".githooks/pre-commit",
+    ] {
+        write(&p.join(file), "#!/bin/sh\ntrue\n");
+    }
+    let mut missing = Vec::new();
+    for command in [
+        "git -C \"$CLAUDE_PROJECT_DIR\" status --porcelain",
+        "cat >/dev/null; git status >/dev/null 2>&1; true",
+    ] {
+        for file in [
+            ".git/config",
+            "extra.cfg",
+            "scripts/fsmon.sh",
+            "tools/st.sh",
+            "tools/conv.sh",
+            ".githooks/pre-commit",
+        ] {
+            missing.extend(missed(&p, command, None, file));
+        }
+    }
+    let python = "import subprocess\nsubprocess.run(['git', 'status'])\n";
+    missing.extend(missed(
+        &p,
+        "x",
+        Some(("hooks/s.py", python)),
+        "scripts/fsmon.sh",
+    ));
+    assert!(missing.is_empty(), "{missing:#?}");
+    // Code that runs no git binds none of it.
+    let named = named_by(&p, "cat .git/HEAD", None);
+    assert!(!named.contains(&".git/config".to_owned()), "{named:?}");
+}
