@@ -16,8 +16,11 @@
 //!   the file's own folder or a folder named elsewhere (`lib` and `import
 //!   helper` → `lib/helper.py`); a script's name without the extension a
 //!   loader adds (`import check`, `require('./check')`); a dotted module
-//!   (`pkg.mod`); a glob (`t*/x.sh`); and a Python file's compiled copies in
-//!   `__pycache__`;
+//!   (`pkg.mod`, also in the project's `src` and what a development
+//!   install's `.pth` names); a Perl module (`Acme::Check`); a folder an
+//!   option joins (`-Ivendor` on a `#!` line or a compiler's command); a
+//!   glob (`t*/x.sh`); and a Python file's compiled copies in `__pycache__`
+//!   ([`spellings`]);
 //! - **any file** it names where a shell runs or reads it as code or as a
 //!   name: after `sh`, `bash`, `source`, `.`, an interpreter, `-f`, `exec`,
 //!   inside `$( )` or backticks (`sh tools/lint.txt`, `. build.conf`,
@@ -39,6 +42,13 @@
 //! it (after a link, from where the link leads); a trailing `dir/..` is
 //! kept, and a word its quotes split (`"$D/tools/.."/lib/x`) is read
 //! joined too.
+//!
+//! A JavaScript or TypeScript file read binds the nearest `package.json`
+//! (and Deno's and TypeScript's manifests) of its folder, read for what
+//! their maps name ([`scopes`]: `import "#util"`); a folder on Tcl's
+//! `auto_path` binds its packages' `pkgIndex.tcl`; code that runs git binds
+//! the repository's configuration and what it runs ([`git_config`]; red
+//! team round 8).
 //!
 //! What is bound is read in turn, as the language its `#!` line (else its
 //! name) says and as the language of what runs it ([`language`], R7c-7): a
