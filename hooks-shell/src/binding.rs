@@ -21,6 +21,7 @@ mod git_index;
 mod identify;
 pub(crate) use identify::base_name;
 mod mentions;
+mod python_sites;
 mod shell;
 mod tree;
 mod wrappers;

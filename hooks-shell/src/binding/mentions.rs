@@ -16,8 +16,11 @@
 //!   the file's own folder or a folder named elsewhere (`lib` and `import
 //!   helper` → `lib/helper.py`); a script's name without the extension a
 //!   loader adds (`import check`, `require('./check')`); a dotted module
-//!   (`pkg.mod`); a glob (`t*/x.sh`); and a Python file's compiled copies in
-//!   `__pycache__`;
+//!   (`pkg.mod`, also in the project's `src` and what a development
+//!   install's `.pth` names); a Perl module (`Acme::Check`); a folder an
+//!   option joins (`-Ivendor` on a `#!` line or a compiler's command); a
+//!   glob (`t*/x.sh`); and a Python file's compiled copies in `__pycache__`
+//!   ([`spellings`]);
 //! - **any file** it names where a shell runs or reads it as code or as a
 //!   name: after `sh`, `bash`, `source`, `.`, an interpreter, `-f`, `exec`,
 //!   inside `$( )` or backticks (`sh tools/lint.txt`, `. build.conf`,
@@ -40,6 +43,13 @@
 //! kept, and a word its quotes split (`"$D/tools/.."/lib/x`) is read
 //! joined too.
 //!
+//! A JavaScript or TypeScript file read binds the nearest `package.json`
+//! (and Deno's and TypeScript's manifests) of its folder, read for what
+//! their maps name ([`scopes`]: `import "#util"`); a folder on Tcl's
+//! `auto_path` binds its packages' `pkgIndex.tcl`; code that runs git binds
+//! the repository's configuration and what it runs ([`git_config`]; red
+//! team round 8).
+//!
 //! What is bound is read in turn, as the language its `#!` line (else its
 //! name) says and as the language of what runs it ([`language`], R7c-7): a
 //! file a shell runs or sources is read as shell code, `make -f`'s file as
@@ -53,11 +63,14 @@
 //! in a git checkout: what the project's build or install rewrites
 //! (`docs/decisions/code-a-project-hook-names.md`).
 
+mod git_config;
 mod language;
 mod lookups;
 mod places;
 mod quiet;
 mod read;
+mod scopes;
+mod spellings;
 mod tops;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -185,6 +198,8 @@ pub(crate) struct Names {
     /// Each folder's entries and their kinds (links followed).
     listings: Arc<Mutex<Listings>>,
     read: read::Budget,
+    /// Where Python looks modules up in the project besides the places.
+    module_roots: Arc<Vec<PathBuf>>,
     /// Look-ups made, against [`MAX_LOOKUPS`].
     lookups: u64,
 }
@@ -212,6 +227,7 @@ impl Names {
             seen_here: BTreeMap::new(),
             listings: Arc::new(Mutex::new(HashMap::new())),
             read: read::Budget::default(),
+            module_roots: Arc::new(super::python_sites::module_roots(project)),
             lookups: 0,
         }
     }
@@ -250,12 +266,16 @@ impl Names {
         for code in codes {
             self.text(&text, path.parent(), code);
         }
+        self.bind_scope_manifests(path);
         Ok(())
     }
 
     /// Binds what the words of `text` (found in `dir`, code of `code`) name.
     fn text(&mut self, text: &str, dir: Option<&Path>, code: Code) {
         let text = read::without_written_targets(text);
+        if git_config::runs_git(&text) {
+            self.bind_git_config();
+        }
         for (word, how) in language::run_or_read_words(&text, code) {
             if read::is_glob(&word) {
                 for path in self.glob(&word, dir) {
@@ -325,18 +345,17 @@ impl Names {
     /// Binds what `word` names, looked up everywhere or only in `only`, as
     /// far as `reach`.
     fn word(&mut self, word: &str, dir: Option<&Path>, only: Option<&Path>, reach: Reach) {
-        let mut spellings = vec![word.to_owned()];
-        if !word.contains('/')
-            && let Some((first, rest)) = word.split_once('.')
-            && !first.is_empty()
-            && !rest.is_empty()
-        {
-            // `pkg.mod` (an import): `pkg/mod`.
-            spellings.push(word.replace('.', "/"));
-        }
-        for spelling in spellings {
+        for spelling in spellings::spellings(word) {
             for (path, kind) in self.lookups(&spelling, dir, only) {
                 self.found(path, kind, word, reach);
+            }
+        }
+        if only.is_none() && spellings::is_module_name(word) {
+            // `python3 -m acme.check` from a development install (R8-7).
+            for root in Arc::clone(&self.module_roots).iter() {
+                for (path, kind) in self.lookups(&word.replace('.', "/"), dir, Some(root)) {
+                    self.found(path, kind, word, reach);
+                }
             }
         }
     }

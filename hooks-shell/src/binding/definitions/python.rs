@@ -3,6 +3,9 @@
 //! put that folder first on the module path, so the package (`tools/`, as a
 //! tree) or module (`tools.py`) they name is bound, present or missing.
 //! With `-P` / `-I` the folder is not on the path: nothing of it is bound.
+//! The same names are bound in the folders inside it where Python looks
+//! too (its `src`, what a development install's `.pth` names: red team
+//! round 8, R8-7; `binding::python_sites`).
 
 use std::path::Path;
 
@@ -64,6 +67,10 @@ pub(super) fn python_modules(args: &[String], dir: &Path, found: &mut Reached) {
     if let Some(why) = parsed.unsure {
         found.unsure("python", &why);
     }
+    let roots = match names.is_empty() {
+        true => Vec::new(),
+        false => crate::binding::python_sites::module_roots(dir),
+    };
     for name in names {
         let top = name.split('.').next().unwrap_or_default();
         if top.is_empty() || !top.chars().all(|c| c.is_alphanumeric() || c == '_') {
@@ -71,6 +78,12 @@ pub(super) fn python_modules(args: &[String], dir: &Path, found: &mut Reached) {
         }
         found.add(dir.join(top));
         found.add(dir.join(format!("{top}.py")));
+        // And where a development install or `src` layout puts it (red
+        // team round 8, R8-7).
+        for root in &roots {
+            found.add(root.join(top));
+            found.add(root.join(format!("{top}.py")));
+        }
     }
 }
 

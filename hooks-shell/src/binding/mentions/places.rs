@@ -4,10 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Names, quiet};
+use super::{Kind, Names, quiet};
 
 /// The files a folder's loaders run when the folder is named.
-const ENTRY_FILES: [&str; 11] = [
+const ENTRY_FILES: [&str; 12] = [
     "__init__.py",
     "__main__.py",
     "index.js",
@@ -19,7 +19,14 @@ const ENTRY_FILES: [&str; 11] = [
     "Makefile",
     "makefile",
     "GNUmakefile",
+    "pkgIndex.tcl",
 ];
+
+/// What Tcl's `package require` reads in each folder under one on its
+/// `auto_path` (red team round 8, R8-5: `lappend auto_path vendor; package
+/// require acme` sources `vendor/acme/pkgIndex.tcl`, which sources
+/// `acme.tcl`).
+const PACKAGE_INDEX: &str = "pkgIndex.tcl";
 
 impl Names {
     /// Makes `folder` a place, and each folder above it up to the project,
@@ -107,12 +114,20 @@ impl Names {
         }
     }
 
-    /// Binds the entry files of `folder`.
+    /// Binds the entry files of `folder`, and the package index of each
+    /// folder in it.
     fn bind_entries(&mut self, folder: &Path) {
         for entry in ENTRY_FILES {
             let path = folder.join(entry);
             if path.is_file() {
                 self.add_file(path);
+            }
+        }
+        let listing = self.listing(folder);
+        for (name, kind) in listing.iter() {
+            let index = folder.join(name).join(PACKAGE_INDEX);
+            if *kind == Kind::Folder && index.is_file() {
+                self.add_file(index);
             }
         }
     }

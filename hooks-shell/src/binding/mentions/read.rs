@@ -12,13 +12,14 @@ use crate::binding::{BindError, MAX_TREE_BYTES};
 
 /// File extensions of code a hook may run or load (scripts, sources a
 /// runner runs directly, compiled modules, archives on a module path,
-/// libraries).
-pub(super) const CODE_EXTENSIONS: [&str; 64] = [
+/// libraries, C and C++ headers and sources a hook may compile and run).
+pub(super) const CODE_EXTENSIONS: [&str; 71] = [
     "sh", "bash", "zsh", "ksh", "csh", "tcsh", "fish", "bats", "py", "pyw", "pyc", "pth", "zip",
     "egg", "whl", "rb", "pl", "pm", "lua", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx",
     "coffee", "php", "inc", "mk", "tcl", "ps1", "psm1", "awk", "sed", "jq", "r", "jl", "go", "c",
     "rs", "java", "jar", "class", "kts", "groovy", "scala", "exs", "swift", "dart", "nim", "vim",
-    "el", "so", "dylib", "node", "wasm", "cmake", "bzl", "star", "nix", "expect", "exp",
+    "el", "so", "dylib", "node", "wasm", "cmake", "bzl", "star", "nix", "expect", "exp", "h", "hh",
+    "hpp", "hxx", "cc", "cpp", "cxx",
 ];
 
 /// File names of code without such an extension (build definitions and the

@@ -1,0 +1,91 @@
+//! The other ways a loader or a compiler reads a word (red team round 8):
+//! a dotted module (`pkg.mod` → `pkg/mod`), a Perl module (`Acme::Check` →
+//! `Acme/Check`, then `.pm` as loaders add it), an include folder given
+//! with its option (`-Ivendor` on a `#!` line or a compiler's command,
+//! `-iquote inc`), and a word Tcl's brackets end (`[file join $d vendor]`).
+
+/// Compiler and interpreter options whose value, written joined, is a
+/// folder searched for what is loaded or included (`perl -Ivendor`, `ruby
+/// -Ilib`, `cc -Iinclude`, `gcc -iquoteinc`).
+const INCLUDE_OPTIONS: [&str; 4] = ["-iquote", "-isystem", "-idirafter", "-I"];
+
+/// `word` and the other paths it may spell (see the module documentation).
+pub(super) fn spellings(word: &str) -> Vec<String> {
+    let mut out = vec![word.to_owned()];
+    let mut bare = word;
+    // Tcl: `[file join $dir vendor]`, `[source x.tcl]`.
+    if !bare.contains('[') {
+        bare = bare.trim_end_matches(']');
+    }
+    if !bare.contains(']') {
+        bare = bare.trim_start_matches('[');
+    }
+    if let Some(folder) = INCLUDE_OPTIONS
+        .iter()
+        .find_map(|option| bare.strip_prefix(option))
+        .map(|rest| rest.trim_start_matches('='))
+    {
+        bare = folder;
+    }
+    if bare.is_empty() {
+        return out;
+    }
+    push(&mut out, bare);
+    if !bare.contains('/') {
+        if bare.contains("::") {
+            // Perl (`use Acme::Check;`, `require Acme::Check`, `use parent
+            // 'Acme::Base'`): `Acme/Check.pm` on `@INC`.
+            push(&mut out, &bare.replace("::", "/"));
+        } else if let Some((first, rest)) = bare.split_once('.')
+            && !first.is_empty()
+            && !rest.is_empty()
+        {
+            // `pkg.mod` (an import): `pkg/mod`.
+            push(&mut out, &bare.replace('.', "/"));
+        }
+    }
+    out
+}
+
+/// Whether `word` is a dotted module name (`acme.check`).
+pub(super) fn is_module_name(word: &str) -> bool {
+    word.contains('.')
+        && word
+            .split('.')
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_'))
+}
+
+fn push(out: &mut Vec<String>, spelling: &str) {
+    if !spelling.is_empty() && !out.iter().any(|known| known == spelling) {
+        out.push(spelling.to_owned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spellings;
+
+    #[test]
+    fn a_word_is_spelled_as_loaders_and_compilers_read_it() {
+        for (word, spelled) in [
+            ("Acme::Check", "Acme/Check"),
+            ("Acme::Check::Deep", "Acme/Check/Deep"),
+            ("-Ivendor", "vendor"),
+            ("-I=vendor", "vendor"),
+            ("-iquoteinclude", "include"),
+            ("-Iinclude/sub", "include/sub"),
+            ("vendor]", "vendor"),
+            ("acme.tcl]", "acme.tcl"),
+            ("[source", "source"),
+            ("pkg.mod", "pkg/mod"),
+            ("-IAcme::Deep", "Acme/Deep"),
+        ] {
+            let all = spellings(word);
+            assert!(all.contains(&spelled.to_owned()), "{word}: {all:?}");
+            assert_eq!(all[0], word);
+        }
+        assert_eq!(spellings("plain"), ["plain"]);
+        assert_eq!(spellings("a/b.c"), ["a/b.c"]);
+        assert_eq!(spellings("x[1]"), ["x[1]"]);
+    }
+}
