@@ -68,6 +68,7 @@ pub mod snapshot;
 pub mod standing;
 pub mod synthetic;
 pub mod unsandboxed;
+mod verdict_words;
 
 pub use allowlist::{ALLOWLIST_FILE, Allowlist, AllowlistError, AllowlistSnapshot, Approval};
 pub use binding::{Binding, Subject};

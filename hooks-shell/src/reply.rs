@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use crate::verdict_words::Format;
 use hermes_hooks_core::HookEvent;
 use hermes_hooks_core::replies::{ContextReply, ContinueReply, ToolDecision};
 use serde_json::{Map, Value, json};
@@ -185,6 +186,20 @@ fn read_run(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
         tracing::warn!("shell hook {failure} (event={event} command={command}); stderr={stderr}");
     }
     let parsed = parse_stdout(event, &result.stdout);
+    let blocks = parsed
+        .as_ref()
+        .is_some_and(hermes_hooks_core::runs::reply_blocks);
+    if fails_closed && event == HookEvent::PreToolCall && !blocks {
+        // A verdict in words this format does not read is none (R9-1).
+        let answer = serde_json::from_str::<Value>(strip(&result.stdout)).ok();
+        if let Some(why) = answer
+            .as_ref()
+            .and_then(Value::as_object)
+            .and_then(|object| crate::verdict_words::unreadable(Format::Native, object))
+        {
+            return Some(failed_closed(spec, &why));
+        }
+    }
     if let (true, Some(failure), Some(reply)) = (fails_closed, &failure, &parsed) {
         // A failed run's answer that does not block (an EXIT trap's
         // `{"context": …}`) is no verdict of a fail-closed guard.

@@ -13,6 +13,7 @@ use serde_json::Value;
 use hermes_hooks_process::sandbox::{Profile, Sandbox};
 
 mod disable;
+mod lost_guards;
 mod unwrapped;
 
 use super::entries::Reader;
@@ -338,14 +339,19 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
         Err(Unread::Failed(problem)) => return broken(source, home, discovery, problem, None),
     };
     discovery.files.push((source.dialect, source.path.clone()));
+    if !root.is_object() {
+        // `null`, a list, a string: no setting can be read from it (R9-3).
+        let problem = format!("is not a JSON object (got {})", type_name(&root));
+        return broken(source, home, discovery, problem, None);
+    }
     let hooks = match root.get("hooks") {
         Some(Value::Object(hooks)) => hooks,
-        None | Some(Value::Null) if !source.hooks_file() && !has_event_keys(source, &root) => {
+        None if !source.hooks_file() && !has_event_keys(source, &root) => {
             // A settings file without hooks: nothing to guard. (One whose
             // top-level keys are event names lost its wrapper: as a hooks file.)
             return remember(home, &source.path, &[]);
         }
-        None | Some(Value::Null) => return without_hooks_key(source, home, discovery, &root),
+        None => return without_hooks_key(source, home, discovery, &root),
         Some(other) => {
             let problem = format!(
                 "has a \"hooks\" that is not an object of event names (got {})",
@@ -358,8 +364,10 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     let env = super::top_level::settings_env(source, &root, discovery);
     let before = (discovery.hooks.len(), discovery.unsupported.len());
     let down_before = discovery.guards_down.len();
+    let warnings_from = discovery.warnings.len();
     read_events(source, home, discovery, hooks, &env);
     let guarded = fail_closed_events(discovery, before, down_before);
+    let guarded = lost_guards::keep_lost_guards(source, home, discovery, guarded, warnings_from);
     remember(home, &source.path, &guarded);
 }
 

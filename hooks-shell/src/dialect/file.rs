@@ -41,7 +41,8 @@ fn read_text(path: &Path) -> Result<String, Unread> {
     let file = hermes_hooks_core::regular_file::open_regular(path).map_err(|error| match error
         .kind()
     {
-        std::io::ErrorKind::NotFound => Unread::Missing,
+        // A link whose target is gone is there, and unreadable (R9-3).
+        std::io::ErrorKind::NotFound if path.symlink_metadata().is_err() => Unread::Missing,
         _ => Unread::Failed(format!("cannot be read ({error})")),
     })?;
     let mut bytes = Vec::new();

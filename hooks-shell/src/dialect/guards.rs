@@ -162,9 +162,9 @@ pub(super) enum Remembered {
     Guarded(Vec<HookEvent>),
 }
 
-/// The record file of `source` under `home`.
-fn record_path(home: &Path, source: &Path) -> PathBuf {
-    let digest = Sha256::digest(key_of(source).as_bytes());
+/// The record file of the path keyed `key` under `home`.
+fn record_path(home: &Path, key: &str) -> PathBuf {
+    let digest = Sha256::digest(key.as_bytes());
     let name: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
     home.join(CACHE_DIR).join(format!("{name}.json"))
 }
@@ -178,16 +178,33 @@ fn key_of(source: &Path) -> String {
         .into_owned()
 }
 
-/// What the last good parse of `source` guarded.
+/// The path as named (absolute): a file that turns into a link to
+/// something else (`/dev/zero`, a target that is gone) keeps its record.
+fn named_key(source: &Path) -> String {
+    std::path::absolute(source)
+        .unwrap_or_else(|_| source.to_owned())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// What the last good parse of `source` guarded: recorded under its path as
+/// named, else where it led then.
 pub(super) fn recall(home: &Path, source: &Path) -> Remembered {
-    let record: Option<Value> = std::fs::read(record_path(home, source))
+    match recall_by(home, &named_key(source)) {
+        Remembered::Never => recall_by(home, &key_of(source)),
+        known => known,
+    }
+}
+
+fn recall_by(home: &Path, key: &str) -> Remembered {
+    let record: Option<Value> = std::fs::read(record_path(home, key))
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok());
     let Some(record) = record else {
         return Remembered::Never;
     };
     let ours = record.get("version").and_then(Value::as_u64) == Some(VERSION)
-        && record.get("path").and_then(Value::as_str) == Some(key_of(source).as_str());
+        && record.get("path").and_then(Value::as_str) == Some(key);
     let Some(events) = record.get("fail_closed_events").and_then(Value::as_array) else {
         return Remembered::Never;
     };
@@ -210,15 +227,24 @@ pub(super) fn remember(home: &Path, source: &Path, events: &[HookEvent]) {
     let mut events: Vec<HookEvent> = events.to_vec();
     events.sort_by_key(|event| event.index());
     events.dedup();
-    if recall(home, source) == Remembered::Guarded(events.clone()) {
+    let mut keys = vec![named_key(source), key_of(source)];
+    keys.dedup();
+    for key in keys {
+        remember_by(home, source, &key, &events);
+    }
+}
+
+/// [`remember`] under one key.
+fn remember_by(home: &Path, source: &Path, key: &str, events: &[HookEvent]) {
+    if recall_by(home, key) == Remembered::Guarded(events.to_vec()) {
         return;
     }
     let record = json!({
         "version": VERSION,
-        "path": key_of(source),
+        "path": key,
         "fail_closed_events": events.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
     });
-    let target = record_path(home, source);
+    let target = record_path(home, key);
     let written = target
         .parent()
         .map_or(Ok(()), std::fs::create_dir_all)

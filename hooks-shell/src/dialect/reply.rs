@@ -17,6 +17,7 @@ use super::events::our_args;
 use super::{Dialect, ImportedHook};
 use crate::reply::{DEFAULT_BLOCK_MESSAGE, first_chars, format_seconds};
 use crate::run::RunResult;
+use crate::verdict_words::{Format, unreadable};
 
 /// How much of stderr becomes a block reason (Claude Code caps output at 10,000 characters).
 const STDERR_CHARS: usize = 10_000;
@@ -135,6 +136,17 @@ fn read_run(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> Contri
     match object {
         Some(object) => {
             apply_json(hook, event, &object, &mut out, &name);
+            let denied = matches!(out.gate, Some(Gate::Deny(_)));
+            if event == HookEvent::PreToolCall && !denied {
+                let format = match hook.dialect {
+                    Dialect::Cursor => Format::Cursor,
+                    _ => Format::Claude,
+                };
+                if let Some(why) = unreadable(format, &object) {
+                    // A verdict in words its format does not read is none (R9-1).
+                    fail(&mut out, &why);
+                }
+            }
             if result.exit_code != Some(0) {
                 // A fail-closed guard that failed blocks whatever it printed first
                 // (an EXIT trap's `{}` decides nothing); a fail-open one's JSON decides.
