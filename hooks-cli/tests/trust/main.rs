@@ -41,6 +41,7 @@ mod round5;
 mod round6_shapes;
 mod round7;
 mod round8;
+mod round8_lexical;
 mod sandbox;
 mod sandbox_git;
 mod sealed_tree;
