@@ -42,6 +42,7 @@ mod round6_shapes;
 mod round7;
 mod round8;
 mod round8_guards;
+mod round8_lexical;
 mod round8_modules;
 mod sandbox;
 mod sandbox_git;

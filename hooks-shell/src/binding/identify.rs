@@ -2,14 +2,17 @@
 //! program when it is a path, an interpreter's script argument, every other
 //! argument naming an existing file (relative to the working directory or the
 //! script's own folder: a wrapper's script argument), the files a shell script
-//! `source`s / `.`s by a static path and the modules a Python script imports
-//! from beside it. Whatever cannot be named (command substitution, `-m`, a
+//! `source`s / `.`s by a static path, the modules a Python script imports
+//! from beside it, and what a shell's `-c` string reaches, read the same way
+//! ([`nested`]). Whatever cannot be named (command substitution, `-m`, a
 //! missing script, a dynamic `source`) makes the command *opaque*: its
 //! approval then binds the whole hook tree instead.
 
 use std::path::{Path, PathBuf};
 
 use hermes_hooks_core::home::expand_tilde;
+
+mod nested;
 
 /// Interpreters whose first non-option argument is the script they run.
 const INTERPRETERS: [&str; 14] = [
@@ -69,6 +72,13 @@ pub(crate) fn base_name(word: &str) -> String {
 /// The files `words` (a command split into argv, run in `cwd`) reaches.
 /// `raw` is the command text as configured (checked for `$(` and backticks).
 pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
+    identify_at(raw, words, cwd, 0)
+}
+
+/// [`identify`] of a command `depth` `-c` strings deep ([`nested`]): there
+/// `.` and `source` run their script too, and a command naming no file is
+/// no file (its program is not bound: the shell's string runs it).
+fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) -> Identified {
     let mut found = Identified::default();
     if raw.contains("$(") || raw.contains('`') {
         found.opaque = Some("it runs a command substitution".to_owned());
@@ -108,7 +118,8 @@ pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
             }
         }
     }
-    let interpreter = INTERPRETERS.contains(&program.as_str());
+    let sources = depth > 0 && (words[0] == "." || program == "source");
+    let interpreter = INTERPRETERS.contains(&program.as_str()) || sources;
     let program_path = resolve(&words[0], shell_cwd, None);
     match &program_path {
         Some(path) if words[0].contains('/') || words[0].starts_with('~') => {
@@ -164,6 +175,11 @@ pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
             None => {}
         }
         expect_script = false;
+    }
+    nested::read_shell_strings(words, cwd, depth, &mut found);
+    if depth > 0 {
+        // What it reaches is followed by the command it is part of.
+        return found;
     }
     if found.files.is_empty()
         && found.opaque.is_none()

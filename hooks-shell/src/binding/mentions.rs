@@ -41,7 +41,11 @@
 //! A `..` in a word or a glob is taken by name and where the kernel takes
 //! it (after a link, from where the link leads); a trailing `dir/..` is
 //! kept, and a word its quotes split (`"$D/tools/.."/lib/x`) is read
-//! joined too.
+//! joined too. Words are read as written and as the program reads them
+//! (red team round 8): shell code with its backslash-newlines joined,
+//! `$'...'` decoded, brace lists expanded and `~+` read as `$PWD`
+//! ([`spelled`], [`braces`]); other code with its string literals' escapes
+//! decoded and adjacent literals joined ([`literals`]).
 //!
 //! A JavaScript or TypeScript file read binds the nearest `package.json`
 //! (and Deno's and TypeScript's manifests) of its folder, read for what
@@ -63,13 +67,16 @@
 //! in a git checkout: what the project's build or install rewrites
 //! (`docs/decisions/code-a-project-hook-names.md`).
 
+mod braces;
 mod git_config;
 mod language;
+mod literals;
 mod lookups;
 mod places;
 mod quiet;
 mod read;
 mod scopes;
+mod spelled;
 mod spellings;
 mod tops;
 
@@ -270,8 +277,22 @@ impl Names {
         Ok(())
     }
 
-    /// Binds what the words of `text` (found in `dir`, code of `code`) name.
+    /// Binds what the words of `text` (found in `dir`, code of `code`) name,
+    /// as written and as the program reads them: shell code as bash
+    /// expands it ([`spelled`]), other code's string literals decoded
+    /// ([`literals`]; red team round 8, R8-9, R8-10).
     fn text(&mut self, text: &str, dir: Option<&Path>, code: Code) {
+        self.text_as_written(text, dir, code);
+        let read_so = match code {
+            Code::Shell | Code::Make => spelled::as_bash_reads(text),
+            Code::Other => literals::decoded(text),
+        };
+        if let Some(read_so) = read_so {
+            self.text_as_written(&read_so, dir, code);
+        }
+    }
+
+    fn text_as_written(&mut self, text: &str, dir: Option<&Path>, code: Code) {
         let text = read::without_written_targets(text);
         if git_config::runs_git(&text) {
             self.bind_git_config();

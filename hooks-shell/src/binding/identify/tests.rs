@@ -110,3 +110,38 @@ fn env_runs_its_program_in_the_folder_it_names() {
     );
     assert!(found.opaque.is_some(), "{found:?}");
 }
+
+#[test]
+fn a_file_a_shell_string_runs_is_named_inside_the_project_or_out() {
+    // Red team round 8, R8-11: `F` outside the project (a repository's
+    // installer writes `~/.local/share/acme/x.sh`).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = dir.path().join("share/acme/x.sh");
+    std::fs::create_dir_all(outside.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&outside, "true\n").expect("x.sh");
+    let project = dir.path().join("project");
+    std::fs::create_dir(&project).expect("project");
+    let f = outside.display().to_string();
+    for form in [
+        "cat >/dev/null; sh -c '. F'",
+        "cat >/dev/null; sh -c 'sh F'",
+        "cat >/dev/null; bash -c \". F\"",
+        "cat >/dev/null; bash -c 'source F'",
+        "bash -o pipefail -ec 'true && . F'",
+        "env FOO=1 sh -c 'exec sh F'",
+        "sh -c \"sh -c '. F'\"",
+    ] {
+        let command = form.replace('F', &f);
+        let found = identify(&command, Some(&words(&command)), &project);
+        assert!(found.files.contains(&outside), "{command}: {found:?}");
+    }
+    // What a string cannot name makes the command opaque.
+    for form in [
+        "sh -c '. \"$x\"'",
+        "sh -c 'sh missing.sh'",
+        "sh -c 'sh -c \"sh -c \\\"sh -c \\\\\\\"sh -c true\\\\\\\"\\\"\"'",
+    ] {
+        let found = identify(form, Some(&words(form)), &project);
+        assert!(found.opaque.is_some(), "{form}: {found:?}");
+    }
+}

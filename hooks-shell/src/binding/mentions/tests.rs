@@ -461,6 +461,7 @@ fn a_fifo_is_never_opened_and_a_workspace_link_is_followed() {
     );
 }
 
+mod lexical;
 mod round7;
 mod round8;
 mod round8_modules;

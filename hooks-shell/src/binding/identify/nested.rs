@@ -1,0 +1,73 @@
+//! The string a shell runs with `-c` read as shell code, the way the
+//! command itself is read (red team round 8, R8-11): `sh -c '. F'`,
+//! `sh -c 'sh F'`, `bash -c "source F"` reach `F` as `. F` and `sh F` do,
+//! inside the project or outside it (`~/.local/share/acme/x.sh`), and what
+//! such a string cannot name (a missing script, `. "$x"`) makes the command
+//! opaque. Strings in strings are read too, [`MAX_DEPTH`] deep; deeper, the
+//! command is opaque.
+
+use std::path::Path;
+
+use super::{Identified, base_name, identify_at, push};
+use crate::binding::shell::simple_commands;
+
+/// How many `-c` strings deep a command is read.
+const MAX_DEPTH: usize = 4;
+
+/// Shells that run a `-c` string.
+const SHELLS: [&str; 8] = ["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash"];
+
+/// Adds what the `-c` strings of the shells among `words` (a command
+/// `depth` strings deep) reach to `found`.
+pub(super) fn read_shell_strings(
+    words: &[String],
+    cwd: &Path,
+    depth: usize,
+    found: &mut Identified,
+) {
+    for script in shell_strings(words) {
+        if depth >= MAX_DEPTH {
+            found
+                .opaque
+                .get_or_insert_with(|| format!("it runs shell strings over {MAX_DEPTH} deep"));
+            return;
+        }
+        for command in simple_commands(script) {
+            let inner = identify_at(script, Some(&command), cwd, depth + 1);
+            for file in inner.files {
+                push(&mut found.files, file);
+            }
+            if let Some(why) = inner.opaque {
+                found.opaque.get_or_insert(why);
+            }
+        }
+    }
+}
+
+/// The strings a shell among `words` runs with `-c` (`sh -c S`,
+/// `bash -ec S`, `bash -o pipefail -c S`, `env sh -c S`).
+fn shell_strings(words: &[String]) -> Vec<&str> {
+    let mut scripts = Vec::new();
+    for (at, word) in words.iter().enumerate() {
+        if !SHELLS.contains(&base_name(word).as_str()) {
+            continue;
+        }
+        let mut option = at + 1;
+        while let Some(flag) = words.get(option) {
+            let letters = flag.strip_prefix(['-', '+']).unwrap_or("");
+            if letters.is_empty()
+                || flag == "--"
+                || !letters.chars().all(|c| c.is_ascii_alphabetic())
+            {
+                break;
+            }
+            if flag.starts_with('-') && letters.ends_with('c') {
+                scripts.extend(words.get(option + 1).map(String::as_str));
+                break;
+            }
+            // `-o pipefail`, `+O extglob`: a value follows.
+            option += if letters.ends_with(['o', 'O']) { 2 } else { 1 };
+        }
+    }
+    scripts
+}
