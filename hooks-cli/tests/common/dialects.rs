@@ -90,3 +90,31 @@ pub(crate) fn claude_project(project: &Path) {
 pub(crate) fn bash(command: &str) -> Value {
     json!({"tool_name": "terminal", "args": {"command": command}, "session_id": "s"})
 }
+
+/// The user's `~/.claude/settings.json` with one fail-closed `PreToolUse`
+/// handler for `matcher` running `sh ~/.claude/guard.sh` (whose text is
+/// `body`), `if` set to `rule` when given.
+pub(crate) fn user_fail_closed_guard(
+    home: &TempHome,
+    matcher: &str,
+    body: &str,
+    rule: Option<&str>,
+) {
+    let guard = write(&home.user_home, ".claude/guard.sh", body);
+    let mut handler = json!({"type": "command", "command": format!("sh {}", guard.display()),
+        "failClosed": true});
+    if let Some(rule) = rule {
+        handler["if"] = json!(rule);
+    }
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [handler]}]}});
+    write(
+        &home.user_home,
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
+}
+
+/// A guard body that reads its input and answers `answer` (exit 0).
+pub(crate) fn answering(answer: &Value) -> String {
+    format!("cat >/dev/null\necho '{answer}'\n")
+}

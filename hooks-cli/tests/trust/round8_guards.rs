@@ -9,7 +9,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::dialects::{emit_terminal, home_with, write};
+use crate::dialects::{answering, emit_terminal, home_with, user_fail_closed_guard, write};
 use crate::harness;
 use crate::support::{Run, TempHome};
 
@@ -178,28 +178,15 @@ fn a_fail_closed_guard_naming_no_tool_guards_the_tool_meant_and_says_so() {
     // R8-12: `bash`, Hermes's own `terminal`, another agent's `Shell`: no
     // call arrives with these names, so as written the guard never runs.
     let cases = [
-        (json!("bash"), None),
-        (json!("terminal"), None),
-        (json!("Bash"), Some("bash(rm *)")),
-        (json!("Bash"), Some("Shell(rm *)")),
+        ("bash", None),
+        ("terminal", None),
+        ("Bash", Some("bash(rm *)")),
+        ("Bash", Some("Shell(rm *)")),
     ];
     for (matcher, rule) in cases {
         let (home, project) = home_with("[claude]");
-        let guard = write(
-            &home.user_home,
-            ".claude/guard.sh",
-            "cat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"guard ran\"}'\n",
-        );
-        let mut handler = json!({"type": "command", "command": format!("sh {}", guard.display()), "failClosed": true});
-        if let Some(rule) = rule {
-            handler["if"] = json!(rule);
-        }
-        let settings = json!({"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [handler]}]}});
-        write(
-            &home.user_home,
-            ".claude/settings.json",
-            &settings.to_string(),
-        );
+        let ran = answering(&json!({"decision": "block", "reason": "guard ran"}));
+        user_fail_closed_guard(&home, matcher, &ran, rule);
         let case = format!("matcher {matcher} if {rule:?}");
         let emitted = emit_terminal(&home, &project, "rm -rf /", true);
         assert_eq!(

@@ -6,25 +6,14 @@
 
 use serde_json::{Value, json};
 
-use crate::dialects::{emit_terminal, home_with, in_project, write};
+use crate::dialects::{
+    answering, emit_terminal, home_with, in_project, user_fail_closed_guard, write,
+};
 use crate::support::TempHome;
 
-/// The user's fail-closed `~/.claude` guard printing `answer` and exiting 0.
-fn claude_guard(home: &TempHome, answer: &Value) -> Value {
-    let guard = write(
-        &home.user_home,
-        ".claude/guard.sh",
-        &format!("cat >/dev/null\necho '{answer}'\n"),
-    );
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": format!("sh {}", guard.display()), "failClosed": true}
-    ]}]}});
-    write(
-        &home.user_home,
-        ".claude/settings.json",
-        &settings.to_string(),
-    );
-    settings
+/// The user's fail-closed `~/.claude` guard of `Bash` printing `answer` and exiting 0.
+fn claude_guard(home: &TempHome, answer: &Value) {
+    user_fail_closed_guard(home, "Bash", &answering(answer), None);
 }
 
 fn action(emitted: &Value) -> &Value {
@@ -97,19 +86,8 @@ fn a_native_or_cursor_fail_closed_verdict_it_cannot_read_blocks() {
 fn more_matchers_no_call_arrives_with_guard_the_tool_meant() {
     for pattern in ["Terminal", "^bash$", "Bash(rm *)", "BashTool"] {
         let (home, project) = home_with("[claude]");
-        let guard = write(
-            &home.user_home,
-            ".claude/guard.sh",
-            "cat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"guard ran\"}'\n",
-        );
-        let settings = json!({"hooks": {"PreToolUse": [{"matcher": pattern, "hooks": [
-            {"type": "command", "command": format!("sh {}", guard.display()), "failClosed": true}
-        ]}]}});
-        write(
-            &home.user_home,
-            ".claude/settings.json",
-            &settings.to_string(),
-        );
+        let ran = answering(&json!({"decision": "block", "reason": "guard ran"}));
+        user_fail_closed_guard(&home, pattern, &ran, None);
         let emitted = emit_terminal(&home, &project, "rm -rf /", true);
         assert_eq!(
             emitted["outcome"]["message"],
