@@ -464,3 +464,4 @@ fn a_fifo_is_never_opened_and_a_workspace_link_is_followed() {
 mod round7;
 mod round8;
 mod round8_modules;
+mod round9;
