@@ -43,6 +43,7 @@ mod round7;
 mod round8;
 mod round8_guards;
 mod round8_modules;
+mod round9_paths;
 mod sandbox;
 mod sandbox_git;
 mod sealed_tree;
