@@ -21,6 +21,7 @@ mod git_index;
 mod identify;
 pub(crate) use identify::base_name;
 mod mentions;
+mod program;
 mod python_sites;
 mod shell;
 mod tree;
@@ -146,12 +147,16 @@ impl Subject {
         }
     }
 
-    /// What the files of this hook are, as far as they can be named.
+    /// What the files of this hook are, as far as they can be named, with
+    /// the programs it runs by name that `PATH` finds in a project folder
+    /// (`program`).
     pub fn identify(&self) -> Identified {
         if self.request.is_some() {
             return Identified::default();
         }
-        identify(&self.command, self.words.as_deref(), &self.cwd)
+        let mut found = identify(&self.command, self.words.as_deref(), &self.cwd);
+        self.add_project_programs(&mut found);
+        found
     }
 
     /// The definitions of the folder it runs in that its command executes
@@ -165,15 +170,16 @@ impl Subject {
 
     /// The project its approval is given in: the one it was imported for,
     /// else, for the user's own hook whose command runs definitions of the
-    /// folder it runs in, that folder (an approval there is not one elsewhere).
+    /// folder it runs in or finds a program of on `PATH`, that folder (an
+    /// approval there is not one elsewhere).
     pub fn bound_project(&self) -> Option<PathBuf> {
         self.bound_project_with(&self.reached())
     }
 
     fn bound_project_with(&self, reached: &Reached) -> Option<PathBuf> {
-        self.project
-            .clone()
-            .or_else(|| (!reached.is_empty()).then(|| self.cwd.clone()))
+        self.project.clone().or_else(|| {
+            (!reached.is_empty() || self.runs_project_program()).then(|| self.cwd.clone())
+        })
     }
 
     /// The binding of the hook as it is now.
@@ -204,7 +210,7 @@ impl Subject {
                 .collect(),
             ..Binding::default()
         };
-        for file in &found.files {
+        for file in found.files.iter().chain(&found.programs) {
             let hash = match code {
                 Some((path, hash)) if path == file => hash.to_owned(),
                 _ => cache::cached_file(file, || {

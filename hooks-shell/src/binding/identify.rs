@@ -41,6 +41,10 @@ pub struct Identified {
     pub code: Option<Code>,
     /// Some code cannot be identified: why (bind the hook tree).
     pub opaque: Option<String>,
+    /// Programs found on `PATH` in a project folder that lead elsewhere (a
+    /// virtual environment's `python3`), and what they read of it at
+    /// start-up: bound by content, not read for names (`program`).
+    pub programs: Vec<PathBuf>,
 }
 
 /// The file a command executes.
@@ -183,7 +187,7 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
     }
     if found.files.is_empty()
         && found.opaque.is_none()
-        && let Some(path) = program_path.or_else(|| on_path(&words[0]))
+        && let Some(path) = program_path.or_else(|| on_path(&words[0], cwd))
     {
         // A bare program and nothing else: the program is the code.
         push(&mut found.files, path);
@@ -230,11 +234,18 @@ fn resolve(word: &str, cwd: &Path, beside: Option<&Path>) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-fn on_path(program: &str) -> Option<PathBuf> {
-    let paths = std::env::var_os("PATH")?;
-    std::env::split_paths(&paths)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
+/// The file a bare program name runs, found on `PATH` as the run finds it.
+fn on_path(program: &str, cwd: &Path) -> Option<PathBuf> {
+    super::program::find(program, &std::env::var_os("PATH")?, cwd)
+}
+
+/// Adds `path`, a file the command runs, and the files it sources or
+/// imports.
+pub(super) fn add_run_file(found: &mut Identified, path: PathBuf, cwd: &Path) {
+    if !found.files.contains(&path) {
+        found.files.push(path.clone());
+        follow(&path, cwd, found, 0);
+    }
 }
 
 /// Whether a file executed directly runs the same as `/proc/self/fd/N`: a

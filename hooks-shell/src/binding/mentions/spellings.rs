@@ -2,7 +2,10 @@
 //! a dotted module (`pkg.mod` → `pkg/mod`), a Perl module (`Acme::Check` →
 //! `Acme/Check`, then `.pm` as loaders add it), an include folder given
 //! with its option (`-Ivendor` on a `#!` line or a compiler's command,
-//! `-iquote inc`), and a word Tcl's brackets end (`[file join $d vendor]`).
+//! `-iquote inc`), a word Tcl's brackets end (`[file join $d vendor]`),
+//! and each entry of a `:` list (`CDPATH=.:vendor`, `PYTHONPATH=a:lib`: red
+//! team round 9, R9-6): every entry is a folder later words are looked up
+//! from, as `cd pkg` looks `pkg` up in each entry of `CDPATH`.
 
 /// Compiler and interpreter options whose value, written joined, is a
 /// folder searched for what is loaded or included (`perl -Ivendor`, `ruby
@@ -31,6 +34,13 @@ pub(super) fn spellings(word: &str) -> Vec<String> {
         return out;
     }
     push(&mut out, bare);
+    if bare.contains(':') {
+        // A search list: each entry (an empty one, or `.`, is the folder
+        // the word is read from, looked up already).
+        for entry in bare.split(':').filter(|entry| *entry != ".") {
+            push(&mut out, entry);
+        }
+    }
     if !bare.contains('/') {
         if bare.contains("::") {
             // Perl (`use Acme::Check;`, `require Acme::Check`, `use parent
@@ -79,6 +89,11 @@ mod tests {
             ("[source", "source"),
             ("pkg.mod", "pkg/mod"),
             ("-IAcme::Deep", "Acme/Deep"),
+            (".:vendor", "vendor"),
+            (":vendor", "vendor"),
+            ("a:vendor", "a"),
+            ("a:vendor", "vendor"),
+            ("/p/a:/p/vendor/", "/p/vendor/"),
         ] {
             let all = spellings(word);
             assert!(all.contains(&spelled.to_owned()), "{word}: {all:?}");

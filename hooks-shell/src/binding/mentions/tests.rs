@@ -465,3 +465,4 @@ mod lexical;
 mod round7;
 mod round8;
 mod round8_modules;
+mod round9;

@@ -1,0 +1,263 @@
+//! The programs a command runs by name, found on `PATH` as the run finds
+//! them (red team round 9, R9-5). The user's guard `python3
+//! ~/.claude/hooks/guard.py` (or `/usr/bin/env python3 …`) runs whatever
+//! `python3` comes first on the host's `PATH`; with a project folder there
+//! (direnv's `PATH_add bin`, an activated `.venv/bin`, `node_modules/.bin`)
+//! that is the repository's program.
+//!
+//! A program found in a project folder (by its path or where its links
+//! lead) is bound like a script, under the path found: by the content of
+//! what it leads to, so an edit asks again, and a different program found
+//! first is a new path in the binding, which asks again too. One whose
+//! content lies in the project is also read as the project's code (what it
+//! sources, what it names); a virtual environment's interpreter linking to
+//! the system's binds what that interpreter reads of the environment at
+//! start-up (`pyvenv.cfg`, each site folder's `.pth` files, the modules
+//! their `import` lines name, `sitecustomize.py`). A program found
+//! anywhere else (`/usr/bin/python3`, a pyenv shim) is the user's machine,
+//! not the repository's: not bound, so updating it never asks again.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use super::identify::{self, Identified, base_name};
+use super::{Subject, normalize, shell, wrappers};
+
+/// The most programs looked up for one hook.
+const MAX_PROGRAMS: usize = 64;
+/// Modules an interpreter imports at start-up from its site folder.
+const STARTUP_MODULES: [&str; 2] = ["sitecustomize.py", "usercustomize.py"];
+
+/// The programs of a hook found on `PATH` in a project folder.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct ProjectPrograms {
+    /// Programs whose content lies in a project folder: bound and read as
+    /// the project's code.
+    pub code: Vec<PathBuf>,
+    /// Programs found there that lead elsewhere, and what they read of the
+    /// folder at start-up: bound by content only.
+    pub bound: Vec<PathBuf>,
+}
+
+impl Subject {
+    /// Adds to `found` the programs this hook runs by name that `PATH`
+    /// finds in a project folder: read as code, or bound by content.
+    pub(super) fn add_project_programs(&self, found: &mut Identified) {
+        let programs = self.project_programs();
+        for path in programs.code {
+            identify::add_run_file(found, path, &self.cwd);
+        }
+        found.programs = programs.bound;
+    }
+
+    /// Whether `PATH` finds a program of this hook in a project folder.
+    pub(super) fn runs_project_program(&self) -> bool {
+        let programs = self.project_programs();
+        !programs.code.is_empty() || !programs.bound.is_empty()
+    }
+
+    /// The programs this hook runs by name that `PATH` finds in a project
+    /// folder (see the module documentation).
+    fn project_programs(&self) -> ProjectPrograms {
+        let mut found = ProjectPrograms::default();
+        if self.request.is_some() {
+            return found;
+        }
+        let folders: Vec<PathBuf> = self
+            .project
+            .iter()
+            .chain(std::iter::once(&self.cwd))
+            .filter(|folder| folder.parent().is_some())
+            .cloned()
+            .collect();
+        let search = self.search_path();
+        for path in self.programs_on(&search) {
+            let real = std::fs::canonicalize(&path).ok();
+            let real_inside = real.as_deref().is_some_and(|real| lies_in(real, &folders));
+            if real_inside {
+                push(&mut found.code, path.clone());
+                // Read as the project's code where it lies.
+                push(&mut found.code, real.unwrap_or(path));
+            } else if lies_in(&path, &folders) {
+                for file in std::iter::once(path.clone()).chain(venv_startup(&path)) {
+                    push(&mut found.bound, file);
+                }
+            }
+        }
+        found
+    }
+
+    /// The `PATH` the hook runs with: its configuration's, else ours.
+    fn search_path(&self) -> OsString {
+        self.env
+            .iter()
+            .rev()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| OsString::from(value))
+            .or_else(|| std::env::var_os("PATH"))
+            .unwrap_or_default()
+    }
+
+    /// Each program the hook runs by name, found on `search`: the program
+    /// of each simple command of its line and the wrappers before it, and
+    /// the `sh` an imported shell-form command runs through.
+    fn programs_on(&self, search: &OsStr) -> Vec<PathBuf> {
+        let mut commands: Vec<Vec<String>> = self.words.iter().cloned().collect();
+        commands.extend(shell::simple_commands(&self.command));
+        if self.project.is_some() {
+            commands.push(vec!["sh".to_owned()]);
+        }
+        let mut found = Vec::new();
+        for command in commands {
+            let unwrapped = wrappers::unwrap(&command);
+            let search = with_assignments(&unwrapped.assignments, search);
+            for name in bare_names(&command, &unwrapped) {
+                if found.len() >= MAX_PROGRAMS {
+                    return found;
+                }
+                if let Some(path) = find(&name, &search, &self.cwd) {
+                    push(&mut found, path);
+                }
+            }
+        }
+        found
+    }
+}
+
+/// The names `command` runs by name: the wrappers before its program, and
+/// the program when it is not a path.
+fn bare_names(command: &[String], unwrapped: &wrappers::Unwrapped) -> Vec<String> {
+    let before = command.len().saturating_sub(unwrapped.words.len());
+    let mut names: Vec<String> = command[..before]
+        .iter()
+        .filter(|word| wrappers::is_wrapper(&base_name(word)))
+        .cloned()
+        .collect();
+    names.extend(unwrapped.words.first().cloned());
+    names.retain(|name| {
+        !name.is_empty() && !name.contains(['/', '=', '$', '`']) && !name.starts_with('~')
+    });
+    names
+}
+
+/// `search` as a `PATH=…` assignment before the command sets it
+/// (`$PATH` in it taken as `search`).
+fn with_assignments(assignments: &[(String, String)], search: &OsStr) -> OsString {
+    match assignments.iter().rev().find(|(name, _)| name == "PATH") {
+        Some((_, value)) => {
+            let outer = search.to_string_lossy();
+            OsString::from(value.replace("${PATH}", &outer).replace("$PATH", &outer))
+        }
+        None => search.to_owned(),
+    }
+}
+
+/// The file `name` runs, found on `search` as `execvp` finds it: the first
+/// executable regular file, an empty or relative entry taken from `cwd`.
+pub(super) fn find(name: &str, search: &OsStr, cwd: &Path) -> Option<PathBuf> {
+    std::env::split_paths(search)
+        .map(|folder| normalize(&cwd.join(folder).join(name)))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Whether `path` lies in one of `folders`, by name or where they lead.
+fn lies_in(path: &Path, folders: &[PathBuf]) -> bool {
+    folders.iter().any(|folder| {
+        path.starts_with(folder)
+            || std::fs::canonicalize(folder).is_ok_and(|real| path.starts_with(real))
+    })
+}
+
+/// What the interpreter at `program`, in a virtual environment's `bin`,
+/// reads of it at start-up: `pyvenv.cfg`, and in each of its site folders
+/// the `.pth` files, the modules their `import` lines name and
+/// `sitecustomize.py` / `usercustomize.py`. Nothing when it is not in one.
+fn venv_startup(program: &Path) -> Vec<PathBuf> {
+    let Some(prefix) = program.parent().and_then(Path::parent) else {
+        return Vec::new();
+    };
+    let config = prefix.join("pyvenv.cfg");
+    if !config.is_file() {
+        return Vec::new();
+    }
+    let mut files = vec![config];
+    for lib in ["lib", "lib64"] {
+        let Ok(versions) = std::fs::read_dir(prefix.join(lib)) else {
+            continue;
+        };
+        for version in versions.flatten().take(16) {
+            if version.file_name().to_string_lossy().starts_with("python") {
+                site_startup(&version.path().join("site-packages"), &mut files);
+            }
+        }
+    }
+    files
+}
+
+/// The start-up files of the site folder `site` ([`venv_startup`]).
+fn site_startup(site: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(site) else {
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .take(10_000)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let path = site.join(&name);
+        if STARTUP_MODULES.contains(&name.as_str()) {
+            push(files, path);
+        } else if name.ends_with(".pth") {
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            push(files, path);
+            for module in imported_modules(&text) {
+                for file in [
+                    site.join(format!("{module}.py")),
+                    site.join(&module).join("__init__.py"),
+                ] {
+                    if file.is_file() {
+                        push(files, file);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The top-level modules a `.pth` file's `import` lines name.
+fn imported_modules(text: &str) -> Vec<String> {
+    let mut modules = Vec::new();
+    for line in text.lines().map(str::trim_start) {
+        if !line.starts_with("import ") && !line.starts_with("import\t") {
+            continue;
+        }
+        for statement in line.split(';').map(str::trim) {
+            let Some(names) = statement.strip_prefix("import") else {
+                continue;
+            };
+            for name in names.split(',') {
+                let first = name.split_whitespace().next().unwrap_or("");
+                let top = first.split('.').next().unwrap_or("");
+                if !top.is_empty() && top.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    modules.push(top.to_owned());
+                }
+            }
+        }
+    }
+    modules
+}
+
+fn push(list: &mut Vec<PathBuf>, path: PathBuf) {
+    if !list.contains(&path) {
+        list.push(path);
+    }
+}
+
+#[cfg(test)]
+mod tests;
