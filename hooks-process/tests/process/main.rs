@@ -12,6 +12,7 @@ mod runtime;
 mod sandbox;
 mod sandbox_git;
 mod sandbox_kernel_record;
+mod sandbox_recorded_reach;
 mod sandbox_links;
 mod sandbox_read_links;
 mod sandbox_secrets;
