@@ -111,7 +111,12 @@ fn blocked_with(
     prepare(&scene);
     let emitted = emit_in(&scene, false, env);
     assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted}");
-    Some(emitted["outcome"]["message"].as_str().unwrap_or_default().to_owned())
+    Some(
+        emitted["outcome"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
 }
 
 fn assert_says(message: &str, words: &[&str]) {
@@ -129,11 +134,12 @@ fn host_tmp_reached_by_chdir_exec_or_io_uring_blocks(unprivileged: bool) {
     let exec = python_guard(&format!(
         "answer = subprocess.run(['{dir}/policy'], capture_output=True).stdout.decode()"
     ));
-    let mut cases = vec![
-        (chdir, dir.to_string()),
-        (exec, format!("{dir}/policy")),
-    ];
-    if std::process::Command::new("node").arg("--version").output().is_ok() {
+    let mut cases = vec![(chdir, dir.to_string()), (exec, format!("{dir}/policy"))];
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok()
+    {
         let node = format!(
             "#!/bin/sh\ncat >/dev/null\nv=$(UV_USE_IO_URING=1 node -e \
              'require(\"fs\").promises.readFile(\"{dir}/rules.txt\", \"utf8\")\
@@ -150,7 +156,10 @@ fn host_tmp_reached_by_chdir_exec_or_io_uring_blocks(unprivileged: bool) {
             return;
         };
         let hid = format!("'project' hid the host's {hidden}");
-        assert_says(&message, &[&hid, &format!("`sandbox: {{read: [{hidden}]}}`")]);
+        assert_says(
+            &message,
+            &[&hid, &format!("`sandbox: {{read: [{hidden}]}}`")],
+        );
     }
 }
 
@@ -210,8 +219,7 @@ fn runtime_policy_daemon_blocks(unprivileged: bool) {
     if !super::linked_tool_folder::sandbox_applies("a silenced fail-closed guard") {
         return;
     }
-    let guard =
-        socket_guard("os.environ['CLAUDE_PROJECT_DIR'] + '/../runtime/policy.sock'");
+    let guard = socket_guard("os.environ['CLAUDE_PROJECT_DIR'] + '/../runtime/policy.sock'");
     let Some(scene) = project_guard_in(unprivileged, &guard, true, None) else {
         return;
     };
@@ -223,7 +231,10 @@ fn runtime_policy_daemon_blocks(unprivileged: bool) {
     assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted}");
     let message = emitted["outcome"]["message"].as_str().unwrap_or_default();
     let socket = std::fs::canonicalize(&socket).unwrap();
-    let kept = format!("'project' kept the unix socket {} from it", socket.display());
+    let kept = format!(
+        "'project' kept the unix socket {} from it",
+        socket.display()
+    );
     let listed = format!("`sandbox: {{read: [{}]}}`", socket.display());
     assert_says(message, &[&kept, &listed]);
     // The map the message names: the guard asks its daemon and blocks by it.

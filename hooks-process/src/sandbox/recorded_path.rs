@@ -3,56 +3,11 @@
 //! folder or `dirfd` as it sees them (a Python `os.chdir("/tmp/x")` then
 //! `open("rules.txt")`, a shell's `cd /tmp && cat x/rules`), and checked
 //! against the host's `/tmp` its private `/tmp` hides.
-//!
-//! `unsafe` is allowed here for `process_vm_readv` alone.
-#![allow(unsafe_code)]
 // Compiled on Linux, used only with the `sandbox` feature.
 #![cfg_attr(not(feature = "sandbox"), allow(dead_code))]
 
-use std::ffi::OsStr;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
-
-/// Up to `len` bytes at `address` in the memory of `pid` (fewer where an
-/// unmapped page begins); `None` when nothing could be read.
-pub(crate) fn read_memory(pid: u32, address: u64, len: usize) -> Option<Vec<u8>> {
-    let mut bytes = vec![0u8; len];
-    let local = libc::iovec {
-        iov_base: bytes.as_mut_ptr().cast(),
-        iov_len: len,
-    };
-    let remote = libc::iovec {
-        iov_base: address as *mut libc::c_void,
-        iov_len: len,
-    };
-    // SAFETY: reads at most `len` bytes into `bytes`, which holds them; the
-    // remote address is only read by the kernel, for the caller.
-    let read = unsafe { libc::process_vm_readv(pid as libc::pid_t, &local, 1, &remote, 1, 0) };
-    let read = usize::try_from(read).ok().filter(|read| *read > 0)?;
-    bytes.truncate(read);
-    Some(bytes)
-}
-
-/// The NUL-terminated path at `address` in the memory of `pid`, read a
-/// page at a time (a path may end just before an unmapped page).
-pub(crate) fn read_path(pid: u32, address: u64) -> Option<PathBuf> {
-    const PAGE: u64 = 4096;
-    let mut path = Vec::new();
-    let mut at = address;
-    while path.len() < libc::PATH_MAX as usize {
-        let chunk = read_memory(pid, at, (PAGE - at % PAGE) as usize)?;
-        match chunk.iter().position(|byte| *byte == 0) {
-            Some(end) => {
-                path.extend_from_slice(&chunk[..end]);
-                return Some(PathBuf::from(OsStr::from_bytes(&path)));
-            }
-            None => path.extend_from_slice(&chunk),
-        }
-        at += chunk.len() as u64;
-    }
-    None
-}
 
 /// `path` as `pid` looks it up: as it is when absolute, else joined to the
 /// folder `dirfd` is open on (`None` or `AT_FDCWD`: its working folder),

@@ -12,6 +12,11 @@
 //!   bound to (`/proc/net/unix`), where the sandbox cuts abstract sockets
 //!   off (an empty network namespace, Landlock's scope).
 //!
+//! The name-lookup daemons' sockets ([`NAME_LOOKUPS`]) are passed over:
+//! the C library asks them on its own (nscd for every user look-up, where
+//! it runs) and falls back to its files when it cannot; a guard that
+//! needs a name looked up needs the network too, which is recorded.
+//!
 //! `sendto()`/`sendmsg()` with an address (a datagram without `connect()`)
 //! is not recorded (see `docs/decisions/sandboxed-hooks.md`).
 // Compiled on Linux, used only with the `sandbox` feature.
@@ -22,7 +27,16 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
-use super::recorded_path::{absolute, read_memory};
+use super::kernel_record::read_memory;
+use super::recorded_path::absolute;
+
+/// The masked sockets of name look-ups (`masked.rs`'s `SYSTEM_SOCKETS`),
+/// which the C library reaches on its own: not recorded.
+const NAME_LOOKUPS: &[&str] = &[
+    "/run/avahi-daemon",
+    "/run/nscd",
+    "/run/systemd/resolve/io.systemd.Resolve",
+];
 
 /// A unix socket address a caller named.
 #[derive(Debug, PartialEq, Eq)]
@@ -69,7 +83,10 @@ fn parse(bytes: &[u8]) -> Option<Address> {
     if let Some(name) = path.strip_prefix(&[0]) {
         return Some(Address::Abstract(name.to_vec()));
     }
-    let end = path.iter().position(|byte| *byte == 0).unwrap_or(path.len());
+    let end = path
+        .iter()
+        .position(|byte| *byte == 0)
+        .unwrap_or(path.len());
     let path = &path[..end];
     (!path.is_empty()).then(|| Address::Named(PathBuf::from(OsStr::from_bytes(path))))
 }
@@ -88,7 +105,9 @@ fn shown_abstract(name: &[u8]) -> String {
 /// (the path is each line's last field).
 fn host_has_abstract(listing: &[u8], shown: &str) -> bool {
     let field = [b" ", shown.as_bytes()].concat();
-    listing.split(|byte| *byte == b'\n').any(|line| line.ends_with(&field))
+    listing
+        .split(|byte| *byte == b'\n')
+        .any(|line| line.ends_with(&field))
 }
 
 /// The host's socket at `path` (links resolved there) when `pid` sees no
@@ -96,6 +115,9 @@ fn host_has_abstract(listing: &[u8], shown: &str) -> bool {
 /// `None` when the host has none, or `pid`'s root cannot be read.
 fn unreachable_named(pid: u32, path: &Path) -> Option<PathBuf> {
     let real = std::fs::canonicalize(path).ok()?;
+    if NAME_LOOKUPS.iter().any(|place| real.starts_with(place)) {
+        return None;
+    }
     let host = std::fs::metadata(&real).ok()?;
     if !host.file_type().is_socket() {
         return None;
@@ -131,6 +153,13 @@ mod tests {
         let inet = u16::try_from(libc::AF_INET).unwrap().to_ne_bytes();
         assert_eq!(parse(&[&inet[..], b"/x\0"].concat()), None);
         assert_eq!(parse(&[1]), None);
+    }
+
+    #[test]
+    fn the_name_lookups_passed_over_are_masked_system_sockets() {
+        for place in NAME_LOOKUPS {
+            assert!(super::super::SYSTEM_SOCKETS.contains(place), "{place}");
+        }
     }
 
     #[test]

@@ -18,7 +18,12 @@ const SILENCED_GUARD: &str = "curl -s --max-time 5 http://127.0.0.1:1/ 2>/dev/nu
 
 impl World {
     /// Runs `script` under `profile`, its network attempts recorded or not.
-    pub(crate) async fn run_recorded(&self, profile: Profile, record: bool, script: &str) -> RunOutput {
+    pub(crate) async fn run_recorded(
+        &self,
+        profile: Profile,
+        record: bool,
+        script: &str,
+    ) -> RunOutput {
         let mut context = Context::new(&self.project);
         context.home = Some(self.home.clone());
         context.record_denials = record;

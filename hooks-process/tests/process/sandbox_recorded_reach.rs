@@ -126,7 +126,10 @@ async fn a_unix_socket_masked_hidden_or_cut_off_is_recorded_when_asked() {
     let _daemon = abstract_listener(&name);
     let cases = [
         (masked.display().to_string(), masked.display().to_string()),
-        (hidden.0.display().to_string(), hidden.0.display().to_string()),
+        (
+            hidden.0.display().to_string(),
+            hidden.0.display().to_string(),
+        ),
         (format!("\\0{name}"), format!("@{name}")),
     ];
     for (address, denied) in cases {
@@ -162,7 +165,9 @@ async fn a_unix_socket_the_hook_reaches_or_the_host_lacks_is_not_recorded() {
         format!("\\0{name}-absent"),
         format!("/tmp/hermes-reach-{}-absent.sock", std::process::id()),
     ] {
-        let output = world.run_recorded(Profile::Project, true, &connect(&address)).await;
+        let output = world
+            .run_recorded(Profile::Project, true, &connect(&address))
+            .await;
         assert_eq!(output.denied_unix_socket, None, "{address}: {output:?}");
     }
     // Its own socket at a host socket's path in its private `/tmp`.
@@ -192,7 +197,11 @@ async fn io_uring_is_refused_to_a_recorded_hook_and_its_opens_are_then_recorded(
     let output = world
         .run_recorded(Profile::Project, true, IO_URING_SETUP)
         .await;
-    assert_eq!(stdout(&output), format!("errno {}", libc::ENOSYS), "{output:?}");
+    assert_eq!(
+        stdout(&output),
+        format!("errno {}", libc::ENOSYS),
+        "{output:?}"
+    );
     // Unrecorded, the same hook gets what the host gives it.
     let host = std::process::Command::new("sh")
         .args(["-c", IO_URING_SETUP])

@@ -140,7 +140,9 @@ pub(crate) fn recorded(profile: &str, result: &RunResult) -> Vec<String> {
         ));
     }
     if let Some(socket) = &result.denied_unix_socket {
-        said.push(format!("sandbox '{profile}' denied (unix socket): {socket}"));
+        said.push(format!(
+            "sandbox '{profile}' denied (unix socket): {socket}"
+        ));
     }
     if result.network_attempts > 0 {
         let attempts = result.network_attempts;
