@@ -107,6 +107,24 @@ impl ChildTree {
         };
         #[cfg(not(target_os = "linux"))]
         let setup = Setup::default();
+        // The kernel's record is answered from the child's own `execve` on:
+        // listened on before the spawn, the child's end closed after it.
+        #[cfg(target_os = "linux")]
+        let listening = sandbox
+            .as_mut()
+            .and_then(super::sandbox::Prepared::take_record_channel)
+            .map(super::sandbox::kernel_record::Channel::listen)
+            .transpose();
+        #[cfg(target_os = "linux")]
+        let (spawned, record) = match listening {
+            Ok(listening) => {
+                let spawned = spawn::spawn(command, setup);
+                let record = listening.map(super::sandbox::kernel_record::Listening::spawned);
+                (spawned, record)
+            }
+            Err(error) => (Err(error), None),
+        };
+        #[cfg(not(target_os = "linux"))]
         let spawned = spawn::spawn(command, setup);
         #[cfg(target_os = "linux")]
         let spawned = spawned.inspect_err(|_| {
@@ -133,10 +151,6 @@ impl ChildTree {
             .and_then(super::sandbox::Prepared::take_private_dir);
         #[cfg(not(target_os = "linux"))]
         let private_dir = None;
-        #[cfg(target_os = "linux")]
-        let record_channel = sandbox
-            .as_mut()
-            .and_then(super::sandbox::Prepared::take_record_channel);
         // The ruleset fd was needed until the child applied it (without the
         // `sandbox` feature `Prepared` holds nothing to release).
         #[allow(clippy::drop_non_drop)]
@@ -150,10 +164,6 @@ impl ChildTree {
                 return Err(error);
             }
         };
-        // The child sent its record's listener before `execve` and waits
-        // for answers from its first look-up on: answered from now on.
-        #[cfg(target_os = "linux")]
-        let record = record_channel.map(super::sandbox::kernel_record::Channel::watch);
         let pipes = pipe_inodes(&child);
         let pid = child
             .id()
@@ -184,7 +194,7 @@ impl ChildTree {
             token: token.clone(),
             cgroup: cgroup_dir,
         }));
-        let mut tree = ChildTree {
+        let tree = ChildTree {
             child,
             pid,
             token,
@@ -198,19 +208,8 @@ impl ChildTree {
             #[cfg(all(target_os = "linux", feature = "sandbox"))]
             mount_namespace,
             #[cfg(target_os = "linux")]
-            record: None,
+            record,
         };
-        // Without its record the run would go unrecorded: the tree ends,
-        // the spawn fails.
-        #[cfg(target_os = "linux")]
-        match record {
-            Some(Ok(record)) => tree.record = Some(record),
-            Some(Err(error)) => {
-                tree.kill_tree();
-                return Err(error);
-            }
-            None => {}
-        }
         Ok(tree)
     }
 
@@ -233,6 +232,17 @@ impl ChildTree {
     pub fn hidden_tmp(&self) -> Option<std::path::PathBuf> {
         #[cfg(target_os = "linux")]
         return self.record.as_ref().and_then(|record| record.hidden_tmp());
+        #[cfg(not(target_os = "linux"))]
+        return None;
+    }
+
+    /// The first unix socket the host has that the tree's sandbox kept it
+    /// from (masked, hidden by its private `/tmp`, an abstract one cut
+    /// off): its path, or `@name` for an abstract one; where its sandbox
+    /// records them (as [`ChildTree::network_attempts`]).
+    pub fn denied_unix_socket(&self) -> Option<String> {
+        #[cfg(target_os = "linux")]
+        return (self.record.as_ref()).and_then(|record| record.denied_unix_socket());
         #[cfg(not(target_os = "linux"))]
         return None;
     }

@@ -26,6 +26,11 @@ const PYTHON_GUARD: &str = "#!/usr/bin/env python3\nimport json, socket, sys\n\
 
 /// `hooks emit pre_tool_call --json` of a `terminal` call of `rm -rf /`.
 fn emit(scene: &Scene, accept: bool) -> Value {
+    emit_in(scene, accept, &[])
+}
+
+/// [`emit`] with more environment variables.
+pub(super) fn emit_in(scene: &Scene, accept: bool, env: &[(&str, &str)]) -> Value {
     let payload = scene.home.join("payload.json");
     let call = json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}, "task_id": "t"});
     std::fs::write(&payload, call.to_string()).expect("payload");
@@ -34,7 +39,7 @@ fn emit(scene: &Scene, accept: bool) -> Value {
     if accept {
         args.insert(0, "--accept-hooks");
     }
-    let output = scene.hooks(&args, &[]);
+    let output = scene.hooks(&args, env);
     serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
         panic!(
             "not JSON ({error}): {}\nstderr: {}",
@@ -52,7 +57,7 @@ fn project_guard(unprivileged: bool, script: &str, fail_closed: bool) -> Option<
 }
 
 /// [`project_guard`], with a `sandbox:` map on the source when given.
-fn project_guard_in(
+pub(super) fn project_guard_in(
     unprivileged: bool,
     script: &str,
     fail_closed: bool,

@@ -90,6 +90,10 @@ mod profile;
 mod protected;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod real;
+#[cfg(target_os = "linux")]
+mod recorded_path;
+#[cfg(target_os = "linux")]
+mod recorded_socket;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 pub(crate) mod release;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]

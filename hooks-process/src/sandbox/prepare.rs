@@ -14,7 +14,7 @@ use super::child::{ChildPlan, ReadOnlyMount};
 use super::kernel_record::Channel;
 use super::resolved::resolve;
 use super::rules::Rules;
-use super::seccomp::{Recording, program};
+use super::seccomp::{Recorded, Recording, program};
 use super::support::Support;
 use super::{Context, Sandbox, SandboxError};
 
@@ -70,8 +70,8 @@ impl Prepared {
         self.private_dir.take()
     }
 
-    /// The kernel record's socketpair, for the tree to receive the
-    /// listener from once the child has started.
+    /// The kernel record's socketpair, for the tree to listen on before
+    /// it spawns the child.
     pub(crate) fn take_record_channel(&mut self) -> Option<Channel> {
         self.record.take()
     }
@@ -137,10 +137,17 @@ impl Sandbox {
         );
         let limits = rules.limits;
         // What only the kernel can tell of a fail-closed guard: a network
-        // it was denied, a host `/tmp` path its private one hid.
-        let (record_network, record_tmp) = (!rules.network, tmp_mount);
-        let record = if context.record_denials && (record_network || record_tmp) {
-            Some(Channel::new().map_err(|error| {
+        // it was denied, a host `/tmp` path its private one hid, a unix
+        // socket masked or cut off (abstract ones go with the network).
+        let abstract_denied = !rules.network && (namespaces || support.landlock_abi >= 6);
+        let recorded = Recorded {
+            network: !rules.network,
+            lookups: tmp_mount,
+            unix_sockets: namespaces || abstract_denied,
+            abstract_denied,
+        };
+        let record = if context.record_denials && recorded.any() {
+            Some(Channel::new(recorded.abstract_denied).map_err(|error| {
                 SandboxError::Landlock(format!("cannot record what it is denied: {error}"))
             })?)
         } else {
@@ -174,7 +181,7 @@ impl Sandbox {
             lower_limits: true,
             recording: record.as_ref().map(|channel| Recording {
                 channel: channel.child_end(),
-                filter: program(record_network, record_tmp),
+                filter: program(recorded),
             }),
         };
         Ok(Some(Prepared {

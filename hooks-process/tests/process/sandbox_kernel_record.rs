@@ -18,7 +18,12 @@ const SILENCED_GUARD: &str = "curl -s --max-time 5 http://127.0.0.1:1/ 2>/dev/nu
 
 impl World {
     /// Runs `script` under `profile`, its network attempts recorded or not.
-    async fn run_recorded(&self, profile: Profile, record: bool, script: &str) -> RunOutput {
+    pub(crate) async fn run_recorded(
+        &self,
+        profile: Profile,
+        record: bool,
+        script: &str,
+    ) -> RunOutput {
         let mut context = Context::new(&self.project);
         context.home = Some(self.home.clone());
         context.record_denials = record;
@@ -98,10 +103,10 @@ async fn a_recorded_spawn_that_fails_or_leaves_a_socket_user_behind_does_not_han
 }
 
 /// A file of the host's `/tmp`, removed when dropped.
-struct HostTmpFile(std::path::PathBuf);
+pub(crate) struct HostTmpFile(pub(crate) std::path::PathBuf);
 
 impl HostTmpFile {
-    fn new(name: &str) -> HostTmpFile {
+    pub(crate) fn new(name: &str) -> HostTmpFile {
         let path =
             std::path::PathBuf::from(format!("/tmp/hermes-record-{}-{name}", std::process::id()));
         std::fs::write(&path, "rm -rf\n").expect("host /tmp file");

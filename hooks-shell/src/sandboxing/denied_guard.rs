@@ -12,9 +12,12 @@
 //! sockets its tree asked for where the profile keeps no network
 //! ([`RunResult::network_attempts`]), and the first path of the host's
 //! `/tmp` it looked up that its private `/tmp` hid
-//! ([`RunResult::hidden_tmp`]: rules in `/tmp/guard-rules.txt`). Other
-//! filesystem denials still have only stderr to show them (see
-//! `docs/decisions/sandboxed-hooks.md`).
+//! ([`RunResult::hidden_tmp`]: rules in `/tmp/guard-rules.txt`, a `chdir`
+//! there, a program run from there), and the first unix socket of the
+//! host its sandbox kept it from ([`RunResult::denied_unix_socket`]: a
+//! policy daemon in `/run/user/<uid>`, an abstract one; red team round 9,
+//! R9-4). Other filesystem denials still have only stderr to show them
+//! (see `docs/decisions/sandboxed-hooks.md`).
 //!
 //! The one place every dialect asks: the native reading of a run
 //! ([`crate::reply::evaluate`]), the imported one
@@ -26,8 +29,8 @@ use hermes_hooks_process::sandbox::denials;
 use crate::run::RunResult;
 
 /// Why a run of a hook that `fails_closed` fails although it answered:
-/// its sandbox denied an access its stderr shows or the network (the
-/// kernel's record), and its answer does not `block`. `None` for a
+/// its sandbox denied an access its stderr shows or one the kernel
+/// recorded, and its answer does not `block`. `None` for a
 /// fail-open hook, an answer that blocks, a run outside a sandbox, or one
 /// denied nothing.
 pub(crate) fn guard_failure(
@@ -43,8 +46,9 @@ pub(crate) fn guard_failure(
 
 /// The first access the sandbox of `result` denied it, as a reason: the
 /// profile, the denied path (or the stderr line when it names none) and
-/// what to do about it; else the network its tree asked for, as the kernel
-/// recorded it. `None` outside a sandbox, or without a denial.
+/// what to do about it; else what the kernel recorded (a host `/tmp` path,
+/// a unix socket, the network). `None` outside a sandbox, or without a
+/// denial.
 pub(crate) fn denial_reason(result: &RunResult) -> Option<String> {
     let profile = result.sandbox.as_deref()?;
     let Some(denial) = denials(&result.stderr).into_iter().next() else {
@@ -73,8 +77,9 @@ pub(crate) fn denial_reason(result: &RunResult) -> Option<String> {
 }
 
 /// The reason the kernel's record of `result` gives: a path of the host's
-/// `/tmp` its private `/tmp` hid, else inet sockets asked for although its
-/// `profile` keeps no network (`None`: neither).
+/// `/tmp` its private `/tmp` hid, else a unix socket it was kept from, else
+/// inet sockets asked for although its `profile` keeps no network (`None`:
+/// none of these).
 fn recorded_reason(profile: &str, result: &RunResult) -> Option<String> {
     let (what, advice) = if let Some(path) = &result.hidden_tmp {
         let path = path.display();
@@ -85,6 +90,8 @@ fn recorded_reason(profile: &str, result: &RunResult) -> Option<String> {
                  `/tmp` is then the host's, its sockets masked)"
             ),
         )
+    } else if let Some(socket) = &result.denied_unix_socket {
+        socket_denial(socket)
     } else if result.network_attempts > 0 {
         (
             format!(
@@ -103,6 +110,26 @@ fn recorded_reason(profile: &str, result: &RunResult) -> Option<String> {
     ))
 }
 
+/// What was denied and the map that helps, for the unix `socket` recorded
+/// (`@name`: an abstract one, which goes with the network).
+fn socket_denial(socket: &str) -> (String, String) {
+    if socket.starts_with('@') {
+        (
+            format!(
+                "denied the abstract unix socket {socket} (abstract sockets go with the network)"
+            ),
+            "give it a sandbox map with `network: true` (`sandbox: {network: true}`)".to_owned(),
+        )
+    } else {
+        (
+            format!(
+                "kept the unix socket {socket} from it (masked, or hidden by its private `/tmp`)"
+            ),
+            format!("list it in the `read` of a sandbox map (`sandbox: {{read: [{socket}]}}`)"),
+        )
+    }
+}
+
 /// The diagnostics of the kernel's record of `result` (run in `profile`).
 pub(crate) fn recorded(profile: &str, result: &RunResult) -> Vec<String> {
     let mut said = Vec::new();
@@ -110,6 +137,11 @@ pub(crate) fn recorded(profile: &str, result: &RunResult) -> Vec<String> {
         let path = path.display();
         said.push(format!(
             "sandbox '{profile}' hid (tmp): {path} of the host's /tmp"
+        ));
+    }
+    if let Some(socket) = &result.denied_unix_socket {
+        said.push(format!(
+            "sandbox '{profile}' denied (unix socket): {socket}"
         ));
     }
     if result.network_attempts > 0 {
@@ -213,6 +245,37 @@ mod tests {
             assert!(why.contains(words), "{words}: {why}");
         }
         assert_eq!(recorded("strict", &hidden).len(), 2);
+        for (socket, words) in [
+            (
+                "/run/user/7/policy.sock",
+                [
+                    "'strict' kept the unix socket /run/user/7/policy.sock from it",
+                    "`sandbox: {read: [/run/user/7/policy.sock]}`",
+                ],
+            ),
+            (
+                "@acme-policy",
+                [
+                    "'strict' denied the abstract unix socket @acme-policy",
+                    "`sandbox: {network: true}`",
+                ],
+            ),
+        ] {
+            let kept = RunResult {
+                denied_unix_socket: Some(socket.to_owned()),
+                ..silent.clone()
+            };
+            let why = guard_failure(true, false, &kept).expect("fails");
+            for words in words.iter().chain(&["`sandbox: none`"]) {
+                assert!(why.contains(words), "{words}: {why}");
+            }
+            let said = recorded("strict", &kept);
+            assert!(
+                said.contains(&format!("sandbox 'strict' denied (unix socket): {socket}")),
+                "{said:?}"
+            );
+            assert_eq!(guard_failure(true, true, &kept), None);
+        }
         // A stderr denial names its path first.
         let both = RunResult {
             network_attempts: 1,
