@@ -406,10 +406,18 @@ impl LineWorker {
             }
             return Ok((id, slot));
         }
+        // Dead before the slot was in place: its death drained nothing of
+        // ours, so say so now. Dead after: the death fills the slot (or the
+        // answer did, a worker may answer and exit at once), so a queued
+        // line is sent whatever happens next.
+        if !self.is_alive() {
+            lock(&self.shared.pending).remove(&id);
+            return Err(self.died());
+        }
         let queued = lock(&self.requests)
             .as_ref()
             .is_some_and(|queue| queue.send(line).is_ok());
-        if !self.is_alive() || !queued {
+        if !queued {
             lock(&self.shared.pending).remove(&id);
             return Err(self.died());
         }
