@@ -18,8 +18,7 @@
 //!   the worker broken: it is killed and every waiting request fails at once,
 //!   so the owner restarts it ([`RestartBudget`] says how soon) instead of
 //!   failing every later request.
-//! - The child is a [`ChildTree`]: dropping the worker kills it and
-//!   everything it started.
+//! - The child is a [`ChildTree`]: dropping the worker kills its whole tree.
 //! - A direct worker ([`LineWorker::spawn_direct`], for blocking callers)
 //!   has no reader or writer thread: the caller writes its request and the
 //!   thread waiting for an answer reads the pipe itself, both bounded by the
@@ -406,17 +405,11 @@ impl LineWorker {
             }
             return Ok((id, slot));
         }
-        // Dead before the slot was in place: its death drained nothing of
-        // ours, so say so now. Dead after: the death fills the slot (or the
-        // answer did, a worker may answer and exit at once), so a queued
-        // line is sent whatever happens next.
-        if !self.is_alive() {
-            lock(&self.shared.pending).remove(&id);
-            return Err(self.died());
-        }
-        let queued = lock(&self.requests)
-            .as_ref()
-            .is_some_and(|queue| queue.send(line).is_ok());
+        // Dead already: nothing fills the slot; dying later does (or the answer did).
+        let queued = self.is_alive()
+            && lock(&self.requests)
+                .as_ref()
+                .is_some_and(|queue| queue.send(line).is_ok());
         if !queued {
             lock(&self.shared.pending).remove(&id);
             return Err(self.died());
@@ -433,8 +426,7 @@ impl LineWorker {
     }
 
     fn died(&self) -> LineError {
-        // The output closes a moment before the exit can be reaped: give the
-        // status a short while to appear, so the error says how it ended.
+        // The output closes before the exit is reaped: wait a little for the status.
         let until = Instant::now() + EXIT_STATUS_GRACE;
         let mut status = self.exit_status();
         while status.is_none() && Instant::now() < until {
