@@ -2,7 +2,10 @@
 //! format does not read (red team round 9, R9-1): `{"decision": "deny"}`
 //! (Claude Code's top-level `decision` says `block`), `"Block"`,
 //! `permissionDecision: false`, a `hookSpecificOutput` that is a string,
-//! Cursor's `permission: "Deny"`, another format's keys. Each is read as
+//! Cursor's `permission: "Deny"`, another format's keys, a verdict key in
+//! any spelling where the format reads none (`permissionDecision` at the
+//! top, `ok: false`, `block: true`, `decision.behavior`: round 10, R10-1), a
+//! rewrite that cannot be applied (a native `modify` without `args`). Each is read as
 //! "no objection" by the format's own rules, so a guard that meant to deny
 //! allowed. For a guard that fails closed such an answer is no verdict:
 //! the call is blocked, naming the word (a fail-open hook is read as its
@@ -25,43 +28,62 @@ pub(crate) enum Format {
 /// not its format's: the guard allowed, whatever format it wrote in.
 const NO_OBJECTION: &[&str] = &["allow", "approve"];
 
-/// What `format` understands in `key` at a tool gate (`None`: not its key).
-fn understood(format: Format, key: &str) -> Option<&'static [&'static str]> {
-    match (format, key) {
-        (Format::Native, "action" | "decision") => Some(&["block", "modify", "allow", "approve"]),
-        (Format::Claude, "decision") => Some(&["block", "approve"]),
-        (Format::Claude, "permissionDecision") | (Format::Cursor, "permission") => {
-            Some(&["allow", "deny", "ask"])
+/// Key names (case, `_`, `-` and blanks folded) some format reads as a
+/// tool-call verdict: one found where the answer's format does not read it
+/// must say no objection.
+const VERDICT_KEYS: &[&str] = &[
+    "decision",
+    "permissiondecision",
+    "permission",
+    "action",
+    "behavior",
+    "behaviour",
+    "ok",
+    "block",
+    "deny",
+    "allow",
+    "continue",
+];
+
+/// Where in an answer a key sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Top,
+    /// Inside Claude Code's `hookSpecificOutput`.
+    Specific,
+}
+
+/// What `format` reads in `key` at `place` of a tool-gate answer (`None`:
+/// not read there).
+fn understood(format: Format, place: Place, key: &str) -> Option<&'static [&'static str]> {
+    match (format, place, key) {
+        (Format::Native, Place::Top, "action" | "decision") => {
+            Some(&["block", "modify", "allow", "approve"])
         }
+        (Format::Claude, Place::Top, "decision") => Some(&["block", "approve"]),
+        (Format::Claude, Place::Specific, "permissionDecision") => {
+            Some(&["allow", "deny", "ask", "defer"])
+        }
+        (Format::Cursor, Place::Top, "permission") => Some(&["allow", "deny", "ask"]),
         _ => None,
     }
 }
 
 /// Why the tool-gate answer `object` of a fail-closed guard in `format`
 /// holds a verdict that cannot be read; `None` when every verdict word in
-/// it is one the format reads (or says no objection).
+/// it is one the format reads where it stands (or says no objection).
 pub(crate) fn unreadable(format: Format, object: &Map<String, Value>) -> Option<String> {
-    for key in ["action", "decision", "permission"] {
-        if let Some(why) = word(format, key, object.get(key)) {
-            return Some(why);
-        }
+    if let Some(why) = words(format, Place::Top, object) {
+        return Some(why);
     }
-    match object.get("continue") {
-        None | Some(Value::Null) | Some(Value::Bool(true)) => {}
-        Some(Value::Bool(false)) if format == Format::Claude => {}
-        Some(other) => {
-            return Some(format!(
-                "its \"continue\": {other} is not read as a verdict"
-            ));
-        }
+    if let Some(why) = rewrite_unread(format, object) {
+        return Some(why);
     }
     match object.get("hookSpecificOutput") {
         None | Some(Value::Null) => None,
-        Some(Value::Object(specific)) => word(
-            format,
-            "permissionDecision",
-            specific.get("permissionDecision"),
-        ),
+        Some(Value::Object(specific)) => {
+            words(format, Place::Specific, specific).or_else(|| rewrite_unread(format, specific))
+        }
         Some(other) => Some(format!(
             "its \"hookSpecificOutput\" is {} (an object is read)",
             kind(other)
@@ -69,22 +91,76 @@ pub(crate) fn unreadable(format: Format, object: &Map<String, Value>) -> Option<
     }
 }
 
-/// Why `value` of `key` cannot be read in `format`.
-fn word(format: Format, key: &str, value: Option<&Value>) -> Option<String> {
-    let value = value.filter(|value| !value.is_null())?;
-    let text = value.as_str();
-    let read = match (understood(format, key), text) {
-        (Some(words), Some(text)) => words.contains(&text),
-        (None, Some(text)) => NO_OBJECTION.contains(&text),
-        (_, None) => false,
-    };
-    (!read).then(|| match understood(format, key) {
-        Some(words) => format!(
-            "its \"{key}\": {value} is not a verdict it reads ({})",
-            words.join(", ")
-        ),
-        None => format!("its \"{key}\": {value} is not a word of its hook format"),
-    })
+/// The first verdict key of `object` (at `place`) that cannot be read.
+fn words(format: Format, place: Place, object: &Map<String, Value>) -> Option<String> {
+    for (key, value) in object {
+        let folded: String = key
+            .chars()
+            .filter(|c| !matches!(c, '_' | '-') && !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect();
+        if value.is_null() || !VERDICT_KEYS.contains(&folded.as_str()) {
+            continue;
+        }
+        if folded == "continue" {
+            match (key.as_str(), value, format, place) {
+                ("continue", Value::Bool(true), _, _) => continue,
+                ("continue", Value::Bool(false), Format::Claude, Place::Top) => continue,
+                _ => return Some(format!("its \"{key}\": {value} is not read as a verdict")),
+            }
+        }
+        let read = match (understood(format, place, key), value.as_str()) {
+            (Some(words), Some(text)) => words.contains(&text),
+            (None, Some(text)) => NO_OBJECTION.contains(&text.to_ascii_lowercase().as_str()),
+            (None, None) => no_objection_flag(&folded, value),
+            (Some(_), None) => false,
+        };
+        if !read {
+            return Some(match understood(format, place, key) {
+                Some(words) => format!(
+                    "its \"{key}\": {value} is not a verdict it reads ({})",
+                    words.join(", ")
+                ),
+                None => format!("its \"{key}\": {value} is not a word of its hook format"),
+            });
+        }
+    }
+    None
+}
+
+/// `ok: true`, `allow: true`, `block: false`, `deny: false`: no objection.
+fn no_objection_flag(folded: &str, value: &Value) -> bool {
+    match value {
+        Value::Bool(flag) => match folded {
+            "ok" | "allow" => *flag,
+            "block" | "deny" => !*flag,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// A rewrite the format cannot apply (the call would run as it was): a
+/// native `modify` without its `args` / `tool_input` object, an
+/// `updatedInput` / `updated_input` that is not an object.
+fn rewrite_unread(format: Format, object: &Map<String, Value>) -> Option<String> {
+    let is = |key: &str, word: &str| object.get(key).and_then(Value::as_str) == Some(word);
+    let object_at = |key: &str| object.get(key).is_some_and(Value::is_object);
+    if format == Format::Native {
+        if is("action", "modify") && !object_at("args") {
+            return Some("its \"action\": \"modify\" has no \"args\" object".to_owned());
+        }
+        if is("decision", "modify") && !object_at("tool_input") {
+            return Some("its \"decision\": \"modify\" has no \"tool_input\" object".to_owned());
+        }
+    }
+    ["updatedInput", "updated_input"]
+        .into_iter()
+        .find_map(|key| {
+            let value = object.get(key).filter(|value| !value.is_null())?;
+            (!value.is_object())
+                .then(|| format!("its \"{key}\" is {} (an object is read)", kind(value)))
+        })
 }
 
 fn kind(value: &Value) -> &'static str {
@@ -129,6 +205,36 @@ mod tests {
             json!({"continue": false}),
         ] {
             assert!(read(Format::Cursor, answer.clone()).is_some(), "{answer}");
+        }
+        // Red team round 10 (R10-1): verdict keys where the format reads none.
+        for answer in [
+            json!({"permissionDecision": "deny", "permissionDecisionReason": "rm -rf"}),
+            json!({"hookSpecificOutput": {"permission": "deny"}}),
+            json!({"hookSpecificOutput": {"decision": {"behavior": "deny"}}}),
+            json!({"ok": false, "reason": "rm -rf"}),
+            json!({"Decision": "block"}),
+            json!({"hookSpecificOutput": {"PermissionDecision": "deny"}}),
+            json!({"hookSpecificOutput": {"permission_decision": "deny"}}),
+            json!({"block": true}),
+            json!({"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": "ls"}}),
+        ] {
+            assert!(read(Format::Claude, answer.clone()).is_some(), "{answer}");
+        }
+        for answer in [
+            json!({"permissionDecision": "deny"}),
+            json!({"Permission": "deny"}),
+            json!({"ok": false}),
+        ] {
+            assert!(read(Format::Cursor, answer.clone()).is_some(), "{answer}");
+        }
+        for answer in [
+            json!({"block": true}),
+            json!({"ok": false}),
+            json!({"action": "modify"}),
+            json!({"action": "modify", "args": "echo safe"}),
+            json!({"decision": "modify", "args": {"command": "ls"}}),
+        ] {
+            assert!(read(Format::Native, answer.clone()).is_some(), "{answer}");
         }
         for answer in [
             json!({"action": "deny"}),
@@ -175,6 +281,30 @@ mod tests {
             ),
             (Format::Native, json!({"action": "modify", "args": {}})),
             (Format::Native, json!({"context": "x"})),
+            (
+                Format::Native,
+                json!({"decision": "modify", "tool_input": {"command": "ls"}}),
+            ),
+            (
+                Format::Claude,
+                json!({"hookSpecificOutput": {"permissionDecision": "defer"}}),
+            ),
+            (
+                Format::Claude,
+                json!({"permissionDecision": "allow", "ok": true}),
+            ),
+            (
+                Format::Claude,
+                json!({"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"command": "ls"}}}),
+            ),
+            (
+                Format::Cursor,
+                json!({"permission": "allow", "decision": "allow", "continue": true}),
+            ),
+            (
+                Format::Cursor,
+                json!({"permission": "allow", "updated_input": {"command": "ls"}}),
+            ),
         ] {
             assert_eq!(read(format, answer.clone()), None, "{format:?} {answer}");
         }

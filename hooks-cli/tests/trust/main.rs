@@ -38,6 +38,7 @@ mod option_spellings;
 mod project_is_home;
 mod project_reach;
 mod rewritten_input;
+mod round10_guards;
 mod round5;
 mod round6_shapes;
 mod round7;

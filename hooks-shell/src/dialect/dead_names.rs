@@ -220,6 +220,25 @@ pub(super) fn revive(matcher: &DialectMatcher, condition: Option<&Condition>) ->
         }
         None => {}
     }
+    if let Some(revived) = partly_dead(matcher) {
+        return Some(revived);
+    }
+    if let Some(rule @ Condition::Rule { tool, .. }) = condition
+        && arrives(tool)
+        && never_together(matcher, rule, tool)
+    {
+        // `matcher: Edit` with `if: Bash(rm *)` (round 10, R10-2).
+        return Some(Revived {
+            matcher: Some(widen(matcher, &[tool.as_str()])),
+            condition: None,
+            warning: format!(
+                "its if rule's tool '{tool}' is one its matcher '{}' never matches, so Claude \
+                 Code would never run it; it fails closed, so it guards '{tool}' too: add \
+                 '{tool}' to the matcher to say so",
+                pattern()
+            ),
+        });
+    }
     match condition {
         Some(Condition::Rule { tool, pattern }) if !arrives(tool) => Some(match meant(tool) {
             Some(meant) => Revived {
@@ -237,6 +256,84 @@ pub(super) fn revive(matcher: &DialectMatcher, condition: Option<&Condition>) ->
             },
         }),
         _ => None,
+    }
+}
+
+/// Whether no tool both `matcher` matches and `rule` (on the live `tool`) covers.
+fn never_together(matcher: &DialectMatcher, rule: &Condition, tool: &str) -> bool {
+    let mut candidates: Vec<&str> = live_names().chain(HERMES_TOOLS.iter().copied()).collect();
+    candidates.push(tool);
+    !candidates
+        .into_iter()
+        .any(|name| matcher.matches(name) && rule.covers(name))
+}
+
+/// A matcher that names live tools and dead ones (`Edit|bash`,
+/// `^(bash|Edit)$`, round 10, R10-2) guards the tools the dead ones meant
+/// as well.
+fn partly_dead(matcher: &DialectMatcher) -> Option<Revived> {
+    let (named, mut meant): (Vec<String>, Vec<&'static str>) = match matcher {
+        DialectMatcher::Exact(names) if names.iter().any(|name| arrives(name)) => {
+            let dead = names.iter().filter(|name| !arrives(name));
+            let pairs: Vec<_> = dead
+                .filter_map(|name| Some((name.clone(), meant(name)?)))
+                .collect();
+            let meant = pairs
+                .iter()
+                .map(|(_, meant)| *meant)
+                .filter(|m| !names.iter().any(|n| n == m));
+            (
+                pairs.iter().map(|(name, _)| name.clone()).collect(),
+                meant.collect(),
+            )
+        }
+        DialectMatcher::Regex(regex) => {
+            let pairs: Vec<_> = spellings()
+                .filter(|name| !arrives(name) && regex.is_match(name))
+                .filter_map(|name| Some((name.clone(), meant(&name)?)))
+                .filter(|(_, meant)| !regex.is_match(meant))
+                .collect();
+            let meant = pairs.iter().map(|(_, meant)| *meant);
+            (
+                pairs.iter().map(|(name, _)| name.clone()).collect(),
+                meant.collect(),
+            )
+        }
+        _ => return None,
+    };
+    meant.sort_unstable();
+    meant.dedup();
+    if meant.is_empty() {
+        return None;
+    }
+    let pattern = matcher.describe().unwrap_or_default();
+    let warning = format!(
+        "its matcher '{pattern}' also names '{}', which no call arrives with ({ARRIVE}); it \
+         fails closed, so it guards '{}' too: write that name to say so",
+        named.join("|"),
+        meant.join("|")
+    );
+    Some(Revived {
+        matcher: Some(widen(matcher, &meant)),
+        condition: None,
+        warning,
+    })
+}
+
+/// `matcher` that also matches each of `names` exactly.
+fn widen(matcher: &DialectMatcher, names: &[&str]) -> DialectMatcher {
+    match matcher {
+        DialectMatcher::Exact(listed) => {
+            let mut listed = listed.clone();
+            listed.extend(names.iter().map(|name| (*name).to_owned()));
+            DialectMatcher::Exact(listed)
+        }
+        DialectMatcher::Regex(regex) => {
+            let names: Vec<String> = names.iter().map(|name| regex::escape(name)).collect();
+            let pattern = format!("(?:{})|^(?:{})$", regex.as_str(), names.join("|"));
+            DialectMatcher::build(Some(&pattern)).0
+        }
+        other => other.clone(),
     }
 }
 

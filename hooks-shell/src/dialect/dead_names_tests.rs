@@ -82,5 +82,38 @@ fn a_name_that_may_arrive_is_live() {
     let rule = Condition::parse("Bash(rm *)");
     assert!(revive(&DialectMatcher::All, Some(&rule)).is_none());
     let edit = matcher("Edit");
-    assert!(revive(&edit, Some(&Condition::parse("Write(*.env)"))).is_none());
+    assert!(revive(&edit, Some(&Condition::parse("Edit(*.env)"))).is_none());
+    let both = matcher("Edit|Write");
+    assert!(revive(&both, Some(&Condition::parse("Edit(*.env)"))).is_none());
+}
+
+#[test]
+fn a_dead_name_among_live_ones_guards_the_tool_meant_too() {
+    for (pattern, bash_too) in [
+        ("Edit|bash", true),
+        ("Write|Edit|Terminal", true),
+        ("^(bash|Edit)$", true),
+        ("bash|mcp__.*", true),
+    ] {
+        let revived = revive(&matcher(pattern), None).expect(pattern);
+        let widened = revived.matcher.expect("a matcher");
+        assert_eq!(widened.matches("Bash"), bash_too, "{pattern}");
+        assert!(
+            widened.matches("Edit") || pattern.starts_with("bash|"),
+            "{pattern}"
+        );
+        assert!(
+            revived.warning.contains("guards 'Bash' too"),
+            "{}",
+            revived.warning
+        );
+    }
+    // `matcher: Edit` with `if: Bash(rm *)`: the rule's tool is guarded too.
+    let revived = revive(&matcher("Edit"), Some(&Condition::parse("Bash(rm *)"))).expect("dead");
+    assert!(revived.matcher.expect("a matcher").matches("Bash"));
+    assert!(
+        revived.warning.contains("never matches"),
+        "{}",
+        revived.warning
+    );
 }

@@ -349,6 +349,11 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
         None if !source.hooks_file() && !has_event_keys(source, &root) => {
             // A settings file without hooks: nothing to guard. (One whose
             // top-level keys are event names lost its wrapper: as a hooks file.)
+            // A failClosed guard elsewhere in it is one it cannot run (R10-4).
+            if let Some(problem) = lost_guards::stray_fail_closed(&root) {
+                let tool_gate = Some(vec![HookEvent::PreToolCall]);
+                return broken(source, home, discovery, problem, tool_gate);
+            }
             return remember(home, &source.path, &[]);
         }
         None => return without_hooks_key(source, home, discovery, &root),
@@ -366,7 +371,7 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     let down_before = discovery.guards_down.len();
     let warnings_from = discovery.warnings.len();
     read_events(source, home, discovery, hooks, &env);
-    let guarded = fail_closed_events(discovery, before, down_before);
+    let guarded = lost_guards::fail_closed_events(discovery, before, down_before);
     let guarded = lost_guards::keep_lost_guards(source, home, discovery, guarded, warnings_from);
     remember(home, &source.path, &guarded);
 }
@@ -394,27 +399,6 @@ fn broken(
     ));
     discovery.guards_down.extend(file.guards_down());
     discovery.broken_files.push(file);
-}
-
-/// The Hermes events guarded fail-closed by what `discovery` gained since
-/// `before` (hooks, unsupported handlers) and `down_before` (guards down).
-fn fail_closed_events(
-    discovery: &Discovery,
-    before: (usize, usize),
-    down_before: usize,
-) -> Vec<HookEvent> {
-    let hooks = discovery.hooks[before.0..]
-        .iter()
-        .filter(|hook| hook.fail_closed)
-        .filter_map(|hook| hook.event());
-    let unsupported = discovery.unsupported[before.1..]
-        .iter()
-        .filter(|entry| entry.fail_closed)
-        .filter_map(|entry| entry.mapping.ours);
-    let down = discovery.guards_down[down_before..]
-        .iter()
-        .map(|guard| guard.event);
-    hooks.chain(unsupported).chain(down).collect()
 }
 
 /// A warning about `key` of `source`'s file.

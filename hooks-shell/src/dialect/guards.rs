@@ -220,13 +220,15 @@ fn recall_by(home: &Path, key: &str) -> Remembered {
     )
 }
 
-/// Records that `source` parsed and guarded `events` fail-closed. Written
+/// Records that `source` parsed and guarded `events` fail-closed (an event
+/// once per guard of it). Written
 /// only when it changes (atomically); a home that cannot be written is left
 /// alone with a debug line (the guard still holds for this run).
 pub(super) fn remember(home: &Path, source: &Path, events: &[HookEvent]) {
     let mut events: Vec<HookEvent> = events.to_vec();
+    // One entry per guard (not per event): a file whose two guards of one
+    // event lose one still knows it lost one (red team round 10, R10-3).
     events.sort_by_key(|event| event.index());
-    events.dedup();
     let mut keys = vec![named_key(source), key_of(source)];
     keys.dedup();
     for key in keys {

@@ -251,7 +251,9 @@ fn apply_json(
                             reason.unwrap_or(DEFAULT_BLOCK_MESSAGE).to_owned(),
                         ));
                     }
-                    Some("ask") => {
+                    // `defer` hands the call to the host's own decision
+                    // (Claude Code: deny > defer > ask > allow): asked here.
+                    Some("ask" | "defer") => {
                         out.gate = out
                             .gate
                             .take()
