@@ -47,6 +47,7 @@ mod round8_lexical;
 mod round8_modules;
 mod round9_guards;
 mod round9_paths;
+mod round10_paths;
 mod sandbox;
 mod sandbox_git;
 mod sealed_tree;
