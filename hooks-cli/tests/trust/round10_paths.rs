@@ -30,11 +30,7 @@ fn executable(path: &Path) {
 /// `command`, fail-closed, for `project`.
 fn user_guard(command: &str) -> (TempHome, std::path::PathBuf) {
     let (home, project) = home_with("[claude]");
-    executable(&write(
-        &home.user_home,
-        ".claude/hooks/guard.py",
-        GUARD,
-    ));
+    executable(&write(&home.user_home, ".claude/hooks/guard.py", GUARD));
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": command, "failClosed": true}
     ]}]}});
@@ -87,7 +83,10 @@ fn a_guard_run_by_its_shebang_never_runs_a_project_python3_found_first_on_path()
     ] {
         let (home, project) = user_guard(command);
         let approved = emit_rm(&home, &project, true, None, None);
-        assert_eq!(approved["outcome"]["message"], "py guard", "{command}: {approved:#}");
+        assert_eq!(
+            approved["outcome"]["message"], "py guard",
+            "{command}: {approved:#}"
+        );
         let venv = project.join(".venv/bin");
         let python = write(
             &project,
@@ -99,7 +98,10 @@ fn a_guard_run_by_its_shebang_never_runs_a_project_python3_found_first_on_path()
         );
         executable(&python);
         let swapped = emit_rm(&home, &project, false, Some(&venv), None);
-        assert_eq!(swapped["outcome"]["action"], "block", "{command}: {swapped:#}");
+        assert_eq!(
+            swapped["outcome"]["action"], "block",
+            "{command}: {swapped:#}"
+        );
         assert!(
             !project.join("pwned").exists(),
             "{command}: the project's python3 ran as the guard's interpreter"
@@ -131,20 +133,35 @@ fn a_python_path_into_the_project_binds_its_sitecustomize_present_or_absent() {
         let src = project.join("src");
         hostile(&project);
         let approved = emit_rm(&home, &project, true, None, None);
-        assert_eq!(approved["outcome"]["message"], "py guard", "{command}: {approved:#}");
+        assert_eq!(
+            approved["outcome"]["message"], "py guard",
+            "{command}: {approved:#}"
+        );
         let unasked = emit_rm(&home, &project, false, None, Some(&src));
-        assert_eq!(unasked["outcome"]["action"], "block", "{command}: {unasked:#}");
-        assert!(!project.join("pwned").exists(), "{command}: sitecustomize ran");
+        assert_eq!(
+            unasked["outcome"]["action"], "block",
+            "{command}: {unasked:#}"
+        );
+        assert!(
+            !project.join("pwned").exists(),
+            "{command}: sitecustomize ran"
+        );
 
         // Approved with PYTHONPATH and no sitecustomize; one appears.
         let (home, project) = user_guard(command);
         let src = project.join("src");
         std::fs::create_dir_all(&src).expect("src");
         let approved = emit_rm(&home, &project, true, None, Some(&src));
-        assert_eq!(approved["outcome"]["message"], "py guard", "{command}: {approved:#}");
+        assert_eq!(
+            approved["outcome"]["message"], "py guard",
+            "{command}: {approved:#}"
+        );
         hostile(&project);
         let appeared = emit_rm(&home, &project, false, None, Some(&src));
-        assert_eq!(appeared["outcome"]["action"], "block", "{command}: {appeared:#}");
+        assert_eq!(
+            appeared["outcome"]["action"], "block",
+            "{command}: {appeared:#}"
+        );
         assert!(
             !project.join("pwned").exists(),
             "{command}: a sitecustomize that appeared ran"

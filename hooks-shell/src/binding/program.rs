@@ -16,6 +16,13 @@
 //! their `import` lines name, `sitecustomize.py`). A program found
 //! anywhere else (`/usr/bin/python3`, a pyenv shim) is the user's machine,
 //! not the repository's: not bound, so updating it never asks again.
+//!
+//! The same holds for the interpreter the `#!` line of a script run as the
+//! program names (`~/.claude/hooks/guard.py` with `#!/usr/bin/env
+//! python3`, red team round 10, R10-8), found as the kernel and `env` find
+//! it ([`launch`]); and where a Python runs, each `PYTHONPATH` folder in a
+//! project folder binds the start-up modules Python imports from it
+//! ([`python_path`], R10-9).
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;

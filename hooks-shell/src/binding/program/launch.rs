@@ -64,11 +64,7 @@ fn follow_command(command: &[String], context: Context<'_>, depth: usize, found:
     }
     let unwrapped = wrappers::unwrap(command);
     let search = with_assignment(&unwrapped.assignments, "PATH", context.search);
-    let python_path = with_assignment(
-        &unwrapped.assignments,
-        "PYTHONPATH",
-        context.python_path,
-    );
+    let python_path = with_assignment(&unwrapped.assignments, "PYTHONPATH", context.python_path);
     let inner = Context {
         cwd: context.cwd,
         search: &search,

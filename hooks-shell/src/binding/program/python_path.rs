@@ -69,7 +69,11 @@ mod tests {
         assert!(python_path_folders(OsStr::new(""), cwd).is_empty());
         assert_eq!(
             python_path_folders(OsStr::new("src::/abs"), cwd),
-            [PathBuf::from("/p/src"), PathBuf::from("/p"), PathBuf::from("/abs")]
+            [
+                PathBuf::from("/p/src"),
+                PathBuf::from("/p"),
+                PathBuf::from("/abs")
+            ]
         );
     }
 
