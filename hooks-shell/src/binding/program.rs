@@ -16,6 +16,13 @@
 //! their `import` lines name, `sitecustomize.py`). A program found
 //! anywhere else (`/usr/bin/python3`, a pyenv shim) is the user's machine,
 //! not the repository's: not bound, so updating it never asks again.
+//!
+//! The same holds for the interpreter the `#!` line of a script run as the
+//! program names (`~/.claude/hooks/guard.py` with `#!/usr/bin/env
+//! python3`, red team round 10, R10-8), found as the kernel and `env` find
+//! it ([`launch`]); and where a Python runs, each `PYTHONPATH` folder in a
+//! project folder binds the start-up modules Python imports from it
+//! ([`python_path`], R10-9).
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::fs::PermissionsExt;
@@ -23,6 +30,10 @@ use std::path::{Path, PathBuf};
 
 use super::identify::{self, Identified, base_name};
 use super::{Subject, normalize, shell, wrappers};
+
+mod launch;
+mod python_path;
+use python_path::{python_path_folders, python_path_startup};
 
 /// The most programs looked up for one hook.
 const MAX_PROGRAMS: usize = 64;
@@ -71,8 +82,8 @@ impl Subject {
             .filter(|folder| folder.parent().is_some())
             .cloned()
             .collect();
-        let search = self.search_path();
-        for path in self.programs_on(&search) {
+        let launches = self.launches();
+        for path in launches.programs {
             let real = std::fs::canonicalize(&path).ok();
             let real_inside = real.as_deref().is_some_and(|real| lies_in(real, &folders));
             if real_inside {
@@ -85,43 +96,50 @@ impl Subject {
                 }
             }
         }
+        for python_path in &launches.python_paths {
+            for folder in python_path_folders(python_path, &self.cwd) {
+                if lies_in(&folder, &folders) {
+                    for file in python_path_startup(&folder) {
+                        push(&mut found.bound, file);
+                    }
+                }
+            }
+        }
         found
     }
 
-    /// The `PATH` the hook runs with: its configuration's, else ours.
-    fn search_path(&self) -> OsString {
+    /// The variable `name` the hook runs with: its configuration's, else
+    /// ours.
+    fn hook_variable(&self, name: &str) -> OsString {
         self.env
             .iter()
             .rev()
-            .find(|(name, _)| name == "PATH")
+            .find(|(set, _)| set == name)
             .map(|(_, value)| OsString::from(value))
-            .or_else(|| std::env::var_os("PATH"))
+            .or_else(|| std::env::var_os(name))
             .unwrap_or_default()
     }
 
-    /// Each program the hook runs by name, found on `search`: the program
-    /// of each simple command of its line and the wrappers before it, and
-    /// the `sh` an imported shell-form command runs through.
-    fn programs_on(&self, search: &OsStr) -> Vec<PathBuf> {
+    /// What the hook launches ([`launch`]): the programs of each simple
+    /// command of its line and the wrappers before it, the `sh` an
+    /// imported shell-form command runs through, and the interpreters the
+    /// `#!` lines of the scripts run as programs name.
+    fn launches(&self) -> launch::Launches {
         let mut commands: Vec<Vec<String>> = self.words.iter().cloned().collect();
         commands.extend(shell::simple_commands(&self.command));
         if self.project.is_some() {
             commands.push(vec!["sh".to_owned()]);
         }
-        let mut found = Vec::new();
-        for command in commands {
-            let unwrapped = wrappers::unwrap(&command);
-            let search = with_assignments(&unwrapped.assignments, search);
-            for name in bare_names(&command, &unwrapped) {
-                if found.len() >= MAX_PROGRAMS {
-                    return found;
-                }
-                if let Some(path) = find(&name, &search, &self.cwd) {
-                    push(&mut found, path);
-                }
-            }
-        }
-        found
+        let search = self.hook_variable("PATH");
+        let python_path = self.hook_variable("PYTHONPATH");
+        launch::launches(
+            &commands,
+            launch::Context {
+                cwd: &self.cwd,
+                search: &search,
+                python_path: &python_path,
+            },
+        )
     }
 }
 
@@ -139,18 +157,6 @@ fn bare_names(command: &[String], unwrapped: &wrappers::Unwrapped) -> Vec<String
         !name.is_empty() && !name.contains(['/', '=', '$', '`']) && !name.starts_with('~')
     });
     names
-}
-
-/// `search` as a `PATH=…` assignment before the command sets it
-/// (`$PATH` in it taken as `search`).
-fn with_assignments(assignments: &[(String, String)], search: &OsStr) -> OsString {
-    match assignments.iter().rev().find(|(name, _)| name == "PATH") {
-        Some((_, value)) => {
-            let outer = search.to_string_lossy();
-            OsString::from(value.replace("${PATH}", &outer).replace("$PATH", &outer))
-        }
-        None => search.to_owned(),
-    }
 }
 
 /// The file `name` runs, found on `search` as `execvp` finds it: the first

@@ -140,3 +140,81 @@ fn a_users_own_hook_finding_a_program_of_its_folder_is_bound_to_that_folder() {
             .contains_key(&project.join("bin/python3"))
     );
 }
+
+#[test]
+fn the_interpreter_of_a_script_run_as_the_program_is_found_as_its_shebang_finds_it() {
+    let (_dir, project, guard_py, system) = layout();
+    let venv = project.join(".venv/bin");
+    let with_venv = format!("{}:{system}", venv.display());
+    let shown = guard_py.display();
+    for shebang in [
+        "#!/usr/bin/env python3".to_owned(),
+        "#!/usr/bin/env -S PYTHONUNBUFFERED=1 python3 -u".to_owned(),
+        format!("#!{}", venv.join("python3").display()),
+    ] {
+        executable(&guard_py, &format!("{shebang}\nimport sys\n"));
+        for command in [
+            format!("{shown}"),
+            format!("exec {shown}"),
+            format!("bash -c '{shown}'"),
+        ] {
+            let before = bound(&guard(&command, &project, &with_venv));
+            assert!(
+                !before.files.keys().any(|f| f.starts_with(&venv)),
+                "{shebang} {command}: {before:?}"
+            );
+            // The project's `python3` is the one the `#!` line runs now.
+            executable(&venv.join("python3"), "#!/bin/sh\nexec true\n");
+            let swapped = bound(&guard(&command, &project, &with_venv));
+            assert!(
+                swapped.files.contains_key(&venv.join("python3")),
+                "{shebang} {command}: {swapped:?}"
+            );
+            executable(&venv.join("python3"), "#!/bin/sh\necho '{}'\n");
+            assert_ne!(bound(&guard(&command, &project, &with_venv)), swapped);
+            std::fs::remove_file(venv.join("python3")).expect("clean");
+        }
+    }
+}
+
+#[test]
+fn a_python_path_folder_in_the_project_binds_its_start_up_modules() {
+    let (dir, project, guard_py, system) = layout();
+    executable(&guard_py, "#!/usr/bin/env python3\nimport sys\n");
+    let src = project.join("src");
+    std::fs::create_dir_all(&src).expect("src");
+    let outside = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&outside).expect("elsewhere");
+    for command in [
+        format!("python3 {}", guard_py.display()),
+        format!("{}", guard_py.display()),
+    ] {
+        let with = |python_path: &Path| {
+            let mut subject = guard(&command, &project, &system);
+            let value = python_path.display().to_string();
+            subject.env.push(("PYTHONPATH".to_owned(), value));
+            subject
+        };
+        // A folder outside the project is not the repository's.
+        let elsewhere = bound(&with(&outside));
+        assert!(
+            !elsewhere.files.keys().any(|f| f.starts_with(&outside)),
+            "{command}: {elsewhere:?}"
+        );
+        // Absent, then present: a new binding.
+        let absent = bound(&with(&src));
+        assert!(
+            absent.files.contains_key(&src.join("sitecustomize.py")),
+            "{command}: {absent:?}"
+        );
+        assert!(absent.files.contains_key(&src.join("usercustomize.py")));
+        std::fs::write(src.join("sitecustomize.py"), "import sys\n").expect("site");
+        let present = bound(&with(&src));
+        assert_ne!(present, absent, "{command}");
+        std::fs::write(src.join("usercustomize.py"), "import os\n").expect("user");
+        assert_ne!(bound(&with(&src)), present, "{command}");
+        for module in ["sitecustomize.py", "usercustomize.py"] {
+            std::fs::remove_file(src.join(module)).expect("clean");
+        }
+    }
+}
