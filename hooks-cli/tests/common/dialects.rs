@@ -118,3 +118,22 @@ pub(crate) fn user_fail_closed_guard(
 pub(crate) fn answering(answer: &Value) -> String {
     format!("cat >/dev/null\necho '{answer}'\n")
 }
+
+/// The command of `hooks [--accept-hooks] emit pre_tool_call --json` of a
+/// `terminal` call of `rm -rf /` in `project` (the caller sets its
+/// environment, then runs it).
+pub(crate) fn emit_rm_command(
+    home: &TempHome,
+    project: &Path,
+    accept: bool,
+) -> std::process::Command {
+    let payload = json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}, "task_id": "t"});
+    let file = home.write("payload.json", &payload.to_string());
+    let mut args = vec!["--project", project.to_str().expect("UTF-8")];
+    if accept {
+        args.push("--accept-hooks");
+    }
+    args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
+    args.push(file.to_str().expect("UTF-8"));
+    harness::command(home, &args)
+}

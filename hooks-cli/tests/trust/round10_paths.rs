@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::dialects::{home_with, write};
+use crate::dialects::{emit_rm_command, home_with, write};
 use crate::harness;
 use crate::support::{Run, TempHome};
 
@@ -51,15 +51,7 @@ fn emit_rm(
     path_first: Option<&Path>,
     python_path: Option<&Path>,
 ) -> Value {
-    let payload = json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}, "task_id": "t"});
-    let file = home.write("payload.json", &payload.to_string());
-    let mut args = vec!["--project", project.to_str().expect("UTF-8")];
-    if accept {
-        args.push("--accept-hooks");
-    }
-    args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
-    args.push(file.to_str().expect("UTF-8"));
-    let mut command = harness::command(home, &args);
+    let mut command = emit_rm_command(home, project, accept);
     if let Some(first) = path_first {
         let host = std::env::var("PATH").unwrap_or_default();
         command.env("PATH", format!("{}:{host}", first.display()));

@@ -9,8 +9,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::dialects::{answering, emit_terminal, home_with, user_fail_closed_guard, write};
-use crate::harness;
+use crate::dialects::{
+    answering, emit_rm_command, emit_terminal, home_with, user_fail_closed_guard, write,
+};
 use crate::support::{Run, TempHome};
 
 /// Bodies of a guard that fails after answering: the answer decides nothing.
@@ -113,15 +114,7 @@ fn a_fail_open_guard_that_fails_after_answering_is_read_by_its_answer() {
 
 /// `emit` of `rm -rf /` in `project` with `HOME` set to `user_home`.
 fn emit_with_home(home: &TempHome, user_home: &Path, project: &Path, accept: bool) -> Run {
-    let payload = json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}, "task_id": "t"});
-    let file = home.write("payload.json", &payload.to_string());
-    let mut args = vec!["--project", project.to_str().expect("UTF-8")];
-    if accept {
-        args.push("--accept-hooks");
-    }
-    args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
-    args.push(file.to_str().expect("UTF-8"));
-    let mut command = harness::command(home, &args);
+    let mut command = emit_rm_command(home, project, accept);
     command.env("HOME", user_home);
     Run(command.output().expect("run hooks"))
 }
