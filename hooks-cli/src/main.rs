@@ -52,7 +52,7 @@ fn main() -> ExitCode {
         // `doctor` found problems and said which: status 1, nothing more to print.
         Err(error) if error.is::<cmd::doctor::ProblemsFound>() => ExitCode::from(1),
         Err(error) => {
-            eprintln!("hooks: {error:#}");
+            eprintln!("hooks: {}", error_text(&error));
             ExitCode::from(2)
         }
     }
@@ -150,4 +150,17 @@ fn writing(cli: &Cli) -> anyhow::Result<Home> {
         .into());
     }
     Ok(home)
+}
+
+/// An error with its causes, each said once: a cause its message already
+/// ends with (`cannot read: is a folder`) is not repeated.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1).map(ToString::to_string) {
+        if !text.ends_with(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }

@@ -14,8 +14,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub mod scope;
+mod text;
 
 pub use scope::{ConfigEnv, Scope};
+pub use text::read_capped;
+use text::{dangling, duplicate_warnings, null_document_warning, unexpanded_warning};
 
 /// The config file's name inside the Hermes home.
 pub const CONFIG_FILE: &str = "config.yaml";
@@ -101,6 +104,8 @@ pub struct Config {
     /// Problems found while loading that did not stop it (a managed file
     /// that cannot be read is ignored, as hermes-agent ignores it, loudly).
     load_warnings: Vec<ConfigWarning>,
+    /// The managed scope's file when it exists but was ignored (unreadable).
+    managed_unread: Option<PathBuf>,
 }
 
 impl Config {
@@ -121,7 +126,12 @@ impl Config {
         let path = home.join(CONFIG_FILE);
         let mut config = match read_capped(&path) {
             Ok(text) => Config::parse_in(home, &path, &text, env)?,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Config::empty(home),
+            // A link whose target is gone is a broken file, not "no config":
+            // read as empty, every guard in it would stop guarding unseen.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => match dangling(&path) {
+                Some(source) => return Err(ConfigError::Read { path, source }),
+                None => Config::empty(home),
+            },
             Err(source) => return Err(ConfigError::Read { path, source }),
         };
         config.merge_managed(env);
@@ -163,9 +173,13 @@ impl Config {
         if document.unexpanded_aliases > 0 {
             load_warnings.push(unexpanded_warning(path, document.unexpanded_aliases));
         }
+        load_warnings.extend(duplicate_warnings(path, &document.duplicate_keys));
         let root = document.value;
         let root = match root {
-            Value::Null => Value::Object(Default::default()),
+            Value::Null => {
+                load_warnings.extend(null_document_warning(path, text));
+                Value::Object(Default::default())
+            }
             Value::Object(_) => root,
             other => {
                 return Err(ConfigError::NotMapping {
@@ -180,6 +194,7 @@ impl Config {
             root,
             managed: None,
             load_warnings,
+            managed_unread: None,
         })
     }
 
@@ -193,7 +208,12 @@ impl Config {
         let path = scope::managed_config_path(&dir);
         let text = match read_capped(&path) {
             Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                if let Some(error) = dangling(&path) {
+                    self.ignore_managed(&path, format!("cannot read it: {error}"));
+                }
+                return;
+            }
             Err(error) => {
                 self.ignore_managed(&path, format!("cannot read it: {error}"));
                 return;
@@ -204,6 +224,8 @@ impl Config {
                 let warning = unexpanded_warning(&path, document.unexpanded_aliases);
                 self.load_warnings.push(warning);
             }
+            let duplicates = duplicate_warnings(&path, &document.duplicate_keys);
+            self.load_warnings.extend(duplicates);
             document.value
         });
         let mut managed = match parsed {
@@ -225,6 +247,7 @@ impl Config {
     }
 
     fn ignore_managed(&mut self, path: &Path, why: String) {
+        self.managed_unread = Some(path.to_owned());
         self.load_warnings.push(ConfigWarning {
             file: path.to_owned(),
             key: String::new(),
@@ -244,6 +267,12 @@ impl Config {
     /// The managed scope's `config.yaml` when one was merged in.
     pub fn managed_path(&self) -> Option<&Path> {
         self.managed.as_ref().map(|(path, _)| path.as_path())
+    }
+
+    /// The managed scope's `config.yaml` when it exists but could not be
+    /// used (unreadable, not YAML, not a mapping): none of its settings apply.
+    pub fn managed_unread(&self) -> Option<&Path> {
+        self.managed_unread.as_deref()
     }
 
     /// Which file the value at `key` came from (`hooks.pre_tool_call[0]`
@@ -273,6 +302,7 @@ impl Config {
             root,
             managed: None,
             load_warnings: Vec::new(),
+            managed_unread: None,
         }
     }
 
@@ -362,33 +392,6 @@ impl Config {
             _ => false,
         }
     }
-}
-
-/// The warning for a file whose aliases repeat more than the expansion budget.
-fn unexpanded_warning(path: &Path, count: usize) -> ConfigWarning {
-    ConfigWarning {
-        file: path.to_owned(),
-        key: String::new(),
-        message: format!(
-            "{count} alias uses repeat more of the file than {} nodes / {} bytes of copies; \
-             they were not expanded, and a key that needs one is rejected",
-            crate::yaml::MAX_ALIAS_NODES,
-            crate::yaml::MAX_ALIAS_BYTES
-        ),
-    }
-}
-
-/// Reads a YAML file, stopping one byte past the adapter's limit (the parser
-/// then refuses it by size). Anything but a regular file (a FIFO, a link to
-/// `/dev/stdin`) is an error, never a read that blocks.
-pub fn read_capped(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    let limit = u64::try_from(crate::yaml::MAX_BYTES).unwrap_or(u64::MAX);
-    let mut text = String::new();
-    crate::regular_file::open_regular(path)?
-        .take(limit.saturating_add(1))
-        .read_to_string(&mut text)?;
-    Ok(text)
 }
 
 /// Settings of in-process callbacks.

@@ -1,6 +1,7 @@
 //! The node graph to JSON, as PyYAML's `SafeConstructor` builds Python
 //! values: tags decide the type, `<<` merges, a later duplicate key wins in
-//! the first key's place.
+//! the first key's place (and its place in the document is noted, so a
+//! reader can say the earlier value was not read).
 //!
 //! PyYAML shares an aliased node between its uses; JSON cannot, so every use
 //! is a copy. The first use of a node is free (the text itself bounds it);
@@ -24,6 +25,9 @@ pub const MAX_ALIAS_NODES: usize = 250_000;
 /// The most scalar bytes repeated uses of aliased nodes may add, in all.
 pub const MAX_ALIAS_BYTES: usize = 16 * 1024 * 1024;
 
+/// The most duplicate keys noted in one document.
+pub const MAX_DUPLICATES_NOTED: usize = 64;
+
 /// The text that stands for an alias use past the budget.
 pub const NOT_EXPANDED: &str =
     "<not expanded: this alias repeats more of the document than the expansion bound allows>";
@@ -38,6 +42,10 @@ pub(super) struct Constructor {
     bytes_left: usize,
     /// How many alias uses were replaced by [`NOT_EXPANDED`].
     pub(super) cut: usize,
+    /// Where the value being built sits (`hooks.pre_tool_call[0]`).
+    path: String,
+    /// Keys given twice in one mapping, by place: the earlier value was dropped.
+    pub(super) duplicates: Vec<String>,
 }
 
 impl Constructor {
@@ -63,9 +71,13 @@ impl Constructor {
         }
         match &**node {
             Node::Scalar { value, tag, .. } => scalar(value, tag),
-            Node::Sequence { items, .. } => {
-                Value::Array(items.iter().map(|item| self.value(item)).collect())
-            }
+            Node::Sequence { items, .. } => Value::Array(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(index, item)| self.within(&format!("[{index}]"), item))
+                    .collect(),
+            ),
             Node::Mapping { tag, .. } => {
                 let set = tag.as_deref() == Some("tag:yaml.org,2002:set");
                 let mut map = Map::new();
@@ -89,6 +101,7 @@ impl Constructor {
         };
         let mut merged = Vec::new();
         let mut own = Vec::new();
+        let mut names = HashSet::new();
         for (key, value) in entries {
             if matches!(&**key, Node::Scalar { tag, .. } if tag == "tag:yaml.org,2002:merge") {
                 let maps: Vec<Value> = match &**value {
@@ -107,11 +120,29 @@ impl Constructor {
                 }
             } else {
                 let key = self.key(key);
-                own.push((key, self.value(value)));
+                let step = if self.path.is_empty() {
+                    key.clone()
+                } else {
+                    format!(".{key}")
+                };
+                if !names.insert(key.clone()) && self.duplicates.len() < MAX_DUPLICATES_NOTED {
+                    self.duplicates.push(format!("{}{step}", self.path));
+                }
+                let value = self.within(&step, value);
+                own.push((key, value));
             }
         }
         merged.extend(own);
         merged
+    }
+
+    /// The value of `node`, built one `step` below the current place.
+    fn within(&mut self, step: &str, node: &Rc<Node>) -> Value {
+        let depth = self.path.len();
+        self.path.push_str(step);
+        let value = self.value(node);
+        self.path.truncate(depth);
+        value
     }
 
     /// A key as the string JSON needs: a scalar as Python's `str()` spells

@@ -42,7 +42,7 @@ mod tests;
 
 use serde_json::Value;
 
-pub use construct::{MAX_ALIAS_BYTES, MAX_ALIAS_NODES, NOT_EXPANDED};
+pub use construct::{MAX_ALIAS_BYTES, MAX_ALIAS_NODES, MAX_DUPLICATES_NOTED, NOT_EXPANDED};
 
 /// The largest document read, in bytes.
 pub const MAX_BYTES: usize = 8 * 1024 * 1024;
@@ -99,6 +99,10 @@ pub struct Document {
     pub value: Value,
     /// How many alias uses past the expansion budget stand as [`NOT_EXPANDED`].
     pub unexpanded_aliases: usize,
+    /// Keys given twice in one mapping, each by its place (`hooks`,
+    /// `model.provider`, `hooks.pre_tool_call[0].command`): the last value
+    /// is the one read, as PyYAML reads it. At most [`MAX_DUPLICATES_NOTED`].
+    pub duplicate_keys: Vec<String>,
 }
 
 /// [`parse`], also saying how many alias uses were left unexpanded, so the
@@ -120,6 +124,7 @@ pub fn parse_document(text: &str) -> Result<Document, YamlError> {
         return Ok(Document {
             value: Value::Null,
             unexpanded_aliases: 0,
+            duplicate_keys: Vec::new(),
         });
     };
     let mut constructor = construct::Constructor::new();
@@ -127,6 +132,7 @@ pub fn parse_document(text: &str) -> Result<Document, YamlError> {
     Ok(Document {
         value,
         unexpanded_aliases: constructor.cut,
+        duplicate_keys: constructor.duplicates,
     })
 }
 

@@ -107,6 +107,24 @@ fn duplicate_keys_keep_the_last_value_in_the_first_place() {
 }
 
 #[test]
+fn duplicate_keys_are_noted_by_place() {
+    let text = "hooks:\n  pre_tool_call:\n    - command: a\n      command: b\nhooks: {}\n\
+                list: [{x: 1, x: 2}]\nbase: &b {k: 1}\nmerged:\n  <<: *b\n  k: 2\n";
+    let document = crate::parse_document(text).expect("parses");
+    assert_eq!(
+        document.duplicate_keys,
+        ["hooks.pre_tool_call[0].command", "hooks", "list[0].x"]
+    );
+    assert_eq!(document.value["hooks"], json!({}));
+    assert!(
+        crate::parse_document("a: 1\nb: 2\n")
+            .expect("parses")
+            .duplicate_keys
+            .is_empty()
+    );
+}
+
+#[test]
 fn keys_are_spelled_as_python_str() {
     let value = ok("1: a\nyes: b\n~: c\n1.0: d\n[1, 2]: e\n");
     let keys: Vec<&String> = value
