@@ -15,6 +15,10 @@ use serde_json::{Map, Value};
 use hermes_hooks_core::pyvalue::{python_int, repr, type_name};
 use hermes_hooks_process::sandbox::Sandbox;
 
+mod lost_guards;
+
+pub use lost_guards::LostGuard;
+
 /// The timeout of an entry without one, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
 
@@ -95,10 +99,21 @@ pub struct ShellConfig {
     pub specs: Vec<ShellHookSpec>,
     /// What was skipped or defaulted, and why.
     pub warnings: Vec<ConfigWarning>,
+    /// Fail-closed guards the file had at its last good read and no longer
+    /// reads, though it does not read cleanly: each blocks every call of its
+    /// event in their place (red team round 10, R10-5).
+    pub lost_guards: Vec<LostGuard>,
 }
 
-/// Reads and validates the `hooks:` section of `config`.
+/// Reads and validates the `hooks:` section of `config`, and keeps the
+/// memory of its fail-closed guards ([`ShellConfig::lost_guards`]).
 pub fn parse_config(config: &Config) -> ShellConfig {
+    let mut parsed = read_section(config);
+    lost_guards::keep_lost_guards(config, &mut parsed);
+    parsed
+}
+
+fn read_section(config: &Config) -> ShellConfig {
     let mut parsed = ShellConfig::default();
     let section = match config.get("hooks") {
         None | Some(Value::Null) => return parsed,

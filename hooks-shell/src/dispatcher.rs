@@ -30,10 +30,9 @@ use hermes_hooks_process::runtime::Background;
 use refusal::{refusal_reason, refuse};
 
 use crate::binding::{Subject, TreeCache};
-use crate::config::{ShellHookSpec, parse_config};
-use crate::consent::{
-    CHANGED_REASON, NOT_APPROVED_REASON, changed_message, not_allowlisted_message,
-};
+use crate::config::{LostGuard, ShellHookSpec, parse_config};
+use crate::consent::{CHANGED_REASON, NOT_APPROVED_REASON};
+use crate::consent::{changed_message, not_allowlisted_message};
 
 /// Why a fail-closed hook whose matcher does not compile blocks every call.
 pub const UNUSABLE_MATCHER_REASON: &str = "its matcher is not a valid regex, so every call is blocked; fix the matcher in config.yaml (`hooks doctor` shows it)";
@@ -136,7 +135,8 @@ impl ShellHooks {
         let accept = options.consent.accept || config.hooks_auto_accept();
         let mut book = ConsentBook::open(config.home(), accept);
         let mut seen = HashSet::new();
-        let mut accepted = Vec::new();
+        // Guards config.yaml lost without being taken out block in their place (R10-5).
+        let mut accepted = LostGuard::stand_ins(&parsed.lost_guards, config.home());
         let mut denied = Vec::new();
         let mut refusals = Vec::new();
         for mut spec in parsed.specs {

@@ -54,6 +54,7 @@ pub mod dialect;
 pub mod dispatcher;
 pub mod fingerprint;
 mod gate;
+mod guard_record;
 pub mod launch;
 pub mod queue;
 pub mod record;

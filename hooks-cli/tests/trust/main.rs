@@ -39,6 +39,7 @@ mod project_is_home;
 mod project_reach;
 mod rewritten_input;
 mod round10_guards;
+mod round10_memory;
 mod round10_paths;
 mod round5;
 mod round6_shapes;

@@ -178,7 +178,10 @@ impl Host {
                 builder = builder.with(hooks);
             }
             // Hooks of other agents (`hooks_from:`) sit beside the shell hooks they are.
-            if options.loads(Mechanism::Imported) && config.get("hooks_from").is_some() {
+            // (Or that it had, with a fail-closed guard: a list dropped by
+            // mistake keeps blocking what it guarded.)
+            let imports = hermes_hooks_shell::dialect::discover::imports_or_remembers(config);
+            if options.loads(Mechanism::Imported) && imports {
                 let hooks = ImportedHooks::load(config, shell).take(&mut warnings, &mut mechanisms);
                 // An imported hook's rewrite of a tool call is judged again by
                 // the plugins' callbacks and the user's config.yaml guards,

@@ -92,7 +92,7 @@ const SUFFIXES: &[&str] = &[
 /// Whether `name` steers which code a program loads or runs, in any case:
 /// npm reads `npm_config_*` case-insensitively (`Npm_Config_Userconfig`),
 /// zsh ties `path` to `PATH` (red-team F14).
-pub(super) fn steers_code(name: &str) -> bool {
+pub(crate) fn steers_code(name: &str) -> bool {
     let name = name.to_ascii_uppercase();
     NAMES.contains(&name.as_str())
         || PREFIXES
@@ -106,7 +106,7 @@ pub(super) fn steers_code(name: &str) -> bool {
 /// aside), whether or not it exists yet: a variable not on the lists above
 /// may still make a program load it (`MAKEFILES=tools/x.mk`,
 /// `OPENSSL_CONF=./ssl.cnf`), and an approval binds only the value's text.
-pub(super) fn names_project_path<'a>(value: &'a str, project: &std::path::Path) -> Option<&'a str> {
+pub(crate) fn names_project_path<'a>(value: &'a str, project: &std::path::Path) -> Option<&'a str> {
     value
         .split(|c: char| c.is_whitespace() || matches!(c, ':' | '=' | ',' | ';' | '"' | '\''))
         .filter(|word| !word.is_empty())

@@ -2,7 +2,6 @@
 //! them. Never fails: a bad file or entry is a warning naming the file and
 //! the field, an unknown event skips that event, and the rest loads.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use hermes_hooks_core::home::expand_tilde;
@@ -12,18 +11,23 @@ use serde_json::Value;
 
 use hermes_hooks_process::sandbox::{Profile, Sandbox};
 
+mod dedup;
 mod disable;
+mod import_list;
 mod lost_guards;
 mod unwrapped;
 
 use super::entries::Reader;
 use super::events::{event_mapping, event_names};
 use super::file::{Unread, read_document};
-use super::guards::{BrokenFile, GuardDown, broken_file, remember};
+use super::guards::{BrokenFile, GuardDown, broken_file};
 use super::matcher::Condition;
 use super::{Dialect, EventMapping, ImportedHook, Scope};
+use crate::guard_record::{remember, unwritten_warning};
 use crate::sandboxing::{SandboxDefaults, sandbox_field};
+use dedup::dedup;
 use disable::disabled;
+pub use import_list::imports_or_remembers;
 use unwrapped::{has_event_keys, without_hooks_key};
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
@@ -109,8 +113,23 @@ impl Source {
 /// `user_home` the user's home, where `~/.claude` and friends live.
 pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Discovery {
     let mut discovery = Discovery::default();
+    let read = read_list(config, project, user_home, &mut discovery);
+    import_list::keep_lost_imports(config, &mut discovery, &read);
+    dedup(&mut discovery.hooks);
+    discovery
+}
+
+/// Reads every file `hooks_from:` names into `discovery`; returns the
+/// formats it names.
+fn read_list(
+    config: &Config,
+    project: &Path,
+    user_home: Option<&Path>,
+    discovery: &mut Discovery,
+) -> Vec<Dialect> {
+    let mut read = Vec::new();
     let items = match config.get("hooks_from") {
-        None | Some(Value::Null) => return discovery,
+        None | Some(Value::Null) => return read,
         Some(Value::Array(items)) => items.clone(),
         Some(Value::String(one)) => vec![Value::String(one.clone())],
         Some(other) => {
@@ -121,7 +140,7 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
                     type_name(other)
                 ),
             ));
-            return discovery;
+            return read;
         }
     };
     let (defaults, warnings) = SandboxDefaults::from_config(config);
@@ -153,9 +172,10 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
                 let standard = sources.iter().any(|source| !source.explicit);
                 let before = discovery.hooks.len();
                 for source in &sources {
-                    read_source(source, config.home(), &mut discovery);
+                    read.push(source.dialect);
+                    read_source(source, config.home(), discovery);
                 }
-                if standard && let Some(widest) = disabled(&sources, &mut discovery) {
+                if standard && let Some(widest) = disabled(&sources, discovery) {
                     // managed > user > project: a project file turns off its
                     // project's hooks only, never the user's own.
                     let read = discovery.hooks.split_off(before);
@@ -168,8 +188,7 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
             Err(message) => discovery.warnings.push(config.warning(key, message)),
         }
     }
-    dedup(&mut discovery.hooks);
-    discovery
+    read
 }
 
 /// A file inside the project (and not in the user's home itself) is the
@@ -330,8 +349,18 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
 }
 
 fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
+    let warnings_from = discovery.warnings.len();
     let root = match read_document(&source.path, source.toml) {
-        Ok(root) => root,
+        Ok((root, twice)) => {
+            // Read as Claude Code reads it (the last wins), but said: a guard
+            // a second key dropped is lost, not taken out (`lost_guards`).
+            for key in twice.iter().filter(|key| key.starts_with("hooks")) {
+                let message =
+                    format!("the key {key} is given more than once; only the last is read");
+                warn_file(discovery, source, key, message);
+            }
+            root
+        }
         Err(Unread::Missing) if !source.explicit => return,
         Err(Unread::Missing) => {
             return broken(source, home, discovery, "does not exist".into(), None);
@@ -354,7 +383,9 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
                 let tool_gate = Some(vec![HookEvent::PreToolCall]);
                 return broken(source, home, discovery, problem, tool_gate);
             }
-            return remember(home, &source.path, &[]);
+            // Nothing to guard: a record that cannot be written loses nothing.
+            let _ = remember(home, &source.path, &[]);
+            return;
         }
         None => return without_hooks_key(source, home, discovery, &root),
         Some(other) => {
@@ -369,11 +400,15 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     let env = super::top_level::settings_env(source, &root, discovery);
     let before = (discovery.hooks.len(), discovery.unsupported.len());
     let down_before = discovery.guards_down.len();
-    let warnings_from = discovery.warnings.len();
     read_events(source, home, discovery, hooks, &env);
     let guarded = lost_guards::fail_closed_events(discovery, before, down_before);
     let guarded = lost_guards::keep_lost_guards(source, home, discovery, guarded, warnings_from);
-    remember(home, &source.path, &guarded);
+    if let Err(why) = remember(home, &source.path, &guarded)
+        && !guarded.is_empty()
+    {
+        let message = unwritten_warning(&source.path, &why);
+        warn_file(discovery, source, "", message);
+    }
 }
 
 /// Records a file that gave no hooks, its warning and the blocks it puts in place.
@@ -445,38 +480,4 @@ fn read_events(
             reader.group(event, mapping, &format!("{key}[{index}]"), group);
         }
     }
-}
-
-/// Identical handlers across files run once (Claude Code dedups settings
-/// files). The copy that stays is the one from the user's file when there is
-/// one (a project's copy of the user's guard never replaces it), keeping the
-/// place of the first; it fails closed if any copy does. Handlers given
-/// different `env` blocks are not identical.
-fn dedup(hooks: &mut Vec<ImportedHook>) {
-    let mut first: HashMap<_, usize> = HashMap::new();
-    let mut kept: Vec<ImportedHook> = Vec::with_capacity(hooks.len());
-    for hook in hooks.drain(..) {
-        let key = (
-            hook.dialect,
-            hook.their_event.clone(),
-            hook.matcher.describe(),
-            hook.condition.clone(),
-            hook.consent_command(),
-            hook.settings_env.clone(),
-        );
-        match first.get(&key) {
-            None => {
-                first.insert(key, kept.len());
-                kept.push(hook);
-            }
-            Some(&at) => {
-                let fail_closed = kept[at].fail_closed || hook.fail_closed;
-                if kept[at].scope == Scope::Project && hook.scope == Scope::User {
-                    kept[at] = hook;
-                }
-                kept[at].fail_closed = fail_closed;
-            }
-        }
-    }
-    *hooks = kept;
 }

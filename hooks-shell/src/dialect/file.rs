@@ -19,8 +19,10 @@ pub(super) enum Unread {
     Failed(String),
 }
 
-/// Reads `path` (JSON, or TOML when `toml`) into a JSON value.
-pub(super) fn read_document(path: &Path, toml: bool) -> Result<Value, Unread> {
+/// Reads `path` (JSON, or TOML when `toml`) into a JSON value, with the
+/// places of keys a JSON object gives twice (the last is read; TOML refuses
+/// them).
+pub(super) fn read_document(path: &Path, toml: bool) -> Result<(Value, Vec<String>), Unread> {
     let text = read_text(path)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if toml {
@@ -29,10 +31,14 @@ pub(super) fn read_document(path: &Path, toml: bool) -> Result<Value, Unread> {
             let first = message.lines().next().unwrap_or("invalid");
             Unread::Failed(format!("is not valid TOML ({first})"))
         })?;
-        return Ok(serde_json::to_value(table).unwrap_or(Value::Null));
+        return Ok((
+            serde_json::to_value(table).unwrap_or(Value::Null),
+            Vec::new(),
+        ));
     }
-    serde_json::from_str::<Value>(text)
-        .map_err(|error| Unread::Failed(format!("is not valid JSON ({error})")))
+    let value = serde_json::from_str::<Value>(text)
+        .map_err(|error| Unread::Failed(format!("is not valid JSON ({error})")))?;
+    Ok((value, super::json_duplicates::duplicate_keys(text)))
 }
 
 /// The file's text: at most [`MAX_FILE_BYTES`], UTF-8.
@@ -71,10 +77,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("hooks.json");
         std::fs::write(&path, bytes).expect("write");
-        read_document(&path, toml).map_err(|unread| match unread {
-            Unread::Missing => "missing".to_owned(),
-            Unread::Failed(message) => message,
-        })
+        read_document(&path, toml)
+            .map(|(value, _)| value)
+            .map_err(|unread| match unread {
+                Unread::Missing => "missing".to_owned(),
+                Unread::Failed(message) => message,
+            })
     }
 
     #[test]

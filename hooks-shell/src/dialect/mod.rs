@@ -14,7 +14,7 @@
 mod applies;
 mod call_parts;
 mod calls;
-mod code_env;
+pub(crate) mod code_env;
 mod dead_names;
 pub mod direct;
 pub mod discover;
@@ -27,6 +27,7 @@ mod file_paths;
 mod guard_rule;
 pub mod guards;
 pub mod http;
+mod json_duplicates;
 pub(crate) mod known_programs;
 pub mod matcher;
 pub(crate) mod path_rule;

@@ -13,7 +13,8 @@
 #[allow(unused_imports)]
 use super::*;
 
-use super::super::guards::{FIX, GuardDown, Remembered, recall};
+use super::super::guards::{FIX, GuardDown};
+use crate::guard_record::{Remembered, recall};
 
 /// After a good parse of `source`, whose fail-closed entries guard
 /// `guarded` and whose warnings start at `warnings_from`: blocks every
@@ -76,6 +77,10 @@ pub(super) fn keep_lost_guards(
 /// known event, `Some(None)` for a name the format does not know (it may be
 /// any event, misspelled), `None` for a key outside the events.
 fn event_of_key(dialect: Dialect, key: &str) -> Option<Option<HookEvent>> {
+    if key == "hooks" {
+        // The whole object (given twice): any event.
+        return Some(None);
+    }
     let rest = key.strip_prefix("hooks.")?;
     let name = rest.split(['[', '.']).next().unwrap_or(rest);
     Some(event_mapping(dialect, name).and_then(|mapping| mapping.ours))

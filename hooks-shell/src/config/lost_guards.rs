@@ -1,0 +1,263 @@
+//! The memory of `config.yaml`'s own fail-closed guards (red team round 10,
+//! R10-5): a `fail_closed: true` `pre_tool_call` entry, read well once, that
+//! a later read no longer yields, where the file does not read cleanly
+//! (`hooks: null`, an event's list `null` or a mapping, an entry without
+//! `command`, a misspelled event, `Hooks:`, a `fail_closed` that is not a
+//! boolean, a `hooks` key given twice, the managed file unreadable), keeps
+//! blocking every `pre_tool_call` until the file reads cleanly. A guard
+//! taken out cleanly (its entry deleted, `pre_tool_call: []`, `hooks: {}`,
+//! no `hooks:` at all) is gone, as the user meant. The record is the one
+//! imported files keep (`crate::guard_record`), keyed by the file's path.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
+use serde_json::Value;
+
+use super::{ShellConfig, ShellHookSpec};
+use crate::guard_record::{Remembered, recall, remember, unwritten_warning};
+
+/// Fail-closed guards a config file no longer reads: every call of `event`
+/// is blocked in their place, without running anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct LostGuard {
+    /// The file (the user's `config.yaml`, or the managed scope's).
+    pub file: PathBuf,
+    /// The event they guarded (`pre_tool_call`).
+    pub event: HookEvent,
+    /// How many of its guards were lost.
+    pub count: usize,
+    /// Why the file does not read cleanly.
+    pub reason: String,
+}
+
+impl LostGuard {
+    /// What each blocked call is told: the file, what was lost, why, and
+    /// what to do.
+    pub fn block_reason(&self) -> String {
+        format!("{}: {}", self.file.display(), self.warning())
+    }
+
+    /// The warning about the file (which names it): what was lost, why, and
+    /// what to do.
+    pub fn warning(&self) -> String {
+        format!(
+            "at its last good read it had {} fail_closed {} hook(s) that it no longer reads ({}): \
+             every {} call is BLOCKED until it reads cleanly: {FIX}",
+            self.count, self.event, self.reason, self.event
+        )
+    }
+
+    /// The hooks that stand in for `lost`, each with its block reason, to
+    /// register as refused (they block without running).
+    pub(crate) fn stand_ins<T>(
+        lost: &[LostGuard],
+        home: &Path,
+    ) -> Vec<(ShellHookSpec, Option<Arc<str>>, Option<T>)> {
+        let stand_in = |lost: &LostGuard| {
+            (
+                lost.blocking_spec(home),
+                Some(lost.block_reason().into()),
+                None,
+            )
+        };
+        lost.iter().map(stand_in).collect()
+    }
+
+    /// The hook that stands in for the lost guards: it matches every call
+    /// of the event and blocks it without running.
+    pub fn blocking_spec(&self, home: &Path) -> ShellHookSpec {
+        let mut spec = ShellHookSpec::new(
+            self.event,
+            format!("<lost guard of {}>", self.file.display()),
+            home,
+        );
+        spec.fail_closed = true;
+        spec
+    }
+}
+
+/// What the user runs or changes to lift the block.
+const FIX: &str = "fix the file (`hooks doctor` shows what is wrong), or take the guard out \
+                   cleanly: delete its entry, and an event or hooks: it leaves empty (or write [] / {})";
+
+/// After `parsed` was read from `config`: blocks the guards each of its
+/// files lost as above, and records what each file guards now.
+pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
+    let user = config.path().to_owned();
+    let managed = config.managed_path().or(config.managed_unread());
+    for file in std::iter::once(user.as_path()).chain(managed) {
+        // Only a file on disk has a memory (not a host's in-memory config).
+        if std::fs::symlink_metadata(file).is_err() {
+            continue;
+        }
+        let now: Vec<HookEvent> = parsed
+            .specs
+            .iter()
+            .filter(|spec| spec.blocks_on_failure() && config.file_of(&spec.key()) == file)
+            .map(|spec| spec.event)
+            .collect();
+        let mut lost = Vec::new();
+        if let Remembered::Guarded(before) = recall(config.home(), file) {
+            let reasons = unclean(config, parsed, file);
+            let count = |events: &[HookEvent]| {
+                events
+                    .iter()
+                    .filter(|e| **e == HookEvent::PreToolCall)
+                    .count()
+            };
+            let missing = count(&before).saturating_sub(count(&now));
+            if missing > 0 && !reasons.is_empty() {
+                lost.push(LostGuard {
+                    file: file.to_owned(),
+                    event: HookEvent::PreToolCall,
+                    count: missing,
+                    reason: reasons.join("; "),
+                });
+            }
+        }
+        let guarded: Vec<HookEvent> = now
+            .into_iter()
+            .chain(
+                lost.iter()
+                    .flat_map(|l| std::iter::repeat_n(l.event, l.count)),
+            )
+            .collect();
+        if let Err(why) = remember(config.home(), file, &guarded)
+            && !guarded.is_empty()
+        {
+            let message = unwritten_warning(file, &why);
+            parsed
+                .warnings
+                .push(ConfigWarning::new(file, "hooks", message));
+        }
+        for guard in &lost {
+            let message = guard.warning();
+            let key = format!("hooks.{}", guard.event);
+            parsed.warnings.push(ConfigWarning::new(file, key, message));
+        }
+        parsed.lost_guards.extend(lost);
+    }
+}
+
+/// Why `file` does not read cleanly: each way a guard in it could have been
+/// dropped without the user taking it out. Empty when it reads cleanly.
+fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let ours = |key: &str| config.file_of(key) == file;
+    // The file's own load warnings: a `hooks` key given twice, a whole file
+    // that is `null`, aliases left unexpanded, a managed file ignored.
+    let loaded = config.load_warnings().iter();
+    let loaded = loaded.filter(|w| w.file == file && (w.key.is_empty() || in_hooks(&w.key)));
+    reasons.extend(loaded.map(|warning| warning.message.clone()));
+    match config.get("hooks") {
+        Some(Value::Null) if ours("hooks") => reasons.push("hooks: is empty (null)".to_owned()),
+        Some(Value::Object(events)) => {
+            let empty = events.iter().filter(|(_, value)| value.is_null());
+            for (name, _) in empty.filter(|(name, _)| ours(&format!("hooks.{name}"))) {
+                reasons.push(format!("hooks.{name} is empty (null)"));
+            }
+        }
+        _ => {}
+    }
+    let dropped = parsed
+        .warnings
+        .iter()
+        .filter(|warning| warning.file == file && drops_an_entry(&warning.key));
+    reasons.extend(dropped.map(|warning| warning.message.clone()));
+    let read = parsed.specs.iter().filter(|spec| spec.fail_closed).count();
+    if file == config.path() && fail_closed_keys(config.root()) > read {
+        reasons.push(
+            "it has a fail_closed key it does not read as a guard (a Hooks: key, a misspelled \
+             event, or an entry it skips?)"
+                .to_owned(),
+        );
+    }
+    reasons
+}
+
+/// Whether a key is `hooks` or inside it.
+fn in_hooks(key: &str) -> bool {
+    key == "hooks" || key.starts_with("hooks.") || key.starts_with("hooks[")
+}
+
+/// Whether a warning at `key` means an entry (or more) was not read, or was
+/// read as failing open: `hooks`, `hooks.<event>`, `hooks.<event>[i]`, and
+/// an entry's `command` or `fail_closed`.
+fn drops_an_entry(key: &str) -> bool {
+    let Some(rest) = key.strip_prefix("hooks") else {
+        return false;
+    };
+    let field = rest.rsplit_once("].").map(|(_, field)| field);
+    match field {
+        None => rest.is_empty() || rest.starts_with('.'),
+        Some(field) => matches!(field, "command" | "fail_closed" | "failClosed"),
+    }
+}
+
+/// How many `fail_closed` / `failClosed` keys anywhere in `root` are set to
+/// something other than `false` or `null`. Bounded walk.
+fn fail_closed_keys(root: &Value) -> usize {
+    let mut stack = vec![(root, 0usize)];
+    let (mut seen, mut found) = (0usize, 0usize);
+    while let Some((value, depth)) = stack.pop() {
+        seen += 1;
+        if seen > 100_000 || depth > 64 {
+            // Too large to tell: a guard may be in it.
+            return usize::MAX;
+        }
+        match value {
+            Value::Object(object) => {
+                for (key, inner) in object {
+                    let off = matches!(inner, Value::Bool(false) | Value::Null);
+                    if matches!(key.as_str(), "fail_closed" | "failClosed") && !off {
+                        found += 1;
+                    }
+                    stack.push((inner, depth + 1));
+                }
+            }
+            Value::Array(items) => stack.extend(items.iter().map(|item| (item, depth + 1))),
+            _ => {}
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn warnings_that_drop_an_entry() {
+        for key in [
+            "hooks",
+            "hooks.pre_tool_call",
+            "hooks.pre_tool_cal",
+            "hooks.pre_tool_call[0]",
+            "hooks.pre_tool_call[2].command",
+            "hooks.pre_tool_call[0].fail_closed",
+        ] {
+            assert!(drops_an_entry(key), "{key}");
+        }
+        for key in [
+            "hooks.pre_tool_call[0].timeout",
+            "hooks.pre_tool_call[0].matcher",
+            "hooks_from",
+            "hooks_sandbox.user",
+        ] {
+            assert!(!drops_an_entry(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn fail_closed_keys_are_counted_wherever_they_are() {
+        let root = serde_json::json!({
+            "Hooks": {"pre_tool_call": [{"command": "a", "fail_closed": true}]},
+            "hooks": {"pre_tool_call": [{"command": "b", "failClosed": "yes"},
+                                        {"command": "c", "fail_closed": false}]},
+        });
+        assert_eq!(fail_closed_keys(&root), 2);
+    }
+}

@@ -1,0 +1,164 @@
+//! The memory of `hooks_from:` itself (red team round 10, R10-6): a format
+//! whose files gave fail-closed guards at the last good read, that the list
+//! no longer names though it does not read cleanly (`hooks_from: null`, a
+//! mapping, an entry it cannot read, the key given twice, a near-miss
+//! spelling such as `hooks-from:`, the whole file `null`), keeps blocking the
+//! events those guards guarded, until `config.yaml` reads cleanly. A format
+//! taken out cleanly (out of the list, `hooks_from: []`, the key deleted)
+//! is gone, as the user meant. One record per format, keyed
+//! `<config.yaml>#hooks_from/<format>` (`crate::guard_record`).
+
+#[allow(unused_imports)]
+use super::*;
+
+use super::super::guards::GuardDown;
+use crate::guard_record::{Remembered, recall_key, remember_key, unwritten_warning};
+
+/// The formats a record is kept for.
+const FORMATS: [Dialect; 3] = [Dialect::Claude, Dialect::Codex, Dialect::Cursor];
+
+/// Whether `config` imports hooks, or did at its last good read with a
+/// fail-closed guard (so a list that is gone must still be looked at).
+pub fn imports_or_remembers(config: &Config) -> bool {
+    if config.get("hooks_from").is_some() {
+        return true;
+    }
+    let Some(file) = on_disk(config) else {
+        return false;
+    };
+    FORMATS.iter().any(
+        |dialect| match recall_key(config.home(), &record_key(&file, *dialect)) {
+            Remembered::Never => false,
+            Remembered::Guarded(events) => !events.is_empty(),
+            Remembered::Unreadable(_) => true,
+        },
+    )
+}
+
+/// The config file's absolute path, when it is a file on disk (only such a
+/// file has a memory, not a host's in-memory config).
+fn on_disk(config: &Config) -> Option<std::path::PathBuf> {
+    std::fs::symlink_metadata(config.path()).ok()?;
+    Some(std::path::absolute(config.path()).unwrap_or_else(|_| config.path().to_owned()))
+}
+
+/// The record key of `dialect`'s guards imported by the config file `file`.
+fn record_key(file: &Path, dialect: Dialect) -> String {
+    format!("{}#hooks_from/{dialect}", file.display())
+}
+
+/// After `discovery` read the files of every format in `read`: blocks the
+/// guards of each format the list dropped as above, and records what each
+/// format guards now.
+pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read: &[Dialect]) {
+    let Some(file) = on_disk(config) else {
+        return;
+    };
+    let reasons = unclean(config, discovery).join("; ");
+    for dialect in FORMATS {
+        let key = record_key(&file, dialect);
+        let mut guarded = fail_closed_events(discovery, dialect);
+        if let Remembered::Guarded(before) = recall_key(config.home(), &key)
+            && !before.is_empty()
+            && !read.contains(&dialect)
+            && !reasons.is_empty()
+        {
+            block(config, discovery, dialect, &before, &reasons);
+            guarded.extend(before);
+        }
+        if let Err(why) = remember_key(config.home(), &key, &guarded)
+            && !guarded.is_empty()
+        {
+            let message = format!("({dialect} hooks) {}", unwritten_warning(&file, &why));
+            discovery
+                .warnings
+                .push(config.warning("hooks_from", message));
+        }
+    }
+}
+
+/// The events fail-closed guards of `dialect` guard in `discovery`, once
+/// per guard: runnable, of a type that cannot run, or down.
+fn fail_closed_events(discovery: &Discovery, dialect: Dialect) -> Vec<HookEvent> {
+    let hooks = discovery
+        .hooks
+        .iter()
+        .filter(|hook| hook.dialect == dialect);
+    let hooks = hooks
+        .filter(|hook| hook.fail_closed)
+        .filter_map(|hook| hook.event());
+    let unsupported = discovery.unsupported.iter();
+    let unsupported = unsupported
+        .filter(|entry| entry.dialect == dialect && entry.fail_closed)
+        .filter_map(|entry| entry.mapping.ours);
+    let down = discovery.guards_down.iter();
+    let down = down
+        .filter(|guard| guard.dialect == dialect)
+        .map(|guard| guard.event);
+    hooks.chain(unsupported).chain(down).collect()
+}
+
+/// Blocks every event of `lost` (the guards `dialect` gave), with `reason`.
+fn block(
+    config: &Config,
+    discovery: &mut Discovery,
+    dialect: Dialect,
+    lost: &[HookEvent],
+    reason: &str,
+) {
+    let mut events = lost.to_vec();
+    events.dedup();
+    let fix = format!(
+        "fix hooks_from: in config.yaml; to stop importing {dialect} hooks on purpose, take \
+         {dialect} out of the list (or write hooks_from: [])"
+    );
+    for event in events {
+        let reason = format!(
+            "at its last good read hooks_from: imported {dialect} hooks with a failClosed guard \
+             on {event}, and it no longer names {dialect} though it does not read cleanly \
+             ({reason})"
+        );
+        let message = format!("({dialect} hooks) {reason}: every {event} call is BLOCKED: {fix}");
+        discovery
+            .warnings
+            .push(config.warning("hooks_from", message));
+        discovery.guards_down.push(GuardDown {
+            dialect,
+            source: config.path().to_owned(),
+            key: "hooks_from".to_owned(),
+            event,
+            reason,
+            fix: fix.clone(),
+        });
+    }
+}
+
+/// Why `hooks_from:` does not read cleanly: each way a format could have
+/// left the list without the user taking it out. Empty when it reads cleanly.
+fn unclean(config: &Config, discovery: &Discovery) -> Vec<String> {
+    let mut reasons = Vec::new();
+    // Any other shape than a list is warned about below.
+    if config.get("hooks_from") == Some(&Value::Null) {
+        reasons.push("hooks_from: is empty (null)".to_owned());
+    }
+    let list_key = |key: &str| {
+        key == "hooks_from"
+            || key
+                .strip_prefix("hooks_from[")
+                .is_some_and(|rest| rest.ends_with(']') && !rest.contains('.'))
+    };
+    let loaded = config.load_warnings().iter();
+    let loaded = loaded.filter(|w| w.key.is_empty() || w.key == "hooks_from");
+    let listed = discovery.warnings.iter().filter(|w| list_key(&w.key));
+    reasons.extend(loaded.chain(listed).map(|warning| warning.message.clone()));
+    if let Some(settings) = config.root().as_object() {
+        let near = |name: &str| {
+            let bare: String = name.chars().filter(char::is_ascii_alphanumeric).collect();
+            name != "hooks_from" && bare.eq_ignore_ascii_case("hooksfrom")
+        };
+        for name in settings.keys().filter(|name| near(name)) {
+            reasons.push(format!("it has a key {name:?} that is not hooks_from"));
+        }
+    }
+    reasons
+}

@@ -1,0 +1,217 @@
+//! The memory of fail-closed guards: what the last good read of a file
+//! guarded, so a file that later breaks (no longer parses, or parses into a
+//! shape that drops a guard) keeps blocking what it guarded.
+//!
+//! One small JSON file per guarded file under
+//! `<home>/.hooks-cache/imported-guards/` (imported files, `config.yaml`'s
+//! own `hooks:` and its `hooks_from:` list alike), so two processes never
+//! lose each other's writes. A record that exists but cannot be read is
+//! [`Remembered::Unreadable`], never "no guard"; a record that cannot be
+//! written is an error the caller shows, and a store that cannot be written
+//! at all makes a broken file's guards unknown (red team round 10, R10-7).
+
+use std::path::{Path, PathBuf};
+
+use hermes_hooks_core::HookEvent;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// Where the records live, under the Hermes home.
+const CACHE_DIR: &str = ".hooks-cache/imported-guards";
+
+/// The record format; another version is ignored (read as "never parsed").
+const VERSION: u64 = 1;
+
+/// What the records say about one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Remembered {
+    /// Never parsed well (no record, or one of another version or path).
+    Never,
+    /// A record exists but cannot be read: what it guarded is unknown.
+    Unreadable(String),
+    /// At its last good parse, these events had a fail-closed entry (an
+    /// event once per guard of it).
+    Guarded(Vec<HookEvent>),
+}
+
+/// The record file of the path keyed `key` under `home`.
+fn record_path(home: &Path, key: &str) -> PathBuf {
+    let digest = Sha256::digest(key.as_bytes());
+    let name: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    home.join(CACHE_DIR).join(format!("{name}.json"))
+}
+
+/// The path a record is keyed by: canonical when it can be resolved.
+fn key_of(source: &Path) -> String {
+    source
+        .canonicalize()
+        .unwrap_or_else(|_| source.to_owned())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The path as named (absolute): a file that turns into a link to
+/// something else (`/dev/zero`, a target that is gone) keeps its record.
+fn named_key(source: &Path) -> String {
+    std::path::absolute(source)
+        .unwrap_or_else(|_| source.to_owned())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// What the last good parse of `source` guarded: recorded under its path as
+/// named, else where it led then.
+pub(crate) fn recall(home: &Path, source: &Path) -> Remembered {
+    match recall_key(home, &named_key(source)) {
+        Remembered::Never => recall_key(home, &key_of(source)),
+        known => known,
+    }
+}
+
+/// What the record keyed `key` says (a file's path, or a name such as
+/// `<config.yaml>#hooks_from/claude`).
+pub(crate) fn recall_key(home: &Path, key: &str) -> Remembered {
+    let path = record_path(home, key);
+    let bytes = match std::fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Remembered::Never,
+        Err(error) => return unreadable(&path, &error.to_string()),
+    };
+    let record: Value = match serde_json::from_slice(&bytes) {
+        Ok(record) => record,
+        Err(error) => return unreadable(&path, &error.to_string()),
+    };
+    let version = record.get("version").and_then(Value::as_u64);
+    if version != Some(VERSION) || record.get("path").and_then(Value::as_str) != Some(key) {
+        return Remembered::Never;
+    }
+    let Some(events) = record.get("fail_closed_events").and_then(Value::as_array) else {
+        return unreadable(&path, "it has no fail_closed_events list");
+    };
+    let mut known = Vec::with_capacity(events.len());
+    for event in events {
+        match event.as_str().and_then(|name| name.parse().ok()) {
+            Some(event) => known.push(event),
+            None => return unreadable(&path, &format!("{event} is not an event")),
+        }
+    }
+    Remembered::Guarded(known)
+}
+
+fn unreadable(path: &Path, why: &str) -> Remembered {
+    Remembered::Unreadable(format!(
+        "its guard record {} cannot be read ({why})",
+        path.display()
+    ))
+}
+
+/// Records that `source` parsed and guarded `events` fail-closed (an event
+/// once per guard of it), under its path as named and where it leads.
+/// Written only when it changes (atomically). `Err` says why it could not
+/// be written: the guard still holds for this run, but a later break of the
+/// file will not know it.
+pub(crate) fn remember(home: &Path, source: &Path, events: &[HookEvent]) -> Result<(), String> {
+    let mut keys = vec![named_key(source), key_of(source)];
+    keys.dedup();
+    keys.iter()
+        .try_for_each(|key| remember_key(home, key, events))
+}
+
+/// [`remember`] under one key.
+pub(crate) fn remember_key(home: &Path, key: &str, events: &[HookEvent]) -> Result<(), String> {
+    let mut events: Vec<HookEvent> = events.to_vec();
+    // One entry per guard (not per event): a file whose two guards of one
+    // event lose one still knows it lost one (red team round 10, R10-3).
+    events.sort_by_key(|event| event.index());
+    if recall_key(home, key) == Remembered::Guarded(events.clone()) {
+        return Ok(());
+    }
+    let record = json!({
+        "version": VERSION,
+        "path": key,
+        "fail_closed_events": events.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
+    });
+    let target = record_path(home, key);
+    target
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| {
+            let temporary = target.with_extension(format!("json.{}", std::process::id()));
+            std::fs::write(&temporary, serde_json::to_vec(&record).unwrap_or_default())?;
+            std::fs::rename(&temporary, &target)
+        })
+        .map_err(|error| format!("cannot write {}: {error}", target.display()))
+}
+
+/// Whether records can be written under `home` at all (probed by writing
+/// one): `Err` says why not. Asked only when a file broke with no record.
+pub(crate) fn store_writable(home: &Path) -> Result<(), String> {
+    let folder = home.join(CACHE_DIR);
+    std::fs::create_dir_all(&folder)
+        .and_then(|()| tempfile::NamedTempFile::new_in(&folder).map(drop))
+        .map_err(|error| format!("cannot write in {}: {error}", folder.display()))
+}
+
+/// The warning of a record that could not be written, for a file with
+/// fail-closed guards (`what`: the file, or its part, e.g. `hooks_from:`).
+pub(crate) fn unwritten_warning(what: &Path, why: &str) -> String {
+    format!(
+        "the record of its failClosed guards cannot be written ({why}): if {} later cannot be \
+         read, which calls it guarded is unknown, so every pre_tool_call call will be BLOCKED \
+         until it reads again; make the folder writable",
+        what.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_round_trips_and_is_keyed_by_path() {
+        let home = tempfile::tempdir().expect("home");
+        let file = home.path().join("settings.json");
+        std::fs::write(&file, "{}").expect("write");
+        assert_eq!(recall(home.path(), &file), Remembered::Never);
+        remember(home.path(), &file, &[HookEvent::PreToolCall]).expect("written");
+        assert_eq!(
+            recall(home.path(), &file),
+            Remembered::Guarded(vec![HookEvent::PreToolCall])
+        );
+        assert_eq!(
+            recall(home.path(), &home.path().join("other.json")),
+            Remembered::Never
+        );
+        remember(home.path(), &file, &[]).expect("written");
+        assert_eq!(recall(home.path(), &file), Remembered::Guarded(vec![]));
+    }
+
+    #[test]
+    fn a_corrupted_record_is_unreadable_and_a_good_read_rewrites_it() {
+        let home = tempfile::tempdir().expect("home");
+        let file = home.path().join("settings.json");
+        std::fs::write(&file, "{}").expect("write");
+        remember(home.path(), &file, &[HookEvent::PreToolCall]).expect("written");
+        let record = record_path(home.path(), &named_key(&file));
+        std::fs::write(&record, "garbage").expect("corrupt");
+        assert!(matches!(
+            recall(home.path(), &file),
+            Remembered::Unreadable(why) if why.contains("cannot be read")
+        ));
+        remember(home.path(), &file, &[HookEvent::PreToolCall]).expect("rewritten");
+        assert_eq!(
+            recall(home.path(), &file),
+            Remembered::Guarded(vec![HookEvent::PreToolCall])
+        );
+    }
+
+    #[test]
+    fn a_store_that_is_a_file_cannot_be_written() {
+        let home = tempfile::tempdir().expect("home");
+        std::fs::write(home.path().join(".hooks-cache"), "").expect("a file");
+        let file = home.path().join("settings.json");
+        assert!(store_writable(home.path()).is_err());
+        let error = remember(home.path(), &file, &[HookEvent::PreToolCall]).expect_err("no store");
+        assert!(error.contains(".hooks-cache"), "{error}");
+    }
+}
