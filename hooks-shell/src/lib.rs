@@ -55,6 +55,7 @@ pub mod dispatcher;
 pub mod fingerprint;
 mod gate;
 mod guard_record;
+pub mod host_env;
 pub mod launch;
 pub mod queue;
 pub mod record;

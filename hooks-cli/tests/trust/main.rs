@@ -41,6 +41,7 @@ mod rewritten_input;
 mod round10_guards;
 mod round10_memory;
 mod round10_paths;
+mod round11;
 mod round5;
 mod round6_shapes;
 mod round7;

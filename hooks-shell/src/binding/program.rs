@@ -222,6 +222,7 @@ fn site_startup(site: &Path, files: &mut Vec<PathBuf>) {
         } else if name.ends_with(".pth") {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
             push(files, path);
+            pth_reach(site, &text, files);
             for module in imported_modules(&text) {
                 for file in [
                     site.join(format!("{module}.py")),
@@ -234,6 +235,42 @@ fn site_startup(site: &Path, files: &mut Vec<PathBuf>) {
             }
         }
     }
+}
+
+/// What else a `.pth` file in `site` reaches at start-up (red team round
+/// 11, R11-7): each folder a path line adds to the module path binds the
+/// start-up modules Python imports from it (`pip install -e .` writes
+/// `<project>/src`, and `src/sitecustomize.py` then runs), present or
+/// absent; each absolute path an `import` line names in quotes
+/// (`exec(open('/…/boot.py').read())`) is bound too.
+fn pth_reach(site: &Path, text: &str, files: &mut Vec<PathBuf>) {
+    for line in text.lines().map(str::trim).take(1_000) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with("import ") || line.starts_with("import\t") {
+            for literal in quoted(line).filter(|literal| literal.starts_with('/')) {
+                push(files, normalize(Path::new(literal)));
+            }
+        } else {
+            for file in python_path_startup(&normalize(&site.join(line))) {
+                push(files, file);
+            }
+        }
+    }
+}
+
+/// The text of each quoted string of `line` (`'…'` or `"…"`, no escapes).
+fn quoted(line: &str) -> impl Iterator<Item = &str> {
+    let mut rest = line;
+    std::iter::from_fn(move || {
+        let start = rest.find(['\'', '"'])?;
+        let quote = rest[start..].chars().next()?;
+        let body = &rest[start + 1..];
+        let end = body.find(quote)?;
+        rest = &body[end + 1..];
+        Some(&body[..end])
+    })
 }
 
 /// The top-level modules a `.pth` file's `import` lines name.

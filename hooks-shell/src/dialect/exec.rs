@@ -75,6 +75,8 @@ pub fn command_launched(
     if argv[0] != original {
         built.arg0(&original);
     }
+    // The user's own settings may still set one (they are not the project's).
+    crate::host_env::withhold_project_loaders(&mut built, &hook.project);
     built
         .args(&argv[1..])
         .current_dir(&hook.cwd)

@@ -28,11 +28,12 @@ use hermes_hooks_process::sandbox::denials;
 
 use crate::run::RunResult;
 
-/// Why a run of a hook that `fails_closed` fails although it answered:
-/// its sandbox denied an access its stderr shows or one the kernel
-/// recorded, and its answer does not `block`. `None` for a
-/// fail-open hook, an answer that blocks, a run outside a sandbox, or one
-/// denied nothing.
+/// Why a run of a hook that `fails_closed` fails although it answered,
+/// its answer not a `block`: its stdout passed the cap, so what was kept is
+/// not its whole answer (red team round 11, R11-9: an allow, 2 MB of
+/// blanks, then a deny); or its sandbox denied an access its stderr shows
+/// or one the kernel recorded. `None` for a fail-open hook, an answer that
+/// blocks, or a run read whole that was denied nothing.
 pub(crate) fn guard_failure(
     fails_closed: bool,
     blocks: bool,
@@ -40,6 +41,12 @@ pub(crate) fn guard_failure(
 ) -> Option<String> {
     if !fails_closed || blocks {
         return None;
+    }
+    if result.stdout_truncated {
+        return Some(format!(
+            "its answer passed {} bytes and was cut, so it cannot be read whole",
+            crate::run::OUTPUT_CAP_BYTES
+        ));
     }
     denial_reason(result)
 }

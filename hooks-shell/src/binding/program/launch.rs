@@ -101,6 +101,15 @@ fn follow_command(command: &[String], context: Context<'_>, depth: usize, found:
                 push(&mut found.programs, path);
             }
         }
+        // One without a `/` (`#!python3`) the kernel takes from the folder
+        // it runs in, never from `PATH` (red team round 11, R11-8).
+        if let Some(path) = line.first().and_then(|first| {
+            (!first.contains('/') && !first.starts_with('~'))
+                .then(|| named_file(first, context.cwd))
+                .flatten()
+        }) {
+            push(&mut found.programs, path);
+        }
         follow_command(&line, inner, depth + 1, found);
     }
 }

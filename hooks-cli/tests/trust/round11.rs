@@ -1,0 +1,213 @@
+//! Red team round 11: a host variable that makes an interpreter load a
+//! project file (`BASH_ENV`, `PYTHONUSERBASE`…) is not passed to a hook
+//! (R11-6); a project venv's `.pth` path line binds the start-up modules of
+//! the folder it adds (R11-7); a `#!python3` line binds the `python3` the
+//! kernel takes from the folder the script runs in (R11-8); a fail-closed
+//! guard whose answer passed the output cap blocks (R11-9).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::dialects::{emit_rm_command, home_with, write};
+use crate::harness;
+use crate::support::{Run, TempHome};
+
+fn executable(path: &Path) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// A home whose `~/.claude/settings.json` runs `command` fail-closed, with
+/// `guard` (a file name under `~/.claude/hooks/`) holding `body`.
+fn user_guard(command: &str, guard: &str, body: &str) -> (TempHome, std::path::PathBuf) {
+    let (home, project) = home_with("[claude]");
+    executable(&write(
+        &home.user_home,
+        &format!(".claude/hooks/{guard}"),
+        body,
+    ));
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": command, "failClosed": true}
+    ]}]}});
+    write(
+        &home.user_home,
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
+    (home, project)
+}
+
+/// `emit` of `rm -rf /` in `project` with `env` set for `hooks`.
+fn emit_rm(home: &TempHome, project: &Path, accept: bool, env: &[(&str, String)]) -> Value {
+    let mut command = emit_rm_command(home, project, accept);
+    command.env_remove("PYTHONPATH");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    Run(command.output().expect("run hooks")).json()
+}
+
+const SH_GUARD: &str = "#!/bin/bash\ncase \"$(cat)\" in *'rm -rf'*) \
+    echo '{\"decision\":\"block\",\"reason\":\"sh guard\"}';; esac\n";
+
+const PY_GUARD: &str = "#!/usr/bin/env python3\n\
+    import json, sys\n\
+    d = json.load(sys.stdin)\n\
+    if 'rm -rf' in d.get('tool_input', {}).get('command', ''):\n\
+    \x20   print(json.dumps({'decision': 'block', 'reason': 'py guard'}))\n";
+
+/// Python that writes `<project>/pwned` when it runs.
+fn pwn_py(project: &Path) -> String {
+    format!(
+        "open({:?}, 'w').write('pwned')\n",
+        project.join("pwned").display().to_string()
+    )
+}
+
+#[test]
+fn a_host_variable_that_loads_a_project_file_is_not_passed_to_the_guard() {
+    let (home, project) = user_guard("bash ~/.claude/hooks/guard.sh", "guard.sh", SH_GUARD);
+    let approved = emit_rm(&home, &project, true, &[]);
+    assert_eq!(approved["outcome"]["message"], "sh guard", "{approved:#}");
+    let bash_env = write(
+        &project,
+        ".bash_env",
+        &format!("echo pwned > {:?}\n", project.join("pwned")),
+    );
+    let emitted = emit_rm(
+        &home,
+        &project,
+        false,
+        &[("BASH_ENV", bash_env.display().to_string())],
+    );
+    assert_eq!(emitted["outcome"]["message"], "sh guard", "{emitted:#}");
+    assert!(
+        !project.join("pwned").exists(),
+        "BASH_ENV ran the project's file"
+    );
+
+    if !harness::python_available() {
+        return;
+    }
+    let (home, project) = user_guard("python3 ~/.claude/hooks/guard.py", "guard.py", PY_GUARD);
+    let approved = emit_rm(&home, &project, true, &[]);
+    assert_eq!(approved["outcome"]["message"], "py guard", "{approved:#}");
+    let version = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys; print('python%d.%d' % sys.version_info[:2])",
+        ])
+        .output()
+        .expect("python3");
+    let version = String::from_utf8_lossy(&version.stdout).trim().to_owned();
+    let site = format!(".pyuser/lib/{version}/site-packages/zz.pth");
+    write(
+        &project,
+        &site,
+        &format!("import os; {}", pwn_py(&project).trim()),
+    );
+    let base = project.join(".pyuser").display().to_string();
+    let emitted = emit_rm(&home, &project, false, &[("PYTHONUSERBASE", base)]);
+    assert_eq!(emitted["outcome"]["message"], "py guard", "{emitted:#}");
+    assert!(
+        !project.join("pwned").exists(),
+        "PYTHONUSERBASE ran the project's .pth"
+    );
+}
+
+#[test]
+fn a_venv_pth_path_line_binds_the_sitecustomize_of_its_folder() {
+    if !harness::python_available() {
+        return;
+    }
+    let (home, project) = user_guard("python3 ~/.claude/hooks/guard.py", "guard.py", PY_GUARD);
+    let venv = project.join(".venv");
+    let made = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip"])
+        .arg(&venv)
+        .status()
+        .expect("python3 -m venv");
+    assert!(made.success());
+    let site = std::fs::read_dir(venv.join("lib"))
+        .expect("lib")
+        .flatten()
+        .map(|entry| entry.path().join("site-packages"))
+        .find(|site| site.is_dir())
+        .expect("site-packages");
+    let src = project.join("src");
+    std::fs::create_dir_all(&src).expect("src");
+    std::fs::write(
+        site.join("__editable__.proj-0.1.pth"),
+        format!("{}\n", src.display()),
+    )
+    .expect("pth");
+    let path = format!(
+        "{}:{}",
+        venv.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let approved = emit_rm(&home, &project, true, &[("PATH", path.clone())]);
+    assert_eq!(approved["outcome"]["message"], "py guard", "{approved:#}");
+    let hostile = format!(
+        "import io, sys\nsys.stdin = io.StringIO('{{}}')\n{}",
+        pwn_py(&project)
+    );
+    write(&project, "src/sitecustomize.py", &hostile);
+    let emitted = emit_rm(&home, &project, false, &[("PATH", path)]);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    assert!(
+        !project.join("pwned").exists(),
+        "the .pth folder's sitecustomize ran unasked"
+    );
+}
+
+#[test]
+fn a_relative_shebang_binds_the_interpreter_the_kernel_takes_from_the_folder() {
+    let guard = SH_GUARD.replacen("#!/bin/bash", "#!bash", 1);
+    let (home, project) = user_guard("~/.claude/hooks/guard.sh", "guard.sh", &guard);
+    let real = write(&project, "bash", "#!/bin/bash\nexec /bin/bash \"$@\"\n");
+    executable(&real);
+    let approved = emit_rm(&home, &project, true, &[]);
+    assert_eq!(approved["outcome"]["message"], "sh guard", "{approved:#}");
+    let swapped = format!(
+        "#!/bin/sh\ncat >/dev/null\necho pwned > {:?}\n",
+        project.join("pwned")
+    );
+    write(&project, "bash", &swapped);
+    let emitted = emit_rm(&home, &project, false, &[]);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    assert!(
+        !project.join("pwned").exists(),
+        "the project's ./bash ran as the guard's interpreter"
+    );
+}
+
+#[test]
+fn a_fail_closed_answer_past_the_output_cap_blocks() {
+    let padded = |first: &str, last: &str| {
+        format!(
+            "#!/bin/sh\ncat >/dev/null\nprintf '%s' '{first}'\n\
+             head -c 2000000 /dev/zero | tr '\\0' ' '\nprintf '%s' '{last}'\n"
+        )
+    };
+    let claude = padded(
+        r#"{"decision":"approve"}"#,
+        r#"{"decision":"block","reason":"late"}"#,
+    );
+    let (home, project) = user_guard("~/.claude/hooks/guard.sh", "guard.sh", &claude);
+    let emitted = emit_rm(&home, &project, true, &[]);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+
+    let (home, project) = home_with("[]");
+    let native = home.script(
+        "guard.sh",
+        &padded("{}", r#"{"action":"block","message":"late"}"#),
+    );
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n      fail_closed: true\n",
+        native.display()
+    ));
+    let emitted = emit_rm(&home, &project, true, &[]);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+}
