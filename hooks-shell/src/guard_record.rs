@@ -71,39 +71,61 @@ pub(crate) fn recall(home: &Path, source: &Path) -> Remembered {
 /// What the record keyed `key` says (a file's path, or a name such as
 /// `<config.yaml>#hooks_from/claude`).
 pub(crate) fn recall_key(home: &Path, key: &str) -> Remembered {
+    match read_record(home, key) {
+        Ok(None) => Remembered::Never,
+        Ok(Some((events, _))) => Remembered::Guarded(events),
+        Err(why) => Remembered::Unreadable(why),
+    }
+}
+
+/// The record keyed `key`: its events and, when kept, each guard's
+/// identity; `Ok(None)` for none (or one of another version or path).
+type Record = (Vec<HookEvent>, Option<Vec<String>>);
+
+fn read_record(home: &Path, key: &str) -> Result<Option<Record>, String> {
     let path = record_path(home, key);
     let bytes = match std::fs::read(&path) {
         Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Remembered::Never,
-        Err(error) => return unreadable(&path, &error.to_string()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(unreadable(&path, &error.to_string())),
     };
-    let record: Value = match serde_json::from_slice(&bytes) {
-        Ok(record) => record,
-        Err(error) => return unreadable(&path, &error.to_string()),
-    };
+    let record: Value =
+        serde_json::from_slice(&bytes).map_err(|error| unreadable(&path, &error.to_string()))?;
     let version = record.get("version").and_then(Value::as_u64);
     if version != Some(VERSION) || record.get("path").and_then(Value::as_str) != Some(key) {
-        return Remembered::Never;
+        return Ok(None);
     }
     let Some(events) = record.get("fail_closed_events").and_then(Value::as_array) else {
-        return unreadable(&path, "it has no fail_closed_events list");
+        return Err(unreadable(&path, "it has no fail_closed_events list"));
     };
     let mut known = Vec::with_capacity(events.len());
     for event in events {
         match event.as_str().and_then(|name| name.parse().ok()) {
             Some(event) => known.push(event),
-            None => return unreadable(&path, &format!("{event} is not an event")),
+            None => return Err(unreadable(&path, &format!("{event} is not an event"))),
         }
     }
-    Remembered::Guarded(known)
+    let ids: Option<Vec<String>> = record
+        .get("guard_ids")
+        .and_then(Value::as_array)
+        .and_then(|ids| {
+            ids.iter()
+                .map(|id| id.as_str().map(str::to_owned))
+                .collect()
+        })
+        .filter(|ids: &Vec<String>| ids.len() == known.len());
+    Ok(Some((known, ids)))
 }
 
-fn unreadable(path: &Path, why: &str) -> Remembered {
-    Remembered::Unreadable(format!(
-        "its guard record {} cannot be read ({why})",
-        path.display()
-    ))
+fn unreadable(path: &Path, why: &str) -> String {
+    format!("its guard record {} cannot be read ({why})", path.display())
 }
+
+/// One fail-closed guard as a record keeps it: its event, and what tells
+/// it apart from the event's other guards (a digest of its matcher and
+/// command), so a guard lost while another appears is still lost (red team
+/// round 11, R11-3).
+pub(crate) type Guard = (HookEvent, String);
 
 /// Records that `source` parsed and guarded `events` fail-closed (an event
 /// once per guard of it), under its path as named and where it leads.
@@ -111,26 +133,68 @@ fn unreadable(path: &Path, why: &str) -> Remembered {
 /// be written: the guard still holds for this run, but a later break of the
 /// file will not know it.
 pub(crate) fn remember(home: &Path, source: &Path, events: &[HookEvent]) -> Result<(), String> {
+    let guards: Vec<(HookEvent, Option<String>)> = events.iter().map(|e| (*e, None)).collect();
+    remember_all(home, source, guards)
+}
+
+/// [`remember`] with each guard's identity, read back by [`recall_guards`].
+pub(crate) fn remember_guards(home: &Path, source: &Path, guards: &[Guard]) -> Result<(), String> {
+    let guards = guards
+        .iter()
+        .map(|(e, id)| (*e, Some(id.clone())))
+        .collect();
+    remember_all(home, source, guards)
+}
+
+fn remember_all(
+    home: &Path,
+    source: &Path,
+    guards: Vec<(HookEvent, Option<String>)>,
+) -> Result<(), String> {
     let mut keys = vec![named_key(source), key_of(source)];
     keys.dedup();
     keys.iter()
-        .try_for_each(|key| remember_key(home, key, events))
+        .try_for_each(|key| write_record(home, key, guards.clone()))
+}
+
+/// The guards the last good parse of `source` recorded with their
+/// identities; `None` when its record keeps events only (or none).
+pub(crate) fn recall_guards(home: &Path, source: &Path) -> Option<Vec<Guard>> {
+    [named_key(source), key_of(source)]
+        .iter()
+        .find_map(|key| match read_record(home, key) {
+            Ok(Some((events, Some(ids)))) => Some(events.into_iter().zip(ids).collect()),
+            _ => None,
+        })
 }
 
 /// [`remember`] under one key.
 pub(crate) fn remember_key(home: &Path, key: &str, events: &[HookEvent]) -> Result<(), String> {
-    let mut events: Vec<HookEvent> = events.to_vec();
+    write_record(home, key, events.iter().map(|e| (*e, None)).collect())
+}
+
+/// Writes the record keyed `key` unless it already says `guards`.
+fn write_record(
+    home: &Path,
+    key: &str,
+    mut guards: Vec<(HookEvent, Option<String>)>,
+) -> Result<(), String> {
     // One entry per guard (not per event): a file whose two guards of one
     // event lose one still knows it lost one (red team round 10, R10-3).
-    events.sort_by_key(|event| event.index());
-    if recall_key(home, key) == Remembered::Guarded(events.clone()) {
+    guards.sort_by(|a, b| (a.0.index(), &a.1).cmp(&(b.0.index(), &b.1)));
+    let events: Vec<HookEvent> = guards.iter().map(|(event, _)| *event).collect();
+    let ids: Option<Vec<String>> = guards.iter().map(|(_, id)| id.clone()).collect();
+    if read_record(home, key).ok().flatten() == Some((events.clone(), ids.clone())) {
         return Ok(());
     }
-    let record = json!({
+    let mut record = json!({
         "version": VERSION,
         "path": key,
         "fail_closed_events": events.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
     });
+    if let Some(ids) = ids {
+        record["guard_ids"] = json!(ids);
+    }
     let target = record_path(home, key);
     target
         .parent()
@@ -202,6 +266,26 @@ mod tests {
         assert_eq!(
             recall(home.path(), &file),
             Remembered::Guarded(vec![HookEvent::PreToolCall])
+        );
+    }
+
+    #[test]
+    fn guards_are_recalled_with_their_identities() {
+        let home = tempfile::tempdir().expect("home");
+        let file = home.path().join("settings.json");
+        std::fs::write(&file, "{}").expect("write");
+        remember(home.path(), &file, &[HookEvent::PreToolCall]).expect("written");
+        assert_eq!(recall_guards(home.path(), &file), None);
+        let guards = [
+            (HookEvent::PreToolCall, "b".to_owned()),
+            (HookEvent::PreToolCall, "a".to_owned()),
+        ];
+        remember_guards(home.path(), &file, &guards).expect("written");
+        let sorted = vec![guards[1].clone(), guards[0].clone()];
+        assert_eq!(recall_guards(home.path(), &file), Some(sorted));
+        assert_eq!(
+            recall(home.path(), &file),
+            Remembered::Guarded(vec![HookEvent::PreToolCall, HookEvent::PreToolCall])
         );
     }
 

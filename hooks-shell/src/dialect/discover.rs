@@ -23,7 +23,7 @@ use super::file::{Unread, read_document};
 use super::guards::{BrokenFile, GuardDown, broken_file};
 use super::matcher::Condition;
 use super::{Dialect, EventMapping, ImportedHook, Scope};
-use crate::guard_record::{remember, unwritten_warning};
+use crate::guard_record::{remember, remember_guards, unwritten_warning};
 use crate::sandboxing::{SandboxDefaults, sandbox_field};
 use dedup::dedup;
 use disable::disabled;
@@ -383,6 +383,13 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
                 let tool_gate = Some(vec![HookEvent::PreToolCall]);
                 return broken(source, home, discovery, problem, tool_gate);
             }
+            if source.toml && lost_guards::guarded_before(home, &source.path) {
+                // TOML has no closing brace: a file cut at a line still
+                // parses (R11-5). Only `hooks = {}` takes the guards out.
+                let problem = "has no hooks table, though it had failClosed guards at its last \
+                               good read (was it cut off? to take them out, write hooks = {})";
+                return broken(source, home, discovery, problem.to_owned(), None);
+            }
             // Nothing to guard: a record that cannot be written loses nothing.
             let _ = remember(home, &source.path, &[]);
             return;
@@ -401,9 +408,10 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     let before = (discovery.hooks.len(), discovery.unsupported.len());
     let down_before = discovery.guards_down.len();
     read_events(source, home, discovery, hooks, &env);
-    let guarded = lost_guards::fail_closed_events(discovery, before, down_before);
+    lost_guards::stray_guards(source, &root, discovery);
+    let guarded = lost_guards::fail_closed_guards(discovery, before, down_before);
     let guarded = lost_guards::keep_lost_guards(source, home, discovery, guarded, warnings_from);
-    if let Err(why) = remember(home, &source.path, &guarded)
+    if let Err(why) = remember_guards(home, &source.path, &guarded)
         && !guarded.is_empty()
     {
         let message = unwritten_warning(&source.path, &why);

@@ -28,7 +28,8 @@ pub(super) fn without_hooks_key(
         events = named.keys().cloned().collect();
         read_events(source, home, &mut scratch, &named, &[]);
     }
-    let found = Some(super::lost_guards::fail_closed_events(&scratch, (0, 0), 0));
+    let guards = super::lost_guards::fail_closed_guards(&scratch, (0, 0), 0);
+    let found = Some(super::lost_guards::events_of(&guards));
     let hint = if events.is_empty() {
         String::new()
     } else {

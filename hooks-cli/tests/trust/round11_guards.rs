@@ -1,0 +1,114 @@
+//! Red team round 11, the guard memory: guards are told apart, so one lost
+//! while another appears is still lost (R11-3); a `failClosed` key where no
+//! handler is read blocks, whether or not the file has `hooks` (R11-4); a
+//! Codex `config.toml` cut at a line, that had guards, keeps blocking (R11-5).
+
+use serde_json::{Value, json};
+
+use crate::dialects::{answering, emit_terminal, home_with, write};
+use crate::support::TempHome;
+
+/// A Claude handler running `script`, fail-closed; `field` names its command.
+fn handler(script: &std::path::Path, field: &str) -> Value {
+    json!({"type": "command", field: format!("sh {}", script.display()), "failClosed": true})
+}
+
+/// A home importing `~/.claude` whose settings are `good`, read (and
+/// approved) once; the guard denies with "user guard".
+fn read_once(
+    good: impl Fn(&std::path::Path) -> Value,
+) -> (TempHome, std::path::PathBuf, std::path::PathBuf) {
+    let (home, project) = home_with("[claude]");
+    let deny = answering(&json!({"decision": "block", "reason": "user guard"}));
+    let script = write(&home.user_home, ".claude/guard.sh", &deny);
+    settings(&home, &good(&script));
+    let approved = emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(
+        approved["outcome"]["message"],
+        json!("user guard"),
+        "{approved:#}"
+    );
+    (home, project, script)
+}
+
+fn settings(home: &TempHome, value: &Value) {
+    write(&home.user_home, ".claude/settings.json", &value.to_string());
+}
+
+#[test]
+fn a_guard_lost_while_another_of_its_event_appears_keeps_blocking() {
+    let group = |matcher: &str, handler: Value| json!({"matcher": matcher, "hooks": [handler]});
+    // A group split in two, with a typo in the half that guards Bash.
+    let (home, project, script) = read_once(
+        |s| json!({"hooks": {"PreToolUse": [group("Bash|Edit", handler(s, "command"))]}}),
+    );
+    let split = json!({"hooks": {"PreToolUse": [
+        group("Edit", handler(&script, "command")),
+        group("Bash", handler(&script, "comand")),
+    ]}});
+    settings(&home, &split);
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+
+    // The Bash guard broken while a Write guard is added.
+    let (home, project, script) =
+        read_once(|s| json!({"hooks": {"PreToolUse": [group("Bash", handler(s, "command"))]}}));
+    let swapped = json!({"hooks": {"PreToolUse": [
+        group("Bash", handler(&script, "comand")),
+        group("Write", handler(&script, "command")),
+    ]}});
+    settings(&home, &swapped);
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+}
+
+#[test]
+fn a_fail_closed_key_where_no_handler_is_read_blocks() {
+    let good = |s: &std::path::Path| json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler(s, "command")]}]}});
+    let (home, project, script) = read_once(good);
+    let moved = json!({"hooks": {}, "Hooks": good(&script)["hooks"].clone()});
+    settings(&home, &moved);
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+
+    // A fresh file: failClosed on the group, not on the handler; the guard crashes.
+    let (home, project) = home_with("[claude]");
+    let crash = write(
+        &home.user_home,
+        ".claude/crash.sh",
+        "cat >/dev/null\nexit 1\n",
+    );
+    let on_group = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "failClosed": true,
+        "hooks": [{"type": "command", "command": format!("sh {}", crash.display())}]}]}});
+    settings(&home, &on_group);
+    let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    let doctor = crate::dialects::in_project(&home, &project, &["doctor"]);
+    assert_eq!(doctor.code(), Some(1), "{}", doctor.stdout());
+}
+
+#[test]
+fn a_codex_config_toml_cut_at_a_line_keeps_blocking() {
+    let (home, project) = home_with("[codex]");
+    let deny = answering(&json!({"decision": "block", "reason": "codex guard"}));
+    let script = write(&home.user_home, ".codex/guard.sh", &deny);
+    let good = format!(
+        "model = \"o3\"\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\n\
+         type = \"command\"\ncommand = \"sh {}\"\nfailClosed = true\n",
+        script.display()
+    );
+    let config = write(&home.user_home, ".codex/config.toml", &good);
+    let approved = emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(
+        approved["outcome"]["message"],
+        json!("codex guard"),
+        "{approved:#}"
+    );
+    std::fs::write(&config, "model = \"o3\"\n").expect("cut");
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    // Taken out on purpose: `hooks = {}`.
+    std::fs::write(&config, "model = \"o3\"\nhooks = {}\n").expect("clean");
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(emitted["outcome"], Value::Null, "{emitted:#}");
+}
