@@ -43,6 +43,7 @@ mod round10_memory;
 mod round10_paths;
 mod round11;
 mod round11_guards;
+mod round11_matchers;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -9,10 +9,14 @@
 //! rule put in the matcher (`Bash(rm *)`) or a live name with more around it
 //! (`BashTool`). Such a guard guards the tool meant, with a warning; one
 //! whose names match no tool Hermes has and whose meaning cannot be guessed
-//! is warned about (`emit`, `doctor`).
+//! is warned about (`emit`, `doctor`). A name a keystroke or two from a
+//! tool's (`Bsh`) means that tool ([`super::misspelt`]); a dead name among
+//! live ones is read in [`super::partly_dead`] (round 11, R11-2).
 
 use super::events::TOOL_NAMES;
 use super::matcher::{Condition, DialectMatcher};
+use super::misspelt::misspelling_of;
+use super::partly_dead::{alternatives, partly_dead, widen};
 
 /// Claude names calls arrive with besides [`TOOL_NAMES`]' (`Agent` is `Task`'s newer name).
 const MORE_LIVE_NAMES: &[&str] = &["Agent", "NotebookEdit", "MultiEdit", "Glob", "Grep", "LS"];
@@ -71,7 +75,7 @@ pub const HERMES_TOOLS: &[&str] = &[
 ];
 
 /// Prefixes of tool families (plugins, MCP servers) a matcher may aim at.
-const FAMILIES: &[&str] = &["mcp", "kanban_", "feishu_", "bfl_", "xai_", "yb_"];
+pub(super) const FAMILIES: &[&str] = &["mcp", "kanban_", "feishu_", "bfl_", "xai_", "yb_"];
 
 /// Other agents' names of their shell tool: a guard written for them never runs here.
 const OTHER_AGENTS_SHELL: &[&str] = &[
@@ -92,17 +96,19 @@ fn live_names() -> impl Iterator<Item = &'static str> {
         .chain(MORE_LIVE_NAMES.iter().copied())
 }
 
+/// Every name a call may arrive with, but a family's.
+pub(super) fn known_names() -> impl Iterator<Item = &'static str> {
+    live_names().chain(HERMES_TOOLS.iter().copied())
+}
+
 /// Whether a call may arrive with `name`: a live Claude name, a Hermes
 /// tool's, or one of a family's.
-fn arrives(name: &str) -> bool {
-    live_names()
-        .chain(HERMES_TOOLS.iter().copied())
-        .any(|live| live == name)
-        || FAMILIES.iter().any(|family| name.starts_with(family))
+pub(super) fn arrives(name: &str) -> bool {
+    known_names().any(|live| live == name) || FAMILIES.iter().any(|family| name.starts_with(family))
 }
 
 /// The live name `name` was probably meant as, when no call arrives with it.
-fn meant(name: &str) -> Option<&'static str> {
+pub(super) fn meant(name: &str) -> Option<&'static str> {
     if arrives(name) {
         return None;
     }
@@ -131,11 +137,18 @@ fn meant(name: &str) -> Option<&'static str> {
     let mut inside =
         live_names().filter(|live| live.len() >= 3 && lower.contains(&live.to_ascii_lowercase()));
     let first = inside.next();
-    first.filter(|_| inside.next().is_none())
+    if first.is_some() {
+        return first.filter(|_| inside.next().is_none());
+    }
+    // `Bsh`, `Bahs`: a keystroke or two from one tool's name.
+    let hermes = TOOL_NAMES.iter().map(|(hermes, claude)| (*hermes, *claude));
+    let shells = OTHER_AGENTS_SHELL.iter().map(|shell| (*shell, "Bash"));
+    let named = known_names().map(|live| (live, live));
+    misspelling_of(name, named.chain(hermes).chain(shells))
 }
 
 /// Names a dead regex may have been written for, each with the live name meant.
-fn spellings() -> impl Iterator<Item = String> {
+pub(super) fn spellings() -> impl Iterator<Item = String> {
     let hermes = TOOL_NAMES.iter().map(|(hermes, _)| *hermes);
     live_names()
         .chain(hermes)
@@ -152,16 +165,17 @@ fn spellings() -> impl Iterator<Item = String> {
         })
 }
 
-/// A fail-closed guard whose tools are all dead, read as the tools meant.
+/// A fail-closed guard whose matcher or `if` rule names dead tools, read as
+/// the tools meant.
 #[derive(Debug)]
 pub(super) struct Revived {
-    /// The matcher naming the tools meant, when the matcher was dead and
-    /// what it meant could be told.
+    /// The matcher naming the tools meant, when the matcher named dead
+    /// tools and what they meant could be told.
     pub matcher: Option<DialectMatcher>,
     /// The `if` rule on the tool meant, when its tool was dead.
     pub condition: Option<Condition>,
-    /// What was read and why, for the user.
-    pub warning: String,
+    /// What was read and why, for the user: one warning for each reading.
+    pub warnings: Vec<String>,
 }
 
 /// What a dead matcher meant: `Ok(names)` told, `Err(())` not told; `None`
@@ -186,158 +200,118 @@ fn matcher_meant(matcher: &DialectMatcher) -> Option<Result<Vec<&'static str>, (
             let guessed = spellings()
                 .find(|name| regex.is_match(name))
                 .and_then(|name| meant(&name).or_else(|| live_names().find(|l| *l == name)))
-                .or_else(|| meant(pattern));
-            Some(guessed.map(|meant| vec![meant]).ok_or(()))
+                .map(|meant| vec![meant]);
+            // `^(Bsh|Raed)$`: each plain-word alternative read as meant.
+            let words = alternatives(pattern);
+            let each_word = || {
+                words
+                    .iter()
+                    .map(|word| meant(word))
+                    .collect::<Option<Vec<_>>>()
+            };
+            let guessed = guessed
+                .or_else(|| each_word().filter(|told| !told.is_empty()))
+                .or_else(|| meant(pattern).map(|meant| vec![meant]));
+            Some(guessed.ok_or(()))
         }
         _ => None,
     }
 }
 
 /// A fail-closed guard with `matcher` and `condition` that would never run
-/// (every tool they name is dead) guards the tools meant instead, and says
-/// so; one whose meaning cannot be told is only warned about; `None` when
-/// it may run as written. Claude Code would never run it; a guard that
-/// guards nothing is the worse reading.
+/// for a tool it names (every tool it names is dead, some are, or its `if`
+/// rule's tool is one the matcher never matches) guards the tools meant
+/// instead, and says so; a name whose meaning cannot be told is only warned
+/// about; `None` when it runs as written. Claude Code would never run it; a
+/// guard that guards nothing is the worse reading.
+///
+/// The matcher is read first, then the `if` rule against the matcher as
+/// read: `Edit|bash` with `if: bash(rm *)` guards `Bash(rm *)`, so the guard
+/// runs for the tool each warning names (round 11, R11-2).
 pub(super) fn revive(matcher: &DialectMatcher, condition: Option<&Condition>) -> Option<Revived> {
-    let pattern = || matcher.describe().unwrap_or_default();
+    let pattern = matcher.describe().unwrap_or_default();
+    let mut revived = Revived {
+        matcher: None,
+        condition: None,
+        warnings: Vec::new(),
+    };
     match matcher_meant(matcher) {
         Some(Ok(mut meant)) => {
             meant.dedup();
-            let warning = message("matcher", &pattern(), &meant);
+            revived.warnings.push(message("matcher", &pattern, &meant));
             let names = meant.into_iter().map(str::to_owned).collect();
-            return Some(Revived {
-                matcher: Some(DialectMatcher::Exact(names)),
-                condition: None,
-                warning,
-            });
+            revived.matcher = Some(DialectMatcher::Exact(names));
         }
         Some(Err(())) => {
-            return Some(Revived {
-                matcher: None,
-                condition: None,
-                warning: unknown("matcher", &pattern()),
-            });
+            // It never runs, whatever its `if` says.
+            revived.warnings.push(unknown("matcher", &pattern));
+            return Some(revived);
         }
-        None => {}
+        None => {
+            if let Some(partly) = partly_dead(matcher) {
+                revived.matcher = partly.matcher;
+                revived.warnings.extend(partly.warnings);
+            }
+        }
     }
-    if let Some(revived) = partly_dead(matcher) {
-        return Some(revived);
+    revive_condition(matcher, condition, &mut revived);
+    (!revived.warnings.is_empty()).then_some(revived)
+}
+
+/// Reads `condition` against the matcher as `revived` reads it: a dead tool
+/// is read as the tool meant, and a tool the matcher never matches is added
+/// to the matcher (`matcher: Edit` with `if: Bash(rm *)`, round 10, R10-2).
+fn revive_condition(
+    matcher: &DialectMatcher,
+    condition: Option<&Condition>,
+    revived: &mut Revived,
+) {
+    let Some(Condition::Rule { tool, pattern }) = condition else {
+        return;
+    };
+    let mut tool = tool.as_str();
+    if !arrives(tool) {
+        let Some(meant) = meant(tool) else {
+            revived.warnings.push(unknown("if rule's tool", tool));
+            return;
+        };
+        revived
+            .warnings
+            .push(message("if rule's tool", tool, &[meant]));
+        tool = meant;
     }
-    if let Some(rule @ Condition::Rule { tool, .. }) = condition
-        && arrives(tool)
-        && never_together(matcher, rule, tool)
-    {
-        // `matcher: Edit` with `if: Bash(rm *)` (round 10, R10-2).
-        return Some(Revived {
-            matcher: Some(widen(matcher, &[tool.as_str()])),
-            condition: None,
-            warning: format!(
-                "its if rule's tool '{tool}' is one its matcher '{}' never matches, so Claude \
-                 Code would never run it; it fails closed, so it guards '{tool}' too: add \
-                 '{tool}' to the matcher to say so",
-                pattern()
-            ),
-        });
+    let rule = Condition::Rule {
+        tool: tool.to_owned(),
+        pattern: pattern.clone(),
+    };
+    let read_anew = revived.matcher.is_some();
+    let read = revived.matcher.take().unwrap_or_else(|| matcher.clone());
+    if never_together(&read, &rule, tool) {
+        revived.warnings.push(format!(
+            "its if rule's tool '{tool}' is one its matcher '{}' never matches, so Claude \
+             Code would never run it; it fails closed, so it guards '{tool}' too: add \
+             '{tool}' to the matcher to say so",
+            read.describe().unwrap_or_default()
+        ));
+        revived.matcher = Some(widen(&read, &[tool]));
+    } else if read_anew {
+        revived.matcher = Some(read);
     }
-    match condition {
-        Some(Condition::Rule { tool, pattern }) if !arrives(tool) => Some(match meant(tool) {
-            Some(meant) => Revived {
-                matcher: None,
-                condition: Some(Condition::Rule {
-                    tool: meant.to_owned(),
-                    pattern: pattern.clone(),
-                }),
-                warning: message("if rule's tool", tool, &[meant]),
-            },
-            None => Revived {
-                matcher: None,
-                condition: None,
-                warning: unknown("if rule's tool", tool),
-            },
-        }),
-        _ => None,
+    if condition != Some(&rule) {
+        revived.condition = Some(rule);
     }
 }
 
 /// Whether no tool both `matcher` matches and `rule` (on the live `tool`) covers.
 fn never_together(matcher: &DialectMatcher, rule: &Condition, tool: &str) -> bool {
-    let mut candidates: Vec<&str> = live_names().chain(HERMES_TOOLS.iter().copied()).collect();
+    let mut candidates: Vec<&str> = known_names().collect();
     candidates.push(tool);
     !candidates
         .into_iter()
         .any(|name| matcher.matches(name) && rule.covers(name))
 }
 
-/// A matcher that names live tools and dead ones (`Edit|bash`,
-/// `^(bash|Edit)$`, round 10, R10-2) guards the tools the dead ones meant
-/// as well.
-fn partly_dead(matcher: &DialectMatcher) -> Option<Revived> {
-    let (named, mut meant): (Vec<String>, Vec<&'static str>) = match matcher {
-        DialectMatcher::Exact(names) if names.iter().any(|name| arrives(name)) => {
-            let dead = names.iter().filter(|name| !arrives(name));
-            let pairs: Vec<_> = dead
-                .filter_map(|name| Some((name.clone(), meant(name)?)))
-                .collect();
-            let meant = pairs
-                .iter()
-                .map(|(_, meant)| *meant)
-                .filter(|m| !names.iter().any(|n| n == m));
-            (
-                pairs.iter().map(|(name, _)| name.clone()).collect(),
-                meant.collect(),
-            )
-        }
-        DialectMatcher::Regex(regex) => {
-            let pairs: Vec<_> = spellings()
-                .filter(|name| !arrives(name) && regex.is_match(name))
-                .filter_map(|name| Some((name.clone(), meant(&name)?)))
-                .filter(|(_, meant)| !regex.is_match(meant))
-                .collect();
-            let meant = pairs.iter().map(|(_, meant)| *meant);
-            (
-                pairs.iter().map(|(name, _)| name.clone()).collect(),
-                meant.collect(),
-            )
-        }
-        _ => return None,
-    };
-    meant.sort_unstable();
-    meant.dedup();
-    if meant.is_empty() {
-        return None;
-    }
-    let pattern = matcher.describe().unwrap_or_default();
-    let warning = format!(
-        "its matcher '{pattern}' also names '{}', which no call arrives with ({ARRIVE}); it \
-         fails closed, so it guards '{}' too: write that name to say so",
-        named.join("|"),
-        meant.join("|")
-    );
-    Some(Revived {
-        matcher: Some(widen(matcher, &meant)),
-        condition: None,
-        warning,
-    })
-}
-
-/// `matcher` that also matches each of `names` exactly.
-fn widen(matcher: &DialectMatcher, names: &[&str]) -> DialectMatcher {
-    match matcher {
-        DialectMatcher::Exact(listed) => {
-            let mut listed = listed.clone();
-            listed.extend(names.iter().map(|name| (*name).to_owned()));
-            DialectMatcher::Exact(listed)
-        }
-        DialectMatcher::Regex(regex) => {
-            let names: Vec<String> = names.iter().map(|name| regex::escape(name)).collect();
-            let pattern = format!("(?:{})|^(?:{})$", regex.as_str(), names.join("|"));
-            DialectMatcher::build(Some(&pattern)).0
-        }
-        other => other.clone(),
-    }
-}
-
-const ARRIVE: &str = "tools arrive with Claude Code's names: Bash, Read, Write, Edit, Task, \
+pub(super) const ARRIVE: &str = "tools arrive with Claude Code's names: Bash, Read, Write, Edit, Task, \
      WebSearch, WebFetch; Hermes's other tools by their own names";
 
 fn message(what: &str, named: &str, meant: &[&str]) -> String {

@@ -7,6 +7,13 @@ fn matcher(pattern: &str) -> DialectMatcher {
     DialectMatcher::build(Some(pattern)).0
 }
 
+fn warned(revived: &Revived, text: &str) -> bool {
+    revived
+        .warnings
+        .iter()
+        .any(|warning| warning.contains(text))
+}
+
 #[test]
 fn names_no_call_arrives_with_guard_the_tool_meant() {
     for (pattern, meant) in [
@@ -25,9 +32,13 @@ fn names_no_call_arrives_with_guard_the_tool_meant() {
         ("^Terminal$", "Bash"),
         ("Bash(rm *)", "Bash"),
         ("Bash(rm:*)", "Bash"),
+        ("Bsh", "Bash"),
+        ("Ba sh", "Bash"),
+        ("Bahs|Raed", "Bash|Read"),
+        ("^Bsh$", "Bash"),
     ] {
         let revived = revive(&matcher(pattern), None).expect(pattern);
-        let why = revived.warning;
+        let why = revived.warnings.join("\n");
         assert!(
             why.contains(&format!("guards '{meant}' as meant")),
             "{pattern}: {why}"
@@ -40,25 +51,17 @@ fn names_no_call_arrives_with_guard_the_tool_meant() {
         ("Terminal(rm *)", "Bash(rm *)"),
     ] {
         let revived = revive(&DialectMatcher::All, Some(&Condition::parse(rule))).expect(rule);
-        assert!(
-            revived.warning.contains("if rule's tool"),
-            "{}",
-            revived.warning
-        );
+        assert!(warned(&revived, "if rule's tool"), "{revived:?}");
         assert_eq!(revived.condition, Some(Condition::parse(meant)));
     }
 }
 
 #[test]
 fn a_name_whose_meaning_cannot_be_told_is_warned_about() {
-    for pattern in ["Ba sh", "frobnicate", "^zz[0-9]+$"] {
+    for pattern in ["shell_exec", "frobnicate", "^zz[0-9]+$"] {
         let revived = revive(&matcher(pattern), None).expect(pattern);
         assert!(revived.matcher.is_none(), "{pattern}");
-        assert!(
-            revived.warning.contains("NEVER RUNS"),
-            "{}",
-            revived.warning
-        );
+        assert!(warned(&revived, "NEVER RUNS"), "{revived:?}");
     }
 }
 
@@ -96,24 +99,86 @@ fn a_dead_name_among_live_ones_guards_the_tool_meant_too() {
         ("bash|mcp__.*", true),
     ] {
         let revived = revive(&matcher(pattern), None).expect(pattern);
-        let widened = revived.matcher.expect("a matcher");
+        let widened = revived.matcher.as_ref().expect("a matcher");
         assert_eq!(widened.matches("Bash"), bash_too, "{pattern}");
         assert!(
             widened.matches("Edit") || pattern.starts_with("bash|"),
             "{pattern}"
         );
-        assert!(
-            revived.warning.contains("guards 'Bash' too"),
-            "{}",
-            revived.warning
-        );
+        assert!(warned(&revived, "guards 'Bash' too"), "{revived:?}");
     }
     // `matcher: Edit` with `if: Bash(rm *)`: the rule's tool is guarded too.
     let revived = revive(&matcher("Edit"), Some(&Condition::parse("Bash(rm *)"))).expect("dead");
+    assert!(revived.matcher.as_ref().expect("a matcher").matches("Bash"));
+    assert!(warned(&revived, "never matches"), "{revived:?}");
+}
+
+#[test]
+fn a_misspelt_name_among_live_ones_guards_the_tool_it_is_nearest() {
+    for pattern in [
+        "Edit|Bsh",
+        "Write|Edit|Bahs",
+        "^(Edit|Bsh)$",
+        "(?i)edit|bsh",
+        "(?:Edit|BSH)",
+    ] {
+        let revived = revive(&matcher(pattern), None).expect(pattern);
+        let widened = revived.matcher.as_ref().expect("a matcher");
+        assert!(
+            widened.matches("Bash") && widened.matches("Edit"),
+            "{pattern}"
+        );
+        assert!(!widened.matches("Read"), "{pattern}");
+        assert!(warned(&revived, "guards 'Bash' too"), "{revived:?}");
+    }
+}
+
+#[test]
+fn a_dead_name_among_live_ones_that_cannot_be_told_is_warned_as_alone() {
+    for (pattern, dead) in [
+        ("Edit|shell_exec", "shell_exec"),
+        ("Edit|terminal_cmd", "terminal_cmd"),
+        ("^(Edit|frobnicate)$", "frobnicate"),
+        ("(?i)edit|frobnicate", "frobnicate"),
+    ] {
+        let revived = revive(&matcher(pattern), None).expect(pattern);
+        assert!(revived.matcher.is_none(), "{pattern}: nothing to widen by");
+        let [warning] = revived.warnings.as_slice() else {
+            panic!("{pattern}: {revived:?}");
+        };
+        assert!(warning.contains("NEVER RUNS"), "{warning}");
+        assert!(warning.contains(&format!("'{dead}'")), "{warning}");
+    }
+    // One told and one not: both said, the told one guarded.
+    let revived = revive(&matcher("Edit|bash|shell_exec"), None).expect("dead");
     assert!(revived.matcher.expect("a matcher").matches("Bash"));
-    assert!(
-        revived.warning.contains("never matches"),
-        "{}",
-        revived.warning
-    );
+    assert_eq!(revived.warnings.len(), 2, "{:?}", revived.warnings);
+}
+
+#[test]
+fn a_dead_if_rule_is_read_against_the_widened_matcher() {
+    for (pattern, rule) in [
+        ("Edit|bash", "bash(rm *)"),
+        ("Edit|Terminal", "Terminal(rm *)"),
+        ("bash", "bash(rm *)"),
+        ("Edit", "bash(rm *)"),
+        ("Edit|Bsh", "Bsh(rm *)"),
+        ("Bash|Edit", "Bsh(rm *)"),
+    ] {
+        let revived = revive(&matcher(pattern), Some(&Condition::parse(rule))).expect(rule);
+        let read = revived.matcher.clone().unwrap_or_else(|| matcher(pattern));
+        assert!(read.matches("Bash"), "{pattern} {rule}: {revived:?}");
+        let condition = revived.condition.expect("the rule read");
+        assert_eq!(
+            condition,
+            Condition::parse("Bash(rm *)"),
+            "{pattern} {rule}"
+        );
+        for warning in &revived.warnings {
+            assert!(!warning.contains("NEVER RUNS"), "{warning}");
+        }
+    }
+    // A live rule is left as written.
+    let revived = revive(&matcher("Edit|bash"), Some(&Condition::parse("Bash(rm *)")));
+    assert!(revived.expect("dead").condition.is_none());
 }

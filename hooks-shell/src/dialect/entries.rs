@@ -225,7 +225,9 @@ impl Reader<'_> {
         if fail_closed
             && let Some(revived) = super::dead_names::revive(&matcher, condition.as_ref())
         {
-            self.warn(key, revived.warning);
+            for warning in revived.warnings {
+                self.warn(key, warning);
+            }
             matcher = revived.matcher.unwrap_or(matcher);
             condition = revived.condition.or(condition);
         }

@@ -30,6 +30,8 @@ pub mod http;
 mod json_duplicates;
 pub(crate) mod known_programs;
 pub mod matcher;
+mod misspelt;
+mod partly_dead;
 pub(crate) mod path_rule;
 mod read_content;
 pub mod record;
