@@ -42,6 +42,7 @@ mod round10_guards;
 mod round10_memory;
 mod round10_paths;
 mod round11;
+mod round11_verdicts;
 mod round5;
 mod round6_shapes;
 mod round7;
