@@ -42,7 +42,7 @@ use crate::launch::Launch;
 use crate::queue::{DEFAULT_QUEUE_CAPACITY, HookQueue};
 use crate::record::{MECHANISM, record_spec_run};
 pub use crate::register_options::RegisterOptions;
-use crate::reply::{evaluate, failed_closed};
+use crate::reply::{evaluate_call, failed_closed};
 use crate::run::{RunResult, run_with_input, stdin_bytes};
 use crate::schedule::{run_all, runs_together};
 
@@ -441,7 +441,7 @@ impl ShellHooks {
             let Some(result) = results.next() else {
                 continue;
             };
-            let reply = evaluate(&hook.spec, &result);
+            let reply = evaluate_call(&hook.spec, &result, event.get("args"));
             if let Some(runs) = runs.as_deref_mut() {
                 runs.push(record_spec_run(
                     &hook.spec,
@@ -494,6 +494,6 @@ pub async fn run_once(
     context: &WireContext,
 ) -> (RunResult, Option<Value>) {
     let result = run_with_input(spec, stdin_bytes(event, context)).await;
-    let parsed = evaluate(spec, &result);
+    let parsed = evaluate_call(spec, &result, event.get("args"));
     (result, parsed)
 }

@@ -147,6 +147,28 @@ pub fn evaluate(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
     }
 }
 
+/// [`evaluate`] for a call of the tool arguments `call_args`: a fail-closed
+/// `pre_tool_call` guard's `modify` that sets no argument, or none the call
+/// has, blocks (red team round 11, R11-1: Hermes merges a rewrite into the
+/// call's arguments, so it would run as it was).
+pub(crate) fn evaluate_call(
+    spec: &ShellHookSpec,
+    result: &RunResult,
+    call_args: Option<&Value>,
+) -> Option<Value> {
+    let reply = evaluate(spec, result);
+    if !spec.blocks_on_failure() || spec.event != HookEvent::PreToolCall {
+        return reply;
+    }
+    match reply
+        .as_ref()
+        .and_then(|reply| crate::verdict_words::unapplied_rewrite(reply, call_args))
+    {
+        Some(why) => Some(failed_closed(spec, &why)),
+        None => reply,
+    }
+}
+
 /// Steps 1 to 4 of [`evaluate`].
 fn read_run(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
     let event = spec.event;

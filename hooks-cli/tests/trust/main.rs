@@ -44,6 +44,7 @@ mod round10_paths;
 mod round11;
 mod round11_guards;
 mod round11_matchers;
+mod round11_verdicts;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -17,7 +17,7 @@ use super::applies::applies;
 use super::calls::our_update;
 use super::exec::run_command_launched;
 use super::http::run_http;
-use super::reply::{Contribution, Gate, interpret};
+use super::reply::{Contribution, Gate, failed_closed, interpret};
 use super::stdin::stdin_for_run;
 use super::{Handler, ImportedHook};
 use crate::launch::Launch;
@@ -127,7 +127,41 @@ pub(crate) async fn run_split(
     let split = Split::of(hook, event);
     let runs = split.events(event).into_iter();
     let runs = join_all(runs.map(|part| run_once(hook, part, hook_event, launch))).await;
-    split.combine(event, runs)
+    // A rewrite of nothing, as the hook wrote it (lifted, an unchanged `url` is nothing too).
+    let rewrites_nothing = runs
+        .iter()
+        .any(|(run, _)| run.modify.as_ref().is_some_and(Map::is_empty));
+    let (mut contribution, result) = split.combine(event, runs);
+    if hook.fail_closed && hook_event == Some(HookEvent::PreToolCall) {
+        deny_unapplied_rewrite(hook, event, &mut contribution, rewrites_nothing);
+    }
+    (contribution, result)
+}
+
+/// A fail-closed guard's rewrite that sets no argument, or (in the Hermes
+/// tool's arguments) none the call has, denies (red team round 11, R11-1):
+/// Hermes merges a rewrite into the call's arguments, so `updatedInput:
+/// {"cmd": "echo safe"}` would run `rm -rf /` as it was. A rewrite that
+/// lifts to nothing because it repeats the call (`url` the first of
+/// `urls`) changes nothing on purpose.
+fn deny_unapplied_rewrite(
+    hook: &ImportedHook,
+    event: &Event,
+    contribution: &mut Contribution,
+    rewrites_nothing: bool,
+) {
+    if matches!(contribution.gate, Some(Gate::Deny(_))) {
+        return;
+    }
+    let lifted = match &contribution.modify {
+        Some(lifted) if !lifted.is_empty() => lifted.clone(),
+        _ if rewrites_nothing => Map::new(),
+        _ => return,
+    };
+    let reply = serde_json::json!({"action": "modify", "args": lifted});
+    if let Some(why) = crate::verdict_words::unapplied_rewrite(&reply, event.get("args")) {
+        contribution.gate = Some(failed_closed(hook, &why));
+    }
 }
 
 /// One run of `hook` for `event`, read for `hook_event`.

@@ -73,7 +73,7 @@ pub fn interpret(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> C
 }
 
 /// The deny of a fail-closed `hook` that failed: `hook <command> failed closed: <reason>`.
-fn failed_closed(hook: &ImportedHook, reason: &str) -> Gate {
+pub(super) fn failed_closed(hook: &ImportedHook, reason: &str) -> Gate {
     Gate::Deny(format!(
         "hook {} failed closed: {reason}",
         hook.shown_command()
