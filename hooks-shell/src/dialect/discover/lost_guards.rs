@@ -58,6 +58,16 @@ pub(super) fn keep_lost_guards(
             lost.push(guard);
         }
     }
+    // An event this read already blocks (a guard down in this file) needs
+    // no second block, and no second warning.
+    let down = |event: HookEvent| {
+        let mut mine = discovery
+            .guards_down
+            .iter()
+            .filter(|g| g.source == source.path);
+        mine.any(|guard| guard.event == event)
+    };
+    lost.retain(|(event, _)| !down(*event));
     let mut shown: Vec<HookEvent> = lost.iter().map(|(event, _)| *event).collect();
     shown.dedup();
     for &event in &shown {
