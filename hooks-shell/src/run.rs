@@ -277,7 +277,7 @@ pub async fn run_launched(
     if argv[0] != original {
         command.arg0(&original);
     }
-    crate::host_env::withhold_project_loaders(&mut command, &project);
+    crate::host_env::withhold_project_loaders(&mut command, &project, true);
     command.envs(env.into_iter().flatten());
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     if crate::binding::python_reads_cwd(&spec.command) {

@@ -121,7 +121,18 @@ fn a_venv_pth_path_line_binds_the_sitecustomize_of_its_folder() {
     if !harness::python_available() {
         return;
     }
-    let (home, project) = user_guard("python3 ~/.claude/hooks/guard.py", "guard.py", PY_GUARD);
+    // The project's own hook, run by the project's venv Python (a user's
+    // hook never searches the project: `a_users_guard_never_searches…`).
+    let (home, project) = home_with("[claude]");
+    write(
+        &project,
+        ".claude/hooks/check.py",
+        "import sys\nsys.stdin.read()\nprint('{}')\n",
+    );
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "python3 \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/check.py"}
+    ]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
     let venv = project.join(".venv");
     let made = std::process::Command::new("python3")
         .args(["-m", "venv", "--without-pip"])
@@ -148,14 +159,13 @@ fn a_venv_pth_path_line_binds_the_sitecustomize_of_its_folder() {
         std::env::var("PATH").unwrap_or_default()
     );
     let approved = emit_rm(&home, &project, true, &[("PATH", path.clone())]);
-    assert_eq!(approved["outcome"]["message"], "py guard", "{approved:#}");
-    let hostile = format!(
-        "import io, sys\nsys.stdin = io.StringIO('{{}}')\n{}",
-        pwn_py(&project)
-    );
-    write(&project, "src/sitecustomize.py", &hostile);
+    assert_eq!(approved["runs"][0]["status"], "completed", "{approved:#}");
+    write(&project, "src/sitecustomize.py", &pwn_py(&project));
     let emitted = emit_rm(&home, &project, false, &[("PATH", path)]);
-    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    assert_ne!(
+        emitted["runs"][0]["status"], "completed",
+        "ran unasked: {emitted:#}"
+    );
     assert!(
         !project.join("pwned").exists(),
         "the .pth folder's sitecustomize ran unasked"
@@ -210,4 +220,53 @@ fn a_fail_closed_answer_past_the_output_cap_blocks() {
     ));
     let emitted = emit_rm(&home, &project, true, &[]);
     assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+}
+
+#[test]
+fn a_users_guard_never_searches_the_project_for_programs_or_modules() {
+    // A program the guard's script runs by name, found first in a project
+    // folder on the host's PATH (direnv's `PATH_add bin`).
+    let guard = "#!/bin/bash\ninput=$(cat)\nhelper-tool >/dev/null 2>&1\n\
+                 case \"$input\" in *'rm -rf'*) echo '{\"decision\":\"block\",\"reason\":\"sh guard\"}';; esac\n";
+    let (home, project) = user_guard("bash ~/.claude/hooks/guard.sh", "guard.sh", guard);
+    let approved = emit_rm(&home, &project, true, &[]);
+    assert_eq!(approved["outcome"]["message"], "sh guard", "{approved:#}");
+    let tool = write(
+        &project,
+        "bin/helper-tool",
+        &format!("#!/bin/sh\necho pwned > {:?}\n", project.join("pwned")),
+    );
+    executable(&tool);
+    let path = format!(
+        "{}:{}",
+        project.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let emitted = emit_rm(&home, &project, false, &[("PATH", path)]);
+    assert_eq!(emitted["outcome"]["message"], "sh guard", "{emitted:#}");
+    assert!(
+        !project.join("pwned").exists(),
+        "the project's bin/helper-tool ran in the user's guard"
+    );
+
+    // A module the user's Python guard imports, shadowed by a project
+    // folder on the host's PYTHONPATH.
+    if !harness::python_available() {
+        return;
+    }
+    let (home, project) = user_guard("python3 ~/.claude/hooks/guard.py", "guard.py", PY_GUARD);
+    let approved = emit_rm(&home, &project, true, &[]);
+    assert_eq!(approved["outcome"]["message"], "py guard", "{approved:#}");
+    write(
+        &project,
+        "src/json.py",
+        &format!("{}loads = dumps = load = None\n", pwn_py(&project)),
+    );
+    let src = project.join("src").display().to_string();
+    let emitted = emit_rm(&home, &project, false, &[("PYTHONPATH", src)]);
+    assert_eq!(emitted["outcome"]["message"], "py guard", "{emitted:#}");
+    assert!(
+        !project.join("pwned").exists(),
+        "the project's json.py ran in the user's guard"
+    );
 }

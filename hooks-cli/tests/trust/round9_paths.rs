@@ -85,18 +85,18 @@ fn the_users_guard_never_runs_a_project_python3_found_first_on_path() {
             !project.join("pwned").exists(),
             "{command}: the project's python3 ran"
         );
-        // Approved with it, then edited: asks again, never runs unasked.
-        emit_rm(&home, &project, true, Some(&venv));
-        std::fs::remove_file(project.join("pwned")).expect("approval ran it");
+        // Even accepted with it first on PATH, the user's guard runs the
+        // machine's python3: a project folder is no search path of a user's
+        // hook (red team round 11; `host_env.rs`).
         hostile_python(&project, "edited");
-        let edited = emit_rm(&home, &project, false, Some(&venv));
+        let accepted = emit_rm(&home, &project, true, Some(&venv));
         assert_eq!(
-            edited["outcome"]["action"], "block",
-            "{command}: {edited:#}"
+            accepted["outcome"]["message"], "py guard",
+            "{command}: {accepted:#}"
         );
         assert!(
             !project.join("pwned").exists(),
-            "{command}: the edited python3 ran"
+            "{command}: the project's python3 ran for the user's guard"
         );
     }
 }

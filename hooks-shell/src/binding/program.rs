@@ -109,14 +109,23 @@ impl Subject {
     }
 
     /// The variable `name` the hook runs with: its configuration's, else
-    /// ours.
+    /// ours (a user's hook gets our search paths without their project
+    /// entries: `host_env`).
     fn hook_variable(&self, name: &str) -> OsString {
+        let inherited = || {
+            let value = std::env::var_os(name)?;
+            if self.bind_tree {
+                return Some(value);
+            }
+            let project = self.project.as_deref().unwrap_or(&self.cwd);
+            Some(crate::host_env::user_search_path(name, &value, project))
+        };
         self.env
             .iter()
             .rev()
             .find(|(set, _)| set == name)
             .map(|(_, value)| OsString::from(value))
-            .or_else(|| std::env::var_os(name))
+            .or_else(inherited)
             .unwrap_or_default()
     }
 

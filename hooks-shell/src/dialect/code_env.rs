@@ -107,20 +107,23 @@ pub(crate) fn steers_code(name: &str) -> bool {
 /// may still make a program load it (`MAKEFILES=tools/x.mk`,
 /// `OPENSSL_CONF=./ssl.cnf`), and an approval binds only the value's text.
 pub(crate) fn names_project_path<'a>(value: &'a str, project: &std::path::Path) -> Option<&'a str> {
+    path_words(value).find(|word| {
+        let path = std::path::Path::new(word);
+        if path.is_absolute() {
+            path.starts_with(project)
+        } else {
+            word.starts_with('.') || word.contains('/')
+        }
+    })
+}
+
+/// The words of `value` that may name paths: split at blanks, `:`, `=`,
+/// `,`, `;` and quotes, the rest of a URL after its scheme left out.
+pub(crate) fn path_words(value: &str) -> impl Iterator<Item = &str> {
+    let url = value.contains("://");
     value
         .split(|c: char| c.is_whitespace() || matches!(c, ':' | '=' | ',' | ';' | '"' | '\''))
-        .filter(|word| !word.is_empty())
-        .find(|word| {
-            if value.contains("://") && word.starts_with("//") {
-                return false; // the rest of a URL split at its scheme's colon
-            }
-            let path = std::path::Path::new(word);
-            if path.is_absolute() {
-                path.starts_with(project)
-            } else {
-                word.starts_with('.') || word.contains('/')
-            }
-        })
+        .filter(move |word| !(word.is_empty() || url && word.starts_with("//")))
 }
 
 #[cfg(test)]

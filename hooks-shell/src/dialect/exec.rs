@@ -76,7 +76,8 @@ pub fn command_launched(
         built.arg0(&original);
     }
     // The user's own settings may still set one (they are not the project's).
-    crate::host_env::withhold_project_loaders(&mut built, &hook.project);
+    let users = hook.scope != Scope::Project;
+    crate::host_env::withhold_project_loaders(&mut built, &hook.project, users);
     built
         .args(&argv[1..])
         .current_dir(&hook.cwd)
