@@ -139,6 +139,9 @@ pub struct Inventory {
     /// does not parse, a matcher that does not compile): each blocks every
     /// call of its event.
     pub imported_guards_down: Vec<hermes_hooks_shell::dialect::GuardDown>,
+    /// `config.yaml`'s fail-closed guards that the file dropped without
+    /// taking them out: each blocks every call of its event.
+    pub shell_guards_down: Vec<hermes_hooks_shell::config::LostGuard>,
     /// Every problem met while reading, in mechanism order.
     pub warnings: Vec<Warning>,
 }
@@ -264,6 +267,7 @@ impl Inventory {
             unsupported_hooks: discovery.unsupported,
             imported_disabled_by: discovery.disabled_by,
             imported_guards_down: discovery.guards_down,
+            shell_guards_down: shell.lost_guards,
             warnings,
         }
     }
@@ -311,6 +315,16 @@ impl Inventory {
                     "blocks": guard.event.as_str(),
                     "reason": guard.reason,
                     "fix": guard.fix,
+                }))
+                .collect::<Vec<_>>(),
+            "shell_guards_down": self
+                .shell_guards_down
+                .iter()
+                .map(|guard| json!({
+                    "source": guard.file.display().to_string(),
+                    "blocks": guard.event.as_str(),
+                    "lost": guard.count,
+                    "reason": guard.reason,
                 }))
                 .collect::<Vec<_>>(),
             "warnings": self.warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>(),

@@ -348,6 +348,14 @@ fn list_imported(
             hermes_hooks_shell::unsandboxed::FULL_POWER
         )?;
     }
+    for guard in &inventory.shell_guards_down {
+        writeln!(
+            out,
+            "BLOCKED: every {} call: {}\n",
+            guard.event,
+            e(&guard.block_reason())
+        )?;
+    }
     for guard in &inventory.imported_guards_down {
         let field = if guard.key.is_empty() {
             String::new()

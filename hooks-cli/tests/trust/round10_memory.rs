@@ -88,6 +88,12 @@ fn a_native_guard_taken_out_cleanly_is_gone() {
     // Fixed after a break, the block lifts.
     let (home, project, entry) = native_guard();
     home.config("hooks: null\n");
+    let listed = in_project(&home, &project, &["list", "--json"]).json();
+    assert_eq!(
+        listed["shell_guards_down"][0]["blocks"], "pre_tool_call",
+        "{listed}"
+    );
+    assert_eq!(in_project(&home, &project, &["doctor"]).code(), Some(1));
     assert_eq!(
         action(&emit_terminal(&home, &project, "ls", false)),
         &json!("block")
