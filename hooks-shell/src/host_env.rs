@@ -76,29 +76,113 @@ impl Project {
 
 /// The inherited variables of this process that would load code from
 /// `project`, with the path each names.
-pub fn project_loaders(project: &Path) -> Vec<(String, String)> {
-    loaders_in(std::env::vars_os(), &Project::new(project))
+/// `users`: for a user's hook, which also loses every other variable that
+/// names a path in the project (`PWD` and `OLDPWD` aside).
+pub fn project_loaders(project: &Path, users: bool) -> Vec<(String, String)> {
+    loaders_in(std::env::vars_os(), &Project::new(project), users)
 }
 
-/// [`project_loaders`] of the variables `vars`.
+/// [`project_loaders`] of the variables `vars`; `users`: for a user's
+/// hook, where any variable naming a project path is left out.
 fn loaders_in(
     vars: impl Iterator<Item = (OsString, OsString)>,
     project: &Project,
+    users: bool,
 ) -> Vec<(String, String)> {
     vars.filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
         .filter(|(name, _)| !PASSED.contains(&name.to_ascii_uppercase().as_str()))
-        .filter(|(name, _)| steers_code(name))
         .filter_map(|(name, value)| {
-            let named = |word: &&str| {
-                let path = Path::new(word);
-                (path.is_absolute() || word.starts_with('.') || word.contains('/'))
-                    && project.owns(path)
+            let path = if steers_code(&name) {
+                loaded_word(&name, &value, project)?
+            } else if users && !USERS_KEEP.contains(&name.as_str()) {
+                named_word(&value, project)?
+            } else {
+                return None;
             };
-            let path = path_words(&value).find(named)?.to_owned();
             Some((name, path))
         })
         .collect()
 }
+
+/// Names a user's hook keeps whatever they name (the shell's own).
+const USERS_KEEP: &[&str] = &["PWD", "OLDPWD"];
+
+/// The word of `value` that names a path in `project`: absolute there (by
+/// name or where links lead), or relative with a `/` or a leading `.`
+/// (`file://` URLs read as paths).
+fn named_word(value: &str, project: &Project) -> Option<String> {
+    let value = value.replace("file://", "");
+    path_words(&value)
+        .find(|word| {
+            let path = Path::new(word);
+            (path.is_absolute() || word.starts_with('.') || word.contains('/'))
+                && project.owns(path)
+        })
+        .map(str::to_owned)
+}
+
+/// The word of the code-loading variable `name`'s `value` that loads from
+/// `project` (the folder a hook runs in, red team round 12, R12-1): what
+/// [`named_word`] finds; any relative word of a variable that names files
+/// or folders (`PERL5LIB=lib`, `OPENSSL_CONF=openssl.cnf`); an empty entry
+/// of a `:` list (the working folder: `LD_LIBRARY_PATH=:/usr/lib`); a
+/// module a loader option names (`NODE_OPTIONS="--import tsx"`: found in
+/// the project's `node_modules`); an option's joined path (`-I<p>/lib`).
+fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
+    if let Some(word) = named_word(value, project) {
+        return Some(word);
+    }
+    let upper = name.to_ascii_uppercase();
+    let names_files = FILE_ENDINGS.iter().any(|ending| upper.ends_with(ending))
+        || FILE_NAMES.contains(&upper.as_str());
+    let entries: Vec<&str> = value.split(':').collect();
+    if names_files && entries.len() > 1 && entries.iter().any(|entry| entry.is_empty()) {
+        return Some("(an empty entry: the working folder)".to_owned());
+    }
+    let words: Vec<&str> = value
+        .split_whitespace()
+        .flat_map(|w| w.split('='))
+        .collect();
+    for (at, word) in words.iter().enumerate() {
+        let relative = !word.is_empty() && !word.starts_with('/') && !word.starts_with('-');
+        let after_loader = at > 0 && LOADER_OPTIONS.contains(&words[at - 1]);
+        let joined = word
+            .strip_prefix('-')
+            .and_then(|option| option.get(1..))
+            .filter(|rest| rest.starts_with('.') || rest.contains('/'));
+        if let Some(rest) = joined
+            && (!rest.starts_with('/') || project.owns(Path::new(rest)))
+        {
+            return Some((*word).to_owned());
+        }
+        let number = word.chars().all(|c| c.is_ascii_digit() || c == '.');
+        if relative && !number && (after_loader || names_files) {
+            return Some((*word).to_owned());
+        }
+    }
+    None
+}
+
+/// Endings of variable names whose values are files or folders.
+const FILE_ENDINGS: &[&str] = &[
+    "PATH", "LIB", "_ENV", "_CONF", "_CONFIG", "_FILE", "STARTUP", "USERBASE", "PREFIX", "_HOME",
+    "_PRELOAD", "_INIT", "_MODULES", "_ENGINES", "_AUDIT",
+];
+
+/// Variable names whose values are files or folders, beside those endings.
+const FILE_NAMES: &[&str] = &["ENV", "ZDOTDIR", "LESSOPEN", "LESSCLOSE", "GIT_EXEC_PATH"];
+
+/// Options that make a runtime load the module or file after them.
+const LOADER_OPTIONS: &[&str] = &[
+    "--require",
+    "-r",
+    "--import",
+    "--loader",
+    "--experimental-loader",
+    "--experimental-specifier-resolution",
+    "-M",
+    "-I",
+];
 
 /// `value` of the search path `name` as a user's hook gets it in `project`:
 /// without the entries that are the project's (an empty or relative entry
@@ -119,7 +203,7 @@ pub(crate) fn user_search_path(name: &str, value: &OsStr, project: &Path) -> OsS
 /// project's entries of its search paths (a value the hook's own settings
 /// set after this call is kept).
 pub(crate) fn withhold_project_loaders(command: &mut Command, project: &Path, users: bool) {
-    for (name, path) in project_loaders(project) {
+    for (name, path) in project_loaders(project, users) {
         tracing::debug!("{name} names {path} in the project: not passed to the hook");
         command.env_remove(name);
     }
@@ -165,7 +249,7 @@ mod tests {
             ("GREETING", "/work/repo/hello"),
         ]
         .map(|(name, value)| (name.into(), value.into()));
-        let found: Vec<String> = loaders_in(vars.into_iter(), &project("/work/repo", None))
+        let found: Vec<String> = loaders_in(vars.into_iter(), &project("/work/repo", None), false)
             .into_iter()
             .map(|(name, _)| name)
             .collect();
@@ -179,6 +263,49 @@ mod tests {
                 "LD_PRELOAD"
             ]
         );
+    }
+
+    #[test]
+    fn relative_words_empty_entries_and_loader_modules_are_the_projects() {
+        let repo = project("/work/repo", None);
+        for (name, value) in [
+            ("PERL5LIB", "lib"),
+            ("OPENSSL_CONF", "openssl.cnf"),
+            ("LD_LIBRARY_PATH", ":/usr/local/cuda/lib64"),
+            ("LD_LIBRARY_PATH", "/usr/local/lib::/opt/x"),
+            ("NODE_OPTIONS", "--import tsx"),
+            ("NODE_OPTIONS", "--require=dotenvy"),
+            ("NODE_OPTIONS", "--import=file:///work/repo/loader.mjs"),
+            ("PERL5OPT", "-Ilocal/lib -MEvil"),
+        ] {
+            assert!(loaded_word(name, value, &repo).is_some(), "{name}={value}");
+        }
+        for (name, value) in [
+            ("NODE_OPTIONS", "--max-old-space-size=4096"),
+            ("PYTHONIOENCODING", "utf-8"),
+            ("LD_LIBRARY_PATH", "/usr/local/lib:/opt/x"),
+            ("PERL5OPT", "-Mstrict"),
+            ("PYTHONOPTIMIZE", "1"),
+        ] {
+            assert_eq!(loaded_word(name, value, &repo), None, "{name}={value}");
+        }
+    }
+
+    #[test]
+    fn a_users_hook_loses_any_variable_naming_the_project() {
+        let vars = [
+            ("CONFIG_DIR", "/work/repo/etc"),
+            ("PWD", "/work/repo"),
+            ("LANG", "C.UTF-8"),
+        ]
+        .map(|(name, value)| (name.into(), value.into()));
+        let repo = project("/work/repo", None);
+        let found: Vec<String> = loaders_in(vars.clone().into_iter(), &repo, true)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(found, ["CONFIG_DIR"]);
+        assert!(loaders_in(vars.into_iter(), &repo, false).is_empty());
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! (R11-6); a project venv's `.pth` path line binds the start-up modules of
 //! the folder it adds (R11-7); a `#!python3` line binds the `python3` the
 //! kernel takes from the folder the script runs in (R11-8); a fail-closed
-//! guard whose answer passed the output cap blocks (R11-9).
+//! guard whose answer passed the output cap blocks (R11-9). Round 12: a
+//! `.pth` import line binds the module or file it reaches (R12-3); a
+//! code-loading variable's bare relative value is the project's (R12-1).
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -116,13 +118,11 @@ fn a_host_variable_that_loads_a_project_file_is_not_passed_to_the_guard() {
     );
 }
 
-#[test]
-fn a_venv_pth_path_line_binds_the_sitecustomize_of_its_folder() {
-    if !harness::python_available() {
-        return;
-    }
-    // The project's own hook, run by the project's venv Python (a user's
-    // hook never searches the project: `a_users_guard_never_searches…`).
+/// A project whose own hook runs `python3 .claude/hooks/check.py` by the
+/// project's venv, whose site folder holds a `.pth` file with `pth` (its
+/// `{src}` the project's `src`); approved with the venv first on `PATH`.
+/// Returns the home, the project and that `PATH`.
+fn project_venv_hook(pth: &str) -> (TempHome, std::path::PathBuf, String) {
     let (home, project) = home_with("[claude]");
     write(
         &project,
@@ -148,11 +148,8 @@ fn a_venv_pth_path_line_binds_the_sitecustomize_of_its_folder() {
         .expect("site-packages");
     let src = project.join("src");
     std::fs::create_dir_all(&src).expect("src");
-    std::fs::write(
-        site.join("__editable__.proj-0.1.pth"),
-        format!("{}\n", src.display()),
-    )
-    .expect("pth");
+    let text = pth.replace("{src}", &src.display().to_string());
+    std::fs::write(site.join("zz_project.pth"), text).expect("pth");
     let path = format!(
         "{}:{}",
         venv.join("bin").display(),
@@ -160,15 +157,68 @@ fn a_venv_pth_path_line_binds_the_sitecustomize_of_its_folder() {
     );
     let approved = emit_rm(&home, &project, true, &[("PATH", path.clone())]);
     assert_eq!(approved["runs"][0]["status"], "completed", "{approved:#}");
-    write(&project, "src/sitecustomize.py", &pwn_py(&project));
-    let emitted = emit_rm(&home, &project, false, &[("PATH", path)]);
+    (home, project, path)
+}
+
+/// Asserts the project's hook no longer runs unasked.
+fn asks_again(home: &TempHome, project: &Path, path: String, what: &str) {
+    let emitted = emit_rm(home, project, false, &[("PATH", path)]);
     assert_ne!(
         emitted["runs"][0]["status"], "completed",
-        "ran unasked: {emitted:#}"
+        "{what} ran unasked: {emitted:#}"
     );
+    assert!(!project.join("pwned").exists(), "{what} ran unasked");
+}
+
+#[test]
+fn a_venv_pth_path_line_binds_the_sitecustomize_of_its_folder() {
+    if !harness::python_available() {
+        return;
+    }
+    // The project's own hook (a user's hook never searches the project:
+    // `a_users_guard_never_searches…`).
+    let (home, project, path) = project_venv_hook("{src}\n");
+    write(&project, "src/sitecustomize.py", &pwn_py(&project));
+    asks_again(&home, &project, path, "the .pth folder's sitecustomize");
+}
+
+#[test]
+fn a_pth_import_line_binds_what_it_reaches() {
+    if !harness::python_available() {
+        return;
+    }
+    // `import boot`, found in the folder a path line added (R12-3).
+    let (home, project, path) = project_venv_hook("{src}\nimport boot\n");
+    write(&project, "src/boot.py", &pwn_py(&project));
+    asks_again(&home, &project, path, "the module an import line names");
+    // A file an import line runs by a path relative to the working folder.
+    let pth = "import os; os.path.exists('tools/boot.py') and exec(open('tools/boot.py').read())\n";
+    let (home, project, path) = project_venv_hook(pth);
+    write(&project, "tools/boot.py", &pwn_py(&project));
+    asks_again(&home, &project, path, "the file an import line runs");
+}
+
+#[test]
+fn a_code_loading_variable_with_a_bare_relative_value_is_not_passed() {
+    // `BASH_ENV=hookenv`: bash sources it from the folder it runs in, the project (R12-1).
+    let (home, project) = user_guard("bash ~/.claude/hooks/guard.sh", "guard.sh", SH_GUARD);
+    let approved = emit_rm(&home, &project, true, &[]);
+    assert_eq!(approved["outcome"]["message"], "sh guard", "{approved:#}");
+    write(
+        &project,
+        "hookenv",
+        &format!("echo pwned > {:?}\n", project.join("pwned")),
+    );
+    let emitted = emit_rm(
+        &home,
+        &project,
+        false,
+        &[("BASH_ENV", "hookenv".to_owned())],
+    );
+    assert_eq!(emitted["outcome"]["message"], "sh guard", "{emitted:#}");
     assert!(
         !project.join("pwned").exists(),
-        "the .pth folder's sitecustomize ran unasked"
+        "BASH_ENV=hookenv ran the project's file"
     );
 }
 

@@ -91,7 +91,7 @@ impl Subject {
                 // Read as the project's code where it lies.
                 push(&mut found.code, real.unwrap_or(path));
             } else if lies_in(&path, &folders) {
-                for file in std::iter::once(path.clone()).chain(venv_startup(&path)) {
+                for file in std::iter::once(path.clone()).chain(venv_startup(&path, &self.cwd)) {
                     push(&mut found.bound, file);
                 }
             }
@@ -191,7 +191,7 @@ fn lies_in(path: &Path, folders: &[PathBuf]) -> bool {
 /// reads of it at start-up: `pyvenv.cfg`, and in each of its site folders
 /// the `.pth` files, the modules their `import` lines name and
 /// `sitecustomize.py` / `usercustomize.py`. Nothing when it is not in one.
-fn venv_startup(program: &Path) -> Vec<PathBuf> {
+fn venv_startup(program: &Path, cwd: &Path) -> Vec<PathBuf> {
     let Some(prefix) = program.parent().and_then(Path::parent) else {
         return Vec::new();
     };
@@ -206,15 +206,16 @@ fn venv_startup(program: &Path) -> Vec<PathBuf> {
         };
         for version in versions.flatten().take(16) {
             if version.file_name().to_string_lossy().starts_with("python") {
-                site_startup(&version.path().join("site-packages"), &mut files);
+                site_startup(&version.path().join("site-packages"), cwd, &mut files);
             }
         }
     }
     files
 }
 
-/// The start-up files of the site folder `site` ([`venv_startup`]).
-fn site_startup(site: &Path, files: &mut Vec<PathBuf>) {
+/// The start-up files of the site folder `site` ([`venv_startup`]); `cwd`
+/// is where the interpreter runs.
+fn site_startup(site: &Path, cwd: &Path, files: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(site) else {
         return;
     };
@@ -224,49 +225,58 @@ fn site_startup(site: &Path, files: &mut Vec<PathBuf>) {
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
+    let mut texts = Vec::new();
     for name in names {
         let path = site.join(&name);
         if STARTUP_MODULES.contains(&name.as_str()) {
             push(files, path);
         } else if name.ends_with(".pth") {
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            texts.push(std::fs::read_to_string(&path).unwrap_or_default());
             push(files, path);
-            pth_reach(site, &text, files);
-            for module in imported_modules(&text) {
-                for file in [
-                    site.join(format!("{module}.py")),
-                    site.join(&module).join("__init__.py"),
-                ] {
-                    if file.is_file() {
-                        push(files, file);
-                    }
-                }
-            }
+        }
+    }
+    // The folders path lines add come after the site folder on the module
+    // path: an `import` line's module is looked up there too (R12-3).
+    let mut folders = vec![site.to_path_buf()];
+    for text in &texts {
+        folders.extend(pth_reach(site, cwd, text, files));
+    }
+    for module in texts.iter().flat_map(|text| imported_modules(text)) {
+        for folder in &folders {
+            push(files, folder.join(format!("{module}.py")));
+            push(files, folder.join(&module).join("__init__.py"));
         }
     }
 }
 
-/// What else a `.pth` file in `site` reaches at start-up (red team round
-/// 11, R11-7): each folder a path line adds to the module path binds the
-/// start-up modules Python imports from it (`pip install -e .` writes
-/// `<project>/src`, and `src/sitecustomize.py` then runs), present or
-/// absent; each absolute path an `import` line names in quotes
-/// (`exec(open('/…/boot.py').read())`) is bound too.
-fn pth_reach(site: &Path, text: &str, files: &mut Vec<PathBuf>) {
+/// What else a `.pth` file in `site` reaches at start-up (red team rounds
+/// 11 and 12, R11-7, R12-3): each folder a path line adds to the module
+/// path binds the start-up modules Python imports from it (`pip install -e
+/// .` writes `<project>/src`, and `src/sitecustomize.py` then runs),
+/// present or absent, and is returned; each path an `import` line names in
+/// quotes (`exec(open('tools/boot.py').read())`; a relative one from
+/// `cwd`) is bound too.
+fn pth_reach(site: &Path, cwd: &Path, text: &str, files: &mut Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
     for line in text.lines().map(str::trim).take(1_000) {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         if line.starts_with("import ") || line.starts_with("import\t") {
-            for literal in quoted(line).filter(|literal| literal.starts_with('/')) {
-                push(files, normalize(Path::new(literal)));
+            let paths =
+                quoted(line).filter(|literal| literal.contains('/') || literal.ends_with(".py"));
+            for literal in paths {
+                push(files, normalize(&cwd.join(literal)));
             }
         } else {
-            for file in python_path_startup(&normalize(&site.join(line))) {
+            let folder = normalize(&site.join(line));
+            for file in python_path_startup(&folder) {
                 push(files, file);
             }
+            folders.push(folder);
         }
     }
+    folders
 }
 
 /// The text of each quoted string of `line` (`'…'` or `"…"`, no escapes).
