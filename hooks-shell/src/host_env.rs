@@ -14,7 +14,7 @@
 //! the project: the user's guard runs the user's `python3` and `jq`, never a
 //! repository's `.venv/bin/python3`, `bin/jq` or `src/json.py` that direnv
 //! or an activated venv put first; the binding reads the same values
-//! ([`user_search_path`]).
+//! (`user_search_path`).
 //!
 //! A project folder that holds the user's home (the agent started in `~`)
 //! keeps the home the user's: paths in the home are never the project's.
