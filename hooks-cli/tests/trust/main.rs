@@ -45,6 +45,7 @@ mod round11;
 mod round11_guards;
 mod round11_matchers;
 mod round11_verdicts;
+mod round12_names;
 mod round5;
 mod round6_shapes;
 mod round7;

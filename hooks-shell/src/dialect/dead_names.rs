@@ -11,11 +11,17 @@
 //! whose names match no tool Hermes has and whose meaning cannot be guessed
 //! is warned about (`emit`, `doctor`). A name a keystroke or two from a
 //! tool's (`Bsh`) means that tool ([`super::misspelt`]); a dead name among
-//! live ones is read in [`super::partly_dead`] (round 11, R11-2).
+//! live ones is read in [`super::partly_dead`] (round 11, R11-2). Another
+//! agent's real tool name (`TodoWrite`, `BashOutput`, `write_stdin`) is
+//! looked up before any guess ([`super::other_agents`]): it is never read as
+//! a live tool it contains (round 12, R12-2).
 
 use super::events::TOOL_NAMES;
 use super::matcher::{Condition, DialectMatcher};
 use super::misspelt::misspelling_of;
+use super::other_agents::{
+    ForeignTool, OtherAgents, foreign_message, other_agents_names, other_agents_tool,
+};
 use super::partly_dead::{alternatives, partly_dead, widen};
 
 /// Claude names calls arrive with besides [`TOOL_NAMES`]' (`Agent` is `Task`'s newer name).
@@ -107,44 +113,113 @@ pub(super) fn arrives(name: &str) -> bool {
     known_names().any(|live| live == name) || FAMILIES.iter().any(|family| name.starts_with(family))
 }
 
+/// How a name no call arrives with is read.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Reading {
+    /// Meant as this live name (`bash`, `Bsh`, `BashTool`, `apply_patch`).
+    Meant(&'static str),
+    /// Another agent's real tool that no call arrives as (`TodoWrite`):
+    /// never widened onto a tool it contains (round 12, R12-2).
+    Foreign(&'static ForeignTool),
+    /// What it was meant as cannot be told.
+    Untold,
+}
+
 /// The live name `name` was probably meant as, when no call arrives with it.
 pub(super) fn meant(name: &str) -> Option<&'static str> {
+    match read_name(name) {
+        Reading::Meant(live) => Some(live),
+        _ => None,
+    }
+}
+
+/// How `name` is read: `Untold` too when a call arrives with it.
+pub(super) fn read_name(name: &str) -> Reading {
     if arrives(name) {
-        return None;
+        return Reading::Untold;
     }
     let name = name.trim();
     // A permission rule in a matcher: `Bash(rm *)` means Bash.
     if let Some((tool, _)) = name.split_once('(') {
-        return meant(tool).or_else(|| live_names().find(|live| *live == tool));
+        return match read_name(tool) {
+            Reading::Untold => live_names()
+                .find(|live| *live == tool)
+                .map_or(Reading::Untold, Reading::Meant),
+            read => read,
+        };
     }
     if let Some((_, claude)) = TOOL_NAMES
         .iter()
         .find(|(h, _)| h.eq_ignore_ascii_case(name))
     {
-        return Some(claude);
+        return Reading::Meant(claude);
     }
     if let Some(live) = live_names().find(|live| live.eq_ignore_ascii_case(name)) {
-        return Some(live);
+        return Reading::Meant(live);
     }
     if OTHER_AGENTS_SHELL
         .iter()
         .any(|shell| shell.eq_ignore_ascii_case(name))
     {
-        return Some("Bash");
+        return Reading::Meant("Bash");
     }
-    // `BashTool`, `Bash_`: one live name of three letters or more inside it.
-    let lower = name.to_ascii_lowercase();
-    let mut inside =
-        live_names().filter(|live| live.len() >= 3 && lower.contains(&live.to_ascii_lowercase()));
-    let first = inside.next();
-    if first.is_some() {
-        return first.filter(|_| inside.next().is_none());
+    // Another agent's real tool is never a guess (`TodoWrite` is not `Write`).
+    if let Some(tool) = other_agents_tool(name) {
+        return of_other_agent(tool);
+    }
+    // `BashOutpt` is a misspelt `BashOutput`, not `Bash` with more around it.
+    let others = other_agents_names().map(|other| (other, other));
+    if let Some(near) = misspelling_of(name, others).and_then(other_agents_tool) {
+        return of_other_agent(near);
+    }
+    // `BashTool`, `Bash_`: one name of three letters or more inside it,
+    // not counting a live one inside another agent's (`TodoWriteX`).
+    if let Some(inside) = inside(name) {
+        return inside;
     }
     // `Bsh`, `Bahs`: a keystroke or two from one tool's name.
     let hermes = TOOL_NAMES.iter().map(|(hermes, claude)| (*hermes, *claude));
     let shells = OTHER_AGENTS_SHELL.iter().map(|shell| (*shell, "Bash"));
     let named = known_names().map(|live| (live, live));
-    misspelling_of(name, named.chain(hermes).chain(shells))
+    let others = other_agents_names().map(|other| (other, other));
+    match misspelling_of(name, named.chain(hermes).chain(shells).chain(others)) {
+        Some(near) => other_agents_tool(near).map_or(Reading::Meant(near), of_other_agent),
+        None => Reading::Untold,
+    }
+}
+
+fn of_other_agent(tool: OtherAgents) -> Reading {
+    match tool {
+        OtherAgents::Live(live) => Reading::Meant(live),
+        OtherAgents::Foreign(foreign) => Reading::Foreign(foreign),
+    }
+}
+
+/// The one live or other agent's name `name` has inside it, none of whose
+/// letters are those of a longer one found too; `None` when there is none,
+/// `Untold` when there are two.
+fn inside(name: &str) -> Option<Reading> {
+    let lower = name.to_ascii_lowercase();
+    let found: Vec<&'static str> = live_names()
+        .chain(other_agents_names())
+        .filter(|known| known.len() >= 3 && lower.contains(&known.to_ascii_lowercase()))
+        .collect();
+    let outermost: Vec<&'static str> = found
+        .iter()
+        .copied()
+        .filter(|known| {
+            let known = known.to_ascii_lowercase();
+            !found.iter().any(|other| {
+                let other = other.to_ascii_lowercase();
+                other.len() > known.len() && other.contains(&known)
+            })
+        })
+        .collect();
+    match outermost.as_slice() {
+        [] => None,
+        [one] => Some(other_agents_tool(one).map_or(Reading::Meant(one), of_other_agent)),
+        _ => Some(Reading::Untold),
+    }
 }
 
 /// Names a dead regex may have been written for, each with the live name meant.
@@ -178,16 +253,36 @@ pub(super) struct Revived {
     pub warnings: Vec<String>,
 }
 
-/// What a dead matcher meant: `Ok(names)` told, `Err(())` not told; `None`
+/// What the dead names of a matcher were read as: live tools meant, and
+/// other agents' tools no call arrives as.
+#[derive(Debug, Default)]
+struct Told {
+    meant: Vec<&'static str>,
+    foreign: Vec<&'static ForeignTool>,
+}
+
+/// The readings of dead names, when each could be told.
+fn told(readings: impl IntoIterator<Item = Reading>) -> Option<Told> {
+    let mut told = Told::default();
+    for reading in readings {
+        match reading {
+            Reading::Meant(live) => told.meant.push(live),
+            Reading::Foreign(tool) => told.foreign.push(tool),
+            Reading::Untold => return None,
+        }
+    }
+    (!told.meant.is_empty() || !told.foreign.is_empty()).then_some(told)
+}
+
+/// What a dead matcher meant: `Ok(told)` told, `Err(())` not told; `None`
 /// when a call may arrive with a name it matches.
-fn matcher_meant(matcher: &DialectMatcher) -> Option<Result<Vec<&'static str>, ()>> {
+fn matcher_meant(matcher: &DialectMatcher) -> Option<Result<Told, ()>> {
     match matcher {
         DialectMatcher::Exact(names) if !names.is_empty() => {
             if names.iter().any(|name| arrives(name)) {
                 return None;
             }
-            let meant: Option<Vec<_>> = names.iter().map(|name| meant(name)).collect();
-            Some(meant.ok_or(()))
+            Some(told(names.iter().map(|name| read_name(name))).ok_or(()))
         }
         DialectMatcher::Regex(regex) => {
             let pattern = regex.as_str();
@@ -200,18 +295,15 @@ fn matcher_meant(matcher: &DialectMatcher) -> Option<Result<Vec<&'static str>, (
             let guessed = spellings()
                 .find(|name| regex.is_match(name))
                 .and_then(|name| meant(&name).or_else(|| live_names().find(|l| *l == name)))
-                .map(|meant| vec![meant]);
+                .map(|meant| Told {
+                    meant: vec![meant],
+                    foreign: Vec::new(),
+                });
             // `^(Bsh|Raed)$`: each plain-word alternative read as meant.
             let words = alternatives(pattern);
-            let each_word = || {
-                words
-                    .iter()
-                    .map(|word| meant(word))
-                    .collect::<Option<Vec<_>>>()
-            };
             let guessed = guessed
-                .or_else(|| each_word().filter(|told| !told.is_empty()))
-                .or_else(|| meant(pattern).map(|meant| vec![meant]));
+                .or_else(|| told(words.iter().map(|word| read_name(word))))
+                .or_else(|| told([read_name(pattern)]));
             Some(guessed.ok_or(()))
         }
         _ => None,
@@ -236,8 +328,15 @@ pub(super) fn revive(matcher: &DialectMatcher, condition: Option<&Condition>) ->
         warnings: Vec::new(),
     };
     match matcher_meant(matcher) {
-        Some(Ok(mut meant)) => {
+        Some(Ok(Told { mut meant, foreign })) => {
             meant.dedup();
+            for tool in foreign {
+                revived.warnings.push(foreign_message("matcher", tool));
+            }
+            if meant.is_empty() {
+                // Only other agents' tools: it runs for no call here.
+                return Some(revived);
+            }
             revived.warnings.push(message("matcher", &pattern, &meant));
             let names = meant.into_iter().map(str::to_owned).collect();
             revived.matcher = Some(DialectMatcher::Exact(names));
@@ -271,9 +370,18 @@ fn revive_condition(
     };
     let mut tool = tool.as_str();
     if !arrives(tool) {
-        let Some(meant) = meant(tool) else {
-            revived.warnings.push(unknown("if rule's tool", tool));
-            return;
+        let meant = match read_name(tool) {
+            Reading::Meant(meant) => meant,
+            Reading::Foreign(foreign) => {
+                revived
+                    .warnings
+                    .push(foreign_message("if rule's tool", foreign));
+                return;
+            }
+            Reading::Untold => {
+                revived.warnings.push(unknown("if rule's tool", tool));
+                return;
+            }
         };
         revived
             .warnings

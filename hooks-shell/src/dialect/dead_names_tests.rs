@@ -182,3 +182,69 @@ fn a_dead_if_rule_is_read_against_the_widened_matcher() {
     let revived = revive(&matcher("Edit|bash"), Some(&Condition::parse("Bash(rm *)")));
     assert!(revived.expect("dead").condition.is_none());
 }
+
+#[test]
+fn another_agents_tool_is_never_the_live_tool_inside_its_name() {
+    for pattern in [
+        "TodoWrite",
+        "BashOutput",
+        "KillBash",
+        "KillShell",
+        "NotebookRead",
+        "write_stdin",
+        "^TodoWrite$",
+        "TodoWrite.*",
+        "TaskOutput",
+        "todo_write",
+        "LSP",
+    ] {
+        let revived = revive(&matcher(pattern), None).expect(pattern);
+        assert!(revived.matcher.is_none(), "{pattern}: {revived:?}");
+        let why = revived.warnings.join("\n");
+        assert!(
+            why.contains("Hermes has no tool so named"),
+            "{pattern}: {why}"
+        );
+        for wrong in ["never run", "NEVER RUNS", "as meant"] {
+            assert!(!why.contains(wrong), "{pattern}: {why}");
+        }
+    }
+    assert_eq!(meant("TodoWriteX"), None, "not Write");
+    assert_eq!(
+        meant("BashOutpt"),
+        None,
+        "a misspelt BashOutput is not Bash"
+    );
+    let revived = revive(&matcher("apply_patch"), None).expect("Codex's patch tool");
+    assert_eq!(
+        revived.matcher.expect("Edit").describe().as_deref(),
+        Some("Edit")
+    );
+}
+
+#[test]
+fn another_agents_tool_among_live_ones_widens_nothing() {
+    for (pattern, live) in [
+        ("Edit|TodoWrite", "Edit"),
+        ("Read|BashOutput", "Read"),
+        ("^(Edit|TodoWrite)$", "Edit"),
+    ] {
+        let revived = revive(&matcher(pattern), None).expect(pattern);
+        let read = revived.matcher.unwrap_or_else(|| matcher(pattern));
+        assert!(read.matches(live), "{pattern}");
+        for other in ["Write", "Bash", "Read", "Edit"] {
+            assert_eq!(read.matches(other), other == live, "{pattern} {other}");
+        }
+        let why = revived.warnings.join("\n");
+        assert!(
+            why.contains("Hermes has no tool so named"),
+            "{pattern}: {why}"
+        );
+        assert!(!why.contains("NEVER RUNS"), "{pattern}: {why}");
+    }
+    // Its `if` rule on another agent's tool widens nothing either.
+    let rule = Condition::parse("TodoWrite(*)");
+    let revived = revive(&matcher("Edit"), Some(&rule)).expect("dead rule");
+    assert!(revived.matcher.is_none(), "{revived:?}");
+    assert!(warned(&revived, "Claude Code's tool"), "{revived:?}");
+}

@@ -31,6 +31,7 @@ mod json_duplicates;
 pub(crate) mod known_programs;
 pub mod matcher;
 mod misspelt;
+mod other_agents;
 mod partly_dead;
 pub(crate) mod path_rule;
 mod read_content;

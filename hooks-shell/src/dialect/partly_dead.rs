@@ -1,7 +1,7 @@
 //! A fail-closed guard whose matcher names live tools and dead ones
 //! (`Edit|bash`, round 10, R10-2; `Edit|Bsh`, `^(Edit|Bsh)$`,
 //! `Edit|shell_exec`, round 11, R11-2). A dead name whose meaning can be
-//! told (`bash`, `Bsh`: [`meant`]) widens the matcher to the tool meant; one
+//! told (`bash`, `Bsh`: [`read_name`]) widens the matcher to the tool meant; one
 //! whose meaning cannot be told is warned about as loudly as when it stands
 //! alone ("NEVER RUNS", a `doctor` problem).
 //!
@@ -10,9 +10,13 @@
 //! Hermes will have, and blocking every other tool on a name we cannot read
 //! would stop the agent for a guard that may be right. It is the same choice
 //! as for a guard whose names are all dead and cannot be told.
+//!
+//! A dead name that is another agent's real tool (`Edit|TodoWrite`) widens
+//! nothing: it is told neutrally (round 12, R12-2).
 
-use super::dead_names::{ARRIVE, FAMILIES, arrives, known_names, meant, spellings};
+use super::dead_names::{ARRIVE, FAMILIES, Reading, arrives, known_names, read_name, spellings};
 use super::matcher::DialectMatcher;
+use super::other_agents::foreign_message;
 
 /// What a partly dead matcher guards, and what the user is told.
 #[derive(Debug)]
@@ -44,20 +48,22 @@ pub(super) fn partly_dead(matcher: &DialectMatcher) -> Option<PartlyDead> {
     let mut told = Vec::new();
     let mut meant_tools = Vec::new();
     let mut untold = Vec::new();
+    let mut warnings = Vec::new();
     for name in dead {
-        match meant(&name) {
-            Some(tool) if matcher.matches(tool) => {}
-            Some(tool) => {
+        match read_name(&name) {
+            Reading::Meant(tool) if matcher.matches(tool) => {}
+            Reading::Meant(tool) => {
                 told.push(name);
                 meant_tools.push(tool);
             }
-            None => untold.push(name),
+            // Another agent's tool (`TodoWrite`): never the tool inside it.
+            Reading::Foreign(tool) => warnings.push(foreign_message("matcher", tool)),
+            Reading::Untold => untold.push(name),
         }
     }
     meant_tools.sort_unstable();
     meant_tools.dedup();
     let pattern = matcher.describe().unwrap_or_default();
-    let mut warnings = Vec::new();
     if !told.is_empty() {
         warnings.push(format!(
             "its matcher '{pattern}' also names '{}', which no call arrives with ({ARRIVE}); it \
