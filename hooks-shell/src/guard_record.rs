@@ -207,6 +207,33 @@ fn write_record(
         .map_err(|error| format!("cannot write {}: {error}", target.display()))
 }
 
+/// Another record kept beside a file's (`<path>#<part>`): its JSON, when
+/// there is one that reads.
+pub(crate) fn read_part(home: &Path, source: &Path, part: &str) -> Option<Value> {
+    let bytes = std::fs::read(record_path(home, &format!("{}#{part}", named_key(source)))).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Writes (`Some`) or removes (`None`) the record [`read_part`] reads.
+pub(crate) fn write_part(home: &Path, source: &Path, part: &str, value: Option<&Value>) {
+    let target = record_path(home, &format!("{}#{part}", named_key(source)));
+    let Some(value) = value else {
+        let _ = std::fs::remove_file(&target);
+        return;
+    };
+    let written = target
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| {
+            let temporary = target.with_extension(format!("json.{}", std::process::id()));
+            std::fs::write(&temporary, serde_json::to_vec(value).unwrap_or_default())?;
+            std::fs::rename(&temporary, &target)
+        });
+    if let Err(error) = written {
+        tracing::debug!("cannot write {}: {error}", target.display());
+    }
+}
+
 /// Whether records can be written under `home` at all (probed by writing
 /// one): `Err` says why not. Asked only when a file broke with no record.
 pub(crate) fn store_writable(home: &Path) -> Result<(), String> {

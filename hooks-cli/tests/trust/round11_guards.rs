@@ -1,7 +1,8 @@
 //! Red team round 11, the guard memory: guards are told apart, so one lost
 //! while another appears is still lost (R11-3); a `failClosed` key where no
 //! handler is read blocks, whether or not the file has `hooks` (R11-4); a
-//! Codex `config.toml` cut at a line, that had guards, keeps blocking (R11-5).
+//! Codex `config.toml` cut at a line, that had guards, keeps blocking (R11-5),
+//! even when the cut leaves a `hooks` table (R12-4).
 
 use serde_json::{Value, json};
 
@@ -109,6 +110,35 @@ fn a_codex_config_toml_cut_at_a_line_keeps_blocking() {
     assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
     // Taken out on purpose: `hooks = {}`.
     std::fs::write(&config, "model = \"o3\"\nhooks = {}\n").expect("clean");
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(emitted["outcome"], Value::Null, "{emitted:#}");
+}
+
+#[test]
+fn a_codex_config_toml_cut_before_its_guard_keeps_blocking() {
+    // Another event's table first: the cut leaves a `hooks` table (R12-4).
+    let (home, project) = home_with("[codex]");
+    let deny = answering(&json!({"decision": "block", "reason": "codex guard"}));
+    let script = write(&home.user_home, ".codex/guard.sh", &deny);
+    let head = "model = \"o3\"\n[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\n\
+                type = \"command\"\ncommand = \"true\"\n";
+    let good = format!(
+        "{head}[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\n\
+         type = \"command\"\ncommand = \"sh {}\"\nfailClosed = true\n",
+        script.display()
+    );
+    let config = write(&home.user_home, ".codex/config.toml", &good);
+    let approved = emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(
+        approved["outcome"]["message"],
+        json!("codex guard"),
+        "{approved:#}"
+    );
+    std::fs::write(&config, head).expect("cut");
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    // Changed in another way, it is an edit: the guard is gone as meant.
+    std::fs::write(&config, format!("{head}# no guard here\n")).expect("edit");
     let emitted = emit_terminal(&home, &project, "rm -rf /", false);
     assert_eq!(emitted["outcome"], Value::Null, "{emitted:#}");
 }

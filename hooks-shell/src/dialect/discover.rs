@@ -11,10 +11,12 @@ use serde_json::Value;
 
 use hermes_hooks_process::sandbox::{Profile, Sandbox};
 
+mod cut_toml;
 mod dedup;
 mod disable;
 mod import_list;
 mod lost_guards;
+mod scope;
 mod unwrapped;
 
 use super::entries::Reader;
@@ -28,6 +30,7 @@ use crate::sandboxing::{SandboxDefaults, sandbox_field};
 use dedup::dedup;
 use disable::disabled;
 pub use import_list::imports_or_remembers;
+use scope::scope_of;
 use unwrapped::{has_event_keys, without_hooks_key};
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
@@ -191,24 +194,6 @@ fn read_list(
     read
 }
 
-/// A file inside the project (and not in the user's home itself) is the
-/// project's: its hooks come from a project directory.
-fn scope_of(path: &Path, project: &Path, user_home: Option<&Path>) -> Scope {
-    // A project cloned inside one of them (Claude Code clones plugin
-    // marketplaces under `~/.claude/plugins/`) is still a project.
-    let in_user_home_config = user_home.is_some_and(|home| {
-        [".claude", ".codex", ".cursor"].iter().any(|folder| {
-            let config = home.join(folder);
-            path.starts_with(&config) && !project.starts_with(&config)
-        })
-    });
-    if path.starts_with(project) && !in_user_home_config && Some(project) != user_home {
-        Scope::Project
-    } else {
-        Scope::User
-    }
-}
-
 fn sources_of(
     item: &Value,
     project: &Path,
@@ -350,6 +335,17 @@ fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) ->
 
 fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     let warnings_from = discovery.warnings.len();
+    // A config.toml cut at a line still parses (R12-4): told by its record.
+    let toml_text = source
+        .toml
+        .then(|| std::fs::read_to_string(&source.path).ok())
+        .flatten();
+    if let Some(problem) = toml_text
+        .as_deref()
+        .and_then(|text| cut_toml::cut(home, &source.path, text))
+    {
+        return broken(source, home, discovery, problem, None);
+    }
     let root = match read_document(&source.path, source.toml) {
         Ok((root, twice)) => {
             // Read as Claude Code reads it (the last wins), but said: a guard
@@ -416,6 +412,9 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     {
         let message = unwritten_warning(&source.path, &why);
         warn_file(discovery, source, "", message);
+    }
+    if let Some(text) = &toml_text {
+        cut_toml::remember(home, &source.path, text, !guarded.is_empty());
     }
 }
 

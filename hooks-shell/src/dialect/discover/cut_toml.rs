@@ -1,0 +1,100 @@
+//! A Codex `config.toml` cut at a line (red team round 12, R12-4). TOML has
+//! no closing delimiter: every prefix of a file that ends at a line break
+//! parses, so a failed save, a sync conflict or a full disk that cuts the
+//! file just before `[[hooks.PreToolUse]]` reads as the guard taken out.
+//! So a good read of a file with fail-closed guards records a digest of
+//! each of its line prefixes; a later file that is one of them, shorter,
+//! is taken as cut, not edited, and blocks what the file guarded. A file
+//! whose guard was removed from its end on purpose reads as cut too, until
+//! it changes in any other way (a comment line after it will do).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::guard_record::{read_part, write_part};
+
+/// The record's name beside the file's guard record.
+const PART: &str = "line-prefixes";
+
+/// The most line prefixes recorded (a longer file: its first lines only).
+const MOST_LINES: usize = 4_000;
+
+/// Why `path` (its `text`) reads as a cut copy of its last good read with
+/// guards; `None` when it does not.
+pub(super) fn cut(home: &Path, path: &Path, text: &str) -> Option<String> {
+    let record = read_part(home, path, PART)?;
+    let length = record.get("length").and_then(Value::as_u64)?;
+    if text.len() as u64 >= length {
+        return None;
+    }
+    let digest = digest_of(text);
+    let prefixes = record.get("prefixes").and_then(Value::as_array)?;
+    prefixes
+        .iter()
+        .any(|prefix| prefix.as_str() == Some(digest.as_str()))
+        .then(|| {
+            format!(
+                "is the first {} of its {length} bytes at its last good read, cut at a line (a \
+             failed save?); if you removed its last lines on purpose, change it in any other \
+             way (a comment line at its end will do)",
+                text.len()
+            )
+        })
+}
+
+/// After a good read of `path` (its `text`): records its line prefixes
+/// when it has fail-closed guards (`guarded`), else forgets them.
+pub(super) fn remember(home: &Path, path: &Path, text: &str, guarded: bool) {
+    if !guarded {
+        if read_part(home, path, PART).is_some() {
+            write_part(home, path, PART, None);
+        }
+        return;
+    }
+    let mut prefixes = vec![digest_of("")];
+    let ends = text
+        .match_indices('\n')
+        .map(|(at, _)| at + 1)
+        .take(MOST_LINES);
+    prefixes.extend(
+        ends.filter(|end| *end < text.len())
+            .map(|end| digest_of(&text[..end])),
+    );
+    let record = json!({"length": text.len(), "prefixes": prefixes});
+    if read_part(home, path, PART).as_ref() != Some(&record) {
+        write_part(home, path, PART, Some(&record));
+    }
+}
+
+/// A short digest of `text`.
+fn digest_of(text: &str) -> String {
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_prefix_is_cut_and_an_edit_is_not() {
+        let home = tempfile::tempdir().expect("home");
+        let path = home.path().join("config.toml");
+        let good = "model = \"o3\"\n[hooks]\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n";
+        remember(home.path(), &path, good, true);
+        assert!(cut(home.path(), &path, "model = \"o3\"\n[hooks]\n").is_some());
+        assert!(cut(home.path(), &path, "").is_some());
+        assert!(cut(home.path(), &path, good).is_none());
+        assert!(cut(home.path(), &path, "model = \"o3\"\n[hooks]\n# removed\n").is_none());
+        remember(home.path(), &path, "model = \"o3\"\n", false);
+        assert!(
+            cut(home.path(), &path, "").is_none(),
+            "forgotten without guards"
+        );
+    }
+}
