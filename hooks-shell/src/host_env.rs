@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use tokio::process::Command;
 
 use crate::binding::normalize;
-use crate::dialect::code_env::{path_words, steers_code};
+use crate::dialect::code_env::steers_code;
 
 /// Names never withheld as loaders: search paths (bound, or cut for a
 /// user's hook), and what is set for the hook.
@@ -47,18 +47,28 @@ const SEARCH_PATHS: [&str; 2] = ["PATH", "PYTHONPATH"];
 struct Project {
     folder: PathBuf,
     real: Option<PathBuf>,
-    home: Option<PathBuf>,
+    /// The user's home, by name and where it leads, when the project holds it.
+    home: Vec<PathBuf>,
 }
 
 impl Project {
     fn new(folder: &Path) -> Project {
+        let real = std::fs::canonicalize(folder).ok();
+        let folder = normalize(folder);
         let home = hermes_hooks_core::home::user_home()
-            .map(|home| normalize(&home))
-            .filter(|home| home.starts_with(folder));
+            .map(|home| {
+                let named = normalize(&home);
+                let led = std::fs::canonicalize(&home).ok();
+                std::iter::once(named).chain(led).collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        let held = home.iter().any(|home| {
+            home.starts_with(&folder) || real.as_ref().is_some_and(|real| home.starts_with(real))
+        });
         Project {
-            folder: normalize(folder),
-            real: std::fs::canonicalize(folder).ok(),
-            home,
+            folder,
+            real,
+            home: if held { home } else { Vec::new() },
         }
     }
 
@@ -66,11 +76,14 @@ impl Project {
     fn owns(&self, word: &Path) -> bool {
         let path = normalize(&self.folder.join(word));
         let real = std::fs::canonicalize(&path).ok();
-        let candidates = std::iter::once(&path).chain(real.as_ref());
-        let mut inside = candidates.filter(|p| {
-            p.starts_with(&self.folder) || self.real.as_ref().is_some_and(|r| p.starts_with(r))
-        });
-        inside.any(|p| !self.home.as_ref().is_some_and(|home| p.starts_with(home)))
+        let candidates: Vec<&PathBuf> = std::iter::once(&path).chain(real.as_ref()).collect();
+        let in_home = candidates
+            .iter()
+            .any(|p| self.home.iter().any(|home| p.starts_with(home)));
+        !in_home
+            && candidates.iter().any(|p| {
+                p.starts_with(&self.folder) || self.real.as_ref().is_some_and(|r| p.starts_with(r))
+            })
     }
 }
 
@@ -89,34 +102,46 @@ fn loaders_in(
     project: &Project,
     users: bool,
 ) -> Vec<(String, String)> {
-    vars.filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
-        .filter(|(name, _)| !PASSED.contains(&name.to_ascii_uppercase().as_str()))
-        .filter_map(|(name, value)| {
-            let path = if steers_code(&name) {
-                loaded_word(&name, &value, project)?
-            } else if users && !USERS_KEEP.contains(&name.as_str()) {
-                named_word(&value, project)?
-            } else {
-                return None;
-            };
-            Some((name, path))
-        })
-        .collect()
+    vars.filter_map(|(name, value)| {
+        let name = name.into_string().ok()?;
+        // A code-loading value that is not text cannot be read: withheld (R13-3).
+        let value = value
+            .into_string()
+            .unwrap_or_else(|raw| raw.to_string_lossy().replace('\u{fffd}', "./"));
+        Some((name, value))
+    })
+    .filter(|(name, _)| !PASSED.contains(&name.to_ascii_uppercase().as_str()))
+    .filter_map(|(name, value)| {
+        let path = if steers_code(&name) {
+            loaded_word(&name, &value, project)?
+        } else if users && !USERS_KEEP.contains(&name.as_str()) {
+            named_word(&value, project)?
+        } else {
+            return None;
+        };
+        Some((name, path))
+    })
+    .collect()
 }
 
 /// Names a user's hook keeps whatever they name (the shell's own).
 const USERS_KEEP: &[&str] = &["PWD", "OLDPWD"];
 
 /// The word of `value` that names a path in `project`: absolute there (by
-/// name or where links lead), or relative with a `/` or a leading `.`
-/// (`file://` URLs read as paths).
+/// name or where links lead), or relative and spelled as a path (`./x`,
+/// `../x`); a `file://` URL read as its path, other URLs left out (red team
+/// round 13, R13-1: `TZ=Europe/Berlin`, `HTTPS_PROXY=http://proxy:3128/`
+/// name no file of the project).
 fn named_word(value: &str, project: &Project) -> Option<String> {
     let value = value.replace("file://", "");
-    path_words(&value)
+    let tokens = value.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '"' | '\''));
+    tokens
+        .filter(|token| !token.contains("://"))
+        .flat_map(|token| token.split([':', '=']))
         .find(|word| {
             let path = Path::new(word);
-            (path.is_absolute() || word.starts_with('.') || word.contains('/'))
-                && project.owns(path)
+            let spelled = path.is_absolute() || word.starts_with("./") || word.starts_with("../");
+            spelled && project.owns(path)
         })
         .map(str::to_owned)
 }
@@ -140,16 +165,23 @@ fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
         return Some("(an empty entry: the working folder)".to_owned());
     }
     let words: Vec<&str> = value
-        .split_whitespace()
-        .flat_map(|w| w.split('='))
+        .split(|c: char| c.is_whitespace() || c == '=' || c == ':')
         .collect();
     for (at, word) in words.iter().enumerate() {
         let relative = !word.is_empty() && !word.starts_with('/') && !word.starts_with('-');
         let after_loader = at > 0 && LOADER_OPTIONS.contains(&words[at - 1]);
+        if word.starts_with('/') && (names_files || after_loader) && project.owns(Path::new(word)) {
+            return Some((*word).to_owned());
+        }
+        // `-Ilib`, `-I./lib`, `-I<p>/lib`: a folder whatever its spelling.
         let joined = word
-            .strip_prefix('-')
-            .and_then(|option| option.get(1..))
-            .filter(|rest| rest.starts_with('.') || rest.contains('/'));
+            .strip_prefix("-I")
+            .filter(|rest| !rest.is_empty())
+            .or_else(|| {
+                word.strip_prefix('-')
+                    .and_then(|option| option.get(1..))
+                    .filter(|rest| rest.starts_with('.') || rest.contains('/'))
+            });
         if let Some(rest) = joined
             && (!rest.starts_with('/') || project.owns(Path::new(rest)))
         {
@@ -165,12 +197,22 @@ fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
 
 /// Endings of variable names whose values are files or folders.
 const FILE_ENDINGS: &[&str] = &[
-    "PATH", "LIB", "_ENV", "_CONF", "_CONFIG", "_FILE", "STARTUP", "USERBASE", "PREFIX", "_HOME",
+    "PATH", "LIB", "_CONF", "_CONFIG", "_FILE", "STARTUP", "USERBASE", "PREFIX", "_HOME",
     "_PRELOAD", "_INIT", "_MODULES", "_ENGINES", "_AUDIT",
 ];
 
 /// Variable names whose values are files or folders, beside those endings.
-const FILE_NAMES: &[&str] = &["ENV", "ZDOTDIR", "LESSOPEN", "LESSCLOSE", "GIT_EXEC_PATH"];
+const FILE_NAMES: &[&str] = &[
+    "ENV",
+    "BASH_ENV",
+    "ZDOTDIR",
+    "LESSOPEN",
+    "LESSCLOSE",
+    "GIT_EXEC_PATH",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+];
 
 /// Options that make a runtime load the module or file after them.
 const LOADER_OPTIONS: &[&str] = &[
@@ -230,7 +272,9 @@ mod tests {
             real: None,
             home: home
                 .map(PathBuf::from)
-                .filter(|home| home.starts_with(folder)),
+                .filter(|home| home.starts_with(folder))
+                .into_iter()
+                .collect(),
         }
     }
 
@@ -277,6 +321,15 @@ mod tests {
             ("NODE_OPTIONS", "--require=dotenvy"),
             ("NODE_OPTIONS", "--import=file:///work/repo/loader.mjs"),
             ("PERL5OPT", "-Ilocal/lib -MEvil"),
+            ("PERL5LIB", "/usr/lib/perl5:lib"),
+            ("PERL5LIB", "/x://work/repo/lib"),
+            ("PERL5OPT", "-Ilib"),
+            (
+                "NODE_OPTIONS",
+                "--require //work/repo/evil.js --title=http://x",
+            ),
+            ("GIT_CONFIG_GLOBAL", "gitcfg"),
+            ("BASH_ENV", "hookenv"),
         ] {
             assert!(loaded_word(name, value, &repo).is_some(), "{name}={value}");
         }
@@ -286,6 +339,8 @@ mod tests {
             ("LD_LIBRARY_PATH", "/usr/local/lib:/opt/x"),
             ("PERL5OPT", "-Mstrict"),
             ("PYTHONOPTIMIZE", "1"),
+            ("NODE_ENV", "production"),
+            ("CONDA_DEFAULT_ENV", "base"),
         ] {
             assert_eq!(loaded_word(name, value, &repo), None, "{name}={value}");
         }
@@ -297,6 +352,9 @@ mod tests {
             ("CONFIG_DIR", "/work/repo/etc"),
             ("PWD", "/work/repo"),
             ("LANG", "C.UTF-8"),
+            ("TZ", "Europe/Berlin"),
+            ("HTTPS_PROXY", "http://proxy:3128/"),
+            ("NO_PROXY", "localhost,.corp.example.com"),
         ]
         .map(|(name, value)| (name.into(), value.into()));
         let repo = project("/work/repo", None);

@@ -320,3 +320,21 @@ fn a_users_guard_never_searches_the_project_for_programs_or_modules() {
         "the project's json.py ran in the user's guard"
     );
 }
+
+#[test]
+fn ordinary_variables_reach_the_users_guard() {
+    // Round 13, R13-1: a time zone, a proxy URL or `NODE_ENV` names no file
+    // of the project; a guard that needs them still gets them.
+    let guard = "#!/bin/bash\ncat >/dev/null\n\
+                 case \"$TZ|$HTTPS_PROXY|$NODE_ENV\" in\n\
+                 'Europe/Berlin|http://proxy:3128/|production') echo '{\"decision\":\"block\",\"reason\":\"env guard\"}';;\n\
+                 *) exit 1;;\nesac\n";
+    let (home, project) = user_guard("bash ~/.claude/hooks/guard.sh", "guard.sh", guard);
+    let env = [
+        ("TZ", "Europe/Berlin".to_owned()),
+        ("HTTPS_PROXY", "http://proxy:3128/".to_owned()),
+        ("NODE_ENV", "production".to_owned()),
+    ];
+    let emitted = emit_rm(&home, &project, true, &env);
+    assert_eq!(emitted["outcome"]["message"], "env guard", "{emitted:#}");
+}

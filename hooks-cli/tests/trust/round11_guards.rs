@@ -142,3 +142,30 @@ fn a_codex_config_toml_cut_before_its_guard_keeps_blocking() {
     let emitted = emit_terminal(&home, &project, "rm -rf /", false);
     assert_eq!(emitted["outcome"], Value::Null, "{emitted:#}");
 }
+
+#[test]
+fn a_guard_whose_matcher_is_read_another_way_is_not_lost() {
+    // Round 13, R13-6: `Task` edited to `exec_command` (read as `Bash`) is
+    // an edit, not an entry that can no longer be read.
+    let (home, project) = home_with("[claude]");
+    let deny = answering(&json!({"decision": "block", "reason": "user guard"}));
+    let script = write(&home.user_home, ".claude/guard.sh", &deny);
+    let with = |matcher: &str| json!({"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [handler(&script, "command")]}]}});
+    settings(&home, &with("Task"));
+    emit_terminal(&home, &project, "ls", true);
+    settings(&home, &with("exec_command"));
+    let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(
+        emitted["outcome"]["message"],
+        json!("user guard"),
+        "{emitted:#}"
+    );
+    let read = crate::dialects::emit_json(
+        &home,
+        &project,
+        &[],
+        "pre_tool_call",
+        &json!({"tool_name": "read_file", "args": {"path": "README.md"}, "task_id": "t"}),
+    );
+    assert_eq!(read["outcome"], Value::Null, "{read:#}");
+}

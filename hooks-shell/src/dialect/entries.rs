@@ -225,8 +225,9 @@ impl Reader<'_> {
         if fail_closed
             && let Some(revived) = super::dead_names::revive(&matcher, condition.as_ref())
         {
+            // About the matcher: a guard read another way is not lost (R13-6).
             for warning in revived.warnings {
-                self.warn(key, warning);
+                self.warn(&format!("{key}.matcher"), warning);
             }
             matcher = revived.matcher.unwrap_or(matcher);
             condition = revived.condition.or(condition);

@@ -100,6 +100,10 @@ pub(super) fn keep_lost_guards(
 /// any event, misspelled), `None` for a key outside the events.
 fn event_of_key(dialect: Dialect, key: &str) -> Option<Option<HookEvent>> {
     let last = key.rsplit('.').next().unwrap_or(key);
+    if matches!(last, "matcher" | "if") {
+        // A matcher or rule read another way: the entry is read (R13-6).
+        return None;
+    }
     if key == "hooks" || super::super::entries::is_fail_closed_key(last) {
         // The whole object (given twice), or a failClosed read as failing
         // open (a guard moved to an event that cannot fail closed): any event.
