@@ -196,15 +196,19 @@ fn write_record(
         record["guard_ids"] = json!(ids);
     }
     let target = record_path(home, key);
-    target
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| {
-            let temporary = target.with_extension(format!("json.{}", std::process::id()));
-            std::fs::write(&temporary, serde_json::to_vec(&record).unwrap_or_default())?;
-            std::fs::rename(&temporary, &target)
-        })
+    write_atomically(&target, &record)
         .map_err(|error| format!("cannot write {}: {error}", target.display()))
+}
+
+/// Writes `value` to `target` whole or not at all (a temporary file renamed
+/// over it), so two processes never read half a record.
+fn write_atomically(target: &Path, value: &Value) -> std::io::Result<()> {
+    if let Some(folder) = target.parent() {
+        std::fs::create_dir_all(folder)?;
+    }
+    let temporary = target.with_extension(format!("json.{}", std::process::id()));
+    std::fs::write(&temporary, serde_json::to_vec(value).unwrap_or_default())?;
+    std::fs::rename(&temporary, target)
 }
 
 /// Another record kept beside a file's (`<path>#<part>`): its JSON, when
@@ -221,15 +225,7 @@ pub(crate) fn write_part(home: &Path, source: &Path, part: &str, value: Option<&
         let _ = std::fs::remove_file(&target);
         return;
     };
-    let written = target
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| {
-            let temporary = target.with_extension(format!("json.{}", std::process::id()));
-            std::fs::write(&temporary, serde_json::to_vec(value).unwrap_or_default())?;
-            std::fs::rename(&temporary, &target)
-        });
-    if let Err(error) = written {
+    if let Err(error) = write_atomically(&target, value) {
         tracing::debug!("cannot write {}: {error}", target.display());
     }
 }

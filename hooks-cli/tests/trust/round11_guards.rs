@@ -88,40 +88,13 @@ fn a_fail_closed_key_where_no_handler_is_read_blocks() {
     assert_eq!(doctor.code(), Some(1), "{}", doctor.stdout());
 }
 
-#[test]
-fn a_codex_config_toml_cut_at_a_line_keeps_blocking() {
+/// A home importing `~/.codex/config.toml`, written as `head` and then a
+/// failClosed `PreToolUse` guard denying with "codex guard", read (and
+/// approved) once; returns the config's path too.
+fn codex_guard(head: &str) -> (TempHome, std::path::PathBuf, std::path::PathBuf) {
     let (home, project) = home_with("[codex]");
     let deny = answering(&json!({"decision": "block", "reason": "codex guard"}));
     let script = write(&home.user_home, ".codex/guard.sh", &deny);
-    let good = format!(
-        "model = \"o3\"\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\n\
-         type = \"command\"\ncommand = \"sh {}\"\nfailClosed = true\n",
-        script.display()
-    );
-    let config = write(&home.user_home, ".codex/config.toml", &good);
-    let approved = emit_terminal(&home, &project, "rm -rf /", true);
-    assert_eq!(
-        approved["outcome"]["message"],
-        json!("codex guard"),
-        "{approved:#}"
-    );
-    std::fs::write(&config, "model = \"o3\"\n").expect("cut");
-    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
-    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
-    // Taken out on purpose: `hooks = {}`.
-    std::fs::write(&config, "model = \"o3\"\nhooks = {}\n").expect("clean");
-    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
-    assert_eq!(emitted["outcome"], Value::Null, "{emitted:#}");
-}
-
-#[test]
-fn a_codex_config_toml_cut_before_its_guard_keeps_blocking() {
-    // Another event's table first: the cut leaves a `hooks` table (R12-4).
-    let (home, project) = home_with("[codex]");
-    let deny = answering(&json!({"decision": "block", "reason": "codex guard"}));
-    let script = write(&home.user_home, ".codex/guard.sh", &deny);
-    let head = "model = \"o3\"\n[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\n\
-                type = \"command\"\ncommand = \"true\"\n";
     let good = format!(
         "{head}[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n[[hooks.PreToolUse.hooks]]\n\
          type = \"command\"\ncommand = \"sh {}\"\nfailClosed = true\n",
@@ -134,13 +107,55 @@ fn a_codex_config_toml_cut_before_its_guard_keeps_blocking() {
         json!("codex guard"),
         "{approved:#}"
     );
-    std::fs::write(&config, head).expect("cut");
-    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
-    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    (home, project, config)
+}
+
+/// Writes `text` over `config`, then asserts what `rm -rf /` gets.
+fn after(
+    home: &TempHome,
+    project: &std::path::Path,
+    config: &std::path::Path,
+    text: &str,
+    blocked: bool,
+) {
+    std::fs::write(config, text).expect("write");
+    let emitted = emit_terminal(home, project, "rm -rf /", false);
+    if blocked {
+        assert_eq!(emitted["outcome"]["action"], "block", "{text}: {emitted:#}");
+    } else {
+        assert_eq!(emitted["outcome"], Value::Null, "{text}: {emitted:#}");
+    }
+}
+
+#[test]
+fn a_codex_config_toml_cut_at_a_line_keeps_blocking() {
+    let (home, project, config) = codex_guard("model = \"o3\"\n");
+    after(&home, &project, &config, "model = \"o3\"\n", true);
+    // Taken out on purpose: `hooks = {}`.
+    after(
+        &home,
+        &project,
+        &config,
+        "model = \"o3\"\nhooks = {}\n",
+        false,
+    );
+}
+
+#[test]
+fn a_codex_config_toml_cut_before_its_guard_keeps_blocking() {
+    // Another event's table first: the cut leaves a `hooks` table (R12-4).
+    let head = "model = \"o3\"\n[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\n\
+                type = \"command\"\ncommand = \"true\"\n";
+    let (home, project, config) = codex_guard(head);
+    after(&home, &project, &config, head, true);
     // Changed in another way, it is an edit: the guard is gone as meant.
-    std::fs::write(&config, format!("{head}# no guard here\n")).expect("edit");
-    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
-    assert_eq!(emitted["outcome"], Value::Null, "{emitted:#}");
+    after(
+        &home,
+        &project,
+        &config,
+        &format!("{head}# no guard here\n"),
+        false,
+    );
 }
 
 #[test]
