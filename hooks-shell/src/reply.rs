@@ -217,7 +217,9 @@ fn read_run(spec: &ShellHookSpec, result: &RunResult) -> Option<Value> {
         if let Some(why) = answer
             .as_ref()
             .and_then(Value::as_object)
-            .and_then(|object| crate::verdict_words::unreadable(Format::Native, object))
+            .and_then(|object| {
+                crate::verdict_words::unreadable_text(Format::Native, &result.stdout, object)
+            })
         {
             return Some(failed_closed(spec, &why));
         }

@@ -59,6 +59,25 @@ pub(crate) fn unreadable(format: Format, object: &Map<String, Value>) -> Option<
     Some(format!("{why}; {}", what_to_write(format)))
 }
 
+/// [`unreadable`] of the answer `object` parsed from `text`: also an answer
+/// that gives a key twice (the last is read, as Claude Code reads it) cannot
+/// be read with certainty from a fail-closed guard (`{"hookSpecificOutput":
+/// {…deny…}, "hookSpecificOutput": {…allow…}}`).
+pub(crate) fn unreadable_text(
+    format: Format,
+    text: &str,
+    object: &Map<String, Value>,
+) -> Option<String> {
+    if let Some(key) = crate::dialect::json_duplicates::duplicate_keys(text).first() {
+        return Some(format!(
+            "its answer gives the key {key} more than once, so which one it meant cannot be \
+             told; {}",
+            what_to_write(format)
+        ));
+    }
+    unreadable(format, object)
+}
+
 /// The first key of `object` (at `place`) that `format` does not read.
 fn keys_unread(format: Format, place: Place, object: &Map<String, Value>) -> Option<String> {
     object

@@ -205,3 +205,34 @@ fn a_native_guard_answering_in_keys_it_does_not_read_or_rewriting_nothing_blocks
         "{emitted:#}"
     );
 }
+
+#[test]
+fn a_fail_closed_answer_giving_a_key_twice_blocks() {
+    // Red team round 10's duplicate key, read whole (R11-1's rule): a deny
+    // then an allow under one key cannot be told apart.
+    let deny = r#"{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no"}"#;
+    let allow = r#"{"hookEventName":"PreToolUse","permissionDecision":"allow"}"#;
+    let answer = format!(r#"{{"hookSpecificOutput":{deny},"hookSpecificOutput":{allow}}}"#);
+    let (home, project) = home_with("[claude]");
+    user_fail_closed_guard(
+        &home,
+        "Bash",
+        &format!("cat >/dev/null\necho '{answer}'\n"),
+        None,
+    );
+    let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+    assert_blocks_naming(&emitted, "hookSpecificOutput", "claude duplicate key");
+
+    let home = native_guard(&json!({}));
+    let script = home.script(
+        "twice.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"action\":\"block\",\"action\":\"allow\"}'\n",
+    );
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {}\n      fail_closed: true\n",
+        script.display()
+    ));
+    let project = home.user_home.clone();
+    let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+    assert_blocks_naming(&emitted, "action", "native duplicate key");
+}

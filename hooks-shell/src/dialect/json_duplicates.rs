@@ -13,7 +13,7 @@ const MAX_NOTED: usize = 64;
 
 /// The places (`hooks`, `hooks.PreToolUse[0].hooks[0].command`) of keys
 /// `text` gives more than once in one object. Empty when it is not JSON.
-pub(super) fn duplicate_keys(text: &str) -> Vec<String> {
+pub(crate) fn duplicate_keys(text: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let seed = Place {

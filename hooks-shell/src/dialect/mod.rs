@@ -27,7 +27,7 @@ mod file_paths;
 mod guard_rule;
 pub mod guards;
 pub mod http;
-mod json_duplicates;
+pub(crate) mod json_duplicates;
 pub(crate) mod known_programs;
 pub mod matcher;
 mod misspelt;

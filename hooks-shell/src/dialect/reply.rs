@@ -17,7 +17,7 @@ use super::events::our_args;
 use super::{Dialect, ImportedHook};
 use crate::reply::{DEFAULT_BLOCK_MESSAGE, first_chars, format_seconds};
 use crate::run::RunResult;
-use crate::verdict_words::{Format, unreadable};
+use crate::verdict_words::{Format, unreadable_text};
 
 /// How much of stderr becomes a block reason (Claude Code caps output at 10,000 characters).
 const STDERR_CHARS: usize = 10_000;
@@ -142,7 +142,7 @@ fn read_run(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> Contri
                     Dialect::Cursor => Format::Cursor,
                     _ => Format::Claude,
                 };
-                if let Some(why) = unreadable(format, &object) {
+                if let Some(why) = unreadable_text(format, &result.stdout, &object) {
                     // A verdict in words its format does not read is none (R9-1).
                     fail(&mut out, &why);
                 }
