@@ -137,3 +137,30 @@ pub(crate) fn emit_rm_command(
     args.push(file.to_str().expect("UTF-8"));
     harness::command(home, &args)
 }
+
+/// Makes `path` executable.
+pub(crate) fn executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}
+
+/// A home importing `~/.claude` whose `settings.json` runs `command`
+/// fail-closed (matcher `Bash`), with the executable `~/.claude/hooks/<guard>`
+/// holding `body`; returns the home and its project.
+pub(crate) fn user_guard_file(command: &str, guard: &str, body: &str) -> (TempHome, PathBuf) {
+    let (home, project) = home_with("[claude]");
+    executable(&write(
+        &home.user_home,
+        &format!(".claude/hooks/{guard}"),
+        body,
+    ));
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": command, "failClosed": true}
+    ]}]}});
+    write(
+        &home.user_home,
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
+    (home, project)
+}

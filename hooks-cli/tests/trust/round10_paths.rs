@@ -6,12 +6,11 @@
 //! `sitecustomize.py` / `usercustomize.py` Python imports from it at
 //! start-up, present or absent (R10-9).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::dialects::{emit_rm_command, home_with, write};
+use crate::dialects::{emit_rm_command, executable, user_guard_file, write};
 use crate::harness;
 use crate::support::{Run, TempHome};
 
@@ -22,24 +21,10 @@ const GUARD: &str = "#!/usr/bin/env python3\n\
     if 'rm -rf' in d.get('tool_input', {}).get('command', ''):\n\
     \x20   print(json.dumps({'decision': 'block', 'reason': 'py guard'}))\n";
 
-fn executable(path: &Path) {
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-}
-
 /// A home whose `~/.claude/settings.json` runs the user's guard as
 /// `command`, fail-closed, for `project`.
 fn user_guard(command: &str) -> (TempHome, std::path::PathBuf) {
-    let (home, project) = home_with("[claude]");
-    executable(&write(&home.user_home, ".claude/hooks/guard.py", GUARD));
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": command, "failClosed": true}
-    ]}]}});
-    write(
-        &home.user_home,
-        ".claude/settings.json",
-        &settings.to_string(),
-    );
-    (home, project)
+    user_guard_file(command, "guard.py", GUARD)
 }
 
 /// `emit` of `rm -rf /` in `project`, with `path_first` before the host's

@@ -7,37 +7,18 @@
 //! `.pth` import line binds the module or file it reaches (R12-3); a
 //! code-loading variable's bare relative value is the project's (R12-1).
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::dialects::{emit_rm_command, home_with, write};
+use crate::dialects::{emit_rm_command, executable, home_with, user_guard_file, write};
 use crate::harness;
 use crate::support::{Run, TempHome};
-
-fn executable(path: &Path) {
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-}
 
 /// A home whose `~/.claude/settings.json` runs `command` fail-closed, with
 /// `guard` (a file name under `~/.claude/hooks/`) holding `body`.
 fn user_guard(command: &str, guard: &str, body: &str) -> (TempHome, std::path::PathBuf) {
-    let (home, project) = home_with("[claude]");
-    executable(&write(
-        &home.user_home,
-        &format!(".claude/hooks/{guard}"),
-        body,
-    ));
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": command, "failClosed": true}
-    ]}]}});
-    write(
-        &home.user_home,
-        ".claude/settings.json",
-        &settings.to_string(),
-    );
-    (home, project)
+    user_guard_file(command, guard, body)
 }
 
 /// `emit` of `rm -rf /` in `project` with `env` set for `hooks`.
