@@ -186,6 +186,7 @@ impl Inventory {
             ShellHookRow::scan(&shell.specs, &allowlist, home.config.path());
         for row in &mut shell_hooks {
             row.scope = home.config.scope_of(&row.spec.key());
+            row.spec.project = Some(home.project.clone());
         }
         if let Some(message) = allowlist_problem {
             warnings.push(Warning {

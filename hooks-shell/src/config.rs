@@ -55,6 +55,10 @@ pub struct ShellHookSpec {
     pub sandbox: Sandbox,
     /// Secret stores beside the documented ones (`hooks_sandbox.secrets`).
     pub sandbox_secrets: Vec<PathBuf>,
+    /// The project it runs for (a host's, `hooks --project`; `None`: the
+    /// folder it runs in): its sandbox's project, and the folder whose
+    /// code-loading variables it is not given (red team round 13, R13-4).
+    pub project: Option<PathBuf>,
 }
 
 impl ShellHookSpec {
@@ -71,6 +75,7 @@ impl ShellHookSpec {
             home: home.into(),
             sandbox: Sandbox::NONE,
             sandbox_secrets: Vec::new(),
+            project: None,
         }
     }
 
@@ -285,6 +290,7 @@ impl EntryParser<'_> {
             home: self.config.home().to_owned(),
             sandbox,
             sandbox_secrets: self.sandbox.secrets.clone(),
+            project: None,
         })
     }
 

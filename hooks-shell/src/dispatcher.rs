@@ -140,7 +140,7 @@ impl ShellHooks {
         let mut denied = Vec::new();
         let mut refusals = Vec::new();
         for mut spec in parsed.specs {
-            options.sandbox.apply_to_spec(&mut spec);
+            options.apply_to_spec(&mut spec);
             let identity = (
                 spec.event,
                 spec.matcher.pattern().map(str::to_owned),

@@ -241,25 +241,74 @@ pub(crate) fn user_search_path(name: &str, value: &OsStr, project: &Path) -> OsS
 }
 
 /// Leaves out of `command`'s environment every variable
-/// [`project_loaders`] finds, and, for a user's hook (`users`), the
-/// project's entries of its search paths (a value the hook's own settings
-/// set after this call is kept).
-pub(crate) fn withhold_project_loaders(command: &mut Command, project: &Path, users: bool) {
-    for (name, path) in project_loaders(project, users) {
-        tracing::debug!("{name} names {path} in the project: not passed to the hook");
-        command.env_remove(name);
-    }
-    if !users {
-        return;
-    }
-    for name in SEARCH_PATHS {
-        if let Some(value) = std::env::var_os(name) {
-            let kept = user_search_path(name, &value, project);
-            if kept != value {
-                command.env(name, kept);
+/// [`project_loaders`] finds in any of `projects`, and, for a user's hook
+/// (`users`), their entries of its search paths (a value the hook's own
+/// settings set after this call is kept). Returns what was left out, for a
+/// failed run to say (red team round 13, R13-5).
+pub(crate) fn withhold_project_loaders(
+    command: &mut Command,
+    projects: &[&Path],
+    users: bool,
+) -> Vec<String> {
+    let mut withheld = Vec::new();
+    for project in projects {
+        for (name, path) in project_loaders(project, users) {
+            tracing::debug!("{name} names {path} in the project: not passed to the hook");
+            command.env_remove(&name);
+            if !withheld
+                .iter()
+                .any(|said: &String| said.starts_with(&format!("{name} ")))
+            {
+                withheld.push(format!("{name} (it names {path})"));
             }
         }
     }
+    if !users {
+        return withheld;
+    }
+    // Search paths first: a program not found is the likeliest failure.
+    let mut cut_entries = Vec::new();
+    for name in SEARCH_PATHS {
+        let Some(value) = std::env::var_os(name) else {
+            continue;
+        };
+        let kept = projects.iter().fold(value.clone(), |kept, project| {
+            user_search_path(name, &kept, project)
+        });
+        if kept != value {
+            let cut: Vec<String> = std::env::split_paths(&value)
+                .filter(|entry| !std::env::split_paths(&kept).any(|k| k == *entry))
+                .map(|entry| entry.display().to_string())
+                .collect();
+            cut_entries.push(format!("{name} entries {}", cut.join(":")));
+            command.env(name, kept);
+        }
+    }
+    cut_entries.extend(withheld);
+    cut_entries
+}
+
+/// What a run that could not start or did not exit 0 says about what of
+/// the host's environment it was not given (`withheld`, from
+/// [`withhold_project_loaders`]; the first few named); `None` when nothing was.
+pub(crate) fn withheld_note(result: &crate::run::RunResult) -> Option<String> {
+    const NAMED: usize = 4;
+    let withheld = &result.withheld;
+    if withheld.is_empty() || result.exit_code == Some(0) {
+        return None;
+    }
+    let more = withheld.len().saturating_sub(NAMED);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "not passed to this hook: {}{more} (they name the project's files, which its approval \
+         does not bind); if it needs a program or file there, name it by its full path in its \
+         command",
+        withheld[..withheld.len().min(NAMED)].join("; ")
+    ))
 }
 
 #[cfg(test)]

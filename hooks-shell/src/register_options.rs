@@ -3,6 +3,7 @@
 use hermes_hooks_core::wire::WireContext;
 use hermes_hooks_process::runtime::Background;
 
+use crate::ShellHookSpec;
 use crate::consent::Consent;
 use crate::queue::DEFAULT_QUEUE_CAPACITY;
 
@@ -23,6 +24,9 @@ pub struct RegisterOptions {
     pub runtime: Option<Background>,
     /// Sandbox profiles the host sets per source, over config.yaml's.
     pub sandbox: crate::sandboxing::SandboxOverrides,
+    /// The project `config.yaml`'s hooks run for (`hooks --project`, a
+    /// host's); `None`: the folder each runs in.
+    pub project: Option<std::path::PathBuf>,
 }
 
 impl RegisterOptions {
@@ -36,6 +40,23 @@ impl RegisterOptions {
             queue_capacity: DEFAULT_QUEUE_CAPACITY,
             runtime: None,
             sandbox: crate::sandboxing::SandboxOverrides::default(),
+            project: None,
+        }
+    }
+
+    /// Runs `config.yaml`'s hooks for `project` (see [`ShellHookSpec::project`]).
+    #[must_use]
+    pub fn with_project(mut self, project: impl Into<std::path::PathBuf>) -> Self {
+        self.project = Some(project.into());
+        self
+    }
+
+    /// What the host sets on each of `config.yaml`'s hooks: its sandbox
+    /// profile, its project.
+    pub(crate) fn apply_to_spec(&self, spec: &mut ShellHookSpec) {
+        self.sandbox.apply_to_spec(spec);
+        if self.project.is_some() {
+            spec.project.clone_from(&self.project);
         }
     }
 

@@ -18,7 +18,7 @@
 //!   end-of-file. If something it started still holds them open, its tree is
 //!   killed and reading stops: we never wait on a grandchild.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -76,6 +76,10 @@ pub struct RunResult {
     /// hidden by its private `/tmp`; `@name`: an abstract one, cut off with
     /// the network), recorded as `network_attempts` are.
     pub denied_unix_socket: Option<String>,
+    /// What of the host's environment a user's hook was not given because
+    /// it names the project's files (a variable, search-path entries); a
+    /// failed run says so.
+    pub withheld: Vec<String>,
 }
 
 impl RunResult {
@@ -240,10 +244,11 @@ pub async fn run_launched(
         Err(error) => return RunResult::failed(error),
     };
     let original = argv[0].clone();
-    let cwd = std::env::current_dir().unwrap_or_default();
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let started = Instant::now();
     let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
-    let project = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
+    // The host's project (`hooks --project`), else the folder it runs in (R13-4).
+    let project = spec.project.clone().unwrap_or_else(|| cwd.clone());
     // The script's own folder, named as written (not as its sealed copy).
     let mut own = crate::sandboxing::own_files(argv.iter().map(String::as_str), &project);
     let snapshot = launch.and_then(Launch::snapshot);
@@ -277,7 +282,13 @@ pub async fn run_launched(
     if argv[0] != original {
         command.arg0(&original);
     }
-    crate::host_env::withhold_project_loaders(&mut command, &project, true);
+    // Relative values are read in the folder it runs in: both are the project's.
+    let folders: &[&Path] = if project == cwd {
+        &[&project]
+    } else {
+        &[&project, &cwd]
+    };
+    let withheld = crate::host_env::withhold_project_loaders(&mut command, folders, true);
     command.envs(env.into_iter().flatten());
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     if crate::binding::python_reads_cwd(&spec.command) {
@@ -294,6 +305,7 @@ pub async fn run_launched(
         }
         Err(error) => RunResult::failed(spawn_error_message(&error)),
     };
+    result.withheld = withheld;
     if let Some(snapshot) = snapshot {
         snapshot.after(overlaid.tree, &mut result);
     }
@@ -317,6 +329,7 @@ pub(crate) fn from_output(output: RunOutput) -> RunResult {
         network_attempts: output.network_attempts,
         hidden_tmp: output.hidden_tmp,
         denied_unix_socket: output.denied_unix_socket,
+        withheld: Vec::new(),
     }
 }
 

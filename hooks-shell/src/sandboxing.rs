@@ -294,6 +294,9 @@ pub fn annotate(
         }
     }
     let failed = matches!(run.status, RunStatus::Failed | RunStatus::TimedOut);
+    if let Some(note) = crate::host_env::withheld_note(result).filter(|_| failed) {
+        run = run.diagnostic(note);
+    }
     if blocks && !failed && denied_guard::denial_reason(result).is_some() {
         // The decision names what was denied and what to do.
         run = run

@@ -46,6 +46,7 @@ mod round11_guards;
 mod round11_matchers;
 mod round11_verdicts;
 mod round12_names;
+mod round13;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -166,7 +166,8 @@ fn register_plugins(
 pub struct ShellOptions {
     /// Who decides hooks not in the allowlist yet.
     pub consent: Arc<dyn ConsentPolicy>,
-    /// The project directory of imported hooks (`CLAUDE_PROJECT_DIR`).
+    /// The project directory of imported hooks (`CLAUDE_PROJECT_DIR`), and
+    /// the one `config.yaml`'s hooks run for (`RegisterOptions::project`).
     pub project: std::path::PathBuf,
     /// Where queued events and `async` imported hooks run (the host's
     /// runtime); `None`: the process default.
@@ -206,7 +207,8 @@ impl ShellOptions {
 
     /// The shell crate's options: deciding with the policy, on the runtime.
     fn register_options(&self) -> RegisterOptions {
-        let mut options = RegisterOptions::new(crate::consent::shell_consent(&self.consent));
+        let mut options = RegisterOptions::new(crate::consent::shell_consent(&self.consent))
+            .with_project(self.project.clone());
         options.sandbox = self.sandbox.clone();
         match &self.runtime {
             Some(runtime) => options.with_runtime(runtime.clone()),

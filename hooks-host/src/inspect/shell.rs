@@ -93,9 +93,10 @@ impl ShellHookRow {
         })
     }
 
-    /// Its sandbox profile made concrete (the project: the current directory).
+    /// Its sandbox profile made concrete (the project: its own, else the current directory).
     pub fn sandbox(&self) -> hermes_hooks_shell::sandboxing::Effective {
-        let project = std::env::current_dir().unwrap_or_default();
+        let project = (self.spec.project.clone())
+            .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
         let own = hermes_hooks_shell::sandboxing::spec_own_files(&self.spec, &project);
         hermes_hooks_shell::sandboxing::Effective::of(
             &self.spec.sandbox,

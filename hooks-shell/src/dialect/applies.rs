@@ -5,7 +5,7 @@ use hermes_hooks_core::{Event, HookEvent};
 use serde_json::{Map, Value};
 
 use super::calls::{TheirCall, rule_inputs, their_call, their_tool_of};
-use super::events::{ToolFilter, ToolOutcome, their_tool};
+use super::events::{ToolFilter, ToolOutcome, answers_to, their_tool};
 use super::matcher::{Condition, DialectMatcher};
 use super::{EventMapping, ImportedHook};
 
@@ -72,7 +72,7 @@ pub(crate) fn applies_to(
         _ => {}
     }
     if let Some(value) = match_value(event, their_name)
-        && !matcher.matches(&value)
+        && !answers_to(&value).any(|name| matcher.matches(name))
     {
         return false;
     }

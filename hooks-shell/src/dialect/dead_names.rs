@@ -16,7 +16,7 @@
 //! looked up before any guess ([`super::other_agents`]): it is never read as
 //! a live tool it contains (round 12, R12-2).
 
-use super::events::TOOL_NAMES;
+use super::events::{ALSO_NAMED, TOOL_NAMES};
 use super::matcher::{Condition, DialectMatcher};
 use super::misspelt::misspelling_of;
 use super::other_agents::{
@@ -24,8 +24,10 @@ use super::other_agents::{
 };
 use super::partly_dead::{alternatives, partly_dead, widen};
 
-/// Claude names calls arrive with besides [`TOOL_NAMES`]' (`Agent` is `Task`'s newer name).
-const MORE_LIVE_NAMES: &[&str] = &["Agent", "NotebookEdit", "MultiEdit", "Glob", "Grep", "LS"];
+/// Claude names calls arrive with besides [`TOOL_NAMES`]': `Glob` and
+/// `Grep` (`search_files`), and the names calls also answer to
+/// (`MultiEdit`, `Agent`: `events::ALSO_NAMED`).
+const MORE_LIVE_NAMES: &[&str] = &["Agent", "MultiEdit", "Glob", "Grep"];
 
 /// Hermes 0.20.1's tools that reach a hook under their own names (the
 /// renamed ones are in [`TOOL_NAMES`]).
@@ -351,6 +353,7 @@ pub(super) fn revive(matcher: &DialectMatcher, condition: Option<&Condition>) ->
                 revived.matcher = partly.matcher;
                 revived.warnings.extend(partly.warnings);
             }
+            revived.warnings.extend(answered_as(matcher, &pattern));
         }
     }
     revive_condition(matcher, condition, &mut revived);
@@ -421,6 +424,23 @@ fn never_together(matcher: &DialectMatcher, rule: &Condition, tool: &str) -> boo
 
 pub(super) const ARRIVE: &str = "tools arrive with Claude Code's names: Bash, Read, Write, Edit, Task, \
      WebSearch, WebFetch; Hermes's other tools by their own names";
+
+/// A guard's matcher that names a tool only by a name its calls also
+/// answer to (`MultiEdit`, `Agent`): it runs on them, but they arrive under
+/// the first name, with that tool's input; said so the guard reads them
+/// (red team round 13, R13-7).
+fn answered_as(matcher: &DialectMatcher, pattern: &str) -> Option<String> {
+    let (main, also) = ALSO_NAMED
+        .iter()
+        .flat_map(|(main, also)| also.iter().map(move |also| (*main, *also)))
+        .find(|(main, also)| matcher.matches(also) && !matcher.matches(main))?;
+    let hermes = super::events::our_tool(main);
+    Some(format!(
+        "its matcher '{pattern}' names '{also}': Hermes's `{hermes}` calls it means arrive as \
+         '{main}' (tool_name \"{main}\", {main}'s tool_input); this fail-closed guard runs on \
+         them and must read that shape (write '{main}|{also}' to say so)"
+    ))
+}
 
 fn message(what: &str, named: &str, meant: &[&str]) -> String {
     let meant = meant.join("|");

@@ -248,3 +248,27 @@ fn another_agents_tool_among_live_ones_widens_nothing() {
     assert!(revived.matcher.is_none(), "{revived:?}");
     assert!(warned(&revived, "Claude Code's tool"), "{revived:?}");
 }
+
+#[test]
+fn a_guard_naming_a_tool_only_by_its_other_name_is_told_what_arrives() {
+    for (pattern, arrives_as) in [("MultiEdit", "'Edit'"), ("^Agent$", "'Task'")] {
+        let revived = revive(&matcher(pattern), None).expect(pattern);
+        assert!(revived.matcher.is_none(), "{pattern}: runs as written");
+        assert!(
+            warned(&revived, &format!("arrive as {arrives_as}")),
+            "{pattern}: {revived:?}"
+        );
+    }
+    for pattern in ["Edit|MultiEdit", "Task|Agent", "Edit"] {
+        assert!(revive(&matcher(pattern), None).is_none(), "{pattern}");
+    }
+    // Claude Code tools Hermes has none of: said, never read as another tool.
+    for pattern in ["NotebookEdit", "LS", "Edit|NotebookEdit"] {
+        let revived = revive(&matcher(pattern), None).expect(pattern);
+        assert!(
+            warned(&revived, "is Claude Code's tool"),
+            "{pattern}: {revived:?}"
+        );
+        assert!(!warned(&revived, "as meant"), "{pattern}: {revived:?}");
+    }
+}

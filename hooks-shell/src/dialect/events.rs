@@ -199,6 +199,26 @@ pub const TOOL_NAMES: &[(&str, &str)] = &[
     ("web_extract", "WebFetch"),
 ];
 
+/// Claude Code names a call answers to beside its own, in a matcher or an
+/// `if` rule: Hermes's `patch` makes one edit or many (Claude's `Edit` and
+/// `MultiEdit`), and `Agent` is the newer name of `Task`. The hook still
+/// reads the first name (red team round 13, R13-7: a `MultiEdit` guard
+/// never ran on `patch`).
+pub(crate) const ALSO_NAMED: &[(&str, &[&str])] = &[("Edit", &["MultiEdit"]), ("Task", &["Agent"])];
+
+/// The names a call of Claude tool `claude` also answers to ([`ALSO_NAMED`]).
+pub(crate) fn also_named(claude: &str) -> &'static [&'static str] {
+    ALSO_NAMED
+        .iter()
+        .find(|(name, _)| *name == claude)
+        .map_or(&[], |(_, also)| also)
+}
+
+/// Every name a call of Claude tool `claude` answers to: its own first.
+pub(crate) fn answers_to(claude: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(claude).chain(also_named(claude).iter().copied())
+}
+
 /// The Claude name of a Hermes tool; any other name passes through.
 pub fn their_tool(ours: &str) -> &str {
     TOOL_NAMES

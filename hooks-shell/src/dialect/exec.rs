@@ -40,6 +40,17 @@ pub fn command_launched(
     direct: bool,
     launch: Option<&Launch>,
 ) -> Option<Command> {
+    built_command(hook, event, direct, launch).map(|(command, _)| command)
+}
+
+/// [`command_launched`], with what of the host's environment was not
+/// passed to it (`host_env`).
+fn built_command(
+    hook: &ImportedHook,
+    event: &Event,
+    direct: bool,
+    launch: Option<&Launch>,
+) -> Option<(Command, Vec<String>)> {
     let Handler::Command { command, args } = &hook.handler else {
         return None;
     };
@@ -77,7 +88,7 @@ pub fn command_launched(
     }
     // The user's own settings may still set one (they are not the project's).
     let users = hook.scope != Scope::Project;
-    crate::host_env::withhold_project_loaders(&mut built, &hook.project, users);
+    let withheld = crate::host_env::withhold_project_loaders(&mut built, &[&hook.project], users);
     built
         .args(&argv[1..])
         .current_dir(&hook.cwd)
@@ -97,7 +108,7 @@ pub fn command_launched(
         // project's folder: never import the repository's modules.
         built.env("PYTHONSAFEPATH", "1");
     }
-    Some(built)
+    Some((built, withheld))
 }
 
 /// `CLAUDE_ENV_FILE` for a Claude Code `SessionStart` hook: a file it may
@@ -176,7 +187,7 @@ pub async fn run_command_launched(
     };
     let sandbox = prepared.as_ref().map(|prepared| prepared.name().to_owned());
     let script = launch.and_then(|launch| launch.for_command(overlaid.script_by_path));
-    let Some(command) = command_launched(hook, event, true, script) else {
+    let Some((command, withheld)) = built_command(hook, event, true, script) else {
         return RunResult::failed("not a command hook".to_owned());
     };
     let mut outcome = hermes_hooks_process::run_sandboxed(command, input, &limits, prepared).await;
@@ -195,6 +206,7 @@ pub async fn run_command_launched(
         }
     }
     let mut result = finish(hook, outcome, started);
+    result.withheld = withheld;
     if let Some(snapshot) = snapshot {
         snapshot.after(overlaid.tree, &mut result);
     }
