@@ -43,13 +43,22 @@ const PASSED: &[&str] = &[
 const SEARCH_PATHS: [&str; 2] = ["PATH", "PYTHONPATH"];
 
 /// What is the project's: paths in `project` (lexically or where links
-/// lead), but not in the user's home when the project holds it.
+/// lead), but not in the user's home or a system folder when the project
+/// holds it (an agent started in `~` or in `/`: red team round 14, R14-2).
 struct Project {
     folder: PathBuf,
     real: Option<PathBuf>,
-    /// The user's home, by name and where it leads, when the project holds it.
+    /// The user's home, by name and where it leads, and the system folders,
+    /// that the project holds.
     home: Vec<PathBuf>,
 }
+
+/// Folders of the system's own programs, libraries and settings: never a
+/// project's, even when the project folder holds them (`/`).
+const SYSTEM_FOLDERS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix",
+    "/snap", "/var", "/gnu", "/proc", "/sys", "/dev", "/run", "/boot",
+];
 
 impl Project {
     fn new(folder: &Path) -> Project {
@@ -62,13 +71,19 @@ impl Project {
                 std::iter::once(named).chain(led).collect::<Vec<_>>()
             })
             .unwrap_or_default();
-        let held = home.iter().any(|home| {
-            home.starts_with(&folder) || real.as_ref().is_some_and(|real| home.starts_with(real))
-        });
+        let holds = |inner: &PathBuf| {
+            inner.starts_with(&folder) || real.as_ref().is_some_and(|real| inner.starts_with(real))
+        };
+        let mut kept_out = if home.iter().any(holds) {
+            home
+        } else {
+            Vec::new()
+        };
+        kept_out.extend(SYSTEM_FOLDERS.iter().map(PathBuf::from).filter(holds));
         Project {
             folder,
             real,
-            home: if held { home } else { Vec::new() },
+            home: kept_out,
         }
     }
 
@@ -312,127 +327,5 @@ pub(crate) fn withheld_note(result: &crate::run::RunResult) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn project(folder: &str, home: Option<&str>) -> Project {
-        Project {
-            folder: PathBuf::from(folder),
-            real: None,
-            home: home
-                .map(PathBuf::from)
-                .filter(|home| home.starts_with(folder))
-                .into_iter()
-                .collect(),
-        }
-    }
-
-    #[test]
-    fn loaders_naming_the_project_are_found_and_others_are_not() {
-        let vars = [
-            ("BASH_ENV", "/work/repo/.bash_env"),
-            ("NODE_OPTIONS", "--require ./.pnp.cjs"),
-            ("PERL5OPT", "-I/work/repo/perl5 -MEvil"),
-            ("PYTHONUSERBASE", "/work/repo/.pyuser"),
-            ("LD_PRELOAD", "build/lib/libevil.so"),
-            ("NODE_OPTIONS_OTHER", "--max-old-space-size=4096"),
-            ("LD_LIBRARY_PATH", "/usr/local/lib"),
-            ("PATH", "/work/repo/.venv/bin:/usr/bin"),
-            ("PYTHONPATH", "/work/repo/src"),
-            ("GREETING", "/work/repo/hello"),
-        ]
-        .map(|(name, value)| (name.into(), value.into()));
-        let found: Vec<String> = loaders_in(vars.into_iter(), &project("/work/repo", None), false)
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect();
-        assert_eq!(
-            found,
-            [
-                "BASH_ENV",
-                "NODE_OPTIONS",
-                "PERL5OPT",
-                "PYTHONUSERBASE",
-                "LD_PRELOAD"
-            ]
-        );
-    }
-
-    #[test]
-    fn relative_words_empty_entries_and_loader_modules_are_the_projects() {
-        let repo = project("/work/repo", None);
-        for (name, value) in [
-            ("PERL5LIB", "lib"),
-            ("OPENSSL_CONF", "openssl.cnf"),
-            ("LD_LIBRARY_PATH", ":/usr/local/cuda/lib64"),
-            ("LD_LIBRARY_PATH", "/usr/local/lib::/opt/x"),
-            ("NODE_OPTIONS", "--import tsx"),
-            ("NODE_OPTIONS", "--require=dotenvy"),
-            ("NODE_OPTIONS", "--import=file:///work/repo/loader.mjs"),
-            ("PERL5OPT", "-Ilocal/lib -MEvil"),
-            ("PERL5LIB", "/usr/lib/perl5:lib"),
-            ("PERL5LIB", "/x://work/repo/lib"),
-            ("PERL5OPT", "-Ilib"),
-            (
-                "NODE_OPTIONS",
-                "--require //work/repo/evil.js --title=http://x",
-            ),
-            ("GIT_CONFIG_GLOBAL", "gitcfg"),
-            ("BASH_ENV", "hookenv"),
-        ] {
-            assert!(loaded_word(name, value, &repo).is_some(), "{name}={value}");
-        }
-        for (name, value) in [
-            ("NODE_OPTIONS", "--max-old-space-size=4096"),
-            ("PYTHONIOENCODING", "utf-8"),
-            ("LD_LIBRARY_PATH", "/usr/local/lib:/opt/x"),
-            ("PERL5OPT", "-Mstrict"),
-            ("PYTHONOPTIMIZE", "1"),
-            ("NODE_ENV", "production"),
-            ("CONDA_DEFAULT_ENV", "base"),
-        ] {
-            assert_eq!(loaded_word(name, value, &repo), None, "{name}={value}");
-        }
-    }
-
-    #[test]
-    fn a_users_hook_loses_any_variable_naming_the_project() {
-        let vars = [
-            ("CONFIG_DIR", "/work/repo/etc"),
-            ("PWD", "/work/repo"),
-            ("LANG", "C.UTF-8"),
-            ("TZ", "Europe/Berlin"),
-            ("HTTPS_PROXY", "http://proxy:3128/"),
-            ("NO_PROXY", "localhost,.corp.example.com"),
-        ]
-        .map(|(name, value)| (name.into(), value.into()));
-        let repo = project("/work/repo", None);
-        let found: Vec<String> = loaders_in(vars.clone().into_iter(), &repo, true)
-            .into_iter()
-            .map(|(name, _)| name)
-            .collect();
-        assert_eq!(found, ["CONFIG_DIR"]);
-        assert!(loaders_in(vars.into_iter(), &repo, false).is_empty());
-    }
-
-    #[test]
-    fn a_project_that_holds_the_home_leaves_the_home_the_users() {
-        let at_home = project("/home/u", Some("/home/u"));
-        assert!(!at_home.owns(Path::new("/home/u/.bash_env")));
-        assert!(!at_home.owns(Path::new(".pyenv/shims")));
-        let above = project("/home", Some("/home/u"));
-        assert!(above.owns(Path::new("/home/other/x")));
-        assert!(!above.owns(Path::new("/home/u/.local/bin")));
-    }
-
-    #[test]
-    fn a_users_search_path_loses_its_project_entries() {
-        let repo = tempfile::tempdir().expect("repo");
-        let bin = repo.path().join(".venv/bin");
-        let value = std::env::join_paths([bin.as_path(), Path::new("/usr/bin"), Path::new("")])
-            .expect("joined");
-        let kept = user_search_path("PATH", &value, repo.path());
-        assert_eq!(kept, OsString::from("/usr/bin"));
-        assert_eq!(user_search_path("OTHER", &value, repo.path()), value);
-    }
-}
+#[path = "host_env_tests.rs"]
+mod tests;

@@ -18,7 +18,7 @@
 //!   end-of-file. If something it started still holds them open, its tree is
 //!   killed and reading stops: we never wait on a grandchild.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -282,13 +282,8 @@ pub async fn run_launched(
     if argv[0] != original {
         command.arg0(&original);
     }
-    // Relative values are read in the folder it runs in: both are the project's.
-    let folders: &[&Path] = if project == cwd {
-        &[&project]
-    } else {
-        &[&project, &cwd]
-    };
-    let withheld = crate::host_env::withhold_project_loaders(&mut command, folders, true);
+    // A relative value (the folder it runs in) is the project's whichever folder that is.
+    let withheld = crate::host_env::withhold_project_loaders(&mut command, &[&project], true);
     command.envs(env.into_iter().flatten());
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     if crate::binding::python_reads_cwd(&spec.command) {

@@ -91,7 +91,7 @@ fn a_fail_closed_key_where_no_handler_is_read_blocks() {
 /// A home importing `~/.codex/config.toml`, written as `head` and then a
 /// failClosed `PreToolUse` guard denying with "codex guard", read (and
 /// approved) once; returns the config's path too.
-fn codex_guard(head: &str) -> (TempHome, std::path::PathBuf, std::path::PathBuf) {
+pub(crate) fn codex_guard(head: &str) -> (TempHome, std::path::PathBuf, std::path::PathBuf) {
     let (home, project) = home_with("[codex]");
     let deny = answering(&json!({"decision": "block", "reason": "codex guard"}));
     let script = write(&home.user_home, ".codex/guard.sh", &deny);
@@ -111,7 +111,7 @@ fn codex_guard(head: &str) -> (TempHome, std::path::PathBuf, std::path::PathBuf)
 }
 
 /// Writes `text` over `config`, then asserts what `rm -rf /` gets.
-fn after(
+pub(crate) fn after(
     home: &TempHome,
     project: &std::path::Path,
     config: &std::path::Path,

@@ -7,6 +7,12 @@
 //! is taken as cut, not edited, and blocks what the file guarded. A file
 //! whose guard was removed from its end on purpose reads as cut too, until
 //! it changes in any other way (a comment line after it will do).
+//!
+//! A cut at a byte parses too when it falls in a comment or just before a
+//! line break (red team round 14, R14-4): a file without a final line
+//! break whose lines before its last are a recorded prefix, and whose last
+//! line is no longer than the line it would be a cut of (each line's length
+//! is recorded), is taken as cut as well.
 
 use std::path::Path;
 
@@ -29,19 +35,30 @@ pub(super) fn cut(home: &Path, path: &Path, text: &str) -> Option<String> {
     if text.len() as u64 >= length {
         return None;
     }
-    let digest = digest_of(text);
     let prefixes = record.get("prefixes").and_then(Value::as_array)?;
-    prefixes
-        .iter()
-        .any(|prefix| prefix.as_str() == Some(digest.as_str()))
-        .then(|| {
-            format!(
-                "is the first {} of its {length} bytes at its last good read, cut at a line (a \
-             failed save?); if you removed its last lines on purpose, change it in any other \
-             way (a comment line at its end will do)",
-                text.len()
-            )
-        })
+    let recorded = |digest: &str| prefixes.iter().position(|p| p.as_str() == Some(digest));
+    let at = if text.is_empty() || text.ends_with('\n') {
+        "a line"
+    } else {
+        // Cut inside a line: the lines before it as recorded, the last no longer than it was.
+        let head = text.rfind('\n').map_or("", |at| &text[..=at]);
+        let line = recorded(&digest_of(head))?;
+        let lengths = record.get("line_lengths").and_then(Value::as_array)?;
+        let was = lengths.get(line).and_then(Value::as_u64)?;
+        if (text.len() - head.len()) as u64 > was {
+            return None;
+        }
+        "a byte"
+    };
+    if at == "a line" {
+        recorded(&digest_of(text))?;
+    }
+    Some(format!(
+        "is the first {} of its {length} bytes at its last good read, cut at {at} (a failed \
+         save?); if you removed its last lines on purpose, change it in any other way (a comment \
+         line at its end will do)",
+        text.len()
+    ))
 }
 
 /// After a good read of `path` (its `text`): records its line prefixes
@@ -62,7 +79,8 @@ pub(super) fn remember(home: &Path, path: &Path, text: &str, guarded: bool) {
         ends.filter(|end| *end < text.len())
             .map(|end| digest_of(&text[..end])),
     );
-    let record = json!({"length": text.len(), "prefixes": prefixes});
+    let line_lengths: Vec<usize> = text.split('\n').take(MOST_LINES).map(str::len).collect();
+    let record = json!({"length": text.len(), "prefixes": prefixes, "line_lengths": line_lengths});
     if read_part(home, path, PART).as_ref() != Some(&record) {
         write_part(home, path, PART, Some(&record));
     }
@@ -91,6 +109,13 @@ mod tests {
         assert!(cut(home.path(), &path, "").is_some());
         assert!(cut(home.path(), &path, good).is_none());
         assert!(cut(home.path(), &path, "model = \"o3\"\n[hooks]\n# removed\n").is_none());
+        // Cut at a byte (R14-4): inside a line, or just before its line break.
+        for cut_text in ["model = \"o3\"\n[hooks]", "model = \"o3\"\n[ho", "model"] {
+            assert!(cut(home.path(), &path, cut_text).is_some(), "{cut_text}");
+        }
+        // A last line longer than the one it would cut, or lines not recorded: edited.
+        assert!(cut(home.path(), &path, "model = \"o3\"\n[hooks] # no guard").is_none());
+        assert!(cut(home.path(), &path, "model = \"o4\"\n[hooks]").is_none());
         remember(home.path(), &path, "model = \"o3\"\n", false);
         assert!(
             cut(home.path(), &path, "").is_none(),

@@ -1,0 +1,79 @@
+//! Red team round 14. R14-2: `hooks --project P` started in `/` (a
+//! service's working folder) runs `config.yaml`'s hooks with the system's
+//! `PATH`, and an approval made in the project holds there. R14-4: a Codex
+//! `config.toml` cut at a byte (inside a comment, just before a line break)
+//! keeps blocking what it guarded.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::harness;
+use crate::round11_guards::{after, codex_guard};
+use crate::support::{Run, TempHome};
+
+/// `hooks --project <project> [--accept-hooks] emit pre_tool_call --json`
+/// of `terminal` running `command`, started in `folder`.
+fn emit_from(home: &TempHome, project: &Path, folder: &Path, command: &str, accept: bool) -> Value {
+    let payload = json!({"tool_name": "terminal", "args": {"command": command}, "task_id": "t"});
+    let file = home.write("payload.json", &payload.to_string());
+    let mut args = vec!["--project", project.to_str().expect("UTF-8")];
+    if accept {
+        args.push("--accept-hooks");
+    }
+    args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
+    args.push(file.to_str().expect("UTF-8"));
+    let mut command = harness::command(home, &args);
+    command.current_dir(folder);
+    Run(command.output().expect("run hooks")).json()
+}
+
+#[test]
+fn a_native_guard_run_from_the_root_folder_keeps_the_system_path() {
+    let home = TempHome::new();
+    let project = home.user_home.join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    let guard = home.write(
+        "guard.sh",
+        "input=$(cat)\ncase \"$input\" in *\"rm -rf\"*) echo '{\"action\":\"block\",\"message\":\"no rm\"}';; *) echo '{}';; esac\n",
+    );
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: \"sh {}\"\n      matcher: terminal\n      fail_closed: true\n",
+        guard.display()
+    ));
+    let approved = emit_from(&home, &project, &project, "ls", true);
+    assert_eq!(approved["outcome"], Value::Null, "{approved:#}");
+    for folder in [Path::new("/"), &project] {
+        let ls = emit_from(&home, &project, folder, "ls", false);
+        assert_eq!(ls["outcome"], Value::Null, "{}: {ls:#}", folder.display());
+        let rm = emit_from(&home, &project, folder, "rm -rf /", false);
+        assert_eq!(
+            rm["outcome"]["message"],
+            "no rm",
+            "{}: {rm:#}",
+            folder.display()
+        );
+    }
+}
+
+#[test]
+fn a_codex_config_toml_cut_at_a_byte_keeps_blocking() {
+    let head = "model = \"o3\"\n[[hooks.SessionStart]]\n[[hooks.SessionStart.hooks]]\n\
+                type = \"command\"\ncommand = \"true\"\n";
+    let (home, project, config) = codex_guard(&format!("{head}# the rm guard\n"));
+    for cut in [
+        head.trim_end_matches('\n').to_owned(),
+        format!("{head}# the r"),
+        format!("{head}#"),
+    ] {
+        after(&home, &project, &config, &cut, true);
+    }
+    // A last line that is no cut of the one it replaces: an edit.
+    after(
+        &home,
+        &project,
+        &config,
+        &format!("{head}# the guard is gone, on purpose"),
+        false,
+    );
+}

@@ -1,0 +1,140 @@
+//! Tests of `host_env.rs`: which host variables and search-path entries a hook is not given.
+
+use super::*;
+
+fn project(folder: &str, home: Option<&str>) -> Project {
+    Project {
+        folder: PathBuf::from(folder),
+        real: None,
+        home: home
+            .map(PathBuf::from)
+            .filter(|home| home.starts_with(folder))
+            .into_iter()
+            .collect(),
+    }
+}
+
+#[test]
+fn a_project_folder_that_holds_the_system_does_not_own_it() {
+    let root = Project::new(Path::new("/"));
+    for system in [
+        "/usr/bin",
+        "/bin",
+        "/usr/local/bin",
+        "/etc/ssl",
+        "/opt/tool/bin",
+    ] {
+        assert!(!root.owns(Path::new(system)), "{system}");
+    }
+    assert!(root.owns(Path::new("./.pnp.cjs")));
+    assert!(root.owns(Path::new("/srv/app/.venv/bin")));
+}
+
+#[test]
+fn loaders_naming_the_project_are_found_and_others_are_not() {
+    let vars = [
+        ("BASH_ENV", "/work/repo/.bash_env"),
+        ("NODE_OPTIONS", "--require ./.pnp.cjs"),
+        ("PERL5OPT", "-I/work/repo/perl5 -MEvil"),
+        ("PYTHONUSERBASE", "/work/repo/.pyuser"),
+        ("LD_PRELOAD", "build/lib/libevil.so"),
+        ("NODE_OPTIONS_OTHER", "--max-old-space-size=4096"),
+        ("LD_LIBRARY_PATH", "/usr/local/lib"),
+        ("PATH", "/work/repo/.venv/bin:/usr/bin"),
+        ("PYTHONPATH", "/work/repo/src"),
+        ("GREETING", "/work/repo/hello"),
+    ]
+    .map(|(name, value)| (name.into(), value.into()));
+    let found: Vec<String> = loaders_in(vars.into_iter(), &project("/work/repo", None), false)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "BASH_ENV",
+            "NODE_OPTIONS",
+            "PERL5OPT",
+            "PYTHONUSERBASE",
+            "LD_PRELOAD"
+        ]
+    );
+}
+
+#[test]
+fn relative_words_empty_entries_and_loader_modules_are_the_projects() {
+    let repo = project("/work/repo", None);
+    for (name, value) in [
+        ("PERL5LIB", "lib"),
+        ("OPENSSL_CONF", "openssl.cnf"),
+        ("LD_LIBRARY_PATH", ":/usr/local/cuda/lib64"),
+        ("LD_LIBRARY_PATH", "/usr/local/lib::/opt/x"),
+        ("NODE_OPTIONS", "--import tsx"),
+        ("NODE_OPTIONS", "--require=dotenvy"),
+        ("NODE_OPTIONS", "--import=file:///work/repo/loader.mjs"),
+        ("PERL5OPT", "-Ilocal/lib -MEvil"),
+        ("PERL5LIB", "/usr/lib/perl5:lib"),
+        ("PERL5LIB", "/x://work/repo/lib"),
+        ("PERL5OPT", "-Ilib"),
+        (
+            "NODE_OPTIONS",
+            "--require //work/repo/evil.js --title=http://x",
+        ),
+        ("GIT_CONFIG_GLOBAL", "gitcfg"),
+        ("BASH_ENV", "hookenv"),
+    ] {
+        assert!(loaded_word(name, value, &repo).is_some(), "{name}={value}");
+    }
+    for (name, value) in [
+        ("NODE_OPTIONS", "--max-old-space-size=4096"),
+        ("PYTHONIOENCODING", "utf-8"),
+        ("LD_LIBRARY_PATH", "/usr/local/lib:/opt/x"),
+        ("PERL5OPT", "-Mstrict"),
+        ("PYTHONOPTIMIZE", "1"),
+        ("NODE_ENV", "production"),
+        ("CONDA_DEFAULT_ENV", "base"),
+    ] {
+        assert_eq!(loaded_word(name, value, &repo), None, "{name}={value}");
+    }
+}
+
+#[test]
+fn a_users_hook_loses_any_variable_naming_the_project() {
+    let vars = [
+        ("CONFIG_DIR", "/work/repo/etc"),
+        ("PWD", "/work/repo"),
+        ("LANG", "C.UTF-8"),
+        ("TZ", "Europe/Berlin"),
+        ("HTTPS_PROXY", "http://proxy:3128/"),
+        ("NO_PROXY", "localhost,.corp.example.com"),
+    ]
+    .map(|(name, value)| (name.into(), value.into()));
+    let repo = project("/work/repo", None);
+    let found: Vec<String> = loaders_in(vars.clone().into_iter(), &repo, true)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    assert_eq!(found, ["CONFIG_DIR"]);
+    assert!(loaders_in(vars.into_iter(), &repo, false).is_empty());
+}
+
+#[test]
+fn a_project_that_holds_the_home_leaves_the_home_the_users() {
+    let at_home = project("/home/u", Some("/home/u"));
+    assert!(!at_home.owns(Path::new("/home/u/.bash_env")));
+    assert!(!at_home.owns(Path::new(".pyenv/shims")));
+    let above = project("/home", Some("/home/u"));
+    assert!(above.owns(Path::new("/home/other/x")));
+    assert!(!above.owns(Path::new("/home/u/.local/bin")));
+}
+
+#[test]
+fn a_users_search_path_loses_its_project_entries() {
+    let repo = tempfile::tempdir().expect("repo");
+    let bin = repo.path().join(".venv/bin");
+    let value = std::env::join_paths([bin.as_path(), Path::new("/usr/bin"), Path::new("")])
+        .expect("joined");
+    let kept = user_search_path("PATH", &value, repo.path());
+    assert_eq!(kept, OsString::from("/usr/bin"));
+    assert_eq!(user_search_path("OTHER", &value, repo.path()), value);
+}
