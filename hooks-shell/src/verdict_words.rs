@@ -78,18 +78,26 @@ pub(crate) fn unreadable_text(
     unreadable(format, object)
 }
 
-/// The first key of `object` (at `place`) that `format` does not read.
+/// The first key of `object` (at `place`) that `format` does not read. A
+/// `null` is read as the key left out, but not where a verdict goes: `{"decision":
+/// null, "reason": "blocked"}` says nothing certain (red team round 14, R14-5).
 fn keys_unread(format: Format, place: Place, object: &Map<String, Value>) -> Option<String> {
-    object
-        .iter()
-        .filter(|(_, value)| !value.is_null())
-        .find_map(|(key, value)| match documented(format, place, key) {
+    object.iter().find_map(|(key, value)| {
+        let own = documented(format, place, key);
+        if value.is_null() {
+            let kind = own.or_else(|| elsewhere(format, place, key))?;
+            return matches!(kind, Kind::Verdict(_) | Kind::GoOn { .. } | Kind::Wrapper).then(|| {
+                format!("its \"{key}\" is null, which is no verdict (leave the key out to say nothing)")
+            });
+        }
+        match own {
             Some(kind) => own_unread(format, kind, key, value),
             None => match elsewhere(format, place, key) {
                 Some(kind) => foreign_unread(format, kind, key, value),
                 None => Some(unknown_key(key, place)),
             },
-        })
+        }
+    })
 }
 
 /// Why `value` under `key`, which the format documents as `kind`, is not

@@ -2,12 +2,14 @@
 //! service's working folder) runs `config.yaml`'s hooks with the system's
 //! `PATH`, and an approval made in the project holds there. R14-4: a Codex
 //! `config.toml` cut at a byte (inside a comment, just before a line break)
-//! keeps blocking what it guarded.
+//! keeps blocking what it guarded. R14-5: a fail-closed guard whose
+//! verdict is `null` (`{"decision": null, "reason": "blocked"}`) blocks.
 
 use std::path::Path;
 
 use serde_json::{Value, json};
 
+use crate::dialects::{answering, emit_terminal, home_with, user_fail_closed_guard};
 use crate::harness;
 use crate::round11_guards::{after, codex_guard};
 use crate::support::{Run, TempHome};
@@ -76,4 +78,41 @@ fn a_codex_config_toml_cut_at_a_byte_keeps_blocking() {
         &format!("{head}# the guard is gone, on purpose"),
         false,
     );
+}
+
+#[test]
+fn a_fail_closed_guard_whose_verdict_is_null_blocks() {
+    for answer in [
+        json!({"decision": null, "reason": "blocked"}),
+        json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": null, "permissionDecisionReason": "rm -rf is blocked"}}),
+        json!({"hookSpecificOutput": null, "reason": "blocked"}),
+    ] {
+        let (home, project) = home_with("[claude]");
+        user_fail_closed_guard(&home, "Bash", &answering(&answer), None);
+        let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+        assert_eq!(emitted["outcome"]["action"], "block", "{answer}: {emitted:#}");
+        let said = emitted["outcome"]["message"].as_str().unwrap_or_default();
+        assert!(said.contains("is null"), "{answer}: {said}");
+    }
+    // Native: `{"action": null, ...}`.
+    let home = TempHome::new();
+    let project = home.user_home.join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    let guard = home.write(
+        "guard.sh",
+        "cat >/dev/null\necho '{\"action\": null, \"message\": \"rm -rf blocked\"}'\n",
+    );
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: \"sh {}\"\n      fail_closed: true\n",
+        guard.display()
+    ));
+    let emitted = emit_from(&home, &project, &project, "rm -rf /", true);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    // A text left null is a key left out: the guard allowed.
+    let (home, project) = home_with("[claude]");
+    let answer = json!({"reason": null, "systemMessage": null});
+    user_fail_closed_guard(&home, "Bash", &answering(&answer), None);
+    let emitted = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(emitted["outcome"], Value::Null, "{emitted:#}");
 }

@@ -183,7 +183,7 @@ fn what_the_format_reads_or_no_objection_is_readable() {
         ),
         (
             Format::Claude,
-            json!({"decision": null, "systemMessage": "hi"}),
+            json!({"reason": null, "systemMessage": "hi"}),
         ),
         (
             Format::Claude,
@@ -234,6 +234,30 @@ fn what_the_format_reads_or_no_objection_is_readable() {
             Format::Cursor,
             json!({"permission": "allow", "updated_input": {"command": "ls"}}),
         ),
+    ] {
+        assert_eq!(read(format, answer.clone()), None, "{format:?} {answer}");
+    }
+}
+
+#[test]
+fn a_verdict_left_null_is_unreadable_and_other_nulls_are_absent_keys() {
+    all_unreadable(
+        Format::Claude,
+        &[
+            json!({"decision": null, "reason": "blocked"}),
+            json!({"decision": null, "systemMessage": "hi"}),
+            json!({"hookSpecificOutput": {"permissionDecision": null,
+                "permissionDecisionReason": "rm -rf is blocked"}}),
+            json!({"hookSpecificOutput": null, "reason": "blocked"}),
+            json!({"continue": null}),
+            json!({"permission": null}),
+        ],
+    );
+    all_unreadable(Format::Native, &[json!({"action": null, "message": "no"})]);
+    all_unreadable(Format::Cursor, &[json!({"permission": null})]);
+    for (format, answer) in [
+        (Format::Claude, json!({"reason": null, "systemMessage": null})),
+        (Format::Native, json!({"message": null, "note": null})),
     ] {
         assert_eq!(read(format, answer.clone()), None, "{format:?} {answer}");
     }
