@@ -19,6 +19,8 @@
 //! A project folder that holds the user's home (the agent started in `~`)
 //! keeps the home the user's: paths in the home are never the project's.
 
+mod code_words;
+
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
@@ -117,26 +119,44 @@ fn loaders_in(
     project: &Project,
     users: bool,
 ) -> Vec<(String, String)> {
-    vars.filter_map(|(name, value)| {
-        let name = name.into_string().ok()?;
-        // A code-loading value that is not text cannot be read: withheld (R13-3).
-        let value = value
-            .into_string()
-            .unwrap_or_else(|raw| raw.to_string_lossy().replace('\u{fffd}', "./"));
-        Some((name, value))
-    })
-    .filter(|(name, _)| !PASSED.contains(&name.to_ascii_uppercase().as_str()))
-    .filter_map(|(name, value)| {
-        let path = if steers_code(&name) {
-            loaded_word(&name, &value, project)?
-        } else if users && !USERS_KEEP.contains(&name.as_str()) {
-            named_word(&value, project)?
-        } else {
-            return None;
-        };
-        Some((name, path))
-    })
-    .collect()
+    let vars: Vec<(String, String)> = vars
+        .filter_map(|(name, value)| {
+            let name = name.into_string().ok()?;
+            // A code-loading value that is not text cannot be read: withheld (R13-3).
+            let value = value
+                .into_string()
+                .unwrap_or_else(|raw| raw.to_string_lossy().replace('\u{fffd}', "./"));
+            Some((name, value))
+        })
+        .collect();
+    let key_of = |key: &str| {
+        vars.iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.clone())
+    };
+    let mut found: Vec<(String, String)> = vars
+        .iter()
+        .filter(|(name, _)| !PASSED.contains(&name.to_ascii_uppercase().as_str()))
+        .filter_map(|(name, value)| {
+            let path = if steers_code(name) {
+                loaded_word(name, value, project)
+                    .or_else(|| code_words::code_word(name, value, &key_of))?
+            } else if users && !USERS_KEEP.contains(&name.as_str()) {
+                named_word(value, project)?
+            } else {
+                return None;
+            };
+            Some((name.clone(), path))
+        })
+        .collect();
+    let git_value = found
+        .iter()
+        .any(|(name, _)| name.starts_with("GIT_CONFIG_VALUE_"));
+    if git_value && key_of(code_words::GIT_CONFIG_COUNT).is_some() {
+        let why = "(one of the git settings it counts is withheld)".to_owned();
+        found.push((code_words::GIT_CONFIG_COUNT.to_owned(), why));
+    }
+    found
 }
 
 /// Names a user's hook keeps whatever they name (the shell's own).
@@ -183,7 +203,7 @@ fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
         .split(|c: char| c.is_whitespace() || c == '=' || c == ':')
         .collect();
     for (at, word) in words.iter().enumerate() {
-        let relative = !word.is_empty() && !word.starts_with('/') && !word.starts_with('-');
+        let relative = !word.is_empty() && !word.starts_with(['/', '-', '~']);
         let after_loader = at > 0 && LOADER_OPTIONS.contains(&words[at - 1]);
         if word.starts_with('/') && (names_files || after_loader) && project.owns(Path::new(word)) {
             return Some((*word).to_owned());
@@ -213,7 +233,7 @@ fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
 /// Endings of variable names whose values are files or folders.
 const FILE_ENDINGS: &[&str] = &[
     "PATH", "LIB", "_CONF", "_CONFIG", "_FILE", "STARTUP", "USERBASE", "PREFIX", "_HOME",
-    "_PRELOAD", "_INIT", "_MODULES", "_ENGINES", "_AUDIT",
+    "_PRELOAD", "_INIT", "_MODULES", "_ENGINES", "_AUDIT", "_DIR", "_DIRS", "RC",
 ];
 
 /// Variable names whose values are files or folders, beside those endings.
@@ -227,6 +247,15 @@ const FILE_NAMES: &[&str] = &[
     "GIT_CONFIG",
     "GIT_CONFIG_GLOBAL",
     "GIT_CONFIG_SYSTEM",
+    "GNUPGHOME",
+    "VIMINIT",
+    "EXINIT",
+    "LESSKEY",
+    "LESSKEYIN",
+    "R_PROFILE",
+    "R_PROFILE_USER",
+    "R_ENVIRON",
+    "R_ENVIRON_USER",
 ];
 
 /// Options that make a runtime load the module or file after them.
@@ -239,6 +268,8 @@ const LOADER_OPTIONS: &[&str] = &[
     "--experimental-specifier-resolution",
     "-M",
     "-I",
+    // Perl's `-Mlib=lib`: `use lib "lib"`.
+    "-Mlib",
 ];
 
 /// `value` of the search path `name` as a user's hook gets it in `project`:
@@ -303,13 +334,14 @@ pub(crate) fn withhold_project_loaders(
     cut_entries
 }
 
-/// What a run that could not start or did not exit 0 says about what of
+/// What a run that could not start or exited non-zero (a timeout is its own
+/// cause) says about what of
 /// the host's environment it was not given (`withheld`, from
 /// [`withhold_project_loaders`]; the first few named); `None` when nothing was.
 pub(crate) fn withheld_note(result: &crate::run::RunResult) -> Option<String> {
     const NAMED: usize = 4;
     let withheld = &result.withheld;
-    if withheld.is_empty() || result.exit_code == Some(0) {
+    if withheld.is_empty() || result.exit_code == Some(0) || result.timed_out {
         return None;
     }
     let more = withheld.len().saturating_sub(NAMED);

@@ -195,6 +195,8 @@ fn hooks_test_says_why_an_imported_hook_failed() {
         .unwrap()
         .iter()
         .filter_map(Value::as_str)
+        // What of cargo's environment names the crate's folder is said too.
+        .filter(|line| !line.starts_with("not passed to this hook"))
         .collect();
     assert_eq!(
         diagnostics,

@@ -4,6 +4,9 @@
 //! `config.toml` cut at a byte (inside a comment, just before a line break)
 //! keeps blocking what it guarded. R14-5: a fail-closed guard whose
 //! verdict is `null` (`{"decision": null, "reason": "blocked"}`) blocks.
+//! R14-1: host variables whose value loads a project file without naming
+//! it as `./x` or absolutely, or is shell code, are not passed to a user's
+//! hook; ordinary ones are.
 
 use std::path::Path;
 
@@ -91,7 +94,10 @@ fn a_fail_closed_guard_whose_verdict_is_null_blocks() {
         let (home, project) = home_with("[claude]");
         user_fail_closed_guard(&home, "Bash", &answering(&answer), None);
         let emitted = emit_terminal(&home, &project, "rm -rf /", true);
-        assert_eq!(emitted["outcome"]["action"], "block", "{answer}: {emitted:#}");
+        assert_eq!(
+            emitted["outcome"]["action"], "block",
+            "{answer}: {emitted:#}"
+        );
         let said = emitted["outcome"]["message"].as_str().unwrap_or_default();
         assert!(said.contains("is null"), "{answer}: {said}");
     }
@@ -115,4 +121,76 @@ fn a_fail_closed_guard_whose_verdict_is_null_blocks() {
     user_fail_closed_guard(&home, "Bash", &answering(&answer), None);
     let emitted = emit_terminal(&home, &project, "ls", true);
     assert_eq!(emitted["outcome"], Value::Null, "{emitted:#}");
+}
+
+#[test]
+fn code_valued_host_variables_never_reach_a_users_hook() {
+    let home = TempHome::new();
+    let project = home.user_home.join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    let seen = home.user_home.join("seen.env");
+    let guard = home.write(
+        "guard.sh",
+        &format!("cat >/dev/null\nenv > {seen:?}\necho '{{}}'\n"),
+    );
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: \"sh {}\"\n      fail_closed: true\n",
+        guard.display()
+    ));
+    emit_from(&home, &project, &project, "ls", true);
+    let withheld = [
+        ("PERL5OPT", "-Mlib=lib"),
+        ("JAVA_TOOL_OPTIONS", "-javaagent:agent.jar"),
+        ("NODE_OPTIONS", "--openssl-config=tools/ssl.cnf"),
+        ("PYTHONWARNINGS", "ignore::tools.mod.W"),
+        ("GIT_SSH_COMMAND", "sh tools/ssh.sh"),
+        ("GIT_DIR", "evilgit"),
+        ("EDITOR", "sh tools/ed.sh"),
+        ("MAKEFLAGS", "-f tools/x.mk"),
+        ("VIMINIT", "source tools/x.vim"),
+        ("PSQLRC", "tools/psqlrc"),
+        ("SSL_CERT_FILE", "certs/ca.pem"),
+        ("PS4", "$(sh tools/x.sh)"),
+        ("BASH_FUNC_git%%", "() { sh tools/x.sh; }"),
+        ("GIT_CONFIG_VALUE_0", "fsmon"),
+        ("GIT_CONFIG_COUNT", "1"),
+    ];
+    let kept = [
+        ("GIT_CONFIG_KEY_0", "core.fsmonitor"),
+        ("NODE_OPTIONS_KEEP", "x"),
+        ("PYTHONIOENCODING", "utf-8"),
+        ("RUBY_VERSION", "ruby-3.2.2"),
+        ("GIT_AUTHOR_EMAIL", "jane@example.com"),
+        ("TZ", "Europe/Berlin"),
+    ];
+    // Git's settings through the environment are set on every run: the
+    // value is withheld, and so is the count (git then reads none of them).
+    for (name, value) in withheld.iter().chain(&kept) {
+        let mut command = harness::command(
+            &home,
+            &[
+                "--project",
+                project.to_str().expect("UTF-8"),
+                "emit",
+                "pre_tool_call",
+                "--json",
+            ],
+        );
+        command
+            .current_dir(&project)
+            .env(name, value)
+            .env("GIT_CONFIG_KEY_0", "core.fsmonitor")
+            .env("GIT_CONFIG_VALUE_0", "fsmon")
+            .env("GIT_CONFIG_COUNT", "1")
+            .stdin(std::process::Stdio::null());
+        let _ = std::fs::remove_file(&seen);
+        let out = command.output().expect("run hooks");
+        let env = std::fs::read_to_string(&seen)
+            .unwrap_or_else(|_| panic!("{name}: the guard did not run: {out:?}"));
+        let passed = env
+            .lines()
+            .any(|line| line.starts_with(&format!("{name}=")));
+        let expected = kept.iter().any(|(k, _)| k == name);
+        assert_eq!(passed, expected, "{name}={value}");
+    }
 }

@@ -256,7 +256,10 @@ fn a_verdict_left_null_is_unreadable_and_other_nulls_are_absent_keys() {
     all_unreadable(Format::Native, &[json!({"action": null, "message": "no"})]);
     all_unreadable(Format::Cursor, &[json!({"permission": null})]);
     for (format, answer) in [
-        (Format::Claude, json!({"reason": null, "systemMessage": null})),
+        (
+            Format::Claude,
+            json!({"reason": null, "systemMessage": null}),
+        ),
         (Format::Native, json!({"message": null, "note": null})),
     ] {
         assert_eq!(read(format, answer.clone()), None, "{format:?} {answer}");

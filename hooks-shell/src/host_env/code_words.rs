@@ -1,0 +1,149 @@
+//! Values of code-steering variables that load a project file although they
+//! name it neither absolutely nor as `./x` (red team round 14, R14-1): a
+//! word spelled as a file or folder relative to the folder the hook runs in
+//! (`EDITOR="sh tools/ed.sh"`, `JAVA_TOOL_OPTIONS=-javaagent:agent.jar`,
+//! `NODE_OPTIONS=--openssl-config=tools/ssl.cnf`,
+//! `PYTHONWARNINGS=ignore::tools.mod.W`), shell code the hook's shell runs
+//! by itself (`BASH_FUNC_x%%`, `PS4`, `PROMPT_COMMAND`), and git settings
+//! given through the environment whose value git runs or reads as a path
+//! (`GIT_CONFIG_KEY_0=core.fsmonitor`, `GIT_CONFIG_VALUE_0=fsmon`).
+
+/// The count of git settings given through the environment: withheld with
+/// any of their values, so git reads none of them rather than failing on
+/// the one missing.
+pub(super) const GIT_CONFIG_COUNT: &str = "GIT_CONFIG_COUNT";
+
+/// Variables whose value is shell code a shell runs by itself (an exported
+/// function, the trace prompt, the prompt command): never passed on.
+fn shell_code(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.starts_with("BASH_FUNC_") || matches!(upper.as_str(), "PS4" | "PROMPT_COMMAND")
+}
+
+/// Parts of a git setting's name (lowercased) whose value git runs as a
+/// command or reads as a path.
+const GIT_COMMAND_KEYS: &[&str] = &[
+    "alias.",
+    "hookspath",
+    "fsmonitor",
+    "sshcommand",
+    "pager",
+    "editor",
+    "askpass",
+    "external",
+    "command",
+    "helper",
+    "textconv",
+    "clean",
+    "smudge",
+    "process",
+    "gitproxy",
+    "program",
+    "tool",
+    "path",
+    "file",
+    "dir",
+    "include",
+];
+
+/// The word of code-steering variable `name`'s `value` that loads from the
+/// folder a hook runs in, by the rules above; `key_of` looks up another
+/// inherited variable (a git setting's `GIT_CONFIG_KEY_<n>`).
+pub(super) fn code_word(
+    name: &str,
+    value: &str,
+    key_of: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let upper = name.to_ascii_uppercase();
+    if value.trim().is_empty() || upper.starts_with("GIT_CONFIG_KEY_") {
+        // A git setting's name (`core.fsmonitor`) names no file.
+        return None;
+    }
+    if shell_code(name) {
+        return Some("(shell code a shell runs by itself)".to_owned());
+    }
+    if let Some(index) = upper.strip_prefix("GIT_CONFIG_VALUE_") {
+        let key = key_of(&format!("GIT_CONFIG_KEY_{index}")).unwrap_or_default();
+        let key = key.to_ascii_lowercase();
+        if GIT_COMMAND_KEYS.iter().any(|part| key.contains(part)) {
+            return Some(format!("(git's {key}: a command or path)"));
+        }
+    }
+    crate::dialect::code_env::path_words(value)
+        .map(trim_code)
+        .find(|word| relative_path_like(word))
+        .map(str::to_owned)
+}
+
+/// `word` without the shell punctuation around it (`$(sh`, `x.sh)`, `x;`).
+fn trim_code(word: &str) -> &str {
+    word.trim_matches(|c: char| "()[]{}`$&|<>!".contains(c))
+}
+
+/// Whether `word` is spelled as a file or folder relative to the working
+/// folder: with a `/`, a leading `.`, or an extension of letters
+/// (`agent.jar`, `tools.mod.W`; not `3.11.7`, `ruby-3.2.2`). Options, `~`
+/// paths, addresses and URLs are not.
+pub(super) fn relative_path_like(word: &str) -> bool {
+    if word.is_empty()
+        || word.starts_with(['/', '-', '~'])
+        || word.contains('@')
+        || word.contains("://")
+    {
+        return false;
+    }
+    let extension = word.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && ext.starts_with(|c: char| c.is_ascii_alphabetic())
+    });
+    word.contains('/') || word.starts_with('.') || extension
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(name: &str, value: &str) -> Option<String> {
+        let keys = |key: &str| (key == "GIT_CONFIG_KEY_0").then(|| "core.fsmonitor".to_owned());
+        code_word(name, value, &keys)
+    }
+
+    #[test]
+    fn code_loading_values_are_found() {
+        for (name, value) in [
+            ("JAVA_TOOL_OPTIONS", "-javaagent:agent.jar"),
+            ("NODE_OPTIONS", "--openssl-config=tools/ssl.cnf"),
+            ("PYTHONWARNINGS", "ignore::tools.mod.W"),
+            ("GIT_SSH_COMMAND", "sh tools/ssh.sh"),
+            ("EDITOR", "sh tools/ed.sh"),
+            ("MAKEFLAGS", "-f tools/x.mk"),
+            ("VIMINIT", "source tools/x.vim"),
+            ("PS4", "+ "),
+            ("BASH_FUNC_git%%", "() { . lib; }"),
+            ("PROMPT_COMMAND", "history -a"),
+            ("GIT_CONFIG_VALUE_0", "fsmon"),
+            ("GIT_CONFIG_VALUE_1", "sh tools/x.sh"),
+        ] {
+            assert!(word(name, value).is_some(), "{name}={value}");
+        }
+    }
+
+    #[test]
+    fn ordinary_values_are_not() {
+        for (name, value) in [
+            ("NODE_OPTIONS", "--max-old-space-size=4096"),
+            ("JAVA_OPTS", "-Dfile.encoding=UTF-8 -Xmx2g"),
+            ("PYTHON_VERSION", "3.11.7"),
+            ("RUBY_VERSION", "ruby-3.2.2"),
+            ("GIT_AUTHOR_NAME", "Jane Doe"),
+            ("GIT_AUTHOR_EMAIL", "jane@example.com"),
+            ("GIT_SSH_COMMAND", "ssh -i ~/.ssh/id_ed25519"),
+            ("NPM_CONFIG_REGISTRY", "https://registry.npmjs.org/"),
+            ("MAKEFLAGS", "-j8"),
+            ("EDITOR", "vim"),
+            ("PYTHONWARNINGS", "ignore::DeprecationWarning"),
+            ("GIT_CONFIG_VALUE_2", "true"),
+        ] {
+            assert_eq!(word(name, value), None, "{name}={value}");
+        }
+    }
+}
