@@ -15,6 +15,8 @@ use serde_json::{Map, Value};
 use hermes_hooks_core::pyvalue::{python_int, repr, type_name};
 use hermes_hooks_process::sandbox::Sandbox;
 
+use crate::dialect::read_native_matcher;
+
 mod lost_guards;
 
 pub use lost_guards::LostGuard;
@@ -266,6 +268,9 @@ impl EntryParser<'_> {
             unusable_matcher = Some(pattern.clone());
             matcher = ToolMatcher::Any;
         }
+        if fail_closed {
+            matcher = self.dead_names(matcher);
+        }
         let sandbox = match crate::sandboxing::sandbox_field(entry) {
             None => self.sandbox.user.clone(),
             Some(Ok(sandbox)) => sandbox,
@@ -334,6 +339,24 @@ impl EntryParser<'_> {
             None => {}
         }
         built.matcher
+    }
+
+    /// A fail-closed guard's matcher naming tools no Hermes call arrives with
+    /// (`Bash`, `Terminal`, `termnal`), read as the tools meant, each reading
+    /// said (red team round 14, R14-3). About the matcher only: a guard read
+    /// another way is not lost (`lost_guards`, R13-6).
+    fn dead_names(&mut self, matcher: ToolMatcher) -> ToolMatcher {
+        let Some(read) = matcher.pattern().and_then(read_native_matcher) else {
+            return matcher;
+        };
+        let prefix = self.prefix();
+        for warning in read.warnings {
+            self.warn(Some("matcher"), format!("{prefix}.matcher: {warning}"));
+        }
+        match read.pattern {
+            Some(pattern) => ToolMatcher::build(Some(&pattern)).matcher,
+            None => matcher,
+        }
     }
 
     fn timeout(&mut self, entry: &Map<String, Value>) -> u64 {

@@ -48,6 +48,7 @@ mod round11_verdicts;
 mod round12_names;
 mod round13;
 mod round14;
+mod round14_native_matchers;
 mod round5;
 mod round6_shapes;
 mod round7;

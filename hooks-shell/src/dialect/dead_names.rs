@@ -2,8 +2,9 @@
 //! call ever arrives with never runs: a typo that turns a guard off in
 //! silence (red team round 8, R8-12; round 9, R9-2). Calls reach imported
 //! hooks with Claude Code's tool names (`Bash`, `Read`, …) and Hermes's other
-//! tools under their own names ([`HERMES_TOOLS`]; a plugin's or an MCP
-//! server's tools too). A name is dead when it is a Hermes name the import
+//! tools under their own names ([`super::live_names::HERMES_TOOLS`]; a
+//! plugin's or an MCP server's tools too). `config.yaml`'s own guards see
+//! Hermes's names only, and are read so too ([`super::native_matchers`]). A name is dead when it is a Hermes name the import
 //! renames (`terminal`, any case), a Claude name in other letter case
 //! (`bash`, `^bash$`), another agent's shell tool (`Shell`), a permission
 //! rule put in the matcher (`Bash(rm *)`) or a live name with more around it
@@ -17,103 +18,13 @@
 //! a live tool it contains (round 12, R12-2).
 
 use super::events::{ALSO_NAMED, TOOL_NAMES};
+use super::live_names::{FAMILIES, OTHER_AGENTS_SHELL, Side, live_names, spellings};
 use super::matcher::{Condition, DialectMatcher};
 use super::misspelt::misspelling_of;
 use super::other_agents::{
     ForeignTool, OtherAgents, foreign_message, other_agents_names, other_agents_tool,
 };
 use super::partly_dead::{alternatives, partly_dead, widen};
-
-/// Claude names calls arrive with besides [`TOOL_NAMES`]': `Glob` and
-/// `Grep` (`search_files`), and the names calls also answer to
-/// (`MultiEdit`, `Agent`: `events::ALSO_NAMED`).
-const MORE_LIVE_NAMES: &[&str] = &["Agent", "MultiEdit", "Glob", "Grep"];
-
-/// Hermes 0.20.1's tools that reach a hook under their own names (the
-/// renamed ones are in [`TOOL_NAMES`]).
-pub const HERMES_TOOLS: &[&str] = &[
-    "process",
-    "search_files",
-    "execute_code",
-    "browser_back",
-    "browser_cdp",
-    "browser_click",
-    "browser_console",
-    "browser_dialog",
-    "browser_exec",
-    "browser_get_images",
-    "browser_navigate",
-    "browser_press",
-    "browser_scroll",
-    "browser_snapshot",
-    "browser_type",
-    "browser_vision",
-    "clarify",
-    "close_terminal",
-    "computer_use",
-    "cronjob",
-    "discord",
-    "discord_admin",
-    "focus_pane",
-    "ha_call_service",
-    "ha_get_state",
-    "ha_list_entities",
-    "ha_list_services",
-    "image_generate",
-    "memory",
-    "open_preview",
-    "project_create",
-    "project_list",
-    "project_switch",
-    "react_to_message",
-    "read_preview",
-    "read_terminal",
-    "read_window_below",
-    "session_search",
-    "setup_mcp",
-    "skill_manage",
-    "skill_view",
-    "skills_list",
-    "text_to_speech",
-    "todo",
-    "video_analyze",
-    "video_generate",
-    "vision_analyze",
-    "x_search",
-];
-
-/// Prefixes of tool families (plugins, MCP servers) a matcher may aim at.
-pub(super) const FAMILIES: &[&str] = &["mcp", "kanban_", "feishu_", "bfl_", "xai_", "yb_"];
-
-/// Other agents' names of their shell tool: a guard written for them never runs here.
-const OTHER_AGENTS_SHELL: &[&str] = &[
-    "shell",
-    "run_terminal_cmd",
-    "exec_command",
-    "execute_command",
-    "run_shell_command",
-    "run_command",
-    "run_in_terminal",
-    "local_shell",
-];
-
-fn live_names() -> impl Iterator<Item = &'static str> {
-    TOOL_NAMES
-        .iter()
-        .map(|(_, claude)| *claude)
-        .chain(MORE_LIVE_NAMES.iter().copied())
-}
-
-/// Every name a call may arrive with, but a family's.
-pub(super) fn known_names() -> impl Iterator<Item = &'static str> {
-    live_names().chain(HERMES_TOOLS.iter().copied())
-}
-
-/// Whether a call may arrive with `name`: a live Claude name, a Hermes
-/// tool's, or one of a family's.
-pub(super) fn arrives(name: &str) -> bool {
-    known_names().any(|live| live == name) || FAMILIES.iter().any(|family| name.starts_with(family))
-}
 
 /// How a name no call arrives with is read.
 #[derive(Debug, PartialEq, Eq)]
@@ -127,29 +38,40 @@ pub(super) enum Reading {
     Untold,
 }
 
-/// The live name `name` was probably meant as, when no call arrives with it.
-pub(super) fn meant(name: &str) -> Option<&'static str> {
-    match read_name(name) {
+/// The live name `name` was probably meant as, when no call on `side`
+/// arrives with it.
+pub(super) fn meant(side: Side, name: &str) -> Option<&'static str> {
+    match read_name(side, name) {
         Reading::Meant(live) => Some(live),
         _ => None,
     }
 }
 
-/// How `name` is read: `Untold` too when a call arrives with it.
-pub(super) fn read_name(name: &str) -> Reading {
-    if arrives(name) {
+/// How `name` is read, in `side`'s names: `Untold` too when a call on
+/// `side` arrives with it.
+pub(super) fn read_name(side: Side, name: &str) -> Reading {
+    if side.arrives(name) {
         return Reading::Untold;
     }
     let name = name.trim();
     // A permission rule in a matcher: `Bash(rm *)` means Bash.
     if let Some((tool, _)) = name.split_once('(') {
-        return match read_name(tool) {
+        return match read_name(side, tool) {
             Reading::Untold => live_names()
+                .chain(TOOL_NAMES.iter().map(|(hermes, _)| *hermes))
                 .find(|live| *live == tool)
-                .map_or(Reading::Untold, Reading::Meant),
+                .map_or(Reading::Untold, |live| Reading::Meant(side.own_name(live))),
             read => read,
         };
     }
+    match read_dead(name) {
+        Reading::Meant(claude) => Reading::Meant(side.own_name(claude)),
+        read => read,
+    }
+}
+
+/// How `name`, a name no call arrives with, is read, in Claude's words.
+fn read_dead(name: &str) -> Reading {
     if let Some((_, claude)) = TOOL_NAMES
         .iter()
         .find(|(h, _)| h.eq_ignore_ascii_case(name))
@@ -182,7 +104,7 @@ pub(super) fn read_name(name: &str) -> Reading {
     // `Bsh`, `Bahs`: a keystroke or two from one tool's name.
     let hermes = TOOL_NAMES.iter().map(|(hermes, claude)| (*hermes, *claude));
     let shells = OTHER_AGENTS_SHELL.iter().map(|shell| (*shell, "Bash"));
-    let named = known_names().map(|live| (live, live));
+    let named = Side::Imported.known_names().map(|live| (live, live));
     let others = other_agents_names().map(|other| (other, other));
     match misspelling_of(name, named.chain(hermes).chain(shells).chain(others)) {
         Some(near) => other_agents_tool(near).map_or(Reading::Meant(near), of_other_agent),
@@ -224,27 +146,9 @@ fn inside(name: &str) -> Option<Reading> {
     }
 }
 
-/// Names a dead regex may have been written for, each with the live name meant.
-pub(super) fn spellings() -> impl Iterator<Item = String> {
-    let hermes = TOOL_NAMES.iter().map(|(hermes, _)| *hermes);
-    live_names()
-        .chain(hermes)
-        .chain(OTHER_AGENTS_SHELL.iter().copied())
-        .flat_map(|name| {
-            let mut capital = name.to_owned();
-            capital[..1].make_ascii_uppercase();
-            [
-                name.to_owned(),
-                name.to_ascii_lowercase(),
-                name.to_ascii_uppercase(),
-                capital,
-            ]
-        })
-}
-
 /// A fail-closed guard whose matcher or `if` rule names dead tools, read as
 /// the tools meant.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Revived {
     /// The matcher naming the tools meant, when the matcher named dead
     /// tools and what they meant could be told.
@@ -278,25 +182,25 @@ fn told(readings: impl IntoIterator<Item = Reading>) -> Option<Told> {
 
 /// What a dead matcher meant: `Ok(told)` told, `Err(())` not told; `None`
 /// when a call may arrive with a name it matches.
-fn matcher_meant(matcher: &DialectMatcher) -> Option<Result<Told, ()>> {
+fn matcher_meant(side: Side, matcher: &DialectMatcher) -> Option<Result<Told, ()>> {
     match matcher {
         DialectMatcher::Exact(names) if !names.is_empty() => {
-            if names.iter().any(|name| arrives(name)) {
+            if names.iter().any(|name| side.arrives(name)) {
                 return None;
             }
-            Some(told(names.iter().map(|name| read_name(name))).ok_or(()))
+            Some(told(names.iter().map(|name| read_name(side, name))).ok_or(()))
         }
         DialectMatcher::Regex(regex) => {
             let pattern = regex.as_str();
-            let matches_live = live_names()
-                .chain(HERMES_TOOLS.iter().copied())
-                .any(|name| regex.is_match(name));
+            let matches_live = side.known_names().any(|name| regex.is_match(name));
             if matches_live || FAMILIES.iter().any(|family| pattern.contains(family)) {
                 return None;
             }
             let guessed = spellings()
                 .find(|name| regex.is_match(name))
-                .and_then(|name| meant(&name).or_else(|| live_names().find(|l| *l == name)))
+                .and_then(|name| {
+                    meant(side, &name).or_else(|| side.known_names().find(|l| *l == name))
+                })
                 .map(|meant| Told {
                     meant: vec![meant],
                     foreign: Vec::new(),
@@ -304,8 +208,8 @@ fn matcher_meant(matcher: &DialectMatcher) -> Option<Result<Told, ()>> {
             // `^(Bsh|Raed)$`: each plain-word alternative read as meant.
             let words = alternatives(pattern);
             let guessed = guessed
-                .or_else(|| told(words.iter().map(|word| read_name(word))))
-                .or_else(|| told([read_name(pattern)]));
+                .or_else(|| told(words.iter().map(|word| read_name(side, word))))
+                .or_else(|| told([read_name(side, pattern)]));
             Some(guessed.ok_or(()))
         }
         _ => None,
@@ -323,41 +227,62 @@ fn matcher_meant(matcher: &DialectMatcher) -> Option<Result<Told, ()>> {
 /// read: `Edit|bash` with `if: bash(rm *)` guards `Bash(rm *)`, so the guard
 /// runs for the tool each warning names (round 11, R11-2).
 pub(super) fn revive(matcher: &DialectMatcher, condition: Option<&Condition>) -> Option<Revived> {
-    let pattern = matcher.describe().unwrap_or_default();
-    let mut revived = Revived {
-        matcher: None,
-        condition: None,
-        warnings: Vec::new(),
-    };
-    match matcher_meant(matcher) {
-        Some(Ok(Told { mut meant, foreign })) => {
-            meant.dedup();
-            for tool in foreign {
-                revived.warnings.push(foreign_message("matcher", tool));
-            }
-            if meant.is_empty() {
-                // Only other agents' tools: it runs for no call here.
-                return Some(revived);
-            }
-            revived.warnings.push(message("matcher", &pattern, &meant));
-            let names = meant.into_iter().map(str::to_owned).collect();
-            revived.matcher = Some(DialectMatcher::Exact(names));
-        }
-        Some(Err(())) => {
-            // It never runs, whatever its `if` says.
-            revived.warnings.push(unknown("matcher", &pattern));
-            return Some(revived);
-        }
+    let written = matcher.describe().unwrap_or_default();
+    let mut revived = match revive_matcher(Side::Imported, matcher, &written) {
+        // It runs for no call here, whatever its `if` says.
+        Some(revived) if revived.matcher.is_none() => return Some(revived),
+        Some(revived) => revived,
         None => {
-            if let Some(partly) = partly_dead(matcher) {
+            let mut revived = Revived::default();
+            if let Some(partly) = partly_dead(Side::Imported, matcher, &written) {
                 revived.matcher = partly.matcher;
                 revived.warnings.extend(partly.warnings);
             }
-            revived.warnings.extend(answered_as(matcher, &pattern));
+            revived.warnings.extend(answered_as(matcher, &written));
+            revived
         }
-    }
+    };
     revive_condition(matcher, condition, &mut revived);
     (!revived.warnings.is_empty()).then_some(revived)
+}
+
+/// `matcher` (as `written` by the user) read on `side` when every name it
+/// names is dead there: the tools meant (its matcher), or why none can be
+/// told (no matcher); `None` when a call on `side` may arrive with a name
+/// it matches. `config.yaml`'s own fail-closed guards are read so too (red
+/// team round 14, R14-3).
+pub(super) fn revive_matcher(
+    side: Side,
+    matcher: &DialectMatcher,
+    written: &str,
+) -> Option<Revived> {
+    let mut revived = Revived::default();
+    match matcher_meant(side, matcher)? {
+        Ok(Told { meant, foreign }) => {
+            let mut unique: Vec<&str> = Vec::new();
+            for tool in meant {
+                if !unique.contains(&tool) {
+                    unique.push(tool);
+                }
+            }
+            for tool in foreign {
+                revived
+                    .warnings
+                    .push(foreign_message(side, "matcher", tool));
+            }
+            if unique.is_empty() {
+                // Only other agents' tools: it runs for no call here.
+                return Some(revived);
+            }
+            revived
+                .warnings
+                .push(message(side, "matcher", written, &unique));
+            let names = unique.into_iter().map(str::to_owned).collect();
+            revived.matcher = Some(DialectMatcher::Exact(names));
+        }
+        Err(()) => revived.warnings.push(unknown(side, "matcher", written)),
+    }
+    Some(revived)
 }
 
 /// Reads `condition` against the matcher as `revived` reads it: a dead tool
@@ -372,23 +297,24 @@ fn revive_condition(
         return;
     };
     let mut tool = tool.as_str();
-    if !arrives(tool) {
-        let meant = match read_name(tool) {
+    let side = Side::Imported;
+    if !side.arrives(tool) {
+        let meant = match read_name(side, tool) {
             Reading::Meant(meant) => meant,
             Reading::Foreign(foreign) => {
                 revived
                     .warnings
-                    .push(foreign_message("if rule's tool", foreign));
+                    .push(foreign_message(side, "if rule's tool", foreign));
                 return;
             }
             Reading::Untold => {
-                revived.warnings.push(unknown("if rule's tool", tool));
+                revived.warnings.push(unknown(side, "if rule's tool", tool));
                 return;
             }
         };
         revived
             .warnings
-            .push(message("if rule's tool", tool, &[meant]));
+            .push(message(side, "if rule's tool", tool, &[meant]));
         tool = meant;
     }
     let rule = Condition::Rule {
@@ -415,15 +341,12 @@ fn revive_condition(
 
 /// Whether no tool both `matcher` matches and `rule` (on the live `tool`) covers.
 fn never_together(matcher: &DialectMatcher, rule: &Condition, tool: &str) -> bool {
-    let mut candidates: Vec<&str> = known_names().collect();
+    let mut candidates: Vec<&str> = Side::Imported.known_names().collect();
     candidates.push(tool);
     !candidates
         .into_iter()
         .any(|name| matcher.matches(name) && rule.covers(name))
 }
-
-pub(super) const ARRIVE: &str = "tools arrive with Claude Code's names: Bash, Read, Write, Edit, Task, \
-     WebSearch, WebFetch; Hermes's other tools by their own names";
 
 /// A guard's matcher that names a tool only by a name its calls also
 /// answer to (`MultiEdit`, `Agent`): it runs on them, but they arrive under
@@ -442,19 +365,19 @@ fn answered_as(matcher: &DialectMatcher, pattern: &str) -> Option<String> {
     ))
 }
 
-fn message(what: &str, named: &str, meant: &[&str]) -> String {
-    let meant = meant.join("|");
+fn message(side: Side, what: &str, named: &str, meant: &[&str]) -> String {
+    let (meant, note, runner) = (meant.join("|"), side.arrive_note(), side.runner());
     format!(
-        "its {what} '{named}' names no tool a call arrives with ({ARRIVE}), so Claude Code \
-         would never run it; it fails closed, so it guards '{meant}' as meant: write '{meant}' \
-         to say so"
+        "its {what} '{named}' names no tool a call arrives with ({note}), so {runner} would \
+         never run it; it fails closed, so it guards '{meant}' as meant: write '{meant}' to say so"
     )
 }
 
-fn unknown(what: &str, named: &str) -> String {
+fn unknown(side: Side, what: &str, named: &str) -> String {
     format!(
-        "its {what} '{named}' names no tool Hermes has ({ARRIVE}); unless a plugin or MCP \
-         server gives one so named, this fail-closed guard NEVER RUNS: fix the {what}"
+        "its {what} '{named}' names no tool Hermes has ({}); unless a plugin or MCP server \
+         gives one so named, this fail-closed guard NEVER RUNS: fix the {what}",
+        side.arrive_note()
     )
 }
 

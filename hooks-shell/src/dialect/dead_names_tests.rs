@@ -209,9 +209,9 @@ fn another_agents_tool_is_never_the_live_tool_inside_its_name() {
             assert!(!why.contains(wrong), "{pattern}: {why}");
         }
     }
-    assert_eq!(meant("TodoWriteX"), None, "not Write");
+    assert_eq!(meant(Side::Imported, "TodoWriteX"), None, "not Write");
     assert_eq!(
-        meant("BashOutpt"),
+        meant(Side::Imported, "BashOutpt"),
         None,
         "a misspelt BashOutput is not Bash"
     );

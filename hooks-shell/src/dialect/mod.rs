@@ -29,8 +29,10 @@ pub mod guards;
 pub mod http;
 pub(crate) mod json_duplicates;
 pub(crate) mod known_programs;
+mod live_names;
 pub mod matcher;
 mod misspelt;
+mod native_matchers;
 mod other_agents;
 mod partly_dead;
 pub(crate) mod path_rule;
@@ -58,6 +60,7 @@ pub use dispatch::{ImportRegistration, ImportedHooks, run_imported_once, run_imp
 pub use events::{EventMapping, ToolFilter, ToolOutcome, event_mapping};
 pub use guards::{BrokenFile, GuardDown};
 pub use matcher::{Condition, DialectMatcher};
+pub(crate) use native_matchers::read_native_matcher;
 
 /// Whose hook format a file is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -8,6 +8,8 @@
 //! calls reach hooks as (Codex's `apply_patch` is Hermes's `patch`, which
 //! arrives as `Edit`) or left a name no call arrives with, told neutrally.
 
+use super::live_names::Side;
+
 /// A tool of another agent that no Hermes call arrives as.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct ForeignTool {
@@ -115,11 +117,16 @@ pub(super) fn other_agents_names() -> impl Iterator<Item = &'static str> {
 
 /// What the user is told of a guard whose `what` (matcher, `if` rule's
 /// tool) names `tool`: it does not run for it here, and what to write if
-/// it should judge Hermes's nearest tool. Neutral: Claude Code (or Codex)
-/// does run such a guard, so it is not called a mistake.
-pub(super) fn foreign_message(what: &str, tool: &ForeignTool) -> String {
+/// it should judge Hermes's nearest tool (by the name calls on `side`
+/// arrive with). Neutral: Claude Code (or Codex) does run such a guard, so
+/// it is not called a mistake.
+pub(super) fn foreign_message(side: Side, what: &str, tool: &ForeignTool) -> String {
     let ForeignTool { name, agent, .. } = tool;
-    let nearest = match tool.nearest {
+    let nearest = tool.nearest.map(|(hermes, arrives)| match side {
+        Side::Imported => (hermes, arrives),
+        Side::Native => (hermes, hermes),
+    });
+    let nearest = match nearest {
         Some((hermes, arrives)) if hermes == arrives => format!(
             "; Hermes's nearest tool, '{hermes}', reaches hooks as '{arrives}' with its own \
              arguments: add '{arrives}' to the matcher if this guard should judge it"
@@ -165,9 +172,11 @@ mod tests {
         let Some(OtherAgents::Foreign(tool)) = other_agents_tool("write_stdin") else {
             panic!("Codex's write_stdin");
         };
-        let said = foreign_message("matcher", tool);
+        let said = foreign_message(Side::Imported, "matcher", tool);
         assert!(said.contains("Codex's tool"), "{said}");
         assert!(said.contains("add 'Bash'"), "{said}");
+        let native = foreign_message(Side::Native, "matcher", tool);
+        assert!(native.contains("add 'process'"), "{native}");
         assert!(!said.contains("never run"), "{said}");
         assert!(!said.contains("NEVER RUNS"), "{said}");
     }

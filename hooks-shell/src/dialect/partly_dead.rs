@@ -14,7 +14,8 @@
 //! A dead name that is another agent's real tool (`Edit|TodoWrite`) widens
 //! nothing: it is told neutrally (round 12, R12-2).
 
-use super::dead_names::{ARRIVE, FAMILIES, Reading, arrives, known_names, read_name, spellings};
+use super::dead_names::{Reading, read_name};
+use super::live_names::{FAMILIES, Side, spellings};
 use super::matcher::DialectMatcher;
 use super::other_agents::foreign_message;
 
@@ -28,18 +29,23 @@ pub(super) struct PartlyDead {
     pub warnings: Vec<String>,
 }
 
-/// The dead names of a matcher that also names live tools, read as meant;
-/// `None` when every name may arrive (or the matcher names no live tool).
-pub(super) fn partly_dead(matcher: &DialectMatcher) -> Option<PartlyDead> {
+/// The dead names of a matcher (as `written` by the user) that also names
+/// tools calls on `side` arrive with, read as meant; `None` when every name
+/// may arrive (or the matcher names no live tool).
+pub(super) fn partly_dead(
+    side: Side,
+    matcher: &DialectMatcher,
+    written: &str,
+) -> Option<PartlyDead> {
     let mut dead: Vec<String> = match matcher {
-        DialectMatcher::Exact(names) if names.iter().any(|name| arrives(name)) => names
+        DialectMatcher::Exact(names) if names.iter().any(|name| side.arrives(name)) => names
             .iter()
-            .filter(|name| !arrives(name))
+            .filter(|name| !side.arrives(name))
             .cloned()
             .collect(),
         DialectMatcher::Regex(regex) => spellings()
-            .filter(|name| !arrives(name) && regex.is_match(name))
-            .chain(dead_alternatives(regex.as_str()))
+            .filter(|name| !side.arrives(name) && regex.is_match(name))
+            .chain(dead_alternatives(side, regex.as_str()))
             .collect(),
         _ => return None,
     };
@@ -50,23 +56,23 @@ pub(super) fn partly_dead(matcher: &DialectMatcher) -> Option<PartlyDead> {
     let mut untold = Vec::new();
     let mut warnings = Vec::new();
     for name in dead {
-        match read_name(&name) {
+        match read_name(side, &name) {
             Reading::Meant(tool) if matcher.matches(tool) => {}
             Reading::Meant(tool) => {
                 told.push(name);
                 meant_tools.push(tool);
             }
             // Another agent's tool (`TodoWrite`): never the tool inside it.
-            Reading::Foreign(tool) => warnings.push(foreign_message("matcher", tool)),
+            Reading::Foreign(tool) => warnings.push(foreign_message(side, "matcher", tool)),
             Reading::Untold => untold.push(name),
         }
     }
     meant_tools.sort_unstable();
     meant_tools.dedup();
-    let pattern = matcher.describe().unwrap_or_default();
+    let (pattern, note) = (written, side.arrive_note());
     if !told.is_empty() {
         warnings.push(format!(
-            "its matcher '{pattern}' also names '{}', which no call arrives with ({ARRIVE}); it \
+            "its matcher '{pattern}' also names '{}', which no call arrives with ({note}); it \
              fails closed, so it guards '{}' too: write that name to say so",
             told.join("|"),
             meant_tools.join("|")
@@ -75,7 +81,7 @@ pub(super) fn partly_dead(matcher: &DialectMatcher) -> Option<PartlyDead> {
     if !untold.is_empty() {
         warnings.push(format!(
             "its matcher '{pattern}' also names '{}', which names no tool Hermes has \
-             ({ARRIVE}); unless a plugin or MCP server gives one so named, this fail-closed \
+             ({note}); unless a plugin or MCP server gives one so named, this fail-closed \
              guard NEVER RUNS for the tool that name was meant as, and calls of tools its \
              other names miss are not blocked: fix the matcher",
             untold.join("|")
@@ -111,7 +117,7 @@ pub(super) fn widen(matcher: &DialectMatcher, names: &[&str]) -> DialectMatcher 
 /// The plain-word alternatives of a regex (`Bsh` in `^(Edit|Bsh)$` or
 /// `(?i)edit|bsh`) that no tool name Hermes has contains: each one a name
 /// the guard meant that no call arrives with.
-fn dead_alternatives(pattern: &str) -> impl Iterator<Item = String> + '_ {
+fn dead_alternatives(side: Side, pattern: &str) -> impl Iterator<Item = String> + '_ {
     let insensitive = pattern.contains("(?i");
     let fold = move |text: &str| {
         if insensitive {
@@ -122,7 +128,7 @@ fn dead_alternatives(pattern: &str) -> impl Iterator<Item = String> + '_ {
     };
     alternatives(pattern).into_iter().filter_map(move |word| {
         let folded = fold(word);
-        let contained = known_names().any(|name| fold(name).contains(&folded));
+        let contained = side.known_names().any(|name| fold(name).contains(&folded));
         let family = FAMILIES
             .iter()
             .any(|family| family.starts_with(word) || word.starts_with(family));
@@ -182,10 +188,14 @@ mod tests {
 
     #[test]
     fn only_words_no_tool_name_contains_are_dead() {
-        let dead: Vec<String> = dead_alternatives("^(Edit|Bsh|mcp|kanban)$").collect();
+        let dead: Vec<String> =
+            dead_alternatives(Side::Imported, "^(Edit|Bsh|mcp|kanban)$").collect();
         assert_eq!(dead, ["Bsh"]);
-        let dead: Vec<String> = dead_alternatives("(?i)edit|BSH").collect();
+        let dead: Vec<String> = dead_alternatives(Side::Imported, "(?i)edit|BSH").collect();
         assert_eq!(dead, ["BSH"]);
-        assert_eq!(dead_alternatives("edit|Bash").collect::<Vec<_>>(), ["edit"]);
+        assert_eq!(
+            dead_alternatives(Side::Imported, "edit|Bash").collect::<Vec<_>>(),
+            ["edit"]
+        );
     }
 }

@@ -312,3 +312,33 @@ fn t19_to_t26_matchers_on_specs() {
     // 26: whitespace only means no matcher.
     assert!(spec(json!("   ")).matches_tool(None));
 }
+
+#[test]
+fn a_fail_closed_guard_naming_a_dead_tool_guards_the_hermes_tool_meant() {
+    // Red team round 14, R14-3: `Bash` never matched `terminal`, silently.
+    for matcher in ["Bash", "Terminal", "termnal", "shell", "^Bash$"] {
+        let parsed = parse(json!({"pre_tool_call": [
+            {"command": "x", "matcher": matcher, "fail_closed": true}]}));
+        assert!(parsed.specs[0].matches_tool(Some("terminal")), "{matcher}");
+        assert!(
+            !parsed.specs[0].matches_tool(Some("read_file")),
+            "{matcher}"
+        );
+        let warning = warning_with(&parsed, "guards 'terminal' as meant: write 'terminal'");
+        assert_eq!(warning.key, "hooks.pre_tool_call[0].matcher");
+        assert!(
+            warning
+                .message
+                .starts_with("hooks.pre_tool_call[0].matcher: ")
+        );
+    }
+    // Fail open: as Hermes runs it, unread and unwarned.
+    let parsed = parse(json!({"pre_tool_call": [{"command": "x", "matcher": "Bash"}]}));
+    assert!(parsed.warnings.is_empty(), "{:?}", parsed.warnings);
+    assert!(!parsed.specs[0].matches_tool(Some("terminal")));
+    // Untold: said, and nothing blocked or widened.
+    let parsed = parse(json!({"pre_tool_call": [
+        {"command": "x", "matcher": "frobnicate", "fail_closed": true}]}));
+    assert!(!parsed.specs[0].matches_tool(Some("terminal")));
+    warning_with(&parsed, "this fail-closed guard NEVER RUNS");
+}
