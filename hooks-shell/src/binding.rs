@@ -265,10 +265,8 @@ impl Subject {
             return self.project.clone();
         }
         let project = self.project.clone().unwrap_or_else(|| self.cwd.clone());
-        if project.parent().is_none() {
-            // Started in `/` (a service's folder): no project (red team round 14, R14-2).
-            return None;
-        }
+        // Started in `/` (a service's folder): no project (red team round 14, R14-2).
+        project.parent()?;
         let runs_its_file = found
             .files
             .iter()
