@@ -127,7 +127,20 @@ pub(crate) fn emit_rm_command(
     project: &Path,
     accept: bool,
 ) -> std::process::Command {
-    let payload = json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}, "task_id": "t"});
+    emit_terminal_command(home, project, None, "rm -rf /", accept)
+}
+
+/// The command of `hooks --project <project> [--accept-hooks] emit
+/// pre_tool_call --json` of a `terminal` call of `command`, started in
+/// `folder` when given (the caller sets its environment, then runs it).
+pub(crate) fn emit_terminal_command(
+    home: &TempHome,
+    project: &Path,
+    folder: Option<&Path>,
+    command: &str,
+    accept: bool,
+) -> std::process::Command {
+    let payload = json!({"tool_name": "terminal", "args": {"command": command}, "task_id": "t"});
     let file = home.write("payload.json", &payload.to_string());
     let mut args = vec!["--project", project.to_str().expect("UTF-8")];
     if accept {
@@ -135,7 +148,11 @@ pub(crate) fn emit_rm_command(
     }
     args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
     args.push(file.to_str().expect("UTF-8"));
-    harness::command(home, &args)
+    let mut emit = harness::command(home, &args);
+    if let Some(folder) = folder {
+        emit.current_dir(folder);
+    }
+    emit
 }
 
 /// Makes `path` executable.

@@ -7,14 +7,13 @@
 //! given because they name the project's files.
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Value, json};
 
 use crate::dialects::{
-    answering, emit_json, executable, home_with, in_project, user_fail_closed_guard, write,
+    answering, emit_json, emit_terminal_command, executable, home_with, in_project,
+    user_fail_closed_guard, write,
 };
-use crate::harness;
 use crate::support::{Run, TempHome};
 
 /// A guard that blocks whatever it is asked, so a run shows in the outcome.
@@ -86,16 +85,8 @@ fn an_agent_guard_judges_delegate_task() {
 /// `hooks --project <project> --accept-hooks emit pre_tool_call --json` of
 /// a `terminal` call, started in `folder` with `env` set.
 fn emit_native(home: &TempHome, project: &Path, folder: &Path, env: &[(&str, String)]) -> Value {
-    let payload = json!({"tool_name": "terminal", "args": {"command": "ls"}, "task_id": "t"});
-    let file = home.write("payload.json", &payload.to_string());
-    let mut args = vec!["--project", project.to_str().expect("UTF-8")];
-    args.extend(["--accept-hooks", "emit", "pre_tool_call", "--json"]);
-    args.extend(["--payload-file", file.to_str().expect("UTF-8")]);
-    let mut command: Command = harness::command(home, &args);
-    command.current_dir(folder);
-    for (name, value) in env {
-        command.env(name, value);
-    }
+    let mut command = emit_terminal_command(home, project, Some(folder), "ls", true);
+    command.envs(env.iter().map(|(name, value)| (name, value)));
     Run(command.output().expect("run hooks")).json()
 }
 

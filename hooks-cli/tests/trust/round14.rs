@@ -12,7 +12,9 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::dialects::{answering, emit_terminal, home_with, user_fail_closed_guard};
+use crate::dialects::{
+    answering, emit_terminal, emit_terminal_command, home_with, user_fail_closed_guard,
+};
 use crate::harness;
 use crate::round11_guards::{after, codex_guard};
 use crate::support::{Run, TempHome};
@@ -20,17 +22,8 @@ use crate::support::{Run, TempHome};
 /// `hooks --project <project> [--accept-hooks] emit pre_tool_call --json`
 /// of `terminal` running `command`, started in `folder`.
 fn emit_from(home: &TempHome, project: &Path, folder: &Path, command: &str, accept: bool) -> Value {
-    let payload = json!({"tool_name": "terminal", "args": {"command": command}, "task_id": "t"});
-    let file = home.write("payload.json", &payload.to_string());
-    let mut args = vec!["--project", project.to_str().expect("UTF-8")];
-    if accept {
-        args.push("--accept-hooks");
-    }
-    args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
-    args.push(file.to_str().expect("UTF-8"));
-    let mut command = harness::command(home, &args);
-    command.current_dir(folder);
-    Run(command.output().expect("run hooks")).json()
+    let mut emit = emit_terminal_command(home, project, Some(folder), command, accept);
+    Run(emit.output().expect("run hooks")).json()
 }
 
 #[test]

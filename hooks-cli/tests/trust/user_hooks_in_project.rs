@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::dialects::{node_tool_package, write};
-use crate::harness;
 use crate::support::{Run, TempHome};
 
 /// A cloned repository under the user's home.
@@ -21,16 +20,8 @@ fn cloned(home: &TempHome, name: &str) -> PathBuf {
 
 /// `hooks [--accept-hooks] emit pre_tool_call --json` in `project`.
 fn emit_in(home: &TempHome, project: &Path, accept: bool) -> Value {
-    let payload = json!({"tool_name": "terminal", "args": {"command": "ls"}, "task_id": "t"});
-    let file = home.write("payload.json", &payload.to_string());
-    let mut args = vec!["--project", project.to_str().expect("UTF-8")];
-    if accept {
-        args.push("--accept-hooks");
-    }
-    args.extend(["emit", "pre_tool_call", "--json", "--payload-file"]);
-    args.push(file.to_str().expect("UTF-8"));
-    let mut command = harness::command(home, &args);
-    command.current_dir(project);
+    let mut command =
+        crate::dialects::emit_terminal_command(home, project, Some(project), "ls", accept);
     let run = Run(command.output().expect("run hooks"));
     serde_json::from_str(&run.stdout())
         .unwrap_or_else(|_| panic!("not JSON: {}\n{}", run.stdout(), run.stderr()))
