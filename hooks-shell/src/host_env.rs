@@ -55,6 +55,19 @@ struct Project {
     home: Vec<PathBuf>,
 }
 
+/// Whether `path` goes through a process's own folders (`/proc/self/cwd`,
+/// `/proc/<pid>/root`, `/proc/thread-self/fd/3`): where it leads depends on
+/// the process that opens it.
+fn through_a_process(path: &Path) -> bool {
+    let mut parts = path.components().skip(1).map(|part| part.as_os_str());
+    parts.next() == Some(OsStr::new("proc"))
+        && parts.nth(1).is_some_and(|own| {
+            ["cwd", "root", "fd", "map_files"]
+                .iter()
+                .any(|name| own == *name)
+        })
+}
+
 /// Folders of the system's own programs, libraries and settings: never a
 /// project's, even when the project folder holds them (`/`).
 const SYSTEM_FOLDERS: &[&str] = &[
@@ -81,7 +94,10 @@ impl Project {
         } else {
             Vec::new()
         };
-        kept_out.extend(SYSTEM_FOLDERS.iter().map(PathBuf::from).filter(holds));
+        // Only a folder above them (`/`): a project that is `/opt/app` or `/opt` owns it (R15-6).
+        let above =
+            |system: &PathBuf| holds(system) && *system != folder && real.as_ref() != Some(system);
+        kept_out.extend(SYSTEM_FOLDERS.iter().map(PathBuf::from).filter(above));
         Project {
             folder,
             real,
@@ -90,8 +106,14 @@ impl Project {
     }
 
     /// Whether `word` (relative: from the project folder) names a path of the project.
+    /// A path through a process's own folders (`/proc/self/cwd/x`) is read
+    /// where the hook runs, the project, not where `hooks` does (red team
+    /// round 15, R15-1).
     fn owns(&self, word: &Path) -> bool {
         let path = normalize(&self.folder.join(word));
+        if through_a_process(&path) {
+            return true;
+        }
         let real = std::fs::canonicalize(&path).ok();
         let candidates: Vec<&PathBuf> = std::iter::once(&path).chain(real.as_ref()).collect();
         let in_home = candidates

@@ -15,6 +15,28 @@ fn project(folder: &str, home: Option<&str>) -> Project {
 }
 
 #[test]
+fn a_path_through_a_process_is_the_projects_and_a_system_folder_project_owns_itself() {
+    let project = Project::new(Path::new("/work/repo"));
+    for word in [
+        "/proc/self/cwd/tools/env.sh",
+        "/proc/thread-self/cwd/x",
+        "//proc/self/cwd/x",
+        "/proc/1/root/work/repo/x",
+        "/proc/self/fd/3",
+    ] {
+        assert!(project.owns(Path::new(word)), "{word}");
+    }
+    assert!(!project.owns(Path::new("/proc/cpuinfo")));
+    for folder in ["/opt", "/opt/app", "/srv/app", "/usr/local/src/app"] {
+        let project = Project::new(Path::new(folder));
+        assert!(
+            project.owns(&Path::new(folder).join("tools/env.sh")),
+            "{folder}"
+        );
+    }
+}
+
+#[test]
 fn a_project_folder_that_holds_the_system_does_not_own_it() {
     let root = Project::new(Path::new("/"));
     for system in [

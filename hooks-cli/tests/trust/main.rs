@@ -49,6 +49,7 @@ mod round12_names;
 mod round13;
 mod round14;
 mod round14_native_matchers;
+mod round15;
 mod round5;
 mod round6_shapes;
 mod round7;

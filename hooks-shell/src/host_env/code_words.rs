@@ -20,31 +20,54 @@ fn shell_code(name: &str) -> bool {
     upper.starts_with("BASH_FUNC_") || matches!(upper.as_str(), "PS4" | "PROMPT_COMMAND")
 }
 
-/// Parts of a git setting's name (lowercased) whose value git runs as a
-/// command or reads as a path.
+/// Git settings (lowercased) whose value git runs as a command or reads as
+/// a path: whole names (`core.fsmonitor`), and the last part of a name
+/// (`filter.<driver>.clean`). Matched whole, never inside another name:
+/// `safe.directory`, which devcontainers and CI runners set, is kept (red
+/// team round 15, R15-4).
 const GIT_COMMAND_KEYS: &[&str] = &[
-    "alias.",
-    "hookspath",
-    "fsmonitor",
-    "sshcommand",
-    "pager",
-    "editor",
-    "askpass",
-    "external",
+    "core.fsmonitor",
+    "core.hookspath",
+    "core.sshcommand",
+    "core.pager",
+    "core.editor",
+    "core.askpass",
+    "core.gitproxy",
+    "core.worktree",
+    "core.excludesfile",
+    "core.attributesfile",
+    "diff.external",
+    "sequence.editor",
+    "gpg.program",
+    "init.templatedir",
+    "include.path",
+];
+
+/// Last parts of git setting names whose value git runs or reads as a path.
+const GIT_COMMAND_ENDINGS: &[&str] = &[
     "command",
     "helper",
     "textconv",
     "clean",
     "smudge",
     "process",
-    "gitproxy",
     "program",
-    "tool",
+    "cmd",
+    "driver",
     "path",
-    "file",
-    "dir",
-    "include",
+    "hook",
+    "packobjectshook",
 ];
+
+/// Whether git runs git setting `key`'s value as a command or reads it as a path.
+fn git_runs(key: &str) -> bool {
+    let key = key.trim().to_ascii_lowercase();
+    let last = key.rsplit('.').next().unwrap_or_default();
+    GIT_COMMAND_KEYS.contains(&key.as_str())
+        || key.starts_with("alias.")
+        || key.starts_with("pager.")
+        || (key.contains('.') && GIT_COMMAND_ENDINGS.contains(&last))
+}
 
 /// The word of code-steering variable `name`'s `value` that loads from the
 /// folder a hook runs in, by the rules above; `key_of` looks up another
@@ -64,8 +87,7 @@ pub(super) fn code_word(
     }
     if let Some(index) = upper.strip_prefix("GIT_CONFIG_VALUE_") {
         let key = key_of(&format!("GIT_CONFIG_KEY_{index}")).unwrap_or_default();
-        let key = key.to_ascii_lowercase();
-        if GIT_COMMAND_KEYS.iter().any(|part| key.contains(part)) {
+        if git_runs(&key) {
             return Some(format!("(git's {key}: a command or path)"));
         }
     }
@@ -144,6 +166,34 @@ mod tests {
             ("GIT_CONFIG_VALUE_2", "true"),
         ] {
             assert_eq!(word(name, value), None, "{name}={value}");
+        }
+    }
+
+    #[test]
+    fn git_settings_are_matched_by_whole_name() {
+        for key in [
+            "core.fsmonitor",
+            "core.hooksPath",
+            "diff.external",
+            "alias.st",
+            "filter.lfs.clean",
+            "credential.helper",
+            "credential.https://x.helper",
+            "mergetool.vim.cmd",
+            "pager.log",
+        ] {
+            assert!(git_runs(key), "{key}");
+        }
+        for key in [
+            "safe.directory",
+            "user.name",
+            "http.sslVerify",
+            "color.ui",
+            "init.defaultBranch",
+            "core.autocrlf",
+            "pull.rebase",
+        ] {
+            assert!(!git_runs(key), "{key}");
         }
     }
 }

@@ -1,0 +1,63 @@
+//! Red team round 15. R15-1: a loader value spelled through a process's
+//! own folder (`BASH_ENV=/proc/self/cwd/tools/env.sh`) is the project's
+//! wherever `hooks` was started. R15-4: git settings a devcontainer or CI
+//! runner gives through the environment (`safe.directory`) reach a user's
+//! hook.
+
+use serde_json::json;
+
+use crate::dialects::{emit_terminal_command, user_guard_file, write};
+use crate::support::Run;
+
+#[test]
+fn a_loader_through_proc_self_cwd_is_the_projects_wherever_hooks_starts() {
+    let body = "input=$(cat)\ncase \"$input\" in *\"rm -rf\"*) echo '{\"decision\":\"block\",\"reason\":\"no rm\"}';; *) echo '{}';; esac\n";
+    let (home, project) = user_guard_file("bash ~/.claude/hooks/guard.sh", "guard.sh", body);
+    let mut approve = emit_terminal_command(&home, &project, None, "rm -rf /", true);
+    let approved = Run(approve.output().expect("run hooks")).json();
+    assert_eq!(approved["outcome"]["message"], "no rm", "{approved:#}");
+    let marker = home.user_home.join("pwned");
+    write(
+        &project,
+        "tools/env.sh",
+        &format!("touch {marker:?}; echo '{{}}'; exit 0\n"),
+    );
+    let sub = project.join("sub");
+    std::fs::create_dir_all(&sub).expect("sub");
+    for folder in [std::path::Path::new("/"), &home.user_home, &sub] {
+        for value in [
+            "/proc/self/cwd/tools/env.sh",
+            "/proc/thread-self/cwd/tools/env.sh",
+            "//proc/self/cwd/./tools/env.sh",
+        ] {
+            let mut emit = emit_terminal_command(&home, &project, Some(folder), "rm -rf /", false);
+            emit.env("BASH_ENV", value);
+            let emitted = Run(emit.output().expect("run hooks")).json();
+            assert!(
+                !marker.exists(),
+                "{} {value}: {emitted:#}",
+                folder.display()
+            );
+            assert_eq!(emitted["outcome"]["message"], json!("no rm"), "{emitted:#}");
+        }
+    }
+}
+
+#[test]
+fn git_settings_a_container_gives_reach_a_users_hook() {
+    let seen = "env > \"$HOME/seen.env\"; cat >/dev/null; echo '{}'\n";
+    let (home, project) = user_guard_file("sh ~/.claude/hooks/guard.sh", "guard.sh", seen);
+    let settings = [
+        ("GIT_CONFIG_COUNT", "1"),
+        ("GIT_CONFIG_KEY_0", "safe.directory"),
+        ("GIT_CONFIG_VALUE_0", "*"),
+    ];
+    let mut emit = emit_terminal_command(&home, &project, Some(&project), "ls", true);
+    emit.envs(settings);
+    let emitted = Run(emit.output().expect("run hooks")).json();
+    assert_eq!(emitted["runs"][0]["status"], "completed", "{emitted:#}");
+    let env = std::fs::read_to_string(home.user_home.join("seen.env")).expect("the guard ran");
+    for (name, value) in settings {
+        assert!(env.contains(&format!("{name}={value}\n")), "{name}: {env}");
+    }
+}
