@@ -15,7 +15,7 @@ const FIELD: &str = "hooks.pre_tool_call[0].matcher";
 
 /// A home whose `config.yaml` has one `pre_tool_call` hook for `matcher`
 /// that blocks every call it runs on, fail-closed when `fail_closed`.
-fn guarded(matcher: &str, fail_closed: bool) -> (TempHome, std::path::PathBuf) {
+pub(crate) fn guarded(matcher: &str, fail_closed: bool) -> (TempHome, std::path::PathBuf) {
     let (home, project) = home_with("[]");
     write_guard(&home, matcher, fail_closed);
     (home, project)
@@ -38,7 +38,7 @@ fn write_guard(home: &TempHome, matcher: &str, fail_closed: bool) {
 
 /// `emit pre_tool_call --accept-hooks --json` of a `tool` call: its JSON
 /// and what it printed on stderr.
-fn emit(home: &TempHome, project: &std::path::Path, tool: &str) -> (Value, String) {
+pub(crate) fn emit(home: &TempHome, project: &std::path::Path, tool: &str) -> (Value, String) {
     let payload = json!({"tool_name": tool, "args": {"command": "rm -rf /", "path": "/etc/x"},
         "task_id": "t"});
     let file = home.write("payload.json", &payload.to_string());
@@ -55,7 +55,7 @@ fn emit(home: &TempHome, project: &std::path::Path, tool: &str) -> (Value, Strin
     (run.json(), run.stderr())
 }
 
-fn blocked_by_guard(emitted: &Value) -> bool {
+pub(crate) fn blocked_by_guard(emitted: &Value) -> bool {
     emitted["outcome"]["message"] == json!("native guard")
 }
 

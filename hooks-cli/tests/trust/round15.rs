@@ -2,11 +2,13 @@
 //! own folder (`BASH_ENV=/proc/self/cwd/tools/env.sh`) is the project's
 //! wherever `hooks` was started. R15-4: git settings a devcontainer or CI
 //! runner gives through the environment (`safe.directory`) reach a user's
-//! hook.
+//! hook. R15-2: a native guard on a plugin's tool whose name is near a
+//! Hermes tool's (`batch`, `memo`) keeps guarding its tool.
 
 use serde_json::json;
 
 use crate::dialects::{emit_terminal_command, user_guard_file, write};
+use crate::round14_native_matchers::{blocked_by_guard, emit, guarded};
 use crate::support::Run;
 
 #[test]
@@ -59,5 +61,15 @@ fn git_settings_a_container_gives_reach_a_users_hook() {
     let env = std::fs::read_to_string(home.user_home.join("seen.env")).expect("the guard ran");
     for (name, value) in settings {
         assert!(env.contains(&format!("{name}={value}\n")), "{name}: {env}");
+    }
+}
+
+#[test]
+fn a_native_guard_on_a_plugin_tool_near_a_hermes_name_keeps_its_tool() {
+    for tool in ["batch", "memo", "todos", "x_search2"] {
+        let (home, project) = guarded(tool, true);
+        let (emitted, stderr) = emit(&home, &project, tool);
+        assert!(blocked_by_guard(&emitted), "{tool}: {emitted:#}");
+        assert!(stderr.contains("as written"), "{tool}: {stderr}");
     }
 }

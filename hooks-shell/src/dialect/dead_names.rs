@@ -277,8 +277,9 @@ pub(super) fn revive_matcher(
             revived
                 .warnings
                 .push(message(side, "matcher", written, &unique));
-            let names = unique.into_iter().map(str::to_owned).collect();
-            revived.matcher = Some(DialectMatcher::Exact(names));
+            // The names as written are kept: a plugin's tool may be so named
+            // (`batch` is not `patch`: red team round 15, R15-2).
+            revived.matcher = Some(widen(matcher, &unique));
         }
         Err(()) => revived.warnings.push(unknown(side, "matcher", written)),
     }
@@ -369,7 +370,8 @@ fn message(side: Side, what: &str, named: &str, meant: &[&str]) -> String {
     let (meant, note, runner) = (meant.join("|"), side.arrive_note(), side.runner());
     format!(
         "its {what} '{named}' names no tool a call arrives with ({note}), so {runner} would \
-         never run it; it fails closed, so it guards '{meant}' as meant: write '{meant}' to say so"
+         never run it; it fails closed, so it guards '{meant}' as meant (and '{named}' as written, \
+         should a plugin's tool be so named): write '{meant}' to say so"
     )
 }
 

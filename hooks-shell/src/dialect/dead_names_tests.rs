@@ -44,7 +44,15 @@ fn names_no_call_arrives_with_guard_the_tool_meant() {
             "{pattern}: {why}"
         );
         let revived = revived.matcher.expect("a matcher");
-        assert_eq!(revived.describe().as_deref(), Some(meant), "{pattern}");
+        for name in meant.split('|') {
+            assert!(revived.matches(name), "{pattern} guards {name}");
+        }
+        // What was written is kept: a plugin's tool may be so named (R15-2).
+        if !pattern.contains(['^', '(', '.', ' ']) {
+            for name in pattern.split('|') {
+                assert!(revived.matches(name), "{pattern} keeps {name}");
+            }
+        }
     }
     for (rule, meant) in [
         ("bash(rm *)", "Bash(rm *)"),
@@ -216,10 +224,7 @@ fn another_agents_tool_is_never_the_live_tool_inside_its_name() {
         "a misspelt BashOutput is not Bash"
     );
     let revived = revive(&matcher("apply_patch"), None).expect("Codex's patch tool");
-    assert_eq!(
-        revived.matcher.expect("Edit").describe().as_deref(),
-        Some("Edit")
-    );
+    assert!(revived.matcher.expect("Edit").matches("Edit"));
 }
 
 #[test]
