@@ -54,8 +54,9 @@ const NO_OBJECTION: &[&str] = &["allow", "approve"];
 /// every key is one the format reads where it stands, holding what it
 /// reads (or another format's no objection).
 pub(crate) fn unreadable(format: Format, object: &Map<String, Value>) -> Option<String> {
-    let why =
-        keys_unread(format, Place::Top, object).or_else(|| arguments_unread(format, object))?;
+    let why = keys_unread(format, Place::Top, object)
+        .or_else(|| arguments_unread(format, object))
+        .or_else(|| reason_without_verdict(object))?;
     Some(format!("{why}; {}", what_to_write(format)))
 }
 
@@ -163,6 +164,47 @@ fn unknown_key(key: &str, place: Place) -> String {
         Place::Specific => "in \"hookSpecificOutput\"",
     };
     format!("its answer has a key {key:?} its hook format does not read ({place}{letters})")
+}
+
+/// Keys that give a verdict's reason, and those that give the verdict
+/// (`hookSpecificOutput`'s are read inside it).
+const REASONS: &[&str] = &[
+    "reason",
+    "message",
+    "stopReason",
+    "user_message",
+    "agent_message",
+];
+const VERDICTS: &[&str] = &["decision", "action", "continue", "permission"];
+
+/// An answer that gives a reason but no verdict (`{"reason": "blocked by
+/// policy"}`, `{"hookSpecificOutput": {}, "reason": "…"}`, a native
+/// `{"message": "rm -rf is blocked"}`): the verdict was lost on the way,
+/// and what it was cannot be told (red team round 15, R15-5).
+fn reason_without_verdict(object: &Map<String, Value>) -> Option<String> {
+    let given = |object: &Map<String, Value>, key: &str| {
+        object
+            .get(key)
+            .is_some_and(|value| value.as_str().is_some_and(|text| !text.trim().is_empty()))
+    };
+    let specific = object.get("hookSpecificOutput").and_then(Value::as_object);
+    let verdict = VERDICTS.iter().any(|key| object.get(*key).is_some())
+        || specific.is_some_and(|inner| inner.get("permissionDecision").is_some());
+    let reason = REASONS
+        .iter()
+        .find(|key| given(object, key))
+        .copied()
+        .or_else(|| {
+            specific
+                .filter(|inner| given(inner, "permissionDecisionReason"))
+                .map(|_| "permissionDecisionReason")
+        });
+    match reason {
+        Some(key) if !verdict => Some(format!(
+            "its \"{key}\" gives a reason but no verdict beside it"
+        )),
+        _ => None,
+    }
 }
 
 /// A rewrite the format does not apply (the call would run as it was):

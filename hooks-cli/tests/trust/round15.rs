@@ -3,11 +3,15 @@
 //! wherever `hooks` was started. R15-4: git settings a devcontainer or CI
 //! runner gives through the environment (`safe.directory`) reach a user's
 //! hook. R15-2: a native guard on a plugin's tool whose name is near a
-//! Hermes tool's (`batch`, `memo`) keeps guarding its tool.
+//! Hermes tool's (`batch`, `memo`) keeps guarding its tool. R15-5: a
+//! fail-closed answer with a reason but no verdict blocks.
 
 use serde_json::json;
 
-use crate::dialects::{emit_terminal_command, user_guard_file, write};
+use crate::dialects::{
+    answering, emit_terminal, emit_terminal_command, home_with, user_fail_closed_guard,
+    user_guard_file, write,
+};
 use crate::round14_native_matchers::{blocked_by_guard, emit, guarded};
 use crate::support::Run;
 
@@ -71,5 +75,23 @@ fn a_native_guard_on_a_plugin_tool_near_a_hermes_name_keeps_its_tool() {
         let (emitted, stderr) = emit(&home, &project, tool);
         assert!(blocked_by_guard(&emitted), "{tool}: {emitted:#}");
         assert!(stderr.contains("as written"), "{tool}: {stderr}");
+    }
+}
+
+#[test]
+fn a_fail_closed_answer_with_a_reason_but_no_verdict_blocks() {
+    for answer in [
+        json!({"reason": "blocked by policy"}),
+        json!({"hookSpecificOutput": {}, "reason": "blocked"}),
+    ] {
+        let (home, project) = home_with("[claude]");
+        user_fail_closed_guard(&home, "Bash", &answering(&answer), None);
+        let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+        assert_eq!(
+            emitted["outcome"]["action"], "block",
+            "{answer}: {emitted:#}"
+        );
+        let said = emitted["outcome"]["message"].as_str().unwrap_or_default();
+        assert!(said.contains("no verdict"), "{answer}: {said}");
     }
 }

@@ -265,3 +265,28 @@ fn a_verdict_left_null_is_unreadable_and_other_nulls_are_absent_keys() {
         assert_eq!(read(format, answer.clone()), None, "{format:?} {answer}");
     }
 }
+
+#[test]
+fn a_reason_without_a_verdict_is_unreadable() {
+    all_unreadable(
+        Format::Claude,
+        &[
+            json!({"reason": "blocked by policy"}),
+            json!({"hookSpecificOutput": {}, "reason": "blocked"}),
+            json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                "permissionDecisionReason": "rm -rf is blocked"}}),
+        ],
+    );
+    all_unreadable(Format::Native, &[json!({"message": "rm -rf is blocked"})]);
+    for (format, answer) in [
+        (Format::Claude, json!({"decision": "block", "reason": "no"})),
+        (
+            Format::Claude,
+            json!({"systemMessage": "note", "reason": ""}),
+        ),
+        (Format::Native, json!({"action": "block", "message": "no"})),
+        (Format::Native, json!({})),
+    ] {
+        assert_eq!(read(format, answer.clone()), None, "{format:?} {answer}");
+    }
+}
