@@ -4,12 +4,13 @@
 //! runner gives through the environment (`safe.directory`) reach a user's
 //! hook. R15-2: a native guard on a plugin's tool whose name is near a
 //! Hermes tool's (`batch`, `memo`) keeps guarding its tool. R15-5: a
-//! fail-closed answer with a reason but no verdict blocks.
+//! fail-closed answer with a reason but no verdict blocks. R15-7: a native
+//! guard whose pattern matches no tool (`(?!x)Bash`, `|`) is not silent.
 
 use serde_json::json;
 
 use crate::dialects::{
-    answering, emit_terminal, emit_terminal_command, home_with, user_fail_closed_guard,
+    answering, emit_terminal, emit_terminal_command, home_with, in_project, user_fail_closed_guard,
     user_guard_file, write,
 };
 use crate::round14_native_matchers::{blocked_by_guard, emit, guarded};
@@ -93,5 +94,19 @@ fn a_fail_closed_answer_with_a_reason_but_no_verdict_blocks() {
         );
         let said = emitted["outcome"]["message"].as_str().unwrap_or_default();
         assert!(said.contains("no verdict"), "{answer}: {said}");
+    }
+}
+
+#[test]
+fn a_native_guard_whose_pattern_matches_no_tool_is_not_silent() {
+    for matcher in ["(?!x)Bash", "|"] {
+        let (home, project) = guarded(matcher, true);
+        let doctor = in_project(&home, &project, &["doctor"]);
+        assert_ne!(doctor.code(), Some(0), "{matcher}: {}", doctor.stdout());
+        assert!(
+            doctor.stdout().contains("NEVER RUNS"),
+            "{matcher}: {}",
+            doctor.stdout()
+        );
     }
 }

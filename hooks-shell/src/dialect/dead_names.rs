@@ -375,7 +375,7 @@ fn message(side: Side, what: &str, named: &str, meant: &[&str]) -> String {
     )
 }
 
-fn unknown(side: Side, what: &str, named: &str) -> String {
+pub(super) fn unknown(side: Side, what: &str, named: &str) -> String {
     format!(
         "its {what} '{named}' names no tool Hermes has ({}); unless a plugin or MCP server \
          gives one so named, this fail-closed guard NEVER RUNS: fix the {what}",

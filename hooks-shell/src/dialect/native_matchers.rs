@@ -8,8 +8,8 @@
 //! told is warned about ("NEVER RUNS", a `doctor` problem) and blocks
 //! nothing. Fail-open hooks are left as Hermes runs them.
 
-use super::dead_names::revive_matcher;
-use super::live_names::Side;
+use super::dead_names::{revive_matcher, unknown};
+use super::live_names::{FAMILIES, Side};
 use super::matcher::DialectMatcher;
 use super::partly_dead::partly_dead;
 
@@ -26,15 +26,36 @@ pub(crate) struct NativeReading {
 
 /// Reads a native fail-closed guard's `pattern` (Hermes's regex, matched
 /// against the whole tool name); `None` when it runs as written: a call
-/// may arrive with every name it names, or it is a pattern only a
-/// backtracking engine reads (look-around), which is left as written.
+/// may arrive with every name it names. A pattern only a backtracking
+/// engine reads (look-around), or one naming nothing (`|`), runs as
+/// written, but is warned "NEVER RUNS" when it matches no tool Hermes has
+/// (red team round 15, R15-7: `(?!x)Bash`).
 pub(crate) fn read_native_matcher(pattern: &str) -> Option<NativeReading> {
     let pattern = pattern.trim();
-    let matcher = as_dialect(pattern)?;
-    let (read, warnings) = match revive_matcher(Side::Native, &matcher, pattern) {
+    as_dialect(pattern)
+        .and_then(|matcher| read_as_dialect(&matcher, pattern))
+        .or_else(|| matches_no_tool(pattern))
+}
+
+/// A pattern that matches no name a Hermes call arrives with (nor a
+/// family's), read as Hermes reads it: warned, run as written.
+fn matches_no_tool(pattern: &str) -> Option<NativeReading> {
+    let built = hermes_hooks_core::matcher::ToolMatcher::build(Some(pattern));
+    let arrives = Side::Native
+        .known_names()
+        .any(|name| built.matcher.matches(Some(name)));
+    let family = FAMILIES.iter().any(|family| pattern.contains(family));
+    (built.warning.is_none() && !arrives && !family).then(|| NativeReading {
+        pattern: None,
+        warnings: vec![unknown(Side::Native, "matcher", pattern)],
+    })
+}
+
+fn read_as_dialect(matcher: &DialectMatcher, pattern: &str) -> Option<NativeReading> {
+    let (read, warnings) = match revive_matcher(Side::Native, matcher, pattern) {
         Some(revived) => (revived.matcher, revived.warnings),
         None => {
-            let partly = partly_dead(Side::Native, &matcher, pattern)?;
+            let partly = partly_dead(Side::Native, matcher, pattern)?;
             (partly.matcher, partly.warnings)
         }
     };
@@ -149,6 +170,15 @@ mod tests {
         let read = read_native_matcher("read_file|frobnicate").expect("partly dead");
         assert_eq!(read.pattern, None);
         assert!(read.warnings.join("").contains("NEVER RUNS"));
+    }
+
+    #[test]
+    fn a_pattern_that_matches_no_tool_is_said_to_never_run() {
+        for pattern in ["(?!x)Bash", "|", "(?=a)terminal"] {
+            let read = read_native_matcher(pattern).expect(pattern);
+            assert_eq!(read.pattern, None, "{pattern}");
+            assert!(warnings(pattern).contains("NEVER RUNS"), "{pattern}");
+        }
     }
 
     #[test]
