@@ -265,8 +265,10 @@ impl Subject {
             return self.project.clone();
         }
         let project = self.project.clone().unwrap_or_else(|| self.cwd.clone());
-        // Started in `/` (a service's folder): no project (red team round 14, R14-2).
+        // Started in `/` or `~`: no project (red team R14-2, R16-4).
         project.parent()?;
+        let home = hermes_hooks_core::home::user_home().unwrap_or_default();
+        (!home.starts_with(&project)).then_some(())?;
         let runs_its_file = found
             .files
             .iter()

@@ -105,6 +105,26 @@ impl Project {
         }
     }
 
+    /// Whether relative `word`'s first part is in the project folder now: a
+    /// word naming nothing there loads nothing (`LESSOPEN="| lesspipe %s"`,
+    /// `GIT_AUTHOR_NAME=jane.doe`, `npm/10.2.4`, `NIX_PATH=nixpkgs=…`: red
+    /// team round 16, R16-8). `..` is taken as there.
+    fn has(&self, word: &str) -> bool {
+        let mut rest = word.trim_start_matches("./");
+        while let Some(more) = rest.strip_prefix("./") {
+            rest = more;
+        }
+        if rest.is_empty() || rest == "." || rest.starts_with("..") {
+            return true;
+        }
+        let first = rest.split('/').next().unwrap_or(rest);
+        // A dotted module (`tools.mod.W`) is found from its package's folder.
+        let package = first.split('.').next().unwrap_or(first);
+        [first, package].iter().any(|entry| {
+            !entry.is_empty() && std::fs::symlink_metadata(self.folder.join(entry)).is_ok()
+        })
+    }
+
     /// Whether `word` (relative: from the project folder) names a path of the project.
     /// A path through a process's own folders (`/proc/self/cwd/x`) is read
     /// where the hook runs, the project, not where `hooks` does (red team
@@ -161,8 +181,9 @@ fn loaders_in(
         .filter(|(name, _)| !PASSED.contains(&name.to_ascii_uppercase().as_str()))
         .filter_map(|(name, value)| {
             let path = if steers_code(name) {
-                loaded_word(name, value, project)
-                    .or_else(|| code_words::code_word(name, value, &key_of))?
+                loaded_word(name, value, project).or_else(|| {
+                    code_words::code_word(name, value, &key_of, &|word| project.has(word))
+                })?
             } else if users && !USERS_KEEP.contains(&name.as_str()) {
                 named_word(value, project)?
             } else {
@@ -245,7 +266,7 @@ fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
             return Some((*word).to_owned());
         }
         let number = word.chars().all(|c| c.is_ascii_digit() || c == '.');
-        if relative && !number && (after_loader || names_files) {
+        if relative && !number && (after_loader || names_files && project.has(word)) {
             return Some((*word).to_owned());
         }
     }

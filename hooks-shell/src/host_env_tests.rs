@@ -52,6 +52,21 @@ fn a_project_folder_that_holds_the_system_does_not_own_it() {
     assert!(root.owns(Path::new("/srv/app/.venv/bin")));
 }
 
+/// A project folder holding `entries` (folders when they end in `/`).
+fn repo_with(entries: &[&str]) -> (tempfile::TempDir, Project) {
+    let folder = tempfile::tempdir().expect("repo");
+    for entry in entries {
+        let path = folder.path().join(entry);
+        if entry.ends_with('/') {
+            std::fs::create_dir_all(&path).expect("folder");
+        } else {
+            std::fs::write(&path, "").expect("file");
+        }
+    }
+    let project = project(folder.path().to_str().expect("UTF-8"), None);
+    (folder, project)
+}
+
 #[test]
 fn loaders_naming_the_project_are_found_and_others_are_not() {
     let vars = [
@@ -65,9 +80,11 @@ fn loaders_naming_the_project_are_found_and_others_are_not() {
         ("PATH", "/work/repo/.venv/bin:/usr/bin"),
         ("PYTHONPATH", "/work/repo/src"),
         ("GREETING", "/work/repo/hello"),
-    ]
-    .map(|(name, value)| (name.into(), value.into()));
-    let found: Vec<String> = loaders_in(vars.into_iter(), &project("/work/repo", None), false)
+    ];
+    let (folder, repo) = repo_with(&["build/"]);
+    let at = folder.path().to_str().expect("UTF-8");
+    let vars = vars.map(|(name, value)| (name.into(), value.replace("/work/repo", at).into()));
+    let found: Vec<String> = loaders_in(vars.into_iter(), &repo, false)
         .into_iter()
         .map(|(name, _)| name)
         .collect();
@@ -85,7 +102,8 @@ fn loaders_naming_the_project_are_found_and_others_are_not() {
 
 #[test]
 fn relative_words_empty_entries_and_loader_modules_are_the_projects() {
-    let repo = project("/work/repo", None);
+    let (folder, repo) = repo_with(&["lib/", "openssl.cnf", "local/", "gitcfg", "hookenv"]);
+    let at = folder.path().to_str().expect("UTF-8");
     for (name, value) in [
         ("PERL5LIB", "lib"),
         ("OPENSSL_CONF", "openssl.cnf"),
@@ -105,7 +123,8 @@ fn relative_words_empty_entries_and_loader_modules_are_the_projects() {
         ("GIT_CONFIG_GLOBAL", "gitcfg"),
         ("BASH_ENV", "hookenv"),
     ] {
-        assert!(loaded_word(name, value, &repo).is_some(), "{name}={value}");
+        let value = value.replace("/work/repo", at);
+        assert!(loaded_word(name, &value, &repo).is_some(), "{name}={value}");
     }
     for (name, value) in [
         ("NODE_OPTIONS", "--max-old-space-size=4096"),
@@ -115,6 +134,14 @@ fn relative_words_empty_entries_and_loader_modules_are_the_projects() {
         ("PYTHONOPTIMIZE", "1"),
         ("NODE_ENV", "production"),
         ("CONDA_DEFAULT_ENV", "base"),
+        // Relative words naming nothing in the project (R16-8).
+        ("LESSOPEN", "| /usr/bin/lesspipe %s"),
+        (
+            "NIX_PATH",
+            "nixpkgs=/nix/var/nix/profiles/per-user/root/channels/nixpkgs",
+        ),
+        ("PIP_NO_CACHE_DIR", "off"),
+        ("CI_PROJECT_PATH", "group/project"),
     ] {
         assert_eq!(loaded_word(name, value, &repo), None, "{name}={value}");
     }

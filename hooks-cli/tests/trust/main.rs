@@ -50,6 +50,7 @@ mod round13;
 mod round14;
 mod round14_native_matchers;
 mod round15;
+mod round16;
 mod round5;
 mod round6_shapes;
 mod round7;

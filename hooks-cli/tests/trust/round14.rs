@@ -131,6 +131,17 @@ fn code_valued_host_variables_never_reach_a_users_hook() {
         guard.display()
     ));
     emit_from(&home, &project, &project, "ls", true);
+    // What the values name is in the project (a word naming nothing there
+    // loads nothing, and is passed: R16-8).
+    for file in [
+        "agent.jar",
+        "tools/x.sh",
+        "evilgit/config",
+        "certs/ca.pem",
+        "lib/x.pm",
+    ] {
+        crate::dialects::write(&project, file, "");
+    }
     let withheld = [
         ("PERL5OPT", "-Mlib=lib"),
         ("JAVA_TOOL_OPTIONS", "-javaagent:agent.jar"),

@@ -72,7 +72,7 @@ pub(crate) fn applies_to(
         _ => {}
     }
     if let Some(value) = match_value(event, their_name)
-        && !answers_to(&value).any(|name| matcher.matches(name))
+        && !answers_to(&value).iter().any(|name| matcher.matches(name))
     {
         return false;
     }

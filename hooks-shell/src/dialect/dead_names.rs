@@ -17,7 +17,7 @@
 //! looked up before any guess ([`super::other_agents`]): it is never read as
 //! a live tool it contains (round 12, R12-2).
 
-use super::events::{ALSO_NAMED, TOOL_NAMES};
+use super::events::TOOL_NAMES;
 use super::live_names::{FAMILIES, OTHER_AGENTS_SHELL, Side, live_names, spellings};
 use super::matcher::{Condition, DialectMatcher};
 use super::misspelt::misspelling_of;
@@ -64,14 +64,17 @@ pub(super) fn read_name(side: Side, name: &str) -> Reading {
             read => read,
         };
     }
-    match read_dead(name) {
+    match read_dead(side, name) {
         Reading::Meant(claude) => Reading::Meant(side.own_name(claude)),
         read => read,
     }
 }
 
 /// How `name`, a name no call arrives with, is read, in Claude's words.
-fn read_dead(name: &str) -> Reading {
+/// A live name inside it is read as meant for imported hooks only: a
+/// `config.yaml` guard's name is a Hermes or plugin tool's, and a plugin's
+/// `mixture_of_agents` is not `Agent` (red team round 16, R16-1).
+fn read_dead(side: Side, name: &str) -> Reading {
     if let Some((_, claude)) = TOOL_NAMES
         .iter()
         .find(|(h, _)| h.eq_ignore_ascii_case(name))
@@ -98,7 +101,7 @@ fn read_dead(name: &str) -> Reading {
     }
     // `BashTool`, `Bash_`: one name of three letters or more inside it,
     // not counting a live one inside another agent's (`TodoWriteX`).
-    if let Some(inside) = inside(name) {
+    if let Some(inside) = inside(name).filter(|_| side == Side::Imported) {
         return inside;
     }
     // `Bsh`, `Bahs`: a keystroke or two from one tool's name.
@@ -238,7 +241,6 @@ pub(super) fn revive(matcher: &DialectMatcher, condition: Option<&Condition>) ->
                 revived.matcher = partly.matcher;
                 revived.warnings.extend(partly.warnings);
             }
-            revived.warnings.extend(answered_as(matcher, &written));
             revived
         }
     };
@@ -347,23 +349,6 @@ fn never_together(matcher: &DialectMatcher, rule: &Condition, tool: &str) -> boo
     !candidates
         .into_iter()
         .any(|name| matcher.matches(name) && rule.covers(name))
-}
-
-/// A guard's matcher that names a tool only by a name its calls also
-/// answer to (`MultiEdit`, `Agent`): it runs on them, but they arrive under
-/// the first name, with that tool's input; said so the guard reads them
-/// (red team round 13, R13-7).
-fn answered_as(matcher: &DialectMatcher, pattern: &str) -> Option<String> {
-    let (main, also) = ALSO_NAMED
-        .iter()
-        .flat_map(|(main, also)| also.iter().map(move |also| (*main, *also)))
-        .find(|(main, also)| matcher.matches(also) && !matcher.matches(main))?;
-    let hermes = super::events::our_tool(main);
-    Some(format!(
-        "its matcher '{pattern}' names '{also}': Hermes's `{hermes}` calls it means arrive as \
-         '{main}' (tool_name \"{main}\", {main}'s tool_input); this fail-closed guard runs on \
-         them and must read that shape (write '{main}|{also}' to say so)"
-    ))
 }
 
 fn message(side: Side, what: &str, named: &str, meant: &[&str]) -> String {

@@ -214,9 +214,27 @@ pub(crate) fn also_named(claude: &str) -> &'static [&'static str] {
         .map_or(&[], |(_, also)| also)
 }
 
-/// Every name a call of Claude tool `claude` answers to: its own first.
-pub(crate) fn answers_to(claude: &str) -> impl Iterator<Item = &str> {
-    std::iter::once(claude).chain(also_named(claude).iter().copied())
+/// Every name a call of Claude tool `claude` answers to: its own first;
+/// a Hermes MCP tool (`mcp_github_create_issue`) also as Claude Code names
+/// MCP tools, at each place its server's name may end
+/// (`mcp__github__create_issue`, `mcp__github_create__issue`: red team
+/// round 16, R16-5: a `mcp__.*` guard never ran).
+pub(crate) fn answers_to(claude: &str) -> Vec<std::borrow::Cow<'_, str>> {
+    use std::borrow::Cow;
+    let mut names = vec![Cow::Borrowed(claude)];
+    names.extend(also_named(claude).iter().map(|name| Cow::Borrowed(*name)));
+    if let Some(rest) = claude
+        .strip_prefix("mcp_")
+        .filter(|rest| !rest.starts_with('_'))
+    {
+        for (at, _) in rest.match_indices('_') {
+            let (server, tool) = (&rest[..at], &rest[at + 1..]);
+            if !server.is_empty() && !tool.is_empty() {
+                names.push(Cow::Owned(format!("mcp__{server}__{tool}")));
+            }
+        }
+    }
+    names
 }
 
 /// The Claude name of a Hermes tool; any other name passes through.
@@ -290,6 +308,15 @@ fn rename(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_mcp_tool_answers_to_claude_codes_name_of_it() {
+        let names = answers_to("mcp_github_create_issue");
+        assert!(names.iter().any(|name| name == "mcp__github__create_issue"));
+        assert!(names.iter().any(|name| name == "mcp__github_create__issue"));
+        assert_eq!(answers_to("terminal"), ["terminal"]);
+        assert_eq!(answers_to("Edit"), ["Edit", "MultiEdit"]);
+    }
 
     #[test]
     fn tool_names_round_trip_and_others_pass_through() {

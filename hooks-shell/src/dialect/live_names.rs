@@ -81,13 +81,29 @@ impl Side {
 
 /// Claude names calls arrive with besides [`TOOL_NAMES`]': `Glob` and
 /// `Grep` (`search_files`), and the names calls also answer to
-/// (`MultiEdit`, `Agent`: `events::ALSO_NAMED`).
-const MORE_LIVE_NAMES: &[&str] = &["Agent", "MultiEdit", "Glob", "Grep"];
+/// (`MultiEdit`, `Agent`: `events::ALSO_NAMED`). `NotebookEdit` and `LS`
+/// are Claude Code tools Hermes has none of: no call arrives as them, but
+/// they are common beside live names (`Edit|MultiEdit|Write|NotebookEdit`)
+/// and are never warned about (red team round 16, R16-6).
+const MORE_LIVE_NAMES: &[&str] = &["Agent", "MultiEdit", "Glob", "Grep", "NotebookEdit", "LS"];
 
 /// Hermes 0.20.1's tools that reach a hook under their own names (the
 /// renamed ones are in [`TOOL_NAMES`]).
 pub const HERMES_TOOLS: &[&str] = &[
     "process",
+    "send_message",
+    // Tools of other Hermes releases (red team round 16, R16-1, R16-2).
+    "mixture_of_agents",
+    "rl_list_environments",
+    "rl_select_environment",
+    "rl_get_current_config",
+    "rl_edit_config",
+    "rl_start_training",
+    "rl_check_status",
+    "rl_stop_training",
+    "rl_get_results",
+    "rl_list_runs",
+    "rl_test_inference",
     "search_files",
     "execute_code",
     "browser_back",

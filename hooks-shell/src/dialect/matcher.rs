@@ -188,7 +188,9 @@ const COVERED: &[(&str, &[&str])] = &[
 
 /// Whether a rule of tool `wanted` applies to a call of `tool`.
 fn rule_covers(wanted: &str, tool: &str) -> bool {
-    super::events::answers_to(tool).any(|name| name == wanted)
+    super::events::answers_to(tool)
+        .iter()
+        .any(|name| name == wanted)
         || COVERED
             .iter()
             .any(|(rule, tools)| *rule == wanted && tools.contains(&tool))

@@ -55,9 +55,6 @@ const FOREIGN_TOOLS: &[ForeignTool] = &[
     foreign("KillShell", CLAUDE, PROCESS),
     foreign("TaskOutput", CLAUDE, PROCESS),
     foreign("NotebookRead", CLAUDE, Some(("read_file", "Read"))),
-    // Hermes edits a notebook as any file, and lists folders by search or shell (R13-7).
-    foreign("NotebookEdit", CLAUDE, Some(("patch", "Edit"))),
-    foreign("LS", CLAUDE, Some(("search_files", "Glob"))),
     foreign("AskUserQuestion", CLAUDE, Some(("clarify", "clarify"))),
     foreign("ExitPlanMode", CLAUDE, None),
     foreign("EnterPlanMode", CLAUDE, None),

@@ -71,11 +71,13 @@ fn git_runs(key: &str) -> bool {
 
 /// The word of code-steering variable `name`'s `value` that loads from the
 /// folder a hook runs in, by the rules above; `key_of` looks up another
-/// inherited variable (a git setting's `GIT_CONFIG_KEY_<n>`).
+/// inherited variable (a git setting's `GIT_CONFIG_KEY_<n>`), `present`
+/// whether a relative word names something in that folder now.
 pub(super) fn code_word(
     name: &str,
     value: &str,
     key_of: &dyn Fn(&str) -> Option<String>,
+    present: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
     let upper = name.to_ascii_uppercase();
     if value.trim().is_empty() || upper.starts_with("GIT_CONFIG_KEY_") {
@@ -93,7 +95,7 @@ pub(super) fn code_word(
     }
     crate::dialect::code_env::path_words(value)
         .map(trim_code)
-        .find(|word| relative_path_like(word))
+        .find(|word| relative_path_like(word) && present(word))
         .map(str::to_owned)
 }
 
@@ -126,7 +128,15 @@ mod tests {
 
     fn word(name: &str, value: &str) -> Option<String> {
         let keys = |key: &str| (key == "GIT_CONFIG_KEY_0").then(|| "core.fsmonitor".to_owned());
-        code_word(name, value, &keys)
+        code_word(name, value, &keys, &|_| true)
+    }
+
+    #[test]
+    fn a_word_naming_nothing_in_the_folder_is_kept() {
+        let none = |_: &str| None;
+        for (name, value) in [("GIT_HTTP_USER_AGENT", "git/2.43.0"), ("LD", "ld.lld")] {
+            assert_eq!(code_word(name, value, &none, &|_| false), None, "{name}");
+        }
     }
 
     #[test]

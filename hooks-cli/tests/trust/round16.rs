@@ -1,0 +1,105 @@
+//! Red team round 16 (false blocks of rounds 14 and 15's fixes): a Claude
+//! `mcp__…` guard runs on Hermes's MCP tools (R16-5); a native guard's
+//! approval holds when `hooks` starts in `~` (R16-4); a plugin's
+//! `mixture_of_agents` is not `delegate_task` (R16-1); relative words naming
+//! nothing in the project reach a user's hook (R16-8).
+
+use serde_json::json;
+
+use crate::dialects::{
+    answering, emit_terminal_command, home_with, in_project, user_fail_closed_guard,
+    user_guard_file,
+};
+use crate::round14_native_matchers::{blocked_by_guard, emit, guarded};
+use crate::support::Run;
+
+#[test]
+fn a_claude_mcp_guard_runs_on_hermes_mcp_tools() {
+    for matcher in ["mcp__.*", "mcp__github__.*", "mcp__github__create_issue"] {
+        let (home, project) = home_with("[claude]");
+        let answer = json!({"decision": "block", "reason": "mcp guard"});
+        user_fail_closed_guard(&home, matcher, &answering(&answer), None);
+        let payload = json!({"tool_name": "mcp_github_create_issue",
+            "args": {"title": "x"}, "task_id": "t"});
+        let emitted = crate::dialects::emit_json(
+            &home,
+            &project,
+            &["--accept-hooks"],
+            "pre_tool_call",
+            &payload,
+        );
+        assert_eq!(
+            emitted["outcome"]["message"], "mcp guard",
+            "{matcher}: {emitted:#}"
+        );
+    }
+}
+
+#[test]
+fn a_native_approval_holds_when_hooks_starts_in_the_home() {
+    let home = crate::support::TempHome::new();
+    let project = home.user_home.join("project");
+    std::fs::create_dir_all(&project).expect("project");
+    let guard = home.write(
+        "guard.sh",
+        "input=$(cat)\ncase \"$input\" in *\"rm -rf\"*) echo '{\"action\":\"block\",\"message\":\"no rm\"}';; *) echo '{}';; esac\n",
+    );
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: \"sh {}\"\n      matcher: terminal\n      fail_closed: true\n",
+        guard.display()
+    ));
+    let mut approve = emit_terminal_command(&home, &project, Some(&project), "ls", true);
+    Run(approve.output().expect("run hooks")).json();
+    for folder in [
+        home.user_home.as_path(),
+        std::path::Path::new("/"),
+        &project,
+    ] {
+        let mut emit = emit_terminal_command(&home, &project, Some(folder), "ls", false);
+        let emitted = Run(emit.output().expect("run hooks")).json();
+        assert_eq!(
+            emitted["outcome"],
+            serde_json::Value::Null,
+            "{}: {emitted:#}",
+            folder.display()
+        );
+    }
+}
+
+#[test]
+fn a_native_guard_on_a_plugin_tool_with_a_live_name_inside_keeps_to_its_tool() {
+    let (home, project) = guarded("mixture_of_agents", true);
+    let (delegate, _) = emit(&home, &project, "delegate_task");
+    assert_eq!(delegate["outcome"], serde_json::Value::Null, "{delegate:#}");
+    let (own, _) = emit(&home, &project, "mixture_of_agents");
+    assert!(blocked_by_guard(&own), "{own:#}");
+    let doctor = in_project(&home, &project, &["doctor"]);
+    assert_eq!(doctor.code(), Some(0), "{}", doctor.stdout());
+}
+
+#[test]
+fn relative_words_naming_nothing_in_the_project_reach_a_users_hook() {
+    let seen = "env > \"$HOME/seen.env\"; cat >/dev/null; echo '{}'\n";
+    let (home, project) = user_guard_file("sh ~/.claude/hooks/guard.sh", "guard.sh", seen);
+    let ordinary = [
+        ("GIT_AUTHOR_NAME", "jane.doe"),
+        ("GIT_HTTP_USER_AGENT", "git/2.43.0"),
+        ("LESSOPEN", "| /usr/bin/lesspipe %s"),
+        (
+            "NIX_PATH",
+            "nixpkgs=/nix/var/nix/profiles/per-user/root/channels/nixpkgs",
+        ),
+        ("PIP_NO_CACHE_DIR", "off"),
+        (
+            "JDK_JAVA_OPTIONS",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+        ),
+    ];
+    let mut emit = emit_terminal_command(&home, &project, Some(&project), "ls", true);
+    emit.envs(ordinary);
+    Run(emit.output().expect("run hooks")).json();
+    let env = std::fs::read_to_string(home.user_home.join("seen.env")).expect("the guard ran");
+    for (name, value) in ordinary {
+        assert!(env.contains(&format!("{name}={value}\n")), "{name}: {env}");
+    }
+}
