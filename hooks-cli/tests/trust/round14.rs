@@ -26,8 +26,9 @@ fn emit_from(home: &TempHome, project: &Path, folder: &Path, command: &str, acce
     Run(emit.output().expect("run hooks")).json()
 }
 
-#[test]
-fn a_native_guard_run_from_the_root_folder_keeps_the_system_path() {
+/// A home whose `config.yaml` runs a fail-closed `terminal` guard that
+/// blocks `rm -rf` ("no rm") and allows the rest, and its project.
+pub(crate) fn native_rm_guard() -> (TempHome, std::path::PathBuf) {
     let home = TempHome::new();
     let project = home.user_home.join("project");
     std::fs::create_dir_all(&project).expect("project");
@@ -39,6 +40,25 @@ fn a_native_guard_run_from_the_root_folder_keeps_the_system_path() {
         "hooks:\n  pre_tool_call:\n    - command: \"sh {}\"\n      matcher: terminal\n      fail_closed: true\n",
         guard.display()
     ));
+    (home, project)
+}
+
+/// A user's Claude guard answering `answer` to `rm -rf /` blocks, saying `words`.
+pub(crate) fn claude_answer_blocks(answer: &Value, words: &str) {
+    let (home, project) = home_with("[claude]");
+    user_fail_closed_guard(&home, "Bash", &answering(answer), None);
+    let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(
+        emitted["outcome"]["action"], "block",
+        "{answer}: {emitted:#}"
+    );
+    let said = emitted["outcome"]["message"].as_str().unwrap_or_default();
+    assert!(said.contains(words), "{answer}: {said}");
+}
+
+#[test]
+fn a_native_guard_run_from_the_root_folder_keeps_the_system_path() {
+    let (home, project) = native_rm_guard();
     let approved = emit_from(&home, &project, &project, "ls", true);
     assert_eq!(approved["outcome"], Value::Null, "{approved:#}");
     for folder in [Path::new("/"), &project] {
@@ -84,15 +104,7 @@ fn a_fail_closed_guard_whose_verdict_is_null_blocks() {
             "permissionDecision": null, "permissionDecisionReason": "rm -rf is blocked"}}),
         json!({"hookSpecificOutput": null, "reason": "blocked"}),
     ] {
-        let (home, project) = home_with("[claude]");
-        user_fail_closed_guard(&home, "Bash", &answering(&answer), None);
-        let emitted = emit_terminal(&home, &project, "rm -rf /", true);
-        assert_eq!(
-            emitted["outcome"]["action"], "block",
-            "{answer}: {emitted:#}"
-        );
-        let said = emitted["outcome"]["message"].as_str().unwrap_or_default();
-        assert!(said.contains("is null"), "{answer}: {said}");
+        claude_answer_blocks(&answer, "is null");
     }
     // Native: `{"action": null, ...}`.
     let home = TempHome::new();

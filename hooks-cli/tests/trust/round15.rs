@@ -9,10 +9,7 @@
 
 use serde_json::json;
 
-use crate::dialects::{
-    answering, emit_terminal, emit_terminal_command, home_with, in_project, user_fail_closed_guard,
-    user_guard_file, write,
-};
+use crate::dialects::{emit_terminal_command, in_project, user_guard_file, write};
 use crate::round14_native_matchers::{blocked_by_guard, emit, guarded};
 use crate::support::Run;
 
@@ -85,15 +82,7 @@ fn a_fail_closed_answer_with_a_reason_but_no_verdict_blocks() {
         json!({"reason": "blocked by policy"}),
         json!({"hookSpecificOutput": {}, "reason": "blocked"}),
     ] {
-        let (home, project) = home_with("[claude]");
-        user_fail_closed_guard(&home, "Bash", &answering(&answer), None);
-        let emitted = emit_terminal(&home, &project, "rm -rf /", true);
-        assert_eq!(
-            emitted["outcome"]["action"], "block",
-            "{answer}: {emitted:#}"
-        );
-        let said = emitted["outcome"]["message"].as_str().unwrap_or_default();
-        assert!(said.contains("no verdict"), "{answer}: {said}");
+        crate::round14::claude_answer_blocks(&answer, "no verdict");
     }
 }
 

@@ -37,17 +37,7 @@ fn a_claude_mcp_guard_runs_on_hermes_mcp_tools() {
 
 #[test]
 fn a_native_approval_holds_when_hooks_starts_in_the_home() {
-    let home = crate::support::TempHome::new();
-    let project = home.user_home.join("project");
-    std::fs::create_dir_all(&project).expect("project");
-    let guard = home.write(
-        "guard.sh",
-        "input=$(cat)\ncase \"$input\" in *\"rm -rf\"*) echo '{\"action\":\"block\",\"message\":\"no rm\"}';; *) echo '{}';; esac\n",
-    );
-    home.config(&format!(
-        "hooks:\n  pre_tool_call:\n    - command: \"sh {}\"\n      matcher: terminal\n      fail_closed: true\n",
-        guard.display()
-    ));
+    let (home, project) = crate::round14::native_rm_guard();
     let mut approve = emit_terminal_command(&home, &project, Some(&project), "ls", true);
     Run(approve.output().expect("run hooks")).json();
     for folder in [
