@@ -60,9 +60,16 @@ struct Project {
 /// the process that opens it.
 fn through_a_process(path: &Path) -> bool {
     let mut parts = path.components().skip(1).map(|part| part.as_os_str());
-    parts.next() == Some(OsStr::new("proc"))
-        && parts.nth(1).is_some_and(|own| {
-            ["cwd", "root", "fd", "map_files"]
+    let first = parts.next();
+    if first == Some(OsStr::new("dev")) {
+        // `/dev/fd`, `/dev/stdin`…: links into `/proc/self`.
+        return parts
+            .next()
+            .is_some_and(|own| own == "fd" || own.to_string_lossy().starts_with("std"));
+    }
+    first == Some(OsStr::new("proc"))
+        && parts.any(|own| {
+            ["cwd", "root", "fd", "map_files", ".."]
                 .iter()
                 .any(|name| own == *name)
         })
@@ -109,7 +116,18 @@ impl Project {
     /// word naming nothing there loads nothing (`LESSOPEN="| lesspipe %s"`,
     /// `GIT_AUTHOR_NAME=jane.doe`, `npm/10.2.4`, `NIX_PATH=nixpkgs=…`: red
     /// team round 16, R16-8). `..` is taken as there.
+    ///
+    /// A word a shell may expand or unquote (`$PWD/x`, `` `pwd`/x ``, `~+/x`,
+    /// `t""ools`, `tool\s`) is taken as there, and a word is looked up in
+    /// the folder the hook runs in too (a native hook started in `P/sub`):
+    /// red team round 17, R17-1, R17-2.
     fn has(&self, word: &str) -> bool {
+        if word.contains(['$', '`', '\\', '"', '\''])
+            || word.starts_with("~+")
+            || word.starts_with("~-")
+        {
+            return true;
+        }
         let mut rest = word.trim_start_matches("./");
         while let Some(more) = rest.strip_prefix("./") {
             rest = more;
@@ -120,8 +138,12 @@ impl Project {
         let first = rest.split('/').next().unwrap_or(rest);
         // A dotted module (`tools.mod.W`) is found from its package's folder.
         let package = first.split('.').next().unwrap_or(first);
-        [first, package].iter().any(|entry| {
-            !entry.is_empty() && std::fs::symlink_metadata(self.folder.join(entry)).is_ok()
+        let here = std::env::current_dir().ok();
+        let folders = std::iter::once(&self.folder).chain(here.as_ref());
+        folders.into_iter().any(|folder| {
+            [first, package].iter().any(|entry| {
+                !entry.is_empty() && std::fs::symlink_metadata(folder.join(entry)).is_ok()
+            })
         })
     }
 
@@ -131,7 +153,8 @@ impl Project {
     /// round 15, R15-1).
     fn owns(&self, word: &Path) -> bool {
         let path = normalize(&self.folder.join(word));
-        if through_a_process(&path) {
+        // As written too: `/dev/fd/../cwd` is `/proc/self/cwd` to the kernel (R17-3).
+        if through_a_process(&path) || through_a_process(word) {
             return true;
         }
         let real = std::fs::canonicalize(&path).ok();
@@ -246,7 +269,9 @@ fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
         .split(|c: char| c.is_whitespace() || c == '=' || c == ':')
         .collect();
     for (at, word) in words.iter().enumerate() {
-        let relative = !word.is_empty() && !word.starts_with(['/', '-', '~']);
+        // `~+` is the folder the hook runs in (R17-1); `~` and `~user` are homes.
+        let home = word.starts_with('~') && !word.starts_with("~+") && !word.starts_with("~-");
+        let relative = !word.is_empty() && !word.starts_with(['/', '-']) && !home;
         let after_loader = at > 0 && LOADER_OPTIONS.contains(&words[at - 1]);
         if word.starts_with('/') && (names_files || after_loader) && project.owns(Path::new(word)) {
             return Some((*word).to_owned());

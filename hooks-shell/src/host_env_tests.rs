@@ -23,6 +23,8 @@ fn a_path_through_a_process_is_the_projects_and_a_system_folder_project_owns_its
         "//proc/self/cwd/x",
         "/proc/1/root/work/repo/x",
         "/proc/self/fd/3",
+        "/proc/thread-self/../../cwd/tools/env.sh",
+        "/dev/fd/../cwd/tools/env.sh",
     ] {
         assert!(project.owns(Path::new(word)), "{word}");
     }
@@ -34,6 +36,21 @@ fn a_path_through_a_process_is_the_projects_and_a_system_folder_project_owns_its
             "{folder}"
         );
     }
+}
+
+#[test]
+fn a_word_a_shell_expands_or_unquotes_is_the_projects() {
+    let (_folder, repo) = repo_with(&[]);
+    for word in [
+        "$PWD/tools/env.sh",
+        "`pwd`/x",
+        "~+/x",
+        "t\"\"ools/x",
+        "tool\\s/x",
+    ] {
+        assert!(repo.has(word), "{word}");
+    }
+    assert!(!repo.has("git/2.43.0"));
 }
 
 #[test]

@@ -5,7 +5,7 @@ use hermes_hooks_core::{Event, HookEvent};
 use serde_json::{Map, Value};
 
 use super::calls::{TheirCall, rule_inputs, their_call, their_tool_of};
-use super::events::{ToolFilter, ToolOutcome, answers_to, their_tool};
+use super::events::{ToolFilter, ToolOutcome, answers_to, rule_names, their_tool};
 use super::matcher::{Condition, DialectMatcher};
 use super::{EventMapping, ImportedHook};
 
@@ -72,7 +72,13 @@ pub(crate) fn applies_to(
         _ => {}
     }
     if let Some(value) = match_value(event, their_name)
-        && !answers_to(&value).iter().any(|name| matcher.matches(name))
+        && !answers_to(&value).iter().any(|name| {
+            // A guard's `mcp__github` guards every tool of it, as its `if` would (R17-6).
+            let server_wide = |listed: &[String]| listed.iter().any(|w| rule_names(w, name));
+            matcher.matches(name)
+                || guarding
+                    && matches!(matcher, DialectMatcher::Exact(listed) if server_wide(listed))
+        })
     {
         return false;
     }

@@ -223,18 +223,46 @@ pub(crate) fn answers_to(claude: &str) -> Vec<std::borrow::Cow<'_, str>> {
     use std::borrow::Cow;
     let mut names = vec![Cow::Borrowed(claude)];
     names.extend(also_named(claude).iter().map(|name| Cow::Borrowed(*name)));
-    if let Some(rest) = claude
-        .strip_prefix("mcp_")
-        .filter(|rest| !rest.starts_with('_'))
+    // Where the server's name may end: Hermes's own `mcp__<server>__<tool>`
+    // at its `__`, the older `mcp_<server>_<tool>` at each `_`.
+    let splits: Vec<(&str, &str)> = match claude.strip_prefix("mcp__") {
+        Some(rest) => rest.split_once("__").into_iter().collect(),
+        None => claude.strip_prefix("mcp_").map_or_else(Vec::new, |rest| {
+            let at = rest.match_indices('_').map(|(at, _)| at);
+            at.map(|at| (&rest[..at], &rest[at + 1..])).collect()
+        }),
+    };
+    // Hermes spells a `-` of the server's or tool's name `_` (R17-5).
+    let dashed = |part: &str| part.replace('_', "-");
+    for (server, tool) in splits
+        .into_iter()
+        .filter(|(s, t)| !s.is_empty() && !t.is_empty())
     {
-        for (at, _) in rest.match_indices('_') {
-            let (server, tool) = (&rest[..at], &rest[at + 1..]);
-            if !server.is_empty() && !tool.is_empty() {
-                names.push(Cow::Owned(format!("mcp__{server}__{tool}")));
+        for (server, tool) in [
+            (server.to_owned(), tool.to_owned()),
+            (dashed(server), tool.to_owned()),
+            (server.to_owned(), dashed(tool)),
+            (dashed(server), dashed(tool)),
+        ] {
+            let name = format!("mcp__{server}__{tool}");
+            if !names.iter().any(|known| *known == name) {
+                names.push(Cow::Owned(name));
             }
         }
     }
     names
+}
+
+/// Whether a permission rule's tool `wanted` names a call answering to
+/// `name`: the same name, or `mcp__<server>` for every tool of that server
+/// (red team round 17, R17-4).
+pub(crate) fn rule_names(wanted: &str, name: &str) -> bool {
+    let server = wanted.starts_with("mcp__") && !wanted[5..].contains("__");
+    name == wanted
+        || server
+            && name
+                .strip_prefix(wanted)
+                .is_some_and(|tool| tool.starts_with("__"))
 }
 
 /// The Claude name of a Hermes tool; any other name passes through.
@@ -314,6 +342,12 @@ mod tests {
         let names = answers_to("mcp_github_create_issue");
         assert!(names.iter().any(|name| name == "mcp__github__create_issue"));
         assert!(names.iter().any(|name| name == "mcp__github_create__issue"));
+        let names = answers_to("mcp__my_server__create_issue");
+        assert!(
+            names
+                .iter()
+                .any(|name| name == "mcp__my-server__create-issue")
+        );
         assert_eq!(answers_to("terminal"), ["terminal"]);
         assert_eq!(answers_to("Edit"), ["Edit", "MultiEdit"]);
     }

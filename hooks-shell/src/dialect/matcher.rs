@@ -190,7 +190,7 @@ const COVERED: &[(&str, &[&str])] = &[
 fn rule_covers(wanted: &str, tool: &str) -> bool {
     super::events::answers_to(tool)
         .iter()
-        .any(|name| name == wanted)
+        .any(|name| super::events::rule_names(wanted, name))
         || COVERED
             .iter()
             .any(|(rule, tools)| *rule == wanted && tools.contains(&tool))

@@ -93,10 +93,20 @@ pub(super) fn code_word(
             return Some(format!("(git's {key}: a command or path)"));
         }
     }
-    crate::dialect::code_env::path_words(value)
-        .map(trim_code)
-        .find(|word| relative_path_like(word) && present(word))
-        .map(str::to_owned)
+    // As written, and as a shell reads it unquoted (`t""ools/x.sh`,
+    // `tool\s/x.sh`: red team round 17, R17-1).
+    let unquoted: String = value
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+        .collect();
+    [value, unquoted.as_str()].into_iter().find_map(|value| {
+        crate::dialect::code_env::path_words(value)
+            .find(|word| {
+                let trimmed = trim_code(word);
+                relative_path_like(trimmed) && (present(word) || present(trimmed))
+            })
+            .map(|word| trim_code(word).to_owned())
+    })
 }
 
 /// `word` without the shell punctuation around it (`$(sh`, `x.sh)`, `x;`).
@@ -109,8 +119,10 @@ fn trim_code(word: &str) -> &str {
 /// (`agent.jar`, `tools.mod.W`; not `3.11.7`, `ruby-3.2.2`). Options, `~`
 /// paths, addresses and URLs are not.
 pub(super) fn relative_path_like(word: &str) -> bool {
+    let home = word.starts_with('~') && !word.starts_with("~+") && !word.starts_with("~-");
     if word.is_empty()
-        || word.starts_with(['/', '-', '~'])
+        || home
+        || word.starts_with(['/', '-'])
         || word.contains('@')
         || word.contains("://")
     {
