@@ -122,7 +122,8 @@ impl Project {
     /// the folder the hook runs in too (a native hook started in `P/sub`):
     /// red team round 17, R17-1, R17-2.
     fn has(&self, word: &str) -> bool {
-        if word.contains(['$', '`', '\\', '"', '\''])
+        // Globs and braces too: `sh -c` expands `t*ols/x.sh` (R18-3).
+        if word.contains(['$', '`', '\\', '"', '\'', '*', '?', '[', '{', '}'])
             || word.starts_with("~+")
             || word.starts_with("~-")
         {
@@ -152,9 +153,23 @@ impl Project {
     /// where the hook runs, the project, not where `hooks` does (red team
     /// round 15, R15-1).
     fn owns(&self, word: &Path) -> bool {
-        let path = normalize(&self.folder.join(word));
+        let joined = self.folder.join(word);
+        let path = normalize(&joined);
         // As written too: `/dev/fd/../cwd` is `/proc/self/cwd` to the kernel (R17-3).
         if through_a_process(&path) || through_a_process(word) {
+            return true;
+        }
+        // A `..` in a path that starts in the project may follow a link of
+        // it anywhere, back into it included (`<p>/l/../../tools`: R18-1).
+        let starts_here = joined.starts_with(&self.folder)
+            || self
+                .real
+                .as_ref()
+                .is_some_and(|real| joined.starts_with(real));
+        let climbs = joined
+            .components()
+            .any(|part| part == std::path::Component::ParentDir);
+        if starts_here && climbs {
             return true;
         }
         let real = std::fs::canonicalize(&path).ok();
@@ -199,10 +214,14 @@ fn loaders_in(
             .find(|(name, _)| name == key)
             .map(|(_, value)| value.clone())
     };
+    let home = hermes_hooks_core::home::user_home();
     let mut found: Vec<(String, String)> = vars
         .iter()
         .filter(|(name, _)| !PASSED.contains(&name.to_ascii_uppercase().as_str()))
         .filter_map(|(name, value)| {
+            // A shell reads `~/x` as the home's (R18-2): read it so too.
+            let expanded = home.as_ref().map(|home| with_home(value, home));
+            let value = expanded.as_deref().unwrap_or(value);
             let path = if steers_code(name) {
                 loaded_word(name, value, project).or_else(|| {
                     code_words::code_word(name, value, &key_of, &|word| project.has(word))
@@ -223,6 +242,26 @@ fn loaders_in(
         found.push((code_words::GIT_CONFIG_COUNT.to_owned(), why));
     }
     found
+}
+
+/// `value` with each word's leading `~/` (or a lone `~`) spelled as `home`.
+fn with_home(value: &str, home: &Path) -> String {
+    let home = home.to_string_lossy();
+    let mut out = String::with_capacity(value.len());
+    let mut at_word_start = true;
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        let ends = chars
+            .peek()
+            .is_none_or(|next| matches!(next, '/' | ':' | ' ' | '='));
+        if c == '~' && at_word_start && ends {
+            out.push_str(&home);
+        } else {
+            out.push(c);
+        }
+        at_word_start = c.is_whitespace() || matches!(c, ':' | '=' | '"' | '\'');
+    }
+    out
 }
 
 /// Names a user's hook keeps whatever they name (the shell's own).
@@ -265,8 +304,10 @@ fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
     if names_files && entries.len() > 1 && entries.iter().any(|entry| entry.is_empty()) {
         return Some("(an empty entry: the working folder)".to_owned());
     }
+    // Empty words left out: `--require  x` is `--require x` (R18-4).
     let words: Vec<&str> = value
         .split(|c: char| c.is_whitespace() || c == '=' || c == ':')
+        .filter(|word| !word.is_empty())
         .collect();
     for (at, word) in words.iter().enumerate() {
         // `~+` is the folder the hook runs in (R17-1); `~` and `~user` are homes.

@@ -54,6 +54,21 @@ fn a_word_a_shell_expands_or_unquotes_is_the_projects() {
 }
 
 #[test]
+fn globs_a_climb_from_the_project_and_the_home_spelled_tilde_are_read_as_a_shell_reads_them() {
+    let (folder, repo) = repo_with(&["a/b/"]);
+    for word in ["t*ols/x.sh", "t?ols/x", "[t]ools/x", "{tools,x}/env.sh"] {
+        assert!(repo.has(word), "{word}");
+    }
+    let climb = folder.path().join("a/b/../../tools/env.sh");
+    assert!(repo.owns(&climb));
+    assert_eq!(with_home("~/p/x.sh", Path::new("/h")), "/h/p/x.sh");
+    assert_eq!(with_home("sh ~/p/x.sh", Path::new("/h")), "sh /h/p/x.sh");
+    assert_eq!(with_home("a~/b ~user/x", Path::new("/h")), "a~/b ~user/x");
+    let (_folder, repo) = repo_with(&["node_modules/"]);
+    assert!(loaded_word("NODE_OPTIONS", "--require  evilpkg", &repo).is_some());
+}
+
+#[test]
 fn a_project_folder_that_holds_the_system_does_not_own_it() {
     let root = Project::new(Path::new("/"));
     for system in [

@@ -52,6 +52,7 @@ mod round14_native_matchers;
 mod round15;
 mod round16;
 mod round17;
+mod round18;
 mod round5;
 mod round6_shapes;
 mod round7;

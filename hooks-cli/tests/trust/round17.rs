@@ -14,10 +14,10 @@ use crate::dialects::{
 };
 use crate::support::{Run, TempHome};
 
-const RM_GUARD: &str = "input=$(cat)\ncase \"$input\" in *\"rm -rf\"*) echo '{\"decision\":\"block\",\"reason\":\"no rm\"}';; *) echo '{}';; esac\n";
+pub(crate) const RM_GUARD: &str = "input=$(cat)\ncase \"$input\" in *\"rm -rf\"*) echo '{\"decision\":\"block\",\"reason\":\"no rm\"}';; *) echo '{}';; esac\n";
 
 /// `rm -rf /` from `folder` with `BASH_ENV=value`: the outcome's message.
-fn rm_with_bash_env(
+pub(crate) fn rm_with_bash_env(
     home: &TempHome,
     project: &std::path::Path,
     folder: &std::path::Path,

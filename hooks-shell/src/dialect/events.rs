@@ -227,8 +227,9 @@ pub(crate) fn answers_to(claude: &str) -> Vec<std::borrow::Cow<'_, str>> {
     // at its `__`, the older `mcp_<server>_<tool>` at each `_`.
     let splits: Vec<(&str, &str)> = match claude.strip_prefix("mcp__") {
         Some(rest) => rest.split_once("__").into_iter().collect(),
+        // At most the first 16 places: a name is no reason to do unbounded work.
         None => claude.strip_prefix("mcp_").map_or_else(Vec::new, |rest| {
-            let at = rest.match_indices('_').map(|(at, _)| at);
+            let at = rest.match_indices('_').map(|(at, _)| at).take(16);
             at.map(|at| (&rest[..at], &rest[at + 1..])).collect()
         }),
     };
@@ -245,7 +246,8 @@ pub(crate) fn answers_to(claude: &str) -> Vec<std::borrow::Cow<'_, str>> {
             (dashed(server), dashed(tool)),
         ] {
             let name = format!("mcp__{server}__{tool}");
-            if !names.iter().any(|known| *known == name) {
+            // Only a split's own spellings can repeat (no `_` to dash).
+            if !names.iter().rev().take(4).any(|known| *known == name) {
                 names.push(Cow::Owned(name));
             }
         }
