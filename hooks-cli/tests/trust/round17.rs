@@ -28,8 +28,10 @@ pub(crate) fn rm_with_bash_env(
     Run(emit.output().expect("run hooks")).json()
 }
 
-#[test]
-fn loader_values_a_shell_expands_or_a_process_path_reaches_are_the_projects() {
+/// A user's approved `bash` guard that blocks `rm -rf` ("no rm"), and the
+/// project's `tools/env.sh` that makes the returned marker when it runs.
+pub(crate) fn approved_bash_guard_and_env_file()
+-> (TempHome, std::path::PathBuf, std::path::PathBuf) {
     let (home, project) = user_guard_file("bash ~/.claude/hooks/guard.sh", "guard.sh", RM_GUARD);
     let mut approve = emit_terminal_command(&home, &project, None, "rm -rf /", true);
     Run(approve.output().expect("run hooks")).json();
@@ -39,6 +41,12 @@ fn loader_values_a_shell_expands_or_a_process_path_reaches_are_the_projects() {
         "tools/env.sh",
         &format!("touch {marker:?}; echo '{{}}'; exit 0\n"),
     );
+    (home, project, marker)
+}
+
+#[test]
+fn loader_values_a_shell_expands_or_a_process_path_reaches_are_the_projects() {
+    let (home, project, marker) = approved_bash_guard_and_env_file();
     for value in [
         "$PWD/tools/env.sh",
         "${PWD}/tools/env.sh",

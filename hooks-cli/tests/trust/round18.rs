@@ -4,20 +4,12 @@
 //! the project's; `--require  pkg` with two blanks is read as one (R18-4).
 
 use crate::dialects::{emit_terminal_command, user_guard_file, write};
-use crate::round17::{RM_GUARD, rm_with_bash_env};
+use crate::round17::{approved_bash_guard_and_env_file, rm_with_bash_env};
 use crate::support::Run;
 
 #[test]
 fn loader_values_that_reach_the_project_another_way_are_withheld() {
-    let (home, project) = user_guard_file("bash ~/.claude/hooks/guard.sh", "guard.sh", RM_GUARD);
-    let mut approve = emit_terminal_command(&home, &project, None, "rm -rf /", true);
-    Run(approve.output().expect("run hooks")).json();
-    let marker = home.user_home.join("pwned");
-    write(
-        &project,
-        "tools/env.sh",
-        &format!("touch {marker:?}; echo '{{}}'; exit 0\n"),
-    );
+    let (home, project, marker) = approved_bash_guard_and_env_file();
     std::fs::create_dir_all(project.join("a/b")).expect("a/b");
     std::os::unix::fs::symlink(project.join("a/b"), project.join("l")).expect("link");
     let climb = format!("{}/l/../../tools/env.sh", project.display());
