@@ -2,8 +2,12 @@
 //! out of a project link (`<p>/l/../../tools/env.sh`: R18-1), names the
 //! project through `~` (R18-2), or is a glob a shell expands (R18-3) is
 //! the project's; `--require  pkg` with two blanks is read as one (R18-4).
+//! R18-5: an MCP matcher mixing `-` and `_` runs on Hermes's name.
 
-use crate::dialects::{emit_terminal_command, user_guard_file, write};
+use crate::dialects::{
+    answering, emit_json, emit_terminal_command, home_with, user_fail_closed_guard,
+    user_guard_file, write,
+};
 use crate::round17::{approved_bash_guard_and_env_file, rm_with_bash_env};
 use crate::support::Run;
 
@@ -33,5 +37,31 @@ fn loader_values_that_reach_the_project_another_way_are_withheld() {
     let env = std::fs::read_to_string(home.user_home.join("seen.env")).expect("the guard ran");
     for name in ["GIT_SSH_COMMAND", "NODE_OPTIONS"] {
         assert!(!env.contains(&format!("{name}=")), "{name}: {env}");
+    }
+}
+
+#[test]
+fn an_mcp_matcher_mixing_dashes_and_underscores_runs_on_hermes_name() {
+    let answer = serde_json::json!({"decision": "block", "reason": "mcp guard"});
+    for matcher in ["mcp__my_org-server__.*", "mcp__github__get_file-contents"] {
+        let (home, project) = home_with("[claude]");
+        user_fail_closed_guard(&home, matcher, &answering(&answer), None);
+        let tool = if matcher.contains("github") {
+            "mcp__github__get_file_contents"
+        } else {
+            "mcp__my_org_server__list"
+        };
+        let payload = serde_json::json!({"tool_name": tool, "args": {}, "task_id": "t"});
+        let emitted = emit_json(
+            &home,
+            &project,
+            &["--accept-hooks"],
+            "pre_tool_call",
+            &payload,
+        );
+        assert_eq!(
+            emitted["outcome"]["message"], "mcp guard",
+            "{matcher}: {emitted:#}"
+        );
     }
 }

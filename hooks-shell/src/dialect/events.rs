@@ -233,26 +233,45 @@ pub(crate) fn answers_to(claude: &str) -> Vec<std::borrow::Cow<'_, str>> {
             at.map(|at| (&rest[..at], &rest[at + 1..])).collect()
         }),
     };
-    // Hermes spells a `-` of the server's or tool's name `_` (R17-5).
-    let dashed = |part: &str| part.replace('_', "-");
+    // Hermes spells a `-` of the server's or tool's name `_` (R17-5, R18-5).
+    let every = claude.starts_with("mcp__");
     for (server, tool) in splits
         .into_iter()
         .filter(|(s, t)| !s.is_empty() && !t.is_empty())
     {
-        for (server, tool) in [
-            (server.to_owned(), tool.to_owned()),
-            (dashed(server), tool.to_owned()),
-            (server.to_owned(), dashed(tool)),
-            (dashed(server), dashed(tool)),
-        ] {
-            let name = format!("mcp__{server}__{tool}");
-            // Only a split's own spellings can repeat (no `_` to dash).
-            if !names.iter().rev().take(4).any(|known| *known == name) {
-                names.push(Cow::Owned(name));
+        for server in dash_spellings(server, every) {
+            for tool in dash_spellings(tool, every) {
+                let name = format!("mcp__{server}__{tool}");
+                if name != claude {
+                    names.push(Cow::Owned(name));
+                }
             }
         }
     }
     names
+}
+
+/// The spellings of an MCP server's or tool's name `part` whose `-` Hermes
+/// may have written `_`: each choice at up to 4 of its `_` when `every`
+/// (`my_org_server`: 4 spellings), else all `_` or all `-`. Each is distinct.
+fn dash_spellings(part: &str, every: bool) -> Vec<String> {
+    let at: Vec<usize> = part.match_indices('_').map(|(at, _)| at).collect();
+    if !every || at.len() > 4 {
+        let dashed = (!at.is_empty()).then(|| part.replace('_', "-"));
+        return std::iter::once(part.to_owned()).chain(dashed).collect();
+    }
+    (0..1u32 << at.len())
+        .map(|mask| {
+            let dash = |i: usize| {
+                at.iter()
+                    .position(|a| *a == i)
+                    .is_some_and(|bit| mask & (1 << bit) != 0)
+            };
+            part.char_indices()
+                .map(|(i, c)| if dash(i) { '-' } else { c })
+                .collect()
+        })
+        .collect()
 }
 
 /// Whether a permission rule's tool `wanted` names a call answering to
@@ -344,6 +363,13 @@ mod tests {
         let names = answers_to("mcp_github_create_issue");
         assert!(names.iter().any(|name| name == "mcp__github__create_issue"));
         assert!(names.iter().any(|name| name == "mcp__github_create__issue"));
+        let names = answers_to("mcp__my_org_server__get_file_contents");
+        for mixed in [
+            "mcp__my_org-server__get_file-contents",
+            "mcp__my-org_server__get_file_contents",
+        ] {
+            assert!(names.iter().any(|name| name == mixed), "{mixed}");
+        }
         let names = answers_to("mcp__my_server__create_issue");
         assert!(
             names
