@@ -20,6 +20,9 @@
 //! keeps the home the user's: paths in the home are never the project's.
 
 mod code_words;
+mod spelling;
+
+use spelling::{physical, with_home};
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -173,7 +176,11 @@ impl Project {
             return true;
         }
         let real = std::fs::canonicalize(&path).ok();
-        let candidates: Vec<&PathBuf> = std::iter::once(&path).chain(real.as_ref()).collect();
+        let climbed = climbs.then(|| physical(&joined)).flatten();
+        let candidates: Vec<&PathBuf> = std::iter::once(&path)
+            .chain(real.as_ref())
+            .chain(climbed.as_ref())
+            .collect();
         let in_home = candidates
             .iter()
             .any(|p| self.home.iter().any(|home| p.starts_with(home)));
@@ -222,15 +229,20 @@ fn loaders_in(
             // A shell reads `~/x` as the home's (R18-2): read it so too.
             let expanded = home.as_ref().map(|home| with_home(value, home));
             let value = expanded.as_deref().unwrap_or(value);
-            let path = if steers_code(name) {
-                loaded_word(name, value, project).or_else(|| {
-                    code_words::code_word(name, value, &key_of, &|word| project.has(word))
-                })?
-            } else if users && !USERS_KEEP.contains(&name.as_str()) {
-                named_word(value, project)?
-            } else {
-                return None;
+            let read = |value: &str| {
+                if steers_code(name) {
+                    loaded_word(name, value, project).or_else(|| {
+                        code_words::code_word(name, value, &key_of, &|word| project.has(word))
+                    })
+                } else if users && !USERS_KEEP.contains(&name.as_str()) {
+                    named_word(value, project)
+                } else {
+                    None
+                }
             };
+            // Also with a shell's operators as blanks: `true&&<p>/x.sh` (R19-2).
+            let spaced = value.replace([';', '&', '|', '(', ')', '<', '>'], " ");
+            let path = read(value).or_else(|| read(&spaced))?;
             Some((name.clone(), path))
         })
         .collect();
@@ -242,26 +254,6 @@ fn loaders_in(
         found.push((code_words::GIT_CONFIG_COUNT.to_owned(), why));
     }
     found
-}
-
-/// `value` with each word's leading `~/` (or a lone `~`) spelled as `home`.
-fn with_home(value: &str, home: &Path) -> String {
-    let home = home.to_string_lossy();
-    let mut out = String::with_capacity(value.len());
-    let mut at_word_start = true;
-    let mut chars = value.chars().peekable();
-    while let Some(c) = chars.next() {
-        let ends = chars
-            .peek()
-            .is_none_or(|next| matches!(next, '/' | ':' | ' ' | '='));
-        if c == '~' && at_word_start && ends {
-            out.push_str(&home);
-        } else {
-            out.push(c);
-        }
-        at_word_start = c.is_whitespace() || matches!(c, ':' | '=' | '"' | '\'');
-    }
-    out
 }
 
 /// Names a user's hook keeps whatever they name (the shell's own).
@@ -310,9 +302,8 @@ fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
         .filter(|word| !word.is_empty())
         .collect();
     for (at, word) in words.iter().enumerate() {
-        // `~+` is the folder the hook runs in (R17-1); `~` and `~user` are homes.
-        let home = word.starts_with('~') && !word.starts_with("~+") && !word.starts_with("~-");
-        let relative = !word.is_empty() && !word.starts_with(['/', '-']) && !home;
+        // `~` and `~user` were read as homes (`with_home`): a `~` left is literal.
+        let relative = !word.is_empty() && !word.starts_with(['/', '-']);
         let after_loader = at > 0 && LOADER_OPTIONS.contains(&words[at - 1]);
         if word.starts_with('/') && (names_files || after_loader) && project.owns(Path::new(word)) {
             return Some((*word).to_owned());

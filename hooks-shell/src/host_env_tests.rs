@@ -63,7 +63,19 @@ fn globs_a_climb_from_the_project_and_the_home_spelled_tilde_are_read_as_a_shell
     assert!(repo.owns(&climb));
     assert_eq!(with_home("~/p/x.sh", Path::new("/h")), "/h/p/x.sh");
     assert_eq!(with_home("sh ~/p/x.sh", Path::new("/h")), "sh /h/p/x.sh");
-    assert_eq!(with_home("a~/b ~user/x", Path::new("/h")), "a~/b ~user/x");
+    assert_eq!(
+        with_home("a~/b ~no-such-user/x", Path::new("/h")),
+        "a~/b ~no-such-user/x"
+    );
+    assert_eq!(with_home("~root/x", Path::new("/h")), "/root/x");
+    assert_eq!(
+        with_home("true;~/x|(~/y)", Path::new("/h")),
+        "true;/h/x|(/h/y)"
+    );
+    // A link outside the project into it, then `..` (R19-3).
+    let outside = tempfile::tempdir().expect("outside");
+    std::os::unix::fs::symlink(folder.path().join("a"), outside.path().join("in")).expect("link");
+    assert!(repo.owns(&outside.path().join("in/../tools/env.sh")));
     let (_folder, repo) = repo_with(&["node_modules/"]);
     assert!(loaded_word("NODE_OPTIONS", "--require  evilpkg", &repo).is_some());
 }
