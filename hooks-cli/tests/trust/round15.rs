@@ -49,18 +49,13 @@ fn a_loader_through_proc_self_cwd_is_the_projects_wherever_hooks_starts() {
 
 #[test]
 fn git_settings_a_container_gives_reach_a_users_hook() {
-    let seen = "env > \"$HOME/seen.env\"; cat >/dev/null; echo '{}'\n";
-    let (home, project) = user_guard_file("sh ~/.claude/hooks/guard.sh", "guard.sh", seen);
     let settings = [
         ("GIT_CONFIG_COUNT", "1"),
         ("GIT_CONFIG_KEY_0", "safe.directory"),
         ("GIT_CONFIG_VALUE_0", "*"),
     ];
-    let mut emit = emit_terminal_command(&home, &project, Some(&project), "ls", true);
-    emit.envs(settings);
-    let emitted = Run(emit.output().expect("run hooks")).json();
+    let (env, emitted) = crate::round17::env_a_users_guard_gets(&[], &settings);
     assert_eq!(emitted["runs"][0]["status"], "completed", "{emitted:#}");
-    let env = std::fs::read_to_string(home.user_home.join("seen.env")).expect("the guard ran");
     for (name, value) in settings {
         assert!(env.contains(&format!("{name}={value}\n")), "{name}: {env}");
     }

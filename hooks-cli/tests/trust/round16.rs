@@ -4,34 +4,14 @@
 //! `mixture_of_agents` is not `delegate_task` (R16-1); relative words naming
 //! nothing in the project reach a user's hook (R16-8).
 
-use serde_json::json;
-
-use crate::dialects::{
-    answering, emit_terminal_command, home_with, in_project, user_fail_closed_guard,
-    user_guard_file,
-};
+use crate::dialects::{emit_terminal_command, in_project};
 use crate::round14_native_matchers::{blocked_by_guard, emit, guarded};
 use crate::support::Run;
 
 #[test]
 fn a_claude_mcp_guard_runs_on_hermes_mcp_tools() {
     for matcher in ["mcp__.*", "mcp__github__.*", "mcp__github__create_issue"] {
-        let (home, project) = home_with("[claude]");
-        let answer = json!({"decision": "block", "reason": "mcp guard"});
-        user_fail_closed_guard(&home, matcher, &answering(&answer), None);
-        let payload = json!({"tool_name": "mcp_github_create_issue",
-            "args": {"title": "x"}, "task_id": "t"});
-        let emitted = crate::dialects::emit_json(
-            &home,
-            &project,
-            &["--accept-hooks"],
-            "pre_tool_call",
-            &payload,
-        );
-        assert_eq!(
-            emitted["outcome"]["message"], "mcp guard",
-            "{matcher}: {emitted:#}"
-        );
+        crate::round17::mcp_guard_runs(matcher, None, "mcp_github_create_issue");
     }
 }
 
@@ -69,8 +49,6 @@ fn a_native_guard_on_a_plugin_tool_with_a_live_name_inside_keeps_to_its_tool() {
 
 #[test]
 fn relative_words_naming_nothing_in_the_project_reach_a_users_hook() {
-    let seen = "env > \"$HOME/seen.env\"; cat >/dev/null; echo '{}'\n";
-    let (home, project) = user_guard_file("sh ~/.claude/hooks/guard.sh", "guard.sh", seen);
     let ordinary = [
         ("GIT_AUTHOR_NAME", "jane.doe"),
         ("GIT_HTTP_USER_AGENT", "git/2.43.0"),
@@ -85,10 +63,7 @@ fn relative_words_naming_nothing_in_the_project_reach_a_users_hook() {
             "--add-opens=java.base/java.lang=ALL-UNNAMED",
         ),
     ];
-    let mut emit = emit_terminal_command(&home, &project, Some(&project), "ls", true);
-    emit.envs(ordinary);
-    Run(emit.output().expect("run hooks")).json();
-    let env = std::fs::read_to_string(home.user_home.join("seen.env")).expect("the guard ran");
+    let (env, _) = crate::round17::env_a_users_guard_gets(&[], &ordinary);
     for (name, value) in ordinary {
         assert!(env.contains(&format!("{name}={value}\n")), "{name}: {env}");
     }

@@ -28,6 +28,60 @@ pub(crate) fn rm_with_bash_env(
     Run(emit.output().expect("run hooks")).json()
 }
 
+/// `rm -rf /` from `project` with each `BASH_ENV` value: the guard still
+/// blocks it and the project's file never ran (its `marker` is not made).
+pub(crate) fn bash_env_values_withheld(
+    home: &TempHome,
+    project: &std::path::Path,
+    marker: &std::path::Path,
+    values: &[&str],
+) {
+    for value in values {
+        let emitted = rm_with_bash_env(home, project, project, value);
+        assert!(!marker.exists(), "{value}: {emitted:#}");
+        assert_eq!(
+            emitted["outcome"]["message"], "no rm",
+            "{value}: {emitted:#}"
+        );
+    }
+}
+
+/// The environment a user's approved `~/.claude` guard gets, run in a
+/// project holding the (empty) `files`, with `env` set for `hooks`; and what
+/// `emit` printed.
+pub(crate) fn env_a_users_guard_gets(files: &[&str], env: &[(&str, &str)]) -> (String, Value) {
+    let seen = "env > \"$HOME/seen.env\"; cat >/dev/null; echo '{}'\n";
+    let (home, project) = user_guard_file("sh ~/.claude/hooks/guard.sh", "guard.sh", seen);
+    for file in files {
+        write(&project, file, "");
+    }
+    let mut emit = emit_terminal_command(&home, &project, Some(&project), "ls", true);
+    emit.envs(env.iter().copied());
+    let emitted = Run(emit.output().expect("run hooks")).json();
+    let got = std::fs::read_to_string(home.user_home.join("seen.env")).expect("the guard ran");
+    (got, emitted)
+}
+
+/// A user's fail-closed Claude guard for `matcher` (and `if` `rule`) runs on
+/// a call of the MCP tool `tool`.
+pub(crate) fn mcp_guard_runs(matcher: &str, rule: Option<&str>, tool: &str) {
+    let answer = json!({"decision": "block", "reason": "mcp guard"});
+    let (home, project) = home_with("[claude]");
+    user_fail_closed_guard(&home, matcher, &answering(&answer), rule);
+    let payload = json!({"tool_name": tool, "args": {"title": "x"}, "task_id": "t"});
+    let emitted = emit_json(
+        &home,
+        &project,
+        &["--accept-hooks"],
+        "pre_tool_call",
+        &payload,
+    );
+    assert_eq!(
+        emitted["outcome"]["message"], "mcp guard",
+        "{matcher} {rule:?} {tool}: {emitted:#}"
+    );
+}
+
 /// A user's approved `bash` guard that blocks `rm -rf` ("no rm"), and the
 /// project's `tools/env.sh` that makes the returned marker when it runs.
 pub(crate) fn approved_bash_guard_and_env_file()
@@ -100,7 +154,6 @@ fn a_relative_loader_is_looked_up_where_a_native_hook_runs() {
 
 #[test]
 fn claude_mcp_names_reach_hermes_mcp_calls() {
-    let answer = json!({"decision": "block", "reason": "mcp guard"});
     for (matcher, rule, tool) in [
         ("", Some("mcp__github"), "mcp_github_create_issue"),
         ("", Some("mcp__github"), "mcp__github__create_issue"),
@@ -112,19 +165,6 @@ fn claude_mcp_names_reach_hermes_mcp_calls() {
         ),
         ("mcp__github", None, "mcp_github_create_issue"),
     ] {
-        let (home, project) = home_with("[claude]");
-        user_fail_closed_guard(&home, matcher, &answering(&answer), rule);
-        let payload = json!({"tool_name": tool, "args": {"title": "x"}, "task_id": "t"});
-        let emitted = emit_json(
-            &home,
-            &project,
-            &["--accept-hooks"],
-            "pre_tool_call",
-            &payload,
-        );
-        assert_eq!(
-            emitted["outcome"]["message"], "mcp guard",
-            "{matcher} {rule:?} {tool}: {emitted:#}"
-        );
+        mcp_guard_runs(matcher, rule, tool);
     }
 }

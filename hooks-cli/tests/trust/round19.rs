@@ -3,9 +3,9 @@
 //! shell operator (`true&&~/project/…`: R19-2), or through a link outside
 //! the project that leads into it, then `..` (R19-3), is the project's.
 
-use crate::dialects::{emit_terminal_command, user_guard_file, write};
-use crate::round17::{approved_bash_guard_and_env_file, rm_with_bash_env};
-use crate::support::Run;
+use crate::round17::{
+    approved_bash_guard_and_env_file, bash_env_values_withheld, env_a_users_guard_gets,
+};
 
 #[test]
 fn loader_values_through_homes_links_and_operators_are_withheld() {
@@ -16,21 +16,9 @@ fn loader_values_through_homes_links_and_operators_are_withheld() {
     std::os::unix::fs::symlink(project.join("a"), outside.join("in")).expect("link");
     let via_link = format!("{}/in/../tools/env.sh", outside.display());
     let via_root = format!("~root/..{}/tools/env.sh", project.display());
-    for value in [via_link.as_str(), via_root.as_str()] {
-        let emitted = rm_with_bash_env(&home, &project, &project, value);
-        assert!(!marker.exists(), "{value}: {emitted:#}");
-        assert_eq!(
-            emitted["outcome"]["message"], "no rm",
-            "{value}: {emitted:#}"
-        );
-    }
+    bash_env_values_withheld(&home, &project, &marker, &[&via_link, &via_root]);
     // After a shell operator, in a value a shell runs: withheld.
-    let seen = "env > \"$HOME/seen.env\"; cat >/dev/null; echo '{}'\n";
-    let (home, project) = user_guard_file("sh ~/.claude/hooks/guard.sh", "guard.sh", seen);
-    write(&project, "tools/ssh.sh", "");
-    let mut emit = emit_terminal_command(&home, &project, Some(&project), "ls", true);
-    emit.env("EDITOR", "true&&~/project/tools/ssh.sh");
-    Run(emit.output().expect("run hooks")).json();
-    let env = std::fs::read_to_string(home.user_home.join("seen.env")).expect("the guard ran");
+    let editor = [("EDITOR", "true&&~/project/tools/ssh.sh")];
+    let (env, _) = env_a_users_guard_gets(&["tools/ssh.sh"], &editor);
     assert!(!env.contains("EDITOR="), "{env}");
 }
