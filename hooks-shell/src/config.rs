@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use hermes_hooks_core::pyvalue::{python_int, repr, type_name};
 use hermes_hooks_process::sandbox::Sandbox;
 
-use crate::dialect::read_native_matcher;
+use crate::dialect::{declared_plugin_tools, read_native_matcher};
 
 mod lost_guards;
 
@@ -138,6 +138,7 @@ fn read_section(config: &Config) -> ShellConfig {
     };
     let (sandbox, warnings) = crate::sandboxing::SandboxDefaults::from_config(config);
     parsed.warnings.extend(warnings);
+    let plugin_tools = std::cell::OnceCell::new();
     for (name, entries) in section {
         if RESERVED_KEYS.contains(&name.as_str()) {
             continue;
@@ -163,6 +164,7 @@ fn read_section(config: &Config) -> ShellConfig {
             let mut entry = EntryParser {
                 config,
                 sandbox: &sandbox,
+                plugin_tools: &plugin_tools,
                 event,
                 index,
                 warnings: &mut parsed.warnings,
@@ -219,6 +221,8 @@ fn known_event(
 struct EntryParser<'a> {
     config: &'a Config,
     sandbox: &'a crate::sandboxing::SandboxDefaults,
+    /// The tools the home's plugins declare, read when a guard needs them.
+    plugin_tools: &'a std::cell::OnceCell<Vec<String>>,
     event: HookEvent,
     index: usize,
     warnings: &'a mut Vec<ConfigWarning>,
@@ -346,7 +350,13 @@ impl EntryParser<'_> {
     /// said (red team round 14, R14-3). About the matcher only: a guard read
     /// another way is not lost (`lost_guards`, R13-6).
     fn dead_names(&mut self, matcher: ToolMatcher) -> ToolMatcher {
-        let Some(read) = matcher.pattern().and_then(read_native_matcher) else {
+        let plugin_tools = self
+            .plugin_tools
+            .get_or_init(|| declared_plugin_tools(self.config.home()));
+        let Some(read) = matcher
+            .pattern()
+            .and_then(|pattern| read_native_matcher(pattern, plugin_tools))
+        else {
             return matcher;
         };
         let prefix = self.prefix();

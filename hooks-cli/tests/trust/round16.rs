@@ -2,7 +2,8 @@
 //! `mcp__…` guard runs on Hermes's MCP tools (R16-5); a native guard's
 //! approval holds when `hooks` starts in `~` (R16-4); a plugin's
 //! `mixture_of_agents` is not `delegate_task` (R16-1); relative words naming
-//! nothing in the project reach a user's hook (R16-8).
+//! nothing in the project reach a user's hook (R16-8); a native guard on a
+//! tool a plugin declares is not warned (R16-3).
 
 use crate::dialects::{emit_terminal_command, in_project};
 use crate::round14_native_matchers::{blocked_by_guard, emit, guarded};
@@ -45,6 +46,39 @@ fn a_native_guard_on_a_plugin_tool_with_a_live_name_inside_keeps_to_its_tool() {
     assert!(blocked_by_guard(&own), "{own:#}");
     let doctor = in_project(&home, &project, &["doctor"]);
     assert_eq!(doctor.code(), Some(0), "{}", doctor.stdout());
+}
+
+#[test]
+fn a_native_guard_on_a_tool_a_plugin_declares_is_not_said_to_never_run() {
+    for matcher in [
+        "jira_create_ticket",
+        "read_file|jira_create_ticket",
+        "jira_.*",
+    ] {
+        let (home, project) = guarded(matcher, true);
+        let plugin = home.hermes.join("plugins/jira");
+        std::fs::create_dir_all(&plugin).expect("plugin folder");
+        std::fs::write(
+            plugin.join("plugin.yaml"),
+            "name: jira\nprovides_tools: [jira_create_ticket]\n",
+        )
+        .expect("manifest");
+        let (own, stderr) = emit(&home, &project, "jira_create_ticket");
+        assert!(blocked_by_guard(&own), "{matcher}: {own:#}");
+        assert!(!stderr.contains("NEVER RUNS"), "{matcher}: {stderr}");
+        let (other, _) = emit(&home, &project, "terminal");
+        assert_eq!(
+            other["outcome"],
+            serde_json::Value::Null,
+            "{matcher}: {other:#}"
+        );
+        let doctor = in_project(&home, &project, &["doctor"]);
+        assert_eq!(doctor.code(), Some(0), "{matcher}: {}", doctor.stdout());
+    }
+    // A name no plugin declares is still said to never run.
+    let (home, project) = guarded("jira_create_ticket", true);
+    let (_, stderr) = emit(&home, &project, "jira_create_ticket");
+    assert!(stderr.contains("provides_tools"), "{stderr}");
 }
 
 #[test]

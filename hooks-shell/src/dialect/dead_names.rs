@@ -361,9 +361,13 @@ fn message(side: Side, what: &str, named: &str, meant: &[&str]) -> String {
 }
 
 pub(super) fn unknown(side: Side, what: &str, named: &str) -> String {
+    let declare = match side {
+        Side::Native => " (a plugin's tool counts once its plugin.yaml lists it in provides_tools)",
+        Side::Imported => "",
+    };
     format!(
         "its {what} '{named}' names no tool Hermes has ({}); unless a plugin or MCP server \
-         gives one so named, this fail-closed guard NEVER RUNS: fix the {what}",
+         gives one so named, this fail-closed guard NEVER RUNS: fix the {what}{declare}",
         side.arrive_note()
     )
 }

@@ -36,6 +36,7 @@ mod native_matchers;
 mod other_agents;
 mod partly_dead;
 pub(crate) mod path_rule;
+mod plugin_tools;
 mod read_content;
 pub mod record;
 pub mod reply;
@@ -61,6 +62,7 @@ pub use events::{EventMapping, ToolFilter, ToolOutcome, event_mapping};
 pub use guards::{BrokenFile, GuardDown};
 pub use matcher::{Condition, DialectMatcher};
 pub(crate) use native_matchers::read_native_matcher;
+pub(crate) use plugin_tools::declared_plugin_tools;
 
 /// Whose hook format a file is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

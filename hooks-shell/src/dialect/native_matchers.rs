@@ -8,7 +8,7 @@
 //! told is warned about ("NEVER RUNS", a `doctor` problem) and blocks
 //! nothing. Fail-open hooks are left as Hermes runs them.
 
-use super::dead_names::{revive_matcher, unknown};
+use super::dead_names::{Reading, read_name, revive_matcher, unknown};
 use super::live_names::{FAMILIES, Side};
 use super::matcher::DialectMatcher;
 use super::partly_dead::partly_dead;
@@ -30,8 +30,39 @@ pub(crate) struct NativeReading {
 /// engine reads (look-around), or one naming nothing (`|`), runs as
 /// written, but is warned "NEVER RUNS" when it matches no tool Hermes has
 /// (red team round 15, R15-7: `(?!x)Bash`).
-pub(crate) fn read_native_matcher(pattern: &str) -> Option<NativeReading> {
+///
+/// `declared` are the tools the home's plugins say they give
+/// ([`super::plugin_tools`], R16-3): a name among them whose meaning cannot
+/// be told runs as written, unwarned; every other name is read as before.
+pub(crate) fn read_native_matcher(pattern: &str, declared: &[String]) -> Option<NativeReading> {
     let pattern = pattern.trim();
+    let Some(DialectMatcher::Exact(names)) = as_dialect(pattern) else {
+        let reading = read_as_written(pattern)?;
+        let runs_on_declared = || {
+            let built = hermes_hooks_core::matcher::ToolMatcher::build(Some(pattern));
+            declared
+                .iter()
+                .any(|name| built.matcher.matches(Some(name)))
+        };
+        return (reading.pattern.is_some() || !runs_on_declared()).then_some(reading);
+    };
+    let (plugins, rest): (Vec<&String>, Vec<&String>) = names.iter().partition(|name| {
+        declared.contains(name) && read_name(Side::Native, name) == Reading::Untold
+    });
+    if plugins.is_empty() {
+        return read_as_written(pattern);
+    }
+    let rest: Vec<&str> = rest.into_iter().map(String::as_str).collect();
+    let mut reading = read_as_written(&rest.join("|")).filter(|_| !rest.is_empty())?;
+    let plugins: Vec<String> = plugins.iter().map(|name| regex::escape(name)).collect();
+    reading.pattern = reading
+        .pattern
+        .map(|read| format!("{read}|{}", plugins.join("|")));
+    Some(reading)
+}
+
+/// [`read_native_matcher`] with only Hermes's own tools live.
+fn read_as_written(pattern: &str) -> Option<NativeReading> {
     as_dialect(pattern)
         .and_then(|matcher| read_as_dialect(&matcher, pattern))
         .or_else(|| matches_no_tool(pattern))
@@ -98,13 +129,13 @@ mod tests {
 
     /// Whether the guard as read runs on a call of `tool`.
     fn runs_on(pattern: &str, tool: &str) -> bool {
-        let read = read_native_matcher(pattern).and_then(|read| read.pattern);
+        let read = read_native_matcher(pattern, &[]).and_then(|read| read.pattern);
         let read = read.as_deref().unwrap_or(pattern);
         ToolMatcher::build(Some(read)).matcher.matches(Some(tool))
     }
 
     fn warnings(pattern: &str) -> String {
-        read_native_matcher(pattern)
+        read_native_matcher(pattern, &[])
             .map(|read| read.warnings.join("\n"))
             .unwrap_or_default()
     }
@@ -162,12 +193,12 @@ mod tests {
     #[test]
     fn a_name_whose_meaning_cannot_be_told_never_runs_and_blocks_nothing() {
         for pattern in ["frobnicate", "shell_exec", "^zz[0-9]+$"] {
-            let read = read_native_matcher(pattern).expect(pattern);
+            let read = read_native_matcher(pattern, &[]).expect(pattern);
             assert_eq!(read.pattern, None, "{pattern}");
             assert!(warnings(pattern).contains("NEVER RUNS"), "{pattern}");
             assert!(!runs_on(pattern, "terminal"), "{pattern}");
         }
-        let read = read_native_matcher("read_file|frobnicate").expect("partly dead");
+        let read = read_native_matcher("read_file|frobnicate", &[]).expect("partly dead");
         assert_eq!(read.pattern, None);
         assert!(read.warnings.join("").contains("NEVER RUNS"));
     }
@@ -175,7 +206,7 @@ mod tests {
     #[test]
     fn a_pattern_that_matches_no_tool_is_said_to_never_run() {
         for pattern in ["(?!x)Bash", "|", "(?=a)terminal"] {
-            let read = read_native_matcher(pattern).expect(pattern);
+            let read = read_native_matcher(pattern, &[]).expect(pattern);
             assert_eq!(read.pattern, None, "{pattern}");
             assert!(warnings(pattern).contains("NEVER RUNS"), "{pattern}");
         }
@@ -194,8 +225,31 @@ mod tests {
             "(?!read)term.*",
             "browser_navigate",
         ] {
-            assert_eq!(read_native_matcher(pattern), None, "{pattern}");
+            assert_eq!(read_native_matcher(pattern, &[]), None, "{pattern}");
         }
+    }
+
+    #[test]
+    fn a_plugins_declared_tool_runs_as_written_and_unwarned() {
+        let declared = ["jira_create_ticket".to_owned(), "Bash".to_owned()];
+        let read = |pattern: &str| read_native_matcher(pattern, &declared);
+        for pattern in [
+            "jira_create_ticket",
+            "jira_.*",
+            "read_file|jira_create_ticket",
+        ] {
+            assert_eq!(read(pattern), None, "{pattern}");
+        }
+        // The other names are read as before; the declared one stays guarded.
+        let mixed = read("Bash|jira_create_ticket").expect("Bash read as meant");
+        let mixed = ToolMatcher::build(mixed.pattern.as_deref()).matcher;
+        for tool in ["terminal", "Bash", "jira_create_ticket"] {
+            assert!(mixed.matches(Some(tool)), "{tool}");
+        }
+        let untold = read("frobnicate|jira_create_ticket").expect("frobnicate warned");
+        assert!(untold.warnings.join("").contains("NEVER RUNS"));
+        // A declared name Hermes would read as meant is still read so.
+        assert!(runs_on("Bash", "terminal") && read("Bash").is_some());
     }
 
     #[test]
