@@ -21,8 +21,10 @@
 
 mod code_words;
 mod spelling;
+mod words;
 
 use spelling::{physical, with_home};
+use words::{function_body_word, loaded_word, named_word};
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -230,7 +232,11 @@ fn loaders_in(
             let expanded = home.as_ref().map(|home| with_home(value, home));
             let value = expanded.as_deref().unwrap_or(value);
             let read = |value: &str| {
-                if steers_code(name) {
+                if code_words::exported_function(name) {
+                    function_body_word(value, project).or_else(|| {
+                        code_words::code_word(name, value, &key_of, &|word| project.has(word))
+                    })
+                } else if steers_code(name) {
                     loaded_word(name, value, project).or_else(|| {
                         code_words::code_word(name, value, &key_of, &|word| project.has(word))
                     })
@@ -258,119 +264,6 @@ fn loaders_in(
 
 /// Names a user's hook keeps whatever they name (the shell's own).
 const USERS_KEEP: &[&str] = &["PWD", "OLDPWD"];
-
-/// The word of `value` that names a path in `project`: absolute there (by
-/// name or where links lead), or relative and spelled as a path (`./x`,
-/// `../x`); a `file://` URL read as its path, other URLs left out (red team
-/// round 13, R13-1: `TZ=Europe/Berlin`, `HTTPS_PROXY=http://proxy:3128/`
-/// name no file of the project).
-fn named_word(value: &str, project: &Project) -> Option<String> {
-    let value = value.replace("file://", "");
-    let tokens = value.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '"' | '\''));
-    tokens
-        .filter(|token| !token.contains("://"))
-        .flat_map(|token| token.split([':', '=']))
-        .find(|word| {
-            let path = Path::new(word);
-            let spelled = path.is_absolute() || word.starts_with("./") || word.starts_with("../");
-            spelled && project.owns(path)
-        })
-        .map(str::to_owned)
-}
-
-/// The word of the code-loading variable `name`'s `value` that loads from
-/// `project` (the folder a hook runs in, red team round 12, R12-1): what
-/// [`named_word`] finds; any relative word of a variable that names files
-/// or folders (`PERL5LIB=lib`, `OPENSSL_CONF=openssl.cnf`); an empty entry
-/// of a `:` list (the working folder: `LD_LIBRARY_PATH=:/usr/lib`); a
-/// module a loader option names (`NODE_OPTIONS="--import tsx"`: found in
-/// the project's `node_modules`); an option's joined path (`-I<p>/lib`).
-fn loaded_word(name: &str, value: &str, project: &Project) -> Option<String> {
-    if let Some(word) = named_word(value, project) {
-        return Some(word);
-    }
-    let upper = name.to_ascii_uppercase();
-    let names_files = FILE_ENDINGS.iter().any(|ending| upper.ends_with(ending))
-        || FILE_NAMES.contains(&upper.as_str());
-    let entries: Vec<&str> = value.split(':').collect();
-    if names_files && entries.len() > 1 && entries.iter().any(|entry| entry.is_empty()) {
-        return Some("(an empty entry: the working folder)".to_owned());
-    }
-    // Empty words left out: `--require  x` is `--require x` (R18-4).
-    let words: Vec<&str> = value
-        .split(|c: char| c.is_whitespace() || c == '=' || c == ':')
-        .filter(|word| !word.is_empty())
-        .collect();
-    for (at, word) in words.iter().enumerate() {
-        // `~` and `~user` were read as homes (`with_home`): a `~` left is literal.
-        let relative = !word.is_empty() && !word.starts_with(['/', '-']);
-        let after_loader = at > 0 && LOADER_OPTIONS.contains(&words[at - 1]);
-        if word.starts_with('/') && (names_files || after_loader) && project.owns(Path::new(word)) {
-            return Some((*word).to_owned());
-        }
-        // `-Ilib`, `-I./lib`, `-I<p>/lib`: a folder whatever its spelling.
-        let joined = word
-            .strip_prefix("-I")
-            .filter(|rest| !rest.is_empty())
-            .or_else(|| {
-                word.strip_prefix('-')
-                    .and_then(|option| option.get(1..))
-                    .filter(|rest| rest.starts_with('.') || rest.contains('/'))
-            });
-        if let Some(rest) = joined
-            && (!rest.starts_with('/') || project.owns(Path::new(rest)))
-        {
-            return Some((*word).to_owned());
-        }
-        let number = word.chars().all(|c| c.is_ascii_digit() || c == '.');
-        if relative && !number && (after_loader || names_files && project.has(word)) {
-            return Some((*word).to_owned());
-        }
-    }
-    None
-}
-
-/// Endings of variable names whose values are files or folders.
-const FILE_ENDINGS: &[&str] = &[
-    "PATH", "LIB", "_CONF", "_CONFIG", "_FILE", "STARTUP", "USERBASE", "PREFIX", "_HOME",
-    "_PRELOAD", "_INIT", "_MODULES", "_ENGINES", "_AUDIT", "_DIR", "_DIRS", "RC",
-];
-
-/// Variable names whose values are files or folders, beside those endings.
-const FILE_NAMES: &[&str] = &[
-    "ENV",
-    "BASH_ENV",
-    "ZDOTDIR",
-    "LESSOPEN",
-    "LESSCLOSE",
-    "GIT_EXEC_PATH",
-    "GIT_CONFIG",
-    "GIT_CONFIG_GLOBAL",
-    "GIT_CONFIG_SYSTEM",
-    "GNUPGHOME",
-    "VIMINIT",
-    "EXINIT",
-    "LESSKEY",
-    "LESSKEYIN",
-    "R_PROFILE",
-    "R_PROFILE_USER",
-    "R_ENVIRON",
-    "R_ENVIRON_USER",
-];
-
-/// Options that make a runtime load the module or file after them.
-const LOADER_OPTIONS: &[&str] = &[
-    "--require",
-    "-r",
-    "--import",
-    "--loader",
-    "--experimental-loader",
-    "--experimental-specifier-resolution",
-    "-M",
-    "-I",
-    // Perl's `-Mlib=lib`: `use lib "lib"`.
-    "-Mlib",
-];
 
 /// `value` of the search path `name` as a user's hook gets it in `project`:
 /// without the entries that are the project's (an empty or relative entry

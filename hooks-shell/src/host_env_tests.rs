@@ -231,3 +231,99 @@ fn a_users_search_path_loses_its_project_entries() {
     assert_eq!(kept, OsString::from("/usr/bin"));
     assert_eq!(user_search_path("OTHER", &value, repo.path()), value);
 }
+
+/// The names `loaders_in` finds among `vars` for a user's hook in `repo`,
+/// `/work/repo` in each value read as the repo's folder.
+fn withheld(vars: &[(&str, &str)], folder: &Path, repo: &Project) -> Vec<String> {
+    let at = folder.to_str().expect("UTF-8");
+    let vars = vars
+        .iter()
+        .map(|(name, value)| ((*name).into(), value.replace("/work/repo", at).into()));
+    let found = loaders_in(vars.collect::<Vec<_>>().into_iter(), repo, true);
+    found.into_iter().map(|(name, _)| name).collect()
+}
+
+#[test]
+fn words_a_shell_expands_or_unquotes_into_the_project_are_the_projects() {
+    let (folder, repo) = repo_with(&["tools/"]);
+    let parent = folder
+        .path()
+        .parent()
+        .expect("parent")
+        .to_str()
+        .expect("UTF-8");
+    let name = folder
+        .path()
+        .file_name()
+        .expect("name")
+        .to_str()
+        .expect("UTF-8");
+    let (head, tail) = name.split_at(2);
+    let spellings = [
+        "/work/repo${X}/tools/env.sh".to_owned(),
+        "/work/repo$(:)/tools/env.sh".to_owned(),
+        "/${HOME#/}/project/tools/env.sh".to_owned(),
+        format!("sh {parent}/{head}''{tail}/tools/ssh.sh"),
+        format!("sh {parent}/{head}\"\"{tail}/tools/ssh.sh"),
+        format!("sh {parent}/{head}\\{tail}/tools/ssh.sh"),
+        format!("sh '{parent}/{name}'/tools/ssh.sh"),
+        format!("sh {parent}/{head}*/tools/ssh.sh"),
+        format!("sh {parent}/[{head}]{tail}/tools/ssh.sh"),
+        "2.7.18/../../../../work/repo/.py".to_owned(),
+    ];
+    for value in &spellings {
+        for var in [
+            "BASH_ENV",
+            "EDITOR",
+            "GIT_SSH_COMMAND",
+            "MY_TOOL",
+            "PYENV_VERSION",
+        ] {
+            let found = withheld(&[(var, value)], folder.path(), &repo);
+            assert_eq!(found, [var], "{var}={value}");
+        }
+    }
+}
+
+#[test]
+fn ordinary_values_stay_with_a_users_hook() {
+    let (folder, repo) = repo_with(&["tools/", "target/"]);
+    let ordinary = [
+        (
+            "BASH_FUNC_module%%",
+            "() {  eval $(/usr/bin/modulecmd bash $*)\n}",
+        ),
+        (
+            "BASH_FUNC_which%%",
+            "() {  ( alias; declare -f ) | /usr/bin/which --tty-only \"$@\"\n}",
+        ),
+        (
+            "BASH_FUNC_ml%%",
+            "() {  eval `/usr/bin/modulecmd bash $*`\n}",
+        ),
+        (
+            "BASH_FUNC_which2%%",
+            "() {  ( alias; eval ${which_declare} ) | /usr/bin/which --tty-only \"$@\"\n}",
+        ),
+        ("MANPATH", ":/root/.nvm/man"),
+        ("PKG_CONFIG_PATH", "/usr/local/lib/pkgconfig:"),
+        ("PYENV_VERSION", "3.12.1"),
+        ("EDITOR", "code --wait"),
+        (
+            "GIT_SSH_COMMAND",
+            "ssh -i /root/.ssh/id -o IdentitiesOnly=yes",
+        ),
+        ("DB_PASSWORD", "pa$$word"),
+        (
+            "NODE_OPTIONS",
+            "--max-old-space-size=4096 --enable-source-maps",
+        ),
+        ("LS_COLORS", "rs=0:di=01;34:*.tar=01;31"),
+    ];
+    let found = withheld(&ordinary, folder.path(), &repo);
+    assert!(found.is_empty(), "{found:?}");
+    let body = [("BASH_FUNC_f%%", "() { . /work/repo/tools/env.sh; }")];
+    assert_eq!(withheld(&body, folder.path(), &repo), ["BASH_FUNC_f%%"]);
+    let cwd = [("LD_LIBRARY_PATH", "/usr/local/cuda/lib64:")];
+    assert_eq!(withheld(&cwd, folder.path(), &repo), ["LD_LIBRARY_PATH"]);
+}

@@ -54,6 +54,7 @@ mod round16;
 mod round17;
 mod round18;
 mod round19;
+mod round20;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -46,6 +46,8 @@ const NAMES: &[&str] = &[
     "HERMES_HOME",
     "GOROOT",
     "GOTOOLCHAIN",
+    // `-toolexec=./x`: a command go runs for every tool.
+    "GOFLAGS",
     "GNUPGHOME",
     // The certificates a hook trusts: a project's would let it answer for a policy server.
     "SSL_CERT_FILE",
@@ -108,11 +110,27 @@ const PREFIXES: &[&str] = &[
     "GNUMAKE",
     "MFLAGS",
     "JUST_",
+    // Version managers' choices: `PYENV_VERSION=3.12/../../<p>/.py` runs
+    // the project's `python3` through the user's shim (red team round 20, R20-2).
+    "PYENV",
+    "RBENV",
+    "NODENV",
+    "GOENV",
+    "PLENV",
+    "JENV",
+    "ASDF_",
+    "MISE_",
+    "RTX_",
+    "NVM_",
+    "VOLTA_",
+    "SDKMAN_",
 ];
 
-/// Name endings that commonly name code or options a program obeys.
+/// Name endings that commonly name code or options a program obeys
+/// (`MANPAGER`, `SUDO_EDITOR`, `RSYNC_RSH`: commands a program runs).
 const SUFFIXES: &[&str] = &[
-    "PATH", "_HOME", "_OPTIONS", "_OPTS", "_FLAGS", "_PRELOAD", "_INIT", "LIB",
+    "PATH", "_HOME", "_OPTIONS", "_OPTS", "_FLAGS", "_PRELOAD", "_INIT", "LIB", "PAGER", "EDITOR",
+    "_RSH",
 ];
 
 /// Whether `name` steers which code a program loads or runs, in any case:
@@ -213,6 +231,14 @@ mod tests {
             "MAKEFILES",
             "MAKEFLAGS",
             "CC",
+            "PYENV_VERSION",
+            "RBENV_VERSION",
+            "ASDF_PYTHON_VERSION",
+            "MISE_PYTHON_VERSION",
+            "GOFLAGS",
+            "MANPAGER",
+            "SUDO_EDITOR",
+            "RSYNC_RSH",
         ] {
             assert!(steers_code(name), "{name}");
         }

@@ -4,7 +4,7 @@
 //! (`EDITOR="sh tools/ed.sh"`, `JAVA_TOOL_OPTIONS=-javaagent:agent.jar`,
 //! `NODE_OPTIONS=--openssl-config=tools/ssl.cnf`,
 //! `PYTHONWARNINGS=ignore::tools.mod.W`), shell code the hook's shell runs
-//! by itself (`BASH_FUNC_x%%`, `PS4`, `PROMPT_COMMAND`), and git settings
+//! by itself (`PS4`, `PROMPT_COMMAND`), and git settings
 //! given through the environment whose value git runs or reads as a path
 //! (`GIT_CONFIG_KEY_0=core.fsmonitor`, `GIT_CONFIG_VALUE_0=fsmon`).
 
@@ -13,11 +13,17 @@
 /// the one missing.
 pub(super) const GIT_CONFIG_COUNT: &str = "GIT_CONFIG_COUNT";
 
-/// Variables whose value is shell code a shell runs by itself (an exported
-/// function, the trace prompt, the prompt command): never passed on.
+/// Variables whose value is shell code a shell runs by itself (the trace
+/// prompt, the prompt command): never passed on.
 fn shell_code(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    upper.starts_with("BASH_FUNC_") || matches!(upper.as_str(), "PS4" | "PROMPT_COMMAND")
+    matches!(name.to_ascii_uppercase().as_str(), "PS4" | "PROMPT_COMMAND")
+}
+
+/// Whether `name` is an exported shell function (`BASH_FUNC_module%%`):
+/// the user's own code, run only when called, read for the project's paths
+/// it names (red team round 20, R20-4).
+pub(super) fn exported_function(name: &str) -> bool {
+    name.to_ascii_uppercase().starts_with("BASH_FUNC_")
 }
 
 /// Git settings (lowercased) whose value git runs as a command or reads as
@@ -158,7 +164,7 @@ mod tests {
             ("MAKEFLAGS", "-f tools/x.mk"),
             ("VIMINIT", "source tools/x.vim"),
             ("PS4", "+ "),
-            ("BASH_FUNC_git%%", "() { . lib; }"),
+            ("BASH_FUNC_git%%", "() { . tools/env.sh; }"),
             ("PROMPT_COMMAND", "history -a"),
             ("GIT_CONFIG_VALUE_0", "fsmon"),
             ("GIT_CONFIG_VALUE_1", "sh tools/x.sh"),
