@@ -1,8 +1,9 @@
 //! Red team round 12, another agent's real tool names (R12-2): a fail-closed
-//! guard whose matcher names Claude Code's `TodoWrite` or `BashOutput`, or
+//! guard whose matcher names Claude Code's `TodoRead` or `BashOutput`, or
 //! Codex's `write_stdin`, is not read as the live tool inside the name
 //! (`Write`, `Bash`): it never judges (and so never blocks) a file write or
 //! a shell command, and the warning does not call the guard a mistake.
+//! `TodoWrite` is Hermes's `todo` (its guard judges those calls).
 
 use std::path::Path;
 
@@ -38,6 +39,22 @@ fn emit_write(home: &TempHome, project: &Path) -> Value {
 #[test]
 fn a_todo_list_guard_never_judges_a_file_write() {
     for matcher in ["TodoWrite", "Edit|TodoWrite", "^TodoWrite$"] {
+        let (home, project) = home_with("[claude]");
+        user_fail_closed_guard(&home, matcher, &blocking(), None);
+        assert!(!ran(&emit_write(&home, &project)), "{matcher}");
+        // Claude Code's `TodoWrite` is Hermes's `todo`: it judges its calls.
+        let payload = json!({"tool_name": "todo",
+            "args": {"todos": [{"id": "1", "content": "x", "status": "pending"}]}, "task_id": "t"});
+        let todo = emit_json(
+            &home,
+            &project,
+            &["--accept-hooks"],
+            "pre_tool_call",
+            &payload,
+        );
+        assert!(ran(&todo), "{matcher}: {todo:#}");
+    }
+    for matcher in ["TodoRead", "Edit|TodoRead", "^TodoRead$"] {
         let (home, project) = home_with("[claude]");
         user_fail_closed_guard(&home, matcher, &blocking(), None);
         let emitted = emit_write(&home, &project);

@@ -13,7 +13,7 @@
 //! is warned about (`emit`, `doctor`). A name a keystroke or two from a
 //! tool's (`Bsh`) means that tool ([`super::misspelt`]); a dead name among
 //! live ones is read in [`super::partly_dead`] (round 11, R11-2). Another
-//! agent's real tool name (`TodoWrite`, `BashOutput`, `write_stdin`) is
+//! agent's real tool name (`TodoRead`, `BashOutput`, `write_stdin`) is
 //! looked up before any guess ([`super::other_agents`]): it is never read as
 //! a live tool it contains (round 12, R12-2).
 
@@ -31,7 +31,7 @@ use super::partly_dead::{alternatives, partly_dead, widen};
 pub(super) enum Reading {
     /// Meant as this live name (`bash`, `Bsh`, `BashTool`, `apply_patch`).
     Meant(&'static str),
-    /// Another agent's real tool that no call arrives as (`TodoWrite`):
+    /// Another agent's real tool that no call arrives as (`TodoRead`):
     /// never widened onto a tool it contains (round 12, R12-2).
     Foreign(&'static ForeignTool),
     /// What it was meant as cannot be told.
@@ -90,7 +90,7 @@ fn read_dead(side: Side, name: &str) -> Reading {
     {
         return Reading::Meant("Bash");
     }
-    // Another agent's real tool is never a guess (`TodoWrite` is not `Write`).
+    // Another agent's real tool is never a guess (`TodoRead` is not `Read`).
     if let Some(tool) = other_agents_tool(name) {
         return of_other_agent(tool);
     }

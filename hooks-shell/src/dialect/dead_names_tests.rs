@@ -194,14 +194,14 @@ fn a_dead_if_rule_is_read_against_the_widened_matcher() {
 #[test]
 fn another_agents_tool_is_never_the_live_tool_inside_its_name() {
     for pattern in [
-        "TodoWrite",
+        "TodoRead",
         "BashOutput",
         "KillBash",
         "KillShell",
         "NotebookRead",
         "write_stdin",
-        "^TodoWrite$",
-        "TodoWrite.*",
+        "^TodoRead$",
+        "TodoRead.*",
         "TaskOutput",
         "todo_write",
         "LSP",
@@ -230,9 +230,9 @@ fn another_agents_tool_is_never_the_live_tool_inside_its_name() {
 #[test]
 fn another_agents_tool_among_live_ones_widens_nothing() {
     for (pattern, live) in [
-        ("Edit|TodoWrite", "Edit"),
+        ("Edit|TodoRead", "Edit"),
         ("Read|BashOutput", "Read"),
-        ("^(Edit|TodoWrite)$", "Edit"),
+        ("^(Edit|TodoRead)$", "Edit"),
     ] {
         let revived = revive(&matcher(pattern), None).expect(pattern);
         let read = revived.matcher.unwrap_or_else(|| matcher(pattern));
@@ -248,7 +248,7 @@ fn another_agents_tool_among_live_ones_widens_nothing() {
         assert!(!why.contains("NEVER RUNS"), "{pattern}: {why}");
     }
     // Its `if` rule on another agent's tool widens nothing either.
-    let rule = Condition::parse("TodoWrite(*)");
+    let rule = Condition::parse("TodoRead(*)");
     let revived = revive(&matcher("Edit"), Some(&rule)).expect("dead rule");
     assert!(revived.matcher.is_none(), "{revived:?}");
     assert!(warned(&revived, "Claude Code's tool"), "{revived:?}");

@@ -203,8 +203,13 @@ pub const TOOL_NAMES: &[(&str, &str)] = &[
 /// `if` rule: Hermes's `patch` makes one edit or many (Claude's `Edit` and
 /// `MultiEdit`), and `Agent` is the newer name of `Task`. The hook still
 /// reads the first name (red team round 13, R13-7: a `MultiEdit` guard
-/// never ran on `patch`).
-pub(crate) const ALSO_NAMED: &[(&str, &[&str])] = &[("Edit", &["MultiEdit"]), ("Task", &["Agent"])];
+/// never ran on `patch`). Hermes's `todo` keeps the agent's task list, as
+/// Claude Code's `TodoWrite` does (a `TodoWrite` guard never judged it).
+pub(crate) const ALSO_NAMED: &[(&str, &[&str])] = &[
+    ("Edit", &["MultiEdit"]),
+    ("Task", &["Agent"]),
+    ("todo", &["TodoWrite"]),
+];
 
 /// The names a call of Claude tool `claude` also answers to ([`ALSO_NAMED`]).
 pub(crate) fn also_named(claude: &str) -> &'static [&'static str] {

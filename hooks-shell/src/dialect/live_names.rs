@@ -81,11 +81,19 @@ impl Side {
 
 /// Claude names calls arrive with besides [`TOOL_NAMES`]': `Glob` and
 /// `Grep` (`search_files`), and the names calls also answer to
-/// (`MultiEdit`, `Agent`: `events::ALSO_NAMED`). `NotebookEdit` and `LS`
+/// (`MultiEdit`, `Agent`, `TodoWrite`: `events::ALSO_NAMED`). `NotebookEdit` and `LS`
 /// are Claude Code tools Hermes has none of: no call arrives as them, but
 /// they are common beside live names (`Edit|MultiEdit|Write|NotebookEdit`)
 /// and are never warned about (red team round 16, R16-6).
-const MORE_LIVE_NAMES: &[&str] = &["Agent", "MultiEdit", "Glob", "Grep", "NotebookEdit", "LS"];
+const MORE_LIVE_NAMES: &[&str] = &[
+    "Agent",
+    "MultiEdit",
+    "TodoWrite",
+    "Glob",
+    "Grep",
+    "NotebookEdit",
+    "LS",
+];
 
 /// Hermes 0.20.1's tools that reach a hook under their own names (the
 /// renamed ones are in [`TOOL_NAMES`]).

@@ -44,7 +44,6 @@ const fn foreign(
 /// Other agents' tools no Hermes call arrives as (the shell tools are in
 /// `dead_names`' list of shells, read as `Bash`).
 const FOREIGN_TOOLS: &[ForeignTool] = &[
-    foreign("TodoWrite", CLAUDE, TODO),
     foreign("TodoRead", CLAUDE, TODO),
     foreign("TaskCreate", CLAUDE, TODO),
     foreign("TaskUpdate", CLAUDE, TODO),
@@ -147,7 +146,7 @@ mod tests {
 
     #[test]
     fn another_agents_tool_is_found_in_any_case() {
-        let todo = other_agents_tool("TodoWrite").expect("Claude Code's todo list");
+        let todo = other_agents_tool("TodoRead").expect("Claude Code's todo list");
         let OtherAgents::Foreign(todo) = todo else {
             panic!("{todo:?}");
         };

@@ -11,7 +11,7 @@
 //! would stop the agent for a guard that may be right. It is the same choice
 //! as for a guard whose names are all dead and cannot be told.
 //!
-//! A dead name that is another agent's real tool (`Edit|TodoWrite`) widens
+//! A dead name that is another agent's real tool (`Edit|TodoRead`) widens
 //! nothing: it is told neutrally (round 12, R12-2).
 
 use super::dead_names::{Reading, read_name};
@@ -62,7 +62,7 @@ pub(super) fn partly_dead(
                 told.push(name);
                 meant_tools.push(tool);
             }
-            // Another agent's tool (`TodoWrite`): never the tool inside it.
+            // Another agent's tool (`TodoRead`): never the tool inside it.
             Reading::Foreign(tool) => warnings.push(foreign_message(side, "matcher", tool)),
             Reading::Untold => untold.push(name),
         }
