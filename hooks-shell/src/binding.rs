@@ -22,6 +22,7 @@ mod identify;
 pub(crate) use identify::base_name;
 mod mentions;
 mod program;
+mod python_shadows;
 mod python_sites;
 mod shell;
 mod tree;
@@ -297,14 +298,10 @@ impl Subject {
         seeds.extend(reached.roots.iter().cloned());
         let mut text = self.command.clone();
         for word in self.words.iter().flatten() {
-            text.push('\n');
-            text.push_str(word);
+            text.push_str(&format!("\n{word}"));
         }
         for (name, value) in &self.env {
-            text.push('\n');
-            text.push_str(name);
-            text.push('=');
-            text.push_str(value);
+            text.push_str(&format!("\n{name}={value}"));
         }
         // Manifests the program reads, not the package folders it runs.
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
@@ -323,6 +320,11 @@ impl Subject {
                 Err(_) => "missing".to_owned(),
             };
             binding.mentioned.insert(file, hash);
+        }
+        let first = python_shadows::first_on_path(self.words.as_deref(), &self.cwd, found);
+        if let Some(folder) = first.filter(|folder| folder.starts_with(project)) {
+            let (key, digest) = python_shadows::shadows(&folder)?;
+            binding.mentioned.insert(key, digest);
         }
         Ok(())
     }

@@ -23,8 +23,8 @@ mod code_words;
 mod spelling;
 mod words;
 
-use spelling::{physical, with_home};
-use words::{function_body_word, loaded_word, named_word};
+use spelling::{expand_parameters, physical, with_home};
+use words::{function_body_word, loaded_word, named_word, names_files};
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -120,7 +120,7 @@ impl Project {
     /// Whether relative `word`'s first part is in the project folder now: a
     /// word naming nothing there loads nothing (`LESSOPEN="| lesspipe %s"`,
     /// `GIT_AUTHOR_NAME=jane.doe`, `npm/10.2.4`, `NIX_PATH=nixpkgs=…`: red
-    /// team round 16, R16-8). `..` is taken as there.
+    /// team round 16, R16-8).
     ///
     /// A word a shell may expand or unquote (`$PWD/x`, `` `pwd`/x ``, `~+/x`,
     /// `t""ools`, `tool\s`) is taken as there, and a word is looked up in
@@ -138,8 +138,12 @@ impl Project {
         while let Some(more) = rest.strip_prefix("./") {
             rest = more;
         }
-        if rest.is_empty() || rest == "." || rest.starts_with("..") {
+        if rest.is_empty() || rest == "." {
             return true;
+        }
+        // `../x` is where the kernel takes it from the project folder (R21a-6).
+        if rest == ".." || rest.starts_with("../") {
+            return self.owns(Path::new(rest));
         }
         let first = rest.split('/').next().unwrap_or(rest);
         // A dotted module (`tools.mod.W`) is found from its package's folder.
@@ -171,10 +175,17 @@ impl Project {
                 .real
                 .as_ref()
                 .is_some_and(|real| joined.starts_with(real));
-        let climbs = joined
-            .components()
-            .any(|part| part == std::path::Component::ParentDir);
-        if starts_here && climbs {
+        let parent = |part: &std::path::Component<'_>| *part == std::path::Component::ParentDir;
+        let climbs = joined.components().any(|part| parent(&part));
+        // `../install` climbs out of the project folder itself, through no
+        // link of it: read where the kernel reads it (R21a-6).
+        let out_of_it = word.is_relative()
+            && word.components().next().is_some_and(|part| parent(&part))
+            && !word
+                .components()
+                .skip_while(parent)
+                .any(|part| parent(&part));
+        if starts_here && climbs && !out_of_it {
             return true;
         }
         let real = std::fs::canonicalize(&path).ok();
@@ -231,6 +242,11 @@ fn loaders_in(
             // A shell reads `~/x` as the home's (R18-2): read it so too.
             let expanded = home.as_ref().map(|home| with_home(value, home));
             let value = expanded.as_deref().unwrap_or(value);
+            // And `$HOME/x` as the value of `HOME` (R21a-5); a function's
+            // body expands when it is called, as its own work.
+            let function = code_words::exported_function(name);
+            let expanded = (!function).then(|| expand_parameters(value, &key_of, &project.folder));
+            let value = expanded.as_deref().unwrap_or(value);
             let read = |value: &str| {
                 if code_words::exported_function(name) {
                     function_body_word(value, project).or_else(|| {
@@ -241,7 +257,10 @@ fn loaders_in(
                         code_words::code_word(name, value, &key_of, &|word| project.has(word))
                     })
                 } else if users && !USERS_KEEP.contains(&name.as_str()) {
+                    // A file a tool reads from the folder it runs in
+                    // (`AWS_CONFIG_FILE=.aws/config`, `KUBECONFIG`: R21a-3).
                     named_word(value, project)
+                        .or_else(|| names_files(name).then(|| loaded_word(name, value, project))?)
                 } else {
                     None
                 }

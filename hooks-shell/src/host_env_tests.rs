@@ -327,3 +327,57 @@ fn ordinary_values_stay_with_a_users_hook() {
     let cwd = [("LD_LIBRARY_PATH", "/usr/local/cuda/lib64:")];
     assert_eq!(withheld(&cwd, folder.path(), &repo), ["LD_LIBRARY_PATH"]);
 }
+
+#[test]
+fn commands_arguments_tools_settings_and_plain_expansions_are_read_as_run() {
+    let (folder, repo) = repo_with(&["run", "sshcfg", ".aws/", ".kube/", "tools/"]);
+    for (name, value) in [
+        ("EDITOR", "sh run"),
+        ("GIT_SSH_COMMAND", "bash run"),
+        ("GIT_SSH_COMMAND", "ssh -F sshcfg"),
+        ("GIT_SSH_COMMAND", "ssh -o ProxyCommand=sh\\ run"),
+        ("EDITOR", "sh r${X}un"),
+        ("EDITOR", "sh t${X}ools${PWD%%w*}run"),
+        ("AWS_CONFIG_FILE", ".aws/config"),
+        ("KUBECONFIG", ".kube/config"),
+        ("BASH_ENV", "${PWD}/tools/env.sh"),
+        ("MY_TOOL", "$PWD/tools/x"),
+    ] {
+        assert_eq!(
+            withheld(&[(name, value)], folder.path(), &repo),
+            [name],
+            "{name}={value}"
+        );
+    }
+    let at = folder.path().to_str().expect("UTF-8");
+    let through = [("P", at), ("BASH_ENV", "$P/tools/env.sh")];
+    assert_eq!(withheld(&through, folder.path(), &repo), ["P", "BASH_ENV"]);
+    let ordinary = [
+        ("CLASSPATH", "/usr/share/java/*"),
+        ("JAVA_OPTS", "-cp /opt/app/lib/* -Dlog.dir=${LOG_DIR}/app"),
+        (
+            "MAVEN_OPTS",
+            "-Xmx2g -Dmaven.repo.local=${HOME}/.m2/repository",
+        ),
+        ("HOME", "/root"),
+        ("FZF_DEFAULT_COMMAND", "fd --type f --hidden . $HOME"),
+        ("FZF_CTRL_T_COMMAND", "$FZF_DEFAULT_COMMAND"),
+        ("CMAKE_PREFIX_PATH", "../install"),
+        ("LOG_GLOB", "/var/log/nginx/*.log"),
+        ("GIT_SSH_COMMAND", "ssh -o ControlMaster=auto"),
+        ("PAGER", "less -R"),
+    ];
+    let found = withheld(&ordinary, folder.path(), &repo);
+    assert!(found.is_empty(), "{found:?}");
+    let parent = folder
+        .path()
+        .parent()
+        .expect("parent")
+        .to_str()
+        .expect("UTF-8");
+    let glob = format!("{parent}/*/tools/env.sh");
+    assert_eq!(
+        withheld(&[("BASH_ENV", &glob)], folder.path(), &repo),
+        ["BASH_ENV"]
+    );
+}

@@ -55,6 +55,7 @@ mod round17;
 mod round18;
 mod round19;
 mod round20;
+mod round21;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -105,14 +105,33 @@ pub(super) fn code_word(
         .chars()
         .filter(|c| !matches!(c, '"' | '\'' | '\\'))
         .collect();
+    let command = runs_as_command(&upper);
     [value, unquoted.as_str()].into_iter().find_map(|value| {
         crate::dialect::code_env::path_words(value)
-            .find(|word| {
+            .enumerate()
+            .find(|(at, word)| {
                 let trimmed = trim_code(word);
-                relative_path_like(trimmed) && (present(word) || present(trimmed))
+                // A command's argument a program opens from the folder it
+                // runs in, whatever its spelling (`sh run`, `ssh -F cfg`: R21a-1, R21a-2).
+                let argument = command && *at > 0 && !trimmed.starts_with(['-', '/']);
+                (argument || relative_path_like(trimmed)) && (present(word) || present(trimmed))
             })
-            .map(|word| trim_code(word).to_owned())
+            .map(|(_, word)| trim_code(word).to_owned())
     })
+}
+
+/// Whether a program runs variable `upper`'s value as a command line:
+/// editors, pagers, remote shells, ask-pass helpers, git's commands.
+fn runs_as_command(upper: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "BROWSER",
+        "GIT_SSH",
+        "GIT_EXTERNAL_DIFF",
+        "LESSOPEN",
+        "LESSCLOSE",
+    ];
+    const ENDINGS: &[&str] = &["EDITOR", "VISUAL", "PAGER", "_RSH", "ASKPASS", "_COMMAND"];
+    NAMES.contains(&upper) || ENDINGS.iter().any(|ending| upper.ends_with(ending))
 }
 
 /// `word` without the shell punctuation around it (`$(sh`, `x.sh)`, `x;`).

@@ -62,3 +62,76 @@ pub(super) fn physical(path: &Path) -> Option<PathBuf> {
     }
     Some(out)
 }
+
+/// Variables a shell sets itself whatever its environment holds: what they
+/// expand to is not known here, so a word using them is left as written.
+const SHELL_SET: &[&str] = &[
+    "OLDPWD",
+    "BASH_SOURCE",
+    "BASH_ARGV",
+    "BASH_ARGV0",
+    "BASH_COMMAND",
+    "BASH_REMATCH",
+    "BASH_EXECUTION_STRING",
+    "FUNCNAME",
+    "LINENO",
+    "RANDOM",
+    "SRANDOM",
+    "SECONDS",
+    "PPID",
+    "BASHPID",
+    "SHLVL",
+    "UID",
+    "EUID",
+    "HOSTNAME",
+    "BASH",
+    "GROUPS",
+    "DIRSTACK",
+    "PIPESTATUS",
+    "REPLY",
+    "OPTARG",
+    "OPTIND",
+    "EPOCHREALTIME",
+    "EPOCHSECONDS",
+    "HISTFILE",
+    "_",
+];
+
+/// `value` with each plain `$NAME` and `${NAME}` a shell would expand from
+/// the environment written as it expands (red team round 21, R21a-5:
+/// `-Dmaven.repo.local=${HOME}/.m2` names no project file): a variable
+/// `lookup` finds by its value, `PWD` as `here` (the folder the hook runs
+/// in), any other as empty. What is not read so stays as written (`$1`,
+/// `${X:-y}`, `$(cmd)`, `$BASH_SOURCE`), for the callers to take as the
+/// project's; so does what a value brings in after three rounds.
+pub(super) fn expand_parameters(
+    value: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    here: &Path,
+) -> String {
+    static PLAIN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+            .expect("valid regex")
+    });
+    let mut text = value.to_owned();
+    for _ in 0..3 {
+        let expanded = PLAIN.replace_all(&text, |found: &regex::Captures<'_>| {
+            let name = found
+                .get(1)
+                .or_else(|| found.get(2))
+                .map_or("", |m| m.as_str());
+            if name == "PWD" {
+                here.to_string_lossy().into_owned()
+            } else if SHELL_SET.contains(&name) {
+                found[0].to_owned()
+            } else {
+                lookup(name).unwrap_or_default()
+            }
+        });
+        if expanded == text {
+            break;
+        }
+        text = expanded.into_owned();
+    }
+    text
+}

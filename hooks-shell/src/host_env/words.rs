@@ -61,8 +61,25 @@ fn names_the_project(word: &str, project: &Project, expansions: bool) -> bool {
         .any(|part| part == std::path::Component::ParentDir);
     let spelled = path.is_absolute() || word.starts_with("./") || climbs;
     let expands = word.contains(['$', '`']) && (word.contains('/') || word.starts_with(['$', '`']));
-    let globbed = path.is_absolute() && word.contains(['*', '?', '[', '{']);
+    let globbed = path.is_absolute() && glob_may_reach(word, project);
     expansions && (expands || globbed) || spelled && project.owns(path)
+}
+
+/// Whether the absolute glob `word` (`*?[{`) may match a path in the
+/// project: its fixed part is a folder above the project or in it, or a
+/// `..` follows the pattern (red team round 21, R21a-4:
+/// `CLASSPATH=/usr/share/java/*` names no project file).
+fn glob_may_reach(word: &str, project: &Project) -> bool {
+    let Some(at) = word.find(['*', '?', '[', '{']) else {
+        return false;
+    };
+    let fixed = Path::new(&word[..word[..at].rfind('/').map_or(0, |slash| slash + 1)]);
+    let fixed = crate::binding::normalize(fixed);
+    let above = |folder: &Path| folder.starts_with(&fixed);
+    above(&project.folder)
+        || project.real.as_deref().is_some_and(above)
+        || project.owns(&fixed)
+        || word[at..].contains("..")
 }
 
 /// The word of the code-loading variable `name`'s `value` that loads from
@@ -77,8 +94,7 @@ pub(super) fn loaded_word(name: &str, value: &str, project: &Project) -> Option<
         return Some(word);
     }
     let upper = name.to_ascii_uppercase();
-    let names_files = FILE_ENDINGS.iter().any(|ending| upper.ends_with(ending))
-        || FILE_NAMES.contains(&upper.as_str());
+    let names_files = names_files(name);
     let entries: Vec<&str> = value.split(':').collect();
     let empty_is_here = !DEFAULT_WHEN_EMPTY.contains(&upper.as_str());
     if names_files && empty_is_here && entries.len() > 1 && entries.iter().any(|e| e.is_empty()) {
@@ -118,6 +134,13 @@ pub(super) fn loaded_word(name: &str, value: &str, project: &Project) -> Option<
     None
 }
 
+/// Whether variable `name`'s value names files or folders, by its name.
+pub(super) fn names_files(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    FILE_ENDINGS.iter().any(|ending| upper.ends_with(ending))
+        || FILE_NAMES.contains(&upper.as_str())
+}
+
 /// Endings of variable names whose values are files or folders.
 const FILE_ENDINGS: &[&str] = &[
     "PATH", "LIB", "_CONF", "_CONFIG", "_FILE", "STARTUP", "USERBASE", "PREFIX", "_HOME",
@@ -144,6 +167,10 @@ const FILE_NAMES: &[&str] = &[
     "R_PROFILE_USER",
     "R_ENVIRON",
     "R_ENVIRON_USER",
+    // Tools' settings files, read from the working folder when relative
+    // (`KUBECONFIG` names exec plugins it runs: R21a-3).
+    "KUBECONFIG",
+    "BOTO_CONFIG",
 ];
 
 /// Lists whose empty entry is the program's default folders, not the
