@@ -243,15 +243,18 @@ fn withheld(vars: &[(&str, &str)], folder: &Path, repo: &Project) -> Vec<String>
     found.into_iter().map(|(name, _)| name).collect()
 }
 
+/// The folder holding `folder`, as text.
+fn parent_of(folder: &Path) -> &str {
+    folder
+        .parent()
+        .and_then(Path::to_str)
+        .expect("a UTF-8 parent")
+}
+
 #[test]
 fn words_a_shell_expands_or_unquotes_into_the_project_are_the_projects() {
     let (folder, repo) = repo_with(&["tools/"]);
-    let parent = folder
-        .path()
-        .parent()
-        .expect("parent")
-        .to_str()
-        .expect("UTF-8");
+    let parent = parent_of(folder.path());
     let name = folder
         .path()
         .file_name()
@@ -369,12 +372,7 @@ fn commands_arguments_tools_settings_and_plain_expansions_are_read_as_run() {
     ];
     let found = withheld(&ordinary, folder.path(), &repo);
     assert!(found.is_empty(), "{found:?}");
-    let parent = folder
-        .path()
-        .parent()
-        .expect("parent")
-        .to_str()
-        .expect("UTF-8");
+    let parent = parent_of(folder.path());
     let glob = format!("{parent}/*/tools/env.sh");
     assert_eq!(
         withheld(&[("BASH_ENV", &glob)], folder.path(), &repo),
