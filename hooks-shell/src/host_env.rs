@@ -24,7 +24,7 @@ mod spelling;
 mod words;
 
 use spelling::{expand_parameters, physical, with_home};
-use words::{function_body_word, loaded_word, named_word, names_files};
+use words::{function_body_word, loaded_word, named_word, names_files, settings_file_word};
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -134,6 +134,12 @@ impl Project {
         {
             return true;
         }
+        self.holds(word)
+    }
+
+    /// Whether relative `word`, read literally (no shell expands it), names
+    /// something in the project folder now, or in the folder the hook runs in.
+    fn holds(&self, word: &str) -> bool {
         let mut rest = word.trim_start_matches("./");
         while let Some(more) = rest.strip_prefix("./") {
             rest = more;
@@ -259,8 +265,9 @@ fn loaders_in(
                 } else if users && !USERS_KEEP.contains(&name.as_str()) {
                     // A file a tool reads from the folder it runs in
                     // (`AWS_CONFIG_FILE=.aws/config`, `KUBECONFIG`: R21a-3).
-                    named_word(value, project)
-                        .or_else(|| names_files(name).then(|| loaded_word(name, value, project))?)
+                    named_word(value, project).or_else(|| {
+                        names_files(name).then(|| settings_file_word(value, project))?
+                    })
                 } else {
                     None
                 }

@@ -369,6 +369,11 @@ fn commands_arguments_tools_settings_and_plain_expansions_are_read_as_run() {
         ("LOG_GLOB", "/var/log/nginx/*.log"),
         ("GIT_SSH_COMMAND", "ssh -o ControlMaster=auto"),
         ("PAGER", "less -R"),
+        (
+            "APP_CONFIG",
+            "{\"paths\":[\"/var/log/*.log\"],\"level\":\"info\"}",
+        ),
+        ("TEMPLATE_DIR", "templates"),
     ];
     let found = withheld(&ordinary, folder.path(), &repo);
     assert!(found.is_empty(), "{found:?}");

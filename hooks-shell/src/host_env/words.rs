@@ -134,6 +134,24 @@ pub(super) fn loaded_word(name: &str, value: &str, project: &Project) -> Option<
     None
 }
 
+/// The relative word of variable `value` (one whose name says it names
+/// files: `KUBECONFIG=.kube/config`, `AWS_CONFIG_FILE=awsconfig`) that names
+/// something in the project, read as the tool that opens it reads it: no
+/// shell expands it, so `{"paths":["/var/log/*.log"]}` names nothing
+/// (red team round 21, R21a-3).
+pub(super) fn settings_file_word(value: &str, project: &Project) -> Option<String> {
+    value
+        .split(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | ';' | '='))
+        .map(|word| word.trim_matches(['"', '\'']))
+        .find(|word| {
+            !word.is_empty()
+                && !word.starts_with(['/', '-'])
+                && !word.contains("://")
+                && project.holds(word)
+        })
+        .map(str::to_owned)
+}
+
 /// Whether variable `name`'s value names files or folders, by its name.
 pub(super) fn names_files(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
