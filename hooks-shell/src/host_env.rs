@@ -240,44 +240,26 @@ fn loaders_in(
             .find(|(name, _)| name == key)
             .map(|(_, value)| value.clone())
     };
-    let home = hermes_hooks_core::home::user_home();
-    let mut found: Vec<(String, String)> = vars
-        .iter()
-        .filter(|(name, _)| !PASSED.contains(&name.to_ascii_uppercase().as_str()))
-        .filter_map(|(name, value)| {
-            // A shell reads `~/x` as the home's (R18-2): read it so too.
-            let expanded = home.as_ref().map(|home| with_home(value, home));
-            let value = expanded.as_deref().unwrap_or(value);
-            // And `$HOME/x` as the value of `HOME` (R21a-5); a function's
-            // body expands when it is called, as its own work.
-            let function = code_words::exported_function(name);
-            let expanded = (!function).then(|| expand_parameters(value, &key_of, &project.folder));
-            let value = expanded.as_deref().unwrap_or(value);
-            let read = |value: &str| {
-                if code_words::exported_function(name) {
-                    function_body_word(value, project).or_else(|| {
-                        code_words::code_word(name, value, &key_of, &|word| project.has(word))
-                    })
-                } else if steers_code(name) {
-                    loaded_word(name, value, project).or_else(|| {
-                        code_words::code_word(name, value, &key_of, &|word| project.has(word))
-                    })
-                } else if users && !USERS_KEEP.contains(&name.as_str()) {
-                    // A file a tool reads from the folder it runs in
-                    // (`AWS_CONFIG_FILE=.aws/config`, `KUBECONFIG`: R21a-3).
-                    named_word(value, project).or_else(|| {
-                        names_files(name).then(|| settings_file_word(value, project))?
-                    })
-                } else {
-                    None
-                }
-            };
-            // Also with a shell's operators as blanks: `true&&<p>/x.sh` (R19-2).
-            let spaced = value.replace([';', '&', '|', '(', ')', '<', '>'], " ");
-            let path = read(value).or_else(|| read(&spaced))?;
-            Some((name.clone(), path))
-        })
-        .collect();
+    // A variable withheld is unset where the hook's shell expands `${X}`:
+    // read again without those until nothing more is withheld (R22a).
+    let mut found: Vec<(String, String)> = Vec::new();
+    loop {
+        let withheld = |key: &str| found.iter().any(|(name, _)| name == key);
+        let lookup = |key: &str| key_of(key).filter(|_| !withheld(key));
+        let more: Vec<(String, String)> = vars
+            .iter()
+            .filter(|(name, _)| !PASSED.contains(&name.to_ascii_uppercase().as_str()))
+            .filter(|(name, _)| !withheld(name))
+            .filter_map(|(name, value)| {
+                let path = loader_word(name, value, project, users, &lookup)?;
+                Some((name.clone(), path))
+            })
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        found.extend(more);
+    }
     let git_value = found
         .iter()
         .any(|(name, _)| name.starts_with("GIT_CONFIG_VALUE_"));
@@ -286,6 +268,47 @@ fn loaders_in(
         found.push((code_words::GIT_CONFIG_COUNT.to_owned(), why));
     }
     found
+}
+
+/// The word of host variable `name`'s `value` that loads from `project`
+/// (or, for a user's hook, names it), read as a shell reads it; `lookup`
+/// gives the other variables the hook's shell expands.
+fn loader_word(
+    name: &str,
+    value: &str,
+    project: &Project,
+    users: bool,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> Option<String> {
+    // A shell reads `~/x` as the home's (R18-2): read it so too.
+    let home = hermes_hooks_core::home::user_home();
+    let expanded = home.as_ref().map(|home| with_home(value, home));
+    let value = expanded.as_deref().unwrap_or(value);
+    // And `$HOME/x` as the value of `HOME` (R21a-5); a function's body
+    // expands when it is called, as its own work.
+    let function = code_words::exported_function(name);
+    let expanded = (!function).then(|| expand_parameters(value, lookup, &project.folder));
+    let value = expanded.as_deref().unwrap_or(value);
+    let present = |word: &str| project.has(word);
+    let read = |value: &str| {
+        if function {
+            function_body_word(value, project)
+                .or_else(|| code_words::code_word(name, value, lookup, &present))
+        } else if steers_code(name) {
+            loaded_word(name, value, project)
+                .or_else(|| code_words::code_word(name, value, lookup, &present))
+        } else if users && !USERS_KEEP.contains(&name) {
+            // A file a tool reads from the folder it runs in
+            // (`AWS_CONFIG_FILE=.aws/config`, `KUBECONFIG`: R21a-3).
+            named_word(value, project)
+                .or_else(|| names_files(name).then(|| settings_file_word(value, project))?)
+        } else {
+            None
+        }
+    };
+    // Also with a shell's operators as blanks: `true&&<p>/x.sh` (R19-2).
+    let spaced = value.replace([';', '&', '|', '(', ')', '<', '>'], " ");
+    read(value).or_else(|| read(&spaced))
 }
 
 /// Names a user's hook keeps whatever they name (the shell's own).

@@ -384,3 +384,15 @@ fn commands_arguments_tools_settings_and_plain_expansions_are_read_as_run() {
         ["BASH_ENV"]
     );
 }
+
+#[test]
+fn a_variable_withheld_is_read_as_unset_where_another_expands_it() {
+    let (folder, repo) = repo_with(&["tools/"]);
+    let at = folder.path().to_str().expect("UTF-8");
+    let (head, tail) = at.split_at(at.len() - 2);
+    // The hook's shell never gets `X` (it names the project), so `${X}`
+    // is empty there and `BASH_ENV` names the project's file.
+    let spliced = format!("{head}${{X}}{tail}/tools/env.sh");
+    let vars = [("X", "/work/repo/zz"), ("BASH_ENV", spliced.as_str())];
+    assert_eq!(withheld(&vars, folder.path(), &repo), ["X", "BASH_ENV"]);
+}
