@@ -321,8 +321,8 @@ impl Subject {
             };
             binding.mentioned.insert(file, hash);
         }
-        let first = python_shadows::first_on_path(self.words.as_deref(), &self.cwd, found);
-        if let Some(folder) = first.filter(|folder| folder.starts_with(project)) {
+        let words = self.words.as_deref();
+        if let Some(folder) = python_shadows::first_on_path(words, &self.cwd, found, project) {
             let (key, digest) = python_shadows::shadows(&folder)?;
             binding.mentioned.insert(key, digest);
         }

@@ -54,10 +54,30 @@ pub(super) fn shadows(folder: &Path) -> Result<(PathBuf, String), BindError> {
     Ok((folder.join(SHADOWS_KEY), hex::encode(digest.finalize())))
 }
 
-/// The folder a Python run by `words` (in `cwd`, executing `found`'s code)
-/// puts first on its module path: its script's folder, or with `-m` / `-c`
-/// the folder it runs in; none with `-I` / `-P` or when no Python runs.
+/// The folder of `project` a Python run by `words` (in `cwd`, executing
+/// `found`'s code) puts first on its module path: its script's folder
+/// (where links lead, as Python finds it), or with `-m` / `-c` the folder
+/// it runs in; none with `-I` / `-P`, when no Python runs, or when that
+/// folder is not the project's.
 pub(super) fn first_on_path(
+    words: Option<&[String]>,
+    cwd: &Path,
+    found: &super::Identified,
+    project: &Path,
+) -> Option<PathBuf> {
+    let folder = first_folder(words, cwd, found)?;
+    let real_project = std::fs::canonicalize(project).ok();
+    let real = std::fs::canonicalize(&folder).ok();
+    let inside = [Some(&folder), real.as_ref()]
+        .into_iter()
+        .flatten()
+        .any(|path| {
+            path.starts_with(project) || real_project.as_ref().is_some_and(|p| path.starts_with(p))
+        });
+    inside.then_some(folder)
+}
+
+fn first_folder(
     words: Option<&[String]>,
     cwd: &Path,
     found: &super::Identified,
@@ -79,7 +99,8 @@ pub(super) fn first_on_path(
     match &found.code {
         _ if python && inline => Some(cwd.to_path_buf()),
         Some(code) if python || code.path.extension().is_some_and(|e| e == "py") => {
-            code.path.parent().map(Path::to_path_buf)
+            let script = std::fs::canonicalize(&code.path).unwrap_or_else(|_| code.path.clone());
+            script.parent().map(Path::to_path_buf)
         }
         _ => None,
     }
