@@ -280,6 +280,7 @@ fn loader_word(
     users: bool,
     lookup: &dyn Fn(&str) -> Option<String>,
 ) -> Option<String> {
+    let written = value;
     // A shell reads `~/x` as the home's (R18-2): read it so too.
     let home = hermes_hooks_core::home::user_home();
     let expanded = home.as_ref().map(|home| with_home(value, home));
@@ -298,10 +299,17 @@ fn loader_word(
             loaded_word(name, value, project)
                 .or_else(|| code_words::code_word(name, value, lookup, &present))
         } else if users && !USERS_KEEP.contains(&name) {
-            // A file a tool reads from the folder it runs in
-            // (`AWS_CONFIG_FILE=.aws/config`, `KUBECONFIG`: R21a-3).
+            // A command line a program runs (`FZF_DEFAULT_COMMAND`: R22a-7);
+            // a file a tool reads from the folder it runs in, as written too
+            // (`KUBECONFIG='$x'`: R21a-3, R22a-4).
+            let command = code_words::runs_as_command(name);
+            let settings = |value| names_files(name).then(|| settings_file_word(value, project));
             named_word(value, project)
-                .or_else(|| names_files(name).then(|| settings_file_word(value, project))?)
+                .or_else(|| {
+                    command.then(|| code_words::code_word(name, value, lookup, &present))?
+                })
+                .or_else(|| settings(value)?)
+                .or_else(|| settings(written)?)
         } else {
             None
         }

@@ -364,7 +364,6 @@ fn commands_arguments_tools_settings_and_plain_expansions_are_read_as_run() {
         ),
         ("HOME", "/root"),
         ("FZF_DEFAULT_COMMAND", "fd --type f --hidden . $HOME"),
-        ("FZF_CTRL_T_COMMAND", "$FZF_DEFAULT_COMMAND"),
         ("CMAKE_PREFIX_PATH", "../install"),
         ("LOG_GLOB", "/var/log/nginx/*.log"),
         ("GIT_SSH_COMMAND", "ssh -o ControlMaster=auto"),
@@ -377,6 +376,13 @@ fn commands_arguments_tools_settings_and_plain_expansions_are_read_as_run() {
     ];
     let found = withheld(&ordinary, folder.path(), &repo);
     assert!(found.is_empty(), "{found:?}");
+    // A shell expands once: what `$A` brings in (`$HOME` here) is a literal
+    // file name, which may be the project's (R22a-3).
+    let twice = [("A", "fd . $HOME"), ("FZF_CTRL_T_COMMAND", "sh $A")];
+    assert_eq!(
+        withheld(&twice, folder.path(), &repo),
+        ["FZF_CTRL_T_COMMAND"]
+    );
     let parent = parent_of(folder.path());
     let glob = format!("{parent}/*/tools/env.sh");
     assert_eq!(
@@ -395,4 +401,44 @@ fn a_variable_withheld_is_read_as_unset_where_another_expands_it() {
     let spliced = format!("{head}${{X}}{tail}/tools/env.sh");
     let vars = [("X", "/work/repo/zz"), ("BASH_ENV", spliced.as_str())];
     assert_eq!(withheld(&vars, folder.path(), &repo), ["X", "BASH_ENV"]);
+}
+
+#[test]
+fn what_the_hooks_shell_expands_otherwise_than_the_host_is_the_projects() {
+    let (folder, repo) = repo_with(&["run", "x86_64/", "$B", "$Z", "$kcfg", "agent"]);
+    for (name, value) in [
+        ("EDITOR", "sh $CLAUDE_PROJECT_DIR/run"),
+        ("EDITOR", "sh ${CURSOR_PROJECT_DIR}/run"),
+        ("EDITOR", "sh $HOSTTYPE/run"),
+        ("EDITOR", "sh $OSTYPE"),
+        ("EDITOR", "sh '$Z'"),
+        ("KUBECONFIG", "$kcfg"),
+        ("GIT_CONFIG_PARAMETERS", "'core.sshCommand'='sh run'"),
+        ("JAVA_TOOL_OPTIONS", "-javaagent:agent"),
+        (
+            "TAR_OPTIONS",
+            "--checkpoint=1 --checkpoint-action=exec=sh\\ run",
+        ),
+        ("FZF_DEFAULT_COMMAND", "sh run"),
+        ("KUBECTL_EXTERNAL_DIFF", "sh run"),
+    ] {
+        assert_eq!(
+            withheld(&[(name, value)], folder.path(), &repo),
+            [name],
+            "{name}={value}"
+        );
+    }
+    let chained = [("A", "$B"), ("EDITOR", "sh $A")];
+    assert_eq!(withheld(&chained, folder.path(), &repo), ["EDITOR"]);
+    let ordinary = [
+        ("CDPATH", ".:/root:/root/src"),
+        ("GIT_CONFIG_PARAMETERS", "'color.ui'='auto'"),
+        (
+            "JAVA_TOOL_OPTIONS",
+            "-agentlib:jdwp=transport=dt_socket,server=y",
+        ),
+        ("FZF_DEFAULT_COMMAND", "fd --type f"),
+    ];
+    let found = withheld(&ordinary, folder.path(), &repo);
+    assert!(found.is_empty(), "{found:?}");
 }

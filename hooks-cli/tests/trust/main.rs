@@ -56,6 +56,7 @@ mod round18;
 mod round19;
 mod round20;
 mod round21;
+mod round22;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -93,6 +93,16 @@ pub(super) fn code_word(
     if shell_code(name) {
         return Some("(shell code a shell runs by itself)".to_owned());
     }
+    // `'core.sshCommand'='sh run'`: git's settings as one variable (R22a-5).
+    if upper == "GIT_CONFIG_PARAMETERS"
+        && let Some(key) = value
+            .split('\'')
+            .skip(1)
+            .step_by(2)
+            .find(|key| git_runs(key))
+    {
+        return Some(format!("(git's {key}: a command or path)"));
+    }
     if let Some(index) = upper.strip_prefix("GIT_CONFIG_VALUE_") {
         let key = key_of(&format!("GIT_CONFIG_KEY_{index}")).unwrap_or_default();
         if git_runs(&key) {
@@ -106,23 +116,50 @@ pub(super) fn code_word(
         .filter(|c| !matches!(c, '"' | '\'' | '\\'))
         .collect();
     let command = runs_as_command(&upper);
-    [value, unquoted.as_str()].into_iter().find_map(|value| {
+    let found = [value, unquoted.as_str()].into_iter().find_map(|value| {
         crate::dialect::code_env::path_words(value)
             .enumerate()
             .find(|(at, word)| {
                 let trimmed = trim_code(word);
                 // A command's argument a program opens from the folder it
                 // runs in, whatever its spelling (`sh run`, `ssh -F cfg`: R21a-1, R21a-2).
+                // `.` is the folder it runs in, which it runs in anyway.
                 let argument = command && *at > 0 && !trimmed.starts_with(['-', '/']);
-                (argument || relative_path_like(trimmed)) && (present(word) || present(trimmed))
+                let named = argument || relative_path_like(trimmed);
+                trimmed != "." && named && (present(word) || present(trimmed))
             })
             .map(|(_, word)| trim_code(word).to_owned())
+    });
+    // A word of an option's value present there, however spelled: a file
+    // (`-javaagent:agent`) or a command (`--checkpoint-action=exec=sh run`:
+    // R22a-6).
+    found.or_else(|| {
+        option_value_words(value).into_iter().find(|word| {
+            let number = word.chars().all(|c| c.is_ascii_digit() || c == '.');
+            !number && !word.starts_with(['-', '/']) && present(word)
+        })
     })
 }
 
-/// Whether a program runs variable `upper`'s value as a command line:
+/// The words in the values of `value`'s options (`-javaagent:agent` →
+/// `agent`; `--x=exec=sh run` → `exec`, `sh`, `run`), as a shell splits them.
+fn option_value_words(value: &str) -> Vec<String> {
+    let tokens = shlex::split(value)
+        .unwrap_or_else(|| value.split_whitespace().map(str::to_owned).collect());
+    tokens
+        .iter()
+        .filter(|token| token.starts_with('-'))
+        .flat_map(|token| token.split(['=', ':', ',']).skip(1))
+        .flat_map(str::split_whitespace)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether a program runs variable `name`'s value as a command line:
 /// editors, pagers, remote shells, ask-pass helpers, git's commands.
-fn runs_as_command(upper: &str) -> bool {
+pub(super) fn runs_as_command(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    let upper = upper.as_str();
     const NAMES: &[&str] = &[
         "BROWSER",
         "GIT_SSH",
@@ -130,7 +167,9 @@ fn runs_as_command(upper: &str) -> bool {
         "LESSOPEN",
         "LESSCLOSE",
     ];
-    const ENDINGS: &[&str] = &["EDITOR", "VISUAL", "PAGER", "_RSH", "ASKPASS", "_COMMAND"];
+    const ENDINGS: &[&str] = &[
+        "EDITOR", "VISUAL", "PAGER", "_RSH", "ASKPASS", "_COMMAND", "_DIFF", "_PROG",
+    ];
     NAMES.contains(&upper) || ENDINGS.iter().any(|ending| upper.ends_with(ending))
 }
 
@@ -209,7 +248,10 @@ mod tests {
             ("PYTHONWARNINGS", "ignore::DeprecationWarning"),
             ("GIT_CONFIG_VALUE_2", "true"),
         ] {
-            assert_eq!(word(name, value), None, "{name}={value}");
+            // Only a path-like word names something in the folder here.
+            let keys = |_: &str| None;
+            let found = code_word(name, value, &keys, &|word| word.contains('/'));
+            assert_eq!(found, None, "{name}={value}");
         }
     }
 

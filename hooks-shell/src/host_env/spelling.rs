@@ -63,75 +63,125 @@ pub(super) fn physical(path: &Path) -> Option<PathBuf> {
     Some(out)
 }
 
-/// Variables a shell sets itself whatever its environment holds: what they
-/// expand to is not known here, so a word using them is left as written.
-const SHELL_SET: &[&str] = &[
+/// Variables a shell sets itself whatever its environment holds (bash's
+/// `BASH*` too), and those the runner sets for the hook: what they expand
+/// to is not the host's value, so a word using them is left as written.
+const NOT_THE_HOSTS: &[&str] = &[
     "OLDPWD",
-    "BASH_SOURCE",
-    "BASH_ARGV",
-    "BASH_ARGV0",
-    "BASH_COMMAND",
-    "BASH_REMATCH",
-    "BASH_EXECUTION_STRING",
     "FUNCNAME",
     "LINENO",
     "RANDOM",
     "SRANDOM",
     "SECONDS",
     "PPID",
-    "BASHPID",
     "SHLVL",
     "UID",
     "EUID",
     "HOSTNAME",
-    "BASH",
+    "HOSTTYPE",
+    "MACHTYPE",
+    "OSTYPE",
     "GROUPS",
     "DIRSTACK",
     "PIPESTATUS",
     "REPLY",
     "OPTARG",
     "OPTIND",
+    "OPTERR",
     "EPOCHREALTIME",
     "EPOCHSECONDS",
     "HISTFILE",
+    "HISTCMD",
+    "HISTSIZE",
+    "HISTFILESIZE",
+    "IFS",
+    "MAILCHECK",
+    "PS1",
+    "PS2",
+    "PS3",
+    "PS4",
+    "SHELLOPTS",
+    "COMP_WORDBREAKS",
+    "TMPDIR",
+    "HERMES_HOME",
+    "CLAUDE_ENV_FILE",
+    "CURSOR_VERSION",
     "_",
 ];
 
-/// `value` with each plain `$NAME` and `${NAME}` a shell would expand from
-/// the environment written as it expands (red team round 21, R21a-5:
-/// `-Dmaven.repo.local=${HOME}/.m2` names no project file): a variable
-/// `lookup` finds by its value, `PWD` as `here` (the folder the hook runs
-/// in), any other as empty. What is not read so stays as written (`$1`,
-/// `${X:-y}`, `$(cmd)`, `$BASH_SOURCE`), for the callers to take as the
-/// project's; so does what a value brings in after three rounds.
+/// Whether `$name` expands, where the hook runs, to something other than
+/// the host's value of `name`.
+fn not_the_hosts(name: &str) -> bool {
+    NOT_THE_HOSTS.contains(&name)
+        || name.starts_with("BASH")
+        || ["_PROJECT_DIR", "_PLUGIN_ROOT", "_PLUGIN_DATA"]
+            .iter()
+            .any(|ending| name.ends_with(ending))
+}
+
+/// `value` with each plain `$NAME` and `${NAME}` outside single quotes
+/// written as a shell expands it once (red team round 21, R21a-5:
+/// `-Dmaven.repo.local=${HOME}/.m2` names no project file): `PWD` as
+/// `here` (the folder the hook runs in), a variable `lookup` finds (the
+/// host's, and passed to the hook) by its value, an unset one as empty.
+/// What is not read so stays as written, for the callers to take as the
+/// project's: `$1`, `${X:-y}`, `$(cmd)`, a variable the shell or the runner
+/// sets (`$OSTYPE`, `$CLAUDE_PROJECT_DIR`: red team round 22, R22a-1,
+/// R22a-2), `'$X'` (R22a-3), and what a value brings in (`A='$B'`: a shell
+/// does not expand it again).
 pub(super) fn expand_parameters(
     value: &str,
     lookup: &dyn Fn(&str) -> Option<String>,
     here: &Path,
 ) -> String {
-    static PLAIN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-            .expect("valid regex")
-    });
-    let mut text = value.to_owned();
-    for _ in 0..3 {
-        let expanded = PLAIN.replace_all(&text, |found: &regex::Captures<'_>| {
-            let name = found
-                .get(1)
-                .or_else(|| found.get(2))
-                .map_or("", |m| m.as_str());
-            if name == "PWD" {
-                here.to_string_lossy().into_owned()
-            } else if SHELL_SET.contains(&name) {
-                found[0].to_owned()
-            } else {
-                lookup(name).unwrap_or_default()
+    let mut out = String::with_capacity(value.len());
+    let (mut single, mut double) = (false, false);
+    let mut rest = value;
+    while let Some(c) = rest.chars().next() {
+        if c == '$' && !single {
+            let (name, used) = parameter(&rest[1..]);
+            if let Some(name) = name.filter(|name| !not_the_hosts(name) || *name == "PWD") {
+                let expanded = match name {
+                    "PWD" => here.to_string_lossy().into_owned(),
+                    _ => lookup(name).unwrap_or_default(),
+                };
+                out.push_str(&expanded);
+                rest = &rest[1 + used..];
+                continue;
             }
-        });
-        if expanded == text {
-            break;
         }
-        text = expanded.into_owned();
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            _ => {}
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
     }
-    text
+    out
+}
+
+/// The name of a plain parameter at the start of `text` (`NAME`, `{NAME}`)
+/// and how many bytes it takes; no name for any other form.
+fn parameter(text: &str) -> (Option<&str>, usize) {
+    let name_len = |text: &str| {
+        let first = text
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+        if !first {
+            return 0;
+        }
+        text.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(text.len())
+    };
+    if let Some(braced) = text.strip_prefix('{') {
+        let len = name_len(braced);
+        if len > 0 && braced[len..].starts_with('}') {
+            return (Some(&braced[..len]), len + 2);
+        }
+        return (None, 0);
+    }
+    let len = name_len(text);
+    ((len > 0).then(|| &text[..len]), len)
 }

@@ -127,7 +127,8 @@ pub(super) fn loaded_word(name: &str, value: &str, project: &Project) -> Option<
             return Some((*word).to_owned());
         }
         let number = word.chars().all(|c| c.is_ascii_digit() || c == '.');
-        if relative && !number && (after_loader || names_files && project.has(word)) {
+        let default = *word == "." && DEFAULT_WHEN_EMPTY.contains(&upper.as_str());
+        if relative && !number && !default && (after_loader || names_files && project.has(word)) {
             return Some((*word).to_owned());
         }
     }
@@ -201,6 +202,8 @@ const DEFAULT_WHEN_EMPTY: &[&str] = &[
     "XDG_DATA_DIRS",
     "XDG_CONFIG_DIRS",
     "ACLOCAL_PATH",
+    // `cd x` looks in the working folder first anyway (R22a-8).
+    "CDPATH",
 ];
 
 /// Options that make a runtime load the module or file after them.

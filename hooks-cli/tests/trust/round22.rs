@@ -1,0 +1,39 @@
+//! Red team round 22, round 21's fixes attacked: a variable the runner or
+//! the hook's shell sets (`$CLAUDE_PROJECT_DIR`, `$OSTYPE`), one in single
+//! quotes, a tool's settings file named as written (`KUBECONFIG='$x'`),
+//! git settings in `GIT_CONFIG_PARAMETERS`, an option's value
+//! (`-javaagent:agent`) and a command line no program of the lists runs
+//! (`FZF_DEFAULT_COMMAND`) are read as the hook's shell and tools read them
+//! (R22a-1 to R22a-7); `CDPATH`'s `.` reaches a user's hook (R22a-8).
+
+use crate::round17::env_a_users_guard_gets;
+
+#[test]
+fn values_read_as_the_hooks_shell_and_tools_read_them_are_withheld() {
+    let values = [
+        ("EDITOR", "sh $CLAUDE_PROJECT_DIR/run"),
+        ("VISUAL", "sh $OSTYPE"),
+        ("GIT_SSH_COMMAND", "sh '$Z'"),
+        ("KUBECONFIG", "$kcfg"),
+        ("GIT_CONFIG_PARAMETERS", "'core.sshCommand'='sh run'"),
+        ("JAVA_TOOL_OPTIONS", "-javaagent:agent"),
+        ("FZF_DEFAULT_COMMAND", "sh run"),
+    ];
+    let files = ["run", "linux-gnu", "$Z", "$kcfg", "agent"];
+    let (env, _) = env_a_users_guard_gets(&files, &values);
+    for (name, _) in values {
+        let given = env
+            .lines()
+            .any(|line| line.starts_with(&format!("{name}=")));
+        assert!(!given, "{name}: {env}");
+    }
+}
+
+#[test]
+fn a_cdpath_naming_the_working_folder_reaches_a_users_hook() {
+    let (env, _) = env_a_users_guard_gets(&["tools/env.sh"], &[("CDPATH", ".:/usr/share")]);
+    assert!(
+        env.lines().any(|line| line == "CDPATH=.:/usr/share"),
+        "{env}"
+    );
+}
