@@ -163,6 +163,17 @@ impl Project {
         })
     }
 
+    /// Whether `word`, `../` parts and then a path, goes on with a part
+    /// named as one of the folders of the project's own path.
+    fn spelled_from_above(&self, word: &Path) -> bool {
+        let parent = std::path::Component::ParentDir;
+        let Some(next) = word.components().find(|part| *part != parent) else {
+            return false;
+        };
+        let named = |folder: &PathBuf| folder.components().any(|part| part == next);
+        named(&self.folder) || self.real.as_ref().is_some_and(named)
+    }
+
     /// Whether `word` (relative: from the project folder) names a path of the project.
     /// A path through a process's own folders (`/proc/self/cwd/x`) is read
     /// where the hook runs, the project, not where `hooks` does (red team
@@ -194,11 +205,22 @@ impl Project {
         if starts_here && climbs && !out_of_it {
             return true;
         }
+        // A program may take `../x` from a folder of its own
+        // (`PYENV_VERSION=../../<p>` from pyenv's versions: R22a regression
+        // of R21a-6): one whose next part is named as a folder of the
+        // project's path may lead into it.
+        if out_of_it && self.spelled_from_above(word) {
+            return true;
+        }
         let real = std::fs::canonicalize(&path).ok();
         let climbed = climbs.then(|| physical(&joined)).flatten();
+        let here = out_of_it
+            .then(|| physical(&std::env::current_dir().ok()?.join(word)))
+            .flatten();
         let candidates: Vec<&PathBuf> = std::iter::once(&path)
             .chain(real.as_ref())
             .chain(climbed.as_ref())
+            .chain(here.as_ref())
             .collect();
         let in_home = candidates
             .iter()

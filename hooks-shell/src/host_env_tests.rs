@@ -345,6 +345,8 @@ fn commands_arguments_tools_settings_and_plain_expansions_are_read_as_run() {
         ("KUBECONFIG", ".kube/config"),
         ("BASH_ENV", "${PWD}/tools/env.sh"),
         ("MY_TOOL", "$PWD/tools/x"),
+        // From a folder of pyenv's own, not the project's.
+        ("PYENV_VERSION", "../../../../../work/repo/.py"),
     ] {
         assert_eq!(
             withheld(&[(name, value)], folder.path(), &repo),
@@ -405,7 +407,7 @@ fn a_variable_withheld_is_read_as_unset_where_another_expands_it() {
 
 #[test]
 fn what_the_hooks_shell_expands_otherwise_than_the_host_is_the_projects() {
-    let (folder, repo) = repo_with(&["run", "x86_64/", "$B", "$Z", "$kcfg", "agent"]);
+    let (folder, repo) = repo_with(&["run", "x86_64/", "$B", "$Z", "$kcfg", "agent", ".git/"]);
     for (name, value) in [
         ("EDITOR", "sh $CLAUDE_PROJECT_DIR/run"),
         ("EDITOR", "sh ${CURSOR_PROJECT_DIR}/run"),
@@ -438,6 +440,8 @@ fn what_the_hooks_shell_expands_otherwise_than_the_host_is_the_projects() {
             "-agentlib:jdwp=transport=dt_socket,server=y",
         ),
         ("FZF_DEFAULT_COMMAND", "fd --type f"),
+        ("FZF_CTRL_T_COMMAND", "rg --files --hidden --glob '!.git'"),
+        ("GIT_PAGER", "diff-so-fancy | less --tabs=4 -RFX"),
     ];
     let found = withheld(&ordinary, folder.path(), &repo);
     assert!(found.is_empty(), "{found:?}");

@@ -4,13 +4,27 @@
 //! git settings in `GIT_CONFIG_PARAMETERS`, an option's value
 //! (`-javaagent:agent`) and a command line no program of the lists runs
 //! (`FZF_DEFAULT_COMMAND`) are read as the hook's shell and tools read them
-//! (R22a-1 to R22a-7); `CDPATH`'s `.` reaches a user's hook (R22a-8).
+//! (R22a-1 to R22a-7); `CDPATH`'s `.` reaches a user's hook (R22a-8); a
+//! `../` value going on with a folder of the project's path is the
+//! project's whatever folder a program takes it from (R21a-6's regression).
 
 use crate::round17::env_a_users_guard_gets;
 
 #[test]
 fn values_read_as_the_hooks_shell_and_tools_read_them_are_withheld() {
+    // pyenv takes `../` from its own versions folder: one going on with a
+    // folder of the project's path may lead into it.
+    let temp = std::env::temp_dir();
+    let top = temp
+        .components()
+        .nth(1)
+        .expect("a temporary folder below /");
+    let pyenv = format!(
+        "../../../../../../{}/x/.py",
+        top.as_os_str().to_string_lossy()
+    );
     let values = [
+        ("PYENV_VERSION", pyenv.as_str()),
         ("EDITOR", "sh $CLAUDE_PROJECT_DIR/run"),
         ("VISUAL", "sh $OSTYPE"),
         ("GIT_SSH_COMMAND", "sh '$Z'"),

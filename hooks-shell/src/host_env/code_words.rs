@@ -126,7 +126,9 @@ pub(super) fn code_word(
                 // `.` is the folder it runs in, which it runs in anyway.
                 let argument = command && *at > 0 && !trimmed.starts_with(['-', '/']);
                 let named = argument || relative_path_like(trimmed);
-                trimmed != "." && named && (present(word) || present(trimmed))
+                // `.git` is the repository's data (`fd --exclude .git`).
+                let plain = !matches!(trimmed, "" | "." | ".git");
+                plain && named && (present(word) || present(trimmed))
             })
             .map(|(_, word)| trim_code(word).to_owned())
     });
