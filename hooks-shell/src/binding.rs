@@ -322,7 +322,7 @@ impl Subject {
             binding.mentioned.insert(file, hash);
         }
         let words = self.words.as_deref();
-        if let Some(folder) = python_shadows::first_on_path(words, &self.cwd, found, project) {
+        for folder in python_shadows::first_on_path(words, &self.cwd, found, project) {
             let (key, digest) = python_shadows::shadows(&folder)?;
             binding.mentioned.insert(key, digest);
         }

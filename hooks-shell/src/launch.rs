@@ -146,7 +146,9 @@ impl Launch {
         if python_interpreter {
             let loader = PYTHON_LOADER.replace("{fd}", &fd_path);
             let path = code.path.display().to_string();
-            argv.splice(at..=at, ["-c".to_owned(), loader, path]);
+            // `python3 -- check.py`: `-c` must come before the end of options.
+            let from = if argv[at - 1] == "--" { at - 1 } else { at };
+            argv.splice(from..=at, ["-c".to_owned(), loader, path]);
         } else {
             argv[at] = fd_path;
         }

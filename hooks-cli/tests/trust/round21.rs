@@ -53,7 +53,16 @@ fn globs_plain_expansions_and_climbs_naming_nothing_there_reach_a_users_hook() {
 
 #[test]
 fn a_standard_module_a_project_python_hook_imports_unnamed_asks_again() {
-    for command in ["python3 check.py", "python3 -m check"] {
+    // Options with values, shell forms (R22b-1, R22b-2), a symlinked script (R22b-3).
+    for command in [
+        "python3 check.py",
+        "python3 -m check",
+        "python3 -W ignore check.py",
+        "python3 -W -I check.py",
+        "python3 -- check.py",
+        "cd . && python3 check.py",
+        "sh -c 'python3 check.py'",
+    ] {
         let (home, project) = home_with("[claude]");
         write(&project, "check.py", "import subprocess\nprint('{}')\n");
         approve_project_hook(&home, &project, command);

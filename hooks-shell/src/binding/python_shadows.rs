@@ -1,110 +1,186 @@
-//! Python's own modules a project's file may stand in for (red team round
-//! 21, R21b-1). A project hook `python3 check.py` (or `-m` / `-c` run in
-//! the project) puts the script's folder first on the module path, before
-//! the standard library: `subprocess` imports `selectors`, so a
-//! `selectors.py` added there after the approval ran inside the approved
-//! hook, though the script names neither. What that folder holds under a
-//! standard module's name is bound as one digest: adding, changing or
-//! removing any such file or package asks again.
+//! Python modules a project's file may stand in for (red team rounds 21
+//! and 22: R21b-1, R22b-1 to R22b-13). A project hook whose Python puts a
+//! project folder first on its module path (`python3 check.py` at the
+//! project's top, `-m` / `-c`, `PYTHONPATH=src`) searches it before the
+//! standard library and the installed packages: `subprocess` imports
+//! `selectors`, `requests` imports `urllib3`, so a `selectors.py` or an
+//! `urllib3/` added there after the approval ran inside the approved hook,
+//! though its code names neither. What such a folder holds under the name
+//! of a standard or installed module (a file, a package with its
+//! `__init__.py`, a compiled copy in `__pycache__`) is bound as one digest:
+//! adding, changing or removing any of it asks again.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use sha2::{Digest, Sha256};
 
 use super::BindError;
 
-/// The name the digest is bound under, in the folder it covers (shown when
-/// it changes).
-pub(super) const SHADOWS_KEY: &str = "<files named as Python's standard modules>";
+/// The most entries of one folder listed: a folder with more cannot be
+/// bound (none of it may be missed, R22b-8).
+const MAX_LISTED: usize = 200_000;
 
-/// The most entries of the folder listed.
-const MAX_LISTED: usize = 10_000;
+/// The most of a file read to see whether it runs Python.
+const MAX_PEEK: u64 = 1 << 20;
 
-/// The key and digest binding what `folder` holds under the standard
-/// modules' names: each file or folder whose name up to its first `.` is
-/// one (`selectors.py`, `json/`, `ssl.cpython-311-x86_64-linux-gnu.so`,
-/// `random.pyc`), by its content (a folder as a tree).
-pub(super) fn shadows(folder: &Path) -> Result<(PathBuf, String), BindError> {
-    let mut found: Vec<(String, PathBuf)> = std::fs::read_dir(folder)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .take(MAX_LISTED)
-        .map(|entry| {
-            (
-                entry.file_name().to_string_lossy().into_owned(),
-                entry.path(),
-            )
-        })
-        .filter(|(name, _)| {
-            let stem = name.split('.').next().unwrap_or_default();
-            STANDARD_MODULES.binary_search(&stem).is_ok()
-        })
-        .collect();
-    found.sort();
-    let mut digest = Sha256::new();
-    for (name, path) in found {
-        let hash = if path.is_dir() {
-            super::tree_sha256(std::slice::from_ref(&path))?
-        } else {
-            crate::fingerprint::content_or_metadata(&path)
-        };
-        digest.update(format!("{name}\0{hash}\n"));
-    }
-    Ok((folder.join(SHADOWS_KEY), hex::encode(digest.finalize())))
-}
-
-/// The folder of `project` a Python run by `words` (in `cwd`, executing
-/// `found`'s code) puts first on its module path: its script's folder
-/// (where links lead, as Python finds it), or with `-m` / `-c` the folder
-/// it runs in; none with `-I` / `-P`, when no Python runs, or when that
-/// folder is not the project's.
+/// The folders of `project` a Python the hook may run searches before the
+/// standard library: the folder it runs in and its code's folder (where
+/// links lead, as Python finds it) when Python may run (a `python*` word
+/// anywhere in the command, a `.py` code file, or a file it runs naming
+/// `python`: wrappers, `npm run`, `make`), and each `PYTHONPATH=` entry the
+/// command sets. `-I` / `-P` are not trusted to isolate it (they may be
+/// another option's value: R22b-2).
 pub(super) fn first_on_path(
     words: Option<&[String]>,
     cwd: &Path,
     found: &super::Identified,
     project: &Path,
-) -> Option<PathBuf> {
-    let folder = first_folder(words, cwd, found)?;
+) -> Vec<PathBuf> {
+    let words = words.unwrap_or_default();
+    let pythonic = |word: &str| {
+        word.split(['/', '=', ';', '&', '|', '(', ')', '"', '\'', ' '])
+            .any(|part| part.starts_with("python"))
+    };
+    let code_py = found
+        .code
+        .as_ref()
+        .is_some_and(|code| code.path.extension().is_some_and(|e| e == "py"));
+    let runs = words.iter().any(|word| pythonic(word))
+        || code_py
+        || found.files.iter().any(|file| names_python(file));
+    let mut folders = Vec::new();
+    if runs {
+        folders.push(cwd.to_path_buf());
+        if let Some(code) = &found.code {
+            let script = std::fs::canonicalize(&code.path).unwrap_or_else(|_| code.path.clone());
+            folders.extend(script.parent().map(Path::to_path_buf));
+        }
+    }
+    for word in words {
+        if let Some(entries) = word.strip_prefix("PYTHONPATH=") {
+            folders.extend(entries.split(':').map(|entry| cwd.join(entry)));
+        }
+    }
     let real_project = std::fs::canonicalize(project).ok();
-    let real = std::fs::canonicalize(&folder).ok();
-    let inside = [Some(&folder), real.as_ref()]
-        .into_iter()
-        .flatten()
-        .any(|path| {
-            path.starts_with(project) || real_project.as_ref().is_some_and(|p| path.starts_with(p))
-        });
-    inside.then_some(folder)
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for folder in folders {
+        let folder = super::normalize(&folder);
+        let real = std::fs::canonicalize(&folder).ok();
+        let inside = [Some(&folder), real.as_ref()]
+            .into_iter()
+            .flatten()
+            .any(|path| {
+                path.starts_with(project)
+                    || real_project.as_ref().is_some_and(|p| path.starts_with(p))
+            });
+        if inside && !kept.contains(&folder) {
+            kept.push(folder);
+        }
+    }
+    kept
 }
 
-fn first_folder(
-    words: Option<&[String]>,
-    cwd: &Path,
-    found: &super::Identified,
-) -> Option<PathBuf> {
-    let words = words.unwrap_or_default();
-    let python = words
-        .first()
-        .is_some_and(|word| super::identify::base_name(word).starts_with("python"));
-    let options: Vec<&str> = words
-        .iter()
-        .skip(1)
-        .map(String::as_str)
-        .take_while(|word| word.starts_with('-'))
-        .collect();
-    if options.iter().any(|option| matches!(*option, "-I" | "-P")) {
-        return None;
-    }
-    let inline = options.iter().any(|option| matches!(*option, "-m" | "-c"));
-    match &found.code {
-        _ if python && inline => Some(cwd.to_path_buf()),
-        Some(code) if python || code.path.extension().is_some_and(|e| e == "py") => {
-            let script = std::fs::canonicalize(&code.path).unwrap_or_else(|_| code.path.clone());
-            script.parent().map(Path::to_path_buf)
-        }
-        _ => None,
-    }
+/// Whether the file at `path` names Python (a wrapper that runs it).
+fn names_python(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = hermes_hooks_core::regular_file::open_regular(path) else {
+        return false;
+    };
+    let mut text = Vec::new();
+    let _ = file.take(MAX_PEEK).read_to_end(&mut text);
+    text.windows(6).any(|window| window == b"python")
 }
+
+/// The key and digest binding what `folder` holds under the name of a
+/// standard or installed module: each file (`selectors.py`, `ssl.*.so`,
+/// `random.pyc`) by its content, each package (`json/` with its
+/// `__init__.py`) as a tree, each compiled copy in `__pycache__`; what is
+/// not a regular file is bound as such, never opened (a FIFO, a link to
+/// `/dev/zero`: R22b-11). The key names what was found (R22b-12).
+pub(super) fn shadows(folder: &Path) -> Result<(PathBuf, String), BindError> {
+    let mut found = standing_in(folder)?;
+    for (name, path) in standing_in(&folder.join("__pycache__"))? {
+        found.push((format!("__pycache__/{name}"), path));
+    }
+    found.sort();
+    let mut digest = Sha256::new();
+    for (name, path) in &found {
+        let hash = match std::fs::metadata(path) {
+            Ok(meta) if meta.is_file() => crate::fingerprint::content_or_metadata(path),
+            Ok(meta) if meta.is_dir() => super::tree_sha256(std::slice::from_ref(path))?,
+            _ => "not a regular file".to_owned(),
+        };
+        let link = std::fs::read_link(path)
+            .map(|to| to.display().to_string())
+            .unwrap_or_default();
+        digest.update(format!("{name}\0{link}\0{hash}\n"));
+    }
+    let mut names: Vec<&str> = found
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .take(8)
+        .collect();
+    if found.len() > names.len() {
+        names.push("…");
+    }
+    let shown = if names.is_empty() {
+        "none".to_owned()
+    } else {
+        names.join(", ")
+    };
+    let key = folder.join(format!(
+        "<Python modules standing in for installed ones: {shown}>"
+    ));
+    Ok((key, hex::encode(digest.finalize())))
+}
+
+/// The entries of `folder` named as a standard or installed module (up to
+/// the first `.`): files, and folders holding an `__init__.py` (a folder
+/// without one never hides a module found later on the path).
+fn standing_in(folder: &Path) -> Result<Vec<(String, PathBuf)>, BindError> {
+    let Ok(listing) = std::fs::read_dir(folder) else {
+        return Ok(Vec::new());
+    };
+    let mut found = Vec::new();
+    for (count, entry) in listing.flatten().enumerate() {
+        if count >= MAX_LISTED {
+            return Err(BindError::TreeTooLarge(folder.to_path_buf()));
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let stem = name.split('.').next().unwrap_or_default();
+        if !(STANDARD_MODULES.binary_search(&stem).is_ok() || INSTALLED.contains(stem)) {
+            continue;
+        }
+        let path = entry.path();
+        let package = path.is_dir() && path.join("__init__.py").exists();
+        if package || !path.is_dir() {
+            found.push((name, path));
+        }
+    }
+    Ok(found)
+}
+
+/// The top-level modules installed in the site folders a Python here may
+/// read (`requests`, `urllib3`, `yaml`…), read once.
+static INSTALLED: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
+    let mut names = BTreeSet::new();
+    for site in super::python_sites::site_folders() {
+        let Ok(listing) = std::fs::read_dir(&site) else {
+            continue;
+        };
+        for entry in listing.flatten().take(20_000) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stem = name.split(['.', '-']).next().unwrap_or_default();
+            let metadata = name.ends_with(".dist-info") || name.ends_with(".egg-info");
+            if !stem.is_empty() && !metadata && !name.ends_with(".pth") && stem != "__pycache__" {
+                names.insert(stem.to_owned());
+            }
+        }
+    }
+    names
+});
 
 /// `sys.stdlib_module_names` of CPython 3.11, with the few later versions
 /// add; sorted.
@@ -426,23 +502,51 @@ const STANDARD_MODULES: &[&str] = &[
 mod tests {
     use super::*;
 
+    fn write(folder: &Path, name: &str, text: &str) {
+        let path = folder.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
+        std::fs::write(&path, text).expect("file");
+    }
+
     #[test]
     fn a_file_named_as_a_standard_module_changes_the_digest_and_others_do_not() {
         assert!(STANDARD_MODULES.windows(2).all(|pair| pair[0] < pair[1]));
         let folder = tempfile::tempdir().expect("folder");
-        std::fs::write(folder.path().join("check.py"), "import subprocess\n").expect("check");
-        let (key, before) = shadows(folder.path()).expect("digest");
-        assert_eq!(key, folder.path().join(SHADOWS_KEY));
-        std::fs::write(folder.path().join("helper.py"), "x = 1\n").expect("helper");
+        write(folder.path(), "check.py", "import subprocess\n");
+        let (_, before) = shadows(folder.path()).expect("digest");
+        write(folder.path(), "helper.py", "x = 1\n");
+        write(folder.path(), "html/index.html", "<p>\n");
         assert_eq!(shadows(folder.path()).expect("digest").1, before);
-        for name in ["selectors.py", "random.pyc", "json/__init__.py"] {
-            let path = folder.path().join(name);
-            std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
-            std::fs::write(&path, "").expect("shadow");
-            let after = shadows(folder.path()).expect("digest").1;
+        for name in [
+            "selectors.py",
+            "random.pyc",
+            "json/__init__.py",
+            "__pycache__/tempfile.cpython-311.pyc",
+        ] {
+            write(folder.path(), name, "");
+            let (key, after) = shadows(folder.path()).expect("digest");
             assert_ne!(after, before, "{name}");
-            std::fs::write(&path, "import os\n").expect("edited");
+            let stem = name
+                .trim_start_matches("__pycache__/")
+                .split(['.', '/'])
+                .next()
+                .unwrap();
+            assert!(key.to_string_lossy().contains(stem), "{key:?}");
+            write(folder.path(), name, "import os\n");
             assert_ne!(shadows(folder.path()).expect("digest").1, after, "{name}");
         }
+    }
+
+    #[test]
+    fn what_is_not_a_regular_file_is_bound_unopened() {
+        let folder = tempfile::tempdir().expect("folder");
+        std::os::unix::fs::symlink("/dev/zero", folder.path().join("selectors.py")).expect("link");
+        nix::unistd::mkfifo(
+            &folder.path().join("socket.py"),
+            nix::sys::stat::Mode::S_IRWXU,
+        )
+        .expect("fifo");
+        let (key, _) = shadows(folder.path()).expect("digest without opening either");
+        assert!(key.to_string_lossy().contains("selectors.py"), "{key:?}");
     }
 }

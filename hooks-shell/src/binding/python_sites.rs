@@ -70,7 +70,7 @@ pub(super) fn module_roots(project: &Path) -> Vec<PathBuf> {
 }
 
 /// The site folders that may be on an interpreter's path here.
-fn site_folders() -> Vec<PathBuf> {
+pub(super) fn site_folders() -> Vec<PathBuf> {
     let env = |name: &str| std::env::var_os(name).map(PathBuf::from);
     let home = env("HOME");
     let mut prefixes: Vec<PathBuf> = Vec::new();
