@@ -321,12 +321,7 @@ impl Subject {
             };
             binding.mentioned.insert(file, hash);
         }
-        let words = self.words.as_deref();
-        for folder in python_shadows::first_on_path(words, &self.cwd, found, project) {
-            let (key, digest) = python_shadows::shadows(&folder)?;
-            binding.mentioned.insert(key, digest);
-        }
-        Ok(())
+        python_shadows::bind(self, found, &reached.roots, project, &mut binding.mentioned)
     }
 }
 

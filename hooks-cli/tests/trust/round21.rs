@@ -63,18 +63,36 @@ fn a_standard_module_a_project_python_hook_imports_unnamed_asks_again() {
         "cd . && python3 check.py",
         "sh -c 'python3 check.py'",
     ] {
-        let (home, project) = home_with("[claude]");
-        write(&project, "check.py", "import subprocess\nprint('{}')\n");
-        approve_project_hook(&home, &project, command);
-        let marker = project.join("PWNED");
-        let shadow = format!("open({marker:?}, 'w')\nfrom _selectors_gone import *\n");
-        write(&project, "selectors.py", &shadow);
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        assert!(!marker.exists(), "{command}: {emitted:#}");
-        assert_ne!(
-            emitted["runs"][0]["status"],
-            json!("completed"),
-            "{command}: {emitted:#}"
+        shadow_asks_again(
+            command,
+            "check.py",
+            "import subprocess\nprint('{}')\n",
+            "selectors.py",
         );
     }
+    // A folder the command enters, one the script puts first (R22b-1, R22b-4).
+    let inserts = "import sys\nsys.path.insert(0, 'lib')\nimport helper, subprocess\nprint('{}')\n";
+    let entered = "cd lib && python3 -c 'import subprocess'";
+    shadow_asks_again(entered, "check.py", inserts, "lib/selectors.py");
+    shadow_asks_again("python3 check.py", "check.py", inserts, "lib/selectors.py");
+}
+
+/// A project hook running `command` (its script `script` holding `code`,
+/// beside `lib/helper.py`) asks again, and runs nothing, once `shadow`
+/// appears after the approval.
+fn shadow_asks_again(command: &str, script: &str, code: &str, shadow: &str) {
+    let (home, project) = home_with("[claude]");
+    write(&project, script, code);
+    write(&project, "lib/helper.py", "x = 1\n");
+    approve_project_hook(&home, &project, command);
+    let marker = project.join("PWNED");
+    let text = format!("open({marker:?}, 'w')\nfrom _selectors_gone import *\n");
+    write(&project, shadow, &text);
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(!marker.exists(), "{command}: {emitted:#}");
+    assert_ne!(
+        emitted["runs"][0]["status"],
+        json!("completed"),
+        "{command}: {emitted:#}"
+    );
 }

@@ -18,9 +18,35 @@ use sha2::{Digest, Sha256};
 
 use super::BindError;
 
+mod standard;
+use standard::STANDARD_MODULES;
+
+/// Binds in `mentioned` (beside the files `subject`'s code names) what may
+/// stand in for a standard or installed module in each folder its Python
+/// may search first ([`first_on_path`], [`shadows`]); `roots` are the
+/// manifests its program runs (`package.json`, a makefile).
+pub(super) fn bind(
+    subject: &super::Subject,
+    found: &super::Identified,
+    roots: &[PathBuf],
+    project: &Path,
+    mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
+) -> Result<(), BindError> {
+    let named: Vec<PathBuf> = mentioned.keys().chain(roots).cloned().collect();
+    let words = subject.words.as_deref();
+    for folder in first_on_path(words, &subject.cwd, found, &named, project) {
+        let (key, digest) = shadows(&folder)?;
+        mentioned.insert(key, digest);
+    }
+    Ok(())
+}
+
 /// The most entries of one folder listed: a folder with more cannot be
 /// bound (none of it may be missed, R22b-8).
 const MAX_LISTED: usize = 200_000;
+
+/// The most folders holding named Python files bound so.
+const MAX_FOLDERS: usize = 32;
 
 /// The most of a file read to see whether it runs Python.
 const MAX_PEEK: u64 = 1 << 20;
@@ -32,10 +58,16 @@ const MAX_PEEK: u64 = 1 << 20;
 /// `python`: wrappers, `npm run`, `make`), and each `PYTHONPATH=` entry the
 /// command sets. `-I` / `-P` are not trusted to isolate it (they may be
 /// another option's value: R22b-2).
-pub(super) fn first_on_path(
+///
+/// Also each folder holding a Python file the hook's code names (`lib/`
+/// for `lib/helper.py`: code that names it may put its folder on the path,
+/// `sys.path.insert(0, "lib")`: R22b-4), and each folder the command `cd`s
+/// into (`cd sub && python3 check.py`).
+fn first_on_path(
     words: Option<&[String]>,
     cwd: &Path,
     found: &super::Identified,
+    named: &[PathBuf],
     project: &Path,
 ) -> Vec<PathBuf> {
     let words = words.unwrap_or_default();
@@ -47,15 +79,40 @@ pub(super) fn first_on_path(
         .code
         .as_ref()
         .is_some_and(|code| code.path.extension().is_some_and(|e| e == "py"));
+    let python_files: Vec<&PathBuf> = found
+        .files
+        .iter()
+        .chain(named)
+        .filter(|file| file.extension().is_some_and(|e| e == "py"))
+        .collect();
     let runs = words.iter().any(|word| pythonic(word))
         || code_py
-        || found.files.iter().any(|file| names_python(file));
+        || !python_files.is_empty()
+        || found
+            .files
+            .iter()
+            .chain(named)
+            .any(|file| names_python(file));
     let mut folders = Vec::new();
     if runs {
         folders.push(cwd.to_path_buf());
         if let Some(code) = &found.code {
             let script = std::fs::canonicalize(&code.path).unwrap_or_else(|_| code.path.clone());
             folders.extend(script.parent().map(Path::to_path_buf));
+        }
+        let parents = python_files.iter().filter_map(|file| file.parent());
+        folders.extend(parents.take(MAX_FOLDERS).map(Path::to_path_buf));
+        let split = |word: &String| {
+            let parts: Vec<String> = word
+                .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
+                .filter(|part| !part.is_empty())
+                .map(str::to_owned)
+                .collect();
+            parts
+        };
+        let tokens: Vec<String> = words.iter().flat_map(split).collect();
+        for pair in tokens.windows(2).filter(|pair| pair[0] == "cd") {
+            folders.push(cwd.join(&pair[1]));
         }
     }
     for word in words {
@@ -99,7 +156,7 @@ fn names_python(path: &Path) -> bool {
 /// `__init__.py`) as a tree, each compiled copy in `__pycache__`; what is
 /// not a regular file is bound as such, never opened (a FIFO, a link to
 /// `/dev/zero`: R22b-11). The key names what was found (R22b-12).
-pub(super) fn shadows(folder: &Path) -> Result<(PathBuf, String), BindError> {
+fn shadows(folder: &Path) -> Result<(PathBuf, String), BindError> {
     let mut found = standing_in(folder)?;
     for (name, path) in standing_in(&folder.join("__pycache__"))? {
         found.push((format!("__pycache__/{name}"), path));
@@ -150,7 +207,10 @@ fn standing_in(folder: &Path) -> Result<Vec<(String, PathBuf)>, BindError> {
         }
         let name = entry.file_name().to_string_lossy().into_owned();
         let stem = name.split('.').next().unwrap_or_default();
-        if !(STANDARD_MODULES.binary_search(&stem).is_ok() || INSTALLED.contains(stem)) {
+        // `_sysconfigdata_<abi>`: the build settings `sysconfig` imports.
+        let standard =
+            STANDARD_MODULES.binary_search(&stem).is_ok() || stem.starts_with("_sysconfigdata");
+        if !(standard || INSTALLED.contains(stem)) {
             continue;
         }
         let path = entry.path();
@@ -181,322 +241,6 @@ static INSTALLED: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
     }
     names
 });
-
-/// `sys.stdlib_module_names` of CPython 3.11, with the few later versions
-/// add; sorted.
-const STANDARD_MODULES: &[&str] = &[
-    "__future__",
-    "_abc",
-    "_aix_support",
-    "_ast",
-    "_asyncio",
-    "_bisect",
-    "_blake2",
-    "_bootsubprocess",
-    "_bz2",
-    "_codecs",
-    "_codecs_cn",
-    "_codecs_hk",
-    "_codecs_iso2022",
-    "_codecs_jp",
-    "_codecs_kr",
-    "_codecs_tw",
-    "_collections",
-    "_collections_abc",
-    "_colorize",
-    "_compat_pickle",
-    "_compression",
-    "_contextvars",
-    "_crypt",
-    "_csv",
-    "_ctypes",
-    "_curses",
-    "_curses_panel",
-    "_datetime",
-    "_dbm",
-    "_decimal",
-    "_elementtree",
-    "_frozen_importlib",
-    "_frozen_importlib_external",
-    "_functools",
-    "_gdbm",
-    "_hashlib",
-    "_heapq",
-    "_imp",
-    "_io",
-    "_json",
-    "_locale",
-    "_lsprof",
-    "_lzma",
-    "_markupbase",
-    "_md5",
-    "_msi",
-    "_multibytecodec",
-    "_multiprocessing",
-    "_opcode",
-    "_opcode_metadata",
-    "_operator",
-    "_osx_support",
-    "_overlapped",
-    "_pickle",
-    "_posixshmem",
-    "_posixsubprocess",
-    "_py_abc",
-    "_pydecimal",
-    "_pyio",
-    "_pyrepl",
-    "_queue",
-    "_random",
-    "_scproxy",
-    "_sha1",
-    "_sha256",
-    "_sha3",
-    "_sha512",
-    "_signal",
-    "_sitebuiltins",
-    "_socket",
-    "_sqlite3",
-    "_sre",
-    "_ssl",
-    "_stat",
-    "_statistics",
-    "_string",
-    "_strptime",
-    "_struct",
-    "_symtable",
-    "_sysconfig",
-    "_thread",
-    "_threading_local",
-    "_tkinter",
-    "_tokenize",
-    "_tracemalloc",
-    "_typing",
-    "_uuid",
-    "_warnings",
-    "_weakref",
-    "_weakrefset",
-    "_winapi",
-    "_zoneinfo",
-    "abc",
-    "aifc",
-    "annotationlib",
-    "antigravity",
-    "argparse",
-    "array",
-    "ast",
-    "asynchat",
-    "asyncio",
-    "asyncore",
-    "atexit",
-    "audioop",
-    "base64",
-    "bdb",
-    "binascii",
-    "bisect",
-    "builtins",
-    "bz2",
-    "cProfile",
-    "calendar",
-    "cgi",
-    "cgitb",
-    "chunk",
-    "cmath",
-    "cmd",
-    "code",
-    "codecs",
-    "codeop",
-    "collections",
-    "colorsys",
-    "compileall",
-    "compression",
-    "concurrent",
-    "configparser",
-    "contextlib",
-    "contextvars",
-    "copy",
-    "copyreg",
-    "crypt",
-    "csv",
-    "ctypes",
-    "curses",
-    "dataclasses",
-    "datetime",
-    "dbm",
-    "decimal",
-    "difflib",
-    "dis",
-    "distutils",
-    "doctest",
-    "email",
-    "encodings",
-    "ensurepip",
-    "enum",
-    "errno",
-    "faulthandler",
-    "fcntl",
-    "filecmp",
-    "fileinput",
-    "fnmatch",
-    "fractions",
-    "ftplib",
-    "functools",
-    "gc",
-    "genericpath",
-    "getopt",
-    "getpass",
-    "gettext",
-    "glob",
-    "graphlib",
-    "grp",
-    "gzip",
-    "hashlib",
-    "heapq",
-    "hmac",
-    "html",
-    "http",
-    "idlelib",
-    "imaplib",
-    "imghdr",
-    "imp",
-    "importlib",
-    "inspect",
-    "io",
-    "ipaddress",
-    "itertools",
-    "json",
-    "keyword",
-    "lib2to3",
-    "linecache",
-    "locale",
-    "logging",
-    "lzma",
-    "mailbox",
-    "mailcap",
-    "marshal",
-    "math",
-    "mimetypes",
-    "mmap",
-    "modulefinder",
-    "msilib",
-    "msvcrt",
-    "multiprocessing",
-    "netrc",
-    "nis",
-    "nntplib",
-    "nt",
-    "ntpath",
-    "nturl2path",
-    "numbers",
-    "opcode",
-    "operator",
-    "optparse",
-    "os",
-    "ossaudiodev",
-    "pathlib",
-    "pdb",
-    "pickle",
-    "pickletools",
-    "pipes",
-    "pkgutil",
-    "platform",
-    "plistlib",
-    "poplib",
-    "posix",
-    "posixpath",
-    "pprint",
-    "profile",
-    "pstats",
-    "pty",
-    "pwd",
-    "py_compile",
-    "pyclbr",
-    "pydoc",
-    "pydoc_data",
-    "pyexpat",
-    "queue",
-    "quopri",
-    "random",
-    "re",
-    "readline",
-    "reprlib",
-    "resource",
-    "rlcompleter",
-    "runpy",
-    "sched",
-    "secrets",
-    "select",
-    "selectors",
-    "shelve",
-    "shlex",
-    "shutil",
-    "signal",
-    "site",
-    "smtpd",
-    "smtplib",
-    "sndhdr",
-    "socket",
-    "socketserver",
-    "spwd",
-    "sqlite3",
-    "sre_compile",
-    "sre_constants",
-    "sre_parse",
-    "ssl",
-    "stat",
-    "statistics",
-    "string",
-    "stringprep",
-    "struct",
-    "subprocess",
-    "sunau",
-    "symtable",
-    "sys",
-    "sysconfig",
-    "syslog",
-    "tabnanny",
-    "tarfile",
-    "telnetlib",
-    "tempfile",
-    "termios",
-    "textwrap",
-    "this",
-    "threading",
-    "time",
-    "timeit",
-    "tkinter",
-    "token",
-    "tokenize",
-    "tomllib",
-    "trace",
-    "traceback",
-    "tracemalloc",
-    "tty",
-    "turtle",
-    "turtledemo",
-    "types",
-    "typing",
-    "unicodedata",
-    "unittest",
-    "urllib",
-    "uu",
-    "uuid",
-    "venv",
-    "warnings",
-    "wave",
-    "weakref",
-    "webbrowser",
-    "winreg",
-    "winsound",
-    "wsgiref",
-    "xdrlib",
-    "xml",
-    "xmlrpc",
-    "zipapp",
-    "zipfile",
-    "zipimport",
-    "zlib",
-    "zoneinfo",
-];
 
 #[cfg(test)]
 mod tests {
