@@ -21,6 +21,7 @@ mod git_index;
 mod identify;
 pub(crate) use identify::base_name;
 mod mentions;
+mod perl_inc;
 mod program;
 mod python_shadows;
 mod python_sites;
@@ -321,6 +322,8 @@ impl Subject {
             };
             binding.mentioned.insert(file, hash);
         }
+        let named: Vec<PathBuf> = binding.mentioned.keys().cloned().collect();
+        perl_inc::bind(self, found, &named, project, &mut binding.mentioned)?;
         python_shadows::bind(self, found, &reached.roots, project, &mut binding.mentioned)
     }
 }

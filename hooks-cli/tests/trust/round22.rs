@@ -7,7 +7,13 @@
 //! (R22a-1 to R22a-7); `CDPATH`'s `.` reaches a user's hook (R22a-8); a
 //! `../` value going on with a folder of the project's path is the
 //! project's whatever folder a program takes it from (R21a-6's regression).
+//! A project hook's Perl binds what its included folders hold under the
+//! names of the system's Perl modules (R22b-9).
 
+use serde_json::json;
+
+use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
+use crate::round8_modules::installed;
 use crate::round17::env_a_users_guard_gets;
 
 #[test]
@@ -50,4 +56,29 @@ fn a_cdpath_naming_the_working_folder_reaches_a_users_hook() {
         env.lines().any(|line| line == "CDPATH=.:/usr/share"),
         "{env}"
     );
+}
+
+#[test]
+fn a_perl_module_an_included_project_folder_stands_in_for_asks_again() {
+    if !installed("perl") {
+        return;
+    }
+    for (command, script) in [
+        ("perl -I. check.pl", "use File::Temp;\nprint \"{}\\n\";\n"),
+        (
+            "perl check.pl",
+            "use lib \".\";\nuse File::Temp;\nprint \"{}\\n\";\n",
+        ),
+    ] {
+        let (home, project) = home_with("[claude]");
+        write(&project, "check.pl", script);
+        approve_project_hook(&home, &project, command);
+        let marker = project.join("PWNED");
+        let carp = format!("package Carp;\nopen(my $f, '>', {marker:?});\n1;\n");
+        write(&project, "Carp.pm", &carp);
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(!marker.exists(), "{command}: {emitted:#}");
+        let status = &emitted["runs"][0]["status"];
+        assert_ne!(status, &json!("completed"), "{command}: {emitted:#}");
+    }
 }

@@ -16,7 +16,7 @@ use crate::support::TempHome;
 const PWN: &str = "echo PWNED > \"$CLAUDE_PROJECT_DIR/pwned\"\n";
 
 /// Whether `tool` is installed (else the case is skipped, said on stderr).
-fn installed(tool: &str) -> bool {
+pub(crate) fn installed(tool: &str) -> bool {
     let found = std::process::Command::new("sh")
         .args(["-c", &format!("command -v {tool}")])
         .output()

@@ -43,7 +43,7 @@ pub(super) fn bind(
 
 /// The most entries of one folder listed: a folder with more cannot be
 /// bound (none of it may be missed, R22b-8).
-const MAX_LISTED: usize = 200_000;
+pub(super) const MAX_LISTED: usize = 200_000;
 
 /// The most folders holding named Python files bound so.
 const MAX_FOLDERS: usize = 32;
@@ -141,13 +141,18 @@ fn first_on_path(
 
 /// Whether the file at `path` names Python (a wrapper that runs it).
 fn names_python(path: &Path) -> bool {
+    file_names(path, b"python")
+}
+
+/// Whether the first MiB of the regular file at `path` holds `word`.
+pub(super) fn file_names(path: &Path, word: &[u8]) -> bool {
     use std::io::Read;
     let Ok(file) = hermes_hooks_core::regular_file::open_regular(path) else {
         return false;
     };
     let mut text = Vec::new();
     let _ = file.take(MAX_PEEK).read_to_end(&mut text);
-    text.windows(6).any(|window| window == b"python")
+    text.windows(word.len()).any(|window| window == word)
 }
 
 /// The key and digest binding what `folder` holds under the name of a
@@ -161,6 +166,21 @@ fn shadows(folder: &Path) -> Result<(PathBuf, String), BindError> {
     for (name, path) in standing_in(&folder.join("__pycache__"))? {
         found.push((format!("__pycache__/{name}"), path));
     }
+    bound_digest(
+        folder,
+        found,
+        "Python modules standing in for installed ones",
+    )
+}
+
+/// The key (`folder/<what: names found>`) and digest binding the entries
+/// `found` of `folder`: a file by its content, a folder as a tree, what is
+/// neither by what it is (never opened), a link by its target too.
+pub(super) fn bound_digest(
+    folder: &Path,
+    mut found: Vec<(String, PathBuf)>,
+    what: &str,
+) -> Result<(PathBuf, String), BindError> {
     found.sort();
     let mut digest = Sha256::new();
     for (name, path) in &found {
@@ -187,9 +207,7 @@ fn shadows(folder: &Path) -> Result<(PathBuf, String), BindError> {
     } else {
         names.join(", ")
     };
-    let key = folder.join(format!(
-        "<Python modules standing in for installed ones: {shown}>"
-    ));
+    let key = folder.join(format!("<{what}: {shown}>"));
     Ok((key, hex::encode(digest.finalize())))
 }
 

@@ -1,0 +1,202 @@
+//! Perl's library folders in the project (red team round 22, R22b-9): `perl
+//! -I.`, `-Ilib`, `PERL5LIB=lib` or `use lib "."` put a project folder
+//! before the system's library, so a `Carp.pm` added there after the
+//! approval stands in for the `Carp` that `File::Temp` loads, inside the
+//! approved hook, though its code names neither. What such a folder holds
+//! under the name of a module of the system's Perl library (`Carp.pm`, a
+//! `File/` folder) is bound as one digest, as Python's are
+//! ([`super::python_shadows`]).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::BindError;
+use super::python_shadows::{MAX_LISTED, bound_digest, file_names};
+
+/// Binds in `mentioned` what may stand in for a module of the system's
+/// Perl library in each project folder `subject`'s Perl may put first
+/// (`named`: the files its code names).
+pub(super) fn bind(
+    subject: &super::Subject,
+    found: &super::Identified,
+    named: &[PathBuf],
+    project: &Path,
+    mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
+) -> Result<(), BindError> {
+    let words = subject.words.as_deref().unwrap_or_default();
+    let code: Vec<&PathBuf> = found.files.iter().chain(named).collect();
+    let runs = words
+        .iter()
+        .any(|word| word.split(['/', ' ']).any(|part| part == "perl"))
+        || code.iter().any(|file| file_names(file, b"perl"));
+    if !runs {
+        return Ok(());
+    }
+    let script_folder = found.code.as_ref().and_then(|code| code.path.parent());
+    let mut folders: Vec<PathBuf> = Vec::new();
+    let tokens: Vec<&str> = words
+        .iter()
+        .flat_map(|word| word.split_whitespace())
+        .collect();
+    for (at, token) in tokens.iter().enumerate() {
+        match token.strip_prefix("-I") {
+            Some("") => folders.extend(tokens.get(at + 1).map(|dir| subject.cwd.join(dir))),
+            Some(dir) => folders.push(subject.cwd.join(dir)),
+            None => {}
+        }
+        if let Some(list) = token.strip_prefix("PERL5LIB=") {
+            folders.extend(list.split(':').map(|dir| subject.cwd.join(dir)));
+        }
+    }
+    for file in code.iter().filter(|file| is_perl(file)) {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        for dir in use_lib(&text) {
+            let dir = dir.replace("$FindBin::RealBin", "$FindBin::Bin").replace(
+                "$FindBin::Bin",
+                &script_folder.unwrap_or(&subject.cwd).display().to_string(),
+            );
+            folders.push(subject.cwd.join(dir));
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for folder in folders {
+        let folder = super::normalize(&folder);
+        if folder.starts_with(project) && seen.insert(folder.clone()) {
+            let (key, digest) = bound_digest(&folder, standing_in(&folder)?, PERL_KEY)?;
+            mentioned.insert(key, digest);
+        }
+    }
+    Ok(())
+}
+
+/// What the digest is named for.
+const PERL_KEY: &str = "Perl modules standing in for installed ones";
+
+fn is_perl(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e == "pl" || e == "pm" || e == "t")
+        || file_names(path, b"#!/usr/bin/perl")
+        || file_names(path, b"env perl")
+}
+
+/// The folders `use lib` lines of `text` name (`use lib "lib";`,
+/// `use lib qw(. vendor);`), as written.
+fn use_lib(text: &str) -> Vec<String> {
+    static USE_LIB: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\buse\s+lib\s+([^;]*);").expect("valid regex"));
+    USE_LIB
+        .captures_iter(text)
+        .flat_map(|found| {
+            let list = found[1].trim();
+            let list = list.strip_prefix("qw").unwrap_or(list).trim();
+            let list = list.trim_matches(|c: char| "()[]{}<>/".contains(c));
+            list.split(|c: char| c.is_whitespace() || ",'\"".contains(c))
+                .filter(|word| !word.is_empty())
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The entries of `folder` named as a module of the system's Perl library
+/// (`Carp.pm`, `File/`).
+fn standing_in(folder: &Path) -> Result<Vec<(String, PathBuf)>, BindError> {
+    let Ok(listing) = std::fs::read_dir(folder) else {
+        return Ok(Vec::new());
+    };
+    let mut found = Vec::new();
+    for (count, entry) in listing.flatten().enumerate() {
+        if count >= MAX_LISTED {
+            return Err(BindError::TreeTooLarge(folder.to_path_buf()));
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if INSTALLED.contains(&name) {
+            found.push((name, entry.path()));
+        }
+    }
+    Ok(found)
+}
+
+/// The top-level entries of the system's Perl library folders (`Carp.pm`,
+/// `File`, `Exporter.pm`…), read once.
+static INSTALLED: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
+    let mut names = BTreeSet::new();
+    for folder in LIBRARY_FOLDERS.iter().flat_map(|pattern| expand(pattern)) {
+        let Ok(listing) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in listing.flatten().take(20_000) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let module = name.ends_with(".pm") || entry.path().is_dir();
+            if module && name.chars().next().is_some_and(|c| c.is_ascii_uppercase()) {
+                names.insert(name);
+            }
+        }
+    }
+    names
+});
+
+/// Where Debian-like and other systems keep Perl's library (`*`: any one
+/// folder), as `perl -V` lists `@INC`.
+const LIBRARY_FOLDERS: &[&str] = &[
+    "/etc/perl",
+    "/usr/share/perl5",
+    "/usr/share/perl/*",
+    "/usr/lib/*/perl/*",
+    "/usr/lib/*/perl5/*",
+    "/usr/lib/*/perl-base",
+    "/usr/lib64/perl5",
+    "/usr/share/perl5/vendor_perl",
+    "/usr/lib64/perl5/vendor_perl",
+    "/usr/local/share/perl/*",
+    "/usr/local/lib/*/perl/*",
+    "/usr/local/lib/site_perl",
+    "/usr/local/share/perl5",
+    "/usr/local/lib64/perl5",
+];
+
+/// The folders `pattern` names, each `*` part any one folder there.
+fn expand(pattern: &str) -> Vec<PathBuf> {
+    let mut found = vec![PathBuf::from("/")];
+    for part in pattern.split('/').filter(|part| !part.is_empty()) {
+        found = found
+            .iter()
+            .flat_map(|folder| match part {
+                "*" => std::fs::read_dir(folder)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .take(1_000)
+                    .map(|entry| entry.path())
+                    .filter(|path| path.is_dir())
+                    .collect(),
+                _ => vec![folder.join(part)],
+            })
+            .collect();
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_systems_library_is_found_where_perl_keeps_it() {
+        if std::path::Path::new("/usr/bin/perl").exists() {
+            assert!(INSTALLED.contains("Carp.pm"), "{:?}", *INSTALLED);
+        }
+    }
+
+    #[test]
+    fn use_lib_lines_name_their_folders() {
+        let text =
+            "use strict;\nuse lib \"lib\";\nuse lib qw(. vendor);\nuse lib '$FindBin::Bin/x';\n";
+        assert_eq!(use_lib(text), ["lib", ".", "vendor", "$FindBin::Bin/x"]);
+    }
+}
