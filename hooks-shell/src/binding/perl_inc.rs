@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::BindError;
-use super::python_shadows::{MAX_LISTED, bound_digest, file_names};
+use super::python_shadows::{bound_digest, entries_where, file_names};
 
 /// Binds in `mentioned` what may stand in for a module of the system's
 /// Perl library in each project folder `subject`'s Perl may put first
@@ -106,20 +106,7 @@ fn use_lib(text: &str) -> Vec<String> {
 /// The entries of `folder` named as a module of the system's Perl library
 /// (`Carp.pm`, `File/`).
 fn standing_in(folder: &Path) -> Result<Vec<(String, PathBuf)>, BindError> {
-    let Ok(listing) = std::fs::read_dir(folder) else {
-        return Ok(Vec::new());
-    };
-    let mut found = Vec::new();
-    for (count, entry) in listing.flatten().enumerate() {
-        if count >= MAX_LISTED {
-            return Err(BindError::TreeTooLarge(folder.to_path_buf()));
-        }
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if INSTALLED.contains(&name) {
-            found.push((name, entry.path()));
-        }
-    }
-    Ok(found)
+    entries_where(folder, |name, _| INSTALLED.contains(name))
 }
 
 /// The top-level entries of the system's Perl library folders (`Carp.pm`,

@@ -43,7 +43,7 @@ pub(super) fn bind(
 
 /// The most entries of one folder listed: a folder with more cannot be
 /// bound (none of it may be missed, R22b-8).
-pub(super) const MAX_LISTED: usize = 200_000;
+const MAX_LISTED: usize = 200_000;
 
 /// The most folders holding named Python files bound so.
 const MAX_FOLDERS: usize = 32;
@@ -215,6 +215,23 @@ pub(super) fn bound_digest(
 /// the first `.`): files, and folders holding an `__init__.py` (a folder
 /// without one never hides a module found later on the path).
 fn standing_in(folder: &Path) -> Result<Vec<(String, PathBuf)>, BindError> {
+    entries_where(folder, |name, path| {
+        let stem = name.split('.').next().unwrap_or_default();
+        // `_sysconfigdata_<abi>`: the build settings `sysconfig` imports.
+        let standard =
+            STANDARD_MODULES.binary_search(&stem).is_ok() || stem.starts_with("_sysconfigdata");
+        let package = path.is_dir() && path.join("__init__.py").exists();
+        (standard || INSTALLED.contains(stem)) && (package || !path.is_dir())
+    })
+}
+
+/// The entries of `folder` whose name and path `keep` keeps, every entry
+/// read: a folder of over [`MAX_LISTED`] cannot be bound (none of it may be
+/// missed, R22b-8).
+pub(super) fn entries_where(
+    folder: &Path,
+    keep: impl Fn(&str, &Path) -> bool,
+) -> Result<Vec<(String, PathBuf)>, BindError> {
     let Ok(listing) = std::fs::read_dir(folder) else {
         return Ok(Vec::new());
     };
@@ -224,16 +241,8 @@ fn standing_in(folder: &Path) -> Result<Vec<(String, PathBuf)>, BindError> {
             return Err(BindError::TreeTooLarge(folder.to_path_buf()));
         }
         let name = entry.file_name().to_string_lossy().into_owned();
-        let stem = name.split('.').next().unwrap_or_default();
-        // `_sysconfigdata_<abi>`: the build settings `sysconfig` imports.
-        let standard =
-            STANDARD_MODULES.binary_search(&stem).is_ok() || stem.starts_with("_sysconfigdata");
-        if !(standard || INSTALLED.contains(stem)) {
-            continue;
-        }
         let path = entry.path();
-        let package = path.is_dir() && path.join("__init__.py").exists();
-        if package || !path.is_dir() {
+        if keep(&name, &path) {
             found.push((name, path));
         }
     }
