@@ -86,7 +86,7 @@ fn a_standard_module_a_project_python_hook_imports_unnamed_asks_again() {
 /// A project hook running `command` (its script `script` holding `code`,
 /// beside `lib/helper.py`) asks again, and runs nothing, once `shadow`
 /// appears after the approval.
-fn shadow_asks_again(command: &str, script: &str, code: &str, shadow: &str) {
+pub(crate) fn shadow_asks_again(command: &str, script: &str, code: &str, shadow: &str) {
     let (home, project) = home_with("[claude]");
     write(&project, script, code);
     write(&project, "lib/helper.py", "x = 1\n");

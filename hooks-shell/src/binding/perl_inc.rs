@@ -14,7 +14,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::BindError;
-use super::python_shadows::{bound_digest, entries_where, file_names};
+use super::python_shadows::{bound_digest, entries_where, file_names, with_project};
 
 /// Binds in `mentioned` what may stand in for a module of the system's
 /// Perl library in each project folder `subject`'s Perl may put first
@@ -26,32 +26,55 @@ pub(super) fn bind(
     project: &Path,
     mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
 ) -> Result<(), BindError> {
-    let words = subject.words.as_deref().unwrap_or_default();
-    let code: Vec<&PathBuf> = found.files.iter().chain(named).collect();
-    let runs = words
-        .iter()
-        .any(|word| word.split(['/', ' ']).any(|part| part == "perl"))
-        || code.iter().any(|file| file_names(file, b"perl"));
+    let words = with_project(subject.words.as_deref().unwrap_or_default(), project);
+    // Files it runs are read for `perl`; those its code names only by their
+    // ending (reading them all on every run would cost what approving did).
+    let run = found.files.iter().filter(|file| is_perl(file));
+    let code: Vec<&PathBuf> = run.chain(named.iter().filter(|f| perl_ending(f))).collect();
+    let runs = words.iter().any(|word| {
+        word.split(['/', ' ', ';', '&', '|'])
+            .any(|part| part == "perl")
+    }) || !code.is_empty()
+        || found.files.iter().any(|file| file_names(file, b"perl"));
     if !runs {
         return Ok(());
     }
     let script_folder = found.code.as_ref().and_then(|code| code.path.parent());
     let mut folders: Vec<PathBuf> = Vec::new();
+    // Modules `-M` loads from those folders (`perl -I. -MDbg`: R23-5).
+    let mut loaded: BTreeSet<String> = BTreeSet::new();
     let tokens: Vec<&str> = words
         .iter()
-        .flat_map(|word| word.split_whitespace())
+        .flat_map(|word| word.split([' ', '\t', ';', '&', '|']))
+        .map(|token| token.trim_matches(['"', '\'']))
+        .filter(|token| !token.is_empty())
         .collect();
     for (at, token) in tokens.iter().enumerate() {
+        // `PERL5OPT=-Ilib` holds switches (R23-4).
+        let token = token.strip_prefix("PERL5OPT=").unwrap_or(token);
         match token.strip_prefix("-I") {
             Some("") => folders.extend(tokens.get(at + 1).map(|dir| subject.cwd.join(dir))),
             Some(dir) => folders.push(subject.cwd.join(dir)),
             None => {}
         }
+        if let Some(module) = token
+            .strip_prefix("-M")
+            .or_else(|| token.strip_prefix("-m"))
+        {
+            match module.strip_prefix("lib=") {
+                // `-Mlib=lib,vendor`: `use lib` (R23-4).
+                Some(dirs) => folders.extend(dirs.split(',').map(|dir| subject.cwd.join(dir))),
+                None => {
+                    let module = module.split(['=', ' ']).next().unwrap_or_default();
+                    loaded.insert(format!("{}.pm", module.replace("::", "/")));
+                }
+            }
+        }
         if let Some(list) = token.strip_prefix("PERL5LIB=") {
             folders.extend(list.split(':').map(|dir| subject.cwd.join(dir)));
         }
     }
-    for file in code.iter().filter(|file| is_perl(file)) {
+    for file in &code {
         let Ok(text) = std::fs::read_to_string(file) else {
             continue;
         };
@@ -67,7 +90,14 @@ pub(super) fn bind(
     for folder in folders {
         let folder = super::normalize(&folder);
         if folder.starts_with(project) && seen.insert(folder.clone()) {
-            let (key, digest) = bound_digest(&folder, standing_in(&folder)?, PERL_KEY)?;
+            let mut found = standing_in(&folder)?;
+            for module in &loaded {
+                let path = folder.join(module);
+                if !found.iter().any(|(_, bound)| *bound == path) {
+                    found.push((module.clone(), path));
+                }
+            }
+            let (key, digest) = bound_digest(&folder, found, PERL_KEY)?;
             mentioned.insert(key, digest);
         }
     }
@@ -77,18 +107,24 @@ pub(super) fn bind(
 /// What the digest is named for.
 const PERL_KEY: &str = "Perl modules standing in for installed ones";
 
+/// Whether the file at `path` is Perl, by its ending or its `#!` line.
 fn is_perl(path: &Path) -> bool {
+    perl_ending(path) || file_names(path, b"#!/usr/bin/perl") || file_names(path, b"env perl")
+}
+
+fn perl_ending(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e == "pl" || e == "pm" || e == "t")
-        || file_names(path, b"#!/usr/bin/perl")
-        || file_names(path, b"env perl")
 }
 
 /// The folders `use lib` lines of `text` name (`use lib "lib";`,
-/// `use lib qw(. vendor);`), as written.
+/// `use lib qw(. vendor);`, `unshift @INC, "lib";`), as written.
 fn use_lib(text: &str) -> Vec<String> {
-    static USE_LIB: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\buse\s+lib\s+([^;]*);").expect("valid regex"));
+    static USE_LIB: LazyLock<Regex> = LazyLock::new(|| {
+        // `use lib "lib";`, and `unshift @INC, "lib";` / `push @INC, …` (R23-4).
+        Regex::new(r"\b(?:use\s+lib|(?:unshift|push)\s*\(?\s*@INC\s*,)\s*([^;]*);")
+            .expect("valid regex")
+    });
     USE_LIB
         .captures_iter(text)
         .flat_map(|found| {
@@ -182,8 +218,11 @@ mod tests {
 
     #[test]
     fn use_lib_lines_name_their_folders() {
-        let text =
-            "use strict;\nuse lib \"lib\";\nuse lib qw(. vendor);\nuse lib '$FindBin::Bin/x';\n";
-        assert_eq!(use_lib(text), ["lib", ".", "vendor", "$FindBin::Bin/x"]);
+        let text = "use strict;\nuse lib \"lib\";\nuse lib qw(. vendor);\n\
+                    use lib '$FindBin::Bin/x';\nBEGIN { unshift @INC, \"inc\"; }\n";
+        assert_eq!(
+            use_lib(text),
+            ["lib", ".", "vendor", "$FindBin::Bin/x", "inc"]
+        );
     }
 }

@@ -34,7 +34,7 @@ pub(super) fn bind(
 ) -> Result<(), BindError> {
     let named: Vec<PathBuf> = mentioned.keys().chain(roots).cloned().collect();
     let words = subject.words.as_deref();
-    for folder in first_on_path(words, &subject.cwd, found, &named, project) {
+    for folder in first_on_path(words, &subject.cwd, found, (&named, roots), project) {
         let (key, digest) = shadows(&folder)?;
         mentioned.insert(key, digest);
     }
@@ -44,6 +44,10 @@ pub(super) fn bind(
 /// The most entries of one folder listed: a folder with more cannot be
 /// bound (none of it may be missed, R22b-8).
 const MAX_LISTED: usize = 200_000;
+
+/// The largest file bound by its content; a bigger one is bound by its
+/// metadata (size, times, inode).
+const MAX_HASHED: u64 = 16 << 20;
 
 /// The most folders holding named Python files bound so.
 const MAX_FOLDERS: usize = 32;
@@ -67,10 +71,12 @@ fn first_on_path(
     words: Option<&[String]>,
     cwd: &Path,
     found: &super::Identified,
-    named: &[PathBuf],
+    (named, roots): (&[PathBuf], &[PathBuf]),
     project: &Path,
 ) -> Vec<PathBuf> {
-    let words = words.unwrap_or_default();
+    // `$CLAUDE_PROJECT_DIR/lib`: the runner's variables as the project (R23-2).
+    let words = with_project(words.unwrap_or_default(), project);
+    let words = words.as_slice();
     let pythonic = |word: &str| {
         word.split(['/', '=', ';', '&', '|', '(', ')', '"', '\'', ' '])
             .any(|part| part.starts_with("python"))
@@ -85,13 +91,16 @@ fn first_on_path(
         .chain(named)
         .filter(|file| file.extension().is_some_and(|e| e == "py"))
         .collect();
+    // Files it runs (a wrapper, a manifest) are read for `python`; the
+    // files its code names only by their ending (reading them all on every
+    // run would cost each run what the approval cost).
     let runs = words.iter().any(|word| pythonic(word))
         || code_py
         || !python_files.is_empty()
         || found
             .files
             .iter()
-            .chain(named)
+            .chain(roots)
             .any(|file| names_python(file));
     let mut folders = Vec::new();
     if runs {
@@ -115,8 +124,12 @@ fn first_on_path(
             folders.push(cwd.join(&pair[1]));
         }
     }
-    for word in words {
+    let assigned = words
+        .iter()
+        .flat_map(|word| word.split([' ', ';', '&', '|']));
+    for word in assigned {
         if let Some(entries) = word.strip_prefix("PYTHONPATH=") {
+            let entries = entries.trim_matches(['"', '\'']);
             folders.extend(entries.split(':').map(|entry| cwd.join(entry)));
         }
     }
@@ -137,6 +150,24 @@ fn first_on_path(
         }
     }
     kept
+}
+
+/// `words` with the runner's project variables (`$CLAUDE_PROJECT_DIR`,
+/// `${CURSOR_PROJECT_DIR}`…) written as `project`, quotes around them gone.
+pub(super) fn with_project(words: &[String], project: &Path) -> Vec<String> {
+    let at = project.display().to_string();
+    words
+        .iter()
+        .map(|word| {
+            let mut word = word.replace('"', "");
+            for name in ["CLAUDE", "CURSOR", "CODEX", "GEMINI"] {
+                word = word
+                    .replace(&format!("${{{name}_PROJECT_DIR}}"), &at)
+                    .replace(&format!("${name}_PROJECT_DIR"), &at);
+            }
+            word
+        })
+        .collect()
 }
 
 /// Whether the file at `path` names Python (a wrapper that runs it).
@@ -185,6 +216,11 @@ pub(super) fn bound_digest(
     let mut digest = Sha256::new();
     for (name, path) in &found {
         let hash = match std::fs::metadata(path) {
+            // A file bigger than any module is bound by what it is, not read
+            // whole on every run (a sparse 64 GiB `selectors.py`: R23-6).
+            Ok(meta) if meta.is_file() && meta.len() > MAX_HASHED => {
+                crate::fingerprint::metadata_stamp(path).unwrap_or_default()
+            }
             Ok(meta) if meta.is_file() => crate::fingerprint::content_or_metadata(path),
             Ok(meta) if meta.is_dir() => super::tree_sha256(std::slice::from_ref(path))?,
             _ => "not a regular file".to_owned(),
@@ -212,16 +248,27 @@ pub(super) fn bound_digest(
 }
 
 /// The entries of `folder` named as a standard or installed module (up to
-/// the first `.`): files, and folders holding an `__init__.py` (a folder
-/// without one never hides a module found later on the path).
+/// the first `.`): files, and folders holding an `__init__` (a folder
+/// without one never hides a module found later on the path); and `.pth`
+/// files.
 fn standing_in(folder: &Path) -> Result<Vec<(String, PathBuf)>, BindError> {
     entries_where(folder, |name, path| {
         let stem = name.split('.').next().unwrap_or_default();
         // `_sysconfigdata_<abi>`: the build settings `sysconfig` imports.
         let standard =
             STANDARD_MODULES.binary_search(&stem).is_ok() || stem.starts_with("_sysconfigdata");
-        let package = path.is_dir() && path.join("__init__.py").exists();
-        (standard || INSTALLED.contains(stem)) && (package || !path.is_dir())
+        // `__init__.py`, or a compiled `__init__.pyc` / `__init__.*.so` (R23-1).
+        let package = path.is_dir()
+            && std::fs::read_dir(path)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .take(MAX_LISTED)
+                .any(|entry| entry.file_name().to_string_lossy().starts_with("__init__."));
+        // A `.pth` file runs its `import` lines where `site` reads the
+        // folder (`site.addsitedir`: R23-3).
+        let pth = name.ends_with(".pth") && !path.is_dir();
+        pth || (standard || INSTALLED.contains(stem)) && (package || !path.is_dir())
     })
 }
 
@@ -306,6 +353,17 @@ mod tests {
             write(folder.path(), name, "import os\n");
             assert_ne!(shadows(folder.path()).expect("digest").1, after, "{name}");
         }
+    }
+
+    #[test]
+    fn a_file_bigger_than_any_module_is_bound_by_its_metadata() {
+        let folder = tempfile::tempdir().expect("folder");
+        let big = std::fs::File::create(folder.path().join("selectors.py")).expect("file");
+        big.set_len(MAX_HASHED + 1).expect("sparse");
+        let (_, before) = shadows(folder.path()).expect("digest");
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+        big.set_modified(later).expect("touched");
+        assert_ne!(shadows(folder.path()).expect("digest").1, before);
     }
 
     #[test]
