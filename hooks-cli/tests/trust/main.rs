@@ -58,6 +58,7 @@ mod round20;
 mod round21;
 mod round22;
 mod round23;
+mod round24;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -26,7 +26,8 @@ pub(super) fn bind(
     project: &Path,
     mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
 ) -> Result<(), BindError> {
-    let words = with_project(subject.words.as_deref().unwrap_or_default(), project);
+    let words = subject.words.as_deref().unwrap_or_default();
+    let words = with_project(words, project, &subject.cwd);
     // Files it runs are read for `perl`; those its code names only by their
     // ending (reading them all on every run would cost what approving did).
     let run = found.files.iter().filter(|file| is_perl(file));
@@ -49,18 +50,24 @@ pub(super) fn bind(
         .map(|token| token.trim_matches(['"', '\'']))
         .filter(|token| !token.is_empty())
         .collect();
+    let mut tokens = tokens;
+    // A Perl file's `#!` line's switches (`#!/usr/bin/perl -Ilib`: R24-6).
+    let firsts: Vec<String> = code.iter().filter_map(|file| hash_bang(file)).collect();
+    tokens.extend(firsts.iter().flat_map(|line| line.split_whitespace()));
     for (at, token) in tokens.iter().enumerate() {
         // `PERL5OPT=-Ilib` holds switches (R23-4).
         let token = token.strip_prefix("PERL5OPT=").unwrap_or(token);
-        match token.strip_prefix("-I") {
+        // Switches may be clustered: `-wIlib`, `-wMlib=lib` (R24-5).
+        let switch = token
+            .strip_prefix('-')
+            .filter(|rest| !rest.starts_with('-'))
+            .map(|rest| rest.trim_start_matches(|c: char| "wWXTtsnpacSUu".contains(c)));
+        match switch.and_then(|rest| rest.strip_prefix('I')) {
             Some("") => folders.extend(tokens.get(at + 1).map(|dir| subject.cwd.join(dir))),
             Some(dir) => folders.push(subject.cwd.join(dir)),
             None => {}
         }
-        if let Some(module) = token
-            .strip_prefix("-M")
-            .or_else(|| token.strip_prefix("-m"))
-        {
+        if let Some(module) = switch.and_then(|rest| rest.strip_prefix(['M', 'm'])) {
             match module.strip_prefix("lib=") {
                 // `-Mlib=lib,vendor`: `use lib` (R23-4).
                 Some(dirs) => folders.extend(dirs.split(',').map(|dir| subject.cwd.join(dir))),
@@ -70,12 +77,15 @@ pub(super) fn bind(
                 }
             }
         }
-        if let Some(list) = token.strip_prefix("PERL5LIB=") {
+        let list = token
+            .strip_prefix("PERL5LIB=")
+            .or_else(|| token.strip_prefix("PERLLIB="));
+        if let Some(list) = list {
             folders.extend(list.split(':').map(|dir| subject.cwd.join(dir)));
         }
     }
     for file in &code {
-        let Ok(text) = std::fs::read_to_string(file) else {
+        let Some(text) = small_text(file) else {
             continue;
         };
         for dir in use_lib(&text) {
@@ -102,6 +112,24 @@ pub(super) fn bind(
         }
     }
     Ok(())
+}
+
+/// The first MiB of the regular file at `path` as text; never a FIFO or a
+/// device (a `conf.pl` made a FIFO hung every `emit`: R24-4).
+fn small_text(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let file = hermes_hooks_core::regular_file::open_regular(path).ok()?;
+    let mut text = Vec::new();
+    file.take(1 << 20).read_to_end(&mut text).ok()?;
+    Some(String::from_utf8_lossy(&text).into_owned())
+}
+
+/// The switches of the `#!` line of the Perl file at `path`.
+fn hash_bang(path: &Path) -> Option<String> {
+    let text = small_text(path)?;
+    let line = text.lines().next()?.strip_prefix("#!")?;
+    let at = line.find("perl")?;
+    Some(line[at..].split_once(char::is_whitespace)?.1.to_owned())
 }
 
 /// What the digest is named for.
@@ -214,6 +242,18 @@ mod tests {
         if std::path::Path::new("/usr/bin/perl").exists() {
             assert!(INSTALLED.contains("Carp.pm"), "{:?}", *INSTALLED);
         }
+    }
+
+    #[test]
+    fn a_fifo_or_a_device_is_never_read() {
+        let folder = tempfile::tempdir().expect("folder");
+        let fifo = folder.path().join("conf.pl");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("fifo");
+        assert_eq!(small_text(&fifo), None);
+        assert_eq!(small_text(Path::new("/dev/zero")), None);
+        let script = folder.path().join("check.pl");
+        std::fs::write(&script, "#!/usr/bin/perl -w -Ilib\n").expect("script");
+        assert_eq!(hash_bang(&script).as_deref(), Some("-w -Ilib"));
     }
 
     #[test]

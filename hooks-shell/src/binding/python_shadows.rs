@@ -75,7 +75,7 @@ fn first_on_path(
     project: &Path,
 ) -> Vec<PathBuf> {
     // `$CLAUDE_PROJECT_DIR/lib`: the runner's variables as the project (R23-2).
-    let words = with_project(words.unwrap_or_default(), project);
+    let words = with_project(words.unwrap_or_default(), project, cwd);
     let words = words.as_slice();
     let pythonic = |word: &str| {
         word.split(['/', '=', ';', '&', '|', '(', ')', '"', '\'', ' '])
@@ -153,19 +153,26 @@ fn first_on_path(
 }
 
 /// `words` with the runner's project variables (`$CLAUDE_PROJECT_DIR`,
-/// `${CURSOR_PROJECT_DIR}`…) written as `project`, quotes around them gone.
-pub(super) fn with_project(words: &[String], project: &Path) -> Vec<String> {
-    let at = project.display().to_string();
+/// `${CURSOR_PROJECT_DIR:-.}`…) written as `project` and the folder it runs
+/// in (`$PWD`, `$(pwd)`) as `cwd`, quotes gone (R23-2, R24-1).
+pub(super) fn with_project(words: &[String], project: &Path, cwd: &Path) -> Vec<String> {
+    static PROJECT: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\$\{(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR(?:[:]?[-=+?][^}]*)?\}|\$(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR\b",
+        )
+        .expect("valid regex")
+    });
+    static HERE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\$\{PWD(?:[:]?[-=+?][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`")
+            .expect("valid regex")
+    });
+    let (project, cwd) = (project.display().to_string(), cwd.display().to_string());
     words
         .iter()
         .map(|word| {
-            let mut word = word.replace('"', "");
-            for name in ["CLAUDE", "CURSOR", "CODEX", "GEMINI"] {
-                word = word
-                    .replace(&format!("${{{name}_PROJECT_DIR}}"), &at)
-                    .replace(&format!("${name}_PROJECT_DIR"), &at);
-            }
-            word
+            let word = word.replace(['"', '\''], "");
+            let word = PROJECT.replace_all(&word, regex::NoExpand(&project));
+            HERE.replace_all(&word, regex::NoExpand(&cwd)).into_owned()
         })
         .collect()
 }

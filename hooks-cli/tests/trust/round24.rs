@@ -1,0 +1,49 @@
+//! Red team round 24, round 23's fixes attacked: a Python path or Perl
+//! folder written with `$PWD` (R24-1), Perl's clustered switches and
+//! `PERLLIB` (R24-5) and a Perl script's `#!` line switches (R24-6) bind
+//! what those folders hold.
+
+use serde_json::json;
+
+use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
+use crate::round8_modules::installed;
+use crate::round21::shadow_asks_again;
+
+#[test]
+fn a_python_path_written_with_the_working_folder_binds_what_it_holds() {
+    let script = "import subprocess\nprint('{}')\n";
+    for command in [
+        "PYTHONPATH=$PWD/lib python3 check.py",
+        "PYTHONPATH=\"$(pwd)/lib\" python3 check.py",
+        "PYTHONPATH=\"${CLAUDE_PROJECT_DIR:-.}/lib\" python3 check.py",
+    ] {
+        shadow_asks_again(command, "check.py", script, "lib/selectors.py");
+    }
+}
+
+#[test]
+fn perl_switches_clustered_or_on_the_hash_bang_line_bind_their_folders() {
+    if !installed("perl") {
+        return;
+    }
+    let plain = "use File::Temp;\nprint \"{}\\n\";\n";
+    let on_line = "#!/usr/bin/perl -Ilib\nuse File::Temp;\nprint \"{}\\n\";\n";
+    for (command, script) in [
+        ("perl -wIlib check.pl", plain),
+        ("PERLLIB=lib perl check.pl", plain),
+        ("perl -I$PWD/lib check.pl", plain),
+        ("perl check.pl", on_line),
+    ] {
+        let (home, project) = home_with("[claude]");
+        write(&project, "check.pl", script);
+        std::fs::create_dir_all(project.join("lib")).expect("lib");
+        approve_project_hook(&home, &project, command);
+        let marker = project.join("PWNED");
+        let carp = format!("package Carp;\nopen(my $f, '>', {marker:?});\n1;\n");
+        write(&project, "lib/Carp.pm", &carp);
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(!marker.exists(), "{command}: {emitted:#}");
+        let status = &emitted["runs"][0]["status"];
+        assert_ne!(status, &json!("completed"), "{command}: {emitted:#}");
+    }
+}
