@@ -149,9 +149,15 @@ fn perl_ending(path: &Path) -> bool {
 /// `use lib qw(. vendor);`, `unshift @INC, "lib";`), as written.
 fn use_lib(text: &str) -> Vec<String> {
     static USE_LIB: LazyLock<Regex> = LazyLock::new(|| {
-        // `use lib "lib";`, and `unshift @INC, "lib";` / `push @INC, …` (R23-4).
-        Regex::new(r"\b(?:use\s+lib|(?:unshift|push)\s*\(?\s*@INC\s*,)\s*([^;]*);")
-            .expect("valid regex")
+        // `use lib "lib";`, `unshift @INC, "lib";` / `push @INC, …` (R23-4),
+        // `use if …, lib => "lib"`, `@INC = ("lib", @INC)`, `lib->import("lib")`,
+        // `splice @INC, 0, 0, "lib"` (R24-7).
+        Regex::new(concat!(
+            r"(?:\buse\s+lib|\b(?:unshift|push)\s*\(?\s*@INC\s*,|\blib\s*=>",
+            r"|@INC\s*=\s*\(|\blib\s*->\s*import\s*\(",
+            r"|\bsplice\s*\(?\s*@INC\s*,\s*[0-9]+\s*,\s*[0-9]+\s*,)\s*([^;]*);"
+        ))
+        .expect("valid regex")
     });
     USE_LIB
         .captures_iter(text)
@@ -259,10 +265,11 @@ mod tests {
     #[test]
     fn use_lib_lines_name_their_folders() {
         let text = "use strict;\nuse lib \"lib\";\nuse lib qw(. vendor);\n\
-                    use lib '$FindBin::Bin/x';\nBEGIN { unshift @INC, \"inc\"; }\n";
+                    use lib '$FindBin::Bin/x';\nBEGIN { unshift @INC, \"inc\"; }\n\
+                    use if 1, lib => \"a\";\nBEGIN { splice @INC, 0, 0, \"b\"; }\n";
         assert_eq!(
             use_lib(text),
-            ["lib", ".", "vendor", "$FindBin::Bin/x", "inc"]
+            ["lib", ".", "vendor", "$FindBin::Bin/x", "inc", "a", "b"]
         );
     }
 }

@@ -111,6 +111,11 @@ fn first_on_path(
         }
         let parents = python_files.iter().filter_map(|file| file.parent());
         folders.extend(parents.take(MAX_FOLDERS).map(Path::to_path_buf));
+        // Folders the code puts on its path by a literal
+        // (`sys.path.insert(0, "lib")`, `site.addsitedir("vendor")`: R24-3).
+        for file in python_files.iter().take(MAX_FOLDERS) {
+            folders.extend(path_literals(file).into_iter().map(|dir| cwd.join(dir)));
+        }
         let split = |word: &String| {
             let parts: Vec<String> = word
                 .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
@@ -174,6 +179,29 @@ pub(super) fn with_project(words: &[String], project: &Path, cwd: &Path) -> Vec<
             let word = PROJECT.replace_all(&word, regex::NoExpand(&project));
             HERE.replace_all(&word, regex::NoExpand(&cwd)).into_owned()
         })
+        .collect()
+}
+
+/// The folders the Python file at `path` adds to its module path by a
+/// literal: `sys.path.insert(0, "lib")`, `sys.path.append('x')`,
+/// `site.addsitedir("vendor")` (first MiB read, a regular file only).
+fn path_literals(path: &Path) -> Vec<String> {
+    use std::io::Read;
+    static ADDED: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:sys\.path\.(?:insert|append)\s*\(\s*(?:[0-9]+\s*,\s*)?|site\.addsitedir\s*\(\s*)[rbu]?['"]([^'"]+)['"]"#,
+        )
+        .expect("valid regex")
+    });
+    let Ok(file) = hermes_hooks_core::regular_file::open_regular(path) else {
+        return Vec::new();
+    };
+    let mut text = Vec::new();
+    let _ = file.take(MAX_PEEK).read_to_end(&mut text);
+    let text = String::from_utf8_lossy(&text);
+    ADDED
+        .captures_iter(&text)
+        .map(|found| found[1].to_owned())
         .collect()
 }
 
@@ -371,6 +399,17 @@ mod tests {
         let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
         big.set_modified(later).expect("touched");
         assert_ne!(shadows(folder.path()).expect("digest").1, before);
+    }
+
+    #[test]
+    fn literal_path_additions_are_read() {
+        let folder = tempfile::tempdir().expect("folder");
+        let text = "import sys, site\nsys.path.insert(0, \"lib\")\nsys.path.append('x')\nsite.addsitedir(\"vendor\")\n";
+        write(folder.path(), "check.py", text);
+        assert_eq!(
+            path_literals(&folder.path().join("check.py")),
+            ["lib", "x", "vendor"]
+        );
     }
 
     #[test]
