@@ -64,15 +64,26 @@ fn a_perl_module_an_included_project_folder_stands_in_for_asks_again() {
             "use lib \".\";\nuse File::Temp;\nprint \"{}\\n\";\n",
         ),
     ] {
-        let (home, project) = home_with("[claude]");
-        write(&project, "check.pl", script);
-        approve_project_hook(&home, &project, command);
-        let marker = project.join("PWNED");
-        let carp = format!("package Carp;\nopen(my $f, '>', {marker:?});\n1;\n");
-        write(&project, "Carp.pm", &carp);
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        assert!(!marker.exists(), "{command}: {emitted:#}");
-        let status = &emitted["runs"][0]["status"];
-        assert_ne!(status, &json!("completed"), "{command}: {emitted:#}");
+        perl_module_asks_again(command, script, "Carp.pm");
     }
+}
+
+/// A project hook running `command` (its `check.pl` holding `script`,
+/// beside a `Dbg.pm` and a `lib/` folder) asks again, and runs nothing,
+/// once the Perl module file `changed` (`Carp.pm`, `lib/Carp.pm`) is written
+/// after the approval.
+pub(crate) fn perl_module_asks_again(command: &str, script: &str, changed: &str) {
+    let (home, project) = home_with("[claude]");
+    write(&project, "check.pl", script);
+    write(&project, "Dbg.pm", "package Dbg;\n1;\n");
+    std::fs::create_dir_all(project.join("lib")).expect("lib");
+    approve_project_hook(&home, &project, command);
+    let marker = project.join("PWNED");
+    let module = changed.trim_start_matches("lib/").trim_end_matches(".pm");
+    let text = format!("package {module};\nopen(my $f, '>', {marker:?});\n1;\n");
+    write(&project, changed, &text);
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(!marker.exists(), "{command}: {emitted:#}");
+    let status = &emitted["runs"][0]["status"];
+    assert_ne!(status, &json!("completed"), "{command}: {emitted:#}");
 }

@@ -58,18 +58,6 @@ fn perl_folders_and_modules_given_other_ways_ask_again_when_changed() {
         ),
         ("perl -I. -MDbg check.pl", "print \"{}\\n\";\n", "Dbg.pm"),
     ] {
-        let (home, project) = home_with("[claude]");
-        write(&project, "check.pl", script);
-        write(&project, "Dbg.pm", "package Dbg;\n1;\n");
-        std::fs::create_dir_all(project.join("lib")).expect("lib");
-        approve_project_hook(&home, &project, command);
-        let marker = project.join("PWNED");
-        let module = changed.trim_start_matches("lib/").trim_end_matches(".pm");
-        let text = format!("package {module};\nopen(my $f, '>', {marker:?});\n1;\n");
-        write(&project, changed, &text);
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        assert!(!marker.exists(), "{command}: {emitted:#}");
-        let status = &emitted["runs"][0]["status"];
-        assert_ne!(status, &json!("completed"), "{command}: {emitted:#}");
+        crate::round22::perl_module_asks_again(command, script, changed);
     }
 }

@@ -4,9 +4,6 @@
 //! Python code adds by a literal (R24-3) and Perl's other ways of adding
 //! one (R24-7) bind what those folders hold.
 
-use serde_json::json;
-
-use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
 use crate::round8_modules::installed;
 use crate::round21::shadow_asks_again;
 
@@ -52,16 +49,6 @@ fn perl_switches_clustered_or_on_the_hash_bang_line_bind_their_folders() {
             "BEGIN { @INC = (\"lib\", @INC); }\nuse File::Temp;\nprint \"{}\\n\";\n",
         ),
     ] {
-        let (home, project) = home_with("[claude]");
-        write(&project, "check.pl", script);
-        std::fs::create_dir_all(project.join("lib")).expect("lib");
-        approve_project_hook(&home, &project, command);
-        let marker = project.join("PWNED");
-        let carp = format!("package Carp;\nopen(my $f, '>', {marker:?});\n1;\n");
-        write(&project, "lib/Carp.pm", &carp);
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        assert!(!marker.exists(), "{command}: {emitted:#}");
-        let status = &emitted["runs"][0]["status"];
-        assert_ne!(status, &json!("completed"), "{command}: {emitted:#}");
+        crate::round22::perl_module_asks_again(command, script, "lib/Carp.pm");
     }
 }

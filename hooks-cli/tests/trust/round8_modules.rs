@@ -15,12 +15,18 @@ use crate::support::TempHome;
 
 const PWN: &str = "echo PWNED > \"$CLAUDE_PROJECT_DIR/pwned\"\n";
 
-/// Whether `tool` is installed (else the case is skipped, said on stderr).
+/// Whether `tool` is installed (else the case is skipped, said on stderr);
+/// with `HERMES_TEST_REQUIRE_<TOOL>` set (CI), a missing tool fails the test.
 pub(crate) fn installed(tool: &str) -> bool {
     let found = std::process::Command::new("sh")
         .args(["-c", &format!("command -v {tool}")])
         .output()
         .is_ok_and(|out| out.status.success());
+    let required = format!("HERMES_TEST_REQUIRE_{}", tool.to_ascii_uppercase());
+    assert!(
+        found || std::env::var_os(&required).is_none(),
+        "{tool} is required ({required})"
+    );
     if !found {
         eprintln!("skipped: {tool} is not installed");
     }
