@@ -13,6 +13,7 @@
 //! again. A binding is computed at load and again right before every run
 //! (`crate::gate`).
 
+mod bind_error;
 mod cache;
 mod definitions;
 mod differences;
@@ -21,10 +22,13 @@ mod git_index;
 mod identify;
 pub(crate) use identify::base_name;
 mod mentions;
+mod node_chain;
+mod peek;
 mod perl_inc;
 mod program;
 mod python_shadows;
 mod python_sites;
+mod search_path;
 mod shell;
 mod tree;
 mod wrappers;
@@ -34,6 +38,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+pub use bind_error::BindError;
 pub use cache::{TreeCache, TreeCacheEntered, tree_walks_on_this_thread};
 pub use definitions::{Reached, reached};
 pub use identify::{Code, Identified, identify};
@@ -46,41 +51,6 @@ use crate::fingerprint::content_or_metadata;
 
 /// The allowlist field holding an approval's binding.
 pub const BINDING_FIELD: &str = "binding";
-
-/// Why no binding could be computed (the hook then cannot be approved).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum BindError {
-    /// The hook tree is too big to hash before every run.
-    #[error(
-        "the hook tree at {0} is too large to bind an approval to (over {MAX_TREE_ENTRIES} \
-         entries or {MAX_TREE_BYTES} bytes); name the script directly or move it into its own folder"
-    )]
-    TreeTooLarge(PathBuf),
-    /// The project files the hook's code names take more reading than one
-    /// approval can bind (the work budget of `mentions`).
-    #[error(
-        "the code of this hook names more of the project than an approval can bind (reading \
-         stopped at {0}: over {lookups} look-ups or {mib} MiB read); have it name fewer files, \
-         or keep its code in a folder of its own",
-        lookups = mentions::MAX_LOOKUPS,
-        mib = mentions::MAX_READ >> 20
-    )]
-    ReadingTooLarge(PathBuf),
-    /// Nothing can be bound (no file, no tree).
-    #[error("nothing identifies the code of this hook, so it cannot be approved")]
-    Nothing,
-    /// The checked copy of the hook tree could not be made.
-    #[error("{0}")]
-    Snapshot(String),
-    /// A folder of the hook tree can be searched but not listed (`0311`):
-    /// its files run by name, and what they are cannot be known.
-    #[error(
-        "the folder {0} of the hook tree cannot be listed (its files still open by name), so \
-         what it holds cannot be bound to an approval; make it readable (chmod u+r) or move it out"
-    )]
-    Unlistable(PathBuf),
-}
 
 /// One hook as consent sees it: the allowlist key and everything needed to
 /// compute its binding.
@@ -288,8 +258,7 @@ impl Subject {
         reached: &Reached,
         binding: &mut Binding,
     ) -> Result<(), BindError> {
-        // The user's own hook tree is the user's code: only what it runs of
-        // the project is read for names.
+        // The user's own hook tree is the user's code; what it runs of the project is read.
         let mut seeds = if self.bind_tree {
             self.tree.clone()
         } else {
@@ -306,11 +275,7 @@ impl Subject {
         }
         // Manifests the program reads, not the package folders it runs.
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
-        let covered = if self.bind_tree {
-            self.tree.as_slice()
-        } else {
-            &[]
-        };
+        let covered: &[PathBuf] = if self.bind_tree { &self.tree } else { &[] };
         for file in mentions::named_files(project, &self.cwd, &text, &seeds, covered)? {
             let hash = match std::fs::metadata(&file) {
                 Ok(metadata) if metadata.is_file() => {
@@ -324,6 +289,11 @@ impl Subject {
         }
         let named: Vec<PathBuf> = binding.mentioned.keys().cloned().collect();
         perl_inc::bind(self, found, &named, project, &mut binding.mentioned)?;
+        node_chain::bind(
+            found.files.iter().chain(&named),
+            project,
+            &mut binding.mentioned,
+        )?;
         python_shadows::bind(self, found, &reached.roots, project, &mut binding.mentioned)
     }
 }

@@ -59,6 +59,8 @@ mod round21;
 mod round22;
 mod round23;
 mod round24;
+mod round25;
+mod round25a;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -11,14 +11,17 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
-use regex::Regex;
-
 use super::BindError;
-use super::python_shadows::{bound_digest, entries_where, file_names, with_project};
+use super::peek::{self, small_text};
+use super::python_shadows::{Split, bound_digest, entries_where};
+use super::search_path::{self, Spoken};
 
-/// Binds in `mentioned` what may stand in for a module of the system's
-/// Perl library in each project folder `subject`'s Perl may put first
-/// (`named`: the files its code names).
+/// Binds in `mentioned` what may stand in for a module in each project
+/// folder `subject`'s Perl may put first (`named`: the files its code
+/// names): `-I`, `-Mlib=`, `PERL5LIB`, `PERLLIB`, `PERL5OPT` in its command,
+/// a shell file it runs (R25a-3) or a `#!` line (R24-6, R25b-6), from the
+/// folder it runs in and each it `cd`s into (R25a-7), and each quoted word
+/// of code that changes `@INC` (R24-7, R25a-4, R25a-5).
 pub(super) fn bind(
     subject: &super::Subject,
     found: &super::Identified,
@@ -26,35 +29,102 @@ pub(super) fn bind(
     project: &Path,
     mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
 ) -> Result<(), BindError> {
-    let words = subject.words.as_deref().unwrap_or_default();
-    let words = with_project(words, project, &subject.cwd);
+    let cwd = subject.cwd.as_path();
+    let raw = subject.words.as_deref().unwrap_or_default();
+    let words = search_path::with_project(raw, project, cwd);
     // Files it runs are read for `perl`; those its code names only by their
     // ending (reading them all on every run would cost what approving did).
+    // A named file without an ending whose `#!` line runs Perl is Perl code
+    // too (`run.sh` → `exec ./tool`: R24-2).
     let run = found.files.iter().filter(|file| is_perl(file));
-    let code: Vec<&PathBuf> = run.chain(named.iter().filter(|f| perl_ending(f))).collect();
+    let named_perl = |file: &&PathBuf| {
+        perl_ending(file) || peek::no_ending(file) && peek::runs_under(file, "perl")
+    };
+    let mut code: Vec<&PathBuf> = run.chain(named.iter().filter(named_perl)).collect();
     let runs = words.iter().any(|word| {
         word.split(['/', ' ', ';', '&', '|'])
             .any(|part| part == "perl")
     }) || !code.is_empty()
-        || found.files.iter().any(|file| file_names(file, b"perl"));
+        || found
+            .files
+            .iter()
+            .any(|file| peek::file_names(file, b"perl"));
     if !runs {
         return Ok(());
     }
+    // What Perl code loads by a name without an ending (`require "./conf"`,
+    // `do "settings"`) may hold `use lib` too (R24-2).
+    for file in named.iter().filter(|file| peek::no_ending(file)) {
+        if !code.contains(&file) {
+            code.push(file);
+        }
+    }
+    let files: Vec<&PathBuf> = found.files.iter().chain(named).collect();
+    let mut spoken = Spoken::new(raw, &files, cwd, project);
+    for file in &code {
+        if let Some(line) = peek::hash_bang(file).filter(|line| line.contains("perl")) {
+            let folder = file.parent().map(Path::to_path_buf);
+            let tokens = line
+                .split_whitespace()
+                .map(|t| (t.to_owned(), folder.clone()));
+            spoken.tokens.extend(tokens);
+        }
+    }
+    let mut bases = vec![cwd.to_path_buf()];
+    bases.extend(spoken.cd_targets(cwd, project)?);
     let script_folder = found.code.as_ref().and_then(|code| code.path.parent());
-    let mut folders: Vec<PathBuf> = Vec::new();
-    // Modules `-M` loads from those folders (`perl -I. -MDbg`: R23-5).
-    let mut loaded: BTreeSet<String> = BTreeSet::new();
-    let tokens: Vec<&str> = words
+    let (folders, loaded) = switches(&spoken, &bases, project)?;
+    let mut folders = folders;
+    let texts = code
         .iter()
-        .flat_map(|word| word.split([' ', '\t', ';', '&', '|']))
-        .map(|token| token.trim_matches(['"', '\'']))
-        .filter(|token| !token.is_empty())
-        .collect();
-    let mut tokens = tokens;
-    // A Perl file's `#!` line's switches (`#!/usr/bin/perl -Ilib`: R24-6).
-    let firsts: Vec<String> = code.iter().filter_map(|file| hash_bang(file)).collect();
-    tokens.extend(firsts.iter().flat_map(|line| line.split_whitespace()));
-    for (at, token) in tokens.iter().enumerate() {
+        .filter_map(|file| small_text(file))
+        .chain(std::iter::once(raw.join(" ")));
+    for text in texts {
+        for dir in search_path::literal_folders(&text) {
+            let dir = dir.replace("$FindBin::RealBin", "$FindBin::Bin").replace(
+                "$FindBin::Bin",
+                &script_folder.unwrap_or(cwd).display().to_string(),
+            );
+            folders.extend(bases.iter().map(|base| base.join(&dir)));
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for folder in folders {
+        let folder = super::normalize(&folder);
+        if folder.starts_with(project) && seen.insert(folder.clone()) {
+            let (mut whole, by_name) = standing_in(&folder)?;
+            for module in &loaded {
+                let path = folder.join(module);
+                if !whole.iter().any(|(_, bound)| *bound == path) {
+                    whole.push((module.clone(), path));
+                }
+            }
+            let (key, digest) = bound_digest(&folder, whole, &by_name, PERL_KEY)?;
+            mentioned.insert(key, digest);
+        }
+    }
+    Ok(())
+}
+
+/// The folders Perl's switches and variables in `spoken` put first (each
+/// relative one from every folder of `bases`), and the module files `-M`
+/// loads from them (`perl -I. -MDbg`: R23-5; its `.pmc` first: R25a-2).
+fn switches(
+    spoken: &Spoken,
+    bases: &[PathBuf],
+    project: &Path,
+) -> Result<(Vec<PathBuf>, BTreeSet<String>), BindError> {
+    let mut folders = Vec::new();
+    let mut loaded = BTreeSet::new();
+    let add = |folders: &mut Vec<PathBuf>, dir: &str, own: &str, in_file: Option<&Path>| {
+        for base in bases {
+            folders.extend(search_path::folder(dir, own, base, project, in_file)?);
+        }
+        Ok::<(), BindError>(())
+    };
+    let tokens = &spoken.tokens;
+    for (at, (token, in_file)) in tokens.iter().enumerate() {
+        let in_file = in_file.as_deref();
         // `PERL5OPT=-Ilib` holds switches (R23-4).
         let token = token.strip_prefix("PERL5OPT=").unwrap_or(token);
         // Switches may be clustered: `-wIlib`, `-wMlib=lib` (R24-5).
@@ -63,73 +133,36 @@ pub(super) fn bind(
             .filter(|rest| !rest.starts_with('-'))
             .map(|rest| rest.trim_start_matches(|c: char| "wWXTtsnpacSUu".contains(c)));
         match switch.and_then(|rest| rest.strip_prefix('I')) {
-            Some("") => folders.extend(tokens.get(at + 1).map(|dir| subject.cwd.join(dir))),
-            Some(dir) => folders.push(subject.cwd.join(dir)),
+            Some("") => {
+                if let Some((dir, _)) = tokens.get(at + 1) {
+                    add(&mut folders, dir, "", in_file)?;
+                }
+            }
+            Some(dir) => add(&mut folders, dir, "", in_file)?,
             None => {}
         }
         if let Some(module) = switch.and_then(|rest| rest.strip_prefix(['M', 'm'])) {
             match module.strip_prefix("lib=") {
                 // `-Mlib=lib,vendor`: `use lib` (R23-4).
-                Some(dirs) => folders.extend(dirs.split(',').map(|dir| subject.cwd.join(dir))),
+                Some(dirs) => {
+                    for dir in dirs.split(',') {
+                        add(&mut folders, dir, "", in_file)?;
+                    }
+                }
                 None => {
                     let module = module.split(['=', ' ']).next().unwrap_or_default();
-                    loaded.insert(format!("{}.pm", module.replace("::", "/")));
+                    let file = module.replace("::", "/");
+                    loaded.extend([format!("{file}.pm"), format!("{file}.pmc")]);
                 }
             }
         }
-        let list = token
-            .strip_prefix("PERL5LIB=")
-            .or_else(|| token.strip_prefix("PERLLIB="));
-        if let Some(list) = list {
-            folders.extend(list.split(':').map(|dir| subject.cwd.join(dir)));
+    }
+    for name in ["PERL5LIB", "PERLLIB"] {
+        for (value, in_file) in spoken.assigned(name) {
+            add(&mut folders, value, name, in_file)?;
         }
     }
-    for file in &code {
-        let Some(text) = small_text(file) else {
-            continue;
-        };
-        for dir in use_lib(&text) {
-            let dir = dir.replace("$FindBin::RealBin", "$FindBin::Bin").replace(
-                "$FindBin::Bin",
-                &script_folder.unwrap_or(&subject.cwd).display().to_string(),
-            );
-            folders.push(subject.cwd.join(dir));
-        }
-    }
-    let mut seen = BTreeSet::new();
-    for folder in folders {
-        let folder = super::normalize(&folder);
-        if folder.starts_with(project) && seen.insert(folder.clone()) {
-            let mut found = standing_in(&folder)?;
-            for module in &loaded {
-                let path = folder.join(module);
-                if !found.iter().any(|(_, bound)| *bound == path) {
-                    found.push((module.clone(), path));
-                }
-            }
-            let (key, digest) = bound_digest(&folder, found, PERL_KEY)?;
-            mentioned.insert(key, digest);
-        }
-    }
-    Ok(())
-}
-
-/// The first MiB of the regular file at `path` as text; never a FIFO or a
-/// device (a `conf.pl` made a FIFO hung every `emit`: R24-4).
-fn small_text(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let file = hermes_hooks_core::regular_file::open_regular(path).ok()?;
-    let mut text = Vec::new();
-    file.take(1 << 20).read_to_end(&mut text).ok()?;
-    Some(String::from_utf8_lossy(&text).into_owned())
-}
-
-/// The switches of the `#!` line of the Perl file at `path`.
-fn hash_bang(path: &Path) -> Option<String> {
-    let text = small_text(path)?;
-    let line = text.lines().next()?.strip_prefix("#!")?;
-    let at = line.find("perl")?;
-    Some(line[at..].split_once(char::is_whitespace)?.1.to_owned())
+    Ok((folders, loaded))
 }
 
 /// What the digest is named for.
@@ -137,7 +170,7 @@ const PERL_KEY: &str = "Perl modules standing in for installed ones";
 
 /// Whether the file at `path` is Perl, by its ending or its `#!` line.
 fn is_perl(path: &Path) -> bool {
-    perl_ending(path) || file_names(path, b"#!/usr/bin/perl") || file_names(path, b"env perl")
+    perl_ending(path) || peek::runs_under(path, "perl")
 }
 
 fn perl_ending(path: &Path) -> bool {
@@ -145,38 +178,26 @@ fn perl_ending(path: &Path) -> bool {
         .is_some_and(|e| e == "pl" || e == "pm" || e == "t")
 }
 
-/// The folders `use lib` lines of `text` name (`use lib "lib";`,
-/// `use lib qw(. vendor);`, `unshift @INC, "lib";`), as written.
-fn use_lib(text: &str) -> Vec<String> {
-    static USE_LIB: LazyLock<Regex> = LazyLock::new(|| {
-        // `use lib "lib";`, `unshift @INC, "lib";` / `push @INC, …` (R23-4),
-        // `use if …, lib => "lib"`, `@INC = ("lib", @INC)`, `lib->import("lib")`,
-        // `splice @INC, 0, 0, "lib"` (R24-7).
-        Regex::new(concat!(
-            r"(?:\buse\s+lib|\b(?:unshift|push)\s*\(?\s*@INC\s*,|\blib\s*=>",
-            r"|@INC\s*=\s*\(|\blib\s*->\s*import\s*\(",
-            r"|\bsplice\s*\(?\s*@INC\s*,\s*[0-9]+\s*,\s*[0-9]+\s*,)\s*([^;]*);"
-        ))
-        .expect("valid regex")
-    });
-    USE_LIB
-        .captures_iter(text)
-        .flat_map(|found| {
-            let list = found[1].trim();
-            let list = list.strip_prefix("qw").unwrap_or(list).trim();
-            let list = list.trim_matches(|c: char| "()[]{}<>/".contains(c));
-            list.split(|c: char| c.is_whitespace() || ",'\"".contains(c))
-                .filter(|word| !word.is_empty())
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .collect()
-}
-
-/// The entries of `folder` named as a module of the system's Perl library
-/// (`Carp.pm`, `File/`).
-fn standing_in(folder: &Path) -> Result<Vec<(String, PathBuf)>, BindError> {
-    entries_where(folder, |name, _| INSTALLED.contains(name))
+/// What of `folder` Perl may load: every module or Perl file (`Carp.pm`,
+/// `Carp.pmc`, which `require` takes first: R25a-2, `Log.pm`) and folders
+/// named as ones of the system's library (bound whole); the other folders
+/// (bound by name: a `Log/Agent.pm` that `Storable` tries, R25a-1).
+fn standing_in(folder: &Path) -> Result<Split, BindError> {
+    let entries = entries_where(folder, |name, path| {
+        let perl_file = [".pm", ".pmc", ".pl", ".so"]
+            .iter()
+            .any(|end| name.ends_with(end));
+        perl_file && !path.is_dir() || path.is_dir() && !name.starts_with('.')
+    })?;
+    let (mut whole, mut by_name) = (Vec::new(), Vec::new());
+    for (name, path) in entries {
+        if !path.is_dir() || INSTALLED.contains(&name) {
+            whole.push((name, path));
+        } else {
+            by_name.push(path);
+        }
+    }
+    Ok((whole, by_name))
 }
 
 /// The top-level entries of the system's Perl library folders (`Carp.pm`,
@@ -257,19 +278,5 @@ mod tests {
         nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("fifo");
         assert_eq!(small_text(&fifo), None);
         assert_eq!(small_text(Path::new("/dev/zero")), None);
-        let script = folder.path().join("check.pl");
-        std::fs::write(&script, "#!/usr/bin/perl -w -Ilib\n").expect("script");
-        assert_eq!(hash_bang(&script).as_deref(), Some("-w -Ilib"));
-    }
-
-    #[test]
-    fn use_lib_lines_name_their_folders() {
-        let text = "use strict;\nuse lib \"lib\";\nuse lib qw(. vendor);\n\
-                    use lib '$FindBin::Bin/x';\nBEGIN { unshift @INC, \"inc\"; }\n\
-                    use if 1, lib => \"a\";\nBEGIN { splice @INC, 0, 0, \"b\"; }\n";
-        assert_eq!(
-            use_lib(text),
-            ["lib", ".", "vendor", "$FindBin::Bin/x", "inc", "a", "b"]
-        );
     }
 }

@@ -16,15 +16,17 @@ use std::sync::LazyLock;
 
 use sha2::{Digest, Sha256};
 
-use super::BindError;
+use super::search_path::{self, Spoken};
+use super::{BindError, peek};
 
 mod standard;
 use standard::STANDARD_MODULES;
 
 /// Binds in `mentioned` (beside the files `subject`'s code names) what may
-/// stand in for a standard or installed module in each folder its Python
-/// may search first ([`first_on_path`], [`shadows`]); `roots` are the
-/// manifests its program runs (`package.json`, a makefile).
+/// stand in for a module in each folder its Python may search first
+/// ([`first_on_path`], [`shadows`]; one digest for those absent now), and
+/// whole the folders it reads code from wholesale ([`read_whole`]);
+/// `roots` are the manifests its program runs (`package.json`, a makefile).
 pub(super) fn bind(
     subject: &super::Subject,
     found: &super::Identified,
@@ -33,12 +35,63 @@ pub(super) fn bind(
     mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
 ) -> Result<(), BindError> {
     let named: Vec<PathBuf> = mentioned.keys().chain(roots).cloned().collect();
-    let words = subject.words.as_deref();
-    for folder in first_on_path(words, &subject.cwd, found, (&named, roots), project) {
-        let (key, digest) = shadows(&folder)?;
+    let files: Vec<&PathBuf> = found.files.iter().chain(&named).collect();
+    let words = subject.words.as_deref().unwrap_or_default();
+    let spoken = Spoken::new(words, &files, &subject.cwd, project);
+    let mut absent: Vec<PathBuf> = Vec::new();
+    for folder in first_on_path(subject, found, &spoken, (&named, roots), project)? {
+        if folder.is_dir() {
+            let (key, digest) = shadows(&folder)?;
+            mentioned.insert(key, digest);
+        } else {
+            absent.push(folder);
+        }
+    }
+    if !absent.is_empty() {
+        // One key for the folders it may search that do not exist yet (many
+        // quoted words of code that changes `sys.path` name none).
+        let (key, digest) = bound_digest(&subject.cwd, Vec::new(), &absent, ABSENT_KEY)?;
         mentioned.insert(key, digest);
     }
+    for folder in read_whole(&spoken, &subject.cwd, project)? {
+        let digest = super::tree_sha256(std::slice::from_ref(&folder))?;
+        mentioned.insert(folder.join(format!("<{WHOLE_KEY}>")), digest);
+    }
     Ok(())
+}
+
+/// What the digest of the folders it may search that are absent is named for.
+const ABSENT_KEY: &str = "folders Python may search, none of them there now";
+
+/// What a folder Python reads code from wholesale is named for.
+const WHOLE_KEY: &str = "Python code read from this folder";
+
+/// The project folders Python reads code from wholesale: `-X
+/// pycache_prefix=DIR` or `PYTHONPYCACHEPREFIX` (the compiled copy of every
+/// module it imports, the standard library's too: R22b-7), `PYTHONUSERBASE`
+/// (its `site-packages`, `.pth` files and `usercustomize`: R25a-8) and
+/// `PYTHONHOME` (the standard library itself). Bound whole, as a tree.
+fn read_whole(spoken: &Spoken, cwd: &Path, project: &Path) -> Result<Vec<PathBuf>, BindError> {
+    let mut values: Vec<(&str, Option<&Path>)> = Vec::new();
+    for name in ["PYTHONPYCACHEPREFIX", "PYTHONUSERBASE", "PYTHONHOME"] {
+        values.extend(spoken.assigned(name));
+    }
+    for (at, (token, in_file)) in spoken.tokens.iter().enumerate() {
+        let value = token.strip_prefix("-Xpycache_prefix=").or_else(|| {
+            let next = &spoken.tokens.get(at + 1)?.0;
+            (token == "-X").then(|| next.strip_prefix("pycache_prefix="))?
+        });
+        values.extend(value.map(|value| (value, in_file.as_deref())));
+    }
+    let mut folders = Vec::new();
+    for (value, in_file) in values.into_iter().filter(|(value, _)| !value.is_empty()) {
+        for folder in search_path::folder(value, "", cwd, project, in_file)? {
+            if folder.starts_with(project) && !folders.contains(&folder) {
+                folders.push(folder);
+            }
+        }
+    }
+    Ok(folders)
 }
 
 /// The most entries of one folder listed: a folder with more cannot be
@@ -52,32 +105,33 @@ const MAX_HASHED: u64 = 16 << 20;
 /// The most folders holding named Python files bound so.
 const MAX_FOLDERS: usize = 32;
 
-/// The most of a file read to see whether it runs Python.
-const MAX_PEEK: u64 = 1 << 20;
-
 /// The folders of `project` a Python the hook may run searches before the
 /// standard library: the folder it runs in and its code's folder (where
 /// links lead, as Python finds it) when Python may run (a `python*` word
 /// anywhere in the command, a `.py` code file, or a file it runs naming
 /// `python`: wrappers, `npm run`, `make`), and each `PYTHONPATH=` entry the
-/// command sets. `-I` / `-P` are not trusted to isolate it (they may be
-/// another option's value: R22b-2).
+/// command or a shell file it runs sets. `-I` / `-P` are not trusted to
+/// isolate it (they may be another option's value: R22b-2).
 ///
 /// Also each folder holding a Python file the hook's code names (`lib/`
 /// for `lib/helper.py`: code that names it may put its folder on the path,
-/// `sys.path.insert(0, "lib")`: R22b-4), and each folder the command `cd`s
-/// into (`cd sub && python3 check.py`).
+/// `sys.path.insert(0, "lib")`: R22b-4), each folder it `cd`s into (`cd sub
+/// && python3 check.py`), and each quoted word of code that changes its
+/// search path (R24-3, R25a-5).
 fn first_on_path(
-    words: Option<&[String]>,
-    cwd: &Path,
+    subject: &super::Subject,
     found: &super::Identified,
+    spoken: &Spoken,
     (named, roots): (&[PathBuf], &[PathBuf]),
     project: &Path,
-) -> Vec<PathBuf> {
+) -> Result<Vec<PathBuf>, BindError> {
+    let cwd = subject.cwd.as_path();
+    let raw = subject.words.as_deref().unwrap_or_default();
+    // `-c` code as written, quotes kept (`os.chdir("sub")`: R23-3b).
+    let code_words = raw.join(" ");
     // `$CLAUDE_PROJECT_DIR/lib`: the runner's variables as the project (R23-2).
-    let words = with_project(words.unwrap_or_default(), project, cwd);
-    let words = words.as_slice();
-    let pythonic = |word: &str| {
+    let words = search_path::with_project(raw, project, cwd);
+    let pythonic = |word: &String| {
         word.split(['/', '=', ';', '&', '|', '(', ')', '"', '\'', ' '])
             .any(|part| part.starts_with("python"))
     };
@@ -85,16 +139,21 @@ fn first_on_path(
         .code
         .as_ref()
         .is_some_and(|code| code.path.extension().is_some_and(|e| e == "py"));
+    // A `.py` file, or one without an ending whose `#!` line runs Python
+    // (`run.sh` → `exec ./tool`: R24-2).
     let python_files: Vec<&PathBuf> = found
         .files
         .iter()
         .chain(named)
-        .filter(|file| file.extension().is_some_and(|e| e == "py"))
+        .filter(|file| {
+            file.extension().is_some_and(|e| e == "py")
+                || peek::no_ending(file) && peek::runs_under(file, "python")
+        })
         .collect();
     // Files it runs (a wrapper, a manifest) are read for `python`; the
     // files its code names only by their ending (reading them all on every
     // run would cost each run what the approval cost).
-    let runs = words.iter().any(|word| pythonic(word))
+    let runs = words.iter().any(pythonic)
         || code_py
         || !python_files.is_empty()
         || found
@@ -104,40 +163,50 @@ fn first_on_path(
             .any(|file| names_python(file));
     let mut folders = Vec::new();
     if runs {
-        folders.push(cwd.to_path_buf());
+        let moved = spoken.cd_targets(cwd, project)?;
+        let mut bases = vec![cwd.to_path_buf()];
+        bases.extend(moved);
         if let Some(code) = &found.code {
             let script = std::fs::canonicalize(&code.path).unwrap_or_else(|_| code.path.clone());
-            folders.extend(script.parent().map(Path::to_path_buf));
+            bases.extend(script.parent().map(Path::to_path_buf));
         }
+        folders.extend(bases.iter().cloned());
         let parents = python_files.iter().filter_map(|file| file.parent());
         folders.extend(parents.take(MAX_FOLDERS).map(Path::to_path_buf));
         // Folders the code puts on its path by a literal
-        // (`sys.path.insert(0, "lib")`, `site.addsitedir("vendor")`: R24-3).
-        for file in python_files.iter().take(MAX_FOLDERS) {
-            folders.extend(path_literals(file).into_iter().map(|dir| cwd.join(dir)));
-        }
-        let split = |word: &String| {
-            let parts: Vec<String> = word
-                .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
-                .filter(|part| !part.is_empty())
-                .map(str::to_owned)
-                .collect();
-            parts
-        };
-        let tokens: Vec<String> = words.iter().flat_map(split).collect();
-        for pair in tokens.windows(2).filter(|pair| pair[0] == "cd") {
-            folders.push(cwd.join(&pair[1]));
-        }
-    }
-    let assigned = words
-        .iter()
-        .flat_map(|word| word.split([' ', ';', '&', '|']));
-    for word in assigned {
-        if let Some(entries) = word.strip_prefix("PYTHONPATH=") {
-            let entries = entries.trim_matches(['"', '\'']);
-            folders.extend(entries.split(':').map(|entry| cwd.join(entry)));
+        // (`sys.path.insert(0, "lib")`, `site.addsitedir("vendor")`: R24-3),
+        // or moves into before an import looks in `''` (`python3 -c
+        // "os.chdir('sub')…"`: R23-3b), in its files, in files without an
+        // ending it may `exec` (R24-2), and in `-c` code (R25a-4).
+        let read = named.iter().filter(|file| peek::no_ending(file));
+        let texts = python_files
+            .iter()
+            .copied()
+            .chain(read)
+            .take(MAX_FOLDERS)
+            .filter_map(|file| peek::small_text(file))
+            .chain(std::iter::once(code_words));
+        for text in texts {
+            for dir in search_path::literal_folders(&text) {
+                folders.extend(bases.iter().map(|base| base.join(&dir)));
+            }
         }
     }
+    for (value, in_file) in spoken.assigned("PYTHONPATH") {
+        folders.extend(search_path::folder(
+            value,
+            "PYTHONPATH",
+            cwd,
+            project,
+            in_file,
+        )?);
+    }
+    Ok(inside_project(folders, project))
+}
+
+/// `folders` (`.` and `..` resolved) that are, or lead, into `project`,
+/// each once.
+pub(super) fn inside_project(folders: Vec<PathBuf>, project: &Path) -> Vec<PathBuf> {
     let real_project = std::fs::canonicalize(project).ok();
     let mut kept: Vec<PathBuf> = Vec::new();
     for folder in folders {
@@ -157,99 +226,45 @@ fn first_on_path(
     kept
 }
 
-/// `words` with the runner's project variables (`$CLAUDE_PROJECT_DIR`,
-/// `${CURSOR_PROJECT_DIR:-.}`…) written as `project` and the folder it runs
-/// in (`$PWD`, `$(pwd)`) as `cwd`, quotes gone (R23-2, R24-1).
-pub(super) fn with_project(words: &[String], project: &Path, cwd: &Path) -> Vec<String> {
-    static PROJECT: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(
-            r"\$\{(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR(?:[:]?[-=+?][^}]*)?\}|\$(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR\b",
-        )
-        .expect("valid regex")
-    });
-    static HERE: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r"\$\{PWD(?:[:]?[-=+?][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`")
-            .expect("valid regex")
-    });
-    let (project, cwd) = (project.display().to_string(), cwd.display().to_string());
-    words
-        .iter()
-        .map(|word| {
-            let word = word.replace(['"', '\''], "");
-            let word = PROJECT.replace_all(&word, regex::NoExpand(&project));
-            HERE.replace_all(&word, regex::NoExpand(&cwd)).into_owned()
-        })
-        .collect()
-}
-
-/// The folders the Python file at `path` adds to its module path by a
-/// literal: `sys.path.insert(0, "lib")`, `sys.path.append('x')`,
-/// `site.addsitedir("vendor")` (first MiB read, a regular file only).
-fn path_literals(path: &Path) -> Vec<String> {
-    use std::io::Read;
-    static ADDED: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(
-            r#"(?:sys\.path\.(?:insert|append)\s*\(\s*(?:[0-9]+\s*,\s*)?|site\.addsitedir\s*\(\s*)[rbu]?['"]([^'"]+)['"]"#,
-        )
-        .expect("valid regex")
-    });
-    let Ok(file) = hermes_hooks_core::regular_file::open_regular(path) else {
-        return Vec::new();
-    };
-    let mut text = Vec::new();
-    let _ = file.take(MAX_PEEK).read_to_end(&mut text);
-    let text = String::from_utf8_lossy(&text);
-    ADDED
-        .captures_iter(&text)
-        .map(|found| found[1].to_owned())
-        .collect()
-}
-
 /// Whether the file at `path` names Python (a wrapper that runs it).
 fn names_python(path: &Path) -> bool {
-    file_names(path, b"python")
+    peek::file_names(path, b"python")
 }
 
-/// Whether the first MiB of the regular file at `path` holds `word`.
-pub(super) fn file_names(path: &Path, word: &[u8]) -> bool {
-    use std::io::Read;
-    let Ok(file) = hermes_hooks_core::regular_file::open_regular(path) else {
-        return false;
-    };
-    let mut text = Vec::new();
-    let _ = file.take(MAX_PEEK).read_to_end(&mut text);
-    text.windows(word.len()).any(|window| window == word)
-}
-
-/// The key and digest binding what `folder` holds under the name of a
-/// standard or installed module: each file (`selectors.py`, `ssl.*.so`,
-/// `random.pyc`) by its content, each package (`json/` with its
-/// `__init__.py`) as a tree, each compiled copy in `__pycache__`; what is
+/// The key and digest binding what `folder` holds that Python may import
+/// ([`importable`]): each module file (`selectors.py`, `ssl.*.so`,
+/// `random.pyc`, `simplejson.py`, `zz.pth`) by its content, each package
+/// named as a standard or installed one (`json/` with its `__init__.py`) as
+/// a tree, other folders by name (a package or namespace portion added
+/// later asks again: R25a-1), each compiled copy in `__pycache__`; what is
 /// not a regular file is bound as such, never opened (a FIFO, a link to
 /// `/dev/zero`: R22b-11). The key names what was found (R22b-12).
 fn shadows(folder: &Path) -> Result<(PathBuf, String), BindError> {
-    let mut found = standing_in(folder)?;
-    for (name, path) in standing_in(&folder.join("__pycache__"))? {
-        found.push((format!("__pycache__/{name}"), path));
+    let (mut whole, by_name) = importable(folder)?;
+    let (cached, _) = importable(&folder.join("__pycache__"))?;
+    for (name, path) in cached {
+        whole.push((format!("__pycache__/{name}"), path));
     }
-    bound_digest(
-        folder,
-        found,
-        "Python modules standing in for installed ones",
-    )
+    let (key, digest) = bound_digest(folder, whole, &by_name, PYTHON_KEY)?;
+    Ok((key, digest))
 }
 
+/// What the digest of a folder Python may search first is named for.
+const PYTHON_KEY: &str = "Python modules it may import from here";
+
 /// The key (`folder/<what: names found>`) and digest binding the entries
-/// `found` of `folder`: a file by its content, a folder as a tree, what is
-/// neither by what it is (never opened), a link by its target too.
+/// `whole` of `folder` (a file by its content, a folder as a tree, what is
+/// neither by what it is, never opened, a link by its target too) and the
+/// paths `by_name` by what they are (a folder, a file, missing).
 pub(super) fn bound_digest(
     folder: &Path,
-    mut found: Vec<(String, PathBuf)>,
+    mut whole: Vec<(String, PathBuf)>,
+    by_name: &[PathBuf],
     what: &str,
 ) -> Result<(PathBuf, String), BindError> {
-    found.sort();
+    whole.sort();
     let mut digest = Sha256::new();
-    for (name, path) in &found {
+    for (name, path) in &whole {
         let hash = match std::fs::metadata(path) {
             // A file bigger than any module is bound by what it is, not read
             // whole on every run (a sparse 64 GiB `selectors.py`: R23-6).
@@ -265,12 +280,32 @@ pub(super) fn bound_digest(
             .unwrap_or_default();
         digest.update(format!("{name}\0{link}\0{hash}\n"));
     }
-    let mut names: Vec<&str> = found
+    let mut by_name = by_name.to_vec();
+    by_name.sort();
+    for path in &by_name {
+        let kind = match std::fs::symlink_metadata(path) {
+            Ok(meta) if meta.is_symlink() => "link",
+            Ok(meta) if meta.is_dir() => "folder",
+            Ok(_) => "not a folder",
+            Err(_) => "missing",
+        };
+        digest.update(format!("{}\0{kind}\n", path.display()));
+    }
+    let relative = |path: &PathBuf| {
+        let shown = path
+            .strip_prefix(folder)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        format!("{shown}/")
+    };
+    let all: Vec<String> = whole
         .iter()
-        .map(|(name, _)| name.as_str())
-        .take(8)
+        .map(|(name, _)| name.clone())
+        .chain(by_name.iter().map(relative))
         .collect();
-    if found.len() > names.len() {
+    let mut names: Vec<&str> = all.iter().map(String::as_str).take(8).collect();
+    if all.len() > names.len() {
         names.push("…");
     }
     let shown = if names.is_empty() {
@@ -282,29 +317,51 @@ pub(super) fn bound_digest(
     Ok((key, hex::encode(digest.finalize())))
 }
 
-/// The entries of `folder` named as a standard or installed module (up to
-/// the first `.`): files, and folders holding an `__init__` (a folder
-/// without one never hides a module found later on the path); and `.pth`
-/// files.
-fn standing_in(folder: &Path) -> Result<Vec<(String, PathBuf)>, BindError> {
-    entries_where(folder, |name, path| {
+/// Entries of a folder bound whole (name, path) and paths bound by name.
+pub(super) type Split = (Vec<(String, PathBuf)>, Vec<PathBuf>);
+
+/// Endings of files Python imports (`.pth`: `site` runs its `import`
+/// lines where it reads the folder, R23-3).
+const IMPORTABLE: [&str; 8] = ["py", "pyc", "pyo", "pyd", "so", "pth", "zip", "egg"];
+
+/// What of `folder` Python may import: every module file, and packages
+/// named as standard or installed ones (bound whole); and the other folders
+/// whose names Python can import (bound by name).
+fn importable(folder: &Path) -> Result<Split, BindError> {
+    let entries = entries_where(folder, |name, path| {
+        let ending = name.rsplit_once('.').map(|(_, ending)| ending);
+        if !path.is_dir() {
+            return ending.is_some_and(|ending| IMPORTABLE.contains(&ending));
+        }
+        let identifier = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+        identifier && name != "__pycache__"
+    })?;
+    let (mut whole, mut by_name) = (Vec::new(), Vec::new());
+    for (name, path) in entries {
         let stem = name.split('.').next().unwrap_or_default();
         // `_sysconfigdata_<abi>`: the build settings `sysconfig` imports.
         let standard =
             STANDARD_MODULES.binary_search(&stem).is_ok() || stem.starts_with("_sysconfigdata");
         // `__init__.py`, or a compiled `__init__.pyc` / `__init__.*.so` (R23-1).
-        let package = path.is_dir()
-            && std::fs::read_dir(path)
+        let package = || {
+            std::fs::read_dir(&path)
                 .into_iter()
                 .flatten()
                 .flatten()
                 .take(MAX_LISTED)
-                .any(|entry| entry.file_name().to_string_lossy().starts_with("__init__."));
-        // A `.pth` file runs its `import` lines where `site` reads the
-        // folder (`site.addsitedir`: R23-3).
-        let pth = name.ends_with(".pth") && !path.is_dir();
-        pth || (standard || INSTALLED.contains(stem)) && (package || !path.is_dir())
-    })
+                .any(|entry| entry.file_name().to_string_lossy().starts_with("__init__."))
+        };
+        if !path.is_dir() || (standard || INSTALLED.contains(stem)) && package() {
+            whole.push((name, path));
+        } else {
+            by_name.push(path);
+        }
+    }
+    Ok((whole, by_name))
 }
 
 /// The entries of `folder` whose name and path `keep` keeps, every entry
@@ -362,31 +419,36 @@ mod tests {
     }
 
     #[test]
-    fn a_file_named_as_a_standard_module_changes_the_digest_and_others_do_not() {
+    fn what_python_may_import_changes_the_digest_and_other_files_do_not() {
         assert!(STANDARD_MODULES.windows(2).all(|pair| pair[0] < pair[1]));
         let folder = tempfile::tempdir().expect("folder");
         write(folder.path(), "check.py", "import subprocess\n");
-        let (_, before) = shadows(folder.path()).expect("digest");
-        write(folder.path(), "helper.py", "x = 1\n");
         write(folder.path(), "html/index.html", "<p>\n");
+        let (_, mut before) = shadows(folder.path()).expect("digest");
+        write(folder.path(), "README.md", "x\n");
+        write(folder.path(), "html/more.html", "<p>\n");
         assert_eq!(shadows(folder.path()).expect("digest").1, before);
         for name in [
             "selectors.py",
+            "simplejson.py",
             "random.pyc",
+            "zz.pth",
             "json/__init__.py",
             "__pycache__/tempfile.cpython-311.pyc",
+            "org/python/core.py",
         ] {
             write(folder.path(), name, "");
             let (key, after) = shadows(folder.path()).expect("digest");
             assert_ne!(after, before, "{name}");
-            let stem = name
-                .trim_start_matches("__pycache__/")
-                .split(['.', '/'])
-                .next()
-                .unwrap();
-            assert!(key.to_string_lossy().contains(stem), "{key:?}");
+            assert!(key.to_string_lossy().contains("check.py"), "{key:?}");
             write(folder.path(), name, "import os\n");
-            assert_ne!(shadows(folder.path()).expect("digest").1, after, "{name}");
+            let changed = shadows(folder.path()).expect("digest").1;
+            // A folder that is no package named as an installed one is bound
+            // by its name: what it holds is bound where code names it.
+            if !name.starts_with("org/") {
+                assert_ne!(changed, after, "{name}");
+            }
+            before = changed;
         }
     }
 
@@ -399,17 +461,6 @@ mod tests {
         let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
         big.set_modified(later).expect("touched");
         assert_ne!(shadows(folder.path()).expect("digest").1, before);
-    }
-
-    #[test]
-    fn literal_path_additions_are_read() {
-        let folder = tempfile::tempdir().expect("folder");
-        let text = "import sys, site\nsys.path.insert(0, \"lib\")\nsys.path.append('x')\nsite.addsitedir(\"vendor\")\n";
-        write(folder.path(), "check.py", text);
-        assert_eq!(
-            path_literals(&folder.path().join("check.py")),
-            ["lib", "x", "vendor"]
-        );
     }
 
     #[test]
