@@ -17,7 +17,9 @@ mod bind_error;
 mod cache;
 mod definitions;
 mod differences;
+mod discovery;
 mod getopt;
+mod git_dirs;
 mod git_index;
 mod identify;
 pub(crate) use identify::base_name;
@@ -294,7 +296,12 @@ impl Subject {
             project,
             &mut binding.mentioned,
         )?;
-        python_shadows::bind(self, found, &reached.roots, project, &mut binding.mentioned)
+        python_shadows::bind(self, found, &reached.roots, project, &mut binding.mentioned)?;
+        let files: Vec<&PathBuf> = found.files.iter().chain(&named).collect();
+        let words = self.words.as_deref().unwrap_or_default();
+        let spoken = search_path::Spoken::new(words, &files, &self.cwd, project);
+        let (roots, at) = (&reached.roots, (self.cwd.as_path(), project));
+        discovery::bind(&spoken, roots, &named, at, &mut binding.mentioned)
     }
 }
 

@@ -61,6 +61,7 @@ mod round23;
 mod round24;
 mod round25;
 mod round25a;
+mod round25b;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -255,13 +255,19 @@ pub(super) fn literal_folders(text: &str) -> Vec<String> {
         Regex::new(r"sys\.path|\bimport\s+path\b|addsitedir|os\.chdir|@INC|\buse\s+lib\b|\blib\s*(?:->|=>)")
             .expect("valid regex")
     });
+    if !CHANGES.is_match(text) {
+        return Vec::new();
+    }
+    quoted_words(text)
+}
+
+/// The quoted words of `text` that may name a path (`"lib"`, `'./vendor'`,
+/// Perl's `q(lib)`, `qw(. inc)`).
+pub(super) fn quoted_words(text: &str) -> Vec<String> {
     static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"\\?"([^"\\\n]{1,200})\\?"|'([^'\n]{1,200})'|\bq[qw]?\s*[(\[{<]([^)\]}>\n]{1,200})[)\]}>]"#)
             .expect("valid regex")
     });
-    if !CHANGES.is_match(text) {
-        return Vec::new();
-    }
     let mut found: Vec<String> = Vec::new();
     for quoted in QUOTED.captures_iter(text) {
         let inner = quoted.get(1).or(quoted.get(2)).or(quoted.get(3));

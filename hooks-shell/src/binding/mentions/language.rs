@@ -164,7 +164,14 @@ pub(super) fn run_or_read_words(text: &str, code: Code) -> Vec<(String, Option<C
             };
             // And `"$DIR/tools/.."/lib/x`: a word its quotes split.
             let unquoted = super::read::without_quotes(part.as_str());
-            for word in words(part.as_str()).into_iter().chain(words(&unquoted)) {
+            // `node .`: the folder it runs in, as a program (R25b-1).
+            let here = (runs && unquoted.split_whitespace().any(|arg| arg == "."))
+                .then(|| "./".to_owned());
+            for word in words(part.as_str())
+                .into_iter()
+                .chain(words(&unquoted))
+                .chain(here)
+            {
                 if seen.insert((word.clone(), code)) {
                     found.push((word, code));
                 }

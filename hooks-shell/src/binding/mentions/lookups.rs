@@ -67,7 +67,11 @@ impl Names {
             } else {
                 path
             };
-            if !path.starts_with(&self.project) || path == self.project {
+            if path == self.project {
+                out.push((path, Some(Kind::Folder)));
+                continue;
+            }
+            if !path.starts_with(&self.project) {
                 continue;
             }
             let (Some(parent), Some(name)) =

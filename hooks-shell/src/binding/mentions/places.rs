@@ -7,13 +7,15 @@ use std::path::{Path, PathBuf};
 use super::{Kind, Names, quiet};
 
 /// The files a folder's loaders run when the folder is named.
-const ENTRY_FILES: [&str; 12] = [
+const ENTRY_FILES: [&str; 14] = [
     "__init__.py",
     "__main__.py",
     "index.js",
     "index.cjs",
     "index.mjs",
     "index.ts",
+    "index.json",
+    "index.node",
     "main.py",
     "package.json",
     "Makefile",
@@ -116,7 +118,7 @@ impl Names {
 
     /// Binds the entry files of `folder`, and the package index of each
     /// folder in it.
-    fn bind_entries(&mut self, folder: &Path) {
+    pub(super) fn bind_entries(&mut self, folder: &Path) {
         for entry in ENTRY_FILES {
             let path = folder.join(entry);
             if path.is_file() {

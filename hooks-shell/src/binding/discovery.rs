@@ -1,0 +1,282 @@
+//! Programs that find the code they run by listing folders, not by name:
+//! test runners (`python3 -m unittest discover`, `pytest`, `prove`, `node
+//! --test`, `jest`, `npm test` through `package.json`: red team round 25,
+//! R25a-9, R25b-4), jq's module search (`-L dir`, `import`/`include`:
+//! R25b-2) and `find DIR … -exec sh {}` / `find DIR | xargs sh` (R25b-5). A
+//! file added later where they look runs inside the approved hook, though
+//! nothing names it: each code file under the folders they search is bound
+//! (by name and content, one digest per folder), so adding or changing one
+//! asks again. The git settings a `git` may read are bound here too
+//! ([`super::git_dirs`]).
+
+use std::path::{Path, PathBuf};
+
+use super::BindError;
+use super::python_shadows::bound_digest;
+use super::search_path::Spoken;
+
+/// The most entries walked under one folder.
+const MAX_WALKED: usize = 100_000;
+
+/// Endings of the code each kind of runner finds.
+const PYTHON: &[&str] = &["py", "pth"];
+const PERL: &[&str] = &["t", "pl", "pm", "pmc"];
+const NODE: &[&str] = &["js", "cjs", "mjs", "ts", "cts", "mts", "jsx", "tsx"];
+const JQ: &[&str] = &["jq", "json"];
+
+/// Binds in `mentioned` the code under each folder a runner in `spoken` (or
+/// in a manifest among `roots`: `package.json` scripts, a makefile) finds
+/// files in.
+pub(super) fn bind(
+    spoken: &Spoken,
+    roots: &[PathBuf],
+    named: &[PathBuf],
+    (cwd, project): (&Path, &Path),
+    mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
+) -> Result<(), BindError> {
+    let mut tokens: Vec<String> = spoken.tokens.iter().map(|(t, _)| t.clone()).collect();
+    for root in roots {
+        if let Some(text) = super::peek::small_text(root) {
+            tokens.extend(
+                text.split(|c: char| c.is_whitespace() || "\";&|()".contains(c))
+                    .map(str::to_owned),
+            );
+        }
+    }
+    let mut searched: Vec<(PathBuf, &'static [&'static str], &'static str)> = Vec::new();
+    let mut bases = vec![cwd.to_path_buf()];
+    bases.extend(spoken.cd_targets(cwd, project)?);
+    let has = |word: &str| {
+        tokens
+            .iter()
+            .any(|token| token == word || token.ends_with(&format!("/{word}")))
+    };
+    let discovers_python = tokens
+        .windows(2)
+        .any(|pair| pair[0] == "-m" && pair[1] == "unittest")
+        && !tokens
+            .iter()
+            .any(|t| t.ends_with(".py") || t.starts_with("test_") && !t.contains('/'))
+        || has("discover")
+        || has("pytest")
+        || has("py.test")
+        || tokens
+            .windows(2)
+            .any(|pair| pair[0] == "-m" && pair[1] == "pytest");
+    if discovers_python {
+        searched.extend(
+            bases
+                .iter()
+                .map(|base| (base.clone(), PYTHON, "Python tests")),
+        );
+    }
+    if has("prove") {
+        searched.extend(bases.iter().map(|base| (base.clone(), PERL, "Perl tests")));
+    }
+    let node_runner = ["--test", "jest", "vitest", "mocha", "ava", "tap"];
+    if node_runner.iter().any(|runner| has(runner)) {
+        searched.extend(bases.iter().map(|base| (base.clone(), NODE, "Node tests")));
+    }
+    if has("jq") {
+        for folder in jq_folders(&tokens, named, &bases) {
+            searched.push((folder, JQ, "jq modules"));
+        }
+    }
+    for folder in listed(named, &bases) {
+        searched.push((folder, &[], "files its code lists and may load"));
+    }
+    for folder in find_starts(&tokens, &bases) {
+        searched.push((folder, &[], "files find runs"));
+    }
+    if let Some((key, digest)) = super::git_dirs::bind(&tokens, &bases, project)? {
+        mentioned.insert(key, digest);
+    }
+    let mut done: Vec<PathBuf> = Vec::new();
+    for (folder, endings, what) in searched {
+        let folder = super::normalize(&folder);
+        if !folder.starts_with(project) || done.contains(&folder) {
+            continue;
+        }
+        done.push(folder.clone());
+        let files = code_under(&folder, endings)?;
+        let key_what = format!("{what} found under this folder ({} files)", files.len());
+        let (key, digest) = bound_digest(&folder, files, &[], &key_what)?;
+        let key = key
+            .parent()
+            .map_or(key.clone(), |p| p.join(format!("<{key_what}>")));
+        mentioned.insert(key, digest);
+    }
+    Ok(())
+}
+
+/// The folders jq searches for modules: each `-L dir` (`-Ldir`,
+/// `--library-path dir`), and the folder of each `.jq` file it reads
+/// (`{search: "./"}` is relative to it).
+fn jq_folders(tokens: &[String], named: &[PathBuf], bases: &[PathBuf]) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for (at, token) in tokens.iter().enumerate() {
+        let value = match token.as_str() {
+            "-L" | "--library-path" => tokens.get(at + 1).map(String::as_str),
+            _ => token
+                .strip_prefix("-L")
+                .or_else(|| token.strip_prefix("--library-path=")),
+        };
+        if let Some(dir) = value.filter(|dir| !dir.is_empty()) {
+            folders.extend(bases.iter().map(|base| base.join(dir)));
+        }
+    }
+    let jq_files = named
+        .iter()
+        .filter(|file| file.extension().is_some_and(|e| e == "jq"));
+    folders.extend(jq_files.filter_map(|file| file.parent().map(Path::to_path_buf)));
+    folders
+}
+
+/// The folders code among `named` lists (`fs.readdirSync("plugins")`,
+/// `os.listdir("plugins")`, `opendir`) to load what it finds (R25b-7): a
+/// quoted word of a file that lists a folder, where it names one.
+fn listed(named: &[PathBuf], bases: &[PathBuf]) -> Vec<PathBuf> {
+    static LISTS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"readdir|opendir|listdir|scandir|glob|Dir\.(?:glob|children|entries)|iterdir",
+        )
+        .expect("valid regex")
+    });
+    let code = named.iter().filter(|file| {
+        let ending = file
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        matches!(
+            ending,
+            "js" | "cjs" | "mjs" | "ts" | "py" | "pl" | "pm" | "rb" | "php" | "lua"
+        )
+    });
+    let mut folders = Vec::new();
+    for file in code.take(32) {
+        let Some(text) = super::peek::small_text(file).filter(|text| LISTS.is_match(text)) else {
+            continue;
+        };
+        // From where it runs, or from its own folder (`__dirname + "/plugins"`).
+        let here = file.parent().map(Path::to_path_buf);
+        for word in super::search_path::quoted_words(&text) {
+            let word = word.trim_start_matches('/');
+            for base in bases.iter().chain(&here) {
+                let folder = super::normalize(&base.join(word));
+                // Not a folder it runs in (`readdirSync(".")`): all of the project.
+                let own = bases.contains(&folder) || here.as_ref() == Some(&folder);
+                if !own && folder.is_dir() && !folders.contains(&folder) {
+                    folders.push(folder);
+                }
+            }
+        }
+    }
+    folders
+}
+
+/// The start folders of a `find` whose results run (`-exec`, `-execdir`,
+/// `-ok`, or piped into `xargs`) with no name test (a `-name '*.sh'`
+/// pattern is bound as a glob).
+fn find_starts(tokens: &[String], bases: &[PathBuf]) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for (at, token) in tokens.iter().enumerate() {
+        if token != "find" && !token.ends_with("/find") {
+            continue;
+        }
+        let rest = &tokens[at + 1..];
+        let end = rest.iter().position(|t| t == "find").unwrap_or(rest.len());
+        let rest = &rest[..end];
+        let runs = rest.iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "-exec" | "-execdir" | "-ok" | "-okdir" | "xargs"
+            )
+        });
+        let named = rest.iter().any(|t| {
+            matches!(
+                t.as_str(),
+                "-name" | "-iname" | "-path" | "-ipath" | "-regex" | "-iregex"
+            )
+        });
+        if runs && !named {
+            let starts = rest.iter().take_while(|t| !t.starts_with(['-', '!']));
+            for start in starts {
+                folders.extend(bases.iter().map(|base| base.join(start)));
+            }
+        }
+    }
+    folders
+}
+
+/// The files under `folder` ending in one of `endings` (every file when
+/// empty), by their path from it; folders whose name starts with `.`,
+/// `node_modules` and `__pycache__` are not entered.
+fn code_under(folder: &Path, endings: &[&str]) -> Result<Vec<(String, PathBuf)>, BindError> {
+    let mut found = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    let mut walked = 0usize;
+    while let Some(dir) = pending.pop() {
+        let Ok(listing) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            walked += 1;
+            if walked > MAX_WALKED {
+                return Err(BindError::TreeTooLarge(folder.to_path_buf()));
+            }
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                if !name.starts_with('.') && name != "node_modules" && name != "__pycache__" {
+                    pending.push(path);
+                }
+                continue;
+            }
+            let ending = name.rsplit_once('.').map(|(_, ending)| ending);
+            if endings.is_empty() || ending.is_some_and(|ending| endings.contains(&ending)) {
+                let shown = path
+                    .strip_prefix(folder)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                found.push((shown, path));
+            }
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_file_added_where_a_runner_looks_changes_the_binding() {
+        let project = tempfile::tempdir().expect("project");
+        let p = project.path();
+        std::fs::create_dir_all(p.join("tests")).expect("tests");
+        std::fs::write(p.join("tests/test_a.py"), "x = 1\n").expect("test");
+        let bound = |command: &str| {
+            let words: Vec<String> = vec![command.to_owned()];
+            let spoken = Spoken::new(&words, &[], p, p);
+            let mut mentioned = std::collections::BTreeMap::new();
+            bind(&spoken, &[], &[], (p, p), &mut mentioned).expect("bound");
+            mentioned
+        };
+        let command = "python3 -m unittest discover -s tests";
+        let before = bound(command);
+        assert_eq!(before.len(), 1, "{before:?}");
+        assert!(bound("python3 -m unittest tests/test_a.py").is_empty());
+        std::fs::write(p.join("tests/test_b.py"), "x = 2\n").expect("added");
+        assert_ne!(bound(command), before);
+        std::fs::create_dir_all(p.join("hooks")).expect("hooks");
+        let find = "find hooks -type f -exec sh {} ;";
+        let before = bound(find);
+        std::fs::write(p.join("hooks/x.sh"), "echo\n").expect("added");
+        assert_ne!(bound(find), before);
+        assert!(bound("find hooks -name '*.sh' -exec sh {} ;").is_empty());
+    }
+}
