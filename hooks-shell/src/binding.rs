@@ -298,8 +298,9 @@ impl Subject {
         )?;
         python_shadows::bind(self, found, &reached.roots, project, &mut binding.mentioned)?;
         let files: Vec<&PathBuf> = found.files.iter().chain(&named).collect();
-        let words = self.words.as_deref().unwrap_or_default();
-        let spoken = search_path::Spoken::new(words, &files, &self.cwd, project);
+        let words = self.words.as_deref().unwrap_or_default().join(" ");
+        let command = [self.command.clone(), words];
+        let spoken = search_path::Spoken::new(&command, &files, &self.cwd, project);
         let (roots, at) = (&reached.roots, (self.cwd.as_path(), project));
         discovery::bind(&spoken, roots, &named, at, &mut binding.mentioned)
     }

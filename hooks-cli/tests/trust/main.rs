@@ -62,6 +62,7 @@ mod round24;
 mod round25;
 mod round25a;
 mod round25b;
+mod round26;
 mod round5;
 mod round6_shapes;
 mod round7;

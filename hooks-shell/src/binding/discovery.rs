@@ -45,7 +45,7 @@ pub(super) fn bind(
     }
     let mut searched: Vec<(PathBuf, &'static [&'static str], &'static str)> = Vec::new();
     let mut bases = vec![cwd.to_path_buf()];
-    bases.extend(spoken.cd_targets(cwd, project)?);
+    bases.extend(spoken.cd_targets(cwd, project).0);
     let has = |word: &str| {
         tokens
             .iter()

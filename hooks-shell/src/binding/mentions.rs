@@ -390,13 +390,9 @@ impl Names {
             Some(Kind::File) if reach == Reach::AnyFile => self.add_run_file(path, None),
             Some(Kind::File) if is_code_file(&path) => self.add_file(path),
             Some(Kind::File) => {}
-            // The project named as a program (`node .`, `python3 "$CLAUDE_PROJECT_DIR"`):
-            // its entry files, not every word looked up again (R25b-1).
-            Some(Kind::Folder) if path == self.project => {
-                if loads {
-                    self.bind_entries(&path);
-                }
-            }
+            // The project as a program (`node .`): its entry files (R25b-1).
+            Some(Kind::Folder) if path == self.project && loads => self.bind_entries(&path),
+            Some(Kind::Folder) if path == self.project => {}
             Some(Kind::Folder) => self.add_place(path, loads),
             None => {
                 // A path computed on (`"plugins/" + name`): the folder it

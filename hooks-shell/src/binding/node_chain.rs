@@ -8,8 +8,11 @@
 //! is bound where the code names it): adding, removing or replacing one
 //! asks again.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
+use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use super::{BindError, peek};
@@ -21,39 +24,124 @@ const NODE_ENDINGS: [&str; 8] = ["js", "cjs", "mjs", "jsx", "ts", "cts", "mts", 
 const MAX_FOLDERS: usize = 64;
 
 /// Binds in `mentioned` the packages each `node_modules` folder on the
-/// lookup chain of the Node files among `files` holds.
+/// lookup chain of the Node files among `files` holds under the names
+/// their code requires (all of them where a name is computed: R26-14).
 pub(super) fn bind<'a>(
     files: impl Iterator<Item = &'a PathBuf>,
     project: &Path,
     mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
 ) -> Result<(), BindError> {
-    let mut folders: Vec<&Path> = Vec::new();
-    for file in files.filter(|file| runs_under_node(file)) {
+    // Each `node_modules` folder searched, and the names looked up there
+    // (`None`: any).
+    let mut searched: BTreeMap<PathBuf, Option<BTreeSet<String>>> = BTreeMap::new();
+    for file in files.filter(|file| runs_under_node(file)).take(MAX_FOLDERS) {
         let Some(folder) = file.parent() else {
             continue;
         };
-        if !folders.contains(&folder) && folders.len() < MAX_FOLDERS {
-            folders.push(folder);
+        let wanted = required(file);
+        if wanted.as_ref().is_some_and(BTreeSet::is_empty) {
+            continue;
         }
-    }
-    let mut searched: Vec<PathBuf> = Vec::new();
-    for folder in folders {
         for at in folder.ancestors().take_while(|at| at.starts_with(project)) {
             // Node never looks in `node_modules/node_modules`.
-            let modules = at.join("node_modules");
-            if at.file_name().is_some_and(|name| name != "node_modules")
-                && !searched.contains(&modules)
-            {
-                searched.push(modules);
+            if at.file_name().is_none_or(|name| name == "node_modules") {
+                continue;
+            }
+            let names = searched
+                .entry(at.join("node_modules"))
+                .or_insert(Some(BTreeSet::new()));
+            match (names.as_mut(), &wanted) {
+                (Some(names), Some(wanted)) => names.extend(wanted.iter().cloned()),
+                _ => *names = None,
             }
         }
     }
-    for modules in searched {
-        let (key, digest) = packages(&modules)?;
+    for (modules, names) in searched {
+        let (key, digest) = packages(&modules, names.as_ref())?;
         mentioned.insert(key, digest);
     }
     Ok(())
 }
+
+/// The packages the code of `file` requires by a bare name (`require("a")`,
+/// `import x from "@s/b/c"`: `a`, `@s/b`), Node's own modules left out;
+/// `None` when a name is computed (`require(name)`).
+fn required(file: &Path) -> Option<BTreeSet<String>> {
+    static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\b(?:require|import)\s*\(\s*(?:['"`]([^'"`]+)['"`]|[^)'"`\s])|\bfrom\s*['"]([^'"]+)['"]|\bimport\s*['"]([^'"]+)['"]"#)
+            .expect("valid regex")
+    });
+    let text = super::peek::small_text(file)?;
+    let mut names = BTreeSet::new();
+    for found in NAMED.captures_iter(&text) {
+        // A computed name (`require(name)`): any package.
+        let name = found.get(1).or(found.get(2)).or(found.get(3))?;
+        let name = name.as_str();
+        if name.starts_with(['.', '/']) || name.starts_with("node:") || name.contains("${") {
+            if name.contains("${") {
+                return None;
+            }
+            continue;
+        }
+        let mut parts = name.split('/');
+        let first = parts.next().unwrap_or_default();
+        let package = match first.starts_with('@') {
+            true => format!("{first}/{}", parts.next().unwrap_or_default()),
+            false => first.to_owned(),
+        };
+        if !BUILT_IN.contains(&first) {
+            names.insert(package);
+        }
+    }
+    Some(names)
+}
+
+/// Node's own modules (`require("fs")` never reads `node_modules`).
+const BUILT_IN: [&str; 43] = [
+    "assert",
+    "async_hooks",
+    "buffer",
+    "child_process",
+    "cluster",
+    "console",
+    "constants",
+    "crypto",
+    "dgram",
+    "diagnostics_channel",
+    "dns",
+    "domain",
+    "events",
+    "fs",
+    "http",
+    "http2",
+    "https",
+    "inspector",
+    "module",
+    "net",
+    "os",
+    "path",
+    "perf_hooks",
+    "process",
+    "punycode",
+    "querystring",
+    "readline",
+    "repl",
+    "stream",
+    "string_decoder",
+    "sys",
+    "timers",
+    "tls",
+    "trace_events",
+    "tty",
+    "url",
+    "util",
+    "v8",
+    "vm",
+    "wasi",
+    "worker_threads",
+    "zlib",
+    "test",
+];
 
 /// Whether Node runs `file`: its ending, or a `#!` line naming `node`.
 fn runs_under_node(file: &Path) -> bool {
@@ -64,12 +152,22 @@ fn runs_under_node(file: &Path) -> bool {
     }
 }
 
-/// The key and digest of the packages `modules` holds: each entry's name,
-/// kind and link target (a scope folder's `@acme/*` too), never its content.
-fn packages(modules: &Path) -> Result<(PathBuf, String), BindError> {
-    let mut found = super::python_shadows::entries_where(modules, |_, _| true)?;
+/// The key and digest of the packages `modules` holds (those named
+/// `names`, present or not; every one when `None`): each entry's name, kind
+/// and link target (a scope folder's `@acme/*` too), never its content.
+fn packages(
+    modules: &Path,
+    names: Option<&BTreeSet<String>>,
+) -> Result<(PathBuf, String), BindError> {
+    let mut found: Vec<(String, PathBuf)> = match names {
+        Some(names) => names
+            .iter()
+            .map(|name| (name.clone(), modules.join(name)))
+            .collect(),
+        None => super::python_shadows::entries_where(modules, |_, _| true)?,
+    };
     for (name, path) in found.clone() {
-        if name.starts_with('@') && path.is_dir() {
+        if names.is_none() && name.starts_with('@') && path.is_dir() {
             let scoped = super::python_shadows::entries_where(&path, |_, _| true)?;
             found.extend(
                 scoped
@@ -93,12 +191,12 @@ fn packages(modules: &Path) -> Result<(PathBuf, String), BindError> {
             .unwrap_or_default();
         digest.update(format!("{name}\0{kind}\0{link}\n"));
     }
-    let state = if modules.is_dir() {
-        format!("{} packages", found.len())
-    } else {
-        "none".to_owned()
+    let state = match names {
+        Some(names) => names.iter().cloned().collect::<Vec<_>>().join(", "),
+        None if modules.is_dir() => format!("any of {} packages", found.len()),
+        None => "none".to_owned(),
     };
-    let key = modules.join(format!("<Node packages found here: {state}>"));
+    let key = modules.join(format!("<Node packages it may require here: {state}>"));
     Ok((key, hex::encode(digest.finalize())))
 }
 
@@ -114,6 +212,7 @@ mod tests {
         std::fs::create_dir_all(&a).expect("a");
         std::fs::create_dir_all(p.join("node_modules/b")).expect("b");
         std::fs::write(a.join("index.js"), "require('b')\n").expect("a");
+        std::fs::write(p.join("check.js"), "require('fs'); require('a')\n").expect("check");
         let files = [a.join("index.js"), p.join("check.js")];
         let bound = |project: &Path| {
             let mut mentioned = std::collections::BTreeMap::new();
@@ -132,5 +231,7 @@ mod tests {
         let later = bound(p);
         std::fs::write(p.join("node_modules/b/index.js"), "x\n").expect("content");
         assert_eq!(bound(p), later, "what a package holds is bound elsewhere");
+        std::fs::create_dir_all(p.join("node_modules/is-odd")).expect("unrelated");
+        assert_eq!(bound(p), later, "a package no code requires (R26-14)");
     }
 }

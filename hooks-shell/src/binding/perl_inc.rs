@@ -60,7 +60,8 @@ pub(super) fn bind(
         }
     }
     let files: Vec<&PathBuf> = found.files.iter().chain(named).collect();
-    let mut spoken = Spoken::new(raw, &files, cwd, project);
+    let command = [subject.command.clone(), raw.join(" ")];
+    let mut spoken = Spoken::new(&command, &files, cwd, project);
     for file in &code {
         if let Some(line) = peek::hash_bang(file).filter(|line| line.contains("perl")) {
             let folder = file.parent().map(Path::to_path_buf);
@@ -71,10 +72,17 @@ pub(super) fn bind(
         }
     }
     let mut bases = vec![cwd.to_path_buf()];
-    bases.extend(spoken.cd_targets(cwd, project)?);
+    if let Some(setting) = spoken.unknown_settings() {
+        return Err(BindError::UnknownFolder(setting));
+    }
+    let (moved, unknown) = spoken.cd_targets(cwd, project);
+    bases.extend(moved);
     let script_folder = found.code.as_ref().and_then(|code| code.path.parent());
-    let (folders, loaded) = switches(&spoken, &bases, project)?;
+    let (folders, loaded, relative) = switches(&spoken, &bases, project)?;
     let mut folders = folders;
+    // Perl searches the folder it runs in only when told to (`-I.`, a
+    // relative `use lib`): only then does an unknown `cd` matter (R26-12).
+    let mut relative = relative;
     let texts = code
         .iter()
         .filter_map(|file| small_text(file))
@@ -85,8 +93,12 @@ pub(super) fn bind(
                 "$FindBin::Bin",
                 &script_folder.unwrap_or(cwd).display().to_string(),
             );
+            relative |= !dir.starts_with('/');
             folders.extend(bases.iter().map(|base| base.join(&dir)));
         }
+    }
+    if let Some(target) = unknown.filter(|_| relative) {
+        return Err(BindError::UnknownFolder(target));
     }
     let mut seen = BTreeSet::new();
     for folder in folders {
@@ -107,18 +119,21 @@ pub(super) fn bind(
 }
 
 /// The folders Perl's switches and variables in `spoken` put first (each
-/// relative one from every folder of `bases`), and the module files `-M`
-/// loads from them (`perl -I. -MDbg`: R23-5; its `.pmc` first: R25a-2).
+/// relative one from every folder of `bases`), the module files `-M` loads
+/// from them (`perl -I. -MDbg`: R23-5; its `.pmc` first: R25a-2), and
+/// whether one is written relative to the folder it runs in.
 fn switches(
     spoken: &Spoken,
     bases: &[PathBuf],
     project: &Path,
-) -> Result<(Vec<PathBuf>, BTreeSet<String>), BindError> {
+) -> Result<(Vec<PathBuf>, BTreeSet<String>, bool), BindError> {
     let mut folders = Vec::new();
     let mut loaded = BTreeSet::new();
+    let relative = std::cell::Cell::new(false);
     let add = |folders: &mut Vec<PathBuf>, dir: &str, own: &str, in_file: Option<&Path>| {
+        relative.set(relative.get() || dir.split(':').any(|d| !d.starts_with(['/', '$', '~'])));
         for base in bases {
-            folders.extend(search_path::folder(dir, own, base, project, in_file)?);
+            folders.extend(spoken.folder(dir, own, base, project, in_file)?);
         }
         Ok::<(), BindError>(())
     };
@@ -162,7 +177,7 @@ fn switches(
             add(&mut folders, value, name, in_file)?;
         }
     }
-    Ok((folders, loaded))
+    Ok((folders, loaded, relative.get()))
 }
 
 /// What the digest is named for.

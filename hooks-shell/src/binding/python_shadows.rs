@@ -36,8 +36,9 @@ pub(super) fn bind(
 ) -> Result<(), BindError> {
     let named: Vec<PathBuf> = mentioned.keys().chain(roots).cloned().collect();
     let files: Vec<&PathBuf> = found.files.iter().chain(&named).collect();
-    let words = subject.words.as_deref().unwrap_or_default();
-    let spoken = Spoken::new(words, &files, &subject.cwd, project);
+    let words = subject.words.as_deref().unwrap_or_default().join(" ");
+    let command = [subject.command.clone(), words];
+    let spoken = Spoken::new(&command, &files, &subject.cwd, project);
     let mut absent: Vec<PathBuf> = Vec::new();
     for folder in first_on_path(subject, found, &spoken, (&named, roots), project)? {
         if folder.is_dir() {
@@ -70,22 +71,31 @@ const WHOLE_KEY: &str = "Python code read from this folder";
 /// pycache_prefix=DIR` or `PYTHONPYCACHEPREFIX` (the compiled copy of every
 /// module it imports, the standard library's too: R22b-7), `PYTHONUSERBASE`
 /// (its `site-packages`, `.pth` files and `usercustomize`: R25a-8) and
-/// `PYTHONHOME` (the standard library itself). Bound whole, as a tree.
+/// `PYTHONHOME` (the standard library itself) and `HOME` (the user site
+/// under it: R26-9). Bound whole, as a tree.
 fn read_whole(spoken: &Spoken, cwd: &Path, project: &Path) -> Result<Vec<PathBuf>, BindError> {
-    let mut values: Vec<(&str, Option<&Path>)> = Vec::new();
-    for name in ["PYTHONPYCACHEPREFIX", "PYTHONUSERBASE", "PYTHONHOME"] {
-        values.extend(spoken.assigned(name));
+    let mut values: Vec<(&str, &str, Option<&Path>)> = Vec::new();
+    for name in [
+        "PYTHONPYCACHEPREFIX",
+        "PYTHONUSERBASE",
+        "PYTHONHOME",
+        "HOME",
+    ] {
+        let set = spoken.assigned(name).into_iter();
+        values.extend(set.map(|(value, in_file)| (name, value, in_file)));
     }
     for (at, (token, in_file)) in spoken.tokens.iter().enumerate() {
         let value = token.strip_prefix("-Xpycache_prefix=").or_else(|| {
             let next = &spoken.tokens.get(at + 1)?.0;
             (token == "-X").then(|| next.strip_prefix("pycache_prefix="))?
         });
-        values.extend(value.map(|value| (value, in_file.as_deref())));
+        let value = value.map(|value| ("PYTHONPYCACHEPREFIX", value, in_file.as_deref()));
+        values.extend(value);
     }
     let mut folders = Vec::new();
-    for (value, in_file) in values.into_iter().filter(|(value, _)| !value.is_empty()) {
-        for folder in search_path::folder(value, "", cwd, project, in_file)? {
+    for (name, value, in_file) in values {
+        // `PYTHONHOME="${_OLD_VIRTUAL_PYTHONHOME:-}"`: the inherited value.
+        for folder in spoken.folder(value, name, cwd, project, in_file)? {
             if folder.starts_with(project) && !folders.contains(&folder) {
                 folders.push(folder);
             }
@@ -163,14 +173,36 @@ fn first_on_path(
             .any(|file| names_python(file));
     let mut folders = Vec::new();
     if runs {
-        let moved = spoken.cd_targets(cwd, project)?;
+        // The folder it runs in is searched for `-c`, `-m`, stdin, not for
+        // a script (`python3 .claude/hooks/check.py`: R26-11).
+        let tokens = || spoken.tokens.iter().map(|(token, _)| token.as_str());
+        let script = code_py || tokens().any(|token| token.ends_with(".py"));
+        let reads_cwd = !script
+            || tokens().any(|token| {
+                token == "-"
+                    || token.starts_with('-')
+                        && !token.starts_with("--")
+                        && token.ends_with(['c', 'm'])
+                        && token.len() <= 4
+            });
+        if let Some(setting) = spoken.unknown_settings() {
+            return Err(BindError::UnknownFolder(setting));
+        }
+        let (moved, unknown) = spoken.cd_targets(cwd, project);
+        if let Some(target) = unknown.filter(|_| reads_cwd) {
+            return Err(BindError::UnknownFolder(target));
+        }
         let mut bases = vec![cwd.to_path_buf()];
         bases.extend(moved);
+        if reads_cwd {
+            folders.extend(bases.iter().cloned());
+        }
         if let Some(code) = &found.code {
             let script = std::fs::canonicalize(&code.path).unwrap_or_else(|_| code.path.clone());
-            bases.extend(script.parent().map(Path::to_path_buf));
+            let folder = script.parent().map(Path::to_path_buf);
+            folders.extend(folder.clone());
+            bases.extend(folder);
         }
-        folders.extend(bases.iter().cloned());
         let parents = python_files.iter().filter_map(|file| file.parent());
         folders.extend(parents.take(MAX_FOLDERS).map(Path::to_path_buf));
         // Folders the code puts on its path by a literal
@@ -193,13 +225,7 @@ fn first_on_path(
         }
     }
     for (value, in_file) in spoken.assigned("PYTHONPATH") {
-        folders.extend(search_path::folder(
-            value,
-            "PYTHONPATH",
-            cwd,
-            project,
-            in_file,
-        )?);
+        folders.extend(spoken.folder(value, "PYTHONPATH", cwd, project, in_file)?);
     }
     Ok(inside_project(folders, project))
 }
@@ -409,70 +435,4 @@ static INSTALLED: LazyLock<BTreeSet<String>> = LazyLock::new(|| {
 });
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn write(folder: &Path, name: &str, text: &str) {
-        let path = folder.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
-        std::fs::write(&path, text).expect("file");
-    }
-
-    #[test]
-    fn what_python_may_import_changes_the_digest_and_other_files_do_not() {
-        assert!(STANDARD_MODULES.windows(2).all(|pair| pair[0] < pair[1]));
-        let folder = tempfile::tempdir().expect("folder");
-        write(folder.path(), "check.py", "import subprocess\n");
-        write(folder.path(), "html/index.html", "<p>\n");
-        let (_, mut before) = shadows(folder.path()).expect("digest");
-        write(folder.path(), "README.md", "x\n");
-        write(folder.path(), "html/more.html", "<p>\n");
-        assert_eq!(shadows(folder.path()).expect("digest").1, before);
-        for name in [
-            "selectors.py",
-            "simplejson.py",
-            "random.pyc",
-            "zz.pth",
-            "json/__init__.py",
-            "__pycache__/tempfile.cpython-311.pyc",
-            "org/python/core.py",
-        ] {
-            write(folder.path(), name, "");
-            let (key, after) = shadows(folder.path()).expect("digest");
-            assert_ne!(after, before, "{name}");
-            assert!(key.to_string_lossy().contains("check.py"), "{key:?}");
-            write(folder.path(), name, "import os\n");
-            let changed = shadows(folder.path()).expect("digest").1;
-            // A folder that is no package named as an installed one is bound
-            // by its name: what it holds is bound where code names it.
-            if !name.starts_with("org/") {
-                assert_ne!(changed, after, "{name}");
-            }
-            before = changed;
-        }
-    }
-
-    #[test]
-    fn a_file_bigger_than_any_module_is_bound_by_its_metadata() {
-        let folder = tempfile::tempdir().expect("folder");
-        let big = std::fs::File::create(folder.path().join("selectors.py")).expect("file");
-        big.set_len(MAX_HASHED + 1).expect("sparse");
-        let (_, before) = shadows(folder.path()).expect("digest");
-        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
-        big.set_modified(later).expect("touched");
-        assert_ne!(shadows(folder.path()).expect("digest").1, before);
-    }
-
-    #[test]
-    fn what_is_not_a_regular_file_is_bound_unopened() {
-        let folder = tempfile::tempdir().expect("folder");
-        std::os::unix::fs::symlink("/dev/zero", folder.path().join("selectors.py")).expect("link");
-        nix::unistd::mkfifo(
-            &folder.path().join("socket.py"),
-            nix::sys::stat::Mode::S_IRWXU,
-        )
-        .expect("fifo");
-        let (key, _) = shadows(folder.path()).expect("digest without opening either");
-        assert!(key.to_string_lossy().contains("selectors.py"), "{key:?}");
-    }
-}
+mod tests;

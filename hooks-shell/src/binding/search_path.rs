@@ -2,42 +2,61 @@
 //! installed ones, as its command and the shell files it runs say: the
 //! folders `PYTHONPATH=`, `PERL5LIB=`, `-I` and `cd` name, written with the
 //! expansions a hook's shell resolves the same way every run (`$PWD`,
-//! `$CLAUDE_PROJECT_DIR`, `~`, `$HOME`, the variable's own inherited value:
-//! R24-1, R25a-6), also inside a wrapper or a sourced `.env` (R25a-3); and
-//! the folders code adds by a literal (R24-3, R25a-4, R25a-5). A folder
-//! written with any other expansion cannot be known before the hook runs,
-//! so such a hook cannot be approved ([`BindError::UnknownFolder`]).
+//! `$CLAUDE_PROJECT_DIR`, `~`, `$HOME`, the folder of `$0`, a variable the
+//! same text set, a variable only the host sets: R24-1, R25a-6, R26-12,
+//! R26-13), also inside a wrapper, a sourced `.env`, a `$(…)` or a
+//! `package.json` script (R25a-3, R26-1, R26-6, R26-8); and the folders
+//! code adds by a literal (R24-3, R25a-4, R25a-5). A module folder written
+//! with any other expansion cannot be known before the hook runs, so such
+//! a hook cannot be approved ([`BindError::UnknownFolder`]).
 
+mod words;
+
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use words::{fixed, split};
+pub(super) use words::{literal_folders, quoted_words, with_project};
+
 use super::{BindError, peek};
 
 /// The most shell files read for settings.
-const MAX_FILES: usize = 16;
+const MAX_FILES: usize = 64;
 
 /// The hook's command and the shell files it runs or sources, split into
 /// tokens (quotes gone), each with the folder `$0` names there.
 pub(super) struct Spoken {
     /// `(token, folder of the file it is in, None for the command)`.
     pub tokens: Vec<(String, Option<PathBuf>)>,
+    /// The variables the command or those files set.
+    names: BTreeSet<String>,
 }
 
 impl Spoken {
-    /// The tokens of `words` and of the shell files among `files`.
+    /// The tokens of the command `words` (as written: a `$(…)` whole) and
+    /// of the shell files among `files`.
     pub(super) fn new(words: &[String], files: &[&PathBuf], cwd: &Path, project: &Path) -> Self {
-        let mut spoken = Self { tokens: Vec::new() };
+        let mut spoken = Self {
+            tokens: Vec::new(),
+            names: BTreeSet::new(),
+        };
         spoken.add(&with_project(words, project, cwd), None, project);
         for file in files.iter().filter(|file| is_shell(file)).take(MAX_FILES) {
             let Some(text) = peek::small_text(file) else {
                 continue;
             };
+            // A makefile's `export NAME := value` as the shell's `NAME=value`.
+            static MAKE_SET: LazyLock<Regex> = LazyLock::new(|| {
+                Regex::new(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*(?:::|:|\?|\+)?=\s*")
+                    .expect("valid regex")
+            });
             let lines: Vec<String> = text
                 .lines()
                 .filter(|line| !line.trim_start().starts_with('#'))
-                .map(|line| line.split(" #").next().unwrap_or_default().to_owned())
+                .map(|line| MAKE_SET.replace(line, "$1=").into_owned())
                 .collect();
             spoken.add(&with_project(&lines, project, cwd), file.parent(), project);
         }
@@ -48,25 +67,52 @@ impl Spoken {
     /// command): the folder of `$0` and the project's top written as they
     /// are, then each variable the lines set before (`DIR=…; cd $DIR`).
     fn add(&mut self, lines: &[String], folder: Option<&Path>, project: &Path) {
-        let mut set: Vec<(Regex, String)> = Vec::new();
-        for line in lines {
-            let line = fixed(line, folder, project);
-            for mut token in split(&line) {
-                for (name, value) in set.iter().rev() {
-                    token = name
+        let tokens: Vec<String> = lines
+            .iter()
+            .flat_map(|line| split(&fixed(line, folder, project)))
+            .collect();
+        let assignment = |token: &str| {
+            let (name, value) = token.split_once('=')?;
+            let plain =
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            let used = format!(r"\$\{{{name}(?:[:]?[-=?][^}}]*)?\}}|\${name}\b");
+            let used = plain.then(|| Regex::new(&used).expect("valid regex"))?;
+            Some((name.to_owned(), used, value.to_owned()))
+        };
+        // A variable set later in the text (a function defined first, as
+        // `activate`'s `deactivate`: R26-13) is read as that value too.
+        let later: Vec<_> = tokens.iter().filter_map(|t| assignment(t)).collect();
+        let mut set: Vec<(String, Regex, String)> = Vec::new();
+        for mut token in tokens {
+            // `PYTHONPATH=lib:$PYTHONPATH`: its own name is the inherited value.
+            let own = token.split_once('=').map(|(name, _)| name.to_owned());
+            for (name, used, value) in set.iter().rev().chain(&later) {
+                if own.as_deref() != Some(name.as_str()) {
+                    token = used
                         .replace_all(&token, regex::NoExpand(value))
                         .into_owned();
                 }
-                if let Some((name, value)) = token.split_once('=')
-                    && !name.is_empty()
-                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                {
-                    let used = Regex::new(&format!(r"\$\{{{name}\}}|\${name}\b"));
-                    set.push((used.expect("valid regex"), value.to_owned()));
-                }
-                self.tokens.push((token, folder.map(Path::to_path_buf)));
             }
+            if let Some(found) = assignment(&token) {
+                self.names.insert(found.0.clone());
+                set.push(found);
+            }
+            self.tokens.push((token, folder.map(Path::to_path_buf)));
         }
+    }
+
+    /// A setting whose name or value only the running shell knows
+    /// (`export $(cat .env)`, `env $(cat f) python3`, `eval "…$(…)"`:
+    /// R26-5), the first such word.
+    pub(super) fn unknown_settings(&self) -> Option<String> {
+        const SETS: [&str; 8] = [
+            "export", "env", "eval", "declare", "typeset", "local", "readonly", "set",
+        ];
+        self.tokens.windows(2).find_map(|pair| {
+            let (setter, word) = (&pair[0].0, &pair[1].0);
+            let unknown = word.starts_with('$') || word.contains('`');
+            (SETS.contains(&setter.as_str()) && unknown).then(|| format!("{setter} {word}"))
+        })
     }
 
     /// The values assigned to `name` (`NAME=v`, `export NAME=v`), each with
@@ -82,9 +128,10 @@ impl Spoken {
             .collect()
     }
 
-    /// The folders `cd`, `pushd`, `env -C` move into.
-    pub(super) fn cd_targets(&self, cwd: &Path, project: &Path) -> Result<Vec<PathBuf>, BindError> {
-        let mut folders = Vec::new();
+    /// The folders `cd`, `pushd`, `env -C` move into that are known, and
+    /// the first that is not (`cd "$(mktemp -d)"`, `cd "$1"`).
+    pub(super) fn cd_targets(&self, cwd: &Path, project: &Path) -> (Vec<PathBuf>, Option<String>) {
+        let (mut folders, mut unknown) = (Vec::new(), None);
         for (at, (token, in_file)) in self.tokens.iter().enumerate() {
             let after_env = at > 0 && self.tokens[at - 1].0 == "env";
             // `cd -P -- sub`: the first word that is no option.
@@ -98,246 +145,104 @@ impl Spoken {
                 "-C" | "--chdir" if after_env => next,
                 _ => token.strip_prefix("--chdir=").filter(|_| after_env),
             };
-            let Some(target) = target.filter(|t| !t.starts_with('-') && !t.is_empty()) else {
+            let Some(target) = target.filter(|t| !t.is_empty()) else {
                 continue;
             };
-            folders.extend(folder(target, "", cwd, project, in_file.as_deref())?);
+            match self.folder(target, "", cwd, project, in_file.as_deref()) {
+                Ok(known) => folders.extend(known),
+                Err(_) => unknown = unknown.or_else(|| Some(target.to_owned())),
+            }
+        }
+        (folders, unknown)
+    }
+
+    /// The folders the list `value` (of the variable `own`, `:`-separated;
+    /// `""` for one folder) names, from `cwd`; `in_file`: the folder of the
+    /// shell file it is written in (`$(dirname "$0")`). A variable neither
+    /// the text nor the runner sets is the host's (`${_OLD_PYTHONHOME:-}`):
+    /// its default is read, never its value.
+    pub(super) fn folder(
+        &self,
+        value: &str,
+        own: &str,
+        cwd: &Path,
+        project: &Path,
+        in_file: Option<&Path>,
+    ) -> Result<Vec<PathBuf>, BindError> {
+        static EXPANSION: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(
+                r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?([-=+?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)",
+            )
+            .expect("valid regex")
+        });
+        let written = value;
+        let value = fixed(value, in_file, project);
+        let value = EXPANSION.replace_all(&value, |found: &regex::Captures<'_>| {
+            let name = found.get(1).or(found.get(4)).map_or("", |m| m.as_str());
+            if name != own && self.names.contains(name) {
+                return found[0].to_owned();
+            }
+            // The host's (or the inherited value of `own`): its default.
+            match found.get(2).map(|m| m.as_str()) {
+                Some("-" | "=") => found.get(3).map_or("", |m| m.as_str()).to_owned(),
+                _ => String::new(),
+            }
+        });
+        let entries: Vec<&str> = if own.is_empty() {
+            vec![value.as_ref()]
+        } else {
+            value.split(':').collect()
+        };
+        let home = hermes_hooks_core::home::user_home();
+        let mut folders = Vec::new();
+        for entry in entries {
+            let entry = match (entry.strip_prefix('~'), &home) {
+                (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+                    format!("{}{rest}", home.display())
+                }
+                _ => entry.to_owned(),
+            };
+            if entry.contains(['$', '`']) || entry.starts_with('~') {
+                // Named as written.
+                return Err(BindError::UnknownFolder(written.to_owned()));
+            }
+            // An empty entry is the folder it runs in for `PYTHONPATH` only.
+            if entry.is_empty() && own != "PYTHONPATH" {
+                continue;
+            }
+            folders.push(super::normalize(&cwd.join(entry)));
         }
         Ok(folders)
     }
 }
 
-/// `word` split at blanks and shell operators, a command substitution
-/// (`$(dirname $X)/lib`) kept whole.
-fn split(word: &str) -> Vec<String> {
-    let mut parts = Vec::new();
-    let (mut part, mut depth) = (String::new(), 0usize);
-    let mut chars = word.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '$' && chars.peek() == Some(&'(') {
-            depth += 1;
-            part.push(c);
-            part.extend(chars.next());
-            continue;
-        }
-        if depth > 0 {
-            depth -= usize::from(c == ')');
-            depth += usize::from(c == '(');
-            part.push(c);
-        } else if c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')') {
-            parts.extend((!part.is_empty()).then(|| std::mem::take(&mut part)));
-        } else {
-            part.push(c);
-        }
-    }
-    parts.extend((!part.is_empty()).then_some(part));
-    parts
-}
-
-/// Whether `file` is shell code a hook may run or source: `.sh`, a dotfile
-/// (`.env`, `.envrc`), no ending and no `#!` line naming another language.
+/// Whether `file` is shell code a hook may run or source: a shell ending
+/// or one of settings (`.sh`, `.env`, `.cfg`, `.hook`), a dotfile (`.env`,
+/// `.env.local`), a `#!` line naming a shell, no ending and no `#!` line,
+/// and the manifests a runner reads commands from (`package.json`
+/// scripts, a makefile: R26-8).
 fn is_shell(file: &Path) -> bool {
+    const ENDINGS: [&str; 13] = [
+        "sh", "bash", "zsh", "ksh", "env", "cfg", "conf", "rc", "inc", "local", "command", "hook",
+        "mk",
+    ];
     let name = file
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or_default();
     let ending = file.extension().and_then(|e| e.to_str());
-    match ending {
-        Some("sh" | "bash" | "zsh" | "ksh" | "env") => true,
-        _ if name.starts_with('.') && !name[1..].contains('.') => true,
-        None => peek::hash_bang(file).is_none_or(|line| line.contains("sh")),
-        _ => false,
+    let manifest = matches!(
+        name,
+        "package.json" | "Makefile" | "makefile" | "GNUmakefile"
+    );
+    if manifest || name.starts_with('.') || ending.is_some_and(|e| ENDINGS.contains(&e)) {
+        return true;
     }
-}
-
-/// `text` with the folder of `$0` (`$(dirname "$0")`, `$(cd "$(dirname
-/// "${BASH_SOURCE[0]}")" && pwd)`) written as `in_file`, and `$(git
-/// rev-parse --show-toplevel)` and `$HOME` as they are.
-fn fixed(text: &str, in_file: Option<&Path>, project: &Path) -> String {
-    static DIRNAME: LazyLock<Regex> = LazyLock::new(|| {
-        let of_script = r#"\$\(\s*dirname\s+"?\$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*\)"#;
-        Regex::new(&format!(
-            r#"\$\(\s*cd\s+"?{of_script}"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\s*\)|{of_script}"#
-        ))
-        .expect("valid regex")
-    });
-    static TOP: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\$\(\s*git\s+rev-parse\s+--show-toplevel\s*\)").expect("valid regex")
-    });
-    static HOME: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\$\{HOME\}|\$HOME\b").expect("valid regex"));
-    let mut text = text.to_owned();
-    if let Some(dir) = in_file {
-        let dir = dir.display().to_string();
-        text = DIRNAME
-            .replace_all(&text, regex::NoExpand(&dir))
-            .into_owned();
+    match peek::hash_bang(file) {
+        Some(line) => line.contains("sh"),
+        None => ending.is_none(),
     }
-    let top = project.display().to_string();
-    text = TOP.replace_all(&text, regex::NoExpand(&top)).into_owned();
-    if let Some(home) = hermes_hooks_core::home::user_home() {
-        let home = home.display().to_string();
-        text = HOME.replace_all(&text, regex::NoExpand(&home)).into_owned();
-    }
-    text
-}
-
-/// The folders the list `value` (of the variable `own`, `:`-separated;
-/// `""` for one folder) names, from `cwd`; `in_file`: the folder of the
-/// shell file it is written in (`$(dirname "$0")`).
-pub(super) fn folder(
-    value: &str,
-    own: &str,
-    cwd: &Path,
-    project: &Path,
-    in_file: Option<&Path>,
-) -> Result<Vec<PathBuf>, BindError> {
-    let mut value = fixed(value, in_file, project);
-    if !own.is_empty() {
-        // The inherited value is the host's, not the project's.
-        let inherited = Regex::new(&format!(r"\$\{{{own}(?:[:]?[-+=?][^}}]*)?\}}|\${own}\b"))
-            .expect("valid regex");
-        value = inherited.replace_all(&value, "").into_owned();
-    }
-    let entries: Vec<&str> = if own.is_empty() {
-        vec![value.as_str()]
-    } else {
-        value.split(':').collect()
-    };
-    let home = hermes_hooks_core::home::user_home();
-    let mut folders = Vec::new();
-    for entry in entries {
-        let entry = match (entry.strip_prefix('~'), &home) {
-            (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
-                format!("{}{rest}", home.display())
-            }
-            _ => entry.to_owned(),
-        };
-        if entry.contains(['$', '`']) || entry.starts_with('~') {
-            return Err(BindError::UnknownFolder(entry));
-        }
-        folders.push(super::normalize(&cwd.join(entry)));
-    }
-    Ok(folders)
-}
-
-/// `words` with the runner's project variables (`$CLAUDE_PROJECT_DIR`,
-/// `${CURSOR_PROJECT_DIR:-.}`…) written as `project` and the folder it runs
-/// in (`$PWD`, `$(pwd)`) as `cwd`, quotes gone (R23-2, R24-1).
-pub(super) fn with_project(words: &[String], project: &Path, cwd: &Path) -> Vec<String> {
-    static PROJECT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"\$\{(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR(?:[:]?[-=+?][^}]*)?\}|\$(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR\b",
-        )
-        .expect("valid regex")
-    });
-    static HERE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\$\{PWD(?:[:]?[-=+?][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`")
-            .expect("valid regex")
-    });
-    let (project, cwd) = (project.display().to_string(), cwd.display().to_string());
-    words
-        .iter()
-        .map(|word| {
-            let word = word.replace(['"', '\''], "");
-            let word = PROJECT.replace_all(&word, regex::NoExpand(&project));
-            HERE.replace_all(&word, regex::NoExpand(&cwd)).into_owned()
-        })
-        .collect()
-}
-
-/// The quoted strings of `text` that may name a folder (`"lib"`,
-/// `'./vendor'`, Perl's `q(lib)`, `qw(. inc)`), when it changes a module
-/// search path (`sys.path`, `addsitedir`, `os.chdir`, `@INC`, `use lib`,
-/// `lib->import`): every form of adding one cannot be listed (R25a-5).
-pub(super) fn literal_folders(text: &str) -> Vec<String> {
-    static CHANGES: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"sys\.path|\bimport\s+path\b|addsitedir|os\.chdir|@INC|\buse\s+lib\b|\blib\s*(?:->|=>)")
-            .expect("valid regex")
-    });
-    if !CHANGES.is_match(text) {
-        return Vec::new();
-    }
-    quoted_words(text)
-}
-
-/// The quoted words of `text` that may name a path (`"lib"`, `'./vendor'`,
-/// Perl's `q(lib)`, `qw(. inc)`).
-pub(super) fn quoted_words(text: &str) -> Vec<String> {
-    static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"\\?"([^"\\\n]{1,200})\\?"|'([^'\n]{1,200})'|\bq[qw]?\s*[(\[{<]([^)\]}>\n]{1,200})[)\]}>]"#)
-            .expect("valid regex")
-    });
-    let mut found: Vec<String> = Vec::new();
-    for quoted in QUOTED.captures_iter(text) {
-        let inner = quoted.get(1).or(quoted.get(2)).or(quoted.get(3));
-        for word in inner
-            .map(|m| m.as_str())
-            .unwrap_or_default()
-            .split_whitespace()
-        {
-            let path_like = word
-                .chars()
-                .all(|c| c.is_alphanumeric() || "._/-+@$:".contains(c))
-                && !word.contains("://");
-            if path_like && !found.iter().any(|known| known == word) {
-                found.push(word.to_owned());
-            }
-        }
-    }
-    found
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_inherited_value_and_home_resolve_and_other_expansions_refuse() {
-        let (cwd, project) = (Path::new("/p"), Path::new("/p"));
-        let idiom = "lib${PYTHONPATH:+:$PYTHONPATH}";
-        let folders = folder(idiom, "PYTHONPATH", cwd, project, None).expect("known");
-        assert_eq!(folders, [PathBuf::from("/p/lib")]);
-        let top = folder(
-            "$(git rev-parse --show-toplevel)/lib",
-            "",
-            cwd,
-            project,
-            None,
-        );
-        assert_eq!(top.expect("known"), [PathBuf::from("/p/lib")]);
-        let from_file = folder(
-            "$(dirname \"$0\")/lib",
-            "",
-            cwd,
-            project,
-            Some(Path::new("/p/t")),
-        );
-        assert_eq!(from_file.expect("known"), [PathBuf::from("/p/t/lib")]);
-        let unknown = folder("$(dirname $X)/lib", "PERL5LIB", cwd, project, None);
-        assert_eq!(
-            split("cd $(dirname $X)/a && b;c"),
-            ["cd", "$(dirname $X)/a", "b", "c"]
-        );
-        assert!(
-            matches!(unknown, Err(BindError::UnknownFolder(_))),
-            "{unknown:?}"
-        );
-    }
-
-    #[test]
-    fn quoted_folders_are_read_where_code_changes_its_search_path() {
-        let python = "import os, sys\nsys.path[:0] = [os.path.abspath(\"lib\")]\nprint('{}')\n";
-        assert_eq!(literal_folders(python), ["lib"]);
-        assert!(literal_folders("print('lib')\n").is_empty());
-        let text = "import sys, site\nsys.path.insert(0, \"lib\")\nsite.addsitedir(\"vendor\")\n";
-        assert_eq!(literal_folders(text), ["lib", "vendor"]);
-        // `-c` code as the shell left it, and a folder it moves into.
-        let code = r#"import os; os.chdir(\"sub\"); os.chdir('b'); import subprocess"#;
-        assert_eq!(literal_folders(code), ["sub", "b"]);
-        let perl = "use lib q(lib);\nBEGIN { push @INC, qw(. inc) }\nuse lib \"$FindBin::Bin/../x\";\n\
-                    use if 1, lib => \"a\";\nBEGIN { splice @INC, 0, 0, 'b'; }\n";
-        let found = ["lib", ".", "inc", "$FindBin::Bin/../x", "a", "b"];
-        assert_eq!(literal_folders(perl), found);
-    }
-}
+mod tests;

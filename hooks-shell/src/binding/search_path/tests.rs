@@ -1,0 +1,91 @@
+//! Tests of the module folders a hook's text names.
+
+use super::*;
+
+fn spoken(text: &str, folder: Option<&Path>) -> Spoken {
+    let mut spoken = Spoken {
+        tokens: Vec::new(),
+        names: BTreeSet::new(),
+    };
+    spoken.add(&[text.to_owned()], folder, Path::new("/p"));
+    spoken
+}
+
+#[test]
+fn the_inherited_value_and_the_hosts_variables_resolve_and_others_refuse() {
+    let (cwd, project) = (Path::new("/p"), Path::new("/p"));
+    let none = spoken("", None);
+    let idiom = "lib${PYTHONPATH:+:$PYTHONPATH}";
+    let folders = none.folder(idiom, "PYTHONPATH", cwd, project, None);
+    assert_eq!(folders.expect("known"), [PathBuf::from("/p/lib")]);
+    let top = none.folder(
+        "$(git rev-parse --show-toplevel 2>/dev/null)/lib",
+        "",
+        cwd,
+        project,
+        None,
+    );
+    assert_eq!(top.expect("known"), [PathBuf::from("/p/lib")]);
+    // A variable only the host sets: its default (`venv/bin/activate`).
+    let restored = none.folder("${_OLD_VIRTUAL_PYTHONHOME:-}", "", cwd, project, None);
+    assert!(restored.expect("known").is_empty());
+    let defaulted = none.folder("${LIBS:-vendor}", "", cwd, project, None);
+    assert_eq!(defaulted.expect("known"), [PathBuf::from("/p/vendor")]);
+    let unknown = none.folder("$(dirname $X)/lib", "PERL5LIB", cwd, project, None);
+    assert!(
+        matches!(unknown, Err(BindError::UnknownFolder(_))),
+        "{unknown:?}"
+    );
+    // A variable the text sets to what cannot be known.
+    let set = spoken("D=$(mktemp -d)", None);
+    assert!(set.folder("$D", "", cwd, project, None).is_err());
+}
+
+#[test]
+fn the_folder_of_the_script_is_read_in_its_usual_spellings() {
+    let folder = Path::new("/p/t");
+    for line in [
+        "cd \"$(dirname \"$0\")\"",
+        "cd $( cd -- \"$( dirname -- \"${BASH_SOURCE[0]}\" )\" &> /dev/null && pwd )",
+        "D=$(dirname \"$(readlink -f \"$0\")\"); cd \"$D\"",
+    ] {
+        let text = with_project(&[line.to_owned()], Path::new("/p"), Path::new("/p"));
+        let spoken = spoken(&text[0], Some(folder));
+        let (known, unknown) = spoken.cd_targets(Path::new("/p"), Path::new("/p"));
+        assert_eq!(known, [PathBuf::from("/p/t")], "{line}");
+        assert_eq!(unknown, None, "{line}");
+    }
+}
+
+#[test]
+fn settings_inside_a_command_substitution_are_read() {
+    assert_eq!(
+        split("cd $(dirname $X)/a && b;c"),
+        ["cd", "$(dirname $X)/a", "b", "c", "dirname", "$X"]
+    );
+    let spoken = spoken(
+        "out=$(PYTHONPATH=lib python3 check.py); x=`PERL5LIB=inc perl t`",
+        None,
+    );
+    assert_eq!(spoken.assigned("PYTHONPATH")[0].0, "lib");
+    assert_eq!(spoken.assigned("PERL5LIB")[0].0, "inc");
+}
+
+#[test]
+fn quoted_folders_are_read_where_code_changes_its_search_path() {
+    let python = "import os, sys\nsys.path[:0] = [os.path.abspath(\"lib\")]\nprint('{}')\n";
+    assert_eq!(literal_folders(python), ["lib"]);
+    assert!(literal_folders("print('lib')\n").is_empty());
+    let text = "import sys, site\nsys.path.insert(0, \"lib\")\nsite.addsitedir(\"vendor\")\n";
+    assert_eq!(literal_folders(text), ["lib", "vendor"]);
+    // `-c` code as the shell left it, and a folder it moves into.
+    let code = r#"import os; os.chdir(\"sub\"); os.chdir('b'); import subprocess"#;
+    assert_eq!(literal_folders(code), ["sub", "b"]);
+    let perl = "use lib q(lib);\nBEGIN { push @INC, qw(. inc) }\nuse lib \"$FindBin::Bin/../x\";\n\
+                use if 1, lib => \"a\";\nBEGIN { splice @INC, 0, 0, 'b'; }\n";
+    let found = ["lib", ".", "inc", "$FindBin::Bin/../x", "a", "b"];
+    assert_eq!(literal_folders(perl), found);
+    // A launcher that sets the variable in code (R26-8).
+    let launcher = "env = dict(os.environ, PYTHONPATH=\"lib\")\n";
+    assert_eq!(literal_folders(launcher), ["lib"]);
+}
