@@ -57,11 +57,21 @@ fn a_program_without_an_ending_run_by_a_script_binds_its_folders() {
     // A file without an ending Perl loads may put a folder first too.
     let conf = "use lib \"lib\";\n1;\n";
     let required = "BEGIN { require \"./conf\"; }\nuse File::Temp;\nprint \"{}\\n\";\n";
-    let cases: [(&str, &[(&str, &str)]); 2] = [
+    // With any ending (`conf.inc`).
+    let required_inc = "BEGIN { require \"./conf.inc\"; }\nuse File::Temp;\nprint \"{}\\n\";\n";
+    let cases: [(&str, &[(&str, &str)]); 3] = [
         ("sh run.sh", &[("run.sh", "exec ./tool\n"), ("tool", perl)]),
         (
             "perl check.pl",
             &[("check.pl", required), ("conf", conf), ("lib/.keep", "")],
+        ),
+        (
+            "perl check.pl",
+            &[
+                ("check.pl", required_inc),
+                ("conf.inc", conf),
+                ("lib/.keep", ""),
+            ],
         ),
     ];
     for (command, files) in cases {

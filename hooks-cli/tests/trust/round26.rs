@@ -125,3 +125,20 @@ fn what_round_25_asked_or_refused_without_cause_runs_again() {
         );
     }
 }
+
+#[test]
+fn a_package_json_scripts_settings_are_read() {
+    if !installed("npm") {
+        return;
+    }
+    let manifest = "{\"name\":\"x\",\"scripts\":{\"hook\":\"PYTHONPATH=lib python3 check.py\"}}";
+    let files = [
+        ("package.json", manifest),
+        ("check.py", SUBPROCESS),
+        ("lib/.keep", ""),
+    ];
+    added_asks_again("npm run -s hook", &files, |project, marker| {
+        let text = format!("open({marker:?}, 'w')\nfrom _selectors_gone import *\n");
+        write(project, "lib/selectors.py", &text);
+    });
+}

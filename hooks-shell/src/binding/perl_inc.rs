@@ -52,9 +52,18 @@ pub(super) fn bind(
     if !runs {
         return Ok(());
     }
-    // What Perl code loads by a name without an ending (`require "./conf"`,
-    // `do "settings"`) may hold `use lib` too (R24-2).
-    for file in named.iter().filter(|file| peek::no_ending(file)) {
+    // What Perl code loads by a file name, whatever its ending or none
+    // (`require "./conf.inc"`, `do "settings"`), may hold `use lib` too (R24-2).
+    let texts = code.iter().filter_map(|file| small_text(file));
+    let loads: Vec<String> = texts.flat_map(|text| loaded_files(&text)).collect();
+    let loaded = |file: &&PathBuf| {
+        let name = file.file_name();
+        loads.iter().any(|load| Path::new(load).file_name() == name)
+    };
+    for file in named
+        .iter()
+        .filter(|file| peek::no_ending(file) || loaded(file))
+    {
         if !code.contains(&file) {
             code.push(file);
         }
@@ -180,6 +189,18 @@ fn switches(
     Ok((folders, loaded, relative.get()))
 }
 
+/// The files Perl code `text` loads by name (`require "./conf.inc"`,
+/// `do 'settings'`).
+fn loaded_files(text: &str) -> Vec<String> {
+    static LOADS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"\b(?:require|do)\s*\(?\s*["']([^"'\n]+)["']"#).expect("valid regex")
+    });
+    LOADS
+        .captures_iter(text)
+        .map(|found| found[1].to_owned())
+        .collect()
+}
+
 /// What the digest is named for.
 const PERL_KEY: &str = "Perl modules standing in for installed ones";
 
@@ -284,6 +305,12 @@ mod tests {
         if std::path::Path::new("/usr/bin/perl").exists() {
             assert!(INSTALLED.contains("Carp.pm"), "{:?}", *INSTALLED);
         }
+    }
+
+    #[test]
+    fn files_perl_loads_by_name_are_read() {
+        let text = "BEGIN { require \"./conf.inc\"; }\ndo 'settings';\nrequire File::Temp;\n";
+        assert_eq!(loaded_files(text), ["./conf.inc", "settings"]);
     }
 
     #[test]

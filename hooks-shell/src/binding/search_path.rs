@@ -53,11 +53,21 @@ impl Spoken {
                 Regex::new(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*(?:::|:|\?|\+)?=\s*")
                     .expect("valid regex")
             });
-            let lines: Vec<String> = text
+            let mut lines: Vec<String> = text
                 .lines()
                 .filter(|line| !line.trim_start().starts_with('#'))
                 .map(|line| MAKE_SET.replace(line, "$1=").into_owned())
                 .collect();
+            // `package.json`: each script's command line.
+            if file.file_name().is_some_and(|name| name == "package.json") {
+                let manifest: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+                let scripts = manifest.get("scripts").and_then(|s| s.as_object());
+                let commands = scripts
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(_, c)| c.as_str());
+                lines.extend(commands.map(str::to_owned));
+            }
             spoken.add(&with_project(&lines, project, cwd), file.parent(), project);
         }
         spoken
