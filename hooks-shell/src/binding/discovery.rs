@@ -99,6 +99,18 @@ pub(super) fn bind(
         }
         done.push(folder.clone());
         let files = code_under(&folder, endings)?;
+        // What every run would read: a repository of many big test files
+        // cannot make each `emit` hash gigabytes (bigger files are bound by
+        // their metadata).
+        let read: u64 = files
+            .iter()
+            .filter_map(|(_, path)| std::fs::metadata(path).ok())
+            .map(|meta| meta.len())
+            .filter(|len| *len <= super::python_shadows::MAX_HASHED)
+            .sum();
+        if read > super::MAX_TREE_BYTES {
+            return Err(BindError::TreeTooLarge(folder));
+        }
         let key_what = format!("{what} found under this folder ({} files)", files.len());
         let (key, digest) = bound_digest(&folder, files, &[], &key_what)?;
         let key = key
@@ -278,5 +290,24 @@ mod tests {
         std::fs::write(p.join("hooks/x.sh"), "echo\n").expect("added");
         assert_ne!(bound(find), before);
         assert!(bound("find hooks -name '*.sh' -exec sh {} ;").is_empty());
+    }
+
+    #[test]
+    fn more_code_than_a_run_may_read_cannot_be_bound() {
+        let project = tempfile::tempdir().expect("project");
+        let p = project.path();
+        std::fs::create_dir_all(p.join("tests")).expect("tests");
+        for at in 0..5 {
+            let file = std::fs::File::create(p.join(format!("tests/test_{at}.py"))).expect("file");
+            file.set_len(15 << 20).expect("sparse");
+        }
+        let words = vec!["python3 -m pytest".to_owned()];
+        let spoken = Spoken::new(&words, &[], p, p);
+        let mut mentioned = std::collections::BTreeMap::new();
+        let bound = bind(&spoken, &[], &[], (p, p), &mut mentioned);
+        assert!(
+            matches!(bound, Err(BindError::TreeTooLarge(_))),
+            "{bound:?}"
+        );
     }
 }

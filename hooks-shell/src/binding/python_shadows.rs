@@ -110,7 +110,7 @@ const MAX_LISTED: usize = 200_000;
 
 /// The largest file bound by its content; a bigger one is bound by its
 /// metadata (size, times, inode).
-const MAX_HASHED: u64 = 16 << 20;
+pub(super) const MAX_HASHED: u64 = 16 << 20;
 
 /// The most folders holding named Python files bound so.
 const MAX_FOLDERS: usize = 32;
