@@ -18,6 +18,7 @@ mod cache;
 mod definitions;
 mod differences;
 mod discovery;
+mod environment;
 mod getopt;
 mod git_dirs;
 mod git_index;
@@ -30,6 +31,7 @@ mod perl_inc;
 mod program;
 mod python_shadows;
 mod python_sites;
+mod runner_settings;
 mod search_path;
 mod shell;
 mod tree;
@@ -43,6 +45,7 @@ use serde_json::{Map, Value, json};
 pub use bind_error::BindError;
 pub use cache::{TreeCache, TreeCacheEntered, tree_walks_on_this_thread};
 pub use definitions::{Reached, reached};
+pub(crate) use environment::is_environment;
 pub use identify::{Code, Identified, identify};
 pub(crate) use mentions::normalize;
 pub use shell::python_reads_cwd;
@@ -282,6 +285,14 @@ impl Subject {
             let hash = match std::fs::metadata(&file) {
                 Ok(metadata) if metadata.is_file() => {
                     cache::cached_file(&file, || content_or_metadata(&file))
+                }
+                // A Python environment its code reaches: whole, by metadata.
+                Ok(metadata) if metadata.is_dir() && environment::is_environment(&file) => {
+                    let digest = environment::digest(&file)?;
+                    binding
+                        .mentioned
+                        .insert(file.join(format!("<{}>", environment::KEY)), digest);
+                    continue;
                 }
                 // Never opened: a FIFO would block.
                 Ok(_) => "not a regular file".to_owned(),

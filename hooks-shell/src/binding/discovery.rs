@@ -18,6 +18,9 @@ use super::search_path::Spoken;
 /// The most entries walked under one folder.
 const MAX_WALKED: usize = 100_000;
 
+/// What the digest of the settings test runners read is named for.
+const SETTINGS_KEY: &str = "settings test runners read here and above";
+
 /// Endings of the code each kind of runner finds.
 const PYTHON: &[&str] = &["py", "pth"];
 const PERL: &[&str] = &["t", "pl", "pm", "pmc"];
@@ -76,6 +79,16 @@ pub(super) fn bind(
     let node_runner = ["--test", "jest", "vitest", "mocha", "ava", "tap"];
     if node_runner.iter().any(|runner| has(runner)) {
         searched.extend(bases.iter().map(|base| (base.clone(), NODE, "Node tests")));
+    }
+    // The settings those runners read, and the folders they name (R25b-4).
+    let runners: Vec<_> = searched.iter().map(|(_, e, w)| (*e, *w)).collect();
+    if !runners.is_empty() {
+        let (files, folders) = super::runner_settings::read(&bases, project);
+        let (key, digest) = bound_digest(project, files, &[], SETTINGS_KEY)?;
+        mentioned.insert(key, digest);
+        for folder in folders {
+            searched.extend(runners.iter().map(|(e, w)| (folder.clone(), *e, *w)));
+        }
     }
     if has("jq") {
         for folder in jq_folders(&tokens, named, &bases) {
@@ -276,6 +289,8 @@ mod tests {
             let spoken = Spoken::new(&words, &[], p, p);
             let mut mentioned = std::collections::BTreeMap::new();
             bind(&spoken, &[], &[], (p, p), &mut mentioned).expect("bound");
+            // The runner's settings files are bound beside (runner_settings).
+            mentioned.retain(|key, _| !key.to_string_lossy().contains(SETTINGS_KEY));
             mentioned
         };
         let command = "python3 -m unittest discover -s tests";

@@ -62,10 +62,10 @@
 //! top-level entry whose name no word can spell (a blank, a quote, `=`,
 //! `#`, parentheses) has its code bound whole. A shell output
 //! redirection's target is written, not run: never bound. Left out: a file
-//! under a top-level build-output folder (`target/`, `node_modules/`,
-//! `dist/`...) that `.gitignore` ignores and git's index does not track,
-//! in a git checkout: what the project's build or install rewrites
-//! (`docs/decisions/code-a-project-hook-names.md`).
+//! under a top-level build-output folder (`target/`, `node_modules/`...)
+//! that `.gitignore` ignores and git's index does not track, in a git
+//! checkout; a Python environment's files, bound whole by metadata instead
+//! ([`super::environment`]; `docs/decisions/code-a-project-hook-names.md`).
 
 mod braces;
 mod git_config;
@@ -85,6 +85,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::BindError;
+pub(super) use quiet::Reach;
 pub(crate) use read::{MAX_READ, is_code_file};
 use tops::Tops;
 
@@ -112,6 +113,10 @@ pub(crate) fn named_files(
             }
         }
         for seed in seeds.iter().filter(|seed| inside(project, seed)) {
+            if let Some(environment) = super::environment::holding(project, seed) {
+                names.files.insert(environment); // whole, never read (R27-1)
+                continue;
+            }
             for file in read::files_under(seed) {
                 names.read(&file, None)?;
             }
@@ -146,22 +151,6 @@ type Listings = HashMap<PathBuf, Arc<HashMap<String, Kind>>>;
 /// Each word read and the folder of the file it was read in, with how far
 /// it reaches what it names.
 type Seen = BTreeMap<(String, Option<PathBuf>), Reach>;
-
-/// How far a word reaches what it names, by where it was read.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
-pub(super) enum Reach {
-    /// Only named (a comment, `grep -q`): a code file, and a folder as a
-    /// place without its entry files.
-    Quiet,
-    /// Where code may load what it names: code files and a folder's entry
-    /// files.
-    Loads,
-    /// Where code may run or read as code any file it names: shell code
-    /// (`/bin/sh f`, `"sh" f`, `$SHELL f`, `run=sh; $run f`: red team round
-    /// 7, R7b-4), and other code that runs programs or code it reads
-    /// (`subprocess.run(['sh', f])`, `exec(open(f).read())`): any file.
-    AnyFile,
-}
 
 /// How a text is read.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
@@ -439,6 +428,10 @@ impl Names {
     /// Binds `path`, read as the languages it says it is and as `how`.
     fn add_file_as(&mut self, path: PathBuf, how: Option<Code>) {
         if self.excluded(&path) {
+            return;
+        }
+        if let Some(environment) = super::environment::holding(&self.project, &path) {
+            self.files.insert(environment);
             return;
         }
         let new = self.files.insert(path.clone());

@@ -68,6 +68,13 @@ pub(super) fn bind(
             code.push(file);
         }
     }
+    // A launcher in another language that runs Perl (`PERL5LIB: "inc"` in
+    // Node code: R26-8) is read for folders too.
+    for file in found.files.iter().filter(|f| peek::file_names(f, b"perl")) {
+        if !code.contains(&file) {
+            code.push(file);
+        }
+    }
     let files: Vec<&PathBuf> = found.files.iter().chain(named).collect();
     let command = [subject.command.clone(), raw.join(" ")];
     let mut spoken = Spoken::new(&command, &files, cwd, project);
@@ -123,6 +130,11 @@ pub(super) fn bind(
             let (key, digest) = bound_digest(&folder, whole, &by_name, PERL_KEY)?;
             mentioned.insert(key, digest);
         }
+    }
+    for folder in spoken.copied_from(&["PERL5LIB", "PERLLIB"], cwd, project)? {
+        let digest = super::tree_sha256(std::slice::from_ref(&folder))?;
+        let key = super::python_shadows::COPIED_KEY;
+        mentioned.insert(folder.join(format!("<{key}>")), digest);
     }
     Ok(())
 }

@@ -58,11 +58,19 @@ pub(super) fn bind(
         let digest = super::tree_sha256(std::slice::from_ref(&folder))?;
         mentioned.insert(folder.join(format!("<{WHOLE_KEY}>")), digest);
     }
+    for folder in spoken.copied_from(&["PYTHONPATH"], &subject.cwd, project)? {
+        let digest = super::tree_sha256(std::slice::from_ref(&folder))?;
+        mentioned.insert(folder.join(format!("<{COPIED_KEY}>")), digest);
+    }
     Ok(())
 }
 
 /// What the digest of the folders it may search that are absent is named for.
 const ABSENT_KEY: &str = "folders Python may search, none of them there now";
+
+/// What a folder named beside a module folder outside the project is
+/// named for (R26-10).
+pub(super) const COPIED_KEY: &str = "code that may be copied where the hook looks for modules";
 
 /// What a folder Python reads code from wholesale is named for.
 const WHOLE_KEY: &str = "Python code read from this folder";
@@ -210,7 +218,13 @@ fn first_on_path(
         // or moves into before an import looks in `''` (`python3 -c
         // "os.chdir('sub')…"`: R23-3b), in its files, in files without an
         // ending it may `exec` (R24-2), and in `-c` code (R25a-4).
+        // And a launcher in another language that runs Python
+        // (`execFileSync("python3", …, {env: {PYTHONPATH: "lib"}})`: R26-8).
         let read = named.iter().filter(|file| peek::no_ending(file));
+        let launchers = found.files.iter().filter(|file| {
+            !python_files.contains(file) && !peek::no_ending(file) && names_python(file)
+        });
+        let read = read.chain(launchers);
         let texts = python_files
             .iter()
             .copied()

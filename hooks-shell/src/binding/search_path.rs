@@ -10,6 +10,7 @@
 //! with any other expansion cannot be known before the hook runs, so such
 //! a hook cannot be approved ([`BindError::UnknownFolder`]).
 
+mod values;
 mod words;
 
 use std::collections::BTreeSet;
@@ -18,6 +19,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use values::{Assignment, Values, assignment, with_chosen};
 use words::{fixed, split};
 pub(super) use words::{literal_folders, quoted_words, with_project};
 
@@ -33,6 +35,9 @@ pub(super) struct Spoken {
     pub tokens: Vec<(String, Option<PathBuf>)>,
     /// The variables the command or those files set.
     names: BTreeSet<String>,
+    /// A module search setting whose value cannot be read before it runs
+    /// (`read PYTHONPATH`, a shell file too long to read), as written.
+    unknown: Option<String>,
 }
 
 impl Spoken {
@@ -42,12 +47,24 @@ impl Spoken {
         let mut spoken = Self {
             tokens: Vec::new(),
             names: BTreeSet::new(),
+            unknown: None,
         };
         spoken.add(&with_project(words, project, cwd), None, project);
         for file in files.iter().filter(|file| is_shell(file)).take(MAX_FILES) {
             let Some(text) = peek::small_text(file) else {
                 continue;
             };
+            // What a project's script sets after its first MiB is not read
+            // (R26-7); a program (a NUL in its first 80 bytes, as bash
+            // tells one) is no script.
+            let long = std::fs::metadata(file).is_ok_and(|meta| meta.len() > peek::MAX_PEEK);
+            let program = text.bytes().take(80).any(|byte| byte == 0);
+            if long && file.starts_with(project) && !program {
+                let long = format!("{} (a shell file over 1 MiB)", file.display());
+                spoken.unknown.get_or_insert(long);
+            }
+            // A line continued with `\` is one line (R26-2).
+            let text = text.replace("\\\r\n", "").replace("\\\n", "");
             // A makefile's `export NAME := value` as the shell's `NAME=value`.
             static MAKE_SET: LazyLock<Regex> = LazyLock::new(|| {
                 Regex::new(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*(?:::|:|\?|\+)?=\s*")
@@ -77,37 +94,62 @@ impl Spoken {
     /// command): the folder of `$0` and the project's top written as they
     /// are, then each variable the lines set before (`DIR=…; cd $DIR`).
     fn add(&mut self, lines: &[String], folder: Option<&Path>, project: &Path) {
-        let tokens: Vec<String> = lines
+        let split: Vec<Vec<String>> = lines
             .iter()
-            .flat_map(|line| split(&fixed(line, folder, project)))
+            .map(|line| split(&fixed(line, folder, project)))
             .collect();
-        let assignment = |token: &str| {
-            let (name, value) = token.split_once('=')?;
-            let plain =
-                !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            let used = format!(r"\$\{{{name}(?:[:]?[-=?][^}}]*)?\}}|\${name}\b");
-            let used = plain.then(|| Regex::new(&used).expect("valid regex"))?;
-            Some((name.to_owned(), used, value.to_owned()))
-        };
+        let values = Values::of(&split, lines);
+        self.names.extend(values.unknown.iter().cloned());
+        if let Some(setting) = values.setting.clone() {
+            self.unknown.get_or_insert(setting);
+        }
         // A variable set later in the text (a function defined first, as
         // `activate`'s `deactivate`: R26-13) is read as that value too.
-        let later: Vec<_> = tokens.iter().filter_map(|t| assignment(t)).collect();
-        let mut set: Vec<(String, Regex, String)> = Vec::new();
-        for mut token in tokens {
+        let later = &values.all;
+        let mut set: Vec<Assignment> = Vec::new();
+        let read = |token: &str, set: &[Assignment], unresolved: &BTreeSet<String>| {
             // `PYTHONPATH=lib:$PYTHONPATH`: its own name is the inherited value.
             let own = token.split_once('=').map(|(name, _)| name.to_owned());
-            for (name, used, value) in set.iter().rev().chain(&later) {
-                if own.as_deref() != Some(name.as_str()) {
-                    token = used
-                        .replace_all(&token, regex::NoExpand(value))
+            let mut token = token.to_owned();
+            for found in set.iter().rev().chain(later) {
+                if own.as_deref() != Some(found.name.as_str()) && !unresolved.contains(&found.name)
+                {
+                    token = found
+                        .used
+                        .replace_all(&token, regex::NoExpand(&found.value))
                         .into_owned();
                 }
             }
-            if let Some(found) = assignment(&token) {
-                self.names.insert(found.0.clone());
-                set.push(found);
+            token
+        };
+        let folder = folder.map(Path::to_path_buf);
+        for line in &split {
+            // Each variable used with several values is read with each
+            // (R26-4); too many ways, and they stay unresolved.
+            let (choices, unresolved) = match values.choices(line) {
+                Ok(choices) => (choices, BTreeSet::new()),
+                Err(unresolved) => (Vec::new(), unresolved),
+            };
+            let before = set.len();
+            for token in line {
+                let token = read(token, &set, &unresolved);
+                if let Some(found) =
+                    assignment(&token).filter(|f| !values.unknown.contains(&f.name))
+                {
+                    self.names.insert(found.name.clone());
+                    set.push(found);
+                }
+                self.tokens.push((token, folder.clone()));
             }
-            self.tokens.push((token, folder.map(Path::to_path_buf)));
+            for chosen in &choices {
+                for token in line {
+                    let token = read(&with_chosen(token, chosen), &set[..before], &unresolved);
+                    if let Some(found) = assignment(&token) {
+                        self.names.insert(found.name);
+                    }
+                    self.tokens.push((token, folder.clone()));
+                }
+            }
         }
     }
 
@@ -115,6 +157,9 @@ impl Spoken {
     /// (`export $(cat .env)`, `env $(cat f) python3`, `eval "…$(…)"`:
     /// R26-5), the first such word.
     pub(super) fn unknown_settings(&self) -> Option<String> {
+        if let Some(unknown) = &self.unknown {
+            return Some(unknown.clone());
+        }
         const SETS: [&str; 8] = [
             "export", "env", "eval", "declare", "typeset", "local", "readonly", "set",
         ];
@@ -164,6 +209,37 @@ impl Spoken {
             }
         }
         (folders, unknown)
+    }
+
+    /// The project folders the text names (`cp -r src /tmp/x`), other
+    /// than the project's top and the folder it runs in, when one of
+    /// `settings` names a folder outside the project: what runs there may
+    /// be copied from them when the hook runs (R26-10). Bound whole.
+    pub(super) fn copied_from(
+        &self,
+        settings: &[&str],
+        cwd: &Path,
+        project: &Path,
+    ) -> Result<Vec<PathBuf>, BindError> {
+        let mut outside = false;
+        for name in settings {
+            for (value, in_file) in self.assigned(name) {
+                let folders = self.folder(value, name, cwd, project, in_file)?;
+                outside |= folders.iter().any(|folder| !folder.starts_with(project));
+            }
+        }
+        let mut found: Vec<PathBuf> = Vec::new();
+        for (token, _) in self.tokens.iter().filter(|_| outside) {
+            if token.starts_with('-') || token.contains(['$', '`', '=']) {
+                continue;
+            }
+            let folder = super::normalize(&cwd.join(token));
+            let named = folder.starts_with(project) && folder != project && folder != cwd;
+            if named && folder.is_dir() && !found.contains(&folder) && found.len() < MAX_FILES {
+                found.push(folder);
+            }
+        }
+        Ok(found)
     }
 
     /// The folders the list `value` (of the variable `own`, `:`-separated;

@@ -41,8 +41,11 @@ pub(super) fn top_folders(
         .flat_map(|word| word.split(SHELL_PUNCTUATION))
         .filter(|piece| piece.contains('/'));
     for piece in pieces {
+        // A Python environment is bound by what its entries are, not as
+        // a tree of scripts (red team round 27).
         if let Some(folder) = top_folder(project, cwd, Path::new(piece))
             && !folders.contains(&folder)
+            && !crate::binding::is_environment(&folder)
         {
             folders.push(folder);
         }

@@ -396,3 +396,19 @@ fn after_heredoc(text: &str, mut at: usize, delimiter: &str, strip: bool) -> usi
     }
     at
 }
+
+/// How far a word reaches what it names, by where it was read.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+pub(in crate::binding) enum Reach {
+    /// Only named (a comment, `grep -q`): a code file, and a folder as a
+    /// place without its entry files.
+    Quiet,
+    /// Where code may load what it names: code files and a folder's entry
+    /// files.
+    Loads,
+    /// Where code may run or read as code any file it names: shell code
+    /// (`/bin/sh f`, `"sh" f`, `$SHELL f`, `run=sh; $run f`: red team round
+    /// 7, R7b-4), and other code that runs programs or code it reads
+    /// (`subprocess.run(['sh', f])`, `exec(open(f).read())`): any file.
+    AnyFile,
+}

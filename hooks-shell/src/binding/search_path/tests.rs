@@ -6,6 +6,7 @@ fn spoken(text: &str, folder: Option<&Path>) -> Spoken {
     let mut spoken = Spoken {
         tokens: Vec::new(),
         names: BTreeSet::new(),
+        unknown: None,
     };
     spoken.add(&[text.to_owned()], folder, Path::new("/p"));
     spoken

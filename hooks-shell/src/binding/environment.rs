@@ -1,0 +1,102 @@
+//! A Python environment inside the project (a top-level folder holding
+//! `pyvenv.cfg`: `.venv`, `venv`): what a hook running its interpreter or
+//! its tools (`.venv/bin/python check.py`, `.venv/bin/pytest`) may load is
+//! any of it, and it is installed code, not the project's writing. It is
+//! bound whole by what each entry is (name, link, size, times, inode: a
+//! file written after the approval changes its change time, which no
+//! user can set back), never read for the names of other files: reading a
+//! venv of pip, pytest and ruff as code took minutes and was refused (red
+//! team round 27, R27-1..4).
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::BindError;
+
+/// The most entries of one environment bound.
+pub(super) const MAX_ENTRIES: usize = 200_000;
+
+/// What the digest of an environment is named for.
+pub(super) const KEY: &str = "Python environment, each entry by what it is";
+
+/// Whether `folder` is a Python environment.
+pub(crate) fn is_environment(folder: &Path) -> bool {
+    folder.join("pyvenv.cfg").is_file()
+}
+
+/// The top-level folder of `project` holding `path` when it is a Python
+/// environment.
+pub(crate) fn holding(project: &Path, path: &Path) -> Option<PathBuf> {
+    let inside = path.strip_prefix(project).ok()?;
+    let top = project.join(inside.components().next()?);
+    is_environment(&top).then_some(top)
+}
+
+/// The digest of every entry under `root` by its metadata (links never
+/// followed); too many entries, and it cannot be bound.
+pub(super) fn digest(root: &Path) -> Result<String, BindError> {
+    let mut hash = Sha256::new();
+    let mut stack = vec![root.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        let listing = std::fs::read_dir(&dir).map_err(|_| BindError::Unlistable(dir.clone()))?;
+        let mut entries: Vec<PathBuf> = listing.flatten().map(|entry| entry.path()).collect();
+        entries.sort();
+        for path in entries {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return Err(BindError::TreeTooLarge(root.to_path_buf()));
+            }
+            let link = std::fs::read_link(&path).ok();
+            let stamp = match &link {
+                Some(_) => String::new(),
+                None => crate::fingerprint::metadata_stamp(&path).unwrap_or_default(),
+            };
+            let shown = path.strip_prefix(root).unwrap_or(&path);
+            let to = link.as_ref().map(|to| to.display().to_string());
+            hash.update(format!(
+                "{}\0{}\0{stamp}\n",
+                shown.display(),
+                to.unwrap_or_default()
+            ));
+            if link.is_none() && path.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    Ok(hex::encode(hash.finalize()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_changed_module_of_an_environment_changes_its_digest() {
+        let project = tempfile::tempdir().expect("project");
+        let venv = project.path().join(".venv");
+        let site = venv.join("lib/python3/site-packages");
+        std::fs::create_dir_all(&site).expect("site");
+        std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").expect("cfg");
+        std::fs::write(site.join("requests.py"), "x = 1\n").expect("module");
+        let module = site.join("requests.py");
+        assert_eq!(holding(project.path(), &module), Some(venv.clone()));
+        assert_eq!(holding(project.path(), &project.path().join("x.py")), None);
+        let before = digest(&venv).expect("digest");
+        assert_eq!(digest(&venv).expect("digest"), before);
+        // Same size, the old modification time: the change time moves.
+        let mtime = std::fs::metadata(&module)
+            .expect("meta")
+            .modified()
+            .expect("mtime");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(&module, "y = 2\n").expect("changed");
+        let file = std::fs::File::options()
+            .write(true)
+            .open(&module)
+            .expect("open");
+        file.set_modified(mtime).expect("set mtime");
+        assert_ne!(digest(&venv).expect("digest"), before);
+    }
+}

@@ -1,0 +1,130 @@
+//! The settings a discovering test runner reads beside the folder it runs
+//! in and above it, up to the project's top: `pytest.ini`, `pyproject.toml`,
+//! `tox.ini`, `setup.cfg`, each `conftest.py` pytest loads on the way
+//! down, `package.json` and the Node runners' config files, `.proverc`.
+//! Each is bound by content, present or not (one added later asks again),
+//! and each project folder their words name (`testpaths = ../checks`,
+//! `pythonpath = lib`, `roots: ["../x"]`) is searched for code as the
+//! folder the runner runs in is (red team round 26, R25b-4).
+
+use std::path::{Path, PathBuf};
+
+/// The files test runners read their settings from.
+const SETTINGS: [&str; 22] = [
+    "pytest.ini",
+    ".pytest.ini",
+    "pyproject.toml",
+    "tox.ini",
+    "setup.cfg",
+    "conftest.py",
+    "package.json",
+    ".mocharc.json",
+    ".mocharc.jsonc",
+    ".mocharc.yml",
+    ".mocharc.yaml",
+    ".mocharc.js",
+    ".mocharc.cjs",
+    "jest.config.js",
+    "jest.config.cjs",
+    "jest.config.mjs",
+    "jest.config.ts",
+    "jest.config.json",
+    "vitest.config.ts",
+    "vitest.config.js",
+    ".taprc",
+    ".proverc",
+];
+
+/// The most folders named by settings searched.
+const MAX_NAMED: usize = 32;
+
+/// What runners under `bases` read: each settings file in every folder
+/// from a base up to `project` (as `(name from the project, path)`), and
+/// the project folders those files name.
+pub(super) fn read(bases: &[PathBuf], project: &Path) -> (Vec<(String, PathBuf)>, Vec<PathBuf>) {
+    let (mut files, mut folders) = (Vec::new(), Vec::new());
+    for base in bases {
+        let base = super::normalize(base);
+        let above = base.ancestors().take_while(|dir| dir.starts_with(project));
+        for dir in above {
+            for name in SETTINGS {
+                let path = dir.join(name);
+                let shown = path.strip_prefix(project).unwrap_or(&path);
+                let shown = shown.display().to_string();
+                if files.iter().any(|(known, _)| *known == shown) {
+                    continue;
+                }
+                if let Some(text) = super::peek::small_text(&path).map(|t| runner_part(name, t)) {
+                    for folder in named_folders(&text, dir, project) {
+                        if !folders.contains(&folder) && folders.len() < MAX_NAMED {
+                            folders.push(folder);
+                        }
+                    }
+                }
+                files.push((shown, path));
+            }
+        }
+    }
+    (files, folders)
+}
+
+/// What of the settings file `name` a runner reads: of `package.json`
+/// the runners' own keys (its scripts are read as shell elsewhere), of
+/// the others all.
+fn runner_part(name: &str, text: String) -> String {
+    if name != "package.json" {
+        return text;
+    }
+    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    ["jest", "mocha", "ava", "tap", "vitest"]
+        .iter()
+        .filter_map(|key| manifest.get(key))
+        .map(|part| part.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The project folders other than its top the words of `text` (a settings
+/// file in `dir`) name; the part before a glob (`tests/*/unit`: `tests`).
+fn named_folders(text: &str, dir: &Path, project: &Path) -> Vec<PathBuf> {
+    let words = text.split(|c: char| c.is_whitespace() || "=,[]{}()\"';:".contains(c));
+    let mut found = Vec::new();
+    for word in words.filter(|word| !word.is_empty() && !word.starts_with('-')) {
+        let fixed: Vec<&str> = word
+            .split('/')
+            .take_while(|part| !part.contains(['*', '?']))
+            .collect();
+        let folder = super::normalize(&dir.join(fixed.join("/")));
+        let inside = folder.starts_with(project) && folder != project;
+        if inside && folder.is_dir() && !found.contains(&folder) {
+            found.push(folder);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_above_the_run_folder_and_the_folders_they_name_are_read() {
+        let project = tempfile::tempdir().expect("temp dir");
+        let top = project.path();
+        for dir in ["sub", "checks", "lib"] {
+            std::fs::create_dir(top.join(dir)).expect("dir");
+        }
+        let ini = "[pytest]\ntestpaths = ../checks\npythonpath = ../lib\n";
+        std::fs::write(top.join("sub/pytest.ini"), ini).expect("ini");
+        let (files, folders) = read(&[top.join("sub")], top);
+        assert_eq!(folders, [top.join("checks"), top.join("lib")]);
+        let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+        assert!(names.contains(&"sub/pytest.ini"), "{names:?}");
+        // The folder above, up to the project's top, absent ones too.
+        assert!(names.contains(&"conftest.py"), "{names:?}");
+        assert!(
+            names.iter().all(|name| !name.starts_with("..")),
+            "{names:?}"
+        );
+    }
+}
