@@ -190,3 +190,40 @@ fn a_project_environment_approves_and_binds_what_it_holds() {
         "{emitted:#}"
     );
 }
+
+#[test]
+fn a_committed_environment_is_read_as_the_repositorys_code() {
+    let (home, project) = home_with("[claude]");
+    let site = environment(&project);
+    // Installed code that runs a project file outside the environment.
+    let helper = "import subprocess\nsubprocess.run(['sh', 'lib/step.sh'])\n";
+    write(&site, "helper_mod.py", helper);
+    write(&project, "lib/step.sh", "true\n");
+    write(&project, "check.py", "import helper_mod\nprint('{}')\n");
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(["-c", "user.email=a@b", "-c", "user.name=a"])
+            .args(args)
+            .current_dir(&project)
+            .output()
+            .expect("git runs");
+        assert!(status.status.success(), "{args:?}: {status:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-f", ".venv", "check.py", "lib"]);
+    git(&["commit", "-qm", "a repository shipping its environment"]);
+    approve_project_hook(&home, &project, ".venv/bin/python check.py");
+    let marker = project.join("PWNED");
+    write(
+        &project,
+        "lib/step.sh",
+        &format!("touch {}\n", marker.display()),
+    );
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(!marker.exists(), "{emitted:#}");
+    assert_ne!(
+        emitted["runs"][0]["status"],
+        json!("completed"),
+        "{emitted:#}"
+    );
+}

@@ -20,17 +20,26 @@ pub(super) const MAX_ENTRIES: usize = 200_000;
 /// What the digest of an environment is named for.
 pub(super) const KEY: &str = "Python environment, each entry by what it is";
 
-/// Whether `folder` is a Python environment.
+/// Whether `folder` (at a project's top) is a Python environment: it holds
+/// `pyvenv.cfg` and git's index tracks nothing in it. One that came with
+/// the repository (committed) is the repository's code: read as any other,
+/// never trusted to name nothing outside it.
 pub(crate) fn is_environment(folder: &Path) -> bool {
-    folder.join("pyvenv.cfg").is_file()
+    if !folder.join("pyvenv.cfg").is_file() {
+        return false;
+    }
+    let (Some(project), Some(name)) = (folder.parent(), folder.file_name()) else {
+        return false;
+    };
+    let tracked = super::git_index::tracked_tops(project);
+    !tracked.is_some_and(|tops| tops.contains(name.as_encoded_bytes()))
 }
 
-/// The top-level folder of `project` holding `path` when it is a Python
-/// environment.
-pub(crate) fn holding(project: &Path, path: &Path) -> Option<PathBuf> {
+/// The top-level folder of `project` holding `path`, among `environments`.
+pub(crate) fn holding(environments: &[PathBuf], project: &Path, path: &Path) -> Option<PathBuf> {
     let inside = path.strip_prefix(project).ok()?;
     let top = project.join(inside.components().next()?);
-    is_environment(&top).then_some(top)
+    environments.contains(&top).then_some(top)
 }
 
 /// The digest of every entry under `root` by its metadata (links never
@@ -81,8 +90,13 @@ mod tests {
         std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").expect("cfg");
         std::fs::write(site.join("requests.py"), "x = 1\n").expect("module");
         let module = site.join("requests.py");
-        assert_eq!(holding(project.path(), &module), Some(venv.clone()));
-        assert_eq!(holding(project.path(), &project.path().join("x.py")), None);
+        assert!(is_environment(&venv));
+        let found = [venv.clone()];
+        assert_eq!(holding(&found, project.path(), &module), Some(venv.clone()));
+        assert_eq!(
+            holding(&found, project.path(), &project.path().join("x.py")),
+            None
+        );
         let before = digest(&venv).expect("digest");
         assert_eq!(digest(&venv).expect("digest"), before);
         // Same size, the old modification time: the change time moves.

@@ -113,7 +113,8 @@ pub(crate) fn named_files(
             }
         }
         for seed in seeds.iter().filter(|seed| inside(project, seed)) {
-            if let Some(environment) = super::environment::holding(project, seed) {
+            let environments = &names.tops.environments;
+            if let Some(environment) = super::environment::holding(environments, project, seed) {
                 names.files.insert(environment); // whole, never read (R27-1)
                 continue;
             }
@@ -430,7 +431,8 @@ impl Names {
         if self.excluded(&path) {
             return;
         }
-        if let Some(environment) = super::environment::holding(&self.project, &path) {
+        let environments = &self.tops.environments;
+        if let Some(environment) = super::environment::holding(environments, &self.project, &path) {
             self.files.insert(environment);
             return;
         }

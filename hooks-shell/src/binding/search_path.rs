@@ -58,8 +58,10 @@ impl Spoken {
             // (R26-7); a program (a NUL in its first 80 bytes, as bash
             // tells one) is no script.
             let long = std::fs::metadata(file).is_ok_and(|meta| meta.len() > peek::MAX_PEEK);
-            let program = text.bytes().take(80).any(|byte| byte == 0);
-            if long && file.starts_with(project) && !program {
+            if text.bytes().take(80).any(|byte| byte == 0) {
+                continue;
+            }
+            if long && file.starts_with(project) {
                 let long = format!("{} (a shell file over 1 MiB)", file.display());
                 spoken.unknown.get_or_insert(long);
             }
@@ -143,7 +145,11 @@ impl Spoken {
             }
             for chosen in &choices {
                 for token in line {
-                    let token = read(&with_chosen(token, chosen), &set[..before], &unresolved);
+                    let token = read(
+                        &with_chosen(token, chosen, &values),
+                        &set[..before],
+                        &unresolved,
+                    );
                     if let Some(found) = assignment(&token) {
                         self.names.insert(found.name);
                     }

@@ -40,6 +40,9 @@ pub(super) struct Tops {
     output: BTreeSet<String>,
     /// The entries whose names no word can spell (not UTF-8 included).
     unspellable: Vec<PathBuf>,
+    /// The Python environments (`pyvenv.cfg`, not committed): bound whole
+    /// by metadata, never read ([`crate::binding::is_environment`]).
+    pub(super) environments: Vec<PathBuf>,
 }
 
 impl Tops {
@@ -85,10 +88,16 @@ impl Tops {
                 .collect(),
             None => BTreeSet::new(),
         };
+        let environments = names
+            .iter()
+            .map(|name| project.join(name))
+            .filter(|top| crate::binding::is_environment(top))
+            .collect();
         Tops {
             names,
             output,
             unspellable,
+            environments,
         }
     }
 

@@ -159,14 +159,20 @@ impl Values {
 /// `token` with each use of a variable in `chosen` written as its chosen
 /// value (through values that use others, a few deep), never its own
 /// (`own`, the variable `token` assigns).
-pub(super) fn with_chosen(token: &str, chosen: &BTreeMap<String, String>) -> String {
+pub(super) fn with_chosen(
+    token: &str,
+    chosen: &BTreeMap<String, String>,
+    values: &Values,
+) -> String {
     let own = token.split_once('=').map(|(name, _)| name);
     let mut token = token.to_owned();
     for _ in 0..4 {
         let before = token.clone();
         for (name, value) in chosen {
-            if own != Some(name.as_str()) {
-                token = uses(name)
+            let used = values.all.iter().find(|set| set.name == *name);
+            if let Some(set) = used.filter(|_| own != Some(name.as_str())) {
+                token = set
+                    .used
                     .replace_all(&token, regex::NoExpand(value))
                     .into_owned();
             }
@@ -324,7 +330,7 @@ mod tests {
         let choices = values.choices(&split[2]).expect("few");
         let read: Vec<String> = choices
             .iter()
-            .map(|chosen| with_chosen(&split[2][0], chosen))
+            .map(|chosen| with_chosen(&split[2][0], chosen, &values))
             .collect();
         assert_eq!(read, ["PYTHONPATH=lib", "PYTHONPATH=other"]);
         // Through another variable's value.
