@@ -31,8 +31,13 @@ pub(crate) fn is_environment(folder: &Path) -> bool {
     let (Some(project), Some(name)) = (folder.parent(), folder.file_name()) else {
         return false;
     };
-    let tracked = super::git_index::tracked_tops(project);
-    !tracked.is_some_and(|tops| tops.contains(name.as_encoded_bytes()))
+    // An index that cannot be read tells nothing: in a git checkout the
+    // folder is then read as the repository's code (a corrupted index
+    // cannot make a committed one trusted).
+    match super::git_index::tracked_tops(project) {
+        Some(tops) => !tops.contains(name.as_encoded_bytes()),
+        None => !project.join(".git").exists(),
+    }
 }
 
 /// The top-level folder of `project` holding `path`, among `environments`.
@@ -91,6 +96,11 @@ mod tests {
         std::fs::write(site.join("requests.py"), "x = 1\n").expect("module");
         let module = site.join("requests.py");
         assert!(is_environment(&venv));
+        // In a checkout whose index cannot be read it is the repository's.
+        std::fs::create_dir_all(project.path().join(".git")).expect("git");
+        std::fs::write(project.path().join(".git/index"), "not an index").expect("index");
+        assert!(!is_environment(&venv));
+        std::fs::remove_dir_all(project.path().join(".git")).expect("gone");
         let found = [venv.clone()];
         assert_eq!(holding(&found, project.path(), &module), Some(venv.clone()));
         assert_eq!(
