@@ -288,10 +288,16 @@ impl Subject {
                 }
                 // A Python environment its code reaches: whole, by metadata.
                 Ok(metadata) if metadata.is_dir() && environment::is_environment(&file) => {
-                    let digest = environment::digest(&file)?;
+                    let digest = environment::digest(&file, &[])?;
                     binding
                         .mentioned
                         .insert(file.join(format!("<{}>", environment::KEY)), digest);
+                    // Outside a git checkout it may be the project's own
+                    // code, naming any file of it (R27-5).
+                    if environment::untold(project) {
+                        let (key, digest) = environment::project_digest(project)?;
+                        binding.mentioned.insert(key, digest);
+                    }
                     continue;
                 }
                 // Never opened: a FIFO would block.

@@ -64,6 +64,7 @@ mod round25a;
 mod round25b;
 mod round26;
 mod round27;
+mod round28;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -44,7 +44,7 @@ fn every_value_a_wrapper_gives_a_variable_is_read() {
 
 /// A project hook running `command` over `files` cannot be approved, and
 /// says why (`because`).
-fn refused(command: &str, files: &[(&str, &str)], because: &str) {
+pub(crate) fn refused(command: &str, files: &[(&str, &str)], because: &str) {
     let (home, project) = home_with("[claude]");
     for (name, text) in files {
         write(&project, name, text);
@@ -142,7 +142,7 @@ fn a_test_runners_settings_choosing_other_files_ask_again() {
 
 /// A hand-made Python environment at `.venv` of `project` (what `python3
 /// -m venv --without-pip` makes), its `site-packages` folder returned.
-fn environment(project: &Path) -> std::path::PathBuf {
+pub(crate) fn environment(project: &Path) -> std::path::PathBuf {
     let out = std::process::Command::new("python3")
         .args(["-c", "import os,sys;print(os.path.realpath(sys.executable));print('python%d.%d' % sys.version_info[:2])"])
         .output()

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::BindError;
+use super::git_index::Checkout;
 
 /// The most entries of one environment bound.
 pub(super) const MAX_ENTRIES: usize = 200_000;
@@ -33,12 +34,32 @@ pub(crate) fn is_environment(folder: &Path) -> bool {
     };
     // An index that cannot be read tells nothing: in a git checkout the
     // folder is then read as the repository's code (a corrupted index
-    // cannot make a committed one trusted).
-    match super::git_index::tracked_tops(project) {
-        Some(tops) => !tops.contains(name.as_encoded_bytes()),
-        None => !project.join(".git").exists(),
+    // cannot make a committed one trusted). Outside a checkout, what came
+    // with the project cannot be told either: the project is then bound
+    // whole beside it ([`untold`]).
+    match super::git_index::checkout(project) {
+        Checkout::Tracks(tops) => !tops.contains(name.as_encoded_bytes()),
+        Checkout::Outside => true,
+        Checkout::Unreadable => false,
     }
 }
+
+/// Whether what came with `project` cannot be told from what was made in
+/// it: no git checkout holds it, or git tracks nothing in it (a folder
+/// unpacked from an archive). An environment there may be the project's
+/// own code, which may run any file of the project (R27-5): a hook that
+/// runs one binds every entry of the project by what it is ([`digest`]).
+pub(crate) fn untold(project: &Path) -> bool {
+    match super::git_index::checkout(project) {
+        Checkout::Outside => true,
+        Checkout::Tracks(tops) => tops.is_empty(),
+        Checkout::Unreadable => false,
+    }
+}
+
+/// What the digest of a project bound whole beside an environment is
+/// named for.
+pub(super) const PROJECT_KEY: &str = "every entry of a project that is not a git checkout, by what it is: a Python environment in it may run any of them";
 
 /// The top-level folder of `project` holding `path`, among `environments`.
 pub(crate) fn holding(environments: &[PathBuf], project: &Path, path: &Path) -> Option<PathBuf> {
@@ -47,9 +68,24 @@ pub(crate) fn holding(environments: &[PathBuf], project: &Path, path: &Path) -> 
     environments.contains(&top).then_some(top)
 }
 
+/// The key and digest of every entry of `project` by what it is, but its
+/// environments (each bound on its own).
+pub(super) fn project_digest(project: &Path) -> Result<(PathBuf, String), BindError> {
+    let listing =
+        std::fs::read_dir(project).map_err(|_| BindError::Unlistable(project.to_path_buf()))?;
+    let environments: Vec<PathBuf> = listing
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|top| is_environment(top))
+        .collect();
+    let digest = digest(project, &environments)?;
+    Ok((project.join(format!("<{PROJECT_KEY}>")), digest))
+}
+
 /// The digest of every entry under `root` by its metadata (links never
-/// followed); too many entries, and it cannot be bound.
-pub(super) fn digest(root: &Path) -> Result<String, BindError> {
+/// followed), but the folders `skip` names (each bound on its own); too
+/// many entries, and it cannot be bound.
+pub(super) fn digest(root: &Path, skip: &[PathBuf]) -> Result<String, BindError> {
     let mut hash = Sha256::new();
     let mut stack = vec![root.to_path_buf()];
     let mut seen = 0usize;
@@ -57,7 +93,7 @@ pub(super) fn digest(root: &Path) -> Result<String, BindError> {
         let listing = std::fs::read_dir(&dir).map_err(|_| BindError::Unlistable(dir.clone()))?;
         let mut entries: Vec<PathBuf> = listing.flatten().map(|entry| entry.path()).collect();
         entries.sort();
-        for path in entries {
+        for path in entries.into_iter().filter(|path| !skip.contains(path)) {
             seen += 1;
             if seen > MAX_ENTRIES {
                 return Err(BindError::TreeTooLarge(root.to_path_buf()));
@@ -107,8 +143,8 @@ mod tests {
             holding(&found, project.path(), &project.path().join("x.py")),
             None
         );
-        let before = digest(&venv).expect("digest");
-        assert_eq!(digest(&venv).expect("digest"), before);
+        let before = digest(&venv, &[]).expect("digest");
+        assert_eq!(digest(&venv, &[]).expect("digest"), before);
         // Same size, the old modification time: the change time moves.
         let mtime = std::fs::metadata(&module)
             .expect("meta")
@@ -121,6 +157,6 @@ mod tests {
             .open(&module)
             .expect("open");
         file.set_modified(mtime).expect("set mtime");
-        assert_ne!(digest(&venv).expect("digest"), before);
+        assert_ne!(digest(&venv, &[]).expect("digest"), before);
     }
 }

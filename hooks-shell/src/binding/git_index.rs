@@ -10,22 +10,54 @@ use std::path::{Path, PathBuf};
 /// The largest index read (a bigger one: unsure, so tracked).
 const MAX_INDEX: u64 = 256 * 1024 * 1024;
 
-/// The top-level names the index of the repository at `project` lists a
-/// file under (a file right at the top, or a folder holding one); `None`
-/// when it cannot be told (no readable index of a known version), `Some`
-/// of nothing where nothing was ever added (no index yet).
-pub(crate) fn tracked_tops(project: &Path) -> Option<BTreeSet<Vec<u8>>> {
-    let index = index_file(project)?;
+/// What git says of the files under a project.
+pub(crate) enum Checkout {
+    /// No git checkout holds the project (none at it or above it).
+    Outside,
+    /// A checkout holds it, but its index cannot be read (not a version
+    /// we read, too large, unreadable): what is tracked cannot be told.
+    Unreadable,
+    /// The top-level names under the project that the index lists a file
+    /// under (a file right at the project's top, or a folder holding one);
+    /// empty where nothing was ever added (no index yet).
+    Tracks(BTreeSet<Vec<u8>>),
+}
+
+/// What the git checkout holding `project` (a `.git` at it or at the
+/// nearest folder above, as git finds it) tracks under it, read from its
+/// index.
+pub(crate) fn checkout(project: &Path) -> Checkout {
+    let Some((top, index)) = project
+        .ancestors()
+        .find_map(|top| Some((top, index_file(top)?)))
+    else {
+        return Checkout::Outside;
+    };
     let bytes = match read_capped(&index) {
         Ok(bytes) => bytes,
         // A repository where nothing was ever added has no index yet.
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Some(BTreeSet::new()),
-        Err(_) => return None,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Checkout::Tracks(BTreeSet::new());
+        }
+        Err(_) => return Checkout::Unreadable,
     };
-    let paths = paths(&bytes)?;
-    Some(
+    let Some(paths) = paths(&bytes) else {
+        return Checkout::Unreadable;
+    };
+    // The project's place in the checkout (`services/api/`), as git writes paths.
+    let mut prefix = project
+        .strip_prefix(top)
+        .unwrap_or(Path::new(""))
+        .as_os_str()
+        .as_encoded_bytes()
+        .to_vec();
+    if !prefix.is_empty() {
+        prefix.push(b'/');
+    }
+    Checkout::Tracks(
         paths
-            .into_iter()
+            .iter()
+            .filter_map(|path| path.strip_prefix(prefix.as_slice()))
             .map(|path| {
                 path.split(|b| *b == b'/')
                     .next()
@@ -36,6 +68,16 @@ pub(crate) fn tracked_tops(project: &Path) -> Option<BTreeSet<Vec<u8>>> {
     )
 }
 
+/// The top-level names under `project` its checkout's index lists a file
+/// under; `None` when it cannot be told (no checkout, or no readable index
+/// of a known version), `Some` of nothing where nothing was ever added.
+pub(crate) fn tracked_tops(project: &Path) -> Option<BTreeSet<Vec<u8>>> {
+    match checkout(project) {
+        Checkout::Tracks(tops) => Some(tops),
+        Checkout::Outside | Checkout::Unreadable => None,
+    }
+}
+
 /// Whether the index of the repository at `project` lists a file named
 /// `name` or under `name/`; `true` when it cannot be told.
 #[cfg(test)]
@@ -43,16 +85,26 @@ fn tracks(project: &Path, name: &str) -> bool {
     tracked_tops(project).is_none_or(|tops| tops.contains(name.as_bytes()))
 }
 
-/// `.git/index`, or the index of the gitdir a `.git` file names.
-fn index_file(project: &Path) -> Option<PathBuf> {
-    let dot_git = project.join(".git");
-    let metadata = std::fs::metadata(&dot_git).ok()?;
-    if metadata.is_dir() {
+/// `.git/index` at `top`, or the index of the gitdir a `.git` file there
+/// names; `None` where `top` has no `.git`. A `.git` that is neither
+/// (unreadable, no `gitdir:`) names an index that cannot be read.
+fn index_file(top: &Path) -> Option<PathBuf> {
+    let dot_git = top.join(".git");
+    let metadata = std::fs::symlink_metadata(&dot_git).ok()?;
+    if std::fs::metadata(&dot_git).is_ok_and(|m| m.is_dir()) {
         return Some(dot_git.join("index"));
     }
-    let text = std::fs::read_to_string(&dot_git).ok()?;
-    let gitdir = text.strip_prefix("gitdir:")?.trim();
-    Some(project.join(gitdir).join("index"))
+    let unreadable = dot_git.join("<unreadable>");
+    if !metadata.is_file() && !metadata.is_symlink() {
+        return Some(unreadable);
+    }
+    let Ok(text) = std::fs::read_to_string(&dot_git) else {
+        return Some(unreadable);
+    };
+    match text.strip_prefix("gitdir:") {
+        Some(gitdir) => Some(top.join(gitdir.trim()).join("index")),
+        None => Some(unreadable),
+    }
 }
 
 fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {

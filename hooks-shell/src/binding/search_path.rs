@@ -55,12 +55,14 @@ impl Spoken {
                 continue;
             };
             // What a project's script sets after its first MiB is not read
-            // (R26-7); a program (a NUL in its first 80 bytes, as bash
-            // tells one) is no script.
+            // (R26-7); a compiled program (ELF) is no script. A NUL byte
+            // anywhere else is dropped as `source` and `sh` drop it: a file
+            // holding one is still run (R28-1).
             let long = std::fs::metadata(file).is_ok_and(|meta| meta.len() > peek::MAX_PEEK);
-            if text.bytes().take(80).any(|byte| byte == 0) {
+            if text.starts_with("\u{7f}ELF") {
                 continue;
             }
+            let text = text.replace('\0', "");
             if long && file.starts_with(project) {
                 let long = format!("{} (a shell file over 1 MiB)", file.display());
                 spoken.unknown.get_or_insert(long);
@@ -161,7 +163,8 @@ impl Spoken {
 
     /// A setting whose name or value only the running shell knows
     /// (`export $(cat .env)`, `env $(cat f) python3`, `eval "…$(…)"`:
-    /// R26-5), the first such word.
+    /// R26-5; a name built from pieces, `export PYTHON${1}=…`,
+    /// `declare -x "$name=…"`: R28-3), the first such word.
     pub(super) fn unknown_settings(&self) -> Option<String> {
         if let Some(unknown) = &self.unknown {
             return Some(unknown.clone());
@@ -169,11 +172,33 @@ impl Spoken {
         const SETS: [&str; 8] = [
             "export", "env", "eval", "declare", "typeset", "local", "readonly", "set",
         ];
-        self.tokens.windows(2).find_map(|pair| {
-            let (setter, word) = (&pair[0].0, &pair[1].0);
-            let unknown = word.starts_with('$') || word.contains('`');
-            (SETS.contains(&setter.as_str()) && unknown).then(|| format!("{setter} {word}"))
-        })
+        let built = |text: &str| text.contains(['$', '`']);
+        for (at, (setter, _)) in self.tokens.iter().enumerate() {
+            if !SETS.contains(&setter.as_str()) {
+                continue;
+            }
+            let words = self.tokens[at + 1..].iter().map(|(word, _)| word.as_str());
+            // The words it sets (its options skipped): a name only the
+            // running shell spells may be any module setting.
+            for (nth, word) in words.filter(|w| !w.starts_with('-')).take(4).enumerate() {
+                let name = word.split_once('=').map_or(word, |(name, _)| name);
+                let unknown = match setter.as_str() {
+                    "eval" => built(word),
+                    "set" | "env" => word.starts_with('$') || word.contains('`'),
+                    // `export $(cat .env)`; what follows is a `$(…)`'s own.
+                    _ => nth == 0 && built(name),
+                } || (word.contains('=') && built(name));
+                if unknown {
+                    return Some(format!("{setter} {word}"));
+                }
+                // `env NAME=v command …`: what follows the command is its own.
+                let ends = matches!(setter.as_str(), "env" | "set") && !word.contains('=');
+                if ends || (nth == 0 && setter == "set") {
+                    break;
+                }
+            }
+        }
+        None
     }
 
     /// The values assigned to `name` (`NAME=v`, `export NAME=v`), each with

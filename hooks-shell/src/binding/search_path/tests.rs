@@ -90,3 +90,29 @@ fn quoted_folders_are_read_where_code_changes_its_search_path() {
     let launcher = "env = dict(os.environ, PYTHONPATH=\"lib\")\n";
     assert_eq!(literal_folders(launcher), ["lib"]);
 }
+
+#[test]
+fn a_setting_whose_name_is_built_from_pieces_is_unknown() {
+    for text in [
+        "export PYTHON${1}=\"$(ls -d z*)\"",
+        "declare -x -- \"PYTHON$1=lib\"",
+        "env PYTHON$1=lib python3 c.py",
+        "eval \"$(cat settings)\"",
+        "export $(cat .env)",
+    ] {
+        assert!(spoken(text, None).unknown_settings().is_some(), "{text}");
+    }
+    // A known name built from pieces is read as written out.
+    let known = spoken("P=PYTHON\nexport ${P}PATH=lib", None);
+    assert_eq!(known.unknown_settings(), None);
+    assert_eq!(known.assigned("PYTHONPATH").len(), 1);
+    for text in [
+        "export PATH=\"$HOME/bin:$PATH\"",
+        "local dir=\"$(dirname \"$0\")\"",
+        "env -u X python3 \"$script\"",
+        "set -- \"$@\"",
+        "readonly LOG=\"${LOG:-x}\"",
+    ] {
+        assert_eq!(spoken(text, None).unknown_settings(), None, "{text}");
+    }
+}

@@ -189,9 +189,17 @@ pub(super) fn with_chosen(
 /// `getopts`, a nameref (`declare -n R=PYTHONPATH`: its target), `NAME+=`,
 /// and an array (`NAME=(…)`, from `raw`).
 fn unread(tokens: &[&str], raw: &[String], unknown: &mut BTreeMap<String, String>) {
+    // A name only the running shell spells (`read "PYTHON$1"`,
+    // `printf -v "$n"`: R28-3) may be any module setting.
     let mut note = |name: &str, how: String| {
         if plain(name) {
             unknown.entry(name.to_owned()).or_insert(how);
+        } else if name.contains(['$', '`']) {
+            for setting in SETTINGS {
+                unknown
+                    .entry(setting.to_owned())
+                    .or_insert_with(|| how.clone());
+            }
         }
     };
     for (at, token) in tokens.iter().enumerate() {
@@ -209,7 +217,8 @@ fn unread(tokens: &[&str], raw: &[String], unknown: &mut BTreeMap<String, String
                         skip = flags.len() == 1 && "dinNptuOsCc".contains(flags);
                         continue;
                     }
-                    if !plain(word) {
+                    let built = word.contains(['$', '`']) && !word.contains('=');
+                    if !plain(word) && !built {
                         break;
                     }
                     note(word, format!("{token} {word}"));
@@ -352,6 +361,9 @@ mod tests {
             ("local -rn R=$V", "local -n R=$V"),
             ("PERL5LIB=(inc)", "PERL5LIB=(…)"),
             ("export PYTHONPATH+=lib", "PYTHONPATH+="),
+            // A name only the running shell spells (R28-3).
+            ("printf -v \"PYTHON$1\" %s lib", "printf -v \"PYTHON$1\""),
+            ("read -r PYTHON${1} <<EOF", "read PYTHON${1}"),
         ] {
             let (split, raw) = lines(text);
             assert_eq!(
