@@ -45,7 +45,7 @@ use serde_json::{Map, Value, json};
 pub use bind_error::BindError;
 pub use cache::{TreeCache, TreeCacheEntered, tree_walks_on_this_thread};
 pub use definitions::{Reached, reached};
-pub(crate) use environment::is_environment;
+pub(crate) use environment::{environment_holding, is_environment};
 pub use identify::{Code, Identified, identify};
 pub(crate) use mentions::normalize;
 pub use shell::python_reads_cwd;
@@ -287,7 +287,9 @@ impl Subject {
                     cache::cached_file(&file, || content_or_metadata(&file))
                 }
                 // A Python environment its code reaches: whole, by metadata.
-                Ok(metadata) if metadata.is_dir() && environment::is_environment(&file) => {
+                Ok(metadata)
+                    if metadata.is_dir() && environment::is_environment_in(&file, project) =>
+                {
                     let digest = environment::digest(&file, &[])?;
                     binding
                         .mentioned

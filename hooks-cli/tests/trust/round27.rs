@@ -143,6 +143,11 @@ fn a_test_runners_settings_choosing_other_files_ask_again() {
 /// A hand-made Python environment at `.venv` of `project` (what `python3
 /// -m venv --without-pip` makes), its `site-packages` folder returned.
 pub(crate) fn environment(project: &Path) -> std::path::PathBuf {
+    environment_at(project, ".venv")
+}
+
+/// The same at `folder` of `project` (`tools/.venv`).
+pub(crate) fn environment_at(project: &Path, folder: &str) -> std::path::PathBuf {
     let out = std::process::Command::new("python3")
         .args(["-c", "import os,sys;print(os.path.realpath(sys.executable));print('python%d.%d' % sys.version_info[:2])"])
         .output()
@@ -157,12 +162,12 @@ pub(crate) fn environment(project: &Path) -> std::path::PathBuf {
         .to_string();
     write(
         project,
-        ".venv/pyvenv.cfg",
+        &format!("{folder}/pyvenv.cfg"),
         &format!("home = {home}\ninclude-system-site-packages = false\n"),
     );
-    std::fs::create_dir_all(project.join(".venv/bin")).expect("bin");
-    std::os::unix::fs::symlink(python, project.join(".venv/bin/python")).expect("link");
-    project.join(format!(".venv/lib/{version}/site-packages"))
+    std::fs::create_dir_all(project.join(folder).join("bin")).expect("bin");
+    std::os::unix::fs::symlink(python, project.join(folder).join("bin/python")).expect("link");
+    project.join(format!("{folder}/lib/{version}/site-packages"))
 }
 
 #[test]

@@ -26,46 +26,185 @@ pub(super) const KEY: &str = "Python environment, each entry by what it is";
 /// the repository (committed) is the repository's code: read as any other,
 /// never trusted to name nothing outside it.
 pub(crate) fn is_environment(folder: &Path) -> bool {
+    folder
+        .parent()
+        .is_some_and(|project| is_environment_in(folder, project))
+}
+
+/// Whether `folder`, anywhere in `project` (`tools/.venv`: R28-8), is a
+/// Python environment: as [`is_environment`], git's index tracking nothing
+/// under it.
+pub(crate) fn is_environment_in(folder: &Path, project: &Path) -> bool {
     if !folder.join("pyvenv.cfg").is_file() {
         return false;
     }
-    let (Some(project), Some(name)) = (folder.parent(), folder.file_name()) else {
+    let Ok(inside) = folder.strip_prefix(project) else {
         return false;
     };
+    if inside.as_os_str().is_empty() {
+        return false;
+    }
+    // A link to a folder elsewhere in the project (`.venv -> tools/env`)
+    // leads to what git may track under another name: the project's code
+    // (R28-7).
+    if std::fs::symlink_metadata(folder).is_ok_and(|meta| meta.is_symlink()) {
+        let real = |path: &Path| std::fs::canonicalize(path).ok();
+        if let (Some(target), Some(top)) = (real(folder), real(project))
+            && target.starts_with(&top)
+        {
+            return false;
+        }
+    }
     // An index that cannot be read tells nothing: in a git checkout the
     // folder is then read as the repository's code (a corrupted index
     // cannot make a committed one trusted). Outside a checkout, what came
     // with the project cannot be told either: the project is then bound
     // whole beside it ([`untold`]).
     match super::git_index::checkout(project) {
-        Checkout::Tracks(tops) => !tops.contains(name.as_encoded_bytes()),
+        Checkout::Tracks(_) => super::git_index::tracks_under(project, inside) == Some(false),
         Checkout::Outside => true,
         Checkout::Unreadable => false,
     }
 }
 
 /// Whether what came with `project` cannot be told from what was made in
-/// it: no git checkout holds it, or git tracks nothing in it (a folder
-/// unpacked from an archive). An environment there may be the project's
-/// own code, which may run any file of the project (R27-5): a hook that
-/// runs one binds every entry of the project by what it is ([`digest`]).
+/// it: no git checkout holds it (a folder unpacked from an archive). An
+/// environment there may be the project's own code, which may run any
+/// file of the project (R27-5): a hook that runs one binds every entry of
+/// the project by what it is ([`digest`]). A checkout where nothing was
+/// added yet is the user's new project: its environment is the user's.
 pub(crate) fn untold(project: &Path) -> bool {
-    match super::git_index::checkout(project) {
-        Checkout::Outside => true,
-        Checkout::Tracks(tops) => tops.is_empty(),
-        Checkout::Unreadable => false,
-    }
+    matches!(super::git_index::checkout(project), Checkout::Outside)
 }
 
 /// What the digest of a project bound whole beside an environment is
 /// named for.
 pub(super) const PROJECT_KEY: &str = "every entry of a project that is not a git checkout, by what it is: a Python environment in it may run any of them";
 
+/// The Python environment of `project` a few folders down at most
+/// holding `path` (`tools/.venv/bin/python`: R28-8), if any.
+pub(crate) fn environment_holding(project: &Path, path: &Path) -> Option<PathBuf> {
+    let inside = path.strip_prefix(project).ok()?;
+    let mut folder = project.to_path_buf();
+    for part in inside.components().take(4) {
+        folder.push(part);
+        if is_environment_in(&folder, project) {
+            return Some(folder);
+        }
+    }
+    None
+}
+
 /// The top-level folder of `project` holding `path`, among `environments`.
 pub(crate) fn holding(environments: &[PathBuf], project: &Path, path: &Path) -> Option<PathBuf> {
     let inside = path.strip_prefix(project).ok()?;
     let top = project.join(inside.components().next()?);
     environments.contains(&top).then_some(top)
+}
+
+/// What an environment's own files say of the project's code it runs,
+/// besides the environment (red team round 28, R28-1 to R28-3): an
+/// editable install's `.pth` folder, `.egg-link` or `__editable__` finder
+/// (`pip install -e .`), a link into the project (`flit install -s`), a
+/// `.pth` import line, a console script in `bin/`.
+#[derive(Debug, Default)]
+pub(crate) struct Reaching {
+    /// The environment's files read as code for what they name: its
+    /// `.pth` files, `__editable__` finders, and `#!` scripts in `bin/`.
+    pub(crate) read: Vec<PathBuf>,
+    /// The project's files and folders (outside the environment) its
+    /// paths and links lead to, bound with every code file they hold.
+    pub(crate) whole: Vec<PathBuf>,
+}
+
+/// The largest file of an environment read for what it names.
+const MAX_READ_FILE: u64 = 1 << 20;
+
+/// What `environment` (in `project`) reaches of the project ([`Reaching`]);
+/// its entries walked by metadata as [`digest`] walks them.
+pub(crate) fn reaching(environment: &Path, project: &Path) -> Reaching {
+    let mut found = Reaching::default();
+    let real_project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    let real_environment =
+        std::fs::canonicalize(environment).unwrap_or_else(|_| environment.to_path_buf());
+    // A path into the project and out of the environment, as the project names it.
+    let into_project = |path: &Path| -> Option<PathBuf> {
+        let real = std::fs::canonicalize(path).ok()?;
+        if real.starts_with(&real_environment) {
+            return None;
+        }
+        Some(project.join(real.strip_prefix(&real_project).ok()?))
+    };
+    let mut stack = vec![environment.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = stack.pop() {
+        let Ok(listing) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for path in listing.flatten().map(|entry| entry.path()) {
+            seen += 1;
+            if seen > MAX_ENTRIES {
+                return found;
+            }
+            let Ok(metadata) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if metadata.is_symlink() {
+                found.whole.extend(into_project(&path));
+                continue;
+            }
+            if metadata.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let script = dir == environment.join("bin") && is_script(&path);
+            let pth = name.ends_with(".pth") || name.ends_with(".egg-link");
+            let finder = name.starts_with("__editable__");
+            if !(script || pth || finder) || metadata.len() > MAX_READ_FILE {
+                continue;
+            }
+            found.read.push(path.clone());
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            // A `.pth` line is a folder (relative to its own), an
+            // `.egg-link`'s first line one; a finder maps names to paths.
+            let mut paths: Vec<PathBuf> = Vec::new();
+            if pth {
+                let lines = text.lines().map(str::trim);
+                let folders = lines.filter(|line| !line.is_empty() && !line.starts_with('#'));
+                let folders = folders.filter(|line| !line.starts_with("import"));
+                paths.extend(folders.map(|line| dir.join(line)));
+            }
+            if finder {
+                paths.extend(quoted(&text).into_iter().map(PathBuf::from));
+            }
+            found
+                .whole
+                .extend(paths.iter().filter_map(|path| into_project(path)));
+        }
+    }
+    found.whole.sort();
+    found.whole.dedup();
+    found
+}
+
+/// Whether `path` starts with `#!` (a console script, `activate`).
+fn is_script(path: &Path) -> bool {
+    use std::io::Read;
+    let mut start = [0u8; 2];
+    std::fs::File::open(path)
+        .and_then(|mut file| file.read_exact(&mut start))
+        .is_ok_and(|()| &start == b"#!")
+}
+
+/// The absolute paths quoted in `text` (`'/p/src/pkg'`).
+fn quoted(text: &str) -> Vec<String> {
+    text.split(['\'', '"'])
+        .skip(1)
+        .step_by(2)
+        .filter(|word| word.starts_with('/'))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The key and digest of every entry of `project` by what it is, but its

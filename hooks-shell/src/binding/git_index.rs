@@ -12,7 +12,8 @@ const MAX_INDEX: u64 = 256 * 1024 * 1024;
 
 /// What git says of the files under a project.
 pub(crate) enum Checkout {
-    /// No git checkout holds the project (none at it or above it).
+    /// No git checkout holds the project (none at it or above it, or one
+    /// above it tracking files but none under the project).
     Outside,
     /// A checkout holds it, but its index cannot be read (not a version
     /// we read, too large, unreadable): what is tracked cannot be told.
@@ -41,7 +42,7 @@ pub(crate) fn checkout(project: &Path) -> Checkout {
         }
         Err(_) => return Checkout::Unreadable,
     };
-    let Some(paths) = paths(&bytes) else {
+    let Some(paths) = listed(&index, &bytes) else {
         return Checkout::Unreadable;
     };
     // The project's place in the checkout (`services/api/`), as git writes paths.
@@ -54,9 +55,14 @@ pub(crate) fn checkout(project: &Path) -> Checkout {
     if !prefix.is_empty() {
         prefix.push(b'/');
     }
+    // A checkout that tracks files, none of them under the project (a
+    // folder unpacked into a home kept in git), holds no part of it.
+    let under = paths.iter().filter(|path| path.starts_with(&prefix));
+    if !prefix.is_empty() && !paths.is_empty() && under.clone().next().is_none() {
+        return Checkout::Outside;
+    }
     Checkout::Tracks(
-        paths
-            .iter()
+        under
             .filter_map(|path| path.strip_prefix(prefix.as_slice()))
             .map(|path| {
                 path.split(|b| *b == b'/')
@@ -65,6 +71,35 @@ pub(crate) fn checkout(project: &Path) -> Checkout {
                     .to_vec()
             })
             .collect(),
+    )
+}
+
+/// Whether the checkout holding `project` tracks any file under
+/// `inside` (a folder of the project, `tools/.venv`); `None` when it
+/// cannot be told (no checkout, an index that cannot be read).
+pub(crate) fn tracks_under(project: &Path, inside: &Path) -> Option<bool> {
+    let (top, index) = project
+        .ancestors()
+        .find_map(|top| Some((top, index_file(top)?)))?;
+    let bytes = match read_capped(&index) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Some(false),
+        Err(_) => return None,
+    };
+    let paths = listed(&index, &bytes)?;
+    let folder = project.join(inside);
+    let mut prefix = folder
+        .strip_prefix(top)
+        .ok()?
+        .as_os_str()
+        .as_encoded_bytes()
+        .to_vec();
+    prefix.push(b'/');
+    let exact = &prefix[..prefix.len() - 1];
+    Some(
+        paths
+            .iter()
+            .any(|path| path.starts_with(&prefix) || path == exact),
     )
 }
 
@@ -116,8 +151,15 @@ fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Every path the index lists; `None` when it is not an index we read.
-fn paths(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+/// The paths an index lists, and the object id of the shared index it
+/// builds on (a split index's `link` extension), if any.
+type Listed = (Vec<Vec<u8>>, Option<Vec<u8>>);
+
+/// Every path the index `bytes` lists, its object ids `id` bytes long (20
+/// for SHA-1, 32 for SHA-256: R28-4), and the shared index it builds on;
+/// `None` when it is not an index we read, or not one of that id length
+/// (its entries and extensions must end exactly at its checksum).
+fn paths(bytes: &[u8], id: usize) -> Option<Listed> {
     if bytes.len() < 12 || &bytes[..4] != b"DIRC" {
         return None;
     }
@@ -132,8 +174,8 @@ fn paths(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
     for _ in 0..count {
         let start = at;
         // ctime, mtime (8 each), dev, ino, mode, uid, gid, size (4 each),
-        // the object id (20), flags (2).
-        at = at.checked_add(62)?;
+        // the object id, flags (2).
+        at = at.checked_add(40 + id + 2)?;
         let flags = u16::from_be_bytes(bytes.get(at - 2..at)?.try_into().ok()?);
         if flags & 0x4000 != 0 {
             at += 2; // extended flags (version 3 and up)
@@ -158,6 +200,34 @@ fn paths(bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
         };
         previous.clone_from(&path);
         paths.push(path);
+    }
+    // Extensions (a signature, a length, the data) up to the checksum.
+    let checksum = bytes.len().checked_sub(id)?;
+    let mut shared = None;
+    while at < checksum {
+        let signature = bytes.get(at..at + 4)?;
+        let size = u32::from_be_bytes(bytes.get(at + 4..at + 8)?.try_into().ok()?) as usize;
+        let data = bytes.get(at + 8..(at + 8).checked_add(size)?)?;
+        if signature == b"link" {
+            shared = Some(data.get(..id)?.to_vec());
+        }
+        at += 8 + size;
+    }
+    (at == checksum).then_some((paths, shared))
+}
+
+/// Every path the index at `index` lists: with SHA-1 or SHA-256 object
+/// ids, and with the paths of the shared index a split index builds on
+/// (`core.splitIndex`: R28-5; an entry it deletes still counts, which
+/// only reads more as the repository's). `None` when it cannot be read.
+fn listed(index: &Path, bytes: &[u8]) -> Option<Vec<Vec<u8>>> {
+    let (mut paths, shared, id) = [20, 32]
+        .into_iter()
+        .find_map(|id| paths(bytes, id).map(|(paths, shared)| (paths, shared, id)))?;
+    if let Some(shared) = shared.filter(|shared| shared.iter().any(|b| *b != 0)) {
+        let name = format!("sharedindex.{}", hex::encode(shared));
+        let bytes = read_capped(&index.parent()?.join(name)).ok()?;
+        paths.extend(self::paths(&bytes, id)?.0);
     }
     Some(paths)
 }
@@ -221,5 +291,32 @@ mod tests {
         }
         std::fs::write(project.join(".git/index"), "garbage").expect("write");
         assert!(tracks(project, "target"), "unreadable: unsure, so tracked");
+    }
+
+    #[test]
+    fn sha256_and_split_indexes_say_what_is_tracked() {
+        for (init, split) in [("sha1", true), ("sha256", false), ("sha256", true)] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let project = dir.path();
+            if !git(project, &["init", "-q", "--object-format", init]) {
+                eprintln!("skipped: no git with {init}");
+                continue;
+            }
+            for file in ["env/pyvenv.cfg", "lib/a.py", "target/x"] {
+                let path = project.join(file);
+                std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+                std::fs::write(&path, "x").expect("write");
+            }
+            assert!(git(project, &["add", "env", "lib"]));
+            if split {
+                // The shared index holds `env` and `lib`; the main one, `target` alone.
+                assert!(git(project, &["update-index", "--split-index"]));
+                assert!(git(project, &["add", "target"]));
+                assert!(tracks(project, "target"), "{init} split");
+            }
+            assert!(tracks(project, "env"), "{init} split={split}");
+            assert!(tracks(project, "lib"), "{init} split={split}");
+            assert!(!tracks(project, "nothing"), "{init} split={split}");
+        }
     }
 }

@@ -68,6 +68,7 @@
 //! ([`super::environment`]; `docs/decisions/code-a-project-hook-names.md`).
 
 mod braces;
+mod environments;
 mod git_config;
 mod language;
 mod literals;
@@ -113,9 +114,8 @@ pub(crate) fn named_files(
             }
         }
         for seed in seeds.iter().filter(|seed| inside(project, seed)) {
-            let environments = &names.tops.environments;
-            if let Some(environment) = super::environment::holding(environments, project, seed) {
-                names.files.insert(environment); // whole, never read (R27-1)
+            if let Some(environment) = names.tops.environment_of(project, seed) {
+                names.add_environment(environment); // by metadata (R27-1)
                 continue;
             }
             for file in read::files_under(seed) {
@@ -431,9 +431,8 @@ impl Names {
         if self.excluded(&path) {
             return;
         }
-        let environments = &self.tops.environments;
-        if let Some(environment) = super::environment::holding(environments, &self.project, &path) {
-            self.files.insert(environment);
+        if let Some(environment) = self.tops.environment_of(&self.project, &path) {
+            self.add_environment(environment);
             return;
         }
         let new = self.files.insert(path.clone());

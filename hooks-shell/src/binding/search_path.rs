@@ -57,7 +57,7 @@ impl Spoken {
             // What a project's script sets after its first MiB is not read
             // (R26-7); a compiled program (ELF) is no script. A NUL byte
             // anywhere else is dropped as `source` and `sh` drop it: a file
-            // holding one is still run (R28-1).
+            // holding one is still run (R28-11).
             let long = std::fs::metadata(file).is_ok_and(|meta| meta.len() > peek::MAX_PEEK);
             if text.starts_with("\u{7f}ELF") {
                 continue;
@@ -164,7 +164,7 @@ impl Spoken {
     /// A setting whose name or value only the running shell knows
     /// (`export $(cat .env)`, `env $(cat f) python3`, `eval "…$(…)"`:
     /// R26-5; a name built from pieces, `export PYTHON${1}=…`,
-    /// `declare -x "$name=…"`: R28-3), the first such word.
+    /// `declare -x "$name=…"`: R28-12), the first such word.
     pub(super) fn unknown_settings(&self) -> Option<String> {
         if let Some(unknown) = &self.unknown {
             return Some(unknown.clone());
@@ -173,6 +173,26 @@ impl Spoken {
             "export", "env", "eval", "declare", "typeset", "local", "readonly", "set",
         ];
         let built = |text: &str| text.contains(['$', '`']);
+        // A changed `IFS` splits a variable's value where the text does
+        // not show (`IFS=,; v="PYTHONPATH=lib,python3,c.py"; env $v`:
+        // R28-9); `IFS=: read …` sets it for that `read` alone.
+        for (at, (token, _)) in self.tokens.iter().enumerate() {
+            let Some(value) = token.strip_prefix("IFS=") else {
+                continue;
+            };
+            let next = self.tokens.get(at + 1).map(|(next, _)| next.as_str());
+            let for_read = matches!(next, Some("read" | "mapfile" | "readarray"));
+            // Blanks only (`IFS=$'\n\t'`): split no further than read here.
+            let blanks = value
+                .replace(['\'', '"', '$'], "")
+                .replace("\\n", "\n")
+                .replace("\\t", "\t")
+                .chars()
+                .all(|c| matches!(c, ' ' | '\t' | '\n'));
+            if !for_read && !blanks {
+                return Some(token.clone());
+            }
+        }
         for (at, (setter, _)) in self.tokens.iter().enumerate() {
             if !SETS.contains(&setter.as_str()) {
                 continue;
@@ -264,6 +284,13 @@ impl Spoken {
             if token.starts_with('-') || token.contains(['$', '`', '=']) {
                 continue;
             }
+            // `cp lib/* /tmp/x`: the folder a glob lists (R28-10).
+            let token = match token.find(['*', '?', '[']) {
+                Some(glob) => token[..glob]
+                    .rsplit_once('/')
+                    .map_or("", |(folder, _)| folder),
+                None => token.as_str(),
+            };
             let folder = super::normalize(&cwd.join(token));
             let named = folder.starts_with(project) && folder != project && folder != cwd;
             if named && folder.is_dir() && !found.contains(&folder) && found.len() < MAX_FILES {

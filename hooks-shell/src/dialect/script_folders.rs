@@ -42,7 +42,12 @@ pub(super) fn top_folders(
         .filter(|piece| piece.contains('/'));
     for piece in pieces {
         // A Python environment is bound by what its entries are, not as
-        // a tree of scripts (red team round 27).
+        // a tree of scripts (red team round 27), also a few folders down
+        // (`tools/.venv/bin/python`: R28-8).
+        let path = crate::binding::normalize(&cwd.join(piece));
+        if crate::binding::environment_holding(project, &path).is_some() {
+            continue;
+        }
         if let Some(folder) = top_folder(project, cwd, Path::new(piece))
             && !folders.contains(&folder)
             && !crate::binding::is_environment(&folder)

@@ -43,7 +43,14 @@ pub(super) struct Tops {
     /// The Python environments (`pyvenv.cfg`, not committed): bound whole
     /// by metadata, never read ([`crate::binding::is_environment`]).
     pub(super) environments: Vec<PathBuf>,
+    /// Folders below the top holding `pyvenv.cfg`, and whether each is an
+    /// environment (told once: it reads git's index).
+    nested: std::sync::Mutex<std::collections::HashMap<PathBuf, bool>>,
 }
+
+/// How deep below the project's top an environment is looked for
+/// (`tools/.venv`, `services/api/.venv`: R28-8).
+const ENVIRONMENT_DEPTH: usize = 4;
 
 impl Tops {
     pub(super) fn of(project: &Path) -> Tops {
@@ -98,7 +105,34 @@ impl Tops {
             output,
             unspellable,
             environments,
+            nested: std::sync::Mutex::default(),
         }
+    }
+
+    /// The Python environment of `project` holding `path`, if any: a
+    /// top-level one, or one a few folders down.
+    pub(super) fn environment_of(&self, project: &Path, path: &Path) -> Option<PathBuf> {
+        let holding = crate::binding::environment::holding(&self.environments, project, path);
+        if holding.is_some() {
+            return holding;
+        }
+        let inside = path.strip_prefix(project).ok()?;
+        let mut folder = project.to_path_buf();
+        let parts = inside.components().take(ENVIRONMENT_DEPTH);
+        for (depth, part) in parts.enumerate() {
+            folder.push(part);
+            if depth == 0 || !folder.join("pyvenv.cfg").is_file() {
+                continue;
+            }
+            let mut nested = self.nested.lock().unwrap_or_else(|e| e.into_inner());
+            let found = *nested.entry(folder.clone()).or_insert_with(|| {
+                crate::binding::environment::is_environment_in(&folder, project)
+            });
+            if found {
+                return Some(folder);
+            }
+        }
+        None
     }
 
     /// The top-level entries whose names no word can spell.

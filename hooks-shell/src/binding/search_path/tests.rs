@@ -99,6 +99,8 @@ fn a_setting_whose_name_is_built_from_pieces_is_unknown() {
         "env PYTHON$1=lib python3 c.py",
         "eval \"$(cat settings)\"",
         "export $(cat .env)",
+        // A split the text does not show (R28-9).
+        "IFS=,\nv=\"PYTHONPATH=lib,python3,c.py\"\nenv $v",
     ] {
         assert!(spoken(text, None).unknown_settings().is_some(), "{text}");
     }
@@ -112,7 +114,25 @@ fn a_setting_whose_name_is_built_from_pieces_is_unknown() {
         "env -u X python3 \"$script\"",
         "set -- \"$@\"",
         "readonly LOG=\"${LOG:-x}\"",
+        "set -euo pipefail\nIFS=$'\\n\\t'",
+        "while IFS=, read -r a b; do echo \"$a\"; done < f",
     ] {
         assert_eq!(spoken(text, None).unknown_settings(), None, "{text}");
     }
+}
+
+#[test]
+fn a_folder_a_glob_copies_outside_the_project_is_bound() {
+    let project = tempfile::tempdir().expect("project");
+    let project = project.path();
+    std::fs::create_dir_all(project.join("lib")).expect("lib");
+    let text = "cp lib/*.py /tmp/x/\nPYTHONPATH=/tmp/x python3 c.py";
+    let mut spoken = Spoken {
+        tokens: Vec::new(),
+        names: BTreeSet::new(),
+        unknown: None,
+    };
+    spoken.add(&[text.to_owned()], None, project);
+    let copied = spoken.copied_from(&["PYTHONPATH"], project, project);
+    assert_eq!(copied.expect("known"), [project.join("lib")]);
 }

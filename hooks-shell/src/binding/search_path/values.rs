@@ -190,7 +190,7 @@ pub(super) fn with_chosen(
 /// and an array (`NAME=(…)`, from `raw`).
 fn unread(tokens: &[&str], raw: &[String], unknown: &mut BTreeMap<String, String>) {
     // A name only the running shell spells (`read "PYTHON$1"`,
-    // `printf -v "$n"`: R28-3) may be any module setting.
+    // `printf -v "$n"`: R28-12) may be any module setting.
     let mut note = |name: &str, how: String| {
         if plain(name) {
             unknown.entry(name.to_owned()).or_insert(how);
@@ -207,7 +207,7 @@ fn unread(tokens: &[&str], raw: &[String], unknown: &mut BTreeMap<String, String
         match *token {
             "read" | "mapfile" | "readarray" => {
                 // Options that take a value (`-d ''`, `-p prompt`, `-u 3`).
-                let mut skip = false;
+                let (mut skip, mut first) = (false, true);
                 for word in rest.iter().take(12) {
                     if std::mem::take(&mut skip) {
                         continue;
@@ -217,11 +217,14 @@ fn unread(tokens: &[&str], raw: &[String], unknown: &mut BTreeMap<String, String
                         skip = flags.len() == 1 && "dinNptuOsCc".contains(flags);
                         continue;
                     }
-                    let built = word.contains(['$', '`']) && !word.contains('=');
+                    // A built name only first: the words that follow may
+                    // be the next command's (`read -r a; echo "$a"`).
+                    let built = first && word.contains(['$', '`']) && !word.contains('=');
                     if !plain(word) && !built {
                         break;
                     }
                     note(word, format!("{token} {word}"));
+                    first = false;
                 }
             }
             "printf" => {
@@ -361,7 +364,7 @@ mod tests {
             ("local -rn R=$V", "local -n R=$V"),
             ("PERL5LIB=(inc)", "PERL5LIB=(…)"),
             ("export PYTHONPATH+=lib", "PYTHONPATH+="),
-            // A name only the running shell spells (R28-3).
+            // A name only the running shell spells (R28-12).
             ("printf -v \"PYTHON$1\" %s lib", "printf -v \"PYTHON$1\""),
             ("read -r PYTHON${1} <<EOF", "read PYTHON${1}"),
         ] {
