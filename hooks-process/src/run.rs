@@ -63,6 +63,10 @@ pub struct RunOutput {
     /// The first path of the host's `/tmp` its tree looked up that its
     /// private `/tmp` hid, recorded as `network_attempts` is.
     pub hidden_tmp: Option<std::path::PathBuf>,
+    /// The first path of the host its tree opened to read or ran that its
+    /// Landlock ruleset certainly denied (beneath no root the profile
+    /// grants, or beneath a hidden one), recorded as `network_attempts` is.
+    pub denied_path: Option<std::path::PathBuf>,
     /// The first unix socket the host has that its tree's sandbox kept it
     /// from (masked, hidden by its private `/tmp`, an abstract one cut
     /// off): its path, or `@name` for an abstract one; recorded as
@@ -175,6 +179,7 @@ pub async fn run_sandboxed(
     Ok(RunOutput {
         network_attempts: tree.network_attempts(),
         hidden_tmp: tree.hidden_tmp(),
+        denied_path: tree.denied_path(),
         denied_unix_socket: tree.denied_unix_socket(),
         exit_code: status.code(),
         signal: status.signal(),

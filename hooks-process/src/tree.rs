@@ -236,6 +236,17 @@ impl ChildTree {
         return None;
     }
 
+    /// The first path of the host the tree opened to read or ran that its
+    /// Landlock ruleset certainly denied (beneath no root the profile
+    /// grants, or beneath a hidden one), where its sandbox records them (as
+    /// [`ChildTree::network_attempts`]).
+    pub fn denied_path(&self) -> Option<std::path::PathBuf> {
+        #[cfg(target_os = "linux")]
+        return self.record.as_ref().and_then(|record| record.denied_path());
+        #[cfg(not(target_os = "linux"))]
+        return None;
+    }
+
     /// The first unix socket the host has that the tree's sandbox kept it
     /// from (masked, hidden by its private `/tmp`, an abstract one cut
     /// off): its path, or `@name` for an abstract one; where its sandbox

@@ -72,6 +72,10 @@ pub struct RunResult {
     /// The first path of the host's `/tmp` it looked up that its private
     /// `/tmp` hid, recorded as `network_attempts` are.
     pub hidden_tmp: Option<PathBuf>,
+    /// The first path of the host it opened to read or ran that its
+    /// Landlock ruleset certainly denied (beneath no root its profile
+    /// grants, or beneath a hidden one), recorded as `network_attempts` are.
+    pub denied_path: Option<PathBuf>,
     /// The first unix socket of the host its sandbox kept it from (masked,
     /// hidden by its private `/tmp`; `@name`: an abstract one, cut off with
     /// the network), recorded as `network_attempts` are.
@@ -323,6 +327,7 @@ pub(crate) fn from_output(output: RunOutput) -> RunResult {
         sandbox_unavailable: false,
         network_attempts: output.network_attempts,
         hidden_tmp: output.hidden_tmp,
+        denied_path: output.denied_path,
         denied_unix_socket: output.denied_unix_socket,
         withheld: Vec::new(),
     }

@@ -27,6 +27,7 @@ mod dialect_scripts;
 mod exec_only;
 mod failclosed_sandbox_denial;
 mod failclosed_silenced_guard;
+mod failclosed_silenced_outside;
 mod failclosed_silenced_reach;
 mod guard_evasions;
 mod guard_evasions_round6;

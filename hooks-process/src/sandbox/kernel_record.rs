@@ -15,9 +15,15 @@
 //!   `/proc/<pid>/root`; a relative one read from the caller's working
 //!   folder or `dirfd`) is recorded, the first one kept. Opens that create
 //!   are passed over (a hook's own temporary files);
-//! - a `connect()` to a unix socket (`recorded_socket.rs`): one the host
-//!   has and the hook cannot reach (masked, hidden by its private `/tmp`,
-//!   an abstract one cut off) is recorded, the first one kept.
+//! - the same look-ups, where Landlock holds the hook
+//!   (`recorded_outside.rs`): an open for reading or a program run of a
+//!   path of the host beneath no root its profile grants (or beneath a
+//!   hidden one) is recorded, the first one kept;
+//! - a `connect()` to a unix socket, or a datagram sent to one without it
+//!   (`sendto()`, `sendmsg()`, `sendmmsg()` with an address;
+//!   `recorded_socket.rs`): one the host has and the hook cannot reach
+//!   (masked, hidden by its private `/tmp`, an abstract one cut off) is
+//!   recorded, the first one kept.
 //!
 //! Recorded before it is answered, so when the direct child has exited
 //! every call it made is in the record. The thread ends when no process of
@@ -41,9 +47,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::recorded_outside::{Granted, landlocked};
 use super::recorded_path::{absolute, hidden_by_private_tmp};
-use super::recorded_socket::unreachable_socket;
-use super::seccomp::{ARCHES, AUDIT_ARCH_X86_64, Lookup};
+use super::recorded_socket::{Addressing, unreachable_destination};
+use super::seccomp::{ARCHES, AUDIT_ARCH_X86_64, Checked, Lookup};
 
 /// Both ends of the socketpair the child's listener comes over.
 #[derive(Debug)]
@@ -52,8 +59,17 @@ pub(crate) struct Channel {
     parent: OwnedFd,
     /// The child's end (close-on-exec: the hook never holds it).
     child: OwnedFd,
+    /// What the sandbox denies, to tell a recorded call's denial by.
+    denies: Denies,
+}
+
+/// What a sandbox denies, as the record tells it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Denies {
     /// Whether the sandbox cuts abstract unix sockets off.
-    abstract_denied: bool,
+    pub abstract_denied: bool,
+    /// Where its Landlock ruleset grants anything (`None`: no ruleset).
+    pub granted: Option<Granted>,
 }
 
 /// A channel being listened on: the record, and the child's end to close
@@ -75,9 +91,9 @@ impl Listening {
 }
 
 impl Channel {
-    /// A new socketpair, both ends close-on-exec, for a sandbox that cuts
-    /// abstract unix sockets off or not.
-    pub(crate) fn new(abstract_denied: bool) -> io::Result<Channel> {
+    /// A new socketpair, both ends close-on-exec, for a sandbox that
+    /// `denies` what it says.
+    pub(crate) fn new(denies: Denies) -> io::Result<Channel> {
         let mut fds = [-1; 2];
         // SAFETY: socketpair fills the two ints of `fds`.
         let made = unsafe {
@@ -97,7 +113,7 @@ impl Channel {
         Ok(Channel {
             parent,
             child,
-            abstract_denied,
+            denies,
         })
     }
 
@@ -112,7 +128,7 @@ impl Channel {
     pub(crate) fn listen(self) -> io::Result<Listening> {
         let record = KernelRecord::default();
         let shared = record.shared.clone();
-        let (parent, abstract_denied) = (self.parent, self.abstract_denied);
+        let (parent, denies) = (self.parent, self.denies);
         std::thread::Builder::new()
             .name("hooks-kernel-record".into())
             .spawn(move || {
@@ -131,7 +147,7 @@ impl Channel {
                         1u64,
                     )
                 };
-                answer(&listener, &shared, abstract_denied);
+                answer(&listener, &shared, &denies);
             })?;
         Ok(Listening {
             record,
@@ -150,6 +166,7 @@ pub(crate) struct KernelRecord {
 struct Shared {
     network_attempts: AtomicU64,
     hidden_tmp: Mutex<Option<PathBuf>>,
+    denied_path: Mutex<Option<PathBuf>>,
     unix_socket: Mutex<Option<String>>,
     ended: AtomicBool,
 }
@@ -162,16 +179,25 @@ impl KernelRecord {
 
     /// The first path of the host's `/tmp` its private `/tmp` hid.
     pub(crate) fn hidden_tmp(&self) -> Option<PathBuf> {
-        let hidden = self.shared.hidden_tmp.lock();
-        hidden.unwrap_or_else(PoisonError::into_inner).clone()
+        first(&self.shared.hidden_tmp).clone()
+    }
+
+    /// The first path of the host its Landlock ruleset certainly denied
+    /// it: opened for reading or run, beneath no root the profile grants.
+    pub(crate) fn denied_path(&self) -> Option<PathBuf> {
+        first(&self.shared.denied_path).clone()
     }
 
     /// The first unix socket the host has that its sandbox kept it from:
     /// its path, or `@name` for an abstract one.
     pub(crate) fn denied_unix_socket(&self) -> Option<String> {
-        let denied = self.shared.unix_socket.lock();
-        denied.unwrap_or_else(PoisonError::into_inner).clone()
+        first(&self.shared.unix_socket).clone()
     }
+}
+
+/// The first one kept of a kind of record, locked.
+fn first<T>(kept: &Mutex<Option<T>>) -> std::sync::MutexGuard<'_, Option<T>> {
+    kept.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 impl Drop for KernelRecord {
@@ -243,7 +269,7 @@ fn receive_fd(channel: &OwnedFd) -> io::Result<OwnedFd> {
 }
 
 /// Records and lets go each notification of `listener` until the tree is gone.
-fn answer(listener: &OwnedFd, shared: &Shared, abstract_denied: bool) {
+fn answer(listener: &OwnedFd, shared: &Shared, denies: &Denies) {
     loop {
         let mut poll = libc::pollfd {
             fd: listener.as_raw_fd(),
@@ -259,7 +285,7 @@ fn answer(listener: &OwnedFd, shared: &Shared, abstract_denied: bool) {
             return;
         }
         if poll.revents & libc::POLLIN != 0 {
-            if !let_go(listener, shared, abstract_denied) {
+            if !let_go(listener, shared, denies) {
                 return;
             }
         } else if poll.revents != 0 || (ready == 0 && shared.ended.load(Ordering::SeqCst)) {
@@ -270,7 +296,7 @@ fn answer(listener: &OwnedFd, shared: &Shared, abstract_denied: bool) {
 
 /// Receives one notification, records it and lets the call go on. `false`
 /// when the listener is unusable.
-fn let_go(listener: &OwnedFd, shared: &Shared, abstract_denied: bool) -> bool {
+fn let_go(listener: &OwnedFd, shared: &Shared, denies: &Denies) -> bool {
     // SAFETY: a zeroed seccomp_notif, as NOTIF_RECV requires.
     let mut notification: libc::seccomp_notif = unsafe { std::mem::zeroed() };
     // SAFETY: the ioctl fills the struct it is given.
@@ -292,7 +318,7 @@ fn let_go(listener: &OwnedFd, shared: &Shared, abstract_denied: bool) -> bool {
         listener,
         notification: &notification,
     };
-    record(&caller, shared, abstract_denied);
+    record(&caller, shared, denies);
     let mut response = libc::seccomp_notif_resp {
         id: notification.id,
         val: 0,
@@ -343,33 +369,52 @@ impl Caller<'_> {
 }
 
 /// Records the call of `caller`: an inet socket, a look-up of a host `/tmp`
-/// path the private `/tmp` hides, a connect to a unix socket it cannot
-/// reach (the first one of each only).
-fn record(caller: &Caller, shared: &Shared, abstract_denied: bool) {
+/// path the private `/tmp` hides or of a path Landlock denies, a connect or
+/// a datagram to a unix socket it cannot reach (the first one of each only).
+fn record(caller: &Caller, shared: &Shared, denies: &Denies) {
     let data = &caller.notification.data;
     let Some(calls) = ARCHES.iter().find(|calls| calls.arch == data.arch) else {
         return;
     };
     let nr = data.nr as u32;
     let x32_socket = calls.arch == AUDIT_ARCH_X86_64 && nr == calls.socket | 0x4000_0000;
+    let addressing = [
+        (calls.connect, Addressing::Connect),
+        (calls.sendto, Addressing::SendTo),
+        (calls.sendmsg, Addressing::SendMessage),
+        (calls.sendmmsg, Addressing::SendMessages),
+    ];
     if nr == calls.socket || x32_socket {
         shared.network_attempts.fetch_add(1, Ordering::SeqCst);
-    } else if nr == calls.connect {
-        record_connect(caller, shared, abstract_denied);
+    } else if let Some((_, addressing)) = addressing.iter().find(|(call, _)| *call == nr) {
+        record_destination(caller, *addressing, shared, denies.abstract_denied);
     } else if let Some(lookup) = calls.lookups.iter().find(|call| call.nr == nr) {
-        record_lookup(caller, lookup, shared);
+        record_lookup(caller, lookup, shared, denies.granted.as_ref());
     }
 }
 
-/// Keeps the path `lookup` looks up when the private `/tmp` hides it.
-fn record_lookup(caller: &Caller, lookup: &Lookup, shared: &Shared) {
+/// The open flags of `lookup`'s call (`openat2`'s read from the caller's
+/// `struct open_how`); `None` for a call without, or unreadable ones.
+fn open_flags(caller: &Caller, lookup: &Lookup) -> Option<u64> {
+    let at = caller.args()[lookup.flags?];
+    if lookup.checked != Checked::OpenHow {
+        return Some(at);
+    }
+    let how = read_memory(caller.pid(), at, size_of::<u64>())?;
+    Some(u64::from_ne_bytes(how.as_slice().try_into().ok()?))
+}
+
+/// Keeps the path `lookup` looks up when the private `/tmp` hides it, or
+/// when it opens it to read or runs it and the ruleset `granted` certainly
+/// denies it.
+fn record_lookup(caller: &Caller, lookup: &Lookup, shared: &Shared, granted: Option<&Granted>) {
     let args = caller.args();
-    let creates = (lookup.flags).is_some_and(|at| args[at] & libc::O_CREAT as u64 != 0);
-    let mut hidden = shared
-        .hidden_tmp
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    if creates || hidden.is_some() {
+    let flags = open_flags(caller, lookup);
+    let creates = flags.is_some_and(|flags| flags & libc::O_CREAT as u64 != 0);
+    let landlocked = landlocked(lookup.checked, flags);
+    let tmp_wanted = !creates && first(&shared.hidden_tmp).is_none();
+    let granted = granted.filter(|_| landlocked && first(&shared.denied_path).is_none());
+    if !tmp_wanted && granted.is_none() {
         return;
     }
     let Some(path) = read_path(caller.pid(), args[lookup.path]) else {
@@ -377,26 +422,39 @@ fn record_lookup(caller: &Caller, lookup: &Lookup, shared: &Shared) {
     };
     // The `dirfd` is an int: its low 32 bits.
     let dirfd = lookup.dirfd.map(|at| args[at] as u32 as i32);
-    let found = absolute(caller.pid(), path, dirfd)
-        .and_then(|path| hidden_by_private_tmp(caller.pid(), &path));
-    if found.is_some() && caller.still_waiting() {
-        *hidden = found;
+    let Some(path) = absolute(caller.pid(), path, dirfd) else {
+        return;
+    };
+    if tmp_wanted
+        && let Some(found) = hidden_by_private_tmp(caller.pid(), &path)
+        && caller.still_waiting()
+    {
+        first(&shared.hidden_tmp).get_or_insert(found);
+    }
+    if let Some(granted) = granted
+        && let Some(found) = granted.denies(&path)
+        && caller.still_waiting()
+    {
+        first(&shared.denied_path).get_or_insert(found);
     }
 }
 
-/// Keeps the unix socket a `connect()` names when the hook cannot reach it.
-fn record_connect(caller: &Caller, shared: &Shared, abstract_denied: bool) {
-    let mut denied = shared
-        .unix_socket
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner);
-    if denied.is_some() {
+/// Keeps the unix socket a `connect()` or a datagram's destination names
+/// when the hook cannot reach it.
+fn record_destination(
+    caller: &Caller,
+    addressing: Addressing,
+    shared: &Shared,
+    abstract_denied: bool,
+) {
+    if first(&shared.unix_socket).is_some() {
         return;
     }
-    let args = caller.args();
-    let found = unreachable_socket(caller.pid(), args[1], args[2], abstract_denied);
-    if found.is_some() && caller.still_waiting() {
-        *denied = found;
+    let found = unreachable_destination(caller.pid(), addressing, caller.args(), abstract_denied);
+    if let Some(found) = found
+        && caller.still_waiting()
+    {
+        first(&shared.unix_socket).get_or_insert(found);
     }
 }
 

@@ -91,6 +91,8 @@ mod protected;
 #[cfg(all(target_os = "linux", feature = "sandbox"))]
 mod real;
 #[cfg(target_os = "linux")]
+mod recorded_outside;
+#[cfg(target_os = "linux")]
 mod recorded_path;
 #[cfg(target_os = "linux")]
 mod recorded_socket;

@@ -11,7 +11,8 @@ use landlock::{
 };
 
 use super::child::{ChildPlan, ReadOnlyMount};
-use super::kernel_record::Channel;
+use super::kernel_record::{Channel, Denies};
+use super::recorded_outside::Granted;
 use super::resolved::resolve;
 use super::rules::Rules;
 use super::seccomp::{Recorded, Recording, program};
@@ -138,16 +139,22 @@ impl Sandbox {
         let limits = rules.limits;
         // What only the kernel can tell of a fail-closed guard: a network
         // it was denied, a host `/tmp` path its private one hid, a unix
-        // socket masked or cut off (abstract ones go with the network).
+        // socket masked or cut off (abstract ones go with the network),
+        // and, where Landlock holds it, a path beneath no root it grants.
         let abstract_denied = !rules.network && (namespaces || support.landlock_abi >= 6);
         let recorded = Recorded {
             network: !rules.network,
-            lookups: tmp_mount,
+            lookups: tmp_mount || ruleset.is_some(),
             unix_sockets: namespaces || abstract_denied,
             abstract_denied,
         };
         let record = if context.record_denials && recorded.any() {
-            Some(Channel::new(recorded.abstract_denied).map_err(|error| {
+            let denies = Denies {
+                abstract_denied,
+                granted: (ruleset.as_ref())
+                    .map(|_| Granted::new(&rules.read, &rules.write, &rules.hidden)),
+            };
+            Some(Channel::new(denies).map_err(|error| {
                 SandboxError::Landlock(format!("cannot record what it is denied: {error}"))
             })?)
         } else {
@@ -181,7 +188,7 @@ impl Sandbox {
             lower_limits: true,
             recording: record.as_ref().map(|channel| Recording {
                 channel: channel.child_end(),
-                filter: program(recorded),
+                filter: program(recorded, channel.child_end()),
             }),
         };
         Ok(Some(Prepared {

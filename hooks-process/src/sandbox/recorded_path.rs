@@ -31,7 +31,7 @@ pub(crate) fn absolute(pid: u32, path: PathBuf, dirfd: Option<i32>) -> Option<Pa
 
 /// `path` without `.` and `..` (read lexically, as the hook meant it;
 /// `..` at the root stays there).
-fn lexical(path: &Path) -> PathBuf {
+pub(crate) fn lexical(path: &Path) -> PathBuf {
     let mut plain = PathBuf::from("/");
     for part in path.components() {
         match part {

@@ -1,9 +1,11 @@
 //! The unix sockets of the kernel's record (`kernel_record.rs`, red team
 //! round 9, R9-4): a guard whose rules come from a local daemon (a named
 //! socket in `/run/user/<uid>`, an abstract one) is denied it by its
-//! sandbox, silences that, and allows. A `connect()` of the hook's tree is
-//! recorded when it names a unix socket the host has and the hook cannot
-//! reach:
+//! sandbox, silences that, and allows. A `connect()` of the hook's tree,
+//! or a datagram it sends to an address without one (`sendto()` with a
+//! destination, `sendmsg()` with a `msg_name`, each message of a
+//! `sendmmsg()`: [`unreachable_destination`]), is recorded when it names a
+//! unix socket the host has and the hook cannot reach:
 //! - a named one that exists on the host (links resolved there) and that
 //!   the hook sees as no socket at all (through `/proc/<pid>/root`): a
 //!   masked folder or socket (`masked.rs`), the host's `/tmp` hidden by the
@@ -17,8 +19,9 @@
 //! it runs) and falls back to its files when it cannot; a guard that
 //! needs a name looked up needs the network too, which is recorded.
 //!
-//! `sendto()`/`sendmsg()` with an address (a datagram without `connect()`)
-//! is not recorded (see `docs/decisions/sandboxed-hooks.md`).
+//! A message's address is read from the caller's memory (its `struct
+//! msghdr`, as the 64-bit arches recorded lay it out); a null or empty one
+//! (a connected socket's send) is no record.
 // Compiled on Linux, used only with the `sandbox` feature.
 #![cfg_attr(not(feature = "sandbox"), allow(dead_code))]
 
@@ -45,6 +48,65 @@ enum Address {
     Named(PathBuf),
     /// An abstract name (the bytes after the leading NUL).
     Abstract(Vec<u8>),
+}
+
+/// A recorded call that names a socket address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Addressing {
+    /// `connect(fd, address, len)`.
+    Connect,
+    /// `sendto(fd, buffer, size, flags, destination, len)`.
+    SendTo,
+    /// `sendmsg(fd, message, flags)`: the message's `msg_name`.
+    SendMessage,
+    /// `sendmmsg(fd, messages, count, flags)`: each message's `msg_name`.
+    SendMessages,
+}
+
+/// The most messages one `sendmmsg()` sends (`UIO_MAXIOV`: the kernel
+/// sends no more).
+const MOST_MESSAGES: u64 = 1024;
+
+/// The first unix socket the call `addressing` with `args` of `pid` names
+/// that the host has and the hook cannot reach (as [`unreachable_socket`]);
+/// `None` for a call with no address (a connected socket's send).
+pub(crate) fn unreachable_destination(
+    pid: u32,
+    addressing: Addressing,
+    args: &[u64; 6],
+    abstract_denied: bool,
+) -> Option<String> {
+    let reach = |(address, len): (u64, u64)| {
+        (address != 0 && len != 0)
+            .then(|| unreachable_socket(pid, address, len, abstract_denied))
+            .flatten()
+    };
+    match addressing {
+        Addressing::Connect => reach((args[1], args[2])),
+        Addressing::SendTo => reach((args[4], args[5])),
+        Addressing::SendMessage => {
+            let header = read_memory(pid, args[1], size_of::<libc::msghdr>())?;
+            reach(message_name(&header)?)
+        }
+        Addressing::SendMessages => {
+            let stride = size_of::<libc::mmsghdr>();
+            let count = usize::try_from(args[2].min(MOST_MESSAGES)).ok()?;
+            let headers = read_memory(pid, args[1], stride * count)?;
+            (headers.chunks_exact(stride)).find_map(|header| reach(message_name(header)?))
+        }
+    }
+}
+
+/// The `msg_name` pointer and `msg_namelen` of the `struct msghdr` that
+/// `header` begins with (`None`: too short).
+fn message_name(header: &[u8]) -> Option<(u64, u64)> {
+    let field = |at: usize, len: usize| header.get(at..at + len);
+    let name = field(std::mem::offset_of!(libc::msghdr, msg_name), 8)?;
+    let len = field(std::mem::offset_of!(libc::msghdr, msg_namelen), 4)?;
+    Some((
+        u64::from_ne_bytes(name.try_into().ok()?),
+        u64::from(u32::from_ne_bytes(len.try_into().ok()?)),
+    ))
 }
 
 /// The unix socket at `address` (`len` bytes) in the memory of `pid` that
@@ -153,6 +215,25 @@ mod tests {
         let inet = u16::try_from(libc::AF_INET).unwrap().to_ne_bytes();
         assert_eq!(parse(&[&inet[..], b"/x\0"].concat()), None);
         assert_eq!(parse(&[1]), None);
+    }
+
+    #[test]
+    fn a_message_names_its_destination_by_msg_name_and_msg_namelen() {
+        let mut bytes = vec![0u8; size_of::<libc::msghdr>()];
+        let name_at = std::mem::offset_of!(libc::msghdr, msg_name);
+        let len_at = std::mem::offset_of!(libc::msghdr, msg_namelen);
+        bytes[name_at..name_at + 8].copy_from_slice(&0x1234_5678_9abc_u64.to_ne_bytes());
+        bytes[len_at..len_at + 4].copy_from_slice(&12u32.to_ne_bytes());
+        assert_eq!(message_name(&bytes), Some((0x1234_5678_9abc, 12)));
+        assert_eq!(message_name(&bytes[..8]), None);
+        // A connected socket's send names nothing: no record, nothing read.
+        let pid = std::process::id();
+        for addressing in [Addressing::SendTo, Addressing::Connect] {
+            assert_eq!(
+                unreachable_destination(pid, addressing, &[0; 6], true),
+                None
+            );
+        }
     }
 
     #[test]

@@ -92,9 +92,12 @@ pub struct Context {
     /// (`RunOutput::network_attempts`); where it has a private `/tmp`, the
     /// first path of the host's `/tmp` it looks up (opens, `stat`s,
     /// `chdir`s to, runs...) that the private one hides is kept
-    /// (`RunOutput::hidden_tmp`); where sockets are masked or abstract ones
-    /// cut off, the first unix socket of the host it `connect()`s to and
-    /// cannot reach (`RunOutput::denied_unix_socket`). io_uring is refused
+    /// (`RunOutput::hidden_tmp`); where Landlock holds it, the first path
+    /// of the host it opens to read or runs beneath no root the profile
+    /// grants, or beneath a hidden one (`RunOutput::denied_path`); where
+    /// sockets are masked or abstract ones cut off, the first unix socket
+    /// of the host it `connect()`s or sends a datagram to and cannot reach
+    /// (`RunOutput::denied_unix_socket`). io_uring is refused
     /// to it (its opens would go unseen). Asked for a fail-closed guard,
     /// which must never allow because the sandbox cut it off from its
     /// rules (red team round 7, R7c-3; round 9, R9-4). Costs a round trip

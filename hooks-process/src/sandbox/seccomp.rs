@@ -11,9 +11,14 @@
 //!   extended attributes, `inotify_add_watch`, ...: [`ARCHES`]): the
 //!   parent reads the path and records one of the host's `/tmp` that the
 //!   private `/tmp` hides;
-//! - where sockets are masked or abstract ones cut off, each `connect()`:
-//!   the parent reads the address and records a unix socket the host has
-//!   and the hook cannot reach.
+//! - with a Landlock ruleset, the same look-ups: the parent records an
+//!   open for reading or a program run of a path beneath no root the
+//!   profile grants ([`Checked`]: what Landlock checks of each);
+//! - where sockets are masked or abstract ones cut off, each `connect()`,
+//!   `sendmsg()` and `sendmmsg()`, and each `sendto()` with a destination
+//!   (a null one is let through in the filter: a plain `send()`): the
+//!   parent reads the address and records a unix socket the host has and
+//!   the hook cannot reach.
 //!
 //! io_uring is refused to a recorded hook (`ENOSYS`, as Docker's default
 //! profile does): an open or a connect submitted through a ring is no
@@ -46,9 +51,24 @@ pub(crate) const AUDIT_ARCH_AARCH64: u32 = 0xc000_00b7;
 /// The bit of an x32 system call number.
 const X32_BIT: u32 = 0x4000_0000;
 
+/// What Landlock checks of the path a look-up names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Checked {
+    /// Nothing: Landlock lets any path be looked up (`stat`, `access`, ...).
+    Nothing,
+    /// An open: its flags (the argument [`Lookup::flags`]) say whether it
+    /// reads, writes, or only names the file (`O_PATH`).
+    Open,
+    /// `openat2`: as [`Checked::Open`], its flags the first field of the
+    /// `struct open_how` the argument [`Lookup::flags`] points at.
+    OpenHow,
+    /// A program run (`execve`, `execveat`).
+    Execute,
+}
+
 /// A system call that looks a path up: the index of its path argument, of
 /// the folder fd it is relative to (else the working folder) and of its open
-/// flags (if any).
+/// flags (if any), and what Landlock checks of the path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Lookup {
     /// Its number.
@@ -59,6 +79,8 @@ pub(crate) struct Lookup {
     pub dirfd: Option<usize>,
     /// The open flags argument (an open that creates is not recorded).
     pub flags: Option<usize>,
+    /// What Landlock checks of the path.
+    pub checked: Checked,
 }
 
 /// A look-up whose path argument is the first, relative to the working folder.
@@ -68,6 +90,7 @@ const fn plain(nr: u32) -> Lookup {
         path: 0,
         dirfd: None,
         flags: None,
+        checked: Checked::Nothing,
     }
 }
 
@@ -78,14 +101,34 @@ const fn at(nr: u32) -> Lookup {
         path: 1,
         dirfd: Some(0),
         flags: None,
+        checked: Checked::Nothing,
     }
 }
 
 impl Lookup {
-    /// The same, its open flags the argument `flags`.
+    /// The same, an open whose flags are the argument `flags`.
     const fn opens(self, flags: usize) -> Lookup {
         Lookup {
             flags: Some(flags),
+            checked: Checked::Open,
+            ..self
+        }
+    }
+
+    /// The same, an `openat2` whose `struct open_how` the argument `how`
+    /// points at.
+    const fn opens_how(self, how: usize) -> Lookup {
+        Lookup {
+            flags: Some(how),
+            checked: Checked::OpenHow,
+            ..self
+        }
+    }
+
+    /// The same, a program run.
+    const fn runs(self) -> Lookup {
+        Lookup {
+            checked: Checked::Execute,
             ..self
         }
     }
@@ -100,8 +143,8 @@ impl Lookup {
     }
 }
 
-/// One arch's system calls: `socket`, `connect`, those that look a path up,
-/// and io_uring's, refused.
+/// One arch's system calls: `socket`, those that name a socket address,
+/// those that look a path up, and io_uring's, refused.
 pub(crate) struct Calls {
     /// `AUDIT_ARCH_*`.
     pub arch: u32,
@@ -109,6 +152,12 @@ pub(crate) struct Calls {
     pub socket: u32,
     /// `connect(2)`.
     pub connect: u32,
+    /// `sendto(2)`: a destination in its fifth and sixth arguments.
+    pub sendto: u32,
+    /// `sendmsg(2)`: a destination in the `msg_name` of its message.
+    pub sendmsg: u32,
+    /// `sendmmsg(2)`: one in each message of its vector.
+    pub sendmmsg: u32,
     /// The look-ups: opens, `stat`s, `access`es, links and extended
     /// attributes read, a watch, a working folder, a program run.
     pub lookups: &'static [Lookup],
@@ -124,12 +173,15 @@ pub(crate) const ARCHES: [Calls; 2] = [
         arch: AUDIT_ARCH_X86_64,
         socket: 41,
         connect: 42,
+        sendto: 44,
+        sendmsg: 46,
+        sendmmsg: 307,
         lookups: &[
             plain(2).opens(1),     // open
             plain(4),              // stat
             plain(6),              // lstat
             plain(21),             // access
-            plain(59),             // execve
+            plain(59).runs(),      // execve
             plain(80),             // chdir
             plain(89),             // readlink
             plain(137),            // statfs
@@ -143,9 +195,9 @@ pub(crate) const ARCHES: [Calls; 2] = [
             at(267),               // readlinkat
             at(269),               // faccessat
             at(303),               // name_to_handle_at
-            at(322),               // execveat
+            at(322).runs(),        // execveat
             at(332),               // statx
-            at(437),               // openat2
+            at(437).opens_how(2),  // openat2
             at(439),               // faccessat2
             at(464),               // getxattrat
             at(465),               // listxattrat
@@ -156,6 +208,9 @@ pub(crate) const ARCHES: [Calls; 2] = [
         arch: AUDIT_ARCH_AARCH64,
         socket: 198,
         connect: 203,
+        sendto: 206,
+        sendmsg: 211,
+        sendmmsg: 269,
         lookups: &[
             plain(8),             // getxattr
             plain(9),             // lgetxattr
@@ -168,11 +223,11 @@ pub(crate) const ARCHES: [Calls; 2] = [
             at(56).opens(2),      // openat
             at(78),               // readlinkat
             at(79),               // newfstatat
-            plain(221),           // execve
+            plain(221).runs(),    // execve
             at(264),              // name_to_handle_at
-            at(281),              // execveat
+            at(281).runs(),       // execveat
             at(291),              // statx
-            at(437),              // openat2
+            at(437).opens_how(2), // openat2
             at(439),              // faccessat2
             at(464),              // getxattrat
             at(465),              // listxattrat
@@ -186,9 +241,10 @@ pub(crate) const ARCHES: [Calls; 2] = [
 pub(crate) struct Recorded {
     /// No network: inet `socket()` calls.
     pub network: bool,
-    /// A private `/tmp`: the path look-ups.
+    /// A private `/tmp` or a Landlock ruleset: the path look-ups.
     pub lookups: bool,
-    /// Sockets masked (or abstract ones cut off): `connect()` calls.
+    /// Sockets masked (or abstract ones cut off): `connect()`, `sendmsg()`,
+    /// `sendmmsg()` calls, `sendto()` calls with a destination.
     pub unix_sockets: bool,
     /// Abstract unix sockets are out of reach (an empty network namespace,
     /// or Landlock's scope): one the host listens on is a denial.
@@ -222,11 +278,16 @@ impl std::fmt::Debug for Recording {
     }
 }
 
-/// Offsets in `struct seccomp_data`: `nr`, `arch`, and the low 32 bits of
-/// `args[0]` (the domain, an `int`) on the little-endian arches checked.
+/// Offsets in `struct seccomp_data`: `nr`, `arch`, the low 32 bits of
+/// `args[0]` (the domain or fd, an `int`), of `args[2]` (`sendmsg`'s flags)
+/// and of `args[4]` (`sendto`'s
+/// destination, a pointer: its high half next) on the little-endian arches
+/// checked.
 const NR: u32 = 0;
 const ARCH: u32 = 4;
 const DOMAIN: u32 = 16;
+const FLAGS: u32 = 16 + 2 * 8;
+const DESTINATION: u32 = 16 + 4 * 8;
 
 /// A step of the program, jumps by label (resolved by [`assemble`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -242,15 +303,23 @@ enum Step {
 enum Label {
     Arch(usize),
     Domain,
+    Destination,
+    DestinationHigh,
+    Message,
+    MessageFlags,
+    Allow,
     Refuse,
     Notify,
 }
 
 /// The filter for the hook: what `recorded` asks for is a user
-/// notification (inet `socket()` calls, path look-ups, `connect()` calls),
+/// notification (inet `socket()` calls, path look-ups, `connect()` and
+/// `sendmsg()`/`sendmmsg()` calls, `sendto()` calls with a destination),
 /// io_uring is refused (`ENOSYS`: libuv and the others fall back to plain
-/// system calls, which are recorded); all else is allowed.
-pub(crate) fn program(recorded: Recorded) -> Vec<libc::sock_filter> {
+/// system calls, which are recorded); all else is allowed. The child's own
+/// `sendmsg(channel, ..., MSG_NOSIGNAL)` of its listener is let through
+/// (nobody could answer it yet): `channel` is closed at `execve`.
+pub(crate) fn program(recorded: Recorded, channel: RawFd) -> Vec<libc::sock_filter> {
     use Step::*;
     let allow = libc::SECCOMP_RET_ALLOW;
     let mut steps = vec![Load(ARCH)];
@@ -268,7 +337,12 @@ pub(crate) fn program(recorded: Recorded) -> Vec<libc::sock_filter> {
             }
         }
         if recorded.unix_sockets {
-            steps.push(JumpIfEqual(calls.connect, Label::Notify));
+            steps.extend([
+                JumpIfEqual(calls.connect, Label::Notify),
+                JumpIfEqual(calls.sendmsg, Label::Message),
+                JumpIfEqual(calls.sendmmsg, Label::Notify),
+                JumpIfEqual(calls.sendto, Label::Destination),
+            ]);
         }
         if recorded.lookups {
             steps.extend((calls.lookups.iter()).map(|call| JumpIfEqual(call.nr, Label::Notify)));
@@ -280,6 +354,25 @@ pub(crate) fn program(recorded: Recorded) -> Vec<libc::sock_filter> {
         Load(DOMAIN),
         JumpIfEqual(libc::AF_INET as u32, Label::Notify),
         JumpIfEqual(libc::AF_INET6 as u32, Label::Notify),
+        Return(allow),
+        // `sendto()` with a null destination is a `send()`: let through.
+        Mark(Label::Destination),
+        Load(DESTINATION),
+        JumpIfEqual(0, Label::DestinationHigh),
+        Return(libc::SECCOMP_RET_USER_NOTIF),
+        Mark(Label::DestinationHigh),
+        Load(DESTINATION + 4),
+        JumpIfEqual(0, Label::Allow),
+        Return(libc::SECCOMP_RET_USER_NOTIF),
+        Mark(Label::Message),
+        Load(DOMAIN),
+        JumpIfEqual(channel as u32, Label::MessageFlags),
+        Return(libc::SECCOMP_RET_USER_NOTIF),
+        Mark(Label::MessageFlags),
+        Load(FLAGS),
+        JumpIfEqual(libc::MSG_NOSIGNAL as u32, Label::Allow),
+        Return(libc::SECCOMP_RET_USER_NOTIF),
+        Mark(Label::Allow),
         Return(allow),
         Mark(Label::Refuse),
         Return(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),

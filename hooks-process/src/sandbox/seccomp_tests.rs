@@ -4,6 +4,11 @@ use super::*;
 
 /// Runs `program` on one call as the kernel would (the few opcodes used).
 fn verdict(program: &[libc::sock_filter], arch: u32, nr: u32, domain: u32) -> u32 {
+    verdict_with(program, arch, nr, [u64::from(domain), 0, 0, 0, 0, 0])
+}
+
+/// [`verdict`] of a call with `args`.
+fn verdict_with(program: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
     let (mut pc, mut accumulator) = (0usize, 0u32);
     loop {
         let step = program[pc];
@@ -15,7 +20,11 @@ fn verdict(program: &[libc::sock_filter], arch: u32, nr: u32, domain: u32) -> u3
             accumulator = match step.k {
                 NR => nr,
                 ARCH => arch,
-                DOMAIN => domain,
+                // An argument's low or high half.
+                at @ 16..64 => {
+                    let arg = args[(at as usize - 16) / 8];
+                    (if at % 8 == 0 { arg } else { arg >> 32 }) as u32
+                }
                 other => panic!("load of {other}"),
             };
             pc += 1;
@@ -25,6 +34,9 @@ fn verdict(program: &[libc::sock_filter], arch: u32, nr: u32, domain: u32) -> u3
         }
     }
 }
+
+/// The child's end of the channel its listener is sent over.
+const CHANNEL: i32 = 251;
 
 const EVERYTHING: Recorded = Recorded {
     network: true,
@@ -39,11 +51,11 @@ fn the_filter_notifies_what_was_asked_for_on_each_arch_only() {
     let allow = libc::SECCOMP_RET_ALLOW;
     let refused = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
     let inet = libc::AF_INET as u32;
-    let all = program(EVERYTHING);
+    let all = program(EVERYTHING, CHANNEL);
     let only = |field: fn(&mut Recorded)| {
         let mut recorded = Recorded::default();
         field(&mut recorded);
-        program(recorded)
+        program(recorded, CHANNEL)
     };
     let network = only(|recorded| recorded.network = true);
     let lookups = only(|recorded| recorded.lookups = true);
@@ -63,9 +75,28 @@ fn the_filter_notifies_what_was_asked_for_on_each_arch_only() {
             assert_eq!(verdict(&network, arch, call.nr, 0), allow);
             assert_eq!(verdict(&sockets, arch, call.nr, 0), allow);
         }
-        assert_eq!(verdict(&all, arch, calls.connect, 0), notify);
-        assert_eq!(verdict(&sockets, arch, calls.connect, 0), notify);
-        assert_eq!(verdict(&lookups, arch, calls.connect, 0), allow);
+        for nr in [calls.connect, calls.sendmsg, calls.sendmmsg] {
+            assert_eq!(verdict(&all, arch, nr, 0), notify);
+            assert_eq!(verdict(&sockets, arch, nr, 0), notify);
+            assert_eq!(verdict(&lookups, arch, nr, 0), allow);
+        }
+        // `sendto` with a destination (low or high half set); a null one is a `send`.
+        for destination in [0x7ffd_0000_1000, 0x1000, 0x7ffd_0000_0000] {
+            let args = [3, 0, 0, 0, destination, 16];
+            assert_eq!(verdict_with(&sockets, arch, calls.sendto, args), notify);
+            assert_eq!(verdict_with(&network, arch, calls.sendto, args), allow);
+        }
+        assert_eq!(verdict(&all, arch, calls.sendto, 3), allow);
+        // The child's own send of its listener goes through; no other does.
+        let nosignal = libc::MSG_NOSIGNAL as u64;
+        let own = [CHANNEL as u64, 0x1000, nosignal, 0, 0, 0];
+        assert_eq!(verdict_with(&all, arch, calls.sendmsg, own), allow);
+        for args in [
+            [CHANNEL as u64, 0x1000, 0, 0, 0, 0],
+            [3, 0x1000, nosignal, 0, 0, 0],
+        ] {
+            assert_eq!(verdict_with(&all, arch, calls.sendmsg, args), notify);
+        }
         for program in [&all, &network, &lookups, &sockets] {
             for nr in calls.refused {
                 assert_eq!(verdict(program, arch, nr, 0), refused);
@@ -85,6 +116,23 @@ fn this_arch_numbers_its_calls_as_listed() {
     let number = |nr: libc::c_long| u32::try_from(nr).unwrap();
     assert_eq!(calls.socket, number(libc::SYS_socket));
     assert_eq!(calls.connect, number(libc::SYS_connect));
+    assert_eq!(calls.sendto, number(libc::SYS_sendto));
+    assert_eq!(calls.sendmsg, number(libc::SYS_sendmsg));
+    assert_eq!(calls.sendmmsg, number(libc::SYS_sendmmsg));
+    let checked = |nr: libc::c_long| {
+        let call = calls.lookups.iter().find(|call| call.nr == number(nr));
+        call.map(|call| call.checked)
+    };
+    for (nr, kind) in [
+        (libc::SYS_open, Checked::Open),
+        (libc::SYS_openat, Checked::Open),
+        (libc::SYS_openat2, Checked::OpenHow),
+        (libc::SYS_execve, Checked::Execute),
+        (libc::SYS_execveat, Checked::Execute),
+        (libc::SYS_newfstatat, Checked::Nothing),
+    ] {
+        assert_eq!(checked(nr), Some(kind), "{nr}");
+    }
     let listed = |nr: libc::c_long| calls.lookups.iter().any(|call| call.nr == number(nr));
     for nr in [
         libc::SYS_open,

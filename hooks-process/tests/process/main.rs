@@ -14,6 +14,7 @@ mod sandbox_git;
 mod sandbox_kernel_record;
 mod sandbox_links;
 mod sandbox_read_links;
+mod sandbox_recorded_outside;
 mod sandbox_recorded_reach;
 mod sandbox_secrets;
 mod sandbox_shared;

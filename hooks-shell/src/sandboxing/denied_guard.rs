@@ -13,11 +13,15 @@
 //! ([`RunResult::network_attempts`]), and the first path of the host's
 //! `/tmp` it looked up that its private `/tmp` hid
 //! ([`RunResult::hidden_tmp`]: rules in `/tmp/guard-rules.txt`, a `chdir`
-//! there, a program run from there), and the first unix socket of the
-//! host its sandbox kept it from ([`RunResult::denied_unix_socket`]: a
-//! policy daemon in `/run/user/<uid>`, an abstract one; red team round 9,
-//! R9-4). Other filesystem denials still have only stderr to show them
-//! (see `docs/decisions/sandboxed-hooks.md`).
+//! there, a program run from there), the first path of the host it opened
+//! to read or ran beneath no root its profile grants
+//! ([`RunResult::denied_path`]: rules in `/srv/policy/rules` under
+//! `project`), and the first unix socket of the host its sandbox kept it
+//! from, connected or sent a datagram to ([`RunResult::denied_unix_socket`]:
+//! a policy daemon in `/run/user/<uid>`, an abstract one; red team round 9,
+//! R9-4). Other filesystem denials (Landlock's beneath a granted root, a
+//! read-only mount's) still have only stderr to show them (see
+//! `docs/decisions/sandboxed-hooks.md`).
 //!
 //! The one place every dialect asks: the native reading of a run
 //! ([`crate::reply::evaluate`]), the imported one
@@ -54,7 +58,7 @@ pub(crate) fn guard_failure(
 /// The first access the sandbox of `result` denied it, as a reason: the
 /// profile, the denied path (or the stderr line when it names none) and
 /// what to do about it; else what the kernel recorded (a host `/tmp` path,
-/// a unix socket, the network). `None` outside a sandbox, or without a
+/// a path outside the profile, a unix socket, the network). `None` outside a sandbox, or without a
 /// denial.
 pub(crate) fn denial_reason(result: &RunResult) -> Option<String> {
     let profile = result.sandbox.as_deref()?;
@@ -84,7 +88,8 @@ pub(crate) fn denial_reason(result: &RunResult) -> Option<String> {
 }
 
 /// The reason the kernel's record of `result` gives: a path of the host's
-/// `/tmp` its private `/tmp` hid, else a unix socket it was kept from, else
+/// `/tmp` its private `/tmp` hid, else a path its Landlock ruleset denied,
+/// else a unix socket it was kept from, else
 /// inet sockets asked for although its `profile` keeps no network (`None`:
 /// none of these).
 fn recorded_reason(profile: &str, result: &RunResult) -> Option<String> {
@@ -95,6 +100,15 @@ fn recorded_reason(profile: &str, result: &RunResult) -> Option<String> {
             format!(
                 "list it in the `read` of a sandbox map (`sandbox: {{read: [{path}]}}`: \
                  `/tmp` is then the host's, its sockets masked)"
+            ),
+        )
+    } else if let Some(path) = &result.denied_path {
+        let path = path.display();
+        (
+            format!("denied {path} (outside every path it may read)"),
+            format!(
+                "list it (or its folder) in the `read` of a sandbox map \
+                 (`sandbox: {{read: [{path}]}}`)"
             ),
         )
     } else if let Some(socket) = &result.denied_unix_socket {
@@ -144,6 +158,12 @@ pub(crate) fn recorded(profile: &str, result: &RunResult) -> Vec<String> {
         let path = path.display();
         said.push(format!(
             "sandbox '{profile}' hid (tmp): {path} of the host's /tmp"
+        ));
+    }
+    if let Some(path) = &result.denied_path {
+        let path = path.display();
+        said.push(format!(
+            "sandbox '{profile}' denied (filesystem): {path}, outside every path it may read"
         ));
     }
     if let Some(socket) = &result.denied_unix_socket {
@@ -252,6 +272,24 @@ mod tests {
             assert!(why.contains(words), "{words}: {why}");
         }
         assert_eq!(recorded("strict", &hidden).len(), 2);
+        let outside = RunResult {
+            denied_path: Some("/srv/g/rules".into()),
+            ..silent.clone()
+        };
+        let why = guard_failure(true, false, &outside).expect("fails");
+        for words in [
+            "'strict' denied /srv/g/rules (outside every path it may read)",
+            "`sandbox: {read: [/srv/g/rules]}`",
+            "`sandbox: none`",
+        ] {
+            assert!(why.contains(words), "{words}: {why}");
+        }
+        let said = recorded("strict", &outside);
+        assert!(
+            said.contains(&"sandbox 'strict' denied (filesystem): /srv/g/rules, outside every path it may read".to_owned()),
+            "{said:?}"
+        );
+        assert_eq!(guard_failure(true, true, &outside), None);
         for (socket, words) in [
             (
                 "/run/user/7/policy.sock",
