@@ -286,20 +286,10 @@ impl Subject {
                 Ok(metadata) if metadata.is_file() => {
                     cache::cached_file(&file, || content_or_metadata(&file))
                 }
-                // A Python environment its code reaches: whole, by metadata.
-                Ok(metadata)
-                    if metadata.is_dir() && environment::is_environment_in(&file, project) =>
-                {
-                    let digest = environment::digest(&file, &[])?;
-                    binding
-                        .mentioned
-                        .insert(file.join(format!("<{}>", environment::KEY)), digest);
-                    // Outside a git checkout it may be the project's own
-                    // code, naming any file of it (R27-5).
-                    if environment::untold(project) {
-                        let (key, digest) = environment::project_digest(project)?;
-                        binding.mentioned.insert(key, digest);
-                    }
+                // An environment, or project code one leads to: whole, by
+                // what each entry is (R27-1, R28-1).
+                Ok(metadata) if metadata.is_dir() => {
+                    environment::bind_folder(&file, project, &mut binding.mentioned)?;
                     continue;
                 }
                 // Never opened: a FIFO would block.

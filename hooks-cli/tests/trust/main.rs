@@ -66,6 +66,7 @@ mod round25b;
 mod round26;
 mod round27;
 mod round28;
+mod round28b;
 mod round5;
 mod round6_shapes;
 mod round7;

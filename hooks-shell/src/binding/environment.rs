@@ -18,6 +18,10 @@ use super::git_index::Checkout;
 /// The most entries of one environment bound.
 pub(super) const MAX_ENTRIES: usize = 200_000;
 
+/// What the digest of project code an environment leads to is named for.
+pub(super) const LED_TO_KEY: &str =
+    "project code a Python environment leads to, each entry by what it is";
+
 /// What the digest of an environment is named for.
 pub(super) const KEY: &str = "Python environment, each entry by what it is";
 
@@ -158,24 +162,38 @@ pub(crate) fn reaching(environment: &Path, project: &Path) -> Reaching {
                 continue;
             }
             let name = path.file_name().unwrap_or_default().to_string_lossy();
-            let script = dir == environment.join("bin") && is_script(&path);
+            // Any script of its `bin/` (a `#!` line or none: `sh` runs it
+            // either way, R28b-2), what Python runs at start-up (R28b-10).
+            let bin = [environment.join("bin"), environment.join("Scripts")];
+            let script = bin.contains(&dir) && !is_program(&path);
+            let startup = name == "sitecustomize.py" || name == "usercustomize.py";
             let pth = name.ends_with(".pth") || name.ends_with(".egg-link");
             let finder = name.starts_with("__editable__");
-            if !(script || pth || finder) || metadata.len() > MAX_READ_FILE {
+            if !(script || startup || pth || finder) || metadata.len() > MAX_READ_FILE {
                 continue;
             }
             found.read.push(path.clone());
-            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let text =
+                String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned();
             // A `.pth` line is a folder (relative to its own), an
-            // `.egg-link`'s first line one; a finder maps names to paths.
+            // `.egg-link`'s first line one; a finder maps names to paths;
+            // a `.pth` import line may name a folder (`site.addsitedir`:
+            // R28b-1) and the modules it imports are read (R28b-10).
             let mut paths: Vec<PathBuf> = Vec::new();
             if pth {
                 let lines = text.lines().map(str::trim);
-                let folders = lines.filter(|line| !line.is_empty() && !line.starts_with('#'));
-                let folders = folders.filter(|line| !line.starts_with("import"));
-                paths.extend(folders.map(|line| dir.join(line)));
+                let lines = lines.filter(|line| !line.is_empty() && !line.starts_with('#'));
+                for line in lines {
+                    match line.strip_prefix("import") {
+                        Some(code) => {
+                            paths.extend(quoted(code).into_iter().map(PathBuf::from));
+                            found.read.extend(imported(code, &dir));
+                        }
+                        None => paths.push(dir.join(line)),
+                    }
+                }
             }
-            if finder {
+            if finder || startup {
                 paths.extend(quoted(&text).into_iter().map(PathBuf::from));
             }
             found
@@ -188,13 +206,31 @@ pub(crate) fn reaching(environment: &Path, project: &Path) -> Reaching {
     found
 }
 
-/// Whether `path` starts with `#!` (a console script, `activate`).
-fn is_script(path: &Path) -> bool {
+/// Whether `path` is a compiled program (ELF), not a script.
+fn is_program(path: &Path) -> bool {
     use std::io::Read;
-    let mut start = [0u8; 2];
+    let mut start = [0u8; 4];
     std::fs::File::open(path)
         .and_then(|mut file| file.read_exact(&mut start))
-        .is_ok_and(|()| &start == b"#!")
+        .is_ok_and(|()| &start == b"\x7fELF")
+}
+
+/// The module files in `folder` a `.pth` import line's `code` imports
+/// (`import a, b.c; a.install()`): `a.py` or `a/__init__.py`.
+fn imported(code: &str, folder: &Path) -> Vec<PathBuf> {
+    let statement = code.split([';', '\n']).next().unwrap_or_default();
+    statement
+        .split(',')
+        .filter_map(|name| name.split_whitespace().next())
+        .filter_map(|name| name.split('.').next())
+        .flat_map(|name| {
+            [
+                folder.join(format!("{name}.py")),
+                folder.join(name).join("__init__.py"),
+            ]
+        })
+        .filter(|file| file.is_file())
+        .collect()
 }
 
 /// The absolute paths quoted in `text` (`'/p/src/pkg'`).
@@ -207,24 +243,40 @@ fn quoted(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The key and digest of every entry of `project` by what it is, but its
-/// environments (each bound on its own).
+/// Binds in `mentioned` the folder `file` of `project` the hook's code
+/// reaches: an environment by what each entry is, and, outside a git
+/// checkout, every entry of the project beside it (its code may run any
+/// of them: R27-5); another folder (project code an environment leads
+/// to: R28-1, R28b-1) whole by what each entry is.
+pub(super) fn bind_folder(
+    file: &Path,
+    project: &Path,
+    mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
+) -> Result<(), BindError> {
+    let key = if is_environment_in(file, project) {
+        if untold(project) {
+            let (key, digest) = project_digest(project)?;
+            mentioned.insert(key, digest);
+        }
+        KEY
+    } else {
+        LED_TO_KEY
+    };
+    mentioned.insert(file.join(format!("<{key}>")), digest(file)?);
+    Ok(())
+}
+
+/// The key and digest of every entry of `project` by what it is, its
+/// environments too (a folder holding a `pyvenv.cfg` it does not run is
+/// bound by nothing else: R28b-6).
 pub(super) fn project_digest(project: &Path) -> Result<(PathBuf, String), BindError> {
-    let listing =
-        std::fs::read_dir(project).map_err(|_| BindError::Unlistable(project.to_path_buf()))?;
-    let environments: Vec<PathBuf> = listing
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|top| is_environment(top))
-        .collect();
-    let digest = digest(project, &environments)?;
+    let digest = digest(project)?;
     Ok((project.join(format!("<{PROJECT_KEY}>")), digest))
 }
 
 /// The digest of every entry under `root` by its metadata (links never
-/// followed), but the folders `skip` names (each bound on its own); too
-/// many entries, and it cannot be bound.
-pub(super) fn digest(root: &Path, skip: &[PathBuf]) -> Result<String, BindError> {
+/// followed); too many entries, and it cannot be bound.
+pub(super) fn digest(root: &Path) -> Result<String, BindError> {
     let mut hash = Sha256::new();
     let mut stack = vec![root.to_path_buf()];
     let mut seen = 0usize;
@@ -232,7 +284,7 @@ pub(super) fn digest(root: &Path, skip: &[PathBuf]) -> Result<String, BindError>
         let listing = std::fs::read_dir(&dir).map_err(|_| BindError::Unlistable(dir.clone()))?;
         let mut entries: Vec<PathBuf> = listing.flatten().map(|entry| entry.path()).collect();
         entries.sort();
-        for path in entries.into_iter().filter(|path| !skip.contains(path)) {
+        for path in entries {
             seen += 1;
             if seen > MAX_ENTRIES {
                 return Err(BindError::TreeTooLarge(root.to_path_buf()));
@@ -282,8 +334,8 @@ mod tests {
             holding(&found, project.path(), &project.path().join("x.py")),
             None
         );
-        let before = digest(&venv, &[]).expect("digest");
-        assert_eq!(digest(&venv, &[]).expect("digest"), before);
+        let before = digest(&venv).expect("digest");
+        assert_eq!(digest(&venv).expect("digest"), before);
         // Same size, the old modification time: the change time moves.
         let mtime = std::fs::metadata(&module)
             .expect("meta")
@@ -296,6 +348,6 @@ mod tests {
             .open(&module)
             .expect("open");
         file.set_modified(mtime).expect("set mtime");
-        assert_ne!(digest(&venv, &[]).expect("digest"), before);
+        assert_ne!(digest(&venv).expect("digest"), before);
     }
 }

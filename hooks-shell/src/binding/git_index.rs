@@ -34,16 +34,14 @@ pub(crate) fn checkout(project: &Path) -> Checkout {
     else {
         return Checkout::Outside;
     };
-    let bytes = match read_capped(&index) {
-        Ok(bytes) => bytes,
+    let paths = match read_capped(&index) {
+        Ok(bytes) => match listed(&index, &bytes) {
+            Some(paths) => paths,
+            None => return Checkout::Unreadable,
+        },
         // A repository where nothing was ever added has no index yet.
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Checkout::Tracks(BTreeSet::new());
-        }
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
         Err(_) => return Checkout::Unreadable,
-    };
-    let Some(paths) = listed(&index, &bytes) else {
-        return Checkout::Unreadable;
     };
     // The project's place in the checkout (`services/api/`), as git writes paths.
     let mut prefix = project
@@ -55,10 +53,11 @@ pub(crate) fn checkout(project: &Path) -> Checkout {
     if !prefix.is_empty() {
         prefix.push(b'/');
     }
-    // A checkout that tracks files, none of them under the project (a
-    // folder unpacked into a home kept in git), holds no part of it.
+    // A checkout above the project tracking nothing under it (a folder
+    // unpacked into a home kept in git, an empty `git init` above: R28b-5)
+    // holds no part of it.
     let under = paths.iter().filter(|path| path.starts_with(&prefix));
-    if !prefix.is_empty() && !paths.is_empty() && under.clone().next().is_none() {
+    if !prefix.is_empty() && under.clone().next().is_none() {
         return Checkout::Outside;
     }
     Checkout::Tracks(

@@ -116,6 +116,10 @@ pub(crate) fn named_files(
         for seed in seeds.iter().filter(|seed| inside(project, seed)) {
             if let Some(environment) = names.tops.environment_of(project, seed) {
                 names.add_environment(environment); // by metadata (R27-1)
+                // What the hook runs there is read (`.venv/Scripts/x`: R28b-3).
+                names
+                    .queue
+                    .extend(seed.is_file().then(|| (seed.clone(), None)));
                 continue;
             }
             for file in read::files_under(seed) {

@@ -175,23 +175,32 @@ impl Spoken {
         let built = |text: &str| text.contains(['$', '`']);
         // A changed `IFS` splits a variable's value where the text does
         // not show (`IFS=,; v="PYTHONPATH=lib,python3,c.py"; env $v`:
-        // R28-9); `IFS=: read …` sets it for that `read` alone.
+        // R28-9), however it is set (`read IFS`, `printf -v IFS`, `for IFS
+        // in`, `IFS+=`: R28b-8); `IFS=: read …` sets it for that `read`
+        // alone, and the blanks-only spellings split no further than the
+        // words read here (R28b-11: `IFS=" ,"`).
+        // As read here, quotes gone: `IFS=$'\n\t'` is `IFS=$\n\t`, and
+        // `IFS=''` or `IFS=" ,"` starts with `IFS=`, which is blank only
+        // before a `read`.
+        const BLANKS: [&str; 4] = ["IFS=$\\n", "IFS=$\\t", "IFS=$\\n\\t", "IFS=$\\t\\n"];
         for (at, (token, _)) in self.tokens.iter().enumerate() {
-            let Some(value) = token.strip_prefix("IFS=") else {
+            let names_ifs = token
+                .strip_prefix("-v")
+                .unwrap_or(token)
+                .trim_matches(['"', '\''])
+                == "IFS";
+            let sets = token.starts_with("IFS=") || token.starts_with("IFS+=");
+            if !names_ifs && !sets {
                 continue;
-            };
-            let next = self.tokens.get(at + 1).map(|(next, _)| next.as_str());
-            let for_read = matches!(next, Some("read" | "mapfile" | "readarray"));
-            // Blanks only (`IFS=$'\n\t'`): split no further than read here.
-            let blanks = value
-                .replace(['\'', '"', '$'], "")
-                .replace("\\n", "\n")
-                .replace("\\t", "\t")
-                .chars()
-                .all(|c| matches!(c, ' ' | '\t' | '\n'));
-            if !for_read && !blanks {
-                return Some(token.clone());
             }
+            let next = self.tokens.get(at + 1).map(|(next, _)| next.as_str());
+            let before = at.checked_sub(1).map(|at| self.tokens[at].0.as_str());
+            let for_read = matches!(next, Some("read" | "mapfile" | "readarray"));
+            let restores = names_ifs && matches!(before, Some("unset" | "local"));
+            if (sets && (for_read || BLANKS.contains(&token.as_str()))) || restores {
+                continue;
+            }
+            return Some(token.clone());
         }
         for (at, (setter, _)) in self.tokens.iter().enumerate() {
             if !SETS.contains(&setter.as_str()) {
@@ -284,14 +293,29 @@ impl Spoken {
             if token.starts_with('-') || token.contains(['$', '`', '=']) {
                 continue;
             }
-            // `cp lib/* /tmp/x`: the folder a glob lists (R28-10).
-            let token = match token.find(['*', '?', '[']) {
-                Some(glob) => token[..glob]
+            // `cp lib/* /tmp/x`: the folder a glob lists (R28-10); a glob
+            // over the folder it runs in (`cp l*/* …`, `*/helper.py`):
+            // each folder there (R28b-9).
+            let glob = token.find(['*', '?', '[']);
+            let token = match glob {
+                Some(at) => token[..at]
                     .rsplit_once('/')
                     .map_or("", |(folder, _)| folder),
                 None => token.as_str(),
             };
             let folder = super::normalize(&cwd.join(token));
+            if glob.is_some() && folder == cwd && cwd.starts_with(project) {
+                let listing = std::fs::read_dir(cwd).into_iter().flatten().flatten();
+                let folders = listing
+                    .map(|entry| entry.path())
+                    .filter(|path| path.is_dir());
+                for folder in folders.filter(|path| !path.ends_with(".git")) {
+                    if !found.contains(&folder) && found.len() < MAX_FILES {
+                        found.push(folder);
+                    }
+                }
+                continue;
+            }
             let named = folder.starts_with(project) && folder != project && folder != cwd;
             if named && folder.is_dir() && !found.contains(&folder) && found.len() < MAX_FILES {
                 found.push(folder);

@@ -23,6 +23,9 @@ impl Names {
         }
         for path in reaching.whole {
             if path.is_dir() {
+                // Bound whole by what each entry is, a file added too
+                // (a new `.pth` in a site folder: R28b-1).
+                self.files.insert(path.clone());
                 for file in read::code_files_under(&path) {
                     self.add_file(file);
                 }

@@ -99,8 +99,6 @@ fn a_setting_whose_name_is_built_from_pieces_is_unknown() {
         "env PYTHON$1=lib python3 c.py",
         "eval \"$(cat settings)\"",
         "export $(cat .env)",
-        // A split the text does not show (R28-9).
-        "IFS=,\nv=\"PYTHONPATH=lib,python3,c.py\"\nenv $v",
     ] {
         assert!(spoken(text, None).unknown_settings().is_some(), "{text}");
     }
@@ -114,8 +112,6 @@ fn a_setting_whose_name_is_built_from_pieces_is_unknown() {
         "env -u X python3 \"$script\"",
         "set -- \"$@\"",
         "readonly LOG=\"${LOG:-x}\"",
-        "set -euo pipefail\nIFS=$'\\n\\t'",
-        "while IFS=, read -r a b; do echo \"$a\"; done < f",
     ] {
         assert_eq!(spoken(text, None).unknown_settings(), None, "{text}");
     }
@@ -135,4 +131,32 @@ fn a_folder_a_glob_copies_outside_the_project_is_bound() {
     spoken.add(&[text.to_owned()], None, project);
     let copied = spoken.copied_from(&["PYTHONPATH"], project, project);
     assert_eq!(copied.expect("known"), [project.join("lib")]);
+}
+
+#[test]
+fn an_ifs_of_other_than_blanks_is_unknown_as_the_hook_runs_it() {
+    // Read as `Spoken::new` reads a command: quotes gone (R28-9, R28b-8, R28b-11).
+    let (cwd, project) = (Path::new("/p"), Path::new("/p"));
+    let unknown =
+        |text: &str| Spoken::new(&[text.to_owned()], &[], cwd, project).unknown_settings();
+    for text in [
+        "IFS=,; v=\"PYTHONPATH=lib,python3,c.py\"; env $v",
+        "IFS=\" ,\"; env $v",
+        "IFS=''; env $v",
+        "read -r IFS <<< ,",
+        "printf -v IFS ,",
+        "for IFS in ,; do env $v; done",
+        "IFS+=,",
+    ] {
+        assert!(unknown(text).is_some(), "{text}");
+    }
+    for text in [
+        "set -euo pipefail; IFS=$'\\n\\t'",
+        "IFS=$'\\n'",
+        "while IFS= read -r line; do echo \"$line\"; done < f",
+        "while IFS=, read -r a b; do echo \"$a\"; done < f",
+        "unset IFS",
+    ] {
+        assert_eq!(unknown(text), None, "{text}");
+    }
 }
