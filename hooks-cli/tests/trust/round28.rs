@@ -19,7 +19,7 @@ use crate::round27::{environment, environment_at, refused};
 const RUNS_STEP: &str = "import subprocess\nsubprocess.run(['sh', 'lib/step.sh'])\n";
 
 /// `git` with `args` in `folder`, which must succeed.
-fn git(folder: &Path, args: &[&str]) {
+pub(crate) fn git(folder: &Path, args: &[&str]) {
     let status = std::process::Command::new("git")
         .args(["-c", "user.email=a@b", "-c", "user.name=a"])
         .args(args)
@@ -48,7 +48,7 @@ fn changed_step_asks_again(home: &crate::support::TempHome, project: &Path) {
 
 /// An environment whose installed module runs `lib/step.sh`, and the
 /// hook's script importing it, in `project`.
-fn environment_running_a_step(project: &Path) {
+pub(crate) fn environment_running_a_step(project: &Path) {
     let site = environment(project);
     write(&site, "helper_mod.py", RUNS_STEP);
     write(project, "lib/step.sh", "true\n");
@@ -183,7 +183,7 @@ fn poison(project: &Path, relative: &str, marker: &Path) {
 
 /// Makes `project` a git checkout committing all but its `.venv`, the
 /// user's own environment (outside a checkout the whole project is bound).
-fn checkout_without_environment(project: &Path) {
+pub(crate) fn checkout_without_environment(project: &Path) {
     write(project, ".gitignore", ".venv/\n");
     git(project, &["init", "-q"]);
     git(project, &["add", "-A"]);

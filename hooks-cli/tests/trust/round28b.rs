@@ -12,17 +12,7 @@ use serde_json::json;
 
 use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
 use crate::round27::{environment, refused};
-
-/// `git` with `args` in `folder`, which must succeed.
-fn git(folder: &Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(["-c", "user.email=a@b", "-c", "user.name=a"])
-        .args(args)
-        .current_dir(folder)
-        .output()
-        .expect("git runs");
-    assert!(out.status.success(), "{args:?}: {out:?}");
-}
+use crate::round28::{checkout_without_environment, environment_running_a_step, git};
 
 /// Approves `command` in `project` (of `home`), runs `change`, and asserts
 /// the next `emit` neither writes the marker nor completes.
@@ -46,26 +36,6 @@ fn asks_again(
 /// Python code writing `marker`.
 fn writes(marker: &Path) -> String {
     format!("open({marker:?}, 'w')\n")
-}
-
-/// An environment whose `sitecustomize` runs `lib/step.sh`, and `check.py`.
-fn environment_running_a_step(project: &Path) {
-    let site = environment(project);
-    let code = "import subprocess\nsubprocess.run(['sh', 'lib/step.sh'])\n";
-    write(&site, "helper_mod.py", code);
-    write(project, "lib/step.sh", "true\n");
-    write(project, "check.py", "import helper_mod\nprint('{}')\n");
-}
-
-/// Makes `project` a checkout committing all but its `.venv`.
-fn checkout_without_environment(project: &Path) {
-    write(project, ".gitignore", ".venv/\n");
-    git(project, &["init", "-q"]);
-    git(project, &["add", "-A"]);
-    git(
-        project,
-        &["commit", "-qm", "the project, not its environment"],
-    );
 }
 
 #[test]
