@@ -24,6 +24,7 @@ mod git_dirs;
 mod git_index;
 mod identify;
 pub(crate) use identify::base_name;
+mod led_to;
 mod mentions;
 mod node_chain;
 mod peek;

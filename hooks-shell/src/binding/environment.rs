@@ -246,23 +246,28 @@ fn quoted(text: &str) -> Vec<String> {
 /// Binds in `mentioned` the folder `file` of `project` the hook's code
 /// reaches: an environment by what each entry is, and, outside a git
 /// checkout, every entry of the project beside it (its code may run any
-/// of them: R27-5); another folder (project code an environment leads
-/// to: R28-1, R28b-1) whole by what each entry is.
+/// of them: R27-5); the project itself (what the named set holds to bind
+/// the whole project) every entry by what it is; another folder (project
+/// code an environment leads to: R28-1, R28b-1) by its names and code in
+/// a git checkout, else by what each entry is ([`super::led_to`]).
 pub(super) fn bind_folder(
     file: &Path,
     project: &Path,
     mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
 ) -> Result<(), BindError> {
-    let key = if is_environment_in(file, project) {
+    if is_environment_in(file, project) {
         if untold(project) {
             let (key, digest) = project_digest(project)?;
             mentioned.insert(key, digest);
         }
-        KEY
-    } else {
-        LED_TO_KEY
+        mentioned.insert(file.join(format!("<{KEY}>")), digest(file)?);
+        return Ok(());
+    }
+    let (key, digest) = match file == project {
+        true => project_digest(project)?,
+        false => super::led_to::bind(file, project)?,
     };
-    mentioned.insert(file.join(format!("<{key}>")), digest(file)?);
+    mentioned.insert(key, digest);
     Ok(())
 }
 

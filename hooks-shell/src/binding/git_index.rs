@@ -102,6 +102,42 @@ pub(crate) fn tracks_under(project: &Path, inside: &Path) -> Option<bool> {
     )
 }
 
+/// Every path the checkout holding `project` lists under `folder` (a
+/// folder of the project), relative to it as git writes paths
+/// (`pkg/a.py`); `None` when it cannot be told (no checkout, an index that
+/// cannot be read, `folder` outside the checkout), none where nothing was
+/// ever added.
+pub(crate) fn paths_under(project: &Path, folder: &Path) -> Option<BTreeSet<Vec<u8>>> {
+    let (top, index) = project
+        .ancestors()
+        .find_map(|top| Some((top, index_file(top)?)))?;
+    let bytes = match read_capped(&index) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Some(BTreeSet::new());
+        }
+        Err(_) => return None,
+    };
+    let paths = listed(&index, &bytes)?;
+    let mut prefix = folder
+        .strip_prefix(top)
+        .ok()?
+        .as_os_str()
+        .as_encoded_bytes()
+        .to_vec();
+    if !prefix.is_empty() {
+        prefix.push(b'/');
+    }
+    Some(
+        paths
+            .iter()
+            .filter_map(|path| path.strip_prefix(prefix.as_slice()))
+            .filter(|path| !path.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect(),
+    )
+}
+
 /// The top-level names under `project` its checkout's index lists a file
 /// under; `None` when it cannot be told (no checkout, or no readable index
 /// of a known version), `Some` of nothing where nothing was ever added.
