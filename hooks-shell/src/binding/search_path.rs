@@ -8,8 +8,10 @@
 //! `package.json` script (R25a-3, R26-1, R26-6, R26-8); and the folders
 //! code adds by a literal (R24-3, R25a-4, R25a-5). A module folder written
 //! with any other expansion cannot be known before the hook runs, so such
-//! a hook cannot be approved ([`BindError::UnknownFolder`]).
+//! a hook cannot be approved ([`BindError::UnknownFolder`]). What the text
+//! may copy to a module folder outside the project is in `copies`.
 
+mod copies;
 mod values;
 mod words;
 
@@ -269,59 +271,6 @@ impl Spoken {
             }
         }
         (folders, unknown)
-    }
-
-    /// The project folders the text names (`cp -r src /tmp/x`), other
-    /// than the project's top and the folder it runs in, when one of
-    /// `settings` names a folder outside the project: what runs there may
-    /// be copied from them when the hook runs (R26-10). Bound whole.
-    pub(super) fn copied_from(
-        &self,
-        settings: &[&str],
-        cwd: &Path,
-        project: &Path,
-    ) -> Result<Vec<PathBuf>, BindError> {
-        let mut outside = false;
-        for name in settings {
-            for (value, in_file) in self.assigned(name) {
-                let folders = self.folder(value, name, cwd, project, in_file)?;
-                outside |= folders.iter().any(|folder| !folder.starts_with(project));
-            }
-        }
-        let mut found: Vec<PathBuf> = Vec::new();
-        for (token, _) in self.tokens.iter().filter(|_| outside) {
-            if token.starts_with('-') || token.contains(['$', '`', '=']) {
-                continue;
-            }
-            // `cp lib/* /tmp/x`: the folder a glob lists (R28-10); a glob
-            // over the folder it runs in (`cp l*/* …`, `*/helper.py`):
-            // each folder there (R28b-9).
-            let glob = token.find(['*', '?', '[']);
-            let token = match glob {
-                Some(at) => token[..at]
-                    .rsplit_once('/')
-                    .map_or("", |(folder, _)| folder),
-                None => token.as_str(),
-            };
-            let folder = super::normalize(&cwd.join(token));
-            if glob.is_some() && folder == cwd && cwd.starts_with(project) {
-                let listing = std::fs::read_dir(cwd).into_iter().flatten().flatten();
-                let folders = listing
-                    .map(|entry| entry.path())
-                    .filter(|path| path.is_dir());
-                for folder in folders.filter(|path| !path.ends_with(".git")) {
-                    if !found.contains(&folder) && found.len() < MAX_FILES {
-                        found.push(folder);
-                    }
-                }
-                continue;
-            }
-            let named = folder.starts_with(project) && folder != project && folder != cwd;
-            if named && folder.is_dir() && !found.contains(&folder) && found.len() < MAX_FILES {
-                found.push(folder);
-            }
-        }
-        Ok(found)
     }
 
     /// The folders the list `value` (of the variable `own`, `:`-separated;

@@ -160,3 +160,98 @@ fn an_ifs_of_other_than_blanks_is_unknown_as_the_hook_runs_it() {
         assert_eq!(unknown(text), None, "{text}");
     }
 }
+
+#[test]
+fn a_copy_of_the_folder_it_runs_in_binds_each_folder_there() {
+    // Read as `Spoken::new` reads a command: quotes gone (R28c-4).
+    let project = tempfile::tempdir().expect("project");
+    let project = project.path();
+    for folder in ["lib", "docs", ".git", "sub"] {
+        std::fs::create_dir_all(project.join(folder)).expect("folder");
+    }
+    let copied = |text: &str, cwd: &Path| {
+        let text = format!("{text}\nPYTHONPATH=/tmp/x/lib python3 check.py");
+        let spoken = Spoken::new(&[text], &[], cwd, project);
+        let mut copied = spoken
+            .copied_from(&["PYTHONPATH"], cwd, project)
+            .expect("known");
+        copied.sort();
+        copied
+    };
+    let every: Vec<PathBuf> = ["docs", "lib", "sub"].map(|f| project.join(f)).to_vec();
+    for text in [
+        "cp -r . /tmp/x",
+        "cp -r ./ /tmp/x",
+        "cp -r ./. /tmp/x",
+        "cp -r \\. /tmp/x",
+        "cp -a . /tmp/x",
+        "cp -r \"$PWD\" /tmp/x",
+        "cp -r ${PWD}/ /tmp/x",
+        "cp -r \"$(pwd)\" /tmp/x",
+        "cp -r \"$(pwd -P)\" /tmp/x",
+        "cp -r `pwd` /tmp/x",
+        "cp -r \"$CLAUDE_PROJECT_DIR\" /tmp/x",
+        "cp -r ${X:-.} /tmp/x",
+        "cp -r {.,} /tmp/x",
+        "cp ~+/lib/* /tmp/x/",
+        "cp -r ~- /tmp/x",
+        "tar cf - . | tar xf - -C /tmp/x",
+        "tar -C . -cf - . | tar -C /tmp/x -xf -",
+        "rsync -a . /tmp/x",
+        "zip -qr /tmp/x.zip . && unzip -oq /tmp/x.zip -d /tmp/x",
+        "find . | cpio -pdm /tmp/x",
+        "ditto . /tmp/x",
+        "D=$(pwd); cp -r $D /tmp/x",
+        // A folder holding the project, or the one it runs in.
+        "cp -r .. /tmp/x",
+        "cp -r /* /tmp/x",
+    ] {
+        assert_eq!(copied(text, project), every, "{text}");
+    }
+    // From a folder it moves into first.
+    let name = project.file_name().and_then(|n| n.to_str()).expect("name");
+    let up = format!("cd .. && cp -r {name} /tmp/x");
+    assert_eq!(copied(&up, project), every);
+    let beside = "cd ../lib && cp -r . /tmp/x";
+    assert_eq!(copied(beside, &project.join("sub")), [project.join("lib")]);
+    // From a folder of the project: the folders of what holds it.
+    assert_eq!(copied("cp -r .. /tmp/x", &project.join("sub")), every);
+    assert!(copied("cp -r . /tmp/x", &project.join("sub")).is_empty());
+    assert_eq!(copied("cp -r lib /tmp/x", project), [project.join("lib")]);
+    for text in [
+        "cp -r /usr/share/x /tmp/x",
+        "cp -r \"$1\" /tmp/x",
+        "cp -r $SRC /tmp/x",
+    ] {
+        assert!(copied(text, project).is_empty(), "{text}");
+    }
+    // No module folder outside the project: nothing is copied there.
+    let inside = Spoken::new(
+        &["cp -r . /tmp/x; PYTHONPATH=lib python3 c.py".to_owned()],
+        &[],
+        project,
+        project,
+    );
+    assert!(
+        inside
+            .copied_from(&["PYTHONPATH"], project, project)
+            .expect("known")
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_copy_of_a_folder_whose_path_holds_a_blank_is_read_whole() {
+    let top = tempfile::tempdir().expect("top");
+    let project = top.path().join("my  project");
+    std::fs::create_dir_all(project.join("lib")).expect("lib");
+    for text in [
+        "cp -r \"$PWD\" /tmp/x",
+        "cp -r \"$CLAUDE_PROJECT_DIR/\" /tmp/x",
+    ] {
+        let text = format!("{text}\nPYTHONPATH=/tmp/x/lib python3 check.py");
+        let spoken = Spoken::new(std::slice::from_ref(&text), &[], &project, &project);
+        let copied = spoken.copied_from(&["PYTHONPATH"], &project, &project);
+        assert_eq!(copied.expect("known"), [project.join("lib")], "{text}");
+    }
+}

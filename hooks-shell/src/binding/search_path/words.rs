@@ -107,7 +107,7 @@ pub(super) fn fixed(text: &str, in_file: Option<&Path>, project: &Path) -> Strin
 
 /// `words` with the runner's project variables (`$CLAUDE_PROJECT_DIR`,
 /// `${CURSOR_PROJECT_DIR:-.}`…) written as `project` and the folder it runs
-/// in (`$PWD`, `$(pwd)`) as `cwd`, quotes gone (R23-2, R24-1).
+/// in (`$PWD`, `$(pwd)`, `$(pwd -P)`) as `cwd`, quotes gone (R23-2, R24-1).
 pub(in crate::binding) fn with_project(
     words: &[String],
     project: &Path,
@@ -120,7 +120,7 @@ pub(in crate::binding) fn with_project(
         .expect("valid regex")
     });
     static HERE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\$\{PWD(?:[:]?[-=+?][^}]*)?\}|\$PWD\b|\$\(\s*pwd\s*\)|`\s*pwd\s*`")
+        Regex::new(r"\$\{PWD(?:[:]?[-=+?][^}]*)?\}|\$PWD\b|\$\(\s*pwd(?:\s+-[LP]+)*\s*\)|`\s*pwd(?:\s+-[LP]+)*\s*`")
             .expect("valid regex")
     });
     let (project, cwd) = (project.display().to_string(), cwd.display().to_string());

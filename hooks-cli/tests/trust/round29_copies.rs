@@ -1,0 +1,47 @@
+//! A copy of the folder a project hook runs in, itself (red team round
+//! 28c, R28c-4): `cp -r .`, `"$PWD"`, `"$(pwd)"`, `"$CLAUDE_PROJECT_DIR"`,
+//! `./`, `~+/lib/*`, `tar cf - .` or `cd .. && cp -r project` copied where
+//! `PYTHONPATH` then leads, outside the project. Changing `lib/helper.py`
+//! after the approval must not run unasked: each folder of the folder it
+//! runs in is bound.
+
+use serde_json::json;
+
+use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
+
+#[test]
+fn a_copy_of_the_folder_the_hook_runs_in_binds_its_folders() {
+    let mut ran_unasked = Vec::new();
+    for (copy, searched) in [
+        ("rm -rf $D; cp -r . $D", "$D/lib"),
+        ("rm -rf $D; cp -r ./ $D", "$D/lib"),
+        ("rm -rf $D; cp -r \"$PWD\" $D", "$D/lib"),
+        ("rm -rf $D; cp -r \"$(pwd)\" $D", "$D/lib"),
+        ("rm -rf $D; cp -r \"$CLAUDE_PROJECT_DIR\" $D", "$D/lib"),
+        ("mkdir -p $D; cp ~+/lib/* $D/", "$D"),
+        ("mkdir -p $D; tar cf - . | tar xf - -C $D", "$D/lib"),
+        ("rm -rf $D; cd .. && cp -r project $D; cd project", "$D/lib"),
+    ] {
+        // Unsandboxed, to write beside the project a folder named as a
+        // path (a `$TMPDIR/copy/lib` word names `lib` itself).
+        let (home, project) = home_with("[claude]");
+        home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+        let outside = home.user_home.join("copy");
+        let outside = outside.to_str().expect("UTF-8");
+        let run =
+            format!("{copy}\nPYTHONPATH={searched} python3 check.py\n").replace("$D", outside);
+        write(&project, "run.sh", &run);
+        write(&project, "check.py", "import helper\nprint('{}')\n");
+        write(&project, "lib/helper.py", "X = 1\n");
+        approve_project_hook(&home, &project, "bash run.sh");
+        let marker = project.join("PWNED");
+        let poisoned = format!("open({marker:?}, 'w')\nX = 1\n");
+        write(&project, "lib/helper.py", &poisoned);
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        let completed = emitted["runs"][0]["status"] == json!("completed");
+        if marker.exists() || completed {
+            ran_unasked.push(format!("{copy}: {emitted:#}"));
+        }
+    }
+    assert!(ran_unasked.is_empty(), "{ran_unasked:#?}");
+}

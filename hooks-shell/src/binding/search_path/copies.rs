@@ -1,0 +1,226 @@
+//! The project folders a hook's shell text may copy to where its Python or
+//! Perl looks for modules outside the project (R26-10): a folder it names
+//! (`cp -r src /tmp/x`), the folder a glob lists (`cp lib/* /tmp/x`:
+//! R28-10), and every folder of the folder it runs in when it copies that
+//! folder itself or one holding it: a glob there (`cp */helper.py`:
+//! R28b-9), `.`, `./`, `"$PWD"`, `"$(pwd)"`, `"$CLAUDE_PROJECT_DIR"`, `~+`,
+//! `..` above it, `tar cf - .`, `rsync -a . …`, `zip -r x.zip .` (R28c-4).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use super::{BindError, Spoken};
+
+/// The most folders bound as what a copy may take; past it the hook cannot
+/// be approved (none of them may be missed).
+const MAX_COPIED: usize = 256;
+
+/// What one word of the text may copy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Source {
+    /// A project folder, bound whole.
+    Named(PathBuf),
+    /// The folder it runs in, the project or a folder of the project
+    /// holding the folder it runs in: each folder there, bound whole.
+    Listed(PathBuf),
+}
+
+impl Spoken {
+    /// The project folders the text names (`cp -r src /tmp/x`), and each
+    /// folder of the folder it runs in when a word names it or one holding
+    /// it (`cp -r . /tmp/x`, `cp ~+/lib/* …`, `tar cf - .`), from the
+    /// folder it runs in and each it `cd`s into (`cd .. && cp -r project
+    /// …`), when one of `settings` names a folder outside the project: what
+    /// runs there may be copied from them when the hook runs (R26-10,
+    /// R28c-4). Bound whole.
+    pub(in crate::binding) fn copied_from(
+        &self,
+        settings: &[&str],
+        cwd: &Path,
+        project: &Path,
+    ) -> Result<Vec<PathBuf>, BindError> {
+        let mut outside = false;
+        for name in settings {
+            for (value, in_file) in self.assigned(name) {
+                let folders = self.folder(value, name, cwd, project, in_file)?;
+                outside |= folders.iter().any(|folder| !folder.starts_with(project));
+            }
+        }
+        if !outside {
+            return Ok(Vec::new());
+        }
+        let mut bases = vec![cwd.to_path_buf()];
+        bases.extend(self.cd_targets(cwd, project).0);
+        let mut found: Vec<PathBuf> = Vec::new();
+        let mut add = |folder: PathBuf| {
+            if found.contains(&folder) {
+                return Ok(());
+            }
+            if found.len() >= MAX_COPIED {
+                return Err(BindError::ReadingTooLarge(folder));
+            }
+            found.push(folder);
+            Ok(())
+        };
+        // A path with a blank, as the words of the text split it.
+        let spaced: Vec<(String, String)> = [cwd, project]
+            .iter()
+            .map(|path| path.display().to_string())
+            .map(|text| (text.split_whitespace().collect::<Vec<_>>().join(" "), text))
+            .filter(|(spaced, _)| spaced.contains(' '))
+            .collect();
+        let mut listed: Vec<PathBuf> = Vec::new();
+        // Words repeat: each is read once per file.
+        let mut read: HashMap<(&str, Option<&Path>), Vec<Source>> = HashMap::new();
+        for (at, (token, in_file)) in self.tokens.iter().enumerate() {
+            let in_file = in_file.as_deref();
+            let mut sources = read
+                .entry((token.as_str(), in_file))
+                .or_insert_with(|| self.sources(token, in_file, &bases, project))
+                .clone();
+            if let Some(word) = self.blank_split(at, &spaced) {
+                sources.extend(self.sources(&word, in_file, &bases, project));
+            }
+            for source in sources {
+                match source {
+                    Source::Named(folder) => add(folder)?,
+                    Source::Listed(folder) if !listed.contains(&folder) => {
+                        let entries = std::fs::read_dir(&folder).into_iter().flatten().flatten();
+                        for path in entries.map(|entry| entry.path()) {
+                            if path.is_dir() && !path.ends_with(".git") {
+                                add(path)?;
+                            }
+                        }
+                        listed.push(folder);
+                    }
+                    Source::Listed(_) => {}
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// The word at `at` joined with those after it when together they
+    /// spell one of `paths` (each as split at blanks and joined by one,
+    /// then as written) that holds a blank (`"$PWD"` in `/home/u/my
+    /// project` is two words here), written as that path.
+    fn blank_split(&self, at: usize, paths: &[(String, String)]) -> Option<String> {
+        for (spaced, text) in paths {
+            let last = at + spaced.matches(' ').count();
+            let Some(words) = self.tokens.get(at..=last) else {
+                continue;
+            };
+            let words = words.iter().map(|(word, _)| word.as_str());
+            let joined = words.collect::<Vec<_>>().join(" ");
+            let rest = joined.strip_prefix(spaced.as_str());
+            if let Some(rest) = rest.filter(|rest| rest.is_empty() || rest.starts_with('/')) {
+                return Some(format!("{text}{rest}"));
+            }
+        }
+        None
+    }
+
+    /// What the word `token` (of a file in `in_file`) may copy, read from
+    /// each of `bases` (the folder it runs in first): a glob (`*`, `?`,
+    /// `[`, a brace list) the folder it lists; the folder it runs in, the
+    /// project or a folder holding either (`.`, `./`, `$PWD`, `..`, `~+`,
+    /// `~`) each folder there; another project folder that folder.
+    /// Options, assignments and a folder only the running shell knows copy
+    /// nothing known here.
+    fn sources(
+        &self,
+        token: &str,
+        in_file: Option<&Path>,
+        bases: &[PathBuf],
+        project: &Path,
+    ) -> Vec<Source> {
+        let mut found = Vec::new();
+        let Some(cwd) = bases.first() else {
+            return found;
+        };
+        if token.starts_with('-') || token.contains(['`', '=']) {
+            return found;
+        }
+        // `\.` is `.` to the shell.
+        let mut token = token.replace('\\', "");
+        let in_project = cwd.starts_with(project);
+        // `~+` is the folder it runs in and `~-` the one it was in: read as
+        // `.`; quoted, `~+` is a folder of the one it runs in.
+        let tilde = ["~+", "~-"]
+            .iter()
+            .any(|t| token == *t || token.starts_with(&format!("{t}/")));
+        if tilde {
+            token.replace_range(..2, ".");
+            if in_project {
+                found.push(Source::Listed(cwd.clone()));
+            }
+        }
+        let glob = glob_at(&token);
+        let written = match glob {
+            // `*/x` lists the folder it runs in, `/*` the root.
+            Some(at) => match token[..at].rsplit_once('/') {
+                Some(("", _)) => "/",
+                Some((folder, _)) => folder,
+                None => ".",
+            },
+            None => token.as_str(),
+        };
+        let expands = written.contains('$') || written.starts_with('~');
+        for base in bases {
+            let folder = if expands {
+                let folder = self.folder(written, "", base, project, in_file).ok();
+                folder.and_then(|folders| folders.into_iter().next())
+            } else {
+                Some(crate::binding::normalize(&base.join(written)))
+            };
+            let Some(folder) = folder else {
+                continue;
+            };
+            let within = folder.starts_with(project);
+            let holds_cwd = within && in_project && cwd.starts_with(&folder);
+            if project.starts_with(&folder) || holds_cwd {
+                let listed = if within {
+                    folder
+                } else {
+                    project.to_path_buf()
+                };
+                found.push(Source::Listed(listed));
+            } else if within && folder.is_dir() {
+                found.push(Source::Named(folder));
+            }
+        }
+        found
+    }
+}
+
+/// Where the first glob character of `word` is (`*`, `?`, `[`, `{` of a
+/// brace list), not counting those inside a `${…}` or `$(…)`.
+fn glob_at(word: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut last = None;
+    for (at, c) in word.char_indices() {
+        let after_dollar = last == Some('$');
+        last = Some(c);
+        match c {
+            '{' | '(' if after_dollar => depth += 1,
+            '{' | '(' if depth > 0 => depth += 1,
+            '}' | ')' if depth > 0 => depth -= 1,
+            '*' | '?' | '[' | '{' if depth == 0 => return Some(at),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_glob_character_inside_an_expansion_is_no_glob() {
+        assert_eq!(glob_at("lib/*.py"), Some(4));
+        assert_eq!(glob_at("{.,}"), Some(0));
+        assert_eq!(glob_at("${HOME}/x"), None);
+        assert_eq!(glob_at("${A[0]}/$(ls x*)/y?"), Some(18));
+    }
+}
