@@ -283,6 +283,9 @@ impl Subject {
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
         let covered: &[PathBuf] = if self.bind_tree { &self.tree } else { &[] };
         for file in mentions::named_files(project, &self.cwd, &text, &seeds, covered)? {
+            if environment::bind_whole(&file, project, &mut binding.mentioned)? {
+                continue;
+            }
             let hash = match std::fs::metadata(&file) {
                 Ok(metadata) if metadata.is_file() => {
                     cache::cached_file(&file, || content_or_metadata(&file))

@@ -68,6 +68,7 @@ mod round27;
 mod round28;
 mod round28b;
 mod round29_copies;
+mod round29_environments;
 mod round29_led_to;
 mod round5;
 mod round6_shapes;

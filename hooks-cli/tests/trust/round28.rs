@@ -151,14 +151,18 @@ fn a_module_setting_whose_name_is_built_from_pieces_cannot_be_approved() {
 }
 
 /// The `site-packages` of a hand-made environment at `.venv` of `project`.
-fn site_of(project: &Path) -> std::path::PathBuf {
+pub(crate) fn site_of(project: &Path) -> std::path::PathBuf {
     environment(project)
 }
 
 /// Approves `command` in a fresh project set up by `setup`, runs `change`
 /// (given the project and a marker path), and asserts the next `emit`
 /// neither writes the marker nor completes.
-fn changed_asks_again(command: &str, setup: impl FnOnce(&Path), change: impl FnOnce(&Path, &Path)) {
+pub(crate) fn changed_asks_again(
+    command: &str,
+    setup: impl FnOnce(&Path),
+    change: impl FnOnce(&Path, &Path),
+) {
     let (home, project) = home_with("[claude]");
     setup(&project);
     approve_project_hook(&home, &project, command);
@@ -174,7 +178,7 @@ fn changed_asks_again(command: &str, setup: impl FnOnce(&Path), change: impl FnO
 }
 
 /// Appends code writing `marker` to the project file `relative`.
-fn poison(project: &Path, relative: &str, marker: &Path) {
+pub(crate) fn poison(project: &Path, relative: &str, marker: &Path) {
     let path = project.join(relative);
     let mut text = std::fs::read_to_string(&path).unwrap_or_default();
     text.push_str(&format!("\nopen({marker:?}, 'w')\n"));

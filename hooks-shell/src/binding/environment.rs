@@ -247,8 +247,8 @@ fn quoted(text: &str) -> Vec<String> {
 /// reaches: an environment by what each entry is, and, outside a git
 /// checkout, every entry of the project beside it (its code may run any
 /// of them: R27-5); the project itself (what the named set holds to bind
-/// the whole project) every entry by what it is; another folder (project
-/// code an environment leads to: R28-1, R28b-1) by its names and code in
+/// another folder (project code an environment leads to: R28-1, R28b-1;
+/// the project's top for a flat layout: R28c-5) by its names and code in
 /// a git checkout, else by what each entry is ([`super::led_to`]).
 pub(super) fn bind_folder(
     file: &Path,
@@ -263,12 +263,35 @@ pub(super) fn bind_folder(
         mentioned.insert(file.join(format!("<{KEY}>")), digest(file)?);
         return Ok(());
     }
-    let (key, digest) = match file == project {
-        true => project_digest(project)?,
-        false => super::led_to::bind(file, project)?,
-    };
+    // The project's own top too: a flat layout's `.pth` (R28c-5).
+    let (key, digest) = super::led_to::bind(file, project)?;
     mentioned.insert(key, digest);
     Ok(())
+}
+
+/// What a hook's code is held to reach to bind the whole project by what
+/// each entry is: an environment's code too large to read on every run
+/// ([`bind_whole`]).
+pub(crate) fn whole_project(project: &Path) -> PathBuf {
+    project.join(format!("<{WHOLE_KEY}>"))
+}
+
+/// What the digest of a project whose environment's code was too large
+/// to read is named for.
+const WHOLE_KEY: &str = "every entry of the project, by what it is: installed code it runs is too large to read on every run, and may run any of them";
+
+/// Binds in `mentioned` every entry of `project` by what it is, when
+/// `file` is [`whole_project`]; whether it was.
+pub(super) fn bind_whole(
+    file: &Path,
+    project: &Path,
+    mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
+) -> Result<bool, BindError> {
+    if file != whole_project(project) {
+        return Ok(false);
+    }
+    mentioned.insert(file.to_path_buf(), digest(project)?);
+    Ok(true)
 }
 
 /// The key and digest of every entry of `project` by what it is, its

@@ -68,6 +68,8 @@
 //! ([`super::environment`]; `docs/decisions/code-a-project-hook-names.md`).
 
 mod braces;
+mod compiled;
+mod environment_code;
 mod environments;
 mod git_config;
 mod language;
@@ -82,10 +84,11 @@ mod spellings;
 mod tops;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::BindError;
+pub(crate) use lookups::normalize;
 pub(super) use quiet::Reach;
 pub(crate) use read::{MAX_READ, is_code_file};
 use tops::Tops;
@@ -115,7 +118,8 @@ pub(crate) fn named_files(
         }
         for seed in seeds.iter().filter(|seed| inside(project, seed)) {
             if let Some(environment) = names.tops.environment_of(project, seed) {
-                names.add_environment(environment); // by metadata (R27-1)
+                // By metadata (R27-1), and what the seed imports there read.
+                names.add_environment_file(environment, seed.clone());
                 // What the hook runs there is read (`.venv/Scripts/x`: R28b-3).
                 names
                     .queue
@@ -203,6 +207,8 @@ pub(crate) struct Names {
     module_roots: Arc<Vec<PathBuf>>,
     /// Look-ups made, against [`MAX_LOOKUPS`].
     lookups: u64,
+    /// What has been read of the Python environments reached.
+    environments: environments::Reading,
 }
 
 /// The most look-ups of words in folders one binding makes: past it the
@@ -230,12 +236,17 @@ impl Names {
             read: read::Budget::default(),
             module_roots: Arc::new(super::python_sites::module_roots(project)),
             lookups: 0,
+            environments: environments::Reading::default(),
         }
     }
 
     /// Reads every file bound and not read yet.
     fn drain(&mut self) -> Result<(), BindError> {
-        while let Some((file, how)) = self.queue.pop() {
+        loop {
+            self.read_environments();
+            let Some((file, how)) = self.queue.pop() else {
+                break;
+            };
             self.read(&file, how)?;
         }
         if self.lookups > MAX_LOOKUPS {
@@ -375,6 +386,10 @@ impl Names {
                 }
             }
         }
+        // What the project's code imports from an environment (R28c-6).
+        if only.is_none() && dir.is_none_or(|dir| !self.in_environment(dir)) {
+            self.environment_module(word, dir);
+        }
     }
     /// `path` (of `kind`, `None`: missing) named by `word`, read as far as
     /// `reach`.
@@ -387,6 +402,7 @@ impl Names {
             // The project as a program (`node .`): its entry files (R25b-1).
             Some(Kind::Folder) if path == self.project && loads => self.bind_entries(&path),
             Some(Kind::Folder) if path == self.project => {}
+            Some(Kind::Folder) if self.environment_package(&path) => {}
             Some(Kind::Folder) => self.add_place(path, loads),
             None => {
                 // A path computed on (`"plugins/" + name`): the folder it
@@ -436,7 +452,7 @@ impl Names {
             return;
         }
         if let Some(environment) = self.tops.environment_of(&self.project, &path) {
-            self.add_environment(environment);
+            self.add_environment_file(environment, path);
             return;
         }
         let new = self.files.insert(path.clone());
@@ -477,21 +493,6 @@ impl Names {
     fn excluded(&self, path: &Path) -> bool {
         self.tops.built_output(&self.project, path)
     }
-}
-
-/// `path` with `.` and `..` resolved by name (no link is followed).
-pub(crate) fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for component in path.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -3,22 +3,61 @@
 //! project's code it runs (an editable install, a link into the project, a
 //! `.pth` import line, a console script: red team round 28, R28-1 to
 //! R28-3) is read and bound ([`crate::binding::environment`]).
+//!
+//! The environment's modules that code reaches are read too, as far as
+//! imports go (red team round 28c, R28c-1 to R28c-7): what a `.pth` line,
+//! `sitecustomize` (a module, a package, a `.pyc` with no source), a
+//! console script, `python -m`, `-c` or the hook's own script imports
+//! there, and what those import in turn. Installed code written by the
+//! repository's own `pip install .` may name a project file that runs
+//! later; read, it is bound ([`super::environment_code`]).
 
-use std::path::PathBuf;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use super::{Names, read};
+use super::{Kind, Names, read};
+
+/// The modules Python imports at start-up from any site folder.
+const STARTUP_MODULES: [&str; 2] = ["sitecustomize", "usercustomize"];
+
+/// What has been read of the environments a hook's code reaches.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Reading {
+    /// Each environment's site folders (`lib/python3.12/site-packages`).
+    sites: Vec<PathBuf>,
+    /// The environments' files queued to be read.
+    pub(super) files: BTreeSet<PathBuf>,
+    /// Those not read yet.
+    pub(super) pending: Vec<PathBuf>,
+    /// Their bytes, against [`super::environment_code::MAX_BYTES`].
+    pub(super) bytes: u64,
+    /// Past the budget: the whole project is bound instead.
+    pub(super) overflowed: bool,
+    /// Each folder's modules and packages.
+    index: HashMap<PathBuf, Arc<ModuleIndex>>,
+}
 
 impl Names {
     /// Binds the Python `environment` whole (by metadata, never read as a
     /// tree: R27-1), its own files that lead into the project read as code,
-    /// and the project code they lead to (an editable install, a link into
-    /// the project: R28-1 to R28-3) bound with every code file it holds.
+    /// the project code they lead to (an editable install, a link into
+    /// the project: R28-1 to R28-3) bound with every code file it holds,
+    /// and the modules it imports at start-up read (R28c-2).
     pub(super) fn add_environment(&mut self, environment: PathBuf) {
         if !self.files.insert(environment.clone()) {
             return;
         }
         let reaching = crate::binding::environment::reaching(&environment, &self.project);
         for file in reaching.read {
+            // Read once for what it names; what a script of `bin/` imports
+            // is read when the hook's code names the script (all of pip
+            // for a hook running `python check.py` is too much).
+            if !file.starts_with(environment.join("bin"))
+                && !file.starts_with(environment.join("Scripts"))
+            {
+                self.read_environment_file(file.clone());
+            }
             self.queue.push((file, None));
         }
         for path in reaching.whole {
@@ -26,13 +65,235 @@ impl Names {
                 // Bound whole by what each entry is, a file added too
                 // (a new `.pth` in a site folder: R28b-1).
                 self.files.insert(path.clone());
+                // Not the environment's own (a flat layout leads to the
+                // project's top, which holds it).
                 for file in read::code_files_under(&path) {
-                    self.add_file(file);
+                    if !self.in_environment(&file) {
+                        self.add_file(file);
+                    }
                 }
                 self.add_place(path, true);
             } else {
                 self.add_file(path);
             }
         }
+        let sites = site_folders(&environment);
+        self.environments.sites.extend(sites);
+        for module in STARTUP_MODULES {
+            self.environment_module(module, None);
+        }
+        // Words read before the environment was reached may import from it.
+        let seen: Vec<(String, Option<PathBuf>)> = (self.seen.keys())
+            .chain(self.seen_here.keys())
+            .cloned()
+            .collect();
+        for (word, dir) in seen {
+            self.environment_module(&word, dir.as_deref());
+        }
+    }
+
+    /// Binds the environment holding `path`, a file of it the hook's code
+    /// names, and reads what it imports there.
+    pub(super) fn add_environment_file(&mut self, environment: PathBuf, path: PathBuf) {
+        self.add_environment(environment);
+        self.read_environment_file(path);
+    }
+
+    /// Whether `path` lies in a Python environment of the project.
+    pub(super) fn in_environment(&self, path: &Path) -> bool {
+        self.tops.environment_of(&self.project, path).is_some()
+    }
+
+    /// Whether `folder` lies in an environment: its package files are then
+    /// read (a package a module imports), and it is no place words are
+    /// looked up in (every word of its code would be looked up there).
+    pub(super) fn environment_package(&mut self, folder: &Path) -> bool {
+        let Some(environment) = self.tops.environment_of(&self.project, folder) else {
+            return false;
+        };
+        self.add_environment(environment);
+        for file in self.package_files(folder) {
+            self.read_environment_file(file);
+        }
+        true
+    }
+
+    /// Reads the modules of the environments reached that `word` (in code
+    /// read in `dir`) may import ([`Names::environment_modules`]).
+    pub(super) fn environment_module(&mut self, word: &str, dir: Option<&Path>) {
+        self.environment_modules(&[word], dir);
+    }
+
+    /// Reads the modules of the environments reached that `words` (in code
+    /// read in `dir`) may import: `acme.cli` from each site folder;
+    /// `sibling`, `.sibling` and `..pkg.mod` from `dir` when it lies in one.
+    pub(super) fn environment_modules(&mut self, words: &[&str], dir: Option<&Path>) {
+        if self.environments.sites.is_empty() || self.environments.overflowed {
+            return;
+        }
+        // Code read in an environment imports from its own folder too
+        // (`from . import real` names `real` alone).
+        let own = dir.filter(|dir| self.in_environment(dir));
+        let mut bases: Vec<(usize, PathBuf, Arc<ModuleIndex>)> = Vec::new();
+        let sites = self.environments.sites.clone();
+        let mut own_folders = Vec::new();
+        if let Some(own) = own {
+            let folders = own.ancestors().take(4).map(Path::to_path_buf);
+            own_folders.extend(folders.take_while(|folder| self.in_environment(folder)));
+        }
+        for (dots, folder) in (sites.into_iter().map(|site| (0, site))).chain(
+            own_folders
+                .into_iter()
+                .enumerate()
+                .map(|(up, f)| (up + 1, f)),
+        ) {
+            let index = self.module_index(&folder);
+            bases.push((dots, folder, index));
+        }
+        for word in words.iter().flat_map(|word| word.split(',')) {
+            let name = word.trim_start_matches('.');
+            let dots = word.len() - name.len();
+            let first = name.split('.').next().unwrap_or_default();
+            if !is_identifier(first) {
+                continue;
+            }
+            for (base_dots, folder, index) in &bases {
+                // `x` from a site or the file's own folder and those above
+                // it (`from .. import x`); `..x` from the folder above it.
+                let fits = *base_dots == dots || (dots == 0 && *base_dots > 0);
+                if !fits || !(index.modules.contains_key(first) || index.packages.contains(first)) {
+                    continue;
+                }
+                let parts: Vec<&str> = name.split('.').collect();
+                if parts.iter().all(|part| is_identifier(part)) {
+                    for file in self.module_files(folder, &parts) {
+                        self.read_environment_file(file);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The files Python may run importing `parts` (`a.b.c`) from `base`:
+    /// each package's `__init__` and the module itself, as source, a
+    /// `.pyc` with no source, or an extension module.
+    fn module_files(&mut self, base: &Path, parts: &[&str]) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        let mut folder = base.to_path_buf();
+        for part in parts {
+            let index = self.module_index(&folder);
+            files.extend(index.named(&folder, part));
+            if !index.packages.contains(*part) {
+                break;
+            }
+            folder.push(part);
+            files.extend(self.package_files(&folder));
+        }
+        files
+    }
+
+    /// A package folder's `__init__` files.
+    fn package_files(&mut self, folder: &Path) -> Vec<PathBuf> {
+        self.module_index(folder).named(folder, "__init__")
+    }
+
+    /// The modules and packages of `folder`, indexed once.
+    fn module_index(&mut self, folder: &Path) -> Arc<ModuleIndex> {
+        if let Some(index) = self.environments.index.get(folder) {
+            return Arc::clone(index);
+        }
+        let listing = self.listing(folder);
+        let mut index = ModuleIndex::default();
+        for (entry, kind) in listing.iter() {
+            match kind {
+                Kind::Folder => {
+                    index.packages.insert(entry.clone());
+                }
+                Kind::File => {
+                    if let Some((stem, rest)) = entry.split_once('.')
+                        && is_module_suffix(rest)
+                    {
+                        let names = index.modules.entry(stem.to_owned()).or_default();
+                        names.push(entry.clone());
+                    }
+                }
+            }
+        }
+        let index = Arc::new(index);
+        (self.environments.index).insert(folder.to_path_buf(), Arc::clone(&index));
+        index
+    }
+}
+
+/// A folder's modules by name (`boot` → `boot.py`, `boot.pyc`) and its
+/// sub-folders (packages).
+#[derive(Debug, Default)]
+pub(super) struct ModuleIndex {
+    modules: HashMap<String, Vec<String>>,
+    packages: std::collections::HashSet<String>,
+}
+
+impl ModuleIndex {
+    /// The files in `folder` (indexed here) Python imports as `name`.
+    fn named(&self, folder: &Path, name: &str) -> Vec<PathBuf> {
+        let names = self.modules.get(name).into_iter().flatten();
+        names.map(|entry| folder.join(entry)).collect()
+    }
+}
+
+/// Whether a file named `<module>.<rest>` is what Python imports as
+/// `<module>`: `py`, a `pyc` with no source, an extension module
+/// (`cpython-312-x86_64-linux-gnu.so`, `pyd`).
+fn is_module_suffix(rest: &str) -> bool {
+    let last = rest.rsplit('.').next().unwrap_or_default();
+    rest == "py" || rest == "pyc" || last == "so" || last == "pyd"
+}
+
+/// Whether `part` is a Python identifier.
+fn is_identifier(part: &str) -> bool {
+    let mut chars = part.chars();
+    chars
+        .next()
+        .is_some_and(|first| first.is_alphabetic() || first == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The site folders of `environment`: `lib/python3.X/site-packages`
+/// (`lib64` too) and Windows' `Lib/site-packages`.
+fn site_folders(environment: &Path) -> Vec<PathBuf> {
+    let mut sites = vec![environment.join("Lib/site-packages")];
+    for lib in ["lib", "lib64"] {
+        let Ok(listing) = std::fs::read_dir(environment.join(lib)) else {
+            continue;
+        };
+        for entry in listing.flatten().take(100) {
+            if entry.file_name().to_string_lossy().starts_with("python") {
+                sites.push(entry.path().join("site-packages"));
+            }
+        }
+    }
+    sites.retain(|site| site.is_dir());
+    sites
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_module_is_its_source_a_sourceless_pyc_or_an_extension() {
+        for rest in [
+            "py",
+            "pyc",
+            "cpython-312-x86_64-linux-gnu.so",
+            "pyd",
+            "abi3.so",
+        ] {
+            assert!(is_module_suffix(rest), "{rest}");
+        }
+        for rest in ["txt", "so.txt", "pyi", "py.bak"] {
+            assert!(!is_module_suffix(rest), "{rest}");
+        }
+        assert!(is_identifier("_boot2") && !is_identifier("2boot") && !is_identifier(""));
     }
 }

@@ -2,10 +2,10 @@
 //! with the extensions loaders add, and the files a glob matches.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, PoisonError};
 
-use super::{Kind, MAX_LOOKUPS, Names, normalize, read};
+use super::{Kind, MAX_LOOKUPS, Names, read};
 
 /// Extensions a loader adds to a name (`import check`, `require('./check')`,
 /// `require "check"`, `use Check`): a word naming such a file without it.
@@ -168,7 +168,6 @@ impl Names {
 /// links followed), spelled from `project` when it lies there; `None` when
 /// it is the lexical spelling, lies outside or cannot be resolved.
 fn physical(path: &Path, project: &Path) -> Option<PathBuf> {
-    use std::path::Component;
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {
@@ -186,4 +185,19 @@ fn physical(path: &Path, project: &Path) -> Option<PathBuf> {
         Err(_) => normalize(&out),
     };
     (inside.starts_with(project) && inside != normalize(path)).then_some(inside)
+}
+
+/// `path` with `.` and `..` resolved by name (no link is followed).
+pub(crate) fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }

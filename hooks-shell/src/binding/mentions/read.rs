@@ -114,7 +114,14 @@ impl Budget {
         if file.take(MAX_READ).read_to_end(&mut bytes).is_err() {
             return Ok(None);
         }
-        Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("pyc"))
+        {
+            text.push_str(&super::compiled::marshalled_strings(&bytes));
+        }
+        Ok(Some(text))
     }
 }
 

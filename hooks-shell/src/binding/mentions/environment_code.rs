@@ -1,0 +1,218 @@
+//! The code of a Python environment a hook reaches, read for two things
+//! only (red team round 28c, R28c-1 to R28c-7): the modules it imports
+//! there, read in turn, and the project's files it names by a path
+//! (`runpy.run_path('/p/tools/boot.py')`, `'tools/boot.py'`), bound as
+//! any the hook's own code names. Installed code (all of pytest, pip's
+//! vendored packages) is too much to look every word up in every folder,
+//! as the project's code is ([`super::Names::read`]); a name alone
+//! (`'boot.py'` joined to a computed folder) is not followed.
+//!
+//! A compiled file (`.pyc`) is read for its marshalled strings
+//! ([`super::compiled`]); another binary (an extension module) for the
+//! project's path spelled in it. Past [`MAX_FILES`] or [`MAX_BYTES`] the
+//! environments' code is too much to read on every run: the whole project
+//! is bound by what each entry is instead, and any change asks again.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use super::{Names, normalize, read};
+
+/// The most files of environments read for one hook.
+pub(super) const MAX_FILES: usize = 10_000;
+
+/// The most bytes of environments read for one hook.
+pub(super) const MAX_BYTES: u64 = 64 << 20;
+
+/// A file larger than this is read as a binary: for the project's path.
+const MAX_TEXT: usize = 2 << 20;
+
+impl Names {
+    /// Queues `path`, a file of an environment, to be read, with the
+    /// compiled copies Python may run in its place (an unchecked `.pyc`:
+    /// PEP 552); past the budget, binds the whole project instead.
+    pub(super) fn read_environment_file(&mut self, path: PathBuf) {
+        if self.environments.overflowed || self.environments.files.contains(&path) {
+            return;
+        }
+        let Ok(metadata) = std::fs::metadata(&path) else {
+            return;
+        };
+        if !self.lies_in_project(&path) {
+            return; // `.venv/bin/python -> /usr/bin/python3.12`: installed
+        }
+        if metadata.is_dir() {
+            self.environment_package(&path);
+            return;
+        }
+        let reading = &mut self.environments;
+        reading.files.insert(path.clone());
+        reading.bytes += metadata.len();
+        if reading.files.len() > MAX_FILES || reading.bytes > MAX_BYTES {
+            // Every entry of the project by what it is.
+            reading.overflowed = true;
+            reading.pending.clear();
+            let whole = crate::binding::environment::whole_project(&self.project);
+            self.files.insert(whole);
+            return;
+        }
+        reading.pending.push(path.clone());
+        if path.extension().is_some_and(|e| e == "py")
+            && let (Some(parent), Some(stem)) = (path.parent(), path.file_stem())
+        {
+            let cache = parent.join("__pycache__");
+            let prefix = format!("{}.", stem.to_string_lossy());
+            let compiled: Vec<PathBuf> = (self.listing(&cache).keys())
+                .filter(|name| name.starts_with(&prefix) && name.ends_with(".pyc"))
+                .map(|name| cache.join(name))
+                .collect();
+            for file in compiled {
+                self.read_environment_file(file);
+            }
+        }
+    }
+
+    /// Reads every file of an environment queued and not read yet.
+    pub(super) fn read_environments(&mut self) {
+        while let Some(path) = self.environments.pending.pop() {
+            self.read_environment_code(&path);
+        }
+    }
+
+    /// Reads `path`, a file of an environment: the modules its words may
+    /// import, and the project files its paths name.
+    fn read_environment_code(&mut self, path: &Path) {
+        let mut bytes = Vec::new();
+        let Ok(file) = crate::fingerprint::open_to_read(path) else {
+            return;
+        };
+        if file.take(MAX_BYTES).read_to_end(&mut bytes).is_err() {
+            return;
+        }
+        let dir = path.parent();
+        let compiled = path.extension().is_some_and(|e| e == "pyc");
+        let text = if compiled {
+            super::compiled::marshalled_strings(&bytes)
+        } else if bytes.len() > MAX_TEXT || bytes.starts_with(b"\x7fELF") {
+            self.project_paths_in(&bytes)
+        } else {
+            String::from_utf8_lossy(&bytes).into_owned()
+        };
+        let words = tokens(&text);
+        self.environment_modules(&words, dir);
+        let mut paths: Vec<&str> = (words.into_iter())
+            .filter(|word| word.contains('/') || code_name(Path::new(word)))
+            .collect();
+        paths.sort_unstable();
+        paths.dedup();
+        for word in paths {
+            self.environment_path(word, dir);
+        }
+    }
+
+    /// Binds the project file or folder `word`, read in the environment's
+    /// folder `dir`, names: as a path from the root, the working folder,
+    /// the project and `dir`. A file of an environment is read as its code.
+    fn environment_path(&mut self, word: &str, dir: Option<&Path>) {
+        let mut candidates = Vec::new();
+        if word.starts_with('/') {
+            candidates.push(PathBuf::from(word));
+        } else {
+            candidates.extend([self.cwd.join(word), self.project.join(word)]);
+            candidates.extend(dir.map(|dir| dir.join(word)));
+        }
+        for candidate in candidates {
+            let path = self.spelled_from_project(&normalize(&candidate));
+            if !path.starts_with(&self.project) || path == self.project {
+                continue;
+            }
+            if self.in_environment(&path) {
+                if path.is_file() {
+                    self.read_environment_file(path);
+                }
+                continue;
+            }
+            if self.excluded(&path) {
+                continue;
+            }
+            if path.is_dir() {
+                self.add_place(path, true);
+            } else if path.is_file() {
+                self.add_run_file(path, None);
+            } else if path.parent().is_some_and(Path::is_dir) && code_name(&path) {
+                self.add_file(path); // missing: created later, it asks again
+            }
+        }
+    }
+
+    /// Whether `path`, links followed, lies in the project.
+    fn lies_in_project(&self, path: &Path) -> bool {
+        let real = |path: &Path| std::fs::canonicalize(path).ok();
+        real(path)
+            .zip(real(&self.project))
+            .is_some_and(|(path, project)| path.starts_with(project))
+    }
+
+    /// `path` spelled from the project as it is named here, when it lies
+    /// in the project's real folder (links followed).
+    fn spelled_from_project(&self, path: &Path) -> PathBuf {
+        let real = std::fs::canonicalize(&self.project).ok();
+        match real.as_deref().map(|real| path.strip_prefix(real)) {
+            Some(Ok(rest)) if !path.starts_with(&self.project) => self.project.join(rest),
+            _ => path.to_path_buf(),
+        }
+    }
+
+    /// The project's paths spelled in `bytes` (a compiled program's
+    /// strings), each on a line of its own.
+    fn project_paths_in(&self, bytes: &[u8]) -> String {
+        let mut prefixes = vec![self.project.clone()];
+        prefixes.extend(std::fs::canonicalize(&self.project).ok());
+        let mut out = String::new();
+        for prefix in prefixes {
+            let needle = prefix.as_os_str().as_encoded_bytes();
+            let mut at = 0;
+            while let Some(found) = find(&bytes[at..], needle) {
+                let start = at + found;
+                let length = bytes[start..]
+                    .iter()
+                    .position(|byte| byte.is_ascii_control() || b"'\"` ".contains(byte))
+                    .unwrap_or(bytes.len() - start);
+                out.push('\n');
+                out.push_str(&String::from_utf8_lossy(&bytes[start..start + length]));
+                at = start + length.max(1);
+            }
+        }
+        out
+    }
+}
+
+/// The distinct words of `text` that may name a module or a path
+/// (`acme.cli`, `.sibling`, `/p/tools/boot.py`, `tools/x.sh`), as
+/// `import` statements and string literals hold them.
+fn tokens(text: &str) -> Vec<&str> {
+    let in_word = |c: char| c.is_alphanumeric() || "_./-~+@%:,".contains(c);
+    let words = text.split(|c: char| !in_word(c));
+    let mut seen = std::collections::HashSet::new();
+    words
+        .filter(|word| !word.is_empty() && seen.insert(*word))
+        .collect()
+}
+
+/// Whether `path` is named as code (`.py`, `.sh`, ...).
+fn code_name(path: &Path) -> bool {
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    extension.is_some_and(|e| read::CODE_EXTENSIONS.contains(&e.as_str()))
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || haystack.len() < needle.len() {
+        return None;
+    }
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
