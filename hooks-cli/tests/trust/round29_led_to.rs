@@ -62,15 +62,18 @@ fn a_document_where_an_environment_leads_runs_the_approved_hook() {
         json!("completed"),
         "{emitted:#}"
     );
-    // Outside the folder an environment leads to, as before (R28c-5).
-    let (emitted, _) = after("src", |project, _, _| {
-        append(project, "README.md", "\nMore notes.\n");
-    });
-    assert_eq!(
-        emitted["runs"][0]["status"],
-        json!("completed"),
-        "{emitted:#}"
-    );
+    // Outside the folder an environment leads to, as before; and where
+    // the `.pth` names the project's top (a flat layout: R28c-5).
+    for led in ["src", ""] {
+        let (emitted, _) = after(led, |project, _, _| {
+            append(project, "README.md", "\nMore notes.\n");
+        });
+        assert_eq!(
+            emitted["runs"][0]["status"],
+            json!("completed"),
+            "{led}: {emitted:#}"
+        );
+    }
 }
 
 #[test]

@@ -420,20 +420,22 @@ mod tests {
     }
 
     #[test]
-    fn the_project_itself_binds_every_entry_by_what_it_is() {
-        // What the named set holds as the project's top (an environment's
-        // code too much to read) is the whole project by metadata.
+    fn the_project_itself_binds_as_a_folder_it_leads_to() {
+        // A flat layout's `.pth` names the project's top (R28c-5): a
+        // document edit keeps the binding, a code edit changes it.
         let Some(dir) = flat_checkout() else { return };
         let p = dir.path();
-        let mut bound = std::collections::BTreeMap::new();
-        super::super::environment::bind_folder(p, p, &mut bound).expect("bound");
-        let key = super::super::environment::PROJECT_KEY;
-        let before = bound.get(&p.join(format!("<{key}>"))).cloned();
-        assert!(before.is_some(), "{bound:?}");
+        let bind = |p: &Path| {
+            let mut bound = std::collections::BTreeMap::new();
+            super::super::environment::bind_folder(p, p, &mut bound).expect("bound");
+            bound
+        };
+        let before = bind(p);
+        assert_eq!(before.len(), 1, "{before:?}");
         append(p, "README.md", "more\n");
-        bound.clear();
-        super::super::environment::bind_folder(p, p, &mut bound).expect("bound");
-        assert_ne!(bound.get(&p.join(format!("<{key}>"))).cloned(), before);
+        assert_eq!(bind(p), before);
+        append(p, "mod.py", "X = 2\n");
+        assert_ne!(bind(p), before);
     }
 
     #[test]
