@@ -190,3 +190,39 @@ fn installed_code_too_large_to_read_binds_the_whole_project() {
         "{changed:#}"
     );
 }
+
+#[test]
+fn folders_environment_code_puts_on_the_module_path_are_searched() {
+    let check = ".venv/bin/python check.py";
+    // A `.pth` path line naming a folder of the environment, and a module
+    // there a `.pth` import line imports.
+    boot_change_asks_again(check, |project, site| {
+        write(site, "b.pth", "extra\nimport bootmod\n");
+        write(site, "extra/bootmod.py", &runs_boot(project));
+    });
+    // `sys.path.insert` of a folder of the environment, by its path.
+    boot_change_asks_again(check, |project, site| {
+        let hidden = project.join(".venv/hidden");
+        let line = format!(
+            "import sys\nsys.path.insert(0, {:?})\nimport bootmod\n",
+            hidden.display().to_string()
+        );
+        write(site, "sitecustomize.py", &line);
+        write(&hidden, "bootmod.py", &runs_boot(project));
+    });
+    // ... and of a project folder: the module imported from it is the
+    // project's code.
+    changed_asks_again(
+        check,
+        |project| {
+            let site = site_of(project);
+            let tools = project.join("tools").display().to_string();
+            let line = format!("import sys\nsys.path.insert(0, {tools:?})\nimport projmod\n");
+            write(&site, "sitecustomize.py", &line);
+            write(project, "tools/projmod.py", "X = 1\n");
+            write(project, "check.py", "print('{}')\n");
+            checkout_without_environment(project);
+        },
+        |project, marker| poison(project, "tools/projmod.py", marker),
+    );
+}

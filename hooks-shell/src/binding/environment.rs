@@ -119,6 +119,9 @@ pub(crate) struct Reaching {
     /// The project's files and folders (outside the environment) its
     /// paths and links lead to, bound with every code file they hold.
     pub(crate) whole: Vec<PathBuf>,
+    /// The environment's own folders its `.pth` files put on the module
+    /// path (a path line, `site.addsitedir`): searched as site folders.
+    pub(crate) sites: Vec<PathBuf>,
 }
 
 /// The largest file of an environment read for what it names.
@@ -199,6 +202,15 @@ pub(crate) fn reaching(environment: &Path, project: &Path) -> Reaching {
             found
                 .whole
                 .extend(paths.iter().filter_map(|path| into_project(path)));
+            if pth {
+                let real = |path: &PathBuf| std::fs::canonicalize(path).ok();
+                let own = paths.iter().filter(|path| {
+                    real(path).is_some_and(|real| real.starts_with(&real_environment))
+                });
+                found
+                    .sites
+                    .extend(own.filter(|path| path.is_dir()).cloned());
+            }
         }
     }
     found.whole.sort();

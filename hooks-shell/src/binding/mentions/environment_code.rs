@@ -127,8 +127,12 @@ impl Names {
                 continue;
             }
             if self.in_environment(&path) {
-                if path.is_file() {
-                    self.read_environment_file(path);
+                // A folder put on the module path by its path
+                // (`sys.path.insert`, `site.addsitedir`), or a file run.
+                match path.is_dir() {
+                    true if word.starts_with('/') => self.add_site(path),
+                    true => {}
+                    false => self.read_environment_file(path),
                 }
                 continue;
             }
@@ -136,7 +140,8 @@ impl Names {
                 continue;
             }
             if path.is_dir() {
-                self.add_place(path, true);
+                self.add_place(path.clone(), true);
+                self.add_project_root(path);
             } else if path.is_file() {
                 self.add_run_file(path, None);
             } else if path.parent().is_some_and(Path::is_dir) && code_name(&path) {

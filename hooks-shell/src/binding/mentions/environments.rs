@@ -36,6 +36,12 @@ pub(super) struct Reading {
     pub(super) overflowed: bool,
     /// Each folder's modules and packages.
     index: HashMap<PathBuf, Arc<ModuleIndex>>,
+    /// The project's folders the environments' code may import from: its
+    /// top, the working folder, its module roots, folders that code names.
+    project_roots: Vec<PathBuf>,
+    /// The words of the environments' code that may name a module, looked
+    /// up again in each folder found later.
+    words: std::collections::HashSet<String>,
 }
 
 impl Names {
@@ -60,7 +66,7 @@ impl Names {
             }
             self.queue.push((file, None));
         }
-        for path in reaching.whole {
+        for path in reaching.whole.clone() {
             if path.is_dir() {
                 // Bound whole by what each entry is, a file added too
                 // (a new `.pth` in a site folder: R28b-1).
@@ -77,8 +83,18 @@ impl Names {
                 self.add_file(path);
             }
         }
+        if self.environments.project_roots.is_empty() {
+            let mut roots = vec![self.project.clone(), self.cwd.clone()];
+            roots.extend(self.module_roots.iter().cloned());
+            self.environments.project_roots = roots;
+        }
+        for folder in reaching.whole.iter().filter(|path| path.is_dir()) {
+            self.add_project_root(folder.clone());
+        }
         let sites = site_folders(&environment);
-        self.environments.sites.extend(sites);
+        for site in sites.into_iter().chain(reaching.sites) {
+            self.add_site(site);
+        }
         for module in STARTUP_MODULES {
             self.environment_module(module, None);
         }
@@ -127,6 +143,9 @@ impl Names {
     /// Reads the modules of the environments reached that `words` (in code
     /// read in `dir`) may import: `acme.cli` from each site folder;
     /// `sibling`, `.sibling` and `..pkg.mod` from `dir` when it lies in one.
+    /// Code of an environment imports from the project too (its top and
+    /// working folder, a folder its code names): what it finds there is
+    /// bound as the project's code.
     pub(super) fn environment_modules(&mut self, words: &[&str], dir: Option<&Path>) {
         if self.environments.sites.is_empty() || self.environments.overflowed {
             return;
@@ -134,44 +153,99 @@ impl Names {
         // Code read in an environment imports from its own folder too
         // (`from . import real` names `real` alone).
         let own = dir.filter(|dir| self.in_environment(dir));
-        let mut bases: Vec<(usize, PathBuf, Arc<ModuleIndex>)> = Vec::new();
-        let sites = self.environments.sites.clone();
-        let mut own_folders = Vec::new();
+        let mut bases: Vec<(usize, PathBuf)> = Vec::new();
+        bases.extend(self.environments.sites.iter().map(|site| (0, site.clone())));
+        let mut project_roots = Vec::new();
         if let Some(own) = own {
             let folders = own.ancestors().take(4).map(Path::to_path_buf);
-            own_folders.extend(folders.take_while(|folder| self.in_environment(folder)));
+            let folders: Vec<PathBuf> = folders.take_while(|f| self.in_environment(f)).collect();
+            bases.extend(folders.into_iter().enumerate().map(|(up, f)| (up + 1, f)));
+            project_roots = self.environments.project_roots.clone();
+            for word in words.iter().filter(|word| !word.contains('/')) {
+                if !self.environments.words.contains(*word) {
+                    self.environments.words.insert((*word).to_owned());
+                }
+            }
         }
-        for (dots, folder) in (sites.into_iter().map(|site| (0, site))).chain(
-            own_folders
-                .into_iter()
-                .enumerate()
-                .map(|(up, f)| (up + 1, f)),
-        ) {
-            let index = self.module_index(&folder);
-            bases.push((dots, folder, index));
+        self.modules_from(&bases, &project_roots, words);
+    }
+
+    /// Reads the modules `words` name in `bases` (each with how many dots
+    /// a relative import needs to start there), and binds those they name
+    /// in the project's `roots`.
+    fn modules_from(&mut self, bases: &[(usize, PathBuf)], roots: &[PathBuf], words: &[&str]) {
+        let indexed =
+            |names: &mut Names, folder: &PathBuf| (folder.clone(), names.module_index(folder));
+        let bases: Vec<_> = (bases.iter())
+            .map(|(dots, folder)| (*dots, indexed(self, folder)))
+            .collect();
+        let roots: Vec<_> = roots.iter().map(|root| indexed(self, root)).collect();
+        // Most words name no module anywhere: one look-up tells.
+        let mut any: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for (_, index) in bases.iter().map(|(_, base)| base).chain(&roots) {
+            any.extend(index.modules.keys().cloned());
+            any.extend(index.packages.iter().cloned());
         }
         for word in words.iter().flat_map(|word| word.split(',')) {
             let name = word.trim_start_matches('.');
             let dots = word.len() - name.len();
             let first = name.split('.').next().unwrap_or_default();
-            if !is_identifier(first) {
+            if !any.contains(first) || !is_identifier(first) {
                 continue;
             }
-            for (base_dots, folder, index) in &bases {
+            let has = |index: &ModuleIndex| {
+                index.modules.contains_key(first) || index.packages.contains(first)
+            };
+            for (base_dots, (folder, index)) in &bases {
                 // `x` from a site or the file's own folder and those above
                 // it (`from .. import x`); `..x` from the folder above it.
                 let fits = *base_dots == dots || (dots == 0 && *base_dots > 0);
-                if !fits || !(index.modules.contains_key(first) || index.packages.contains(first)) {
-                    continue;
-                }
-                let parts: Vec<&str> = name.split('.').collect();
-                if parts.iter().all(|part| is_identifier(part)) {
+                if fits && has(index) && name.split('.').all(is_identifier) {
+                    let parts: Vec<&str> = name.split('.').collect();
                     for file in self.module_files(folder, &parts) {
                         self.read_environment_file(file);
                     }
                 }
             }
+            for (root, index) in &roots {
+                if dots == 0 && has(index) && name.split('.').all(is_identifier) {
+                    let parts: Vec<&str> = name.split('.').collect();
+                    for file in self.module_files(root, &parts) {
+                        self.add_file(file);
+                    }
+                }
+            }
         }
+    }
+
+    /// Makes `site`, a folder of an environment, one its modules are
+    /// looked up in, for the words read so far too.
+    pub(super) fn add_site(&mut self, site: PathBuf) {
+        if self.environments.sites.contains(&site) {
+            return;
+        }
+        self.environments.sites.push(site.clone());
+        let mut words: Vec<String> = self.environments.words.iter().cloned().collect();
+        words.extend(
+            self.seen
+                .keys()
+                .chain(self.seen_here.keys())
+                .map(|(w, _)| w.clone()),
+        );
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        self.modules_from(&[(0, site)], &[], &words);
+    }
+
+    /// Makes `root`, a folder of the project, one the environments' code
+    /// imports from, for the words read so far too.
+    pub(super) fn add_project_root(&mut self, root: PathBuf) {
+        if self.environments.project_roots.contains(&root) {
+            return;
+        }
+        self.environments.project_roots.push(root.clone());
+        let words: Vec<String> = self.environments.words.iter().cloned().collect();
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        self.modules_from(&[], &[root], &words);
     }
 
     /// The files Python may run importing `parts` (`a.b.c`) from `base`:
