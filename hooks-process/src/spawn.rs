@@ -206,8 +206,27 @@ struct Request {
 }
 
 fn spawn_here(mut command: Command, handle: Option<tokio::runtime::Handle>) -> io::Result<Child> {
-    let _entered = handle.as_ref().map(tokio::runtime::Handle::enter);
-    command.spawn()
+    let spawned = {
+        let _entered = handle.as_ref().map(tokio::runtime::Handle::enter);
+        command.spawn()
+    };
+    match spawned {
+        // The runtime chosen (another host's, the newest) stopped between
+        // the choice and the spawn: the process's default one serves.
+        Err(error) if handle.is_some() && shut_down(&error) => {
+            let fallback = crate::runtime::Background::process_default();
+            let _entered = fallback
+                .as_ref()
+                .map(|background| background.handle().enter());
+            command.spawn()
+        }
+        other => other,
+    }
+}
+
+/// Whether `error` is tokio's for a runtime that is shutting down.
+fn shut_down(error: &io::Error) -> bool {
+    error.to_string().contains("is being shutdown")
 }
 
 /// The thread children are forked from: started once, it lives as long as

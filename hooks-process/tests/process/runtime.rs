@@ -336,3 +336,18 @@ fn an_unbounded_stop_does_not_overflow() {
     let background = Background::with_threads("rt-max", 1).expect("runtime");
     assert_eq!(background.shutdown(Duration::MAX), Stopped::Clean);
 }
+
+#[test]
+fn a_child_spawned_in_a_runtime_that_stopped_is_spawned_in_the_default() {
+    // The newest runtime chosen for a spawn may stop before the spawn (a
+    // flake seen under load: "A Tokio 1.x context was found, but it is
+    // being shutdown"): the process's default runtime serves instead.
+    let background = Background::with_threads("rt-stopped-spawn", 1).expect("runtime");
+    let handle = background.handle().clone();
+    assert!(background.shutdown(MARGIN).is_clean());
+    let _entered = handle.enter();
+    let mut command = tokio::process::Command::new("true");
+    command.stdout(std::process::Stdio::piped());
+    let mut tree = ChildTree::spawn(command).expect("spawned");
+    assert!(tree.child_mut().stdout.take().is_some());
+}
