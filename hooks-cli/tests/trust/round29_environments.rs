@@ -226,3 +226,59 @@ fn folders_environment_code_puts_on_the_module_path_are_searched() {
         |project, marker| poison(project, "tools/projmod.py", marker),
     );
 }
+
+#[test]
+fn entry_point_plugins_and_zips_an_environment_loads_are_bound() {
+    let check = ".venv/bin/python check.py";
+    // A plugin a package declares (`[pytest11]`), loaded by installed code
+    // through `importlib.metadata.entry_points`.
+    boot_change_asks_again(check, |project, site| {
+        let loader = "from importlib.metadata import entry_points\nfor ep in entry_points(group='hooks.plugins'):\n    ep.load()\n";
+        write(site, "tool.py", loader);
+        write(
+            site,
+            "evil-1.0.dist-info/METADATA",
+            "Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n",
+        );
+        write(
+            site,
+            "evil-1.0.dist-info/entry_points.txt",
+            "[hooks.plugins]\nevil = evilplugin\n",
+        );
+        write(site, "evilplugin.py", &runs_boot(project));
+        write(project, "check.py", "import tool\nprint('{}')\n");
+    });
+    // A zip on the module path: its modules cannot be read, so the whole
+    // project is bound.
+    boot_change_asks_again(check, |project, site| {
+        write(site, "b.pth", "payload.zip\nimport bootmod\n");
+        let zip = site.join("payload.zip");
+        let script = "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED) as z:\n    z.writestr('bootmod.py', sys.argv[2])\n";
+        let status = std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(&zip)
+            .arg(runs_boot(project))
+            .status()
+            .expect("python3 runs");
+        assert!(status.success());
+    });
+}
+
+#[test]
+fn a_project_module_installed_code_imports_is_bound() {
+    // R29-1: installed code imports a project module by a dotted name or
+    // from its package, found on the module path from the script's folder.
+    for line in ["from tools import boot", "import tools.boot"] {
+        changed_asks_again(
+            ".venv/bin/python check.py",
+            |project| {
+                let site = site_of(project);
+                write(&site, "envmod.py", &format!("{line}\n"));
+                write(project, "tools/boot.py", "X = 1\n");
+                write(project, "check.py", "import envmod\nprint('{}')\n");
+                checkout_without_environment(project);
+            },
+            |project, marker| poison(project, "tools/boot.py", marker),
+        );
+    }
+}

@@ -24,9 +24,6 @@ pub(super) const MAX_FILES: usize = 10_000;
 /// The most bytes of environments read for one hook.
 pub(super) const MAX_BYTES: u64 = 64 << 20;
 
-/// A file larger than this is read as a binary: for the project's path.
-const MAX_TEXT: usize = 2 << 20;
-
 impl Names {
     /// Queues `path`, a file of an environment, to be read, with the
     /// compiled copies Python may run in its place (an unchecked `.pyc`:
@@ -49,11 +46,7 @@ impl Names {
         reading.files.insert(path.clone());
         reading.bytes += metadata.len();
         if reading.files.len() > MAX_FILES || reading.bytes > MAX_BYTES {
-            // Every entry of the project by what it is.
-            reading.overflowed = true;
-            reading.pending.clear();
-            let whole = crate::binding::environment::whole_project(&self.project);
-            self.files.insert(whole);
+            self.environment_unread();
             return;
         }
         reading.pending.push(path.clone());
@@ -70,6 +63,15 @@ impl Names {
                 self.read_environment_file(file);
             }
         }
+    }
+
+    /// Binds every entry of the project by what it is: an environment's
+    /// code that runs cannot all be read (too much of it, an archive).
+    pub(super) fn environment_unread(&mut self) {
+        self.environments.overflowed = true;
+        self.environments.pending.clear();
+        let whole = crate::binding::environment::whole_project(&self.project);
+        self.files.insert(whole);
     }
 
     /// Reads every file of an environment queued and not read yet.
@@ -89,16 +91,24 @@ impl Names {
         if file.take(MAX_BYTES).read_to_end(&mut bytes).is_err() {
             return;
         }
+        if bytes.starts_with(b"PK\x03\x04") {
+            // A zip on the module path (an `.egg`): its modules are
+            // compressed, unread.
+            self.environment_unread();
+            return;
+        }
         let dir = path.parent();
         let compiled = path.extension().is_some_and(|e| e == "pyc");
         let text = if compiled {
             super::compiled::marshalled_strings(&bytes)
-        } else if bytes.len() > MAX_TEXT || bytes.starts_with(b"\x7fELF") {
-            self.project_paths_in(&bytes)
+        } else if bytes.starts_with(b"\x7fELF") {
+            printable_runs(&bytes)
         } else {
             String::from_utf8_lossy(&bytes).into_owned()
         };
-        let words = tokens(&text);
+        let imported = from_imports(&text);
+        let mut words = tokens(&text);
+        words.extend(imported.iter().map(String::as_str));
         self.environment_modules(&words, dir);
         let mut paths: Vec<&str> = (words.into_iter())
             .filter(|word| word.contains('/') || code_name(Path::new(word)))
@@ -167,29 +177,19 @@ impl Names {
             _ => path.to_path_buf(),
         }
     }
+}
 
-    /// The project's paths spelled in `bytes` (a compiled program's
-    /// strings), each on a line of its own.
-    fn project_paths_in(&self, bytes: &[u8]) -> String {
-        let mut prefixes = vec![self.project.clone()];
-        prefixes.extend(std::fs::canonicalize(&self.project).ok());
-        let mut out = String::new();
-        for prefix in prefixes {
-            let needle = prefix.as_os_str().as_encoded_bytes();
-            let mut at = 0;
-            while let Some(found) = find(&bytes[at..], needle) {
-                let start = at + found;
-                let length = bytes[start..]
-                    .iter()
-                    .position(|byte| byte.is_ascii_control() || b"'\"` ".contains(byte))
-                    .unwrap_or(bytes.len() - start);
-                out.push('\n');
-                out.push_str(&String::from_utf8_lossy(&bytes[start..start + length]));
-                at = start + length.max(1);
-            }
-        }
-        out
+/// The runs of `bytes` that are text (a compiled program's strings), each
+/// on a line of its own.
+fn printable_runs(bytes: &[u8]) -> String {
+    let text = |byte: &u8| *byte >= 0x80 || *byte == b'\t' || (0x20..0x7f).contains(byte);
+    let runs = bytes.split(|byte| !text(byte)).filter(|run| run.len() >= 3);
+    let mut out = String::new();
+    for run in runs {
+        out.push('\n');
+        out.push_str(&String::from_utf8_lossy(run));
     }
+    out
 }
 
 /// The distinct words of `text` that may name a module or a path
@@ -204,6 +204,34 @@ fn tokens(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The modules `from a import b, c` may import besides `a`: `a.b`,
+/// `a.c` (a submodule imported by its name alone: R29-1), and `.b` for
+/// `from . import b`.
+fn from_imports(text: &str) -> Vec<String> {
+    static FROM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let pattern = r"\bfrom[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(?:\(([^)]*)\)|([\w \t,]+))";
+        regex::Regex::new(pattern).expect("the pattern compiles")
+    });
+    let mut modules = Vec::new();
+    for found in FROM.captures_iter(text) {
+        let package = &found[1];
+        let joint = if package.is_empty() || package.ends_with('.') {
+            ""
+        } else {
+            "."
+        };
+        let names = found.get(2).or_else(|| found.get(3));
+        let names = names.map(|names| names.as_str()).unwrap_or_default();
+        for name in names
+            .split(',')
+            .filter_map(|name| name.split_whitespace().next())
+        {
+            modules.push(format!("{package}{joint}{name}"));
+        }
+    }
+    modules
+}
+
 /// Whether `path` is named as code (`.py`, `.sh`, ...).
 fn code_name(path: &Path) -> bool {
     let extension = path
@@ -212,12 +240,17 @@ fn code_name(path: &Path) -> bool {
     extension.is_some_and(|e| read::CODE_EXTENSIONS.contains(&e.as_str()))
 }
 
-/// Where `needle` first occurs in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || haystack.len() < needle.len() {
-        return None;
+#[cfg(test)]
+mod tests {
+    use super::from_imports;
+
+    #[test]
+    fn a_from_import_names_each_submodule_it_may_import() {
+        let text =
+            "from tools import boot, helper as h\nfrom . import real\nfrom ..pkg import (a,\n b)\n";
+        let found = from_imports(text);
+        for module in ["tools.boot", "tools.helper", ".real", "..pkg.a", "..pkg.b"] {
+            assert!(found.iter().any(|m| m == module), "{module}: {found:?}");
+        }
     }
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
 }

@@ -18,6 +18,14 @@ use std::sync::Arc;
 
 use super::{Kind, Names, read};
 
+/// Words of code that loads the modules packages declare as entry
+/// points (pytest's `pytest11` plugins, through pluggy).
+const LOADS_ENTRY_POINTS: [&str; 3] = [
+    "entry_points",
+    "iter_entry_points",
+    "load_setuptools_entrypoints",
+];
+
 /// The modules Python imports at start-up from any site folder.
 const STARTUP_MODULES: [&str; 2] = ["sitecustomize", "usercustomize"];
 
@@ -42,6 +50,8 @@ pub(super) struct Reading {
     /// The words of the environments' code that may name a module, looked
     /// up again in each folder found later.
     words: std::collections::HashSet<String>,
+    /// Whether the modules packages declare as entry points were read.
+    entry_points_read: bool,
 }
 
 impl Names {
@@ -150,6 +160,9 @@ impl Names {
         if self.environments.sites.is_empty() || self.environments.overflowed {
             return;
         }
+        if words.iter().any(|word| LOADS_ENTRY_POINTS.contains(word)) {
+            self.read_entry_points();
+        }
         // Code read in an environment imports from its own folder too
         // (`from . import real` names `real` alone).
         let own = dir.filter(|dir| self.in_environment(dir));
@@ -216,6 +229,38 @@ impl Names {
                 }
             }
         }
+    }
+
+    /// Reads, once, the modules the environments' packages declare as entry
+    /// points other than scripts (`[pytest11]` plugins): code read loads
+    /// them by their declarations.
+    pub(super) fn read_entry_points(&mut self) {
+        if std::mem::replace(&mut self.environments.entry_points_read, true) {
+            return;
+        }
+        let sites = self.environments.sites.clone();
+        let mut modules: Vec<String> = Vec::new();
+        for site in &sites {
+            let listing = self.listing(site);
+            let metadata = listing.iter().filter(|(name, kind)| {
+                **kind == Kind::Folder
+                    && (name.ends_with(".dist-info") || name.ends_with(".egg-info"))
+            });
+            for (name, _) in metadata {
+                let file = site.join(name).join("entry_points.txt");
+                if std::fs::metadata(&file).is_ok_and(|m| m.len() > 1 << 20) {
+                    self.environment_unread(); // too large to read each run
+                    return;
+                }
+                let text = std::fs::read(&file).ok();
+                let text = String::from_utf8_lossy(&text.unwrap_or_default()).into_owned();
+                modules.extend(entry_point_modules(&text));
+            }
+        }
+        let bases: Vec<(usize, PathBuf)> = sites.into_iter().map(|site| (0, site)).collect();
+        let roots = self.environments.project_roots.clone();
+        let words: Vec<&str> = modules.iter().map(String::as_str).collect();
+        self.modules_from(&bases, &roots, &words);
     }
 
     /// Makes `site`, a folder of an environment, one its modules are
@@ -315,6 +360,24 @@ impl ModuleIndex {
     }
 }
 
+/// The modules an `entry_points.txt` declares outside its script groups
+/// (`evil = evilplugin.hooks:main [extra]` → `evilplugin.hooks`).
+fn entry_point_modules(text: &str) -> Vec<String> {
+    let mut group = "";
+    let mut modules = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            group = name.trim();
+        } else if let Some((_, value)) = line.split_once('=')
+            && !matches!(group, "console_scripts" | "gui_scripts")
+        {
+            let module = value.split([':', '[']).next().unwrap_or_default().trim();
+            modules.push(module.to_owned());
+        }
+    }
+    modules
+}
+
 /// Whether a file named `<module>.<rest>` is what Python imports as
 /// `<module>`: `py`, a `pyc` with no source, an extension module
 /// (`cpython-312-x86_64-linux-gnu.so`, `pyd`).
@@ -369,5 +432,7 @@ mod tests {
             assert!(!is_module_suffix(rest), "{rest}");
         }
         assert!(is_identifier("_boot2") && !is_identifier("2boot") && !is_identifier(""));
+        let declared = "[console_scripts]\nx = tool.cli:main\n\n[pytest11]\nevil = evilplugin.hooks:main [extra]\n";
+        assert_eq!(entry_point_modules(declared), ["evilplugin.hooks"]);
     }
 }
