@@ -315,6 +315,7 @@ impl Subject {
         let command = [self.command.clone(), words];
         let spoken = search_path::Spoken::new(&command, &files, &self.cwd, project);
         let (roots, at) = (&reached.roots, (self.cwd.as_path(), project));
+        spoken.bind_run_copies(&self.cwd, project, &mut binding.mentioned)?;
         discovery::bind(&spoken, roots, &named, at, &mut binding.mentioned)
     }
 }

@@ -45,3 +45,71 @@ fn a_copy_of_the_folder_the_hook_runs_in_binds_its_folders() {
     }
     assert!(ran_unasked.is_empty(), "{ran_unasked:#?}");
 }
+
+#[test]
+fn a_copy_run_from_outside_the_project_binds_what_it_copies() {
+    // R29-2: the project, or a folder of it, copied outside it and a script
+    // of the copy run by its path there. Changing the script asks again.
+    let mut ran_unasked = Vec::new();
+    for (copy, changed) in [
+        (
+            "rm -rf $D; cp -r . $D; python3 $D/check.py",
+            "lib/helper.py",
+        ),
+        ("rm -rf $D; cp -r . $D; python3 $D/check.py", "check.py"),
+        (
+            "rm -rf $D; cp -r ./* $D/ 2>/dev/null || { mkdir -p $D; cp -r ./* $D/; }; python3 $D/check.py",
+            "lib/helper.py",
+        ),
+        (
+            "rm -rf $D; mkdir -p $D; tar cf - . | tar xf - -C $D; python3 \"$D/check.py\"",
+            "check.py",
+        ),
+        (
+            "rm -rf $D; cp -r lib $D; python3 -c \"import sys; sys.path.insert(0, '$D'); import helper\"; echo '{}'",
+            "lib/helper.py",
+        ),
+    ] {
+        let (home, project) = home_with("[claude]");
+        home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+        let outside = home.user_home.join("copy");
+        let outside = outside.to_str().expect("UTF-8");
+        write(&project, "run.sh", &format!("{copy}\n").replace("$D", outside));
+        let check = "import sys, os\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'lib'))\nimport helper\nprint('{}')\n";
+        write(&project, "check.py", check);
+        write(&project, "lib/helper.py", "X = 1\n");
+        approve_project_hook(&home, &project, "bash run.sh");
+        let marker = project.join("PWNED");
+        let mut text = std::fs::read_to_string(project.join(changed)).expect("read");
+        text.push_str(&format!("\nopen({marker:?}, 'w')\n"));
+        write(&project, changed, &text);
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        let completed = emitted["runs"][0]["status"] == json!("completed");
+        if marker.exists() || completed {
+            ran_unasked.push(format!("{copy} ({changed}): {emitted:#}"));
+        }
+    }
+    assert!(ran_unasked.is_empty(), "{ran_unasked:#?}");
+}
+
+#[test]
+fn a_path_in_a_folder_of_the_system_copies_nothing() {
+    // `/usr/bin` and `/usr/bin/env` named together copy no project code
+    // where it runs: a README edit runs the hook unasked.
+    let (home, project) = home_with("[claude]");
+    write(
+        &project,
+        "run.sh",
+        "PATH=/usr/bin:$PATH\n/usr/bin/env true\ncd \"$CLAUDE_PROJECT_DIR\" && ls \"$CLAUDE_PROJECT_DIR/lib\" >/dev/null\necho '{}'\n",
+    );
+    write(&project, "lib/helper.py", "X = 1\n");
+    write(&project, "README.md", "notes\n");
+    approve_project_hook(&home, &project, "bash run.sh");
+    write(&project, "lib/helper.py", "X = 2\n");
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(
+        emitted["runs"][0]["status"],
+        json!("completed"),
+        "{emitted:#}"
+    );
+}

@@ -15,6 +15,27 @@ use super::{BindError, Spoken};
 /// be approved (none of them may be missed).
 const MAX_COPIED: usize = 256;
 
+/// What a project file or folder the hook's text may copy where it runs
+/// code from is named for (R29-2).
+const RUN_COPY_KEY: &str = "code that may be copied where the hook runs code from";
+
+/// Folders of the system a hook's text names a path in without having
+/// copied anything there (`/usr/bin` and `/usr/bin/python3`).
+const SYSTEM: [&str; 12] = [
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib64",
+    "/etc",
+    "/opt",
+    "/proc",
+    "/sys",
+    "/nix",
+    "/snap",
+    "/dev/null",
+];
+
 /// What one word of the text may copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Source {
@@ -49,6 +70,71 @@ impl Spoken {
         if !outside {
             return Ok(Vec::new());
         }
+        self.copied(cwd, project, false)
+    }
+
+    /// The project folders (and, for the folder it runs in, its files) the
+    /// text may copy, as [`Spoken::copied_from`] reads them, when it also
+    /// names a path inside a folder outside the project it names
+    /// (`cp -r . /tmp/x; python3 /tmp/x/check.py`, `cp -r tools "$D"; bash
+    /// "$D/step.sh"`): what runs there may be a copy of them (R29-2).
+    pub(in crate::binding) fn copied_and_run(
+        &self,
+        cwd: &Path,
+        project: &Path,
+    ) -> Result<Vec<PathBuf>, BindError> {
+        if !self.uses_a_folder_outside(cwd, project) {
+            return Ok(Vec::new());
+        }
+        self.copied(cwd, project, true)
+    }
+
+    /// Binds in `mentioned` each of [`Spoken::copied_and_run`] whole.
+    pub(in crate::binding) fn bind_run_copies(
+        &self,
+        cwd: &Path,
+        project: &Path,
+        mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
+    ) -> Result<(), BindError> {
+        for path in self.copied_and_run(cwd, project)? {
+            let digest = crate::binding::tree_sha256(std::slice::from_ref(&path))?;
+            mentioned.insert(path.join(format!("<{RUN_COPY_KEY}>")), digest);
+        }
+        Ok(())
+    }
+
+    /// Whether one word names a path inside the folder another names,
+    /// outside the project and holding no part of it, not a folder of the
+    /// system's (`/tmp/x` and `/tmp/x/check.py`, `"$D"` and `"$D/x.sh"`).
+    fn uses_a_folder_outside(&self, cwd: &Path, project: &Path) -> bool {
+        let trimmed = |word: &str| word.trim_end_matches("/.").trim_end_matches('/').to_owned();
+        let mut words: Vec<String> = self.tokens.iter().map(|(word, _)| trimmed(word)).collect();
+        words.sort();
+        words.dedup();
+        let bases = [cwd.to_path_buf()];
+        let folders = words.iter().filter(|word| {
+            let outside =
+                word.starts_with(['/', '$', '~']) && !word.starts_with(&*project.to_string_lossy());
+            let system = SYSTEM
+                .iter()
+                .any(|top| *word == top || word.starts_with(&format!("{top}/")));
+            outside
+                && !system
+                && word.len() > 1
+                && self.sources(word, None, &bases, project).is_empty()
+        });
+        for folder in folders {
+            let inside = format!("{folder}/");
+            if words.iter().any(|word| word.starts_with(&inside)) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The project folders the text may copy (see [`Spoken::copied_from`]),
+    /// with the files of the folder it runs in when `files`.
+    fn copied(&self, cwd: &Path, project: &Path, files: bool) -> Result<Vec<PathBuf>, BindError> {
         let mut bases = vec![cwd.to_path_buf()];
         bases.extend(self.cd_targets(cwd, project).0);
         let mut found: Vec<PathBuf> = Vec::new();
@@ -87,7 +173,8 @@ impl Spoken {
                     Source::Listed(folder) if !listed.contains(&folder) => {
                         let entries = std::fs::read_dir(&folder).into_iter().flatten().flatten();
                         for path in entries.map(|entry| entry.path()) {
-                            if path.is_dir() && !path.ends_with(".git") {
+                            let file = files && path.is_file();
+                            if (path.is_dir() || file) && !path.ends_with(".git") {
                                 add(path)?;
                             }
                         }
