@@ -77,28 +77,13 @@ pub(crate) fn checkout(project: &Path) -> Checkout {
 /// `inside` (a folder of the project, `tools/.venv`); `None` when it
 /// cannot be told (no checkout, an index that cannot be read).
 pub(crate) fn tracks_under(project: &Path, inside: &Path) -> Option<bool> {
-    let (top, index) = project
-        .ancestors()
-        .find_map(|top| Some((top, index_file(top)?)))?;
-    let bytes = match read_capped(&index) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Some(false),
-        Err(_) => return None,
-    };
-    let paths = listed(&index, &bytes)?;
-    let folder = project.join(inside);
-    let mut prefix = folder
-        .strip_prefix(top)
-        .ok()?
-        .as_os_str()
-        .as_encoded_bytes()
-        .to_vec();
+    let (paths, exact) = listed_at(project, &project.join(inside))?;
+    let mut prefix = exact.clone();
     prefix.push(b'/');
-    let exact = &prefix[..prefix.len() - 1];
     Some(
         paths
             .iter()
-            .any(|path| path.starts_with(&prefix) || path == exact),
+            .any(|path| path.starts_with(&prefix) || *path == exact),
     )
 }
 
@@ -108,23 +93,7 @@ pub(crate) fn tracks_under(project: &Path, inside: &Path) -> Option<bool> {
 /// cannot be read, `folder` outside the checkout), none where nothing was
 /// ever added.
 pub(crate) fn paths_under(project: &Path, folder: &Path) -> Option<BTreeSet<Vec<u8>>> {
-    let (top, index) = project
-        .ancestors()
-        .find_map(|top| Some((top, index_file(top)?)))?;
-    let bytes = match read_capped(&index) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Some(BTreeSet::new());
-        }
-        Err(_) => return None,
-    };
-    let paths = listed(&index, &bytes)?;
-    let mut prefix = folder
-        .strip_prefix(top)
-        .ok()?
-        .as_os_str()
-        .as_encoded_bytes()
-        .to_vec();
+    let (paths, mut prefix) = listed_at(project, folder)?;
     if !prefix.is_empty() {
         prefix.push(b'/');
     }
@@ -136,6 +105,27 @@ pub(crate) fn paths_under(project: &Path, folder: &Path) -> Option<BTreeSet<Vec<
             .map(<[u8]>::to_vec)
             .collect(),
     )
+}
+
+/// The paths the index of the checkout holding `project` lists (none
+/// where no index was written yet), and `folder` as git spells it there
+/// (`tools/.venv`; empty at the checkout's top); `None` when it cannot be
+/// told (no checkout, an index that cannot be read, `folder` outside it).
+fn listed_at(project: &Path, folder: &Path) -> Option<(Vec<Vec<u8>>, Vec<u8>)> {
+    let (top, index) = project
+        .ancestors()
+        .find_map(|top| Some((top, index_file(top)?)))?;
+    let spelled = folder
+        .strip_prefix(top)
+        .ok()?
+        .as_os_str()
+        .as_encoded_bytes();
+    let paths = match read_capped(&index) {
+        Ok(bytes) => listed(&index, &bytes)?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(_) => return None,
+    };
+    Some((paths, spelled.to_vec()))
 }
 
 /// The top-level names under `project` its checkout's index lists a file
