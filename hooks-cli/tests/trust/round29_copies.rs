@@ -74,7 +74,11 @@ fn a_copy_run_from_outside_the_project_binds_what_it_copies() {
         home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
         let outside = home.user_home.join("copy");
         let outside = outside.to_str().expect("UTF-8");
-        write(&project, "run.sh", &format!("{copy}\n").replace("$D", outside));
+        write(
+            &project,
+            "run.sh",
+            &format!("{copy}\n").replace("$D", outside),
+        );
         let check = "import sys, os\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'lib'))\nimport helper\nprint('{}')\n";
         write(&project, "check.py", check);
         write(&project, "lib/helper.py", "X = 1\n");
