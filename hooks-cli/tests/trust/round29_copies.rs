@@ -117,3 +117,38 @@ fn a_path_in_a_folder_of_the_system_copies_nothing() {
         "{emitted:#}"
     );
 }
+
+#[test]
+fn a_copy_python_code_makes_of_the_folder_it_runs_in_binds_its_folders() {
+    // R29-3: the folder copied by `shutil.copytree` in `-c` code, then on
+    // `PYTHONPATH`; or copied by `cp` and put on the module path by `-c`
+    // code's `sys.path.insert`.
+    let mut ran_unasked = Vec::new();
+    for copy in [
+        "rm -rf $D; python3 -c \"import shutil; shutil.copytree('.', '$D')\"; PYTHONPATH=$D/lib python3 check.py",
+        "rm -rf $D; python3 -c \"import shutil, os; shutil.copytree(os.getcwd(), '$D')\"; PYTHONPATH=$D/lib python3 check.py",
+        "rm -rf $D; cp -r . $D; python3 -c \"import sys; sys.path.insert(0, '$D/lib'); exec(open('check.py').read())\"",
+    ] {
+        let (home, project) = home_with("[claude]");
+        home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+        let outside = home.user_home.join("copy");
+        let outside = outside.to_str().expect("UTF-8");
+        write(
+            &project,
+            "run.sh",
+            &format!("{copy}\n").replace("$D", outside),
+        );
+        write(&project, "check.py", "import helper\nprint('{}')\n");
+        write(&project, "lib/helper.py", "X = 1\n");
+        approve_project_hook(&home, &project, "bash run.sh");
+        let marker = project.join("PWNED");
+        let poisoned = format!("open({marker:?}, 'w')\nX = 1\n");
+        write(&project, "lib/helper.py", &poisoned);
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        let completed = emitted["runs"][0]["status"] == json!("completed");
+        if marker.exists() || completed {
+            ran_unasked.push(format!("{copy}: {emitted:#}"));
+        }
+    }
+    assert!(ran_unasked.is_empty(), "{ran_unasked:#?}");
+}

@@ -109,6 +109,8 @@ impl Spoken {
     fn uses_a_folder_outside(&self, cwd: &Path, project: &Path) -> bool {
         let trimmed = |word: &str| word.trim_end_matches("/.").trim_end_matches('/').to_owned();
         let mut words: Vec<String> = self.tokens.iter().map(|(word, _)| trimmed(word)).collect();
+        let parts = self.tokens.iter().flat_map(|(word, _)| code_words(word));
+        words.extend(parts.map(trimmed).collect::<Vec<_>>());
         words.sort();
         words.dedup();
         let bases = [cwd.to_path_buf()];
@@ -166,6 +168,13 @@ impl Spoken {
                 .clone();
             if let Some(word) = self.blank_split(at, &spaced) {
                 sources.extend(self.sources(&word, in_file, &bases, project));
+            }
+            // Code in a word (`python3 -c "shutil.copytree('.', …)"`: R29-3).
+            for part in code_words(token) {
+                let found = read
+                    .entry((part, in_file))
+                    .or_insert_with(|| self.sources(part, in_file, &bases, project));
+                sources.extend(found.iter().cloned());
             }
             for source in sources {
                 match source {
@@ -280,6 +289,22 @@ impl Spoken {
     }
 }
 
+/// The words of code a shell word holds (`import shutil;
+/// shutil.copytree('.', '/tmp/x')`, `sys.path.insert(0, '/tmp/x/lib')`),
+/// the working folder as Python names it read as `.` (the shell's words
+/// of `-c` code come split already); none for another plain word.
+fn code_words(word: &str) -> Vec<&str> {
+    let split = |c: char| c.is_whitespace() || "'\"(),;[]".contains(c);
+    let cwd = |part: &str| matches!(part, "os.getcwd" | "getcwd" | "os.curdir" | "Path.cwd");
+    if !word.contains(split) {
+        return if cwd(word) { vec!["."] } else { Vec::new() };
+    }
+    let parts = word.split(split).filter(|part| !part.is_empty());
+    parts
+        .map(|part| if cwd(part) { "." } else { part })
+        .collect()
+}
+
 /// Where the first glob character of `word` is (`*`, `?`, `[`, `{` of a
 /// brace list), not counting those inside a `${…}` or `$(…)`.
 fn glob_at(word: &str) -> Option<usize> {
@@ -309,5 +334,15 @@ mod tests {
         assert_eq!(glob_at("{.,}"), Some(0));
         assert_eq!(glob_at("${HOME}/x"), None);
         assert_eq!(glob_at("${A[0]}/$(ls x*)/y?"), Some(18));
+        let code =
+            "import shutil, os; shutil.copytree('.', '/tmp/x'); shutil.copytree(os.getcwd(), d)";
+        let words = code_words(code);
+        assert!(
+            words.contains(&".") && words.contains(&"/tmp/x"),
+            "{words:?}"
+        );
+        assert_eq!(words.iter().filter(|w| **w == ".").count(), 2, "{words:?}");
+        assert!(code_words("plain/word").is_empty());
+        assert_eq!(code_words("os.getcwd"), ["."]);
     }
 }
