@@ -9,9 +9,40 @@ use serde_json::json;
 
 use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
 
+/// Approves `bash run.sh` running `run` (`$D` a folder outside the
+/// project) in an unsandboxed project holding `check.py` (`check`) and
+/// `lib/helper.py`, appends code writing a marker to `changed`, and
+/// describes the next `emit` when it wrote the marker or completed.
+fn ran_unasked(run: &str, check: &str, changed: &str) -> Option<String> {
+    // Unsandboxed, to write beside the project a folder named as a path
+    // (a `$TMPDIR/copy/lib` word names `lib` itself).
+    let (home, project) = home_with("[claude]");
+    home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+    let outside = home.user_home.join("copy");
+    let outside = outside.to_str().expect("UTF-8");
+    write(
+        &project,
+        "run.sh",
+        &format!("{run}\n").replace("$D", outside),
+    );
+    write(&project, "check.py", check);
+    write(&project, "lib/helper.py", "X = 1\n");
+    approve_project_hook(&home, &project, "bash run.sh");
+    let marker = project.join("PWNED");
+    let mut text = std::fs::read_to_string(project.join(changed)).expect("read");
+    text.push_str(&format!("\nopen({marker:?}, 'w')\n"));
+    write(&project, changed, &text);
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    let completed = emitted["runs"][0]["status"] == json!("completed");
+    (marker.exists() || completed).then(|| format!("{run} ({changed}): {emitted:#}"))
+}
+
+/// The script importing `helper` from its module path.
+const IMPORTS_HELPER: &str = "import helper\nprint('{}')\n";
+
 #[test]
 fn a_copy_of_the_folder_the_hook_runs_in_binds_its_folders() {
-    let mut ran_unasked = Vec::new();
+    let mut ran = Vec::new();
     for (copy, searched) in [
         ("rm -rf $D; cp -r . $D", "$D/lib"),
         ("rm -rf $D; cp -r ./ $D", "$D/lib"),
@@ -22,35 +53,17 @@ fn a_copy_of_the_folder_the_hook_runs_in_binds_its_folders() {
         ("mkdir -p $D; tar cf - . | tar xf - -C $D", "$D/lib"),
         ("rm -rf $D; cd .. && cp -r project $D; cd project", "$D/lib"),
     ] {
-        // Unsandboxed, to write beside the project a folder named as a
-        // path (a `$TMPDIR/copy/lib` word names `lib` itself).
-        let (home, project) = home_with("[claude]");
-        home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
-        let outside = home.user_home.join("copy");
-        let outside = outside.to_str().expect("UTF-8");
-        let run =
-            format!("{copy}\nPYTHONPATH={searched} python3 check.py\n").replace("$D", outside);
-        write(&project, "run.sh", &run);
-        write(&project, "check.py", "import helper\nprint('{}')\n");
-        write(&project, "lib/helper.py", "X = 1\n");
-        approve_project_hook(&home, &project, "bash run.sh");
-        let marker = project.join("PWNED");
-        let poisoned = format!("open({marker:?}, 'w')\nX = 1\n");
-        write(&project, "lib/helper.py", &poisoned);
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        let completed = emitted["runs"][0]["status"] == json!("completed");
-        if marker.exists() || completed {
-            ran_unasked.push(format!("{copy}: {emitted:#}"));
-        }
+        let run = format!("{copy}\nPYTHONPATH={searched} python3 check.py");
+        ran.extend(ran_unasked(&run, IMPORTS_HELPER, "lib/helper.py"));
     }
-    assert!(ran_unasked.is_empty(), "{ran_unasked:#?}");
+    assert!(ran.is_empty(), "{ran:#?}");
 }
 
 #[test]
 fn a_copy_run_from_outside_the_project_binds_what_it_copies() {
     // R29-2: the project, or a folder of it, copied outside it and a script
     // of the copy run by its path there. Changing the script asks again.
-    let mut ran_unasked = Vec::new();
+    let mut ran = Vec::new();
     for (copy, changed) in [
         (
             "rm -rf $D; cp -r . $D; python3 $D/check.py",
@@ -70,30 +83,10 @@ fn a_copy_run_from_outside_the_project_binds_what_it_copies() {
             "lib/helper.py",
         ),
     ] {
-        let (home, project) = home_with("[claude]");
-        home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
-        let outside = home.user_home.join("copy");
-        let outside = outside.to_str().expect("UTF-8");
-        write(
-            &project,
-            "run.sh",
-            &format!("{copy}\n").replace("$D", outside),
-        );
         let check = "import sys, os\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), 'lib'))\nimport helper\nprint('{}')\n";
-        write(&project, "check.py", check);
-        write(&project, "lib/helper.py", "X = 1\n");
-        approve_project_hook(&home, &project, "bash run.sh");
-        let marker = project.join("PWNED");
-        let mut text = std::fs::read_to_string(project.join(changed)).expect("read");
-        text.push_str(&format!("\nopen({marker:?}, 'w')\n"));
-        write(&project, changed, &text);
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        let completed = emitted["runs"][0]["status"] == json!("completed");
-        if marker.exists() || completed {
-            ran_unasked.push(format!("{copy} ({changed}): {emitted:#}"));
-        }
+        ran.extend(ran_unasked(copy, check, changed));
     }
-    assert!(ran_unasked.is_empty(), "{ran_unasked:#?}");
+    assert!(ran.is_empty(), "{ran:#?}");
 }
 
 #[test]
@@ -123,32 +116,13 @@ fn a_copy_python_code_makes_of_the_folder_it_runs_in_binds_its_folders() {
     // R29-3: the folder copied by `shutil.copytree` in `-c` code, then on
     // `PYTHONPATH`; or copied by `cp` and put on the module path by `-c`
     // code's `sys.path.insert`.
-    let mut ran_unasked = Vec::new();
+    let mut ran = Vec::new();
     for copy in [
         "rm -rf $D; python3 -c \"import shutil; shutil.copytree('.', '$D')\"; PYTHONPATH=$D/lib python3 check.py",
         "rm -rf $D; python3 -c \"import shutil, os; shutil.copytree(os.getcwd(), '$D')\"; PYTHONPATH=$D/lib python3 check.py",
         "rm -rf $D; cp -r . $D; python3 -c \"import sys; sys.path.insert(0, '$D/lib'); exec(open('check.py').read())\"",
     ] {
-        let (home, project) = home_with("[claude]");
-        home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
-        let outside = home.user_home.join("copy");
-        let outside = outside.to_str().expect("UTF-8");
-        write(
-            &project,
-            "run.sh",
-            &format!("{copy}\n").replace("$D", outside),
-        );
-        write(&project, "check.py", "import helper\nprint('{}')\n");
-        write(&project, "lib/helper.py", "X = 1\n");
-        approve_project_hook(&home, &project, "bash run.sh");
-        let marker = project.join("PWNED");
-        let poisoned = format!("open({marker:?}, 'w')\nX = 1\n");
-        write(&project, "lib/helper.py", &poisoned);
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        let completed = emitted["runs"][0]["status"] == json!("completed");
-        if marker.exists() || completed {
-            ran_unasked.push(format!("{copy}: {emitted:#}"));
-        }
+        ran.extend(ran_unasked(copy, IMPORTS_HELPER, "lib/helper.py"));
     }
-    assert!(ran_unasked.is_empty(), "{ran_unasked:#?}");
+    assert!(ran.is_empty(), "{ran:#?}");
 }
