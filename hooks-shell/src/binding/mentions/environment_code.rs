@@ -35,17 +35,23 @@ impl Names {
         let Ok(metadata) = std::fs::metadata(&path) else {
             return;
         };
-        if !self.lies_in_project(&path) {
+        let Some(real) = self.real_in_project(&path) else {
             return; // `.venv/bin/python -> /usr/bin/python3.12`: installed
+        };
+        // One file by two names (`lib64 -> lib`, a linked folder) is read
+        // once.
+        let reading = &mut self.environments;
+        reading.files.insert(path.clone());
+        if !reading.real_files.insert(real) {
+            return;
         }
         if metadata.is_dir() {
             self.environment_package(&path);
             return;
         }
         let reading = &mut self.environments;
-        reading.files.insert(path.clone());
         reading.bytes += metadata.len();
-        if reading.files.len() > MAX_FILES || reading.bytes > MAX_BYTES {
+        if reading.real_files.len() > MAX_FILES || reading.bytes > MAX_BYTES {
             self.environment_unread();
             return;
         }
@@ -128,8 +134,13 @@ impl Names {
         if word.starts_with('/') {
             candidates.push(PathBuf::from(word));
         } else {
-            candidates.extend([self.cwd.join(word), self.project.join(word)]);
-            candidates.extend(dir.map(|dir| dir.join(word)));
+            let mut bases = vec![self.cwd.clone(), self.project.clone()];
+            bases.extend(dir.map(Path::to_path_buf));
+            for base in bases {
+                if self.may_hold(&base, word) {
+                    candidates.push(base.join(word));
+                }
+            }
         }
         for candidate in candidates {
             let path = self.spelled_from_project(&normalize(&candidate));
@@ -160,19 +171,36 @@ impl Names {
         }
     }
 
-    /// Whether `path`, links followed, lies in the project.
-    fn lies_in_project(&self, path: &Path) -> bool {
-        let real = |path: &Path| std::fs::canonicalize(path).ok();
-        real(path)
-            .zip(real(&self.project))
-            .is_some_and(|(path, project)| path.starts_with(project))
+    /// Whether `word`, a relative path of more than one part, may name an
+    /// entry of `base`: its first part is there (most words with a `/` in
+    /// installed code name nothing, and a listing is cheaper than stats).
+    fn may_hold(&mut self, base: &Path, word: &str) -> bool {
+        let mut parts = Path::new(word).components();
+        match (parts.next(), parts.next()) {
+            (Some(std::path::Component::Normal(first)), Some(_)) => {
+                (self.listing(base)).contains_key(first.to_string_lossy().as_ref())
+            }
+            _ => true,
+        }
+    }
+
+    /// `path`, links followed, when it lies in the project.
+    fn real_in_project(&self, path: &Path) -> Option<PathBuf> {
+        let real = std::fs::canonicalize(path).ok()?;
+        real.starts_with(self.real_project()?).then_some(real)
+    }
+
+    /// The project's folder, links followed.
+    fn real_project(&self) -> Option<&Path> {
+        let real = &self.environments.real_project;
+        real.get_or_init(|| std::fs::canonicalize(&self.project).ok())
+            .as_deref()
     }
 
     /// `path` spelled from the project as it is named here, when it lies
     /// in the project's real folder (links followed).
     fn spelled_from_project(&self, path: &Path) -> PathBuf {
-        let real = std::fs::canonicalize(&self.project).ok();
-        match real.as_deref().map(|real| path.strip_prefix(real)) {
+        match self.real_project().map(|real| path.strip_prefix(real)) {
             Some(Ok(rest)) if !path.starts_with(&self.project) => self.project.join(rest),
             _ => path.to_path_buf(),
         }
@@ -198,7 +226,7 @@ fn printable_runs(bytes: &[u8]) -> String {
 fn tokens(text: &str) -> Vec<&str> {
     let in_word = |c: char| c.is_alphanumeric() || "_./-~+@%:,".contains(c);
     let words = text.split(|c: char| !in_word(c));
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = foldhash::HashSet::default();
     words
         .filter(|word| !word.is_empty() && seen.insert(*word))
         .collect()

@@ -12,7 +12,7 @@
 //! repository's own `pip install .` may name a project file that runs
 //! later; read, it is bound ([`super::environment_code`]).
 
-use std::collections::{BTreeSet, HashMap};
+use foldhash::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -34,8 +34,11 @@ const STARTUP_MODULES: [&str; 2] = ["sitecustomize", "usercustomize"];
 pub(super) struct Reading {
     /// Each environment's site folders (`lib/python3.12/site-packages`).
     sites: Vec<PathBuf>,
-    /// The environments' files queued to be read.
-    pub(super) files: BTreeSet<PathBuf>,
+    /// The environments' files queued to be read, by the names they
+    /// were reached by.
+    pub(super) files: HashSet<PathBuf>,
+    /// The same, links followed: what the budget counts.
+    pub(super) real_files: HashSet<PathBuf>,
     /// Those not read yet.
     pub(super) pending: Vec<PathBuf>,
     /// Their bytes, against [`super::environment_code::MAX_BYTES`].
@@ -44,14 +47,20 @@ pub(super) struct Reading {
     pub(super) overflowed: bool,
     /// Each folder's modules and packages.
     index: HashMap<PathBuf, Arc<ModuleIndex>>,
+    /// The names of every module and package of those folders: most
+    /// words of code name none, and one look-up tells.
+    module_names: HashSet<String>,
     /// The project's folders the environments' code may import from: its
     /// top, the working folder, its module roots, folders that code names.
     project_roots: Vec<PathBuf>,
     /// The words of the environments' code that may name a module, looked
     /// up again in each folder found later.
-    words: std::collections::HashSet<String>,
+    words: HashSet<String>,
     /// Whether the modules packages declare as entry points were read.
     entry_points_read: bool,
+    /// The project's folder, links followed (once: thousands of paths
+    /// are checked against it).
+    pub(super) real_project: std::sync::OnceLock<Option<PathBuf>>,
 }
 
 impl Names {
@@ -163,24 +172,33 @@ impl Names {
         if words.iter().any(|word| LOADS_ENTRY_POINTS.contains(word)) {
             self.read_entry_points();
         }
+        let sites: Vec<(usize, PathBuf)> = (self.environments.sites.iter())
+            .map(|site| (0, site.clone()))
+            .collect();
         // Code read in an environment imports from its own folder too
         // (`from . import real` names `real` alone).
-        let own = dir.filter(|dir| self.in_environment(dir));
-        let mut bases: Vec<(usize, PathBuf)> = Vec::new();
-        bases.extend(self.environments.sites.iter().map(|site| (0, site.clone())));
-        let mut project_roots = Vec::new();
-        if let Some(own) = own {
-            let folders = own.ancestors().take(4).map(Path::to_path_buf);
-            let folders: Vec<PathBuf> = folders.take_while(|f| self.in_environment(f)).collect();
-            bases.extend(folders.into_iter().enumerate().map(|(up, f)| (up + 1, f)));
-            project_roots = self.environments.project_roots.clone();
-            for word in words.iter().filter(|word| !word.contains('/')) {
-                if !self.environments.words.contains(*word) {
-                    self.environments.words.insert((*word).to_owned());
-                }
+        let Some(own) = dir.filter(|dir| self.in_environment(dir)) else {
+            self.modules_from(&sites, &[], words);
+            return;
+        };
+        // Its words are looked up in the sites and the project's folders
+        // once (one found later looks every word read so far up), in each
+        // file's own folders every time.
+        let mut fresh = Vec::new();
+        for word in words.iter().filter(|word| !word.contains('/')) {
+            if !self.environments.words.contains(*word) {
+                self.environments.words.insert((*word).to_owned());
+                fresh.push(*word);
             }
         }
-        self.modules_from(&bases, &project_roots, words);
+        let roots = self.environments.project_roots.clone();
+        self.modules_from(&sites, &roots, &fresh);
+        let folders = own.ancestors().take(4).map(Path::to_path_buf);
+        let folders: Vec<PathBuf> = folders.take_while(|f| self.in_environment(f)).collect();
+        let own: Vec<(usize, PathBuf)> = (folders.into_iter().enumerate())
+            .map(|(up, folder)| (up + 1, folder))
+            .collect();
+        self.modules_from(&own, &[], words);
     }
 
     /// Reads the modules `words` name in `bases` (each with how many dots
@@ -193,22 +211,16 @@ impl Names {
             .map(|(dots, folder)| (*dots, indexed(self, folder)))
             .collect();
         let roots: Vec<_> = roots.iter().map(|root| indexed(self, root)).collect();
-        // Most words name no module anywhere: one look-up tells.
-        let mut any: std::collections::HashSet<String> = std::collections::HashSet::new();
-        for (_, index) in bases.iter().map(|(_, base)| base).chain(&roots) {
-            any.extend(index.modules.keys().cloned());
-            any.extend(index.packages.iter().cloned());
-        }
         for word in words.iter().flat_map(|word| word.split(',')) {
             let name = word.trim_start_matches('.');
             let dots = word.len() - name.len();
             let first = name.split('.').next().unwrap_or_default();
-            if !any.contains(first) || !is_identifier(first) {
-                continue;
-            }
             let has = |index: &ModuleIndex| {
                 index.modules.contains_key(first) || index.packages.contains(first)
             };
+            if !self.environments.module_names.contains(first) || !is_identifier(first) {
+                continue;
+            }
             for (base_dots, (folder, index)) in &bases {
                 // `x` from a site or the file's own folder and those above
                 // it (`from .. import x`); `..x` from the folder above it.
@@ -338,6 +350,8 @@ impl Names {
                 }
             }
         }
+        let names = index.modules.keys().chain(&index.packages);
+        (self.environments.module_names).extend(names.cloned());
         let index = Arc::new(index);
         (self.environments.index).insert(folder.to_path_buf(), Arc::clone(&index));
         index
@@ -349,7 +363,7 @@ impl Names {
 #[derive(Debug, Default)]
 pub(super) struct ModuleIndex {
     modules: HashMap<String, Vec<String>>,
-    packages: std::collections::HashSet<String>,
+    packages: HashSet<String>,
 }
 
 impl ModuleIndex {
