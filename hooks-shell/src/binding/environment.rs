@@ -122,6 +122,9 @@ pub(crate) struct Reaching {
     /// The environment's own folders its `.pth` files put on the module
     /// path (a path line, `site.addsitedir`): searched as site folders.
     pub(crate) sites: Vec<PathBuf>,
+    /// Whether a package was installed from the project (`pip install .`,
+    /// `uv sync`: its `direct_url.json`), or which one cannot be told.
+    pub(crate) installed_from_project: bool,
 }
 
 /// The largest file of an environment read for what it names.
@@ -165,6 +168,20 @@ pub(crate) fn reaching(environment: &Path, project: &Path) -> Reaching {
                 continue;
             }
             let name = path.file_name().unwrap_or_default().to_string_lossy();
+            if name == "direct_url.json" && dir.extension().is_some_and(|e| e == "dist-info") {
+                let text = std::fs::read(&path).ok();
+                let text = text.filter(|_| metadata.len() <= MAX_READ_FILE);
+                found.installed_from_project |= match text.as_deref().and_then(installed_from) {
+                    Some(Some(from)) => {
+                        from.starts_with(&real_project)
+                            || from.starts_with(project)
+                            || into_project(&from).is_some()
+                    }
+                    Some(None) => false,
+                    None => true, // cannot tell where from: as if from the project
+                };
+                continue;
+            }
             // Any script of its `bin/` (a `#!` line or none: `sh` runs it
             // either way, R28b-2), what Python runs at start-up (R28b-10).
             let bin = [environment.join("bin"), environment.join("Scripts")];
@@ -216,6 +233,18 @@ pub(crate) fn reaching(environment: &Path, project: &Path) -> Reaching {
     found.whole.sort();
     found.whole.dedup();
     found
+}
+
+/// The folder a package was installed from, by its `direct_url.json`
+/// (PEP 610): `Some(None)` for an index or a remote URL, `None` when the
+/// file cannot be read as one.
+fn installed_from(text: &[u8]) -> Option<Option<PathBuf>> {
+    let record: serde_json::Value = serde_json::from_slice(text).ok()?;
+    let url = url::Url::parse(record.get("url")?.as_str()?).ok()?;
+    if url.scheme() != "file" {
+        return Some(None);
+    }
+    url.to_file_path().ok().map(Some)
 }
 
 /// Whether `path` is a compiled program (ELF), not a script.
@@ -352,6 +381,20 @@ pub(super) fn digest(root: &Path) -> Result<String, BindError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_package_record_says_which_local_folder_it_was_installed_from() {
+        let local = br#"{"url": "file:///p/my%20proj", "dir_info": {"editable": true}}"#;
+        assert_eq!(
+            installed_from(local),
+            Some(Some(PathBuf::from("/p/my proj")))
+        );
+        let index = br#"{"url": "https://files.example/x.whl", "archive_info": {}}"#;
+        assert_eq!(installed_from(index), Some(None));
+        for unreadable in [&b"{not json"[..], br#"{"dir_info": {}}"#, br#"{"url": 3}"#] {
+            assert_eq!(installed_from(unreadable), None);
+        }
+    }
 
     #[test]
     fn a_changed_module_of_an_environment_changes_its_digest() {

@@ -102,6 +102,13 @@ impl Names {
                 self.add_file(path);
             }
         }
+        if reaching.installed_from_project {
+            // Its build wrote code here that may run any of the project's
+            // files by a name computed when it runs (R29-7): the project is
+            // bound as a folder an environment leads to (its code by
+            // content, its documents by name in a git checkout).
+            self.files.insert(self.project.clone());
+        }
         if self.environments.project_roots.is_empty() {
             let mut roots = vec![self.project.clone(), self.cwd.clone()];
             roots.extend(self.module_roots.iter().cloned());
