@@ -195,24 +195,66 @@ fn digest(root: &Path, tracked: &Tracked, max_entries: usize) -> Result<String, 
                 return Err(BindError::TreeTooLarge(root.to_path_buf()));
             }
             let relative = path.strip_prefix(root).unwrap_or(&path);
-            let (to, stamp) = match std::fs::symlink_metadata(&path) {
-                Ok(metadata) if metadata.is_symlink() => {
-                    let to = std::fs::read_link(&path).unwrap_or_default();
-                    (to.display().to_string(), "link".to_owned())
-                }
-                Ok(metadata) => {
-                    if metadata.is_dir() {
-                        stack.push(path.clone());
-                    }
-                    let stamp = entry_stamp(&path, relative, &metadata, tracked, &mut hashed);
-                    (String::new(), stamp)
-                }
-                Err(_) => (String::new(), "missing".to_owned()),
-            };
-            hash.update(format!("{}\0{to}\0{stamp}\n", relative.display()));
+            let line = entry_line(&path, relative, tracked, &mut hashed, &mut stack);
+            hash.update(line);
         }
     }
     Ok(hex::encode(hash.finalize()))
+}
+
+/// The line binding the entry at `path` (`relative` under the folder
+/// bound), a folder pushed on `stack` to be walked.
+fn entry_line(
+    path: &Path,
+    relative: &Path,
+    tracked: &Tracked,
+    hashed: &mut u64,
+    stack: &mut Vec<PathBuf>,
+) -> String {
+    let (to, stamp) = match std::fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.is_symlink() => {
+            let to = std::fs::read_link(path).unwrap_or_default();
+            (to.display().to_string(), "link".to_owned())
+        }
+        Ok(metadata) => {
+            if metadata.is_dir() {
+                stack.push(path.to_path_buf());
+            }
+            let stamp = entry_stamp(path, relative, &metadata, tracked, hashed);
+            (String::new(), stamp)
+        }
+        Err(_) => (String::new(), "missing".to_owned()),
+    };
+    format!("{}\0{to}\0{stamp}\n", relative.display())
+}
+
+/// The digest binding `path`, a folder or file of `project`, as [`bind`]
+/// binds a folder in a git checkout (a file as an entry of its folder),
+/// `listed` every path the checkout lists under `project`, relative to it
+/// (R30-18: a copy of the project's folders run outside it).
+pub(super) fn digest_in_checkout(
+    path: &Path,
+    project: &Path,
+    listed: &BTreeSet<Vec<u8>>,
+) -> Result<String, BindError> {
+    let under = |folder: &Path| {
+        let mut prefix = folder.as_os_str().as_encoded_bytes().to_vec();
+        if !prefix.is_empty() {
+            prefix.push(b'/');
+        }
+        let paths = listed
+            .iter()
+            .filter_map(|path| path.strip_prefix(prefix.as_slice()));
+        Tracked::new(paths.map(<[u8]>::to_vec).collect())
+    };
+    let relative = path.strip_prefix(project).unwrap_or(path);
+    if path.is_dir() {
+        return digest(path, &under(relative), MAX_ENTRIES);
+    }
+    let name = Path::new(relative.file_name().unwrap_or_default());
+    let tracked = under(relative.parent().unwrap_or(Path::new("")));
+    let line = entry_line(path, name, &tracked, &mut 0, &mut Vec::new());
+    Ok(hex::encode(Sha256::digest(line)))
 }
 
 #[cfg(test)]

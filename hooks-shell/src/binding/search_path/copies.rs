@@ -19,6 +19,10 @@ const MAX_COPIED: usize = 256;
 /// code from is named for (R29-2).
 const RUN_COPY_KEY: &str = "code that may be copied where the hook runs code from";
 
+/// [`RUN_COPY_KEY`] in a git checkout: each name, the content of each
+/// tracked code file, each untracked entry by what it is (R30-18).
+const RUN_COPY_TRACKED_KEY: &str = "code that may be copied where the hook runs code from, each name and the content of each tracked code file, each untracked entry by what it is";
+
 /// Folders of the system a hook's text names a path in without having
 /// copied anything there (`/usr/bin` and `/usr/bin/python3`).
 const SYSTEM: [&str; 12] = [
@@ -89,16 +93,37 @@ impl Spoken {
         self.copied(cwd, project, true)
     }
 
-    /// Binds in `mentioned` each of [`Spoken::copied_and_run`] whole.
+    /// Binds in `mentioned` each of [`Spoken::copied_and_run`]: in a git
+    /// checkout as a folder an environment leads to is bound (each name,
+    /// tracked code by content, tracked documents by name, the rest by
+    /// what it is: R30-18, a README edit asks nothing), elsewhere whole.
     pub(in crate::binding) fn bind_run_copies(
         &self,
         cwd: &Path,
         project: &Path,
         mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
     ) -> Result<(), BindError> {
-        for path in self.copied_and_run(cwd, project)? {
-            let digest = crate::binding::tree_sha256(std::slice::from_ref(&path))?;
-            mentioned.insert(path.join(format!("<{RUN_COPY_KEY}>")), digest);
+        use crate::binding::git_index::{self, Checkout};
+        let copied = self.copied_and_run(cwd, project)?;
+        let listed = match copied.is_empty() {
+            true => None,
+            false => match git_index::checkout(project) {
+                Checkout::Tracks(_) => git_index::paths_under(project, project),
+                Checkout::Outside | Checkout::Unreadable => None,
+            },
+        };
+        for path in copied {
+            let (key, digest) = match &listed {
+                Some(listed) => (
+                    RUN_COPY_TRACKED_KEY,
+                    crate::binding::led_to::digest_in_checkout(&path, project, listed)?,
+                ),
+                None => (
+                    RUN_COPY_KEY,
+                    crate::binding::tree_sha256(std::slice::from_ref(&path))?,
+                ),
+            };
+            mentioned.insert(path.join(format!("<{key}>")), digest);
         }
         Ok(())
     }
@@ -127,7 +152,11 @@ impl Spoken {
         });
         for folder in folders {
             let inside = format!("{folder}/");
-            if words.iter().any(|word| word.starts_with(&inside)) {
+            let globbed = |word: &String| glob_at(word).is_some() && glob_inside(word, folder);
+            if words
+                .iter()
+                .any(|word| word.starts_with(&inside) || globbed(word))
+            {
                 return true;
             }
         }
@@ -305,6 +334,54 @@ fn code_words(word: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Whether the glob `word` may name a path inside `folder`, component by
+/// component as the shell expands it (`/tmp/x*/check.py`, `/tmp/x?/a` and
+/// `/tmp/*/a` in `/tmp/x`: R30-20); `**` may match any folders below.
+fn glob_inside(word: &str, folder: &str) -> bool {
+    let mut parts = word.split('/');
+    for name in folder.split('/') {
+        match parts.next() {
+            Some(part) if part.contains("**") => return true,
+            Some(part) if glob_matches(part.as_bytes(), name.as_bytes()) => {}
+            _ => return false,
+        }
+    }
+    parts.next().is_some()
+}
+
+/// Whether the glob component `pattern` (`*`, `?`, a `[…]` class, a brace
+/// list) matches `name`; a class or brace list matches any one character
+/// or any text.
+fn glob_matches(pattern: &[u8], name: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => name.is_empty(),
+        Some((b'*', rest)) => (0..=name.len()).any(|at| glob_matches(rest, &name[at..])),
+        Some((b'{', rest)) if rest.contains(&b'}') => {
+            let after = rest
+                .iter()
+                .position(|c| *c == b'}')
+                .map_or(rest, |at| &rest[at + 1..]);
+            (0..=name.len()).any(|at| glob_matches(after, &name[at..]))
+        }
+        Some((b'?', rest)) => !name.is_empty() && glob_matches(rest, &name[1..]),
+        Some((b'[', rest)) => {
+            // `[]a]` holds `]`; an unclosed `[` is itself.
+            let close = rest
+                .iter()
+                .skip(1)
+                .position(|c| *c == b']')
+                .map(|at| at + 1);
+            match close {
+                Some(at) => !name.is_empty() && glob_matches(&rest[at + 1..], &name[1..]),
+                None => name.first() == Some(&b'[') && glob_matches(rest, &name[1..]),
+            }
+        }
+        Some((b'\\', [c, rest @ ..])) | Some((c, rest)) => {
+            name.first() == Some(c) && glob_matches(rest, &name[1..])
+        }
+    }
+}
+
 /// Where the first glob character of `word` is (`*`, `?`, `[`, `{` of a
 /// brace list), not counting those inside a `${…}` or `$(…)`.
 fn glob_at(word: &str) -> Option<usize> {
@@ -344,5 +421,24 @@ mod tests {
         assert_eq!(words.iter().filter(|w| **w == ".").count(), 2, "{words:?}");
         assert!(code_words("plain/word").is_empty());
         assert_eq!(code_words("os.getcwd"), ["."]);
+    }
+
+    #[test]
+    fn a_glob_names_a_path_inside_the_folders_it_may_match() {
+        for word in [
+            "/tmp/x*/a.py",
+            "/tmp/?/a",
+            "/tmp/*/a",
+            "/t*/x/a",
+            "/tmp/[xy]/a",
+        ] {
+            assert!(glob_inside(word, "/tmp/x"), "{word}");
+        }
+        assert!(glob_inside("/tmp/x?/a", "/tmp/x1") && glob_inside("/**/a", "/tmp/x"));
+        assert!(glob_inside("/tmp/{x,y}/a", "/tmp/x") && glob_inside("/tmp/[!a]/a", "/tmp/x"));
+        for word in ["/tmp/y*/a", "/tmp/x?", "/tmp/x?/a", "/tmp/x*"] {
+            assert!(!glob_inside(word, "/tmp/xy/z"), "{word}");
+        }
+        assert!(!glob_inside("/tmp/x*", "/tmp/x") && !glob_inside("/tmp/?/a", "/tmp/xy"));
     }
 }
