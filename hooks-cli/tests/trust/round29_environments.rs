@@ -14,7 +14,7 @@ use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
 use crate::round28::{changed_asks_again, checkout_without_environment, poison, site_of};
 
 /// Python running the project's `tools/boot.py` by its path.
-fn runs_boot(project: &Path) -> String {
+pub(crate) fn runs_boot(project: &Path) -> String {
     let boot = project.join("tools/boot.py").display().to_string();
     format!("import runpy\nrunpy.run_path({boot:?})\n")
 }
@@ -22,7 +22,7 @@ fn runs_boot(project: &Path) -> String {
 /// A checkout whose ignored environment is set up by `install` (given the
 /// project and its site folder), the hook `command` approved; a change to
 /// `tools/boot.py` must ask again.
-fn boot_change_asks_again(command: &str, install: impl FnOnce(&Path, &Path)) {
+pub(crate) fn boot_change_asks_again(command: &str, install: impl FnOnce(&Path, &Path)) {
     changed_asks_again(
         command,
         |project| {

@@ -125,6 +125,10 @@ pub(crate) struct Reaching {
     /// Whether a package was installed from the project (`pip install .`,
     /// `uv sync`: its `direct_url.json`), or which one cannot be told.
     pub(crate) installed_from_project: bool,
+    /// Whether a file that runs at start-up (a `.pth`, a finder, a script)
+    /// was too large to read, or the environment too large to walk: what
+    /// it reaches cannot be told (R30-13).
+    pub(crate) unread: bool,
 }
 
 /// The largest file of an environment read for what it names.
@@ -154,6 +158,7 @@ pub(crate) fn reaching(environment: &Path, project: &Path) -> Reaching {
         for path in listing.flatten().map(|entry| entry.path()) {
             seen += 1;
             if seen > MAX_ENTRIES {
+                found.unread = true;
                 return found;
             }
             let Ok(metadata) = std::fs::symlink_metadata(&path) else {
@@ -189,7 +194,11 @@ pub(crate) fn reaching(environment: &Path, project: &Path) -> Reaching {
             let startup = name == "sitecustomize.py" || name == "usercustomize.py";
             let pth = name.ends_with(".pth") || name.ends_with(".egg-link");
             let finder = name.starts_with("__editable__");
-            if !(script || startup || pth || finder) || metadata.len() > MAX_READ_FILE {
+            if !(script || startup || pth || finder) {
+                continue;
+            }
+            if metadata.len() > MAX_READ_FILE {
+                found.unread = true;
                 continue;
             }
             found.read.push(path.clone());
@@ -224,9 +233,13 @@ pub(crate) fn reaching(environment: &Path, project: &Path) -> Reaching {
                 let own = paths.iter().filter(|path| {
                     real(path).is_some_and(|real| real.starts_with(&real_environment))
                 });
+                let (folders, files): (Vec<&PathBuf>, Vec<&PathBuf>) =
+                    own.partition(|p| p.is_dir());
+                found.sites.extend(folders.into_iter().cloned());
+                // A file on the module path: an archive by any name (R30-6).
                 found
-                    .sites
-                    .extend(own.filter(|path| path.is_dir()).cloned());
+                    .read
+                    .extend(files.into_iter().filter(|p| p.is_file()).cloned());
             }
         }
     }

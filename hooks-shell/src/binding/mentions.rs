@@ -69,6 +69,7 @@
 
 mod braces;
 mod compiled;
+mod entry_points;
 mod environment_code;
 mod environments;
 mod git_config;

@@ -16,7 +16,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::{Names, normalize, read};
+use super::{Kind, Names, normalize, read};
 
 /// The most files of environments read for one hook.
 pub(super) const MAX_FILES: usize = 10_000;
@@ -116,6 +116,7 @@ impl Names {
         let mut words = tokens(&text);
         words.extend(imported.iter().map(String::as_str));
         self.environment_modules(&words, dir);
+        self.own_files_named(&words, dir);
         let mut paths: Vec<&str> = (words.into_iter())
             .filter(|word| word.contains('/') || code_name(Path::new(word)))
             .collect();
@@ -123,6 +124,22 @@ impl Names {
         paths.dedup();
         for word in paths {
             self.environment_path(word, dir);
+        }
+    }
+
+    /// Reads the files of `dir`, an environment's folder, that `words`
+    /// name alone (`'data.bin'` given to `zipimport`, `'libx.so'` to
+    /// `ctypes`): an archive binds the whole project (R30-6).
+    fn own_files_named(&mut self, words: &[&str], dir: Option<&Path>) {
+        let Some(dir) = dir.filter(|dir| self.in_environment(dir)) else {
+            return;
+        };
+        let listing = self.listing(dir);
+        let named = words.iter().filter(|word| !word.contains('/'));
+        let named = named.filter(|word| listing.get(**word) == Some(&Kind::File));
+        let files: Vec<PathBuf> = named.map(|word| dir.join(word)).collect();
+        for file in files {
+            self.read_environment_file(file);
         }
     }
 
@@ -217,7 +234,36 @@ fn printable_runs(bytes: &[u8]) -> String {
         out.push('\n');
         out.push_str(&String::from_utf8_lossy(run));
     }
+    // Wide strings (`L"python3 tools/boot.py"`) too: UTF-16LE and
+    // UTF-32LE (R30-9).
+    for width in [2, 4] {
+        for offset in 0..width.min(bytes.len()) {
+            wide_runs(&bytes[offset..], width, &mut out);
+        }
+    }
     out
+}
+
+/// Appends to `out` the runs of `bytes` that are ASCII text `width` bytes
+/// a character, little-endian, each on a line of its own.
+fn wide_runs(bytes: &[u8], width: usize, out: &mut String) {
+    let mut run = String::new();
+    let mut end = |run: &mut String| {
+        if run.len() >= 3 {
+            out.push('\n');
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for unit in bytes.chunks_exact(width) {
+        match unit.split_first() {
+            Some((first, rest)) if (0x20..0x7f).contains(first) && rest.iter().all(|b| *b == 0) => {
+                run.push(char::from(*first));
+            }
+            _ => end(&mut run),
+        }
+    }
+    end(&mut run);
 }
 
 /// The distinct words of `text` that may name a module or a path
@@ -271,6 +317,22 @@ fn code_name(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::from_imports;
+
+    #[test]
+    fn a_binary_is_read_for_its_narrow_and_wide_strings() {
+        let mut elf = b"\x7fELF\0\0python3 tools/a.py\0\0".to_vec();
+        elf.extend("\0tools/b.py\0".encode_utf16().flat_map(u16::to_le_bytes));
+        elf.push(0);
+        elf.extend(
+            "tools/c.py"
+                .chars()
+                .flat_map(|c| u32::from(c).to_le_bytes()),
+        );
+        let text = super::printable_runs(&elf);
+        for path in ["tools/a.py", "tools/b.py", "tools/c.py"] {
+            assert!(text.contains(path), "{path}: {text:?}");
+        }
+    }
 
     #[test]
     fn a_from_import_names_each_submodule_it_may_import() {

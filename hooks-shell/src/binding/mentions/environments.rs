@@ -18,14 +18,6 @@ use std::sync::Arc;
 
 use super::{Kind, Names, read};
 
-/// Words of code that loads the modules packages declare as entry
-/// points (pytest's `pytest11` plugins, through pluggy).
-const LOADS_ENTRY_POINTS: [&str; 3] = [
-    "entry_points",
-    "iter_entry_points",
-    "load_setuptools_entrypoints",
-];
-
 /// The modules Python imports at start-up from any site folder.
 const STARTUP_MODULES: [&str; 2] = ["sitecustomize", "usercustomize"];
 
@@ -33,7 +25,7 @@ const STARTUP_MODULES: [&str; 2] = ["sitecustomize", "usercustomize"];
 #[derive(Clone, Debug, Default)]
 pub(super) struct Reading {
     /// Each environment's site folders (`lib/python3.12/site-packages`).
-    sites: Vec<PathBuf>,
+    pub(super) sites: Vec<PathBuf>,
     /// The environments' files queued to be read, by the names they
     /// were reached by.
     pub(super) files: HashSet<PathBuf>,
@@ -52,12 +44,15 @@ pub(super) struct Reading {
     module_names: HashSet<String>,
     /// The project's folders the environments' code may import from: its
     /// top, the working folder, its module roots, folders that code names.
-    project_roots: Vec<PathBuf>,
+    pub(super) project_roots: Vec<PathBuf>,
     /// The words of the environments' code that may name a module, looked
     /// up again in each folder found later.
     words: HashSet<String>,
+    /// The same by their first part (`tools` for `tools.boot`): a folder
+    /// found later looks up only the words its entries may be named by.
+    by_head: HashMap<String, Vec<String>>,
     /// Whether the modules packages declare as entry points were read.
-    entry_points_read: bool,
+    pub(super) entry_points_read: bool,
     /// The project's folder, links followed (once: thousands of paths
     /// are checked against it).
     pub(super) real_project: std::sync::OnceLock<Option<PathBuf>>,
@@ -102,6 +97,9 @@ impl Names {
                 self.add_file(path);
             }
         }
+        if reaching.unread {
+            self.environment_unread();
+        }
         if reaching.installed_from_project {
             // Its build wrote code here that may run any of the project's
             // files by a name computed when it runs (R29-7): the project is
@@ -109,10 +107,14 @@ impl Names {
             // content, its documents by name in a git checkout).
             self.files.insert(self.project.clone());
         }
-        if self.environments.project_roots.is_empty() {
-            let mut roots = vec![self.project.clone(), self.cwd.clone()];
-            roots.extend(self.module_roots.iter().cloned());
-            self.environments.project_roots = roots;
+        // Its code imports from the project's top, the working folder and
+        // the module roots.
+        let mut roots = vec![self.project.clone(), self.cwd.clone()];
+        roots.extend(self.module_roots.iter().cloned());
+        for root in roots {
+            if !self.environments.project_roots.contains(&root) {
+                self.environments.project_roots.push(root);
+            }
         }
         for folder in reaching.whole.iter().filter(|path| path.is_dir()) {
             self.add_project_root(folder.clone());
@@ -176,7 +178,12 @@ impl Names {
         if self.environments.sites.is_empty() || self.environments.overflowed {
             return;
         }
-        if words.iter().any(|word| LOADS_ENTRY_POINTS.contains(word)) {
+        // `entry_points(...)`, `md.entry_points()`, `dist.entry_points`.
+        let last = |word: &&str| word.rsplit('.').next().unwrap_or_default().to_owned();
+        if words
+            .iter()
+            .any(|word| super::entry_points::LOADS_ENTRY_POINTS.contains(&last(word).as_str()))
+        {
             self.read_entry_points();
         }
         let sites: Vec<(usize, PathBuf)> = (self.environments.sites.iter())
@@ -195,11 +202,25 @@ impl Names {
         for word in words.iter().filter(|word| !word.contains('/')) {
             if !self.environments.words.contains(*word) {
                 self.environments.words.insert((*word).to_owned());
+                let head = word.trim_start_matches('.').split(['.', ',', ':']).next();
+                let heads = self
+                    .environments
+                    .by_head
+                    .entry(head.unwrap_or_default().to_owned());
+                heads.or_default().push((*word).to_owned());
                 fresh.push(*word);
             }
         }
         let roots = self.environments.project_roots.clone();
         self.modules_from(&sites, &roots, &fresh);
+        // A folder of the project this file names (`sys.path.insert(0,
+        // 'vendor')`, `__import__('tools', fromlist=['boot'])`,
+        // `os.chdir('tools')`): its other words may import from there
+        // (R30-1, R30-2).
+        let bare: Vec<&str> = words.iter().map(|w| w.trim_start_matches('.')).collect();
+        for folder in self.named_project_folders(words, &roots) {
+            self.modules_from(&[], &[folder], &bare);
+        }
         let folders = own.ancestors().take(4).map(Path::to_path_buf);
         let folders: Vec<PathBuf> = folders.take_while(|f| self.in_environment(f)).collect();
         let own: Vec<(usize, PathBuf)> = (folders.into_iter().enumerate())
@@ -208,17 +229,39 @@ impl Names {
         self.modules_from(&own, &[], words);
     }
 
+    /// The folders of the project's `roots` that `words` name by their
+    /// names alone (`vendor`).
+    fn named_project_folders(&mut self, words: &[&str], roots: &[PathBuf]) -> Vec<PathBuf> {
+        let mut folders = Vec::new();
+        for root in roots {
+            let index = self.module_index(root);
+            let named = words.iter().filter(|word| index.packages.contains(**word));
+            folders.extend(named.map(|word| root.join(word)));
+        }
+        folders.retain(|folder| !self.in_environment(folder) && !self.excluded(folder));
+        folders.sort();
+        folders.dedup();
+        folders
+    }
+
     /// Reads the modules `words` name in `bases` (each with how many dots
     /// a relative import needs to start there), and binds those they name
     /// in the project's `roots`.
-    fn modules_from(&mut self, bases: &[(usize, PathBuf)], roots: &[PathBuf], words: &[&str]) {
+    pub(super) fn modules_from(
+        &mut self,
+        bases: &[(usize, PathBuf)],
+        roots: &[PathBuf],
+        words: &[&str],
+    ) {
         let indexed =
             |names: &mut Names, folder: &PathBuf| (folder.clone(), names.module_index(folder));
         let bases: Vec<_> = (bases.iter())
             .map(|(dots, folder)| (*dots, indexed(self, folder)))
             .collect();
         let roots: Vec<_> = roots.iter().map(|root| indexed(self, root)).collect();
-        for word in words.iter().flat_map(|word| word.split(',')) {
+        // `a,b` in a list; `tools.boot:main` names the module `tools.boot`.
+        let words = words.iter().flat_map(|word| word.split(','));
+        for word in words.filter_map(|word| word.split(':').next()) {
             let name = word.trim_start_matches('.');
             let dots = word.len() - name.len();
             let first = name.split('.').next().unwrap_or_default();
@@ -250,38 +293,6 @@ impl Names {
         }
     }
 
-    /// Reads, once, the modules the environments' packages declare as entry
-    /// points other than scripts (`[pytest11]` plugins): code read loads
-    /// them by their declarations.
-    pub(super) fn read_entry_points(&mut self) {
-        if std::mem::replace(&mut self.environments.entry_points_read, true) {
-            return;
-        }
-        let sites = self.environments.sites.clone();
-        let mut modules: Vec<String> = Vec::new();
-        for site in &sites {
-            let listing = self.listing(site);
-            let metadata = listing.iter().filter(|(name, kind)| {
-                **kind == Kind::Folder
-                    && (name.ends_with(".dist-info") || name.ends_with(".egg-info"))
-            });
-            for (name, _) in metadata {
-                let file = site.join(name).join("entry_points.txt");
-                if std::fs::metadata(&file).is_ok_and(|m| m.len() > 1 << 20) {
-                    self.environment_unread(); // too large to read each run
-                    return;
-                }
-                let text = std::fs::read(&file).ok();
-                let text = String::from_utf8_lossy(&text.unwrap_or_default()).into_owned();
-                modules.extend(entry_point_modules(&text));
-            }
-        }
-        let bases: Vec<(usize, PathBuf)> = sites.into_iter().map(|site| (0, site)).collect();
-        let roots = self.environments.project_roots.clone();
-        let words: Vec<&str> = modules.iter().map(String::as_str).collect();
-        self.modules_from(&bases, &roots, &words);
-    }
-
     /// Makes `site`, a folder of an environment, one its modules are
     /// looked up in, for the words read so far too.
     pub(super) fn add_site(&mut self, site: PathBuf) {
@@ -307,7 +318,16 @@ impl Names {
             return;
         }
         self.environments.project_roots.push(root.clone());
-        let words: Vec<String> = self.environments.words.iter().cloned().collect();
+        // Only the words its entries may be named by (most words are
+        // none of them).
+        let index = self.module_index(&root);
+        let names = index.modules.keys().chain(&index.packages);
+        let heads = &self.environments.by_head;
+        let words: Vec<String> = names
+            .filter_map(|name| heads.get(name))
+            .flatten()
+            .cloned()
+            .collect();
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
         self.modules_from(&[], &[root], &words);
     }
@@ -381,24 +401,6 @@ impl ModuleIndex {
     }
 }
 
-/// The modules an `entry_points.txt` declares outside its script groups
-/// (`evil = evilplugin.hooks:main [extra]` → `evilplugin.hooks`).
-fn entry_point_modules(text: &str) -> Vec<String> {
-    let mut group = "";
-    let mut modules = Vec::new();
-    for line in text.lines().map(str::trim) {
-        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            group = name.trim();
-        } else if let Some((_, value)) = line.split_once('=')
-            && !matches!(group, "console_scripts" | "gui_scripts")
-        {
-            let module = value.split([':', '[']).next().unwrap_or_default().trim();
-            modules.push(module.to_owned());
-        }
-    }
-    modules
-}
-
 /// Whether a file named `<module>.<rest>` is what Python imports as
 /// `<module>`: `py`, a `pyc` with no source, an extension module
 /// (`cpython-312-x86_64-linux-gnu.so`, `pyd`).
@@ -453,7 +455,5 @@ mod tests {
             assert!(!is_module_suffix(rest), "{rest}");
         }
         assert!(is_identifier("_boot2") && !is_identifier("2boot") && !is_identifier(""));
-        let declared = "[console_scripts]\nx = tool.cli:main\n\n[pytest11]\nevil = evilplugin.hooks:main [extra]\n";
-        assert_eq!(entry_point_modules(declared), ["evilplugin.hooks"]);
     }
 }
