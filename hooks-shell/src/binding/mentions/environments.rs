@@ -48,9 +48,6 @@ pub(super) struct Reading {
     /// The words of the environments' code that may name a module, looked
     /// up again in each folder found later.
     words: HashSet<String>,
-    /// The same by their first part (`tools` for `tools.boot`): a folder
-    /// found later looks up only the words its entries may be named by.
-    by_head: HashMap<String, Vec<String>>,
     /// Whether the modules packages declare as entry points were read.
     pub(super) entry_points_read: bool,
     /// The project's folder, links followed (once: thousands of paths
@@ -202,12 +199,6 @@ impl Names {
         for word in words.iter().filter(|word| !word.contains('/')) {
             if !self.environments.words.contains(*word) {
                 self.environments.words.insert((*word).to_owned());
-                let head = word.trim_start_matches('.').split(['.', ',', ':']).next();
-                let heads = self
-                    .environments
-                    .by_head
-                    .entry(head.unwrap_or_default().to_owned());
-                heads.or_default().push((*word).to_owned());
                 fresh.push(*word);
             }
         }
@@ -322,10 +313,9 @@ impl Names {
         // none of them).
         let index = self.module_index(&root);
         let names = index.modules.keys().chain(&index.packages);
-        let heads = &self.environments.by_head;
-        let words: Vec<String> = names
-            .filter_map(|name| heads.get(name))
-            .flatten()
+        let names: HashSet<&str> = names.map(String::as_str).collect();
+        let words: Vec<String> = (self.environments.words.iter())
+            .filter(|word| names.contains(head(word)))
             .cloned()
             .collect();
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
@@ -407,6 +397,12 @@ impl ModuleIndex {
 fn is_module_suffix(rest: &str) -> bool {
     let last = rest.rsplit('.').next().unwrap_or_default();
     rest == "py" || rest == "pyc" || last == "so" || last == "pyd"
+}
+
+/// The first part of a module name `word` (`tools` for `..tools.boot:f`).
+fn head(word: &str) -> &str {
+    let name = word.trim_start_matches('.');
+    name.split(['.', ',', ':']).next().unwrap_or_default()
 }
 
 /// Whether `part` is a Python identifier.
