@@ -4,12 +4,14 @@
 //! installed module puts on the module path (R30-2) or changes into
 //! (`os.chdir`, R30-4), an archive of any name (R30-6), a wide string in a binary (R30-9), a start-up file too
 //! large to read (R30-13), an object path (`tools.boot:main`, R30-15) and
-//! entry points found through `md.entry_points()` (R30-8): a change to
-//! the project file asks again.
+//! entry points found through `md.entry_points()` (R30-8), a project
+//! folder made a site folder (R30-3): a change to the project file asks
+//! again.
 
 use std::path::Path;
 
 use crate::dialects::write;
+use crate::round28::{changed_asks_again, checkout_without_environment, site_of};
 use crate::round29_environments::{boot_change_asks_again, runs_boot};
 
 /// The hook importing the installed module `envmod`.
@@ -104,5 +106,35 @@ fn entry_points_loaded_by_any_spelling_are_read() {
                 "[myplugins]\nevil = evilplug\n",
             );
         });
+    }
+}
+
+#[test]
+fn a_project_folder_installed_code_makes_a_site_folder_is_bound_with_its_pth_files() {
+    // R30-3: Python runs the `.pth` files of a folder given to
+    // `site.addsitedir`: a new one, or a changed one, asks again.
+    let check = ".venv/bin/python check.py";
+    let site_dir = |site: &Path| {
+        write(
+            site,
+            "sitecustomize.py",
+            "import site\nsite.addsitedir('vendor')\n",
+        );
+    };
+    for pth in ["vendor/a.pth", "vendor/b.pth"] {
+        changed_asks_again(
+            check,
+            |project| {
+                let site = site_of(project);
+                site_dir(&site);
+                write(project, "vendor/a.pth", "import os\n");
+                write(project, "check.py", "print('{}')\n");
+                checkout_without_environment(project);
+            },
+            |project, marker| {
+                let line = format!("import os; open({marker:?}, 'w')\n");
+                write(project, pth, &line);
+            },
+        );
     }
 }

@@ -209,8 +209,15 @@ impl Names {
         // `os.chdir('tools')`): its other words may import from there
         // (R30-1, R30-2).
         let bare: Vec<&str> = words.iter().map(|w| w.trim_start_matches('.')).collect();
+        // Made a site folder (`site.addsitedir('vendor')`), its `.pth`
+        // files run too: the folder is bound by its names and what each
+        // entry is, its code by content (R30-3).
+        let site = words.iter().any(|word| word.ends_with("addsitedir"));
         for folder in self.named_project_folders(words, &roots) {
-            self.modules_from(&[], &[folder], &bare);
+            self.modules_from(&[], std::slice::from_ref(&folder), &bare);
+            if site {
+                self.files.insert(folder);
+            }
         }
         let folders = own.ancestors().take(4).map(Path::to_path_buf);
         let folders: Vec<PathBuf> = folders.take_while(|f| self.in_environment(f)).collect();
