@@ -2,10 +2,11 @@
 //! round 29's reading missed. A package and its submodule given apart
 //! (`__import__('tools', fromlist=['boot'])`, R30-1), a project folder an
 //! installed module puts on the module path (R30-2) or changes into
-//! (`os.chdir`, R30-4), an archive of any name (R30-6), a wide string in a binary (R30-9), a start-up file too
-//! large to read (R30-13), an object path (`tools.boot:main`, R30-15) and
-//! entry points found through `md.entry_points()` (R30-8), a project
-//! folder made a site folder (R30-3): a change to the project file asks
+//! (`os.chdir`, R30-4) or makes a site folder (R30-3), an archive of any
+//! name (R30-6), a wide string in a binary (R30-9), a start-up file too
+//! large to read (R30-13), an object path (`tools.boot:main`, R30-15),
+//! entry points found through `md.entry_points()` (R30-8) and a project
+//! zip on the module path (R30-7): a change to the project file asks
 //! again.
 
 use std::path::Path;
@@ -137,4 +138,13 @@ fn a_project_folder_installed_code_makes_a_site_folder_is_bound_with_its_pth_fil
             },
         );
     }
+}
+
+#[test]
+fn a_project_archive_python_runs_or_imports_from_binds_the_whole_project() {
+    // R30-7: the members of a zip are compressed: what they run is unseen.
+    boot_change_asks_again("PYTHONPATH=vendor.zip python3 check.py", |project, _| {
+        deflated_zip(&project.join("vendor.zip"), &runs_boot(project));
+        write(project, "check.py", "import bootmod\nprint('{}')\n");
+    });
 }

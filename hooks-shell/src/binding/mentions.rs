@@ -64,8 +64,7 @@
 //! redirection's target is written, not run: never bound. Left out: a file
 //! under a top-level build-output folder (`target/`, `node_modules/`...)
 //! that `.gitignore` ignores and git's index does not track, in a git
-//! checkout; a Python environment's files, bound whole by metadata instead
-//! ([`super::environment`]; `docs/decisions/code-a-project-hook-names.md`).
+//! checkout; a Python environment's files, read lightly (`environments.rs`).
 
 mod braces;
 mod compiled;
@@ -279,6 +278,7 @@ impl Names {
         for code in codes {
             self.text(&text, path.parent(), code);
         }
+        self.archive_read(&text);
         self.bind_scope_manifests(path);
         Ok(())
     }

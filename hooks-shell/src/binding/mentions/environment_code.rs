@@ -80,6 +80,17 @@ impl Names {
         self.files.insert(whole);
     }
 
+    /// Binds every entry of the project by what it is when `text`, a
+    /// project file the hook's code names, is a zip archive (`python3
+    /// app.pyz`, `PYTHONPATH=vendor.zip`): the code its compressed members
+    /// hold cannot be read cheaply (R30-7).
+    pub(super) fn archive_read(&mut self, text: &str) {
+        if text.starts_with("PK\u{3}\u{4}") {
+            let whole = crate::binding::environment::whole_project(&self.project);
+            self.files.insert(whole);
+        }
+    }
+
     /// Reads every file of an environment queued and not read yet.
     pub(super) fn read_environments(&mut self) {
         while let Some(path) = self.environments.pending.pop() {
