@@ -282,7 +282,12 @@ impl Subject {
         // Manifests the program reads, not the package folders it runs.
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
         let covered: &[PathBuf] = if self.bind_tree { &self.tree } else { &[] };
-        for file in mentions::named_files(project, &self.cwd, &text, &seeds, covered)? {
+        // Also those its tree covers: the copy rule reads them (R30-5).
+        let reaches = mentions::named_files(project, &self.cwd, &text, &seeds, &[])?;
+        let uncovered = reaches
+            .iter()
+            .filter(|f| !covered.iter().any(|t| f.starts_with(t)));
+        for file in uncovered.cloned() {
             if environment::bind_whole(&file, project, &mut binding.mentioned)? {
                 continue;
             }
@@ -315,7 +320,9 @@ impl Subject {
         let command = [self.command.clone(), words];
         let spoken = search_path::Spoken::new(&command, &files, &self.cwd, project);
         let (roots, at) = (&reached.roots, (self.cwd.as_path(), project));
-        spoken.bind_run_copies(&self.cwd, project, &mut binding.mentioned)?;
+        let reaches: Vec<&PathBuf> = reaches.iter().collect();
+        let copies = search_path::Spoken::for_copies(&command, &files, &reaches, at.0, at.1);
+        copies.bind_run_copies(&self.cwd, project, &mut binding.mentioned)?;
         discovery::bind(&spoken, roots, &named, at, &mut binding.mentioned)
     }
 }

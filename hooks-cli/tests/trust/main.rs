@@ -71,6 +71,7 @@ mod round29_copies;
 mod round29_environments;
 mod round29_led_to;
 mod round30_copies;
+mod round30_copies_split;
 mod round30_environments;
 mod round30_installed;
 mod round5;

@@ -9,9 +9,11 @@
 //! code adds by a literal (R24-3, R25a-4, R25a-5). A module folder written
 //! with any other expansion cannot be known before the hook runs, so such
 //! a hook cannot be approved ([`BindError::UnknownFolder`]). What the text
-//! may copy to a module folder outside the project is in `copies`.
+//! may copy to a module folder outside the project is in `copies`, read
+//! from all the code texts the hook reaches (`copy_texts`).
 
 mod copies;
+mod copy_texts;
 mod values;
 mod words;
 

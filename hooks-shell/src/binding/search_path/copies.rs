@@ -150,6 +150,7 @@ impl Spoken {
                 && word.len() > 1
                 && self.sources(word, None, &bases, project).is_empty()
         });
+        let entered = self.entered();
         for folder in folders {
             let inside = format!("{folder}/");
             let globbed = |word: &String| glob_at(word).is_some() && glob_inside(word, folder);
@@ -157,6 +158,14 @@ impl Spoken {
                 .iter()
                 .any(|word| word.starts_with(&inside) || globbed(word))
             {
+                return true;
+            }
+            // Entered (`cd /tmp/x && make`, `make -C /tmp/x`, `npm --prefix
+            // /tmp/x run t`) and named elsewhere (the copy): R30-16.
+            let other = |at: usize| entered.iter().all(|(entered, _)| *entered != at);
+            let mut named = self.tokens.iter().enumerate();
+            let named = named.any(|(at, (word, _))| trimmed(word) == *folder && other(at));
+            if named && entered.iter().any(|(_, target)| trimmed(target) == *folder) {
                 return true;
             }
         }
@@ -322,7 +331,7 @@ impl Spoken {
 /// shutil.copytree('.', '/tmp/x')`, `sys.path.insert(0, '/tmp/x/lib')`),
 /// the working folder as Python names it read as `.` (the shell's words
 /// of `-c` code come split already); none for another plain word.
-fn code_words(word: &str) -> Vec<&str> {
+pub(super) fn code_words(word: &str) -> Vec<&str> {
     let split = |c: char| c.is_whitespace() || "'\"(),;[]".contains(c);
     let cwd = |part: &str| matches!(part, "os.getcwd" | "getcwd" | "os.curdir" | "Path.cwd");
     if !word.contains(split) {
@@ -394,11 +403,27 @@ fn glob_at(word: &str) -> Option<usize> {
             '{' | '(' if after_dollar => depth += 1,
             '{' | '(' if depth > 0 => depth += 1,
             '}' | ')' if depth > 0 => depth -= 1,
-            '*' | '?' | '[' | '{' if depth == 0 => return Some(at),
+            '*' | '?' | '[' if depth == 0 => return Some(at),
+            '{' if depth == 0 && brace_list(&word[at..]) => return Some(at),
             _ => {}
         }
     }
     None
+}
+
+/// Whether `word`, from its `{`, is a brace list the shell expands: closed,
+/// holding a `,` or `..` (`{a,b}`, `{1..3}`; not `{}` nor `{"a": 1`).
+fn brace_list(word: &str) -> bool {
+    let mut depth = 0usize;
+    for (at, c) in word.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 1 => return word[..at].contains(',') || word[..at].contains(".."),
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -409,6 +434,9 @@ mod tests {
     fn a_glob_character_inside_an_expansion_is_no_glob() {
         assert_eq!(glob_at("lib/*.py"), Some(4));
         assert_eq!(glob_at("{.,}"), Some(0));
+        assert_eq!(glob_at("a/{1..3}/b"), Some(2));
+        assert_eq!(glob_at("{}"), None);
+        assert_eq!(glob_at("{name:x,version:1"), None);
         assert_eq!(glob_at("${HOME}/x"), None);
         assert_eq!(glob_at("${A[0]}/$(ls x*)/y?"), Some(18));
         let code =
