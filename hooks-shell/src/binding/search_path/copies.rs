@@ -153,7 +153,10 @@ impl Spoken {
         let entered = self.entered();
         for folder in folders {
             let inside = format!("{folder}/");
-            let globbed = |word: &String| glob_at(word).is_some() && glob_inside(word, folder);
+            // A glob that starts the word (`*/.env.*` in a `case`) is
+            // relative: never inside an outside folder.
+            let globbed =
+                |word: &String| glob_at(word).is_some_and(|at| at > 0) && glob_inside(word, folder);
             if words
                 .iter()
                 .any(|word| word.starts_with(&inside) || globbed(word))
