@@ -20,6 +20,19 @@ const CHECK: &str = "import sys, os\nsys.path.insert(0, os.path.join(os.path.dir
 /// and documents (a git checkout when `git`), appends `added` to
 /// `changed`, and returns the next `emit` and whether `PWNED` was written.
 fn after_a_change(run: &str, git: bool, changed: &str, added: &str) -> (Value, bool) {
+    after_a_change_in(run, git, changed, added, |_, _| {})
+}
+
+/// [`after_a_change`], with `prepare` given the project and the folder
+/// outside it before the approval (after the commit: what it adds is
+/// untracked).
+pub(crate) fn after_a_change_in(
+    run: &str,
+    git: bool,
+    changed: &str,
+    added: &str,
+    prepare: impl FnOnce(&Path, &Path),
+) -> (Value, bool) {
     let (home, project) = home_with("[claude]");
     home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
     let outside = home.user_home.join("copy");
@@ -37,6 +50,7 @@ fn after_a_change(run: &str, git: bool, changed: &str, added: &str) -> (Value, b
     if git {
         checkout_without_environment(&project);
     }
+    prepare(&project, &home.user_home.join("copy"));
     approve_project_hook(&home, &project, "bash run.sh");
     let marker = project.join("PWNED");
     append(
@@ -57,7 +71,7 @@ fn append(base: &Path, relative: &str, text: &str) {
 }
 
 /// Code writing the marker, appended to a Python file.
-const WRITES_MARKER: &str = "\nopen(MARKER, 'w')\n";
+pub(crate) const WRITES_MARKER: &str = "\nopen(MARKER, 'w')\n";
 
 #[test]
 fn a_copy_run_by_a_glob_outside_the_project_binds_what_it_copies() {

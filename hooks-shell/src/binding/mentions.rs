@@ -449,11 +449,11 @@ impl Names {
 
     /// Binds `path`, read as the languages it says it is and as `how`.
     fn add_file_as(&mut self, path: PathBuf, how: Option<Code>) {
-        if self.excluded(&path) {
-            return;
-        }
         if let Some(environment) = self.tops.environment_of(&self.project, &path) {
             self.add_environment_file(environment, path);
+            return;
+        }
+        if self.excluded(&path) {
             return;
         }
         let new = self.files.insert(path.clone());

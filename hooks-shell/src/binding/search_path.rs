@@ -14,6 +14,7 @@
 
 mod copies;
 mod copy_texts;
+mod physical;
 mod values;
 mod words;
 

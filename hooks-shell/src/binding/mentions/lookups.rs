@@ -56,7 +56,11 @@ impl Names {
             }
         }
         for path in spelled {
-            let path = if self.excluded(&path) {
+            // A Python environment's file is bound with its environment
+            // (`cd sub && ../.venv/bin/python`, R30-4; a `bin/` script the
+            // hook's code runs, R30-17), build output or not.
+            let environment = || self.tops.environment_of(&self.project, &path).is_some();
+            let path = if self.excluded(&path) && !environment() {
                 // Build output or installed packages, unless a link there
                 // leads back into the project's own code (an npm workspace:
                 // `node_modules/@acme/rules -> ../../packages/rules`).

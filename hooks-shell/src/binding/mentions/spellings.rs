@@ -34,11 +34,13 @@ pub(super) fn spellings(word: &str) -> Vec<String> {
         return out;
     }
     push(&mut out, bare);
-    if bare.contains(':') {
+    if bare.contains(':') && !bare.contains("::") {
         // A search list: each entry (an empty one, or `.`, is the folder
-        // the word is read from, looked up already).
+        // the word is read from, looked up already); an object path's
+        // module (`tools.boot:main`, R30-15).
         for entry in bare.split(':').filter(|entry| *entry != ".") {
             push(&mut out, entry);
+            module_path(&mut out, entry);
         }
     }
     if !bare.contains('/') {
@@ -46,15 +48,48 @@ pub(super) fn spellings(word: &str) -> Vec<String> {
             // Perl (`use Acme::Check;`, `require Acme::Check`, `use parent
             // 'Acme::Base'`): `Acme/Check.pm` on `@INC`.
             push(&mut out, &bare.replace("::", "/"));
-        } else if let Some((first, rest)) = bare.split_once('.')
-            && !first.is_empty()
-            && !rest.is_empty()
-        {
-            // `pkg.mod` (an import): `pkg/mod`.
-            push(&mut out, &bare.replace('.', "/"));
+        } else {
+            module_path(&mut out, bare);
         }
     }
     out
+}
+
+/// The paths a Python module path may name: `pkg.mod` → `pkg/mod`, and
+/// with the object it ends in dropped (`tools.boot.main` → `tools/boot`:
+/// `PYTHONBREAKPOINT`, `pkgutil.resolve_name`, R30-15); a relative
+/// import's module without its dots (`import_module('.boot', 'tools')`:
+/// `boot`, looked up in `tools` once that is named, R30-1).
+fn module_path(out: &mut Vec<String>, word: &str) {
+    if word.contains('/') {
+        return;
+    }
+    let relative = word.trim_start_matches('.');
+    if relative.len() < word.len() {
+        if is_module_name(relative) || is_identifier(relative) {
+            push(out, relative);
+        } else {
+            return;
+        }
+    }
+    if !is_module_name(relative) {
+        if let Some((first, rest)) = relative.split_once('.')
+            && !first.is_empty()
+            && !rest.is_empty()
+        {
+            push(out, &relative.replace('.', "/"));
+        }
+        return;
+    }
+    let parts: Vec<&str> = relative.split('.').collect();
+    for end in (2..=parts.len()).rev() {
+        push(out, &parts[..end].join("/"));
+    }
+}
+
+/// Whether `word` may name a Python module (`boot`, `_x1`).
+fn is_identifier(word: &str) -> bool {
+    !word.is_empty() && word.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 /// Whether `word` is a dotted module name (`acme.check`).
@@ -94,6 +129,11 @@ mod tests {
             ("a:vendor", "a"),
             ("a:vendor", "vendor"),
             ("/p/a:/p/vendor/", "/p/vendor/"),
+            ("tools.boot:main", "tools/boot"),
+            ("tools.boot.main", "tools/boot"),
+            ("tools.boot.main", "tools/boot/main"),
+            (".boot", "boot"),
+            ("..pkg.boot", "pkg/boot"),
         ] {
             let all = spellings(word);
             assert!(all.contains(&spelled.to_owned()), "{word}: {all:?}");

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use super::physical::Physical;
 use super::{BindError, Spoken};
 
 /// The most folders bound as what a copy may take; past it the hook cannot
@@ -65,10 +66,11 @@ impl Spoken {
         project: &Path,
     ) -> Result<Vec<PathBuf>, BindError> {
         let mut outside = false;
+        let mut physical = Physical::of(project);
         for name in settings {
             for (value, in_file) in self.assigned(name) {
                 let folders = self.folder(value, name, cwd, project, in_file)?;
-                outside |= folders.iter().any(|folder| !folder.starts_with(project));
+                outside |= folders.iter().any(|folder| physical.outside(folder));
             }
         }
         if !outside {
@@ -139,16 +141,21 @@ impl Spoken {
         words.sort();
         words.dedup();
         let bases = [cwd.to_path_buf()];
+        let mut physical = Physical::of(project);
         let folders = words.iter().filter(|word| {
             let outside =
                 word.starts_with(['/', '$', '~']) && !word.starts_with(&*project.to_string_lossy());
             let system = SYSTEM
                 .iter()
                 .any(|top| *word == top || word.starts_with(&format!("{top}/")));
-            outside
+            let named_outside = outside
                 && !system
                 && word.len() > 1
-                && self.sources(word, None, &bases, project).is_empty()
+                && self.sources(word, None, &bases, project).is_empty();
+            // A relative path leading out of the project: by `..`, or
+            // through a link of the project to a folder outside it (`out
+            // -> /tmp/x`: R30-11), as the kernel takes it.
+            named_outside || physical.relative_outside(cwd, word)
         });
         let entered = self.entered();
         for folder in folders {
@@ -199,6 +206,7 @@ impl Spoken {
             .filter(|(spaced, _)| spaced.contains(' '))
             .collect();
         let mut listed: Vec<PathBuf> = Vec::new();
+        let mut physical = Physical::of(project);
         // Words repeat: each is read once per file.
         let mut read: HashMap<(&str, Option<&Path>), Vec<Source>> = HashMap::new();
         for (at, (token, in_file)) in self.tokens.iter().enumerate() {
@@ -224,7 +232,10 @@ impl Spoken {
                         let entries = std::fs::read_dir(&folder).into_iter().flatten().flatten();
                         for path in entries.map(|entry| entry.path()) {
                             let file = files && path.is_file();
-                            if (path.is_dir() || file) && !path.ends_with(".git") {
+                            // A link out of the project (`out -> /tmp/x`,
+                            // where the copy may go) holds none of it.
+                            let mut out = || physical.outside(&path);
+                            if (path.is_dir() || file) && !path.ends_with(".git") && !out() {
                                 add(path)?;
                             }
                         }
@@ -336,7 +347,13 @@ impl Spoken {
 /// of `-c` code come split already); none for another plain word.
 pub(super) fn code_words(word: &str) -> Vec<&str> {
     let split = |c: char| c.is_whitespace() || "'\"(),;[]".contains(c);
-    let cwd = |part: &str| matches!(part, "os.getcwd" | "getcwd" | "os.curdir" | "Path.cwd");
+    // `os.getcwd`, `os.getcwdb`, `os.curdir`, `Path.cwd`, `pathlib.Path.cwd`
+    // (R30-14), as called or imported alone.
+    let cwd = |part: &str| {
+        let last = part.rsplit('.').next().unwrap_or(part);
+        matches!(last, "getcwd" | "getcwdb" | "curdir")
+            || last == "cwd" && (part == "cwd" || part.ends_with("Path.cwd"))
+    };
     if !word.contains(split) {
         return if cwd(word) { vec!["."] } else { Vec::new() };
     }
@@ -452,6 +469,13 @@ mod tests {
         assert_eq!(words.iter().filter(|w| **w == ".").count(), 2, "{words:?}");
         assert!(code_words("plain/word").is_empty());
         assert_eq!(code_words("os.getcwd"), ["."]);
+        for spelled in [
+            "pathlib.Path.cwd()",
+            "os.getcwdb()",
+            "from os import getcwd",
+        ] {
+            assert!(code_words(spelled).contains(&"."), "{spelled}");
+        }
     }
 
     #[test]
