@@ -8,6 +8,7 @@
 //! they reach asks again.
 
 use crate::dialects::write;
+use crate::round28::changed_asks_again;
 use crate::round29_environments::{boot_change_asks_again, runs_boot};
 use crate::round30_copies::{WRITES_MARKER, after_a_change_in};
 
@@ -158,6 +159,41 @@ fn a_copy_of_the_files_a_list_names_binds_them() {
         assert!(
             !marker && *status != serde_json::json!("completed"),
             "{run} ({changed}): {emitted:#}"
+        );
+    });
+}
+
+#[test]
+fn package_metadata_added_where_the_hooks_python_looks_asks_again() {
+    // R30-8: no environment; `importlib.metadata` finds a package's
+    // metadata in the script's folder, and its entry points name a
+    // project module the hook's code loads without naming it.
+    let loaders = [
+        "import importlib.metadata as md\nfor ep in md.entry_points(group='myplugins'):\n    ep.load()\n",
+        "import importlib.metadata as md\nfor d in md.distributions():\n    [ep.load() for ep in d.entry_points if ep.group == 'console_scripts' and ep.name == 'evil']\n",
+    ];
+    each_holds(&loaders, |loader| {
+        changed_asks_again(
+            "python3 check.py",
+            |project| {
+                let marker = project.join("PWNED");
+                write(
+                    project,
+                    "tools/boot.py",
+                    &format!("open({marker:?}, 'w')\ndef main():\n    pass\n"),
+                );
+                write(project, "check.py", &format!("{loader}print('{{}}')\n"));
+                write(project, "README.md", "notes\n");
+            },
+            |project, _| {
+                write(
+                    project,
+                    "evil-1.0.dist-info/METADATA",
+                    "Name: evil\nVersion: 1.0\n",
+                );
+                let points = "[myplugins]\nevil = tools.boot:main\n[console_scripts]\nevil = tools.boot:main\n";
+                write(project, "evil-1.0.dist-info/entry_points.txt", points);
+            },
         );
     });
 }

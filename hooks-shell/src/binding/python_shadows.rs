@@ -364,14 +364,17 @@ pub(super) type Split = (Vec<(String, PathBuf)>, Vec<PathBuf>);
 /// lines where it reads the folder, R23-3).
 const IMPORTABLE: [&str; 8] = ["py", "pyc", "pyo", "pyd", "so", "pth", "zip", "egg"];
 
-/// What of `folder` Python may import: every module file, and packages
-/// named as standard or installed ones (bound whole); and the other folders
-/// whose names Python can import (bound by name).
+/// What of `folder` Python may import: every module file, packages named
+/// as standard or installed ones and packages' metadata (bound whole); and
+/// the other folders whose names Python can import (bound by name).
 fn importable(folder: &Path) -> Result<Split, BindError> {
     let entries = entries_where(folder, |name, path| {
         let ending = name.rsplit_once('.').map(|(_, ending)| ending);
         if !path.is_dir() {
             return ending.is_some_and(|ending| IMPORTABLE.contains(&ending));
+        }
+        if is_package_metadata(name) {
+            return true;
         }
         let identifier = name
             .chars()
@@ -395,13 +398,23 @@ fn importable(folder: &Path) -> Result<Split, BindError> {
                 .take(MAX_LISTED)
                 .any(|entry| entry.file_name().to_string_lossy().starts_with("__init__."))
         };
-        if !path.is_dir() || (standard || INSTALLED.contains(stem)) && package() {
+        let metadata = is_package_metadata(&name);
+        if !path.is_dir() || metadata || (standard || INSTALLED.contains(stem)) && package() {
             whole.push((name, path));
         } else {
             by_name.push(path);
         }
     }
     Ok((whole, by_name))
+}
+
+/// Whether a folder named `name` is a package's metadata (`x.dist-info`,
+/// `x.egg-info`): `importlib.metadata` reads it in every folder on the
+/// module path, and its `entry_points.txt` names modules a library loads
+/// as plugins without the hook's code naming them (red team R30-8). Bound
+/// whole, present or added.
+fn is_package_metadata(name: &str) -> bool {
+    name.ends_with(".dist-info") || name.ends_with(".egg-info")
 }
 
 /// The entries of `folder` whose name and path `keep` keeps, every entry
