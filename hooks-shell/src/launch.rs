@@ -206,15 +206,30 @@ pub(crate) fn overlay(
 /// `/proc/self/fd/N`): the sealed bytes compiled under the script's path
 /// (`sys.argv[1]`) and run as `__main__`, with `sys.argv` and `sys.path[0]`
 /// as Python gives a script (the script's real folder, not the working
-/// directory `-c` would put first).
-pub const PYTHON_LOADER: &str = "import sys, os\n\
-if not getattr(sys.flags, 'safe_path', 0): sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[1]))\n\
-__file__ = sys.argv[1]\n\
-__cached__ = None\n\
-del sys.argv[0]\n\
-with open('{fd}', 'rb') as __hermes_sealed:\n    __hermes_code = __hermes_sealed.read()\n\
-del __hermes_sealed\n\
-exec(compile(__hermes_code, __file__, 'exec'))\n";
+/// directory `-c` would put first). As Python itself tells them, a zip
+/// application (an end record in its last 64 KiB: `app.pyz`) runs its
+/// `__main__` from the sealed copy, its own modules imported from there
+/// too, and a compiled file (this Python's magic number) runs its code
+/// object (red team R30-7: both were compiled as source and failed).
+pub const PYTHON_LOADER: &str = r#"import sys, os
+if not getattr(sys.flags, 'safe_path', 0): sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[1]))
+__file__ = sys.argv[1]
+__cached__ = None
+del sys.argv[0]
+with open('{fd}', 'rb') as __hermes_sealed:
+    __hermes_code = __hermes_sealed.read()
+del __hermes_sealed
+if b'PK\x05\x06' in __hermes_code[-65558:]:
+    import runpy
+    del __hermes_code, __file__, __cached__
+    if not getattr(sys.flags, 'safe_path', 0): del sys.path[0]
+    runpy.run_path('{fd}', run_name='__main__')
+elif __hermes_code[:4] == __import__('importlib.util').util.MAGIC_NUMBER:
+    import marshal
+    exec(marshal.loads(__hermes_code[16:]))
+else:
+    exec(compile(__hermes_code, __file__, 'exec'))
+"#;
 
 fn resolves_to(word: &str, cwd: &Path, path: &Path) -> bool {
     let candidate = PathBuf::from(hermes_hooks_core::home::expand_tilde(word));

@@ -7,7 +7,7 @@
 //! the project's own code (R30-1, R30-15): a change to the project file
 //! they reach asks again.
 
-use crate::dialects::write;
+use crate::dialects::{approve_project_hook, emit_terminal, home_with, write};
 use crate::round28::changed_asks_again;
 use crate::round29_environments::{boot_change_asks_again, runs_boot};
 use crate::round30_copies::{WRITES_MARKER, after_a_change_in};
@@ -196,4 +196,73 @@ fn package_metadata_added_where_the_hooks_python_looks_asks_again() {
             },
         );
     });
+}
+
+/// Writes the zip application `tools/app.pyz` of `project`: its
+/// `__main__.py` imports `helper` from the archive, which runs `body`.
+fn zip_application(project: &std::path::Path, body: &str) {
+    let source = project.join("app-source");
+    write(&source, "__main__.py", "import helper\nprint('{}')\n");
+    write(&source, "helper.py", body);
+    std::fs::create_dir_all(project.join("tools")).expect("tools");
+    let status = std::process::Command::new("python3")
+        .args(["-m", "zipapp"])
+        .arg(&source)
+        .arg("-o")
+        .arg(project.join("tools/app.pyz"))
+        .status()
+        .expect("python3 runs");
+    assert!(status.success());
+    std::fs::remove_dir_all(source).expect("source removed");
+}
+
+#[test]
+fn a_zip_application_runs_from_its_checked_copy_and_a_change_asks_again() {
+    // R30-7: the checked launcher compiled a `.pyz` as source; it runs
+    // now, its modules read from the sealed copy, and a new archive asks.
+    let (home, project) = home_with("[claude]");
+    home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+    zip_application(&project, "X = 1\n");
+    approve_project_hook(&home, &project, "python3 tools/app.pyz");
+    let again = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(
+        again["runs"][0]["status"],
+        serde_json::json!("completed"),
+        "{again:#}"
+    );
+    let marker = project.join("PWNED");
+    zip_application(&project, &format!("open({marker:?}, 'w')\n"));
+    let changed = emit_terminal(&home, &project, "ls", false);
+    assert!(!marker.exists(), "{changed:#}");
+    assert_ne!(
+        changed["runs"][0]["status"],
+        serde_json::json!("completed"),
+        "{changed:#}"
+    );
+}
+
+#[test]
+fn a_compiled_script_runs_from_its_checked_copy() {
+    // R30-7's sibling: `python3 tools/check.pyc` (no source) was compiled
+    // as source by the checked launcher and failed.
+    let (home, project) = home_with("[claude]");
+    home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+    let source = write(&project, "build/check.py", "print('{}')\n");
+    let compiled = project.join("tools/check.pyc");
+    std::fs::create_dir_all(project.join("tools")).expect("tools");
+    let status = std::process::Command::new("python3")
+        .args(["-c", "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)"])
+        .arg(&source)
+        .arg(&compiled)
+        .status()
+        .expect("python3 runs");
+    assert!(status.success());
+    std::fs::remove_dir_all(project.join("build")).expect("source removed");
+    approve_project_hook(&home, &project, "python3 tools/check.pyc");
+    let again = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(
+        again["runs"][0]["status"],
+        serde_json::json!("completed"),
+        "{again:#}"
+    );
 }
