@@ -7,11 +7,13 @@
 //! The memfd is inheritable (no close-on-exec: a `#!` script is opened by
 //! its interpreter after the exec), so processes forked while it is open
 //! inherit a read-only, sealed copy of the hook's script; it is closed as soon
-//! as the run ends. The script sees `$0` / `argv[1]` as `/proc/self/fd/N`
+//! as the run ends. Other programs see the script as `/proc/self/fd/N`
 //! (`HERMES_HOOK_SCRIPT` holds its real path; a Python script's folder is put
-//! first on `PYTHONPATH` so its sibling modules still import; a Python
+//! first on `PYTHONPATH` so its sibling modules still import); a Python
 //! interpreter's script runs through [`PYTHON_LOADER`], so `__file__` names
-//! it). Where the hook's sandbox mounts the checked copy of its tree over
+//! it, and a shell's (`bash x.sh`, or a `#!/bin/sh` script) is sourced by
+//! `sh -c '. /proc/self/fd/N' <path> <args>`, so `$0` names it
+//! (`BASH_SOURCE` names the sealed copy). Where the hook's sandbox mounts the checked copy of its tree over
 //! the tree and the copy holds the script, the script runs by its own path,
 //! `$0` and `BASH_SOURCE` naming its folder ([`Launch::for_command`]).
 
@@ -143,12 +145,17 @@ impl Launch {
             && argv
                 .first()
                 .is_some_and(|program| base_name(program).starts_with("python"));
+        let path = code.path.display().to_string();
         if python_interpreter {
             let loader = PYTHON_LOADER.replace("{fd}", &fd_path);
-            let path = code.path.display().to_string();
             // `python3 -- check.py`: `-c` must come before the end of options.
             let from = if argv[at - 1] == "--" { at - 1 } else { at };
             argv.splice(from..=at, ["-c".to_owned(), loader, path]);
+        } else if let Some(shell) = shell_sourcing(argv, at, &fd_path) {
+            // `$0` names the script (`. "$(dirname "$0")/rules.sh"`): the
+            // shell sources the sealed bytes (R28b-12).
+            let source = format!(". {fd_path}");
+            argv.splice(..=at, shell.into_iter().chain([source, path]));
         } else {
             argv[at] = fd_path;
         }
@@ -230,6 +237,52 @@ elif __hermes_code[:4] == __import__('importlib.util').util.MAGIC_NUMBER:
 else:
     exec(compile(__hermes_code, __file__, 'exec'))
 "#;
+
+/// Shells whose `sh -c '. FILE' NAME ARGS` runs FILE as the script NAME
+/// would run: `$0` is NAME, the arguments are its own.
+const SOURCING_SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"];
+
+/// The words to run in place of `argv[..=at]` when the sealed script at
+/// `at` is run by a shell (`bash -e x.sh`, or `x.sh` whose `#!` line names
+/// one): the shell and its options, then `-c`; the caller adds `. FD` and
+/// the script's path, so `$0` names the script as the shell gives it
+/// (`BASH_SOURCE` still names the sealed copy). `None` for any other run,
+/// or options that take a value or end the options (`-o x`, `--`).
+fn shell_sourcing(argv: &[String], at: usize, fd_path: &str) -> Option<Vec<String>> {
+    let is_shell = |word: &str| SOURCING_SHELLS.contains(&base_name(word).as_str());
+    let plain_option = |word: &String| {
+        word.starts_with('-')
+            && word.len() > 1
+            && !word.starts_with("--")
+            && !word.contains(['c', 's', 'o', 'O'])
+    };
+    let mut shell: Vec<String> = if at > 0 {
+        if !is_shell(&argv[0]) || !argv[1..at].iter().all(plain_option) {
+            return None;
+        }
+        argv[..at].to_vec()
+    } else {
+        // Its `#!` line: `#!/bin/sh -e`, `#!/usr/bin/env bash`.
+        let mut head = Vec::new();
+        let file = std::fs::File::open(fd_path).ok()?;
+        file.take(256).read_to_end(&mut head).ok()?;
+        let line = String::from_utf8_lossy(&head);
+        let line = line.strip_prefix("#!")?.lines().next()?.trim().to_owned();
+        let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        let (program, rest) = words.split_first()?;
+        let rest = match base_name(program).as_str() {
+            "env" => rest.split_first().filter(|(shell, _)| is_shell(shell))?.1,
+            _ if is_shell(program) => rest,
+            _ => return None,
+        };
+        if rest.len() > 1 || !rest.iter().all(plain_option) {
+            return None;
+        }
+        words
+    };
+    shell.push("-c".to_owned());
+    Some(shell)
+}
 
 fn resolves_to(word: &str, cwd: &Path, path: &Path) -> bool {
     let candidate = PathBuf::from(hermes_hooks_core::home::expand_tilde(word));

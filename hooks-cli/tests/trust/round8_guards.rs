@@ -300,3 +300,49 @@ fn an_unsandboxed_python_guard_run_sealed_knows_its_own_file() {
         );
     }
 }
+
+#[test]
+fn an_unsandboxed_shell_guard_run_sealed_finds_its_folder_by_dollar_zero() {
+    // The user's own hook runs unsandboxed from its sealed memfd: `$0`
+    // named /proc/self/fd/N, so a guard sourcing a sibling by it failed,
+    // and failing open, stopped guarding in silence (red team R28b-12).
+    // The shell now sources the sealed bytes with `$0` the script's path.
+    let (home, project) = home_with("[claude]");
+    let deny = "echo '{\"decision\":\"block\",\"reason\":\"sibling rules say no\"}'";
+    write(
+        &home.user_home,
+        ".claude/hooks/rules.sh",
+        &format!("check() {{ {deny}; }}\n"),
+    );
+    let body = "cat >/dev/null\n. \"$(dirname \"$0\")/rules.sh\"\n[ \"$1\" = first ] && check\n";
+    let guard = write(&home.user_home, ".claude/hooks/dollar0.sh", body);
+    let direct = write(
+        &home.user_home,
+        ".claude/hooks/direct.sh",
+        &format!("#!/bin/sh\n{body}"),
+    );
+    crate::dialects::executable(&direct);
+    for command in [
+        format!("bash {} first", guard.display()),
+        format!("sh -e {} first", guard.display()),
+        format!("{} first", direct.display()),
+    ] {
+        let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": command}
+        ]}]}});
+        write(
+            &home.user_home,
+            ".claude/settings.json",
+            &settings.to_string(),
+        );
+        for accept in [true, false] {
+            let emitted = emit_terminal(&home, &project, "rm -rf /", accept);
+            assert_eq!(emitted["runs"][0]["sandbox"], json!(null), "{emitted:#}");
+            assert_eq!(
+                emitted["outcome"]["message"],
+                json!("sibling rules say no"),
+                "{command}: {emitted:#}"
+            );
+        }
+    }
+}
