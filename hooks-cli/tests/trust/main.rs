@@ -75,6 +75,7 @@ mod round30_copies_split;
 mod round30_environments;
 mod round30_installed;
 mod round30_open;
+mod round31;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -51,7 +51,7 @@ fn an_environment_script_the_hooks_code_runs_by_its_path_is_read() {
 
 /// Runs `case` for each of `cases` and asserts none failed, naming each
 /// that did.
-fn each_holds<T: std::fmt::Debug + Copy>(cases: &[T], case: impl Fn(T)) {
+pub(crate) fn each_holds<T: std::fmt::Debug + Copy>(cases: &[T], case: impl Fn(T)) {
     let failed: Vec<T> = cases
         .iter()
         .copied()

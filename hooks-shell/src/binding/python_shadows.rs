@@ -234,7 +234,14 @@ fn first_on_path(
             .chain(std::iter::once(code_words));
         for text in texts {
             for dir in search_path::literal_folders(&text) {
-                folders.extend(bases.iter().map(|base| base.join(&dir)));
+                for base in &bases {
+                    match dir.contains(['*', '?', '[']) {
+                        // The folders it matches now; one made later is a
+                        // new name in `base`, bound by name (R31-3).
+                        true => folders.extend(glob_folders(base, &dir)),
+                        false => folders.push(base.join(&dir)),
+                    }
+                }
             }
         }
     }
@@ -242,6 +249,32 @@ fn first_on_path(
         folders.extend(spoken.folder(value, "PYTHONPATH", cwd, project, in_file)?);
     }
     Ok(inside_project(folders, project))
+}
+
+/// The folders the glob `pattern` (`li*`, `.venv/lib/*/site-packages`)
+/// matches from `base`, part by part; at most 256.
+fn glob_folders(base: &Path, pattern: &str) -> Vec<PathBuf> {
+    let mut current = vec![base.to_path_buf()];
+    for part in pattern.split('/').filter(|part| !part.is_empty()) {
+        let mut next = Vec::new();
+        for folder in &current {
+            if !part.contains(['*', '?', '[']) {
+                next.push(folder.join(part));
+                continue;
+            }
+            let entries = std::fs::read_dir(folder).into_iter().flatten().flatten();
+            for entry in entries.take(MAX_LISTED) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if crate::dialect::path_rule::matches(part, &name) {
+                    next.push(folder.join(name));
+                }
+            }
+        }
+        next.truncate(256);
+        current = next;
+    }
+    current.retain(|folder| folder.is_dir());
+    current
 }
 
 /// `folders` (`.` and `..` resolved) that are, or lead, into `project`,
@@ -365,8 +398,9 @@ pub(super) type Split = (Vec<(String, PathBuf)>, Vec<PathBuf>);
 const IMPORTABLE: [&str; 8] = ["py", "pyc", "pyo", "pyd", "so", "pth", "zip", "egg"];
 
 /// What of `folder` Python may import: every module file, packages named
-/// as standard or installed ones and packages' metadata (bound whole); and
-/// the other folders whose names Python can import (bound by name).
+/// as standard or installed ones and the entry points packages' metadata
+/// declares (bound whole); and the other folders whose names Python can
+/// import (bound by name).
 fn importable(folder: &Path) -> Result<Split, BindError> {
     let entries = entries_where(folder, |name, path| {
         let ending = name.rsplit_once('.').map(|(_, ending)| ending);
@@ -398,8 +432,16 @@ fn importable(folder: &Path) -> Result<Split, BindError> {
                 .take(MAX_LISTED)
                 .any(|entry| entry.file_name().to_string_lossy().starts_with("__init__."))
         };
-        let metadata = is_package_metadata(&name);
-        if !path.is_dir() || metadata || (standard || INSTALLED.contains(stem)) && package() {
+        if is_package_metadata(&name) {
+            // Its entry points only: what `pip install -e .` rewrites
+            // there (`SOURCES.txt`) loads nothing (R31-7).
+            let points = path.join("entry_points.txt");
+            if std::fs::symlink_metadata(&points).is_ok() {
+                whole.push((format!("{name}/entry_points.txt"), points));
+            }
+            continue;
+        }
+        if !path.is_dir() || (standard || INSTALLED.contains(stem)) && package() {
             whole.push((name, path));
         } else {
             by_name.push(path);
@@ -411,8 +453,8 @@ fn importable(folder: &Path) -> Result<Split, BindError> {
 /// Whether a folder named `name` is a package's metadata (`x.dist-info`,
 /// `x.egg-info`): `importlib.metadata` reads it in every folder on the
 /// module path, and its `entry_points.txt` names modules a library loads
-/// as plugins without the hook's code naming them (red team R30-8). Bound
-/// whole, present or added.
+/// as plugins without the hook's code naming them (red team R30-8). Its
+/// `entry_points.txt` is bound, present or added.
 fn is_package_metadata(name: &str) -> bool {
     name.ends_with(".dist-info") || name.ends_with(".egg-info")
 }

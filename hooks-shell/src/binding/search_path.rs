@@ -15,6 +15,7 @@
 mod copies;
 mod copy_texts;
 mod physical;
+mod run_folder;
 mod values;
 mod words;
 

@@ -146,10 +146,15 @@ impl Names {
                 next.truncate(1_000);
                 current = next;
             }
+            // A Python environment's file is bound with its environment
+            // (`.venv/bin/pyth*3`: R31-2), build output or not.
+            let kept = |p: &PathBuf| {
+                !self.excluded(p) || self.tops.environment_of(&self.project, p).is_some()
+            };
             matched.extend(
                 current
                     .into_iter()
-                    .filter(|p| p.starts_with(&self.project) && p.is_file() && !self.excluded(p)),
+                    .filter(|p| p.starts_with(&self.project) && p.is_file() && kept(p)),
             );
         }
         matched.sort();

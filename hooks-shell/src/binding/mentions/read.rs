@@ -236,7 +236,7 @@ pub(super) fn without_case_patterns(text: &str) -> String {
 /// `sys.executable`: a program such as `sh` given a file names; red team
 /// round 7, R7b-4): a file that holds one binds every file it names,
 /// whatever it is.
-const LOADS_CODE: &str = r"\b(?:exec\w*|eval|compile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load|system|popen|Popen|subprocess|spawn\w*|child_process|SourceFileLoader|sys\.executable|execPath|Open3|qx|posix_spawn\w*|create_subprocess_\w+|timeit|cProfile|runsource|compileFunction|_compile|SOURCE_SUFFIXES)\b";
+const LOADS_CODE: &str = r"\b(?:exec\w*|eval|compile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load|system|popen|Popen|subprocess|spawn\w*|child_process|SourceFileLoader|sys\.executable|execPath|Open3|qx|posix_spawn\w*|create_subprocess_\w+|timeit|cProfile|runsource|compileFunction|_compile|SOURCE_SUFFIXES|fileConfig)\b";
 
 /// `text` without quote characters and backslashes.
 pub(super) fn without_quotes(text: &str) -> String {
@@ -252,10 +252,26 @@ pub(super) fn loads_code(text: &str) -> bool {
 }
 
 /// The words of `text` that may name a path: runs of the characters a path
-/// may hold, with `$NAME` / `${NAME}` taken out.
+/// may hold, with `$NAME` / `${NAME}` taken out, also as their defaults
+/// (`${D:-tools}`); and the modules a pickle in it names.
 pub(super) fn words(text: &str) -> Vec<String> {
     let is_word = |c: char| c.is_alphanumeric() || "_./@+~%,:-${}*?[]".contains(c);
+    let mut words = plain_words(text, is_word);
+    words.extend(pickled_modules(text));
+    words
+}
+
+fn plain_words(text: &str, is_word: impl Fn(char) -> bool) -> Vec<String> {
     text.split(|c: char| !is_word(c))
+        .filter(|w| !w.is_empty())
+        .flat_map(|raw| {
+            // `"${D:-tools}/check.py"`: also as the default the shell gives
+            // an unset variable (R31-1).
+            match with_defaults(raw) {
+                Some(defaulted) => [raw.to_owned(), defaulted],
+                None => [raw.to_owned(), String::new()],
+            }
+        })
         .filter(|w| !w.is_empty())
         .flat_map(|raw| {
             let mut word = String::with_capacity(raw.len());
@@ -292,6 +308,39 @@ pub(super) fn words(text: &str) -> Vec<String> {
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+/// The modules a pickle's `GLOBAL` and `INST` opcodes (protocols 0 to 3:
+/// `ctools.boot\nmain\n`) name in `text`, a pickle read as text or in a
+/// literal of code (its `\n` escaped): loading it imports them (R31-5).
+fn pickled_modules(text: &str) -> Vec<String> {
+    static GLOBAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"[ci]([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\n|\\n)[A-Za-z_][A-Za-z0-9_.]*(?:\n|\\n)",
+        )
+        .expect("valid regex")
+    });
+    if !text.contains('\n') && !text.contains("\\n") {
+        return Vec::new();
+    }
+    let mut found: Vec<String> = GLOBAL
+        .captures_iter(text)
+        .map(|global| global[1].to_owned())
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// `word` with each `${NAME:-word}`, `${NAME-word}`, `${NAME:=word}` and
+/// `${NAME=word}` written as its `word`, when it holds one.
+fn with_defaults(word: &str) -> Option<String> {
+    static DEFAULT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\$\{[A-Za-z_0-9]+:?[-=]([^{}$]*)\}").expect("valid regex"));
+    if !word.contains("${") || !DEFAULT.is_match(word) {
+        return None;
+    }
+    Some(DEFAULT.replace_all(word, "$1").into_owned())
 }
 
 /// Whether `name` matches the shell pattern `pattern` (`*`, `?`, `[...]`

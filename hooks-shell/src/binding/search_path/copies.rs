@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::physical::Physical;
+use super::run_folder::code_words;
 use super::{BindError, Spoken};
 
 /// The most folders bound as what a copy may take; past it the hook cannot
@@ -341,28 +342,6 @@ impl Spoken {
     }
 }
 
-/// The words of code a shell word holds (`import shutil;
-/// shutil.copytree('.', '/tmp/x')`, `sys.path.insert(0, '/tmp/x/lib')`),
-/// the working folder as Python names it read as `.` (the shell's words
-/// of `-c` code come split already); none for another plain word.
-pub(super) fn code_words(word: &str) -> Vec<&str> {
-    let split = |c: char| c.is_whitespace() || "'\"(),;[]".contains(c);
-    // `os.getcwd`, `os.getcwdb`, `os.curdir`, `Path.cwd`, `pathlib.Path.cwd`
-    // (R30-14), as called or imported alone.
-    let cwd = |part: &str| {
-        let last = part.rsplit('.').next().unwrap_or(part);
-        matches!(last, "getcwd" | "getcwdb" | "curdir")
-            || last == "cwd" && (part == "cwd" || part.ends_with("Path.cwd"))
-    };
-    if !word.contains(split) {
-        return if cwd(word) { vec!["."] } else { Vec::new() };
-    }
-    let parts = word.split(split).filter(|part| !part.is_empty());
-    parts
-        .map(|part| if cwd(part) { "." } else { part })
-        .collect()
-}
-
 /// Whether the glob `word` may name a path inside `folder`, component by
 /// component as the shell expands it (`/tmp/x*/check.py`, `/tmp/x?/a` and
 /// `/tmp/*/a` in `/tmp/x`: R30-20); `**` may match any folders below.
@@ -459,23 +438,6 @@ mod tests {
         assert_eq!(glob_at("{name:x,version:1"), None);
         assert_eq!(glob_at("${HOME}/x"), None);
         assert_eq!(glob_at("${A[0]}/$(ls x*)/y?"), Some(18));
-        let code =
-            "import shutil, os; shutil.copytree('.', '/tmp/x'); shutil.copytree(os.getcwd(), d)";
-        let words = code_words(code);
-        assert!(
-            words.contains(&".") && words.contains(&"/tmp/x"),
-            "{words:?}"
-        );
-        assert_eq!(words.iter().filter(|w| **w == ".").count(), 2, "{words:?}");
-        assert!(code_words("plain/word").is_empty());
-        assert_eq!(code_words("os.getcwd"), ["."]);
-        for spelled in [
-            "pathlib.Path.cwd()",
-            "os.getcwdb()",
-            "from os import getcwd",
-        ] {
-            assert!(code_words(spelled).contains(&"."), "{spelled}");
-        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::copies::code_words;
+use super::run_folder::code_words;
 use super::{Spoken, is_shell};
 use crate::binding::peek;
 

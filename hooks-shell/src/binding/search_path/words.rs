@@ -173,9 +173,11 @@ pub(in crate::binding) fn quoted_words(text: &str) -> Vec<String> {
             .unwrap_or_default()
             .split_whitespace()
         {
+            // A glob too (`glob.glob("li*")[0]`: R31-3), expanded where
+            // the folder is looked for.
             let path_like = word
                 .chars()
-                .all(|c| c.is_alphanumeric() || "._/-+@$:".contains(c))
+                .all(|c| c.is_alphanumeric() || "._/-+@$:*?[]".contains(c))
                 && !word.contains("://");
             if path_like && !found.iter().any(|known| known == word) {
                 found.push(word.to_owned());
