@@ -320,7 +320,20 @@ mod tests {
         let env = launch
             .rewrite(&mut argv, Path::new("/"))
             .expect("rewritten");
-        assert_eq!(argv, [launch.fd_path().expect("sealed"), "a".to_owned()]);
+        // A `#!/bin/sh` script is sourced with `$0` its path (R28b-12).
+        let fd = launch.fd_path().expect("sealed");
+        let source = format!(". {fd}");
+        assert_eq!(argv, ["/bin/sh", "-c", &source, "/x/hook.sh", "a"]);
         assert_eq!(env[0], (SCRIPT_ENV.to_owned(), "/x/hook.sh".to_owned()));
+        // Any other program runs the sealed copy by its fd path.
+        let node = Launch::seal(
+            &code,
+            b"#!/usr/bin/env node
+",
+        )
+        .expect("memfd");
+        let mut argv = vec!["/x/hook.sh".to_owned(), "a".to_owned()];
+        node.rewrite(&mut argv, Path::new("/")).expect("rewritten");
+        assert_eq!(argv, [node.fd_path().expect("sealed"), "a".to_owned()]);
     }
 }
