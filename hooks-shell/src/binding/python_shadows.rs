@@ -19,7 +19,9 @@ use sha2::{Digest, Sha256};
 use super::search_path::{self, Spoken};
 use super::{BindError, peek};
 
+mod globs;
 mod standard;
+use globs::glob_folders;
 use standard::STANDARD_MODULES;
 
 /// Binds in `mentioned` (beside the files `subject`'s code names) what may
@@ -249,32 +251,6 @@ fn first_on_path(
         folders.extend(spoken.folder(value, "PYTHONPATH", cwd, project, in_file)?);
     }
     Ok(inside_project(folders, project))
-}
-
-/// The folders the glob `pattern` (`li*`, `.venv/lib/*/site-packages`)
-/// matches from `base`, part by part; at most 256.
-fn glob_folders(base: &Path, pattern: &str) -> Vec<PathBuf> {
-    let mut current = vec![base.to_path_buf()];
-    for part in pattern.split('/').filter(|part| !part.is_empty()) {
-        let mut next = Vec::new();
-        for folder in &current {
-            if !part.contains(['*', '?', '[']) {
-                next.push(folder.join(part));
-                continue;
-            }
-            let entries = std::fs::read_dir(folder).into_iter().flatten().flatten();
-            for entry in entries.take(MAX_LISTED) {
-                let name = entry.file_name().to_string_lossy().into_owned();
-                if crate::dialect::path_rule::matches(part, &name) {
-                    next.push(folder.join(name));
-                }
-            }
-        }
-        next.truncate(256);
-        current = next;
-    }
-    current.retain(|folder| folder.is_dir());
-    current
 }
 
 /// `folders` (`.` and `..` resolved) that are, or lead, into `project`,
