@@ -110,13 +110,16 @@ pub(crate) fn named_files(
     key.push(PathBuf::from("\0covered"));
     key.extend(covered.iter().cloned());
     let seeded = super::cache::cached_named(&key, || {
-        let mut names = Names::new(project, cwd);
+        let mut names = Names::new(project, cwd).with_top_entry_points();
         for unspellable in names.tops.unspellable().to_vec() {
             for file in read::code_files_under(&unspellable) {
                 names.add_file(file);
             }
         }
-        for seed in seeds.iter().filter(|seed| inside(project, seed)) {
+        for seed in seeds
+            .iter()
+            .filter(|seed| normalize(seed).starts_with(project))
+        {
             if let Some(environment) = names.tops.environment_of(project, seed) {
                 // By metadata (R27-1), and what the seed imports there read.
                 names.add_environment_file(environment, seed.clone());
@@ -140,11 +143,6 @@ pub(crate) fn named_files(
     let mut files = names.files;
     files.retain(|file| !covered.iter().any(|root| file.starts_with(root)));
     Ok(files)
-}
-
-/// Whether `path` lies in `project` (by name).
-fn inside(project: &Path, path: &Path) -> bool {
-    normalize(path).starts_with(project)
 }
 
 /// What a file or folder is, as its folder lists it.
@@ -352,6 +350,7 @@ impl Names {
         for glob in reading.loading_globs() {
             self.loading_glob(glob);
         }
+        self.environment_globs(&text, dir, code != Code::Other);
         // In shell code a glob names what runs in a `for` loop's list (or
         // after a shell, above); elsewhere it is a formatter's operands
         // (`sed -i ... src/*.ts`) or a `case` pattern. Other code: any

@@ -55,6 +55,28 @@ impl Names {
     }
 }
 
+impl Names {
+    /// Reads the `entry_points.txt` of each package's metadata at the
+    /// project's top and in the working folder: Python finds it there and
+    /// a library loads the modules it names (`x = tools.boot:f`, R32-12).
+    pub(super) fn with_top_entry_points(mut self) -> Names {
+        for folder in [self.project.clone(), self.cwd.clone()] {
+            let listing = self.listing(&folder);
+            let metadata = listing.iter().filter(|(name, kind)| {
+                **kind == Kind::Folder
+                    && (name.ends_with(".dist-info") || name.ends_with(".egg-info"))
+            });
+            for (name, _) in metadata {
+                let file = folder.join(name).join("entry_points.txt");
+                if file.is_file() {
+                    self.add_run_file(file, None);
+                }
+            }
+        }
+        self
+    }
+}
+
 /// The modules an `entry_points.txt` declares outside its script groups
 /// (`evil = evilplugin.hooks:main [extra]` → `evilplugin.hooks`).
 fn entry_point_modules(text: &str) -> Vec<String> {

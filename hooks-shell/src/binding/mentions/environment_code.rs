@@ -83,9 +83,14 @@ impl Names {
     /// Binds every entry of the project by what it is when `text`, a
     /// project file the hook's code names, is a zip archive (`python3
     /// app.pyz`, `PYTHONPATH=vendor.zip`): the code its compressed members
-    /// hold cannot be read cheaply (R30-7).
+    /// hold cannot be read cheaply (R30-7). Known as Python knows one: a
+    /// local header first, or an end record in the last 64 KiB (a Python
+    /// script with a zip appended runs the zip's `__main__`: R32-3).
     pub(super) fn archive_read(&mut self, text: &str) {
-        if text.starts_with("PK\u{3}\u{4}") {
+        let bytes = text.as_bytes();
+        let tail = &bytes[bytes.len().saturating_sub(65_558)..];
+        let end_record = || tail.windows(4).any(|four| four == b"PK\x05\x06");
+        if text.starts_with("PK\u{3}\u{4}") || end_record() {
             let whole = crate::binding::environment::whole_project(&self.project);
             self.files.insert(whole);
         }

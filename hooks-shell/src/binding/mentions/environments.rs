@@ -133,6 +133,22 @@ impl Names {
         }
     }
 
+    /// Binds the environments a glob of shell code (`shell`) matches a file
+    /// of, wherever the glob stands (`.venv/bin/pyth*3 check.py` in a
+    /// script or a recipe, `PATH=$(echo .v*/bin):$PATH`: R32-6).
+    pub(super) fn environment_globs(&mut self, text: &str, dir: Option<&Path>, shell: bool) {
+        if !shell {
+            return;
+        }
+        for word in read::words(text).iter().filter(|word| read::is_glob(word)) {
+            for path in self.glob(word, dir) {
+                if self.tops.environment_of(&self.project, &path).is_some() {
+                    self.add_file(path);
+                }
+            }
+        }
+    }
+
     /// Binds the environment holding `path`, a file of it the hook's code
     /// names, and reads what it imports there.
     pub(super) fn add_environment_file(&mut self, environment: PathBuf, path: PathBuf) {

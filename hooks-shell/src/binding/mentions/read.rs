@@ -236,7 +236,7 @@ pub(super) fn without_case_patterns(text: &str) -> String {
 /// `sys.executable`: a program such as `sh` given a file names; red team
 /// round 7, R7b-4): a file that holds one binds every file it names,
 /// whatever it is.
-const LOADS_CODE: &str = r"\b(?:exec\w*|eval|compile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load|system|popen|Popen|subprocess|spawn\w*|child_process|SourceFileLoader|sys\.executable|execPath|Open3|qx|posix_spawn\w*|create_subprocess_\w+|timeit|cProfile|runsource|compileFunction|_compile|SOURCE_SUFFIXES|fileConfig)\b";
+const LOADS_CODE: &str = r"\b(?:exec\w*|eval|compile|run_path|run_module|spec_from_file_location|load_source|import_module|__import__|pickle|marshal|dill|shelve|yaml\.load|unsafe_load|runInThisContext|runInNewContext|new Function|Function\(|require|dofile|loadfile|loadstring|do\s+FILE|instance_eval|class_eval|load|system|popen|Popen|subprocess|spawn\w*|child_process|SourceFileLoader|sys\.executable|execPath|Open3|qx|posix_spawn\w*|create_subprocess_\w+|timeit|cProfile|runsource|compileFunction|_compile|SOURCE_SUFFIXES|fileConfig|resolve_name|locate)\b";
 
 /// `text` without quote characters and backslashes.
 pub(super) fn without_quotes(text: &str) -> String {
@@ -257,6 +257,11 @@ pub(super) fn loads_code(text: &str) -> bool {
 pub(super) fn words(text: &str) -> Vec<String> {
     let is_word = |c: char| c.is_alphanumeric() || "_./@+~%,:-${}*?[]".contains(c);
     let mut words = plain_words(text, is_word);
+    // An expansion whose value the text cannot give (`${D#x}`, `$(or
+    // $(D),x)`) before a path: any folder there, a glob (R32-1).
+    if let Some(unknown) = unknown_folders(text) {
+        words.extend(plain_words(&unknown, is_word));
+    }
     words.extend(pickled_modules(text));
     words
 }
@@ -302,7 +307,10 @@ fn plain_words(text: &str, is_word: impl Fn(char) -> bool) -> Vec<String> {
                 // A trailing `/..` is a folder's parent, not punctuation.
                 .map(|piece| match piece.ends_with("/..") {
                     true => piece.to_owned(),
-                    false => piece.trim_end_matches(['.', ',', ':']).to_owned(),
+                    // `$(or $(D),tools)`: a list's comma ends a word.
+                    false => (piece.trim_start_matches(','))
+                        .trim_end_matches(['.', ',', ':'])
+                        .to_owned(),
                 })
                 .filter(|w| !w.is_empty() && w != "." && w != ".." && w.len() <= 4096)
                 .collect::<Vec<_>>()
@@ -335,12 +343,46 @@ fn pickled_modules(text: &str) -> Vec<String> {
 /// `word` with each `${NAME:-word}`, `${NAME-word}`, `${NAME:=word}` and
 /// `${NAME=word}` written as its `word`, when it holds one.
 fn with_defaults(word: &str) -> Option<String> {
-    static DEFAULT: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\$\{[A-Za-z_0-9]+:?[-=]([^{}$]*)\}").expect("valid regex"));
+    static DEFAULT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\$\$?\{[A-Za-z_0-9]+(?:\[[^\]{}]*\])?:?[-=+?]([^{}$]*)\}")
+            .expect("valid regex")
+    });
     if !word.contains("${") || !DEFAULT.is_match(word) {
         return None;
     }
-    Some(DEFAULT.replace_all(word, "$1").into_owned())
+    // Inner ones first: `${D:-${E:-tools}}`.
+    let mut word = word.to_owned();
+    for _ in 0..4 {
+        let next = DEFAULT.replace_all(&word, "$1").into_owned();
+        if next == word {
+            break;
+        }
+        word = next;
+    }
+    Some(word)
+}
+
+/// `word` with each expansion whose value the text cannot give, before a
+/// `/` (`${D#x}/check.py`, `${D,,}/x`, `$(or $(D),tools)/x`), written as
+/// `*`: the glob of any folder there. `None` when it holds none.
+fn unknown_folders(word: &str) -> Option<String> {
+    static UNKNOWN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\$\$?\{[^{}\s]*[^A-Za-z0-9_{}\s][^{}\s]*\}/|\$\$?\((?:[^()]|\([^()]*\))*\)/")
+            .expect("valid regex")
+    });
+    if !word.contains("${") && !word.contains("$(") {
+        return None;
+    }
+    let mut word = word.to_owned();
+    let mut changed = false;
+    for _ in 0..4 {
+        let next = UNKNOWN.replace_all(&word, "*/").into_owned();
+        if next == word {
+            break;
+        }
+        (word, changed) = (next, true);
+    }
+    changed.then_some(word)
 }
 
 /// Whether `name` matches the shell pattern `pattern` (`*`, `?`, `[...]`

@@ -30,10 +30,21 @@ pub(super) fn spellings(word: &str) -> Vec<String> {
     {
         bare = folder;
     }
+    // `ext://tools.boot.H`, `cfg://x` (`dictConfig`: R32-11).
+    for scheme in ["ext://", "cfg://"] {
+        bare = bare.strip_prefix(scheme).unwrap_or(bare);
+    }
     if bare.is_empty() {
         return out;
     }
     push(&mut out, bare);
+    if bare.contains(',') && !bare.contains('/') {
+        // A field of a list (`tools.boot,1` in a CSV row: R32-11).
+        for field in bare.split(',').filter(|field| !field.is_empty()) {
+            push(&mut out, field);
+            module_path(&mut out, field);
+        }
+    }
     if bare.contains(':') && !bare.contains("::") {
         // A search list: each entry (an empty one, or `.`, is the folder
         // the word is read from, looked up already); an object path's
@@ -133,6 +144,8 @@ mod tests {
             ("tools.boot.main", "tools/boot"),
             ("tools.boot.main", "tools/boot/main"),
             (".boot", "boot"),
+            ("ext://tools.boot.H", "tools/boot"),
+            ("tools.boot,1", "tools/boot"),
             ("..pkg.boot", "pkg/boot"),
         ] {
             let all = spellings(word);

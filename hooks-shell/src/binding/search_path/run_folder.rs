@@ -16,7 +16,14 @@ pub(super) fn code_words(word: &str) -> Vec<&str> {
         let last = part.rsplit('.').next().unwrap_or(part);
         matches!(
             last,
-            "getcwd" | "getcwdb" | "curdir" | "PWD" | "CLAUDE_PROJECT_DIR" | "__file__"
+            "getcwd"
+                | "getcwdb"
+                | "curdir"
+                | "PWD"
+                | "CLAUDE_PROJECT_DIR"
+                | "__file__"
+                | "argv"
+                | "getfile"
         ) || last == "cwd" && (part == "cwd" || part.ends_with("Path.cwd"))
     };
     if !word.contains(split) {
@@ -26,9 +33,17 @@ pub(super) fn code_words(word: &str) -> Vec<&str> {
     let mut words: Vec<&str> = parts
         .map(|part| if cwd(part) { "." } else { part })
         .collect();
-    // `Path()`, `Path('')`: the folder it runs in; `sys.path[0]`: the
-    // script's folder (R31-4).
-    let here = ["Path()", "Path('')", "Path(\"\")", "sys.path[0]"];
+    // `Path()`, `Path('')`, `abspath('')`, `realpath("")`: the folder it
+    // runs in; `sys.path[0]`, `sys.argv[0]`, `inspect.getfile`: the
+    // script's folder (R31-4, R32-9).
+    let here = [
+        "Path()",
+        "Path('')",
+        "Path(\"\")",
+        "sys.path[0]",
+        "path('')",
+        "path(\"\")",
+    ];
     if here.iter().any(|spelled| word.contains(spelled)) {
         words.push(".");
     }
