@@ -42,8 +42,11 @@ impl Physical {
             let Ok(meta) = std::fs::symlink_metadata(folder) else {
                 continue;
             };
+            // A link that leads nowhere yet (`out -> /tmp/x`, made by the
+            // hook's own run) may lead anywhere: outside.
             let outside = meta.file_type().is_symlink()
-                && std::fs::canonicalize(folder).is_ok_and(|real| !real.starts_with(&real_project))
+                && std::fs::canonicalize(folder)
+                    .map_or(true, |real| !real.starts_with(&real_project))
                 || self.outside_above(folder);
             self.resolved.insert(folder.to_path_buf(), outside);
             return outside;
@@ -91,6 +94,8 @@ mod tests {
         std::fs::create_dir_all(&elsewhere).expect("elsewhere");
         std::os::unix::fs::symlink(&elsewhere, project.join("out")).expect("link");
         std::os::unix::fs::symlink("lib", project.join("inner")).expect("link");
+        let later = top.path().join("later");
+        std::os::unix::fs::symlink(later, project.join("dangling")).expect("link");
         let mut physical = Physical::of(&project);
         for word in [
             "out",
@@ -99,6 +104,7 @@ mod tests {
             "..",
             "../x",
             "lib/../../x",
+            "dangling/c",
         ] {
             assert!(physical.relative_outside(&project, word), "{word}");
         }
