@@ -95,19 +95,25 @@ fn a_module_folder_python_finds_by_a_glob_is_bound() {
 
 #[test]
 fn python_naming_the_folder_it_runs_in_copies_all_of_it() {
-    let spellings = [
+    run_folder_copies_ask_again(&[
         "os.environ['PWD']",
         "os.getenv('PWD')",
         "os.environ['CLAUDE_PROJECT_DIR']",
         "pathlib.Path().resolve()",
         "sys.path[0]",
         "pathlib.Path(__file__).resolve().parent",
-    ];
-    each_holds(&spellings, |spelled| {
+    ]);
+}
+
+/// For each spelling of the folder the hook runs in, `run.py` copies it
+/// outside the project and imports `helper` from the copy (unsandboxed):
+/// an edit of `lib/helper.py` must ask again.
+pub(crate) fn run_folder_copies_ask_again(spellings: &[&str]) {
+    each_holds(spellings, |spelled| {
         let run = |project: &Path, outside: &Path| {
             let outside = outside.display();
             let code = format!(
-                "import os, sys, shutil, pathlib\nshutil.copytree({spelled}, '{outside}', dirs_exist_ok=True)\nsys.path.insert(0, '{outside}/lib')\nimport helper\nprint('{{}}')\n"
+                "import os, sys, shutil, pathlib, inspect\nshutil.copytree({spelled}, '{outside}', dirs_exist_ok=True)\nsys.path.insert(0, '{outside}/lib')\nimport helper\nprint('{{}}')\n"
             );
             write(project, "run.py", &code);
         };

@@ -8,15 +8,11 @@
 //! (R32-11); an entry point at the project's top naming a project module
 //! (R32-12); a Python script with a zip appended (R32-13).
 
-use std::path::Path;
-
-use serde_json::json;
-
 use crate::dialects::write;
 use crate::round28::{changed_asks_again, checkout_without_environment, poison};
 use crate::round29_environments::{boot_change_asks_again, runs_boot};
-use crate::round30_copies::{WRITES_MARKER, after_a_change_in};
 use crate::round30_open::each_holds;
+use crate::round31::run_folder_copies_ask_again;
 
 /// A checkout holding `tools/check.py`, `tools/boot.py` (a package) and
 /// the files `extra` writes; the hook's change poisons `changed`.
@@ -88,27 +84,11 @@ fn a_glob_to_an_environment_inside_a_script_binds_it() {
 
 #[test]
 fn python_naming_its_script_folder_or_an_empty_path_copies_the_run_folder() {
-    let spellings = [
+    run_folder_copies_ask_again(&[
         "os.path.abspath('')",
         "os.path.dirname(os.path.abspath(sys.argv[0]))",
         "os.path.dirname(inspect.getfile(inspect.currentframe()))",
-    ];
-    each_holds(&spellings, |spelled| {
-        let run = |project: &Path, outside: &Path| {
-            let outside = outside.display();
-            let code = format!(
-                "import os, sys, shutil, inspect\nshutil.copytree({spelled}, '{outside}', dirs_exist_ok=True)\nsys.path.insert(0, '{outside}/lib')\nimport helper\nprint('{{}}')\n"
-            );
-            write(project, "run.py", &code);
-        };
-        let (emitted, marker) =
-            after_a_change_in("python3 run.py", true, "lib/helper.py", WRITES_MARKER, run);
-        let status = &emitted["runs"][0]["status"];
-        assert!(
-            !marker && *status != json!("completed"),
-            "{spelled}: {emitted:#}"
-        );
-    });
+    ]);
 }
 
 #[test]

@@ -255,18 +255,18 @@ pub(super) fn loads_code(text: &str) -> bool {
 /// may hold, with `$NAME` / `${NAME}` taken out, also as their defaults
 /// (`${D:-tools}`); and the modules a pickle in it names.
 pub(super) fn words(text: &str) -> Vec<String> {
-    let is_word = |c: char| c.is_alphanumeric() || "_./@+~%,:-${}*?[]".contains(c);
-    let mut words = plain_words(text, is_word);
+    let mut words = plain_words(text);
     // An expansion whose value the text cannot give (`${D#x}`, `$(or
     // $(D),x)`) before a path: any folder there, a glob (R32-1).
     if let Some(unknown) = unknown_folders(text) {
-        words.extend(plain_words(&unknown, is_word));
+        words.extend(plain_words(&unknown));
     }
     words.extend(pickled_modules(text));
     words
 }
 
-fn plain_words(text: &str, is_word: impl Fn(char) -> bool) -> Vec<String> {
+fn plain_words(text: &str) -> Vec<String> {
+    let is_word = |c: char| c.is_alphanumeric() || "_./@+~%,:-${}*?[]".contains(c);
     text.split(|c: char| !is_word(c))
         .filter(|w| !w.is_empty())
         .flat_map(|raw| {
