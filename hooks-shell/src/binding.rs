@@ -22,6 +22,7 @@ mod environment;
 mod getopt;
 mod git_dirs;
 mod git_index;
+mod globbing;
 mod identify;
 pub(crate) use identify::base_name;
 mod led_to;

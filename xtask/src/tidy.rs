@@ -92,6 +92,29 @@ fn no_ignored_test_without_a_reason() {
     assert!(offenders.is_empty(), "tidy:\n{}", offenders.join("\n"));
 }
 
+#[test]
+fn no_control_character_in_a_source_file() {
+    // A regex's `\b` written through a non-raw string becomes a backspace
+    // (U+0008): the pattern then never matches, silently.
+    let mut offenders = Vec::new();
+    for path in rust_files() {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        for (number, line) in text.lines().enumerate() {
+            if line
+                .chars()
+                .any(|c| c.is_control() && c != '\t' && c != '\r')
+            {
+                offenders.push(format!(
+                    "{}:{}: a control character; write it as an escape",
+                    shown(&path),
+                    number + 1
+                ));
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "tidy:\n{}", offenders.join("\n"));
+}
+
 /// The longest a hand-written source file may be, in lines (modules aim for ~400).
 const MAX_LINES: usize = 500;
 

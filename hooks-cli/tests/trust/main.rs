@@ -77,6 +77,7 @@ mod round30_installed;
 mod round30_open;
 mod round31;
 mod round32;
+mod round32_open;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -163,7 +163,7 @@ fn jq_folders(tokens: &[String], named: &[PathBuf], bases: &[PathBuf]) -> Vec<Pa
 fn listed(named: &[PathBuf], bases: &[PathBuf]) -> Vec<PathBuf> {
     static LISTS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r"readdir|opendir|listdir|scandir|glob|Dir\.(?:glob|children|entries)|iterdir",
+            r"readdir|opendir|listdir|scandir|\bglob\b|Dir\.(?:glob|children|entries)|iterdir",
         )
         .expect("valid regex")
     });
@@ -305,6 +305,19 @@ mod tests {
         std::fs::write(p.join("hooks/x.sh"), "echo\n").expect("added");
         assert_ne!(bound(find), before);
         assert!(bound("find hooks -name '*.sh' -exec sh {} ;").is_empty());
+    }
+
+    #[test]
+    fn a_folder_code_globs_is_listed() {
+        // Its regex once held backspaces where `\b` was meant: `glob`
+        // alone never matched.
+        let project = tempfile::tempdir().expect("project");
+        let p = project.path();
+        std::fs::create_dir_all(p.join("plugins")).expect("plugins");
+        let code = "import glob, os\nfor f in glob.glob(os.path.join('plugins', '*.py')):\n    exec(open(f).read())\n";
+        std::fs::write(p.join("load.py"), code).expect("code");
+        let folders = listed(&[p.join("load.py")], &[p.to_path_buf()]);
+        assert_eq!(folders, [p.join("plugins")]);
     }
 
     #[test]

@@ -75,6 +75,7 @@ mod git_config;
 mod language;
 mod literals;
 mod lookups;
+mod pickles;
 mod places;
 mod quiet;
 mod read;
@@ -277,6 +278,7 @@ impl Names {
             self.text(&text, path.parent(), code);
         }
         self.archive_read(&text);
+        self.metadata_read(&text);
         self.bind_scope_manifests(path);
         Ok(())
     }
@@ -350,7 +352,7 @@ impl Names {
         for glob in reading.loading_globs() {
             self.loading_glob(glob);
         }
-        self.environment_globs(&text, dir, code != Code::Other);
+        self.environment_globs(&text, dir, wide);
         // In shell code a glob names what runs in a `for` loop's list (or
         // after a shell, above); elsewhere it is a formatter's operands
         // (`sed -i ... src/*.ts`) or a `case` pattern. Other code: any

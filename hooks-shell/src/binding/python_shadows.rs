@@ -431,7 +431,7 @@ fn importable(folder: &Path) -> Result<Split, BindError> {
 /// module path, and its `entry_points.txt` names modules a library loads
 /// as plugins without the hook's code naming them (red team R30-8). Its
 /// `entry_points.txt` is bound, present or added.
-fn is_package_metadata(name: &str) -> bool {
+pub(super) fn is_package_metadata(name: &str) -> bool {
     name.ends_with(".dist-info") || name.ends_with(".egg-info")
 }
 

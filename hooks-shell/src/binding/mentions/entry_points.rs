@@ -3,6 +3,9 @@
 //! them (red team rounds 29 and 30: R29-5, R30-8).
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::{Kind, Names};
 
@@ -74,6 +77,41 @@ impl Names {
             }
         }
         self
+    }
+}
+
+impl Names {
+    /// Reads, once, every file of each package's metadata at the project's
+    /// top and in the working folder when `text` (code) reads metadata
+    /// beyond entry points (`read_text("top_level.txt")`,
+    /// `metadata("ok").get_all("Provides-Extra")`, `files("ok")`): what
+    /// they say is data the code acts on (R32-12).
+    pub(super) fn metadata_read(&mut self, text: &str) {
+        static READS: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"\b(?:read_text|metadata|files|distribution|get_metadata\w*|get_distribution|requires|locate_file|_path)\s*\(")
+                .expect("valid regex")
+        });
+        if self.environments.metadata_read || !READS.is_match(text) {
+            return;
+        }
+        self.environments.metadata_read = true;
+        for folder in [self.project.clone(), self.cwd.clone()] {
+            let listing = self.listing(&folder);
+            let metadata = listing.iter().filter(|(name, kind)| {
+                **kind == Kind::Folder && super::super::python_shadows::is_package_metadata(name)
+            });
+            for (name, _) in metadata {
+                let files = std::fs::read_dir(folder.join(name))
+                    .into_iter()
+                    .flatten()
+                    .flatten();
+                for file in files.take(64).map(|entry| entry.path()) {
+                    if file.is_file() {
+                        self.add_run_file(file, None);
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -82,15 +82,25 @@ impl Names {
 
     /// Binds every entry of the project by what it is when `text`, a
     /// project file the hook's code names, is a zip archive (`python3
-    /// app.pyz`, `PYTHONPATH=vendor.zip`): the code its compressed members
-    /// hold cannot be read cheaply (R30-7). Known as Python knows one: a
-    /// local header first, or an end record in the last 64 KiB (a Python
-    /// script with a zip appended runs the zip's `__main__`: R32-3).
+    /// app.pyz`, `PYTHONPATH=vendor.zip`) or compressed (gzip, bzip2, xz,
+    /// zstd: a pickle in `gzip.open`, R32-10), or is code unpickling data
+    /// it decodes (`pickle.loads(base64.b64decode(…))`): the code or the
+    /// module names it holds cannot be read cheaply (R30-7). A zip is known as
+    /// Python knows one: a local header first, or an end record in the
+    /// last 64 KiB (a Python script with a zip appended runs the zip's
+    /// `__main__`: R32-3).
     pub(super) fn archive_read(&mut self, text: &str) {
         let bytes = text.as_bytes();
         let tail = &bytes[bytes.len().saturating_sub(65_558)..];
         let end_record = || tail.windows(4).any(|four| four == b"PK\x05\x06");
-        if text.starts_with("PK\u{3}\u{4}") || end_record() {
+        // Each magic as lossy reading writes it (`\u{fffd}` for a byte
+        // that is not UTF-8).
+        let compressed = ["\u{1f}\u{fffd}", "\u{fffd}7zXZ\0", "(\u{fffd}/\u{fffd}"]
+            .iter()
+            .any(|magic| text.starts_with(magic))
+            || text.starts_with("BZh") && text.get(4..10) == Some("1AY&SY");
+        let opaque = compressed || super::pickles::unpickles_decoded(text);
+        if text.starts_with("PK\u{3}\u{4}") || end_record() || opaque {
             let whole = crate::binding::environment::whole_project(&self.project);
             self.files.insert(whole);
         }

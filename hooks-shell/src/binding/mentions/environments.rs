@@ -50,6 +50,8 @@ pub(super) struct Reading {
     words: HashSet<String>,
     /// Whether the modules packages declare as entry points were read.
     pub(super) entry_points_read: bool,
+    /// Whether the metadata at the project's top was read whole.
+    pub(super) metadata_read: bool,
     /// The project's folder, links followed (once: thousands of paths
     /// are checked against it).
     pub(super) real_project: std::sync::OnceLock<Option<PathBuf>>,
@@ -133,17 +135,23 @@ impl Names {
         }
     }
 
-    /// Binds the environments a glob of shell code (`shell`) matches a file
-    /// of, wherever the glob stands (`.venv/bin/pyth*3 check.py` in a
-    /// script or a recipe, `PATH=$(echo .v*/bin):$PATH`: R32-6).
-    pub(super) fn environment_globs(&mut self, text: &str, dir: Option<&Path>, shell: bool) {
-        if !shell {
+    /// Binds the environments a glob matches a file or folder of, wherever
+    /// it stands in shell code or in code that runs programs or code
+    /// (`wide`): `.venv/bin/pyth*3 check.py` in a script or a recipe,
+    /// `PATH=$(echo .v*/bin):$PATH`, `V=${V:-.v*}` (R32-6),
+    /// `shutil.which("python", path=glob.glob(".v*/bin")[0])` (R32-7).
+    pub(super) fn environment_globs(&mut self, text: &str, dir: Option<&Path>, wide: bool) {
+        if !wide {
             return;
         }
         for word in read::words(text).iter().filter(|word| read::is_glob(word)) {
-            for path in self.glob(word, dir) {
-                if self.tops.environment_of(&self.project, &path).is_some() {
-                    self.add_file(path);
+            for path in self.glob_paths(word, dir) {
+                let Some(environment) = self.tops.environment_of(&self.project, &path) else {
+                    continue;
+                };
+                match path.is_file() {
+                    true => self.add_file(path),
+                    false => self.add_environment(environment),
                 }
             }
         }

@@ -110,10 +110,18 @@ impl Names {
         out
     }
 
-    /// The files `pattern` matches (`*`, `?`, `[...]` in any part) from
-    /// each place a word is looked up in; `..` taken by name and where the
-    /// kernel takes it (after a link, from where it leads).
+    /// The files `pattern` matches (`*`, `?`, `[...]` in any part, `**`
+    /// any folders) from each place a word is looked up in; `..` taken by
+    /// name and where the kernel takes it (after a link, from where it
+    /// leads).
     pub(super) fn glob(&mut self, pattern: &str, dir: Option<&Path>) -> Vec<PathBuf> {
+        let mut files = self.glob_paths(pattern, dir);
+        files.retain(|path| path.is_file());
+        files
+    }
+
+    /// The files and folders `pattern` matches, as [`Self::glob`].
+    pub(super) fn glob_paths(&mut self, pattern: &str, dir: Option<&Path>) -> Vec<PathBuf> {
         let mut bases = vec![self.project.clone(), self.cwd.clone()];
         bases.extend(dir.map(Path::to_path_buf));
         bases.extend(self.places.iter().cloned());
@@ -130,6 +138,10 @@ impl Names {
                 // Each folder listed counts against the budget.
                 self.lookups += current.len() as u64;
                 for folder in &current {
+                    if part == "**" {
+                        next.extend(crate::binding::globbing::folders_below(folder));
+                        continue;
+                    }
                     if part == ".." || part == "." {
                         let joined = folder.join(part);
                         next.extend(physical(&joined, &self.project));
@@ -138,7 +150,7 @@ impl Names {
                     }
                     let listing = self.listing(folder);
                     for name in listing.keys() {
-                        if read::wildcard(part, name) {
+                        if crate::binding::globbing::wildcard(part, name) {
                             next.push(folder.join(name));
                         }
                     }
@@ -154,7 +166,7 @@ impl Names {
             matched.extend(
                 current
                     .into_iter()
-                    .filter(|p| p.starts_with(&self.project) && p.is_file() && kept(p)),
+                    .filter(|p| p.starts_with(&self.project) && p.exists() && kept(p)),
             );
         }
         matched.sort();

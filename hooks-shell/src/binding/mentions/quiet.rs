@@ -177,7 +177,7 @@ pub(super) fn redefines_what_runs(text: &str) -> bool {
 pub(super) fn glob_may_name(pattern: &str, name: &str) -> bool {
     pattern
         .split('/')
-        .any(|part| read::is_glob(part) && read::wildcard(part, name))
+        .any(|part| read::is_glob(part) && crate::binding::globbing::wildcard(part, name))
 }
 
 /// Appends `chunk` (a top-level piece of shell code) to `loading`, its

@@ -261,7 +261,9 @@ pub(super) fn words(text: &str) -> Vec<String> {
     if let Some(unknown) = unknown_folders(text) {
         words.extend(plain_words(&unknown));
     }
-    words.extend(pickled_modules(text));
+    words.extend(super::pickles::pickled_modules(text));
+    words.extend(super::pickles::shelf_files(text));
+    words.extend(crate::binding::globbing::recursive_globs(text));
     words
 }
 
@@ -318,28 +320,6 @@ fn plain_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The modules a pickle's `GLOBAL` and `INST` opcodes (protocols 0 to 3:
-/// `ctools.boot\nmain\n`) name in `text`, a pickle read as text or in a
-/// literal of code (its `\n` escaped): loading it imports them (R31-5).
-fn pickled_modules(text: &str) -> Vec<String> {
-    static GLOBAL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r"[ci]([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)(?:\n|\\n)[A-Za-z_][A-Za-z0-9_.]*(?:\n|\\n)",
-        )
-        .expect("valid regex")
-    });
-    if !text.contains('\n') && !text.contains("\\n") {
-        return Vec::new();
-    }
-    let mut found: Vec<String> = GLOBAL
-        .captures_iter(text)
-        .map(|global| global[1].to_owned())
-        .collect();
-    found.sort();
-    found.dedup();
-    found
-}
-
 /// `word` with each `${NAME:-word}`, `${NAME-word}`, `${NAME:=word}` and
 /// `${NAME=word}` written as its `word`, when it holds one.
 fn with_defaults(word: &str) -> Option<String> {
@@ -383,43 +363,4 @@ fn unknown_folders(word: &str) -> Option<String> {
         (word, changed) = (next, true);
     }
     changed.then_some(word)
-}
-
-/// Whether `name` matches the shell pattern `pattern` (`*`, `?`, `[...]`
-/// as any one character).
-pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
-    let pattern: Vec<char> = pattern.chars().collect();
-    let name: Vec<char> = name.chars().collect();
-    let (mut p, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        match pattern.get(p) {
-            Some('*') => {
-                star = Some((p, n));
-                p += 1;
-            }
-            Some('[') => {
-                let close = pattern[p..].iter().position(|c| *c == ']').map(|i| p + i);
-                p = close.map_or(p + 1, |c| c + 1);
-                n += 1;
-            }
-            Some('?') => {
-                p += 1;
-                n += 1;
-            }
-            Some(c) if *c == name[n] => {
-                p += 1;
-                n += 1;
-            }
-            _ => match star {
-                Some((sp, sn)) => {
-                    p = sp + 1;
-                    n = sn + 1;
-                    star = Some((sp, sn + 1));
-                }
-                None => return false,
-            },
-        }
-    }
-    pattern[p..].iter().all(|c| *c == '*')
 }

@@ -11,6 +11,10 @@ pub(super) fn glob_folders(base: &Path, pattern: &str) -> Vec<PathBuf> {
     for part in pattern.split('/').filter(|part| !part.is_empty()) {
         let mut next = Vec::new();
         for folder in &current {
+            if part == "**" {
+                next.extend(crate::binding::globbing::folders_below(folder));
+                continue;
+            }
             if !part.contains(['*', '?', '[']) {
                 next.push(folder.join(part));
                 continue;
@@ -18,7 +22,7 @@ pub(super) fn glob_folders(base: &Path, pattern: &str) -> Vec<PathBuf> {
             let entries = std::fs::read_dir(folder).into_iter().flatten().flatten();
             for entry in entries.take(super::MAX_LISTED) {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if crate::dialect::path_rule::matches(part, &name) {
+                if crate::binding::globbing::wildcard(part, &name) {
                     next.push(folder.join(name));
                 }
             }

@@ -155,6 +155,7 @@ pub(in crate::binding) fn literal_folders(text: &str) -> Vec<String> {
     let dot = DOT_ADDED.is_match(text);
     let mut words = quoted_words(text);
     words.retain(|word| dot || (word != "." && word != "./"));
+    words.extend(crate::binding::globbing::recursive_globs(text));
     words
 }
 

@@ -1,0 +1,124 @@
+//! Globs as the binder reads them, wider than any program: a part's
+//! `[...]` as any one character, `**` as zero or more folders
+//! (`glob.glob("**/helper.py", recursive=True)`, `Path(".").rglob("sub")`:
+//! red team R32-8).
+
+use std::path::{Path, PathBuf};
+
+/// The most folders one `**` stands for.
+const MAX_FOLDERS: usize = 2_000;
+/// The deepest nesting one `**` descends.
+const MAX_DEPTH: usize = 16;
+
+/// Whether `name` matches the shell pattern `pattern` (`*`, `?`, `[...]`
+/// as any one character).
+pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
+    let pattern: Vec<char> = pattern.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    let (mut p, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match pattern.get(p) {
+            Some('*') => {
+                star = Some((p, n));
+                p += 1;
+            }
+            Some('[') => {
+                let close = pattern[p..].iter().position(|c| *c == ']').map(|i| p + i);
+                p = close.map_or(p + 1, |c| c + 1);
+                n += 1;
+            }
+            Some('?') => {
+                p += 1;
+                n += 1;
+            }
+            Some(c) if *c == name[n] => {
+                p += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((sp, sn)) => {
+                    p = sp + 1;
+                    n = sn + 1;
+                    star = Some((sp, sn + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    pattern[p..].iter().all(|c| *c == '*')
+}
+
+/// `folder` and each folder under it, breadth first (links to folders are
+/// not followed, `.git` is left out), at most [`MAX_FOLDERS`].
+pub(super) fn folders_below(folder: &Path) -> Vec<PathBuf> {
+    let mut found = vec![folder.to_path_buf()];
+    let mut level = vec![folder.to_path_buf()];
+    for _ in 0..MAX_DEPTH {
+        let mut next = Vec::new();
+        for parent in &level {
+            let Ok(entries) = std::fs::read_dir(parent) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let is_folder = entry.file_type().is_ok_and(|kind| kind.is_dir());
+                if is_folder && entry.file_name() != ".git" {
+                    next.push(entry.path());
+                }
+            }
+        }
+        next.truncate(MAX_FOLDERS.saturating_sub(found.len()));
+        if next.is_empty() {
+            break;
+        }
+        found.extend(next.iter().cloned());
+        level = next;
+    }
+    found
+}
+
+/// The glob words `text` (Python) walks recursively with
+/// `rglob("sub")`: each as `**/sub`.
+pub(super) fn recursive_globs(text: &str) -> Vec<String> {
+    use std::sync::LazyLock;
+    static RGLOB: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r#"\brglob\(\s*[rR]?(?:"([^"\n]{1,200})"|'([^'\n]{1,200})')"#)
+            .expect("valid regex")
+    });
+    RGLOB
+        .captures_iter(text)
+        .filter_map(|found| found.get(1).or(found.get(2)))
+        .map(|pattern| format!("**/{}", pattern.as_str().trim_start_matches("./")))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_globstar_stands_for_the_folder_and_every_folder_under_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("lib/sub/deep")).expect("mkdir");
+        std::fs::create_dir_all(dir.path().join(".git/objects")).expect("mkdir");
+        std::fs::write(dir.path().join("lib/file.py"), "").expect("write");
+        let found = folders_below(dir.path());
+        for folder in ["", "lib", "lib/sub", "lib/sub/deep"] {
+            assert!(
+                found.contains(&dir.path().join(folder)),
+                "{folder}: {found:?}"
+            );
+        }
+        assert!(
+            !found
+                .iter()
+                .any(|f| f.ends_with(".git") || f.ends_with("file.py"))
+        );
+    }
+
+    #[test]
+    fn rglob_walks_every_folder() {
+        let text = "next(Path('.').rglob(\"sub\")); p.rglob('./*.py'); glob('x')";
+        assert_eq!(recursive_globs(text), ["**/sub", "**/*.py"]);
+    }
+}
