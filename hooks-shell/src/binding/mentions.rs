@@ -1,10 +1,8 @@
 //! The files of a project that a project hook's code names (red-team rounds
 //! 5 and 6): `check.sh` running `"$CLAUDE_PROJECT_DIR/scripts/lint.sh"`,
-//! `check.py` putting `lib` on its module path and importing `helper`,
-//! `sh -c 'sh check.sh'`, `python3 -c "exec(open('check.py').read())"`, a
-//! Makefile's `SHELL := tools/sh`, `$(shell sh gen/x.sh)`, `$(MAKE) -C sub`,
-//! `load x.so`, an npm script's `node scripts/lint.js` requiring
-//! `./helpers.js`.
+//! `check.py` putting `lib` on its module path and importing `helper`, `sh
+//! -c 'sh check.sh'`, `python3 -c "exec(open('check.py').read())"`, `SHELL
+//! := tools/sh`, `$(shell sh gen/x.sh)`, `$(MAKE) -C sub`, `load x.so`.
 //!
 //! No reading of each language follows every way code reaches a file, so
 //! this reads words: in the hook's command (and the values its settings'
