@@ -50,6 +50,7 @@ pub use definitions::{Reached, reached};
 pub(crate) use environment::{environment_holding, is_environment};
 pub use identify::{Code, Identified, identify};
 pub(crate) use mentions::normalize;
+pub(crate) use shell::LEADING_KEYWORDS;
 pub use shell::python_reads_cwd;
 pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, TreeSum, tree_sha256, tree_sum};
 pub(crate) use tree::{tree_sha256_copied, tree_sum_now};

@@ -30,6 +30,9 @@ use sha2::{Digest, Sha256};
 use crate::binding::Code;
 use crate::binding::base_name;
 
+mod perl;
+mod shell_text;
+
 /// The largest script run from a sealed copy (bigger ones cannot be verified).
 pub const MAX_SCRIPT_BYTES: u64 = 16 * 1024 * 1024;
 
@@ -156,6 +159,9 @@ impl Launch {
             // shell sources the sealed bytes (R28b-12).
             let source = format!(". {fd_path}");
             argv.splice(..=at, shell.into_iter().chain([source, path]));
+        } else if let Some(perl) = perl::perl_loading(argv, at, &fd_path, &path) {
+            // `$0`, `__FILE__` and `FindBin` name the script (R33-8).
+            argv.splice(..=at, perl);
         } else {
             argv[at] = fd_path;
         }
@@ -163,14 +169,113 @@ impl Launch {
         let python = code.path.extension().is_some_and(|e| e == "py")
             || argv.first().is_some_and(|p| p.contains("python"));
         if python && let Some(dir) = code.path.parent() {
-            let mut path = dir.display().to_string();
-            if let Some(old) = std::env::var_os("PYTHONPATH").filter(|o| !o.is_empty()) {
-                path.push(':');
-                path.push_str(&old.to_string_lossy());
-            }
-            env.push(("PYTHONPATH".to_owned(), path));
+            env.push(("PYTHONPATH".to_owned(), python_path(dir)));
         }
         Some(env)
+    }
+}
+
+impl Launch {
+    /// [`Launch::rewrite`] for a shell-form command's `text` (run as `sh
+    /// -c TEXT` in `cwd`): each word naming the checked script that the
+    /// text runs (a shell's or Python's script, or a simple command's
+    /// program) is replaced by the words running the sealed copy: `sh
+    /// tools/g.sh` becomes `sh -c '. /proc/self/fd/N' tools/g.sh`, so `$0`
+    /// is still the script's (red team R33b-1). Returns the extra
+    /// environment, or `None` when the text runs no such word (the run
+    /// then goes by path, verified just before).
+    pub fn rewrite_text(&self, text: &mut String, cwd: &Path) -> Option<Vec<(String, String)>> {
+        use shell_text::{program_of, quoted, tokens};
+        let code = self.code()?;
+        let fd_path = self.fd_path()?;
+        let found = tokens(text);
+        let path = code.path.display().to_string();
+        let mut edits: Vec<(usize, usize, String)> = Vec::new();
+        let mut python = false;
+        for (at, token) in found.iter().enumerate() {
+            let names_script = !token.operator
+                && (token.value == code.word || resolves_to(&token.value, cwd, &code.path));
+            if !names_script {
+                continue;
+            }
+            let program = program_of(&found, at);
+            let written = &text[token.start..token.end];
+            let argv: Vec<String> = found[program..=at]
+                .iter()
+                .map(|t| t.value.clone())
+                .collect();
+            let before = argv.len() - 1;
+            let runs_python = before > 0 && base_name(&argv[0]).starts_with("python");
+            let replacement = if runs_python {
+                python = true;
+                let loader = PYTHON_LOADER.replace("{fd}", &fd_path);
+                format!("-c {} {}", quoted(&loader), quoted(&path))
+            } else if let Some(shell) = shell_sourcing(&argv, before, &fd_path) {
+                let source = quoted(&format!(". {fd_path}"));
+                match before {
+                    0 => {
+                        let shell: Vec<String> = shell.iter().map(|w| quoted(w)).collect();
+                        format!("{} {source} {written}", shell.join(" "))
+                    }
+                    _ => format!("-c {source} {written}"),
+                }
+            } else if let Some(perl) = perl::perl_loading(&argv, before, &fd_path, &path) {
+                let perl: Vec<String> = perl.iter().map(|w| quoted(w)).collect();
+                perl[before..].join(" ")
+            } else if before == 0
+                || (!code.is_program && argv[1..before].iter().all(|w| w.starts_with('-')))
+            {
+                // A program, or an interpreter's script: its fd path.
+                quoted(&fd_path)
+            } else {
+                continue;
+            };
+            edits.push((token.start, token.end, replacement));
+        }
+        if edits.is_empty() {
+            return None;
+        }
+        for (start, end, replacement) in edits.into_iter().rev() {
+            text.replace_range(start..end, &replacement);
+        }
+        let mut env = vec![(SCRIPT_ENV.to_owned(), code.path.display().to_string())];
+        if python && let Some(dir) = code.path.parent() {
+            env.push(("PYTHONPATH".to_owned(), python_path(dir)));
+        }
+        Some(env)
+    }
+}
+
+/// The script's folder, to put first on `PYTHONPATH` ([`set_env`]).
+fn python_path(dir: &Path) -> String {
+    dir.display().to_string()
+}
+
+/// Sets `env` (from [`Launch::rewrite`]) on `command`: `PYTHONPATH`'s
+/// folder goes first on the value the command has by now, the project's
+/// entries already withheld from it (`host_env`), never the host's whole
+/// value (a project's `src/json.py` on the host's `PYTHONPATH` shadowed
+/// a user's guard once its script ran sealed from a shell-form command).
+pub(crate) fn set_env(command: &mut tokio::process::Command, env: Vec<(String, String)>) {
+    for (name, value) in env {
+        if name != "PYTHONPATH" {
+            command.env(name, value);
+            continue;
+        }
+        let set = command
+            .as_std()
+            .get_envs()
+            .find(|(key, _)| *key == "PYTHONPATH");
+        let current = match set {
+            Some((_, value)) => value.map(std::ffi::OsStr::to_os_string),
+            None => std::env::var_os("PYTHONPATH"),
+        };
+        let mut path = std::ffi::OsString::from(value);
+        if let Some(current) = current.filter(|c| !c.is_empty()) {
+            path.push(":");
+            path.push(current);
+        }
+        command.env("PYTHONPATH", path);
     }
 }
 

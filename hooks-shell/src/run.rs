@@ -288,7 +288,7 @@ pub async fn run_launched(
     }
     // A relative value (the folder it runs in) is the project's whichever folder that is.
     let withheld = crate::host_env::withhold_project_loaders(&mut command, &[&project], true);
-    command.envs(env.into_iter().flatten());
+    crate::launch::set_env(&mut command, env.unwrap_or_default());
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     if crate::binding::python_reads_cwd(&spec.command) {
         // The user's own `python3 -c` / `-m` runs in the project's folder:

@@ -14,9 +14,7 @@ use std::io::Write;
 use hermes_hooks_core::display::escape;
 use hermes_hooks_core::wire::WireContext;
 use hermes_hooks_core::{Event, HookRun, Reply, RunStatus};
-use hermes_hooks_shell::{
-    Allowlist, Consent, RunResult, ShellHookSpec, Subject, parse_config, run_once, standing,
-};
+use hermes_hooks_shell::{Allowlist, RunResult, ShellHookSpec, parse_config, run_once};
 use serde_json::{Value, json};
 
 use hermes_hooks_cli::inventory::ImportedRow;
@@ -27,10 +25,15 @@ use hermes_hooks_cli::inventory::run::{
 use hermes_hooks_shell::dialect::dispatch::applies;
 
 use crate::cli::TestArgs;
+
+mod consent;
+mod guards_down;
+
 use crate::fire::{millis, plural, runs_json, truncate};
 use crate::output;
 use crate::payload::{catalog_event, dialect_event, read_payload};
 use crate::setup::Home;
+use consent::{consent, consent_imported};
 
 /// Runs `hooks test`. `accept` is `--accept-hooks`.
 pub async fn run(
@@ -62,16 +65,17 @@ pub async fn run(
     }
     let event = Event::new(event_name, payload);
 
-    let specs: Vec<ShellHookSpec> = parse_config(&home.config)
-        .specs
-        .into_iter()
+    let config = parse_config(&home.config);
+    let specs: Vec<ShellHookSpec> = (config.specs.iter())
         .filter(|spec| spec.event == event_name && theirs.is_none())
         .filter(|spec| match for_tool {
             Some(tool) if event_name.meta().tool_matcher => spec.matches_tool(Some(tool)),
             _ => true,
         })
+        .cloned()
         .collect();
-    let (imported_rows, _) = ImportedRow::scan(home, &Allowlist::in_home(&home.path));
+    let (imported_rows, discovery) = ImportedRow::scan(home, &Allowlist::in_home(&home.path));
+    let down = guards_down::of(&discovery, &config, event_name);
     let imported: Vec<ImportedRow> = imported_rows
         .into_iter()
         .filter(|row| row.hook.event() == Some(event_name))
@@ -79,7 +83,7 @@ pub async fn run(
         .filter(|row| for_tool.is_none() || applies(&row.hook, &event))
         .collect();
 
-    if specs.is_empty() && imported.is_empty() {
+    if specs.is_empty() && imported.is_empty() && down.is_empty() {
         if args.json {
             writeln!(
                 out,
@@ -162,6 +166,7 @@ pub async fn run(
                         .map(move |value| Reply::new(source.clone(), value.clone()))
                 }),
         )
+        .chain(down.iter().map(guards_down::GuardDown::reply))
         .collect();
     let outcome = hermes_hooks_core::merge::merge(&event, &replies);
     // Imported hooks' records are the dispatcher's own (mechanism `imported`).
@@ -171,6 +176,7 @@ pub async fn run(
         .map(|(spec, (result, parsed))| record(spec, result, parsed.as_ref()))
         .chain(imported_runs.iter().map(|(_, _, run)| run.clone()))
         .chain(skipped_records.iter().cloned())
+        .chain(down.iter().map(|guard| guard.record(&event)))
         .collect();
 
     if args.json {
@@ -199,6 +205,10 @@ pub async fn run(
                 json!({"command": command, "source": source, "allowlisted": false,
                        "skipped": why, "approve_with": hint})
             }))
+            .chain(
+                down.iter()
+                    .map(|guard| json!({"source": guard.source, "blocked": guard.message})),
+            )
             .collect();
         let document = json!({
             "event": args.event,
@@ -213,9 +223,20 @@ pub async fn run(
     writeln!(
         out,
         "Firing {} for event '{}':\n",
-        plural(specs.len() + imported.len(), "hook", "hooks"),
+        plural(specs.len() + imported.len() + down.len(), "hook", "hooks"),
         args.event
     )?;
+    for guard in &down {
+        let blocked = output::paint(output::Stream::Stdout, "31", "blocked");
+        writeln!(
+            out,
+            "  → {}
+      {blocked}: {}
+",
+            escape(&guard.source),
+            escape(&guard.message)
+        )?;
+    }
     for (_, command, why, hint) in &skipped {
         writeln!(out, "  → {}", escape(command))?;
         writeln!(
@@ -296,53 +317,6 @@ pub async fn run(
     Ok(())
 }
 
-/// Whether each hook is approved for what it runs now, and why not; with
-/// `--accept-hooks` (or its environment variable or `hooks_auto_accept`), the
-/// ones that are not are approved (bound to what they run) first.
-fn consent(home: &Home, accept: bool, specs: &[ShellHookSpec]) -> Vec<(bool, String)> {
-    let subjects = specs
-        .iter()
-        .map(|spec| Subject::native(spec.event.as_str(), &spec.command, Some(home.config.path())));
-    decide(home, accept, subjects.collect())
-}
-
-/// [`consent`] for `subjects`.
-fn decide(home: &Home, accept: bool, subjects: Vec<Subject>) -> Vec<(bool, String)> {
-    let allowlist = Allowlist::in_home(&home.path);
-    let env = std::env::var("HERMES_ACCEPT_HOOKS").ok();
-    let accept = Consent::effective_accept(accept, env.as_deref(), &home.config);
-    let approved = allowlist.approvals();
-    // Each hook tree hashed once for all the hooks, not once per hook.
-    let _trees = hermes_hooks_shell::binding::TreeCache::new().enter();
-    subjects
-        .iter()
-        .map(|subject| {
-            let standing = standing(&approved, subject);
-            let Some(why) = standing.why_not() else {
-                return (true, String::new());
-            };
-            if !accept {
-                return (false, why);
-            }
-            match allowlist.record_subject(subject) {
-                Ok(_) => (true, String::new()),
-                // Cannot bind: never approved, never run.
-                Err(error @ hermes_hooks_shell::AllowlistError::Unbindable { .. }) => {
-                    (false, error.to_string())
-                }
-                Err(error) => {
-                    // The error names the file; the approval holds for this run.
-                    output::warn_once(&format!(
-                        "{error}; the approval of {} holds for this run only",
-                        subject.command
-                    ));
-                    (true, String::new())
-                }
-            }
-        })
-        .collect()
-}
-
 /// The run record of one hook run by `test` (the hook's `allowlisted` flag
 /// stays in its `hooks` entry: `test` runs it either way).
 fn record(spec: &ShellHookSpec, result: &RunResult, parsed: Option<&Value>) -> HookRun {
@@ -386,15 +360,6 @@ async fn futures_join(
         }));
     }
     runs
-}
-
-/// [`consent`] for imported hooks.
-fn consent_imported(home: &Home, accept: bool, rows: &[ImportedRow]) -> Vec<(bool, String)> {
-    decide(
-        home,
-        accept,
-        rows.iter().map(|row| row.hook.subject()).collect(),
-    )
 }
 
 /// One imported hook's line in `--json` output: the shell keys plus its format and events.

@@ -99,6 +99,13 @@ fn a_guard_file_that_stops_parsing_blocks_what_it_guarded() {
         }
         let doctor = in_project(&home, &project, &["doctor"]);
         assert_eq!(doctor.code(), Some(1), "{what}: {}", doctor.stdout());
+        // `hooks test` shows it blocking too (red team R33b-2: "No shell
+        // hooks configured").
+        let test = ["test", "pre_tool_call", "--for-tool", "terminal", "--json"];
+        let tested = in_project(&home, &project, &test).json();
+        assert_eq!(tested["outcome"]["action"], "block", "{what}: {tested}");
+        let shown = in_project(&home, &project, &test[..4]).stdout();
+        assert!(shown.contains("cannot run"), "{what}: {shown}");
 
         // Fixed: the guard runs again.
         write(&project, ".claude/settings.json", &good);

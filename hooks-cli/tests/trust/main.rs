@@ -78,6 +78,7 @@ mod round30_open;
 mod round31;
 mod round32;
 mod round32_open;
+mod round33;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use hermes_hooks_core::home::expand_tilde;
 
+mod compound;
 mod nested;
 
 /// Interpreters whose first non-option argument is the script they run.
@@ -181,6 +182,18 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         expect_script = false;
     }
     nested::read_shell_strings(words, cwd, depth, &mut found);
+    // `cd "$D" && sh tools/guard.sh`: what each simple command runs, where
+    // it runs (R33b-1: a script after a `cd` was run by path, unbound).
+    if let Some(parts) = (depth == 0)
+        .then(|| compound::compound(raw, words, cwd))
+        .flatten()
+    {
+        for file in parts.files {
+            add_run_file(&mut found, file, cwd);
+        }
+        found.code = found.code.take().or(parts.code);
+        found.opaque = found.opaque.take().or(parts.opaque);
+    }
     if depth > 0 {
         // What it reaches is followed by the command it is part of.
         return found;

@@ -298,9 +298,6 @@ impl Names {
 
     fn text_as_written(&mut self, text: &str, dir: Option<&Path>, code: Code) {
         let text = read::without_written_targets(text);
-        if git_config::runs_git(&text) {
-            self.bind_git_config();
-        }
         for (word, how) in language::run_or_read_words(&text, code) {
             if read::is_glob(&word) {
                 for path in self.glob(&word, dir) {
@@ -367,6 +364,10 @@ impl Names {
                     self.found(path, Some(Kind::File), &word, reach);
                 }
             }
+        }
+        // After its words: the folders they name may hold a repository.
+        if git_config::runs_git(&text) {
+            self.bind_git_config();
         }
     }
 

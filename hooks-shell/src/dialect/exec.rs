@@ -79,9 +79,12 @@ fn built_command(
         ],
     };
     let original = argv[0].clone();
-    let env = (args.is_some() || shell_free)
-        .then(|| launch.and_then(|launch| launch.rewrite(&mut argv, &hook.cwd)))
-        .flatten();
+    let env = match (args.is_some() || shell_free, launch) {
+        (true, Some(launch)) => launch.rewrite(&mut argv, &hook.cwd),
+        // `sh -c TEXT`: the text runs the sealed copy (R33b-1).
+        (false, Some(launch)) => launch.rewrite_text(&mut argv[2], &hook.cwd),
+        (_, None) => None,
+    };
     let mut built = Command::new(&argv[0]);
     if argv[0] != original {
         built.arg0(&original);
@@ -102,7 +105,7 @@ fn built_command(
         // What the skipped `sh` would have done to the environment.
         as_dash_starts(&mut built, &hook.cwd);
     }
-    built.envs(env.into_iter().flatten());
+    crate::launch::set_env(&mut built, env.unwrap_or_default());
     if hook.scope != Scope::Project && crate::binding::python_reads_cwd(&hook.consent_command()) {
         // The user's own `python3 -c` / `-m` / piped Python runs in the
         // project's folder: never import the repository's modules.

@@ -36,9 +36,23 @@ pub(super) fn runs_git(text: &str) -> bool {
 
 impl Names {
     /// Binds what git runs of the project (see the module documentation),
-    /// once.
+    /// once per repository: the project's own, and each nested one in a
+    /// folder its code names (`git -C sub status`, `cd sub && git status`:
+    /// its configuration includes files too, R33-6).
     pub(super) fn bind_git_config(&mut self) {
-        let Some((git_dir, common)) = git_folders(&self.project) else {
+        let mut tops = vec![self.project.clone(), self.cwd.clone()];
+        tops.extend(self.places.iter().cloned());
+        tops.retain(|top| top.starts_with(&self.project));
+        tops.sort();
+        tops.dedup();
+        for top in tops {
+            self.bind_repository_config(&top);
+        }
+    }
+
+    /// [`Self::bind_git_config`] for the repository whose worktree is `top`.
+    fn bind_repository_config(&mut self, top: &Path) {
+        let Some((git_dir, common)) = git_folders(top) else {
             return;
         };
         let mut configs = vec![common.join("config"), git_dir.join("config.worktree")];
@@ -66,14 +80,13 @@ impl Names {
                         configs.push(included);
                     }
                 } else if key == "core.hookspath" {
-                    hook_folders.push(self.project.join(expand_home(&value)));
+                    hook_folders.push(top.join(expand_home(&value)));
                 }
                 values.push_str(value.trim_start_matches('!'));
                 values.push('\n');
             }
         }
-        let top = self.project.clone();
-        self.text(&values, Some(&top), Code::Shell);
+        self.text(&values, Some(top), Code::Shell);
         for folder in hook_folders {
             for (name, kind) in self.listing(&folder).iter() {
                 if *kind == super::Kind::File && !name.ends_with(".sample") {

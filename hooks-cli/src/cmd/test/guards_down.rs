@@ -1,0 +1,60 @@
+//! Fail-closed guards that cannot run (their file no longer parses, their
+//! matcher does not compile, `config.yaml` lost them): `hooks test` shows
+//! each blocking its event, as `emit` and a host block it (red team
+//! R33b-2: `test` said "No shell hooks configured").
+
+use hermes_hooks_core::{Event, HookEvent, HookRun, Reply, RunStatus};
+use hermes_hooks_shell::ShellConfig;
+use hermes_hooks_shell::dialect::Discovery;
+use serde_json::{Value, json};
+
+/// One guard that is down, as `test` shows it.
+pub(super) struct GuardDown {
+    /// Where it is configured (`claude:/home/u/.claude/settings.json`).
+    pub source: String,
+    /// The block each call of its event gets.
+    pub message: String,
+    /// Why it cannot run.
+    pub why: String,
+}
+
+impl GuardDown {
+    /// Its block, as a hook's reply.
+    pub fn reply(&self) -> Reply {
+        Reply::new(self.source.clone(), self.block())
+    }
+
+    /// Its record for `event`: blocked without running.
+    pub fn record(&self, event: &Event) -> HookRun {
+        HookRun::new(
+            "imported",
+            self.source.clone(),
+            event.name(),
+            RunStatus::Blocked,
+        )
+        .decision(Some(self.block()))
+        .diagnostic(format!("failed closed without running: {}", self.why))
+    }
+
+    fn block(&self) -> Value {
+        json!({"action": "block", "message": self.message})
+    }
+}
+
+/// The guards of `event` that are down among the imported files and the
+/// user's `config.yaml`.
+pub(super) fn of(discovery: &Discovery, config: &ShellConfig, event: HookEvent) -> Vec<GuardDown> {
+    let imported = discovery.guards_down.iter().filter(|g| g.event == event);
+    let imported = imported.map(|guard| GuardDown {
+        source: format!("{}:{}", guard.dialect, guard.source.display()),
+        message: guard.block_message(),
+        why: guard.reason.clone(),
+    });
+    let lost = config.lost_guards.iter().filter(|g| g.event == event);
+    let lost = lost.map(|guard| GuardDown {
+        source: format!("shell:{}", guard.file.display()),
+        message: guard.block_reason(),
+        why: guard.reason.clone(),
+    });
+    imported.chain(lost).collect()
+}

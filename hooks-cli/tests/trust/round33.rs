@@ -1,0 +1,127 @@
+//! Red team round 33: a shell-form command's script after a `cd` or
+//! beside another command (`cd "$CLAUDE_PROJECT_DIR" && sh tools/guard.sh`,
+//! `sh g.sh; exit $?`) was neither bound nor run from its checked copy:
+//! an edit of it ran unasked, and content renamed over it during the run
+//! ran in one emit of six (R33b-1).
+
+use serde_json::{Value, json};
+
+use crate::dialects::{emit_terminal, home_with, write};
+use crate::support::TempHome;
+
+/// Writes the user's own `~/.claude/settings.json` with one fail-closed
+/// guard running `command`.
+fn user_guard(home: &TempHome, command: &str) {
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": command, "failClosed": true}
+    ]}]}});
+    write(
+        &home.user_home,
+        ".claude/settings.json",
+        &settings.to_string(),
+    );
+}
+
+/// A guard body that blocks, saying what `$0` it ran as.
+const SAYS_ITS_NAME: &str =
+    "cat >/dev/null\necho \"{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"ran as $0\\\"}\"\n";
+
+fn message(emitted: &Value) -> &Value {
+    &emitted["outcome"]["message"]
+}
+
+#[test]
+fn a_script_after_a_cd_is_bound_to_its_content() {
+    let (home, project) = home_with("[claude]");
+    let guard = write(&home.user_home, "bin/guard.sh", SAYS_ITS_NAME);
+    let marker = project.join("PWNED");
+    for command in [
+        format!("cd {} && sh bin/guard.sh", home.user_home.display()),
+        format!("sh {}; exit $?", guard.display()),
+    ] {
+        write(&home.user_home, "bin/guard.sh", SAYS_ITS_NAME);
+        user_guard(&home, &command);
+        let approved = emit_terminal(&home, &project, "ls", true);
+        assert!(
+            message(&approved)
+                .as_str()
+                .is_some_and(|m| m.starts_with("ran as ")),
+            "{command}: {approved:#}"
+        );
+        write(
+            &home.user_home,
+            "bin/guard.sh",
+            &format!("cat >/dev/null\ntouch {}\n", marker.display()),
+        );
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(
+            !marker.exists(),
+            "{command}: the edit ran unasked: {emitted:#}"
+        );
+        assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted:#}");
+    }
+}
+
+#[test]
+fn a_script_a_compound_command_runs_is_the_checked_copy() {
+    // The command itself renames other content over the script after the
+    // check, before the shell reaches it: the checked bytes run, `$0` the
+    // script's path as written.
+    let (home, project) = home_with("[claude]");
+    let marker = project.join("PWNED");
+    write(&project, "tools/guard.sh", SAYS_ITS_NAME);
+    let other = format!("cat >/dev/null\ntouch {}\n", marker.display());
+    write(&project, "tools/other.sh", &other);
+    user_guard(
+        &home,
+        "cd \"$CLAUDE_PROJECT_DIR\" && cp tools/other.sh tools/guard.sh && sh tools/guard.sh",
+    );
+    let emitted = emit_terminal(&home, &project, "ls", true);
+    assert!(!marker.exists(), "other content ran: {emitted:#}");
+    assert_eq!(
+        message(&emitted),
+        &json!("ran as tools/guard.sh"),
+        "{emitted:#}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("tools/guard.sh")).expect("guard"),
+        other,
+        "the command did rename"
+    );
+}
+
+#[test]
+fn a_sealed_python_guard_never_gets_the_projects_pythonpath_back() {
+    // The checked script's folder is put first on `PYTHONPATH`: it was put
+    // before the host's whole value, the project's entries withheld from
+    // it given back (`src/json.py` shadowed the guard's `json`).
+    let guard = "import json, sys\njson.load(sys.stdin)\n\
+        print(json.dumps({'decision': 'block', 'reason': 'py guard'}))\n";
+    let (home, project) = home_with("[claude]");
+    let script = write(&home.user_home, ".claude/hooks/guard.py", guard);
+    let folder = script.parent().expect("folder").display().to_string();
+    let pwned = project.join("pwned");
+    let poison = format!(
+        "open({:?}, 'w')\nload = dumps = None\n",
+        pwned.display().to_string()
+    );
+    write(&project, "src/json.py", &poison);
+    let src = project.join("src").display().to_string();
+    for command in [
+        format!("python3 {}", script.display()),
+        format!("cd {folder} && python3 guard.py"),
+    ] {
+        user_guard(&home, &command);
+        for accept in [true, false] {
+            let mut emit = crate::dialects::emit_rm_command(&home, &project, accept);
+            emit.env("PYTHONPATH", &src);
+            let emitted = crate::support::Run(emit.output().expect("hooks runs")).json();
+            assert_eq!(
+                message(&emitted),
+                &json!("py guard"),
+                "{command}: {emitted:#}"
+            );
+            assert!(!pwned.exists(), "{command}: the project's json.py ran");
+        }
+    }
+}
