@@ -159,7 +159,7 @@ impl Launch {
             // shell sources the sealed bytes (R28b-12).
             let source = format!(". {fd_path}");
             argv.splice(..=at, shell.into_iter().chain([source, path]));
-        } else if let Some(perl) = perl::perl_loading(argv, at, &fd_path, &path) {
+        } else if let Some(perl) = perl::perl_loading(argv, at, &fd_path, &argv[at].clone()) {
             // `$0`, `__FILE__` and `FindBin` name the script (R33-8).
             argv.splice(..=at, perl);
         } else {
@@ -219,7 +219,7 @@ impl Launch {
                     }
                     _ => format!("-c {source} {written}"),
                 }
-            } else if let Some(perl) = perl::perl_loading(&argv, before, &fd_path, &path) {
+            } else if let Some(perl) = perl::perl_loading(&argv, before, &fd_path, &token.value) {
                 let perl: Vec<String> = perl.iter().map(|w| quoted(w)).collect();
                 perl[before..].join(" ")
             } else if before == 0

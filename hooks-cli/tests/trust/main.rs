@@ -79,6 +79,7 @@ mod round31;
 mod round32;
 mod round32_open;
 mod round33;
+mod round33_reach;
 mod round5;
 mod round6_shapes;
 mod round7;

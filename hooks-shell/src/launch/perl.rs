@@ -20,8 +20,9 @@ die $@ if $@;
 "#;
 
 /// The words to run in place of `argv[..=at]` when the sealed script at
-/// `at` is Perl's: `perl [plain options] -e LOADER <path>` (the caller adds
-/// the arguments). `None` when the script cannot run so (its `#!` line
+/// `at` is Perl's: `perl [plain options] -e LOADER <path>`, `path` as the
+/// command wrote it, as Perl gives it in `$0` (the caller adds the
+/// arguments). `None` when the script cannot run so (its `#!` line
 /// asks for switches that change how its text is read, such as `-n`; it
 /// has a `__DATA__` or `__END__` section; its path holds a quote), or it
 /// is no Perl script.
