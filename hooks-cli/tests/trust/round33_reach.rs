@@ -7,6 +7,7 @@ use serde_json::json;
 use crate::dialects::{emit_terminal, home_with, write};
 use crate::project_fixtures::approve_project_hook;
 use crate::round28::{changed_asks_again, git};
+use crate::round30_open::each_holds;
 
 #[test]
 fn a_nested_repositorys_included_configuration_is_bound() {
@@ -50,6 +51,109 @@ fn a_sealed_perl_script_finds_its_modules_by_findbin() {
     assert_eq!(
         emitted["runs"][0]["status"],
         json!("completed"),
+        "{emitted:#}"
+    );
+}
+
+/// Whether `command`, approved in a checkout `setup` made, asks again
+/// after `change` (with the marker path) and completes after `innocent`.
+fn asks_after(command: &str, setup: &[(&str, &str)], change: &[(&str, &str)]) {
+    changed_asks_again(
+        command,
+        |project| {
+            for (relative, text) in setup {
+                write(project, relative, text);
+            }
+            crate::round28::checkout_without_environment(project);
+        },
+        |project, _| {
+            for (relative, text) in change {
+                write(project, relative, text);
+            }
+        },
+    );
+}
+
+#[test]
+fn settings_a_program_loads_code_by_are_bound() {
+    let check = ("check.py", "print('{}')\n");
+    let boot = ("tools/boot.py", "X = 1\n");
+    let poisoned = ("tools/boot.py", "X = 2\n");
+    let pyproject =
+        "[build-system]\nrequires = []\nbuild-backend = \"backend\"\nbackend-path = [\"tools\"]\n";
+    let setup_cfg = "[metadata]\nname = p\nversion = attr: tools.boot.V\n";
+    let pdbrc = [
+        check,
+        boot,
+        ("tools/__init__.py", ""),
+        (".pdbrc", "import tools.boot\n"),
+    ];
+    let pip = [
+        ("pyproject.toml", pyproject),
+        ("tools/backend.py", "X = 1\n"),
+    ];
+    let setup_py = [
+        ("setup.py", "print('{}')\n"),
+        ("setup.cfg", setup_cfg),
+        boot,
+    ];
+    let flask = [("app.py", "X = 1\n")];
+    let dotenv = [check, (".env", "A=1\n")];
+    let cfn_lint = [
+        ("template.yaml", "Resources: {}\n"),
+        (".cfnlintrc", "append_rules:\n  - tools/rules\n"),
+        ("tools/rules/a.py", "X = 1\n"),
+    ];
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [(&'a str, &'a str)]);
+    let cases: [Case; 6] = [
+        // R33-4: pdb runs `.pdbrc` as Python.
+        ("python3 -m pdb -c c check.py", &pdbrc, &[poisoned]),
+        // R33-3: pip imports the build backend `pyproject.toml` names;
+        // setuptools the module an `attr:` version names.
+        (
+            "python3 -m pip --version",
+            &pip,
+            &[("tools/backend.py", "X = 2\n")],
+        ),
+        ("python3 setup.py --version", &setup_py, &[poisoned]),
+        // R33-1, R33-2, R33-5: Flask's app, dotenv's `.env`, cfn-lint's rules.
+        ("true || flask routes", &flask, &[("app.py", "X = 2\n")]),
+        (
+            "true || dotenv run -- python3 check.py",
+            &dotenv,
+            &[(".env", "PYTHONPATH=lib\n")],
+        ),
+        (
+            "true || cfn-lint template.yaml",
+            &cfn_lint,
+            &[("tools/rules/zz.py", "X = 2\n")],
+        ),
+    ];
+    each_holds(&cases, |(command, setup, change)| {
+        asks_after(command, setup, change)
+    });
+}
+
+#[test]
+fn node_test_binds_the_files_its_patterns_name() {
+    // R33-7: every `.js` of the project was bound: a new `src/app.js` asked again.
+    let (home, project) = home_with("[claude]");
+    write(&project, "test/a.test.js", "\n");
+    write(&project, "src/lib.js", "\n");
+    crate::round28::checkout_without_environment(&project);
+    approve_project_hook(&home, &project, "true || node --test");
+    write(&project, "src/app.js", "\n");
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(
+        emitted["runs"][0]["status"],
+        json!("completed"),
+        "{emitted:#}"
+    );
+    write(&project, "b.test.js", "\n");
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(
+        emitted["runs"][0]["status"],
+        json!("skipped"),
         "{emitted:#}"
     );
 }

@@ -76,9 +76,11 @@ pub(super) fn bind(
     if has("prove") {
         searched.extend(bases.iter().map(|base| (base.clone(), PERL, "Perl tests")));
     }
-    let node_runner = ["--test", "jest", "vitest", "mocha", "ava", "tap"];
+    let node_runner = ["jest", "vitest", "mocha", "ava", "tap"];
     if node_runner.iter().any(|runner| has(runner)) {
         searched.extend(bases.iter().map(|base| (base.clone(), NODE, "Node tests")));
+    } else if has("--test") {
+        searched.extend(bases.iter().map(|base| (base.clone(), NODE, NODE_TESTS)));
     }
     // The settings those runners read, and the folders they name (R25b-4).
     let runners: Vec<_> = searched.iter().map(|(_, e, w)| (*e, *w)).collect();
@@ -88,6 +90,11 @@ pub(super) fn bind(
         mentioned.insert(key, digest);
         for folder in folders {
             searched.extend(runners.iter().map(|(e, w)| (folder.clone(), *e, *w)));
+        }
+    }
+    if has("cfn-lint") {
+        for folder in super::runner_settings::cfn_lint_rules(&tokens, &bases, project) {
+            searched.push((folder, PYTHON, "cfn-lint rules"));
         }
     }
     if has("jq") {
@@ -111,7 +118,10 @@ pub(super) fn bind(
             continue;
         }
         done.push(folder.clone());
-        let files = code_under(&folder, endings)?;
+        let mut files = code_under(&folder, endings)?;
+        if what == NODE_TESTS {
+            files.retain(|(shown, _)| node_test_file(shown));
+        }
         // What every run would read: a repository of many big test files
         // cannot make each `emit` hash gigabytes (bigger files are bound by
         // their metadata).
@@ -236,6 +246,27 @@ fn find_starts(tokens: &[String], bases: &[PathBuf]) -> Vec<PathBuf> {
 /// The files under `folder` ending in one of `endings` (every file when
 /// empty), by their path from it; folders whose name starts with `.`,
 /// `node_modules` and `__pycache__` are not entered.
+/// What `node --test` runs: the files named as its test patterns say
+/// (red team R33-7: every `.js` of the project was bound, so a new
+/// `src/app.js` asked again).
+const NODE_TESTS: &str = "Node tests";
+
+/// Whether `shown` (a path under the folder searched) is a file `node
+/// --test` runs: `x.test.js`, `x-test.js`, `x_test.js`, `test-x.js`,
+/// `test.js`, or any script under a `test` folder (`tests` too: wider).
+fn node_test_file(shown: &str) -> bool {
+    let mut parts: Vec<&str> = shown.split('/').collect();
+    let name = parts.pop().unwrap_or_default();
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    let under_test = parts.iter().any(|part| matches!(*part, "test" | "tests"));
+    under_test
+        || stem == "test"
+        || stem.starts_with("test-")
+        || [".test", "-test", "_test"]
+            .iter()
+            .any(|end| stem.ends_with(end))
+}
+
 fn code_under(folder: &Path, endings: &[&str]) -> Result<Vec<(String, PathBuf)>, BindError> {
     let mut found = Vec::new();
     let mut pending = vec![folder.to_path_buf()];
@@ -305,6 +336,23 @@ mod tests {
         std::fs::write(p.join("hooks/x.sh"), "echo\n").expect("added");
         assert_ne!(bound(find), before);
         assert!(bound("find hooks -name '*.sh' -exec sh {} ;").is_empty());
+    }
+
+    #[test]
+    fn node_runs_the_files_its_test_patterns_name() {
+        for shown in [
+            "a.test.js",
+            "src/a-test.mjs",
+            "a_test.cjs",
+            "test-a.js",
+            "test.js",
+            "test/x/a.js",
+        ] {
+            assert!(node_test_file(shown), "{shown}");
+        }
+        for shown in ["src/app.js", "contest.js", "testing/a.js", "latest.js"] {
+            assert!(!node_test_file(shown), "{shown}");
+        }
     }
 
     #[test]

@@ -86,6 +86,27 @@ fn runner_part(name: &str, text: String) -> String {
 
 /// The project folders other than its top the words of `text` (a settings
 /// file in `dir`) name; the part before a glob (`tests/*/unit`: `tests`).
+/// The folders of rules cfn-lint imports every Python file of: each its
+/// settings (`.cfnlintrc`, `append_rules: [tools/rules]`) or its
+/// `--append-rules` / `-a` option names, from where it runs (red team
+/// R33-5).
+pub(super) fn cfn_lint_rules(tokens: &[String], bases: &[PathBuf], project: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for base in bases {
+        for name in [".cfnlintrc", ".cfnlintrc.yaml", ".cfnlintrc.yml"] {
+            if let Some(text) = super::peek::small_text(&base.join(name)) {
+                found.extend(named_folders(&text, base, project));
+            }
+        }
+        for pair in tokens.windows(2) {
+            if matches!(pair[0].as_str(), "-a" | "--append-rules") {
+                found.extend(named_folders(&pair[1], base, project));
+            }
+        }
+    }
+    found
+}
+
 fn named_folders(text: &str, dir: &Path, project: &Path) -> Vec<PathBuf> {
     let words = text.split(|c: char| c.is_whitespace() || "=,[]{}()\"';:".contains(c));
     let mut found = Vec::new();

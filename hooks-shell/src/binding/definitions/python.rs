@@ -51,18 +51,42 @@ const PYTHON: Grammar = Grammar {
     permute: false,
 };
 
-/// Binds what `args` (a Python's, run in `dir`) imports from `dir`.
+/// The settings files a module run by `python -m` (or a script by its
+/// name) reads where it runs, each naming code it imports (red team
+/// R33-3, R33-4: `build-backend` with `backend-path`, `attr:`, `.pdbrc`).
+pub(super) const MODULE_SETTINGS: [(&str, &[&str]); 6] = [
+    ("pip", &["pyproject.toml", "setup.cfg", "setup.py"]),
+    ("build", &["pyproject.toml", "setup.cfg", "setup.py"]),
+    ("setup.py", &["pyproject.toml", "setup.cfg", "setup.py"]),
+    ("pdb", &[".pdbrc"]),
+    ("flask", &[".flaskenv", ".env", "app.py", "wsgi.py"]),
+    ("dotenv", &[".env"]),
+];
+
+/// Binds what `args` (a Python's, run in `dir`) imports from `dir`, and
+/// the settings files there its module reads ([`MODULE_SETTINGS`]).
 pub(super) fn python_modules(args: &[String], dir: &Path, found: &mut Reached) {
     let parsed = getopt::parse(&PYTHON, args);
     let mut names = Vec::new();
+    let mut runs = None;
     for arg in &parsed.args {
         match arg {
             // `-P` / `-I`: the folder it runs in is not on the path.
             Arg::Opt(Role::IncludeDir, _) => return,
-            Arg::Opt(Role::File, module) => names.push(module.clone()),
+            Arg::Opt(Role::File, module) => {
+                names.push(module.clone());
+                runs = runs.or(Some(module.clone()));
+            }
             Arg::Opt(Role::Code, code) => names.extend(imported(code)),
             _ => {}
         }
+    }
+    let runs = runs.or_else(|| parsed.rest.first().map(|script| base_file(script)));
+    let settings = MODULE_SETTINGS
+        .iter()
+        .find(|(name, _)| Some(*name) == runs.as_deref());
+    for file in settings.map(|(_, files)| *files).unwrap_or_default() {
+        found.add(dir.join(file));
     }
     if let Some(why) = parsed.unsure {
         found.unsure("python", &why);
@@ -85,6 +109,11 @@ pub(super) fn python_modules(args: &[String], dir: &Path, found: &mut Reached) {
             found.add(root.join(format!("{top}.py")));
         }
     }
+}
+
+/// The file name of `path`.
+fn base_file(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_owned()
 }
 
 /// The modules `code` imports by name (`import a.b, c`, `from a import b`).

@@ -188,6 +188,20 @@ pub(super) const PROGRAMS: &[Program] = &[
         options: lists(&["-C"], &["-modfile"], &[]),
         ..plain(&["go"], &["go.mod", "go.sum", "go.work"])
     },
+    // Programs that load code their settings name where they run (red
+    // team round 33): Flask's app (`FLASK_APP`, `app.py`, `wsgi.py`),
+    // python-dotenv's `.env` given to what it runs, pip's build backend
+    // and `attr:` versions, cfn-lint's `append_rules`.
+    plain(&["flask"], &[".flaskenv", ".env", "app.py", "wsgi.py"]),
+    plain(&["dotenv"], &[".env"]),
+    plain(
+        &["pip", "pip3"],
+        &["pyproject.toml", "setup.cfg", "setup.py"],
+    ),
+    plain(
+        &["cfn-lint"],
+        &[".cfnlintrc", ".cfnlintrc.yaml", ".cfnlintrc.yml"],
+    ),
 ];
 
 const fn plain(names: &'static [&'static str], manifests: &'static [&'static str]) -> Program {
