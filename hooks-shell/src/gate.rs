@@ -87,6 +87,14 @@ impl RunGate {
         let found = self.subject.identify();
         let mut sealed = None;
         if let Some(code) = &found.code {
+            // Run as a program, it runs only if it may be executed, as the
+            // kernel would judge it: the sealed copy is not run in its
+            // place (red team R33b-7: `doctor` said it could not run,
+            // `emit` ran it).
+            let executable = nix::unistd::access(&code.path, nix::unistd::AccessFlags::X_OK);
+            if code.is_program && executable.is_err() {
+                return Pass::Refuse(format!("{} is not executable", code.path.display()));
+            }
             match read_code(&code.path) {
                 Ok((bytes, hash)) => sealed = Some((code.clone(), bytes, hash)),
                 Err(error) => {

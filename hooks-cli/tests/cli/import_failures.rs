@@ -52,6 +52,15 @@ fn a_settings_file_with_a_byte_order_mark_is_imported() {
         run.stderr()
     );
     assert!(!run.stderr().contains("not valid JSON"), "{}", run.stderr());
+
+    // Its `disableAllHooks` is read too: the project's hooks are off, and
+    // the tools say so (red team R33b-5: ignored in silence).
+    let mut off = settings.clone();
+    off["disableAllHooks"] = json!(true);
+    write(&project, ".claude/settings.json", &format!("\u{feff}{off}"));
+    let run = emit(&home, &project, &bash("ls"));
+    assert_eq!(outcome(&run), Value::Null, "{}", run.stderr());
+    assert!(run.stderr().contains("disableAllHooks"), "{}", run.stderr());
 }
 
 #[test]

@@ -125,3 +125,43 @@ fn a_sealed_python_guard_never_gets_the_projects_pythonpath_back() {
         }
     }
 }
+
+#[test]
+fn a_guard_run_as_a_program_that_may_not_be_executed_does_not_run() {
+    // The kernel refuses it; its sealed copy ran anyway, while `doctor`
+    // said it could not run (R33b-7). Failing closed, it blocks.
+    use std::os::unix::fs::PermissionsExt;
+    let (home, project) = home_with("[claude]");
+    let body = format!(
+        "#!/bin/sh\ncat >/dev/null\ntouch {}\n",
+        project.join("ran").display()
+    );
+    let guard = write(&home.user_home, "bin/guard.sh", &body);
+    crate::dialects::executable(&guard);
+    user_guard(&home, &guard.display().to_string());
+    let approved = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(
+        approved["runs"][0]["status"],
+        json!("completed"),
+        "{approved:#}"
+    );
+    std::fs::remove_file(project.join("ran")).expect("it ran once");
+    std::fs::set_permissions(&guard, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted:#}");
+    let message = emitted["outcome"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("not executable"), "{message}");
+    assert!(!project.join("ran").exists(), "it ran");
+}
+
+#[test]
+fn a_failed_fail_closed_guard_is_said_to_block() {
+    // Its warning called the failure "non-blocking" while it blocked (R33b-3).
+    let (home, project) = home_with("[claude]");
+    user_guard(&home, "cat >/dev/null; echo broken >&2; exit 1");
+    let mut emit = crate::dialects::emit_rm_command(&home, &project, true);
+    let run = crate::support::Run(emit.output().expect("hooks runs"));
+    assert_eq!(run.json()["outcome"]["action"], json!("block"));
+    assert!(run.stderr().contains("failing closed"), "{}", run.stderr());
+    assert!(!run.stderr().contains("non-blocking"), "{}", run.stderr());
+}

@@ -171,7 +171,13 @@ fn read_run(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> Contri
         None => {
             let status = run_status(result);
             let first = stderr.lines().next().unwrap_or("");
-            tracing::warn!("{name} failed with non-blocking status ({status}): {first}");
+            // A fail-closed guard's failure blocks: the warning says so (R33b-3).
+            match hook.fail_closed && event == HookEvent::PreToolCall {
+                true => tracing::warn!("{name} failed ({status}), failing closed: {first}"),
+                false => {
+                    tracing::warn!("{name} failed with non-blocking status ({status}): {first}")
+                }
+            }
             fail(&mut out, &status);
         }
     }

@@ -13,7 +13,10 @@ pub(super) fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<
         let Ok(text) = hermes_hooks_core::config::read_capped(&source.path) else {
             continue;
         };
-        let flag = serde_json::from_str::<Value>(&text)
+        // Read as the file's hooks are: a byte order mark first is no error
+        // (red team R33b-5: the switch was ignored, in silence).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let flag = serde_json::from_str::<Value>(text)
             .ok()
             .and_then(|root| root.get("disableAllHooks").and_then(Value::as_bool));
         if flag != Some(true) {
