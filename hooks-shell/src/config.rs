@@ -412,14 +412,22 @@ impl EntryParser<'_> {
             return false;
         };
         let Value::Bool(flag) = raw else {
+            // A protective switch spelled oddly still protects, as an
+            // imported `failClosed` does (red team R33b-4; the reference
+            // fails open: docs/decisions/fail-closed-spelled-oddly.md).
+            let blocks = self.event == HookEvent::PreToolCall;
+            let then = match blocks {
+                true => "failing closed",
+                false => "using default false (fail open)",
+            };
             self.warn(
                 Some(field),
                 format!(
-                    "{prefix}.fail_closed must be a boolean (got {}); using default false (fail open)",
+                    "{prefix}.fail_closed must be a boolean (got {}); {then}",
                     repr(raw)
                 ),
             );
-            return false;
+            return blocks;
         };
         if *flag && self.event != HookEvent::PreToolCall {
             let event = self.event;

@@ -247,14 +247,19 @@ fn t60_canonical_wins_over_alias() {
 }
 
 #[test]
-fn t61_non_bool_warns_and_defaults_false() {
+fn t61_non_bool_warns_and_fails_closed() {
+    // The reference reads it as false (fail open); a guard spelled oddly
+    // still guards here, as an imported `failClosed` does (R33b-4).
     let parsed = parse(json!({"pre_tool_call": [{"command": "x", "fail_closed": "yes"}]}));
-    assert!(!parsed.specs[0].fail_closed);
+    assert!(parsed.specs[0].fail_closed);
     let warning = warning_with(
         &parsed,
-        "fail_closed must be a boolean (got 'yes'); using default false (fail open)",
+        "fail_closed must be a boolean (got 'yes'); failing closed",
     );
     assert_eq!(warning.key, "hooks.pre_tool_call[0].fail_closed");
+    let parsed = parse(json!({"post_tool_call": [{"command": "x", "fail_closed": "true"}]}));
+    assert!(!parsed.specs[0].fail_closed);
+    warning_with(&parsed, "using default false (fail open)");
 }
 
 #[test]
