@@ -24,7 +24,7 @@ mod git_dirs;
 mod git_index;
 mod globbing;
 mod identify;
-pub(crate) use identify::base_name;
+pub(crate) use identify::{FD_SAFE, base_name};
 mod led_to;
 mod mentions;
 mod node_chain;

@@ -223,9 +223,12 @@ impl Launch {
                 let perl: Vec<String> = perl.iter().map(|w| quoted(w)).collect();
                 perl[before..].join(" ")
             } else if before == 0
-                || (!code.is_program && argv[1..before].iter().all(|w| w.starts_with('-')))
+                || (!code.is_program
+                    && crate::binding::FD_SAFE.contains(&base_name(&argv[0]).as_str())
+                    && argv[1..before].iter().all(|w| w.starts_with('-')))
             {
-                // A program, or an interpreter's script: its fd path.
+                // A program, or an interpreter's script: its fd path (not
+                // an operand of `test -f`, `cp`, `rm`).
                 quoted(&fd_path)
             } else {
                 continue;
@@ -440,5 +443,25 @@ mod tests {
         let mut argv = vec!["/x/hook.sh".to_owned(), "a".to_owned()];
         node.rewrite(&mut argv, Path::new("/")).expect("rewritten");
         assert_eq!(argv, [node.fd_path().expect("sealed"), "a".to_owned()]);
+    }
+
+    #[test]
+    fn a_shell_form_text_runs_the_sealed_copy_where_it_runs_the_script() {
+        let code = Code {
+            path: PathBuf::from("/p/tools/g.sh"),
+            word: "tools/g.sh".to_owned(),
+            fd_safe: true,
+            is_program: false,
+        };
+        let launch = Launch::seal(&code, b"exit 0\n").expect("memfd");
+        let fd = launch.fd_path().expect("sealed");
+        let mut text = "[ -f tools/g.sh ] && cd /p && sh -e tools/g.sh a; exit $?".to_owned();
+        launch
+            .rewrite_text(&mut text, Path::new("/p"))
+            .expect("rewritten");
+        let want = format!("[ -f tools/g.sh ] && cd /p && sh -e -c '. {fd}' tools/g.sh a; exit $?");
+        assert_eq!(text, want);
+        let mut text = "cp tools/g.sh x; rm -f tools/g.sh".to_owned();
+        assert!(launch.rewrite_text(&mut text, Path::new("/p")).is_none());
     }
 }

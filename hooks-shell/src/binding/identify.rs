@@ -23,7 +23,7 @@ const INTERPRETERS: [&str; 14] = [
 
 /// Interpreters that run a script given as `/proc/self/fd/N` the same as by
 /// its path (node and friends resolve the real path of their main module).
-const FD_SAFE: [&str; 9] = [
+pub(crate) const FD_SAFE: [&str; 9] = [
     "sh", "bash", "dash", "zsh", "ksh", "python", "python3", "ruby", "perl",
 ];
 
