@@ -324,7 +324,8 @@ pub(crate) fn overlay(
 /// directory `-c` would put first). As Python itself tells them, a zip
 /// application (an end record in its last 64 KiB: `app.pyz`) runs its
 /// `__main__` from the sealed copy, its own modules imported from there
-/// too, and a compiled file (this Python's magic number) runs its code
+/// too, `sys.argv[0]` its path as Python gives it (R32-15), and a
+/// compiled file (this Python's magic number) runs its code
 /// object (red team R30-7: both were compiled as source and failed).
 pub const PYTHON_LOADER: &str = r#"import sys, os
 if not getattr(sys.flags, 'safe_path', 0): sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[1]))
@@ -338,7 +339,8 @@ if b'PK\x05\x06' in __hermes_code[-65558:]:
     import runpy
     del __hermes_code, __file__, __cached__
     if not getattr(sys.flags, 'safe_path', 0): del sys.path[0]
-    runpy.run_path('{fd}', run_name='__main__')
+    sys.path.insert(0, '{fd}')
+    runpy._run_module_as_main('__main__', False)
 elif __hermes_code[:4] == __import__('importlib.util').util.MAGIC_NUMBER:
     import marshal
     exec(marshal.loads(__hermes_code[16:]))

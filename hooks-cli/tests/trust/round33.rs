@@ -165,3 +165,39 @@ fn a_failed_fail_closed_guard_is_said_to_block() {
     assert!(run.stderr().contains("failing closed"), "{}", run.stderr());
     assert!(!run.stderr().contains("non-blocking"), "{}", run.stderr());
 }
+
+#[test]
+fn a_sealed_zip_application_finds_its_neighbours_by_its_argv0() {
+    // Run sealed, its `sys.argv[0]` was `/proc/self/fd/N` (R32-15).
+    let (home, project) = home_with("[claude]");
+    let source = write(
+        &home.user_home,
+        "zipped/__main__.py",
+        "import json, os, sys\nsys.stdin.read()\n\
+         near = open(os.path.join(os.path.dirname(sys.argv[0]), 'rules.txt')).read().strip()\n\
+         print(json.dumps({'decision': 'block', 'reason': near}))\n",
+    );
+    write(
+        &home.user_home,
+        ".claude/hooks/rules.txt",
+        "rules beside the app\n",
+    );
+    let app = home.user_home.join(".claude/hooks/app.pyz");
+    let status = std::process::Command::new("python3")
+        .args(["-m", "zipapp"])
+        .arg(source.parent().expect("folder"))
+        .arg("-o")
+        .arg(&app)
+        .status()
+        .expect("python3 runs");
+    assert!(status.success());
+    user_guard(&home, &format!("python3 {}", app.display()));
+    for accept in [true, false] {
+        let emitted = emit_terminal(&home, &project, "ls", accept);
+        assert_eq!(
+            message(&emitted),
+            &json!("rules beside the app"),
+            "{emitted:#}"
+        );
+    }
+}
