@@ -51,7 +51,8 @@ fn a_native_guard_the_file_drops_without_taking_it_out_keeps_blocking() {
         "hooks:\n  pre_tool_cal:\n    ENTRY\n",
         "hooks: \"x\"\n",
         "null\n",
-        "hooks:\n  pre_tool_call:\n    - command: COMMAND\n      fail_closed: \"true\"\n",
+        // (`fail_closed: "true"` no longer drops it: it fails closed,
+        // docs/decisions/fail-closed-spelled-oddly.md.)
     ];
     for shape in shapes {
         let (home, project, entry) = native_guard();
