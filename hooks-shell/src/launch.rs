@@ -188,6 +188,13 @@ impl Launch {
         use shell_text::{program_of, quoted, tokens};
         let code = self.code()?;
         let fd_path = self.fd_path()?;
+        // The text may redirect the descriptor the copy is read through
+        // (`exec 9>lock` before the script runs): it then runs by path.
+        let number = fd_path.rsplit('/').next().unwrap_or_default();
+        let redirection = format!(r"(?:^|[^0-9]){number}\s*[<>]|[<>]&\s*{number}(?:[^0-9]|$)");
+        if regex::Regex::new(&redirection).is_ok_and(|names| names.is_match(text)) {
+            return None;
+        }
         let found = tokens(text);
         let path = code.path.display().to_string();
         let mut edits: Vec<(usize, usize, String)> = Vec::new();
@@ -465,5 +472,14 @@ mod tests {
         assert_eq!(text, want);
         let mut text = "cp tools/g.sh x; rm -f tools/g.sh".to_owned();
         assert!(launch.rewrite_text(&mut text, Path::new("/p")).is_none());
+        // A text redirecting the copy's descriptor runs the script by path.
+        let number = fd.rsplit('/').next().expect("number");
+        for redirect in [format!("exec {number}>lock"), format!("cat <&{number}")] {
+            let mut text = format!("{redirect}; sh tools/g.sh");
+            assert!(
+                launch.rewrite_text(&mut text, Path::new("/p")).is_none(),
+                "{text}"
+            );
+        }
     }
 }

@@ -201,3 +201,23 @@ fn a_sealed_zip_application_finds_its_neighbours_by_its_argv0() {
         );
     }
 }
+
+#[test]
+fn a_compound_command_may_make_its_script_executable_first() {
+    // `chmod +x x.sh && ./x.sh`: the script is no sealed program then;
+    // it runs by its path once the command made it executable.
+    let (home, project) = home_with("[claude]");
+    let guard = write(
+        &home.user_home,
+        "bin/guard.sh",
+        &format!("#!/bin/sh\n{SAYS_ITS_NAME}"),
+    );
+    let shown = guard.display().to_string();
+    user_guard(&home, &format!("chmod +x {shown} && {shown}"));
+    let emitted = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(
+        message(&emitted),
+        &json!(format!("ran as {shown}")),
+        "{emitted:#}"
+    );
+}

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Identified, identify_at};
+use super::{Code, Identified, identify_at};
 
 /// Words that end a simple command in a split command line.
 const OPERATORS: [&str; 6] = ["&&", "||", ";", "|", "&", "!"];
@@ -48,7 +48,14 @@ pub(super) fn compound(raw: &str, words: &[String], cwd: &Path) -> Option<Identi
         found.opaque = found.opaque.or(one.opaque);
     }
     codes.dedup_by(|a, b| a.path == b.path && a.word == b.word);
-    if let [one] = codes.as_slice() {
+    // A program the command itself may make executable first (`chmod +x
+    // x.sh && ./x.sh`) runs by its path, as before.
+    let may_run = |code: &Code| {
+        !code.is_program || nix::unistd::access(&code.path, nix::unistd::AccessFlags::X_OK).is_ok()
+    };
+    if let [one] = codes.as_slice()
+        && may_run(one)
+    {
         found.code = Some(one.clone());
     }
     Some(found)
