@@ -40,23 +40,28 @@ fn a_nested_repositorys_included_configuration_is_bound() {
 
 #[test]
 fn a_sealed_perl_script_finds_its_modules_by_findbin() {
-    // Run as `/proc/self/fd/N`, `use H` failed (exit 2): every call blocked.
+    // Run as `/proc/self/fd/N`, `use H` failed (exit 2): every call blocked
+    // (R33-8). Run by a string `eval`, a modulino's `main() unless caller`
+    // never ran: a guard that blocks there allowed (R34-7).
     let (home, project) = home_with("[claude]");
     write(&project, "lib/H.pm", "package H;\n1;\n");
     let check = "use FindBin;\nuse lib \"$FindBin::Bin/lib\";\nuse H;\n\
-        die \"\\$0 is $0\\n\" unless $0 eq 'check.pl' && __FILE__ eq 'check.pl';\n";
+        sub main { die \"\\$0 is $0\\n\" unless $0 eq 'check.pl'; open(my $f, '>', 'ran'); }\n\
+        main() unless caller;\n__END__\n=pod\n";
     write(&project, "check.pl", check);
     approve_project_hook(&home, &project, "perl check.pl");
+    std::fs::remove_file(project.join("ran")).expect("its main ran");
     let emitted = emit_terminal(&home, &project, "ls", false);
     assert_eq!(
         emitted["runs"][0]["status"],
         json!("completed"),
         "{emitted:#}"
     );
+    assert!(project.join("ran").exists(), "its main did not run");
 }
 
 /// Whether `command`, approved in a checkout `setup` made, asks again
-/// after `change` (with the marker path) and completes after `innocent`.
+/// after `change`.
 fn asks_after(command: &str, setup: &[(&str, &str)], change: &[(&str, &str)]) {
     changed_asks_again(
         command,
