@@ -24,7 +24,7 @@ mod git_dirs;
 mod git_index;
 mod globbing;
 mod identify;
-pub(crate) use identify::{FD_SAFE, base_name};
+pub(crate) use identify::{FD_SAFE, base_name, with_home};
 mod led_to;
 mod mentions;
 mod node_chain;
@@ -54,6 +54,7 @@ pub(crate) use shell::LEADING_KEYWORDS;
 pub use shell::python_reads_cwd;
 pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, TreeSum, tree_sha256, tree_sum};
 pub(crate) use tree::{tree_sha256_copied, tree_sum_now};
+pub(crate) use wrappers::unwrap;
 
 use crate::fingerprint::content_or_metadata;
 

@@ -175,87 +175,6 @@ impl Launch {
     }
 }
 
-impl Launch {
-    /// [`Launch::rewrite`] for a shell-form command's `text` (run as `sh
-    /// -c TEXT` in `cwd`): each word naming the checked script that the
-    /// text runs (a shell's or Python's script, or a simple command's
-    /// program) is replaced by the words running the sealed copy: `sh
-    /// tools/g.sh` becomes `sh -c '. /proc/self/fd/N' tools/g.sh`, so `$0`
-    /// is still the script's (red team R33b-1). Returns the extra
-    /// environment, or `None` when the text runs no such word (the run
-    /// then goes by path, verified just before).
-    pub fn rewrite_text(&self, text: &mut String, cwd: &Path) -> Option<Vec<(String, String)>> {
-        use shell_text::{program_of, quoted, tokens};
-        let code = self.code()?;
-        let fd_path = self.fd_path()?;
-        // The text may redirect the descriptor the copy is read through
-        // (`exec 9>lock` before the script runs): it then runs by path.
-        let number = fd_path.rsplit('/').next().unwrap_or_default();
-        let redirection = format!(r"(?:^|[^0-9]){number}\s*[<>]|[<>]&\s*{number}(?:[^0-9]|$)");
-        if regex::Regex::new(&redirection).is_ok_and(|names| names.is_match(text)) {
-            return None;
-        }
-        let found = tokens(text);
-        let path = code.path.display().to_string();
-        let mut edits: Vec<(usize, usize, String)> = Vec::new();
-        let mut python = false;
-        for (at, token) in found.iter().enumerate() {
-            let names_script = !token.operator
-                && (token.value == code.word || resolves_to(&token.value, cwd, &code.path));
-            if !names_script {
-                continue;
-            }
-            let program = program_of(&found, at);
-            let written = &text[token.start..token.end];
-            let argv: Vec<String> = found[program..=at]
-                .iter()
-                .map(|t| t.value.clone())
-                .collect();
-            let before = argv.len() - 1;
-            let runs_python = before > 0 && base_name(&argv[0]).starts_with("python");
-            let replacement = if runs_python {
-                python = true;
-                let loader = PYTHON_LOADER.replace("{fd}", &fd_path);
-                format!("-c {} {}", quoted(&loader), quoted(&path))
-            } else if let Some(shell) = shell_sourcing(&argv, before, &fd_path) {
-                let source = quoted(&format!(". {fd_path}"));
-                match before {
-                    0 => {
-                        let shell: Vec<String> = shell.iter().map(|w| quoted(w)).collect();
-                        format!("{} {source} {written}", shell.join(" "))
-                    }
-                    _ => format!("-c {source} {written}"),
-                }
-            } else if let Some(perl) = perl::perl_loading(&argv, before, &fd_path, &token.value) {
-                let perl: Vec<String> = perl.iter().map(|w| quoted(w)).collect();
-                perl[before..].join(" ")
-            } else if before == 0
-                || (!code.is_program
-                    && crate::binding::FD_SAFE.contains(&base_name(&argv[0]).as_str())
-                    && argv[1..before].iter().all(|w| w.starts_with('-')))
-            {
-                // A program, or an interpreter's script: its fd path (not
-                // an operand of `test -f`, `cp`, `rm`).
-                quoted(&fd_path)
-            } else {
-                continue;
-            };
-            edits.push((token.start, token.end, replacement));
-        }
-        if edits.is_empty() {
-            return None;
-        }
-        for (start, end, replacement) in edits.into_iter().rev() {
-            text.replace_range(start..end, &replacement);
-        }
-        let mut env = vec![(SCRIPT_ENV.to_owned(), code.path.display().to_string())];
-        if python && let Some(dir) = code.path.parent() {
-            env.push(("PYTHONPATH".to_owned(), python_path(dir)));
-        }
-        Some(env)
-    }
-}
-
 /// The script's folder, to put first on `PYTHONPATH` ([`set_env`]).
 fn python_path(dir: &Path) -> String {
     dir.display().to_string()
@@ -374,10 +293,16 @@ fn shell_sourcing(argv: &[String], at: usize, fd_path: &str) -> Option<Vec<Strin
             && !word.contains(['c', 's', 'o', 'O'])
     };
     let mut shell: Vec<String> = if at > 0 {
-        if !is_shell(&argv[0]) || !argv[1..at].iter().all(plain_option) {
+        // `sh -- x.sh`: the end of the options goes; `-c` takes its place
+        // (R34-11: the copy's fd path became `$0`).
+        let options = match argv[at - 1] == "--" {
+            true => &argv[1..at - 1],
+            false => &argv[1..at],
+        };
+        if !is_shell(&argv[0]) || !options.iter().all(plain_option) {
             return None;
         }
-        argv[..at].to_vec()
+        argv[..=options.len()].to_vec()
     } else {
         // Its `#!` line: `#!/bin/sh -e`, `#!/usr/bin/env bash`.
         let mut head = Vec::new();
@@ -470,6 +395,21 @@ mod tests {
             .expect("rewritten");
         let want = format!("[ -f tools/g.sh ] && cd /p && sh -e -c '. {fd}' tools/g.sh a; exit $?");
         assert_eq!(text, want);
+        let mut text = "cd /p && sh -- tools/g.sh a".to_owned();
+        launch
+            .rewrite_text(&mut text, Path::new("/p"))
+            .expect("rewritten");
+        assert_eq!(text, format!("cd /p && sh -c '. {fd}' tools/g.sh a"));
+        let mut argv: Vec<String> = ["bash", "-e", "--", "/p/tools/g.sh", "a"]
+            .map(String::from)
+            .to_vec();
+        launch
+            .rewrite(&mut argv, Path::new("/"))
+            .expect("rewritten");
+        assert_eq!(
+            argv,
+            ["bash", "-e", "-c", &format!(". {fd}"), "/p/tools/g.sh", "a"]
+        );
         let mut text = "cp tools/g.sh x; rm -f tools/g.sh".to_owned();
         assert!(launch.rewrite_text(&mut text, Path::new("/p")).is_none());
         // A text redirecting the copy's descriptor runs the script by path.

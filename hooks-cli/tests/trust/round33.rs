@@ -38,6 +38,10 @@ fn a_script_after_a_cd_is_bound_to_its_content() {
     for command in [
         format!("cd {} && sh bin/guard.sh", home.user_home.display()),
         format!("sh {}; exit $?", guard.display()),
+        // A subshell, `$HOME`, `$(…)` (R34-2, R34-3).
+        format!("(sh {})", guard.display()),
+        "sh $HOME/bin/guard.sh".to_owned(),
+        format!("R=$(sh {}); echo \"$R\"", guard.display()),
     ] {
         write(&home.user_home, "bin/guard.sh", SAYS_ITS_NAME);
         user_guard(&home, &command);
@@ -66,28 +70,34 @@ fn a_script_after_a_cd_is_bound_to_its_content() {
 fn a_script_a_compound_command_runs_is_the_checked_copy() {
     // The command itself renames other content over the script after the
     // check, before the shell reaches it: the checked bytes run, `$0` the
-    // script's path as written.
-    let (home, project) = home_with("[claude]");
-    let marker = project.join("PWNED");
-    write(&project, "tools/guard.sh", SAYS_ITS_NAME);
-    let other = format!("cat >/dev/null\ntouch {}\n", marker.display());
-    write(&project, "tools/other.sh", &other);
-    user_guard(
-        &home,
-        "cd \"$CLAUDE_PROJECT_DIR\" && cp tools/other.sh tools/guard.sh && sh tools/guard.sh",
-    );
-    let emitted = emit_terminal(&home, &project, "ls", true);
-    assert!(!marker.exists(), "other content ran: {emitted:#}");
-    assert_eq!(
-        message(&emitted),
-        &json!("ran as tools/guard.sh"),
-        "{emitted:#}"
-    );
-    assert_eq!(
-        std::fs::read_to_string(project.join("tools/guard.sh")).expect("guard"),
-        other,
-        "the command did rename"
-    );
+    // script's path as written (R33b-1; the forms of R34-1 and R34-11).
+    let runs = [
+        "sh tools/guard.sh",
+        "(sh tools/guard.sh)",
+        "if true; then sh tools/guard.sh; fi",
+        "env A=1 nice sh -- tools/guard.sh",
+        "2>/dev/null sh tools/guard.sh",
+    ];
+    for run in runs {
+        let (home, project) = home_with("[claude]");
+        let marker = project.join("PWNED");
+        write(&project, "tools/guard.sh", SAYS_ITS_NAME);
+        let other = format!("cat >/dev/null\ntouch {}\n", marker.display());
+        write(&project, "tools/other.sh", &other);
+        user_guard(
+            &home,
+            &format!("cd \"$CLAUDE_PROJECT_DIR\" && cp tools/other.sh tools/guard.sh && {run}"),
+        );
+        let emitted = emit_terminal(&home, &project, "ls", true);
+        assert!(!marker.exists(), "{run}: other content ran: {emitted:#}");
+        assert_eq!(
+            message(&emitted),
+            &json!("ran as tools/guard.sh"),
+            "{run}: {emitted:#}"
+        );
+        let now = std::fs::read_to_string(project.join("tools/guard.sh")).expect("guard");
+        assert_eq!(now, other, "the command did rename");
+    }
 }
 
 #[test]

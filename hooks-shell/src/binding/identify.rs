@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use hermes_hooks_core::home::expand_tilde;
 
 mod compound;
+pub(crate) use compound::with_home;
 mod nested;
 
 /// Interpreters whose first non-option argument is the script they run.
@@ -150,7 +151,11 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         .and_then(|c| c.path.parent().map(Path::to_path_buf));
     let mut expect_script = interpreter;
     for word in args {
-        if expect_script && (word == "-m" || word == "-c" || word == "-e") {
+        // `-e` is code for perl, ruby or node, errexit for a shell (`sh -e
+        // g.sh` runs g.sh).
+        let code_option =
+            word == "-e" && !matches!(program.as_str(), "sh" | "bash" | "dash" | "zsh" | "ksh");
+        if expect_script && (word == "-m" || word == "-c" || code_option) {
             if word == "-m" {
                 found.opaque = Some(format!("it runs a module ({program} -m)"));
             }
@@ -169,7 +174,8 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
                     found.code = Some(Code {
                         path,
                         word: word.clone(),
-                        fd_safe: FD_SAFE.contains(&program.as_str()),
+                        // A sourced file is read by the shell, whatever its name.
+                        fd_safe: FD_SAFE.contains(&program.as_str()) || sources,
                         is_program: false,
                     });
                 }

@@ -4,6 +4,11 @@
 //! does for a command split into words (red team R33b-1: renaming other
 //! content over the script during the run ran it in one run of six).
 
+use std::path::Path;
+
+use super::Launch;
+use crate::binding::base_name;
+
 /// A word of shell text: its byte span, its value with quotes taken out,
 /// or an operator (`&&`, `;`, `|`, `(`...).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,7 +20,8 @@ pub(super) struct Token {
 }
 
 /// The words and operators of `text`, as `sh` splits them (quotes and
-/// backslashes taken out of a word's value; a `$(…)` kept in its word).
+/// backslashes taken out of a word's value; the commands of a `$(…)` or
+/// backquotes as commands; comments left out).
 pub(super) fn tokens(text: &str) -> Vec<Token> {
     let mut tokens = Vec::new();
     let mut chars = text.char_indices().peekable();
@@ -75,17 +81,21 @@ pub(super) fn tokens(text: &str) -> Vec<Token> {
                 let (_, value) = word.get_or_insert_with(|| (at, String::new()));
                 value.extend(chars.next().map(|(_, e)| e).filter(|e| *e != '\n'));
             }
-            '$' if chars.peek().is_some_and(|(_, n)| *n == '(') => {
-                let (_, value) = word.get_or_insert_with(|| (at, String::new()));
-                value.push('$');
-                let mut depth = 0usize;
-                for (_, q) in chars.by_ref() {
-                    value.push(q);
-                    depth += usize::from(q == '(');
-                    depth -= usize::from(q == ')');
-                    if depth == 0 {
-                        break;
-                    }
+            // `$(sh g.sh)`, `` `sh g.sh` ``: the commands inside are read
+            // as commands (the `$` stays in the word before).
+            '`' => {
+                end_word(&mut tokens, &mut word, at);
+                tokens.push(Token {
+                    start: at,
+                    end: at + 1,
+                    value: "`".to_owned(),
+                    operator: true,
+                });
+            }
+            // A comment, up to the line's end.
+            '#' if word.is_none() => {
+                while chars.peek().is_some_and(|(_, n)| *n != '\n') {
+                    chars.next();
                 }
             }
             c => word.get_or_insert_with(|| (at, String::new())).1.push(c),
@@ -95,29 +105,152 @@ pub(super) fn tokens(text: &str) -> Vec<Token> {
     tokens
 }
 
-/// Where the word at `at` stands: the index of the program word of its
-/// simple command, skipping leading keywords and assignments.
-pub(super) fn program_of(tokens: &[Token], at: usize) -> usize {
+/// The words of the simple command the word at `at` ends (its program
+/// first): leading keywords (`then`, `{`, `!`), assignments, `exec`,
+/// `command`, redirections (`2>/dev/null`) and, after them, wrappers
+/// (`env`, `timeout 5`, `nice`: [`crate::binding::unwrap`]) left out.
+pub(super) fn command_of(tokens: &[Token], at: usize) -> Vec<String> {
+    let redirect = |i: usize| {
+        let t = &tokens[i];
+        t.operator
+            && (t.value.contains(['<', '>'])
+                || t.value == "&" && i > 0 && tokens[i - 1].value.contains(['<', '>']))
+    };
     let mut start = at;
-    while start > 0 && !tokens[start - 1].operator {
+    while start > 0 && (!tokens[start - 1].operator || redirect(start - 1)) {
         start -= 1;
     }
-    let keyword = |t: &Token| {
-        crate::binding::LEADING_KEYWORDS.contains(&t.value.as_str())
-            || matches!(t.value.as_str(), "exec" | "command" | "builtin")
-            || t.value.split_once('=').is_some_and(|(name, _)| {
+    let mut words = Vec::new();
+    let mut i = start;
+    while i <= at {
+        if redirect(i) {
+            // The operator, and its target after it (the next word).
+            if i + 1 < at && !tokens[i + 1].operator {
+                i += 1;
+            }
+        } else if !(i < at
+            && redirect(i + 1)
+            && tokens[i].value.chars().all(|c| c.is_ascii_digit()))
+        {
+            words.push(tokens[i].value.clone());
+        }
+        i += 1;
+    }
+    let keyword = |word: &String| {
+        crate::binding::LEADING_KEYWORDS.contains(&word.as_str())
+            || matches!(word.as_str(), "exec" | "command" | "builtin" | "{" | "time")
+            || word.split_once('=').is_some_and(|(name, _)| {
                 !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
             })
     };
-    while start < at && keyword(&tokens[start]) {
-        start += 1;
+    let skip = words.iter().take_while(|word| keyword(word)).count();
+    let words = words.split_off(skip.min(words.len().saturating_sub(1)));
+    let unwrapped = crate::binding::unwrap(&words);
+    match unwrapped.unsure.is_none() && !unwrapped.words.is_empty() {
+        true => unwrapped.words,
+        false => words,
     }
-    start
 }
 
 /// `text` quoted for `sh` as one word.
 pub(super) fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+impl Launch {
+    /// [`Launch::rewrite`] for a shell-form command's `text` (run as `sh
+    /// -c TEXT` in `cwd`): each word naming the checked script that the
+    /// text runs (a shell's or Python's script, or a simple command's
+    /// program) is replaced by the words running the sealed copy: `sh
+    /// tools/g.sh` becomes `sh -c '. /proc/self/fd/N' tools/g.sh`, so `$0`
+    /// is still the script's (red team R33b-1). Returns the extra
+    /// environment, or `None` when the text runs no such word (the run
+    /// then goes by path, verified just before).
+    pub fn rewrite_text(&self, text: &mut String, cwd: &Path) -> Option<Vec<(String, String)>> {
+        let code = self.code()?;
+        let fd_path = self.fd_path()?;
+        // The text may redirect the descriptor the copy is read through
+        // (`exec 9>lock` before the script runs): it then runs by path.
+        let number = fd_path.rsplit('/').next().unwrap_or_default();
+        let redirection = format!(r"(?:^|[^0-9]){number}\s*[<>]|[<>]&\s*{number}(?:[^0-9]|$)");
+        if regex::Regex::new(&redirection).is_ok_and(|names| names.is_match(text)) {
+            return None;
+        }
+        let found = tokens(text);
+        let path = code.path.display().to_string();
+        let mut edits: Vec<(usize, usize, String)> = Vec::new();
+        let mut python = false;
+        for (at, token) in found.iter().enumerate() {
+            // As the shell reads it: `$HOME/x`, `~/x`, `./x` (R34-3).
+            let plain = |word: &str| {
+                let word = crate::binding::with_home(word);
+                let word = hermes_hooks_core::home::expand_tilde(&word);
+                word.trim_start_matches("./").to_owned()
+            };
+            let names_script = !token.operator
+                && (plain(&token.value) == plain(&code.word)
+                    || super::resolves_to(&plain(&token.value), cwd, &code.path));
+            if !names_script {
+                continue;
+            }
+            let written = &text[token.start..token.end];
+            let mut start = token.start;
+            let argv = command_of(&found, at);
+            let before = argv.len() - 1;
+            let runs_python = before > 0 && base_name(&argv[0]).starts_with("python");
+            let replacement = if runs_python {
+                python = true;
+                let loader = super::PYTHON_LOADER.replace("{fd}", &fd_path);
+                format!("-c {} {}", quoted(&loader), quoted(&path))
+            } else if let Some(shell) = super::shell_sourcing(&argv, before, &fd_path) {
+                let source = quoted(&format!(". {fd_path}"));
+                if before > 0 && argv[before - 1] == "--" {
+                    // `sh -- x.sh`: from the `--` on.
+                    start = found[at - 1].start;
+                }
+                match before {
+                    0 => {
+                        let shell: Vec<String> = shell.iter().map(|w| quoted(w)).collect();
+                        format!("{} {source} {written}", shell.join(" "))
+                    }
+                    _ => format!("-c {source} {written}"),
+                }
+            } else if before == 1 && matches!(argv[0].as_str(), "." | "source") {
+                // Sourced: the copy's bytes, `$0` the shell's own.
+                quoted(&fd_path)
+            } else if let Some(perl) =
+                super::perl::perl_loading(&argv, before, &fd_path, &token.value)
+            {
+                let perl: Vec<String> = perl.iter().map(|w| quoted(w)).collect();
+                perl[before..].join(" ")
+            } else if before == 0
+                || (!code.is_program
+                    && crate::binding::FD_SAFE.contains(&base_name(&argv[0]).as_str())
+                    && argv[1..before].iter().all(|w| w.starts_with('-')))
+            {
+                // A program, or an interpreter's script: its fd path (not
+                // an operand of `test -f`, `cp`, `rm`).
+                quoted(&fd_path)
+            } else {
+                continue;
+            };
+            edits.push((start, token.end, replacement));
+        }
+        if edits.is_empty() {
+            return None;
+        }
+        for (start, end, replacement) in edits.into_iter().rev() {
+            text.replace_range(start..end, &replacement);
+        }
+        let mut env = vec![(
+            super::SCRIPT_ENV.to_owned(),
+            code.path.display().to_string(),
+        )];
+        if python && let Some(dir) = code.path.parent() {
+            env.push(("PYTHONPATH".to_owned(), super::python_path(dir)));
+        }
+        Some(env)
+    }
 }
 
 #[cfg(test)]
@@ -145,7 +278,21 @@ mod tests {
         );
         let script = &found[4];
         assert_eq!(&text[script.start..script.end], "'tools/guard.sh'");
-        assert_eq!(program_of(&found, 4), 3);
-        assert_eq!(program_of(&tokens("X=1 exec bash -e g.sh"), 4), 2);
+        assert_eq!(command_of(&found, 4), ["sh", "tools/guard.sh"]);
+        let command = |text: &str| {
+            let found = tokens(text);
+            let at = found.iter().rposition(|t| t.value == "g.sh").expect("g.sh");
+            command_of(&found, at)
+        };
+        assert_eq!(command("X=1 exec bash -e g.sh"), ["bash", "-e", "g.sh"]);
+        assert_eq!(
+            command("cd x && 2>/dev/null env A=1 timeout 5 sh g.sh"),
+            ["sh", "g.sh"]
+        );
+        assert_eq!(command("f() { nice sh g.sh; }"), ["sh", "g.sh"]);
+        assert_eq!(
+            command("if x; then sh -e g.sh >&2; fi"),
+            ["sh", "-e", "g.sh"]
+        );
     }
 }

@@ -7,37 +7,23 @@ use std::path::{Path, PathBuf};
 
 use super::{Code, Identified, identify_at};
 
-/// Words that end a simple command in a split command line.
-const OPERATORS: [&str; 6] = ["&&", "||", ";", "|", "&", "!"];
-
-/// What `words` (a command line split into words, run in `cwd`) runs
-/// when it holds several simple commands, a `cd DIR` moving where the
-/// rest run: each one's files and why any is opaque, and the one script
-/// among them as the code (`None` when none or several run one). `None`
-/// for one simple command, or a `cd` the words cannot tell.
+/// What `raw` (a command line run in `cwd`; `words`, its split) runs
+/// when it holds several simple commands, or one inside a subshell,
+/// `$(…)`, backquotes, a `case` branch or `eval` (red team R34-2: `(sh
+/// "$CLAUDE_PROJECT_DIR"/tools/g.sh)` bound none of it), a `cd DIR`
+/// moving where the rest run: each one's files and why any is opaque, and
+/// the one script among them as the code (`None` when none or several run
+/// one). `None` when it is one plain simple command, or a `cd` the words
+/// cannot tell.
 pub(super) fn compound(raw: &str, words: &[String], cwd: &Path) -> Option<Identified> {
-    // `sh g.sh; exit $?` splits as `g.sh;`: the operator is a word of its own.
-    let mut split = Vec::with_capacity(words.len());
-    for word in words {
-        match OPERATORS
-            .iter()
-            .find(|op| word.len() > op.len() && word.ends_with(**op))
-        {
-            Some(op) => split.extend([word[..word.len() - op.len()].to_owned(), (*op).to_owned()]),
-            None => split.push(word.clone()),
-        }
-    }
-    let parts: Vec<&[String]> = split
-        .split(|word| OPERATORS.contains(&word.as_str()))
-        .filter(|part| !part.is_empty())
-        .collect();
-    if parts.len() < 2 {
+    let parts = simple_parts(raw, 0);
+    if parts.len() < 2 && parts.first().is_none_or(|part| part == words) {
         return None;
     }
     let mut here = cwd.to_path_buf();
     let mut found = Identified::default();
     let mut codes = Vec::new();
-    for part in parts {
+    for part in &parts {
         if part[0] == "cd" {
             here = moved(&here, part.get(1).map(String::as_str).unwrap_or("~"))?;
             continue;
@@ -47,7 +33,8 @@ pub(super) fn compound(raw: &str, words: &[String], cwd: &Path) -> Option<Identi
         found.files.extend(one.files);
         found.opaque = found.opaque.or(one.opaque);
     }
-    codes.dedup_by(|a, b| a.path == b.path && a.word == b.word);
+    // `sh g.sh && sh ./g.sh`: one script.
+    codes.dedup_by(|a, b| a.path == b.path);
     // A program the command itself may make executable first (`chmod +x
     // x.sh && ./x.sh`) runs by its path, as before.
     let may_run = |code: &Code| {
@@ -59,6 +46,78 @@ pub(super) fn compound(raw: &str, words: &[String], cwd: &Path) -> Option<Identi
         found.code = Some(one.clone());
     }
     Some(found)
+}
+
+/// The simple commands of `raw`, each its words: `$(…)`, backquotes and
+/// `eval`'s words read as commands too, leading redirections
+/// (`2>/dev/null sh g.sh`) left out, `$HOME` read.
+fn simple_parts(raw: &str, depth: usize) -> Vec<Vec<String>> {
+    static BRACED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("valid regex")
+    });
+    // `${HOME}` as `$HOME`: the split cuts at braces.
+    // A comment's words run nothing, and its quotes end nothing.
+    static COMMENT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?m)(^|[ \t;&|])#[^\n]*").expect("valid regex")
+    });
+    let text = COMMENT.replace_all(raw, "$1");
+    let text = BRACED
+        .replace_all(&text.replace('`', ";"), "$$$1")
+        .into_owned();
+    let mut parts = Vec::new();
+    for words in super::super::shell::simple_commands(&text) {
+        let mut words: Vec<String> = words.iter().map(|word| with_home(word)).collect();
+        // `X=1 sh g.sh`: what runs is after the assignments.
+        let assignments = words.iter().take_while(|word| {
+            word.split_once('=').is_some_and(|(name, _)| {
+                !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            })
+        });
+        let assigned = assignments.count().min(words.len().saturating_sub(1));
+        words.drain(..assigned);
+        while words.first().is_some_and(|word| is_redirection(word)) {
+            let operator_only = words[0]
+                .trim_start_matches(|c: char| c.is_ascii_digit())
+                .len()
+                <= 2;
+            words.drain(
+                ..if operator_only && words.len() > 1 {
+                    2
+                } else {
+                    1
+                },
+            );
+        }
+        match words.split_first() {
+            Some((first, rest)) if first == "eval" && depth < 4 => {
+                parts.extend(simple_parts(&rest.join(" "), depth + 1));
+            }
+            Some(_) => parts.push(words),
+            None => {}
+        }
+    }
+    parts
+}
+
+/// Whether `word` is a redirection (`2>/dev/null`, `>`, `<&0`).
+fn is_redirection(word: &str) -> bool {
+    let rest = word.trim_start_matches(|c: char| c.is_ascii_digit());
+    rest.starts_with(['<', '>'])
+}
+
+/// `word` with a leading `$HOME` / `${HOME}` as the home folder.
+pub(crate) fn with_home(word: &str) -> String {
+    let Some(home) = hermes_hooks_core::home::user_home() else {
+        return word.to_owned();
+    };
+    for spelling in ["${HOME}", "$HOME"] {
+        if let Some(rest) = word.strip_prefix(spelling)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            return format!("{}{rest}", home.display());
+        }
+    }
+    word.to_owned()
 }
 
 /// The folder `cd target` moves to from `here`: `$HOME`, `~` and
@@ -107,6 +166,20 @@ mod tests {
         assert!(found.code.is_some_and(|c| c.path == guard));
         let text = "sh tools/guard.sh";
         assert!(compound(text, &words(text), dir.path()).is_none());
+        // A subshell, `$(…)`, a `case` branch, `eval`, a redirection first
+        // (R34-2).
+        for text in [
+            "(sh tools/guard.sh)",
+            "R=$(sh tools/guard.sh); exit $?",
+            "R=`sh tools/guard.sh`",
+            "case x in x) sh tools/guard.sh;; esac",
+            "eval \"sh tools/guard.sh\"",
+            "2>/dev/null sh tools/guard.sh; exit $?",
+            "if true; then sh tools/guard.sh; fi",
+        ] {
+            let found = compound(text, &words(text), dir.path()).expect(text);
+            assert!(found.code.is_some_and(|c| c.path == guard), "{text}");
+        }
         let text = "cd \"$SOMEWHERE\" && sh tools/guard.sh";
         assert!(compound(text, &words(text), dir.path()).is_none());
     }

@@ -28,7 +28,7 @@ pub(super) fn pickled_modules(text: &str) -> Vec<String> {
                 .map(|global| global[1].to_owned()),
         );
     }
-    let binary = text.contains(|c: char| c < '\u{9}') || text.contains("\\x0");
+    let binary = text.contains(|c: char| c < '\u{9}' || c == '\u{fffd}') || text.contains("\\x0");
     if binary || !found.is_empty() {
         found.extend(string_opcodes(text).into_iter().filter(|name| dotted(name)));
         if text.contains('\\') {
@@ -48,12 +48,14 @@ pub(super) fn pickled_modules(text: &str) -> Vec<String> {
 /// (`pickle.loads(base64.b64decode(…))`, `bytes.fromhex`, `zlib`): the
 /// modules the pickle names cannot be read, and it may import any.
 pub(super) fn unpickles_decoded(text: &str) -> bool {
+    // Calls, not words: a comment saying "cache it with pickle or gzip"
+    // binds nothing (R34-13).
     static UNPICKLES: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b(?:pickle|cPickle|dill|cloudpickle|joblib|shelve|jsonpickle|Unpickler|read_pickle)\b|\btorch\.load\b|allow_pickle\s*=\s*True")
+        Regex::new(r"\b(?:pickle|cPickle|_pickle|dill|cloudpickle|joblib|jsonpickle|shelve)\s*\.\s*(?:loads?|Unpickler|open|decode)\s*\(|\b(?:Unpickler|read_pickle)\s*\(|\bfrom\s+(?:pickle|_pickle|cPickle|dill)\s+import\b|\btorch\.load\s*\(|allow_pickle\s*=\s*True")
             .expect("valid regex")
     });
     static DECODES: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b(?:b64decode|b32decode|b16decode|a85decode|b85decode|urlsafe_b64decode|decodebytes|fromhex|unhexlify|a2b_\w+|decompress|zlib|gzip|bz2|lzma|codecs\.decode)\b")
+        Regex::new(r"\b(?:b64decode|b32decode|b16decode|a85decode|b85decode|urlsafe_b64decode|decodebytes|fromhex|unhexlify|a2b_\w+|decompress|codecs\.decode|(?:gzip|bz2|lzma|zlib)\.\w+)\s*\(")
             .expect("valid regex")
     });
     UNPICKLES.is_match(text) && DECODES.is_match(text)
@@ -95,7 +97,8 @@ fn string_opcodes(text: &str) -> Vec<String> {
                     .take_while(|c| **c != '\n')
                     .take(MAX_NAME)
                     .collect();
-                found.push(line.trim_matches(['\'', '"']).to_owned());
+                // `UNICODE`'s text is raw-unicode-escape: `tools\u002eboot` (R34-4).
+                found.push(unicode_escaped(line.trim_matches(['\'', '"'])));
                 continue;
             }
             _ => continue,
@@ -105,6 +108,22 @@ fn string_opcodes(text: &str) -> Vec<String> {
         }
     }
     found
+}
+
+/// `text` with its `\uXXXX` and `\UXXXXXXXX` escapes read.
+fn unicode_escaped(text: &str) -> String {
+    static ESCAPE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\\u([0-9a-fA-F]{4})|\\U([0-9a-fA-F]{8})").expect("valid regex")
+    });
+    ESCAPE
+        .replace_all(text, |found: &regex::Captures| {
+            let hex = found.get(1).or(found.get(2)).map_or("", |m| m.as_str());
+            u32::from_str_radix(hex, 16)
+                .ok()
+                .and_then(char::from_u32)
+                .map_or_else(String::new, String::from)
+        })
+        .into_owned()
 }
 
 /// Whether `name` is a dotted Python name (`tools.boot`).
@@ -142,6 +161,8 @@ mod tests {
             "\u{fffd}\u{4}X\n\0\0\0tools.bootX\u{4}\0\0\0main\u{fffd})R.",
             // `UNICODE` text strings.
             "\u{fffd}\u{4}Vtools.boot\n\u{fffd}Vmain\n\u{fffd}\u{fffd})R.",
+            // `UNICODE` with its own escapes (R34-4).
+            "Vtools\\u002eboot\nVx\n\u{fffd}.",
             // `REDUCE` of `builtins.__import__`.
             "cbuiltins\n__import__\n(Vtools.boot\ntR.",
             // `SHORT_BINUNICODE` glued to the next opcode.
@@ -173,6 +194,15 @@ mod tests {
             "pickle.load(open('data.pkl', 'rb'))"
         ));
         assert!(!super::unpickles_decoded("base64.b64decode(token)"));
+        let comment = "# results could be cached with pickle or gzip later\nimport sys\n";
+        assert!(!super::unpickles_decoded(comment));
+        assert!(super::unpickles_decoded("pickle.load(gzip.open('d.gz'))"));
+        assert!(!super::unpickles_decoded(
+            "json.loads(base64.b64decode(token))"
+        ));
+        assert!(super::unpickles_decoded(
+            "from pickle import loads as L\nL(bytes.fromhex(x))"
+        ));
     }
 
     #[test]
