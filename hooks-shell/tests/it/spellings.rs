@@ -54,12 +54,15 @@ async fn fail_closed_yes_blocks() {
 }
 
 #[test]
-fn fail_closed_off_and_quoted_yes_follow_the_reference() {
+fn fail_closed_off_is_false_and_a_quoted_yes_fails_closed() {
+    // YAML's `off` and `No` are false, as Hermes reads them; a quoted
+    // `'yes'` is no boolean: the reference fails open, we fail closed
+    // (docs/decisions/fail-closed-spelled-oddly.md).
     let home = Home::new();
     for (spelling, expected, warns) in [
         ("off", false, false),
         ("No", false, false),
-        ("'yes'", false, true),
+        ("'yes'", true, true),
     ] {
         let config = load(
             &home,
