@@ -161,4 +161,16 @@ fn node_test_binds_the_files_its_patterns_name() {
         json!("skipped"),
         "{emitted:#}"
     );
+    // Node's runner looks in dot folders too (R34-6).
+    let (home, project) = home_with("[claude]");
+    write(&project, "test/a.test.js", "\n");
+    crate::round28::checkout_without_environment(&project);
+    approve_project_hook(&home, &project, "true || node --test");
+    write(&project, ".hidden/test/x.js", "\n");
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(
+        emitted["runs"][0]["status"],
+        json!("skipped"),
+        "{emitted:#}"
+    );
 }

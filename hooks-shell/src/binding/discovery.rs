@@ -118,7 +118,8 @@ pub(super) fn bind(
             continue;
         }
         done.push(folder.clone());
-        let mut files = code_under(&folder, endings)?;
+        // Node's runner looks in dot folders too (`.hidden/test/x.js`: R34-6).
+        let mut files = code_under(&folder, endings, what == NODE_TESTS)?;
         if what == NODE_TESTS {
             files.retain(|(shown, _)| node_test_file(shown));
         }
@@ -267,7 +268,11 @@ fn node_test_file(shown: &str) -> bool {
             .any(|end| stem.ends_with(end))
 }
 
-fn code_under(folder: &Path, endings: &[&str]) -> Result<Vec<(String, PathBuf)>, BindError> {
+fn code_under(
+    folder: &Path,
+    endings: &[&str],
+    dot_folders: bool,
+) -> Result<Vec<(String, PathBuf)>, BindError> {
     let mut found = Vec::new();
     let mut pending = vec![folder.to_path_buf()];
     let mut walked = 0usize;
@@ -286,7 +291,8 @@ fn code_under(folder: &Path, endings: &[&str]) -> Result<Vec<(String, PathBuf)>,
                 continue;
             };
             if kind.is_dir() {
-                if !name.starts_with('.') && name != "node_modules" && name != "__pycache__" {
+                let dotted = name.starts_with('.') && (!dot_folders || name == ".git");
+                if !dotted && name != "node_modules" && name != "__pycache__" {
                     pending.push(path);
                 }
                 continue;
