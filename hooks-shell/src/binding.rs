@@ -48,6 +48,7 @@ pub use bind_error::BindError;
 pub use cache::{TreeCache, TreeCacheEntered, tree_walks_on_this_thread};
 pub use definitions::{Reached, reached};
 pub(crate) use environment::{environment_holding, is_environment};
+pub(crate) use globbing::wildcard;
 pub use identify::{Code, Identified, identify};
 pub(crate) use mentions::normalize;
 pub(crate) use shell::LEADING_KEYWORDS;

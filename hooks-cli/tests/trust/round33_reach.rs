@@ -174,3 +174,25 @@ fn node_test_binds_the_files_its_patterns_name() {
         "{emitted:#}"
     );
 }
+
+#[test]
+fn a_glob_to_a_tool_folder_binds_the_folders_it_matches() {
+    // R34-5: `.v*` was bound by that literal name, which does not exist.
+    for command in [
+        "PATH=$(echo .v*/bin):$PATH; lint",
+        "PATH=$(echo .v*/bin):$PATH lint",
+    ] {
+        changed_asks_again(
+            command,
+            |project| {
+                let lint = write(project, ".vtools/bin/lint", "#!/bin/sh\necho '{}'\n");
+                crate::dialects::executable(&lint);
+                crate::round28::checkout_without_environment(project);
+            },
+            |project, marker| {
+                let text = format!("#!/bin/sh\ntouch {}\necho '{{}}'\n", marker.display());
+                write(project, ".vtools/bin/lint", &text);
+            },
+        );
+    }
+}

@@ -12,7 +12,7 @@ const MAX_DEPTH: usize = 16;
 
 /// Whether `name` matches the shell pattern `pattern` (`*`, `?`, `[...]`
 /// as any one character).
-pub(super) fn wildcard(pattern: &str, name: &str) -> bool {
+pub(crate) fn wildcard(pattern: &str, name: &str) -> bool {
     let pattern: Vec<char> = pattern.chars().collect();
     let name: Vec<char> = name.chars().collect();
     let (mut p, mut n) = (0, 0);
@@ -90,6 +90,43 @@ pub(super) fn recursive_globs(text: &str) -> Vec<String> {
         .filter_map(|found| found.get(1).or(found.get(2)))
         .map(|pattern| format!("**/{}", pattern.as_str().trim_start_matches("./")))
         .collect()
+}
+
+/// The most entries of one folder read: a glob part is matched against
+/// them, and a folder of more cannot be bound (`python_shadows`).
+pub(super) const MAX_LISTED: usize = 200_000;
+
+/// A folder code puts on a search path by a glob (`sys.path.insert(0,
+/// glob.glob("li*")[0])`, red team R31-3; `PATH=$(echo .v*/bin):$PATH`,
+/// R34-5): the folders it matches now.
+/// The folders the glob `pattern` (`li*`, `.venv/lib/*/site-packages`)
+/// matches from `base`, part by part; at most 256.
+pub(super) fn glob_folders(base: &Path, pattern: &str) -> Vec<PathBuf> {
+    let mut current = vec![base.to_path_buf()];
+    for part in pattern.split('/').filter(|part| !part.is_empty()) {
+        let mut next = Vec::new();
+        for folder in &current {
+            if part == "**" {
+                next.extend(folders_below(folder));
+                continue;
+            }
+            if !part.contains(['*', '?', '[']) {
+                next.push(folder.join(part));
+                continue;
+            }
+            let entries = std::fs::read_dir(folder).into_iter().flatten().flatten();
+            for entry in entries.take(MAX_LISTED) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if wildcard(part, &name) {
+                    next.push(folder.join(name));
+                }
+            }
+        }
+        next.truncate(256);
+        current = next;
+    }
+    current.retain(|folder| folder.is_dir());
+    current
 }
 
 #[cfg(test)]

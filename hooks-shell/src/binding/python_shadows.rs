@@ -19,9 +19,8 @@ use sha2::{Digest, Sha256};
 use super::search_path::{self, Spoken};
 use super::{BindError, peek};
 
-mod globs;
 mod standard;
-use globs::glob_folders;
+use super::globbing::glob_folders;
 use standard::STANDARD_MODULES;
 
 /// Binds in `mentioned` (beside the files `subject`'s code names) what may
@@ -114,9 +113,7 @@ fn read_whole(spoken: &Spoken, cwd: &Path, project: &Path) -> Result<Vec<PathBuf
     Ok(folders)
 }
 
-/// The most entries of one folder listed: a folder with more cannot be
-/// bound (none of it may be missed, R22b-8).
-const MAX_LISTED: usize = 200_000;
+use super::globbing::MAX_LISTED;
 
 /// The largest file bound by its content; a bigger one is bound by its
 /// metadata (size, times, inode).

@@ -331,6 +331,11 @@ impl Spoken {
             if entry.is_empty() && own != "PYTHONPATH" {
                 continue;
             }
+            // A glob (`PATH=$(echo .v*/bin):$PATH`): the folders it matches
+            // too (R34-5: only the literal `.v*` was bound).
+            if entry.contains(['*', '?', '[']) {
+                folders.extend(super::globbing::glob_folders(cwd, &entry));
+            }
             folders.push(super::normalize(&cwd.join(entry)));
         }
         Ok(folders)

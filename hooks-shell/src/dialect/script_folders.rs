@@ -48,14 +48,40 @@ pub(super) fn top_folders(
         if crate::binding::environment_holding(project, &path).is_some() {
             continue;
         }
-        if let Some(folder) = top_folder(project, cwd, Path::new(piece))
-            && !folders.contains(&folder)
-            && !crate::binding::is_environment(&folder)
-        {
-            folders.push(folder);
+        let Some(folder) = top_folder(project, cwd, Path::new(piece)) else {
+            continue;
+        };
+        // A glob (`PATH=$(echo .v*/bin):$PATH`): the folders it matches
+        // too (R34-5: only the literal `.v*` was bound).
+        let mut found = matching(project, &folder);
+        found.push(folder);
+        for folder in found {
+            if !folders.contains(&folder) && !crate::binding::is_environment(&folder) {
+                folders.push(folder);
+            }
         }
     }
     folders
+}
+
+/// The project's top-level folders the name of `folder` matches when it
+/// is a glob.
+fn matching(project: &Path, folder: &Path) -> Vec<PathBuf> {
+    let name = folder
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !name.contains(['*', '?', '[']) {
+        return Vec::new();
+    }
+    let entries = std::fs::read_dir(project).into_iter().flatten().flatten();
+    entries
+        .filter(|entry| {
+            entry.file_type().is_ok_and(|kind| kind.is_dir()) && entry.file_name() != ".git"
+        })
+        .filter(|entry| crate::binding::wildcard(&name, &entry.file_name().to_string_lossy()))
+        .map(|entry| entry.path())
+        .collect()
 }
 
 /// The top-level folder of `project` that `path` (from `cwd`) lies in, when
