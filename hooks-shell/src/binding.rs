@@ -44,18 +44,17 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+pub(crate) use self::{globbing::wildcard, wrappers::unwrap};
 pub use bind_error::BindError;
 pub use cache::{TreeCache, TreeCacheEntered, tree_walks_on_this_thread};
 pub use definitions::{Reached, reached};
 pub(crate) use environment::{environment_holding, is_environment};
-pub(crate) use globbing::wildcard;
 pub use identify::{Code, Identified, identify};
 pub(crate) use mentions::normalize;
 pub(crate) use shell::LEADING_KEYWORDS;
 pub use shell::python_reads_cwd;
 pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, TreeSum, tree_sha256, tree_sum};
 pub(crate) use tree::{tree_sha256_copied, tree_sum_now};
-pub(crate) use wrappers::unwrap;
 
 use crate::fingerprint::content_or_metadata;
 
