@@ -171,6 +171,13 @@ pub(crate) fn user_guard_file(command: &str, guard: &str, body: &str) -> (TempHo
         &format!(".claude/hooks/{guard}"),
         body,
     ));
+    user_fail_closed_command(&home, command);
+    (home, project)
+}
+
+/// Writes the user's `~/.claude/settings.json` with one fail-closed
+/// `PreToolUse` handler (matcher `Bash`) running `command`.
+pub(crate) fn user_fail_closed_command(home: &TempHome, command: &str) {
     let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": command, "failClosed": true}
     ]}]}});
@@ -179,5 +186,4 @@ pub(crate) fn user_guard_file(command: &str, guard: &str, body: &str) -> (TempHo
         ".claude/settings.json",
         &settings.to_string(),
     );
-    (home, project)
 }

@@ -6,21 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::dialects::{emit_terminal, home_with, write};
-use crate::support::TempHome;
-
-/// Writes the user's own `~/.claude/settings.json` with one fail-closed
-/// guard running `command`.
-fn user_guard(home: &TempHome, command: &str) {
-    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": command, "failClosed": true}
-    ]}]}});
-    write(
-        &home.user_home,
-        ".claude/settings.json",
-        &settings.to_string(),
-    );
-}
+use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
 
 /// A guard body that blocks, saying what `$0` it ran as.
 const SAYS_ITS_NAME: &str =
@@ -44,7 +30,7 @@ fn a_script_after_a_cd_is_bound_to_its_content() {
         format!("R=$(sh {}); echo \"$R\"", guard.display()),
     ] {
         write(&home.user_home, "bin/guard.sh", SAYS_ITS_NAME);
-        user_guard(&home, &command);
+        user_fail_closed_command(&home, &command);
         let approved = emit_terminal(&home, &project, "ls", true);
         assert!(
             message(&approved)
@@ -84,7 +70,7 @@ fn a_script_a_compound_command_runs_is_the_checked_copy() {
         write(&project, "tools/guard.sh", SAYS_ITS_NAME);
         let other = format!("cat >/dev/null\ntouch {}\n", marker.display());
         write(&project, "tools/other.sh", &other);
-        user_guard(
+        user_fail_closed_command(
             &home,
             &format!("cd \"$CLAUDE_PROJECT_DIR\" && cp tools/other.sh tools/guard.sh && {run}"),
         );
@@ -121,7 +107,7 @@ fn a_sealed_python_guard_never_gets_the_projects_pythonpath_back() {
         format!("python3 {}", script.display()),
         format!("cd {folder} && python3 guard.py"),
     ] {
-        user_guard(&home, &command);
+        user_fail_closed_command(&home, &command);
         for accept in [true, false] {
             let mut emit = crate::dialects::emit_rm_command(&home, &project, accept);
             emit.env("PYTHONPATH", &src);
@@ -148,7 +134,7 @@ fn a_guard_run_as_a_program_that_may_not_be_executed_does_not_run() {
     );
     let guard = write(&home.user_home, "bin/guard.sh", &body);
     crate::dialects::executable(&guard);
-    user_guard(&home, &guard.display().to_string());
+    user_fail_closed_command(&home, &guard.display().to_string());
     let approved = emit_terminal(&home, &project, "ls", true);
     assert_eq!(
         approved["runs"][0]["status"],
@@ -168,7 +154,7 @@ fn a_guard_run_as_a_program_that_may_not_be_executed_does_not_run() {
 fn a_failed_fail_closed_guard_is_said_to_block() {
     // Its warning called the failure "non-blocking" while it blocked (R33b-3).
     let (home, project) = home_with("[claude]");
-    user_guard(&home, "cat >/dev/null; echo broken >&2; exit 1");
+    user_fail_closed_command(&home, "cat >/dev/null; echo broken >&2; exit 1");
     let mut emit = crate::dialects::emit_rm_command(&home, &project, true);
     let run = crate::support::Run(emit.output().expect("hooks runs"));
     assert_eq!(run.json()["outcome"]["action"], json!("block"));
@@ -201,7 +187,7 @@ fn a_sealed_zip_application_finds_its_neighbours_by_its_argv0() {
         .status()
         .expect("python3 runs");
     assert!(status.success());
-    user_guard(&home, &format!("python3 {}", app.display()));
+    user_fail_closed_command(&home, &format!("python3 {}", app.display()));
     for accept in [true, false] {
         let emitted = emit_terminal(&home, &project, "ls", accept);
         assert_eq!(
@@ -223,7 +209,7 @@ fn a_compound_command_may_make_its_script_executable_first() {
         &format!("#!/bin/sh\n{SAYS_ITS_NAME}"),
     );
     let shown = guard.display().to_string();
-    user_guard(&home, &format!("chmod +x {shown} && {shown}"));
+    user_fail_closed_command(&home, &format!("chmod +x {shown} && {shown}"));
     let emitted = emit_terminal(&home, &project, "ls", true);
     assert_eq!(
         message(&emitted),

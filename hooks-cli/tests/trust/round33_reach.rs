@@ -141,38 +141,26 @@ fn settings_a_program_loads_code_by_are_bound() {
 
 #[test]
 fn node_test_binds_the_files_its_patterns_name() {
-    // R33-7: every `.js` of the project was bound: a new `src/app.js` asked again.
-    let (home, project) = home_with("[claude]");
-    write(&project, "test/a.test.js", "\n");
-    write(&project, "src/lib.js", "\n");
-    crate::round28::checkout_without_environment(&project);
-    approve_project_hook(&home, &project, "true || node --test");
-    write(&project, "src/app.js", "\n");
-    let emitted = emit_terminal(&home, &project, "ls", false);
-    assert_eq!(
-        emitted["runs"][0]["status"],
-        json!("completed"),
-        "{emitted:#}"
-    );
-    write(&project, "b.test.js", "\n");
-    let emitted = emit_terminal(&home, &project, "ls", false);
-    assert_eq!(
-        emitted["runs"][0]["status"],
-        json!("skipped"),
-        "{emitted:#}"
-    );
-    // Node's runner looks in dot folders too (R34-6).
-    let (home, project) = home_with("[claude]");
-    write(&project, "test/a.test.js", "\n");
-    crate::round28::checkout_without_environment(&project);
-    approve_project_hook(&home, &project, "true || node --test");
-    write(&project, ".hidden/test/x.js", "\n");
-    let emitted = emit_terminal(&home, &project, "ls", false);
-    assert_eq!(
-        emitted["runs"][0]["status"],
-        json!("skipped"),
-        "{emitted:#}"
-    );
+    // R33-7: every `.js` of the project was bound: a new `src/app.js`
+    // asked again. R34-6: Node's runner looks in dot folders too.
+    for (added, status) in [
+        ("src/app.js", "completed"),
+        ("b.test.js", "skipped"),
+        (".hidden/test/x.js", "skipped"),
+    ] {
+        let (home, project) = home_with("[claude]");
+        write(&project, "test/a.test.js", "\n");
+        write(&project, "src/lib.js", "\n");
+        crate::round28::checkout_without_environment(&project);
+        approve_project_hook(&home, &project, "true || node --test");
+        write(&project, added, "\n");
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert_eq!(
+            emitted["runs"][0]["status"],
+            json!(status),
+            "{added}: {emitted:#}"
+        );
+    }
 }
 
 #[test]

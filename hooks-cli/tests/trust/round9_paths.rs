@@ -54,14 +54,7 @@ fn the_users_guard_never_runs_a_project_python3_found_first_on_path() {
     ] {
         let (home, project) = home_with("[claude]");
         write(&home.user_home, ".claude/hooks/guard.py", GUARD);
-        let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": command, "failClosed": true}
-        ]}]}});
-        write(
-            &home.user_home,
-            ".claude/settings.json",
-            &settings.to_string(),
-        );
+        crate::dialects::user_fail_closed_command(&home, command);
         let approved = emit_rm(&home, &project, true, None);
         assert_eq!(
             approved["outcome"]["action"], "block",
