@@ -24,7 +24,9 @@ mod git_dirs;
 mod git_index;
 mod globbing;
 mod identify;
-pub(crate) use identify::{FD_SAFE, base_name, with_home};
+pub(crate) use identify::{
+    FD_SAFE, MAX_STRING_DEPTH, base_name, shell_string_positions, with_home,
+};
 mod led_to;
 mod mentions;
 mod node_chain;

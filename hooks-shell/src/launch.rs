@@ -30,6 +30,7 @@ use sha2::{Digest, Sha256};
 use crate::binding::Code;
 use crate::binding::base_name;
 
+mod nested_text;
 mod perl;
 mod shell_text;
 
@@ -133,13 +134,14 @@ impl Launch {
     /// the script, not `/proc/self/fd/N` ([`PYTHON_LOADER`]).
     pub fn rewrite(&self, argv: &mut Vec<String>, cwd: &Path) -> Option<Vec<(String, String)>> {
         let code = self.code()?;
-        let at = argv
-            .iter()
-            .position(|word| *word == code.word)
-            .or_else(|| {
-                argv.iter()
-                    .position(|word| resolves_to(word, cwd, &code.path))
-            })?;
+        let Some(at) = argv.iter().position(|word| *word == code.word).or_else(|| {
+            argv.iter()
+                .position(|word| resolves_to(word, cwd, &code.path))
+        }) else {
+            // `bash -c "sh g.sh"`: the string the shell runs (R34-1).
+            let at = *crate::binding::shell_string_positions(argv).first()?;
+            return self.rewrite_text(&mut argv[at], cwd);
+        };
         if at == 0 && !code.is_program {
             return None;
         }
@@ -153,7 +155,12 @@ impl Launch {
             let loader = PYTHON_LOADER.replace("{fd}", &fd_path);
             // `python3 -- check.py`: `-c` must come before the end of options.
             let from = if argv[at - 1] == "--" { at - 1 } else { at };
-            argv.splice(from..=at, ["-c".to_owned(), loader, path]);
+            // `sys.argv[0]` as written (R34-12), `__file__` absolute.
+            let written = match argv[at].starts_with('~') {
+                true => path,
+                false => argv[at].clone(),
+            };
+            argv.splice(from..=at, ["-c".to_owned(), loader, written]);
         } else if let Some(shell) = shell_sourcing(argv, at, &fd_path) {
             // `$0` names the script (`. "$(dirname "$0")/rules.sh"`): the
             // shell sources the sealed bytes (R28b-12).
@@ -255,7 +262,7 @@ pub(crate) fn overlay(
 /// object (red team R30-7: both were compiled as source and failed).
 pub const PYTHON_LOADER: &str = r#"import sys, os
 if not getattr(sys.flags, 'safe_path', 0): sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[1]))
-__file__ = sys.argv[1]
+__file__ = os.path.abspath(sys.argv[1])
 __cached__ = None
 del sys.argv[0]
 with open('{fd}', 'rb') as __hermes_sealed:

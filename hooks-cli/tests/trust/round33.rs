@@ -28,6 +28,9 @@ fn a_script_after_a_cd_is_bound_to_its_content() {
         format!("(sh {})", guard.display()),
         "sh $HOME/bin/guard.sh".to_owned(),
         format!("R=$(sh {}); echo \"$R\"", guard.display()),
+        // The strings it runs (R34-1).
+        "bash -c \"sh $HOME/bin/guard.sh\"".to_owned(),
+        "eval 'sh \"$HOME\"/bin/guard.sh'".to_owned(),
     ] {
         write(&home.user_home, "bin/guard.sh", SAYS_ITS_NAME);
         user_fail_closed_command(&home, &command);
@@ -63,6 +66,10 @@ fn a_script_a_compound_command_runs_is_the_checked_copy() {
         "if true; then sh tools/guard.sh; fi",
         "env A=1 nice sh -- tools/guard.sh",
         "2>/dev/null sh tools/guard.sh",
+        // The strings it runs (R34-1).
+        "bash -c \"sh tools/guard.sh\"",
+        "eval \"sh tools/guard.sh\"",
+        "eval 'sh tools/guard.sh'",
     ];
     for run in runs {
         let (home, project) = home_with("[claude]");
@@ -216,4 +223,24 @@ fn a_compound_command_may_make_its_script_executable_first() {
         &json!(format!("ran as {shown}")),
         "{emitted:#}"
     );
+}
+
+#[test]
+fn a_sealed_python_guard_sees_its_arguments_as_written() {
+    // `sys.argv[0]` was the absolute path the loader was given, not the
+    // word the command wrote; `__file__` is absolute, as Python makes it
+    // (R34-12).
+    let guard = "import sys, json\nsys.stdin.read()\n\
+        print(json.dumps({'decision': 'block', 'reason': sys.argv[0] + ' ' + __file__}))\n";
+    let (home, project) = home_with("[claude]");
+    let script = write(&project, "tools/g.py", guard);
+    let want = json!(format!("tools/g.py {}", script.display()));
+    for command in [
+        "cd \"$CLAUDE_PROJECT_DIR\" && python3 tools/g.py",
+        "cd \"$CLAUDE_PROJECT_DIR\" && bash -c 'python3 -u tools/g.py'",
+    ] {
+        user_fail_closed_command(&home, command);
+        let emitted = emit_terminal(&home, &project, "ls", true);
+        assert_eq!(message(&emitted), &want, "{command}: {emitted:#}");
+    }
 }

@@ -17,6 +17,58 @@ pub(super) struct Token {
     pub end: usize,
     pub value: String,
     pub operator: bool,
+    /// Where each character of `value` was written, in order.
+    pub pieces: Vec<Piece>,
+}
+
+/// Where one character of a word's value was written: its byte in the
+/// value, the bytes of `text` it was written as (`\$` is two) and the
+/// quotes around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Piece {
+    pub at: usize,
+    pub start: usize,
+    pub end: usize,
+    pub quote: Quote,
+}
+
+/// The quotes a character of shell text is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Quote {
+    /// Outside quotes.
+    Bare,
+    /// Inside `'…'`.
+    Single,
+    /// Inside `"…"`.
+    Double,
+}
+
+/// A word being read: where it starts, its value and its pieces.
+#[derive(Default)]
+struct Word {
+    start: usize,
+    value: String,
+    pieces: Vec<Piece>,
+}
+
+impl Word {
+    /// The word being read in `word`, started at `at` when none is.
+    fn started(word: &mut Option<Word>, at: usize) -> &mut Word {
+        word.get_or_insert_with(|| Word {
+            start: at,
+            ..Word::default()
+        })
+    }
+
+    fn push(&mut self, c: char, start: usize, end: usize, quote: Quote) {
+        self.pieces.push(Piece {
+            at: self.value.len(),
+            start,
+            end,
+            quote,
+        });
+        self.value.push(c);
+    }
 }
 
 /// The words and operators of `text`, as `sh` splits them (quotes and
@@ -25,16 +77,25 @@ pub(super) struct Token {
 pub(super) fn tokens(text: &str) -> Vec<Token> {
     let mut tokens = Vec::new();
     let mut chars = text.char_indices().peekable();
-    let mut word: Option<(usize, String)> = None;
-    let end_word = |tokens: &mut Vec<Token>, word: &mut Option<(usize, String)>, end: usize| {
-        if let Some((start, value)) = word.take() {
+    let mut word: Option<Word> = None;
+    let end_word = |tokens: &mut Vec<Token>, word: &mut Option<Word>, end: usize| {
+        if let Some(Word {
+            start,
+            value,
+            pieces,
+        }) = word.take()
+        {
             tokens.push(Token {
                 start,
                 end,
                 value,
                 operator: false,
+                pieces,
             });
         }
+    };
+    let after = |chars: &mut std::iter::Peekable<std::str::CharIndices>| {
+        chars.peek().map_or(text.len(), |(next, _)| *next)
     };
     while let Some((at, c)) = chars.next() {
         match c {
@@ -56,30 +117,46 @@ pub(super) fn tokens(text: &str) -> Vec<Token> {
                     end,
                     value,
                     operator: true,
+                    pieces: Vec::new(),
                 });
             }
             '\'' => {
-                let (_, value) = word.get_or_insert_with(|| (at, String::new()));
-                for (_, q) in chars.by_ref() {
+                let word = Word::started(&mut word, at);
+                while let Some((q_at, q)) = chars.next() {
                     if q == '\'' {
                         break;
                     }
-                    value.push(q);
+                    word.push(q, q_at, after(&mut chars), Quote::Single);
                 }
             }
             '"' => {
-                let (_, value) = word.get_or_insert_with(|| (at, String::new()));
-                while let Some((_, q)) = chars.next() {
+                let word = Word::started(&mut word, at);
+                while let Some((q_at, q)) = chars.next() {
                     match q {
                         '"' => break,
-                        '\\' => value.extend(chars.next().map(|(_, e)| e)),
-                        q => value.push(q),
+                        // Inside double quotes a backslash quotes only
+                        // these; before anything else it stays.
+                        '\\' if chars
+                            .peek()
+                            .is_some_and(|(_, e)| matches!(e, '$' | '`' | '"' | '\\' | '\n')) =>
+                        {
+                            let (_, e) = chars.next().expect("peeked");
+                            let end = after(&mut chars);
+                            if e != '\n' {
+                                word.push(e, q_at, end, Quote::Double);
+                            }
+                        }
+                        q => word.push(q, q_at, after(&mut chars), Quote::Double),
                     }
                 }
             }
             '\\' => {
-                let (_, value) = word.get_or_insert_with(|| (at, String::new()));
-                value.extend(chars.next().map(|(_, e)| e).filter(|e| *e != '\n'));
+                let word = Word::started(&mut word, at);
+                if let Some((_, e)) = chars.next()
+                    && e != '\n'
+                {
+                    word.push(e, at, after(&mut chars), Quote::Bare);
+                }
             }
             // `$(sh g.sh)`, `` `sh g.sh` ``: the commands inside are read
             // as commands (the `$` stays in the word before).
@@ -90,6 +167,7 @@ pub(super) fn tokens(text: &str) -> Vec<Token> {
                     end: at + 1,
                     value: "`".to_owned(),
                     operator: true,
+                    pieces: Vec::new(),
                 });
             }
             // A comment, up to the line's end.
@@ -98,7 +176,7 @@ pub(super) fn tokens(text: &str) -> Vec<Token> {
                     chars.next();
                 }
             }
-            c => word.get_or_insert_with(|| (at, String::new())).1.push(c),
+            c => Word::started(&mut word, at).push(c, at, after(&mut chars), Quote::Bare),
         }
     }
     end_word(&mut tokens, &mut word, text.len());
@@ -157,15 +235,20 @@ pub(super) fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// An edit of shell text: the bytes `start..end` become `replacement`.
+pub(super) type Edit = (usize, usize, String);
+
 impl Launch {
     /// [`Launch::rewrite`] for a shell-form command's `text` (run as `sh
     /// -c TEXT` in `cwd`): each word naming the checked script that the
     /// text runs (a shell's or Python's script, or a simple command's
     /// program) is replaced by the words running the sealed copy: `sh
     /// tools/g.sh` becomes `sh -c '. /proc/self/fd/N' tools/g.sh`, so `$0`
-    /// is still the script's (red team R33b-1). Returns the extra
-    /// environment, or `None` when the text runs no such word (the run
-    /// then goes by path, verified just before).
+    /// is still the script's (red team R33b-1). So are the words of the
+    /// strings it runs (`bash -c "sh g.sh"`, `eval "sh g.sh"`: R34-1),
+    /// quoted as they were. Returns the extra environment, or `None` when
+    /// the text runs no such word (the run then goes by path, verified
+    /// just before).
     pub fn rewrite_text(&self, text: &mut String, cwd: &Path) -> Option<Vec<(String, String)>> {
         let code = self.code()?;
         let fd_path = self.fd_path()?;
@@ -176,20 +259,58 @@ impl Launch {
         if regex::Regex::new(&redirection).is_ok_and(|names| names.is_match(text)) {
             return None;
         }
-        let found = tokens(text);
-        let path = code.path.display().to_string();
-        let mut edits: Vec<(usize, usize, String)> = Vec::new();
         let mut python = false;
+        let edits = self.text_edits(text, cwd, 0, &mut python);
+        if edits.is_empty() {
+            return None;
+        }
+        for (start, end, replacement) in edits.into_iter().rev() {
+            text.replace_range(start..end, &replacement);
+        }
+        let mut env = vec![(
+            super::SCRIPT_ENV.to_owned(),
+            code.path.display().to_string(),
+        )];
+        if python && let Some(dir) = code.path.parent() {
+            env.push(("PYTHONPATH".to_owned(), super::python_path(dir)));
+        }
+        Some(env)
+    }
+
+    /// The edits of [`Launch::rewrite_text`] in `text`, a string `depth`
+    /// strings deep, in order; `python` is set when one runs the copy
+    /// through the Python loader.
+    pub(super) fn text_edits(
+        &self,
+        text: &str,
+        cwd: &Path,
+        depth: usize,
+        python: &mut bool,
+    ) -> Vec<Edit> {
+        let (Some(code), Some(fd_path)) = (self.code(), self.fd_path()) else {
+            return Vec::new();
+        };
+        let found = tokens(text);
+        let mut edits: Vec<Edit> = Vec::new();
+        let mut read_to = 0;
         for (at, token) in found.iter().enumerate() {
+            if at < read_to || token.operator {
+                continue;
+            }
+            if let Some(words) = super::nested_text::string_words(&found, at, depth) {
+                // `eval WORDS`, `bash -c WORD`: the string they run.
+                read_to = at + words.len() + usize::from(token.value == "eval");
+                edits.extend(self.string_edits(words, cwd, depth, python));
+                continue;
+            }
             // As the shell reads it: `$HOME/x`, `~/x`, `./x` (R34-3).
             let plain = |word: &str| {
                 let word = crate::binding::with_home(word);
                 let word = hermes_hooks_core::home::expand_tilde(&word);
                 word.trim_start_matches("./").to_owned()
             };
-            let names_script = !token.operator
-                && (plain(&token.value) == plain(&code.word)
-                    || super::resolves_to(&plain(&token.value), cwd, &code.path));
+            let names_script = plain(&token.value) == plain(&code.word)
+                || super::resolves_to(&plain(&token.value), cwd, &code.path);
             if !names_script {
                 continue;
             }
@@ -199,9 +320,10 @@ impl Launch {
             let before = argv.len() - 1;
             let runs_python = before > 0 && base_name(&argv[0]).starts_with("python");
             let replacement = if runs_python {
-                python = true;
+                *python = true;
                 let loader = super::PYTHON_LOADER.replace("{fd}", &fd_path);
-                format!("-c {} {}", quoted(&loader), quoted(&path))
+                // `sys.argv[0]` as written (R34-12).
+                format!("-c {} {written}", quoted(&loader))
             } else if let Some(shell) = super::shell_sourcing(&argv, before, &fd_path) {
                 let source = quoted(&format!(". {fd_path}"));
                 if before > 0 && argv[before - 1] == "--" {
@@ -236,20 +358,7 @@ impl Launch {
             };
             edits.push((start, token.end, replacement));
         }
-        if edits.is_empty() {
-            return None;
-        }
-        for (start, end, replacement) in edits.into_iter().rev() {
-            text.replace_range(start..end, &replacement);
-        }
-        let mut env = vec![(
-            super::SCRIPT_ENV.to_owned(),
-            code.path.display().to_string(),
-        )];
-        if python && let Some(dir) = code.path.parent() {
-            env.push(("PYTHONPATH".to_owned(), super::python_path(dir)));
-        }
-        Some(env)
+        edits
     }
 }
 

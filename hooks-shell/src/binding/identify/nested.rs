@@ -8,11 +8,11 @@
 
 use std::path::Path;
 
-use super::{Identified, base_name, identify_at, push};
+use super::{Code, Identified, base_name, identify_at, push, with_home};
 use crate::binding::shell::simple_commands;
 
 /// How many `-c` strings deep a command is read.
-const MAX_DEPTH: usize = 4;
+pub(crate) const MAX_DEPTH: usize = 4;
 
 /// Shells that run a `-c` string.
 const SHELLS: [&str; 8] = ["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash"];
@@ -25,6 +25,7 @@ pub(super) fn read_shell_strings(
     depth: usize,
     found: &mut Identified,
 ) {
+    let mut codes: Vec<Code> = Vec::new();
     for script in shell_strings(words) {
         if depth >= MAX_DEPTH {
             found
@@ -33,6 +34,8 @@ pub(super) fn read_shell_strings(
             return;
         }
         for command in simple_commands(script) {
+            // `bash -c "sh $HOME/g.sh"`: `$HOME` either shell's.
+            let command: Vec<String> = command.iter().map(|word| with_home(word)).collect();
             let inner = identify_at(script, Some(&command), cwd, depth + 1);
             for file in inner.files {
                 push(&mut found.files, file);
@@ -40,13 +43,33 @@ pub(super) fn read_shell_strings(
             if let Some(why) = inner.opaque {
                 found.opaque.get_or_insert(why);
             }
+            codes.extend(
+                inner
+                    .code
+                    .filter(|c| codes.iter().all(|had| had.path != c.path)),
+            );
         }
+    }
+    // `bash -c "sh g.sh"`: the one script the strings run is the code,
+    // run from its checked copy (R34-1).
+    if found.code.is_none()
+        && let [one] = codes.as_slice()
+    {
+        found.code = Some(one.clone());
     }
 }
 
 /// The strings a shell among `words` runs with `-c` (`sh -c S`,
 /// `bash -ec S`, `bash -o pipefail -c S`, `env sh -c S`).
 fn shell_strings(words: &[String]) -> Vec<&str> {
+    shell_string_positions(words)
+        .into_iter()
+        .map(|at| words[at].as_str())
+        .collect()
+}
+
+/// Where in `words` the strings of [`shell_strings`] are.
+pub(crate) fn shell_string_positions(words: &[String]) -> Vec<usize> {
     let mut scripts = Vec::new();
     for (at, word) in words.iter().enumerate() {
         if !SHELLS.contains(&base_name(word).as_str()) {
@@ -62,7 +85,9 @@ fn shell_strings(words: &[String]) -> Vec<&str> {
                 break;
             }
             if flag.starts_with('-') && letters.ends_with('c') {
-                scripts.extend(words.get(option + 1).map(String::as_str));
+                if option + 1 < words.len() {
+                    scripts.push(option + 1);
+                }
                 break;
             }
             // `-o pipefail`, `+O extglob`: a value follows.
