@@ -244,3 +244,28 @@ fn a_sealed_python_guard_sees_its_arguments_as_written() {
         assert_eq!(message(&emitted), &want, "{command}: {emitted:#}");
     }
 }
+
+#[test]
+fn a_script_after_a_cd_to_an_inherited_variable_is_the_checked_copy() {
+    // `cd "$REPO"`: the folder the hook inherits. The script was bound to
+    // nothing in particular and run by its path, so content renamed over
+    // it between the check and the run ran (R34-1).
+    let (home, project) = home_with("[claude]");
+    let marker = project.join("PWNED");
+    write(&project, "tools/guard.sh", SAYS_ITS_NAME);
+    let other = format!("cat >/dev/null\ntouch {}\n", marker.display());
+    write(&project, "tools/other.sh", &other);
+    user_fail_closed_command(
+        &home,
+        "cd \"$HERMES_TEST_REPO\" && cp tools/other.sh tools/guard.sh && sh tools/guard.sh",
+    );
+    let mut emit = crate::dialects::emit_rm_command(&home, &project, true);
+    emit.env("HERMES_TEST_REPO", &project);
+    let emitted = crate::support::Run(emit.output().expect("hooks runs")).json();
+    assert!(!marker.exists(), "other content ran: {emitted:#}");
+    assert_eq!(
+        message(&emitted),
+        &json!("ran as tools/guard.sh"),
+        "{emitted:#}"
+    );
+}

@@ -25,7 +25,8 @@ pub(super) fn compound(raw: &str, words: &[String], cwd: &Path) -> Option<Identi
     let mut codes = Vec::new();
     for part in &parts {
         if part[0] == "cd" {
-            here = moved(&here, part.get(1).map(String::as_str).unwrap_or("~"))?;
+            let target = part.get(1).map(String::as_str).unwrap_or("~");
+            here = moved(&here, &from_environment(target, raw))?;
             continue;
         }
         let one = identify_at(raw, Some(part), &here, 1);
@@ -120,6 +121,31 @@ pub(crate) fn with_home(word: &str) -> String {
     word.to_owned()
 }
 
+/// `target` with a leading `$NAME` / `${NAME}` as the value the hook
+/// inherits from our environment (`cd "$REPO" && sh tools/g.sh`: red team
+/// R34-1), unless `raw` could set `NAME` itself (any mention of it but
+/// its expansions): the script is then not named.
+fn from_environment(target: &str, raw: &str) -> String {
+    static LEADING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))(/.*)?$")
+            .expect("valid regex")
+    });
+    let Some(found) = LEADING.captures(target) else {
+        return target.to_owned();
+    };
+    let name = found.get(1).or(found.get(2)).map_or("", |m| m.as_str());
+    let rest = found.get(3).map_or("", |m| m.as_str());
+    let expansions = regex::Regex::new(&format!(r"\$(?:\{{{name}\}}|{name}\b)"));
+    let set_here = expansions.map_or(true, |expansions| {
+        let others = expansions.replace_all(raw, "");
+        regex::Regex::new(&format!(r"\b{name}\b")).map_or(true, |name| name.is_match(&others))
+    });
+    match std::env::var(name) {
+        Ok(value) if !set_here && !value.is_empty() => format!("{value}{rest}"),
+        _ => target.to_owned(),
+    }
+}
+
 /// The folder `cd target` moves to from `here`: `$HOME`, `~` and
 /// `${HOME}` as the home folder; `None` for any other expansion.
 fn moved(here: &Path, target: &str) -> Option<PathBuf> {
@@ -182,5 +208,25 @@ mod tests {
         }
         let text = "cd \"$SOMEWHERE\" && sh tools/guard.sh";
         assert!(compound(text, &words(text), dir.path()).is_none());
+    }
+
+    #[test]
+    fn a_cd_to_an_inherited_variable_is_followed_unless_the_text_sets_it() {
+        let home = std::env::var("HOME").expect("HOME");
+        let raw = "cd \"$HOME\" && sh x";
+        assert_eq!(from_environment("$HOME", raw), home);
+        assert_eq!(from_environment("${HOME}/a", raw), format!("{home}/a"));
+        for raw in [
+            "HOME=/tmp; cd \"$HOME\" && sh x",
+            "read HOME; cd $HOME",
+            "for HOME in a; do cd $HOME; done",
+        ] {
+            assert_eq!(from_environment("$HOME", raw), "$HOME", "{raw}");
+        }
+        assert_eq!(from_environment("$HOME$X", raw), "$HOME$X");
+        assert_eq!(
+            from_environment("$HERMES_SURELY_UNSET_NAME", raw),
+            "$HERMES_SURELY_UNSET_NAME"
+        );
     }
 }
