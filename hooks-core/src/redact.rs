@@ -8,7 +8,9 @@
 //! fragment is dropped, and so are path secrets: by rule for hosts whose
 //! layout is known (Slack, Discord, Zapier's `hooks/catch/<id>/<secret>`,
 //! Teams/Office's `webhookb2/<tenant>@<guid>/IncomingWebhook/<id>/<guid>`,
-//! Teams workflows, IFTTT: everything after the marker segment, however short),
+//! Teams workflows, IFTTT: everything after the marker segment, however short;
+//! on any other host, everything after a `hook(s)`, `webhook(s)`, `token(s)`,
+//! `secret(s)`, `key(s)` or `password` segment),
 //! and elsewhere by shape: `;key=value` segment parameters, and segments holding
 //! a piece that looks like a key (long digit runs, UUIDs and hex, letters mixed
 //! with digits, high-entropy mixed case, anything of 32 characters or more),
@@ -164,6 +166,13 @@ struct HostRule {
     keep: &'static [&'static str],
 }
 
+/// Segments after which, on a host of no known layout, every segment is
+/// secret: the words webhook and capability URLs put before their key.
+const GENERIC_MARKERS: [&str; 14] = [
+    "hook", "hooks", "webhook", "webhooks", "token", "tokens", "secret", "secrets", "key", "keys",
+    "apikey", "api-key", "password", "passwd",
+];
+
 /// The known layouts. Anything else is judged by [`looks_secret`].
 const HOST_RULES: &[HostRule] = &[
     // hooks.slack.com/services/T../B../<secret>, /workflows/.., /triggers/..
@@ -238,11 +247,16 @@ fn mask_segments(host: &str, segments: &[&str]) -> Vec<String> {
 /// before `segments` (everything is then after it).
 fn mask_segments_from(host: &str, segments: &[&str], marker_passed: bool) -> Vec<String> {
     let rule = host_rule(host);
-    let marker = rule.and_then(|rule| {
-        segments
+    let marker = match rule {
+        Some(rule) => segments
             .iter()
-            .position(|segment| rule.markers.contains(segment))
-    });
+            .position(|segment| rule.markers.contains(segment)),
+        // Any host: what follows a word that says a secret follows
+        // (`…/hook/hunter2`, `…/token/abc`: red team R33b-6).
+        None => segments
+            .iter()
+            .position(|segment| GENERIC_MARKERS.contains(&segment.to_ascii_lowercase().as_str())),
+    };
     segments
         .iter()
         .enumerate()
