@@ -102,6 +102,14 @@ pub(super) const MAX_LISTED: usize = 200_000;
 /// The folders the glob `pattern` (`li*`, `.venv/lib/*/site-packages`)
 /// matches from `base`, part by part; at most 256.
 pub(super) fn glob_folders(base: &Path, pattern: &str) -> Vec<PathBuf> {
+    let mut current = glob_matches(base, pattern);
+    current.retain(|folder| folder.is_dir());
+    current
+}
+
+/// The files and folders the glob `pattern` matches from `base`, part by
+/// part; at most 256.
+pub(super) fn glob_matches(base: &Path, pattern: &str) -> Vec<PathBuf> {
     let mut current = vec![base.to_path_buf()];
     for part in pattern.split('/').filter(|part| !part.is_empty()) {
         let mut next = Vec::new();
@@ -125,7 +133,7 @@ pub(super) fn glob_folders(base: &Path, pattern: &str) -> Vec<PathBuf> {
         next.truncate(256);
         current = next;
     }
-    current.retain(|folder| folder.is_dir());
+    current.retain(|path| path.exists());
     current
 }
 

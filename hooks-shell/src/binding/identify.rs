@@ -16,6 +16,7 @@ mod compound;
 pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, shell_string_positions};
 mod nested;
+mod variables;
 
 /// Interpreters whose first non-option argument is the script they run.
 const INTERPRETERS: [&str; 14] = [

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Code, Identified, identify_at};
+use super::{Code, Identified, add_run_file, identify_at};
 
 /// What `raw` (a command line run in `cwd`; `words`, its split) runs
 /// when it holds several simple commands, or one inside a subshell,
@@ -23,7 +23,18 @@ pub(super) fn compound(raw: &str, words: &[String], cwd: &Path) -> Option<Identi
     let mut here = cwd.to_path_buf();
     let mut found = Identified::default();
     let mut codes = Vec::new();
+    let mut variables = super::variables::Variables::default();
     for part in &parts {
+        if variables.assign(part, raw) {
+            continue;
+        }
+        // `V=${V:-.v*}; $V/bin/lint`: what the program is (R34-5), each
+        // file its glob matches bound.
+        let (part, matched) = variables.expand(part, &here);
+        for file in matched {
+            add_run_file(&mut found, here.join(file), &here);
+        }
+        let part = &part;
         if part[0] == "cd" {
             let target = part.get(1).map(String::as_str).unwrap_or("~");
             here = moved(&here, &from_environment(target, raw))?;
@@ -65,9 +76,17 @@ fn simple_parts(raw: &str, depth: usize) -> Vec<Vec<String>> {
     let text = BRACED
         .replace_all(&text.replace('`', ";"), "$$$1")
         .into_owned();
+    // `${V:-.v*}`: its braces kept from the split, put back after.
+    static EXPANSION: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\$\{[^{}]*\}").expect("valid regex"));
+    let text = EXPANSION.replace_all(&text, |found: &regex::Captures<'_>| {
+        found[0].replace('{', "\u{E000}").replace('}', "\u{E001}")
+    });
     let mut parts = Vec::new();
     for words in super::super::shell::simple_commands(&text) {
-        let mut words: Vec<String> = words.iter().map(|word| with_home(word)).collect();
+        let mut words: Vec<String> = (words.iter())
+            .map(|word| with_home(&word.replace('\u{E000}', "{").replace('\u{E001}', "}")))
+            .collect();
         // `X=1 sh g.sh`: what runs is after the assignments.
         let assignments = words.iter().take_while(|word| {
             word.split_once('=').is_some_and(|(name, _)| {
@@ -208,6 +227,19 @@ mod tests {
         }
         let text = "cd \"$SOMEWHERE\" && sh tools/guard.sh";
         assert!(compound(text, &words(text), dir.path()).is_none());
+    }
+
+    #[test]
+    fn a_program_a_variable_names_by_a_glob_is_bound() {
+        // R34-5: `$V` was bound as the folder named `$V`.
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join(".vtools/bin")).expect("bin");
+        let lint = dir.path().join(".vtools/bin/lint");
+        std::fs::write(&lint, "#!/bin/sh\n").expect("lint");
+        let text = "V=${R34_SURELY_UNSET_V:-.v*}; $V/bin/lint";
+        let words = shlex::split(text).expect("split");
+        let found = compound(text, &words, dir.path()).expect("compound");
+        assert!(found.files.contains(&lint), "{:?}", found.files);
     }
 
     #[test]
