@@ -39,9 +39,39 @@ pub fn open_regular(path: &Path) -> io::Result<File> {
     ))
 }
 
+/// The bytes of `path`, opened by [`open_regular`]: at most `limit` bytes,
+/// a larger file an [`io::ErrorKind::InvalidData`] error saying so (a link
+/// to `/dev/zero` is refused, never read without end).
+pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    open_regular(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("is over {limit} bytes"),
+        ));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::open_regular;
+    use super::{open_regular, read_capped};
+
+    #[test]
+    fn a_capped_read_refuses_what_is_larger() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("a.json");
+        std::fs::write(&file, "0123456789").expect("write");
+        assert_eq!(read_capped(&file, 10).expect("fits"), b"0123456789");
+        let error = read_capped(&file, 9).expect_err("too large");
+        assert!(error.to_string().contains("over 9 bytes"), "{error}");
+        let error = read_capped(std::path::Path::new("/dev/zero"), 9).expect_err("a device");
+        assert!(error.to_string().contains("a device"), "{error}");
+    }
 
     #[test]
     fn only_a_regular_file_opens() {

@@ -364,13 +364,18 @@ impl Allowlist {
     /// The whole document (an object with an `approvals` list; a missing
     /// file is an empty one), or what makes the file unusable.
     fn load(&self) -> Result<Value, String> {
-        let bytes = match std::fs::read(&self.path) {
-            Ok(bytes) => bytes,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(json!({"approvals": []}));
-            }
-            Err(error) => return Err(format!("cannot read the shell hook allowlist ({error})")),
-        };
+        // Never a read that blocks or does not end (a FIFO, `/dev/zero`:
+        // red team R35-1).
+        let bytes =
+            match hermes_hooks_core::regular_file::read_capped(&self.path, MAX_ALLOWLIST_BYTES) {
+                Ok(bytes) => bytes,
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                    return Ok(json!({"approvals": []}));
+                }
+                Err(error) => {
+                    return Err(format!("cannot read the shell hook allowlist ({error})"));
+                }
+            };
         let text = String::from_utf8_lossy(&bytes);
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         match serde_json::from_str::<Value>(text) {
@@ -402,6 +407,9 @@ impl Allowlist {
         target
     }
 }
+
+/// The largest allowlist read (a bigger one is unusable, as a broken one is).
+const MAX_ALLOWLIST_BYTES: u64 = 64 * 1024 * 1024;
 
 /// `<path>.lock`, hermes-agent's lock file name for the allowlist at `path`.
 fn lock_path_of(path: &Path) -> PathBuf {

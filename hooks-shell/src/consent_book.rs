@@ -35,19 +35,25 @@ pub(crate) struct ConsentBook {
     accept: bool,
     /// The load's tree digests: each tree hashed once, not once per hook.
     trees: TreeCache,
+    /// Why the allowlist could not be read (it then reads as empty).
+    unreadable: Option<String>,
 }
 
 impl ConsentBook {
     /// Reads the allowlist of `home`; `accept` approves unapproved hooks.
     pub(crate) fn open(home: &Path, accept: bool) -> Self {
         let allowlist = Allowlist::in_home(home);
-        let approvals = allowlist.approvals();
+        let snapshot = allowlist.read();
+        if let Some(warning) = &snapshot.warning {
+            tracing::warn!("{warning}");
+        }
         ConsentBook {
             allowlist,
-            approvals,
+            approvals: snapshot.approvals,
             settled: HashMap::new(),
             accept,
             trees: TreeCache::new(),
+            unreadable: snapshot.warning,
         }
     }
 
@@ -108,9 +114,20 @@ impl ConsentBook {
                 }
             }
         };
-        if let Verdict::Approved(approved) = &verdict {
-            self.settled.insert(key, approved.clone());
+        match verdict {
+            Verdict::Approved(approved) => {
+                self.settled.insert(key, approved.clone());
+                Verdict::Approved(approved)
+            }
+            // Its approval may be in the file that cannot be read: say so
+            // (red team R35-1).
+            Verdict::Denied { changed, why } => Verdict::Denied {
+                changed,
+                why: match &self.unreadable {
+                    Some(problem) => format!("{why}; {problem}"),
+                    None => why,
+                },
+            },
         }
-        verdict
     }
 }

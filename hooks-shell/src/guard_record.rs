@@ -2,8 +2,8 @@
 //! guarded, so a file that later breaks (no longer parses, or parses into a
 //! shape that drops a guard) keeps blocking what it guarded.
 //!
-//! One small JSON file per guarded file under
-//! `<home>/.hooks-cache/imported-guards/` (imported files, `config.yaml`'s
+//! One small JSON file per guarded file under `<home>/guard-records/`
+//! (`<home>/.hooks-cache/imported-guards/` before, still read; imported files, `config.yaml`'s
 //! own `hooks:` and its `hooks_from:` list alike), so two processes never
 //! lose each other's writes. A record that exists but cannot be read is
 //! [`Remembered::Unreadable`], never "no guard"; a record that cannot be
@@ -16,8 +16,16 @@ use hermes_hooks_core::HookEvent;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-/// Where the records live, under the Hermes home.
-const CACHE_DIR: &str = ".hooks-cache/imported-guards";
+/// Where the records live, under the Hermes home: state, not a cache (a
+/// user clearing `.hooks-cache` wiped them, and a broken settings file then
+/// read as never guarded: red team R35-2).
+const RECORD_DIR: &str = "guard-records";
+
+/// Where older versions kept them: read when the new place has none.
+const OLD_RECORD_DIR: &str = ".hooks-cache/imported-guards";
+
+/// The largest record read (a larger one is unreadable).
+const MAX_RECORD_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The record format; another version is ignored (read as "never parsed").
 const VERSION: u64 = 1;
@@ -36,9 +44,31 @@ pub(crate) enum Remembered {
 
 /// The record file of the path keyed `key` under `home`.
 fn record_path(home: &Path, key: &str) -> PathBuf {
+    home.join(RECORD_DIR).join(record_name(key))
+}
+
+/// The file name of the record keyed `key`.
+fn record_name(key: &str) -> String {
     let digest = Sha256::digest(key.as_bytes());
     let name: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
-    home.join(CACHE_DIR).join(format!("{name}.json"))
+    format!("{name}.json")
+}
+
+/// A record file read: its path and bytes.
+type RecordFile = (PathBuf, Vec<u8>);
+
+/// The bytes of the record keyed `key`: where records are kept, else
+/// where older versions kept them; `Ok(None)` when neither has it.
+fn record_bytes(home: &Path, key: &str) -> Result<Option<RecordFile>, (PathBuf, String)> {
+    for folder in [RECORD_DIR, OLD_RECORD_DIR] {
+        let path = home.join(folder).join(record_name(key));
+        match hermes_hooks_core::regular_file::read_capped(&path, MAX_RECORD_BYTES) {
+            Ok(bytes) => return Ok(Some((path, bytes))),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err((path, error.to_string())),
+        }
+    }
+    Ok(None)
 }
 
 /// The path a record is keyed by: canonical when it can be resolved.
@@ -83,11 +113,10 @@ pub(crate) fn recall_key(home: &Path, key: &str) -> Remembered {
 type Record = (Vec<HookEvent>, Option<Vec<String>>);
 
 fn read_record(home: &Path, key: &str) -> Result<Option<Record>, String> {
-    let path = record_path(home, key);
-    let bytes = match std::fs::read(&path) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(error) => return Err(unreadable(&path, &error.to_string())),
+    let (path, bytes) = match record_bytes(home, key) {
+        Ok(Some(found)) => found,
+        Ok(None) => return Ok(None),
+        Err((path, error)) => return Err(unreadable(&path, &error)),
     };
     let record: Value =
         serde_json::from_slice(&bytes).map_err(|error| unreadable(&path, &error.to_string()))?;
@@ -214,7 +243,7 @@ fn write_atomically(target: &Path, value: &Value) -> std::io::Result<()> {
 /// Another record kept beside a file's (`<path>#<part>`): its JSON, when
 /// there is one that reads.
 pub(crate) fn read_part(home: &Path, source: &Path, part: &str) -> Option<Value> {
-    let bytes = std::fs::read(record_path(home, &format!("{}#{part}", named_key(source)))).ok()?;
+    let (_, bytes) = record_bytes(home, &format!("{}#{part}", named_key(source))).ok()??;
     serde_json::from_slice(&bytes).ok()
 }
 
@@ -233,7 +262,7 @@ pub(crate) fn write_part(home: &Path, source: &Path, part: &str, value: Option<&
 /// Whether records can be written under `home` at all (probed by writing
 /// one): `Err` says why not. Asked only when a file broke with no record.
 pub(crate) fn store_writable(home: &Path) -> Result<(), String> {
-    let folder = home.join(CACHE_DIR);
+    let folder = home.join(RECORD_DIR);
     std::fs::create_dir_all(&folder)
         .and_then(|()| tempfile::NamedTempFile::new_in(&folder).map(drop))
         .map_err(|error| format!("cannot write in {}: {error}", folder.display()))
@@ -315,10 +344,26 @@ mod tests {
     #[test]
     fn a_store_that_is_a_file_cannot_be_written() {
         let home = tempfile::tempdir().expect("home");
-        std::fs::write(home.path().join(".hooks-cache"), "").expect("a file");
+        std::fs::write(home.path().join(RECORD_DIR), "").expect("a file");
         let file = home.path().join("settings.json");
         assert!(store_writable(home.path()).is_err());
         let error = remember(home.path(), &file, &[HookEvent::PreToolCall]).expect_err("no store");
-        assert!(error.contains(".hooks-cache"), "{error}");
+        assert!(error.contains(RECORD_DIR), "{error}");
+    }
+
+    #[test]
+    fn records_are_kept_apart_from_caches_and_the_old_place_is_still_read() {
+        // R35-2: clearing `.hooks-cache` wiped them.
+        let home = tempfile::tempdir().expect("home");
+        let file = home.path().join("settings.json");
+        std::fs::write(&file, "{}").expect("file");
+        remember(home.path(), &file, &[HookEvent::PreToolCall]).expect("written");
+        std::fs::remove_dir_all(home.path().join(".hooks-cache")).ok();
+        let guarded = Remembered::Guarded(vec![HookEvent::PreToolCall]);
+        assert_eq!(recall(home.path(), &file), guarded);
+        let old = home.path().join(OLD_RECORD_DIR);
+        std::fs::create_dir_all(&old).expect("old folder");
+        std::fs::rename(home.path().join(RECORD_DIR), &old).expect("moved back");
+        assert_eq!(recall(home.path(), &file), guarded);
     }
 }

@@ -80,6 +80,7 @@ mod round32;
 mod round32_open;
 mod round33;
 mod round33_reach;
+mod round35;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -164,7 +164,7 @@ fn an_import_list_that_drops_its_format_without_taking_it_out_keeps_blocking() {
 fn a_settings_file_that_breaks_without_a_usable_record_blocks() {
     // The record cannot be written: the cache folder's place is a file.
     let (home, project) = home_with("[claude]");
-    std::fs::write(home.hermes.join(".hooks-cache"), "").expect("a file");
+    std::fs::write(home.hermes.join("guard-records"), "").expect("a file");
     let ran = answering(&json!({"decision": "block", "reason": "user guard"}));
     user_fail_closed_guard(&home, "Bash", &ran, None);
     let run = in_project(
@@ -184,7 +184,7 @@ fn a_settings_file_that_breaks_without_a_usable_record_blocks() {
 
     // The record is corrupted, then the file breaks.
     let (home, project) = imported_guard();
-    let records = home.hermes.join(".hooks-cache/imported-guards");
+    let records = home.hermes.join("guard-records");
     for record in std::fs::read_dir(&records).expect("records") {
         std::fs::write(record.expect("entry").path(), "garbage").expect("corrupt");
     }
@@ -231,6 +231,31 @@ fn a_managed_guard_whose_file_breaks_keeps_blocking() {
         "{approved:#}"
     );
     std::fs::write(managed.join("config.yaml"), "hooks: [\n").expect("break it");
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(action(&emitted), &json!("block"), "{emitted:#}");
+}
+
+#[test]
+fn a_settings_file_that_breaks_after_the_caches_are_cleared_keeps_blocking() {
+    // R35-2: the records lived in `.hooks-cache`; clearing it made a broken
+    // settings file read as never guarded, and `rm -rf /` was allowed.
+    let (home, project) = imported_guard();
+    std::fs::remove_dir_all(home.hermes.join(".hooks-cache")).ok();
+    let settings = home.user_home.join(".claude/settings.json");
+    std::fs::write(&settings, "{\"hooks\": {").expect("truncate");
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(action(&emitted), &json!("block"), "{emitted:#}");
+}
+
+#[test]
+fn a_broken_settings_file_without_a_record_that_names_fail_closed_blocks() {
+    // No record at all (removed), but the text still says it guards.
+    let (home, project) = imported_guard();
+    std::fs::remove_dir_all(home.hermes.join("guard-records")).expect("records");
+    let settings = home.user_home.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).expect("settings");
+    assert!(text.contains("failClosed"), "{text}");
+    std::fs::write(&settings, &text[..text.len() - 3]).expect("truncate");
     let emitted = emit_terminal(&home, &project, "rm -rf /", false);
     assert_eq!(action(&emitted), &json!("block"), "{emitted:#}");
 }

@@ -89,7 +89,8 @@ fn remember_entry(home: &Path, key: &str, fingerprint: &str, executable: &Path) 
 
 /// The cached entries (empty when missing, unreadable or of another version).
 fn read(home: &Path) -> Map<String, Value> {
-    let document: Option<Value> = std::fs::read(home.join(CACHE_DIR).join(CACHE_FILE))
+    let path = home.join(CACHE_DIR).join(CACHE_FILE);
+    let document: Option<Value> = crate::regular_file::read_capped(&path, 1024 * 1024)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok());
     match document {

@@ -338,7 +338,11 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     // A config.toml cut at a line still parses (R12-4): told by its record.
     let toml_text = source
         .toml
-        .then(|| std::fs::read_to_string(&source.path).ok())
+        .then(|| {
+            hermes_hooks_core::regular_file::read_capped(&source.path, super::file::MAX_FILE_BYTES)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+        })
         .flatten();
     if let Some(problem) = toml_text
         .as_deref()

@@ -15,7 +15,8 @@ const HOME_WRITTEN_FOR: &str = "~/.hermes/";
 /// checked is another folder; `None` when the home is `~/.hermes` itself
 /// or its config names nothing there.
 pub fn note(home: &Home) -> Option<String> {
-    let text = std::fs::read_to_string(home.config_file()).ok()?;
+    let bytes = hermes_hooks_core::regular_file::read_capped(home.config_file(), 8 << 20).ok()?;
+    let text = String::from_utf8_lossy(&bytes);
     let named = text
         .lines()
         .filter(|line| !line.trim_start().starts_with('#'))
