@@ -88,3 +88,18 @@ fn a_program_a_variable_finds_by_a_glob_is_bound() {
         },
     );
 }
+
+#[test]
+fn a_projects_codex_config_that_is_a_fifo_holds_nothing() {
+    // Found beside R35-1: `.codex/config.toml` was read whole before it was
+    // checked, so a repository shipping a FIFO held every emit forever.
+    let (home, project) = home_with("[codex]");
+    std::fs::create_dir_all(project.join(".codex")).expect("folder");
+    let config = project.join(".codex/config.toml");
+    nix::unistd::mkfifo(&config, nix::sys::stat::Mode::S_IRWXU).expect("fifo");
+    let run = finished(crate::dialects::emit_terminal_command(
+        &home, &project, None, "ls", false,
+    ))
+    .expect("emit did not end in 30 s");
+    assert!(run.stderr().contains("is a FIFO"), "{}", run.stderr());
+}
