@@ -35,7 +35,8 @@ pub(crate) struct ConsentBook {
     accept: bool,
     /// The load's tree digests: each tree hashed once, not once per hook.
     trees: TreeCache,
-    /// Why the allowlist could not be read (it then reads as empty).
+    /// Why the allowlist could not be read (it then reads as empty; the
+    /// warning is given once, at open).
     unreadable: Option<String>,
 }
 
@@ -124,7 +125,10 @@ impl ConsentBook {
             Verdict::Denied { changed, why } => Verdict::Denied {
                 changed,
                 why: match &self.unreadable {
-                    Some(problem) => format!("{why}; {problem}"),
+                    Some(_) => format!(
+                        "{why}; the shell hook allowlist cannot be read, so no approval is \
+                         found in it (fix it: `hooks doctor` says what is wrong)"
+                    ),
                     None => why,
                 },
             },
