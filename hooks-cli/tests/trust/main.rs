@@ -81,6 +81,7 @@ mod round32_open;
 mod round33;
 mod round33_reach;
 mod round35;
+mod round35_reach;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -62,7 +62,7 @@ fn a_sealed_perl_script_finds_its_modules_by_findbin() {
 
 /// Whether `command`, approved in a checkout `setup` made, asks again
 /// after `change`.
-fn asks_after(command: &str, setup: &[(&str, &str)], change: &[(&str, &str)]) {
+pub(crate) fn asks_after(command: &str, setup: &[(&str, &str)], change: &[(&str, &str)]) {
     changed_asks_again(
         command,
         |project| {

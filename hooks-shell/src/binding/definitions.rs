@@ -157,10 +157,13 @@ pub(super) fn reached_within(
             }
             for here in &heres {
                 program_reaches(program, &read, here, (project_hook, depth), found);
+                if program.names.contains(&"pip") {
+                    pip::local_projects(&words[1..], &unwrapped.assignments, here, found);
+                }
             }
         } else if project_hook && matches!(name.as_str(), "python" | "python3") {
             for here in &heres {
-                python::python_modules(&words[1..], here, found);
+                python::python_modules(&words[1..], &unwrapped.assignments, here, found);
             }
         }
     }
@@ -381,6 +384,7 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
 
 mod follow;
 mod options;
+mod pip;
 mod python;
 #[cfg(test)]
 mod spellings;

@@ -63,9 +63,16 @@ pub(super) const MODULE_SETTINGS: [(&str, &[&str]); 6] = [
     ("dotenv", &[".env"]),
 ];
 
-/// Binds what `args` (a Python's, run in `dir`) imports from `dir`, and
-/// the settings files there its module reads ([`MODULE_SETTINGS`]).
-pub(super) fn python_modules(args: &[String], dir: &Path, found: &mut Reached) {
+/// Binds what `args` (a Python's, run in `dir` with the variables
+/// `assignments` set) imports from `dir`, the settings files there its
+/// module reads ([`MODULE_SETTINGS`]) and, for pip, the local projects it
+/// builds ([`super::pip`]).
+pub(super) fn python_modules(
+    args: &[String],
+    assignments: &[(String, String)],
+    dir: &Path,
+    found: &mut Reached,
+) {
     let parsed = getopt::parse(&PYTHON, args);
     let mut names = Vec::new();
     let mut runs = None;
@@ -87,6 +94,9 @@ pub(super) fn python_modules(args: &[String], dir: &Path, found: &mut Reached) {
         .find(|(name, _)| Some(*name) == runs.as_deref());
     for file in settings.map(|(_, files)| *files).unwrap_or_default() {
         found.add(dir.join(file));
+    }
+    if runs.as_deref() == Some("pip") {
+        super::pip::local_projects(&parsed.rest, assignments, dir, found);
     }
     if let Some(why) = parsed.unsure {
         found.unsure("python", &why);
