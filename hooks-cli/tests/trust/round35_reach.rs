@@ -1,6 +1,7 @@
 //! Red team round 35: what a project hook reaches through its tools. pip's
 //! local projects other than `.` and its `--find-links` folders (R35-3,
-//! R35-4).
+//! R35-4); Flask's `from_pyfile` files (R35-5); python-dotenv's `.env`
+//! read by a hook's own code (R35-6).
 
 use crate::round30_open::each_holds;
 use crate::round33_reach::asks_after;
@@ -60,6 +61,58 @@ fn the_local_projects_pip_builds_are_bound() {
                 ("requirements.txt", "--find-links ./dist\np\n"),
             ],
             &[("dist/p-1.tar.gz", "changed\n")],
+        ),
+    ];
+    each_holds(&cases, |(command, setup, change)| {
+        asks_after(command, setup, change)
+    });
+}
+
+#[test]
+fn files_flask_and_dotenv_read_for_the_projects_code_are_bound() {
+    let app = "from flask import Flask\napp = Flask(__name__)\napp.config.from_pyfile(\"settings.cfg\")\n";
+    let instance_app = "from flask import Flask\n\
+        app = Flask(__name__, instance_relative_config=True)\n\
+        app.config.from_pyfile('app.cfg')\n";
+    let loads = "from dotenv import load_dotenv\nimport subprocess\nload_dotenv()\n\
+        subprocess.run(['python3', '-c', 'print(1)'])\n";
+    let values = "import os, subprocess\nfrom dotenv import dotenv_values\n\
+        subprocess.run(['python3'], env={**os.environ, **dotenv_values()})\n";
+    let pythonpath = [
+        (".env", "PYTHONPATH=lib\n"),
+        ("lib/sitecustomize.py", "X = 2\n"),
+    ];
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [(&'a str, &'a str)]);
+    let cases: [Case; 5] = [
+        (
+            "true || flask routes",
+            &[("app.py", app), ("settings.cfg", "X = 1\n")],
+            &[("settings.cfg", "X = 2\n")],
+        ),
+        (
+            "true || flask routes",
+            &[("app.py", instance_app), ("instance/app.cfg", "X = 1\n")],
+            &[("instance/app.cfg", "X = 2\n")],
+        ),
+        // Missing where Flask looks first: made later, it asks.
+        (
+            "true || flask routes",
+            &[
+                ("app.py", instance_app),
+                ("app.cfg", "X = 1\n"),
+                ("instance/README", "\n"),
+            ],
+            &[("instance/app.cfg", "X = 2\n")],
+        ),
+        (
+            "true || python3 .claude/hooks/c.py",
+            &[(".claude/hooks/c.py", loads), (".env", "X=1\n")],
+            &pythonpath,
+        ),
+        (
+            "true || python3 .claude/hooks/c.py",
+            &[(".claude/hooks/c.py", values)],
+            &pythonpath,
         ),
     ];
     each_holds(&cases, |(command, setup, change)| {

@@ -78,6 +78,7 @@ mod places;
 mod quiet;
 mod read;
 mod scopes;
+mod settings_code;
 mod spelled;
 mod spellings;
 mod tops;
@@ -365,10 +366,7 @@ impl Names {
                 }
             }
         }
-        // After its words: the folders they name may hold a repository.
-        if git_config::runs_git(&text) {
-            self.bind_git_config();
-        }
+        self.after_words(&text, dir, code);
     }
 
     /// Binds what `word` names, looked up everywhere or only in `only`, as
