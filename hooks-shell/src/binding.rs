@@ -29,6 +29,7 @@ pub(crate) use identify::{
 };
 mod led_to;
 mod mentions;
+mod named_digests;
 mod node_chain;
 mod peek;
 mod perl_inc;
@@ -292,26 +293,7 @@ impl Subject {
         let uncovered = reaches
             .iter()
             .filter(|f| !covered.iter().any(|t| f.starts_with(t)));
-        for file in uncovered.cloned() {
-            if environment::bind_whole(&file, project, &mut binding.mentioned)? {
-                continue;
-            }
-            let hash = match std::fs::metadata(&file) {
-                Ok(metadata) if metadata.is_file() => {
-                    cache::cached_file(&file, || content_or_metadata(&file))
-                }
-                // An environment, or project code one leads to: whole, by
-                // what each entry is (R27-1, R28-1).
-                Ok(metadata) if metadata.is_dir() => {
-                    environment::bind_folder(&file, project, &mut binding.mentioned)?;
-                    continue;
-                }
-                // Never opened: a FIFO would block.
-                Ok(_) => "not a regular file".to_owned(),
-                Err(_) => "missing".to_owned(),
-            };
-            binding.mentioned.insert(file, hash);
-        }
+        named_digests::bind_named_files(uncovered.cloned(), project, &mut binding.mentioned)?;
         let named: Vec<PathBuf> = binding.mentioned.keys().cloned().collect();
         perl_inc::bind(self, found, &named, project, &mut binding.mentioned)?;
         node_chain::bind(
