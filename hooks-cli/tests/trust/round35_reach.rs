@@ -1,7 +1,8 @@
 //! Red team round 35: what a project hook reaches through its tools. pip's
 //! local projects other than `.` and its `--find-links` folders (R35-3,
 //! R35-4); Flask's `from_pyfile` files (R35-5); python-dotenv's `.env`
-//! read by a hook's own code (R35-6).
+//! read by a hook's own code (R35-6); cfn-lint's `--config-file` rules and
+//! what a rule file imports from outside its folder (R35-7).
 
 use crate::round30_open::each_holds;
 use crate::round33_reach::asks_after;
@@ -113,6 +114,42 @@ fn files_flask_and_dotenv_read_for_the_projects_code_are_bound() {
             "true || python3 .claude/hooks/c.py",
             &[(".claude/hooks/c.py", values)],
             &pythonpath,
+        ),
+    ];
+    each_holds(&cases, |(command, setup, change)| {
+        asks_after(command, setup, change)
+    });
+}
+
+#[test]
+fn the_rules_cfn_lint_loads_and_what_they_import_are_bound() {
+    let template = ("t.yaml", "Resources: {}\n");
+    let rcfile = (".cfnlintrc", "append_rules:\n  - rules\n");
+    let helper = ("lib/rh.py", "X = 1\n");
+    let changed_helper = ("lib/rh.py", "X = 2\n");
+    let from_cwd = "import sys\nsys.path.insert(0, \"lib\")\nimport rh\n";
+    let from_file =
+        "import os, sys\nsys.path.insert(0, os.path.dirname(__file__) + \"/../lib\")\nimport rh\n";
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [(&'a str, &'a str)]);
+    let cases: [Case; 3] = [
+        (
+            "true || cfn-lint --config-file lint.yml t.yaml",
+            &[
+                template,
+                ("lint.yml", "append_rules:\n  - rules\n"),
+                ("rules/r.py", "X = 1\n"),
+            ],
+            &[("rules/r.py", "X = 2\n")],
+        ),
+        (
+            "true || cfn-lint t.yaml",
+            &[template, rcfile, ("rules/r.py", from_cwd), helper],
+            &[changed_helper],
+        ),
+        (
+            "true || cfn-lint t.yaml",
+            &[template, rcfile, ("rules/r.py", from_file), helper],
+            &[changed_helper],
         ),
     ];
     each_holds(&cases, |(command, setup, change)| {

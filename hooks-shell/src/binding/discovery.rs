@@ -93,7 +93,9 @@ pub(super) fn bind(
         }
     }
     if has("cfn-lint") {
-        for folder in super::runner_settings::cfn_lint_rules(&tokens, &bases, project) {
+        let rules = super::runner_settings::cfn_lint_rules(&tokens, &bases, project);
+        bind_rule_code(&rules, (cwd, project), mentioned)?;
+        for folder in rules {
             searched.push((folder, PYTHON, "cfn-lint rules"));
         }
     }
@@ -143,6 +145,34 @@ pub(super) fn bind(
         mentioned.insert(key, digest);
     }
     Ok(())
+}
+
+/// Reads the Python files under the rule `folders` cfn-lint imports as a
+/// hook's own code is read: what they import from outside the folder
+/// (`sys.path.insert(0, "lib")`, a path from `__file__`) and name is bound
+/// (red team R35-7).
+fn bind_rule_code(
+    folders: &[PathBuf],
+    (cwd, project): (&Path, &Path),
+    mentioned: &mut std::collections::BTreeMap<PathBuf, String>,
+) -> Result<(), BindError> {
+    let mut rules = Vec::new();
+    for folder in folders.iter().map(|folder| super::normalize(folder)) {
+        if folder.starts_with(project) {
+            rules.extend(
+                code_under(&folder, &["py"], false)?
+                    .into_iter()
+                    .map(|(_, p)| p),
+            );
+        }
+    }
+    rules.sort();
+    rules.dedup();
+    if rules.is_empty() {
+        return Ok(());
+    }
+    let named = super::mentions::named_files(project, cwd, "", &rules, &[])?;
+    super::named_digests::bind_named_files(named, project, mentioned)
 }
 
 /// The folders jq searches for modules: each `-L dir` (`-Ldir`,

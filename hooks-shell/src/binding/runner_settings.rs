@@ -84,12 +84,10 @@ fn runner_part(name: &str, text: String) -> String {
         .join("\n")
 }
 
-/// The project folders other than its top the words of `text` (a settings
-/// file in `dir`) name; the part before a glob (`tests/*/unit`: `tests`).
 /// The folders of rules cfn-lint imports every Python file of: each its
-/// settings (`.cfnlintrc`, `append_rules: [tools/rules]`) or its
-/// `--append-rules` / `-a` option names, from where it runs (red team
-/// R33-5).
+/// settings (`.cfnlintrc`, `append_rules: [tools/rules]`, or the file
+/// its `--config-file` names) or its `--append-rules` / `-a` option names,
+/// from where it runs (red team R33-5, R35-7).
 pub(super) fn cfn_lint_rules(tokens: &[String], bases: &[PathBuf], project: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for base in bases {
@@ -103,10 +101,30 @@ pub(super) fn cfn_lint_rules(tokens: &[String], bases: &[PathBuf], project: &Pat
                 found.extend(named_folders(&pair[1], base, project));
             }
         }
+        // A settings file named by option, read as `.cfnlintrc` is (R35-7).
+        for (at, token) in tokens.iter().enumerate() {
+            let named = match token.as_str() {
+                "--config-file" => tokens.get(at + 1).map(String::as_str),
+                _ => token.strip_prefix("--config-file="),
+            };
+            let Some(path) = named.map(|name| base.join(name)) else {
+                continue;
+            };
+            let Some(text) = super::peek::small_text(&path) else {
+                continue;
+            };
+            found.extend(named_folders(&text, base, project));
+            found.extend(
+                path.parent()
+                    .map_or_else(Vec::new, |dir| named_folders(&text, dir, project)),
+            );
+        }
     }
     found
 }
 
+/// The project folders other than its top the words of `text` (a settings
+/// file in `dir`) name; the part before a glob (`tests/*/unit`: `tests`).
 fn named_folders(text: &str, dir: &Path, project: &Path) -> Vec<PathBuf> {
     let words = text.split(|c: char| c.is_whitespace() || "=,[]{}()\"';:".contains(c));
     let mut found = Vec::new();
