@@ -176,7 +176,7 @@ impl Reading {
             bases.push(here.to_path_buf());
         }
         for base in &bases {
-            for place in run_folders(base, &[path.clone()]) {
+            for place in run_folders(base, std::slice::from_ref(&path)) {
                 let place = crate::binding::normalize(&place);
                 if ARCHIVES.iter().any(|ending| path.ends_with(ending)) {
                     found.add(place);
@@ -196,7 +196,7 @@ impl Reading {
             return;
         };
         for base in bases {
-            for place in run_folders(base, &[path.clone()]) {
+            for place in run_folders(base, std::slice::from_ref(&path)) {
                 found.add(crate::binding::normalize(&place));
             }
         }
