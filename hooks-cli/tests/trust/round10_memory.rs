@@ -259,3 +259,31 @@ fn a_broken_settings_file_without_a_record_that_names_fail_closed_blocks() {
     let emitted = emit_terminal(&home, &project, "rm -rf /", false);
     assert_eq!(action(&emitted), &json!("block"), "{emitted:#}");
 }
+
+#[test]
+fn a_guard_added_with_a_typo_to_a_file_read_without_one_blocks() {
+    // R36-4: the record of the last good read ("no guard") won over the
+    // broken text that now holds one, and `rm -rf /` was allowed.
+    let (home, project) = home_with("[claude]");
+    let plain = json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": "true"}]}]}});
+    let settings =
+        crate::dialects::write(&home.user_home, ".claude/settings.json", &plain.to_string());
+    let read = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(read["runs"][0]["status"], json!("completed"), "{read:#}");
+    let guarded = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "true", "failClosed": true},]}]}}"#;
+    for text in [guarded.as_bytes().to_vec(), utf16(guarded)] {
+        std::fs::write(&settings, &text).expect("broken");
+        let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+        assert_eq!(action(&emitted), &json!("block"), "{emitted:#}");
+    }
+}
+
+/// `text` in UTF-16 (little-endian, with its byte order mark).
+fn utf16(text: &str) -> Vec<u8> {
+    let mut bytes = vec![0xFF, 0xFE];
+    text.encode_utf16()
+        .for_each(|unit| bytes.extend(unit.to_le_bytes()));
+    bytes
+}

@@ -77,22 +77,6 @@ pub struct BrokenFile {
 /// The fix every message of a broken file names.
 pub(super) const FIX: &str = "fix the file (`hooks doctor` shows what is wrong), or take it out of hooks_from: in config.yaml";
 
-/// Whether the text of `path` (read as far as it can be) names a
-/// fail-closed setting in any spelling (`failClosed`, `fail_closed`).
-fn names_fail_closed(path: &Path) -> bool {
-    let Ok(bytes) = hermes_hooks_core::regular_file::open_regular(path).and_then(|file| {
-        use std::io::Read;
-        let mut bytes = Vec::new();
-        file.take(super::file::MAX_FILE_BYTES)
-            .read_to_end(&mut bytes)
-            .map(|_| bytes)
-    }) else {
-        return false;
-    };
-    let text = String::from_utf8_lossy(&bytes).to_ascii_lowercase();
-    text.contains("failclosed") || text.contains("fail_closed") || text.contains("fail-closed")
-}
-
 /// What to do about `file`: which events block, and the warning to give.
 /// `explicit`: named by `{format, path}` in `hooks_from:`; `found`: the
 /// events the file's own fail-closed entries guard, when its content could
@@ -114,20 +98,25 @@ pub(super) fn broken_file(
         (Remembered::Never, false) if explicit => Ok(Some(
             "it is named in hooks_from: and was never read".to_owned(),
         )),
-        // No record (it was removed with the cache: red team R35-2), but
-        // the text says it holds a guard.
-        (Remembered::Never, false) if names_fail_closed(path) => Ok(Some(
-            "it has no record of a good read, and its text names failClosed".to_owned(),
-        )),
         (Remembered::Never, false) => Ok(store_writable(home)
             .err()
             .map(|why| format!("it was never read, and its guard record {why}"))),
     };
-    let (mut blocked, known, unknown) = match unknown {
+    let (mut blocked, mut known, mut unknown) = match unknown {
         Err(events) => (events, true, None),
         Ok(Some(why)) => (vec![HookEvent::PreToolCall], false, Some(why)),
         Ok(None) => (Vec::new(), found.is_some(), None),
     };
+    // Its text names a fail-closed setting its record does not hold (a
+    // guard added with a typo, a record lost: red team R35-2, R36-4).
+    if found.is_none()
+        && !blocked.contains(&HookEvent::PreToolCall)
+        && super::guard_text::names_fail_closed(path)
+    {
+        blocked.push(HookEvent::PreToolCall);
+        known = false;
+        unknown = Some("its text names failClosed, which no good read of it recorded".to_owned());
+    }
     let read = found.is_some();
     blocked.extend(found.into_iter().flatten());
     blocked.sort_by_key(|event| event.index());

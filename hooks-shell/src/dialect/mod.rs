@@ -25,6 +25,7 @@ pub mod exec;
 pub mod file;
 mod file_paths;
 mod guard_rule;
+mod guard_text;
 pub mod guards;
 pub mod http;
 pub(crate) mod json_duplicates;
