@@ -151,6 +151,7 @@ impl Launch {
                 .first()
                 .is_some_and(|program| base_name(program).starts_with("python"));
         let path = code.path.display().to_string();
+        let safe_path = python_interpreter && python_safe_path(&argv[1..at]);
         if python_interpreter {
             let loader = PYTHON_LOADER.replace("{fd}", &fd_path);
             // `python3 -- check.py`: `-c` must come before the end of options.
@@ -173,13 +174,24 @@ impl Launch {
             argv[at] = fd_path;
         }
         let mut env = vec![(SCRIPT_ENV.to_owned(), code.path.display().to_string())];
-        let python = code.path.extension().is_some_and(|e| e == "py")
-            || argv.first().is_some_and(|p| p.contains("python"));
+        let python = (code.path.extension().is_some_and(|e| e == "py")
+            || argv.first().is_some_and(|p| p.contains("python")))
+            && !safe_path;
         if python && let Some(dir) = code.path.parent() {
             env.push(("PYTHONPATH".to_owned(), python_path(dir)));
         }
         Some(env)
     }
+}
+
+/// Whether Python's options `options` ask for no script folder on the
+/// module path (`-P`, `-I`, alone or among other letters: `-uP`).
+fn python_safe_path(options: &[String]) -> bool {
+    options.iter().any(|option| {
+        option
+            .strip_prefix('-')
+            .is_some_and(|letters| !letters.starts_with('-') && letters.contains(['P', 'I']))
+    })
 }
 
 /// The script's folder, to put first on `PYTHONPATH` ([`set_env`]).
@@ -262,7 +274,7 @@ pub(crate) fn overlay(
 /// object (red team R30-7: both were compiled as source and failed).
 pub const PYTHON_LOADER: &str = r#"import sys, os
 if not getattr(sys.flags, 'safe_path', 0): sys.path[0] = os.path.dirname(os.path.realpath(sys.argv[1]))
-__file__ = os.path.abspath(sys.argv[1])
+__file__ = os.path.join(os.getcwd(), sys.argv[1])
 __cached__ = None
 del sys.argv[0]
 with open('{fd}', 'rb') as __hermes_sealed:

@@ -238,10 +238,38 @@ fn a_sealed_python_guard_sees_its_arguments_as_written() {
     for command in [
         "cd \"$CLAUDE_PROJECT_DIR\" && python3 tools/g.py",
         "cd \"$CLAUDE_PROJECT_DIR\" && bash -c 'python3 -u tools/g.py'",
+        // `-c` goes before the end of options (R36-5: `-c` was read as
+        // the script's name).
+        "cd \"$CLAUDE_PROJECT_DIR\" && python3 -- tools/g.py",
     ] {
         user_fail_closed_command(&home, command);
         let emitted = emit_terminal(&home, &project, "ls", true);
         assert_eq!(message(&emitted), &want, "{command}: {emitted:#}");
+    }
+}
+
+#[test]
+fn a_sealed_python_guard_run_with_safe_path_gets_no_script_folder() {
+    // `python3 -P`: a direct run cannot import the script's sibling; the
+    // sealed run put the folder on `PYTHONPATH` and could (R36-8).
+    let guard = "import sys, json\nsys.stdin.read()\ntry:\n    import helper\n    r = 'imported'\n\
+        except ImportError:\n    r = 'no helper'\nprint(json.dumps({'decision': 'block', 'reason': r}))\n";
+    let (home, project) = home_with("[claude]");
+    write(&project, "tools/g.py", guard);
+    write(&project, "tools/helper.py", "");
+    for (command, want) in [
+        (
+            "cd \"$CLAUDE_PROJECT_DIR\" && python3 -P tools/g.py",
+            "no helper",
+        ),
+        (
+            "cd \"$CLAUDE_PROJECT_DIR\" && python3 tools/g.py",
+            "imported",
+        ),
+    ] {
+        user_fail_closed_command(&home, command);
+        let emitted = emit_terminal(&home, &project, "ls", true);
+        assert_eq!(message(&emitted), &json!(want), "{command}: {emitted:#}");
     }
 }
 

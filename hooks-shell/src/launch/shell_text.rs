@@ -320,8 +320,14 @@ impl Launch {
             let before = argv.len() - 1;
             let runs_python = before > 0 && base_name(&argv[0]).starts_with("python");
             let replacement = if runs_python {
-                *python = true;
+                // `-P`/`-I`: no script folder on the path it was asked
+                // not to have (R36-8).
+                *python |= !super::python_safe_path(&argv[1..before]);
                 let loader = super::PYTHON_LOADER.replace("{fd}", &fd_path);
+                if argv[before - 1] == "--" {
+                    // `python3 -- g.py`: `-c` before the end of options (R36-5).
+                    start = found[at - 1].start;
+                }
                 // `sys.argv[0]` as written (R34-12).
                 format!("-c {} {written}", quoted(&loader))
             } else if let Some(shell) = super::shell_sourcing(&argv, before, &fd_path) {
