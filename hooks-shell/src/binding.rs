@@ -25,7 +25,7 @@ mod git_index;
 mod globbing;
 mod identify;
 pub(crate) use identify::{
-    FD_SAFE, MAX_STRING_DEPTH, base_name, shell_string_positions, with_home,
+    FD_SAFE, MAX_STRING_DEPTH, SHELLS, base_name, shell_string_positions, with_home,
 };
 mod led_to;
 mod mentions;
@@ -54,8 +54,8 @@ pub use definitions::{Reached, reached};
 pub(crate) use environment::{environment_holding, is_environment};
 pub use identify::{Code, Identified, identify};
 pub(crate) use mentions::normalize;
-pub(crate) use shell::LEADING_KEYWORDS;
 pub use shell::python_reads_cwd;
+pub(crate) use shell::{LEADING_KEYWORDS, substitution_end};
 pub use tree::{MAX_TREE_BYTES, MAX_TREE_ENTRIES, TreeSum, tree_sha256, tree_sum};
 pub(crate) use tree::{tree_sha256_copied, tree_sum_now};
 

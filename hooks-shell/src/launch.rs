@@ -33,6 +33,7 @@ use crate::binding::base_name;
 mod nested_text;
 mod perl;
 mod shell_text;
+mod shell_words;
 
 /// The largest script run from a sealed copy (bigger ones cannot be verified).
 pub const MAX_SCRIPT_BYTES: u64 = 16 * 1024 * 1024;

@@ -31,6 +31,9 @@ fn a_script_after_a_cd_is_bound_to_its_content() {
         // The strings it runs (R34-1).
         "bash -c \"sh $HOME/bin/guard.sh\"".to_owned(),
         "eval 'sh \"$HOME\"/bin/guard.sh'".to_owned(),
+        // A `cd` inside the string (R36-2).
+        "bash -c 'cd $HOME && sh bin/guard.sh'".to_owned(),
+        "bash -c \"cd ~ && sh bin/guard.sh\"".to_owned(),
     ] {
         write(&home.user_home, "bin/guard.sh", SAYS_ITS_NAME);
         user_fail_closed_command(&home, &command);
@@ -70,6 +73,12 @@ fn a_script_a_compound_command_runs_is_the_checked_copy() {
         "bash -c \"sh tools/guard.sh\"",
         "eval \"sh tools/guard.sh\"",
         "eval 'sh tools/guard.sh'",
+        // Round 36 (R36-1, R36-2).
+        "bash -c 'sh \"$CLAUDE_PROJECT_DIR\"/tools/guard.sh'",
+        "bash -c 'cd \"$CLAUDE_PROJECT_DIR\" && sh tools/guard.sh'",
+        "echo \"$(bash -c 'sh tools/guard.sh')\"",
+        "trap 'sh tools/guard.sh' EXIT",
+        "command -p sh tools/guard.sh",
     ];
     for run in runs {
         let (home, project) = home_with("[claude]");
@@ -83,11 +92,12 @@ fn a_script_a_compound_command_runs_is_the_checked_copy() {
         );
         let emitted = emit_terminal(&home, &project, "ls", true);
         assert!(!marker.exists(), "{run}: other content ran: {emitted:#}");
-        assert_eq!(
-            message(&emitted),
-            &json!("ran as tools/guard.sh"),
-            "{run}: {emitted:#}"
-        );
+        // `$0` as the command wrote it.
+        let written = match run.contains("$CLAUDE_PROJECT_DIR\"/") {
+            true => format!("ran as {}/tools/guard.sh", project.display()),
+            false => "ran as tools/guard.sh".to_owned(),
+        };
+        assert_eq!(message(&emitted), &json!(written), "{run}: {emitted:#}");
         let now = std::fs::read_to_string(project.join("tools/guard.sh")).expect("guard");
         assert_eq!(now, other, "the command did rename");
     }

@@ -14,7 +14,7 @@ use hermes_hooks_core::home::expand_tilde;
 
 mod compound;
 pub(crate) use compound::with_home;
-pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, shell_string_positions};
+pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
 mod nested;
 mod variables;
 

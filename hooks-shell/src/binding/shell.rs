@@ -15,8 +15,26 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
     let mut parts = Vec::new();
     let mut current = String::new();
     let mut quote: Option<char> = None;
-    let mut chars = raw.chars();
-    while let Some(c) = chars.next() {
+    let mut substituted = Vec::new();
+    let mut chars = raw.char_indices();
+    while let Some((at, c)) = chars.next() {
+        // `"$(sh g.sh)"`, `` "`sh g.sh`" ``: commands inside double quotes
+        // (red team R36-1), kept in the word too.
+        let opens = match (quote, c) {
+            (Some('"'), '$') if raw[at..].starts_with("$(") && !raw[at..].starts_with("$((") => 2,
+            (Some('"'), '`') => 1,
+            _ => 0,
+        };
+        if opens > 0
+            && let Some(end) = substitution_end(raw, at + opens, c == '`')
+        {
+            substituted.extend(simple_commands(&raw[at + opens..end]));
+            current.push_str(&raw[at..=end]);
+            while chars.clone().next().is_some_and(|(next, _)| next <= end) {
+                chars.next();
+            }
+            continue;
+        }
         match (quote, c) {
             (Some(q), _) if c == q => {
                 quote = None;
@@ -24,7 +42,7 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
             }
             (Some('"'), '\\') | (None, '\\') => {
                 current.push(c);
-                if let Some(next) = chars.next() {
+                if let Some((_, next)) = chars.next() {
                     current.push(next);
                 }
             }
@@ -40,7 +58,7 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
         }
     }
     parts.push(current);
-    parts
+    let mut commands: Vec<Vec<String>> = parts
         .iter()
         .filter_map(|part| shlex::split(part))
         .map(|words| {
@@ -51,7 +69,45 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
             words[at..].to_vec()
         })
         .filter(|words| !words.is_empty())
-        .collect()
+        .collect();
+    commands.extend(substituted);
+    commands
+}
+
+/// Where the `$(…)` (or, `backquoted`, the backquotes) whose commands
+/// start at `from` in `text` ends: the byte of its closing `)` or backquote,
+/// quotes and nested parentheses skipped; `None` when it does not end.
+pub(crate) fn substitution_end(text: &str, from: usize, backquoted: bool) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut chars = text[from..].char_indices().map(|(at, c)| (from + at, c));
+    while let Some((at, c)) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '`' if backquoted => return Some(at),
+            '`' => {}
+            '\'' if !backquoted => {
+                chars.by_ref().find(|(_, q)| *q == '\'')?;
+            }
+            '"' if !backquoted => {
+                while let Some((_, q)) = chars.next() {
+                    match q {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '(' if !backquoted => depth += 1,
+            ')' if !backquoted && depth == 0 => return Some(at),
+            ')' if !backquoted => depth -= 1,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `words` without what runs the real program after it: `NAME=value`

@@ -82,7 +82,7 @@ fn built_command(
     let env = match (args.is_some() || shell_free, launch) {
         (true, Some(launch)) => launch.rewrite(&mut argv, &hook.cwd),
         // `sh -c TEXT`: the text runs the sealed copy (R33b-1).
-        (false, Some(launch)) => launch.rewrite_text(&mut argv[2], &hook.cwd),
+        (false, Some(launch)) => launch.rewrite_text_with(&mut argv[2], &hook.cwd, &vars),
         (_, None) => None,
     };
     let mut built = Command::new(&argv[0]);

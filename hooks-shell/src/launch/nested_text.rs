@@ -4,32 +4,49 @@
 //! written in (red team R34-1: such a string was checked, then run by
 //! path).
 
-use std::path::Path;
+use std::ops::Range;
 
 use super::Launch;
-use super::shell_text::{Edit, Quote, Token, command_of};
-use crate::binding::{MAX_STRING_DEPTH, shell_string_positions};
+use super::shell_text::{Edit, Place, Quote, Token, command_of};
+use crate::binding::{MAX_STRING_DEPTH, SHELLS, base_name, shell_string_positions};
 
-/// The words of the string the token at `at` starts, in a text `depth`
-/// strings deep: `eval`'s words when `at` is an `eval` run as a command,
-/// the token itself when it is a shell's `-c` string; `None` otherwise or
-/// too deep.
-pub(super) fn string_words(found: &[Token], at: usize, depth: usize) -> Option<&[Token]> {
+/// The tokens of the string the token at `at` starts, in a text `depth`
+/// strings deep, and the shell that reads it when another does: `eval`'s
+/// words when `at` is an `eval` run as a command, `trap`'s first word, the
+/// token itself when it is a shell's `-c` string; `None` otherwise or too
+/// deep.
+pub(super) fn string_span(
+    found: &[Token],
+    at: usize,
+    depth: usize,
+) -> Option<(Range<usize>, Option<&str>)> {
     if depth + 1 >= MAX_STRING_DEPTH {
         return None;
     }
     let argv = command_of(found, at);
-    if found[at].value == "eval" && argv == ["eval"] {
+    let words_after = || {
         let end = found[at + 1..]
             .iter()
             .position(|t| t.operator)
             .map_or(found.len(), |p| at + 1 + p);
-        return Some(&found[at + 1..end]);
+        at + 1..end
+    };
+    match found[at].value.as_str() {
+        "eval" if argv == ["eval"] => return Some((words_after(), None)),
+        // `trap 'sh g.sh' EXIT` (R36-1).
+        "trap" if argv == ["trap"] => {
+            let words = words_after();
+            return (words.len() > 1).then(|| (words.start..words.start + 1, None));
+        }
+        _ => {}
     }
     let last = argv.len() - 1;
-    shell_string_positions(&argv)
-        .contains(&last)
-        .then(|| &found[at..=at])
+    let shell = shell_string_positions(&argv).contains(&last).then(|| {
+        argv.iter()
+            .position(|w| SHELLS.contains(&base_name(w).as_str()))
+    })??;
+    let shell = found[..at].iter().rev().find(|t| t.value == argv[shell])?;
+    Some((at..at + 1, Some(shell.value.as_str())))
 }
 
 impl Launch {
@@ -40,7 +57,7 @@ impl Launch {
     pub(super) fn string_edits(
         &self,
         words: &[Token],
-        cwd: &Path,
+        place: &Place<'_>,
         depth: usize,
         python: &mut bool,
     ) -> Vec<Edit> {
@@ -57,7 +74,7 @@ impl Launch {
                 ..*piece
             }));
         }
-        let inner = self.text_edits(&joined, cwd, depth + 1, python);
+        let inner = self.text_edits(&joined, place, depth + 1, python);
         inner
             .into_iter()
             .filter_map(|(start, end, replacement)| {
@@ -78,9 +95,9 @@ impl Launch {
                     // back into the last ones.
                     false => format!(
                         "{}{}{}",
-                        closing(first.quote),
+                        leaving(first.quote),
                         escaped(&replacement, Quote::Bare),
-                        closing(last.quote)
+                        entering(last.quote)
                     ),
                 };
                 Some((first.start, last.end, written))
@@ -89,12 +106,20 @@ impl Launch {
     }
 }
 
-/// The character that ends (or starts again) `quote`.
-fn closing(quote: Quote) -> &'static str {
+/// What ends `quote`.
+fn leaving(quote: Quote) -> &'static str {
     match quote {
         Quote::Bare => "",
-        Quote::Single => "'",
+        Quote::Single | Quote::Ansi => "'",
         Quote::Double => "\"",
+    }
+}
+
+/// What starts `quote` again.
+fn entering(quote: Quote) -> &'static str {
+    match quote {
+        Quote::Ansi => "$'",
+        quote => leaving(quote),
     }
 }
 
@@ -103,6 +128,7 @@ fn closing(quote: Quote) -> &'static str {
 fn escaped(text: &str, quote: Quote) -> String {
     match quote {
         Quote::Single => text.replace('\'', r"'\''"),
+        Quote::Ansi => text.replace('\\', r"\\").replace('\'', r"\'"),
         Quote::Double => text.chars().fold(String::new(), |mut out, c| {
             if matches!(c, '\\' | '"' | '$' | '`') {
                 out.push('\\');
@@ -126,15 +152,19 @@ fn escaped(text: &str, quote: Quote) -> String {
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
     use crate::binding::Code;
 
     /// What `sh -c TEXT` prints in `dir`, `TEXT` rewritten by `launch`.
     fn run(launch: &Launch, text: &str, dir: &Path) -> (String, String) {
         let mut text = text.to_owned();
-        launch.rewrite_text(&mut text, dir);
+        let vars = [("HERMES_TEST_DIR", dir.display().to_string())];
+        launch.rewrite_text_with(&mut text, dir, &vars);
         let output = std::process::Command::new("sh")
             .args(["-c", &text])
+            .envs(vars)
             .current_dir(dir)
             .output()
             .expect("sh runs");
@@ -167,8 +197,22 @@ mod tests {
             r#"bash -c "sh tools/"g.sh\ a"#,
             r#"bash -c sh\ tools/g.sh\ a"#,
             r#"if true; then bash -ec "exec sh tools/g.sh a"; fi"#,
+            // Round 36 (R36-1): a substitution inside double quotes, a
+            // `trap` string, `command -p`, `$'…'` before the script, a
+            // variable the run sets.
+            r#"echo "$(bash -c "sh tools/g.sh a")""#,
+            r#"echo "`sh tools/g.sh a`""#,
+            "trap 'sh tools/g.sh a' EXIT",
+            "command -p sh tools/g.sh a",
+            "command eval \"sh tools/g.sh a\"",
+            r#"bash -c "true \$'\\''; sh tools/g.sh a""#,
+            r#"bash -c 'sh "$HERMES_TEST_DIR"/tools/g.sh a'"#,
         ] {
             let (out, rewritten) = run(&launch, text, dir.path());
+            let sealed = match text.contains("HERMES_TEST_DIR") {
+                true => format!("sealed {}/tools/g.sh a\n", dir.path().display()),
+                false => sealed.to_owned(),
+            };
             assert_eq!(out, sealed, "{text} ran as {rewritten}");
         }
         // Deeper than strings are read, or split across `eval`'s words:

@@ -7,181 +7,8 @@
 use std::path::Path;
 
 use super::Launch;
+pub(super) use super::shell_words::{Piece, Quote, Token, reads_ansi_quotes, tokens_of};
 use crate::binding::base_name;
-
-/// A word of shell text: its byte span, its value with quotes taken out,
-/// or an operator (`&&`, `;`, `|`, `(`...).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Token {
-    pub start: usize,
-    pub end: usize,
-    pub value: String,
-    pub operator: bool,
-    /// Where each character of `value` was written, in order.
-    pub pieces: Vec<Piece>,
-}
-
-/// Where one character of a word's value was written: its byte in the
-/// value, the bytes of `text` it was written as (`\$` is two) and the
-/// quotes around it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Piece {
-    pub at: usize,
-    pub start: usize,
-    pub end: usize,
-    pub quote: Quote,
-}
-
-/// The quotes a character of shell text is written in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Quote {
-    /// Outside quotes.
-    Bare,
-    /// Inside `'…'`.
-    Single,
-    /// Inside `"…"`.
-    Double,
-}
-
-/// A word being read: where it starts, its value and its pieces.
-#[derive(Default)]
-struct Word {
-    start: usize,
-    value: String,
-    pieces: Vec<Piece>,
-}
-
-impl Word {
-    /// The word being read in `word`, started at `at` when none is.
-    fn started(word: &mut Option<Word>, at: usize) -> &mut Word {
-        word.get_or_insert_with(|| Word {
-            start: at,
-            ..Word::default()
-        })
-    }
-
-    fn push(&mut self, c: char, start: usize, end: usize, quote: Quote) {
-        self.pieces.push(Piece {
-            at: self.value.len(),
-            start,
-            end,
-            quote,
-        });
-        self.value.push(c);
-    }
-}
-
-/// The words and operators of `text`, as `sh` splits them (quotes and
-/// backslashes taken out of a word's value; the commands of a `$(…)` or
-/// backquotes as commands; comments left out).
-pub(super) fn tokens(text: &str) -> Vec<Token> {
-    let mut tokens = Vec::new();
-    let mut chars = text.char_indices().peekable();
-    let mut word: Option<Word> = None;
-    let end_word = |tokens: &mut Vec<Token>, word: &mut Option<Word>, end: usize| {
-        if let Some(Word {
-            start,
-            value,
-            pieces,
-        }) = word.take()
-        {
-            tokens.push(Token {
-                start,
-                end,
-                value,
-                operator: false,
-                pieces,
-            });
-        }
-    };
-    let after = |chars: &mut std::iter::Peekable<std::str::CharIndices>| {
-        chars.peek().map_or(text.len(), |(next, _)| *next)
-    };
-    while let Some((at, c)) = chars.next() {
-        match c {
-            c if c.is_whitespace() && c != '\n' => end_word(&mut tokens, &mut word, at),
-            ';' | '&' | '|' | '(' | ')' | '<' | '>' | '\n' => {
-                end_word(&mut tokens, &mut word, at);
-                let mut end = at + c.len_utf8();
-                while let Some((next, n)) = chars.peek().copied() {
-                    if n == c && matches!(c, '&' | '|' | ';' | '<' | '>') {
-                        end = next + 1;
-                        chars.next();
-                    } else {
-                        break;
-                    }
-                }
-                let value = text[at..end].to_owned();
-                tokens.push(Token {
-                    start: at,
-                    end,
-                    value,
-                    operator: true,
-                    pieces: Vec::new(),
-                });
-            }
-            '\'' => {
-                let word = Word::started(&mut word, at);
-                while let Some((q_at, q)) = chars.next() {
-                    if q == '\'' {
-                        break;
-                    }
-                    word.push(q, q_at, after(&mut chars), Quote::Single);
-                }
-            }
-            '"' => {
-                let word = Word::started(&mut word, at);
-                while let Some((q_at, q)) = chars.next() {
-                    match q {
-                        '"' => break,
-                        // Inside double quotes a backslash quotes only
-                        // these; before anything else it stays.
-                        '\\' if chars
-                            .peek()
-                            .is_some_and(|(_, e)| matches!(e, '$' | '`' | '"' | '\\' | '\n')) =>
-                        {
-                            let (_, e) = chars.next().expect("peeked");
-                            let end = after(&mut chars);
-                            if e != '\n' {
-                                word.push(e, q_at, end, Quote::Double);
-                            }
-                        }
-                        q => word.push(q, q_at, after(&mut chars), Quote::Double),
-                    }
-                }
-            }
-            '\\' => {
-                let word = Word::started(&mut word, at);
-                if let Some((_, e)) = chars.next()
-                    && e != '\n'
-                {
-                    word.push(e, at, after(&mut chars), Quote::Bare);
-                }
-            }
-            // `$(sh g.sh)`, `` `sh g.sh` ``: the commands inside are read
-            // as commands (the `$` stays in the word before).
-            '`' => {
-                end_word(&mut tokens, &mut word, at);
-                tokens.push(Token {
-                    start: at,
-                    end: at + 1,
-                    value: "`".to_owned(),
-                    operator: true,
-                    pieces: Vec::new(),
-                });
-            }
-            // A comment, up to the line's end.
-            '#' if word.is_none() => {
-                while chars.peek().is_some_and(|(_, n)| *n != '\n') {
-                    chars.next();
-                }
-            }
-            c => Word::started(&mut word, at).push(c, at, after(&mut chars), Quote::Bare),
-        }
-    }
-    end_word(&mut tokens, &mut word, text.len());
-    tokens
-}
 
 /// The words of the simple command the word at `at` ends (its program
 /// first): leading keywords (`then`, `{`, `!`), assignments, `exec`,
@@ -221,7 +48,11 @@ pub(super) fn command_of(tokens: &[Token], at: usize) -> Vec<String> {
                 !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
             })
     };
-    let skip = words.iter().take_while(|word| keyword(word)).count();
+    let mut skip = words.iter().take_while(|word| keyword(word)).count();
+    // `command -p sh g.sh`: the default `PATH`, the same program (R36-1).
+    if skip > 0 && words[skip - 1] == "command" && words.get(skip).is_some_and(|w| w == "-p") {
+        skip += 1;
+    }
     let words = words.split_off(skip.min(words.len().saturating_sub(1)));
     let unwrapped = crate::binding::unwrap(&words);
     match unwrapped.unsure.is_none() && !unwrapped.words.is_empty() {
@@ -238,6 +69,36 @@ pub(super) fn quoted(text: &str) -> String {
 /// An edit of shell text: the bytes `start..end` become `replacement`.
 pub(super) type Edit = (usize, usize, String);
 
+/// How many strings deep a text is rewritten.
+const MAX_DEPTH: usize = crate::binding::MAX_STRING_DEPTH;
+
+/// Where a text runs: its folder, the variables the run sets, and
+/// whether its shell reads `$'…'`.
+#[derive(Clone, Copy)]
+pub(super) struct Place<'a> {
+    pub cwd: &'a Path,
+    pub vars: &'a [(&'a str, String)],
+    pub ansi: bool,
+}
+
+/// `word` with `$NAME` / `${NAME}` of `vars` as their values.
+fn with_vars(word: &str, vars: &[(&str, String)]) -> String {
+    static NAME: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+            .expect("valid regex")
+    });
+    if vars.is_empty() || !word.contains('$') {
+        return word.to_owned();
+    }
+    NAME.replace_all(word, |found: &regex::Captures<'_>| {
+        let name = found.get(1).or(found.get(2)).map_or("", |m| m.as_str());
+        vars.iter()
+            .find(|(var, _)| *var == name)
+            .map_or_else(|| found[0].to_owned(), |(_, value)| value.clone())
+    })
+    .into_owned()
+}
+
 impl Launch {
     /// [`Launch::rewrite`] for a shell-form command's `text` (run as `sh
     /// -c TEXT` in `cwd`): each word naming the checked script that the
@@ -250,6 +111,18 @@ impl Launch {
     /// the text runs no such word (the run then goes by path, verified
     /// just before).
     pub fn rewrite_text(&self, text: &mut String, cwd: &Path) -> Option<Vec<(String, String)>> {
+        self.rewrite_text_with(text, cwd, &[])
+    }
+
+    /// [`Launch::rewrite_text`], the variables `vars` the run sets read
+    /// where a word names them (`sh "$CLAUDE_PROJECT_DIR"/g.sh` inside a
+    /// string the outer shell leaves alone: R36-1).
+    pub fn rewrite_text_with(
+        &self,
+        text: &mut String,
+        cwd: &Path,
+        vars: &[(&str, String)],
+    ) -> Option<Vec<(String, String)>> {
         let code = self.code()?;
         let fd_path = self.fd_path()?;
         // The text may redirect the descriptor the copy is read through
@@ -260,7 +133,12 @@ impl Launch {
             return None;
         }
         let mut python = false;
-        let edits = self.text_edits(text, cwd, 0, &mut python);
+        let place = Place {
+            cwd,
+            vars,
+            ansi: reads_ansi_quotes("sh"),
+        };
+        let edits = self.text_edits(text, &place, 0, &mut python);
         if edits.is_empty() {
             return None;
         }
@@ -283,29 +161,42 @@ impl Launch {
     pub(super) fn text_edits(
         &self,
         text: &str,
-        cwd: &Path,
+        place: &Place<'_>,
         depth: usize,
         python: &mut bool,
     ) -> Vec<Edit> {
+        let cwd = place.cwd;
         let (Some(code), Some(fd_path)) = (self.code(), self.fd_path()) else {
             return Vec::new();
         };
-        let found = tokens(text);
+        let found = tokens_of(text, place.ansi);
         let mut edits: Vec<Edit> = Vec::new();
         let mut read_to = 0;
         for (at, token) in found.iter().enumerate() {
             if at < read_to || token.operator {
                 continue;
             }
-            if let Some(words) = super::nested_text::string_words(&found, at, depth) {
-                // `eval WORDS`, `bash -c WORD`: the string they run.
-                read_to = at + words.len() + usize::from(token.value == "eval");
-                edits.extend(self.string_edits(words, cwd, depth, python));
+            if let Some((string, shell)) = super::nested_text::string_span(&found, at, depth) {
+                // `eval WORDS`, `bash -c WORD`, `trap WORD`: the string
+                // they run, read as its shell reads it.
+                read_to = string.end;
+                let inner = Place {
+                    ansi: shell.map_or(place.ansi, reads_ansi_quotes),
+                    ..*place
+                };
+                edits.extend(self.string_edits(&found[string], &inner, depth, python));
                 continue;
             }
-            // As the shell reads it: `$HOME/x`, `~/x`, `./x` (R34-3).
+            // `"$(sh g.sh)"`: the commands inside double quotes (R36-1).
+            for &(start, end) in token.inner.iter().filter(|_| depth + 1 < MAX_DEPTH) {
+                let inner = self.text_edits(&text[start..end], place, depth + 1, python);
+                let moved = inner.into_iter().map(|(s, e, r)| (s + start, e + start, r));
+                edits.extend(moved);
+            }
+            // As the shell reads it: `$HOME/x`, `~/x`, `./x` (R34-3), the
+            // run's own variables.
             let plain = |word: &str| {
-                let word = crate::binding::with_home(word);
+                let word = crate::binding::with_home(&with_vars(word, place.vars));
                 let word = hermes_hooks_core::home::expand_tilde(&word);
                 word.trim_start_matches("./").to_owned()
             };
@@ -375,7 +266,7 @@ mod tests {
     #[test]
     fn words_keep_their_spans_and_lose_their_quotes() {
         let text = r#"cd "$D" && sh 'tools/guard.sh' a\ b; exit $?"#;
-        let found = tokens(text);
+        let found = tokens_of(text, false);
         let values: Vec<&str> = found.iter().map(|t| t.value.as_str()).collect();
         assert_eq!(
             values,
@@ -395,7 +286,7 @@ mod tests {
         assert_eq!(&text[script.start..script.end], "'tools/guard.sh'");
         assert_eq!(command_of(&found, 4), ["sh", "tools/guard.sh"]);
         let command = |text: &str| {
-            let found = tokens(text);
+            let found = tokens_of(text, false);
             let at = found.iter().rposition(|t| t.value == "g.sh").expect("g.sh");
             command_of(&found, at)
         };

@@ -16,6 +16,17 @@ use super::{Code, Identified, add_run_file, identify_at};
 /// one). `None` when it is one plain simple command, or a `cd` the words
 /// cannot tell.
 pub(super) fn compound(raw: &str, words: &[String], cwd: &Path) -> Option<Identified> {
+    compound_at(raw, words, cwd, 1)
+}
+
+/// [`compound`] of a command line its parts of which are read `depth`
+/// strings deep (`bash -c 'cd $HOME && sh bin/g.sh'`: 2, red team R36-2).
+pub(super) fn compound_at(
+    raw: &str,
+    words: &[String],
+    cwd: &Path,
+    depth: usize,
+) -> Option<Identified> {
     let parts = simple_parts(raw, 0);
     if parts.len() < 2 && parts.first().is_none_or(|part| part == words) {
         return None;
@@ -40,7 +51,7 @@ pub(super) fn compound(raw: &str, words: &[String], cwd: &Path) -> Option<Identi
             here = moved(&here, &from_environment(target, raw))?;
             continue;
         }
-        let one = identify_at(raw, Some(part), &here, 1);
+        let one = identify_at(raw, Some(part), &here, depth);
         codes.extend(one.code);
         found.files.extend(one.files);
         found.opaque = found.opaque.or(one.opaque);
@@ -111,6 +122,10 @@ fn simple_parts(raw: &str, depth: usize) -> Vec<Vec<String>> {
         match words.split_first() {
             Some((first, rest)) if first == "eval" && depth < 4 => {
                 parts.extend(simple_parts(&rest.join(" "), depth + 1));
+            }
+            // `trap 'sh g.sh' EXIT`: its string runs too (R36-1).
+            Some((first, [string, _, ..])) if first == "trap" && depth < 4 => {
+                parts.extend(simple_parts(string, depth + 1));
             }
             Some(_) => parts.push(words),
             None => {}

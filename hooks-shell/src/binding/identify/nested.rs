@@ -15,7 +15,7 @@ use crate::binding::shell::simple_commands;
 pub(crate) const MAX_DEPTH: usize = 4;
 
 /// Shells that run a `-c` string.
-const SHELLS: [&str; 8] = ["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash"];
+pub(crate) const SHELLS: [&str; 8] = ["sh", "bash", "dash", "zsh", "ksh", "ash", "mksh", "yash"];
 
 /// Adds what the `-c` strings of the shells among `words` (a command
 /// `depth` strings deep) reach to `found`.
@@ -32,6 +32,22 @@ pub(super) fn read_shell_strings(
                 .opaque
                 .get_or_insert_with(|| format!("it runs shell strings over {MAX_DEPTH} deep"));
             return;
+        }
+        // `bash -c 'cd $HOME && sh bin/g.sh'`: a command line of its own,
+        // its `cd`s followed (R36-2: its script was bound to nothing).
+        if let Some(inner) = super::compound::compound_at(script, &[], cwd, depth + 1) {
+            for file in inner.files {
+                push(&mut found.files, file);
+            }
+            if let Some(why) = inner.opaque {
+                found.opaque.get_or_insert(why);
+            }
+            codes.extend(
+                inner
+                    .code
+                    .filter(|c| codes.iter().all(|had| had.path != c.path)),
+            );
+            continue;
         }
         for command in simple_commands(script) {
             // `bash -c "sh $HOME/g.sh"`: `$HOME` either shell's.
