@@ -70,9 +70,28 @@ fn an_allowlist_that_is_no_regular_file_blocks_at_once_and_says_why() {
 #[test]
 fn a_program_a_variable_finds_by_a_glob_is_bound() {
     // R34-5: `$V` was bound as a folder named `$V`; an edit of the tool
-    // it matched (`.vtools/bin/lint`, ignored by git) ran unasked.
+    // it matched (`.vtools/bin/lint`, ignored by git) ran unasked. Round
+    // 36 (R36-3): the same through `:=`, nested defaults, `export`,
+    // `local`, `set --` and a `for` loop.
+    crate::round30_open::each_holds(
+        &[
+            "V=${R35_SURELY_UNSET_V:-.v*}; $V/bin/lint",
+            ": ${V:=.v*}; $V/bin/lint",
+            "V=${V:-${W:-.v*}}; $V/bin/lint",
+            "export V=.v*; $V/bin/lint",
+            "f() { local V=.v*; $V/bin/lint; }; f",
+            "set -- .v*; \"$1\"/bin/lint",
+            "for d in .v*; do PATH=$PWD/$d/bin:$PATH; done; lint",
+        ],
+        tool_edit_asks_again,
+    );
+}
+
+/// Approves `command` in a checkout whose `.vtools/bin/lint` git ignores,
+/// edits the tool, and asserts the next emit neither runs it nor completes.
+fn tool_edit_asks_again(command: &str) {
     crate::round28::changed_asks_again(
-        "V=${R35_SURELY_UNSET_V:-.v*}; $V/bin/lint",
+        command,
         |project| {
             let lint =
                 crate::dialects::write(project, ".vtools/bin/lint", "#!/bin/sh\necho '{}'\n");

@@ -79,6 +79,7 @@ mod quiet;
 mod read;
 mod scopes;
 mod settings_code;
+mod shell_globs;
 mod spelled;
 mod spellings;
 mod tops;
@@ -349,23 +350,7 @@ impl Names {
             self.loading_glob(glob);
         }
         self.environment_globs(&text, dir, wide);
-        // In shell code a glob names what runs in a `for` loop's list (or
-        // after a shell, above); elsewhere it is a formatter's operands
-        // (`sed -i ... src/*.ts`) or a `case` pattern. Other code: any
-        // glob but a `case` pattern.
-        let listed = if code != Code::Other {
-            read::loop_lists(&text)
-        } else {
-            read::without_case_patterns(&text)
-        };
-        for word in read::words(&listed) {
-            if read::is_glob(&word) {
-                for path in self.glob(&word, dir) {
-                    let reach = if wide { Reach::AnyFile } else { Reach::Loads };
-                    self.found(path, Some(Kind::File), &word, reach);
-                }
-            }
-        }
+        self.text_globs(&text, dir, code, wide);
         self.after_words(&text, dir, code);
     }
 
