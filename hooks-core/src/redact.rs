@@ -4,25 +4,41 @@
 //! `?token=...`, Slack's `/services/T../B../<secret>`, Discord's
 //! `/api/webhooks/<id>/<token>`. Every place that shows a URL — `Display` and
 //! `Debug` of a target, labels in reports and logs, config warnings — goes
-//! through this one module. Userinfo and every query value become `***`, the
-//! fragment is dropped, and so are path secrets: by rule for hosts whose
-//! layout is known (Slack, Discord, Zapier's `hooks/catch/<id>/<secret>`,
-//! Teams/Office's `webhookb2/<tenant>@<guid>/IncomingWebhook/<id>/<guid>`,
-//! Teams workflows, IFTTT: everything after the marker segment, however short;
-//! on any other host, everything after a `hook(s)`, `webhook(s)`, `token(s)`,
-//! `secret(s)`, `key(s)` or `password` segment),
-//! and elsewhere by shape: `;key=value` segment parameters, and segments holding
-//! a piece that looks like a key (long digit runs, UUIDs and hex, letters mixed
-//! with digits, high-entropy mixed case, anything of 32 characters or more),
-//! and segments shaped like a password a person chose (a word of six or more
-//! characters with digits inside its letters, `Pa55w0rd`; the punctuation
-//! `!`, `$`, `*` or `^`, `hunter!2`). Ordinary paths stay readable: words,
-//! dates, versions (`v2`, `oauth2`, `sha256`), names with dashes.
+//! through this one module. The rule:
+//!
+//! - Userinfo and every query value become `***`; the fragment is dropped.
+//! - **Markers.** Every path segment after the first *marker* segment is `***`,
+//!   however short. A segment is compared by its word: percent-decoded,
+//!   lowercase, cut at its first `;` or `=`, trimmed of punctuation at its
+//!   ends, cut at a file suffix, `_` read as `-` (so `ho%6Fk`, `hook;v=1`,
+//!   `hook.php`, `HOOKS`, `api_key` and `token=<value>` are all markers). The
+//!   markers on every host are `hook`, `webhook`, `token`, `secret`, `key`,
+//!   `apikey`/`api-key`, `accesstoken`/`access-token`, `password`, `passwd`
+//!   (each with a plural `s`). Hosts whose layout is known (the host or a
+//!   parent domain, any case, a trailing dot ignored) add their own: Slack's
+//!   `services`, `workflows`, `triggers`; Discord's `webhooks`; Zapier's
+//!   `hooks` (`hooks/catch/<id>/<secret>`); Teams/Office's `webhookb2` and
+//!   `webhook` (`webhookb2/<tenant>@<guid>/IncomingWebhook/<id>/<guid>`);
+//!   Teams workflows' `workflows`; IFTTT's `key`. The fixed words of those
+//!   layouts (`IncomingWebhook`, `triggers/manual/paths/invoke`, ...) stay.
+//!   A marker written `key=value` shows `key=***`.
+//! - **Shapes**, before any marker and where there is none: `;key=value`
+//!   segment parameters show `key=***`; a segment whose percent-escapes hide
+//!   a `;` or `=` is `***`; so is a segment holding a piece that looks like a
+//!   key (long digit runs, UUIDs and hex, letters mixed with digits,
+//!   high-entropy mixed case, anything of 32 characters or more), or shaped
+//!   like a password a person chose (a word of six or more characters with
+//!   digits inside its letters, `Pa55w0rd`; the punctuation `!`, `$`, `*` or
+//!   `^`, `hunter!2`).
+//!
+//! Ordinary paths with no marker stay readable: words, dates, versions (`v2`,
+//! `oauth2`, `sha256`), names with dashes (`/api/v1/events/`). The host is
+//! never a marker (`hooks.example.com/api/v1/events` stays).
 
 use std::fmt;
 
 mod markers;
-use markers::{GENERIC_MARKERS, host_rule};
+use markers::{host_rule, is_marker, kept};
 
 /// What stands in for a hidden part.
 pub const MASK: &str = "***";
@@ -92,17 +108,19 @@ fn redact_unparsed(text: &str) -> String {
         }
         None => (head.to_owned(), None),
     };
-    // A marker of the host's layout hidden with the userinfo still makes
-    // everything after it secret.
+    // The scheme and host come before the path (`scheme:`, ``, host), and are
+    // no markers.
+    let first_path = if text.contains("://") { 3 } else { 1 };
+    // A marker hidden with the userinfo still makes everything after it secret.
+    let rule = host_rule(host);
     let marker_passed = hidden.is_some_and(|before| {
-        host_rule(host).is_some_and(|rule| {
-            before
-                .split('/')
-                .any(|segment| rule.markers.contains(&segment))
-        })
+        before
+            .split('/')
+            .skip(first_path)
+            .any(|segment| is_marker(rule, segment))
     });
     let segments: Vec<&str> = head.split('/').collect();
-    let mut out = mask_segments_from(host, &segments, marker_passed).join("/");
+    let mut out = mask_segments_from(host, &segments, marker_passed, first_path).join("/");
     if let Some(query) = query {
         out.push('?');
         out.push_str(&query);
@@ -159,32 +177,38 @@ fn host_and_path(url: &url::Url) -> String {
 
 /// Known secret-bearing layouts first, then a shape rule for the rest.
 fn mask_segments(host: &str, segments: &[&str]) -> Vec<String> {
-    mask_segments_from(host, segments, false)
+    mask_segments_from(host, segments, false, 0)
 }
 
-/// [`mask_segments`], where `marker_passed` says the layout's marker came
-/// before `segments` (everything is then after it).
-fn mask_segments_from(host: &str, segments: &[&str], marker_passed: bool) -> Vec<String> {
+/// [`mask_segments`], where `marker_passed` says a marker came before
+/// `segments` (everything is then after it), and segments before `first_path`
+/// (the scheme and host of text that did not parse) are never markers.
+fn mask_segments_from(
+    host: &str,
+    segments: &[&str],
+    marker_passed: bool,
+    first_path: usize,
+) -> Vec<String> {
     let rule = host_rule(host);
-    let marker = match rule {
-        Some(rule) => segments
-            .iter()
-            .position(|segment| rule.markers.contains(segment)),
-        // Any host: what follows a word that says a secret follows
-        // (`…/hook/hunter2`, `…/token/abc`: red team R33b-6).
-        None => segments
-            .iter()
-            .position(|segment| GENERIC_MARKERS.contains(&segment.to_ascii_lowercase().as_str())),
-    };
+    // What follows a word that says a secret follows (`…/hook/hunter2`,
+    // `…/token/abc`: red team R33b-6), on a known host too (R36-6).
+    let marker = segments
+        .iter()
+        .enumerate()
+        .skip(first_path)
+        .find(|(_, segment)| is_marker(rule, segment))
+        .map(|(index, _)| index);
     segments
         .iter()
         .enumerate()
         .map(|(index, segment)| {
             let after_marker = (marker_passed || marker.is_some_and(|marker| index > marker))
                 && !segment.is_empty()
-                && !rule.is_some_and(|rule| rule.keep.contains(segment));
+                && !kept(rule, segment);
             if after_marker {
                 MASK.to_owned()
+            } else if marker == Some(index) {
+                mask_marker(segment)
             } else {
                 mask_segment(segment)
             }
@@ -192,10 +216,34 @@ fn mask_segments_from(host: &str, segments: &[&str], marker_passed: bool) -> Vec
         .collect()
 }
 
+/// The marker segment itself: the value of a `token=<value>` segment is
+/// masked (or the whole segment, when its `=` is percent-encoded).
+fn mask_marker(segment: &str) -> String {
+    let (base, parameters) = segment
+        .split_once(';')
+        .map_or((segment, None), |(base, rest)| (base, Some(rest)));
+    if !percent_decoded(base).contains('=') {
+        return mask_segment(segment);
+    }
+    let mut out = match base.split_once('=') {
+        Some((key, _)) => format!("{key}={MASK}"),
+        None => MASK.to_owned(),
+    };
+    if let Some(parameters) = parameters {
+        out.push_str(&mask_segment(&format!(";{parameters}")));
+    }
+    out
+}
+
 /// One path segment with its `;key=value` parameters' values masked (Matrix
 /// and others put `;token=` there), or [`MASK`] when what precedes them looks
-/// like a credential.
+/// like a credential or its percent-escapes hide a `;` or `=`.
 fn mask_segment(segment: &str) -> String {
+    // Parameters or a value hidden by percent-encoding (`x%3Btoken=...`).
+    let hides = |c: char| percent_decoded(segment).matches(c).count() > segment.matches(c).count();
+    if hides(';') || hides('=') {
+        return MASK.to_owned();
+    }
     let mut parts = segment.split(';');
     let base = parts.next().unwrap_or_default();
     let mut out = if looks_secret(base) {

@@ -13,11 +13,21 @@ pub(super) struct HostRule {
     pub(super) keep: &'static [&'static str],
 }
 
-/// Segments after which, on a host of no known layout, every segment is
-/// secret: the words webhook and capability URLs put before their key.
-pub(super) const GENERIC_MARKERS: [&str; 14] = [
-    "hook", "hooks", "webhook", "webhooks", "token", "tokens", "secret", "secrets", "key", "keys",
-    "apikey", "api-key", "password", "passwd",
+/// Words after which, on any host, every segment is secret: the words
+/// webhook and capability URLs put before their key. They are compared with
+/// a segment's [`marker_word`], and a plural `s` is allowed (`hooks`, `keys`).
+const GENERIC_MARKERS: &[&str] = &[
+    "hook",
+    "webhook",
+    "token",
+    "secret",
+    "key",
+    "apikey",
+    "api-key",
+    "accesstoken",
+    "access-token",
+    "password",
+    "passwd",
 ];
 
 /// The known layouts. Anything else is judged by [`looks_secret`].
@@ -79,8 +89,45 @@ fn host_in(host: &str, domain: &str) -> bool {
             .is_some_and(|prefix| prefix.ends_with('.'))
 }
 
-/// The layout rule of `host`, if it is a known one.
+/// The layout rule of `host`, if it is a known one: compared lowercase, and
+/// without the trailing dot of a fully qualified name (`hooks.slack.com.`).
 pub(super) fn host_rule(host: &str) -> Option<&'static HostRule> {
     let host = host.to_ascii_lowercase();
-    HOST_RULES.iter().find(|rule| host_in(&host, rule.domain))
+    let host = host.trim_end_matches('.');
+    HOST_RULES.iter().find(|rule| host_in(host, rule.domain))
+}
+
+/// The word `segment` says, as markers are compared: percent-decoded,
+/// lowercase, cut at its first `;` (segment parameters) and `=` (a
+/// `token=<value>` segment), trimmed of punctuation at its ends, cut at a file
+/// suffix (`hook.php`, `hook.`), and `_` read as `-` (`api_key`).
+pub(super) fn marker_word(segment: &str) -> String {
+    let decoded = super::percent_decoded(segment).to_lowercase();
+    let base = decoded.split([';', '=']).next().unwrap_or_default();
+    let base = base.trim_matches(|c: char| !c.is_alphanumeric());
+    let base = base.split('.').next().unwrap_or_default();
+    base.trim_matches(|c: char| !c.is_alphanumeric())
+        .replace('_', "-")
+}
+
+/// Whether `segment` says that what follows it is secret: a marker of the
+/// host's layout, or a generic marker on any host.
+pub(super) fn is_marker(rule: Option<&HostRule>, segment: &str) -> bool {
+    let word = marker_word(segment);
+    if word.is_empty() {
+        return false;
+    }
+    let generic = |word: &str| GENERIC_MARKERS.contains(&word);
+    rule.is_some_and(|rule| rule.markers.contains(&word.as_str()))
+        || generic(&word)
+        || word.strip_suffix('s').is_some_and(generic)
+}
+
+/// Whether `segment` is a fixed word of the host's layout (any case).
+pub(super) fn kept(rule: Option<&HostRule>, segment: &str) -> bool {
+    rule.is_some_and(|rule| {
+        rule.keep
+            .iter()
+            .any(|word| word.eq_ignore_ascii_case(segment))
+    })
 }

@@ -51,6 +51,27 @@ fn secret_paths_are_masked() {
 }
 
 #[test]
+fn text_that_does_not_parse_keeps_its_readable_path() {
+    // The host of text without a scheme is no marker (R36-6).
+    assert_eq!(
+        redact_url("hooks.example.com/api/v1/events"),
+        "hooks.example.com/api/v1/events"
+    );
+    assert_eq!(
+        redact_url("wss://token.example.com/api/events"),
+        "wss://token.example.com/api/events"
+    );
+    assert_eq!(
+        redact_url("wss://ex.invalid/Ho%6Fks/hunter"),
+        "wss://ex.invalid/Ho%6Fks/***"
+    );
+    assert_eq!(
+        redact_url("hooks.slack.com./Services/T0/B0/hunter"),
+        "hooks.slack.com./Services/***/***/***"
+    );
+}
+
+#[test]
 fn scrub_replaces_the_url_in_messages() {
     let url = "https://u:hunter2@example.com/x?token=t0p";
     let message = format!("error sending request for url ({url}): refused");
@@ -168,6 +189,102 @@ const TABLE: &[(&str, &str)] = &[
         "ci.example.com/job/deploy-production-cluster/build",
     ),
     ("https://hooks.zapier.com/", "hooks.zapier.com"),
+    // R36-6: a marker however it is spelled: percent-encoded, with
+    // parameters, with a file suffix, `_` for `-`, a plural.
+    ("https://ex.invalid/ho%6Fk/hunter", "ex.invalid/ho%6Fk/***"),
+    ("https://ex.invalid/%68ook/hunter", "ex.invalid/%68ook/***"),
+    (
+        "https://ex.invalid/hook;v=1/hunter",
+        "ex.invalid/hook;v=***/***",
+    ),
+    ("https://ex.invalid/hook./hunter", "ex.invalid/hook./***"),
+    (
+        "https://ex.invalid/hook.php/hunter",
+        "ex.invalid/hook.php/***",
+    ),
+    ("https://ex.invalid/HOOKS/hunter", "ex.invalid/HOOKS/***"),
+    (
+        "https://ex.invalid/api_key/hunter",
+        "ex.invalid/api_key/***",
+    ),
+    (
+        "https://ex.invalid/API-KEYS/hunter",
+        "ex.invalid/API-KEYS/***",
+    ),
+    (
+        "https://ex.invalid/access_token/hunter",
+        "ex.invalid/access_token/***",
+    ),
+    (
+        "https://ex.invalid/access-token/hunter",
+        "ex.invalid/access-token/***",
+    ),
+    (
+        "https://ex.invalid/accesstoken/hunter",
+        "ex.invalid/accesstoken/***",
+    ),
+    (
+        "https://ex.invalid/accessToken/hunter",
+        "ex.invalid/accessToken/***",
+    ),
+    (
+        "https://ex.invalid/passwords/hunter",
+        "ex.invalid/passwords/***",
+    ),
+    // A marker as `key=value` in a segment: the value, and what follows.
+    (
+        "https://ex.invalid/x/token=hunter",
+        "ex.invalid/x/token=***",
+    ),
+    (
+        "https://ex.invalid/password=hunter/x",
+        "ex.invalid/password=***/***",
+    ),
+    (
+        "https://ex.invalid/Secret=hunter;v=1",
+        "ex.invalid/Secret=***;v=***",
+    ),
+    ("https://ex.invalid/token%3Dhunter/x", "ex.invalid/***/***"),
+    ("https://ex.invalid/x%3Btoken=hunter/y", "ex.invalid/***/y"),
+    // Known hosts: the generic markers too, markers in any case, the host
+    // with a trailing dot.
+    (
+        "https://hooks.slack.com/hook/hunter",
+        "hooks.slack.com/hook/***",
+    ),
+    (
+        "https://hooks.slack.com/Services/T0/B0/hunter",
+        "hooks.slack.com/Services/***/***/***",
+    ),
+    (
+        "https://hooks.slack.com./services/T0/B0/hunter",
+        "hooks.slack.com./services/***/***/***",
+    ),
+    (
+        "https://HOOKS.SLACK.COM/SERVICES/T0/B0/hunter",
+        "hooks.slack.com/SERVICES/***/***/***",
+    ),
+    (
+        "https://discord.com/api/Webhooks/1/hunter",
+        "discord.com/api/Webhooks/***/***",
+    ),
+    (
+        "https://discord.com/api/webhooks/1/hunter/Slack",
+        "discord.com/api/webhooks/***/***/Slack",
+    ),
+    // No marker: the path stays readable, the host is never one.
+    (
+        "https://ex.invalid/api/v1/events/",
+        "ex.invalid/api/v1/events/",
+    ),
+    (
+        "https://hooks.example.com/api/v1/events",
+        "hooks.example.com/api/v1/events",
+    ),
+    (
+        "https://ex.invalid/hookah/keyboard",
+        "ex.invalid/hookah/keyboard",
+    ),
 ];
 
 /// The parts of `url` that `expected` shows masked.
