@@ -11,29 +11,39 @@
 //!   however short. A segment is compared by its word: percent-decoded,
 //!   lowercase, cut at its first `;` or `=`, trimmed of punctuation at its
 //!   ends, cut at a file suffix, `_` read as `-` (so `ho%6Fk`, `hook;v=1`,
-//!   `hook.php`, `HOOKS`, `api_key` and `token=<value>` are all markers). The
-//!   markers on every host are `hook`, `webhook`, `token`, `secret`, `key`,
-//!   `apikey`/`api-key`, `accesstoken`/`access-token`, `password`, `passwd`
-//!   (each with a plural `s`). Hosts whose layout is known (the host or a
-//!   parent domain, any case, a trailing dot ignored) add their own: Slack's
-//!   `services`, `workflows`, `triggers`; Discord's `webhooks`; Zapier's
-//!   `hooks` (`hooks/catch/<id>/<secret>`); Teams/Office's `webhookb2` and
-//!   `webhook` (`webhookb2/<tenant>@<guid>/IncomingWebhook/<id>/<guid>`);
-//!   Teams workflows' `workflows`; IFTTT's `key`. The fixed words of those
-//!   layouts (`IncomingWebhook`, `triggers/manual/paths/invoke`, ...) stay.
-//!   A marker written `key=value` shows `key=***`.
+//!   `hook.php`, `HOOKS`, `api_key` and `token=<value>` are all markers). On
+//!   every host, a word is a marker when, with its `-` removed or as its last
+//!   `-` piece (`web-hook`, `x-api-key`, `incoming-webhooks`), it is `hook`,
+//!   `webhook`, `incoming`, `token`, `accesstoken`, `authtoken`, `auth`,
+//!   `secret`, `key`, `apikey`, `password` or `passwd`, or one of these with a
+//!   plural `s`. Hosts whose layout is known (the host or a parent domain, any
+//!   case, a trailing dot ignored) add their own: Slack's `services`,
+//!   `workflows`, `triggers`; Discord's `webhooks`; Zapier's `hooks`
+//!   (`hooks/catch/<id>/<secret>`); Teams/Office's `webhookb2` and `webhook`
+//!   (`webhookb2/<tenant>@<guid>/IncomingWebhook/<id>/<guid>`); Teams
+//!   workflows' `workflows`; IFTTT's `key`. The fixed words of those layouts
+//!   (`IncomingWebhook`, `triggers/manual/paths/invoke`, ...) stay. A marker
+//!   written `key=value` shows `key=***`.
 //! - **Shapes**, before any marker and where there is none: `;key=value`
-//!   segment parameters show `key=***`; a segment whose percent-escapes hide
-//!   a `;` or `=` is `***`; so is a segment holding a piece that looks like a
-//!   key (long digit runs, UUIDs and hex, letters mixed with digits,
-//!   high-entropy mixed case, anything of 32 characters or more), or shaped
-//!   like a password a person chose (a word of six or more characters with
-//!   digits inside its letters, `Pa55w0rd`; the punctuation `!`, `$`, `*` or
-//!   `^`, `hunter!2`).
+//!   segment parameters show `key=***`; a segment holding `user:pass@` (a `:`
+//!   before its last `@`, as written or percent-encoded) shows `***@` and what
+//!   follows the `@`; a segment whose percent-escapes hide a `;` or `=` is
+//!   `***`; so is a segment holding a piece that looks like a key (long digit
+//!   runs, UUIDs and hex, letters mixed with digits, high-entropy mixed case,
+//!   anything of 32 characters or more), or one shaped like a password a
+//!   person chose (a word of six or more characters with digits inside its
+//!   letters, `Pa55w0rd`; the punctuation `!`, `$`, `*` or `^`, `hunter!2`).
 //!
 //! Ordinary paths with no marker stay readable: words, dates, versions (`v2`,
 //! `oauth2`, `sha256`), names with dashes (`/api/v1/events/`). The host is
 //! never a marker (`hooks.example.com/api/v1/events` stays).
+//!
+//! What this cannot hide: a short secret that is a plain word and comes
+//! *before* any marker (`/hunter/hook`), or with no marker at all, cannot be
+//! told from a path word, and a secret in the host name (`hunter.ex.invalid`)
+//! cannot be told from a host label; both are shown as written. Words that
+//! are markers mask what follows them even when it is no secret
+//! (`/auth/login` shows `/auth/***`).
 
 use std::fmt;
 
@@ -243,6 +253,17 @@ fn mask_segment(segment: &str) -> String {
     let hides = |c: char| percent_decoded(segment).matches(c).count() > segment.matches(c).count();
     if hides(';') || hides('=') {
         return MASK.to_owned();
+    }
+    // `user:pass@host` written into the path (R36-7).
+    let decoded = percent_decoded(segment);
+    if decoded
+        .rsplit_once('@')
+        .is_some_and(|(userinfo, _)| userinfo.contains(':'))
+    {
+        return match segment.rsplit_once('@') {
+            Some((_, after)) => format!("{MASK}@{}", mask_segment(after)),
+            None => MASK.to_owned(),
+        };
     }
     let mut parts = segment.split(';');
     let base = parts.next().unwrap_or_default();

@@ -14,18 +14,21 @@ pub(super) struct HostRule {
 }
 
 /// Words after which, on any host, every segment is secret: the words
-/// webhook and capability URLs put before their key. They are compared with
-/// a segment's [`marker_word`], and a plural `s` is allowed (`hooks`, `keys`).
+/// webhook and capability URLs put before their key. A segment's
+/// [`marker_word`] is one when, with its `-` removed or as its last `-` piece
+/// (`web-hook`, `x-api-key`, `incoming-webhooks`), it is one of these, or one
+/// of these with a plural `s` (`hooks`, `keys`).
 const GENERIC_MARKERS: &[&str] = &[
     "hook",
     "webhook",
+    "incoming",
     "token",
+    "accesstoken",
+    "authtoken",
+    "auth",
     "secret",
     "key",
     "apikey",
-    "api-key",
-    "accesstoken",
-    "access-token",
     "password",
     "passwd",
 ];
@@ -117,10 +120,16 @@ pub(super) fn is_marker(rule: Option<&HostRule>, segment: &str) -> bool {
     if word.is_empty() {
         return false;
     }
-    let generic = |word: &str| GENERIC_MARKERS.contains(&word);
+    let generic = |word: &str| {
+        GENERIC_MARKERS.contains(&word)
+            || word
+                .strip_suffix('s')
+                .is_some_and(|word| GENERIC_MARKERS.contains(&word))
+    };
+    let last_piece = word.rsplit('-').next().unwrap_or_default();
     rule.is_some_and(|rule| rule.markers.contains(&word.as_str()))
-        || generic(&word)
-        || word.strip_suffix('s').is_some_and(generic)
+        || generic(&word.replace('-', ""))
+        || generic(last_piece)
 }
 
 /// Whether `segment` is a fixed word of the host's layout (any case).

@@ -272,7 +272,57 @@ const TABLE: &[(&str, &str)] = &[
         "https://discord.com/api/webhooks/1/hunter/Slack",
         "discord.com/api/webhooks/***/***/Slack",
     ),
+    // R36-7: more marker words, and compounds ending in one or that are one
+    // without their `-`.
+    ("https://ex.invalid/auth/hunter", "ex.invalid/auth/***"),
+    (
+        "https://ex.invalid/incoming/hunter",
+        "ex.invalid/incoming/***",
+    ),
+    (
+        "https://ex.invalid/web-hook/hunter",
+        "ex.invalid/web-hook/***",
+    ),
+    (
+        "https://ex.invalid/Web_Hooks/hunter",
+        "ex.invalid/Web_Hooks/***",
+    ),
+    (
+        "https://ex.invalid/incoming-webhook/hunter",
+        "ex.invalid/incoming-webhook/***",
+    ),
+    (
+        "https://ex.invalid/x-api-key/hunter",
+        "ex.invalid/x-api-key/***",
+    ),
+    (
+        "https://ex.invalid/auth-token/hunter",
+        "ex.invalid/auth-token/***",
+    ),
+    (
+        "https://ex.invalid/authToken/hunter",
+        "ex.invalid/authToken/***",
+    ),
+    // `user:pass@` written into a path segment.
+    ("https://ex.invalid/u:hunter@x/y", "ex.invalid/***@x/y"),
+    ("https://ex.invalid/u%3Ahunter@x/y", "ex.invalid/***@x/y"),
+    (
+        "https://ex.invalid/users/alice@example.org/x",
+        "ex.invalid/users/alice@example.org/x",
+    ),
+    // Limits (module doc): a secret before the marker, or in the host name,
+    // cannot be told from a path word or a host label, and is shown.
+    ("https://ex.invalid/hunter/hook", "ex.invalid/hunter/hook"),
+    ("https://hunter.ex.invalid/hook", "hunter.ex.invalid/hook"),
     // No marker: the path stays readable, the host is never one.
+    (
+        "https://ex.invalid/oauth/callback",
+        "ex.invalid/oauth/callback",
+    ),
+    (
+        "https://ex.invalid/api/webhook-receiver/events",
+        "ex.invalid/api/webhook-receiver/events",
+    ),
     (
         "https://ex.invalid/api/v1/events/",
         "ex.invalid/api/v1/events/",
