@@ -249,13 +249,13 @@ fn mask_marker(segment: &str) -> String {
 /// and others put `;token=` there), or [`MASK`] when what precedes them looks
 /// like a credential or its percent-escapes hide a `;` or `=`.
 fn mask_segment(segment: &str) -> String {
+    let decoded = percent_decoded(segment);
     // Parameters or a value hidden by percent-encoding (`x%3Btoken=...`).
-    let hides = |c: char| percent_decoded(segment).matches(c).count() > segment.matches(c).count();
+    let hides = |c: char| decoded.matches(c).count() > segment.matches(c).count();
     if hides(';') || hides('=') {
         return MASK.to_owned();
     }
     // `user:pass@host` written into the path (R36-7).
-    let decoded = percent_decoded(segment);
     if decoded
         .rsplit_once('@')
         .is_some_and(|(userinfo, _)| userinfo.contains(':'))
