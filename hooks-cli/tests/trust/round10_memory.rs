@@ -287,3 +287,22 @@ fn utf16(text: &str) -> Vec<u8> {
         .for_each(|unit| bytes.extend(unit.to_le_bytes()));
     bytes
 }
+
+#[test]
+fn a_guard_after_nine_megabytes_of_blanks_blocks() {
+    // R37-6: the file is over the 8 MiB a settings file may be, and the
+    // text was read for failClosed only as far as that.
+    let (home, project) = home_with("[claude]");
+    let plain = json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": "true"}]}]}});
+    let settings =
+        crate::dialects::write(&home.user_home, ".claude/settings.json", &plain.to_string());
+    let read = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(read["runs"][0]["status"], json!("completed"), "{read:#}");
+    let guarded = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "true", "failClosed": true}]}]}}"#;
+    let padded = format!("{}{guarded}", " ".repeat(9 << 20));
+    std::fs::write(&settings, padded).expect("padded");
+    let emitted = emit_terminal(&home, &project, "rm -rf /", false);
+    assert_eq!(action(&emitted), &json!("block"), "{emitted:#}");
+}

@@ -34,6 +34,12 @@ fn a_script_after_a_cd_is_bound_to_its_content() {
         // A `cd` inside the string (R36-2).
         "bash -c 'cd $HOME && sh bin/guard.sh'".to_owned(),
         "bash -c \"cd ~ && sh bin/guard.sh\"".to_owned(),
+        // Spellings the reading misses, bound by the scripts they name
+        // (R37-3, R37-4).
+        "trap -- \"sh $HOME/bin/guard.sh\" EXIT INT".to_owned(),
+        "bash -c 'bash <<< \"sh $HOME/bin/guard.sh\"'".to_owned(),
+        "cd $HOME && CDPATH=$HOME cd bin >/dev/null && sh guard.sh".to_owned(),
+        "bash -c 'pushd $HOME/bin >/dev/null && sh ./guard.sh'".to_owned(),
     ] {
         write(&home.user_home, "bin/guard.sh", SAYS_ITS_NAME);
         user_fail_closed_command(&home, &command);
@@ -79,6 +85,7 @@ fn a_script_a_compound_command_runs_is_the_checked_copy() {
         "echo \"$(bash -c 'sh tools/guard.sh')\"",
         "trap 'sh tools/guard.sh' EXIT",
         "command -p sh tools/guard.sh",
+        "command eval \"sh tools/guard.sh\"",
     ];
     for run in runs {
         let (home, project) = home_with("[claude]");

@@ -16,6 +16,7 @@ mod compound;
 pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
 mod nested;
+mod sweep;
 mod variables;
 
 /// Interpreters whose first non-option argument is the script they run.
@@ -221,6 +222,12 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
     }
     if found.files.is_empty() && found.opaque.is_none() {
         found.opaque = Some(format!("no file runs it ({} not found)", words[0]));
+    }
+    // Whatever the reading above missed: each script the text names.
+    for script in sweep::named_scripts(raw, cwd) {
+        if !found.files.contains(&script) {
+            add_run_file(&mut found, script, cwd);
+        }
     }
     found
 }

@@ -16,22 +16,39 @@ pub(super) fn names_fail_closed(path: &Path) -> bool {
     let Ok(file) = hermes_hooks_core::regular_file::open_regular(path) else {
         return false;
     };
-    let mut bytes = Vec::new();
-    if file
-        .take(super::file::MAX_FILE_BYTES)
-        .read_to_end(&mut bytes)
-        .is_err()
-    {
-        return false;
+    // The whole file, a piece at a time (a guard after 9 MiB of blanks in a
+    // file too large to parse: red team R37-6), up to a bound; each piece
+    // overlaps the one before so a name cut between them is found.
+    let mut file = file.take(MAX_SCANNED_BYTES);
+    let mut carried: Vec<u8> = Vec::new();
+    let mut piece = vec![0u8; 1 << 20];
+    loop {
+        let read = match file.read(&mut piece) {
+            Ok(0) | Err(_) => return false,
+            Ok(read) => read,
+        };
+        carried.extend_from_slice(&piece[..read]);
+        let text = unescaped(&decoded(&carried));
+        let letters: String = text
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect();
+        if letters.contains("failclosed") {
+            return true;
+        }
+        let keep = carried.len().min(OVERLAP_BYTES);
+        carried.drain(..carried.len() - keep);
     }
-    let text = unescaped(&decoded(&bytes));
-    let letters: String = text
-        .chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    letters.contains("failclosed")
 }
+
+/// The most of a file scanned.
+const MAX_SCANNED_BYTES: u64 = 1 << 30;
+
+/// What of one piece is read again with the next: more than any spelling
+/// of the name with blanks and escapes between its letters could take
+/// (an even number, so UTF-16 stays aligned).
+const OVERLAP_BYTES: usize = 4096;
 
 /// `bytes` as text: UTF-16 (by its byte order mark, or by the zero bytes
 /// of ASCII text in it), else UTF-8 (lossily).

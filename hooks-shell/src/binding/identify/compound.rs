@@ -119,6 +119,11 @@ fn simple_parts(raw: &str, depth: usize) -> Vec<Vec<String>> {
                 },
             );
         }
+        // `command eval "…"`, `builtin trap …`: the builtin itself (R37-2).
+        while words.len() > 1 && matches!(words[0].as_str(), "command" | "builtin" | "exec") {
+            let options = usize::from(words.get(1).is_some_and(|w| w == "-p"));
+            words.drain(..1 + options.min(words.len() - 2));
+        }
         match words.split_first() {
             Some((first, rest)) if first == "eval" && depth < 4 => {
                 parts.extend(simple_parts(&rest.join(" "), depth + 1));
