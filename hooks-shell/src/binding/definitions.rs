@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 
 use super::identify::base_name;
+use super::search_path::with_project;
 use super::shell::{shell_script, simple_commands};
 use super::wrappers::{run_folders, unwrap};
 use follow::{cargo_config_files, follow_includes, package_scripts};
@@ -73,6 +74,9 @@ pub struct Reached {
     /// spelling or a wrapper this reading does not take apart, code given
     /// inline): its approval then binds the hook tree too.
     pub opaque: Option<String>,
+    /// The folder the command starts in, which `$CLAUDE_PROJECT_DIR`
+    /// names (R37-5).
+    pub(crate) top: PathBuf,
 }
 
 impl Reached {
@@ -96,7 +100,10 @@ impl Reached {
 /// The definitions `raw` (a command line, run in `cwd`) executes: see the
 /// module documentation. `project_hook`: bind a node tool's absence too.
 pub fn reached(raw: &str, cwd: &Path, project_hook: bool) -> Reached {
-    let mut found = Reached::default();
+    let mut found = Reached {
+        top: cwd.to_path_buf(),
+        ..Reached::default()
+    };
     reached_within(raw, cwd, project_hook, &mut found, 0);
     found
 }
@@ -158,7 +165,8 @@ pub(super) fn reached_within(
             for here in &heres {
                 program_reaches(program, &read, here, (project_hook, depth), found);
                 if program.names.contains(&"pip") {
-                    pip::local_projects(&words[1..], &unwrapped.assignments, here, found);
+                    let args = with_project(&words[1..], &found.top.clone(), here);
+                    pip::local_projects(&args, &unwrapped.assignments, here, found);
                 }
             }
         } else if project_hook && matches!(name.as_str(), "python" | "python3") {

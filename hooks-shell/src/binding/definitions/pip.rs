@@ -1,7 +1,9 @@
 //! What pip builds from the project besides the folder it runs in (red
 //! team round 35, R35-3, R35-4): each local project folder it is given
 //! (`pip install ./pkg`, `-e pkg`, a requirements file's `./pkg` or `-e
-//! ./pkg`, through nested `-r` / `-c` files) has its build settings
+//! ./pkg`, a direct reference `p @ file:///x/pkg`, `file:pkg#egg=p`,
+//! through nested `-r` / `-c` files and those `PIP_REQUIREMENT` /
+//! `PIP_CONSTRAINT` name) has its build settings
 //! (`pyproject.toml`, `setup.cfg`, `setup.py`) bound, present or not, as
 //! those of `.` are; they are read in turn for the build backend code they
 //! name. A local archive is bound by content, and each `--find-links`
@@ -87,9 +89,12 @@ pub(super) fn local_projects(
         files_read: 0,
     };
     for (name, value) in assignments {
-        if name == "PIP_FIND_LINKS" {
-            for link in value.split_whitespace() {
-                reading.find_links(link, &[dir.to_path_buf()], found);
+        for item in value.split_whitespace() {
+            match name.as_str() {
+                "PIP_FIND_LINKS" => reading.find_links(item, &[dir.to_path_buf()], found),
+                // Files pip reads as `-c` / `-r` ones (R37-5).
+                "PIP_CONSTRAINT" | "PIP_REQUIREMENT" => reading.requirements(item, dir, 0, found),
+                _ => {}
             }
         }
     }
@@ -167,10 +172,17 @@ impl Reading {
     /// relative to): a folder's build settings, an archive's content.
     /// `editable`: given to `-e`, a folder by any name.
     fn project(&self, word: &str, here: &Path, editable: bool, found: &mut Reached) {
+        // A direct reference, `p @ file:///x/pkg` (R37-5): its location.
+        let word = match word.split_once('@') {
+            Some((_, location)) if location.trim_start().starts_with("file:") => {
+                location.trim_start()
+            }
+            _ => word,
+        };
         let Some(path) = local_path(word) else {
             return;
         };
-        let path_like = path.contains('/') || path.starts_with('.');
+        let path_like = path.contains('/') || path.starts_with('.') || word.starts_with("file:");
         let mut bases = vec![self.cwd.clone()];
         if here != self.cwd {
             bases.push(here.to_path_buf());
@@ -276,12 +288,24 @@ mod tests {
         std::fs::write(root.join("requirements.txt"), "-r reqs/more.txt\n").expect("reqs");
         let nested = "-e ./pkg  # the project\n--find-links ../dist\np\n";
         std::fs::write(root.join("reqs/more.txt"), nested).expect("nested");
+        for (name, text) in [
+            ("fileurl.txt", "file:pkg#egg=p\n".to_owned()),
+            ("plain.txt", "./pkg#egg=p\n".to_owned()),
+            ("names.txt", "p\n".to_owned()),
+            ("cons.txt", format!("p @ file://{}/pkg\n", root.display())),
+        ] {
+            std::fs::write(root.join(name), text).expect("requirements");
+        }
         for command in [
             "pip install ./pkg",
             "pip install -e pkg",
             "pip3 install --editable=./pkg[dev]",
             "pip install -r requirements.txt",
             "python3 -m pip install --no-deps ./pkg",
+            "pip install --no-deps \"p @ file://$CLAUDE_PROJECT_DIR/pkg\"",
+            "pip install -r fileurl.txt",
+            "PIP_REQUIREMENT=plain.txt pip install",
+            "PIP_CONSTRAINT=cons.txt pip install -r names.txt",
         ] {
             let found = reached(command, root, true);
             assert!(

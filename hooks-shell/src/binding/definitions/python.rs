@@ -96,7 +96,8 @@ pub(super) fn python_modules(
         found.add(dir.join(file));
     }
     if runs.as_deref() == Some("pip") {
-        super::pip::local_projects(&parsed.rest, assignments, dir, found);
+        let args = crate::binding::search_path::with_project(&parsed.rest, &found.top.clone(), dir);
+        super::pip::local_projects(&args, assignments, dir, found);
     }
     if let Some(why) = parsed.unsure {
         found.unsure("python", &why);
