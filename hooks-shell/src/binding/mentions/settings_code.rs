@@ -51,21 +51,55 @@ impl Names {
 
 /// Where Flask looks for each file `text` (code in `dir`) gives
 /// `from_pyfile`: the app's folder, its `instance/` and the one beside it.
+/// The name is the call's last quoted literal (`filename="s.cfg"`,
+/// `os.path.join(app.root_path, "s.cfg")`), and the literals joined
+/// (`os.path.join(app.root_path, "conf", "s.cfg")`: `conf/s.cfg`; R37-5).
 fn flask_config_files(text: &str, dir: &Path) -> Vec<PathBuf> {
-    static FROM_PYFILE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"\bfrom_pyfile\(\s*[rbuRBU]?["']([^"'\n]+)["']"#).expect("valid regex")
+    static LITERAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"[rbuRBU]?(?:"([^"\n]*)"|'([^'\n]*)')"#).expect("valid regex")
     });
-    if !text.contains("from_pyfile") {
-        return Vec::new();
-    }
     let mut files = Vec::new();
-    for name in FROM_PYFILE.captures_iter(text).filter_map(|c| c.get(1)) {
-        let name = name.as_str().trim_start_matches('/');
-        files.push(dir.join(name));
-        files.push(dir.join("instance").join(name));
-        files.extend(dir.parent().map(|up| up.join("instance").join(name)));
+    for (at, _) in text.match_indices("from_pyfile(") {
+        let literals: Vec<&str> = LITERAL
+            .captures_iter(call_arguments(&text[at + "from_pyfile(".len()..]))
+            .filter_map(|c| c.get(1).or_else(|| c.get(2)))
+            .map(|m| m.as_str())
+            .filter(|name| !name.is_empty())
+            .collect();
+        let Some(last) = literals.last() else {
+            continue;
+        };
+        let mut names = vec![last.to_string()];
+        if literals.len() > 1 {
+            names.push(literals.join("/"));
+        }
+        for name in names {
+            let name = name.trim_start_matches('/');
+            files.push(dir.join(name));
+            files.push(dir.join("instance").join(name));
+            files.extend(dir.parent().map(|up| up.join("instance").join(name)));
+        }
     }
     files
+}
+
+/// The text of a call's arguments, `rest` following its `(`: up to the
+/// `)` that closes it (at most 512 characters).
+fn call_arguments(rest: &str) -> &str {
+    let mut depth = 0usize;
+    for (at, c) in rest.char_indices().take(512) {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => return &rest[..at],
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    let end = rest
+        .char_indices()
+        .nth(512)
+        .map_or(rest.len(), |(at, _)| at);
+    &rest[..end]
 }
 
 /// Whether `text` calls python-dotenv to read a `.env` file.
@@ -94,6 +128,20 @@ mod tests {
             assert!(files.contains(&PathBuf::from(file)), "{file}: {files:?}");
         }
         assert!(flask_config_files("app.config.from_object('conf')", dir).is_empty());
+        for (text, file) in [
+            ("from_pyfile(filename=\"s.cfg\")", "/p/web/s.cfg"),
+            (
+                "from_pyfile(os.path.join(app.root_path, \"conf\", 's.cfg'))",
+                "/p/web/conf/s.cfg",
+            ),
+            (
+                "from_pyfile(os.path.join(app.root_path, \"s.cfg\"))",
+                "/p/web/s.cfg",
+            ),
+        ] {
+            let files = flask_config_files(text, dir);
+            assert!(files.contains(&PathBuf::from(file)), "{text}: {files:?}");
+        }
     }
 
     #[test]
