@@ -96,9 +96,17 @@ pub(super) fn cfn_lint_rules(tokens: &[String], bases: &[PathBuf], project: &Pat
                 found.extend(named_folders(&text, base, project));
             }
         }
-        for pair in tokens.windows(2) {
-            if matches!(pair[0].as_str(), "-a" | "--append-rules") {
-                found.extend(named_folders(&pair[1], base, project));
+        for (at, token) in tokens.iter().enumerate() {
+            // `-a rules`, `--append-rules rules`, `--append-rules=rules`,
+            // `-arules` (R37-5).
+            let named = match token.as_str() {
+                "-a" | "--append-rules" => tokens.get(at + 1).map(String::as_str),
+                _ => token
+                    .strip_prefix("--append-rules=")
+                    .or_else(|| token.strip_prefix("-a").filter(|rest| !rest.is_empty())),
+            };
+            if let Some(named) = named {
+                found.extend(named_folders(named, base, project));
             }
         }
         // A settings file named by option, read as `.cfnlintrc` is (R35-7).
