@@ -4,6 +4,8 @@
 //! read by a hook's own code (R35-6); cfn-lint's `--config-file` rules and
 //! what a rule file imports from outside its folder (R35-7).
 
+use crate::dialects::write;
+use crate::round28::{changed_asks_again, checkout_without_environment};
 use crate::round30_open::each_holds;
 use crate::round33_reach::asks_after;
 
@@ -69,6 +71,49 @@ fn the_local_projects_pip_builds_are_bound() {
     });
 }
 
+/// R37-5: a direct reference to a local folder, a `file:` line, and the
+/// requirements files pip's variables name.
+#[test]
+fn pips_direct_references_and_requirements_variables_are_bound() {
+    let pkg = ("pkg/setup.py", SETUP);
+    let poisoned = [("pkg/setup.py", "open('PWNED', 'w')\n")];
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)]);
+    let cases: [Case; 4] = [
+        (
+            "true || pip install --no-deps \"p @ file://$CLAUDE_PROJECT_DIR/pkg\"",
+            &[pkg],
+        ),
+        (
+            "true || pip install --no-deps -r req.txt",
+            &[pkg, ("req.txt", "file:pkg#egg=p\n")],
+        ),
+        (
+            "true || pip install --no-deps -r req.txt",
+            &[pkg, ("req.txt", "./pkg#egg=p\n")],
+        ),
+        (
+            "true || PIP_REQUIREMENT=req.txt pip install --no-deps",
+            &[pkg, ("req.txt", "./pkg\n")],
+        ),
+    ];
+    changed_asks_again(
+        "true || PIP_CONSTRAINT=cons.txt pip install --no-deps -r req.txt",
+        |project| {
+            write(project, "pkg/setup.py", SETUP);
+            write(project, "req.txt", "p\n");
+            let reference = format!("p @ file://{}/pkg\n", project.display());
+            write(project, "cons.txt", &reference);
+            checkout_without_environment(project);
+        },
+        |project, _| {
+            write(project, "pkg/setup.py", "open('PWNED', 'w')\n");
+        },
+    );
+    each_holds(&cases, |(command, setup)| {
+        asks_after(command, setup, &poisoned)
+    });
+}
+
 #[test]
 fn files_flask_and_dotenv_read_for_the_projects_code_are_bound() {
     let app = "from flask import Flask\napp = Flask(__name__)\napp.config.from_pyfile(\"settings.cfg\")\n";
@@ -84,7 +129,22 @@ fn files_flask_and_dotenv_read_for_the_projects_code_are_bound() {
         ("lib/sitecustomize.py", "X = 2\n"),
     ];
     type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [(&'a str, &'a str)]);
-    let cases: [Case; 5] = [
+    let root_path = "import os\nfrom flask import Flask\napp = Flask(__name__)\n\
+        app.config.from_pyfile(os.path.join(app.root_path, \"conf\", \"s.cfg\"))\n";
+    let keyword = "from flask import Flask\napp = Flask(__name__)\n\
+        app.config.from_pyfile(filename=\"s.cfg\")\n";
+    let cases: [Case; 7] = [
+        // R37-5: a joined path, a keyword argument.
+        (
+            "true || flask routes",
+            &[("app.py", root_path), ("conf/s.cfg", "X = 1\n")],
+            &[("conf/s.cfg", "X = 2\n")],
+        ),
+        (
+            "true || flask routes",
+            &[("app.py", keyword), ("s.cfg", "X = 1\n")],
+            &[("s.cfg", "X = 2\n")],
+        ),
         (
             "true || flask routes",
             &[("app.py", app), ("settings.cfg", "X = 1\n")],
@@ -131,7 +191,30 @@ fn the_rules_cfn_lint_loads_and_what_they_import_are_bound() {
     let from_file =
         "import os, sys\nsys.path.insert(0, os.path.dirname(__file__) + \"/../lib\")\nimport rh\n";
     type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [(&'a str, &'a str)]);
-    let cases: [Case; 3] = [
+    let rules = ("rules/r.py", "X = 1\n");
+    let changed_rules: &[(&str, &str)] = &[("rules/r.py", "X = 2\n")];
+    let cases: [Case; 7] = [
+        // R37-5: the option's other spellings.
+        (
+            "true || cfn-lint --append-rules=rules -- t.yaml",
+            &[template, rules],
+            changed_rules,
+        ),
+        (
+            "true || cfn-lint -arules -- t.yaml",
+            &[template, rules],
+            changed_rules,
+        ),
+        (
+            "true || cfn-lint -a rules -- t.yaml",
+            &[template, rules],
+            changed_rules,
+        ),
+        (
+            "true || cfn-lint --append-rules rules t.yaml",
+            &[template, rules],
+            changed_rules,
+        ),
         (
             "true || cfn-lint --config-file lint.yml t.yaml",
             &[
