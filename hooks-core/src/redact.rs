@@ -8,12 +8,15 @@
 //!
 //! - Userinfo and every query value become `***`; the fragment is dropped.
 //! - **Markers.** Every path segment after the first *marker* segment is `***`,
-//!   however short. A segment is compared by its word: percent-decoded,
-//!   lowercase, cut at its first `;` or `=`, trimmed of punctuation at its
-//!   ends, cut at a file suffix, `_` read as `-` (so `ho%6Fk`, `hook;v=1`,
-//!   `hook.php`, `HOOKS`, `api_key` and `token=<value>` are all markers). On
-//!   every host, a word is a marker when, with its `-` removed or as its last
-//!   `-` piece (`web-hook`, `x-api-key`, `incoming-webhooks`), it is `hook`,
+//!   however short. A segment is compared by its word: percent-decoded (also
+//!   when encoded twice), lowercase, cut at its first `;`, `=`, `:` or `/`,
+//!   trimmed of punctuation at its ends, cut at a file suffix, camel case
+//!   parts and `_` read as `-` (so `ho%6Fk`, `ho%256Fk`, `hook;v=1`,
+//!   `hook.php`, `HOOKS`, `api_key`, `webHookToken`, `token=<value>` and
+//!   `token:<value>` are all markers). On every host, a word is a marker
+//!   when, with its `-` removed or as its last `-` piece (`web-hook`,
+//!   `x-api-key`, `incoming-webhooks`), a version after it taken off
+//!   (`hooks-v2`), it is `hook`,
 //!   `webhook`, `incoming`, `token`, `accesstoken`, `authtoken`, `auth`,
 //!   `secret`, `key`, `apikey`, `password` or `passwd`, or one of these with a
 //!   plural `s`. Hosts whose layout is known (the host or a parent domain, any
@@ -22,8 +25,9 @@
 //!   (`hooks/catch/<id>/<secret>`); Teams/Office's `webhookb2` and `webhook`
 //!   (`webhookb2/<tenant>@<guid>/IncomingWebhook/<id>/<guid>`); Teams
 //!   workflows' `workflows`; IFTTT's `key`. The fixed words of those layouts
-//!   (`IncomingWebhook`, `triggers/manual/paths/invoke`, ...) stay. A marker
-//!   written `key=value` shows `key=***`.
+//!   (`IncomingWebhook`, `triggers/manual/paths/invoke`, ...) stay. What
+//!   follows the word in the marker segment itself is masked too: `key=***`,
+//!   `token:***`, `hook%2F***`, `hook;***` (each `;` parameter).
 //! - **Shapes**, before any marker and where there is none: `;key=value`
 //!   segment parameters show `key=***`; a segment holding `user:pass@` (a `:`
 //!   before its last `@`, as written or percent-encoded) shows `***@` and what
@@ -226,23 +230,42 @@ fn mask_segments_from(
         .collect()
 }
 
-/// The marker segment itself: the value of a `token=<value>` segment is
-/// masked (or the whole segment, when its `=` is percent-encoded).
+/// The marker segment itself: what follows its word is masked, the value of
+/// `token=<value>`, and after a `:` or an encoded `/` (`token:hunter`,
+/// `hook%2Fhunter`), each `;` parameter (`hook;hunter`: R37-7); the whole
+/// segment when its percent-escapes hide a `;` or `=`.
 fn mask_marker(segment: &str) -> String {
-    let (base, parameters) = segment
-        .split_once(';')
-        .map_or((segment, None), |(base, rest)| (base, Some(rest)));
-    if !percent_decoded(base).contains('=') {
-        return mask_segment(segment);
+    let decoded = percent_decoded(segment);
+    let hides = |c: char| decoded.matches(c).count() > segment.matches(c).count();
+    if hides(';') || hides('=') {
+        return MASK.to_owned();
     }
-    let mut out = match base.split_once('=') {
-        Some((key, _)) => format!("{key}={MASK}"),
-        None => MASK.to_owned(),
-    };
-    if let Some(parameters) = parameters {
-        out.push_str(&mask_segment(&format!(";{parameters}")));
+    let lower = segment.to_ascii_lowercase();
+    let value = ["=", ":", "%2f", "%3a"]
+        .iter()
+        .filter_map(|cut| lower.find(cut).map(|at| at + cut.len()))
+        .min();
+    let parameters = segment.find(';');
+    if let Some(value) = value.filter(|value| parameters.is_none_or(|at| *value <= at)) {
+        let rest = parameters.map_or("", |at| &segment[at..]);
+        return format!("{}{MASK}{}", &segment[..value], masked_parameters(rest));
     }
-    out
+    match parameters {
+        Some(at) => format!("{}{}", &segment[..at], masked_parameters(&segment[at..])),
+        None => mask_segment(segment),
+    }
+}
+
+/// `;key=value` parameters after a marker: `;key=***`, a bare one `;***`.
+fn masked_parameters(parameters: &str) -> String {
+    parameters
+        .split(';')
+        .skip(1)
+        .map(|parameter| match parameter.split_once('=') {
+            Some((key, _)) => format!(";{key}={MASK}"),
+            None => format!(";{MASK}"),
+        })
+        .collect()
 }
 
 /// One path segment with its `;key=value` parameters' values masked (Matrix

@@ -16,8 +16,9 @@ pub(super) struct HostRule {
 /// Words after which, on any host, every segment is secret: the words
 /// webhook and capability URLs put before their key. A segment's
 /// [`marker_word`] is one when, with its `-` removed or as its last `-` piece
-/// (`web-hook`, `x-api-key`, `incoming-webhooks`), it is one of these, or one
-/// of these with a plural `s` (`hooks`, `keys`).
+/// (`web-hook`, `x-api-key`, `incoming-webhooks`), and a version after it
+/// taken off (`hooks-v2`), it is one of these, or one of these with a plural
+/// `s` (`hooks`, `keys`).
 const GENERIC_MARKERS: &[&str] = &[
     "hook",
     "webhook",
@@ -100,17 +101,38 @@ pub(super) fn host_rule(host: &str) -> Option<&'static HostRule> {
     HOST_RULES.iter().find(|rule| host_in(host, rule.domain))
 }
 
-/// The word `segment` says, as markers are compared: percent-decoded,
-/// lowercase, cut at its first `;` (segment parameters) and `=` (a
-/// `token=<value>` segment), trimmed of punctuation at its ends, cut at a file
-/// suffix (`hook.php`, `hook.`), and `_` read as `-` (`api_key`).
+/// The word `segment` says, as markers are compared: percent-decoded (twice
+/// encoded too, `ho%256Fk`), cut at its first `;` (segment parameters), `=`
+/// (a `token=<value>` segment), `:` or `/` (`token:<value>`,
+/// `hook%2F<value>`), trimmed of punctuation at its ends, cut at a file
+/// suffix (`hook.php`, `hook.`), camel case parts and `_` read as `-`
+/// pieces (`webHookToken`, `api_key`).
 pub(super) fn marker_word(segment: &str) -> String {
-    let decoded = super::percent_decoded(segment).to_lowercase();
-    let base = decoded.split([';', '=']).next().unwrap_or_default();
+    let mut decoded = super::percent_decoded(segment);
+    for _ in 0..2 {
+        let again = super::percent_decoded(&decoded);
+        if again == decoded {
+            break;
+        }
+        decoded = again;
+    }
+    let base = decoded
+        .split([';', '=', ':', '/'])
+        .next()
+        .unwrap_or_default();
     let base = base.trim_matches(|c: char| !c.is_alphanumeric());
     let base = base.split('.').next().unwrap_or_default();
-    base.trim_matches(|c: char| !c.is_alphanumeric())
-        .replace('_', "-")
+    let base = base.trim_matches(|c: char| !c.is_alphanumeric());
+    let mut word = String::with_capacity(base.len() + 4);
+    let mut after_lower = false;
+    for c in base.chars() {
+        if c.is_uppercase() && after_lower {
+            word.push('-');
+        }
+        after_lower = c.is_lowercase() || c.is_ascii_digit();
+        word.push(c);
+    }
+    word.to_lowercase().replace('_', "-")
 }
 
 /// Whether `segment` says that what follows it is secret: a marker of the
@@ -127,9 +149,16 @@ pub(super) fn is_marker(rule: Option<&HostRule>, segment: &str) -> bool {
                 .is_some_and(|word| GENERIC_MARKERS.contains(&word))
     };
     let last_piece = word.rsplit('-').next().unwrap_or_default();
+    // A version after the word (`hooks-v2`, R37-8) is no part of it.
+    let unversioned = match word.rsplit_once("-v") {
+        Some((head, version)) if version.bytes().all(|b| b.is_ascii_digit()) => head,
+        _ => word.as_str(),
+    };
     rule.is_some_and(|rule| rule.markers.contains(&word.as_str()))
         || generic(&word.replace('-', ""))
         || generic(last_piece)
+        || generic(&unversioned.replace('-', ""))
+        || generic(unversioned.rsplit('-').next().unwrap_or_default())
 }
 
 /// Whether `segment` is a fixed word of the host's layout (any case).

@@ -245,6 +245,35 @@ const TABLE: &[(&str, &str)] = &[
         "ex.invalid/Secret=***;v=***",
     ),
     ("https://ex.invalid/token%3Dhunter/x", "ex.invalid/***/***"),
+    // R37-7: the secret after the marker word in the same segment.
+    ("https://ex.invalid/hook;hunter", "ex.invalid/hook;***"),
+    (
+        "https://ex.invalid/hook;hunter;v=1/x",
+        "ex.invalid/hook;***;v=***/***",
+    ),
+    ("https://ex.invalid/hook%2Fhunter", "ex.invalid/hook%2F***"),
+    (
+        "https://ex.invalid/hook%2fhunter/x",
+        "ex.invalid/hook%2f***/***",
+    ),
+    ("https://ex.invalid/token:hunter", "ex.invalid/token:***"),
+    (
+        "https://ex.invalid/token%3Ahunter",
+        "ex.invalid/token%3A***",
+    ),
+    // R37-8: encoded twice, a first `-` piece, camel case.
+    (
+        "https://ex.invalid/ho%256Fk/hunter",
+        "ex.invalid/ho%256Fk/***",
+    ),
+    (
+        "https://ex.invalid/hooks-v2/hunter",
+        "ex.invalid/hooks-v2/***",
+    ),
+    (
+        "https://ex.invalid/webHookToken/hunter",
+        "ex.invalid/webHookToken/***",
+    ),
     ("https://ex.invalid/x%3Btoken=hunter/y", "ex.invalid/***/y"),
     // Known hosts: the generic markers too, markers in any case, the host
     // with a trailing dot.
@@ -347,7 +376,7 @@ fn hidden_parts(url: &str, expected: &str) -> Vec<String> {
         .zip(expected.split('/').skip(1))
         .filter(|(original, shown)| original != shown)
         .flat_map(|(original, shown)| {
-            let shown: Vec<&str> = shown.split([';', '=']).collect();
+            let shown: Vec<&str> = shown.split([';', '=', '@', ':']).collect();
             original
                 .split([';', '=', '@', ':'])
                 .filter(|part| part.len() > 2 && !shown.contains(part))
