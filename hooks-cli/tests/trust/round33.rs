@@ -37,6 +37,7 @@ fn a_script_after_a_cd_is_bound_to_its_content() {
         // Spellings the reading misses, bound by the scripts they name
         // (R37-3, R37-4).
         "trap -- \"sh $HOME/bin/guard.sh\" EXIT INT".to_owned(),
+        "trap -- \"sh \\\"$HOME\\\"/bin/guard.sh\" EXIT INT".to_owned(),
         "bash -c 'bash <<< \"sh $HOME/bin/guard.sh\"'".to_owned(),
         "cd $HOME && CDPATH=$HOME cd bin >/dev/null && sh guard.sh".to_owned(),
         "bash -c 'pushd $HOME/bin >/dev/null && sh ./guard.sh'".to_owned(),

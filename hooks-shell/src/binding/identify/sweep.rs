@@ -19,12 +19,20 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
     static WORD: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"[A-Za-z0-9_./~${}@%+,=-]+").expect("valid regex"));
     let home = hermes_hooks_core::home::user_home();
-    let words: Vec<String> = WORD
-        .find_iter(raw)
-        .take(MAX_WORDS)
-        .map(|word| expanded(word.as_str(), home.as_deref()))
-        .filter(|word| !word.is_empty() && !word.contains('$'))
+    // Quotes and backslashes out: `\"$CLAUDE_PROJECT_DIR\"/tools/g.sh` is
+    // one word (red team round 37).
+    let unquoted: String = raw
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\'' | '\\' | '`'))
         .collect();
+    let mut words: Vec<String> = Vec::new();
+    for word in WORD.find_iter(&unquoted).take(MAX_WORDS) {
+        for spelling in expanded(word.as_str(), home.as_deref(), cwd) {
+            if !spelling.is_empty() && !spelling.contains('$') && !words.contains(&spelling) {
+                words.push(spelling);
+            }
+        }
+    }
     let mut bases: Vec<PathBuf> = vec![cwd.to_path_buf()];
     bases.extend(home.clone());
     for word in &words {
@@ -50,20 +58,33 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
     scripts
 }
 
-/// `word` with a leading `~`, `$HOME` or `${HOME}` as `home`.
-fn expanded(word: &str, home: Option<&Path>) -> String {
+/// The spellings of `word` to look for: a leading `~`, `$HOME` or
+/// `${HOME}` as `home`; a project variable or `$PWD` as `cwd`; another
+/// leading variable as its value here and as nothing (`$X/tools/g.sh`:
+/// `tools/g.sh` too).
+fn expanded(word: &str, home: Option<&Path>, cwd: &Path) -> Vec<String> {
+    static LEADING: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:~|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*))(/.*)?$")
+            .expect("valid regex")
+    });
     let word = word.trim_matches(|c| matches!(c, '=' | ',' | '@' | '%' | '+'));
-    let Some(home) = home else {
-        return word.to_owned();
+    let Some(found) = LEADING.captures(word) else {
+        return vec![word.to_owned()];
     };
-    for spelling in ["${HOME}", "$HOME", "~"] {
-        if let Some(rest) = word.strip_prefix(spelling)
-            && (rest.is_empty() || rest.starts_with('/'))
-        {
-            return format!("{}{rest}", home.display());
-        }
-    }
-    word.to_owned()
+    let name = found.get(1).or(found.get(2)).map_or("HOME", |m| m.as_str());
+    let rest = found.get(3).map_or("", |m| m.as_str());
+    let value = match name {
+        "HOME" => home.map(Path::to_path_buf),
+        "PWD" | "CLAUDE_PROJECT_DIR" | "CURSOR_PROJECT_DIR" | "CODEX_PROJECT_DIR"
+        | "GEMINI_PROJECT_DIR" => Some(cwd.to_path_buf()),
+        _ => std::env::var_os(name).map(PathBuf::from),
+    };
+    let mut spellings: Vec<String> = value
+        .map(|value| format!("{}{rest}", value.display()))
+        .into_iter()
+        .collect();
+    spellings.extend(rest.strip_prefix('/').map(str::to_owned));
+    spellings
 }
 
 /// Whether `path` is a file a shell may run: it ends like a script, or it
@@ -107,6 +128,9 @@ mod tests {
             "bash <<< \"sh tools/g.sh\"",
             "CDPATH=. cd tools && sh g.sh",
             "pushd tools; sh ./g.sh",
+            r#"echo "`echo \`sh \"$CLAUDE_PROJECT_DIR\"/tools/g.sh a\``""#,
+            r#"trap -- "sh \"$CLAUDE_PROJECT_DIR\"/tools/g.sh a" EXIT"#,
+            "sh \"$SOMEWHERE_UNKNOWN\"/tools/g.sh",
         ] {
             assert_eq!(
                 named_scripts(raw, dir.path()),
