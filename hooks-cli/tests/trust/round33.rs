@@ -41,6 +41,12 @@ fn a_script_after_a_cd_is_bound_to_its_content() {
         "bash -c 'bash <<< \"sh $HOME/bin/guard.sh\"'".to_owned(),
         "cd $HOME && CDPATH=$HOME cd bin >/dev/null && sh guard.sh".to_owned(),
         "bash -c 'pushd $HOME/bin >/dev/null && sh ./guard.sh'".to_owned(),
+        // Globs, braces and parameter operators (R38-1, R38-2).
+        "sh $HOME/bin/guard.s?".to_owned(),
+        "cd ~/b?n && sh guard.sh".to_owned(),
+        "sh ${D:-$HOME/bin}/guard.sh".to_owned(),
+        "sh \"${HOME%/}\"/bin/guard.sh".to_owned(),
+        "bash -c \"sh ~/bin/{guard,guard}.sh\"".to_owned(),
     ] {
         write(&home.user_home, "bin/guard.sh", SAYS_ITS_NAME);
         user_fail_closed_command(&home, &command);
