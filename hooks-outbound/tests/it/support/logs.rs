@@ -38,5 +38,11 @@ pub fn capture_with(filter: &str) -> (Captured, tracing::subscriber::DefaultGuar
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    (captured, tracing::subscriber::set_default(subscriber))
+    let guard = tracing::subscriber::set_default(subscriber);
+    // Tests run in parallel, each thread with its own subscriber or none: a
+    // callsite's cached interest may be one another thread's subscriber
+    // gave it while this one was not yet set (the registration line went
+    // missing once in a loaded CI run). Asked again with this one set.
+    tracing::callsite::rebuild_interest_cache();
+    (captured, guard)
 }
