@@ -264,13 +264,7 @@ fn a_broken_settings_file_without_a_record_that_names_fail_closed_blocks() {
 fn a_guard_added_with_a_typo_to_a_file_read_without_one_blocks() {
     // R36-4: the record of the last good read ("no guard") won over the
     // broken text that now holds one, and `rm -rf /` was allowed.
-    let (home, project) = home_with("[claude]");
-    let plain = json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
-        "hooks": [{"type": "command", "command": "true"}]}]}});
-    let settings =
-        crate::dialects::write(&home.user_home, ".claude/settings.json", &plain.to_string());
-    let read = emit_terminal(&home, &project, "ls", true);
-    assert_eq!(read["runs"][0]["status"], json!("completed"), "{read:#}");
+    let (home, project, settings) = read_without_a_guard();
     let guarded = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "true", "failClosed": true},]}]}}"#;
     for text in [guarded.as_bytes().to_vec(), utf16(guarded)] {
@@ -278,6 +272,19 @@ fn a_guard_added_with_a_typo_to_a_file_read_without_one_blocks() {
         let emitted = emit_terminal(&home, &project, "rm -rf /", false);
         assert_eq!(action(&emitted), &json!("block"), "{emitted:#}");
     }
+}
+
+/// A home importing `~/.claude` whose settings file, holding one hook and
+/// no guard, was read (and approved) once; returns it with its path.
+fn read_without_a_guard() -> (TempHome, std::path::PathBuf, std::path::PathBuf) {
+    let (home, project) = home_with("[claude]");
+    let plain = json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": "true"}]}]}});
+    let settings =
+        crate::dialects::write(&home.user_home, ".claude/settings.json", &plain.to_string());
+    let read = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(read["runs"][0]["status"], json!("completed"), "{read:#}");
+    (home, project, settings)
 }
 
 /// `text` in UTF-16 (little-endian, with its byte order mark).
@@ -292,13 +299,7 @@ fn utf16(text: &str) -> Vec<u8> {
 fn a_guard_after_nine_megabytes_of_blanks_blocks() {
     // R37-6: the file is over the 8 MiB a settings file may be, and the
     // text was read for failClosed only as far as that.
-    let (home, project) = home_with("[claude]");
-    let plain = json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
-        "hooks": [{"type": "command", "command": "true"}]}]}});
-    let settings =
-        crate::dialects::write(&home.user_home, ".claude/settings.json", &plain.to_string());
-    let read = emit_terminal(&home, &project, "ls", true);
-    assert_eq!(read["runs"][0]["status"], json!("completed"), "{read:#}");
+    let (home, project, settings) = read_without_a_guard();
     let guarded = r#"{"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": "true", "failClosed": true}]}]}}"#;
     let padded = format!("{}{guarded}", " ".repeat(9 << 20));

@@ -36,34 +36,14 @@ pub(super) fn read_shell_strings(
         // `bash -c 'cd $HOME && sh bin/g.sh'`: a command line of its own,
         // its `cd`s followed (R36-2: its script was bound to nothing).
         if let Some(inner) = super::compound::compound_at(script, &[], cwd, depth + 1) {
-            for file in inner.files {
-                push(&mut found.files, file);
-            }
-            if let Some(why) = inner.opaque {
-                found.opaque.get_or_insert(why);
-            }
-            codes.extend(
-                inner
-                    .code
-                    .filter(|c| codes.iter().all(|had| had.path != c.path)),
-            );
+            add_inner(inner, found, &mut codes);
             continue;
         }
         for command in simple_commands(script) {
             // `bash -c "sh $HOME/g.sh"`: `$HOME` either shell's.
             let command: Vec<String> = command.iter().map(|word| with_home(word)).collect();
             let inner = identify_at(script, Some(&command), cwd, depth + 1);
-            for file in inner.files {
-                push(&mut found.files, file);
-            }
-            if let Some(why) = inner.opaque {
-                found.opaque.get_or_insert(why);
-            }
-            codes.extend(
-                inner
-                    .code
-                    .filter(|c| codes.iter().all(|had| had.path != c.path)),
-            );
+            add_inner(inner, found, &mut codes);
         }
     }
     // `bash -c "sh g.sh"`: the one script the strings run is the code,
@@ -72,6 +52,22 @@ pub(super) fn read_shell_strings(
         && let [one] = codes.as_slice()
     {
         found.code = Some(one.clone());
+    }
+}
+
+/// Adds what a string's command reaches to `found`, its script to `codes`
+/// (once per path).
+fn add_inner(inner: Identified, found: &mut Identified, codes: &mut Vec<Code>) {
+    for file in inner.files {
+        push(&mut found.files, file);
+    }
+    if let Some(why) = inner.opaque {
+        found.opaque.get_or_insert(why);
+    }
+    if let Some(code) = inner.code
+        && codes.iter().all(|had| had.path != code.path)
+    {
+        codes.push(code);
     }
 }
 
