@@ -45,6 +45,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod allowlist;
+mod ansi_quotes;
 pub mod binding;
 pub mod clock;
 pub mod config;

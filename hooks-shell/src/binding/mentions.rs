@@ -65,6 +65,7 @@
 //! checkout; a Python environment's files, read lightly (`environments.rs`).
 
 mod braces;
+pub(crate) use braces::expanded as brace_expanded;
 mod compiled;
 mod entry_points;
 mod environment_code;

@@ -213,10 +213,21 @@ pub(super) fn tokens_of(text: &str, ansi: bool) -> Vec<Token> {
                 while let Some((q_at, q)) = chars.next() {
                     match q {
                         '\'' => break,
-                        '\\' => {
-                            let escaped = chars.next().map_or('\\', |(_, e)| e);
-                            word.push(escaped, q_at, after(&mut chars), Quote::Ansi);
-                        }
+                        // `\x2e` is a `.` (red team R38-1); a kept escape
+                        // (`\q`) is read as its character, as before.
+                        '\\' => match crate::ansi_quotes::escape(&text[q_at + 1..]) {
+                            Some((value, taken)) => {
+                                let end = q_at + 1 + taken;
+                                while chars.peek().is_some_and(|(next, _)| *next < end) {
+                                    chars.next();
+                                }
+                                word.push(value, q_at, end, Quote::Ansi);
+                            }
+                            None => {
+                                let escaped = chars.next().map_or('\\', |(_, e)| e);
+                                word.push(escaped, q_at, after(&mut chars), Quote::Ansi);
+                            }
+                        },
                         q => word.push(q, q_at, after(&mut chars), Quote::Ansi),
                     }
                 }

@@ -14,9 +14,6 @@ use regex::Regex;
 /// The most words of a command looked at.
 const MAX_WORDS: usize = 4096;
 
-/// The most spellings one word is read as (brace alternatives).
-const MAX_SPELLINGS: usize = 16;
-
 /// The scripts `raw` (a command run in `cwd`) names that exist.
 pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
     static WORD: LazyLock<Regex> =
@@ -24,7 +21,9 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
     let home = hermes_hooks_core::home::user_home();
     // Quotes and backslashes out: `\"$CLAUDE_PROJECT_DIR\"/tools/g.sh` is
     // one word (red team round 37).
-    let unquoted: String = raw
+    // `$'tools/g\x2esh'` as the shell reads it (R38-1), at each depth of
+    // double quotes (`bash -c "sh \$'tools/g\\x2esh'"`).
+    let unquoted: String = read_at_each_depth(raw)
         .chars()
         .filter(|c| !matches!(c, '"' | '\'' | '\\' | '`'))
         .collect();
@@ -43,7 +42,13 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
     for word in WORD.find_iter(&unquoted).take(MAX_WORDS) {
         let word = word.as_str();
         let spellings = expanded(word, home.as_deref(), cwd, &assigned);
-        for spelling in spellings.iter().flat_map(|spelling| braces(spelling)) {
+        // Brace lists as bash expands them, bounded (a word of forty
+        // `{a,b}` is globs, not 2^40 words: red team R39-3).
+        let braced = spellings.iter().flat_map(|spelling| {
+            crate::binding::mentions::brace_expanded(spelling)
+                .unwrap_or_else(|| vec![spelling.clone()])
+        });
+        for spelling in braced {
             let known = words.iter().any(|(seen, _)| *seen == spelling);
             if !spelling.is_empty() && !spelling.contains('$') && !known {
                 words.push((spelling, after_interpreter));
@@ -81,6 +86,34 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
     scripts
 }
 
+/// `raw` with its `$'…'` read, then again with one level of backslashes
+/// inside double quotes taken out (`\\` → `\`, `\$` → `$`), up to
+/// [`super::MAX_STRING_DEPTH`] levels, one reading per line.
+fn read_at_each_depth(raw: &str) -> String {
+    let mut text = raw.to_owned();
+    let mut readings = crate::ansi_quotes::with_ansi_quotes_read(&text);
+    for _ in 0..super::MAX_STRING_DEPTH {
+        let mut next = String::with_capacity(text.len());
+        let mut chars = text.chars().peekable();
+        while let Some(c) = chars.next() {
+            match (c, chars.peek()) {
+                ('\\', Some(&e)) if matches!(e, '\\' | '$' | '"' | '`') => {
+                    next.push(e);
+                    chars.next();
+                }
+                _ => next.push(c),
+            }
+        }
+        if next == text {
+            break;
+        }
+        readings.push('\n');
+        readings.push_str(&crate::ansi_quotes::with_ansi_quotes_read(&next));
+        text = next;
+    }
+    readings
+}
+
 /// The paths `word` names from `base`: what it matches when it is a glob
 /// (`tools/g.s?`, `t*ls/g.sh`: red team R38-1).
 fn paths_of(base: &Path, word: &str) -> Vec<PathBuf> {
@@ -88,32 +121,6 @@ fn paths_of(base: &Path, word: &str) -> Vec<PathBuf> {
         true => super::super::globbing::glob_matches(base, word.trim_start_matches('/')),
         false => vec![base.join(word)],
     }
-}
-
-/// `word` with its first brace alternatives (`{g,x}.sh`) taken apart, as
-/// far as [`MAX_SPELLINGS`].
-fn braces(word: &str) -> Vec<String> {
-    static BRACES: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(^|[^$])\{([^{}$]*,[^{}$]*)\}").expect("valid regex"));
-    let Some(found) = BRACES.captures(word) else {
-        return vec![word.to_owned()];
-    };
-    let (Some(whole), Some(before), Some(alternatives)) =
-        (found.get(0), found.get(1), found.get(2))
-    else {
-        return vec![word.to_owned()];
-    };
-    let head = &word[..whole.start() + before.len()];
-    let tail = &word[whole.end()..];
-    let mut spellings = Vec::new();
-    for alternative in alternatives.as_str().split(',') {
-        for spelling in braces(&format!("{head}{alternative}{tail}")) {
-            if spellings.len() < MAX_SPELLINGS {
-                spellings.push(spelling);
-            }
-        }
-    }
-    spellings
 }
 
 /// The spellings of `word` to look for: a leading `~`, `$HOME` or
@@ -219,6 +226,10 @@ mod tests {
             "echo \"$(sh \"${CLAUDE_PROJECT_DIR%/}\"/tools/g.sh)\"",
             "f=TOOLS/G.SH; echo \"$(sh ${f,,})\"",
             "echo \"$(sh ${D:-$PWD/tools}/g.sh)\"",
+            // ANSI-C quoting, also inside a string (R38-1).
+            "bash -c \"sh $'tools/g\\x2esh' a\"",
+            r#"bash -c "sh \$'tools/g\\x2esh' a""#,
+            r#"bash -c "bash -c \"sh \\\$'tools/g\\\\056sh'\"""#,
         ] {
             assert_eq!(
                 named_scripts(raw, dir.path()),
@@ -227,6 +238,13 @@ mod tests {
             );
         }
         assert!(named_scripts("cat /proc/loadavg >> log.txt", dir.path()).is_empty());
+        // Forty brace lists in one word are read as globs at once; before,
+        // each list doubled the work (2^40 spellings: red team R39-3).
+        let braces = format!("echo {}; sh tools/g.sh", "{a,b}".repeat(40));
+        assert_eq!(
+            named_scripts(&braces, dir.path()),
+            std::slice::from_ref(&script)
+        );
         // An interpreter's script with no ending and no mode (R38-4).
         let plain = dir.path().join("tools/guard");
         std::fs::write(&plain, "exit 0\n").expect("plain");

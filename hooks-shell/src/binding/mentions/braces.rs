@@ -26,7 +26,7 @@ enum Piece {
 
 /// What `word` stands for after brace expansion; `None` when it has no
 /// brace list to expand.
-pub(super) fn expanded(word: &str) -> Option<Vec<String>> {
+pub(crate) fn expanded(word: &str) -> Option<Vec<String>> {
     if word.len() > MAX_WORD {
         // Never read as a word (`read::words`).
         return None;
