@@ -8,6 +8,11 @@ use crate::payload::MAX_PAYLOAD_BYTES;
 /// The longest line a session may hold: one event, as large as a payload file may be (16 MiB).
 pub const MAX_LINE_BYTES: usize = MAX_PAYLOAD_BYTES as usize;
 
+/// How many bytes of one line too long to keep are read past before the
+/// file is given up (256 MiB): a line with no end (`hooks replay
+/// /dev/zero`) is not skipped forever (red team R39-3).
+const MAX_SKIPPED_BYTES: usize = 16 * MAX_LINE_BYTES;
+
 /// One line of the file.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Line {
@@ -41,6 +46,7 @@ impl<R: BufRead> CappedLines<R> {
         self.buffer.clear();
         let mut too_long = false;
         let mut read_any = false;
+        let mut skipped = 0usize;
         loop {
             let available = self.reader.fill_buf()?;
             if available.is_empty() {
@@ -56,6 +62,17 @@ impl<R: BufRead> CappedLines<R> {
             } else {
                 too_long = true;
                 self.buffer.clear();
+                skipped = skipped.saturating_add(chunk.len());
+                if skipped > MAX_SKIPPED_BYTES {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!(
+                            "line {} runs on past {} bytes without ending; stopped reading",
+                            self.number + 1,
+                            MAX_SKIPPED_BYTES
+                        ),
+                    ));
+                }
             }
             let used = end_of_line.unwrap_or(available.len());
             self.reader.consume(used);
@@ -107,5 +124,18 @@ mod tests {
         );
         assert_eq!(all(b"", 5), vec![]);
         assert_eq!(all(b"12345\n", 5), vec![(1, text("12345"))]);
+    }
+
+    #[test]
+    fn a_line_that_never_ends_stops_the_reading() {
+        let endless = std::io::BufReader::new(std::io::repeat(b'x'));
+        let mut lines = CappedLines::new(endless, 5);
+        let error = lines.next_line().expect_err("an endless line");
+        assert!(
+            error
+                .to_string()
+                .contains("line 1 runs on past 268435456 bytes"),
+            "{error}"
+        );
     }
 }
