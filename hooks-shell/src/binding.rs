@@ -178,6 +178,9 @@ impl Subject {
         found: &Identified,
         code: Option<(&Path, &str)>,
     ) -> Result<Binding, BindError> {
+        if let Some(why) = &found.computed {
+            return Err(BindError::Computed(why.clone()));
+        }
         let reached = self.reached();
         let mut binding = Binding {
             project: self.bound_project_with(&reached),

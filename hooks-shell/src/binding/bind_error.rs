@@ -49,4 +49,13 @@ pub enum BindError {
          (`lib`, `$CLAUDE_PROJECT_DIR/lib`, `$PWD/lib`)"
     )]
     UnknownFolder(String),
+    /// A file it runs is named only when it runs (`sh "$(printf
+    /// tools/g.%s sh)"`): no reading of its text names it, so no approval
+    /// can bind it (red team R38-1, R38-5).
+    #[error(
+        "the hook runs a file whose name is computed only when it runs: {0}; what runs cannot \
+         be bound to an approval, so it cannot be approved; write the path of what it runs in \
+         the command"
+    )]
+    Computed(String),
 }

@@ -15,6 +15,7 @@ use hermes_hooks_core::home::expand_tilde;
 mod compound;
 pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
+mod computed;
 mod nested;
 mod sweep;
 mod variables;
@@ -46,6 +47,9 @@ pub struct Identified {
     pub code: Option<Code>,
     /// Some code cannot be identified: why (bind the hook tree).
     pub opaque: Option<String>,
+    /// A file it runs is named only when it runs: why (it cannot be
+    /// approved; [`computed`]).
+    pub computed: Option<String>,
     /// Programs found on `PATH` in a project folder that lead elsewhere (a
     /// virtual environment's `python3`), and what they read of it at
     /// start-up: bound by content, not read for names (`program`).
@@ -81,7 +85,9 @@ pub(crate) fn base_name(word: &str) -> String {
 /// The files `words` (a command split into argv, run in `cwd`) reaches.
 /// `raw` is the command text as configured (checked for `$(` and backticks).
 pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
-    identify_at(raw, words, cwd, 0)
+    let mut found = identify_at(raw, words, cwd, 0);
+    found.computed = computed::computed_name(raw).or(found.computed.take());
+    found
 }
 
 /// [`identify`] of a command `depth` `-c` strings deep ([`nested`]): there
@@ -320,6 +326,18 @@ fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usize) {
     let name = file.to_string_lossy().to_ascii_lowercase();
     let python = name.ends_with(".py")
         || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
+    // A shell script's own names computed when it runs (`sh "$(printf
+    // ../tools/g.%s sh)"`): no more bound than the command's (R38-1).
+    if !python
+        && found.computed.is_none()
+        && (depth > 0 || is_shell_text(&name, &text))
+        && let Some(why) = computed::computed_name(&text)
+    {
+        found.computed = Some(format!(
+            "{} runs a file named only when it runs: {why}",
+            file.display()
+        ));
+    }
     for line in text.lines().map(str::trim) {
         if python {
             follow_import(line, dir, found);
@@ -329,8 +347,10 @@ fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usize) {
             .strip_prefix("source ")
             .or_else(|| line.strip_prefix(". "));
         let Some(rest) = rest else { continue };
+        // `. "$HOME/bin/lib.sh"`: the home folder is known.
         let target = shlex::split(rest)
             .and_then(|words| words.into_iter().next())
+            .map(|word| with_home(&word))
             .unwrap_or_default();
         if target.contains('$') || target.contains('`') || target.is_empty() {
             found.opaque = Some(format!(
@@ -353,6 +373,25 @@ fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usize) {
                 ));
             }
         }
+    }
+}
+
+/// Whether a script named `name` (lower case) holding `text` is shell
+/// text: its `#!` line names a shell, or, with none, its name ends like one.
+fn is_shell_text(name: &str, text: &str) -> bool {
+    match text.strip_prefix("#!") {
+        Some(line) => {
+            let line = line.lines().next().unwrap_or("");
+            let mut words = line.split_whitespace();
+            let mut program = base_name(words.next().unwrap_or(""));
+            if program == "env" {
+                program = base_name(words.find(|w| !w.starts_with('-')).unwrap_or(""));
+            }
+            SHELLS.contains(&program.as_str())
+        }
+        None => [".sh", ".bash", ".zsh", ".ksh"]
+            .iter()
+            .any(|ext| name.ends_with(ext)),
     }
 }
 

@@ -1,0 +1,125 @@
+//! What an interpreter's arguments say it runs: a shell's `-c` string,
+//! its script (or the file its input comes from) and the modules its
+//! options load, code given inline, or its input.
+
+use super::{Command, base_name};
+
+/// The options of `program` (an interpreter) that give its code inline or
+/// run a module by name: read elsewhere (`-m` binds the hook tree).
+fn inline_options(program: &str) -> &'static [&'static str] {
+    match program {
+        "python" | "python3" => &["-c", "-m"],
+        "perl" => &["-e", "-E"],
+        "ruby" => &["-e"],
+        "node" | "bun" => &["-e", "--eval", "-p", "--print"],
+        "php" => &["-r"],
+        _ => &[],
+    }
+}
+
+/// The options of `program` that take a value in the next word: first
+/// those whose value is code it loads (`node -r mod`, `ruby -I dir`), then
+/// the others.
+fn valued_options(program: &str) -> (&'static [&'static str], &'static [&'static str]) {
+    match program {
+        "python" | "python3" => (&[], &["-W", "-X", "--check-hash-based-pycs"]),
+        "node" | "bun" | "deno" => (
+            &[
+                "-r",
+                "--require",
+                "--import",
+                "--loader",
+                "--experimental-loader",
+            ],
+            &[],
+        ),
+        "ruby" => (&["-r", "-I"], &[]),
+        "perl" => (&["-I", "-M"], &[]),
+        _ if super::super::SHELLS.contains(&program) => (&[], &["-o", "+o", "-O", "+O"]),
+        _ => (&[], &[]),
+    }
+}
+
+/// What an interpreter's arguments say it runs.
+pub(super) enum Argument<'a> {
+    /// A shell's `-c` string.
+    String(&'a str),
+    /// Its script, the file its input comes from, and the modules or
+    /// folders of code its options name.
+    Named(Vec<&'a str>),
+    /// Code given inline, or a module by name.
+    Inline,
+    /// No script: it runs what its input holds.
+    Input,
+}
+
+/// What `program`'s arguments `args` name it runs.
+pub(super) fn script_argument<'a>(program: &str, args: &'a [String]) -> Argument<'a> {
+    let shell = super::super::SHELLS.contains(&program);
+    let (code_valued, valued) = valued_options(program);
+    let mut named = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let arg = arg.as_str();
+        match arg {
+            "-c" if shell => return args.next().map_or(Argument::Input, |s| Argument::String(s)),
+            _ if inline_options(program).contains(&arg) => return Argument::Inline,
+            "--" | "<" => {
+                named.extend(args.next().map(String::as_str));
+                return Argument::Named(named);
+            }
+            ">" | ">>" | "2>" | "2>>" | "&>" => {
+                args.next();
+            }
+            _ if code_valued.contains(&arg) => named.extend(args.next().map(String::as_str)),
+            _ if valued.contains(&arg) => {
+                args.next();
+            }
+            _ if arg.starts_with("<<") || arg.contains('>') => {}
+            _ if arg.starts_with('<') => {
+                named.push(&arg[1..]);
+                return Argument::Named(named);
+            }
+            _ if arg.starts_with(['-', '+']) => {}
+            _ => {
+                named.push(arg);
+                return Argument::Named(named);
+            }
+        }
+    }
+    match named.is_empty() {
+        true => Argument::Input,
+        false => Argument::Named(named),
+    }
+}
+
+/// Why a shell or interpreter reading its code from a pipe runs computed
+/// code: its producer is not `cat` of named files or `echo` of plain text.
+pub(super) fn from_input(
+    piped: bool,
+    previous: Option<&Command>,
+    is_computed: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let producer = previous.filter(|_| piped)?;
+    let (first, rest) = producer.words.split_first()?;
+    let static_text = match base_name(first).as_str() {
+        "cat" => rest.iter().all(|w| !is_computed(w) && w != "-"),
+        "echo" => rest.iter().all(|w| !is_computed(w) && !w.contains('\\')),
+        _ => false,
+    };
+    (!static_text).then(|| format!("it runs code piped from `{first}`"))
+}
+
+/// The program `xargs` runs: its first word after its options.
+pub(super) fn xargs_program(args: &[String]) -> Option<&String> {
+    const VALUED: [&str; 10] = ["-I", "-i", "-n", "-P", "-L", "-l", "-d", "-E", "-s", "-a"];
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        if VALUED.contains(&arg.as_str()) {
+            args.next();
+        } else if !arg.starts_with('-') {
+            return Some(arg);
+        }
+    }
+    None
+}

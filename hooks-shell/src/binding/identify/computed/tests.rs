@@ -1,0 +1,91 @@
+//! Which commands run a name computed when they run, and which do not.
+
+use super::computed_name;
+
+#[test]
+fn names_computed_when_it_runs_are_found() {
+    for raw in [
+        r#"sh "$(printf tools/g.%s sh)" a"#,
+        "sh $(printf tools/g.%s sh) a",
+        r#"sh "$(echo hs.g/sloot | rev)" a"#,
+        r#"sh "$(echo TOOLS/G.SH | tr A-Z a-z)" a"#,
+        "sh `cat name.txt`",
+        r#"sh "tools/$(echo g).sh""#,
+        r#"sh "$(echo -e 'tools/g\x2esh')""#,
+        r#"N=$(printf tools/g.%s sh); sh "$N""#,
+        r#"N=$(printf tools/g.%s sh) && bash ${N}"#,
+        "read -r N < name.txt; sh \"$N\"",
+        "printf -v N tools/g.%s sh; bash \"$N\"",
+        r#"for f in $(ls tools); do sh "tools/$f"; done"#,
+        r#"bash -c 'sh "$(printf tools/g.%s sh)"'"#,
+        r#"eval "$(printf 'sh tools/g.%s' sh)""#,
+        "eval sh \"$(printf tools/g.%s sh)\"",
+        r#"$(printf tools/g.%s sh) a"#,
+        r#"source <(printf 'sh tools/g.sh')"#,
+        ". <(cat tools/x)",
+        "bash < \"$(printf tools/g.%s sh)\"",
+        "sh 2>/dev/null < \"$(printf tools/g.%s sh)\"",
+        "sh >/dev/null \"$(printf tools/g.%s sh)\"",
+        "echo hs.g/sloot | rev | xargs sh",
+        "echo 'hs.g/sloot hs' | rev | sh",
+        "jq -r .tool_input.command | bash",
+        r#"sh "tools/$((RANDOM % 2)).sh""#,
+        "sh tools/g$RANDOM.sh",
+        r#"exec env X=1 sh "$(printf tools/g.%s sh)""#,
+        r#"python3 "$(printf tools/g.%s py)""#,
+        r#"cd "$(dirname "$(printf a/b)")" && sh "$(echo g.sh | cat)""#,
+        "sh ${X:-$(printf tools/g.%s sh)}",
+        r#"sh "${X:-$(printf tools/g.%s sh)}""#,
+        r#"cd "$(printf tools)" && sh g.sh"#,
+        r#"sh "tools/$(uname).sh""#,
+        r#"PATH="$(printf tools):$PATH" lint"#,
+        r#"node -r "$(printf ./x)" tools/g.js"#,
+        r#"python3 -W ignore "$(printf tools/g.%s py)""#,
+        "while read -r f; do sh \"$f\"; done < list.txt",
+        r#"{ sh "$(printf tools/g.%s sh)"; }"#,
+    ] {
+        assert!(computed_name(raw).is_some(), "{raw}");
+    }
+}
+
+#[test]
+fn places_and_data_are_not_computed_names() {
+    for raw in [
+        r#""$(git rev-parse --show-toplevel)"/.claude/hooks/check.sh"#,
+        "$(git rev-parse --show-toplevel)/.claude/hooks/check.sh",
+        r#"bash "$(dirname "$0")/run.sh" safety-check.sh"#,
+        r#"cd "$(dirname "$0")" && ./x.sh"#,
+        r#"sh "$(cd "$(dirname "$0")" && pwd)/x.sh""#,
+        r#""$(command -v python3)" tools/x.py"#,
+        "$(npm bin)/eslint .",
+        r#"INPUT=$(cat); CMD=$(echo "$INPUT" | jq -r .tool_input.command); echo "$CMD" | grep -q 'rm -rf' && exit 2"#,
+        r#"FILE=$(jq -r .tool_input.file_path); npx prettier --write "$FILE""#,
+        "echo \"$(date) ran\" >> ~/.hook.log; sh tools/g.sh",
+        "cat tools/g.sh | sh",
+        "echo 'sh tools/g.sh' | bash",
+        "sh tools/g.sh || echo failed",
+        "python3 -c 'import sys; print(sys.argv)' \"$(date)\"",
+        "sh -e tools/g.sh",
+        r#"sh "${CLAUDE_PROJECT_DIR:-.}/tools/g.sh""#,
+        r#"X="$(git rev-parse --show-toplevel)"; bash "$X/tools/g.sh""#,
+        r#"{ sh tools/g.sh; } 2>&1"#,
+        r#"node -r ./setup.js tools/g.js"#,
+        "PATH=$(echo .v*/bin):$PATH lint",
+        r#". "$(brew --prefix)/etc/profile.d/z.sh""#,
+        r#"SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"; bash "$SCRIPT_DIR/x.sh""#,
+        r#"D="$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )"; cd "$D"; python3 c.py"#,
+        r#"D=$(cd "$(dirname "$0")" >/dev/null 2>&1 && pwd); sh "$D/x.sh" 2>&1"#,
+        "sh tools/g.sh > /tmp/out 2>&1 < /dev/null",
+    ] {
+        assert_eq!(computed_name(raw), None, "{raw}");
+    }
+}
+
+#[test]
+fn text_nested_too_deep_to_read_is_refused() {
+    let deep = format!("echo {}x{}", "$(".repeat(3000), ")".repeat(3000));
+    let why = computed_name(&deep).expect("refused");
+    assert!(why.contains("deeper"), "{why}");
+    let quoted = format!("echo {}x{}", "\"$(".repeat(50), ")\"".repeat(50));
+    assert!(computed_name(&quoted).is_some());
+}
