@@ -19,7 +19,11 @@
 //!   (`hooks-v2`), it is `hook`,
 //!   `webhook`, `incoming`, `token`, `accesstoken`, `authtoken`, `auth`,
 //!   `secret`, `key`, `apikey`, `password` or `passwd`, or one of these with a
-//!   plural `s`. Hosts whose layout is known (the host or a parent domain, any
+//!   plural `s`; so is a word that is one with a version or digits at either
+//!   end taken off (`v2hook`, `hook2`, `hooksv2`), or that ends in `hook`,
+//!   `webhook`, `token`, `secret`, `password`, `passwd` or `apikey`
+//!   (`myhook`, `githubtoken`; `key` and `auth` count only whole: they end
+//!   ordinary words, `monkey`, `oauth`). Hosts whose layout is known (the host or a parent domain, any
 //!   case, a trailing dot ignored) add their own: Slack's `services`,
 //!   `workflows`, `triggers`; Discord's `webhooks`; Zapier's `hooks`
 //!   (`hooks/catch/<id>/<secret>`); Teams/Office's `webhookb2` and `webhook`

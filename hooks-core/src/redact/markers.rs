@@ -18,7 +18,9 @@ pub(super) struct HostRule {
 /// [`marker_word`] is one when, with its `-` removed or as its last `-` piece
 /// (`web-hook`, `x-api-key`, `incoming-webhooks`), and a version after it
 /// taken off (`hooks-v2`), it is one of these, or one of these with a plural
-/// `s` (`hooks`, `keys`).
+/// `s` (`hooks`, `keys`); also when, a version or digits at either end taken
+/// off (`v2hook`, `hook2`, `hooksv2`), it is one, or ends in one of the
+/// [`SUFFIX_MARKERS`] (`myhook`, `githubtoken`).
 const GENERIC_MARKERS: &[&str] = &[
     "hook",
     "webhook",
@@ -32,6 +34,14 @@ const GENERIC_MARKERS: &[&str] = &[
     "apikey",
     "password",
     "passwd",
+];
+
+/// The marker words that make a marker at the end of a longer word too
+/// (`myhook`, `slackwebhooks`, `githubtoken`, `clientsecret`: R37-8's
+/// `v2hook`). `key` and `auth` are not among them: they end ordinary words
+/// (`monkey`, `oauth`), and count only whole.
+const SUFFIX_MARKERS: &[&str] = &[
+    "hook", "webhook", "token", "secret", "password", "passwd", "apikey",
 ];
 
 /// The known layouts. Anything else is judged by [`looks_secret`].
@@ -154,11 +164,38 @@ pub(super) fn is_marker(rule: Option<&HostRule>, segment: &str) -> bool {
         Some((head, version)) if version.bytes().all(|b| b.is_ascii_digit()) => head,
         _ => word.as_str(),
     };
+    let joined = word.replace('-', "");
+    let core = without_versions(&joined);
+    let ends_in_one = |word: &str| {
+        let singular = word.strip_suffix('s').unwrap_or(word);
+        SUFFIX_MARKERS
+            .iter()
+            .any(|marker| word.ends_with(marker) || singular.ends_with(marker))
+    };
     rule.is_some_and(|rule| rule.markers.contains(&word.as_str()))
-        || generic(&word.replace('-', ""))
+        || generic(&joined)
+        || generic(core)
+        || ends_in_one(core)
         || generic(last_piece)
         || generic(&unversioned.replace('-', ""))
         || generic(unversioned.rsplit('-').next().unwrap_or_default())
+}
+
+/// `word` with a version or digits taken off either end: `v2hook`, `2hook`,
+/// `hook2` and `hookv2` are `hook`; `v2` is empty.
+fn without_versions(word: &str) -> &str {
+    let digits = |c: char| c.is_ascii_digit();
+    let head = match word.strip_prefix('v') {
+        Some(rest) if rest.starts_with(digits) => rest,
+        _ => word,
+    };
+    let head = head.trim_start_matches(digits);
+    let tail = head.trim_end_matches(digits);
+    if tail.len() < head.len() {
+        tail.strip_suffix('v').unwrap_or(tail)
+    } else {
+        tail
+    }
 }
 
 /// Whether `segment` is a fixed word of the host's layout (any case).

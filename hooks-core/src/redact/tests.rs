@@ -160,3 +160,75 @@ proptest::proptest! {
         }
     }
 }
+
+/// Each `(url, label)`: `url_label` shows `label`, and neither it nor
+/// `redact_url` (of the URL and of its text without the scheme) shows `hunter`
+/// unless `label` does.
+fn check(cases: &[(&str, &str)]) {
+    let mut wrong = Vec::new();
+    for (url, expected) in cases {
+        let label = url_label(url);
+        if label != *expected {
+            wrong.push(format!(
+                "{url}\n  shown:    {label}\n  expected: {expected}"
+            ));
+        }
+        let bare = url.split_once("://").map_or(*url, |(_, rest)| rest);
+        for shown in [redact_url(url), redact_url(bare)] {
+            if shown.contains("hunter") && !expected.contains("hunter") {
+                wrong.push(format!("{url}\n  shows the secret: {shown}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// R37-8: a marker word at the end of a longer word, or with a version or
+/// digits before or after it, is a marker: what follows it is masked (before,
+/// `v2hook` was masked by its shape and the secret after it shown).
+#[test]
+fn a_marker_inside_a_longer_word_masks_what_follows() {
+    check(&[
+        ("https://ex.invalid/v2hook/hunter", "ex.invalid/***/***"),
+        ("https://ex.invalid/V2Hooks/hunter", "ex.invalid/***/***"),
+        ("https://ex.invalid/2hook/hunter", "ex.invalid/2hook/***"),
+        ("https://ex.invalid/hook2/hunter", "ex.invalid/hook2/***"),
+        (
+            "https://ex.invalid/hooksv2/hunter",
+            "ex.invalid/hooksv2/***",
+        ),
+        ("https://ex.invalid/myhook/hunter", "ex.invalid/myhook/***"),
+        (
+            "https://ex.invalid/slackwebhooks/hunter",
+            "ex.invalid/slackwebhooks/***",
+        ),
+        (
+            "https://ex.invalid/githubtoken/hunter",
+            "ex.invalid/githubtoken/***",
+        ),
+        (
+            "https://ex.invalid/clientsecret/hunter",
+            "ex.invalid/clientsecret/***",
+        ),
+        ("https://ex.invalid/v1apikey/hunter", "ex.invalid/***/***"),
+        ("https://ex.invalid/v2key/hunter", "ex.invalid/v2key/***"),
+        ("https://ex.invalid/auth2/hunter", "ex.invalid/auth2/***"),
+        // `key` and `auth` end ordinary words: only whole.
+        (
+            "https://ex.invalid/monkey/hunter",
+            "ex.invalid/monkey/hunter",
+        ),
+        (
+            "https://ex.invalid/oauth2/callback",
+            "ex.invalid/oauth2/callback",
+        ),
+        (
+            "https://ex.invalid/hookah/hunter",
+            "ex.invalid/hookah/hunter",
+        ),
+        (
+            "https://ex.invalid/WebhookReceiver/hunter",
+            "ex.invalid/WebhookReceiver/hunter",
+        ),
+    ]);
+}
