@@ -23,8 +23,8 @@
 //!   end taken off (`v2hook`, `hook2`, `hooksv2`), or that ends in `hook`,
 //!   `webhook`, `token`, `secret`, `password`, `passwd` or `apikey`
 //!   (`myhook`, `githubtoken`; `key` and `auth` count only whole: they end
-//!   ordinary words, `monkey`, `oauth`). Hosts whose layout is known (the host or a parent domain, any
-//!   case, a trailing dot ignored) add their own: Slack's `services`,
+//!   ordinary words, `monkey`, `oauth`). Hosts whose layout is known (the
+//!   host or a parent domain, any case, a trailing dot ignored) add their own: Slack's `services`,
 //!   `workflows`, `triggers`; Discord's `webhooks`; Zapier's `hooks`
 //!   (`hooks/catch/<id>/<secret>`); Teams/Office's `webhookb2` and `webhook`
 //!   (`webhookb2/<tenant>@<guid>/IncomingWebhook/<id>/<guid>`); Teams
@@ -32,6 +32,13 @@
 //!   (`IncomingWebhook`, `triggers/manual/paths/invoke`, ...) stay. What
 //!   follows the word in the marker segment itself is masked too: `key=***`,
 //!   `token:***`, `hook%2F***`, `hook;***` (each `;` parameter).
+//! - **Before the marker** only well-known path words stay: `api`, `rest`,
+//!   `in`, `public`, `service(s)`, `(web)hook(s)`, `event(s)`, `incoming`,
+//!   `inbound`, `ingest`, `callback(s)`, `notify`, `notifications`,
+//!   `integration(s)`, `trigger(s)`, `_matrix`, a version (`v1`), and the
+//!   markers and fixed words of the host's layout (IFTTT's `trigger`,
+//!   `with`). Every other segment is `***`, however plain: a secret may come
+//!   first (`/hunter/hook` shows `/***/hook`; IFTTT's event name is masked).
 //! - **Shapes**, before any marker and where there is none: `;key=value`
 //!   segment parameters show `key=***`; a segment holding `user:pass@` (a `:`
 //!   before its last `@`, as written or percent-encoded) shows `***@` and what
@@ -46,18 +53,17 @@
 //! `oauth2`, `sha256`), names with dashes (`/api/v1/events/`). The host is
 //! never a marker (`hooks.example.com/api/v1/events` stays).
 //!
-//! What this cannot hide: a short secret that is a plain word and comes
-//! *before* any marker (`/hunter/hook`), or with no marker at all, cannot be
-//! told from a path word, and a secret in the host name (`hunter.ex.invalid`)
-//! cannot be told from a host label; both are shown as written. Words that
-//! are markers mask what follows them even when it is no secret
-//! (`/auth/login` shows `/auth/***`).
+//! What this cannot hide: a short secret that is a plain word in a path with
+//! no marker at all cannot be told from a path word, and a secret in the
+//! host name (`hunter.ex.invalid`) cannot be told from a host label; both
+//! are shown as written. Words that are markers mask what follows them even
+//! when it is no secret (`/auth/login` shows `/auth/***`).
 
 use std::fmt;
 
 mod markers;
 mod shape;
-use markers::{host_rule, is_marker, kept};
+use markers::{host_rule, is_marker, kept, well_known};
 use shape::{looks_secret, percent_decoded};
 
 /// What stands in for a hidden part.
@@ -225,7 +231,13 @@ fn mask_segments_from(
             let after_marker = (marker_passed || marker.is_some_and(|marker| index > marker))
                 && !segment.is_empty()
                 && !kept(rule, segment);
-            if after_marker {
+            // Before the marker only well-known words stay (`/hunter/hook`:
+            // the secret may come first, R36-7).
+            let before_marker = marker.is_some_and(|marker| index < marker)
+                && index >= first_path
+                && !segment.is_empty()
+                && !well_known(rule, segment);
+            if after_marker || before_marker {
                 MASK.to_owned()
             } else if marker == Some(index) {
                 mask_marker(segment)

@@ -44,6 +44,38 @@ const SUFFIX_MARKERS: &[&str] = &[
     "hook", "webhook", "token", "secret", "password", "passwd", "apikey",
 ];
 
+/// Path words that say nothing secret, shown when they come before a
+/// marker (every other segment there is masked, however plain: the secret of
+/// `/hunter/hook` is a plain word). Besides these: a version (`v1`, `v10`),
+/// the layout words of a known host (its markers and fixed words).
+const WELL_KNOWN: &[&str] = &[
+    "api",
+    "apis",
+    "rest",
+    "in",
+    "public",
+    "service",
+    "services",
+    "hook",
+    "hooks",
+    "webhook",
+    "webhooks",
+    "event",
+    "events",
+    "incoming",
+    "inbound",
+    "ingest",
+    "callback",
+    "callbacks",
+    "notify",
+    "notifications",
+    "integration",
+    "integrations",
+    "trigger",
+    "triggers",
+    "_matrix",
+];
+
 /// The known layouts. Anything else is judged by [`looks_secret`].
 const HOST_RULES: &[HostRule] = &[
     // hooks.slack.com/services/T../B../<secret>, /workflows/.., /triggers/..
@@ -91,7 +123,7 @@ const HOST_RULES: &[HostRule] = &[
     HostRule {
         domain: "ifttt.com",
         markers: &["key"],
-        keep: &[],
+        keep: &["trigger", "with"],
     },
 ];
 
@@ -205,4 +237,20 @@ pub(super) fn kept(rule: Option<&HostRule>, segment: &str) -> bool {
             .iter()
             .any(|word| word.eq_ignore_ascii_case(segment))
     })
+}
+
+/// Whether `segment`, before the marker of its path, is shown: its word
+/// (percent-decoded, any case, cut at its first `;`) is one of
+/// [`WELL_KNOWN`], a version (`v2`), or a marker or fixed word of the host's
+/// layout.
+pub(super) fn well_known(rule: Option<&HostRule>, segment: &str) -> bool {
+    let base = segment.split(';').next().unwrap_or_default();
+    let word = super::percent_decoded(base).to_ascii_lowercase();
+    let version = word
+        .strip_prefix('v')
+        .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()));
+    WELL_KNOWN.contains(&word.as_str())
+        || version
+        || kept(rule, &word)
+        || rule.is_some_and(|rule| rule.markers.contains(&word.as_str()))
 }

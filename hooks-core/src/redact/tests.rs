@@ -232,3 +232,56 @@ fn a_marker_inside_a_longer_word_masks_what_follows() {
         ),
     ]);
 }
+
+/// R36-7 (`pw-before`): when the path carries a marker, a segment before it
+/// is shown only when it is a well-known path word (`api`, a version, the
+/// layout's own words); anything else, however plain, is masked.
+#[test]
+fn segments_before_a_marker_are_masked_unless_well_known() {
+    check(&[
+        ("https://ex.invalid/hunter/hook", "ex.invalid/***/hook"),
+        (
+            "https://ex.invalid/api/hunter/v1/hooks/x",
+            "ex.invalid/api/***/v1/hooks/***",
+        ),
+        (
+            "https://ex.invalid/hunter;v=1/token/x",
+            "ex.invalid/***/token/***",
+        ),
+        (
+            "https://ex.invalid/API/V2/Services/Webhooks/hunter",
+            "ex.invalid/API/V2/Services/Webhooks/***",
+        ),
+        (
+            "https://ex.invalid/api;k=hunter/hook/x",
+            "ex.invalid/api;k=***/hook/***",
+        ),
+        (
+            "https://ex.invalid/v2/hunter/myhook",
+            "ex.invalid/v2/***/myhook",
+        ),
+        // Known hosts: the layout's words before its marker stay.
+        (
+            "https://hooks.slack.com/hunter/services/T0/B0/x",
+            "hooks.slack.com/***/services/***/***/***",
+        ),
+        (
+            "https://discord.com/api/v10/webhooks/1/hunter",
+            "discord.com/api/v10/webhooks/***/***",
+        ),
+        (
+            "https://maker.ifttt.com/trigger/hunter/with/key/x",
+            "maker.ifttt.com/trigger/***/with/key/***",
+        ),
+        // No marker: the path stays readable.
+        (
+            "https://ex.invalid/hunter/events",
+            "ex.invalid/hunter/events",
+        ),
+    ]);
+    assert_eq!(
+        redact_url("wss://ex.invalid/hunter/hook/x"),
+        "wss://ex.invalid/***/hook/***"
+    );
+    assert_eq!(redact_url("ex.invalid/hunter/hook"), "ex.invalid/***/hook");
+}
