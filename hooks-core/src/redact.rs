@@ -49,20 +49,33 @@
 //!   person chose (a word of six or more characters with digits inside its
 //!   letters, `Pa55w0rd`; the punctuation `!`, `$`, `*` or `^`, `hunter!2`).
 //!
-//! Ordinary paths with no marker stay readable: words, dates, versions (`v2`,
-//! `oauth2`, `sha256`), names with dashes (`/api/v1/events/`). The host is
-//! never a marker (`hooks.example.com/api/v1/events` stays).
+//! - **The host**, when the path carries a marker: each label left of the
+//!   registrable name (the last two labels, three under a country's
+//!   `co`/`com`/`org`/... with a two-letter top level: `ex.co.uk`) is `***`
+//!   unless it is a service word: `www`, `api(s)`, `(web)hook(s)`,
+//!   `event(s)`, `in`, `inbound`, `ingest`, `notify`, `callback(s)`,
+//!   `app(s)`, `ci`, `n8n`, `mm`, `chat`, `matrix`, `bot(s)`, `gateway`
+//!   (`https://hunter.api.ex.invalid/hook` shows `***.api.ex.invalid/hook`).
+//!   Hosts of a known layout (`hooks.slack.com`, `contoso.webhook.office.com`)
+//!   and IP addresses stay as they are. Without a marker the host is shown.
 //!
-//! What this cannot hide: a short secret that is a plain word in a path with
-//! no marker at all cannot be told from a path word, and a secret in the
-//! host name (`hunter.ex.invalid`) cannot be told from a host label; both
-//! are shown as written. Words that are markers mask what follows them even
-//! when it is no secret (`/auth/login` shows `/auth/***`).
+//! Ordinary paths with no marker stay readable: words, dates, versions (`v2`,
+//! `oauth2`, `sha256`), names with dashes (`/api/v1/events/`), and so does
+//! their host. The host is never a marker (`hooks.example.com/api/v1/events`
+//! stays).
+//!
+//! What this cannot hide: a short secret that is a plain word in a URL with
+//! no marker at all cannot be told from a path word or a host label, nor
+//! can one in the registrable name (`hunter.invalid`); they are shown as
+//! written. Words that are markers mask what follows them even when it is
+//! no secret (`/auth/login` shows `/auth/***`).
 
 use std::fmt;
 
+mod host;
 mod markers;
 mod shape;
+use host::shown_host;
 use markers::{host_rule, is_marker, kept, well_known};
 use shape::{looks_secret, percent_decoded};
 
@@ -146,7 +159,24 @@ fn redact_unparsed(text: &str) -> String {
             .any(|segment| is_marker(rule, segment))
     });
     let segments: Vec<&str> = head.split('/').collect();
-    let mut out = mask_segments_from(host, &segments, marker_passed, first_path).join("/");
+    let mut masked = mask_segments_from(host, &segments, marker_passed, first_path);
+    let marked = marker_passed
+        || segments
+            .iter()
+            .skip(first_path)
+            .any(|segment| is_marker(rule, segment));
+    // The host, in the authority segment (after any `***@`), once the path
+    // says the URL carries a secret.
+    if marked && !host.is_empty() {
+        if let Some(authority) = masked.get_mut(first_path - 1) {
+            let at = authority.rfind('@').map_or(0, |at| at + 1);
+            if authority[at..].starts_with(host) {
+                let shown = shown_host(host, rule);
+                authority.replace_range(at..at + host.len(), &shown);
+            }
+        }
+    }
+    let mut out = masked.join("/");
     if let Some(query) = query {
         out.push('?');
         out.push_str(&query);
@@ -186,12 +216,19 @@ pub fn scrub(text: &str, url: &str) -> String {
 }
 
 fn host_and_path(url: &url::Url) -> String {
-    let mut out = url.host_str().unwrap_or_default().to_owned();
+    let host = url.host_str().unwrap_or_default();
+    let segments: Vec<&str> = url.path().split('/').skip(1).collect();
+    let rule = host_rule(host);
+    // A path that says the URL carries a secret may have put it in the host.
+    let mut out = if segments.iter().any(|segment| is_marker(rule, segment)) {
+        shown_host(host, rule)
+    } else {
+        host.to_owned()
+    };
     if let Some(port) = url.port() {
         out.push_str(&format!(":{port}"));
     }
-    let segments: Vec<&str> = url.path().split('/').skip(1).collect();
-    let masked = mask_segments(url.host_str().unwrap_or_default(), &segments);
+    let masked = mask_segments(host, &segments);
     if !(masked.len() == 1 && masked[0].is_empty()) {
         for segment in masked {
             out.push('/');

@@ -285,3 +285,51 @@ fn segments_before_a_marker_are_masked_unless_well_known() {
     );
     assert_eq!(redact_url("ex.invalid/hunter/hook"), "ex.invalid/***/hook");
 }
+
+/// R36-7 (`host-secret`): when the path carries a marker, host labels left
+/// of the registrable name are masked unless they are service words; known
+/// hosts, IP addresses and the registrable name stay.
+#[test]
+fn host_labels_of_a_url_with_a_marker_are_masked_unless_service_words() {
+    check(&[
+        ("https://hunter.ex.invalid/hook", "***.ex.invalid/hook"),
+        (
+            "https://hunter.api.ex.invalid:8443/hooks/x",
+            "***.api.ex.invalid:8443/hooks/***",
+        ),
+        (
+            "https://WWW.Hooks.hunter.ex.co.uk/webhook/x",
+            "www.hooks.***.ex.co.uk/webhook/***",
+        ),
+        (
+            "https://hunter.ex.invalid./token/x",
+            "***.ex.invalid./token/***",
+        ),
+        (
+            "https://events.hunter.ex.invalid/hook",
+            "events.***.ex.invalid/hook",
+        ),
+        // Known hosts, addresses and the registrable name stay as they are.
+        (
+            "https://hooks.slack.com/services/T0/B0/hunter",
+            "hooks.slack.com/services/***/***/***",
+        ),
+        (
+            "https://contoso.webhook.office.com/webhookb2/a@b/IncomingWebhook/c/hunter",
+            "contoso.webhook.office.com/webhookb2/***/IncomingWebhook/***/***",
+        ),
+        ("https://10.0.0.7/hook/hunter", "10.0.0.7/hook/***"),
+        ("https://[::1]:9/hook/hunter", "[::1]:9/hook/***"),
+        ("https://ex.invalid/hook/hunter", "ex.invalid/hook/***"),
+        // No marker in the path: the host stays readable.
+        (
+            "https://hunter.ex.invalid/api/events",
+            "hunter.ex.invalid/api/events",
+        ),
+    ]);
+    assert_eq!(
+        redact_url("wss://hunter.ex.invalid:9/hook/x"),
+        "wss://***.ex.invalid:9/hook/***"
+    );
+    assert_eq!(redact_url("hunter.ex.invalid/hook"), "***.ex.invalid/hook");
+}

@@ -256,9 +256,9 @@ pub(super) const TABLE: &[(&str, &str)] = &[
     // Before a marker only well-known words stay (R36-7); the event name of
     // IFTTT's layout too is masked.
     ("https://ex.invalid/hunter/hook", "ex.invalid/***/hook"),
-    // Limits (module doc): a secret in the host name cannot be told from a
-    // host label, and is shown.
-    ("https://hunter.ex.invalid/hook", "hunter.ex.invalid/hook"),
+    // With a marker in the path, host labels that are no service words
+    // (R36-7).
+    ("https://hunter.ex.invalid/hook", "***.ex.invalid/hook"),
     // No marker: the path stays readable, the host is never one.
     (
         "https://ex.invalid/oauth/callback",
