@@ -15,7 +15,9 @@ use crate::allowlist::Allowlist;
 use crate::binding::{Binding, Subject};
 
 mod banner;
+mod header;
 pub use banner::{describe_subject, subject_banner};
+pub(crate) use header::shown_header_value;
 
 /// The question asked after the banner.
 pub const QUESTION: &str = "Allow this hook to run? [y/N]: ";

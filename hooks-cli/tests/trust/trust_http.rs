@@ -204,3 +204,59 @@ fn a_path_secret_in_an_http_hooks_url_is_never_shown() {
         );
     }
 }
+
+/// A literal header value of an http hook is never printed (red team R37-8:
+/// `hooks approve` printed `Header: Authorization: Bearer hunter`): the
+/// banner shows the header's name, its `$VAR` templates and auth scheme, and
+/// `***` with a fingerprint that changes with the value; `list`, `--json`,
+/// `doctor` and the run record do not show it either. The request still
+/// carries the value the approval bound.
+#[test]
+fn a_literal_header_value_is_shown_masked_with_its_fingerprint() {
+    let (home, project) = home_with("[claude]");
+    let server = serve(false);
+    let hook = |authorization: &str| {
+        json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+            "type": "http", "url": server.url, "timeout": 5,
+            "headers": {
+                "Authorization": authorization,
+                "X-Api-Key": "hunter",
+                "X-Signed": "Bearer ${HOOK_SECRET}",
+            },
+            "allowedEnvVars": ["HOOK_SECRET"],
+        }]}]}})
+        .to_string()
+    };
+    write(&project, ".claude/settings.json", &hook("Bearer hunter"));
+    let approved = in_project(&home, &project, &["approve", "--all"]).ok();
+    // The first 8 hex digits of the SHA-256 of `Bearer hunter`, and of `hunter`.
+    for line in [
+        "Header:  Authorization: Bearer *** (sha256:d9ca64f4)",
+        "Header:  X-Api-Key: *** (sha256:e9a63a4e)",
+        "Header:  X-Signed: Bearer ${HOOK_SECRET}",
+    ] {
+        assert!(approved.contains(line), "no `{line}`: {approved}");
+    }
+    assert!(!approved.contains("hunter"), "{approved}");
+
+    let emitted = emit(&home, &project);
+    let heads = server.heads.lock().expect("lock").clone();
+    assert!(
+        heads.len() == 1 && heads[0].contains("Bearer hunter"),
+        "the approved request was not sent as configured: {heads:?} {emitted}"
+    );
+    assert!(!emitted.to_string().contains("hunter"), "{emitted}");
+    for args in [&["list", "--json"][..], &["list"], &["doctor"]] {
+        let run = in_project(&home, &project, args);
+        let text = format!("{}{}", run.stdout(), run.stderr());
+        assert!(!text.contains("hunter"), "{args:?} shows the value: {text}");
+    }
+
+    // A changed value shows a changed fingerprint.
+    write(&project, ".claude/settings.json", &hook("Bearer hunter3"));
+    let approved = in_project(&home, &project, &["approve", "--all"]).ok();
+    assert!(
+        approved.contains("Header:  Authorization: Bearer *** (sha256:d6e144fc)"),
+        "{approved}"
+    );
+}

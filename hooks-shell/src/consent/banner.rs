@@ -35,7 +35,9 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
             {
                 let name = header.get(0).and_then(Value::as_str).unwrap_or("");
                 let value = header.get(1).and_then(Value::as_str).unwrap_or("");
-                let _ = writeln!(text, "    Header:  {}: {}", escape(name), escape(value));
+                // The literal text of a value is masked; the binding keeps it.
+                let value = super::shown_header_value(value);
+                let _ = writeln!(text, "    Header:  {}: {}", escape(name), escape(&value));
             }
             let vars: Vec<String> = request
                 .get("allowed_env_vars")
