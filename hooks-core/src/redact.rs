@@ -54,7 +54,9 @@
 //!   `co`/`com`/`org`/... with a two-letter top level: `ex.co.uk`) is `***`
 //!   unless it is a service word: `www`, `api(s)`, `(web)hook(s)`,
 //!   `event(s)`, `in`, `inbound`, `ingest`, `notify`, `callback(s)`,
-//!   `app(s)`, `ci`, `n8n`, `mm`, `chat`, `matrix`, `bot(s)`, `gateway`
+//!   `app(s)`, `ci`, `n8n`, `mm`, `chat`, `matrix`, `mattermost`,
+//!   `rocketchat`, `zulip`, `ntfy`, `gitlab`, `jenkins`, `grafana`, `alerts`,
+//!   `notifications`, `bot(s)`, `gateway`
 //!   (`https://hunter.api.ex.invalid/hook` shows `***.api.ex.invalid/hook`).
 //!   Hosts of a known layout (`hooks.slack.com`, `contoso.webhook.office.com`)
 //!   and IP addresses stay as they are. Without a marker the host is shown.
@@ -167,13 +169,14 @@ fn redact_unparsed(text: &str) -> String {
             .any(|segment| is_marker(rule, segment));
     // The host, in the authority segment (after any `***@`), once the path
     // says the URL carries a secret.
-    if marked && !host.is_empty() {
-        if let Some(authority) = masked.get_mut(first_path - 1) {
-            let at = authority.rfind('@').map_or(0, |at| at + 1);
-            if authority[at..].starts_with(host) {
-                let shown = shown_host(host, rule);
-                authority.replace_range(at..at + host.len(), &shown);
-            }
+    if marked
+        && !host.is_empty()
+        && let Some(authority) = masked.get_mut(first_path - 1)
+    {
+        let at = authority.rfind('@').map_or(0, |at| at + 1);
+        if authority[at..].starts_with(host) {
+            let shown = shown_host(host, rule);
+            authority.replace_range(at..at + host.len(), &shown);
         }
     }
     let mut out = masked.join("/");
