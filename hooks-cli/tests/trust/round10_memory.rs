@@ -51,6 +51,12 @@ fn a_native_guard_the_file_drops_without_taking_it_out_keeps_blocking() {
         "hooks:\n  pre_tool_cal:\n    ENTRY\n",
         "hooks: \"x\"\n",
         "null\n",
+        // Emptied (red team R39-1): what a crashed editor or a stray `>` leaves.
+        "",
+        " \n\n",
+        "# hooks:\n#  pre_tool_call:\n",
+        "---\n",
+        "---\n...\n",
         // (`fail_closed: "true"` no longer drops it: it fails closed,
         // docs/decisions/fail-closed-spelled-oddly.md.)
     ];
@@ -79,7 +85,6 @@ fn a_native_guard_taken_out_cleanly_is_gone() {
         "hooks: {}\n",
         "model: x\n",
         "hooks:\n  pre_tool_call: []\n",
-        "",
     ] {
         let (home, project, _) = native_guard();
         home.config(shape);

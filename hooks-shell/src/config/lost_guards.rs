@@ -3,10 +3,11 @@
 //! a later read no longer yields, where the file does not read cleanly
 //! (`hooks: null`, an event's list `null` or a mapping, an entry without
 //! `command`, a misspelled event, `Hooks:`, a `fail_closed` that is not a
-//! boolean, a `hooks` key given twice, the managed file unreadable), keeps
-//! blocking every `pre_tool_call` until the file reads cleanly. A guard
-//! taken out cleanly (its entry deleted, `pre_tool_call: []`, `hooks: {}`,
-//! no `hooks:` at all) is gone, as the user meant. The record is the one
+//! boolean, a `hooks` key given twice, the managed file unreadable, the
+//! whole file emptied), keeps blocking every `pre_tool_call` until the
+//! file reads cleanly. A guard taken out cleanly (its entry deleted,
+//! `pre_tool_call: []`, `hooks: {}`, no `hooks:` in a file that holds
+//! other settings) is gone, as the user meant. The record is the one
 //! imported files keep (`crate::guard_record`), keyed by the file's path.
 
 use std::path::{Path, PathBuf};
@@ -152,6 +153,12 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
     let loaded = config.load_warnings().iter();
     let loaded = loaded.filter(|w| w.file == file && (w.key.is_empty() || in_hooks(&w.key)));
     reasons.extend(loaded.map(|warning| warning.message.clone()));
+    // Emptied (zero bytes, blanks, comments, `---`): what a crashed editor,
+    // a failed sync or a stray `>` leaves; not a guard taken out (red team
+    // R39-1). `hooks: {}` takes it out.
+    if holds_nothing(file) {
+        reasons.push("the whole file is empty".to_owned());
+    }
     match config.get("hooks") {
         Some(Value::Null) if ours("hooks") => reasons.push("hooks: is empty (null)".to_owned()),
         Some(Value::Object(events)) => {
@@ -176,6 +183,19 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
         );
     }
     reasons
+}
+
+/// Whether `file` holds no YAML at all: nothing but blanks, comments and
+/// document markers (an unreadable file is reported where it is read).
+fn holds_nothing(file: &Path) -> bool {
+    let Ok(bytes) = hermes_hooks_core::regular_file::read_capped(file, 1 << 20) else {
+        return false;
+    };
+    String::from_utf8_lossy(&bytes)
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .map(str::trim)
+        .all(|line| line.is_empty() || line.starts_with('#') || matches!(line, "---" | "..."))
 }
 
 /// Whether a key is `hooks` or inside it.
