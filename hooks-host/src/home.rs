@@ -28,7 +28,8 @@ impl Home {
     /// Resolves `explicit` (a `--home`), else `$HERMES_HOME`, else `~/.hermes`, and
     /// loads its config. A home that does not exist loads as empty, with a warning
     /// (a typo in `--home` must not look like "nothing configured, all healthy").
-    /// A config file that exists but cannot be read or parsed is an error naming it.
+    /// A config file that exists but cannot be read or parsed is an error naming it,
+    /// and so is a home that is there but is no folder (a file, a link to nothing).
     ///
     /// `${HERMES_HOME}` in the config's values is this home (made absolute),
     /// whatever `$HERMES_HOME` says: a home's files name each other as
@@ -37,14 +38,23 @@ impl Home {
         let path = hermes_hooks_core::home::resolve_home(explicit);
         let exists = path.is_dir();
         let mut warnings = Vec::new();
-        if !exists {
-            let what = if path.exists() {
-                "is not a directory"
-            } else {
-                "does not exist"
+        if !exists && std::fs::symlink_metadata(&path).is_ok() {
+            // A file, a device, a link to nothing where the home should be:
+            // its config and guard records cannot be read, and read as "no
+            // config" every guard in it would stop guarding unseen (red team
+            // R39-2), as a config.yaml that cannot be read is an error.
+            let what = match std::fs::metadata(&path) {
+                Ok(_) => "it is not a folder",
+                Err(_) => "it is a link to nothing",
             };
+            return Err(ConfigError::Read {
+                path,
+                source: std::io::Error::new(std::io::ErrorKind::NotADirectory, what),
+            });
+        }
+        if !exists {
             warnings.push(format!(
-                "the Hermes home {} {what}; nothing is configured there",
+                "the Hermes home {} does not exist; nothing is configured there",
                 hermes_hooks_core::display::escape(&path.display().to_string())
             ));
         }

@@ -83,6 +83,7 @@ mod round33_reach;
 mod round35;
 mod round35_reach;
 mod round39;
+mod round39_guards;
 mod round5;
 mod round6_shapes;
 mod round7;

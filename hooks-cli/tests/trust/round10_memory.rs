@@ -81,11 +81,7 @@ fn a_native_guard_the_file_drops_without_taking_it_out_keeps_blocking() {
 
 #[test]
 fn a_native_guard_taken_out_cleanly_is_gone() {
-    for shape in [
-        "hooks: {}\n",
-        "model: x\n",
-        "hooks:\n  pre_tool_call: []\n",
-    ] {
+    for shape in ["hooks: {}\n", "model: x\n", "hooks:\n  pre_tool_call: []\n"] {
         let (home, project, _) = native_guard();
         home.config(shape);
         let emitted = emit_terminal(&home, &project, "rm -rf /", false);
