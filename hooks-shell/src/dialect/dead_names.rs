@@ -187,7 +187,10 @@ fn told(readings: impl IntoIterator<Item = Reading>) -> Option<Told> {
 /// when a call may arrive with a name it matches.
 fn matcher_meant(side: Side, matcher: &DialectMatcher) -> Option<Result<Told, ()>> {
     match matcher {
-        DialectMatcher::Exact(names) if !names.is_empty() => {
+        // `|`, `||`, `,`: separators and no name; it matches no call (as in
+        // Claude Code), so it is untold (red team R39-4).
+        DialectMatcher::Exact(names) if names.is_empty() => Some(Err(())),
+        DialectMatcher::Exact(names) => {
             if names.iter().any(|name| side.arrives(name)) {
                 return None;
             }

@@ -85,6 +85,11 @@ impl DialectMatcher {
     pub fn describe(&self) -> Option<String> {
         match self {
             DialectMatcher::All => None,
+            // Written with separators only (`|`): never shown as '' (which
+            // reads as every tool).
+            DialectMatcher::Exact(names) if names.is_empty() => {
+                Some("(separators only: no tool)".to_owned())
+            }
             DialectMatcher::Exact(names) => Some(names.join("|")),
             DialectMatcher::Regex(regex) => Some(regex.as_str().to_owned()),
             DialectMatcher::Literal(text) => Some(text.clone()),
