@@ -207,7 +207,17 @@ impl Reader {
                     super::INTERPRETERS.contains(&p.as_str())
                         || matches!(p.as_str(), "." | "source" | "eval")
                 });
-                interprets
+                // `echo tools/g.sh | xargs sh`: names written in the text.
+                let echoed = previous.filter(|_| command.piped).is_some_and(|producer| {
+                    producer
+                        .words
+                        .first()
+                        .is_some_and(|p| base_name(p) == "echo")
+                        && producer.words[1..]
+                            .iter()
+                            .all(|w| !is_computed(w) && !w.contains('\\'))
+                });
+                (interprets && !echoed)
                     .then(|| "xargs runs an interpreter on names read from its input".to_owned())
             }
             _ if super::INTERPRETERS.contains(&program.as_str())

@@ -27,6 +27,8 @@ fn names_computed_when_it_runs_are_found() {
         "sh 2>/dev/null < \"$(printf tools/g.%s sh)\"",
         "sh >/dev/null \"$(printf tools/g.%s sh)\"",
         "echo hs.g/sloot | rev | xargs sh",
+        "cat list.txt | xargs sh",
+        "echo \"$(cat list.txt)\" | xargs sh",
         "echo 'hs.g/sloot hs' | rev | sh",
         "jq -r .tool_input.command | bash",
         r#"sh "tools/$((RANDOM % 2)).sh""#,
@@ -76,6 +78,7 @@ fn places_and_data_are_not_computed_names() {
         r#"D="$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )"; cd "$D"; python3 c.py"#,
         r#"D=$(cd "$(dirname "$0")" >/dev/null 2>&1 && pwd); sh "$D/x.sh" 2>&1"#,
         "sh tools/g.sh > /tmp/out 2>&1 < /dev/null",
+        "echo tools/g.sh | xargs -I{} sh {} a",
     ] {
         assert_eq!(computed_name(raw), None, "{raw}");
     }
