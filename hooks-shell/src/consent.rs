@@ -248,6 +248,9 @@ pub fn approve_hint(subject: &crate::binding::Subject) -> String {
     }
 }
 
+/// Why a fail-closed hook whose binding cannot be computed blocks (what
+/// follows in parentheses says why, and what to change).
+pub const CANNOT_BE_APPROVED_REASON: &str = "it cannot be approved as it is";
 /// The reason a fail-closed hook that was never approved blocks with.
 pub const NOT_APPROVED_REASON: &str = "it is not approved yet; review it, then approve it (`hooks approve`, --accept-hooks, or the TTY prompt)";
 

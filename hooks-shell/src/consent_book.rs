@@ -24,6 +24,9 @@ pub(crate) enum Verdict {
         changed: bool,
         /// Why, in a few words.
         why: String,
+        /// No approval can be recorded for it as it is (its binding cannot
+        /// be computed: a name computed when it runs, a tree too large).
+        unbindable: bool,
     },
 }
 
@@ -85,14 +88,22 @@ impl ConsentBook {
         let changed = standing.is_stale();
         let verdict = match standing {
             Standing::Approved(approved) => Verdict::Approved(approved),
-            Standing::Unbindable(_) => Verdict::Denied { changed, why },
+            Standing::Unbindable(_) => Verdict::Denied {
+                changed,
+                why,
+                unbindable: true,
+            },
             // Nobody to ask and nothing accepted: no binding is computed
             // for a hook that cannot run (a repository naming a 28 MB file
             // held every tool call for minutes; red team round 7, R7a-3).
             Standing::NotApproved | Standing::Changed(_) | Standing::Unbound
                 if !consent.may_approve(self.accept) =>
             {
-                Verdict::Denied { changed, why }
+                Verdict::Denied {
+                    changed,
+                    why,
+                    unbindable: false,
+                }
             }
             Standing::NotApproved | Standing::Changed(_) | Standing::Unbound => {
                 match subject.binding() {
@@ -107,10 +118,15 @@ impl ConsentBook {
                     {
                         Verdict::Approved(Approved::Bound(binding))
                     }
-                    Ok(_) => Verdict::Denied { changed, why },
+                    Ok(_) => Verdict::Denied {
+                        changed,
+                        why,
+                        unbindable: false,
+                    },
                     Err(error) => Verdict::Denied {
                         changed,
                         why: error.to_string(),
+                        unbindable: true,
                     },
                 }
             }
@@ -122,8 +138,13 @@ impl ConsentBook {
             }
             // Its approval may be in the file that cannot be read: say so
             // (red team R35-1).
-            Verdict::Denied { changed, why } => Verdict::Denied {
+            Verdict::Denied {
                 changed,
+                why,
+                unbindable,
+            } => Verdict::Denied {
+                changed,
+                unbindable,
                 why: match &self.unreadable {
                     Some(_) => format!(
                         "{why}; the shell hook allowlist cannot be read, so no approval is \

@@ -31,7 +31,7 @@ use refusal::{refusal_reason, refuse};
 
 use crate::binding::{Subject, TreeCache};
 use crate::config::{LostGuard, ShellHookSpec, parse_config};
-use crate::consent::{CHANGED_REASON, NOT_APPROVED_REASON};
+use crate::consent::{CANNOT_BE_APPROVED_REASON, CHANGED_REASON, NOT_APPROVED_REASON};
 use crate::consent::{changed_message, not_allowlisted_message};
 
 /// Why a fail-closed hook whose matcher does not compile blocks every call.
@@ -158,7 +158,12 @@ impl ShellHooks {
             let subject = Subject::native(event, command, Some(config.path()));
             let approved = match book.decide(&mut options.consent, &subject) {
                 Verdict::Approved(approved) => approved,
-                Verdict::Denied { changed, why } => {
+                Verdict::Denied {
+                    changed,
+                    why,
+                    unbindable,
+                } => {
+                    let changed = changed && !unbindable;
                     let blocks = spec.blocks_on_failure();
                     let message = if changed {
                         changed_message(event, command, blocks)
@@ -170,7 +175,10 @@ impl ShellHooks {
                     }
                     if blocks {
                         // Skipping it would let the tool run unguarded; this is its one warning.
-                        let reason = [NOT_APPROVED_REASON, CHANGED_REASON][usize::from(changed)];
+                        let reason = match unbindable {
+                            true => CANNOT_BE_APPROVED_REASON,
+                            false => [NOT_APPROVED_REASON, CHANGED_REASON][usize::from(changed)],
+                        };
                         refusals.push(ConfigWarning::new(
                             config.path(),
                             format!("hooks.{event}"),

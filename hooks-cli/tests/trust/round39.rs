@@ -61,7 +61,26 @@ fn a_user_guard_running_a_computed_name_blocks_and_never_runs() {
             message.contains("computed only when it runs"),
             "{command}: {message}"
         );
+        // It cannot be approved: the message never says to approve it.
+        assert!(!message.contains("then approve it"), "{command}: {message}");
     }
+}
+
+#[test]
+fn a_native_guard_running_a_computed_name_blocks_and_says_it_cannot_be_approved() {
+    let (home, project) = home_with("[]");
+    scripts(&home, &project, GUARDS);
+    home.config(
+        "hooks:\n  pre_tool_call:\n    - command: sh \"$(printf tools/g.%s sh)\"\n      fail_closed: true\n",
+    );
+    let accepted = emit_terminal(&home, &project, "ls", true);
+    scripts(&home, &project, LEAVES_A_MARK);
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(!project.join("PWNED").exists(), "the edit ran unasked");
+    assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted:#}");
+    let message = accepted["outcome"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("cannot be approved as it is"), "{message}");
+    assert!(!message.contains("to approve it, run"), "{message}");
 }
 
 #[test]

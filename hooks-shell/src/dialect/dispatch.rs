@@ -151,24 +151,34 @@ impl ImportedHooks {
         for hook in discovery.hooks.iter().filter(|hook| hook.event().is_some()) {
             let subject = hook.subject();
             let (event, command) = (subject.event.as_str(), subject.command.as_str());
-            let (changed, why) = match book.decide(&mut options.consent, &subject) {
+            let (changed, why, unbindable) = match book.decide(&mut options.consent, &subject) {
                 Verdict::Approved(approved) => {
                     accepted.push((hook.clone(), Some(RunGate::new(subject, approved))));
                     continue;
                 }
-                Verdict::Denied { changed, why } => (changed, why),
+                Verdict::Denied {
+                    changed,
+                    why,
+                    unbindable,
+                } => (changed && !unbindable, why, unbindable),
             };
             let message = match (changed, hook.fail_closed) {
-                (true, blocks) => changed_message(event, command, blocks),
-                (false, true) => not_approved_blocks_message(event, command),
-                (false, false) => not_allowlisted_message(event, command),
+                (true, blocks) => format!("{} ({why})", changed_message(event, command, blocks)),
+                // No approval can be given as it is: never "until it is approved".
+                (false, true) if unbindable => format!(
+                    "imported hook for {event} ({}) fails closed and cannot be approved as it \
+                     is, so the tool calls it matches are blocked: {why}",
+                    hermes_hooks_core::display::escape(command)
+                ),
+                (false, true) => format!("{} ({why})", not_approved_blocks_message(event, command)),
+                (false, false) => format!("{} ({why})", not_allowlisted_message(event, command)),
             };
-            tracing::warn!("{message} ({why})");
+            tracing::warn!("{message}");
             if hook.fail_closed {
                 refusals.push(ConfigWarning::new(
                     hook.source.clone(),
                     hook.key.clone(),
-                    format!("{message} ({why})"),
+                    message,
                 ));
             }
             let detail = why;

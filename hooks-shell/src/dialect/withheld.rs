@@ -63,14 +63,20 @@ impl Withheld {
             Why::Changed => (CHANGED_REASON, "script changed since approval"),
             Why::NotApproved => (NOT_APPROVED_REASON, "not allowlisted"),
         };
-        let shown = match detail {
-            "" | "not approved" => reason.to_owned(),
+        let shown = match (detail, why) {
+            ("" | "not approved", _) => reason.to_owned(),
+            // Why it is not approved, when more than "not yet" (a name
+            // computed when it runs cannot be): never "approve it".
+            (_, Why::NotApproved) => format!("it is not approved: {}", escape(detail)),
             _ => format!("{reason} ({})", escape(detail)),
         };
         let block = hook
             .fail_closed
             .then(|| blocked(&format!("hook {command} failed closed: {shown}")));
         let diagnostic = match (&block, why) {
+            (Some(_), Why::NotApproved) if shown != reason => {
+                format!("failed closed without running: {shown}")
+            }
             (Some(_), _) => format!("failed closed without running: {reason}"),
             (None, Why::Changed) => changed_message(event, &command, false),
             (None, Why::NotApproved) if shown != reason => format!(

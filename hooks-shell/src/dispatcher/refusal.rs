@@ -40,6 +40,12 @@ pub(super) fn refusal_reason(
     if why == "not approved" && subject.bound_project().is_none() {
         return Arc::from(reason);
     }
+    if reason == crate::consent::CANNOT_BE_APPROVED_REASON {
+        return Arc::from(format!(
+            "{reason} ({})",
+            hermes_hooks_core::display::escape(why)
+        ));
+    }
     Arc::from(format!(
         "{reason} ({}); to approve it, run {}",
         hermes_hooks_core::display::escape(why),
