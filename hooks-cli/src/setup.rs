@@ -25,8 +25,9 @@ impl Home {
     pub fn load(cli: &Cli) -> Result<Home> {
         let mut home = hermes_hooks_cli::Home::load(cli.home.clone())?;
         if let Some(project) = &cli.project {
-            // Relative to where `hooks` runs, made absolute: hooks run with another cwd.
-            let project = std::path::absolute(project).unwrap_or_else(|_| project.clone());
+            // Relative to where `hooks` runs, made absolute: hooks run with
+            // another cwd. One spelling: `~/a/` is `~/a`, approvals included.
+            let project = hermes_hooks_core::home::project_dir(project);
             if !project.is_dir() {
                 warn_once(&format!(
                     "the project directory {} does not exist; imported hooks find nothing there",

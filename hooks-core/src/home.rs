@@ -1,6 +1,6 @@
 //! `HERMES_HOME` resolution and the environment switches every mechanism reads.
 
-use std::path::PathBuf;
+use std::path::{Component, Path, PathBuf};
 
 /// The Hermes home: `explicit` if given, else `$HERMES_HOME`, else `~/.hermes`.
 pub fn resolve_home(explicit: Option<PathBuf>) -> PathBuf {
@@ -58,6 +58,41 @@ pub fn expand_tilde(text: &str) -> String {
         Some(rest) => home.join(rest).to_string_lossy().into_owned(),
         None => home.to_string_lossy().into_owned(),
     }
+}
+
+/// A project directory as one spelling: absolute (against the current
+/// directory), without trailing slashes or `.` components, and with a `..`
+/// resolved where the component before it is a real directory (not a
+/// symbolic link, whose `..` is its target's parent). `~/a/`, `~/a/./` and
+/// `~/a/.claude/..` are the project `~/a`, as the current directory is; a
+/// project spelled through a symbolic link stays a project of its own.
+/// Hooks put the project into their command (`$CLAUDE_PROJECT_DIR`), so
+/// approvals are kept under this spelling.
+pub fn project_dir(path: &Path) -> PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut folder = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let after_name =
+                    matches!(folder.components().next_back(), Some(Component::Normal(_)));
+                let real_dir = after_name
+                    && std::fs::symlink_metadata(&folder)
+                        .is_ok_and(|meta| meta.file_type().is_dir());
+                if real_dir {
+                    folder.pop();
+                } else {
+                    folder.push(component);
+                }
+            }
+            other => folder.push(other),
+        }
+    }
+    if folder.as_os_str().is_empty() {
+        return absolute;
+    }
+    folder
 }
 
 /// Whether a switch's text is one of `1, true, yes, on` (trimmed, any case).
@@ -144,6 +179,31 @@ mod tests {
                 "{probe}"
             );
         }
+    }
+
+    #[test]
+    fn a_project_is_one_spelling() {
+        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let project = dir.path().join("a");
+        std::fs::create_dir_all(project.join(".claude")).unwrap_or_else(|error| panic!("{error}"));
+        std::os::unix::fs::symlink(&project, dir.path().join("link"))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let spelled = |text: &str| project_dir(&dir.path().join(text));
+        for same in [
+            "a",
+            "a/",
+            "a/.",
+            "a/./",
+            "./a",
+            "a/.claude/..",
+            "a/.claude/../",
+        ] {
+            assert_eq!(spelled(same), project, "{same}");
+        }
+        // A link's `..` is its target's parent: left as written.
+        assert_eq!(spelled("link/.."), dir.path().join("link/.."));
+        assert_eq!(spelled("link/.claude/../"), dir.path().join("link"));
+        assert_eq!(spelled("missing/.."), dir.path().join("missing/.."));
     }
 
     #[test]

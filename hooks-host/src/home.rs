@@ -69,14 +69,18 @@ impl Home {
             config,
             exists,
             warnings,
-            project: std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")),
+            project: std::env::current_dir()
+                .map(|folder| hermes_hooks_core::home::project_dir(&folder))
+                .unwrap_or_else(|_| PathBuf::from(".")),
         })
     }
 
-    /// The same home with `project` as the project directory of imported hooks.
+    /// The same home with `project` as the project directory of imported
+    /// hooks, in one spelling ([`hermes_hooks_core::home::project_dir`]:
+    /// `~/a/` and `~/a/.claude/..` are `~/a`).
     #[must_use]
     pub fn with_project(mut self, project: impl Into<PathBuf>) -> Home {
-        self.project = project.into();
+        self.project = hermes_hooks_core::home::project_dir(&project.into());
         self
     }
 

@@ -84,6 +84,7 @@ mod round35;
 mod round35_reach;
 mod round39;
 mod round39_guards;
+mod round39_paths;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -166,7 +166,9 @@ impl Host {
         #[cfg(feature = "shell")]
         {
             use hermes_hooks_shell::{ImportedHooks, ShellHooks};
+            // One spelling of the project: its approvals are keyed by it.
             let project = options.project.as_deref().unwrap_or(&home.project);
+            let project = hermes_hooks_core::home::project_dir(project);
             let shell = ShellOptions::new(options.consent.clone(), project)
                 .with_runtime(runtime.clone())
                 .with_sandbox(options.sandbox.clone());
