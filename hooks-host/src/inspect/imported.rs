@@ -2,7 +2,7 @@
 //! with its format, file, event (theirs and ours), matcher, timeout and
 //! consent; unsupported handler types listed beside them.
 
-use hermes_hooks_shell::dialect::{Discovery, Handler, Unsupported, discover};
+use hermes_hooks_shell::dialect::{Discovery, Handler, Unsupported, discover_in};
 use hermes_hooks_shell::standing::{Standing, approval_of, standing};
 use hermes_hooks_shell::{Allowlist, Binding, ImportedHook};
 use serde_json::{Value, json};
@@ -36,8 +36,8 @@ impl ImportedRow {
     /// The rows of `home`'s `hooks_from:` (user files under `$HOME`), the
     /// unsupported handlers, and the discovery (its warnings, files, `disableAllHooks`).
     pub fn scan(home: &Home, allowlist: &Allowlist) -> (Vec<ImportedRow>, Discovery) {
-        let user_home = hermes_hooks_core::home::user_home();
-        let discovery = discover(&home.config, &home.project, user_home.as_deref());
+        let user = hermes_hooks_shell::dialect::UserDirs::from_env();
+        let discovery = discover_in(&home.config, &home.project, &user);
         let snapshot = allowlist.read();
         // Each hook tree hashed once for all the rows, not once per handler.
         let _trees = hermes_hooks_shell::binding::TreeCache::new().enter();

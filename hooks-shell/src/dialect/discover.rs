@@ -17,6 +17,7 @@ mod disable;
 mod import_list;
 mod lost_guards;
 mod scope;
+mod standard;
 mod unwrapped;
 
 use super::entries::Reader;
@@ -24,6 +25,7 @@ use super::events::{event_mapping, event_names};
 use super::file::{Unread, read_document};
 use super::guards::{BrokenFile, GuardDown, broken_file};
 use super::matcher::Condition;
+use super::user_dirs::UserDirs;
 use super::{Dialect, EventMapping, ImportedHook, Scope};
 use crate::guard_record::{remember, remember_guards, unwritten_warning};
 use crate::sandboxing::{SandboxDefaults, sandbox_field};
@@ -31,6 +33,7 @@ use dedup::dedup;
 use disable::disabled;
 pub use import_list::imports_or_remembers;
 use scope::scope_of;
+use standard::standard_files;
 use unwrapped::{has_event_keys, without_hooks_key};
 
 /// A handler of a type hooks cannot run (`prompt`, `agent`, `mcp_tool`):
@@ -113,10 +116,18 @@ impl Source {
 
 /// Reads `hooks_from:` of `config` and every file it names. `project` is the
 /// project directory (`hooks --project`, default the current directory);
-/// `user_home` the user's home, where `~/.claude` and friends live.
+/// `user_home` the user's home, where `~/.claude` and friends live (the
+/// environment's `CLAUDE_CONFIG_DIR` and `CODEX_HOME` are not read: see
+/// [`discover_in`]).
 pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Discovery {
+    discover_in(config, project, &UserDirs::under(user_home))
+}
+
+/// [`discover`] with the user's folders `user` (in production
+/// [`UserDirs::from_env`]: `$CLAUDE_CONFIG_DIR`, `$CODEX_HOME`, the home).
+pub fn discover_in(config: &Config, project: &Path, user: &UserDirs) -> Discovery {
     let mut discovery = Discovery::default();
-    let read = read_list(config, project, user_home, &mut discovery);
+    let read = read_list(config, project, user, &mut discovery);
     import_list::keep_lost_imports(config, &mut discovery, &read);
     dedup(&mut discovery.hooks);
     discovery
@@ -127,7 +138,7 @@ pub fn discover(config: &Config, project: &Path, user_home: Option<&Path>) -> Di
 fn read_list(
     config: &Config,
     project: &Path,
-    user_home: Option<&Path>,
+    user: &UserDirs,
     discovery: &mut Discovery,
 ) -> Vec<Dialect> {
     let mut read = Vec::new();
@@ -164,15 +175,21 @@ fn read_list(
             },
             _ => None,
         };
-        match sources_of(item, project, user_home) {
+        match sources_of(item, project, user) {
             Ok(mut sources) => {
                 for source in &mut sources {
-                    let scope = scope_of(&source.path, project, user_home);
+                    let scope = scope_of(&source.path, project, user);
                     source.sandbox = chosen.clone().unwrap_or_else(|| defaults.of(scope).clone());
                     source.sandbox_scope = scope;
                     source.sandbox_secrets = defaults.secrets.clone();
                 }
                 let standard = sources.iter().any(|source| !source.explicit);
+                // A CLAUDE_CONFIG_DIR or CODEX_HOME that is no folder: said, not dropped.
+                let dialect = sources.first().map(|source| source.dialect);
+                let moved_away = dialect
+                    .filter(|_| standard)
+                    .and_then(|d| user.missing_folder(d));
+                discovery.warnings.extend(moved_away);
                 let before = discovery.hooks.len();
                 for source in &sources {
                     read.push(source.dialect);
@@ -194,17 +211,14 @@ fn read_list(
     read
 }
 
-fn sources_of(
-    item: &Value,
-    project: &Path,
-    user_home: Option<&Path>,
-) -> Result<Vec<Source>, String> {
+fn sources_of(item: &Value, project: &Path, user: &UserDirs) -> Result<Vec<Source>, String> {
+    let user_home = user.home();
     match item {
         Value::String(name) => {
             let dialect = Dialect::parse(name).ok_or_else(|| {
                 format!("unknown hook format '{name}' in hooks_from (known: claude, codex, cursor); skipped")
             })?;
-            Ok(standard_files(dialect, project, user_home))
+            Ok(standard_files(dialect, project, user))
         }
         Value::Object(entry) => {
             let format = entry.get("format").and_then(Value::as_str).unwrap_or("");
@@ -260,77 +274,6 @@ fn sources_of(
             type_name(other)
         )),
     }
-}
-
-/// The standard files of `dialect`: the user's (in `user_home`) and the
-/// project's. A project that is the user's home has one set of files, the
-/// user's own: its hooks are the user's (red-team round 5, F12), read once.
-fn standard_files(dialect: Dialect, project: &Path, user_home: Option<&Path>) -> Vec<Source> {
-    // The scope is the base folder's, not where the file sits: a project that
-    // holds the home (a checkout whose home is inside it) keeps the user's own
-    // `~/.claude` files the user's (red team 8, R8-2).
-    let scope_of_base = |base: &Path| {
-        if Some(base) == user_home {
-            Scope::User
-        } else {
-            Scope::Project
-        }
-    };
-    let source = |path: PathBuf, cwd: &Path, toml: bool, scope: Scope| Source {
-        scope,
-        dialect,
-        project: project.to_owned(),
-        path,
-        cwd: cwd.to_owned(),
-        plugin_root: None,
-        explicit: false,
-        toml,
-        sandbox: Sandbox::NONE,
-        sandbox_scope: Scope::User,
-        sandbox_secrets: Vec::new(),
-    };
-    let mut sources = Vec::new();
-    let folder = match dialect {
-        Dialect::Claude => ".claude",
-        Dialect::Codex => ".codex",
-        Dialect::Cursor => ".cursor",
-    };
-    let mut bases: Vec<&Path> = user_home.into_iter().collect();
-    if user_home != Some(project) {
-        bases.push(project);
-    }
-    for base in bases {
-        let dir = base.join(folder);
-        let is_user = Some(base) == user_home && base != project;
-        let scope = scope_of_base(base);
-        match dialect {
-            Dialect::Claude => {
-                sources.push(source(dir.join("settings.json"), project, false, scope));
-                if !is_user {
-                    sources.push(source(
-                        dir.join("settings.local.json"),
-                        project,
-                        false,
-                        scope,
-                    ));
-                }
-            }
-            Dialect::Codex => {
-                sources.push(source(dir.join("hooks.json"), project, false, scope));
-                sources.push(source(dir.join("config.toml"), project, true, scope));
-            }
-            // User hooks run from ~/.cursor, project hooks from the project root.
-            Dialect::Cursor => {
-                let cwd = if is_user {
-                    dir.clone()
-                } else {
-                    project.to_owned()
-                };
-                sources.push(source(dir.join("hooks.json"), &cwd, false, scope));
-            }
-        }
-    }
-    sources
 }
 
 fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {

@@ -23,7 +23,7 @@ use super::ImportedHook;
 pub use super::applies::applies;
 pub(crate) use super::applies::applies_to;
 use super::call_parts::run_split;
-use super::discover::{Discovery, discover};
+use super::discover::Discovery;
 use super::events::also_fires_on;
 use super::record::{MECHANISM, record};
 use super::reply::{Contribution, Gate, interpret, merge};
@@ -96,8 +96,8 @@ impl ImportedHooks {
         project: &Path,
         options: RegisterOptions,
     ) -> ImportRegistration {
-        let user_home = hermes_hooks_core::home::user_home();
-        let discovery = discover(config, project, user_home.as_deref());
+        let user = super::UserDirs::from_env();
+        let discovery = super::discover_in(config, project, &user);
         ImportedHooks::register_discovered(config, discovery, options)
     }
 

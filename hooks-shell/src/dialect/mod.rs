@@ -49,6 +49,7 @@ mod stop;
 mod subject;
 mod top_level;
 pub mod transcript;
+pub mod user_dirs;
 mod web_rule;
 mod withheld;
 
@@ -57,13 +58,14 @@ use std::time::Duration;
 
 use hermes_hooks_core::HookEvent;
 
-pub use discover::{Discovery, Unsupported, discover};
+pub use discover::{Discovery, Unsupported, discover, discover_in};
 pub use dispatch::{ImportRegistration, ImportedHooks, run_imported_once, run_imported_recorded};
 pub use events::{EventMapping, ToolFilter, ToolOutcome, event_mapping};
 pub use guards::{BrokenFile, GuardDown};
 pub use matcher::{Condition, DialectMatcher};
 pub(crate) use native_matchers::read_native_matcher;
 pub(crate) use plugin_tools::declared_plugin_tools;
+pub use user_dirs::UserDirs;
 
 /// Whose hook format a file is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
