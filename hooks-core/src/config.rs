@@ -203,6 +203,9 @@ impl Config {
     /// warning naming it, as hermes-agent ignores it (so both run the same hooks).
     fn merge_managed(&mut self, env: &ConfigEnv) {
         let Some(dir) = env.managed_dir() else {
+            if let Some(named) = env.managed_dir_missing() {
+                self.managed_dir_missing(&named);
+            }
             return;
         };
         let path = scope::managed_config_path(&dir);
@@ -244,6 +247,25 @@ impl Config {
         scope::expand_vars(&mut managed, env);
         scope::deep_merge(&mut self.root, &managed);
         self.managed = Some((path, managed));
+    }
+
+    fn managed_dir_missing(&mut self, named: &Path) {
+        let what = if std::fs::symlink_metadata(named).is_ok() {
+            "is not a folder"
+        } else {
+            "does not exist"
+        };
+        self.load_warnings.push(ConfigWarning {
+            file: named.to_owned(),
+            key: String::new(),
+            message: format!(
+                "{}={} {what}: no managed scope is read (not {} either), so the \
+                 administrator's settings and guards there are not applied",
+                scope::MANAGED_DIR_ENV,
+                crate::display::escape(&named.display().to_string()),
+                scope::DEFAULT_MANAGED_DIR
+            ),
+        });
     }
 
     fn ignore_managed(&mut self, path: &Path, why: String) {

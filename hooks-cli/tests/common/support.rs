@@ -21,6 +21,8 @@ impl TempHome {
         let user_home = dir.path().to_path_buf();
         let hermes = user_home.join(".hermes");
         std::fs::create_dir_all(&hermes).expect("create home");
+        // The (empty) managed scope `harness::command` names: a missing one is warned about.
+        std::fs::create_dir_all(user_home.join("managed-scope")).expect("managed scope");
         TempHome {
             _dir: dir,
             user_home,

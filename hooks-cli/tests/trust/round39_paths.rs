@@ -1,8 +1,8 @@
 //! Red team round 39, where things are: a project named with a trailing
 //! slash, `.` or `..` is the same project, approvals included (R39-6); the
 //! user's hooks are read where `CLAUDE_CONFIG_DIR` and `CODEX_HOME` put
-//! them, and a variable naming no folder is said, never a guard silently
-//! dropped (R39-5).
+//! them, and a variable naming no folder (those two, `HERMES_MANAGED_DIR`)
+//! is said, never a guard silently dropped (R39-5).
 
 use std::path::Path;
 
@@ -169,7 +169,11 @@ fn doctor_with(home: &TempHome, project: &Path, name: &str, value: &Path) -> Run
 
 #[test]
 fn a_variable_naming_no_folder_is_said_on_load_and_in_doctor() {
-    for (name, hooks_from) in [("CLAUDE_CONFIG_DIR", "[claude]"), ("CODEX_HOME", "[codex]")] {
+    for (name, hooks_from) in [
+        ("CLAUDE_CONFIG_DIR", "[claude]"),
+        ("CODEX_HOME", "[codex]"),
+        ("HERMES_MANAGED_DIR", "[]"),
+    ] {
         let (home, project) = home_with(hooks_from);
         let missing = home.user_home.join("nonexistent");
         let said = format!("{name}={} does not exist", missing.display());

@@ -37,7 +37,13 @@ impl Scene {
         let home = dir.path().join("home");
         let hermes = home.join(".hermes");
         let project = dir.path().join("project");
-        for folder in [&hermes, &home.join(".ssh"), &project.join(".claude/hooks")] {
+        let managed = home.join("managed-scope");
+        for folder in [
+            &hermes,
+            &home.join(".ssh"),
+            &project.join(".claude/hooks"),
+            &managed,
+        ] {
             std::fs::create_dir_all(folder).unwrap();
         }
         std::fs::write(home.join(".ssh/id_ed25519"), "FAKE-PRIVATE-KEY\n").unwrap();

@@ -89,6 +89,15 @@ impl ConfigEnv {
         };
         chosen.is_dir().then_some(chosen)
     }
+
+    /// The folder a non-empty `$HERMES_MANAGED_DIR` names when it is no
+    /// directory: then no managed scope is read at all (not `/etc/hermes`
+    /// either), which must be said, not left silent (red team R39-5).
+    pub fn managed_dir_missing(&self) -> Option<PathBuf> {
+        let named = self.get(MANAGED_DIR_ENV).map(python_strip)?;
+        let named = PathBuf::from(named);
+        (!named.as_os_str().is_empty() && !named.is_dir()).then_some(named)
+    }
 }
 
 /// Python's `str.strip()` with no argument: Unicode whitespace both ends.

@@ -286,6 +286,15 @@ fn the_managed_dir_is_injectable_and_never_falls_back() {
     let config = Config::load_in(&scopes.home, &env).unwrap_or_else(|error| panic!("{error}"));
     assert_eq!(config.get("a"), Some(&Value::from(1)));
     assert_eq!(config.scope_of("a"), Scope::User);
+    // ... and said (R39-5): the administrator's guards are not applied.
+    let warnings = config.load_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0]
+            .message
+            .contains("HERMES_MANAGED_DIR=/nonexistent/managed does not exist"),
+        "{warnings:?}"
+    );
 }
 
 /// The same homes through hermes-agent's own `load_config`, when installed.

@@ -148,9 +148,11 @@ impl Host {
             .iter()
             .map(|text| Warning::escaped("home", text))
             .collect();
-        let mut mechanisms = Vec::with_capacity(4);
-        let mut builder = Hooks::builder();
         let config = &home.config;
+        // What loading the config met (a managed scope ignored or missing: R39-5).
+        let loaded = config.load_warnings().iter();
+        warnings.extend(loaded.map(|warning| Warning::from_config("home", warning)));
+        let (mut mechanisms, mut builder) = (Vec::with_capacity(4), Hooks::builder());
 
         let plugins = Plugins::load(
             config,
@@ -166,7 +168,6 @@ impl Host {
         #[cfg(feature = "shell")]
         {
             use hermes_hooks_shell::{ImportedHooks, ShellHooks};
-            // One spelling of the project: its approvals are keyed by it.
             let project = options.project.as_deref().unwrap_or(&home.project);
             let project = hermes_hooks_core::home::project_dir(project);
             let shell = ShellOptions::new(options.consent.clone(), project)
