@@ -48,7 +48,7 @@ pub struct Identified {
     /// Some code cannot be identified: why (bind the hook tree).
     pub opaque: Option<String>,
     /// A file it runs is named only when it runs: why (it cannot be
-    /// approved; [`computed`]).
+    /// approved: a name computed when it runs).
     pub computed: Option<String>,
     /// Programs found on `PATH` in a project folder that lead elsewhere (a
     /// virtual environment's `python3`), and what they read of it at
