@@ -39,6 +39,7 @@ fn native_guard() -> (TempHome, std::path::PathBuf, String) {
 
 #[test]
 fn a_native_guard_the_file_drops_without_taking_it_out_keeps_blocking() {
+    let long_comments = "# nothing\n".repeat(200_000);
     let shapes = [
         "hooks: null\n",
         "hooks:\n#  pre_tool_call:\n#    ENTRY\n",
@@ -57,6 +58,10 @@ fn a_native_guard_the_file_drops_without_taking_it_out_keeps_blocking() {
         "# hooks:\n#  pre_tool_call:\n",
         "---\n",
         "---\n...\n",
+        // Past what a shorter read saw (R40-8), and a file of no setting (R40-9).
+        long_comments.as_str(),
+        "{}\n",
+        "<<: ~\n",
         // (`fail_closed: "true"` no longer drops it: it fails closed,
         // docs/decisions/fail-closed-spelled-oddly.md.)
     ];

@@ -158,6 +158,9 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
     // R39-1). `hooks: {}` takes it out.
     if holds_nothing(file) {
         reasons.push("the whole file is empty".to_owned());
+    } else if file == config.path() && config.root().as_object().is_some_and(|m| m.is_empty()) {
+        // `{}`, `<<: ~`: a file that holds no setting at all (R40-9).
+        reasons.push("the whole file holds no setting".to_owned());
     }
     match config.get("hooks") {
         Some(Value::Null) if ours("hooks") => reasons.push("hooks: is empty (null)".to_owned()),
@@ -188,7 +191,11 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
 /// Whether `file` holds no YAML at all: nothing but blanks, comments and
 /// document markers (an unreadable file is reported where it is read).
 fn holds_nothing(file: &Path) -> bool {
-    let Ok(bytes) = hermes_hooks_core::regular_file::read_capped(file, 1 << 20) else {
+    // As much as the YAML reader accepts, and one byte more (a file past it
+    // is refused there): a file of 2 MiB of blanks is empty too (R40-8).
+    let limit = u64::try_from(hermes_hooks_core::yaml::MAX_BYTES).unwrap_or(u64::MAX);
+    let Ok(bytes) = hermes_hooks_core::regular_file::read_capped(file, limit.saturating_add(1))
+    else {
         return false;
     };
     String::from_utf8_lossy(&bytes)
