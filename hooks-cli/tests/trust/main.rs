@@ -85,6 +85,7 @@ mod round35_reach;
 mod round39;
 mod round39_guards;
 mod round39_paths;
+mod round40;
 mod round5;
 mod round6_shapes;
 mod round7;

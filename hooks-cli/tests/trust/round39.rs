@@ -10,13 +10,14 @@ use serde_json::json;
 use crate::dialects::{emit_terminal, home_with, in_project, user_fail_closed_command, write};
 
 /// A script that leaves `PWNED` in the working folder when it runs.
-const LEAVES_A_MARK: &str = "cat >/dev/null\ntouch PWNED\n";
+pub(crate) const LEAVES_A_MARK: &str = "cat >/dev/null\ntouch PWNED\n";
 
 /// A guard that blocks, saying so.
-const GUARDS: &str = "cat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"guarded\"}'\n";
+pub(crate) const GUARDS: &str =
+    "cat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"guarded\"}'\n";
 
 /// Writes `text` to the two scripts the computed names below reach.
-fn scripts(home: &crate::support::TempHome, project: &std::path::Path, text: &str) {
+pub(crate) fn scripts(home: &crate::support::TempHome, project: &std::path::Path, text: &str) {
     write(&home.user_home, "bin/g.sh", text);
     write(project, "tools/g.sh", text);
 }

@@ -16,6 +16,8 @@ mod compound;
 pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
 mod computed;
+mod follow;
+use follow::follow;
 mod nested;
 mod sweep;
 mod variables;
@@ -86,7 +88,9 @@ pub(crate) fn base_name(word: &str) -> String {
 /// `raw` is the command text as configured (checked for `$(` and backticks).
 pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
     let mut found = identify_at(raw, words, cwd, 0);
-    found.computed = computed::computed_name(raw).or(found.computed.take());
+    found.computed = computed::computed_name(raw)
+        .or(found.computed.take())
+        .or_else(|| follow::scan_run_by_shell(raw, &found.files));
     found
 }
 
@@ -308,120 +312,6 @@ fn read_head(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
         .take(len)
         .read_to_end(&mut bytes)?;
     Ok(bytes)
-}
-
-/// Adds the files `file` sources (shell) or imports from beside it (Python).
-fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usize) {
-    if depth > MAX_FOLLOW {
-        return;
-    }
-    let Ok(bytes) = read_head(file, MAX_SCAN) else {
-        return;
-    };
-    if bytes.contains(&0) {
-        return; // a binary
-    }
-    let text = String::from_utf8_lossy(&bytes);
-    let dir = file.parent().unwrap_or(Path::new("/"));
-    let name = file.to_string_lossy().to_ascii_lowercase();
-    let python = name.ends_with(".py")
-        || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
-    // A shell script's own names computed when it runs (`sh "$(printf
-    // ../tools/g.%s sh)"`): no more bound than the command's (R38-1).
-    if !python
-        && found.computed.is_none()
-        && (depth > 0 || is_shell_text(&name, &text))
-        && let Some(why) = computed::computed_name(&text)
-    {
-        found.computed = Some(format!(
-            "{} runs a file named only when it runs: {why}",
-            file.display()
-        ));
-    }
-    for line in text.lines().map(str::trim) {
-        if python {
-            follow_import(line, dir, found);
-            continue;
-        }
-        let rest = line
-            .strip_prefix("source ")
-            .or_else(|| line.strip_prefix(". "));
-        let Some(rest) = rest else { continue };
-        // `. "$HOME/bin/lib.sh"`: the home folder is known.
-        let target = shlex::split(rest)
-            .and_then(|words| words.into_iter().next())
-            .map(|word| with_home(&word))
-            .unwrap_or_default();
-        if target.contains('$') || target.contains('`') || target.is_empty() {
-            found.opaque = Some(format!(
-                "{} sources a file named at run time ({})",
-                file.display(),
-                rest.trim()
-            ));
-            continue;
-        }
-        match resolve(&target, cwd, Some(dir)) {
-            Some(path) if !found.files.contains(&path) => {
-                found.files.push(path.clone());
-                follow(&path, cwd, found, depth + 1);
-            }
-            Some(_) => {}
-            None => {
-                found.opaque = Some(format!(
-                    "{} sources {target}, which does not exist",
-                    file.display()
-                ));
-            }
-        }
-    }
-}
-
-/// Whether a script named `name` (lower case) holding `text` is shell
-/// text: its `#!` line names a shell, or, with none, its name ends like one.
-fn is_shell_text(name: &str, text: &str) -> bool {
-    match text.strip_prefix("#!") {
-        Some(line) => {
-            let line = line.lines().next().unwrap_or("");
-            let mut words = line.split_whitespace();
-            let mut program = base_name(words.next().unwrap_or(""));
-            if program == "env" {
-                program = base_name(words.find(|w| !w.starts_with('-')).unwrap_or(""));
-            }
-            SHELLS.contains(&program.as_str())
-        }
-        None => [".sh", ".bash", ".zsh", ".ksh"]
-            .iter()
-            .any(|ext| name.ends_with(ext)),
-    }
-}
-
-/// `import x` / `from x import y`: a module `x.py` beside the script is bound;
-/// a package folder `x/` makes the command opaque (bind the tree).
-fn follow_import(line: &str, dir: &Path, found: &mut Identified) {
-    let names = if let Some(rest) = line.strip_prefix("import ") {
-        rest.split(',')
-            .map(|part| part.split_whitespace().next().unwrap_or(""))
-            .collect::<Vec<_>>()
-    } else if let Some(rest) = line.strip_prefix("from ") {
-        vec![rest.split_whitespace().next().unwrap_or("")]
-    } else {
-        return;
-    };
-    for name in names {
-        let first = name.split('.').next().unwrap_or("");
-        if first.is_empty() {
-            if name.starts_with('.') {
-                found.opaque = Some(format!("it imports a relative module ({name})"));
-            }
-            continue;
-        }
-        let module = dir.join(format!("{first}.py"));
-        if module.is_file() {
-            push(&mut found.files, module);
-        } else if dir.join(first).is_dir() {
-            found.opaque = Some(format!("it imports the package {first} beside it"));
-        }
-    }
 }
 
 #[cfg(test)]

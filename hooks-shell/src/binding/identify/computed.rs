@@ -18,7 +18,7 @@ use super::base_name;
 
 mod cut;
 mod interpreters;
-use cut::{Command, cut, mark, without_redirections};
+use cut::{Command, Input, cut, mark, redirections};
 use interpreters::{Argument, from_input, script_argument, xargs_program};
 
 /// The deepest substitution, `-c` string or `eval` text read.
@@ -27,21 +27,22 @@ const MAX_DEPTH: usize = 8;
 /// Programs whose output is a folder or a program's path, never text a
 /// repository chooses: `git` only as `git rev-parse --show-toplevel` and
 /// its kin, `npm` only as `npm bin|root|prefix`, `command`/`type` only as a
-/// look-up, `realpath`/`readlink` only of a variable or `.` (a link of the
-/// repository's would name its target), `brew --prefix`, `pyenv
+/// look-up, `realpath`/`readlink` (what they resolve is named in the text),
+/// `pnpm`/`yarn bin`, `poetry env info -p`, `brew --prefix`, `pyenv
 /// root`, `go env` and their kin, `echo` only of plain words (its
 /// output is its words: `PATH=$(echo .v*/bin):$PATH`; dash's `echo` reads
 /// backslashes, so none). Such output only leads a word
 /// (`"$(git rev-parse --show-toplevel)"/.claude/hooks/x.sh`): the rest of
 /// the word still names the file. Anything else in a name, `$(uname)`
 /// included (`tools/$(uname).sh` names no file the text shows), is computed.
-const PLACES: [&str; 15] = [
-    "pwd", "dirname", "cd", "which", "type", "command", "git", "npm", "realpath", "readlink",
-    "echo", "brew", "pyenv", "rbenv", "go",
+const PLACES: [&str; 18] = [
+    "pwd", "dirname", "cd", "which", "type", "command", "git", "npm", "pnpm", "yarn", "poetry",
+    "realpath", "readlink", "echo", "brew", "pyenv", "rbenv", "go",
 ];
 
 /// `git rev-parse` options that print a folder.
-const GIT_FOLDERS: [&str; 6] = [
+const GIT_FOLDERS: [&str; 7] = [
+    "--git-path",
     "--show-toplevel",
     "--show-cdup",
     "--show-prefix",
@@ -51,7 +52,7 @@ const GIT_FOLDERS: [&str; 6] = [
 ];
 
 /// Variables whose value changes from run to run.
-const RUN_TIME_VARIABLES: [&str; 9] = [
+const RUN_TIME_VARIABLES: [&str; 17] = [
     "RANDOM",
     "SRANDOM",
     "EPOCHSECONDS",
@@ -61,18 +62,81 @@ const RUN_TIME_VARIABLES: [&str; 9] = [
     "LINENO",
     "PPID",
     "BASH_COMMAND",
+    "_",
+    "REPLY",
+    "MAPFILE",
+    "BASH_REMATCH",
+    "OPTARG",
+    "COPROC",
+    "PIPESTATUS",
+    "BASH_ARGV",
 ];
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
-/// runs; `None` when every name it runs is written in its text.
+/// runs; `None` when every name it runs is written in its text. Read
+/// twice: what the first reading learns (a variable holding computed text,
+/// arguments a function gets) holds from the start of the second (a
+/// function's body comes before its call).
 pub(crate) fn computed_name(raw: &str) -> Option<String> {
-    Reader::default().text(raw, 0)
+    let mut first = Reader::default();
+    let found = first.text(raw, 0);
+    let mut second = Reader {
+        taint: first.taint.clone(),
+        ..Reader::default()
+    };
+    found.or_else(|| second.text(raw, 0))
 }
 
-/// What is known while reading: the variables holding computed text.
+/// What each `.` / `source` of shell `text` reads, as written (its words
+/// after the command, joined): wherever it stands (`if …; then . lib; fi`).
+pub(super) fn sourced(text: &str) -> Vec<String> {
+    let cut = cut(text);
+    let reading = Words {
+        places: &[],
+        substitutions: &cut.substitutions,
+    };
+    cut.commands
+        .iter()
+        .filter_map(|command| {
+            let at = command
+                .words
+                .iter()
+                .position(|w| !super::super::LEADING_KEYWORDS.contains(&w.as_str()))?;
+            let (words, _) = redirections(&command.words[at..]);
+            let (first, rest) = words.split_first()?;
+            let rest: Vec<&String> = rest.iter().skip_while(|w| *w == "--").collect();
+            (matches!(first.as_str(), "." | "source") && !rest.is_empty()).then(|| {
+                let quoted: Vec<String> = rest
+                    .iter()
+                    .map(|w| {
+                        shlex::try_quote(&reading.shown(w))
+                            .map_or_else(|_| w.to_string(), |q| q.into_owned())
+                    })
+                    .collect();
+                quoted.join(" ")
+            })
+        })
+        .collect()
+}
+
+/// What carries computed text while reading.
+#[derive(Default, Clone)]
+struct Taint {
+    /// Variables holding it.
+    variables: BTreeSet<String>,
+    /// The positional parameters (`set --`, a function's or a `-c`
+    /// string's arguments).
+    positional: bool,
+    /// `IFS` is set: an unquoted expansion splits as the text chooses.
+    splitting: bool,
+}
+
+/// What is known while reading.
 #[derive(Default)]
 struct Reader {
-    computed: BTreeSet<String>,
+    taint: Taint,
+    /// Functions the text defines.
+    functions: BTreeSet<String>,
 }
 
 impl Reader {
@@ -81,6 +145,7 @@ impl Reader {
         if depth > MAX_DEPTH {
             return Some("its text nests deeper than can be read".to_owned());
         }
+        self.functions.extend(function_names(text));
         let cut = cut(text);
         let places: Vec<bool> = cut
             .substitutions
@@ -110,6 +175,16 @@ impl Reader {
         None
     }
 
+    /// [`Reader::text`] of a string run with the positional parameters
+    /// `positional` (a `-c` string's arguments).
+    fn string(&mut self, text: &str, positional: bool, depth: usize) -> Option<String> {
+        let before = self.taint.positional;
+        self.taint.positional = positional;
+        let found = self.text(text, depth + 1);
+        self.taint.positional = before || self.taint.positional && positional;
+        found
+    }
+
     /// Whether the substitution `inner` only finds a place ([`PLACES`]).
     fn is_place(&mut self, inner: &str, depth: usize) -> bool {
         if depth > MAX_DEPTH {
@@ -123,7 +198,7 @@ impl Reader {
         nested_places
             && !cut.commands.iter().any(|c| c.piped)
             && cut.commands.iter().all(|command| {
-                let words = &without_redirections(&command.words, true);
+                let words = &redirections(&command.words).0;
                 let Some(first) = words.first() else {
                     return true;
                 };
@@ -134,7 +209,9 @@ impl Reader {
                     && PLACES.contains(&program.as_str())
                     && match program.as_str() {
                         "git" => has("rev-parse") && GIT_FOLDERS.iter().any(|a| has(a)),
-                        "npm" => ["bin", "root", "prefix"].iter().any(|a| has(a)),
+                        "npm" | "pnpm" => ["bin", "root", "prefix"].iter().any(|a| has(a)),
+                        "yarn" => has("bin") || has("dir"),
+                        "poetry" => has("env") && (has("-p") || has("--path")),
                         "brew" => has("--prefix") || has("--cellar") || has("--repository"),
                         "pyenv" | "rbenv" => has("root") || has("prefix"),
                         "go" => has("env"),
@@ -143,16 +220,13 @@ impl Reader {
                         "echo" => words[1..]
                             .iter()
                             .all(|w| !w.starts_with('-') && !w.contains('\\')),
-                        "realpath" | "readlink" => words[1..]
-                            .iter()
-                            .all(|w| w.starts_with(['-', '$']) || w == "."),
                         _ => true,
                     }
             })
     }
 
     fn refers_to_computed(&self, word: &str) -> bool {
-        expands(word, |name| self.computed.contains(name))
+        expands(word, |name| self.taint.variables.contains(name))
     }
 
     /// Why one simple command runs a computed name; records the variables
@@ -169,15 +243,17 @@ impl Reader {
             .iter()
             .position(|w| !super::super::LEADING_KEYWORDS.contains(&w.as_str()))
             .unwrap_or(command.words.len());
-        let words = &without_redirections(&command.words[at..], false);
-        let first = words.first()?;
-        if let Some(why) = self.assigns(words, reading) {
+        let (words, inputs) = redirections(&command.words[at..]);
+        if let Some(why) = self.assigns(&words, reading) {
             return Some(why);
         }
-        let computed = self.computed.clone();
-        let is_computed = |word: &str| reading.is_computed(word, &computed);
-        let unwrapped = crate::binding::unwrap(words).words;
-        let (program_word, args) = unwrapped.split_first()?;
+        let taint = self.taint.clone();
+        let is_computed = |word: &str| reading.is_computed(word, &taint);
+        let unwrapped = crate::binding::unwrap(&words).words;
+        let Some((program_word, args)) = unwrapped.split_first() else {
+            // `exec 3< "$(…)"`, `< "$(…)"`: a file opened by a computed name.
+            return opened(&inputs, &is_computed, reading);
+        };
         if is_computed(program_word) {
             return Some(format!(
                 "the program it runs is named by text computed when it runs (`{}`)",
@@ -185,10 +261,26 @@ impl Reader {
             ));
         }
         let program = base_name(program_word);
+        if self.functions.contains(program_word) && args.iter().any(|w| is_computed(w)) {
+            // `f "$(…)"`: its body's `$1` holds computed text (R40-2).
+            self.taint.positional = true;
+        }
         match program.as_str() {
+            "exec" => opened(&inputs, &is_computed, reading),
+            "set" if args.iter().any(|w| is_computed(w)) => {
+                self.taint.positional = true;
+                None
+            }
             "eval" => {
                 let text = args.join(" ");
-                if args.iter().any(|w| is_computed(w)) {
+                // `eval "$A$B"`: text assembled when it runs (R40-3).
+                let held = args
+                    .iter()
+                    .any(|w| expands(w, |name| !ENVIRONMENT.contains(&name)));
+                if args.len() == 1 && reading.is_setup(&args[0]) {
+                    return None;
+                }
+                if held || args.iter().any(|w| reading.is_computed_text(w)) {
                     return Some(format!(
                         "eval runs text computed when it runs (`{}`)",
                         reading.shown(&text)
@@ -196,52 +288,159 @@ impl Reader {
                 }
                 self.text(&reading.shown(&text), depth + 1)
             }
+            // Code kept to run later (R40-3).
+            "trap" | "alias" => {
+                for code in code_arguments(&program, args) {
+                    if reading.is_computed_text(code) {
+                        return Some(format!(
+                            "{program} keeps text computed when it runs to run (`{}`)",
+                            reading.shown(code)
+                        ));
+                    }
+                    if let Some(why) = self.text(&reading.shown(code), depth + 1) {
+                        return Some(why);
+                    }
+                }
+                None
+            }
             // `cd "$(printf tools)" && sh g.sh`: every relative name after it.
             "cd" | "pushd" if args.iter().any(|w| is_computed(w)) => Some(format!(
-                "it changes to a folder computed when it runs (`{first} {}`)",
+                "it changes to a folder computed when it runs (`{program} {}`)",
                 reading.shown(&args.join(" "))
             )),
-            "xargs" => {
-                let interprets = xargs_program(args).is_some_and(|p| {
-                    let p = base_name(p);
-                    super::INTERPRETERS.contains(&p.as_str())
-                        || matches!(p.as_str(), "." | "source" | "eval")
-                });
-                // `echo tools/g.sh | xargs sh`: names written in the text.
-                let echoed = previous.filter(|_| command.piped).is_some_and(|producer| {
-                    producer
-                        .words
-                        .first()
-                        .is_some_and(|p| base_name(p) == "echo")
-                        && producer.words[1..]
-                            .iter()
-                            .all(|w| !is_computed(w) && !w.contains('\\'))
-                });
-                (interprets && !echoed)
-                    .then(|| "xargs runs an interpreter on names read from its input".to_owned())
-            }
+            "find" => finds_and_runs(args),
+            "xargs" => self.xargs(command, previous, args, &is_computed, reading, depth),
             _ if super::INTERPRETERS.contains(&program.as_str())
                 || matches!(program_word.as_str(), "." | "source") =>
             {
-                match script_argument(&program, args) {
-                    Argument::String(string) if is_computed(string) => Some(format!(
-                        "its shell string is computed when it runs (`{}`)",
-                        reading.shown(string)
-                    )),
-                    Argument::String(string) => self.text(&reading.shown(string), depth + 1),
-                    Argument::Named(words) => {
-                        let word = words.into_iter().find(|w| is_computed(w))?;
-                        Some(format!(
-                            "its script or module is named by text computed when it runs (`{}`)",
-                            reading.shown(word)
-                        ))
-                    }
-                    Argument::Inline => None,
-                    Argument::Input => from_input(command.piped, previous, &is_computed),
-                }
+                self.interpreter(
+                    &program,
+                    program_word,
+                    args,
+                    command,
+                    previous,
+                    (&inputs, reading),
+                    depth,
+                )
+            }
+            // `flock LOCK sh "$(…)"`: what such a program runs (R40-3).
+            _ if RUNNERS.contains(&program.as_str()) => {
+                let from = args.iter().position(|w| {
+                    let name = base_name(w);
+                    super::INTERPRETERS.contains(&name.as_str())
+                        || matches!(w.as_str(), "." | "source" | "eval")
+                })?;
+                let inner = Command {
+                    words: args[from..].to_vec(),
+                    piped: command.piped,
+                };
+                self.command(&inner, previous, reading, depth)
             }
             _ => None,
         }
+    }
+
+    /// Why an interpreter's command runs a computed name: its script, its
+    /// `-c` string (and the arguments it gets), or the code it reads.
+    #[allow(clippy::too_many_arguments)]
+    fn interpreter(
+        &mut self,
+        program: &str,
+        program_word: &str,
+        args: &[String],
+        command: &Command,
+        previous: Option<&Command>,
+        (inputs, reading): (&[Input], &Words),
+        depth: usize,
+    ) -> Option<String> {
+        let taint = self.taint.clone();
+        let is_computed = |word: &str| reading.is_computed(word, &taint);
+        let shell = super::SHELLS.contains(&program);
+        // `bash -n x.sh` reads, never runs.
+        if shell && args.iter().any(|a| a == "-n") {
+            return None;
+        }
+        match script_argument(program, args) {
+            Argument::String(string) if reading.is_computed_text(string) => Some(format!(
+                "its shell string is computed when it runs (`{}`)",
+                reading.shown(string)
+            )),
+            Argument::String(string) => {
+                // `sh -c 'sh "$1"' _ "$(…)"`: its arguments (R40-2).
+                let after = args
+                    .iter()
+                    .position(|a| a == string)
+                    .map_or(&[][..], |i| &args[i + 1..]);
+                let positional = after.iter().any(|w| is_computed(w));
+                self.string(&reading.shown(string), positional, depth)
+            }
+            Argument::Named(words) => {
+                let stdin = matches!(program_word, "." | "source")
+                    && words.first().is_some_and(|w| reads_input(w));
+                if stdin {
+                    return read_code(
+                        inputs,
+                        command.piped,
+                        previous,
+                        &is_computed,
+                        reading,
+                        &taint,
+                    );
+                }
+                let word = words.into_iter().find(|w| is_computed(w))?;
+                Some(format!(
+                    "its script or module is named by text computed when it runs (`{}`)",
+                    reading.shown(word)
+                ))
+            }
+            Argument::Inline => None,
+            Argument::Input => read_code(
+                inputs,
+                command.piped,
+                previous,
+                &is_computed,
+                reading,
+                &taint,
+            ),
+        }
+    }
+
+    /// Why `xargs` runs a computed name: an interpreter on names read from
+    /// its input (unless `echo` of plain words gives them), or a shell
+    /// string run with them as its arguments.
+    fn xargs(
+        &mut self,
+        command: &Command,
+        previous: Option<&Command>,
+        args: &[String],
+        is_computed: &dyn Fn(&str) -> bool,
+        reading: &Words,
+        depth: usize,
+    ) -> Option<String> {
+        let from = xargs_program(args)?;
+        let runs = &args[from..];
+        let program = base_name(&runs[0]);
+        let interprets = super::INTERPRETERS.contains(&program.as_str())
+            || matches!(program.as_str(), "." | "source" | "eval");
+        // `echo tools/g.sh | xargs sh`: names written in the text.
+        let echoed = previous.filter(|_| command.piped).is_some_and(|producer| {
+            producer
+                .words
+                .first()
+                .is_some_and(|p| base_name(p) == "echo")
+                && producer.words[1..]
+                    .iter()
+                    .all(|w| !is_computed(w) && !w.contains('\\'))
+        });
+        if !interprets || echoed {
+            return None;
+        }
+        // `xargs sh -c 'lint "$1"' _`: the string runs, its arguments read.
+        if let Argument::String(string) = script_argument(&program, &runs[1..]) {
+            let string = string.replace("{}", "$1");
+            return self.string(&reading.shown(&string), true, depth);
+        }
+        Some("xargs runs an interpreter on names read from its input".to_owned())
     }
 
     /// Records what `words` (a simple command) assigns computed text to;
@@ -249,22 +448,21 @@ impl Reader {
     fn assigns(&mut self, words: &[String], reading: &Words) -> Option<String> {
         let first = words.first()?;
         let mut newly = Vec::new();
+        let taint = self.taint.clone();
+        let is_computed = |word: &str| reading.is_computed(word, &taint);
         match first.as_str() {
             "for"
                 if words.get(2).is_some_and(|w| w == "in")
-                    && words[3..]
-                        .iter()
-                        .any(|w| reading.is_computed(w, &self.computed)) =>
+                    && words[3..].iter().any(|w| is_computed(w)) =>
             {
                 newly.push(words[1].clone());
             }
-            "read" | "mapfile" | "readarray" | "getopts" => {
+            "read" | "mapfile" | "readarray" | "getopts" | "coproc" => {
                 newly.extend(words[1..].iter().filter(|w| is_name(w)).cloned());
-                newly.extend(["REPLY".to_owned(), "MAPFILE".to_owned()]);
             }
             "printf" => {
                 if let Some(i) = words.iter().position(|w| w == "-v") {
-                    newly.extend(words.get(i + 1).cloned());
+                    newly.extend(words.get(i + 1).map(|name| array_name(name)));
                 }
             }
             _ => {}
@@ -273,24 +471,209 @@ impl Reader {
             first.as_str(),
             "export" | "local" | "declare" | "typeset" | "readonly" | "env"
         );
+        // `declare -n ref=name`: a name for another variable (R40-2).
+        let nameref = declared
+            && words[1..]
+                .iter()
+                .any(|w| w.starts_with('-') && w.contains('n'));
         let mut refused = None;
         for word in words.iter().skip(usize::from(declared)) {
-            let Some((name, value)) = crate::binding::wrappers::assignment(word) else {
+            if declared && word.starts_with(['-', '+']) {
+                continue;
+            }
+            let Some((name, value)) = crate::binding::wrappers::assignment(&array_name(word))
+                .or_else(|| {
+                    word.split_once("+=")
+                        .map(|(n, v)| (n.to_owned(), v.to_owned()))
+                })
+            else {
+                if nameref && is_name(word) {
+                    newly.push(word.clone());
+                    continue;
+                }
                 break;
             };
-            if reading.is_computed(&value, &self.computed) {
-                if SEARCH_PATHS.contains(&name.as_str()) {
-                    refused.get_or_insert(format!(
-                        "{name} is set to text computed when it runs (`{}`)",
-                        reading.shown(word)
-                    ));
-                }
-                newly.push(name);
+            if name == "IFS" {
+                self.taint.splitting = true;
+            }
+            // An array (`a=(…)`), a name for another: read as computed. A
+            // search path's folders each lead their element (`$PATH:$(go
+            // env GOPATH)/bin`).
+            let search_path = SEARCH_PATHS.contains(&name.as_str());
+            let computed = value.starts_with('(')
+                || nameref
+                || match search_path {
+                    true => value.split(':').any(&is_computed),
+                    false => is_computed(&value),
+                };
+            if computed {
+                newly.push(name.clone());
+            }
+            if search_path && computed {
+                refused.get_or_insert(format!(
+                    "{name} is set to text computed when it runs (`{}`)",
+                    reading.shown(word)
+                ));
             }
         }
-        self.computed.extend(newly);
+        self.taint.variables.extend(newly);
         refused
     }
+}
+
+/// `a[0]=x` as `a=x`: an element is its array.
+fn array_name(word: &str) -> String {
+    match (word.find('['), word.find(']')) {
+        (Some(open), Some(close)) if open < close && !word[..open].contains('=') => {
+            format!("{}{}", &word[..open], &word[close + 1..])
+        }
+        _ => word.to_owned(),
+    }
+}
+
+/// The functions `text` defines (`name() {`, `function name`).
+fn function_names(text: &str) -> Vec<String> {
+    static DEFINED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|[\s;&|(){}])(?:function\s+([A-Za-z_][A-Za-z0-9_-]*)|([A-Za-z_][A-Za-z0-9_-]*)\s*\(\s*\))")
+            .expect("valid regex")
+    });
+    DEFINED
+        .captures_iter(text)
+        .filter_map(|found| found.get(1).or(found.get(2)))
+        .map(|name| name.as_str().to_owned())
+        .collect()
+}
+
+/// Programs that run the command after their own words (`flock LOCK sh
+/// x`, `sudo sh x`): the interpreter among their words is read.
+const RUNNERS: [&str; 16] = [
+    "flock",
+    "sudo",
+    "doas",
+    "chronic",
+    "caffeinate",
+    "xvfb-run",
+    "unbuffer",
+    "chrt",
+    "taskset",
+    "prlimit",
+    "systemd-run",
+    "firejail",
+    "unshare",
+    "setpriv",
+    "runuser",
+    "watch",
+];
+
+/// Variables the environment gives a hook, never text it computes.
+const ENVIRONMENT: [&str; 8] = [
+    "HOME",
+    "PWD",
+    "CLAUDE_PROJECT_DIR",
+    "CURSOR_PROJECT_DIR",
+    "CODEX_PROJECT_DIR",
+    "GEMINI_PROJECT_DIR",
+    "HERMES_HOME",
+    "TMPDIR",
+];
+
+/// The code `trap` and `alias` keep: `trap [--] CODE SIGNAL…`, `alias
+/// NAME=CODE…`.
+fn code_arguments<'a>(program: &str, args: &'a [String]) -> Vec<&'a str> {
+    match program {
+        "trap" => args
+            .iter()
+            .find(|a| !matches!(a.as_str(), "--" | "-p" | "-l"))
+            .map(|code| vec![code.as_str()])
+            .unwrap_or_default(),
+        _ => args
+            .iter()
+            .filter_map(|a| a.split_once('=').map(|(_, code)| code))
+            .collect(),
+    }
+}
+
+/// `find … -exec sh {} \;`: an interpreter run on the files it finds,
+/// whose names no text shows (R40-3).
+fn finds_and_runs(args: &[String]) -> Option<String> {
+    let mut args = args.iter();
+    while let Some(arg) = args
+        .by_ref()
+        .find(|a| matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
+    {
+        let runs: Vec<&String> = args
+            .by_ref()
+            .take_while(|a| !matches!(a.as_str(), ";" | "+"))
+            .collect();
+        let program = runs.first().map(|p| base_name(p)).unwrap_or_default();
+        let interprets = super::INTERPRETERS.contains(&program.as_str())
+            || matches!(program.as_str(), "." | "source" | "eval");
+        if interprets && runs.iter().any(|w| w.contains("{}")) {
+            return Some(format!(
+                "find {arg} runs an interpreter on the files it finds"
+            ));
+        }
+    }
+    None
+}
+
+/// Whether `.`/`source` of `word` reads its input (`/dev/stdin`,
+/// `/dev/fd/N`, `/proc/self/fd/N`).
+fn reads_input(word: &str) -> bool {
+    word == "-"
+        || word == "/dev/stdin"
+        || word.starts_with("/dev/fd/")
+        || word.starts_with("/proc/self/fd/")
+}
+
+/// Why a file a command opens is named by computed text (`exec 3< "$(…)"`).
+fn opened(inputs: &[Input], is_computed: &dyn Fn(&str) -> bool, reading: &Words) -> Option<String> {
+    inputs.iter().find_map(|input| match input {
+        Input::File(file) if is_computed(file) => Some(format!(
+            "it opens a file named by text computed when it runs (`{}`)",
+            reading.shown(file)
+        )),
+        _ => None,
+    })
+}
+
+/// Why the code a shell or interpreter reads from its input is computed:
+/// a redirected file or here-string computed when it runs (R40-1), or a
+/// pipe from anything but `cat` of files or `echo` of plain words.
+fn read_code(
+    inputs: &[Input],
+    piped: bool,
+    previous: Option<&Command>,
+    is_computed: &dyn Fn(&str) -> bool,
+    reading: &Words,
+    taint: &Taint,
+) -> Option<String> {
+    for input in inputs {
+        match input {
+            Input::File(file) if is_computed(file) => {
+                return Some(format!(
+                    "it runs a file named by text computed when it runs (`{}`)",
+                    reading.shown(file)
+                ));
+            }
+            Input::Text(text)
+                if reading.is_computed_text(text)
+                    || reading.holds_computed(text, taint)
+                    || text.contains("$(")
+                    || text.contains('`') =>
+            {
+                return Some(format!(
+                    "it runs text computed when it runs (`<<< {}`)",
+                    reading.shown(text)
+                ));
+            }
+            _ => {}
+        }
+    }
+    if inputs.is_empty() {
+        return from_input(piped, previous, is_computed);
+    }
+    None
 }
 
 /// Variables that choose which code runs by name.
@@ -315,21 +698,61 @@ struct Words<'a> {
 }
 
 impl Words<'_> {
-    /// Whether `word` holds text computed when it runs: a substitution
-    /// other than a place leading the word, a variable such text was put
-    /// in, `${!…}`, arithmetic, `$$` or a variable that changes each run.
-    fn is_computed(&self, word: &str, computed: &BTreeSet<String>) -> bool {
+    /// Whether `word`, in a name's place, holds text computed when it
+    /// runs: a substitution other than a place leading the word (or
+    /// leading a `${NAME:-…}` default), a variable such text was put in,
+    /// the positional parameters when they hold it, `${!…}`, arithmetic,
+    /// `$$`, `$?`, a variable that changes each run, or any expansion once
+    /// the text sets `IFS`.
+    fn is_computed(&self, word: &str, taint: &Taint) -> bool {
         let marked = self.marks(word).any(|i| {
             let place = self.places.get(i).copied().unwrap_or(false);
-            !place || !word.starts_with(&mark(i))
+            !place || !leads(word, &mark(i))
         });
         marked
-            || expands(word, |name| {
-                computed.contains(name) || RUN_TIME_VARIABLES.contains(&name)
-            })
-            // A substitution inside `${…}` (`${X:-$(printf …)}`) is not
-            // read apart: computed.
-            || ["${!", "$((", "$[", "$$", "$(", "`"].iter().any(|s| word.contains(s))
+            || self.holds_computed(word, taint)
+            // A substitution not read apart: computed.
+            || ["${!", "$((", "$[", "$$", "$?", "$!", "$(", "`"].iter().any(|s| word.contains(s))
+            || (taint.splitting && word.contains('$'))
+    }
+
+    /// Whether `text`, code of its own (a `-c` string, `eval`'s words, a
+    /// trap), was made of computed text before it runs: a substitution
+    /// (other than a place) the outer shell runs in it. Its own `$(…)` is
+    /// code, and a variable in it is read where the code is read (the
+    /// taint carries over): quotes are gone by now.
+    fn is_computed_text(&self, text: &str) -> bool {
+        self.marks(text)
+            .any(|i| !self.places.get(i).copied().unwrap_or(false))
+    }
+
+    fn holds_computed(&self, word: &str, taint: &Taint) -> bool {
+        let positional = |name: &str| name.chars().all(|c| c.is_ascii_digit()) && name != "0";
+        expands(word, |name| {
+            taint.variables.contains(name)
+                || RUN_TIME_VARIABLES.contains(&name)
+                || (taint.positional && positional(name))
+        }) || (taint.positional && ["$@", "$*", "${@", "${*"].iter().any(|s| word.contains(s)))
+    }
+
+    /// Whether `word` is one substitution of a program's set-up code
+    /// (`eval "$(brew shellenv)"`, `pyenv init -`).
+    fn is_setup(&self, word: &str) -> bool {
+        let Some(i) = self.marks(word).next().filter(|i| word == mark(*i)) else {
+            return false;
+        };
+        let inner = self
+            .substitutions
+            .get(i)
+            .map(|s| s.split_whitespace().collect::<Vec<_>>());
+        matches!(
+            inner.as_deref(),
+            Some(
+                ["brew", "shellenv", ..]
+                    | ["pyenv" | "rbenv" | "nodenv", "init", ..]
+                    | ["ssh-agent", ..]
+            )
+        )
     }
 
     fn marks<'w>(&self, word: &'w str) -> impl Iterator<Item = usize> + 'w {
@@ -347,6 +770,26 @@ impl Words<'_> {
         }
         shown
     }
+}
+
+/// Whether `word` starts with `mark`, or with a `${NAME:-…}` default that
+/// does (`${CLAUDE_PROJECT_DIR:-$(pwd)}/x.sh`: R40-5).
+fn leads(word: &str, mark: &str) -> bool {
+    if word.starts_with(mark) {
+        return true;
+    }
+    let Some(rest) = word.strip_prefix("${") else {
+        return false;
+    };
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let after = &rest[name_end..];
+    ["-", ":-", "=", ":="].iter().any(|op| {
+        after
+            .strip_prefix(op)
+            .is_some_and(|default| default.starts_with(mark))
+    })
 }
 
 /// Whether `word` expands a variable `named` accepts (`$N`, `${N}`,

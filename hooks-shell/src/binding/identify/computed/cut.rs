@@ -26,6 +26,7 @@ pub(super) fn cut(text: &str) -> Cut {
     let mut current = String::new();
     let mut piped = false;
     let mut quote: Option<char> = None;
+    let mut parameters = 0usize;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         let rest = &text[at..];
@@ -46,11 +47,25 @@ pub(super) fn cut(text: &str) -> Cut {
             }
             continue;
         }
-        // `${N}`, `${N:-x}`: one word (its braces are no group).
+        // `${N}`, `${N:-$(pwd)}`: one word (its braces are no group, what
+        // is inside no separator); substitutions in it are marked (R40-5).
         if quote != Some('\'') && rest.starts_with("${") {
-            let end = parameter_end(text, at + 2);
-            current.push_str(&text[at..end]);
-            while chars.peek().is_some_and(|(next, _)| *next < end) {
+            current.push_str("${");
+            chars.next();
+            parameters += 1;
+            continue;
+        }
+        if quote != Some('\'') && parameters > 0 && c == '}' {
+            current.push(c);
+            parameters -= 1;
+            continue;
+        }
+        // `a=($(printf …))`: an array, kept whole in its word.
+        if quote.is_none() && c == '(' && assigns_array(&current) {
+            let end =
+                crate::binding::substitution_end(text, at + 1, false).unwrap_or(text.len() - 1);
+            current.push_str(&text[at..=end.min(text.len() - 1)]);
+            while chars.peek().is_some_and(|(next, _)| *next <= end) {
                 chars.next();
             }
             continue;
@@ -77,7 +92,10 @@ pub(super) fn cut(text: &str) -> Cut {
                     chars.next();
                 }
             }
-            (None, '{' | '}') if !starts_word => current.push(c),
+            // A group's braces stand alone (`{ sh x; }`); `{}` is a word.
+            (None, '{') if !rest[1..].starts_with(char::is_whitespace) => current.push(c),
+            (None, '}') if !starts_word => current.push(c),
+            (None, _) if parameters > 0 => current.push(c),
             // `&>`, `>&2`, `2>&1`: redirections, no separator.
             (None, '&') if current.ends_with(['>', '<']) || rest[1..].starts_with('>') => {
                 current.push(c);
@@ -109,47 +127,54 @@ pub(super) fn cut(text: &str) -> Cut {
     }
 }
 
-/// The byte after the `}` that closes a `${` whose name starts at `from`
-/// (nested `${…}` counted); the end of `text` when none does.
-fn parameter_end(text: &str, from: usize) -> usize {
-    let mut open = 1;
-    for (at, c) in text[from..].char_indices() {
-        match c {
-            '{' => open += 1,
-            '}' => {
-                open -= 1;
-                if open == 0 {
-                    return from + at + 1;
-                }
-            }
-            _ => {}
-        }
-    }
-    text.len()
+/// Whether `current` (the text of a command so far) ends with `NAME=` or
+/// `NAME+=`: a `(` then opens an array.
+fn assigns_array(current: &str) -> bool {
+    let last = current.rsplit(char::is_whitespace).next().unwrap_or("");
+    let Some(name) = last.strip_suffix('=') else {
+        return false;
+    };
+    let name = name.strip_suffix('+').unwrap_or(name);
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// `words` without their output redirections (`> /dev/null`, `2>&1`,
-/// `&>log`) and here-documents; without input ones too when `inputs`
-/// (a shell's `< file` is its code: kept for [`super::interpreters::script_argument`]).
-pub(super) fn without_redirections(words: &[String], inputs: bool) -> Vec<String> {
+/// A redirection of a command's input.
+pub(super) enum Input {
+    /// `< FILE`, `0< FILE`, `<> FILE`: the file.
+    File(String),
+    /// `<<< TEXT`: the text.
+    Text(String),
+}
+
+/// `words` without their redirections, and the input ones taken out
+/// (here-documents are read as the lines after the command).
+pub(super) fn redirections(words: &[String]) -> (Vec<String>, Vec<Input>) {
     let mut kept = Vec::with_capacity(words.len());
+    let mut inputs = Vec::new();
     let mut words = words.iter();
     while let Some(word) = words.next() {
         let operator = word.trim_start_matches(|c: char| c.is_ascii_digit());
         let output =
             operator.starts_with(['>', '&']) && operator.len() > 1 || operator.starts_with('>');
-        let input = operator.starts_with("<<") || (inputs && operator.starts_with('<'));
+        let input = operator.starts_with('<');
         if !(output || input) || word.is_empty() {
             kept.push(word.clone());
             continue;
         }
+        let symbols = operator.len() - operator.trim_start_matches(['>', '<', '&', '|', '-']).len();
+        let (symbol, attached) = operator.split_at(symbols);
         // A bare operator's target is the next word.
-        let bare = operator
-            .trim_start_matches(['>', '<', '&', '|', '-'])
-            .is_empty();
-        if bare {
-            words.next();
+        let target = match attached {
+            "" => words.next().cloned().unwrap_or_default(),
+            attached => attached.to_owned(),
+        };
+        match symbol {
+            "<<<" => inputs.push(Input::Text(target)),
+            "<" | "<>" => inputs.push(Input::File(target)),
+            _ => {}
         }
     }
-    kept
+    (kept, inputs)
 }

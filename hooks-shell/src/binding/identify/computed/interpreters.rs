@@ -110,15 +110,18 @@ pub(super) fn from_input(
     (!static_text).then(|| format!("it runs code piped from `{first}`"))
 }
 
-/// The program `xargs` runs: its first word after its options.
-pub(super) fn xargs_program(args: &[String]) -> Option<&String> {
+/// Where the program `xargs` runs starts in its arguments: the first word
+/// after its options.
+pub(super) fn xargs_program(args: &[String]) -> Option<usize> {
     const VALUED: [&str; 10] = ["-I", "-i", "-n", "-P", "-L", "-l", "-d", "-E", "-s", "-a"];
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
         if VALUED.contains(&arg.as_str()) {
-            args.next();
-        } else if !arg.starts_with('-') {
-            return Some(arg);
+            at += 2;
+        } else if arg.starts_with('-') {
+            at += 1;
+        } else {
+            return Some(at);
         }
     }
     None

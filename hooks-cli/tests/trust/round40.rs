@@ -1,0 +1,115 @@
+//! Red team round 40, against round 39's refusal of names computed when a
+//! hook runs: the name reached the shell through a redirection (R40-1), a
+//! carrier the reading did not follow (`set --`, a function's arguments,
+//! `$?`, `BASH_REMATCH`, arrays: R40-2), code kept to run later (`trap`,
+//! `find -exec`, `flock`: R40-3), or a script the scan skipped for its
+//! name or shape (R40-4): an edit then ran unasked. Common hooks it refused
+//! run again (R40-5, R40-6).
+
+use serde_json::json;
+
+use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
+use crate::round39::{GUARDS, LEAVES_A_MARK, scripts};
+
+/// Accepted while innocent, then edited: the edit never runs, the guard blocks.
+fn edit_never_runs(command: &str, setup: &dyn Fn(&std::path::Path)) {
+    let (home, project) = home_with("[claude]");
+    setup(&project);
+    scripts(&home, &project, GUARDS);
+    user_fail_closed_command(&home, command);
+    emit_terminal(&home, &project, "ls", true);
+    scripts(&home, &project, LEAVES_A_MARK);
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(
+        !project.join("PWNED").exists(),
+        "{command}: the edit ran unasked"
+    );
+    assert_eq!(
+        emitted["outcome"]["action"],
+        json!("block"),
+        "{command}: {emitted:#}"
+    );
+}
+
+#[test]
+fn computed_names_through_redirections_and_carriers_are_never_run() {
+    for command in [
+        "sh 0< \"$(printf tools/g.%s sh)\"",
+        "< \"$(printf tools/g.%s sh)\" sh",
+        "bash -c 'exec 3< \"$(printf tools/g.%s sh)\"; sh /dev/fd/3 a'",
+        "set -- \"$(printf tools/g.%s sh)\"; sh \"$1\" a",
+        "f() { sh \"$1\" a; }; f \"$(printf tools/g.%s sh)\"",
+        "sh -c 'sh \"$1\" a' _ \"$(printf tools/g.%s sh)\"",
+        "trap \"sh $(printf tools/g.%s sh) a\" EXIT",
+        "find tools -name \"g*\" -exec sh {} a \\;",
+        "flock /tmp/round40.lock sh \"$(printf tools/g.%s sh)\" a",
+    ] {
+        edit_never_runs(command, &|_| {});
+    }
+}
+
+#[test]
+fn a_script_the_scan_skipped_for_its_shape_is_read() {
+    let computes = "sh \"$(printf tools/g.%s sh)\" a\n";
+    let cases: [(&str, &str, String); 5] = [
+        (
+            "bash \"$CLAUDE_PROJECT_DIR\"/run",
+            "run",
+            computes.to_owned(),
+        ),
+        (
+            "bash \"$CLAUDE_PROJECT_DIR\"/run.py",
+            "run.py",
+            computes.to_owned(),
+        ),
+        (
+            "bash \"$CLAUDE_PROJECT_DIR\"/run.sh",
+            "run.sh",
+            format!("\u{feff}#!/bin/sh\n# a port of the python helper\n{computes}"),
+        ),
+        (
+            "bash \"$CLAUDE_PROJECT_DIR\"/run.sh",
+            "run.sh",
+            format!("#!/bin/sh\n{}{computes}", "#\n".repeat(600_000)),
+        ),
+        (
+            "bash \"$CLAUDE_PROJECT_DIR\"/run.sh",
+            "run.sh",
+            "#!/bin/sh\nif true; then . \"$CLAUDE_PROJECT_DIR\"/lib.sh; fi\n".to_owned(),
+        ),
+    ];
+    for (command, file, text) in cases {
+        edit_never_runs(command, &|project| {
+            write(project, file, &text);
+            write(project, "lib.sh", computes);
+        });
+    }
+}
+
+#[test]
+fn common_hooks_round_39_refused_run() {
+    let (home, project) = home_with("[claude]");
+    let script = "PROJECT_DIR=\"${CLAUDE_PROJECT_DIR:-$(pwd)}\"\ncd \"$PROJECT_DIR\" || exit 1\n\
+                  . \"$PROJECT_DIR/tools/lib.sh\"\ncat >/dev/null\necho \"$ANSWER\"\n";
+    write(
+        &project,
+        "tools/lib.sh",
+        "ANSWER='{\"decision\":\"block\",\"reason\":\"guarded\"}'\n",
+    );
+    let run = write(&home.user_home, "bin/run.sh", script);
+    for command in [
+        format!("bash {}", run.display()),
+        format!(
+            "bash -c 'cd \"$(git rev-parse --show-toplevel 2>/dev/null || pwd)\" && bash {}'",
+            run.display()
+        ),
+    ] {
+        user_fail_closed_command(&home, &command);
+        let emitted = emit_terminal(&home, &project, "ls", true);
+        assert_eq!(
+            emitted["outcome"]["message"],
+            json!("guarded"),
+            "{command}: {emitted:#}"
+        );
+    }
+}

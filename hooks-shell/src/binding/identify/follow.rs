@@ -1,0 +1,189 @@
+//! What a file a command runs reaches in turn: the files a shell script
+//! sources, the modules a Python script imports from beside it; and
+//! whether a shell script runs a name computed when it runs
+//! ([`super::computed`]), however it is named (R40-4).
+
+use std::path::Path;
+
+use super::{
+    Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, base_name, push, read_head, resolve, with_home,
+};
+
+/// Endings of shell scripts.
+const SHELL_ENDINGS: [&str; 5] = ["sh", "bash", "zsh", "ksh", "dash"];
+
+/// The most bytes of a shell script read whole for computed names; a
+/// longer one cannot be approved.
+const MAX_SHELL_TEXT: u64 = 16 * 1024 * 1024;
+
+/// Why the shell script `file` runs a name computed when it runs, read
+/// whole (not only its first [`MAX_SCAN`] bytes: R40-4).
+fn scan(file: &Path) -> Option<String> {
+    let bytes = read_head(file, MAX_SHELL_TEXT + 1).ok()?;
+    if bytes.len() as u64 > MAX_SHELL_TEXT {
+        return Some(format!(
+            "{} is a shell script over {} MiB, too long to read for the names it runs",
+            file.display(),
+            MAX_SHELL_TEXT >> 20
+        ));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let why = super::computed::computed_name(text.trim_start_matches('\u{feff}'))?;
+    Some(format!(
+        "{} runs a file named only when it runs: {why}",
+        file.display()
+    ))
+}
+
+/// Why a file of `files` that the command `raw` runs with a shell (`bash
+/// x.py`, `. lib`), whatever it is named, runs a name computed when it runs.
+pub(super) fn scan_run_by_shell(raw: &str, files: &[std::path::PathBuf]) -> Option<String> {
+    files.iter().find_map(|file| {
+        let name = file.file_name()?.to_string_lossy().into_owned();
+        let pattern = format!(
+            r#"(?:^|[\s;&|(`'"])(?:sh|bash|dash|zsh|ksh|source|\.)\s+(?:[-+]\S*\s+)*\S*{}"#,
+            regex::escape(&name)
+        );
+        let run = regex::Regex::new(&pattern).ok()?.is_match(raw);
+        run.then(|| scan(file)).flatten()
+    })
+}
+
+/// Adds the files `file` sources (shell) or imports from beside it (Python).
+pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usize) {
+    if depth > MAX_FOLLOW {
+        return;
+    }
+    let Ok(bytes) = read_head(file, MAX_SCAN) else {
+        return;
+    };
+    if bytes.contains(&0) {
+        return; // a binary
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    let name = file.to_string_lossy().to_ascii_lowercase();
+    let python = name.ends_with(".py")
+        || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
+    let executable = std::fs::metadata(file).is_ok_and(|meta| {
+        std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0
+    });
+    let shell = depth > 0 || is_shell_text(&name, &text, executable);
+    // A shell script's own names computed when it runs (`sh "$(printf
+    // ../tools/g.%s sh)"`): no more bound than the command's (R38-1).
+    if shell && found.computed.is_none() {
+        found.computed = scan(file);
+    }
+    if python && !shell {
+        for line in text.lines().map(str::trim) {
+            follow_import(line, dir, found);
+        }
+        return;
+    }
+    // Every `.`/`source` the text runs, in an `if` too (R40-4).
+    for rest in super::computed::sourced(&text) {
+        // `. "$HOME/bin/lib.sh"`: the home folder is known.
+        let target = shlex::split(&rest)
+            .and_then(|words| words.into_iter().next())
+            .map(|word| with_project(&with_home(&word), cwd))
+            .unwrap_or_default();
+        if target.contains('$') || target.contains('`') || target.is_empty() {
+            found.opaque = Some(format!(
+                "{} sources a file named at run time ({})",
+                file.display(),
+                rest.trim()
+            ));
+            continue;
+        }
+        match resolve(&target, cwd, Some(dir)) {
+            Some(path) if !found.files.contains(&path) => {
+                found.files.push(path.clone());
+                follow(&path, cwd, found, depth + 1);
+            }
+            Some(_) => {}
+            None => {
+                found.opaque = Some(format!(
+                    "{} sources {target}, which does not exist",
+                    file.display()
+                ));
+            }
+        }
+    }
+}
+
+/// Whether a script named `name` (lower case) holding `text` is shell
+/// text: its `#!` line names a shell (after a byte order mark too), or,
+/// with none, its name ends like a shell script's, or it has no ending and
+/// may be executed (`/bin/sh` runs it: R40-4). Other files a shell runs
+/// (`bash run.py`) are read so by [`scan_run_by_shell`].
+fn is_shell_text(name: &str, text: &str, executable: bool) -> bool {
+    match text.trim_start_matches('\u{feff}').strip_prefix("#!") {
+        Some(line) => {
+            let line = line.lines().next().unwrap_or("");
+            let mut words = line.split_whitespace();
+            let mut program = base_name(words.next().unwrap_or(""));
+            if program == "env" {
+                program = base_name(words.find(|w| !w.starts_with('-')).unwrap_or(""));
+            }
+            SHELLS.contains(&program.as_str())
+        }
+        None => {
+            let file_name = name.rsplit('/').next().unwrap_or(name);
+            match file_name.rsplit_once('.') {
+                Some((_, ext)) => SHELL_ENDINGS.contains(&ext),
+                // Run as a program with no `#!`, `/bin/sh` runs it.
+                None => executable,
+            }
+        }
+    }
+}
+
+/// `import x` / `from x import y`: a module `x.py` beside the script is bound;
+/// a package folder `x/` makes the command opaque (bind the tree).
+fn follow_import(line: &str, dir: &Path, found: &mut Identified) {
+    let names = if let Some(rest) = line.strip_prefix("import ") {
+        rest.split(',')
+            .map(|part| part.split_whitespace().next().unwrap_or(""))
+            .collect::<Vec<_>>()
+    } else if let Some(rest) = line.strip_prefix("from ") {
+        vec![rest.split_whitespace().next().unwrap_or("")]
+    } else {
+        return;
+    };
+    for name in names {
+        let first = name.split('.').next().unwrap_or("");
+        if first.is_empty() {
+            if name.starts_with('.') {
+                found.opaque = Some(format!("it imports a relative module ({name})"));
+            }
+            continue;
+        }
+        let module = dir.join(format!("{first}.py"));
+        if module.is_file() {
+            push(&mut found.files, module);
+        } else if dir.join(first).is_dir() {
+            found.opaque = Some(format!("it imports the package {first} beside it"));
+        }
+    }
+}
+
+/// `word` with a leading project-folder variable (`$CLAUDE_PROJECT_DIR`,
+/// `${PWD}`...) as `cwd`, the folder the hook runs in.
+fn with_project(word: &str, cwd: &Path) -> String {
+    for name in [
+        "CLAUDE_PROJECT_DIR",
+        "CURSOR_PROJECT_DIR",
+        "CODEX_PROJECT_DIR",
+        "GEMINI_PROJECT_DIR",
+        "PWD",
+    ] {
+        for spelling in [format!("${{{name}}}"), format!("${name}")] {
+            if let Some(rest) = word.strip_prefix(&spelling)
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                return format!("{}{rest}", cwd.display());
+            }
+        }
+    }
+    word.to_owned()
+}
