@@ -27,11 +27,10 @@ mod refusal;
 
 use crate::allowlist::Allowlist;
 use hermes_hooks_process::runtime::Background;
-use refusal::{refusal_reason, refuse};
+use refusal::{blocking, refuse};
 
 use crate::binding::{Subject, TreeCache};
 use crate::config::{LostGuard, ShellHookSpec, parse_config};
-use crate::consent::{CANNOT_BE_APPROVED_REASON, CHANGED_REASON, NOT_APPROVED_REASON};
 use crate::consent::{changed_message, not_allowlisted_message};
 
 /// Why a fail-closed hook whose matcher does not compile blocks every call.
@@ -175,16 +174,9 @@ impl ShellHooks {
                     }
                     if blocks {
                         // Skipping it would let the tool run unguarded; this is its one warning.
-                        let reason = match unbindable {
-                            true => CANNOT_BE_APPROVED_REASON,
-                            false => [NOT_APPROVED_REASON, CHANGED_REASON][usize::from(changed)],
-                        };
-                        refusals.push(ConfigWarning::new(
-                            config.path(),
-                            format!("hooks.{event}"),
-                            format!("fail-closed hook {} blocks every call it matches: {reason} ({why})", hermes_hooks_core::display::escape(command)),
-                        ));
-                        let reason = refusal_reason(reason, &why, &subject);
+                        let state = (changed, unbindable);
+                        let (warning, reason) = blocking(config.path(), &subject, state, &why);
+                        refusals.push(warning);
                         accepted.push((spec.clone(), Some(reason), None));
                     }
                     denied.push(spec);

@@ -70,8 +70,8 @@ fn a_dead_name_among_live_ones_that_cannot_be_told_is_not_silent() {
         ("Edit|shell_exec", "shell_exec"),
         ("^(Edit|frobnicate)$", "frobnicate"),
         // Separators and no name (red team R39-4): it ran for nothing, silently.
-        ("|", "separators only"),
-        ("||", "separators only"),
+        ("|", "(no tool)"),
+        ("||", "(no tool)"),
     ] {
         let (home, project) = home_with("[claude]");
         user_fail_closed_guard(&home, matcher, &blocking(), None);

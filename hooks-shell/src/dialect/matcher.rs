@@ -85,11 +85,8 @@ impl DialectMatcher {
     pub fn describe(&self) -> Option<String> {
         match self {
             DialectMatcher::All => None,
-            // Written with separators only (`|`): never shown as '' (which
-            // reads as every tool).
-            DialectMatcher::Exact(names) if names.is_empty() => {
-                Some("(separators only: no tool)".to_owned())
-            }
+            // `|` alone: never shown as '' (which reads as every tool).
+            DialectMatcher::Exact(names) if names.is_empty() => Some("(no tool)".into()),
             DialectMatcher::Exact(names) => Some(names.join("|")),
             DialectMatcher::Regex(regex) => Some(regex.as_str().to_owned()),
             DialectMatcher::Literal(text) => Some(text.clone()),

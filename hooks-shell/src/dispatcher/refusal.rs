@@ -32,11 +32,7 @@ pub(super) fn refuse(
 /// The reason a fail-closed hook whose consent failed at load blocks with:
 /// `reason`, and, unless it was simply never approved anywhere, what differs
 /// (`why`) and the command that approves it.
-pub(super) fn refusal_reason(
-    reason: &'static str,
-    why: &str,
-    subject: &crate::binding::Subject,
-) -> Arc<str> {
+fn refusal_reason(reason: &'static str, why: &str, subject: &crate::binding::Subject) -> Arc<str> {
     if why == "not approved" && subject.bound_project().is_none() {
         return Arc::from(reason);
     }
@@ -51,4 +47,29 @@ pub(super) fn refusal_reason(
         hermes_hooks_core::display::escape(why),
         crate::consent::approve_hint(subject)
     ))
+}
+
+/// The one warning about a fail-closed `config.yaml` hook (`subject`, in
+/// the file `config`) denied consent, and the reason its calls block with:
+/// it cannot be approved as it is (`unbindable`), it `changed` since its
+/// approval, or it was never approved; `why` says more.
+pub(super) fn blocking(
+    config: &std::path::Path,
+    subject: &crate::binding::Subject,
+    (changed, unbindable): (bool, bool),
+    why: &str,
+) -> (hermes_hooks_core::ConfigWarning, Arc<str>) {
+    use crate::consent::{CANNOT_BE_APPROVED_REASON, CHANGED_REASON, NOT_APPROVED_REASON};
+    let reason = match (unbindable, changed) {
+        (true, _) => CANNOT_BE_APPROVED_REASON,
+        (false, true) => CHANGED_REASON,
+        (false, false) => NOT_APPROVED_REASON,
+    };
+    let command = hermes_hooks_core::display::escape(&subject.command);
+    let warning = hermes_hooks_core::ConfigWarning::new(
+        config,
+        format!("hooks.{}", subject.event),
+        format!("fail-closed hook {command} blocks every call it matches: {reason} ({why})"),
+    );
+    (warning, refusal_reason(reason, why, subject))
 }

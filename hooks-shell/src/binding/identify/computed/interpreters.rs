@@ -2,6 +2,9 @@
 //! its script (or the file its input comes from) and the modules its
 //! options load, code given inline, or its input.
 
+use super::commands::{read_code, reads_input};
+use super::cut::Input;
+use super::words::Words;
 use super::{Command, base_name};
 
 /// The options of `program` (an interpreter) that give its code inline or
@@ -35,7 +38,7 @@ fn valued_options(program: &str) -> (&'static [&'static str], &'static [&'static
         ),
         "ruby" => (&["-r", "-I"], &[]),
         "perl" => (&["-I", "-M"], &[]),
-        _ if super::super::SHELLS.contains(&program) => (&[], &["-o", "+o", "-O", "+O"]),
+        _ if super::super::super::SHELLS.contains(&program) => (&[], &["-o", "+o", "-O", "+O"]),
         _ => (&[], &[]),
     }
 }
@@ -55,7 +58,7 @@ pub(super) enum Argument<'a> {
 
 /// What `program`'s arguments `args` name it runs.
 pub(super) fn script_argument<'a>(program: &str, args: &'a [String]) -> Argument<'a> {
-    let shell = super::super::SHELLS.contains(&program);
+    let shell = super::super::super::SHELLS.contains(&program);
     let (code_valued, valued) = valued_options(program);
     let mut named = Vec::new();
     let mut args = args.iter();
@@ -125,4 +128,109 @@ pub(super) fn xargs_program(args: &[String]) -> Option<usize> {
         }
     }
     None
+}
+
+impl super::Reader {
+    /// Why an interpreter's command runs a computed name: its script, its
+    /// `-c` string (and the arguments it gets), or the code it reads.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn interpreter(
+        &mut self,
+        program: &str,
+        program_word: &str,
+        args: &[String],
+        command: &Command,
+        previous: Option<&Command>,
+        (inputs, reading): (&[Input], &Words),
+        depth: usize,
+    ) -> Option<String> {
+        let taint = self.taint.clone();
+        let is_computed = |word: &str| reading.is_computed(word, &taint);
+        let shell = super::super::SHELLS.contains(&program);
+        // `bash -n x.sh` reads, never runs.
+        if shell && args.iter().any(|a| a == "-n") {
+            return None;
+        }
+        match script_argument(program, args) {
+            Argument::String(string) if reading.is_computed_text(string) => Some(format!(
+                "its shell string is computed when it runs (`{}`)",
+                reading.shown(string)
+            )),
+            Argument::String(string) => {
+                // `sh -c 'sh "$1"' _ "$(…)"`: its arguments (R40-2).
+                let after = args
+                    .iter()
+                    .position(|a| a == string)
+                    .map_or(&[][..], |i| &args[i + 1..]);
+                let positional = after.iter().any(|w| is_computed(w));
+                self.string(&reading.shown(string), positional, depth)
+            }
+            Argument::Named(words) => {
+                let stdin = matches!(program_word, "." | "source")
+                    && words.first().is_some_and(|w| reads_input(w));
+                if stdin {
+                    return read_code(
+                        inputs,
+                        command.piped,
+                        previous,
+                        &is_computed,
+                        reading,
+                        &taint,
+                    );
+                }
+                let word = words.into_iter().find(|w| is_computed(w))?;
+                Some(format!(
+                    "its script or module is named by text computed when it runs (`{}`)",
+                    reading.shown(word)
+                ))
+            }
+            Argument::Inline => None,
+            Argument::Input => read_code(
+                inputs,
+                command.piped,
+                previous,
+                &is_computed,
+                reading,
+                &taint,
+            ),
+        }
+    }
+
+    /// Why `xargs` runs a computed name: an interpreter on names read from
+    /// its input (unless `echo` of plain words gives them), or a shell
+    /// string run with them as its arguments.
+    pub(super) fn xargs(
+        &mut self,
+        command: &Command,
+        previous: Option<&Command>,
+        args: &[String],
+        is_computed: &dyn Fn(&str) -> bool,
+        reading: &Words,
+        depth: usize,
+    ) -> Option<String> {
+        let from = xargs_program(args)?;
+        let runs = &args[from..];
+        let program = base_name(&runs[0]);
+        let interprets = super::super::INTERPRETERS.contains(&program.as_str())
+            || matches!(program.as_str(), "." | "source" | "eval");
+        // `echo tools/g.sh | xargs sh`: names written in the text.
+        let echoed = previous.filter(|_| command.piped).is_some_and(|producer| {
+            producer
+                .words
+                .first()
+                .is_some_and(|p| base_name(p) == "echo")
+                && producer.words[1..]
+                    .iter()
+                    .all(|w| !is_computed(w) && !w.contains('\\'))
+        });
+        if !interprets || echoed {
+            return None;
+        }
+        // `xargs sh -c 'lint "$1"' _`: the string runs, its arguments read.
+        if let Argument::String(string) = script_argument(&program, &runs[1..]) {
+            let string = string.replace("{}", "$1");
+            return self.string(&reading.shown(&string), true, depth);
+        }
+        Some("xargs runs an interpreter on names read from its input".to_owned())
+    }
 }

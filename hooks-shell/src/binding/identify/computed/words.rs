@@ -1,0 +1,147 @@
+//! How a word of shell text is read for [`super::computed_name`]: whether
+//! it holds text computed when it runs, and the substitutions written back.
+
+use std::collections::BTreeSet;
+
+use super::RUN_TIME_VARIABLES;
+use super::cut::mark;
+
+/// What carries computed text while reading.
+#[derive(Default, Clone)]
+pub(super) struct Taint {
+    /// Variables holding it.
+    pub(super) variables: BTreeSet<String>,
+    /// The positional parameters (`set --`, a function's or a `-c`
+    /// string's arguments).
+    pub(super) positional: bool,
+    /// `IFS` is set: an unquoted expansion splits as the text chooses.
+    pub(super) splitting: bool,
+}
+
+/// How the words of one piece of text are read.
+#[derive(Clone, Copy)]
+pub(super) struct Words<'a> {
+    /// Per substitution: whether it only finds a place.
+    pub(super) places: &'a [bool],
+    pub(super) substitutions: &'a [String],
+}
+
+impl Words<'_> {
+    /// Whether `word`, in a name's place, holds text computed when it
+    /// runs: a substitution other than a place leading the word (or
+    /// leading a `${NAME:-…}` default), a variable such text was put in,
+    /// the positional parameters when they hold it, `${!…}`, arithmetic,
+    /// `$$`, `$?`, a variable that changes each run, or any expansion once
+    /// the text sets `IFS`.
+    pub(super) fn is_computed(&self, word: &str, taint: &Taint) -> bool {
+        let marked = self.marks(word).any(|i| {
+            let place = self.places.get(i).copied().unwrap_or(false);
+            !place || !leads(word, &mark(i))
+        });
+        marked
+            || self.holds_computed(word, taint)
+            // A substitution not read apart: computed.
+            || ["${!", "$((", "$[", "$$", "$?", "$!", "$(", "`"].iter().any(|s| word.contains(s))
+            || (taint.splitting && word.contains('$'))
+    }
+
+    /// Whether `text`, code of its own (a `-c` string, `eval`'s words, a
+    /// trap), was made of computed text before it runs: a substitution
+    /// (other than a place) the outer shell runs in it. Its own `$(…)` is
+    /// code, and a variable in it is read where the code is read (the
+    /// taint carries over): quotes are gone by now.
+    pub(super) fn is_computed_text(&self, text: &str) -> bool {
+        self.marks(text)
+            .any(|i| !self.places.get(i).copied().unwrap_or(false))
+    }
+
+    pub(super) fn holds_computed(&self, word: &str, taint: &Taint) -> bool {
+        let positional = |name: &str| name.chars().all(|c| c.is_ascii_digit()) && name != "0";
+        expands(word, |name| {
+            taint.variables.contains(name)
+                || RUN_TIME_VARIABLES.contains(&name)
+                || (taint.positional && positional(name))
+        }) || (taint.positional && ["$@", "$*", "${@", "${*"].iter().any(|s| word.contains(s)))
+    }
+
+    /// Whether `word` is one substitution of a program's set-up code
+    /// (`eval "$(brew shellenv)"`, `pyenv init -`).
+    pub(super) fn is_setup(&self, word: &str) -> bool {
+        let Some(i) = self.marks(word).next().filter(|i| word == mark(*i)) else {
+            return false;
+        };
+        let inner = self
+            .substitutions
+            .get(i)
+            .map(|s| s.split_whitespace().collect::<Vec<_>>());
+        matches!(
+            inner.as_deref(),
+            Some(
+                ["brew", "shellenv", ..]
+                    | ["pyenv" | "rbenv" | "nodenv", "init", ..]
+                    | ["ssh-agent", ..]
+            )
+        )
+    }
+
+    pub(super) fn marks<'w>(&self, word: &'w str) -> impl Iterator<Item = usize> + 'w {
+        word.split('\u{e000}')
+            .skip(1)
+            .filter_map(|rest| rest.split_once('\u{e001}'))
+            .filter_map(|(index, _)| index.parse().ok())
+    }
+
+    /// `word` with its substitutions written back.
+    pub(super) fn shown(&self, word: &str) -> String {
+        let mut shown = word.to_owned();
+        for (i, inner) in self.substitutions.iter().enumerate() {
+            shown = shown.replace(&mark(i), &format!("$({inner})"));
+        }
+        shown
+    }
+}
+
+/// Whether `word` starts with `mark`, or with a `${NAME:-…}` default that
+/// does (`${CLAUDE_PROJECT_DIR:-$(pwd)}/x.sh`: R40-5).
+pub(super) fn leads(word: &str, mark: &str) -> bool {
+    if word.starts_with(mark) {
+        return true;
+    }
+    let Some(rest) = word.strip_prefix("${") else {
+        return false;
+    };
+    let name_end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let after = &rest[name_end..];
+    ["-", ":-", "=", ":="].iter().any(|op| {
+        after
+            .strip_prefix(op)
+            .is_some_and(|default| default.starts_with(mark))
+    })
+}
+
+/// Whether `word` expands a variable `named` accepts (`$N`, `${N}`,
+/// `${N:-x}`, `${N[0]}`).
+pub(super) fn expands(word: &str, named: impl Fn(&str) -> bool) -> bool {
+    let mut rest = word;
+    while let Some(at) = rest.find('$') {
+        rest = &rest[at + 1..];
+        let name: String = rest
+            .trim_start_matches('{')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && named(&name) {
+            return true;
+        }
+    }
+    false
+}
+
+pub(super) fn is_name(word: &str) -> bool {
+    word.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
