@@ -59,11 +59,24 @@ fn files_a_runner_or_find_discovers_ask_again_when_added() {
         let code = format!("open({marker:?}, 'w')\n");
         write(project, "tests/test_z.py", &code);
     });
-    let files = [("hooks/a.sh", "true\n")];
+    // `find … -exec sh {}` runs names find computes when it runs: since
+    // round 40 (R40-3) it cannot be approved at all, so an added script
+    // never runs.
+    let (home, project) = crate::dialects::home_with("[claude]");
+    write(&project, "hooks/a.sh", "true\n");
     let command = "find hooks -type f -exec sh {} \\; ; echo '{}'";
-    added_asks_again(command, &files, |project, marker| {
-        write(project, "hooks/z.sh", &format!("touch {marker:?}\n"));
-    });
+    let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal",
+        "hooks": [{"type": "command", "command": command}]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
+    let marker = project.join("PWNED");
+    write(&project, "hooks/z.sh", &format!("touch {marker:?}\n"));
+    let emitted = crate::dialects::emit_terminal(&home, &project, "ls", true);
+    assert!(!marker.exists(), "{emitted:#}");
+    assert_ne!(
+        emitted["runs"][0]["status"],
+        serde_json::json!("completed"),
+        "{emitted:#}"
+    );
 }
 
 #[test]
