@@ -113,3 +113,65 @@ fn common_hooks_round_39_refused_run() {
         );
     }
 }
+
+/// Red team round 41, against round 40's fixes: redirections beside
+/// arguments (R41-1), `$0` and `-ec` strings (R41-2), a sourced file's
+/// arguments (R41-3), a prompt run as code (R41-4), names joined from
+/// static pieces (R41-5), and scripts a shell runs however it is written
+/// or shaped (R41-6).
+#[test]
+fn round_41s_spellings_are_never_run() {
+    for command in [
+        "sh -s a < \"$(printf tools/g.%s sh)\"",
+        "sh -c 'sh \"$0\" a' \"$(printf tools/g.%s sh)\"",
+        "sh -ec 'sh \"$1\" a' _ \"$(printf tools/g.%s sh)\"",
+        "bash -c \"PS4='\\$(sh \\$(printf tools/g.%s sh) a >&2)'; set -x; :\"",
+        "set -- tools g sh; sh \"$1/$2.$3\" a",
+        "HOME=$PWD/tools; sh ~/g.sh a",
+    ] {
+        edit_never_runs(command, &|_| {});
+    }
+    let computes = "sh \"$(printf tools/g.%s sh)\" a\n";
+    let cases: [(&str, &str, &str); 3] = [
+        (
+            "/bin/bash \"$CLAUDE_PROJECT_DIR\"/run.py",
+            "run.py",
+            computes,
+        ),
+        ("\"$CLAUDE_PROJECT_DIR\"/run.txt", "run.txt", computes),
+        (
+            "bash \"$CLAUDE_PROJECT_DIR\"/run.sh",
+            "run.sh",
+            "#!/bin/sh\n#\0x\nsh \"$(printf tools/g.%s sh)\" a\n",
+        ),
+    ];
+    for (command, file, text) in cases {
+        edit_never_runs(command, &|project| {
+            let path = write(project, file, text);
+            crate::dialects::executable(&path);
+        });
+    }
+}
+
+#[test]
+fn common_hooks_round_40_refused_run() {
+    let (home, project) = home_with("[claude]");
+    write(
+        &project,
+        "tools/answer.sh",
+        "cat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"guarded\"}'\n",
+    );
+    for command in [
+        "run() { echo \"+ $*\" >&2; \"$@\"; }; run sh tools/answer.sh \"$(date +%s)\"",
+        "IFS= read -r input; sh \"$CLAUDE_PROJECT_DIR/tools/answer.sh\"",
+        "bash -lc 'cd \"$(git rev-parse --show-toplevel 2>/dev/null || pwd)\" && sh tools/answer.sh'",
+    ] {
+        user_fail_closed_command(&home, command);
+        let emitted = emit_terminal(&home, &project, "ls", true);
+        assert_eq!(
+            emitted["outcome"]["message"],
+            json!("guarded"),
+            "{command}: {emitted:#}"
+        );
+    }
+}

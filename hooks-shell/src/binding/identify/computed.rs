@@ -19,6 +19,7 @@ use super::base_name;
 mod commands;
 mod cut;
 mod interpreters;
+mod places;
 mod words;
 use commands::{
     ENVIRONMENT, RUNNERS, array_name, code_arguments, finds_and_runs, function_names, opened,
@@ -28,33 +29,6 @@ use words::{Taint, Words, expands, is_name};
 
 /// The deepest substitution, `-c` string or `eval` text read.
 const MAX_DEPTH: usize = 8;
-
-/// Programs whose output is a folder or a program's path, never text a
-/// repository chooses: `git` only as `git rev-parse --show-toplevel` and
-/// its kin, `npm` only as `npm bin|root|prefix`, `command`/`type` only as a
-/// look-up, `realpath`/`readlink` (what they resolve is named in the text),
-/// `pnpm`/`yarn bin`, `poetry env info -p`, `brew --prefix`, `pyenv
-/// root`, `go env` and their kin, `echo` only of plain words (its
-/// output is its words: `PATH=$(echo .v*/bin):$PATH`; dash's `echo` reads
-/// backslashes, so none). Such output only leads a word
-/// (`"$(git rev-parse --show-toplevel)"/.claude/hooks/x.sh`): the rest of
-/// the word still names the file. Anything else in a name, `$(uname)`
-/// included (`tools/$(uname).sh` names no file the text shows), is computed.
-const PLACES: [&str; 18] = [
-    "pwd", "dirname", "cd", "which", "type", "command", "git", "npm", "pnpm", "yarn", "poetry",
-    "realpath", "readlink", "echo", "brew", "pyenv", "rbenv", "go",
-];
-
-/// `git rev-parse` options that print a folder.
-const GIT_FOLDERS: [&str; 7] = [
-    "--git-path",
-    "--show-toplevel",
-    "--show-cdup",
-    "--show-prefix",
-    "--git-dir",
-    "--git-common-dir",
-    "--absolute-git-dir",
-];
 
 /// Variables whose value changes from run to run.
 const RUN_TIME_VARIABLES: [&str; 17] = [
@@ -87,6 +61,7 @@ pub(crate) fn computed_name(raw: &str) -> Option<String> {
     let found = first.text(raw, 0);
     let mut second = Reader {
         taint: first.taint.clone(),
+        calls: first.calls.clone(),
         ..Reader::default()
     };
     found.or_else(|| second.text(raw, 0))
@@ -130,6 +105,9 @@ struct Reader {
     taint: Taint,
     /// Functions the text defines.
     functions: BTreeSet<String>,
+    /// The words of each call of them, read by the first reading: what a
+    /// body's `"$@"` runs (`run() { log; "$@"; }; run npx x`: R41-7).
+    calls: Vec<Vec<String>>,
 }
 
 impl Reader {
@@ -147,8 +125,12 @@ impl Reader {
             .collect();
         // A command's output names nothing run here, but its own commands run.
         for (inner, place) in cut.substitutions.iter().zip(&places) {
-            if !place && let Some(why) = self.text(inner, depth + 1) {
-                return Some(why);
+            // A `cd` inside a substitution moves that subshell only.
+            let cwd = self.taint.cwd;
+            let found = (!place).then(|| self.text(inner, depth + 1)).flatten();
+            self.taint.cwd = cwd;
+            if found.is_some() {
+                return found;
             }
         }
         let mut previous: Option<&Command> = None;
@@ -158,8 +140,11 @@ impl Reader {
                 substitutions: &cut.substitutions,
             };
             let found = self.command(command, previous, &reading, depth);
-            if found.is_some() {
-                return found;
+            if let Some(why) = found {
+                return Some(match &self.taint.splitting {
+                    Some(ifs) => format!("{why}; the text sets `{ifs}`"),
+                    None => why,
+                });
             }
             if !command.words.is_empty() {
                 previous = Some(command);
@@ -171,51 +156,13 @@ impl Reader {
     /// [`Reader::text`] of a string run with the positional parameters
     /// `positional` (a `-c` string's arguments).
     fn string(&mut self, text: &str, positional: bool, depth: usize) -> Option<String> {
-        let before = self.taint.positional;
-        self.taint.positional = positional;
+        let before = (self.taint.positional, self.taint.zero);
+        // A `-c` string's `$0` is its first argument (R41-2).
+        (self.taint.positional, self.taint.zero) = (positional, positional);
         let found = self.text(text, depth + 1);
-        self.taint.positional = before || self.taint.positional && positional;
+        self.taint.positional = before.0 || self.taint.positional && positional;
+        self.taint.zero = before.1;
         found
-    }
-
-    /// Whether the substitution `inner` only finds a place ([`PLACES`]).
-    fn is_place(&mut self, inner: &str, depth: usize) -> bool {
-        if depth > MAX_DEPTH {
-            return false;
-        }
-        let cut = cut(inner);
-        let nested_places = cut
-            .substitutions
-            .iter()
-            .all(|nested| self.is_place(nested, depth + 1));
-        nested_places
-            && !cut.commands.iter().any(|c| c.piped)
-            && cut.commands.iter().all(|command| {
-                let words = &redirections(&command.words).0;
-                let Some(first) = words.first() else {
-                    return true;
-                };
-                let program = base_name(first);
-                let has = |arg: &str| words.iter().any(|w| w == arg);
-                let computed = words.iter().any(|w| self.refers_to_computed(w));
-                !computed
-                    && PLACES.contains(&program.as_str())
-                    && match program.as_str() {
-                        "git" => has("rev-parse") && GIT_FOLDERS.iter().any(|a| has(a)),
-                        "npm" | "pnpm" => ["bin", "root", "prefix"].iter().any(|a| has(a)),
-                        "yarn" => has("bin") || has("dir"),
-                        "poetry" => has("env") && (has("-p") || has("--path")),
-                        "brew" => has("--prefix") || has("--cellar") || has("--repository"),
-                        "pyenv" | "rbenv" => has("root") || has("prefix"),
-                        "go" => has("env"),
-                        "command" => has("-v") || has("-V"),
-                        "type" => has("-p") || has("-P"),
-                        "echo" => words[1..]
-                            .iter()
-                            .all(|w| !w.starts_with('-') && !w.contains('\\')),
-                        _ => true,
-                    }
-            })
     }
 
     fn refers_to_computed(&self, word: &str) -> bool {
@@ -247,23 +194,55 @@ impl Reader {
             // `exec 3< "$(…)"`, `< "$(…)"`: a file opened by a computed name.
             return opened(&inputs, &is_computed, reading);
         };
-        if is_computed(program_word) {
+        // `"$@"` run: each call's words, as the command they make.
+        if matches!(program_word.as_str(), "$@" | "${@}" | "$*" | "${*}") && !self.calls.is_empty()
+        {
+            for call in self.calls.clone() {
+                let mut words = call;
+                words.extend(args.iter().cloned());
+                let inner = Command {
+                    words,
+                    piped: command.piped,
+                };
+                if let Some(why) = self.command(&inner, previous, reading, depth) {
+                    return Some(why);
+                }
+            }
+            return None;
+        }
+        if is_computed(program_word) || self.taint.moved(program_word) {
             return Some(format!(
                 "the program it runs is named by text computed when it runs (`{}`)",
                 reading.shown(program_word)
             ));
         }
+        // `builtin eval …`, `builtin source …`: the builtin itself.
+        if program_word == "builtin" && !args.is_empty() {
+            let inner = Command {
+                words: args.to_vec(),
+                piped: command.piped,
+            };
+            return self.command(&inner, previous, reading, depth);
+        }
         let program = base_name(program_word);
-        if self.functions.contains(program_word) && args.iter().any(|w| is_computed(w)) {
+        if self.functions.contains(program_word) {
             // `f "$(…)"`: its body's `$1` holds computed text (R40-2).
-            self.taint.positional = true;
+            self.taint.positional |= args.iter().any(|w| is_computed(w));
+            if self.calls.len() < 64 && !self.calls.contains(&args.to_vec()) {
+                self.calls.push(args.to_vec());
+            }
         }
         match program.as_str() {
-            "exec" => opened(&inputs, &is_computed, reading),
-            "set" if args.iter().any(|w| is_computed(w)) => {
-                self.taint.positional = true;
-                None
-            }
+            "exec" => opened(&inputs, &is_computed, reading).or_else(|| {
+                // `exec bash run`: what it runs.
+                let inner = Command {
+                    words: args.to_vec(),
+                    piped: command.piped,
+                };
+                (!args.is_empty())
+                    .then(|| self.command(&inner, previous, reading, depth))
+                    .flatten()
+            }),
             "eval" => {
                 let text = args.join(" ");
                 // `eval "$A$B"`: text assembled when it runs (R40-3).
@@ -297,8 +276,13 @@ impl Reader {
                 None
             }
             // `cd "$(printf tools)" && sh g.sh`: every relative name after it.
-            "cd" | "pushd" if args.iter().any(|w| is_computed(w)) => Some(format!(
-                "it changes to a folder computed when it runs (`{program} {}`)",
+            "cd" | "pushd" if args.iter().any(|w| is_computed(w)) => {
+                self.taint.cwd = true;
+                None
+            }
+            // `hash -p "$(…)" name`: a program's path set (R41-3).
+            "hash" if args.iter().any(|w| is_computed(w)) => Some(format!(
+                "hash sets a program's path to text computed when it runs (`{}`)",
                 reading.shown(&args.join(" "))
             )),
             "find" => finds_and_runs(args),
@@ -354,6 +338,13 @@ impl Reader {
                 if let Some(i) = words.iter().position(|w| w == "-v") {
                     newly.extend(words.get(i + 1).map(|name| array_name(name)));
                 }
+                // `printf -vX …` (R41-3).
+                let attached = words.iter().filter_map(|w| w.strip_prefix("-v"));
+                newly.extend(attached.filter(|n| !n.is_empty()).map(array_name));
+            }
+            // `set -- tools g sh`: pieces the text joins later (R41-5).
+            "set" if words.len() > 1 && words[1] != "-o" && words[1] != "+o" => {
+                self.taint.positional |= words.iter().any(|w| w == "--") || words.len() > 2;
             }
             _ => {}
         }
@@ -367,6 +358,10 @@ impl Reader {
                 .iter()
                 .any(|w| w.starts_with('-') && w.contains('n'));
         let mut refused = None;
+        let standalone = declared
+            || words
+                .iter()
+                .all(|w| crate::binding::wrappers::assignment(w).is_some());
         for word in words.iter().skip(usize::from(declared)) {
             if declared && word.starts_with(['-', '+']) {
                 continue;
@@ -383,8 +378,22 @@ impl Reader {
                 }
                 break;
             };
-            if name == "IFS" {
-                self.taint.splitting = true;
+            self.taint.assigned.insert(name.clone());
+            // `IFS=, ` alone sets it; `IFS= read -r x` only for `read` (R41-8).
+            if name == "IFS" && standalone {
+                self.taint.splitting = Some(word.clone());
+            }
+            // `PS4='$(…)'; set -x`, `X='a[$(…)]'; : $((X))`: code in a value,
+            // run when it is expanded (R41-4).
+            if value.contains("$(") || value.contains('`') || PROMPTS.contains(&name.as_str()) {
+                let depth = MAX_DEPTH.saturating_sub(2);
+                if let Some(why) = self.text(&reading.shown(&value), depth) {
+                    refused.get_or_insert(why);
+                }
+            }
+            // `HOME=$PWD/tools; sh ~/g.sh`: the environment's places reset.
+            if ENVIRONMENT.contains(&name.as_str()) {
+                newly.push(name.clone());
             }
             // An array (`a=(…)`), a name for another: read as computed. A
             // search path's folders each lead their element (`$PATH:$(go
@@ -410,6 +419,9 @@ impl Reader {
         refused
     }
 }
+
+/// Variables whose value bash runs as code (prompts, `PROMPT_COMMAND`).
+const PROMPTS: [&str; 5] = ["PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND"];
 
 /// Variables that choose which code runs by name.
 const SEARCH_PATHS: [&str; 9] = [

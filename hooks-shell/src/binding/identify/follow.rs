@@ -9,6 +9,12 @@ use super::{
     Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, base_name, push, read_head, resolve, with_home,
 };
 
+/// A shell's name as a word of a command, however written.
+static SHELL_WORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r#"(?:^|[\s;&|(`'"\\/])(?:r?bash|sh|dash|zsh|ksh|mksh|ash|yash|source|\.)(?:$|[\s;&|)`'"<])"#)
+        .expect("valid regex")
+});
+
 /// Endings of shell scripts.
 const SHELL_ENDINGS: [&str; 5] = ["sh", "bash", "zsh", "ksh", "dash"];
 
@@ -27,7 +33,7 @@ fn scan(file: &Path) -> Option<String> {
             MAX_SHELL_TEXT >> 20
         ));
     }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = String::from_utf8_lossy(&bytes).replace('\0', "");
     let why = super::computed::computed_name(text.trim_start_matches('\u{feff}'))?;
     Some(format!(
         "{} runs a file named only when it runs: {why}",
@@ -40,12 +46,10 @@ fn scan(file: &Path) -> Option<String> {
 pub(super) fn scan_run_by_shell(raw: &str, files: &[std::path::PathBuf]) -> Option<String> {
     files.iter().find_map(|file| {
         let name = file.file_name()?.to_string_lossy().into_owned();
-        let pattern = format!(
-            r#"(?:^|[\s;&|(`'"])(?:sh|bash|dash|zsh|ksh|source|\.)\s+(?:[-+]\S*\s+)*\S*{}"#,
-            regex::escape(&name)
-        );
-        let run = regex::Regex::new(&pattern).ok()?.is_match(raw);
-        run.then(|| scan(file)).flatten()
+        // A shell word anywhere (`/bin/bash`, `"bash"`, `\bash`, `bash -o
+        // errexit`, `bash <`, `xargs bash`: R41-6) and the file's name.
+        let shell = SHELL_WORD.is_match(raw) && raw.contains(name.as_str());
+        shell.then(|| scan(file)).flatten()
     })
 }
 
@@ -57,8 +61,11 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usi
     let Ok(bytes) = read_head(file, MAX_SCAN) else {
         return;
     };
-    if bytes.contains(&0) {
-        return; // a binary
+    // A binary: a NUL in its first line (as bash tells one); a NUL later
+    // does not stop bash from running the rest (R41-6).
+    let first_line = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
+    if bytes.starts_with(b"\x7fELF") || first_line.contains(&0) {
+        return;
     }
     let text = String::from_utf8_lossy(&bytes);
     let dir = file.parent().unwrap_or(Path::new("/"));
@@ -74,11 +81,13 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usi
     if shell && found.computed.is_none() {
         found.computed = scan(file);
     }
-    if python && !shell {
+    if python {
         for line in text.lines().map(str::trim) {
             follow_import(line, dir, found);
         }
-        return;
+        if !shell {
+            return;
+        }
     }
     // Every `.`/`source` the text runs, in an `if` too (R40-4).
     for rest in super::computed::sourced(&text) {
@@ -123,17 +132,20 @@ fn is_shell_text(name: &str, text: &str, executable: bool) -> bool {
             let mut words = line.split_whitespace();
             let mut program = base_name(words.next().unwrap_or(""));
             if program == "env" {
-                program = base_name(words.find(|w| !w.starts_with('-')).unwrap_or(""));
+                // `#!/usr/bin/env -S X=1 bash -e` (R41-6).
+                let named = words.find(|w| !w.starts_with('-') && !w.contains('='));
+                program = base_name(named.unwrap_or(""));
             }
-            SHELLS.contains(&program.as_str())
+            SHELLS.contains(&program.as_str()) || program == "rbash"
         }
         None => {
             let file_name = name.rsplit('/').next().unwrap_or(name);
-            match file_name.rsplit_once('.') {
-                Some((_, ext)) => SHELL_ENDINGS.contains(&ext),
-                // Run as a program with no `#!`, `/bin/sh` runs it.
-                None => executable,
-            }
+            // Run as a program with no `#!`, `/bin/sh` runs it, whatever its
+            // name (R41-6).
+            executable
+                || file_name
+                    .rsplit_once('.')
+                    .is_some_and(|(_, ext)| SHELL_ENDINGS.contains(&ext))
         }
     }
 }

@@ -21,7 +21,7 @@ pub(super) fn array_name(word: &str) -> String {
 /// The functions `text` defines (`name() {`, `function name`).
 pub(super) fn function_names(text: &str) -> Vec<String> {
     static DEFINED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?:^|[\s;&|(){}])(?:function\s+([A-Za-z_][A-Za-z0-9_-]*)|([A-Za-z_][A-Za-z0-9_-]*)\s*\(\s*\))")
+        regex::Regex::new(r"(?:^|[\s;&|(){}])(?:function\s+([A-Za-z_][A-Za-z0-9_.:-]*)|([A-Za-z_][A-Za-z0-9_.:-]*)\s*\(\s*\))")
             .expect("valid regex")
     });
     DEFINED

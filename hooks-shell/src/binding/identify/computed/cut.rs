@@ -155,7 +155,13 @@ pub(super) fn redirections(words: &[String]) -> (Vec<String>, Vec<Input>) {
     let mut inputs = Vec::new();
     let mut words = words.iter();
     while let Some(word) = words.next() {
-        let operator = word.trim_start_matches(|c: char| c.is_ascii_digit());
+        // `3<`, `{fd}<` (R41-1): the descriptor is no part of the operator.
+        let operator = match word.strip_prefix('{').and_then(|rest| rest.split_once('}')) {
+            Some((name, rest)) if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                rest
+            }
+            _ => word.trim_start_matches(|c: char| c.is_ascii_digit()),
+        };
         let output =
             operator.starts_with(['>', '&']) && operator.len() > 1 || operator.starts_with('>');
         let input = operator.starts_with('<');

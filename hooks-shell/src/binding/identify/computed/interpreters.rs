@@ -65,7 +65,10 @@ pub(super) fn script_argument<'a>(program: &str, args: &'a [String]) -> Argument
     while let Some(arg) = args.next() {
         let arg = arg.as_str();
         match arg {
-            "-c" if shell => return args.next().map_or(Argument::Input, |s| Argument::String(s)),
+            // `-c`, `-ec`, `-lc`: the string (R41-2).
+            _ if shell && arg.starts_with('-') && !arg.starts_with("--") && arg.contains('c') => {
+                return args.next().map_or(Argument::Input, |s| Argument::String(s));
+            }
             _ if inline_options(program).contains(&arg) => return Argument::Inline,
             "--" | "<" => {
                 named.extend(args.next().map(String::as_str));
@@ -147,6 +150,10 @@ impl super::Reader {
         let taint = self.taint.clone();
         let is_computed = |word: &str| reading.is_computed(word, &taint);
         let shell = super::super::SHELLS.contains(&program);
+        // `sh -s a < "$(…)"`, `sh /dev/fd/3 3< "$(…)"`: whatever its words (R41-1).
+        if let Some(why) = super::commands::opened(inputs, &is_computed, reading) {
+            return Some(why);
+        }
         // `bash -n x.sh` reads, never runs.
         if shell && args.iter().any(|a| a == "-n") {
             return None;
@@ -166,8 +173,17 @@ impl super::Reader {
                 self.string(&reading.shown(string), positional, depth)
             }
             Argument::Named(words) => {
-                let stdin = matches!(program_word, "." | "source")
-                    && words.first().is_some_and(|w| reads_input(w));
+                let sources = matches!(program_word, "." | "source");
+                let stdin = sources && words.first().is_some_and(|w| reads_input(w));
+                // `. lib.sh "$(…)"`: the file's `$1` (R41-3).
+                let script = words.last().and_then(|w| args.iter().position(|a| a == w));
+                let passed = script.map_or(&[][..], |at| &args[at + 1..]);
+                if sources && let Some(word) = passed.iter().find(|w| is_computed(w)) {
+                    return Some(format!(
+                        "it sources a file with text computed when it runs (`{}`)",
+                        reading.shown(word)
+                    ));
+                }
                 if stdin {
                     return read_code(
                         inputs,
@@ -178,7 +194,9 @@ impl super::Reader {
                         &taint,
                     );
                 }
-                let word = words.into_iter().find(|w| is_computed(w))?;
+                let word = words
+                    .into_iter()
+                    .find(|w| is_computed(w) || self.taint.moved_script(w))?;
                 Some(format!(
                     "its script or module is named by text computed when it runs (`{}`)",
                     reading.shown(word)

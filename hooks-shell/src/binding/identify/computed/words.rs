@@ -14,8 +14,28 @@ pub(super) struct Taint {
     /// The positional parameters (`set --`, a function's or a `-c`
     /// string's arguments).
     pub(super) positional: bool,
-    /// `IFS` is set: an unquoted expansion splits as the text chooses.
-    pub(super) splitting: bool,
+    /// `IFS` is set (the assignment): an unquoted expansion splits as the
+    /// text chooses.
+    pub(super) splitting: Option<String>,
+    /// `$0` holds it (a `-c` string's first argument).
+    pub(super) zero: bool,
+    /// A `cd` to a computed folder ran: every relative name after it.
+    pub(super) cwd: bool,
+    /// Every variable the text assigns (computed or not).
+    pub(super) assigned: BTreeSet<String>,
+}
+
+impl Taint {
+    /// Whether `word` is a relative path after a `cd` to a computed folder.
+    pub(super) fn moved(&self, word: &str) -> bool {
+        word.contains('/') && self.moved_script(word)
+    }
+
+    /// Whether `word`, a script's name (found from the folder, not on
+    /// `PATH`), is relative after a `cd` to a computed folder.
+    pub(super) fn moved_script(&self, word: &str) -> bool {
+        self.cwd && !word.starts_with(['/', '~', '$', '\u{e000}'])
+    }
 }
 
 /// How the words of one piece of text are read.
@@ -42,7 +62,13 @@ impl Words<'_> {
             || self.holds_computed(word, taint)
             // A substitution not read apart: computed.
             || ["${!", "$((", "$[", "$$", "$?", "$!", "$(", "`"].iter().any(|s| word.contains(s))
-            || (taint.splitting && word.contains('$'))
+            || (taint.splitting.is_some() && word.contains('$'))
+            // `${X%XX}sh` of a value the text set: a name made of pieces
+            // no reading joins (R41-5); `~` after `HOME=…`.
+            || transforms(word, &taint.assigned)
+            || (word.starts_with('~') && taint.variables.contains("HOME"))
+            // `${X@P}`: X expanded as a prompt, its `$(…)` run (R41-4).
+            || word.contains("@P}")
     }
 
     /// Whether `text`, code of its own (a `-c` string, `eval`'s words, a
@@ -56,7 +82,8 @@ impl Words<'_> {
     }
 
     pub(super) fn holds_computed(&self, word: &str, taint: &Taint) -> bool {
-        let positional = |name: &str| name.chars().all(|c| c.is_ascii_digit()) && name != "0";
+        let positional =
+            |name: &str| name.chars().all(|c| c.is_ascii_digit()) && (name != "0" || taint.zero);
         expands(word, |name| {
             taint.variables.contains(name)
                 || RUN_TIME_VARIABLES.contains(&name)
@@ -144,4 +171,19 @@ pub(super) fn is_name(word: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// Whether `word` expands `${NAME<op>…}` with an operator that changes the
+/// text (`%`, `#`, `/`, `^`, `,`, `:N`, `@`) of a variable in `assigned`.
+fn transforms(word: &str, assigned: &BTreeSet<String>) -> bool {
+    word.match_indices("${").any(|(at, _)| {
+        let rest = &word[at + 2..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let (name, after) = rest.split_at(end);
+        let changes = after.starts_with(['%', '#', '/', '^', ',', '@'])
+            || after.starts_with(':') && !after[1..].starts_with(['-', '=', '?', '+']);
+        changes && assigned.contains(name)
+    })
 }

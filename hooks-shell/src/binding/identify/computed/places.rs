@@ -1,0 +1,74 @@
+//! Which substitutions only find a place (a folder, a program's path):
+//! their output leading a word names no code by itself.
+
+use super::cut::{cut, redirections};
+use super::{MAX_DEPTH, base_name};
+
+/// Programs whose output is a folder or a program's path, never text a
+/// repository chooses: `git` only as `git rev-parse --show-toplevel` and
+/// its kin, `npm` only as `npm bin|root|prefix`, `command`/`type` only as a
+/// look-up, `realpath`/`readlink` (what they resolve is named in the text),
+/// `pnpm`/`yarn bin`, `poetry env info -p`, `brew --prefix`, `pyenv
+/// root`, `go env` and their kin, `echo` only of plain words (its
+/// output is its words: `PATH=$(echo .v*/bin):$PATH`; dash's `echo` reads
+/// backslashes, so none). Such output only leads a word
+/// (`"$(git rev-parse --show-toplevel)"/.claude/hooks/x.sh`): the rest of
+/// the word still names the file. Anything else in a name, `$(uname)`
+/// included (`tools/$(uname).sh` names no file the text shows), is computed.
+const PLACES: [&str; 18] = [
+    "pwd", "dirname", "cd", "which", "type", "command", "git", "npm", "pnpm", "yarn", "poetry",
+    "realpath", "readlink", "echo", "brew", "pyenv", "rbenv", "go",
+];
+
+/// `git rev-parse` options that print a folder.
+const GIT_FOLDERS: [&str; 7] = [
+    "--git-path",
+    "--show-toplevel",
+    "--show-cdup",
+    "--show-prefix",
+    "--git-dir",
+    "--git-common-dir",
+    "--absolute-git-dir",
+];
+
+impl super::Reader {
+    /// Whether the substitution `inner` only finds a place ([`PLACES`]).
+    pub(super) fn is_place(&mut self, inner: &str, depth: usize) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        let cut = cut(inner);
+        let nested_places = cut
+            .substitutions
+            .iter()
+            .all(|nested| self.is_place(nested, depth + 1));
+        nested_places
+            && !cut.commands.iter().any(|c| c.piped)
+            && cut.commands.iter().all(|command| {
+                let words = &redirections(&command.words).0;
+                let Some(first) = words.first() else {
+                    return true;
+                };
+                let program = base_name(first);
+                let has = |arg: &str| words.iter().any(|w| w == arg);
+                let computed = words.iter().any(|w| self.refers_to_computed(w));
+                !computed
+                    && PLACES.contains(&program.as_str())
+                    && match program.as_str() {
+                        "git" => has("rev-parse") && GIT_FOLDERS.iter().any(|a| has(a)),
+                        "npm" | "pnpm" => ["bin", "root", "prefix"].iter().any(|a| has(a)),
+                        "yarn" => has("bin") || has("dir"),
+                        "poetry" => has("env") && (has("-p") || has("--path")),
+                        "brew" => has("--prefix") || has("--cellar") || has("--repository"),
+                        "pyenv" | "rbenv" => has("root") || has("prefix"),
+                        "go" => has("env"),
+                        "command" => has("-v") || has("-V"),
+                        "type" => has("-p") || has("-P"),
+                        "echo" => words[1..]
+                            .iter()
+                            .all(|w| !w.starts_with('-') && !w.contains('\\')),
+                        _ => true,
+                    }
+            })
+    }
+}
