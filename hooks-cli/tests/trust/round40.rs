@@ -175,3 +175,44 @@ fn common_hooks_round_40_refused_run() {
         );
     }
 }
+
+/// Red team round 42: a program named by a variable (R42-3), a place of a
+/// literal path (R42-6), a start-up file named statically (R42-2): the
+/// edit never runs.
+#[test]
+fn round_42s_spellings_are_never_run() {
+    for command in [
+        "X=sh; $X \"$(printf tools/g.%s sh)\" a",
+        "sh \"$(dirname tools/g.sh/x)\" a",
+        "BASH_ENV=tools/g.sh bash -c :",
+    ] {
+        edit_never_runs(command, &|_| {});
+    }
+}
+
+/// Round 42's false refusals: a binary read as a shell script (R42-9), a
+/// function passing `"$@"` on (R42-10: a stack overflow), strict mode's
+/// `IFS` (R42-11), an array as the command (R42-12).
+#[test]
+fn common_hooks_round_41_refused_run() {
+    let (home, project) = home_with("[claude]");
+    write(
+        &project,
+        "tools/answer.sh",
+        "cat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"guarded\"}'\n",
+    );
+    for command in [
+        "cat >/dev/null; bash -c 'sh tools/answer.sh </dev/null'",
+        "a() { \"$@\"; }; b() { a \"$@\"; }; b sh tools/answer.sh",
+        "set -eu; IFS=$'\\n\\t'; sh \"$CLAUDE_PROJECT_DIR/tools/answer.sh\"",
+        "bash -c 'cmd=(sh tools/answer.sh); \"${cmd[@]}\"'",
+    ] {
+        user_fail_closed_command(&home, command);
+        let emitted = emit_terminal(&home, &project, "ls", true);
+        assert_eq!(
+            emitted["outcome"]["message"],
+            json!("guarded"),
+            "{command}: {emitted:#}"
+        );
+    }
+}

@@ -16,16 +16,15 @@ use std::collections::BTreeSet;
 
 use super::base_name;
 
+mod assigns;
 mod commands;
 mod cut;
 mod interpreters;
 mod places;
 mod words;
-use commands::{
-    ENVIRONMENT, RUNNERS, array_name, code_arguments, finds_and_runs, function_names, opened,
-};
+use commands::{ENVIRONMENT, RUNNERS, code_arguments, finds_and_runs, function_names, opened};
 use cut::{Command, cut, redirections};
-use words::{Taint, Words, expands, is_name};
+use words::{Taint, Words, expands};
 
 /// The deepest substitution, `-c` string or `eval` text read.
 const MAX_DEPTH: usize = 8;
@@ -62,6 +61,7 @@ pub(crate) fn computed_name(raw: &str) -> Option<String> {
     let mut second = Reader {
         taint: first.taint.clone(),
         calls: first.calls.clone(),
+        shifts: first.shifts,
         ..Reader::default()
     };
     found.or_else(|| second.text(raw, 0))
@@ -108,6 +108,24 @@ struct Reader {
     /// The words of each call of them, read by the first reading: what a
     /// body's `"$@"` runs (`run() { log; "$@"; }; run npx x`: R41-7).
     calls: Vec<Vec<String>>,
+    /// How deep a `"$@"` is being read as its calls (a function passing
+    /// its arguments to another: R42-10).
+    replaying: usize,
+    /// The text runs `shift`: a `"$@"` may start at a later word (R42-4).
+    shifts: bool,
+}
+
+/// The most calls of the text's functions read (more cannot be approved).
+const MAX_CALLS: usize = 64;
+
+/// Whether `word` is a short option word holding `c` (`-c`, `-qc`).
+fn short_c(word: &str) -> bool {
+    word.starts_with('-') && !word.starts_with("--") && word.contains('c')
+}
+
+/// Whether `word` is all the positional parameters (`"$@"`, `$*`).
+fn is_all_arguments(word: &str) -> bool {
+    matches!(word, "$@" | "${@}" | "$*" | "${*}")
 }
 
 impl Reader {
@@ -195,20 +213,45 @@ impl Reader {
             return opened(&inputs, &is_computed, reading);
         };
         // `"$@"` run: each call's words, as the command they make.
-        if matches!(program_word.as_str(), "$@" | "${@}" | "$*" | "${*}") && !self.calls.is_empty()
-        {
-            for call in self.calls.clone() {
-                let mut words = call;
-                words.extend(args.iter().cloned());
-                let inner = Command {
-                    words,
-                    piped: command.piped,
-                };
-                if let Some(why) = self.command(&inner, previous, reading, depth) {
-                    return Some(why);
+        if is_all_arguments(program_word) && !self.calls.is_empty() {
+            if self.replaying > 2 || self.calls.len() >= MAX_CALLS {
+                return Some(
+                    "its functions pass their arguments on further than can be read".into(),
+                );
+            }
+            self.replaying += 1;
+            let mut found = None;
+            // From each call's first word, or later ones after a `shift` (R42-4).
+            'calls: for call in self.calls.clone() {
+                let starts = if self.shifts { call.len().min(4) } else { 1 };
+                for from in 0..starts {
+                    let mut words = call[from..].to_vec();
+                    if words.first().is_some_and(|w| is_all_arguments(w)) {
+                        continue;
+                    }
+                    words.extend(args.iter().cloned());
+                    let inner = Command {
+                        words,
+                        piped: command.piped,
+                    };
+                    found = self.command(&inner, previous, reading, depth);
+                    if found.is_some() {
+                        break 'calls;
+                    }
                 }
             }
-            return None;
+            self.replaying -= 1;
+            return found;
+        }
+        // `X=sh; $X "$(…)"`: the program a variable the text set names (R42-3).
+        if let Some(value) = self.taint.static_value(program_word) {
+            let mut words = vec![value];
+            words.extend(args.iter().cloned());
+            let inner = Command {
+                words,
+                piped: command.piped,
+            };
+            return self.command(&inner, previous, reading, depth);
         }
         if is_computed(program_word) || self.taint.moved(program_word) {
             return Some(format!(
@@ -225,10 +268,11 @@ impl Reader {
             return self.command(&inner, previous, reading, depth);
         }
         let program = base_name(program_word);
+        self.shifts |= program == "shift";
         if self.functions.contains(program_word) {
             // `f "$(…)"`: its body's `$1` holds computed text (R40-2).
             self.taint.positional |= args.iter().any(|w| is_computed(w));
-            if self.calls.len() < 64 && !self.calls.contains(&args.to_vec()) {
+            if self.calls.len() < MAX_CALLS + 1 && !self.calls.contains(&args.to_vec()) {
                 self.calls.push(args.to_vec());
             }
         }
@@ -276,8 +320,13 @@ impl Reader {
                 None
             }
             // `cd "$(printf tools)" && sh g.sh`: every relative name after it.
-            "cd" | "pushd" if args.iter().any(|w| is_computed(w)) => {
-                self.taint.cwd = true;
+            "cd" | "pushd" => {
+                // To a computed folder, or one the text chose by `HOME=` or
+                // `OLDPWD=` (`cd -`: R42-2; a `CDPATH` is read elsewhere).
+                let chosen = |name: &str| self.taint.assigned.contains(name);
+                self.taint.cwd |= args.iter().any(|w| is_computed(w))
+                    || (args.is_empty() && chosen("HOME"))
+                    || (args.first().is_some_and(|a| a == "-") && chosen("OLDPWD"));
                 None
             }
             // `hash -p "$(…)" name`: a program's path set (R41-3).
@@ -300,6 +349,18 @@ impl Reader {
                     depth,
                 )
             }
+            // `su -c 'sh x'`, `script -qc 'sh x'`: a shell string (R42-3).
+            "su" | "script" | "runuser" if args.iter().any(|a| short_c(a)) => {
+                let at = args.iter().position(|a| short_c(a))?;
+                let string = args.get(at + 1)?;
+                match reading.is_computed_text(string) {
+                    true => Some(format!(
+                        "{program} runs a string computed when it runs (`{}`)",
+                        reading.shown(string)
+                    )),
+                    false => self.text(&reading.shown(string), depth + 1),
+                }
+            }
             // `flock LOCK sh "$(…)"`: what such a program runs (R40-3).
             _ if RUNNERS.contains(&program.as_str()) => {
                 let from = args.iter().position(|w| {
@@ -316,125 +377,7 @@ impl Reader {
             _ => None,
         }
     }
-
-    /// Records what `words` (a simple command) assigns computed text to;
-    /// why it is refused when that is a search path.
-    fn assigns(&mut self, words: &[String], reading: &Words) -> Option<String> {
-        let first = words.first()?;
-        let mut newly = Vec::new();
-        let taint = self.taint.clone();
-        let is_computed = |word: &str| reading.is_computed(word, &taint);
-        match first.as_str() {
-            "for"
-                if words.get(2).is_some_and(|w| w == "in")
-                    && words[3..].iter().any(|w| is_computed(w)) =>
-            {
-                newly.push(words[1].clone());
-            }
-            "read" | "mapfile" | "readarray" | "getopts" | "coproc" => {
-                newly.extend(words[1..].iter().filter(|w| is_name(w)).cloned());
-            }
-            "printf" => {
-                if let Some(i) = words.iter().position(|w| w == "-v") {
-                    newly.extend(words.get(i + 1).map(|name| array_name(name)));
-                }
-                // `printf -vX …` (R41-3).
-                let attached = words.iter().filter_map(|w| w.strip_prefix("-v"));
-                newly.extend(attached.filter(|n| !n.is_empty()).map(array_name));
-            }
-            // `set -- tools g sh`: pieces the text joins later (R41-5).
-            "set" if words.len() > 1 && words[1] != "-o" && words[1] != "+o" => {
-                self.taint.positional |= words.iter().any(|w| w == "--") || words.len() > 2;
-            }
-            _ => {}
-        }
-        let declared = matches!(
-            first.as_str(),
-            "export" | "local" | "declare" | "typeset" | "readonly" | "env"
-        );
-        // `declare -n ref=name`: a name for another variable (R40-2).
-        let nameref = declared
-            && words[1..]
-                .iter()
-                .any(|w| w.starts_with('-') && w.contains('n'));
-        let mut refused = None;
-        let standalone = declared
-            || words
-                .iter()
-                .all(|w| crate::binding::wrappers::assignment(w).is_some());
-        for word in words.iter().skip(usize::from(declared)) {
-            if declared && word.starts_with(['-', '+']) {
-                continue;
-            }
-            let Some((name, value)) = crate::binding::wrappers::assignment(&array_name(word))
-                .or_else(|| {
-                    word.split_once("+=")
-                        .map(|(n, v)| (n.to_owned(), v.to_owned()))
-                })
-            else {
-                if nameref && is_name(word) {
-                    newly.push(word.clone());
-                    continue;
-                }
-                break;
-            };
-            self.taint.assigned.insert(name.clone());
-            // `IFS=, ` alone sets it; `IFS= read -r x` only for `read` (R41-8).
-            if name == "IFS" && standalone {
-                self.taint.splitting = Some(word.clone());
-            }
-            // `PS4='$(…)'; set -x`, `X='a[$(…)]'; : $((X))`: code in a value,
-            // run when it is expanded (R41-4).
-            if value.contains("$(") || value.contains('`') || PROMPTS.contains(&name.as_str()) {
-                let depth = MAX_DEPTH.saturating_sub(2);
-                if let Some(why) = self.text(&reading.shown(&value), depth) {
-                    refused.get_or_insert(why);
-                }
-            }
-            // `HOME=$PWD/tools; sh ~/g.sh`: the environment's places reset.
-            if ENVIRONMENT.contains(&name.as_str()) {
-                newly.push(name.clone());
-            }
-            // An array (`a=(…)`), a name for another: read as computed. A
-            // search path's folders each lead their element (`$PATH:$(go
-            // env GOPATH)/bin`).
-            let search_path = SEARCH_PATHS.contains(&name.as_str());
-            let computed = value.starts_with('(')
-                || nameref
-                || match search_path {
-                    true => value.split(':').any(&is_computed),
-                    false => is_computed(&value),
-                };
-            if computed {
-                newly.push(name.clone());
-            }
-            if search_path && computed {
-                refused.get_or_insert(format!(
-                    "{name} is set to text computed when it runs (`{}`)",
-                    reading.shown(word)
-                ));
-            }
-        }
-        self.taint.variables.extend(newly);
-        refused
-    }
 }
-
-/// Variables whose value bash runs as code (prompts, `PROMPT_COMMAND`).
-const PROMPTS: [&str; 5] = ["PS0", "PS1", "PS2", "PS4", "PROMPT_COMMAND"];
-
-/// Variables that choose which code runs by name.
-const SEARCH_PATHS: [&str; 9] = [
-    "PATH",
-    "PYTHONPATH",
-    "PYTHONSTARTUP",
-    "NODE_PATH",
-    "NODE_OPTIONS",
-    "PERL5LIB",
-    "RUBYLIB",
-    "BASH_ENV",
-    "ENV",
-];
 
 #[cfg(test)]
 mod tests;

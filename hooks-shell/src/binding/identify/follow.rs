@@ -26,6 +26,10 @@ const MAX_SHELL_TEXT: u64 = 16 * 1024 * 1024;
 /// whole (not only its first [`MAX_SCAN`] bytes: R40-4).
 fn scan(file: &Path) -> Option<String> {
     let bytes = read_head(file, MAX_SHELL_TEXT + 1).ok()?;
+    // A program (`/bin/sh` itself, `jq`) is no shell text (R42-9).
+    if is_binary(&bytes) {
+        return None;
+    }
     if bytes.len() as u64 > MAX_SHELL_TEXT {
         return Some(format!(
             "{} is a shell script over {} MiB, too long to read for the names it runs",
@@ -41,6 +45,14 @@ fn scan(file: &Path) -> Option<String> {
     ))
 }
 
+/// Whether `bytes` (a file's start) are a program's, not text a shell
+/// runs: an ELF file, or a NUL in the first line (as bash tells a binary;
+/// a NUL later does not stop bash running the rest: R41-6).
+fn is_binary(bytes: &[u8]) -> bool {
+    let first_line = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
+    bytes.starts_with(b"\x7fELF") || first_line.contains(&0)
+}
+
 /// Why a file of `files` that the command `raw` runs with a shell (`bash
 /// x.py`, `. lib`), whatever it is named, runs a name computed when it runs.
 pub(super) fn scan_run_by_shell(raw: &str, files: &[std::path::PathBuf]) -> Option<String> {
@@ -48,7 +60,11 @@ pub(super) fn scan_run_by_shell(raw: &str, files: &[std::path::PathBuf]) -> Opti
         let name = file.file_name()?.to_string_lossy().into_owned();
         // A shell word anywhere (`/bin/bash`, `"bash"`, `\bash`, `bash -o
         // errexit`, `bash <`, `xargs bash`: R41-6) and the file's name.
-        let shell = SHELL_WORD.is_match(raw) && raw.contains(name.as_str());
+        let plain: String = raw
+            .chars()
+            .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+            .collect();
+        let shell = SHELL_WORD.is_match(raw) && plain.contains(name.as_str());
         shell.then(|| scan(file)).flatten()
     })
 }
@@ -61,10 +77,8 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usi
     let Ok(bytes) = read_head(file, MAX_SCAN) else {
         return;
     };
-    // A binary: a NUL in its first line (as bash tells one); a NUL later
-    // does not stop bash from running the rest (R41-6).
-    let first_line = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
-    if bytes.starts_with(b"\x7fELF") || first_line.contains(&0) {
+    // A sourced file is read whatever its bytes (R42-7).
+    if bytes.starts_with(b"\x7fELF") || (depth == 0 && is_binary(&bytes)) {
         return;
     }
     let text = String::from_utf8_lossy(&bytes);
@@ -94,7 +108,7 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usi
         // `. "$HOME/bin/lib.sh"`: the home folder is known.
         let target = shlex::split(&rest)
             .and_then(|words| words.into_iter().next())
-            .map(|word| with_project(&with_home(&word), cwd))
+            .map(|word| beside(&with_project(&with_home(&word), cwd), dir))
             .unwrap_or_default();
         if target.contains('$') || target.contains('`') || target.is_empty() {
             found.opaque = Some(format!(
@@ -132,11 +146,19 @@ fn is_shell_text(name: &str, text: &str, executable: bool) -> bool {
             let mut words = line.split_whitespace();
             let mut program = base_name(words.next().unwrap_or(""));
             if program == "env" {
-                // `#!/usr/bin/env -S X=1 bash -e` (R41-6).
-                let named = words.find(|w| !w.starts_with('-') && !w.contains('='));
+                // `#!/usr/bin/env -S X=1 bash -e`, `-Sbash`,
+                // `--split-string="bash"` (R41-6, R42-7).
+                let named = words
+                    .map(|w| {
+                        let w = w.strip_prefix("--split-string=").unwrap_or(w);
+                        let w = w.strip_prefix("-S").unwrap_or(w);
+                        w.trim_matches(|c| c == '"' || c == '\'')
+                    })
+                    .find(|w| !w.is_empty() && !w.starts_with('-') && !w.contains('='));
                 program = base_name(named.unwrap_or(""));
             }
-            SHELLS.contains(&program.as_str()) || program == "rbash"
+            // An empty `#!` line: `/bin/sh` runs it.
+            line.trim().is_empty() || SHELLS.contains(&program.as_str()) || program == "rbash"
         }
         None => {
             let file_name = name.rsplit('/').next().unwrap_or(name);
@@ -198,4 +220,24 @@ fn with_project(word: &str, cwd: &Path) -> String {
         }
     }
     word.to_owned()
+}
+
+/// `word` with a leading folder of the script itself (`$(dirname "$0")`,
+/// `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`, `${BASH_SOURCE%/*}`)
+/// as `dir`, the folder of the script that sources it (R42-7).
+fn beside(word: &str, dir: &Path) -> String {
+    static ITSELF: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"^(?:\$\((?:cd\s+(?:--\s+)?"?)?\$\(dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)"?\)"?(?:\s*(?:>\s*/dev/null|&>\s*/dev/null|2>&1))*(?:\s*&&\s*pwd(?:\s+-P)?)?\)|\$\{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\})(/.*)?$"#,
+        )
+        .expect("valid regex")
+    });
+    match ITSELF.captures(word) {
+        Some(found) => format!(
+            "{}{}",
+            dir.display(),
+            found.get(1).map_or("", |rest| rest.as_str())
+        ),
+        None => word.to_owned(),
+    }
 }

@@ -39,8 +39,18 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
             !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
         })
         .collect();
-    for word in WORD.find_iter(&unquoted).take(MAX_WORDS) {
-        let word = word.as_str();
+    // `BASH_ENV=tools/g.sh bash -c :`: an assignment's value is a word too
+    // (R42-2).
+    let values = WORD
+        .find_iter(&unquoted)
+        .take(MAX_WORDS)
+        .filter_map(|word| word.as_str().split_once('=').map(|(_, value)| value));
+    for word in WORD
+        .find_iter(&unquoted)
+        .take(MAX_WORDS)
+        .map(|w| w.as_str())
+        .chain(values)
+    {
         let spellings = expanded(word, home.as_deref(), cwd, &assigned);
         // Brace lists as bash expands them, bounded (a word of forty
         // `{a,b}` is globs, not 2^40 words: red team R39-3).

@@ -21,7 +21,7 @@ pub(super) fn array_name(word: &str) -> String {
 /// The functions `text` defines (`name() {`, `function name`).
 pub(super) fn function_names(text: &str) -> Vec<String> {
     static DEFINED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?:^|[\s;&|(){}])(?:function\s+([A-Za-z_][A-Za-z0-9_.:-]*)|([A-Za-z_][A-Za-z0-9_.:-]*)\s*\(\s*\))")
+        regex::Regex::new(r#"(?:^|[\s;&|(){}])(?:function\s+([^\s;&|(){}<>"'$`]+)|([^\s;&|(){}<>"'$`=]+)\s*\(\s*\))"#)
             .expect("valid regex")
     });
     DEFINED
@@ -33,7 +33,7 @@ pub(super) fn function_names(text: &str) -> Vec<String> {
 
 /// Programs that run the command after their own words (`flock LOCK sh
 /// x`, `sudo sh x`): the interpreter among their words is read.
-pub(super) const RUNNERS: [&str; 16] = [
+pub(super) const RUNNERS: [&str; 22] = [
     "flock",
     "sudo",
     "doas",
@@ -50,6 +50,12 @@ pub(super) const RUNNERS: [&str; 16] = [
     "setpriv",
     "runuser",
     "watch",
+    "strace",
+    "ltrace",
+    "chroot",
+    "valgrind",
+    "su",
+    "script",
 ];
 
 /// Variables the environment gives a hook, never text it computes.

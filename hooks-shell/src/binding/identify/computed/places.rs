@@ -64,6 +64,12 @@ impl super::Reader {
                         "go" => has("env"),
                         "command" => has("-v") || has("-V"),
                         "type" => has("-p") || has("-P"),
+                        // Of a literal path, the output is a name the text
+                        // never shows (`$(dirname tools/g.sh/x)`: R42-6).
+                        "dirname" | "realpath" | "readlink" | "cd" => words[1..].iter().all(|w| {
+                            w.starts_with(['-', '$', '\u{e000}', '~'])
+                                || matches!(w.as_str(), "." | "..")
+                        }),
                         "echo" => words[1..]
                             .iter()
                             .all(|w| !w.starts_with('-') && !w.contains('\\')),

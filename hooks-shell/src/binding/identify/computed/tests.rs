@@ -72,6 +72,19 @@ fn names_computed_when_it_runs_are_found() {
         "X=tools/g.XX; sh \"${X%XX}sh\" a",
         "HOME=$PWD/tools; sh ~/g.sh a",
         "exec bash \"$(printf tools/g.%s sh)\"",
+        // Round 42.
+        r#"source "$(realpath .claude/hooks)/lib.sh""#,
+        "sh \"$(dirname tools/g.sh/x)\" a",
+        "sh \"$(cd tools && pwd)/g.sh\" a",
+        "X=sh; $X \"$(printf tools/g.%s sh)\" a",
+        "r+() { sh \"$1\" a; }; r+ \"$(printf tools/g.%s sh)\"",
+        "a() { \"$@\"; }; b() { a \"$@\"; }; b sh \"$(printf tools/g.%s sh)\"",
+        "r() { shift; \"$@\"; }; r x sh \"$(printf tools/g.%s sh)\"",
+        "printf -v PS4 '$(sh tools/g.sh)'; set -x; :",
+        "su -c 'sh \"$(printf tools/g.%s sh)\"' nobody",
+        "strace -f sh \"$(printf tools/g.%s sh)\"",
+        "HOME=$PWD/tools; cd; sh g.sh a",
+        "env -u FOO BASH_ENV=\"$(printf tools/g.%s sh)\" bash -c :",
         "sh >/dev/null \"$(printf tools/g.%s sh)\"",
         "echo hs.g/sloot | rev | xargs sh",
         "cat list.txt | xargs sh",
@@ -139,7 +152,6 @@ fn places_and_data_are_not_computed_names() {
         "$(yarn bin)/eslint .",
         r#""$(poetry env info -p)/bin/python" x.py"#,
         r#""$(git rev-parse --git-path hooks)/pre-commit""#,
-        r#"source "$(realpath .claude/hooks)/lib.sh""#,
         r#"eval "$(brew shellenv)"; lint"#,
         r#"eval "$(pyenv init -)"; python3 x.py"#,
         r#"jq -r .tool_input.file_path | xargs -I{} sh -c "npx prettier --write {}""#,
@@ -154,6 +166,12 @@ fn places_and_data_are_not_computed_names() {
         r#"bash -lc 'cd "$(git rev-parse --show-toplevel)" && npm test'"#,
         r#"own=$(dirname "$F"); [ "$(cd "$(dirname "$f")" && pwd -P)" = "$own" ] && sh tools/g.sh"#,
         r#"sh "${CLAUDE_PROJECT_DIR%/}/tools/g.sh""#,
+        // Round 42's false refusals (R42-10..12).
+        "a() { \"$@\"; }; b() { a \"$@\"; }; b npx prettier --write x",
+        "set -euo pipefail; IFS=$'\\n\\t'; sh \"$CLAUDE_PROJECT_DIR/tools/g.sh\"",
+        "OLDIFS=$IFS; IFS=,; read -r a b <<< \"$x\"; IFS=$OLDIFS; sh \"$CLAUDE_PROJECT_DIR/tools/g.sh\"",
+        r#"cmd=(npx prettier --write); "${cmd[@]}" "$f""#,
+        "X=npx; $X prettier --write .",
     ] {
         assert_eq!(computed_name(raw), None, "{raw}");
     }

@@ -19,13 +19,30 @@ pub(super) struct Taint {
     pub(super) splitting: Option<String>,
     /// `$0` holds it (a `-c` string's first argument).
     pub(super) zero: bool,
+    /// A literal `set --` gave the positional parameters.
+    pub(super) pieces: bool,
     /// A `cd` to a computed folder ran: every relative name after it.
     pub(super) cwd: bool,
     /// Every variable the text assigns (computed or not).
     pub(super) assigned: BTreeSet<String>,
+    /// The plain values the text gives variables (`X=sh`).
+    pub(super) values: std::collections::BTreeMap<String, String>,
 }
 
 impl Taint {
+    /// The plain value of `word` when it is one variable the text set to
+    /// plain words (`$X`, `${X}`, `"$X"` after shlex).
+    pub(super) fn static_value(&self, word: &str) -> Option<String> {
+        let name = word.strip_prefix('$')?;
+        let name = name
+            .strip_prefix('{')
+            .and_then(|n| n.strip_suffix('}'))
+            .unwrap_or(name);
+        (!self.variables.contains(name))
+            .then(|| self.values.get(name).cloned())
+            .flatten()
+    }
+
     /// Whether `word` is a relative path after a `cd` to a computed folder.
     pub(super) fn moved(&self, word: &str) -> bool {
         word.contains('/') && self.moved_script(word)
@@ -66,6 +83,7 @@ impl Words<'_> {
             // `${X%XX}sh` of a value the text set: a name made of pieces
             // no reading joins (R41-5); `~` after `HOME=…`.
             || transforms(word, &taint.assigned)
+            || (taint.pieces && joins_positional(word))
             || (word.starts_with('~') && taint.variables.contains("HOME"))
             // `${X@P}`: X expanded as a prompt, its `$(…)` run (R41-4).
             || word.contains("@P}")
@@ -175,6 +193,8 @@ pub(super) fn is_name(word: &str) -> bool {
 
 /// Whether `word` expands `${NAME<op>…}` with an operator that changes the
 /// text (`%`, `#`, `/`, `^`, `,`, `:N`, `@`) of a variable in `assigned`.
+/// A transform leading a folder (`"${D#x}/check.py"`) is read as any
+/// folder elsewhere (round 32); one that makes the file's name is not.
 fn transforms(word: &str, assigned: &BTreeSet<String>) -> bool {
     word.match_indices("${").any(|(at, _)| {
         let rest = &word[at + 2..];
@@ -184,6 +204,24 @@ fn transforms(word: &str, assigned: &BTreeSet<String>) -> bool {
         let (name, after) = rest.split_at(end);
         let changes = after.starts_with(['%', '#', '/', '^', ',', '@'])
             || after.starts_with(':') && !after[1..].starts_with(['-', '=', '?', '+']);
-        changes && assigned.contains(name)
+        let names_file = after
+            .find('}')
+            .is_none_or(|close| !after[close + 1..].starts_with('/'));
+        changes && names_file && assigned.contains(name)
     })
+}
+
+/// Whether `word` joins positional parameters a literal `set --` gave into
+/// a name (`"$1/$2.$3"`, `g.$1`), rather than leading a folder with one
+/// (`"$1"/bin/lint`, read as the folders its words match: R41-5).
+fn joins_positional(word: &str) -> bool {
+    static POSITIONAL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\$(?:[1-9@*]|\{[1-9@*][^}]*\})").expect("valid regex")
+    });
+    let found: Vec<_> = POSITIONAL.find_iter(word).collect();
+    match found.as_slice() {
+        [] => false,
+        [one] => !word[one.end()..].starts_with('/') || one.start() > 0,
+        _ => true,
+    }
 }
