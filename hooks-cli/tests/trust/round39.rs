@@ -22,6 +22,47 @@ pub(crate) fn scripts(home: &crate::support::TempHome, project: &std::path::Path
     write(project, "tools/g.sh", text);
 }
 
+/// The user's fail-closed guard `command` accepted while its scripts are
+/// innocent, then the scripts edited: the edit never runs and the guard
+/// blocks. Returns what the accepting emit said.
+pub(crate) fn accepted_then_edited(
+    home: &crate::support::TempHome,
+    project: &std::path::Path,
+    command: &str,
+) -> serde_json::Value {
+    scripts(home, project, GUARDS);
+    user_fail_closed_command(home, command);
+    let accepted = emit_terminal(home, project, "ls", true);
+    scripts(home, project, LEAVES_A_MARK);
+    let emitted = emit_terminal(home, project, "ls", false);
+    assert!(
+        !project.join("PWNED").exists(),
+        "{command}: the edit ran unasked"
+    );
+    assert_eq!(
+        emitted["outcome"]["action"],
+        json!("block"),
+        "{command}: {emitted:#}"
+    );
+    accepted
+}
+
+/// The user's fail-closed guard `command` runs (accepted) and answers
+/// "guarded": a hook the refusal of computed names must not refuse.
+pub(crate) fn runs_guarded(
+    home: &crate::support::TempHome,
+    project: &std::path::Path,
+    command: &str,
+) {
+    user_fail_closed_command(home, command);
+    let emitted = emit_terminal(home, project, "ls", true);
+    assert_eq!(
+        emitted["outcome"]["message"],
+        json!("guarded"),
+        "{command}: {emitted:#}"
+    );
+}
+
 #[test]
 fn a_user_guard_running_a_computed_name_blocks_and_never_runs() {
     let (home, project) = home_with("[claude]");
@@ -38,24 +79,10 @@ fn a_user_guard_running_a_computed_name_blocks_and_never_runs() {
         "cd \"$(printf tools)\" && sh g.sh",
         "sh \"tools/$(uname | tr A-Z a-z | sed s/linux/g/).sh\"",
     ] {
-        // Accepted while innocent, then edited: the edit never runs.
-        scripts(&home, &project, GUARDS);
-        user_fail_closed_command(&home, command);
-        let accepted = emit_terminal(&home, &project, "ls", true);
-        scripts(&home, &project, LEAVES_A_MARK);
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        assert!(
-            !project.join("PWNED").exists(),
-            "{command}: the edit ran unasked"
-        );
+        let accepted = accepted_then_edited(&home, &project, command);
         assert!(
             !home.user_home.join("PWNED").exists(),
             "{command}: the edit ran"
-        );
-        assert_eq!(
-            emitted["outcome"]["action"],
-            json!("block"),
-            "{command}: {emitted:#}"
         );
         let message = accepted["outcome"]["message"].as_str().unwrap_or_default();
         assert!(
@@ -158,20 +185,7 @@ fn a_script_that_computes_the_name_it_runs_cannot_be_approved() {
             "run_it() { bash \"$(echo hs.g/sloot | rev)\"; }\n",
         );
         write(&home.user_home, script, text);
-        scripts(&home, &project, GUARDS);
-        user_fail_closed_command(&home, command);
-        let accepted = emit_terminal(&home, &project, "ls", true);
-        scripts(&home, &project, LEAVES_A_MARK);
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        assert!(
-            !project.join("PWNED").exists(),
-            "{command}: the edit ran unasked"
-        );
-        assert_eq!(
-            emitted["outcome"]["action"],
-            json!("block"),
-            "{command}: {emitted:#}"
-        );
+        let accepted = accepted_then_edited(&home, &project, command);
         let message = accepted["outcome"]["message"].as_str().unwrap_or_default();
         assert!(
             message.contains("named only when it runs"),

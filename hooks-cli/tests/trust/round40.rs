@@ -6,29 +6,14 @@
 //! name or shape (R40-4): an edit then ran unasked. Common hooks it refused
 //! run again (R40-5, R40-6).
 
-use serde_json::json;
-
-use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
-use crate::round39::{GUARDS, LEAVES_A_MARK, scripts};
+use crate::dialects::{home_with, write};
+use crate::round39::{accepted_then_edited, runs_guarded};
 
 /// Accepted while innocent, then edited: the edit never runs, the guard blocks.
 fn edit_never_runs(command: &str, setup: &dyn Fn(&std::path::Path)) {
     let (home, project) = home_with("[claude]");
     setup(&project);
-    scripts(&home, &project, GUARDS);
-    user_fail_closed_command(&home, command);
-    emit_terminal(&home, &project, "ls", true);
-    scripts(&home, &project, LEAVES_A_MARK);
-    let emitted = emit_terminal(&home, &project, "ls", false);
-    assert!(
-        !project.join("PWNED").exists(),
-        "{command}: the edit ran unasked"
-    );
-    assert_eq!(
-        emitted["outcome"]["action"],
-        json!("block"),
-        "{command}: {emitted:#}"
-    );
+    accepted_then_edited(&home, &project, command);
 }
 
 #[test]
@@ -104,13 +89,7 @@ fn common_hooks_round_39_refused_run() {
             run.display()
         ),
     ] {
-        user_fail_closed_command(&home, &command);
-        let emitted = emit_terminal(&home, &project, "ls", true);
-        assert_eq!(
-            emitted["outcome"]["message"],
-            json!("guarded"),
-            "{command}: {emitted:#}"
-        );
+        runs_guarded(&home, &project, &command);
     }
 }
 
@@ -166,13 +145,7 @@ fn common_hooks_round_40_refused_run() {
         "IFS= read -r input; sh \"$CLAUDE_PROJECT_DIR/tools/answer.sh\"",
         "bash -lc 'cd \"$(git rev-parse --show-toplevel 2>/dev/null || pwd)\" && sh tools/answer.sh'",
     ] {
-        user_fail_closed_command(&home, command);
-        let emitted = emit_terminal(&home, &project, "ls", true);
-        assert_eq!(
-            emitted["outcome"]["message"],
-            json!("guarded"),
-            "{command}: {emitted:#}"
-        );
+        runs_guarded(&home, &project, command);
     }
 }
 
@@ -207,12 +180,6 @@ fn common_hooks_round_41_refused_run() {
         "set -eu; IFS=$'\\n\\t'; sh \"$CLAUDE_PROJECT_DIR/tools/answer.sh\"",
         "bash -c 'cmd=(sh tools/answer.sh); \"${cmd[@]}\"'",
     ] {
-        user_fail_closed_command(&home, command);
-        let emitted = emit_terminal(&home, &project, "ls", true);
-        assert_eq!(
-            emitted["outcome"]["message"],
-            json!("guarded"),
-            "{command}: {emitted:#}"
-        );
+        runs_guarded(&home, &project, command);
     }
 }
