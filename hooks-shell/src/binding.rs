@@ -143,6 +143,16 @@ impl Subject {
         found
     }
 
+    /// Why its command's own text runs a name computed when it runs (read
+    /// without opening a file): it cannot be approved as it is. The
+    /// scripts it runs are read by [`Subject::binding`].
+    pub(crate) fn computed_in_command(&self) -> Option<BindError> {
+        if self.request.is_some() {
+            return None;
+        }
+        identify::computed_in(&self.command, &self.cwd).map(BindError::Computed)
+    }
+
     /// The definitions of the folder it runs in that its command executes
     /// (`npm run`, `make`, `npx tool`...; see [`reached`]).
     pub fn reached(&self) -> Reached {

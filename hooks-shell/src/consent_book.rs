@@ -93,6 +93,18 @@ impl ConsentBook {
                 why,
                 unbindable: true,
             },
+            // A command whose own text computes what it runs: never "approve
+            // it", though nobody is asked (its text is read, no file opened).
+            Standing::NotApproved | Standing::Changed(_) | Standing::Unbound
+                if !consent.may_approve(self.accept)
+                    && let Some(error) = subject.computed_in_command() =>
+            {
+                Verdict::Denied {
+                    changed,
+                    why: error.to_string(),
+                    unbindable: true,
+                }
+            }
             // Nobody to ask and nothing accepted: no binding is computed
             // for a hook that cannot run (a repository naming a 28 MB file
             // held every tool call for minutes; red team round 7, R7a-3).

@@ -88,10 +88,21 @@ pub(crate) fn base_name(word: &str) -> String {
 /// `raw` is the command text as configured (checked for `$(` and backticks).
 pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
     let mut found = identify_at(raw, words, cwd, 0);
-    found.computed = computed::computed_name(raw)
+    found.computed = computed_in(raw, cwd)
         .or(found.computed.take())
         .or_else(|| follow::scan_run_by_shell(raw, &found.files));
     found
+}
+
+/// Why `raw`, run in `cwd`, runs a name computed when it runs. A project
+/// folder whose name holds `$` or `` ` `` was pasted into the text shown
+/// (the run reads it from the environment): read as that variable.
+pub(crate) fn computed_in(raw: &str, cwd: &Path) -> Option<String> {
+    let folder = cwd.to_string_lossy();
+    match folder.contains(['$', '`']) {
+        true => computed::computed_name(&raw.replace(&*folder, "${CLAUDE_PROJECT_DIR}")),
+        false => computed::computed_name(raw),
+    }
 }
 
 /// [`identify`] of a command `depth` `-c` strings deep ([`nested`]): there

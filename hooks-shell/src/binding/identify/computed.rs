@@ -20,9 +20,13 @@ mod assigns;
 mod commands;
 mod cut;
 mod interpreters;
+mod pieces;
 mod places;
+mod replay;
 mod words;
-use commands::{ENVIRONMENT, RUNNERS, code_arguments, finds_and_runs, function_names, opened};
+use commands::{
+    ENVIRONMENT, RUNNERS, code_arguments, exec_options, finds_and_runs, function_names, opened,
+};
 use cut::{Command, cut, redirections};
 use words::{Taint, Words, expands};
 
@@ -58,10 +62,13 @@ const RUN_TIME_VARIABLES: [&str; 17] = [
 pub(crate) fn computed_name(raw: &str) -> Option<String> {
     let mut first = Reader::default();
     let found = first.text(raw, 0);
+    let mut taint = first.taint.clone();
+    taint.totals = std::mem::take(&mut taint.counts);
     let mut second = Reader {
-        taint: first.taint.clone(),
+        taint,
         calls: first.calls.clone(),
         shifts: first.shifts,
+        tainting: first.tainting.clone(),
         ..Reader::default()
     };
     found.or_else(|| second.text(raw, 0))
@@ -113,6 +120,9 @@ struct Reader {
     replaying: usize,
     /// The text runs `shift`: a `"$@"` may start at a later word (R42-4).
     shifts: bool,
+    /// `-c` strings whose own function calls give their positional
+    /// parameters computed text.
+    tainting: BTreeSet<String>,
 }
 
 /// The most calls of the text's functions read (more cannot be approved).
@@ -135,6 +145,12 @@ impl Reader {
             return Some("its text nests deeper than can be read".to_owned());
         }
         self.functions.extend(function_names(text));
+        // Run with the words of every command not found (R42-1).
+        if self.functions.contains("command_not_found_handle") {
+            return Some(
+                "it defines command_not_found_handle, which runs what no reading can name".into(),
+            );
+        }
         let cut = cut(text);
         let places: Vec<bool> = cut
             .substitutions
@@ -175,9 +191,15 @@ impl Reader {
     /// `positional` (a `-c` string's arguments).
     fn string(&mut self, text: &str, positional: bool, depth: usize) -> Option<String> {
         let before = (self.taint.positional, self.taint.zero);
-        // A `-c` string's `$0` is its first argument (R41-2).
-        (self.taint.positional, self.taint.zero) = (positional, positional);
+        // A `-c` string's `$0` is its first argument (R41-2); its own calls
+        // of its functions with computed text, learned by the first
+        // reading, hold from its start (R42-4).
+        let learned = self.tainting.contains(text);
+        (self.taint.positional, self.taint.zero) = (positional || learned, positional);
         let found = self.text(text, depth + 1);
+        if self.taint.positional && !positional {
+            self.tainting.insert(text.to_owned());
+        }
         self.taint.positional = before.0 || self.taint.positional && positional;
         self.taint.zero = before.1;
         found
@@ -207,41 +229,26 @@ impl Reader {
         }
         let taint = self.taint.clone();
         let is_computed = |word: &str| reading.is_computed(word, &taint);
+        // `exec -a NAME bash -c 'sh "$0"'`: `$0` is NAME (R42-4).
+        if words.first().is_some_and(|w| w == "exec")
+            && let Some(name) = exec_options(&words[1..]).0.filter(|n| is_computed(n))
+        {
+            return Some(format!(
+                "exec -a names the program with text computed when it runs (`{}`)",
+                reading.shown(name)
+            ));
+        }
         let unwrapped = crate::binding::unwrap(&words).words;
         let Some((program_word, args)) = unwrapped.split_first() else {
             // `exec 3< "$(…)"`, `< "$(…)"`: a file opened by a computed name.
             return opened(&inputs, &is_computed, reading);
         };
-        // `"$@"` run: each call's words, as the command they make.
-        if is_all_arguments(program_word) && !self.calls.is_empty() {
-            if self.replaying > 2 || self.calls.len() >= MAX_CALLS {
-                return Some(
-                    "its functions pass their arguments on further than can be read".into(),
-                );
-            }
-            self.replaying += 1;
-            let mut found = None;
-            // From each call's first word, or later ones after a `shift` (R42-4).
-            'calls: for call in self.calls.clone() {
-                let starts = if self.shifts { call.len().min(4) } else { 1 };
-                for from in 0..starts {
-                    let mut words = call[from..].to_vec();
-                    if words.first().is_some_and(|w| is_all_arguments(w)) {
-                        continue;
-                    }
-                    words.extend(args.iter().cloned());
-                    let inner = Command {
-                        words,
-                        piped: command.piped,
-                    };
-                    found = self.command(&inner, previous, reading, depth);
-                    if found.is_some() {
-                        break 'calls;
-                    }
-                }
-            }
-            self.replaying -= 1;
-            return found;
+        // `"$@"` run: each call's words, as the command they make; in a
+        // runner's words too (`flock LOCK "$@"`).
+        if let Some(at) = unwrapped.iter().position(|w| is_all_arguments(w))
+            && !self.calls.is_empty()
+        {
+            return self.replay(&unwrapped, at, command, previous, reading, depth);
         }
         // `X=sh; $X "$(…)"`: the program a variable the text set names (R42-3).
         if let Some(value) = self.taint.static_value(program_word) {
@@ -253,7 +260,7 @@ impl Reader {
             };
             return self.command(&inner, previous, reading, depth);
         }
-        if is_computed(program_word) || self.taint.moved(program_word) {
+        if reading.is_computed_program(program_word, &taint) || self.taint.moved(program_word) {
             return Some(format!(
                 "the program it runs is named by text computed when it runs (`{}`)",
                 reading.shown(program_word)
@@ -280,10 +287,10 @@ impl Reader {
             "exec" => opened(&inputs, &is_computed, reading).or_else(|| {
                 // `exec bash run`: what it runs.
                 let inner = Command {
-                    words: args.to_vec(),
+                    words: exec_options(args).1.to_vec(),
                     piped: command.piped,
                 };
-                (!args.is_empty())
+                (!inner.words.is_empty())
                     .then(|| self.command(&inner, previous, reading, depth))
                     .flatten()
             }),
@@ -305,7 +312,7 @@ impl Reader {
                 self.text(&reading.shown(&text), depth + 1)
             }
             // Code kept to run later (R40-3).
-            "trap" | "alias" => {
+            "trap" | "alias" | "mapfile" | "readarray" => {
                 for code in code_arguments(&program, args) {
                     if reading.is_computed_text(code) {
                         return Some(format!(
@@ -324,9 +331,17 @@ impl Reader {
                 // To a computed folder, or one the text chose by `HOME=` or
                 // `OLDPWD=` (`cd -`: R42-2; a `CDPATH` is read elsewhere).
                 let chosen = |name: &str| self.taint.assigned.contains(name);
-                self.taint.cwd |= args.iter().any(|w| is_computed(w))
+                // `CDPATH="$(…)"; cd sub`: a relative folder is looked for
+                // where the run chose (R42-2; a written `CDPATH` is read
+                // by the binding).
+                let searched = args
+                    .iter()
+                    .any(|a| !a.starts_with(['/', '-', '~', '$', '.', '\u{e000}']));
+                let run_time = |w: &str| reading.holds_run_time_text(w, &taint);
+                self.taint.cwd |= args.iter().any(|w| run_time(w))
                     || (args.is_empty() && chosen("HOME"))
-                    || (args.first().is_some_and(|a| a == "-") && chosen("OLDPWD"));
+                    || (args.first().is_some_and(|a| a == "-") && chosen("OLDPWD"))
+                    || (searched && self.taint.variables.contains("CDPATH"));
                 None
             }
             // `hash -p "$(…)" name`: a program's path set (R41-3).

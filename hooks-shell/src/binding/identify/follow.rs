@@ -64,9 +64,44 @@ pub(super) fn scan_run_by_shell(raw: &str, files: &[std::path::PathBuf]) -> Opti
             .chars()
             .filter(|c| !matches!(c, '"' | '\'' | '\\'))
             .collect();
-        let shell = SHELL_WORD.is_match(raw) && plain.contains(name.as_str());
+        let shell = SHELL_WORD.is_match(raw) && names(&plain, &name);
         shell.then(|| scan(file)).flatten()
     })
+}
+
+/// Whether the text `plain` (quotes taken out) names a file called
+/// `name`: written out, or matched by a glob (`ru?.py`, `r*.py`: R42-7).
+fn names(plain: &str, name: &str) -> bool {
+    plain.contains(name)
+        || plain
+            .split(|c: char| {
+                c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')' | '<' | '>')
+            })
+            .filter_map(|word| word.rsplit('/').next())
+            .filter(|last| last.contains(['*', '?', '[']))
+            .any(|pattern| glob_matches(pattern, name))
+}
+
+/// Whether the shell glob `pattern` (`*`, `?`, `[…]`) matches `name`.
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    let mut regex = String::from("^");
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => regex.push_str(".*"),
+            '?' => regex.push('.'),
+            '[' => {
+                let class: String = chars.by_ref().take_while(|c| *c != ']').collect();
+                let class = class.replacen('!', "^", usize::from(class.starts_with('!')));
+                regex.push_str(&format!("[{}]", class.replace('\\', "\\\\")));
+            }
+            _ => regex.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    regex.push('$');
+    // A class that does not compile matches nothing; the name is then
+    // read as written.
+    regex::Regex::new(&regex).is_ok_and(|r| r.is_match(name))
 }
 
 /// Adds the files `file` sources (shell) or imports from beside it (Python).
@@ -103,11 +138,13 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usi
             return;
         }
     }
+    let folders = own_folders(&text, dir);
     // Every `.`/`source` the text runs, in an `if` too (R40-4).
     for rest in super::computed::sourced(&text) {
         // `. "$HOME/bin/lib.sh"`: the home folder is known.
         let target = shlex::split(&rest)
             .and_then(|words| words.into_iter().next())
+            .map(|word| with_folder(&word, &folders))
             .map(|word| beside(&with_project(&with_home(&word), cwd), dir))
             .unwrap_or_default();
         if target.contains('$') || target.contains('`') || target.is_empty() {
@@ -222,14 +259,66 @@ fn with_project(word: &str, cwd: &Path) -> String {
     word.to_owned()
 }
 
+/// The variables `text` sets once to its script's own folder
+/// (`SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"`), and
+/// that folder (R42-7).
+fn own_folders(text: &str, dir: &Path) -> Vec<(String, String)> {
+    static ASSIGNED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?m)^\s*(?:(?:export|local|readonly|declare)\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$",
+        )
+        .expect("valid regex")
+    });
+    let mut found: Vec<(String, String)> = Vec::new();
+    let mut twice = Vec::new();
+    for assigned in ASSIGNED.captures_iter(text) {
+        let name = assigned[1].to_owned();
+        if found.iter().any(|(known, _)| *known == name) {
+            twice.push(name.clone());
+        }
+        let value = assigned[2].trim();
+        // `"$(…)"`: a substitution's own quotes stay (shlex does not read it).
+        let value = value
+            .strip_prefix('"')
+            .and_then(|v| v.strip_suffix('"'))
+            .unwrap_or(value)
+            .to_owned();
+        let folder = beside(&value, dir);
+        if folder != value && !folder.contains('$') {
+            found.push((name, folder));
+        } else {
+            twice.push(name);
+        }
+    }
+    found.retain(|(name, _)| !twice.contains(name));
+    found
+}
+
+/// `word` with a leading `$NAME` / `${NAME}` of `folders` as its folder.
+fn with_folder(word: &str, folders: &[(String, String)]) -> String {
+    for (name, folder) in folders {
+        for spelling in [format!("${{{name}}}"), format!("${name}")] {
+            if let Some(rest) = word.strip_prefix(&spelling)
+                && (rest.is_empty() || rest.starts_with('/'))
+            {
+                return format!("{folder}{rest}");
+            }
+        }
+    }
+    word.to_owned()
+}
+
 /// `word` with a leading folder of the script itself (`$(dirname "$0")`,
 /// `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`, `${BASH_SOURCE%/*}`)
 /// as `dir`, the folder of the script that sources it (R42-7).
 fn beside(word: &str, dir: &Path) -> String {
     static ITSELF: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r#"^(?:\$\((?:cd\s+(?:--\s+)?"?)?\$\(dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)"?\)"?(?:\s*(?:>\s*/dev/null|&>\s*/dev/null|2>&1))*(?:\s*&&\s*pwd(?:\s+-P)?)?\)|\$\{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\})(/.*)?$"#,
-        )
+        // `dirname "$0"`, `dirname -- "${BASH_SOURCE[0]}"`.
+        let dirname = r#"dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*"#;
+        let quiet = r#"(?:\s*(?:>\s*/dev/null|&>\s*/dev/null|2>&1))*"#;
+        regex::Regex::new(&format!(
+            r#"^(?:\$\(\s*{dirname}\)|\$\(\s*cd\s+(?:--\s+)?"?\$\(\s*{dirname}\)"?{quiet}\s*&&\s*pwd(?:\s+-P)?\s*\)|\$\{{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}})(/.*)?$"#
+        ))
         .expect("valid regex")
     });
     match ITSELF.captures(word) {
@@ -239,5 +328,49 @@ fn beside(word: &str, dir: &Path) -> String {
             found.get(1).map_or("", |rest| rest.as_str())
         ),
         None => word.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scripts_own_folder_is_read_in_each_spelling() {
+        let dir = Path::new("/p/.claude/hooks");
+        for word in [
+            r#"$(dirname "$0")/lib.sh"#,
+            "$(dirname $0)/lib.sh",
+            r#"$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"#,
+            r#"$(cd "$(dirname "$0")" && pwd)/lib.sh"#,
+            r#"$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )/lib.sh"#,
+            "${BASH_SOURCE%/*}/lib.sh",
+            "${0%/*}/lib.sh",
+        ] {
+            assert_eq!(beside(word, dir), "/p/.claude/hooks/lib.sh", "{word}");
+        }
+        assert_eq!(beside("$(dirname x)/lib.sh", dir), "$(dirname x)/lib.sh");
+    }
+
+    #[test]
+    fn a_variable_set_once_to_the_scripts_folder_names_it() {
+        let dir = Path::new("/p/h");
+        let text = "#!/bin/bash\nSCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n\
+                    source \"$SCRIPT_DIR/lib.sh\"\nTWICE=\"$(dirname \"$0\")\"\nTWICE=/x\n";
+        let folders = own_folders(text, dir);
+        assert_eq!(folders, vec![("SCRIPT_DIR".to_owned(), "/p/h".to_owned())]);
+        assert_eq!(with_folder("$SCRIPT_DIR/lib.sh", &folders), "/p/h/lib.sh");
+        assert_eq!(with_folder("${SCRIPT_DIR}/lib.sh", &folders), "/p/h/lib.sh");
+        assert_eq!(with_folder("$TWICE/lib.sh", &folders), "$TWICE/lib.sh");
+    }
+
+    #[test]
+    fn a_glob_names_the_files_it_matches() {
+        assert!(names("bash /p/.claude/hooks/ru?.py", "run.py"));
+        assert!(names("bash /p/hooks/r*.py", "run.py"));
+        assert!(names("bash /p/hooks/[r]un.py", "run.py"));
+        assert!(names("bash /p/hooks/[!x]un.py", "run.py"));
+        assert!(!names("bash /p/hooks/x?.py", "run.py"));
+        assert!(names("bash /p/hooks/run.py", "run.py"));
     }
 }

@@ -27,11 +27,16 @@ impl super::Reader {
         let taint = self.taint.clone();
         let is_computed = |word: &str| reading.is_computed(word, &taint);
         match first.as_str() {
-            "for"
-                if words.get(2).is_some_and(|w| w == "in")
-                    && words[3..].iter().any(|w| is_computed(w)) =>
-            {
-                newly.push(words[1].clone());
+            "for" if words.get(2).is_some_and(|w| w == "in") => {
+                self.taint.count(&words[1]);
+                // `for f in a.sh b.sh`: each written; a glob or an
+                // expansion is not (R42-1).
+                let written = |w: &String| !w.contains(['$', '\u{e000}', '`']);
+                if words[3..].iter().any(|w| is_computed(w)) {
+                    newly.push(words[1].clone());
+                } else if words[3..].iter().all(written) {
+                    self.taint.looped.insert(words[1].clone());
+                }
             }
             "read" | "mapfile" | "readarray" | "getopts" | "coproc" => {
                 newly.extend(words[1..].iter().filter(|w| is_name(w)).cloned());
@@ -102,6 +107,7 @@ impl super::Reader {
                 break;
             };
             self.taint.assigned.insert(name.clone());
+            self.taint.count(&name);
             // `IFS=, ` alone sets it; `IFS= read -r x` only for `read` (R41-8).
             // Blanks only (`IFS=$'\n\t'`) or a saved value put back
             // (`IFS=$OLDIFS`) split no name apart (R42-11).
@@ -142,13 +148,22 @@ impl super::Reader {
             let computed = array
                 || nameref
                 || match search_path {
-                    true => value.split(':').any(&is_computed),
-                    false => is_computed(&value),
+                    true => value
+                        .split(':')
+                        .any(|w| reading.holds_run_time_text(w, &taint)),
+                    false => reading.holds_run_time_text(&value, &taint),
                 };
             if computed {
                 newly.push(name.clone());
-            } else if !value.contains(['$', '`', '(']) {
-                self.taint.values.insert(name.clone(), value.clone());
+            } else if super::pieces::pieced(&value, &taint) {
+                // `PY=${PYTHON:-python3}`: a program's name on `PATH` as
+                // the environment chooses; no file's name (R42-1).
+                self.taint.plain.remove(&name);
+            } else {
+                self.taint.plain.insert(name.clone());
+                if !value.contains(['$', '`', '(']) {
+                    self.taint.values.insert(name.clone(), value.clone());
+                }
             }
             if search_path && computed {
                 refused.get_or_insert(format!(

@@ -70,10 +70,22 @@ pub(super) const ENVIRONMENT: [&str; 8] = [
     "TMPDIR",
 ];
 
-/// The code `trap` and `alias` keep: `trap [--] CODE SIGNAL…`, `alias
-/// NAME=CODE…`.
+/// The code `trap`, `alias` and `mapfile` keep: `trap [--] CODE
+/// SIGNAL…`, `alias NAME=CODE…`, `mapfile -C CODE` (R42-5).
 pub(super) fn code_arguments<'a>(program: &str, args: &'a [String]) -> Vec<&'a str> {
     match program {
+        "mapfile" | "readarray" => {
+            let mut code = Vec::new();
+            let mut words = args.iter();
+            while let Some(word) = words.next() {
+                match word.strip_prefix("-C") {
+                    Some("") => code.extend(words.next().map(String::as_str)),
+                    Some(attached) => code.push(attached),
+                    None => {}
+                }
+            }
+            code
+        }
         "trap" => args
             .iter()
             .find(|a| !matches!(a.as_str(), "--" | "-p" | "-l"))
@@ -171,4 +183,23 @@ pub(super) fn read_code(
         return from_input(piped, previous, is_computed);
     }
     None
+}
+
+/// `exec`'s `-a NAME` (the name it gives the program, its `$0`) and the
+/// words of the command it runs, after its options (`-c`, `-l`).
+pub(super) fn exec_options(args: &[String]) -> (Option<&String>, &[String]) {
+    let mut named = None;
+    let mut at = 0;
+    while let Some(word) = args.get(at) {
+        match word.as_str() {
+            "--" => return (named, &args[at + 1..]),
+            "-a" => {
+                named = args.get(at + 1);
+                at += 2;
+            }
+            _ if word.starts_with('-') && word.len() > 1 => at += 1,
+            _ => break,
+        }
+    }
+    (named, &args[at.min(args.len())..])
 }

@@ -105,6 +105,25 @@ fn names_computed_when_it_runs_are_found() {
         r#"python3 -W ignore "$(printf tools/g.%s py)""#,
         "while read -r f; do sh \"$f\"; done < list.txt",
         r#"{ sh "$(printf tools/g.%s sh)"; }"#,
+        // Round 43: names joined from pieces no reading resolves (R42-1).
+        r#"sh "tools/g${NOPE}.sh" a"#,
+        "sh tools/g$NOPE.sh a",
+        r#"for X in tools/g.XX; do sh "${X%XX}sh" a; done"#,
+        r#"X=1; sh "${X:+tools/g.sh}" a"#,
+        "sh tools/g$#.sh a",
+        "sh tools/g$OPTIND.sh a",
+        r#"X=ab; sh "tools/g${#X}.sh" a"#,
+        r#"X=tools/g; X="$X.sh"; sh "$X" a"#,
+        r#"X=tools/g.XX; X=tools/g.sh; sh "$X" a"#,
+        r#"L=lib; . "$(dirname "$0")/$L.sh""#,
+        "command_not_found_handle() { sh \"tools/$1.sh\" a; }; g",
+        // Folders the text chose, runners, strings (R42-2, R42-4, R42-5).
+        "CDPATH=\"$(printf tools)\"; cd sub >/dev/null; sh g.sh a",
+        "run() { flock /tmp/l \"$@\"; }; run sh \"$(printf tools/g.%s sh)\" a",
+        "sh -c 'g() { sh \"$1\" a; }; g \"$(printf tools/g.%s sh)\"'",
+        "exec -a \"$(printf tools/g.%s sh)\" bash -c 'sh \"$0\" a'",
+        "mapfile -t -C \"sh $(printf tools/g.%s sh) a #\" -c 1 arr <<< x",
+        "readarray -C\"sh $(printf tools/g.%s sh)\" arr <<< x",
     ] {
         assert!(computed_name(raw).is_some(), "{raw}");
     }
@@ -172,6 +191,25 @@ fn places_and_data_are_not_computed_names() {
         "OLDIFS=$IFS; IFS=,; read -r a b <<< \"$x\"; IFS=$OLDIFS; sh \"$CLAUDE_PROJECT_DIR/tools/g.sh\"",
         r#"cmd=(npx prettier --write); "${cmd[@]}" "$f""#,
         "X=npx; $X prettier --write .",
+        // What round 43's reading of pieces keeps reading as before.
+        r#"ROOT=$(git rev-parse --show-toplevel); cd "$ROOT"; ./scripts/x.sh"#,
+        r#"DIR="$CLAUDE_PROJECT_DIR"; cd "$DIR" && ./x.sh"#,
+        r#"for f in a.sh b.sh; do sh "$f"; done"#,
+        r#""${PYTHON:-python3}" x.py"#,
+        r#"sh "${S:-tools/step.sh}""#,
+        r#"PYTHONPATH=lib${PYTHONPATH:+:$PYTHONPATH} python3 check.py"#,
+        r#"D=x; D=lib; PYTHONPATH=$D python3 check.py"#,
+        r#"cd "$HERMES_TEST_REPO" && sh tools/guard.sh"#,
+        r#"for f in .claude/hooks/d/*.sh; do . "$f"; done"#,
+        "PY=${PYTHON:-python3}; \"$PY\" -m black --quiet x.py",
+        r#""$EDITOR" notes.txt"#,
+        r#"PATH="$HOME/.local/bin:$PATH"; lint"#,
+        r#"S=tools/g.sh; sh "$S" a"#,
+        r#"sh "$CLAUDE_PROJECT_DIR/tools/$NAME/g.sh""#,
+        r#"cd "${CLAUDE_PROJECT_DIR:-$(pwd)}" && ./x.sh"#,
+        "exec -a hook bash x.sh",
+        "mapfile -t files < <(git diff --name-only); npx prettier --write \"${files[@]}\"",
+        "CDPATH=; cd /tmp && sh x.sh",
     ] {
         assert_eq!(computed_name(raw), None, "{raw}");
     }

@@ -27,9 +27,30 @@ pub(super) struct Taint {
     pub(super) assigned: BTreeSet<String>,
     /// The plain values the text gives variables (`X=sh`).
     pub(super) values: std::collections::BTreeMap<String, String>,
+    /// Variables the text sets to text of its own (no computed text).
+    pub(super) plain: BTreeSet<String>,
+    /// Variables of a `for` loop over plain words.
+    pub(super) looped: BTreeSet<String>,
+    /// How many times the text sets each variable, so far.
+    pub(super) counts: std::collections::BTreeMap<String, usize>,
+    /// How many times the whole text sets each (the first reading's count).
+    pub(super) totals: std::collections::BTreeMap<String, usize>,
 }
 
 impl Taint {
+    /// Records that the text sets `name`.
+    pub(super) fn count(&mut self, name: &str) {
+        *self.counts.entry(name.to_owned()).or_default() += 1;
+    }
+
+    /// Whether the text sets `name` once at most.
+    pub(super) fn once(&self, name: &str) -> bool {
+        let count = |counts: &std::collections::BTreeMap<String, usize>| {
+            counts.get(name).copied().unwrap_or(0)
+        };
+        count(&self.counts).max(count(&self.totals)) <= 1
+    }
+
     /// The plain value of `word` when it is one variable the text set to
     /// plain words (`$X`, `${X}`, `"$X"` after shlex).
     pub(super) fn static_value(&self, word: &str) -> Option<String> {
@@ -71,6 +92,21 @@ impl Words<'_> {
     /// `$$`, `$?`, a variable that changes each run, or any expansion once
     /// the text sets `IFS`.
     pub(super) fn is_computed(&self, word: &str, taint: &Taint) -> bool {
+        self.holds_run_time_text(word, taint)
+            // `tools/g${NOPE}.sh`: pieces no reading joins (R42-1).
+            || super::pieces::pieced(word, taint)
+    }
+
+    /// [`Words::is_computed`] of a program's word: one found on `PATH` by
+    /// a variable's value (`"$EDITOR"`, `${PYTHON:-python3}`) is the
+    /// environment's choice, not pieces of a file's name.
+    pub(super) fn is_computed_program(&self, word: &str, taint: &Taint) -> bool {
+        self.holds_run_time_text(word, taint)
+            || (word.contains('/') && super::pieces::pieced(word, taint))
+    }
+
+    /// [`Words::is_computed`] but for names joined from pieces.
+    pub(super) fn holds_run_time_text(&self, word: &str, taint: &Taint) -> bool {
         let marked = self.marks(word).any(|i| {
             let place = self.places.get(i).copied().unwrap_or(false);
             !place || !leads(word, &mark(i))
