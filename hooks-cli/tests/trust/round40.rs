@@ -10,7 +10,7 @@ use crate::dialects::{home_with, write};
 use crate::round39::{accepted_then_edited, runs_guarded};
 
 /// Accepted while innocent, then edited: the edit never runs, the guard blocks.
-fn edit_never_runs(command: &str, setup: &dyn Fn(&std::path::Path)) {
+pub(crate) fn edit_never_runs(command: &str, setup: &dyn Fn(&std::path::Path)) {
     let (home, project) = home_with("[claude]");
     setup(&project);
     accepted_then_edited(&home, &project, command);
