@@ -39,6 +39,7 @@ mod python_sites;
 mod runner_settings;
 mod search_path;
 mod shell;
+mod shown;
 mod tree;
 mod wrappers;
 
@@ -412,29 +413,6 @@ impl Binding {
         }
         if !self.mentioned.is_empty() {
             value["mentioned"] = Value::Object(path_map(&self.mentioned));
-        }
-        value
-    }
-
-    /// [`Binding::to_json`] as people are shown it (`list --json`): an http
-    /// hook's URL with its credentials masked, its header values as the
-    /// approval banner shows them (literal text `***` and a fingerprint).
-    pub fn to_shown_json(&self) -> Value {
-        let mut value = self.to_json();
-        if let Some(url) = value.pointer_mut("/request/url")
-            && let Some(text) = url.as_str()
-        {
-            *url = Value::from(crate::shown_url(text));
-        }
-        let headers = value
-            .pointer_mut("/request/headers")
-            .and_then(Value::as_array_mut);
-        for header in headers.into_iter().flatten() {
-            if let Some(value) = header.get_mut(1)
-                && let Some(text) = value.as_str()
-            {
-                *value = Value::from(crate::consent::shown_header_value(text));
-            }
         }
         value
     }

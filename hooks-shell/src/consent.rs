@@ -16,8 +16,10 @@ use crate::binding::{Binding, Subject};
 
 mod banner;
 mod header;
+mod header_key;
 pub use banner::{describe_subject, subject_banner};
 pub(crate) use header::shown_header_value;
+pub use header_key::{FingerprintKey, KEY_FILE};
 
 /// The question asked after the banner.
 pub const QUESTION: &str = "Allow this hook to run? [y/N]: ";
@@ -179,7 +181,8 @@ impl Consent {
         let Some(prompter) = self.prompt.as_mut() else {
             return false;
         };
-        let shown = subject_banner(subject, binding, changed);
+        let key = FingerprintKey::of_allowlist(allowlist);
+        let shown = subject_banner(subject, binding, changed, &key);
         let answer = prompter.ask_about(event, command, changed, &shown, QUESTION);
         let approved = answer
             .is_some_and(|answer| matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"));

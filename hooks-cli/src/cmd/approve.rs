@@ -19,6 +19,7 @@ use std::io::Write;
 use hermes_hooks_cli::inventory::ImportedRow;
 use hermes_hooks_cli::inventory::run::describe_subject;
 use hermes_hooks_core::display::escape;
+use hermes_hooks_shell::consent::FingerprintKey;
 use hermes_hooks_shell::{Allowlist, ShellHookSpec, Subject, parse_config, standing};
 
 use crate::cli::ApproveArgs;
@@ -81,6 +82,8 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
 
     let allowlist = Allowlist::in_home(&home.path);
     let approvals = allowlist.approvals();
+    // Masked header values' fingerprints, keyed per home.
+    let key = FingerprintKey::of_allowlist(&allowlist);
     let mut recorded = 0;
     let mut done: Vec<&Subject> = Vec::new();
     // Each hook tree hashed once for all the hooks, not once per hook.
@@ -109,7 +112,7 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
         write!(
             out,
             "{}",
-            describe_subject(subject, approval.binding.as_ref())
+            describe_subject(subject, approval.binding.as_ref(), &key)
         )?;
     }
     writeln!(

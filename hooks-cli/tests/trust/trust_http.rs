@@ -229,14 +229,14 @@ fn a_literal_header_value_is_shown_masked_with_its_fingerprint() {
     };
     write(&project, ".claude/settings.json", &hook("Bearer hunter"));
     let approved = in_project(&home, &project, &["approve", "--all"]).ok();
-    // The first 8 hex digits of the SHA-256 of `Bearer hunter`, and of `hunter`.
     for line in [
-        "Header:  Authorization: Bearer *** (sha256:d9ca64f4)",
-        "Header:  X-Api-Key: *** (sha256:e9a63a4e)",
-        "Header:  X-Signed: Bearer ${HOOK_SECRET}",
+        "Header:  Authorization: Bearer *** (hmac:",
+        "Header:  X-Api-Key: *** (hmac:",
+        "Header:  X-Signed: Bearer ${HOOK_SECRET}\n",
     ] {
         assert!(approved.contains(line), "no `{line}`: {approved}");
     }
+    let first = fingerprint(&approved, "Authorization: Bearer ***");
     assert!(!approved.contains("hunter"), "{approved}");
 
     let emitted = emit(&home, &project);
@@ -255,8 +255,60 @@ fn a_literal_header_value_is_shown_masked_with_its_fingerprint() {
     // A changed value shows a changed fingerprint.
     write(&project, ".claude/settings.json", &hook("Bearer hunter3"));
     let approved = in_project(&home, &project, &["approve", "--all"]).ok();
+    let changed = fingerprint(&approved, "Authorization: Bearer ***");
+    assert_ne!(first, changed, "{approved}");
+}
+
+/// The `hmac:<8 hex>` after `shown` on a `Header:` line of `text`.
+fn fingerprint(text: &str, shown: &str) -> String {
+    let line = text
+        .lines()
+        .find(|line| line.contains(&format!("Header:  {shown} (hmac:")))
+        .unwrap_or_else(|| panic!("no `{shown}` with a fingerprint: {text}"));
+    let at = line.find("(hmac:").expect("fingerprint") + "(hmac:".len();
+    let hex = &line[at..at + 8];
     assert!(
-        approved.contains("Header:  Authorization: Bearer *** (sha256:d6e144fc)"),
-        "{approved}"
+        hex.bytes().all(|b| b.is_ascii_hexdigit()) && line[at + 8..].starts_with(')'),
+        "{line}"
+    );
+    hex.to_owned()
+}
+
+/// A masked header value's fingerprint is keyed (red team round 37/39): not
+/// the first 8 hex digits of the plain SHA-256, which a word list finds
+/// `Bearer hunter2` from in a CI log. The key is the home's, made once with
+/// mode 0600 beside the allowlist, so `list --json` shows the fingerprint
+/// the approval banner showed.
+#[test]
+fn a_header_fingerprint_is_keyed_not_the_plain_sha256() {
+    use std::os::unix::fs::PermissionsExt;
+    let (home, project) = home_with("[claude]");
+    let hook = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{
+        "type": "http", "url": "http://127.0.0.1:9/hook", "timeout": 5,
+        "headers": {"Authorization": "Bearer hunter2"},
+    }]}]}});
+    write(&project, ".claude/settings.json", &hook.to_string());
+    let approved = in_project(&home, &project, &["approve", "--all"]).ok();
+    // `printf %s 'Bearer hunter2' | sha256sum`: c13e77fb…
+    assert!(!approved.contains("sha256:"), "{approved}");
+    assert!(
+        !approved.contains("c13e77fb"),
+        "the unkeyed hash: {approved}"
+    );
+    let shown = fingerprint(&approved, "Authorization: Bearer ***");
+    let key = home.hermes.join("shell-hooks-fingerprint.key");
+    let meta = std::fs::metadata(&key).expect("the key beside the allowlist");
+    assert_eq!((meta.permissions().mode() & 0o777, meta.len()), (0o600, 32));
+    let made = std::fs::read(&key).expect("key");
+    let listed = in_project(&home, &project, &["list", "--json"]).ok();
+    assert!(
+        listed.contains(&format!("Bearer *** (hmac:{shown})")),
+        "{listed}"
+    );
+    assert!(!listed.contains("c13e77fb"), "{listed}");
+    assert_eq!(
+        std::fs::read(&key).expect("key"),
+        made,
+        "the key was made again"
     );
 }

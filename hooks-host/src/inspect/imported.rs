@@ -2,6 +2,7 @@
 //! with its format, file, event (theirs and ours), matcher, timeout and
 //! consent; unsupported handler types listed beside them.
 
+use hermes_hooks_shell::consent::FingerprintKey;
 use hermes_hooks_shell::dialect::{Discovery, Handler, Unsupported, discover_in};
 use hermes_hooks_shell::standing::{Standing, approval_of, standing};
 use hermes_hooks_shell::{Allowlist, Binding, ImportedHook};
@@ -30,6 +31,8 @@ pub struct ImportedRow {
     pub binding: Option<Binding>,
     /// When it was approved, as recorded.
     pub approved_at: Option<String>,
+    /// The key of the fingerprints shown for its secrets (its allowlist's home's).
+    pub key: FingerprintKey,
 }
 
 impl ImportedRow {
@@ -39,6 +42,7 @@ impl ImportedRow {
         let user = hermes_hooks_shell::dialect::UserDirs::from_env();
         let discovery = discover_in(&home.config, &home.project, &user);
         let snapshot = allowlist.read();
+        let key = FingerprintKey::of_allowlist(allowlist);
         // Each hook tree hashed once for all the rows, not once per handler.
         let _trees = hermes_hooks_shell::binding::TreeCache::new().enter();
         let rows = discovery
@@ -60,6 +64,7 @@ impl ImportedRow {
                     binding: approval.and_then(|a| a.binding.clone()),
                     standing,
                     approved_at: approval.and_then(|a| a.approved_at.clone()),
+                    key: key.clone(),
                 }
             })
             .collect();
@@ -97,7 +102,7 @@ impl ImportedRow {
             "allowlisted": self.allowlisted,
             "changed_since_approval": self.changed,
             "consent": self.standing.why_not().unwrap_or_else(|| "approved".to_owned()),
-            "binding": self.binding.as_ref().map(Binding::to_shown_json),
+            "binding": self.binding.as_ref().map(|b| b.to_shown_json(&self.key)),
             "scope": hook.scope.as_str(),
             "approved_at": self.approved_at,
             "status": status(hook),

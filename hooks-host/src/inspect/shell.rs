@@ -3,6 +3,7 @@
 use hermes_hooks_core::config::Scope;
 use std::path::Path;
 
+use hermes_hooks_shell::consent::FingerprintKey;
 use hermes_hooks_shell::standing::{Standing, approval_of, standing};
 use hermes_hooks_shell::{
     Allowlist, Binding, Drift, ShellHookSpec, Subject, approval_drift, script_mtime_iso,
@@ -32,6 +33,8 @@ pub struct ShellHookRow {
     pub drift: Option<Drift>,
     /// Which config file the entry came from (the managed scope's wins).
     pub scope: Scope,
+    /// The key of the fingerprints shown for its secrets (its allowlist's home's).
+    pub key: FingerprintKey,
 }
 
 impl ShellHookRow {
@@ -43,6 +46,7 @@ impl ShellHookRow {
         config: &Path,
     ) -> (Vec<ShellHookRow>, Option<String>) {
         let snapshot = allowlist.read();
+        let key = FingerprintKey::of_allowlist(allowlist);
         // Each hook tree hashed once for all the rows.
         let _trees = hermes_hooks_shell::binding::TreeCache::new().enter();
         let rows = specs
@@ -69,6 +73,7 @@ impl ShellHookRow {
                     drift,
                     // The caller knows the config; it sets the real scope.
                     scope: Scope::User,
+                    key: key.clone(),
                 }
             })
             .collect();
@@ -85,7 +90,7 @@ impl ShellHookRow {
             "fail_closed": self.spec.fail_closed,
             "allowlisted": self.allowlisted,
             "consent": self.standing.why_not().unwrap_or_else(|| "approved".to_owned()),
-            "binding": self.binding.as_ref().map(Binding::to_shown_json),
+            "binding": self.binding.as_ref().map(|b| b.to_shown_json(&self.key)),
             "approved_at": self.approved_at,
             "drift": self.drift.map(drift_name),
             "scope": self.scope.as_str(),

@@ -8,13 +8,19 @@ use std::fmt::Write;
 use hermes_hooks_core::display::escape;
 use serde_json::Value;
 
+use super::FingerprintKey;
 use crate::binding::{Binding, Subject};
 
-/// The lines describing `subject` (and, when given, what approving binds).
+/// The lines describing `subject` (and, when given, what approving binds);
+/// a masked header value's fingerprint is made with `key`.
 // Not API: the facade's `hermes_hooks::inspect::run` (the run side of `hooks
 // test`/`doctor`/`approve`) re-exports it; nothing else outside this crate uses it.
 #[doc(hidden)]
-pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String {
+pub fn describe_subject(
+    subject: &Subject,
+    binding: Option<&Binding>,
+    key: &FingerprintKey,
+) -> String {
     let mut text = String::new();
     let shown = |path: &std::path::Path| escape(&path.display().to_string()).into_owned();
     let _ = writeln!(text, "    Event:   {}", escape(&subject.event));
@@ -36,7 +42,7 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
                 let name = header.get(0).and_then(Value::as_str).unwrap_or("");
                 let value = header.get(1).and_then(Value::as_str).unwrap_or("");
                 // The literal text of a value is masked; the binding keeps it.
-                let value = super::shown_header_value(value);
+                let value = super::shown_header_value(value, key);
                 let _ = writeln!(text, "    Header:  {}: {}", escape(name), escape(&value));
             }
             let vars: Vec<String> = request
@@ -100,8 +106,13 @@ pub fn describe_subject(subject: &Subject, binding: Option<&Binding>) -> String 
     text
 }
 
-/// The banner shown before asking about `subject`.
-pub fn subject_banner(subject: &Subject, binding: &Binding, changed: bool) -> String {
+/// The banner shown before asking about `subject` (fingerprints made with `key`).
+pub fn subject_banner(
+    subject: &Subject,
+    binding: &Binding,
+    changed: bool,
+    key: &FingerprintKey,
+) -> String {
     let what = if subject.project.is_some() {
         "a hook from a project directory"
     } else {
@@ -109,7 +120,7 @@ pub fn subject_banner(subject: &Subject, binding: &Binding, changed: bool) -> St
     };
     let mut text = format!(
         "\n⚠ Hermes is about to register {what} that will run a\n  command on your behalf.\n\n{}\n  Commands run with your full user credentials.  Only approve\n  commands you trust.",
-        describe_subject(subject, Some(binding))
+        describe_subject(subject, Some(binding), key)
     );
     if changed {
         text.push_str(

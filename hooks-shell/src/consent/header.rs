@@ -2,7 +2,7 @@
 //! banner and in `list --json`'s binding (red team R37-8: `Header:
 //! Authorization: Bearer hunter` was printed).
 
-use sha2::{Digest, Sha256};
+use super::FingerprintKey;
 
 /// Auth schemes that open an `Authorization` value; shown as written at the
 /// start of a value, followed by whitespace.
@@ -13,10 +13,12 @@ const SCHEMES: &[&str] = &["Bearer", "Basic", "Bot", "Token", "Digest"];
 /// what is approved is still readable from the name, the `$VAR` / `${VAR}`
 /// templates (shown as written; the `Env:` line lists the variables they
 /// may read), a leading auth scheme (`Bearer`) and the fingerprint. When
-/// anything is masked, `(sha256:<8 hex>)` follows: the first 8 hex digits of
-/// the SHA-256 of the value as written, so a changed value shows as changed
-/// (`printf %s 'Bearer …' | sha256sum` checks it).
-pub(crate) fn shown_header_value(value: &str) -> String {
+/// anything is masked, `(hmac:<8 hex>)` follows: the first 8 hex digits of
+/// the HMAC-SHA256 of the value as written under the home's key
+/// ([`FingerprintKey`]), so a changed value shows as changed while a weak
+/// value (`Bearer hunter2`) cannot be guessed from a log or a screenshot,
+/// as an unkeyed hash's could. Without a key no fingerprint is shown.
+pub(crate) fn shown_header_value(value: &str, key: &FingerprintKey) -> String {
     let mut out = String::with_capacity(value.len());
     let mut masked = false;
     let mut literal = String::new();
@@ -54,9 +56,8 @@ pub(crate) fn shown_header_value(value: &str) -> String {
     }
     literal.push_str(rest);
     flush(&mut literal, &mut out, first);
-    if masked {
-        let digest = Sha256::digest(value.as_bytes());
-        out.push_str(&format!(" (sha256:{})", &hex::encode(digest)[..8]));
+    if masked && let Some(fingerprint) = key.fingerprint(value.as_bytes()) {
+        out.push_str(&format!(" ({fingerprint})"));
     }
     out
 }
@@ -94,33 +95,52 @@ fn mask_literal(literal: &str, out: &mut String, opens_value: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::shown_header_value;
+    use crate::consent::FingerprintKey;
 
     #[test]
     fn literal_text_is_masked_and_templates_shown() {
-        let fingerprint = |value: &str| {
-            use sha2::Digest;
-            hex::encode(sha2::Sha256::digest(value.as_bytes()))[..8].to_owned()
-        };
+        let dir = tempfile::tempdir().expect("dir");
+        let key = FingerprintKey::in_folder(dir.path());
+        let fingerprint = |value: &str| key.fingerprint(value.as_bytes()).expect("a key");
         for (value, shown) in [
             ("Bearer $HOOK_SECRET", "Bearer $HOOK_SECRET".to_owned()),
             (
                 "${A}-$B_2",
-                "${A}***$B_2 (sha256:".to_owned() + &fingerprint("${A}-$B_2") + ")",
+                format!("${{A}}***$B_2 ({})", fingerprint("${A}-$B_2")),
             ),
             (
                 "Bearer hunter",
-                format!("Bearer *** (sha256:{})", fingerprint("Bearer hunter")),
+                format!("Bearer *** ({})", fingerprint("Bearer hunter")),
             ),
-            ("hunter", format!("*** (sha256:{})", fingerprint("hunter"))),
-            ("Bearer", format!("*** (sha256:{})", fingerprint("Bearer"))),
+            ("hunter", format!("*** ({})", fingerprint("hunter"))),
+            ("Bearer", format!("*** ({})", fingerprint("Bearer"))),
             (
                 "token=$T; x=hunter",
-                format!("***$T*** (sha256:{})", fingerprint("token=$T; x=hunter")),
+                format!("***$T*** ({})", fingerprint("token=$T; x=hunter")),
             ),
-            ("a$ ${", format!("*** (sha256:{})", fingerprint("a$ ${"))),
+            ("a$ ${", format!("*** ({})", fingerprint("a$ ${"))),
             ("", String::new()),
         ] {
-            assert_eq!(shown_header_value(value), shown, "{value}");
+            assert_eq!(shown_header_value(value, &key), shown, "{value}");
         }
+        // Without a key: masked, and no fingerprint at all.
+        let none = FingerprintKey::none();
+        assert_eq!(shown_header_value("Bearer hunter", &none), "Bearer ***");
+    }
+
+    /// The fingerprint is keyed: not the plain SHA-256 prefix an offline
+    /// word list finds `Bearer hunter2` from.
+    #[test]
+    fn the_fingerprint_is_not_the_unkeyed_sha256() {
+        use sha2::Digest;
+        let dir = tempfile::tempdir().expect("dir");
+        let key = FingerprintKey::in_folder(dir.path());
+        let shown = shown_header_value("Bearer hunter2", &key);
+        let plain = &hex::encode(sha2::Sha256::digest(b"Bearer hunter2"))[..8];
+        assert!(shown.starts_with("Bearer *** (hmac:"), "{shown}");
+        assert!(
+            !shown.contains(plain) && !shown.contains("sha256"),
+            "{shown}"
+        );
     }
 }
