@@ -46,6 +46,7 @@ fn names_joined_from_pieces_are_never_run() {
 fn folders_runners_strings_and_callbacks_are_never_run() {
     for command in [
         "CDPATH=\"$(printf tools)\"; cd sub >/dev/null; sh ../g.sh a",
+        "CDPATH=tools; cd sub >/dev/null; sh ../g.sh a",
         "run() { flock /tmp/round43.lock \"$@\"; }; run sh \"$(printf tools/g.%s sh)\" a",
         "sh -c 'g() { sh \"$1\" a; }; g \"$(printf tools/g.%s sh)\"'",
         "bash -c 'exec -a \"$(printf tools/g.%s sh)\" bash -c '\\''sh \"$0\" a'\\'''",

@@ -79,6 +79,19 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
             }
         }
     }
+    // `CDPATH=tools; cd sub`: a folder inside a folder another word names
+    // (`tools/sub`, though `./sub` exists too: R42-2); written words only.
+    let named = bases.len();
+    for at in 2.min(named)..named {
+        let base = bases[at].clone();
+        for (word, _) in words.iter().filter(|(w, _)| !w.contains(['*', '?', '['])) {
+            for folder in paths_of(&base, word) {
+                if folder.is_dir() && !bases.contains(&folder) && bases.len() < 32 {
+                    bases.push(folder);
+                }
+            }
+        }
+    }
     let mut scripts = Vec::new();
     for (word, after_interpreter) in words.iter().filter(|(word, _)| word.len() > 1) {
         let candidates: Vec<PathBuf> = match Path::new(word).is_absolute() {
@@ -212,6 +225,17 @@ fn is_system(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_folder_inside_a_named_folder_is_looked_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("tools/sub")).expect("tools/sub");
+        std::fs::create_dir_all(dir.path().join("sub")).expect("sub");
+        let script = dir.path().join("tools/sub/g.sh");
+        std::fs::write(&script, "exit 0\n").expect("script");
+        let found = named_scripts("CDPATH=tools; cd sub >/dev/null; sh g.sh a", dir.path());
+        assert_eq!(found, [script]);
+    }
 
     #[test]
     fn scripts_named_in_spellings_nothing_reads_are_found() {
