@@ -79,29 +79,7 @@ fn names(plain: &str, name: &str) -> bool {
             })
             .filter_map(|word| word.rsplit('/').next())
             .filter(|last| last.contains(['*', '?', '[']))
-            .any(|pattern| glob_matches(pattern, name))
-}
-
-/// Whether the shell glob `pattern` (`*`, `?`, `[…]`) matches `name`.
-fn glob_matches(pattern: &str, name: &str) -> bool {
-    let mut regex = String::from("^");
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '*' => regex.push_str(".*"),
-            '?' => regex.push('.'),
-            '[' => {
-                let class: String = chars.by_ref().take_while(|c| *c != ']').collect();
-                let class = class.replacen('!', "^", usize::from(class.starts_with('!')));
-                regex.push_str(&format!("[{}]", class.replace('\\', "\\\\")));
-            }
-            _ => regex.push_str(&regex::escape(&c.to_string())),
-        }
-    }
-    regex.push('$');
-    // A class that does not compile matches nothing; the name is then
-    // read as written.
-    regex::Regex::new(&regex).is_ok_and(|r| r.is_match(name))
+            .any(|pattern| crate::binding::globbing::wildcard(pattern, name))
 }
 
 /// Adds the files `file` sources (shell) or imports from beside it (Python).
