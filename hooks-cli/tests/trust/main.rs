@@ -87,6 +87,7 @@ mod round39_guards;
 mod round39_paths;
 mod round40;
 mod round43;
+mod round43_scripts;
 mod round5;
 mod round6_shapes;
 mod round7;

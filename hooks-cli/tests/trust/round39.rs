@@ -55,7 +55,11 @@ pub(crate) fn runs_guarded(
     command: &str,
 ) {
     user_fail_closed_command(home, command);
-    let emitted = emit_terminal(home, project, "ls", true);
+    assert_guarded(command, &emit_terminal(home, project, "ls", true));
+}
+
+/// Asserts that what an emit of `command` said is the guard's "guarded".
+pub(crate) fn assert_guarded(command: &str, emitted: &serde_json::Value) {
     assert_eq!(
         emitted["outcome"]["message"],
         json!("guarded"),

@@ -238,7 +238,7 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
     let mut index = 0;
     while index < found.files.len() && index < 64 {
         let file = found.files[index].clone();
-        follow(&file, cwd, &mut found, 0);
+        follow(&file, cwd, &mut found);
         index += 1;
     }
     if found.files.is_empty() && found.opaque.is_none() {
@@ -293,7 +293,7 @@ fn on_path(program: &str, cwd: &Path) -> Option<PathBuf> {
 pub(super) fn add_run_file(found: &mut Identified, path: PathBuf, cwd: &Path) {
     if !found.files.contains(&path) {
         found.files.push(path.clone());
-        follow(&path, cwd, found, 0);
+        follow(&path, cwd, found);
     }
 }
 

@@ -66,6 +66,7 @@
 
 mod braces;
 pub(crate) use braces::expanded as brace_expanded;
+pub(crate) use read::without_written_targets;
 mod compiled;
 mod entry_points;
 mod environment_code;

@@ -48,7 +48,7 @@ fn scan(file: &Path) -> Option<String> {
 /// Whether `bytes` (a file's start) are a program's, not text a shell
 /// runs: an ELF file, or a NUL in the first line (as bash tells a binary;
 /// a NUL later does not stop bash running the rest: R41-6).
-fn is_binary(bytes: &[u8]) -> bool {
+pub(super) fn is_binary(bytes: &[u8]) -> bool {
     let first_line = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
     bytes.starts_with(b"\x7fELF") || first_line.contains(&0)
 }
@@ -82,8 +82,15 @@ fn names(plain: &str, name: &str) -> bool {
             .any(|pattern| crate::binding::globbing::wildcard(pattern, name))
 }
 
-/// Adds the files `file` sources (shell) or imports from beside it (Python).
-pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usize) {
+/// Adds the files `file` sources (shell) or imports from beside it
+/// (Python), and the project's scripts a shell script runs by a static
+/// name ([`super::sweep::named_in_project`]).
+pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified) {
+    read(file, cwd, found, 0, false);
+}
+
+/// [`follow`] of a file `depth` files down, `sourced` by a shell or run.
+fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: bool) {
     if depth > MAX_FOLLOW {
         return;
     }
@@ -91,7 +98,7 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usi
         return;
     };
     // A sourced file is read whatever its bytes (R42-7).
-    if bytes.starts_with(b"\x7fELF") || (depth == 0 && is_binary(&bytes)) {
+    if bytes.starts_with(b"\x7fELF") || (!sourced && is_binary(&bytes)) {
         return;
     }
     let text = String::from_utf8_lossy(&bytes);
@@ -102,7 +109,7 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usi
     let executable = std::fs::metadata(file).is_ok_and(|meta| {
         std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0
     });
-    let shell = depth > 0 || is_shell_text(&name, &text, executable);
+    let shell = sourced || is_shell_text(&name, &text, executable);
     // A shell script's own names computed when it runs (`sh "$(printf
     // ../tools/g.%s sh)"`): no more bound than the command's (R38-1).
     if shell && found.computed.is_none() {
@@ -136,7 +143,7 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usi
         match resolve(&target, cwd, Some(dir)) {
             Some(path) if !found.files.contains(&path) => {
                 found.files.push(path.clone());
-                follow(&path, cwd, found, depth + 1);
+                read(&path, cwd, found, depth + 1, true);
             }
             Some(_) => {}
             None => {
@@ -145,6 +152,14 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified, depth: usi
                     file.display()
                 ));
             }
+        }
+    }
+    // `sh tools/g.sh a`, `cd "$CLAUDE_PROJECT_DIR"; ./tools/g.sh`: what it
+    // runs of the project, as the command's own text is read (R42-8).
+    for path in super::sweep::named_in_project(&text, cwd, dir) {
+        if !found.files.contains(&path) {
+            found.files.push(path.clone());
+            read(&path, cwd, found, depth + 1, false);
         }
     }
 }
@@ -286,20 +301,37 @@ fn with_folder(word: &str, folders: &[(String, String)]) -> String {
     word.to_owned()
 }
 
+/// `text` with each spelling of the folder of the script itself that
+/// [`beside`] reads (`$(dirname "$0")`, `$(cd "$(dirname "$0")" && pwd)`...)
+/// as `dir`, wherever it stands.
+pub(super) fn with_own_folder(text: &str, dir: &Path) -> String {
+    static ITSELF: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(&itself()).expect("valid regex"));
+    let folder = dir.display().to_string();
+    ITSELF
+        .replace_all(text, regex::NoExpand(&folder))
+        .into_owned()
+}
+
+/// A spelling of the folder of the script itself: `$(dirname "$0")`,
+/// `$(dirname -- "${BASH_SOURCE[0]}")`, `$(cd "$(dirname "$0")" && pwd)`,
+/// `${BASH_SOURCE%/*}`, `${0%/*}`.
+fn itself() -> String {
+    let dirname = r#"dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*"#;
+    let quiet = r#"(?:\s*(?:>\s*/dev/null|&>\s*/dev/null|2>&1))*"#;
+    format!(
+        r#"(?:\$\(\s*{dirname}\)|\$\(\s*cd\s+(?:--\s+)?"?\$\(\s*{dirname}\)"?{quiet}\s*&&\s*pwd(?:\s+-P)?\s*\)|\$\{{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}})"#
+    )
+}
+
 /// `word` with a leading folder of the script itself (`$(dirname "$0")`,
 /// `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`, `${BASH_SOURCE%/*}`)
 /// as `dir`, the folder of the script that sources it (R42-7).
 fn beside(word: &str, dir: &Path) -> String {
-    static ITSELF: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        // `dirname "$0"`, `dirname -- "${BASH_SOURCE[0]}"`.
-        let dirname = r#"dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*"#;
-        let quiet = r#"(?:\s*(?:>\s*/dev/null|&>\s*/dev/null|2>&1))*"#;
-        regex::Regex::new(&format!(
-            r#"^(?:\$\(\s*{dirname}\)|\$\(\s*cd\s+(?:--\s+)?"?\$\(\s*{dirname}\)"?{quiet}\s*&&\s*pwd(?:\s+-P)?\s*\)|\$\{{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}})(/.*)?$"#
-        ))
-        .expect("valid regex")
+    static LEADING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(&format!("^{}(/.*)?$", itself())).expect("valid regex")
     });
-    match ITSELF.captures(word) {
+    match LEADING.captures(word) {
         Some(found) => format!(
             "{}{}",
             dir.display(),

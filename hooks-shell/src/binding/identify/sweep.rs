@@ -5,6 +5,7 @@
 //! `"$(…)"`, nested backquotes, `trap --`, `<<<`, a `cd` it cannot follow:
 //! red team R37-3, R37-4); a script the text names is bound all the same.
 
+use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -13,9 +14,52 @@ use regex::Regex;
 
 /// The most words of a command looked at.
 const MAX_WORDS: usize = 4096;
+/// The most words of a script's text looked at (its first
+/// [`super::MAX_SCAN`] bytes are read).
+const MAX_SCRIPT_WORDS: usize = 1 << 17;
 
 /// The scripts `raw` (a command run in `cwd`) names that exist.
 pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
+    let home = hermes_hooks_core::home::user_home();
+    named_from(raw, cwd, home.as_deref(), MAX_WORDS)
+}
+
+/// The scripts of the project folder `cwd` that the shell text `text` of
+/// a script in `dir` names, read as [`named_scripts`] reads a command run
+/// in `cwd`, from `dir` too (`sh "$(dirname "$0")/g.sh"`): each a file
+/// inside `cwd` once links and `..` are resolved, and no program (red
+/// team R42-8: a user's hook script running `sh tools/g.sh` in every
+/// project). A tool's own files elsewhere (a shim, an installed script)
+/// are not the project's code and stay unbound; so is everything when
+/// `cwd` is `/`, the home folder or above it (no project). A file it
+/// writes (`date > target/stamp.sh`) is not read as one it runs.
+pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBuf> {
+    let Ok(project) = cwd.canonicalize() else {
+        return Vec::new();
+    };
+    let home = hermes_hooks_core::home::user_home();
+    let home_inside = home.as_deref().and_then(|home| home.canonicalize().ok());
+    if project.parent().is_none() || home_inside.is_some_and(|home| home.starts_with(&project)) {
+        return Vec::new();
+    }
+    // `date > target/stamp.sh`: a file it writes is no script it runs.
+    let text = crate::binding::mentions::without_written_targets(text);
+    let text = super::follow::with_own_folder(&text, dir);
+    named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)
+        .into_iter()
+        .filter(|path| {
+            path.canonicalize()
+                .is_ok_and(|real| real.starts_with(&project))
+                && !super::read_head(path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
+        })
+        .collect()
+}
+
+/// The scripts `raw` (a command run in `cwd`) names that exist, found
+/// from `cwd`, `second` (the home folder for a command, the script's own
+/// folder for a script's text), and the folders other words name there;
+/// its first `max_words` words.
+fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) -> Vec<PathBuf> {
     static WORD: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"[A-Za-z0-9_./~${}@%+,=:?*\[\]#^!-]+").expect("valid regex"));
     let home = hermes_hooks_core::home::user_home();
@@ -29,25 +73,30 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
         .collect();
     // Each spelling, and whether an interpreter's word came before it.
     let mut words: Vec<(String, bool)> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut after_interpreter = false;
-    // `f=TOOLS/G.SH; sh ${f,,}`: what the text assigns (R38-1).
-    let assigned: Vec<(&str, &str)> = WORD
+    // `f=TOOLS/G.SH; sh ${f,,}`: what the text assigns (R38-1), the first
+    // value of each name.
+    let mut assigned: HashMap<&str, &str> = HashMap::new();
+    for (name, value) in WORD
         .find_iter(&unquoted)
-        .take(MAX_WORDS)
+        .take(max_words)
         .filter_map(|word| word.as_str().split_once('='))
         .filter(|(name, _)| {
             !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_')
         })
-        .collect();
+    {
+        assigned.entry(name).or_insert(value);
+    }
     // `BASH_ENV=tools/g.sh bash -c :`: an assignment's value is a word too
     // (R42-2).
     let values = WORD
         .find_iter(&unquoted)
-        .take(MAX_WORDS)
+        .take(max_words)
         .filter_map(|word| word.as_str().split_once('=').map(|(_, value)| value));
     for word in WORD
         .find_iter(&unquoted)
-        .take(MAX_WORDS)
+        .take(max_words)
         .map(|w| w.as_str())
         .chain(values)
     {
@@ -59,8 +108,7 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
                 .unwrap_or_else(|| vec![spelling.clone()])
         });
         for spelling in braced {
-            let known = words.iter().any(|(seen, _)| *seen == spelling);
-            if !spelling.is_empty() && !spelling.contains('$') && !known {
+            if !spelling.is_empty() && !spelling.contains('$') && seen.insert(spelling.clone()) {
                 words.push((spelling, after_interpreter));
             }
         }
@@ -69,9 +117,9 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
             super::INTERPRETERS.contains(&program.as_str()) || matches!(word, "." | "source");
     }
     let mut bases: Vec<PathBuf> = vec![cwd.to_path_buf()];
-    bases.extend(home.clone());
+    bases.extend(second.map(Path::to_path_buf));
     for (word, _) in &words {
-        for base in [Some(cwd), home.as_deref()].into_iter().flatten() {
+        for base in [Some(cwd), second].into_iter().flatten() {
             for folder in paths_of(base, word) {
                 if folder.is_dir() && !bases.contains(&folder) && bases.len() < 32 {
                     bases.push(folder);
@@ -151,7 +199,12 @@ fn paths_of(base: &Path, word: &str) -> Vec<PathBuf> {
 /// leading variable as its value here and as nothing (`$X/tools/g.sh`:
 /// `tools/g.sh` too); `${NAME…}` with an operator as NAME's value (case
 /// changed for `,,` and `^^`) and its default (`${D:-tools}`: R38-1).
-fn expanded(word: &str, home: Option<&Path>, cwd: &Path, assigned: &[(&str, &str)]) -> Vec<String> {
+fn expanded(
+    word: &str,
+    home: Option<&Path>,
+    cwd: &Path,
+    assigned: &HashMap<&str, &str>,
+) -> Vec<String> {
     static LEADING: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"^(?:~|\$\{([A-Za-z_][A-Za-z0-9_]*)([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*))(/.*)?$",
@@ -169,8 +222,8 @@ fn expanded(word: &str, home: Option<&Path>, cwd: &Path, assigned: &[(&str, &str
         "HOME" => home.map(|home| home.display().to_string()),
         "PWD" | "CLAUDE_PROJECT_DIR" | "CURSOR_PROJECT_DIR" | "CODEX_PROJECT_DIR"
         | "GEMINI_PROJECT_DIR" => Some(cwd.display().to_string()),
-        _ => (assigned.iter().find(|(assigned, _)| *assigned == name))
-            .map(|(_, value)| (*value).to_owned())
+        _ => (assigned.get(name))
+            .map(|value| (*value).to_owned())
             .or_else(|| std::env::var(name).ok()),
     };
     let value = value.map(|value| match operator {

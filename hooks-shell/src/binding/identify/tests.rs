@@ -145,3 +145,64 @@ fn a_file_a_shell_string_runs_is_named_inside_the_project_or_out() {
         assert!(found.opaque.is_some(), "{form}: {found:?}");
     }
 }
+
+#[test]
+fn the_project_scripts_a_bound_script_runs_are_bound_and_nothing_outside() {
+    // Red team R42-8: a user's hook script outside the project running the
+    // project's `tools/g.sh` by a static name.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path().join("project");
+    let hooks = dir.path().join("hooks");
+    for folder in [project.join("tools/lib"), hooks.clone()] {
+        std::fs::create_dir_all(folder).expect("mkdir");
+    }
+    let g = project.join("tools/g.sh");
+    std::fs::write(&g, "sh tools/lib/h.sh\n").expect("g.sh");
+    let h = project.join("tools/lib/h.sh");
+    std::fs::write(&h, "exit 0\n").expect("h.sh");
+    let outside = dir.path().join("other.sh");
+    std::fs::write(&outside, "exit 0\n").expect("other.sh");
+    std::os::unix::fs::symlink(&outside, project.join("tools/out.sh")).expect("link");
+    let program = project.join("tools/prog");
+    std::fs::write(&program, b"\x7fELF\x02\x01").expect("prog");
+    std::fs::write(hooks.join("side.sh"), "exit 0\n").expect("side.sh");
+    std::fs::write(project.join("tools/stamp.sh"), "1\n").expect("stamp.sh");
+    let x = hooks.join("x.sh");
+    for body in [
+        "#!/bin/bash\nsh tools/g.sh a\n",
+        "#!/bin/bash\ncd \"$CLAUDE_PROJECT_DIR\"\n./tools/g.sh a\n",
+        "sh \"${PWD}/tools/g.sh\"\n",
+    ] {
+        let body = format!(
+            "{body}sh tools/out.sh\nsh ../other.sh\n./tools/prog\nsh {}\nsh \"$(dirname \"$0\")/side.sh\"\ndate > tools/stamp.sh\n",
+            outside.display()
+        );
+        std::fs::write(&x, body).expect("x.sh");
+        for command in [
+            format!("bash {}", x.display()),
+            format!(". {}", x.display()),
+        ] {
+            let found = identify(&command, Some(&words(&command)), &project);
+            assert_eq!(found.computed, None, "{command}: {found:?}");
+            // Followed in turn: what g.sh runs is bound too.
+            for file in [&g, &h] {
+                assert!(found.files.contains(file), "{command}: {found:?}");
+            }
+            let stamp = project.join("tools/stamp.sh");
+            for file in [&outside, &project.join("tools/out.sh"), &program, &stamp] {
+                assert!(!found.files.contains(file), "{command}: {found:?}");
+            }
+            assert!(!found.files.contains(&hooks.join("side.sh")), "{found:?}");
+        }
+    }
+    // A script of the project names one beside it.
+    for body in [
+        "sh \"$(dirname \"$0\")/lib/h.sh\"\n",
+        "D=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"; sh \"$D/lib/h.sh\"\n",
+        "bash \"${BASH_SOURCE%/*}\"/lib/h.sh\n",
+    ] {
+        std::fs::write(&g, body).expect("g.sh");
+        let found = identify("sh tools/g.sh", Some(&words("sh tools/g.sh")), &project);
+        assert!(found.files.contains(&h), "{body}: {found:?}");
+    }
+}

@@ -191,7 +191,7 @@ pub(super) fn listing(folder: &Path) -> HashMap<String, Kind> {
 
 /// `text` without the targets of shell output redirections (`> log`,
 /// `>> "$DIR/run.log"`, `2>err`): files written, not run.
-pub(super) fn without_written_targets(text: &str) -> String {
+pub(crate) fn without_written_targets(text: &str) -> String {
     static WRITTEN: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"(^|[^=\->])([0-9&]?>{1,2}\|?[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s;&|()<>]+)"#)
             .expect("valid regex")
