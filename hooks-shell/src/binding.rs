@@ -96,6 +96,11 @@ pub struct Subject {
     /// a project's hooks, whose scripts may run, source, require or import
     /// any file of the repository's tool folder in ways no scan can follow.
     pub bind_tree: bool,
+    /// The shell line as it runs, when it is not `command` (an imported
+    /// hook's `$CLAUDE_PROJECT_DIR` is the shell's to expand, which the
+    /// text may set: `for CLAUDE_PROJECT_DIR in …`, red team R43-9): read
+    /// for names computed when it runs.
+    pub line: Option<String>,
 }
 
 impl Subject {
@@ -129,6 +134,7 @@ impl Subject {
             source: config.map(Path::to_path_buf),
             env: Vec::new(),
             bind_tree: false,
+            line: None,
         }
     }
 
@@ -139,7 +145,9 @@ impl Subject {
         if self.request.is_some() {
             return Identified::default();
         }
-        let mut found = identify(&self.command, self.words.as_deref(), &self.cwd);
+        let line = self.line.as_deref().unwrap_or(&self.command);
+        let mut found =
+            identify::identify_line(&self.command, line, self.words.as_deref(), &self.cwd);
         self.add_project_programs(&mut found);
         found
     }
@@ -151,7 +159,8 @@ impl Subject {
         if self.request.is_some() {
             return None;
         }
-        identify::computed_in(&self.command, &self.cwd).map(BindError::Computed)
+        let line = self.line.as_deref().unwrap_or(&self.command);
+        identify::computed_in(line, &self.cwd).map(BindError::Computed)
     }
 
     /// The definitions of the folder it runs in that its command executes

@@ -87,6 +87,42 @@ fn a_library_beside_the_script_and_a_script_named_by_a_glob_are_read() {
     }
 }
 
+/// Red team round 43: a case attribute (`declare -l`: R43-1), `for a do`
+/// over the arguments (R43-2), `exec -a` spellings (R43-3), a bundled
+/// `mapfile -tC` (R43-4), `coproc` (R43-5), an alias naming the program
+/// (R43-6), extglob (R43-7), a library reached through a variable or a
+/// real path (R43-8), `CLAUDE_PROJECT_DIR` set by the text (R43-9), a
+/// search path led by `$PWD` (R43-10).
+#[test]
+fn round_43s_spellings_are_never_run() {
+    for command in [
+        "bash -c 'declare -l X=TOOLS/G.SH; sh \"$X\" a'",
+        "set -- \"$(printf tools/g.%s sh)\"; for a do sh \"$a\" x; done",
+        "bash -c 'exec -ca \"$(printf tools/g.%s sh)\" bash -c '\\''sh \"$0\" a'\\'''",
+        "bash -c 'mapfile -tC \"sh $(printf tools/g.%s sh) a #\" -c1 arr <<< x'",
+        "bash -c 'coproc sh \"$(printf tools/g.%s sh)\" a </dev/null; wait'",
+        "PATH=\"$PWD/tools:$PATH\"; g.sh a",
+        "for CLAUDE_PROJECT_DIR in \"$PWD/$(printf tools)\"; do :; done; sh \"$CLAUDE_PROJECT_DIR\"/g.sh a",
+    ] {
+        edit_never_runs(command, &|project| {
+            crate::dialects::write(project, "tools/.keep", "");
+        });
+    }
+    let cases = [
+        "#!/bin/bash\nshopt -s expand_aliases\nalias r=sh\nr \"$(printf tools/g.%s sh)\" a\n",
+        "#!/bin/bash\nshopt -s extglob\nsh tools/@(g).sh a\n",
+        "#!/bin/bash\nD=$(dirname \"$0\"); L=$D/lib.sh; . \"$L\"\n",
+        "#!/bin/bash\nD=$(dirname \"$(realpath \"$0\")\"); . \"$D/lib.sh\"\n",
+        "#!/bin/bash\n. \"$(dirname \"$0\")/$(basename lib.sh)\"\n",
+    ];
+    for text in cases {
+        edit_never_runs("bash \"$CLAUDE_PROJECT_DIR\"/run.sh", &|project| {
+            write(project, "run.sh", text);
+            write(project, "lib.sh", COMPUTES);
+        });
+    }
+}
+
 /// What the reading of pieces must keep running: a folder a variable
 /// holds, a loop over written names, a program the environment chooses,
 /// a name set once.
@@ -100,6 +136,8 @@ fn common_hooks_the_reading_of_pieces_keeps_running() {
         "SH=${HOOK_SHELL:-sh}; \"$SH\" tools/answer.sh",
         "S=tools/answer.sh; sh \"$S\"",
         "cd \"${CLAUDE_PROJECT_DIR:-$(pwd)}\" && sh tools/answer.sh",
+        "bash -c 'declare -l tool=TERMINAL; echo \"$tool\" >/dev/null; sh tools/answer.sh'",
+        "bash -c 'exec -a hook sh tools/answer.sh'",
     ] {
         runs_guarded(&home, &project, command);
     }

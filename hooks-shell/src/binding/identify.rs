@@ -87,8 +87,19 @@ pub(crate) fn base_name(word: &str) -> String {
 /// The files `words` (a command split into argv, run in `cwd`) reaches.
 /// `raw` is the command text as configured (checked for `$(` and backticks).
 pub fn identify(raw: &str, words: Option<&[String]>, cwd: &Path) -> Identified {
+    identify_line(raw, raw, words, cwd)
+}
+
+/// [`identify`], with names computed when it runs read in `line`, the text
+/// as it runs (see [`crate::binding::Subject::line`]).
+pub(crate) fn identify_line(
+    raw: &str,
+    line: &str,
+    words: Option<&[String]>,
+    cwd: &Path,
+) -> Identified {
     let mut found = identify_at(raw, words, cwd, 0);
-    found.computed = computed_in(raw, cwd)
+    found.computed = computed_in(line, cwd)
         .or(found.computed.take())
         .or_else(|| follow::scan_run_by_shell(raw, &found.files));
     found

@@ -16,6 +16,7 @@ fn subject(command: &str, project: Option<&Path>, tree: Vec<PathBuf>) -> Subject
         source: None,
         env: Vec::new(),
         bind_tree: false,
+        line: None,
     }
 }
 

@@ -17,6 +17,13 @@ use crate::binding::Subject;
 impl ImportedHook {
     /// This hook as consent sees it.
     pub fn subject(&self) -> Subject {
+        let line = match &self.handler {
+            Handler::Command {
+                command,
+                args: None,
+            } => Some(self.substitute_in_line(command)),
+            _ => None,
+        };
         let (words, request) = match &self.handler {
             Handler::Command {
                 command,
@@ -61,6 +68,7 @@ impl ImportedHook {
             source: Some(self.source.clone()),
             env: self.settings_env.clone(),
             bind_tree: self.scope == Scope::Project,
+            line,
         }
     }
 

@@ -69,6 +69,7 @@ pub(crate) fn computed_name(raw: &str) -> Option<String> {
         calls: first.calls.clone(),
         shifts: first.shifts,
         tainting: first.tainting.clone(),
+        aliases: first.aliases.clone(),
         ..Reader::default()
     };
     found.or_else(|| second.text(raw, 0))
@@ -123,6 +124,8 @@ struct Reader {
     /// `-c` strings whose own function calls give their positional
     /// parameters computed text.
     tainting: BTreeSet<String>,
+    /// The aliases the text defines, and their values.
+    aliases: std::collections::BTreeMap<String, String>,
 }
 
 /// The most calls of the text's functions read (more cannot be approved).
@@ -145,6 +148,14 @@ impl Reader {
             return Some("its text nests deeper than can be read".to_owned());
         }
         self.functions.extend(function_names(text));
+        // `shopt -s extglob; sh tools/@(g).sh`: a pattern no reading matches (R43-7).
+        if text.contains("extglob")
+            && ["@(", "!(", "+(", "?(", "*("]
+                .iter()
+                .any(|p| text.contains(p))
+        {
+            return Some("it matches names with extglob patterns, which no reading follows".into());
+        }
         // Run with the words of every command not found (R42-1).
         if self.functions.contains("command_not_found_handle") {
             return Some(
@@ -229,14 +240,48 @@ impl Reader {
         }
         let taint = self.taint.clone();
         let is_computed = |word: &str| reading.is_computed(word, &taint);
-        // `exec -a NAME bash -c 'sh "$0"'`: `$0` is NAME (R42-4).
-        if words.first().is_some_and(|w| w == "exec")
-            && let Some(name) = exec_options(&words[1..]).0.filter(|n| is_computed(n))
+        // `exec -a NAME bash -c 'sh "$0"'`: `$0` is NAME (R42-4); after
+        // `command` or `builtin` too (R43-3).
+        let exec_at = words
+            .iter()
+            .position(|w| !matches!(w.as_str(), "command" | "builtin"));
+        if let Some(at) = exec_at.filter(|at| words[*at] == "exec")
+            && let Some(name) = exec_options(&words[at + 1..]).0.filter(|n| is_computed(n))
         {
             return Some(format!(
                 "exec -a names the program with text computed when it runs (`{}`)",
-                reading.shown(name)
+                reading.shown(&name)
             ));
+        }
+        // `for a do sh "$a"`, `coproc sh …`: the command after the keyword
+        // (R43-2, R43-5).
+        let after = match words.first().map(String::as_str) {
+            Some("for" | "select") if words.get(2).is_some_and(|w| w == "do") => Some(3),
+            Some("coproc") if words.len() > 1 => Some(1),
+            _ => None,
+        };
+        if let Some(from) = after {
+            let inner = Command {
+                words: words[from..].to_vec(),
+                piped: command.piped,
+            };
+            return self.command(&inner, previous, reading, depth);
+        }
+        // `alias r=sh; r "$(…)"`: the program an alias names (R43-6).
+        if let Some(value) = words.first().and_then(|w| self.aliases.get(w)) {
+            let mut expanded: Vec<String> =
+                shlex::split(value).unwrap_or_else(|| vec![value.clone()]);
+            expanded.extend(words[1..].iter().cloned());
+            if self.replaying < 3 {
+                self.replaying += 1;
+                let inner = Command {
+                    words: expanded,
+                    piped: command.piped,
+                };
+                let found = self.command(&inner, previous, reading, depth);
+                self.replaying -= 1;
+                return found;
+            }
         }
         let unwrapped = crate::binding::unwrap(&words).words;
         let Some((program_word, args)) = unwrapped.split_first() else {
@@ -313,6 +358,11 @@ impl Reader {
             }
             // Code kept to run later (R40-3).
             "trap" | "alias" | "mapfile" | "readarray" => {
+                if program == "alias" {
+                    for (name, value) in args.iter().filter_map(|a| a.split_once('=')) {
+                        self.aliases.insert(name.to_owned(), value.to_owned());
+                    }
+                }
                 for code in code_arguments(&program, args) {
                     if reading.is_computed_text(code) {
                         return Some(format!(
@@ -364,6 +414,17 @@ impl Reader {
                     depth,
                 )
             }
+            // `git -c 'alias.x=!sh …' x`: an alias is a shell string (R43-11).
+            "git" => args
+                .iter()
+                .filter_map(|a| a.strip_prefix("alias.").and_then(|a| a.split_once("=!")))
+                .find_map(|(_, code)| match reading.is_computed_text(code) {
+                    true => Some(format!(
+                        "a git alias runs a string computed when it runs (`{}`)",
+                        reading.shown(code)
+                    )),
+                    false => self.text(&reading.shown(code), depth + 1),
+                }),
             // `su -c 'sh x'`, `script -qc 'sh x'`: a shell string (R42-3).
             "su" | "script" | "runuser" if args.iter().any(|a| short_c(a)) => {
                 let at = args.iter().position(|a| short_c(a))?;

@@ -138,6 +138,11 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
                 file.display(),
                 rest.trim()
             ));
+            // Most likely a file beside it: each shell file there is read
+            // for computed names (R43-8).
+            if found.computed.is_none() {
+                found.computed = scan_folder(dir, file);
+            }
             continue;
         }
         match resolve(&target, cwd, Some(dir)) {
@@ -162,6 +167,23 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
             read(&path, cwd, found, depth + 1, false);
         }
     }
+}
+
+/// Why a shell file in `dir` (other than `file`; the first 64 entries)
+/// runs a name computed when it runs.
+fn scan_folder(dir: &Path, file: &Path) -> Option<String> {
+    let listing = std::fs::read_dir(dir).ok()?;
+    listing
+        .flatten()
+        .take(64)
+        .map(|entry| entry.path())
+        .filter(|path| path != file && path.is_file())
+        .filter(|path| {
+            let name = path.to_string_lossy().to_ascii_lowercase();
+            let head = read_head(path, 256).unwrap_or_default();
+            is_shell_text(&name, &String::from_utf8_lossy(&head), false)
+        })
+        .find_map(|path| scan(&path))
 }
 
 /// Whether a script named `name` (lower case) holding `text` is shell
@@ -276,7 +298,8 @@ fn own_folders(text: &str, dir: &Path) -> Vec<(String, String)> {
             .and_then(|v| v.strip_suffix('"'))
             .unwrap_or(value)
             .to_owned();
-        let folder = beside(&value, dir);
+        // `L=$D/lib.sh` of a `D` found before (R43-8).
+        let folder = beside(&with_folder(&value, &found), dir);
         if folder != value && !folder.contains('$') {
             found.push((name, folder));
         } else {
@@ -317,7 +340,12 @@ pub(super) fn with_own_folder(text: &str, dir: &Path) -> String {
 /// `$(dirname -- "${BASH_SOURCE[0]}")`, `$(cd "$(dirname "$0")" && pwd)`,
 /// `${BASH_SOURCE%/*}`, `${0%/*}`.
 fn itself() -> String {
-    let dirname = r#"dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*"#;
+    // `"$0"`, `"${BASH_SOURCE[0]}"`, or its real path (`"$(realpath "$0")"`,
+    // `"$(readlink -f "$0")"`: R43-8).
+    let own = r#"\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)"#;
+    let dirname = format!(
+        r#"dirname\s+(?:--\s+)?"?(?:{own}|\$\(\s*(?:realpath|readlink\s+-[fem])\s+(?:--\s+)?"?{own}"?\s*\))"?\s*"#
+    );
     let quiet = r#"(?:\s*(?:>\s*/dev/null|&>\s*/dev/null|2>&1))*"#;
     format!(
         r#"(?:\$\(\s*{dirname}\)|\$\(\s*cd\s+(?:--\s+)?"?\$\(\s*{dirname}\)"?{quiet}\s*&&\s*pwd(?:\s+-P)?\s*\)|\$\{{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}})"#
@@ -356,6 +384,8 @@ mod tests {
             r#"$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )/lib.sh"#,
             "${BASH_SOURCE%/*}/lib.sh",
             "${0%/*}/lib.sh",
+            r#"$(dirname "$(realpath "$0")")/lib.sh"#,
+            r#"$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"#,
         ] {
             assert_eq!(beside(word, dir), "/p/.claude/hooks/lib.sh", "{word}");
         }
@@ -372,6 +402,8 @@ mod tests {
         assert_eq!(with_folder("$SCRIPT_DIR/lib.sh", &folders), "/p/h/lib.sh");
         assert_eq!(with_folder("${SCRIPT_DIR}/lib.sh", &folders), "/p/h/lib.sh");
         assert_eq!(with_folder("$TWICE/lib.sh", &folders), "$TWICE/lib.sh");
+        let chained = own_folders("D=$(dirname \"$0\")\nL=$D/lib.sh\n", dir);
+        assert_eq!(with_folder("$L", &chained), "/p/h/lib.sh");
     }
 
     #[test]

@@ -99,6 +99,11 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
         .take(max_words)
         .map(|w| w.as_str())
         .chain(values)
+        // `PATH="$PWD/zz:$PATH"`: each entry of a `:` list too (R43-10).
+        .flat_map(|word| {
+            let entries = word.contains(':').then(|| word.split(':'));
+            std::iter::once(word).chain(entries.into_iter().flatten())
+        })
     {
         let spellings = expanded(word, home.as_deref(), cwd, &assigned);
         // Brace lists as bash expands them, bounded (a word of forty
@@ -278,6 +283,16 @@ fn is_system(path: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_entry_of_a_search_path_is_a_folder_looked_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("zz")).expect("zz");
+        let script = dir.path().join("zz/g.sh");
+        std::fs::write(&script, "exit 0\n").expect("script");
+        let found = named_scripts("PATH=\"$PWD/zz:$PATH\"; g.sh a", dir.path());
+        assert_eq!(found, [script]);
+    }
 
     #[test]
     fn a_folder_inside_a_named_folder_is_looked_in() {

@@ -20,6 +20,7 @@ fn guard(command: &str, project: &Path, path: &str) -> Subject {
         source: None,
         env: vec![("PATH".to_owned(), path.to_owned())],
         bind_tree: false,
+        line: None,
     }
 }
 

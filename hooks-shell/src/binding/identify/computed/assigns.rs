@@ -27,6 +27,16 @@ impl super::Reader {
         let taint = self.taint.clone();
         let is_computed = |word: &str| reading.is_computed(word, &taint);
         match first.as_str() {
+            // `for a do`, `for a;`: over the positional parameters (R43-2).
+            "for" | "select" if words.len() == 2 || words.get(2).is_some_and(|w| w == "do") => {
+                self.taint.count(&words[1]);
+                match self.taint.positional {
+                    true => newly.push(words[1].clone()),
+                    false => {
+                        self.taint.looped.insert(words[1].clone());
+                    }
+                }
+            }
             "for" if words.get(2).is_some_and(|w| w == "in") => {
                 self.taint.count(&words[1]);
                 // `for f in a.sh b.sh`: each written; a glob or an
@@ -90,6 +100,13 @@ impl super::Reader {
             _ => words.to_vec(),
         };
         let declared = declared && first != "env";
+        // `declare -l X=TOOLS/G.SH`: its value changes case when it is set
+        // (R43-1); `-u`, `-c` too.
+        let cased = declared
+            && words[1..].iter().any(|w| {
+                w.strip_prefix('-')
+                    .is_some_and(|l| !l.starts_with('-') && l.contains(['l', 'u', 'c']))
+            });
         for word in words.iter().skip(usize::from(declared)) {
             if declared && word.starts_with(['-', '+']) {
                 continue;
@@ -100,7 +117,7 @@ impl super::Reader {
                         .map(|(n, v)| (n.to_owned(), v.to_owned()))
                 })
             else {
-                if nameref && is_name(word) {
+                if (nameref || cased) && is_name(word) {
                     newly.push(word.clone());
                     continue;
                 }
@@ -108,6 +125,9 @@ impl super::Reader {
             };
             self.taint.assigned.insert(name.clone());
             self.taint.count(&name);
+            if cased {
+                newly.push(name.clone());
+            }
             // `IFS=, ` alone sets it; `IFS= read -r x` only for `read` (R41-8).
             // Blanks only (`IFS=$'\n\t'`) or a saved value put back
             // (`IFS=$OLDIFS`) split no name apart (R42-11).

@@ -74,18 +74,18 @@ pub(super) const ENVIRONMENT: [&str; 8] = [
 /// SIGNAL…`, `alias NAME=CODE…`, `mapfile -C CODE` (R42-5).
 pub(super) fn code_arguments<'a>(program: &str, args: &'a [String]) -> Vec<&'a str> {
     match program {
-        "mapfile" | "readarray" => {
-            let mut code = Vec::new();
-            let mut words = args.iter();
-            while let Some(word) = words.next() {
-                match word.strip_prefix("-C") {
-                    Some("") => code.extend(words.next().map(String::as_str)),
-                    Some(attached) => code.push(attached),
-                    None => {}
-                }
-            }
-            code
-        }
+        // `-C CODE`, `-CCODE`, `-tC CODE` (R43-4).
+        "mapfile" | "readarray" => args
+            .iter()
+            .enumerate()
+            .filter_map(|(at, word)| {
+                let value = option_values(word, 'C', args.get(at + 1))?;
+                Some(match value.from_next {
+                    true => args[at + 1].as_str(),
+                    false => &word[word.len() - value.text.len()..],
+                })
+            })
+            .collect(),
         "trap" => args
             .iter()
             .find(|a| !matches!(a.as_str(), "--" | "-p" | "-l"))
@@ -186,20 +186,54 @@ pub(super) fn read_code(
 }
 
 /// `exec`'s `-a NAME` (the name it gives the program, its `$0`) and the
-/// words of the command it runs, after its options (`-c`, `-l`).
-pub(super) fn exec_options(args: &[String]) -> (Option<&String>, &[String]) {
+/// words of the command it runs, after its options (`-c`, `-l`, bundled
+/// `-ca NAME`, attached `-aNAME`: R43-3).
+pub(super) fn exec_options(args: &[String]) -> (Option<String>, &[String]) {
     let mut named = None;
     let mut at = 0;
     while let Some(word) = args.get(at) {
-        match word.as_str() {
-            "--" => return (named, &args[at + 1..]),
-            "-a" => {
-                named = args.get(at + 1);
-                at += 2;
+        if word == "--" {
+            return (named, &args[at + 1..]);
+        }
+        if !(word.starts_with('-') && word.len() > 1) {
+            break;
+        }
+        at += 1;
+        if let Some(value) = option_values(word, 'a', args.get(at)) {
+            if value.from_next {
+                at += 1;
             }
-            _ if word.starts_with('-') && word.len() > 1 => at += 1,
-            _ => break,
+            named = Some(value.text);
         }
     }
     (named, &args[at.min(args.len())..])
+}
+
+/// A value a short option takes: attached (`-aNAME`) or the next word.
+pub(super) struct OptionValue {
+    pub(super) text: String,
+    pub(super) from_next: bool,
+}
+
+/// The value of the short option `letter` in the option word `word`
+/// (`-a`, `-ca`, `-aNAME`, `-tC`): what follows the letter in the word, or
+/// `next` when nothing does.
+pub(super) fn option_values(
+    word: &str,
+    letter: char,
+    next: Option<&String>,
+) -> Option<OptionValue> {
+    let letters = word.strip_prefix('-').filter(|l| !l.starts_with('-'))?;
+    let at = letters.find(letter)?;
+    let attached = &letters[at + letter.len_utf8()..];
+    match attached.is_empty() {
+        true => next.map(|n| OptionValue {
+            text: n.clone(),
+            from_next: true,
+        }),
+        false => Some(OptionValue {
+            text: attached.to_owned(),
+            from_next: false,
+        }),
+    }
 }

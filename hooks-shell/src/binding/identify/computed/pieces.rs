@@ -46,6 +46,11 @@ pub(super) fn pieced(word: &str, taint: &Taint) -> bool {
     })
 }
 
+/// Whether `word` is one expansion and nothing else (`$X`, `${X:-d}`).
+pub(super) fn is_one_expansion(word: &str) -> bool {
+    whole_expansion(word).is_some()
+}
+
 /// `word` split at each `/` outside `${…}`.
 fn components(word: &str) -> Vec<&str> {
     let mut parts = Vec::new();

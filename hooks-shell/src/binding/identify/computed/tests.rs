@@ -124,6 +124,23 @@ fn names_computed_when_it_runs_are_found() {
         "exec -a \"$(printf tools/g.%s sh)\" bash -c 'sh \"$0\" a'",
         "mapfile -t -C \"sh $(printf tools/g.%s sh) a #\" -c 1 arr <<< x",
         "readarray -C\"sh $(printf tools/g.%s sh)\" arr <<< x",
+        // Round 43.
+        "declare -l X=TOOLS/G.SH; sh \"$X\" a",
+        "f() { local -l X=TOOLS/G.SH; sh \"$X\" a; }; f",
+        "declare -l X; X=TOOLS/G.SH; sh \"$X\" a",
+        "declare -l CDPATH=TOOLS; cd sub; sh g.sh a",
+        "set -- \"$(printf tools/g.%s sh)\"; for a do sh \"$a\" x; done",
+        "f() { for a do sh \"$a\" x; done; }; f \"$(printf tools/g.%s sh)\"",
+        "exec -ca \"$(printf tools/g.%s sh)\" bash -c 'sh \"$0\" a'",
+        "exec -a\"$(printf tools/g.%s sh)\" bash -c 'sh \"$0\" a'",
+        "command exec -a \"$(printf tools/g.%s sh)\" bash -c 'sh \"$0\" a'",
+        "mapfile -tC \"sh $(printf tools/g.%s sh) a #\" -c1 arr <<< x",
+        "coproc sh \"$(printf tools/g.%s sh)\" a </dev/null; wait",
+        "shopt -s expand_aliases\nalias r=sh\nr \"$(printf tools/g.%s sh)\" a",
+        "shopt -s extglob\nsh tools/@(g).sh a",
+        "PATH=\"$PWD/tools:$PATH\"; R=g; \"$R.sh\" a",
+        "git -c \"alias.x=!sh \\$(printf tools/g.%s sh) a\" x",
+        "CLAUDE_PROJECT_DIR=\"$(printf %s/tools \"$PWD\")\"; sh \"$CLAUDE_PROJECT_DIR\"/g.sh a",
     ] {
         assert!(computed_name(raw).is_some(), "{raw}");
     }
@@ -210,6 +227,10 @@ fn places_and_data_are_not_computed_names() {
         "exec -a hook bash x.sh",
         "mapfile -t files < <(git diff --name-only); npx prettier --write \"${files[@]}\"",
         "CDPATH=; cd /tmp && sh x.sh",
+        "declare -l tool=$(jq -r .tool_name); echo \"$tool\"",
+        "for a do echo \"$a\"; done",
+        "exec -a name python3 x.py",
+        "coproc cat; echo x >&\"${COPROC[1]}\"",
     ] {
         assert_eq!(computed_name(raw), None, "{raw}");
     }

@@ -98,11 +98,12 @@ impl Words<'_> {
     }
 
     /// [`Words::is_computed`] of a program's word: one found on `PATH` by
-    /// a variable's value (`"$EDITOR"`, `${PYTHON:-python3}`) is the
-    /// environment's choice, not pieces of a file's name.
+    /// a variable's value alone (`"$EDITOR"`, `${PYTHON:-python3}`) is the
+    /// environment's choice, not pieces of a file's name; `"$R.sh"` is
+    /// (R43-10).
     pub(super) fn is_computed_program(&self, word: &str, taint: &Taint) -> bool {
-        self.holds_run_time_text(word, taint)
-            || (word.contains('/') && super::pieces::pieced(word, taint))
+        let chosen = !word.contains('/') && super::pieces::is_one_expansion(word);
+        self.holds_run_time_text(word, taint) || (!chosen && super::pieces::pieced(word, taint))
     }
 
     /// [`Words::is_computed`] but for names joined from pieces.
