@@ -39,12 +39,12 @@ impl super::Reader {
             }
             "for" if words.get(2).is_some_and(|w| w == "in") => {
                 self.taint.count(&words[1]);
-                // `for f in a.sh b.sh`: each written; a glob or an
-                // expansion is not (R42-1).
-                let written = |w: &String| !w.contains(['$', '\u{e000}', '`']);
+                // `for f in a.sh "$D"/*.sh`: words the reading follows
+                // (each bound, or the folder of a glob); a computed or
+                // pieced one is not (R42-1).
                 if words[3..].iter().any(|w| is_computed(w)) {
                     newly.push(words[1].clone());
-                } else if words[3..].iter().all(written) {
+                } else {
                     self.taint.looped.insert(words[1].clone());
                 }
             }

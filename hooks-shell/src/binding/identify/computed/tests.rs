@@ -218,6 +218,7 @@ fn places_and_data_are_not_computed_names() {
         r#"D=x; D=lib; PYTHONPATH=$D python3 check.py"#,
         r#"cd "$HERMES_TEST_REPO" && sh tools/guard.sh"#,
         r#"for f in .claude/hooks/d/*.sh; do . "$f"; done"#,
+        r#"for f in "$CLAUDE_PROJECT_DIR"/.claude/hooks/d/*.sh; do . "$f"; done"#,
         "PY=${PYTHON:-python3}; \"$PY\" -m black --quiet x.py",
         r#""$EDITOR" notes.txt"#,
         r#"PATH="$HOME/.local/bin:$PATH"; lint"#,
