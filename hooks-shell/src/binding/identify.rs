@@ -128,6 +128,13 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         found
             .opaque
             .get_or_insert_with(|| "it cannot be split into words".to_owned());
+        // Each script the text names is bound all the same (R44-1: quotes
+        // nested in `${…}` left `sh tools/g.sh` unbound).
+        if depth == 0 {
+            for script in sweep::named_scripts(raw, cwd) {
+                add_run_file(&mut found, script, cwd);
+            }
+        }
         return found;
     };
     let mut program = base_name(&words[0]);
@@ -185,7 +192,16 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         .as_ref()
         .and_then(|c| c.path.parent().map(Path::to_path_buf));
     let mut expect_script = interpreter;
+    // `>> ~/.claude/tool-log.jsonl`, `| tee -a log`: files written, never
+    // bound (red team R44-15: a logging hook was asked again every run).
+    let mut written = Written {
+        tee: program == "tee",
+        ..Written::default()
+    };
     for word in args {
+        if written.skips(word) {
+            continue;
+        }
         // `-e` is code for perl, ruby or node, errexit for a shell (`sh -e
         // g.sh` runs g.sh).
         let code_option =
@@ -262,6 +278,44 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         }
     }
     found
+}
+
+/// Which words of a command are files it writes: an output redirection's
+/// target (`> log`, `>>log`, `2> err`, `&> all`), `tee`'s files.
+#[derive(Default)]
+struct Written {
+    /// The next word is a redirection's target.
+    target: bool,
+    /// The words after a `| tee` are its files, until the next command.
+    tee: bool,
+    /// The word after `|` is a program.
+    after_pipe: bool,
+}
+
+impl Written {
+    /// Whether `word` is written to (or is the operator): not bound.
+    fn skips(&mut self, word: &str) -> bool {
+        let after_pipe = std::mem::take(&mut self.after_pipe);
+        if std::mem::take(&mut self.target) {
+            return true;
+        }
+        if matches!(word, "|" | "|&" | ";" | "&&" | "||" | "&") {
+            self.tee = false;
+            self.after_pipe = word.starts_with('|');
+            return false;
+        }
+        if after_pipe && base_name(word) == "tee" {
+            self.tee = true;
+            return true;
+        }
+        let operator = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
+        if operator.starts_with('>') {
+            let rest = operator.trim_start_matches(['>', '|', '&']);
+            self.target = rest.is_empty();
+            return true;
+        }
+        self.tee && !word.starts_with('-')
+    }
 }
 
 fn push(files: &mut Vec<PathBuf>, path: PathBuf) {

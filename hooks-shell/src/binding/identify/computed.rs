@@ -149,12 +149,21 @@ impl Reader {
         }
         self.functions.extend(function_names(text));
         // `shopt -s extglob; sh tools/@(g).sh`: a pattern no reading matches (R43-7).
-        if text.contains("extglob")
+        // `shopt -s "ext"glob`, `ext\glob` (R44-9).
+        let plain: String = text
+            .chars()
+            .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+            .collect();
+        if plain.contains("extglob")
             && ["@(", "!(", "+(", "?(", "*("]
                 .iter()
                 .any(|p| text.contains(p))
         {
             return Some("it matches names with extglob patterns, which no reading follows".into());
+        }
+        // `BASH_ARGV0=x` sets `$0`, which names the script's own folder (R44-4).
+        if text.contains("BASH_ARGV0") {
+            return Some("it sets BASH_ARGV0, which changes what `$0` names".into());
         }
         // Run with the words of every command not found (R42-1).
         if self.functions.contains("command_not_found_handle") {
@@ -163,6 +172,11 @@ impl Reader {
             );
         }
         let cut = cut(text);
+        if cut.ambiguous {
+            return Some(
+                "it quotes inside a double-quoted `${…}`, which shells read differently".into(),
+            );
+        }
         let places: Vec<bool> = cut
             .substitutions
             .iter()
@@ -244,7 +258,7 @@ impl Reader {
         // `command` or `builtin` too (R43-3).
         let exec_at = words
             .iter()
-            .position(|w| !matches!(w.as_str(), "command" | "builtin"));
+            .position(|w| !matches!(w.as_str(), "command" | "builtin" | "-p" | "--"));
         if let Some(at) = exec_at.filter(|at| words[*at] == "exec")
             && let Some(name) = exec_options(&words[at + 1..]).0.filter(|n| is_computed(n))
         {
@@ -267,21 +281,27 @@ impl Reader {
             };
             return self.command(&inner, previous, reading, depth);
         }
-        // `alias r=sh; r "$(…)"`: the program an alias names (R43-6).
-        if let Some(value) = words.first().and_then(|w| self.aliases.get(w)) {
-            let mut expanded: Vec<String> =
-                shlex::split(value).unwrap_or_else(|| vec![value.clone()]);
-            expanded.extend(words[1..].iter().cloned());
-            if self.replaying < 3 {
-                self.replaying += 1;
-                let inner = Command {
-                    words: expanded,
-                    piped: command.piped,
-                };
-                let found = self.command(&inner, previous, reading, depth);
-                self.replaying -= 1;
-                return found;
+        // `alias r=sh; r "$(…)"`: the program an alias names (R43-6); a
+        // value ending in a blank makes the next word one too (R44-5).
+        if words.first().is_some_and(|w| self.aliases.contains_key(w)) && self.replaying < 3 {
+            let mut expanded = Vec::new();
+            let mut at = 0;
+            while let Some(value) = words.get(at).and_then(|w| self.aliases.get(w)) {
+                expanded.extend(shlex::split(value).unwrap_or_else(|| vec![value.clone()]));
+                at += 1;
+                if !value.ends_with([' ', '\t']) {
+                    break;
+                }
             }
+            expanded.extend(words[at..].iter().cloned());
+            self.replaying += 1;
+            let inner = Command {
+                words: expanded,
+                piped: command.piped,
+            };
+            let found = self.command(&inner, previous, reading, depth);
+            self.replaying -= 1;
+            return found;
         }
         let unwrapped = crate::binding::unwrap(&words).words;
         let Some((program_word, args)) = unwrapped.split_first() else {
@@ -426,7 +446,7 @@ impl Reader {
                     false => self.text(&reading.shown(code), depth + 1),
                 }),
             // `su -c 'sh x'`, `script -qc 'sh x'`: a shell string (R42-3).
-            "su" | "script" | "runuser" if args.iter().any(|a| short_c(a)) => {
+            "su" | "script" | "runuser" | "sg" | "flock" if args.iter().any(|a| short_c(a)) => {
                 let at = args.iter().position(|a| short_c(a))?;
                 let string = args.get(at + 1)?;
                 match reading.is_computed_text(string) {

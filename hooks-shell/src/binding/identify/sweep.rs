@@ -21,7 +21,14 @@ const MAX_SCRIPT_WORDS: usize = 1 << 17;
 /// The scripts `raw` (a command run in `cwd`) names that exist.
 pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
     let home = hermes_hooks_core::home::user_home();
-    named_from(raw, cwd, home.as_deref(), MAX_WORDS)
+    // `jq -c . >> log.jsonl`: a file it writes is no script it runs (R44-15).
+    let raw = crate::binding::mentions::without_written_targets(raw);
+    // `"$(pwd)"/tools/g.sh`: the folder it runs in (R44-13).
+    static PWD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\$\(\s*pwd(?:\s+-[LP]+)*\s*\)|`\s*pwd(?:\s+-[LP]+)*\s*`").expect("valid regex")
+    });
+    let raw = PWD.replace_all(&raw, "$${PWD}");
+    named_from(&raw, cwd, home.as_deref(), MAX_WORDS)
 }
 
 /// The scripts of the project folder `cwd` that the shell text `text` of
@@ -100,10 +107,7 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
         .map(|w| w.as_str())
         .chain(values)
         // `PATH="$PWD/zz:$PATH"`: each entry of a `:` list too (R43-10).
-        .flat_map(|word| {
-            let entries = word.contains(':').then(|| word.split(':'));
-            std::iter::once(word).chain(entries.into_iter().flatten())
-        })
+        .flat_map(|word| std::iter::once(word).chain(list_entries(word)))
     {
         let spellings = expanded(word, home.as_deref(), cwd, &assigned);
         // Brace lists as bash expands them, bounded (a word of forty
@@ -160,6 +164,30 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
         }
     }
     scripts
+}
+
+/// The entries of a `:` list in `word` (`PATH=$PWD/zz:$PATH`), split
+/// outside `${…}` (`${D:-$PWD}/zz:…`: R44-13); none without a `:`.
+fn list_entries(word: &str) -> Vec<&str> {
+    let mut entries = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    let bytes = word.as_bytes();
+    for (at, byte) in bytes.iter().enumerate() {
+        match byte {
+            b'{' if at > 0 && bytes[at - 1] == b'$' => depth += 1,
+            b'}' if depth > 0 => depth -= 1,
+            b':' if depth == 0 => {
+                entries.push(&word[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    if entries.is_empty() {
+        return entries;
+    }
+    entries.push(&word[start..]);
+    entries
 }
 
 /// `raw` with its `$'…'` read, then again with one level of backslashes
@@ -292,6 +320,21 @@ mod tests {
         std::fs::write(&script, "exit 0\n").expect("script");
         let found = named_scripts("PATH=\"$PWD/zz:$PATH\"; g.sh a", dir.path());
         assert_eq!(found, [script]);
+    }
+
+    #[test]
+    fn the_folder_it_runs_in_is_read_however_written() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("zz")).expect("zz");
+        let script = dir.path().join("zz/g.sh");
+        std::fs::write(&script, "exit 0\n").expect("script");
+        for raw in [
+            "sh \"$(pwd)\"/zz/g.sh a",
+            "sh `pwd`/zz/g.sh a",
+            "PATH=${CLAUDE_PROJECT_DIR:-$PWD}/zz:$PATH; g.sh a",
+        ] {
+            assert_eq!(named_scripts(raw, dir.path()), [script.clone()], "{raw}");
+        }
     }
 
     #[test]

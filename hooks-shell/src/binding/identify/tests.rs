@@ -206,3 +206,45 @@ fn the_project_scripts_a_bound_script_runs_are_bound_and_nothing_outside() {
         assert!(found.files.contains(&h), "{body}: {found:?}");
     }
 }
+
+/// A file a command writes (a redirection's target, `tee`'s file) is no
+/// code it runs: bound, it asked again after every run (red team R44-15).
+#[test]
+fn files_a_command_writes_are_not_bound() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("tool-log.jsonl");
+    std::fs::write(&log, "").expect("log");
+    std::fs::write(dir.path().join("check.sh"), "exit 0\n").expect("check");
+    for command in [
+        "jq -c . >> tool-log.jsonl",
+        "jq -c . >>tool-log.jsonl",
+        "jq -c . > tool-log.jsonl 2>&1",
+        "jq -c . &> tool-log.jsonl",
+        "jq -c . | tee -a tool-log.jsonl",
+        "date | tee tool-log.jsonl >/dev/null",
+    ] {
+        let found = identify(command, Some(&words(command)), dir.path());
+        assert!(!found.files.contains(&log), "{command}: {found:?}");
+    }
+    // What it runs is still bound.
+    let command = "sh check.sh >> tool-log.jsonl";
+    let found = identify(command, Some(&words(command)), dir.path());
+    assert!(
+        found.files.contains(&dir.path().join("check.sh")),
+        "{found:?}"
+    );
+    assert!(!found.files.contains(&log), "{found:?}");
+}
+
+/// Text no splitter reads (quotes nested in `${…}`) still binds the
+/// scripts it names (red team R44-1).
+#[test]
+fn text_that_cannot_be_split_still_binds_what_it_names() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("tools")).expect("tools");
+    let script = dir.path().join("tools/g.sh");
+    std::fs::write(&script, "exit 0\n").expect("script");
+    let command = r#"x=a; echo "${x#"'"}" >/dev/null; sh tools/g.sh a"#;
+    let found = identify(command, shlex::split(command).as_deref(), dir.path());
+    assert!(found.files.contains(&script), "{found:?}");
+}

@@ -18,10 +18,18 @@ pub(super) struct Command {
 pub(super) struct Cut {
     pub commands: Vec<Command>,
     pub substitutions: Vec<String>,
+    /// A `'` inside a double-quoted `${…}`: bash reads it as a quote for
+    /// some operators and as a character for others.
+    pub ambiguous: bool,
 }
 
 pub(super) fn cut(text: &str) -> Cut {
+    // `$'a\'b'` as the quotes it stands for: its `\'` closes nothing (R44-1).
+    let text = &crate::ansi_quotes::with_ansi_quotes_read(text);
     let mut parts: Vec<(String, bool)> = Vec::new();
+    // A double-quoted string inside `${…}` (`"${x#"'"}"`: its quotes
+    // nest, R44-1), and a `'` there that shells read two ways.
+    let (mut inner, mut ambiguous) = (false, false);
     let mut substitutions = Vec::new();
     let mut current = String::new();
     let mut piped = false;
@@ -47,6 +55,26 @@ pub(super) fn cut(text: &str) -> Cut {
             }
             continue;
         }
+        if parameters > 0 && quote != Some('\'') {
+            match c {
+                '"' => {
+                    inner = !inner;
+                    current.push(c);
+                    continue;
+                }
+                // `"${x#'}'}"` quotes the brace in bash, `"${x:-'}'}"` does not.
+                '\'' if !inner && quote == Some('"') => {
+                    ambiguous = true;
+                    current.push(c);
+                    continue;
+                }
+                '}' if inner => {
+                    current.push(c);
+                    continue;
+                }
+                _ => {}
+            }
+        }
         // `${N}`, `${N:-$(pwd)}`: one word (its braces are no group, what
         // is inside no separator); substitutions in it are marked (R40-5).
         if quote != Some('\'') && rest.starts_with("${") {
@@ -58,6 +86,7 @@ pub(super) fn cut(text: &str) -> Cut {
         if quote != Some('\'') && parameters > 0 && c == '}' {
             current.push(c);
             parameters -= 1;
+            inner = false;
             continue;
         }
         // `a=($(printf …))`: an array, kept whole in its word.
@@ -75,6 +104,11 @@ pub(super) fn cut(text: &str) -> Cut {
             (Some(q), _) if c == q => {
                 quote = None;
                 current.push(c);
+            }
+            // A line continuation is no character at all (`sh \⏎ "$(…)"`:
+            // red team R44-2; shlex made it an empty word).
+            (Some('"') | None, '\\') if rest[1..].starts_with('\n') => {
+                chars.next();
             }
             (Some('"') | None, '\\') => {
                 current.push(c);
@@ -124,6 +158,7 @@ pub(super) fn cut(text: &str) -> Cut {
     Cut {
         commands,
         substitutions,
+        ambiguous,
     }
 }
 

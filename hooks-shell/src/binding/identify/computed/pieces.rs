@@ -32,6 +32,17 @@ const GIVEN: [&str; 12] = [
 /// expansion of a variable the text does not set once to text of its own
 /// (positional parameters and `$0` are read by their taint).
 pub(super) fn pieced(word: &str, taint: &Taint) -> bool {
+    // `tools/[[:lower:]].sh`, `[]g]`: bracket forms no reading matches
+    // (R44-8); `/proc/self/cwd/…`, `/dev/fd/../cwd/…`: the folder it runs
+    // in by another name (R44-10).
+    let brackets = ["[[:", "[[.", "[[=", "[]", "[!]", "[^]"]
+        .iter()
+        .any(|b| word.contains(b));
+    let by_proc = (word.starts_with("/proc/") || word.starts_with("/dev/fd/"))
+        && (word.contains("/cwd") || word.contains("/root") || word.contains(".."));
+    if brackets || by_proc {
+        return true;
+    }
     let components = components(word);
     let last = components.len().saturating_sub(1);
     components.iter().enumerate().any(|(at, component)| {

@@ -140,6 +140,25 @@ fn names_computed_when_it_runs_are_found() {
         "shopt -s extglob\nsh tools/@(g).sh a",
         "PATH=\"$PWD/tools:$PATH\"; R=g; \"$R.sh\" a",
         "git -c \"alias.x=!sh \\$(printf tools/g.%s sh) a\" x",
+        // Round 44: quotes nested in `${…}`, `$'\''` (R44-1).
+        "x=a; echo \"${x#\"'\"}\" >/dev/null; sh \"$(printf tools/g.%s sh)\" a",
+        "echo \"a\" $'d\\'e'; sh \"$(printf tools/g.%s sh)\" a",
+        "x=a; echo \"${x:-\"'\"}\"; sh \"$(printf tools/g.%s sh)\" a",
+        "x=a; echo \"${x#'}'}\"; sh tools/g.sh a",
+        // Round 44: more spellings (R44-4, R44-5, R44-7..R44-10, R44-14).
+        "BASH_ARGV0=tools/x; . \"$(dirname \"$0\")/g.sh\"",
+        "shopt -s expand_aliases\nalias r='nice ' s=sh\nr s \"$(printf tools/g.%s sh)\" a",
+        "command -p exec -a \"$(printf tools/g.%s sh)\" bash -c 'sh \"$0\" a'",
+        "sh tools/[[:lower:]].sh a",
+        "for f in tools/[[:lower:]].sh; do sh \"$f\" a; done",
+        "shopt -s \"ext\"glob\nsh tools/@(g).sh a",
+        "sh /proc/self/cwd/tools/g.sh a",
+        "flock -c \"sh $(printf tools/g.%s sh) a\" /tmp/l",
+        "fakeroot sh \"$(printf tools/g.%s sh)\" a",
+        // Round 44: a line continuation before a blank (R44-2).
+        "sh \\\n \"$(printf tools/g.%s sh)\" a",
+        "sh \\\n\t\"tools/g${NOPE}.sh\" a",
+        "f() { sh \\\n  \"$1\" a; }; f \"$(printf tools/g.%s sh)\"",
         "CLAUDE_PROJECT_DIR=\"$(printf %s/tools \"$PWD\")\"; sh \"$CLAUDE_PROJECT_DIR\"/g.sh a",
     ] {
         assert!(computed_name(raw).is_some(), "{raw}");
@@ -232,6 +251,7 @@ fn places_and_data_are_not_computed_names() {
         "for a do echo \"$a\"; done",
         "exec -a name python3 x.py",
         "coproc cat; echo x >&\"${COPROC[1]}\"",
+        r#"f=$(jq -r .tool_input.file_path); rel="${f#"$CLAUDE_PROJECT_DIR"/}"; echo "$rel""#,
     ] {
         assert_eq!(computed_name(raw), None, "{raw}");
     }
