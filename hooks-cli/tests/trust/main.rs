@@ -88,6 +88,7 @@ mod round39_paths;
 mod round40;
 mod round43;
 mod round43_scripts;
+mod round44;
 mod round5;
 mod round6_shapes;
 mod round7;

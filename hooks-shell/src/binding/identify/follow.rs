@@ -45,6 +45,22 @@ fn scan(file: &Path) -> Option<String> {
     ))
 }
 
+/// [`scan`] of `file` read after the files it sources (`libs`): what they
+/// define holds in it.
+fn scan_with(file: &Path, libs: &[std::path::PathBuf]) -> Option<String> {
+    let mut text = String::new();
+    for path in libs.iter().chain([&file.to_path_buf()]) {
+        let bytes = read_head(path, MAX_SHELL_TEXT).ok()?;
+        text.push_str(String::from_utf8_lossy(&bytes).trim_start_matches('\u{feff}'));
+        text.push('\n');
+    }
+    let why = super::computed::computed_name(&text.replace('\0', ""))?;
+    Some(format!(
+        "{} runs a file named only when it runs (with what it sources): {why}",
+        file.display()
+    ))
+}
+
 /// Whether `bytes` (a file's start) are a program's, not text a shell
 /// runs: an ELF file, or a NUL in the first line (as bash tells a binary;
 /// a NUL later does not stop bash running the rest: R41-6).
@@ -124,6 +140,7 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
         }
     }
     let folders = own_folders(&text, dir);
+    let mut libs = Vec::new();
     // Every `.`/`source` the text runs, in an `if` too (R40-4).
     for rest in super::computed::sourced(&text) {
         // `. "$HOME/bin/lib.sh"`: the home folder is known.
@@ -145,7 +162,9 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
             }
             continue;
         }
-        match resolve(&target, cwd, Some(dir)) {
+        let resolved = resolve(&target, cwd, Some(dir));
+        libs.extend(resolved.clone());
+        match resolved {
             Some(path) if !found.files.contains(&path) => {
                 found.files.push(path.clone());
                 read(&path, cwd, found, depth + 1, true);
@@ -158,6 +177,11 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
                 ));
             }
         }
+    }
+    // What a sourced file defines holds in the script (`run() { "$@"; }`,
+    // an alias, `declare -l`, `set --` in a lib: R44-3): read together.
+    if shell && found.computed.is_none() && !libs.is_empty() {
+        found.computed = scan_with(file, &libs);
     }
     // `sh tools/g.sh a`, `cd "$CLAUDE_PROJECT_DIR"; ./tools/g.sh`: what it
     // runs of the project, as the command's own text is read (R42-8).

@@ -23,11 +23,6 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
     let home = hermes_hooks_core::home::user_home();
     // `jq -c . >> log.jsonl`: a file it writes is no script it runs (R44-15).
     let raw = crate::binding::mentions::without_written_targets(raw);
-    // `"$(pwd)"/tools/g.sh`: the folder it runs in (R44-13).
-    static PWD: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\$\(\s*pwd(?:\s+-[LP]+)*\s*\)|`\s*pwd(?:\s+-[LP]+)*\s*`").expect("valid regex")
-    });
-    let raw = PWD.replace_all(&raw, "$${PWD}");
     named_from(&raw, cwd, home.as_deref(), MAX_WORDS)
 }
 
@@ -46,18 +41,31 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
     };
     let home = hermes_hooks_core::home::user_home();
     let home_inside = home.as_deref().and_then(|home| home.canonicalize().ok());
-    if project.parent().is_none() || home_inside.is_some_and(|home| home.starts_with(&project)) {
+    if project.parent().is_none()
+        || home_inside
+            .as_deref()
+            .is_some_and(|home| home.starts_with(&project))
+    {
         return Vec::new();
     }
     // `date > target/stamp.sh`: a file it writes is no script it runs.
     let text = crate::binding::mentions::without_written_targets(text);
     let text = super::follow::with_own_folder(&text, dir);
+    // A script beside it (the user's `~/.claude/hooks/y.sh` that runs the
+    // project's scripts: R44-11), unless that folder is the home folder.
+    let own = dir.canonicalize().ok().filter(|own| {
+        own.parent().is_some()
+            && home_inside
+                .as_deref()
+                .is_none_or(|home| !home.starts_with(own))
+    });
     named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)
         .into_iter()
         .filter(|path| {
-            path.canonicalize()
-                .is_ok_and(|real| real.starts_with(&project))
-                && !super::read_head(path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
+            path.canonicalize().is_ok_and(|real| {
+                real.starts_with(&project)
+                    || own.as_deref().is_some_and(|own| real.parent() == Some(own))
+            }) && !super::read_head(path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
         })
         .collect()
 }
@@ -70,6 +78,12 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
     static WORD: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"[A-Za-z0-9_./~${}@%+,=:?*\[\]#^!-]+").expect("valid regex"));
     let home = hermes_hooks_core::home::user_home();
+    // `"$(pwd)"/tools/g.sh`: the folder it runs in (R44-13).
+    static PWD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\$\(\s*pwd(?:\s+-[LP]+)*\s*\)|`\s*pwd(?:\s+-[LP]+)*\s*`").expect("valid regex")
+    });
+    let raw = PWD.replace_all(raw, "$${PWD}");
+    let raw = raw.as_ref();
     // Quotes and backslashes out: `\"$CLAUDE_PROJECT_DIR\"/tools/g.sh` is
     // one word (red team round 37).
     // `$'tools/g\x2esh'` as the shell reads it (R38-1), at each depth of

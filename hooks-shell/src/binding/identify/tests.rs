@@ -248,3 +248,52 @@ fn text_that_cannot_be_split_still_binds_what_it_names() {
     let found = identify(command, shlex::split(command).as_deref(), dir.path());
     assert!(found.files.contains(&script), "{found:?}");
 }
+
+/// What a sourced library defines (a function passing `"$@"` on, an
+/// alias) holds in the script that sources it (red team R44-3).
+#[test]
+fn what_a_library_defines_holds_in_its_script() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (lib, main) in [
+        (
+            "run() { \"$@\"; }\n",
+            "run sh \"$(printf tools/g.%s sh)\" a\n",
+        ),
+        (
+            "shopt -s expand_aliases\nalias r=sh\n",
+            "r \"$(printf tools/g.%s sh)\" a\n",
+        ),
+        ("declare -l X=TOOLS/G.SH\n", "sh \"$X\" a\n"),
+    ] {
+        std::fs::write(dir.path().join("lib.sh"), lib).expect("lib");
+        let run = dir.path().join("run.sh");
+        std::fs::write(&run, format!("#!/bin/bash\n. ./lib.sh\n{main}")).expect("run");
+        let command = format!("bash {}", run.display());
+        let found = identify(&command, Some(&words(&command)), dir.path());
+        assert!(found.computed.is_some(), "{lib}{main}: {found:?}");
+    }
+}
+
+/// A user's script running another beside it, which runs the project's
+/// script: both are read, the project's script bound (red team R44-11).
+#[test]
+fn a_script_beside_a_users_script_is_read_too() {
+    let user = tempfile::tempdir().expect("user");
+    let project = tempfile::tempdir().expect("project");
+    std::fs::create_dir_all(project.path().join("tools")).expect("tools");
+    let guard = project.path().join("tools/g.sh");
+    std::fs::write(&guard, "exit 0\n").expect("g");
+    let x = user.path().join("x.sh");
+    std::fs::write(&x, "#!/bin/bash\nbash \"$(dirname \"$0\")/y.sh\"\n").expect("x");
+    std::fs::write(user.path().join("y.sh"), "#!/bin/bash\nsh tools/g.sh a\n").expect("y");
+    let command = format!("bash {}", x.display());
+    let found = identify(&command, Some(&words(&command)), project.path());
+    let real = guard.canonicalize().expect("real");
+    assert!(
+        found
+            .files
+            .iter()
+            .any(|f| f.canonicalize().ok().as_ref() == Some(&real)),
+        "{found:?}"
+    );
+}

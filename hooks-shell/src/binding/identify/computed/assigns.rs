@@ -19,10 +19,48 @@ const SEARCH_PATHS: [&str; 9] = [
 ];
 
 impl super::Reader {
+    /// Why code in the subscript of a name among `words` runs a computed
+    /// name (`a[$(…)]`, quoted, reaches the command whole).
+    fn subscripts(&mut self, words: &[String], reading: &Words) -> Option<String> {
+        for word in words {
+            let Some((_, rest)) = word.split_once('[') else {
+                continue;
+            };
+            let inside = rest.rsplit_once(']').map_or(rest, |(inside, _)| inside);
+            if inside.contains("$(") || inside.contains('`') {
+                let depth = MAX_DEPTH.saturating_sub(2);
+                if let Some(why) = self.text(&reading.shown(inside), depth) {
+                    return Some(why);
+                }
+            }
+        }
+        None
+    }
+
     /// Records what `words` (a simple command) assigns computed text to;
     /// why it is refused when that is a search path.
     pub(super) fn assigns(&mut self, words: &[String], reading: &Words) -> Option<String> {
         let first = words.first()?;
+        // `read 'a[$(sh …)]'`: a name's subscript is code when it is set
+        // (R44-6).
+        if matches!(
+            first.as_str(),
+            "read"
+                | "declare"
+                | "typeset"
+                | "local"
+                | "export"
+                | "readonly"
+                | "let"
+                | "printf"
+                | "mapfile"
+                | "readarray"
+                | "unset"
+                | "getopts"
+        ) && let Some(why) = self.subscripts(&words[1..], reading)
+        {
+            return Some(why);
+        }
         let mut newly = Vec::new();
         let taint = self.taint.clone();
         let is_computed = |word: &str| reading.is_computed(word, &taint);

@@ -155,6 +155,9 @@ fn names_computed_when_it_runs_are_found() {
         "sh /proc/self/cwd/tools/g.sh a",
         "flock -c \"sh $(printf tools/g.%s sh) a\" /tmp/l",
         "fakeroot sh \"$(printf tools/g.%s sh)\" a",
+        "read 'a[$(sh \"$(printf tools/g.%s sh)\" a)]' <<< 1",
+        "declare 'a[$(sh \"$(printf tools/g.%s sh)\" a)]=1'",
+        "let 'a[$(sh \"$(printf tools/g.%s sh)\" a)]=1'",
         // Round 44: a line continuation before a blank (R44-2).
         "sh \\\n \"$(printf tools/g.%s sh)\" a",
         "sh \\\n\t\"tools/g${NOPE}.sh\" a",
