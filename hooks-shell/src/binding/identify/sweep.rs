@@ -347,7 +347,11 @@ mod tests {
             "sh `pwd`/zz/g.sh a",
             "PATH=${CLAUDE_PROJECT_DIR:-$PWD}/zz:$PATH; g.sh a",
         ] {
-            assert_eq!(named_scripts(raw, dir.path()), std::slice::from_ref(&script), "{raw}");
+            assert_eq!(
+                named_scripts(raw, dir.path()),
+                std::slice::from_ref(&script),
+                "{raw}"
+            );
         }
     }
 
