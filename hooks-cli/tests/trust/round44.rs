@@ -59,6 +59,10 @@ fn libraries_subscripts_and_scripts_beside_are_read() {
             "#!/bin/bash\nread 'a[$(sh \"$(printf tools/g.%s sh)\" a)]' <<< 1\n",
             "",
         ),
+        (
+            "#!/bin/bash\n. \"$(dirname \"$0\")/lib.sh\"\nsh tools/G.s? a\n",
+            "shopt -s nocaseglob\n",
+        ),
     ] {
         edit_never_runs("bash \"$CLAUDE_PROJECT_DIR\"/run.sh", &|project| {
             write(project, "run.sh", run);

@@ -161,6 +161,12 @@ impl Reader {
         {
             return Some("it matches names with extglob patterns, which no reading follows".into());
         }
+        // `shopt -s nocaseglob; sh tools/G.s?`: names matched in any case (R44-3).
+        if plain.contains("nocaseglob") {
+            return Some(
+                "it matches names in any case (nocaseglob), which no reading follows".into(),
+            );
+        }
         // `BASH_ARGV0=x` sets `$0`, which names the script's own folder (R44-4).
         if text.contains("BASH_ARGV0") {
             return Some("it sets BASH_ARGV0, which changes what `$0` names".into());

@@ -153,6 +153,7 @@ fn names_computed_when_it_runs_are_found() {
         "for f in tools/[[:lower:]].sh; do sh \"$f\" a; done",
         "shopt -s \"ext\"glob\nsh tools/@(g).sh a",
         "sh /proc/self/cwd/tools/g.sh a",
+        "shopt -s nocaseglob\nsh tools/G.s? a",
         "flock -c \"sh $(printf tools/g.%s sh) a\" /tmp/l",
         "fakeroot sh \"$(printf tools/g.%s sh)\" a",
         "read 'a[$(sh \"$(printf tools/g.%s sh)\" a)]' <<< 1",
