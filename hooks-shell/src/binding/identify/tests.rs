@@ -192,7 +192,8 @@ fn the_project_scripts_a_bound_script_runs_are_bound_and_nothing_outside() {
             for file in [&outside, &project.join("tools/out.sh"), &program, &stamp] {
                 assert!(!found.files.contains(file), "{command}: {found:?}");
             }
-            assert!(!found.files.contains(&hooks.join("side.sh")), "{found:?}");
+            // A script beside the user's script is read and bound (R44-11).
+            assert!(found.files.contains(&hooks.join("side.sh")), "{found:?}");
         }
     }
     // A script of the project names one beside it.

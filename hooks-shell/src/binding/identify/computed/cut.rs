@@ -57,18 +57,27 @@ pub(super) fn cut(text: &str) -> Cut {
         }
         if parameters > 0 && quote != Some('\'') {
             match c {
+                '\\' if inner => {
+                    current.push(c);
+                    if let Some((_, next)) = chars.next() {
+                        current.push(next);
+                    }
+                    continue;
+                }
                 '"' => {
                     inner = !inner;
                     current.push(c);
                     continue;
                 }
-                // `"${x#'}'}"` quotes the brace in bash, `"${x:-'}'}"` does not.
-                '\'' if !inner && quote == Some('"') => {
-                    ambiguous = true;
+                // Inside the nested string every other character is itself
+                // (`${x#"'"}` unquoted too).
+                _ if inner => {
                     current.push(c);
                     continue;
                 }
-                '}' if inner => {
+                // `"${x#'}'}"` quotes the brace in bash, `"${x:-'}'}"` does not.
+                '\'' if quote == Some('"') => {
+                    ambiguous = true;
                     current.push(c);
                     continue;
                 }

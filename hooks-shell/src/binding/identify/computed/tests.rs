@@ -145,6 +145,8 @@ fn names_computed_when_it_runs_are_found() {
         "echo \"a\" $'d\\'e'; sh \"$(printf tools/g.%s sh)\" a",
         "x=a; echo \"${x:-\"'\"}\"; sh \"$(printf tools/g.%s sh)\" a",
         "x=a; echo \"${x#'}'}\"; sh tools/g.sh a",
+        "x=a; echo ${x#\"'\"} >/dev/null; sh \"$(printf tools/g.%s sh)\" a",
+        "x=a; echo ${x/\"'\"/} >/dev/null; sh \"$(printf tools/g.%s sh)\" a",
         // Round 44: more spellings (R44-4, R44-5, R44-7..R44-10, R44-14).
         "BASH_ARGV0=tools/x; . \"$(dirname \"$0\")/g.sh\"",
         "shopt -s expand_aliases\nalias r='nice ' s=sh\nr s \"$(printf tools/g.%s sh)\" a",
