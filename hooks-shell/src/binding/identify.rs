@@ -318,6 +318,27 @@ impl Written {
     }
 }
 
+/// `word` split at each `separator` outside `${…}` (`${D:-$PWD}/zz`, a
+/// `/` or `:` inside a default is no separator); at least one part.
+fn split_outside_parameters(word: &str, separator: u8) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    let bytes = word.as_bytes();
+    for (at, byte) in bytes.iter().enumerate() {
+        match *byte {
+            b'{' if at > 0 && bytes[at - 1] == b'$' => depth += 1,
+            b'}' if depth > 0 => depth -= 1,
+            found if found == separator && depth == 0 => {
+                parts.push(&word[start..at]);
+                start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&word[start..]);
+    parts
+}
+
 fn push(files: &mut Vec<PathBuf>, path: PathBuf) {
     if !files.contains(&path) {
         files.push(path);

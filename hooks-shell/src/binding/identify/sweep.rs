@@ -183,25 +183,11 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
 /// The entries of a `:` list in `word` (`PATH=$PWD/zz:$PATH`), split
 /// outside `${…}` (`${D:-$PWD}/zz:…`: R44-13); none without a `:`.
 fn list_entries(word: &str) -> Vec<&str> {
-    let mut entries = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    let bytes = word.as_bytes();
-    for (at, byte) in bytes.iter().enumerate() {
-        match byte {
-            b'{' if at > 0 && bytes[at - 1] == b'$' => depth += 1,
-            b'}' if depth > 0 => depth -= 1,
-            b':' if depth == 0 => {
-                entries.push(&word[start..at]);
-                start = at + 1;
-            }
-            _ => {}
-        }
+    let entries = super::split_outside_parameters(word, b':');
+    match entries.len() {
+        1 => Vec::new(),
+        _ => entries,
     }
-    if entries.is_empty() {
-        return entries;
-    }
-    entries.push(&word[start..]);
-    entries
 }
 
 /// `raw` with its `$'…'` read, then again with one level of backslashes

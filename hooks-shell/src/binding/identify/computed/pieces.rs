@@ -64,22 +64,7 @@ pub(super) fn is_one_expansion(word: &str) -> bool {
 
 /// `word` split at each `/` outside `${…}`.
 fn components(word: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    let bytes = word.as_bytes();
-    for (at, byte) in bytes.iter().enumerate() {
-        match byte {
-            b'{' if at > 0 && bytes[at - 1] == b'$' => depth += 1,
-            b'}' if depth > 0 => depth -= 1,
-            b'/' if depth == 0 => {
-                parts.push(&word[start..at]);
-                start = at + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&word[start..]);
-    parts
+    super::super::split_outside_parameters(word, b'/')
 }
 
 /// Whether `text` holds a parameter expansion (`$N`, `${…}`, `$1`, `$#`).
