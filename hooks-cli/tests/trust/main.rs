@@ -89,6 +89,7 @@ mod round40;
 mod round43;
 mod round43_scripts;
 mod round44;
+mod round45;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -74,6 +74,10 @@ pub struct Reached {
     /// spelling or a wrapper this reading does not take apart, code given
     /// inline): its approval then binds the hook tree too.
     pub opaque: Option<String>,
+    /// Why a recipe or script it runs names a file computed when it runs
+    /// (`sh $$(printf tools/g.%s sh)` in a `Makefile`): it cannot be
+    /// approved (R44-12).
+    pub computed: Option<String>,
     /// The folder the command starts in, which `$CLAUDE_PROJECT_DIR`
     /// names (R37-5).
     pub(crate) top: PathBuf,
@@ -391,6 +395,7 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
 }
 
 mod follow;
+mod make_text;
 mod options;
 mod pip;
 mod python;

@@ -56,6 +56,10 @@ pub struct Identified {
     /// virtual environment's `python3`), and what they read of it at
     /// start-up: bound by content, not read for names (`program`).
     pub programs: Vec<PathBuf>,
+    /// The definitions (`Makefile`, `package.json`...) that the scripts it
+    /// runs execute in the folder they run in (`make -s lint` in a user's
+    /// script: red team R44-12), bound as the command's own are.
+    pub definitions: Vec<PathBuf>,
 }
 
 /// The file a command executes.

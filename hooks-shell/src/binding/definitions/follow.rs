@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Includes, MAX_INCLUDED, Reached, node_tool, reached_within};
+use super::{Includes, MAX_INCLUDED, Reached, make_text, node_tool, reached_within};
 use crate::binding::identify;
 use crate::binding::shell::{simple_commands, skip_prefixes};
 
@@ -178,10 +178,19 @@ fn toml_strings(value: &toml::Value, out: &mut Vec<String>, depth: usize) -> boo
     }
 }
 
-/// The files a recipe or script line `line` (run in `dir`) names
-/// ([`identify`]), leaving out programs found on `PATH` (installed, not the
-/// project's).
+/// The files a recipe or script line `line` (shell text, run in `dir`)
+/// names ([`identify`]), leaving out programs found on `PATH` (installed,
+/// not the project's); a name it computes when it runs (`sh $(printf
+/// tools/g.%s sh)`) makes it one that cannot be approved (R44-12).
 fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
+    if found.computed.is_none()
+        && let Some(why) = identify::computed_in(line, dir)
+    {
+        found.computed = Some(format!(
+            "a recipe or package script ({}): {why}",
+            line.trim()
+        ));
+    }
     let installed: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|paths| std::env::split_paths(&paths).collect())
         .unwrap_or_default();
@@ -193,6 +202,16 @@ fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
             }
         }
     }
+}
+
+/// A `just` recipe line as the shell text it runs: an interpolation
+/// (`{{tool}}`, `` {{`cmd`}} ``) is a value the recipe does not write.
+fn just_text(line: &str) -> String {
+    static INTERPOLATION: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"\{\{.*?\}\}").expect("valid regex"));
+    INTERPOLATION
+        .replace_all(line, "$${JUST_VALUE}")
+        .into_owned()
 }
 
 /// `make`'s `include` / `-include` / `sinclude` and `just`'s `import` and
@@ -213,14 +232,33 @@ pub(super) fn follow_includes(
     let Some(text) = read_definition(file) else {
         return;
     };
+    let vars = match kind {
+        Includes::Make => make_text::variables(&text),
+        _ => Default::default(),
+    };
+    // `SHELL = tools/sh.sh`: make runs each recipe line with it.
+    if let Some(shell) = vars.get("SHELL") {
+        recipe_files(&make_text::shell_text(shell, &vars), dir, found);
+    }
     for raw in text.lines() {
         let line = raw.trim_start();
-        // A recipe line (`make`: after a tab; `just`: indented).
-        if (kind == Includes::Make && raw.starts_with('\t'))
-            || (kind == Includes::Just && raw.starts_with([' ', '\t']))
-        {
-            recipe_files(line.trim_start_matches(['@', '-', '+']), dir, found);
+        // A recipe line (`make`: after a tab; `just`: indented), as the
+        // shell text it runs (`$$` one `$`, `{{…}}` a value).
+        if kind == Includes::Make && raw.starts_with('\t') {
+            let line = line.trim_start_matches(['@', '-', '+']);
+            recipe_files(&make_text::shell_text(line, &vars), dir, found);
             continue;
+        }
+        if kind == Includes::Just && raw.starts_with([' ', '\t']) {
+            let line = line.trim_start_matches(['@', '-', '+']);
+            recipe_files(&just_text(line), dir, found);
+            continue;
+        }
+        // `X := $(shell sh tools/g.sh)`: run when make reads the file.
+        if kind == Includes::Make {
+            for body in make_text::shell_calls(line) {
+                recipe_files(&make_text::shell_text(body, &vars), dir, found);
+            }
         }
         if kind == Includes::Just
             && let Some(paths) = just_module(line, file, dir)

@@ -4,6 +4,9 @@
 //! ([`super::computed`]), however it is named (R40-4).
 
 use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::{
     Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, base_name, push, read_head, resolve, with_home,
@@ -189,6 +192,39 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
         if !found.files.contains(&path) {
             found.files.push(path.clone());
             read(&path, cwd, found, depth + 1, false);
+        }
+    }
+    // `make -s lint`, `npm run -s lint`: the definitions it runs in the
+    // folder it runs in, as the command's own are read (R44-12).
+    if shell {
+        definitions_run_by(&text, cwd, found);
+    }
+}
+
+/// Adds the definitions the shell text `text` (run in `cwd`) executes
+/// ([`crate::binding::reached`]): bound, and read for names computed when
+/// they run.
+fn definitions_run_by(text: &str, cwd: &Path, found: &mut Identified) {
+    // `make -C "$CLAUDE_PROJECT_DIR"`: the folder the hook runs in.
+    static PROJECT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\$\{(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\}|\$(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\b")
+            .expect("valid regex")
+    });
+    let folder = cwd.display().to_string();
+    let text = match folder.contains(['$', '`', '"', '\\', '\'']) {
+        true => std::borrow::Cow::Borrowed(text),
+        false => PROJECT.replace_all(text, regex::NoExpand(&folder)),
+    };
+    let reached = crate::binding::reached(&text, cwd, false);
+    if found.computed.is_none() {
+        found.computed = reached.computed;
+    }
+    if found.opaque.is_none() {
+        found.opaque = reached.opaque;
+    }
+    for root in reached.roots {
+        if !found.definitions.contains(&root) {
+            found.definitions.push(root);
         }
     }
 }

@@ -31,8 +31,10 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
 /// in `cwd`, from `dir` too (`sh "$(dirname "$0")/g.sh"`): each a file
 /// inside `cwd` once links and `..` are resolved, and no program (red
 /// team R42-8: a user's hook script running `sh tools/g.sh` in every
-/// project). A tool's own files elsewhere (a shim, an installed script)
-/// are not the project's code and stay unbound; so is everything when
+/// project), a script beside it, or, for a script outside the project
+/// (the user's), one of the home folder (`~/bin/y`, which may run the
+/// project's in turn: R44-11). Other files (a system
+/// tool, an installed script) are not read: nothing is, when
 /// `cwd` is `/`, the home folder or above it (no project). A file it
 /// writes (`date > target/stamp.sh`) is not read as one it runs.
 pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBuf> {
@@ -59,12 +61,20 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
                 .as_deref()
                 .is_none_or(|home| !home.starts_with(own))
     });
+    let users = own.as_deref().is_none_or(|own| !own.starts_with(&project));
     named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)
         .into_iter()
         .filter(|path| {
             path.canonicalize().is_ok_and(|real| {
                 real.starts_with(&project)
                     || own.as_deref().is_some_and(|own| real.parent() == Some(own))
+                    // A user's script running another of the home folder
+                    // (`~/bin/y`), which may run the project's in turn
+                    // (R44-11); not a project script's (`cp -r . ~/copy`).
+                    || (users
+                        && home_inside
+                            .as_deref()
+                            .is_some_and(|home| real.starts_with(home) && real != home))
             }) && !super::read_head(path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
         })
         .collect()

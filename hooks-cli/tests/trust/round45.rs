@@ -1,0 +1,147 @@
+//! Red team round 44's open rows: project code that a user's script
+//! reaches through a second user script elsewhere in the home folder
+//! (R44-11), and through `make` / `npm run` (R44-12), where the project's
+//! `Makefile` or `package.json` runs its scripts; a recipe or package
+//! script that computes the name it runs cannot be approved.
+
+use crate::dialects::{home_with, write};
+use crate::round8_modules::installed;
+use crate::round39::{accepted_then_edited, assert_guarded};
+use crate::round40::edit_never_runs;
+
+/// A recipe / package script running `tools/g.sh` by its written name.
+const RUNS_G: &str = "sh tools/g.sh a";
+
+/// The same by a name computed when it runs.
+const COMPUTES_G: &str = "sh $(printf tools/g.%s sh) a";
+
+/// A user's hook script `~/.claude/hooks/x.sh` holding `text`, accepted
+/// while the project's `tools/g.sh` guards, then the script edited: the
+/// edit never runs. The accepting run must itself have reached the guard
+/// (else the test could not fail).
+fn user_script_reaches(setup: &dyn Fn(&std::path::Path, &std::path::Path), text: &str) {
+    let (home, project) = home_with("[claude]");
+    setup(&home.user_home, &project);
+    write(&home.user_home, ".claude/hooks/x.sh", text);
+    let accepted = accepted_then_edited(&home, &project, "bash ~/.claude/hooks/x.sh");
+    assert_guarded(text, &accepted);
+}
+
+#[test]
+fn a_second_user_script_elsewhere_is_read_and_bound() {
+    let runs_y = "#!/bin/bash\ncat > /dev/null\n~/bin/y a\n";
+    user_script_reaches(
+        &|home, _| {
+            write(home, "bin/y", "#!/bin/sh\nsh tools/g.sh a\n");
+            set_executable(&home.join("bin/y"));
+        },
+        runs_y,
+    );
+    user_script_reaches(
+        &|home, _| {
+            write(
+                home,
+                "lib/hooks/y.sh",
+                "sh \"$CLAUDE_PROJECT_DIR\"/tools/g.sh a\n",
+            );
+        },
+        "#!/bin/bash\nbash ~/lib/hooks/y.sh\n",
+    );
+    // The second script computes the name: it cannot be approved.
+    let (home, project) = home_with("[claude]");
+    write(
+        &home.user_home,
+        "lib/hooks/y.sh",
+        "sh \"$(printf tools/g.%s sh)\" a\n",
+    );
+    write(
+        &home.user_home,
+        ".claude/hooks/x.sh",
+        "#!/bin/bash\nbash ~/lib/hooks/y.sh\n",
+    );
+    accepted_then_edited(&home, &project, "bash ~/.claude/hooks/x.sh");
+}
+
+#[test]
+fn make_and_npm_run_from_a_user_script_bind_the_projects_definitions() {
+    if !installed("make") {
+        return;
+    }
+    let makefile = format!("lint:\n\t@{RUNS_G}\n");
+    for run in [
+        "#!/bin/bash\nmake -s lint\n",
+        "#!/bin/bash\nmake -s -C \"$CLAUDE_PROJECT_DIR\" lint\n",
+    ] {
+        user_script_reaches(
+            &|_, project| {
+                write(project, "Makefile", &makefile);
+            },
+            run,
+        );
+    }
+    if !installed("npm") {
+        return;
+    }
+    let manifest = format!("{{\"name\":\"x\",\"scripts\":{{\"lint\":\"{RUNS_G}\"}}}}");
+    for run in [
+        "#!/bin/bash\nnpm run -s lint\n",
+        "#!/bin/bash\nnpm --prefix \"$CLAUDE_PROJECT_DIR\" run -s lint\n",
+    ] {
+        user_script_reaches(
+            &|_, project| {
+                write(project, "package.json", &manifest);
+            },
+            run,
+        );
+    }
+}
+
+#[test]
+fn a_recipe_or_package_script_computing_its_name_is_never_run() {
+    let recipes = [
+        format!("lint:\n\t@{}\n", COMPUTES_G.replace('$', "$$")),
+        "G := $(shell printf tools/g.%s sh)\nlint:\n\t@sh $(G) a\n".to_owned(),
+        "lint:\n\t@sh $(subst x,g,tools/x.sh) a\n".to_owned(),
+    ];
+    for makefile in &recipes {
+        edit_never_runs("make -s lint", &|project| {
+            write(project, "Makefile", makefile);
+        });
+    }
+    let manifest = format!("{{\"name\":\"x\",\"scripts\":{{\"lint\":\"{COMPUTES_G}\"}}}}");
+    edit_never_runs("npm run -s lint", &|project| {
+        write(project, "package.json", &manifest);
+    });
+    // Through a user's script too.
+    let (home, project) = home_with("[claude]");
+    write(&project, "Makefile", &recipes[0]);
+    write(
+        &home.user_home,
+        ".claude/hooks/x.sh",
+        "#!/bin/bash\nmake -s lint\n",
+    );
+    accepted_then_edited(&home, &project, "bash ~/.claude/hooks/x.sh");
+}
+
+/// A recipe naming make's own variables and automatic variables, a
+/// `$(MAKE)` call and a static variable is still approved.
+#[test]
+fn an_ordinary_makefile_keeps_running() {
+    if !installed("make") {
+        return;
+    }
+    let (home, project) = home_with("[claude]");
+    write(
+        &project,
+        "Makefile",
+        "BIN := tools/g.sh\nCFLAGS ?= -O2\nall: out\nout: in.c\n\t$(CC) $(CFLAGS) -o $@ $<\n\
+         lint:\n\t@$(MAKE) -s real\nreal:\n\t@sh $(BIN) a\n",
+    );
+    crate::round39::scripts(&home, &project, crate::round39::GUARDS);
+    crate::round39::runs_guarded(&home, &project, "make -s lint");
+}
+
+fn set_executable(path: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+}

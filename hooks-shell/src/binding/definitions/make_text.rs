@@ -1,0 +1,244 @@
+//! A `Makefile` line as the shell text `make` hands to its shell: `$$` is
+//! one `$`; a variable the makefile sets to static text (`BIN := app`) is
+//! that text; any other variable or automatic variable (`$(CC)`, `$@`,
+//! `$<`) is a value the makefile does not write, read as a variable of
+//! the environment (`${CC}`), and so is a function of such values
+//! (`$(subst …)`, `$(or …)`); a function that runs or expands code
+//! (`$(shell …)`, `$(call …)`, `$(eval …)`) is a value computed when it
+//! runs (`$(:)`). The computed-name reading then
+//! reads it as any command ([`crate::binding::identify`]): `sh
+//! $$(printf tools/g.%s sh)` or `sh $(SCRIPT)` with `SCRIPT =
+//! $(shell …)` runs a name computed when it runs (red team R44-12).
+
+use std::collections::HashMap;
+
+/// How deep a variable's value is expanded in turn.
+const MAX_DEPTH: usize = 8;
+
+/// The variables of a makefile's text set to a value (`NAME = v`, `:=`,
+/// `::=`, `?=`, `+=` appended; `override` and `export` read too).
+pub(super) fn variables(text: &str) -> HashMap<String, String> {
+    let mut vars: HashMap<String, String> = HashMap::new();
+    for line in text.lines().filter(|line| !line.starts_with('\t')) {
+        let line = line.trim_start();
+        let line = ["override ", "export "]
+            .iter()
+            .fold(line, |line, word| line.strip_prefix(word).unwrap_or(line));
+        let Some((name, op, value)) = assignment(line) else {
+            continue;
+        };
+        let value = value.split('#').next().unwrap_or("").trim().to_owned();
+        match op {
+            "+=" => {
+                let entry = vars.entry(name.to_owned()).or_default();
+                if !entry.is_empty() {
+                    entry.push(' ');
+                }
+                entry.push_str(&value);
+            }
+            "?=" => {
+                vars.entry(name.to_owned()).or_insert(value);
+            }
+            _ => {
+                vars.insert(name.to_owned(), value);
+            }
+        }
+    }
+    vars
+}
+
+/// `NAME OP VALUE` of an assignment line, `OP` one of `=`, `:=`, `::=`,
+/// `:::=`, `?=`, `+=`, `!=` (a shell command's output: read as computed).
+fn assignment(line: &str) -> Option<(&str, &str, &str)> {
+    let at = line.find('=')?;
+    let (left, value) = (&line[..at], &line[at + 1..]);
+    let (name, op) = match left
+        .char_indices()
+        .rev()
+        .find(|(_, c)| !":?+!".contains(*c))
+    {
+        Some((end, _)) => (&left[..=end], &line[end + 1..=at]),
+        None => return None,
+    };
+    let name = name.trim();
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    let op = match op.trim_start() {
+        "=" | ":=" | "::=" | ":::=" | "?=" | "+=" => op.trim_start(),
+        "!=" => return Some((name, "=", "$(shell :)")).filter(|_| plain),
+        _ => return None,
+    };
+    plain.then_some((name, op, value))
+}
+
+/// `line` (a recipe line, or a `$(shell …)` body) as the shell text make
+/// runs, `vars` the makefile's own variables ([`variables`]).
+pub(super) fn shell_text(line: &str, vars: &HashMap<String, String>) -> String {
+    expand(line, vars, 0)
+}
+
+fn expand(text: &str, vars: &HashMap<String, String>, depth: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let Some(next) = after.chars().next() else {
+            rest = after;
+            break;
+        };
+        match next {
+            '$' => {
+                out.push('$');
+                rest = &after[1..];
+            }
+            '(' | '{' => {
+                let close = if next == '(' { ')' } else { '}' };
+                let Some(end) = closing(after, next, close) else {
+                    // Unbalanced: what make does with it is not read.
+                    out.push_str("$(:)");
+                    rest = "";
+                    break;
+                };
+                out.push_str(&reference(&after[1..end], vars, depth));
+                rest = &after[end + 1..];
+            }
+            _ => {
+                out.push_str(&reference(&after[..next.len_utf8()], vars, depth));
+                rest = &after[next.len_utf8()..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// What `$(inner)` / `$X` reads as: see the module documentation.
+fn reference(inner: &str, vars: &HashMap<String, String>, depth: usize) -> String {
+    let is_name = !inner.is_empty()
+        && inner
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '-'));
+    if !is_name {
+        // A function (`shell`, `subst`, `wildcard`...), a substitution
+        // reference (`$(SRC:.c=.o)`), an automatic variable (`$@`, `$<`)
+        // or a computed variable name (`$($(X))`): not written in the text.
+        if inner.chars().all(|c| "@<^?*+|%".contains(c)) {
+            return "${MAKE_AUTOMATIC}".to_owned();
+        }
+        // `$(shell …)` runs code, `$(call …)` / `$(eval …)` / `$(value
+        // …)` expand text as code: computed when it runs. Another function
+        // of the makefile's values (`$(or $(D),tools)`) is a value it does
+        // not write, unless what it reads is computed in turn.
+        let name = inner.split([' ', '\t', ',']).next().unwrap_or("");
+        let runs = matches!(name, "shell" | "call" | "eval" | "value" | "file")
+            || expand(inner, vars, depth + 1).contains("$(:)");
+        return match runs || depth >= MAX_DEPTH {
+            true => "$(:)".to_owned(),
+            false => "${MAKE_FUNCTION}".to_owned(),
+        };
+    }
+    match vars.get(inner) {
+        Some(value) if depth < MAX_DEPTH => expand(value, vars, depth + 1),
+        Some(_) => "$(:)".to_owned(),
+        None => format!("${{{}}}", inner.replace(['.', '-'], "_")),
+    }
+}
+
+/// The index in `text` (starting at `open`) of its matching `close`.
+fn closing(text: &str, open: char, close: char) -> Option<usize> {
+    let mut depth = 0usize;
+    for (at, c) in text.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(at);
+            }
+        }
+    }
+    None
+}
+
+/// The bodies of the `$(shell …)` calls in `line` (make runs them when it
+/// reads the makefile, or expands the variable that holds them).
+pub(super) fn shell_calls(line: &str) -> Vec<&str> {
+    let mut calls = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("$(shell") {
+        let after = &rest[at + 1..];
+        let Some(end) = closing(after, '(', ')') else {
+            break;
+        };
+        let body = &after[1..end];
+        if let Some(body) = body
+            .strip_prefix("shell")
+            .filter(|b| b.starts_with([' ', '\t']))
+        {
+            calls.push(body.trim());
+        }
+        rest = &after[end + 1..];
+    }
+    calls
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recipe_line_reads_as_the_shell_text_make_runs() {
+        let vars = variables("BIN := app\nSCRIPT = tools/g.sh\nX = $(shell printf a)\nY != date\n");
+        let read = |line: &str| shell_text(line, &vars);
+        assert_eq!(
+            read("sh $$(printf tools/g.%s sh) a"),
+            "sh $(printf tools/g.%s sh) a"
+        );
+        assert_eq!(read("./$(BIN) --check"), "./app --check");
+        assert_eq!(read("sh ${SCRIPT}"), "sh tools/g.sh");
+        assert_eq!(read("sh $(X)"), "sh $(:)");
+        assert_eq!(read("sh $(Y)"), "sh $(:)");
+        assert_eq!(
+            read("$(CC) -o $@ $<"),
+            "${CC} -o ${MAKE_AUTOMATIC} ${MAKE_AUTOMATIC}"
+        );
+        assert_eq!(read("sh $(subst x,g,tools/x.sh)"), "sh ${MAKE_FUNCTION}");
+        assert_eq!(
+            read("python3 $(or $(D),tools)/c.py"),
+            "python3 ${MAKE_FUNCTION}/c.py"
+        );
+        assert_eq!(read("python3 $(or $(X),tools)/c.py"), "python3 $(:)/c.py");
+        assert_eq!(read("sh $(call f,x)"), "sh $(:)");
+        assert_eq!(read("$(MAKE) -C sub"), "${MAKE} -C sub");
+    }
+
+    #[test]
+    fn a_variable_set_to_itself_is_not_followed_for_ever() {
+        let vars = variables("A = $(B)\nB = $(A)\n");
+        assert_eq!(shell_text("sh $(A)", &vars), "sh $(:)");
+    }
+
+    #[test]
+    fn assignments_are_read_in_each_spelling() {
+        let vars = variables(
+            "override A := 1\nexport B ?= 2\nB ?= 3\nC = x\nC += y\nD ::= 4 # note\n\tE = recipe\n",
+        );
+        assert_eq!(vars["A"], "1");
+        assert_eq!(vars["B"], "2");
+        assert_eq!(vars["C"], "x y");
+        assert_eq!(vars["D"], "4");
+        assert!(!vars.contains_key("E"));
+    }
+
+    #[test]
+    fn shell_calls_are_found_where_make_runs_them() {
+        let line = "X := $(shell sh $$(printf tools/g.%s sh) a) $(shellx y) $(shell (cd a; ls))";
+        assert_eq!(
+            shell_calls(line),
+            vec!["sh $$(printf tools/g.%s sh) a", "(cd a; ls)"]
+        );
+    }
+}
