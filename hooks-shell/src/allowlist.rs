@@ -222,12 +222,13 @@ impl Allowlist {
 
     /// Records an approval of `subject` bound to what it runs now.
     pub fn record_subject(&self, subject: &Subject) -> Result<Approval, AllowlistError> {
-        let binding = subject
-            .binding()
-            .map_err(|source| AllowlistError::Unbindable {
+        let binding = subject.binding().map_err(|source| {
+            self.refusals().record(subject, &source.to_string());
+            AllowlistError::Unbindable {
                 command: subject.command.clone(),
                 source,
-            })?;
+            }
+        })?;
         self.record_bound(subject, binding)
     }
 
@@ -270,7 +271,13 @@ impl Allowlist {
             approvals.push(entry);
             true
         })?;
+        self.refusals().forget(subject);
         Ok(approval)
+    }
+
+    /// Why hooks could not be approved when last tried, kept beside it.
+    pub(crate) fn refusals(&self) -> crate::refusals::Refusals {
+        crate::refusals::Refusals::in_folder(self.path.parent().unwrap_or(Path::new(".")))
     }
 
     /// Removes every approval of `command`, under all events; returns how many.

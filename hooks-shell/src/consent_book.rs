@@ -108,13 +108,25 @@ impl ConsentBook {
             // Nobody to ask and nothing accepted: no binding is computed
             // for a hook that cannot run (a repository naming a 28 MB file
             // held every tool call for minutes; red team round 7, R7a-3).
+            // Refused when last tried (a name its script computes): never
+            // "approve it" (R43-12).
             Standing::NotApproved | Standing::Changed(_) | Standing::Unbound
                 if !consent.may_approve(self.accept) =>
             {
-                Verdict::Denied {
-                    changed,
-                    why,
-                    unbindable: false,
+                match self.allowlist.refusals().last(subject) {
+                    Some((refused, at)) => Verdict::Denied {
+                        changed,
+                        why: format!(
+                            "approving it was refused when last tried ({at}): {refused}; \
+                             change what it runs first"
+                        ),
+                        unbindable: true,
+                    },
+                    None => Verdict::Denied {
+                        changed,
+                        why,
+                        unbindable: false,
+                    },
                 }
             }
             Standing::NotApproved | Standing::Changed(_) | Standing::Unbound => {
@@ -135,11 +147,16 @@ impl ConsentBook {
                         why,
                         unbindable: false,
                     },
-                    Err(error) => Verdict::Denied {
-                        changed,
-                        why: error.to_string(),
-                        unbindable: true,
-                    },
+                    Err(error) => {
+                        self.allowlist
+                            .refusals()
+                            .record(subject, &error.to_string());
+                        Verdict::Denied {
+                            changed,
+                            why: error.to_string(),
+                            unbindable: true,
+                        }
+                    }
                 }
             }
         };

@@ -60,6 +60,7 @@ pub mod host_env;
 pub mod launch;
 pub mod queue;
 pub mod record;
+mod refusals;
 mod register_options;
 pub mod reply;
 pub mod run;

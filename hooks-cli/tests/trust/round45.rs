@@ -145,3 +145,65 @@ fn set_executable(path: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
+
+/// A fail-closed project hook whose script computes the name it runs
+/// (R43-12): once approving it was tried and refused (`hooks approve
+/// --all`, `--accept-hooks`), a run where nobody is asked says approving
+/// it was refused and why, never "approve it"; an approval given later (the
+/// script fixed) takes the refusal out.
+#[test]
+fn a_refusal_found_in_a_script_is_told_where_nobody_is_asked() {
+    let (home, project) = home_with("[claude]");
+    home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+    let command = "bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/run.sh";
+    let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": command, "failClosed": true}]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
+    write(
+        &project,
+        ".claude/hooks/run.sh",
+        &format!("#!/bin/bash\n{COMPUTES_G}\n"),
+    );
+    crate::round39::scripts(&home, &project, crate::round39::GUARDS);
+    let message = |accept: bool| {
+        let emitted = crate::dialects::emit_terminal(&home, &project, "ls", accept);
+        assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+        emitted["outcome"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // Never tried: nothing says it was refused yet.
+    assert!(!message(false).contains("refused when last tried"));
+    crate::dialects::in_project(&home, &project, &["approve", "--all"]);
+    for accept in [false, true, false] {
+        let told = message(accept);
+        // Tried now (`--accept-hooks`), or when last tried.
+        let refused = if accept {
+            "cannot be approved"
+        } else {
+            "refused when last tried"
+        };
+        assert!(told.contains(refused), "{told}");
+        assert!(told.contains("computed only when it runs"), "{told}");
+        for hint in ["to approve it, run", "then approve it", "--accept-hooks"] {
+            assert!(!told.contains(hint), "{told}");
+        }
+    }
+    // Fixed and approved: the refusal is gone, the guard runs.
+    write(
+        &project,
+        ".claude/hooks/run.sh",
+        &format!("#!/bin/bash\n{RUNS_G}\n"),
+    );
+    crate::dialects::in_project(&home, &project, &["approve", "--all"]);
+    assert_guarded(
+        command,
+        &crate::dialects::emit_terminal(&home, &project, "ls", false),
+    );
+    assert!(
+        !std::fs::read_to_string(home.hermes.join("shell-hooks-refused.json"))
+            .unwrap_or_default()
+            .contains("run.sh")
+    );
+}
