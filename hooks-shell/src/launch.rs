@@ -12,10 +12,13 @@
 //! first on `PYTHONPATH` so its sibling modules still import); a Python
 //! interpreter's script runs through [`PYTHON_LOADER`], so `__file__` names
 //! it, and a shell's (`bash x.sh`, or a `#!/bin/sh` script) is sourced by
-//! `sh -c '. /proc/self/fd/N' <path> <args>`, so `$0` names it
-//! (`BASH_SOURCE` names the sealed copy). Where the hook's sandbox mounts the checked copy of its tree over
-//! the tree and the copy holds the script, the script runs by its own path,
-//! `$0` and `BASH_SOURCE` naming its folder ([`Launch::for_command`]).
+//! `sh -c '. /proc/self/fd/N' <path> <args>`, so `$0` names it; where bash
+//! sources a script reading `BASH_SOURCE`, from a second sealed copy with
+//! those references renamed to an array the `-c` text sets to `($0)`
+//! (`launch/bash_source.rs`). Where the hook's sandbox mounts the checked
+//! copy of its tree over the tree and the copy holds the script, the script
+//! runs by its own path, `$0` and `BASH_SOURCE` naming its folder
+//! ([`Launch::for_command`]).
 
 use std::ffi::CString;
 use std::io::{Read, Write};
@@ -30,6 +33,7 @@ use sha2::{Digest, Sha256};
 use crate::binding::Code;
 use crate::binding::base_name;
 
+mod bash_source;
 mod nested_text;
 mod perl;
 mod shell_text;
@@ -62,23 +66,17 @@ pub fn read_code(path: &Path) -> std::io::Result<(Vec<u8>, String)> {
 #[derive(Debug)]
 pub struct Launch {
     script: Option<(OwnedFd, Code)>,
+    /// The script's bytes with `BASH_SOURCE` renamed, for bash to source.
+    renamed: Option<bash_source::Renamed>,
     snapshot: Option<std::sync::Arc<crate::snapshot::Snapshot>>,
 }
 
 impl Launch {
     /// Seals `bytes` (the verified content of `code`) into a memfd.
     pub fn seal(code: &Code, bytes: &[u8]) -> std::io::Result<Launch> {
-        let name = CString::new("hermes-hook").unwrap_or_default();
-        let fd = memfd_create(&name, MemFdCreateFlag::MFD_ALLOW_SEALING)?;
-        let mut file = std::fs::File::from(fd);
-        file.write_all(bytes)?;
-        let seals = SealFlag::F_SEAL_WRITE
-            | SealFlag::F_SEAL_SHRINK
-            | SealFlag::F_SEAL_GROW
-            | SealFlag::F_SEAL_SEAL;
-        fcntl(file.as_raw_fd(), FcntlArg::F_ADD_SEALS(seals))?;
         Ok(Launch {
-            script: Some((OwnedFd::from(file), code.clone())),
+            script: Some((sealed_memfd(bytes)?, code.clone())),
+            renamed: bash_source::Renamed::seal(bytes)?,
             snapshot: None,
         })
     }
@@ -92,10 +90,14 @@ impl Launch {
         match (script, snapshot) {
             (None, None) => None,
             (Some(launch), None) => Some(launch),
-            (script, snapshot) => Some(Launch {
-                script: script.and_then(|launch| launch.script),
-                snapshot,
-            }),
+            (script, snapshot) => {
+                let (script, renamed) = script.map_or((None, None), |l| (l.script, l.renamed));
+                Some(Launch {
+                    script,
+                    renamed,
+                    snapshot,
+                })
+            }
         }
     }
 
@@ -165,8 +167,9 @@ impl Launch {
             argv.splice(from..=at, ["-c".to_owned(), loader, written]);
         } else if let Some(shell) = shell_sourcing(argv, at, &fd_path) {
             // `$0` names the script (`. "$(dirname "$0")/rules.sh"`): the
-            // shell sources the sealed bytes (R28b-12).
-            let source = format!(". {fd_path}");
+            // shell sources the sealed bytes (R28b-12), `BASH_SOURCE`
+            // its path too (R42-13).
+            let source = self.sourcing(&shell, &fd_path);
             argv.splice(..=at, shell.into_iter().chain([source, path]));
         } else if let Some(perl) = perl::perl_loading(argv, at, &fd_path, &argv[at].clone()) {
             // `$0`, `__FILE__` and `FindBin` name the script (R33-8).
@@ -302,7 +305,7 @@ const SOURCING_SHELLS: [&str; 7] = ["sh", "bash", "dash", "zsh", "ksh", "mksh", 
 /// `at` is run by a shell (`bash -e x.sh`, or `x.sh` whose `#!` line names
 /// one): the shell and its options, then `-c`; the caller adds `. FD` and
 /// the script's path, so `$0` names the script as the shell gives it
-/// (`BASH_SOURCE` still names the sealed copy). `None` for any other run,
+/// (and `BASH_SOURCE`: [`Launch::sourcing`]). `None` for any other run,
 /// or options that take a value or end the options (`-o x`, `--`).
 fn shell_sourcing(argv: &[String], at: usize, fd_path: &str) -> Option<Vec<String>> {
     let is_shell = |word: &str| SOURCING_SHELLS.contains(&base_name(word).as_str());
@@ -344,6 +347,20 @@ fn shell_sourcing(argv: &[String], at: usize, fd_path: &str) -> Option<Vec<Strin
     };
     shell.push("-c".to_owned());
     Some(shell)
+}
+
+/// A memfd holding `bytes`, sealed against any change.
+fn sealed_memfd(bytes: &[u8]) -> std::io::Result<OwnedFd> {
+    let name = CString::new("hermes-hook").unwrap_or_default();
+    let fd = memfd_create(&name, MemFdCreateFlag::MFD_ALLOW_SEALING)?;
+    let mut file = std::fs::File::from(fd);
+    file.write_all(bytes)?;
+    let seals = SealFlag::F_SEAL_WRITE
+        | SealFlag::F_SEAL_SHRINK
+        | SealFlag::F_SEAL_GROW
+        | SealFlag::F_SEAL_SEAL;
+    fcntl(file.as_raw_fd(), FcntlArg::F_ADD_SEALS(seals))?;
+    Ok(OwnedFd::from(file))
 }
 
 fn resolves_to(word: &str, cwd: &Path, path: &Path) -> bool {

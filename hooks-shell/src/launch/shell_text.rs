@@ -127,10 +127,12 @@ impl Launch {
         let fd_path = self.fd_path()?;
         // The text may redirect the descriptor the copy is read through
         // (`exec 9>lock` before the script runs): it then runs by path.
-        let number = fd_path.rsplit('/').next().unwrap_or_default();
-        let redirection = format!(r"(?:^|[^0-9]){number}\s*[<>]|[<>]&\s*{number}(?:[^0-9]|$)");
-        if regex::Regex::new(&redirection).is_ok_and(|names| names.is_match(text)) {
-            return None;
+        for copy in std::iter::once(fd_path.clone()).chain(self.renamed_fd_path()) {
+            let number = copy.rsplit('/').next().unwrap_or_default();
+            let redirection = format!(r"(?:^|[^0-9]){number}\s*[<>]|[<>]&\s*{number}(?:[^0-9]|$)");
+            if regex::Regex::new(&redirection).is_ok_and(|names| names.is_match(text)) {
+                return None;
+            }
         }
         let mut python = false;
         let place = Place {
@@ -222,7 +224,7 @@ impl Launch {
                 // `sys.argv[0]` as written (R34-12).
                 format!("-c {} {written}", quoted(&loader))
             } else if let Some(shell) = super::shell_sourcing(&argv, before, &fd_path) {
-                let source = quoted(&format!(". {fd_path}"));
+                let source = quoted(&self.sourcing(&shell, &fd_path));
                 if before > 0 && argv[before - 1] == "--" {
                     // `sh -- x.sh`: from the `--` on.
                     start = found[at - 1].start;
