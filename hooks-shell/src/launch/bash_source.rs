@@ -119,8 +119,10 @@ impl Launch {
         };
         let name = &renamed.name;
         match program.as_deref() {
-            Some("bash") => format!("{name}[0]=$0; . {path}"),
-            Some("sh") => format!("[ -z \"${{BASH_VERSION+x}}\" ] || {name}[0]=$0; . {path}"),
+            Some("bash") => format!("{name}[0]=$0; readonly {name}; . {path}"),
+            Some("sh") => format!(
+                "[ -z \"${{BASH_VERSION+x}}\" ] || {{ {name}[0]=$0; readonly {name}; }}; . {path}"
+            ),
             _ => format!(". {fd_path}"),
         }
     }
@@ -232,7 +234,8 @@ mod tests {
         launch
             .rewrite_text(&mut text, Path::new("/p"))
             .expect("rewritten");
-        let want = format!("cd /p && bash -c '{name}[0]=$0; . {renamed}' tools/g.sh a");
+        let want =
+            format!("cd /p && bash -c '{name}[0]=$0; readonly {name}; . {renamed}' tools/g.sh a");
         assert_eq!(text, want);
         // Redirecting the renamed copy's descriptor runs the script by path.
         let number = renamed.rsplit('/').next().expect("number");
