@@ -37,6 +37,14 @@ fn a_second_user_script_elsewhere_is_read_and_bound() {
         },
         runs_y,
     );
+    // Found on `PATH` by a bare name, the folder put there by the script.
+    user_script_reaches(
+        &|home, _| {
+            write(home, "bin/y", "#!/bin/sh\nsh tools/g.sh a\n");
+            set_executable(&home.join("bin/y"));
+        },
+        "#!/bin/bash\ncat > /dev/null\nexport PATH=\"$HOME/bin:$PATH\"\ny a\n",
+    );
     user_script_reaches(
         &|home, _| {
             write(

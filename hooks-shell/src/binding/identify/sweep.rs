@@ -62,8 +62,14 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
                 .is_none_or(|home| !home.starts_with(own))
     });
     let users = own.as_deref().is_none_or(|own| !own.starts_with(&project));
+    // `y a`, `~/bin` on `PATH`: the user's own program (R44-11).
+    let on_path = match (users, home_inside.as_deref()) {
+        (true, Some(home)) => home_programs(&text, home),
+        _ => Vec::new(),
+    };
     named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)
         .into_iter()
+        .chain(on_path)
         .filter(|path| {
             path.canonicalize().is_ok_and(|real| {
                 real.starts_with(&project)
@@ -78,6 +84,63 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
             }) && !super::read_head(path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
         })
         .collect()
+}
+
+/// The programs of the home folder `home` that the shell text `text` runs
+/// by a bare name found on `PATH` (`y a`, `~/bin` on it): the user's own
+/// scripts, which may run the project's in turn (R44-11). A version
+/// manager's shims (a `shims` folder: pyenv, rbenv, asdf, nodenv) are its
+/// own code, as the system's programs are: not read.
+fn home_programs(text: &str, home: &Path) -> Vec<PathBuf> {
+    // The `PATH` it runs with, and the folders the text puts on it
+    // (`export PATH="$HOME/bin:$PATH"`).
+    static SET_PATH: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:^|[\s;&|(])PATH=["']?([^\s;&|"']+)"#).expect("valid regex")
+    });
+    let mut path = std::env::var_os("PATH").unwrap_or_default();
+    let user_home = hermes_hooks_core::home::user_home().unwrap_or_default();
+    for set in SET_PATH.captures_iter(text) {
+        for entry in super::split_outside_parameters(&set[1], b':') {
+            let entry = ["${HOME}", "$HOME"]
+                .iter()
+                .find_map(|name| entry.strip_prefix(name))
+                .map(|rest| format!("{}{rest}", user_home.display()))
+                .unwrap_or_else(|| hermes_hooks_core::home::expand_tilde(entry));
+            if !entry.contains('$') {
+                path.push(":");
+                path.push(entry);
+            }
+        }
+    }
+    let folders: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|folder| folder.file_name().is_none_or(|name| name != "shims"))
+        .filter_map(|folder| folder.canonicalize().ok())
+        .filter(|real| real.starts_with(home) && real != home && !is_system(real))
+        .collect();
+    if folders.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<PathBuf> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for words in crate::binding::shell::simple_commands(text)
+        .iter()
+        .take(MAX_WORDS)
+    {
+        let words = crate::binding::shell::skip_prefixes(words);
+        let Some(first) = words.first() else { continue };
+        if first.is_empty() || first.contains(['/', '$', '`']) || !seen.insert(first.clone()) {
+            continue;
+        }
+        let program = folders
+            .iter()
+            .map(|folder| folder.join(first))
+            .find(|file| {
+                std::fs::metadata(file)
+                    .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+            });
+        found.extend(program);
+    }
+    found
 }
 
 /// The scripts `raw` (a command run in `cwd`) names that exist, found
