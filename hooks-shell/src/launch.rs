@@ -7,7 +7,8 @@
 //! The memfd is inheritable (no close-on-exec: a `#!` script is opened by
 //! its interpreter after the exec), so processes forked while it is open
 //! inherit a read-only, sealed copy of the hook's script; it is closed as soon
-//! as the run ends. Other programs see the script as `/proc/self/fd/N`
+//! as the run ends. Its number is 200 or above, past those scripts open
+//! (`exec 9>lock`): a text redirecting it runs the script by path. Other programs see the script as `/proc/self/fd/N`
 //! (`HERMES_HOOK_SCRIPT` holds its real path; a Python script's folder is put
 //! first on `PYTHONPATH` so its sibling modules still import); a Python
 //! interpreter's script runs through [`PYTHON_LOADER`], so `__file__` names
@@ -22,7 +23,7 @@
 
 use std::ffi::CString;
 use std::io::{Read, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, IntoRawFd, RawFd};
 use std::path::{Path, PathBuf};
 
 use hermes_hooks_process::sandbox::Prepared;
@@ -65,7 +66,7 @@ pub fn read_code(path: &Path) -> std::io::Result<(Vec<u8>, String)> {
 /// ([`crate::snapshot`]), to mount over the tree.
 #[derive(Debug)]
 pub struct Launch {
-    script: Option<(OwnedFd, Code)>,
+    script: Option<(Sealed, Code)>,
     /// The script's bytes with `BASH_SOURCE` renamed, for bash to source.
     renamed: Option<bash_source::Renamed>,
     snapshot: Option<std::sync::Arc<crate::snapshot::Snapshot>>,
@@ -350,7 +351,7 @@ fn shell_sourcing(argv: &[String], at: usize, fd_path: &str) -> Option<Vec<Strin
 }
 
 /// A memfd holding `bytes`, sealed against any change.
-fn sealed_memfd(bytes: &[u8]) -> std::io::Result<OwnedFd> {
+fn sealed_memfd(bytes: &[u8]) -> std::io::Result<Sealed> {
     let name = CString::new("hermes-hook").unwrap_or_default();
     let fd = memfd_create(&name, MemFdCreateFlag::MFD_ALLOW_SEALING)?;
     let mut file = std::fs::File::from(fd);
@@ -360,8 +361,34 @@ fn sealed_memfd(bytes: &[u8]) -> std::io::Result<OwnedFd> {
         | SealFlag::F_SEAL_GROW
         | SealFlag::F_SEAL_SEAL;
     fcntl(file.as_raw_fd(), FcntlArg::F_ADD_SEALS(seals))?;
-    Ok(OwnedFd::from(file))
+    // Above the descriptors scripts name (`exec 9>lock; flock 9`): a text
+    // redirecting the copy's number runs the script by its path. (Not
+    // close-on-exec: a `#!` script is opened by its interpreter.)
+    match fcntl(file.as_raw_fd(), FcntlArg::F_DUPFD(HIGH_DESCRIPTOR)) {
+        Ok(high) => Ok(Sealed(high)),
+        Err(_) => Ok(Sealed(file.into_raw_fd())),
+    }
 }
+
+/// A sealed copy's descriptor, owned by this process and closed when
+/// dropped (a number `F_DUPFD` gave cannot become an `OwnedFd` without
+/// `unsafe`, which this crate does not use).
+#[derive(Debug)]
+pub(crate) struct Sealed(RawFd);
+
+impl AsRawFd for Sealed {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0
+    }
+}
+
+impl Drop for Sealed {
+    fn drop(&mut self) {
+        let _ = nix::unistd::close(self.0);
+    }
+}
+
+const HIGH_DESCRIPTOR: std::os::fd::RawFd = 200;
 
 fn resolves_to(word: &str, cwd: &Path, path: &Path) -> bool {
     let candidate = PathBuf::from(hermes_hooks_core::home::expand_tilde(word));

@@ -120,3 +120,28 @@ fn content_copied_over_the_guard_after_the_check_never_runs() {
         assert_blocked(&emitted, message, run);
     }
 }
+
+/// A command that opens the descriptors a script commonly names (`exec
+/// 9>lock; flock 9`) before it runs the checked script: the sealed copy is
+/// read through a number above them, so the checked bytes still run, not
+/// content copied over the script after the check (the copy's own number,
+/// redirected, made the run go by path).
+#[test]
+fn a_command_opening_low_descriptors_still_runs_the_checked_bytes() {
+    let (home, project) = home_with("[claude]");
+    let marker = project.join("PWNED");
+    let (guard, message) = GUARDS[2];
+    executable(&write(&project, "tools/x.sh", guard));
+    let other = format!("#!/bin/bash\ncat >/dev/null\ntouch {}\n", marker.display());
+    write(&project, "tools/other.sh", &other);
+    let opens: Vec<String> = (3..64).map(|fd| format!("{fd}>>lock")).collect();
+    let command = format!(
+        "cd \"$CLAUDE_PROJECT_DIR\" && bash -c 'exec {} && cp tools/other.sh tools/x.sh && bash \
+         tools/x.sh'",
+        opens.join(" ")
+    );
+    user_fail_closed_command(&home, &command);
+    let emitted = emit_terminal(&home, &project, "rm -rf /", true);
+    assert!(!marker.exists(), "other content ran: {emitted:#}");
+    assert_blocked(&emitted, message, &command);
+}

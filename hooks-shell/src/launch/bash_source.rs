@@ -10,7 +10,7 @@
 //! checked bytes alone; their hash is of the bytes as written.
 
 use std::io::Read;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 
 use super::Launch;
 use crate::binding::base_name;
@@ -21,7 +21,7 @@ const NAME: &[u8] = b"BASH_SOURCE";
 /// A script's bytes with `BASH_SOURCE` renamed, sealed, and the name.
 #[derive(Debug)]
 pub(super) struct Renamed {
-    fd: OwnedFd,
+    fd: super::Sealed,
     name: String,
 }
 
