@@ -2,7 +2,7 @@
 //! of §4.5 are there.
 
 use hermes_hooks_core::HookEvent;
-use hermes_hooks_outbound::Outbound;
+use hermes_hooks_outbound::{Outbound, TargetSpec};
 
 use crate::support::logs::capture;
 use crate::support::{Answer, Sink, dead_url};
@@ -38,7 +38,11 @@ async fn secrets_and_signatures_never_show() {
         outbound.enqueue(&session_end());
     }
     assert!(outbound.wait_idle(SOON).await);
+    // Everything logged meanwhile (tests beside this one too) for the leaks;
+    // the lines naming this test's targets for the lines that must be there.
     let text = logs.text();
+    let labels: Vec<String> = targets.iter().map(TargetSpec::label).collect();
+    let own = logs.lines_with(&labels);
     let reports = outbound.take_reports();
     let debug = format!("{outbound:?} {targets:?} {reports:?}");
 
@@ -63,7 +67,11 @@ async fn secrets_and_signatures_never_show() {
         assert!(!debug.contains(&needle), "Debug leaks {needle}");
     }
 
-    // The reference's log lines are there.
+    // The reference's log lines are there, a registration per target.
+    for label in &labels {
+        let expected = format!("outbound webhook registered: on_session_end -> {label} (");
+        assert!(own.contains(&expected), "missing {expected:?} in:\n{own}");
+    }
     for expected in [
         "outbound webhook registered: on_session_end -> ",
         "outbound webhook delivered: on_session_end -> ",
@@ -76,7 +84,39 @@ async fn secrets_and_signatures_never_show() {
         "): connection failed",
         "outbound webhook queue full (1 pending) — dropping on_session_end event for ",
     ] {
-        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+        assert!(own.contains(expected), "missing {expected:?} in:\n{own}");
+    }
+}
+
+/// A capture holds every thread's lines, whichever thread logs first: a
+/// per-thread capture lost its own `registered` line when a thread without a
+/// subscriber had logged that line first (tracing cached "never" for it; a
+/// loaded CI run), and never saw the other thread's.
+#[test]
+fn a_capture_holds_every_threads_lines_whichever_logs_first() {
+    let (logs, _guard) = capture();
+    // Ports below 1024: no sink of a test beside this one has these labels.
+    let register = |url: &'static str| {
+        move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            let target = crate::target(url, &[HookEvent::OnSessionEnd]);
+            let label = target.label();
+            runtime.block_on(async { drop(Outbound::new(vec![target], options())) });
+            label
+        }
+    };
+    let elsewhere = std::thread::spawn(register("http://127.0.0.1:7/hook"))
+        .join()
+        .expect("the other thread");
+    let here = register("http://127.0.0.1:13/hook")();
+    assert_ne!(elsewhere, here);
+    let own = logs.lines_with(&[&elsewhere, &here]);
+    for label in [elsewhere, here] {
+        let expected = format!("outbound webhook registered: on_session_end -> {label} (");
+        assert!(own.contains(&expected), "missing {expected:?} in:\n{own}");
     }
 }
 
@@ -148,7 +188,9 @@ async fn url_credentials_never_show() {
             assert!(!text.contains(secret), "{secret} leaked in:\n{text}");
         }
     }
-    assert!(shown[0].contains("target=127.0.0.1:"), "{}", shown[0]);
+    let labels: Vec<String> = targets.iter().map(TargetSpec::label).collect();
+    let own = logs.lines_with(&labels);
+    assert!(own.contains("target=127.0.0.1:"), "{own}");
 }
 
 /// Every optional dependency is named with `dep:` in a feature, so cargo makes
