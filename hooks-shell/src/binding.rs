@@ -201,14 +201,7 @@ impl Subject {
         if let Some(why) = &found.computed {
             return Err(BindError::Computed(why.clone()));
         }
-        let mut reached = self.reached();
-        if let Some(why) = &reached.computed {
-            return Err(BindError::Computed(why.clone()));
-        }
-        // What the scripts it runs execute in turn (`make` in a script).
-        for root in &found.definitions {
-            reached.add(root.clone());
-        }
+        let reached = self.reached().with_scripts(found)?;
         let mut binding = Binding {
             project: self.bound_project_with(&reached),
             request: self.request.clone(),

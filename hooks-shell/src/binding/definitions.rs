@@ -95,6 +95,21 @@ impl Reached {
         }
     }
 
+    /// With what the scripts of `found` execute in turn (`make` in a
+    /// script); an error when a recipe or script it runs computes a name.
+    pub(super) fn with_scripts(
+        mut self,
+        found: &super::Identified,
+    ) -> Result<Reached, super::BindError> {
+        if let Some(why) = &self.computed {
+            return Err(super::BindError::Computed(why.clone()));
+        }
+        for root in &found.definitions {
+            self.add(root.clone());
+        }
+        Ok(self)
+    }
+
     fn unsure(&mut self, program: &str, why: &str) {
         self.opaque
             .get_or_insert_with(|| format!("{program}: {why}"));
