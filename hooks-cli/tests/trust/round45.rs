@@ -110,6 +110,10 @@ fn a_recipe_or_package_script_computing_its_name_is_never_run() {
         format!("lint:\n\t@{}\n", COMPUTES_G.replace('$', "$$")),
         "G := $(shell printf tools/g.%s sh)\nlint:\n\t@sh $(G) a\n".to_owned(),
         "lint:\n\t@sh $(subst x,g,tools/x.sh) a\n".to_owned(),
+        // A `define` block, a target's own value, a continued line.
+        "define G\nsh $(shell printf tools/g.%s sh) a\nendef\nlint:\n\t@$(G)\n".to_owned(),
+        "lint: G := $(shell printf ./tools/g.%s sh)\nlint:\n\t@$(G) a\n".to_owned(),
+        "lint:\n\t@sh $$(printf \\\n\t  tools/g.%s sh) a\n".to_owned(),
     ];
     for makefile in &recipes {
         edit_never_runs("make -s lint", &|project| {

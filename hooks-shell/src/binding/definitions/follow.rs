@@ -240,7 +240,12 @@ pub(super) fn follow_includes(
     if let Some(shell) = vars.get("SHELL") {
         recipe_files(&make_text::shell_text(shell, &vars), dir, found);
     }
-    for raw in text.lines() {
+    // `make` joins a line ending in `\` with the next.
+    let lines = match kind {
+        Includes::Make => make_text::logical_lines(&text),
+        _ => text.lines().map(str::to_owned).collect(),
+    };
+    for raw in lines.iter().map(String::as_str) {
         let line = raw.trim_start();
         // A recipe line (`make`: after a tab; `just`: indented), as the
         // shell text it runs (`$$` one `$`, `{{…}}` a value).

@@ -16,35 +16,92 @@ use std::collections::HashMap;
 const MAX_DEPTH: usize = 8;
 
 /// The variables of a makefile's text set to a value (`NAME = v`, `:=`,
-/// `::=`, `?=`, `+=` appended; `override` and `export` read too).
+/// `::=`, `?=`, `+=` appended; `override` and `export` read too; a
+/// `define … endef` block; a target's own value, `lint: G = v`). A name
+/// set more than once keeps its last value, unless one of them runs a
+/// shell (`$(shell …)`, `!=`): it is then computed in every recipe.
 pub(super) fn variables(text: &str) -> HashMap<String, String> {
     let mut vars: HashMap<String, String> = HashMap::new();
-    for line in text.lines().filter(|line| !line.starts_with('\t')) {
-        let line = line.trim_start();
-        let line = ["override ", "export "]
-            .iter()
-            .fold(line, |line, word| line.strip_prefix(word).unwrap_or(line));
+    let lines = logical_lines(text);
+    let mut lines = lines.iter().map(String::as_str);
+    while let Some(line) = lines.next() {
+        if line.starts_with('\t') {
+            continue;
+        }
+        let line = without_prefixes(line.trim_start());
+        if let Some(rest) = line.strip_prefix("define ") {
+            let mut words = rest.split_whitespace();
+            let name = words.next().unwrap_or("");
+            let op = words.next().unwrap_or("=");
+            let body: Vec<&str> = lines.by_ref().take_while(|l| l.trim() != "endef").collect();
+            set(&mut vars, name, op, body.join("\n"));
+            continue;
+        }
+        // `lint: G = v`, `lint: export G := v`: the target's own value.
+        let line = match (line.find(':'), line.find('=')) {
+            (Some(colon), Some(equals))
+                if colon < equals && !line[colon + 1..].starts_with([':', '=']) =>
+            {
+                without_prefixes(line[colon + 1..].trim_start())
+            }
+            _ => line,
+        };
         let Some((name, op, value)) = assignment(line) else {
             continue;
         };
         let value = value.split('#').next().unwrap_or("").trim().to_owned();
-        match op {
-            "+=" => {
-                let entry = vars.entry(name.to_owned()).or_default();
-                if !entry.is_empty() {
-                    entry.push(' ');
-                }
-                entry.push_str(&value);
-            }
-            "?=" => {
-                vars.entry(name.to_owned()).or_insert(value);
-            }
-            _ => {
-                vars.insert(name.to_owned(), value);
-            }
-        }
+        set(&mut vars, name, op, value);
     }
     vars
+}
+
+/// `line` without a leading `override` / `export` / `private`.
+fn without_prefixes(line: &str) -> &str {
+    let mut line = line;
+    while let Some(rest) = ["override ", "export ", "private "]
+        .iter()
+        .find_map(|word| line.strip_prefix(word))
+    {
+        line = rest.trim_start();
+    }
+    line
+}
+
+/// Sets `name` with `op` to `value` in `vars` (see [`variables`]).
+fn set(vars: &mut HashMap<String, String>, name: &str, op: &str, value: String) {
+    let runs = |text: &str| text.contains("$(shell") || text.contains("${shell");
+    match (op, vars.get_mut(name)) {
+        ("+=", Some(entry)) => {
+            if !entry.is_empty() {
+                entry.push(' ');
+            }
+            entry.push_str(&value);
+        }
+        ("?=", Some(_)) => {}
+        (_, Some(entry)) if runs(entry) || runs(&value) => *entry = "$(shell :)".to_owned(),
+        _ => {
+            vars.insert(name.to_owned(), value);
+        }
+    }
+}
+
+/// The makefile's lines, each continued line (`\` at its end) joined with
+/// the next as make reads it (a recipe line keeps the joined line's tab).
+pub(super) fn logical_lines(text: &str) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in text.lines() {
+        match (open, lines.last_mut()) {
+            (true, Some(last)) => {
+                last.pop();
+                last.push(' ');
+                last.push_str(line.strip_prefix('\t').unwrap_or(line).trim_start());
+            }
+            _ => lines.push(line.to_owned()),
+        }
+        open = line.ends_with('\\');
+    }
+    lines
 }
 
 /// `NAME OP VALUE` of an assignment line, `OP` one of `=`, `:=`, `::=`,
@@ -231,6 +288,18 @@ mod tests {
         assert_eq!(vars["C"], "x y");
         assert_eq!(vars["D"], "4");
         assert!(!vars.contains_key("E"));
+    }
+
+    #[test]
+    fn defines_targets_own_values_and_continued_lines_are_read() {
+        let text = "define G\nsh $(shell printf tools/g.%s sh) a\nendef\n\
+                    lint: H := $(shell printf x)\nH = ok\nB = a\nB = b\n\
+                    all:\n\t@sh \\\n\t  tools/x.sh a\n";
+        let vars = variables(text);
+        assert_eq!(shell_text("$(G)", &vars), "sh $(:) a");
+        assert_eq!(shell_text("$(H)", &vars), "$(:)");
+        assert_eq!(vars["B"], "b");
+        assert!(logical_lines(text).contains(&"\t@sh  tools/x.sh a".to_owned()));
     }
 
     #[test]
