@@ -219,3 +219,28 @@ fn a_refusal_found_in_a_script_is_told_where_nobody_is_asked() {
             .contains("run.sh")
     );
 }
+
+/// A makefile included by a variable the makefile sets is read (its
+/// recipes bind what they run); one named when make runs cannot be
+/// approved.
+#[test]
+fn an_included_makefile_named_by_a_variable_is_read() {
+    if !installed("make") {
+        return;
+    }
+    let rules = format!("lint:\n\t@{RUNS_G}\n");
+    let (home, project) = home_with("[claude]");
+    write(&project, "mk/rules.mk", &rules);
+    write(&project, "Makefile", "MK := mk/rules.mk\ninclude $(MK)\n");
+    crate::round39::scripts(&home, &project, crate::round39::GUARDS);
+    let accepted = accepted_then_edited(&home, &project, "make -s lint");
+    assert_guarded("make -s lint", &accepted);
+    edit_never_runs("make -s lint", &|project| {
+        write(project, "mk/rules.mk", &rules);
+        write(
+            project,
+            "Makefile",
+            "include $(shell printf mk/rules.%s mk)\n",
+        );
+    });
+}

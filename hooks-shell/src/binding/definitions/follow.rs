@@ -286,7 +286,10 @@ pub(super) fn follow_includes(
             Includes::None => None,
         };
         let Some(rest) = rest else { continue };
-        let names = shlex::split(rest.split('#').next().unwrap_or("")).unwrap_or_default();
+        let mut names = shlex::split(rest.split('#').next().unwrap_or("")).unwrap_or_default();
+        if kind == Includes::Make && rest.contains('$') {
+            names.extend(included_names(rest, &vars, found));
+        }
         for name in &names {
             // `$(wildcard mk/*.mk)`: the folder the pattern lists, as a tree.
             let pattern = name.trim_end_matches(')');
@@ -318,6 +321,32 @@ pub(super) fn follow_includes(
             }
         }
     }
+}
+
+/// The names a `make` `include` line's `rest` gives once the makefile's
+/// `vars` are read (`include $(MK)`, `MK := mk/rules.mk`); one named when
+/// make runs (`include $(shell …)`, a variable it does not set) makes the
+/// makefile one that cannot be approved: what it includes cannot be read.
+/// `$(wildcard dir/*.mk)` binds its folder ([`follow_includes`]).
+fn included_names(
+    rest: &str,
+    vars: &std::collections::HashMap<String, String>,
+    found: &mut Reached,
+) -> Vec<String> {
+    let text = make_text::shell_text(rest.split('#').next().unwrap_or(""), vars);
+    let wildcard = rest.contains("$(wildcard") || rest.contains("${wildcard");
+    let mut names = Vec::new();
+    for word in text.split_whitespace() {
+        if !word.contains('$') {
+            names.push(word.to_owned());
+        } else if !wildcard && found.computed.is_none() {
+            found.computed = Some(format!(
+                "a makefile includes a file named only when make runs ({})",
+                rest.trim()
+            ));
+        }
+    }
+    names
 }
 
 /// The files a `just` `mod NAME` / `mod? NAME` / `mod NAME 'PATH'` line
