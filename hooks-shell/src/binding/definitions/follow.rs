@@ -204,14 +204,18 @@ fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
     }
 }
 
-/// A `just` recipe line as the shell text it runs: an interpolation
-/// (`{{tool}}`, `` {{`cmd`}} ``) is a value the recipe does not write.
-fn just_text(line: &str) -> String {
+/// A `just` recipe line of the justfile `text` as the shell text it runs:
+/// an interpolation (`{{tool}}`) is a value the recipe does not write,
+/// computed when it runs where the justfile runs commands for values (a
+/// `` `cmd` `` or `shell(…)`).
+fn just_text(line: &str, text: &str) -> String {
     static INTERPOLATION: std::sync::LazyLock<regex::Regex> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"\{\{.*?\}\}").expect("valid regex"));
-    INTERPOLATION
-        .replace_all(line, "$${JUST_VALUE}")
-        .into_owned()
+    let value = match text.contains('`') || text.contains("shell(") {
+        true => "$$(:)",
+        false => "$${JUST_VALUE}",
+    };
+    INTERPOLATION.replace_all(line, value).into_owned()
 }
 
 /// `make`'s `include` / `-include` / `sinclude` and `just`'s `import` and
@@ -256,7 +260,7 @@ pub(super) fn follow_includes(
         }
         if kind == Includes::Just && raw.starts_with([' ', '\t']) {
             let line = line.trim_start_matches(['@', '-', '+']);
-            recipe_files(&just_text(line), dir, found);
+            recipe_files(&just_text(line, &text), dir, found);
             continue;
         }
         // `X := $(shell sh tools/g.sh)`: run when make reads the file.
@@ -393,4 +397,20 @@ fn read_definition(path: &Path) -> Option<String> {
         .read_to_string(&mut text)
         .ok()?;
     Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::just_text;
+
+    #[test]
+    fn a_just_interpolation_is_computed_where_the_justfile_runs_commands() {
+        let line = "{{tool}} a";
+        assert_eq!(just_text(line, "tool := 'x'\n"), "${JUST_VALUE} a");
+        assert_eq!(just_text(line, "tool := `printf x`\n"), "$(:) a");
+        assert_eq!(just_text(line, "tool := shell('printf x')\n"), "$(:) a");
+        let reads =
+            |text: &str| crate::binding::identify::computed_in(text, std::path::Path::new("/"));
+        assert!(reads(&just_text(line, "tool := `printf x`\n")).is_some());
+    }
 }
