@@ -120,6 +120,11 @@ fn a_recipe_or_package_script_computing_its_name_is_never_run() {
             write(project, "Makefile", makefile);
         });
     }
+    // A makefile read from the hook's input (R43-11).
+    edit_never_runs(
+        "make -s -f /dev/stdin <<'E'\nx:\n\t@sh $$(printf tools/g.%s sh) a\nE",
+        &|_| {},
+    );
     let manifest = format!("{{\"name\":\"x\",\"scripts\":{{\"lint\":\"{COMPUTES_G}\"}}}}");
     edit_never_runs("npm run -s lint", &|project| {
         write(project, "package.json", &manifest);

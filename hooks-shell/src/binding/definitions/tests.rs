@@ -169,3 +169,28 @@ fn a_cargo_configuration_that_does_not_parse_is_unsure() {
     );
     assert!(reached("cargo check", root, false).opaque.is_none());
 }
+
+#[test]
+fn a_makefile_read_from_input_is_told_from_one_a_file_holds() {
+    let args = |text: &str| -> Vec<String> { text.split(' ').map(str::to_owned).collect() };
+    for input in [
+        "-f -",
+        "-sf -",
+        "-f/dev/stdin",
+        "--file=/dev/fd/3",
+        "--makefile /proc/self/fd/0",
+    ] {
+        assert!(
+            super::makefile_from_input(&args(input)).is_some(),
+            "{input}"
+        );
+    }
+    for file in [
+        "-f tools/Makefile",
+        "-sC sub -f mk/x.mk",
+        "-s lint",
+        "-j4 -k",
+    ] {
+        assert!(super::makefile_from_input(&args(file)).is_none(), "{file}");
+    }
+}

@@ -426,6 +426,8 @@ impl Reader {
                 reading.shown(&args.join(" "))
             )),
             "find" => finds_and_runs(args),
+            // `make -f /dev/stdin <<E`: a makefile no file holds (R43-11).
+            "make" | "gmake" => crate::binding::definitions::makefile_from_input(args),
             "xargs" => self.xargs(command, previous, args, &is_computed, reading, depth),
             _ if super::INTERPRETERS.contains(&program.as_str())
                 || matches!(program_word.as_str(), "." | "source") =>

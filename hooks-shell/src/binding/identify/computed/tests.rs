@@ -140,6 +140,9 @@ fn names_computed_when_it_runs_are_found() {
         "shopt -s extglob\nsh tools/@(g).sh a",
         "PATH=\"$PWD/tools:$PATH\"; R=g; \"$R.sh\" a",
         "git -c \"alias.x=!sh \\$(printf tools/g.%s sh) a\" x",
+        "make -s -f /dev/stdin <<'E'\nx:\n\t@sh $$(printf tools/g.%s sh) a\nE",
+        "printf 'x:\\n\\t@true\\n' | make -sf - x",
+        "make --file=/dev/fd/3 x 3< tools/mk",
         // Round 44: quotes nested in `${…}`, `$'\''` (R44-1).
         "x=a; echo \"${x#\"'\"}\" >/dev/null; sh \"$(printf tools/g.%s sh)\" a",
         "echo \"a\" $'d\\'e'; sh \"$(printf tools/g.%s sh)\" a",
