@@ -120,6 +120,14 @@ fn a_recipe_or_package_script_computing_its_name_is_never_run() {
             write(project, "Makefile", makefile);
         });
     }
+    // Another language's inline code building the command (R43-11).
+    for command in [
+        "python3 -c 'import os; os.system(\"sh \" + \"tools/g.\" + \"sh a\")'",
+        "awk 'BEGIN{system(\"sh \" sprintf(\"tools/g.%s\",\"sh\") \" a\")}'",
+        "perl -e 'exec \"sh\", sprintf(\"tools/g.%s\", \"sh\"), \"a\"'",
+    ] {
+        edit_never_runs(command, &|_| {});
+    }
     // A makefile read from the hook's input (R43-11).
     edit_never_runs(
         "make -s -f /dev/stdin <<'E'\nx:\n\t@sh $$(printf tools/g.%s sh) a\nE",
@@ -248,4 +256,18 @@ fn an_included_makefile_named_by_a_variable_is_read() {
             "include $(shell printf mk/rules.%s mk)\n",
         );
     });
+}
+
+/// Inline code that starts no program, or only commands written out, is
+/// still approved and runs.
+#[test]
+fn inline_code_starting_written_commands_keeps_running() {
+    let (home, project) = home_with("[claude]");
+    for command in [
+        "python3 -c 'import json, sys; json.load(sys.stdin); print(json.dumps({\"decision\": \"block\", \"reason\": \"guarded\"}))'",
+        "python3 -c 'import subprocess, sys; sys.stdin.read(); subprocess.run([\"true\"], check=True); print(\"{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"guarded\\\"}\")'",
+        "awk '/x|y/ { n++ } END { system(\"true\"); print \"{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"guarded\\\"}\" }'",
+    ] {
+        crate::round39::runs_guarded(&home, &project, command);
+    }
 }

@@ -19,6 +19,7 @@ use super::base_name;
 mod assigns;
 mod commands;
 mod cut;
+mod inline_code;
 mod interpreters;
 mod pieces;
 mod places;
@@ -426,6 +427,8 @@ impl Reader {
                 reading.shown(&args.join(" "))
             )),
             "find" => finds_and_runs(args),
+            "awk" | "gawk" | "mawk" | "nawk" => inline_code::code_of(&program, args)
+                .and_then(|code| inline_code::spawns_computed(&program, code)),
             // `make -f /dev/stdin <<E`: a makefile no file holds (R43-11).
             "make" | "gmake" => crate::binding::definitions::makefile_from_input(args),
             "xargs" => self.xargs(command, previous, args, &is_computed, reading, depth),

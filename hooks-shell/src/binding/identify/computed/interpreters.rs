@@ -202,7 +202,9 @@ impl super::Reader {
                     reading.shown(word)
                 ))
             }
-            Argument::Inline => None,
+            // `python3 -c 'os.system("sh " + n)'` (R43-11).
+            Argument::Inline => super::inline_code::code_of(program, args)
+                .and_then(|code| super::inline_code::spawns_computed(program, code)),
             Argument::Input => read_code(
                 inputs,
                 command.piped,

@@ -143,6 +143,10 @@ fn names_computed_when_it_runs_are_found() {
         "make -s -f /dev/stdin <<'E'\nx:\n\t@sh $$(printf tools/g.%s sh) a\nE",
         "printf 'x:\\n\\t@true\\n' | make -sf - x",
         "make --file=/dev/fd/3 x 3< tools/mk",
+        "python3 -c 'import os; os.system(\"sh \" + \"tools/g.\" + \"sh a\")'",
+        "awk 'BEGIN{system(\"sh \" sprintf(\"tools/g.%s\",\"sh\") \" a\")}'",
+        "perl -e 'exec \"sh\", sprintf(\"tools/g.%s\", \"sh\"), \"a\"'",
+        "node -e 'require(\"child_process\").execSync(\"sh tools/g.\" + \"sh a\")'",
         // Round 44: quotes nested in `${…}`, `$'\''` (R44-1).
         "x=a; echo \"${x#\"'\"}\" >/dev/null; sh \"$(printf tools/g.%s sh)\" a",
         "echo \"a\" $'d\\'e'; sh \"$(printf tools/g.%s sh)\" a",

@@ -1,0 +1,308 @@
+//! Code given inline to another language (`python3 -c`, `perl -e`, `ruby
+//! -e`, `node -e`, `php -r`, an `awk` program) that starts a program: the
+//! command it starts must be written out, as string literals (`os.system("sh
+//! tools/g.sh")`, `system("make -s")`, `["git", "diff"]`), which the sweep
+//! binds like the hook's own text. One built when it runs
+//! (`os.system("sh " + name)`, `system("sh " sprintf("tools/g.%s", "sh"))`,
+//! `exec "sh", sprintf(…)`) names a file no reading can (red team R43-11).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Why `code`, the inline code of `program` (as [`super::base_name`]
+/// gives it), starts a program named only when it runs.
+pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
+    let calls: &[&str] = match program {
+        "python" | "python3" => &[
+            "system",
+            "popen",
+            "execl",
+            "execle",
+            "execlp",
+            "execlpe",
+            "execv",
+            "execve",
+            "execvp",
+            "execvpe",
+            "spawnl",
+            "spawnle",
+            "spawnlp",
+            "spawnlpe",
+            "spawnv",
+            "spawnve",
+            "spawnvp",
+            "spawnvpe",
+            "posix_spawn",
+            "posix_spawnp",
+            "run",
+            "call",
+            "check_call",
+            "check_output",
+            "Popen",
+            "getoutput",
+            "getstatusoutput",
+            "spawn",
+        ],
+        "perl" => &["system", "exec", "qx", "readpipe", "open"],
+        "ruby" => &[
+            "system", "exec", "spawn", "popen", "capture2", "capture3", "popen3",
+        ],
+        "node" | "bun" | "deno" => &[
+            "exec",
+            "execSync",
+            "execFile",
+            "execFileSync",
+            "spawn",
+            "spawnSync",
+            "fork",
+        ],
+        "php" => &[
+            "system",
+            "exec",
+            "shell_exec",
+            "passthru",
+            "popen",
+            "proc_open",
+        ],
+        "awk" | "gawk" | "mawk" | "nawk" => return awk(code),
+        _ => return None,
+    };
+    let shown = |call: &str| {
+        format!("its inline {program} code starts a command built when it runs (`{call}`)")
+    };
+    // Only code that loads what starts programs: `asyncio.run(main())`,
+    // `/x/.exec(s)` start none.
+    let loads = match program {
+        "python" | "python3" => {
+            static MODULES: LazyLock<Regex> = LazyLock::new(|| {
+                Regex::new(r"\b(?:subprocess|os|pty|commands)\b").expect("valid regex")
+            });
+            MODULES.is_match(code)
+        }
+        "node" | "bun" | "deno" => code.contains("child_process") || code.contains("Deno.Command"),
+        _ => true,
+    };
+    for call in spawn_calls(code, calls).into_iter().filter(|_| loads) {
+        // Perl's `open` starts a program only through a pipe.
+        if program == "perl" && call.text.starts_with("open(") && !call.argument.contains('|') {
+            continue;
+        }
+        if !is_literal(&call.argument, program) {
+            return Some(shown(&call.text));
+        }
+    }
+    // A command in backquotes (`` `sh $x` ``, `%x(…)`, `qx(…)`) that
+    // interpolates.
+    if matches!(program, "perl" | "ruby" | "php")
+        && let Some(quoted) = BACKQUOTED
+            .find_iter(code)
+            .find(|q| interpolates(q.as_str()))
+    {
+        return Some(shown(quoted.as_str()));
+    }
+    None
+}
+
+/// The inline code among `args` of `program`: the word after its inline
+/// option (`-c`, `-e`, `--eval`...), or an `awk` program (its first word
+/// that is no option or option value, unless `-f` names a file).
+pub(super) fn code_of<'a>(program: &str, args: &'a [String]) -> Option<&'a str> {
+    if matches!(program, "awk" | "gawk" | "mawk" | "nawk") {
+        let mut words = args.iter();
+        while let Some(word) = words.next() {
+            match word.as_str() {
+                "-f" | "--file" => return None,
+                "-F" | "-v" | "--assign" | "--field-separator" => {
+                    words.next();
+                }
+                "--" => return words.next().map(String::as_str),
+                option if option.starts_with('-') => {}
+                code => return Some(code),
+            }
+        }
+        return None;
+    }
+    let inline: &[&str] = match program {
+        "python" | "python3" => &["-c"],
+        "perl" | "ruby" => &["-e", "-E"],
+        "node" | "bun" | "deno" => &["-e", "--eval", "-p", "--print"],
+        "php" => &["-r"],
+        _ => return None,
+    };
+    let at = args.iter().position(|arg| {
+        inline.contains(&arg.as_str())
+            // `perl -ne`, `ruby -ne`: bundled letters ending in the option.
+            || (matches!(program, "perl" | "ruby")
+                && arg.starts_with('-')
+                && !arg.starts_with("--")
+                && arg.ends_with(['e', 'E']))
+    })?;
+    args.get(at + 1).map(String::as_str)
+}
+
+/// One call of a program-starting function and its argument text.
+struct Call {
+    text: String,
+    argument: String,
+}
+
+/// The calls of `names` in `code` (`name(`…`)`, or, without parentheses as
+/// Perl and Ruby allow, up to the end of the statement).
+fn spawn_calls(code: &str, names: &[&str]) -> Vec<Call> {
+    static WORD: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid regex"));
+    let mut calls = Vec::new();
+    for found in WORD.find_iter(code) {
+        if !names.contains(&found.as_str()) {
+            continue;
+        }
+        let rest = code[found.end()..].trim_start();
+        let argument = match rest.strip_prefix('(') {
+            Some(inside) => {
+                let mut depth = 1usize;
+                let end = inside
+                    .char_indices()
+                    .find(|(_, c)| {
+                        match c {
+                            '(' => depth += 1,
+                            ')' => depth -= 1,
+                            _ => {}
+                        }
+                        depth == 0
+                    })
+                    .map_or(inside.len(), |(at, _)| at);
+                inside[..end].to_owned()
+            }
+            // `system "sh", "x";` (Perl, Ruby); a bare name (`run`, a
+            // variable, an attribute) is no call.
+            None if rest.starts_with(['"', '\'']) => {
+                rest.split([';', '\n']).next().unwrap_or("").to_owned()
+            }
+            None => continue,
+        };
+        let text = format!("{}({argument})", found.as_str());
+        calls.push(Call { text, argument });
+    }
+    calls
+}
+
+/// Whether `argument` is only string literals (no interpolation in
+/// `program`'s double quotes), commas, brackets, and keyword options of
+/// constant values (`shell=True`, `check=False`, `timeout=5`).
+fn is_literal(argument: &str, program: &str) -> bool {
+    static STRING: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#).expect("valid regex")
+    });
+    static KEYWORD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b[a-z_]+\s*=\s*(?:True|False|None|[0-9.]+|true|false)\b")
+            .expect("valid regex")
+    });
+    let interpolating = matches!(program, "perl" | "ruby" | "php");
+    if STRING
+        .find_iter(argument)
+        .any(|s| s.as_str().starts_with('"') && interpolating && interpolates(s.as_str()))
+    {
+        return false;
+    }
+    let rest = STRING.replace_all(argument, "");
+    let rest = KEYWORD.replace_all(&rest, "");
+    rest.chars()
+        .all(|c| c.is_whitespace() || "[](),".contains(c))
+}
+
+/// Text in backquotes, `qx(…)` / `qx{…}` (Perl) or `%x(…)` (Ruby).
+static BACKQUOTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"`[^`]*`|\bqx\s*[({\[/][^)}\]/]*|%x\s*[({\[][^)}\]]*").expect("valid regex")
+});
+
+/// Whether quoted text interpolates a value (`$x`, `@x`, `#{x}`).
+fn interpolates(text: &str) -> bool {
+    static VALUE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[$@][A-Za-z_{(]|#\{").expect("valid regex"));
+    VALUE.is_match(text)
+}
+
+/// An `awk` program's commands: `system(…)`, `cmd | getline`, `print … |
+/// cmd`, each a string literal.
+fn awk(code: &str) -> Option<String> {
+    static LITERAL_RUNS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"system\s*\(\s*"[^"]*"\s*\)|"[^"]*"\s*\|&?\s*getline|\|&?\s*"[^"]*""#)
+            .expect("valid regex")
+    });
+    // Strings, and regular expressions where one may start (`/a|b/`).
+    static TEXT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#""(?:[^"\\]|\\.)*"|(?:^|[({~!,;&|]\s*)/(?:[^/\\\n]|\\.)*/"#)
+            .expect("valid regex")
+    });
+    let rest = LITERAL_RUNS.replace_all(code, "");
+    let rest = TEXT.replace_all(&rest, " ");
+    let rest = rest.replace("||", "");
+    let runs = rest.contains("system") || rest.contains('|');
+    runs.then(|| {
+        format!(
+            "its awk program starts a command built when it runs (`{}`)",
+            code.trim()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::spawns_computed;
+
+    #[test]
+    fn a_command_built_when_it_runs_is_found() {
+        for (program, code) in [
+            ("python3", "import os; os.system('sh ' + 'tools/g.' + 'sh')"),
+            ("python3", "import subprocess as s; s.run(['sh', n])"),
+            (
+                "python3",
+                "import os; os.execvp('sh', ['sh', f'tools/{x}.sh'])",
+            ),
+            ("perl", "exec 'sh', sprintf('tools/g.%s', 'sh'), 'a'"),
+            ("perl", "system(\"sh tools/g.$x\")"),
+            ("perl", "my $x = `sh tools/g.$e`"),
+            ("ruby", "system('sh', ARGV[0])"),
+            ("node", "require('child_process').execSync('sh ' + f)"),
+            (
+                "awk",
+                "BEGIN{system(\"sh \" sprintf(\"tools/g.%s\",\"sh\") \" a\")}",
+            ),
+            ("awk", "{ print | (\"sh \" $1) }"),
+            ("awk", "BEGIN { c = \"sh tools/g.sh\"; c | getline x }"),
+        ] {
+            assert!(spawns_computed(program, code).is_some(), "{program} {code}");
+        }
+    }
+
+    #[test]
+    fn written_commands_and_code_that_starts_none_are_read_as_before() {
+        for (program, code) in [
+            (
+                "python3",
+                "import json,sys; print(json.load(sys.stdin)['tool_name'])",
+            ),
+            (
+                "python3",
+                "import subprocess; subprocess.run(['git', 'diff'], check=True)",
+            ),
+            ("python3", "import os; os.system('make -s lint')"),
+            ("perl", "system('make', '-s'); print qq{ok}"),
+            ("perl", "while (<>) { print if /x/ }"),
+            (
+                "node",
+                "const d = JSON.parse(require('fs').readFileSync(0)); console.log(d.x)",
+            ),
+            ("awk", "{ print $1 } END { if (a || b) print \"x\" }"),
+            ("awk", "BEGIN { system(\"make -s\"); \"date\" | getline d }"),
+            ("awk", "/foo|bar/ { print \"a|b\" }"),
+            ("python3", "import asyncio; asyncio.run(main())"),
+            ("python3", "import json; json.loads(x); close(f)"),
+            ("perl", "open(my $f, '<', $ARGV[0]) or die; print <$f>"),
+            ("node", "console.log(/x/.exec(s))"),
+        ] {
+            assert!(spawns_computed(program, code).is_none(), "{program} {code}");
+        }
+    }
+}
