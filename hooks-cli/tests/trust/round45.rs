@@ -266,6 +266,8 @@ fn inline_code_starting_written_commands_keeps_running() {
     for command in [
         "python3 -c 'import json, sys; json.load(sys.stdin); print(json.dumps({\"decision\": \"block\", \"reason\": \"guarded\"}))'",
         "python3 -c 'import subprocess, sys; sys.stdin.read(); subprocess.run([\"true\"], check=True); print(\"{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"guarded\\\"}\")'",
+        // A formatter's arguments are data; its program is written out.
+        "python3 -c 'import json, subprocess, sys; f = json.load(sys.stdin).get(\"x\", \"-\"); subprocess.run([\"true\", \"--write\", f]); print(\"{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"guarded\\\"}\")'",
         "awk '/x|y/ { n++ } END { system(\"true\"); print \"{\\\"decision\\\":\\\"block\\\",\\\"reason\\\":\\\"guarded\\\"}\" }'",
     ] {
         crate::round39::runs_guarded(&home, &project, command);

@@ -187,28 +187,94 @@ fn spawn_calls(code: &str, names: &[&str]) -> Vec<Call> {
     calls
 }
 
-/// Whether `argument` is only string literals (no interpolation in
-/// `program`'s double quotes), commas, brackets, and keyword options of
-/// constant values (`shell=True`, `check=False`, `timeout=5`).
+/// Whether the command `argument` starts is written out: a string literal
+/// (no interpolation in `program`'s double quotes), or a list whose
+/// program, and an interpreter's script or code, are literals
+/// (`["npx", "prettier", "--write", path]`, `["sh", "tools/g.sh", x]`);
+/// keyword options (`check=True`, `cwd=d`) aside.
 fn is_literal(argument: &str, program: &str) -> bool {
-    static STRING: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'"#).expect("valid regex")
-    });
-    static KEYWORD: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b[a-z_]+\s*=\s*(?:True|False|None|[0-9.]+|true|false)\b")
-            .expect("valid regex")
-    });
-    let interpolating = matches!(program, "perl" | "ruby" | "php");
-    if STRING
-        .find_iter(argument)
-        .any(|s| s.as_str().starts_with('"') && interpolating && interpolates(s.as_str()))
-    {
+    let literal = |word: &str| is_string(word, program);
+    let mut words: Vec<&str> = Vec::new();
+    for part in top_level(argument, ',') {
+        if KEYWORD.is_match(part) {
+            continue;
+        }
+        match part
+            .strip_prefix(['[', '('])
+            .and_then(|p| p.strip_suffix([']', ')']))
+        {
+            Some(list) => words.extend(top_level(list, ',')),
+            None => words.push(part),
+        }
+    }
+    let Some((first, rest)) = words.split_first() else {
+        return true;
+    };
+    if !literal(first) {
         return false;
     }
-    let rest = STRING.replace_all(argument, "");
-    let rest = KEYWORD.replace_all(&rest, "");
-    rest.chars()
-        .all(|c| c.is_whitespace() || "[](),".contains(c))
+    let name = first.trim_matches(['"', '\'']);
+    let runs_code = super::super::INTERPRETERS.contains(&super::base_name(name).as_str());
+    // `execvp("sh", ["sh", …])`: the program named again as `argv[0]`.
+    let rest = match rest.first() {
+        Some(again) if again == first => &rest[1..],
+        _ => rest,
+    };
+    let mut rest = rest.iter();
+    while runs_code && let Some(word) = rest.next() {
+        if !literal(word) {
+            return false;
+        }
+        let word = word.trim_matches(['"', '\'']);
+        if matches!(word, "-c" | "-e" | "-E" | "--eval") {
+            return rest.next().is_some_and(|code| literal(code));
+        }
+        if !word.starts_with('-') {
+            break;
+        }
+    }
+    true
+}
+
+/// `name=value`: a keyword option.
+static KEYWORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*[A-Za-z_]+\s*=[^=]").expect("valid regex"));
+
+/// Whether `word` is one string literal (no interpolation in `program`'s
+/// double quotes).
+fn is_string(word: &str, program: &str) -> bool {
+    static STRING: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^\s*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*$"#).expect("valid regex")
+    });
+    let interpolating = matches!(program, "perl" | "ruby" | "php");
+    STRING.is_match(word) && !(interpolating && word.trim().starts_with('"') && interpolates(word))
+}
+
+/// `text` split at `separator` outside quotes and brackets, each part
+/// trimmed.
+fn top_level(text: &str, separator: char) -> Vec<&str> {
+    let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, None, 0);
+    let mut chars = text.char_indices();
+    while let Some((at, c)) = chars.next() {
+        match (quote, c) {
+            (Some(_), '\\') => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, c) if c == separator && depth == 0 => {
+                parts.push(text[start..at].trim());
+                start = at + c.len_utf8();
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start..].trim());
+    parts.retain(|part| !part.is_empty());
+    parts
 }
 
 /// Text in backquotes, `qx(…)` / `qx{…}` (Perl) or `%x(…)` (Ruby).
@@ -258,6 +324,11 @@ mod tests {
             ("python3", "import subprocess as s; s.run(['sh', n])"),
             (
                 "python3",
+                "import subprocess as s; s.run(['bash', '-c', c])",
+            ),
+            ("python3", "import subprocess as s; s.run([p, 'x'])"),
+            (
+                "python3",
                 "import os; os.execvp('sh', ['sh', f'tools/{x}.sh'])",
             ),
             ("perl", "exec 'sh', sprintf('tools/g.%s', 'sh'), 'a'"),
@@ -299,6 +370,14 @@ mod tests {
             ("awk", "/foo|bar/ { print \"a|b\" }"),
             ("python3", "import asyncio; asyncio.run(main())"),
             ("python3", "import json; json.loads(x); close(f)"),
+            (
+                "python3",
+                "import subprocess as s; s.run(['npx', 'prettier', '--write', f], cwd=d)",
+            ),
+            (
+                "python3",
+                "import os; os.execvp('sh', ['sh', 'tools/g.sh', x])",
+            ),
             ("perl", "open(my $f, '<', $ARGV[0]) or die; print <$f>"),
             ("node", "console.log(/x/.exec(s))"),
         ] {
