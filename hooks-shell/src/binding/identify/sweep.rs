@@ -64,7 +64,7 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
     let users = own.as_deref().is_none_or(|own| !own.starts_with(&project));
     // `y a`, `~/bin` on `PATH`: the user's own program (R44-11).
     let on_path = match (users, home_inside.as_deref()) {
-        (true, Some(home)) => home_programs(&text, home),
+        (true, Some(home)) => home_programs(&text, home, &project),
         _ => Vec::new(),
     };
     named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)
@@ -87,11 +87,12 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
 }
 
 /// The programs of the home folder `home` that the shell text `text` runs
-/// by a bare name found on `PATH` (`y a`, `~/bin` on it): the user's own
-/// scripts, which may run the project's in turn (R44-11). A version
+/// by a bare name found on `PATH` (`y a`, `~/bin` on it), outside the
+/// project folder `project`: the user's own scripts, which may run the
+/// project's in turn (R44-11). A version
 /// manager's shims (a `shims` folder: pyenv, rbenv, asdf, nodenv) are its
 /// own code, as the system's programs are: not read.
-fn home_programs(text: &str, home: &Path) -> Vec<PathBuf> {
+fn home_programs(text: &str, home: &Path, project: &Path) -> Vec<PathBuf> {
     // The `PATH` it runs with, and the folders the text puts on it
     // (`export PATH="$HOME/bin:$PATH"`).
     static SET_PATH: LazyLock<Regex> = LazyLock::new(|| {
@@ -115,7 +116,9 @@ fn home_programs(text: &str, home: &Path) -> Vec<PathBuf> {
     let folders: Vec<PathBuf> = std::env::split_paths(&path)
         .filter(|folder| folder.file_name().is_none_or(|name| name != "shims"))
         .filter_map(|folder| folder.canonicalize().ok())
-        .filter(|real| real.starts_with(home) && real != home && !is_system(real))
+        // The project's folders on the host's `PATH` are withheld from the
+        // user's hooks (`host_env`); those the text puts there are read above.
+        .filter(|real| real.starts_with(home) && real != home && !real.starts_with(project))
         .collect();
     if folders.is_empty() {
         return Vec::new();
