@@ -58,6 +58,10 @@ pub(super) enum Includes {
     Just,
 }
 
+/// The most definition files one command's reading reads (a makefile
+/// whose recipes run make on itself is read that often at most).
+pub(super) const MAX_READS: usize = 256;
+
 /// The most files an `include` chain adds.
 pub(super) const MAX_INCLUDED: usize = 64;
 
@@ -81,6 +85,10 @@ pub struct Reached {
     /// The folder the command starts in, which `$CLAUDE_PROJECT_DIR`
     /// names (R37-5).
     pub(crate) top: PathBuf,
+    /// How many recipes deep the reading is (`$(MAKE)` in a recipe).
+    pub(crate) nesting: usize,
+    /// How many definition files were read (at most [`MAX_READS`]).
+    pub(crate) reads: usize,
 }
 
 impl Reached {

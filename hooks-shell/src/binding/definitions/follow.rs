@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Includes, MAX_INCLUDED, Reached, make_text, node_tool, reached_within};
+use super::{Includes, MAX_INCLUDED, MAX_READS, Reached, make_text, node_tool, reached_within};
 use crate::binding::identify;
 use crate::binding::shell::{simple_commands, skip_prefixes};
 
@@ -19,15 +19,25 @@ pub(super) fn package_scripts(
     found: &mut Reached,
 ) {
     let name = match words.first().map(String::as_str) {
-        Some("run" | "run-script" | "rum" | "urn") => words.get(1),
-        _ => words.first(),
+        Some("run" | "run-script" | "rum" | "urn") => words.get(1).cloned(),
+        // `npm t`, `npm tst`: `npm test` (R45-6).
+        Some("t" | "tst") => Some("test".to_owned()),
+        _ => words.first().cloned(),
     };
     npmrc_files(dir, found);
     let Some(name) = name else { return };
     let Some(text) = read_definition(&dir.join("package.json")) else {
         return;
     };
-    let Ok(manifest) = serde_json::from_str::<serde_json::Value>(&text) else {
+    // A byte order mark, a number no `f64` holds: npm reads it, so it is
+    // never read as having no scripts (R45-6).
+    let Ok(manifest) =
+        serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
+    else {
+        found.computed.get_or_insert_with(|| {
+            "a package.json this reading cannot parse: what its scripts run cannot be read"
+                .to_owned()
+        });
         return;
     };
     for script in [format!("pre{name}"), name.clone(), format!("post{name}")] {
@@ -196,13 +206,33 @@ fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
         .unwrap_or_default();
     for command in simple_commands(line) {
         let text = shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default();
-        for file in identify(&text, Some(&command), dir).files {
+        let identified = identify(&text, Some(&command), dir);
+        // `bash scripts/x.sh` whose script computes a name (R45-11).
+        if found.computed.is_none()
+            && let Some(why) = &identified.computed
+        {
+            found.computed = Some(format!(
+                "a recipe or package script ({}): {why}",
+                line.trim()
+            ));
+        }
+        for file in identified.files.into_iter().chain(identified.definitions) {
             if !installed.iter().any(|folder| file.parent() == Some(folder)) {
                 found.add(file);
             }
         }
     }
+    // `$(MAKE) -f other.mk`, `npm run b`: the definitions it runs, read in
+    // turn (R45-5), a few levels deep.
+    if found.nesting < MAX_RECIPE_NESTING {
+        found.nesting += 1;
+        reached_within(line, dir, false, found, 0);
+        found.nesting -= 1;
+    }
 }
+
+/// How many recipes deep definitions run by a recipe are read.
+const MAX_RECIPE_NESTING: usize = 3;
 
 /// A `just` recipe line of the justfile `text` as the shell text it runs:
 /// an interpolation (`{{tool}}`) is a value the recipe does not write,
@@ -229,9 +259,17 @@ pub(super) fn follow_includes(
     found: &mut Reached,
     depth: usize,
 ) {
+    if found.reads >= MAX_READS {
+        found.computed.get_or_insert_with(|| {
+            "it reads more makefiles than are followed: what their recipes run cannot be read"
+                .to_owned()
+        });
+        return;
+    }
     if depth > 8 || found.roots.len() > MAX_INCLUDED {
         return;
     }
+    found.reads += 1;
     let Some(dir) = searched.first() else { return };
     let Some(text) = read_definition(file) else {
         return;
@@ -249,15 +287,24 @@ pub(super) fn follow_includes(
         Includes::Make => make_text::logical_lines(&text),
         _ => text.lines().map(str::to_owned).collect(),
     };
+    // Each recipe as the shell text it runs (`$$` one `$`).
+    if kind == Includes::Make {
+        match make_text::recipes(&lines) {
+            Ok(recipes) => {
+                for recipe in recipes {
+                    recipe_files(&make_text::shell_text(&recipe, &vars), dir, found);
+                }
+            }
+            Err(why) if found.computed.is_none() => found.computed = Some(why),
+            Err(_) => {}
+        }
+    }
     for raw in lines.iter().map(String::as_str) {
         let line = raw.trim_start();
-        // A recipe line (`make`: after a tab; `just`: indented), as the
-        // shell text it runs (`$$` one `$`, `{{…}}` a value).
         if kind == Includes::Make && raw.starts_with('\t') {
-            let line = line.trim_start_matches(['@', '-', '+']);
-            recipe_files(&make_text::shell_text(line, &vars), dir, found);
             continue;
         }
+        // A `just` recipe line (indented), `{{…}}` a value.
         if kind == Includes::Just && raw.starts_with([' ', '\t']) {
             let line = line.trim_start_matches(['@', '-', '+']);
             recipe_files(&just_text(line, &text), dir, found);

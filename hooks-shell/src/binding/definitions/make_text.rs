@@ -2,10 +2,10 @@
 //! one `$`; a variable the makefile sets to static text (`BIN := app`) is
 //! that text; any other variable or automatic variable (`$(CC)`, `$@`,
 //! `$<`) is a value the makefile does not write, read as a variable of
-//! the environment (`${CC}`), and so is a function of such values
-//! (`$(subst …)`, `$(or …)`); a function that runs or expands code
-//! (`$(shell …)`, `$(call …)`, `$(eval …)`) is a value computed when it
-//! runs (`$(:)`). The computed-name reading then
+//! the environment (`${CC}`); `$(MAKE)` is `make`; a function (`$(shell
+//! …)`, `$(strip …)`, `$(or …)`) is a value computed when it runs
+//! (`$(:)`): data as an argument, never approved as a name it runs (red
+//! team R45-5: `$(strip ) sh $$(…)`). The computed-name reading then
 //! reads it as any command ([`crate::binding::identify`]): `sh
 //! $$(printf tools/g.%s sh)` or `sh $(SCRIPT)` with `SCRIPT =
 //! $(shell …)` runs a name computed when it runs (red team R44-12).
@@ -185,19 +185,13 @@ fn reference(inner: &str, vars: &HashMap<String, String>, depth: usize) -> Strin
         if inner.chars().all(|c| "@<^?*+|%".contains(c)) {
             return "${MAKE_AUTOMATIC}".to_owned();
         }
-        // `$(shell …)` runs code, `$(call …)` / `$(eval …)` / `$(value
-        // …)` expand text as code: computed when it runs. Another function
-        // of the makefile's values (`$(or $(D),tools)`) is a value it does
-        // not write, unless what it reads is computed in turn.
-        let name = inner.split([' ', '\t', ',']).next().unwrap_or("");
-        let runs = matches!(name, "shell" | "call" | "eval" | "value" | "file")
-            || expand(inner, vars, depth + 1).contains("$(:)");
-        return match runs || depth >= MAX_DEPTH {
-            true => "$(:)".to_owned(),
-            false => "${MAKE_FUNCTION}".to_owned(),
-        };
+        // A function (`$(shell …)`, `$(strip …)`, `$(or …)`): text this
+        // reading does not work out, so a name it gives is computed.
+        return "$(:)".to_owned();
     }
     match vars.get(inner) {
+        // `$(MAKE) -C sub`: make itself, read as any make command.
+        None if inner == "MAKE" => "make".to_owned(),
         Some(value) if depth < MAX_DEPTH => expand(value, vars, depth + 1),
         Some(_) => "$(:)".to_owned(),
         None => format!("${{{}}}", inner.replace(['.', '-'], "_")),
@@ -218,6 +212,51 @@ fn closing(text: &str, open: char, close: char) -> Option<usize> {
         }
     }
     None
+}
+
+/// The recipes of a makefile's `lines` ([`logical_lines`]), as make hands
+/// them to its shell before expanding them: each tab line (its `@`, `-`,
+/// `+` out), a rule's own `target: prereqs ; recipe`, and, under
+/// `.ONESHELL:`, each rule's lines as one script (red team R45-5). A
+/// makefile that changes its recipe prefix (`.RECIPEPREFIX`) is not read.
+pub(super) fn recipes(lines: &[String]) -> Result<Vec<String>, String> {
+    if lines.iter().any(|line| line.contains(".RECIPEPREFIX")) {
+        return Err(
+            "a makefile that changes its recipe prefix (.RECIPEPREFIX) cannot be read".to_owned(),
+        );
+    }
+    let one_shell = lines
+        .iter()
+        .any(|line| line.trim_start().starts_with(".ONESHELL"));
+    let mut recipes: Vec<String> = Vec::new();
+    let mut in_recipe = false;
+    for line in lines {
+        if let Some(recipe) = line.strip_prefix('\t') {
+            let recipe = recipe.trim_start().trim_start_matches(['@', '-', '+']);
+            match (one_shell && in_recipe, recipes.last_mut()) {
+                (true, Some(last)) => {
+                    last.push('\n');
+                    last.push_str(recipe);
+                }
+                _ => recipes.push(recipe.to_owned()),
+            }
+            in_recipe = true;
+            continue;
+        }
+        in_recipe = false;
+        // `lint: ; sh x`: a rule's recipe on its own line.
+        let line = line.trim_start();
+        if assignment(without_prefixes(line)).is_none()
+            && let (Some(colon), Some(semicolon)) = (line.find(':'), line.find(';'))
+            && colon < semicolon
+            && !line.starts_with('#')
+        {
+            let recipe = line[semicolon + 1..].trim_start();
+            recipes.push(recipe.trim_start_matches(['@', '-', '+']).to_owned());
+            in_recipe = true;
+        }
+    }
+    Ok(recipes)
 }
 
 /// The bodies of the `$(shell …)` calls in `line` (make runs them when it
@@ -262,14 +301,11 @@ mod tests {
             read("$(CC) -o $@ $<"),
             "${CC} -o ${MAKE_AUTOMATIC} ${MAKE_AUTOMATIC}"
         );
-        assert_eq!(read("sh $(subst x,g,tools/x.sh)"), "sh ${MAKE_FUNCTION}");
-        assert_eq!(
-            read("python3 $(or $(D),tools)/c.py"),
-            "python3 ${MAKE_FUNCTION}/c.py"
-        );
-        assert_eq!(read("python3 $(or $(X),tools)/c.py"), "python3 $(:)/c.py");
+        assert_eq!(read("sh $(subst x,g,tools/x.sh)"), "sh $(:)");
+        assert_eq!(read("python3 $(or $(D),tools)/c.py"), "python3 $(:)/c.py");
+        assert_eq!(read("$(strip ) sh x"), "$(:) sh x");
         assert_eq!(read("sh $(call f,x)"), "sh $(:)");
-        assert_eq!(read("$(MAKE) -C sub"), "${MAKE} -C sub");
+        assert_eq!(read("$(MAKE) -C sub"), "make -C sub");
     }
 
     #[test]
@@ -300,6 +336,23 @@ mod tests {
         assert_eq!(shell_text("$(H)", &vars), "$(:)");
         assert_eq!(vars["B"], "b");
         assert!(logical_lines(text).contains(&"\t@sh  tools/x.sh a".to_owned()));
+    }
+
+    #[test]
+    fn recipes_are_read_as_make_hands_them_to_the_shell() {
+        let lines = |text: &str| logical_lines(text);
+        let one = lines("a: ; @sh x a\nb:\n\t@f() { sh \"$$1\"; }\n\tf y\n");
+        assert_eq!(
+            recipes(&one).expect("read"),
+            vec!["sh x a", "f() { sh \"$$1\"; }", "f y"]
+        );
+        let joined = lines(".ONESHELL:\nb:\n\t@f() { sh \"$$1\"; }\n\tf y\nc:\n\tz\n");
+        assert_eq!(
+            recipes(&joined).expect("read"),
+            vec!["f() { sh \"$$1\"; }\nf y", "z"]
+        );
+        assert!(recipes(&lines(".RECIPEPREFIX = >\nb:\n> sh x\n")).is_err());
+        assert!(recipes(&lines("X := a; b\n")).expect("read").is_empty());
     }
 
     #[test]

@@ -457,8 +457,11 @@ impl Reader {
                     false => self.text(&reading.shown(code), depth + 1),
                 }),
             // `su -c 'sh x'`, `script -qc 'sh x'`: a shell string (R42-3).
-            "su" | "script" | "runuser" | "sg" | "flock" if args.iter().any(|a| short_c(a)) => {
-                let at = args.iter().position(|a| short_c(a))?;
+            // `npm exec -c 'sh x'`, `npx -c …` (R45-6).
+            "su" | "script" | "runuser" | "sg" | "flock" | "npm" | "npx" | "pnpm" | "yarn"
+                if args.iter().any(|a| short_c(a) || a == "--call") =>
+            {
+                let at = args.iter().position(|a| short_c(a) || a == "--call")?;
                 let string = args.get(at + 1)?;
                 match reading.is_computed_text(string) {
                     true => Some(format!(

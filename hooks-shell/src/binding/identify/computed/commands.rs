@@ -33,8 +33,12 @@ pub(super) fn function_names(text: &str) -> Vec<String> {
 
 /// Programs that run the command after their own words (`flock LOCK sh
 /// x`, `sudo sh x`): the interpreter among their words is read.
-pub(super) const RUNNERS: [&str; 25] = [
+pub(super) const RUNNERS: [&str; 29] = [
     "flock",
+    "cross-env",
+    "env-cmd",
+    "dotenv",
+    "with-env",
     "sg",
     "fakeroot",
     "dbus-run-session",
