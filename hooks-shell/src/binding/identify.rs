@@ -17,6 +17,7 @@ pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
 mod computed;
 mod follow;
+mod sealed_copy;
 use follow::follow;
 mod nested;
 mod sweep;

@@ -132,7 +132,7 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
     // A shell script's own names computed when it runs (`sh "$(printf
     // ../tools/g.%s sh)"`): no more bound than the command's (R38-1).
     if shell && found.computed.is_none() {
-        found.computed = scan(file);
+        found.computed = scan(file).or_else(|| super::sealed_copy::named(&text));
     }
     if python {
         for line in text.lines().map(str::trim) {

@@ -32,9 +32,9 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
 /// inside `cwd` once links and `..` are resolved, and no program (red
 /// team R42-8: a user's hook script running `sh tools/g.sh` in every
 /// project), a script beside it, or, for a script outside the project
-/// (the user's), one of the home folder (`~/bin/y`, which may run the
-/// project's in turn: R44-11). Other files (a system
-/// tool, an installed script) are not read: nothing is, when
+/// (the user's), any other but the system's and a version manager's
+/// (`~/bin/y`, `/opt/team/y.sh`, which may run the project's in turn:
+/// R44-11, R45-3). Nothing is read when
 /// `cwd` is `/`, the home folder or above it (no project). A file it
 /// writes (`date > target/stamp.sh`) is not read as one it runs.
 pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBuf> {
@@ -77,10 +77,10 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
                     // A user's script running another of the home folder
                     // (`~/bin/y`), which may run the project's in turn
                     // (R44-11); not a project script's (`cp -r . ~/copy`).
-                    || (users
-                        && home_inside
-                            .as_deref()
-                            .is_some_and(|home| real.starts_with(home) && real != home))
+                    // Elsewhere too (`/opt/team/check.sh`, a link out of
+                    // the home folder: R45-3), but never the system's nor a
+                    // version manager's own code (R45-9).
+                    || (users && !is_system(&real) && !is_version_manager(&real))
             }) && !super::read_head(path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
         })
         .collect()
@@ -114,7 +114,7 @@ fn home_programs(text: &str, home: &Path, project: &Path) -> Vec<PathBuf> {
         }
     }
     let folders: Vec<PathBuf> = std::env::split_paths(&path)
-        .filter(|folder| folder.file_name().is_none_or(|name| name != "shims"))
+        .filter(|folder| !is_version_manager(folder))
         .filter_map(|folder| folder.canonicalize().ok())
         // The project's folders on the host's `PATH` are withheld from the
         // user's hooks (`host_env`); those the text puts there are read above.
@@ -373,6 +373,19 @@ fn is_script(path: &Path, word: &str) -> bool {
         .iter()
         .any(|ext| lower.ends_with(ext))
         || (word.contains('/') && meta.permissions().mode() & 0o111 != 0)
+}
+
+/// A version manager's own code (pyenv, rbenv, asdf, nodenv, nvm...): its
+/// shims work out what to run when they run, from the manager's settings,
+/// never from a project's code.
+fn is_version_manager(path: &Path) -> bool {
+    const MANAGERS: [&str; 8] = [
+        ".pyenv", ".rbenv", ".asdf", ".nodenv", ".nvm", ".volta", ".sdkman", "mise",
+    ];
+    path.components().any(|part| {
+        let part = part.as_os_str();
+        part == "shims" || MANAGERS.iter().any(|manager| part == *manager)
+    })
 }
 
 /// The system's own files, never a command's code to bind by name.
