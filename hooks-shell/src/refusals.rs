@@ -41,21 +41,27 @@ impl Refusals {
         }
     }
 
-    /// Why `subject` was refused when last tried, and when.
+    /// Why `subject` was refused when last tried, and when, while the
+    /// files it was refused for are as they were then (R45-10: a fixed
+    /// script is "not approved", not "refused").
     pub(crate) fn last(&self, subject: &Subject) -> Option<(String, String)> {
         let key = key(subject);
-        self.entries().into_iter().rev().find_map(|entry| {
-            (entry.get("key") == Some(&key)).then(|| {
-                let text = |name: &str| {
-                    entry
-                        .get(name)
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_owned()
-                };
-                (text("why"), text("at"))
-            })
-        })
+        let entries = self.entries();
+        let entry = entries
+            .iter()
+            .rev()
+            .find(|entry| entry.get("key") == Some(&key))?;
+        if entry.get("files").and_then(Value::as_str) != Some(files_state(subject).as_str()) {
+            return None;
+        }
+        let text = |name: &str| {
+            entry
+                .get(name)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        Some((text("why"), text("at")))
     }
 
     /// Records that `subject` cannot be approved as it is, because `why`.
@@ -63,7 +69,12 @@ impl Refusals {
         let key = key(subject);
         let mut entries = self.entries();
         entries.retain(|entry| entry.get("key") != Some(&key));
-        entries.push(json!({"key": key, "why": why, "at": now_iso()}));
+        entries.push(json!({
+            "key": key,
+            "why": why,
+            "at": now_iso(),
+            "files": files_state(subject),
+        }));
         let skip = entries.len().saturating_sub(MAX_ENTRIES);
         self.write(&entries[skip..]);
     }
@@ -108,6 +119,25 @@ impl Refusals {
             tracing::debug!("{}: not written: {error}", self.path.display());
         }
     }
+}
+
+/// What the files `subject` runs are now, by name, size and time of last
+/// change (no content is read: a run nobody is asked for stays cheap).
+fn files_state(subject: &Subject) -> String {
+    use sha2::Digest;
+    let found = subject.identify();
+    let mut digest = sha2::Sha256::new();
+    for file in found.files.iter().chain(&found.programs) {
+        let stamp = std::fs::metadata(file).ok().map(|meta| {
+            let changed = meta
+                .modified()
+                .ok()
+                .and_then(|time| time.duration_since(std::time::UNIX_EPOCH).ok());
+            (meta.len(), changed.map(|d| d.as_nanos()))
+        });
+        digest.update(format!("{}\0{stamp:?}\n", file.display()));
+    }
+    hex::encode(digest.finalize())
 }
 
 /// What names `subject` among the entries: its event, command and the

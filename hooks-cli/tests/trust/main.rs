@@ -91,6 +91,7 @@ mod round43_scripts;
 mod round44;
 mod round45;
 mod round45_bash_source;
+mod round45_red;
 mod round5;
 mod round6_shapes;
 mod round7;

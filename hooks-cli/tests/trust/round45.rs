@@ -215,12 +215,13 @@ fn a_refusal_found_in_a_script_is_told_where_nobody_is_asked() {
             assert!(!told.contains(hint), "{told}");
         }
     }
-    // Fixed and approved: the refusal is gone, the guard runs.
+    // Fixed: no longer "refused" (R45-10); approved: the guard runs.
     write(
         &project,
         ".claude/hooks/run.sh",
         &format!("#!/bin/bash\n{RUNS_G}\n"),
     );
+    assert!(!message(false).contains("refused when last tried"));
     crate::dialects::in_project(&home, &project, &["approve", "--all"]);
     assert_guarded(
         command,
