@@ -147,3 +147,23 @@ fn a_version_managers_shim_named_by_path_keeps_running() {
     );
     runs_guarded(&home, &project, "bash ~/.claude/hooks/x.sh");
 }
+
+/// A realistic makefile whose other target feeds file names to a Python
+/// module through `xargs` (R45-8): the names are the module's data, and
+/// the hook running another target keeps running.
+#[test]
+fn a_makefile_feeding_names_to_a_module_keeps_running() {
+    if !installed("make") {
+        return;
+    }
+    let (home, project) = home_with("[claude]");
+    write(
+        &project,
+        "Makefile",
+        "PY ?= python3\n.PHONY: lint check\n\
+         check:\n\tgit diff --name-only | grep -E \"\\.py$$\" | xargs -r $(PY) -m py_compile\n\
+         lint:\n\t@sh tools/g.sh a\n",
+    );
+    crate::round39::scripts(&home, &project, crate::round39::GUARDS);
+    runs_guarded(&home, &project, "make -s lint");
+}

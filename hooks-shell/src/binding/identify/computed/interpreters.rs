@@ -247,10 +247,44 @@ impl super::Reader {
             return None;
         }
         // `xargs sh -c 'lint "$1"' _`: the string runs, its arguments read.
-        if let Argument::String(string) = script_argument(&program, &runs[1..]) {
-            let string = string.replace("{}", "$1");
-            return self.string(&reading.shown(&string), true, depth);
+        match script_argument(&program, &runs[1..]) {
+            Argument::String(string) => {
+                let string = string.replace("{}", "$1");
+                self.string(&reading.shown(&string), true, depth)
+            }
+            // `xargs python3 -m py_compile`, `xargs python3 x.py`: the names
+            // it reads are the module's or script's data (R45-8), unless
+            // `-I {}` puts one where the code is named.
+            Argument::Inline | Argument::Named(_)
+                if !runs[1..].iter().any(|w| w.contains("{}"))
+                    && !matches!(program.as_str(), "." | "source" | "eval")
+                    && names_its_code(&program, &runs[1..]) =>
+            {
+                None
+            }
+            _ => Some("xargs runs an interpreter on names read from its input".to_owned()),
         }
-        Some("xargs runs an interpreter on names read from its input".to_owned())
     }
+}
+
+/// Whether `args` of the interpreter `program` name the code it runs
+/// themselves (a script, `-c CODE`, `-m MODULE`), so what `xargs` adds
+/// after them is that code's data: not when they end with an option
+/// (`-m` alone) or an option's value (`node -r ./x.js`, whose script is
+/// then the first name read).
+fn names_its_code(program: &str, args: &[String]) -> bool {
+    let (code_valued, valued) = valued_options(program);
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let word = word.as_str();
+        if inline_options(program).contains(&word) {
+            return words.next().is_some();
+        }
+        if code_valued.contains(&word) || valued.contains(&word) {
+            words.next();
+        } else if !word.starts_with('-') {
+            return true;
+        }
+    }
+    false
 }
