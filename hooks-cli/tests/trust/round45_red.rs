@@ -150,7 +150,8 @@ fn a_version_managers_shim_named_by_path_keeps_running() {
 
 /// A realistic makefile whose other target feeds file names to a Python
 /// module through `xargs` (R45-8): the names are the module's data, and
-/// the hook running another target keeps running.
+/// the hook running another target keeps running; its shell is found by
+/// `$(shell command -v sh)`, a place, as in a command.
 #[test]
 fn a_makefile_feeding_names_to_a_module_keeps_running() {
     if !installed("make") {
@@ -160,9 +161,9 @@ fn a_makefile_feeding_names_to_a_module_keeps_running() {
     write(
         &project,
         "Makefile",
-        "PY ?= python3\n.PHONY: lint check\n\
+        "PY ?= python3\nSH := $(shell command -v sh)\n.PHONY: lint check\n\
          check:\n\tgit diff --name-only | grep -E \"\\.py$$\" | xargs -r $(PY) -m py_compile\n\
-         lint:\n\t@sh tools/g.sh a\n",
+         lint:\n\t@$(SH) tools/g.sh a\n",
     );
     crate::round39::scripts(&home, &project, crate::round39::GUARDS);
     runs_guarded(&home, &project, "make -s lint");

@@ -2,10 +2,10 @@
 //! one `$`; a variable the makefile sets to static text (`BIN := app`) is
 //! that text; any other variable or automatic variable (`$(CC)`, `$@`,
 //! `$<`) is a value the makefile does not write, read as a variable of
-//! the environment (`${CC}`); `$(MAKE)` is `make`; a function (`$(shell
-//! …)`, `$(strip …)`, `$(or …)`) is a value computed when it runs
-//! (`$(:)`): data as an argument, never approved as a name it runs (red
-//! team R45-5: `$(strip ) sh $$(…)`). The computed-name reading then
+//! the environment (`${CC}`); `$(MAKE)` is `make`; `$(shell CMD)` is the
+//! shell's `$(CMD)`; another function (`$(strip …)`, `$(or …)`) is a value
+//! computed when it runs (`$(:)`): data as an argument, never approved as
+//! a name it runs (red team R45-5: `$(strip ) sh $$(…)`). The computed-name reading then
 //! reads it as any command ([`crate::binding::identify`]): `sh
 //! $$(printf tools/g.%s sh)` or `sh $(SCRIPT)` with `SCRIPT =
 //! $(shell …)` runs a name computed when it runs (red team R44-12).
@@ -185,8 +185,17 @@ fn reference(inner: &str, vars: &HashMap<String, String>, depth: usize) -> Strin
         if inner.chars().all(|c| "@<^?*+|%".contains(c)) {
             return "${MAKE_AUTOMATIC}".to_owned();
         }
-        // A function (`$(shell …)`, `$(strip …)`, `$(or …)`): text this
-        // reading does not work out, so a name it gives is computed.
+        // `$(shell CMD)`: the shell's own `$(CMD)`, read as such
+        // (`$(shell command -v python3)` finds a place, `$(shell printf
+        // …)` computes a name).
+        if let Some(body) = inner
+            .strip_prefix("shell")
+            .filter(|body| body.starts_with([' ', '\t']) && depth < MAX_DEPTH)
+        {
+            return format!("$({})", expand(body.trim(), vars, depth + 1));
+        }
+        // Another function (`$(strip …)`, `$(or …)`): text this reading
+        // does not work out, so a name it gives is computed.
         return "$(:)".to_owned();
     }
     match vars.get(inner) {
@@ -295,7 +304,11 @@ mod tests {
         );
         assert_eq!(read("./$(BIN) --check"), "./app --check");
         assert_eq!(read("sh ${SCRIPT}"), "sh tools/g.sh");
-        assert_eq!(read("sh $(X)"), "sh $(:)");
+        assert_eq!(read("sh $(X)"), "sh $(printf a)");
+        assert_eq!(
+            read("$(shell command -v python3) x.py"),
+            "$(command -v python3) x.py"
+        );
         assert_eq!(read("sh $(Y)"), "sh $(:)");
         assert_eq!(
             read("$(CC) -o $@ $<"),
@@ -332,7 +345,7 @@ mod tests {
                     lint: H := $(shell printf x)\nH = ok\nB = a\nB = b\n\
                     all:\n\t@sh \\\n\t  tools/x.sh a\n";
         let vars = variables(text);
-        assert_eq!(shell_text("$(G)", &vars), "sh $(:) a");
+        assert_eq!(shell_text("$(G)", &vars), "sh $(printf tools/g.%s sh) a");
         assert_eq!(shell_text("$(H)", &vars), "$(:)");
         assert_eq!(vars["B"], "b");
         assert!(logical_lines(text).contains(&"\t@sh  tools/x.sh a".to_owned()));
