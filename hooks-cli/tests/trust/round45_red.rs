@@ -168,3 +168,20 @@ fn a_makefile_feeding_names_to_a_module_keeps_running() {
     crate::round39::scripts(&home, &project, crate::round39::GUARDS);
     runs_guarded(&home, &project, "make -s lint");
 }
+
+/// A user's Python hook running the project's script by a written name
+/// binds it, as a shell script's does (R45-3's Python rows).
+#[test]
+fn a_users_python_hook_binds_the_project_script_it_names() {
+    if !installed("python3") {
+        return;
+    }
+    let (home, project) = home_with("[claude]");
+    write(
+        &home.user_home,
+        ".claude/hooks/x.py",
+        "import subprocess, sys\nsys.stdin.read()\nsubprocess.run(['sh', 'tools/g.sh', 'a'])\n",
+    );
+    let accepted = accepted_then_edited(&home, &project, "python3 ~/.claude/hooks/x.py");
+    crate::round39::assert_guarded("x.py", &accepted);
+}

@@ -139,6 +139,9 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
             follow_import(line, dir, found);
         }
         if !shell {
+            // `subprocess.run(["sh", "tools/g.sh"])`: the scripts it names
+            // by a written name, as a shell script's (R45-3, b7).
+            follow_named(&text, cwd, dir, found, depth);
             return;
         }
     }
@@ -188,16 +191,22 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
     }
     // `sh tools/g.sh a`, `cd "$CLAUDE_PROJECT_DIR"; ./tools/g.sh`: what it
     // runs of the project, as the command's own text is read (R42-8).
-    for path in super::sweep::named_in_project(&text, cwd, dir) {
-        if !found.files.contains(&path) {
-            found.files.push(path.clone());
-            read(&path, cwd, found, depth + 1, false);
-        }
-    }
+    follow_named(&text, cwd, dir, found, depth);
     // `make -s lint`, `npm run -s lint`: the definitions it runs in the
     // folder it runs in, as the command's own are read (R44-12).
     if shell {
         definitions_run_by(&text, cwd, found);
+    }
+}
+
+/// Adds, and reads in turn, the scripts `text` (of a file in `dir`, run
+/// in `cwd`) names ([`super::sweep::named_in_project`]).
+fn follow_named(text: &str, cwd: &Path, dir: &Path, found: &mut Identified, depth: usize) {
+    for path in super::sweep::named_in_project(text, cwd, dir) {
+        if !found.files.contains(&path) {
+            found.files.push(path.clone());
+            read(&path, cwd, found, depth + 1, false);
+        }
     }
 }
 
