@@ -78,6 +78,7 @@ fn npm_spellings_reach_the_scripts_they_run() {
 fn the_sealed_copys_place_is_never_a_name_that_runs() {
     for text in [
         "#!/bin/bash\ns=${BASH_SOU\\\nRCE[0]}\nsh \"${s%/*}/../cwd/tools/g.sh\" a\n",
+        "#!/bin/bash\ns=$\\\n{BASH_SOURCE[0]}\nsh \"${s%/*}/../cwd/tools/g.sh\" a\n",
         "#!/bin/bash\nf() { set -- $(caller 0); sh \"$(dirname \"$3\")/../cwd/tools/g.sh\" a; }\nf\n",
     ] {
         edit_never_runs("bash \"$CLAUDE_PROJECT_DIR\"/run/x.sh", &|project| {

@@ -16,9 +16,13 @@ pub(super) fn named(text: &str) -> Option<String> {
         LazyLock::new(|| Regex::new(r"(\$\{#)?BASH_SOURCE\[\s*([^\]]*)\]").expect("valid regex"));
     static CALLER: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?:\$\(|`)\s*caller\b").expect("valid regex"));
+    // The references as the copy's renaming finds them (`$BASH_SOURCE`,
+    // `${BASH_SOURCE…`), before and after joining continued lines.
+    static REFERENCE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\$\{?[#!]?BASH_SOURCE").expect("valid regex"));
     let joined = text.replace("\\\n", "");
-    if joined.matches("BASH_SOURCE").count() > text.matches("BASH_SOURCE").count() {
-        return Some("a line continuation splits `BASH_SOURCE`".to_owned());
+    if REFERENCE.find_iter(&joined).count() > REFERENCE.find_iter(text).count() {
+        return Some("a line continuation splits a `BASH_SOURCE` reference".to_owned());
     }
     let other = ENTRY.captures_iter(&joined).find(|entry| {
         let count = entry.get(1).is_some() && matches!(entry[2].trim(), "@" | "*");
@@ -43,6 +47,7 @@ mod tests {
     fn reading_the_sealed_copys_place_is_found() {
         for text in [
             "s=${BASH_SOU\\\nRCE[0]}",
+            "s=$\\\n{BASH_SOURCE[0]}",
             "D=$(dirname \"${BASH_SOURCE[1]}\")",
             "x=${BASH_SOURCE[-1]}",
             "for s in \"${BASH_SOURCE[@]}\"; do :; done",
