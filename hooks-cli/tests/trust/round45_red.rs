@@ -72,6 +72,13 @@ fn npm_spellings_reach_the_scripts_they_run() {
         });
     }
     edit_never_runs("npm exec -c 'sh \"$(printf tools/g.%s sh)\" a'", &|_| {});
+    // Words npm appends to the script.
+    edit_never_runs(
+        "npm run -s lint -- \"$(printf tools/g.%s sh)\" a",
+        &|project| {
+            write(project, "package.json", "{\"scripts\":{\"lint\":\"sh\"}}");
+        },
+    );
 }
 
 #[test]

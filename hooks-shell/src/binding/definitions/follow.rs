@@ -40,6 +40,19 @@ pub(super) fn package_scripts(
         });
         return;
     };
+    // `npm run lint -- "$(…)"`: npm appends the words after the script's
+    // name to its command (R45-6), each read as the hook's text wrote it.
+    let named_at = usize::from(
+        words
+            .first()
+            .is_some_and(|w| w != &name && w != "t" && w != "tst"),
+    );
+    let appended: String = words
+        .iter()
+        .skip(named_at + 1)
+        .skip_while(|word| *word == "--")
+        .map(|word| format!(" \"{}\"", word.replace(['"', '\\'], "")))
+        .collect();
     for script in [format!("pre{name}"), name.clone(), format!("post{name}")] {
         let Some(line) = manifest
             .pointer(&format!(
@@ -49,6 +62,11 @@ pub(super) fn package_scripts(
             .and_then(serde_json::Value::as_str)
         else {
             continue;
+        };
+        let with_words = format!("{line}{appended}");
+        let line = match script == name {
+            true => with_words.as_str(),
+            false => line,
         };
         recipe_files(line, dir, found);
         for command in simple_commands(line) {
