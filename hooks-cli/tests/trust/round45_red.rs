@@ -72,6 +72,22 @@ fn npm_spellings_reach_the_scripts_they_run() {
         });
     }
     edit_never_runs("npm exec -c 'sh \"$(printf tools/g.%s sh)\" a'", &|_| {});
+    // Scripts a script runs by name, or as a runner's shell text.
+    for (lint, runner) in [
+        ("run-p a", "for s in \"$@\"; do npm run -s \"$s\"; done"),
+        (
+            "concurrently \\\"sh $(printf tools/g.%s sh) a\\\"",
+            "for c in \"$@\"; do sh -c \"$c\"; done",
+        ),
+    ] {
+        let manifest = format!("{{\"scripts\":{{\"lint\":\"{lint}\",\"a\":\"{computes}\"}}}}");
+        let program = lint.split(' ').next().unwrap_or_default().to_owned();
+        edit_never_runs("npm run -s lint", &|project| {
+            write(project, "package.json", &manifest);
+            let bin = format!("node_modules/.bin/{program}");
+            executable(&write(project, &bin, &format!("#!/bin/sh\n{runner}\n")));
+        });
+    }
     // Words npm appends to the script.
     edit_never_runs(
         "npm run -s lint -- \"$(printf tools/g.%s sh)\" a",

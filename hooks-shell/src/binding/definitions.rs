@@ -17,7 +17,8 @@ use super::identify::base_name;
 use super::search_path::with_project;
 use super::shell::{shell_script, simple_commands};
 use super::wrappers::{run_folders, unwrap};
-use follow::{cargo_config_files, follow_includes, package_scripts};
+use follow::{cargo_config_files, follow_includes};
+use npm::package_scripts;
 use options::Options;
 use table::PROGRAMS;
 
@@ -457,6 +458,7 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
 
 mod follow;
 mod make_text;
+mod npm;
 mod options;
 mod pip;
 mod python;

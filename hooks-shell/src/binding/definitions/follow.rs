@@ -1,122 +1,12 @@
-//! What the definitions a program reads name in turn: the files and tools
-//! a `package.json` script runs, a `Makefile`'s includes and recipe lines,
-//! a `justfile`'s imports and recipes.
+//! What the definitions a program reads name in turn: a `Makefile`'s
+//! includes and recipe lines, a `justfile`'s imports and recipes, a cargo
+//! configuration's files (a `package.json`'s scripts: [`super::npm`]).
 
 use std::path::{Path, PathBuf};
 
-use super::{Includes, MAX_INCLUDED, MAX_READS, Reached, make_text, node_tool, reached_within};
+use super::{Includes, MAX_INCLUDED, MAX_READS, Reached, make_text, reached_within};
 use crate::binding::identify;
-use crate::binding::shell::{simple_commands, skip_prefixes};
-
-/// What the `package.json` script a package manager runs (`npm run lint`,
-/// `npm test`, `yarn lint`, with its `pre`/`post` scripts) names: the files
-/// its command reaches ([`identify`]), a `node_modules/.bin` tool it starts,
-/// and the definitions it runs in turn.
-pub(super) fn package_scripts(
-    words: &[String],
-    dir: &Path,
-    (project_hook, depth): (bool, usize),
-    found: &mut Reached,
-) {
-    let name = match words.first().map(String::as_str) {
-        Some("run" | "run-script" | "rum" | "urn") => words.get(1).cloned(),
-        // `npm t`, `npm tst`: `npm test` (R45-6).
-        Some("t" | "tst") => Some("test".to_owned()),
-        _ => words.first().cloned(),
-    };
-    npmrc_files(dir, found);
-    let Some(name) = name else { return };
-    let Some(text) = read_definition(&dir.join("package.json")) else {
-        return;
-    };
-    // A byte order mark, a number no `f64` holds: npm reads it, so it is
-    // never read as having no scripts (R45-6).
-    let Ok(manifest) =
-        serde_json::from_str::<serde_json::Value>(text.trim_start_matches('\u{feff}'))
-    else {
-        found.computed.get_or_insert_with(|| {
-            "a package.json this reading cannot parse: what its scripts run cannot be read"
-                .to_owned()
-        });
-        return;
-    };
-    // `npm run lint -- "$(…)"`: npm appends the words after the script's
-    // name to its command (R45-6), each read as the hook's text wrote it.
-    let named_at = usize::from(
-        words
-            .first()
-            .is_some_and(|w| w != &name && w != "t" && w != "tst"),
-    );
-    let appended: String = words
-        .iter()
-        .skip(named_at + 1)
-        .skip_while(|word| *word == "--")
-        .map(|word| format!(" \"{}\"", word.replace(['"', '\\'], "")))
-        .collect();
-    for script in [format!("pre{name}"), name.clone(), format!("post{name}")] {
-        let Some(line) = manifest
-            .pointer(&format!(
-                "/scripts/{}",
-                script.replace('~', "~0").replace('/', "~1")
-            ))
-            .and_then(serde_json::Value::as_str)
-        else {
-            continue;
-        };
-        let with_words = format!("{line}{appended}");
-        let line = match script == name {
-            true => with_words.as_str(),
-            false => line,
-        };
-        recipe_files(line, dir, found);
-        for command in simple_commands(line) {
-            let command = skip_prefixes(&command);
-            if let Some(first) = command.first().filter(|w| !w.contains('/')) {
-                let bin = dir.join("node_modules/.bin").join(first);
-                if std::fs::symlink_metadata(&bin).is_ok() {
-                    node_tool(first, dir, project_hook, found);
-                }
-            }
-        }
-        if found.roots.len() < MAX_INCLUDED {
-            reached_within(line, dir, project_hook, found, depth + 1);
-        }
-    }
-}
-
-/// The `.npmrc` keys whose value is code npm runs or loads for a script.
-const NPMRC_CODE_KEYS: &[&str] = &[
-    "script-shell",
-    "node-options",
-    "onload-script",
-    "init-module",
-];
-
-/// The project files `dir/.npmrc` names as code (red-team round 4, N4:
-/// `script-shell=tools/sh.sh`, `node-options=--require ./tools/a.js`): bound
-/// like the script's own files, so a change there asks again.
-fn npmrc_files(dir: &Path, found: &mut Reached) {
-    let Some(text) = read_definition(&dir.join(".npmrc")) else {
-        return;
-    };
-    for line in text.lines() {
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        if !NPMRC_CODE_KEYS.contains(&key.trim()) {
-            continue;
-        }
-        let words = value.split(|c: char| c.is_whitespace() || c == '=' || c == '"' || c == '\'');
-        for word in words.filter(|w| w.starts_with('.') || (w.contains('/') && !w.contains("://")))
-        {
-            let relative: PathBuf = Path::new(word)
-                .components()
-                .filter(|part| !matches!(part, std::path::Component::CurDir))
-                .collect();
-            found.add(dir.join(relative));
-        }
-    }
-}
+use crate::binding::shell::simple_commands;
 
 /// The project files a cargo configuration among `manifests`
 /// (`.cargo/config.toml`, `.cargo/config`) names (red-team round 5, F17:
@@ -210,7 +100,7 @@ fn toml_strings(value: &toml::Value, out: &mut Vec<String>, depth: usize) -> boo
 /// names ([`identify`]), leaving out programs found on `PATH` (installed,
 /// not the project's); a name it computes when it runs (`sh $(printf
 /// tools/g.%s sh)`) makes it one that cannot be approved (R44-12).
-fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
+pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
     if found.computed.is_none()
         && let Some(why) = identify::computed_in(line, dir)
     {
@@ -449,7 +339,7 @@ const MAX_READ: u64 = 1024 * 1024;
 
 /// `path`'s text when it is a regular file (links followed) of at most
 /// [`MAX_READ`] bytes: never a FIFO that blocks, nor `/dev/zero`.
-fn read_definition(path: &Path) -> Option<String> {
+pub(super) fn read_definition(path: &Path) -> Option<String> {
     use std::io::Read;
     let metadata = std::fs::metadata(path).ok()?;
     if !metadata.is_file() || metadata.len() > MAX_READ {
