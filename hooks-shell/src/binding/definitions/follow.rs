@@ -97,7 +97,7 @@ fn toml_strings(value: &toml::Value, out: &mut Vec<String>, depth: usize) -> boo
 }
 
 /// The files a recipe or script line `line` (shell text, run in `dir`)
-/// names ([`identify`]), leaving out programs found on `PATH` (installed,
+/// names ([`identify()`]), leaving out programs found on `PATH` (installed,
 /// not the project's); a name it computes when it runs (`sh $(printf
 /// tools/g.%s sh)`) makes it one that cannot be approved (R44-12).
 pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {

@@ -6,7 +6,7 @@
 //! shell's `$(CMD)`; another function (`$(strip …)`, `$(or …)`) is a value
 //! computed when it runs (`$(:)`): data as an argument, never approved as
 //! a name it runs (red team R45-5: `$(strip ) sh $$(…)`). The computed-name reading then
-//! reads it as any command ([`crate::binding::identify`]): `sh
+//! reads it as any command ([`crate::binding::identify()`]): `sh
 //! $$(printf tools/g.%s sh)` or `sh $(SCRIPT)` with `SCRIPT =
 //! $(shell …)` runs a name computed when it runs (red team R44-12).
 

@@ -10,7 +10,7 @@ use crate::binding::shell::{simple_commands, skip_prefixes};
 
 /// What the `package.json` script a package manager runs (`npm run lint`,
 /// `npm test`, `yarn lint`, with its `pre`/`post` scripts) names: the files
-/// its command reaches ([`crate::binding::identify`]), a `node_modules/.bin` tool it starts,
+/// its command reaches ([`crate::binding::identify()`]), a `node_modules/.bin` tool it starts,
 /// and the definitions it runs in turn.
 pub(super) fn package_scripts(
     words: &[String],
