@@ -209,3 +209,25 @@ fn a_users_python_hook_binds_the_project_script_it_names() {
     let accepted = accepted_then_edited(&home, &project, "python3 ~/.claude/hooks/x.py");
     crate::round39::assert_guarded("x.py", &accepted);
 }
+
+/// `.` as an argument (`prettier --check .`) sources nothing: the program
+/// (`npx`, a node script) is not read as shell text, and the hook, direct
+/// or in a recipe, keeps running (a regression of R45-11's reading).
+#[test]
+fn a_dot_argument_is_no_file_sourced() {
+    if !installed("npx") || !installed("make") {
+        return;
+    }
+    let guard =
+        "#!/bin/sh\ncat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"guarded\"}'\n";
+    for command in ["npx --no-install prettier --check .", "make -s fmt"] {
+        let (home, project) = home_with("[claude]");
+        executable(&write(&project, "node_modules/.bin/prettier", guard));
+        write(
+            &project,
+            "Makefile",
+            "fmt:\n\t@npx --no-install prettier --check .\n",
+        );
+        runs_guarded(&home, &project, command);
+    }
+}

@@ -115,8 +115,21 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
     for command in simple_commands(line) {
         let text = shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default();
         let identified = identify(&text, Some(&command), dir);
-        // `bash scripts/x.sh` whose script computes a name (R45-11).
+        // `bash scripts/x.sh` whose script computes a name (R45-11); an
+        // installed tool's own code (`npx`) is not the project's.
+        let top = found
+            .top
+            .canonicalize()
+            .unwrap_or_else(|_| found.top.clone());
+        let projects = identified.code.as_ref().is_none_or(|code| {
+            let real = code
+                .path
+                .canonicalize()
+                .unwrap_or_else(|_| code.path.clone());
+            real.starts_with(&top) || dir.canonicalize().is_ok_and(|dir| real.starts_with(dir))
+        });
         if found.computed.is_none()
+            && projects
             && let Some(why) = &identified.computed
         {
             found.computed = Some(format!(

@@ -14,8 +14,12 @@ use super::{
 
 /// A shell's name as a word of a command, however written.
 static SHELL_WORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r#"(?:^|[\s;&|(`'"\\/])(?:r?bash|sh|dash|zsh|ksh|mksh|ash|yash|source|\.)(?:$|[\s;&|)`'"<])"#)
-        .expect("valid regex")
+    // `.` only where a command starts (`npx prettier --check .` sources
+    // nothing).
+    regex::Regex::new(
+        r#"(?:^|[\s;&|(`'"\\/])(?:r?bash|sh|dash|zsh|ksh|mksh|ash|yash|source)(?:$|[\s;&|)`'"<])|(?:^|[;&|(`{\n]|\bthen|\bdo|\belse)\s*['"\\]?\.['"]?(?:$|[\s<])"#,
+    )
+    .expect("valid regex")
 });
 
 /// Endings of shell scripts.
