@@ -144,8 +144,11 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
         }
         if !shell {
             // `subprocess.run(["sh", "tools/g.sh"])`: the scripts it names
-            // by a written name, as a shell script's (R45-3, b7).
-            follow_named(&text, cwd, dir, found, depth);
+            // by a written name, as a shell script's (R45-3, b7); not in the
+            // bytes of a zip appended to it.
+            if !bytes.contains(&0) {
+                follow_named(&text, cwd, dir, found, depth);
+            }
             return;
         }
     }

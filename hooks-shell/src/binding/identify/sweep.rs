@@ -82,6 +82,9 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
                     // version manager's own code (R45-9).
                     || (users && !is_system(&real) && !is_version_manager(&real))
             }) && !super::read_head(path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
+                // Git's sample hooks are no script the text runs.
+                && !(path.components().any(|part| part.as_os_str() == ".git")
+                    && path.extension().is_some_and(|ext| ext == "sample"))
         })
         .collect()
 }
