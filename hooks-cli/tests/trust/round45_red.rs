@@ -50,6 +50,24 @@ fn recipe_text_the_makefile_reading_skipped_is_read() {
     }
 }
 
+/// A makefile or `package.json` too large to read whole cannot hide a
+/// recipe that computes what it runs.
+#[test]
+fn definitions_too_large_to_read_are_never_approved() {
+    let padding = format!("# {}\n", "x".repeat(1 << 20));
+    let makefile = format!("{padding}lint:\n\t@sh $$(printf tools/g.%s sh) a\n");
+    edit_never_runs("make -s lint", &|project| {
+        write(project, "Makefile", &makefile);
+    });
+    let manifest = format!(
+        "{{\"description\":\"{}\",\"scripts\":{{\"lint\":\"sh $(printf tools/g.%s sh) a\"}}}}",
+        "x".repeat(1 << 20)
+    );
+    edit_never_runs("npm run -s lint", &|project| {
+        write(project, "package.json", &manifest);
+    });
+}
+
 #[test]
 fn npm_spellings_reach_the_scripts_they_run() {
     let computes = "sh $(printf tools/g.%s sh) a";

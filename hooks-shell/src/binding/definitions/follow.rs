@@ -192,7 +192,7 @@ pub(super) fn follow_includes(
     }
     found.reads += 1;
     let Some(dir) = searched.first() else { return };
-    let Some(text) = read_definition(file) else {
+    let Some(text) = read_or_refuse(file, found) else {
         return;
     };
     let vars = match kind {
@@ -349,6 +349,24 @@ const MODULE_FILES: [&str; 4] = ["mod.just", "justfile", "Justfile", ".justfile"
 
 /// The most bytes of a definitions file read to follow it.
 const MAX_READ: u64 = 1024 * 1024;
+
+/// [`read_definition`] of a definitions file that exists: one that cannot
+/// be read whole (over [`MAX_READ`] bytes, not a regular file) makes the
+/// command one that cannot be approved, since what it runs is not read (a
+/// makefile padded past the limit hid a computed recipe).
+pub(super) fn read_or_refuse(path: &Path, found: &mut Reached) -> Option<String> {
+    let text = read_definition(path);
+    if text.is_none() && std::fs::symlink_metadata(path).is_ok() {
+        found.computed.get_or_insert_with(|| {
+            format!(
+                "{} cannot be read whole (over {MAX_READ} bytes, or not a regular file): what it \
+                 runs cannot be read",
+                path.display()
+            )
+        });
+    }
+    text
+}
 
 /// `path`'s text when it is a regular file (links followed) of at most
 /// [`MAX_READ`] bytes: never a FIFO that blocks, nor `/dev/zero`.

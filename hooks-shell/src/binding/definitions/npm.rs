@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::follow::{read_definition, recipe_files};
+use super::follow::{read_or_refuse, recipe_files};
 use super::{MAX_INCLUDED, Reached, node_tool, reached_within};
 use crate::binding::shell::{simple_commands, skip_prefixes};
 
@@ -26,7 +26,7 @@ pub(super) fn package_scripts(
     };
     npmrc_files(dir, found);
     let Some(name) = name else { return };
-    let Some(text) = read_definition(&dir.join("package.json")) else {
+    let Some(text) = read_or_refuse(&dir.join("package.json"), found) else {
         return;
     };
     // A byte order mark, a number no `f64` holds: npm reads it, so it is
@@ -143,7 +143,7 @@ const NPMRC_CODE_KEYS: &[&str] = &[
 /// `script-shell=tools/sh.sh`, `node-options=--require ./tools/a.js`): bound
 /// like the script's own files, so a change there asks again.
 fn npmrc_files(dir: &Path, found: &mut Reached) {
-    let Some(text) = read_definition(&dir.join(".npmrc")) else {
+    let Some(text) = read_or_refuse(&dir.join(".npmrc"), found) else {
         return;
     };
     for line in text.lines() {
