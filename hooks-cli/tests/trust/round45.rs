@@ -4,7 +4,7 @@
 //! `Makefile` or `package.json` runs its scripts; a recipe or package
 //! script that computes the name it runs cannot be approved.
 
-use crate::dialects::{home_with, write};
+use crate::dialects::{executable, home_with, write};
 use crate::round8_modules::installed;
 use crate::round39::{accepted_then_edited, assert_guarded};
 use crate::round40::edit_never_runs;
@@ -33,7 +33,7 @@ fn a_second_user_script_elsewhere_is_read_and_bound() {
     user_script_reaches(
         &|home, _| {
             write(home, "bin/y", "#!/bin/sh\nsh tools/g.sh a\n");
-            set_executable(&home.join("bin/y"));
+            executable(&home.join("bin/y"));
         },
         runs_y,
     );
@@ -41,7 +41,7 @@ fn a_second_user_script_elsewhere_is_read_and_bound() {
     user_script_reaches(
         &|home, _| {
             write(home, "bin/y", "#!/bin/sh\nsh tools/g.sh a\n");
-            set_executable(&home.join("bin/y"));
+            executable(&home.join("bin/y"));
         },
         "#!/bin/bash\ncat > /dev/null\nexport PATH=\"$HOME/bin:$PATH\"\ny a\n",
     );
@@ -152,23 +152,23 @@ fn a_recipe_or_package_script_computing_its_name_is_never_run() {
 /// `$(MAKE)` call and a static variable is still approved.
 #[test]
 fn an_ordinary_makefile_keeps_running() {
+    makefile_keeps_running(
+        "BIN := tools/g.sh\nCFLAGS ?= -O2\nall: out\nout: in.c\n\t$(CC) $(CFLAGS) -o $@ $<\n\
+         lint:\n\t@$(MAKE) -s real\nreal:\n\t@sh $(BIN) a\n",
+    );
+}
+
+/// The user's guard `make -s lint` runs with `makefile` (whose `lint`
+/// runs the guarding `tools/g.sh`) and answers "guarded": a makefile the
+/// reading must not refuse.
+pub(crate) fn makefile_keeps_running(makefile: &str) {
     if !installed("make") {
         return;
     }
     let (home, project) = home_with("[claude]");
-    write(
-        &project,
-        "Makefile",
-        "BIN := tools/g.sh\nCFLAGS ?= -O2\nall: out\nout: in.c\n\t$(CC) $(CFLAGS) -o $@ $<\n\
-         lint:\n\t@$(MAKE) -s real\nreal:\n\t@sh $(BIN) a\n",
-    );
+    write(&project, "Makefile", makefile);
     crate::round39::scripts(&home, &project, crate::round39::GUARDS);
     crate::round39::runs_guarded(&home, &project, "make -s lint");
-}
-
-fn set_executable(path: &std::path::Path) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
 
 /// A fail-closed project hook whose script computes the name it runs

@@ -196,19 +196,11 @@ fn a_version_managers_shim_named_by_path_keeps_running() {
 /// `$(shell command -v sh)`, a place, as in a command.
 #[test]
 fn a_makefile_feeding_names_to_a_module_keeps_running() {
-    if !installed("make") {
-        return;
-    }
-    let (home, project) = home_with("[claude]");
-    write(
-        &project,
-        "Makefile",
+    crate::round45::makefile_keeps_running(
         "PY ?= python3\nSH := $(shell command -v sh)\n.PHONY: lint check\n\
          check:\n\tgit diff --name-only | grep -E \"\\.py$$\" | xargs -r $(PY) -m py_compile\n\
          lint:\n\t@$(SH) tools/g.sh a\n",
     );
-    crate::round39::scripts(&home, &project, crate::round39::GUARDS);
-    runs_guarded(&home, &project, "make -s lint");
 }
 
 /// A user's Python hook running the project's script by a written name
