@@ -17,10 +17,12 @@ pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
 mod computed;
 mod follow;
+mod own_folder;
 mod sealed_copy;
 use follow::follow;
 mod nested;
 mod sweep;
+mod user_scripts;
 mod variables;
 
 /// Interpreters whose first non-option argument is the script they run.
@@ -61,6 +63,9 @@ pub struct Identified {
     /// runs execute in the folder they run in (`make -s lint` in a user's
     /// script: red team R44-12), bound as the command's own are.
     pub definitions: Vec<PathBuf>,
+    /// The file names of the scripts the command runs with arguments
+    /// computed when it runs: read with such positional parameters (R45-1).
+    given: std::collections::BTreeSet<String>,
 }
 
 /// The file a command executes.
@@ -106,7 +111,7 @@ pub(crate) fn identify_line(
     let mut found = identify_at(raw, words, cwd, 0);
     found.computed = computed_in(line, cwd)
         .or(found.computed.take())
-        .or_else(|| follow::scan_run_by_shell(raw, &found.files));
+        .or_else(|| follow::scan_run_by_shell(raw, &found.files, &found.given));
     found
 }
 
@@ -126,6 +131,9 @@ pub(crate) fn computed_in(raw: &str, cwd: &Path) -> Option<String> {
 /// no file (its program is not bound: the shell's string runs it).
 fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) -> Identified {
     let mut found = Identified::default();
+    if depth == 0 {
+        found.given = computed::scripts_given_computed(raw, false);
+    }
     if raw.contains("$(") || raw.contains('`') {
         found.opaque = Some("it runs a command substitution".to_owned());
     }

@@ -19,6 +19,7 @@ use super::base_name;
 mod assigns;
 mod commands;
 mod cut;
+mod given;
 mod inline_code;
 mod interpreters;
 mod pieces;
@@ -55,25 +56,15 @@ const RUN_TIME_VARIABLES: [&str; 17] = [
     "BASH_ARGV",
 ];
 
+pub(crate) use given::{computed_name_given, scripts_given_computed};
+
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read
 /// twice: what the first reading learns (a variable holding computed text,
 /// arguments a function gets) holds from the start of the second (a
 /// function's body comes before its call).
 pub(crate) fn computed_name(raw: &str) -> Option<String> {
-    let mut first = Reader::default();
-    let found = first.text(raw, 0);
-    let mut taint = first.taint.clone();
-    taint.totals = std::mem::take(&mut taint.counts);
-    let mut second = Reader {
-        taint,
-        calls: first.calls.clone(),
-        shifts: first.shifts,
-        tainting: first.tainting.clone(),
-        aliases: first.aliases.clone(),
-        ..Reader::default()
-    };
-    found.or_else(|| second.text(raw, 0))
+    given::computed_name_given(raw, false)
 }
 
 /// What each `.` / `source` of shell `text` reads, as written (its words
@@ -127,6 +118,8 @@ struct Reader {
     tainting: BTreeSet<String>,
     /// The aliases the text defines, and their values.
     aliases: std::collections::BTreeMap<String, String>,
+    /// The file names of scripts it runs with computed arguments (R45-1).
+    given: BTreeSet<String>,
 }
 
 /// The most calls of the text's functions read (more cannot be approved).
@@ -346,6 +339,7 @@ impl Reader {
             };
             return self.command(&inner, previous, reading, depth);
         }
+        self.note_given(&unwrapped, &is_computed, reading);
         let program = base_name(program_word);
         self.shifts |= program == "shift";
         if self.functions.contains(program_word) {

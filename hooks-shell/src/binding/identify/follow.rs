@@ -3,11 +3,13 @@
 //! whether a shell script runs a name computed when it runs
 //! ([`super::computed`]), however it is named (R40-4).
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::own_folder::{beside, own_folders, with_folder};
 use super::{
     Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, base_name, push, read_head, resolve, with_home,
 };
@@ -30,8 +32,9 @@ const SHELL_ENDINGS: [&str; 5] = ["sh", "bash", "zsh", "ksh", "dash"];
 const MAX_SHELL_TEXT: u64 = 16 * 1024 * 1024;
 
 /// Why the shell script `file` runs a name computed when it runs, read
-/// whole (not only its first [`MAX_SCAN`] bytes: R40-4).
-fn scan(file: &Path) -> Option<String> {
+/// whole (not only its first [`MAX_SCAN`] bytes: R40-4); its positional
+/// parameters hold computed text when `given` (R45-1).
+fn scan(file: &Path, given: bool) -> Option<String> {
     let bytes = read_head(file, MAX_SHELL_TEXT + 1).ok()?;
     // A program (`/bin/sh` itself, `jq`) is no shell text (R42-9).
     if is_binary(&bytes) {
@@ -45,7 +48,7 @@ fn scan(file: &Path) -> Option<String> {
         ));
     }
     let text = String::from_utf8_lossy(&bytes).replace('\0', "");
-    let why = super::computed::computed_name(text.trim_start_matches('\u{feff}'))?;
+    let why = super::computed::computed_name_given(text.trim_start_matches('\u{feff}'), given)?;
     Some(format!(
         "{} runs a file named only when it runs: {why}",
         file.display()
@@ -54,14 +57,14 @@ fn scan(file: &Path) -> Option<String> {
 
 /// [`scan`] of `file` read after the files it sources (`libs`): what they
 /// define holds in it.
-fn scan_with(file: &Path, libs: &[std::path::PathBuf]) -> Option<String> {
+fn scan_with(file: &Path, libs: &[std::path::PathBuf], given: bool) -> Option<String> {
     let mut text = String::new();
     for path in libs.iter().chain([&file.to_path_buf()]) {
         let bytes = read_head(path, MAX_SHELL_TEXT).ok()?;
         text.push_str(String::from_utf8_lossy(&bytes).trim_start_matches('\u{feff}'));
         text.push('\n');
     }
-    let why = super::computed::computed_name(&text.replace('\0', ""))?;
+    let why = super::computed::computed_name_given(&text.replace('\0', ""), given)?;
     Some(format!(
         "{} runs a file named only when it runs (with what it sources): {why}",
         file.display()
@@ -77,8 +80,14 @@ pub(super) fn is_binary(bytes: &[u8]) -> bool {
 }
 
 /// Why a file of `files` that the command `raw` runs with a shell (`bash
-/// x.py`, `. lib`), whatever it is named, runs a name computed when it runs.
-pub(super) fn scan_run_by_shell(raw: &str, files: &[std::path::PathBuf]) -> Option<String> {
+/// x.py`, `. lib`), whatever it is named, runs a name computed when it
+/// runs; read with computed positional parameters when its name is one of
+/// `given` ([`super::computed::scripts_given_computed`]).
+pub(super) fn scan_run_by_shell(
+    raw: &str,
+    files: &[std::path::PathBuf],
+    given: &BTreeSet<String>,
+) -> Option<String> {
     files.iter().find_map(|file| {
         let name = file.file_name()?.to_string_lossy().into_owned();
         // A shell word anywhere (`/bin/bash`, `"bash"`, `\bash`, `bash -o
@@ -88,7 +97,7 @@ pub(super) fn scan_run_by_shell(raw: &str, files: &[std::path::PathBuf]) -> Opti
             .filter(|c| !matches!(c, '"' | '\'' | '\\'))
             .collect();
         let shell = SHELL_WORD.is_match(raw) && names(&plain, &name);
-        shell.then(|| scan(file)).flatten()
+        shell.then(|| scan(file, given.contains(&name))).flatten()
     })
 }
 
@@ -109,11 +118,26 @@ fn names(plain: &str, name: &str) -> bool {
 /// (Python), and the project's scripts a shell script runs by a static
 /// name ([`super::sweep::named_in_project`]).
 pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified) {
-    read(file, cwd, found, 0, false);
+    let given = is_given(file, &found.given);
+    read(file, cwd, found, 0, (false, given));
 }
 
-/// [`follow`] of a file `depth` files down, `sourced` by a shell or run.
-fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: bool) {
+/// Whether `file`'s name is one of `given`: a script run with arguments
+/// computed when it runs.
+fn is_given(file: &Path, given: &BTreeSet<String>) -> bool {
+    file.file_name()
+        .is_some_and(|name| given.contains(&*name.to_string_lossy()))
+}
+
+/// [`follow`] of a file `depth` files down, `sourced` by a shell or run,
+/// and `given` arguments computed when it runs (R45-1).
+fn read(
+    file: &Path,
+    cwd: &Path,
+    found: &mut Identified,
+    depth: usize,
+    (sourced, given): (bool, bool),
+) {
     if depth > MAX_FOLLOW {
         return;
     }
@@ -136,19 +160,21 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
     // A shell script's own names computed when it runs (`sh "$(printf
     // ../tools/g.%s sh)"`): no more bound than the command's (R38-1).
     if shell && found.computed.is_none() {
-        found.computed = scan(file).or_else(|| super::sealed_copy::named(&text));
+        found.computed = scan(file, given).or_else(|| super::sealed_copy::named(&text));
     }
     if python {
         for line in text.lines().map(str::trim) {
             follow_import(line, dir, found);
         }
+        // `subprocess.run(["sh","tools/g.sh"])`: the scripts it names by a
+        // written name, as a shell script's (R45-3, b7), its list's items
+        // as words; not in the bytes of a zip appended to it. Whether or
+        // not a shell may run it too (no `#!`, executable).
+        if !bytes.contains(&0) {
+            let words = text.replace([',', '(', ')', '[', ']'], " ");
+            follow_named(&words, cwd, dir, found, (depth, given));
+        }
         if !shell {
-            // `subprocess.run(["sh", "tools/g.sh"])`: the scripts it names
-            // by a written name, as a shell script's (R45-3, b7); not in the
-            // bytes of a zip appended to it.
-            if !bytes.contains(&0) {
-                follow_named(&text, cwd, dir, found, depth);
-            }
             return;
         }
     }
@@ -171,7 +197,7 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
             // Most likely a file beside it: each shell file there is read
             // for computed names (R43-8).
             if found.computed.is_none() {
-                found.computed = scan_folder(dir, file);
+                found.computed = scan_folder(dir, file, given);
             }
             continue;
         }
@@ -180,7 +206,7 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
         match resolved {
             Some(path) if !found.files.contains(&path) => {
                 found.files.push(path.clone());
-                read(&path, cwd, found, depth + 1, true);
+                read(&path, cwd, found, depth + 1, (true, given));
             }
             Some(_) => {}
             None => {
@@ -194,11 +220,11 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
     // What a sourced file defines holds in the script (`run() { "$@"; }`,
     // an alias, `declare -l`, `set --` in a lib: R44-3): read together.
     if shell && found.computed.is_none() && !libs.is_empty() {
-        found.computed = scan_with(file, &libs);
+        found.computed = scan_with(file, &libs, given);
     }
     // `sh tools/g.sh a`, `cd "$CLAUDE_PROJECT_DIR"; ./tools/g.sh`: what it
     // runs of the project, as the command's own text is read (R42-8).
-    follow_named(&text, cwd, dir, found, depth);
+    follow_named(&text, cwd, dir, found, (depth, given));
     // `make -s lint`, `npm run -s lint`: the definitions it runs in the
     // folder it runs in, as the command's own are read (R44-12).
     if shell {
@@ -207,12 +233,26 @@ fn read(file: &Path, cwd: &Path, found: &mut Identified, depth: usize, sourced: 
 }
 
 /// Adds, and reads in turn, the scripts `text` (of a file in `dir`, run
-/// in `cwd`) names ([`super::sweep::named_in_project`]).
-fn follow_named(text: &str, cwd: &Path, dir: &Path, found: &mut Identified, depth: usize) {
-    for path in super::sweep::named_in_project(text, cwd, dir) {
+/// in `cwd`, `depth` files down, `given` computed arguments) names
+/// ([`super::sweep::named_in_project`]); each read with computed
+/// positional parameters when `text` gives it computed arguments (R45-1).
+fn follow_named(
+    text: &str,
+    cwd: &Path,
+    dir: &Path,
+    found: &mut Identified,
+    (depth, given): (usize, bool),
+) {
+    let named = super::sweep::named_in_project(text, cwd, dir);
+    if named.is_empty() {
+        return;
+    }
+    let passed = super::computed::scripts_given_computed(text, given);
+    for path in named {
         if !found.files.contains(&path) {
             found.files.push(path.clone());
-            read(&path, cwd, found, depth + 1, false);
+            let given = is_given(&path, &passed);
+            read(&path, cwd, found, depth + 1, (false, given));
         }
     }
 }
@@ -246,8 +286,8 @@ fn definitions_run_by(text: &str, cwd: &Path, found: &mut Identified) {
 }
 
 /// Why a shell file in `dir` (other than `file`; the first 64 entries)
-/// runs a name computed when it runs.
-fn scan_folder(dir: &Path, file: &Path) -> Option<String> {
+/// runs a name computed when it runs (`given` computed arguments).
+fn scan_folder(dir: &Path, file: &Path, given: bool) -> Option<String> {
     let listing = std::fs::read_dir(dir).ok()?;
     listing
         .flatten()
@@ -259,7 +299,7 @@ fn scan_folder(dir: &Path, file: &Path) -> Option<String> {
             let head = read_head(path, 256).unwrap_or_default();
             is_shell_text(&name, &String::from_utf8_lossy(&head), false)
         })
-        .find_map(|path| scan(&path))
+        .find_map(|path| scan(&path, given))
 }
 
 /// Whether a script named `name` (lower case) holding `text` is shell
@@ -350,137 +390,9 @@ fn with_project(word: &str, cwd: &Path) -> String {
     word.to_owned()
 }
 
-/// The variables `text` sets once to its script's own folder
-/// (`SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"`), and
-/// that folder (R42-7).
-fn own_folders(text: &str, dir: &Path) -> Vec<(String, String)> {
-    static ASSIGNED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"(?m)^\s*(?:(?:export|local|readonly|declare)\s+)?([A-Za-z_][A-Za-z0-9_]*)=(.*)$",
-        )
-        .expect("valid regex")
-    });
-    let mut found: Vec<(String, String)> = Vec::new();
-    let mut twice = Vec::new();
-    for assigned in ASSIGNED.captures_iter(text) {
-        let name = assigned[1].to_owned();
-        if found.iter().any(|(known, _)| *known == name) {
-            twice.push(name.clone());
-        }
-        let value = assigned[2].trim();
-        // `"$(…)"`: a substitution's own quotes stay (shlex does not read it).
-        let value = value
-            .strip_prefix('"')
-            .and_then(|v| v.strip_suffix('"'))
-            .unwrap_or(value)
-            .to_owned();
-        // `L=$D/lib.sh` of a `D` found before (R43-8).
-        let folder = beside(&with_folder(&value, &found), dir);
-        if folder != value && !folder.contains('$') {
-            found.push((name, folder));
-        } else {
-            twice.push(name);
-        }
-    }
-    found.retain(|(name, _)| !twice.contains(name));
-    found
-}
-
-/// `word` with a leading `$NAME` / `${NAME}` of `folders` as its folder.
-fn with_folder(word: &str, folders: &[(String, String)]) -> String {
-    for (name, folder) in folders {
-        for spelling in [format!("${{{name}}}"), format!("${name}")] {
-            if let Some(rest) = word.strip_prefix(&spelling)
-                && (rest.is_empty() || rest.starts_with('/'))
-            {
-                return format!("{folder}{rest}");
-            }
-        }
-    }
-    word.to_owned()
-}
-
-/// `text` with each spelling of the folder of the script itself that
-/// [`beside`] reads (`$(dirname "$0")`, `$(cd "$(dirname "$0")" && pwd)`...)
-/// as `dir`, wherever it stands.
-pub(super) fn with_own_folder(text: &str, dir: &Path) -> String {
-    static ITSELF: std::sync::LazyLock<regex::Regex> =
-        std::sync::LazyLock::new(|| regex::Regex::new(&itself()).expect("valid regex"));
-    let folder = dir.display().to_string();
-    ITSELF
-        .replace_all(text, regex::NoExpand(&folder))
-        .into_owned()
-}
-
-/// A spelling of the folder of the script itself: `$(dirname "$0")`,
-/// `$(dirname -- "${BASH_SOURCE[0]}")`, `$(cd "$(dirname "$0")" && pwd)`,
-/// `${BASH_SOURCE%/*}`, `${0%/*}`.
-fn itself() -> String {
-    // `"$0"`, `"${BASH_SOURCE[0]}"`, or its real path (`"$(realpath "$0")"`,
-    // `"$(readlink -f "$0")"`: R43-8).
-    let own = r#"\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)"#;
-    let dirname = format!(
-        r#"dirname\s+(?:--\s+)?"?(?:{own}|\$\(\s*(?:realpath|readlink\s+-[fem])\s+(?:--\s+)?"?{own}"?\s*\))"?\s*"#
-    );
-    let quiet = r#"(?:\s*(?:>\s*/dev/null|&>\s*/dev/null|2>&1))*"#;
-    format!(
-        r#"(?:\$\(\s*{dirname}\)|\$\(\s*cd\s+(?:--\s+)?"?\$\(\s*{dirname}\)"?{quiet}\s*&&\s*pwd(?:\s+-P)?\s*\)|\$\{{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}})"#
-    )
-}
-
-/// `word` with a leading folder of the script itself (`$(dirname "$0")`,
-/// `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`, `${BASH_SOURCE%/*}`)
-/// as `dir`, the folder of the script that sources it (R42-7).
-fn beside(word: &str, dir: &Path) -> String {
-    static LEADING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(&format!("^{}(/.*)?$", itself())).expect("valid regex")
-    });
-    match LEADING.captures(word) {
-        Some(found) => format!(
-            "{}{}",
-            dir.display(),
-            found.get(1).map_or("", |rest| rest.as_str())
-        ),
-        None => word.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_scripts_own_folder_is_read_in_each_spelling() {
-        let dir = Path::new("/p/.claude/hooks");
-        for word in [
-            r#"$(dirname "$0")/lib.sh"#,
-            "$(dirname $0)/lib.sh",
-            r#"$(dirname -- "${BASH_SOURCE[0]}")/lib.sh"#,
-            r#"$(cd "$(dirname "$0")" && pwd)/lib.sh"#,
-            r#"$( cd -- "$( dirname -- "${BASH_SOURCE[0]}" )" &> /dev/null && pwd )/lib.sh"#,
-            "${BASH_SOURCE%/*}/lib.sh",
-            "${0%/*}/lib.sh",
-            r#"$(dirname "$(realpath "$0")")/lib.sh"#,
-            r#"$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/lib.sh"#,
-        ] {
-            assert_eq!(beside(word, dir), "/p/.claude/hooks/lib.sh", "{word}");
-        }
-        assert_eq!(beside("$(dirname x)/lib.sh", dir), "$(dirname x)/lib.sh");
-    }
-
-    #[test]
-    fn a_variable_set_once_to_the_scripts_folder_names_it() {
-        let dir = Path::new("/p/h");
-        let text = "#!/bin/bash\nSCRIPT_DIR=\"$(cd \"$(dirname \"${BASH_SOURCE[0]}\")\" && pwd)\"\n\
-                    source \"$SCRIPT_DIR/lib.sh\"\nTWICE=\"$(dirname \"$0\")\"\nTWICE=/x\n";
-        let folders = own_folders(text, dir);
-        assert_eq!(folders, vec![("SCRIPT_DIR".to_owned(), "/p/h".to_owned())]);
-        assert_eq!(with_folder("$SCRIPT_DIR/lib.sh", &folders), "/p/h/lib.sh");
-        assert_eq!(with_folder("${SCRIPT_DIR}/lib.sh", &folders), "/p/h/lib.sh");
-        assert_eq!(with_folder("$TWICE/lib.sh", &folders), "$TWICE/lib.sh");
-        let chained = own_folders("D=$(dirname \"$0\")\nL=$D/lib.sh\n", dir);
-        assert_eq!(with_folder("$L", &chained), "/p/h/lib.sh");
-    }
 
     #[test]
     fn a_glob_names_the_files_it_matches() {

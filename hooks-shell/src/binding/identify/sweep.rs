@@ -12,8 +12,10 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::user_scripts;
+
 /// The most words of a command looked at.
-const MAX_WORDS: usize = 4096;
+pub(super) const MAX_WORDS: usize = 4096;
 /// The most words of a script's text looked at (its first
 /// [`super::MAX_SCAN`] bytes are read).
 const MAX_SCRIPT_WORDS: usize = 1 << 17;
@@ -52,7 +54,7 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
     }
     // `date > target/stamp.sh`: a file it writes is no script it runs.
     let text = crate::binding::mentions::without_written_targets(text);
-    let text = super::follow::with_own_folder(&text, dir);
+    let text = super::own_folder::with_own_folder(&text, dir);
     // A script beside it (the user's `~/.claude/hooks/y.sh` that runs the
     // project's scripts: R44-11), unless that folder is the home folder.
     let own = dir.canonicalize().ok().filter(|own| {
@@ -64,9 +66,10 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
     let users = own.as_deref().is_none_or(|own| !own.starts_with(&project));
     // `y a`, `~/bin` on `PATH`: the user's own program (R44-11).
     let on_path = match (users, home_inside.as_deref()) {
-        (true, Some(home)) => home_programs(&text, home, &project),
+        (true, Some(home)) => user_scripts::home_programs(&text, home, &project),
         _ => Vec::new(),
     };
+    let mut copies = user_scripts::Copies::new(&text, cwd, home_inside.as_deref());
     named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)
         .into_iter()
         .chain(on_path)
@@ -76,11 +79,13 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
                     || own.as_deref().is_some_and(|own| real.parent() == Some(own))
                     // A user's script running another of the home folder
                     // (`~/bin/y`), which may run the project's in turn
-                    // (R44-11); not a project script's (`cp -r . ~/copy`).
-                    // Elsewhere too (`/opt/team/check.sh`, a link out of
-                    // the home folder: R45-3), but never the system's nor a
-                    // version manager's own code (R45-9).
-                    || (users && !is_system(&real) && !is_version_manager(&real))
+                    // (R44-11). Elsewhere too (`/opt/team/check.sh`, a link
+                    // out of the home folder: R45-3), but never the
+                    // system's nor a version manager's own code (R45-9).
+                    || (users && !is_system(&real) && !user_scripts::is_version_manager(&real))
+                    // A project script running the user's (R45-4); not a
+                    // copy it makes there (`cp -r . ~/copy`).
+                    || (!users && !user_scripts::is_version_manager(&real) && copies.is_users(&real))
             }) && !super::read_head(path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
                 // Git's sample hooks are no script the text runs.
                 && !(path.components().any(|part| part.as_os_str() == ".git")
@@ -89,71 +94,57 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
         .collect()
 }
 
-/// The programs of the home folder `home` that the shell text `text` runs
-/// by a bare name found on `PATH` (`y a`, `~/bin` on it), outside the
-/// project folder `project`: the user's own scripts, which may run the
-/// project's in turn (R44-11). A version
-/// manager's shims (a `shims` folder: pyenv, rbenv, asdf, nodenv) are its
-/// own code, as the system's programs are: not read.
-fn home_programs(text: &str, home: &Path, project: &Path) -> Vec<PathBuf> {
-    // The `PATH` it runs with, and the folders the text puts on it
-    // (`export PATH="$HOME/bin:$PATH"`).
-    static SET_PATH: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?:^|[\s;&|(])PATH=["']?([^\s;&|"']+)"#).expect("valid regex")
-    });
-    let mut path = std::env::var_os("PATH").unwrap_or_default();
-    let user_home = hermes_hooks_core::home::user_home().unwrap_or_default();
-    for set in SET_PATH.captures_iter(text) {
-        for entry in super::split_outside_parameters(&set[1], b':') {
-            let entry = ["${HOME}", "$HOME"]
-                .iter()
-                .find_map(|name| entry.strip_prefix(name))
-                .map(|rest| format!("{}{rest}", user_home.display()))
-                .unwrap_or_else(|| hermes_hooks_core::home::expand_tilde(entry));
-            if !entry.contains('$') {
-                path.push(":");
-                path.push(entry);
-            }
-        }
-    }
-    let folders: Vec<PathBuf> = std::env::split_paths(&path)
-        .filter(|folder| !is_version_manager(folder))
-        .filter_map(|folder| folder.canonicalize().ok())
-        // The project's folders on the host's `PATH` are withheld from the
-        // user's hooks (`host_env`); those the text puts there are read above.
-        .filter(|real| real.starts_with(home) && real != home && !real.starts_with(project))
-        .collect();
-    if folders.is_empty() {
-        return Vec::new();
-    }
-    let mut found: Vec<PathBuf> = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    for words in crate::binding::shell::simple_commands(text)
-        .iter()
-        .take(MAX_WORDS)
-    {
-        let words = crate::binding::shell::skip_prefixes(words);
-        let Some(first) = words.first() else { continue };
-        if first.is_empty() || first.contains(['/', '$', '`']) || !seen.insert(first.clone()) {
-            continue;
-        }
-        let program = folders
-            .iter()
-            .map(|folder| folder.join(first))
-            .find(|file| {
-                std::fs::metadata(file)
-                    .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-            });
-        found.extend(program);
-    }
-    found
-}
-
 /// The scripts `raw` (a command run in `cwd`) names that exist, found
 /// from `cwd`, `second` (the home folder for a command, the script's own
 /// folder for a script's text), and the folders other words name there;
 /// its first `max_words` words.
 fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) -> Vec<PathBuf> {
+    let words = spellings(raw, cwd, max_words);
+    let mut bases: Vec<PathBuf> = vec![cwd.to_path_buf()];
+    bases.extend(second.map(Path::to_path_buf));
+    for (word, _) in &words {
+        for base in [Some(cwd), second].into_iter().flatten() {
+            for folder in paths_of(base, word) {
+                if folder.is_dir() && !bases.contains(&folder) && bases.len() < 32 {
+                    bases.push(folder);
+                }
+            }
+        }
+    }
+    // `CDPATH=tools; cd sub`: a folder inside a folder another word names
+    // (`tools/sub`, though `./sub` exists too: R42-2); written words only.
+    let named = bases.len();
+    for at in 2.min(named)..named {
+        let base = bases[at].clone();
+        for (word, _) in words.iter().filter(|(w, _)| !w.contains(['*', '?', '['])) {
+            for folder in paths_of(&base, word) {
+                if folder.is_dir() && !bases.contains(&folder) && bases.len() < 32 {
+                    bases.push(folder);
+                }
+            }
+        }
+    }
+    let mut scripts = Vec::new();
+    for (word, after_interpreter) in words.iter().filter(|(word, _)| word.len() > 1) {
+        let candidates: Vec<PathBuf> = match Path::new(word).is_absolute() {
+            true => paths_of(Path::new("/"), word),
+            false => bases.iter().flat_map(|base| paths_of(base, word)).collect(),
+        };
+        for path in candidates {
+            // `sh tools/guard`: an interpreter's script, whatever its name.
+            let script = is_script(&path, word) || (*after_interpreter && path.is_file());
+            if script && !scripts.contains(&path) && !is_system(&path) {
+                scripts.push(super::super::normalize(&path));
+            }
+        }
+    }
+    scripts
+}
+
+/// Each spelling of the words of `raw` (a command or script run in
+/// `cwd`; its first `max_words` words) as the shell may read it, and
+/// whether an interpreter's word came before it.
+pub(super) fn spellings(raw: &str, cwd: &Path, max_words: usize) -> Vec<(String, bool)> {
     static WORD: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"[A-Za-z0-9_./~${}@%+,=:?*\[\]#^!-]+").expect("valid regex"));
     let home = hermes_hooks_core::home::user_home();
@@ -218,45 +209,7 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
         after_interpreter =
             super::INTERPRETERS.contains(&program.as_str()) || matches!(word, "." | "source");
     }
-    let mut bases: Vec<PathBuf> = vec![cwd.to_path_buf()];
-    bases.extend(second.map(Path::to_path_buf));
-    for (word, _) in &words {
-        for base in [Some(cwd), second].into_iter().flatten() {
-            for folder in paths_of(base, word) {
-                if folder.is_dir() && !bases.contains(&folder) && bases.len() < 32 {
-                    bases.push(folder);
-                }
-            }
-        }
-    }
-    // `CDPATH=tools; cd sub`: a folder inside a folder another word names
-    // (`tools/sub`, though `./sub` exists too: R42-2); written words only.
-    let named = bases.len();
-    for at in 2.min(named)..named {
-        let base = bases[at].clone();
-        for (word, _) in words.iter().filter(|(w, _)| !w.contains(['*', '?', '['])) {
-            for folder in paths_of(&base, word) {
-                if folder.is_dir() && !bases.contains(&folder) && bases.len() < 32 {
-                    bases.push(folder);
-                }
-            }
-        }
-    }
-    let mut scripts = Vec::new();
-    for (word, after_interpreter) in words.iter().filter(|(word, _)| word.len() > 1) {
-        let candidates: Vec<PathBuf> = match Path::new(word).is_absolute() {
-            true => paths_of(Path::new("/"), word),
-            false => bases.iter().flat_map(|base| paths_of(base, word)).collect(),
-        };
-        for path in candidates {
-            // `sh tools/guard`: an interpreter's script, whatever its name.
-            let script = is_script(&path, word) || (*after_interpreter && path.is_file());
-            if script && !scripts.contains(&path) && !is_system(&path) {
-                scripts.push(super::super::normalize(&path));
-            }
-        }
-    }
-    scripts
+    words
 }
 
 /// The entries of a `:` list in `word` (`PATH=$PWD/zz:$PATH`), split
@@ -310,7 +263,8 @@ fn paths_of(base: &Path, word: &str) -> Vec<PathBuf> {
 /// `${HOME}` as `home`; a project variable or `$PWD` as `cwd`; another
 /// leading variable as its value here and as nothing (`$X/tools/g.sh`:
 /// `tools/g.sh` too); `${NAME…}` with an operator as NAME's value (case
-/// changed for `,,` and `^^`) and its default (`${D:-tools}`: R38-1).
+/// changed for `,,` and `^^`) and its default (`${D:-tools}`: R38-1; a
+/// positional parameter's, `${1:-tools/g.sh}`: R45-1).
 fn expanded(
     word: &str,
     home: Option<&Path>,
@@ -319,7 +273,7 @@ fn expanded(
 ) -> Vec<String> {
     static LEADING: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"^(?:~|\$\{([A-Za-z_][A-Za-z0-9_]*)([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*))(/.*)?$",
+            r"^(?:~|\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*))(/.*)?$",
         )
         .expect("valid regex")
     });
@@ -376,19 +330,6 @@ fn is_script(path: &Path, word: &str) -> bool {
         .iter()
         .any(|ext| lower.ends_with(ext))
         || (word.contains('/') && meta.permissions().mode() & 0o111 != 0)
-}
-
-/// A version manager's own code (pyenv, rbenv, asdf, nodenv, nvm...): its
-/// shims work out what to run when they run, from the manager's settings,
-/// never from a project's code.
-fn is_version_manager(path: &Path) -> bool {
-    const MANAGERS: [&str; 8] = [
-        ".pyenv", ".rbenv", ".asdf", ".nodenv", ".nvm", ".volta", ".sdkman", "mise",
-    ];
-    path.components().any(|part| {
-        let part = part.as_os_str();
-        part == "shims" || MANAGERS.iter().any(|manager| part == *manager)
-    })
 }
 
 /// The system's own files, never a command's code to bind by name.

@@ -1,0 +1,149 @@
+//! Round 45's open rows: a user's script giving a second script an
+//! argument computed when it runs, which that script runs (`~/bin/y
+//! "$(…)"`, y = `sh "$1" a`: R45-1), or a default it runs
+//! (`${1:-tools/g.sh}`); the user's home scripts a *project* script runs
+//! (R45-4); a Python script's list of words (`["sh","tools/g.sh"]`), also
+//! when a shell could run it (no `#!`, executable).
+
+use serde_json::json;
+
+use crate::dialects::{emit_terminal, executable, home_with, write};
+use crate::project_fixtures::approve_project_hook;
+use crate::round39::{accepted_then_edited, assert_guarded};
+
+/// The user's fail-closed hook `bash ~/.claude/hooks/x.sh` holding `text`,
+/// with `~/bin/y` holding `y`: accepted, then the project's guard edited;
+/// the edit never runs. Returns what the accepting emit said.
+fn second_script(text: &str, y: &str) -> serde_json::Value {
+    let (home, project) = home_with("[claude]");
+    executable(&write(&home.user_home, "bin/y", y));
+    write(&home.user_home, "lib/y.sh", y);
+    write(&home.user_home, ".claude/hooks/x.sh", text);
+    accepted_then_edited(&home, &project, "bash ~/.claude/hooks/x.sh")
+}
+
+#[test]
+fn a_computed_argument_a_second_script_runs_is_never_run() {
+    let computed = "\"$(printf tools/g.%s sh)\"";
+    let runs_first = "#!/bin/sh\nsh \"$1\" a\n";
+    let cases = [
+        (format!("~/bin/y {computed}"), runs_first.to_owned()),
+        (
+            format!("~/bin/y {computed}"),
+            "#!/bin/sh\nsh \"$@\"\n".into(),
+        ),
+        (
+            format!("~/bin/y {computed}"),
+            "#!/bin/sh\nexec sh \"$1\" a\n".into(),
+        ),
+        (
+            format!("~/bin/y {computed}"),
+            "#!/bin/sh\n. \"$1\"\n".into(),
+        ),
+        (
+            format!("~/bin/y x {computed}"),
+            "#!/bin/sh\nshift; sh \"$1\" a\n".into(),
+        ),
+        (
+            format!("~/bin/y x {computed}"),
+            "#!/bin/sh\nsh \"$2\" a\n".into(),
+        ),
+        (format!("bash ~/lib/y.sh {computed}"), runs_first.into()),
+        (format!("g={computed}; ~/bin/y \"$g\""), runs_first.into()),
+        (
+            format!("f() {{ ~/bin/y \"$1\"; }}; f {computed}"),
+            runs_first.into(),
+        ),
+        (
+            "printf 'tools/g.%s\\n' sh | xargs ~/bin/y".to_owned(),
+            runs_first.into(),
+        ),
+        (
+            format!("~/bin/y tools/h.sh; ~/bin/y {computed}"),
+            runs_first.into(),
+        ),
+        (
+            format!("~/bin/y {computed}"),
+            "#!/bin/sh\nsh \"${1:-tools/h.sh}\" a\n".into(),
+        ),
+    ];
+    for (x, y) in &cases {
+        let accepted = second_script(&format!("#!/bin/bash\n{x}\n"), y);
+        let message = accepted["outcome"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("computed only when it runs")
+                || message.contains("named only when it runs"),
+            "{x} / {y}: {message}"
+        );
+    }
+}
+
+#[test]
+fn a_default_a_second_script_runs_is_bound() {
+    for y in [
+        "#!/bin/sh\nsh \"${1:-tools/g.sh}\" a\n",
+        "#!/usr/bin/env bash\nscript=${1:-tools/g.sh}\ncd \"$CLAUDE_PROJECT_DIR\" && sh \"$script\" a\n",
+    ] {
+        let accepted = second_script("#!/bin/bash\n~/bin/y\n", y);
+        assert_guarded(y, &accepted);
+    }
+}
+
+#[test]
+fn an_argument_a_second_script_only_reads_keeps_it_approvable() {
+    // `$1` is data there: the hook is approved and reaches the guard.
+    let accepted = second_script(
+        "#!/bin/bash\n~/bin/y \"$(cat)\"\n",
+        "#!/bin/sh\nprintf '%s' \"$1\" | sh tools/g.sh a\n",
+    );
+    assert_guarded("~/bin/y \"$(cat)\"", &accepted);
+}
+
+#[test]
+fn a_python_script_naming_a_project_script_in_a_list_binds_it() {
+    for (command, y) in [("python3 ~/lib/y.py", "lib/y.py"), ("~/bin/y a", "bin/y")] {
+        let text = "import subprocess; subprocess.run([\"sh\",\"tools/g.sh\",\"a\"])\n";
+        let text = match y {
+            "bin/y" => format!("#!/usr/bin/env python3\n{text}"),
+            _ => text.to_owned(),
+        };
+        let (home, project) = home_with("[claude]");
+        // Executable with no `#!`: a shell could run it too.
+        executable(&write(&home.user_home, y, &text));
+        write(
+            &home.user_home,
+            ".claude/hooks/x.sh",
+            &format!("#!/bin/bash\n{command}\n"),
+        );
+        let accepted = accepted_then_edited(&home, &project, "bash ~/.claude/hooks/x.sh");
+        assert_guarded(command, &accepted);
+    }
+}
+
+/// The project hook `bash run.sh` (run.sh holding `run`), with the user's
+/// `~/bin/y` and `~/lib/y.sh` running the project's `tools/g.sh`: approved,
+/// then `tools/g.sh` edited. The edit never runs unasked.
+fn project_script_runs_users(run: &str) {
+    let (home, project) = home_with("[claude]");
+    home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+    let y = "#!/bin/sh\nsh tools/g.sh a\n";
+    executable(&write(&home.user_home, "bin/y", y));
+    write(&home.user_home, "lib/y.sh", y);
+    write(&project, "tools/g.sh", "cat > /dev/null\n");
+    write(&project, "run.sh", &format!("#!/bin/bash\n{run}\n"));
+    approve_project_hook(&home, &project, "bash run.sh");
+    write(&project, "tools/g.sh", "cat > /dev/null\ntouch PWNED\n");
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(
+        !project.join("PWNED").exists(),
+        "{run}: the edit ran unasked"
+    );
+    assert_ne!(emitted["runs"][0]["status"], json!("completed"), "{run}");
+}
+
+#[test]
+fn a_users_script_a_project_script_runs_binds_what_it_runs() {
+    for run in ["~/bin/y a", "bash ~/lib/y.sh", "\"$HOME\"/bin/y a"] {
+        project_script_runs_users(run);
+    }
+}
