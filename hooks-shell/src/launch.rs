@@ -77,7 +77,7 @@ impl Launch {
     pub fn seal(code: &Code, bytes: &[u8]) -> std::io::Result<Launch> {
         Ok(Launch {
             script: Some((sealed_memfd(bytes)?, code.clone())),
-            renamed: bash_source::Renamed::seal(bytes)?,
+            renamed: bash_source::Renamed::seal(bytes, &code.path)?,
             snapshot: None,
         })
     }
@@ -175,6 +175,9 @@ impl Launch {
         } else if let Some(perl) = perl::perl_loading(argv, at, &fd_path, &argv[at].clone()) {
             // `$0`, `__FILE__` and `FindBin` name the script (R33-8).
             argv.splice(..=at, perl);
+        } else if at == 1 && matches!(argv[0].as_str(), "." | "source") {
+            // Sourced: the copy naming its path where it reads `BASH_SOURCE`.
+            argv[at] = self.renamed_fd_path().unwrap_or(fd_path);
         } else {
             argv[at] = fd_path;
         }

@@ -11,6 +11,7 @@
 
 use std::io::Read;
 use std::os::fd::AsRawFd;
+use std::path::Path;
 
 use super::Launch;
 use crate::binding::base_name;
@@ -26,16 +27,37 @@ pub(super) struct Renamed {
 }
 
 impl Renamed {
-    /// `bytes` with their `BASH_SOURCE` references renamed to a fresh
-    /// name, sealed; `None` when they have none.
-    pub(super) fn seal(bytes: &[u8]) -> std::io::Result<Option<Renamed>> {
+    /// `bytes` (the script at `path`) with their `BASH_SOURCE` references
+    /// renamed to a fresh name, sealed; `None` when they have none. The
+    /// copy sets the name to `path` itself where bash sources it and no
+    /// `-c` text set it first: a command's own `. x.sh` (`bash -c '.
+    /// x.sh'`, or `sh -c` where `sh` is bash) sources it by its descriptor,
+    /// and `${BASH_SOURCE%/*}/../cwd` would reach the folder the hook runs
+    /// in while the reading binds the script's own folder (red team
+    /// round 46).
+    pub(super) fn seal(bytes: &[u8], path: &Path) -> std::io::Result<Option<Renamed>> {
         if references(bytes).is_empty() {
             return Ok(None);
         }
         let name = fresh_name()?;
-        let fd = super::sealed_memfd(&renamed(bytes, &name))?;
+        let mut copy = own_path(&name, path).into_bytes();
+        copy.extend(renamed(bytes, &name));
+        let fd = super::sealed_memfd(&copy)?;
         Ok(Some(Renamed { fd, name }))
     }
+}
+
+/// The text put before the renamed copy's first line (on that line, so
+/// line numbers hold: `…;#!/bin/bash` leaves the `#!` a comment): in bash,
+/// unless set, `name` becomes the array of `path`, read-only; in another
+/// shell, nothing (it has no `BASH_SOURCE`, nor arrays: the assignment is
+/// `eval`'s, never parsed there).
+fn own_path(name: &str, path: &Path) -> String {
+    let path = path.display().to_string();
+    let value = shlex::try_quote(&path)
+        .map_or_else(|_| super::shell_text::quoted(&path), |q| q.into_owned());
+    let assign = super::shell_text::quoted(&format!("{name}=({value}); readonly {name}"));
+    format!("[ -z \"${{BASH_VERSION+x}}\" ] || [ -n \"${{{name}+x}}\" ] || eval {assign};")
 }
 
 /// `__hermes_source_` and 16 random hex digits.
@@ -228,7 +250,8 @@ mod tests {
         let renamed = launch.renamed_fd_path().expect("renamed");
         let bytes = std::fs::read(&renamed).expect("read back");
         let name = &launch.renamed.as_ref().expect("renamed").name;
-        assert_eq!(bytes, format!("echo \"${name}\"\n").as_bytes());
+        let prefix = own_path(name, Path::new("/p/tools/g.sh"));
+        assert_eq!(bytes, format!("{prefix}echo \"${name}\"\n").as_bytes());
         assert!(name.starts_with("__hermes_source_") && name.len() == 32);
         let mut text = "cd /p && bash tools/g.sh a".to_owned();
         launch
@@ -277,5 +300,19 @@ mod tests {
                 .expect("sh runs");
             assert_eq!(output.stdout, b"tools a\n", "{text} ran as {rewritten}");
         }
+        // Sourced by the text itself: its own path, not the descriptor's
+        // (`${BASH_SOURCE%/*}/../cwd` reached the folder it runs in).
+        let sourced = Launch::seal(&code, b"echo \"${BASH_SOURCE%/*}\"\n").expect("memfd");
+        let mut rewritten = "bash -c '. tools/g.sh'".to_owned();
+        sourced
+            .rewrite_text(&mut rewritten, dir.path())
+            .expect("rewritten");
+        let output = std::process::Command::new("sh")
+            .args(["-c", &rewritten])
+            .current_dir(dir.path())
+            .output()
+            .expect("sh runs");
+        let want = format!("{}\n", dir.path().join("tools").display());
+        assert_eq!(String::from_utf8_lossy(&output.stdout), want, "{rewritten}");
     }
 }

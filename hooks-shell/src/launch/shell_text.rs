@@ -237,8 +237,10 @@ impl Launch {
                     _ => format!("-c {source} {written}"),
                 }
             } else if before == 1 && matches!(argv[0].as_str(), "." | "source") {
-                // Sourced: the copy's bytes, `$0` the shell's own.
-                quoted(&fd_path)
+                // Sourced: the copy's bytes, `$0` the shell's own; where they
+                // read `BASH_SOURCE`, the renamed copy, which names the
+                // script's path (red team round 46).
+                quoted(&self.renamed_fd_path().unwrap_or_else(|| fd_path.clone()))
             } else if let Some(perl) =
                 super::perl::perl_loading(&argv, before, &fd_path, &token.value)
             {
