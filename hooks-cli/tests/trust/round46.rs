@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::dialects::{emit_terminal, executable, home_with, write};
 use crate::project_fixtures::approve_project_hook;
-use crate::round39::{accepted_then_edited, assert_guarded};
+use crate::round39::{accepted_then_edited, assert_guarded, runs_guarded};
 
 /// The user's fail-closed hook `bash ~/.claude/hooks/x.sh` holding `text`,
 /// with `~/bin/y` holding `y`: accepted, then the project's guard edited;
@@ -97,6 +97,13 @@ fn an_argument_a_second_script_only_reads_keeps_it_approvable() {
         "#!/bin/sh\nprintf '%s' \"$1\" | sh tools/g.sh a\n",
     );
     assert_guarded("~/bin/y \"$(cat)\"", &accepted);
+    // A runner of its arguments: the caller's words are what it runs, the
+    // computed one only data there (round 45's `with-timeout`).
+    let accepted = second_script(
+        "#!/bin/bash\n~/bin/y 5 sh tools/g.sh \"$(cat)\"\n",
+        "#!/usr/bin/env bash\nt=$1; shift\nexec timeout \"$t\" \"$@\"\n",
+    );
+    assert_guarded("~/bin/y 5 sh tools/g.sh \"$(cat)\"", &accepted);
 }
 
 #[test]
@@ -146,4 +153,43 @@ fn a_users_script_a_project_script_runs_binds_what_it_runs() {
     for run in ["~/bin/y a", "bash ~/lib/y.sh", "\"$HOME\"/bin/y a"] {
         project_script_runs_users(run);
     }
+}
+
+/// A script a hook's own text sources (`bash -c '. x.sh'`) reading
+/// `BASH_SOURCE`: bash named its sealed copy (`/proc/self/fd/N`) there, so
+/// `${BASH_SOURCE%/*}/../cwd/tools/g.sh` ran the project's `tools/g.sh`
+/// while the reading bound the script's own folder (red team round 46).
+#[test]
+fn a_script_the_command_sources_sees_its_own_path() {
+    let (home, project) = home_with("[claude]");
+    write(
+        &home.user_home,
+        ".claude/hooks/x.sh",
+        "#!/bin/bash\nsh \"${BASH_SOURCE%/*}/../cwd/tools/g.sh\" a\n",
+    );
+    accepted_then_edited(&home, &project, "bash -c '. ~/.claude/hooks/x.sh'");
+    // A guard finding its library beside it now finds it.
+    let (home, project) = home_with("[claude]");
+    write(
+        &home.user_home,
+        ".claude/hooks/x.sh",
+        "#!/bin/bash\n. \"${BASH_SOURCE%/*}/lib.sh\"\n",
+    );
+    write(
+        &home.user_home,
+        ".claude/hooks/lib.sh",
+        "cat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"guarded\"}'\n",
+    );
+    runs_guarded(&home, &project, "bash -c '. ~/.claude/hooks/x.sh'");
+}
+
+/// A function passing on what is left after a `shift` in a loop: any
+/// number of words may go (the reading tried the first four, so a sixth
+/// word computed when it runs was never read as the program).
+#[test]
+fn a_shift_in_a_loop_takes_off_any_number_of_words() {
+    crate::round40::edit_never_runs(
+        "run() { while [ $# -gt 2 ]; do shift; done; \"$@\" a; }; run a b c d sh \"$(printf tools/g.%s sh)\"",
+        &|_| {},
+    );
 }

@@ -63,9 +63,11 @@ pub struct Identified {
     /// runs execute in the folder they run in (`make -s lint` in a user's
     /// script: red team R44-12), bound as the command's own are.
     pub definitions: Vec<PathBuf>,
-    /// The file names of the scripts the command runs with arguments
-    /// computed when it runs: read with such positional parameters (R45-1).
-    given: std::collections::BTreeSet<String>,
+    /// The scripts the command runs with arguments computed when it runs,
+    /// by file name, and those calls' words: each read as run so (R45-1).
+    given: std::collections::BTreeMap<String, computed::Calls>,
+    /// The scripts outside the project read, not bound (R45-4).
+    read_only: Vec<PathBuf>,
 }
 
 /// The file a command executes.
@@ -132,7 +134,7 @@ pub(crate) fn computed_in(raw: &str, cwd: &Path) -> Option<String> {
 fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) -> Identified {
     let mut found = Identified::default();
     if depth == 0 {
-        found.given = computed::scripts_given_computed(raw, false);
+        found.given = computed::scripts_given_computed(raw, &Vec::new());
     }
     if raw.contains("$(") || raw.contains('`') {
         found.opaque = Some("it runs a command substitution".to_owned());

@@ -56,7 +56,7 @@ const RUN_TIME_VARIABLES: [&str; 17] = [
     "BASH_ARGV",
 ];
 
-pub(crate) use given::{computed_name_given, scripts_given_computed};
+pub(crate) use given::{Calls, computed_name_given, scripts_given_computed};
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read
@@ -64,7 +64,7 @@ pub(crate) use given::{computed_name_given, scripts_given_computed};
 /// arguments a function gets) holds from the start of the second (a
 /// function's body comes before its call).
 pub(crate) fn computed_name(raw: &str) -> Option<String> {
-    given::computed_name_given(raw, false)
+    given::computed_name_given(raw, &Vec::new())
 }
 
 /// What each `.` / `source` of shell `text` reads, as written (its words
@@ -111,15 +111,20 @@ struct Reader {
     /// How deep a `"$@"` is being read as its calls (a function passing
     /// its arguments to another: R42-10).
     replaying: usize,
-    /// The text runs `shift`: a `"$@"` may start at a later word (R42-4).
-    shifts: bool,
+    /// How many leading words its `shift`s may take off (R42-4): each
+    /// `shift N` counts N; one in a loop, or by a count not written, all.
+    shifts: usize,
+    /// The text has a loop (`while`, `until`, `for`, `select`): a `shift`
+    /// may run any number of times.
+    looping: bool,
     /// `-c` strings whose own function calls give their positional
     /// parameters computed text.
     tainting: BTreeSet<String>,
     /// The aliases the text defines, and their values.
     aliases: std::collections::BTreeMap<String, String>,
-    /// The file names of scripts it runs with computed arguments (R45-1).
-    given: BTreeSet<String>,
+    /// The scripts it runs with computed arguments, by file name, and
+    /// those calls' words (R45-1).
+    given: std::collections::BTreeMap<String, Calls>,
 }
 
 /// The most calls of the text's functions read (more cannot be approved).
@@ -142,6 +147,7 @@ impl Reader {
             return Some("its text nests deeper than can be read".to_owned());
         }
         self.functions.extend(function_names(text));
+        self.looping |= replay::loops(text);
         // `shopt -s extglob; sh tools/@(g).sh`: a pattern no reading matches (R43-7).
         // `shopt -s "ext"glob`, `ext\glob` (R44-9).
         let plain: String = text
@@ -341,7 +347,11 @@ impl Reader {
         }
         self.note_given(&unwrapped, &is_computed, reading);
         let program = base_name(program_word);
-        self.shifts |= program == "shift";
+        if program == "shift" {
+            self.shifts = self
+                .shifts
+                .saturating_add(replay::shifted(args, self.looping));
+        }
         if self.functions.contains(program_word) {
             // `f "$(…)"`: its body's `$1` holds computed text (R40-2).
             self.taint.positional |= args.iter().any(|w| is_computed(w));

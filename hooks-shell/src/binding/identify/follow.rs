@@ -3,12 +3,13 @@
 //! whether a shell script runs a name computed when it runs
 //! ([`super::computed`]), however it is named (R40-4).
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::computed::Calls;
 use super::own_folder::{beside, own_folders, with_folder};
 use super::{
     Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, base_name, push, read_head, resolve, with_home,
@@ -33,8 +34,9 @@ const MAX_SHELL_TEXT: u64 = 16 * 1024 * 1024;
 
 /// Why the shell script `file` runs a name computed when it runs, read
 /// whole (not only its first [`MAX_SCAN`] bytes: R40-4); its positional
-/// parameters hold computed text when `given` (R45-1).
-fn scan(file: &Path, given: bool) -> Option<String> {
+/// parameters hold computed text, its `"$@"` each call's words, when
+/// `given` such calls (R45-1).
+fn scan(file: &Path, given: &Calls) -> Option<String> {
     let bytes = read_head(file, MAX_SHELL_TEXT + 1).ok()?;
     // A program (`/bin/sh` itself, `jq`) is no shell text (R42-9).
     if is_binary(&bytes) {
@@ -57,7 +59,7 @@ fn scan(file: &Path, given: bool) -> Option<String> {
 
 /// [`scan`] of `file` read after the files it sources (`libs`): what they
 /// define holds in it.
-fn scan_with(file: &Path, libs: &[std::path::PathBuf], given: bool) -> Option<String> {
+fn scan_with(file: &Path, libs: &[std::path::PathBuf], given: &Calls) -> Option<String> {
     let mut text = String::new();
     for path in libs.iter().chain([&file.to_path_buf()]) {
         let bytes = read_head(path, MAX_SHELL_TEXT).ok()?;
@@ -86,7 +88,7 @@ pub(super) fn is_binary(bytes: &[u8]) -> bool {
 pub(super) fn scan_run_by_shell(
     raw: &str,
     files: &[std::path::PathBuf],
-    given: &BTreeSet<String>,
+    given: &BTreeMap<String, Calls>,
 ) -> Option<String> {
     files.iter().find_map(|file| {
         let name = file.file_name()?.to_string_lossy().into_owned();
@@ -97,7 +99,8 @@ pub(super) fn scan_run_by_shell(
             .filter(|c| !matches!(c, '"' | '\'' | '\\'))
             .collect();
         let shell = SHELL_WORD.is_match(raw) && names(&plain, &name);
-        shell.then(|| scan(file, given.contains(&name))).flatten()
+        let calls = given.get(&name).cloned().unwrap_or_default();
+        shell.then(|| scan(file, &calls)).flatten()
     })
 }
 
@@ -118,25 +121,27 @@ fn names(plain: &str, name: &str) -> bool {
 /// (Python), and the project's scripts a shell script runs by a static
 /// name ([`super::sweep::named_in_project`]).
 pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified) {
-    let given = is_given(file, &found.given);
-    read(file, cwd, found, 0, (false, given));
+    let calls = calls_of(file, &found.given);
+    read(file, cwd, found, 0, (false, &calls));
 }
 
-/// Whether `file`'s name is one of `given`: a script run with arguments
-/// computed when it runs.
-fn is_given(file: &Path, given: &BTreeSet<String>) -> bool {
+/// The calls with arguments computed when it runs that `given` holds for
+/// `file` (by its name); none when it has none.
+fn calls_of(file: &Path, given: &BTreeMap<String, Calls>) -> Calls {
     file.file_name()
-        .is_some_and(|name| given.contains(&*name.to_string_lossy()))
+        .and_then(|name| given.get(&*name.to_string_lossy()))
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// [`follow`] of a file `depth` files down, `sourced` by a shell or run,
-/// and `given` arguments computed when it runs (R45-1).
+/// and run by `given`, its calls with arguments computed when it runs (R45-1).
 fn read(
     file: &Path,
     cwd: &Path,
     found: &mut Identified,
     depth: usize,
-    (sourced, given): (bool, bool),
+    (sourced, given): (bool, &Calls),
 ) {
     if depth > MAX_FOLLOW {
         return;
@@ -241,19 +246,79 @@ fn follow_named(
     cwd: &Path,
     dir: &Path,
     found: &mut Identified,
-    (depth, given): (usize, bool),
+    (depth, given): (usize, &Calls),
 ) {
     let named = super::sweep::named_in_project(text, cwd, dir);
-    if named.is_empty() {
+    if named.bound.is_empty() && named.read_only.is_empty() {
         return;
     }
     let passed = super::computed::scripts_given_computed(text, given);
-    for path in named {
+    for path in named.bound {
         if !found.files.contains(&path) {
             found.files.push(path.clone());
-            let given = is_given(&path, &passed);
-            read(&path, cwd, found, depth + 1, (false, given));
+            let calls = calls_of(&path, &passed);
+            read(&path, cwd, found, depth + 1, (false, &calls));
         }
+    }
+    for path in named.read_only {
+        let calls = calls_of(&path, &passed);
+        read_only(&path, cwd, found, (depth + 1, &calls));
+    }
+}
+
+/// Reads a script outside the project that a project script runs (the
+/// user's `~/bin/y`, or a copy the script made: red team R45-4) for what
+/// it runs of the project, without binding it (a copy changes with each
+/// run): a name it computes refuses the approval as in any script, and the
+/// project's scripts it names are bound and read; the other scripts it
+/// names are read so in turn.
+fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (usize, &Calls)) {
+    if depth > MAX_FOLLOW || found.read_only.contains(&file.to_path_buf()) {
+        return;
+    }
+    found.read_only.push(file.to_path_buf());
+    let Ok(bytes) = read_head(file, MAX_SCAN) else {
+        return;
+    };
+    if is_binary(&bytes) {
+        return;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    let name = file.to_string_lossy().to_ascii_lowercase();
+    let executable = std::fs::metadata(file).is_ok_and(|meta| {
+        std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0
+    });
+    let shell = is_shell_text(&name, &text, executable);
+    if shell && found.computed.is_none() {
+        found.computed = scan(file, given).or_else(|| super::sealed_copy::named(&text));
+    }
+    let words = match shell {
+        true => text.clone().into_owned(),
+        // `subprocess.run(["sh","tools/g.sh"])`: its list's items as words.
+        false => text.replace([',', '(', ')', '[', ']'], " "),
+    };
+    let Ok(project) = cwd.canonicalize() else {
+        return;
+    };
+    let named = super::sweep::named_in_project(&words, cwd, dir);
+    let passed = super::computed::scripts_given_computed(&words, given);
+    for path in named.bound.into_iter().chain(named.read_only) {
+        let calls = calls_of(&path, &passed);
+        let inside = path
+            .canonicalize()
+            .is_ok_and(|real| real.starts_with(&project));
+        match inside {
+            true if !found.files.contains(&path) => {
+                found.files.push(path.clone());
+                read(&path, cwd, found, depth + 1, (false, &calls));
+            }
+            true => {}
+            false => read_only(&path, cwd, found, (depth + 1, &calls)),
+        }
+    }
+    if shell {
+        definitions_run_by(&text, cwd, found);
     }
 }
 
@@ -287,7 +352,7 @@ fn definitions_run_by(text: &str, cwd: &Path, found: &mut Identified) {
 
 /// Why a shell file in `dir` (other than `file`; the first 64 entries)
 /// runs a name computed when it runs (`given` computed arguments).
-fn scan_folder(dir: &Path, file: &Path, given: bool) -> Option<String> {
+fn scan_folder(dir: &Path, file: &Path, given: &Calls) -> Option<String> {
     let listing = std::fs::read_dir(dir).ok()?;
     listing
         .flatten()

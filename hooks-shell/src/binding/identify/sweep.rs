@@ -36,12 +36,13 @@ pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
 /// project), a script beside it, or, for a script outside the project
 /// (the user's), any other but the system's and a version manager's
 /// (`~/bin/y`, `/opt/team/y.sh`, which may run the project's in turn:
-/// R44-11, R45-3). Nothing is read when
+/// R44-11, R45-3); for a project script, those elsewhere are read, not
+/// bound ([`Named::read_only`]: R45-4). Nothing is read when
 /// `cwd` is `/`, the home folder or above it (no project). A file it
 /// writes (`date > target/stamp.sh`) is not read as one it runs.
-pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBuf> {
+pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Named {
     let Ok(project) = cwd.canonicalize() else {
-        return Vec::new();
+        return Named::default();
     };
     let home = hermes_hooks_core::home::user_home();
     let home_inside = home.as_deref().and_then(|home| home.canonicalize().ok());
@@ -50,7 +51,7 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
             .as_deref()
             .is_some_and(|home| home.starts_with(&project))
     {
-        return Vec::new();
+        return Named::default();
     }
     // `date > target/stamp.sh`: a file it writes is no script it runs.
     let text = crate::binding::mentions::without_written_targets(text);
@@ -69,29 +70,50 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Vec<PathBu
         (true, Some(home)) => user_scripts::home_programs(&text, home, &project),
         _ => Vec::new(),
     };
-    let mut copies = user_scripts::Copies::new(&text, cwd, home_inside.as_deref());
-    named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)
+    let mut named = Named::default();
+    for path in named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)
         .into_iter()
         .chain(on_path)
-        .filter(|path| {
-            path.canonicalize().is_ok_and(|real| {
-                real.starts_with(&project)
-                    || own.as_deref().is_some_and(|own| real.parent() == Some(own))
-                    // A user's script running another of the home folder
-                    // (`~/bin/y`), which may run the project's in turn
-                    // (R44-11). Elsewhere too (`/opt/team/check.sh`, a link
-                    // out of the home folder: R45-3), but never the
-                    // system's nor a version manager's own code (R45-9).
-                    || (users && !is_system(&real) && !user_scripts::is_version_manager(&real))
-                    // A project script running the user's (R45-4); not a
-                    // copy it makes there (`cp -r . ~/copy`).
-                    || (!users && !user_scripts::is_version_manager(&real) && copies.is_users(&real))
-            }) && !super::read_head(path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
-                // Git's sample hooks are no script the text runs.
-                && !(path.components().any(|part| part.as_os_str() == ".git")
-                    && path.extension().is_some_and(|ext| ext == "sample"))
-        })
-        .collect()
+    {
+        let Ok(real) = path.canonicalize() else {
+            continue;
+        };
+        if super::read_head(&path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
+            // Git's sample hooks are no script the text runs.
+            || (path.components().any(|part| part.as_os_str() == ".git")
+                && path.extension().is_some_and(|ext| ext == "sample"))
+        {
+            continue;
+        }
+        let elsewhere = !is_system(&real) && !user_scripts::is_version_manager(&real);
+        if real.starts_with(&project)
+            || own.as_deref().is_some_and(|own| real.parent() == Some(own))
+            // A user's script running another of the home folder
+            // (`~/bin/y`), which may run the project's in turn (R44-11).
+            // Elsewhere too (`/opt/team/check.sh`, a link out of the home
+            // folder: R45-3), but never the system's nor a version
+            // manager's own code (R45-9).
+            || (users && elsewhere)
+        {
+            named.bound.push(path);
+        } else if elsewhere {
+            // A project script running the user's (`~/bin/y`: R45-4), or a
+            // copy it made (`cp -r . ~/copy`): read, not bound.
+            named.read_only.push(path);
+        }
+    }
+    named
+}
+
+/// The scripts a script's text names ([`named_in_project`]).
+#[derive(Default)]
+pub(super) struct Named {
+    /// Those bound and read in turn.
+    pub(super) bound: Vec<PathBuf>,
+    /// Those outside the project that a project script runs: read for
+    /// what they run of the project, not bound (the user's own, or a copy
+    /// the script makes, which changes with each run).
+    pub(super) read_only: Vec<PathBuf>,
 }
 
 /// The scripts `raw` (a command run in `cwd`) names that exist, found
@@ -144,7 +166,7 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
 /// Each spelling of the words of `raw` (a command or script run in
 /// `cwd`; its first `max_words` words) as the shell may read it, and
 /// whether an interpreter's word came before it.
-pub(super) fn spellings(raw: &str, cwd: &Path, max_words: usize) -> Vec<(String, bool)> {
+fn spellings(raw: &str, cwd: &Path, max_words: usize) -> Vec<(String, bool)> {
     static WORD: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"[A-Za-z0-9_./~${}@%+,=:?*\[\]#^!-]+").expect("valid regex"));
     let home = hermes_hooks_core::home::user_home();

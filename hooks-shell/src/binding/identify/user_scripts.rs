@@ -1,9 +1,7 @@
-//! The user's own scripts that a hook's scripts run, outside the project:
-//! found on `PATH` by a bare name (`y a` with `~/bin` on it: R44-11), and
-//! those a project script runs from the home folder (`~/bin/y a`, `bash
-//! ~/lib/y.sh`: R45-4), which may run the project's scripts in turn. Not
-//! a copy the script makes there (`cp -r . ~/copy; sh ~/copy/g.sh`), nor a
-//! version manager's shims (its own code).
+//! The user's own scripts that a user's hook script runs by a bare name
+//! found on `PATH` (`y a` with `~/bin` on it: R44-11), which may run the
+//! project's scripts in turn; not a version manager's shims (its own
+//! code).
 
 use std::collections::HashSet;
 use std::os::unix::fs::PermissionsExt;
@@ -85,50 +83,4 @@ pub(super) fn is_version_manager(path: &Path) -> bool {
         let part = part.as_os_str();
         part == "shims" || MANAGERS.iter().any(|manager| part == *manager)
     })
-}
-
-/// The files of the home folder that a project script's text may run as
-/// the user's own (R45-4): each is under the home folder, outside the
-/// project, and in no folder the text itself names (`cp -r . ~/copy;
-/// python3 ~/copy/check.py` runs a copy of the project, bound as one:
-/// red team R29-2, R30-18).
-pub(super) struct Copies<'a> {
-    text: &'a str,
-    cwd: &'a Path,
-    home: Option<&'a Path>,
-    /// The folders under the home folder the text names, once read.
-    named: Option<Vec<PathBuf>>,
-}
-
-impl<'a> Copies<'a> {
-    /// The reading of `text`, a project script run in `cwd`, `home` the
-    /// home folder (its real path).
-    pub(super) fn new(text: &'a str, cwd: &'a Path, home: Option<&'a Path>) -> Self {
-        Copies {
-            text,
-            cwd,
-            home,
-            named: None,
-        }
-    }
-
-    /// Whether `real` (a real path) is the user's own script, not the
-    /// project's nor a copy the text makes.
-    pub(super) fn is_users(&mut self, real: &Path) -> bool {
-        let Some(home) = self.home else { return false };
-        if !real.starts_with(home) || real == home {
-            return false;
-        }
-        let (text, cwd) = (self.text, self.cwd);
-        let named = self.named.get_or_insert_with(|| {
-            super::sweep::spellings(text, cwd, MAX_WORDS)
-                .into_iter()
-                .map(|(word, _)| PathBuf::from(word.trim_end_matches('/')))
-                .filter(|word| word.is_absolute())
-                .filter_map(|word| word.canonicalize().ok())
-                .filter(|real| real.is_dir() && real.starts_with(home) && real != home)
-                .collect()
-        });
-        !named.iter().any(|folder| real.starts_with(folder))
-    }
 }

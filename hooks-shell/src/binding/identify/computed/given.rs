@@ -1,36 +1,61 @@
 //! The scripts a shell text runs with arguments computed when it runs
 //! (`~/bin/y "$(printf tools/g.%s sh)"`, `g=$(…); bash ~/lib/y.sh "$g"`,
-//! `xargs ~/bin/y`), so that a script it reaches is read with such
-//! positional parameters: there `sh "$1"` runs a name computed when the
-//! first script runs (red team R45-1).
+//! `xargs ~/bin/y`), and the words of those calls, so that a script it
+//! reaches is read with them: there `sh "$1"` runs a name computed when
+//! the first script runs (red team R45-1), while `exec timeout "$t" "$@"`
+//! runs the caller's own program, its computed words data.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::path::Path;
+
+/// The calls of one script with arguments computed when it runs: each
+/// call's arguments, a computed one as `$RANDOM` (computed wherever it is
+/// read).
+pub(crate) type Calls = Vec<Vec<String>>;
+
+/// A word computed when it runs, as a call's argument.
+const COMPUTED: &str = "$RANDOM";
+
+/// The most calls kept per script.
+const MAX_KEPT: usize = 16;
 
 use super::Reader;
 use super::words::Words;
 
-/// The file names of the scripts `raw` runs with an argument computed
-/// when it runs, `raw` itself run with such arguments when `positional`
-/// (a script given them in turn: `~/bin/y "$1"`).
-pub(crate) fn scripts_given_computed(raw: &str, positional: bool) -> BTreeSet<String> {
-    let (_, first, second) = read_twice(raw, positional);
-    first.given.into_iter().chain(second.given).collect()
+/// The scripts `raw` runs with an argument computed when it runs, by file
+/// name, and those calls' arguments; `raw` itself run by `calls` (a script
+/// given computed arguments in turn: `~/bin/y "$1"`).
+pub(crate) fn scripts_given_computed(raw: &str, calls: &Calls) -> BTreeMap<String, Calls> {
+    let (_, first, second) = read_twice(raw, calls);
+    let mut given = first.given;
+    for (name, calls) in second.given {
+        let kept = given.entry(name).or_default();
+        for call in calls {
+            if !kept.contains(&call) && kept.len() < MAX_KEPT {
+                kept.push(call);
+            }
+        }
+    }
+    given
 }
 
-/// Why `raw` runs a file named only when it runs, its positional
-/// parameters holding computed text when `positional` (a script its
-/// caller gives such arguments: R45-1).
-pub(crate) fn computed_name_given(raw: &str, positional: bool) -> Option<String> {
-    read_twice(raw, positional).0
+/// Why `raw` runs a file named only when it runs, run by `calls` (a
+/// script its caller gives computed arguments: R45-1): its positional
+/// parameters hold computed text, and its `"$@"` is each call's words.
+pub(crate) fn computed_name_given(raw: &str, calls: &Calls) -> Option<String> {
+    read_twice(raw, calls).0
 }
 
 /// [`super::computed_name`]'s two readings of `raw`, and both readers:
 /// what the first learns (a variable holding computed text, arguments a
 /// function gets) holds from the start of the second (a function's body
 /// comes before its call).
-fn read_twice(raw: &str, positional: bool) -> (Option<String>, Reader, Reader) {
-    let mut first = Reader::default();
+fn read_twice(raw: &str, calls: &Calls) -> (Option<String>, Reader, Reader) {
+    let positional = !calls.is_empty();
+    let mut first = Reader {
+        calls: calls.clone(),
+        ..Reader::default()
+    };
     first.taint.positional = positional;
     let found = first.text(raw, 0);
     let mut taint = first.taint.clone();
@@ -40,6 +65,7 @@ fn read_twice(raw: &str, positional: bool) -> (Option<String>, Reader, Reader) {
         taint,
         calls: first.calls.clone(),
         shifts: first.shifts,
+        looping: first.looping,
         tainting: first.tainting.clone(),
         aliases: first.aliases.clone(),
         ..Reader::default()
@@ -53,10 +79,11 @@ fn read_twice(raw: &str, positional: bool) -> (Option<String>, Reader, Reader) {
 
 impl Reader {
     /// Records the scripts the command `words` (wrappers read through:
-    /// its program first) gives text computed when it runs: a word naming
-    /// a script (its program, or a word with a `/` or a script's ending)
-    /// followed by a computed word; every script `xargs` or `find` runs
-    /// (the names they give come from their input).
+    /// its program first) gives text computed when it runs, and the words
+    /// it gives them: a word naming a script (its program, or a word with
+    /// a `/` or a script's ending) followed by a computed word; every
+    /// script `xargs` or `find` runs (the names they give come from their
+    /// input: one computed word more).
     pub(super) fn note_given(
         &mut self,
         words: &[String],
@@ -67,7 +94,8 @@ impl Reader {
         let feeds = matches!(super::base_name(program).as_str(), "xargs" | "find");
         for (at, word) in words.iter().enumerate() {
             let names_script = at == 0 || word.contains('/') || looks_like_script(word);
-            let later_computed = feeds && at > 0 || words[at + 1..].iter().any(|w| is_computed(w));
+            let after = &words[at + 1..];
+            let later_computed = feeds && at > 0 || after.iter().any(|w| is_computed(w));
             if !names_script || !later_computed || is_computed(word) {
                 continue;
             }
@@ -77,8 +105,23 @@ impl Reader {
                 .static_value(word)
                 .unwrap_or_else(|| word.clone());
             let shown = reading.shown(&word);
-            if let Some(name) = Path::new(&shown).file_name() {
-                self.given.insert(name.to_string_lossy().into_owned());
+            let Some(name) = Path::new(&shown).file_name() else {
+                continue;
+            };
+            let name = name.to_string_lossy().into_owned();
+            let mut call: Vec<String> = after
+                .iter()
+                .map(|w| match is_computed(w) {
+                    true => COMPUTED.to_owned(),
+                    false => reading.shown(w),
+                })
+                .collect();
+            if feeds {
+                call.push(COMPUTED.to_owned());
+            }
+            let kept = self.given.entry(name).or_default();
+            if !kept.contains(&call) && kept.len() < MAX_KEPT {
+                kept.push(call);
             }
         }
     }

@@ -27,7 +27,7 @@ impl super::Reader {
         self.replaying += 1;
         let mut found = None;
         'calls: for call in self.calls.clone() {
-            let starts = if self.shifts { call.len().min(4) } else { 1 };
+            let starts = self.shifts.saturating_add(1).min(call.len().max(1));
             for from in 0..starts {
                 let given = &call[from.min(call.len())..];
                 if at == 0 && given.first().is_some_and(|w| is_all_arguments(w)) {
@@ -49,4 +49,26 @@ impl super::Reader {
         self.replaying -= 1;
         found
     }
+}
+
+/// How many leading words `shift ARGS` takes off: its written count (1
+/// with none), or all when the count is not written or the text loops
+/// (`looping`).
+pub(super) fn shifted(args: &[String], looping: bool) -> usize {
+    let count = match args.first() {
+        None => Some(1),
+        Some(word) => word.parse::<usize>().ok(),
+    };
+    match (count, looping) {
+        (Some(count), false) => count,
+        _ => usize::MAX,
+    }
+}
+
+/// Whether shell `text` has a loop.
+pub(super) fn loops(text: &str) -> bool {
+    static LOOP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|[\s;&|(){}])(?:while|until|for|select)\s").expect("valid regex")
+    });
+    LOOP.is_match(text)
 }
