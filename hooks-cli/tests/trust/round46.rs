@@ -193,3 +193,32 @@ fn a_shift_in_a_loop_takes_off_any_number_of_words() {
         &|_| {},
     );
 }
+
+/// A Python hook script starting a command built when it runs
+/// (`subprocess.run(["sh", "tools/" + name])`): read as inline Python is,
+/// it cannot be approved; one whose command is written out, or held by a
+/// name given only written lists, runs.
+#[test]
+fn a_python_script_building_the_command_it_starts_is_never_run() {
+    for body in [
+        "subprocess.run(['sh', 'tools/' + 'g.sh', 'a'])",
+        "cmd = ['sh', os.path.join('tools', 'g.sh')]\nsubprocess.run(cmd)",
+        "def run(cmd):\n    subprocess.run(cmd)\nrun(['sh', 'tools/g.' + 'sh'])",
+    ] {
+        crate::round40::edit_never_runs("python3 x.py", &|project| {
+            write(
+                project,
+                "x.py",
+                &format!("import os, subprocess, sys\nsys.stdin.read()\n{body}\n"),
+            );
+        });
+    }
+    let (home, project) = home_with("[claude]");
+    write(
+        &project,
+        "x.py",
+        "import subprocess, sys\nsys.stdin.read()\ncmd = ['sh', 'tools/g.sh']\nsubprocess.run(cmd, check=False)\n",
+    );
+    crate::round39::scripts(&home, &project, crate::round39::GUARDS);
+    runs_guarded(&home, &project, "python3 x.py");
+}

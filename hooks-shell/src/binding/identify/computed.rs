@@ -24,6 +24,7 @@ mod inline_code;
 mod interpreters;
 mod pieces;
 mod places;
+mod python_values;
 mod replay;
 mod words;
 use commands::{
@@ -57,6 +58,7 @@ const RUN_TIME_VARIABLES: [&str; 17] = [
 ];
 
 pub(crate) use given::{Calls, computed_name_given, scripts_given_computed};
+pub(crate) use inline_code::python_spawns_computed;
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read

@@ -171,6 +171,15 @@ fn read(
         for line in text.lines().map(str::trim) {
             follow_import(line, dir, found);
         }
+        // `subprocess.run(["sh", name])`: a command built when it runs.
+        if found.computed.is_none() && !bytes.contains(&0) {
+            found.computed = super::computed::python_spawns_computed(&text).map(|why| {
+                format!(
+                    "{} runs a file named only when it runs: {why}",
+                    file.display()
+                )
+            });
+        }
         // `subprocess.run(["sh","tools/g.sh"])`: the scripts it names by a
         // written name, as a shell script's (R45-3, b7), its list's items
         // as words; not in the bytes of a zip appended to it. Whether or
@@ -292,6 +301,16 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
     let shell = is_shell_text(&name, &text, executable);
     if shell && found.computed.is_none() {
         found.computed = scan(file, given).or_else(|| super::sealed_copy::named(&text));
+    }
+    let python = name.ends_with(".py")
+        || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
+    if python && found.computed.is_none() {
+        found.computed = super::computed::python_spawns_computed(&text).map(|why| {
+            format!(
+                "{} runs a file named only when it runs: {why}",
+                file.display()
+            )
+        });
     }
     let words = match shell {
         true => text.clone().into_owned(),

@@ -68,9 +68,8 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         "awk" | "gawk" | "mawk" | "nawk" => return awk(code),
         _ => return None,
     };
-    let shown = |call: &str| {
-        format!("its inline {program} code starts a command built when it runs (`{call}`)")
-    };
+    let shown =
+        |call: &str| format!("its {program} code starts a command built when it runs (`{call}`)");
     // Only code that loads what starts programs: `asyncio.run(main())`,
     // `/x/.exec(s)` start none.
     let loads = match program {
@@ -88,7 +87,7 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         if program == "perl" && call.text.starts_with("open(") && !call.argument.contains('|') {
             continue;
         }
-        if !is_literal(&call.argument, program) {
+        if !is_literal(&call.argument, program, code, 0) {
             return Some(shown(&call.text));
         }
     }
@@ -102,6 +101,13 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         return Some(shown(quoted.as_str()));
     }
     None
+}
+
+/// Why the Python script `code` starts a command built when it runs
+/// (`subprocess.run(["sh", name])`), read as [`spawns_computed`] reads
+/// inline code.
+pub(crate) fn python_spawns_computed(code: &str) -> Option<String> {
+    spawns_computed("python3", code)
 }
 
 /// The inline code among `args` of `program`: the word after its inline
@@ -191,9 +197,21 @@ fn spawn_calls(code: &str, names: &[&str]) -> Vec<Call> {
 /// (no interpolation in `program`'s double quotes), or a list whose
 /// program, and an interpreter's script or code, are literals
 /// (`["npx", "prettier", "--write", path]`, `["sh", "tools/g.sh", x]`);
-/// keyword options (`check=True`, `cwd=d`) aside.
-fn is_literal(argument: &str, program: &str) -> bool {
-    let literal = |word: &str| is_string(word, program);
+/// keyword options (`check=True`, `cwd=d`) aside. In Python, a name stands
+/// for each value `code` gives it (`cmd = ["ruff", "check", f]`, a
+/// function's parameter: what its calls pass), `depth` names deep.
+fn is_literal(argument: &str, program: &str, code: &str, depth: usize) -> bool {
+    let python = matches!(program, "python" | "python3");
+    let values = |word: &str| {
+        (python && depth < MAX_NAMES && super::python_values::is_name(word))
+            .then(|| super::python_values::values(code, word.trim()))
+            .flatten()
+    };
+    let literal = |word: &str| {
+        is_string(word, program)
+            || (python && python_program(word).is_some())
+            || values(word).is_some_and(|values| values.iter().all(|v| is_string(v, program)))
+    };
     let mut words: Vec<&str> = Vec::new();
     for part in top_level(argument, ',') {
         if KEYWORD.is_match(part) {
@@ -207,13 +225,25 @@ fn is_literal(argument: &str, program: &str) -> bool {
             None => words.push(part),
         }
     }
+    // `subprocess.run(cmd)`: the command each value of the name is.
+    if let [only] = words.as_slice()
+        && !is_string(only, program)
+        && let Some(values) = values(only)
+    {
+        return values
+            .iter()
+            .all(|value| is_literal(value, program, code, depth + 1));
+    }
     let Some((first, rest)) = words.split_first() else {
         return true;
     };
     if !literal(first) {
         return false;
     }
-    let name = first.trim_matches(['"', '\'']);
+    let name = match python_program(first) {
+        Some(program) => program,
+        None => first.trim_matches(['"', '\'']),
+    };
     let runs_code = super::super::INTERPRETERS.contains(&super::base_name(name).as_str());
     // `execvp("sh", ["sh", …])`: the program named again as `argv[0]`.
     let rest = match rest.first() {
@@ -236,6 +266,23 @@ fn is_literal(argument: &str, program: &str) -> bool {
     true
 }
 
+/// The program a Python expression names that is no string yet written
+/// out: `sys.executable` (Python itself), `shutil.which("ruff")`.
+fn python_program(word: &str) -> Option<&str> {
+    static WHICH: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*\)\s*$"#)
+            .expect("valid regex")
+    });
+    if word.trim() == "sys.executable" {
+        return Some("python3");
+    }
+    let found = WHICH.captures(word)?;
+    found.get(1).or(found.get(2)).map(|name| name.as_str())
+}
+
+/// How many names deep a value is read (`cmd = base`, `base = [...]`).
+const MAX_NAMES: usize = 3;
+
 /// `name=value`: a keyword option.
 static KEYWORD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*[A-Za-z_]+\s*=[^=]").expect("valid regex"));
@@ -252,7 +299,7 @@ fn is_string(word: &str, program: &str) -> bool {
 
 /// `text` split at `separator` outside quotes and brackets, each part
 /// trimmed.
-fn top_level(text: &str, separator: char) -> Vec<&str> {
+pub(super) fn top_level(text: &str, separator: char) -> Vec<&str> {
     let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, None, 0);
     let mut chars = text.char_indices();
     while let Some((at, c)) = chars.next() {
