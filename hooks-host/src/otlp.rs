@@ -18,6 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
+use hermes_hooks_core::redact::redact_url;
 use hermes_hooks_core::{HookRun, RunObserver, RunStatus};
 use opentelemetry::trace::{Span, SpanBuilder, SpanKind, Status, Tracer, TracerProvider};
 use opentelemetry::{Array, KeyValue, StringValue, Value};
@@ -61,6 +62,21 @@ impl std::fmt::Debug for OtlpRuns {
     }
 }
 
+/// `text` (an exporter's error) with each endpoint it may quote (`endpoint`,
+/// the endpoint variables' values) masked as [`redact_url`] masks it: a
+/// password in `http://u:PW@…` is never printed (red team R46-5).
+fn masked(text: &str, endpoint: Option<&str>) -> String {
+    let values = ENDPOINT_VARIABLES
+        .iter()
+        .filter_map(|name| std::env::var(name).ok())
+        .chain(endpoint.map(str::to_owned))
+        .filter(|value| !value.trim().is_empty());
+    values.fold(text.to_owned(), |text, value| {
+        text.replace(value.trim(), &redact_url(value.trim()))
+            .replace(&value, &redact_url(&value))
+    })
+}
+
 impl OtlpRuns {
     /// The exporter the environment asks for: `None` when no endpoint
     /// variable is set (or set empty), an error naming the variable when the
@@ -99,6 +115,7 @@ impl OtlpRuns {
             builder = builder.with_endpoint(endpoint);
         }
         let exporter = builder.build().map_err(|error| {
+            let error = masked(&error.to_string(), endpoint);
             format!(
                 "OTLP export of hook runs is off: {} cannot be used: {error}",
                 ENDPOINT_VARIABLES.join(" / ")
@@ -125,6 +142,7 @@ impl OtlpRuns {
     /// the export timed out. Call it off async threads.
     pub fn flush(&self) {
         if let Err(error) = self.provider.force_flush() {
+            let error = masked(&error.to_string(), None);
             tracing::warn!("OTLP export of hook runs failed: {error}");
         }
     }

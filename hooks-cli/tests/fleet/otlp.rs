@@ -246,3 +246,25 @@ fn a_collector_that_never_answers_does_not_hold_hooks_emit() {
         run.stdout()
     );
 }
+
+#[test]
+fn an_endpoint_that_cannot_be_used_never_shows_its_password() {
+    // Red team R46-5: the exporter's error quoted the endpoint whole.
+    let home = TempHome::new();
+    for endpoint in [
+        "http://u:PWSECRET@exa mple.com/",
+        "http://user:PWSECRET@[bad",
+    ] {
+        let run = crate::harness::command(&home, &["emit", "on_session_end", "--json"])
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint)
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            .output()
+            .expect("run hooks");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            stderr.contains("OTLP export of hook runs is off"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("PWSECRET"), "{endpoint}: {stderr}");
+    }
+}
