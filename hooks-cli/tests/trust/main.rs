@@ -31,6 +31,7 @@ mod failclosed_silenced_outside;
 mod failclosed_silenced_reach;
 mod guard_evasions;
 mod guard_evasions_round6;
+mod guard_file_gone;
 mod guard_path_rules;
 mod home_links;
 mod interpreter_shims;

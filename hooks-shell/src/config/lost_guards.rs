@@ -90,8 +90,18 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
     let user = config.path().to_owned();
     let managed = config.managed_path().or(config.managed_unread());
     for file in std::iter::once(user.as_path()).chain(managed) {
-        // Only a file on disk has a memory (not a host's in-memory config).
+        // Only a file on disk has a memory (not a host's in-memory config);
+        // the user's file gone keeps what it guarded (red team R46-1).
         if std::fs::symlink_metadata(file).is_err() {
+            if file == user
+                && let Some(guard) = gone(config.home(), file)
+            {
+                let key = format!("hooks.{}", guard.event);
+                parsed
+                    .warnings
+                    .push(ConfigWarning::new(file, key, guard.warning()));
+                parsed.lost_guards.push(guard);
+            }
             continue;
         }
         let now: Vec<HookEvent> = parsed
@@ -141,6 +151,29 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
         }
         parsed.lost_guards.extend(lost);
     }
+}
+
+/// The guards `file` (the user's `config.yaml`, gone: deleted, or moved
+/// with its folder) had at its last good read: each `pre_tool_call` guard
+/// it recorded keeps blocking, as an emptied file's do (red team R46-1: a
+/// deleted file read as "no guards", without a word). Its record is kept;
+/// a file written back that takes the guards out cleanly lifts the block.
+fn gone(home: &Path, file: &Path) -> Option<LostGuard> {
+    let Remembered::Guarded(before) = recall(home, file) else {
+        return None;
+    };
+    let count = before
+        .iter()
+        .filter(|event| **event == HookEvent::PreToolCall)
+        .count();
+    (count > 0).then(|| LostGuard {
+        file: file.to_owned(),
+        event: HookEvent::PreToolCall,
+        count,
+        reason: "the file is gone (deleted or moved); restore it, or write one holding \
+                 `hooks: {}` to take its guards out"
+            .to_owned(),
+    })
 }
 
 /// Why `file` does not read cleanly: each way a guard in it could have been

@@ -27,7 +27,7 @@ use super::guards::{BrokenFile, GuardDown, broken_file};
 use super::matcher::Condition;
 use super::user_dirs::UserDirs;
 use super::{Dialect, EventMapping, ImportedHook, Scope};
-use crate::guard_record::{remember, remember_guards, unwritten_warning};
+use crate::guard_record::{Remembered, recall, remember, remember_guards, unwritten_warning};
 use crate::sandboxing::{SandboxDefaults, sandbox_field};
 use dedup::dedup;
 use disable::disabled;
@@ -304,7 +304,7 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
             }
             root
         }
-        Err(Unread::Missing) if !source.explicit => return,
+        Err(Unread::Missing) if !source.explicit => return gone(source, home, discovery),
         Err(Unread::Missing) => {
             return broken(source, home, discovery, "does not exist".into(), None);
         }
@@ -363,6 +363,35 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     if let Some(text) = &toml_text {
         cut_toml::remember(home, &source.path, text, !guarded.is_empty());
     }
+}
+
+/// A standard file that is not there (deleted or moved, or its folder
+/// was), which had fail-closed guards at its last good read (red team
+/// R46-1: read as "no guards", without a word). The user's (or the managed
+/// scope's) keeps blocking what they guarded, as an emptied file does; a
+/// project's is the project's own choice to drop them, told once.
+fn gone(source: &Source, home: &Path, discovery: &mut Discovery) {
+    let guarded = match recall(home, &source.path) {
+        Remembered::Guarded(events) => !events.is_empty(),
+        Remembered::Unreadable(_) => true,
+        Remembered::Never => false,
+    };
+    if !guarded {
+        return;
+    }
+    if source.scope == Scope::Project {
+        let message = "is gone (deleted or moved), and with it the failClosed hooks it had at \
+                       its last good read: they no longer run"
+            .to_owned();
+        warn_file(discovery, source, "", message);
+        // Told once: the project's files are the project's to change.
+        let _ = remember(home, &source.path, &[]);
+        return;
+    }
+    let problem = "is gone (deleted or moved, or its folder was), though it had failClosed \
+                   hooks at its last good read; restore it, or write {} there to take them out"
+        .to_owned();
+    broken(source, home, discovery, problem, None);
 }
 
 /// Records a file that gave no hooks, its warning and the blocks it puts in place.

@@ -23,9 +23,8 @@ pub fn imports_or_remembers(config: &Config) -> bool {
     if config.get("hooks_from").is_some() {
         return true;
     }
-    let Some(file) = on_disk(config) else {
-        return false;
-    };
+    // A `config.yaml` gone keeps what it imported (red team R46-1).
+    let file = std::path::absolute(config.path()).unwrap_or_else(|_| config.path().to_owned());
     FORMATS.iter().any(
         |dialect| match recall_key(config.home(), &record_key(&file, *dialect)) {
             Remembered::Never => false,
@@ -52,7 +51,7 @@ fn record_key(file: &Path, dialect: Dialect) -> String {
 /// format guards now.
 pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read: &[Dialect]) {
     let Some(file) = on_disk(config) else {
-        return;
+        return keep_when_gone(config, discovery);
     };
     let reasons = unclean(config, discovery).join("; ");
     for dialect in FORMATS {
@@ -73,6 +72,22 @@ pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read
             discovery
                 .warnings
                 .push(config.warning("hooks_from", message));
+        }
+    }
+}
+
+/// `config.yaml` gone (deleted or moved): each format it imported with
+/// fail-closed guards at its last good read keeps blocking what they
+/// guarded (red team R46-1); the records are kept.
+fn keep_when_gone(config: &Config, discovery: &mut Discovery) {
+    let file = std::path::absolute(config.path()).unwrap_or_else(|_| config.path().to_owned());
+    for dialect in FORMATS {
+        if let Remembered::Guarded(before) = recall_key(config.home(), &record_key(&file, dialect))
+            && !before.is_empty()
+        {
+            let reason = "config.yaml is gone (deleted or moved); restore it, or write one \
+                          holding hooks_from: [] to take them out";
+            block(config, discovery, dialect, &before, reason);
         }
     }
 }
