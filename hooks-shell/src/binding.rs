@@ -281,7 +281,11 @@ impl Subject {
             .iter()
             .chain(reached.roots.iter().filter(|root| root.is_file()))
             .any(|file| file.starts_with(&project));
-        runs_its_file.then_some(project)
+        // Python code of the user's that puts the folder it runs in on its
+        // module path (`sys.path.insert(0, os.getcwd())`): the project's
+        // modules it imports are its code (red team R46-2).
+        let searches_it = || found.files.iter().any(|file| imports_from_run_folder(file));
+        (runs_its_file || searches_it()).then_some(project)
     }
 
     /// Binds each file of `project` that the hook's code names
@@ -307,6 +311,15 @@ impl Subject {
         }
         for (name, value) in &self.env {
             text.push_str(&format!("\n{name}={value}"));
+        }
+        // The user's Python that imports from the folder it runs in: what it
+        // imports there is named as the command's text names it (R46-2).
+        let outside = found.files.iter().filter(|file| !file.starts_with(project));
+        for file in outside.filter(|file| imports_from_run_folder(file)) {
+            if let Some(code) = peek::small_text(file) {
+                text.push('\n');
+                text.push_str(&code);
+            }
         }
         // Manifests the program reads, not the package folders it runs.
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
@@ -335,6 +348,26 @@ impl Subject {
         copies.bind_run_copies(&self.cwd, project, &mut binding.mentioned)?;
         discovery::bind(&spoken, roots, &named, at, &mut binding.mentioned)
     }
+}
+
+/// Whether the Python file `file` puts the folder it runs in on its
+/// module path: `sys.path` or `site.addsitedir` given `os.getcwd()`,
+/// `Path.cwd()`, `os.curdir`, `"."`, `""`, or the project folder's
+/// variable (`CLAUDE_PROJECT_DIR`, `PWD`).
+fn imports_from_run_folder(file: &Path) -> bool {
+    static RUN_FOLDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:sys\.path|addsitedir)[^\n]*(?:getcwd|cwd\(\)|curdir|_PROJECT_DIR|PWD|['"]\.?/?['"])"#,
+        )
+        .expect("valid regex")
+    });
+    let name = file.to_string_lossy();
+    let Some(text) = peek::small_text(file) else {
+        return false;
+    };
+    let python = name.ends_with(".py")
+        || (text.starts_with("#!") && text.lines().next().is_some_and(|l| l.contains("python")));
+    python && RUN_FOLDER.is_match(&text)
 }
 
 /// Paths and digests as a JSON object.

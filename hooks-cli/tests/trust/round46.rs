@@ -222,3 +222,41 @@ fn a_python_script_building_the_command_it_starts_is_never_run() {
     crate::round39::scripts(&home, &project, crate::round39::GUARDS);
     runs_guarded(&home, &project, "python3 x.py");
 }
+
+/// A user's Python hook that puts the folder it runs in on its module path
+/// and imports from it: the project's module is its code, bound (red team
+/// R46-2), there now or added later.
+#[test]
+fn a_users_python_importing_from_the_project_binds_the_module() {
+    for (path, present) in [
+        ("os.getcwd()", true),
+        ("os.environ['CLAUDE_PROJECT_DIR']", true),
+        ("os.getcwd()", false),
+    ] {
+        let (home, project) = home_with("[claude]");
+        write(
+            &home.user_home,
+            ".claude/hooks/g.py",
+            &format!(
+                "import os, sys\nsys.stdin.read()\nsys.path.insert(0, {path})\ntry:\n    import hookconf\nexcept ImportError:\n    pass\nprint('{{\"decision\": \"block\", \"reason\": \"guarded\"}}')\n"
+            ),
+        );
+        if present {
+            write(&project, "hookconf.py", "x = 1\n");
+        }
+        crate::dialects::user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
+        let accepted = emit_terminal(&home, &project, "ls", true);
+        assert_guarded(path, &accepted);
+        write(
+            &project,
+            "hookconf.py",
+            &format!("open({:?}, 'w')\n", project.join("PWNED")),
+        );
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(
+            !project.join("PWNED").exists(),
+            "{path}: the module ran unasked"
+        );
+        assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted:#}");
+    }
+}

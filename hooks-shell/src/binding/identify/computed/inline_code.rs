@@ -267,10 +267,11 @@ fn is_literal(argument: &str, program: &str, code: &str, depth: usize) -> bool {
 }
 
 /// The program a Python expression names that is no string yet written
-/// out: `sys.executable` (Python itself), `shutil.which("ruff")`.
+/// out: `sys.executable` (Python itself), `shutil.which("ruff")` (also
+/// with the `path=` it is looked for in, which the binding reads).
 fn python_program(word: &str) -> Option<&str> {
     static WHICH: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*\)\s*$"#)
+        Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*(?:,.*)?\)\s*$"#)
             .expect("valid regex")
     });
     if word.trim() == "sys.executable" {
