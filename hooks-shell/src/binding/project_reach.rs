@@ -1,0 +1,60 @@
+//! Which project a hook's code may name files of ([`Subject::mentions_project`]):
+//! a project hook's own; for the user's hook, the project when it runs a
+//! file of it, or when its Python imports from the folder it runs in.
+
+use std::path::{Path, PathBuf};
+
+use super::identify::Identified;
+use super::{Reached, Subject, peek};
+
+impl Subject {
+    /// The project whose files the hook's code may name: a project hook's;
+    /// for the user's own hook, the project (or, for a config.yaml hook, the
+    /// folder it runs in) when it runs a file of it (red-team R6-16: the
+    /// user's hook running the repository's `tools/guard.sh`, which sources
+    /// `tools/common.sh`).
+    pub(super) fn mentions_project(
+        &self,
+        found: &Identified,
+        reached: &Reached,
+    ) -> Option<PathBuf> {
+        if self.bind_tree {
+            return self.project.clone();
+        }
+        let project = self.project.clone().unwrap_or_else(|| self.cwd.clone());
+        // Started in `/` or `~`: no project (red team R14-2, R16-4).
+        project.parent()?;
+        let home = hermes_hooks_core::home::user_home().unwrap_or_default();
+        (!home.starts_with(&project)).then_some(())?;
+        let runs_its_file = found
+            .files
+            .iter()
+            .chain(reached.roots.iter().filter(|root| root.is_file()))
+            .any(|file| file.starts_with(&project));
+        // Python code of the user's that puts the folder it runs in on its
+        // module path (`sys.path.insert(0, os.getcwd())`): the project's
+        // modules it imports are its code (red team R46-2).
+        let searches_it = || found.files.iter().any(|file| imports_from_run_folder(file));
+        (runs_its_file || searches_it()).then_some(project)
+    }
+}
+
+/// Whether the Python file `file` puts the folder it runs in on its
+/// module path: `sys.path` or `site.addsitedir` given `os.getcwd()`,
+/// `Path.cwd()`, `os.curdir`, `"."`, `""`, or the project folder's
+/// variable (`CLAUDE_PROJECT_DIR`, `PWD`).
+pub(super) fn imports_from_run_folder(file: &Path) -> bool {
+    static RUN_FOLDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:sys\.path|addsitedir)[^\n]*(?:getcwd|cwd\(\)|curdir|_PROJECT_DIR|PWD|['"]\.?/?['"])"#,
+        )
+        .expect("valid regex")
+    });
+    let name = file.to_string_lossy();
+    let Some(text) = peek::small_text(file) else {
+        return false;
+    };
+    let python = name.ends_with(".py")
+        || (text.starts_with("#!") && text.lines().next().is_some_and(|l| l.contains("python")));
+    python && RUN_FOLDER.is_match(&text)
+}
