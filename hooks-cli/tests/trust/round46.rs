@@ -260,3 +260,43 @@ fn a_users_python_importing_from_the_project_binds_the_module() {
         assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted:#}");
     }
 }
+
+/// A project's Python hook that puts a folder computed when it runs on its
+/// module path (`sys.path.insert(0, 'l' + 'ib')`): the module it imports
+/// there was never bound, and an edit of it ran unasked (red team R46-3).
+/// It cannot be approved; a folder written out still binds its modules.
+#[test]
+fn a_module_folder_computed_when_it_runs_is_never_approved() {
+    for (folder, approvable) in [
+        ("'l' + 'ib'", false),
+        ("''.join(['l', 'ib'])", false),
+        ("'lib'", true),
+    ] {
+        let (home, project) = home_with("[claude]");
+        home.config("hooks_from: [claude]\nhooks_sandbox: {project: none}\n");
+        write(
+            &project,
+            "g.py",
+            &format!("import sys\nsys.stdin.read()\nsys.path.insert(0, {folder})\nimport helper\n"),
+        );
+        write(&project, "lib/helper.py", "x = 1\n");
+        let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
+            {"type": "command", "command": "python3 g.py"}
+        ]}]}});
+        write(&project, ".claude/settings.json", &settings.to_string());
+        let accepted = emit_terminal(&home, &project, "ls", true);
+        let completed = accepted["runs"][0]["status"] == json!("completed");
+        assert_eq!(completed, approvable, "{folder}: {accepted:#}");
+        write(
+            &project,
+            "lib/helper.py",
+            &format!("open({:?}, 'w')\n", project.join("PWNED")),
+        );
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(
+            !project.join("PWNED").exists(),
+            "{folder}: the module ran unasked"
+        );
+        assert_ne!(emitted["runs"][0]["status"], json!("completed"), "{folder}");
+    }
+}

@@ -24,6 +24,7 @@ mod inline_code;
 mod interpreters;
 mod pieces;
 mod places;
+mod python_paths;
 mod python_values;
 mod replay;
 mod words;

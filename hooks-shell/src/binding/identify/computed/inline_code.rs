@@ -13,6 +13,13 @@ use regex::Regex;
 /// Why `code`, the inline code of `program` (as [`super::base_name`]
 /// gives it), starts a program named only when it runs.
 pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
+    // `sys.path.insert(0, 'l' + 'ib')`: modules from a folder no reading
+    // names (R46-3).
+    if matches!(program, "python" | "python3")
+        && let Some(why) = super::python_paths::computed_folder(code)
+    {
+        return Some(why);
+    }
     let calls: &[&str] = match program {
         "python" | "python3" => &[
             "system",

@@ -32,7 +32,7 @@ pub(super) fn values(code: &str, name: &str) -> Option<Vec<String>> {
     .ok()?;
     // `a, cmd = x`, `(cmd, b) = …`: several names at once.
     static TARGETS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?m)^[ \t]*([A-Za-z0-9_\s,*()\[\]]*,[A-Za-z0-9_\s,*()\[\]]*?)\s*=[^=]")
+        Regex::new(r"(?m)^[ \t]*([A-Za-z0-9_ \t,*()\[\]]*,[A-Za-z0-9_ \t,*()\[\]]*?)[ \t]*=[^=]")
             .expect("valid regex")
     });
     static CALLED: LazyLock<Regex> =
@@ -110,6 +110,16 @@ fn passed_as_parameter(code: &str, name: &str) -> Option<Vec<String>> {
         }
     }
     Some(found)
+}
+
+/// The arguments of the call whose `(` starts `call`, as written.
+pub(super) fn call_arguments(call: &str) -> String {
+    let whole = expression(call);
+    whole
+        .strip_prefix('(')
+        .and_then(|inside| inside.strip_suffix(')'))
+        .unwrap_or(&whole)
+        .to_owned()
 }
 
 /// The expression `text` starts with: up to the end of its line, or of the
