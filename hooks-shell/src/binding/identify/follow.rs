@@ -128,10 +128,12 @@ pub(super) fn follow(file: &Path, cwd: &Path, found: &mut Identified) {
 /// The calls with arguments computed when it runs that `given` holds for
 /// `file` (by its name); none when it has none.
 fn calls_of(file: &Path, given: &BTreeMap<String, Calls>) -> Calls {
-    file.file_name()
-        .and_then(|name| given.get(&*name.to_string_lossy()))
-        .cloned()
-        .unwrap_or_default()
+    let named = file
+        .file_name()
+        .and_then(|name| given.get(&*name.to_string_lossy()));
+    // Calls of a script named through a variable reach every script (R47-1).
+    let any = given.get(super::computed::ANY);
+    named.into_iter().chain(any).flatten().cloned().collect()
 }
 
 /// [`follow`] of a file `depth` files down, `sourced` by a shell or run,
@@ -312,10 +314,13 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
             )
         });
     }
-    let words = match shell {
-        true => text.clone().into_owned(),
-        // `subprocess.run(["sh","tools/g.sh"])`: its list's items as words.
-        false => text.replace([',', '(', ')', '[', ']'], " "),
+    // `subprocess.run(["sh","tools/g.sh"])`: its list's items as words
+    // (also in a Python file a shell could run: R47-4).
+    let listed = text.replace([',', '(', ')', '[', ']'], " ");
+    let words = match (shell, python) {
+        (true, true) => format!("{text}\n{listed}"),
+        (true, false) => text.clone().into_owned(),
+        (false, _) => listed,
     };
     let Ok(project) = cwd.canonicalize() else {
         return;

@@ -293,6 +293,18 @@ fn expanded(
     cwd: &Path,
     assigned: &HashMap<&str, &str>,
 ) -> Vec<String> {
+    expanded_at(word, home, cwd, assigned, 0)
+}
+
+/// [`expanded`] of a word `depth` values deep (`D=$HOME/bin; "$D/y"`: the
+/// value read in turn, R47-1).
+fn expanded_at(
+    word: &str,
+    home: Option<&Path>,
+    cwd: &Path,
+    assigned: &HashMap<&str, &str>,
+    depth: usize,
+) -> Vec<String> {
     static LEADING: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r"^(?:~|\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*))(/.*)?$",
@@ -319,10 +331,14 @@ fn expanded(
         "^^" => value.to_uppercase(),
         _ => value,
     });
-    let mut spellings: Vec<String> = value
-        .map(|value| format!("{value}{rest}"))
-        .into_iter()
-        .collect();
+    let mut spellings: Vec<String> = Vec::new();
+    if let Some(spelled) = value.map(|value| format!("{value}{rest}")) {
+        if spelled.starts_with(['$', '~']) && spelled != word && depth < 4 {
+            spellings.extend(expanded_at(&spelled, home, cwd, assigned, depth + 1));
+        } else {
+            spellings.push(spelled);
+        }
+    }
     let default = ["-", ":-", "=", ":="]
         .iter()
         .find_map(|op| operator.strip_prefix(op));
@@ -330,7 +346,10 @@ fn expanded(
     if let Some(default) = default {
         let default = format!("{default}{rest}");
         match default.starts_with(['$', '~']) && default != word {
-            true => spellings.extend(expanded(&default, home, cwd, assigned)),
+            true if depth < 4 => {
+                spellings.extend(expanded_at(&default, home, cwd, assigned, depth + 1))
+            }
+            true => {}
             false => spellings.push(default),
         }
     }

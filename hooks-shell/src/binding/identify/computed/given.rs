@@ -13,6 +13,9 @@ use std::path::Path;
 /// read).
 pub(crate) type Calls = Vec<Vec<String>>;
 
+/// The key of calls of a script named through a value no reading holds.
+pub(crate) const ANY: &str = "*";
+
 /// A word computed when it runs, as a call's argument.
 const COMPUTED: &str = "$RANDOM";
 
@@ -93,7 +96,8 @@ impl Reader {
         let Some(program) = words.first() else { return };
         let feeds = matches!(super::base_name(program).as_str(), "xargs" | "find");
         for (at, word) in words.iter().enumerate() {
-            let names_script = at == 0 || word.contains('/') || looks_like_script(word);
+            // `bash "$L" "$(…)"`: a variable may name the script too (R47-1).
+            let names_script = at == 0 || word.contains(['/', '$']) || looks_like_script(word);
             let after = &words[at + 1..];
             let later_computed = feeds && at > 0 || after.iter().any(|w| is_computed(w));
             if !names_script || !later_computed || is_computed(word) {
@@ -105,10 +109,15 @@ impl Reader {
                 .static_value(word)
                 .unwrap_or_else(|| word.clone());
             let shown = reading.shown(&word);
-            let Some(name) = Path::new(&shown).file_name() else {
-                continue;
+            // `"$Y" "$(…)"` with `Y=$HOME/bin/y`, `"$D/y"`: a script no
+            // value names here; its calls reach every script read (R47-1).
+            let name = match shown.contains(['$', '`']) {
+                true => ANY.to_owned(),
+                false => match Path::new(&shown).file_name() {
+                    Some(name) => name.to_string_lossy().into_owned(),
+                    None => continue,
+                },
             };
-            let name = name.to_string_lossy().into_owned();
             let mut call: Vec<String> = after
                 .iter()
                 .map(|w| match is_computed(w) {
