@@ -24,10 +24,12 @@ mod inline_code;
 mod interpreters;
 mod pieces;
 mod places;
+mod python_commands;
 mod python_paths;
 mod python_values;
 mod replay;
 mod words;
+mod written;
 use commands::{
     ENVIRONMENT, RUNNERS, code_arguments, exec_options, finds_and_runs, function_names, opened,
 };
@@ -37,35 +39,13 @@ use words::{Taint, Words, expands};
 /// The deepest substitution, `-c` string or `eval` text read.
 const MAX_DEPTH: usize = 8;
 
-/// Variables whose value changes from run to run.
-const RUN_TIME_VARIABLES: [&str; 17] = [
-    "RANDOM",
-    "SRANDOM",
-    "EPOCHSECONDS",
-    "EPOCHREALTIME",
-    "BASHPID",
-    "SECONDS",
-    "LINENO",
-    "PPID",
-    "BASH_COMMAND",
-    "_",
-    "REPLY",
-    "MAPFILE",
-    "BASH_REMATCH",
-    "OPTARG",
-    "COPROC",
-    "PIPESTATUS",
-    "BASH_ARGV",
-];
-
-pub(crate) use given::{Calls, computed_name_given, scripts_given_computed};
+pub(crate) use given::{ANY, Calls, computed_name_given, scripts_given_computed};
 pub(crate) use inline_code::python_spawns_computed;
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read
-/// twice: what the first reading learns (a variable holding computed text,
-/// arguments a function gets) holds from the start of the second (a
-/// function's body comes before its call).
+/// twice: what the first reading learns (computed variables, a function's
+/// arguments) holds from the start of the second.
 pub(crate) fn computed_name(raw: &str) -> Option<String> {
     given::computed_name_given(raw, &Vec::new())
 }
@@ -128,6 +108,8 @@ struct Reader {
     /// The scripts it runs with computed arguments, by file name, and
     /// those calls' words (R45-1).
     given: std::collections::BTreeMap<String, Calls>,
+    /// The files it writes (`> f`, `tee f`), as written (R47-11).
+    written: BTreeSet<String>,
 }
 
 /// The most calls of the text's functions read (more cannot be approved).
@@ -349,6 +331,9 @@ impl Reader {
             return self.command(&inner, previous, reading, depth);
         }
         self.note_given(&unwrapped, &is_computed, reading);
+        if let Some(why) = self.runs_written(&command.words[at..], &unwrapped, reading) {
+            return Some(why);
+        }
         let program = base_name(program_word);
         if program == "shift" {
             self.shifts = self

@@ -3,8 +3,28 @@
 
 use std::collections::BTreeSet;
 
-use super::RUN_TIME_VARIABLES;
 use super::cut::mark;
+
+/// Variables whose value changes from run to run.
+pub(super) const RUN_TIME_VARIABLES: [&str; 17] = [
+    "RANDOM",
+    "SRANDOM",
+    "EPOCHSECONDS",
+    "EPOCHREALTIME",
+    "BASHPID",
+    "SECONDS",
+    "LINENO",
+    "PPID",
+    "BASH_COMMAND",
+    "_",
+    "REPLY",
+    "MAPFILE",
+    "BASH_REMATCH",
+    "OPTARG",
+    "COPROC",
+    "PIPESTATUS",
+    "BASH_ARGV",
+];
 
 /// What carries computed text while reading.
 #[derive(Default, Clone)]
