@@ -39,16 +39,18 @@ impl Subject {
     }
 }
 
-/// Whether the Python file `file` puts the folder it runs in on its
-/// module path: `sys.path` or `site.addsitedir` given `os.getcwd()`,
-/// `Path.cwd()`, `os.curdir`, `"."`, `""`, or the project folder's
-/// variable (`CLAUDE_PROJECT_DIR`, `PWD`).
+/// Whether the Python file `file` may put the folder it runs in on its
+/// module path: it changes the path (`sys.path`, `site.addsitedir`,
+/// `PYTHONPATH` for a child) and names that folder anywhere (`os.getcwd()`,
+/// `Path.cwd()`, `os.curdir`, `"."`, the project folder's variable, the
+/// hook input's `"cwd"`), directly or through a name (R47-6).
 pub(super) fn imports_from_run_folder(file: &Path) -> bool {
+    static CHANGES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"sys\.path|addsitedir|PYTHONPATH").expect("valid regex")
+    });
     static RUN_FOLDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r#"(?:sys\.path|addsitedir)[^\n]*(?:getcwd|cwd\(\)|curdir|_PROJECT_DIR|PWD|['"]\.?/?['"])"#,
-        )
-        .expect("valid regex")
+        regex::Regex::new(r#"getcwd|cwd\(\)|curdir|_PROJECT_DIR|\bPWD\b|['"]cwd['"]|sys\.path[^\n]*['"]\.?/?['"]"#)
+            .expect("valid regex")
     });
     let name = file.to_string_lossy();
     let Some(text) = peek::small_text(file) else {
@@ -56,5 +58,5 @@ pub(super) fn imports_from_run_folder(file: &Path) -> bool {
     };
     let python = name.ends_with(".py")
         || (text.starts_with("#!") && text.lines().next().is_some_and(|l| l.contains("python")));
-    python && RUN_FOLDER.is_match(&text)
+    python && CHANGES.is_match(&text) && RUN_FOLDER.is_match(&text)
 }

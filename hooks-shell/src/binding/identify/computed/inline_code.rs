@@ -50,6 +50,8 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
             "getoutput",
             "getstatusoutput",
             "spawn",
+            "create_subprocess_exec",
+            "create_subprocess_shell",
         ],
         "perl" => &["system", "exec", "qx", "readpipe", "open"],
         "ruby" => &[
@@ -82,19 +84,36 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
     let loads = match program {
         "python" | "python3" => {
             static MODULES: LazyLock<Regex> = LazyLock::new(|| {
-                Regex::new(r"\b(?:subprocess|os|pty|commands)\b").expect("valid regex")
+                Regex::new(r"\b(?:subprocess|os|pty|commands)\b|create_subprocess_")
+                    .expect("valid regex")
             });
             MODULES.is_match(code)
         }
         "node" | "bun" | "deno" => code.contains("child_process") || code.contains("Deno.Command"),
         _ => true,
     };
-    for call in spawn_calls(code, calls).into_iter().filter(|_| loads) {
+    // Python's other ways to a program: aliases (`from subprocess import
+    // run as r`, `f = subprocess.run`), and reaching one no reading
+    // follows (`getattr(subprocess, …)`, `exec(…)`: R47-2).
+    let python = matches!(program, "python" | "python3");
+    if python && let Some(why) = super::python_values::reaches_dynamically(code) {
+        return Some(shown(&why));
+    }
+    let aliases = match python && loads {
+        true => super::python_values::aliases(code, calls),
+        false => Vec::new(),
+    };
+    let names: Vec<&str> = calls
+        .iter()
+        .copied()
+        .chain(aliases.iter().map(String::as_str))
+        .collect();
+    for call in spawn_calls(code, &names).into_iter().filter(|_| loads) {
         // Perl's `open` starts a program only through a pipe.
         if program == "perl" && call.text.starts_with("open(") && !call.argument.contains('|') {
             continue;
         }
-        if !is_literal(&call.argument, program, code, 0) {
+        if !is_literal(&call.argument, program, code) {
             return Some(shown(&call.text));
         }
     }
@@ -167,7 +186,8 @@ fn spawn_calls(code: &str, names: &[&str]) -> Vec<Call> {
         LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid regex"));
     let mut calls = Vec::new();
     for found in WORD.find_iter(code) {
-        if !names.contains(&found.as_str()) {
+        // `def run(*args):` defines, never calls.
+        if !names.contains(&found.as_str()) || code[..found.start()].trim_end().ends_with("def") {
             continue;
         }
         let rest = code[found.end()..].trim_start();
@@ -207,18 +227,17 @@ fn spawn_calls(code: &str, names: &[&str]) -> Vec<Call> {
 /// keyword options (`check=True`, `cwd=d`) aside. In Python, a name stands
 /// for each value `code` gives it (`cmd = ["ruff", "check", f]`, a
 /// function's parameter: what its calls pass), `depth` names deep.
-fn is_literal(argument: &str, program: &str, code: &str, depth: usize) -> bool {
+fn is_literal(argument: &str, program: &str, code: &str) -> bool {
     let python = matches!(program, "python" | "python3");
-    let values = |word: &str| {
-        (python && depth < MAX_NAMES && super::python_values::is_name(word))
-            .then(|| super::python_values::values(code, word.trim()))
-            .flatten()
-    };
-    let literal = |word: &str| {
-        is_string(word, program)
-            || (python && python_program(word).is_some())
-            || values(word).is_some_and(|values| values.iter().all(|v| is_string(v, program)))
-    };
+    if python {
+        // Each command the call may start (R47-12: names, `X + [f]`, dicts).
+        return super::python_commands::commands(argument, code).is_some_and(|alternatives| {
+            alternatives
+                .iter()
+                .all(|words| python_command_is_written(words))
+        });
+    }
+    let literal = |word: &str| is_string(word, program);
     let mut words: Vec<&str> = Vec::new();
     for part in top_level(argument, ',') {
         if KEYWORD.is_match(part) {
@@ -232,25 +251,13 @@ fn is_literal(argument: &str, program: &str, code: &str, depth: usize) -> bool {
             None => words.push(part),
         }
     }
-    // `subprocess.run(cmd)`: the command each value of the name is.
-    if let [only] = words.as_slice()
-        && !is_string(only, program)
-        && let Some(values) = values(only)
-    {
-        return values
-            .iter()
-            .all(|value| is_literal(value, program, code, depth + 1));
-    }
     let Some((first, rest)) = words.split_first() else {
         return true;
     };
     if !literal(first) {
         return false;
     }
-    let name = match python_program(first) {
-        Some(program) => program,
-        None => first.trim_matches(['"', '\'']),
-    };
+    let name = first.trim_matches(['"', '\'']);
     let runs_code = super::super::INTERPRETERS.contains(&super::base_name(name).as_str());
     // `execvp("sh", ["sh", …])`: the program named again as `argv[0]`.
     let rest = match rest.first() {
@@ -273,23 +280,44 @@ fn is_literal(argument: &str, program: &str, code: &str, depth: usize) -> bool {
     true
 }
 
-/// The program a Python expression names that is no string yet written
-/// out: `sys.executable` (Python itself), `shutil.which("ruff")` (also
-/// with the `path=` it is looked for in, which the binding reads).
-fn python_program(word: &str) -> Option<&str> {
-    static WHICH: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*(?:,.*)?\)\s*$"#)
-            .expect("valid regex")
-    });
-    if word.trim() == "sys.executable" {
-        return Some("python3");
+/// Whether a Python command's `words` ([`super::python_commands`]) are
+/// written out: its program, and an interpreter's script or code (which
+/// must be there: `cmd = ["sh"]; cmd.append(n)` adds it when it runs).
+fn python_command_is_written(words: &[String]) -> bool {
+    use super::python_commands::COMPUTED;
+    let Some((first, rest)) = words.split_first() else {
+        return false;
+    };
+    if first == COMPUTED {
+        return false;
     }
-    let found = WHICH.captures(word)?;
-    found.get(1).or(found.get(2)).map(|name| name.as_str())
+    let program = first.trim_matches(['"', '\'']);
+    let name = super::base_name(program);
+    if !super::super::INTERPRETERS.contains(&name.as_str()) {
+        return true;
+    }
+    // `execvp("sh", ["sh", …])`: the program named again as `argv[0]`.
+    let rest = match rest.first() {
+        Some(again) if super::base_name(again.trim_matches(['"', '\''])) == name => &rest[1..],
+        _ => rest,
+    };
+    let mut rest = rest.iter();
+    while let Some(word) = rest.next() {
+        if word == COMPUTED {
+            return false;
+        }
+        let word = word.trim_matches(['"', '\'']);
+        if matches!(word, "-c" | "-e" | "-E" | "--eval" | "-m") {
+            return rest.next().is_some_and(|code| code != COMPUTED);
+        }
+        if !word.starts_with('-') {
+            return true;
+        }
+    }
+    // No script: it reads its input (the hook's, or text `input=` gives:
+    // a computed one is a word of its own, read above).
+    true
 }
-
-/// How many names deep a value is read (`cmd = base`, `base = [...]`).
-const MAX_NAMES: usize = 3;
 
 /// `name=value`: a keyword option.
 static KEYWORD: LazyLock<Regex> =

@@ -12,8 +12,9 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 /// Names a folder's spelling may use: the script's place, the run folder,
-/// the environment, and the path functions that join them.
-const PATH_WORDS: [&str; 30] = [
+/// the environment, the path functions that join them, and globs (which
+/// the binding reads: `glob.glob('li*')[0]`, `next(Path('.').rglob('x'))`).
+const PATH_WORDS: [&str; 40] = [
     "os",
     "path",
     "join",
@@ -22,6 +23,7 @@ const PATH_WORDS: [&str; 30] = [
     "realpath",
     "normpath",
     "expanduser",
+    "expandvars",
     "__file__",
     "getcwd",
     "environ",
@@ -44,6 +46,15 @@ const PATH_WORDS: [&str; 30] = [
     "insert",
     "append",
     "site",
+    "joinpath",
+    "with_name",
+    "glob",
+    "iglob",
+    "rglob",
+    "next",
+    "sorted",
+    "list",
+    "__name__",
 ];
 
 /// How many names deep a folder's value is read.
@@ -162,6 +173,8 @@ mod tests {
             "import os, sys\nsys.path.insert(0, os.environ['CLAUDE_PROJECT_DIR'])\n",
             "import os, sys\nsys.path.append(os.path.dirname(__file__) + '/lib')\n",
             "import sys\nsys.path.insert(0, str(Path(__file__).resolve().parents[1]))\n",
+            "import sys, glob\nsys.path.insert(0, glob.glob('li*')[0])\n",
+            "import sys\nsys.path.insert(0, str(next(Path('.').rglob('sub'))))\n",
         ] {
             assert_eq!(computed_folder(code), None, "{code}");
         }

@@ -27,7 +27,7 @@ pub(super) fn is_name(word: &str) -> bool {
 pub(super) fn values(code: &str, name: &str) -> Option<Vec<String>> {
     let name = regex::escape(name.trim());
     let other_binding = Regex::new(&format!(
-        r"\bfor\s[^:\n]*\b{name}\b[^:\n]*\sin\b|\bas\s+{name}\b|\b{name}\s*:=|\bimport\b[^\n]*\b{name}\b|\b(?:global|nonlocal)\b[^\n]*\b{name}\b|\blambda\b[^:\n]*\b{name}\b|\*\s*{name}\b"
+        r"\bfor\s[^:\n]*\b{name}\b[^:\n]*\sin\b|\bas\s+{name}\b|\b{name}\s*:=|\bimport\b[^\n]*\b{name}\b|\b(?:global|nonlocal)\b[^\n]*\b{name}\b|\blambda\b[^:\n]*\b{name}\b|\*\*\s*{name}\b"
     ))
     .ok()?;
     // `a, cmd = x`, `(cmd, b) = …`: several names at once.
@@ -38,6 +38,16 @@ pub(super) fn values(code: &str, name: &str) -> Option<Vec<String>> {
     static CALLED: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"[A-Za-z0-9_]\s*\(").expect("valid regex"));
     let word = Regex::new(&format!(r"\b{name}\b")).ok()?;
+    // `cmd[1] = …`, `cmd[:0] = …`, `cmd.insert(0, …)`: words changed in place
+    // (R47-2); `append`/`extend`/`+=` add at the end (an interpreter's
+    // script must be written: `python_command_is_written`).
+    let changed = Regex::new(&format!(
+        r"\b{name}\s*\[[^\]]*\]\s*=[^=]|\b{name}\s*\.\s*(?:insert|__setitem__|reverse|sort)\s*\("
+    ))
+    .ok()?;
+    if changed.is_match(code) {
+        return None;
+    }
     if other_binding.is_match(code)
         || TARGETS
             .captures_iter(code)
@@ -66,13 +76,15 @@ pub(super) fn values(code: &str, name: &str) -> Option<Vec<String>> {
 /// a way not read (by keyword, `*args`) or there is no call.
 fn passed_as_parameter(code: &str, name: &str) -> Option<Vec<String>> {
     let defined = Regex::new(r"\bdef\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)").ok()?;
-    let parameter = Regex::new(&format!(r"^\s*{name}\s*(?::.*)?(?:=.*)?$")).ok()?;
+    let parameter = Regex::new(&format!(r"^\s*(\*?){name}\s*(?::.*)?(?:=.*)?$")).ok()?;
     let mut found = Vec::new();
     for function in defined.captures_iter(code) {
         let parameters = super::inline_code::top_level(&function[2], ',');
         let Some(at) = parameters.iter().position(|p| parameter.is_match(p)) else {
             continue;
         };
+        // `def run(*args)`: each call's words from there on, as a list.
+        let spread = parameters[at].trim_start().starts_with('*');
         // A method's `self` is not passed in the call's parentheses, and
         // is called as `x.name(`; a function never so (`subprocess.run(`
         // calls no `def run`).
@@ -95,6 +107,18 @@ fn passed_as_parameter(code: &str, name: &str) -> Option<Vec<String>> {
                 .unwrap_or(&inside)
                 .to_owned();
             let arguments = super::inline_code::top_level(&inside, ',');
+            if spread {
+                let given: Vec<&str> = arguments.iter().skip(at).copied().collect();
+                if given
+                    .iter()
+                    .any(|a| a.starts_with('*') || a.contains('=') && !a.contains(['"', '\'']))
+                {
+                    return None;
+                }
+                found.push(format!("[{}]", given.join(", ")));
+                calls += 1;
+                continue;
+            }
             let argument = arguments.get(at)?;
             if argument.contains('=') && !argument.contains(['[', '(', '"', '\'']) {
                 return None;
@@ -110,6 +134,71 @@ fn passed_as_parameter(code: &str, name: &str) -> Option<Vec<String>> {
         }
     }
     Some(found)
+}
+
+/// The names `code` gives the functions `calls` starts programs with:
+/// `from subprocess import run as r`, `from os import system`, `f =
+/// subprocess.run` (R47-2).
+pub(super) fn aliases(code: &str, calls: &[&str]) -> Vec<String> {
+    static IMPORTED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?m)^\s*from\s+(?:subprocess|os|pty|asyncio|posix)\s+import\s+\(?([^)\n]+)")
+            .expect("valid regex")
+    });
+    static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"(?m)^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*[A-Za-z_][A-Za-z0-9_.]*\.([A-Za-z_]+)\s*$",
+        )
+        .expect("valid regex")
+    });
+    let mut found = Vec::new();
+    for imported in IMPORTED.captures_iter(code) {
+        for item in imported[1].split(',') {
+            let mut words = item.split_whitespace();
+            let (Some(name), alias) = (words.next(), words.nth(1)) else {
+                continue;
+            };
+            if let Some(alias) = alias.filter(|_| calls.contains(&name)) {
+                found.push(alias.to_owned());
+            }
+        }
+    }
+    for assigned in ASSIGNED.captures_iter(code) {
+        if calls.contains(&&assigned[2]) {
+            found.push(assigned[1].to_owned());
+        }
+    }
+    found
+}
+
+/// How Python `code` (which loads what starts programs) reaches a program
+/// no reading follows: `getattr` of such a module, a module imported by a
+/// computed name, code run from text (`exec`, `eval`, `compile`) other
+/// than a literal, `ctypes`, `globals()` assigned (R47-2).
+pub(super) fn reaches_dynamically(code: &str) -> Option<String> {
+    static DYNAMIC: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r#"\b(?:get|set)attr\s*\(\s*(?:subprocess|os|pty|asyncio|posix|sys\.modules)\b"#,
+            r#"|\bctypes\b|\bglobals\s*\(\s*\)\s*\["#,
+        ))
+        .expect("valid regex")
+    });
+    if let Some(found) = DYNAMIC.find(code) {
+        return Some(found.as_str().to_owned());
+    }
+    // `exec(text)`: code run from text other than a literal, or than a file
+    // read by a written name (`exec(open('check.py').read())`).
+    static RUNS_TEXT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|[^.\w])(?:exec|eval|compile)\s*\(").expect("valid regex")
+    });
+    static WRITTEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^\s*(?:(?:[rbuRBU]?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*)+|open\s*\(\s*(?:[rbuRBU]?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*)+\)\s*\.\s*read\s*\(\s*\))\s*(?:,.*)?$"#)
+            .expect("valid regex")
+    });
+    RUNS_TEXT.find_iter(code).find_map(|found| {
+        let arguments = call_arguments(&code[found.end() - 1..]);
+        (!WRITTEN.is_match(&arguments))
+            .then(|| format!("{}{arguments})", found.as_str().trim_start()))
+    })
 }
 
 /// The arguments of the call whose `(` starts `call`, as written.
@@ -214,6 +303,17 @@ mod tests {
             "files = path.split()\nsubprocess.run(['black', *files])\n",
             "LINT = 'ruff'\nsubprocess.run([LINT, 'check', path])\n",
             "subprocess.run([sys.executable, 'tools/check.py', path])\n",
+            // Round 47's realistic hooks (R47-12).
+            "import shutil\nexe = shutil.which('ruff')\nif exe:\n    subprocess.run([exe, 'format', path])\n",
+            "import shutil\nsubprocess.run([shutil.which('ruff') or 'ruff', 'format', path])\n",
+            "py = sys.executable\nsubprocess.run([py, '-m', 'black', path])\n",
+            "RUFF = ['ruff', 'format']\nsubprocess.run(RUFF + [path])\n",
+            "def run(*args):\n    return subprocess.run(list(args), check=False)\nrun('ruff', 'format', path)\n",
+            "FORMATTERS = {'.py': ['ruff', 'format'], '.js': ['prettier', '--write']}\n\
+             ext = os.path.splitext(path)[1]\nsubprocess.run(FORMATTERS[ext] + [path])\n",
+            "import shlex\nsubprocess.run(f'ruff format {shlex.quote(path)}', shell=True)\n",
+            "import re\npattern = re.compile(r'x+')\nsubprocess.run(['git', 'diff'])\n",
+            "cmd = ['ruff', 'check']\ncmd.append(path)\nsubprocess.run(cmd)\n",
             "import shutil\nsubprocess.run([shutil.which('ruff'), 'check', path])\n",
         ] {
             assert_eq!(
@@ -230,6 +330,20 @@ mod tests {
             "subprocess.run(sys.argv[1:])\n",
             "for c in [['ls'], ['sh', path]]:\n    subprocess.run(c)\n",
             "tool = data['tool']\nsubprocess.run([tool, path])\n",
+            // Round 47's other ways to a program (R47-2).
+            "getattr(subprocess, 'r' + 'un')(['sh', path])\n",
+            "from subprocess import run as r\nr(['sh', path])\n",
+            "f = subprocess.run\nf(['sh', path])\n",
+            "import importlib\nm = importlib.import_module('sub' + 'process')\nm.run(['sh', path])\n",
+            "import asyncio\nasyncio.create_subprocess_exec('sh', path)\n",
+            "os.posix_spawn('/bin/sh', ['sh', path, 'a'], os.environ)\n",
+            "os.execv('/bin/sh', ['sh', path, 'a'])\n",
+            "cmd = ['sh', 'tools/h.sh', 'a']\ncmd[1] = path\nsubprocess.run(cmd)\n",
+            "cmd = ['sh']\ncmd.append(path)\nsubprocess.run(cmd)\n",
+            "cmd = ['sh', 'tools/h.sh']\ncmd.insert(1, path)\nsubprocess.run(cmd)\n",
+            "subprocess.run(args=['sh', path])\n",
+            "exec(open('tools/g.' + 'py').read())\n",
+            "import ctypes\nctypes.CDLL(None).system(path.encode())\n",
             "subprocess.run([sys.executable, path])\n",
             "import shutil\nsubprocess.run([shutil.which(path), 'x'])\n",
         ] {

@@ -1,0 +1,294 @@
+//! The command a Python call starts, read as the lists of words it may be:
+//! a list or tuple literal (`["ruff", "check", path]`), a name and the
+//! values the code gives it ([`super::python_values`]), `X + [path]`,
+//! `list(args)`, `[*base, path]`, an entry of a dict of commands
+//! (`FORMATTERS[ext]`), `a or b`, the `args=` keyword, and the programs
+//! Python names without a string (`sys.executable`, `shutil.which("x")`).
+//! A word computed when it runs reads as [`COMPUTED`]; an expression of
+//! any other shape is unknown (`None`): it cannot be approved.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::inline_code::top_level;
+use super::python_values::{is_name, values};
+
+/// A word whose text is known only when it runs.
+pub(super) const COMPUTED: &str = "\u{0}computed";
+
+/// How many names deep a value is read (`cmd = base + [f]`, `base = [...]`).
+const MAX_DEPTH: usize = 4;
+
+/// The most alternatives kept for one expression.
+const MAX_ALTERNATIVES: usize = 64;
+
+/// The command words `argument` (a call's arguments, as written) may start,
+/// each alternative a list whose first word is the program; `None` when its
+/// shape is not one read here.
+pub(super) fn commands(argument: &str, code: &str) -> Option<Vec<Vec<String>>> {
+    let parts = top_level(argument, ',');
+    let mut positional = Vec::new();
+    // `run(["python3"], input=code)`: an interpreter fed text built when
+    // it runs reads it as its code.
+    let mut fed = false;
+    for part in &parts {
+        match keyword(part) {
+            Some(("input", value)) => fed |= word_of(value, code, 0).is_none_or(|w| w == COMPUTED),
+            // `run(args=[…])`: the command; `executable=` replaces its program.
+            Some(("args", value)) => positional.insert(0, value),
+            Some(("executable", value)) => {
+                word_of(value, code, 0).filter(|w| w != COMPUTED)?;
+            }
+            Some(_) => {}
+            None => positional.push(part),
+        }
+    }
+    let (first, rest) = positional.split_first()?;
+    let mut found = list_of(first, code, 0)?;
+    // `execv(path, [argv0, …])`, `posix_spawn(path, argv, env)`: the words
+    // after the program.
+    for later in rest {
+        let words = list_of(later, code, 0).unwrap_or_else(|| vec![vec![COMPUTED.to_owned()]]);
+        found = joined(&found, &words);
+    }
+    if fed {
+        for words in &mut found {
+            words.push(COMPUTED.to_owned());
+        }
+    }
+    Some(found)
+}
+
+/// `name=value` split, when `part` is a keyword argument.
+fn keyword(part: &str) -> Option<(&str, &str)> {
+    static KEYWORD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=([^=].*)$").expect("valid regex")
+    });
+    let found = KEYWORD.captures(part)?;
+    let name = found.get(1)?.as_str();
+    let value = found.get(2)?.as_str().trim();
+    Some((name, value))
+}
+
+/// The word lists `expression` may be.
+fn list_of(expression: &str, code: &str, depth: usize) -> Option<Vec<Vec<String>>> {
+    let expression = expression.trim();
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    // `a or b`, `a + b`: each side.
+    let alternatives = split_word(expression, " or ");
+    if alternatives.len() > 1 {
+        let mut found = Vec::new();
+        for alternative in alternatives {
+            found.extend(list_of(alternative, code, depth + 1)?);
+        }
+        return Some(found);
+    }
+    let pieces = split_word(expression, "+");
+    // `"sh " + name`: one string built when it runs, not lists joined.
+    let text =
+        |p: &&str| is_string_literal(p) || p.starts_with(['f', 'F']) && is_string_literal(&p[1..]);
+    if pieces.len() > 1 && !pieces.iter().any(text) {
+        let mut found = vec![Vec::new()];
+        for piece in pieces {
+            found = joined(&found, &list_of(piece, code, depth + 1)?);
+        }
+        return Some(found);
+    }
+    // `list(args)`, `tuple(args)`.
+    for wrapper in ["list(", "tuple("] {
+        if let Some(inner) = expression
+            .strip_prefix(wrapper)
+            .and_then(|e| e.strip_suffix(')'))
+        {
+            return list_of(inner, code, depth + 1);
+        }
+    }
+    if let Some(inner) = expression
+        .strip_prefix(['[', '('])
+        .and_then(|e| e.strip_suffix([']', ')']))
+    {
+        let mut found = vec![Vec::new()];
+        for item in top_level(inner, ',') {
+            let words = match item.strip_prefix('*') {
+                // `*files`: words of data, unless read as written.
+                Some(spread) => list_of(spread, code, depth + 1)
+                    .unwrap_or_else(|| vec![vec![COMPUTED.to_owned()]]),
+                None => vec![vec![word_of(item, code, depth + 1)?]],
+            };
+            found = joined(&found, &words);
+        }
+        return Some(found);
+    }
+    // `FORMATTERS[ext]`: every command the dict (or list) holds.
+    if let Some((name, _)) = expression.strip_suffix(']').and_then(|e| e.split_once('['))
+        && is_name(name)
+    {
+        let mut found = Vec::new();
+        for value in values(code, name)? {
+            let inner = value.trim();
+            let entries = match inner.strip_prefix('{').and_then(|i| i.strip_suffix('}')) {
+                Some(dict) => top_level(dict, ',')
+                    .into_iter()
+                    .map(|entry| entry.split_once(':').map_or(entry, |(_, v)| v))
+                    .collect(),
+                None => top_level(inner.strip_prefix('[')?.strip_suffix(']')?, ','),
+            };
+            for entry in entries {
+                found.extend(list_of(entry, code, depth + 1)?);
+            }
+        }
+        return Some(found);
+    }
+    if is_name(expression) && !PROGRAMS.contains(&expression) {
+        let mut found = Vec::new();
+        for value in values(code, expression)? {
+            found.extend(list_of(&value, code, depth + 1)?);
+        }
+        // `cmd.append(n)`, `cmd += [n]`: words added when it runs.
+        if grows(code, expression) {
+            for words in &mut found {
+                words.push(COMPUTED.to_owned());
+            }
+        }
+        return (found.len() <= MAX_ALTERNATIVES).then_some(found);
+    }
+    // A string: a shell command (`shell=True`, `os.system`) or a program.
+    Some(vec![vec![word_of(expression, code, depth)?]])
+}
+
+/// Whether `code` adds words to the list `name` holds.
+fn grows(code: &str, name: &str) -> bool {
+    let name = regex::escape(name);
+    Regex::new(&format!(r"\b{name}\s*(?:\.\s*(?:append|extend)\s*\(|\+=)"))
+        .is_ok_and(|grows| grows.is_match(code))
+}
+
+/// Names that are programs themselves, never a variable's.
+const PROGRAMS: [&str; 1] = ["sys"];
+
+/// The one word `expression` is: a string literal as written, a program
+/// Python names (`sys.executable`, `shutil.which("ruff")`), a name given
+/// only such words, or [`COMPUTED`]; `None` never (any other word is data
+/// computed when it runs).
+fn word_of(expression: &str, code: &str, depth: usize) -> Option<String> {
+    let expression = expression.trim();
+    if is_string_literal(expression) {
+        return Some(expression.to_owned());
+    }
+    // `shutil.which("ruff") or "ruff"`: each side written out.
+    let sides = split_word(expression, " or ");
+    if sides.len() > 1 {
+        let words: Vec<String> = sides
+            .iter()
+            .filter_map(|side| word_of(side, code, depth + 1))
+            .collect();
+        let known = words.len() == sides.len() && words.iter().all(|w| w != COMPUTED);
+        return Some(match known {
+            true => words[0].clone(),
+            false => COMPUTED.to_owned(),
+        });
+    }
+    if let Some(quoted) = quoted_f_string(expression) {
+        return Some(quoted);
+    }
+    if let Some(program) = python_program(expression) {
+        return Some(format!("'{program}'"));
+    }
+    if depth < MAX_DEPTH && is_name(expression) {
+        let words: Option<Vec<String>> = values(code, expression).map(|values| {
+            values
+                .iter()
+                .map(|v| word_of(v, code, depth + 1).unwrap_or_else(|| COMPUTED.to_owned()))
+                .collect()
+        });
+        // A name given one word, or the same word every time.
+        if let Some(words) = words
+            && let Some(first) = words.first()
+            && words.iter().all(|w| w == first)
+        {
+            return Some(first.clone());
+        }
+    }
+    Some(COMPUTED.to_owned())
+}
+
+/// `f"ruff format {shlex.quote(path)}"`: an f-string whose every value is
+/// quoted for the shell reads as its text, each value a word of data.
+fn quoted_f_string(expression: &str) -> Option<String> {
+    static VALUE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\{([^{}]*)\}").expect("valid regex"));
+    let body = expression.strip_prefix(['f', 'F'])?;
+    if !is_string_literal(body) {
+        return None;
+    }
+    let quoted = VALUE
+        .captures_iter(body)
+        .all(|value| value[1].trim_start().starts_with("shlex.quote("));
+    quoted.then(|| VALUE.replace_all(body, "DATA").into_owned())
+}
+
+/// Whether `word` is one string literal, no f-string.
+fn is_string_literal(word: &str) -> bool {
+    static STRING: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^\s*[rRbBuU]?(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*$"#)
+            .expect("valid regex")
+    });
+    STRING.is_match(word)
+}
+
+/// The program a Python expression names that is no string yet written
+/// out: `sys.executable` (Python itself), `shutil.which("ruff")` (also
+/// with the `path=` it is looked for in, which the binding reads).
+pub(super) fn python_program(word: &str) -> Option<&str> {
+    static WHICH: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*(?:,.*)?\)\s*$"#)
+            .expect("valid regex")
+    });
+    if word.trim() == "sys.executable" {
+        return Some("python3");
+    }
+    let found = WHICH.captures(word)?;
+    found.get(1).or(found.get(2)).map(|name| name.as_str())
+}
+
+/// Every list of `heads` followed by every list of `tails` (bounded).
+fn joined(heads: &[Vec<String>], tails: &[Vec<String>]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for head in heads {
+        for tail in tails {
+            if out.len() >= MAX_ALTERNATIVES {
+                return out;
+            }
+            out.push(head.iter().chain(tail).cloned().collect());
+        }
+    }
+    out
+}
+
+/// `text` split at `separator` outside quotes and brackets.
+fn split_word<'a>(text: &'a str, separator: &str) -> Vec<&'a str> {
+    let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, None, 0);
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        match (quote, c) {
+            (Some(_), '\\') => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, _) if depth == 0 && at >= start && text[at..].starts_with(separator) => {
+                parts.push(text[start..at].trim());
+                start = at + separator.len();
+            }
+            _ => {}
+        }
+    }
+    parts.push(text[start.min(text.len())..].trim());
+    parts
+}
