@@ -115,3 +115,28 @@ fn a_users_python_importing_from_the_project_through_a_name_binds_the_module() {
     crate::dialects::emit_terminal(&home, &project, "ls", false);
     assert!(!project.join("PWNED").exists(), "the module ran unasked");
 }
+
+/// R47-8: `hooks_from: []`, the way out the block names, lifts an imported
+/// guard's block though the managed folder is missing (its warning is no
+/// sign that the list was lost).
+#[test]
+fn taking_a_format_out_lifts_its_block_with_no_managed_folder() {
+    let (home, project) = home_with("[claude]");
+    let guard = home.script("guard.sh", "#!/bin/sh\ncat >/dev/null\nexit 2\n");
+    crate::dialects::user_fail_closed_command(&home, &guard.display().to_string());
+    let emit = |home: &crate::support::TempHome| {
+        let out = crate::dialects::emit_terminal_command(home, &project, None, "ls", true)
+            .env("HERMES_MANAGED_DIR", "/nonexistent-r47-managed")
+            .output()
+            .expect("emit");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON")
+    };
+    assert_eq!(emit(&home)["outcome"]["action"], serde_json::json!("block"));
+    home.config("hooks_from: []\n");
+    let emitted = emit(&home);
+    assert_ne!(
+        emitted["outcome"]["action"],
+        serde_json::json!("block"),
+        "{emitted:#}"
+    );
+}

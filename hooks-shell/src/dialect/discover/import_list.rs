@@ -162,8 +162,12 @@ fn unclean(config: &Config, discovery: &Discovery) -> Vec<String> {
                 .strip_prefix("hooks_from[")
                 .is_some_and(|rest| rest.ends_with(']') && !rest.contains('.'))
     };
+    // The file's own warnings, or a managed file's it could not read; not
+    // a managed folder that is missing (no `hooks_from:` was lost with it:
+    // R47-8, where `hooks_from: []` kept blocking).
+    let ours = |file: &Path| file == config.path() || config.managed_unread() == Some(file);
     let loaded = config.load_warnings().iter();
-    let loaded = loaded.filter(|w| w.key.is_empty() || w.key == "hooks_from");
+    let loaded = loaded.filter(|w| ours(&w.file) && (w.key.is_empty() || w.key == "hooks_from"));
     let listed = discovery.warnings.iter().filter(|w| list_key(&w.key));
     reasons.extend(loaded.chain(listed).map(|warning| warning.message.clone()));
     if let Some(settings) = config.root().as_object() {
