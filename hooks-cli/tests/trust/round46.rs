@@ -150,7 +150,13 @@ fn project_script_runs_users(run: &str) {
 
 #[test]
 fn a_users_script_a_project_script_runs_binds_what_it_runs() {
-    for run in ["~/bin/y a", "bash ~/lib/y.sh", "\"$HOME\"/bin/y a"] {
+    // Found on `PATH` by a bare name too (R47-5).
+    for run in [
+        "~/bin/y a",
+        "bash ~/lib/y.sh",
+        "\"$HOME\"/bin/y a",
+        "PATH=\"$HOME/bin:$PATH\"; y a",
+    ] {
         project_script_runs_users(run);
     }
 }

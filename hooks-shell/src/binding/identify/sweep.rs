@@ -65,10 +65,11 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Named {
                 .is_none_or(|home| !home.starts_with(own))
     });
     let users = own.as_deref().is_none_or(|own| !own.starts_with(&project));
-    // `y a`, `~/bin` on `PATH`: the user's own program (R44-11).
-    let on_path = match (users, home_inside.as_deref()) {
-        (true, Some(home)) => user_scripts::home_programs(&text, home, &project),
-        _ => Vec::new(),
+    // `y a`, `~/bin` on `PATH`: the user's own program (R44-11), also a
+    // project script's (read, not bound: R47-5).
+    let on_path = match home_inside.as_deref() {
+        Some(home) => user_scripts::home_programs(&text, home, &project),
+        None => Vec::new(),
     };
     let mut named = Named::default();
     for path in named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)

@@ -1,7 +1,7 @@
-//! The user's own scripts that a user's hook script runs by a bare name
-//! found on `PATH` (`y a` with `~/bin` on it: R44-11), which may run the
-//! project's scripts in turn; not a version manager's shims (its own
-//! code).
+//! The user's own scripts that a hook's script runs by a bare name found
+//! on `PATH` (`y a` with `~/bin` on it: R44-11; from a project script, read
+//! but not bound: R47-5), which may run the project's scripts in turn; not
+//! a version manager's shims (its own code).
 
 use std::collections::HashSet;
 use std::os::unix::fs::PermissionsExt;
