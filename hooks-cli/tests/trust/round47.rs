@@ -140,3 +140,18 @@ fn taking_a_format_out_lifts_its_block_with_no_managed_folder() {
         "{emitted:#}"
     );
 }
+
+/// A `shift` before a loop takes off its written count: a retry wrapper's
+/// caller words stay data (round 43's `u-shift-wrap`, refused while any
+/// loop in the text made every shift unbounded, and while the second
+/// reading counted the shifts again).
+#[test]
+fn a_shift_before_a_loop_takes_off_its_count() {
+    let (home, project) = home_with("[claude]");
+    crate::round39::scripts(&home, &project, crate::round39::GUARDS);
+    runs_guarded(
+        &home,
+        &project,
+        "log() { local l=$1; shift; echo \"$l $*\" >&2; }; retry() { local n=$1; shift; for i in $(seq \"$n\"); do \"$@\" && return 0; done; return 1; }; retry 3 sh tools/g.sh \"$(cat)\"; log info done",
+    );
+}

@@ -97,9 +97,11 @@ struct Reader {
     /// How many leading words its `shift`s may take off (R42-4): each
     /// `shift N` counts N; one in a loop, or by a count not written, all.
     shifts: usize,
-    /// The text has a loop (`while`, `until`, `for`, `select`): a `shift`
-    /// may run any number of times.
-    looping: bool,
+    /// The words this reading's `shift`s took off so far.
+    shifted: usize,
+    /// How many loops (`while`, `until`, `for`, `select`) the command being
+    /// read is in: a `shift` there may run any number of times.
+    loop_depth: usize,
     /// `-c` strings whose own function calls give their positional
     /// parameters computed text.
     tainting: BTreeSet<String>,
@@ -132,7 +134,6 @@ impl Reader {
             return Some("its text nests deeper than can be read".to_owned());
         }
         self.functions.extend(function_names(text));
-        self.looping |= replay::loops(text);
         // `shopt -s extglob; sh tools/@(g).sh`: a pattern no reading matches (R43-7).
         // `shopt -s "ext"glob`, `ext\glob` (R44-9).
         let plain: String = text
@@ -240,6 +241,7 @@ impl Reader {
             .position(|w| !super::super::LEADING_KEYWORDS.contains(&w.as_str()))
             .unwrap_or(command.words.len());
         let (words, inputs) = redirections(&command.words[at..]);
+        self.count_loops(&command.words[..at], &words);
         if let Some(why) = self.assigns(&words, reading) {
             return Some(why);
         }
@@ -336,9 +338,11 @@ impl Reader {
         }
         let program = base_name(program_word);
         if program == "shift" {
-            self.shifts = self
-                .shifts
-                .saturating_add(replay::shifted(args, self.looping));
+            // Counted once over the text (the second reading keeps the first's).
+            self.shifted = self
+                .shifted
+                .saturating_add(replay::shifted(args, self.loop_depth > 0));
+            self.shifts = self.shifts.max(self.shifted);
         }
         if self.functions.contains(program_word) {
             // `f "$(…)"`: its body's `$1` holds computed text (R40-2).

@@ -68,7 +68,6 @@ fn read_twice(raw: &str, calls: &Calls) -> (Option<String>, Reader, Reader) {
         taint,
         calls: first.calls.clone(),
         shifts: first.shifts,
-        looping: first.looping,
         tainting: first.tainting.clone(),
         aliases: first.aliases.clone(),
         ..Reader::default()

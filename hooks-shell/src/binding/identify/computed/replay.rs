@@ -52,7 +52,7 @@ impl super::Reader {
 }
 
 /// How many leading words `shift ARGS` takes off: its written count (1
-/// with none), or all when the count is not written or the text loops
+/// with none), or all when the count is not written or it runs in a loop
 /// (`looping`).
 pub(super) fn shifted(args: &[String], looping: bool) -> usize {
     let count = match args.first() {
@@ -65,10 +65,21 @@ pub(super) fn shifted(args: &[String], looping: bool) -> usize {
     }
 }
 
-/// Whether shell `text` has a loop.
-pub(super) fn loops(text: &str) -> bool {
-    static LOOP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r"(?:^|[\s;&|(){}])(?:while|until|for|select)\s").expect("valid regex")
-    });
-    LOOP.is_match(text)
+impl super::Reader {
+    /// Keeps [`super::Reader::loop_depth`]: a command opening a loop (its
+    /// keywords `leading`, then `words`) goes one deeper, `done` one out.
+    pub(super) fn count_loops(&mut self, leading: &[String], words: &[String]) {
+        let opens = leading
+            .iter()
+            .any(|w| matches!(w.as_str(), "while" | "until"))
+            || words
+                .first()
+                .is_some_and(|w| matches!(w.as_str(), "for" | "select"));
+        if opens {
+            self.loop_depth += 1;
+        }
+        if words.first().is_some_and(|w| w == "done") {
+            self.loop_depth = self.loop_depth.saturating_sub(1);
+        }
+    }
 }
