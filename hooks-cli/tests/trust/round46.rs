@@ -253,16 +253,7 @@ fn a_users_python_importing_from_the_project_binds_the_module() {
         crate::dialects::user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
         let accepted = emit_terminal(&home, &project, "ls", true);
         assert_guarded(path, &accepted);
-        write(
-            &project,
-            "hookconf.py",
-            &format!("open({:?}, 'w')\n", project.join("PWNED")),
-        );
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        assert!(
-            !project.join("PWNED").exists(),
-            "{path}: the module ran unasked"
-        );
+        let emitted = module_edit_never_runs(&home, &project, "hookconf.py");
         assert_eq!(emitted["outcome"]["action"], json!("block"), "{emitted:#}");
     }
 }
@@ -293,16 +284,22 @@ fn a_module_folder_computed_when_it_runs_is_never_approved() {
         let accepted = emit_terminal(&home, &project, "ls", true);
         let completed = accepted["runs"][0]["status"] == json!("completed");
         assert_eq!(completed, approvable, "{folder}: {accepted:#}");
-        write(
-            &project,
-            "lib/helper.py",
-            &format!("open({:?}, 'w')\n", project.join("PWNED")),
-        );
-        let emitted = emit_terminal(&home, &project, "ls", false);
-        assert!(
-            !project.join("PWNED").exists(),
-            "{folder}: the module ran unasked"
-        );
+        let emitted = module_edit_never_runs(&home, &project, "lib/helper.py");
         assert_ne!(emitted["runs"][0]["status"], json!("completed"), "{folder}");
     }
+}
+
+/// The project's Python module `module` edited to leave a mark, then the
+/// next emit (without `--accept-hooks`): the edit never runs. Returns what
+/// the emit said.
+pub(crate) fn module_edit_never_runs(
+    home: &crate::support::TempHome,
+    project: &std::path::Path,
+    module: &str,
+) -> serde_json::Value {
+    let marker = project.join("PWNED");
+    write(project, module, &format!("open({marker:?}, 'w')\n"));
+    let emitted = emit_terminal(home, project, "ls", false);
+    assert!(!marker.exists(), "{module}: the module ran unasked");
+    emitted
 }

@@ -289,30 +289,28 @@ mod tests {
             "eval 'bash tools/g.sh a'",
             r#"sh -c "bash -c 'bash tools/g.sh a'""#,
         ] {
-            let mut rewritten = text.to_owned();
-            launch
-                .rewrite_text(&mut rewritten, dir.path())
-                .expect("rewritten");
-            let output = std::process::Command::new("sh")
-                .args(["-c", &rewritten])
-                .current_dir(dir.path())
-                .output()
-                .expect("sh runs");
-            assert_eq!(output.stdout, b"tools a\n", "{text} ran as {rewritten}");
+            let (rewritten, stdout) = rewritten_run(&launch, text, dir.path());
+            assert_eq!(stdout, "tools a\n", "{text} ran as {rewritten}");
         }
         // Sourced by the text itself: its own path, not the descriptor's
         // (`${BASH_SOURCE%/*}/../cwd` reached the folder it runs in).
         let sourced = Launch::seal(&code, b"echo \"${BASH_SOURCE%/*}\"\n").expect("memfd");
-        let mut rewritten = "bash -c '. tools/g.sh'".to_owned();
-        sourced
-            .rewrite_text(&mut rewritten, dir.path())
-            .expect("rewritten");
+        let (rewritten, stdout) = rewritten_run(&sourced, "bash -c '. tools/g.sh'", dir.path());
+        let want = format!("{}\n", dir.path().join("tools").display());
+        assert_eq!(stdout, want, "{rewritten}");
+    }
+
+    /// `text` rewritten by `launch` and run by `sh` in `dir`: the text and
+    /// what it printed.
+    fn rewritten_run(launch: &Launch, text: &str, dir: &Path) -> (String, String) {
+        let mut rewritten = text.to_owned();
+        launch.rewrite_text(&mut rewritten, dir).expect("rewritten");
         let output = std::process::Command::new("sh")
             .args(["-c", &rewritten])
-            .current_dir(dir.path())
+            .current_dir(dir)
             .output()
             .expect("sh runs");
-        let want = format!("{}\n", dir.path().join("tools").display());
-        assert_eq!(String::from_utf8_lossy(&output.stdout), want, "{rewritten}");
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        (rewritten, stdout)
     }
 }

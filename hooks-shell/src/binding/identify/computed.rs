@@ -17,6 +17,7 @@ use std::collections::BTreeSet;
 use super::base_name;
 
 mod assigns;
+mod brackets;
 mod commands;
 mod cut;
 mod given;

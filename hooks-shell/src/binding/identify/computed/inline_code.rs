@@ -334,28 +334,9 @@ fn is_string(word: &str, program: &str) -> bool {
 }
 
 /// `text` split at `separator` outside quotes and brackets, each part
-/// trimmed.
+/// trimmed, empty ones left out.
 pub(super) fn top_level(text: &str, separator: char) -> Vec<&str> {
-    let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, None, 0);
-    let mut chars = text.char_indices();
-    while let Some((at, c)) = chars.next() {
-        match (quote, c) {
-            (Some(_), '\\') => {
-                chars.next();
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            (None, c) if c == separator && depth == 0 => {
-                parts.push(text[start..at].trim());
-                start = at + c.len_utf8();
-            }
-            _ => {}
-        }
-    }
-    parts.push(text[start..].trim());
+    let mut parts = super::brackets::split_outside(text, separator.encode_utf8(&mut [0; 4]));
     parts.retain(|part| !part.is_empty());
     parts
 }

@@ -78,7 +78,7 @@ fn list_of(expression: &str, code: &str, depth: usize) -> Option<Vec<Vec<String>
         return None;
     }
     // `a or b`, `a + b`: each side.
-    let alternatives = split_word(expression, " or ");
+    let alternatives = super::brackets::split_outside(expression, " or ");
     if alternatives.len() > 1 {
         let mut found = Vec::new();
         for alternative in alternatives {
@@ -86,7 +86,7 @@ fn list_of(expression: &str, code: &str, depth: usize) -> Option<Vec<Vec<String>
         }
         return Some(found);
     }
-    let pieces = split_word(expression, "+");
+    let pieces = super::brackets::split_outside(expression, "+");
     // `"sh " + name`: one string built when it runs, not lists joined.
     let text =
         |p: &&str| is_string_literal(p) || p.starts_with(['f', 'F']) && is_string_literal(&p[1..]);
@@ -179,7 +179,7 @@ fn word_of(expression: &str, code: &str, depth: usize) -> Option<String> {
         return Some(expression.to_owned());
     }
     // `shutil.which("ruff") or "ruff"`: each side written out.
-    let sides = split_word(expression, " or ");
+    let sides = super::brackets::split_outside(expression, " or ");
     if sides.len() > 1 {
         let words: Vec<String> = sides
             .iter()
@@ -266,29 +266,4 @@ fn joined(heads: &[Vec<String>], tails: &[Vec<String>]) -> Vec<Vec<String>> {
         }
     }
     out
-}
-
-/// `text` split at `separator` outside quotes and brackets.
-fn split_word<'a>(text: &'a str, separator: &str) -> Vec<&'a str> {
-    let (mut parts, mut depth, mut quote, mut start) = (Vec::new(), 0i32, None, 0);
-    let mut chars = text.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        match (quote, c) {
-            (Some(_), '\\') => {
-                chars.next();
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => depth -= 1,
-            (None, _) if depth == 0 && at >= start && text[at..].starts_with(separator) => {
-                parts.push(text[start..at].trim());
-                start = at + separator.len();
-            }
-            _ => {}
-        }
-    }
-    parts.push(text[start.min(text.len())..].trim());
-    parts
 }

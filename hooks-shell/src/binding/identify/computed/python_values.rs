@@ -214,36 +214,19 @@ pub(super) fn call_arguments(call: &str) -> String {
 /// The expression `text` starts with: up to the end of its line, or of the
 /// line its brackets close on.
 fn expression(text: &str) -> String {
-    let (mut depth, mut quote, mut end) = (0i32, None::<char>, text.len());
-    let mut chars = text.char_indices();
-    while let Some((at, c)) = chars.next() {
-        match (quote, c) {
-            (Some(_), '\\') => {
-                chars.next();
-            }
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '(' | '[' | '{') => depth += 1,
-            (None, ')' | ']' | '}') => {
-                depth -= 1;
-                // `f(x)` read from its `(`: the call's own parentheses.
-                if depth == 0 && text.starts_with('(') {
-                    end = at + 1;
-                    break;
-                }
-            }
-            (None, '#') if depth == 0 => {
-                end = at;
-                break;
-            }
-            (None, '\n') if depth <= 0 => {
-                end = at;
-                break;
-            }
-            _ => {}
-        }
-    }
+    let call = text.starts_with('(');
+    let end = super::brackets::scan(text, |_, c, depth| match c {
+        // `f(x)` read from its `(`: the call's own parentheses (kept).
+        ')' | ']' | '}' => call && depth == 0,
+        '#' => depth == 0,
+        '\n' => depth <= 0,
+        _ => false,
+    });
+    let end = match end {
+        Some(at) if call && text[at..].starts_with([')', ']', '}']) => at + 1,
+        Some(at) => at,
+        None => text.len(),
+    };
     text[..end].trim().to_owned()
 }
 
