@@ -107,13 +107,7 @@ fn a_users_python_importing_from_the_project_through_a_name_binds_the_module() {
     crate::dialects::user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
     let accepted = crate::dialects::emit_terminal(&home, &project, "ls", true);
     crate::round39::assert_guarded("root", &accepted);
-    write(
-        &project,
-        "hookconf.py",
-        &format!("open({:?}, 'w')\n", project.join("PWNED")),
-    );
-    crate::dialects::emit_terminal(&home, &project, "ls", false);
-    assert!(!project.join("PWNED").exists(), "the module ran unasked");
+    crate::round46::module_edit_never_runs(&home, &project, "hookconf.py");
 }
 
 /// R47-8: `hooks_from: []`, the way out the block names, lifts an imported
@@ -154,4 +148,20 @@ fn a_shift_before_a_loop_takes_off_its_count() {
         &project,
         "log() { local l=$1; shift; echo \"$l $*\" >&2; }; retry() { local n=$1; shift; for i in $(seq \"$n\"); do \"$@\" && return 0; done; return 1; }; retry 3 sh tools/g.sh \"$(cat)\"; log info done",
     );
+}
+
+/// A Python script is read whole for the commands it starts: padding past
+/// the first MiB hid a command built when it runs.
+#[test]
+fn a_python_script_is_read_whole_for_what_it_starts() {
+    let padding = format!("# {}\n", "x".repeat(3 << 19));
+    edit_never_runs("python3 x.py", &|project| {
+        write(
+            project,
+            "x.py",
+            &format!(
+                "import subprocess, sys\nsys.stdin.read()\n{padding}subprocess.run(['sh', 'tools/g.' + 'sh', 'a'])\n"
+            ),
+        );
+    });
 }

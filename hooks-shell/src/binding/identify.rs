@@ -18,6 +18,7 @@ pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_posi
 mod computed;
 mod follow;
 mod own_folder;
+mod scan;
 mod sealed_copy;
 use follow::follow;
 mod nested;

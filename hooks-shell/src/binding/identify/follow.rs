@@ -11,6 +11,7 @@ use regex::Regex;
 
 use super::computed::Calls;
 use super::own_folder::{beside, own_folders, with_folder};
+use super::scan::{scan, scan_python, scan_with};
 use super::{
     Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, base_name, push, read_head, resolve, with_home,
 };
@@ -27,51 +28,6 @@ static SHELL_WORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
 
 /// Endings of shell scripts.
 const SHELL_ENDINGS: [&str; 5] = ["sh", "bash", "zsh", "ksh", "dash"];
-
-/// The most bytes of a shell script read whole for computed names; a
-/// longer one cannot be approved.
-const MAX_SHELL_TEXT: u64 = 16 * 1024 * 1024;
-
-/// Why the shell script `file` runs a name computed when it runs, read
-/// whole (not only its first [`MAX_SCAN`] bytes: R40-4); its positional
-/// parameters hold computed text, its `"$@"` each call's words, when
-/// `given` such calls (R45-1).
-fn scan(file: &Path, given: &Calls) -> Option<String> {
-    let bytes = read_head(file, MAX_SHELL_TEXT + 1).ok()?;
-    // A program (`/bin/sh` itself, `jq`) is no shell text (R42-9).
-    if is_binary(&bytes) {
-        return None;
-    }
-    if bytes.len() as u64 > MAX_SHELL_TEXT {
-        return Some(format!(
-            "{} is a shell script over {} MiB, too long to read for the names it runs",
-            file.display(),
-            MAX_SHELL_TEXT >> 20
-        ));
-    }
-    let text = String::from_utf8_lossy(&bytes).replace('\0', "");
-    let why = super::computed::computed_name_given(text.trim_start_matches('\u{feff}'), given)?;
-    Some(format!(
-        "{} runs a file named only when it runs: {why}",
-        file.display()
-    ))
-}
-
-/// [`scan`] of `file` read after the files it sources (`libs`): what they
-/// define holds in it.
-fn scan_with(file: &Path, libs: &[std::path::PathBuf], given: &Calls) -> Option<String> {
-    let mut text = String::new();
-    for path in libs.iter().chain([&file.to_path_buf()]) {
-        let bytes = read_head(path, MAX_SHELL_TEXT).ok()?;
-        text.push_str(String::from_utf8_lossy(&bytes).trim_start_matches('\u{feff}'));
-        text.push('\n');
-    }
-    let why = super::computed::computed_name_given(&text.replace('\0', ""), given)?;
-    Some(format!(
-        "{} runs a file named only when it runs (with what it sources): {why}",
-        file.display()
-    ))
-}
 
 /// Whether `bytes` (a file's start) are a program's, not text a shell
 /// runs: an ELF file, or a NUL in the first line (as bash tells a binary;
@@ -174,13 +130,8 @@ fn read(
             follow_import(line, dir, found);
         }
         // `subprocess.run(["sh", name])`: a command built when it runs.
-        if found.computed.is_none() && !bytes.contains(&0) {
-            found.computed = super::computed::python_spawns_computed(&text).map(|why| {
-                format!(
-                    "{} runs a file named only when it runs: {why}",
-                    file.display()
-                )
-            });
+        if found.computed.is_none() {
+            found.computed = scan_python(file);
         }
         // `subprocess.run(["sh","tools/g.sh"])`: the scripts it names by a
         // written name, as a shell script's (R45-3, b7), its list's items
@@ -307,12 +258,7 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
     let python = name.ends_with(".py")
         || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
     if python && found.computed.is_none() {
-        found.computed = super::computed::python_spawns_computed(&text).map(|why| {
-            format!(
-                "{} runs a file named only when it runs: {why}",
-                file.display()
-            )
-        });
+        found.computed = scan_python(file);
     }
     // `subprocess.run(["sh","tools/g.sh"])`: its list's items as words
     // (also in a Python file a shell could run: R47-4).
