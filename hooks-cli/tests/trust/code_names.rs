@@ -122,12 +122,7 @@ fn what_a_makefile_runs_beyond_its_includes_is_bound() {
 
 #[test]
 fn a_file_an_npm_script_requires_is_bound() {
-    if std::process::Command::new("npm")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("skipped: npm is not installed");
+    if !crate::round8_modules::installed("npm") {
         return;
     }
     changed_named_file_never_runs(
