@@ -95,6 +95,7 @@ mod round45_bash_source;
 mod round45_red;
 mod round46;
 mod round47;
+mod round48;
 mod round5;
 mod round6_shapes;
 mod round7;

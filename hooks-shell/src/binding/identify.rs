@@ -17,6 +17,7 @@ pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
 mod computed;
 mod follow;
+mod language;
 mod own_folder;
 mod scan;
 mod sealed_copy;
@@ -69,6 +70,20 @@ pub struct Identified {
     given: std::collections::BTreeMap<String, computed::Calls>,
     /// The scripts outside the project read, not bound (R45-4).
     read_only: Vec<PathBuf>,
+    /// The interpreter the command gives its script to (`node`, `perl`),
+    /// which decides the language the script is read in (R47-3).
+    interpreter: Option<String>,
+}
+
+impl Identified {
+    /// The interpreter the command runs `file` with, when `file` is the
+    /// script it gives an interpreter.
+    fn interpreter_of(&self, file: &Path) -> Option<&str> {
+        self.code
+            .as_ref()
+            .filter(|code| !code.is_program && code.path == file)?;
+        self.interpreter.as_deref()
+    }
 }
 
 /// The file a command executes.
@@ -238,6 +253,7 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
                 push(&mut found.files, path.clone());
                 if expect_script {
                     script_dir = path.parent().map(Path::to_path_buf);
+                    found.interpreter = Some(program.clone());
                     found.code = Some(Code {
                         path,
                         word: word.clone(),

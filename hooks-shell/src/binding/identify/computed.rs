@@ -20,6 +20,7 @@ mod assigns;
 mod brackets;
 mod commands;
 mod cut;
+mod dynamic_reach;
 mod given;
 mod inline_code;
 mod interpreters;
@@ -28,7 +29,9 @@ mod places;
 mod python_commands;
 mod python_paths;
 mod python_values;
+mod python_written;
 mod replay;
+mod shell_strings;
 mod words;
 mod written;
 use commands::{
@@ -41,7 +44,7 @@ use words::{Taint, Words, expands};
 const MAX_DEPTH: usize = 8;
 
 pub(crate) use given::{ANY, Calls, computed_name_given, scripts_given_computed};
-pub(crate) use inline_code::python_spawns_computed;
+pub(crate) use inline_code::script_spawns_computed;
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read

@@ -10,11 +10,10 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::computed::Calls;
+use super::language::{language_of, shebang_program};
 use super::own_folder::{beside, own_folders, with_folder};
-use super::scan::{scan, scan_python, scan_with};
-use super::{
-    Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, base_name, push, read_head, resolve, with_home,
-};
+use super::scan::{scan, scan_code, scan_with};
+use super::{Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, push, read_head, resolve, with_home};
 
 /// A shell's name as a word of a command, however written.
 static SHELL_WORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
@@ -114,8 +113,7 @@ fn read(
     let text = String::from_utf8_lossy(&bytes);
     let dir = file.parent().unwrap_or(Path::new("/"));
     let name = file.to_string_lossy().to_ascii_lowercase();
-    let python = name.ends_with(".py")
-        || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
+    let language = language_of(file, &text, found.interpreter_of(file));
     let executable = std::fs::metadata(file).is_ok_and(|meta| {
         std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0
     });
@@ -125,13 +123,16 @@ fn read(
     if shell && found.computed.is_none() {
         found.computed = scan(file, given).or_else(|| super::sealed_copy::named(&text));
     }
-    if python {
-        for line in text.lines().map(str::trim) {
-            follow_import(line, dir, found);
+    if let Some(language) = language {
+        if language == "python3" {
+            for line in text.lines().map(str::trim) {
+                follow_import(line, dir, found);
+            }
         }
-        // `subprocess.run(["sh", name])`: a command built when it runs.
+        // `subprocess.run(["sh", name])`, `execSync("sh " + f)`: a
+        // command built when it runs (R47-3: Node, Perl, Ruby, PHP too).
         if found.computed.is_none() {
-            found.computed = scan_python(file);
+            found.computed = scan_code(file, language);
         }
         // `subprocess.run(["sh","tools/g.sh"])`: the scripts it names by a
         // written name, as a shell script's (R45-3, b7), its list's items
@@ -255,15 +256,16 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
     if shell && found.computed.is_none() {
         found.computed = scan(file, given).or_else(|| super::sealed_copy::named(&text));
     }
-    let python = name.ends_with(".py")
-        || text.starts_with("#!") && text[..text.len().min(80)].contains("python");
-    if python && found.computed.is_none() {
-        found.computed = scan_python(file);
+    let language = language_of(file, &text, None);
+    if let Some(language) = language
+        && found.computed.is_none()
+    {
+        found.computed = scan_code(file, language);
     }
     // `subprocess.run(["sh","tools/g.sh"])`: its list's items as words
     // (also in a Python file a shell could run: R47-4).
     let listed = text.replace([',', '(', ')', '[', ']'], " ");
-    let words = match (shell, python) {
+    let words = match (shell, language.is_some()) {
         (true, true) => format!("{text}\n{listed}"),
         (true, false) => text.clone().into_owned(),
         (false, _) => listed,
@@ -343,25 +345,10 @@ fn scan_folder(dir: &Path, file: &Path, given: &Calls) -> Option<String> {
 /// may be executed (`/bin/sh` runs it: R40-4). Other files a shell runs
 /// (`bash run.py`) are read so by [`scan_run_by_shell`].
 fn is_shell_text(name: &str, text: &str, executable: bool) -> bool {
-    match text.trim_start_matches('\u{feff}').strip_prefix("#!") {
-        Some(line) => {
-            let line = line.lines().next().unwrap_or("");
-            let mut words = line.split_whitespace();
-            let mut program = base_name(words.next().unwrap_or(""));
-            if program == "env" {
-                // `#!/usr/bin/env -S X=1 bash -e`, `-Sbash`,
-                // `--split-string="bash"` (R41-6, R42-7).
-                let named = words
-                    .map(|w| {
-                        let w = w.strip_prefix("--split-string=").unwrap_or(w);
-                        let w = w.strip_prefix("-S").unwrap_or(w);
-                        w.trim_matches(|c| c == '"' || c == '\'')
-                    })
-                    .find(|w| !w.is_empty() && !w.starts_with('-') && !w.contains('='));
-                program = base_name(named.unwrap_or(""));
-            }
-            // An empty `#!` line: `/bin/sh` runs it.
-            line.trim().is_empty() || SHELLS.contains(&program.as_str()) || program == "rbash"
+    match shebang_program(text) {
+        // An empty `#!` line: `/bin/sh` runs it.
+        Some(program) => {
+            program.is_empty() || SHELLS.contains(&program.as_str()) || program == "rbash"
         }
         None => {
             let file_name = name.rsplit('/').next().unwrap_or(name);

@@ -1,5 +1,6 @@
 //! A file read whole for the names it runs computed when it runs: a
-//! shell script (with what it sources), a Python script; a file too long
+//! shell script (with what it sources), a Python, Node, Perl, Ruby or PHP
+//! script; a file too long
 //! to read whole cannot be approved (R40-4).
 
 use std::path::Path;
@@ -37,15 +38,16 @@ pub(super) fn scan(file: &Path, given: &Calls) -> Option<String> {
     ))
 }
 
-/// Why the Python script `file` starts a command built when it runs, read
-/// whole as [`scan`] reads a shell script (a longer one cannot be
-/// approved); not the bytes of a zip appended to it (what runs is the zip's
-/// own code, bound with the file).
-pub(super) fn scan_python(file: &Path) -> Option<String> {
+/// Why the script `file`, in `language` (`python3`, `node`, `perl`,
+/// `ruby`, `php`: [`super::language`]), starts a command built when it
+/// runs, read whole as [`scan`] reads a shell script (a longer one cannot
+/// be approved); not the bytes of a zip appended to it (what runs is the
+/// zip's own code, bound with the file).
+pub(super) fn scan_code(file: &Path, language: &str) -> Option<String> {
     let bytes = read_head(file, MAX_SHELL_TEXT + 1).ok()?;
     if bytes.len() as u64 > MAX_SHELL_TEXT {
         return Some(format!(
-            "{} is a Python script over {} MiB, too long to read for the commands it starts",
+            "{} is a {language} script over {} MiB, too long to read for the commands it starts",
             file.display(),
             MAX_SHELL_TEXT >> 20
         ));
@@ -53,7 +55,8 @@ pub(super) fn scan_python(file: &Path) -> Option<String> {
     if bytes.contains(&0) {
         return None;
     }
-    let why = super::computed::python_spawns_computed(&String::from_utf8_lossy(&bytes))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let why = super::computed::script_spawns_computed(language, &text)?;
     Some(format!(
         "{} runs a file named only when it runs: {why}",
         file.display()

@@ -99,6 +99,16 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
     if python && let Some(why) = super::python_values::reaches_dynamically(code) {
         return Some(shown(&why));
     }
+    // Node's and Perl's: a function taken as a value, text run as code.
+    let node = matches!(program, "node" | "bun" | "deno");
+    let dynamic = match program {
+        _ if node && loads => super::dynamic_reach::node(code, calls),
+        "perl" => super::dynamic_reach::perl(code),
+        _ => None,
+    };
+    if let Some(why) = dynamic {
+        return Some(shown(&why));
+    }
     let aliases = match python && loads {
         true => super::python_values::aliases(code, calls),
         false => Vec::new(),
@@ -108,13 +118,41 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         .copied()
         .chain(aliases.iter().map(String::as_str))
         .collect();
+    // `open("/tmp/y.sh", "w")` then `run(["sh", "/tmp/y.sh"])` (R47-11).
+    let written = match python && loads {
+        true => super::python_written::targets(code),
+        false => Vec::new(),
+    };
     for call in spawn_calls(code, &names).into_iter().filter(|_| loads) {
-        // Perl's `open` starts a program only through a pipe.
-        if program == "perl" && call.text.starts_with("open(") && !call.argument.contains('|') {
+        // Perl's `open` starts a program only through a pipe: `open(my
+        // $f, "-|", "git", "diff")` the words after its mode.
+        let mut argument = call.argument.clone();
+        if program == "perl" && call.text.starts_with("open(") {
+            let parts = top_level(&call.argument, ',');
+            if !argument.contains('|') || parts.len() < 2 {
+                continue;
+            }
+            argument = parts[parts.len().min(3) - 1..].join(", ");
+        }
+        // A regular expression's `exec` starts nothing.
+        if node
+            && call.text.starts_with("exec(")
+            && super::dynamic_reach::is_regex_exec(code, call.start)
+        {
             continue;
         }
-        if !is_literal(&call.argument, program, code) {
+        if !written.is_empty()
+            && let Some(why) = super::python_written::runs_written(&call.argument, code, &written)
+        {
+            return Some(format!("its {program} code {why}"));
+        }
+        if !is_literal(&argument, program, code) {
             return Some(shown(&call.text));
+        }
+        // `os.system('sh "$(printf tools/g.%s sh)"')`: the shell text it
+        // hands a shell, read as the hook's own.
+        if let Some(why) = shell_text_computed(&argument, program, code) {
+            return Some(format!("its {program} code {why}"));
         }
     }
     // A command in backquotes (`` `sh $x` ``, `%x(…)`, `qx(…)`) that
@@ -129,11 +167,11 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
     None
 }
 
-/// Why the Python script `code` starts a command built when it runs
-/// (`subprocess.run(["sh", name])`), read as [`spawns_computed`] reads
-/// inline code.
-pub(crate) fn python_spawns_computed(code: &str) -> Option<String> {
-    spawns_computed("python3", code)
+/// Why the script `code`, in `language` (`python3`, `node`, `perl`...),
+/// starts a command built when it runs (`subprocess.run(["sh", name])`,
+/// `execSync("sh " + f)`), read as [`spawns_computed`] reads inline code.
+pub(crate) fn script_spawns_computed(language: &str, code: &str) -> Option<String> {
+    spawns_computed(language, code)
 }
 
 /// The inline code among `args` of `program`: the word after its inline
@@ -177,6 +215,8 @@ pub(super) fn code_of<'a>(program: &str, args: &'a [String]) -> Option<&'a str> 
 struct Call {
     text: String,
     argument: String,
+    /// Where its name starts in the code.
+    start: usize,
 }
 
 /// The calls of `names` in `code` (`name(`…`)`, or, without parentheses as
@@ -215,7 +255,12 @@ fn spawn_calls(code: &str, names: &[&str]) -> Vec<Call> {
             None => continue,
         };
         let text = format!("{}({argument})", found.as_str());
-        calls.push(Call { text, argument });
+        let start = found.start();
+        calls.push(Call {
+            text,
+            argument,
+            start,
+        });
     }
     calls
 }
@@ -234,23 +279,11 @@ fn is_literal(argument: &str, program: &str, code: &str) -> bool {
         return super::python_commands::commands(argument, code).is_some_and(|alternatives| {
             alternatives
                 .iter()
-                .all(|words| python_command_is_written(words))
+                .all(|words| super::python_commands::is_written(words))
         });
     }
     let literal = |word: &str| is_string(word, program);
-    let mut words: Vec<&str> = Vec::new();
-    for part in top_level(argument, ',') {
-        if KEYWORD.is_match(part) {
-            continue;
-        }
-        match part
-            .strip_prefix(['[', '('])
-            .and_then(|p| p.strip_suffix([']', ')']))
-        {
-            Some(list) => words.extend(top_level(list, ',')),
-            None => words.push(part),
-        }
-    }
+    let words = words_of(argument);
     let Some((first, rest)) = words.split_first() else {
         return true;
     };
@@ -280,43 +313,36 @@ fn is_literal(argument: &str, program: &str, code: &str) -> bool {
     true
 }
 
-/// Whether a Python command's `words` ([`super::python_commands`]) are
-/// written out: its program, and an interpreter's script or code (which
-/// must be there: `cmd = ["sh"]; cmd.append(n)` adds it when it runs).
-fn python_command_is_written(words: &[String]) -> bool {
-    use super::python_commands::COMPUTED;
-    let Some((first, rest)) = words.split_first() else {
-        return false;
-    };
-    if first == COMPUTED {
-        return false;
-    }
-    let program = first.trim_matches(['"', '\'']);
-    let name = super::base_name(program);
-    if !super::super::INTERPRETERS.contains(&name.as_str()) {
-        return true;
-    }
-    // `execvp("sh", ["sh", …])`: the program named again as `argv[0]`.
-    let rest = match rest.first() {
-        Some(again) if super::base_name(again.trim_matches(['"', '\''])) == name => &rest[1..],
-        _ => rest,
-    };
-    let mut rest = rest.iter();
-    while let Some(word) = rest.next() {
-        if word == COMPUTED {
-            return false;
+/// The words of a call's arguments as written: its lists' items in line,
+/// keyword options (`check=True`) aside.
+fn words_of(argument: &str) -> Vec<&str> {
+    let mut words: Vec<&str> = Vec::new();
+    for part in top_level(argument, ',') {
+        if KEYWORD.is_match(part) {
+            continue;
         }
-        let word = word.trim_matches(['"', '\'']);
-        if matches!(word, "-c" | "-e" | "-E" | "--eval" | "-m") {
-            return rest.next().is_some_and(|code| code != COMPUTED);
-        }
-        if !word.starts_with('-') {
-            return true;
+        match part
+            .strip_prefix(['[', '('])
+            .and_then(|p| p.strip_suffix([']', ')']))
+        {
+            Some(list) => words.extend(top_level(list, ',')),
+            None => words.push(part),
         }
     }
-    // No script: it reads its input (the hook's, or text `input=` gives:
-    // a computed one is a word of its own, read above).
-    true
+    words
+}
+
+/// Why a shell text the call with arguments `argument` hands a shell
+/// ([`super::shell_strings`]) runs a name computed when it runs.
+fn shell_text_computed(argument: &str, program: &str, code: &str) -> Option<String> {
+    if !matches!(program, "python" | "python3") {
+        return super::shell_strings::computed_in(&words_of(argument), program);
+    }
+    let alternatives = super::python_commands::commands(argument, code)?;
+    alternatives.iter().find_map(|words| {
+        let words: Vec<&str> = words.iter().map(String::as_str).collect();
+        super::shell_strings::computed_in(&words, program)
+    })
 }
 
 /// `name=value`: a keyword option.
@@ -330,7 +356,15 @@ fn is_string(word: &str, program: &str) -> bool {
         Regex::new(r#"^\s*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*$"#).expect("valid regex")
     });
     let interpolating = matches!(program, "perl" | "ruby" | "php");
-    STRING.is_match(word) && !(interpolating && word.trim().starts_with('"') && interpolates(word))
+    let word = word.trim();
+    // A JavaScript template with nothing put in (`` `npx` ``).
+    if matches!(program, "node" | "bun" | "deno") {
+        let template = word.len() > 1 && word.starts_with('`') && word.ends_with('`');
+        if template && !word[1..word.len() - 1].contains(['`', '\\']) && !word.contains("${") {
+            return true;
+        }
+    }
+    STRING.is_match(word) && !(interpolating && word.starts_with('"') && interpolates(word))
 }
 
 /// `text` split at `separator` outside quotes and brackets, each part

@@ -159,6 +159,44 @@ fn list_of(expression: &str, code: &str, depth: usize) -> Option<Vec<Vec<String>
     Some(vec![vec![word_of(expression, code, depth)?]])
 }
 
+/// Whether a Python command's `words` ([`commands`]) are
+/// written out: its program, and an interpreter's script or code (which
+/// must be there: `cmd = ["sh"]; cmd.append(n)` adds it when it runs).
+pub(super) fn is_written(words: &[String]) -> bool {
+    let Some((first, rest)) = words.split_first() else {
+        return false;
+    };
+    if first == COMPUTED {
+        return false;
+    }
+    let program = first.trim_matches(['"', '\'']);
+    let name = super::base_name(program);
+    if !super::super::INTERPRETERS.contains(&name.as_str()) {
+        return true;
+    }
+    // `execvp("sh", ["sh", …])`: the program named again as `argv[0]`.
+    let rest = match rest.first() {
+        Some(again) if super::base_name(again.trim_matches(['"', '\''])) == name => &rest[1..],
+        _ => rest,
+    };
+    let mut rest = rest.iter();
+    while let Some(word) = rest.next() {
+        if word == COMPUTED {
+            return false;
+        }
+        let word = word.trim_matches(['"', '\'']);
+        if matches!(word, "-c" | "-e" | "-E" | "--eval" | "-m") {
+            return rest.next().is_some_and(|code| code != COMPUTED);
+        }
+        if !word.starts_with('-') {
+            return true;
+        }
+    }
+    // No script: it reads its input (the hook's, or text `input=` gives:
+    // a computed one is a word of its own, read above).
+    true
+}
+
 /// Whether `code` adds words to the list `name` holds.
 fn grows(code: &str, name: &str) -> bool {
     let name = regex::escape(name);

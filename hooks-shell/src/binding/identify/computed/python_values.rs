@@ -40,7 +40,7 @@ pub(super) fn values(code: &str, name: &str) -> Option<Vec<String>> {
     let word = Regex::new(&format!(r"\b{name}\b")).ok()?;
     // `cmd[1] = …`, `cmd[:0] = …`, `cmd.insert(0, …)`: words changed in place
     // (R47-2); `append`/`extend`/`+=` add at the end (an interpreter's
-    // script must be written: `python_command_is_written`).
+    // script must be written: `python_commands::is_written`).
     let changed = Regex::new(&format!(
         r"\b{name}\s*\[[^\]]*\]\s*=[^=]|\b{name}\s*\.\s*(?:insert|__setitem__|reverse|sort)\s*\("
     ))
@@ -274,7 +274,7 @@ mod tests {
 
     #[test]
     fn a_python_scripts_commands_are_read_through_its_names() {
-        use super::super::inline_code::python_spawns_computed;
+        use super::super::inline_code::spawns_computed;
         let head = "#!/usr/bin/env python3\nimport json, os, subprocess, sys\n\
                     data = json.load(sys.stdin)\npath = data['tool_input'].get('file_path', '')\n";
         for body in [
@@ -300,7 +300,7 @@ mod tests {
             "import shutil\nsubprocess.run([shutil.which('ruff'), 'check', path])\n",
         ] {
             assert_eq!(
-                python_spawns_computed(&format!("{head}{body}")),
+                spawns_computed("python3", &format!("{head}{body}")),
                 None,
                 "{body}"
             );
@@ -331,7 +331,7 @@ mod tests {
             "import shutil\nsubprocess.run([shutil.which(path), 'x'])\n",
         ] {
             assert!(
-                python_spawns_computed(&format!("{head}{body}")).is_some(),
+                spawns_computed("python3", &format!("{head}{body}")).is_some(),
                 "{body}"
             );
         }

@@ -1,0 +1,218 @@
+//! Node and Perl code that reaches a program another way than a call of
+//! a program-starting function by its name (R47-3, as
+//! [`super::python_values::reaches_dynamically`] reads Python): such code
+//! cannot be read for the command it starts. And the calls of those names
+//! that start none (`/x/.exec(s)`, a regular expression's method).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// Why the Node `code` (which loads `child_process`) reaches a program no
+/// call by name shows: a function of it taken as a value (`const run =
+/// cp.execSync`, `promisify(exec)`), a computed member (`cp[name](…)`), or
+/// text run as code (`eval(s)`, `new Function(s)`, `vm.runInThisContext`).
+pub(super) fn node(code: &str, calls: &[&str]) -> Option<String> {
+    static DYNAMIC: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\beval\s*\(|\bnew\s+Function\s*\(|\bFunction\s*\(|\bvm\s*\.\s*(?:runIn|compileFunction|Script)|\brequire\s*\(\s*[^'`\x22\s)]|\bimport\s*\(\s*[^'\x22\s)]")
+            .expect("valid regex")
+    });
+    if let Some(found) = DYNAMIC.find(code) {
+        return Some(format!(
+            "it runs code built when it runs (`{}`)",
+            found.as_str().trim()
+        ));
+    }
+    // `cp[name]`, `require('child_process')[name]`.
+    static MEMBER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"child_process['"`]\s*\)\s*\[|\b(?:cp|childProcess|child_process|proc)\s*\["#)
+            .expect("valid regex")
+    });
+    if let Some(found) = MEMBER.find(code) {
+        return Some(format!(
+            "it picks a function by a computed name (`{}`)",
+            found.as_str()
+        ));
+    }
+    static WORD: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[A-Za-z_$][A-Za-z0-9_$]*").expect("valid regex"));
+    for found in WORD.find_iter(code) {
+        if !calls.contains(&found.as_str()) {
+            continue;
+        }
+        let after = code[found.end()..].trim_start();
+        let before = code[..found.start()].trim_end();
+        // A call; a name in `{ exec, spawn } = require(…)` / `import {
+        // exec }`, or a key (`exec: true`).
+        let destructured = before.ends_with(['{', ','])
+            && after.starts_with([',', '}'])
+            && !after.starts_with("),");
+        if after.starts_with('(') || destructured || in_comment(code, found.start()) {
+            continue;
+        }
+        // Renamed (`{ spawn: run }`, `import { spawn as run }`), or taken
+        // as a value (`= cp.execSync`, `promisify(exec)`, `[exec]`): a
+        // name no reading follows. Prose (`// spawn a job`) is neither.
+        let renamed =
+            before.ends_with(['{', ',']) && (after.starts_with(':') || after.starts_with("as "));
+        let value = before.ends_with(['.', '=', '(', ',', '[']);
+        if renamed || value {
+            return Some(format!(
+                "it takes `{}` as a value, not a call",
+                found.as_str()
+            ));
+        }
+    }
+    None
+}
+
+/// Whether the byte at `at` is in a `//` comment of its line.
+fn in_comment(code: &str, at: usize) -> bool {
+    let line_start = code[..at].rfind('\n').map_or(0, |n| n + 1);
+    code[line_start..at].contains("//")
+}
+
+/// Whether a call of `exec` at `at` in Node `code` is a regular
+/// expression's method (`/x/.exec(s)`, `re.exec(s)` with `re = /x/` or
+/// `new RegExp(…)`), which starts no program.
+pub(super) fn is_regex_exec(code: &str, at: usize) -> bool {
+    let before = code[..at].trim_end();
+    let Some(receiver) = before.strip_suffix('.') else {
+        return false;
+    };
+    let receiver = receiver.trim_end();
+    // `/x/g.exec(s)`: a literal, its flags after the last `/`.
+    if receiver
+        .trim_end_matches(|c: char| c.is_ascii_alphabetic())
+        .ends_with('/')
+    {
+        return true;
+    }
+    let name_start = receiver
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+        .map_or(0, |n| n + 1);
+    let name = &receiver[name_start..];
+    if name.is_empty() {
+        return false;
+    }
+    let Ok(assigned) = Regex::new(&format!(r"\b{}\s*=\s*(\S)", regex::escape(name))) else {
+        return false;
+    };
+    let mut values = assigned.captures_iter(code).peekable();
+    values.peek().is_some()
+        && values.all(|value| {
+            let start = value.get(1).map_or(0, |m| m.start());
+            let rest = &code[start..];
+            rest.starts_with('/') || rest.starts_with("new RegExp(") || rest.starts_with("RegExp(")
+        })
+}
+
+/// Why the Perl `code` runs text built when it runs as code (`eval $s`,
+/// `eval "…$x…"`): a block `eval { … }` and a literal are read as written.
+pub(super) fn perl(code: &str) -> Option<String> {
+    static EVAL: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\beval\b\s*\(?\s*(.)").expect("valid regex"));
+    for found in EVAL.captures_iter(code) {
+        let first = found.get(1).map_or("", |m| m.as_str());
+        let start = found.get(1).map_or(0, |m| m.start());
+        let literal = first == "'" || (first == "\"" && !interpolated(&code[start..]));
+        if first != "{" && !literal {
+            return Some("it runs text built when it runs as code (`eval`)".to_owned());
+        }
+    }
+    None
+}
+
+/// Whether the double-quoted string at the start of `text` interpolates.
+fn interpolated(text: &str) -> bool {
+    let body = text[1..].split('"').next().unwrap_or("");
+    body.contains(['$', '@'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CALLS: [&str; 7] = [
+        "exec",
+        "execSync",
+        "execFile",
+        "execFileSync",
+        "spawn",
+        "spawnSync",
+        "fork",
+    ];
+
+    #[test]
+    fn node_reaching_a_program_another_way_is_found() {
+        for code in [
+            "const cp = require('child_process'); const run = cp.execSync; run('sh ' + n)",
+            "const { exec } = require('child_process'); const p = util.promisify(exec);",
+            "const cp = require('child_process'); cp[m]('sh x')",
+            "require('child_process'); eval(s)",
+            "const m = require(name);",
+            "require('child_process'); new Function(s)()",
+            "const { spawn: run } = require('child_process'); run('sh', [n])",
+            "import { execSync as run } from 'child_process'; run('sh ' + n)",
+        ] {
+            assert!(node(code, &CALLS).is_some(), "{code}");
+        }
+    }
+
+    #[test]
+    fn node_calling_by_name_is_read_as_before() {
+        for code in [
+            "const { execFileSync, spawn } = require('child_process');\nexecFileSync('git', ['diff']);",
+            "import { spawnSync } from 'node:child_process';\n// spawn a job\nspawnSync('true', [])",
+            "const cp = require('child_process'); cp.execSync('make -s'); console.log('exec')",
+        ] {
+            assert_eq!(node(code, &CALLS), None, "{code}");
+        }
+    }
+
+    #[test]
+    fn a_regular_expressions_exec_is_no_program() {
+        let code =
+            "const re = /x(\\d)/g;\nconst m = re.exec(s);\nconst n = /y/.exec(s);\ncp.exec(c);";
+        let at = |needle: &str| code.find(needle).expect("present") + needle.len() - 4;
+        assert!(is_regex_exec(code, at("re.exec")));
+        assert!(is_regex_exec(code, at("/.exec")));
+        assert!(!is_regex_exec(code, at("cp.exec")));
+    }
+
+    #[test]
+    fn script_files_read_whole_keep_their_written_commands() {
+        use super::super::inline_code::spawns_computed;
+        for (program, code) in [
+            (
+                "node",
+                "const cp = require('child_process');\nconst m = /x(\\d)/.exec(s);\ncp.execFileSync('git', ['diff', m[1]]);",
+            ),
+            (
+                "perl",
+                "open(my $f, '-|', 'git', 'diff', $ARGV[0]) or die;\nprint <$f>;",
+            ),
+            ("perl", "open(my $f, '<', $path) or die;"),
+            ("perl", "open(FH, 'git log |');"),
+        ] {
+            assert_eq!(spawns_computed(program, code), None, "{program} {code}");
+        }
+        for (program, code) in [
+            (
+                "node",
+                "const cp = require('child_process');\nconst run = cp.execSync;\nrun('sh ' + n);",
+            ),
+            ("perl", "open(my $f, '-|', 'sh', $script) or die;"),
+            ("perl", "open(FH, \"sh $x |\");"),
+        ] {
+            assert!(spawns_computed(program, code).is_some(), "{program} {code}");
+        }
+    }
+
+    #[test]
+    fn perl_eval_of_built_text_is_found() {
+        assert!(perl("my $c = 'sys' . 'tem'; eval \"$c('sh x')\";").is_some());
+        assert!(perl("eval $code;").is_some());
+        assert_eq!(perl("eval { risky() }; eval 'print 1';"), None);
+    }
+}

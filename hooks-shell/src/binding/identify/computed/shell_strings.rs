@@ -1,0 +1,158 @@
+//! The shell text a call of another language hands a shell, written out
+//! (`os.system('sh "$(printf tools/g.%s sh)"')`, `execSync("…")`,
+//! `["bash", "-c", "…"]`): read for names computed when it runs as the
+//! hook's own text is ([`super::computed_name`]). A literal that spells
+//! its text with an escape no reading decodes cannot be read.
+
+/// Why one of the string literals `words` (a command's words as written,
+/// its program first) that a shell runs as text runs a name computed when
+/// it runs: the first word (a command line, or a program's name, which
+/// computes nothing), and, after a shell, every other word (`-c`'s code).
+pub(super) fn computed_in(words: &[&str], program: &str) -> Option<String> {
+    let first = words.first()?;
+    let shell = decoded(first, program)
+        .is_some_and(|text| super::super::SHELLS.contains(&super::base_name(text.trim()).as_str()));
+    let read = match shell {
+        true => words,
+        false => &words[..1],
+    };
+    for word in read {
+        let Some(text) = decoded(word, program) else {
+            return Some(format!(
+                "hands a shell text spelled with an escape no reading decodes ({word})"
+            ));
+        };
+        if let Some(why) = super::computed_name(&text) {
+            return Some(format!("hands a shell text in which {why}"));
+        }
+    }
+    None
+}
+
+/// The text of the string literal `word` in `program`, its escapes
+/// decoded (`\"`, `\n`, `\x24`, `\u0024`, `\u{24}`, `\044`); `None` for
+/// an escape not decoded here (`\N{DOLLAR SIGN}`). A word that is no
+/// quoted literal is its own text.
+fn decoded(word: &str, program: &str) -> Option<String> {
+    let word = word.trim();
+    let python = matches!(program, "python" | "python3");
+    let (raw, body) = match python {
+        true => {
+            let prefix = word.len()
+                - word
+                    .trim_start_matches(['r', 'R', 'b', 'B', 'u', 'U'])
+                    .len();
+            (word[..prefix].contains(['r', 'R']), &word[prefix..])
+        }
+        false => (false, word),
+    };
+    let quote = body
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '"' | '\'' | '`'));
+    let Some(quote) = quote else {
+        return Some(word.to_owned());
+    };
+    let inner = body.strip_prefix(quote)?.strip_suffix(quote)?;
+    // Perl's and PHP's single quotes, and raw strings, keep backslashes
+    // but `\\` and the quote.
+    let plain = raw || (quote == '\'' && matches!(program, "perl" | "php" | "ruby"));
+    let mut out = String::new();
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(next) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        if plain {
+            if next != '\\' && next != quote {
+                out.push('\\');
+            }
+            out.push(next);
+            continue;
+        }
+        match next {
+            'n' => out.push('\n'),
+            't' => out.push('\t'),
+            'r' => out.push('\r'),
+            '0'..='7' => {
+                let mut digits = String::from(next);
+                while digits.len() < 3 && chars.peek().is_some_and(|d| ('0'..='7').contains(d)) {
+                    digits.extend(chars.next());
+                }
+                out.push(char::from_u32(u32::from_str_radix(&digits, 8).ok()?)?);
+            }
+            'x' | 'u' | 'U' => {
+                let braced = chars.peek() == Some(&'{');
+                let count = match (next, braced) {
+                    (_, true) => {
+                        chars.next();
+                        8
+                    }
+                    ('x', false) => 2,
+                    ('u', false) => 4,
+                    _ => 8,
+                };
+                let mut digits = String::new();
+                while digits.len() < count && chars.peek().is_some_and(char::is_ascii_hexdigit) {
+                    digits.extend(chars.next());
+                }
+                if braced && chars.next() != Some('}') {
+                    return None;
+                }
+                out.push(char::from_u32(u32::from_str_radix(&digits, 16).ok()?)?);
+            }
+            // `\N{DOLLAR SIGN}`, Perl's `\N{U+24}`: named, not decoded.
+            'N' => return None,
+            '\\' | '\'' | '"' | '`' | '$' | '\n' => out.push(next),
+            // Kept as written (Python keeps `\d`; elsewhere the letter).
+            other => {
+                out.push('\\');
+                out.push(other);
+            }
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shell_text_computing_a_name_is_found_however_spelled() {
+        for (program, words) in [
+            ("python3", vec![r#""sh \"$(printf tools/g.%s sh)\"""#]),
+            ("python3", vec![r#""sh \x24(printf tools/g.%s sh)""#]),
+            ("python3", vec![r#""sh \N{DOLLAR SIGN}(printf x)""#]),
+            (
+                "python3",
+                vec!["'bash'", "'-c'", r#"'sh "$(printf tools/g.%s sh)"'"#],
+            ),
+            ("node", vec![r#"'sh "\u{24}(printf tools/g.%s sh)"'"#]),
+            ("perl", vec![r#""sh \$(printf tools/g.%s sh)""#]),
+        ] {
+            assert!(
+                computed_in(&words, program).is_some(),
+                "{program} {words:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn written_shell_text_is_read_as_before() {
+        for (program, words) in [
+            ("python3", vec!["'make -s lint'"]),
+            ("python3", vec!["'git'", "'diff'", "'$(not a shell)'"]),
+            ("python3", vec![r#""ruff check \"$CLAUDE_PROJECT_DIR\"""#]),
+            ("node", vec!["`npx prettier --check .`"]),
+            ("perl", vec![r"'grep -q \d file'"]),
+        ] {
+            assert_eq!(computed_in(&words, program), None, "{program} {words:?}");
+        }
+    }
+}
