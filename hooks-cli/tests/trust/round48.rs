@@ -166,6 +166,16 @@ fn a_shell_text_another_language_hands_a_shell_is_read() {
         ("python3 x.py", "x.py", "import subprocess, sys\nsys.stdin.read()\nsubprocess.run(['bash', '-c', 'sh \"\\x24(printf tools/g.%s sh)\" a'])\n".to_owned()),
         ("node x.js", "x.js", format!("require('fs').readFileSync(0);\nrequire('child_process').execSync(\"{computes}\", {{ stdio: 'ignore' }});\n")),
         ("perl x.pl", "x.pl", "<STDIN>;\nsystem('sh', '-c', 'sh \"$(printf tools/g.%s sh)\" a');\n".to_owned()),
+        (
+            "python3 x.py",
+            "x.py",
+            "import subprocess, sys\nsys.stdin.read()\nsubprocess.run(['sh'], input='sh \"$(printf tools/g.%s sh)\" a', text=True)\n".to_owned(),
+        ),
+        (
+            "node x.js",
+            "x.js",
+            "require('fs').readFileSync(0);\nrequire('child_process').spawnSync('sh', [], { input: 'sh \"$(printf tools/g.%s sh)\" a', stdio: ['pipe', 'ignore', 'ignore'] });\n".to_owned(),
+        ),
         ("python3 -c \"import os; os.system('sh \\\"\\$(printf tools/g.%s sh)\\\" a')\"", "unused", String::new()),
     ] {
         edit_never_runs(command, &|project| {

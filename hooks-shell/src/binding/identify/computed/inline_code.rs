@@ -335,13 +335,15 @@ fn words_of(argument: &str) -> Vec<&str> {
 /// Why a shell text the call with arguments `argument` hands a shell
 /// ([`super::shell_strings`]) runs a name computed when it runs.
 fn shell_text_computed(argument: &str, program: &str, code: &str) -> Option<String> {
+    use super::shell_strings::{computed_in, fed_computed};
     if !matches!(program, "python" | "python3") {
-        return super::shell_strings::computed_in(&words_of(argument), program);
+        let words = words_of(argument);
+        return computed_in(&words, program).or_else(|| fed_computed(argument, &words, program));
     }
     let alternatives = super::python_commands::commands(argument, code)?;
     alternatives.iter().find_map(|words| {
         let words: Vec<&str> = words.iter().map(String::as_str).collect();
-        super::shell_strings::computed_in(&words, program)
+        computed_in(&words, program).or_else(|| fed_computed(argument, &words, program))
     })
 }
 

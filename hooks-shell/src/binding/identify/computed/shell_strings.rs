@@ -4,6 +4,10 @@
 //! hook's own text is ([`super::computed_name`]). A literal that spells
 //! its text with an escape no reading decodes cannot be read.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 /// Why one of the string literals `words` (a command's words as written,
 /// its program first) that a shell runs as text runs a name computed when
 /// it runs: the first word (a command line, or a program's name, which
@@ -24,6 +28,55 @@ pub(super) fn computed_in(words: &[&str], program: &str) -> Option<String> {
         };
         if let Some(why) = super::computed_name(&text) {
             return Some(format!("hands a shell text in which {why}"));
+        }
+    }
+    None
+}
+
+/// Why the text a call with arguments `argument` feeds a shell on its
+/// input (`run(["sh"], input="…")`, `spawnSync("sh", [], { input: "…" })`)
+/// runs a name computed when it runs; one built when it runs is such a
+/// name. `words` are the command's words as written: a shell given a
+/// script or `-c` code reads its input as data.
+pub(super) fn fed_computed(argument: &str, words: &[&str], program: &str) -> Option<String> {
+    static INPUT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\binput\s*[=:]\s*").expect("valid regex"));
+    static LITERAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^(?:[rRbBuU]{0,2}"(?:[^"\\]|\\.)*"|[rRbBuU]{0,2}'(?:[^'\\]|\\.)*'|`[^`$]*`)\s*(?:[,})\n]|$)"#)
+            .expect("valid regex")
+    });
+    let (first, rest) = words.split_first()?;
+    let shell = decoded(first, program)
+        .is_some_and(|text| super::super::SHELLS.contains(&super::base_name(text.trim()).as_str()));
+    // Node's options object (`{ input: … }`) is no word of the command.
+    let mut words = rest
+        .iter()
+        .filter(|word| !word.trim_start().starts_with('{'));
+    let reads_input = words
+        .all(|word| decoded(word, program).is_some_and(|w| w.starts_with('-') && !w.contains('c')));
+    if !shell || !reads_input {
+        return None;
+    }
+    for found in INPUT.find_iter(argument) {
+        let rest = &argument[found.end()..];
+        let Some(literal) = LITERAL.find(rest) else {
+            return Some("feeds a shell text built when it runs on its input".to_owned());
+        };
+        let word = literal
+            .as_str()
+            .trim_end()
+            .trim_end_matches([',', '}', ')'])
+            .trim_end();
+        let text = decoded(word, program).ok_or_else(|| {
+            format!("feeds a shell text spelled with an escape no reading decodes ({word})")
+        });
+        match text {
+            Err(why) => return Some(why),
+            Ok(text) => {
+                if let Some(why) = super::computed_name(&text) {
+                    return Some(format!("feeds a shell text in which {why}"));
+                }
+            }
         }
     }
     None
@@ -141,6 +194,34 @@ mod tests {
                 "{program} {words:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_shell_fed_text_computing_a_name_is_found() {
+        let computes = r#"'sh "$(printf tools/g.%s sh)" a'"#;
+        for (argument, program) in [
+            (format!("['sh'], input={computes}, text=True"), "python3"),
+            ("['sh'], input='sh ' + n".to_owned(), "python3"),
+        ] {
+            assert!(
+                fed_computed(&argument, &["'sh'"], program).is_some(),
+                "{argument}"
+            );
+        }
+        let node = format!("'sh', [], {{ input: {computes} }}");
+        let words = ["'sh'", &format!("{{ input: {computes} }}")];
+        assert!(fed_computed(&node, &words, "node").is_some());
+        let fed = |argument: &str, words: &[&str]| fed_computed(argument, words, "python3");
+        assert_eq!(fed("['sh'], input='make -s lint\\n'", &["'sh'"]), None);
+        assert_eq!(fed("['jq', '.'], input=data", &["'jq'", "'.'"]), None);
+        // A script reads its input as data.
+        assert_eq!(
+            fed(
+                "['sh', 'tools/g.sh'], input=data",
+                &["'sh'", "'tools/g.sh'"]
+            ),
+            None
+        );
     }
 
     #[test]
