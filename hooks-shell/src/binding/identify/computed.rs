@@ -44,7 +44,7 @@ use words::{Taint, Words, expands};
 const MAX_DEPTH: usize = 8;
 
 pub(crate) use given::{ANY, Calls, computed_name_given, scripts_given_computed};
-pub(crate) use inline_code::script_spawns_computed;
+pub(crate) use inline_code::spawns_computed;
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read

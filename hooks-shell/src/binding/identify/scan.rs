@@ -56,7 +56,7 @@ pub(super) fn scan_code(file: &Path, language: &str) -> Option<String> {
         return None;
     }
     let text = String::from_utf8_lossy(&bytes);
-    let why = super::computed::script_spawns_computed(language, &text)?;
+    let why = super::computed::spawns_computed(language, &text)?;
     Some(format!(
         "{} runs a file named only when it runs: {why}",
         file.display()

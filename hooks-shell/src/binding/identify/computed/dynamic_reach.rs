@@ -131,17 +131,8 @@ fn interpolated(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::inline_code::NODE_CALLS as CALLS;
     use super::*;
-
-    const CALLS: [&str; 7] = [
-        "exec",
-        "execSync",
-        "execFile",
-        "execFileSync",
-        "spawn",
-        "spawnSync",
-        "fork",
-    ];
 
     #[test]
     fn node_reaching_a_program_another_way_is_found() {

@@ -10,9 +10,21 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// Why `code`, the inline code of `program` (as [`super::base_name`]
-/// gives it), starts a program named only when it runs.
-pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
+/// The `child_process` functions that start a program.
+pub(super) const NODE_CALLS: [&str; 7] = [
+    "exec",
+    "execSync",
+    "execFile",
+    "execFileSync",
+    "spawn",
+    "spawnSync",
+    "fork",
+];
+
+/// Why `code`, the inline code or a script file of `program` (as
+/// [`super::base_name`] gives it, or a script's language:
+/// `identify::language`), starts a program named only when it runs.
+pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
     // `sys.path.insert(0, 'l' + 'ib')`: modules from a folder no reading
     // names (R46-3).
     if matches!(program, "python" | "python3")
@@ -57,15 +69,7 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         "ruby" => &[
             "system", "exec", "spawn", "popen", "capture2", "capture3", "popen3",
         ],
-        "node" | "bun" | "deno" => &[
-            "exec",
-            "execSync",
-            "execFile",
-            "execFileSync",
-            "spawn",
-            "spawnSync",
-            "fork",
-        ],
+        "node" | "bun" | "deno" => &NODE_CALLS,
         "php" => &[
             "system",
             "exec",
@@ -165,13 +169,6 @@ pub(super) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         return Some(shown(quoted.as_str()));
     }
     None
-}
-
-/// Why the script `code`, in `language` (`python3`, `node`, `perl`...),
-/// starts a command built when it runs (`subprocess.run(["sh", name])`,
-/// `execSync("sh " + f)`), read as [`spawns_computed`] reads inline code.
-pub(crate) fn script_spawns_computed(language: &str, code: &str) -> Option<String> {
-    spawns_computed(language, code)
 }
 
 /// The inline code among `args` of `program`: the word after its inline

@@ -14,9 +14,7 @@ use regex::Regex;
 /// computes nothing), and, after a shell, every other word (`-c`'s code).
 pub(super) fn computed_in(words: &[&str], program: &str) -> Option<String> {
     let first = words.first()?;
-    let shell = decoded(first, program)
-        .is_some_and(|text| super::super::SHELLS.contains(&super::base_name(text.trim()).as_str()));
-    let read = match shell {
+    let read = match is_shell(first, program) {
         true => words,
         false => &words[..1],
     };
@@ -46,8 +44,7 @@ pub(super) fn fed_computed(argument: &str, words: &[&str], program: &str) -> Opt
             .expect("valid regex")
     });
     let (first, rest) = words.split_first()?;
-    let shell = decoded(first, program)
-        .is_some_and(|text| super::super::SHELLS.contains(&super::base_name(text.trim()).as_str()));
+    let shell = is_shell(first, program);
     // Node's options object (`{ input: … }`) is no word of the command.
     let mut words = rest
         .iter()
@@ -80,6 +77,12 @@ pub(super) fn fed_computed(argument: &str, words: &[&str], program: &str) -> Opt
         }
     }
     None
+}
+
+/// Whether the word `word` (as written in `program`) names a shell.
+fn is_shell(word: &str, program: &str) -> bool {
+    decoded(word, program)
+        .is_some_and(|text| super::super::SHELLS.contains(&super::base_name(text.trim()).as_str()))
 }
 
 /// The text of the string literal `word` in `program`, its escapes
