@@ -16,7 +16,7 @@ const NODE_COMPUTES: &str = "const cp = require('child_process');\nrequire('fs')
 #[test]
 fn a_script_file_starting_a_command_built_when_it_runs_is_never_approved() {
     // Each case: the command, the file it runs and what the file holds.
-    let cases: [(&str, &str, &str); 11] = [
+    let cases: [(&str, &str, &str); 12] = [
         ("node x.js", "x.js", NODE_COMPUTES),
         (
             "node x.mjs",
@@ -46,6 +46,13 @@ fn a_script_file_starting_a_command_built_when_it_runs_is_never_approved() {
             "perl x.pl",
             "x.pl",
             "my $c = 'sys' . 'tem';\neval \"$c('sh', 'tools/g.' . 'sh', 'a')\";\n",
+        ),
+        // The module under a name of its own, a function picked by a
+        // computed name (review of R47-3).
+        (
+            "node x.js",
+            "x.js",
+            "const x = require('child_process');\nconst m = String.fromCharCode(101, 120, 101, 99, 83, 121, 110, 99);\nx[m]('sh tools/g.' + 'sh a', { stdio: 'ignore' });\n",
         ),
         (
             "perl x.pl",
@@ -140,12 +147,17 @@ fn a_script_python_writes_and_then_runs_is_never_approved() {
         "open('Y', 'w').write('sh ' + NAME + ' a\\n')\nsubprocess.run(['sh', 'Y'])\nos.remove('Y')",
         "p = 'Y'\nwith open(p, 'w') as f:\n    f.write('sh ' + NAME + ' a\\n')\nos.system('sh Y')\nos.remove(p)",
         "from pathlib import Path\nPath('Y').write_text('sh ' + NAME + ' a\\n')\nsubprocess.run('. Y', shell=True)\nos.remove('Y')",
+        // Written under an escaped spelling, run by the plain one.
+        "open('ESCAPED', 'w').write('sh ' + NAME + ' a\\n')\nsubprocess.run(['sh', 'Y'])\nos.remove('Y')",
     ] {
         edit_never_runs("python3 x.py", &|project| {
             // Outside the project, a name no other test writes.
             let folder = project.parent().expect("a temporary home");
             let written = folder.join("r48y.sh").display().to_string();
-            let body = body.replace('Y', &written).replace("NAME", name);
+            let body = body
+                .replace('Y', &written)
+                .replace("ESCAPED", &written.replace('.', "\\x2e"))
+                .replace("NAME", name);
             write(
                 project,
                 "x.py",

@@ -23,16 +23,8 @@ pub(super) fn node(code: &str, calls: &[&str]) -> Option<String> {
             found.as_str().trim()
         ));
     }
-    // `cp[name]`, `require('child_process')[name]`.
-    static MEMBER: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"child_process['"`]\s*\)\s*\[|\b(?:cp|childProcess|child_process|proc)\s*\["#)
-            .expect("valid regex")
-    });
-    if let Some(found) = MEMBER.find(code) {
-        return Some(format!(
-            "it picks a function by a computed name (`{}`)",
-            found.as_str()
-        ));
+    if let Some(why) = module_used_otherwise(code, calls) {
+        return Some(why);
     }
     static WORD: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"[A-Za-z_$][A-Za-z0-9_$]*").expect("valid regex"));
@@ -66,6 +58,109 @@ pub(super) fn node(code: &str, calls: &[&str]) -> Option<String> {
     None
 }
 
+/// Why the `child_process` module is used in Node `code` other than by
+/// calling its functions by name (`cp.execSync(…)`, `const { spawn } =
+/// require(…)`, `import { spawn } from …`): an alias used any other way
+/// (`cp[name]`, `const z = cp`, `f(cp)`), a function it exports under a
+/// new name, the module as a value (`Object.values(require(…))`, a
+/// dynamic `import(…)`), Node's internal bindings.
+fn module_used_otherwise(code: &str, calls: &[&str]) -> Option<String> {
+    static MODULE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\brequire\s*\(\s*['"`](?:node:)?child_process['"`]\s*\)|\bimport\s*\(\s*['"`](?:node:)?child_process['"`]\s*\)|\bfrom\s*['"](?:node:)?child_process['"]|\bprocess\s*\.\s*(?:binding|_linkedBinding|dlopen)\b"#)
+            .expect("valid regex")
+    });
+    static BOUND: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:\b(?:const|let|var)\s+([A-Za-z_$][A-Za-z0-9_$]*)\s*=|\b(?:const|let|var)\s*\{([^{}]*)\}\s*=|\bimport\s+(?:\*\s*as\s+)?([A-Za-z_$][A-Za-z0-9_$]*)\s*|\bimport\s*\{([^{}]*)\}\s*)\s*$")
+            .expect("valid regex")
+    });
+    let other = |what: &str| Some(format!("it uses child_process another way (`{what}`)"));
+    let mut aliases = Vec::new();
+    for module in MODULE.find_iter(code) {
+        let text = module.as_str();
+        if text.starts_with("process") || text.starts_with("import") {
+            return other(text);
+        }
+        let after = code[module.end()..].trim_start();
+        // `require('child_process').execSync(`: a call by name.
+        let called = after.strip_prefix('.').is_some_and(|rest| {
+            let rest = rest.trim_start();
+            calls.iter().any(|call| {
+                rest.strip_prefix(call)
+                    .is_some_and(|tail| tail.trim_start().starts_with('('))
+            })
+        });
+        if called {
+            continue;
+        }
+        let head = &code[..module.start()];
+        let line = &head[head.rfind(['\n', ';']).map_or(0, |n| n + 1)..];
+        let Some(bound) = BOUND.captures(line) else {
+            return other(text);
+        };
+        if let Some(alias) = bound.get(1).or(bound.get(3)) {
+            aliases.push(alias.as_str().to_owned());
+            continue;
+        }
+        // `{ exec, spawn }`: only names of its calls, none renamed.
+        let names = bound.get(2).or(bound.get(4)).map_or("", |m| m.as_str());
+        let plain = names
+            .split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .all(|name| calls.contains(&name));
+        if !plain {
+            return other(&format!("{{{names}}}"));
+        }
+    }
+    for alias in aliases {
+        let use_of = Regex::new(&format!(
+            r"(?:^|[^A-Za-z0-9_$.])({})\b",
+            regex::escape(&alias)
+        ))
+        .ok()?;
+        for found in use_of.captures_iter(code) {
+            let at = found.get(1)?;
+            let after = code[at.end()..].trim_start();
+            let before = code[..at.start()].trim_end();
+            let declared = before.ends_with("const")
+                || before.ends_with("let")
+                || before.ends_with("var")
+                || before.ends_with("as")
+                || before.ends_with("import");
+            let called = after.strip_prefix('.').is_some_and(|rest| {
+                let rest = rest.trim_start();
+                calls.iter().any(|call| {
+                    rest.strip_prefix(call)
+                        .is_some_and(|tail| tail.trim_start().starts_with('('))
+                })
+            });
+            let quoted = in_comment(code, at.start()) || in_string(code, at.start());
+            if !declared && !called && !quoted {
+                return other(&format!("{alias}{}", &after[..after.len().min(12)]));
+            }
+        }
+    }
+    None
+}
+
+/// Whether the byte at `at` is inside a quoted string of its line (an
+/// odd count of one kind of quote before it).
+fn in_string(code: &str, at: usize) -> bool {
+    let line = &code[code[..at].rfind('\n').map_or(0, |n| n + 1)..at];
+    let mut open: Option<char> = None;
+    let mut escaped = false;
+    for c in line.chars() {
+        match (open, c) {
+            (_, _) if escaped => escaped = false,
+            (Some(_), '\\') => escaped = true,
+            (Some(quote), c) if c == quote => open = None,
+            (None, '\'' | '"' | '`') => open = Some(c),
+            _ => {}
+        }
+    }
+    open.is_some()
+}
+
 /// Whether the byte at `at` is in a `//` comment of its line.
 fn in_comment(code: &str, at: usize) -> bool {
     let line_start = code[..at].rfind('\n').map_or(0, |n| n + 1);
@@ -95,16 +190,31 @@ pub(super) fn is_regex_exec(code: &str, at: usize) -> bool {
     if name.is_empty() {
         return false;
     }
-    let Ok(assigned) = Regex::new(&format!(r"\b{}\s*=\s*(\S)", regex::escape(name))) else {
+    // One declaration, of a regular expression, and every other use a
+    // property of it (`re.exec`, `re.lastIndex`): a parameter or a
+    // destructuring of the same name (`function f(re)`) could be anything.
+    let name = regex::escape(name);
+    let (Ok(declared), Ok(used)) = (
+        Regex::new(&format!(
+            r"\b(?:const|let|var)\s+{name}\s*=\s*(?:/|new\s+RegExp\(|RegExp\()"
+        )),
+        Regex::new(&format!(r"(?:^|[^A-Za-z0-9_$.])({name})\b")),
+    ) else {
         return false;
     };
-    let mut values = assigned.captures_iter(code).peekable();
-    values.peek().is_some()
-        && values.all(|value| {
-            let start = value.get(1).map_or(0, |m| m.start());
-            let rest = &code[start..];
-            rest.starts_with('/') || rest.starts_with("new RegExp(") || rest.starts_with("RegExp(")
-        })
+    let declarations = declared.find_iter(code).count();
+    let uses_ok = used.captures_iter(code).all(|found| {
+        let Some(at) = found.get(1) else {
+            return false;
+        };
+        let before = code[..at.start()].trim_end();
+        let declaration = ["const", "let", "var"].iter().any(|k| before.ends_with(k));
+        declaration
+            || code[at.end()..].trim_start().starts_with('.')
+            || in_string(code, at.start())
+            || in_comment(code, at.start())
+    });
+    declarations == 1 && uses_ok
 }
 
 /// Why the Perl `code` runs text built when it runs as code (`eval $s`,
@@ -162,6 +272,29 @@ mod tests {
     }
 
     #[test]
+    fn child_process_used_another_way_is_found() {
+        for code in [
+            "const x = require('child_process');\nx[m]('sh ' + n);",
+            "const y = require('child_process');\nconst z = y;\nz.execSync(c);",
+            "Object.values(require('child_process'))[3]('sh ' + n);",
+            "import('child_process').then(m => m[k]('sh ' + n));",
+            "require('child_process');\nprocess.binding('spawn_sync').spawn(o);",
+            "const { ChildProcess } = require('child_process');",
+            "import cp, { exec } from 'child_process';",
+        ] {
+            assert!(node(code, &CALLS).is_some(), "{code}");
+        }
+        for code in [
+            "const cp = require('node:child_process');\ncp.execSync('cp -r a b'); // cp stays\ncp.spawnSync('git', ['log']);",
+            "import * as cp from 'child_process';\ncp.execFileSync('git', ['diff']);",
+            "import { execFileSync } from 'child_process';\nexecFileSync('git', []);",
+            "require('child_process').execSync('make -s');",
+        ] {
+            assert_eq!(node(code, &CALLS), None, "{code}");
+        }
+    }
+
+    #[test]
     fn a_regular_expressions_exec_is_no_program() {
         let code =
             "const re = /x(\\d)/g;\nconst m = re.exec(s);\nconst n = /y/.exec(s);\ncp.exec(c);";
@@ -169,6 +302,10 @@ mod tests {
         assert!(is_regex_exec(code, at("re.exec")));
         assert!(is_regex_exec(code, at("/.exec")));
         assert!(!is_regex_exec(code, at("cp.exec")));
+        // A parameter of the same name may hold anything.
+        let shadowed = "const re = /x/;\nfunction f(re) { return re.exec(c); }\nf(cp);";
+        let at = shadowed.find("re.exec").expect("present") + 3;
+        assert!(!is_regex_exec(shadowed, at));
     }
 
     #[test]

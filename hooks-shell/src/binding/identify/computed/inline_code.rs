@@ -125,7 +125,11 @@ pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
     // `open("/tmp/y.sh", "w")` then `run(["sh", "/tmp/y.sh"])` (R47-11).
     let written = match python && loads {
         true => super::python_written::targets(code),
-        false => Vec::new(),
+        false => Ok(Vec::new()),
+    };
+    let written = match written {
+        Ok(written) => written,
+        Err(why) => return Some(format!("its {program} code {why}")),
     };
     for call in spawn_calls(code, &names).into_iter().filter(|_| loads) {
         // Perl's `open` starts a program only through a pipe: `open(my

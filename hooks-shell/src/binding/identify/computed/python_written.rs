@@ -13,10 +13,12 @@ use regex::Regex;
 
 use super::python_commands::{COMPUTED, commands};
 use super::python_values::{is_name, values};
+use super::shell_strings::literal_text;
 
-/// The paths `code` writes, as written (quotes taken off, a name read for
-/// the one string it is given).
-pub(super) fn targets(code: &str) -> Vec<String> {
+/// The paths `code` writes, as they read (escapes decoded, a name read
+/// for the one string it is given); why not, when a path is spelled with
+/// an escape no reading decodes.
+pub(super) fn targets(code: &str) -> Result<Vec<String>, String> {
     // `open(p, "w")`, `open(p, mode="a")`, `io.open`, `os.fdopen` aside.
     static OPENED: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"\bopen\(\s*([^,()]+?)\s*,\s*(?:mode\s*=\s*)?[rRbB]?["']([^"']*)["']"#)
@@ -35,7 +37,7 @@ pub(super) fn targets(code: &str) -> Vec<String> {
     let mut found = Vec::new();
     for opened in OPENED.captures_iter(code) {
         if opened[2].contains(['w', 'a', 'x', '+']) {
-            found.extend(path_of(&opened[1], code));
+            found.extend(path_of(&opened[1], code)?);
         }
     }
     for path in PATHS.captures_iter(code) {
@@ -43,34 +45,33 @@ pub(super) fn targets(code: &str) -> Vec<String> {
             .get(3)
             .is_none_or(|mode| mode.as_str().contains(['w', 'a', 'x', '+']));
         if writes {
-            found.extend(path_of(&path[1], code));
+            found.extend(path_of(&path[1], code)?);
         }
     }
     for moved in MOVED.captures_iter(code) {
-        found.extend(path_of(&moved[1], code));
+        found.extend(path_of(&moved[1], code)?);
     }
-    found
+    Ok(found)
 }
 
-/// The path `expression` names: a string literal, or a name given one.
-fn path_of(expression: &str, code: &str) -> Option<String> {
+/// The path `expression` names: a string literal, or a name given one;
+/// why not, for a literal spelled with an escape no reading decodes.
+fn path_of(expression: &str, code: &str) -> Result<Option<String>, String> {
     let expression = expression.trim();
-    if let Some(text) = unquoted(expression) {
-        return Some(normal(&text));
+    let literal = match is_name(expression) {
+        true => match values(code, expression).map(<[String; 1]>::try_from) {
+            Some(Ok([value])) => value,
+            _ => return Ok(None),
+        },
+        false => expression.to_owned(),
+    };
+    match literal_text(literal.trim(), "python3") {
+        None => Ok(None),
+        Some(Some(text)) => Ok(Some(normal(&text))),
+        Some(None) => Err(format!(
+            "writes a file it names with an escape no reading decodes ({literal})"
+        )),
     }
-    let [value] = values(code, expression)
-        .filter(|_| is_name(expression))?
-        .try_into()
-        .ok()?;
-    unquoted(value.trim()).map(|text| normal(&text))
-}
-
-/// The text of the string literal `word`, if it is one.
-fn unquoted(word: &str) -> Option<String> {
-    let word = word.trim_start_matches(['r', 'R', 'b', 'B', 'u', 'U']);
-    let quote = word.chars().next().filter(|c| matches!(c, '"' | '\''))?;
-    let inner = word.strip_prefix(quote)?.strip_suffix(quote)?;
-    (!inner.contains(quote)).then(|| inner.to_owned())
 }
 
 /// `./y.sh` and `y.sh` alike.
@@ -86,7 +87,7 @@ pub(super) fn runs_written(argument: &str, code: &str, written: &[String]) -> Op
         let words: Vec<String> = words
             .iter()
             .filter(|word| *word != COMPUTED)
-            .filter_map(|word| unquoted(word))
+            .filter_map(|word| literal_text(word, "python3").flatten())
             .collect();
         // One string: a shell command line (`os.system`, `shell=True`).
         let lines: Vec<Vec<String>> = match words.as_slice() {
@@ -130,7 +131,9 @@ mod tests {
     use super::*;
 
     fn refused(code: &str) -> bool {
-        let written = targets(code);
+        let Ok(written) = targets(code) else {
+            return true;
+        };
         let call = code.rsplit_once("run(").map_or("", |(_, rest)| rest);
         let argument = call.strip_suffix(")\n").unwrap_or(call);
         runs_written(argument, code, &written).is_some()
@@ -144,6 +147,9 @@ mod tests {
             "p = '/tmp/y.py'\nPath(p).write_text(body)\nsubprocess.run([sys.executable, p])\n",
             "shutil.copy(src, '/tmp/y')\nsubprocess.run(['/tmp/y'])\n",
             "open('/tmp/y.sh', 'w+').write(t)\nsubprocess.run('cd /tmp && . /tmp/y.sh', shell=True)\n",
+            // Spelled another way where it is written (review of R47-11).
+            "open('/tmp/y\\x2esh', 'w').write(t)\nsubprocess.run(['sh', '/tmp/y.sh'])\n",
+            "open('/tmp/y\\N{FULL STOP}sh', 'w').write(t)\nsubprocess.run(['sh', '/tmp/y.sh'])\n",
         ] {
             assert!(refused(code), "{code}");
         }

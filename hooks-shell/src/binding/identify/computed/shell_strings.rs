@@ -79,6 +79,16 @@ pub(super) fn fed_computed(argument: &str, words: &[&str], program: &str) -> Opt
     None
 }
 
+/// The text of `word` when it is a string literal of `program`: `None`
+/// when it is none, `Some(None)` when it holds an escape not decoded here.
+pub(super) fn literal_text(word: &str, program: &str) -> Option<Option<String>> {
+    let body = word
+        .trim()
+        .trim_start_matches(['r', 'R', 'b', 'B', 'u', 'U']);
+    body.starts_with(['"', '\'', '`'])
+        .then(|| decoded(word, program))
+}
+
 /// Whether the word `word` (as written in `program`) names a shell.
 fn is_shell(word: &str, program: &str) -> bool {
     decoded(word, program)
