@@ -57,7 +57,7 @@ fn a_script_file_starting_a_command_built_when_it_runs_is_never_approved() {
         (
             "perl x.pl",
             "x.pl",
-            "<STDIN>;\nsystem(\"sh tools/g.\" . \"sh\", \"a\");\n",
+            "<STDIN>;\nsystem(\"sh\", \"tools/g.\" . \"sh\", \"a\");\n",
         ),
         (
             "perl tools/h",
@@ -189,6 +189,30 @@ fn a_shell_text_another_language_hands_a_shell_is_read() {
             "require('fs').readFileSync(0);\nrequire('child_process').spawnSync('sh', [], { input: 'sh \"$(printf tools/g.%s sh)\" a', stdio: ['pipe', 'ignore', 'ignore'] });\n".to_owned(),
         ),
         ("python3 -c \"import os; os.system('sh \\\"\\$(printf tools/g.%s sh)\\\" a')\"", "unused", String::new()),
+    ] {
+        edit_never_runs(command, &|project| {
+            write(project, file, &text);
+        });
+    }
+}
+
+/// Review of R47-3: a NUL byte in a Node or Perl script (a comment, after
+/// `__END__`) is no appended zip, as in a Python file: the script is read
+/// all the same.
+#[test]
+fn a_nul_byte_does_not_hide_what_a_node_or_perl_script_starts() {
+    for (command, file, text) in [
+        ("node x.js", "x.js", format!("{NODE_COMPUTES}// \0\n")),
+        (
+            "node x.js",
+            "x.js",
+            "require('fs').readFileSync(0);\nrequire('child_process').spawnSync('sh', ['tools/' + 'g.sh', 'a'], { stdio: 'ignore' });\n// \0\n".to_owned(),
+        ),
+        (
+            "perl x.pl",
+            "x.pl",
+            "<STDIN>;\nsystem(\"sh\", \"tools/g.\" . \"sh\", \"a\");\n__END__\n\0\n".to_owned(),
+        ),
     ] {
         edit_never_runs(command, &|project| {
             write(project, file, &text);

@@ -136,9 +136,9 @@ fn read(
         }
         // `subprocess.run(["sh","tools/g.sh"])`: the scripts it names by a
         // written name, as a shell script's (R45-3, b7), its list's items
-        // as words; not in the bytes of a zip appended to it. Whether or
-        // not a shell may run it too (no `#!`, executable).
-        if !bytes.contains(&0) {
+        // as words; not in the bytes of a zip appended to a Python file.
+        // Whether or not a shell may run it too (no `#!`, executable).
+        if language != "python3" || !bytes.contains(&0) {
             let words = text.replace([',', '(', ')', '[', ']'], " ");
             follow_named(&words, cwd, dir, found, (depth, given));
         }

@@ -41,8 +41,8 @@ pub(super) fn scan(file: &Path, given: &Calls) -> Option<String> {
 /// Why the script `file`, in `language` (`python3`, `node`, `perl`,
 /// `ruby`, `php`: [`super::language`]), starts a command built when it
 /// runs, read whole as [`scan`] reads a shell script (a longer one cannot
-/// be approved); not the bytes of a zip appended to it (what runs is the
-/// zip's own code, bound with the file).
+/// be approved); not a Python file's appended zip (what runs is the zip's
+/// own code, bound with the file).
 pub(super) fn scan_code(file: &Path, language: &str) -> Option<String> {
     let bytes = read_head(file, MAX_SHELL_TEXT + 1).ok()?;
     if bytes.len() as u64 > MAX_SHELL_TEXT {
@@ -52,10 +52,12 @@ pub(super) fn scan_code(file: &Path, language: &str) -> Option<String> {
             MAX_SHELL_TEXT >> 20
         ));
     }
-    if bytes.contains(&0) {
+    // Python source holds no NUL: what runs is an appended zip's own code.
+    // Node and Perl run a file with one (in a comment, after `__END__`).
+    if language == "python3" && bytes.contains(&0) {
         return None;
     }
-    let text = String::from_utf8_lossy(&bytes);
+    let text = String::from_utf8_lossy(&bytes).replace('\0', " ");
     let why = super::computed::spawns_computed(language, &text)?;
     Some(format!(
         "{} runs a file named only when it runs: {why}",
