@@ -96,6 +96,7 @@ mod round45_red;
 mod round46;
 mod round47;
 mod round48;
+mod round49;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -18,6 +18,7 @@ use super::base_name;
 
 mod assigns;
 mod brackets;
+mod code_written;
 mod commands;
 mod cut;
 mod dynamic_reach;
@@ -29,7 +30,6 @@ mod places;
 mod python_commands;
 mod python_paths;
 mod python_values;
-mod python_written;
 mod replay;
 mod shell_strings;
 mod words;
@@ -114,8 +114,11 @@ struct Reader {
     /// The scripts it runs with computed arguments, by file name, and
     /// those calls' words (R45-1).
     given: std::collections::BTreeMap<String, Calls>,
-    /// The files it writes (`> f`, `tee f`), as written (R47-11).
+    /// The files it writes (`> f`, `tee f`, `cp a f`), as written (R47-11).
     written: BTreeSet<String>,
+    /// The written ends of files it writes by names computed when it runs
+    /// (`> "$D/y.sh"`: `/y.sh`; empty, any file).
+    written_ends: BTreeSet<String>,
 }
 
 /// The most calls of the text's functions read (more cannot be approved).

@@ -367,10 +367,18 @@ fn is_script(path: &Path, word: &str) -> bool {
     if !meta.is_file() {
         return false;
     }
-    let lower = word.to_ascii_lowercase();
-    crate::script::SCRIPT_EXTENSIONS
-        .iter()
-        .any(|ext| lower.ends_with(ext))
+    let ends_like_a_script = |name: &str| {
+        let lower = name.to_ascii_lowercase();
+        crate::script::SCRIPT_EXTENSIONS
+            .iter()
+            .any(|ext| lower.ends_with(ext))
+    };
+    // A glob (`tools/*`, `tools/g*`, `tools/*.s?`): each file it matches
+    // by its own name (red team round 49: only `*.sh` was read).
+    let glob = word.contains(['*', '?', '[']);
+    let name = path.file_name().map(|name| name.to_string_lossy());
+    ends_like_a_script(word)
+        || (glob && name.is_some_and(|name| ends_like_a_script(&name)))
         || (word.contains('/') && meta.permissions().mode() & 0o111 != 0)
 }
 

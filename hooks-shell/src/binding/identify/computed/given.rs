@@ -23,13 +23,14 @@ const COMPUTED: &str = "$RANDOM";
 const MAX_KEPT: usize = 16;
 
 use super::Reader;
+use super::code_written::Written;
 use super::words::Words;
 
 /// The scripts `raw` runs with an argument computed when it runs, by file
 /// name, and those calls' arguments; `raw` itself run by `calls` (a script
 /// given computed arguments in turn: `~/bin/y "$1"`).
 pub(crate) fn scripts_given_computed(raw: &str, calls: &Calls) -> BTreeMap<String, Calls> {
-    let (_, first, second) = read_twice(raw, calls);
+    let (_, first, second) = read_twice(raw, calls, &Written::default());
     let mut given = first.given;
     for (name, calls) in second.given {
         let kept = given.entry(name).or_default();
@@ -46,17 +47,25 @@ pub(crate) fn scripts_given_computed(raw: &str, calls: &Calls) -> BTreeMap<Strin
 /// script its caller gives computed arguments: R45-1): its positional
 /// parameters hold computed text, and its `"$@"` is each call's words.
 pub(crate) fn computed_name_given(raw: &str, calls: &Calls) -> Option<String> {
-    read_twice(raw, calls).0
+    read_twice(raw, calls, &Written::default()).0
+}
+
+/// [`super::computed_name`] of `raw`, shell text another language's code
+/// runs after writing the files `written` (round 49).
+pub(super) fn computed_name_after(raw: &str, written: &Written) -> Option<String> {
+    read_twice(raw, &Vec::new(), written).0
 }
 
 /// [`super::computed_name`]'s two readings of `raw`, and both readers:
 /// what the first learns (a variable holding computed text, arguments a
 /// function gets) holds from the start of the second (a function's body
 /// comes before its call).
-fn read_twice(raw: &str, calls: &Calls) -> (Option<String>, Reader, Reader) {
+fn read_twice(raw: &str, calls: &Calls, written: &Written) -> (Option<String>, Reader, Reader) {
     let positional = !calls.is_empty();
     let mut first = Reader {
         calls: calls.clone(),
+        written: written.paths.iter().cloned().collect(),
+        written_ends: written.ends.iter().cloned().collect(),
         ..Reader::default()
     };
     first.taint.positional = positional;
@@ -70,6 +79,10 @@ fn read_twice(raw: &str, calls: &Calls) -> (Option<String>, Reader, Reader) {
         shifts: first.shifts,
         tainting: first.tainting.clone(),
         aliases: first.aliases.clone(),
+        // `while …; do sh /tmp/y.sh; cp "$(…)" /tmp/y.sh; done`: written
+        // before it runs again.
+        written: first.written.clone(),
+        written_ends: first.written_ends.clone(),
         ..Reader::default()
     };
     let found = match found {

@@ -122,15 +122,18 @@ pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         .copied()
         .chain(aliases.iter().map(String::as_str))
         .collect();
-    // `open("/tmp/y.sh", "w")` then `run(["sh", "/tmp/y.sh"])` (R47-11).
-    let written = match python && loads {
-        true => super::python_written::targets(code),
-        false => Ok(Vec::new()),
+    // `open("/tmp/y.sh", "w")` then `run(["sh", "/tmp/y.sh"])` (R47-11),
+    // in every language (round 49).
+    let written = match loads {
+        true => super::code_written::written(code, program),
+        false => Ok(Default::default()),
     };
     let written = match written {
         Ok(written) => written,
         Err(why) => return Some(format!("its {program} code {why}")),
     };
+    // The commands it starts, in order, as shell text.
+    let mut started = Vec::new();
     for call in spawn_calls(code, &names).into_iter().filter(|_| loads) {
         // Perl's `open` starts a program only through a pipe: `open(my
         // $f, "-|", "git", "diff")` the words after its mode.
@@ -149,11 +152,6 @@ pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         {
             continue;
         }
-        if !written.is_empty()
-            && let Some(why) = super::python_written::runs_written(&call.argument, code, &written)
-        {
-            return Some(format!("its {program} code {why}"));
-        }
         if !is_literal(&argument, program, code) {
             return Some(shown(&call.text));
         }
@@ -162,6 +160,13 @@ pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         if let Some(why) = shell_text_computed(&argument, program, code) {
             return Some(format!("its {program} code {why}"));
         }
+        started.extend(shell_lines(&argument, program, code));
+    }
+    // A file it writes, or one command of it writes, that another runs.
+    if (!written.is_empty() || started.len() > 1)
+        && let Some(why) = super::given::computed_name_after(&started.join("\n"), &written)
+    {
+        return Some(format!("its {program} code {why}"));
     }
     // A command in backquotes (`` `sh $x` ``, `%x(…)`, `qx(…)`) that
     // interpolates.
@@ -348,6 +353,42 @@ fn shell_text_computed(argument: &str, program: &str, code: &str) -> Option<Stri
     })
 }
 
+/// The commands the call with arguments `argument` may start, as shell
+/// lines: a string run by a shell as it stands, a list's words quoted,
+/// each word built when it runs as a substitution.
+fn shell_lines(argument: &str, program: &str, code: &str) -> Vec<String> {
+    use super::shell_strings::literal_text;
+    let alternatives = match program {
+        "python" | "python3" => {
+            super::python_commands::commands(argument, code).unwrap_or_default()
+        }
+        _ => vec![words_of(argument).into_iter().map(str::to_owned).collect()],
+    };
+    alternatives
+        .iter()
+        .map(|words| {
+            // `execSync("sh x", { stdio })`: a shell line, options aside.
+            if let Some(line) = words
+                .first()
+                .and_then(|w| literal_text(w, program).flatten())
+                && line.contains(char::is_whitespace)
+            {
+                return line;
+            }
+            let quoted: Vec<String> = words
+                .iter()
+                .filter(|word| !KEYWORD.is_match(word))
+                .map(|word| match literal_text(word, program).flatten() {
+                    Some(text) => shlex::try_quote(&text)
+                        .map_or_else(|_| "\"$(:)\"".to_owned(), |q| q.into_owned()),
+                    None => "\"$(:)\"".to_owned(),
+                })
+                .collect();
+            quoted.join(" ")
+        })
+        .collect()
+}
+
 /// `name=value`: a keyword option.
 static KEYWORD: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*[A-Za-z_]+\s*=[^=]").expect("valid regex"));
@@ -481,8 +522,57 @@ mod tests {
             ),
             ("perl", "open(my $f, '<', $ARGV[0]) or die; print <$f>"),
             ("node", "console.log(/x/.exec(s))"),
+            // Written files that run as data, or logs (round 49).
+            (
+                "python3",
+                "import os, subprocess\nd = os.path.expanduser('~/.claude')\nopen(os.path.join(d, 'hook.log'), 'a').write(x)\nsubprocess.run(['sh', 'tools/g.sh'])\nsubprocess.run(['git', 'diff', f])\n",
+            ),
+            (
+                "node",
+                "const fs = require('fs');\nconst cp = require('child_process');\nfs.appendFileSync(path.join(d, 'hook.log'), x);\ncp.execSync('sh tools/g.sh', { stdio: 'inherit' });\n",
+            ),
         ] {
             assert!(spawns_computed(program, code).is_none(), "{program} {code}");
+        }
+    }
+
+    #[test]
+    fn a_file_written_then_run_in_any_language_is_found() {
+        for (program, code) in [
+            (
+                "python3",
+                "import os, subprocess\nopen(os.path.join(d, 'y.sh'), 'w').write(t)\nsubprocess.run(['sh', '/tmp/y.sh'])\n",
+            ),
+            (
+                "python3",
+                "import subprocess\n(Path(d) / 'y.sh').write_text(t)\nsubprocess.run('sh /tmp/y.sh', shell=True)\n",
+            ),
+            (
+                "python3",
+                "import subprocess, glob\nsubprocess.run(['cp', glob.glob('tools/g*')[0], '/tmp/y.sh'])\nsubprocess.run(['sh', '/tmp/y.sh'])\n",
+            ),
+            (
+                "python3",
+                "import shutil, subprocess\nshutil.copyfile(src, os.path.join(d, name))\nsubprocess.run(['sh', '/tmp/y.sh'])\n",
+            ),
+            (
+                "node",
+                "const fs = require('fs');\nconst cp = require('child_process');\nfs.copyFileSync(src, '/tmp/y.sh');\ncp.execFileSync('sh', ['/tmp/y.sh']);\n",
+            ),
+            (
+                "node",
+                "const cp = require('child_process');\ncp.execFileSync('cp', [src, '/tmp/y.sh']);\ncp.execSync('sh /tmp/y.sh');\n",
+            ),
+            (
+                "perl",
+                "open(my $f, '>', \"$d/y.sh\"); print $f $t; close $f;\nsystem('sh', '/tmp/y.sh');\n",
+            ),
+            (
+                "perl",
+                "use File::Copy;\ncopy($src, '/tmp/y.sh');\nsystem('sh', '/tmp/y.sh');\n",
+            ),
+        ] {
+            assert!(spawns_computed(program, code).is_some(), "{program} {code}");
         }
     }
 }
