@@ -97,6 +97,7 @@ mod round46;
 mod round47;
 mod round48;
 mod round49;
+mod round49_reach;
 mod round5;
 mod round6_shapes;
 mod round7;

@@ -1,6 +1,7 @@
 //! Which project a hook's code may name files of ([`Subject::mentions_project`]):
 //! a project hook's own; for the user's hook, the project when it runs a
-//! file of it, or when its Python imports from the folder it runs in.
+//! file of it, when its Python imports from the folder it runs in, or when
+//! it runs `git` there or sets a search path.
 
 use std::path::{Path, PathBuf};
 
@@ -35,8 +36,33 @@ impl Subject {
         // module path (`sys.path.insert(0, os.getcwd())`): the project's
         // modules it imports are its code (red team R46-2).
         let searches_it = || found.files.iter().any(|file| imports_from_run_folder(file));
-        (runs_its_file || searches_it()).then_some(project)
+        // `git status` from the user's hook or a script of it: git runs
+        // what the project's `.git/config` names (`core.fsmonitor`, an
+        // alias, a filter: red team round 49, H9).
+        // Or sets a search path (`export PATH="$PWD/bin:$PATH"`: H10),
+        // which the project's programs may then be found on.
+        let reads_project_settings = || {
+            reads_project_settings(&self.command)
+                || found
+                    .files
+                    .iter()
+                    .filter_map(|file| peek::small_text(file))
+                    .any(|text| reads_project_settings(&text))
+        };
+        (runs_its_file || searches_it() || reads_project_settings()).then_some(project)
     }
+}
+
+/// Whether shell text runs `git` (a word of its own, or a path ending in
+/// it) or sets a search path or start-up file a program reads.
+fn reads_project_settings(text: &str) -> bool {
+    static READS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?m)(?:^|[\s;&|(`'"/=])git(?:\s|$|[;&|)`'"])|(?:^|[\s;&|(`'"])(?:PATH|PYTHONPATH|NODE_PATH|NODE_OPTIONS|PERL5LIB|PERLLIB|PERL5OPT|RUBYLIB|RUBYOPT|BASH_ENV|ENV)\+?="#,
+        )
+        .expect("valid regex")
+    });
+    READS.is_match(text)
 }
 
 /// Whether the Python file `file` may put the folder it runs in on its

@@ -34,6 +34,7 @@ mod replay;
 mod shell_strings;
 mod words;
 mod written;
+mod written_names;
 use commands::{
     ENVIRONMENT, RUNNERS, code_arguments, exec_options, finds_and_runs, function_names, opened,
 };
@@ -119,6 +120,9 @@ struct Reader {
     /// The written ends of files it writes by names computed when it runs
     /// (`> "$D/y.sh"`: `/y.sh`; empty, any file).
     written_ends: BTreeSet<String>,
+    /// Whether the last command named a file it writes (a pipe may feed
+    /// what it prints to a shell).
+    fed_written: bool,
 }
 
 /// The most calls of the text's functions read (more cannot be approved).
@@ -340,7 +344,9 @@ impl Reader {
             return self.command(&inner, previous, reading, depth);
         }
         self.note_given(&unwrapped, &is_computed, reading);
-        if let Some(why) = self.runs_written(&command.words[at..], &unwrapped, reading) {
+        if let Some(why) =
+            self.runs_written(&command.words[at..], &unwrapped, reading, command.piped)
+        {
             return Some(why);
         }
         let program = base_name(program_word);

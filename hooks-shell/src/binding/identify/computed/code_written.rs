@@ -180,7 +180,13 @@ pub(super) fn written(code: &str, program: &str) -> Result<Written, String> {
                     .map(|_| receiver())
                     // `os.open`, `io.open`: the function, read above.
                     .filter(|object| !MODULES.contains(&object.trim())),
-                Target::Last if arguments.len() >= 2 => arguments.last().copied(),
+                // A copy of files named as written is bound where they are
+                // read (the copy rule); one of a name built when it runs
+                // may put anything there.
+                Target::Last if arguments.len() >= 2 => arguments
+                    .last()
+                    .copied()
+                    .filter(|_| !is_written_out(arguments[0], code, program)),
                 Target::Last => None,
                 Target::Sole if arguments.len() == 1 => arguments.first().copied(),
                 Target::Sole => None,
@@ -195,6 +201,22 @@ pub(super) fn written(code: &str, program: &str) -> Result<Written, String> {
         }
     }
     Ok(found)
+}
+
+/// Whether `expression` is a path written out: a string literal (no value
+/// put in), or a name given only such.
+fn is_written_out(expression: &str, code: &str, program: &str) -> bool {
+    let expression = expression.trim();
+    let literal = |text: &str| {
+        literal_text(text, program)
+            .flatten()
+            .is_some_and(|value| !interpolated(&value, text, program))
+    };
+    match is_name(expression.trim_start_matches(['$', '@'])) {
+        true => values(code, expression.trim_start_matches(['$', '@']))
+            .is_some_and(|values| values.iter().all(|value| literal(value))),
+        false => literal(expression),
+    }
 }
 
 /// `name=value`: a keyword argument.
@@ -443,6 +465,10 @@ mod tests {
             ("fs.readFileSync('/tmp/y.sh')", "node"),
             ("open(my $f, '<', $p);", "perl"),
             ("open(F, 'tools/g.sh');", "perl"),
+            // A copy of files named as written: bound where read.
+            ("shutil.copytree('.', '/tmp/copy')", "python3"),
+            ("shutil.copy('tools/x.sh', '/tmp/y.sh')", "python3"),
+            ("X = 'lib'\nshutil.copytree(X, '/tmp/copy')\n", "python3"),
         ] {
             assert!(of(code, program).is_empty(), "{code}");
         }

@@ -14,147 +14,29 @@
 //! interpreter's script, what `.` / `source` reads, a makefile `make -f`
 //! reads.
 
-use std::path::Path;
-
 use super::Reader;
 use super::base_name;
 use super::words::Words;
-
-/// Programs that read the files they are given, or change only their
-/// names, modes or times: the files they name are not written by them.
-const LEAVE_CONTENT: &[&str] = &[
-    "[",
-    "[[",
-    "test",
-    "ls",
-    "stat",
-    "file",
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
-    "jq",
-    "echo",
-    "printf",
-    "sha256sum",
-    "sha1sum",
-    "sha512sum",
-    "md5sum",
-    "cksum",
-    "b2sum",
-    "readlink",
-    "realpath",
-    "dirname",
-    "basename",
-    "command",
-    "type",
-    "which",
-    "hash",
-    "chmod",
-    "chown",
-    "chgrp",
-    "mkdir",
-    "rm",
-    "rmdir",
-    "cd",
-    "pushd",
-    "popd",
-    "exit",
-    "return",
-    "true",
-    "false",
-    "shellcheck",
-    "diff",
-    "cmp",
-    "du",
-    "touch",
-    "export",
-    "local",
-    "declare",
-    "readonly",
-    "unset",
-    "shift",
-    "set",
-    "wait",
-    "sleep",
-    // Their words are code the reading reads, or a command it reads.
-    "eval",
-    "trap",
-    "exec",
-    "command",
-    "builtin",
-    "xargs",
-    "find",
-    "time",
-    "nohup",
-    "env",
-    "timeout",
-    "nice",
-    "ionice",
-    "stdbuf",
-    "setsid",
-    "watch",
-    "npx",
-    "uv",
-    "uvx",
-    "poetry",
-    "pipenv",
-    "bunx",
-    "pnpm",
-    "yarn",
-    "npm",
-    // A compiler's output comes from the sources it names, which the
-    // binding reads (`identify::mentions`).
-    "cc",
-    "gcc",
-    "clang",
-    "c++",
-    "g++",
-    "clang++",
-    "tcc",
-    "rustc",
-    "go",
-    "javac",
-    "zig",
-];
-
-/// `git`'s commands that only read.
-const GIT_READS: &[&str] = &[
-    "diff",
-    "log",
-    "show",
-    "status",
-    "ls-files",
-    "rev-parse",
-    "cat-file",
-    "blame",
-    "grep",
-    "describe",
-    "config",
-    "remote",
-    "branch",
-    "merge-base",
-    "hash-object",
-];
+use super::written_names::{
+    GIT_READS, LEAVE_CONTENT, SHOW_ONLY, folded, mentions, normal, run_words, script_at, writes,
+    written_end,
+};
 
 impl Reader {
     /// Why the command (`raw` its words with redirections, `words` read
-    /// through wrappers) runs a file the text writes; records what it
-    /// writes for the commands after it (and, read again, before it).
+    /// through wrappers, `piped` when a pipe feeds it) runs a file the text
+    /// writes, or hands it to a program; records what it writes for the
+    /// commands after it (and, read again, before it).
     pub(super) fn runs_written(
         &mut self,
         raw: &[String],
         words: &[String],
         reading: &Words,
+        piped: bool,
     ) -> Option<String> {
-        let named = |word: &str| normal(&reading.shown(word));
         let runs = run_words(words);
         let found = runs.iter().find_map(|word| {
-            let run = named(word);
+            let run = self.compared(word, reading);
             // A file found by its path, or an interpreter's script.
             let script = !std::ptr::eq(*word, &words[0]) || run.contains('/');
             let written = self
@@ -179,7 +61,13 @@ impl Reader {
         });
         let taint = self.taint.clone();
         let is_computed = |word: &str| reading.is_computed(word, &taint);
-        for target in written_targets(raw, words, &runs, runs_its_words, &is_computed) {
+        let targets = written_targets(raw, words, &runs, runs_its_words, &is_computed);
+        let found = found.or_else(|| self.hands_written(raw, words, &targets, reading, piped));
+        // `> /dev/null`, `2>/dev/stderr`: no file.
+        for target in targets
+            .into_iter()
+            .filter(|t| !t.trim_start_matches(['>', '&', '|']).starts_with("/dev/"))
+        {
             let shown = reading.shown(&target);
             // `> "$D/y.sh"`, `cp a "$(…)"`: by its written end; a
             // program that may not write, only when it has one.
@@ -189,98 +77,78 @@ impl Reader {
             // written (`sh "$D/a"`).
             match expands && !end.is_empty() {
                 true => self.written_ends.insert(end),
-                false => self.written.insert(normal(&shown)),
+                false => self.written.insert(self.compared(&target, reading)),
             };
         }
         found
     }
-}
 
-/// Whether a file written as `target` (a word, as written) is the file
-/// `run` names (a `script`: by its path, or an interpreter's script): the
-/// same path, a word holding it (`of=/tmp/y.sh`, awk's `print >
-/// "/tmp/y.sh"`); a program run by its bare name from `PATH`, a path
-/// ending in that name.
-fn writes(target: &str, run: &str, script: bool) -> bool {
-    match script {
-        true => {
-            let folder = target.trim_end_matches('/');
-            target == run
-                || (run.contains(['/', '.']) && target.contains(run))
-                // Into a folder: `cp a /tmp/d/`, then `sh /tmp/d/a`.
-                || (!folder.is_empty() && folder != "." && run.starts_with(&format!("{folder}/")))
-        }
-        false => {
-            target.contains('/')
-                && Path::new(target.trim_matches(['"', '\'']))
-                    .file_name()
-                    .is_some_and(|name| name == run)
-        }
+    /// `word` as a path to compare: a variable the text set to plain words
+    /// read as its value (`T=/tmp/y.sh; sh $T`), `//` and `/./` folded.
+    fn compared(&self, word: &str, reading: &Words) -> String {
+        let word = self
+            .taint
+            .static_value(word)
+            .unwrap_or_else(|| word.to_owned());
+        folded(&normal(&reading.shown(&word)))
     }
-}
 
-/// The end of a computed word (as shown) written out after its last
-/// expansion (`$D/y.sh` → `/y.sh`), quotes aside; empty when it ends in one.
-fn written_end(word: &str) -> String {
-    let plain: String = word.chars().filter(|c| !matches!(c, '"' | '\'')).collect();
-    let after = match (plain.rfind('$'), plain.rfind('`')) {
-        (Some(dollar), Some(tick)) if tick > dollar => &plain[tick + 1..],
-        (None, Some(tick)) => &plain[tick + 1..],
-        (Some(dollar), _) => {
-            let rest = &plain[dollar + 1..];
-            if let Some(inner) = rest.strip_prefix('{') {
-                inner.split_once('}').map_or("", |(_, after)| after)
-            } else if rest.starts_with('(') {
-                rest.rfind(')').map_or("", |close| &rest[close + 1..])
-            } else {
-                rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_')
-            }
+    /// Why the command hands a file the text writes to a program other
+    /// than by running it: a word of it (`sh < F`, `ENV=F sh -i`, `bash -o
+    /// errexit F`, `make -sf F`, `cp F G`; an interpreter's words after its
+    /// script are data), or a pipe feeding a shell or `xargs` what names it
+    /// (`cat F | sh`, `echo F | xargs sh`). Its own `targets` aside.
+    fn hands_written(
+        &mut self,
+        raw: &[String],
+        words: &[String],
+        targets: &[String],
+        reading: &Words,
+        piped: bool,
+    ) -> Option<String> {
+        let named = |word: &String| {
+            let word = self.compared(word, reading);
+            self.written.iter().any(|target| mentions(&word, target))
+                || self.written_ends.iter().any(|end| {
+                    !end.is_empty() && word.contains('/') && word.ends_with(end.as_str())
+                })
+        };
+        let program = words
+            .first()
+            .map(|word| base_name(word))
+            .unwrap_or_default();
+        let interpreter = super::super::INTERPRETERS.contains(&program.as_str());
+        let script = match interpreter {
+            true => script_at(&words[1..]).map(|at| &words[at + 1]),
+            false => None,
+        };
+        // What the command names, its own targets and an interpreter's
+        // data (after its script) aside.
+        let data_from = script.map_or(usize::MAX, |script| {
+            raw.iter()
+                .position(|word| std::ptr::eq(word, script) || word == script)
+                .unwrap_or(usize::MAX)
+        });
+        // A word holding a blank is text (a `-c` string, a message), read
+        // where it runs, not a file's name.
+        let mentioned = raw
+            .iter()
+            .enumerate()
+            .filter(|(at, word)| *at <= data_from && !targets.contains(word))
+            .filter(|(_, word)| !word.contains(char::is_whitespace))
+            .any(|(_, word)| named(word));
+        let fed = std::mem::replace(&mut self.fed_written, mentioned);
+        // `cat F | sh`, `sh -s`, `. /dev/stdin`, `echo F | xargs sh`.
+        let reads_input = program == "xargs"
+            || (interpreter && script.is_none_or(|s| matches!(s.as_str(), "-" | "/dev/stdin")));
+        if piped && fed && reads_input {
+            return Some(format!(
+                "a pipe feeds `{program}` a file it writes when it runs"
+            ));
         }
-        (None, None) => plain.as_str(),
-    };
-    match after.contains(['$', '`']) {
-        true => String::new(),
-        false => after.to_owned(),
+        (mentioned && !SHOW_ONLY.contains(&program.as_str()))
+            .then(|| format!("it hands a file it writes when it runs to `{program}`"))
     }
-}
-
-/// The words of `words` (a command, its program first) that name code it
-/// runs: the program, an interpreter's script, `.`/`source`'s file, `make
-/// -f`'s makefile.
-fn run_words(words: &[String]) -> Vec<&String> {
-    let Some((program, args)) = words.split_first() else {
-        return Vec::new();
-    };
-    let name = base_name(program);
-    let sources = matches!(program.as_str(), "." | "source");
-    let mut runs = match sources {
-        true => Vec::new(),
-        false => vec![program],
-    };
-    if super::super::INTERPRETERS.contains(&name.as_str()) || sources {
-        // `python3 -c CODE`, `sh -c TEXT`: code, read where it stands.
-        let inline = super::inline_code::code_of(&name, args).is_some()
-            || args
-                .iter()
-                .take_while(|word| word.starts_with('-'))
-                .any(|word| super::short_c(word));
-        if !inline {
-            runs.extend(args.iter().find(|word| !word.starts_with('-')));
-        }
-    } else if matches!(name.as_str(), "make" | "gmake") {
-        let mut args = args.iter();
-        while let Some(word) = args.next() {
-            match word.as_str() {
-                "-f" | "--file" | "--makefile" => runs.extend(args.next()),
-                _ => runs.extend(["-f", "--file=", "--makefile="].iter().find_map(|option| {
-                    word.strip_prefix(option)
-                        .filter(|rest| !rest.is_empty())
-                        .and(Some(word))
-                })),
-            }
-        }
-    }
-    runs
 }
 
 /// The files the command writes: output redirections' targets in `raw`,
@@ -372,20 +240,6 @@ fn written_targets(
     found
 }
 
-/// `word` as a path to compare: `$HOME/`, `${HOME}/` as `~/`, no `./`, the
-/// target of a redirection word (`>file`) alone.
-fn normal(word: &str) -> String {
-    let word = word.trim_start_matches(|c: char| c.is_ascii_digit());
-    let word = word.trim_start_matches(['>', '|', '&']);
-    let word = word.strip_prefix("./").unwrap_or(word);
-    for home in ["$HOME/", "${HOME}/"] {
-        if let Some(rest) = word.strip_prefix(home) {
-            return format!("~/{rest}");
-        }
-    }
-    word.to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::computed_name;
@@ -410,6 +264,20 @@ mod tests {
             "D=$(mktemp -d); cp \"$(ls tools/g*)\" \"$D\"; sh \"$D/g.sh\"",
             "cp \"$(ls tools/g*)\" /tmp/d/; sh /tmp/d/g.sh",
             "T=$(mktemp); cp \"$(ls tools/g*)\" \"$T\"; sh \"$T\"",
+            // Named another way, or handed over other than as a script
+            // (round 49).
+            "T=/tmp/y.sh; cat \"$(ls tools/g*)\" > $T; sh /tmp/y.sh",
+            "T=/tmp/y.sh; cat \"$(ls tools/g*)\" > /tmp/y.sh; sh $T",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; sh /tmp//y.sh",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; bash -o errexit /tmp/y.sh",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; sh +o nounset /tmp/y.sh",
+            "cat \"$(ls tools/g*)\" > /tmp/y.mk; make -sf /tmp/y.mk",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; BASH_ENV=/tmp/y.sh bash -c :",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; sh < /tmp/y.sh",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; cat /tmp/y.sh | sh",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; echo /tmp/y.sh | xargs sh",
+            "cat \"$(ls tools/g*)\" > /tmp/y.js; node -r /tmp/y.js x.js",
+            "f() { sh /tmp/y.sh; }; cat \"$(ls tools/g*)\" > /tmp/y.sh; f",
             // Run before it is written, in a loop.
             "for i in 1 2; do sh /tmp/y.sh; cp \"$(ls tools/g*)\" /tmp/y.sh; done",
         ] {
@@ -423,6 +291,10 @@ mod tests {
             "D=$(printf /tmp); date >> \"$D/hook.log\"; sh tools/g.sh",
             "mkdir -p ~/.cache/ruff; ruff check .",
             ". lib/common.sh; cp out.txt /tmp/out.txt; sh tools/g.sh",
+            // A file written, then read as data or shown.
+            "git diff > /tmp/d.patch; python3 check.py /tmp/d.patch",
+            "date >> /tmp/log; cat /tmp/log | tail -n 1; rm -f /tmp/log",
+            "jq . > /tmp/in.json; sh tools/g.sh /tmp/in.json",
             // A command its words name, a compiler's output, a copy of the
             // project (its binding's own).
             "retry() { \"$@\"; }; retry sh tools/g.sh \"$(cat)\"",
