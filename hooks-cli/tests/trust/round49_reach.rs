@@ -35,6 +35,7 @@ fn a_written_file_named_or_handed_over_another_way_is_never_approved() {
         "COPY > ../r49y.sh; cat ../r49y.sh | sh",
         "COPY > ../r49y.sh; echo ../r49y.sh | xargs sh",
         "COPY > ../r49y.sh; BASH_ENV=../r49y.sh bash -c :",
+        "COPY > ../r49y.sh; cat ../r49y.sh | . /dev/stdin",
     ] {
         let command = format!("{}; rm -f ../r49y.sh", run.replace("COPY", copy));
         edit_never_runs(&command, &|_| {});

@@ -120,6 +120,9 @@ struct Reader {
     /// The written ends of files it writes by names computed when it runs
     /// (`> "$D/y.sh"`: `/y.sh`; empty, any file).
     written_ends: BTreeSet<String>,
+    /// The folder written out a `cd` moved to, for the relative names
+    /// [`written`] compares.
+    written_cwd: Option<String>,
     /// Whether the last command named a file it writes (a pipe may feed
     /// what it prints to a shell).
     fed_written: bool,

@@ -34,6 +34,7 @@ impl Reader {
         reading: &Words,
         piped: bool,
     ) -> Option<String> {
+        self.follow_cd(words);
         let runs = run_words(words);
         let found = runs.iter().find_map(|word| {
             let run = self.compared(word, reading);
@@ -90,7 +91,30 @@ impl Reader {
             .taint
             .static_value(word)
             .unwrap_or_else(|| word.to_owned());
-        folded(&normal(&reading.shown(&word)))
+        let word = normal(&reading.shown(&word));
+        match &self.written_cwd {
+            Some(cwd) if !word.starts_with(['/', '~', '$']) => folded(&format!("{cwd}/{word}")),
+            _ => folded(&word),
+        }
+    }
+
+    /// `cd /tmp`, `pushd d`: the folder written out that relative names
+    /// are read from next (`cd /tmp && sh y.sh` runs `/tmp/y.sh`).
+    fn follow_cd(&mut self, words: &[String]) {
+        let Some((program, args)) = words.split_first() else {
+            return;
+        };
+        let folder: Vec<&String> = args.iter().filter(|word| !word.starts_with('-')).collect();
+        if !matches!(program.as_str(), "cd" | "pushd") || folder.len() != 1 {
+            return;
+        }
+        let folder = folder[0].trim_end_matches('/');
+        self.written_cwd = match (folder.starts_with(['/', '~']), &self.written_cwd) {
+            _ if folder.contains(['$', '`', '\u{e000}']) || folder.is_empty() => None,
+            (true, _) => Some(folder.to_owned()),
+            (false, Some(cwd)) => Some(format!("{cwd}/{folder}")),
+            (false, None) => None,
+        };
     }
 
     /// Why the command hands a file the text writes to a program other
@@ -139,8 +163,13 @@ impl Reader {
             .any(|(_, word)| named(word));
         let fed = std::mem::replace(&mut self.fed_written, mentioned);
         // `cat F | sh`, `sh -s`, `. /dev/stdin`, `echo F | xargs sh`.
+        let stdin = |word: &String| matches!(word.as_str(), "-" | "/dev/stdin" | "/proc/self/fd/0");
+        let sources = words
+            .first()
+            .is_some_and(|word| matches!(word.as_str(), "." | "source"));
         let reads_input = program == "xargs"
-            || (interpreter && script.is_none_or(|s| matches!(s.as_str(), "-" | "/dev/stdin")));
+            || (interpreter && script.is_none_or(stdin))
+            || (sources && words.get(1).is_some_and(stdin));
         if piped && fed && reads_input {
             return Some(format!(
                 "a pipe feeds `{program}` a file it writes when it runs"
@@ -276,6 +305,8 @@ mod tests {
             "cat \"$(ls tools/g*)\" > /tmp/y.sh; sh < /tmp/y.sh",
             "cat \"$(ls tools/g*)\" > /tmp/y.sh; cat /tmp/y.sh | sh",
             "cat \"$(ls tools/g*)\" > /tmp/y.sh; echo /tmp/y.sh | xargs sh",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; cd /tmp && sh y.sh",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; cat /tmp/y.sh | . /dev/stdin",
             "cat \"$(ls tools/g*)\" > /tmp/y.js; node -r /tmp/y.js x.js",
             "f() { sh /tmp/y.sh; }; cat \"$(ls tools/g*)\" > /tmp/y.sh; f",
             // Run before it is written, in a loop.
@@ -295,6 +326,7 @@ mod tests {
             "git diff > /tmp/d.patch; python3 check.py /tmp/d.patch",
             "date >> /tmp/log; cat /tmp/log | tail -n 1; rm -f /tmp/log",
             "jq . > /tmp/in.json; sh tools/g.sh /tmp/in.json",
+            "cd tools && sh g.sh > out.txt; cd .. && cat tools/out.txt",
             // A command its words name, a compiler's output, a copy of the
             // project (its binding's own).
             "retry() { \"$@\"; }; retry sh tools/g.sh \"$(cat)\"",
