@@ -103,3 +103,23 @@ fn a_project_folder_put_on_path_through_pwd_is_bound() {
         );
     }
 }
+
+/// H4: a helper script of the user's, bound by its content, copies what a
+/// computed name names; the hook's own text then runs the copy.
+#[test]
+fn a_file_a_bound_helper_writes_and_the_hook_runs_is_never_approved() {
+    let python = "import shutil\nname = bytes([116, 111, 111, 108, 115, 47, 103, 46, 115, 104]).decode()\nshutil.copyfile(name, '../r49y.sh')\n";
+    for (helper, runs, text) in [
+        (
+            "bin/w.sh",
+            "sh",
+            "cat \"$(printf tools/g.%s sh)\" > ../r49y.sh\n",
+        ),
+        ("bin/w.py", "python3", python),
+    ] {
+        let (home, project) = home_with("[claude]");
+        write(&home.user_home, helper, text);
+        let command = format!("{runs} ~/{helper}; sh ../r49y.sh; rm -f ../r49y.sh");
+        crate::round39::accepted_then_edited(&home, &project, &command);
+    }
+}

@@ -55,6 +55,30 @@ pub(crate) fn computed_name(raw: &str) -> Option<String> {
     given::computed_name_given(raw, &Vec::new())
 }
 
+pub(crate) use code_written::Written;
+
+/// [`computed_name`] of `raw`, run after its scripts wrote `written`
+/// (a bound helper copying what a computed name names, then the hook
+/// running the copy: red team round 49, H4).
+pub(crate) fn computed_name_after(raw: &str, written: &Written) -> Option<String> {
+    given::computed_name_after(raw, written)
+}
+
+/// The files a script's `text` writes when it runs that may hold code no
+/// reading binds, in its `language` (`None`: shell text): what
+/// [`computed_name`] compares with what the hook runs. A path code builds
+/// with no written end is left out (it would match every file).
+pub(crate) fn files_written(text: &str, language: Option<&str>) -> Written {
+    match language {
+        None => given::files_written(text),
+        Some(language) => {
+            let mut written = code_written::written(text, language).unwrap_or_default();
+            written.ends.retain(|end| !end.is_empty());
+            written
+        }
+    }
+}
+
 /// What each `.` / `source` of shell `text` reads, as written (its words
 /// after the command, joined): wherever it stands (`if …; then . lib; fi`).
 pub(super) fn sourced(text: &str) -> Vec<String> {

@@ -344,7 +344,7 @@ fn scan_folder(dir: &Path, file: &Path, given: &Calls) -> Option<String> {
 /// with none, its name ends like a shell script's, or it has no ending and
 /// may be executed (`/bin/sh` runs it: R40-4). Other files a shell runs
 /// (`bash run.py`) are read so by [`scan_run_by_shell`].
-fn is_shell_text(name: &str, text: &str, executable: bool) -> bool {
+pub(super) fn is_shell_text(name: &str, text: &str, executable: bool) -> bool {
     match shebang_program(text) {
         // An empty `#!` line: `/bin/sh` runs it.
         Some(program) => {

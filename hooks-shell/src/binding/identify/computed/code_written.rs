@@ -17,9 +17,11 @@ use super::shell_strings::literal_text;
 /// What code writes: the paths written out, and the written ends of those
 /// built when it runs (empty: any file).
 #[derive(Debug, Default)]
-pub(super) struct Written {
-    pub(super) paths: Vec<String>,
-    pub(super) ends: Vec<String>,
+pub(crate) struct Written {
+    /// The paths written out, as written.
+    pub(crate) paths: Vec<String>,
+    /// The written ends of paths built when it runs (empty: any file).
+    pub(crate) ends: Vec<String>,
 }
 
 impl Written {

@@ -56,6 +56,16 @@ pub(super) fn computed_name_after(raw: &str, written: &Written) -> Option<String
     read_twice(raw, &Vec::new(), written).0
 }
 
+/// The files shell `text` writes when it runs with what may be code no
+/// reading binds ([`super::written`]), as its second reading holds them.
+pub(super) fn files_written(text: &str) -> Written {
+    let (_, _, second) = read_twice(text, &Vec::new(), &Written::default());
+    Written {
+        paths: second.written.into_iter().collect(),
+        ends: second.written_ends.into_iter().collect(),
+    }
+}
+
 /// [`super::computed_name`]'s two readings of `raw`, and both readers:
 /// what the first learns (a variable holding computed text, arguments a
 /// function gets) holds from the start of the second (a function's body
