@@ -134,7 +134,8 @@ pub(crate) fn identify_line(
     };
     found.computed = computed::computed_name_after(&line, &written)
         .or(found.computed.take())
-        .or_else(|| follow::scan_run_by_shell(raw, &found.files, &found.given));
+        .or_else(|| follow::scan_run_by_shell(raw, &found.files, &found.given))
+        .or_else(|| scan::scan_awk_programs(raw, cwd, cwd));
     found
 }
 

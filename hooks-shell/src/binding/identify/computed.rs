@@ -17,7 +17,9 @@ use std::collections::BTreeSet;
 use super::base_name;
 
 mod assigns;
+mod awk_code;
 mod brackets;
+mod code_words;
 mod code_written;
 mod commands;
 mod cut;
@@ -25,18 +27,25 @@ mod dynamic_reach;
 mod given;
 mod inline_code;
 mod interpreters;
+mod node_reach;
+mod perl_opens;
+mod perl_reach;
 mod pieces;
 mod places;
 mod python_commands;
+mod python_loaders;
 mod python_paths;
 mod python_values;
 mod replay;
 mod shell_strings;
+mod spelled;
+mod spelled_names;
 mod words;
 mod written;
 mod written_names;
 use commands::{
-    ENVIRONMENT, RUNNERS, code_arguments, exec_options, finds_and_runs, function_names, opened,
+    ENVIRONMENT, RUNNERS, code_arguments, exec_options, finds_and_runs, function_names,
+    is_all_arguments, opened, short_c,
 };
 use cut::{Command, cut, redirections};
 use words::{Taint, Words, expands};
@@ -44,6 +53,7 @@ use words::{Taint, Words, expands};
 /// The deepest substitution, `-c` string or `eval` text read.
 const MAX_DEPTH: usize = 8;
 
+pub(crate) use awk_code::program_files_in as awk_program_files;
 pub(crate) use given::{ANY, Calls, computed_name_given, scripts_given_computed};
 pub(crate) use inline_code::spawns_computed;
 
@@ -154,16 +164,6 @@ struct Reader {
 
 /// The most calls of the text's functions read (more cannot be approved).
 const MAX_CALLS: usize = 64;
-
-/// Whether `word` is a short option word holding `c` (`-c`, `-qc`).
-fn short_c(word: &str) -> bool {
-    word.starts_with('-') && !word.starts_with("--") && word.contains('c')
-}
-
-/// Whether `word` is all the positional parameters (`"$@"`, `$*`).
-fn is_all_arguments(word: &str) -> bool {
-    matches!(word, "$@" | "${@}" | "$*" | "${*}")
-}
 
 impl Reader {
     /// Why `text` runs a computed name, `depth` readings deep.
@@ -464,7 +464,8 @@ impl Reader {
             )),
             "find" => finds_and_runs(args),
             "awk" | "gawk" | "mawk" | "nawk" => inline_code::code_of(&program, args)
-                .and_then(|code| inline_code::spawns_computed(&program, code)),
+                .and_then(|code| inline_code::spawns_computed(&program, code))
+                .or_else(|| awk_code::computed_file(args, &is_computed, &|w| reading.shown(w))),
             // `make -f /dev/stdin <<E`: a makefile no file holds (R43-11).
             "make" | "gmake" => crate::binding::definitions::makefile_from_input(args),
             "xargs" => self.xargs(command, previous, args, &is_computed, reading, depth),

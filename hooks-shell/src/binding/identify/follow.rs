@@ -12,7 +12,7 @@ use regex::Regex;
 use super::computed::Calls;
 use super::language::{language_of, shebang_program};
 use super::own_folder::{beside, own_folders, with_folder};
-use super::scan::{scan, scan_code, scan_with};
+use super::scan::{scan, scan_awk_programs, scan_code, scan_with};
 use super::{Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, push, read_head, resolve, with_home};
 
 /// A shell's name as a word of a command, however written.
@@ -121,7 +121,9 @@ fn read(
     // A shell script's own names computed when it runs (`sh "$(printf
     // ../tools/g.%s sh)"`): no more bound than the command's (R38-1).
     if shell && found.computed.is_none() {
-        found.computed = scan(file, given).or_else(|| super::sealed_copy::named(&text));
+        found.computed = scan(file, given)
+            .or_else(|| super::sealed_copy::named(&text))
+            .or_else(|| scan_awk_programs(&text, cwd, dir));
     }
     if let Some(language) = language {
         if language == "python3" {
@@ -254,7 +256,9 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
     });
     let shell = is_shell_text(&name, &text, executable);
     if shell && found.computed.is_none() {
-        found.computed = scan(file, given).or_else(|| super::sealed_copy::named(&text));
+        found.computed = scan(file, given)
+            .or_else(|| super::sealed_copy::named(&text))
+            .or_else(|| scan_awk_programs(&text, cwd, dir));
     }
     let language = language_of(file, &text, None);
     if let Some(language) = language
@@ -393,7 +397,7 @@ fn follow_import(line: &str, dir: &Path, found: &mut Identified) {
 
 /// `word` with a leading project-folder variable (`$CLAUDE_PROJECT_DIR`,
 /// `${PWD}`...) as `cwd`, the folder the hook runs in.
-fn with_project(word: &str, cwd: &Path) -> String {
+pub(super) fn with_project(word: &str, cwd: &Path) -> String {
     for name in [
         "CLAUDE_PROJECT_DIR",
         "CURSOR_PROJECT_DIR",

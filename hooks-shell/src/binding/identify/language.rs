@@ -31,7 +31,7 @@ pub(super) fn shebang_program(text: &str) -> Option<String> {
 
 /// The language of a program named `program` (as [`base_name`] gives it)
 /// whose script files are read for the commands they start: `python3`,
-/// `node`, `perl`, `ruby` or `php`.
+/// `node`, `perl`, `ruby`, `php` or `awk` (a `#!/usr/bin/awk -f` file).
 fn of_program(program: &str) -> Option<&'static str> {
     Some(match program {
         "python" | "python3" => "python3",
@@ -39,6 +39,7 @@ fn of_program(program: &str) -> Option<&'static str> {
         "perl" => "perl",
         "ruby" => "ruby",
         "php" => "php",
+        "awk" | "gawk" | "mawk" | "nawk" => "awk",
         _ => return None,
     })
 }
@@ -69,6 +70,7 @@ pub(super) fn language_of(
         "pl" | "pm" => "perl",
         "rb" => "ruby",
         "php" => "php",
+        "awk" => "awk",
         _ => return None,
     })
 }
@@ -95,6 +97,8 @@ mod tests {
         assert_eq!(read("/p/h.mjs", "import x from 'y'\n", None), Some("node"));
         assert_eq!(read("/p/h.pl", "use strict;\n", None), Some("perl"));
         assert_eq!(read("/p/h.rb", "", None), Some("ruby"));
+        assert_eq!(read("/p/x.awk", "{ print }\n", None), Some("awk"));
+        assert_eq!(read("/p/x", "#!/usr/bin/gawk -f\n", None), Some("awk"));
         // A `#!` line decides over an ending; a shell's is none of these.
         assert_eq!(read("/p/h.js", "#!/bin/sh\n", None), None);
         assert_eq!(read("/p/h.sh", "echo\n", None), None);

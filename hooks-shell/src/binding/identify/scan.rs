@@ -1,7 +1,7 @@
 //! A file read whole for the names it runs computed when it runs: a
 //! shell script (with what it sources), a Python, Node, Perl, Ruby or PHP
-//! script; a file too long
-//! to read whole cannot be approved (R40-4).
+//! script, an `awk -f` program file; a file too long to read whole cannot
+//! be approved (R40-4).
 
 use std::path::Path;
 
@@ -39,7 +39,7 @@ pub(super) fn scan(file: &Path, given: &Calls) -> Option<String> {
 }
 
 /// Why the script `file`, in `language` (`python3`, `node`, `perl`,
-/// `ruby`, `php`: [`super::language`]), starts a command built when it
+/// `ruby`, `php`, `awk`: [`super::language`]), starts a command built when it
 /// runs, read whole as [`scan`] reads a shell script (a longer one cannot
 /// be approved); not a Python file's appended zip (what runs is the zip's
 /// own code, bound with the file).
@@ -79,4 +79,17 @@ pub(super) fn scan_with(file: &Path, libs: &[std::path::PathBuf], given: &Calls)
         "{} runs a file named only when it runs (with what it sources): {why}",
         file.display()
     ))
+}
+
+/// Why a program file that shell `text` (run in `cwd`, from a file in
+/// `dir`) gives `awk -f` starts a command built when it runs, read as the
+/// same program written inline is (red team round 49, H11: `awk -f
+/// ~/bin/x.awk` running `system(l)` of a line it reads).
+pub(super) fn scan_awk_programs(text: &str, cwd: &Path, dir: &Path) -> Option<String> {
+    super::computed::awk_program_files(text)
+        .into_iter()
+        .find_map(|word| {
+            let word = super::follow::with_project(&super::with_home(&word), cwd);
+            scan_code(&super::resolve(&word, cwd, Some(dir))?, "awk")
+        })
 }

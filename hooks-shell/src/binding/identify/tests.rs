@@ -303,3 +303,33 @@ fn a_script_beside_a_users_script_is_read_too() {
         "{found:?}"
     );
 }
+
+#[test]
+fn an_awk_program_file_is_read_as_the_same_program_inline() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let project = dir.path();
+    let runs = "BEGIN { while ((getline l < \"tools/x.txt\") > 0) system(l) }\n";
+    let prints = "# fields: a | b\n{ print $1 }\nEND { print NR }\n";
+    for (name, text) in [
+        ("x.awk", runs),
+        ("prog.txt", runs),
+        ("p.awk", prints),
+        ("run.sh", "#!/bin/sh\nawk -F: -f prog.txt data.txt\n"),
+    ] {
+        std::fs::write(project.join(name), text).expect("write");
+    }
+    for command in [
+        "awk -f x.awk",
+        "gawk -F: -f prog.txt in.txt",
+        "cd . && awk --file=prog.txt in.txt",
+        "sh run.sh",
+        "awk -f \"$(printf p.%s awk)\" in.txt",
+    ] {
+        let found = identify(command, Some(&words(command)), project);
+        assert!(found.computed.is_some(), "{command}: {found:?}");
+    }
+    for command in ["awk -f p.awk data.txt", "awk '{ print $1 }' data.txt"] {
+        let found = identify(command, Some(&words(command)), project);
+        assert_eq!(found.computed, None, "{command}: {found:?}");
+    }
+}

@@ -244,3 +244,12 @@ pub(super) fn option_values(
         }),
     }
 }
+/// Whether `word` is a short option word holding `c` (`-c`, `-qc`).
+pub(super) fn short_c(word: &str) -> bool {
+    word.starts_with('-') && !word.starts_with("--") && word.contains('c')
+}
+
+/// Whether `word` is all the positional parameters (`"$@"`, `$*`).
+pub(super) fn is_all_arguments(word: &str) -> bool {
+    matches!(word, "$@" | "${@}" | "$*" | "${*}")
+}

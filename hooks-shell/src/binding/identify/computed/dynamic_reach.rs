@@ -11,17 +11,10 @@ use regex::Regex;
 /// Why the Node `code` (which loads `child_process`) reaches a program no
 /// call by name shows: a function of it taken as a value (`const run =
 /// cp.execSync`, `promisify(exec)`), a computed member (`cp[name](…)`), or
-/// text run as code (`eval(s)`, `new Function(s)`, `vm.runInThisContext`).
+/// text run as code ([`super::node_reach::runs_code`]).
 pub(super) fn node(code: &str, calls: &[&str]) -> Option<String> {
-    static DYNAMIC: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\beval\s*\(|\bnew\s+Function\s*\(|\bFunction\s*\(|\bvm\s*\.\s*(?:runIn|compileFunction|Script)|\brequire\s*\(\s*[^'`\x22\s)]|\bimport\s*\(\s*[^'\x22\s)]")
-            .expect("valid regex")
-    });
-    if let Some(found) = DYNAMIC.find(code) {
-        return Some(format!(
-            "it runs code built when it runs (`{}`)",
-            found.as_str().trim()
-        ));
+    if let Some(why) = super::node_reach::runs_code(code) {
+        return Some(why);
     }
     if let Some(why) = module_used_otherwise(code, calls) {
         return Some(why);

@@ -10,6 +10,9 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+pub(super) use super::code_words::top_level;
+use super::code_words::{BACKQUOTED, KEYWORD, interpolates, is_string, words_of};
+
 /// The `child_process` functions that start a program.
 pub(super) const NODE_CALLS: [&str; 7] = [
     "exec",
@@ -26,11 +29,21 @@ pub(super) const NODE_CALLS: [&str; 7] = [
 /// `identify::language`), starts a program named only when it runs.
 pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
     // `sys.path.insert(0, 'l' + 'ib')`: modules from a folder no reading
-    // names (R46-3).
+    // names (R46-3); code loaded by a computed name, or from data, or a
+    // program reached another way (round 49: H6–H8).
     if matches!(program, "python" | "python3")
         && let Some(why) = super::python_paths::computed_folder(code)
     {
         return Some(why);
+    }
+    let loaded = match program {
+        "python" | "python3" => super::python_loaders::loads_computed(code),
+        "node" | "bun" | "deno" => super::node_reach::runs_code(code),
+        "perl" => super::perl_reach::reaches(code),
+        _ => None,
+    };
+    if let Some(why) = loaded {
+        return Some(format!("its {program} code {why}"));
     }
     let calls: &[&str] = match program {
         "python" | "python3" => &[
@@ -78,7 +91,7 @@ pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
             "popen",
             "proc_open",
         ],
-        "awk" | "gawk" | "mawk" | "nawk" => return awk(code),
+        "awk" | "gawk" | "mawk" | "nawk" => return super::awk_code::awk(code),
         _ => return None,
     };
     let shown =
@@ -185,19 +198,7 @@ pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
 /// that is no option or option value, unless `-f` names a file).
 pub(super) fn code_of<'a>(program: &str, args: &'a [String]) -> Option<&'a str> {
     if matches!(program, "awk" | "gawk" | "mawk" | "nawk") {
-        let mut words = args.iter();
-        while let Some(word) = words.next() {
-            match word.as_str() {
-                "-f" | "--file" => return None,
-                "-F" | "-v" | "--assign" | "--field-separator" => {
-                    words.next();
-                }
-                "--" => return words.next().map(String::as_str),
-                option if option.starts_with('-') => {}
-                code => return Some(code),
-            }
-        }
-        return None;
+        return super::awk_code::code_of(args);
     }
     let inline: &[&str] = match program {
         "python" | "python3" => &["-c"],
@@ -278,7 +279,7 @@ fn spawn_calls(code: &str, names: &[&str]) -> Vec<Call> {
 /// keyword options (`check=True`, `cwd=d`) aside. In Python, a name stands
 /// for each value `code` gives it (`cmd = ["ruff", "check", f]`, a
 /// function's parameter: what its calls pass), `depth` names deep.
-fn is_literal(argument: &str, program: &str, code: &str) -> bool {
+pub(super) fn is_literal(argument: &str, program: &str, code: &str) -> bool {
     let python = matches!(program, "python" | "python3");
     if python {
         // Each command the call may start (R47-12: names, `X + [f]`, dicts).
@@ -317,25 +318,6 @@ fn is_literal(argument: &str, program: &str, code: &str) -> bool {
         }
     }
     true
-}
-
-/// The words of a call's arguments as written: its lists' items in line,
-/// keyword options (`check=True`) aside.
-fn words_of(argument: &str) -> Vec<&str> {
-    let mut words: Vec<&str> = Vec::new();
-    for part in top_level(argument, ',') {
-        if KEYWORD.is_match(part) {
-            continue;
-        }
-        match part
-            .strip_prefix(['[', '('])
-            .and_then(|p| p.strip_suffix([']', ')']))
-        {
-            Some(list) => words.extend(top_level(list, ',')),
-            None => words.push(part),
-        }
-    }
-    words
 }
 
 /// Why a shell text the call with arguments `argument` hands a shell
@@ -387,72 +369,6 @@ fn shell_lines(argument: &str, program: &str, code: &str) -> Vec<String> {
             quoted.join(" ")
         })
         .collect()
-}
-
-/// `name=value`: a keyword option.
-static KEYWORD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^\s*[A-Za-z_]+\s*=[^=]").expect("valid regex"));
-
-/// Whether `word` is one string literal (no interpolation in `program`'s
-/// double quotes).
-fn is_string(word: &str, program: &str) -> bool {
-    static STRING: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^\s*(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*$"#).expect("valid regex")
-    });
-    let interpolating = matches!(program, "perl" | "ruby" | "php");
-    let word = word.trim();
-    // A JavaScript template with nothing put in (`` `npx` ``).
-    if matches!(program, "node" | "bun" | "deno") {
-        let template = word.len() > 1 && word.starts_with('`') && word.ends_with('`');
-        if template && !word[1..word.len() - 1].contains(['`', '\\']) && !word.contains("${") {
-            return true;
-        }
-    }
-    STRING.is_match(word) && !(interpolating && word.starts_with('"') && interpolates(word))
-}
-
-/// `text` split at `separator` outside quotes and brackets, each part
-/// trimmed, empty ones left out.
-pub(super) fn top_level(text: &str, separator: char) -> Vec<&str> {
-    let mut parts = super::brackets::split_outside(text, separator.encode_utf8(&mut [0; 4]));
-    parts.retain(|part| !part.is_empty());
-    parts
-}
-
-/// Text in backquotes, `qx(…)` / `qx{…}` (Perl) or `%x(…)` (Ruby).
-static BACKQUOTED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"`[^`]*`|\bqx\s*[({\[/][^)}\]/]*|%x\s*[({\[][^)}\]]*").expect("valid regex")
-});
-
-/// Whether quoted text interpolates a value (`$x`, `@x`, `#{x}`).
-fn interpolates(text: &str) -> bool {
-    static VALUE: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"[$@][A-Za-z_{(]|#\{").expect("valid regex"));
-    VALUE.is_match(text)
-}
-
-/// An `awk` program's commands: `system(…)`, `cmd | getline`, `print … |
-/// cmd`, each a string literal.
-fn awk(code: &str) -> Option<String> {
-    static LITERAL_RUNS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"system\s*\(\s*"[^"]*"\s*\)|"[^"]*"\s*\|&?\s*getline|\|&?\s*"[^"]*""#)
-            .expect("valid regex")
-    });
-    // Strings, and regular expressions where one may start (`/a|b/`).
-    static TEXT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#""(?:[^"\\]|\\.)*"|(?:^|[({~!,;&|]\s*)/(?:[^/\\\n]|\\.)*/"#)
-            .expect("valid regex")
-    });
-    let rest = LITERAL_RUNS.replace_all(code, "");
-    let rest = TEXT.replace_all(&rest, " ");
-    let rest = rest.replace("||", "");
-    let runs = rest.contains("system") || rest.contains('|');
-    runs.then(|| {
-        format!(
-            "its awk program starts a command built when it runs (`{}`)",
-            code.trim()
-        )
-    })
 }
 
 #[cfg(test)]

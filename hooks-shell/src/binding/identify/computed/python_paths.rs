@@ -14,7 +14,7 @@ use regex::Regex;
 /// Names a folder's spelling may use: the script's place, the run folder,
 /// the environment, the path functions that join them, and globs (which
 /// the binding reads: `glob.glob('li*')[0]`, `next(Path('.').rglob('x'))`).
-const PATH_WORDS: [&str; 40] = [
+pub(super) const PATH_WORDS: [&str; 40] = [
     "os",
     "path",
     "join",

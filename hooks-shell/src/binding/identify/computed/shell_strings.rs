@@ -49,10 +49,18 @@ pub(super) fn fed_computed(argument: &str, words: &[&str], program: &str) -> Opt
     let mut words = rest
         .iter()
         .filter(|word| !word.trim_start().starts_with('{'));
-    let reads_input = words
-        .all(|word| decoded(word, program).is_some_and(|w| w.starts_with('-') && !w.contains('c')));
+    // A `popen` mode (`'w'`) is no word of the command.
+    let mode = |w: &str| matches!(w, "r" | "w" | "rb" | "wb" | "r+" | "w+");
+    let reads_input = words.all(|word| {
+        decoded(word, program).is_some_and(|w| mode(&w) || (w.starts_with('-') && !w.contains('c')))
+    });
     if !shell || !reads_input {
         return None;
+    }
+    // `popen('sh', 'w')`, `Popen(['sh'], stdin=PIPE)`, `spawn('sh')`: what
+    // it is fed later, no reading sees (round 49, as Perl's `open(F, "| sh")`).
+    if !INPUT.is_match(argument) {
+        return Some("starts a shell that reads its commands from its input".to_owned());
     }
     for found in INPUT.find_iter(argument) {
         let rest = &argument[found.end()..];
@@ -227,6 +235,10 @@ mod tests {
         let fed = |argument: &str, words: &[&str]| fed_computed(argument, words, "python3");
         assert_eq!(fed("['sh'], input='make -s lint\\n'", &["'sh'"]), None);
         assert_eq!(fed("['jq', '.'], input=data", &["'jq'", "'.'"]), None);
+        // Fed later (`stdin=PIPE`, `popen(…, 'w')`): no reading sees it.
+        assert!(fed("['sh'], stdin=subprocess.PIPE", &["'sh'"]).is_some());
+        assert!(fed("'sh', 'w'", &["'sh'", "'w'"]).is_some());
+        assert!(fed_computed("'sh'", &["'sh'"], "node").is_some());
         // A script reads its input as data.
         assert_eq!(
             fed(
