@@ -316,7 +316,12 @@ impl Subject {
         let files: Vec<&PathBuf> = found.files.iter().chain(&named).collect();
         let words = self.words.as_deref().unwrap_or_default().join(" ");
         let command = [self.command.clone(), words];
-        let spoken = search_path::Spoken::new(&command, &files, &self.cwd, project);
+        let mut spoken = search_path::Spoken::new(&command, &files, &self.cwd, project);
+        // A code file running `git` (`subprocess.run(["git", "status"])`):
+        // git reads the project's settings all the same (R50-8).
+        if files.iter().any(|file| project_reach::code_runs_git(file)) {
+            spoken.tokens.push(("git".to_owned(), None));
+        }
         let (roots, at) = (&reached.roots, (self.cwd.as_path(), project));
         let reaches: Vec<&PathBuf> = reaches.iter().collect();
         let copies = search_path::Spoken::for_copies(&command, &files, &reaches, at.0, at.1);

@@ -59,26 +59,57 @@ fn python_recursive_and_character_class_globs_are_read() {
 fn boot_edit_asks_again(check: &str, prepare: &str) {
     changed_asks_again(
         "python3 check.py",
-        |project| {
-            write(project, "tools/__init__.py", "");
-            write(project, "tools/boot.py", "def main(*a):\n    return 0\n");
-            write(project, "check.py", &format!("{check}print('{{}}')\n"));
-            if !prepare.is_empty() {
-                let status = std::process::Command::new("python3")
-                    .args(["-c", prepare])
-                    .current_dir(project)
-                    .status()
-                    .expect("python3 runs");
-                assert!(status.success(), "{prepare}");
-            }
-            checkout_without_environment(project);
-        },
+        |project| boot_checkout(project, check, prepare),
         |project, marker| poison(project, "tools/boot.py", marker),
     );
 }
 
+/// Writes the checkout [`boot_edit_asks_again`] reads.
+fn boot_checkout(project: &std::path::Path, check: &str, prepare: &str) {
+    write(project, "tools/__init__.py", "");
+    write(project, "tools/boot.py", "def main(*a):\n    return 0\n");
+    write(project, "check.py", &format!("{check}print('{{}}')\n"));
+    if !prepare.is_empty() {
+        let status = std::process::Command::new("python3")
+            .args(["-c", prepare])
+            .current_dir(project)
+            .status()
+            .expect("python3 runs");
+        assert!(status.success(), "{prepare}");
+    }
+    checkout_without_environment(project);
+}
+
+/// The checkout of [`boot_edit_asks_again`], its hook unpickling what
+/// `prepare` wrote: a pickle is code its data holds (its `__reduce__` may
+/// call `os.system` itself, naming no module of the project), which no
+/// reading binds, so the hook cannot be approved (red team round 49, H6:
+/// before, the modules a pickle names were bound, R31-5 / R32-10), and an
+/// edit of `tools/boot.py` never runs.
+pub(crate) fn unpickling_is_never_approved(check: &str, prepare: &str) {
+    let (home, project) = crate::dialects::home_with("[claude]");
+    boot_checkout(&project, check, prepare);
+    let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash|terminal", "hooks": [
+        {"type": "command", "command": "python3 check.py"}
+    ]}]}});
+    write(&project, ".claude/settings.json", &settings.to_string());
+    let tried = crate::dialects::emit_terminal(&home, &project, "ls", true);
+    assert_ne!(
+        tried["runs"][0]["status"], "completed",
+        "{check}: {tried:#}"
+    );
+    assert!(
+        tried.to_string().contains("cannot be approved"),
+        "{check}: {tried:#}"
+    );
+    let marker = project.join("PWNED");
+    poison(&project, "tools/boot.py", &marker);
+    let emitted = crate::dialects::emit_terminal(&home, &project, "ls", false);
+    assert!(!marker.exists(), "{check}: {emitted:#}");
+}
+
 #[test]
-fn every_pickle_a_hook_loads_binds_the_modules_it_names() {
+fn a_hook_unpickling_what_it_reads_is_never_approved() {
     let load = "import pickle, sys\nsys.path.insert(0, '.')\n";
     let dump = "import pickle, sys\nsys.path.insert(0, '.')\nimport tools.boot as b\n";
     let binunicode = "import struct\n\
@@ -119,7 +150,7 @@ fn every_pickle_a_hook_loads_binds_the_modules_it_names() {
         .map(|(c, p)| (c.as_str(), p.as_str()))
         .collect();
     each_holds(&cases, |(check, prepare)| {
-        boot_edit_asks_again(check, prepare)
+        unpickling_is_never_approved(check, prepare)
     });
 }
 

@@ -47,11 +47,21 @@ fn a_written_file_named_or_handed_over_another_way_is_never_approved() {
 /// approval would run inside it.
 #[test]
 fn the_users_hook_running_git_binds_the_projects_git_settings() {
+    git_settings_bound("git status --short >/dev/null 2>&1; sh ~/bin/g.sh", &[]);
+}
+
+/// The user's fail-closed `command` (its `files` written in the home
+/// folder) run in a git checkout, accepted; a `core.fsmonitor` added to
+/// the project's `.git/config` then never runs, and the guard blocks.
+pub(crate) fn git_settings_bound(command: &str, files: &[(&str, &str)]) {
     if !installed("git") {
         return;
     }
     let (home, project) = home_with("[claude]");
     scripts(&home, &project, GUARDS);
+    for (file, text) in files {
+        write(&home.user_home, file, text);
+    }
     let git = |args: &[&str]| {
         let status = std::process::Command::new("git")
             .args(["-c", "user.email=a@b", "-c", "user.name=a"])
@@ -63,14 +73,19 @@ fn the_users_hook_running_git_binds_the_projects_git_settings() {
     };
     git(&["init", "-q", "."]);
     git(&["commit", "-q", "--allow-empty", "-m", "i"]);
-    let command = "git status --short >/dev/null 2>&1; sh ~/bin/g.sh";
     user_fail_closed_command(&home, command);
     let accepted = emit_terminal(&home, &project, "ls", true);
     assert_eq!(accepted["outcome"]["message"], "guarded", "{accepted:#}");
     git(&["config", "core.fsmonitor", "touch PWNED; false"]);
     let emitted = emit_terminal(&home, &project, "ls", false);
-    assert!(!project.join("PWNED").exists(), "the edit ran unasked");
-    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    assert!(
+        !project.join("PWNED").exists(),
+        "{command}: the edit ran unasked"
+    );
+    assert_eq!(
+        emitted["outcome"]["action"], "block",
+        "{command}: {emitted:#}"
+    );
 }
 
 /// The user's hook puts the project's `bin` on `PATH` through `$PWD` and

@@ -23,7 +23,11 @@ pub(super) fn bind(
     bases: &[PathBuf],
     project: &Path,
 ) -> Result<Option<(PathBuf, String)>, BindError> {
-    let is_git = |token: &String| token == "git" || token.ends_with("/git");
+    // `git`, `/usr/bin/git`, and a code file's `["git", "status"]` (R50-8).
+    static WORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(?:^|[\s"'(\[,])git(?:$|[\s"'),\]])"#).expect("valid regex")
+    });
+    let is_git = |token: &String| token == "git" || token.ends_with("/git") || WORD.is_match(token);
     if !tokens.iter().any(is_git) {
         return Ok(None);
     }

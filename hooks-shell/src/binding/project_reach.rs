@@ -86,3 +86,13 @@ pub(super) fn imports_from_run_folder(file: &Path) -> bool {
         || (text.starts_with("#!") && text.lines().next().is_some_and(|l| l.contains("python")));
     python && CHANGES.is_match(&text) && RUN_FOLDER.is_match(&text)
 }
+
+/// Whether the file `file`, code of another language than the shell's,
+/// starts `git` (`["git", "status"]`, `execFileSync('git', …)`,
+/// `system("git status")`).
+pub(super) fn code_runs_git(file: &Path) -> bool {
+    static GIT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"["'`]git(?:["'`]|\s)"#).expect("valid regex")
+    });
+    peek::small_text(file).is_some_and(|text| GIT.is_match(&text))
+}

@@ -66,60 +66,8 @@ pub(crate) fn computed_name(raw: &str) -> Option<String> {
 }
 
 pub(crate) use code_written::Written;
-
-/// [`computed_name`] of `raw`, run after its scripts wrote `written`
-/// (a bound helper copying what a computed name names, then the hook
-/// running the copy: red team round 49, H4).
-pub(crate) fn computed_name_after(raw: &str, written: &Written) -> Option<String> {
-    given::computed_name_after(raw, written)
-}
-
-/// The files a script's `text` writes when it runs that may hold code no
-/// reading binds, in its `language` (`None`: shell text): what
-/// [`computed_name`] compares with what the hook runs. A path code builds
-/// with no written end is left out (it would match every file).
-pub(crate) fn files_written(text: &str, language: Option<&str>) -> Written {
-    match language {
-        None => given::files_written(text),
-        Some(language) => {
-            let mut written = code_written::written(text, language).unwrap_or_default();
-            written.ends.retain(|end| !end.is_empty());
-            written
-        }
-    }
-}
-
-/// What each `.` / `source` of shell `text` reads, as written (its words
-/// after the command, joined): wherever it stands (`if …; then . lib; fi`).
-pub(super) fn sourced(text: &str) -> Vec<String> {
-    let cut = cut(text);
-    let reading = Words {
-        places: &[],
-        substitutions: &cut.substitutions,
-    };
-    cut.commands
-        .iter()
-        .filter_map(|command| {
-            let at = command
-                .words
-                .iter()
-                .position(|w| !super::super::LEADING_KEYWORDS.contains(&w.as_str()))?;
-            let (words, _) = redirections(&command.words[at..]);
-            let (first, rest) = words.split_first()?;
-            let rest: Vec<&String> = rest.iter().skip_while(|w| *w == "--").collect();
-            (matches!(first.as_str(), "." | "source") && !rest.is_empty()).then(|| {
-                let quoted: Vec<String> = rest
-                    .iter()
-                    .map(|w| {
-                        shlex::try_quote(&reading.shown(w))
-                            .map_or_else(|_| w.to_string(), |q| q.into_owned())
-                    })
-                    .collect();
-                quoted.join(" ")
-            })
-        })
-        .collect()
-}
+pub(super) use cut::sourced;
+pub(crate) use given::{computed_name_after, files_written};
 
 /// What is known while reading.
 #[derive(Default)]
@@ -336,6 +284,8 @@ impl Reader {
         }
         let unwrapped = crate::binding::unwrap(&words).words;
         let Some((program_word, args)) = unwrapped.split_first() else {
+            // `{ …; } > F`: what a group writes (round 50).
+            self.runs_written(&command.words[at..], &unwrapped, reading, command.piped);
             // `exec 3< "$(…)"`, `< "$(…)"`: a file opened by a computed name.
             return opened(&inputs, &is_computed, reading);
         };

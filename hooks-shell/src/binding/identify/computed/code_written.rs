@@ -42,8 +42,11 @@ enum Target {
     Receiver,
     /// The object it is called on, when the mode at this argument writes.
     OpenedReceiver(usize),
-    /// The last argument: a move's or copy's target.
-    Last,
+    /// The last argument: a copy's target, unless what it copies is
+    /// named as written (bound where it is read, by the copy rule).
+    Copied,
+    /// The last argument: a move's or link's target, whatever it moves.
+    Moved,
     /// The one argument, when there is one (`Path.rename(target)`, not
     /// `str.replace(a, b)`).
     Sole,
@@ -76,14 +79,14 @@ fn writers(program: &str) -> &'static [(Regex, Target)] {
             (r"os\.open", Target::Opened { path: 0, mode: 1 }),
             (r"\.\s*(?:write_text|write_bytes|touch)", Target::Receiver),
             (r"\.\s*open", Target::OpenedReceiver(0)),
+            (r"shutil\.(?:copy|copy2|copyfile|copytree)", Target::Copied),
             (
-                r"shutil\.(?:copy|copy2|copyfile|copytree|move)|os\.(?:rename|renames|replace|link|symlink)|urlretrieve",
-                Target::Last,
+                r"shutil\.move|os\.(?:rename|renames|replace|link|symlink)|urlretrieve",
+                Target::Moved,
             ),
-            (
-                r"\.\s*(?:rename|replace|symlink_to|hardlink_to)",
-                Target::Sole,
-            ),
+            (r"\.\s*(?:rename|replace)", Target::Sole),
+            // `p.symlink_to(t)`: `p` is made.
+            (r"\.\s*(?:symlink_to|hardlink_to)", Target::Receiver),
             (r"\.\s*(?:extract|extractall)|unpack_archive", Target::Any),
         ])
     });
@@ -94,18 +97,17 @@ fn writers(program: &str) -> &'static [(Regex, Target)] {
                 Target::Argument(0),
             ),
             (r"open(?:Sync)?", Target::Opened { path: 0, mode: 1 }),
-            (
-                r"(?:copyFile|rename|symlink|link|cp|copy|move)(?:Sync)?",
-                Target::Last,
-            ),
+            (r"(?:copyFile|cp|copy)(?:Sync)?", Target::Copied),
+            (r"(?:rename|symlink|link|move)(?:Sync)?", Target::Moved),
         ])
     });
     static PERL: LazyLock<Vec<(Regex, Target)>> = LazyLock::new(|| {
         table(&[
             (r"open|sysopen", Target::Opened { path: 2, mode: 1 }),
+            (r"(?:File::Copy::)?(?:copy|cp)", Target::Copied),
             (
-                r"(?:File::Copy::)?(?:copy|move|cp|mv)|rename|symlink|link",
-                Target::Last,
+                r"(?:File::Copy::)?(?:move|mv)|rename|symlink|link",
+                Target::Moved,
             ),
         ])
     });
@@ -116,9 +118,10 @@ fn writers(program: &str) -> &'static [(Regex, Target)] {
                 r"(?:File|IO)\.open|File\.new",
                 Target::Opened { path: 0, mode: 1 },
             ),
+            (r"FileUtils\.(?:cp|copy|copy_file|cp_r)", Target::Copied),
             (
                 r"FileUtils\.\w+|File\.(?:rename|symlink|link)",
-                Target::Last,
+                Target::Moved,
             ),
         ])
     });
@@ -126,7 +129,8 @@ fn writers(program: &str) -> &'static [(Regex, Target)] {
         table(&[
             (r"file_put_contents", Target::Argument(0)),
             (r"fopen", Target::Opened { path: 0, mode: 1 }),
-            (r"copy|rename|symlink|link|move_uploaded_file", Target::Last),
+            (r"copy", Target::Copied),
+            (r"rename|symlink|link|move_uploaded_file", Target::Moved),
         ])
     });
     match program {
@@ -143,6 +147,8 @@ fn writers(program: &str) -> &'static [(Regex, Target)] {
 /// with an escape no reading decodes.
 pub(super) fn written(code: &str, program: &str) -> Result<Written, String> {
     let mut found = Written::default();
+    // Copies of files named as written: their sources and targets.
+    let mut copies: Vec<(Vec<String>, String)> = Vec::new();
     for (name, target) in writers(program) {
         for call in name.find_iter(code) {
             let rest = &code[call.end() - 1..];
@@ -183,13 +189,21 @@ pub(super) fn written(code: &str, program: &str) -> Result<Written, String> {
                     // `os.open`, `io.open`: the function, read above.
                     .filter(|object| !MODULES.contains(&object.trim())),
                 // A copy of files named as written is bound where they are
-                // read (the copy rule); one of a name built when it runs
-                // may put anything there.
-                Target::Last if arguments.len() >= 2 => arguments
-                    .last()
-                    .copied()
-                    .filter(|_| !is_written_out(arguments[0], code, program)),
-                Target::Last => None,
+                // read (the copy rule), unless the code wrote them (checked
+                // below); one of a name built when it runs may put anything
+                // there.
+                Target::Copied if arguments.len() >= 2 => {
+                    let target = arguments[arguments.len() - 1];
+                    match written_out(arguments[0], code, program) {
+                        Some(source) => {
+                            copies.push((source, target.to_owned()));
+                            None
+                        }
+                        None => Some(target),
+                    }
+                }
+                Target::Moved if arguments.len() >= 2 => arguments.last().copied(),
+                Target::Copied | Target::Moved => None,
                 Target::Sole if arguments.len() == 1 => arguments.first().copied(),
                 Target::Sole => None,
                 Target::Any => {
@@ -202,23 +216,69 @@ pub(super) fn written(code: &str, program: &str) -> Result<Written, String> {
             }
         }
     }
+    // `open('/tmp/x.tmp', 'w')` then `shutil.copy('/tmp/x.tmp', '/tmp/y.sh')`.
+    for (source, target) in copies {
+        if source.iter().any(|source| found.paths.contains(source)) {
+            path_of(&target, code, program, &mut found, 0)?;
+        }
+    }
     Ok(found)
 }
 
-/// Whether `expression` is a path written out: a string literal (no value
-/// put in), or a name given only such.
-fn is_written_out(expression: &str, code: &str, program: &str) -> bool {
+/// The paths `expression` names when it is written out: one string
+/// literal (no value put in), or a name given only such.
+fn written_out(expression: &str, code: &str, program: &str) -> Option<Vec<String>> {
     let expression = expression.trim();
-    let literal = |text: &str| {
-        literal_text(text, program)
-            .flatten()
-            .is_some_and(|value| !interpolated(&value, text, program))
+    let name = expression.trim_start_matches(['$', '@']);
+    let expressions = match is_name(name) {
+        true => assigned(code, name, program)?,
+        false => vec![expression.to_owned()],
     };
-    match is_name(expression.trim_start_matches(['$', '@'])) {
-        true => values(code, expression.trim_start_matches(['$', '@']))
-            .is_some_and(|values| values.iter().all(|value| literal(value))),
-        false => literal(expression),
+    expressions
+        .iter()
+        .map(|text| one_literal(text, program).map(|path| normal(&path)))
+        .collect()
+}
+
+/// The text of `expression` when it is one string literal of `program`,
+/// nothing joined to it and no value put in (`'tools/' + chr(103)` is no
+/// literal, though it starts and ends with a quote: round 50).
+fn one_literal(expression: &str, program: &str) -> Option<String> {
+    static LITERAL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"^\s*[rRbBuU]{0,2}(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`(?:[^`\\]|\\.)*`)\s*$"#,
+        )
+        .expect("valid regex")
+    });
+    if !LITERAL.is_match(expression) {
+        return None;
     }
+    let text = literal_text(expression, program).flatten()?;
+    (!interpolated(&text, expression, program)).then_some(text)
+}
+
+/// What the code gives the name `name`: Python's assignments and call
+/// arguments ([`values`]); elsewhere `name = …`, `my $name = …`, `const
+/// name = …` statements.
+fn assigned(code: &str, name: &str, program: &str) -> Option<Vec<String>> {
+    if matches!(program, "python" | "python3") {
+        return values(code, name);
+    }
+    let pattern = format!(
+        r"(?m)(?:^|[;{{(]\s*)(?:(?:my|our|local|const|let|var)\s+)?\$?{}\s*=\s*([^;\n]+)",
+        regex::escape(name)
+    );
+    let found: Vec<String> = Regex::new(&pattern)
+        .ok()?
+        .captures_iter(code)
+        .map(|assignment| assignment[1].trim().to_owned())
+        .collect();
+    (!found.is_empty()).then_some(found)
+}
+
+/// `./y.sh` and `y.sh` alike.
+fn normal(path: &str) -> String {
+    path.trim_start_matches("./").to_owned()
 }
 
 /// `name=value`: a keyword argument.
@@ -325,7 +385,7 @@ fn path_of(
     }
     let name = expression.trim_start_matches(['$', '@']);
     if is_name(name) && depth < 4 {
-        match values(code, name) {
+        match assigned(code, name, program) {
             Some(values) => {
                 for value in values {
                     path_of(&value, code, program, found, depth + 1)?;
@@ -335,11 +395,12 @@ fn path_of(
         }
         return Ok(());
     }
+    if let Some(text) = one_literal(expression, program) {
+        let text = text.trim_start_matches(['>', '+', '<', ' ']);
+        found.paths.push(normal(text));
+        return Ok(());
+    }
     match literal_text(expression, program) {
-        Some(Some(text)) if !interpolated(&text, expression, program) => {
-            let text = text.trim_start_matches(['>', '+', '<', ' ']);
-            found.paths.push(text.trim_start_matches("./").to_owned());
-        }
         Some(None) => {
             return Err(format!(
                 "writes a file it names with an escape no reading decodes ({expression})"
@@ -386,98 +447,4 @@ fn written_end(expression: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn of(code: &str, program: &str) -> Written {
-        written(code, program).expect("read")
-    }
-
-    #[test]
-    fn paths_written_out_are_read_as_written() {
-        for (code, program, path) in [
-            ("open('/tmp/y.sh', 'w').write(t)", "python3", "/tmp/y.sh"),
-            (
-                "with open(\"y.sh\", mode=\"a\") as f:\n    f.write(x)\n",
-                "python3",
-                "y.sh",
-            ),
-            (
-                "p = '/tmp/y.py'\nPath(p).write_text(body)\n",
-                "python3",
-                "/tmp/y.py",
-            ),
-            ("shutil.copy(src, '/tmp/y')\n", "python3", "/tmp/y"),
-            (
-                "open('/tmp/y\\x2esh', 'w').write(t)",
-                "python3",
-                "/tmp/y.sh",
-            ),
-            ("fs.writeFileSync('/tmp/y.sh', body);", "node", "/tmp/y.sh"),
-            ("fs.copyFileSync(src, '/tmp/y.sh');", "node", "/tmp/y.sh"),
-            ("open(my $f, '>', '/tmp/y.sh');", "perl", "/tmp/y.sh"),
-            ("open(F, \">/tmp/y.sh\");", "perl", "/tmp/y.sh"),
-            ("copy($src, '/tmp/y.sh');", "perl", "/tmp/y.sh"),
-            ("File.write('/tmp/y.sh', body)", "ruby", "/tmp/y.sh"),
-            ("file_put_contents('/tmp/y.sh', $body);", "php", "/tmp/y.sh"),
-        ] {
-            let found = of(code, program);
-            assert_eq!(found.paths, [path], "{code}");
-        }
-    }
-
-    #[test]
-    fn paths_built_when_it_runs_are_read_by_their_end() {
-        for (code, program, end) in [
-            (
-                "open(os.path.join(d, 'y.sh'), 'w').write(t)",
-                "python3",
-                "y.sh",
-            ),
-            ("(Path(d) / 'y.sh').write_text(t)", "python3", "y.sh"),
-            (
-                "p = Path(d) / 'bin' / 'y'\np.write_text(t)\n",
-                "python3",
-                "y",
-            ),
-            ("open(f'{d}/y.sh', 'w')", "python3", "/y.sh"),
-            ("shutil.copyfile(src, os.path.join(d, name))", "python3", ""),
-            ("tarfile.open(a).extractall(d)", "python3", ""),
-            (
-                "fs.writeFileSync(path.join(d, 'y.sh'), body);",
-                "node",
-                "y.sh",
-            ),
-            ("fs.writeFileSync(`${d}/y.sh`, body);", "node", "/y.sh"),
-            ("open(my $f, '>', \"$d/y.sh\");", "perl", "/y.sh"),
-        ] {
-            let found = of(code, program);
-            assert_eq!(found.ends, [end], "{code}");
-        }
-    }
-
-    #[test]
-    fn reading_is_no_writing() {
-        for (code, program) in [
-            ("open('tools/g.sh').read()", "python3"),
-            ("open(p, 'r')", "python3"),
-            ("open(p, 'rb')", "python3"),
-            ("Path(p).read_text()", "python3"),
-            ("s.replace('a', 'b')", "python3"),
-            ("fs.readFileSync('/tmp/y.sh')", "node"),
-            ("open(my $f, '<', $p);", "perl"),
-            ("open(F, 'tools/g.sh');", "perl"),
-            // A copy of files named as written: bound where read.
-            ("shutil.copytree('.', '/tmp/copy')", "python3"),
-            ("shutil.copy('tools/x.sh', '/tmp/y.sh')", "python3"),
-            ("X = 'lib'\nshutil.copytree(X, '/tmp/copy')\n", "python3"),
-        ] {
-            assert!(of(code, program).is_empty(), "{code}");
-        }
-    }
-
-    #[test]
-    fn an_escape_no_reading_decodes_refuses() {
-        assert!(written("open('/tmp/y\\N{FULL STOP}sh', 'w')", "python3").is_err());
-    }
-}
+mod tests;

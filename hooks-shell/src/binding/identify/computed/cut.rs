@@ -2,6 +2,8 @@
 //! substitution a mark in its word, its text kept apart; redirections
 //! taken out of a command's words.
 
+use super::words::Words;
+
 /// A marker standing for the `i`th substitution in a word.
 pub(super) fn mark(i: usize) -> String {
     format!("\u{e000}{i}\u{e001}")
@@ -227,4 +229,36 @@ pub(super) fn redirections(words: &[String]) -> (Vec<String>, Vec<Input>) {
         }
     }
     (kept, inputs)
+}
+
+/// What each `.` / `source` of shell `text` reads, as written (its words
+/// after the command, joined): wherever it stands (`if …; then . lib; fi`).
+pub(in super::super) fn sourced(text: &str) -> Vec<String> {
+    let cut = cut(text);
+    let reading = Words {
+        places: &[],
+        substitutions: &cut.substitutions,
+    };
+    cut.commands
+        .iter()
+        .filter_map(|command| {
+            let at = command
+                .words
+                .iter()
+                .position(|w| !super::super::super::LEADING_KEYWORDS.contains(&w.as_str()))?;
+            let (words, _) = redirections(&command.words[at..]);
+            let (first, rest) = words.split_first()?;
+            let rest: Vec<&String> = rest.iter().skip_while(|w| *w == "--").collect();
+            (matches!(first.as_str(), "." | "source") && !rest.is_empty()).then(|| {
+                let quoted: Vec<String> = rest
+                    .iter()
+                    .map(|w| {
+                        shlex::try_quote(&reading.shown(w))
+                            .map_or_else(|_| w.to_string(), |q| q.into_owned())
+                    })
+                    .collect();
+                quoted.join(" ")
+            })
+        })
+        .collect()
 }

@@ -50,20 +50,30 @@ pub(crate) fn computed_name_given(raw: &str, calls: &Calls) -> Option<String> {
     read_twice(raw, calls, &Written::default()).0
 }
 
-/// [`super::computed_name`] of `raw`, shell text another language's code
-/// runs after writing the files `written` (round 49).
-pub(super) fn computed_name_after(raw: &str, written: &Written) -> Option<String> {
+/// [`super::computed_name`] of `raw`, run after what ran before it wrote
+/// `written`: another language's code that runs it (round 49), or the
+/// scripts the hook runs (a bound helper copying what a computed name
+/// names, then the hook running the copy: H4).
+pub(crate) fn computed_name_after(raw: &str, written: &Written) -> Option<String> {
     read_twice(raw, &Vec::new(), written).0
 }
 
-/// The files shell `text` writes when it runs with what may be code no
-/// reading binds ([`super::written`]), as its second reading holds them.
-pub(super) fn files_written(text: &str) -> Written {
-    let (_, _, second) = read_twice(text, &Vec::new(), &Written::default());
-    Written {
-        paths: second.written.into_iter().collect(),
-        ends: second.written_ends.into_iter().collect(),
-    }
+/// The files a script's `text` writes when it runs that may hold code no
+/// reading binds, in its `language` (`None`: shell text, as its second
+/// reading holds them): what [`super::computed_name`] compares with what
+/// the hook runs. A path code builds with no written end is left out (it
+/// would match every file).
+pub(crate) fn files_written(text: &str, language: Option<&str>) -> Written {
+    let Some(language) = language else {
+        let (_, _, second) = read_twice(text, &Vec::new(), &Written::default());
+        return Written {
+            paths: second.written.into_iter().collect(),
+            ends: second.written_ends.into_iter().collect(),
+        };
+    };
+    let mut written = super::code_written::written(text, language).unwrap_or_default();
+    written.ends.retain(|end| !end.is_empty());
+    written
 }
 
 /// [`super::computed_name`]'s two readings of `raw`, and both readers:

@@ -68,7 +68,7 @@ fn loaded_by_computed_name(code: &str) -> Option<String> {
         let end = super::brackets::scan(inside, |_, _, depth| depth < 0).unwrap_or(inside.len());
         let arguments = super::inline_code::top_level(&inside[..end], ',');
         let first = arguments.first().copied().unwrap_or("");
-        if !is_spelled(first, code, Syntax::Node) {
+        if !is_spelled(first, code, Syntax::Node) && !listed_entry(first, code) {
             return Some(format!(
                 "loads code by a name built when it runs (`{}({first})`)",
                 name.as_str()
@@ -76,6 +76,32 @@ fn loaded_by_computed_name(code: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Whether `expression` is a folder written out joined to one of its own
+/// entries (`'./plugins/' + f` in `for (const f of
+/// fs.readdirSync('plugins'))`): the folder's listing is bound, so what it
+/// loads is (R25b).
+fn listed_entry(expression: &str, code: &str) -> bool {
+    static JOINED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"^\s*['"](?:\./)?([\w-][\w.-]*(?:/[\w.-]+)*)/['"]\s*\+\s*([A-Za-z_$][\w$]*)\s*$"#,
+        )
+        .expect("valid regex")
+    });
+    let Some(joined) = JOINED.captures(expression) else {
+        return false;
+    };
+    let (folder, name) = (&joined[1], regex::escape(&joined[2]));
+    if folder.split('/').any(|part| part == "..") {
+        return false;
+    }
+    let folder = regex::escape(folder);
+    let listing = format!(r#"readdirSync\(\s*['"](?:\./)?{folder}/?['"]\s*\)"#);
+    let looped = Regex::new(&format!(
+        r"\bfor\s*\(\s*(?:const|let|var)\s+{name}\s+of\s+(?:\w+\.)?{listing}|(?:\w+\.)?{listing}\s*\.\s*forEach\s*\(\s*\(?\s*{name}\s*\)?\s*=>"
+    ));
+    looped.is_ok_and(|looped| looped.is_match(code))
 }
 
 /// `eval`, `Function` or `require` taken as a value, not called (`(0,
@@ -148,6 +174,7 @@ mod tests {
             "function run(cb: Function) { return cb() }",
             "import { readFileSync } from 'node:fs';\nimport path from 'node:path';\nconst d = JSON.parse(readFileSync(0, 'utf8'));\nconsole.log(path.resolve(d.tool_input.file_path));",
             "const cp = require('child_process');\ncp.execFileSync('npx', ['prettier', '--write', f], { stdio: 'inherit' });",
+            "const fs = require('fs');\nfor (const f of fs.readdirSync('plugins')) require('./plugins/' + f);",
         ] {
             assert_eq!(spawns_computed("node", code), None, "{code}");
         }

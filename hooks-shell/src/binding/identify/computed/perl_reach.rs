@@ -143,9 +143,11 @@ fn loads_computed(code: &str) -> Option<String> {
         }
         let rest = statement(&code[found.end()..]);
         let list = rest.trim_start_matches('(').trim_end_matches(')');
-        let written = !text.contains('=')
-            && !text.contains('[')
-            && top_level(list, ',').iter().all(|word| is_place(word));
+        // `@INC = ("lib", @INC)`: written folders before the path itself.
+        let written = !text.contains('[')
+            && top_level(list, ',')
+                .iter()
+                .all(|word| is_place(word) || word.trim() == "@INC");
         if !written {
             return Some(format!(
                 "puts a folder built when it runs on its module path (`{text} {rest}`)"

@@ -62,7 +62,18 @@ impl Reader {
         });
         let taint = self.taint.clone();
         let is_computed = |word: &str| reading.is_computed(word, &taint);
-        let targets = written_targets(raw, words, &runs, runs_its_words, &is_computed);
+        // Fed by a pipe, or reading a file named when it runs.
+        let fed = piped
+            || raw
+                .windows(2)
+                .any(|pair| pair[0] == "<" && is_computed(&pair[1]))
+            || raw.iter().any(|word| {
+                word.len() > 1
+                    && word.starts_with('<')
+                    && !word.starts_with("<<")
+                    && is_computed(&word[1..])
+            });
+        let targets = written_targets(raw, words, &runs, runs_its_words, &is_computed, fed);
         let found = found.or_else(|| self.hands_written(raw, words, &targets, reading, piped));
         // `> /dev/null`, `2>/dev/stderr`: no file.
         for target in targets
@@ -190,13 +201,15 @@ fn written_targets(
     runs: &[&String],
     runs_its_words: bool,
     is_computed: &dyn Fn(&str) -> bool,
+    fed: bool,
 ) -> Vec<String> {
     let mut found = Vec::new();
     let mut raw = raw.iter();
     while let Some(word) = raw.next() {
         let operator = word.trim_start_matches(|c: char| c.is_ascii_digit());
         let Some(target) = operator
-            .strip_prefix(">>")
+            .strip_prefix("<>")
+            .or_else(|| operator.strip_prefix(">>"))
             .or_else(|| operator.strip_prefix(">|"))
             .or_else(|| operator.strip_prefix("&>"))
             .or_else(|| operator.strip_prefix('>'))
@@ -232,14 +245,43 @@ fn written_targets(
     // a name computed when it runs before its last word (`cp "$(…)" y`,
     // `dd if="$(…)" of=y`) may put code no reading binds there; `tee`
     // writes its input.
+    // Its target named first (`sort -o F`, `cp -t D`, `curl -o F`), or an
+    // editor's command: any computed word may be what it writes from.
+    let target_first = args.iter().any(|word| {
+        matches!(word.as_str(), "-o" | "-t" | "-O")
+            || ["--output", "--target-directory", "of="]
+                .iter()
+                .any(|o| word.starts_with(o))
+    }) || matches!(name.as_str(), "vi" | "vim" | "nvim" | "ex" | "ed" | "emacs");
     let last = args.iter().rposition(|word| !word.starts_with('-'));
     let computed_source = args
         .iter()
         .enumerate()
-        .any(|(at, word)| Some(at) != last && is_computed(word));
+        .any(|(at, word)| (target_first || Some(at) != last) && is_computed(word));
     // Code given inline (`python3 -c`, `awk '{print > f}'`) computes what it likes.
     let inline = super::inline_code::code_of(&name, args).is_some();
-    if name != "tee" && !computed_source && !inline {
+    // `cp /dev/stdin F < "$(…)"`, `… | cp /dev/stdin F`: what it reads.
+    let reads_input = args.iter().any(|word| {
+        matches!(
+            word.as_str(),
+            "/dev/stdin" | "-" | "/dev/fd/0" | "/proc/self/fd/0"
+        )
+    });
+    if name != "tee" && !computed_source && !inline && !(reads_input && fed) {
+        // A folder copied: where it goes (its last word, or the folder
+        // `-C` / `-t` names), not the folder it copies.
+        if copies_a_folder(&name, args, fed) {
+            let named = args
+                .windows(2)
+                .filter(|pair| matches!(pair[0].as_str(), "-C" | "-t" | "-d" | "--directory"))
+                .map(|pair| pair[1].clone());
+            // `tar`'s last word is what it reads.
+            let last = args
+                .iter()
+                .rfind(|w| !w.starts_with('-'))
+                .filter(|_| name != "tar");
+            found.extend(named.chain(last.cloned()));
+        }
         return found;
     }
     let run_by_it: Vec<&String> = (0..args.len())
@@ -267,6 +309,43 @@ fn written_targets(
             .cloned(),
     );
     found
+}
+
+/// Whether the command copies or links a folder other than the project
+/// itself (`cp -r tools /tmp/d`, `ln -s "$PWD/tools" /tmp/l`, `tar`,
+/// `rsync`; `fed` by a pipe, an archive tool is not judged): no reading
+/// binds the files under it, where the copy of the whole project (`cp -r
+/// . "$D"`) is bound by the copy rule (R29-2).
+fn copies_a_folder(name: &str, args: &[String], fed: bool) -> bool {
+    const PROJECT: &[&str] = &[
+        ".",
+        "./",
+        "./*",
+        "*",
+        "$PWD",
+        "${PWD}",
+        "$CLAUDE_PROJECT_DIR",
+        "${CLAUDE_PROJECT_DIR}",
+        "$CLAUDE_PROJECT_DIR/",
+        "~+",
+    ];
+    let recursive = args.iter().any(|word| {
+        matches!(word.as_str(), "--recursive" | "--archive")
+            || (word.starts_with('-') && !word.starts_with("--") && word.contains(['r', 'R', 'a']))
+    });
+    let linked = name == "ln"
+        && args
+            .iter()
+            .any(|word| word.starts_with('-') && word.contains('s'));
+    // An archive read from a pipe (`tar cf - . | tar xf - -C "$D"`): what
+    // the pipe gives is not seen here.
+    let folder_tool = matches!(name, "rsync" | "tar" | "zip" | "unzip" | "cpio" | "ditto") && !fed;
+    let copier = matches!(name, "cp" | "scp" | "install") && recursive;
+    let sources: Vec<&String> = args.iter().filter(|word| !word.starts_with('-')).collect();
+    let whole_project = sources.split_last().is_some_and(|(_, sources)| {
+        !sources.is_empty() && sources.iter().all(|s| PROJECT.contains(&s.as_str()))
+    });
+    (copier || linked || folder_tool) && !whole_project
 }
 
 #[cfg(test)]
@@ -309,6 +388,18 @@ mod tests {
             "cat \"$(ls tools/g*)\" > /tmp/y.sh; cat /tmp/y.sh | . /dev/stdin",
             "cat \"$(ls tools/g*)\" > /tmp/y.js; node -r /tmp/y.js x.js",
             "f() { sh /tmp/y.sh; }; cat \"$(ls tools/g*)\" > /tmp/y.sh; f",
+            "{ cat \"$(ls tools/g*)\"; } > /tmp/y.sh; sh /tmp/y.sh",
+            "( cat \"$(ls tools/g*)\" ) > /tmp/y.sh; sh /tmp/y.sh",
+            "exec 3>/tmp/y.sh; cat \"$(ls tools/g*)\" >&3; sh /tmp/y.sh",
+            "cat \"$(ls tools/g*)\" 1<>/tmp/y.sh; sh /tmp/y.sh",
+            "sort -o /tmp/y.sh \"$(ls tools/g*)\"; sh /tmp/y.sh",
+            "mkdir -p /tmp/d; cp -t /tmp/d \"$(ls tools/g*)\"; sh /tmp/d/g.sh",
+            "cp /dev/stdin /tmp/y.sh < \"$(ls tools/g*)\"; sh /tmp/y.sh",
+            "cat \"$(ls tools/g*)\" | cp /dev/stdin /tmp/y.sh; sh /tmp/y.sh",
+            "vim -es -c 'w! /tmp/y.sh' -c q \"$(ls tools/g*)\"; sh /tmp/y.sh",
+            "cp -r tools /tmp/d; sh /tmp/d/g.sh",
+            "ln -sfn \"$PWD/tools\" /tmp/l; sh /tmp/l/g.sh",
+            "tar xf tools/a.tar -C /tmp/t; sh /tmp/t/g.sh",
             // Run before it is written, in a loop.
             "for i in 1 2; do sh /tmp/y.sh; cp \"$(ls tools/g*)\" /tmp/y.sh; done",
         ] {
@@ -322,6 +413,8 @@ mod tests {
             "D=$(printf /tmp); date >> \"$D/hook.log\"; sh tools/g.sh",
             "mkdir -p ~/.cache/ruff; ruff check .",
             ". lib/common.sh; cp out.txt /tmp/out.txt; sh tools/g.sh",
+            "cp -r tools /tmp/backup; sh tools/g.sh",
+            "tar czf /tmp/backup.tgz tools; sh tools/g.sh",
             // A file written, then read as data or shown.
             "git diff > /tmp/d.patch; python3 check.py /tmp/d.patch",
             "date >> /tmp/log; cat /tmp/log | tail -n 1; rm -f /tmp/log",
@@ -333,6 +426,10 @@ mod tests {
             "dotenv run -- python3 check.py",
             "cc -o \"$TMPDIR/c\" tools/check.c && \"$TMPDIR/c\"",
             "D=/tmp/r29; cp -r . \"$D\"; PYTHONPATH=$D/lib python3 check.py",
+            "f=$(jq -r .tool_input.file_path); case \"$f\" in *.py) black -q \"$f\";; esac; sh tools/g.sh",
+            "f=$(jq -r .tool_input.file_path); black -q \"$f\"; ruff check \"$f\"; sh tools/g.sh",
+            "f=$(jq -r .tool_input.file_path); npx prettier --write \"$f\" && npx eslint --fix \"$f\"",
+            "T=$(mktemp); trap 'rm -f \"$T\"' EXIT; git diff > \"$T\"; python3 check.py \"$T\"",
             "D=/tmp/r29; cp -r ./* \"$D/\"; python3 \"$D/check.py\"",
             "cp tools/other.sh tools/guard.sh && sh tools/guard.sh",
         ] {
