@@ -2,8 +2,8 @@
 //! starts and ends with a quote (`'tools/' + chr(103) + '.sh'`) read as
 //! written; a file the code wrote, then renamed onto the one it runs; a
 //! group's redirection (`{ …; } > F`); a target named before the source
-//! (`sort -o F "$(…)"`); a folder copied or linked out of the project.
-//! Each ran the project's edit unasked.
+//! (`sort -o F "$(…)"`); a Python hook starting `git`. Each ran the
+//! project's edit unasked.
 
 use crate::dialects::{home_with, write};
 use crate::round39::accepted_then_edited;
@@ -40,18 +40,6 @@ fn a_group_or_a_target_named_first_writes_what_runs() {
         format!("cp /dev/stdin ../r50y.sh < {copy}; sh ../r50y.sh"),
     ] {
         edit_never_runs(&format!("{command}; rm -f ../r50y.sh"), &|_| {});
-    }
-}
-
-/// A folder of the project copied or linked elsewhere, a script of the
-/// copy run: no reading binds the files under the folder.
-#[test]
-fn a_folder_copied_or_linked_out_of_the_project_is_never_approved() {
-    for command in [
-        "rm -rf ../r50d; cp -r tools ../r50d; sh ../r50d/g.sh; rm -rf ../r50d",
-        "ln -sfn \"$PWD/tools\" ../r50l; sh ../r50l/g.sh; rm -f ../r50l",
-    ] {
-        edit_never_runs(command, &|_| {});
     }
 }
 

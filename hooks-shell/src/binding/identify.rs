@@ -145,10 +145,22 @@ pub(crate) fn identify_line(
 fn written_by_scripts(found: &Identified) -> computed::Written {
     use std::os::unix::fs::PermissionsExt;
     let mut written = computed::Written::default();
-    for file in &found.files {
+    // A program's own bytes are no script (`/usr/bin/make`: read as shell
+    // text, a MiB of them took minutes).
+    let system = |file: &&PathBuf| {
+        [
+            "/usr", "/bin", "/sbin", "/lib", "/etc", "/proc", "/sys", "/dev",
+        ]
+        .iter()
+        .any(|folder| file.starts_with(folder))
+    };
+    for file in found.files.iter().filter(|file| !system(file)) {
         let Some(text) = super::peek::small_text(file) else {
             continue;
         };
+        if follow::is_binary(text.as_bytes()) {
+            continue;
+        }
         let name = file.to_string_lossy().to_ascii_lowercase();
         let executable =
             std::fs::metadata(file).is_ok_and(|meta| meta.permissions().mode() & 0o111 != 0);

@@ -101,6 +101,12 @@ impl Reader {
         let word = self
             .taint
             .static_value(word)
+            .or_else(|| {
+                // `$D/y.sh`, `${D}/y.sh` with `D=/tmp`: the folder's value.
+                let (name, rest) = word.split_once('/')?;
+                let value = self.taint.static_value(name)?;
+                Some(format!("{value}/{rest}"))
+            })
             .unwrap_or_else(|| word.to_owned());
         let word = normal(&reading.shown(&word));
         match &self.written_cwd {
@@ -172,6 +178,37 @@ impl Reader {
             .filter(|(at, word)| *at <= data_from && !targets.contains(word))
             .filter(|(_, word)| !word.contains(char::is_whitespace))
             .any(|(_, word)| named(word));
+        // `python3 -c "…run(['sh', '/tmp/y.sh'])"`, awk's `system("sh
+        // /tmp/y.sh")`: inline code naming a file the text wrote.
+        let code = super::inline_code::code_of(&program, &words[1.min(words.len())..]);
+        let starts = |code: &str| {
+            [
+                "system",
+                "exec",
+                "spawn",
+                "popen",
+                "subprocess",
+                "run(",
+                "fork",
+                "`",
+                "| \"",
+            ]
+            .iter()
+            .any(|call| code.contains(call))
+        };
+        let in_code = code.filter(|code| starts(code)).is_some_and(|code| {
+            self.written
+                .iter()
+                .filter(|target| !target.contains(char::is_whitespace))
+                .any(|target| {
+                    target.len() > 2 && target.contains('/') && code.contains(target.as_str())
+                })
+        });
+        if in_code {
+            return Some(format!(
+                "its inline code runs a file it writes when it runs (`{program}`)"
+            ));
+        }
         let fed = std::mem::replace(&mut self.fed_written, mentioned);
         // `cat F | sh`, `sh -s`, `. /dev/stdin`, `echo F | xargs sh`.
         let stdin = |word: &String| matches!(word.as_str(), "-" | "/dev/stdin" | "/proc/self/fd/0");
@@ -267,21 +304,12 @@ fn written_targets(
             "/dev/stdin" | "-" | "/dev/fd/0" | "/proc/self/fd/0"
         )
     });
-    if name != "tee" && !computed_source && !inline && !(reads_input && fed) {
-        // A folder copied: where it goes (its last word, or the folder
-        // `-C` / `-t` names), not the folder it copies.
-        if copies_a_folder(&name, args, fed) {
-            let named = args
-                .windows(2)
-                .filter(|pair| matches!(pair[0].as_str(), "-C" | "-t" | "-d" | "--directory"))
-                .map(|pair| pair[1].clone());
-            // `tar`'s last word is what it reads.
-            let last = args
-                .iter()
-                .rfind(|w| !w.starts_with('-'))
-                .filter(|_| name != "tar");
-            found.extend(named.chain(last.cloned()));
-        }
+    // A copier given its input (`… | cp /dev/stdin F`); an archive read
+    // from a pipe (`tar cf - . | tar xf - -C "$D"`) is the copy rule's.
+    let copies_input =
+        reads_input && fed && matches!(name.as_str(), "cp" | "install" | "dd" | "mv");
+    let may_hold_code = name == "tee" || computed_source || inline || copies_input;
+    if !may_hold_code {
         return found;
     }
     let run_by_it: Vec<&String> = (0..args.len())
@@ -309,43 +337,6 @@ fn written_targets(
             .cloned(),
     );
     found
-}
-
-/// Whether the command copies or links a folder other than the project
-/// itself (`cp -r tools /tmp/d`, `ln -s "$PWD/tools" /tmp/l`, `tar`,
-/// `rsync`; `fed` by a pipe, an archive tool is not judged): no reading
-/// binds the files under it, where the copy of the whole project (`cp -r
-/// . "$D"`) is bound by the copy rule (R29-2).
-fn copies_a_folder(name: &str, args: &[String], fed: bool) -> bool {
-    const PROJECT: &[&str] = &[
-        ".",
-        "./",
-        "./*",
-        "*",
-        "$PWD",
-        "${PWD}",
-        "$CLAUDE_PROJECT_DIR",
-        "${CLAUDE_PROJECT_DIR}",
-        "$CLAUDE_PROJECT_DIR/",
-        "~+",
-    ];
-    let recursive = args.iter().any(|word| {
-        matches!(word.as_str(), "--recursive" | "--archive")
-            || (word.starts_with('-') && !word.starts_with("--") && word.contains(['r', 'R', 'a']))
-    });
-    let linked = name == "ln"
-        && args
-            .iter()
-            .any(|word| word.starts_with('-') && word.contains('s'));
-    // An archive read from a pipe (`tar cf - . | tar xf - -C "$D"`): what
-    // the pipe gives is not seen here.
-    let folder_tool = matches!(name, "rsync" | "tar" | "zip" | "unzip" | "cpio" | "ditto") && !fed;
-    let copier = matches!(name, "cp" | "scp" | "install") && recursive;
-    let sources: Vec<&String> = args.iter().filter(|word| !word.starts_with('-')).collect();
-    let whole_project = sources.split_last().is_some_and(|(_, sources)| {
-        !sources.is_empty() && sources.iter().all(|s| PROJECT.contains(&s.as_str()))
-    });
-    (copier || linked || folder_tool) && !whole_project
 }
 
 #[cfg(test)]
@@ -397,9 +388,10 @@ mod tests {
             "cp /dev/stdin /tmp/y.sh < \"$(ls tools/g*)\"; sh /tmp/y.sh",
             "cat \"$(ls tools/g*)\" | cp /dev/stdin /tmp/y.sh; sh /tmp/y.sh",
             "vim -es -c 'w! /tmp/y.sh' -c q \"$(ls tools/g*)\"; sh /tmp/y.sh",
-            "cp -r tools /tmp/d; sh /tmp/d/g.sh",
-            "ln -sfn \"$PWD/tools\" /tmp/l; sh /tmp/l/g.sh",
-            "tar xf tools/a.tar -C /tmp/t; sh /tmp/t/g.sh",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; python3 -c \"import subprocess; subprocess.run(['sh', '/tmp/y.sh'])\"",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; awk 'BEGIN { system(\"sh /tmp/y.sh\") }'",
+            "cat \"$(ls tools/g*)\" > /tmp/y.sh; sh /tmp/y.s?",
+            "D=/tmp; cat \"$(ls tools/g*)\" > /tmp/y.sh; sh $D/y.sh",
             // Run before it is written, in a loop.
             "for i in 1 2; do sh /tmp/y.sh; cp \"$(ls tools/g*)\" /tmp/y.sh; done",
         ] {
@@ -420,6 +412,7 @@ mod tests {
             "date >> /tmp/log; cat /tmp/log | tail -n 1; rm -f /tmp/log",
             "jq . > /tmp/in.json; sh tools/g.sh /tmp/in.json",
             "cd tools && sh g.sh > out.txt; cd .. && cat tools/out.txt",
+            "date >> /tmp/log; python3 -c \"print(open('/tmp/log').read())\"",
             // A command its words name, a compiler's output, a copy of the
             // project (its binding's own).
             "retry() { \"$@\"; }; retry sh tools/g.sh \"$(cat)\"",

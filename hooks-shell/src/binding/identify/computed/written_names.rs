@@ -238,7 +238,11 @@ pub(super) fn writes(target: &str, run: &str, script: bool) -> bool {
     match script {
         true => {
             let folder = target.trim_end_matches('/');
-            target == run
+            // `sh /tmp/y.s?`: a pattern matching it.
+            let pattern =
+                run.contains(['*', '?', '[']) && crate::binding::globbing::wildcard(run, target);
+            pattern
+                || target == run
                 || (run.contains(['/', '.']) && target.contains(run))
                 // Into a folder: `cp a /tmp/d/`, then `sh /tmp/d/a`.
                 || (!folder.is_empty() && folder != "." && run.starts_with(&format!("{folder}/")))
