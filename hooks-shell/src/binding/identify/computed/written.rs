@@ -18,7 +18,7 @@ use super::Reader;
 use super::base_name;
 use super::words::Words;
 use super::written_names::{
-    GIT_READS, LEAVE_CONTENT, SHOW_ONLY, folded, mentions, normal, run_words, script_at, writes,
+    GIT_READS, folded, leaves_content, mentions, normal, only_shows, run_words, script_at, writes,
     written_end,
 };
 
@@ -223,7 +223,7 @@ impl Reader {
                 "a pipe feeds `{program}` a file it writes when it runs"
             ));
         }
-        (mentioned && !SHOW_ONLY.contains(&program.as_str()))
+        (mentioned && !only_shows(&program))
             .then(|| format!("it hands a file it writes when it runs to `{program}`"))
     }
 }
@@ -270,7 +270,7 @@ fn written_targets(
             .find(|word| !word.starts_with('-'))
             .is_some_and(|command| GIT_READS.contains(&command.as_str()));
     // `f sh x`, `retry 3 sh x`, `dotenv run -- python3 x`: words it runs.
-    if LEAVE_CONTENT.contains(&name.as_str())
+    if leaves_content(&name)
         || super::RUNNERS.contains(&name.as_str())
         || git_reads
         || runs_its_words

@@ -5,9 +5,10 @@ use std::path::Path;
 
 use super::base_name;
 
-/// Programs that read the files they are given, or change only their
-/// names, modes or times: the files they name are not written by them.
-pub(super) const LEAVE_CONTENT: &[&str] = &[
+/// Programs that only read, show or test the files they name, or change
+/// their names, modes or times, and the shell's own words: they write no
+/// file's content, and one naming a file the text writes hands it no code.
+const READS: &[&str] = &[
     "[",
     "[[",
     "test",
@@ -27,18 +28,11 @@ pub(super) const LEAVE_CONTENT: &[&str] = &[
     "printf",
     "sha256sum",
     "sha1sum",
-    "sha512sum",
     "md5sum",
-    "cksum",
-    "b2sum",
     "readlink",
     "realpath",
     "dirname",
     "basename",
-    "command",
-    "type",
-    "which",
-    "hash",
     "chmod",
     "chown",
     "chgrp",
@@ -52,11 +46,34 @@ pub(super) const LEAVE_CONTENT: &[&str] = &[
     "return",
     "true",
     "false",
-    "shellcheck",
     "diff",
     "cmp",
-    "du",
     "touch",
+    "case",
+    "if",
+    "elif",
+    "for",
+    "while",
+    "until",
+    "select",
+    "read",
+    "xargs",
+];
+
+/// Besides [`READS`], programs whose words write no file's content: ones
+/// the reading reads as code or as a command (`eval`, `xargs`, `npx`), a
+/// compiler (its output comes from the sources it names, which the binding
+/// reads: `identify::mentions`), the shell's declarations.
+const LEAVE_ALSO: &[&str] = &[
+    "sha512sum",
+    "cksum",
+    "b2sum",
+    "command",
+    "type",
+    "which",
+    "hash",
+    "shellcheck",
+    "du",
     "export",
     "local",
     "declare",
@@ -66,37 +83,24 @@ pub(super) const LEAVE_CONTENT: &[&str] = &[
     "set",
     "wait",
     "sleep",
-    // The shell's own words: a pattern, a list, a test.
-    "case",
     "esac",
     "in",
-    "if",
     "then",
     "else",
-    "elif",
     "fi",
-    "for",
-    "while",
-    "until",
     "do",
     "done",
-    "select",
     "function",
     "!",
     "{",
     "}",
     "]]",
-    "read",
     "let",
-    "printf",
     "getopts",
-    // Their words are code the reading reads, or a command it reads.
     "eval",
     "trap",
     "exec",
-    "command",
     "builtin",
-    "xargs",
     "find",
     "time",
     "nohup",
@@ -116,8 +120,6 @@ pub(super) const LEAVE_CONTENT: &[&str] = &[
     "pnpm",
     "yarn",
     "npm",
-    // A compiler's output comes from the sources it names, which the
-    // binding reads (`identify::mentions`).
     "cc",
     "gcc",
     "clang",
@@ -130,6 +132,20 @@ pub(super) const LEAVE_CONTENT: &[&str] = &[
     "javac",
     "zig",
 ];
+
+/// Besides [`READS`], programs that only pass on what they read (unless a
+/// pipe feeds what they print to a shell).
+const SHOW_ALSO: &[&str] = &["tee", ":", "sort", "uniq", "cut", "tr"];
+
+/// Whether `program` changes no file's content through its words.
+pub(super) fn leaves_content(program: &str) -> bool {
+    READS.contains(&program) || LEAVE_ALSO.contains(&program)
+}
+
+/// Whether `program`, naming a file the text writes, hands it no code.
+pub(super) fn only_shows(program: &str) -> bool {
+    READS.contains(&program) || SHOW_ALSO.contains(&program)
+}
 
 /// `git`'s commands that only read.
 pub(super) const GIT_READS: &[&str] = &[
@@ -148,67 +164,6 @@ pub(super) const GIT_READS: &[&str] = &[
     "branch",
     "merge-base",
     "hash-object",
-];
-
-/// Programs that only read or show the files they name, or change their
-/// names or modes: one naming a file the text writes hands it no code
-/// (unless a pipe feeds what it prints to a shell).
-pub(super) const SHOW_ONLY: &[&str] = &[
-    "rm",
-    "rmdir",
-    "test",
-    "[",
-    "[[",
-    "chmod",
-    "chown",
-    "chgrp",
-    "stat",
-    "ls",
-    "touch",
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
-    "jq",
-    "diff",
-    "cmp",
-    "sha256sum",
-    "sha1sum",
-    "md5sum",
-    "file",
-    "echo",
-    "printf",
-    "readlink",
-    "realpath",
-    "basename",
-    "dirname",
-    "xargs",
-    "tee",
-    "mkdir",
-    "cd",
-    "pushd",
-    "popd",
-    "for",
-    "select",
-    "case",
-    "read",
-    "while",
-    "until",
-    "if",
-    "elif",
-    ":",
-    "true",
-    "false",
-    "exit",
-    "return",
-    "sort",
-    "uniq",
-    "cut",
-    "tr",
 ];
 
 /// Options of an interpreter that take the next word as their value
