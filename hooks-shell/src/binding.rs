@@ -34,6 +34,7 @@ mod node_chain;
 mod peek;
 mod perl_inc;
 mod program;
+mod project_literals;
 mod project_reach;
 mod python_shadows;
 mod python_sites;
@@ -290,7 +291,11 @@ impl Subject {
         // The user's Python that imports from the folder it runs in: what it
         // imports there is named as the command's text names it (R46-2).
         let outside = found.files.iter().filter(|file| !file.starts_with(project));
-        for file in outside.filter(|file| project_reach::imports_from_run_folder(file)) {
+        let loads_from_it = |file: &&PathBuf| {
+            project_reach::imports_from_run_folder(file)
+                || project_reach::user_code_names_project_path(file, &self.cwd)
+        };
+        for file in outside.filter(loads_from_it) {
             if let Some(code) = peek::small_text(file) {
                 text.push('\n');
                 text.push_str(&code);

@@ -1,11 +1,13 @@
 //! Which project a hook's code may name files of ([`Subject::mentions_project`]):
 //! a project hook's own; for the user's hook, the project when it runs a
 //! file of it, when its Python imports from the folder it runs in, or when
-//! it runs `git` there or sets a search path.
+//! it runs `git` or a test runner there, sets a search path, or copies a
+//! folder of it out and runs code from the copy.
 
 use std::path::{Path, PathBuf};
 
 use super::identify::Identified;
+use super::search_path::Spoken;
 use super::{Reached, Subject, peek};
 
 impl Subject {
@@ -49,16 +51,51 @@ impl Subject {
                     .filter_map(|file| peek::small_text(file))
                     .any(|text| reads_project_settings(&text))
         };
-        (runs_its_file || searches_it() || reads_project_settings()).then_some(project)
+        // A project folder copied or linked out and code run from the copy
+        // (`cp -r tools /tmp/d; sh /tmp/d/g.sh`, `ln -s "$PWD/tools" /tmp/L`:
+        // red team R50-5): the copy rule binds what it may copy.
+        let copies_it = || self.copies_project_out(found, &project);
+        // Code naming a path of the folder it runs in (`sys.path.append(
+        // 'tools')`, `perl -Itools`, `require("x")`: round 49, q13, ple03,
+        // ne02).
+        let names_its_paths = || {
+            super::project_literals::command_names_project_path(&self.command, &self.cwd)
+                || found
+                    .files
+                    .iter()
+                    .any(|file| user_code_names_project_path(file, &self.cwd))
+        };
+        (runs_its_file
+            || searches_it()
+            || reads_project_settings()
+            || copies_it()
+            || names_its_paths())
+        .then_some(project)
+    }
+
+    /// Whether the command, or a script of it among `found`'s files, names
+    /// a folder of `project` and a path inside a folder outside it that it
+    /// may have copied there ([`Spoken::copied_and_run`]); one the copy
+    /// rule cannot read counts (the binding then says why).
+    fn copies_project_out(&self, found: &Identified, project: &Path) -> bool {
+        let words = self.words.as_deref().unwrap_or_default().join(" ");
+        let command = [self.command.clone(), words];
+        let files: Vec<&PathBuf> = found.files.iter().collect();
+        let spoken = Spoken::for_copies(&command, &files, &[], &self.cwd, project);
+        spoken
+            .copied_and_run(&self.cwd, project)
+            .map_or(true, |copied| !copied.is_empty())
     }
 }
 
 /// Whether shell text runs `git` (a word of its own, or a path ending in
-/// it) or sets a search path or start-up file a program reads.
+/// it), a test runner that finds the code it runs by listing the folder it
+/// runs in (`python3 -m unittest`, `node --test`, `pytest`: round 50, k29,
+/// k30), or sets a search path or start-up file a program reads.
 fn reads_project_settings(text: &str) -> bool {
     static READS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?m)(?:^|[\s;&|(`'"/=])git(?:\s|$|[;&|)`'"])|(?:^|[\s;&|(`'"])(?:PATH|PYTHONPATH|NODE_PATH|NODE_OPTIONS|PERL5LIB|PERLLIB|PERL5OPT|RUBYLIB|RUBYOPT|BASH_ENV|ENV)\+?="#,
+            r#"(?m)(?:^|[\s;&|(`'"/=])git(?:\s|$|[;&|)`'"])|(?:^|[\s;&|(`'"/])(?:pytest|py\.test|unittest|prove|jest|vitest|mocha|ava|tap)(?:\s|$|[;&|)`'"])|\s--test(?:\s|$|[;&|)`'"=])|(?:^|[\s;&|(`'"])(?:PATH|PYTHONPATH|NODE_PATH|NODE_OPTIONS|PERL5LIB|PERLLIB|PERL5OPT|RUBYLIB|RUBYOPT|BASH_ENV|ENV)\+?="#,
         )
         .expect("valid regex")
     });
@@ -95,4 +132,15 @@ pub(super) fn code_runs_git(file: &Path) -> bool {
         regex::Regex::new(r#"["'`]git(?:["'`]|\s)"#).expect("valid regex")
     });
     peek::small_text(file).is_some_and(|text| GIT.is_match(&text))
+}
+
+/// Whether `file`, code of the user's outside `cwd` (not shell text), names
+/// a path under `cwd` as a literal
+/// ([`super::project_literals::code_names_project_path`]).
+pub(super) fn user_code_names_project_path(file: &Path, cwd: &Path) -> bool {
+    if file.starts_with(cwd) || super::search_path::is_shell(file) {
+        return false;
+    }
+    peek::small_text(file)
+        .is_some_and(|text| super::project_literals::code_names_project_path(&text, cwd))
 }

@@ -347,7 +347,7 @@ impl Spoken {
 /// `.env.local`), a `#!` line naming a shell, no ending and no `#!` line,
 /// and the manifests a runner reads commands from (`package.json`
 /// scripts, a makefile: R26-8).
-fn is_shell(file: &Path) -> bool {
+pub(super) fn is_shell(file: &Path) -> bool {
     const ENDINGS: [&str; 13] = [
         "sh", "bash", "zsh", "ksh", "env", "cfg", "conf", "rc", "inc", "local", "command", "hook",
         "mk",

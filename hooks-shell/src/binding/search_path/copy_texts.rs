@@ -16,6 +16,13 @@ use super::run_folder::code_words;
 use super::{Spoken, is_shell};
 use crate::binding::peek;
 
+/// Whether `file` lies in a folder packages are installed in, or the
+/// system's.
+fn installed(file: &Path) -> bool {
+    let folders = ["site-packages", "dist-packages", "node_modules"];
+    file.starts_with("/usr") || file.iter().any(|part| folders.iter().any(|f| part == *f))
+}
+
 /// The most names a code file's literal paths are read through.
 const MAX_NAMES: usize = 32;
 
@@ -46,9 +53,12 @@ impl Spoken {
             }
         }
         let mut spoken = Spoken::new(words, &unique, cwd, project);
+        // The hook's own scripts too, the user's (`shutil.copytree('tools',
+        // '/tmp/d')` in `~/.claude/hooks/x.py`: round 50, y46).
         let code = unique
             .iter()
-            .filter(|file| own(file, project) && is_code(file));
+            .filter(|file| own(file, project) || (files.contains(file) && !installed(file)))
+            .filter(|file| is_code(file));
         for file in code {
             let Some(text) = code_text(file) else {
                 continue;
@@ -107,11 +117,7 @@ fn own(file: &Path, project: &Path) -> bool {
     let Ok(relative) = file.strip_prefix(project) else {
         return false;
     };
-    let installed = ["site-packages", "dist-packages", "node_modules"];
-    if relative
-        .iter()
-        .any(|part| installed.iter().any(|i| part == *i))
-    {
+    if installed(relative) {
         return false;
     }
     let mut folder = project.to_path_buf();

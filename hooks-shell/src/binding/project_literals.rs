@@ -1,0 +1,140 @@
+//! Whether the user's code names a path of the folder it runs in as a
+//! literal: a folder it puts on its module path (`sys.path.append('tools')`,
+//! `site.addsitedir('tools')`, `perl -Itools`), a module it runs there
+//! (`python3 -m tools.m`, `subprocess.run([...], cwd='tools')`), a package
+//! Node finds in `node_modules` (`require("x")`), a folder Node runs
+//! (`node tools`). Such code loads the project's code (red team round 49:
+//! q13, q08, q20, q23, q25, q29, ple03, ple07, ne02, ne06, n30): the
+//! project's files it names are bound as a project hook's are
+//! ([`super::Subject::mentions_project`]).
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// The most literals of one text looked up.
+const MAX_LOOKED_UP: usize = 512;
+
+/// Whether the code `text` names, as a quoted literal, a path that exists
+/// under `folder` (the folder it runs in, a project's): as written, as a
+/// dotted module (`tools.m`), or as a package in `node_modules`.
+pub(super) fn code_names_project_path(text: &str, folder: &Path) -> bool {
+    // Each piece between two quotes, whichever quote opened it (`"require(
+    // "x")"` once a shell's escapes are read).
+    text.split(['\'', '"', '`'])
+        .filter(|piece| !piece.is_empty() && piece.len() <= 200)
+        .filter(|piece| !piece.contains(char::is_whitespace))
+        .take(MAX_LOOKED_UP)
+        .any(|name| names_under(name, folder))
+}
+
+/// Whether the hook's shell `command` names a path under `folder` as an
+/// interpreter's word (`perl -Itools`, `-Mm`, `python3 -m tools.m`, `node
+/// tools`), or in inline code it gives one (`node -e 'require("x")'`).
+pub(super) fn command_names_project_path(command: &str, folder: &Path) -> bool {
+    static WORDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:^|\s)-[IMm]\s*([^\s'";|&]+)|(?:^|[\s;&|(])(?:node|perl|python3?|ruby)\s+([^\s'";|&-][^\s'";|&]*)"#)
+            .expect("valid regex")
+    });
+    static INLINE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|[\s;&|(/])(?:node|perl|python3?|ruby)\s[^;|&]*-[A-Za-z]*[ceEp]\b")
+            .expect("valid regex")
+    });
+    let unescaped = command.replace("\\\"", "\"");
+    let words = WORDS
+        .captures_iter(&unescaped)
+        .filter_map(|found| found.iter().skip(1).flatten().next())
+        .take(MAX_LOOKED_UP)
+        .any(|name| names_under(name.as_str(), folder));
+    words || (INLINE.is_match(&unescaped) && code_names_project_path(&unescaped, folder))
+}
+
+/// Whether the literal `name` names a path under `folder`.
+fn names_under(name: &str, folder: &Path) -> bool {
+    let name = name.trim_start_matches("./").trim_end_matches('/');
+    let plain = !name.is_empty()
+        && !matches!(name, "." | "..")
+        && !name.starts_with(['/', '~', '$', '-', '{', '%', '@', '#'])
+        && !name.contains("://")
+        && !name.contains(['*', '?', '[', '\\']);
+    if !plain {
+        return false;
+    }
+    let mut paths = vec![folder.join(name)];
+    // `tools.m`, Perl's `Tools::M`: a module's file; `x`: Node's package.
+    let dotted = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '-' | '@'));
+    if dotted {
+        let module = name.replace("::", "/").replace('.', "/");
+        paths.push(folder.join(format!("{module}.py")));
+        paths.push(folder.join(format!("{module}.pm")));
+        paths.push(folder.join(&module).join("__init__.py"));
+        paths.push(folder.join("node_modules").join(name));
+    }
+    paths.iter().any(|path| path.symlink_metadata().is_ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{code_names_project_path, command_names_project_path};
+
+    #[test]
+    fn code_naming_a_path_of_the_project_is_found() {
+        let folder = tempfile::tempdir().expect("a folder");
+        for path in [
+            "tools/m.py",
+            "pkg/__init__.py",
+            "node_modules/x/index.js",
+            "lib/M.pm",
+        ] {
+            let path = folder.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("folders");
+            std::fs::write(path, "").expect("a file");
+        }
+        for code in [
+            "import sys\nsys.path.append('tools')\nimport m\n",
+            "subprocess.run([sys.executable, '-m', 'tools.m'])",
+            "subprocess.run(['python3', '-c', 'import m'], cwd=\"tools\")",
+            "import sys; sys.path.insert(0, 'pkg')",
+            "require(\"x\")",
+            "use lib 'lib'; use M;",
+        ] {
+            assert!(code_names_project_path(code, folder.path()), "{code}");
+        }
+        for code in [
+            "print('hello')",
+            "open('/tmp/log', 'a')",
+            "subprocess.run(['git', 'status'])",
+            "os.path.join(here, '.')",
+            "x = '.tool_input.file_path'",
+        ] {
+            assert!(!code_names_project_path(code, folder.path()), "{code}");
+        }
+        for command in [
+            "perl -Itools -e 'require q(m.pl)'",
+            "perl -I lib -MM -e 1",
+            "node tools",
+            "python3 -m tools.m",
+            "node -e \"require(\\\"x\\\")\"",
+        ] {
+            assert!(
+                command_names_project_path(command, folder.path()),
+                "{command}"
+            );
+        }
+        for command in [
+            "cat > /tmp/in.json; jq -r '.tool_input.file_path'",
+            "node ~/.claude/hooks/x.js",
+            "grep -q \"tools\" /tmp/log; sh ~/bin/g.sh",
+            "python3 -c 'print(1)'",
+        ] {
+            assert!(
+                !command_names_project_path(command, folder.path()),
+                "{command}"
+            );
+        }
+    }
+}
