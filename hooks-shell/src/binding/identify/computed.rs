@@ -55,7 +55,7 @@ const MAX_DEPTH: usize = 8;
 
 pub(crate) use awk_code::program_files_in as awk_program_files;
 pub(crate) use given::{ANY, Calls, computed_name_given, scripts_given_computed};
-pub(crate) use inline_code::spawns_computed;
+pub(crate) use inline_code::{spawns_computed, spawns_computed_after};
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read
@@ -433,15 +433,18 @@ impl Reader {
                 )
             }
             // `git -c 'alias.x=!sh …' x`: an alias is a shell string (R43-11).
-            "git" => args
-                .iter()
-                .filter_map(|a| a.strip_prefix("alias.").and_then(|a| a.split_once("=!")))
-                .find_map(|(_, code)| match reading.is_computed_text(code) {
-                    true => Some(format!(
-                        "a git alias runs a string computed when it runs (`{}`)",
-                        reading.shown(code)
-                    )),
-                    false => self.text(&reading.shown(code), depth + 1),
+            "git" => self
+                .git_in_computed_place(args, &words, &is_computed)
+                .or_else(|| {
+                    args.iter()
+                        .filter_map(|a| a.strip_prefix("alias.").and_then(|a| a.split_once("=!")))
+                        .find_map(|(_, code)| match reading.is_computed_text(code) {
+                            true => Some(format!(
+                                "a git alias runs a string computed when it runs (`{}`)",
+                                reading.shown(code)
+                            )),
+                            false => self.text(&reading.shown(code), depth + 1),
+                        })
                 }),
             // `su -c 'sh x'`, `script -qc 'sh x'`: a shell string (R42-3).
             // `npm exec -c 'sh x'`, `npx -c …` (R45-6).

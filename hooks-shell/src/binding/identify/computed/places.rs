@@ -78,3 +78,56 @@ impl super::Reader {
             })
     }
 }
+
+impl super::Reader {
+    /// Why `git`, run with `args` (and `words`, the command before its
+    /// wrappers were read through: `GIT_DIR=… git`), reads the settings of
+    /// a repository named when it runs: after a `cd` to a computed folder,
+    /// `-C`, `--git-dir`, `--work-tree` or `GIT_DIR`/`GIT_WORK_TREE`/
+    /// `GIT_CONFIG*` computed (red team round 50, k25: a nested repository
+    /// whose `core.fsmonitor` runs what it likes). The binding reads the
+    /// settings of the folders it can name; such a git cannot be approved.
+    pub(super) fn git_in_computed_place(
+        &self,
+        args: &[String],
+        words: &[String],
+        is_computed: &dyn Fn(&str) -> bool,
+    ) -> Option<String> {
+        const SETTINGS: [&str; 6] = [
+            "GIT_DIR",
+            "GIT_WORK_TREE",
+            "GIT_COMMON_DIR",
+            "GIT_CONFIG",
+            "GIT_CONFIG_GLOBAL",
+            "GIT_CONFIG_SYSTEM",
+        ];
+        let options = ["--git-dir", "--work-tree", "-C", "-c"];
+        let mut computed = self.taint.cwd
+            || SETTINGS
+                .iter()
+                .any(|name| self.taint.variables.contains(*name));
+        for (at, word) in args.iter().enumerate() {
+            computed |= options.iter().any(|option| {
+                let joined = word
+                    .strip_prefix(option)
+                    .map(|rest| rest.trim_start_matches('='))
+                    .filter(|rest| !rest.is_empty());
+                let value = match joined {
+                    Some(value) => Some(value),
+                    None if word == option => args.get(at + 1).map(String::as_str),
+                    None => None,
+                };
+                value.is_some_and(is_computed)
+            });
+        }
+        computed |= words.iter().any(|word| {
+            word.split_once('=')
+                .is_some_and(|(name, value)| SETTINGS.contains(&name) && is_computed(value))
+        });
+        computed.then(|| {
+            "it runs git in a repository named when it runs, whose settings (`core.fsmonitor`, \
+             aliases) no reading binds"
+                .to_owned()
+        })
+    }
+}

@@ -283,3 +283,27 @@ fn text_nested_too_deep_to_read_is_refused() {
     let quoted = format!("echo {}x{}", "\"$(".repeat(50), ")\"".repeat(50));
     assert!(computed_name(&quoted).is_some());
 }
+
+#[test]
+fn git_in_a_repository_named_when_it_runs_is_found() {
+    // Round 50, k25: the settings of a repository the text names when it
+    // runs (`core.fsmonitor` of a nested repository) bind nothing.
+    for text in [
+        "cd \"$(printf s%s ub)\" && git status; cd ..; sh ~/bin/g.sh",
+        "git -C \"$(printf s%s ub)\" status",
+        "git --git-dir=\"$(printf s%s ub)/.git\" status",
+        "GIT_DIR=\"$(printf s%s ub)/.git\" git status",
+        "export GIT_DIR=\"$(printf s%s ub)/.git\"; git status",
+    ] {
+        assert!(computed_name(text).is_some(), "{text}");
+    }
+    for text in [
+        "cd \"$(git rev-parse --show-toplevel)\" && git status",
+        "git -C sub status; git -C \"$CLAUDE_PROJECT_DIR\" diff",
+        "for d in */; do git -C \"$d\" status; done",
+        "export GIT_DIR=alt.git; git status",
+        "git commit -qm \"$(date)\"",
+    ] {
+        assert_eq!(computed_name(text), None, "{text}");
+    }
+}
