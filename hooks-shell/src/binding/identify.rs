@@ -17,6 +17,7 @@ pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
 mod computed;
 mod follow;
+mod helpers_written;
 mod language;
 mod own_folder;
 mod scan;
@@ -127,55 +128,18 @@ pub(crate) fn identify_line(
     cwd: &Path,
 ) -> Identified {
     let mut found = identify_at(raw, words, cwd, 0);
-    let written = written_by_scripts(&found);
+    let helpers = helpers_written::Helpers::of(&found);
+    let written = helpers.written();
     let line = match cwd.to_string_lossy() {
         folder if folder.contains(['$', '`']) => line.replace(&*folder, "${CLAUDE_PROJECT_DIR}"),
         _ => line.to_owned(),
     };
     found.computed = computed::computed_name_after(&line, &written)
         .or(found.computed.take())
+        .or_else(|| helpers.run_written(&line, &written))
         .or_else(|| follow::scan_run_by_shell(raw, &found.files, &found.given))
         .or_else(|| scan::scan_awk_programs(raw, cwd, cwd));
     found
-}
-
-/// What the scripts `found` runs write when they run that may hold code
-/// no reading binds (H4: `sh ~/.claude/hooks/w.sh; sh /tmp/y.sh`, `w.sh`
-/// copying what a computed name names to `/tmp/y.sh`).
-fn written_by_scripts(found: &Identified) -> computed::Written {
-    use std::os::unix::fs::PermissionsExt;
-    let mut written = computed::Written::default();
-    // A program's own bytes are no script (`/usr/bin/make`: read as shell
-    // text, a MiB of them took minutes).
-    let system = |file: &&PathBuf| {
-        [
-            "/usr", "/bin", "/sbin", "/lib", "/etc", "/proc", "/sys", "/dev",
-        ]
-        .iter()
-        .any(|folder| file.starts_with(folder))
-    };
-    for file in found.files.iter().filter(|file| !system(file)) {
-        let Some(text) = super::peek::small_text(file) else {
-            continue;
-        };
-        if follow::is_binary(text.as_bytes()) {
-            continue;
-        }
-        let name = file.to_string_lossy().to_ascii_lowercase();
-        let executable =
-            std::fs::metadata(file).is_ok_and(|meta| meta.permissions().mode() & 0o111 != 0);
-        let language = match follow::is_shell_text(&name, &text, executable) {
-            true => None,
-            false => match language::language_of(file, &text, found.interpreter_of(file)) {
-                Some(language) => Some(language),
-                None => continue,
-            },
-        };
-        let more = computed::files_written(&text, language);
-        written.paths.extend(more.paths);
-        written.ends.extend(more.ends);
-    }
-    written
 }
 
 /// Why `raw`, run in `cwd`, runs a name computed when it runs. A project

@@ -26,7 +26,7 @@ pub(crate) struct Written {
 
 impl Written {
     /// Whether it writes no file.
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.paths.is_empty() && self.ends.is_empty()
     }
 }

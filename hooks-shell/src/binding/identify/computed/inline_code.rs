@@ -12,6 +12,7 @@ use regex::Regex;
 
 pub(super) use super::code_words::top_level;
 use super::code_words::{BACKQUOTED, KEYWORD, interpolates, is_string, words_of};
+use super::code_written::Written;
 
 /// The `child_process` functions that start a program.
 pub(super) const NODE_CALLS: [&str; 7] = [
@@ -28,6 +29,13 @@ pub(super) const NODE_CALLS: [&str; 7] = [
 /// [`super::base_name`] gives it, or a script's language:
 /// `identify::language`), starts a program named only when it runs.
 pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
+    spawns_computed_after(program, code, &Written::default())
+}
+
+/// [`spawns_computed`] of code run after what ran before it wrote
+/// `prior` (the hook's text copying what a computed name names to
+/// `/tmp/y.sh`, then a helper running `sh /tmp/y.sh`: round 50, xf2, y50).
+pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) -> Option<String> {
     // `sys.path.insert(0, 'l' + 'ib')`: modules from a folder no reading
     // names (R46-3); code loaded by a computed name, or from data, or a
     // program reached another way (round 49: H6–H8).
@@ -141,10 +149,12 @@ pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
         true => super::code_written::written(code, program),
         false => Ok(Default::default()),
     };
-    let written = match written {
+    let mut written = match written {
         Ok(written) => written,
         Err(why) => return Some(format!("its {program} code {why}")),
     };
+    written.paths.extend(prior.paths.iter().cloned());
+    written.ends.extend(prior.ends.iter().cloned());
     // The commands it starts, in order, as shell text.
     let mut started = Vec::new();
     for call in spawn_calls(code, &names).into_iter().filter(|_| loads) {
@@ -372,123 +382,4 @@ fn shell_lines(argument: &str, program: &str, code: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::spawns_computed;
-
-    #[test]
-    fn a_command_built_when_it_runs_is_found() {
-        for (program, code) in [
-            ("python3", "import os; os.system('sh ' + 'tools/g.' + 'sh')"),
-            ("python3", "import subprocess as s; s.run(['sh', n])"),
-            (
-                "python3",
-                "import subprocess as s; s.run(['bash', '-c', c])",
-            ),
-            ("python3", "import subprocess as s; s.run([p, 'x'])"),
-            (
-                "python3",
-                "import os; os.execvp('sh', ['sh', f'tools/{x}.sh'])",
-            ),
-            ("perl", "exec 'sh', sprintf('tools/g.%s', 'sh'), 'a'"),
-            ("perl", "system(\"sh tools/g.$x\")"),
-            ("perl", "my $x = `sh tools/g.$e`"),
-            ("ruby", "system('sh', ARGV[0])"),
-            ("node", "require('child_process').execSync('sh ' + f)"),
-            (
-                "awk",
-                "BEGIN{system(\"sh \" sprintf(\"tools/g.%s\",\"sh\") \" a\")}",
-            ),
-            ("awk", "{ print | (\"sh \" $1) }"),
-            ("awk", "BEGIN { c = \"sh tools/g.sh\"; c | getline x }"),
-        ] {
-            assert!(spawns_computed(program, code).is_some(), "{program} {code}");
-        }
-    }
-
-    #[test]
-    fn written_commands_and_code_that_starts_none_are_read_as_before() {
-        for (program, code) in [
-            (
-                "python3",
-                "import json,sys; print(json.load(sys.stdin)['tool_name'])",
-            ),
-            (
-                "python3",
-                "import subprocess; subprocess.run(['git', 'diff'], check=True)",
-            ),
-            ("python3", "import os; os.system('make -s lint')"),
-            ("perl", "system('make', '-s'); print qq{ok}"),
-            ("perl", "while (<>) { print if /x/ }"),
-            (
-                "node",
-                "const d = JSON.parse(require('fs').readFileSync(0)); console.log(d.x)",
-            ),
-            ("awk", "{ print $1 } END { if (a || b) print \"x\" }"),
-            ("awk", "BEGIN { system(\"make -s\"); \"date\" | getline d }"),
-            ("awk", "/foo|bar/ { print \"a|b\" }"),
-            ("python3", "import asyncio; asyncio.run(main())"),
-            ("python3", "import json; json.loads(x); close(f)"),
-            (
-                "python3",
-                "import subprocess as s; s.run(['npx', 'prettier', '--write', f], cwd=d)",
-            ),
-            (
-                "python3",
-                "import os; os.execvp('sh', ['sh', 'tools/g.sh', x])",
-            ),
-            ("perl", "open(my $f, '<', $ARGV[0]) or die; print <$f>"),
-            ("node", "console.log(/x/.exec(s))"),
-            // Written files that run as data, or logs (round 49).
-            (
-                "python3",
-                "import os, subprocess\nd = os.path.expanduser('~/.claude')\nopen(os.path.join(d, 'hook.log'), 'a').write(x)\nsubprocess.run(['sh', 'tools/g.sh'])\nsubprocess.run(['git', 'diff', f])\n",
-            ),
-            (
-                "node",
-                "const fs = require('fs');\nconst cp = require('child_process');\nfs.appendFileSync(path.join(d, 'hook.log'), x);\ncp.execSync('sh tools/g.sh', { stdio: 'inherit' });\n",
-            ),
-        ] {
-            assert!(spawns_computed(program, code).is_none(), "{program} {code}");
-        }
-    }
-
-    #[test]
-    fn a_file_written_then_run_in_any_language_is_found() {
-        for (program, code) in [
-            (
-                "python3",
-                "import os, subprocess\nopen(os.path.join(d, 'y.sh'), 'w').write(t)\nsubprocess.run(['sh', '/tmp/y.sh'])\n",
-            ),
-            (
-                "python3",
-                "import subprocess\n(Path(d) / 'y.sh').write_text(t)\nsubprocess.run('sh /tmp/y.sh', shell=True)\n",
-            ),
-            (
-                "python3",
-                "import subprocess, glob\nsubprocess.run(['cp', glob.glob('tools/g*')[0], '/tmp/y.sh'])\nsubprocess.run(['sh', '/tmp/y.sh'])\n",
-            ),
-            (
-                "python3",
-                "import shutil, subprocess\nshutil.copyfile(src, os.path.join(d, name))\nsubprocess.run(['sh', '/tmp/y.sh'])\n",
-            ),
-            (
-                "node",
-                "const fs = require('fs');\nconst cp = require('child_process');\nfs.copyFileSync(src, '/tmp/y.sh');\ncp.execFileSync('sh', ['/tmp/y.sh']);\n",
-            ),
-            (
-                "node",
-                "const cp = require('child_process');\ncp.execFileSync('cp', [src, '/tmp/y.sh']);\ncp.execSync('sh /tmp/y.sh');\n",
-            ),
-            (
-                "perl",
-                "open(my $f, '>', \"$d/y.sh\"); print $f $t; close $f;\nsystem('sh', '/tmp/y.sh');\n",
-            ),
-            (
-                "perl",
-                "use File::Copy;\ncopy($src, '/tmp/y.sh');\nsystem('sh', '/tmp/y.sh');\n",
-            ),
-        ] {
-            assert!(spawns_computed(program, code).is_some(), "{program} {code}");
-        }
-    }
-}
+mod tests;

@@ -1,0 +1,82 @@
+//! What the scripts a hook runs write, and what they run of what is
+//! written: a bound helper copying what a computed name names to
+//! `/tmp/y.sh`, then the hook's text running it (round 49, H4), or the
+//! hook's text writing it and a helper running it (round 50, xf2, y50), or
+//! one helper writing it and another running it (xf3). Such code exists
+//! only when the hook runs: no approval can bind it.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+
+use super::{Identified, computed, follow, language};
+
+/// The text of each script a hook runs that is read for what it writes,
+/// and its language (`None`: shell text).
+pub(super) struct Helpers {
+    scripts: Vec<(PathBuf, String, Option<&'static str>)>,
+}
+
+impl Helpers {
+    /// The scripts `found` runs, its programs' own bytes and the system's
+    /// folders aside (`/usr/bin/make` read as shell text took minutes).
+    pub(super) fn of(found: &Identified) -> Self {
+        let system = |file: &&PathBuf| {
+            [
+                "/usr", "/bin", "/sbin", "/lib", "/etc", "/proc", "/sys", "/dev",
+            ]
+            .iter()
+            .any(|folder| file.starts_with(folder))
+        };
+        let mut scripts = Vec::new();
+        for file in found.files.iter().filter(|file| !system(file)) {
+            let Some(text) = super::super::peek::small_text(file) else {
+                continue;
+            };
+            if follow::is_binary(text.as_bytes()) {
+                continue;
+            }
+            let name = file.to_string_lossy().to_ascii_lowercase();
+            let executable =
+                std::fs::metadata(file).is_ok_and(|meta| meta.permissions().mode() & 0o111 != 0);
+            let language = match follow::is_shell_text(&name, &text, executable) {
+                true => None,
+                false => match language::language_of(file, &text, found.interpreter_of(file)) {
+                    Some(language) => Some(language),
+                    None => continue,
+                },
+            };
+            scripts.push((file.clone(), text, language));
+        }
+        Self { scripts }
+    }
+
+    /// What the scripts write when they run that may hold code no reading
+    /// binds.
+    pub(super) fn written(&self) -> computed::Written {
+        let mut written = computed::Written::default();
+        for (_, text, language) in &self.scripts {
+            let more = computed::files_written(text, *language);
+            written.paths.extend(more.paths);
+            written.ends.extend(more.ends);
+        }
+        written
+    }
+
+    /// Why a script runs a file the hook's text (`line`) or the scripts
+    /// (`written`) write when they run.
+    pub(super) fn run_written(&self, line: &str, written: &computed::Written) -> Option<String> {
+        let mut all = computed::files_written(line, None);
+        if all.is_empty() && written.is_empty() {
+            return None;
+        }
+        all.paths.extend(written.paths.iter().cloned());
+        all.ends.extend(written.ends.iter().cloned());
+        self.scripts.iter().find_map(|(file, text, language)| {
+            let why = match language {
+                None => computed::computed_name_after(text, &all),
+                Some(language) => computed::spawns_computed_after(language, text, &all),
+            }?;
+            Some(format!("{}: {why}", file.display()))
+        })
+    }
+}
