@@ -111,11 +111,22 @@ pub(super) fn glob_folders(base: &Path, pattern: &str) -> Vec<PathBuf> {
 /// part; at most 256.
 pub(super) fn glob_matches(base: &Path, pattern: &str) -> Vec<PathBuf> {
     let mut current = vec![base.to_path_buf()];
-    for part in pattern.split('/').filter(|part| !part.is_empty()) {
+    let parts: Vec<&str> = pattern.split('/').filter(|part| !part.is_empty()).collect();
+    for (at, part) in parts.iter().copied().enumerate() {
         let mut next = Vec::new();
         for folder in &current {
             if part == "**" {
-                next.extend(folders_below(folder));
+                let below = folders_below(folder);
+                // Last (`tools/**`): every file too, under globstar or not
+                // (there it is `*`: red team round 49, i12).
+                if at + 1 == parts.len() {
+                    let files = below.iter().flat_map(|folder| {
+                        let entries = std::fs::read_dir(folder).into_iter().flatten().flatten();
+                        entries.take(MAX_LISTED).map(|entry| entry.path())
+                    });
+                    next.extend(files.collect::<Vec<_>>());
+                }
+                next.extend(below);
                 continue;
             }
             if !part.contains(['*', '?', '[']) {

@@ -125,7 +125,10 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
     let words = spellings(raw, cwd, max_words);
     let mut bases: Vec<PathBuf> = vec![cwd.to_path_buf()];
     bases.extend(second.map(Path::to_path_buf));
-    for (word, _) in &words {
+    // A lone `*` names the folder it runs in, or one a `cd` moves to, and
+    // no folder to look in (`cd tools && sh *`: red team round 50, g20, g21).
+    let lone = |word: &str| matches!(word, "*" | "?");
+    for (word, _) in words.iter().filter(|(word, _)| !lone(word)) {
         for base in [Some(cwd), second].into_iter().flatten() {
             for folder in paths_of(base, word) {
                 if folder.is_dir() && !bases.contains(&folder) && bases.len() < 32 {
@@ -148,14 +151,25 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
         }
     }
     let mut scripts = Vec::new();
-    for (word, after_interpreter) in words.iter().filter(|(word, _)| word.len() > 1) {
+    let feeds = feeds_an_interpreter(raw);
+    let second = bases
+        .iter()
+        .position(|base| Some(base.as_path()) == second && base != cwd);
+    for (word, after_interpreter) in words
+        .iter()
+        .filter(|(word, _)| word.len() > 1 || lone(word))
+    {
         let candidates: Vec<PathBuf> = match Path::new(word).is_absolute() {
             true => paths_of(Path::new("/"), word),
-            false => bases.iter().flat_map(|base| paths_of(base, word)).collect(),
+            false => (bases.iter().enumerate())
+                .filter(|(at, _)| !lone(word) || Some(*at) != second)
+                .flat_map(|(_, base)| paths_of(base, word))
+                .collect(),
         };
         for path in candidates {
             // `sh tools/guard`: an interpreter's script, whatever its name.
-            let script = is_script(&path, word) || (*after_interpreter && path.is_file());
+            let script =
+                is_script(&path, word) || ((*after_interpreter || feeds) && path.is_file());
             if script && !scripts.contains(&path) && !is_system(&path) {
                 scripts.push(super::super::normalize(&path));
             }
@@ -201,6 +215,16 @@ fn spellings(raw: &str, cwd: &Path, max_words: usize) -> Vec<(String, bool)> {
         })
     {
         assigned.entry(name).or_insert(value);
+    }
+    // `for d in tools; do sh $d/*`: a loop's name holds its first word
+    // (red team round 49, i11).
+    static LOOP: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\s+([^\s;]+)").expect("valid regex")
+    });
+    for found in LOOP.captures_iter(&unquoted) {
+        if let (Some(name), Some(value)) = (found.get(1), found.get(2)) {
+            assigned.entry(name.as_str()).or_insert(value.as_str());
+        }
     }
     // `BASH_ENV=tools/g.sh bash -c :`: an assignment's value is a word too
     // (R42-2).
@@ -382,6 +406,19 @@ fn is_script(path: &Path, word: &str) -> bool {
         || (word.contains('/') && meta.permissions().mode() & 0o111 != 0)
 }
 
+/// Whether `raw` pipes text into an interpreter that reads its code from
+/// its input (`cat tools/*.txt | python3 -`, `| perl`, `| node`, `| sh -s`:
+/// red team round 49, e22–e24): every file it names may be that code.
+fn feeds_an_interpreter(raw: &str) -> bool {
+    static FEEDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"\|&?\s*(?:\S*/)?(?:python[0-9.]*|perl|node|ruby|php|sh|bash|dash|zsh|ksh|tclsh|lua)(?:\s+-[A-Za-z]+)*(?:\s+-)?\s*(?:$|[;&|)\n])",
+        )
+        .expect("valid regex")
+    });
+    FEEDS.is_match(raw)
+}
+
 /// The system's own files, never a command's code to bind by name.
 fn is_system(path: &Path) -> bool {
     [
@@ -392,95 +429,4 @@ fn is_system(path: &Path) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_entry_of_a_search_path_is_a_folder_looked_in() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir_all(dir.path().join("zz")).expect("zz");
-        let script = dir.path().join("zz/g.sh");
-        std::fs::write(&script, "exit 0\n").expect("script");
-        let found = named_scripts("PATH=\"$PWD/zz:$PATH\"; g.sh a", dir.path());
-        assert_eq!(found, [script]);
-    }
-
-    #[test]
-    fn the_folder_it_runs_in_is_read_however_written() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir_all(dir.path().join("zz")).expect("zz");
-        let script = dir.path().join("zz/g.sh");
-        std::fs::write(&script, "exit 0\n").expect("script");
-        for raw in [
-            "sh \"$(pwd)\"/zz/g.sh a",
-            "sh `pwd`/zz/g.sh a",
-            "PATH=${CLAUDE_PROJECT_DIR:-$PWD}/zz:$PATH; g.sh a",
-        ] {
-            assert_eq!(
-                named_scripts(raw, dir.path()),
-                std::slice::from_ref(&script),
-                "{raw}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_folder_inside_a_named_folder_is_looked_in() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir_all(dir.path().join("tools/sub")).expect("tools/sub");
-        std::fs::create_dir_all(dir.path().join("sub")).expect("sub");
-        let script = dir.path().join("tools/sub/g.sh");
-        std::fs::write(&script, "exit 0\n").expect("script");
-        let found = named_scripts("CDPATH=tools; cd sub >/dev/null; sh g.sh a", dir.path());
-        assert_eq!(found, [script]);
-    }
-
-    #[test]
-    fn scripts_named_in_spellings_nothing_reads_are_found() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::create_dir_all(dir.path().join("tools")).expect("tools");
-        let script = dir.path().join("tools/g.sh");
-        std::fs::write(&script, "exit 0\n").expect("script");
-        for raw in [
-            r#"echo "$(case x in x) sh tools/g.sh;; esac)""#,
-            "trap -- \"sh tools/g.sh\" EXIT INT",
-            "bash <<< \"sh tools/g.sh\"",
-            "CDPATH=. cd tools && sh g.sh",
-            "pushd tools; sh ./g.sh",
-            r#"echo "`echo \`sh \"$CLAUDE_PROJECT_DIR\"/tools/g.sh a\``""#,
-            r#"trap -- "sh \"$CLAUDE_PROJECT_DIR\"/tools/g.sh a" EXIT"#,
-            "sh \"$SOMEWHERE_UNKNOWN\"/tools/g.sh",
-            // Round 38 (R38-1): globs, braces, operators, case changes.
-            "echo \"$(sh tools/g.s?)\"",
-            "cd t*ls && echo \"$(sh g.sh)\"",
-            "bash -c \"sh tools/{g,g}.sh\"",
-            "echo \"$(sh ${D:-tools}/g.sh)\"",
-            "echo \"$(sh \"${CLAUDE_PROJECT_DIR%/}\"/tools/g.sh)\"",
-            "f=TOOLS/G.SH; echo \"$(sh ${f,,})\"",
-            "echo \"$(sh ${D:-$PWD/tools}/g.sh)\"",
-            // ANSI-C quoting, also inside a string (R38-1).
-            "bash -c \"sh $'tools/g\\x2esh' a\"",
-            r#"bash -c "sh \$'tools/g\\x2esh' a""#,
-            r#"bash -c "bash -c \"sh \\\$'tools/g\\\\056sh'\"""#,
-        ] {
-            assert_eq!(
-                named_scripts(raw, dir.path()),
-                std::slice::from_ref(&script),
-                "{raw}"
-            );
-        }
-        assert!(named_scripts("cat /proc/loadavg >> log.txt", dir.path()).is_empty());
-        // Forty brace lists in one word are read as globs at once; before,
-        // each list doubled the work (2^40 spellings: red team R39-3).
-        let braces = format!("echo {}; sh tools/g.sh", "{a,b}".repeat(40));
-        assert_eq!(
-            named_scripts(&braces, dir.path()),
-            std::slice::from_ref(&script)
-        );
-        // An interpreter's script with no ending and no mode (R38-4).
-        let plain = dir.path().join("tools/guard");
-        std::fs::write(&plain, "exit 0\n").expect("plain");
-        let found = named_scripts("echo \"$(sh tools/guard a)\"", dir.path());
-        assert_eq!(found, [plain]);
-    }
-}
+mod tests;

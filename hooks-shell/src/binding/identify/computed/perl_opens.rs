@@ -166,8 +166,9 @@ pub(super) fn ipc_modules(code: &str) -> Option<String> {
         let (Some(whole), Some(name)) = (found.get(0), found.get(1)) else {
             continue;
         };
-        // `use IPC::Cmd qw(run)` imports, a method (`$h->start`) is another.
-        let line = &code[code[..name.start()].rfind('\n').map_or(0, |n| n + 1)..];
+        // `use IPC::Cmd qw(run)` imports, a method (`$h->start`) is another;
+        // a statement after `use …;` on its line is read (round 49, pl19).
+        let line = &code[code[..name.start()].rfind(['\n', ';']).map_or(0, |n| n + 1)..];
         if line.trim_start().starts_with("use ") {
             continue;
         }

@@ -251,6 +251,7 @@ mod tests {
             "system qq{sh tools/$n.sh};",
             "my $o = qx!sh $f!;",
             "use IPC::Open3;\nmy $pid = open3(my $w, my $r, undef, 'sh', $f);",
+            "use IPC::Open3; my $pid = open3(my $in, my $out, undef, \"sh\", \"tools/\" . chr(103) . \".sh\");",
             "use IPC::Open2;\nopen2(my $r, my $w, @cmd);",
             "use IPC::Cmd qw(run);\nrun(command => $cmd);",
             "use IPC::Run qw(run);\nrun \\@cmd, \\$in, \\$out;",

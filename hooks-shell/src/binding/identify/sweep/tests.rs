@@ -1,0 +1,90 @@
+use super::*;
+
+#[test]
+fn each_entry_of_a_search_path_is_a_folder_looked_in() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("zz")).expect("zz");
+    let script = dir.path().join("zz/g.sh");
+    std::fs::write(&script, "exit 0\n").expect("script");
+    let found = named_scripts("PATH=\"$PWD/zz:$PATH\"; g.sh a", dir.path());
+    assert_eq!(found, [script]);
+}
+
+#[test]
+fn the_folder_it_runs_in_is_read_however_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("zz")).expect("zz");
+    let script = dir.path().join("zz/g.sh");
+    std::fs::write(&script, "exit 0\n").expect("script");
+    for raw in [
+        "sh \"$(pwd)\"/zz/g.sh a",
+        "sh `pwd`/zz/g.sh a",
+        "PATH=${CLAUDE_PROJECT_DIR:-$PWD}/zz:$PATH; g.sh a",
+    ] {
+        assert_eq!(
+            named_scripts(raw, dir.path()),
+            std::slice::from_ref(&script),
+            "{raw}"
+        );
+    }
+}
+
+#[test]
+fn a_folder_inside_a_named_folder_is_looked_in() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("tools/sub")).expect("tools/sub");
+    std::fs::create_dir_all(dir.path().join("sub")).expect("sub");
+    let script = dir.path().join("tools/sub/g.sh");
+    std::fs::write(&script, "exit 0\n").expect("script");
+    let found = named_scripts("CDPATH=tools; cd sub >/dev/null; sh g.sh a", dir.path());
+    assert_eq!(found, [script]);
+}
+
+#[test]
+fn scripts_named_in_spellings_nothing_reads_are_found() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("tools")).expect("tools");
+    let script = dir.path().join("tools/g.sh");
+    std::fs::write(&script, "exit 0\n").expect("script");
+    for raw in [
+        r#"echo "$(case x in x) sh tools/g.sh;; esac)""#,
+        "trap -- \"sh tools/g.sh\" EXIT INT",
+        "bash <<< \"sh tools/g.sh\"",
+        "CDPATH=. cd tools && sh g.sh",
+        "pushd tools; sh ./g.sh",
+        r#"echo "`echo \`sh \"$CLAUDE_PROJECT_DIR\"/tools/g.sh a\``""#,
+        r#"trap -- "sh \"$CLAUDE_PROJECT_DIR\"/tools/g.sh a" EXIT"#,
+        "sh \"$SOMEWHERE_UNKNOWN\"/tools/g.sh",
+        // Round 38 (R38-1): globs, braces, operators, case changes.
+        "echo \"$(sh tools/g.s?)\"",
+        "cd t*ls && echo \"$(sh g.sh)\"",
+        "bash -c \"sh tools/{g,g}.sh\"",
+        "echo \"$(sh ${D:-tools}/g.sh)\"",
+        "echo \"$(sh \"${CLAUDE_PROJECT_DIR%/}\"/tools/g.sh)\"",
+        "f=TOOLS/G.SH; echo \"$(sh ${f,,})\"",
+        "echo \"$(sh ${D:-$PWD/tools}/g.sh)\"",
+        // ANSI-C quoting, also inside a string (R38-1).
+        "bash -c \"sh $'tools/g\\x2esh' a\"",
+        r#"bash -c "sh \$'tools/g\\x2esh' a""#,
+        r#"bash -c "bash -c \"sh \\\$'tools/g\\\\056sh'\"""#,
+    ] {
+        assert_eq!(
+            named_scripts(raw, dir.path()),
+            std::slice::from_ref(&script),
+            "{raw}"
+        );
+    }
+    assert!(named_scripts("cat /proc/loadavg >> log.txt", dir.path()).is_empty());
+    // Forty brace lists in one word are read as globs at once; before,
+    // each list doubled the work (2^40 spellings: red team R39-3).
+    let braces = format!("echo {}; sh tools/g.sh", "{a,b}".repeat(40));
+    assert_eq!(
+        named_scripts(&braces, dir.path()),
+        std::slice::from_ref(&script)
+    );
+    // An interpreter's script with no ending and no mode (R38-4).
+    let plain = dir.path().join("tools/guard");
+    std::fs::write(&plain, "exit 0\n").expect("plain");
+    let found = named_scripts("echo \"$(sh tools/guard a)\"", dir.path());
+    assert_eq!(found, [plain]);
+}
