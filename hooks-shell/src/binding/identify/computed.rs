@@ -25,6 +25,7 @@ mod commands;
 mod cut;
 mod dynamic_reach;
 mod given;
+mod here_documents;
 mod inline_code;
 mod interpreters;
 mod node_reach;
@@ -43,6 +44,7 @@ mod spelled_names;
 mod words;
 mod written;
 mod written_names;
+mod written_text;
 use commands::{
     ENVIRONMENT, RUNNERS, code_arguments, exec_options, finds_and_runs, function_names,
     is_all_arguments, opened, short_c,
@@ -108,6 +110,15 @@ struct Reader {
     /// Whether the last command named a file it writes (a pipe may feed
     /// what it prints to a shell).
     fed_written: bool,
+    /// The text the last command prints (`echo TEXT`, `cat <<E`), for a
+    /// program a pipe feeds it to (round 51).
+    fed_text: Vec<String>,
+    /// Whether the last command had a word computed when it runs (`tar
+    /// cf - "$(…)" | tar xf -`: round 51).
+    fed_computed: bool,
+    /// The files written only through text (`sqlite3 … "select
+    /// writefile('/tmp/y.sh', …)"`), and the texts naming them.
+    text_written: std::collections::BTreeMap<String, BTreeSet<String>>,
 }
 
 /// The most calls of the text's functions read (more cannot be approved).
@@ -254,10 +265,7 @@ impl Reader {
             _ => None,
         };
         if let Some(from) = after {
-            let inner = Command {
-                words: words[from..].to_vec(),
-                piped: command.piped,
-            };
+            let inner = command.with_words(words[from..].to_vec());
             return self.command(&inner, previous, reading, depth);
         }
         // `alias r=sh; r "$(…)"`: the program an alias names (R43-6); a
@@ -274,10 +282,7 @@ impl Reader {
             }
             expanded.extend(words[at..].iter().cloned());
             self.replaying += 1;
-            let inner = Command {
-                words: expanded,
-                piped: command.piped,
-            };
+            let inner = command.with_words(expanded);
             let found = self.command(&inner, previous, reading, depth);
             self.replaying -= 1;
             return found;
@@ -285,7 +290,7 @@ impl Reader {
         let unwrapped = crate::binding::unwrap(&words).words;
         let Some((program_word, args)) = unwrapped.split_first() else {
             // `{ …; } > F`: what a group writes (round 50).
-            self.runs_written(&command.words[at..], &unwrapped, reading, command.piped);
+            self.runs_written(&command.words[at..], &unwrapped, reading, command);
             // `exec 3< "$(…)"`, `< "$(…)"`: a file opened by a computed name.
             return opened(&inputs, &is_computed, reading);
         };
@@ -300,10 +305,7 @@ impl Reader {
         if let Some(value) = self.taint.static_value(program_word) {
             let mut words = vec![value];
             words.extend(args.iter().cloned());
-            let inner = Command {
-                words,
-                piped: command.piped,
-            };
+            let inner = command.with_words(words);
             return self.command(&inner, previous, reading, depth);
         }
         if reading.is_computed_program(program_word, &taint) || self.taint.moved(program_word) {
@@ -314,16 +316,11 @@ impl Reader {
         }
         // `builtin eval …`, `builtin source …`: the builtin itself.
         if program_word == "builtin" && !args.is_empty() {
-            let inner = Command {
-                words: args.to_vec(),
-                piped: command.piped,
-            };
+            let inner = command.with_words(args.to_vec());
             return self.command(&inner, previous, reading, depth);
         }
         self.note_given(&unwrapped, &is_computed, reading);
-        if let Some(why) =
-            self.runs_written(&command.words[at..], &unwrapped, reading, command.piped)
-        {
+        if let Some(why) = self.runs_written(&command.words[at..], &unwrapped, reading, command) {
             return Some(why);
         }
         let program = base_name(program_word);
@@ -344,10 +341,7 @@ impl Reader {
         match program.as_str() {
             "exec" => opened(&inputs, &is_computed, reading).or_else(|| {
                 // `exec bash run`: what it runs.
-                let inner = Command {
-                    words: exec_options(args).1.to_vec(),
-                    piped: command.piped,
-                };
+                let inner = command.with_words(exec_options(args).1.to_vec());
                 (!inner.words.is_empty())
                     .then(|| self.command(&inner, previous, reading, depth))
                     .flatten()
@@ -468,10 +462,7 @@ impl Reader {
                     super::INTERPRETERS.contains(&name.as_str())
                         || matches!(w.as_str(), "." | "source" | "eval")
                 })?;
-                let inner = Command {
-                    words: args[from..].to_vec(),
-                    piped: command.piped,
-                };
+                let inner = command.with_words(args[from..].to_vec());
                 self.command(&inner, previous, reading, depth)
             }
             _ => None,

@@ -13,6 +13,25 @@ pub(super) fn mark(i: usize) -> String {
 pub(super) struct Command {
     pub words: Vec<String>,
     pub piped: bool,
+    /// The body of a here-document it reads (`python3 - <<E`): text it is
+    /// fed, which may name files it writes or runs (round 51, R50-10).
+    pub here_document: Option<String>,
+    /// A line of a here-document body fed to a program other than a shell:
+    /// text, not a command it runs (still read for its substitutions).
+    pub in_text: bool,
+}
+
+impl Command {
+    /// The command run as `words` (an alias, a wrapper, a replayed call
+    /// read through), fed as this one is.
+    pub(super) fn with_words(&self, words: Vec<String>) -> Command {
+        Command {
+            words,
+            piped: self.piped,
+            here_document: self.here_document.clone(),
+            in_text: self.in_text,
+        }
+    }
 }
 
 /// Shell text cut into simple commands; each `$(…)`, backquoted command
@@ -29,6 +48,9 @@ pub(super) fn cut(text: &str) -> Cut {
     // `$'a\'b'` as the quotes it stands for: its `\'` closes nothing (R44-1).
     let text = &crate::ansi_quotes::with_ansi_quotes_read(text);
     let mut parts: Vec<(String, bool)> = Vec::new();
+    // Here-documents: the ones opened on the current line, the bodies read
+    // (by part), and where the last body fed to no shell ends.
+    let mut here = super::here_documents::HereDocuments::default();
     // A double-quoted string inside `${…}` (`"${x#"'"}"`: its quotes
     // nest, R44-1), and a `'` there that shells read two ways.
     let (mut inner, mut ambiguous) = (false, false);
@@ -111,6 +133,15 @@ pub(super) fn cut(text: &str) -> Cut {
             continue;
         }
         let starts_word = current.is_empty() || current.ends_with(char::is_whitespace);
+        // `<<E`, `<<-E`, `<<'E'` (no `<<<`): a body follows the line.
+        if quote.is_none()
+            && parameters == 0
+            && rest.starts_with("<<")
+            && !rest.starts_with("<<<")
+            && !current.ends_with('<')
+        {
+            here.open(parts.len(), text, at);
+        }
         match (quote, c) {
             (Some(q), _) if c == q => {
                 quote = None;
@@ -141,12 +172,17 @@ pub(super) fn cut(text: &str) -> Cut {
             (None, '{') if !rest[1..].starts_with(char::is_whitespace) => current.push(c),
             (None, '}') if !starts_word => current.push(c),
             (None, _) if parameters > 0 => current.push(c),
-            // `&>`, `>&2`, `2>&1`: redirections, no separator.
+            // `&>`, `>&2`, `2>&1`, `>|` (round 51): redirections, no separator.
             (None, '&') if current.ends_with(['>', '<']) || rest[1..].starts_with('>') => {
                 current.push(c);
             }
+            (None, '|') if current.ends_with('>') => current.push(c),
             (None, '|' | ';' | '&' | '(' | ')' | '\n' | '{' | '}') => {
+                here.mark_text(parts.len(), at);
                 parts.push((std::mem::take(&mut current), piped));
+                if c == '\n' {
+                    here.read_bodies(text, at + 1, &parts);
+                }
                 // `a | b` and `a |& b` feed b; `a || b` does not.
                 let next = chars.peek().map(|(_, n)| *n);
                 piped = c == '|' && next != Some('|');
@@ -157,13 +193,17 @@ pub(super) fn cut(text: &str) -> Cut {
             (None, _) => current.push(c),
         }
     }
+    here.mark_text(parts.len(), text.len());
     parts.push((current, piped));
     let commands = parts
         .into_iter()
-        .map(|(part, piped)| Command {
+        .enumerate()
+        .map(|(at, (part, piped))| Command {
             words: shlex::split(&part)
                 .unwrap_or_else(|| part.split_whitespace().map(str::to_owned).collect()),
             piped,
+            here_document: here.body(at),
+            in_text: here.is_text(at),
         })
         .collect();
     Cut {

@@ -103,6 +103,7 @@ fn read_twice(raw: &str, calls: &Calls, written: &Written) -> (Option<String>, R
         // before it runs again.
         written: first.written.clone(),
         written_ends: first.written_ends.clone(),
+        text_written: first.text_written.clone(),
         ..Reader::default()
     };
     let found = match found {

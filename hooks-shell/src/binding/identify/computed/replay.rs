@@ -36,10 +36,7 @@ impl super::Reader {
                 let mut replayed = words[..at].to_vec();
                 replayed.extend(given.iter().cloned());
                 replayed.extend(words[at + 1..].iter().cloned());
-                let inner = Command {
-                    words: replayed,
-                    piped: command.piped,
-                };
+                let inner = command.with_words(replayed);
                 found = self.command(&inner, previous, reading, depth);
                 if found.is_some() {
                     break 'calls;

@@ -12,19 +12,24 @@
 //! matches every run file its written end (`/y.sh`) could name; one with
 //! none, the files under it as written (`sh "$D/y"`). Run: the program, an
 //! interpreter's script, what `.` / `source` reads, a makefile `make -f`
-//! reads.
+//! reads. Text a command is given (`sed "1e sh F"`, `… | tclsh`, `<<E`)
+//! is read by [`super::written_text`] (round 51).
 
 use super::Reader;
 use super::base_name;
+use super::cut::Command;
 use super::words::Words;
 use super::written_names::{
-    GIT_READS, folded, leaves_content, mentions, normal, only_shows, run_words, script_at, writes,
+    GIT_READS, folded, leaves_content, normal, only_shows, run_words, script_at, writes,
     written_end,
+};
+use super::written_text::{
+    ARCHIVERS, TARGET_FIRST, defaulted, descriptor_file, names_folder, option_value, xargs_command,
 };
 
 impl Reader {
     /// Why the command (`raw` its words with redirections, `words` read
-    /// through wrappers, `piped` when a pipe feeds it) runs a file the text
+    /// through wrappers, fed as `command` is) runs a file the text
     /// writes, or hands it to a program; records what it writes for the
     /// commands after it (and, read again, before it).
     pub(super) fn runs_written(
@@ -32,12 +37,23 @@ impl Reader {
         raw: &[String],
         words: &[String],
         reading: &Words,
-        piped: bool,
+        command: &Command,
     ) -> Option<String> {
+        // A line of a here-document no shell reads: text (round 51).
+        if command.in_text {
+            return None;
+        }
+        let piped = command.piped;
         self.follow_cd(words);
+        // `… | xargs -I{} cp {} F`: the command it runs, with the words it
+        // adds computed (round 51, R50-10); its own words read as before.
+        let xargs = xargs_command(words);
+        let (given, words) = (words, xargs.as_deref().unwrap_or(words));
         let runs = run_words(words);
         let found = runs.iter().find_map(|word| {
-            let run = self.compared(word, reading);
+            // `sh /dev/fd/3 3< F`: the file opened on it (R50-9).
+            let opened = descriptor_file(raw, word);
+            let run = self.compared(opened.unwrap_or(word), reading);
             // A file found by its path, or an interpreter's script.
             let script = !std::ptr::eq(*word, &words[0]) || run.contains('/');
             let written = self
@@ -62,42 +78,70 @@ impl Reader {
         });
         let taint = self.taint.clone();
         let is_computed = |word: &str| reading.is_computed(word, &taint);
-        // Fed by a pipe, or reading a file named when it runs.
-        let fed = piped
-            || raw
-                .windows(2)
-                .any(|pair| pair[0] == "<" && is_computed(&pair[1]))
+        // Reading a file named when it runs, or fed by a pipe (from a
+        // command with a computed word: `fed_code`).
+        let opens_computed = raw
+            .windows(2)
+            .any(|pair| pair[0] == "<" && is_computed(&pair[1]))
             || raw.iter().any(|word| {
                 word.len() > 1
                     && word.starts_with('<')
                     && !word.starts_with("<<")
                     && is_computed(&word[1..])
             });
+        let computed_before = std::mem::replace(
+            &mut self.fed_computed,
+            given.iter().any(|word| is_computed(word)),
+        );
+        let fed = (
+            piped || opens_computed,
+            opens_computed || (piped && computed_before),
+        );
         let targets = written_targets(raw, words, &runs, runs_its_words, &is_computed, fed);
-        let found = found.or_else(|| self.hands_written(raw, words, &targets, reading, piped));
-        // `> /dev/null`, `2>/dev/stderr`: no file.
-        for target in targets
-            .into_iter()
-            .filter(|t| !t.trim_start_matches(['>', '&', '|']).starts_with("/dev/"))
-        {
-            let shown = reading.shown(&target);
-            // `> "$D/y.sh"`, `cp a "$(…)"`: by its written end; a
-            // program that may not write, only when it has one.
-            let expands = reading.is_computed(&target, &taint) || shown.contains(['$', '`']);
-            let end = written_end(&shown);
-            // With no written end (`cp a "$D"`), the files under it, as
-            // written (`sh "$D/a"`).
-            match expands && !end.is_empty() {
-                true => self.written_ends.insert(end),
-                false => self.written.insert(self.compared(&target, reading)),
-            };
+        let found = found.or_else(|| self.hands_written(raw, given, &targets, reading, piped));
+        // Text it is given: what it runs or writes (round 51).
+        let (text_runs, text_targets) = self.given_text(raw, words, command, reading);
+        let found = found.or(text_runs);
+        let targets = targets.into_iter().map(|target| (target, None));
+        for (target, text) in targets.chain(text_targets.into_iter().map(|(t, x)| (t, Some(x)))) {
+            self.note_written(&target, text, reading);
         }
         found
     }
 
+    /// Records `target` (a word, as written; named inside `text`) as a
+    /// file the text writes.
+    fn note_written(&mut self, target: &str, text: Option<String>, reading: &Words) {
+        // `> /dev/null`, `2>/dev/stderr`: no file.
+        if target
+            .trim_start_matches(['>', '&', '|'])
+            .starts_with("/dev/")
+        {
+            return;
+        }
+        // `--target-directory=D`: the value (round 51).
+        let target = option_value(target);
+        let shown = reading.shown(target);
+        // `> "$D/y.sh"`, `cp a "$(…)"`: by its written end; a program
+        // that may not write, only when it has one.
+        let expands = reading.is_computed(target, &self.taint) || shown.contains(['$', '`']);
+        let end = written_end(&shown);
+        // With no written end (`cp a "$D"`), the files under it, as
+        // written (`sh "$D/a"`).
+        if expands && !end.is_empty() {
+            self.written_ends.insert(end);
+            return;
+        }
+        let target = self.compared(target, reading);
+        self.note_text_written(&target, text);
+        self.written.insert(target);
+    }
+
     /// `word` as a path to compare: a variable the text set to plain words
     /// read as its value (`T=/tmp/y.sh; sh $T`), `//` and `/./` folded.
-    fn compared(&self, word: &str, reading: &Words) -> String {
+    pub(super) fn compared(&self, word: &str, reading: &Words) -> String {
+        let given = |name: &str| self.taint.static_value(&format!("${name}"));
+        let word = &defaulted(word, &given, &|name| self.taint.assigned.contains(name));
         let word = self
             .taint
             .static_value(word)
@@ -147,13 +191,7 @@ impl Reader {
         reading: &Words,
         piped: bool,
     ) -> Option<String> {
-        let named = |word: &String| {
-            let word = self.compared(word, reading);
-            self.written.iter().any(|target| mentions(&word, target))
-                || self.written_ends.iter().any(|end| {
-                    !end.is_empty() && word.contains('/') && word.ends_with(end.as_str())
-                })
-        };
+        let named = |word: &String| self.names_written(word, reading);
         let program = words
             .first()
             .map(|word| base_name(word))
@@ -170,8 +208,8 @@ impl Reader {
                 .position(|word| std::ptr::eq(word, script) || word == script)
                 .unwrap_or(usize::MAX)
         });
-        // A word holding a blank is text (a `-c` string, a message), read
-        // where it runs, not a file's name.
+        // A word holding a blank is text (a `-c` string, a message), not a
+        // file's name: the names in it are read by `given_text`.
         let mentioned = raw
             .iter()
             .enumerate()
@@ -181,30 +219,7 @@ impl Reader {
         // `python3 -c "…run(['sh', '/tmp/y.sh'])"`, awk's `system("sh
         // /tmp/y.sh")`: inline code naming a file the text wrote.
         let code = super::inline_code::code_of(&program, &words[1.min(words.len())..]);
-        let starts = |code: &str| {
-            [
-                "system",
-                "exec",
-                "spawn",
-                "popen",
-                "subprocess",
-                "run(",
-                "fork",
-                "`",
-                "| \"",
-            ]
-            .iter()
-            .any(|call| code.contains(call))
-        };
-        let in_code = code.filter(|code| starts(code)).is_some_and(|code| {
-            self.written
-                .iter()
-                .filter(|target| !target.contains(char::is_whitespace))
-                .any(|target| {
-                    target.len() > 2 && target.contains('/') && code.contains(target.as_str())
-                })
-        });
-        if in_code {
+        if code.is_some_and(|code| self.code_runs_written(code)) {
             return Some(format!(
                 "its inline code runs a file it writes when it runs (`{program}`)"
             ));
@@ -231,14 +246,15 @@ impl Reader {
 /// The files the command writes: output redirections' targets in `raw`,
 /// `tee`'s files, and every word (its program and the code files it runs,
 /// `runs`, aside) of a command in `words` that may change a file's content
-/// with what a name computed when it runs names.
+/// with what a name computed when it runs names; `fed` when a pipe or a
+/// computed file feeds it, `fed_code` when what feeds it is computed.
 fn written_targets(
     raw: &[String],
     words: &[String],
     runs: &[&String],
     runs_its_words: bool,
     is_computed: &dyn Fn(&str) -> bool,
-    fed: bool,
+    (fed, fed_code): (bool, bool),
 ) -> Vec<String> {
     let mut found = Vec::new();
     let mut raw = raw.iter();
@@ -289,12 +305,11 @@ fn written_targets(
             || ["--output", "--target-directory", "of="]
                 .iter()
                 .any(|o| word.starts_with(o))
-    }) || matches!(name.as_str(), "vi" | "vim" | "nvim" | "ex" | "ed" | "emacs");
+    }) || TARGET_FIRST.contains(&name.as_str());
     let last = args.iter().rposition(|word| !word.starts_with('-'));
-    let computed_source = args
-        .iter()
-        .enumerate()
-        .any(|(at, word)| (target_first || Some(at) != last) && is_computed(word));
+    let computed_source = args.iter().enumerate().any(|(at, word)| {
+        (target_first || Some(at) != last) && is_computed(word) && !names_folder(&name, args, at)
+    });
     // Code given inline (`python3 -c`, `awk '{print > f}'`) computes what it likes.
     let inline = super::inline_code::code_of(&name, args).is_some();
     // `cp /dev/stdin F < "$(…)"`, `… | cp /dev/stdin F`: what it reads.
@@ -305,9 +320,11 @@ fn written_targets(
         )
     });
     // A copier given its input (`… | cp /dev/stdin F`); an archive read
-    // from a pipe (`tar cf - . | tar xf - -C "$D"`) is the copy rule's.
-    let copies_input =
-        reads_input && fed && matches!(name.as_str(), "cp" | "install" | "dd" | "mv");
+    // from a pipe (`tar cf - . | tar xf - -C "$D"`) is the copy rule's,
+    // unless what feeds it has a computed word (round 51).
+    let copies_input = reads_input
+        && (fed && matches!(name.as_str(), "cp" | "install" | "dd" | "mv")
+            || fed_code && ARCHIVERS.contains(&name.as_str()));
     let may_hold_code = name == "tee" || computed_source || inline || copies_input;
     if !may_hold_code {
         return found;
@@ -394,6 +411,26 @@ mod tests {
             "D=/tmp; cat \"$(ls tools/g*)\" > /tmp/y.sh; sh $D/y.sh",
             // Run before it is written, in a loop.
             "for i in 1 2; do sh /tmp/y.sh; cp \"$(ls tools/g*)\" /tmp/y.sh; done",
+            // Round 51: `>|`; text naming a written file, given or piped to a
+            // program that runs it; writes through text; the words xargs adds;
+            // `--option=VALUE`, `${NAME:-VALUE}`, archives, `/dev/fd/N`.
+            "cat \"$(printf tools/g.%s sh)\" >| /tmp/a.sh; sh /tmp/a.sh",
+            "cp \"$(printf tools/g.%s sh)\" /tmp/a.sh; echo | sed \"1e sh /tmp/a.sh\"",
+            "cp \"$(printf tools/g.%s sh)\" /tmp/a.sh; vim -es -u NONE -c \"!sh /tmp/a.sh\" -c q",
+            "cp \"$(printf tools/g.%s sh)\" /tmp/a.sh; sqlite3 :memory: \".shell sh /tmp/a.sh\"",
+            "cp \"$(printf tools/g.%s sh)\" /tmp/a.sh; echo \"exec sh /tmp/a.sh\" | tclsh",
+            "cp \"$(printf tools/g.%s sh)\" /tmp/a.sh; printf \"!sh /tmp/a.sh\\nq\\n\" | ed -s",
+            "echo \"file copy -force [lindex [glob tools/g*] 0] /tmp/a.sh\" | tclsh; sh /tmp/a.sh",
+            "sqlite3 :memory: \"select writefile('/tmp/a.sh', readfile('tools/' || 'g.sh'))\"; sh /tmp/a.sh",
+            "printf \"w /tmp/a.sh\\nq\\n\" | ed -s \"$(printf tools/g.%s sh)\"; sh /tmp/a.sh",
+            "echo \"require('fs').copyFileSync('tools/'+String.fromCharCode(103)+'.sh','/tmp/a.sh')\" | node; sh /tmp/a.sh",
+            "python3 - <<E\nimport shutil\nshutil.copy(\"tools/\"+chr(103)+\".sh\", \"/tmp/a.sh\")\nE\nsh /tmp/a.sh",
+            "printf tools/g.%s sh | xargs -I{} cp {} /tmp/a.sh; sh /tmp/a.sh",
+            "mkdir -p /tmp/d; cp --target-directory=/tmp/d \"$(printf tools/g.%s sh)\"; sh /tmp/d/g.sh",
+            "cp \"$(printf tools/g.%s sh)\" /tmp/a.sh; sh ${TMPDIR:-/tmp}/a.sh",
+            "tar cf /tmp/x.tar \"$(printf tools/g.%s sh)\"; mkdir -p /tmp/x; tar xf /tmp/x.tar -C /tmp/x; sh /tmp/x/tools/g.sh",
+            "tar cf - \"$(printf tools/g.%s sh)\" | tar xf - --transform \"s,.*,t.sh,\" -C /tmp; sh /tmp/t.sh",
+            "cp \"$(printf tools/g.%s sh)\" /tmp/a.sh; sh /dev/fd/3 3< /tmp/a.sh",
         ] {
             assert!(computed_name(text).is_some(), "{text}");
         }
@@ -425,6 +462,15 @@ mod tests {
             "T=$(mktemp); trap 'rm -f \"$T\"' EXIT; git diff > \"$T\"; python3 check.py \"$T\"",
             "D=/tmp/r29; cp -r ./* \"$D/\"; python3 \"$D/check.py\"",
             "cp tools/other.sh tools/guard.sh && sh tools/guard.sh",
+            // Round 51: text naming no written file, a commit's message, an
+            // interpreter's data, an archive of the project.
+            "sed -i \"s/a b/c/\" tools/g.sh; sh tools/g.sh",
+            "echo \"select 1\" | sqlite3 db.sqlite; sh tools/g.sh",
+            "python3 - <<E\nprint(\"hi\")\nE\nsh tools/g.sh",
+            "git commit -qm \"fix bug\"; sh tools/g.sh",
+            "tar cf - . | tar xf - -C \"$D\"; python3 \"$D/check.py\"",
+            "git diff > /tmp/d.patch; cat /tmp/d.patch | python3 check.py",
+            "date >> /tmp/log; cat /tmp/log | tail -n 1",
         ] {
             assert_eq!(computed_name(text), None, "{text}");
         }

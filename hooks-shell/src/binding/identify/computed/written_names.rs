@@ -134,8 +134,18 @@ const LEAVE_ALSO: &[&str] = &[
 ];
 
 /// Besides [`READS`], programs that only pass on what they read (unless a
-/// pipe feeds what they print to a shell).
-const SHOW_ALSO: &[&str] = &["tee", ":", "sort", "uniq", "cut", "tr"];
+/// pipe feeds what they print to a shell), or show it (`notify-send Hook
+/// "see /tmp/lint.log"`: a message naming a written file runs nothing).
+const SHOW_ALSO: &[&str] = &[
+    "tee",
+    ":",
+    "sort",
+    "uniq",
+    "cut",
+    "tr",
+    "notify-send",
+    "logger",
+];
 
 /// Whether `program` changes no file's content through its words.
 pub(super) fn leaves_content(program: &str) -> bool {
