@@ -110,6 +110,26 @@ pub(super) fn glob_folders(base: &Path, pattern: &str) -> Vec<PathBuf> {
 /// The files and folders the glob `pattern` matches from `base`, part by
 /// part; at most 256.
 pub(super) fn glob_matches(base: &Path, pattern: &str) -> Vec<PathBuf> {
+    glob_walk(base, pattern, 256).0
+}
+
+/// The most matches of a glob whose files are bound ([`every_match`]).
+pub(super) const MAX_MATCHED: usize = 4096;
+
+/// Every file and folder the glob `pattern` matches from `base`; `None`
+/// when more than [`MAX_MATCHED`] do at any part (a hook running each
+/// match of `tools/*` cannot be bound past it: none may be left out).
+pub(super) fn every_match(base: &Path, pattern: &str) -> Option<Vec<PathBuf>> {
+    match glob_walk(base, pattern, MAX_MATCHED) {
+        (matched, false) => Some(matched),
+        (_, true) => None,
+    }
+}
+
+/// The matches of `pattern` from `base`, at most `limit` at each part, and
+/// whether more were left out.
+fn glob_walk(base: &Path, pattern: &str, limit: usize) -> (Vec<PathBuf>, bool) {
+    let mut over = false;
     let mut current = vec![base.to_path_buf()];
     let parts: Vec<&str> = pattern.split('/').filter(|part| !part.is_empty()).collect();
     for (at, part) in parts.iter().copied().enumerate() {
@@ -141,11 +161,12 @@ pub(super) fn glob_matches(base: &Path, pattern: &str) -> Vec<PathBuf> {
                 }
             }
         }
-        next.truncate(256);
+        over |= next.len() > limit;
+        next.truncate(limit);
         current = next;
     }
     current.retain(|path| path.exists());
-    current
+    (current, over)
 }
 
 #[cfg(test)]

@@ -136,7 +136,7 @@ pub(crate) fn identify_line(
     };
     found.computed = computed::computed_name_after(&line, &written)
         .or(found.computed.take())
-        .or_else(|| helpers.run_written(&line, &written))
+        .or_else(|| helpers.run_written(&line))
         .or_else(|| follow::scan_run_by_shell(raw, &found.files, &found.given))
         .or_else(|| scan::scan_awk_programs(raw, cwd, cwd));
     found
@@ -171,9 +171,11 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         // Each script the text names is bound all the same (R44-1: quotes
         // nested in `${…}` left `sh tools/g.sh` unbound).
         if depth == 0 {
-            for script in sweep::named_scripts(raw, cwd) {
+            let (scripts, too_many) = sweep::named_scripts(raw, cwd);
+            for script in scripts {
                 add_run_file(&mut found, script, cwd);
             }
+            found.computed = found.computed.take().or(too_many);
         }
         return found;
     };
@@ -313,11 +315,13 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         found.opaque = Some(format!("no file runs it ({} not found)", words[0]));
     }
     // Whatever the reading above missed: each script the text names.
-    for script in sweep::named_scripts(raw, cwd) {
+    let (scripts, too_many) = sweep::named_scripts(raw, cwd);
+    for script in scripts {
         if !found.files.contains(&script) {
             add_run_file(&mut found, script, cwd);
         }
     }
+    found.computed = found.computed.take().or(too_many);
     found
 }
 

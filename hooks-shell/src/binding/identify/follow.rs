@@ -214,6 +214,7 @@ fn follow_named(
     (depth, given): (usize, &Calls),
 ) {
     let named = super::sweep::named_in_project(text, cwd, dir);
+    found.computed = found.computed.take().or(named.too_many);
     if named.bound.is_empty() && named.read_only.is_empty() {
         return;
     }
@@ -278,6 +279,7 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
         return;
     };
     let named = super::sweep::named_in_project(&words, cwd, dir);
+    found.computed = found.computed.take().or(named.too_many);
     let passed = super::computed::scripts_given_computed(&words, given);
     for path in named.bound.into_iter().chain(named.read_only) {
         let calls = calls_of(&path, &passed);

@@ -53,8 +53,18 @@ impl Helpers {
     /// What the scripts write when they run that may hold code no reading
     /// binds.
     pub(super) fn written(&self) -> computed::Written {
+        self.written_apart(None)
+    }
+
+    /// [`Helpers::written`], the script at `apart` aside (its own writes
+    /// are its own reading's: a text seeded with them would take its own
+    /// names for another's).
+    fn written_apart(&self, apart: Option<usize>) -> computed::Written {
         let mut written = computed::Written::default();
-        for (_, text, language) in &self.scripts {
+        for (at, (_, text, language)) in self.scripts.iter().enumerate() {
+            if Some(at) == apart {
+                continue;
+            }
             let more = computed::files_written(text, *language);
             written.paths.extend(more.paths);
             written.ends.extend(more.ends);
@@ -62,21 +72,25 @@ impl Helpers {
         written
     }
 
-    /// Why a script runs a file the hook's text (`line`) or the scripts
-    /// (`written`) write when they run.
-    pub(super) fn run_written(&self, line: &str, written: &computed::Written) -> Option<String> {
-        let mut all = computed::files_written(line, None);
-        if all.is_empty() && written.is_empty() {
-            return None;
-        }
-        all.paths.extend(written.paths.iter().cloned());
-        all.ends.extend(written.ends.iter().cloned());
-        self.scripts.iter().find_map(|(file, text, language)| {
-            let why = match language {
-                None => computed::computed_name_after(text, &all),
-                Some(language) => computed::spawns_computed_after(language, text, &all),
-            }?;
-            Some(format!("{}: {why}", file.display()))
-        })
+    /// Why a script runs a file the hook's text (`line`) or another
+    /// script writes when it runs.
+    pub(super) fn run_written(&self, line: &str) -> Option<String> {
+        let by_line = computed::files_written(line, None);
+        self.scripts
+            .iter()
+            .enumerate()
+            .find_map(|(at, (file, text, language))| {
+                let mut before = self.written_apart(Some(at));
+                before.paths.extend(by_line.paths.iter().cloned());
+                before.ends.extend(by_line.ends.iter().cloned());
+                if before.is_empty() {
+                    return None;
+                }
+                let why = match language {
+                    None => computed::computed_name_after(text, &before),
+                    Some(language) => computed::spawns_computed_after(language, text, &before),
+                }?;
+                Some(format!("{}: {why}", file.display()))
+            })
     }
 }

@@ -20,8 +20,9 @@ pub(super) const MAX_WORDS: usize = 4096;
 /// [`super::MAX_SCAN`] bytes are read).
 const MAX_SCRIPT_WORDS: usize = 1 << 17;
 
-/// The scripts `raw` (a command run in `cwd`) names that exist.
-pub(super) fn named_scripts(raw: &str, cwd: &Path) -> Vec<PathBuf> {
+/// The scripts `raw` (a command run in `cwd`) names that exist, and why
+/// not all could be found (a glob matching more than can be bound).
+pub(super) fn named_scripts(raw: &str, cwd: &Path) -> (Vec<PathBuf>, Option<String>) {
     let home = hermes_hooks_core::home::user_home();
     // `jq -c . >> log.jsonl`: a file it writes is no script it runs (R44-15).
     let raw = crate::binding::mentions::without_written_targets(raw);
@@ -71,11 +72,12 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Named {
         Some(home) => user_scripts::home_programs(&text, home, &project),
         None => Vec::new(),
     };
-    let mut named = Named::default();
-    for path in named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS)
-        .into_iter()
-        .chain(on_path)
-    {
+    let (swept, too_many) = named_from(&text, cwd, Some(dir), MAX_SCRIPT_WORDS);
+    let mut named = Named {
+        too_many,
+        ..Named::default()
+    };
+    for path in swept.into_iter().chain(on_path) {
         let Ok(real) = path.canonicalize() else {
             continue;
         };
@@ -115,13 +117,21 @@ pub(super) struct Named {
     /// what they run of the project, not bound (the user's own, or a copy
     /// the script makes, which changes with each run).
     pub(super) read_only: Vec<PathBuf>,
+    /// Why not every script could be found (a glob matching more than
+    /// can be bound: then the hook cannot be approved).
+    pub(super) too_many: Option<String>,
 }
 
 /// The scripts `raw` (a command run in `cwd`) names that exist, found
 /// from `cwd`, `second` (the home folder for a command, the script's own
 /// folder for a script's text), and the folders other words name there;
 /// its first `max_words` words.
-fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) -> Vec<PathBuf> {
+fn named_from(
+    raw: &str,
+    cwd: &Path,
+    second: Option<&Path>,
+    max_words: usize,
+) -> (Vec<PathBuf>, Option<String>) {
     let words = spellings(raw, cwd, max_words);
     let mut bases: Vec<PathBuf> = vec![cwd.to_path_buf()];
     bases.extend(second.map(Path::to_path_buf));
@@ -151,6 +161,7 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
         }
     }
     let mut scripts = Vec::new();
+    let mut too_many = None;
     let feeds = feeds_an_interpreter(raw);
     let second = bases
         .iter()
@@ -159,13 +170,20 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
         .iter()
         .filter(|(word, _)| word.len() > 1 || lone(word))
     {
-        let candidates: Vec<PathBuf> = match Path::new(word).is_absolute() {
-            true => paths_of(Path::new("/"), word),
+        let roots = match Path::new(word).is_absolute() {
+            true => vec![Path::new("/").to_path_buf()],
             false => (bases.iter().enumerate())
                 .filter(|(at, _)| !lone(word) || Some(*at) != second)
-                .flat_map(|(_, base)| paths_of(base, word))
+                .map(|(_, base)| base.clone())
                 .collect(),
         };
+        let mut candidates = Vec::new();
+        for root in roots {
+            match every_path_of(&root, word) {
+                Some(paths) => candidates.extend(paths),
+                None => too_many = Some(word.clone()),
+            }
+        }
         for path in candidates {
             // `sh tools/guard`: an interpreter's script, whatever its name.
             let script =
@@ -175,7 +193,13 @@ fn named_from(raw: &str, cwd: &Path, second: Option<&Path>, max_words: usize) ->
             }
         }
     }
-    scripts
+    let too_many = too_many.map(|word| {
+        format!(
+            "its glob `{word}` matches more than {} files, too many to bind",
+            crate::binding::globbing::MAX_MATCHED
+        )
+    });
+    (scripts, too_many)
 }
 
 /// Each spelling of the words of `raw` (a command or script run in
@@ -295,6 +319,15 @@ fn read_at_each_depth(raw: &str) -> String {
         text = next;
     }
     readings
+}
+
+/// [`paths_of`], every match of a glob; `None` past
+/// [`crate::binding::globbing::MAX_MATCHED`].
+fn every_path_of(base: &Path, word: &str) -> Option<Vec<PathBuf>> {
+    match word.contains(['*', '?', '[']) {
+        true => crate::binding::globbing::every_match(base, word.trim_start_matches('/')),
+        false => Some(vec![base.join(word)]),
+    }
 }
 
 /// The paths `word` names from `base`: what it matches when it is a glob

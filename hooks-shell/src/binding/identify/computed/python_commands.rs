@@ -235,6 +235,9 @@ fn word_of(expression: &str, code: &str, depth: usize) -> Option<String> {
     if let Some(program) = python_program(expression) {
         return Some(format!("'{program}'"));
     }
+    if let Some(path) = path_word(expression, code, depth) {
+        return Some(path);
+    }
     if depth < MAX_DEPTH && is_name(expression) {
         let words: Option<Vec<String>> = values(code, expression).map(|values| {
             values
@@ -251,6 +254,43 @@ fn word_of(expression: &str, code: &str, depth: usize) -> Option<String> {
         }
     }
     Some(COMPUTED.to_owned())
+}
+
+/// A path Python builds from written words, as one written word (round
+/// 50, U2): the script's own folder (`os.path.dirname(os.path.abspath(
+/// __file__))`, `Path(__file__).parent`: its code's, which the sweep looks
+/// in for the names it writes), `os.path.join(…)` of written words,
+/// `os.path.expanduser("~/x")`; [`COMPUTED`] when a part is.
+fn path_word(expression: &str, code: &str, depth: usize) -> Option<String> {
+    static OWN_FOLDER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:str\(\s*)?(?:os\.path\.dirname\(\s*(?:os\.path\.(?:abspath|realpath|normpath)\(\s*__file__\s*\)|__file__)\s*\)|(?:pathlib\.)?Path\(\s*__file__\s*\)(?:\.(?:resolve|absolute)\(\s*\))?\.parent)\s*\)?$")
+            .expect("valid regex")
+    });
+    if OWN_FOLDER.is_match(expression) {
+        return Some("'HOOK_FOLDER'".to_owned());
+    }
+    let call = |name: &str| {
+        expression
+            .strip_prefix(name)
+            .and_then(|rest| rest.trim_start().strip_prefix('('))
+            .and_then(|rest| rest.strip_suffix(')'))
+    };
+    if let Some(inner) = call("os.path.expanduser") {
+        return word_of(inner, code, depth + 1);
+    }
+    let inner = call("os.path.join")?;
+    let mut parts = Vec::new();
+    for part in top_level(inner, ',') {
+        let word = word_of(part, code, depth + 1)?;
+        let part = word.trim().trim_matches(['"', '\'']).to_owned();
+        // `..` leads out of the folder the sweep looks in.
+        let climbs = part.split('/').any(|piece| piece == "..");
+        if word == COMPUTED || !is_string_literal(&word) || climbs {
+            return Some(COMPUTED.to_owned());
+        }
+        parts.push(part);
+    }
+    Some(format!("'{}'", parts.join("/")))
 }
 
 /// `f"ruff format {shlex.quote(path)}"`: an f-string whose every value is

@@ -298,6 +298,11 @@ mod tests {
             "import re\npattern = re.compile(r'x+')\nsubprocess.run(['git', 'diff'])\n",
             "cmd = ['ruff', 'check']\ncmd.append(path)\nsubprocess.run(cmd)\n",
             "import shutil\nsubprocess.run([shutil.which('ruff'), 'check', path])\n",
+            // Round 50, U2: a script beside it, by its own folder.
+            "here = os.path.dirname(os.path.abspath(__file__))\nsubprocess.run([sys.executable, os.path.join(here, 'check.py')])\n",
+            "cfg = os.path.expanduser('~/.claude/hooks/check.py')\nsubprocess.run([sys.executable, cfg, path])\n",
+            "subprocess.run(['sh', os.path.join(os.path.dirname(__file__), 'g.sh')])\n",
+            "cmd = ['sh', os.path.join('tools', 'g.sh')]\nsubprocess.run(cmd)\n",
         ] {
             assert_eq!(
                 spawns_computed("python3", &format!("{head}{body}")),
@@ -308,7 +313,6 @@ mod tests {
         for body in [
             "subprocess.run(['sh', path])\n",
             "os.system('sh ' + path)\n",
-            "cmd = ['sh', os.path.join('tools', 'g.sh')]\nsubprocess.run(cmd)\n",
             "def run(cmd):\n    subprocess.run(cmd)\nrun(['sh', path])\n",
             "subprocess.run(sys.argv[1:])\n",
             "for c in [['ls'], ['sh', path]]:\n    subprocess.run(c)\n",
@@ -329,6 +333,8 @@ mod tests {
             "import ctypes\nctypes.CDLL(None).system(path.encode())\n",
             "subprocess.run([sys.executable, path])\n",
             "import shutil\nsubprocess.run([shutil.which(path), 'x'])\n",
+            "here = os.path.dirname(__file__)\nsubprocess.run(['sh', os.path.join(here, path)])\n",
+            "subprocess.run(['sh', os.path.join(os.path.dirname(__file__), '..', 'g.sh')])\n",
         ] {
             assert!(
                 spawns_computed("python3", &format!("{head}{body}")).is_some(),

@@ -307,3 +307,20 @@ fn git_in_a_repository_named_when_it_runs_is_found() {
         assert_eq!(computed_name(text), None, "{text}");
     }
 }
+
+#[test]
+fn text_a_reader_of_code_is_given_names_no_file_it_writes() {
+    // Round 51's text reading, not over-read: a copy made by inline code
+    // (the copy rule's), a function's words (a command), a shell's
+    // here-string (its code), a path built from a variable in text.
+    for text in [
+        "rm -rf /tmp/c; python3 -c \"import shutil; shutil.copytree('.', '/tmp/c')\"; PYTHONPATH=/tmp/c/lib python3 check.py",
+        "rm -rf /tmp/c; cp -r lib /tmp/c; python3 -c \"import sys; sys.path.insert(0, '/tmp/c'); import helper\"",
+        "try() { shift; ( \"$@\" ); }\ntry GIT-HOOK sh -c 'printf \"#!/bin/sh\\ntouch planted\\n\" > .git/hooks/pre-commit'",
+        "bash -c 'bash <<< \"sh $HOME/bin/guard.sh\"'",
+        "true || pip install --no-deps \"p @ file://$CLAUDE_PROJECT_DIR/pkg\"",
+        "rm -rf /tmp/c; cp -r ./* /tmp/c/ 2>/dev/null || { mkdir -p /tmp/c; cp -r ./* /tmp/c/; }; python3 /tmp/c/check.py",
+    ] {
+        assert_eq!(computed_name(text), None, "{text}");
+    }
+}

@@ -27,6 +27,10 @@ use super::written_text::{
     ARCHIVERS, TARGET_FIRST, defaulted, descriptor_file, names_folder, option_value, xargs_command,
 };
 
+/// What marks a written end (not a path) among [`Reader`]'s
+/// `text_written` keys.
+pub(super) const TEXT_END: &str = "\u{0}end:";
+
 impl Reader {
     /// Why the command (`raw` its words with redirections, `words` read
     /// through wrappers, fed as `command` is) runs a file the text
@@ -56,10 +60,11 @@ impl Reader {
             let run = self.compared(opened.unwrap_or(word), reading);
             // A file found by its path, or an interpreter's script.
             let script = !std::ptr::eq(*word, &words[0]) || run.contains('/');
-            let written = self
-                .written
-                .iter()
-                .any(|target| writes(target, &run, script));
+            // A path named in text (`"#!/bin/sh"`) is no program found
+            // on `PATH` by its bare name.
+            let written = self.written.iter().any(|target| {
+                writes(target, &run, script) && (script || !self.text_written.contains_key(target))
+            });
             // A file written by a name built when it runs: its end, or
             // (code's writes no reading follows) any.
             let computed = self.written_ends.iter().any(|end| match end.is_empty() {
@@ -114,7 +119,7 @@ impl Reader {
     fn note_written(&mut self, target: &str, text: Option<String>, reading: &Words) {
         // `> /dev/null`, `2>/dev/stderr`: no file.
         if target
-            .trim_start_matches(['>', '&', '|'])
+            .trim_start_matches(|c: char| c.is_ascii_digit() || matches!(c, '>' | '&' | '|'))
             .starts_with("/dev/")
         {
             return;
@@ -129,6 +134,14 @@ impl Reader {
         // With no written end (`cp a "$D"`), the files under it, as
         // written (`sh "$D/a"`).
         if expands && !end.is_empty() {
+            // Named in text (`"p @ file://$D/pkg"`): not that text's own
+            // mention when read again (round 51).
+            let marker = format!("{TEXT_END}{end}");
+            let otherwise =
+                self.written_ends.contains(&end) && !self.text_written.contains_key(&marker);
+            if !otherwise {
+                self.note_text_written(&marker, text);
+            }
             self.written_ends.insert(end);
             return;
         }

@@ -46,13 +46,16 @@ impl Reader {
                     .is_some_and(|texts| texts.iter().all(|t| t == text))
             })
         };
+        let own_end = |end: &String| own(&format!("{}{end}", super::written::TEXT_END));
         self.written
             .iter()
             .any(|target| mentions(&word, target) && !own(target))
-            || self
-                .written_ends
-                .iter()
-                .any(|end| !end.is_empty() && word.contains('/') && word.ends_with(end.as_str()))
+            || self.written_ends.iter().any(|end| {
+                !end.is_empty()
+                    && word.contains('/')
+                    && word.ends_with(end.as_str())
+                    && !own_end(end)
+            })
     }
 
     /// Whether inline `code` starts a program beside naming a file the
@@ -164,8 +167,13 @@ impl Reader {
                 .iter()
                 .any(|piece| self.names_written_apart(piece, reading, Some(text)))
         };
-        // A shell's `-c` text and inline code are read where they run.
-        let why = match own.iter().any(names) && !shell && inline.is_none() {
+        // A shell's `-c` text and inline code are read where they run; a
+        // function's or a runner's words are a command (`try sh -c '…'`).
+        let runs_words = words.first().is_some_and(|first| {
+            self.functions.contains(first) || self.aliases.contains_key(first)
+        }) || super::RUNNERS.contains(&program.as_str());
+        let code_read = shell || inline.is_some() || runs_words;
+        let why = match own.iter().any(names) && !code_read {
             true => Some(format!(
                 "it hands a file it writes when it runs to `{program}` in its text"
             )),
@@ -173,8 +181,10 @@ impl Reader {
         };
         // Input read as another language's code: a call starting a program
         // beside the name, as inline code is read.
+        // A shell's input is its code, read as the text's own.
         let runs_input = !input_is_data
-            && match interpreter && !shell {
+            && !shell
+            && match interpreter {
                 true => input.iter().any(|code| self.code_runs_written(code)),
                 false => input.iter().any(names),
             };
@@ -188,12 +198,20 @@ impl Reader {
                 .map(|piece| (piece, text.clone()))
                 .collect::<Vec<_>>()
         };
-        let mut targets: Vec<(String, String)> = match shell {
+        let mut targets: Vec<(String, String)> = match code_read {
             true => Vec::new(),
             false => own.iter().flat_map(pieces).collect(),
         };
-        if !input_is_data {
-            targets.extend(input.iter().flat_map(pieces));
+        // An interpreter's code given on its input is read as inline code
+        // is (its text a target holding what it writes: `python3 - <<E`);
+        // another program's text by the names in it (`… | tclsh`).
+        match (shell, interpreter) {
+            (true, _) => {}
+            (false, true) if !input_is_data => {
+                targets.extend(input.iter().map(|text| (text.clone(), text.clone())));
+            }
+            (false, false) if !input_is_data => targets.extend(input.iter().flat_map(pieces)),
+            _ => {}
         }
         (why, targets)
     }

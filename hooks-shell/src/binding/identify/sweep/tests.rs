@@ -6,7 +6,7 @@ fn each_entry_of_a_search_path_is_a_folder_looked_in() {
     std::fs::create_dir_all(dir.path().join("zz")).expect("zz");
     let script = dir.path().join("zz/g.sh");
     std::fs::write(&script, "exit 0\n").expect("script");
-    let found = named_scripts("PATH=\"$PWD/zz:$PATH\"; g.sh a", dir.path());
+    let found = scripts_named("PATH=\"$PWD/zz:$PATH\"; g.sh a", dir.path());
     assert_eq!(found, [script]);
 }
 
@@ -22,7 +22,7 @@ fn the_folder_it_runs_in_is_read_however_written() {
         "PATH=${CLAUDE_PROJECT_DIR:-$PWD}/zz:$PATH; g.sh a",
     ] {
         assert_eq!(
-            named_scripts(raw, dir.path()),
+            scripts_named(raw, dir.path()),
             std::slice::from_ref(&script),
             "{raw}"
         );
@@ -36,7 +36,7 @@ fn a_folder_inside_a_named_folder_is_looked_in() {
     std::fs::create_dir_all(dir.path().join("sub")).expect("sub");
     let script = dir.path().join("tools/sub/g.sh");
     std::fs::write(&script, "exit 0\n").expect("script");
-    let found = named_scripts("CDPATH=tools; cd sub >/dev/null; sh g.sh a", dir.path());
+    let found = scripts_named("CDPATH=tools; cd sub >/dev/null; sh g.sh a", dir.path());
     assert_eq!(found, [script]);
 }
 
@@ -69,22 +69,40 @@ fn scripts_named_in_spellings_nothing_reads_are_found() {
         r#"bash -c "bash -c \"sh \\\$'tools/g\\\\056sh'\"""#,
     ] {
         assert_eq!(
-            named_scripts(raw, dir.path()),
+            scripts_named(raw, dir.path()),
             std::slice::from_ref(&script),
             "{raw}"
         );
     }
-    assert!(named_scripts("cat /proc/loadavg >> log.txt", dir.path()).is_empty());
+    assert!(scripts_named("cat /proc/loadavg >> log.txt", dir.path()).is_empty());
     // Forty brace lists in one word are read as globs at once; before,
     // each list doubled the work (2^40 spellings: red team R39-3).
     let braces = format!("echo {}; sh tools/g.sh", "{a,b}".repeat(40));
     assert_eq!(
-        named_scripts(&braces, dir.path()),
+        scripts_named(&braces, dir.path()),
         std::slice::from_ref(&script)
     );
     // An interpreter's script with no ending and no mode (R38-4).
     let plain = dir.path().join("tools/guard");
     std::fs::write(&plain, "exit 0\n").expect("plain");
-    let found = named_scripts("echo \"$(sh tools/guard a)\"", dir.path());
+    let found = scripts_named("echo \"$(sh tools/guard a)\"", dir.path());
     assert_eq!(found, [plain]);
+}
+
+/// [`named_scripts`]'s scripts.
+fn scripts_named(raw: &str, cwd: &Path) -> Vec<PathBuf> {
+    named_scripts(raw, cwd).0
+}
+
+#[test]
+fn a_glob_matching_more_than_can_be_bound_is_said() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("tools")).expect("tools");
+    for at in 0..=crate::binding::globbing::MAX_MATCHED {
+        std::fs::write(dir.path().join(format!("tools/g{at}.sh")), "").expect("script");
+    }
+    let (_, too_many) = named_scripts("for f in tools/*; do sh \"$f\"; done", dir.path());
+    assert!(too_many.is_some_and(|why| why.contains("tools/*")));
+    let (found, too_many) = named_scripts("sh tools/g1.sh", dir.path());
+    assert_eq!((found.len(), too_many), (1, None));
 }
