@@ -428,7 +428,7 @@ impl Reader {
             }
             // `git -c 'alias.x=!sh …' x`: an alias is a shell string (R43-11).
             "git" => self
-                .git_in_computed_place(args, &words, &is_computed)
+                .git_in_computed_place(args, &words, &|w| reading.holds_run_time_text(w, &taint))
                 .or_else(|| {
                     args.iter()
                         .filter_map(|a| a.strip_prefix("alias.").and_then(|a| a.split_once("=!")))

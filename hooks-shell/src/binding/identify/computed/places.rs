@@ -91,7 +91,7 @@ impl super::Reader {
         &self,
         args: &[String],
         words: &[String],
-        is_computed: &dyn Fn(&str) -> bool,
+        run_time: &dyn Fn(&str) -> bool,
     ) -> Option<String> {
         const SETTINGS: [&str; 6] = [
             "GIT_DIR",
@@ -101,6 +101,7 @@ impl super::Reader {
             "GIT_CONFIG_GLOBAL",
             "GIT_CONFIG_SYSTEM",
         ];
+        // `-c include.path=…`, `-c core.fsmonitor=…`: settings read as code.
         let options = ["--git-dir", "--work-tree", "-C", "-c"];
         let mut computed = self.taint.cwd
             || SETTINGS
@@ -117,12 +118,12 @@ impl super::Reader {
                     None if word == option => args.get(at + 1).map(String::as_str),
                     None => None,
                 };
-                value.is_some_and(is_computed)
+                value.is_some_and(run_time)
             });
         }
         computed |= words.iter().any(|word| {
             word.split_once('=')
-                .is_some_and(|(name, value)| SETTINGS.contains(&name) && is_computed(value))
+                .is_some_and(|(name, value)| SETTINGS.contains(&name) && run_time(value))
         });
         computed.then(|| {
             "it runs git in a repository named when it runs, whose settings (`core.fsmonitor`, \

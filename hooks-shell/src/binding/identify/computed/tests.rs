@@ -289,6 +289,7 @@ fn git_in_a_repository_named_when_it_runs_is_found() {
     // Round 50, k25: the settings of a repository the text names when it
     // runs (`core.fsmonitor` of a nested repository) bind nothing.
     for text in [
+        "git -c core.fsmonitor=\"$(printf x)\" status",
         "cd \"$(printf s%s ub)\" && git status; cd ..; sh ~/bin/g.sh",
         "git -C \"$(printf s%s ub)\" status",
         "git --git-dir=\"$(printf s%s ub)/.git\" status",
@@ -303,6 +304,8 @@ fn git_in_a_repository_named_when_it_runs_is_found() {
         "for d in */; do git -C \"$d\" status; done",
         "export GIT_DIR=alt.git; git status",
         "git commit -qm \"$(date)\"",
+        "git -c alias.x=\"!sh tools/g.sh\" x",
+        "git -c include.path=$PWD/tools/x.cfg status",
     ] {
         assert_eq!(computed_name(text), None, "{text}");
     }
@@ -318,6 +321,8 @@ fn text_a_reader_of_code_is_given_names_no_file_it_writes() {
         "rm -rf /tmp/c; cp -r lib /tmp/c; python3 -c \"import sys; sys.path.insert(0, '/tmp/c'); import helper\"",
         "try() { shift; ( \"$@\" ); }\ntry GIT-HOOK sh -c 'printf \"#!/bin/sh\\ntouch planted\\n\" > .git/hooks/pre-commit'",
         "bash -c 'bash <<< \"sh $HOME/bin/guard.sh\"'",
+        "gh pr comment -b \"ran tools/g.sh\"; sh tools/g.sh",
+        "watch -n1 \"sh tools/g.sh\"; flock /tmp/l sh -c \"sh tools/g.sh\"",
         "true || pip install --no-deps \"p @ file://$CLAUDE_PROJECT_DIR/pkg\"",
         "rm -rf /tmp/c; cp -r ./* /tmp/c/ 2>/dev/null || { mkdir -p /tmp/c; cp -r ./* /tmp/c/; }; python3 /tmp/c/check.py",
     ] {

@@ -192,11 +192,15 @@ impl Reader {
             runs_input
                 .then(|| format!("`{program}` is given text naming a file it writes when it runs"))
         });
-        let pieces = |text: &String| {
-            named_paths(text)
+        // Only text that says it writes names what it writes (`w F`,
+        // `writefile('F', …)`, `file copy … F`, `> F`); a command in text
+        // (`git -c alias.x='!sh F'`) runs what it names.
+        let pieces = |text: &String| match says_it_writes(text) {
+            true => named_paths(text)
                 .into_iter()
                 .map(|piece| (piece, text.clone()))
-                .collect::<Vec<_>>()
+                .collect::<Vec<_>>(),
+            false => Vec::new(),
         };
         let mut targets: Vec<(String, String)> = match code_read {
             true => Vec::new(),
@@ -215,6 +219,19 @@ impl Reader {
         }
         (why, targets)
     }
+}
+
+/// Whether `text` (given to a program that is no reader) says it writes
+/// a file: an editor's `w`, a call or command that writes, copies, moves
+/// or saves, a redirection.
+fn says_it_writes(text: &str) -> bool {
+    static WRITES: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)(?:^|[\s;|:!\\n])w[qa]?!?\s|\b(?:write\w*|copy\w*|cp|mv|move|rename|save\w*|dump\w*|tee|output|put\w*|link|symlink|install|open|export|backup|into)\b|>",
+        )
+        .expect("valid regex")
+    });
+    WRITES.is_match(text)
 }
 
 /// Whether `args[at]` is a `git commit`'s or `git tag`'s message (`-m
