@@ -152,3 +152,49 @@ fn a_file_written_in_one_part_of_the_hook_and_run_in_another_never_runs_edited()
         crate::round39::accepted_then_edited(&home, &project, &spelled(command));
     }
 }
+
+/// The user's `command` (its `files` in the home folder) is approved and
+/// answers "guarded", then runs again unasked and answers the same.
+fn approved_once_runs_again(command: &str, files: &[(&str, &str)]) {
+    let (home, project) = home_with("[claude]");
+    scripts(&home, &project, GUARDS);
+    for (file, text) in files {
+        write(&home.user_home, file, text);
+    }
+    user_fail_closed_command(&home, command);
+    let accepted = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(
+        accepted["outcome"]["message"], "guarded",
+        "{command}: {accepted:#}"
+    );
+    let again = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(
+        again["outcome"]["message"], "guarded",
+        "{command}: {again:#}"
+    );
+}
+
+/// U1, U2 (rounds 49 and 50): a file the hook writes as its own data was
+/// bound as absent and asked again on every run; a Python hook running a
+/// script beside it by its own folder was refused.
+#[test]
+fn a_hooks_own_data_and_a_script_beside_it_are_approved_once() {
+    let (folder, _keep) = {
+        let keep = tempfile::tempdir().expect("a folder");
+        (keep.path().display().to_string(), keep)
+    };
+    for command in [
+        "cat > F/in.json; wc -c F/in.json >/dev/null; sh tools/g.sh < F/in.json",
+        "git diff > F/d.patch 2>/dev/null; grep -q SECRET F/d.patch && exit 2; sh tools/g.sh",
+    ] {
+        approved_once_runs_again(&command.replace('F', &folder), &[]);
+    }
+    let beside = "import os, subprocess, sys\ndata = sys.stdin.read()\nhere = os.path.dirname(os.path.abspath(__file__))\nsubprocess.run([sys.executable, os.path.join(here, 'check.py')])\nsubprocess.run(['sh', 'tools/g.sh'], input=data, text=True)\n";
+    approved_once_runs_again(
+        "python3 ~/.claude/hooks/x.py",
+        &[
+            (".claude/hooks/x.py", beside),
+            (".claude/hooks/check.py", "import sys\n"),
+        ],
+    );
+}

@@ -128,12 +128,22 @@ pub(crate) fn identify_line(
     cwd: &Path,
 ) -> Identified {
     let mut found = identify_at(raw, words, cwd, 0);
-    let helpers = helpers_written::Helpers::of(&found);
-    let written = helpers.written();
     let line = match cwd.to_string_lossy() {
         folder if folder.contains(['$', '`']) => line.replace(&*folder, "${CLAUDE_PROJECT_DIR}"),
         _ => line.to_owned(),
     };
+    // The text's own data (`cat > /tmp/in.json; jq . /tmp/in.json`): its
+    // content before the hook runs is no code of it (round 49, U1).
+    let data: Vec<PathBuf> = computed::data_written(&line)
+        .iter()
+        .map(|path| super::normalize(&cwd.join(expand_tilde(path))))
+        .collect();
+    found.files.retain(|file| {
+        let real = file.canonicalize().unwrap_or_else(|_| file.clone());
+        !data.iter().any(|path| path == file || *path == real)
+    });
+    let helpers = helpers_written::Helpers::of(&found);
+    let written = helpers.written();
     found.computed = computed::computed_name_after(&line, &written)
         .or(found.computed.take())
         .or_else(|| helpers.run_written(&line))

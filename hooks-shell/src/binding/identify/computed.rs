@@ -69,7 +69,7 @@ pub(crate) fn computed_name(raw: &str) -> Option<String> {
 
 pub(crate) use code_written::Written;
 pub(super) use cut::sourced;
-pub(crate) use given::{computed_name_after, files_written};
+pub(crate) use given::{computed_name_after, data_written, files_written};
 
 /// What is known while reading.
 #[derive(Default)]
@@ -119,6 +119,8 @@ struct Reader {
     /// The files written only through text (`sqlite3 … "select
     /// writefile('/tmp/y.sh', …)"`), and the texts naming them.
     text_written: std::collections::BTreeMap<String, BTreeSet<String>>,
+    /// The files it runs, as compared with what it writes.
+    runs: BTreeSet<String>,
 }
 
 /// The most calls of the text's functions read (more cannot be approved).

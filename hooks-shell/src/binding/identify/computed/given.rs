@@ -76,6 +76,28 @@ pub(crate) fn files_written(text: &str, language: Option<&str>) -> Written {
     written
 }
 
+/// The files shell `text` writes by a full path written out and never runs
+/// (`cat > /tmp/in.json; jq . /tmp/in.json`, `git diff > d.patch`): its
+/// own data, whose content before it runs is no code of it (binding it
+/// asked again on every run: round 49, U1). A file named only in text
+/// another program is given is left out (what it does is not read).
+pub(crate) fn data_written(text: &str) -> Vec<String> {
+    let (_, first, second) = read_twice(text, &Vec::new(), &Written::default());
+    let runs = |path: &String| first.runs.contains(path) || second.runs.contains(path);
+    let in_text = |path: &String| {
+        first.text_written.contains_key(path) || second.text_written.contains_key(path)
+    };
+    first
+        .written
+        .union(&second.written)
+        .filter(|path| !runs(path) && !in_text(path))
+        // A relative path may be read from a folder a `cd` moved to.
+        .filter(|path| path.starts_with(['/', '~']))
+        .filter(|path| !path.contains(['$', '`', '*', '?', '[', '\u{e000}']))
+        .cloned()
+        .collect()
+}
+
 /// [`super::computed_name`]'s two readings of `raw`, and both readers:
 /// what the first learns (a variable holding computed text, arguments a
 /// function gets) holds from the start of the second (a function's body

@@ -329,3 +329,30 @@ fn text_a_reader_of_code_is_given_names_no_file_it_writes() {
         assert_eq!(computed_name(text), None, "{text}");
     }
 }
+
+#[test]
+fn data_the_text_writes_and_never_runs_is_its_own() {
+    // Round 49, U1: bound, it asked again on every run.
+    for (text, data) in [
+        (
+            "cat > /tmp/in.json; jq . /tmp/in.json; sh tools/g.sh < /tmp/in.json",
+            vec!["/tmp/in.json"],
+        ),
+        (
+            "git diff > /tmp/d.patch; grep -q SECRET /tmp/d.patch",
+            vec!["/tmp/d.patch"],
+        ),
+        (
+            "cp ~/.claude/hooks/lib.sh ~/.cache/cfg.sh; sh tools/g.sh",
+            vec![],
+        ),
+        ("cat > /tmp/y.sh; sh /tmp/y.sh", vec![]),
+        ("cd tools; date > out.txt; sh g.sh", vec![]),
+        (
+            "date >> ~/.claude/hook.log; sh tools/g.sh",
+            vec!["~/.claude/hook.log"],
+        ),
+    ] {
+        assert_eq!(super::data_written(text), data, "{text}");
+    }
+}

@@ -54,6 +54,10 @@ impl Reader {
         let xargs = xargs_command(words);
         let (given, words) = (words, xargs.as_deref().unwrap_or(words));
         let runs = run_words(words);
+        let run_paths: Vec<String> = (runs.iter())
+            .map(|word| self.compared(descriptor_file(raw, word).unwrap_or(word), reading))
+            .collect();
+        self.runs.extend(run_paths);
         let found = runs.iter().find_map(|word| {
             // `sh /dev/fd/3 3< F`: the file opened on it (R50-9).
             let opened = descriptor_file(raw, word);
