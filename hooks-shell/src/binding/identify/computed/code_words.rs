@@ -67,3 +67,50 @@ pub(super) fn interpolates(text: &str) -> bool {
         LazyLock::new(|| Regex::new(r"[$@][A-Za-z_{(]|#\{").expect("valid regex"));
     VALUE.is_match(text)
 }
+
+/// What JavaScript `code` gives `name` when it is a parameter of a function
+/// it declares (`function log(file, msg) {…}`, `const log = (file) =>`):
+/// the argument in its place of each call (`log(path.join(os.homedir(),
+/// 'hook.log'), 'x')`: round 50, U50-3); `Some` of none when it is no
+/// parameter, `None` when a call passes it on no reading follows (a
+/// spread, the function handed over as a value).
+pub(super) fn parameter_values(code: &str, name: &str) -> Option<Vec<String>> {
+    static DECLARED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:\bfunction\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:function\s*)?\(([^)]*)\)\s*(?:=>|\{))")
+            .expect("valid regex")
+    });
+    let mut found = Vec::new();
+    for declared in DECLARED.captures_iter(code) {
+        let function = declared.get(1).or(declared.get(3))?.as_str();
+        let parameters = declared.get(2).or(declared.get(4))?.as_str();
+        let Some(at) = parameters
+            .split(',')
+            .position(|parameter| parameter.split('=').next().unwrap_or("").trim() == name)
+        else {
+            continue;
+        };
+        let call = Regex::new(&format!(r"(?:^|[^\w$.]){}\s*\(", regex::escape(function))).ok()?;
+        let whole = declared.get(0)?;
+        let mut calls = 0;
+        for found_call in call.find_iter(code) {
+            // The declaration itself.
+            if found_call.start() >= whole.start() && found_call.end() <= whole.end() {
+                continue;
+            }
+            let open = found_call.end() - 1;
+            let arguments = super::python_values::call_arguments(&code[open..]);
+            let arguments = top_level(&arguments, ',');
+            if arguments.iter().any(|argument| argument.starts_with("...")) {
+                return None;
+            }
+            found.push(arguments.get(at).map_or("undefined", |a| a).to_owned());
+            calls += 1;
+        }
+        // Handed over as a value (`arr.forEach(log)`): no call to read.
+        let named = Regex::new(&format!(r"(?:^|[^\w$.]){}\b", regex::escape(function))).ok()?;
+        if named.find_iter(code).count() > calls + 1 {
+            return None;
+        }
+    }
+    Some(found)
+}

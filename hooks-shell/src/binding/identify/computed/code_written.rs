@@ -268,11 +268,14 @@ fn assigned(code: &str, name: &str, program: &str) -> Option<Vec<String>> {
         r"(?m)(?:^|[;{{(]\s*)(?:(?:my|our|local|const|let|var)\s+)?\$?{}\s*=\s*([^;\n]+)",
         regex::escape(name)
     );
-    let found: Vec<String> = Regex::new(&pattern)
+    let mut found: Vec<String> = Regex::new(&pattern)
         .ok()?
         .captures_iter(code)
         .map(|assignment| assignment[1].trim().to_owned())
         .collect();
+    if matches!(program, "node" | "bun" | "deno") {
+        found.extend(super::code_words::parameter_values(code, name)?);
+    }
     (!found.is_empty()).then_some(found)
 }
 

@@ -144,6 +144,35 @@ fn a_log_named_through_a_variable_is_read_by_its_value() {
 }
 
 #[test]
+fn a_javascript_functions_parameter_is_read_by_its_calls() {
+    // Round 50, U50-3: a logging helper's path parameter.
+    let helper = "function log(file, msg) { fs.appendFileSync(file, msg + '\\n'); }\n";
+    let found = of(
+        &format!("{helper}log(path.join(os.homedir(), '.claude', 'hook.log'), 'pre');\n"),
+        "node",
+    );
+    assert_eq!(found.ends, ["hook.log"]);
+    let found = of(
+        &format!("{helper}log('/tmp/a.log', 'x'); log('/tmp/b.log', 'y');\n"),
+        "node",
+    );
+    assert_eq!(found.paths, ["/tmp/a.log", "/tmp/b.log"]);
+    // A copy through a helper of a name built when it runs: its target.
+    let copy = "function cp(a, b) { fs.copyFileSync(a, b); }\ncp('tools/' + String.fromCharCode(103) + '.sh', '/tmp/x.sh');\n";
+    assert!(
+        of(copy, "node")
+            .paths
+            .iter()
+            .any(|path| path == "/tmp/x.sh")
+    );
+    // Handed over as a value, or given a spread: any file.
+    for calls in ["[1].forEach(log);\n", "log(...args);\n"] {
+        let found = of(&format!("{helper}{calls}"), "node");
+        assert_eq!(found.ends, [""], "{calls}");
+    }
+}
+
+#[test]
 fn an_escape_no_reading_decodes_refuses() {
     assert!(written("open('/tmp/y\\N{FULL STOP}sh', 'w')", "python3").is_err());
 }
