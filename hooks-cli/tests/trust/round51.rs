@@ -174,9 +174,10 @@ fn approved_once_runs_again(command: &str, files: &[(&str, &str)]) {
     );
 }
 
-/// U1, U2 (rounds 49 and 50): a file the hook writes as its own data was
-/// bound as absent and asked again on every run; a Python hook running a
-/// script beside it by its own folder was refused.
+/// U1, U2, U50-3 (rounds 49 and 50): a file the hook writes as its own
+/// data was bound as absent and asked again on every run; a Python hook
+/// running a script beside it by its own folder, and a Node hook logging
+/// through a helper function, were refused.
 #[test]
 fn a_hooks_own_data_and_a_script_beside_it_are_approved_once() {
     let (folder, _keep) = {
@@ -190,6 +191,14 @@ fn a_hooks_own_data_and_a_script_beside_it_are_approved_once() {
         approved_once_runs_again(&command.replace('F', &folder), &[]);
     }
     let beside = "import os, subprocess, sys\ndata = sys.stdin.read()\nhere = os.path.dirname(os.path.abspath(__file__))\nsubprocess.run([sys.executable, os.path.join(here, 'check.py')])\nsubprocess.run(['sh', 'tools/g.sh'], input=data, text=True)\n";
+    if installed("node") {
+        // U50-3: a Node logging helper's path parameter.
+        let logs = "const fs = require('fs'), os = require('os'), path = require('path');\nfunction log(file, msg) { fs.appendFileSync(file, msg + '\\n'); }\nlog(path.join(os.homedir(), '.claude', 'hook.log'), 'pre');\nrequire('child_process').execFileSync('sh', ['tools/g.sh'], { stdio: 'inherit' });\n";
+        approved_once_runs_again(
+            "node ~/.claude/hooks/x.js </dev/null",
+            &[(".claude/hooks/x.js", logs)],
+        );
+    }
     approved_once_runs_again(
         "python3 ~/.claude/hooks/x.py",
         &[
