@@ -69,8 +69,11 @@ pub(crate) fn decode(inner: &str) -> String {
 }
 
 /// `text` with each `$'…'` replaced by its value in single quotes (a `'` of
-/// the value closes and reopens them), for readings that only strip quotes.
+/// the value closes and reopens them), and each `$"…"` (bash's translated
+/// string: its text where no catalog has it, red team round 51, z44) as
+/// `"…"`, for readings that only strip quotes.
 pub(crate) fn with_ansi_quotes_read(text: &str) -> String {
+    let text = &translated_as_quoted(text);
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     while let Some(offset) = text[at..].find("$'") {
@@ -88,6 +91,23 @@ pub(crate) fn with_ansi_quotes_read(text: &str) -> String {
         at = body + close + 1;
     }
     out.push_str(&text[at..]);
+    out
+}
+
+/// `text` with each `$"` that opens a translated string (no backslash
+/// before its `$`) as `"`.
+fn translated_as_quoted(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut escaped = false;
+    while let Some(c) = chars.next() {
+        if c == '$' && !escaped && chars.peek() == Some(&'"') {
+            escaped = false;
+            continue;
+        }
+        escaped = c == '\\' && !escaped;
+        out.push(c);
+    }
     out
 }
 

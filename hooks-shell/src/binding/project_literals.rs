@@ -13,16 +13,36 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// The most literals of one text looked up.
+/// The most literals of one line looked up.
 const MAX_LOOKED_UP: usize = 512;
 
-/// Whether the code `text` names, as a quoted literal, a path that exists
-/// under `folder` (the folder it runs in, a project's): as written, as a
-/// dotted module (`tools.m`), or as a package in `node_modules`.
+/// The most lines of one text read.
+const MAX_LINES: usize = 100_000;
+
+/// Whether the code `text` names, as a quoted literal on a line that
+/// loads code or moves where it is looked for (`sys.path`, `site.addsitedir`,
+/// `"-m"`, `cwd=`, `chdir`, `runpy`, `require(…)`, `import(…)`, `use lib`,
+/// `@INC`, `do`, `$LOAD_PATH`...), a path that exists under `folder` (the
+/// folder it runs in, a project's): as written, as a dotted module
+/// (`tools.m`), or as a package in `node_modules`. A name only read or
+/// compared (`open("README.md")`, `path.startswith("src/")`) binds nothing
+/// (red team round 51, U51-1..6).
 pub(super) fn code_names_project_path(text: &str, folder: &Path) -> bool {
-    // Each piece between two quotes, whichever quote opened it (`"require(
-    // "x")"` once a shell's escapes are read).
-    text.split(['\'', '"', '`'])
+    static LOADS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"sys\.path|addsitedir|PYTHONPATH|NODE_PATH|NODE_OPTIONS|PERL5LIB|PERL5OPT|RUBYLIB|['"]-[mIrM]['"]|\bcwd\b|chdir|runpy|import_module|spec_from_file_location|\bexec(?:file)?\s*\(|\brequire(?:_relative)?\b|\bimport\s*\(|createRequire|\buse\s+lib\b|@INC|\bdo\s|\$LOAD_PATH|\bload\s"#)
+            .expect("valid regex")
+    });
+    text.lines()
+        .take(MAX_LINES)
+        .filter(|line| LOADS.is_match(line))
+        .any(|line| quoted_names(line, folder))
+}
+
+/// Whether a piece of `line` between two quotes, whichever quote opened it
+/// (`"require("x")"` once a shell's escapes are read), names a path under
+/// `folder`.
+fn quoted_names(line: &str, folder: &Path) -> bool {
+    line.split(['\'', '"', '`'])
         .filter(|piece| !piece.is_empty() && piece.len() <= 200)
         .filter(|piece| !piece.contains(char::is_whitespace))
         .take(MAX_LOOKED_UP)
@@ -50,8 +70,16 @@ pub(super) fn command_names_project_path(command: &str, folder: &Path) -> bool {
     words || (INLINE.is_match(&unescaped) && code_names_project_path(&unescaped, folder))
 }
 
-/// Whether the literal `name` names a path under `folder`.
+/// Whether the literal `name` names a path under `folder`; `${X:-tools}`,
+/// `${X:+tools}` as the word they may be (red team round 51, z18).
 fn names_under(name: &str, folder: &Path) -> bool {
+    static DEFAULTED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+]([^}]*)\}(.*)$").expect("valid regex")
+    });
+    let spelled = DEFAULTED
+        .captures(name)
+        .map(|found| format!("{}{}", &found[1], &found[2]));
+    let name = spelled.as_deref().unwrap_or(name);
     let name = name.trim_start_matches("./").trim_end_matches('/');
     let plain = !name.is_empty()
         && !matches!(name, "." | "..")
@@ -99,6 +127,7 @@ mod tests {
             "subprocess.run([sys.executable, '-m', 'tools.m'])",
             "subprocess.run(['python3', '-c', 'import m'], cwd=\"tools\")",
             "import sys; sys.path.insert(0, 'pkg')",
+            "os.chdir('tools')\nsubprocess.run(['sh', 'g.sh'])\n",
             "require(\"x\")",
             "use lib 'lib'; use M;",
         ] {
@@ -110,6 +139,11 @@ mod tests {
             "subprocess.run(['git', 'status'])",
             "os.path.join(here, '.')",
             "x = '.tool_input.file_path'",
+            // Round 51, U51-1..6: read or compared, no code loaded.
+            "protected = ['tools/m.py', 'pkg/']\nif path.startswith('pkg/'): pass\n",
+            "readme = open('tools/m.py').read()",
+            "os.path.exists('tools/m.py') and os.path.isdir('pkg')",
+            "fs.existsSync('tools') && fs.existsSync('lib/M.pm')",
         ] {
             assert!(!code_names_project_path(code, folder.path()), "{code}");
         }
@@ -118,6 +152,7 @@ mod tests {
             "perl -I lib -MM -e 1",
             "node tools",
             "python3 -m tools.m",
+            "perl -I${X:-tools} -e 'require q(m.pl)'",
             "node -e \"require(\\\"x\\\")\"",
         ] {
             assert!(

@@ -240,6 +240,16 @@ fn spellings(raw: &str, cwd: &Path, max_words: usize) -> Vec<(String, bool)> {
     {
         assigned.entry(name).or_insert(value);
     }
+    // `set -- tools; sh $1/g.sh`: the positional parameters it sets
+    // (round 51, z52).
+    static SET: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\bset\s+--\s+([^;&|\n]+)").expect("valid regex"));
+    const POSITIONS: [&str; 9] = ["1", "2", "3", "4", "5", "6", "7", "8", "9"];
+    if let Some(found) = SET.captures(&unquoted).and_then(|found| found.get(1)) {
+        for (at, word) in found.as_str().split_whitespace().take(9).enumerate() {
+            assigned.entry(POSITIONS[at]).or_insert(word);
+        }
+    }
     // `for d in tools; do sh $d/*`: a loop's name holds its first word
     // (red team round 49, i11).
     static LOOP: LazyLock<Regex> = LazyLock::new(|| {
@@ -365,7 +375,7 @@ fn expanded_at(
 ) -> Vec<String> {
     static LEADING: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"^(?:~|\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*))(/.*)?$",
+            r"^(?:~|\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*|[0-9]))(/.*)?$",
         )
         .expect("valid regex")
     });
@@ -397,9 +407,16 @@ fn expanded_at(
             spellings.push(spelled);
         }
     }
-    let default = ["-", ":-", "=", ":="]
+    // `${PWD:+tools}/g.sh`: the word it is replaced by when set (round 51,
+    // z05) is a default too.
+    let default = ["-", ":-", "=", ":=", "+", ":+"]
         .iter()
         .find_map(|op| operator.strip_prefix(op));
+    // `${X#x}/g.sh`, `${X%%/*}/g.sh`: a value cut when it runs leads any
+    // folder there (z13, z24–z26).
+    if operator.starts_with(['#', '%', '/', ':']) && default.is_none() && rest.starts_with('/') {
+        spellings.push(format!("*{rest}"));
+    }
     // `${D:-$HOME/bin}/g.sh`: the default read as a word of its own.
     if let Some(default) = default {
         let default = format!("{default}{rest}");

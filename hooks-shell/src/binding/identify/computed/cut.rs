@@ -79,6 +79,33 @@ pub(super) fn cut(text: &str) -> Cut {
             }
             continue;
         }
+        // `tools$((0))/g.sh`: an arithmetic expansion is part of its word,
+        // its parentheses no separators (red team round 51, z50), read as
+        // the number it makes when it runs.
+        if quote != Some('\'') && rest.starts_with("$((") {
+            let mut depth = 0usize;
+            let mut end = rest.len();
+            for (offset, c) in rest.char_indices().skip(1) {
+                match c {
+                    '(' => depth += 1,
+                    ')' if depth <= 1 => {
+                        end = offset + 1;
+                        break;
+                    }
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+            }
+            // A command inside it is read as before (cut where it stands).
+            if !rest[3..end].contains(['`', '$']) {
+                // A number made when it runs, as `$RANDOM` is.
+                current.push_str("${RANDOM}");
+                while chars.peek().is_some_and(|(next, _)| *next < at + end) {
+                    chars.next();
+                }
+                continue;
+            }
+        }
         if parameters > 0 && quote != Some('\'') {
             match c {
                 '\\' if inner => {

@@ -356,3 +356,11 @@ fn data_the_text_writes_and_never_runs_is_its_own() {
         assert_eq!(super::data_written(text), data, "{text}");
     }
 }
+
+#[test]
+fn an_arithmetic_expansion_is_part_of_its_word() {
+    // Round 51, z50: its parentheses cut the word in three.
+    assert!(computed_name("sh tools$((0))/g.sh").is_some());
+    assert!(computed_name("sh \"tools$((1 - 1))/g.sh\"").is_some());
+    assert_eq!(computed_name("n=$((1 + 2)); sh tools/g.sh \"$n\""), None);
+}

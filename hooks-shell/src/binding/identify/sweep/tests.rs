@@ -106,3 +106,27 @@ fn a_glob_matching_more_than_can_be_bound_is_said() {
     let (found, too_many) = named_scripts("sh tools/g1.sh", dir.path());
     assert_eq!((found.len(), too_many), (1, None));
 }
+
+#[test]
+fn a_folder_an_expansion_makes_when_it_runs_is_read() {
+    // Red team round 51 (z05, z13, z24, z44, z52): `:+`, a cut value, a
+    // positional parameter, a translated string.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("zz")).expect("zz");
+    let script = dir.path().join("zz/g.sh");
+    std::fs::write(&script, "exit 0\n").expect("script");
+    for raw in [
+        "sh ${PWD:+zz}/g.sh",
+        "sh ${HOME+zz}/g.sh",
+        "X=xzz; sh ${X#x}/g.sh",
+        "X=zzx; sh ${X%x}/g.sh",
+        "set -- zz; sh $1/g.sh",
+        "bash -c \"sh \\$\\\"zz\\\"/g.sh\"",
+    ] {
+        assert!(
+            scripts_named(raw, dir.path()).contains(&script),
+            "{raw}: {:?}",
+            scripts_named(raw, dir.path())
+        );
+    }
+}
