@@ -61,9 +61,16 @@ pub(super) fn command_names_project_path(command: &str, folder: &Path) -> bool {
         Regex::new(r"(?:^|[\s;&|(/])(?:node|perl|python3?|ruby)\s[^;|&]*-[A-Za-z]*[ceEp]\b")
             .expect("valid regex")
     });
+    // A script file a program reads (`sed -f F`, `make -C D`, sqlite3's
+    // `.read F`: red team round 51, o13, o18, o22).
+    static SCRIPTS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:(?:^|[\s;&|(])(?:sed|gdb|vim|vi|nvim|ex|make|gmake|jq|sqlite3|psql)\b[^;|&\n]*?\s(?:-[fxSCL]|--file|--directory|--from-file|-init)[\s=]*|\.read\s+)["']?([^\s'";|&]+)"#)
+            .expect("valid regex")
+    });
     let unescaped = command.replace("\\\"", "\"");
     let words = WORDS
         .captures_iter(&unescaped)
+        .chain(SCRIPTS.captures_iter(&unescaped))
         .filter_map(|found| found.iter().skip(1).flatten().next())
         .take(MAX_LOOKED_UP)
         .any(|name| names_under(name.as_str(), folder));
@@ -153,6 +160,9 @@ mod tests {
             "node tools",
             "python3 -m tools.m",
             "perl -I${X:-tools} -e 'require q(m.pl)'",
+            "sqlite3 :memory: \".read tools/m.py\"",
+            "echo | sed -f tools/m.py",
+            "make -s -C tools",
             "node -e \"require(\\\"x\\\")\"",
         ] {
             assert!(

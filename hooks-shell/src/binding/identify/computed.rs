@@ -38,6 +38,7 @@ mod python_loaders;
 mod python_paths;
 mod python_values;
 mod replay;
+mod script_options;
 mod shell_strings;
 mod spelled;
 mod spelled_names;
@@ -339,6 +340,15 @@ impl Reader {
             if self.calls.len() < MAX_CALLS + 1 && !self.calls.contains(&args.to_vec()) {
                 self.calls.push(args.to_vec());
             }
+        }
+        // `sed -f "$(…)"`, `make -C "$(…)"`, `tar --to-command=sh` (round 51).
+        let input_computed = inputs
+            .iter()
+            .any(|input| matches!(input, cut::Input::File(file) if is_computed(file)));
+        if let Some(why) =
+            script_options::runs_given_script(&program, args, input_computed, &is_computed)
+        {
+            return Some(why);
         }
         match program.as_str() {
             "exec" => opened(&inputs, &is_computed, reading).or_else(|| {

@@ -163,6 +163,7 @@ fn named_from(
     let mut scripts = Vec::new();
     let mut too_many = None;
     let feeds = feeds_an_interpreter(raw);
+    let runs_a_name = runs_a_variable(raw);
     let second = bases
         .iter()
         .position(|base| Some(base.as_path()) == second && base != cwd);
@@ -186,8 +187,11 @@ fn named_from(
         }
         for path in candidates {
             // `sh tools/guard`: an interpreter's script, whatever its name.
-            let script =
-                is_script(&path, word) || ((*after_interpreter || feeds) && path.is_file());
+            // A glob's match an interpreter may be given by a name
+            // (`for f in tools/*; do sh "$f"`): any file (round 51).
+            let globbed = runs_a_name && word.contains(['*', '?', '[']);
+            let script = is_script(&path, word)
+                || ((*after_interpreter || feeds || globbed) && path.is_file());
             if script && !scripts.contains(&path) && !is_system(&path) {
                 scripts.push(super::super::normalize(&path));
             }
@@ -467,6 +471,16 @@ fn feeds_an_interpreter(raw: &str) -> bool {
         .expect("valid regex")
     });
     FEEDS.is_match(raw)
+}
+
+/// Whether `raw` gives an interpreter, `.` or `source` a file by a
+/// variable (`sh "$f"`, `. "$x"`, `python3 $f`).
+fn runs_a_variable(raw: &str) -> bool {
+    static RUNS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:^|[\s;&|(])(?:\S*/)?(?:sh|bash|dash|zsh|ksh|python[0-9.]*|perl|node|ruby|php|source|\.)(?:\s+-\S+)*\s+["']?\$"#)
+            .expect("valid regex")
+    });
+    RUNS.is_match(raw)
 }
 
 /// The system's own files, never a command's code to bind by name.

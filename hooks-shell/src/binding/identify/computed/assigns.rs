@@ -80,7 +80,11 @@ impl super::Reader {
                 // `for f in a.sh "$D"/*.sh`: words the reading follows
                 // (each bound, or the folder of a glob); a computed or
                 // pieced one is not (R42-1).
-                if words[3..].iter().any(|w| is_computed(w)) {
+                // A relative word after a `cd` to a computed folder (`cd
+                // "$(…)"; for f in *`: red team round 51, g13) too.
+                let moved = |w: &String| self.taint.moved_script(w) && w != "do";
+                let list = words[3..].iter().take_while(|w| *w != "do");
+                if words[3..].iter().any(|w| is_computed(w)) || list.clone().any(moved) {
                     newly.push(words[1].clone());
                 } else {
                     self.taint.looped.insert(words[1].clone());
@@ -219,7 +223,11 @@ impl super::Reader {
                 self.taint.plain.remove(&name);
             } else {
                 self.taint.plain.insert(name.clone());
-                if !value.contains(['$', '`', '(']) {
+                // A positional parameter (`local d=$1`) kept as written: a
+                // write through it is read by the calls (round 51, x41).
+                let positional = value.len() == 2 && value.starts_with('$')
+                    || value.starts_with("${") && value.len() == 4;
+                if !value.contains(['$', '`', '(']) || positional {
                     self.taint.values.insert(name.clone(), value.clone());
                 }
             }

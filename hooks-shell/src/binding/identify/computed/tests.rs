@@ -364,3 +364,71 @@ fn an_arithmetic_expansion_is_part_of_its_word() {
     assert!(computed_name("sh \"tools$((1 - 1))/g.sh\"").is_some());
     assert_eq!(computed_name("n=$((1 + 2)); sh tools/g.sh \"$n\""), None);
 }
+
+#[test]
+fn a_loop_over_names_in_a_computed_folder_is_found() {
+    // Round 51, g13, g43, g53.
+    for text in [
+        "cd \"$(printf to%s ols)\" && for f in *; do sh \"$f\"; done",
+        "d=$(printf to%s ols); cd \"$d\" && for f in *.sh; do sh \"$f\"; done",
+        "(cd \"$(printf to%s ols)\"; for f in *; do sh \"$f\"; done)",
+    ] {
+        assert!(computed_name(text).is_some(), "{text}");
+    }
+    assert_eq!(
+        computed_name("cd tools && for f in *; do sh \"$f\"; done"),
+        None
+    );
+}
+
+#[test]
+fn a_script_a_program_reads_by_a_computed_name_is_found() {
+    // Round 51: sed, gdb, vim, sqlite3, make, ed, tar's command.
+    for text in [
+        "echo | sed -f \"$(printf tools/s.%s sed)\"",
+        "sed --file=\"$(printf tools/s.%s sed)\" x",
+        "gdb -batch -x \"$(printf tools/cm%s ds)\"",
+        "vim -es -u NONE -S \"$(printf tools/v.%s vim)\" -c q",
+        "sqlite3 :memory: \".read $(printf tools/i.%s sql)\"",
+        "sqlite3 -init \"$(printf tools/i.%s sql)\" :memory: .quit",
+        "make -s -C \"$(printf to%s ols)\"",
+        "d=$(printf to%s ols); make --directory=\"$d\"",
+        "ed -s README < \"$(printf tools/e.%s ed)\"",
+        "tar cf - tools | tar xf - --to-command=sh",
+    ] {
+        assert!(computed_name(text).is_some(), "{text}");
+    }
+    for text in [
+        "echo | sed -f tools/s.sed",
+        "make -s -C tools lint",
+        "sed -i \"s/a/b/\" \"$f\"",
+        "tar -C \"$D\" -xf /tmp/x.tar",
+    ] {
+        assert_eq!(computed_name(text), None, "{text}");
+    }
+}
+
+#[test]
+fn a_file_a_function_writes_by_its_parameter_is_found() {
+    // Round 51, x30–x46: what each call gives the parameter.
+    let copy = "\"$(printf tools/g.%s sh)\"";
+    for body in [
+        "save() { cat C > \"$1\"; }; save /tmp/y.sh; sh /tmp/y.sh",
+        "save() { cp C \"$1\"; }; save /tmp/y.sh; sh /tmp/y.sh",
+        "save() { local d=$1; cat C > \"$d\"; }; save /tmp/y.sh; sh /tmp/y.sh",
+        "save() { cat \"$2\" > \"$1\"; }; save /tmp/y.sh C; sh /tmp/y.sh",
+        "save() { tee \"$1\" >/dev/null; }; save /tmp/y.sh < C; sh /tmp/y.sh",
+        "w() { cat > \"$@\"; }; w /tmp/y.sh < C; sh /tmp/y.sh",
+        "run() { sh \"$1\"; }; cp C /tmp/y.sh; run /tmp/y.sh",
+        "f() { bash < \"$1\"; }; cp C /tmp/y.sh; f /tmp/y.sh",
+    ] {
+        let text = body.replace('C', copy);
+        assert!(computed_name(&text).is_some(), "{text}");
+    }
+    for text in [
+        "log() { echo \"$2\" >> \"$1\"; }; log /tmp/hook.log start; sh tools/g.sh",
+        "save() { jq . > \"$1\"; }; save /tmp/in.json; sh tools/g.sh /tmp/in.json",
+    ] {
+        assert_eq!(computed_name(text), None, "{text}");
+    }
+}

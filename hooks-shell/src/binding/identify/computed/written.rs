@@ -54,16 +54,25 @@ impl Reader {
         let xargs = xargs_command(words);
         let (given, words) = (words, xargs.as_deref().unwrap_or(words));
         let runs = run_words(words);
-        let run_paths: Vec<String> = (runs.iter())
-            .map(|word| self.compared(descriptor_file(raw, word).unwrap_or(word), reading))
+        // `run() { sh "$1"; }; run /tmp/y.sh`: what each call gives it
+        // (round 51).
+        // Each with whether it is the program.
+        let resolved: Vec<(String, bool)> = (runs.iter())
+            .flat_map(|word| match self.arguments_of(word, reading) {
+                Some(arguments) => arguments.into_iter().map(|a| (a, false)).collect(),
+                None => vec![((*word).clone(), std::ptr::eq(*word, &words[0]))],
+            })
+            .collect();
+        let run_paths: Vec<String> = (resolved.iter())
+            .map(|(word, _)| self.compared(descriptor_file(raw, word).unwrap_or(word), reading))
             .collect();
         self.runs.extend(run_paths);
-        let found = runs.iter().find_map(|word| {
+        let found = resolved.iter().find_map(|(word, program)| {
             // `sh /dev/fd/3 3< F`: the file opened on it (R50-9).
             let opened = descriptor_file(raw, word);
             let run = self.compared(opened.unwrap_or(word), reading);
             // A file found by its path, or an interpreter's script.
-            let script = !std::ptr::eq(*word, &words[0]) || run.contains('/');
+            let script = !program || run.contains('/');
             // A path named in text (`"#!/bin/sh"`) is no program found
             // on `PATH` by its bare name.
             let written = self.written.iter().any(|target| {
@@ -118,6 +127,16 @@ impl Reader {
         found
     }
 
+    /// [`Reader::note_written`] of a function call's argument.
+    pub(super) fn note_written_argument(
+        &mut self,
+        argument: &str,
+        text: Option<String>,
+        reading: &Words,
+    ) {
+        self.note_written(argument, text, reading);
+    }
+
     /// Records `target` (a word, as written; named inside `text`) as a
     /// file the text writes.
     fn note_written(&mut self, target: &str, text: Option<String>, reading: &Words) {
@@ -131,6 +150,11 @@ impl Reader {
         // `--target-directory=D`: the value (round 51).
         let target = option_value(target);
         let shown = reading.shown(target);
+        // `save() { cat … > "$1"; }; save /tmp/y.sh`: what each call gives
+        // it (red team round 51, x30–x46).
+        if self.notes_arguments(target, &text, reading) {
+            return;
+        }
         // `> "$D/y.sh"`, `cp a "$(…)"`: by its written end; a program
         // that may not write, only when it has one.
         let expands = reading.is_computed(target, &self.taint) || shown.contains(['$', '`']);
@@ -208,7 +232,11 @@ impl Reader {
         reading: &Words,
         piped: bool,
     ) -> Option<String> {
-        let named = |word: &String| self.names_written(word, reading);
+        // A positional parameter by what each call gives it (round 51).
+        let named = |word: &String| match self.arguments_of(word, reading) {
+            Some(arguments) => arguments.iter().any(|a| self.names_written(a, reading)),
+            None => self.names_written(word, reading),
+        };
         let program = words
             .first()
             .map(|word| base_name(word))
@@ -255,7 +283,12 @@ impl Reader {
                 "a pipe feeds `{program}` a file it writes when it runs"
             ));
         }
-        (mentioned && !only_shows(&program))
+        // A function of the text is read where its body runs (its
+        // parameters by what each call gives them: round 51).
+        let function = words
+            .first()
+            .is_some_and(|word| self.functions.contains(word));
+        (mentioned && !only_shows(&program) && !function)
             .then(|| format!("it hands a file it writes when it runs to `{program}`"))
     }
 }

@@ -83,6 +83,47 @@ impl Reader {
                 })
     }
 
+    /// What the calls of the text's functions give a positional parameter
+    /// `word` (`"$1"`, `"$@"`, or a name set to one: `local d=$1`) stands
+    /// for; `None` when it is none. Before the calls are known (a first
+    /// reading) none: the second reading has them.
+    pub(super) fn arguments_of(&self, word: &str, reading: &Words) -> Option<Vec<String>> {
+        let shown = reading.shown(word);
+        let value = self.taint.static_value(word);
+        let word = value.as_deref().unwrap_or(&shown).trim_matches('"');
+        let inner = word
+            .strip_prefix('$')
+            .map(|w| w.trim_start_matches('{').trim_end_matches('}'))
+            .filter(|inner| inner.len() == 1)?;
+        let picked: Vec<String> = match inner {
+            "@" | "*" => self.calls.iter().flatten().cloned().collect(),
+            digit => {
+                let position = digit.parse::<usize>().ok().filter(|p| *p > 0)?;
+                (self.calls.iter())
+                    .filter_map(|call| call.get(position - 1).cloned())
+                    .collect()
+            }
+        };
+        Some(picked.into_iter().filter(|a| !a.starts_with('$')).collect())
+    }
+
+    /// Records as written what the calls give a positional parameter
+    /// `target` ([`Reader::arguments_of`]); whether it is one.
+    pub(super) fn notes_arguments(
+        &mut self,
+        target: &str,
+        text: &Option<String>,
+        reading: &Words,
+    ) -> bool {
+        let Some(arguments) = self.arguments_of(target, reading) else {
+            return false;
+        };
+        for argument in arguments {
+            self.note_written_argument(&argument, text.clone(), reading);
+        }
+        true
+    }
+
     /// Records that the file `target` (as compared) is written through
     /// `text`, or, with none, by a command's words (then not only
     /// through text).

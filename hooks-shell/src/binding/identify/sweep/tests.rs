@@ -130,3 +130,24 @@ fn a_folder_an_expansion_makes_when_it_runs_is_read() {
         );
     }
 }
+
+#[test]
+fn a_globs_match_given_to_an_interpreter_by_a_name_is_any_file() {
+    // Round 51: a match with no script's ending, a hidden one.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("zz")).expect("zz");
+    for name in ["run", ".a"] {
+        std::fs::write(dir.path().join("zz").join(name), "exit 0\n").expect("script");
+    }
+    let found = scripts_named(
+        "for f in zz/* zz/.*; do [ -f \"$f\" ] && sh \"$f\"; done",
+        dir.path(),
+    );
+    for name in ["run", ".a"] {
+        assert!(
+            found.contains(&dir.path().join("zz").join(name)),
+            "{name}: {found:?}"
+        );
+    }
+    assert!(scripts_named("wc -l zz/*", dir.path()).is_empty());
+}

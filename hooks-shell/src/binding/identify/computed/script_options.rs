@@ -1,0 +1,78 @@
+//! Programs that read a script file an option or a command of theirs
+//! names (`sed -f F`, `gdb -x F`, `vim -S F`, `sqlite3 -init F`, `.read F`,
+//! `make -f F`, `make -C D`, `jq -f F`, `m4 F`: `m` once its version is
+//! cut), and `tar --to-command`,
+//! which runs a command on each member it extracts. A script named by text
+//! computed when it runs is code no reading binds (red team round 51:
+//! o13, o14, o18, o22, q02–q12, q16, r30): such a hook cannot be approved.
+//! The same options written out are bound where the reading finds them.
+
+/// The options of `program` that name a script file it reads, or the
+/// folder it reads its makefile in.
+fn script_options(program: &str) -> &'static [&'static str] {
+    match program {
+        "sed" | "gsed" => &["-f", "--file"],
+        "gdb" => &["-x", "--command", "-ix", "--init-command"],
+        "vim" | "vi" | "nvim" | "ex" | "view" => &["-S", "-u", "--cmd"],
+        "sqlite" | "sqlite3" => &["-init"],
+        "make" | "gmake" => &["-f", "--file", "--makefile", "-C", "--directory"],
+        "jq" => &["-f", "--from-file", "-L"],
+        "m" | "m4" => &["-I", "--include"],
+        "psql" => &["-f", "--file"],
+        _ => &[],
+    }
+}
+
+/// Why `program` (with `args`) reads a script, or runs a command on each
+/// member it extracts, that no reading binds.
+pub(super) fn runs_given_script(
+    program: &str,
+    args: &[String],
+    input_computed: bool,
+    is_computed: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    // `ed -s F < "$(…)"`: commands read from a file named when it runs.
+    const READS_COMMANDS: [&str; 17] = [
+        "ed", "red", "ex", "vim", "vi", "nvim", "sqlite", "tclsh", "wish", "lua", "m", "psql",
+        "mysql", "gdb", "lldb", "bc", "dc",
+    ];
+    if input_computed && READS_COMMANDS.contains(&program) {
+        return Some(format!(
+            "{program} reads commands from a file named by text computed when it runs"
+        ));
+    }
+    if matches!(program, "tar" | "bsdtar" | "gtar")
+        && let Some(option) = args.iter().find(|word| {
+            word.starts_with("--to-command")
+                || word.starts_with("--use-compress-program")
+                || word == &"-I"
+        })
+    {
+        return Some(format!(
+            "{program} runs a command on what it reads (`{option}`), which no reading follows"
+        ));
+    }
+    let options = script_options(program);
+    for (at, word) in args.iter().enumerate() {
+        let value = options.iter().find_map(|option| {
+            let joined = word.strip_prefix(option)?;
+            match joined {
+                "" => args.get(at + 1).map(String::as_str),
+                rest if option.starts_with("--") => rest.strip_prefix('='),
+                rest => Some(rest.strip_prefix('=').unwrap_or(rest)),
+            }
+        });
+        // sqlite3's `.read F` in its command text; `m4 F`, the files it reads.
+        let read = matches!(program, "sqlite" | "sqlite3")
+            .then(|| word.trim_start().strip_prefix(".read").map(str::trim))
+            .flatten();
+        let computed = value.or(read).is_some_and(is_computed)
+            || (matches!(program, "m" | "m4") && !word.starts_with('-') && is_computed(word));
+        if computed {
+            return Some(format!(
+                "{program} reads a script named by text computed when it runs (`{word}`)"
+            ));
+        }
+    }
+    None
+}
