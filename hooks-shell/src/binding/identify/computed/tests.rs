@@ -432,3 +432,15 @@ fn a_file_a_function_writes_by_its_parameter_is_found() {
         assert_eq!(computed_name(text), None, "{text}");
     }
 }
+
+#[test]
+fn a_file_run_inside_a_git_folder_elsewhere_is_found() {
+    // Round 51, H1: a copy's or a link's `.git` folder.
+    for text in [
+        "cp -r tools /tmp/d; sh /tmp/d/.git/x.sh",
+        "ln -sfn \"$PWD\" /tmp/L; sh /tmp/L/.git/x.sh",
+    ] {
+        assert!(computed_name(text).is_some(), "{text}");
+    }
+    assert_eq!(computed_name("sh .git/hooks/pre-commit"), None);
+}
