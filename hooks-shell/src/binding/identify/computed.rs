@@ -28,6 +28,7 @@ mod given;
 mod here_documents;
 mod inline_code;
 mod interpreters;
+mod moved_code;
 mod node_reach;
 mod perl_opens;
 mod perl_reach;

@@ -44,6 +44,15 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
     {
         return Some(why);
     }
+    // `os.chdir('to' + 'ols')`, `cwd=…`, `PYTHONPATH=…` of a folder named
+    // when it runs (round 51, H2).
+    if matches!(
+        program,
+        "python" | "python3" | "node" | "bun" | "deno" | "perl"
+    ) && let Some(why) = super::moved_code::moves_to_computed(program, code)
+    {
+        return Some(why);
+    }
     let loaded = match program {
         "python" | "python3" => super::python_loaders::loads_computed(code),
         "node" | "bun" | "deno" => super::node_reach::runs_code(code),

@@ -87,6 +87,12 @@ pub(super) fn computed_folder(code: &str) -> Option<String> {
     None
 }
 
+/// [`is_spelled`] of an expression of `code` (a folder code moves to:
+/// [`super::moved_code`]).
+pub(super) fn spells_a_folder(expression: &str, code: &str) -> bool {
+    is_spelled(expression, code, 0)
+}
+
 /// Whether `expression` spells a folder from written pieces only: string
 /// literals, [`PATH_WORDS`], numbers, brackets, `.`, `,`, `/`, and names
 /// the code gives only such values; at most one string joined by `+`

@@ -55,7 +55,7 @@ fn written_commands_and_code_that_starts_none_are_read_as_before() {
         ("python3", "import json; json.loads(x); close(f)"),
         (
             "python3",
-            "import subprocess as s; s.run(['npx', 'prettier', '--write', f], cwd=d)",
+            "import subprocess as s; s.run(['npx', 'prettier', '--write', f], cwd=data['cwd'])",
         ),
         (
             "python3",
