@@ -194,11 +194,59 @@ pub(super) fn reaches_dynamically(code: &str) -> Option<String> {
         Regex::new(r#"^\s*(?:(?:[rbuRBU]?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*)+|open\s*\(\s*(?:[rbuRBU]?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*)+\)\s*\.\s*read\s*\(\s*\))\s*(?:,.*)?$"#)
             .expect("valid regex")
     });
+    let quoted = quoted_spans(code);
+    let in_text = |at: usize| quoted.iter().any(|(start, end)| *start <= at && at < *end);
     RUNS_TEXT.find_iter(code).find_map(|found| {
+        // `if "eval(" in src:`: a string's text, no call (round 51, v20).
+        if in_text(found.end() - 1) {
+            return None;
+        }
         let arguments = call_arguments(&code[found.end() - 1..]);
         (!WRITTEN.is_match(&arguments))
             .then(|| format!("{}{arguments})", found.as_str().trim_start()))
     })
+}
+
+/// The byte spans of Python `code`'s string literals (single, double and
+/// triple quoted) and comments.
+fn quoted_spans(code: &str) -> Vec<(usize, usize)> {
+    let bytes = code.as_bytes();
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'#' => {
+                let end = code[at..].find('\n').map_or(code.len(), |n| at + n);
+                spans.push((at, end));
+                at = end;
+            }
+            quote @ (b'\'' | b'"') => {
+                let triple = bytes.get(at..at + 3) == Some(&[quote, quote, quote][..]);
+                let open = if triple { 3 } else { 1 };
+                let mut end = at + open;
+                while end < bytes.len() {
+                    if bytes[end] == b'\\' {
+                        end += 2;
+                        continue;
+                    }
+                    let closes = match triple {
+                        true => bytes.get(end..end + 3) == Some(&[quote, quote, quote][..]),
+                        false => bytes[end] == quote || bytes[end] == b'\n',
+                    };
+                    if closes {
+                        end += open;
+                        break;
+                    }
+                    end += 1;
+                }
+                let end = end.min(bytes.len());
+                spans.push((at, end));
+                at = end;
+            }
+            _ => at += 1,
+        }
+    }
+    spans
 }
 
 /// The arguments of the call whose `(` starts `call`, as written.
@@ -298,6 +346,9 @@ mod tests {
             "import re\npattern = re.compile(r'x+')\nsubprocess.run(['git', 'diff'])\n",
             "cmd = ['ruff', 'check']\ncmd.append(path)\nsubprocess.run(cmd)\n",
             "import shutil\nsubprocess.run([shutil.which('ruff'), 'check', path])\n",
+            // Round 51, v20: a string holding `eval(`, no call.
+            "src = open('src/app.py').read()\nif \"eval(\" in src:\n    print('x')\n",
+            "# eval(x) is never called here\nprint('y')\n",
             // Round 50, U2: a script beside it, by its own folder.
             "here = os.path.dirname(os.path.abspath(__file__))\nsubprocess.run([sys.executable, os.path.join(here, 'check.py')])\n",
             "cfg = os.path.expanduser('~/.claude/hooks/check.py')\nsubprocess.run([sys.executable, cfg, path])\n",
