@@ -72,6 +72,7 @@ pub(crate) fn computed_name(raw: &str) -> Option<String> {
 pub(crate) use code_written::Written;
 pub(super) use cut::sourced;
 pub(crate) use given::{computed_name_after, data_written, files_written};
+pub(crate) use written_text::script_writes;
 
 /// What is known while reading.
 #[derive(Default)]

@@ -10,6 +10,10 @@ use std::path::PathBuf;
 
 use super::{Identified, computed, follow, language};
 
+/// The language of a script of another program than a shell or an
+/// interpreter the reading knows.
+const OTHER: &str = "other";
+
 /// The text of each script a hook runs that is read for what it writes,
 /// and its language (`None`: shell text).
 pub(super) struct Helpers {
@@ -38,12 +42,13 @@ impl Helpers {
             let name = file.to_string_lossy().to_ascii_lowercase();
             let executable =
                 std::fs::metadata(file).is_ok_and(|meta| meta.permissions().mode() & 0o111 != 0);
+            // Another program's script (a makefile, `awk -f`, `sed -f`,
+            // gdb's, vim's, sqlite3's): read for the names it holds.
             let language = match follow::is_shell_text(&name, &text, executable) {
                 true => None,
-                false => match language::language_of(file, &text, found.interpreter_of(file)) {
-                    Some(language) => Some(language),
-                    None => continue,
-                },
+                false => Some(
+                    language::language_of(file, &text, found.interpreter_of(file)).unwrap_or(OTHER),
+                ),
             };
             scripts.push((file.clone(), text, language));
         }
@@ -65,7 +70,10 @@ impl Helpers {
             if Some(at) == apart {
                 continue;
             }
-            let more = computed::files_written(text, *language);
+            let more = match language {
+                Some(OTHER | "awk") => computed::script_writes(text),
+                _ => computed::files_written(text, *language),
+            };
             written.paths.extend(more.paths);
             written.ends.extend(more.ends);
         }
@@ -86,9 +94,20 @@ impl Helpers {
                 if before.is_empty() {
                     return None;
                 }
+                // A written file another program's script names may be
+                // what it runs (`sh /tmp/y.sh` in a recipe, awk's `system`:
+                // red team round 51, x55–x61).
+                let names = || {
+                    (before.paths.iter())
+                        .filter(|path| path.len() > 2 && path.contains('/'))
+                        .find(|path| text.contains(path.as_str()))
+                        .map(|path| format!("names a file the hook writes when it runs (`{path}`)"))
+                };
                 let why = match language {
                     None => computed::computed_name_after(text, &before),
-                    Some(language) => computed::spawns_computed_after(language, text, &before),
+                    Some(OTHER) => names(),
+                    Some(language) => computed::spawns_computed_after(language, text, &before)
+                        .or_else(|| (*language == "awk").then(names).flatten()),
                 }?;
                 Some(format!("{}: {why}", file.display()))
             })

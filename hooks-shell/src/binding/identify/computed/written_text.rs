@@ -262,6 +262,20 @@ impl Reader {
     }
 }
 
+/// The files another program's script `text` (a makefile, `awk -f`, `sed
+/// -f`, tcl, sqlite3's) may write: the paths it names, when it says it
+/// writes (red team round 51, x50–x53).
+pub(crate) fn script_writes(text: &str) -> super::Written {
+    let mut written = super::Written::default();
+    if says_it_writes(text) {
+        written.paths = named_paths(text)
+            .into_iter()
+            .filter(|path| path.contains('/'))
+            .collect();
+    }
+    written
+}
+
 /// Whether `text` (given to a program that is no reader) says it writes
 /// a file: an editor's `w`, a call or command that writes, copies, moves
 /// or saves, a redirection.
