@@ -322,10 +322,14 @@ impl Subject {
         let words = self.words.as_deref().unwrap_or_default().join(" ");
         let command = [self.command.clone(), words];
         let mut spoken = search_path::Spoken::new(&command, &files, &self.cwd, project);
-        // A code file running `git` (`subprocess.run(["git", "status"])`):
-        // git reads the project's settings all the same (R50-8).
-        if files.iter().any(|file| project_reach::code_runs_git(file)) {
-            spoken.tokens.push(("git".to_owned(), None));
+        // A code file running `git` (`subprocess.run(["git", "status"])`)
+        // or a test runner: it reads the project's settings, or lists its
+        // folders, all the same (R50-8, round 51).
+        for file in &files {
+            let words = project_reach::code_runs(file);
+            spoken
+                .tokens
+                .extend(words.into_iter().map(|word| (word.to_owned(), None)));
         }
         let (roots, at) = (&reached.roots, (self.cwd.as_path(), project));
         let reaches: Vec<&PathBuf> = reaches.iter().collect();

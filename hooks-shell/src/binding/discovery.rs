@@ -114,6 +114,7 @@ pub(super) fn bind(
         mentioned.insert(key, digest);
     }
     let mut done: Vec<PathBuf> = Vec::new();
+    let mut node_tests: Vec<PathBuf> = Vec::new();
     for (folder, endings, what) in searched {
         let folder = super::normalize(&folder);
         if !folder.starts_with(project) || done.contains(&folder) {
@@ -137,12 +138,22 @@ pub(super) fn bind(
         if read > super::MAX_TREE_BYTES {
             return Err(BindError::TreeTooLarge(folder));
         }
+        // What Node's tests `require` (`./lib.js`, a package in
+        // `node_modules`): read as a hook's own code is (round 51, t17, t20).
+        if what == NODE_TESTS || what == "Node tests" {
+            node_tests.extend(files.iter().map(|(_, path)| path.clone()));
+        }
         let key_what = format!("{what} found under this folder ({} files)", files.len());
         let (key, digest) = bound_digest(&folder, files, &[], &key_what)?;
         let key = key
             .parent()
             .map_or(key.clone(), |p| p.join(format!("<{key_what}>")));
         mentioned.insert(key, digest);
+    }
+    if !node_tests.is_empty() {
+        let named = super::mentions::named_files(project, cwd, "", &node_tests, &[])?;
+        super::named_digests::bind_named_files(named, project, mentioned)?;
+        super::node_chain::bind(node_tests.iter(), project, mentioned)?;
     }
     Ok(())
 }

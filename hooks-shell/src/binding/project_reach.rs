@@ -95,7 +95,7 @@ impl Subject {
 fn reads_project_settings(text: &str) -> bool {
     static READS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?m)(?:^|[\s;&|(`'"/=])git(?:\s|$|[;&|)`'"])|(?:^|[\s;&|(`'"/])(?:pytest|py\.test|unittest|prove|jest|vitest|mocha|ava|tap)(?:\s|$|[;&|)`'"])|\s--test(?:\s|$|[;&|)`'"=])|(?:^|[\s;&|(`'"])(?:PATH|PYTHONPATH|NODE_PATH|NODE_OPTIONS|PERL5LIB|PERLLIB|PERL5OPT|RUBYLIB|RUBYOPT|BASH_ENV|ENV)\+?="#,
+            r#"(?m)(?:^|[\s;&|(`'"/=])git(?:\s|$|[;&|)`'"])|(?:^|[\s;&|(`'"/])(?:pytest|py\.test|unittest|prove|jest|vitest|mocha|ava|tap)(?:\s|$|[;&|)`'".(])|\s--test(?:\s|$|[;&|)`'"=])|(?:^|[\s;&|(`'"])(?:PATH|PYTHONPATH|NODE_PATH|NODE_OPTIONS|PERL5LIB|PERLLIB|PERL5OPT|RUBYLIB|RUBYOPT|BASH_ENV|ENV)\+?="#,
         )
         .expect("valid regex")
     });
@@ -124,14 +124,45 @@ pub(super) fn imports_from_run_folder(file: &Path) -> bool {
     python && CHANGES.is_match(&text) && RUN_FOLDER.is_match(&text)
 }
 
-/// Whether the file `file`, code of another language than the shell's,
-/// starts `git` (`["git", "status"]`, `execFileSync('git', …)`,
-/// `system("git status")`).
-pub(super) fn code_runs_git(file: &Path) -> bool {
+/// The programs that read the project's settings or list its folders that
+/// the file `file`, code of another language than the shell's, starts, as
+/// the shell words that start them: `git` (`["git", "status"]`,
+/// `execFileSync('git', …)`, `system("git status")`: R50-8), and a test
+/// runner (`[sys.executable, '-m', 'unittest']`, `unittest.main(…)`,
+/// `pytest.main(…)`, `node --test`: round 51, t10, t11).
+pub(super) fn code_runs(file: &Path) -> Vec<&'static str> {
     static GIT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"["'`]git(?:["'`]|\s)"#).expect("valid regex")
     });
-    peek::small_text(file).is_some_and(|text| GIT.is_match(&text))
+    static UNITTEST: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"["']unittest["']|\bunittest\.main\s*\(|\bTestLoader\b|\bdiscover\s*\("#,
+        )
+        .expect("valid regex")
+    });
+    static PYTEST: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"["']pytest["']|\bpytest\.main\s*\("#).expect("valid regex")
+    });
+    static NODE_TEST: std::sync::LazyLock<regex::Regex> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r#"["'`]--test["'`]"#).expect("valid regex"));
+    let Some(text) = peek::small_text(file) else {
+        return Vec::new();
+    };
+    let mut words = Vec::new();
+    if GIT.is_match(&text) {
+        words.push("git");
+    }
+    // `discover`: whatever script the command names beside it.
+    if UNITTEST.is_match(&text) {
+        words.extend(["-m", "unittest", "discover"]);
+    }
+    if PYTEST.is_match(&text) {
+        words.push("pytest");
+    }
+    if NODE_TEST.is_match(&text) {
+        words.push("--test");
+    }
+    words
 }
 
 /// Whether `file`, code of the user's outside `cwd` (not shell text), names

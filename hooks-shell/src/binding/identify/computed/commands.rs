@@ -125,6 +125,12 @@ pub(super) fn finds_and_runs(args: &[String]) -> Option<String> {
                 "find {arg} runs an interpreter on the files it finds"
             ));
         }
+        // `find . -name .git -execdir git status \;`: git in each folder it
+        // finds, their settings no reading names (red team round 51, t24).
+        let in_found = arg.ends_with("dir") || runs.iter().any(|w| w.contains("{}"));
+        if program == "git" && in_found {
+            return Some(format!("find {arg} runs git in the folders it finds"));
+        }
     }
     None
 }

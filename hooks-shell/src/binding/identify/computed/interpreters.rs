@@ -202,9 +202,23 @@ impl super::Reader {
                     reading.shown(word)
                 ))
             }
-            // `python3 -c 'os.system("sh " + n)'` (R43-11).
-            Argument::Inline => super::inline_code::code_of(program, args)
-                .and_then(|code| super::inline_code::spawns_computed(program, code)),
+            // `python3 -c 'os.system("sh " + n)'` (R43-11); `python3 -m
+            // "$(…)"`, a module named when it runs (round 51, t13).
+            Argument::Inline => {
+                let module = args
+                    .iter()
+                    .position(|arg| arg == "-m")
+                    .and_then(|at| args.get(at + 1))
+                    .filter(|module| is_computed(module));
+                match module {
+                    Some(module) => Some(format!(
+                        "{program} runs a module named by text computed when it runs (`{}`)",
+                        reading.shown(module)
+                    )),
+                    None => super::inline_code::code_of(program, args)
+                        .and_then(|code| super::inline_code::spawns_computed(program, code)),
+                }
+            }
             Argument::Input => read_code(
                 inputs,
                 command.piped,
