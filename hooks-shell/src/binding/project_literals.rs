@@ -67,14 +67,38 @@ pub(super) fn command_names_project_path(command: &str, folder: &Path) -> bool {
         Regex::new(r#"(?:(?:^|[\s;&|(])(?:sed|gdb|vim|vi|nvim|ex|make|gmake|jq|sqlite3|psql)\b[^;|&\n]*?\s(?:-[fxSCL]|--file|--directory|--from-file|-init)[\s=]*|\.read\s+)["']?([^\s'";|&]+)"#)
             .expect("valid regex")
     });
-    let unescaped = command.replace("\\\"", "\"");
+    let unescaped = with_plain_values(&command.replace("\\\"", "\""));
     let words = WORDS
         .captures_iter(&unescaped)
         .chain(SCRIPTS.captures_iter(&unescaped))
         .filter_map(|found| found.iter().skip(1).flatten().next())
         .take(MAX_LOOKED_UP)
         .any(|name| names_under(name.as_str(), folder));
-    words || (INLINE.is_match(&unescaped) && code_names_project_path(&unescaped, folder))
+    // Code given on an interpreter's input too (`python3 - <<E`, `echo … |
+    // node`: round 51, e35, f15).
+    let fed = unescaped.contains("<<") || unescaped.contains('|');
+    words || ((INLINE.is_match(&unescaped) || fed) && code_names_project_path(&unescaped, folder))
+}
+
+/// `command` with each `$NAME` of a name it sets to plain text (`f=tools/s.sed;
+/// sed -f "$f"`: red team round 51, q07) as that text.
+fn with_plain_values(command: &str) -> String {
+    static SETS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:^|[\s;&|(])([A-Za-z_][A-Za-z0-9_]*)=([^\s;&|'"$`()]+)"#)
+            .expect("valid regex")
+    });
+    let mut text = command.to_owned();
+    for found in SETS.captures_iter(command).take(MAX_LOOKED_UP) {
+        let (name, value) = (&found[1], &found[2]);
+        for spelled in [
+            format!("\"${name}\""),
+            format!("${{{name}}}"),
+            format!("${name}"),
+        ] {
+            text = text.replace(&spelled, value);
+        }
+    }
+    text
 }
 
 /// Whether the literal `name` names a path under `folder`; `${X:-tools}`,
@@ -163,6 +187,7 @@ mod tests {
             "sqlite3 :memory: \".read tools/m.py\"",
             "echo | sed -f tools/m.py",
             "make -s -C tools",
+            "f=tools/m.py; echo | sed -f \"$f\"",
             "node -e \"require(\\\"x\\\")\"",
         ] {
             assert!(

@@ -59,7 +59,8 @@ impl Subject {
         // 'tools')`, `perl -Itools`, `require("x")`: round 49, q13, ple03,
         // ne02).
         let names_its_paths = || {
-            super::project_literals::command_names_project_path(&self.command, &self.cwd)
+            command_loads_from_run_folder(&self.command)
+                || super::project_literals::command_names_project_path(&self.command, &self.cwd)
                 || found
                     .files
                     .iter()
@@ -122,6 +123,21 @@ pub(super) fn imports_from_run_folder(file: &Path) -> bool {
     let python = name.ends_with(".py")
         || (text.starts_with("#!") && text.lines().next().is_some_and(|l| l.contains("python")));
     python && CHANGES.is_match(&text) && RUN_FOLDER.is_match(&text)
+}
+
+/// Whether the hook's shell `command` gives Python code (`-c`, a
+/// here-document, a pipe) that puts the folder it runs in on its module
+/// path, or Node code that loads from it (`sys.path.append(os.getcwd())`,
+/// `require(process.cwd() + "/m")`: red team round 51, e21–e32).
+pub(super) fn command_loads_from_run_folder(command: &str) -> bool {
+    static LOADS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:sys\.path|addsitedir|PYTHONPATH)[^\n]*(?:getcwd|cwd\(\)|curdir|_PROJECT_DIR|\bPWD\b|['"]\.?/?['"]|str\(\))|(?:require|import)\s*\(\s*(?:process\.cwd\(\)|process\.env\.PWD)"#,
+        )
+        .expect("valid regex")
+    });
+    let unescaped = command.replace("\\\"", "\"");
+    LOADS.is_match(&unescaped)
 }
 
 /// The programs that read the project's settings or list its folders that

@@ -347,9 +347,12 @@ impl Reader {
         let input_computed = inputs
             .iter()
             .any(|input| matches!(input, cut::Input::File(file) if is_computed(file)));
-        if let Some(why) =
-            script_options::runs_given_script(&program, args, input_computed, &is_computed)
-        {
+        if let Some(why) = script_options::runs_given_script(
+            &program,
+            args,
+            (input_computed, taint.cwd),
+            &is_computed,
+        ) {
             return Some(why);
         }
         match program.as_str() {

@@ -384,6 +384,10 @@ fn expanded_at(
         .expect("valid regex")
     });
     let word = word.trim_matches(|c| matches!(c, '=' | ',' | '@' | '%' | '+' | ':'));
+    // `~+/tools/g.sh`: bash's `$PWD` (red team round 51, z41).
+    if let Some(rest) = word.strip_prefix("~+/") {
+        return vec![format!("{}/{rest}", cwd.display()), rest.to_owned()];
+    }
     let Some(found) = LEADING.captures(word) else {
         return vec![word.to_owned()];
     };

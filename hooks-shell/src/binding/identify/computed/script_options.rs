@@ -28,9 +28,16 @@ fn script_options(program: &str) -> &'static [&'static str] {
 pub(super) fn runs_given_script(
     program: &str,
     args: &[String],
-    input_computed: bool,
+    (input_computed, moved): (bool, bool),
     is_computed: &dyn Fn(&str) -> bool,
 ) -> Option<String> {
+    // `cd "$(…)" && make`: the makefile of a folder named when it runs
+    // (red team round 51, q11).
+    if moved && matches!(program, "make" | "gmake") {
+        return Some(format!(
+            "{program} reads the makefile of a folder named when it runs"
+        ));
+    }
     // `ed -s F < "$(…)"`: commands read from a file named when it runs.
     const READS_COMMANDS: [&str; 17] = [
         "ed", "red", "ex", "vim", "vi", "nvim", "sqlite", "tclsh", "wish", "lua", "m", "psql",

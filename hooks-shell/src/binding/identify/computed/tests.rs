@@ -395,12 +395,15 @@ fn a_script_a_program_reads_by_a_computed_name_is_found() {
         "d=$(printf to%s ols); make --directory=\"$d\"",
         "ed -s README < \"$(printf tools/e.%s ed)\"",
         "tar cf - tools | tar xf - --to-command=sh",
+        "cd \"$(printf to%s ols)\" && make -s",
+        "python3 -c \"import shutil; shutil.copytree('to' + 'ols', '/tmp/d')\"; sh /tmp/d/g.sh",
     ] {
         assert!(computed_name(text).is_some(), "{text}");
     }
     for text in [
         "echo | sed -f tools/s.sed",
         "make -s -C tools lint",
+        "cd tools && make -s",
         "sed -i \"s/a/b/\" \"$f\"",
         "tar -C \"$D\" -xf /tmp/x.tar",
     ] {

@@ -132,6 +132,21 @@ impl Reader {
         for (target, text) in targets.chain(text_targets.into_iter().map(|(t, x)| (t, Some(x)))) {
             self.note_written(&target, text, reading);
         }
+        // Inline code's writes as its language's reading finds them
+        // (`shutil.copytree("to" + "ols", "/tmp/d")`: red team round 51, c26).
+        let name = words
+            .first()
+            .map(|word| base_name(word))
+            .unwrap_or_default();
+        if let Some(code) = super::inline_code::code_of(&name, &words[1.min(words.len())..])
+            && let Ok(written) = super::code_written::written(code, &name)
+        {
+            for path in written.paths {
+                self.note_written(&path, None, reading);
+            }
+            self.written_ends
+                .extend(written.ends.into_iter().filter(|end| !end.is_empty()));
+        }
         found
     }
 

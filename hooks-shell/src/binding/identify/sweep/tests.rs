@@ -121,6 +121,7 @@ fn a_folder_an_expansion_makes_when_it_runs_is_read() {
         "X=xzz; sh ${X#x}/g.sh",
         "X=zzx; sh ${X%x}/g.sh",
         "set -- zz; sh $1/g.sh",
+        "bash -c \"sh ~+/zz/g.sh\"",
         "bash -c \"sh \\$\\\"zz\\\"/g.sh\"",
     ] {
         assert!(
