@@ -139,6 +139,16 @@ impl Spoken {
         let mut words: Vec<String> = self.tokens.iter().map(|(word, _)| trimmed(word)).collect();
         let parts = self.tokens.iter().flat_map(|(word, _)| code_words(word));
         words.extend(parts.map(trimmed).collect::<Vec<_>>());
+        // `${TMPDIR:-/tmp}/d/g.sh`: its default too (red team round 51, k03).
+        static DEFAULTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r"^\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=]([^}]*)\}(.*)$")
+                .expect("valid regex")
+        });
+        let defaults: Vec<String> = (words.iter())
+            .filter_map(|word| DEFAULTED.captures(word))
+            .map(|found| trimmed(&format!("{}{}", &found[1], &found[2])))
+            .collect();
+        words.extend(defaults);
         words.sort();
         words.dedup();
         let bases = [cwd.to_path_buf()];

@@ -31,6 +31,11 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
     });
     for found in MOVES.find_iter(code) {
         let matched = found.as_str();
+        let line_start = code[..found.start()].rfind('\n').map_or(0, |at| at + 1);
+        // A `#!` line's `env -S PERL5LIB=lib perl` (read where it runs).
+        if code[line_start..].starts_with("#!") {
+            continue;
+        }
         // The value: after `=`/`:` (a keyword, a key, an assignment), or
         // the call's first argument (`chdir(…)`, `putenv(NAME, …)`).
         let start = match matched.trim_end().chars().last() {
@@ -41,6 +46,19 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
                 .rfind(['=', ':'])
                 .map_or(found.end(), |at| at + 1),
         };
+        // Shell text (`PYTHONPATH=src exec python3`, a wrapper read as
+        // code): a plain word before a blank is written out.
+        let rest = &code[start..];
+        let word_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || "_./:~+-".contains(c)))
+            .unwrap_or(rest.len());
+        let shell_word = word_end > 0
+            && matched.trim_end_matches(|c: char| c != '=').ends_with('=')
+            && rest[word_end..].starts_with([' ', '\t', '\n'])
+            && !matched.contains(['\'', '"', '[', '{']);
+        if shell_word {
+            continue;
+        }
         let value = value_at(&code[start..]);
         let value = match matched.contains("putenv") {
             true => super::inline_code::top_level(value, ',')
@@ -158,6 +176,11 @@ mod tests {
                 "spawnSync('sh', ['x.sh'], {cwd: path.join(__dirname, 'lib')});\n",
             ),
             ("perl", "chdir($ENV{CLAUDE_PROJECT_DIR});\n"),
+            (
+                "perl",
+                "#!/usr/bin/env -S PERL5LIB=lib perl\nuse File::Temp;\n",
+            ),
+            ("python3", "PYTHONPATH=src exec python3 -c 'import mypkg'\n"),
         ] {
             assert_eq!(moves_to_computed(program, code), None, "{code}");
         }
