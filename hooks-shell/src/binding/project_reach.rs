@@ -122,7 +122,9 @@ pub(super) fn imports_from_run_folder(file: &Path) -> bool {
     };
     let python = name.ends_with(".py")
         || (text.starts_with("#!") && text.lines().next().is_some_and(|l| l.contains("python")));
-    python && CHANGES.is_match(&text) && RUN_FOLDER.is_match(&text)
+    // Node's `require(process.cwd() + "/m")` too (round 51, e10, e28).
+    (python && CHANGES.is_match(&text) && RUN_FOLDER.is_match(&text))
+        || command_loads_from_run_folder(&text)
 }
 
 /// Whether the hook's shell `command` gives Python code (`-c`, a

@@ -275,8 +275,14 @@ fn spellings(raw: &str, cwd: &Path, max_words: usize) -> Vec<(String, bool)> {
         .take(max_words)
         .map(|w| w.as_str())
         .chain(values)
-        // `PATH="$PWD/zz:$PATH"`: each entry of a `:` list too (R43-10).
-        .flat_map(|word| std::iter::once(word).chain(list_entries(word)))
+        // `PATH="$PWD/zz:$PATH"`: each entry of a `:` list too (R43-10);
+        // each item of a code's list (`["sh", "tools/g.sh"]` read as
+        // `[sh,` and `tools/g.sh]`: round 51, e34).
+        .flat_map(|word| {
+            std::iter::once(word)
+                .chain(list_entries(word))
+                .chain(list_items(word))
+        })
     {
         let spellings = expanded(word, home.as_deref(), cwd, &assigned);
         // Brace lists as bash expands them, bounded (a word of forty
@@ -295,6 +301,18 @@ fn spellings(raw: &str, cwd: &Path, max_words: usize) -> Vec<(String, bool)> {
             super::INTERPRETERS.contains(&program.as_str()) || matches!(word, "." | "source");
     }
     words
+}
+
+/// The items of a code's list or call in `word` (`tools/g.sh]`, `[a,b]`),
+/// brackets and commas aside; none when it has none.
+fn list_items(word: &str) -> Vec<&str> {
+    if !word.contains([',', '[', ']']) || word.contains("[!") {
+        return Vec::new();
+    }
+    word.split(',')
+        .map(|item| item.trim_matches(['[', ']']))
+        .filter(|item| !item.is_empty() && *item != word)
+        .collect()
 }
 
 /// The entries of a `:` list in `word` (`PATH=$PWD/zz:$PATH`), split

@@ -193,7 +193,11 @@ pub(super) fn written(code: &str, program: &str) -> Result<Written, String> {
                 // below); one of a name built when it runs may put anything
                 // there.
                 Target::Copied if arguments.len() >= 2 => {
-                    let target = arguments[arguments.len() - 1];
+                    // `fs.cpSync(a, b, {recursive: true})`: options aside
+                    // (red team round 51, c27).
+                    let options = arguments.len() >= 3
+                        && arguments[arguments.len() - 1].trim_start().starts_with('{');
+                    let target = arguments[arguments.len() - 1 - usize::from(options)];
                     match written_out(arguments[0], code, program) {
                         Some(source) => {
                             copies.push((source, target.to_owned()));

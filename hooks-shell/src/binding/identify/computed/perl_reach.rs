@@ -175,7 +175,7 @@ fn loads_written(word: &str, rest: &str) -> bool {
         _ => BAREWORD.find(rest).is_some_and(|bare| {
             let after = rest[bare.end()..].trim_start();
             match bare.as_str() {
-                "q" | "qw" => true,
+                "q" | "qw" => is_place(&statement(rest)),
                 "qq" => !interpolates(after),
                 // `do foo()`: the file a call's value names.
                 _ => !(word == "do" && after.starts_with('(')),
@@ -194,14 +194,22 @@ fn is_place(word: &str) -> bool {
             .expect("valid regex")
     });
     let word = word.trim();
-    if word.starts_with("qw") || word.starts_with("q{") || word.starts_with("q(") {
-        return true;
-    }
+    let quoted = |piece: &str| {
+        let piece = piece.trim();
+        piece.starts_with("qw") || piece.starts_with("q{") || piece.starts_with("q(")
+    };
     let pieces = super::brackets::split_outside(word, ".");
+    // Two strings joined name a file no reading holds (`"./to" . "ols/m.pl"`,
+    // `q(./to).q(ols/m.pl)`: red team round 51, p02, s26).
+    let strings = pieces
+        .iter()
+        .filter(|piece| quoted(piece) || !PLACE.replace_all(piece, "").is_empty())
+        .count();
     !word.is_empty()
+        && strings <= 1
         && pieces.iter().all(|piece| {
             let plain = PLACE.replace_all(piece, "");
-            (plain.is_empty() && !piece.is_empty()) || is_string(&plain, "perl")
+            quoted(piece) || (plain.is_empty() && !piece.is_empty()) || is_string(&plain, "perl")
         })
 }
 
@@ -259,6 +267,8 @@ mod tests {
             "use IPC::Open2;\nopen2(my $r, my $w, 'sh');",
             "do $f;",
             "do \"tools/$n.pl\";",
+            "do \"./to\" . \"ols/m.pl\";",
+            "do q(./to).q(ols/m.pl);",
             "require $module;",
             "do sprintf('tools/%s.pl', 'm');",
             "unshift @INC, $dir; require Helper;",

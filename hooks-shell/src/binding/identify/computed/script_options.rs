@@ -19,6 +19,10 @@ fn script_options(program: &str) -> &'static [&'static str] {
         "jq" => &["-f", "--from-file", "-L"],
         "m" | "m4" => &["-I", "--include"],
         "psql" => &["-f", "--file"],
+        // Folders and modules of code (`perl -I"$(…)"`: round 51, s01).
+        "perl" => &["-I", "-M", "-m"],
+        "ruby" => &["-I", "-r"],
+        "node" | "bun" => &["-r", "--require", "--import", "--loader"],
         _ => &[],
     }
 }
@@ -58,6 +62,20 @@ pub(super) fn runs_given_script(
         return Some(format!(
             "{program} runs a command on what it reads (`{option}`), which no reading follows"
         ));
+    }
+    // `ls -d */ | xargs -I{} git -C {} status`: git in folders it reads
+    // (round 51, t41).
+    if program == "xargs"
+        && let Some(command) = super::written_text::xargs_command(
+            &std::iter::once(program.to_owned())
+                .chain(args.iter().cloned())
+                .collect::<Vec<_>>(),
+        )
+        && command
+            .first()
+            .is_some_and(|first| super::base_name(first) == "git")
+    {
+        return Some("xargs runs git in folders named by what it reads".to_owned());
     }
     let options = script_options(program);
     for (at, word) in args.iter().enumerate() {

@@ -152,3 +152,18 @@ fn a_globs_match_given_to_an_interpreter_by_a_name_is_any_file() {
     }
     assert!(scripts_named("wc -l zz/*", dir.path()).is_empty());
 }
+
+#[test]
+fn an_item_of_a_codes_list_is_a_word() {
+    // Red team round 51, e34: `["sh", "tools/g.sh"]` bound nothing.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("tools")).expect("tools");
+    let script = dir.path().join("tools/g.sh");
+    std::fs::write(&script, "exit 0\n").expect("script");
+    for raw in [
+        "python3 -c \"import subprocess; subprocess.run([\\\"sh\\\", \\\"tools/g.sh\\\"])\"",
+        "node -e 'require(\"child_process\").spawnSync(\"sh\",[\"tools/g.sh\"])'",
+    ] {
+        assert!(scripts_named(raw, dir.path()).contains(&script), "{raw}");
+    }
+}

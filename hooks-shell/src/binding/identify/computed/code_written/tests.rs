@@ -28,6 +28,11 @@ fn paths_written_out_are_read_as_written() {
         ),
         ("fs.writeFileSync('/tmp/y.sh', body);", "node", "/tmp/y.sh"),
         ("fs.copyFileSync(src, '/tmp/y.sh');", "node", "/tmp/y.sh"),
+        (
+            "fs.cpSync(src, '/tmp/d', {recursive: true});",
+            "node",
+            "/tmp/d",
+        ),
         ("open(my $f, '>', '/tmp/y.sh');", "perl", "/tmp/y.sh"),
         ("open(F, \">/tmp/y.sh\");", "perl", "/tmp/y.sh"),
         ("copy($src, '/tmp/y.sh');", "perl", "/tmp/y.sh"),
