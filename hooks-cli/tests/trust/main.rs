@@ -101,6 +101,7 @@ mod round49_reach;
 mod round5;
 mod round50;
 mod round51;
+mod round51_red;
 mod round6_shapes;
 mod round7;
 mod round8;
