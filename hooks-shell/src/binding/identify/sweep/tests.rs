@@ -1,3 +1,5 @@
+//! Tests of the scripts a command's text names.
+
 use super::*;
 
 #[test]

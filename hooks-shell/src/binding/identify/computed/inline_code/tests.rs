@@ -1,3 +1,5 @@
+//! Tests of inline code's reading: commands built when it runs.
+
 use super::spawns_computed;
 
 #[test]

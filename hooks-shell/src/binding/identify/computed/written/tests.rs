@@ -1,3 +1,5 @@
+//! Tests of files the text writes and then runs or hands over.
+
 use super::super::computed_name;
 
 #[test]
