@@ -203,6 +203,9 @@ pub(super) fn written(code: &str, program: &str) -> Result<Written, String> {
                             copies.push((source, target.to_owned()));
                             None
                         }
+                        // A copy of the folder it runs in (`copytree(
+                        // os.getcwd(), d)`): the copy rule's (R30-14).
+                        None if copies_run_folder(arguments[0]) => None,
                         None => Some(target),
                     }
                 }
@@ -281,6 +284,16 @@ fn assigned(code: &str, name: &str, program: &str) -> Option<Vec<String>> {
         found.extend(super::code_words::parameter_values(code, name)?);
     }
     (!found.is_empty()).then_some(found)
+}
+
+/// Whether `expression` is the folder the code runs in (`os.getcwd()`,
+/// `pathlib.Path.cwd()`, `os.path.abspath(os.curdir)`, `process.cwd()`).
+fn copies_run_folder(expression: &str) -> bool {
+    static RUN_FOLDER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^(?:str\()?\s*(?:os\.getcwd\(\)|(?:pathlib\.)?Path\.cwd\(\)|os\.path\.abspath\(\s*(?:os\.curdir|['"]\.['"])\s*\)|os\.curdir|process\.cwd\(\))\s*\)?$"#)
+            .expect("valid regex")
+    });
+    RUN_FOLDER.is_match(expression.trim())
 }
 
 /// `./y.sh` and `y.sh` alike.
