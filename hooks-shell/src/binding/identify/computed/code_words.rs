@@ -69,20 +69,29 @@ pub(super) fn interpolates(text: &str) -> bool {
 }
 
 /// What JavaScript `code` gives `name` when it is a parameter of a function
-/// it declares (`function log(file, msg) {…}`, `const log = (file) =>`):
+/// it declares (`function log(file, msg) {…}`, `const log = (file) =>`;
+/// Python's `save = lambda d: …`: round 51, x-xpfn4):
 /// the argument in its place of each call (`log(path.join(os.homedir(),
 /// 'hook.log'), 'x')`: round 50, U50-3); `Some` of none when it is no
 /// parameter, `None` when a call passes it on no reading follows (a
 /// spread, the function handed over as a value).
 pub(super) fn parameter_values(code: &str, name: &str) -> Option<Vec<String>> {
     static DECLARED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?:\bfunction\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:function\s*)?\(([^)]*)\)\s*(?:=>|\{))")
+        Regex::new(r"(?:\bfunction\s+([A-Za-z_$][\w$]*)\s*\(([^)]*)\)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:function\s*)?\(([^)]*)\)\s*(?:=>|\{)|\b([A-Za-z_]\w*)\s*=\s*lambda\b([^:]*):)")
             .expect("valid regex")
     });
     let mut found = Vec::new();
     for declared in DECLARED.captures_iter(code) {
-        let function = declared.get(1).or(declared.get(3))?.as_str();
-        let parameters = declared.get(2).or(declared.get(4))?.as_str();
+        let function = declared
+            .get(1)
+            .or(declared.get(3))
+            .or(declared.get(5))?
+            .as_str();
+        let parameters = declared
+            .get(2)
+            .or(declared.get(4))
+            .or(declared.get(6))?
+            .as_str();
         let Some(at) = parameters
             .split(',')
             .position(|parameter| parameter.split('=').next().unwrap_or("").trim() == name)

@@ -269,7 +269,9 @@ fn one_literal(expression: &str, program: &str) -> Option<String> {
 /// name = …` statements.
 fn assigned(code: &str, name: &str, program: &str) -> Option<Vec<String>> {
     if matches!(program, "python" | "python3") {
-        return values(code, name);
+        return values(code, name).or_else(|| {
+            super::code_words::parameter_values(code, name).filter(|found| !found.is_empty())
+        });
     }
     let pattern = format!(
         r"(?m)(?:^|[;{{(]\s*)(?:(?:my|our|local|const|let|var)\s+)?\$?{}\s*=\s*([^;\n]+)",

@@ -170,6 +170,14 @@ fn a_javascript_functions_parameter_is_read_by_its_calls() {
             .iter()
             .any(|path| path == "/tmp/x.sh")
     );
+    // Python's lambda too (round 51, x-xpfn4).
+    let lambda = "save = lambda d: open(d, 'w').write(open('tools/' + chr(103) + '.sh').read())\nsave('/tmp/x.sh')\n";
+    assert!(
+        of(lambda, "python3")
+            .paths
+            .iter()
+            .any(|path| path == "/tmp/x.sh")
+    );
     // Handed over as a value, or given a spread: any file.
     for calls in ["[1].forEach(log);\n", "log(...args);\n"] {
         let found = of(&format!("{helper}{calls}"), "node");
