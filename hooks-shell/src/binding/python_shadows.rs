@@ -230,7 +230,10 @@ fn first_on_path(
             .chain(read)
             .take(MAX_FOLDERS)
             .filter_map(|file| peek::small_text(file))
-            .chain(std::iter::once(code_words));
+            .chain(std::iter::once(code_words))
+            // Code the command gives on its input (`python3 - <<E … E`:
+            // red team round 51, f11).
+            .chain(std::iter::once(subject.command.clone()));
         for text in texts {
             for dir in search_path::literal_folders(&text) {
                 for base in &bases {
