@@ -130,6 +130,19 @@ fn code_moving_or_starting_runners_and_helper_scripts_bind_or_refuse() {
         &[("test_a.py", test)],
         &[("test_a.py", &edit)],
     );
+    // x-xpfn4: a Python lambda writing by its parameter what the hook runs.
+    let lambda = "import sys\nsys.stdin.read()\nsave = lambda d: open(d, 'w').write(open('tools/' + chr(103) + '.sh').read())\nsave('../r51n.sh')\n";
+    edited_never_runs(
+        "rm -f ../r51n.sh; python3 ~/.claude/hooks/l.py; sh ../r51n.sh; rm -f ../r51n.sh",
+        &[("~/.claude/hooks/l.py", lambda)],
+        &[("tools/g.sh", LEAVES_A_MARK)],
+    );
+    // f11: a folder a here-document's code adds as a site folder.
+    edited_never_runs(
+        "python3 - <<E\nimport site\nsite.addsitedir(\"tools\")\nE\nsh ~/bin/g.sh",
+        &[("tools/a.pth", "\n")],
+        &[("tools/a.pth", "import os; open('PWNED', 'w')\n")],
+    );
     if installed("make") {
         edited_never_runs(
             "cp \"$(printf tools/g.%s sh)\" ../r51n.sh; make -s -f ~/.claude/hooks/mk; rm -f ../r51n.sh",
