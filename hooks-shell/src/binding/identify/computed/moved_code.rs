@@ -96,8 +96,85 @@ fn is_written_place(value: &str, program: &str, code: &str) -> bool {
         )
         .expect("valid regex")
     });
+    is_place_at(value, program, code, &PLACE, 0)
+}
+
+/// [`is_written_place`] `depth` names deep: a wrapper read through
+/// (`Path(…)`, `str(…)`, `os.path.abspath(…)`, `.resolve()`), the
+/// repository's top (`git rev-parse --show-toplevel`'s output), the hook
+/// input's data (`data["tool_input"]["file_path"]`, and the folder of such
+/// a path), a Python name whose every value is one (round 52 usability:
+/// `cwd=repo_root`, `cwd=Path(data["cwd"])`, `cwd=os.path.dirname(path)`).
+fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usize) -> bool {
+    static WRAPPED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:(?:pathlib\.)?Path|PurePath|str|os\.fspath|os\.path\.(?:abspath|realpath|normpath|dirname|expanduser))\((.*)\)$")
+            .expect("valid regex")
+    });
+    static DATA: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^([A-Za-z_]\w*)(?:\s*(?:\[\s*['"][\w-]+['"]\s*\]|\.get\(\s*['"][\w-]+['"][^()]*\)))+$|rev-parse[^)]*--show-toplevel|--show-toplevel[^)]*rev-parse"#)
+            .expect("valid regex")
+    });
+    // The hook input: a name the code gives only what it parses from its
+    // input (`data = json.load(sys.stdin)`, `JSON.parse(…)`).
+    let parsed_input = |name: &str| {
+        let values = match program {
+            "python" | "python3" => super::python_values::values(code, name).unwrap_or_default(),
+            _ => Regex::new(&format!(r"\b{}\s*=\s*([^;\n]+)", regex::escape(name)))
+                .map(|found| {
+                    found
+                        .captures_iter(code)
+                        .map(|c| c[1].to_owned())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default(),
+        };
+        !values.is_empty()
+            && values
+                .iter()
+                .all(|value| value.contains("json.load") || value.contains("JSON.parse"))
+    };
+    let data = |value: &str| {
+        DATA.captures(value)
+            .is_some_and(|found| match found.get(1) {
+                Some(name) => parsed_input(name.as_str()),
+                None => true,
+            })
+    };
     let value = value.trim();
-    if value.is_empty() || PLACE.is_match(value) || is_string(value, program) {
+    let value = value
+        .strip_suffix(".resolve()")
+        .or_else(|| value.strip_suffix(".strip()"))
+        .unwrap_or(value)
+        .trim();
+    if value.is_empty() || place.is_match(value) || is_string(value, program) || data(value) {
+        return true;
+    }
+    // `a or "."`, `a || "."`: each side.
+    for or in [" or ", "||"] {
+        let sides = super::brackets::split_outside(value, or);
+        if sides.len() > 1 && depth < 4 {
+            return sides
+                .iter()
+                .all(|side| is_place_at(side, program, code, place, depth + 1));
+        }
+    }
+    if depth < 4
+        && let Some(inner) = WRAPPED.captures(value).and_then(|found| found.get(1))
+    {
+        let first = super::inline_code::top_level(inner.as_str(), ',');
+        return first
+            .first()
+            .is_some_and(|first| is_place_at(first, program, code, place, depth + 1));
+    }
+    let python = matches!(program, "python" | "python3");
+    if python
+        && depth < 4
+        && super::python_values::is_name(value)
+        && let Some(values) = super::python_values::values(code, value)
+        && values
+            .iter()
+            .all(|given| is_place_at(given, program, code, place, depth + 1))
+    {
         return true;
     }
     match program {
@@ -112,7 +189,7 @@ fn is_written_place(value: &str, program: &str, code: &str) -> bool {
             };
             super::inline_code::top_level(inner, ',')
                 .iter()
-                .all(|part| PLACE.is_match(part.trim()) || is_string(part.trim(), program))
+                .all(|part| place.is_match(part.trim()) || is_string(part.trim(), program))
         }
     }
 }
@@ -134,6 +211,10 @@ mod tests {
                 "env = dict(os.environ, PYTHONPATH='to' + 'ols')\n",
             ),
             ("python3", "os.environ['PYTHONPATH'] = 'to' + 'ols'\n"),
+            (
+                "python3",
+                "d = {'x': 'to' + 'ols'}\nsubprocess.run(['sh', 'g.sh'], cwd=d['x'])\n",
+            ),
             (
                 "python3",
                 "subprocess.run(['git', 'status'], env=dict(os.environ, GIT_DIR='s' + 'ub/.git'))\n",
@@ -176,6 +257,21 @@ mod tests {
                 "spawnSync('sh', ['x.sh'], {cwd: path.join(__dirname, 'lib')});\n",
             ),
             ("perl", "chdir($ENV{CLAUDE_PROJECT_DIR});\n"),
+            // Round 52 usability: the repository's top, the hook input's
+            // data, a wrapper of either.
+            (
+                "python3",
+                "repo = subprocess.check_output(['git', 'rev-parse', '--show-toplevel'], text=True).strip()\nsubprocess.run(['git', 'status'], cwd=repo)\n",
+            ),
+            (
+                "python3",
+                "path = data.get('tool_input', {}).get('file_path', '')\nsubprocess.run(['ruff', 'format', path], cwd=os.path.dirname(path) or '.')\n",
+            ),
+            (
+                "python3",
+                "root = Path(data.get('cwd', '.'))\nsubprocess.run(['git', 'diff'], cwd=root)\n",
+            ),
+            ("node", "execSync('npm test', {cwd: input.cwd});\n"),
             (
                 "perl",
                 "#!/usr/bin/env -S PERL5LIB=lib perl\nuse File::Temp;\n",
