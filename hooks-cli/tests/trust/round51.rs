@@ -199,6 +199,12 @@ fn a_hooks_own_data_and_a_script_beside_it_are_approved_once() {
             &[(".claude/hooks/x.js", logs)],
         );
     }
+    // Round 52: a child run in the hook input's folder, or its file's.
+    let moved = "import json, os, subprocess, sys\nfrom pathlib import Path\ndata = json.load(sys.stdin)\nroot = Path(data.get('cwd', '.'))\npath = data.get('tool_input', {}).get('file_path', '')\nsubprocess.run(['ls'], cwd=root, capture_output=True)\nsubprocess.run(['ls'], cwd=os.path.dirname(path) or '.', capture_output=True)\nsubprocess.run(['sh', 'tools/g.sh'], input='', text=True)\n";
+    approved_once_runs_again(
+        "python3 ~/.claude/hooks/m.py",
+        &[(".claude/hooks/m.py", moved)],
+    );
     approved_once_runs_again(
         "python3 ~/.claude/hooks/x.py",
         &[
