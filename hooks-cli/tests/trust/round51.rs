@@ -205,6 +205,14 @@ fn a_hooks_own_data_and_a_script_beside_it_are_approved_once() {
         "python3 ~/.claude/hooks/m.py",
         &[(".claude/hooks/m.py", moved)],
     );
+    if installed("node") {
+        // Round 52, n02: Node running git in the folder of the input's file.
+        let beside = "const { spawnSync } = require('child_process'); const path = require('path');\nconst input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nconst f = (input.tool_input || {}).file_path || path.join(input.cwd, 'tools/g.sh');\nspawnSync('ls', [f], { cwd: path.dirname(f), stdio: 'pipe' });\nspawnSync('sh', ['tools/g.sh'], { stdio: ['pipe', 'inherit', 'inherit'] });\n";
+        approved_once_runs_again(
+            "node ~/.claude/hooks/n.js",
+            &[(".claude/hooks/n.js", beside)],
+        );
+    }
     approved_once_runs_again(
         "python3 ~/.claude/hooks/x.py",
         &[

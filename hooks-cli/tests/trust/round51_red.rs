@@ -53,6 +53,9 @@ fn a_folder_an_expansion_makes_when_it_runs_binds_what_it_runs() {
         "bash -c \"sh ~+/tools/g.sh\"",
         "bash -c \"sh \\$\\\"tools\\\"/g.sh\"",
         "sh tools$((0))/g.sh",
+        // Round 52: every parameter leading a folder.
+        "set -- x tools; shift; sh \"$@/g.sh\"",
+        "f() { sh \"$*/g.sh\"; }; f tools",
     ] {
         edit_never_runs(command, &|_| {});
     }

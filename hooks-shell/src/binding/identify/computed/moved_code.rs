@@ -107,11 +107,11 @@ fn is_written_place(value: &str, program: &str, code: &str) -> bool {
 /// `cwd=repo_root`, `cwd=Path(data["cwd"])`, `cwd=os.path.dirname(path)`).
 fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usize) -> bool {
     static WRAPPED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"^(?:(?:pathlib\.)?Path|PurePath|str|os\.fspath|os\.path\.(?:abspath|realpath|normpath|dirname|expanduser))\((.*)\)$")
+        Regex::new(r"^(?:(?:pathlib\.)?Path|PurePath|str|String|os\.fspath|os\.path\.(?:abspath|realpath|normpath|dirname|expanduser)|path\.(?:dirname|resolve|normalize))\((.*)\)$")
             .expect("valid regex")
     });
     static DATA: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^([A-Za-z_]\w*)(?:\s*(?:\[\s*['"][\w-]+['"]\s*\]|\.get\(\s*['"][\w-]+['"][^()]*\)))+$|rev-parse[^)]*--show-toplevel|--show-toplevel[^)]*rev-parse"#)
+        Regex::new(r#"^([A-Za-z_]\w*)(?:\s*(?:\[\s*['"][\w-]+['"]\s*\]|\.get\(\s*['"][\w-]+['"][^()]*\)|\.\w+))+$|rev-parse[^)]*--show-toplevel|--show-toplevel[^)]*rev-parse"#)
             .expect("valid regex")
     });
     // The hook input: a name the code gives only what it parses from its
@@ -129,9 +129,10 @@ fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usi
                 .unwrap_or_default(),
         };
         !values.is_empty()
-            && values
-                .iter()
-                .all(|value| value.contains("json.load") || value.contains("JSON.parse"))
+            && values.iter().all(|value| {
+                (value.contains("json.load") || value.contains("JSON.parse"))
+                    && (value.contains("stdin") || value.contains("readFileSync(0"))
+            })
     };
     let data = |value: &str| {
         DATA.captures(value)
@@ -140,12 +141,19 @@ fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usi
                 None => true,
             })
     };
-    let value = value.trim();
-    let value = value
-        .strip_suffix(".resolve()")
-        .or_else(|| value.strip_suffix(".strip()"))
-        .unwrap_or(value)
-        .trim();
+    let mut value = value.trim();
+    // `.resolve()`, `.strip()`, Node's `.toString().trim()`.
+    while let Some(inner) = [".resolve()", ".strip()", ".trim()", ".toString()"]
+        .iter()
+        .find_map(|suffix| value.strip_suffix(suffix))
+    {
+        value = inner.trim();
+    }
+    // `(input.tool_input || {}).file_path`: an object read with a default.
+    let plain: String = value.replace("|| {}", "").replace(['(', ')', ' '], "");
+    if !matches!(program, "python" | "python3") && plain != value && data(plain.trim()) {
+        return true;
+    }
     if value.is_empty() || place.is_match(value) || is_string(value, program) || data(value) {
         return true;
     }
@@ -167,10 +175,13 @@ fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usi
             .is_some_and(|first| is_place_at(first, program, code, place, depth + 1));
     }
     let python = matches!(program, "python" | "python3");
-    if python
-        && depth < 4
+    let values = match python {
+        true => super::python_values::values(code, value),
+        false => assigned_values(code, value),
+    };
+    if depth < 4
         && super::python_values::is_name(value)
-        && let Some(values) = super::python_values::values(code, value)
+        && let Some(values) = values
         && values
             .iter()
             .all(|given| is_place_at(given, program, code, place, depth + 1))
@@ -192,6 +203,20 @@ fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usi
                 .all(|part| place.is_match(part.trim()) || is_string(part.trim(), program))
         }
     }
+}
+
+/// What JavaScript or Perl `code` assigns `name` (`const root = …;`).
+fn assigned_values(code: &str, name: &str) -> Option<Vec<String>> {
+    let pattern = format!(
+        r"(?:^|[;{{(\s])(?:(?:const|let|var|my)\s+)?\$?{}\s*=\s*([^;\n]+)",
+        regex::escape(name)
+    );
+    let found: Vec<String> = Regex::new(&pattern)
+        .ok()?
+        .captures_iter(code)
+        .map(|found| found[1].trim().to_owned())
+        .collect();
+    (!found.is_empty()).then_some(found)
 }
 
 #[cfg(test)]
@@ -272,6 +297,14 @@ mod tests {
                 "root = Path(data.get('cwd', '.'))\nsubprocess.run(['git', 'diff'], cwd=root)\n",
             ),
             ("node", "execSync('npm test', {cwd: input.cwd});\n"),
+            (
+                "node",
+                "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nconst f = (input.tool_input || {}).file_path || path.join(input.cwd, 'src/app.py');\nspawnSync('git', ['diff', '--', f], { cwd: path.dirname(f), stdio: 'pipe' });\n",
+            ),
+            (
+                "node",
+                "const root = execSync('git rev-parse --show-toplevel', { stdio: 'pipe' }).toString().trim();\nexecSync('git status', { cwd: root, stdio: 'pipe' });\n",
+            ),
             (
                 "perl",
                 "#!/usr/bin/env -S PERL5LIB=lib perl\nuse File::Temp;\n",

@@ -35,7 +35,7 @@ fn expanded_at(
 ) -> Vec<String> {
     static LEADING: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r"^(?:~|\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+)([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*|[0-9]))(/.*)?$",
+            r"^(?:~|\$\{([A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*])([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*|[0-9@*]))(/.*)?$",
         )
         .expect("valid regex")
     });
@@ -64,6 +64,11 @@ fn expanded_at(
         _ => value,
     });
     let mut spellings: Vec<String> = Vec::new();
+    // `"$@/g.sh"`, `"$*/g.sh"`: every parameter leads any folder there
+    // (red team round 52, y23, y24).
+    if matches!(name, "@" | "*") && rest.starts_with('/') {
+        spellings.push(format!("*{rest}"));
+    }
     if let Some(spelled) = value.map(|value| format!("{value}{rest}")) {
         if spelled.starts_with(['$', '~']) && spelled != word && depth < 4 {
             spellings.extend(expanded_at(&spelled, home, cwd, assigned, depth + 1));

@@ -123,6 +123,8 @@ fn a_folder_an_expansion_makes_when_it_runs_is_read() {
         "X=xzz; sh ${X#x}/g.sh",
         "X=zzx; sh ${X%x}/g.sh",
         "set -- zz; sh $1/g.sh",
+        "set -- x zz; shift; sh \"$@/g.sh\"",
+        "f() { sh \"$*/g.sh\"; }; f zz",
         "bash -c \"sh ~+/zz/g.sh\"",
         "bash -c \"sh \\$\\\"zz\\\"/g.sh\"",
     ] {
