@@ -18,6 +18,9 @@ const OTHER: &str = "other";
 /// and its language (`None`: shell text).
 pub(super) struct Helpers {
     scripts: Vec<(PathBuf, String, Option<&'static str>)>,
+    /// What each script writes, read once (each script's reading is
+    /// seeded with every other's).
+    writes: Vec<computed::Written>,
 }
 
 impl Helpers {
@@ -52,7 +55,14 @@ impl Helpers {
             };
             scripts.push((file.clone(), text, language));
         }
-        Self { scripts }
+        let writes = scripts
+            .iter()
+            .map(|(_, text, language)| match language {
+                Some(OTHER | "awk") => computed::script_writes(text),
+                _ => computed::files_written(text, *language),
+            })
+            .collect();
+        Self { scripts, writes }
     }
 
     /// What the scripts write when they run that may hold code no reading
@@ -66,16 +76,12 @@ impl Helpers {
     /// names for another's).
     fn written_apart(&self, apart: Option<usize>) -> computed::Written {
         let mut written = computed::Written::default();
-        for (at, (_, text, language)) in self.scripts.iter().enumerate() {
+        for (at, more) in self.writes.iter().enumerate() {
             if Some(at) == apart {
                 continue;
             }
-            let more = match language {
-                Some(OTHER | "awk") => computed::script_writes(text),
-                _ => computed::files_written(text, *language),
-            };
-            written.paths.extend(more.paths);
-            written.ends.extend(more.ends);
+            written.paths.extend(more.paths.iter().cloned());
+            written.ends.extend(more.ends.iter().cloned());
         }
         written
     }
