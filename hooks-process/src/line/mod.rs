@@ -227,24 +227,18 @@ impl LineWorker {
         self.settle(id, answer, deadline)
     }
 
-    fn answer_direct(
-        &self,
-        direct: &direct::Direct,
-        id: u64,
-        slot: &Slot,
-        until: Instant,
-        deadline: Duration,
-    ) -> Answer {
-        let answer = direct.wait(&self.shared, slot, until);
-        self.settle(id, answer, deadline)
-    }
-
     fn settle(&self, id: u64, answer: Option<Answer>, deadline: Duration) -> Answer {
         match answer {
             Some(answer) => self.explain(answer),
             None => {
                 // Its answer, if it ever comes, is logged as stale and dropped.
                 lock(&self.shared.pending).remove(&id);
+                // A reader leaving as this caller timed out may have handed
+                // it the turn to read: passed on, or those still waiting
+                // would wait for answers no one reads until their deadlines.
+                if let Some(direct) = &self.direct {
+                    direct.pass_turn(&self.shared, &Slot::default());
+                }
                 Err(LineError::TimedOut(deadline))
             }
         }
@@ -266,8 +260,8 @@ impl LineWorker {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let until = deadline_after(deadline);
         let (id, slot) = self.send_line(id, with_id(id, object), until)?;
-        if let Some(direct) = &self.direct {
-            return self.answer_direct(direct, id, &slot, until, deadline);
+        if self.direct.is_some() {
+            return self.wait_blocking(id, &slot, until, deadline);
         }
         self.answer_async(id, &slot, deadline).await
     }

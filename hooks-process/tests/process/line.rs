@@ -402,3 +402,45 @@ fn a_worker_started_on_a_runtime_that_stops_later_keeps_answering_and_still_dies
         );
     }
 }
+
+/// A caller whose deadline passes just as the reader leaves may be handed
+/// the turn to read after it gave up: it must pass the turn on, or every
+/// caller still waiting waits for answers no one reads (ci-82's timeout).
+/// Many callers give up within milliseconds, beside patient ones, so the
+/// moment comes often.
+#[test]
+fn a_caller_giving_up_as_the_turn_comes_passes_it_on() {
+    if !python_available() {
+        return;
+    }
+    let worker = Arc::new(echo_worker(Arc::default(), true));
+    let impatient: Vec<_> = (0..6)
+        .map(|caller| {
+            let worker = Arc::clone(&worker);
+            std::thread::spawn(move || {
+                for n in 0..150u64 {
+                    let wait = Duration::from_micros(200 + (caller * 300 + n * 37) % 2000);
+                    // Answered or not in time: either is fine here.
+                    let _ = worker.request(op(json!({"op": "sleep", "s": 0.001})), wait);
+                }
+            })
+        })
+        .collect();
+    let patient: Vec<_> = (0..3)
+        .map(|caller| {
+            let worker = Arc::clone(&worker);
+            std::thread::spawn(move || {
+                for n in 0..150 {
+                    let tag = caller * 1000 + n;
+                    let answer = worker
+                        .request(op(json!({"op": "echo", "n": tag})), MARGIN)
+                        .expect("answer");
+                    assert_eq!(answer["echo"]["n"], tag);
+                }
+            })
+        })
+        .collect();
+    for caller in patient.into_iter().chain(impatient) {
+        caller.join().expect("joins");
+    }
+}
