@@ -102,6 +102,7 @@ mod round5;
 mod round50;
 mod round51;
 mod round51_red;
+mod round52;
 mod round6_shapes;
 mod round7;
 mod round8;

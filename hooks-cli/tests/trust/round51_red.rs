@@ -16,7 +16,7 @@ use crate::round40::edit_never_runs;
 /// The user's `command` accepted in a project holding `files` (and the two
 /// guard scripts); `edits` then written: the edit never runs, the guard
 /// blocks. Files under `~/` go to the home folder.
-fn edited_never_runs(command: &str, files: &[(&str, &str)], edits: &[(&str, &str)]) {
+pub(crate) fn edited_never_runs(command: &str, files: &[(&str, &str)], edits: &[(&str, &str)]) {
     let (home, project) = home_with("[claude]");
     scripts(&home, &project, GUARDS);
     let place = |file: &str, text: &str| match file.strip_prefix("~/") {

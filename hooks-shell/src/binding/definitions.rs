@@ -18,6 +18,7 @@ use super::search_path::with_project;
 use super::shell::{shell_script, simple_commands};
 use super::wrappers::{run_folders, unwrap};
 use follow::{cargo_config_files, follow_includes};
+pub(crate) use make_text::makefile_from_input;
 use npm::package_scripts;
 use options::Options;
 use table::PROGRAMS;
@@ -90,6 +91,10 @@ pub struct Reached {
     pub(crate) nesting: usize,
     /// How many definition files were read (at most [`MAX_READS`]).
     pub(crate) reads: usize,
+    /// Whether the commands read are ones code starts (`subprocess.run`):
+    /// a Python they start imports from the folder it runs in, for the
+    /// user's hook too (its `PYTHONSAFEPATH` is the command's: H52-7).
+    pub(crate) code_started: bool,
 }
 
 impl Reached {
@@ -133,45 +138,29 @@ pub fn reached(raw: &str, cwd: &Path, project_hook: bool) -> Reached {
         ..Reached::default()
     };
     reached_within(raw, cwd, project_hook, &mut found, 0);
+    node::fed_code(raw, cwd, &mut found);
     found
 }
 
-/// Why `make` with `args` cannot be read: it reads a makefile from its
-/// input or a descriptor (`-f -`, `-f /dev/stdin`, `--file=/dev/fd/3`, `-f
-/// <(…)`), text no file holds, whose recipes no reading sees (red team
-/// R43-11).
-pub(crate) fn makefile_from_input(args: &[String]) -> Option<String> {
-    let is_input = |name: &str| {
-        name == "-"
-            || name.starts_with("/dev/")
-            || name.starts_with("/proc/")
-            || name.contains("<(")
+/// [`reached`] of the commands code starts (shell lines).
+pub(crate) fn reached_from_code(raw: &str, cwd: &Path) -> Reached {
+    let mut found = Reached {
+        top: cwd.to_path_buf(),
+        code_started: true,
+        ..Reached::default()
     };
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        let named = match word.as_str() {
-            "--file" | "--makefile" => words.next().map(String::as_str),
-            long if long.starts_with("--") => ["--file=", "--makefile="]
-                .iter()
-                .find_map(|prefix| long.strip_prefix(prefix)),
-            // `-f X`, `-fX`, `-sf X`: the letters up to one taking a value.
-            short if short.starts_with('-') => {
-                let letters = &short[1..];
-                match letters.find(|c: char| "fCIoWjl".contains(c)) {
-                    Some(at) if letters[at..].starts_with('f') => match &letters[at + 1..] {
-                        "" => words.next().map(String::as_str),
-                        rest => Some(rest),
-                    },
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
-        if let Some(name) = named.filter(|name| is_input(name)) {
-            return Some(format!("make reads a makefile no file holds (`{name}`)"));
-        }
+    reached_within(raw, cwd, false, &mut found, 0);
+    found
+}
+
+/// The files Node may load for the names `code` (a file's, not inline)
+/// loads from `cwd` (`require(path.resolve("m"))`): [`node::cwd_specs`].
+pub(crate) fn node_code_reaches(code: &str, cwd: &Path) -> Vec<PathBuf> {
+    let mut found = Reached::default();
+    for spec in node::cwd_specs(code, false) {
+        node::bind_spec(&spec, cwd, &mut found);
     }
-    None
+    found.roots
 }
 
 /// How deep `sh -c` strings and `package.json` scripts are followed.
@@ -205,6 +194,15 @@ pub(super) fn reached_within(
             }
             continue;
         }
+        // `python3 -c "…run(['make', 'lint'])"`: what its code starts (H52-5).
+        let started = super::identify::inline_started(&base_name(first), &words[1..]);
+        if !started.is_empty() {
+            let outer = std::mem::replace(&mut found.code_started, true);
+            for here in &heres {
+                reached_within(&started.join("\n"), here, project_hook, found, depth + 1);
+            }
+            found.code_started = outer;
+        }
         if matches!(first.as_str(), "cd" | "pushd") {
             match change_folder(&words[1..]) {
                 Ok(dir) => {
@@ -235,9 +233,15 @@ pub(super) fn reached_within(
                     pip::local_projects(&args, &unwrapped.assignments, here, found);
                 }
             }
-        } else if project_hook && matches!(name.as_str(), "python" | "python3") {
+        } else if (project_hook || found.code_started)
+            && matches!(name.as_str(), "python" | "python3")
+        {
             for here in &heres {
                 python::python_modules(&words[1..], &unwrapped.assignments, here, found);
+            }
+        } else if matches!(name.as_str(), "node" | "nodejs") {
+            for here in &heres {
+                node::node_files(&words[1..], here, found);
             }
         }
     }
@@ -458,6 +462,7 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
 
 mod follow;
 mod make_text;
+mod node;
 mod npm;
 mod options;
 mod pip;

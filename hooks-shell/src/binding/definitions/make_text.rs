@@ -290,6 +290,44 @@ pub(super) fn shell_calls(line: &str) -> Vec<&str> {
     calls
 }
 
+/// Why `make` with `args` cannot be read: it reads a makefile from its
+/// input or a descriptor (`-f -`, `-f /dev/stdin`, `--file=/dev/fd/3`, `-f
+/// <(…)`), text no file holds, whose recipes no reading sees (red team
+/// R43-11).
+pub(crate) fn makefile_from_input(args: &[String]) -> Option<String> {
+    let is_input = |name: &str| {
+        name == "-"
+            || name.starts_with("/dev/")
+            || name.starts_with("/proc/")
+            || name.contains("<(")
+    };
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let named = match word.as_str() {
+            "--file" | "--makefile" => words.next().map(String::as_str),
+            long if long.starts_with("--") => ["--file=", "--makefile="]
+                .iter()
+                .find_map(|prefix| long.strip_prefix(prefix)),
+            // `-f X`, `-fX`, `-sf X`: the letters up to one taking a value.
+            short if short.starts_with('-') => {
+                let letters = &short[1..];
+                match letters.find(|c: char| "fCIoWjl".contains(c)) {
+                    Some(at) if letters[at..].starts_with('f') => match &letters[at + 1..] {
+                        "" => words.next().map(String::as_str),
+                        rest => Some(rest),
+                    },
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(name) = named.filter(|name| is_input(name)) {
+            return Some(format!("make reads a makefile no file holds (`{name}`)"));
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -144,6 +144,7 @@ fn read(
             let words = text.replace([',', '(', ')', '[', ']'], " ");
             follow_named(&words, cwd, dir, found, (depth, given));
         }
+        code_definitions(language, &text, cwd, found);
         if !shell {
             return;
         }
@@ -198,7 +199,7 @@ fn read(
     // `make -s lint`, `npm run -s lint`: the definitions it runs in the
     // folder it runs in, as the command's own are read (R44-12).
     if shell {
-        definitions_run_by(&text, cwd, found);
+        definitions_run_by(&text, cwd, found, false);
     }
 }
 
@@ -262,10 +263,11 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
             .or_else(|| scan_awk_programs(&text, cwd, dir));
     }
     let language = language_of(file, &text, None);
-    if let Some(language) = language
-        && found.computed.is_none()
-    {
-        found.computed = scan_code(file, language);
+    if let Some(language) = language {
+        if found.computed.is_none() {
+            found.computed = scan_code(file, language);
+        }
+        code_definitions(language, &text, cwd, found);
     }
     // `subprocess.run(["sh","tools/g.sh"])`: its list's items as words
     // (also in a Python file a shell could run: R47-4).
@@ -296,14 +298,33 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
         }
     }
     if shell {
-        definitions_run_by(&text, cwd, found);
+        definitions_run_by(&text, cwd, found, false);
+    }
+}
+
+/// Adds the definitions the commands `text`, code of `language`, starts
+/// execute (`subprocess.run(["make", "-s", "lint"])`, `execSync("npm
+/// test")`: the project's `Makefile`, `package.json`, `node_modules/.bin`;
+/// round 52, H52-5), as a shell script's are.
+fn code_definitions(language: &str, text: &str, cwd: &Path, found: &mut Identified) {
+    let started = super::computed::started_commands(language, text);
+    if !started.is_empty() {
+        definitions_run_by(&started.join("\n"), cwd, found, true);
+    }
+    // `process.chdir(input.cwd); require(path.resolve("m"))` (H52-6).
+    if language == "node" {
+        for root in crate::binding::definitions::node_code_reaches(text, cwd) {
+            if !found.definitions.contains(&root) {
+                found.definitions.push(root);
+            }
+        }
     }
 }
 
 /// Adds the definitions the shell text `text` (run in `cwd`) executes
 /// ([`crate::binding::reached`]): bound, and read for names computed when
 /// they run.
-fn definitions_run_by(text: &str, cwd: &Path, found: &mut Identified) {
+fn definitions_run_by(text: &str, cwd: &Path, found: &mut Identified, from_code: bool) {
     // `make -C "$CLAUDE_PROJECT_DIR"`: the folder the hook runs in.
     static PROJECT: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"\$\{(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\}|\$(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\b")
@@ -314,7 +335,10 @@ fn definitions_run_by(text: &str, cwd: &Path, found: &mut Identified) {
         true => std::borrow::Cow::Borrowed(text),
         false => PROJECT.replace_all(text, regex::NoExpand(&folder)),
     };
-    let reached = crate::binding::reached(&text, cwd, false);
+    let reached = match from_code {
+        true => crate::binding::definitions::reached_from_code(&text, cwd),
+        false => crate::binding::reached(&text, cwd, false),
+    };
     if found.computed.is_none() {
         found.computed = reached.computed;
     }

@@ -62,55 +62,10 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
     if let Some(why) = loaded {
         return Some(format!("its {program} code {why}"));
     }
-    let calls: &[&str] = match program {
-        "python" | "python3" => &[
-            "system",
-            "popen",
-            "execl",
-            "execle",
-            "execlp",
-            "execlpe",
-            "execv",
-            "execve",
-            "execvp",
-            "execvpe",
-            "spawnl",
-            "spawnle",
-            "spawnlp",
-            "spawnlpe",
-            "spawnv",
-            "spawnve",
-            "spawnvp",
-            "spawnvpe",
-            "posix_spawn",
-            "posix_spawnp",
-            "run",
-            "call",
-            "check_call",
-            "check_output",
-            "Popen",
-            "getoutput",
-            "getstatusoutput",
-            "spawn",
-            "create_subprocess_exec",
-            "create_subprocess_shell",
-        ],
-        "perl" => &["system", "exec", "qx", "readpipe", "open"],
-        "ruby" => &[
-            "system", "exec", "spawn", "popen", "capture2", "capture3", "popen3",
-        ],
-        "node" | "bun" | "deno" => &NODE_CALLS,
-        "php" => &[
-            "system",
-            "exec",
-            "shell_exec",
-            "passthru",
-            "popen",
-            "proc_open",
-        ],
-        "awk" | "gawk" | "mawk" | "nawk" => return super::awk_code::awk(code),
-        _ => return None,
-    };
+    if matches!(program, "awk" | "gawk" | "mawk" | "nawk") {
+        return super::awk_code::awk(code);
+    }
+    let calls = calls_of(program)?;
     let shown =
         |call: &str| format!("its {program} code starts a command built when it runs (`{call}`)");
     // Only code that loads what starts programs: `asyncio.run(main())`,
@@ -165,8 +120,50 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
     written.paths.extend(prior.paths.iter().cloned());
     written.ends.extend(prior.ends.iter().cloned());
     // The commands it starts, in order, as shell text.
+    let started = match loads {
+        true => match started_by(program, code, &names) {
+            Ok(started) => started,
+            Err(why) => return Some(why),
+        },
+        false => Vec::new(),
+    };
+    // A file it writes, or one command of it writes, that another runs.
+    if (!written.is_empty() || started.len() > 1)
+        && let Some(why) = super::given::computed_name_after(&started.join("\n"), &written)
+    {
+        return Some(format!("its {program} code {why}"));
+    }
+    // A command in backquotes (`` `sh $x` ``, `%x(…)`, `qx(…)`) that
+    // interpolates.
+    if matches!(program, "perl" | "ruby" | "php")
+        && let Some(quoted) = BACKQUOTED
+            .find_iter(code)
+            .find(|q| interpolates(q.as_str()))
+    {
+        return Some(shown(quoted.as_str()));
+    }
+    None
+}
+
+/// The commands `code` of `program` starts through `names` (its calls that
+/// start programs), in order, as shell lines; `Err` says why one of them
+/// is built when it runs.
+fn started_by(program: &str, code: &str, names: &[&str]) -> Result<Vec<String>, String> {
     let mut started = Vec::new();
-    for call in spawn_calls(code, &names).into_iter().filter(|_| loads) {
+    for lines in each_started(program, code, names) {
+        started.extend(lines?);
+    }
+    Ok(started)
+}
+
+/// [`started_by`] call by call: each call's shell lines, or why it is
+/// built when it runs.
+fn each_started(program: &str, code: &str, names: &[&str]) -> Vec<Result<Vec<String>, String>> {
+    let node = matches!(program, "node" | "bun" | "deno");
+    let shown =
+        |call: &str| format!("its {program} code starts a command built when it runs (`{call}`)");
+    let mut each = Vec::new();
+    for call in spawn_calls(code, names) {
         // Perl's `open` starts a program only through a pipe: `open(my
         // $f, "-|", "git", "diff")` the words after its mode.
         let mut argument = call.argument.clone();
@@ -185,31 +182,107 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
             continue;
         }
         if !is_literal(&argument, program, code) {
-            return Some(shown(&call.text));
+            each.push(Err(shown(&call.text)));
+            continue;
         }
         // `os.system('sh "$(printf tools/g.%s sh)"')`: the shell text it
         // hands a shell, read as the hook's own.
-        if let Some(why) = shell_text_computed(&argument, program, code) {
-            return Some(format!("its {program} code {why}"));
+        match shell_text_computed(&argument, program, code) {
+            Some(why) => each.push(Err(format!("its {program} code {why}"))),
+            None => each.push(Ok(shell_lines(&argument, program, code))),
         }
-        started.extend(shell_lines(&argument, program, code));
     }
-    // A file it writes, or one command of it writes, that another runs.
-    if (!written.is_empty() || started.len() > 1)
-        && let Some(why) = super::given::computed_name_after(&started.join("\n"), &written)
-    {
-        return Some(format!("its {program} code {why}"));
-    }
-    // A command in backquotes (`` `sh $x` ``, `%x(…)`, `qx(…)`) that
-    // interpolates.
-    if matches!(program, "perl" | "ruby" | "php")
-        && let Some(quoted) = BACKQUOTED
-            .find_iter(code)
-            .find(|q| interpolates(q.as_str()))
-    {
-        return Some(shown(quoted.as_str()));
-    }
-    None
+    each
+}
+
+/// The commands written out in `code` of `program` (a language, as
+/// [`spawns_computed`] takes it) that it starts, as shell lines
+/// (`subprocess.run(["make", "-s", "lint"])` is `make -s lint`): what the
+/// programs among them run of the folder they run in is bound as the
+/// hook's own shell text's (round 52, H52-5). A call built when it runs is
+/// left out here; [`spawns_computed`] refuses it.
+pub(crate) fn started_commands(program: &str, code: &str) -> Vec<String> {
+    let Some(calls) = calls_of(program) else {
+        return Vec::new();
+    };
+    let aliases = match matches!(program, "python" | "python3") {
+        true => super::python_values::aliases(code, calls),
+        false => Vec::new(),
+    };
+    let names: Vec<&str> = calls
+        .iter()
+        .copied()
+        .chain(aliases.iter().map(String::as_str))
+        .collect();
+    each_started(program, code, &names)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .collect()
+}
+
+/// The functions of `program`'s language that start a program.
+fn calls_of(program: &str) -> Option<&'static [&'static str]> {
+    let calls: &'static [&'static str] = match program {
+        "python" | "python3" => &[
+            "system",
+            "popen",
+            "execl",
+            "execle",
+            "execlp",
+            "execlpe",
+            "execv",
+            "execve",
+            "execvp",
+            "execvpe",
+            "spawnl",
+            "spawnle",
+            "spawnlp",
+            "spawnlpe",
+            "spawnv",
+            "spawnve",
+            "spawnvp",
+            "spawnvpe",
+            "posix_spawn",
+            "posix_spawnp",
+            "run",
+            "call",
+            "check_call",
+            "check_output",
+            "Popen",
+            "getoutput",
+            "getstatusoutput",
+            "spawn",
+            "create_subprocess_exec",
+            "create_subprocess_shell",
+        ],
+        "perl" => &["system", "exec", "qx", "readpipe", "open"],
+        "ruby" => &[
+            "system", "exec", "spawn", "popen", "capture2", "capture3", "popen3",
+        ],
+        "node" | "bun" | "deno" => &NODE_CALLS,
+        "php" => &[
+            "system",
+            "exec",
+            "shell_exec",
+            "passthru",
+            "popen",
+            "proc_open",
+        ],
+        _ => return None,
+    };
+    Some(calls)
+}
+
+/// [`started_commands`] of the inline code `program` (as [`super::base_name`]
+/// gives it) is given among `args` (`python3 -c "…run(['make'])"`).
+pub(crate) fn inline_started(program: &str, args: &[String]) -> Vec<String> {
+    let language = match program {
+        "python" | "python3" => "python3",
+        "node" | "nodejs" | "bun" | "deno" => "node",
+        other => other,
+    };
+    code_of(program, args).map_or_else(Vec::new, |code| started_commands(language, code))
 }
 
 /// The inline code among `args` of `program`: the word after its inline
