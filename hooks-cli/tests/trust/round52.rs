@@ -5,10 +5,13 @@
 //! (`node tools/m`, `node -e 'require("./m")'`, a here-document,
 //! `require(path.resolve("m"))`: H52-4, H52-6); a Python the hook's code
 //! starts importing the project's module (H52-7). Each ran the project's
-//! edit unasked.
+//! edit unasked. And a backup the guard makes asked again after every run
+//! (R52-5).
 
+use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
 use crate::round8_modules::installed;
-use crate::round39::GUARDS;
+use crate::round39::{GUARDS, scripts};
+use crate::round40::edit_never_runs;
 use crate::round51_red::edited_never_runs;
 
 /// A Python hook: reads its input, runs `call`, then blocks.
@@ -222,5 +225,42 @@ fn a_python_the_hooks_code_starts_binds_what_it_imports_of_the_project() {
             &[("~/.claude/hooks/h.py", &hook), ("tools/.keep", "")],
             &[(file, PY_MARK)],
         );
+    }
+}
+
+/// R52-5: a backup the user's guard makes of a project file (a copy's or
+/// an archive's target, named once by a full path) was bound as absent:
+/// the guard asked again after every run. It runs again unasked; a copy
+/// the text runs stays bound.
+#[test]
+fn a_backup_the_guard_makes_is_no_code_of_it() {
+    for command in [
+        "mkdir -p ~/.cache; tar czf ~/.cache/bk.tgz src 2>/dev/null; sh ~/bin/g.sh",
+        "mkdir -p ~/.cache; cp README.md ~/.cache/readme.bak 2>/dev/null; sh ~/bin/g.sh",
+    ] {
+        let (home, project) = home_with("[claude]");
+        scripts(&home, &project, GUARDS);
+        write(&project, "README.md", "# readme\n");
+        write(&project, "src/app.py", "print(1)\n");
+        user_fail_closed_command(&home, command);
+        let runs = [
+            ("approval", true),
+            ("second run", false),
+            ("third run", false),
+        ];
+        for (round, accept) in runs {
+            let emitted = emit_terminal(&home, &project, "ls", accept);
+            assert_eq!(
+                emitted["outcome"]["message"], "guarded",
+                "{command}, {round}: {emitted:#}"
+            );
+        }
+    }
+    for command in [
+        "mkdir -p ~/.cache; cp tools/g.sh ~/.cache/g.sh; sh ~/.cache/g.sh",
+        "mkdir -p ~/.cache; cp -r tools ~/.cache/t; sh ~/.cache/t/g.sh",
+        "cp tools/g.sh ~/.cache/g.sh 2>/dev/null; cd ~/.cache && sh g.sh",
+    ] {
+        edit_never_runs(command, &|_| {});
     }
 }

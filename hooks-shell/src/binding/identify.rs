@@ -135,9 +135,16 @@ pub(crate) fn identify_line(
     };
     // The text's own data (`cat > /tmp/in.json; jq . /tmp/in.json`): its
     // content before the hook runs is no code of it (round 49, U1).
+    // So is a copy's or an archive's target it names once by a full path
+    // (`cp README.md ~/.cache/readme.bak`: round 52, R52-5).
+    let backups = super::search_path::write_targets::write_targets(&[&line])
+        .into_iter()
+        .filter(|path| path.starts_with(['/', '~']))
+        .filter(|path| !path.contains(['$', '`', '*', '?', '[']));
     let data: Vec<PathBuf> = computed::data_written(&line)
-        .iter()
-        .map(|path| super::normalize(&cwd.join(expand_tilde(path))))
+        .into_iter()
+        .chain(backups)
+        .map(|path| super::normalize(&cwd.join(expand_tilde(&path))))
         .collect();
     found.files.retain(|file| {
         let real = file.canonicalize().unwrap_or_else(|_| file.clone());

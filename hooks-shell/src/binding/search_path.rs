@@ -18,6 +18,7 @@ mod physical;
 mod run_folder;
 mod values;
 mod words;
+pub(super) mod write_targets;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -44,6 +45,9 @@ pub(super) struct Spoken {
     /// A module search setting whose value cannot be read before it runs
     /// (`read PYTHONPATH`, a shell file too long to read), as written.
     unknown: Option<String>,
+    /// The copies' and archives' targets of the shell text
+    /// ([`write_targets`]), for the copy rule.
+    write_targets: BTreeSet<String>,
 }
 
 impl Spoken {
@@ -54,6 +58,7 @@ impl Spoken {
             tokens: Vec::new(),
             names: BTreeSet::new(),
             unknown: None,
+            write_targets: BTreeSet::new(),
         };
         spoken.add(&with_project(words, project, cwd), None, project);
         for file in files.iter().filter(|file| is_shell(file)).take(MAX_FILES) {

@@ -169,6 +169,14 @@ impl Spoken {
             named_outside || physical.relative_outside(cwd, word)
         });
         let entered = self.entered();
+        // A copy's or an archive's target named once, in no folder the
+        // text enters: a backup it never runs (R52-5).
+        let write_only = |word: &String| {
+            self.write_targets.contains(word)
+                && !entered
+                    .iter()
+                    .any(|(_, target)| word.starts_with(&format!("{}/", trimmed(target))))
+        };
         for folder in folders {
             let inside = format!("{folder}/");
             // A glob that starts the word (`*/.env.*` in a `case`) is
@@ -177,7 +185,7 @@ impl Spoken {
                 |word: &String| glob_at(word).is_some_and(|at| at > 0) && glob_inside(word, folder);
             if words
                 .iter()
-                .any(|word| word.starts_with(&inside) || globbed(word))
+                .any(|word| (word.starts_with(&inside) && !write_only(word)) || globbed(word))
             {
                 return true;
             }

@@ -53,6 +53,17 @@ impl Spoken {
             }
         }
         let mut spoken = Spoken::new(words, &unique, cwd, project);
+        let shell_texts: Vec<String> = unique
+            .iter()
+            .filter(|file| is_shell(file))
+            .filter_map(|file| peek::small_text(file))
+            .collect();
+        let texts: Vec<&str> = words
+            .iter()
+            .map(String::as_str)
+            .chain(shell_texts.iter().map(String::as_str))
+            .collect();
+        spoken.write_targets = super::write_targets::write_targets(&texts);
         // The hook's own scripts too, the user's (`shutil.copytree('tools',
         // '/tmp/d')` in `~/.claude/hooks/x.py`: round 50, y46).
         let code = unique
