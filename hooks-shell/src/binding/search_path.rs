@@ -37,6 +37,7 @@ const MAX_FILES: usize = 64;
 
 /// The hook's command and the shell files it runs or sources, split into
 /// tokens (quotes gone), each with the folder `$0` names there.
+#[derive(Default)]
 pub(super) struct Spoken {
     /// `(token, folder of the file it is in, None for the command)`.
     pub tokens: Vec<(String, Option<PathBuf>)>,
@@ -54,12 +55,7 @@ impl Spoken {
     /// The tokens of the command `words` (as written: a `$(…)` whole) and
     /// of the shell files among `files`.
     pub(super) fn new(words: &[String], files: &[&PathBuf], cwd: &Path, project: &Path) -> Self {
-        let mut spoken = Self {
-            tokens: Vec::new(),
-            names: BTreeSet::new(),
-            unknown: None,
-            write_targets: BTreeSet::new(),
-        };
+        let mut spoken = Self::default();
         spoken.add(&with_project(words, project, cwd), None, project);
         for file in files.iter().filter(|file| is_shell(file)).take(MAX_FILES) {
             let Some(text) = peek::small_text(file) else {

@@ -3,11 +3,7 @@
 use super::*;
 
 fn spoken(text: &str, folder: Option<&Path>) -> Spoken {
-    let mut spoken = Spoken {
-        tokens: Vec::new(),
-        names: BTreeSet::new(),
-        unknown: None,
-    };
+    let mut spoken = Spoken::default();
     spoken.add(&[text.to_owned()], folder, Path::new("/p"));
     spoken
 }
@@ -123,11 +119,7 @@ fn a_folder_a_glob_copies_outside_the_project_is_bound() {
     let project = project.path();
     std::fs::create_dir_all(project.join("lib")).expect("lib");
     let text = "cp lib/*.py /tmp/x/\nPYTHONPATH=/tmp/x python3 c.py";
-    let mut spoken = Spoken {
-        tokens: Vec::new(),
-        names: BTreeSet::new(),
-        unknown: None,
-    };
+    let mut spoken = Spoken::default();
     spoken.add(&[text.to_owned()], None, project);
     let copied = spoken.copied_from(&["PYTHONPATH"], project, project);
     assert_eq!(copied.expect("known"), [project.join("lib")]);

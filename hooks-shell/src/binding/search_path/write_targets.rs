@@ -105,7 +105,7 @@ mod tests {
         let targets = write_targets(&[
             "mkdir -p ~/.cache; cp README.md ~/.cache/readme.bak 2>/dev/null",
             "tar czf ~/.cache/bk.tgz src && tar -c -f \"/tmp/b.tar\" src",
-            "zip -qr /tmp/z.zip src; cp -t /tmp/d a b; cp -r tools /tmp/d > /dev/null",
+            "zip -qr /tmp/z.zip src; cp -t /tmp/e a b; cp -r tools /tmp/d > /dev/null",
         ]);
         let expected = [
             "/tmp/b.tar",
