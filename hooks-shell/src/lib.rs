@@ -55,6 +55,7 @@ pub mod dialect;
 pub mod dispatcher;
 pub mod fingerprint;
 mod gate;
+mod git_env;
 mod guard_record;
 pub mod host_env;
 pub mod launch;

@@ -103,6 +103,7 @@ mod round50;
 mod round51;
 mod round51_red;
 mod round52;
+mod round53;
 mod round6_shapes;
 mod round7;
 mod round8;

@@ -92,6 +92,7 @@ fn built_command(
     // The user's own settings may still set one (they are not the project's).
     let users = hook.scope != Scope::Project;
     let withheld = crate::host_env::withhold_project_loaders(&mut built, &[&hook.project], users);
+    crate::git_env::without_found_bare_repositories(&mut built);
     built
         .args(&argv[1..])
         .current_dir(&hook.cwd)

@@ -10,6 +10,7 @@
 //! `process.cwd()`, `$CLAUDE_PROJECT_DIR`, the hook input's `cwd`) or its
 //! own (`__file__`'s, `__dirname`) are read as before.
 
+use std::cell::Cell;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -67,15 +68,72 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
                 .unwrap_or(""),
             false => value,
         };
-        if !is_written_place(value.trim(), program, code) {
+        let input_path = Cell::new(false);
+        if !is_written_place(value.trim(), program, code, &input_path) {
             return Some(format!(
                 "its {program} code moves where it runs or looks for code to a folder named when it runs (`{}{}`)",
-                matched.trim(),
+                code[found.start()..start].trim(),
+                value.trim()
+            ));
+        }
+        // The folder of a path the tool call names: any folder of the
+        // project, whose Makefile, package.json, conftest.py or tool
+        // settings no reading binds (red team round 53).
+        if input_path.get()
+            && let Some(started) = super::inline_code::started_commands(program, code)
+                .iter()
+                .filter_map(|line| first_program(line))
+                .find(|name| !ANY_FOLDER.contains(&name.as_str()))
+        {
+            return Some(format!(
+                "its {program} code runs {started} in the folder of a path the tool call names (`{}{}`), whose settings and code no reading binds",
+                code[found.start()..start].trim(),
                 value.trim()
             ));
         }
     }
     None
+}
+
+/// Programs that read no code from the folder they run in (git's found
+/// repositories are refused to every hook: `crate::git_env`), run in a
+/// folder the tool call names.
+const ANY_FOLDER: [&str; 22] = [
+    "git",
+    "ruff",
+    "black",
+    "isort",
+    "gofmt",
+    "rustfmt",
+    "shfmt",
+    "shellcheck",
+    "clang-format",
+    "jq",
+    "cat",
+    "grep",
+    "rg",
+    "head",
+    "tail",
+    "wc",
+    "ls",
+    "stat",
+    "file",
+    "diff",
+    "echo",
+    "true",
+];
+
+/// The program a shell line starts (assignments and wrappers read
+/// through), as its base name.
+fn first_program(line: &str) -> Option<String> {
+    crate::binding::shell::simple_commands(line)
+        .into_iter()
+        .map(|words| crate::binding::shell::skip_prefixes(&words))
+        .find_map(|words| {
+            words
+                .first()
+                .map(|first| super::base_name(first.trim_matches(['"', '\''])))
+        })
 }
 
 /// The expression `text` starts with: up to a comma, a closing bracket or
@@ -89,14 +147,16 @@ fn value_at(text: &str) -> &str {
 
 /// Whether `value` names a folder written out, or the folder the hook
 /// runs in, or its code's own.
-fn is_written_place(value: &str, program: &str, code: &str) -> bool {
+/// `input_path` is set when it is (or is the folder of) a path the hook
+/// input names other than its `cwd`.
+fn is_written_place(value: &str, program: &str, code: &str, input_path: &Cell<bool>) -> bool {
     static PLACE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r#"^(?:os\.getcwd\(\)|process\.cwd\(\)|__dirname|Dir\.pwd|getcwd\(\)|\$ENV\{\s*['"]?(?:CLAUDE_PROJECT_DIR|PWD|HOME)['"]?\s*\}|process\.env\.(?:CLAUDE_PROJECT_DIR|PWD|HOME)|process\.env\[['"](?:CLAUDE_PROJECT_DIR|PWD|HOME)['"]\]|os\.environ(?:\.get)?\s*[\[(]\s*['"](?:CLAUDE_PROJECT_DIR|PWD|HOME)['"][^\])]*[\])]|os\.getenv\(\s*['"](?:CLAUDE_PROJECT_DIR|PWD|HOME)['"][^)]*\)|[A-Za-z_$][\w$]*(?:\[['"]cwd['"]\]|\.get\(\s*['"]cwd['"][^)]*\)|\.cwd)|None|null|undefined)$"#,
         )
         .expect("valid regex")
     });
-    is_place_at(value, program, code, &PLACE, 0)
+    is_place_at(value, program, code, (&PLACE, input_path), 0)
 }
 
 /// [`is_written_place`] `depth` names deep: a wrapper read through
@@ -105,7 +165,13 @@ fn is_written_place(value: &str, program: &str, code: &str) -> bool {
 /// input's data (`data["tool_input"]["file_path"]`, and the folder of such
 /// a path), a Python name whose every value is one (round 52 usability:
 /// `cwd=repo_root`, `cwd=Path(data["cwd"])`, `cwd=os.path.dirname(path)`).
-fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usize) -> bool {
+fn is_place_at(
+    value: &str,
+    program: &str,
+    code: &str,
+    (place, input_path): (&Regex, &Cell<bool>),
+    depth: usize,
+) -> bool {
     static WRAPPED: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^(?:(?:pathlib\.)?Path|PurePath|str|String|os\.fspath|os\.path\.(?:abspath|realpath|normpath|dirname|expanduser)|path\.(?:dirname|resolve|normalize))\((.*)\)$")
             .expect("valid regex")
@@ -137,7 +203,13 @@ fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usi
     let data = |value: &str| {
         DATA.captures(value)
             .is_some_and(|found| match found.get(1) {
-                Some(name) => parsed_input(name.as_str()),
+                Some(name) => {
+                    let parsed = parsed_input(name.as_str());
+                    if parsed && !value.contains("cwd") {
+                        input_path.set(true);
+                    }
+                    parsed
+                }
                 None => true,
             })
     };
@@ -163,16 +235,16 @@ fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usi
         if sides.len() > 1 && depth < 4 {
             return sides
                 .iter()
-                .all(|side| is_place_at(side, program, code, place, depth + 1));
+                .all(|side| is_place_at(side, program, code, (place, input_path), depth + 1));
         }
     }
     if depth < 4
         && let Some(inner) = WRAPPED.captures(value).and_then(|found| found.get(1))
     {
         let first = super::inline_code::top_level(inner.as_str(), ',');
-        return first
-            .first()
-            .is_some_and(|first| is_place_at(first, program, code, place, depth + 1));
+        return first.first().is_some_and(|first| {
+            is_place_at(first, program, code, (place, input_path), depth + 1)
+        });
     }
     let python = matches!(program, "python" | "python3");
     let values = match python {
@@ -184,7 +256,7 @@ fn is_place_at(value: &str, program: &str, code: &str, place: &Regex, depth: usi
         && let Some(values) = values
         && values
             .iter()
-            .all(|given| is_place_at(given, program, code, place, depth + 1))
+            .all(|given| is_place_at(given, program, code, (place, input_path), depth + 1))
     {
         return true;
     }
@@ -252,9 +324,22 @@ mod tests {
             ),
             ("perl", "chdir(\"to\" . \"ols\");\n"),
             ("perl", "$ENV{PERL5LIB} = \"to\" . \"ols\";\n"),
+            // Round 53: a definitions program in the folder of a path the
+            // tool call names.
+            (
+                "python3",
+                "data = json.load(sys.stdin)\nfp = data['tool_input']['file_path']\nsubprocess.run(['make', '-s', 'lint'], cwd=os.path.dirname(fp))\n",
+            ),
+            (
+                "node",
+                "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nconst f = input.tool_input.file_path;\nexecSync('npm test', {cwd: path.dirname(f)});\n",
+            ),
         ] {
             assert!(moves_to_computed(program, code).is_some(), "{code}");
         }
+        // The expression is shown as written (round 52, U52-2: `cwd=rrepo`).
+        let why = moves_to_computed("python3", "subprocess.run(['sh'], cwd='a' + d)\n");
+        assert!(why.is_some_and(|why| why.contains("(`cwd='a' + d`)")));
         for (program, code) in [
             ("python3", "os.chdir(os.environ['CLAUDE_PROJECT_DIR'])\n"),
             (
