@@ -79,11 +79,19 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
         // The folder of a path the tool call names: any folder of the
         // project, whose Makefile, package.json, conftest.py or tool
         // settings no reading binds (red team round 53).
+        let started = || {
+            let loads = LOADS_THERE
+                .find(code)
+                .map(|found| found.as_str().trim().to_owned());
+            loads.or_else(|| {
+                super::inline_code::started_commands(program, code)
+                    .iter()
+                    .filter_map(|line| first_program(line))
+                    .find(|name| !ANY_FOLDER.contains(&name.as_str()))
+            })
+        };
         if input_path.get()
-            && let Some(started) = super::inline_code::started_commands(program, code)
-                .iter()
-                .filter_map(|line| first_program(line))
-                .find(|name| !ANY_FOLDER.contains(&name.as_str()))
+            && let Some(started) = started()
         {
             return Some(format!(
                 "its {program} code runs {started} in the folder of a path the tool call names (`{}{}`), whose settings and code no reading binds",
@@ -94,6 +102,13 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
     }
     None
 }
+
+/// Code loading from the folder it runs in by a relative name: after a
+/// move to the folder of a path the tool call names, from that folder.
+static LOADS_THERE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"\bsys\.path\b|\baddsitedir\b|\brunpy\b|\bimport_module\b|\bspec_from_file_location\b|\bexec(?:file)?\s*\(|__import__|\brequire\s*\(\s*(?:path\.resolve\(\s*['"`]|path\.(?:resolve|join)\(\s*process\.cwd|process\.cwd)|\bimport\s*\(|\brequire_relative\b|\bdo\s+['"]"#)
+        .expect("valid regex")
+});
 
 /// Programs that read no code from the folder they run in (git's found
 /// repositories are refused to every hook: `crate::git_env`), run in a
@@ -333,6 +348,14 @@ mod tests {
             (
                 "node",
                 "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nconst f = input.tool_input.file_path;\nexecSync('npm test', {cwd: path.dirname(f)});\n",
+            ),
+            (
+                "node",
+                "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nprocess.chdir(path.dirname(input.tool_input.file_path));\nrequire(path.resolve('m'));\n",
+            ),
+            (
+                "python3",
+                "data = json.load(sys.stdin)\nos.chdir(os.path.dirname(data['tool_input']['file_path']))\nsys.path.insert(0, os.getcwd())\nimport m\n",
             ),
         ] {
             assert!(moves_to_computed(program, code).is_some(), "{code}");
