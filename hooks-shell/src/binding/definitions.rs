@@ -194,6 +194,12 @@ pub(super) fn reached_within(
             }
             continue;
         }
+        if let Some(inner) = launchers::launched(&words) {
+            for here in &heres {
+                reached_within(&inner, here, project_hook, found, depth + 1);
+            }
+            continue;
+        }
         // `python3 -c "…run(['make', 'lint'])"`: what its code starts (H52-5).
         let started = super::identify::inline_started(&base_name(first), &words[1..]);
         if !started.is_empty() {
@@ -237,7 +243,8 @@ pub(super) fn reached_within(
             && matches!(name.as_str(), "python" | "python3")
         {
             for here in &heres {
-                python::python_modules(&words[1..], &unwrapped.assignments, here, found);
+                let at = (here.as_path(), project_hook);
+                python::python_modules(&words[1..], &unwrapped.assignments, at, found);
             }
         } else if matches!(name.as_str(), "node" | "nodejs") {
             for here in &heres {
@@ -461,8 +468,10 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
 }
 
 mod follow;
+mod launchers;
 mod make_text;
 mod node;
+mod node_specs;
 mod npm;
 mod options;
 mod pip;

@@ -13,6 +13,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::Reached;
+pub(crate) use super::node_specs::cwd_specs;
 
 /// The endings Node tries after a name, in its order, then a folder's.
 const TRIED: [&str; 9] = [
@@ -122,42 +123,6 @@ pub(super) fn fed_code(raw: &str, dir: &Path, found: &mut Reached) {
     }
 }
 
-/// The names `code` loads from the folder it runs in: `require("./m")`
-/// and `import("./m")` when the code is inline (a file's resolve from its
-/// own folder), and, in any code, `require(path.resolve("m"))`,
-/// `require(process.cwd() + "/m")`, `require(path.join(process.cwd(),
-/// "m"))`.
-pub(crate) fn cwd_specs(code: &str, inline: bool) -> Vec<String> {
-    static RELATIVE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?:\brequire|\bimport)\s*\(\s*\\?["'`](\.\.?/[^"'`\\]*)\\?["'`]|\bfrom\s*\\?["'`](\.\.?/[^"'`\\]*)\\?["'`]"#)
-            .expect("valid regex")
-    });
-    // The folder it runs in, or the project's, as code spells it.
-    const CWD: &str = r#"(?:process\.cwd\(\)|process\.env\.[A-Z_]*(?:PROJECT_DIR|PWD)\b|\b[A-Za-z_$][\w$]*\.cwd\b|\b[A-Za-z_$][\w$]*\[\s*\\?["']cwd\\?["']\s*\])"#;
-    static FROM_CWD: LazyLock<Regex> = LazyLock::new(|| {
-        let quote = r#"\\?["'`]"#;
-        let pattern = format!(
-            r#"(?:\brequire|\bimport|\brequire\.resolve)\s*\(\s*(?:path\.(?:resolve|join)\(\s*(?:(?:{CWD}|{quote}\.?{quote})\s*,\s*)?|{CWD}\s*\+\s*){quote}/?([^"'`\\]+){quote}|(?:\brequire|\bimport)\s*\(\s*`\$\{{{CWD}\}}/([^`]+)`"#
-        );
-        Regex::new(&pattern).expect("valid regex")
-    });
-    let mut specs: Vec<String> = FROM_CWD
-        .captures_iter(code)
-        .filter_map(|found| found.get(1).or(found.get(2)))
-        .map(|spec| spec.as_str().to_owned())
-        .collect();
-    if inline {
-        specs.extend(
-            RELATIVE
-                .captures_iter(code)
-                .filter_map(|found| found.get(1).or(found.get(2)))
-                .map(|spec| spec.as_str().to_owned()),
-        );
-    }
-    specs.truncate(64);
-    specs
-}
-
 /// Binds each file Node may load for `spec` from `dir`.
 pub(crate) fn bind_spec(spec: &str, dir: &Path, found: &mut Reached) {
     let base = spec.trim_end_matches('/');
@@ -216,17 +181,5 @@ mod tests {
         ] {
             assert!(reached(command, root, false).is_empty(), "{command}");
         }
-    }
-
-    #[test]
-    fn code_loading_from_the_folder_it_runs_in_is_read() {
-        let specs = super::cwd_specs(
-            "process.chdir(input.cwd);\nrequire(path.resolve(\"m\"));\n\
-             require(process.cwd() + \"/lib/x\");\nrequire(\"./own\");\n\
-             require(input.cwd + \"/a\"); require(path.join(process.env.CLAUDE_PROJECT_DIR, \"b\"));\n\
-             require(`${process.cwd()}/c`); import(path.resolve(data[\"cwd\"], \"d\"));\n",
-            false,
-        );
-        assert_eq!(specs, ["m", "lib/x", "a", "b", "c", "d"]);
     }
 }

@@ -70,7 +70,7 @@ pub(super) const MODULE_SETTINGS: [(&str, &[&str]); 6] = [
 pub(super) fn python_modules(
     args: &[String],
     assignments: &[(String, String)],
-    dir: &Path,
+    (dir, sites): (&Path, bool),
     found: &mut Reached,
 ) {
     let parsed = getopt::parse(&PYTHON, args);
@@ -88,6 +88,23 @@ pub(super) fn python_modules(
             _ => {}
         }
     }
+    let has_code = parsed
+        .args
+        .iter()
+        .any(|arg| matches!(arg, Arg::Opt(Role::Code, _) | Arg::Opt(Role::File, _)));
+    let script = parsed.rest.first().filter(|script| *script != "-");
+    let says_only = args
+        .iter()
+        .any(|arg| matches!(arg.as_str(), "-V" | "-VV" | "--version" | "-h" | "--help"));
+    // A Python code starts that reads its program from its input
+    // (`subprocess.run(["python3"], input="import m")`): what it imports
+    // from the folder it runs in cannot be named (round 53, H53-3).
+    if found.code_started && !has_code && !says_only && script.is_none() && found.computed.is_none()
+    {
+        found.computed = Some(
+            "its code starts a Python reading its program from its input where the folder it runs in comes first on its module path".to_owned(),
+        );
+    }
     let runs = runs.or_else(|| parsed.rest.first().map(|script| base_file(script)));
     let settings = MODULE_SETTINGS
         .iter()
@@ -102,7 +119,10 @@ pub(super) fn python_modules(
     if let Some(why) = parsed.unsure {
         found.unsure("python", &why);
     }
-    let roots = match names.is_empty() {
+    // Where a development install of the project puts it: a project
+    // hook's environment; the user's own Python has none of the project's
+    // (round 53, U53-1: `src/` bound by content asked again after each edit).
+    let roots = match names.is_empty() || !sites {
         true => Vec::new(),
         false => crate::binding::python_sites::module_roots(dir),
     };

@@ -43,6 +43,7 @@ mod script_options;
 mod shell_strings;
 mod spelled;
 mod spelled_names;
+mod started;
 mod words;
 mod written;
 mod written_names;
@@ -59,9 +60,8 @@ const MAX_DEPTH: usize = 8;
 
 pub(crate) use awk_code::program_files_in as awk_program_files;
 pub(crate) use given::{ANY, Calls, computed_name_given, scripts_given_computed};
-pub(crate) use inline_code::{
-    inline_started, spawns_computed, spawns_computed_after, started_commands,
-};
+pub(crate) use inline_code::{spawns_computed, spawns_computed_after};
+pub(crate) use started::{inline_started, started_commands};
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read

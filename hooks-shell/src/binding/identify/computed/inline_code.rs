@@ -158,7 +158,11 @@ fn started_by(program: &str, code: &str, names: &[&str]) -> Result<Vec<String>, 
 
 /// [`started_by`] call by call: each call's shell lines, or why it is
 /// built when it runs.
-fn each_started(program: &str, code: &str, names: &[&str]) -> Vec<Result<Vec<String>, String>> {
+pub(super) fn each_started(
+    program: &str,
+    code: &str,
+    names: &[&str],
+) -> Vec<Result<Vec<String>, String>> {
     let node = matches!(program, "node" | "bun" | "deno");
     let shown =
         |call: &str| format!("its {program} code starts a command built when it runs (`{call}`)");
@@ -195,34 +199,8 @@ fn each_started(program: &str, code: &str, names: &[&str]) -> Vec<Result<Vec<Str
     each
 }
 
-/// The commands written out in `code` of `program` (a language, as
-/// [`spawns_computed`] takes it) that it starts, as shell lines
-/// (`subprocess.run(["make", "-s", "lint"])` is `make -s lint`): what the
-/// programs among them run of the folder they run in is bound as the
-/// hook's own shell text's (round 52, H52-5). A call built when it runs is
-/// left out here; [`spawns_computed`] refuses it.
-pub(crate) fn started_commands(program: &str, code: &str) -> Vec<String> {
-    let Some(calls) = calls_of(program) else {
-        return Vec::new();
-    };
-    let aliases = match matches!(program, "python" | "python3") {
-        true => super::python_values::aliases(code, calls),
-        false => Vec::new(),
-    };
-    let names: Vec<&str> = calls
-        .iter()
-        .copied()
-        .chain(aliases.iter().map(String::as_str))
-        .collect();
-    each_started(program, code, &names)
-        .into_iter()
-        .flatten()
-        .flatten()
-        .collect()
-}
-
 /// The functions of `program`'s language that start a program.
-fn calls_of(program: &str) -> Option<&'static [&'static str]> {
+pub(super) fn calls_of(program: &str) -> Option<&'static [&'static str]> {
     let calls: &'static [&'static str] = match program {
         "python" | "python3" => &[
             "system",
@@ -274,17 +252,6 @@ fn calls_of(program: &str) -> Option<&'static [&'static str]> {
     Some(calls)
 }
 
-/// [`started_commands`] of the inline code `program` (as [`super::base_name`]
-/// gives it) is given among `args` (`python3 -c "…run(['make'])"`).
-pub(crate) fn inline_started(program: &str, args: &[String]) -> Vec<String> {
-    let language = match program {
-        "python" | "python3" => "python3",
-        "node" | "nodejs" | "bun" | "deno" => "node",
-        other => other,
-    };
-    code_of(program, args).map_or_else(Vec::new, |code| started_commands(language, code))
-}
-
 /// The inline code among `args` of `program`: the word after its inline
 /// option (`-c`, `-e`, `--eval`...), or an `awk` program (its first word
 /// that is no option or option value, unless `-f` names a file).
@@ -325,8 +292,14 @@ fn spawn_calls(code: &str, names: &[&str]) -> Vec<Call> {
         LazyLock::new(|| Regex::new(r"[A-Za-z_][A-Za-z0-9_]*").expect("valid regex"));
     let mut calls = Vec::new();
     for found in WORD.find_iter(code) {
-        // `def run(*args):` defines, never calls.
-        if !names.contains(&found.as_str()) || code[..found.start()].trim_end().ends_with("def") {
+        // `def run(*args):` defines, never calls; `["npm", "run", "lint"]`
+        // holds the word in a string (round 53, U53-2).
+        let quoted = code[..found.start()].ends_with(['"', '\'', '`'])
+            && code[found.end()..].starts_with(['"', '\'', '`']);
+        if !names.contains(&found.as_str())
+            || code[..found.start()].trim_end().ends_with("def")
+            || quoted
+        {
             continue;
         }
         let rest = code[found.end()..].trim_start();

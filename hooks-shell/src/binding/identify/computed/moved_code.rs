@@ -84,7 +84,7 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
                 .find(code)
                 .map(|found| found.as_str().trim().to_owned());
             loads.or_else(|| {
-                super::inline_code::started_commands(program, code)
+                super::started::started_commands(program, code)
                     .iter()
                     .filter_map(|line| first_program(line))
                     .find(|name| !ANY_FOLDER.contains(&name.as_str()))

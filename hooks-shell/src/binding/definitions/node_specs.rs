@@ -1,0 +1,203 @@
+//! The names Node code loads from the folder it runs in ([`cwd_specs`]):
+//! inline code's relative requires, and in any code a path built from
+//! that folder (`path.resolve("m")`, `process.cwd() + "/m"`, `` `${
+//! input.cwd}/m` ``, `createRequire(process.cwd() + "/")("./m")`, a name
+//! given such a folder: red team rounds 52 and 53, H52-4, H53-1, H53-2).
+
+use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// A quote, perhaps escaped for the shell it is written in.
+const QUOTE: &str = r#"\\?["'`]"#;
+
+/// The folder it runs in, or the project's, as code spells it; `||`
+/// between spellings too.
+const CWD: &str = r#"(?:(?:process\.cwd\(\)|process\.env\.[A-Z_]*(?:PROJECT_DIR|PWD)\b|\b[A-Za-z_$][\w$]*\.cwd\b|\b[A-Za-z_$][\w$]*\[\s*\\?["']cwd\\?["']\s*\])(?:\s*\|\|\s*(?:process\.cwd\(\)|process\.env\.[A-Z_]*(?:PROJECT_DIR|PWD)\b|\b[A-Za-z_$][\w$]*\.cwd\b))*)"#;
+
+/// Node's own modules: `require("fs")` never reads `node_modules/fs`.
+const BUILTINS: [&str; 40] = [
+    "assert",
+    "async_hooks",
+    "buffer",
+    "child_process",
+    "cluster",
+    "console",
+    "constants",
+    "crypto",
+    "dgram",
+    "diagnostics_channel",
+    "dns",
+    "domain",
+    "events",
+    "fs",
+    "http",
+    "http2",
+    "https",
+    "inspector",
+    "module",
+    "net",
+    "os",
+    "path",
+    "perf_hooks",
+    "process",
+    "punycode",
+    "querystring",
+    "readline",
+    "repl",
+    "stream",
+    "string_decoder",
+    "sys",
+    "timers",
+    "tls",
+    "trace_events",
+    "tty",
+    "url",
+    "util",
+    "v8",
+    "vm",
+    "zlib",
+];
+
+/// The names `code` loads from the folder it runs in: when the code is
+/// inline (a file's resolve from its own folder), `require("./m")`,
+/// `import("./m")`, a name given such a literal, a package of the folder's
+/// `node_modules` (`require("m")`); in any code, a path built from the
+/// folder ([`CWD`], or a name given it).
+pub(crate) fn cwd_specs(code: &str, inline: bool) -> Vec<String> {
+    let code = joined_literals(code);
+    let mut specs = from_cwd(&code);
+    if inline {
+        specs.extend(relative_and_bare(&code));
+    }
+    specs.sort();
+    specs.dedup();
+    specs.truncate(64);
+    specs
+}
+
+/// `"./" + "m"` as `"./m"`.
+fn joined_literals(code: &str) -> String {
+    static JOINED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(["'])([^"'\n]*)["']\s*\+\s*["']([^"'\n]*)["']"#).expect("valid regex")
+    });
+    let mut text = code.to_owned();
+    for _ in 0..8 {
+        let next = JOINED.replace_all(&text, "$1$2$3$1").into_owned();
+        if next == text {
+            break;
+        }
+        text = next;
+    }
+    text
+}
+
+/// The specs of paths built from the folder it runs in.
+fn from_cwd(code: &str) -> Vec<String> {
+    static NAMES: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(
+            r"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*{CWD}\s*(?:;|\n|$)"
+        ))
+        .expect("valid regex")
+    });
+    let names: Vec<String> = NAMES
+        .captures_iter(code)
+        .map(|found| regex::escape(&found[1]))
+        .take(16)
+        .collect();
+    let cwd = match names.is_empty() {
+        true => CWD.to_owned(),
+        false => format!(r"(?:{CWD}|\b(?:{})\b)", names.join("|")),
+    };
+    let path_fn = format!(r"(?:path|require\(\s*{QUOTE}path{QUOTE}\s*\))\.(?:resolve|join)");
+    let pattern = format!(
+        r#"(?:\brequire|\bimport|\brequire\.resolve)\s*\(\s*(?:{path_fn}\(\s*(?:(?:{cwd}|{QUOTE}\.?{QUOTE})\s*,\s*)?|{cwd}\s*\+\s*){QUOTE}/?([^"'`\\]+){QUOTE}|(?:\brequire|\bimport)\s*\(\s*`\$\{{{cwd}\}}/([^`]+)`|createRequire\(\s*{cwd}[^)]*\)\s*\(\s*{QUOTE}(?:\./)?([^"'`\\]+){QUOTE}"#
+    );
+    let Ok(from) = Regex::new(&pattern) else {
+        return Vec::new();
+    };
+    from.captures_iter(code)
+        .filter_map(|found| found.get(1).or(found.get(2)).or(found.get(3)))
+        .map(|spec| spec.as_str().to_owned())
+        .collect()
+}
+
+/// Inline code's relative specs, those given through a name, and the
+/// packages it requires by a bare name (as `node_modules/<name>`).
+fn relative_and_bare(code: &str) -> Vec<String> {
+    static LOADS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:\brequire|\bimport)\s*\(\s*\\?["'`]([^"'`\\]+)\\?["'`]\s*\)|\bfrom\s*\\?["'`]([^"'`\\]+)\\?["'`]"#)
+            .expect("valid regex")
+    });
+    static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*\\?["'`]([^"'`\\]+)\\?["'`]"#)
+            .expect("valid regex")
+    });
+    static BY_NAME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:\brequire|\bimport)\s*\(\s*([A-Za-z_$][\w$]*)\s*\)").expect("valid regex")
+    });
+    let given: BTreeMap<&str, &str> = GIVEN
+        .captures_iter(code)
+        .filter_map(|found| Some((found.get(1)?.as_str(), found.get(2)?.as_str())))
+        .collect();
+    let named = BY_NAME
+        .captures_iter(code)
+        .filter_map(|found| given.get(&found[1]).copied());
+    let written = LOADS
+        .captures_iter(code)
+        .filter_map(|found| found.get(1).or(found.get(2)))
+        .map(|spec| spec.as_str());
+    written
+        .chain(named)
+        .filter_map(
+            |spec| match spec.starts_with("./") || spec.starts_with("../") {
+                true => Some(spec.to_owned()),
+                false => bare_package(spec).map(|name| format!("node_modules/{name}")),
+            },
+        )
+        .collect()
+}
+
+/// The package a bare spec names (`m`, `@s/m`, `m/sub`), not one of Node's.
+fn bare_package(spec: &str) -> Option<&str> {
+    if spec.starts_with(['/', '.', '#', '$']) || spec.starts_with("node:") || spec.contains("://") {
+        return None;
+    }
+    let top = spec.split('/').next().unwrap_or(spec);
+    let valid = spec
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c));
+    (valid && !BUILTINS.contains(&top)).then_some(spec)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cwd_specs;
+
+    #[test]
+    fn code_loading_from_the_folder_it_runs_in_is_read() {
+        let code = "process.chdir(input.cwd);\nrequire(path.resolve(\"m\"));\n\
+             require(process.cwd() + \"/lib/x\");\nrequire(\"./own\");\n\
+             require(input.cwd + \"/a\"); require(path.join(process.env.CLAUDE_PROJECT_DIR, \"b\"));\n\
+             require(`${process.cwd()}/c`); import(path.resolve(data[\"cwd\"], \"d\"));\n\
+             const root = process.cwd();\nrequire(root + \"/e\");\n\
+             require(path.join(process.env.CLAUDE_PROJECT_DIR || process.cwd(), \"f\"));\n\
+             require(\"module\").createRequire(process.cwd() + \"/\")(\"./g\");\n\
+             require(require(\"path\").resolve(\"h\"));\n";
+        assert_eq!(
+            cwd_specs(code, false),
+            ["a", "b", "c", "d", "e", "f", "g", "h", "lib/x", "m"]
+        );
+    }
+
+    #[test]
+    fn inline_code_loads_relative_given_and_bare_names() {
+        let code = "const p = \"./m\"; require(p); require(\"./\" + \"n\"); require(\"fs\");\n\
+                    require(\"left-pad\"); import x from \"./o.mjs\"; require(\"node:fs\");";
+        assert_eq!(
+            cwd_specs(code, true),
+            ["./m", "./n", "./o.mjs", "node_modules/left-pad"]
+        );
+    }
+}

@@ -1,0 +1,97 @@
+//! The commands written out in code that the hook starts (round 52,
+//! H52-5): `subprocess.run(["make", "-s", "lint"])`, `os.system("npm
+//! test")`, Node's `execSync("npx eslint .")`, Perl's backquotes, as shell
+//! lines, with the variables the code gives them that steer what they run.
+//! What they run of the folder they run in is bound as the hook's own
+//! shell text's (`crate::binding::definitions`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::code_words::{BACKQUOTED, interpolates};
+use super::inline_code::{calls_of, code_of, each_started};
+
+/// The commands written out in `code` of `program` (a language, as
+/// [`super::spawns_computed`] takes it) that it starts, as shell lines
+/// (`subprocess.run(["make", "-s", "lint"])` is `make -s lint`): what the
+/// programs among them run of the folder they run in is bound as the
+/// hook's own shell text's (round 52, H52-5). A call built when it runs is
+/// left out here; [`super::spawns_computed`] refuses it.
+pub(crate) fn started_commands(program: &str, code: &str) -> Vec<String> {
+    let Some(calls) = calls_of(program) else {
+        return Vec::new();
+    };
+    let aliases = match matches!(program, "python" | "python3") {
+        true => super::python_values::aliases(code, calls),
+        false => Vec::new(),
+    };
+    let names: Vec<&str> = calls
+        .iter()
+        .copied()
+        .chain(aliases.iter().map(String::as_str))
+        .collect();
+    let mut lines: Vec<String> = each_started(program, code, &names)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .collect();
+    // The variables it gives them that steer what they run
+    // (`env={**os.environ, "MAKEFILES": "common.mk"}`: round 53, H53-6),
+    // given to each; a value computed when it runs stays out (its code is
+    // refused when that moves where code is looked for).
+    let steering: Vec<String> = STEERING
+        .captures_iter(code)
+        .filter(|found| !interpolates(&found[2]))
+        .map(|found| {
+            format!(
+                "{}={}",
+                &found[1],
+                shlex::try_quote(&found[2])
+                    .map_or_else(|_| "\"$(:)\"".to_owned(), |q| q.into_owned())
+            )
+        })
+        .collect();
+    if !steering.is_empty() {
+        let prefix = steering.join(" ");
+        for line in &mut lines {
+            *line = format!("{prefix} {line}");
+        }
+    }
+    // Perl's, Ruby's and PHP's commands in backquotes (`` `make -s` ``,
+    // `qx{make}`, `%x(make)`), written out (round 53, H53-5).
+    if matches!(program, "perl" | "ruby" | "php") {
+        lines.extend(
+            BACKQUOTED
+                .find_iter(code)
+                .map(|quoted| quoted.as_str())
+                .filter(|quoted| !interpolates(quoted))
+                .map(|quoted| {
+                    let inner = quoted.trim_start_matches(['q', 'x', '%', ' ']);
+                    inner
+                        .trim_start_matches(['`', '(', '{', '[', '/'])
+                        .trim_end_matches('`')
+                        .to_owned()
+                }),
+        );
+    }
+    lines
+}
+
+/// [`started_commands`] of the inline code `program` (as [`super::base_name`]
+/// gives it) is given among `args` (`python3 -c "…run(['make'])"`).
+pub(crate) fn inline_started(program: &str, args: &[String]) -> Vec<String> {
+    let language = match program {
+        "python" | "python3" => "python3",
+        "node" | "nodejs" | "bun" | "deno" => "node",
+        other => other,
+    };
+    code_of(program, args).map_or_else(Vec::new, |code| started_commands(language, code))
+}
+
+/// A variable given in code, with a written-out value, that tells make,
+/// npm or Node which files to read (`"MAKEFILES": "common.mk"`).
+static STEERING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"['"]?\b(MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|NODE_OPTIONS|NODE_PATH|npm_config_[A-Za-z_]+|PYTHONPATH|PYTHONSTARTUP)['"]?\s*(?:=|:)\s*['"]([^'"\n]*)['"]"#)
+        .expect("valid regex")
+});
