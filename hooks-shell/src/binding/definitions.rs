@@ -155,10 +155,20 @@ pub(crate) fn reached_from_code(raw: &str, cwd: &Path) -> Reached {
 
 /// The files Node may load for the names `code` (a file's, not inline)
 /// loads from `cwd` (`require(path.resolve("m"))`): [`node::cwd_specs`].
-pub(crate) fn node_code_reaches(code: &str, cwd: &Path) -> Vec<PathBuf> {
+/// Also what it loads by a path out of its own folder `dir` that leads
+/// into `cwd` (`path.join(__dirname, "..", "project", "m")`).
+pub(crate) fn node_code_reaches(code: &str, cwd: &Path, dir: &Path) -> Vec<PathBuf> {
     let mut found = Reached::default();
     for spec in node::cwd_specs(code, false) {
         node::bind_spec(&spec, cwd, &mut found);
+    }
+    for spec in node_specs::own_folder_specs(code) {
+        let target = super::normalize(&dir.join(&spec));
+        if let Ok(inside) = target.strip_prefix(cwd)
+            && let Some(spec) = inside.to_str()
+        {
+            node::bind_spec(spec, cwd, &mut found);
+        }
     }
     found.roots
 }

@@ -77,6 +77,38 @@ pub(crate) fn cwd_specs(code: &str, inline: bool) -> Vec<String> {
     specs
 }
 
+/// The paths a Node file's `code` loads relative to its own folder by
+/// going up out of it (`path.join(__dirname, "..", "..", "project", "m")`,
+/// `__dirname + "/../x"`): each as a path from that folder (round 53,
+/// e22: the user's hook reaching into a project by such a path).
+pub(crate) fn own_folder_specs(code: &str) -> Vec<String> {
+    static JOINED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(&format!(
+            r#"(?:\brequire|\bimport)\s*\(\s*(?:path\.(?:join|resolve)\(\s*__dirname((?:\s*,\s*{QUOTE}[^"'`\\]*{QUOTE})+)\s*\)|__dirname\s*\+\s*{QUOTE}/([^"'`\\]+){QUOTE})"#
+        ))
+        .expect("valid regex")
+    });
+    static PART: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"["'`]([^"'`\\]*)["'`]"#).expect("valid regex"));
+    let code = joined_literals(code);
+    JOINED
+        .captures_iter(&code)
+        .filter_map(|found| match (found.get(1), found.get(2)) {
+            (Some(parts), _) => Some(
+                PART.captures_iter(parts.as_str())
+                    .map(|part| part[1].trim_matches('/').to_owned())
+                    .filter(|part| !part.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("/"),
+            ),
+            (None, Some(rest)) => Some(rest.as_str().to_owned()),
+            _ => None,
+        })
+        .filter(|spec| spec.starts_with(".."))
+        .take(64)
+        .collect()
+}
+
 /// `"./" + "m"` as `"./m"`.
 fn joined_literals(code: &str) -> String {
     static JOINED: LazyLock<Regex> = LazyLock::new(|| {
@@ -189,6 +221,13 @@ mod tests {
             cwd_specs(code, false),
             ["a", "b", "c", "d", "e", "f", "g", "h", "lib/x", "m"]
         );
+    }
+
+    #[test]
+    fn a_path_out_of_the_files_own_folder_is_read() {
+        let code = "require(path.join(__dirname, \"..\", \"..\", \"project\", \"m\"));\n\
+                    require(__dirname + \"/../x\"); require(path.join(__dirname, \"lib\"));";
+        assert_eq!(super::own_folder_specs(code), ["../../project/m", "../x"]);
     }
 
     #[test]

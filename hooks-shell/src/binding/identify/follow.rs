@@ -144,7 +144,7 @@ fn read(
             let words = text.replace([',', '(', ')', '[', ']'], " ");
             follow_named(&words, cwd, dir, found, (depth, given));
         }
-        code_definitions(language, &text, cwd, found);
+        code_definitions(language, &text, (cwd, dir), found);
         if !shell {
             return;
         }
@@ -267,7 +267,7 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
         if found.computed.is_none() {
             found.computed = scan_code(file, language);
         }
-        code_definitions(language, &text, cwd, found);
+        code_definitions(language, &text, (cwd, dir), found);
     }
     // `subprocess.run(["sh","tools/g.sh"])`: its list's items as words
     // (also in a Python file a shell could run: R47-4).
@@ -306,14 +306,19 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
 /// execute (`subprocess.run(["make", "-s", "lint"])`, `execSync("npm
 /// test")`: the project's `Makefile`, `package.json`, `node_modules/.bin`;
 /// round 52, H52-5), as a shell script's are.
-fn code_definitions(language: &str, text: &str, cwd: &Path, found: &mut Identified) {
+fn code_definitions(
+    language: &str,
+    text: &str,
+    (cwd, dir): (&Path, &Path),
+    found: &mut Identified,
+) {
     let started = super::computed::started_commands(language, text);
     if !started.is_empty() {
         definitions_run_by(&started.join("\n"), cwd, found, true);
     }
     // `process.chdir(input.cwd); require(path.resolve("m"))` (H52-6).
     if language == "node" {
-        for root in crate::binding::definitions::node_code_reaches(text, cwd) {
+        for root in crate::binding::definitions::node_code_reaches(text, cwd, dir) {
             if !found.definitions.contains(&root) {
                 found.definitions.push(root);
             }
