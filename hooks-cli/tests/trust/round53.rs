@@ -168,6 +168,8 @@ fn launchers_backquotes_steering_variables_and_built_paths_bind_or_refuse() {
         "require(input.cwd + \"/m\");",
         "const root = process.cwd(); require(root + \"/m\");",
         "require(\"module\").createRequire(process.cwd() + \"/\")(\"./m\");",
+        // e22: out of its own folder into the project (`~/project`).
+        "require(path.join(__dirname, \"..\", \"..\", \"project\", \"m\"));",
     ] {
         let hook = format!(
             "const path = require(\"path\");\n\

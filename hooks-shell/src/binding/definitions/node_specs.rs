@@ -66,6 +66,9 @@ const BUILTINS: [&str; 40] = [
 /// `node_modules` (`require("m")`); in any code, a path built from the
 /// folder ([`CWD`], or a name given it).
 pub(crate) fn cwd_specs(code: &str, inline: bool) -> Vec<String> {
+    if !code.contains("require") && !code.contains("import") {
+        return Vec::new();
+    }
     let code = joined_literals(code);
     let mut specs = from_cwd(&code);
     if inline {
@@ -138,21 +141,37 @@ fn from_cwd(code: &str) -> Vec<String> {
         .map(|found| regex::escape(&found[1]))
         .take(16)
         .collect();
-    let cwd = match names.is_empty() {
-        true => CWD.to_owned(),
-        false => format!(r"(?:{CWD}|\b(?:{})\b)", names.join("|")),
+    // Built once; with names of its own only for code that gives some.
+    static PLAIN: LazyLock<Option<Regex>> =
+        LazyLock::new(|| Regex::new(&from_cwd_pattern(CWD)).ok());
+    let built;
+    let from = match names.is_empty() {
+        true => PLAIN.as_ref(),
+        false => {
+            built = Regex::new(&from_cwd_pattern(&format!(
+                r"(?:{CWD}|\b(?:{})\b)",
+                names.join("|")
+            )))
+            .ok();
+            built.as_ref()
+        }
     };
-    let path_fn = format!(r"(?:path|require\(\s*{QUOTE}path{QUOTE}\s*\))\.(?:resolve|join)");
-    let pattern = format!(
-        r#"(?:\brequire|\bimport|\brequire\.resolve)\s*\(\s*(?:{path_fn}\(\s*(?:(?:{cwd}|{QUOTE}\.?{QUOTE})\s*,\s*)?|{cwd}\s*\+\s*){QUOTE}/?([^"'`\\]+){QUOTE}|(?:\brequire|\bimport)\s*\(\s*`\$\{{{cwd}\}}/([^`]+)`|createRequire\(\s*{cwd}[^)]*\)\s*\(\s*{QUOTE}(?:\./)?([^"'`\\]+){QUOTE}"#
-    );
-    let Ok(from) = Regex::new(&pattern) else {
+    let Some(from) = from else {
         return Vec::new();
     };
     from.captures_iter(code)
         .filter_map(|found| found.get(1).or(found.get(2)).or(found.get(3)))
         .map(|spec| spec.as_str().to_owned())
         .collect()
+}
+
+/// The pattern of a load by a path built from `cwd` (a pattern of the
+/// folder's spellings).
+fn from_cwd_pattern(cwd: &str) -> String {
+    let path_fn = format!(r"(?:path|require\(\s*{QUOTE}path{QUOTE}\s*\))\.(?:resolve|join)");
+    format!(
+        r#"(?:\brequire|\bimport|\brequire\.resolve)\s*\(\s*(?:{path_fn}\(\s*(?:(?:{cwd}|{QUOTE}\.?{QUOTE})\s*,\s*)?|{cwd}\s*\+\s*){QUOTE}/?([^"'`\\]+){QUOTE}|(?:\brequire|\bimport)\s*\(\s*`\$\{{{cwd}\}}/([^`]+)`|createRequire\(\s*{cwd}[^)]*\)\s*\(\s*{QUOTE}(?:\./)?([^"'`\\]+){QUOTE}"#
+    )
 }
 
 /// Inline code's relative specs, those given through a name, and the
