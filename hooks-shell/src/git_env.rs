@@ -16,11 +16,23 @@ use tokio::process::Command;
 const SETTING: (&str, &str) = ("safe.bareRepository", "explicit");
 
 /// Gives `command` (a hook about to start) [`SETTING`] after the
-/// `GIT_CONFIG_*` pairs the host's environment already holds. A hook's own
-/// settings, set after this call, may still change it.
+/// `GIT_CONFIG_*` pairs it gets from the host (none when they were
+/// withheld). A hook's own settings, set after this call, may still change
+/// it.
 pub(crate) fn without_found_bare_repositories(command: &mut Command) {
-    let inherited = std::env::var("GIT_CONFIG_COUNT")
-        .ok()
+    // The count as the hook would see it: set for it, withheld from it
+    // (`crate::host_env`: git then reads none of the host's pairs), or the
+    // host's own.
+    let given = command
+        .as_std()
+        .get_envs()
+        .find(|(name, _)| *name == "GIT_CONFIG_COUNT")
+        .map(|(_, value)| value.map(|value| value.to_string_lossy().into_owned()));
+    let count = match given {
+        Some(value) => value,
+        None => std::env::var("GIT_CONFIG_COUNT").ok(),
+    };
+    let inherited = count
         .and_then(|count| count.trim().parse::<usize>().ok())
         .unwrap_or(0);
     command

@@ -180,7 +180,9 @@ fn code_valued_host_variables_never_reach_a_users_hook() {
         ("TZ", "Europe/Berlin"),
     ];
     // Git's settings through the environment are set on every run: the
-    // value is withheld, and so is the count (git then reads none of them).
+    // value is withheld, and so is the count (git then reads none of them);
+    // the only pair the hook's git reads is every hook's own
+    // (`safe.bareRepository`, round 53).
     for (name, value) in withheld.iter().chain(&kept) {
         let mut command = harness::command(
             &home,
@@ -203,10 +205,41 @@ fn code_valued_host_variables_never_reach_a_users_hook() {
         let out = command.output().expect("run hooks");
         let env = std::fs::read_to_string(&seen)
             .unwrap_or_else(|_| panic!("{name}: the guard did not run: {out:?}"));
+        let pairs = git_pairs(&env);
+        assert_eq!(
+            pairs,
+            [("safe.bareRepository".to_owned(), "explicit".to_owned())],
+            "{name}={value}: {env}"
+        );
+        if name.starts_with("GIT_CONFIG_") {
+            continue;
+        }
         let passed = env
             .lines()
             .any(|line| line.starts_with(&format!("{name}=")));
         let expected = kept.iter().any(|(k, _)| k == name);
         assert_eq!(passed, expected, "{name}={value}");
     }
+}
+
+/// The `GIT_CONFIG_KEY_n` / `GIT_CONFIG_VALUE_n` pairs git reads from the
+/// environment `env` (`NAME=value` lines): as many as `GIT_CONFIG_COUNT`.
+pub(crate) fn git_pairs(env: &str) -> Vec<(String, String)> {
+    let value = |name: &str| {
+        env.lines()
+            .find_map(|line| line.strip_prefix(&format!("{name}=")))
+            .map(str::to_owned)
+    };
+    let count = value("GIT_CONFIG_COUNT")
+        .and_then(|count| count.parse::<usize>().ok())
+        .unwrap_or(0);
+    (0..count)
+        .map(|at| {
+            let key = value(&format!("GIT_CONFIG_KEY_{at}")).unwrap_or_default();
+            (
+                key,
+                value(&format!("GIT_CONFIG_VALUE_{at}")).unwrap_or_default(),
+            )
+        })
+        .collect()
 }

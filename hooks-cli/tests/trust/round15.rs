@@ -56,9 +56,14 @@ fn git_settings_a_container_gives_reach_a_users_hook() {
     ];
     let (env, emitted) = crate::round17::env_a_users_guard_gets(&[], &settings);
     assert_eq!(emitted["runs"][0]["status"], "completed", "{emitted:#}");
-    for (name, value) in settings {
-        assert!(env.contains(&format!("{name}={value}\n")), "{name}: {env}");
-    }
+    // The container's pair first, then every hook's own (round 53).
+    let pairs = crate::round14::git_pairs(&env);
+    let expected = [("safe.directory", "*"), ("safe.bareRepository", "explicit")];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+        .collect();
+    assert_eq!(pairs, expected, "{env}");
 }
 
 #[test]

@@ -95,6 +95,10 @@ pub struct Reached {
     /// a Python they start imports from the folder it runs in, for the
     /// user's hook too (its `PYTHONSAFEPATH` is the command's: H52-7).
     pub(crate) code_started: bool,
+    /// Whether that code feeds what it starts (`input=`, `stdin=`,
+    /// `.communicate(`, `.stdin.write`): a Python reading its program
+    /// from its input gets it from the code (H53-3).
+    pub(crate) feeds_input: bool,
 }
 
 impl Reached {
@@ -142,11 +146,13 @@ pub fn reached(raw: &str, cwd: &Path, project_hook: bool) -> Reached {
     found
 }
 
-/// [`reached`] of the commands code starts (shell lines).
-pub(crate) fn reached_from_code(raw: &str, cwd: &Path) -> Reached {
+/// [`reached`] of the commands code starts (shell lines); `feeds_input`:
+/// the code feeds them input.
+pub(crate) fn reached_from_code(raw: &str, cwd: &Path, feeds_input: bool) -> Reached {
     let mut found = Reached {
         top: cwd.to_path_buf(),
         code_started: true,
+        feeds_input,
         ..Reached::default()
     };
     reached_within(raw, cwd, false, &mut found, 0);

@@ -99,7 +99,12 @@ pub(super) fn python_modules(
     // A Python code starts that reads its program from its input
     // (`subprocess.run(["python3"], input="import m")`): what it imports
     // from the folder it runs in cannot be named (round 53, H53-3).
-    if found.code_started && !has_code && !says_only && script.is_none() && found.computed.is_none()
+    if found.code_started
+        && found.feeds_input
+        && !has_code
+        && !says_only
+        && script.is_none()
+        && found.computed.is_none()
     {
         found.computed = Some(
             "its code starts a Python reading its program from its input where the folder it runs in comes first on its module path".to_owned(),

@@ -199,7 +199,7 @@ fn read(
     // `make -s lint`, `npm run -s lint`: the definitions it runs in the
     // folder it runs in, as the command's own are read (R44-12).
     if shell {
-        definitions_run_by(&text, cwd, found, false);
+        definitions_run_by(&text, cwd, found, (false, false));
     }
 }
 
@@ -298,7 +298,7 @@ fn read_only(file: &Path, cwd: &Path, found: &mut Identified, (depth, given): (u
         }
     }
     if shell {
-        definitions_run_by(&text, cwd, found, false);
+        definitions_run_by(&text, cwd, found, (false, false));
     }
 }
 
@@ -314,7 +314,16 @@ fn code_definitions(
 ) {
     let started = super::computed::started_commands(language, text);
     if !started.is_empty() {
-        definitions_run_by(&started.join("\n"), cwd, found, true);
+        let feeds = [
+            "input=",
+            "stdin=",
+            ".communicate(",
+            ".stdin.write",
+            "input:",
+        ]
+        .iter()
+        .any(|feed| text.contains(feed));
+        definitions_run_by(&started.join("\n"), cwd, found, (true, feeds));
     }
     // `process.chdir(input.cwd); require(path.resolve("m"))` (H52-6).
     if language == "node" {
@@ -329,7 +338,12 @@ fn code_definitions(
 /// Adds the definitions the shell text `text` (run in `cwd`) executes
 /// ([`crate::binding::reached`]): bound, and read for names computed when
 /// they run.
-fn definitions_run_by(text: &str, cwd: &Path, found: &mut Identified, from_code: bool) {
+fn definitions_run_by(
+    text: &str,
+    cwd: &Path,
+    found: &mut Identified,
+    (from_code, feeds): (bool, bool),
+) {
     // `make -C "$CLAUDE_PROJECT_DIR"`: the folder the hook runs in.
     static PROJECT: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"\$\{(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\}|\$(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\b")
@@ -341,7 +355,7 @@ fn definitions_run_by(text: &str, cwd: &Path, found: &mut Identified, from_code:
         false => PROJECT.replace_all(text, regex::NoExpand(&folder)),
     };
     let reached = match from_code {
-        true => crate::binding::definitions::reached_from_code(&text, cwd),
+        true => crate::binding::definitions::reached_from_code(&text, cwd, feeds),
         false => crate::binding::reached(&text, cwd, false),
     };
     if found.computed.is_none() {

@@ -79,12 +79,24 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
         // The folder of a path the tool call names: any folder of the
         // project, whose Makefile, package.json, conftest.py or tool
         // settings no reading binds (red team round 53).
+        // A `cwd=` keyword moves its own call (the line holding it, else
+        // all the code); a `chdir` all that follows.
+        let line_end = code[found.end()..]
+            .find('\n')
+            .map_or(code.len(), |at| found.end() + at);
+        let own_call = &code[line_start..line_end];
+        let keyword = matched.trim_start().starts_with("cwd");
         let started = || {
             let loads = LOADS_THERE
                 .find(code)
                 .map(|found| found.as_str().trim().to_owned());
+            let in_call = super::started::started_commands(program, own_call);
+            let commands = match keyword && !in_call.is_empty() {
+                true => in_call,
+                false => super::started::started_commands(program, code),
+            };
             loads.or_else(|| {
-                super::started::started_commands(program, code)
+                commands
                     .iter()
                     .filter_map(|line| first_program(line))
                     .find(|name| !ANY_FOLDER.contains(&name.as_str()))
