@@ -97,7 +97,7 @@ fn required(file: &Path) -> Option<BTreeSet<String>> {
 }
 
 /// Node's own modules (`require("fs")` never reads `node_modules`).
-const BUILT_IN: [&str; 43] = [
+pub(crate) const BUILT_IN: [&str; 43] = [
     "assert",
     "async_hooks",
     "buffer",

@@ -16,50 +16,6 @@ const QUOTE: &str = r#"\\?["'`]"#;
 /// between spellings too.
 const CWD: &str = r#"(?:(?:process\.cwd\(\)|process\.env\.[A-Z_]*(?:PROJECT_DIR|PWD)\b|\b[A-Za-z_$][\w$]*\.cwd\b|\b[A-Za-z_$][\w$]*\[\s*\\?["']cwd\\?["']\s*\])(?:\s*\|\|\s*(?:process\.cwd\(\)|process\.env\.[A-Z_]*(?:PROJECT_DIR|PWD)\b|\b[A-Za-z_$][\w$]*\.cwd\b))*)"#;
 
-/// Node's own modules: `require("fs")` never reads `node_modules/fs`.
-const BUILTINS: [&str; 40] = [
-    "assert",
-    "async_hooks",
-    "buffer",
-    "child_process",
-    "cluster",
-    "console",
-    "constants",
-    "crypto",
-    "dgram",
-    "diagnostics_channel",
-    "dns",
-    "domain",
-    "events",
-    "fs",
-    "http",
-    "http2",
-    "https",
-    "inspector",
-    "module",
-    "net",
-    "os",
-    "path",
-    "perf_hooks",
-    "process",
-    "punycode",
-    "querystring",
-    "readline",
-    "repl",
-    "stream",
-    "string_decoder",
-    "sys",
-    "timers",
-    "tls",
-    "trace_events",
-    "tty",
-    "url",
-    "util",
-    "v8",
-    "vm",
-    "zlib",
-];
-
 /// The names `code` loads from the folder it runs in: when the code is
 /// inline (a file's resolve from its own folder), `require("./m")`,
 /// `import("./m")`, a name given such a literal, a package of the folder's
@@ -219,7 +175,9 @@ fn bare_package(spec: &str) -> Option<&str> {
     let valid = spec
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "@/._-".contains(c));
-    (valid && !BUILTINS.contains(&top)).then_some(spec)
+    // `test` is Node's only as `node:test`.
+    let built_in = top != "test" && crate::binding::node_chain::BUILT_IN.contains(&top);
+    (valid && !built_in).then_some(spec)
 }
 
 #[cfg(test)]

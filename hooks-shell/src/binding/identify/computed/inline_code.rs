@@ -98,15 +98,8 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
     if let Some(why) = dynamic {
         return Some(shown(&why));
     }
-    let aliases = match python && loads {
-        true => super::python_values::aliases(code, calls),
-        false => Vec::new(),
-    };
-    let names: Vec<&str> = calls
-        .iter()
-        .copied()
-        .chain(aliases.iter().map(String::as_str))
-        .collect();
+    let names = call_names(calls, code, python && loads);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     // `open("/tmp/y.sh", "w")` then `run(["sh", "/tmp/y.sh"])` (R47-11),
     // in every language (round 49).
     let written = match loads {
@@ -250,6 +243,21 @@ pub(super) fn calls_of(program: &str) -> Option<&'static [&'static str]> {
         _ => return None,
     };
     Some(calls)
+}
+
+/// The names that call `calls` in `code`: themselves and, with
+/// `aliases`, the Python aliases code gives them (`from subprocess import
+/// run as r`, `f = subprocess.run`).
+pub(super) fn call_names(calls: &[&str], code: &str, aliases: bool) -> Vec<String> {
+    let given = match aliases {
+        true => super::python_values::aliases(code, calls),
+        false => Vec::new(),
+    };
+    calls
+        .iter()
+        .map(|call| (*call).to_owned())
+        .chain(given)
+        .collect()
 }
 
 /// The inline code among `args` of `program`: the word after its inline

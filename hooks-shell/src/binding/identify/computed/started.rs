@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::code_words::{BACKQUOTED, interpolates};
-use super::inline_code::{calls_of, code_of, each_started};
+use super::inline_code::{call_names, calls_of, code_of, each_started};
 
 /// The commands written out in `code` of `program` (a language, as
 /// [`super::spawns_computed`] takes it) that it starts, as shell lines
@@ -22,15 +22,8 @@ pub(crate) fn started_commands(program: &str, code: &str) -> Vec<String> {
     let Some(calls) = calls_of(program) else {
         return Vec::new();
     };
-    let aliases = match matches!(program, "python" | "python3") {
-        true => super::python_values::aliases(code, calls),
-        false => Vec::new(),
-    };
-    let names: Vec<&str> = calls
-        .iter()
-        .copied()
-        .chain(aliases.iter().map(String::as_str))
-        .collect();
+    let names = call_names(calls, code, matches!(program, "python" | "python3"));
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let mut lines: Vec<String> = each_started(program, code, &names)
         .into_iter()
         .flatten()
