@@ -5,7 +5,8 @@
 //! the `core.fsmonitor` of a bare repository the project commits in it,
 //! and make ran its Makefile. Git never uses a repository it only finds
 //! (`safe.bareRepository=explicit` for every hook), and a program that
-//! runs a folder's definitions cannot be approved there. Then the tester's
+//! runs a folder's definitions, or git, cannot be approved there (round
+//! 55: a repository nested in the project has settings of its own). Then the tester's
 //! round 53 rows (H53-1..6, U53-1, U53-2).
 
 use serde_json::json;
@@ -38,16 +39,9 @@ fn emit_naming(
     emit_json(home, project, extra, "pre_tool_call", &payload)
 }
 
-#[test]
-fn git_in_a_folder_the_tool_call_names_never_uses_a_bare_repository_found_there() {
-    if !installed("python3") || !installed("git") {
-        return;
-    }
-    let (home, project) = home_with("[claude]");
-    let mark = project.join("PWNED");
-    write(&project, "src/app.py", "print(1)\n");
-    // A folder shaped as a bare repository, as a repository may commit it.
-    let bare = project.join("vendor/lib");
+/// A folder shaped as a bare repository, with a `core.fsmonitor` that
+/// touches `mark`, as a repository may commit it (no `.git` in it).
+fn bare_repository_at(folder: &std::path::Path, mark: &std::path::Path) {
     for (file, text) in [
         ("HEAD", "ref: refs/heads/main\n".to_owned()),
         (
@@ -62,16 +56,72 @@ fn git_in_a_folder_the_tool_call_names_never_uses_a_bare_repository_found_there(
         ("refs/heads/.keep", String::new()),
         ("notes.py", "x = 1\n".to_owned()),
     ] {
-        write(&bare, file, &text);
+        write(folder, file, &text);
     }
-    let hook = in_the_files_folder("[\"git\", \"status\", \"--short\"]");
+}
+
+#[test]
+fn git_never_uses_a_bare_repository_it_finds() {
+    if !installed("python3") || !installed("git") {
+        return;
+    }
+    let (home, project) = home_with("[claude]");
+    let mark = project.join("PWNED");
+    // The project itself, downloaded without `.git`, shaped as a bare
+    // repository: the guard's git in the folder the hook input names.
+    bare_repository_at(&project, &mark);
+    write(&project, "src/app.py", "print(1)\n");
+    let hook = python_guard(
+        "subprocess.run([\"git\", \"status\", \"--short\"], cwd=data[\"cwd\"], capture_output=True)",
+    );
     write(&home.user_home, ".claude/hooks/g.py", &hook);
     user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
-    let accepted = emit_naming(&home, &project, &project.join("src/app.py"), true);
-    assert_eq!(accepted["outcome"]["message"], "guarded", "{accepted:#}");
-    let emitted = emit_naming(&home, &project, &bare.join("notes.py"), false);
-    assert!(!mark.exists(), "the found repository's fsmonitor ran");
-    assert_eq!(emitted["outcome"]["message"], "guarded", "{emitted:#}");
+    for accept in [true, false] {
+        let emitted = emit_naming(&home, &project, &project.join("src/app.py"), accept);
+        assert!(!mark.exists(), "the found repository's fsmonitor ran");
+        assert_eq!(emitted["outcome"]["message"], "guarded", "{emitted:#}");
+    }
+}
+
+#[test]
+fn git_in_a_folder_the_tool_call_names_cannot_be_approved() {
+    if !installed("python3") || !installed("git") {
+        return;
+    }
+    let (home, project) = home_with("[claude]");
+    let mark = project.join("PWNED");
+    write(&project, "src/app.py", "print(1)\n");
+    // Round 55: a repository nested in the project (from an archive; git
+    // never clones a `.git` folder), and one shaped as a bare repository.
+    let nested = project.join("vendor/lib");
+    write(&nested, "notes.py", "x = 1\n");
+    crate::round28::git(&nested, &["init", "-q", "."]);
+    let fsmonitor = format!("touch {}; false", mark.display());
+    crate::round28::git(&nested, &["config", "core.fsmonitor", &fsmonitor]);
+    bare_repository_at(&project.join("vendor/bare"), &mark);
+    for argv in [
+        "[\"git\", \"status\", \"--short\"]",
+        "[\"git\", \"-C\", os.path.dirname(fp), \"status\"]",
+    ] {
+        let hook = in_the_files_folder(argv);
+        write(&home.user_home, ".claude/hooks/g.py", &hook);
+        user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
+        for (file, accept) in [
+            ("src/app.py", true),
+            ("vendor/lib/notes.py", false),
+            ("vendor/bare/notes.py", false),
+        ] {
+            let emitted = emit_naming(&home, &project, &project.join(file), accept);
+            assert!(!mark.exists(), "{argv}: a found repository's fsmonitor ran");
+            assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+            let message = emitted["outcome"]["message"].as_str().unwrap_or_default();
+            assert!(
+                message.contains("cannot be approved") || message.contains("not approved"),
+                "{message}"
+            );
+            assert!(message.contains("git"), "{message}");
+        }
+    }
 }
 
 #[test]

@@ -120,6 +120,9 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
         },
         false => Vec::new(),
     };
+    if let Some(why) = super::started::git_in_computed_repository(program, code, &started) {
+        return Some(why);
+    }
     // A file it writes, or one command of it writes, that another runs.
     if (!written.is_empty() || started.len() > 1)
         && let Some(why) = super::given::computed_name_after(&started.join("\n"), &written)

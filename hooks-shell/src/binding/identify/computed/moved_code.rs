@@ -106,7 +106,7 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
             && let Some(started) = started()
         {
             return Some(format!(
-                "its {program} code runs {started} in the folder of a path the tool call names (`{}{}`), whose settings and code no reading binds",
+                "its {program} code runs {started} in the folder of a path the tool call names (`{}{}`), whose settings and code no reading binds; run it in the project folder with the path as an argument",
                 code[found.start()..start].trim(),
                 value.trim()
             ));
@@ -122,11 +122,13 @@ static LOADS_THERE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
-/// Programs that read no code from the folder they run in (git's found
-/// repositories are refused to every hook: `crate::git_env`), run in a
-/// folder the tool call names.
-const ANY_FOLDER: [&str; 22] = [
-    "git",
+/// Programs that read no code from the folder they run in, run in a
+/// folder the tool call names. Not git: a repository nested in the project
+/// (`vendor/lib/.git`, from an archive) has settings that run commands
+/// (`core.fsmonitor`), and one the tool call names is any of them (round
+/// 55); git's bare repositories are refused to every hook besides
+/// (`crate::git_env`).
+const ANY_FOLDER: [&str; 21] = [
     "ruff",
     "black",
     "isort",
@@ -163,9 +165,17 @@ fn first_program(line: &str) -> Option<String> {
         })
 }
 
+/// Whether `value`, an expression of `code`, names a folder written out,
+/// the folder the hook runs in or its own: not one named when it runs, nor
+/// the folder of a path the tool call names.
+pub(super) fn is_project_place(value: &str, program: &str, code: &str) -> bool {
+    let input_path = Cell::new(false);
+    is_written_place(value.trim(), program, code, &input_path) && !input_path.get()
+}
+
 /// The expression `text` starts with: up to a comma, a closing bracket or
 /// a line's end outside brackets and strings.
-fn value_at(text: &str) -> &str {
+pub(super) fn value_at(text: &str) -> &str {
     let end = super::brackets::scan(text, |_, c, depth| {
         depth < 0 || (depth == 0 && matches!(c, ',' | ';' | '\n'))
     });
@@ -353,6 +363,15 @@ mod tests {
             ("perl", "$ENV{PERL5LIB} = \"to\" . \"ols\";\n"),
             // Round 53: a definitions program in the folder of a path the
             // tool call names.
+            // Round 55: git there reads a nested repository's settings.
+            (
+                "node",
+                "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nconst f = (input.tool_input || {}).file_path || path.join(input.cwd, 'src/app.py');\nspawnSync('git', ['diff', '--', f], { cwd: path.dirname(f), stdio: 'pipe' });\n",
+            ),
+            (
+                "python3",
+                "data = json.load(sys.stdin)\nfp = data['tool_input']['file_path']\nos.chdir(os.path.dirname(fp))\nsubprocess.run(['git', 'diff'])\n",
+            ),
             (
                 "python3",
                 "data = json.load(sys.stdin)\nfp = data['tool_input']['file_path']\nsubprocess.run(['make', '-s', 'lint'], cwd=os.path.dirname(fp))\n",
@@ -417,10 +436,6 @@ mod tests {
                 "root = Path(data.get('cwd', '.'))\nsubprocess.run(['git', 'diff'], cwd=root)\n",
             ),
             ("node", "execSync('npm test', {cwd: input.cwd});\n"),
-            (
-                "node",
-                "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nconst f = (input.tool_input || {}).file_path || path.join(input.cwd, 'src/app.py');\nspawnSync('git', ['diff', '--', f], { cwd: path.dirname(f), stdio: 'pipe' });\n",
-            ),
             (
                 "node",
                 "const root = execSync('git rev-parse --show-toplevel', { stdio: 'pipe' }).toString().trim();\nexecSync('git status', { cwd: root, stdio: 'pipe' });\n",

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::code_words::{BACKQUOTED, interpolates};
+use super::code_words::{BACKQUOTED, interpolates, is_string};
 use super::inline_code::{call_names, calls_of, code_of, each_started};
 
 /// The commands written out in `code` of `program` (a language, as
@@ -88,3 +88,63 @@ static STEERING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"['"]?\b(MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|NODE_OPTIONS|NODE_PATH|npm_config_[A-Za-z_]+|PYTHONPATH|PYTHONSTARTUP)['"]?\s*(?:=|:)\s*['"]([^'"\n]*)['"]"#)
         .expect("valid regex")
 });
+
+/// Why `code` of `program`, starting `started` (as [`started_commands`]
+/// gives them), runs git in a repository named when it runs: `-C`,
+/// `--git-dir` or `--work-tree` given a value the code computes (shown as
+/// `"$(:)"`) that is not the folder it runs in or its own, or `-c` given
+/// one; as the hook's own shell text's `git -C "$d"` is refused (red team
+/// round 50, k25; round 55: `subprocess.run(["git", "-C",
+/// os.path.dirname(fp), "status"])` ran a nested repository's
+/// `core.fsmonitor`).
+pub(crate) fn git_in_computed_repository(
+    program: &str,
+    code: &str,
+    started: &[String],
+) -> Option<String> {
+    const COMPUTED: &str = "$(:)";
+    const OPTIONS: [&str; 4] = ["--git-dir", "--work-tree", "-C", "-c"];
+    // Each `"-C", value` the code writes: the value must name the project.
+    static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"['"](?:-C|--git-dir|--work-tree)['"]\s*,\s*"#).expect("valid regex")
+    });
+    let in_project = || {
+        let values: Vec<&str> = GIVEN
+            .find_iter(code)
+            .map(|found| super::moved_code::value_at(&code[found.end()..]))
+            .collect();
+        !values.is_empty()
+            && values.iter().all(|value| {
+                is_string(value, program)
+                    || super::moved_code::is_project_place(value, program, code)
+            })
+    };
+    for line in started {
+        for words in crate::binding::shell::simple_commands(line) {
+            let words = crate::binding::shell::skip_prefixes(&words);
+            let Some((first, args)) = words.split_first() else {
+                continue;
+            };
+            if super::base_name(first) != "git" {
+                continue;
+            }
+            let given = |option: &str, at: usize, word: &str| match word.strip_prefix(option) {
+                Some("") => args.get(at + 1).is_some_and(|next| next.contains(COMPUTED)),
+                Some(joined) => joined.contains(COMPUTED),
+                None => false,
+            };
+            let computed = args.iter().enumerate().any(|(at, word)| {
+                given("-c", at, word)
+                    || (OPTIONS[..3].iter().any(|option| given(option, at, word)) && !in_project())
+            });
+            if computed {
+                return Some(format!(
+                    "its {program} code runs git in a repository named when it runs (`{line}`), \
+                     whose settings (`core.fsmonitor`, aliases) no reading binds; run git in the \
+                     project folder with the path as an argument (`git diff -- PATH`)"
+                ));
+            }
+        }
+    }
+    None
+}

@@ -118,3 +118,43 @@ fn a_file_written_then_run_in_any_language_is_found() {
         assert!(spawns_computed(program, code).is_some(), "{program} {code}");
     }
 }
+
+/// Round 55: git started by code in a repository the code computes (the
+/// folder of a path the tool call names: a nested repository's
+/// `core.fsmonitor` ran) is refused, as the shell's `git -C "$d"` is; the
+/// project folder, written out or as the hook input's `cwd`, is not.
+#[test]
+fn git_started_in_a_computed_repository_is_refused() {
+    let head = "import json, os, subprocess, sys\ndata = json.load(sys.stdin)\n\
+                fp = data['tool_input']['file_path']\n";
+    for body in [
+        "subprocess.run(['git', '-C', os.path.dirname(fp), 'status'])",
+        "subprocess.run(['git', '--work-tree', os.path.dirname(fp), 'status'])",
+        "subprocess.run(['git', '--git-dir', d, 'status'])",
+        "subprocess.run(['git', '-c', 'core.pager=' + fp, 'log'])",
+        "subprocess.run(['timeout', '5', 'git', '-C', os.path.dirname(fp), 'diff'])",
+    ] {
+        let why = spawns_computed("python3", &format!("{head}{body}\n"));
+        assert!(
+            why.as_deref()
+                .is_some_and(|why| why.contains("runs git in a repository named")),
+            "{body}: {why:?}"
+        );
+    }
+    let node = "const { spawnSync } = require('child_process');\n\
+                const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n\
+                spawnSync('git', ['-C', path.dirname(input.tool_input.file_path), 'status']);\n";
+    assert!(spawns_computed("node", node).is_some(), "{node}");
+    for body in [
+        "subprocess.run(['git', '-C', data['cwd'], 'status'])",
+        "subprocess.run(['git', '-C', os.environ['CLAUDE_PROJECT_DIR'], 'diff', '--', fp])",
+        "subprocess.run(['git', '-C', 'web', 'status'])",
+        "subprocess.run(['git', 'diff', '--', fp])",
+    ] {
+        assert_eq!(
+            spawns_computed("python3", &format!("{head}{body}\n")),
+            None,
+            "{body}"
+        );
+    }
+}
