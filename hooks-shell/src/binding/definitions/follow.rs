@@ -101,6 +101,13 @@ fn toml_strings(value: &toml::Value, out: &mut Vec<String>, depth: usize) -> boo
 /// not the project's); a name it computes when it runs (`sh $(printf
 /// tools/g.%s sh)`) makes it one that cannot be approved (R44-12).
 pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
+    // A script that runs itself (`"lint": "npm run lint && bash -c 'npm
+    // run lint'"`) is read once: read again inside its own reading, it
+    // names nothing the outer reading does not, and each reading starts
+    // others (its binding took minutes: a repository stalled every check).
+    let Some(_reading) = Reading::enter(line, dir) else {
+        return;
+    };
     if found.computed.is_none()
         && let Some(why) = identify::computed_in(line, dir)
     {
@@ -149,6 +156,34 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
         found.nesting += 1;
         reached_within(line, dir, false, found, 0);
         found.nesting -= 1;
+    }
+}
+
+/// A recipe line being read in a folder, on this thread: one already
+/// being read is not read again inside its own reading.
+struct Reading;
+
+thread_local! {
+    static READING: std::cell::RefCell<Vec<(String, PathBuf)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Reading {
+    /// The reading of `line` in `dir`, unless it is already being read.
+    fn enter(line: &str, dir: &Path) -> Option<Reading> {
+        READING.with_borrow_mut(|reading| {
+            let key = (line.to_owned(), dir.to_path_buf());
+            (!reading.contains(&key)).then(|| {
+                reading.push(key);
+                Reading
+            })
+        })
+    }
+}
+
+impl Drop for Reading {
+    fn drop(&mut self) {
+        READING.with_borrow_mut(|reading| reading.pop());
     }
 }
 
