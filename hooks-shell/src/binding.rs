@@ -30,6 +30,7 @@ pub(crate) use identify::{
 mod led_to;
 mod mentions;
 mod named_digests;
+use named_digests::path_map;
 mod node_chain;
 mod peek;
 mod perl_inc;
@@ -301,6 +302,14 @@ impl Subject {
                 text.push_str(&code);
             }
         }
+        // What its code starts, as shell text (`["python3", "tools"]`: H55-8).
+        for file in found.files.iter().filter(|file| !file.starts_with(project)) {
+            text.extend(
+                identify::started_by_file(file)
+                    .iter()
+                    .map(|l| format!("\n{l}")),
+            );
+        }
         // Manifests the program reads, not the package folders it runs.
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
         let covered: &[PathBuf] = if self.bind_tree { &self.tree } else { &[] };
@@ -337,13 +346,6 @@ impl Subject {
         copies.bind_run_copies(&self.cwd, project, &mut binding.mentioned)?;
         discovery::bind(&spoken, roots, &named, at, &mut binding.mentioned)
     }
-}
-
-/// Paths and digests as a JSON object.
-fn path_map(map: &BTreeMap<PathBuf, String>) -> Map<String, Value> {
-    map.iter()
-        .map(|(path, hash)| (path.display().to_string(), Value::from(hash.as_str())))
-        .collect()
 }
 
 /// The digest of a hook tree ([`tree_sha256`]) and its roots.

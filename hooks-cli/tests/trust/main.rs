@@ -104,6 +104,7 @@ mod round51;
 mod round51_red;
 mod round52;
 mod round53;
+mod round55;
 mod round6_shapes;
 mod round7;
 mod round8;

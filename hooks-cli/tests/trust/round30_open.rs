@@ -13,7 +13,7 @@ use crate::round29_environments::{boot_change_asks_again, runs_boot};
 use crate::round30_copies::{WRITES_MARKER, after_a_change_in};
 
 /// Makes `path` executable.
-fn executable(path: &std::path::Path) {
+pub(crate) fn executable(path: &std::path::Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }

@@ -27,7 +27,7 @@ fn in_the_files_folder(argv: &str) -> String {
 }
 
 /// The guard's outcome for a `terminal` call naming `file`.
-fn emit_naming(
+pub(crate) fn emit_naming(
     home: &crate::support::TempHome,
     project: &std::path::Path,
     file: &std::path::Path,

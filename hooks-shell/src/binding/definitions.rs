@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use super::identify::base_name;
 use super::search_path::with_project;
 use super::shell::{shell_script, simple_commands};
-use super::wrappers::{run_folders, unwrap};
+use super::wrappers::{change_folder, run_folders, unwrap};
 use follow::{cargo_config_files, follow_includes};
 pub(crate) use make_text::makefile_from_input;
 use npm::package_scripts;
@@ -155,6 +155,9 @@ pub(crate) fn reached_from_code(raw: &str, cwd: &Path, feeds_input: bool) -> Rea
         feeds_input,
         ..Reached::default()
     };
+    // The files they run, as a recipe's (`["python3", "tools"]`, a zip
+    // app: round 55, H55-8), then the definitions they execute.
+    follow::recipe_files(raw, cwd, &mut found);
     reached_within(raw, cwd, false, &mut found, 0);
     found
 }
@@ -267,25 +270,6 @@ pub(super) fn reached_within(
                 node::node_files(&words[1..], here, found);
             }
         }
-    }
-}
-
-/// The folder `cd` / `pushd` with `args` changes to (relative to where it
-/// is; `~` when none), or why it is not known (`cd -`, `pushd +1`).
-fn change_folder(args: &[String]) -> Result<String, String> {
-    let mut args = args.iter().skip_while(|a| {
-        a.len() > 1 && a.starts_with('-') && a[1..].chars().all(|c| "LPe@n".contains(c))
-    });
-    let dir = match args.next().map(String::as_str) {
-        Some("--") => args.next().map(String::as_str),
-        other => other,
-    };
-    match dir {
-        None => Ok("~".to_owned()),
-        Some(dir) if dir == "-" || dir.starts_with(['+', '-']) || dir.contains('$') => Err(
-            format!("it changes to a folder known only when it runs ({dir})"),
-        ),
-        Some(dir) => Ok(dir.to_owned()),
     }
 }
 
@@ -404,6 +388,9 @@ fn definitions_in(
     }
     if program.manifests.first() == Some(&"Cargo.toml") {
         cargo_config_files(&manifests, found);
+    }
+    if program.manifests.contains(&table::TOOLCHAIN[0]) {
+        follow::toolchain_by_path(&manifests, found);
     }
     manifests
 }

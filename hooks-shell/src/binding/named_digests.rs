@@ -37,3 +37,17 @@ pub(super) fn bind_named_files(
     }
     Ok(())
 }
+
+/// Paths and digests as a JSON object.
+pub(super) fn path_map(
+    map: &BTreeMap<PathBuf, String>,
+) -> serde_json::Map<String, serde_json::Value> {
+    map.iter()
+        .map(|(path, hash)| {
+            (
+                path.display().to_string(),
+                serde_json::Value::from(hash.as_str()),
+            )
+        })
+        .collect()
+}

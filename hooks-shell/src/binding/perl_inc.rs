@@ -76,7 +76,11 @@ pub(super) fn bind(
         }
     }
     let files: Vec<&PathBuf> = found.files.iter().chain(named).collect();
-    let command = [subject.command.clone(), raw.join(" ")];
+    // With what the user's code starts (`["perl", "-Itools", "-MX"]`:
+    // round 55, c25), read as the command's own words.
+    let mut command = vec![subject.command.clone(), raw.join(" ")];
+    let outside = found.files.iter().filter(|file| !file.starts_with(project));
+    command.extend(outside.flat_map(|file| crate::binding::identify::started_by_file(file)));
     let mut spoken = Spoken::new(&command, &files, cwd, project);
     for file in &code {
         if let Some(line) = peek::hash_bang(file).filter(|line| line.contains("perl")) {

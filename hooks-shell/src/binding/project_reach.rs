@@ -65,6 +65,15 @@ impl Subject {
                     .files
                     .iter()
                     .any(|file| user_code_names_project_path(file, &self.cwd))
+                // What its code starts (`["python3", "tools"]`: round 55).
+                || found
+                    .files
+                    .iter()
+                    .filter(|file| !file.starts_with(&self.cwd))
+                    .flat_map(|file| super::identify::started_by_file(file))
+                    .any(|line| {
+                        super::project_literals::command_names_project_path(&line, &self.cwd)
+                    })
         };
         (runs_its_file
             || searches_it()

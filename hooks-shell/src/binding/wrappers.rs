@@ -230,6 +230,25 @@ pub(crate) fn unwrap(words: &[String]) -> Unwrapped {
     out
 }
 
+/// The folder `cd` / `pushd` with `args` changes to (relative to where it
+/// is; `~` when none), or why it is not known (`cd -`, `pushd +1`).
+pub(crate) fn change_folder(args: &[String]) -> Result<String, String> {
+    let mut args = args.iter().skip_while(|a| {
+        a.len() > 1 && a.starts_with('-') && a[1..].chars().all(|c| "LPe@n".contains(c))
+    });
+    let dir = match args.next().map(String::as_str) {
+        Some("--") => args.next().map(String::as_str),
+        other => other,
+    };
+    match dir {
+        None => Ok("~".to_owned()),
+        Some(dir) if dir == "-" || dir.starts_with(['+', '-']) || dir.contains('$') => Err(
+            format!("it changes to a folder known only when it runs ({dir})"),
+        ),
+        Some(dir) => Ok(dir.to_owned()),
+    }
+}
+
 /// The folders a command runs in: `base`, then each of `chdir` in turn
 /// ([`places`]); at most eight.
 pub(crate) fn run_folders(base: &Path, chdir: &[String]) -> Vec<PathBuf> {

@@ -435,3 +435,34 @@ mod tests {
         assert!(reads(&just_text(line, "tool := `printf x`\n")).is_some());
     }
 }
+
+/// A `rust-toolchain.toml` (or `rust-toolchain`) among `manifests` that
+/// names its toolchain by a path (`path = "/proc/self/cwd/tc"`): rustup's
+/// proxy then runs that folder's `bin/rustfmt`, a file of the project no
+/// reading names (red team round 55, H55-1). Such a hook cannot be
+/// approved.
+pub(super) fn toolchain_by_path(manifests: &[PathBuf], found: &mut Reached) {
+    static PATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(?m)^\s*(?:toolchain\s*\.\s*)?["']?path["']?\s*="#)
+            .expect("valid regex")
+    });
+    for file in manifests {
+        let is_toolchain = file
+            .file_name()
+            .is_some_and(|name| super::table::TOOLCHAIN.iter().any(|t| name == *t));
+        if !is_toolchain || std::fs::symlink_metadata(file).is_err() {
+            continue;
+        }
+        let Some(text) = read_or_refuse(file, found) else {
+            continue;
+        };
+        if PATH.is_match(&text) {
+            found.computed.get_or_insert_with(|| {
+                format!(
+                    "{} names its toolchain by a path: the programs rustup runs from it are no reading's",
+                    file.display()
+                )
+            });
+        }
+    }
+}

@@ -26,6 +26,8 @@ const YARN: &[&str] = &[
     ".yarn/releases",
     ".yarn/plugins",
 ];
+/// The files that choose the Rust toolchain rustup runs.
+pub(super) const TOOLCHAIN: &[&str] = &["rust-toolchain.toml", "rust-toolchain"];
 const BUN: &[&str] = &["package.json", "bun.lockb", "bun.lock", "bunfig.toml"];
 const MAKEFILES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
 /// `just` matches these names in any case (a `JustFile` found is bound too).
@@ -90,6 +92,22 @@ pub(super) const PROGRAMS: &[Program] = &[
             ],
         )
     },
+    // rustup's proxies: each runs the toolchain the nearest
+    // `rust-toolchain.toml` names (round 55, H55-1).
+    plain(
+        &[
+            "rustc",
+            "rustfmt",
+            "rustdoc",
+            "cargo-fmt",
+            "cargo-clippy",
+            "clippy-driver",
+            "rust-analyzer",
+            "rust-gdb",
+            "rust-lldb",
+        ],
+        TOOLCHAIN,
+    ),
     Program {
         options: lists(&["--directory", "--project"], &["--config-file"], &[]),
         ..plain(

@@ -194,3 +194,41 @@ fn a_makefile_read_from_input_is_told_from_one_a_file_holds() {
         assert!(super::makefile_from_input(&args(file)).is_none(), "{file}");
     }
 }
+
+/// Round 55, H55-1: rustup's proxies read the toolchain file where they
+/// run; one naming its toolchain by a path runs that folder's programs.
+#[test]
+fn a_rust_toolchain_named_by_a_path_cannot_be_approved() {
+    let dir = tempfile::tempdir().expect("dir");
+    write(
+        dir.path(),
+        "rust-toolchain.toml",
+        "[toolchain]\nchannel = \"stable\"\n",
+    );
+    let found = reached("rustfmt --check src/main.rs", dir.path(), false);
+    assert!(
+        found
+            .roots
+            .contains(&dir.path().join("rust-toolchain.toml"))
+    );
+    assert_eq!(found.computed, None);
+    write(
+        dir.path(),
+        "rust-toolchain.toml",
+        "[toolchain]\npath = \"/proc/self/cwd/tc\"\n",
+    );
+    for command in [
+        "rustfmt --check src/main.rs",
+        "rustc --version",
+        "cargo fmt",
+    ] {
+        let found = reached(command, dir.path(), false);
+        assert!(
+            found
+                .computed
+                .as_deref()
+                .is_some_and(|why| why.contains("by a path")),
+            "{command}: {found:?}"
+        );
+    }
+}

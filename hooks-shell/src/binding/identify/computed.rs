@@ -61,7 +61,7 @@ const MAX_DEPTH: usize = 8;
 pub(crate) use awk_code::program_files_in as awk_program_files;
 pub(crate) use given::{ANY, Calls, computed_name_given, scripts_given_computed};
 pub(crate) use inline_code::{spawns_computed, spawns_computed_after};
-pub(crate) use started::{inline_started, started_commands};
+pub(crate) use started::{inline_started, started_by_file, started_commands};
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read
@@ -294,7 +294,11 @@ impl Reader {
             self.replaying -= 1;
             return found;
         }
-        let unwrapped = crate::binding::unwrap(&words).words;
+        let read = crate::binding::unwrap(&words);
+        // `env -C "$(dirname "$f")" make`: the folder it runs in, named
+        // when it runs (round 55, H55-6), read as `cd` there is.
+        let moved_here = read.chdir.iter().any(|dir| is_computed(dir));
+        let unwrapped = read.words;
         let Some((program_word, args)) = unwrapped.split_first() else {
             // `{ …; } > F`: what a group writes (round 50).
             self.runs_written(&command.words[at..], &unwrapped, reading, command);
@@ -352,7 +356,7 @@ impl Reader {
         if let Some(why) = script_options::runs_given_script(
             &program,
             args,
-            (input_computed, taint.cwd),
+            (input_computed, taint.cwd || moved_here),
             &is_computed,
         ) {
             return Some(why);

@@ -113,18 +113,20 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
     written.paths.extend(prior.paths.iter().cloned());
     written.ends.extend(prior.ends.iter().cloned());
     // The commands it starts, in order, as shell text.
-    let started = match loads {
+    let mut started = match loads {
         true => match started_by(program, code, &names) {
             Ok(started) => started,
             Err(why) => return Some(why),
         },
         false => Vec::new(),
     };
-    if let Some(why) = super::started::git_in_computed_repository(program, code, &started) {
+    if let Some(why) = super::started::git_in_computed_repository(program, code, &mut started) {
         return Some(why);
     }
-    // A file it writes, or one command of it writes, that another runs.
-    if (!written.is_empty() || started.len() > 1)
+    // A file it writes, or one command of it writes, that another runs;
+    // a command that runs a computed folder's code (`cd "$(:)" && make`:
+    // round 55).
+    if !started.is_empty()
         && let Some(why) = super::given::computed_name_after(&started.join("\n"), &written)
     {
         return Some(format!("its {program} code {why}"));

@@ -26,7 +26,7 @@ const SEARCH_VARIABLES: &str = r"PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|NODE_PATH|N
 pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
     static MOVES: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(&format!(
-            r#"\b(?:os\.chdir|process\.chdir|chdir)\s*\(|\bchdir\s+|\bcwd\s*(?:=[^=]|:)|(?:\b|['"])(?:{SEARCH_VARIABLES})['"]?\s*\]?\s*\}}?\s*(?:=[^=]|:)|\bos\.putenv\s*\("#
+            r#"\b(?:os\.f?chdir|process\.chdir|chdir)\s*\(|\bprocess\s*\[\s*['"]chdir['"]\s*\]\s*\(|\bchdir\s+|\bcwd\s*(?:=[^=]|:)|['"]cwd['"]\s*(?::|\]\s*=[^=])|(?:\b|['"])(?:{SEARCH_VARIABLES})['"]?\s*\]?\s*\}}?\s*(?:=[^=]|:)|\bos\.putenv\s*\("#
         ))
         .expect("valid regex")
     });
@@ -53,7 +53,9 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
         let word_end = rest
             .find(|c: char| !(c.is_ascii_alphanumeric() || "_./:~+-".contains(c)))
             .unwrap_or(rest.len());
+        // Not a `cwd=d or None` keyword (round 55, r10).
         let shell_word = word_end > 0
+            && !matched.trim_start().starts_with("cwd")
             && matched.trim_end_matches(|c: char| c != '=').ends_with('=')
             && rest[word_end..].starts_with([' ', '\t', '\n'])
             && !matched.contains(['\'', '"', '[', '{']);
@@ -87,9 +89,10 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
         let own_call = &code[line_start..line_end];
         let keyword = matched.trim_start().starts_with("cwd");
         let started = || {
-            let loads = LOADS_THERE
-                .find(code)
-                .map(|found| found.as_str().trim().to_owned());
+            let loads = LOADS_THERE.find(code).map(|found| {
+                let line = code[found.start()..].lines().next().unwrap_or_default();
+                line.chars().take(40).collect::<String>().trim().to_owned()
+            });
             let in_call = super::started::started_commands(program, own_call);
             let commands = match keyword && !in_call.is_empty() {
                 true => in_call,
@@ -98,7 +101,7 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
             loads.or_else(|| {
                 commands
                     .iter()
-                    .filter_map(|line| first_program(line))
+                    .flat_map(|line| programs(line))
                     .find(|name| !ANY_FOLDER.contains(&name.as_str()))
             })
         };
@@ -115,10 +118,16 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
     None
 }
 
+/// The hook input's own `cwd`, read from the parsed input: one key.
+static INPUT_CWD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^[A-Za-z_]\w*\s*(?:\[\s*['"]cwd['"]\s*\]|\.get\(\s*['"]cwd['"][^()]*\)|\.cwd)$"#)
+        .expect("valid regex")
+});
+
 /// Code loading from the folder it runs in by a relative name: after a
 /// move to the folder of a path the tool call names, from that folder.
 static LOADS_THERE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"\bsys\.path\b|\baddsitedir\b|\brunpy\b|\bimport_module\b|\bspec_from_file_location\b|\bexec(?:file)?\s*\(|__import__|\brequire\s*\(\s*(?:path\.resolve\(\s*['"`]|path\.(?:resolve|join)\(\s*process\.cwd|process\.cwd)|\bimport\s*\(|\brequire_relative\b|\bdo\s+['"]"#)
+    Regex::new(r#"\bsys\.path\b|\baddsitedir\b|\brunpy\b|\bimport_module\b|\bspec_from_file_location\b|\bSourceFileLoader\b|\bload_module\b|\bload_source\b|\bexec(?:file)?\s*\(|__import__|\brequire\s*\(\s*(?:[^'"\s)]|['"]\.|`)|\bcreateRequire\b|\bWorker\s*\(|\bimport\s*\(|\brequire_relative\b|\bdo\s+['"]"#)
         .expect("valid regex")
 });
 
@@ -127,13 +136,15 @@ static LOADS_THERE: LazyLock<Regex> = LazyLock::new(|| {
 /// (`vendor/lib/.git`, from an archive) has settings that run commands
 /// (`core.fsmonitor`), and one the tool call names is any of them (round
 /// 55); git's bare repositories are refused to every hook besides
-/// (`crate::git_env`).
+/// (`crate::git_env`). Not `rustfmt`: rustup's proxy runs the toolchain a
+/// `rust-toolchain.toml` there names (round 55, H55-1).
 const ANY_FOLDER: [&str; 21] = [
+    // What a computed word is read as (`"$(:)"`).
+    ":",
     "ruff",
     "black",
     "isort",
     "gofmt",
-    "rustfmt",
     "shfmt",
     "shellcheck",
     "clang-format",
@@ -152,17 +163,19 @@ const ANY_FOLDER: [&str; 21] = [
     "true",
 ];
 
-/// The program a shell line starts (assignments and wrappers read
-/// through), as its base name.
-fn first_program(line: &str) -> Option<String> {
+/// The programs a shell line starts (assignments and wrappers read
+/// through), as base names: each of them, not only the first (round 55,
+/// H55-4: `git status && make -s lint`, `cat run.sh | sh`).
+fn programs(line: &str) -> Vec<String> {
     crate::binding::shell::simple_commands(line)
         .into_iter()
         .map(|words| crate::binding::shell::skip_prefixes(&words))
-        .find_map(|words| {
+        .filter_map(|words| {
             words
                 .first()
                 .map(|first| super::base_name(first.trim_matches(['"', '\''])))
         })
+        .collect()
 }
 
 /// Whether `value`, an expression of `code`, names a folder written out,
@@ -238,11 +251,18 @@ fn is_place_at(
             })
     };
     let data = |value: &str| {
+        // The repository's top, not a folder built on it (`top + "/web"`:
+        // round 55, c30).
+        let built = super::brackets::split_outside(value, "+").len() > 1;
         DATA.captures(value)
+            .filter(|found| found.get(1).is_some() || !built)
             .is_some_and(|found| match found.get(1) {
                 Some(name) => {
+                    // The hook input's own `cwd` (`data["cwd"]`) is the
+                    // project; any other path it holds, a tool call's
+                    // `tool_input.cwd` too, is any folder (round 55, q39).
                     let parsed = parsed_input(name.as_str());
-                    if parsed && !value.contains("cwd") {
+                    if parsed && !INPUT_CWD.is_match(value) {
                         input_path.set(true);
                     }
                     parsed
@@ -329,124 +349,4 @@ fn assigned_values(code: &str, name: &str) -> Option<Vec<String>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::moves_to_computed;
-
-    #[test]
-    fn code_moving_to_a_folder_named_when_it_runs_is_found() {
-        for (program, code) in [
-            ("python3", "import os\nos.chdir('to' + 'ols')\n"),
-            (
-                "python3",
-                "subprocess.run(['sh', 'g.sh'], cwd='to' + 'ols')\n",
-            ),
-            (
-                "python3",
-                "env = dict(os.environ, PYTHONPATH='to' + 'ols')\n",
-            ),
-            ("python3", "os.environ['PYTHONPATH'] = 'to' + 'ols'\n"),
-            (
-                "python3",
-                "d = {'x': 'to' + 'ols'}\nsubprocess.run(['sh', 'g.sh'], cwd=d['x'])\n",
-            ),
-            (
-                "python3",
-                "subprocess.run(['git', 'status'], env=dict(os.environ, GIT_DIR='s' + 'ub/.git'))\n",
-            ),
-            ("node", "process.chdir('to' + 'ols');\n"),
-            ("node", "spawnSync('sh', ['g.sh'], {cwd: 'to' + 'ols'});\n"),
-            (
-                "node",
-                "spawnSync('node', ['-e', 'x'], {env: {...process.env, NODE_PATH: 'to' + 'ols'}});\n",
-            ),
-            ("perl", "chdir(\"to\" . \"ols\");\n"),
-            ("perl", "$ENV{PERL5LIB} = \"to\" . \"ols\";\n"),
-            // Round 53: a definitions program in the folder of a path the
-            // tool call names.
-            // Round 55: git there reads a nested repository's settings.
-            (
-                "node",
-                "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nconst f = (input.tool_input || {}).file_path || path.join(input.cwd, 'src/app.py');\nspawnSync('git', ['diff', '--', f], { cwd: path.dirname(f), stdio: 'pipe' });\n",
-            ),
-            (
-                "python3",
-                "data = json.load(sys.stdin)\nfp = data['tool_input']['file_path']\nos.chdir(os.path.dirname(fp))\nsubprocess.run(['git', 'diff'])\n",
-            ),
-            (
-                "python3",
-                "data = json.load(sys.stdin)\nfp = data['tool_input']['file_path']\nsubprocess.run(['make', '-s', 'lint'], cwd=os.path.dirname(fp))\n",
-            ),
-            (
-                "node",
-                "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nconst f = input.tool_input.file_path;\nexecSync('npm test', {cwd: path.dirname(f)});\n",
-            ),
-            (
-                "node",
-                "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nprocess.chdir(path.dirname(input.tool_input.file_path));\nrequire(path.resolve('m'));\n",
-            ),
-            (
-                "python3",
-                "data = json.load(sys.stdin)\nos.chdir(os.path.dirname(data['tool_input']['file_path']))\nsys.path.insert(0, os.getcwd())\nimport m\n",
-            ),
-        ] {
-            assert!(moves_to_computed(program, code).is_some(), "{code}");
-        }
-        // The expression is shown as written (round 52, U52-2: `cwd=rrepo`).
-        let why = moves_to_computed("python3", "subprocess.run(['sh'], cwd='a' + d)\n");
-        assert!(why.is_some_and(|why| why.contains("(`cwd='a' + d`)")));
-        for (program, code) in [
-            ("python3", "os.chdir(os.environ['CLAUDE_PROJECT_DIR'])\n"),
-            (
-                "python3",
-                "subprocess.run(['git', 'status'], cwd=data['cwd'])\n",
-            ),
-            (
-                "python3",
-                "subprocess.run(['git', 'status'], cwd=os.path.dirname(os.path.abspath(__file__)))\n",
-            ),
-            (
-                "python3",
-                "subprocess.run(['ruff', path], cwd='tools', check=True)\n",
-            ),
-            (
-                "python3",
-                "if x == y: pass\nsubprocess.run(['ls'], capture_output=True)\n",
-            ),
-            (
-                "node",
-                "execFileSync('git', ['status'], {cwd: process.cwd(), stdio: 'inherit'});\n",
-            ),
-            (
-                "node",
-                "spawnSync('sh', ['x.sh'], {cwd: path.join(__dirname, 'lib')});\n",
-            ),
-            ("perl", "chdir($ENV{CLAUDE_PROJECT_DIR});\n"),
-            // Round 52 usability: the repository's top, the hook input's
-            // data, a wrapper of either.
-            (
-                "python3",
-                "repo = subprocess.check_output(['git', 'rev-parse', '--show-toplevel'], text=True).strip()\nsubprocess.run(['git', 'status'], cwd=repo)\n",
-            ),
-            (
-                "python3",
-                "path = data.get('tool_input', {}).get('file_path', '')\nsubprocess.run(['ruff', 'format', path], cwd=os.path.dirname(path) or '.')\n",
-            ),
-            (
-                "python3",
-                "root = Path(data.get('cwd', '.'))\nsubprocess.run(['git', 'diff'], cwd=root)\n",
-            ),
-            ("node", "execSync('npm test', {cwd: input.cwd});\n"),
-            (
-                "node",
-                "const root = execSync('git rev-parse --show-toplevel', { stdio: 'pipe' }).toString().trim();\nexecSync('git status', { cwd: root, stdio: 'pipe' });\n",
-            ),
-            (
-                "perl",
-                "#!/usr/bin/env -S PERL5LIB=lib perl\nuse File::Temp;\n",
-            ),
-            ("python3", "PYTHONPATH=src exec python3 -c 'import mypkg'\n"),
-        ] {
-            assert_eq!(moves_to_computed(program, code), None, "{code}");
-        }
-    }
-}
+mod tests;

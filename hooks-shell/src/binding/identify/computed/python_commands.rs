@@ -32,13 +32,16 @@ pub(super) fn commands(argument: &str, code: &str) -> Option<Vec<Vec<String>>> {
     // `run(["python3"], input=code)`: an interpreter fed text built when
     // it runs reads it as its code.
     let mut fed = false;
+    let mut executable = None;
     for part in &parts {
         match keyword(part) {
             Some(("input", value)) => fed |= word_of(value, code, 0).is_none_or(|w| w == COMPUTED),
-            // `run(args=[…])`: the command; `executable=` replaces its program.
+            // `run(args=[…])`: the command; `executable=` replaces its
+            // program (round 55, c08: `run(["true"], executable="make")`
+            // runs make).
             Some(("args", value)) => positional.insert(0, value),
             Some(("executable", value)) => {
-                word_of(value, code, 0).filter(|w| w != COMPUTED)?;
+                executable = Some(word_of(value, code, 0).filter(|w| w != COMPUTED)?);
             }
             Some(_) => {}
             None => positional.push(part),
@@ -55,6 +58,14 @@ pub(super) fn commands(argument: &str, code: &str) -> Option<Vec<Vec<String>>> {
     if fed {
         for words in &mut found {
             words.push(COMPUTED.to_owned());
+        }
+    }
+    if let Some(program) = executable {
+        for words in &mut found {
+            match words.first_mut() {
+                Some(first) => *first = program.clone(),
+                None => words.push(program.clone()),
+            }
         }
     }
     Some(found)
@@ -294,7 +305,10 @@ fn path_word(expression: &str, code: &str, depth: usize) -> Option<String> {
 }
 
 /// `f"ruff format {shlex.quote(path)}"`: an f-string whose every value is
-/// quoted for the shell reads as its text, each value a word of data.
+/// quoted for the shell reads as its text, each value a word computed when
+/// it runs (`$(:)`), which the shell reading judges where it stands:
+/// data to `ruff`, a folder named when it runs to `cd` (round 55: `f"cd
+/// {shlex.quote(d)} && make"` read as `cd DATA` moved nowhere).
 fn quoted_f_string(expression: &str) -> Option<String> {
     static VALUE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\{([^{}]*)\}").expect("valid regex"));
@@ -305,7 +319,7 @@ fn quoted_f_string(expression: &str) -> Option<String> {
     let quoted = VALUE
         .captures_iter(body)
         .all(|value| value[1].trim_start().starts_with("shlex.quote("));
-    quoted.then(|| VALUE.replace_all(body, "DATA").into_owned())
+    quoted.then(|| VALUE.replace_all(body, "$$(:)").into_owned())
 }
 
 /// Whether `word` is one string literal, no f-string.

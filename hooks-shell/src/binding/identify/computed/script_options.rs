@@ -16,13 +16,24 @@ fn script_options(program: &str) -> &'static [&'static str] {
         "vim" | "vi" | "nvim" | "ex" | "view" => &["-S", "-u", "--cmd"],
         "sqlite" | "sqlite3" => &["-init"],
         "make" | "gmake" => &["-f", "--file", "--makefile", "-C", "--directory"],
+        // The folder whose `package.json` and `.npmrc` it runs (round 55,
+        // H55-6: `npm --prefix "$(dirname "$f")" test`).
+        "npm" | "npx" | "pnpm" | "yarn" => &["--prefix", "-C", "--dir", "--cwd"],
         "jq" => &["-f", "--from-file", "-L"],
         "m" | "m4" => &["-I", "--include"],
         "psql" => &["-f", "--file"],
         // Folders and modules of code (`perl -I"$(…)"`: round 51, s01).
         "perl" => &["-I", "-M", "-m"],
         "ruby" => &["-I", "-r"],
-        "node" | "bun" => &["-r", "--require", "--import", "--loader"],
+        "node" => &["-r", "--require", "--import", "--loader"],
+        "bun" => &[
+            "-r",
+            "--require",
+            "--import",
+            "--loader",
+            "--preload",
+            "--cwd",
+        ],
         _ => &[],
     }
 }
@@ -40,6 +51,32 @@ pub(super) fn runs_given_script(
     if moved && matches!(program, "make" | "gmake") {
         return Some(format!(
             "{program} reads the makefile of a folder named when it runs"
+        ));
+    }
+    // `cd "$(…)" && npm test`, `env -C "$(…)" npx x` (round 55, H55-6);
+    // rustup's proxies run the toolchain a folder names (H55-1).
+    const DEFINITIONS: [&str; 17] = [
+        "npm",
+        "npx",
+        "pnpm",
+        "yarn",
+        "bun",
+        "just",
+        "cargo",
+        "pytest",
+        "tox",
+        "nox",
+        "rake",
+        "gradle",
+        "rustc",
+        "rustfmt",
+        "rustdoc",
+        "cargo-fmt",
+        "cargo-clippy",
+    ];
+    if moved && DEFINITIONS.contains(&program) {
+        return Some(format!(
+            "{program} runs the definitions of a folder named when it runs"
         ));
     }
     // `ed -s F < "$(…)"`: commands read from a file named when it runs.

@@ -71,6 +71,18 @@ pub(crate) fn started_commands(program: &str, code: &str) -> Vec<String> {
     lines
 }
 
+/// [`started_commands`] of the code file `file`, in the language the
+/// reading takes it in (its ending, its `#!` line).
+pub(crate) fn started_by_file(file: &std::path::Path) -> Vec<String> {
+    let Some(text) = crate::binding::peek::small_text(file) else {
+        return Vec::new();
+    };
+    match super::super::language::language_of(file, &text, None) {
+        Some(language) if language != "awk" => started_commands(language, &text),
+        _ => Vec::new(),
+    }
+}
+
 /// [`started_commands`] of the inline code `program` (as [`super::base_name`]
 /// gives it) is given among `args` (`python3 -c "…run(['make'])"`).
 pub(crate) fn inline_started(program: &str, args: &[String]) -> Vec<String> {
@@ -83,14 +95,17 @@ pub(crate) fn inline_started(program: &str, args: &[String]) -> Vec<String> {
 }
 
 /// A variable given in code, with a written-out value, that tells make,
-/// npm or Node which files to read (`"MAKEFILES": "common.mk"`).
+/// npm, Node or a shell which files to read (`"MAKEFILES": "common.mk"`,
+/// `os.environ["MAKEFILES"] = …`, `os.putenv("MAKEFILES", …)`, `BASH_ENV`:
+/// round 55, H55-8).
 static STEERING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"['"]?\b(MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|NODE_OPTIONS|NODE_PATH|npm_config_[A-Za-z_]+|PYTHONPATH|PYTHONSTARTUP)['"]?\s*(?:=|:)\s*['"]([^'"\n]*)['"]"#)
+    Regex::new(r#"['"]?\b(MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|NODE_OPTIONS|NODE_PATH|npm_config_[A-Za-z_]+|PYTHONPATH|PYTHONSTARTUP|BASH_ENV|ENV)['"]?\s*\]?\s*(?:=|:|,)\s*['"]([^'"\n]*)['"]"#)
         .expect("valid regex")
 });
 
 /// Why `code` of `program`, starting `started` (as [`started_commands`]
-/// gives them), runs git in a repository named when it runs: `-C`,
+/// gives them; a git given the project folder is written with `"$PWD"`
+/// there, as the shell text names it), runs git in a repository named when it runs: `-C`,
 /// `--git-dir` or `--work-tree` given a value the code computes (shown as
 /// `"$(:)"`) that is not the folder it runs in or its own, or `-c` given
 /// one; as the hook's own shell text's `git -C "$d"` is refused (red team
@@ -100,7 +115,7 @@ static STEERING: LazyLock<Regex> = LazyLock::new(|| {
 pub(crate) fn git_in_computed_repository(
     program: &str,
     code: &str,
-    started: &[String],
+    started: &mut [String],
 ) -> Option<String> {
     const COMPUTED: &str = "$(:)";
     const OPTIONS: [&str; 4] = ["--git-dir", "--work-tree", "-C", "-c"];
@@ -119,7 +134,8 @@ pub(crate) fn git_in_computed_repository(
                     || super::moved_code::is_project_place(value, program, code)
             })
     };
-    for line in started {
+    for line in started.iter_mut() {
+        let mut in_the_project = false;
         for words in crate::binding::shell::simple_commands(line) {
             let words = crate::binding::shell::skip_prefixes(&words);
             let Some((first, args)) = words.split_first() else {
@@ -133,17 +149,27 @@ pub(crate) fn git_in_computed_repository(
                 Some(joined) => joined.contains(COMPUTED),
                 None => false,
             };
-            let computed = args.iter().enumerate().any(|(at, word)| {
-                given("-c", at, word)
-                    || (OPTIONS[..3].iter().any(|option| given(option, at, word)) && !in_project())
-            });
-            if computed {
+            let folder = args
+                .iter()
+                .enumerate()
+                .any(|(at, word)| OPTIONS[..3].iter().any(|option| given(option, at, word)));
+            let setting = args
+                .iter()
+                .enumerate()
+                .any(|(at, word)| given("-c", at, word));
+            in_the_project |= folder && !setting && in_project();
+            if setting || (folder && !in_project()) {
                 return Some(format!(
                     "its {program} code runs git in a repository named when it runs (`{line}`), \
                      whose settings (`core.fsmonitor`, aliases) no reading binds; run git in the \
                      project folder with the path as an argument (`git diff -- PATH`)"
                 ));
             }
+        }
+        // The project folder, as the rest of the reading names it: the
+        // folder the hook runs in.
+        if in_the_project {
+            *line = line.replace(&format!("\"{COMPUTED}\""), "\"$PWD\"");
         }
     }
     None
