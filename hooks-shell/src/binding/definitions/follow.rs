@@ -420,22 +420,6 @@ pub(super) fn read_definition(path: &Path) -> Option<String> {
     Some(text)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::just_text;
-
-    #[test]
-    fn a_just_interpolation_is_computed_where_the_justfile_runs_commands() {
-        let line = "{{tool}} a";
-        assert_eq!(just_text(line, "tool := 'x'\n"), "${JUST_VALUE} a");
-        assert_eq!(just_text(line, "tool := `printf x`\n"), "$(:) a");
-        assert_eq!(just_text(line, "tool := shell('printf x')\n"), "$(:) a");
-        let reads =
-            |text: &str| crate::binding::identify::computed_in(text, std::path::Path::new("/"));
-        assert!(reads(&just_text(line, "tool := `printf x`\n")).is_some());
-    }
-}
-
 /// A `rust-toolchain.toml` (or `rust-toolchain`) among `manifests` that
 /// names its toolchain by a path (`path = "/proc/self/cwd/tc"`): rustup's
 /// proxy then runs that folder's `bin/rustfmt`, a file of the project no
@@ -464,5 +448,21 @@ pub(super) fn toolchain_by_path(manifests: &[PathBuf], found: &mut Reached) {
                 )
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::just_text;
+
+    #[test]
+    fn a_just_interpolation_is_computed_where_the_justfile_runs_commands() {
+        let line = "{{tool}} a";
+        assert_eq!(just_text(line, "tool := 'x'\n"), "${JUST_VALUE} a");
+        assert_eq!(just_text(line, "tool := `printf x`\n"), "$(:) a");
+        assert_eq!(just_text(line, "tool := shell('printf x')\n"), "$(:) a");
+        let reads =
+            |text: &str| crate::binding::identify::computed_in(text, std::path::Path::new("/"));
+        assert!(reads(&just_text(line, "tool := `printf x`\n")).is_some());
     }
 }
