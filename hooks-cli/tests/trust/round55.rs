@@ -226,3 +226,36 @@ fn a_toolchain_named_by_a_path_is_never_run() {
     assert!(!project.join("PWNED").exists(), "the project's rustfmt ran");
     assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
 }
+
+/// What round 55's rules must still approve once: git and make given the
+/// project folder (the hook input's `cwd`, `$CLAUDE_PROJECT_DIR`), an
+/// f-string quoting the tool call's path for a formatter or git.
+#[test]
+fn the_project_folder_and_quoted_paths_are_approved_once() {
+    if !installed("python3") || !installed("git") || !installed("make") {
+        return;
+    }
+    for body in [
+        "subprocess.run([\"git\", \"-C\", data[\"cwd\"], \"diff\", \"--\", fp], capture_output=True)",
+        "subprocess.run([\"git\", \"-C\", os.environ[\"CLAUDE_PROJECT_DIR\"], \"status\"], capture_output=True)",
+        "subprocess.run([\"make\", \"-s\", \"-C\", data[\"cwd\"], \"lint\"], capture_output=True)",
+        "subprocess.run(f\"git diff -- {shlex.quote(fp)}\", shell=True, capture_output=True)",
+    ] {
+        let hook = file_guard(body);
+        let (home, project) = home_with("[claude]");
+        write(&project, "src/app.py", "x = 1\n");
+        write(&project, "Makefile", "lint:\n\t@true\n");
+        crate::round28::git(&project, &["init", "-q", "."]);
+        write(&home.user_home, ".claude/hooks/g.py", &hook);
+        user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
+        let file = project.join("src/app.py");
+        let accepted = emit_naming(&home, &project, &file, true);
+        assert_eq!(
+            accepted["outcome"]["message"], "guarded",
+            "{body}: {accepted:#}"
+        );
+        write(&project, "src/app.py", "x = 2\n");
+        let again = emit_naming(&home, &project, &file, false);
+        assert_eq!(again["outcome"]["message"], "guarded", "{body}: {again:#}");
+    }
+}

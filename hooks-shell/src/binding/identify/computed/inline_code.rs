@@ -120,7 +120,8 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
         },
         false => Vec::new(),
     };
-    if let Some(why) = super::started::git_in_computed_repository(program, code, &mut started) {
+    super::started::project_folders(program, code, &mut started);
+    if let Some(why) = super::started::git_in_computed_repository(program, &started) {
         return Some(why);
     }
     // A file it writes, or one command of it writes, that another runs;

@@ -45,6 +45,7 @@ pub(crate) fn started_commands(program: &str, code: &str) -> Vec<String> {
             )
         })
         .collect();
+    project_folders(program, code, &mut lines);
     if !steering.is_empty() {
         let prefix = steering.join(" ");
         for line in &mut lines {
@@ -103,39 +104,50 @@ static STEERING: LazyLock<Regex> = LazyLock::new(|| {
         .expect("valid regex")
 });
 
-/// Why `code` of `program`, starting `started` (as [`started_commands`]
-/// gives them; a git given the project folder is written with `"$PWD"`
-/// there, as the shell text names it), runs git in a repository named when it runs: `-C`,
-/// `--git-dir` or `--work-tree` given a value the code computes (shown as
-/// `"$(:)"`) that is not the folder it runs in or its own, or `-c` given
-/// one; as the hook's own shell text's `git -C "$d"` is refused (red team
-/// round 50, k25; round 55: `subprocess.run(["git", "-C",
-/// os.path.dirname(fp), "status"])` ran a nested repository's
-/// `core.fsmonitor`).
-pub(crate) fn git_in_computed_repository(
-    program: &str,
-    code: &str,
-    started: &mut [String],
-) -> Option<String> {
-    const COMPUTED: &str = "$(:)";
-    const OPTIONS: [&str; 4] = ["--git-dir", "--work-tree", "-C", "-c"];
-    // Each `"-C", value` the code writes: the value must name the project.
+/// What code computes, as its shell lines show it.
+const COMPUTED: &str = "\"$(:)\"";
+
+/// The folder options a command takes its repository or definitions from.
+const FOLDER_OPTIONS: [&str; 3] = ["-C", "--git-dir", "--work-tree"];
+
+/// `lines` (what `code` of `program` starts) with each folder option's
+/// computed value written `"$PWD"` when every such value the code writes
+/// (`"-C", data["cwd"]`) names the folder the hook runs in or its own:
+/// the rest of the reading then takes it as that folder.
+pub(crate) fn project_folders(program: &str, code: &str, lines: &mut [String]) {
     static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"['"](?:-C|--git-dir|--work-tree)['"]\s*,\s*"#).expect("valid regex")
     });
-    let in_project = || {
-        let values: Vec<&str> = GIVEN
-            .find_iter(code)
-            .map(|found| super::moved_code::value_at(&code[found.end()..]))
-            .collect();
-        !values.is_empty()
-            && values.iter().all(|value| {
-                is_string(value, program)
-                    || super::moved_code::is_project_place(value, program, code)
-            })
-    };
-    for line in started.iter_mut() {
-        let mut in_the_project = false;
+    let values: Vec<&str> = GIVEN
+        .find_iter(code)
+        .map(|found| super::moved_code::value_at(&code[found.end()..]))
+        .collect();
+    let in_project = !values.is_empty()
+        && values.iter().all(|value| {
+            is_string(value, program) || super::moved_code::is_project_place(value, program, code)
+        });
+    if !in_project {
+        return;
+    }
+    for line in lines {
+        for option in FOLDER_OPTIONS {
+            *line = line.replace(
+                &format!("{option} {COMPUTED}"),
+                &format!("{option} \"$PWD\""),
+            );
+        }
+    }
+}
+
+/// Why a command `started` (as [`started_commands`] gives them, after
+/// [`project_folders`]) runs git in a repository named when it runs:
+/// `-C`, `--git-dir` or `--work-tree` given a value the code computes, or
+/// `-c`; as the hook's own shell text's `git -C "$d"` is refused (red team
+/// round 50, k25; round 55: `subprocess.run(["git", "-C",
+/// os.path.dirname(fp), "status"])` ran a nested repository's
+/// `core.fsmonitor`).
+pub(crate) fn git_in_computed_repository(program: &str, started: &[String]) -> Option<String> {
+    for line in started {
         for words in crate::binding::shell::simple_commands(line) {
             let words = crate::binding::shell::skip_prefixes(&words);
             let Some((first, args)) = words.split_first() else {
@@ -144,32 +156,25 @@ pub(crate) fn git_in_computed_repository(
             if super::base_name(first) != "git" {
                 continue;
             }
+            let computed = |word: &str| word.contains("$(:)");
             let given = |option: &str, at: usize, word: &str| match word.strip_prefix(option) {
-                Some("") => args.get(at + 1).is_some_and(|next| next.contains(COMPUTED)),
-                Some(joined) => joined.contains(COMPUTED),
+                Some("") => args.get(at + 1).is_some_and(|next| computed(next)),
+                Some(joined) => computed(joined),
                 None => false,
             };
-            let folder = args
-                .iter()
-                .enumerate()
-                .any(|(at, word)| OPTIONS[..3].iter().any(|option| given(option, at, word)));
-            let setting = args
-                .iter()
-                .enumerate()
-                .any(|(at, word)| given("-c", at, word));
-            in_the_project |= folder && !setting && in_project();
-            if setting || (folder && !in_project()) {
+            let named_when_run = args.iter().enumerate().any(|(at, word)| {
+                FOLDER_OPTIONS
+                    .iter()
+                    .chain(["-c"].iter())
+                    .any(|option| given(option, at, word))
+            });
+            if named_when_run {
                 return Some(format!(
                     "its {program} code runs git in a repository named when it runs (`{line}`), \
                      whose settings (`core.fsmonitor`, aliases) no reading binds; run git in the \
                      project folder with the path as an argument (`git diff -- PATH`)"
                 ));
             }
-        }
-        // The project folder, as the rest of the reading names it: the
-        // folder the hook runs in.
-        if in_the_project {
-            *line = line.replace(&format!("\"{COMPUTED}\""), "\"$PWD\"");
         }
     }
     None
