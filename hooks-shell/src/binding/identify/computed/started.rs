@@ -115,16 +115,26 @@ const FOLDER_OPTIONS: [&str; 3] = ["-C", "--git-dir", "--work-tree"];
 /// (`"-C", data["cwd"]`) names the folder the hook runs in or its own:
 /// the rest of the reading then takes it as that folder.
 pub(crate) fn project_folders(program: &str, code: &str, lines: &mut [String]) {
+    // Each such option the code writes, followed by its value (`["git",
+    // "-C"] + [d]` gives none to judge: not the project's).
     static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"['"](?:-C|--git-dir|--work-tree)['"]\s*,\s*"#).expect("valid regex")
+        Regex::new(r#"['"](?:-C|--git-dir|--work-tree)['"]"#).expect("valid regex")
     });
-    let values: Vec<&str> = GIVEN
+    static COMMA: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*,\s*").expect("valid regex"));
+    let values: Vec<Option<&str>> = GIVEN
         .find_iter(code)
-        .map(|found| super::moved_code::value_at(&code[found.end()..]))
+        .map(|found| {
+            let rest = &code[found.end()..];
+            let comma = COMMA.find(rest)?;
+            Some(super::moved_code::value_at(&rest[comma.end()..]))
+        })
         .collect();
     let in_project = !values.is_empty()
         && values.iter().all(|value| {
-            is_string(value, program) || super::moved_code::is_project_place(value, program, code)
+            value.is_some_and(|value| {
+                is_string(value, program)
+                    || super::moved_code::is_project_place(value, program, code)
+            })
         });
     if !in_project {
         return;

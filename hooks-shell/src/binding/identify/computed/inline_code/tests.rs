@@ -133,6 +133,8 @@ fn git_started_in_a_computed_repository_is_refused() {
         "subprocess.run(['git', '--git-dir', d, 'status'])",
         "subprocess.run(['git', '-c', 'core.pager=' + fp, 'log'])",
         "subprocess.run(['timeout', '5', 'git', '-C', os.path.dirname(fp), 'diff'])",
+        // The project folder written beside it does not vouch for another.
+        "subprocess.run(['git', '-C', data['cwd'], 'status'])\nsubprocess.run(['git', '-C'] + [os.path.dirname(fp)] + ['diff'])",
     ] {
         let why = spawns_computed("python3", &format!("{head}{body}\n"));
         assert!(
