@@ -427,8 +427,7 @@ pub(super) fn read_definition(path: &Path) -> Option<String> {
 /// approved.
 pub(super) fn toolchain_by_path(manifests: &[PathBuf], found: &mut Reached) {
     static PATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#"(?m)^\s*(?:toolchain\s*\.\s*)?["']?path["']?\s*="#)
-            .expect("valid regex")
+        regex::Regex::new(r#"["']?\bpath["']?\s*="#).expect("valid regex")
     });
     for file in manifests {
         let is_toolchain = file
@@ -440,7 +439,9 @@ pub(super) fn toolchain_by_path(manifests: &[PathBuf], found: &mut Reached) {
         let Some(text) = read_or_refuse(file, found) else {
             continue;
         };
-        if PATH.is_match(&text) {
+        // The legacy file's one line may name a folder too.
+        let legacy = !text.contains('=') && text.contains('/');
+        if PATH.is_match(&text) || legacy {
             found.computed.get_or_insert_with(|| {
                 format!(
                     "{} names its toolchain by a path: the programs rustup runs from it are no reading's",

@@ -217,6 +217,18 @@ fn a_rust_toolchain_named_by_a_path_cannot_be_approved() {
         "rust-toolchain.toml",
         "[toolchain]\npath = \"/proc/self/cwd/tc\"\n",
     );
+    for (file, text) in [
+        (
+            "rust-toolchain.toml",
+            "toolchain = { path = \"/proc/self/cwd/tc\" }\n",
+        ),
+        ("rust-toolchain", "/proc/self/cwd/tc\n"),
+    ] {
+        let other = tempfile::tempdir().expect("dir");
+        write(other.path(), file, text);
+        let found = reached("rustfmt x.rs", other.path(), false);
+        assert!(found.computed.is_some(), "{text}: {found:?}");
+    }
     for command in [
         "rustfmt --check src/main.rs",
         "rustc --version",
