@@ -395,6 +395,12 @@ fn definitions_in(
     manifests
 }
 
+/// Whether `program` (a base name) runs the definitions of the folder it
+/// runs in (a Makefile, a `package.json`, a `pom.xml`...: the table).
+pub(crate) fn runs_folder_definitions(program: &str) -> bool {
+    PROGRAMS.iter().any(|known| known.names.contains(&program))
+}
+
 /// The files of `dir` named `justfile` in another case (`JustFile`): `just`
 /// reads them too.
 fn case_variants(dir: &Path) -> Vec<PathBuf> {

@@ -53,28 +53,12 @@ pub(super) fn runs_given_script(
             "{program} reads the makefile of a folder named when it runs"
         ));
     }
-    // `cd "$(…)" && npm test`, `env -C "$(…)" npx x` (round 55, H55-6);
-    // rustup's proxies run the toolchain a folder names (H55-1).
-    const DEFINITIONS: [&str; 17] = [
-        "npm",
-        "npx",
-        "pnpm",
-        "yarn",
-        "bun",
-        "just",
-        "cargo",
-        "pytest",
-        "tox",
-        "nox",
-        "rake",
-        "gradle",
-        "rustc",
-        "rustfmt",
-        "rustdoc",
-        "cargo-fmt",
-        "cargo-clippy",
-    ];
-    if moved && DEFINITIONS.contains(&program) {
+    // `cd "$(…)" && npm test`, `env -C "$(…)" go test` (round 55, H55-6):
+    // any program running the folder's definitions (rustup's proxies run
+    // the toolchain it names: H55-1), or its code.
+    const DEFINITIONS: [&str; 4] = ["go", "pytest", "dotnet", "swift"];
+    let definitions = crate::binding::definitions::runs_folder_definitions(program);
+    if moved && (definitions || DEFINITIONS.contains(&program)) {
         return Some(format!(
             "{program} runs the definitions of a folder named when it runs"
         ));
