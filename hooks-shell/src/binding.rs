@@ -302,13 +302,13 @@ impl Subject {
                 text.push_str(&code);
             }
         }
-        // What its code starts, as shell text (`["python3", "tools"]`: H55-8).
+        // What its code starts naming a project path, as shell text
+        // (`["python3", "tools"]`: H55-8).
         for file in found.files.iter().filter(|file| !file.starts_with(project)) {
-            text.extend(
-                identify::started_by_file(file)
-                    .iter()
-                    .map(|l| format!("\n{l}")),
-            );
+            let started = identify::started_by_file(file).into_iter();
+            let names =
+                started.filter(|l| project_literals::command_names_project_path(l, project));
+            text.extend(names.map(|l| format!("\n{l}")));
         }
         // Manifests the program reads, not the package folders it runs.
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
