@@ -105,6 +105,7 @@ mod round51_red;
 mod round52;
 mod round53;
 mod round55;
+mod round55_node;
 mod round6_shapes;
 mod round7;
 mod round8;

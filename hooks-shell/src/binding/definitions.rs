@@ -19,6 +19,7 @@ use super::shell::{shell_script, simple_commands};
 use super::wrappers::{change_folder, run_folders, unwrap};
 use follow::{cargo_config_files, follow_includes};
 pub(crate) use make_text::makefile_from_input;
+pub(crate) use node::code_reaches as node_code_reaches;
 use npm::package_scripts;
 use options::Options;
 use table::PROGRAMS;
@@ -160,26 +161,6 @@ pub(crate) fn reached_from_code(raw: &str, cwd: &Path, feeds_input: bool) -> Rea
     follow::recipe_files(raw, cwd, &mut found);
     reached_within(raw, cwd, false, &mut found, 0);
     found
-}
-
-/// The files Node may load for the names `code` (a file's, not inline)
-/// loads from `cwd` (`require(path.resolve("m"))`): [`node::cwd_specs`].
-/// Also what it loads by a path out of its own folder `dir` that leads
-/// into `cwd` (`path.join(__dirname, "..", "project", "m")`).
-pub(crate) fn node_code_reaches(code: &str, cwd: &Path, dir: &Path) -> Vec<PathBuf> {
-    let mut found = Reached::default();
-    for spec in node::cwd_specs(code, false) {
-        node::bind_spec(&spec, cwd, &mut found);
-    }
-    for spec in node_specs::own_folder_specs(code) {
-        let target = super::normalize(&dir.join(&spec));
-        if let Ok(inside) = target.strip_prefix(cwd)
-            && let Some(spec) = inside.to_str()
-        {
-            node::bind_spec(spec, cwd, &mut found);
-        }
-    }
-    found.roots
 }
 
 /// How deep `sh -c` strings and `package.json` scripts are followed.

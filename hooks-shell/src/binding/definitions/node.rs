@@ -5,15 +5,23 @@
 //! "/m")`, and `-r ./x` / `--import ./x` preload a file there. Each file
 //! Node may pick for such a name (`m`, `m.js`, `m.cjs`, `m.mjs`, `m.json`,
 //! `m.node`, `m/index.js`, `m/package.json`...) is bound, present or
-//! absent: a repository adding or changing one asks again.
+//! absent: a repository adding or changing one asks again. A `#name` and
+//! a package's name are looked up in `package.json` maps ([`maps`], round
+//! 55, H55-9), and code loading a name built from that folder past
+//! working out cannot be approved.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::Reached;
-pub(crate) use super::node_specs::cwd_specs;
+use super::node_specs::{cwd_specs, own_folder_specs};
+
+mod maps;
+
+/// How many `package.json` maps deep a name is followed.
+const MAX_MAPPED: usize = 4;
 
 /// The endings Node tries after a name, in its order, then a folder's.
 const TRIED: [&str; 9] = [
@@ -69,9 +77,7 @@ pub(super) fn node_files(args: &[String], dir: &Path, found: &mut Reached) {
             };
             if CODE_OPTIONS.contains(&option) {
                 inline = true;
-                for spec in cwd_specs(&value, true) {
-                    bind_spec(&spec, dir, found);
-                }
+                bind_specs(&value, dir, found);
             } else if PRELOADS.contains(&option) && is_relative(&value) {
                 bind_spec(&value, dir, found);
             } else if option == "--env-file" {
@@ -117,14 +123,77 @@ pub(super) fn fed_code(raw: &str, dir: &Path, found: &mut Reached) {
     static NODE: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\b(?:node|nodejs)\b").expect("valid regex"));
     if (raw.contains("<<") || raw.contains('|')) && NODE.is_match(raw) {
-        for spec in cwd_specs(raw, true) {
-            bind_spec(&spec, dir, found);
-        }
+        bind_specs(raw, dir, found);
     }
 }
 
-/// Binds each file Node may load for `spec` from `dir`.
+/// Binds what inline Node `code` loads from `dir` ([`cwd_specs`]); a
+/// load built from it past working out makes it computed.
+fn bind_specs(code: &str, dir: &Path, found: &mut Reached) {
+    let specs = cwd_specs(code, true);
+    if found.computed.is_none() {
+        found.computed = specs.unread.map(|why| format!("its node code {why}"));
+    }
+    for spec in specs.names {
+        bind_spec(&spec, dir, found);
+    }
+}
+
+/// The files Node may load for the names `code` (a file's, not inline)
+/// loads from `cwd` (`require(path.resolve("m"))`: [`cwd_specs`]), and
+/// by a path out of its own folder `dir` that leads into `cwd`
+/// (`path.join(__dirname, "..", "project", "m")`); computed when a load
+/// built from `cwd` cannot be worked out.
+pub(crate) fn code_reaches(code: &str, cwd: &Path, dir: &Path) -> Reached {
+    let mut found = Reached {
+        top: cwd.to_path_buf(),
+        ..Reached::default()
+    };
+    let specs = cwd_specs(code, false);
+    found.computed = specs.unread.map(|why| format!("its node code {why}"));
+    for spec in specs.names {
+        bind_spec(&spec, cwd, &mut found);
+    }
+    for spec in own_folder_specs(code) {
+        let target: PathBuf = crate::binding::normalize(&dir.join(&spec));
+        if let Ok(inside) = target.strip_prefix(cwd)
+            && let Some(spec) = inside.to_str()
+        {
+            bind_spec(spec, cwd, &mut found);
+        }
+    }
+    found
+}
+
+/// Binds each file Node may load for `spec` from `dir`: a `#name` through
+/// the `imports` of the nearest `package.json`, a package's
+/// (`node_modules/x/m`) through its `exports` and the package's own name.
 pub(crate) fn bind_spec(spec: &str, dir: &Path, found: &mut Reached) {
+    bind_at(spec, dir, found, 0);
+}
+
+/// [`bind_spec`] `depth` maps deep.
+fn bind_at(spec: &str, dir: &Path, found: &mut Reached, depth: usize) {
+    if depth > MAX_MAPPED {
+        found.computed.get_or_insert_with(|| {
+            format!("package.json maps lead to maps past {MAX_MAPPED} deep ({spec})")
+        });
+        return;
+    }
+    let mapped = match spec.strip_prefix('#') {
+        Some(_) => Some(("", spec)),
+        None => spec.find("/#").map(|at| (&spec[..at], &spec[at + 1..])),
+    };
+    if let Some((folder, name)) = mapped {
+        maps::bind_imports(&dir.join(folder), name, found, depth);
+        return;
+    }
+    if let Some((folder, package)) = spec.rsplit_once("node_modules/")
+        && (folder.is_empty() || folder.ends_with('/'))
+        && !package.is_empty()
+    {
+        maps::bind_package(&dir.join(folder), package, found, depth);
+    }
     let base = spec.trim_end_matches('/');
     let base = base.strip_prefix("./").unwrap_or(base);
     if base.is_empty() || base.contains("://") || base.starts_with(['/', '~', '$']) {
@@ -181,5 +250,39 @@ mod tests {
         ] {
             assert!(reached(command, root, false).is_empty(), "{command}");
         }
+    }
+
+    #[test]
+    fn a_files_code_binds_what_it_loads_from_the_folder_it_runs_in() {
+        let dir = tempfile::tempdir().expect("dir");
+        let (root, hooks) = (dir.path().join("p"), dir.path().join("hooks"));
+        std::fs::create_dir_all(&root).expect("mkdir");
+        let head = "const path = require(\"path\");\n";
+        for (code, file) in [
+            (
+                "require(\"module\").createRequire(path.join(process.cwd(), \"x.js\"))(\"./m\");",
+                "m.js",
+            ),
+            (
+                "const p = require(\"path\");\nrequire(p.resolve(\"m\"));",
+                "m.json",
+            ),
+            ("require([process.cwd(), \"m\"].join(\"/\"));", "m/index.js"),
+            (
+                "require(path.resolve(process.env.CLAUDE_PROJECT_DIR || \".\", \"m\"));",
+                "m.node",
+            ),
+            (
+                "const { Worker } = require(\"worker_threads\");\nnew Worker(process.cwd() + \"/tools/w.js\");",
+                "tools/w.js",
+            ),
+        ] {
+            let found = super::code_reaches(&format!("{head}{code}"), &root, &hooks);
+            assert!(found.roots.contains(&root.join(file)), "{code}: {found:?}");
+            assert_eq!(found.computed, None, "{code}");
+        }
+        let code = "require(path.join(process.cwd(), process.argv[2].trim()));";
+        let found = super::code_reaches(&format!("{head}{code}"), &root, &hooks);
+        assert!(found.computed.is_some(), "{found:?}");
     }
 }

@@ -2,12 +2,22 @@
 //! inline code's relative requires, and in any code a path built from
 //! that folder (`path.resolve("m")`, `process.cwd() + "/m"`, `` `${
 //! input.cwd}/m` ``, `createRequire(process.cwd() + "/")("./m")`, a name
-//! given such a folder: red team rounds 52 and 53, H52-4, H53-1, H53-2).
+//! given such a folder: red team rounds 52 and 53, H52-4, H53-1, H53-2),
+//! and what [`loads`] works out of every load (round 55, H55-9: `path`
+//! under another name, a list joined, `createRequire` of a file there, a
+//! worker), or finds built from that folder past working out.
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
+
+mod loads;
+mod reader;
+mod values;
+
+/// The most names of one code bound; past it, the code is unread.
+const MAX_SPECS: usize = 256;
 
 /// A quote, perhaps escaped for the shell it is written in.
 const QUOTE: &str = r#"\\?["'`]"#;
@@ -16,24 +26,56 @@ const QUOTE: &str = r#"\\?["'`]"#;
 /// between spellings too.
 const CWD: &str = r#"(?:(?:process\.cwd\(\)|process\.env\.[A-Z_]*(?:PROJECT_DIR|PWD)\b|\b[A-Za-z_$][\w$]*\.cwd\b|\b[A-Za-z_$][\w$]*\[\s*\\?["']cwd\\?["']\s*\])(?:\s*\|\|\s*(?:process\.cwd\(\)|process\.env\.[A-Z_]*(?:PROJECT_DIR|PWD)\b|\b[A-Za-z_$][\w$]*\.cwd\b))*)"#;
 
+/// What code loads from the folder it runs in ([`cwd_specs`]).
+#[derive(Debug, Default)]
+pub(crate) struct CwdSpecs {
+    /// The names, each a path from that folder (`m`, `./m`, `#m`,
+    /// `node_modules/x/m`).
+    pub(crate) names: Vec<String>,
+    /// Why a load built from that folder cannot be worked out.
+    pub(crate) unread: Option<String>,
+}
+
 /// The names `code` loads from the folder it runs in: when the code is
 /// inline (a file's resolve from its own folder), `require("./m")`,
 /// `import("./m")`, a name given such a literal, a package of the folder's
-/// `node_modules` (`require("m")`); in any code, a path built from the
-/// folder ([`CWD`], or a name given it).
-pub(crate) fn cwd_specs(code: &str, inline: bool) -> Vec<String> {
-    if !code.contains("require") && !code.contains("import") {
-        return Vec::new();
+/// `node_modules` (`require("m")`), a `#m` of its `package.json`'s
+/// `imports`; in any code, a path built from the folder ([`CWD`], or a
+/// name given it) and what [`loads`] works out.
+pub(crate) fn cwd_specs(code: &str, inline: bool) -> CwdSpecs {
+    if !["require", "import", "Worker"]
+        .iter()
+        .any(|word| code.contains(word))
+    {
+        return CwdSpecs::default();
     }
     let code = joined_literals(code);
-    let mut specs = from_cwd(&code);
+    let mut names = from_cwd(&code);
     if inline {
-        specs.extend(relative_and_bare(&code));
+        names.extend(relative_and_bare(&code));
     }
-    specs.sort();
-    specs.dedup();
-    specs.truncate(64);
-    specs
+    // Inline code as the shell text holding it spells it (`\"./m\"`).
+    let unescaped = match inline {
+        true => code.replace("\\\"", "\"").replace("\\'", "'"),
+        false => code,
+    };
+    let read = loads::read(&unescaped, inline);
+    names.extend(read.specs);
+    // `./m` and `m` from the folder are the same files.
+    for name in &mut names {
+        if let Some(relative) = name.strip_prefix("./") {
+            *name = relative.to_owned();
+        }
+    }
+    names.sort();
+    names.dedup();
+    let unread = match names.len() > MAX_SPECS {
+        true => Some(format!(
+            "loads more than {MAX_SPECS} names from the folder it runs in"
+        )),
+        false => read.unread,
+    };
+    CwdSpecs { names, unread }
 }
 
 /// The paths a Node file's `code` loads relative to its own folder by
@@ -130,11 +172,12 @@ fn from_cwd_pattern(cwd: &str) -> String {
     )
 }
 
-/// Inline code's relative specs, those given through a name, and the
-/// packages it requires by a bare name (as `node_modules/<name>`).
+/// Inline code's relative specs, those given through a name, its `#`
+/// names (of `imports`), and the packages it requires by a bare name (as
+/// `node_modules/<name>`).
 fn relative_and_bare(code: &str) -> Vec<String> {
     static LOADS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?:\brequire|\bimport)\s*\(\s*\\?["'`]([^"'`\\]+)\\?["'`]\s*\)|\bfrom\s*\\?["'`]([^"'`\\]+)\\?["'`]"#)
+        Regex::new(r#"(?:\brequire|\bimport)\s*\(\s*\\?["'`]([^"'`\\]+)\\?["'`]\s*\)|\bfrom\s*\\?["'`]([^"'`\\]+)\\?["'`]|\bimport\s*\\?["'`]([^"'`\\]+)\\?["'`]"#)
             .expect("valid regex")
     });
     static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
@@ -153,21 +196,21 @@ fn relative_and_bare(code: &str) -> Vec<String> {
         .filter_map(|found| given.get(&found[1]).copied());
     let written = LOADS
         .captures_iter(code)
-        .filter_map(|found| found.get(1).or(found.get(2)))
+        .filter_map(|found| found.get(1).or(found.get(2)).or(found.get(3)))
         .map(|spec| spec.as_str());
     written
         .chain(named)
-        .filter_map(
-            |spec| match spec.starts_with("./") || spec.starts_with("../") {
+        .filter_map(|spec| {
+            match spec.starts_with("./") || spec.starts_with("../") || spec.starts_with('#') {
                 true => Some(spec.to_owned()),
                 false => bare_package(spec).map(|name| format!("node_modules/{name}")),
-            },
-        )
+            }
+        })
         .collect()
 }
 
 /// The package a bare spec names (`m`, `@s/m`, `m/sub`), not one of Node's.
-fn bare_package(spec: &str) -> Option<&str> {
+pub(super) fn bare_package(spec: &str) -> Option<&str> {
     if spec.starts_with(['/', '.', '#', '$']) || spec.starts_with("node:") || spec.contains("://") {
         return None;
     }
@@ -195,7 +238,7 @@ mod tests {
              require(\"module\").createRequire(process.cwd() + \"/\")(\"./g\");\n\
              require(require(\"path\").resolve(\"h\"));\n";
         assert_eq!(
-            cwd_specs(code, false),
+            cwd_specs(code, false).names,
             ["a", "b", "c", "d", "e", "f", "g", "h", "lib/x", "m"]
         );
     }
@@ -212,8 +255,8 @@ mod tests {
         let code = "const p = \"./m\"; require(p); require(\"./\" + \"n\"); require(\"fs\");\n\
                     require(\"left-pad\"); import x from \"./o.mjs\"; require(\"node:fs\");";
         assert_eq!(
-            cwd_specs(code, true),
-            ["./m", "./n", "./o.mjs", "node_modules/left-pad"]
+            cwd_specs(code, true).names,
+            ["m", "n", "node_modules/left-pad", "o.mjs"]
         );
     }
 }

@@ -327,7 +327,11 @@ fn code_definitions(
     }
     // `process.chdir(input.cwd); require(path.resolve("m"))` (H52-6).
     if language == "node" {
-        for root in crate::binding::definitions::node_code_reaches(text, cwd, dir) {
+        let reached = crate::binding::definitions::node_code_reaches(text, cwd, dir);
+        if found.computed.is_none() {
+            found.computed = reached.computed;
+        }
+        for root in reached.roots {
             if !found.definitions.contains(&root) {
                 found.definitions.push(root);
             }

@@ -37,7 +37,7 @@ fn runs_text(code: &str) -> Option<String> {
             r"|\bprocess\s*\.\s*(?:binding|_linkedBinding|dlopen|mainModule)\b",
             r"|\bprocess\s*\.\s*env\s*(?:\.\s*NODE_(?:PATH|OPTIONS)|\[\s*['\x22`]NODE_(?:PATH|OPTIONS)['\x22`]\s*\])\s*=[^=]",
             r"|\b(?:globalThis|global|window)\s*(?:\?\.\s*)?\[|\b(?:globalThis|global|window)\s*\.\s*(?:eval|Function|require)\b|[(,=]\s*(?:globalThis|global|window)\s*(?:[,);]|$)",
-            r"|\bReflect\s*\.\s*(?:apply|construct)\s*\(\s*(?:eval|Function|require)\b",
+            r"|\bReflect\s*\.\s*(?:apply|construct)\s*\(\s*(?:eval|Function|require|Worker)\b",
             r"|\bnew\s+(?:Shared)?Worker\s*\([^;]*?\beval\s*:\s*true",
         ))
         .expect("valid regex")
@@ -151,6 +151,7 @@ mod tests {
             "const g = globalThis;\ng[k](s)",
             "const { Session } = require('node:inspector');",
             "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);",
+            "const { Worker } = require('worker_threads');\nReflect.construct(Worker, [f]);",
         ] {
             assert!(spawns_computed("node", code).is_some(), "{code}");
         }
