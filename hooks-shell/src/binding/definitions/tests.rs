@@ -244,3 +244,64 @@ fn a_rust_toolchain_named_by_a_path_cannot_be_approved() {
         );
     }
 }
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 2000,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Whatever a hook's Node code holds, reading it for what it loads
+    /// never panics (round 55: an unterminated string at its end did).
+    #[test]
+    fn reading_any_node_code_never_panics(pieces in proptest::collection::vec(0usize..NODE_PIECES.len(), 0..24)) {
+        let dir = tempfile::tempdir().expect("dir");
+        let code: String = pieces.iter().map(|&at| NODE_PIECES[at]).collect();
+        let _ = super::node_code_reaches(&code, dir.path(), dir.path());
+        let _ = reached(&format!("node -e '{}'", code.replace('\'', "")), dir.path(), false);
+    }
+}
+
+/// Pieces of Node code the property above puts together.
+const NODE_PIECES: [&str; 40] = [
+    "require(",
+    ")",
+    "(",
+    "`${",
+    "}`",
+    "\"",
+    "'",
+    "process.cwd()",
+    "+",
+    "path.join(",
+    ",",
+    "\"m\"",
+    "[",
+    "]",
+    ".join(\"/\")",
+    "new Worker(",
+    "createRequire(",
+    "const p = require(\"path\");",
+    "p.resolve(",
+    "||",
+    "?",
+    ":",
+    "\u{e9}",
+    "#m",
+    "import(",
+    "\\",
+    "/*",
+    "*/",
+    "//",
+    "\n",
+    "=",
+    "x",
+    ";",
+    "{",
+    "}",
+    "...",
+    "require.resolve(",
+    "module.require(",
+    "import x from \"#m\"",
+    "\u{1f642}",
+];

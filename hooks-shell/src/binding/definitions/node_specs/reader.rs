@@ -287,8 +287,8 @@ impl<'a> Reader<'_, 'a> {
             }
             "[" => Some(Value::List(self.items("]")?)),
             "{" => self.object(),
-            _ if token.starts_with(['"', '\'']) => Some(text(&token[1..token.len() - 1])),
-            _ if token.starts_with('`') => self.template(&token[1..token.len() - 1]),
+            _ if token.starts_with(['"', '\'']) => Some(text(quoted(token))),
+            _ if token.starts_with('`') => self.template(quoted(token)),
             _ if token.starts_with(|c: char| c.is_ascii_digit()) => {
                 Some(Value::Text(token.to_owned()))
             }
@@ -402,4 +402,12 @@ fn closing(inside: &str) -> Option<usize> {
         }
     }
     None
+}
+
+/// The text inside a quoted token: an unterminated one (the code's last
+/// token) holds what follows its quote.
+fn quoted(token: &str) -> &str {
+    let closed = token.len() > 1 && token.ends_with(&token[..1]);
+    let end = if closed { token.len() - 1 } else { token.len() };
+    token.get(1..end).unwrap_or_default()
 }
