@@ -160,3 +160,65 @@ fn git_started_in_a_computed_repository_is_refused() {
         );
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 2000,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Whatever a hook's Python or Node code holds, reading what it starts
+    /// and where it moves never panics (round 55 added readings of `cwd`
+    /// keys, folder options, f-strings and steering variables).
+    #[test]
+    fn reading_any_code_never_panics(
+        pieces in proptest::collection::vec(0usize..CODE_PIECES.len(), 0..24),
+        node in proptest::bool::ANY,
+    ) {
+        let code: String = pieces.iter().map(|&at| CODE_PIECES[at]).collect();
+        let program = if node { "node" } else { "python3" };
+        let _ = spawns_computed(program, &code);
+        let _ = super::super::started::started_commands(program, &code);
+    }
+}
+
+/// Pieces of Python and Node code the property above puts together.
+const CODE_PIECES: [&str; 36] = [
+    "subprocess.run(",
+    "execSync(",
+    ")",
+    "(",
+    "[",
+    "]",
+    "\"git\"",
+    "\"-C\"",
+    ", ",
+    "cwd=",
+    "{\"cwd\": ",
+    "}",
+    "os.chdir(",
+    "process[\"chdir\"](",
+    "f\"cd {shlex.quote(d)} && make\"",
+    "data[\"cwd\"]",
+    "os.path.dirname(fp)",
+    " or None",
+    "\"",
+    "'",
+    "\n",
+    "=",
+    "d",
+    "fp",
+    "os.environ[\"MAKEFILES\"] = \"x\"",
+    "executable=",
+    "\"make\"",
+    "shell=True",
+    "`${",
+    "}`",
+    "\u{e9}",
+    "\\",
+    "#",
+    "os.putenv(\"BASH_ENV\", ",
+    "json.load(sys.stdin)",
+    "+",
+];
