@@ -73,7 +73,7 @@ mod environment_code;
 mod environments;
 mod git_config;
 mod language;
-mod literals;
+pub(crate) mod literals;
 mod lookups;
 mod pickles;
 mod places;

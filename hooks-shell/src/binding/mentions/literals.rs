@@ -14,7 +14,7 @@
 
 /// Which escapes a decoder knows beyond the common ones.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Flavor {
+pub(crate) enum Flavor {
     /// Bash's `$'...'`: `\cX`, `\e`.
     Bash,
     /// JavaScript's and Python's literals: `\u{...}`, `\N{NAME}`.
@@ -134,7 +134,7 @@ fn names_part(c: char) -> bool {
 
 /// What the escape whose letter is at `chars[at]` (after a `\`) stands for,
 /// and how many characters it takes.
-pub(super) fn escape(chars: &[char], at: usize, flavor: Flavor) -> (String, usize) {
+pub(crate) fn escape(chars: &[char], at: usize, flavor: Flavor) -> (String, usize) {
     let Some(&letter) = chars.get(at) else {
         return (String::new(), 0);
     };

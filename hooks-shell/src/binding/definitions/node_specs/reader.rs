@@ -380,10 +380,32 @@ impl<'a> Reader<'_, 'a> {
 
 /// A string's body: its text, unknown when it escapes a character.
 fn text(body: &str) -> Value {
-    match body.contains('\\') {
-        true => Value::Unknown(false),
-        false => Value::Text(body.to_owned()),
+    if !body.contains('\\') {
+        return Value::Text(body.to_owned());
     }
+    // Python's `\N{NAME}` is no escape of Node's (`N{…}` as written).
+    if body.contains("\\N") {
+        return Value::Unknown(false);
+    }
+    // Escapes as Node reads them (`"/\x6cib/x.js"` names `lib/x.js`: R8-10).
+    use crate::binding::mentions::literals::{Flavor, escape};
+    let chars: Vec<char> = body.chars().collect();
+    let mut decoded = String::with_capacity(body.len());
+    let mut at = 0;
+    while at < chars.len() {
+        if chars[at] != '\\' {
+            decoded.push(chars[at]);
+            at += 1;
+            continue;
+        }
+        let (what, taken) = escape(&chars, at + 1, Flavor::Literal);
+        if taken == 0 {
+            return Value::Unknown(false);
+        }
+        decoded.push_str(&what);
+        at += 1 + taken;
+    }
+    Value::Text(decoded)
 }
 
 /// Where the `}` closing a template's `${` is in `inside`.
