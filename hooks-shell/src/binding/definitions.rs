@@ -371,6 +371,16 @@ fn definitions_in(
         cargo_config_files(&manifests, found);
     }
     if program.manifests.contains(&table::TOOLCHAIN[0]) {
+        // rustup looks up from where it runs: each folder up to the one the
+        // command starts in, present or absent (round 56, r14).
+        let within = dir
+            .ancestors()
+            .take_while(|folder| folder.starts_with(&found.top));
+        for path in within.flat_map(|f| table::TOOLCHAIN.iter().map(move |t| f.join(t))) {
+            if !manifests.contains(&path) {
+                manifests.push(path);
+            }
+        }
         follow::toolchain_by_path(&manifests, found);
     }
     manifests

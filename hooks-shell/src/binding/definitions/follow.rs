@@ -426,9 +426,6 @@ pub(super) fn read_definition(path: &Path) -> Option<String> {
 /// reading names (red team round 55, H55-1). Such a hook cannot be
 /// approved.
 pub(super) fn toolchain_by_path(manifests: &[PathBuf], found: &mut Reached) {
-    static PATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#"["']?\bpath["']?\s*="#).expect("valid regex")
-    });
     for file in manifests {
         let is_toolchain = file
             .file_name()
@@ -439,12 +436,22 @@ pub(super) fn toolchain_by_path(manifests: &[PathBuf], found: &mut Reached) {
         let Some(text) = read_or_refuse(file, found) else {
             continue;
         };
-        // The legacy file's one line may name a folder too.
-        let legacy = !text.contains('=') && text.contains('/');
-        if PATH.is_match(&text) || legacy {
+        // Read as rustup reads it: TOML (a key however it is spelled,
+        // `"\u0070ath"`, dotted, inline: round 56), else the legacy file's
+        // one line, a toolchain's name, which may be a folder.
+        let by_path = match text.parse::<toml::Table>() {
+            Ok(table) => table
+                .get("toolchain")
+                .and_then(toml::Value::as_table)
+                .is_some_and(|toolchain| toolchain.contains_key("path")),
+            Err(_) if !text.contains(['=', '[']) => text.contains(['/', '\\']),
+            Err(_) => true,
+        };
+        if by_path {
             found.computed.get_or_insert_with(|| {
                 format!(
-                    "{} names its toolchain by a path: the programs rustup runs from it are no reading's",
+                    "{} names its toolchain by a path, or cannot be read as rustup reads it: \
+                     the programs rustup runs from it are no reading's",
                     file.display()
                 )
             });

@@ -212,6 +212,22 @@ fn a_rust_toolchain_named_by_a_path_cannot_be_approved() {
             .contains(&dir.path().join("rust-toolchain.toml"))
     );
     assert_eq!(found.computed, None);
+    write(dir.path(), "rust-toolchain", "1.75.0\n");
+    assert_eq!(reached("rustc -V", dir.path(), false).computed, None);
+    // Looked up from a folder it moves to, up to where it starts, present
+    // or absent (round 56, r14).
+    std::fs::create_dir_all(dir.path().join("src")).expect("src");
+    let found = reached("cd src && rustfmt --check main.rs", dir.path(), false);
+    for file in [
+        "src/rust-toolchain.toml",
+        "rust-toolchain.toml",
+        "src/rust-toolchain",
+    ] {
+        assert!(
+            found.roots.contains(&dir.path().join(file)),
+            "{file}: {found:?}"
+        );
+    }
     write(
         dir.path(),
         "rust-toolchain.toml",
@@ -223,6 +239,16 @@ fn a_rust_toolchain_named_by_a_path_cannot_be_approved() {
             "toolchain = { path = \"/proc/self/cwd/tc\" }\n",
         ),
         ("rust-toolchain", "/proc/self/cwd/tc\n"),
+        // Round 56: a key as TOML spells it.
+        (
+            "rust-toolchain.toml",
+            "[toolchain]\n\"\\u0070ath\" = \"/proc/self/cwd/tc\"\n",
+        ),
+        ("rust-toolchain.toml", "toolchain.\"pa\\u0074h\" = \"/x\"\n"),
+        (
+            "rust-toolchain",
+            "[toolchain]\n\"\\U00000070ath\" = \"/x\"\n",
+        ),
     ] {
         let other = tempfile::tempdir().expect("dir");
         write(other.path(), file, text);

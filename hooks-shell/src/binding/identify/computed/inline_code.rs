@@ -50,6 +50,7 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
         program,
         "python" | "python3" | "node" | "bun" | "deno" | "perl"
     ) && let Some(why) = super::moved_code::moves_to_computed(program, code)
+        .or_else(|| super::moved_code::unread_move(program, code))
     {
         return Some(why);
     }
@@ -122,6 +123,11 @@ pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) 
     };
     super::started::project_folders(program, code, &mut started);
     if let Some(why) = super::started::git_in_computed_repository(program, &started) {
+        return Some(why);
+    }
+    if !started.is_empty()
+        && let Some(why) = super::started::steering_unread(program, code)
+    {
         return Some(why);
     }
     // A file it writes, or one command of it writes, that another runs;

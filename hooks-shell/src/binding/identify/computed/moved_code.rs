@@ -250,6 +250,22 @@ fn is_place_at(
                     && (value.contains("stdin") || value.contains("readFileSync(0"))
             })
     };
+    let values_of = |name: &str| match program {
+        "python" | "python3" => super::python_values::values(code, name).unwrap_or_default(),
+        _ => assigned_values(code, name).unwrap_or_default(),
+    };
+    let input_part = |name: &str| {
+        let values = values_of(name);
+        !values.is_empty()
+            && values.iter().all(|value| {
+                let plain = value.replace("|| {}", "").replace(['(', ')', ' '], "");
+                [value.as_str(), plain.as_str()].iter().any(|value| {
+                    DATA.captures(value.trim())
+                        .and_then(|found| found.get(1))
+                        .is_some_and(|root| root.as_str() != name && parsed_input(root.as_str()))
+                })
+            })
+    };
     let data = |value: &str| {
         // The repository's top, not a folder built on it (`top + "/web"`:
         // round 55, c30).
@@ -262,10 +278,13 @@ fn is_place_at(
                     // project; any other path it holds, a tool call's
                     // `tool_input.cwd` too, is any folder (round 55, q39).
                     let parsed = parsed_input(name.as_str());
-                    if parsed && !INPUT_CWD.is_match(value) {
+                    // A part of the input (`ti = data["tool_input"]`): its
+                    // `cwd` is the tool call's, any folder (round 56, a02).
+                    let part = !parsed && input_part(name.as_str());
+                    if part || (parsed && !INPUT_CWD.is_match(value)) {
                         input_path.set(true);
                     }
-                    parsed
+                    parsed || part
                 }
                 None => true,
             })
@@ -346,6 +365,97 @@ fn assigned_values(code: &str, name: &str) -> Option<Vec<String>> {
         .map(|found| found[1].trim().to_owned())
         .collect();
     (!found.is_empty()).then_some(found)
+}
+
+/// Why code that reads the tool call's input (`tool_input`, `file_path`)
+/// and starts a program that runs the folder's code may send it to a
+/// folder named there by a construct no reading above follows (red team
+/// round 56: `setattr`, `preexec_fn=partial(os.chdir, d)`, `dict([("cwd",
+/// d)])`, `"c" "wd"`, `os.getcwd = …`, `PWD`, `find -execdir`, `Popen`'s
+/// tenth argument, a folder option built into a word: `f"-C{d}"`,
+/// `"--prefix=" + d`). Such code cannot be approved.
+pub(super) fn unread_move(program: &str, code: &str) -> Option<String> {
+    static READS_INPUT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"tool_input|file_path|notebook_path|toolInput").expect("valid regex")
+    });
+    static UNREAD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"setattr\s*\(|preexec_fn|partial\s*\(\s*os\.f?chdir|getcwd\s*=[^=]|PWD|["']c["']\s*["']wd["']|\(\s*["']cwd["']\s*,|for\s+\w+\s+in\s*[\[(]\s*["']cwd["']|fchdir|-execdir|-okdir|process\.cwd\s*=[^=]"#)
+            .expect("valid regex")
+    });
+    if !READS_INPUT.is_match(code) {
+        return None;
+    }
+    let started = super::started::started_commands(program, code);
+    let runs_code = |line: &String| {
+        programs(line)
+            .iter()
+            .any(|name| !ANY_FOLDER.contains(&name.as_str()))
+    };
+    let reaching: Vec<&String> = started.iter().filter(|line| runs_code(line)).collect();
+    if reaching.is_empty() {
+        return None;
+    }
+    let construct = UNREAD
+        .find(code)
+        .map(|found| found.as_str().trim().to_owned())
+        .or_else(|| popen_tenth_argument(code).then(|| "Popen(…, cwd)".to_owned()))
+        .or_else(|| {
+            // `make -s "$(:)"`: a word it computes may be `-C<folder>`.
+            reaching.iter().find_map(|line| {
+                let word = computed_option_word(line)?;
+                Some(format!("{line}` (`{word}"))
+            })
+        })?;
+    Some(format!(
+        "its {program} code reads the tool call's input and may send what it starts to a \
+         folder named there (`{construct}`), whose settings and code no reading binds; run it \
+         in the project folder with the path as an argument"
+    ))
+}
+
+/// Whether `code` calls `Popen` with ten positional arguments or more (the
+/// tenth is the folder it runs in).
+fn popen_tenth_argument(code: &str) -> bool {
+    code.match_indices("Popen(").any(|(at, _)| {
+        let rest = &code[at + "Popen(".len()..];
+        let end = super::brackets::scan(rest, |_, _, depth| depth < 0).unwrap_or(rest.len());
+        let positional = super::inline_code::top_level(&rest[..end], ',')
+            .iter()
+            .filter(|part| !KEYWORD_ARGUMENT.is_match(part))
+            .count();
+        positional >= 10
+    })
+}
+
+/// A keyword argument (`cwd=d`), not a comparison.
+static KEYWORD_ARGUMENT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\*{0,2}\w+\s*=[^=]|^\s*\*\*").expect("valid regex"));
+
+/// A word of `line`, a command that runs the folder's definitions, that
+/// holds text computed when it runs before its `--` (make and npm read
+/// options anywhere: `make -s "$(:)"` may be `-C<folder>`); npx's, pnpm
+/// dlx's and bunx's only before the tool they run.
+fn computed_option_word(line: &str) -> Option<String> {
+    for words in crate::binding::shell::simple_commands(line) {
+        let words = crate::binding::shell::skip_prefixes(&words);
+        let Some((first, args)) = words.split_first() else {
+            continue;
+        };
+        let program = super::base_name(first);
+        if !crate::binding::definitions::runs_folder_definitions(&program) {
+            continue;
+        }
+        let runs_a_tool = matches!(program.as_str(), "npx" | "pnpx" | "bunx");
+        for word in args {
+            if word == "--" || (runs_a_tool && !word.starts_with('-')) {
+                break;
+            }
+            if word.contains("$(:)") {
+                return Some(word.clone());
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -100,9 +100,52 @@ pub(crate) fn inline_started(program: &str, args: &[String]) -> Vec<String> {
 /// `os.environ["MAKEFILES"] = …`, `os.putenv("MAKEFILES", …)`, `BASH_ENV`:
 /// round 55, H55-8).
 static STEERING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"['"]?\b(MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|NODE_OPTIONS|NODE_PATH|npm_config_[A-Za-z_]+|PYTHONPATH|PYTHONSTARTUP|BASH_ENV|ENV)['"]?\s*\]?\s*(?:=|:|,)\s*['"]([^'"\n]*)['"]"#)
-        .expect("valid regex")
+    Regex::new(&format!(
+        r#"['"]?\b({STEERING_NAMES})['"]?\s*\]?\s*(?:=|:|,)\s*['"]([^'"\n]*)['"]\s*(?:[,)}}\];\n]|$)"#
+    ))
+    .expect("valid regex")
 });
+
+/// The variables that steer which files a program started reads.
+const STEERING_NAMES: &str = "MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|NODE_OPTIONS|NODE_PATH|npm_config_[A-Za-z_]+|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG";
+
+/// Why `code`, which starts programs, names a steering variable
+/// ([`STEERING`]) in a way no reading follows: its value built when it
+/// runs (`"common" + ".mk"`, `str(Path(…))`), or its name given another
+/// way (`k = "BASH_ENV"`; round 56: c06, c26, c27). Reading one
+/// (`os.environ.get("NODE_PATH")`) is not giving it.
+pub(crate) fn steering_unread(program: &str, code: &str) -> Option<String> {
+    static NAME: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(&format!(r"\b(?:{STEERING_NAMES})\b")).expect("valid regex"));
+    static READ: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"(?:\.get\(|getenv\(|\.pop\(|\bin\s+os\.environ|process\.env\.|\$ENV\{)\s*['"]?$"#,
+        )
+        .expect("valid regex")
+    });
+    let given: Vec<(usize, usize)> = STEERING
+        .find_iter(code)
+        .map(|found| (found.start(), found.end()))
+        .collect();
+    // `ENV` alone is also Perl's and Ruby's hash of them: not read here.
+    for found in NAME.find_iter(code).filter(|found| found.as_str() != "ENV") {
+        let covered = given
+            .iter()
+            .any(|(start, end)| (*start..*end).contains(&found.start()));
+        let line_start = code[..found.start()].rfind('\n').map_or(0, |at| at + 1);
+        let before = &code[line_start..found.start()];
+        let after = code[found.end()..].trim_start_matches(['"', '\'', ']', '}']);
+        let assigned = after.trim_start().starts_with('=') && !after.trim_start().starts_with("==");
+        let read = READ.is_match(before) && !assigned;
+        if !covered && !read {
+            return Some(format!(
+                "its {program} code gives what it starts `{}` in a way no reading follows",
+                found.as_str()
+            ));
+        }
+    }
+    None
+}
 
 /// What code computes, as its shell lines show it.
 const COMPUTED: &str = "\"$(:)\"";

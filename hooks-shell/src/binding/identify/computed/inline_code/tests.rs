@@ -222,3 +222,37 @@ const CODE_PIECES: [&str; 36] = [
     "json.load(sys.stdin)",
     "+",
 ];
+
+/// Round 56: a variable steering what a started program reads, given in a
+/// way no reading follows, is refused; one given written out, or only
+/// read, is not.
+#[test]
+fn steering_variables_given_another_way_are_refused() {
+    let head = "import os, subprocess, pathlib\n";
+    for body in [
+        "k = \"BASH_ENV\"\nsubprocess.run([\"bash\", \"-c\", \"true\"], env={**os.environ, k: \"tools/env.sh\"})",
+        "subprocess.run([\"make\"], env={**os.environ, \"MAKEFILES\": \"common\" + \".mk\"})",
+        "subprocess.run([\"make\"], env=dict(os.environ, MAKEFILES=str(pathlib.Path(\"common.mk\"))))",
+    ] {
+        let why = spawns_computed("python3", &format!("{head}{body}\n"));
+        assert!(why.is_some(), "{body}");
+    }
+    assert!(
+        spawns_computed("perl", "$ENV{MAKEFILES} = $x;\nsystem(\"make\", \"-s\");\n").is_some()
+    );
+    for body in [
+        "subprocess.run([\"make\"], env={**os.environ, \"MAKEFILES\": \"common.mk\"})",
+        "p = os.environ.get(\"NODE_PATH\", \"\")\nsubprocess.run([\"make\"])",
+        "subprocess.run([\"perl\", \"-e\", \"1\"], env={**os.environ, \"PERL5OPT\": \"-w\"})",
+    ] {
+        assert_eq!(
+            spawns_computed("python3", &format!("{head}{body}\n")),
+            None,
+            "{body}"
+        );
+    }
+    assert_eq!(
+        spawns_computed("perl", "my $h = $ENV{HOME};\nsystem(\"make\", \"-s\");\n"),
+        None
+    );
+}
