@@ -120,8 +120,10 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
 
 /// The hook input's own `cwd`, read from the parsed input: one key.
 static INPUT_CWD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r#"^[A-Za-z_]\w*\s*(?:\[\s*['"]cwd['"]\s*\]|\.get\(\s*['"]cwd['"][^()]*\)|\.cwd)$"#)
-        .expect("valid regex")
+    Regex::new(
+        r#"^([A-Za-z_]\w*)\s*(?:\[\s*['"]cwd['"]\s*\]|\.get\(\s*['"]cwd['"][^()]*\)|\.cwd)$"#,
+    )
+    .expect("valid regex")
 });
 
 /// Code loading from the folder it runs in by a relative name: after a
@@ -302,6 +304,13 @@ fn is_place_at(
     if !matches!(program, "python" | "python3") && plain != value && data(plain.trim()) {
         return true;
     }
+    // `ti["cwd"]` of `ti = data["tool_input"]`: the tool call's folder.
+    if let Some(found) = INPUT_CWD.captures(value)
+        && input_part(&found[1])
+    {
+        input_path.set(true);
+        return true;
+    }
     if value.is_empty() || place.is_match(value) || is_string(value, program) || data(value) {
         return true;
     }
@@ -379,7 +388,7 @@ pub(super) fn unread_move(program: &str, code: &str) -> Option<String> {
         Regex::new(r"tool_input|file_path|notebook_path|toolInput").expect("valid regex")
     });
     static UNREAD: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"setattr\s*\(|preexec_fn|partial\s*\(\s*os\.f?chdir|getcwd\s*=[^=]|PWD|["']c["']\s*["']wd["']|\(\s*["']cwd["']\s*,|for\s+\w+\s+in\s*[\[(]\s*["']cwd["']|fchdir|-execdir|-okdir|process\.cwd\s*=[^=]"#)
+        Regex::new(r#"\bsetattr\s*\(|\bpreexec_fn\b|\bpartial\s*\(\s*os\.f?chdir|\bgetcwd\s*=[^=]|\bPWD\b|["']c["']\s*["']wd["']|\(\s*["']cwd["']\s*,|\bfor\s+\w+\s+in\s*[\[(]\s*["']cwd["']|\bfchdir\b|-execdir\b|-okdir\b|\bprocess\.cwd\s*=[^=]|\b(?:CLAUDE_PROJECT_DIR|PWD)\b['"]?\s*\]?\s*=[^=]|\benviron\.(?:update|setdefault)\b"#)
             .expect("valid regex")
     });
     if !READS_INPUT.is_match(code) {

@@ -98,6 +98,32 @@ pub(super) fn runs_given_script(
     {
         return Some("xargs runs git in folders named by what it reads".to_owned());
     }
+    // `make -sC "$(…)"`: an option among others in one word (round 56).
+    let clustered = |word: &str, letters: &[char]| {
+        word.len() > 2
+            && word.starts_with('-')
+            && !word.starts_with("--")
+            && word[1..].contains(letters)
+    };
+    if matches!(program, "make" | "gmake")
+        && args.iter().enumerate().any(|(at, word)| {
+            clustered(word, &['C', 'f', 'I'])
+                && (is_computed(word) || args.get(at + 1).is_some_and(|next| is_computed(next)))
+        })
+    {
+        return Some(format!(
+            "{program} reads a makefile or folder named by text computed when it runs"
+        ));
+    }
+    // `find "$f" -execdir make \;`: run in the folder of each path found.
+    if program == "find"
+        && args
+            .iter()
+            .any(|word| word == "-execdir" || word == "-okdir")
+        && args.iter().any(|word| is_computed(word))
+    {
+        return Some("find runs a command in folders named when it runs (`-execdir`)".to_owned());
+    }
     let options = script_options(program);
     for (at, word) in args.iter().enumerate() {
         let value = options.iter().find_map(|option| {

@@ -215,12 +215,19 @@ pub(crate) fn git_in_computed_repository(program: &str, started: &[String]) -> O
                 Some(joined) => computed(joined),
                 None => false,
             };
-            let named_when_run = args.iter().enumerate().any(|(at, word)| {
-                FOLDER_OPTIONS
-                    .iter()
-                    .chain(["-c"].iter())
-                    .any(|option| given(option, at, word))
-            });
+            // Or a computed word before its subcommand, which may be any
+            // option (`git -C "$PWD" "$(:)" "$(:)" status`: round 56, g17).
+            let before_subcommand = args
+                .iter()
+                .take_while(|word| word.starts_with('-') || computed(word) || word.contains("$PWD"))
+                .any(|word| computed(word));
+            let named_when_run = before_subcommand
+                || args.iter().enumerate().any(|(at, word)| {
+                    FOLDER_OPTIONS
+                        .iter()
+                        .chain(["-c"].iter())
+                        .any(|option| given(option, at, word))
+                });
             if named_when_run {
                 return Some(format!(
                     "its {program} code runs git in a repository named when it runs (`{line}`), \
