@@ -173,7 +173,9 @@ pub(super) fn reached_within(
     found: &mut Reached,
     depth: usize,
 ) {
-    if depth > MAX_NESTING {
+    // Past a name computed when it runs, nothing more read matters: it
+    // cannot be approved (round 56: scripts running each other stalled).
+    if depth > MAX_NESTING || found.computed.is_some() {
         return;
     }
     let mut bases = vec![cwd.to_path_buf()];
@@ -381,7 +383,7 @@ fn definitions_in(
                 manifests.push(path);
             }
         }
-        follow::toolchain_by_path(&manifests, found);
+        toolchain::by_path(&manifests, found);
     }
     manifests
 }
@@ -481,3 +483,4 @@ mod spellings;
 mod table;
 #[cfg(test)]
 mod tests;
+mod toolchain;

@@ -105,8 +105,21 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
     // run lint'"`) is read once: read again inside its own reading, it
     // names nothing the outer reading does not, and each reading starts
     // others (its binding took minutes: a repository stalled every check).
-    let Some(_reading) = Reading::enter(line, dir) else {
-        return;
+    let _reading = match Reading::enter(line, dir) {
+        Entered::Reading(reading) => reading,
+        Entered::AlreadyBeingRead => return,
+        // Scripts that run each other many ways (`"a": "npm run b && npm
+        // run b"`, `"b": "npm run a && npm run a"`: round 56, a stall of
+        // minutes on every emit): cannot be approved, decided at once.
+        Entered::TooMany => {
+            found.computed.get_or_insert_with(|| {
+                format!(
+                    "its recipes and package scripts run each other more than {MAX_RECIPE_READINGS} \
+                     times over: what they run is not read to the end"
+                )
+            });
+            return;
+        }
     };
     if found.computed.is_none()
         && let Some(why) = identify::computed_in(line, dir)
@@ -160,30 +173,55 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
 }
 
 /// A recipe line being read in a folder, on this thread: one already
-/// being read is not read again inside its own reading.
+/// being read is not read again inside its own reading, and one outermost
+/// reading reads at most [`MAX_RECIPE_READINGS`] lines.
 struct Reading;
 
+/// What [`Reading::enter`] found.
+enum Entered {
+    /// Read it.
+    Reading(Reading),
+    /// It is being read further out.
+    AlreadyBeingRead,
+    /// The outermost reading has read too many lines.
+    TooMany,
+}
+
+/// The most recipe and script lines one outermost reading reads.
+const MAX_RECIPE_READINGS: usize = 256;
+
 thread_local! {
-    static READING: std::cell::RefCell<Vec<(String, PathBuf)>> =
-        const { std::cell::RefCell::new(Vec::new()) };
+    /// The lines being read, outermost first, and how many the outermost
+    /// reading has read.
+    static READING: std::cell::RefCell<(Vec<(String, PathBuf)>, usize)> =
+        const { std::cell::RefCell::new((Vec::new(), 0)) };
 }
 
 impl Reading {
-    /// The reading of `line` in `dir`, unless it is already being read.
-    fn enter(line: &str, dir: &Path) -> Option<Reading> {
-        READING.with_borrow_mut(|reading| {
+    /// The reading of `line` in `dir`, unless it is already being read or
+    /// the outermost reading has read too many.
+    fn enter(line: &str, dir: &Path) -> Entered {
+        READING.with_borrow_mut(|(reading, count)| {
+            if reading.is_empty() {
+                *count = 0;
+            }
             let key = (line.to_owned(), dir.to_path_buf());
-            (!reading.contains(&key)).then(|| {
-                reading.push(key);
-                Reading
-            })
+            if reading.contains(&key) {
+                return Entered::AlreadyBeingRead;
+            }
+            *count += 1;
+            if *count > MAX_RECIPE_READINGS {
+                return Entered::TooMany;
+            }
+            reading.push(key);
+            Entered::Reading(Reading)
         })
     }
 }
 
 impl Drop for Reading {
     fn drop(&mut self) {
-        READING.with_borrow_mut(|reading| reading.pop());
+        READING.with_borrow_mut(|(reading, _)| reading.pop());
     }
 }
 
@@ -418,45 +456,6 @@ pub(super) fn read_definition(path: &Path) -> Option<String> {
         .read_to_string(&mut text)
         .ok()?;
     Some(text)
-}
-
-/// A `rust-toolchain.toml` (or `rust-toolchain`) among `manifests` that
-/// names its toolchain by a path (`path = "/proc/self/cwd/tc"`): rustup's
-/// proxy then runs that folder's `bin/rustfmt`, a file of the project no
-/// reading names (red team round 55, H55-1). Such a hook cannot be
-/// approved.
-pub(super) fn toolchain_by_path(manifests: &[PathBuf], found: &mut Reached) {
-    for file in manifests {
-        let is_toolchain = file
-            .file_name()
-            .is_some_and(|name| super::table::TOOLCHAIN.iter().any(|t| name == *t));
-        if !is_toolchain || std::fs::symlink_metadata(file).is_err() {
-            continue;
-        }
-        let Some(text) = read_or_refuse(file, found) else {
-            continue;
-        };
-        // Read as rustup reads it: TOML (a key however it is spelled,
-        // `"\u0070ath"`, dotted, inline: round 56), else the legacy file's
-        // one line, a toolchain's name, which may be a folder.
-        let by_path = match text.parse::<toml::Table>() {
-            Ok(table) => table
-                .get("toolchain")
-                .and_then(toml::Value::as_table)
-                .is_some_and(|toolchain| toolchain.contains_key("path")),
-            Err(_) if !text.contains(['=', '[']) => text.contains(['/', '\\']),
-            Err(_) => true,
-        };
-        if by_path {
-            found.computed.get_or_insert_with(|| {
-                format!(
-                    "{} names its toolchain by a path, or cannot be read as rustup reads it: \
-                     the programs rustup runs from it are no reading's",
-                    file.display()
-                )
-            });
-        }
-    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,17 @@ pub(super) fn package_scripts(
         _ => words.first().cloned(),
     };
     npmrc_files(dir, found);
-    let Some(name) = name else { return };
+    // Scripts running each other by name (`run-s "s*"` in each of ten):
+    // as many readings as a makefile's, then it cannot be approved.
+    found.reads += 1;
+    if found.reads > super::MAX_READS {
+        found.computed.get_or_insert_with(|| {
+            "its package scripts run each other more times over than are followed".to_owned()
+        });
+    }
+    let Some(name) = name.filter(|_| found.computed.is_none()) else {
+        return;
+    };
     let Some(text) = read_or_refuse(&dir.join("package.json"), found) else {
         return;
     };

@@ -331,3 +331,22 @@ const NODE_PIECES: [&str; 40] = [
     "import x from \"#m\"",
     "\u{1f642}",
 ];
+
+/// Round 56: package scripts running each other many ways over (each of
+/// ten `run-s "s*"`, two running each other twice) cannot be approved,
+/// decided after a bounded reading (their binding took minutes).
+#[test]
+fn scripts_running_each_other_many_ways_over_cannot_be_approved() {
+    let ten: Vec<String> = (0..10)
+        .map(|at| format!("\"s{at}\": \"run-s 's*'\""))
+        .collect();
+    for manifest in [
+        format!("{{\"scripts\": {{\"test\": \"run-s 's*'\", {}}}}}", ten.join(", ")),
+        "{\"scripts\": {\"test\": \"npm run a\", \"a\": \"npm run b && npm run b && bash -c 'npm run b'\", \"b\": \"npm run a && npm run a && bash -c 'npm run a'\"}}".to_owned(),
+    ] {
+        let dir = tempfile::tempdir().expect("dir");
+        write(dir.path(), "package.json", &manifest);
+        let found = reached("npm test", dir.path(), false);
+        assert!(found.computed.is_some(), "{manifest}: {found:?}");
+    }
+}
