@@ -145,3 +145,36 @@ fn rustups_toolchain_file_as_toml_spells_it_or_in_a_parent_never_runs() {
         );
     }
 }
+
+/// H56-6 (archive only): `["git", "-C", "sub", …]` written out in code,
+/// with `sub/.git` nested, binds that repository's settings as the shell's
+/// `git -C sub` does.
+#[test]
+fn git_given_a_nested_repository_by_code_binds_its_settings() {
+    if !installed("python3") || !installed("git") {
+        return;
+    }
+    let (home, project) = home_with("[claude]");
+    write(&project, "sub/x.py", "x = 1\n");
+    crate::round28::git(&project, &["init", "-q", "."]);
+    crate::round28::git(&project.join("sub"), &["init", "-q", "."]);
+    let hook = file_guard(
+        "subprocess.run([\"git\", \"-C\", \"sub\", \"status\", \"--short\"], capture_output=True)",
+    );
+    write(&home.user_home, ".claude/hooks/g.py", &hook);
+    user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
+    let file = project.join("sub/x.py");
+    let accepted = emit_naming(&home, &project, &file, true);
+    assert_eq!(accepted["outcome"]["message"], "guarded", "{accepted:#}");
+    let fsmonitor = format!("touch {}; false", project.join("PWNED").display());
+    crate::round28::git(
+        &project.join("sub"),
+        &["config", "core.fsmonitor", &fsmonitor],
+    );
+    let emitted = emit_naming(&home, &project, &file, false);
+    assert!(
+        !project.join("PWNED").exists(),
+        "the nested repository's fsmonitor ran"
+    );
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+}

@@ -157,7 +157,7 @@ pub(super) fn command_loads_from_run_folder(command: &str) -> bool {
 /// `execFileSync('git', …)`, `system("git status")`: R50-8), and a test
 /// runner (`[sys.executable, '-m', 'unittest']`, `unittest.main(…)`,
 /// `pytest.main(…)`, `node --test`: round 51, t10, t11).
-pub(super) fn code_runs(file: &Path) -> Vec<&'static str> {
+pub(super) fn code_runs(file: &Path) -> Vec<String> {
     static GIT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"["'`]git(?:["'`]|\s)"#).expect("valid regex")
     });
@@ -177,17 +177,32 @@ pub(super) fn code_runs(file: &Path) -> Vec<&'static str> {
     };
     let mut words = Vec::new();
     if GIT.is_match(&text) {
-        words.push("git");
+        words.push("git".to_owned());
     }
     // `discover`: whatever script the command names beside it.
     if UNITTEST.is_match(&text) {
-        words.extend(["-m", "unittest", "discover"]);
+        words.extend(["-m", "unittest", "discover"].map(str::to_owned));
     }
     if PYTEST.is_match(&text) {
-        words.push("pytest");
+        words.push("pytest".to_owned());
     }
     if NODE_TEST.is_match(&text) {
-        words.push("--test");
+        words.push("--test".to_owned());
+    }
+    // And the words of what it starts (`["git", "-C", "sub", "status"]`:
+    // the settings of the repository it names are bound as the shell
+    // text's are; round 56, g19).
+    // `-C "$PWD"` (the project folder, as code gave it) moves nowhere.
+    for line in super::identify::started_by_file(file) {
+        let split = shlex::split(&line).unwrap_or_default();
+        let mut split = split.into_iter().peekable();
+        while let Some(word) = split.next() {
+            if word == "-C" && split.peek().is_some_and(|next| next == "$PWD") {
+                split.next();
+                continue;
+            }
+            words.push(word);
+        }
     }
     words
 }
