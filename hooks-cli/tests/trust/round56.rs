@@ -178,3 +178,36 @@ fn git_given_a_nested_repository_by_code_binds_its_settings() {
     );
     assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
 }
+
+/// H56-5: Perl given a module folder by `-Mlib=` (the shell's own text,
+/// and written out in code) or by `PERL5OPT` in code binds what it loads.
+#[test]
+fn perls_module_folders_given_by_lib_or_perl5opt_bind_what_it_loads() {
+    if !installed("perl") || !installed("python3") {
+        return;
+    }
+    let module = [("tools/X.pm", "package X; 1;\n")];
+    let edited = [(
+        "tools/X.pm",
+        "package X; open(my $f, \">\", \"PWNED\"); 1;\n",
+    )];
+    edited_never_runs(
+        "perl -Mlib=tools -MX -e 1 >/dev/null 2>&1; sh ~/bin/g.sh </dev/null",
+        &module,
+        &edited,
+    );
+    for body in [
+        "subprocess.run([\"perl\", \"-Mlib=tools\", \"-MX\", \"-e\", \"1\"])",
+        "subprocess.run([\"perl\", \"-e\", \"1\"], env={**os.environ, \"PERL5OPT\": \"-Itools -MX\"})",
+    ] {
+        let hook = format!(
+            "import json, os, subprocess, sys\n{body}\n\
+             print(json.dumps({{\"decision\": \"block\", \"reason\": \"guarded\"}}))\n"
+        );
+        edited_never_runs(
+            "python3 ~/.claude/hooks/p.py",
+            &[("~/.claude/hooks/p.py", &hook), module[0]],
+            &edited,
+        );
+    }
+}

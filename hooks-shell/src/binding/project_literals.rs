@@ -68,12 +68,21 @@ pub(super) fn command_names_project_path(command: &str, folder: &Path) -> bool {
             .expect("valid regex")
     });
     let unescaped = with_plain_values(&command.replace("\\\"", "\""));
+    // `-Mlib=tools,vendor`: `use lib` of each (round 56, c21); a word
+    // quoted whole (`'-Mlib=tools'`, as code's commands are written) too.
+    let unquoted = unescaped.replace(['\'', '"'], " ");
     let words = WORDS
-        .captures_iter(&unescaped)
-        .chain(SCRIPTS.captures_iter(&unescaped))
+        .captures_iter(&unquoted)
+        .chain(SCRIPTS.captures_iter(&unquoted))
         .filter_map(|found| found.iter().skip(1).flatten().next())
         .take(MAX_LOOKED_UP)
-        .any(|name| names_under(name.as_str(), folder));
+        .any(|name| {
+            let name = name.as_str();
+            match name.strip_prefix("lib=") {
+                Some(dirs) => dirs.split(',').any(|dir| names_under(dir, folder)),
+                None => names_under(name, folder),
+            }
+        });
     // Code given on an interpreter's input too (`python3 - <<E`, `echo … |
     // node`: round 51, e35, f15).
     let fed = unescaped.contains("<<") || unescaped.contains('|');
