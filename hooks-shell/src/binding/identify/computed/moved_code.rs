@@ -388,7 +388,7 @@ pub(super) fn unread_move(program: &str, code: &str) -> Option<String> {
         Regex::new(r"tool_input|file_path|notebook_path|toolInput").expect("valid regex")
     });
     static UNREAD: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"\bsetattr\s*\(|\bpreexec_fn\b|\bpartial\s*\(\s*os\.f?chdir|\bgetcwd\s*=[^=]|\bPWD\b|["']c["']\s*["']wd["']|\(\s*["']cwd["']\s*,|\bfor\s+\w+\s+in\s*[\[(]\s*["']cwd["']|\bfchdir\b|-execdir\b|-okdir\b|\bprocess\.cwd\s*=[^=]|\b(?:CLAUDE_PROJECT_DIR|PWD)\b['"]?\s*\]?\s*=[^=]|\benviron\.(?:update|setdefault)\b|\+=\s*(?:os\.sep|f?['"][^'"\n]*/)|\b(?:var|let|const)\s+__dirname\b|\b__dirname\s*=[^=]|\[\s*['"]cwd['"]\s*\]\s*:"#)
+        Regex::new(r#"\bsetattr\s*\(|\bpreexec_fn\b|\bpartial\s*\(\s*os\.f?chdir|\bgetcwd\s*=[^=]|\bPWD\b|["']c["']\s*["']wd["']|[\[,(]\s*\(\s*["']cwd["']\s*,|\bfor\s+\w+\s+in\s*[\[(]\s*["']cwd["']|\bfchdir\b|-execdir\b|-okdir\b|\bprocess\.cwd\s*=[^=]|\b(?:CLAUDE_PROJECT_DIR|PWD)\b['"]?\s*\]?\s*=[^=]|\benviron\.(?:update|setdefault)\b|\+=\s*(?:os\.sep|f?['"][^'"\n]*/)|\b(?:var|let|const)\s+__dirname\b|\b__dirname\s*=[^=]|\[\s*['"]cwd['"]\s*\]\s*:"#)
             .expect("valid regex")
     });
     if !READS_INPUT.is_match(code) {

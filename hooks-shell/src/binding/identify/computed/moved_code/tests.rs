@@ -147,3 +147,15 @@ fn code_moving_to_a_folder_named_when_it_runs_is_found() {
         assert_eq!(moves_to_computed(program, code), None, "{code}");
     }
 }
+
+/// Round 56: the catch-all for moves no reading follows leaves the hook
+/// input's own `cwd` read with a default alone (`data.get('cwd', '.')`).
+#[test]
+fn the_hook_inputs_cwd_with_a_default_is_no_unread_move() {
+    let code = "import json, os, subprocess, sys\ndata = json.load(sys.stdin)\n\
+                root = data.get('cwd', '.')\npath = data.get('tool_input', {}).get('file_path', '')\n\
+                subprocess.run(['sh', 'tools/g.sh'])\n";
+    assert_eq!(super::unread_move("python3", code), None);
+    let moved = code.replace("root = ", "kw = dict([('cwd', path)])\nroot = ");
+    assert!(super::unread_move("python3", &moved).is_some());
+}
