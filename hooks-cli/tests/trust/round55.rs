@@ -28,7 +28,7 @@ fn file_guard(body: &str) -> String {
 /// `src/app.py`, then run on one naming a file of `vendor/lib`, whose
 /// `Makefile`, `package.json` and `m.py` touch `PWNED`: nothing of that
 /// folder runs, and the guard blocks.
-fn the_files_folder_never_runs(hook: &str) {
+pub(crate) fn the_files_folder_never_runs(hook: &str) {
     let (home, project) = home_with("[claude]");
     write(&project, "src/app.py", "print(1)\n");
     let lib = project.join("vendor/lib");

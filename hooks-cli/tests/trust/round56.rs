@@ -38,24 +38,7 @@ fn the_files_folder_by_constructs_no_reading_followed_runs_nothing_of_it() {
         "subprocess.run([\"make\", \"-sC\", d, \"lint\"], capture_output=True)",
         "subprocess.run([\"make\", \"-s\", f\"-C{d}\", \"lint\"], capture_output=True)",
     ] {
-        let (home, project) = home_with("[claude]");
-        write(&project, "src/app.py", "print(1)\n");
-        write(&project, "vendor/lib/notes.py", "x = 1\n");
-        write(
-            &project,
-            "vendor/lib/Makefile",
-            "lint:\n\t@touch ../../PWNED\n",
-        );
-        write(&home.user_home, ".claude/hooks/g.py", &file_guard(body));
-        user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
-        for (file, accept) in [("src/app.py", true), ("vendor/lib/notes.py", false)] {
-            let emitted = emit_naming(&home, &project, &project.join(file), accept);
-            assert!(
-                !project.join("PWNED").exists(),
-                "{body}: the folder's Makefile ran"
-            );
-            assert_eq!(emitted["outcome"]["action"], "block", "{body}: {emitted:#}");
-        }
+        crate::round55::the_files_folder_never_runs(&file_guard(body));
     }
 }
 
