@@ -19,10 +19,11 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
     let mut chars = raw.char_indices();
     while let Some((at, c)) = chars.next() {
         // `"$(sh g.sh)"`, `` "`sh g.sh`" ``: commands inside double quotes
-        // (red team R36-1), kept in the word too.
+        // (red team R36-1), kept in the word too; backquotes anywhere.
         let opens = match (quote, c) {
             (Some('"'), '$') if raw[at..].starts_with("$(") && !raw[at..].starts_with("$((") => 2,
-            (Some('"'), '`') => 1,
+            // Unquoted backquotes too (`ls `make -s``: round 56, a20).
+            (Some('"') | None, '`') => 1,
             _ => 0,
         };
         if opens > 0
@@ -198,6 +199,22 @@ mod tests {
                 vec!["FOO=1", "npx", "x"],
             ]
         );
+    }
+
+    #[test]
+    fn commands_in_backquotes_are_read_quoted_or_not() {
+        // Round 56, a20: `ls `make -s lint`` runs make.
+        for line in [
+            "ls `make -s lint`",
+            "ls \"`make -s lint`\"",
+            "ls $(make -s lint)",
+        ] {
+            let commands = simple_commands(line);
+            assert!(
+                commands.contains(&vec!["make".to_owned(), "-s".to_owned(), "lint".to_owned()]),
+                "{line}: {commands:?}"
+            );
+        }
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod here_documents;
 mod inline_code;
 mod interpreters;
 mod moved_code;
+mod nested_text;
 mod node_reach;
 mod perl_opens;
 mod perl_reach;
@@ -179,6 +180,7 @@ impl Reader {
             .map(|inner| self.is_place(inner, depth + 1))
             .collect();
         // A command's output names nothing run here, but its own commands run.
+        let moved_before = self.taint.cwd;
         for (inner, place) in cut.substitutions.iter().zip(&places) {
             // A `cd` inside a substitution moves that subshell only.
             let cwd = self.taint.cwd;
@@ -194,6 +196,17 @@ impl Reader {
                 places: &places,
                 substitutions: &cut.substitutions,
             };
+            // After a `cd` to a folder named when it runs, a substitution
+            // of this command runs there (`cd "$(dirname "$f")" && echo
+            // "$(make)"`: round 56, a41): read again, moved.
+            if self.taint.cwd && !moved_before {
+                let cwd = self.taint.cwd;
+                let found = self.substitutions_of(command, &cut.substitutions, &places, depth);
+                self.taint.cwd = cwd;
+                if found.is_some() {
+                    return found;
+                }
+            }
             let found = self.command(command, previous, &reading, depth);
             if let Some(why) = found {
                 return Some(match &self.taint.splitting {
@@ -206,24 +219,6 @@ impl Reader {
             }
         }
         None
-    }
-
-    /// [`Reader::text`] of a string run with the positional parameters
-    /// `positional` (a `-c` string's arguments).
-    fn string(&mut self, text: &str, positional: bool, depth: usize) -> Option<String> {
-        let before = (self.taint.positional, self.taint.zero);
-        // A `-c` string's `$0` is its first argument (R41-2); its own calls
-        // of its functions with computed text, learned by the first
-        // reading, hold from its start (R42-4).
-        let learned = self.tainting.contains(text);
-        (self.taint.positional, self.taint.zero) = (positional || learned, positional);
-        let found = self.text(text, depth + 1);
-        if self.taint.positional && !positional {
-            self.tainting.insert(text.to_owned());
-        }
-        self.taint.positional = before.0 || self.taint.positional && positional;
-        self.taint.zero = before.1;
-        found
     }
 
     fn refers_to_computed(&self, word: &str) -> bool {

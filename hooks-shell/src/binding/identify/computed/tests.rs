@@ -396,6 +396,9 @@ fn a_script_a_program_reads_by_a_computed_name_is_found() {
         "ed -s README < \"$(printf tools/e.%s ed)\"",
         "tar cf - tools | tar xf - --to-command=sh",
         "cd \"$(printf to%s ols)\" && make -s",
+        // Round 56, a41: a substitution after the move runs there too.
+        "cd \"$(printf to%s ols)\" && echo \"$(make -s)\"",
+        "cd \"$(printf to%s ols)\"; x=`make -s`",
         "python3 -c \"import shutil; shutil.copytree('to' + 'ols', '/tmp/d')\"; sh /tmp/d/g.sh",
     ] {
         assert!(computed_name(text).is_some(), "{text}");
@@ -404,6 +407,7 @@ fn a_script_a_program_reads_by_a_computed_name_is_found() {
         "echo | sed -f tools/s.sed",
         "make -s -C tools lint",
         "cd tools && make -s",
+        "f=$(jq -r .x); echo \"$(make -s)\"; cd \"$(dirname \"$f\")\" && ls",
         "sed -i \"s/a/b/\" \"$f\"",
         "tar -C \"$D\" -xf /tmp/x.tar",
     ] {
