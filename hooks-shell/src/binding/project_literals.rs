@@ -67,6 +67,13 @@ pub(super) fn command_names_project_path(command: &str, folder: &Path) -> bool {
         Regex::new(r#"(?:(?:^|[\s;&|(])(?:sed|gdb|vim|vi|nvim|ex|make|gmake|jq|sqlite3|psql)\b[^;|&\n]*?\s(?:-[fxSCL]|--file|--directory|--from-file|-init)[\s=]*|\.read\s+)["']?([^\s'";|&]+)"#)
             .expect("valid regex")
     });
+    // A variable given a path of the folder (`GIT_CONFIG_GLOBAL=tools/gc
+    // git status`, as code's `env={"GIT_CONFIG_GLOBAL": "tools/gc"}` gives
+    // it: round 56, c10): the file a program it starts reads.
+    static ASSIGNS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?:^|[\s;&|(])[A-Za-z_][A-Za-z0-9_]*=['"]?([^\s'";|&]+)"#)
+            .expect("valid regex")
+    });
     let unescaped = with_plain_values(&command.replace("\\\"", "\""));
     // `-Mlib=tools,vendor`: `use lib` of each (round 56, c21); a word
     // quoted whole (`'-Mlib=tools'`, as code's commands are written) too.
@@ -82,7 +89,11 @@ pub(super) fn command_names_project_path(command: &str, folder: &Path) -> bool {
                 Some(dirs) => dirs.split(',').any(|dir| names_under(dir, folder)),
                 None => names_under(name, folder),
             }
-        });
+        })
+        || ASSIGNS
+            .captures_iter(&unescaped)
+            .take(MAX_LOOKED_UP)
+            .any(|found| found[1].split(':').any(|part| names_under(part, folder)));
     // Code given on an interpreter's input too (`python3 - <<E`, `echo … |
     // node`: round 51, e35, f15).
     let fed = unescaped.contains("<<") || unescaped.contains('|');
@@ -202,6 +213,10 @@ mod tests {
             "make -s -C tools",
             "f=tools/m.py; echo | sed -f \"$f\"",
             "node -e \"require(\\\"x\\\")\"",
+            // A variable a program it starts reads a file by (round 56, c10).
+            "GIT_CONFIG_GLOBAL=tools/m.py git status --short",
+            "GIT_CONFIG_GLOBAL='pkg' git status",
+            "MAKEFILES=/tmp/a.mk:tools/m.py make -s lint",
         ] {
             assert!(
                 command_names_project_path(command, folder.path()),
@@ -213,6 +228,7 @@ mod tests {
             "node ~/.claude/hooks/x.js",
             "grep -q \"tools\" /tmp/log; sh ~/bin/g.sh",
             "python3 -c 'print(1)'",
+            "LANG=C GIT_CONFIG_GLOBAL=/tmp/gc f=$(jq -r .x) git status",
         ] {
             assert!(
                 !command_names_project_path(command, folder.path()),
