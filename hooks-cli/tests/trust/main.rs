@@ -107,6 +107,7 @@ mod round53;
 mod round55;
 mod round55_node;
 mod round56;
+mod round57;
 mod round6_shapes;
 mod round7;
 mod round8;

@@ -29,6 +29,12 @@ fn file_guard(body: &str) -> String {
 /// `Makefile`, `package.json` and `m.py` touch `PWNED`: nothing of that
 /// folder runs, and the guard blocks.
 pub(crate) fn the_files_folder_never_runs(hook: &str) {
+    the_files_folder_never_runs_by("python3 ~/.claude/hooks/g.py", hook);
+}
+
+/// [`the_files_folder_never_runs`] with the user's guard `command` (which
+/// may run `hook`, written as `~/.claude/hooks/g.py`).
+pub(crate) fn the_files_folder_never_runs_by(command: &str, hook: &str) {
     let (home, project) = home_with("[claude]");
     write(&project, "src/app.py", "print(1)\n");
     let lib = project.join("vendor/lib");
@@ -41,14 +47,17 @@ pub(crate) fn the_files_folder_never_runs(hook: &str) {
     );
     write(&lib, "m.py", "open(\"../../PWNED\", \"w\")\n");
     write(&home.user_home, ".claude/hooks/g.py", hook);
-    user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
+    user_fail_closed_command(&home, command);
     for (file, accept) in [("src/app.py", true), ("vendor/lib/notes.py", false)] {
         let emitted = emit_naming(&home, &project, &project.join(file), accept);
         assert!(
             !project.join("PWNED").exists(),
-            "{hook}: the folder's code ran"
+            "{command} {hook}: the folder's code ran"
         );
-        assert_eq!(emitted["outcome"]["action"], "block", "{hook}: {emitted:#}");
+        assert_eq!(
+            emitted["outcome"]["action"], "block",
+            "{command} {hook}: {emitted:#}"
+        );
     }
 }
 

@@ -27,6 +27,7 @@ mod dynamic_reach;
 mod given;
 mod here_documents;
 mod inline_code;
+mod input_values;
 mod interpreters;
 mod moved_code;
 mod nested_text;

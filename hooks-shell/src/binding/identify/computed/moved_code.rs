@@ -247,10 +247,9 @@ fn is_place_at(
                 .unwrap_or_default(),
         };
         !values.is_empty()
-            && values.iter().all(|value| {
-                (value.contains("json.load") || value.contains("JSON.parse"))
-                    && (value.contains("stdin") || value.contains("readFileSync(0"))
-            })
+            && values
+                .iter()
+                .all(|value| super::input_values::is_parsed_input(value))
     };
     let values_of = |name: &str| match program {
         "python" | "python3" => super::python_values::values(code, name).unwrap_or_default(),
@@ -304,9 +303,11 @@ fn is_place_at(
     if !matches!(program, "python" | "python3") && plain != value && data(plain.trim()) {
         return true;
     }
-    // `ti["cwd"]` of `ti = data["tool_input"]`: the tool call's folder.
+    // `ti["cwd"]` of `ti = data["tool_input"]`: the tool call's folder;
+    // any `x["cwd"]` of code that may write into what it parsed
+    // (`data.__setitem__("cwd", d)`: round 57, g02) too.
     if let Some(found) = INPUT_CWD.captures(value)
-        && input_part(&found[1])
+        && (input_part(&found[1]) || super::input_values::may_rewrite_input(program, code))
     {
         input_path.set(true);
         return true;

@@ -154,42 +154,63 @@ const COMPUTED: &str = "\"$(:)\"";
 const FOLDER_OPTIONS: [&str; 3] = ["-C", "--git-dir", "--work-tree"];
 
 /// `lines` (what `code` of `program` starts) with each folder option's
-/// computed value written `"$PWD"` when every such value the code writes
-/// (`"-C", data["cwd"]`) names the folder the hook runs in or its own:
-/// the rest of the reading then takes it as that folder.
+/// computed value written `"$PWD"` (a `--git-dir` naming its `.git`,
+/// `"$PWD/.git"`) when every such value the code writes (`"-C",
+/// data["cwd"]`) names the folder the hook runs in or its own: the rest
+/// of the reading then takes it as that folder.
 pub(crate) fn project_folders(program: &str, code: &str, lines: &mut [String]) {
     // Each such option the code writes, followed by its value (`["git",
     // "-C"] + [d]` gives none to judge: not the project's).
-    static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"['"](?:-C|--git-dir|--work-tree)['"]"#).expect("valid regex")
-    });
+    static GIVEN: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"['"](-C|--git-dir|--work-tree)['"]"#).expect("valid regex"));
     static COMMA: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*,\s*").expect("valid regex"));
-    let values: Vec<Option<&str>> = GIVEN
-        .find_iter(code)
-        .map(|found| {
-            let rest = &code[found.end()..];
-            let comma = COMMA.find(rest)?;
-            Some(super::moved_code::value_at(&rest[comma.end()..]))
-        })
-        .collect();
-    let in_project = !values.is_empty()
-        && values.iter().all(|value| {
-            value.is_some_and(|value| {
-                is_string(value, program)
-                    || super::moved_code::is_project_place(value, program, code)
-            })
-        });
-    if !in_project {
-        return;
+    let place = |value: &str| {
+        is_string(value, program) || super::moved_code::is_project_place(value, program, code)
+    };
+    // What each option names: the folder (`"$PWD"`), or its `.git`
+    // (`"--git-dir", os.path.join(repo, ".git")`: round 56, U56-1).
+    let mut named: Vec<(&str, &str)> = Vec::new();
+    for found in GIVEN.captures_iter(code) {
+        let option = found.get(1).map_or("", |m| m.as_str());
+        let whole = found.get(0).map_or(0, |m| m.end());
+        let rest = &code[whole..];
+        let Some(comma) = COMMA.find(rest) else {
+            return;
+        };
+        let value = super::moved_code::value_at(&rest[comma.end()..]);
+        let target = match git_folder_of(value) {
+            Some(folder) if option == "--git-dir" && place(folder) => "\"$PWD/.git\"",
+            _ if place(value) => "\"$PWD\"",
+            _ => return,
+        };
+        if named.iter().any(|(o, t)| *o == option && *t != target) {
+            return;
+        }
+        named.push((option, target));
     }
     for line in lines {
-        for option in FOLDER_OPTIONS {
+        for (option, target) in &named {
             *line = line.replace(
                 &format!("{option} {COMPUTED}"),
-                &format!("{option} \"$PWD\""),
+                &format!("{option} {target}"),
             );
         }
     }
+}
+
+/// The folder whose `.git` expression `value` names (`os.path.join(repo,
+/// ".git")`, `path.join(repo, ".git")`, `repo + "/.git"`, `Path(repo) /
+/// ".git"`).
+fn git_folder_of(value: &str) -> Option<&str> {
+    static JOINED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^(?:(?:os\.)?path\.join\(\s*(?P<a>[^,]+?)\s*,\s*['"]\.git['"]\s*\)|(?P<b>[^+]+?)\s*\+\s*['"]/\.git['"]|Path\((?P<c>[^)]+)\)\s*/\s*['"]\.git['"])$"#)
+            .expect("valid regex")
+    });
+    let found = JOINED.captures(value.trim())?;
+    ["a", "b", "c"]
+        .into_iter()
+        .find_map(|name| found.name(name))
+        .map(|m| m.as_str().trim())
 }
 
 /// Why a command `started` (as [`started_commands`] gives them, after

@@ -132,6 +132,9 @@ fn git_started_in_a_computed_repository_is_refused() {
         "subprocess.run(['git', '--work-tree', os.path.dirname(fp), 'status'])",
         "subprocess.run(['git', '--git-dir', d, 'status'])",
         "subprocess.run(['git', '-c', 'core.pager=' + fp, 'log'])",
+        // Another repository's `.git` beside the project's (U56-1's sibling).
+        "repo = data['cwd']\nsubprocess.run(['git', '--git-dir', os.path.join(repo, 'sub', '.git'), '--work-tree', repo, 'status'])",
+        "repo = os.path.dirname(fp)\nsubprocess.run(['git', '--git-dir', os.path.join(repo, '.git'), '--work-tree', repo, 'status'])",
         "subprocess.run(['timeout', '5', 'git', '-C', os.path.dirname(fp), 'diff'])",
         // The project folder written beside it does not vouch for another.
         "subprocess.run(['git', '-C', data['cwd'], 'status'])\nsubprocess.run(['git', '-C'] + [os.path.dirname(fp)] + ['diff'])",
@@ -143,6 +146,9 @@ fn git_started_in_a_computed_repository_is_refused() {
             "{body}: {why:?}"
         );
     }
+    // Round 56, a20: backquotes in a shell string run where it moved.
+    let body = "subprocess.run('ls `make -s lint`', shell=True, cwd=os.path.dirname(fp))";
+    assert!(spawns_computed("python3", &format!("{head}{body}\n")).is_some());
     let node = "const { spawnSync } = require('child_process');\n\
                 const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n\
                 spawnSync('git', ['-C', path.dirname(input.tool_input.file_path), 'status']);\n";
@@ -151,6 +157,9 @@ fn git_started_in_a_computed_repository_is_refused() {
         "subprocess.run(['git', '-C', data['cwd'], 'status'])",
         "subprocess.run(['git', '-C', os.environ['CLAUDE_PROJECT_DIR'], 'diff', '--', fp])",
         "subprocess.run(['git', '-C', 'web', 'status'])",
+        // U56-1: the project's own `.git`, joined to its folder.
+        "repo = data['cwd']\nsubprocess.run(['git', '--git-dir', os.path.join(repo, '.git'), '--work-tree', repo, 'status'])",
+        "repo = data['cwd']\nsubprocess.run(['git', '--git-dir', repo + '/.git', '--work-tree', repo, 'diff', '--', fp])",
         "subprocess.run(['git', 'diff', '--', fp])",
     ] {
         assert_eq!(
