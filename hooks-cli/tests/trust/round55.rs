@@ -201,6 +201,21 @@ fn commands_code_starts_bind_what_they_run() {
     }
 }
 
+/// `emit pre_tool_call` of a terminal call, without the
+/// `RUSTUP_TOOLCHAIN` that `cargo test` puts in the environment: it
+/// overrides every toolchain file, so rustfmt would never reach the
+/// project's (a user's shell has none).
+pub(crate) fn emit_as_users_shell(
+    home: &crate::support::TempHome,
+    project: &std::path::Path,
+    accept: bool,
+) -> serde_json::Value {
+    let mut emit = crate::dialects::emit_terminal_command(home, project, None, "ls", accept);
+    emit.env_remove("RUSTUP_TOOLCHAIN");
+    let output = emit.output().expect("run hooks");
+    serde_json::from_slice(&output.stdout).expect("emit --json prints JSON")
+}
+
 /// H55-1: rustup's proxy runs the toolchain a `rust-toolchain.toml` names
 /// by a path: a guard running `rustfmt` there cannot be approved.
 #[test]
@@ -222,7 +237,7 @@ fn a_toolchain_named_by_a_path_is_never_run() {
         &home,
         "rustfmt --check src/main.rs >/dev/null 2>&1; echo '{\"decision\":\"block\",\"reason\":\"guarded\"}'",
     );
-    let accepted = crate::dialects::emit_terminal(&home, &project, "ls", true);
+    let accepted = emit_as_users_shell(&home, &project, true);
     let message = accepted["outcome"]["message"].as_str().unwrap_or_default();
     assert!(
         message.contains("names its toolchain by a path"),
@@ -231,7 +246,7 @@ fn a_toolchain_named_by_a_path_is_never_run() {
     for tool in ["tc/bin/rustfmt", "tc/bin/rustc"] {
         write(&project, tool, marks);
     }
-    let emitted = crate::dialects::emit_terminal(&home, &project, "ls", false);
+    let emitted = emit_as_users_shell(&home, &project, false);
     assert!(!project.join("PWNED").exists(), "the project's rustfmt ran");
     assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
 }

@@ -106,7 +106,7 @@ fn rustups_toolchain_file_as_toml_spells_it_or_in_a_parent_never_runs() {
                 "{command} >/dev/null 2>&1; echo '{{\"decision\":\"block\",\"reason\":\"guarded\"}}'"
             ),
         );
-        emit_as_users_shell(&home, &project, true);
+        crate::round55::emit_as_users_shell(&home, &project, true);
         for tool in tools {
             write(&project, tool, &marks);
         }
@@ -117,7 +117,7 @@ fn rustups_toolchain_file_as_toml_spells_it_or_in_a_parent_never_runs() {
                 "[toolchain]\npath = \"/proc/self/cwd/tc\"\n",
             );
         }
-        let emitted = emit_as_users_shell(&home, &project, false);
+        let emitted = crate::round55::emit_as_users_shell(&home, &project, false);
         assert!(
             !project.join("PWNED").exists(),
             "{command}: the project's rustfmt ran"
@@ -127,21 +127,6 @@ fn rustups_toolchain_file_as_toml_spells_it_or_in_a_parent_never_runs() {
             "{command}: {emitted:#}"
         );
     }
-}
-
-/// `emit pre_tool_call` of a terminal call, without the
-/// `RUSTUP_TOOLCHAIN` that `cargo test` puts in the environment: it
-/// overrides every toolchain file, so rustfmt would never reach the
-/// project's (a user's shell has none).
-fn emit_as_users_shell(
-    home: &crate::support::TempHome,
-    project: &std::path::Path,
-    accept: bool,
-) -> serde_json::Value {
-    let mut emit = crate::dialects::emit_terminal_command(home, project, None, "ls", accept);
-    emit.env_remove("RUSTUP_TOOLCHAIN");
-    let output = emit.output().expect("run hooks");
-    serde_json::from_slice(&output.stdout).expect("emit --json prints JSON")
 }
 
 /// H56-6 (archive only): `["git", "-C", "sub", …]` written out in code,
