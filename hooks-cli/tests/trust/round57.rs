@@ -142,3 +142,31 @@ fn the_inputs_cwd_written_over_by_code_runs_nothing_of_the_files_folder() {
         the_files_folder_never_runs_by("python3 ~/.claude/hooks/g.py", &hook);
     }
 }
+
+/// Round 57 (found attacking c10's fix): a search path code gives what it
+/// starts (`env={**os.environ, "PATH": "tools:" + os.environ["PATH"]}`,
+/// `os.environ["PATH"] = …`) binds the programs found there, as the
+/// shell's own `PATH=tools:$PATH git status` does.
+#[test]
+fn a_search_path_code_gives_what_it_starts_binds_what_is_found_there() {
+    if !installed("python3") || !installed("git") {
+        return;
+    }
+    for give in [
+        "subprocess.run([\"git\", \"status\"], capture_output=True, \
+         env={**os.environ, \"PATH\": \"tools:\" + os.environ[\"PATH\"]})",
+        "os.environ[\"PATH\"] = \"tools\" + os.pathsep + os.environ[\"PATH\"]\n\
+         subprocess.run([\"git\", \"status\"], capture_output=True)",
+    ] {
+        let hook = format!(
+            "import json, os, subprocess, sys\n{give}\n\
+             print(json.dumps({{\"decision\": \"block\", \"reason\": \"guarded\"}}))\n"
+        );
+        let benign = "#!/bin/sh\nexit 0\n";
+        git_settings_edit_never_runs(&hook, &[("tools/git", benign)], &|project| {
+            let marks = format!("#!/bin/sh\ntouch '{}'\n", project.join("PWNED").display());
+            write(project, "tools/git", &marks);
+            crate::round30_open::executable(&project.join("tools/git"));
+        });
+    }
+}

@@ -25,6 +25,7 @@ mod commands;
 mod cut;
 mod dynamic_reach;
 mod given;
+mod given_env;
 mod here_documents;
 mod inline_code;
 mod input_values;

@@ -30,21 +30,11 @@ pub(crate) fn started_commands(program: &str, code: &str) -> Vec<String> {
         .flatten()
         .collect();
     // The variables it gives them that steer what they run
-    // (`env={**os.environ, "MAKEFILES": "common.mk"}`: round 53, H53-6),
-    // given to each; a value computed when it runs stays out (its code is
-    // refused when that moves where code is looked for).
-    let steering: Vec<String> = STEERING
-        .captures_iter(code)
-        .filter(|found| !interpolates(&found[2]))
-        .map(|found| {
-            format!(
-                "{}={}",
-                &found[1],
-                shlex::try_quote(&found[2])
-                    .map_or_else(|_| "\"$(:)\"".to_owned(), |q| q.into_owned())
-            )
-        })
-        .collect();
+    // (`env={**os.environ, "MAKEFILES": "common.mk"}`: round 53, H53-6;
+    // any such variable: round 57), given to each; one whose value the
+    // reading cannot work out makes the code unapprovable
+    // ([`steering_unread`]).
+    let steering = super::given_env::given_variables(program, code).assignments;
     project_folders(program, code, &mut lines);
     if !steering.is_empty() {
         let prefix = steering.join(" ");
@@ -95,56 +85,13 @@ pub(crate) fn inline_started(program: &str, args: &[String]) -> Vec<String> {
     code_of(program, args).map_or_else(Vec::new, |code| started_commands(language, code))
 }
 
-/// A variable given in code, with a written-out value, that tells make,
-/// npm, Node or a shell which files to read (`"MAKEFILES": "common.mk"`,
-/// `os.environ["MAKEFILES"] = …`, `os.putenv("MAKEFILES", …)`, `BASH_ENV`:
-/// round 55, H55-8).
-static STEERING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(
-        r#"['"]?\b({STEERING_NAMES})['"]?\s*\]?\s*(?:=|:|,)\s*['"]([^'"\n]*)['"]\s*(?:[,)}}\];\n]|$)"#
-    ))
-    .expect("valid regex")
-});
-
-/// The variables that steer which files a program started reads.
-const STEERING_NAMES: &str = "MAKEFILES|MAKEFLAGS|GNUMAKEFLAGS|MFLAGS|NODE_OPTIONS|NODE_PATH|npm_config_[A-Za-z_]+|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|BASH_ENV|ENV|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_CONFIG";
-
-/// Why `code`, which starts programs, names a steering variable
-/// ([`STEERING`]) in a way no reading follows: its value built when it
-/// runs (`"common" + ".mk"`, `str(Path(…))`), or its name given another
-/// way (`k = "BASH_ENV"`; round 56: c06, c26, c27). Reading one
+/// Why `code` of `program`, which starts programs, gives them a variable
+/// steering what they run in a way no reading follows: its value built
+/// when it runs (`"common" + ".mk"`, `str(Path(…))`), or its name given
+/// another way (`k = "BASH_ENV"`; round 56: c06, c26, c27). Reading one
 /// (`os.environ.get("NODE_PATH")`) is not giving it.
 pub(crate) fn steering_unread(program: &str, code: &str) -> Option<String> {
-    static NAME: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(&format!(r"\b(?:{STEERING_NAMES})\b")).expect("valid regex"));
-    static READ: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(
-            r#"(?:\.get\(|getenv\(|\.pop\(|\bin\s+os\.environ|process\.env\.|\$ENV\{)\s*['"]?$"#,
-        )
-        .expect("valid regex")
-    });
-    let given: Vec<(usize, usize)> = STEERING
-        .find_iter(code)
-        .map(|found| (found.start(), found.end()))
-        .collect();
-    // `ENV` alone is also Perl's and Ruby's hash of them: not read here.
-    for found in NAME.find_iter(code).filter(|found| found.as_str() != "ENV") {
-        let covered = given
-            .iter()
-            .any(|(start, end)| (*start..*end).contains(&found.start()));
-        let line_start = code[..found.start()].rfind('\n').map_or(0, |at| at + 1);
-        let before = &code[line_start..found.start()];
-        let after = code[found.end()..].trim_start_matches(['"', '\'', ']', '}']);
-        let assigned = after.trim_start().starts_with('=') && !after.trim_start().starts_with("==");
-        let read = READ.is_match(before) && !assigned;
-        if !covered && !read {
-            return Some(format!(
-                "its {program} code gives what it starts `{}` in a way no reading follows",
-                found.as_str()
-            ));
-        }
-    }
-    None
+    super::given_env::given_variables(program, code).unread
 }
 
 /// What code computes, as its shell lines show it.

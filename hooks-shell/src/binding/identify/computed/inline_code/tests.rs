@@ -240,7 +240,6 @@ fn steering_variables_given_another_way_are_refused() {
     let head = "import os, subprocess, pathlib\n";
     for body in [
         "k = \"BASH_ENV\"\nsubprocess.run([\"bash\", \"-c\", \"true\"], env={**os.environ, k: \"tools/env.sh\"})",
-        "subprocess.run([\"make\"], env={**os.environ, \"MAKEFILES\": \"common\" + \".mk\"})",
         "subprocess.run([\"make\"], env=dict(os.environ, MAKEFILES=str(pathlib.Path(\"common.mk\"))))",
     ] {
         let why = spawns_computed("python3", &format!("{head}{body}\n"));
@@ -251,6 +250,8 @@ fn steering_variables_given_another_way_are_refused() {
     );
     for body in [
         "subprocess.run([\"make\"], env={**os.environ, \"MAKEFILES\": \"common.mk\"})",
+        // Pieces written out, joined (read as `MAKEFILES=common.mk` since round 57).
+        "subprocess.run([\"make\"], env={**os.environ, \"MAKEFILES\": \"common\" + \".mk\"})",
         "p = os.environ.get(\"NODE_PATH\", \"\")\nsubprocess.run([\"make\"])",
         "subprocess.run([\"perl\", \"-e\", \"1\"], env={**os.environ, \"PERL5OPT\": \"-w\"})",
     ] {
