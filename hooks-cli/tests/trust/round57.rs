@@ -170,3 +170,27 @@ fn a_search_path_code_gives_what_it_starts_binds_what_is_found_there() {
         });
     }
 }
+
+/// Round 57: code that loads variables named when it runs (a `.env` file
+/// read line by line into `os.environ`) before starting a program cannot
+/// be approved: the project's `BASH_ENV` never runs.
+#[test]
+fn variables_code_loads_from_a_file_never_run_the_projects_code() {
+    if !installed("python3") || !installed("bash") {
+        return;
+    }
+    let hook = "import json, os, subprocess, sys\n\
+         if os.path.exists(\".env\"):\n    for line in open(\".env\"):\n        \
+         k, _, v = line.strip().partition(\"=\")\n        if k:\n            os.environ[k] = v\n\
+         subprocess.run([\"bash\", \"-c\", \"true\"])\n\
+         print(json.dumps({\"decision\": \"block\", \"reason\": \"guarded\"}))\n";
+    crate::round51_red::edited_never_runs(
+        "python3 ~/.claude/hooks/e.py",
+        &[
+            ("~/.claude/hooks/e.py", hook),
+            (".env", "BASH_ENV=tools/e.sh\n"),
+            ("tools/e.sh", "true\n"),
+        ],
+        &[("tools/e.sh", "touch PWNED\n")],
+    );
+}

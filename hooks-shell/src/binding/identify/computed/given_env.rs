@@ -86,10 +86,105 @@ pub(super) fn given_variables(program: &str, code: &str) -> GivenVariables {
         }
     }
     if given.unread.is_none() {
-        given.unread = named_another_way(program, code, &covered);
+        given.unread =
+            named_another_way(program, code, &covered).or_else(|| names_computed(program, code));
     }
     given
 }
+
+/// Why `code` of `program` gives what it starts variables whose names it
+/// works out when it runs (round 57: `for line in open(".env"): k, v = …;
+/// os.environ[k] = v` ran the project's `PATH`): a store into the
+/// environment by a computed name, an environment merged from something
+/// other than written-out keys, a `.env` file loaded, an `env=` built by a
+/// call, or the mapping it names written by a computed key.
+fn names_computed(program: &str, code: &str) -> Option<String> {
+    static LOADS_OR_STORES: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"(?:os\.environ|process\.env)\s*\[\s*[^'"\s\]][^\]\n]*\]\s*=[^=]|\$ENV\{\s*\$|putenv\s*\(\s*[^'"\s)]|environ\.setdefault\s*\(\s*[^'"\s)]|Object\.assign\s*\(\s*process\.env|loadEnvFile|dotenv|--env-file"#,
+        )
+        .expect("valid regex")
+    });
+    static UPDATE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?:\benv\w*|\benviron)\.update\s*\(").expect("valid regex"));
+    static ENV_ARGUMENT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\benv\s*(?:=|:)\s*").expect("valid regex"));
+    static COMPUTED_STORE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\w\s*\[\s*[^'"\d\s\]][^\]\n]*\]\s*[|+]?=[^=]"#).expect("valid regex")
+    });
+    let why = |what: &str| {
+        Some(format!(
+            "its {program} code gives what it starts variables named when it runs (`{}`)",
+            what.trim().chars().take(60).collect::<String>()
+        ))
+    };
+    if let Some(found) = LOADS_OR_STORES.find(code) {
+        return why(found.as_str());
+    }
+    for found in UPDATE.find_iter(code) {
+        let argument = super::moved_code::value_at(&code[found.end()..]);
+        let written = argument.starts_with('{') || WRITTEN_KEYWORDS.is_match(argument);
+        if !written {
+            return why(&code[found.start()..found.end() + argument.len()]);
+        }
+    }
+    for found in ENV_ARGUMENT.find_iter(code) {
+        if code[found.end()..].starts_with('=') {
+            continue; // `env == x`: a comparison.
+        }
+        let value = super::moved_code::value_at(&code[found.end()..]);
+        if !written_environment(value, code, 0) {
+            return why(value);
+        }
+        if let Some(store) = COMPUTED_STORE.find(code) {
+            return why(store.as_str());
+        }
+    }
+    None
+}
+
+/// Whether `value`, an `env=` argument of `code`, is an environment whose
+/// names are written out: the host's (`os.environ`, a copy), a display
+/// merging only the host's (`{**os.environ, "K": v}`, `{ ...process.env }`),
+/// `dict(os.environ, K=v)`, or a name given only such values.
+fn written_environment(value: &str, code: &str, depth: usize) -> bool {
+    static SPREAD: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?:\*\*|\.\.\.)\s*([\w.]+(?:\(\))?)").expect("valid regex"));
+    let host = |spread: &str| {
+        matches!(
+            spread,
+            "os.environ" | "os.environ.copy()" | "process.env" | "dict(os.environ)"
+        )
+    };
+    let value = value.trim();
+    if value.starts_with('{') || value.starts_with("dict(os.environ") {
+        return SPREAD.captures_iter(value).all(|found| host(&found[1]));
+    }
+    if host(value) || value == "None" {
+        return true;
+    }
+    let name = value.chars().all(|c| c.is_alphanumeric() || c == '_') && !value.is_empty();
+    if !name || depth > 2 {
+        return false;
+    }
+    // Each value it is given (its stores by key are read apart).
+    // (`env=env` is the keyword argument passing it, not a value).
+    let assigned = super::moved_code::assigned_values(code, value).unwrap_or_default();
+    let values: Vec<&str> = assigned
+        .iter()
+        .map(|given| super::moved_code::value_at(given))
+        .filter(|given| *given != value)
+        .collect();
+    !values.is_empty()
+        && values
+            .iter()
+            .all(|given| written_environment(given, code, depth + 1))
+}
+
+/// Keyword arguments written out (`NO_COLOR="1", LANG="C"`).
+static WRITTEN_KEYWORDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"^\w+\s*=\s*[^,]+(?:,\s*\w+\s*=\s*[^,]+)*,?$"#).expect("valid regex")
+});
 
 /// Whether the [`GIVEN`] match `matched` at `start` of `code` gives its
 /// variable: a quoted name before a comma only as a call's first argument
@@ -254,6 +349,15 @@ mod tests {
             "k = 'PATH'\nenv[k] = 'tools'",
             "k = \"BASH_ENV\"\nsubprocess.run(['bash'], env={**os.environ, k: 'x'})",
             "env = {**os.environ, 'PATH': str(pathlib.Path('tools'))}",
+            // Round 57: names worked out when it runs.
+            "for line in open('.env'):\n    k, _, v = line.partition('=')\n    os.environ[k] = v",
+            "os.environ.update(json.load(open('env.json')))",
+            "subprocess.run(['git'], env={**os.environ, **extra})",
+            "subprocess.run(['git'], env=load_env())",
+            "env = dict(os.environ)\nfor k, v in pairs: env[k] = v\nsubprocess.run(['git'], env=env)",
+            "process.loadEnvFile(); execSync('git status')",
+            "execSync('git status', { env: { ...process.env, ...extra } })",
+            "$ENV{$k} = $v; system('git', 'status');",
         ] {
             assert!(given_variables("python3", code).unread.is_some(), "{code}");
         }
@@ -262,6 +366,12 @@ mod tests {
             "print('HOME is not set'); x = NODE_ENV",
             "env = {**os.environ, 'NO_COLOR': '1', 'LANG': 'C'}",
             "PROJECT = os.environ.get('CLAUDE_PROJECT_DIR', '.')",
+            "env = os.environ.copy()\nenv['NO_COLOR'] = '1'\nsubprocess.run(['git'], env=env)",
+            "os.environ.update(NO_COLOR='1', LANG='C')\nsubprocess.run(['git'])",
+            "subprocess.run(['git'], env=dict(os.environ, LC_ALL='C'))",
+            "execSync('git status', { env: { ...process.env, GIT_PAGER: 'cat' } })",
+            "for i in range(3): args[i] = x\nsubprocess.run(['git'])",
+            "if env == 'ci': pass\nsubprocess.run(['git'])",
         ] {
             let given = given_variables("python3", code);
             assert_eq!(given.unread, None, "{code}");

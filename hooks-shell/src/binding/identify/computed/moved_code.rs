@@ -364,7 +364,7 @@ fn is_place_at(
 }
 
 /// What JavaScript or Perl `code` assigns `name` (`const root = …;`).
-fn assigned_values(code: &str, name: &str) -> Option<Vec<String>> {
+pub(super) fn assigned_values(code: &str, name: &str) -> Option<Vec<String>> {
     let pattern = format!(
         r"(?:^|[;{{(\s])(?:(?:const|let|var|my)\s+)?\$?{}\s*=\s*([^;\n]+)",
         regex::escape(name)
