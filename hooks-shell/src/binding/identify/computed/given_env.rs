@@ -121,6 +121,10 @@ fn names_computed(program: &str, code: &str) -> Option<String> {
     if let Some(found) = LOADS_OR_STORES.find(code) {
         return why(found.as_str());
     }
+    // `os.environ["PATH"] += ":tools"`, `process.env.PATH += …`: added to.
+    if let Some(found) = APPENDED.captures_iter(code).find(|found| steers(&found[1])) {
+        return why(&found[0]);
+    }
     for found in UPDATE.find_iter(code) {
         let argument = super::moved_code::value_at(&code[found.end()..]);
         let written = argument.starts_with('{') || WRITTEN_KEYWORDS.is_match(argument);
@@ -180,6 +184,12 @@ fn written_environment(value: &str, code: &str, depth: usize) -> bool {
             .iter()
             .all(|given| written_environment(given, code, depth + 1))
 }
+
+/// A variable added to in place (`os.environ["PATH"] += …`).
+static APPENDED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?:['"]|\.|\{\s*)([A-Z_][A-Z0-9_]*|npm_config_\w+)['"]?\s*[\]}]?\s*(?:\+|\|)="#)
+        .expect("valid regex")
+});
 
 /// Keyword arguments written out (`NO_COLOR="1", LANG="C"`).
 static WRITTEN_KEYWORDS: LazyLock<Regex> = LazyLock::new(|| {
@@ -358,6 +368,8 @@ mod tests {
             "process.loadEnvFile(); execSync('git status')",
             "execSync('git status', { env: { ...process.env, ...extra } })",
             "$ENV{$k} = $v; system('git', 'status');",
+            "os.environ['PATH'] += os.pathsep + 'tools'",
+            "process.env.PATH += ':tools'; execSync('git status')",
         ] {
             assert!(given_variables("python3", code).unread.is_some(), "{code}");
         }
