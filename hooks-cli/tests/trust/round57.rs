@@ -157,6 +157,9 @@ fn a_search_path_code_gives_what_it_starts_binds_what_is_found_there() {
          env={**os.environ, \"PATH\": \"tools:\" + os.environ[\"PATH\"]})",
         "os.environ[\"PATH\"] = \"tools\" + os.pathsep + os.environ[\"PATH\"]\n\
          subprocess.run([\"git\", \"status\"], capture_output=True)",
+        // `env` given the search path as a word.
+        "subprocess.run([\"env\", \"PATH=tools:/usr/bin:/bin\", \"git\", \"status\"], \
+         capture_output=True)",
     ] {
         let hook = format!(
             "import json, os, subprocess, sys\n{give}\n\
@@ -169,6 +172,23 @@ fn a_search_path_code_gives_what_it_starts_binds_what_is_found_there() {
             crate::round30_open::executable(&project.join("tools/git"));
         });
     }
+    // `shutil.which` given a search path of its own: no reading binds it,
+    // so the guard cannot be approved, and blocks.
+    let (home, project) = home_with("[claude]");
+    write(&project, "tools/git", "#!/bin/sh\nexit 0\n");
+    crate::round30_open::executable(&project.join("tools/git"));
+    let hook = "import json, shutil, subprocess, sys\n\
+         subprocess.run([shutil.which(\"git\", path=\"tools:/usr/bin\"), \"status\"])\n\
+         print(json.dumps({\"decision\": \"block\", \"reason\": \"guarded\"}))\n";
+    write(&home.user_home, ".claude/hooks/g.py", hook);
+    user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
+    let file = project.join("tools/git");
+    emit_naming(&home, &project, &file, true);
+    let marks = format!("#!/bin/sh\ntouch '{}'\n", project.join("PWNED").display());
+    write(&project, "tools/git", &marks);
+    let emitted = emit_naming(&home, &project, &file, false);
+    assert!(!project.join("PWNED").exists(), "which's search path ran");
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
 }
 
 /// Round 57: code that loads variables named when it runs (a `.env` file

@@ -55,7 +55,8 @@ impl Subject {
     /// Adds to `found` the programs this hook runs by name that `PATH`
     /// finds in a project folder: read as code, or bound by content.
     pub(super) fn add_project_programs(&self, found: &mut Identified) {
-        let programs = self.project_programs();
+        let started = self.started_by_code(&found.files);
+        let programs = self.project_programs(&started);
         for path in programs.code {
             identify::add_run_file(found, path, &self.cwd);
         }
@@ -64,13 +65,28 @@ impl Subject {
 
     /// Whether `PATH` finds a program of this hook in a project folder.
     pub(super) fn runs_project_program(&self) -> bool {
-        let programs = self.project_programs();
+        let line = self.line.as_deref().unwrap_or(&self.command);
+        let found = identify::identify_line(&self.command, line, self.words.as_deref(), &self.cwd);
+        let programs = self.project_programs(&self.started_by_code(&found.files));
         !programs.code.is_empty() || !programs.bound.is_empty()
     }
 
     /// The programs this hook runs by name that `PATH` finds in a project
     /// folder (see the module documentation).
-    fn project_programs(&self) -> ProjectPrograms {
+    /// The commands the hook's own code among `files` (outside the folder
+    /// it runs in) starts, as words: they find their programs on the
+    /// `PATH` the code gives them (`env={"PATH": "tools:…"}`, `["env",
+    /// "PATH=tools", "git"]`: round 57), as the hook's own command does.
+    fn started_by_code(&self, files: &[PathBuf]) -> Vec<Vec<String>> {
+        files
+            .iter()
+            .filter(|file| !file.starts_with(&self.cwd))
+            .flat_map(|file| identify::started_by_file(file))
+            .flat_map(|line| shell::simple_commands(&line))
+            .collect()
+    }
+
+    fn project_programs(&self, started: &[Vec<String>]) -> ProjectPrograms {
         let mut found = ProjectPrograms::default();
         if self.request.is_some() {
             return found;
@@ -82,7 +98,7 @@ impl Subject {
             .filter(|folder| folder.parent().is_some())
             .cloned()
             .collect();
-        let launches = self.launches();
+        let launches = self.launches(started);
         for path in launches.programs {
             let real = std::fs::canonicalize(&path).ok();
             let real_inside = real.as_deref().is_some_and(|real| lies_in(real, &folders));
@@ -130,12 +146,14 @@ impl Subject {
     }
 
     /// What the hook launches ([`launch`]): the programs of each simple
-    /// command of its line and the wrappers before it, the `sh` an
+    /// command of its line (and of what its code starts, `started`) and
+    /// the wrappers before it, the `sh` an
     /// imported shell-form command runs through, and the interpreters the
     /// `#!` lines of the scripts run as programs name.
-    fn launches(&self) -> launch::Launches {
+    fn launches(&self, started: &[Vec<String>]) -> launch::Launches {
         let mut commands: Vec<Vec<String>> = self.words.iter().cloned().collect();
         commands.extend(shell::simple_commands(&self.command));
+        commands.extend(started.iter().cloned());
         if self.project.is_some() {
             commands.push(vec!["sh".to_owned()]);
         }

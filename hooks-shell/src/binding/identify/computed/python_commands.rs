@@ -332,11 +332,12 @@ fn is_string_literal(word: &str) -> bool {
 }
 
 /// The program a Python expression names that is no string yet written
-/// out: `sys.executable` (Python itself), `shutil.which("ruff")` (also
-/// with the `path=` it is looked for in, which the binding reads).
+/// out: `sys.executable` (Python itself), `shutil.which("ruff")`. One
+/// looked for in a `path=` of its own is not (the search path no reading
+/// binds: `path="tools:" + …` found the project's git, round 57).
 pub(super) fn python_program(word: &str) -> Option<&str> {
     static WHICH: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*(?:,.*)?\)\s*$"#)
+        Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*\)\s*$"#)
             .expect("valid regex")
     });
     if word.trim() == "sys.executable" {
