@@ -24,6 +24,36 @@ pub(super) fn is_parsed_input(value: &str) -> bool {
     PARSED.is_match(value.trim())
 }
 
+/// [`is_parsed_input`], or the same of a name given only the text read
+/// whole from standard input (`raw = sys.stdin.read()`; `json.loads(raw)`;
+/// Node's `let raw = ""` read in chunks, `JSON.parse(raw)`).
+pub(super) fn is_parsed_input_in(value: &str, program: &str, code: &str) -> bool {
+    static OF_NAME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:json\.loads|JSON\.parse)\(\s*([A-Za-z_$][\w$]*)\s*\)\s*;?$")
+            .expect("valid regex")
+    });
+    static STDIN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^(?:sys\.stdin\.read\(\s*\)|''|""|(?:(?:require\(\s*['"](?:node:)?fs['"]\s*\)|fs)\.)?readFileSync\(\s*(?:0|['"]/dev/stdin['"])\s*(?:,\s*['"]utf-?8['"]\s*)?\)(?:\.toString\(\s*\))?)\s*;?$"#)
+            .expect("valid regex")
+    });
+    if is_parsed_input(value) {
+        return true;
+    }
+    let Some(name) = OF_NAME
+        .captures(value.trim())
+        .map(|found| found[1].to_owned())
+    else {
+        return false;
+    };
+    let values = match program {
+        "python" | "python3" => super::python_values::values(code, &name),
+        _ => super::moved_code::assigned_values(code, &name),
+    };
+    values.is_some_and(|values| {
+        !values.is_empty() && values.iter().all(|text| STDIN_TEXT.is_match(text.trim()))
+    })
+}
+
 /// Whether `code` of `program` holds a construct that may write into the
 /// hook input it parsed, or take its `cwd` away so a default stands in:
 /// a store by a key other than a written-out one (or by `cwd`), a mapping
@@ -68,7 +98,7 @@ pub(super) fn may_rewrite_input(program: &str, code: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_parsed_input, may_rewrite_input};
+    use super::{is_parsed_input, is_parsed_input_in, may_rewrite_input};
 
     #[test]
     fn only_the_input_parsed_whole_is_the_input() {
@@ -81,6 +111,12 @@ mod tests {
         ] {
             assert!(is_parsed_input(value), "{value}");
         }
+        let python = "raw = sys.stdin.read()\ndata = json.loads(raw)\n";
+        assert!(is_parsed_input_in("json.loads(raw)", "python3", python));
+        let node = "let raw = '';\nprocess.stdin.on('data', (c) => (raw += c));\n";
+        assert!(is_parsed_input_in("JSON.parse(raw)", "node", node));
+        let edited = "raw = sys.stdin.read()\nraw = raw.replace('a', 'b')\n";
+        assert!(!is_parsed_input_in("json.loads(raw)", "python3", edited));
         for value in [
             "json.loads(sys.stdin.read().replace('\"cwd\"', '\"x\"'))",
             "json.load(sys.stdin, object_hook=fix)",

@@ -249,7 +249,7 @@ fn is_place_at(
         !values.is_empty()
             && values
                 .iter()
-                .all(|value| super::input_values::is_parsed_input(value))
+                .all(|value| super::input_values::is_parsed_input_in(value, program, code))
     };
     let values_of = |name: &str| match program {
         "python" | "python3" => super::python_values::values(code, name).unwrap_or_default(),
@@ -304,10 +304,13 @@ fn is_place_at(
         return true;
     }
     // `ti["cwd"]` of `ti = data["tool_input"]`: the tool call's folder;
-    // any `x["cwd"]` of code that may write into what it parsed
-    // (`data.__setitem__("cwd", d)`: round 57, g02) too.
+    // so is `x["cwd"]` of anything but the input as parsed (`x = {**data,
+    // "cwd": d}`), or of code that may write into what it parsed
+    // (`data.__setitem__("cwd", d)`: round 57, g02).
     if let Some(found) = INPUT_CWD.captures(value)
-        && (input_part(&found[1]) || super::input_values::may_rewrite_input(program, code))
+        && (input_part(&found[1])
+            || !parsed_input(&found[1])
+            || super::input_values::may_rewrite_input(program, code))
     {
         input_path.set(true);
         return true;

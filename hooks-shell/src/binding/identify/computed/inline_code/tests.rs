@@ -57,7 +57,7 @@ fn written_commands_and_code_that_starts_none_are_read_as_before() {
         ("python3", "import json; json.loads(x); close(f)"),
         (
             "python3",
-            "import subprocess as s; s.run(['npx', 'prettier', '--write', f], cwd=data['cwd'])",
+            "import json, subprocess as s, sys\ndata = json.load(sys.stdin)\ns.run(['npx', 'prettier', '--write', f], cwd=data['cwd'])",
         ),
         (
             "python3",

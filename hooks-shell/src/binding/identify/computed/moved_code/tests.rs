@@ -89,6 +89,14 @@ fn code_moving_to_a_folder_named_when_it_runs_is_found() {
     ] {
         assert!(moves_to_computed(program, code).is_some(), "{code}");
     }
+    // Round 57: `x["cwd"]` of anything but the hook input as parsed.
+    for code in [
+        "subprocess.run(['git', 'status'], cwd=data['cwd'])\n",
+        "data = json.load(sys.stdin)\ndata = {**data, 'cwd': d}\nsubprocess.run(['make'], cwd=data['cwd'])\n",
+        "data = json.loads(sys.stdin.read().replace('a', 'b'))\nsubprocess.run(['make'], cwd=data['cwd'])\n",
+    ] {
+        assert!(moves_to_computed("python3", code).is_some(), "{code}");
+    }
     // The expression is shown as written (round 52, U52-2: `cwd=rrepo`).
     let why = moves_to_computed("python3", "subprocess.run(['sh'], cwd='a' + d)\n");
     assert!(why.is_some_and(|why| why.contains("(`cwd='a' + d`)")));
@@ -96,7 +104,7 @@ fn code_moving_to_a_folder_named_when_it_runs_is_found() {
         ("python3", "os.chdir(os.environ['CLAUDE_PROJECT_DIR'])\n"),
         (
             "python3",
-            "subprocess.run(['git', 'status'], cwd=data['cwd'])\n",
+            "data = json.load(sys.stdin)\nsubprocess.run(['git', 'status'], cwd=data['cwd'])\n",
         ),
         (
             "python3",
@@ -131,9 +139,12 @@ fn code_moving_to_a_folder_named_when_it_runs_is_found() {
         ),
         (
             "python3",
-            "root = Path(data.get('cwd', '.'))\nsubprocess.run(['git', 'diff'], cwd=root)\n",
+            "data = json.load(sys.stdin)\nroot = Path(data.get('cwd', '.'))\nsubprocess.run(['git', 'diff'], cwd=root)\n",
         ),
-        ("node", "execSync('npm test', {cwd: input.cwd});\n"),
+        (
+            "node",
+            "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nexecSync('npm test', {cwd: input.cwd});\n",
+        ),
         (
             "node",
             "const root = execSync('git rev-parse --show-toplevel', { stdio: 'pipe' }).toString().trim();\nexecSync('git status', { cwd: root, stdio: 'pipe' });\n",
