@@ -303,11 +303,14 @@ impl Subject {
             }
         }
         // What its code starts naming a project path, as shell text
-        // (`["python3", "tools"]`: H55-8).
+        // (`["python3", "tools"]`: H55-8), or running git (the files the
+        // repository's settings include and the programs they name, as
+        // the shell's `git status` binds them: round 57, H57-2).
         for file in found.files.iter().filter(|file| !file.starts_with(project)) {
             let started = identify::started_by_file(file).into_iter();
-            let names =
-                started.filter(|l| project_literals::command_names_project_path(l, project));
+            let names = started.filter(|l| {
+                project_literals::command_names_project_path(l, project) || mentions::runs_git(l)
+            });
             text.extend(names.map(|l| format!("\n{l}")));
         }
         // Manifests the program reads, not the package folders it runs.

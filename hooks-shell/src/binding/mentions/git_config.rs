@@ -28,7 +28,7 @@ const MAX_CONFIG_FILES: usize = 16;
 /// Whether `text` may run git: the word `git` as a program (`git status`,
 /// `["git", "status"]`, `/usr/bin/git`), not a part of a name (`.git`,
 /// `git-lfs`, `gitdir`).
-pub(super) fn runs_git(text: &str) -> bool {
+pub(crate) fn runs_git(text: &str) -> bool {
     static GIT: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r#"(?:^|[^\w.\-])git(?:$|[^\w./\-])"#).expect("valid regex"));
     text.contains("git") && GIT.is_match(text)
