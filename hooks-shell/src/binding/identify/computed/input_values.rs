@@ -55,22 +55,19 @@ pub(super) fn is_parsed_input_in(value: &str, program: &str, code: &str) -> bool
 }
 
 /// Whether `code` of `program` holds a construct that may write into the
-/// hook input it parsed, or take its `cwd` away so a default stands in:
-/// a store by a key other than a written-out one (or by `cwd`), a mapping
-/// updated, merged or cleared, an attribute set, code run from text.
-pub(super) fn may_rewrite_input(program: &str, code: &str) -> bool {
-    static WRITES: LazyLock<Regex> = LazyLock::new(|| {
+/// hook input it parsed as `name`, or take its `cwd` away so a default
+/// stands in: a store by `cwd` or an attribute `cwd` anywhere; on `name`
+/// or a name given it (`alias = data`): a store by a key other than a
+/// written-out one, a mapping updated, merged, popped or cleared; `name`
+/// passed to a function the code defines; code run from text, attributes
+/// set by name. An unrelated mapping updated (`env.update(…)`) is not
+/// (round 57, U57-1).
+pub(super) fn may_rewrite_input(program: &str, code: &str, name: &str) -> bool {
+    static ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r#"\.update\s*\(|__setitem__|\bsetitem\s*\(|\.setdefault\s*\(|\|=|\.cwd\s*=[^=]|\bsetattr\b|__dict__|\bvars\s*\(|\bglobals\s*\(|\blocals\s*\(|object_hook|object_pairs_hook|Object\.(?:assign|defineProperty|defineProperties|setPrototypeOf)|Reflect\.|__proto__|\.clear\s*\(|\.popitem\b|\bdel\s|\bdelete\s|\.pop\s*\(\s*[^)\s'"\d]|\.pop\s*\(\s*['"]cwd|\bwith\s*\("#,
+            r#"\[\s*['"]cwd['"]\s*\]\s*[|+]?=[^=]|__setitem__\s*\(\s*['"]cwd|\bsetitem\s*\([^,()]*,\s*['"]cwd|\.cwd\s*[|+]?=[^=]|\bsetattr\b|__dict__|\bvars\s*\(|\bglobals\s*\(|\blocals\s*\(|object_hook|object_pairs_hook|Object\.(?:defineProperty|defineProperties|setPrototypeOf)|Reflect\.|__proto__|\bwith\s*\(|\bdel\s+[\w.]+\s*\[\s*['"]cwd|\.pop\s*\(\s*['"]cwd|\bdelete\s+[\w.]+(?:\.cwd|\[\s*['"]cwd)"#,
         )
         .expect("valid regex")
-    });
-    // A store `x[key] = …` (or `|=`, `+=`): fine by a key written out
-    // other than `cwd`, or by a number.
-    static STORE: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\[([^\[\]\n]*)\]\s*[|+]?=(?:[^=]|$)").expect("valid regex"));
-    static PLAIN_KEY: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^\s*(?:'([\w.\-]*)'|"([\w.\-]*)"|\d+|-\d+)\s*$"#).expect("valid regex")
     });
     static RUNS_TEXT: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"\bexec\s*\(|\beval\s*\(|\bcompile\s*\(|__import__").expect("valid regex")
@@ -79,21 +76,80 @@ pub(super) fn may_rewrite_input(program: &str, code: &str) -> bool {
         Regex::new(r"\beval\s*\(|\bnew\s+Function\b|\bvm\.|\brunIn\w*Context\b")
             .expect("valid regex")
     });
-    if WRITES.is_match(code) {
-        return true;
-    }
     let by_text = match program {
         "python" | "python3" => RUNS_TEXT.is_match(code),
         _ => RUNS_TEXT_NODE.is_match(code),
     };
-    by_text
-        || STORE.captures_iter(code).any(|found| {
-            PLAIN_KEY.captures(&found[1]).is_none_or(|key| {
-                key.get(1)
-                    .or_else(|| key.get(2))
-                    .is_some_and(|key| key.as_str() == "cwd")
-            })
+    if ANYWHERE.is_match(code) || by_text {
+        return true;
+    }
+    receivers(code, name)
+        .iter()
+        .any(|receiver| writes_into(code, receiver))
+}
+
+/// `name` and the names given it (`alias = data`, `let alias = data;`),
+/// as far as two steps.
+fn receivers(code: &str, name: &str) -> Vec<String> {
+    let mut names = vec![name.to_owned()];
+    let mut at = 0;
+    while at < names.len() && names.len() < 8 {
+        let given = Regex::new(&format!(
+            r"(?m)(?:^|[;{{(\s])(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*=\s*{}\s*(?:;|$)",
+            regex::escape(&names[at])
+        ));
+        if let Ok(given) = given {
+            for found in given.captures_iter(code) {
+                let alias = found[1].to_owned();
+                if !names.contains(&alias) {
+                    names.push(alias);
+                }
+            }
+        }
+        at += 1;
+    }
+    names
+}
+
+/// Whether `code` writes into the mapping named `receiver`: a store by a
+/// key not written out, an update, a merge in place, a pop or a clear, or
+/// it passes it to a function of its own.
+fn writes_into(code: &str, receiver: &str) -> bool {
+    static PLAIN_KEY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^\s*(?:'[\w.\-]*'|"[\w.\-]*"|-?\d+)\s*$"#).expect("valid regex")
+    });
+    let name = regex::escape(receiver);
+    let Ok(method) = Regex::new(&format!(
+        r"(?:^|[^\w$.]){name}\s*(?:\.\s*(?:update|setdefault|clear|popitem|pop|__setitem__|__ior__|__init__)\s*\(|\|=)|(?:setitem|Object\.assign)\s*\(\s*{name}\b"
+    )) else {
+        return true;
+    };
+    let Ok(store) = Regex::new(&format!(
+        r"(?:^|[^\w$.]){name}\s*\[([^\[\]\n]*)\]\s*[|+]?=(?:[^=]|$)|\b(?:del|delete)\s+{name}\s*\["
+    )) else {
+        return true;
+    };
+    let Ok(passed) = Regex::new(&format!(
+        r"(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*\((?:[^()]*,)?\s*{name}\s*[,)]"
+    )) else {
+        return true;
+    };
+    let own_function = |callee: &str| {
+        Regex::new(&format!(
+            r"\b(?:def|function)\s+{0}\b|\b(?:const|let|var)\s+{0}\s*=",
+            regex::escape(callee)
+        ))
+        .is_ok_and(|defined| defined.is_match(code))
+    };
+    method.is_match(code)
+        || store.captures_iter(code).any(|found| {
+            found
+                .get(1)
+                .is_none_or(|key| !PLAIN_KEY.is_match(key.as_str()))
         })
+        || passed
+            .captures_iter(code)
+            .any(|found| own_function(&found[1]))
 }
 
 #[cfg(test)]
@@ -141,31 +197,39 @@ mod tests {
             "data.pop('cwd'); x = data.get('cwd', d)",
             "del data['cwd']",
             "alias = data\nalias['c' 'wd'] = d",
+            "alias = data\nalias.update(x)",
+            "def fix(x):\n    x[k] = v\nfix(data)",
             "exec('data[\"cw\" + \"d\"] = d')",
-            "input.cwd = d",
-            "Object.assign(input, { cwd: d })",
-            "Reflect.set(input, 'cwd', d)",
+            "data.cwd = d",
+            "Object.assign(data, { cwd: d })",
+            "Reflect.set(data, 'cwd', d)",
         ] {
-            let program = if code.contains("input") {
+            let program = if code.contains("Object") || code.contains("Reflect") {
                 "node"
             } else {
                 "python3"
             };
-            assert!(may_rewrite_input(program, code), "{code}");
+            assert!(may_rewrite_input(program, code, "data"), "{code}");
         }
         for code in [
             "env = dict(os.environ)\nenv['NO_COLOR'] = '1'\nargs[0] = 'x'",
             "r = subprocess.run(['git', '-C', data['cwd'], 'status'])",
             "if data['cwd'] == x: pass",
-            "exec('git status', { cwd: input.cwd })",
-            "execSync('npm test', { cwd: input.cwd })",
+            "exec('git status', { cwd: data.cwd })",
+            "execSync('npm test', { cwd: data.cwd })",
+            // Round 57, U57-1: other mappings updated.
+            "env = os.environ.copy()\nenv.update({'NO_COLOR': '1'})",
+            "counts = {}\ncounts.setdefault(w, 0)\ncounts[w] += 1",
+            "seen = set()\nseen |= {1}",
+            "const env = Object.assign({}, process.env, { NO_COLOR: '1' });",
+            "print(json.dumps(data))",
         ] {
-            let program = if code.contains("input") {
+            let program = if code.contains("const") || code.contains("exec(") {
                 "node"
             } else {
                 "python3"
             };
-            assert!(!may_rewrite_input(program, code), "{code}");
+            assert!(!may_rewrite_input(program, code, "data"), "{code}");
         }
     }
 }

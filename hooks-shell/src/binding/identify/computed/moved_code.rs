@@ -119,7 +119,7 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
 }
 
 /// The hook input's own `cwd`, read from the parsed input: one key.
-static INPUT_CWD: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static INPUT_CWD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r#"^([A-Za-z_]\w*)\s*(?:\[\s*['"]cwd['"]\s*\]|\.get\(\s*['"]cwd['"][^()]*\)|\.cwd)$"#,
     )
@@ -310,7 +310,7 @@ fn is_place_at(
     if let Some(found) = INPUT_CWD.captures(value)
         && (input_part(&found[1])
             || !parsed_input(&found[1])
-            || super::input_values::may_rewrite_input(program, code))
+            || super::input_values::may_rewrite_input(program, code, &found[1]))
     {
         input_path.set(true);
         return true;
