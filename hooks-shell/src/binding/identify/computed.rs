@@ -37,6 +37,8 @@ mod perl_opens;
 mod perl_reach;
 mod pieces;
 mod places;
+mod proc_folders;
+use proc_folders::through_proc;
 mod python_commands;
 mod python_loaders;
 mod python_paths;
@@ -339,9 +341,16 @@ impl Reader {
                 .saturating_add(replay::shifted(args, self.loop_depth > 0));
             self.shifts = self.shifts.max(self.shifted);
         }
+        let moved = taint.cwd || moved_here;
+        if let Some(why) = script_options::runs_there(program_word, &self.functions, moved) {
+            return Some(why);
+        }
         if self.functions.contains(program_word) {
-            // `f "$(…)"`: its body's `$1` holds computed text (R40-2).
-            self.taint.positional |= args.iter().any(|w| is_computed(w));
+            // `f "$(…)"`: its body's `$1` holds computed text (R40-2); a
+            // folder found when it runs too (`lint "$(dirname "$f")"`
+            // with `cd "$1"` in the body: round 57, b50).
+            let run_time = |w: &str| reading.holds_run_time_text(w, &taint);
+            self.taint.positional |= args.iter().any(|w| is_computed(w) || run_time(w));
             if self.calls.len() < MAX_CALLS + 1 && !self.calls.contains(&args.to_vec()) {
                 self.calls.push(args.to_vec());
             }

@@ -47,7 +47,7 @@ pub(crate) fn scripts_given_computed(raw: &str, calls: &Calls) -> BTreeMap<Strin
 /// script its caller gives computed arguments: R45-1): its positional
 /// parameters hold computed text, and its `"$@"` is each call's words.
 pub(crate) fn computed_name_given(raw: &str, calls: &Calls) -> Option<String> {
-    read_twice(raw, calls, &Written::default()).0
+    super::through_proc(raw).or_else(|| read_twice(raw, calls, &Written::default()).0)
 }
 
 /// [`super::computed_name`] of `raw`, run after what ran before it wrote
@@ -55,7 +55,7 @@ pub(crate) fn computed_name_given(raw: &str, calls: &Calls) -> Option<String> {
 /// scripts the hook runs (a bound helper copying what a computed name
 /// names, then the hook running the copy: H4).
 pub(crate) fn computed_name_after(raw: &str, written: &Written) -> Option<String> {
-    read_twice(raw, &Vec::new(), written).0
+    super::through_proc(raw).or_else(|| read_twice(raw, &Vec::new(), written).0)
 }
 
 /// The files a script's `text` writes when it runs that may hold code no
@@ -112,27 +112,42 @@ fn read_twice(raw: &str, calls: &Calls, written: &Written) -> (Option<String>, R
     };
     first.taint.positional = positional;
     let found = first.text(raw, 0);
-    let mut taint = first.taint.clone();
-    taint.totals = std::mem::take(&mut taint.counts);
-    taint.positional |= positional;
-    let mut second = Reader {
-        taint,
-        calls: first.calls.clone(),
-        shifts: first.shifts,
-        tainting: first.tainting.clone(),
-        aliases: first.aliases.clone(),
-        // `while …; do sh /tmp/y.sh; cp "$(…)" /tmp/y.sh; done`: written
-        // before it runs again.
-        written: first.written.clone(),
-        written_ends: first.written_ends.clone(),
-        text_written: first.text_written.clone(),
-        ..Reader::default()
-    };
+    let mut second = next_reading(&first, positional);
     let found = match found {
         Some(why) => Some(why),
         None => second.text(raw, 0),
     };
+    // A function called with computed text only the second reading finds
+    // (`lint "$(dirname "$f")"`, a place until `f` is known: round 57,
+    // b50): its body read once more with it.
+    let started = first.taint.positional || positional;
+    if found.is_none() && second.taint.positional && !started {
+        let mut third = next_reading(&second, positional);
+        let found = third.text(raw, 0);
+        return (found, first, third);
+    }
     (found, first, second)
+}
+
+/// A reading that starts with what `before` learned (computed variables,
+/// a function's arguments, what it wrote).
+fn next_reading(before: &Reader, positional: bool) -> Reader {
+    let mut taint = before.taint.clone();
+    taint.totals = std::mem::take(&mut taint.counts);
+    taint.positional |= positional;
+    Reader {
+        taint,
+        calls: before.calls.clone(),
+        shifts: before.shifts,
+        tainting: before.tainting.clone(),
+        aliases: before.aliases.clone(),
+        // `while …; do sh /tmp/y.sh; cp "$(…)" /tmp/y.sh; done`: written
+        // before it runs again.
+        written: before.written.clone(),
+        written_ends: before.written_ends.clone(),
+        text_written: before.text_written.clone(),
+        ..Reader::default()
+    }
 }
 
 impl Reader {

@@ -36,6 +36,11 @@ pub(crate) fn spawns_computed(program: &str, code: &str) -> Option<String> {
 /// `prior` (the hook's text copying what a computed name names to
 /// `/tmp/y.sh`, then a helper running `sh /tmp/y.sh`: round 50, xf2, y50).
 pub(crate) fn spawns_computed_after(program: &str, code: &str, prior: &Written) -> Option<String> {
+    // `cwd="/proc/self/cwd/vendor/lib"`: the folder it runs in, spelled so
+    // no reading takes it as the project's (round 57, H57-5).
+    if let Some(why) = super::through_proc(code) {
+        return Some(format!("its {program} code {why}"));
+    }
     // `sys.path.insert(0, 'l' + 'ib')`: modules from a folder no reading
     // names (R46-3); code loaded by a computed name, or from data, or a
     // program reached another way (round 49: H6–H8).

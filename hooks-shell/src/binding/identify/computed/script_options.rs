@@ -38,6 +38,35 @@ fn script_options(program: &str) -> &'static [&'static str] {
     }
 }
 
+/// Programs that run a command given among their words.
+const LAUNCHERS: [&str; 16] = [
+    "xargs", "find", "flock", "nice", "nohup", "timeout", "stdbuf", "time", "env", "command",
+    "exec", "sudo", "ionice", "setsid", "watch", "parallel",
+];
+
+/// Why a command whose program is `program_word` runs, in a folder named
+/// when it runs (`moved`), code no reading follows there: a function of
+/// the text (`lint(){ make; }; cd "$(…)" && lint`), or a program found
+/// when it runs (`"$(command -v make)"`; round 57, H57-4).
+pub(super) fn runs_there(
+    program_word: &str,
+    functions: &std::collections::BTreeSet<String>,
+    moved: bool,
+) -> Option<String> {
+    if !moved {
+        return None;
+    }
+    if functions.contains(program_word) {
+        return Some(format!(
+            "it calls its function `{program_word}` in a folder named when it runs, whose \
+             commands no reading follows there"
+        ));
+    }
+    program_word
+        .contains('\u{e000}')
+        .then(|| "it runs a program found when it runs in a folder named when it runs".to_owned())
+}
+
 /// Why `program` (with `args`) reads a script, or runs a command on each
 /// member it extracts, that no reading binds.
 pub(super) fn runs_given_script(
@@ -61,6 +90,34 @@ pub(super) fn runs_given_script(
     if moved && (definitions || DEFINITIONS.contains(&program)) {
         return Some(format!(
             "{program} runs the definitions of a folder named when it runs"
+        ));
+    }
+    // `cd "$(…)" && xargs make`, `find . -exec make \;`, `flock L make`
+    // (round 57, H57-4): a launcher running such a program there.
+    let runs_definitions = |word: &String| {
+        let name = super::base_name(word);
+        crate::binding::definitions::runs_folder_definitions(&name)
+            || DEFINITIONS.contains(&name.as_str())
+            || matches!(name.as_str(), "make" | "gmake" | "git")
+    };
+    if moved && LAUNCHERS.contains(&program) && args.iter().any(runs_definitions) {
+        return Some(format!(
+            "{program} runs the definitions of a folder named when it runs"
+        ));
+    }
+    // `… | xargs make -s`, `xargs -I{} make -C {}`: words and folders named
+    // by what it reads.
+    if program == "xargs"
+        && let Some(command) = super::written_text::xargs_command(
+            &std::iter::once(program.to_owned())
+                .chain(args.iter().cloned())
+                .collect::<Vec<_>>(),
+        )
+        && command.first().is_some_and(runs_definitions)
+    {
+        return Some(format!(
+            "xargs runs {} with words named by what it reads",
+            super::base_name(&command[0])
         ));
     }
     // `ed -s F < "$(…)"`: commands read from a file named when it runs.

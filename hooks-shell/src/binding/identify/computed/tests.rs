@@ -396,6 +396,14 @@ fn a_script_a_program_reads_by_a_computed_name_is_found() {
         "ed -s README < \"$(printf tools/e.%s ed)\"",
         "tar cf - tools | tar xf - --to-command=sh",
         "cd \"$(printf to%s ols)\" && make -s",
+        // Round 57, H57-4: a function, a launcher, a program found when
+        // it runs, a function moving to its argument.
+        "f=$(jq -r .x); lint(){ make -s; }; cd \"$(dirname \"$f\")\" && lint",
+        "f=$(jq -r .x); cd \"$(dirname \"$f\")\" && echo lint | xargs make -s",
+        "f=$(jq -r .x); cd \"$(dirname \"$f\")\" && flock /tmp/l make -s",
+        "f=$(jq -r .x); cd \"$(dirname \"$f\")\" && \"$(command -v make)\" -s",
+        "f=$(jq -r .x); lint(){ cd \"$1\" && make -s; }; lint \"$(dirname \"$f\")\"",
+        "jq -r .x | xargs -I{} make -s -C {} lint",
         // Round 56, a41: a substitution after the move runs there too.
         "cd \"$(printf to%s ols)\" && echo \"$(make -s)\"",
         "cd \"$(printf to%s ols)\"; x=`make -s`",
@@ -408,6 +416,7 @@ fn a_script_a_program_reads_by_a_computed_name_is_found() {
         "make -s -C tools lint",
         "cd tools && make -s",
         "f=$(jq -r .x); echo \"$(make -s)\"; cd \"$(dirname \"$f\")\" && ls",
+        "lint(){ make -s; }; lint; cd \"$CLAUDE_PROJECT_DIR\" && lint",
         "sed -i \"s/a/b/\" \"$f\"",
         "tar -C \"$D\" -xf /tmp/x.tar",
     ] {
