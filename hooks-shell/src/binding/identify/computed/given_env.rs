@@ -42,6 +42,50 @@ static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// The shell variable an expression of `code` reads, marked for
+/// [`shell_word`]: an environment read (`os.environ["PATH"]`,
+/// `process.env.PATH`) is that variable; the folder the hook runs in
+/// (`input.cwd` of the parsed input, `process.cwd()`) is `PWD`.
+fn variable_of(piece: &str, program: &str, code: &str) -> Option<String> {
+    static READS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^(?:os\.environ\[\s*['"](?P<a>\w+)['"]\s*\]|os\.environ\.get\(\s*['"](?P<b>\w+)['"]\s*(?:,\s*['"]['"]\s*)?\)|os\.getenv\(\s*['"](?P<c>\w+)['"]\s*(?:,\s*['"]['"]\s*)?\)|process\.env\.(?P<d>\w+)|process\.env\[\s*['"](?P<e>\w+)['"]\s*\]|\$ENV\{\s*['"]?(?P<f>\w+)['"]?\s*\})$"#)
+            .expect("valid regex")
+    });
+    if let Some(read) = READS.captures(piece.trim()) {
+        let name = ["a", "b", "c", "d", "e", "f"]
+            .iter()
+            .find_map(|n| read.name(n))?;
+        return Some(format!("\u{0}{}\u{1}", name.as_str()));
+    }
+    let piece = piece.trim();
+    let here = matches!(piece, "process.cwd()" | "os.getcwd()")
+        || (super::moved_code::INPUT_CWD.is_match(piece)
+            && super::moved_code::is_project_place(piece, program, code));
+    here.then(|| "\u{0}PWD\u{1}".to_owned())
+}
+
+/// A JavaScript template literal's pieces: each literal text, and the
+/// expression after it (`` `${a}/x` ``); `None` when `piece` is no
+/// template or nests one.
+fn template_pieces(piece: &str, program: &str) -> Option<Vec<(String, Option<String>)>> {
+    let inner = piece.strip_prefix('`')?.strip_suffix('`')?;
+    if !matches!(program, "node" | "bun" | "deno") || inner.contains(['`', '\\']) {
+        return None;
+    }
+    let mut pieces = Vec::new();
+    let mut rest = inner;
+    while let Some(open) = rest.find("${") {
+        let close = rest[open..].find('}')? + open;
+        pieces.push((
+            rest[..open].to_owned(),
+            Some(rest[open + 2..close].to_owned()),
+        ));
+        rest = &rest[close + 1..];
+    }
+    pieces.push((rest.to_owned(), None));
+    Some(pieces)
+}
+
 /// Whether variable `name` steers what a program started loads or runs.
 fn steers(name: &str) -> bool {
     static LISTED_NAME: LazyLock<Regex> =
@@ -72,7 +116,7 @@ pub(super) fn given_variables(program: &str, code: &str) -> GivenVariables {
         let value = super::moved_code::value_at(&code[from..]);
         let end = from + code[from..].find(value).map_or(0, |at| at + value.len());
         covered.push((whole.start, end));
-        match shell_word(value, program) {
+        match shell_word(value, program, code) {
             Some(word) => given.assignments.push(format!("{name}={word}")),
             None => {
                 given.unread.get_or_insert_with(|| {
@@ -101,7 +145,7 @@ pub(super) fn given_variables(program: &str, code: &str) -> GivenVariables {
 fn names_computed(program: &str, code: &str) -> Option<String> {
     static LOADS_OR_STORES: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r#"(?:os\.environ|process\.env)\s*\[\s*[^'"\s\]][^\]\n]*\]\s*=[^=]|\$ENV\{\s*\$|putenv\s*\(\s*[^'"\s)]|environ\.setdefault\s*\(\s*[^'"\s)]|Object\.assign\s*\(\s*process\.env|loadEnvFile|dotenv|--env-file"#,
+            r#"(?:os\.environ|process\.env)\s*\[\s*[^'"\s\]][^\]\n]*\]\s*=[^=]|\$ENV\{\s*\$|putenv\s*\(\s*[^'"\s)]|environ\.setdefault\s*\(\s*[^'"\s)]|Object\.assign\s*\(\s*process\.env|loadEnvFile|dotenv|--env-file|--config-env"#,
         )
         .expect("valid regex")
     });
@@ -211,11 +255,7 @@ fn gives(code: &str, start: usize, matched: &str) -> bool {
 /// for: string literals, the variables it reads (`os.environ["PATH"]` is
 /// `${PATH}`), the path list separator, joined by `+`. `None` for anything
 /// else.
-fn shell_word(value: &str, program: &str) -> Option<String> {
-    static READS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^(?:os\.environ\[\s*['"](?P<a>\w+)['"]\s*\]|os\.environ\.get\(\s*['"](?P<b>\w+)['"]\s*(?:,\s*['"]['"]\s*)?\)|os\.getenv\(\s*['"](?P<c>\w+)['"]\s*(?:,\s*['"]['"]\s*)?\)|process\.env\.(?P<d>\w+)|process\.env\[\s*['"](?P<e>\w+)['"]\s*\]|\$ENV\{\s*['"]?(?P<f>\w+)['"]?\s*\})$"#)
-            .expect("valid regex")
-    });
+fn shell_word(value: &str, program: &str, code: &str) -> Option<String> {
     static HOME: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"^os\.path\.expanduser\(\s*(['"])~(/[^'"$`\\]*)?['"]\s*\)$"#)
             .expect("valid regex")
@@ -235,11 +275,17 @@ fn shell_word(value: &str, program: &str) -> Option<String> {
             literal_only = false;
         } else if matches!(piece, "os.pathsep" | "path.delimiter") {
             word.push(':');
-        } else if let Some(read) = READS.captures(piece) {
-            let name = ["a", "b", "c", "d", "e", "f"]
-                .iter()
-                .find_map(|n| read.name(n))?;
-            word.push_str(&format!("\u{0}{}\u{1}", name.as_str()));
+        } else if let Some(template) = template_pieces(piece, program) {
+            // Node's `${input.cwd}/node_modules/.bin:${process.env.PATH}`.
+            for (literal, expression) in template {
+                word.push_str(&literal);
+                if let Some(expression) = expression {
+                    word.push_str(&variable_of(&expression, program, code)?);
+                    literal_only = false;
+                }
+            }
+        } else if let Some(variable) = variable_of(piece, program, code) {
+            word.push_str(&variable);
             literal_only = false;
         } else {
             return None;
@@ -339,11 +385,20 @@ mod tests {
                 "PATH=\"${HOME}/.local/bin:${PATH}\"",
             ),
             (
+                "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nexecSync('eslint .', { env: { ...process.env, PATH: `${input.cwd}/node_modules/.bin:${process.env.PATH}` } });",
+                "PATH=\"${PWD}/node_modules/.bin:${PATH}\"",
+            ),
+            (
                 "env = dict(os.environ, PATH=os.pathsep.join(['tools']))",
                 "",
             ),
         ] {
-            let given = given_variables("python3", code);
+            let program = if code.contains("execSync") {
+                "node"
+            } else {
+                "python3"
+            };
+            let given = given_variables(program, code);
             if expected.is_empty() {
                 assert!(given.unread.is_some(), "{code}");
             } else {
