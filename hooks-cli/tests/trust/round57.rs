@@ -11,7 +11,7 @@ use crate::round55::the_files_folder_never_runs_by;
 
 /// Python code run by the guard: reads the tool call (`data`, its path
 /// `fp`, that path's folder `d`), runs `body`, then blocks.
-fn python_guard(body: &str) -> String {
+pub(crate) fn python_guard(body: &str) -> String {
     format!(
         "import json, os, subprocess, sys\n\
          data = json.load(sys.stdin)\n\
@@ -23,7 +23,7 @@ fn python_guard(body: &str) -> String {
 }
 
 /// The shell text that reads the tool call's path into `$f`.
-const READ_PATH: &str =
+pub(crate) const READ_PATH: &str =
     "f=$(python3 -c \"import json,sys; print(json.load(sys.stdin)['tool_input']['file_path'])\")";
 
 #[test]
@@ -58,12 +58,24 @@ fn git_settings_edit_never_runs(
     files: &[(&str, &str)],
     edit: &dyn Fn(&std::path::Path),
 ) {
+    git_settings_edit_never_runs_after(hook, files, &|_| {}, edit);
+}
+
+/// [`git_settings_edit_never_runs`], with `setup` run in the repository
+/// before the approval (`git config include.path …`).
+pub(crate) fn git_settings_edit_never_runs_after(
+    hook: &str,
+    files: &[(&str, &str)],
+    setup: &dyn Fn(&std::path::Path),
+    edit: &dyn Fn(&std::path::Path),
+) {
     let (home, project) = home_with("[claude]");
     write(&project, "src/app.py", "print(1)\n");
     for (file, text) in files {
         write(&project, file, text);
     }
     crate::round28::git(&project, &["init", "-q", "."]);
+    setup(&project);
     write(&home.user_home, ".claude/hooks/g.py", hook);
     user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
     let file = project.join("src/app.py");
