@@ -45,7 +45,8 @@ static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
 /// The shell variable an expression of `code` reads, marked for
 /// [`shell_word`]: an environment read (`os.environ["PATH"]`,
 /// `process.env.PATH`) is that variable; the folder the hook runs in
-/// (`input.cwd` of the parsed input, `process.cwd()`) is `PWD`.
+/// (`input.cwd` of the parsed input, `process.cwd()`) is `.`, as a
+/// search path reads a relative entry.
 fn variable_of(piece: &str, program: &str, code: &str) -> Option<String> {
     static READS: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"^(?:os\.environ\[\s*['"](?P<a>\w+)['"]\s*\]|os\.environ\.get\(\s*['"](?P<b>\w+)['"]\s*(?:,\s*['"]['"]\s*)?\)|os\.getenv\(\s*['"](?P<c>\w+)['"]\s*(?:,\s*['"]['"]\s*)?\)|process\.env\.(?P<d>\w+)|process\.env\[\s*['"](?P<e>\w+)['"]\s*\]|\$ENV\{\s*['"]?(?P<f>\w+)['"]?\s*\})$"#)
@@ -61,7 +62,7 @@ fn variable_of(piece: &str, program: &str, code: &str) -> Option<String> {
     let here = matches!(piece, "process.cwd()" | "os.getcwd()")
         || (super::moved_code::INPUT_CWD.is_match(piece)
             && super::moved_code::is_project_place(piece, program, code));
-    here.then(|| "\u{0}PWD\u{1}".to_owned())
+    here.then(|| ".".to_owned())
 }
 
 /// A JavaScript template literal's pieces: each literal text, and the
@@ -386,7 +387,7 @@ mod tests {
             ),
             (
                 "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nexecSync('eslint .', { env: { ...process.env, PATH: `${input.cwd}/node_modules/.bin:${process.env.PATH}` } });",
-                "PATH=\"${PWD}/node_modules/.bin:${PATH}\"",
+                "PATH=\"./node_modules/.bin:${PATH}\"",
             ),
             (
                 "env = dict(os.environ, PATH=os.pathsep.join(['tools']))",
