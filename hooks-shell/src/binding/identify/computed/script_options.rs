@@ -38,6 +38,22 @@ fn script_options(program: &str) -> &'static [&'static str] {
     }
 }
 
+/// Whether `command` runs a tool named in its own words whose options
+/// come before it (`npx prettier --write`: the words `xargs` adds go to
+/// prettier, not npx), no word `xargs` fills in before it.
+fn runs_a_written_tool(command: &[String]) -> bool {
+    let Some((first, args)) = command.split_first() else {
+        return false;
+    };
+    if !matches!(super::base_name(first).as_str(), "npx" | "pnpx" | "bunx") {
+        return false;
+    }
+    args.iter()
+        .find(|word| !word.starts_with('-'))
+        .is_some_and(|tool| !tool.contains(['{', '$', '%']))
+        && !args.iter().any(|word| word.contains("{}"))
+}
+
 /// Programs that run a command given among their words.
 const LAUNCHERS: [&str; 16] = [
     "xargs", "find", "flock", "nice", "nohup", "timeout", "stdbuf", "time", "env", "command",
@@ -114,6 +130,7 @@ pub(super) fn runs_given_script(
                 .collect::<Vec<_>>(),
         )
         && command.first().is_some_and(runs_definitions)
+        && !runs_a_written_tool(&command)
     {
         return Some(format!(
             "xargs runs {} with words named by what it reads",

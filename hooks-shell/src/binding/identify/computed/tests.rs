@@ -417,6 +417,8 @@ fn a_script_a_program_reads_by_a_computed_name_is_found() {
         "cd tools && make -s",
         "f=$(jq -r .x); echo \"$(make -s)\"; cd \"$(dirname \"$f\")\" && ls",
         "lint(){ make -s; }; lint; cd \"$CLAUDE_PROJECT_DIR\" && lint",
+        "jq -r .tool_input.file_path | xargs npx prettier --write",
+        "jq -r .x | xargs -r npx --no-install prettier --check",
         "sed -i \"s/a/b/\" \"$f\"",
         "tar -C \"$D\" -xf /tmp/x.tar",
     ] {
