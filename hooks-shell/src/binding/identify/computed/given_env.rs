@@ -324,7 +324,7 @@ fn named_another_way(program: &str, code: &str, covered: &[(usize, usize)]) -> O
     });
     static READ: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r#"(?:\.get\(|getenv\(|\.pop\(|\bin\s+os\.environ|process\.env\.|process\.env\[|environ\[|\$ENV\{)\s*['"]?$"#,
+            r#"(?:\.get\(|getenv\(|\.pop\(|unsetenv\(|\bin\s+os\.environ|process\.env\.|process\.env\[|environ\[|\bdel\s+[\w.]+\[|\bdelete\s+[\w.]+\[|\$ENV\{)\s*['"]?$"#,
         )
         .expect("valid regex")
     });
@@ -440,6 +440,8 @@ mod tests {
             "execSync('git status', { env: { ...process.env, GIT_PAGER: 'cat' } })",
             "for i in range(3): args[i] = x\nsubprocess.run(['git'])",
             "if env == 'ci': pass\nsubprocess.run(['git'])",
+            // U57-3: a variable taken away.
+            "env = dict(os.environ)\ndel env['PYTHONPATH']\nsubprocess.run(['git'], env=env)",
         ] {
             let given = given_variables("python3", code);
             assert_eq!(given.unread, None, "{code}");

@@ -246,10 +246,14 @@ fn is_place_at(
                 })
                 .unwrap_or_default(),
         };
-        !values.is_empty()
-            && values
-                .iter()
-                .all(|value| super::input_values::is_parsed_input_in(value, program, code))
+        // `except ValueError: data = {}`: an empty input has no `cwd`.
+        let empty = |value: &String| matches!(value.trim(), "{}" | "dict()");
+        values
+            .iter()
+            .any(|value| super::input_values::is_parsed_input_in(value, program, code))
+            && values.iter().all(|value| {
+                empty(value) || super::input_values::is_parsed_input_in(value, program, code)
+            })
     };
     let values_of = |name: &str| match program {
         "python" | "python3" => super::python_values::values(code, name).unwrap_or_default(),

@@ -142,6 +142,10 @@ fn code_moving_to_a_folder_named_when_it_runs_is_found() {
             "data = json.load(sys.stdin)\nroot = Path(data.get('cwd', '.'))\nsubprocess.run(['git', 'diff'], cwd=root)\n",
         ),
         (
+            "python3",
+            "try:\n    data = json.load(sys.stdin)\nexcept ValueError:\n    data = {}\nsubprocess.run(['git', 'diff'], cwd=data.get('cwd', '.'))\n",
+        ),
+        (
             "node",
             "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nexecSync('npm test', {cwd: input.cwd});\n",
         ),
