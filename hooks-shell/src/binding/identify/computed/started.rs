@@ -153,6 +153,12 @@ fn git_folder_of(value: &str) -> Option<&str> {
         Regex::new(r#"^(?:(?:os\.)?path\.join\(\s*(?P<a>[^,]+?)\s*,\s*['"]\.git['"]\s*\)|(?P<b>[^+]+?)\s*\+\s*['"]/\.git['"]|Path\((?P<c>[^)]+)\)\s*/\s*['"]\.git['"])$"#)
             .expect("valid regex")
     });
+    // `str(Path(repo) / ".git")`, `os.fspath(…)`: the path it holds.
+    let value = value.trim();
+    let value = ["str(", "os.fspath("]
+        .iter()
+        .find_map(|wrapper| value.strip_prefix(wrapper)?.strip_suffix(')'))
+        .unwrap_or(value);
     let found = JOINED.captures(value.trim())?;
     ["a", "b", "c"]
         .into_iter()

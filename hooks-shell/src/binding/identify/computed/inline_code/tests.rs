@@ -160,6 +160,7 @@ fn git_started_in_a_computed_repository_is_refused() {
         // U56-1: the project's own `.git`, joined to its folder.
         "repo = data['cwd']\nsubprocess.run(['git', '--git-dir', os.path.join(repo, '.git'), '--work-tree', repo, 'status'])",
         "repo = data['cwd']\nsubprocess.run(['git', '--git-dir', repo + '/.git', '--work-tree', repo, 'diff', '--', fp])",
+        "repo = data['cwd']\nsubprocess.run(['git', '--git-dir', str(Path(repo) / '.git'), '--work-tree', repo, 'status'])",
         "subprocess.run(['git', 'diff', '--', fp])",
     ] {
         assert_eq!(
