@@ -333,18 +333,28 @@ fn is_string_literal(word: &str) -> bool {
 
 /// The program a Python expression names that is no string yet written
 /// out: `sys.executable` (Python itself), `shutil.which("ruff")`. One
-/// looked for in a `path=` of its own is not (the search path no reading
-/// binds: `path="tools:" + …` found the project's git, round 57).
+/// looked for in a `path=` of its own is not, but for Python (whose
+/// environment the binding reads there: R32-7): `path="tools:" + …` found
+/// the project's git (round 57).
 pub(super) fn python_program(word: &str) -> Option<&str> {
     static WHICH: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*\)\s*$"#)
+        Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*(,.*)?\)\s*$"#)
             .expect("valid regex")
     });
     if word.trim() == "sys.executable" {
         return Some("python3");
     }
     let found = WHICH.captures(word)?;
-    found.get(1).or(found.get(2)).map(|name| name.as_str())
+    let name = found.get(1).or(found.get(2))?.as_str();
+    // A search path of its own is read only for an environment's Python
+    // (`mentions/environments.rs`, R32-7),
+    // given by a glob (`path=glob.glob(".v*/bin")[0]`).
+    let python = matches!(name, "python" | "python3") || name.starts_with("python3.");
+    let environment = |path: &str| python && path.contains("glob(");
+    found
+        .get(3)
+        .is_none_or(|path| environment(path.as_str()))
+        .then_some(name)
 }
 
 /// Every list of `heads` followed by every list of `tails` (bounded).
