@@ -177,6 +177,12 @@ fn names_computed(program: &str, code: &str) -> Option<String> {
             return why(&code[found.start()..found.end() + argument.len()]);
         }
     }
+    // Node's shorthand `{ env }`: the mapping named `env`.
+    static SHORTHAND: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"[{,]\s*env\s*[,}]").expect("valid regex"));
+    if SHORTHAND.is_match(code) && !written_environment("env", code, 0) {
+        return why("{ env }");
+    }
     for found in ENV_ARGUMENT.find_iter(code) {
         if code[found.end()..].starts_with('=') {
             continue; // `env == x`: a comparison.
@@ -211,6 +217,18 @@ fn written_environment(value: &str, code: &str, depth: usize) -> bool {
     }
     if host(value) || value == "None" {
         return true;
+    }
+    // `Object.assign({}, process.env, { NO_COLOR: "1" })`.
+    if let Some(merged) = value
+        .strip_prefix("Object.assign(")
+        .and_then(|rest| rest.strip_suffix(')'))
+    {
+        let parts = split_outside(merged, ",");
+        return parts.first().is_some_and(|first| *first == "{}")
+            && parts
+                .iter()
+                .skip(1)
+                .all(|part| host(part) || part.starts_with('{'));
     }
     let name = value.chars().all(|c| c.is_alphanumeric() || c == '_') && !value.is_empty();
     if !name || depth > 2 {
@@ -423,6 +441,7 @@ mod tests {
             "env = dict(os.environ)\nfor k, v in pairs: env[k] = v\nsubprocess.run(['git'], env=env)",
             "process.loadEnvFile(); execSync('git status')",
             "execSync('git status', { env: { ...process.env, ...extra } })",
+            "const env = { ...process.env, ...extra };\nexecSync('git status', { env });",
             "$ENV{$k} = $v; system('git', 'status');",
             "os.environ['PATH'] += os.pathsep + 'tools'",
             "process.env.PATH += ':tools'; execSync('git status')",
@@ -438,6 +457,7 @@ mod tests {
             "os.environ.update(NO_COLOR='1', LANG='C')\nsubprocess.run(['git'])",
             "subprocess.run(['git'], env=dict(os.environ, LC_ALL='C'))",
             "execSync('git status', { env: { ...process.env, GIT_PAGER: 'cat' } })",
+            "const env = Object.assign({}, process.env, { NO_COLOR: '1' });\nexecFileSync('git', ['status'], { env });",
             "for i in range(3): args[i] = x\nsubprocess.run(['git'])",
             "if env == 'ci': pass\nsubprocess.run(['git'])",
             // U57-3: a variable taken away.

@@ -121,7 +121,7 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
 /// The hook input's own `cwd`, read from the parsed input: one key.
 pub(super) static INPUT_CWD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"^([A-Za-z_]\w*)\s*(?:\[\s*['"]cwd['"]\s*\]|\.get\(\s*['"]cwd['"][^()]*\)|\.cwd)$"#,
+        r#"^([A-Za-z_]\w*)\s*(?:\[\s*['"]cwd['"]\s*\]|\.get\(\s*['"]cwd['"](?:[^()]*|\s*,\s*(?:os\.getcwd|process\.cwd)\(\)\s*)\)|\.cwd)$"#,
     )
     .expect("valid regex")
 });
@@ -204,7 +204,7 @@ pub(super) fn value_at(text: &str) -> &str {
 fn is_written_place(value: &str, program: &str, code: &str, input_path: &Cell<bool>) -> bool {
     static PLACE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r#"^(?:os\.getcwd\(\)|process\.cwd\(\)|__dirname|Dir\.pwd|getcwd\(\)|\$ENV\{\s*['"]?(?:CLAUDE_PROJECT_DIR|PWD|HOME)['"]?\s*\}|process\.env\.(?:CLAUDE_PROJECT_DIR|PWD|HOME)|process\.env\[['"](?:CLAUDE_PROJECT_DIR|PWD|HOME)['"]\]|os\.environ(?:\.get)?\s*[\[(]\s*['"](?:CLAUDE_PROJECT_DIR|PWD|HOME)['"][^\])]*[\])]|os\.getenv\(\s*['"](?:CLAUDE_PROJECT_DIR|PWD|HOME)['"][^)]*\)|[A-Za-z_$][\w$]*(?:\[['"]cwd['"]\]|\.get\(\s*['"]cwd['"][^)]*\)|\.cwd)|None|null|undefined)$"#,
+            r#"^(?:os\.getcwd\(\)|process\.cwd\(\)|__dirname|Dir\.pwd|getcwd\(\)|\$ENV\{\s*['"]?(?:CLAUDE_PROJECT_DIR|PWD|HOME)['"]?\s*\}|process\.env\.(?:CLAUDE_PROJECT_DIR|PWD|HOME)|process\.env\[['"](?:CLAUDE_PROJECT_DIR|PWD|HOME)['"]\]|os\.environ(?:\.get)?\s*[\[(]\s*['"](?:CLAUDE_PROJECT_DIR|PWD|HOME)['"][^\])]*[\])]|os\.getenv\(\s*['"](?:CLAUDE_PROJECT_DIR|PWD|HOME)['"][^)]*\)|[A-Za-z_$][\w$]*(?:\[['"]cwd['"]\]|\.get\(\s*['"]cwd['"](?:[^()]*|\s*,\s*(?:os\.getcwd|process\.cwd)\(\)\s*)\)|\.cwd)|None|null|undefined)$"#,
         )
         .expect("valid regex")
     });

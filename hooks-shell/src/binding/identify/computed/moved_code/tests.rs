@@ -146,6 +146,10 @@ fn code_moving_to_a_folder_named_when_it_runs_is_found() {
             "try:\n    data = json.load(sys.stdin)\nexcept ValueError:\n    data = {}\nsubprocess.run(['git', 'diff'], cwd=data.get('cwd', '.'))\n",
         ),
         (
+            "python3",
+            "data = json.load(sys.stdin)\ncwd = data.get('cwd', os.getcwd())\nsubprocess.run(['git', 'diff'], cwd=cwd)\n",
+        ),
+        (
             "node",
             "const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\nexecSync('npm test', {cwd: input.cwd});\n",
         ),
