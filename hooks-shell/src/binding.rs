@@ -307,11 +307,14 @@ impl Subject {
         // repository's settings include and the programs they name, as
         // the shell's `git status` binds them: round 57, H57-2).
         for file in found.files.iter().filter(|file| !file.starts_with(project)) {
-            let started = identify::started_by_file(file).into_iter();
-            let names = started.filter(|l| {
-                project_literals::command_names_project_path(l, project) || mentions::runs_git(l)
-            });
-            text.extend(names.map(|l| format!("\n{l}")));
+            for line in identify::started_by_file(file) {
+                if project_literals::command_names_project_path(&line, project) {
+                    text.push_str(&format!("\n{line}"));
+                } else if mentions::runs_git(&line) {
+                    // Only that it runs git: its other words name nothing.
+                    text.push_str("\ngit");
+                }
+            }
         }
         // Manifests the program reads, not the package folders it runs.
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
@@ -345,6 +348,16 @@ impl Subject {
         }
         let (roots, at) = (&reached.roots, (self.cwd.as_path(), project));
         let reaches: Vec<&PathBuf> = reaches.iter().collect();
+        // The repository settings code starting git made mentioned (round
+        // 57; their values are read as code by `mentions::git_config`) are
+        // not read for copies: with the user's code outside the project,
+        // the copy rule took the whole folder (a README edit asked again).
+        // The shell's own `git` keeps them read as before.
+        let by_code = !mentions::runs_git(&self.command);
+        let settings =
+            |file: &&PathBuf| by_code && file.components().any(|c| c.as_os_str() == ".git");
+        let files: Vec<&PathBuf> = files.into_iter().filter(|f| !settings(f)).collect();
+        let reaches: Vec<&PathBuf> = reaches.into_iter().filter(|f| !settings(f)).collect();
         let copies = search_path::Spoken::for_copies(&command, &files, &reaches, at.0, at.1);
         copies.bind_run_copies(&self.cwd, project, &mut binding.mentioned)?;
         discovery::bind(&spoken, roots, &named, at, &mut binding.mentioned)

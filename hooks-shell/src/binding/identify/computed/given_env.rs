@@ -141,12 +141,13 @@ pub(super) fn given_variables(program: &str, code: &str) -> GivenVariables {
 /// works out when it runs (round 57: `for line in open(".env"): k, v = …;
 /// os.environ[k] = v` ran the project's `PATH`): a store into the
 /// environment by a computed name, an environment merged from something
-/// other than written-out keys, a `.env` file loaded, an `env=` built by a
+/// other than written-out keys, a `.env` file Node loads (Python's
+/// `load_dotenv()` binds the files it reads: R35-6), an `env=` built by a
 /// call, or the mapping it names written by a computed key.
 fn names_computed(program: &str, code: &str) -> Option<String> {
     static LOADS_OR_STORES: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r#"(?:os\.environ|process\.env)\s*\[\s*[^'"\s\]][^\]\n]*\]\s*=[^=]|\$ENV\{\s*\$|putenv\s*\(\s*[^'"\s)]|environ\.setdefault\s*\(\s*[^'"\s)]|Object\.assign\s*\(\s*process\.env|loadEnvFile|dotenv|--env-file|--config-env"#,
+            r#"(?:os\.environ|process\.env)\s*\[\s*[^'"\s\]][^\]\n]*\]\s*=[^=]|\$ENV\{\s*\$|putenv\s*\(\s*[^'"\s)]|environ\.setdefault\s*\(\s*[^'"\s)]|Object\.assign\s*\(\s*process\.env|loadEnvFile|['"]dotenv(?:/config)?['"]|--env-file|--config-env"#,
         )
         .expect("valid regex")
     });
@@ -205,11 +206,12 @@ fn names_computed(program: &str, code: &str) -> Option<String> {
 fn written_environment(value: &str, code: &str, depth: usize) -> bool {
     static SPREAD: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"(?:\*\*|\.\.\.)\s*([\w.]+(?:\(\))?)").expect("valid regex"));
+    // The host's, or python-dotenv's `.env` (bound where it is read: R35-6).
     let host = |spread: &str| {
         matches!(
             spread,
             "os.environ" | "os.environ.copy()" | "process.env" | "dict(os.environ)"
-        )
+        ) || spread == "dotenv_values()"
     };
     let value = value.trim();
     if value.starts_with('{') || value.starts_with("dict(os.environ") {
