@@ -91,22 +91,27 @@ pub(super) fn may_rewrite_input(program: &str, code: &str, name: &str) -> bool {
 /// `name` and the names given it (`alias = data`, `let alias = data;`),
 /// as far as two steps.
 fn receivers(code: &str, name: &str) -> Vec<String> {
+    static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?m)(?:^|[;{(\s])(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*=\s*([A-Za-z_$][\w$]*)\s*(?:;|$)")
+            .expect("valid regex")
+    });
+    let pairs: Vec<(&str, &str)> = GIVEN
+        .captures_iter(code)
+        .filter_map(|found| Some((found.get(1)?.as_str(), found.get(2)?.as_str())))
+        .collect();
     let mut names = vec![name.to_owned()];
-    let mut at = 0;
-    while at < names.len() && names.len() < 8 {
-        let given = Regex::new(&format!(
-            r"(?m)(?:^|[;{{(\s])(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*=\s*{}\s*(?:;|$)",
-            regex::escape(&names[at])
-        ));
-        if let Ok(given) = given {
-            for found in given.captures_iter(code) {
-                let alias = found[1].to_owned();
-                if !names.contains(&alias) {
-                    names.push(alias);
-                }
-            }
+    for _ in 0..2 {
+        let more: Vec<String> = pairs
+            .iter()
+            .filter(|(alias, source)| {
+                names.iter().any(|n| n == source) && !names.iter().any(|n| n == alias)
+            })
+            .map(|(alias, _)| (*alias).to_owned())
+            .collect();
+        if more.is_empty() {
+            break;
         }
-        at += 1;
+        names.extend(more);
     }
     names
 }
@@ -115,41 +120,52 @@ fn receivers(code: &str, name: &str) -> Vec<String> {
 /// key not written out, an update, a merge in place, a pop or a clear, or
 /// it passes it to a function of its own.
 fn writes_into(code: &str, receiver: &str) -> bool {
+    static METHOD: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*(?:\.\s*(?:update|setdefault|clear|popitem|pop|__setitem__|__ior__|__init__)\s*\(|\|=)|(?:setitem|Object\.assign)\s*\(\s*([A-Za-z_$][\w$]*)\b")
+            .expect("valid regex")
+    });
+    static STORE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*\[([^\[\]\n]*)\]\s*[|+]?=(?:[^=]|$)|\b(?:del|delete)\s+([A-Za-z_$][\w$]*)\s*\[")
+            .expect("valid regex")
+    });
+    static PASSED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*\(([^()]*)\)").expect("valid regex")
+    });
+    static DEFINED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r"\b(?:def|function)\s+([A-Za-z_$][\w$]*)|\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=",
+        )
+        .expect("valid regex")
+    });
     static PLAIN_KEY: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"^\s*(?:'[\w.\-]*'|"[\w.\-]*"|-?\d+)\s*$"#).expect("valid regex")
     });
-    let name = regex::escape(receiver);
-    let Ok(method) = Regex::new(&format!(
-        r"(?:^|[^\w$.]){name}\s*(?:\.\s*(?:update|setdefault|clear|popitem|pop|__setitem__|__ior__|__init__)\s*\(|\|=)|(?:setitem|Object\.assign)\s*\(\s*{name}\b"
-    )) else {
-        return true;
-    };
-    let Ok(store) = Regex::new(&format!(
-        r"(?:^|[^\w$.]){name}\s*\[([^\[\]\n]*)\]\s*[|+]?=(?:[^=]|$)|\b(?:del|delete)\s+{name}\s*\["
-    )) else {
-        return true;
-    };
-    let Ok(passed) = Regex::new(&format!(
-        r"(?:^|[^\w$.])([A-Za-z_$][\w$]*)\s*\((?:[^()]*,)?\s*{name}\s*[,)]"
-    )) else {
-        return true;
-    };
-    let own_function = |callee: &str| {
-        Regex::new(&format!(
-            r"\b(?:def|function)\s+{0}\b|\b(?:const|let|var)\s+{0}\s*=",
-            regex::escape(callee)
-        ))
-        .is_ok_and(|defined| defined.is_match(code))
-    };
-    method.is_match(code)
-        || store.captures_iter(code).any(|found| {
-            found
-                .get(1)
-                .is_none_or(|key| !PLAIN_KEY.is_match(key.as_str()))
+    let is = |found: Option<regex::Match<'_>>| found.is_some_and(|m| m.as_str() == receiver);
+    let method = METHOD
+        .captures_iter(code)
+        .any(|found| is(found.get(1)) || is(found.get(2)));
+    let store = || {
+        STORE.captures_iter(code).any(|found| {
+            is(found.get(3))
+                || (is(found.get(1))
+                    && found
+                        .get(2)
+                        .is_none_or(|key| !PLAIN_KEY.is_match(key.as_str())))
         })
-        || passed
+    };
+    let passed = || {
+        let defined: Vec<&str> = DEFINED
             .captures_iter(code)
-            .any(|found| own_function(&found[1]))
+            .filter_map(|found| found.get(1).or(found.get(2)).map(|m| m.as_str()))
+            .collect();
+        PASSED.captures_iter(code).any(|found| {
+            defined.contains(&&found[1])
+                && found[2]
+                    .split(',')
+                    .any(|argument| argument.trim() == receiver)
+        })
+    };
+    method || store() || passed()
 }
 
 #[cfg(test)]

@@ -68,10 +68,31 @@ pub(crate) fn started_by_file(file: &std::path::Path) -> Vec<String> {
     let Some(text) = crate::binding::peek::small_text(file) else {
         return Vec::new();
     };
-    match super::super::language::language_of(file, &text, None) {
-        Some(language) if language != "awk" => started_commands(language, &text),
-        _ => Vec::new(),
+    let Some(language) = super::super::language::language_of(file, &text, None)
+        .filter(|language| *language != "awk")
+    else {
+        return Vec::new();
+    };
+    // One check reads the same code for what it starts several times (the
+    // programs it finds, the project it reaches, what it names): read once
+    // per text.
+    thread_local! {
+        static READ: std::cell::RefCell<std::collections::HashMap<(String, String), Vec<String>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
     }
+    let key = (language.to_owned(), text);
+    if let Some(lines) = READ.with(|read| read.borrow().get(&key).cloned()) {
+        return lines;
+    }
+    let lines = started_commands(language, &key.1);
+    READ.with(|read| {
+        let mut read = read.borrow_mut();
+        if read.len() >= 64 {
+            read.clear();
+        }
+        read.insert(key, lines.clone());
+    });
+    lines
 }
 
 /// [`started_commands`] of the inline code `program` (as [`super::base_name`]
