@@ -289,33 +289,11 @@ impl Subject {
         for (name, value) in &self.env {
             text.push_str(&format!("\n{name}={value}"));
         }
-        // The user's Python that imports from the folder it runs in: what it
-        // imports there is named as the command's text names it (R46-2).
-        let outside = found.files.iter().filter(|file| !file.starts_with(project));
-        let loads_from_it = |file: &&PathBuf| {
-            project_reach::imports_from_run_folder(file)
-                || project_reach::user_code_names_project_path(file, &self.cwd)
-        };
-        for file in outside.filter(loads_from_it) {
-            if let Some(code) = peek::small_text(file) {
-                text.push('\n');
-                text.push_str(&code);
-            }
-        }
-        // What its code starts naming a project path, as shell text
-        // (`["python3", "tools"]`: H55-8), or running git (the files the
-        // repository's settings include and the programs they name, as
-        // the shell's `git status` binds them: round 57, H57-2).
-        for file in found.files.iter().filter(|file| !file.starts_with(project)) {
-            for line in identify::started_by_file(file) {
-                if project_literals::command_names_project_path(&line, project) {
-                    text.push_str(&format!("\n{line}"));
-                } else if mentions::runs_git(&line) {
-                    // Only that it runs git: its other words name nothing.
-                    text.push_str("\ngit");
-                }
-            }
-        }
+        text.push_str(&project_reach::users_code_text(
+            &found.files,
+            project,
+            &self.cwd,
+        ));
         // Manifests the program reads, not the package folders it runs.
         seeds.retain(|seed| !reached.roots.contains(seed) || seed.is_file());
         let covered: &[PathBuf] = if self.bind_tree { &self.tree } else { &[] };

@@ -217,3 +217,34 @@ pub(super) fn user_code_names_project_path(file: &Path, cwd: &Path) -> bool {
     peek::small_text(file)
         .is_some_and(|text| super::project_literals::code_names_project_path(&text, cwd))
 }
+
+/// What the user's own code among `files` (outside `project`) says of the
+/// project, as text the mentions reading reads: the Python importing from
+/// the folder it runs in (`cwd`) whole (R46-2); of what it starts, the
+/// commands naming a project path, as shell text (`["python3", "tools"]`:
+/// H55-8), and that it runs git (the files the repository's settings
+/// include and the programs they name, as the shell's `git status` binds
+/// them: round 57, H57-2).
+pub(super) fn users_code_text(files: &[PathBuf], project: &Path, cwd: &Path) -> String {
+    let mut text = String::new();
+    let outside = || files.iter().filter(|file| !file.starts_with(project));
+    let loads_from_it =
+        |file: &&PathBuf| imports_from_run_folder(file) || user_code_names_project_path(file, cwd);
+    for file in outside().filter(loads_from_it) {
+        if let Some(code) = super::peek::small_text(file) {
+            text.push('\n');
+            text.push_str(&code);
+        }
+    }
+    for file in outside() {
+        for line in super::identify::started_by_file(file) {
+            if super::project_literals::command_names_project_path(&line, project) {
+                text.push_str(&format!("\n{line}"));
+            } else if super::mentions::runs_git(&line) {
+                // Only that it runs git: its other words name nothing.
+                text.push_str("\ngit");
+            }
+        }
+    }
+    text
+}

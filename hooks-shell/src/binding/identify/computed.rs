@@ -274,21 +274,10 @@ impl Reader {
             let inner = command.with_words(words[from..].to_vec());
             return self.command(&inner, previous, reading, depth);
         }
-        // `alias r=sh; r "$(…)"`: the program an alias names (R43-6); a
-        // value ending in a blank makes the next word one too (R44-5).
+        // `alias r=sh; r "$(…)"`: the program an alias names (R43-6).
         if words.first().is_some_and(|w| self.aliases.contains_key(w)) && self.replaying < 3 {
-            let mut expanded = Vec::new();
-            let mut at = 0;
-            while let Some(value) = words.get(at).and_then(|w| self.aliases.get(w)) {
-                expanded.extend(shlex::split(value).unwrap_or_else(|| vec![value.clone()]));
-                at += 1;
-                if !value.ends_with([' ', '\t']) {
-                    break;
-                }
-            }
-            expanded.extend(words[at..].iter().cloned());
+            let inner = command.with_words(self.alias_expanded(&words));
             self.replaying += 1;
-            let inner = command.with_words(expanded);
             let found = self.command(&inner, previous, reading, depth);
             self.replaying -= 1;
             return found;

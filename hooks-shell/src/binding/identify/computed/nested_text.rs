@@ -1,6 +1,7 @@
 //! Text the reading reads inside other text: a `-c` string run with its
-//! positional parameters, and a command's substitutions read again after
-//! a `cd` to a folder named when it runs (round 56, a41).
+//! positional parameters, a command's substitutions read again after a
+//! `cd` to a folder named when it runs (round 56, a41), and the words an
+//! alias stands for.
 
 use super::cut::Command;
 
@@ -41,5 +42,22 @@ impl super::Reader {
         self.taint.positional = before.0 || self.taint.positional && positional;
         self.taint.zero = before.1;
         found
+    }
+
+    /// `words` with the aliases leading them expanded (`alias r=sh; r x`:
+    /// `sh x`, R43-6); a value ending in a blank makes the next word one
+    /// too (R44-5).
+    pub(super) fn alias_expanded(&self, words: &[String]) -> Vec<String> {
+        let mut expanded = Vec::new();
+        let mut at = 0;
+        while let Some(value) = words.get(at).and_then(|w| self.aliases.get(w)) {
+            expanded.extend(shlex::split(value).unwrap_or_else(|| vec![value.clone()]));
+            at += 1;
+            if !value.ends_with([' ', '\t']) {
+                break;
+            }
+        }
+        expanded.extend(words[at..].iter().cloned());
+        expanded
     }
 }
