@@ -25,6 +25,31 @@ pub(super) fn is_name(word: &str) -> bool {
 /// place. `None` when the code binds it another way, or gives it nothing
 /// a reading finds.
 pub(super) fn values(code: &str, name: &str) -> Option<Vec<String>> {
+    // The readings of one check ask for the same names of the same code
+    // many times (each regex below is built per name): read once.
+    thread_local! {
+        static READ: std::cell::RefCell<Read> = std::cell::RefCell::new(Read::new());
+    }
+    let key = (code.to_owned(), name.to_owned());
+    if let Some(found) = READ.with(|read| read.borrow().get(&key).cloned()) {
+        return found;
+    }
+    let found = values_read(code, name);
+    READ.with(|read| {
+        let mut read = read.borrow_mut();
+        if read.len() >= 256 {
+            read.clear();
+        }
+        read.insert(key, found.clone());
+    });
+    found
+}
+
+/// What [`values`] read, by code text and name.
+type Read = std::collections::HashMap<(String, String), Option<Vec<String>>>;
+
+/// [`values`], read.
+fn values_read(code: &str, name: &str) -> Option<Vec<String>> {
     let name = regex::escape(name.trim());
     let other_binding = Regex::new(&format!(
         r"\bfor\s[^:\n]*\b{name}\b[^:\n]*\sin\b|\bas\s+{name}\b|\b{name}\s*:=|\bimport\b[^\n]*\b{name}\b|\b(?:global|nonlocal)\b[^\n]*\b{name}\b|\blambda\b[^:\n]*\b{name}\b|\*\*\s*{name}\b"
