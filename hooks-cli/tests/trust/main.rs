@@ -109,6 +109,7 @@ mod round55_node;
 mod round56;
 mod round57;
 mod round57_red;
+mod round58;
 mod round6_shapes;
 mod round7;
 mod round8;

@@ -27,6 +27,7 @@ mod dynamic_reach;
 mod given;
 mod given_env;
 mod here_documents;
+mod hidden_keys;
 mod inline_code;
 mod input_values;
 mod interpreters;

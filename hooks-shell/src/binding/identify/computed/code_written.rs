@@ -435,7 +435,7 @@ fn path_of(
 
 /// Whether a literal puts values in (Perl's `"$d/y"`, JavaScript's
 /// `` `${d}/y` ``, Python's f-strings).
-fn interpolated(text: &str, expression: &str, program: &str) -> bool {
+pub(super) fn interpolated(text: &str, expression: &str, program: &str) -> bool {
     let quoted = expression.trim_start_matches(['r', 'R', 'b', 'B', 'u', 'U']);
     match program {
         "python" | "python3" => {

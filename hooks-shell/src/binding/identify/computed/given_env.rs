@@ -61,7 +61,8 @@ fn variable_of(piece: &str, program: &str, code: &str) -> Option<String> {
     let piece = piece.trim();
     let here = matches!(piece, "process.cwd()" | "os.getcwd()")
         || (super::moved_code::INPUT_CWD.is_match(piece)
-            && super::moved_code::is_project_place(piece, program, code));
+            && super::moved_code::is_project_place(piece, program, code))
+        || super::input_values::destructured_input_cwd(piece, program, code);
     here.then(|| ".".to_owned())
 }
 
@@ -166,6 +167,10 @@ fn names_computed(program: &str, code: &str) -> Option<String> {
     };
     if let Some(found) = LOADS_OR_STORES.find(code) {
         return why(found.as_str());
+    }
+    // `{P\u0041TH: …}`, `{["PA" + "TH"]: …}`, `get PATH()` (round 58).
+    if let Some(found) = super::hidden_keys::hidden_name(program, code) {
+        return why(&found);
     }
     // `os.environ["PATH"] += ":tools"`, `process.env.PATH += …`: added to.
     if let Some(found) = APPENDED.captures_iter(code).find(|found| steers(&found[1])) {

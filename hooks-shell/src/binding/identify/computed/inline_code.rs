@@ -429,6 +429,9 @@ fn shell_text_computed(argument: &str, program: &str, code: &str) -> Option<Stri
 /// lines: a string run by a shell as it stands, a list's words quoted,
 /// each word built when it runs as a substitution.
 fn shell_lines(argument: &str, program: &str, code: &str) -> Vec<String> {
+    static GIT_FOLDER_JOINED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^\s*['"](--git-dir=|--work-tree=)['"]\s*\+\s*\S"#).expect("valid regex")
+    });
     use super::shell_strings::literal_text;
     let alternatives = match program {
         "python" | "python3" => {
@@ -436,13 +439,18 @@ fn shell_lines(argument: &str, program: &str, code: &str) -> Vec<String> {
         }
         _ => vec![words_of(argument).into_iter().map(str::to_owned).collect()],
     };
+    // A literal's text; a template putting values in (`` `--git-dir=${d}`
+    // ``, Perl's `"-C$d"`) is computed (round 58).
+    let text_of = |word: &str| {
+        literal_text(word, program)
+            .flatten()
+            .filter(|text| !super::code_written::interpolated(text, word, program))
+    };
     alternatives
         .iter()
         .map(|words| {
             // `execSync("sh x", { stdio })`: a shell line, options aside.
-            if let Some(line) = words
-                .first()
-                .and_then(|w| literal_text(w, program).flatten())
+            if let Some(line) = words.first().and_then(|w| text_of(w))
                 && line.contains(char::is_whitespace)
             {
                 return line;
@@ -450,10 +458,14 @@ fn shell_lines(argument: &str, program: &str, code: &str) -> Vec<String> {
             let quoted: Vec<String> = words
                 .iter()
                 .filter(|word| !KEYWORD.is_match(word))
-                .map(|word| match literal_text(word, program).flatten() {
+                .map(|word| match text_of(word) {
                     Some(text) => shlex::try_quote(&text)
                         .map_or_else(|_| "\"$(:)\"".to_owned(), |q| q.into_owned()),
-                    None => "\"$(:)\"".to_owned(),
+                    // `"--git-dir=" + d`: git's option, its value computed.
+                    None => match GIT_FOLDER_JOINED.captures(word) {
+                        Some(option) => format!("{}\"$(:)\"", &option[1]),
+                        None => "\"$(:)\"".to_owned(),
+                    },
                 })
                 .collect();
             quoted.join(" ")

@@ -54,6 +54,96 @@ pub(super) fn is_parsed_input_in(value: &str, program: &str, code: &str) -> bool
     })
 }
 
+/// Whether `name` is the hook input in `code` of `program`: a name the
+/// code gives only the input as parsed ([`is_parsed_input_in`]), or else
+/// an empty mapping (`except ValueError: data = {}`: an empty input has
+/// no `cwd`).
+pub(super) fn is_input_name(name: &str, program: &str, code: &str) -> bool {
+    let values = match program {
+        "python" | "python3" => super::python_values::values(code, name).unwrap_or_default(),
+        _ => Regex::new(&format!(r"\b{}\s*=\s*([^;\n]+)", regex::escape(name)))
+            .map(|found| {
+                found
+                    .captures_iter(code)
+                    .map(|c| c[1].to_owned())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default(),
+    };
+    let empty = |value: &String| matches!(value.trim(), "{}" | "dict()");
+    values
+        .iter()
+        .any(|value| is_parsed_input_in(value, program, code))
+        && values
+            .iter()
+            .all(|value| empty(value) || is_parsed_input_in(value, program, code))
+}
+
+/// Whether `name`, in JavaScript `code` of `program`, holds the hook
+/// input's `cwd` taken out of the input as parsed (`const {cwd,
+/// tool_input} = JSON.parse(raw)`, `const {cwd: dir} = input`: round 57,
+/// U57-3): given so once, with no default, and given nothing else
+/// anywhere in the code (no assignment, parameter, loop variable, other
+/// declaration or pattern naming it).
+pub(super) fn destructured_input_cwd(name: &str, program: &str, code: &str) -> bool {
+    static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:const|let|var)\s*\{((?:[^{}=]|\{[^{}=]*\})*)\}\s*=\s*([^;\n]+)")
+            .expect("valid regex")
+    });
+    static CWD_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"^(?:cwd|cwd\s*:\s*([A-Za-z_$][\w$]*))$").expect("valid regex")
+    });
+    static ASSIGNED_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\{((?:[^{}=]|\{[^{}=]*\})*)\}\s*=[^=>]").expect("valid regex")
+    });
+    if matches!(program, "python" | "python3") || !super::python_values::is_name(name) {
+        return false;
+    }
+    let word = regex::escape(name);
+    let Ok(mentions) = Regex::new(&format!(r"(?:^|[^\w$.]){word}(?:$|[^\w$])")) else {
+        return false;
+    };
+    let mut given = 0;
+    for found in PATTERN.captures_iter(code) {
+        for entry in super::brackets::split_outside(&found[1], ",") {
+            let Some(cwd) = CWD_ENTRY.captures(entry.trim()) else {
+                if mentions.is_match(entry) {
+                    return false;
+                }
+                continue;
+            };
+            let bound = cwd.get(1).map_or("cwd", |m| m.as_str());
+            if bound != name {
+                continue;
+            }
+            let source = found[2].trim().trim_end_matches(';').trim();
+            let parsed = is_parsed_input_in(source, program, code)
+                || (super::python_values::is_name(source)
+                    && is_input_name(source, program, code)
+                    && !may_rewrite_input(program, code, source));
+            if !parsed {
+                return false;
+            }
+            given += 1;
+        }
+    }
+    // Any other giving of the name: an assignment (`cwd = d`, `cwd ??=
+    // d`, `cwd++`), a parameter (`(cwd) =>`, `function f(cwd)`, `catch
+    // (cwd)`), a declaration, a loop variable, another pattern, an import.
+    let other = Regex::new(&format!(
+        r"(?:^|[^\w$.]){word}\s*(?:[-+*/%&|^?]{{0,3}}=[^=>]|\+\+|--|=>)|(?:\+\+|--)\s*{word}\b|\((?:[^()]*[^\w$.()])?{word}\b[^()]*\)\s*=>|\bfunction\b[^(]*\((?:[^)]*[^\w$.)])?{word}\b|\bcatch\s*\(\s*{word}\b|\b(?:const|let|var|class|import)\s+{word}\b|\bfor\s*\((?:[^;)]*[^\w$.;)])?{word}\b[^;)]*\b(?:of|in)\b|\[(?:[^\[\]=]*[^\w$.\[\]=])?{word}\b[^\[\]=]*\]\s*=[^=]|\bimport\b[^;\n]*\b{word}\b"
+    ));
+    // Every pattern naming it, declared or not (`({cwd} = other)`).
+    let patterns = ASSIGNED_PATTERN
+        .captures_iter(code)
+        .filter(|found| mentions.is_match(&found[1]))
+        .count();
+    given == 1
+        && other.is_ok_and(|other| !other.is_match(code))
+        && patterns == 1
+        && !may_rewrite_input(program, code, name)
+}
+
 /// Whether `code` of `program` holds a construct that may write into the
 /// hook input it parsed as `name`, or take its `cwd` away so a default
 /// stands in: a store by `cwd` or an attribute `cwd` anywhere; on `name`
@@ -170,7 +260,82 @@ fn writes_into(code: &str, receiver: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_parsed_input, is_parsed_input_in, may_rewrite_input};
+    use super::{destructured_input_cwd, is_parsed_input, is_parsed_input_in, may_rewrite_input};
+
+    #[test]
+    fn the_input_cwd_destructured_once_is_the_input_cwd() {
+        let read = "const raw = require('fs').readFileSync(0, 'utf8');\n";
+        for (code, name) in [
+            (
+                "const {cwd, tool_input} = JSON.parse(fs.readFileSync(0, 'utf8'));",
+                "cwd",
+            ),
+            (
+                "const { tool_input: { file_path }, cwd } = JSON.parse(raw);",
+                "cwd",
+            ),
+            (
+                "const {cwd: dir} = JSON.parse(raw);\nrun({cwd: dir});",
+                "dir",
+            ),
+            (
+                "const input = JSON.parse(raw);\nconst {cwd} = input;\nx({cwd});",
+                "cwd",
+            ),
+        ] {
+            let code = format!("{read}{code}");
+            assert!(destructured_input_cwd(name, "node", &code), "{code}");
+        }
+        for (code, name) in [
+            (
+                "let {cwd} = JSON.parse(raw);\ncwd = path.dirname(fp);",
+                "cwd",
+            ),
+            ("let {cwd} = JSON.parse(raw);\ncwd ??= d;", "cwd"),
+            ("const {cwd = '/tmp'} = JSON.parse(raw);", "cwd"),
+            (
+                "const {cwd} = JSON.parse(raw);\nfiles.forEach((cwd) => run(cwd));",
+                "cwd",
+            ),
+            (
+                "const {cwd} = JSON.parse(raw);\nfunction f(a, cwd) { run(cwd); }",
+                "cwd",
+            ),
+            (
+                "const {cwd} = JSON.parse(raw);\nfor (const cwd of dirs) run(cwd);",
+                "cwd",
+            ),
+            ("const {cwd} = JSON.parse(raw);\n({cwd} = other);", "cwd"),
+            (
+                "const {cwd} = JSON.parse(raw);\n{ const [cwd] = dirs; }",
+                "cwd",
+            ),
+            ("const {tool_input: cwd} = JSON.parse(raw);", "cwd"),
+            ("const {cwd} = JSON.parse(raw.replace('a', 'b'));", "cwd"),
+            ("const {cwd} = other;", "cwd"),
+            (
+                "const input = JSON.parse(raw);\ninput.cwd = d;\nconst {cwd} = input;",
+                "cwd",
+            ),
+            ("const {cwd} = JSON.parse(raw);\neval(text);", "cwd"),
+            (
+                "const {cwd} = JSON.parse(raw);\n[1].map((cwd) => run(cwd));",
+                "cwd",
+            ),
+            (
+                "const {cwd} = JSON.parse(raw);\nconst f = (cwd) => run(cwd);",
+                "cwd",
+            ),
+            (
+                "const {cwd} = JSON.parse(raw);\nconst f = cwd => run(cwd);",
+                "cwd",
+            ),
+        ] {
+            let code = format!("{read}{code}");
+            assert!(!destructured_input_cwd(name, "node", &code), "{code}");
+        }
+        assert!(!destructured_input_cwd("cwd", "python3", "{cwd} = x"));
+    }
 
     #[test]
     fn only_the_input_parsed_whole_is_the_input() {

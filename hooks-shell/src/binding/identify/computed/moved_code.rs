@@ -26,7 +26,7 @@ const SEARCH_VARIABLES: &str = r"PYTHONPATH|PYTHONHOME|PYTHONSTARTUP|NODE_PATH|N
 pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
     static MOVES: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(&format!(
-            r#"\b(?:os\.f?chdir|process\.chdir|chdir)\s*\(|\bprocess\s*\[\s*['"]chdir['"]\s*\]\s*\(|\bchdir\s+|\bcwd\s*(?:=[^=]|:)|['"]cwd['"]\s*(?::|\]\s*=[^=])|(?:\b|['"])(?:{SEARCH_VARIABLES})['"]?\s*\]?\s*\}}?\s*(?:=[^=]|:)|\bos\.putenv\s*\("#
+            r#"\b(?:os\.f?chdir|process\.chdir|chdir)\s*\(|\bprocess\s*\[\s*['"]chdir['"]\s*\]\s*\(|\bchdir\s+|\bcwd\s*(?:=[^=]|:)|(?:^|[^$\w])\{{\s*cwd\s*[,}}]|,\s*cwd\s*[,}}]|['"]cwd['"]\s*(?::|\]\s*=[^=])|(?:\b|['"])(?:{SEARCH_VARIABLES})['"]?\s*\]?\s*\}}?\s*(?:=[^=]|:)|\bos\.putenv\s*\("#
         ))
         .expect("valid regex")
     });
@@ -37,9 +37,16 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
         if code[line_start..].starts_with("#!") {
             continue;
         }
+        // JavaScript's `{cwd, stdio}`: the option given the name `cwd`
+        // (red team round 58: `function go(cwd) { execSync(…, {cwd}) }`).
+        let shorthand = matched.trim_end().ends_with([',', '}']);
+        if shorthand && matches!(program, "python" | "python3") {
+            continue;
+        }
         // The value: after `=`/`:` (a keyword, a key, an assignment), or
         // the call's first argument (`chdir(…)`, `putenv(NAME, …)`).
         let start = match matched.trim_end().chars().last() {
+            _ if shorthand => found.end(),
             Some('(') => found.end(),
             Some(':') => found.end(),
             _ if matched.trim_end().ends_with("chdir") => found.end(),
@@ -59,10 +66,13 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
             && matched.trim_end_matches(|c: char| c != '=').ends_with('=')
             && rest[word_end..].starts_with([' ', '\t', '\n'])
             && !matched.contains(['\'', '"', '[', '{']);
-        if shell_word {
+        if shell_word && !shorthand {
             continue;
         }
-        let value = value_at(&code[start..]);
+        let value = match shorthand {
+            true => "cwd",
+            false => value_at(&code[start..]),
+        };
         let value = match matched.contains("putenv") {
             true => super::inline_code::top_level(value, ',')
                 .get(1)
@@ -75,7 +85,7 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
             return Some(format!(
                 "its {program} code moves where it runs or looks for code to a folder named when it runs (`{}{}`)",
                 code[found.start()..start].trim(),
-                value.trim()
+                if shorthand { "" } else { value.trim() }
             ));
         }
         // The folder of a path the tool call names: any folder of the
@@ -87,7 +97,7 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
             .find('\n')
             .map_or(code.len(), |at| found.end() + at);
         let own_call = &code[line_start..line_end];
-        let keyword = matched.trim_start().starts_with("cwd");
+        let keyword = shorthand || matched.trim_start().starts_with("cwd");
         let started = || {
             let loads = LOADS_THERE.find(code).map(|found| {
                 let line = code[found.start()..].lines().next().unwrap_or_default();
@@ -111,7 +121,7 @@ pub(super) fn moves_to_computed(program: &str, code: &str) -> Option<String> {
             return Some(format!(
                 "its {program} code runs {started} in the folder of a path the tool call names (`{}{}`), whose settings and code no reading binds; run it in the project folder with the path as an argument",
                 code[found.start()..start].trim(),
-                value.trim()
+                if shorthand { "" } else { value.trim() }
             ));
         }
     }
@@ -232,29 +242,7 @@ fn is_place_at(
         Regex::new(r#"^([A-Za-z_]\w*)(?:\s*(?:\[\s*['"][\w-]+['"]\s*\]|\.get\(\s*['"][\w-]+['"][^()]*\)|\.\w+))+$|rev-parse[^)]*--show-toplevel|--show-toplevel[^)]*rev-parse"#)
             .expect("valid regex")
     });
-    // The hook input: a name the code gives only what it parses from its
-    // input (`data = json.load(sys.stdin)`, `JSON.parse(…)`).
-    let parsed_input = |name: &str| {
-        let values = match program {
-            "python" | "python3" => super::python_values::values(code, name).unwrap_or_default(),
-            _ => Regex::new(&format!(r"\b{}\s*=\s*([^;\n]+)", regex::escape(name)))
-                .map(|found| {
-                    found
-                        .captures_iter(code)
-                        .map(|c| c[1].to_owned())
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default(),
-        };
-        // `except ValueError: data = {}`: an empty input has no `cwd`.
-        let empty = |value: &String| matches!(value.trim(), "{}" | "dict()");
-        values
-            .iter()
-            .any(|value| super::input_values::is_parsed_input_in(value, program, code))
-            && values.iter().all(|value| {
-                empty(value) || super::input_values::is_parsed_input_in(value, program, code)
-            })
-    };
+    let parsed_input = |name: &str| super::input_values::is_input_name(name, program, code);
     let values_of = |name: &str| match program {
         "python" | "python3" => super::python_values::values(code, name).unwrap_or_default(),
         _ => assigned_values(code, name).unwrap_or_default(),
@@ -320,6 +308,10 @@ fn is_place_at(
         return true;
     }
     if value.is_empty() || place.is_match(value) || is_string(value, program) || data(value) {
+        return true;
+    }
+    // `const {cwd} = JSON.parse(raw)` (round 57, U57-3).
+    if super::input_values::destructured_input_cwd(value, program, code) {
         return true;
     }
     // `a or "."`, `a || "."`: each side.
@@ -416,6 +408,7 @@ pub(super) fn unread_move(program: &str, code: &str) -> Option<String> {
         .find(code)
         .map(|found| found.as_str().trim().to_owned())
         .or_else(|| popen_tenth_argument(code).then(|| "Popen(…, cwd)".to_owned()))
+        .or_else(|| super::hidden_keys::hidden_key(program, code))
         .or_else(|| {
             // `make -s "$(:)"`: a word it computes may be `-C<folder>`.
             reaching.iter().find_map(|line| {

@@ -129,9 +129,12 @@ const FOLDER_OPTIONS: [&str; 3] = ["-C", "--git-dir", "--work-tree"];
 pub(crate) fn project_folders(program: &str, code: &str, lines: &mut [String]) {
     // Each such option the code writes, followed by its value (`["git",
     // "-C"] + [d]` gives none to judge: not the project's).
-    static GIVEN: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r#"['"](-C|--git-dir|--work-tree)['"]"#).expect("valid regex"));
+    // Or joined (`"--git-dir=" + os.path.join(repo, ".git")`: U57-2).
+    static GIVEN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"['"](-C|--git-dir|--work-tree)(=)?['"]"#).expect("valid regex")
+    });
     static COMMA: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*,\s*").expect("valid regex"));
+    static PLUS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"^\s*\+\s*").expect("valid regex"));
     let place = |value: &str| {
         is_string(value, program) || super::moved_code::is_project_place(value, program, code)
     };
@@ -140,9 +143,15 @@ pub(crate) fn project_folders(program: &str, code: &str, lines: &mut [String]) {
     let mut named: Vec<(&str, &str)> = Vec::new();
     for found in GIVEN.captures_iter(code) {
         let option = found.get(1).map_or("", |m| m.as_str());
+        let joined = found.get(2).is_some();
         let whole = found.get(0).map_or(0, |m| m.end());
         let rest = &code[whole..];
-        let Some(comma) = COMMA.find(rest) else {
+        let separator = match joined {
+            true if option != "-C" => PLUS.find(rest),
+            true => None,
+            false => COMMA.find(rest),
+        };
+        let Some(comma) = separator else {
             return;
         };
         let value = super::moved_code::value_at(&rest[comma.end()..]);
@@ -158,10 +167,12 @@ pub(crate) fn project_folders(program: &str, code: &str, lines: &mut [String]) {
     }
     for line in lines {
         for (option, target) in &named {
-            *line = line.replace(
-                &format!("{option} {COMPUTED}"),
-                &format!("{option} {target}"),
-            );
+            for between in [" ", "="] {
+                *line = line.replace(
+                    &format!("{option}{between}{COMPUTED}"),
+                    &format!("{option}{between}{target}"),
+                );
+            }
         }
     }
 }
@@ -233,4 +244,37 @@ pub(crate) fn git_in_computed_repository(program: &str, started: &[String]) -> O
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{project_folders, started_commands};
+
+    /// `lines` of `code` after [`project_folders`].
+    fn read(program: &str, code: &str) -> Vec<String> {
+        let mut lines = started_commands(program, code);
+        project_folders(program, code, &mut lines);
+        lines
+    }
+
+    #[test]
+    fn git_folders_joined_to_their_option_are_read_as_the_projects() {
+        let node = "const cp = require('child_process');\n\
+                    const input = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n\
+                    cp.execFileSync('git', ['--git-dir=' + path.join(input.cwd, '.git'), \
+                    '--work-tree=' + input.cwd, 'status']);\n";
+        assert_eq!(
+            read("node", node),
+            ["git --git-dir=\"$PWD/.git\" --work-tree=\"$PWD\" status"]
+        );
+        let elsewhere = node.replace("input.cwd, '.git'", "path.dirname(fp), '.git'");
+        assert_eq!(
+            read("node", &elsewhere),
+            ["git --git-dir=\"$(:)\" --work-tree=\"$(:)\" status"]
+        );
+        // A template putting a value in is computed, not its text.
+        let template = "const cp = require('child_process');\n\
+                        cp.execFileSync('git', [`--git-dir=${d}/.git`, 'status']);\n";
+        assert_eq!(read("node", template), ["git \"$(:)\" status"]);
+    }
 }
