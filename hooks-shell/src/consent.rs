@@ -174,7 +174,7 @@ impl Consent {
             tracing::info!(
                 "shell hook auto-approved via --accept-hooks / env / config: {} -> {}",
                 escape(event),
-                escape(command)
+                crate::shown_hook_command(command)
             );
             return true;
         }
@@ -205,7 +205,7 @@ impl Consent {
             tracing::debug!(
                 "approval of {} -> {} kept for this run only",
                 escape(&subject.event),
-                escape(&subject.command)
+                crate::shown_hook_command(&subject.command)
             );
         }
     }
@@ -213,7 +213,7 @@ impl Consent {
 
 /// The warning when a hook is denied for lack of consent (config text escaped).
 pub fn not_allowlisted_message(event: &str, command: &str) -> String {
-    let (event, command) = (escape(event), escape(command));
+    let (event, command) = (escape(event), crate::shown_hook_command(command));
     format!(
         "shell hook for {event} ({command}) not allowlisted — skipped. Use --accept-hooks / \
          HERMES_ACCEPT_HOOKS=1 / hooks_auto_accept: true, or approve at the TTY prompt next run."
@@ -223,7 +223,7 @@ pub fn not_allowlisted_message(event: &str, command: &str) -> String {
 /// The warning when an approved hook's script changed and no consent was
 /// given again (config text escaped).
 pub fn changed_message(event: &str, command: &str, fail_closed: bool) -> String {
-    let (event, command) = (escape(event), escape(command));
+    let (event, command) = (escape(event), crate::shown_hook_command(command));
     let outcome = if fail_closed {
         "blocking its tool calls (fail_closed)"
     } else {
@@ -240,7 +240,11 @@ pub fn changed_message(event: &str, command: &str, fail_closed: bool) -> String 
 /// `hooks approve` in the folder the approval is bound to, when it is bound
 /// to one.
 pub fn approve_hint(subject: &crate::binding::Subject) -> String {
-    let (event, command) = (escape(&subject.event), escape(&subject.command));
+    // An http hook's URL masked: `hooks approve` takes it so (sweep 58).
+    let (event, command) = (
+        escape(&subject.event),
+        crate::shown_hook_command(&subject.command),
+    );
     let command = command.replace('\'', "'\\''");
     match subject.bound_project() {
         Some(project) if subject.project.is_none() => format!(
@@ -274,7 +278,7 @@ pub fn changed_banner(event: &str, command: &str) -> String {
 /// config file, so it is shown escaped: a control sequence in it cannot make
 /// the prompt show one script while `y` approves another.
 pub fn banner(event: &str, command: &str) -> String {
-    let (event, command) = (escape(event), escape(command));
+    let (event, command) = (escape(event), crate::shown_hook_command(command));
     format!(
         "\n⚠ Hermes is about to register a shell hook that will run a\n  command on your behalf.\n\n    \
          Event:   {event}\n    Command: {command}\n\n  Commands run with your full user credentials.  \

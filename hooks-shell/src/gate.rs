@@ -209,7 +209,7 @@ impl RunGate {
         tracing::warn!(
             "hook for {} ({}) {why}; not run",
             hermes_hooks_core::display::escape(&self.subject.event),
-            hermes_hooks_core::display::escape(&self.subject.command)
+            crate::shown_hook_command(&self.subject.command)
         );
         *refused = Some(now);
         Err(why)

@@ -91,6 +91,24 @@ pub use script::{Drift, mtime_drift, script_is_executable, script_mtime_iso, scr
 pub use standing::{Approved, Standing, standing};
 pub use synthetic::synthetic_payload;
 
+/// A hook's command (its consent key) as people are shown it, its text
+/// escaped: an http hook's `POST <url>` with the URL's secrets masked
+/// ([`shown_url`]), as every warning, log line and prompt prints it (sweep
+/// 58, S58-1 and S58-3: the "not allowlisted" warning and the auto-approval
+/// log printed `http://user:password@…?token=…` whole).
+pub fn shown_hook_command(command: &str) -> String {
+    let http = command.split_once(' ').filter(|(method, url)| {
+        !method.is_empty()
+            && method.chars().all(|c| c.is_ascii_uppercase())
+            && (url.starts_with("http://") || url.starts_with("https://"))
+    });
+    let shown = match http {
+        Some((method, url)) => format!("{method} {}", shown_url(url)),
+        None => command.to_owned(),
+    };
+    hermes_hooks_core::display::escape(&shown).into_owned()
+}
+
 /// An http hook's URL as people are shown it: credentials, query values and
 /// secret-looking path segments masked (`hermes_hooks_core::redact`). A build
 /// without `http` cannot run such a hook and shows only where it would go.

@@ -175,7 +175,7 @@ async fn work(state: Arc<QueueState>) {
                     Pass::Refuse(why) => tracing::warn!(
                         "shell hook for {} ({}) not run: {why}",
                         state.spec.event,
-                        hermes_hooks_core::display::escape(&state.spec.command)
+                        crate::shown_hook_command(&state.spec.command)
                     ),
                 }
                 if state.pending.fetch_sub(1, Ordering::AcqRel) == 1 {

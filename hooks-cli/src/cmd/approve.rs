@@ -144,19 +144,24 @@ fn select<'a>(
         configured.sort_unstable();
         configured.dedup();
         let hint = closest(command, configured.iter().copied())
-            .map(|close| format!(" (did you mean '{}'?)", escape(close)))
+            .map(|close| {
+                format!(
+                    " (did you mean '{}'?)",
+                    hermes_hooks_shell::shown_hook_command(close)
+                )
+            })
             .unwrap_or_default();
         let listed = if configured.is_empty() {
             " none".to_owned()
         } else {
             configured
                 .iter()
-                .map(|command| format!("\n  {}", escape(command)))
+                .map(|command| format!("\n  {}", hermes_hooks_shell::shown_hook_command(command)))
                 .collect()
         };
         return Err(UsageError(format!(
             "'{}' is not a configured shell hook command in {}{hint}\nConfigured commands:{listed}",
-            escape(command),
+            hermes_hooks_shell::shown_hook_command(command),
             home.config_display()
         ))
         .into());
@@ -175,7 +180,7 @@ fn select<'a>(
         events.dedup();
         return Err(UsageError(format!(
             "'{}' is not configured for {event}; it is configured for: {}",
-            escape(command),
+            hermes_hooks_shell::shown_hook_command(command),
             events.join(", ")
         ))
         .into());

@@ -4,8 +4,6 @@ use std::io::Write;
 
 use hermes_hooks_shell::Allowlist;
 
-use hermes_hooks_core::display::escape;
-
 use crate::fire::plural;
 use crate::setup::Home;
 
@@ -18,7 +16,7 @@ pub fn run(home: &Home, command: &str, out: &mut dyn Write) -> anyhow::Result<()
         writeln!(
             out,
             "No allowlist entry found for command: {}",
-            escape(command)
+            hermes_hooks_shell::shown_hook_command(command)
         )?;
         return Ok(());
     }
@@ -26,7 +24,7 @@ pub fn run(home: &Home, command: &str, out: &mut dyn Write) -> anyhow::Result<()
         out,
         "Removed {} for: {}",
         plural(removed, "allowlist entry", "allowlist entries"),
-        escape(command)
+        hermes_hooks_shell::shown_hook_command(command)
     )?;
     writeln!(
         out,

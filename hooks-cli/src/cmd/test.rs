@@ -238,7 +238,11 @@ pub async fn run(
         )?;
     }
     for (_, command, why, hint) in &skipped {
-        writeln!(out, "  → {}", escape(command))?;
+        writeln!(
+            out,
+            "  → {}",
+            hermes_hooks_shell::shown_hook_command(command)
+        )?;
         writeln!(
             out,
             "      {}: {} — review it, then run `{}` (or use --accept-hooks)\n",
@@ -250,7 +254,11 @@ pub async fn run(
     for (((spec, (result, parsed)), allowed), record) in
         specs.iter().zip(&runs).zip(&allowlisted).zip(&records)
     {
-        writeln!(out, "  → {}", escape(&spec.command))?;
+        writeln!(
+            out,
+            "  → {}",
+            hermes_hooks_shell::shown_hook_command(&spec.command)
+        )?;
         if !allowed {
             writeln!(
                 out,
@@ -258,7 +266,7 @@ pub async fn run(
                  ({} approve {} --event {})",
                 output::paint(output::Stream::Stdout, "33", "not allowlisted"),
                 output::hooks_command(),
-                escape(&spec.command),
+                hermes_hooks_shell::shown_hook_command(&spec.command),
                 spec.event
             )?;
         }

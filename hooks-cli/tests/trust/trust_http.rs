@@ -312,3 +312,43 @@ fn a_header_fingerprint_is_keyed_not_the_plain_sha256() {
         "the key was made again"
     );
 }
+
+/// Sweep 58 (S58-1, S58-3): an http hook not approved yet, or approved
+/// automatically, is named in the warning every `emit` prints and in the
+/// log with its URL's secrets masked (they printed
+/// `http://u:hunter2@…?token=…` whole).
+#[test]
+fn an_http_hooks_secrets_are_masked_in_warnings_and_logs() {
+    let (home, project) = home_with("[claude]");
+    let server = serve(false);
+    let url =
+        server.url.replacen("http://", "http://u:hunter2@", 1) + "/ok/Pa55w0rdXyz?token=pw0rd";
+    for fail_closed in [false, true] {
+        let settings = json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "http", "url": url, "timeout": 5, "failClosed": fail_closed}
+        ]}]}});
+        write(&project, ".claude/settings.json", &settings.to_string());
+        for args in [
+            &["emit", "pre_tool_call", "--json"][..],
+            &["-v", "--accept-hooks", "emit", "pre_tool_call", "--json"],
+        ] {
+            let file = home.write("payload.json", &bash("ls").to_string());
+            let mut full = vec!["--project", project.to_str().unwrap_or("")];
+            full.extend_from_slice(args);
+            full.extend(["--payload-file", file.to_str().unwrap_or("")]);
+            let mut command = harness::command(&home, &full);
+            command.env("HOOKS_LOG", "debug");
+            let run = crate::support::Run(command.output().expect("run hooks"));
+            let text = format!("{}{}", run.stdout(), run.stderr());
+            for secret in ["hunter2", "pw0rd", "Pa55w0rd"] {
+                assert!(!text.contains(secret), "{args:?} shows {secret}: {text}");
+            }
+            assert!(text.contains("127.0.0.1"), "{args:?}: {text}");
+        }
+        let revoked = in_project(&home, &project, &["revoke", &format!("POST {url}")]);
+        assert!(
+            !revoked.ok().contains("hunter2"),
+            "revoke echoes the secret"
+        );
+    }
+}

@@ -168,7 +168,7 @@ impl ImportedHooks {
                 (false, true) if unbindable => format!(
                     "imported hook for {event} ({}) fails closed and cannot be approved as it \
                      is, so the tool calls it matches are blocked: {why}",
-                    hermes_hooks_core::display::escape(command)
+                    crate::shown_hook_command(command)
                 ),
                 (false, true) => format!("{} ({why})", not_approved_blocks_message(event, command)),
                 (false, false) => format!("{} ({why})", not_allowlisted_message(event, command)),
@@ -287,7 +287,7 @@ fn source_of(hook: &ImportedHook) -> Arc<str> {
 
 /// The warning when a fail-closed imported hook has no consent (config text escaped).
 fn not_approved_blocks_message(event: &str, command: &str) -> String {
-    let shown = hermes_hooks_core::display::escape(command);
+    let shown = crate::shown_hook_command(command);
     format!(
         "imported hook for {event} ({shown}) not allowlisted — it fails closed, so the tool \
          calls it matches are blocked until it is approved: {NOT_APPROVED_REASON}."

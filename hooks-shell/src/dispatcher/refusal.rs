@@ -65,7 +65,7 @@ pub(super) fn blocking(
         (false, true) => CHANGED_REASON,
         (false, false) => NOT_APPROVED_REASON,
     };
-    let command = hermes_hooks_core::display::escape(&subject.command);
+    let command = crate::shown_hook_command(&subject.command);
     let warning = hermes_hooks_core::ConfigWarning::new(
         config,
         format!("hooks.{}", subject.event),
