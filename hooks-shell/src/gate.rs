@@ -11,6 +11,7 @@
 //! open, a block when it fails closed — and not asked about the same code
 //! again.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::allowlist::Allowlist;
@@ -20,6 +21,7 @@ use crate::fingerprint::code_sha256;
 use crate::launch::{Launch, read_code};
 use crate::snapshot::Snapshot;
 use crate::standing::{Approved, Standing, standing_with};
+use crate::watched::Watched;
 
 /// Who is asked when an approved hook changed: the registration's consent.
 pub(crate) struct Asker {
@@ -60,6 +62,41 @@ pub(crate) enum Pass {
     Refuse(String),
 }
 
+/// The files of `binding` a process could swap while the hook runs: its
+/// files and the project files its code names (a system program, owned by
+/// root under `/usr`, is not watched), and its definitions that are files.
+fn watched_files(binding: &Binding) -> Vec<PathBuf> {
+    const SYSTEM: [&str; 6] = ["/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/"];
+    let system = |file: &Path| {
+        let text = file.to_string_lossy();
+        SYSTEM.iter().any(|prefix| text.starts_with(prefix))
+            && std::fs::metadata(file).is_ok_and(|m| {
+                use std::os::unix::fs::MetadataExt;
+                m.uid() == 0 && m.mode() & 0o022 == 0
+            })
+    };
+    let definitions = binding.definitions.keys().filter(|root| !root.is_dir());
+    binding
+        .files
+        .keys()
+        .chain(binding.mentioned.keys())
+        .chain(definitions)
+        .filter(|file| file.is_absolute() && !file.to_string_lossy().contains('<'))
+        .filter(|file| !system(file))
+        .cloned()
+        .collect()
+}
+
+/// The hashes `binding` holds each file it binds by content with.
+fn bound_hashes(binding: &Binding) -> std::collections::BTreeMap<PathBuf, String> {
+    binding
+        .files
+        .iter()
+        .chain(&binding.mentioned)
+        .map(|(file, hash)| (file.clone(), hash.clone()))
+        .collect()
+}
+
 /// One approved hook's check before each run.
 #[derive(Debug)]
 pub(crate) struct RunGate {
@@ -84,6 +121,12 @@ impl RunGate {
     /// tree several of them bind is hashed once per run, not once per hook).
     pub(crate) fn check(&self, asker: &SharedAsker, trees: &TreeCache) -> Pass {
         let _trees = trees.enter();
+        // The files it reads by path, watched before anything is hashed
+        // (sweep 58, S58-2; `crate::watched`).
+        let watched = match &*self.approved.lock().unwrap_or_else(PoisonError::into_inner) {
+            Approved::Bound(binding) => Watched::start(&watched_files(binding)),
+            Approved::Legacy(_) => Watched::start(&[]),
+        };
         let found = self.subject.identify();
         let mut sealed = None;
         if let Some(code) = &found.code {
@@ -139,6 +182,7 @@ impl RunGate {
                 }
             },
         };
+        let now_hashes = now.as_ref().ok().map(bound_hashes);
         if !holds && let Err(reason) = self.reconsider(asker, now) {
             let hint = crate::consent::approve_hint(&self.subject);
             let reason = hermes_hooks_core::display::escape(&reason);
@@ -165,7 +209,14 @@ impl RunGate {
             }
             Some((Err(error), _)) => return Pass::Refuse(error.to_string()),
         };
-        Pass::Run(Launch::with_snapshot(script, snapshot))
+        if let Some(file) = now_hashes.and_then(|hashes| watched.differs_from(&hashes)) {
+            return Pass::Refuse(format!(
+                "{} changed while it was being checked",
+                file.display()
+            ));
+        }
+        let watched = (!watched.is_empty()).then(|| Arc::new(watched));
+        Pass::Run(Launch::checked(script, snapshot, watched))
     }
 
     /// The hook changed: an approval recorded meanwhile, else consent asked once.

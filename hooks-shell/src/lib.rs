@@ -74,6 +74,7 @@ pub mod standing;
 pub mod synthetic;
 pub mod unsandboxed;
 mod verdict_words;
+mod watched;
 
 pub use allowlist::{ALLOWLIST_FILE, Allowlist, AllowlistError, AllowlistSnapshot, Approval};
 pub use binding::{Binding, Subject};

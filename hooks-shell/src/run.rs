@@ -306,8 +306,8 @@ pub async fn run_launched(
         Err(error) => RunResult::failed(spawn_error_message(&error)),
     };
     result.withheld = withheld;
-    if let Some(snapshot) = snapshot {
-        snapshot.after(overlaid.tree, &mut result);
+    if let Some(launch) = launch {
+        launch.after(overlaid.tree, &mut result);
     }
     crate::sandboxing::note(&mut result, sandbox);
     result

@@ -122,6 +122,7 @@ mod sandbox;
 mod sandbox_git;
 mod sealed_tree;
 mod session_env;
+mod sweep58;
 mod tree_binding;
 mod trust;
 mod trust_http;

@@ -9,6 +9,8 @@
 
 use super::identify::base_name;
 
+mod launched;
+
 /// The simple commands of `raw`, each split into words (a part that cannot
 /// be split is left out).
 pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
@@ -72,6 +74,12 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
         .filter(|words| !words.is_empty())
         .collect();
     commands.extend(substituted);
+    // What a program no reading models may start (round 58).
+    let launched: Vec<Vec<String>> = commands
+        .iter()
+        .flat_map(|c| launched::launched(&super::wrappers::unwrap(c).words))
+        .collect();
+    commands.extend(launched);
     commands
 }
 

@@ -113,10 +113,17 @@ pub fn subject_banner(
     changed: bool,
     key: &FingerprintKey,
 ) -> String {
-    let what = if subject.project.is_some() {
-        "a hook from a project directory"
-    } else {
-        "a shell hook"
+    // From a file of the project's, not merely approved in one (sweep 58,
+    // U58-3: the user's own `~/.claude` hook was called a project's).
+    let from_project = subject
+        .source
+        .as_ref()
+        .zip(subject.project.as_ref())
+        .is_some_and(|(source, project)| source.starts_with(project));
+    let what = match (from_project, subject.project.is_some()) {
+        (true, _) => "a hook from a project directory",
+        (false, true) => "a hook of yours, in this project,",
+        (false, false) => "a shell hook",
     };
     let mut text = format!(
         "\n⚠ Hermes is about to register {what} that will run a\n  command on your behalf.\n\n{}\n  Commands run with your full user credentials.  Only approve\n  commands you trust.",

@@ -211,8 +211,8 @@ pub async fn run_command_launched(
     }
     let mut result = finish(hook, outcome, started);
     result.withheld = withheld;
-    if let Some(snapshot) = snapshot {
-        snapshot.after(overlaid.tree, &mut result);
+    if let Some(launch) = launch {
+        launch.after(overlaid.tree, &mut result);
     }
     crate::sandboxing::note(&mut result, sandbox);
     result

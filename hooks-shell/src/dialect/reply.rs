@@ -100,8 +100,14 @@ fn read_run(hook: &ImportedHook, event: HookEvent, result: &RunResult) -> Contri
         return out;
     }
     if result.timed_out {
+        // What it means for the call, said (sweep 58, U58-2: "no
+        // decision" read as let through, for a guard that blocked).
+        let effect = match hook.fail_closed {
+            true => "it fails closed, so the call is blocked",
+            false => "no decision from it (the call goes on)",
+        };
         tracing::warn!(
-            "{name} timed out after {}s; no decision",
+            "{name} timed out after {}s; {effect}",
             format_seconds(hook.timeout)
         );
         fail(

@@ -84,7 +84,8 @@ async fn check_one(row: &ImportedRow, report: &mut Report) {
     }
     let runnable = match &hook.handler {
         Handler::Command { .. } => {
-            let ok = script_is_executable(&name) || !name.contains('/');
+            let line = without_redirections(&name);
+            let ok = script_is_executable(&line) || !line.contains('/');
             if ok {
                 report.line(format!("{INDENT}✓ command found"));
             } else {
@@ -148,5 +149,47 @@ async fn check_one(row: &ImportedRow, report: &mut Report) {
             "{INDENT}✓ ran on a synthetic payload (exit={status}, {elapsed}s): {}",
             e(&answer)
         ));
+    }
+}
+
+/// `command` without its redirections (`>/dev/null`, `2>&1`, `< in.json`):
+/// the words that name what it runs. `cat >/dev/null`, the usual first line
+/// of a Claude Code guard, read `>/dev/null` as a missing script (sweep 58,
+/// U58-1).
+fn without_redirections(command: &str) -> String {
+    let Some(words) = shlex::split(command) else {
+        return command.to_owned();
+    };
+    let mut kept: Vec<String> = Vec::new();
+    let mut target_next = false;
+    for word in words {
+        if std::mem::take(&mut target_next) {
+            continue;
+        }
+        let operator = word.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
+        if operator.starts_with(['>', '<']) {
+            // `>` alone: its target is the next word.
+            target_next = operator.trim_start_matches(['>', '<', '|']).is_empty();
+            continue;
+        }
+        kept.push(word);
+    }
+    shlex::try_join(kept.iter().map(String::as_str)).unwrap_or_else(|_| kept.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_redirections;
+
+    #[test]
+    fn redirections_are_not_the_script() {
+        assert_eq!(without_redirections("cat >/dev/null"), "cat");
+        assert_eq!(without_redirections("echo hi 2>/dev/null"), "echo hi");
+        assert_eq!(without_redirections("echo hi > /dev/null"), "echo hi");
+        assert_eq!(without_redirections("cat </dev/null"), "cat");
+        assert_eq!(
+            without_redirections("python3 ~/x.py 2>&1 >>/tmp/log"),
+            "python3 '~/x.py'"
+        );
     }
 }

@@ -16,9 +16,15 @@ pub(super) fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<
         // Read as the file's hooks are: a byte order mark first is no error
         // (red team R33b-5: the switch was ignored, in silence).
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        let flag = serde_json::from_str::<Value>(text)
-            .ok()
-            .and_then(|root| root.get("disableAllHooks").and_then(Value::as_bool));
+        let root = serde_json::from_str::<Value>(text).ok();
+        if let Some(why) = root.as_ref().and_then(misspelled) {
+            discovery.warnings.push(ConfigWarning::new(
+                source.path.clone(),
+                "disableAllHooks".to_owned(),
+                why,
+            ));
+        }
+        let flag = root.and_then(|root| root.get("disableAllHooks").and_then(Value::as_bool));
         if flag != Some(true) {
             continue;
         }
@@ -45,6 +51,31 @@ pub(super) fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<
         }
     }
     widest
+}
+
+/// Why a `disableAllHooks` the file writes turns nothing off: its value is
+/// no `true`/`false` (`"true"`, `1`), or the key is spelled in another
+/// case (`DisableAllHooks`). Claude Code reads neither; said so the writer
+/// knows (sweep 58, U58-4).
+fn misspelled(root: &Value) -> Option<String> {
+    let object = root.as_object()?;
+    if let Some(value) = object.get("disableAllHooks")
+        && !value.is_boolean()
+    {
+        return Some(format!(
+            "disableAllHooks must be true or false, got {value}: it is ignored, and hooks run"
+        ));
+    }
+    object
+        .keys()
+        .find(|key| {
+            key.as_str() != "disableAllHooks" && key.eq_ignore_ascii_case("disableAllHooks")
+        })
+        .map(|key| {
+            format!(
+                "\"{key}\" is not disableAllHooks (its case differs): it is ignored, and hooks run"
+            )
+        })
 }
 
 /// What `disableAllHooks` in `file` turns off when the project is the

@@ -155,7 +155,7 @@ pub(super) fn destructured_input_cwd(name: &str, program: &str, code: &str) -> b
 pub(super) fn may_rewrite_input(program: &str, code: &str, name: &str) -> bool {
     static ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r#"\[\s*['"]cwd['"]\s*\]\s*[|+]?=[^=]|__setitem__\s*\(\s*['"]cwd|\bsetitem\s*\([^,()]*,\s*['"]cwd|\.cwd\s*[|+]?=[^=]|\bsetattr\b|__dict__|\bvars\s*\(|\bglobals\s*\(|\blocals\s*\(|object_hook|object_pairs_hook|Object\.(?:defineProperty|defineProperties|setPrototypeOf)|Reflect\.|__proto__|\bwith\s*\(|\bdel\s+[\w.]+\s*\[\s*['"]cwd|\.pop\s*\(\s*['"]cwd|\bdelete\s+[\w.]+(?:\.cwd|\[\s*['"]cwd)"#,
+            r#"\[\s*['"]cwd['"]\s*\]\s*(?:\|\||&&|\?\?|[|+&-])?=[^=]|__setitem__|\bsetitem\b|\.cwd\s*(?:\|\||&&|\?\?|[|+&-])?=[^=]|Object\.fromEntries|Object\.assign\s*\(\s*(?:[^{\s]|\{\s*[^}\s])|[=(,:]\s*Object\s*[;),\n}]|\}\s*=\s*Object\b|\bsetattr\b|__dict__|\bvars\s*\(|\bglobals\s*\(|\blocals\s*\(|object_hook|object_pairs_hook|Object\.(?:defineProperty|defineProperties|setPrototypeOf)|Reflect\.|__proto__|\bwith\s*\(|\bdel\s+[\w.]+\s*\[\s*['"]cwd|\.pop\s*\(\s*['"]cwd|\bdelete\s+[\w.]+(?:\.cwd|\[\s*['"]cwd)"#,
         )
         .expect("valid regex")
     });
@@ -384,8 +384,19 @@ mod tests {
             "data.cwd = d",
             "Object.assign(data, { cwd: d })",
             "Reflect.set(data, 'cwd', d)",
+            // Round 58.
+            "dict.__setitem__(data, 'cwd', d)",
+            "from operator import setitem as put\nput(data, 'cwd', d)",
+            "data.cwd &&= d",
+            "data['cwd'] ||= d",
+            "Object.assign((data), Object.fromEntries([['cwd', d]]))",
+            "const {assign} = Object;\nassign(data, {cwd: d})",
         ] {
-            let program = if code.contains("Object") || code.contains("Reflect") {
+            let program = if code.contains("Object")
+                || code.contains("Reflect")
+                || code.contains("&&=")
+                || code.contains("||=")
+            {
                 "node"
             } else {
                 "python3"

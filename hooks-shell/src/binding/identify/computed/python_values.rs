@@ -52,7 +52,7 @@ type Read = std::collections::HashMap<(String, String), Option<Vec<String>>>;
 fn values_read(code: &str, name: &str) -> Option<Vec<String>> {
     let name = regex::escape(name.trim());
     let other_binding = Regex::new(&format!(
-        r"\bfor\s[^:\n]*\b{name}\b[^:\n]*\sin\b|\bas\s+{name}\b|\b{name}\s*:=|\bimport\b[^\n]*\b{name}\b|\b(?:global|nonlocal)\b[^\n]*\b{name}\b|\blambda\b[^:\n]*\b{name}\b|\*\*\s*{name}\b"
+        r"\bfor\s[^:\n]*\b{name}\b[^:\n]*\sin\b|\bas\s+{name}\b|\b{name}\s*:=|\bimport\b[^\n]*\b{name}\b|\b(?:global|nonlocal)\b[^\n]*\b{name}\b|\blambda\b[^:\n]*\b{name}\b|\*\*\s*{name}\b|[:;][ \t]*{name}[ \t]*(?:[-+*/%|&^@]|//|\*\*|>>|<<)?=[^=]"
     ))
     .ok()?;
     // `a, cmd = x`, `(cmd, b) = …`: several names at once.
@@ -340,6 +340,9 @@ mod tests {
             "def run(cmd):\n    subprocess.run(cmd)\n",
             "def run(cmd):\n    subprocess.run(cmd)\nrun(*xs)\n",
             "subprocess.run(cmd)\n",
+            // Round 58: given again on a line that starts otherwise.
+            "cmd = ['ls']\nif x: cmd = other\nsubprocess.run(cmd)\n",
+            "cmd = ['ls']\nn = 0; cmd = other\nsubprocess.run(cmd)\n",
         ] {
             assert_eq!(values(code, "cmd"), None, "{code}");
         }

@@ -1,0 +1,264 @@
+//! Commands a program may start that no reading models: a program this
+//! reading does not know (`taskset -c 0 make`, `prlimit --nofile=64 make`,
+//! `strace -f make`, `gdb --args make`, `chroot / make`, `valgrind make`)
+//! given, among its words, the name of a program that runs the folder's
+//! definitions or code is read as starting it with the words after it;
+//! `trap 'make -s lint' EXIT` as running its text; `${MAKE:-make}` as its
+//! default word (red team round 58: each ran the project's Makefile with
+//! nothing bound). A reading for consent: a program that only names one
+//! (`grep make notes`) binds more than it runs, never less.
+
+use super::super::identify::base_name;
+
+/// Programs that run a folder's definitions or code when started.
+const RUNNERS: &[&str] = &[
+    "make", "gmake", "bmake", "just", "task", "rake", "npm", "npx", "pnpm", "pnpx", "yarn", "bun",
+    "bunx", "node", "nodejs", "deno", "python", "python3", "pip", "pip3", "pytest", "tox", "nox",
+    "uv", "uvx", "poetry", "pipenv", "git", "cargo", "rustup", "go", "sh", "bash", "dash", "zsh",
+    "ksh", "ash", "fish", "perl", "ruby", "bundle", "php", "composer", "gradle", "mvn", "lua",
+    "tclsh", "wish", "Rscript", "julia", "env", "xargs", "ninja", "cmake", "meson", "bazel",
+];
+
+/// Programs that never start a command from their words (or whose words
+/// other readings read: interpreters, runners, known wrappers).
+const LEAVES: &[&str] = &[
+    "echo",
+    "printf",
+    "cat",
+    "tac",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "jq",
+    "yq",
+    "test",
+    "[",
+    "[[",
+    "true",
+    "false",
+    ":",
+    "ls",
+    "mkdir",
+    "rmdir",
+    "rm",
+    "cp",
+    "mv",
+    "ln",
+    "touch",
+    "chmod",
+    "chown",
+    "head",
+    "tail",
+    "wc",
+    "sort",
+    "uniq",
+    "tr",
+    "cut",
+    "paste",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "date",
+    "sleep",
+    "stat",
+    "file",
+    "diff",
+    "cmp",
+    "comm",
+    "tee",
+    "printenv",
+    "which",
+    "type",
+    "hash",
+    "read",
+    "export",
+    "set",
+    "unset",
+    "local",
+    "declare",
+    "typeset",
+    "readonly",
+    "shift",
+    "return",
+    "exit",
+    "cd",
+    "pushd",
+    "popd",
+    "dirs",
+    "let",
+    "exec",
+    "command",
+    "builtin",
+    "nice",
+    "nohup",
+    "timeout",
+    "stdbuf",
+    "time",
+    "setsid",
+    "ionice",
+    "find",
+    "flock",
+    "script",
+    "watch",
+    "sudo",
+    "doas",
+    "logger",
+    "base64",
+    "sha256sum",
+    "md5sum",
+    "sed",
+    "awk",
+    "gawk",
+    "mawk",
+    "curl",
+    "wget",
+    "tar",
+    "gzip",
+    "zip",
+    "unzip",
+    "du",
+    "df",
+    "id",
+    "whoami",
+    "uname",
+    "hostname",
+    "pwd",
+    "seq",
+    "yes",
+    "expr",
+    "bc",
+    "od",
+    "xxd",
+    "hexdump",
+    "strings",
+    "column",
+    "fold",
+    "fmt",
+    "nl",
+    "split",
+    "csplit",
+    "join",
+    "shuf",
+    "mktemp",
+    "install",
+    "chgrp",
+    "truncate",
+    "sync",
+    "kill",
+    "pkill",
+    "pgrep",
+    "ps",
+    "wait",
+    "notify-send",
+    "osascript",
+    "say",
+    "shellcheck",
+    "eslint",
+    "prettier",
+    "ruff",
+    "black",
+    "mypy",
+    "tsc",
+    "jest",
+    "vitest",
+];
+
+/// The commands `words` (one simple command as written) may start that
+/// the readings would not see: see the module documentation.
+pub(super) fn launched(words: &[String]) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    let Some((first, args)) = words.split_first() else {
+        return found;
+    };
+    // `${MAKE:-make} -s lint`: the default word, when it is one.
+    if let Some(default) = default_word(first) {
+        let mut with_default = vec![default];
+        with_default.extend(args.iter().cloned());
+        found.push(with_default);
+    }
+    let program = base_name(first);
+    if program == "trap" {
+        if let Some(text) = args.iter().find(|word| !word.starts_with('-')) {
+            found.extend(super::simple_commands(text));
+        }
+        return found;
+    }
+    if program.contains('=')
+        || LEAVES.contains(&program.as_str())
+        || RUNNERS.contains(&program.as_str())
+    {
+        return found;
+    }
+    for (at, word) in args.iter().enumerate() {
+        if RUNNERS.contains(&base_name(word).as_str()) {
+            found.push(args[at..].to_vec());
+            break;
+        }
+        // `script -qc 'make lint'`-like: a word that is a command line.
+        let text = word.trim();
+        if text.contains(char::is_whitespace)
+            && text
+                .split_whitespace()
+                .next()
+                .is_some_and(|head| RUNNERS.contains(&base_name(head).as_str()))
+        {
+            found.extend(super::simple_commands(text));
+        }
+    }
+    found
+}
+
+/// The word `${NAME:-word}` (`-`, `:=`, `=`) stands for when `NAME` is not
+/// set, when it is a plain word.
+fn default_word(word: &str) -> Option<String> {
+    let inner = word.strip_prefix("${")?.strip_suffix('}')?;
+    let at = inner.find([':', '-', '='])?;
+    let (name, rest) = inner.split_at(at);
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let default = ["-", ":-", "=", ":="]
+        .iter()
+        .find_map(|op| rest.strip_prefix(op))?;
+    let plain = !default.is_empty()
+        && default
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_./-+".contains(c));
+    plain.then(|| default.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::launched;
+
+    fn words(text: &str) -> Vec<String> {
+        shlex::split(text).expect("words")
+    }
+
+    #[test]
+    fn programs_an_unknown_program_is_given_are_read_as_started() {
+        for (line, started) in [
+            ("taskset -c 0 make -s lint", "make -s lint"),
+            ("prlimit --nofile=64 make -s lint", "make -s lint"),
+            ("strace -f -o /dev/null make -s lint", "make -s lint"),
+            ("gdb -batch -ex run --args make -s lint", "make -s lint"),
+            ("chroot / make -C /x lint", "make -C /x lint"),
+            ("${MAKE:-make} -s lint", "make -s lint"),
+            ("trap 'make -s lint' EXIT", "make -s lint"),
+            ("setarch x86_64 /usr/bin/make lint", "/usr/bin/make lint"),
+        ] {
+            let found = launched(&words(line));
+            assert!(found.contains(&words(started)), "{line}: {found:?}");
+        }
+        for line in [
+            "grep -q make notes.txt",
+            "echo make",
+            "make -s lint",
+            "python3 x.py make",
+        ] {
+            assert!(launched(&words(line)).is_empty(), "{line}");
+        }
+    }
+}
