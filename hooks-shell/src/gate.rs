@@ -62,10 +62,14 @@ pub(crate) enum Pass {
     Refuse(String),
 }
 
-/// The files of `binding` a process could swap while the hook runs: its
-/// files and the project files its code names (a system program, owned by
-/// root under `/usr`, is not watched), and its definitions that are files.
-fn watched_files(binding: &Binding) -> Vec<PathBuf> {
+/// The files of `binding` a process could swap while the hook runs and
+/// nothing else protects: its files and the project files its code names,
+/// and its definitions that are files. Not the script run from its sealed
+/// copy (`sealed`), nor a file of a tree run from its checked copy (a
+/// project hook's: `crate::snapshot`), nor a system program owned by root
+/// under `/usr`; a file bound as missing only in the project (one the hook
+/// makes elsewhere, a copy it runs, is its own doing).
+fn watched_files(binding: &Binding, sealed: Option<&Path>) -> Vec<PathBuf> {
     const SYSTEM: [&str; 6] = ["/usr/", "/bin/", "/sbin/", "/lib/", "/lib64/", "/etc/"];
     let system = |file: &Path| {
         let text = file.to_string_lossy();
@@ -75,6 +79,19 @@ fn watched_files(binding: &Binding) -> Vec<PathBuf> {
                 m.uid() == 0 && m.mode() & 0o022 == 0
             })
     };
+    let in_tree = |file: &Path| {
+        binding
+            .tree
+            .as_ref()
+            .is_some_and(|tree| tree.roots.iter().any(|root| file.starts_with(root)))
+    };
+    let made_elsewhere = |file: &Path| {
+        std::fs::symlink_metadata(file).is_err()
+            && binding
+                .project
+                .as_ref()
+                .is_none_or(|project| !file.starts_with(project))
+    };
     let definitions = binding.definitions.keys().filter(|root| !root.is_dir());
     binding
         .files
@@ -82,7 +99,8 @@ fn watched_files(binding: &Binding) -> Vec<PathBuf> {
         .chain(binding.mentioned.keys())
         .chain(definitions)
         .filter(|file| file.is_absolute() && !file.to_string_lossy().contains('<'))
-        .filter(|file| !system(file))
+        .filter(|file| Some(file.as_path()) != sealed && !in_tree(file))
+        .filter(|file| !system(file) && !made_elsewhere(file))
         .cloned()
         .collect()
 }
@@ -121,12 +139,6 @@ impl RunGate {
     /// tree several of them bind is hashed once per run, not once per hook).
     pub(crate) fn check(&self, asker: &SharedAsker, trees: &TreeCache) -> Pass {
         let _trees = trees.enter();
-        // The files it reads by path, watched before anything is hashed
-        // (sweep 58, S58-2; `crate::watched`).
-        let watched = match &*self.approved.lock().unwrap_or_else(PoisonError::into_inner) {
-            Approved::Bound(binding) => Watched::start(&watched_files(binding)),
-            Approved::Legacy(_) => Watched::start(&[]),
-        };
         let found = self.subject.identify();
         let mut sealed = None;
         if let Some(code) = &found.code {
@@ -145,6 +157,19 @@ impl RunGate {
                 }
             }
         }
+        // The files it reads by path, watched before they are hashed for
+        // the binding (sweep 58, S58-2; `crate::watched`); not the script
+        // run from its sealed copy.
+        let sealed_path = sealed
+            .as_ref()
+            .filter(|(code, _, _)| code.fd_safe)
+            .map(|(code, _, _)| code.path.clone());
+        let watched = match &*self.approved.lock().unwrap_or_else(PoisonError::into_inner) {
+            Approved::Bound(binding) => {
+                Watched::start(&watched_files(binding, sealed_path.as_deref()))
+            }
+            Approved::Legacy(_) => Watched::start(&[]),
+        };
         let code = sealed
             .as_ref()
             .map(|(c, _, h)| (c.path.as_path(), h.as_str()));
