@@ -110,6 +110,7 @@ mod round56;
 mod round57;
 mod round57_red;
 mod round58;
+mod round58_red;
 mod round6_shapes;
 mod round7;
 mod round8;

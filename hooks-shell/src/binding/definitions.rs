@@ -191,6 +191,10 @@ pub(super) fn reached_within(
             .flat_map(|base| run_folders(base, &unwrapped.chdir))
             .collect();
         if let Some(script) = shell_script(&words) {
+            if let Some(why) = moved_by_arguments::moves(script) {
+                found.computed.get_or_insert(why);
+                return;
+            }
             for here in &heres {
                 reached_within(script, here, project_hook, found, depth + 1);
             }
@@ -229,6 +233,10 @@ pub(super) fn reached_within(
             continue;
         }
         let name = base_name(first);
+        if let Some(why) = package_runners::unread(&name, &words[1..]) {
+            found.computed.get_or_insert(why);
+            return;
+        }
         if let Some(program) = PROGRAMS.iter().find(|p| p.names.contains(&name.as_str())) {
             let read = options::read(program.options, &words[1..], &unwrapped.assignments);
             if let Some(why) = &read.unsure {
@@ -472,10 +480,12 @@ fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
 mod follow;
 mod launchers;
 mod make_text;
+mod moved_by_arguments;
 mod node;
 mod node_specs;
 mod npm;
 mod options;
+mod package_runners;
 mod pip;
 mod python;
 #[cfg(test)]

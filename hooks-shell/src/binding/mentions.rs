@@ -302,6 +302,10 @@ impl Names {
     }
 
     fn text_as_written(&mut self, text: &str, dir: Option<&Path>, code: Code) {
+        /// Whether `text` names git's hooks folder setting.
+        fn names_hooks_path(text: &str) -> bool {
+            text.to_ascii_lowercase().contains("hookspath")
+        }
         let text = read::without_written_targets(text);
         for (word, how) in language::run_or_read_words(&text, code) {
             if read::is_glob(&word) {
@@ -318,6 +322,14 @@ impl Names {
                     self.add_run_file(path, how);
                 } else if path == self.project && how.is_some() {
                     self.bind_entries(&path);
+                } else if kind == Some(Kind::Folder) && names_hooks_path(&text) {
+                    // `git -c core.hooksPath=tools/hooks commit`: git runs
+                    // the files there (round 58, H58-5).
+                    for (name, kind) in self.listing(&path).iter() {
+                        if *kind == Kind::File && !name.ends_with(".sample") {
+                            self.add_run_file(path.join(name), None);
+                        }
+                    }
                 }
             }
         }

@@ -54,6 +54,27 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
                 quote = Some(c);
                 current.push(c);
             }
+            // `${MAKE:-make}`: a parameter's expansion is part of its word.
+            (None, '{') if current.ends_with('$') => {
+                let mut expansion = String::from(c);
+                let mut depth = 1;
+                for (_, next) in chars.by_ref() {
+                    expansion.push(next);
+                    depth += match next {
+                        '{' => 1,
+                        '}' => -1,
+                        _ => 0,
+                    };
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                // `${x:-$(make)}`: the commands inside still run.
+                if expansion.contains("$(") || expansion.contains('`') {
+                    substituted.extend(simple_commands(&expansion[1..]));
+                }
+                current.push_str(&expansion);
+            }
             (None, '|' | ';' | '&' | '(' | ')' | '\n' | '{' | '}') => {
                 parts.push(std::mem::take(&mut current));
             }

@@ -50,6 +50,7 @@ mod shell_strings;
 mod spelled;
 mod spelled_names;
 mod started;
+mod steering_shell;
 mod words;
 mod written;
 mod written_names;
@@ -332,7 +333,9 @@ impl Reader {
             self.shifts = self.shifts.max(self.shifted);
         }
         let moved = taint.cwd || moved_here;
-        if let Some(why) = script_options::runs_there(program_word, &self.functions, moved) {
+        if let Some(why) = script_options::runs_there(program_word, &self.functions, moved)
+            .or_else(|| script_options::steers_there(&command.words, moved))
+        {
             return Some(why);
         }
         if self.functions.contains(program_word) {

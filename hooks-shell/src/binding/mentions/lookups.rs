@@ -26,6 +26,10 @@ impl Names {
         if self.lookups > MAX_LOOKUPS {
             return Vec::new();
         }
+        // `~/project/tools/gc`, `$HOME/…`: the project may be under the
+        // home folder (round 58, H58-7).
+        let at_home = under_home(word);
+        let word = at_home.as_deref().unwrap_or(word);
         let relative = word.trim_start_matches('/');
         let mut bases: Vec<PathBuf> = Vec::new();
         if word.starts_with('/') && only.is_none() {
@@ -221,4 +225,14 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// `word` with a leading `~/`, `$HOME/` or `${HOME}/` made the home
+/// folder's absolute path.
+fn under_home(word: &str) -> Option<String> {
+    let rest = ["~/", "$HOME/", "${HOME}/"]
+        .iter()
+        .find_map(|prefix| word.strip_prefix(prefix))?;
+    let home = std::env::var_os("HOME")?;
+    Some(Path::new(&home).join(rest).to_string_lossy().into_owned())
 }

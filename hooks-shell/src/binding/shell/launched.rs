@@ -179,15 +179,49 @@ pub(super) fn launched(words: &[String]) -> Vec<Vec<String>> {
         found.push(with_default);
     }
     let program = base_name(first);
+    // `awk 'BEGIN{system("make -s lint")}'`: the commands its program
+    // runs (`system(…)`, `… | getline`, `print … | "…"`).
+    if matches!(
+        program.as_str(),
+        "awk" | "gawk" | "mawk" | "nawk" | "busybox"
+    ) {
+        static RUNS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+            regex::Regex::new(r#"system\s*\(\s*"([^"]*)"|"([^"]*)"\s*\|\s*getline|\|\s*"([^"]*)""#)
+                .expect("valid regex")
+        });
+        for word in args {
+            for run in RUNS.captures_iter(word) {
+                if let Some(text) = run.get(1).or(run.get(2)).or(run.get(3)) {
+                    found.extend(super::simple_commands(text.as_str()));
+                }
+            }
+        }
+        return found;
+    }
     if program == "trap" {
         if let Some(text) = args.iter().find(|word| !word.starts_with('-')) {
             found.extend(super::simple_commands(text));
         }
         return found;
     }
+    // A shell or an interpreter running a script given words (`sh
+    // ~/bin/run-it make -s lint`, the script running `"$@"`): the words
+    // after the script.
+    const SCRIPT_RUNNERS: [&str; 10] = [
+        "sh", "bash", "dash", "zsh", "ksh", "ash", "python", "python3", "node", "perl",
+    ];
+    let args = match SCRIPT_RUNNERS.contains(&program.as_str()) {
+        true => match args.iter().position(|word| !word.starts_with('-')) {
+            Some(script) if !args[..script].iter().any(|w| w.contains('c') || w == "-m") => {
+                &args[script + 1..]
+            }
+            _ => return found,
+        },
+        false => args,
+    };
     if program.contains('=')
         || LEAVES.contains(&program.as_str())
-        || RUNNERS.contains(&program.as_str())
+        || (RUNNERS.contains(&program.as_str()) && !SCRIPT_RUNNERS.contains(&program.as_str()))
     {
         return found;
     }
@@ -248,6 +282,7 @@ mod tests {
             ("${MAKE:-make} -s lint", "make -s lint"),
             ("trap 'make -s lint' EXIT", "make -s lint"),
             ("setarch x86_64 /usr/bin/make lint", "/usr/bin/make lint"),
+            ("awk 'BEGIN{system(\"make -s lint\")}'", "make -s lint"),
         ] {
             let found = launched(&words(line));
             assert!(found.contains(&words(started)), "{line}: {found:?}");
@@ -256,9 +291,11 @@ mod tests {
             "grep -q make notes.txt",
             "echo make",
             "make -s lint",
-            "python3 x.py make",
+            "sh -c 'x' make",
         ] {
             assert!(launched(&words(line)).is_empty(), "{line}");
         }
+        // A script given a runner's words, which it may run (`"$@"`).
+        assert!(launched(&words("sh ~/bin/run-it make -s lint")).contains(&words("make -s lint")));
     }
 }

@@ -47,7 +47,9 @@ pub(crate) fn scripts_given_computed(raw: &str, calls: &Calls) -> BTreeMap<Strin
 /// script its caller gives computed arguments: R45-1): its positional
 /// parameters hold computed text, and its `"$@"` is each call's words.
 pub(crate) fn computed_name_given(raw: &str, calls: &Calls) -> Option<String> {
-    super::through_proc(raw).or_else(|| read_twice(raw, calls, &Written::default()).0)
+    super::through_proc(raw)
+        .or_else(|| super::steering_shell::steering_given_unread(raw))
+        .or_else(|| read_twice(raw, calls, &Written::default()).0)
 }
 
 /// [`super::computed_name`] of `raw`, run after what ran before it wrote
@@ -55,7 +57,9 @@ pub(crate) fn computed_name_given(raw: &str, calls: &Calls) -> Option<String> {
 /// scripts the hook runs (a bound helper copying what a computed name
 /// names, then the hook running the copy: H4).
 pub(crate) fn computed_name_after(raw: &str, written: &Written) -> Option<String> {
-    super::through_proc(raw).or_else(|| read_twice(raw, &Vec::new(), written).0)
+    super::through_proc(raw)
+        .or_else(|| super::steering_shell::steering_given_unread(raw))
+        .or_else(|| read_twice(raw, &Vec::new(), written).0)
 }
 
 /// The files a script's `text` writes when it runs that may hold code no

@@ -118,7 +118,11 @@ pub(super) fn given_variables(program: &str, code: &str) -> GivenVariables {
         let value = super::moved_code::value_at(&code[from..]);
         let end = from + code[from..].find(value).map_or(0, |at| at + value.len());
         covered.push((whole.start, end));
-        match shell_word(value, program, code) {
+        // The folder it runs in, read as `.`, is a search path's entry
+        // only: `HOME`, `NODE_PATH`, `XDG_CONFIG_HOME` given it name files
+        // there no reading of `.` binds (round 58, H58-13).
+        let run_folder = name != "PATH" && RUN_FOLDER.is_match(value);
+        match shell_word(value, program, code).filter(|_| !run_folder) {
             Some(word) => given.assignments.push(format!("{name}={word}")),
             None => {
                 given.unread.get_or_insert_with(|| {
@@ -156,9 +160,19 @@ fn names_computed(program: &str, code: &str) -> Option<String> {
         LazyLock::new(|| Regex::new(r"(?:\benv\w*|\benviron)\.update\s*\(").expect("valid regex"));
     static ENV_ARGUMENT: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\benv\s*(?:=|:)\s*").expect("valid regex"));
+    // A store by a key other than a plain literal or a number.
     static COMPUTED_STORE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"\w\s*\[\s*[^'"\d\s\]][^\]\n]*\]\s*[|+]?=[^=]"#).expect("valid regex")
+        Regex::new(r#"([\w.$]+)\s*\[([^\]\n]*)\]\s*(?:\|\||&&|\?\?|[|+])?=[^=]"#)
+            .expect("valid regex")
     });
+    static ENV_NAMED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?i)env|environ").expect("valid regex"));
+    let computed_store = |receivers: &dyn Fn(&str) -> bool| {
+        COMPUTED_STORE.captures_iter(code).find(|found| {
+            let key = found[2].trim();
+            !PLAIN_KEY.is_match(key) && key.parse::<i64>().is_err() && receivers(&found[1])
+        })
+    };
     let why = |what: &str| {
         Some(format!(
             "its {program} code gives what it starts variables named when it runs (`{}`)",
@@ -206,9 +220,42 @@ fn names_computed(program: &str, code: &str) -> Option<String> {
         if !written_environment(value, code, 0) {
             return why(value);
         }
-        if let Some(store) = COMPUTED_STORE.find(code) {
-            return why(store.as_str());
+        if let Some(store) = computed_store(&|_| true) {
+            return why(&store[0]);
         }
+    }
+    // A mapping of the environment (`opts.env`, `const e = process.env`,
+    // a copy) given a key no reading sees (round 58: `e["PA" + "TH"] = …`).
+    let of_environment = |receiver: &str| {
+        ENV_NAMED.is_match(receiver)
+            || super::moved_code::assigned_values(code, receiver).is_some_and(|values| {
+                values
+                    .iter()
+                    .any(|value| value.contains("process.env") || value.contains("os.environ"))
+            })
+    };
+    if let Some(store) = computed_store(&of_environment) {
+        return why(&store[0]);
+    }
+    // `os.environ |= {"PA" "TH": …}`: a merge of keys not written out.
+    static MERGED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?:os\.environ|process\.env|\benv\w*)\s*\|=\s*").expect("valid regex")
+    });
+    for found in MERGED.find_iter(code) {
+        let merged = super::moved_code::value_at(&code[found.end()..]);
+        if !keys_written(merged) {
+            return why(&code[found.start()..found.end() + merged.len()]);
+        }
+    }
+    // python-dotenv read from anywhere but its own default (round 58,
+    // H58-2: `load_dotenv(".env")` bound neither the file nor what it
+    // names; R35-6 binds the default's).
+    static DOTENV: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:load_dotenv|dotenv_values)\s*\(\s*[^)\s]|\bfind_dotenv\b|\bdotenv\s+import\b[^\n]*\bas\b|\bimport\s+dotenv\b|\bdotenv\.")
+            .expect("valid regex")
+    });
+    if let Some(found) = DOTENV.find(code) {
+        return why(found.as_str());
     }
     None
 }
@@ -294,6 +341,10 @@ fn keys_written(literal: &str) -> bool {
     let python = literal.trim_start().starts_with("dict(") || inner.contains("**");
     split_outside(inner, ",").iter().all(|entry| {
         let entry = entry.trim();
+        let spread = entry.trim_start_matches(['*', '.']).trim_start();
+        if spread.len() < entry.len() && spread.starts_with('{') {
+            return keys_written(spread);
+        }
         if entry.is_empty() || entry.starts_with("**") || entry.starts_with("...") {
             return true;
         }
@@ -304,6 +355,10 @@ fn keys_written(literal: &str) -> bool {
         WRITTEN_KEYWORDS.is_match(entry) || matches!(entry, "os.environ" | "os.environ.copy()")
     })
 }
+
+/// An expression reading the folder the hook runs in.
+static RUN_FOLDER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"process\.cwd\(\)|os\.getcwd\(\)|\bcwd\b").expect("valid regex"));
 
 /// A variable added to in place (`os.environ["PATH"] += …`).
 static APPENDED: LazyLock<Regex> = LazyLock::new(|| {

@@ -17,7 +17,7 @@ use regex::Regex;
 pub(super) fn is_parsed_input(value: &str) -> bool {
     static PARSED: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r#"^(?:json\.loads?\(\s*sys\.stdin(?:\.buffer)?(?:\.read\(\s*\))?\s*\)|JSON\.parse\(\s*(?:(?:require\(\s*['"](?:node:)?fs['"]\s*\)|fs)\.)?readFileSync\(\s*(?:0|['"]/dev/stdin['"])\s*(?:,\s*(?:['"]utf-?8['"]|\{\s*encoding\s*:\s*['"]utf-?8['"]\s*\}))?\s*\)(?:\.toString\(\s*\))?\s*\))\s*;?$"#,
+            r#"^(?:json\.loads?\(\s*sys\.stdin(?:\.buffer)?(?:\.read\(\s*\)(?:\s+or\s+['"]\{\}['"])?)?\s*\)|JSON\.parse\(\s*(?:(?:require\(\s*['"](?:node:)?fs['"]\s*\)|fs)\.)?readFileSync\(\s*(?:0|['"]/dev/stdin['"])\s*(?:,\s*(?:['"]utf-?8['"]|\{\s*encoding\s*:\s*['"]utf-?8['"]\s*\}))?\s*\)(?:\.toString\(\s*\))?\s*\))\s*;?$"#,
         )
         .expect("valid regex")
     });
@@ -33,7 +33,7 @@ pub(super) fn is_parsed_input_in(value: &str, program: &str, code: &str) -> bool
             .expect("valid regex")
     });
     static STDIN_TEXT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"^(?:sys\.stdin\.read\(\s*\)|''|""|(?:(?:require\(\s*['"](?:node:)?fs['"]\s*\)|fs)\.)?readFileSync\(\s*(?:0|['"]/dev/stdin['"])\s*(?:,\s*['"]utf-?8['"]\s*)?\)(?:\.toString\(\s*\))?)\s*;?$"#)
+        Regex::new(r#"^(?:sys\.stdin\.read\(\s*\)(?:\s+or\s+['"]\{\}['"])?|''|""|(?:(?:require\(\s*['"](?:node:)?fs['"]\s*\)|fs)\.)?readFileSync\(\s*(?:0|['"]/dev/stdin['"])\s*(?:,\s*['"]utf-?8['"]\s*)?\)(?:\.toString\(\s*\))?)\s*;?$"#)
             .expect("valid regex")
     });
     if is_parsed_input(value) {
@@ -155,7 +155,7 @@ pub(super) fn destructured_input_cwd(name: &str, program: &str, code: &str) -> b
 pub(super) fn may_rewrite_input(program: &str, code: &str, name: &str) -> bool {
     static ANYWHERE: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
-            r#"\[\s*['"]cwd['"]\s*\]\s*(?:\|\||&&|\?\?|[|+&-])?=[^=]|__setitem__|\bsetitem\b|\.cwd\s*(?:\|\||&&|\?\?|[|+&-])?=[^=]|Object\.fromEntries|Object\.assign\s*\(\s*(?:[^{\s]|\{\s*[^}\s])|[=(,:]\s*Object\s*[;),\n}]|\}\s*=\s*Object\b|\bsetattr\b|__dict__|\bvars\s*\(|\bglobals\s*\(|\blocals\s*\(|object_hook|object_pairs_hook|Object\.(?:defineProperty|defineProperties|setPrototypeOf)|Reflect\.|__proto__|\bwith\s*\(|\bdel\s+[\w.]+\s*\[\s*['"]cwd|\.pop\s*\(\s*['"]cwd|\bdelete\s+[\w.]+(?:\.cwd|\[\s*['"]cwd)"#,
+            r#"\[\s*['"]cwd['"]\s*\]\s*(?:\|\||&&|\?\?|[|+&-])?=[^=]|__setitem__|\bsetitem\b|\.cwd\s*(?:\|\||&&|\?\?|[|+&-])?=[^=]|Object\.fromEntries|Object\.assign\s*\(\s*(?:[^{\s]|\{\s*[^}\s])|[=(,:]\s*Object\s*[;),\n}]|\}\s*=\s*Object\b|\bsys\.(?:__)?stdin(?:__)?\s*=[^=]|\[\s*(['"])[^'"\n\]]*['"]\s*(?:['"]|\+|\.|\[)[^\]\n]*\]\s*(?:\|\||&&|\?\?|[|+&-])?=[^=]|\[\s*[\w.]+\s*\([^\]\n]*\]\s*=[^=]|\bsetattr\b|__dict__|\bvars\s*\(|\bglobals\s*\(|\blocals\s*\(|object_hook|object_pairs_hook|Object\.(?:defineProperty|defineProperties|setPrototypeOf)|Reflect\.|__proto__|\bwith\s*\(|\bdel\s+[\w.]+\s*\[\s*['"]cwd|\.pop\s*\(\s*['"]cwd|\bdelete\s+[\w.]+(?:\.cwd|\[\s*['"]cwd)"#,
         )
         .expect("valid regex")
     });
@@ -342,6 +342,7 @@ mod tests {
         for value in [
             "json.load(sys.stdin)",
             "json.loads(sys.stdin.read())",
+            "json.loads(sys.stdin.read() or \"{}\")",
             "JSON.parse(require('fs').readFileSync(0, 'utf8'))",
             "JSON.parse(fs.readFileSync(0, \"utf-8\"))",
             "JSON.parse(readFileSync('/dev/stdin', { encoding: 'utf8' }))",
@@ -391,6 +392,10 @@ mod tests {
             "data['cwd'] ||= d",
             "Object.assign((data), Object.fromEntries([['cwd', d]]))",
             "const {assign} = Object;\nassign(data, {cwd: d})",
+            "for x in [data]:\n    x['c' 'wd'] = d",
+            "x = [data][0]\nx['c' + 'wd'] = d",
+            "[x.__setitem__('c' 'wd', d) for x in [data]]",
+            "sys.stdin = S()\ndata = json.load(sys.stdin)",
         ] {
             let program = if code.contains("Object")
                 || code.contains("Reflect")

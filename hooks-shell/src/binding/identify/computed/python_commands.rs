@@ -336,25 +336,33 @@ fn is_string_literal(word: &str) -> bool {
 /// looked for in a `path=` of its own is not, but for Python (whose
 /// environment the binding reads there: R32-7): `path="tools:" + …` found
 /// the project's git (round 57).
-pub(super) fn python_program(word: &str) -> Option<&str> {
+pub(super) fn python_program(word: &str) -> Option<String> {
     static WHICH: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"^\s*shutil\.which\(\s*(?:"([^"\\$]+)"|'([^'\\$]+)')\s*(,.*)?\)\s*$"#)
             .expect("valid regex")
     });
+    // `path=glob.glob(".v*/bin")[0]`, exactly.
+    static GLOBBED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^,\s*(?:path\s*=\s*)?glob\.glob\(\s*(?:"([^"\\$*?\[]*[*?][^"\\$]*)"|'([^'\\$*?\[]*[*?][^'\\$]*)')\s*\)\s*\[\s*0\s*\]\s*$"#)
+            .expect("valid regex")
+    });
     if word.trim() == "sys.executable" {
-        return Some("python3");
+        return Some("python3".to_owned());
     }
     let found = WHICH.captures(word)?;
     let name = found.get(1).or(found.get(2))?.as_str();
+    let Some(path) = found.get(3) else {
+        return Some(name.to_owned());
+    };
     // A search path of its own is read only for an environment's Python
-    // (`mentions/environments.rs`, R32-7),
-    // given by a glob (`path=glob.glob(".v*/bin")[0]`).
+    // given by one glob (`path=glob.glob(".v*/bin")[0]`: R32-7), as the
+    // path the glob makes (`.v*/bin/python3`), which the shell reading
+    // binds with every match (round 58, H58-9: read as `python3`, an
+    // edited `.venv/bin/python3` ran unasked).
     let python = matches!(name, "python" | "python3") || name.starts_with("python3.");
-    let environment = |path: &str| python && path.contains("glob(");
-    found
-        .get(3)
-        .is_none_or(|path| environment(path.as_str()))
-        .then_some(name)
+    let glob = GLOBBED.captures(path.as_str())?;
+    let folder = glob.get(1).or(glob.get(2))?.as_str().trim_end_matches('/');
+    python.then(|| format!("{folder}/{name}"))
 }
 
 /// Every list of `heads` followed by every list of `tails` (bounded).

@@ -83,6 +83,36 @@ pub(super) fn runs_there(
         .then(|| "it runs a program found when it runs in a folder named when it runs".to_owned())
 }
 
+/// Why `words` (a command, its assignments and `export`s among them), in
+/// a folder named when it runs (`moved`), give a variable that steers what
+/// runs a value naming that folder's files: relative (`BASH_ENV=./x.sh`,
+/// `NODE_OPTIONS='--require ./m.js'`) or through `$PWD` (`PATH="$PWD/
+/// node_modules/.bin:$PATH"`; round 58, H58-12).
+pub(super) fn steers_there(words: &[String], moved: bool) -> Option<String> {
+    if !moved {
+        return None;
+    }
+    let here = |value: &str| {
+        value.contains("$PWD")
+            || value.contains("${PWD")
+            || value.contains("$(pwd")
+            || value.split([':', ' ', '=']).any(|part| {
+                !part.is_empty()
+                    && !part.starts_with(['/', '~', '$', '-'])
+                    && (part.starts_with('.') || part.contains('/'))
+            })
+    };
+    words.iter().find_map(|word| {
+        let (name, value) = word.split_once('=')?;
+        let steering = name == "PATH" || crate::dialect::code_env::steers_code(name);
+        (steering && here(value)).then(|| {
+            format!(
+                "it gives `{name}` a value naming files of a folder named when it runs (`{word}`)"
+            )
+        })
+    })
+}
+
 /// Why `program` (with `args`) reads a script, or runs a command on each
 /// member it extracts, that no reading binds.
 pub(super) fn runs_given_script(

@@ -155,9 +155,12 @@ pub(crate) fn project_folders(program: &str, code: &str, lines: &mut [String]) {
             return;
         };
         let value = super::moved_code::value_at(&rest[comma.end()..]);
+        // A `--git-dir` is the project's only as its `.git` (not a folder
+        // named through it: `path.join(input.cwd, ".git", "..", "gd")`,
+        // round 58, zj02).
         let target = match git_folder_of(value) {
             Some(folder) if option == "--git-dir" && place(folder) => "\"$PWD/.git\"",
-            _ if place(value) => "\"$PWD\"",
+            _ if option != "--git-dir" && place(value) => "\"$PWD\"",
             _ => return,
         };
         if named.iter().any(|(o, t)| *o == option && *t != target) {

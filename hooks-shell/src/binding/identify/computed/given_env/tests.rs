@@ -62,6 +62,23 @@ fn names_given_another_way_are_unread_and_reads_are_not() {
         "$ENV{$k} = $v; system('git', 'status');",
         "os.environ['PATH'] += os.pathsep + 'tools'",
         "process.env.PATH += ':tools'; execSync('git status')",
+        // Round 58: a name no reading sees.
+        "subprocess.run(['x'], env={**os.environ, 'PA' 'TH': 'tools:' + os.environ['PATH']})",
+        "subprocess.run(['x'], env={**os.environ, 'PATH'.strip(): 'tools'})",
+        "subprocess.run(['x'], env={**os.environ, 'path'.upper(): 'tools'})",
+        "subprocess.run(['x'], env=dict(os.environ, **{'PA' 'TH': 'tools'}))",
+        "os.environ['PA' 'TH'] = 'tools'\nsubprocess.run(['x'])",
+        "os.putenv('PATH'.strip(), 'tools')\nsubprocess.run(['x'])",
+        "os.environ.update({'PA' 'TH': 'tools'})\nsubprocess.run(['x'])",
+        "execSync('x', { env: { ...process.env, PATH } })",
+        "const e = process.env;\ne['PA' + 'TH'] = 'tools:';\nexecSync('x')",
+        "opts.env = {...process.env};\nopts.env['PA' + 'TH'] = 'tools:';\nexecSync('x', opts)",
+        "os.environ |= {'PA' 'TH': 'tools'}\nsubprocess.run(['x'])",
+        "load_dotenv('.env')\nsubprocess.run(['git', 'status'])",
+        "load_dotenv(find_dotenv(usecwd=True))\nsubprocess.run(['git'])",
+        "from dotenv import load_dotenv as lde\nlde()\nsubprocess.run(['git'])",
+        "execSync('x', { env: { ...process.env, NODE_PATH: input.cwd } })",
+        "execSync('x', { env: { ...process.env, HOME: process.cwd() } })",
     ] {
         assert!(given_variables("python3", code).unread.is_some(), "{code}");
     }
@@ -79,6 +96,8 @@ fn names_given_another_way_are_unread_and_reads_are_not() {
         "if env == 'ci': pass\nsubprocess.run(['git'])",
         // U57-3: a variable taken away.
         "env = dict(os.environ)\ndel env['PYTHONPATH']\nsubprocess.run(['git'], env=env)",
+        "from dotenv import load_dotenv\nload_dotenv()\nsubprocess.run(['git'])",
+        "os.environ |= {'NO_COLOR': '1'}\nsubprocess.run(['git'])",
     ] {
         let given = given_variables("python3", code);
         assert_eq!(given.unread, None, "{code}");
