@@ -307,7 +307,17 @@ impl Names {
             text.to_ascii_lowercase().contains("hookspath")
         }
         let text = read::without_written_targets(text);
-        for (word, how) in language::run_or_read_words(&text, code) {
+        let words = language::run_or_read_words(&text, code);
+        // `include.path=~/project/tools/gc`, `core.hooksPath=tools/hooks`:
+        // the value a setting word gives too (round 58, H58-5, H58-7).
+        let values: Vec<_> = words
+            .iter()
+            .filter_map(|(word, how)| {
+                let (_, value) = word.rsplit_once('=')?;
+                (!value.is_empty()).then(|| (value.to_owned(), *how))
+            })
+            .collect();
+        for (word, how) in words.into_iter().chain(values) {
             if read::is_glob(&word) {
                 for path in self.glob(&word, dir) {
                     self.add_run_file(path, how);

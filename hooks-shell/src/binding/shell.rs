@@ -98,7 +98,16 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
     // What a program no reading models may start (round 58).
     let launched: Vec<Vec<String>> = commands
         .iter()
-        .flat_map(|c| launched::launched(&super::wrappers::unwrap(c).words))
+        .flat_map(|c| {
+            let mut found = launched::launched(&super::wrappers::unwrap(c).words);
+            // `PROMPT_COMMAND='make -s lint' bash -i`: shell text it runs.
+            for word in c {
+                if let Some(text) = word.strip_prefix("PROMPT_COMMAND=") {
+                    found.extend(simple_commands(text));
+                }
+            }
+            found
+        })
         .collect();
     commands.extend(launched);
     commands
@@ -138,6 +147,13 @@ pub(crate) fn substitution_end(text: &str, from: usize, backquoted: bool) -> Opt
         }
     }
     None
+}
+
+/// The commands a simple command's `words` may start that no reading
+/// models (`taskset -c 0 make`, `${MAKE:-make}`, `trap 'make' EXIT`, awk's
+/// `system(…)`; see `shell/launched.rs`).
+pub(crate) fn launched_commands(words: &[String]) -> Vec<Vec<String>> {
+    launched::launched(&super::wrappers::unwrap(words).words)
 }
 
 /// `words` without what runs the real program after it: `NAME=value`

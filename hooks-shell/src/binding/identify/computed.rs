@@ -338,6 +338,21 @@ impl Reader {
         {
             return Some(why);
         }
+        // What a program no reading models starts there (`taskset -c 0
+        // make`, `${MAKE-make}`, awk's `system("make")`: round 58).
+        let started_there = crate::binding::shell::launched_commands(&unwrapped);
+        for inner in started_there.iter().filter(|_| moved) {
+            if let Some((first, rest)) = inner.split_first()
+                && let Some(why) = script_options::runs_given_script(
+                    &base_name(first),
+                    rest,
+                    (false, true),
+                    &is_computed,
+                )
+            {
+                return Some(why);
+            }
+        }
         if self.functions.contains(program_word) {
             // `f "$(…)"`: its body's `$1` holds computed text (R40-2); a
             // folder found when it runs too (`lint "$(dirname "$f")"`

@@ -29,8 +29,11 @@ const MAX_CONFIG_FILES: usize = 16;
 /// `["git", "status"]`, `/usr/bin/git`), not a part of a name (`.git`,
 /// `git-lfs`, `gitdir`).
 pub(crate) fn runs_git(text: &str) -> bool {
-    static GIT: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r#"(?:^|[^\w.\-])git(?:$|[^\w./\-])"#).expect("valid regex"));
+    static GIT: LazyLock<Regex> = LazyLock::new(|| {
+        // Or a parameter's default (`${GIT:-git} status`: round 58, gw03).
+        Regex::new(r#"(?:^|[^\w.\-]|:?[-=])git(?:$|[^\w./\-])|\$\{\w+:?[-=]git\}"#)
+            .expect("valid regex")
+    });
     text.contains("git") && GIT.is_match(text)
 }
 

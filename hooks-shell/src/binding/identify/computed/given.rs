@@ -49,6 +49,7 @@ pub(crate) fn scripts_given_computed(raw: &str, calls: &Calls) -> BTreeMap<Strin
 pub(crate) fn computed_name_given(raw: &str, calls: &Calls) -> Option<String> {
     super::through_proc(raw)
         .or_else(|| super::steering_shell::steering_given_unread(raw))
+        .or_else(|| super::steering_shell::trap_after_move(raw))
         .or_else(|| read_twice(raw, calls, &Written::default()).0)
 }
 
@@ -59,6 +60,7 @@ pub(crate) fn computed_name_given(raw: &str, calls: &Calls) -> Option<String> {
 pub(crate) fn computed_name_after(raw: &str, written: &Written) -> Option<String> {
     super::through_proc(raw)
         .or_else(|| super::steering_shell::steering_given_unread(raw))
+        .or_else(|| super::steering_shell::trap_after_move(raw))
         .or_else(|| read_twice(raw, &Vec::new(), written).0)
 }
 

@@ -96,15 +96,14 @@ pub(super) fn steers_there(words: &[String], moved: bool) -> Option<String> {
         value.contains("$PWD")
             || value.contains("${PWD")
             || value.contains("$(pwd")
-            || value.split([':', ' ', '=']).any(|part| {
-                !part.is_empty()
-                    && !part.starts_with(['/', '~', '$', '-'])
-                    && (part.starts_with('.') || part.contains('/'))
-            })
+            || value
+                .split([':', ' ', '='])
+                .any(|part| !part.is_empty() && !part.starts_with(['/', '~', '$', '-']))
     };
     words.iter().find_map(|word| {
         let (name, value) = word.split_once('=')?;
-        let steering = name == "PATH" || crate::dialect::code_env::steers_code(name);
+        let steering = matches!(name, "PATH" | "PROMPT_COMMAND")
+            || crate::dialect::code_env::steers_code(name);
         (steering && here(value)).then(|| {
             format!(
                 "it gives `{name}` a value naming files of a folder named when it runs (`{word}`)"

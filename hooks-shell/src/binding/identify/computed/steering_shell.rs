@@ -2,7 +2,8 @@
 //! reading follows it (red team round 58, H58-1): a `for` loop's variable
 //! (`for PATH in "tools:$PATH"`), a `read`, `mapfile`, `getopts`, `select`
 //! or `printf -v` target, a name written with quotes or a backslash
-//! (`export PA\\TH=…`). Such text cannot be approved.
+//! (`export PA\\TH=…`); and a trap running a folder's code set in text that
+//! moves to a folder named when it runs. Such text cannot be approved.
 
 use std::sync::LazyLock;
 
@@ -35,9 +36,48 @@ pub(super) fn steering_given_unread(text: &str) -> Option<String> {
     })
 }
 
+/// Why shell `text` sets a trap running a program that runs a folder's
+/// code (`make`, `npm`, `git`...) and moves to a folder named when it runs
+/// (`trap 'make -s lint' EXIT; cd "$(dirname "$f")"`): the trap runs
+/// there, after the move (round 58, x14, w28, w29).
+pub(super) fn trap_after_move(text: &str) -> Option<String> {
+    static TRAP: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"\btrap\s+(?:"([^"]*)"|'([^']*)')"#).expect("valid regex"));
+    static COMPUTED_MOVE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b(?:cd|pushd)\s+[^;&|\n]*[$`]").expect("valid regex"));
+    if !COMPUTED_MOVE.is_match(text) {
+        return None;
+    }
+    TRAP.captures_iter(text).find_map(|found| {
+        let trapped = found.get(1).or(found.get(2))?.as_str();
+        let runs = crate::binding::shell::simple_commands(trapped)
+            .iter()
+            .filter_map(|words| crate::binding::shell::skip_prefixes(words).first().cloned())
+            .any(|program| {
+                let program = super::super::base_name(&program);
+                crate::binding::definitions::runs_folder_definitions(&program)
+                    || matches!(program.as_str(), "git" | "sh" | "bash" | "python3" | "node")
+            });
+        runs.then(|| {
+            format!(
+                "its trap `{}` runs in a folder named when it runs, whose code no reading binds",
+                found[0].trim()
+            )
+        })
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::steering_given_unread;
+    use super::{steering_given_unread, trap_after_move};
+
+    #[test]
+    fn a_trap_running_make_after_a_computed_move_is_found() {
+        let text = "f=$(jq -r .x); trap \"make -s lint\" EXIT; cd \"$(dirname \"$f\")\"";
+        assert!(trap_after_move(text).is_some());
+        assert_eq!(trap_after_move("trap 'make -s lint' EXIT; cd tools"), None);
+        assert_eq!(trap_after_move("trap 'rm -f $t' EXIT; cd \"$d\""), None);
+    }
 
     #[test]
     fn steering_variables_given_out_of_sight_are_found() {
