@@ -80,6 +80,7 @@ mod places;
 mod quiet;
 mod read;
 mod scopes;
+mod settings;
 mod settings_code;
 mod shell_globs;
 mod spelled;
@@ -307,7 +308,15 @@ impl Names {
             text.to_ascii_lowercase().contains("hookspath")
         }
         let text = read::without_written_targets(text);
-        let words = language::run_or_read_words(&text, code);
+        let mut words = language::run_or_read_words(&text, code);
+        // Git's settings that name files and folders, given in the text
+        // (`-c core.hooksPath=tools/hooks`, `GIT_CONFIG_VALUE_0=…`,
+        // `include.path=~/project/tools/gc`: round 58, H58-5, H58-7).
+        words.extend(
+            settings::git_setting_values(&text)
+                .into_iter()
+                .map(|value| (value, None)),
+        );
         // `include.path=~/project/tools/gc`, `core.hooksPath=tools/hooks`:
         // the value a setting word gives too (round 58, H58-5, H58-7).
         let values: Vec<_> = words

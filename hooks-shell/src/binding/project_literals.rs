@@ -8,7 +8,7 @@
 //! project's files it names are bound as a project hook's are
 //! ([`super::Subject::mentions_project`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -71,7 +71,7 @@ pub(super) fn command_names_project_path(command: &str, folder: &Path) -> bool {
     // git status`, as code's `env={"GIT_CONFIG_GLOBAL": "tools/gc"}` gives
     // it: round 56, c10): the file a program it starts reads.
     static ASSIGNS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?:^|[\s;&|(])[A-Za-z_][A-Za-z0-9_]*=['"]?([^\s'";|&]+)"#)
+        Regex::new(r#"(?:^|[\s;&|(])[A-Za-z_][A-Za-z0-9_.]*=['"]?([^\s'";|&]+)"#)
             .expect("valid regex")
     });
     let unescaped = with_plain_values(&command.replace("\\\"", "\""));
@@ -91,7 +91,7 @@ pub(super) fn command_names_project_path(command: &str, folder: &Path) -> bool {
             }
         })
         || ASSIGNS
-            .captures_iter(&unescaped)
+            .captures_iter(&unescaped.replace(['\'', '"'], ""))
             .take(MAX_LOOKED_UP)
             .any(|found| found[1].split(':').any(|part| names_under(part, folder)));
     // Code given on an interpreter's input too (`python3 - <<E`, `echo … |
@@ -131,6 +131,21 @@ fn names_under(name: &str, folder: &Path) -> bool {
         .captures(name)
         .map(|found| format!("{}{}", &found[1], &found[2]));
     let name = spelled.as_deref().unwrap_or(name);
+    // `~/project/tools/gc`, `$HOME/project/…` when the folder is under the
+    // home folder (round 58, H58-7).
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let in_folder = ["~/", "$HOME/", "${HOME}/"]
+        .iter()
+        .find_map(|prefix| name.strip_prefix(prefix))
+        .zip(home)
+        .and_then(|(rest, home)| {
+            home.join(rest)
+                .strip_prefix(folder)
+                .ok()
+                .map(Path::to_path_buf)
+        });
+    let in_folder = in_folder.map(|path| path.to_string_lossy().into_owned());
+    let name = in_folder.as_deref().unwrap_or(name);
     let name = name.trim_start_matches("./").trim_end_matches('/');
     let plain = !name.is_empty()
         && !matches!(name, "." | "..")
