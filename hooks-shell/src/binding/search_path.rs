@@ -190,33 +190,6 @@ impl Spoken {
         // `IFS=''` or `IFS=" ,"` starts with `IFS=`, which is blank only
         // before a `read`.
         const BLANKS: [&str; 4] = ["IFS=$\\n", "IFS=$\\t", "IFS=$\\n\\t", "IFS=$\\t\\n"];
-        // A variable that steers what runs (`PATH`, `BASH_ENV`, `GIT_*`)
-        // given a value by `for`, `read`, `printf -v`, `mapfile`, or an
-        // `export` of a name written with quotes or a backslash (round 58:
-        // `for PATH in "tools:$PATH"`, `export PA\TH=…`).
-        for (at, (token, _)) in self.tokens.iter().enumerate() {
-            let name = token.strip_prefix("-v").unwrap_or(token);
-            let name = name.split_once('=').map_or(name, |(name, _)| name);
-            let plain: String = name.chars().filter(|c| !"\\\"'".contains(*c)).collect();
-            let steering = plain == "PATH" || crate::dialect::code_env::steers_code(&plain);
-            if !steering || plain == "IFS" {
-                continue;
-            }
-            let before: Vec<&str> = self.tokens[at.saturating_sub(4)..at]
-                .iter()
-                .map(|(word, _)| word.as_str())
-                .collect();
-            let given_by = before.iter().rev().find(|word| {
-                matches!(
-                    **word,
-                    "for" | "read" | "mapfile" | "readarray" | "getopts" | "select" | "printf"
-                )
-            });
-            let spelled = plain != name && token.contains('=');
-            if given_by.is_some() || spelled {
-                return Some(token.clone());
-            }
-        }
         for (at, (token, _)) in self.tokens.iter().enumerate() {
             let names_ifs = token
                 .strip_prefix("-v")

@@ -254,7 +254,15 @@ fn names_computed(program: &str, code: &str) -> Option<String> {
         Regex::new(r"\b(?:load_dotenv|dotenv_values)\s*\(\s*[^)\s]|\bfind_dotenv\b|\bdotenv\s+import\b[^\n]*\bas\b|\bimport\s+dotenv\b|\bdotenv\.")
             .expect("valid regex")
     });
-    if let Some(found) = DOTENV.find(code) {
+    // Its file joined onto the input's `cwd` is bound (round 58, dv07).
+    static JOINED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"^(?:load_dotenv|dotenv_values)\s*\(\s*os\.path\.join\(\s*\w+\[\s*['"]cwd['"]\s*\]\s*,\s*['"][\w.\-]+['"]\s*\)\s*(?:,\s*override\s*=\s*(?:True|False)\s*)?\)"#)
+            .expect("valid regex")
+    });
+    if let Some(found) = DOTENV
+        .find_iter(code)
+        .find(|found| !JOINED.is_match(&code[found.start()..]))
+    {
         return why(found.as_str());
     }
     None

@@ -87,15 +87,14 @@ pub(super) fn is_input_name(name: &str, program: &str, code: &str) -> bool {
 /// declaration or pattern naming it).
 pub(super) fn destructured_input_cwd(name: &str, program: &str, code: &str) -> bool {
     static PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b(?:const|let|var)\s*\{((?:[^{}=]|\{[^{}=]*\})*)\}\s*=\s*([^;\n]+)")
+        Regex::new(r"\b(?:const|let|var)\s*\{((?:[^{}]|\{[^{}]*\})*)\}\s*=\s*([^;\n]+)")
             .expect("valid regex")
     });
     static CWD_ENTRY: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r"^(?:cwd|cwd\s*:\s*([A-Za-z_$][\w$]*))$").expect("valid regex")
     });
-    static ASSIGNED_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\{((?:[^{}=]|\{[^{}=]*\})*)\}\s*=[^=>]").expect("valid regex")
-    });
+    static ASSIGNED_PATTERN: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\{((?:[^{}]|\{[^{}]*\})*)\}\s*=[^=>]").expect("valid regex"));
     if matches!(program, "python" | "python3") || !super::python_values::is_name(name) {
         return false;
     }

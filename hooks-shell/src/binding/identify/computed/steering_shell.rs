@@ -43,9 +43,18 @@ pub(super) fn steering_given_unread(text: &str) -> Option<String> {
 pub(super) fn trap_after_move(text: &str) -> Option<String> {
     static TRAP: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r#"\btrap\s+(?:"([^"]*)"|'([^']*)')"#).expect("valid regex"));
+    // A move to a folder named when it runs: a substitution or a variable
+    // other than the project's own (`cd "$CLAUDE_PROJECT_DIR"` is no move).
     static COMPUTED_MOVE: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\b(?:cd|pushd)\s+[^;&|\n]*[$`]").expect("valid regex"));
-    if !COMPUTED_MOVE.is_match(text) {
+        LazyLock::new(|| Regex::new(r"\b(?:cd|pushd)\s+([^;&|\n]*)").expect("valid regex"));
+    static OWN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\$\{?(?:CLAUDE_PROJECT_DIR|PWD|HOME|OLDPWD)\}?").expect("valid regex")
+    });
+    let moves = COMPUTED_MOVE.captures_iter(text).any(|found| {
+        let to = OWN.replace_all(&found[1], "");
+        to.contains(['$', '`'])
+    });
+    if !moves {
         return None;
     }
     TRAP.captures_iter(text).find_map(|found| {
@@ -77,6 +86,8 @@ mod tests {
         assert!(trap_after_move(text).is_some());
         assert_eq!(trap_after_move("trap 'make -s lint' EXIT; cd tools"), None);
         assert_eq!(trap_after_move("trap 'rm -f $t' EXIT; cd \"$d\""), None);
+        let own = "cd \"$CLAUDE_PROJECT_DIR\" && trap 'sh tools/guard.sh' EXIT";
+        assert_eq!(trap_after_move(own), None);
     }
 
     #[test]

@@ -97,6 +97,7 @@ fn names_given_another_way_are_unread_and_reads_are_not() {
         // U57-3: a variable taken away.
         "env = dict(os.environ)\ndel env['PYTHONPATH']\nsubprocess.run(['git'], env=env)",
         "from dotenv import load_dotenv\nload_dotenv()\nsubprocess.run(['git'])",
+        "load_dotenv(os.path.join(data['cwd'], '.env'))\nsubprocess.run(['git'])",
         "os.environ |= {'NO_COLOR': '1'}\nsubprocess.run(['git'])",
     ] {
         let given = given_variables("python3", code);
