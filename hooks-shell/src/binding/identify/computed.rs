@@ -340,7 +340,13 @@ impl Reader {
         }
         // What a program no reading models starts there (`taskset -c 0
         // make`, `${MAKE-make}`, awk's `system("make")`: round 58).
-        let started_there = crate::binding::shell::launched_commands(&unwrapped);
+        let mut started_there = crate::binding::shell::launched_commands(&unwrapped);
+        if moved {
+            // `perl -e 'system("make")'`, `python3 -c …`: what its code starts.
+            for line in started::inline_started(&program, args) {
+                started_there.extend(crate::binding::shell::simple_commands(&line));
+            }
+        }
         for inner in started_there.iter().filter(|_| moved) {
             if let Some((first, rest)) = inner.split_first()
                 && let Some(why) = script_options::runs_given_script(
