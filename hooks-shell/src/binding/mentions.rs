@@ -303,30 +303,10 @@ impl Names {
     }
 
     fn text_as_written(&mut self, text: &str, dir: Option<&Path>, code: Code) {
-        /// Whether `text` names git's hooks folder setting.
-        fn names_hooks_path(text: &str) -> bool {
-            text.to_ascii_lowercase().contains("hookspath")
-        }
         let text = read::without_written_targets(text);
-        let mut words = language::run_or_read_words(&text, code);
-        // Git's settings that name files and folders, given in the text
-        // (`-c core.hooksPath=tools/hooks`, `GIT_CONFIG_VALUE_0=…`,
-        // `include.path=~/project/tools/gc`: round 58, H58-5, H58-7).
-        words.extend(
-            settings::git_setting_values(&text)
-                .into_iter()
-                .map(|value| (value, None)),
-        );
-        // `include.path=~/project/tools/gc`, `core.hooksPath=tools/hooks`:
-        // the value a setting word gives too (round 58, H58-5, H58-7).
-        let values: Vec<_> = words
-            .iter()
-            .filter_map(|(word, how)| {
-                let (_, value) = word.rsplit_once('=')?;
-                (!value.is_empty()).then(|| (value.to_owned(), *how))
-            })
-            .collect();
-        for (word, how) in words.into_iter().chain(values) {
+        // With the values git's settings in the text give (round 58).
+        let words = settings::with_setting_values(language::run_or_read_words(&text, code), &text);
+        for (word, how) in words {
             if read::is_glob(&word) {
                 for path in self.glob(&word, dir) {
                     self.add_run_file(path, how);
@@ -341,14 +321,8 @@ impl Names {
                     self.add_run_file(path, how);
                 } else if path == self.project && how.is_some() {
                     self.bind_entries(&path);
-                } else if kind == Some(Kind::Folder) && names_hooks_path(&text) {
-                    // `git -c core.hooksPath=tools/hooks commit`: git runs
-                    // the files there (round 58, H58-5).
-                    for (name, kind) in self.listing(&path).iter() {
-                        if *kind == Kind::File && !name.ends_with(".sample") {
-                            self.add_run_file(path.join(name), None);
-                        }
-                    }
+                } else if kind == Some(Kind::Folder) && settings::names_hooks_path(&text) {
+                    self.bind_hooks_folder(&path);
                 }
             }
         }

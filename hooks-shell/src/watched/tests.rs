@@ -1,3 +1,5 @@
+//! The watch of the files a hook reads by path: swaps seen, other entries not.
+
 use std::os::unix::fs::symlink;
 
 use super::Watched;

@@ -333,31 +333,13 @@ impl Reader {
             self.shifts = self.shifts.max(self.shifted);
         }
         let moved = taint.cwd || moved_here;
+        let started_there =
+            || script_options::started_there(&unwrapped, &program, args, moved, &is_computed);
         if let Some(why) = script_options::runs_there(program_word, &self.functions, moved)
             .or_else(|| script_options::steers_there(&command.words, moved))
+            .or_else(started_there)
         {
             return Some(why);
-        }
-        // What a program no reading models starts there (`taskset -c 0
-        // make`, `${MAKE-make}`, awk's `system("make")`: round 58).
-        let mut started_there = crate::binding::shell::launched_commands(&unwrapped);
-        if moved {
-            // `perl -e 'system("make")'`, `python3 -c …`: what its code starts.
-            for line in started::inline_started(&program, args) {
-                started_there.extend(crate::binding::shell::simple_commands(&line));
-            }
-        }
-        for inner in started_there.iter().filter(|_| moved) {
-            if let Some((first, rest)) = inner.split_first()
-                && let Some(why) = script_options::runs_given_script(
-                    &base_name(first),
-                    rest,
-                    (false, true),
-                    &is_computed,
-                )
-            {
-                return Some(why);
-            }
         }
         if self.functions.contains(program_word) {
             // `f "$(…)"`: its body's `$1` holds computed text (R40-2); a

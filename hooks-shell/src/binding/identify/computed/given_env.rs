@@ -17,6 +17,7 @@ use regex::Regex;
 
 use super::brackets::split_outside;
 use super::code_words::{interpolates, is_string};
+use keys::keys_written;
 
 /// The variables `code` gives what it starts, and why some cannot be read.
 pub(super) struct GivenVariables {
@@ -331,39 +332,6 @@ static PLAIN_KEY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"^(?:"[A-Za-z_][A-Za-z0-9_]*"|'[A-Za-z_][A-Za-z0-9_]*')$"#).expect("valid regex")
 });
 
-/// Whether every key of the mapping `literal` (`{…}`, `dict(os.environ,
-/// …)`) is written out: a plain literal, a JavaScript name before `:`, a
-/// keyword argument; a spread (`**x`, `...x`) is read apart. `{"PA" "TH":
-/// …}`, `{"path".upper(): …}`, `{k: …}`, `{PATH}` are not (round 58: each
-/// gave `PATH` unread).
-fn keys_written(literal: &str) -> bool {
-    static JS_NAME: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"^[A-Za-z_$][\w$]*$").expect("valid regex"));
-    let inner = match literal.trim() {
-        text if text.starts_with('{') => text.strip_prefix('{').and_then(|t| t.strip_suffix('}')),
-        text => text.strip_prefix("dict(").and_then(|t| t.strip_suffix(')')),
-    };
-    let Some(inner) = inner else {
-        return false;
-    };
-    let python = literal.trim_start().starts_with("dict(") || inner.contains("**");
-    split_outside(inner, ",").iter().all(|entry| {
-        let entry = entry.trim();
-        let spread = entry.trim_start_matches(['*', '.']).trim_start();
-        if spread.len() < entry.len() && spread.starts_with('{') {
-            return keys_written(spread);
-        }
-        if entry.is_empty() || entry.starts_with("**") || entry.starts_with("...") {
-            return true;
-        }
-        if let [key, _, ..] = split_outside(entry, ":")[..] {
-            return PLAIN_KEY.is_match(key.trim()) || (!python && JS_NAME.is_match(key.trim()));
-        }
-        // `dict(os.environ, K=v)`: a keyword; `os.environ` itself.
-        WRITTEN_KEYWORDS.is_match(entry) || matches!(entry, "os.environ" | "os.environ.copy()")
-    })
-}
-
 /// An expression reading the folder the hook runs in.
 static RUN_FOLDER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"process\.cwd\(\)|os\.getcwd\(\)|\bcwd\b").expect("valid regex"));
@@ -499,5 +467,6 @@ fn named_another_way(program: &str, code: &str, covered: &[(usize, usize)]) -> O
     None
 }
 
+mod keys;
 #[cfg(test)]
 mod tests;

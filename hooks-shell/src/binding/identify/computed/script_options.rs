@@ -112,6 +112,36 @@ pub(super) fn steers_there(words: &[String], moved: bool) -> Option<String> {
     })
 }
 
+/// Why a command (`unwrapped`, of `program` with `args`), in a folder
+/// named when it runs (`moved`), starts there what runs that folder's code
+/// through a program no reading models (`taskset -c 0 make`,
+/// `${MAKE-make}`, awk's `system("make")`) or an interpreter's inline code
+/// (`perl -e 'system("make")'`; round 58).
+pub(super) fn started_there(
+    unwrapped: &[String],
+    program: &str,
+    args: &[String],
+    moved: bool,
+    is_computed: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    if !moved {
+        return None;
+    }
+    let mut started = crate::binding::shell::launched_commands(unwrapped);
+    for line in super::started::inline_started(program, args) {
+        started.extend(crate::binding::shell::simple_commands(&line));
+    }
+    started.iter().find_map(|inner| {
+        let (first, rest) = inner.split_first()?;
+        runs_given_script(
+            &super::super::base_name(first),
+            rest,
+            (false, true),
+            is_computed,
+        )
+    })
+}
+
 /// Why `program` (with `args`) reads a script, or runs a command on each
 /// member it extracts, that no reading binds.
 pub(super) fn runs_given_script(

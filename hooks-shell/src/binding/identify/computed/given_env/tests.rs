@@ -1,3 +1,5 @@
+//! The variables code gives what it starts, read as shell assignments or refused.
+
 use super::given_variables;
 
 #[test]
