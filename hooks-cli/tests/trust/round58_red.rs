@@ -55,7 +55,12 @@ fn a_runner_an_unknown_program_starts_is_bound() {
     if !installed("make") {
         return;
     }
-    let mut runs = vec!["${MAKE:-make} -s lint", "trap 'make -s lint' EXIT"];
+    let mut runs = vec![
+        "${MAKE:-make} -s lint",
+        "trap 'make -s lint' EXIT",
+        // rs12: `$PWD` given make's `-C` was read as a folder named `$PWD`.
+        "make -s -C \"$PWD\" lint",
+    ];
     for (program, run) in [
         ("taskset", "taskset -c 0 make -s lint"),
         ("prlimit", "prlimit --nofile=256 make -s lint"),

@@ -267,6 +267,15 @@ pub(crate) fn run_folders(base: &Path, chdir: &[String]) -> Vec<PathBuf> {
 /// both, as this reading cannot tell.
 pub(crate) fn places(base: &Path, value: &str) -> Vec<PathBuf> {
     let literal = base.join(value);
+    // `make -C "$PWD"`: the folder it runs in (round 58, rs12: read as a
+    // folder named `$PWD`, the project's Makefile ran unbound).
+    let here = ["${PWD}", "$PWD"].iter().find_map(|name| {
+        let rest = value.strip_prefix(name)?;
+        (rest.is_empty() || rest.starts_with('/')).then(|| base.join(rest.trim_start_matches('/')))
+    });
+    if let Some(here) = here {
+        return vec![here, literal];
+    }
     if !value.starts_with('~') {
         return vec![literal];
     }
@@ -326,6 +335,14 @@ mod tests {
             read("A=1 env B=2 make").assignments,
             vec![("A".into(), "1".into()), ("B".into(), "2".into())]
         );
+    }
+
+    #[test]
+    fn pwd_is_the_folder_it_runs_in() {
+        let base = std::path::Path::new("/p");
+        assert_eq!(super::places(base, "$PWD")[0], base);
+        assert_eq!(super::places(base, "${PWD}/web")[0], base.join("web"));
+        assert_eq!(super::places(base, "$PWDX"), vec![base.join("$PWDX")]);
     }
 
     #[test]
