@@ -49,9 +49,15 @@ pub(super) fn through_proc(text: &str) -> Option<String> {
             return said(whole);
         }
         let bare = path.is_empty() && !rest.starts_with('/');
+        // A process's folder (`self`, a pid, `./self`): only what tells
+        // about it; another entry of `/proc` leads to no folder.
+        let first = path.split('/').next().unwrap_or_default();
+        let process = first.is_empty()
+            || matches!(first, "." | ".." | "self" | "thread-self")
+            || first.chars().all(|c| c.is_ascii_digit());
         let allowed = match fd {
             true => bare || matches!(path, "0" | "1" | "2"),
-            false => bare || TELLS.is_match(path.trim_end_matches('/')),
+            false => bare || !process || TELLS.is_match(path.trim_end_matches('/')),
         };
         if !allowed {
             return said(whole);
@@ -91,6 +97,7 @@ mod tests {
             "cat /dev/fd/0 > /dev/null",
             "mount -t proc proc /proc",
             "open('/proc/self/status')",
+            "sh /proc/0.sh",
         ] {
             assert_eq!(through_proc(text), None, "{text}");
         }
