@@ -13,15 +13,20 @@ use crate::round55::the_files_folder_never_runs_by;
 use crate::round57::python_guard;
 
 /// What the guard runs last: a block.
-const BLOCKS: &str = "echo '{\"decision\":\"block\",\"reason\":\"guarded\"}'";
+pub(crate) const BLOCKS: &str = "echo '{\"decision\":\"block\",\"reason\":\"guarded\"}'";
 
 /// The project's `make -s lint` target: harmless, then leaving a mark.
-const MAKEFILE: (&str, &str) = ("Makefile", "lint:\n\t@true\n");
-const MAKEFILE_EDITED: (&str, &str) = ("Makefile", "lint:\n\t@touch PWNED\n");
+pub(crate) const MAKEFILE: (&str, &str) = ("Makefile", "lint:\n\t@true\n");
+pub(crate) const MAKEFILE_EDITED: (&str, &str) = ("Makefile", "lint:\n\t@touch PWNED\n");
 
 /// `command` approved with `setup` done, then `edit` made: the edit never
 /// runs, the guard blocks. `tools/lint-helper` is made executable.
-fn never_runs_after(command: &str, hook: Option<&str>, setup: &[(&str, &str)], edit: (&str, &str)) {
+pub(crate) fn never_runs_after(
+    command: &str,
+    hook: Option<&str>,
+    setup: &[(&str, &str)],
+    edit: (&str, &str),
+) {
     let (home, project) = home_with("[claude]");
     crate::round28::git(&project, &["init", "-q", "."]);
     for (file, text) in setup {

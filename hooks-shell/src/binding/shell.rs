@@ -10,6 +10,8 @@
 use super::identify::base_name;
 
 mod launched;
+mod piped;
+pub(crate) use piped::echoed_text;
 
 /// The simple commands of `raw`, each split into words (a part that cannot
 /// be split is left out).
@@ -75,25 +77,42 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
                 }
                 current.push_str(&expansion);
             }
+            // `a |& b`: one pipe.
+            (None, '&') if raw[..at].ends_with('|') => {}
+            // A brace inside a word (`xargs -I{} sh -c {}`) is no group.
+            (None, '{' | '}') if !current.trim().is_empty() => current.push(c),
             (None, '|' | ';' | '&' | '(' | ')' | '\n' | '{' | '}') => {
-                parts.push(std::mem::take(&mut current));
+                // A pipe (not `||`) feeds the next command this one's output.
+                let pipe = c == '|' && !raw[..at].ends_with('|') && !raw[at + 1..].starts_with('|');
+                parts.push((std::mem::take(&mut current), pipe));
             }
             (None, _) => current.push(c),
         }
     }
-    parts.push(current);
-    let mut commands: Vec<Vec<String>> = parts
+    parts.push((current, false));
+    let split: Vec<(Vec<String>, bool)> = parts
         .iter()
-        .filter_map(|part| shlex::split(part))
-        .map(|words| {
+        .filter_map(|(part, pipe)| Some((shlex::split(part)?, *pipe)))
+        .map(|(words, pipe)| {
             let at = words
                 .iter()
                 .position(|w| !LEADING_KEYWORDS.contains(&w.as_str()))
                 .unwrap_or(words.len());
-            words[at..].to_vec()
+            (words[at..].to_vec(), pipe)
         })
-        .filter(|words| !words.is_empty())
+        .filter(|(words, _)| !words.is_empty())
         .collect();
+    // `echo 'make -s lint' | sh`: what the text a pipe feeds runs.
+    let piped: Vec<Vec<String>> = split
+        .windows(2)
+        .filter(|pair| pair[0].1)
+        .flat_map(|pair| {
+            let producer = super::wrappers::unwrap(&pair[0].0).words;
+            piped::piped_commands(&producer, &super::wrappers::unwrap(&pair[1].0).words)
+        })
+        .collect();
+    let mut commands: Vec<Vec<String>> = split.into_iter().map(|(words, _)| words).collect();
+    commands.extend(piped);
     commands.extend(substituted);
     // What a program no reading models may start (round 58).
     let launched: Vec<Vec<String>> = commands

@@ -11,7 +11,7 @@
 use super::super::identify::base_name;
 
 /// Programs that run a folder's definitions or code when started.
-const RUNNERS: &[&str] = &[
+pub(super) const RUNNERS: &[&str] = &[
     "make", "gmake", "bmake", "just", "task", "rake", "npm", "npx", "pnpm", "pnpx", "yarn", "bun",
     "bunx", "node", "nodejs", "deno", "python", "python3", "pip", "pip3", "pytest", "tox", "nox",
     "uv", "uvx", "poetry", "pipenv", "git", "cargo", "rustup", "go", "sh", "bash", "dash", "zsh",
@@ -21,7 +21,7 @@ const RUNNERS: &[&str] = &[
 
 /// Programs that never start a command from their words (or whose words
 /// other readings read: interpreters, runners, known wrappers).
-const LEAVES: &[&str] = &[
+pub(super) const LEAVES: &[&str] = &[
     "echo",
     "printf",
     "cat",
@@ -230,15 +230,19 @@ pub(super) fn launched(words: &[String]) -> Vec<Vec<String>> {
             found.push(args[at..].to_vec());
             break;
         }
-        // `script -qc 'make lint'`-like: a word that is a command line.
+        // `script -qc 'make lint'`-like: a word that is a command line, or
+        // a statement of the program's own starting one (`gdb -ex 'shell
+        // make'`, `sqlite3 db '.shell make'`, `vim -c '!make'`).
         let text = word.trim();
-        if text.contains(char::is_whitespace)
-            && text
+        if text.contains(char::is_whitespace) {
+            if text
                 .split_whitespace()
                 .next()
                 .is_some_and(|head| RUNNERS.contains(&base_name(head).as_str()))
-        {
-            found.extend(super::simple_commands(text));
+            {
+                found.extend(super::simple_commands(text));
+            }
+            found.extend(super::piped::runners_named(text));
         }
     }
     found
@@ -283,6 +287,9 @@ mod tests {
             ("trap 'make -s lint' EXIT", "make -s lint"),
             ("setarch x86_64 /usr/bin/make lint", "/usr/bin/make lint"),
             ("awk 'BEGIN{system(\"make -s lint\")}'", "make -s lint"),
+            ("gdb -batch -ex 'shell make -s lint'", "make -s lint"),
+            ("sqlite3 :memory: '.shell make -s lint'", "make -s lint"),
+            ("vim -es -c '!make -s lint' -c q", "make -s lint"),
         ] {
             let found = launched(&words(line));
             assert!(found.contains(&words(started)), "{line}: {found:?}");

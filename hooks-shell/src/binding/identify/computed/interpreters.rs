@@ -109,7 +109,11 @@ pub(super) fn from_input(
     let producer = previous.filter(|_| piped)?;
     let (first, rest) = producer.words.split_first()?;
     let static_text = match base_name(first).as_str() {
-        "cat" => rest.iter().all(|w| !is_computed(w) && w != "-"),
+        // `… | cat | sh`: a `cat` of no file passes on what it is fed.
+        "cat" => {
+            rest.iter().any(|w| !w.starts_with('-'))
+                && rest.iter().all(|w| !is_computed(w) && w != "-")
+        }
         "echo" => rest.iter().all(|w| !is_computed(w) && !w.contains('\\')),
         _ => false,
     };
@@ -118,7 +122,7 @@ pub(super) fn from_input(
 
 /// Where the program `xargs` runs starts in its arguments: the first word
 /// after its options.
-pub(super) fn xargs_program(args: &[String]) -> Option<usize> {
+pub(crate) fn xargs_program(args: &[String]) -> Option<usize> {
     const VALUED: [&str; 10] = ["-I", "-i", "-n", "-P", "-L", "-l", "-d", "-E", "-s", "-a"];
     let mut at = 0;
     while let Some(arg) = args.get(at) {
@@ -226,7 +230,26 @@ impl super::Reader {
                 &is_computed,
                 reading,
                 &taint,
-            ),
+            )
+            .or_else(|| self.echoed_code(program, command, previous, depth)),
+        }
+    }
+
+    /// Why the plain text `echo` pipes into a shell or an interpreter
+    /// (`echo 'cd "$(…)"; make' | sh`) runs a computed name: read as its
+    /// `-c` string or inline code is (round 58, rs05).
+    fn echoed_code(
+        &mut self,
+        program: &str,
+        command: &Command,
+        previous: Option<&Command>,
+        depth: usize,
+    ) -> Option<String> {
+        let producer = previous.filter(|_| command.piped)?;
+        let text = crate::binding::shell::echoed_text(&producer.words)?;
+        match super::super::SHELLS.contains(&program) {
+            true => self.string(&text, false, depth),
+            false => super::inline_code::spawns_computed(program, &text),
         }
     }
 
