@@ -124,6 +124,22 @@ impl Approval {
     pub fn is_for(&self, subject: &Subject) -> bool {
         self.is(&subject.event, &subject.command)
             && self.project() == subject.bound_project().as_deref()
+            && self.is_from(subject)
+    }
+
+    /// Whether this entry was given to `subject`'s settings file: an
+    /// imported hook's approval is its file's own (a project's copy of the
+    /// user's command is another hook); one recorded without a file (a
+    /// config.yaml hook's, an older `hooks`') holds for any.
+    fn is_from(&self, subject: &Subject) -> bool {
+        let source = self.binding.as_ref().and_then(|b| b.source.as_deref());
+        match (
+            source,
+            subject.project.as_ref().and(subject.source.as_deref()),
+        ) {
+            (Some(approved), Some(now)) => approved == now,
+            _ => true,
+        }
     }
 }
 

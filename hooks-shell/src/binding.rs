@@ -27,6 +27,7 @@ mod identify;
 pub(crate) use identify::{
     FD_SAFE, MAX_STRING_DEPTH, SHELLS, base_name, shell_string_positions, with_home,
 };
+mod json;
 mod led_to;
 mod mentions;
 mod named_digests;
@@ -49,7 +50,7 @@ mod wrappers;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 pub(crate) use self::{globbing::wildcard, wrappers::unwrap};
 pub use bind_error::BindError;
@@ -207,6 +208,7 @@ impl Subject {
         let reached = self.reached().with_scripts(found)?;
         let mut binding = Binding {
             project: self.bound_project_with(&reached),
+            source: self.project.as_ref().and(self.source.clone()),
             request: self.request.clone(),
             env: self
                 .env
@@ -376,117 +378,10 @@ pub struct Binding {
     /// `scripts/lint.sh`, `lib/helper.py`, `check.py`) and the hex SHA-256
     /// of its content (`missing` when it is not there).
     pub mentioned: BTreeMap<PathBuf, String>,
-}
-
-impl Binding {
-    /// The JSON recorded in the allowlist (and shown by `list --json`).
-    pub fn to_json(&self) -> Value {
-        let files: Map<String, Value> = self
-            .files
-            .iter()
-            .map(|(path, hash)| (path.display().to_string(), Value::from(hash.as_str())))
-            .collect();
-        let mut value = json!({
-            "project": self.project.as_ref().map(|p| p.display().to_string()),
-            "files": files,
-        });
-        if let Some(tree) = &self.tree {
-            value["tree"] = json!({
-                "roots": tree.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>(),
-                "sha256": tree.sha256,
-            });
-            if !tree.by_metadata.is_empty() {
-                value["tree"]["bound_by_metadata"] = json!(
-                    tree.by_metadata
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                );
-            }
-        }
-        if let Some(request) = &self.request {
-            value["request"] = request.clone();
-        }
-        if !self.env.is_empty() {
-            value["env"] = json!(self.env);
-        }
-        if !self.definitions.is_empty() {
-            let definitions: Map<String, Value> = self
-                .definitions
-                .iter()
-                .map(|(path, hash)| (path.display().to_string(), Value::from(hash.as_str())))
-                .collect();
-            value["definitions"] = Value::Object(definitions);
-        }
-        if !self.mentioned.is_empty() {
-            value["mentioned"] = Value::Object(path_map(&self.mentioned));
-        }
-        value
-    }
-
-    /// Reads a recorded binding; `None` when it is not one.
-    pub fn from_json(value: &Value) -> Option<Binding> {
-        let object = value.as_object()?;
-        let project = match object.get("project") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(path)) => Some(PathBuf::from(path)),
-            Some(_) => return None,
-        };
-        let mut files = BTreeMap::new();
-        if let Some(map) = object.get("files") {
-            for (path, hash) in map.as_object()? {
-                files.insert(PathBuf::from(path), hash.as_str()?.to_owned());
-            }
-        }
-        let tree = match object.get("tree") {
-            None | Some(Value::Null) => None,
-            Some(tree) => Some(TreeDigest {
-                roots: tree
-                    .get("roots")?
-                    .as_array()?
-                    .iter()
-                    .map(|r| r.as_str().map(PathBuf::from))
-                    .collect::<Option<_>>()?,
-                sha256: tree.get("sha256")?.as_str()?.to_owned(),
-                by_metadata: match tree.get("bound_by_metadata") {
-                    None | Some(Value::Null) => Vec::new(),
-                    Some(paths) => paths
-                        .as_array()?
-                        .iter()
-                        .map(|p| p.as_str().map(PathBuf::from))
-                        .collect::<Option<_>>()?,
-                },
-            }),
-        };
-        let request = object.get("request").filter(|r| !r.is_null()).cloned();
-        let mut env = BTreeMap::new();
-        if let Some(map) = object.get("env").filter(|e| !e.is_null()) {
-            for (name, hash) in map.as_object()? {
-                env.insert(name.clone(), hash.as_str()?.to_owned());
-            }
-        }
-        let mut definitions = BTreeMap::new();
-        if let Some(map) = object.get("definitions").filter(|d| !d.is_null()) {
-            for (path, hash) in map.as_object()? {
-                definitions.insert(PathBuf::from(path), hash.as_str()?.to_owned());
-            }
-        }
-        let mut mentioned = BTreeMap::new();
-        if let Some(map) = object.get("mentioned").filter(|d| !d.is_null()) {
-            for (path, hash) in map.as_object()? {
-                mentioned.insert(PathBuf::from(path), hash.as_str()?.to_owned());
-            }
-        }
-        Some(Binding {
-            mentioned,
-            project,
-            files,
-            tree,
-            request,
-            env,
-            definitions,
-        })
-    }
+    /// The settings file of the imported hook it approves (`None`: a
+    /// config.yaml hook, or an approval recorded before sources were): two
+    /// files' hooks running one command in one project are approved apart.
+    pub source: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -103,6 +103,14 @@ pub fn standing_with(
     match &approval.binding {
         Some(approved) => match now {
             Err(error) => Standing::Unbindable(error),
+            // An approval recorded before sources were holds for its file.
+            Ok(mut now) if approved.source.is_none() && now.source.is_some() => {
+                now.source = None;
+                match now == *approved {
+                    true => Standing::Approved(Approved::Bound(now)),
+                    false => Standing::Changed(now.differences(approved)),
+                }
+            }
             Ok(now) if now == *approved => Standing::Approved(Approved::Bound(now)),
             Ok(now) => Standing::Changed(now.differences(approved)),
         },

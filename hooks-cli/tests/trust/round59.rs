@@ -52,3 +52,59 @@ fn text_piped_into_a_program_that_runs_it_never_runs_an_edit() {
         never_runs_after(&guard_running(run), None, &[MAKEFILE], MAKEFILE_EDITED);
     }
 }
+
+/// U58-5: a project's hook running the user's command (another matcher)
+/// shared the user's approval slot: `list` and `doctor` called the
+/// never-approved copy "changed since it was approved", and approving it
+/// took the user's own approval away. Each file's hook is approved apart.
+#[test]
+fn a_projects_copy_of_the_users_command_is_approved_apart() {
+    use crate::dialects::{home_with, in_project, write};
+    use serde_json::json;
+    let (home, project) = home_with("[claude]");
+    write(&home.user_home, "bin/g.sh", "cat >/dev/null\necho '{}'\n");
+    let hook = |matcher: &str| {
+        json!({"hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [
+            {"type": "command", "command": "sh ~/bin/g.sh"}]}]}})
+        .to_string()
+    };
+    write(&home.user_home, ".claude/settings.json", &hook("Bash"));
+    crate::dialects::emit_terminal(&home, &project, "ls", true);
+    write(&project, ".claude/settings.json", &hook("Edit"));
+    let standing = || {
+        let listed = in_project(&home, &project, &["list", "--json"]).json();
+        let hooks = listed["imported_hooks"].as_array().expect("hooks").clone();
+        let of = |scope: &str| {
+            hooks
+                .iter()
+                .find(|h| h["scope"] == scope)
+                .map(|h| (h["consent"].clone(), h["changed_since_approval"].clone()))
+                .expect(scope)
+        };
+        (of("user"), of("project"))
+    };
+    let (user, copy) = standing();
+    assert_eq!(user.0, "approved");
+    assert_ne!(copy.0, "approved", "{copy:?}");
+    assert_eq!(copy.1, false, "the copy was never approved: {copy:?}");
+    let doctor = in_project(&home, &project, &["doctor"]);
+    assert!(
+        !doctor.stdout().contains("changed since it was approved"),
+        "{}",
+        doctor.stdout()
+    );
+    in_project(
+        &home,
+        &project,
+        &["approve", "sh ~/bin/g.sh", "--event", "pre_tool_call"],
+    );
+    let (user, copy) = standing();
+    assert_eq!(
+        (user.0.as_str(), copy.0.as_str()),
+        (Some("approved"), Some("approved")),
+        "{user:?} {copy:?}"
+    );
+    // The project's tool folder, not a folder named `~` in the project.
+    let listed = in_project(&home, &project, &["list", "--json"]).json();
+    assert!(!listed.to_string().contains("project/~"), "{listed:#}");
+}

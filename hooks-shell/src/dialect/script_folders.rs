@@ -44,6 +44,9 @@ pub(super) fn top_folders(
         // A Python environment is bound by what its entries are, not as
         // a tree of scripts (red team round 27), also a few folders down
         // (`tools/.venv/bin/python`: R28-8).
+        // `~/bin/g.sh` is the home's, wherever the project is.
+        let piece = hermes_hooks_core::home::expand_tilde(piece);
+        let piece = piece.as_str();
         let path = crate::binding::normalize(&cwd.join(piece));
         if crate::binding::environment_holding(project, &path).is_some() {
             continue;
