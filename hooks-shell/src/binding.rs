@@ -205,6 +205,9 @@ impl Subject {
         if let Some(why) = &found.computed {
             return Err(BindError::Computed(why.clone()));
         }
+        if let Some(why) = &found.not_a_file {
+            return Err(BindError::NotAFile(why.clone()));
+        }
         let reached = self.reached().with_scripts(found)?;
         let mut binding = Binding {
             project: self.bound_project_with(&reached),

@@ -75,7 +75,7 @@ pub async fn run(
         .cloned()
         .collect();
     let (imported_rows, discovery) = ImportedRow::scan(home, &Allowlist::in_home(&home.path));
-    let down = guards_down::of(&discovery, &config, event_name);
+    let mut down = guards_down::of(&discovery, &config, event_name);
     let imported: Vec<ImportedRow> = imported_rows
         .into_iter()
         .filter(|row| row.hook.event() == Some(event_name))
@@ -103,6 +103,31 @@ pub async fn run(
     let allowlisted = consent(home, accept, &specs);
     let imported_allowed = consent_imported(home, accept, &imported);
     let mut skipped: Vec<(String, String, String, String)> = Vec::new();
+    let hint = |command: &str| {
+        format!(
+            "{} approve '{command}' --event {event_name}",
+            output::hooks_command()
+        )
+    };
+    // A config.yaml hook reaching the folder it runs in (`sh tools/g.sh`,
+    // `make -s lint`) runs that folder's code: like an imported hook, only
+    // once approved there (sweep 59, H1).
+    let (specs, allowlisted): (Vec<ShellHookSpec>, Vec<(bool, String)>) = specs
+        .into_iter()
+        .zip(allowlisted)
+        .filter_map(|(spec, (allowed, why))| {
+            if allowed || !consent::reaches_folder(home, &spec) {
+                return Some((spec, (allowed, why)));
+            }
+            let source = format!("shell:{}", spec.command);
+            let shown = hermes_hooks_shell::shown_hook_command(&spec.command);
+            match spec.blocks_on_failure() {
+                true => down.push(guards_down::refused(source, &shown, &why)),
+                false => skipped.push((source, spec.command.clone(), why, hint(&spec.command))),
+            }
+            None
+        })
+        .unzip();
     // The user's own config.yaml hooks run as the reference's `hooks test`
     // runs them, marked "not allowlisted" when they are not (the user wrote
     // them and asked to test them); imported hooks, a repository's code among
@@ -116,11 +141,13 @@ pub async fn run(
             why => {
                 let command = row.hook.shown_command();
                 let source = format!("{}:{command}", row.hook.dialect);
-                let hint = format!(
-                    "{} approve '{command}' --event {event_name}",
-                    output::hooks_command()
-                );
-                skipped.push((source, command, why.clone(), hint));
+                // A fail-closed guard that may not run blocks, as in a host (U2).
+                match row.hook.fail_closed
+                    && event_name == hermes_hooks_core::HookEvent::PreToolCall
+                {
+                    true => down.push(guards_down::refused(source, &command, why)),
+                    false => skipped.push((source, command.clone(), why.clone(), hint(&command))),
+                }
                 None
             }
         })

@@ -58,4 +58,12 @@ pub enum BindError {
          the command"
     )]
     Computed(String),
+    /// A shell is given a folder or a device as its script: it would run
+    /// nothing and succeed, a fail-closed guard allowing every call (sweep
+    /// 59, H2).
+    #[error(
+        "{0} (a folder or a device): a shell given one runs nothing and succeeds, so it cannot \
+         be approved; put the script back, or name the file it should run"
+    )]
+    NotAFile(String),
 }

@@ -59,6 +59,10 @@ pub struct Identified {
     /// A file it runs is named only when it runs: why (it cannot be
     /// approved: a name computed when it runs).
     pub computed: Option<String>,
+    /// A shell is given a folder as its script (`sh tools/g.sh` once
+    /// `g.sh` is a folder): it runs nothing and succeeds, so it cannot be
+    /// approved (sweep 59, H2).
+    pub not_a_file: Option<String>,
     /// Programs found on `PATH` in a project folder that lead elsewhere (a
     /// virtual environment's `python3`), and what they read of it at
     /// start-up: bound by content, not read for names (`program`).
@@ -291,6 +295,13 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
                         is_program: false,
                     });
                 }
+            }
+            // A folder, `/dev/null`, a device: read as an empty script.
+            None if expect_script
+                && SHELLS.contains(&program.as_str())
+                && std::fs::metadata(cwd.join(expand_tilde(word))).is_ok_and(|m| !m.is_file()) =>
+            {
+                found.not_a_file = Some(format!("its script {word} is no file"));
             }
             None if expect_script || looks_like_script(word) => {
                 found.opaque = Some(format!("its script {word} does not exist"));

@@ -18,6 +18,26 @@ pub(super) fn consent(home: &Home, accept: bool, specs: &[ShellHookSpec]) -> Vec
     decide(home, accept, subjects.collect())
 }
 
+/// Whether the config.yaml hook `spec` reaches the folder it runs in: its
+/// reading binds that folder (`sh tools/g.sh`, `make -s lint`), or cannot
+/// tell what it runs (`sh "$(git rev-parse --show-toplevel)/g.sh"`).
+pub(super) fn reaches_folder(home: &Home, spec: &ShellHookSpec) -> bool {
+    let subject = Subject::native(spec.event.as_str(), &spec.command, Some(home.config.path()));
+    if subject.bound_project().is_some() {
+        return true;
+    }
+    let Ok(binding) = subject.binding() else {
+        return true;
+    };
+    // `sh tools/g.sh`: a file of the folder it runs in (the Hermes home's
+    // own hooks aside, when it runs in the home folder).
+    let here =
+        |path: &std::path::PathBuf| path.starts_with(&subject.cwd) && !path.starts_with(&home.path);
+    binding.files.keys().any(here)
+        || binding.mentioned.keys().any(here)
+        || binding.definitions.keys().any(here)
+}
+
 /// [`consent`] for `subjects`.
 fn decide(home: &Home, accept: bool, subjects: Vec<Subject>) -> Vec<(bool, String)> {
     let allowlist = Allowlist::in_home(&home.path);

@@ -41,6 +41,19 @@ impl GuardDown {
     }
 }
 
+/// A fail-closed guard that may not run (not approved for what it runs
+/// now, or it cannot be): it blocks, as in a host (sweep 59, U2).
+pub(super) fn refused(source: String, command: &str, why: &str) -> GuardDown {
+    GuardDown {
+        source,
+        message: format!(
+            "hook {command} failed closed: {why}; review it, then run `{} approve '{command}'` (or use --accept-hooks)",
+            crate::output::hooks_command()
+        ),
+        why: why.to_owned(),
+    }
+}
+
 /// The guards of `event` that are down among the imported files and the
 /// user's `config.yaml`.
 pub(super) fn of(discovery: &Discovery, config: &ShellConfig, event: HookEvent) -> Vec<GuardDown> {
