@@ -108,3 +108,89 @@ fn a_projects_copy_of_the_users_command_is_approved_apart() {
     let listed = in_project(&home, &project, &["list", "--json"]).json();
     assert!(!listed.to_string().contains("project/~"), "{listed:#}");
 }
+
+/// Red team round 59, families 1 and 2: a runner carried in a string
+/// another program runs (`git -c alias.l='!make …'`, `sed '1e make …'`,
+/// `GIT_SSH_COMMAND`), or held in a variable or an alias the text gives
+/// it (`x=make; $x`, `o='-f tools/x.mk'; make $o`), never runs an edit.
+#[test]
+fn a_runner_carried_in_text_or_held_in_a_name_never_runs_an_edit() {
+    if !installed("make") || !installed("git") {
+        return;
+    }
+    for run in [
+        "git -c alias.l='!make -s lint' l",
+        "git -c core.fsmonitor='make -s lint' status",
+        "GIT_SSH_COMMAND='make -s lint' git ls-remote ssh://x/y",
+        "sed -n '1e make -s lint' /etc/hostname",
+        "tar cf /dev/null --checkpoint=1 --checkpoint-action=exec='make -s lint' /etc/hostname",
+        "x=make; $x -s lint",
+        "x='make -s lint'; $x",
+        "M=make; \"$M\" -s lint",
+        "shopt -s expand_aliases; alias l='make -s lint'; l",
+    ] {
+        never_runs_after(&guard_running(run), None, &[MAKEFILE], MAKEFILE_EDITED);
+    }
+    let other = ("tools/x.mk", "lint:\n\t@true\n");
+    let edited = ("tools/x.mk", "lint:\n\t@touch PWNED\n");
+    never_runs_after(
+        &guard_running("o='-f tools/x.mk'; make -s $o lint"),
+        None,
+        &[other],
+        edited,
+    );
+}
+
+/// Family 3: the user's guard script in a language no reading models
+/// (Tcl, awk, gdb, a `#!/usr/bin/make -sf` file): the runners it names
+/// are read as started in the folder it runs in.
+#[test]
+fn a_guard_script_in_an_unmodelled_language_never_runs_an_edit() {
+    if !installed("make") {
+        return;
+    }
+    let mut rows = vec![
+        (
+            "awk -f ~/.claude/hooks/g.x",
+            "BEGIN { system(\"make -s lint\") }\n",
+        ),
+        (
+            "~/.claude/hooks/g.x",
+            "#!/usr/bin/make -sf\nall:\n\t@$(MAKE) -s lint\n",
+        ),
+    ];
+    if installed("tclsh") {
+        rows.push(("tclsh ~/.claude/hooks/g.x", "exec make -s lint\n"));
+        rows.push(("tclsh <~/.claude/hooks/g.x", "exec make -s lint\n"));
+    }
+    if installed("gdb") {
+        rows.push(("gdb -batch -x ~/.claude/hooks/g.x", "shell make -s lint\n"));
+    }
+    for (run, script) in rows {
+        let hook = Some(script);
+        let command = guard_running(run);
+        if run.starts_with('~') {
+            // Made executable by its name below.
+            never_runs_executable(&command, script);
+            continue;
+        }
+        never_runs_after(&command, hook, &[MAKEFILE], MAKEFILE_EDITED);
+    }
+}
+
+/// [`never_runs_after`] with the hook file executable.
+fn never_runs_executable(command: &str, script: &str) {
+    use crate::dialects::{emit_terminal, executable, home_with, user_fail_closed_command, write};
+    let (home, project) = home_with("[claude]");
+    write(&project, MAKEFILE.0, MAKEFILE.1);
+    executable(&write(&home.user_home, ".claude/hooks/g.x", script));
+    user_fail_closed_command(&home, command);
+    emit_terminal(&home, &project, "ls", true);
+    write(&project, MAKEFILE_EDITED.0, MAKEFILE_EDITED.1);
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(
+        !project.join("PWNED").exists(),
+        "{command}: the edit ran unasked"
+    );
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+}

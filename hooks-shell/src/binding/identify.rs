@@ -280,6 +280,11 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         if word.starts_with('-') {
             continue;
         }
+        // `tclsh <~/bin/g.tcl`: the file its input comes from.
+        let word = match word.strip_prefix('<') {
+            Some(file) if !file.is_empty() && !file.starts_with(['<', '(', '&']) => file,
+            _ => word.as_str(),
+        };
         let path = resolve(word, cwd, script_dir.as_deref());
         match path {
             Some(path) => {
@@ -289,7 +294,7 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
                     found.interpreter = Some(program.clone());
                     found.code = Some(Code {
                         path,
-                        word: word.clone(),
+                        word: word.to_owned(),
                         // A sourced file is read by the shell, whatever its name.
                         fd_safe: FD_SAFE.contains(&program.as_str()) || sources,
                         is_program: false,

@@ -9,9 +9,10 @@
 
 use super::identify::base_name;
 
+mod assigned;
 mod launched;
 mod piped;
-pub(crate) use piped::echoed_text;
+pub(crate) use piped::{echoed_text, runners_named};
 
 /// The simple commands of `raw`, each split into words (a part that cannot
 /// be split is left out).
@@ -113,12 +114,17 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
         .collect();
     let mut commands: Vec<Vec<String>> = split.into_iter().map(|(words, _)| words).collect();
     commands.extend(piped);
+    // `x=make; $x -s lint`: names the text gives values to (round 59).
+    let assigned = assigned::substituted(&commands);
+    commands.extend(assigned);
     commands.extend(substituted);
     // What a program no reading models may start (round 58).
     let launched: Vec<Vec<String>> = commands
         .iter()
         .flat_map(|c| {
-            let mut found = launched::launched(&super::wrappers::unwrap(c).words);
+            let unwrapped = super::wrappers::unwrap(c).words;
+            let mut found = launched::launched(&unwrapped);
+            found.extend(launched::carried(c, unwrapped.first()));
             // `PROMPT_COMMAND='make -s lint' bash -i`: shell text it runs.
             for word in c {
                 if let Some(text) = word.strip_prefix("PROMPT_COMMAND=") {

@@ -145,6 +145,9 @@ fn read(
             follow_named(&words, cwd, dir, found, (depth, given));
         }
         code_definitions(language, &text, (cwd, dir), found);
+        if language == "awk" {
+            unmodeled_started(&text, cwd, found);
+        }
         if !shell {
             return;
         }
@@ -200,6 +203,22 @@ fn read(
     // folder it runs in, as the command's own are read (R44-12).
     if shell {
         definitions_run_by(&text, cwd, found, (false, false));
+    } else if language.is_none() {
+        unmodeled_started(&text, cwd, found);
+    }
+}
+
+/// A script in a language no reading models (Tcl's `exec make`, awk's
+/// `system("make")`, gdb's `shell make`, a `#!/usr/bin/make -sf` file):
+/// the programs it names that run a folder's code, read as started there
+/// (red team round 59).
+fn unmodeled_started(text: &str, cwd: &Path, found: &mut Identified) {
+    let started: Vec<String> = crate::binding::shell::runners_named(text)
+        .iter()
+        .filter_map(|words| shlex::try_join(words.iter().map(String::as_str)).ok())
+        .collect();
+    if !started.is_empty() {
+        definitions_run_by(&started.join("\n"), cwd, found, (false, false));
     }
 }
 

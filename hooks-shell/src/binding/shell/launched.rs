@@ -165,6 +165,55 @@ pub(super) const LEAVES: &[&str] = &[
     "vitest",
 ];
 
+/// Programs whose words are only text they print or match (a block
+/// message naming `make`, a pattern): never read for commands.
+const PRINTERS: &[&str] = &[
+    "echo",
+    "printf",
+    "logger",
+    "notify-send",
+    "osascript",
+    "say",
+    "jq",
+    "yq",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "test",
+    "[",
+    "[[",
+    "expr",
+    ":",
+    "true",
+    "false",
+];
+
+/// The commands the words of `words` (one simple command as written, its
+/// assignments too) carry as text another program runs: `git -c
+/// alias.l='!make -s lint' l`, `-c core.fsmonitor='make -s lint'`,
+/// `GIT_SSH_COMMAND='make -s lint' git fetch`, `sed '1e make -s lint'`,
+/// `tar --checkpoint-action=exec='make -s lint'`, `ssh -o
+/// ProxyCommand='make -s lint'` (red team round 59). `program` is its
+/// program, wrappers taken off.
+pub(super) fn carried(words: &[String], program: Option<&String>) -> Vec<Vec<String>> {
+    let Some(program) = program else {
+        return Vec::new();
+    };
+    // A shell's `-c` string is read as shell code already.
+    let program = base_name(program);
+    if PRINTERS.contains(&program.as_str())
+        || crate::binding::identify::SHELLS.contains(&program.as_str())
+    {
+        return Vec::new();
+    }
+    words
+        .iter()
+        .filter(|word| word.contains([' ', '\t', '\n', '=', '!']))
+        .flat_map(|word| super::piped::runners_named(word))
+        .collect()
+}
+
 /// The commands `words` (one simple command as written) may start that
 /// the readings would not see: see the module documentation.
 pub(super) fn launched(words: &[String]) -> Vec<Vec<String>> {

@@ -179,9 +179,9 @@ fn xargs_command(args: &[String], text: &str) -> Vec<String> {
 /// its statements (cut at lines, `;`, brackets, `!`, quotes), the words
 /// from the first that names a program running a folder's code (Tcl's
 /// `exec make -s lint`, ed's `!make`, sqlite3's `.shell make`).
-pub(super) fn runners_named(text: &str) -> Vec<Vec<String>> {
+pub(crate) fn runners_named(text: &str) -> Vec<Vec<String>> {
     text.split([
-        '\n', ';', '[', ']', '{', '}', '(', ')', '!', '|', '&', '`', '"', '\'',
+        '\n', ';', '[', ']', '{', '}', '(', ')', '!', '|', '&', '`', '"', '\'', '=',
     ])
     .filter_map(|statement| {
         let words: Vec<String> = statement.split_whitespace().map(str::to_owned).collect();
