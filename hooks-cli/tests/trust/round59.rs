@@ -194,3 +194,39 @@ fn never_runs_executable(command: &str, script: &str) {
     );
     assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
 }
+
+/// Family 4: a makefile putting a project folder on `PATH` for its
+/// recipes; family 5: Python's `partial` over a renamed starting function.
+#[test]
+fn a_makefiles_path_and_a_renamed_partial_never_run_an_edit() {
+    if !installed("make") || !installed("python3") {
+        return;
+    }
+    let checker = ("tools/lint-helper", "#!/bin/sh\ntrue\n");
+    let edited = ("tools/lint-helper", "#!/bin/sh\ntouch PWNED\n");
+    for makefile in [
+        "export PATH := $(CURDIR)/tools:$(PATH)\nlint:\n\t@lint-helper\n",
+        "PATH := tools:$(PATH)\nlint:\n\t@lint-helper\n",
+        "export PATH := $(shell pwd)/tools:$(PATH)\nlint:\n\t@lint-helper\n",
+    ] {
+        never_runs_after(
+            &guard_running("make -s lint"),
+            None,
+            &[("Makefile", makefile), checker],
+            edited,
+        );
+    }
+    for head in [
+        "import subprocess as sp\nfrom functools import partial\nr = partial(sp.run, check=False)\n",
+        "from subprocess import run\nfrom functools import partial\nr = partial(run, check=False)\n",
+        "from subprocess import run as go\nfrom functools import partial\nr = partial(go)\n",
+    ] {
+        let hook = format!("{head}r([\"make\", \"-s\", \"lint\"])\n");
+        never_runs_after(
+            &guard_running("python3 ~/.claude/hooks/g.x"),
+            Some(&hook),
+            &[MAKEFILE],
+            MAKEFILE_EDITED,
+        );
+    }
+}

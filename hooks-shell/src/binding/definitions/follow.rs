@@ -157,7 +157,13 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
                 line.trim()
             ));
         }
-        for file in identified.files.into_iter().chain(identified.definitions) {
+        // `PATH="/p/tools:${PATH}" checker` (a makefile's `PATH`): the
+        // program as the recipe finds it (red team round 59, F1-12).
+        let given = given_path_program(&command, dir);
+        for file in (identified.files.into_iter())
+            .chain(identified.definitions)
+            .chain(given)
+        {
             if !installed.iter().any(|folder| file.parent() == Some(folder)) {
                 found.add(file);
             }
@@ -170,6 +176,27 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
         reached_within(line, dir, false, found, 0);
         found.nesting -= 1;
     }
+}
+
+/// The program `command` runs by name, found on the `PATH` its own
+/// assignment gives it (`PATH="tools:${PATH}" checker`), from `dir`.
+fn given_path_program(command: &[String], dir: &Path) -> Option<PathBuf> {
+    let value = command
+        .iter()
+        .take_while(|word| word.contains('='))
+        .find_map(|word| word.strip_prefix("PATH="))?;
+    let program = crate::binding::wrappers::unwrap(command)
+        .words
+        .into_iter()
+        .next()?;
+    if program.contains('/') {
+        return None;
+    }
+    let inherited = std::env::var("PATH").unwrap_or_default();
+    let search = value
+        .replace("${PATH}", &inherited)
+        .replace("$PATH", &inherited);
+    crate::binding::program::find(&program, std::ffi::OsStr::new(&search), dir)
 }
 
 /// A recipe line being read in a folder, on this thread: one already
@@ -281,12 +308,16 @@ pub(super) fn follow_includes(
         Includes::Make => make_text::logical_lines(&text),
         _ => text.lines().map(str::to_owned).collect(),
     };
-    // Each recipe as the shell text it runs (`$$` one `$`).
+    // Each recipe as the shell text it runs (`$$` one `$`), with the
+    // `PATH` the makefile gives it (`export PATH := $(CURDIR)/tools:$(PATH)`:
+    // red team round 59, F1-12).
     if kind == Includes::Make {
+        let path = make_text::search_path(&vars, dir);
         match make_text::recipes(&lines) {
             Ok(recipes) => {
                 for recipe in recipes {
-                    recipe_files(&make_text::shell_text(&recipe, &vars), dir, found);
+                    let text = make_text::shell_text(&recipe, &vars);
+                    recipe_files(&format!("{path}{text}"), dir, found);
                 }
             }
             Err(why) if found.computed.is_none() => found.computed = Some(why),

@@ -11,6 +11,7 @@
 //! $(shell …)` runs a name computed when it runs (red team R44-12).
 
 use std::collections::HashMap;
+use std::path::Path;
 
 /// How deep a variable's value is expanded in turn.
 const MAX_DEPTH: usize = 8;
@@ -53,6 +54,26 @@ pub(super) fn variables(text: &str) -> HashMap<String, String> {
         set(&mut vars, name, op, value);
     }
     vars
+}
+
+/// The `PATH` a makefile's variables give its recipes, as the assignment
+/// that starts each recipe's shell text (`PATH="/p/tools:${PATH}" `;
+/// empty when it gives none): the folder make runs in (`dir`) for
+/// `$(CURDIR)`, `$(shell pwd)` and `$(PWD)` (red team round 59, F1-12,
+/// F1-23, F1-25).
+pub(super) fn search_path(vars: &HashMap<String, String>, dir: &Path) -> String {
+    let Some(value) = vars.get("PATH") else {
+        return String::new();
+    };
+    let folder = dir.display().to_string();
+    // `$(PATH)` in its own value is the environment's.
+    let mut others = vars.clone();
+    others.remove("PATH");
+    let text = shell_text(value, &others)
+        .replace("${CURDIR}", &folder)
+        .replace("$(pwd)", &folder)
+        .replace("${PWD}", &folder);
+    format!("PATH=\"{}\" ", text.replace('"', "\\\""))
 }
 
 /// `line` without a leading `override` / `export` / `private`.
