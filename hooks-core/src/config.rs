@@ -106,6 +106,8 @@ pub struct Config {
     load_warnings: Vec<ConfigWarning>,
     /// The managed scope's file when it exists but was ignored (unreadable).
     managed_unread: Option<PathBuf>,
+    /// Where the managed scope's file is looked for, there or not.
+    managed_candidate: Option<PathBuf>,
 }
 
 impl Config {
@@ -195,6 +197,7 @@ impl Config {
             managed: None,
             load_warnings,
             managed_unread: None,
+            managed_candidate: None,
         })
     }
 
@@ -202,6 +205,9 @@ impl Config {
     /// that cannot be read, is not YAML or is not a mapping is ignored with a
     /// warning naming it, as hermes-agent ignores it (so both run the same hooks).
     fn merge_managed(&mut self, env: &ConfigEnv) {
+        let looked_in = env.managed_dir().or_else(|| env.managed_dir_missing());
+        let looked_in = looked_in.unwrap_or_else(|| PathBuf::from(scope::DEFAULT_MANAGED_DIR));
+        self.managed_candidate = Some(scope::managed_config_path(&looked_in));
         let Some(dir) = env.managed_dir() else {
             if let Some(named) = env.managed_dir_missing() {
                 self.managed_dir_missing(&named);
@@ -291,6 +297,19 @@ impl Config {
         self.managed.as_ref().map(|(path, _)| path.as_path())
     }
 
+    /// The managed scope's (expanded) document when one was merged in.
+    pub fn managed_document(&self) -> Option<&Value> {
+        self.managed.as_ref().map(|(_, document)| document)
+    }
+
+    /// Where the managed scope's `config.yaml` is looked for, whether or not
+    /// it is there (`None` for a config loaded without a managed scope):
+    /// a guard it held at its last good read is not lost in silence when
+    /// it goes (sweep 59, H4).
+    pub fn managed_candidate(&self) -> Option<&Path> {
+        self.managed_candidate.as_deref()
+    }
+
     /// The managed scope's `config.yaml` when it exists but could not be
     /// used (unreadable, not YAML, not a mapping): none of its settings apply.
     pub fn managed_unread(&self) -> Option<&Path> {
@@ -325,6 +344,7 @@ impl Config {
             managed: None,
             load_warnings: Vec::new(),
             managed_unread: None,
+            managed_candidate: None,
         }
     }
 

@@ -125,6 +125,7 @@ mod sandbox_git;
 mod sealed_tree;
 mod session_env;
 mod sweep58;
+mod sweep59;
 mod tree_binding;
 mod trust;
 mod trust_http;

@@ -88,14 +88,15 @@ const FIX: &str = "fix the file (`hooks doctor` shows what is wrong), or take th
 /// files lost as above, and records what each file guards now.
 pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
     let user = config.path().to_owned();
-    let managed = config.managed_path().or(config.managed_unread());
+    let managed = (config.managed_path())
+        .or(config.managed_unread())
+        .or(config.managed_candidate());
     for file in std::iter::once(user.as_path()).chain(managed) {
         // Only a file on disk has a memory (not a host's in-memory config);
-        // the user's file gone keeps what it guarded (red team R46-1).
+        // the user's or the managed file gone keeps what it guarded (red
+        // team R46-1; sweep 59, H4).
         if std::fs::symlink_metadata(file).is_err() {
-            if file == user
-                && let Some(guard) = gone(config.home(), file)
-            {
+            if let Some(guard) = gone(config.home(), file) {
                 let key = format!("hooks.{}", guard.event);
                 parsed
                     .warnings
@@ -210,8 +211,16 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
         .iter()
         .filter(|warning| warning.file == file && drops_an_entry(&warning.key));
     reasons.extend(dropped.map(|warning| warning.message.clone()));
-    let read = parsed.specs.iter().filter(|spec| spec.fail_closed).count();
-    if file == config.path() && fail_closed_keys(config.root()) > read {
+    // The file's own document: the managed one's `Hooks:` too (sweep 59, H3).
+    let document = match file == config.path() {
+        true => Some(config.root()),
+        false => config.managed_document(),
+    };
+    let read = (parsed.specs.iter())
+        .filter(|spec| spec.fail_closed)
+        .filter(|spec| file == config.path() || ours(&spec.key()))
+        .count();
+    if document.is_some_and(|document| fail_closed_keys(document) > read) {
         reasons.push(
             "it has a fail_closed key it does not read as a guard (a Hooks: key, a misspelled \
              event, or an entry it skips?)"
