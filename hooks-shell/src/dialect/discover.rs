@@ -195,6 +195,7 @@ fn read_list(
                     read.push(source.dialect);
                     read_source(source, config.home(), discovery);
                 }
+                disable::ignored_in_paths(&sources, discovery);
                 if standard && let Some(widest) = disabled(&sources, discovery) {
                     // managed > user > project: a project file turns off its
                     // project's hooks only, never the user's own.

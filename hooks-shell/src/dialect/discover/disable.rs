@@ -53,6 +53,34 @@ pub(super) fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<
     widest
 }
 
+/// Warns about each `hooks_from: {path: …}` Claude file among `sources`
+/// that says `disableAllHooks: true`: only Claude Code's own settings
+/// files are read for it, so it turns nothing off (sweep 59, U1).
+pub(super) fn ignored_in_paths(sources: &[Source], discovery: &mut Discovery) {
+    for source in sources
+        .iter()
+        .filter(|s| s.dialect == Dialect::Claude && s.explicit)
+    {
+        let Ok(text) = hermes_hooks_core::config::read_capped(&source.path) else {
+            continue;
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let says = serde_json::from_str::<Value>(text)
+            .ok()
+            .and_then(|root| root.get("disableAllHooks").and_then(Value::as_bool));
+        if says == Some(true) {
+            discovery.warnings.push(ConfigWarning::new(
+                source.path.clone(),
+                "disableAllHooks".to_owned(),
+                "disableAllHooks is true in a hooks_from: path file, which is read for its hooks \
+                 only: it turns nothing off (put it in ~/.claude/settings.json or the project's \
+                 .claude/settings.json, or drop the path from hooks_from:)"
+                    .to_owned(),
+            ));
+        }
+    }
+}
+
 /// Why a `disableAllHooks` the file writes turns nothing off: its value is
 /// no `true`/`false` (`"true"`, `1`), or the key is spelled in another
 /// case (`DisableAllHooks`). Claude Code reads neither; said so the writer
