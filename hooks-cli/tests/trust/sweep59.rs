@@ -139,3 +139,22 @@ fn hooks_test_blocks_for_a_fail_closed_guard_it_may_not_run() {
     let tested = tested(&home, &project);
     assert_eq!(tested["outcome"]["action"], "block", "{tested:#}");
 }
+
+/// U1: a `disableAllHooks: true` in a `hooks_from:` path file turns
+/// nothing off; it is said, not ignored in silence.
+#[test]
+fn a_switch_in_a_path_file_that_turns_nothing_off_is_said() {
+    let (home, project) = home_with("[]");
+    let plugin = write(
+        &home.user_home,
+        "plug/settings.json",
+        "{\"disableAllHooks\": true, \"hooks\": {}}",
+    );
+    home.config(&format!(
+        "hooks_from: [claude, {{format: claude, path: {}}}]\n",
+        plugin.display()
+    ));
+    let listed = in_project(&home, &project, &["list"]);
+    let said = format!("{}{}", listed.stdout(), listed.stderr());
+    assert!(said.contains("hooks_from: path file"), "{said}");
+}
