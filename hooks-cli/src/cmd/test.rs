@@ -122,7 +122,12 @@ pub async fn run(
             let source = format!("shell:{}", spec.command);
             let shown = hermes_hooks_shell::shown_hook_command(&spec.command);
             match spec.blocks_on_failure() {
-                true => down.push(guards_down::refused(source, &shown, &why)),
+                true => down.push(guards_down::refused(
+                    source,
+                    &shown,
+                    &why,
+                    hint(&spec.command),
+                )),
                 false => skipped.push((source, spec.command.clone(), why, hint(&spec.command))),
             }
             None
@@ -145,7 +150,7 @@ pub async fn run(
                 match row.hook.fail_closed
                     && event_name == hermes_hooks_core::HookEvent::PreToolCall
                 {
-                    true => down.push(guards_down::refused(source, &command, why)),
+                    true => down.push(guards_down::refused(source, &command, why, hint(&command))),
                     false => skipped.push((source, command.clone(), why.clone(), hint(&command))),
                 }
                 None
@@ -232,10 +237,7 @@ pub async fn run(
                 json!({"command": command, "source": source, "allowlisted": false,
                        "skipped": why, "approve_with": hint})
             }))
-            .chain(
-                down.iter()
-                    .map(|guard| json!({"source": guard.source, "blocked": guard.message})),
-            )
+            .chain(down.iter().map(guards_down::GuardDown::json))
             .collect();
         let document = json!({
             "event": args.event,

@@ -230,3 +230,41 @@ fn a_makefiles_path_and_a_renamed_partial_never_run_an_edit() {
         );
     }
 }
+
+/// B-12, B-13: benign guards naming their commands as a literal split
+/// into words or a loop over a literal list are approved, and run again
+/// unasked after an unrelated edit.
+#[test]
+fn a_guard_splitting_a_literal_or_looping_over_a_list_is_approved() {
+    use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
+    if !installed("python3") || !installed("git") {
+        return;
+    }
+    for body in [
+        "subprocess.run(shlex.split('git status --porcelain'), capture_output=True)\n",
+        "CHECKS = [['git', 'diff', '--check'], ['git', 'status', '--porcelain']]\n\
+         for c in CHECKS: subprocess.run(c, capture_output=True)\n",
+    ] {
+        let (home, project) = home_with("[claude]");
+        crate::round28::git(&project, &["init", "-q", "."]);
+        write(&project, "README.md", "a\n");
+        let hook = format!(
+            "import json, shlex, subprocess, sys\njson.load(sys.stdin)\n{body}print('{{}}')\n"
+        );
+        write(&home.user_home, ".claude/hooks/g.py", &hook);
+        user_fail_closed_command(&home, "python3 ~/.claude/hooks/g.py");
+        let approved = emit_terminal(&home, &project, "ls", true);
+        assert_eq!(
+            approved["outcome"],
+            serde_json::Value::Null,
+            "{body}: {approved:#}"
+        );
+        write(&project, "README.md", "b\n");
+        let again = emit_terminal(&home, &project, "ls", false);
+        assert_eq!(
+            again["outcome"],
+            serde_json::Value::Null,
+            "{body}: {again:#}"
+        );
+    }
+}

@@ -16,6 +16,9 @@ pub(super) struct GuardDown {
     pub message: String,
     /// Why it cannot run.
     pub why: String,
+    /// A guard that may not run as it is (not approved for what it runs
+    /// now): its command and the `hooks approve` line that approves it.
+    pub refused: Option<(String, String)>,
 }
 
 impl GuardDown {
@@ -36,6 +39,17 @@ impl GuardDown {
         .diagnostic(format!("failed closed without running: {}", self.why))
     }
 
+    /// Its line in `hooks test --json`'s `hooks`.
+    pub fn json(&self) -> Value {
+        let mut line = json!({"source": self.source, "blocked": self.message});
+        if let Some((command, hint)) = &self.refused {
+            line["command"] = json!(command);
+            line["allowlisted"] = json!(false);
+            line["approve_with"] = json!(hint);
+        }
+        line
+    }
+
     fn block(&self) -> Value {
         json!({"action": "block", "message": self.message})
     }
@@ -43,14 +57,14 @@ impl GuardDown {
 
 /// A fail-closed guard that may not run (not approved for what it runs
 /// now, or it cannot be): it blocks, as in a host (sweep 59, U2).
-pub(super) fn refused(source: String, command: &str, why: &str) -> GuardDown {
+pub(super) fn refused(source: String, command: &str, why: &str, hint: String) -> GuardDown {
     GuardDown {
         source,
         message: format!(
-            "hook {command} failed closed: {why}; review it, then run `{} approve '{command}'` (or use --accept-hooks)",
-            crate::output::hooks_command()
+            "hook {command} failed closed: {why}; review it, then run `{hint}` (or use --accept-hooks)"
         ),
         why: why.to_owned(),
+        refused: Some((command.to_owned(), hint)),
     }
 }
 
@@ -62,12 +76,14 @@ pub(super) fn of(discovery: &Discovery, config: &ShellConfig, event: HookEvent) 
         source: format!("{}:{}", guard.dialect, guard.source.display()),
         message: guard.block_message(),
         why: guard.reason.clone(),
+        refused: None,
     });
     let lost = config.lost_guards.iter().filter(|g| g.event == event);
     let lost = lost.map(|guard| GuardDown {
         source: format!("shell:{}", guard.file.display()),
         message: guard.block_reason(),
         why: guard.reason.clone(),
+        refused: None,
     });
     imported.chain(lost).collect()
 }

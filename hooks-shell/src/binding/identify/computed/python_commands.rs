@@ -108,6 +108,10 @@ fn list_of(expression: &str, code: &str, depth: usize) -> Option<Vec<Vec<String>
         }
         return Some(found);
     }
+    // `shlex.split('git status')`, `'git status'.split()` (round 59, B-12).
+    if let Some(words) = super::python_lists::split_literal(expression) {
+        return Some(vec![words]);
+    }
     // `list(args)`, `tuple(args)`.
     for wrapper in ["list(", "tuple("] {
         if let Some(inner) = expression
@@ -152,6 +156,16 @@ fn list_of(expression: &str, code: &str, depth: usize) -> Option<Vec<Vec<String>
             }
         }
         return Some(found);
+    }
+    // `for c in CHECKS: run(c)` over a literal list (round 59, B-13).
+    if is_name(expression)
+        && let Some(items) = super::python_lists::loop_items(code, expression)
+    {
+        let mut found = Vec::new();
+        for item in items {
+            found.extend(list_of(&item, code, depth + 1)?);
+        }
+        return (found.len() <= MAX_ALTERNATIVES).then_some(found);
     }
     if is_name(expression) && !PROGRAMS.contains(&expression) {
         let mut found = Vec::new();
