@@ -102,7 +102,7 @@ pub async fn run(
     // Imported hooks run only when approved (as in a host); the others are listed as skipped.
     let allowlisted = consent(home, accept, &specs);
     let imported_allowed = consent_imported(home, accept, &imported);
-    let mut skipped: Vec<(String, String, String, String)> = Vec::new();
+    let mut skipped: Vec<consent::Skipped> = Vec::new();
     let hint = |command: &str| {
         format!(
             "{} approve '{command}' --event {event_name}",
@@ -121,15 +121,8 @@ pub async fn run(
             }
             let source = format!("shell:{}", spec.command);
             let shown = hermes_hooks_shell::shown_hook_command(&spec.command);
-            match spec.blocks_on_failure() {
-                true => down.push(guards_down::refused(
-                    source,
-                    &shown,
-                    &why,
-                    hint(&spec.command),
-                )),
-                false => skipped.push((source, spec.command.clone(), why, hint(&spec.command))),
-            }
+            let withheld = (source, shown.as_str(), why.as_str(), hint(&shown));
+            consent::withhold(spec.blocks_on_failure(), withheld, &mut skipped, &mut down);
             None
         })
         .unzip();
@@ -146,13 +139,10 @@ pub async fn run(
             why => {
                 let command = row.hook.shown_command();
                 let source = format!("{}:{command}", row.hook.dialect);
-                // A fail-closed guard that may not run blocks, as in a host (U2).
-                match row.hook.fail_closed
-                    && event_name == hermes_hooks_core::HookEvent::PreToolCall
-                {
-                    true => down.push(guards_down::refused(source, &command, why, hint(&command))),
-                    false => skipped.push((source, command.clone(), why.clone(), hint(&command))),
-                }
+                let blocks =
+                    row.hook.fail_closed && event_name == hermes_hooks_core::HookEvent::PreToolCall;
+                let withheld = (source, command.as_str(), why.as_str(), hint(&command));
+                consent::withhold(blocks, withheld, &mut skipped, &mut down);
                 None
             }
         })

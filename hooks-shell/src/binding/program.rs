@@ -197,6 +197,27 @@ pub(super) fn find(name: &str, search: &OsStr, cwd: &Path) -> Option<PathBuf> {
         })
 }
 
+/// The program `command` runs by name, found on the `PATH` its own
+/// assignment gives it (`PATH="tools:${PATH}" checker`), from `dir`.
+pub(super) fn on_given_path(command: &[String], dir: &Path) -> Option<PathBuf> {
+    let value = command
+        .iter()
+        .take_while(|word| word.contains('='))
+        .find_map(|word| word.strip_prefix("PATH="))?;
+    let program = crate::binding::wrappers::unwrap(command)
+        .words
+        .into_iter()
+        .next()?;
+    if program.contains('/') {
+        return None;
+    }
+    let inherited = std::env::var("PATH").unwrap_or_default();
+    let search = value
+        .replace("${PATH}", &inherited)
+        .replace("$PATH", &inherited);
+    find(&program, std::ffi::OsStr::new(&search), dir)
+}
+
 /// Whether `path` lies in one of `folders`, by name or where they lead.
 fn lies_in(path: &Path, folders: &[PathBuf]) -> bool {
     folders.iter().any(|folder| {

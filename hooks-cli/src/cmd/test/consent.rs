@@ -87,3 +87,22 @@ pub(super) fn consent_imported(
         rows.iter().map(|row| row.hook.subject()).collect(),
     )
 }
+
+/// A hook `hooks test` does not run: where it is configured, its command,
+/// why, and the `hooks approve` line that approves it.
+pub(super) type Skipped = (String, String, String, String);
+
+/// Withholds a hook `hooks test` may not run (`withheld`: its source, the
+/// command as shown, why, the approve line): a fail-closed guard (`blocks`)
+/// blocks its event, as in a host (sweep 59, U2); another is skipped.
+pub(super) fn withhold(
+    blocks: bool,
+    (source, command, why, hint): (String, &str, &str, String),
+    skipped: &mut Vec<Skipped>,
+    down: &mut Vec<super::guards_down::GuardDown>,
+) {
+    match blocks {
+        true => down.push(super::guards_down::refused(source, command, why, hint)),
+        false => skipped.push((source, command.to_owned(), why.to_owned(), hint)),
+    }
+}

@@ -159,7 +159,7 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
         }
         // `PATH="/p/tools:${PATH}" checker` (a makefile's `PATH`): the
         // program as the recipe finds it (red team round 59, F1-12).
-        let given = given_path_program(&command, dir);
+        let given = crate::binding::program::on_given_path(&command, dir);
         for file in (identified.files.into_iter())
             .chain(identified.definitions)
             .chain(given)
@@ -176,27 +176,6 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
         reached_within(line, dir, false, found, 0);
         found.nesting -= 1;
     }
-}
-
-/// The program `command` runs by name, found on the `PATH` its own
-/// assignment gives it (`PATH="tools:${PATH}" checker`), from `dir`.
-fn given_path_program(command: &[String], dir: &Path) -> Option<PathBuf> {
-    let value = command
-        .iter()
-        .take_while(|word| word.contains('='))
-        .find_map(|word| word.strip_prefix("PATH="))?;
-    let program = crate::binding::wrappers::unwrap(command)
-        .words
-        .into_iter()
-        .next()?;
-    if program.contains('/') {
-        return None;
-    }
-    let inherited = std::env::var("PATH").unwrap_or_default();
-    let search = value
-        .replace("${PATH}", &inherited)
-        .replace("$PATH", &inherited);
-    crate::binding::program::find(&program, std::ffi::OsStr::new(&search), dir)
 }
 
 /// A recipe line being read in a folder, on this thread: one already

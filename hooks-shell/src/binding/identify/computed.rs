@@ -41,7 +41,6 @@ mod places;
 mod proc_folders;
 use proc_folders::through_proc;
 mod python_commands;
-mod python_lists;
 mod python_loaders;
 mod python_paths;
 mod python_values;

@@ -14,6 +14,8 @@ use regex::Regex;
 use super::inline_code::top_level;
 use super::python_values::{is_name, values};
 
+mod lists;
+
 /// A word whose text is known only when it runs.
 pub(super) const COMPUTED: &str = "\u{0}computed";
 
@@ -109,7 +111,7 @@ fn list_of(expression: &str, code: &str, depth: usize) -> Option<Vec<Vec<String>
         return Some(found);
     }
     // `shlex.split('git status')`, `'git status'.split()` (round 59, B-12).
-    if let Some(words) = super::python_lists::split_literal(expression) {
+    if let Some(words) = lists::split_literal(expression) {
         return Some(vec![words]);
     }
     // `list(args)`, `tuple(args)`.
@@ -159,7 +161,7 @@ fn list_of(expression: &str, code: &str, depth: usize) -> Option<Vec<Vec<String>
     }
     // `for c in CHECKS: run(c)` over a literal list (round 59, B-13).
     if is_name(expression)
-        && let Some(items) = super::python_lists::loop_items(code, expression)
+        && let Some(items) = lists::loop_items(code, expression)
     {
         let mut found = Vec::new();
         for item in items {

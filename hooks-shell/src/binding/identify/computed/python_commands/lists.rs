@@ -9,8 +9,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::inline_code::top_level;
-use super::python_values::values;
+use super::super::inline_code::top_level;
+use super::super::python_values::values;
 
 /// The words a literal split into words gives (`shlex.split('a b')`,
 /// `'a b'.split()`), each as a Python string literal; `None` for any
