@@ -128,6 +128,9 @@ fn a_runner_carried_in_text_or_held_in_a_name_never_runs_an_edit() {
         "x='make -s lint'; $x",
         "M=make; \"$M\" -s lint",
         "shopt -s expand_aliases; alias l='make -s lint'; l",
+        // What echo prints in place of its substitution (found after the round).
+        "$(echo make) -s lint",
+        "x=$(echo make); $x -s lint",
     ] {
         never_runs_after(&guard_running(run), None, &[MAKEFILE], MAKEFILE_EDITED);
     }

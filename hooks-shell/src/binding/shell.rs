@@ -12,12 +12,13 @@ use super::identify::base_name;
 mod assigned;
 mod launched;
 mod piped;
+mod statements;
 pub(crate) use piped::{echoed_text, runners_named};
 
 /// The simple commands of `raw`, each split into words (a part that cannot
 /// be split is left out).
 pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
-    let mut parts = Vec::new();
+    let mut parts: Vec<(String, bool)> = Vec::new();
     let mut current = String::new();
     let mut quote: Option<char> = None;
     let mut substituted = Vec::new();
@@ -80,11 +81,23 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
             }
             // `a |& b`: one pipe.
             (None, '&') if raw[..at].ends_with('|') => {}
+            // `2>&1`, `>&2`, `&>log`: a redirection, kept in its word.
+            (None, '&') if raw[..at].ends_with(['>', '<']) || raw[at + 1..].starts_with('>') => {
+                current.push(c);
+            }
             // A brace inside a word (`xargs -I{} sh -c {}`) is no group.
             (None, '{' | '}') if !current.trim().is_empty() => current.push(c),
             (None, '|' | ';' | '&' | '(' | ')' | '\n' | '{' | '}') => {
                 // A pipe (not `||`) feeds the next command this one's output.
                 let pipe = c == '|' && !raw[..at].ends_with('|') && !raw[at + 1..].starts_with('|');
+                // `{ echo …; } | sh`, `(echo …) | sh`: the group's last
+                // command feeds the pipe.
+                if pipe
+                    && current.trim().is_empty()
+                    && let Some(last) = parts.iter_mut().rev().find(|(p, _)| !p.trim().is_empty())
+                {
+                    last.1 = true;
+                }
                 parts.push((std::mem::take(&mut current), pipe));
             }
             (None, _) => current.push(c),
@@ -117,6 +130,11 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
     // `x=make; $x -s lint`: names the text gives values to (round 59).
     let assigned = assigned::substituted(&commands);
     commands.extend(assigned);
+    // `$(echo make) -s lint`: the text read again with what `echo` prints
+    // in place of its substitution (round 59).
+    if let Some(echoed) = assigned::echo_substituted(raw) {
+        commands.extend(simple_commands(&echoed));
+    }
     commands.extend(substituted);
     // What a program no reading models may start (round 58).
     let launched: Vec<Vec<String>> = commands

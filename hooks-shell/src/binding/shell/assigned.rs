@@ -78,19 +78,16 @@ fn expanded_name(word: &str) -> Option<&str> {
 /// is): only the commands that change.
 pub(super) fn substituted(commands: &[Vec<String>]) -> Vec<Vec<String>> {
     let (variables, aliases) = values(commands);
-    if variables.is_empty() && aliases.is_empty() {
-        return Vec::new();
-    }
     let mut found = Vec::new();
     for words in commands {
         // Each word's readings: itself, or each value it may hold.
         let mut readings: Vec<Vec<String>> = vec![Vec::new()];
         let mut changed = false;
         for (at, word) in words.iter().enumerate() {
-            let options: Vec<Vec<String>> = match expanded_name(word)
+            let given = expanded_name(word)
                 .and_then(|name| variables.get(name))
-                .or_else(|| (at == 0).then(|| aliases.get(word.as_str())).flatten())
-            {
+                .or_else(|| (at == 0).then(|| aliases.get(word.as_str())).flatten());
+            let options: Vec<Vec<String>> = match given {
                 Some(values) => {
                     changed = true;
                     values.iter().map(|value| split(value)).collect()
@@ -114,6 +111,46 @@ pub(super) fn substituted(commands: &[Vec<String>]) -> Vec<Vec<String>> {
         }
     }
     found
+}
+
+/// `raw` with each command substitution of `echo`/`printf` of plain words
+/// (`$(echo make)`, `` `echo make` ``) replaced by what it prints, as the
+/// shell puts it in place (red team round 59); `None` when it holds none.
+pub(super) fn echo_substituted(raw: &str) -> Option<String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    let mut changed = false;
+    while let Some(at) = rest.find(['$', '`']) {
+        let backquoted = rest[at..].starts_with('`');
+        let opens = match backquoted {
+            true => 1,
+            false if rest[at..].starts_with("$(") && !rest[at..].starts_with("$((") => 2,
+            false => {
+                out.push_str(&rest[..=at]);
+                rest = &rest[at + 1..];
+                continue;
+            }
+        };
+        let Some(end) = super::substitution_end(rest, at + opens, backquoted) else {
+            break;
+        };
+        let inner = &rest[at + opens..end];
+        let printed = match super::simple_commands(inner).as_slice() {
+            [only] if !inner.contains(['$', '`']) => super::piped::echoed_text(only),
+            _ => None,
+        };
+        out.push_str(&rest[..at]);
+        match printed {
+            Some(text) => {
+                out.push_str(text.trim_end());
+                changed = true;
+            }
+            None => out.push_str(&rest[at..=end]),
+        }
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    changed.then_some(out)
 }
 
 fn split(value: &str) -> Vec<String> {
@@ -147,6 +184,20 @@ mod tests {
             let found = substituted(&commands(lines));
             let expected = shlex::split(expected).expect("words");
             assert!(found.contains(&expected), "{lines:?}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn what_echo_prints_in_place_of_its_substitution_is_read() {
+        for text in [
+            "$(echo make) -s lint",
+            "`echo make` -s lint",
+            "x=$(echo make); $x -s lint",
+            "x=`echo make`; \"$x\" -s lint",
+        ] {
+            let found = super::super::simple_commands(text);
+            let expected = shlex::split("make -s lint").expect("words");
+            assert!(found.contains(&expected), "{text}: {found:?}");
         }
     }
 

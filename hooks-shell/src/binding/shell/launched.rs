@@ -11,13 +11,20 @@
 use super::super::identify::base_name;
 
 /// Programs that run a folder's definitions or code when started.
-pub(super) const RUNNERS: &[&str] = &[
+const RUNNERS: &[&str] = &[
     "make", "gmake", "bmake", "just", "task", "rake", "npm", "npx", "pnpm", "pnpx", "yarn", "bun",
     "bunx", "node", "nodejs", "deno", "python", "python3", "pip", "pip3", "pytest", "tox", "nox",
     "uv", "uvx", "poetry", "pipenv", "git", "cargo", "rustup", "go", "sh", "bash", "dash", "zsh",
     "ksh", "ash", "fish", "perl", "ruby", "bundle", "php", "composer", "gradle", "mvn", "lua",
     "tclsh", "wish", "Rscript", "julia", "env", "xargs", "ninja", "cmake", "meson", "bazel",
 ];
+
+/// Whether `name` (a base name) runs a folder's definitions or code: the
+/// list above, or a program of the definitions table (`pytest`, `tox`,
+/// `gradle`, `composer`...: one source of them).
+pub(super) fn is_runner(name: &str) -> bool {
+    RUNNERS.contains(&name) || crate::binding::definitions::runs_folder_definitions(name)
+}
 
 /// Programs that never start a command from their words (or whose words
 /// other readings read: interpreters, runners, known wrappers).
@@ -270,12 +277,12 @@ pub(super) fn launched(words: &[String]) -> Vec<Vec<String>> {
     };
     if program.contains('=')
         || LEAVES.contains(&program.as_str())
-        || (RUNNERS.contains(&program.as_str()) && !SCRIPT_RUNNERS.contains(&program.as_str()))
+        || (is_runner(&program) && !SCRIPT_RUNNERS.contains(&program.as_str()))
     {
         return found;
     }
     for (at, word) in args.iter().enumerate() {
-        if RUNNERS.contains(&base_name(word).as_str()) {
+        if is_runner(&base_name(word)) {
             found.push(args[at..].to_vec());
             break;
         }
@@ -287,7 +294,7 @@ pub(super) fn launched(words: &[String]) -> Vec<Vec<String>> {
             if text
                 .split_whitespace()
                 .next()
-                .is_some_and(|head| RUNNERS.contains(&base_name(head).as_str()))
+                .is_some_and(|head| is_runner(&base_name(head)))
             {
                 found.extend(super::simple_commands(text));
             }

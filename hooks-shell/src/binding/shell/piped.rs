@@ -8,7 +8,8 @@
 //! binds more than it runs, never less.
 
 use super::super::identify::{SHELLS, base_name, xargs_program};
-use super::launched::{LEAVES, RUNNERS};
+use super::launched::LEAVES;
+pub(crate) use super::statements::runners_named;
 
 /// The plain text `producer` (a simple command, wrappers taken off)
 /// prints: `echo`'s or `printf`'s words joined as the line they print,
@@ -40,16 +41,48 @@ pub(crate) fn echoed_text(producer: &[String]) -> Option<String> {
 /// The commands `consumer` (a simple command, wrappers taken off) starts
 /// when `producer` pipes into it the text it prints.
 pub(super) fn piped_commands(producer: &[String], consumer: &[String]) -> Vec<Vec<String>> {
-    let Some(text) = echoed_text(producer) else {
-        return Vec::new();
-    };
+    match echoed_text(&without_redirections(producer)) {
+        Some(text) => fed_commands(&text, &without_redirections(consumer), 0),
+        None => Vec::new(),
+    }
+}
+
+/// Programs that run another command given in their words, which then
+/// reads what they are fed (`flock F sh`, `timeout 3 sh`, `script -qc sh`).
+const HANDING_ON: &[&str] = &[
+    "flock", "watch", "script", "timeout", "nohup", "nice", "stdbuf", "setsid", "ionice", "sudo",
+    "doas", "time", "command", "builtin", "exec", "env", "su", "runuser", "chrt", "taskset",
+];
+
+/// The commands `consumer` (`depth` strings deep) starts when fed `text`
+/// on its input.
+fn fed_commands(text: &str, consumer: &[String], depth: usize) -> Vec<Vec<String>> {
     let Some((first, args)) = consumer.split_first() else {
         return Vec::new();
     };
+    if depth > 4 {
+        return Vec::new();
+    }
     let program = base_name(first);
     if SHELLS.contains(&program.as_str()) || program == "fish" {
+        // `sh -c 'exec sh'`, `bash -c '. /dev/stdin'`: its string's
+        // commands read the input it is fed.
+        if let Some(string) = super::shell_script(consumer) {
+            return super::simple_commands(string)
+                .iter()
+                .flat_map(|inner| {
+                    let inner = super::super::wrappers::unwrap(inner).words;
+                    let sourced = matches!(inner.first().map(String::as_str), Some("." | "source"))
+                        && inner.get(1).is_some_and(|file| reads_input(file));
+                    match sourced {
+                        true => super::simple_commands(text),
+                        false => fed_commands(text, &inner, depth + 1),
+                    }
+                })
+                .collect();
+        }
         return match shell_reads_input(args) {
-            true => super::simple_commands(&text),
+            true => super::simple_commands(text),
             false => Vec::new(),
         };
     }
@@ -63,16 +96,78 @@ pub(super) fn piped_commands(producer: &[String], consumer: &[String]) -> Vec<Ve
         };
     }
     if program == "xargs" {
-        return vec![xargs_command(args, &text)];
+        return vec![xargs_command(args, text)];
+    }
+    // `sed -n e`, `sed '1e'`: each line it is fed run as a shell command.
+    let sed_runs = program == "sed" && args.iter().any(|word| sed_executes(word));
+    if sed_runs
+        || (program == "script" && !args.iter().any(|w| w.starts_with('-') && w.contains('c')))
+    {
+        return super::simple_commands(text);
+    }
+    if HANDING_ON.contains(&program.as_str()) {
+        // `flock F sh`, `script -qc sh /dev/null`: the command it runs,
+        // from the first shell or interpreter among its words (a string
+        // given to `-c` read as a command line).
+        return args
+            .iter()
+            .enumerate()
+            .filter(|(_, word)| !word.starts_with('-'))
+            .flat_map(|(at, word)| match word.contains(' ') {
+                true => super::simple_commands(word)
+                    .iter()
+                    .flat_map(|inner| fed_commands(text, inner, depth + 1))
+                    .collect::<Vec<_>>(),
+                false => fed_commands(text, &args[at..], depth + 1),
+            })
+            .collect();
     }
     let reads_script = matches!(program.as_str(), "sed" | "awk" | "gawk" | "mawk" | "nawk")
-        && args.windows(2).any(|pair| {
-            pair[0] == "-f" && matches!(pair[1].as_str(), "-" | "/dev/stdin" | "/dev/fd/0")
-        });
+        && args
+            .windows(2)
+            .any(|pair| pair[0] == "-f" && reads_input(&pair[1]));
     if LEAVES.contains(&program.as_str()) && !reads_script {
         return Vec::new();
     }
-    runners_named(&text)
+    runners_named(text)
+}
+
+/// Whether `file` is the input itself (`-`, `/dev/stdin`, `/dev/fd/0`).
+fn reads_input(file: &str) -> bool {
+    matches!(file, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
+}
+
+/// Whether a word of sed's is a script running an `e` command (`e`,
+/// `1e`, `$e`, `/x/e`, `s/a/b/e`: the pattern space run as a command).
+fn sed_executes(word: &str) -> bool {
+    static RUNS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?:^|[;{}\s])(?:\d+|\$|/[^/]*/)?e(?:\s|;|\}|$)|^s(.).*\1.*\1[gpiImM0-9]*e",
+        )
+        .expect("valid regex")
+    });
+    !word.starts_with('-') && RUNS.is_match(word)
+}
+
+/// `words` without their redirections (`>/dev/null`, `2>&1`, `2> log`,
+/// `</dev/stdin`): neither a script nor text.
+fn without_redirections(words: &[String]) -> Vec<String> {
+    static REDIRECTION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(?:\d*|&)(?:>>?|<<?<?|>&|<&)").expect("valid regex")
+    });
+    let mut kept = Vec::new();
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        let Some(operator) = REDIRECTION.find(word) else {
+            kept.push(word.clone());
+            continue;
+        };
+        // `2> log`: the target is the next word.
+        if operator.end() == word.len() {
+            words.next();
+        }
+    }
+    kept
 }
 
 /// The language and inline-code option an interpreter reading its code
@@ -94,7 +189,7 @@ fn shell_reads_input(args: &[String]) -> bool {
     let mut words = args.iter();
     while let Some(word) = words.next() {
         match word.as_str() {
-            "-o" | "+o" | "-O" | "+O" => {
+            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => {
                 words.next();
             }
             "-" | "--" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" => return true,
@@ -121,9 +216,14 @@ fn interpreter_reads_input(program: &str, args: &[String]) -> bool {
         "php" => &['r', 'f'],
         _ => &['e', 'E', 'p'],
     };
-    for word in args {
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
         match word.as_str() {
             "-" | "--" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" => return true,
+            // `python3 -X utf8`, `-W ignore`, `node -r m`: an option's value.
+            "-X" | "-W" | "-r" | "--require" | "-I" | "-M" => {
+                words.next();
+            }
             long if long.starts_with("--") => {
                 if matches!(long, "--eval" | "--print") || long.starts_with("--eval=") {
                     return false;
@@ -173,24 +273,6 @@ fn xargs_command(args: &[String], text: &str) -> Vec<String> {
             words
         }
     }
-}
-
-/// The commands another program's script `text` may start: in each of
-/// its statements (cut at lines, `;`, brackets, `!`, quotes), the words
-/// from the first that names a program running a folder's code (Tcl's
-/// `exec make -s lint`, ed's `!make`, sqlite3's `.shell make`).
-pub(crate) fn runners_named(text: &str) -> Vec<Vec<String>> {
-    text.split([
-        '\n', ';', '[', ']', '{', '}', '(', ')', '!', '|', '&', '`', '"', '\'', '=',
-    ])
-    .filter_map(|statement| {
-        let words: Vec<String> = statement.split_whitespace().map(str::to_owned).collect();
-        let at = words
-            .iter()
-            .position(|word| RUNNERS.contains(&base_name(word).as_str()))?;
-        Some(words[at..].to_vec())
-    })
-    .collect()
 }
 
 #[cfg(test)]

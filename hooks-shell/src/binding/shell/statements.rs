@@ -1,0 +1,112 @@
+//! The commands another program's text may start: Tcl's `exec make -s
+//! lint`, ed's `!make`, sqlite3's `.shell make`, a git alias `!make`,
+//! `core.fsmonitor=make`, `tar --checkpoint-action=exec=./tools/l`. In
+//! each statement, the words from the first that names a program running a
+//! folder's code, read with the shell's quotes too (`m""ake`, `m\ake`:
+//! red team round 60); and a statement that reads as shell text (a `cd`,
+//! a runner, a path first: `!cd tools && make`, `exec=./tools/l`) as the
+//! `sh -c` string it is, so a move and the scripts it names are read.
+
+use super::super::identify::base_name;
+use super::launched::is_runner;
+
+/// Where statements of another program's text are cut.
+const CUTS: [char; 14] = [
+    '\n', ';', '[', ']', '{', '}', '(', ')', '!', '|', '&', '`', '"', '\'',
+];
+
+/// The commands `text` (another program's script, or a word it is given)
+/// may start: see the module documentation.
+pub(crate) fn runners_named(text: &str) -> Vec<Vec<String>> {
+    let mut found: Vec<Vec<String>> = Vec::new();
+    let mut add = |words: Vec<String>| {
+        if !found.contains(&words) {
+            found.push(words);
+        }
+    };
+    // Cut at quotes too: `os.execute("make -s lint")`.
+    for statement in text.split(CUTS).flat_map(|s| s.split('=')) {
+        let words: Vec<String> = statement.split_whitespace().map(str::to_owned).collect();
+        if let Some(at) = words.iter().position(|word| is_runner(&base_name(word))) {
+            add(words[at..].to_vec());
+        }
+    }
+    // As the shell reads quotes and escapes: `m""ake -s lint`, `m\ake`.
+    for statement in shell_statements(text) {
+        let Some(words) = shlex::split(statement) else {
+            continue;
+        };
+        if let Some(at) = words.iter().position(|word| is_runner(&base_name(word))) {
+            add(words[at..].to_vec());
+        }
+        if reads_as_shell(&words) {
+            add(vec![
+                "sh".to_owned(),
+                "-c".to_owned(),
+                statement.trim().to_owned(),
+            ]);
+        }
+    }
+    found
+}
+
+/// The pieces of `text` that may be shell text another program hands a
+/// shell: each line, and what follows a `!`, a `=` or the line's first word
+/// (`.shell …`, `shell …`, `exec …`, `1e …`), at most a few per line.
+fn shell_statements(text: &str) -> Vec<&str> {
+    let mut pieces = Vec::new();
+    for line in text.lines().take(256) {
+        pieces.push(line);
+        let marks = line
+            .char_indices()
+            .filter(|(_, c)| matches!(c, '!' | '='))
+            .map(|(at, _)| at + 1);
+        let first_word = line
+            .trim_start()
+            .find(char::is_whitespace)
+            .map(|at| at + line.len() - line.trim_start().len());
+        for at in marks.chain(first_word).take(8) {
+            pieces.push(&line[at..]);
+        }
+    }
+    pieces
+}
+
+/// Whether `words` start like a shell command line that runs a folder's
+/// code or moves: `cd`, a runner, or a path (`./tools/l`, `~/bin/x`).
+fn reads_as_shell(words: &[String]) -> bool {
+    let Some(first) = words.first() else {
+        return false;
+    };
+    first == "cd"
+        || first == "pushd"
+        || is_runner(&base_name(first))
+        || ["./", "../", "~/", "/"]
+            .iter()
+            .any(|start| first.starts_with(start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::runners_named;
+
+    fn has(text: &str, words: &[&str]) -> bool {
+        runners_named(text)
+            .iter()
+            .any(|found| found.iter().map(String::as_str).eq(words.iter().copied()))
+    }
+
+    #[test]
+    fn runners_in_another_programs_text_are_found_however_quoted() {
+        assert!(has("exec make -s lint", &["make", "-s", "lint"]));
+        assert!(has("os.execute(\"make -s lint\")", &["make", "-s", "lint"]));
+        assert!(has(".shell m\"\"ake -s lint", &["make", "-s", "lint"]));
+        assert!(has("alias.l=!m\\ake -s lint", &["make", "-s", "lint"]));
+        assert!(has(
+            "1e cd tools && make",
+            &["sh", "-c", "cd tools && make"]
+        ));
+        assert!(has("exec=./tools/l", &["sh", "-c", "./tools/l"]));
+        assert!(runners_named("Content-Type: application/json").is_empty());
+    }
+}
