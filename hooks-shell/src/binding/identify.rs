@@ -327,6 +327,8 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         }
         found.code = found.code.take().or(parts.code);
         found.opaque = found.opaque.take().or(parts.opaque);
+        found.computed = found.computed.take().or(parts.computed);
+        found.definitions.extend(parts.definitions);
     }
     if depth > 0 {
         // What it reaches is followed by the command it is part of.
@@ -492,3 +494,4 @@ fn read_head(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
 
 #[cfg(test)]
 mod tests;
+mod unmodeled;

@@ -13,11 +13,16 @@ mod assigned;
 mod launched;
 mod piped;
 mod statements;
+pub(crate) use launched::reads_words_as_data;
 pub(crate) use piped::{echoed_text, runners_named};
+pub(crate) use statements::builds_what_it_starts;
 
 /// The simple commands of `raw`, each split into words (a part that cannot
 /// be split is left out).
 pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
+    // `$'make'`: the text it stands for (round 60).
+    let read = crate::ansi_quotes::with_ansi_quotes_read(raw);
+    let raw = read.as_str();
     let mut parts: Vec<(String, bool)> = Vec::new();
     let mut current = String::new();
     let mut quote: Option<char> = None;
@@ -127,9 +132,19 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
         .collect();
     let mut commands: Vec<Vec<String>> = split.into_iter().map(|(words, _)| words).collect();
     commands.extend(piped);
-    // `x=make; $x -s lint`: names the text gives values to (round 59).
+    // `x=make; $x -s lint`: names the text gives values to (round 59),
+    // each reading right after the command it reads again (`x="cd
+    // tools"; $x; make`: round 60).
     let assigned = assigned::substituted(&commands);
-    commands.extend(assigned);
+    if !assigned.is_empty() {
+        let mut interleaved = Vec::with_capacity(commands.len() + assigned.len());
+        for (at, command) in commands.into_iter().enumerate() {
+            interleaved.push(command);
+            let again = assigned.iter().filter(|(of, _)| *of == at);
+            interleaved.extend(again.map(|(_, words)| words.clone()));
+        }
+        commands = interleaved;
+    }
     // `$(echo make) -s lint`: the text read again with what `echo` prints
     // in place of its substitution (round 59).
     if let Some(echoed) = assigned::echo_substituted(raw) {

@@ -52,6 +52,16 @@ pub(super) fn compound_at(
             continue;
         }
         let one = identify_at(raw, Some(part), &here, depth);
+        // `cd tools && sh ~/bin/g.sh`: what its scripts run of the folder
+        // they run in, read there (red team round 60, F4-45).
+        if here != cwd {
+            for file in &one.files {
+                let mut moved = Identified::default();
+                super::follow::follow(file, &here, &mut moved);
+                found.definitions.extend(moved.definitions);
+                found.computed = found.computed.take().or(moved.computed);
+            }
+        }
         codes.extend(one.code);
         found.files.extend(one.files);
         found.opaque = found.opaque.or(one.opaque);

@@ -266,8 +266,7 @@ impl Reader {
                 reading.shown(&name)
             ));
         }
-        // `for a do sh "$a"`, `coproc sh …`: the command after the keyword
-        // (R43-2, R43-5).
+        // `for a do sh "$a"`, `coproc sh …`: what follows (R43-2, R43-5).
         let after = match words.first().map(String::as_str) {
             Some("for" | "select") if words.get(2).is_some_and(|w| w == "do") => Some(3),
             Some("coproc") if words.len() > 1 => Some(1),
@@ -275,7 +274,8 @@ impl Reader {
         };
         if let Some(from) = after {
             let inner = command.with_words(words[from..].to_vec());
-            return self.command(&inner, previous, reading, depth);
+            return interpreters::coprocess(&words)
+                .or_else(|| self.command(&inner, previous, reading, depth));
         }
         // `alias r=sh; r "$(…)"`: the program an alias names (R43-6).
         if words.first().is_some_and(|w| self.aliases.contains_key(w)) && self.replaying < 3 {
@@ -433,9 +433,9 @@ impl Reader {
                 reading.shown(&args.join(" "))
             )),
             "find" => finds_and_runs(args),
-            "awk" | "gawk" | "mawk" | "nawk" => inline_code::code_of(&program, args)
-                .and_then(|code| inline_code::spawns_computed(&program, code))
-                .or_else(|| awk_code::computed_file(args, &is_computed, &|w| reading.shown(w))),
+            "awk" | "gawk" | "mawk" | "nawk" => {
+                interpreters::awk_runs(&program, args, &is_computed, reading)
+            }
             // `make -f /dev/stdin <<E`: a makefile no file holds (R43-11).
             "make" | "gmake" => crate::binding::definitions::makefile_from_input(args),
             "xargs" => self.xargs(command, previous, args, &is_computed, reading, depth),
@@ -491,7 +491,7 @@ impl Reader {
                 let inner = command.with_words(args[from..].to_vec());
                 self.command(&inner, previous, reading, depth)
             }
-            _ => None,
+            _ => interpreters::fed_built(&program, command, previous),
         }
     }
 }

@@ -146,7 +146,7 @@ fn read(
         }
         code_definitions(language, &text, (cwd, dir), found);
         if language == "awk" {
-            unmodeled_started(&text, cwd, found);
+            super::unmodeled::started(file, &text, cwd, found);
         }
         if !shell {
             return;
@@ -203,22 +203,11 @@ fn read(
     // folder it runs in, as the command's own are read (R44-12).
     if shell {
         definitions_run_by(&text, cwd, found, (false, false));
-    } else if language.is_none() {
-        unmodeled_started(&text, cwd, found);
     }
-}
-
-/// A script in a language no reading models (Tcl's `exec make`, awk's
-/// `system("make")`, gdb's `shell make`, a `#!/usr/bin/make -sf` file):
-/// the programs it names that run a folder's code, read as started there
-/// (red team round 59).
-fn unmodeled_started(text: &str, cwd: &Path, found: &mut Identified) {
-    let started: Vec<String> = crate::binding::shell::runners_named(text)
-        .iter()
-        .filter_map(|words| shlex::try_join(words.iter().map(String::as_str)).ok())
-        .collect();
-    if !started.is_empty() {
-        definitions_run_by(&started.join("\n"), cwd, found, (false, false));
+    // A script no reading models, also one a shell could run but a
+    // program of its language is given (`tclsh ~/bin/g.tcl`).
+    if language.is_none() && (!shell || super::unmodeled::foreign(file)) {
+        super::unmodeled::started(file, &text, cwd, found);
     }
 }
 
@@ -361,7 +350,7 @@ fn code_definitions(
 /// Adds the definitions the shell text `text` (run in `cwd`) executes
 /// ([`crate::binding::reached`]): bound, and read for names computed when
 /// they run.
-fn definitions_run_by(
+pub(super) fn definitions_run_by(
     text: &str,
     cwd: &Path,
     found: &mut Identified,

@@ -1,28 +1,58 @@
 //! Commands whose program or options a shell variable or an alias holds,
-//! read with the value the text gives it: `x=make; $x -s lint`, `M=make;
+//! read with the values the text gives it: `x=make; $x -s lint`, `M=make;
 //! "$M" -s lint`, `o='-f tools/x.mk'; make $o lint`, `alias l='make -s
-//! lint'; l` (red team round 59: each ran the project's Makefile, or the
-//! makefile it named, with nothing bound). A name given several values is
-//! read with each; one the text never gives is left as written.
+//! lint'; l` (red team round 59), and the other ways a value reaches a
+//! word (round 60): inside a word (`sh -c "$x -s lint"`), through another
+//! variable (`b=$a`), `${x:-make}`, `${x:+make}`, `${x:=make}`, `x+=`, a
+//! prefix assignment (`x=make sh -c '$x'`), `IFS`. A name given several
+//! values is read with each; one the text never gives is left as written.
+//! A reading for consent: more readings bind more, never less.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 /// Builtins that give variables their values (`export x=make`).
 const DECLARERS: [&str; 5] = ["export", "local", "declare", "typeset", "readonly"];
 
-/// The most values one name is read with.
+/// The most values one name (or one word) is read with.
 const MAX_VALUES: usize = 8;
 
-/// The values `commands` give names: assignments standing alone (`x=make`,
-/// `export M=make`) and aliases (`alias l='make -s lint'`), by name.
-fn values(commands: &[Vec<String>]) -> (Values, Values) {
-    let (mut variables, mut aliases) = (Values::new(), Values::new());
+/// How many names deep a value is expanded (`c=$b`, `b=$a`).
+const MAX_DEPTH: usize = 4;
+
+/// Values by name.
+type Values = BTreeMap<String, Vec<String>>;
+
+/// A parameter's expansion: `$x`, `${x}`, `${x:-word}` and the other
+/// operators with a word.
+static EXPANSION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+        .expect("valid regex")
+});
+
+/// What the text gives names: variables (assignments standing alone or
+/// before a command, `+=`, `${x:=word}`) and aliases.
+struct Given {
+    variables: Values,
+    aliases: Values,
+    /// The characters `IFS` is given (words split at them too).
+    ifs: String,
+}
+
+fn given(commands: &[Vec<String>]) -> Given {
+    let mut given = Given {
+        variables: Values::new(),
+        aliases: Values::new(),
+        ifs: String::new(),
+    };
     for words in commands {
         let rest: &[String] = match words.split_first() {
             Some((first, rest)) if first == "alias" => {
                 for word in rest {
                     if let Some((name, value)) = word.split_once('=') {
-                        add(&mut aliases, name, value);
+                        add(&mut given.aliases, name, value);
                     }
                 }
                 continue;
@@ -31,24 +61,45 @@ fn values(commands: &[Vec<String>]) -> (Values, Values) {
             Some(_) => &words[..],
             None => continue,
         };
-        let assigned: Vec<(&str, &str)> = rest
+        // The assignments it starts with, standing alone or before a
+        // command (`x=make env`: the command's own, read all the same).
+        let assigned = rest
             .iter()
             .filter(|word| !word.starts_with('-'))
             .map_while(|word| word.split_once('='))
-            .filter(|(name, _)| is_name(name))
-            .collect();
-        // Only assignments standing alone set the shell's variable.
-        if assigned.len() == rest.iter().filter(|w| !w.starts_with('-')).count() {
-            for (name, value) in assigned {
-                add(&mut variables, name, value);
+            .filter_map(|(name, value)| match name.strip_suffix('+') {
+                Some(name) => is_name(name).then_some((name, value, true)),
+                None => is_name(name).then_some((name, value, false)),
+            });
+        for (name, value, appends) in assigned {
+            if name == "IFS" {
+                given.ifs.push_str(value);
+            }
+            match appends {
+                true => {
+                    let before = given.variables.get(name).cloned().unwrap_or_default();
+                    for old in before {
+                        add(&mut given.variables, name, &format!("{old}{value}"));
+                    }
+                    add(&mut given.variables, name, value);
+                }
+                false => add(&mut given.variables, name, value),
+            }
+        }
+        // `: ${x:=make}`: a default the expansion also assigns.
+        for word in words {
+            for found in EXPANSION.captures_iter(word) {
+                if let (Some(name), Some(op), Some(value)) =
+                    (found.get(1), found.get(2), found.get(3))
+                    && op.as_str().ends_with('=')
+                {
+                    add(&mut given.variables, name.as_str(), value.as_str());
+                }
             }
         }
     }
-    (variables, aliases)
+    given
 }
-
-/// Values by name.
-type Values = BTreeMap<String, Vec<String>>;
 
 fn add(values: &mut Values, name: &str, value: &str) {
     let known = values.entry(name.to_owned()).or_default();
@@ -63,37 +114,106 @@ fn is_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// The name `word` expands whole (`$x`, `${x}`), when it does.
-fn expanded_name(word: &str) -> Option<&str> {
-    let name = word.strip_prefix('$')?;
-    let name = match name.strip_prefix('{') {
-        Some(braced) => braced.strip_suffix('}')?,
-        None => name,
-    };
-    is_name(name).then_some(name)
+impl Given {
+    /// The texts `word` may stand for with the names in it expanded (`None`
+    /// when it names none the text gives, nor a default).
+    fn expanded(&self, word: &str, depth: usize) -> Option<Vec<String>> {
+        if depth > MAX_DEPTH || !EXPANSION.is_match(word) {
+            return None;
+        }
+        let mut readings = vec![String::new()];
+        let mut changed = false;
+        let mut last = 0;
+        for found in EXPANSION.captures_iter(word) {
+            let whole = found.get(0).expect("a match");
+            let name = found.get(1).or(found.get(4)).map_or("", |m| m.as_str());
+            let op = found.get(2).map_or("", |m| m.as_str());
+            let default = found.get(3).map_or("", |m| m.as_str());
+            let mut options: Vec<String> = Vec::new();
+            let values = self.variables.get(name);
+            if !op.contains('+') {
+                options.extend(values.into_iter().flatten().cloned());
+            }
+            if !op.is_empty() && op != "?" && op != ":?" {
+                options.push(default.to_owned());
+            }
+            if op.contains('+') {
+                options.push(String::new());
+            }
+            if options.is_empty() {
+                options.push(whole.as_str().to_owned());
+            } else {
+                changed = true;
+            }
+            // A value naming another variable (`b=$a`), expanded in turn.
+            let options: Vec<String> = options
+                .into_iter()
+                .flat_map(|option| {
+                    self.expanded(&option, depth + 1)
+                        .unwrap_or_else(|| vec![option])
+                })
+                .collect();
+            let before = &word[last..whole.start()];
+            readings = readings
+                .iter()
+                .flat_map(|reading| {
+                    options
+                        .iter()
+                        .map(move |option| format!("{reading}{before}{option}"))
+                })
+                .take(MAX_VALUES)
+                .collect();
+            last = whole.end();
+        }
+        for reading in &mut readings {
+            reading.push_str(&word[last..]);
+        }
+        changed.then_some(readings)
+    }
+
+    /// `value` split into words as an unquoted expansion is: at blanks,
+    /// and at the characters `IFS` is given.
+    fn split(&self, value: &str) -> Vec<String> {
+        let mut words = split(value);
+        if !self.ifs.is_empty() {
+            words = words
+                .iter()
+                .flat_map(|word| word.split(|c: char| self.ifs.contains(c)))
+                .filter(|word| !word.is_empty())
+                .map(str::to_owned)
+                .collect();
+        }
+        words
+    }
 }
 
 /// `commands` read again with each variable and alias the text gives a
-/// value to replaced by it (split into words, as an unquoted expansion
-/// is): only the commands that change.
-pub(super) fn substituted(commands: &[Vec<String>]) -> Vec<Vec<String>> {
-    let (variables, aliases) = values(commands);
+/// value to replaced by it: a word that is the expansion whole split into
+/// words (as an unquoted one is), one holding it (`"$x -s lint"`, a `-c`
+/// string) kept one word. Only the commands that change, each with the
+/// index of the command it reads again.
+pub(super) fn substituted(commands: &[Vec<String>]) -> Vec<(usize, Vec<String>)> {
+    let given = given(commands);
     let mut found = Vec::new();
-    for words in commands {
+    for (index, words) in commands.iter().enumerate() {
         // Each word's readings: itself, or each value it may hold.
         let mut readings: Vec<Vec<String>> = vec![Vec::new()];
         let mut changed = false;
         for (at, word) in words.iter().enumerate() {
-            let given = expanded_name(word)
-                .and_then(|name| variables.get(name))
-                .or_else(|| (at == 0).then(|| aliases.get(word.as_str())).flatten());
-            let options: Vec<Vec<String>> = match given {
-                Some(values) => {
-                    changed = true;
-                    values.iter().map(|value| split(value)).collect()
+            let alias = (at == 0)
+                .then(|| given.aliases.get(word.as_str()))
+                .flatten();
+            let options: Vec<Vec<String>> = match (alias, given.expanded(word, 0)) {
+                (Some(values), _) => values.iter().map(|value| given.split(value)).collect(),
+                (None, Some(texts))
+                    if EXPANSION.find(word).is_some_and(|m| m.len() == word.len()) =>
+                {
+                    texts.iter().map(|text| given.split(text)).collect()
                 }
-                None => vec![vec![word.clone()]],
+                (None, Some(texts)) => texts.into_iter().map(|text| vec![text]).collect(),
+                (None, None) => vec![vec![word.clone()]],
             };
+            changed |= options.len() != 1 || options[0].len() != 1 || options[0][0] != *word;
             readings = readings
                 .iter()
                 .flat_map(|before| {
@@ -107,7 +227,12 @@ pub(super) fn substituted(commands: &[Vec<String>]) -> Vec<Vec<String>> {
                 .collect();
         }
         if changed {
-            found.extend(readings.into_iter().filter(|r| !r.is_empty()));
+            found.extend(
+                readings
+                    .into_iter()
+                    .filter(|r| !r.is_empty())
+                    .map(|reading| (index, reading)),
+            );
         }
     }
     found
@@ -158,55 +283,4 @@ fn split(value: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::substituted;
-
-    fn commands(lines: &[&str]) -> Vec<Vec<String>> {
-        lines
-            .iter()
-            .map(|line| shlex::split(line).expect("words"))
-            .collect()
-    }
-
-    #[test]
-    fn a_program_or_options_a_variable_or_alias_holds_are_read_with_its_value() {
-        for (lines, expected) in [
-            (&["x=make", "$x -s lint"][..], "make -s lint"),
-            (&["x='make -s lint'", "$x"][..], "make -s lint"),
-            (&["MAKE=make", "${MAKE} -s lint"][..], "make -s lint"),
-            (&["export NPM=npm", "$NPM run lint"][..], "npm run lint"),
-            (
-                &["o='-f tools/x.mk'", "make -s $o lint"][..],
-                "make -s -f tools/x.mk lint",
-            ),
-            (&["alias l='make -s lint'", "l"][..], "make -s lint"),
-        ] {
-            let found = substituted(&commands(lines));
-            let expected = shlex::split(expected).expect("words");
-            assert!(found.contains(&expected), "{lines:?}: {found:?}");
-        }
-    }
-
-    #[test]
-    fn what_echo_prints_in_place_of_its_substitution_is_read() {
-        for text in [
-            "$(echo make) -s lint",
-            "`echo make` -s lint",
-            "x=$(echo make); $x -s lint",
-            "x=`echo make`; \"$x\" -s lint",
-        ] {
-            let found = super::super::simple_commands(text);
-            let expected = shlex::split("make -s lint").expect("words");
-            assert!(found.contains(&expected), "{text}: {found:?}");
-        }
-    }
-
-    #[test]
-    fn a_name_the_text_never_gives_or_a_prefix_assignment_is_left_alone() {
-        assert!(substituted(&commands(&["$EDITOR notes"])).is_empty());
-        // `x=make env` gives `x` to `env` only, not to the shell.
-        assert!(substituted(&commands(&["x=make env", "echo hi"])).is_empty());
-        let found = substituted(&commands(&["x=make", "x=npm", "$x lint"]));
-        assert_eq!(found.len(), 2, "{found:?}");
-    }
-}
+mod tests;

@@ -196,6 +196,12 @@ const PRINTERS: &[&str] = &[
     "false",
 ];
 
+/// Whether `program` (a base name) reads its words as data only: a
+/// printer, or a program whose words other readings read (`LEAVES`).
+pub(crate) fn reads_words_as_data(program: &str) -> bool {
+    PRINTERS.contains(&program) || LEAVES.contains(&program)
+}
+
 /// The commands the words of `words` (one simple command as written, its
 /// assignments too) carry as text another program runs: `git -c
 /// alias.l='!make -s lint' l`, `-c core.fsmonitor='make -s lint'`,
@@ -214,11 +220,24 @@ pub(super) fn carried(words: &[String], program: Option<&String>) -> Vec<Vec<Str
     {
         return Vec::new();
     }
-    words
+    let mut found: Vec<Vec<String>> = words
         .iter()
         .filter(|word| word.contains([' ', '\t', '\n', '=', '!']))
         .flat_map(|word| super::piped::runners_named(word))
-        .collect()
+        .collect();
+    // `git -c alias.x='!f() { "$@"; }; f' x make -s lint`: text running
+    // its arguments runs the command's own words (round 60).
+    static ARGUMENTS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\$(?:[@*1-9]|\{[@*1-9]\})").expect("valid regex")
+    });
+    if words
+        .iter()
+        .any(|word| word.contains(char::is_whitespace) && ARGUMENTS.is_match(word))
+        && let Some(at) = words.iter().skip(1).position(|w| is_runner(&base_name(w)))
+    {
+        found.push(words[at + 1..].to_vec());
+    }
+    found
 }
 
 /// The commands `words` (one simple command as written) may start that

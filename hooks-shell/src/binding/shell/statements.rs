@@ -7,6 +7,10 @@
 //! a runner, a path first: `!cd tools && make`, `exec=./tools/l`) as the
 //! `sh -c` string it is, so a move and the scripts it names are read.
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::super::identify::base_name;
 use super::launched::is_runner;
 
@@ -48,6 +52,33 @@ pub(crate) fn runners_named(text: &str) -> Vec<Vec<String>> {
         }
     }
     found
+}
+
+/// Why `text` (another program's script, in a language no reading models)
+/// starts a program whose name it builds when it runs: it has a way to
+/// start programs (Tcl's `exec`, awk's `system`, gdb's `shell`/`python`,
+/// vim's `!`/`execute`, Java's `ProcessBuilder`) and builds text (escapes,
+/// joined strings, `[string cat …]`, `append`, `subst`, `eval`, its
+/// arguments or environment, `exec $x`): no reading can tell what it
+/// starts, so it cannot be approved (red team round 60). `None` else.
+pub(crate) fn builds_what_it_starts(text: &str) -> Option<String> {
+    static STARTS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?m)\bexec\b|\bopen\s*["{]?\||\bsystem\s*\(|\|\s*getline|\bprint[^\n]*\|\s*"|^\s*(?:shell|python|pi|!)\b|^\s*!|\bexecute\b|\bos\.execute\b|\bio\.popen\b|\bProcessBuilder\b|\bRuntime\b|\bspawn\b|\.(?:shell|system)\b|^\s*\d*e\b"#)
+            .expect("valid regex")
+    });
+    static BUILDS: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\\[0-7]{1,3}|\\x[0-9a-fA-F]|\\u[0-9a-fA-F]|\[\s*(?:string|format|subst|join|lindex|lrange|concat|list)\b|\b(?:append|subst|eval|execute|sprintf|format|getenv|chr|char|reverse|replace|join|concat)\b|["']\s*(?:\+|\.\.?)\s*["']|["']\s*(?:\+|\.\.?)\s*\w|\w\s*(?:\+|\.\.)\s*["']|\bargv\b|\bARGV\b|\bENVIRON\b|\$env\(|\bexec\s+[$\[]|\bsystem\s*\(\s*[^"\s)]"#)
+            .expect("valid regex")
+    });
+    if !STARTS.is_match(text) {
+        return None;
+    }
+    let built = BUILDS.find(text)?;
+    Some(format!(
+        "a script in a language no reading models starts a program and builds text when it runs \
+         (`{}`): what it starts cannot be read",
+        built.as_str().trim()
+    ))
 }
 
 /// The pieces of `text` that may be shell text another program hands a
@@ -108,5 +139,28 @@ mod tests {
         ));
         assert!(has("exec=./tools/l", &["sh", "-c", "./tools/l"]));
         assert!(runners_named("Content-Type: application/json").is_empty());
+    }
+
+    #[test]
+    fn a_script_building_what_it_starts_is_told() {
+        use super::builds_what_it_starts as builds;
+        for text in [
+            "exec [string cat ma ke] -s lint",
+            "set x ma; append x ke; exec $x",
+            "exec \\x6dake",
+            "BEGIN { system(\"\\141ake\") }",
+            "python import os; os.system(\"ma\"+\"ke\")",
+            "execute \"!\" . \"make\"",
+            "exec [lindex $argv 0]",
+        ] {
+            assert!(builds(text).is_some(), "{text}");
+        }
+        for text in [
+            "exec make -s lint",
+            "BEGIN { system(\"make -s lint\") }",
+            "set x 1",
+        ] {
+            assert!(builds(text).is_none(), "{text}");
+        }
     }
 }

@@ -118,6 +118,11 @@ pub(super) fn finds_and_runs(args: &[String]) -> Option<String> {
             .take_while(|a| !matches!(a.as_str(), ";" | "+"))
             .collect();
         let program = runs.first().map(|p| base_name(p)).unwrap_or_default();
+        // `find tools -name l -exec {} \;`: each file it finds run as a
+        // program (red team round 60).
+        if runs.first().is_some_and(|first| first.contains("{}")) {
+            return Some(format!("find {arg} runs each file it finds as a program"));
+        }
         let interprets = super::super::INTERPRETERS.contains(&program.as_str())
             || matches!(program.as_str(), "." | "source" | "eval");
         if interprets && runs.iter().any(|w| w.contains("{}")) {

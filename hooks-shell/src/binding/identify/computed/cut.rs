@@ -73,7 +73,12 @@ pub(super) fn cut(text: &str) -> Cut {
             && let Some(end) = crate::binding::substitution_end(text, at + opens, c == '`')
         {
             current.push_str(&mark(substitutions.len()));
-            substitutions.push(text[at + opens..end].to_owned());
+            // `>(sh)`: what the hook writes there is its input, fed as
+            // by a program no reading knows (round 60).
+            substitutions.push(match (c, quote) {
+                ('>', None) => format!(": | {}", &text[at + opens..end]),
+                _ => text[at + opens..end].to_owned(),
+            });
             while chars.peek().is_some_and(|(next, _)| *next <= end) {
                 chars.next();
             }

@@ -120,6 +120,56 @@ pub(super) fn from_input(
     (!static_text).then(|| format!("it runs code piped from `{first}`"))
 }
 
+/// Why awk (as `program`, given `args`) runs a name computed when it
+/// runs: its program starts one it builds (`system("sh " n)`, `\141`
+/// escapes: round 60), or its program file is named when it runs.
+pub(super) fn awk_runs(
+    program: &str,
+    args: &[String],
+    is_computed: &dyn Fn(&str) -> bool,
+    reading: &Words,
+) -> Option<String> {
+    let code = super::inline_code::code_of(program, args);
+    code.and_then(|code| super::inline_code::spawns_computed(program, code))
+        .or_else(|| code.and_then(crate::binding::shell::builds_what_it_starts))
+        .or_else(|| super::awk_code::computed_file(args, is_computed, &|w| reading.shown(w)))
+}
+
+/// Why `coproc sh` (`words`) runs a name computed when it runs: a shell or
+/// an interpreter reading what the hook writes to it (round 60).
+pub(super) fn coprocess(words: &[String]) -> Option<String> {
+    let runs_code = words.first().is_some_and(|first| first == "coproc")
+        && words[1..]
+            .iter()
+            .any(|word| super::super::INTERPRETERS.contains(&base_name(word).as_str()));
+    runs_code.then(|| "a coprocess runs code the hook writes to it when it runs".to_owned())
+}
+
+/// Why a program no reading models (`program`) starts one whose name it
+/// builds: in a word it is given (`gdb -ex 'python …"ma"+"ke"…'`), a
+/// here-document, or the plain text `echo` pipes into it (`echo 'exec
+/// [string cat ma ke]' | tclsh`: red team round 60).
+pub(super) fn fed_built(
+    program: &str,
+    command: &Command,
+    previous: Option<&Command>,
+) -> Option<String> {
+    use crate::binding::shell::{builds_what_it_starts, reads_words_as_data};
+    if reads_words_as_data(program) {
+        return None;
+    }
+
+    let piped = previous
+        .filter(|_| command.piped)
+        .and_then(|producer| crate::binding::shell::echoed_text(&producer.words));
+    command.words[1..]
+        .iter()
+        .map(String::as_str)
+        .chain(command.here_document.as_deref())
+        .chain(piped.as_deref())
+        .find_map(builds_what_it_starts)
+}
+
 /// Where the program `xargs` runs starts in its arguments: the first word
 /// after its options.
 pub(crate) fn xargs_program(args: &[String]) -> Option<usize> {
