@@ -112,6 +112,7 @@ mod round57_red;
 mod round58;
 mod round58_red;
 mod round59;
+mod round60;
 mod round6_shapes;
 mod round7;
 mod round8;

@@ -377,6 +377,15 @@ mod tests {
         ] {
             assert!(launched(&words(line)).is_empty(), "{line}");
         }
+        // Runners carried in words another program runs.
+        let carried = |line: &str| {
+            let words = words(line);
+            super::carried(&words, words.first())
+        };
+        assert!(carried("git -c alias.l='!make -s lint' l").contains(&words("make -s lint")));
+        let alias = carried("git -c alias.x='!f() { \"$@\"; }; f' x make -s lint");
+        assert!(alias.contains(&words("make -s lint")), "{alias:?}");
+        assert!(carried("echo 'run make -s lint'").is_empty());
         // A script given a runner's words, which it may run (`"$@"`).
         assert!(launched(&words("sh ~/bin/run-it make -s lint")).contains(&words("make -s lint")));
     }

@@ -141,12 +141,18 @@ fn reads_input(file: &str) -> bool {
 /// `1e`, `$e`, `/x/e`, `s/a/b/e`: the pattern space run as a command).
 fn sed_executes(word: &str) -> bool {
     static RUNS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"(?:^|[;{}\s])(?:\d+|\$|/[^/]*/)?e(?:\s|;|\}|$)|^s(.).*\1.*\1[gpiImM0-9]*e",
-        )
-        .expect("valid regex")
+        regex::Regex::new(r"(?:^|[;{}\s])(?:\d+|\$|/[^/]*/)?e(?:\s|;|\}|$)").expect("valid regex")
     });
-    !word.starts_with('-') && RUNS.is_match(word)
+    // `s/a/b/e`: a substitution whose flags hold `e`.
+    let substitutes = || {
+        let mut chars = word.chars();
+        let (Some('s'), Some(delimiter)) = (chars.next(), chars.next()) else {
+            return false;
+        };
+        let parts: Vec<&str> = chars.as_str().split(delimiter).collect();
+        parts.len() >= 3 && parts[2].contains('e')
+    };
+    !word.starts_with('-') && (RUNS.is_match(word) || substitutes())
 }
 
 /// `words` without their redirections (`>/dev/null`, `2>&1`, `2> log`,

@@ -93,3 +93,13 @@ fn a_pipeline_of_the_shell_text_holds_the_piped_commands() {
     let found = super::super::simple_commands("echo 'make -s lint' || sh");
     assert!(!found.contains(&words("make -s lint")), "{found:?}");
 }
+
+#[test]
+fn sed_scripts_that_run_their_lines_are_told() {
+    for word in ["e", "1e", "$e", "/x/e", "s/a/b/e", "s|a|b|ge"] {
+        assert!(super::sed_executes(word), "{word}");
+    }
+    for word in ["s/a/b/g", "p", "-e", "s/e/f/"] {
+        assert!(!super::sed_executes(word), "{word}");
+    }
+}
