@@ -181,6 +181,10 @@ pub(super) fn reached_within(
     let mut bases = vec![cwd.to_path_buf()];
     for words in simple_commands(raw) {
         let unwrapped = unwrap(&words);
+        if let Some(why) = crate::binding::shell::unread_reason(&words) {
+            found.computed.get_or_insert(why);
+            return;
+        }
         if let Some(why) = &unwrapped.unsure {
             found.unsure("a wrapper", why);
         }

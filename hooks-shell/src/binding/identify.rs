@@ -79,6 +79,9 @@ pub struct Identified {
     /// The interpreter the command gives its script to (`node`, `perl`),
     /// which decides the language the script is read in (R47-3).
     interpreter: Option<String>,
+    /// The files a program of another language than the shell is given
+    /// (`tclsh g`, `awk -f g.txt`): read as such whatever their name.
+    foreign: Vec<PathBuf>,
 }
 
 impl Identified {
@@ -240,7 +243,7 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
                 found.code = Some(Code {
                     path: path.clone(),
                     word: words[0].clone(),
-                    fd_safe: shebang_fd_safe(path),
+                    fd_safe: language::shebang_fd_safe(path),
                     is_program: true,
                 });
             }
@@ -289,6 +292,9 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         match path {
             Some(path) => {
                 push(&mut found.files, path.clone());
+                if unmodeled::reads_foreign(&program) {
+                    found.foreign.push(path.clone());
+                }
                 if expect_script {
                     script_dir = path.parent().map(Path::to_path_buf);
                     found.interpreter = Some(program.clone());
@@ -322,6 +328,7 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
         .then(|| compound::compound(raw, words, cwd))
         .flatten()
     {
+        found.foreign.extend(parts.foreign);
         for file in parts.files {
             add_run_file(&mut found, file, cwd);
         }
@@ -462,34 +469,6 @@ pub(super) fn add_run_file(found: &mut Identified, path: PathBuf, cwd: &Path) {
         found.files.push(path.clone());
         follow(&path, cwd, found);
     }
-}
-
-/// Whether a file executed directly runs the same as `/proc/self/fd/N`: a
-/// binary, or a script whose `#!` interpreter is one of [`FD_SAFE`].
-fn shebang_fd_safe(path: &Path) -> bool {
-    let Ok(head) = read_head(path, 256) else {
-        return false;
-    };
-    let Some(line) = head.strip_prefix(b"#!") else {
-        return head.starts_with(b"\x7fELF");
-    };
-    let line = String::from_utf8_lossy(line);
-    let line = line.lines().next().unwrap_or("");
-    let mut words = line.split_whitespace();
-    let mut name = base_name(words.next().unwrap_or(""));
-    if name == "env" {
-        name = base_name(words.find(|w| !w.starts_with('-')).unwrap_or(""));
-    }
-    FD_SAFE.contains(&name.as_str())
-}
-
-fn read_head(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)?
-        .take(len)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 #[cfg(test)]

@@ -13,8 +13,9 @@ mod assigned;
 mod launched;
 mod piped;
 mod statements;
+pub(crate) use assigned::unread_reason;
 pub(crate) use launched::reads_words_as_data;
-pub(crate) use piped::{echoed_text, runners_named};
+pub(crate) use piped::{echoed_text, runners_named, sed_substitution_runs};
 pub(crate) use statements::builds_what_it_starts;
 
 /// The simple commands of `raw`, each split into words (a part that cannot
@@ -109,7 +110,9 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
         }
     }
     parts.push((current, false));
-    let split: Vec<(Vec<String>, bool)> = parts
+    // Each command's words, whether a pipe feeds the next, and whether it
+    // opens a compound command (`if`, `while`: what it holds reads it).
+    let split: Vec<(Vec<String>, bool, bool)> = parts
         .iter()
         .filter_map(|(part, pipe)| Some((shlex::split(part)?, *pipe)))
         .map(|(words, pipe)| {
@@ -117,20 +120,33 @@ pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
                 .iter()
                 .position(|w| !LEADING_KEYWORDS.contains(&w.as_str()))
                 .unwrap_or(words.len());
-            (words[at..].to_vec(), pipe)
+            let opens = words
+                .first()
+                .is_some_and(|first| COMPOUND_OPENERS.contains(&first.as_str()));
+            (words[at..].to_vec(), pipe, opens)
         })
-        .filter(|(words, _)| !words.is_empty())
+        .filter(|(words, _, _)| !words.is_empty())
         .collect();
-    // `echo 'make -s lint' | sh`: what the text a pipe feeds runs.
-    let piped: Vec<Vec<String>> = split
-        .windows(2)
-        .filter(|pair| pair[0].1)
-        .flat_map(|pair| {
-            let producer = super::wrappers::unwrap(&pair[0].0).words;
-            piped::piped_commands(&producer, &super::wrappers::unwrap(&pair[1].0).words)
+    // `echo 'make -s lint' | sh`: what the text a pipe feeds runs; into a
+    // compound command (`| if true; then sh; fi`), each it holds (round 61).
+    let piped: Vec<Vec<String>> = (0..split.len())
+        .filter(|&at| split[at].1)
+        .flat_map(|at| {
+            let producer = super::wrappers::unwrap(&split[at].0).words;
+            let reach = match split.get(at + 1).is_some_and(|next| next.2) {
+                true => 6,
+                false => 1,
+            };
+            split[at + 1..]
+                .iter()
+                .take(reach)
+                .flat_map(|consumer| {
+                    piped::piped_commands(&producer, &super::wrappers::unwrap(&consumer.0).words)
+                })
+                .collect::<Vec<_>>()
         })
         .collect();
-    let mut commands: Vec<Vec<String>> = split.into_iter().map(|(words, _)| words).collect();
+    let mut commands: Vec<Vec<String>> = split.into_iter().map(|(words, _, _)| words).collect();
     commands.extend(piped);
     // `x=make; $x -s lint`: names the text gives values to (round 59),
     // each reading right after the command it reads again (`x="cd
@@ -235,6 +251,9 @@ pub fn shell_script(words: &[String]) -> Option<&str> {
 }
 
 /// Python options that take a value as the next word.
+/// Keywords that open a compound command reading the input it is fed.
+const COMPOUND_OPENERS: [&str; 6] = ["if", "while", "until", "for", "case", "select"];
+
 /// Shell keywords that start a command after them (`if [ -f x ]`, `! grep`).
 pub(crate) const LEADING_KEYWORDS: [&str; 8] =
     ["then", "do", "else", "elif", "if", "while", "until", "!"];

@@ -63,6 +63,7 @@ pub(super) fn compound_at(
             }
         }
         codes.extend(one.code);
+        found.foreign.extend(one.foreign);
         found.files.extend(one.files);
         found.opaque = found.opaque.or(one.opaque);
     }

@@ -10,10 +10,11 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::computed::Calls;
+use super::language::read_head;
 use super::language::{language_of, shebang_program};
 use super::own_folder::{beside, own_folders, with_folder};
 use super::scan::{scan, scan_awk_programs, scan_code, scan_with};
-use super::{Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, push, read_head, resolve, with_home};
+use super::{Identified, MAX_FOLLOW, MAX_SCAN, SHELLS, push, resolve, with_home};
 
 /// A shell's name as a word of a command, however written.
 static SHELL_WORD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
@@ -206,7 +207,8 @@ fn read(
     }
     // A script no reading models, also one a shell could run but a
     // program of its language is given (`tclsh ~/bin/g.tcl`).
-    if language.is_none() && (!shell || super::unmodeled::foreign(file)) {
+    let foreign = super::unmodeled::foreign(file) || found.foreign.iter().any(|f| f == file);
+    if language.is_none() && (!shell || foreign) {
         super::unmodeled::started(file, &text, cwd, found);
     }
 }

@@ -75,6 +75,34 @@ pub(super) fn language_of(
     })
 }
 
+/// Whether a file executed directly runs the same as `/proc/self/fd/N`: a
+/// binary, or a script whose `#!` interpreter is one of [`FD_SAFE`].
+pub(super) fn shebang_fd_safe(path: &Path) -> bool {
+    let Ok(head) = read_head(path, 256) else {
+        return false;
+    };
+    let Some(line) = head.strip_prefix(b"#!") else {
+        return head.starts_with(b"\x7fELF");
+    };
+    let line = String::from_utf8_lossy(line);
+    let line = line.lines().next().unwrap_or("");
+    let mut words = line.split_whitespace();
+    let mut name = super::base_name(words.next().unwrap_or(""));
+    if name == "env" {
+        name = super::base_name(words.find(|w| !w.starts_with('-')).unwrap_or(""));
+    }
+    super::FD_SAFE.contains(&name.as_str())
+}
+
+pub(super) fn read_head(path: &Path, len: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(len)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::computed::Calls;
 use super::follow::is_binary;
-use super::read_head;
+use super::language::read_head;
 
 /// The most bytes of a shell script read whole for computed names; a
 /// longer one cannot be approved.

@@ -84,7 +84,7 @@ pub(super) fn named_in_project(text: &str, cwd: &Path, dir: &Path) -> Named {
         let Ok(real) = path.canonicalize() else {
             continue;
         };
-        if super::read_head(&path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
+        if super::language::read_head(&path, 4096).is_ok_and(|head| super::follow::is_binary(&head))
             // Git's sample hooks are no script the text runs.
             || (path.components().any(|part| part.as_os_str() == ".git")
                 && path.extension().is_some_and(|ext| ext == "sample"))

@@ -14,6 +14,18 @@ const FOREIGN_ENDINGS: [&str; 16] = [
     "scm", "el",
 ];
 
+/// Programs that read a file given them in a language no reading models.
+const FOREIGN_PROGRAMS: [&str; 18] = [
+    "tclsh", "wish", "expect", "awk", "gawk", "mawk", "nawk", "gdb", "vim", "vi", "nvim", "ex",
+    "view", "sed", "jshell", "lua", "julia", "guile",
+];
+
+/// Whether `program` (a base name) reads the files it is given in a
+/// language no reading models (round 61: `tclsh g`, `awk -f g.txt`).
+pub(super) fn reads_foreign(program: &str) -> bool {
+    FOREIGN_PROGRAMS.contains(&program)
+}
+
 /// Whether `file`'s ending says a program of another language reads it.
 pub(super) fn foreign(file: &Path) -> bool {
     file.extension().is_some_and(|ending| {

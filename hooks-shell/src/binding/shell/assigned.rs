@@ -17,10 +17,10 @@ use regex::Regex;
 const DECLARERS: [&str; 5] = ["export", "local", "declare", "typeset", "readonly"];
 
 /// The most values one name (or one word) is read with.
-const MAX_VALUES: usize = 8;
+const MAX_VALUES: usize = 16;
 
 /// How many names deep a value is expanded (`c=$b`, `b=$a`).
-const MAX_DEPTH: usize = 4;
+const MAX_DEPTH: usize = 8;
 
 /// Values by name.
 type Values = BTreeMap<String, Vec<String>>;
@@ -58,6 +58,24 @@ fn given(commands: &[Vec<String>]) -> Given {
                 continue;
             }
             Some((first, rest)) if DECLARERS.contains(&first.as_str()) => rest,
+            // `nice env -u y x=make sh -c '$x'`: the names env gives (round 61).
+            Some(_)
+                if let Some(env) = words
+                    .iter()
+                    .take(6)
+                    .position(|w| super::super::identify::base_name(w) == "env") =>
+            {
+                let rest = &words[env + 1..];
+                let mut at = 0;
+                while let Some(word) = rest.get(at).filter(|w| w.starts_with('-')) {
+                    at += if matches!(word.as_str(), "-u" | "-C" | "-S") {
+                        2
+                    } else {
+                        1
+                    };
+                }
+                &rest[at.min(rest.len())..]
+            }
             Some(_) => &words[..],
             None => continue,
         };
@@ -83,7 +101,20 @@ fn given(commands: &[Vec<String>]) -> Given {
                     }
                     add(&mut given.variables, name, value);
                 }
-                false => add(&mut given.variables, name, value),
+                // `x=${x}a`: the value before, in order (round 61).
+                false => {
+                    let before = given.variables.get(name).cloned().unwrap_or_default();
+                    let own = [format!("${name}"), format!("${{{name}}}")];
+                    match own.iter().any(|own| value.contains(own.as_str())) && !before.is_empty() {
+                        true => {
+                            for old in before {
+                                let value = value.replace(&own[1], &old).replace(&own[0], &old);
+                                add(&mut given.variables, name, &value);
+                            }
+                        }
+                        false => add(&mut given.variables, name, value),
+                    }
+                }
             }
         }
         // `: ${x:=make}`: a default the expansion also assigns.
@@ -103,9 +134,34 @@ fn given(commands: &[Vec<String>]) -> Given {
 
 fn add(values: &mut Values, name: &str, value: &str) {
     let known = values.entry(name.to_owned()).or_default();
-    if !known.iter().any(|v| v == value) && known.len() < MAX_VALUES {
-        known.push(value.to_owned());
+    if known.iter().any(|v| v == value) {
+        return;
     }
+    match known.len() < MAX_VALUES {
+        true => known.push(value.to_owned()),
+        false => OVERFLOW.with(|overflow| overflow.set(true)),
+    }
+}
+
+thread_local! {
+    /// Whether the reading under way dropped a value or a reading past its
+    /// limits: then what the text runs cannot all be read (round 61).
+    static OVERFLOW: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Why a command stands for what cannot be read: names given more values,
+/// or values more names deep, than are read.
+const UNREAD: &str = "names are given more values, or values more names deep, than are read";
+
+/// A command standing for what cannot be read ([`unread_reason`]).
+fn unread() -> Vec<String> {
+    vec![UNREAD.to_owned()]
+}
+
+/// Why `words` (a simple command) stands for what the reading of names
+/// cannot read: no approval can bind what it runs (round 61).
+pub(crate) fn unread_reason(words: &[String]) -> Option<String> {
+    (words.len() == 1 && words[0] == UNREAD).then(|| format!("the hook's shell text: {UNREAD}"))
 }
 
 fn is_name(name: &str) -> bool {
@@ -118,7 +174,18 @@ impl Given {
     /// The texts `word` may stand for with the names in it expanded (`None`
     /// when it names none the text gives, nor a default).
     fn expanded(&self, word: &str, depth: usize) -> Option<Vec<String>> {
-        if depth > MAX_DEPTH || !EXPANSION.is_match(word) {
+        self.expanded_within(word, depth, &[])
+    }
+
+    /// [`Given::expanded`] inside the values of `within` (a name's own
+    /// value naming it, `PATH="$HOME/bin:$PATH"`, is the value before:
+    /// left as written).
+    fn expanded_within(&self, word: &str, depth: usize, within: &[&str]) -> Option<Vec<String>> {
+        if !EXPANSION.is_match(word) {
+            return None;
+        }
+        if depth > MAX_DEPTH {
+            OVERFLOW.with(|overflow| overflow.set(true));
             return None;
         }
         let mut readings = vec![String::new()];
@@ -130,7 +197,7 @@ impl Given {
             let op = found.get(2).map_or("", |m| m.as_str());
             let default = found.get(3).map_or("", |m| m.as_str());
             let mut options: Vec<String> = Vec::new();
-            let values = self.variables.get(name);
+            let values = self.variables.get(name).filter(|_| !within.contains(&name));
             if !op.contains('+') {
                 options.extend(values.into_iter().flatten().cloned());
             }
@@ -140,19 +207,21 @@ impl Given {
             if op.contains('+') {
                 options.push(String::new());
             }
-            if options.is_empty() {
-                options.push(whole.as_str().to_owned());
-            } else {
-                changed = true;
-            }
             // A value naming another variable (`b=$a`), expanded in turn.
-            let options: Vec<String> = options
-                .into_iter()
-                .flat_map(|option| {
-                    self.expanded(&option, depth + 1)
-                        .unwrap_or_else(|| vec![option])
-                })
-                .collect();
+            let options: Vec<String> = match options.is_empty() {
+                true => vec![whole.as_str().to_owned()],
+                false => {
+                    changed = true;
+                    options
+                        .into_iter()
+                        .flat_map(|option| {
+                            let inner: Vec<&str> = within.iter().copied().chain([name]).collect();
+                            self.expanded_within(&option, depth + 1, &inner)
+                                .unwrap_or_else(|| vec![option])
+                        })
+                        .collect()
+                }
+            };
             let before = &word[last..whole.start()];
             readings = readings
                 .iter()
@@ -161,8 +230,11 @@ impl Given {
                         .iter()
                         .map(move |option| format!("{reading}{before}{option}"))
                 })
-                .take(MAX_VALUES)
                 .collect();
+            if readings.len() > MAX_VALUES {
+                readings.truncate(MAX_VALUES);
+                OVERFLOW.with(|overflow| overflow.set(true));
+            }
             last = whole.end();
         }
         for reading in &mut readings {
@@ -193,6 +265,7 @@ impl Given {
 /// string) kept one word. Only the commands that change, each with the
 /// index of the command it reads again.
 pub(super) fn substituted(commands: &[Vec<String>]) -> Vec<(usize, Vec<String>)> {
+    OVERFLOW.with(|overflow| overflow.set(false));
     let given = given(commands);
     let mut found = Vec::new();
     for (index, words) in commands.iter().enumerate() {
@@ -223,8 +296,11 @@ pub(super) fn substituted(commands: &[Vec<String>]) -> Vec<(usize, Vec<String>)>
                         next
                     })
                 })
-                .take(MAX_VALUES)
                 .collect();
+            if readings.len() > MAX_VALUES {
+                readings.truncate(MAX_VALUES);
+                OVERFLOW.with(|overflow| overflow.set(true));
+            }
         }
         if changed {
             found.extend(
@@ -234,6 +310,9 @@ pub(super) fn substituted(commands: &[Vec<String>]) -> Vec<(usize, Vec<String>)>
                     .map(|reading| (index, reading)),
             );
         }
+    }
+    if OVERFLOW.with(std::cell::Cell::get) {
+        found.push((commands.len().saturating_sub(1), unread()));
     }
     found
 }
@@ -261,7 +340,10 @@ pub(super) fn echo_substituted(raw: &str) -> Option<String> {
         };
         let inner = &rest[at + opens..end];
         let printed = match super::simple_commands(inner).as_slice() {
-            [only] if !inner.contains(['$', '`']) => super::piped::echoed_text(only),
+            // `$(echo ${x}ke)`: its variables read as the rest of the text's.
+            [only] if !inner.contains(['`']) && !inner.contains("$(") => {
+                super::piped::echoed_text(only)
+            }
             _ => None,
         };
         out.push_str(&rest[..at]);

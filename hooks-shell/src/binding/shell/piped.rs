@@ -143,16 +143,26 @@ fn sed_executes(word: &str) -> bool {
     static RUNS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r"(?:^|[;{}\s])(?:\d+|\$|/[^/]*/)?e(?:\s|;|\}|$)").expect("valid regex")
     });
-    // `s/a/b/e`: a substitution whose flags hold `e`.
-    let substitutes = || {
-        let mut chars = word.chars();
+    !word.starts_with('-') && (RUNS.is_match(word) || sed_substitution_runs(word))
+}
+
+/// Whether sed's `script` holds a substitution whose `e` flag runs the
+/// pattern space it builds (`s/X/a/e`, `1{s/.*/mXke/;s/X/a/e}`).
+pub(crate) fn sed_substitution_runs(script: &str) -> bool {
+    script.split([';', '\n', '{', '}']).any(|command| {
+        let command = command.trim_start_matches(|c: char| {
+            c.is_ascii_digit() || c.is_whitespace() || matches!(c, '$' | ',' | '!')
+        });
+        let mut chars = command.chars();
         let (Some('s'), Some(delimiter)) = (chars.next(), chars.next()) else {
             return false;
         };
+        if delimiter.is_alphanumeric() || delimiter.is_whitespace() {
+            return false;
+        }
         let parts: Vec<&str> = chars.as_str().split(delimiter).collect();
         parts.len() >= 3 && parts[2].contains('e')
-    };
-    !word.starts_with('-') && (RUNS.is_match(word) || substitutes())
+    })
 }
 
 /// `words` without their redirections (`>/dev/null`, `2>&1`, `2> log`,

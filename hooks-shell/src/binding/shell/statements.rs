@@ -36,14 +36,22 @@ pub(crate) fn runners_named(text: &str) -> Vec<Vec<String>> {
         }
     }
     // As the shell reads quotes and escapes: `m""ake -s lint`, `m\ake`.
-    for statement in shell_statements(text) {
+    // Tcl's braces quote as the shell's `'` do (`exec sh -c {cd t; make}`).
+    let braced = text.replace(['{', '}'], "'");
+    let texts = match braced == text {
+        true => vec![text],
+        false => vec![text, braced.as_str()],
+    };
+    for (statement, after_bang) in texts.into_iter().flat_map(shell_statements) {
         let Some(words) = shlex::split(statement) else {
             continue;
         };
         if let Some(at) = words.iter().position(|word| is_runner(&base_name(word))) {
             add(words[at..].to_vec());
         }
-        if reads_as_shell(&words) {
+        // After a `!` (vim's, ed's, gdb's), a path is run by a shell.
+        let path_run = after_bang && words.first().is_some_and(|word| word.contains('/'));
+        if reads_as_shell(&words) || path_run {
             add(vec![
                 "sh".to_owned(),
                 "-c".to_owned(),
@@ -63,11 +71,11 @@ pub(crate) fn runners_named(text: &str) -> Vec<Vec<String>> {
 /// starts, so it cannot be approved (red team round 60). `None` else.
 pub(crate) fn builds_what_it_starts(text: &str) -> Option<String> {
     static STARTS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?m)\bexec\b|\bopen\s*["{]?\||\bsystem\s*\(|\|\s*getline|\bprint[^\n]*\|\s*"|^\s*(?:shell|python|pi|!)\b|^\s*!|\bexecute\b|\bos\.execute\b|\bio\.popen\b|\bProcessBuilder\b|\bRuntime\b|\bspawn\b|\.(?:shell|system)\b|^\s*\d*e\b"#)
+        Regex::new(r#"(?m)\bexec\b|\bopen\s*["{]?\||\bsystem\s*\(|\|\s*getline|\bprint[^\n]*\|\s*"|^\s*(?:shell|python|pi|!)\b|^\s*!|\bexecute\b|\bos\.execute\b|\bio\.popen\b|\bProcessBuilder\b|\bRuntime\b|\bspawn\b|\.(?:shell|system)\b|^\s*\d*e\b|\bsystemlist\b|\bjob_start\b|\bexe\b|(?m)/[A-Za-z0-9]*e[A-Za-z0-9]*\s*(?:$|;|\})"#)
             .expect("valid regex")
     });
     static BUILDS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"\\[0-7]{1,3}|\\x[0-9a-fA-F]|\\u[0-9a-fA-F]|\[\s*(?:string|format|subst|join|lindex|lrange|concat|list)\b|\b(?:append|subst|eval|execute|sprintf|format|getenv|chr|char|reverse|replace|join|concat)\b|["']\s*(?:\+|\.\.?)\s*["']|["']\s*(?:\+|\.\.?)\s*\w|\w\s*(?:\+|\.\.)\s*["']|\bargv\b|\bARGV\b|\bENVIRON\b|\$env\(|\bexec\s+[$\[]|\bsystem\s*\(\s*[^"\s)]"#)
+        Regex::new(r#"\\[0-7]{1,3}|\\x[0-9a-fA-F]|\\u[0-9a-fA-F]|\[\s*(?:string|format|subst|join|lindex|lrange|concat|list)\b|\b(?:append|subst|eval|execute|sprintf|format|getenv|chr|char|reverse|replace|join|concat)\b|["']\s*(?:\+|\.\.?)\s*["']|["']\s*(?:\+|\.\.?)\s*\w|\w\s*(?:\+|\.\.)\s*["']|\bargv\b|\bARGV\b|\bENVIRON\b|\$env\(|\bexec\s+(?:-\S+\s+)*[$\[]|\bsystem\s*\(\s*[^"\s)]|\b(?:exe|tolower|toupper|regsub|lreverse|repeat|substr|systemlist|job_start)\b|string\s+(?:map|toupper|tolower|range)|\[\s*::\s*-1\s*\]|[(\[,]\s*["'][^"']*["']\s+["']|&|\\[1-9]|(?m)/[A-Za-z0-9]*e[A-Za-z0-9]*\s*(?:$|;|\})"#)
             .expect("valid regex")
     });
     if !STARTS.is_match(text) {
@@ -84,20 +92,20 @@ pub(crate) fn builds_what_it_starts(text: &str) -> Option<String> {
 /// The pieces of `text` that may be shell text another program hands a
 /// shell: each line, and what follows a `!`, a `=` or the line's first word
 /// (`.shell …`, `shell …`, `exec …`, `1e …`), at most a few per line.
-fn shell_statements(text: &str) -> Vec<&str> {
+fn shell_statements(text: &str) -> Vec<(&str, bool)> {
     let mut pieces = Vec::new();
     for line in text.lines().take(256) {
-        pieces.push(line);
+        pieces.push((line, false));
         let marks = line
             .char_indices()
             .filter(|(_, c)| matches!(c, '!' | '='))
-            .map(|(at, _)| at + 1);
+            .map(|(at, c)| (at + 1, c == '!'));
         let first_word = line
             .trim_start()
             .find(char::is_whitespace)
-            .map(|at| at + line.len() - line.trim_start().len());
-        for at in marks.chain(first_word).take(8) {
-            pieces.push(&line[at..]);
+            .map(|at| (at + line.len() - line.trim_start().len(), false));
+        for (at, after_bang) in marks.chain(first_word).take(8) {
+            pieces.push((&line[at..], after_bang));
         }
     }
     pieces
@@ -138,6 +146,11 @@ mod tests {
             &["sh", "-c", "cd tools && make"]
         ));
         assert!(has("exec=./tools/l", &["sh", "-c", "./tools/l"]));
+        assert!(has("silent !tools/x", &["sh", "-c", "tools/x"]));
+        assert!(has(
+            "exec sh -c {cd tools; make}",
+            &["sh", "-c", "sh -c 'cd tools; make'"]
+        ));
         assert!(runners_named("Content-Type: application/json").is_empty());
     }
 
@@ -152,6 +165,10 @@ mod tests {
             "python import os; os.system(\"ma\"+\"ke\")",
             "execute \"!\" . \"make\"",
             "exec [lindex $argv 0]",
+            "regsub x ma m m; exec -ignorestderr $m -s lint",
+            "python import os; os.system(\"ekam\"[::-1])",
+            "exe \"!make\"",
+            "s/.*/&/e",
         ] {
             assert!(builds(text).is_some(), "{text}");
         }

@@ -155,6 +155,14 @@ pub(super) fn fed_built(
     previous: Option<&Command>,
 ) -> Option<String> {
     use crate::binding::shell::{builds_what_it_starts, reads_words_as_data};
+    // `sed 's/X/a/e'`: the pattern space it builds, run (round 61).
+    if program == "sed"
+        && command.words[1..]
+            .iter()
+            .any(|w| crate::binding::shell::sed_substitution_runs(w))
+    {
+        return Some("sed runs the text its substitution builds (its `e` flag)".to_owned());
+    }
     if reads_words_as_data(program) {
         return None;
     }

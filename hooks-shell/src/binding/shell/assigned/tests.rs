@@ -50,6 +50,34 @@ fn values_reaching_a_word_other_ways_are_read() {
         "x=make sh -c 'make -s lint'",
     );
     reads(&["IFS=_", "x=make_-s_lint", "$x"], "make -s lint");
+    reads(
+        &["x=m", "x=${x}a", "x=${x}k", "x=$x'e'", "$x -s lint"],
+        "make -s lint",
+    );
+    reads(
+        &["env -u y x=make sh -c '$x -s lint'"],
+        "env -u y x=make sh -c 'make -s lint'",
+    );
+}
+
+#[test]
+fn a_name_given_its_own_value_again_is_read_once() {
+    let found = read(&["PATH=\"$HOME/bin:$PATH\"", "make -s lint"]);
+    assert!(
+        found
+            .iter()
+            .all(|words| super::unread_reason(words).is_none()),
+        "{found:?}"
+    );
+    // Past the limits, what it runs cannot be read: a name computed when it runs.
+    let many: Vec<String> = (0..20).map(|i| format!("x=v{i}")).collect();
+    let mut lines: Vec<&str> = many.iter().map(String::as_str).collect();
+    lines.push("$x -s lint");
+    assert!(
+        read(&lines)
+            .iter()
+            .any(|words| super::unread_reason(words).is_some())
+    );
 }
 
 #[test]
@@ -66,6 +94,8 @@ fn what_echo_prints_in_place_of_its_substitution_is_read() {
         "`echo make` -s lint",
         "x=$(echo make); $x -s lint",
         "x=`echo make`; \"$x\" -s lint",
+        "x=make; $(echo $x) -s lint",
+        "x=ma; y=$(echo ${x}ke); $y -s lint",
     ] {
         let found = super::super::simple_commands(text);
         let expected = shlex::split("make -s lint").expect("words");
