@@ -15,9 +15,10 @@ const FOREIGN_ENDINGS: [&str; 16] = [
 ];
 
 /// Programs that read a file given them in a language no reading models.
-const FOREIGN_PROGRAMS: [&str; 18] = [
+const FOREIGN_PROGRAMS: [&str; 26] = [
     "tclsh", "wish", "expect", "awk", "gawk", "mawk", "nawk", "gdb", "vim", "vi", "nvim", "ex",
-    "view", "sed", "jshell", "lua", "julia", "guile",
+    "view", "sed", "jshell", "lua", "julia", "guile", "sqlite3", "ed", "red", "R", "Rscript",
+    "psql", "mysql", "dc",
 ];
 
 /// Whether `program` (a base name) reads the files it is given in a
@@ -43,6 +44,13 @@ pub(super) fn started(file: &Path, text: &str, cwd: &Path, found: &mut Identifie
         && let Some(why) = crate::binding::shell::builds_what_it_starts(text)
     {
         found.computed = Some(format!("{} {why}", file.display()));
+    }
+    // sed's `s/X/a/e`: the pattern space it builds, run (round 61).
+    if found.computed.is_none() && crate::binding::shell::sed_substitution_runs(text) {
+        found.computed = Some(format!(
+            "{} runs the text its sed substitution builds (its `e` flag)",
+            file.display()
+        ));
     }
     // `#!/usr/bin/make -sf`: a makefile, read as `make -f` reads it (its
     // includes, `$(MAKE) -C tools`: round 60).

@@ -71,11 +71,11 @@ pub(crate) fn runners_named(text: &str) -> Vec<Vec<String>> {
 /// starts, so it cannot be approved (red team round 60). `None` else.
 pub(crate) fn builds_what_it_starts(text: &str) -> Option<String> {
     static STARTS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?m)\bexec\b|\bopen\s*["{]?\||\bsystem\s*\(|\|\s*getline|\bprint[^\n]*\|\s*"|^\s*(?:shell|python|pi|!)\b|^\s*!|\bexecute\b|\bos\.execute\b|\bio\.popen\b|\bProcessBuilder\b|\bRuntime\b|\bspawn\b|\.(?:shell|system)\b|^\s*\d*e\b|\bsystemlist\b|\bjob_start\b|\bexe\b|(?m)/[A-Za-z0-9]*e[A-Za-z0-9]*\s*(?:$|;|\})"#)
+        Regex::new(r#"(?m)\bexec\b|\bopen\s*["{]?\||\bsystem\s*\(|\|\s*getline|\bprint[^\n]*\|\s*"|^\s*(?:shell|python|pi|!)\b|^\s*!|\bexecute\b|\bos\.execute\b|\bio\.popen\b|\bProcessBuilder\b|\bRuntime\b|\bspawn\b|\.(?:shell|system)\b|^\s*\d*e\b|\bsystemlist\b|\bjob_start\b|\bexe\b"#)
             .expect("valid regex")
     });
     static BUILDS: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"\\[0-7]{1,3}|\\x[0-9a-fA-F]|\\u[0-9a-fA-F]|\[\s*(?:string|format|subst|join|lindex|lrange|concat|list)\b|\b(?:append|subst|eval|execute|sprintf|format|getenv|chr|char|reverse|replace|join|concat)\b|["']\s*(?:\+|\.\.?)\s*["']|["']\s*(?:\+|\.\.?)\s*\w|\w\s*(?:\+|\.\.)\s*["']|\bargv\b|\bARGV\b|\bENVIRON\b|\$env\(|\bexec\s+(?:-\S+\s+)*[$\[]|\bsystem\s*\(\s*[^"\s)]|\b(?:exe|tolower|toupper|regsub|lreverse|repeat|substr|systemlist|job_start)\b|string\s+(?:map|toupper|tolower|range)|\[\s*::\s*-1\s*\]|[(\[,]\s*["'][^"']*["']\s+["']|&|\\[1-9]|(?m)/[A-Za-z0-9]*e[A-Za-z0-9]*\s*(?:$|;|\})"#)
+        Regex::new(r#"\\[0-7]{1,3}|\\x[0-9a-fA-F]|\\u[0-9a-fA-F]|\[\s*(?:string|format|subst|join|lindex|lrange|concat|list)\b|\b(?:append|subst|eval|execute|sprintf|format|getenv|chr|char|reverse|replace|join|concat)\b|["']\s*(?:\+|\.\.?)\s*["']|["']\s*(?:\+|\.\.?)\s*\w|\w\s*(?:\+|\.\.)\s*["']|\bargv\b|\bARGV\b|\bENVIRON\b|\$env\(|\bexec\s+(?:-\S+\s+)*[$\[]|\bsystem\s*\(\s*[^"\s)]|\b(?:exe|tolower|toupper|regsub|lreverse|repeat|substr|systemlist|job_start)\b|string\s+(?:map|toupper|tolower|range)|\[\s*::\s*-1\s*\]|[(\[,]\s*["'][^"']*["']\s+["']|&|\\[1-9]"#)
             .expect("valid regex")
     });
     if !STARTS.is_match(text) {
@@ -168,7 +168,6 @@ mod tests {
             "regsub x ma m m; exec -ignorestderr $m -s lint",
             "python import os; os.system(\"ekam\"[::-1])",
             "exe \"!make\"",
-            "s/.*/&/e",
         ] {
             assert!(builds(text).is_some(), "{text}");
         }

@@ -163,7 +163,8 @@ pub(super) fn fed_built(
     {
         return Some("sed runs the text its substitution builds (its `e` flag)".to_owned());
     }
-    if reads_words_as_data(program) {
+    // Only a program of another language reads its words or input as code.
+    if reads_words_as_data(program) || !super::super::unmodeled::reads_foreign(program) {
         return None;
     }
 
