@@ -35,7 +35,7 @@ json.dump({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}},
 PY
 echo '{"tool_name":"terminal","args":{"command":"ls"},"task_id":"t"}' > $H/p.json
 run() { (cd $P && HOME=$H HERMES_MANAGED_DIR=$H/managed-scope $1 --home $H/.hermes --project $P \
-    $2 emit pre_tool_call --json --payload-file $H/p.json >/dev/null 2>&1); }
+    ${2:-} emit pre_tool_call --json --payload-file $H/p.json >/dev/null 2>&1); }
 run "$OLD" --accept-hooks; run "$NEW" --accept-hooks
 for i in $(seq "$N"); do for b in "$OLD" "$NEW"; do
   s=$(date +%s%N); run "$b"; echo "$b $(( ($(date +%s%N) - s) / 1000000 ))"; done; done |
