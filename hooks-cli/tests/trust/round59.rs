@@ -9,7 +9,7 @@ use crate::round8_modules::installed;
 use crate::round58_red::{BLOCKS, MAKEFILE, MAKEFILE_EDITED, never_runs_after};
 
 /// The user's guard running `run` in the project, then blocking.
-fn guard_running(run: &str) -> String {
+pub(crate) fn guard_running(run: &str) -> String {
     format!("cat >/dev/null; ({run}) >/dev/null 2>&1; {BLOCKS}")
 }
 

@@ -7,12 +7,8 @@
 //! ran the project's edited Makefile unasked on the code before.
 
 use crate::round8_modules::installed;
-use crate::round58_red::{BLOCKS, MAKEFILE, MAKEFILE_EDITED, never_runs_after};
-
-/// The user's guard running `run` in the project, then blocking.
-fn guard_running(run: &str) -> String {
-    format!("cat >/dev/null; ({run}) >/dev/null 2>&1; {BLOCKS}")
-}
+use crate::round58_red::{MAKEFILE, MAKEFILE_EDITED, never_runs_after};
+use crate::round59::guard_running;
 
 /// The Makefile of `tools/`, and its edit.
 const TOOLS_MAKEFILE: (&str, &str) = ("tools/Makefile", "lint:\n\t@true\n");

@@ -6,11 +6,8 @@
 //! project's edited Makefile unasked on the code before.
 
 use crate::round8_modules::installed;
-use crate::round58_red::{BLOCKS, MAKEFILE, MAKEFILE_EDITED, never_runs_after};
-
-fn guard_running(run: &str) -> String {
-    format!("cat >/dev/null; ({run}) >/dev/null 2>&1; {BLOCKS}")
-}
+use crate::round58_red::{MAKEFILE, MAKEFILE_EDITED, never_runs_after};
+use crate::round59::guard_running;
 
 #[test]
 fn names_pipes_and_sed_substitutions_never_run_an_edit() {
