@@ -114,6 +114,7 @@ mod round58_red;
 mod round59;
 mod round60;
 mod round61;
+mod round62;
 mod round6_shapes;
 mod round7;
 mod round8;

@@ -288,6 +288,16 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
             Some(file) if !file.is_empty() && !file.starts_with(['<', '(', '&']) => file,
             _ => word.as_str(),
         };
+        // `vim -c 'source ~/bin/g.x'`, `gdb -ex 'source g'`: a file its own
+        // text names is read in its language (red team round 61, U-39).
+        if unmodeled::reads_foreign(&program) && word.contains(char::is_whitespace) {
+            let named = shlex::split(word)
+                .unwrap_or_else(|| word.split_whitespace().map(str::to_owned).collect());
+            for path in named.iter().filter_map(|name| resolve(name, cwd, None)) {
+                push(&mut found.files, path.clone());
+                found.foreign.push(path);
+            }
+        }
         let path = resolve(word, cwd, script_dir.as_deref());
         match path {
             Some(path) => {

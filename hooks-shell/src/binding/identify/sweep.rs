@@ -286,6 +286,9 @@ fn spellings(raw: &str, cwd: &Path, max_words: usize) -> Vec<(String, bool)> {
                 .chain(list_entries(word))
                 .chain(list_items(word))
         })
+        // `silent !tools/x`, `:!tools/x`: the path after vim's, ed's or
+        // gdb's `!` is run by a shell (red team round 61, U-47).
+        .flat_map(|word| std::iter::once(word).chain(after_bang(word)))
     {
         let spellings = expanded(word, home.as_deref(), cwd, &assigned);
         // Brace lists as bash expands them, bounded (a word of forty
@@ -304,6 +307,13 @@ fn spellings(raw: &str, cwd: &Path, max_words: usize) -> Vec<(String, bool)> {
             super::INTERPRETERS.contains(&program.as_str()) || matches!(word, "." | "source");
     }
     words
+}
+
+/// What follows the `!`s `word` starts with (`!tools/x`), if anything
+/// does and it is no glob's `[!…]`.
+fn after_bang(word: &str) -> Option<&str> {
+    let rest = word.trim_start_matches('!');
+    (rest.len() < word.len() && !rest.is_empty()).then_some(rest)
 }
 
 /// The items of a code's list or call in `word` (`tools/g.sh]`, `[a,b]`),

@@ -333,3 +333,15 @@ fn an_awk_program_file_is_read_as_the_same_program_inline() {
         assert_eq!(found.computed, None, "{command}: {found:?}");
     }
 }
+
+#[test]
+fn a_file_a_foreign_programs_own_text_names_is_read_in_its_language() {
+    // Red team round 61, U-39: `vim -c 'source g.x'` bound nothing of g.x.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("g.x");
+    std::fs::write(&script, "call system(\"make -s lint\")\n").expect("script");
+    let command = format!("vim -es -c 'source {}' -c 'qa!'", script.display());
+    let found = identify(&command, Some(&words(&command)), dir.path());
+    assert!(found.files.contains(&script), "{found:?}");
+    assert!(found.foreign.contains(&script), "{found:?}");
+}

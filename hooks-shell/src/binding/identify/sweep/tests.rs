@@ -171,3 +171,19 @@ fn an_item_of_a_codes_list_is_a_word() {
         assert!(scripts_named(raw, dir.path()).contains(&script), "{raw}");
     }
 }
+
+#[test]
+fn a_path_after_a_bang_is_a_word() {
+    // Red team round 61, U-47: vim's `silent !tools/x` bound nothing.
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("tools")).expect("tools");
+    let script = dir.path().join("tools/x");
+    std::fs::write(&script, "#!/bin/sh\nexit 0\n").expect("script");
+    let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+    std::fs::set_permissions(&script, executable).expect("chmod");
+    for raw in ["silent !tools/x", ":!tools/x", "!!tools/x"] {
+        assert!(scripts_named(raw, dir.path()).contains(&script), "{raw}");
+    }
+    assert_eq!(super::after_bang("[!a]*"), None);
+    assert_eq!(super::after_bang("!"), None);
+}

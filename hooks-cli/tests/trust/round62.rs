@@ -1,0 +1,61 @@
+//! Round 61's last open rows and the session after it, through the real
+//! binary: a project path a vim script runs after its `!` (U-47), created
+//! after the approval, and a script vim's own `-c` text sources (U-39).
+//! Each ran the project's code unasked on the code before.
+
+use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
+use crate::round8_modules::installed;
+use crate::round58_red::{MAKEFILE, MAKEFILE_EDITED};
+use crate::round59::guard_running;
+
+/// A project program vim's `!` runs, missing when the guard is approved:
+/// its appearance asks again, the guard blocks.
+#[test]
+fn a_path_a_vim_script_runs_after_a_bang_never_runs_unasked() {
+    if !installed("vim") {
+        return;
+    }
+    for line in ["silent !tools/lint-helper", "silent !./tools/lint-helper"] {
+        let (home, project) = home_with("[claude]");
+        crate::round28::git(&project, &["init", "-q", "."]);
+        write(&home.user_home, ".claude/hooks/g.vim", &format!("{line}\n"));
+        let run = "vim -es -S ~/.claude/hooks/g.vim -c 'qa!'";
+        user_fail_closed_command(&home, &guard_running(run));
+        emit_terminal(&home, &project, "ls", true);
+        let helper = write(&project, "tools/lint-helper", "#!/bin/sh\ntouch PWNED\n");
+        crate::round30_open::executable(&helper);
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(!project.join("PWNED").exists(), "{line}: ran unasked");
+        assert_eq!(emitted["outcome"]["action"], "block", "{line}: {emitted:#}");
+    }
+}
+
+/// A script of the user's vim's `-c` text sources is read as vim's: what
+/// it starts is bound, or it cannot be approved.
+#[test]
+fn a_script_a_vim_option_sources_never_runs_an_edit() {
+    if !(installed("vim") && installed("make")) {
+        return;
+    }
+    for script in [
+        "call system(\"make -s lint\")\n",
+        "call system(\"ma\" . \"ke -s lint\")\n",
+    ] {
+        let (home, project) = home_with("[claude]");
+        crate::round28::git(&project, &["init", "-q", "."]);
+        write(&project, MAKEFILE.0, MAKEFILE.1);
+        // Executable, so a shell could run it too: read as vim's still.
+        let sourced = write(&home.user_home, "bin/g.x", script);
+        crate::round30_open::executable(&sourced);
+        let run = "vim -es -c 'source ~/bin/g.x' -c 'qa!'";
+        user_fail_closed_command(&home, &guard_running(run));
+        emit_terminal(&home, &project, "ls", true);
+        write(&project, MAKEFILE_EDITED.0, MAKEFILE_EDITED.1);
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(!project.join("PWNED").exists(), "{script}: ran unasked");
+        assert_eq!(
+            emitted["outcome"]["action"], "block",
+            "{script}: {emitted:#}"
+        );
+    }
+}
