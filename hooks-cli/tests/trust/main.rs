@@ -36,6 +36,7 @@ mod guard_path_rules;
 mod home_links;
 mod interpreter_shims;
 mod linked_tool_folder;
+mod moved_user_folder;
 mod option_spellings;
 mod project_is_home;
 mod project_reach;

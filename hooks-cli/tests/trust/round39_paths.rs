@@ -97,7 +97,7 @@ fn a_project_spelled_through_a_link_stays_its_own() {
 
 /// The user's fail-closed Claude guard in `folder/settings.json`, blocking
 /// every `Bash` call with `message`.
-fn claude_guard_in(folder: &Path, message: &str) {
+pub(crate) fn claude_guard_in(folder: &Path, message: &str) {
     let answer = json!({"decision": "block", "reason": message});
     let guard = write(folder, "guard.sh", &answering(&answer));
     let handler = json!({"type": "command", "command": format!("sh {}", guard.display()),
@@ -107,7 +107,13 @@ fn claude_guard_in(folder: &Path, message: &str) {
 }
 
 /// `hooks emit` of `rm -rf /` with `name=value` in the environment.
-fn emit_rm_with(home: &TempHome, project: &Path, name: &str, value: &Path, accept: bool) -> Run {
+pub(crate) fn emit_rm_with(
+    home: &TempHome,
+    project: &Path,
+    name: &str,
+    value: &Path,
+    accept: bool,
+) -> Run {
     let mut command = emit_rm_command(home, project, accept);
     command.env(name, value);
     Run(command.output().expect("hooks runs"))

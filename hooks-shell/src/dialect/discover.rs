@@ -16,6 +16,7 @@ mod dedup;
 mod disable;
 mod import_list;
 mod lost_guards;
+mod moved_folder;
 mod scope;
 mod standard;
 mod unwrapped;
@@ -191,9 +192,18 @@ fn read_list(
                     .and_then(|d| user.missing_folder(d));
                 discovery.warnings.extend(moved_away);
                 let before = discovery.hooks.len();
+                let marks = (
+                    (before, discovery.unsupported.len()),
+                    discovery.guards_down.len(),
+                );
                 for source in &sources {
                     read.push(source.dialect);
                     read_source(source, config.home(), discovery);
+                }
+                // `$CODEX_HOME` unset or moved since a guard was read there.
+                if let Some(dialect) = dialect.filter(|_| standard) {
+                    let places = (project, user);
+                    moved_folder::keep_guards_moved_away(config, places, dialect, discovery, marks);
                 }
                 disable::ignored_in_paths(&sources, discovery);
                 if standard && let Some(widest) = disabled(&sources, discovery) {
