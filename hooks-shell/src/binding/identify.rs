@@ -16,7 +16,9 @@ mod compound;
 pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
 mod computed;
-pub(crate) use computed::{inline_started, started_by_file, xargs_program};
+pub(crate) use computed::{
+    inline_started, names_input, runs_its_input, started_by_file, xargs_program,
+};
 mod follow;
 mod helpers_written;
 mod language;

@@ -68,7 +68,7 @@ const MAX_DEPTH: usize = 8;
 pub(crate) use awk_code::program_files_in as awk_program_files;
 pub(crate) use given::{ANY, Calls, computed_name_given, scripts_given_computed};
 pub(crate) use inline_code::{spawns_computed, spawns_computed_after};
-pub(crate) use interpreters::xargs_program;
+pub(crate) use interpreters::{names_input, runs_its_input, xargs_program};
 pub(crate) use started::{inline_started, started_by_file, started_commands};
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it

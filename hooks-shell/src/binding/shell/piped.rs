@@ -7,7 +7,7 @@
 //! A reading for consent: text fed to a program that only reads it as data
 //! binds more than it runs, never less.
 
-use super::super::identify::{SHELLS, base_name, xargs_program};
+use super::super::identify::{SHELLS, base_name, names_input, runs_its_input, xargs_program};
 use super::launched::LEAVES;
 pub(crate) use super::statements::runners_named;
 
@@ -73,7 +73,7 @@ fn fed_commands(text: &str, consumer: &[String], depth: usize) -> Vec<Vec<String
                 .flat_map(|inner| {
                     let inner = super::super::wrappers::unwrap(inner).words;
                     let sourced = matches!(inner.first().map(String::as_str), Some("." | "source"))
-                        && inner.get(1).is_some_and(|file| reads_input(file));
+                        && inner.get(1).is_some_and(|file| names_input(file));
                     match sourced {
                         true => super::simple_commands(text),
                         false => fed_commands(text, &inner, depth + 1),
@@ -81,13 +81,13 @@ fn fed_commands(text: &str, consumer: &[String], depth: usize) -> Vec<Vec<String
                 })
                 .collect();
         }
-        return match shell_reads_input(args) {
+        return match runs_its_input(&program, args) {
             true => super::simple_commands(text),
             false => Vec::new(),
         };
     }
     if let Some((language, option)) = inline_form(&program) {
-        return match interpreter_reads_input(&program, args) {
+        return match runs_its_input(&program, args) {
             true => {
                 let code = text.trim_start().trim_start_matches("<?php").to_owned();
                 vec![vec![language.to_owned(), option.to_owned(), code]]
@@ -125,16 +125,11 @@ fn fed_commands(text: &str, consumer: &[String], depth: usize) -> Vec<Vec<String
     let reads_script = matches!(program.as_str(), "sed" | "awk" | "gawk" | "mawk" | "nawk")
         && args
             .windows(2)
-            .any(|pair| pair[0] == "-f" && reads_input(&pair[1]));
+            .any(|pair| pair[0] == "-f" && names_input(&pair[1]));
     if LEAVES.contains(&program.as_str()) && !reads_script {
         return Vec::new();
     }
     runners_named(text)
-}
-
-/// Whether `file` is the input itself (`-`, `/dev/stdin`, `/dev/fd/0`).
-fn reads_input(file: &str) -> bool {
-    matches!(file, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
 }
 
 /// Whether a word of sed's is a script running an `e` command (`e`,
@@ -197,63 +192,6 @@ fn inline_form(program: &str) -> Option<(&'static str, &'static str)> {
         "php" => Some(("php", "-r")),
         _ => None,
     }
-}
-
-/// Whether a shell given `args` runs its input: no `-c` string, and no
-/// script but its input (`sh`, `sh -s a b`, `bash -`, `sh /dev/stdin`).
-fn shell_reads_input(args: &[String]) -> bool {
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        match word.as_str() {
-            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => {
-                words.next();
-            }
-            "-" | "--" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" => return true,
-            short if short.starts_with('-') && !short.starts_with("--") => {
-                if short.contains('c') {
-                    return false;
-                }
-                if short.contains('s') {
-                    return true;
-                }
-            }
-            long if long.starts_with("--") || long.starts_with('+') => {}
-            _ => return false,
-        }
-    }
-    true
-}
-
-/// Whether an interpreter given `args` runs its input: no inline code,
-/// module or script but its input (`python3`, `python3 -`, `perl -w`).
-fn interpreter_reads_input(program: &str, args: &[String]) -> bool {
-    let inline: &[char] = match program {
-        "python" | "python3" | "pypy" | "pypy3" => &['c', 'm'],
-        "php" => &['r', 'f'],
-        _ => &['e', 'E', 'p'],
-    };
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        match word.as_str() {
-            "-" | "--" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" => return true,
-            // `python3 -X utf8`, `-W ignore`, `node -r m`: an option's value.
-            "-X" | "-W" | "-r" | "--require" | "-I" | "-M" => {
-                words.next();
-            }
-            long if long.starts_with("--") => {
-                if matches!(long, "--eval" | "--print") || long.starts_with("--eval=") {
-                    return false;
-                }
-            }
-            short if short.starts_with('-') => {
-                if short[1..].chars().any(|c| inline.contains(&c)) {
-                    return false;
-                }
-            }
-            _ => return false,
-        }
-    }
-    true
 }
 
 /// The command `xargs` (given `args`) runs with `text` as its input: the

@@ -11,13 +11,54 @@ use super::{Command, base_name};
 /// run a module by name: read elsewhere (`-m` binds the hook tree).
 fn inline_options(program: &str) -> &'static [&'static str] {
     match program {
-        "python" | "python3" => &["-c", "-m"],
+        "python" | "python3" | "pypy" | "pypy3" => &["-c", "-m"],
         "perl" => &["-e", "-E"],
         "ruby" => &["-e"],
-        "node" | "bun" => &["-e", "--eval", "-p", "--print"],
+        "node" | "nodejs" | "bun" => &["-e", "--eval", "-p", "--print"],
         "php" => &["-r"],
         _ => &[],
     }
+}
+
+/// Whether `arg` gives `program` (an interpreter) its code inline or a
+/// module: one of [`inline_options`], among other letters too (`perl
+/// -ne`, `python3 -Ic`), or `--eval=…`.
+fn is_inline(program: &str, arg: &str) -> bool {
+    let options = inline_options(program);
+    if options.contains(&arg) {
+        return true;
+    }
+    if let Some(long) = arg.strip_prefix("--") {
+        return long
+            .split_once('=')
+            .is_some_and(|(name, _)| options.contains(&format!("--{name}").as_str()));
+    }
+    let letters: Vec<char> = options
+        .iter()
+        .filter_map(|option| {
+            let mut letters = option.strip_prefix('-')?.chars();
+            let letter = letters.next()?;
+            letters.next().is_none().then_some(letter)
+        })
+        .collect();
+    arg.strip_prefix('-').is_some_and(|flags| {
+        flags.len() > 1
+            && flags.chars().all(|c| c.is_ascii_alphanumeric())
+            && flags.chars().any(|c| letters.contains(&c))
+    })
+}
+
+/// Whether `word` names the input itself (`-`, `/dev/stdin`,
+/// `/dev/fd/0`): a script there is the code a pipe feeds it.
+pub(crate) fn names_input(word: &str) -> bool {
+    matches!(word, "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0")
+}
+
+/// Whether `program` (a shell or an interpreter) given `args` runs the
+/// code its input holds: no `-c` string, inline code, module or script
+/// but its input (`sh`, `sh -s a`, `bash -`, `python3 -X utf8`).
+pub(crate) fn runs_its_input(program: &str, args: &[String]) -> bool {
+    matches!(script_argument(program, args), Argument::Input)
 }
 
 /// The options of `program` that take a value in the next word: first
@@ -25,8 +66,8 @@ fn inline_options(program: &str) -> &'static [&'static str] {
 /// the others.
 fn valued_options(program: &str) -> (&'static [&'static str], &'static [&'static str]) {
     match program {
-        "python" | "python3" => (&[], &["-W", "-X", "--check-hash-based-pycs"]),
-        "node" | "bun" | "deno" => (
+        "python" | "python3" | "pypy" | "pypy3" => (&[], &["-W", "-X", "--check-hash-based-pycs"]),
+        "node" | "nodejs" | "bun" | "deno" => (
             &[
                 "-r",
                 "--require",
@@ -38,7 +79,10 @@ fn valued_options(program: &str) -> (&'static [&'static str], &'static [&'static
         ),
         "ruby" => (&["-r", "-I"], &[]),
         "perl" => (&["-I", "-M"], &[]),
-        _ if super::super::super::SHELLS.contains(&program) => (&[], &["-o", "+o", "-O", "+O"]),
+        // `--rcfile` is read by an interactive shell only.
+        _ if super::super::super::SHELLS.contains(&program) => {
+            (&[], &["-o", "+o", "-O", "+O", "--rcfile", "--init-file"])
+        }
         _ => (&[], &[]),
     }
 }
@@ -69,9 +113,21 @@ pub(super) fn script_argument<'a>(program: &str, args: &'a [String]) -> Argument
             _ if shell && arg.starts_with('-') && !arg.starts_with("--") && arg.contains('c') => {
                 return args.next().map_or(Argument::Input, |s| Argument::String(s));
             }
-            _ if inline_options(program).contains(&arg) => return Argument::Inline,
+            // `sh -s a b`: its input, the words after are its arguments.
+            _ if shell && arg.starts_with('-') && !arg.starts_with("--") && arg.contains('s') => {
+                return Argument::Input;
+            }
+            _ if is_inline(program, arg) => return Argument::Inline,
+            // `bash -`, `python3 /dev/stdin`: the input is the script.
+            _ if names_input(arg) && named.is_empty() => return Argument::Input,
             "--" | "<" => {
-                named.extend(args.next().map(String::as_str));
+                let Some(script) = args.next() else {
+                    return Argument::Input;
+                };
+                if names_input(script) && named.is_empty() {
+                    return Argument::Input;
+                }
+                named.push(script.as_str());
                 return Argument::Named(named);
             }
             ">" | ">>" | "2>" | "2>>" | "&>" => {
@@ -282,6 +338,7 @@ impl super::Reader {
                         .and_then(|code| super::inline_code::spawns_computed(program, code)),
                 }
             }
+            // `echo 'sh "$1"' | sh -s "$(…)"`: its arguments may be computed.
             Argument::Input => read_code(
                 inputs,
                 command.piped,
@@ -290,24 +347,28 @@ impl super::Reader {
                 reading,
                 &taint,
             )
-            .or_else(|| self.echoed_code(program, command, previous, depth)),
+            .or_else(|| {
+                let positional = args.iter().any(|word| is_computed(word));
+                self.echoed_code(program, (command, previous), positional, depth)
+            }),
         }
     }
 
     /// Why the plain text `echo` pipes into a shell or an interpreter
     /// (`echo 'cd "$(…)"; make' | sh`) runs a computed name: read as its
-    /// `-c` string or inline code is (round 58, rs05).
+    /// `-c` string or inline code is (round 58, rs05); `positional`: its
+    /// arguments (`$1`) are computed.
     fn echoed_code(
         &mut self,
         program: &str,
-        command: &Command,
-        previous: Option<&Command>,
+        (command, previous): (&Command, Option<&Command>),
+        positional: bool,
         depth: usize,
     ) -> Option<String> {
         let producer = previous.filter(|_| command.piped)?;
         let text = crate::binding::shell::echoed_text(&producer.words)?;
         match super::super::SHELLS.contains(&program) {
-            true => self.string(&text, false, depth),
+            true => self.string(&text, positional, depth),
             false => super::inline_code::spawns_computed(program, &text),
         }
     }

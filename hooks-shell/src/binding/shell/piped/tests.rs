@@ -42,6 +42,13 @@ fn text_piped_into_a_program_that_runs_it_is_read_as_what_it_starts() {
             "node -",
             "node -e 'require(\"x\")'",
         ),
+        // One reading of an interpreter's arguments serves the pipe and
+        // the computed reading: `-s`, `--rcfile`, `-I`, `-p`, `/dev/stdin`.
+        ("echo make -s lint", "sh -s a b", "make -s lint"),
+        ("echo make -s lint", "bash --rcfile x", "make -s lint"),
+        ("echo make -s lint", "bash /dev/stdin", "make -s lint"),
+        ("echo make", "python3 -I", "python3 -c make"),
+        ("echo make", "perl -p", "perl -e make"),
     ] {
         let found = piped(producer, consumer);
         assert!(
@@ -59,6 +66,10 @@ fn text_piped_into_a_reader_of_data_or_from_a_program_is_no_command() {
         ("echo 'make -s lint'", "sh tools/g.sh"),
         ("echo 'make -s lint'", "python3 guard.py"),
         ("echo 'make -s lint'", "python3 -c 'import sys'"),
+        ("echo 'make -s lint'", "python3 -Ic 'import sys'"),
+        ("echo 'make -s lint'", "perl -ne 'print'"),
+        ("echo 'make -s lint'", "node --eval=1"),
+        ("echo 'make -s lint'", "bash -- tools/g.sh"),
         ("echo 'make -s lint'", "jq ."),
         ("cat notes", "sh"),
     ] {
