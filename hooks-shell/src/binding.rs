@@ -38,6 +38,7 @@ mod perl_inc;
 mod program;
 mod project_literals;
 mod project_reach;
+mod python_safe_path;
 mod python_shadows;
 mod python_sites;
 mod runner_settings;

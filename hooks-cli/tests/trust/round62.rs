@@ -59,3 +59,27 @@ fn a_script_a_vim_option_sources_never_runs_an_edit() {
         );
     }
 }
+
+/// A user's Python reading the project's folder first where the
+/// `PYTHONSAFEPATH` it is given may not hold (`-E`, unset, a script of the
+/// user's starting it): the project's `json.py` standing in for the
+/// standard library's is bound.
+#[test]
+fn a_project_module_standing_in_for_the_standard_librarys_never_runs_unasked() {
+    if !installed("python3") {
+        return;
+    }
+    let setup = [("json.py", "x = 1\n")];
+    let edit = ("json.py", "open('PWNED', 'w')\n");
+    for run in [
+        "python3 -E -c 'import json'",
+        "python3 -X frozen_modules=off -E -c 'import json'",
+        "env -u PYTHONSAFEPATH python3 -c 'import json'",
+        "PYTHONSAFEPATH= python3 -c 'import json'",
+    ] {
+        crate::round58_red::never_runs_after(&guard_running(run), None, &setup, edit);
+    }
+    let script = "python3 -c 'import json'\n";
+    let run = guard_running("sh ~/.claude/hooks/g.x");
+    crate::round58_red::never_runs_after(&run, Some(script), &setup, edit);
+}

@@ -75,8 +75,22 @@ impl Subject {
                         super::project_literals::command_names_project_path(&line, &self.cwd)
                     })
         };
+        // A Python reading the folder it runs in first (`python3 -c`, `-m`,
+        // its input) in a script of the user's, or in the command where
+        // the `PYTHONSAFEPATH` it is given may not hold (red team round
+        // 62): the modules it may import from there are bound.
+        let python_reads_it = || {
+            (super::shell::python_reads_cwd(&self.command)
+                && super::python_safe_path::may_not_hold(&self.command, &self.cwd))
+                || found
+                    .files
+                    .iter()
+                    .filter_map(|file| peek::small_text(file))
+                    .any(|text| super::shell::python_reads_cwd(&text))
+        };
         (runs_its_file
             || searches_it()
+            || python_reads_it()
             || reads_project_settings()
             || copies_it()
             || names_its_paths())
