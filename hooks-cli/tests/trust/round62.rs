@@ -83,3 +83,32 @@ fn a_project_module_standing_in_for_the_standard_librarys_never_runs_unasked() {
     let run = guard_running("sh ~/.claude/hooks/g.x");
     crate::round58_red::never_runs_after(&run, Some(script), &setup, edit);
 }
+
+/// Programs reached through `builtin`, an array, `hash -p` or `read`
+/// after the command's own assignments: what they run is bound, or the
+/// command cannot be approved.
+#[test]
+fn builtins_arrays_hashed_names_and_reads_never_run_an_edit() {
+    if !(installed("make") && installed("bash")) {
+        return;
+    }
+    let make = std::process::Command::new("sh")
+        .args(["-c", "command -v make"])
+        .output()
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let hashed = format!("hash -p {make} m; m -s lint");
+    for text in [
+        "builtin eval make -s lint",
+        "builtin exec make -s lint",
+        "builtin command make -s lint",
+        "x=(ma ke); IFS=; \"${x[*]}\" -s lint",
+        hashed.as_str(),
+        "IFS=, read a b <<< \"make,lint\"; $a -s $b",
+        "IFS=, read -a a <<< \"make,-s,lint\"; \"${a[@]}\"",
+    ] {
+        let quoted = shlex::try_quote(text).expect("quoted");
+        let run = guard_running(&format!("bash -c {quoted}"));
+        crate::round58_red::never_runs_after(&run, None, &[MAKEFILE], MAKEFILE_EDITED);
+    }
+}

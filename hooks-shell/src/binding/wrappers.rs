@@ -105,6 +105,8 @@ const WRAPPERS: &[(&str, Grammar, bool)] = &[
         wrapper(&[flag("p"), flag("v"), flag("V")], &[]),
         false,
     ),
+    // `builtin exec make`, `builtin eval …` (red team round 62).
+    ("builtin", wrapper(&[], &[]), false),
     (
         "stdbuf",
         wrapper(

@@ -37,6 +37,8 @@ static EXPANSION: LazyLock<Regex> = LazyLock::new(|| {
 struct Given {
     variables: Values,
     aliases: Values,
+    /// Arrays by name, each with its words (`cmd=(npx prettier)`).
+    arrays: Values,
     /// The characters `IFS` is given (words split at them too).
     ifs: String,
 }
@@ -45,15 +47,33 @@ fn given(commands: &[Vec<String>]) -> Given {
     let mut given = Given {
         variables: Values::new(),
         aliases: Values::new(),
+        arrays: Values::new(),
         ifs: String::new(),
     };
-    for words in commands {
+    for (at, words) in commands.iter().enumerate() {
+        // `x=(ma ke)`: read as `x=` before a group of its words (round 62).
+        if let [only] = words.as_slice()
+            && let Some(name) = only.strip_suffix('=').filter(|name| is_name(name))
+            && let Some(items) = commands.get(at + 1)
+        {
+            given.arrays.insert(name.to_owned(), items.clone());
+            continue;
+        }
         let rest: &[String] = match words.split_first() {
             Some((first, rest)) if first == "alias" => {
                 for word in rest {
                     if let Some((name, value)) = word.split_once('=') {
                         add(&mut given.aliases, name, value);
                     }
+                }
+                continue;
+            }
+            // `hash -p /usr/bin/make m`: `m` runs that program (round 62).
+            Some((first, rest)) if first == "hash" => {
+                if let Some(at) = rest.iter().position(|w| w == "-p")
+                    && let (Some(path), Some(name)) = (rest.get(at + 1), rest.get(at + 2))
+                {
+                    add(&mut given.aliases, name, path);
                 }
                 continue;
             }
@@ -243,6 +263,30 @@ impl Given {
         changed.then_some(readings)
     }
 
+    /// The readings of `word` when it is an array's expansion whole:
+    /// `${x[@]}` its words, `${x[*]}` them joined (by a blank, or by what
+    /// `IFS` is given), `${x[1]}` one of them.
+    fn array_items(&self, word: &str) -> Option<Vec<Vec<String>>> {
+        static ITEMS: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\[([^\]]*)\]\}$").expect("valid regex")
+        });
+        let found = ITEMS.captures(word)?;
+        let items = self.arrays.get(found.get(1)?.as_str())?;
+        let readings = match found.get(2)?.as_str() {
+            "@" => vec![items.clone()],
+            "*" => {
+                let mut joiners = vec![" ".to_owned(), String::new()];
+                joiners.extend(self.ifs.chars().next().map(String::from));
+                joiners.iter().map(|by| vec![items.join(by)]).collect()
+            }
+            index => match index.parse::<usize>().ok().and_then(|at| items.get(at)) {
+                Some(item) => vec![vec![item.clone()]],
+                None => items.iter().map(|item| vec![item.clone()]).collect(),
+            },
+        };
+        Some(readings)
+    }
+
     /// `value` split into words as an unquoted expansion is: at blanks,
     /// and at the characters `IFS` is given.
     fn split(&self, value: &str) -> Vec<String> {
@@ -277,6 +321,7 @@ pub(super) fn substituted(commands: &[Vec<String>]) -> Vec<(usize, Vec<String>)>
                 .then(|| given.aliases.get(word.as_str()))
                 .flatten();
             let options: Vec<Vec<String>> = match (alias, given.expanded(word, 0)) {
+                _ if let Some(items) = given.array_items(word) => items,
                 (Some(values), _) => values.iter().map(|value| given.split(value)).collect(),
                 (None, Some(texts))
                     if EXPANSION.find(word).is_some_and(|m| m.len() == word.len()) =>

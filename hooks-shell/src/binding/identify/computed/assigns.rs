@@ -40,6 +40,18 @@ impl super::Reader {
     /// Records what `words` (a simple command) assigns computed text to;
     /// why it is refused when that is a search path.
     pub(super) fn assigns(&mut self, words: &[String], reading: &Words) -> Option<String> {
+        // `IFS=, read a b <<< …`: what the command after its own
+        // assignments sets (red team round 62).
+        let own = words
+            .iter()
+            .take_while(|w| crate::binding::wrappers::assignment(w).is_some())
+            .count();
+        if own > 0
+            && own < words.len()
+            && let Some(why) = self.assigns(&words[own..], reading)
+        {
+            return Some(why);
+        }
         let first = words.first()?;
         // `read 'a[$(sh …)]'`: a name's subscript is code when it is set
         // (R44-6).

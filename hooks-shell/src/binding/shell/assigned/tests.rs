@@ -102,3 +102,27 @@ fn what_echo_prints_in_place_of_its_substitution_is_read() {
         assert!(found.contains(&expected), "{text}: {found:?}");
     }
 }
+
+#[test]
+fn arrays_and_hashed_names_are_read_with_their_words() {
+    // Red team round 62: `x=(ma ke); IFS=; "${x[*]}"`, `hash -p`.
+    let array = |name: &str, items: &str, line: &str| {
+        let mut lines = vec![format!("{name}=")];
+        lines.push(items.to_owned());
+        lines.push(line.to_owned());
+        lines
+    };
+    let lines = array("cmd", "npx prettier --write", "${cmd[@]} x.js");
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    reads(&lines, "npx prettier --write x.js");
+    let lines = array("x", "ma ke", "${x[*]} -s lint");
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    reads(&lines, "make -s lint");
+    let lines = array("x", "echo make", "${x[1]} -s lint");
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    reads(&lines, "make -s lint");
+    reads(
+        &["hash -p /usr/bin/make m", "m -s lint"],
+        "/usr/bin/make -s lint",
+    );
+}
