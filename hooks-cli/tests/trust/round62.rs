@@ -112,3 +112,56 @@ fn builtins_arrays_hashed_names_and_reads_never_run_an_edit() {
         crate::round58_red::never_runs_after(&run, None, &[MAKEFILE], MAKEFILE_EDITED);
     }
 }
+
+/// What the repository's git settings make the user's `git` run (an
+/// alias `!make`, `core.fsmonitor`): the Makefile or script it runs is
+/// bound, so an edit asks again.
+#[test]
+fn what_the_repositorys_git_settings_run_never_runs_an_edit() {
+    if !(installed("make") && installed("git")) {
+        return;
+    }
+    let helper = ("tools/fs.sh", "#!/bin/sh\ntrue\n");
+    let helper_edited = ("tools/fs.sh", "#!/bin/sh\ntouch PWNED\n");
+    for (run, setting, value, files, edit) in [
+        (
+            "git lint",
+            "alias.lint",
+            "!make -s lint",
+            MAKEFILE,
+            MAKEFILE_EDITED,
+        ),
+        (
+            "git status --short",
+            "core.fsmonitor",
+            "make -s lint; false",
+            MAKEFILE,
+            MAKEFILE_EDITED,
+        ),
+        (
+            "git status --short",
+            "core.fsmonitor",
+            "tools/fs.sh",
+            helper,
+            helper_edited,
+        ),
+    ] {
+        let (home, project) = home_with("[claude]");
+        crate::round28::git(&project, &["init", "-q", "."]);
+        let written = write(&project, files.0, files.1);
+        crate::round30_open::executable(&written);
+        crate::round28::git(&project, &["config", setting, value]);
+        user_fail_closed_command(&home, &guard_running(run));
+        emit_terminal(&home, &project, "ls", true);
+        write(&project, edit.0, edit.1);
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(
+            !project.join("PWNED").exists(),
+            "{setting}={value}: ran unasked"
+        );
+        assert_eq!(
+            emitted["outcome"]["action"], "block",
+            "{setting}: {emitted:#}"
+        );
+    }
+}

@@ -20,6 +20,7 @@ use super::wrappers::{change_folder, run_folders, unwrap};
 use follow::{cargo_config_files, follow_includes};
 pub(crate) use make_text::makefile_from_input;
 pub(crate) use node::code_reaches as node_code_reaches;
+pub(super) use node::node_tool;
 use npm::package_scripts;
 use options::Options;
 use table::PROGRAMS;
@@ -264,6 +265,12 @@ pub(super) fn reached_within(
             for here in &heres {
                 node::node_files(&words[1..], here, found);
             }
+        } else if name == "git" {
+            // What the repository's settings make it run (round 62).
+            for here in &heres {
+                let at = (project_hook, depth);
+                git_config::read(&words[1..], &unwrapped.assignments, here, at, found);
+            }
         }
     }
 }
@@ -423,65 +430,8 @@ fn case_variants(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// `node_modules/.bin/<tool>` of the nearest folder from `dir` up that has
-/// one, and its package folder; for a project's hook, `dir`'s own path when
-/// there is none (creating it later is a change).
-pub(super) fn node_tool(tool: &str, dir: &Path, project_hook: bool, found: &mut Reached) {
-    // `eslint@8`, `@scope/cli@1`: the bin is the package's last name part.
-    let name = tool
-        .rsplit_once('@')
-        .filter(|(head, _)| !head.is_empty())
-        .map_or(tool, |(head, _)| head);
-    let name = name.rsplit('/').next().unwrap_or(name);
-    if name.is_empty() || name.contains("..") {
-        return;
-    }
-    let bin = dir
-        .ancestors()
-        .map(|folder| folder.join("node_modules/.bin").join(name))
-        .find(|candidate| std::fs::symlink_metadata(candidate).is_ok());
-    let Some(bin) = bin else {
-        if project_hook {
-            found.add(dir.join("node_modules/.bin").join(name));
-        }
-        return;
-    };
-    found.add(bin.clone());
-    found.shadowing.push(bin.clone());
-    if let Some(package) = package_folder(&bin, name) {
-        found.add(package);
-    }
-}
-
-/// The package folder a `.bin` entry belongs to: the folder right under a
-/// `node_modules` (or `node_modules/@scope`) that its link target is in;
-/// for a shim that is no link, `node_modules/<name>` when it exists.
-fn package_folder(bin: &Path, name: &str) -> Option<PathBuf> {
-    let modules = bin.parent()?.parent()?;
-    let target = std::fs::canonicalize(bin).ok()?;
-    if std::fs::symlink_metadata(bin).is_ok_and(|m| m.file_type().is_symlink()) {
-        let mut child = target.as_path();
-        for folder in target.ancestors().skip(1) {
-            let in_modules = folder.file_name().is_some_and(|n| n == "node_modules");
-            let in_scope = folder.file_name().is_some_and(|n| {
-                n.to_string_lossy().starts_with('@')
-                    && folder
-                        .parent()
-                        .and_then(Path::file_name)
-                        .is_some_and(|p| p == "node_modules")
-            });
-            if in_modules || in_scope {
-                return Some(child.to_path_buf());
-            }
-            child = folder;
-        }
-        return None;
-    }
-    let package = modules.join(name);
-    package.is_dir().then_some(package)
-}
-
 mod follow;
+mod git_config;
 mod launchers;
 mod make_text;
 mod moved_by_arguments;

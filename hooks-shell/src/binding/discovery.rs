@@ -41,7 +41,7 @@ pub(super) fn bind(
     for root in roots {
         if let Some(text) = super::peek::small_text(root) {
             tokens.extend(
-                text.split(|c: char| c.is_whitespace() || "\";&|()".contains(c))
+                text.split(|c: char| c.is_whitespace() || "\";&|()!".contains(c))
                     .map(str::to_owned),
             );
         }

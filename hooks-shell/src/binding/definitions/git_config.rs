@@ -1,0 +1,216 @@
+//! What a repository's git settings make `git` run (red team round 62):
+//! an alias `!make -s lint`, `core.fsmonitor = tools/fs.sh`, a filter, a
+//! pager, a credential helper. The settings files are bound by content
+//! (`git_dirs`); what their values run is read here as the shell text git
+//! hands a shell, in the work tree git runs it in, so the Makefile an
+//! alias runs, or the script a hook setting names, is bound too. Every
+//! value is read so (a reading for consent binds more, never less), as
+//! are the files an `[include]` names.
+
+use std::path::{Path, PathBuf};
+
+use super::{Reached, reached_within};
+
+/// The largest settings file read.
+const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
+/// How many settings files (an `[include]` chain) are read for one `git`.
+const MAX_CONFIGS: usize = 8;
+
+/// Reads what the settings of the repository `git` (given `args` and the
+/// command's own `assignments`, started in `here`) runs, as above.
+pub(super) fn read(
+    args: &[String],
+    assignments: &[(String, String)],
+    here: &Path,
+    (project_hook, depth): (bool, usize),
+    found: &mut Reached,
+) {
+    let (git_dir, work_tree) = repository(args, assignments, here);
+    let Some(git_dir) = git_dir else {
+        return;
+    };
+    let work_tree = work_tree.unwrap_or_else(|| here.to_path_buf());
+    let mut pending = vec![git_dir.join("config"), git_dir.join("config.worktree")];
+    let mut read: Vec<PathBuf> = Vec::new();
+    while let Some(file) = pending.pop() {
+        if read.len() >= MAX_CONFIGS || read.contains(&file) {
+            continue;
+        }
+        read.push(file.clone());
+        let Ok(bytes) = hermes_hooks_core::regular_file::read_capped(&file, MAX_CONFIG_BYTES)
+        else {
+            continue;
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        for (section, key, value) in settings(&text) {
+            if section.starts_with("include") && key == "path" {
+                let base = file.parent().unwrap_or(&git_dir);
+                let named =
+                    PathBuf::from(hermes_hooks_core::home::expand_tilde(&value).to_string());
+                pending.push(base.join(named));
+                continue;
+            }
+            // `!make -s lint`, `!sh -c "…"`: shell text from the work tree.
+            let command = value.strip_prefix('!').unwrap_or(&value);
+            let before = found.roots.len();
+            super::follow::recipe_files(command, &work_tree, found);
+            reached_within(command, &work_tree, project_hook, found, depth + 1);
+            // A file that runs something is read as a manifest is, for the
+            // test runners it names (`!pytest -q`).
+            if value.starts_with('!') || found.roots.len() > before {
+                found.add(file.clone());
+            }
+        }
+    }
+}
+
+/// The git folder `git` reads its settings from, and the work tree it
+/// runs their commands in: `--git-dir` or `GIT_DIR` (and `--work-tree`,
+/// `GIT_WORK_TREE`, `core.worktree`), else the nearest `.git` from `here`
+/// (after `-C`), a `.git` file followed to the folder it names.
+fn repository(
+    args: &[String],
+    assignments: &[(String, String)],
+    here: &Path,
+) -> (Option<PathBuf>, Option<PathBuf>) {
+    let mut start = here.to_path_buf();
+    let mut git_dir: Option<PathBuf> = None;
+    let mut work_tree: Option<PathBuf> = None;
+    for (name, value) in assignments {
+        match name.as_str() {
+            "GIT_DIR" => git_dir = Some(here.join(value)),
+            "GIT_WORK_TREE" => work_tree = Some(here.join(value)),
+            _ => {}
+        }
+    }
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        let value = |option: &str| {
+            word.strip_prefix(&format!("{option}="))
+                .map(str::to_owned)
+                .or_else(|| (word == option).then(|| words.clone().next().cloned())?)
+        };
+        if let Some(dir) = value("--git-dir") {
+            git_dir = Some(start.join(dir));
+        } else if let Some(dir) = value("--work-tree") {
+            work_tree = Some(start.join(dir));
+        } else if word == "-C" {
+            if let Some(dir) = words.next() {
+                start = start.join(dir);
+            }
+        } else if !word.starts_with('-') && !word.contains('=') {
+            // The subcommand: its own options follow.
+            break;
+        }
+    }
+    let git_dir = git_dir.or_else(|| {
+        start
+            .ancestors()
+            .take(32)
+            .map(|folder| folder.join(".git"))
+            .find(|dot_git| std::fs::symlink_metadata(dot_git).is_ok())
+    });
+    let Some(git_dir) = git_dir else {
+        return (None, work_tree);
+    };
+    let real = pointed_at(&git_dir).unwrap_or_else(|| git_dir.clone());
+    // `core.worktree = ..`: relative to the git folder.
+    let configured = std::fs::read_to_string(real.join("config"))
+        .ok()
+        .and_then(|text| {
+            settings(&text)
+                .into_iter()
+                .find(|(section, key, _)| section == "core" && key == "worktree")
+                .map(|(_, _, value)| real.join(value))
+        });
+    let beside = git_dir
+        .file_name()
+        .is_some_and(|name| name == ".git")
+        .then(|| git_dir.parent().map(Path::to_path_buf))
+        .flatten();
+    let work_tree = work_tree.or(configured).or(beside);
+    (Some(real), work_tree)
+}
+
+/// The folder a `.git` file names (`gitdir: …`), when `path` is one.
+fn pointed_at(path: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    Some(path.parent()?.join(named))
+}
+
+/// The `(section, key, value)` settings of a git settings file's `text`:
+/// sections and keys in lower case (a subsection's name kept), values
+/// with their quotes and escapes read, comments left out.
+fn settings(text: &str) -> Vec<(String, String, String)> {
+    let mut found = Vec::new();
+    let mut section = String::new();
+    for line in text.lines().take(100_000) {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with(['#', ';']) {
+            continue;
+        }
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.split(']').next().unwrap_or(header);
+            let (name, sub) = header
+                .split_once(char::is_whitespace)
+                .unwrap_or((header, ""));
+            section = format!(
+                "{}{}",
+                name.to_ascii_lowercase(),
+                sub.trim().trim_matches('"')
+            );
+            continue;
+        }
+        let (key, value) = line.split_once('=').unwrap_or((line, ""));
+        found.push((
+            section.clone(),
+            key.trim().to_ascii_lowercase(),
+            value_of(value.trim()),
+        ));
+    }
+    found
+}
+
+/// A setting's value as git reads it: quotes joined, `\"` and `\\` read,
+/// a comment after it left out.
+fn value_of(raw: &str) -> String {
+    let mut value = String::new();
+    let (mut quoted, mut chars) = (false, raw.chars());
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            '\\' => match chars.next() {
+                Some('n') => value.push('\n'),
+                Some('t') => value.push('\t'),
+                Some(other) => value.push(other),
+                None => {}
+            },
+            '#' | ';' if !quoted => break,
+            _ => value.push(c),
+        }
+    }
+    value.trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::settings;
+
+    #[test]
+    fn settings_are_read_as_git_reads_them() {
+        let text = "[core]\n\tfsmonitor = tools/fs.sh\n[alias]\n\tlint = \"!make -s lint\" # x\n\
+                    [filter \"x\"]\n\tclean = sh \\\"tools/c.sh\\\"\n[include]\n\tpath = extra\n";
+        let found = settings(text);
+        let has = |section: &str, key: &str, value: &str| {
+            found
+                .iter()
+                .any(|(s, k, v)| s == section && k == key && v == value)
+        };
+        assert!(has("core", "fsmonitor", "tools/fs.sh"), "{found:?}");
+        assert!(has("alias", "lint", "!make -s lint"), "{found:?}");
+        assert!(has("filterx", "clean", "sh \"tools/c.sh\""), "{found:?}");
+        assert!(has("include", "path", "extra"), "{found:?}");
+    }
+}
