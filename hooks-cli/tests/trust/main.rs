@@ -116,6 +116,7 @@ mod round59;
 mod round60;
 mod round61;
 mod round62;
+mod round62_tools;
 mod round6_shapes;
 mod round7;
 mod round8;

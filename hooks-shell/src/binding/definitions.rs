@@ -53,6 +53,10 @@ struct Program {
     /// Whether it looks for its manifests in the folders above too, when
     /// the one it runs in has none (all but `make`): those found are bound.
     upward: bool,
+    /// A linter or formatter whose settings are code (`eslint`, `prettier`):
+    /// read where it runs, but no runner of the folder's definitions (it is
+    /// given any file, wherever the tool call names one).
+    settings_only: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -237,7 +241,11 @@ pub(super) fn reached_within(
             }
             continue;
         }
-        let name = base_name(first);
+        // `python3 -m pylint`: the tool its module is (round 62).
+        let (name, words) = match python::module_tool(&words) {
+            Some(tool) => tool,
+            None => (base_name(first), words.clone()),
+        };
         if let Some(why) = package_runners::unread(&name, &words[1..]) {
             found.computed.get_or_insert(why);
             return;
@@ -293,8 +301,17 @@ fn program_reaches(
     };
     let mut dirs = run_folders(base, &read.chdir);
     if let Some(tool) = tool {
+        // `npx eslint x.js`: the tool's own settings too (round 62).
+        let at = plain_words
+            .iter()
+            .position(|word| word == tool)
+            .unwrap_or(0);
+        let line = shlex::try_join(plain_words[at..].iter().map(String::as_str));
         for dir in &dirs {
             node_tool(tool, dir, project_hook, found);
+            if let Ok(line) = &line {
+                reached_within(line, dir, project_hook, found, depth + 1);
+            }
         }
         return;
     }
@@ -390,6 +407,10 @@ fn definitions_in(
     }
     if program.manifests.first() == Some(&"Cargo.toml") {
         cargo_config_files(&manifests, found);
+        cargo_code::read(plain_words, &manifests, (project_hook, depth), found);
+    }
+    if let Some(name) = program.names.first() {
+        tool_code::read(name, &manifests, dir, (project_hook, depth), found);
     }
     if program.manifests.contains(&table::TOOLCHAIN[0]) {
         // rustup looks up from where it runs: each folder up to the one the
@@ -407,10 +428,18 @@ fn definitions_in(
     manifests
 }
 
+/// Whether `program` (a base name) is in the table, a linter reading its
+/// settings where it runs too.
+fn in_table(program: &str) -> bool {
+    PROGRAMS.iter().any(|known| known.names.contains(&program))
+}
+
 /// Whether `program` (a base name) runs the definitions of the folder it
 /// runs in (a Makefile, a `package.json`, a `pom.xml`...: the table).
 pub(crate) fn runs_folder_definitions(program: &str) -> bool {
-    PROGRAMS.iter().any(|known| known.names.contains(&program))
+    PROGRAMS
+        .iter()
+        .any(|known| known.names.contains(&program) && !known.settings_only)
 }
 
 /// The files of `dir` named `justfile` in another case (`JustFile`): `just`
@@ -430,6 +459,7 @@ fn case_variants(dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
+mod cargo_code;
 mod follow;
 mod git_config;
 mod launchers;
@@ -447,4 +477,5 @@ mod spellings;
 mod table;
 #[cfg(test)]
 mod tests;
+mod tool_code;
 mod toolchain;

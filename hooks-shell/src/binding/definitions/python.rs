@@ -63,6 +63,25 @@ pub(super) const MODULE_SETTINGS: [(&str, &[&str]); 6] = [
     ("dotenv", &[".env"]),
 ];
 
+/// `words` (a Python's command) read as the tool its `-m` module is when
+/// the table knows it (`python3 -m pylint x.py` as `pylint x.py`,
+/// `python3 -m pre_commit run` as `pre-commit run`): its name and words.
+pub(super) fn module_tool(words: &[String]) -> Option<(String, Vec<String>)> {
+    let (first, args) = words.split_first()?;
+    if !matches!(super::base_name(first).as_str(), "python" | "python3") {
+        return None;
+    }
+    let at = args.iter().position(|arg| arg == "-m")?;
+    let module = args.get(at + 1)?;
+    let name = super::base_name(&module.replace('_', "-"));
+    if !super::in_table(&name) {
+        return None;
+    }
+    let mut tool = vec![name.clone()];
+    tool.extend(args[at + 2..].iter().cloned());
+    Some((name, tool))
+}
+
 /// Binds what `args` (a Python's, run in `dir` with the variables
 /// `assignments` set) imports from `dir`, the settings files there its
 /// module reads ([`MODULE_SETTINGS`]) and, for pip, the local projects it

@@ -223,6 +223,139 @@ pub(super) const PROGRAMS: &[Program] = &[
         &["cfn-lint"],
         &[".cfnlintrc", ".cfnlintrc.yaml", ".cfnlintrc.yml"],
     ),
+    // Tools whose settings are code or run code (red team round 62): what
+    // those settings name is read by `tool_code`.
+    Program {
+        options: lists(&[], &["-c", "--config"], &[]),
+        settings_only: true,
+        ..plain(&["eslint"], ESLINT)
+    },
+    Program {
+        options: lists(&[], &["--config"], &[]),
+        settings_only: true,
+        ..plain(&["prettier"], PRETTIER)
+    },
+    Program {
+        options: lists(&[], &["--config"], &[]),
+        settings_only: true,
+        ..plain(&["stylelint"], STYLELINT)
+    },
+    Program {
+        options: lists(&[], &["--config", "--append-config"], &[]),
+        settings_only: true,
+        ..plain(&["flake"], &[".flake8", "setup.cfg", "tox.ini"])
+    },
+    Program {
+        options: lists(&[], &["--rcfile"], &[]),
+        settings_only: true,
+        ..plain(
+            &["pylint"],
+            &[
+                ".pylintrc",
+                "pylintrc",
+                "pyproject.toml",
+                "setup.cfg",
+                "tox.ini",
+            ],
+        )
+    },
+    Program {
+        options: lists(&[], &["--config-file"], &[]),
+        settings_only: true,
+        ..plain(
+            &["mypy", "dmypy"],
+            &["mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg"],
+        )
+    },
+    Program {
+        options: lists(&[], &["-c", "--config"], &[]),
+        ..plain(
+            &["pre-commit"],
+            &[".pre-commit-config.yaml", ".pre-commit-config.yml"],
+        )
+    },
+    Program {
+        options: lists(
+            &["-r", "--search-root"],
+            &["-c", "--collection", "-f", "--config"],
+            &[],
+        ),
+        ..plain(
+            &["invoke", "inv"],
+            &[
+                "tasks.py",
+                "tasks",
+                "invoke.yaml",
+                "invoke.yml",
+                "invoke.json",
+            ],
+        )
+    },
+    Program {
+        options: lists(&["-S"], &[], &[]),
+        ..plain(
+            &["cmake"],
+            &[
+                "CMakeLists.txt",
+                "CMakePresets.json",
+                "CMakeUserPresets.json",
+            ],
+        )
+    },
+    Program {
+        options: lists(&["-C"], &["-f"], &[]),
+        upward: false,
+        ..plain(&["ninja"], &["build.ninja"])
+    },
+    plain(
+        &["meson"],
+        &["meson.build", "meson_options.txt", "meson.options"],
+    ),
+];
+
+const ESLINT: &[&str] = &[
+    "eslint.config.js",
+    "eslint.config.mjs",
+    "eslint.config.cjs",
+    "eslint.config.ts",
+    "eslint.config.mts",
+    "eslint.config.cts",
+    ".eslintrc",
+    ".eslintrc.js",
+    ".eslintrc.cjs",
+    ".eslintrc.json",
+    ".eslintrc.yaml",
+    ".eslintrc.yml",
+    "package.json",
+];
+const PRETTIER: &[&str] = &[
+    "prettier.config.js",
+    "prettier.config.mjs",
+    "prettier.config.cjs",
+    "prettier.config.ts",
+    ".prettierrc",
+    ".prettierrc.json",
+    ".prettierrc.json5",
+    ".prettierrc.yaml",
+    ".prettierrc.yml",
+    ".prettierrc.toml",
+    ".prettierrc.js",
+    ".prettierrc.mjs",
+    ".prettierrc.cjs",
+    ".prettierrc.ts",
+    "package.json",
+];
+const STYLELINT: &[&str] = &[
+    "stylelint.config.js",
+    "stylelint.config.mjs",
+    "stylelint.config.cjs",
+    ".stylelintrc",
+    ".stylelintrc.js",
+    ".stylelintrc.cjs",
+    ".stylelintrc.json",
+    ".stylelintrc.yaml",
+    ".stylelintrc.yml",
+    "package.json",
 ];
 
 const fn plain(names: &'static [&'static str], manifests: &'static [&'static str]) -> Program {
@@ -234,6 +367,7 @@ const fn plain(names: &'static [&'static str], manifests: &'static [&'static str
         node_tool: NodeTool::None,
         options: NONE,
         upward: true,
+        settings_only: false,
     }
 }
 
