@@ -151,10 +151,17 @@ impl Subject {
             return Identified::default();
         }
         let line = self.line.as_deref().unwrap_or(&self.command);
-        let mut found =
-            identify::identify_line(&self.command, line, self.words.as_deref(), &self.cwd);
-        self.add_project_programs(&mut found);
-        found
+        let read = shell::within_budget(|| {
+            let mut found =
+                identify::identify_line(&self.command, line, self.words.as_deref(), &self.cwd);
+            self.add_project_programs(&mut found);
+            found
+        });
+        read.unwrap_or_else(|| {
+            let mut found = Identified::default();
+            found.computed = Some(out_of_time());
+            found
+        })
     }
 
     /// Why its command's own text runs a name computed when it runs (read
@@ -199,6 +206,16 @@ impl Subject {
     /// The binding from `found`, with `code`'s hash given (the bytes about
     /// to run) instead of read again.
     pub(crate) fn binding_with(
+        &self,
+        found: &Identified,
+        code: Option<(&Path, &str)>,
+    ) -> Result<Binding, BindError> {
+        shell::within_budget(|| self.binding_within(found, code))
+            .unwrap_or_else(|| Err(BindError::Computed(out_of_time())))
+    }
+
+    /// [`Subject::binding_with`] within the reading's budget.
+    fn binding_within(
         &self,
         found: &Identified,
         code: Option<(&Path, &str)>,
@@ -268,6 +285,15 @@ impl Subject {
         }
         Ok(binding)
     }
+}
+
+/// Why a hook whose reading ran out of time cannot be approved.
+fn out_of_time() -> String {
+    format!(
+        "reading what it runs took longer than {} s (its scripts are too large or too intricate \
+         to read), so what it runs cannot be bound",
+        shell::READING_BUDGET.as_secs()
+    )
 }
 
 impl Subject {

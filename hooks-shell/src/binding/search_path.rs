@@ -122,19 +122,28 @@ impl Spoken {
             // `PYTHONPATH=lib:$PYTHONPATH`: its own name is the inherited value.
             let own = token.split_once('=').map(|(name, _)| name.to_owned());
             let mut token = token.to_owned();
+            // Each name once, its latest value first: a script of many
+            // assignments was read in time growing as their square.
+            let mut done: BTreeSet<&str> = BTreeSet::new();
             for found in set.iter().rev().chain(later) {
+                if !token.contains('$') {
+                    break;
+                }
+                if !done.insert(found.name.as_str()) {
+                    continue;
+                }
                 if own.as_deref() != Some(found.name.as_str()) && !unresolved.contains(&found.name)
                 {
-                    token = found
-                        .used
-                        .replace_all(&token, regex::NoExpand(&found.value))
-                        .into_owned();
+                    token = found.used.replace_all(&token, &found.value);
                 }
             }
             token
         };
         let folder = folder.map(Path::to_path_buf);
         for line in &split {
+            if super::shell::out_of_time() {
+                break;
+            }
             // Each variable used with several values is read with each
             // (R26-4); too many ways, and they stay unresolved.
             let (choices, unresolved) = match values.choices(line) {

@@ -18,9 +18,60 @@ pub(crate) use launched::reads_words_as_data;
 pub(crate) use piped::{echoed_text, runners_named, sed_substitution_runs};
 pub(crate) use statements::builds_what_it_starts;
 
+/// How long reading one hook's command and the scripts it runs may take:
+/// past it the reading stops and the hook cannot be approved (a project's
+/// script of some thousand substitutions held each emit for minutes before
+/// any hook ran).
+pub(crate) const READING_BUDGET: std::time::Duration = std::time::Duration::from_secs(20);
+
+thread_local! {
+    /// When the reading under way on this thread must stop.
+    static DEADLINE: std::cell::Cell<Option<std::time::Instant>> =
+        const { std::cell::Cell::new(None) };
+    /// Whether it did.
+    static OUT_OF_TIME: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `read`'s value, or `None` when it took longer than [`READING_BUDGET`]
+/// (a reading inside another shares the outer one's budget).
+pub(crate) fn within_budget<T>(read: impl FnOnce() -> T) -> Option<T> {
+    within(READING_BUDGET, read)
+}
+
+/// [`within_budget`] with `budget`.
+fn within<T>(budget: std::time::Duration, read: impl FnOnce() -> T) -> Option<T> {
+    let outer = DEADLINE.with(std::cell::Cell::get);
+    if outer.is_none() {
+        DEADLINE.with(|d| d.set(Some(std::time::Instant::now() + budget)));
+        OUT_OF_TIME.with(|o| o.set(false));
+    }
+    let value = read();
+    let out = OUT_OF_TIME.with(std::cell::Cell::get);
+    if outer.is_none() {
+        DEADLINE.with(|d| d.set(None));
+        OUT_OF_TIME.with(|o| o.set(false));
+    }
+    (!out).then_some(value)
+}
+
+/// Whether the reading under way ran out of time (then it reads nothing
+/// more).
+pub(crate) fn out_of_time() -> bool {
+    let late = DEADLINE
+        .with(std::cell::Cell::get)
+        .is_some_and(|at| std::time::Instant::now() > at);
+    if late {
+        OUT_OF_TIME.with(|o| o.set(true));
+    }
+    late
+}
+
 /// The simple commands of `raw`, each split into words (a part that cannot
 /// be split is left out).
 pub fn simple_commands(raw: &str) -> Vec<Vec<String>> {
+    if out_of_time() {
+        return Vec::new();
+    }
     // `$'make'`: the text it stands for (round 60).
     let read = crate::ansi_quotes::with_ansi_quotes_read(raw);
     let raw = read.as_str();
@@ -308,6 +359,21 @@ fn python_reads_cwd_within(raw: &str, depth: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{python_reads_cwd, simple_commands};
+
+    #[test]
+    fn a_reading_past_its_budget_reads_nothing_more_and_says_so() {
+        let budget = std::time::Duration::from_millis(1);
+        let late = super::within(budget, || {
+            std::thread::sleep(budget * 5);
+            simple_commands("make -s lint")
+        });
+        assert_eq!(late, None);
+        let on_time = super::within(std::time::Duration::from_secs(600), || {
+            simple_commands("make -s lint")
+        });
+        assert_eq!(on_time.map(|found| found.len()), Some(1));
+        assert!(!super::out_of_time(), "the budget ends with its reading");
+    }
 
     #[test]
     fn operators_split_commands_and_quotes_do_not() {

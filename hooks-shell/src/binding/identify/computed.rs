@@ -145,6 +145,9 @@ impl Reader {
         if depth > MAX_DEPTH {
             return Some("its text nests deeper than can be read".to_owned());
         }
+        if crate::binding::shell::out_of_time() {
+            return Some("its text takes longer to read than the reading may take".to_owned());
+        }
         self.functions.extend(function_names(text));
         // `shopt -s extglob; sh tools/@(g).sh`: a pattern no reading matches (R43-7).
         // `shopt -s "ext"glob`, `ext\glob` (R44-9).
@@ -199,6 +202,9 @@ impl Reader {
         }
         let mut previous: Option<&Command> = None;
         for command in &cut.commands {
+            if crate::binding::shell::out_of_time() {
+                return Some("its text takes longer to read than the reading may take".to_owned());
+            }
             let reading = Words {
                 places: &places,
                 substitutions: &cut.substitutions,

@@ -30,7 +30,7 @@ pub(super) struct Assignment {
     /// The variable.
     pub(super) name: String,
     /// What finds `$NAME`, `${NAME}` and `${NAME:-default}`.
-    pub(super) used: Regex,
+    pub(super) used: Uses,
     /// The value as written.
     pub(super) value: String,
 }
@@ -47,9 +47,65 @@ pub(super) fn assignment(token: &str) -> Option<Assignment> {
 
 /// What finds a use of the variable `name` (not `${NAME:+…}`, whose value
 /// is another text).
-fn uses(name: &str) -> Regex {
-    let pattern = format!(r"\$\{{{name}(?:[:]?[-=?][^}}]*)?\}}|\${name}\b");
-    Regex::new(&pattern).expect("valid regex")
+fn uses(name: &str) -> Uses {
+    Uses(name.to_owned())
+}
+
+/// The uses of one variable in a text: `$NAME`, `${NAME}`, `${NAME-…}`,
+/// `${NAME:-…}`, `${NAME=…}`, `${NAME?…}`. Found by a scan, not a regex
+/// compiled per assignment (a script of many cost each emit minutes: red
+/// team round 62).
+pub(super) struct Uses(String);
+
+impl Uses {
+    /// Where each use in `text` starts and ends.
+    fn spans(&self, text: &str) -> Vec<(usize, usize)> {
+        let name = self.0.as_str();
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        let mut spans = Vec::new();
+        for (at, _) in text.match_indices('$') {
+            let rest = &text[at + 1..];
+            if let Some(inner) = rest.strip_prefix('{').and_then(|r| r.strip_prefix(name)) {
+                let operator = inner.strip_prefix(':').unwrap_or(inner);
+                let end = if inner.starts_with('}') {
+                    Some(0)
+                } else if operator.starts_with(['-', '=', '?']) {
+                    inner.find('}')
+                } else {
+                    None
+                };
+                if let Some(end) = end {
+                    spans.push((at, at + 2 + name.len() + end + 1));
+                }
+            } else if let Some(after) = rest.strip_prefix(name)
+                && !after.starts_with(word)
+            {
+                spans.push((at, at + 1 + name.len()));
+            }
+        }
+        spans
+    }
+
+    /// Whether `text` uses the variable.
+    pub(super) fn is_match(&self, text: &str) -> bool {
+        !self.spans(text).is_empty()
+    }
+
+    /// `text` with each use replaced by `value`.
+    pub(super) fn replace_all(&self, text: &str, value: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for (start, end) in self.spans(text) {
+            if start < last {
+                continue;
+            }
+            out.push_str(&text[last..start]);
+            out.push_str(value);
+            last = end;
+        }
+        out.push_str(&text[last..]);
+        out
+    }
 }
 
 /// Whether `name` is a shell variable's name.
@@ -171,10 +227,7 @@ pub(super) fn with_chosen(
         for (name, value) in chosen {
             let used = values.all.iter().find(|set| set.name == *name);
             if let Some(set) = used.filter(|_| own != Some(name.as_str())) {
-                token = set
-                    .used
-                    .replace_all(&token, regex::NoExpand(value))
-                    .into_owned();
+                token = set.used.replace_all(&token, value);
             }
         }
         if token == before {
@@ -326,6 +379,27 @@ fn loop_words(tokens: &[&str], unknown: &mut BTreeMap<String, String>) -> Vec<As
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn a_variables_uses_are_found_and_replaced_by_a_scan() {
+        let uses = super::uses("D");
+        for text in [
+            "$D/x",
+            "${D}/x",
+            "${D:-lib}/x",
+            "${D-lib}",
+            "${D=a}",
+            "${D?no}",
+        ] {
+            assert!(uses.is_match(text), "{text}");
+        }
+        for text in ["$DX/x", "${DX}", "${D:+a}", "${D+a}", "D", "$"] {
+            assert!(!uses.is_match(text), "{text}");
+        }
+        assert_eq!(
+            uses.replace_all("$D/a:${D:-b}/c:$DX", "lib"),
+            "lib/a:lib/c:$DX"
+        );
+    }
 
     fn lines(text: &str) -> (Vec<Vec<String>>, Vec<String>) {
         let raw: Vec<String> = text.lines().map(str::to_owned).collect();
