@@ -165,3 +165,32 @@ fn what_the_repositorys_git_settings_run_never_runs_an_edit() {
         );
     }
 }
+
+/// `run-parts DIR` runs every program in it: one added there, or one
+/// changed, asks again (a recipe's `@run-parts tools` too).
+#[test]
+fn a_program_run_parts_finds_never_runs_unasked() {
+    if !installed("run-parts") {
+        return;
+    }
+    let mut rows = vec![("run-parts tools", None)];
+    if installed("make") {
+        rows.push(("make -s lint", Some("lint:\n\t@run-parts tools\n")));
+    }
+    for (run, makefile) in rows {
+        let (home, project) = home_with("[claude]");
+        crate::round28::git(&project, &["init", "-q", "."]);
+        if let Some(text) = makefile {
+            write(&project, "Makefile", text);
+        }
+        let first = write(&project, "tools/a", "#!/bin/sh\ntrue\n");
+        crate::round30_open::executable(&first);
+        user_fail_closed_command(&home, &guard_running(run));
+        emit_terminal(&home, &project, "ls", true);
+        let added = write(&project, "tools/b", "#!/bin/sh\ntouch PWNED\n");
+        crate::round30_open::executable(&added);
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(!project.join("PWNED").exists(), "{run}: ran unasked");
+        assert_eq!(emitted["outcome"]["action"], "block", "{run}: {emitted:#}");
+    }
+}

@@ -110,6 +110,9 @@ pub(super) fn bind(
     for folder in find_starts(&tokens, &bases) {
         searched.push((folder, &[], "files find runs"));
     }
+    for folder in run_parts_folders(&tokens, &bases) {
+        searched.push((folder, &[], "files run-parts runs"));
+    }
     if let Some((key, digest)) = super::git_dirs::bind(&tokens, &bases, project)? {
         mentioned.insert(key, digest);
     }
@@ -279,6 +282,34 @@ fn find_starts(tokens: &[String], bases: &[PathBuf]) -> Vec<PathBuf> {
             let starts = rest.iter().take_while(|t| !t.starts_with(['-', '!']));
             for start in starts {
                 folders.extend(bases.iter().map(|base| base.join(start)));
+            }
+        }
+    }
+    folders
+}
+
+/// The folders `run-parts` runs every program of (red team round 62:
+/// `run-parts tools`, in a recipe too): its words that are no options.
+fn run_parts_folders(tokens: &[String], bases: &[PathBuf]) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for (at, token) in tokens.iter().enumerate() {
+        // `@run-parts tools` in a recipe.
+        let token = token.trim_start_matches(['@', '-', '+']);
+        if token != "run-parts" && !token.ends_with("/run-parts") {
+            continue;
+        }
+        let mut rest = tokens[at + 1..].iter();
+        while let Some(word) = rest.next() {
+            match word.as_str() {
+                // `-a ARG`, `-u UMASK`: an option's value.
+                "-a" | "-u" | "--arg" | "--umask" => {
+                    rest.next();
+                }
+                _ if word.starts_with('-') => {}
+                _ => {
+                    folders.extend(bases.iter().map(|base| base.join(word)));
+                    break;
+                }
             }
         }
     }

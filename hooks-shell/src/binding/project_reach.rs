@@ -119,7 +119,7 @@ impl Subject {
 fn reads_project_settings(text: &str) -> bool {
     static READS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r#"(?m)(?:^|[\s;&|(`'"/=]|:?-)git(?:\s|$|[;&|)}`'"])|(?:^|[\s;&|(`'"/])(?:pytest|py\.test|unittest|prove|jest|vitest|mocha|ava|tap)(?:\s|$|[;&|)`'".(])|\s--test(?:\s|$|[;&|)`'"=])|(?:^|[\s;&|(`'"])(?:PATH|PYTHONPATH|NODE_PATH|NODE_OPTIONS|PERL5LIB|PERLLIB|PERL5OPT|RUBYLIB|RUBYOPT|BASH_ENV|ENV)\+?="#,
+            r#"(?m)(?:^|[\s;&|(`'"/=]|:?-)git(?:\s|$|[;&|)}`'"])|(?:^|[\s;&|(`'"/])(?:pytest|py\.test|unittest|prove|jest|vitest|mocha|ava|tap|run-parts)(?:\s|$|[;&|)`'".(])|\s--test(?:\s|$|[;&|)`'"=])|(?:^|[\s;&|(`'"])(?:PATH|PYTHONPATH|NODE_PATH|NODE_OPTIONS|PERL5LIB|PERLLIB|PERL5OPT|RUBYLIB|RUBYOPT|BASH_ENV|ENV)\+?="#,
         )
         .expect("valid regex")
     });
