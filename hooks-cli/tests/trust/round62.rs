@@ -194,3 +194,37 @@ fn a_program_run_parts_finds_never_runs_unasked() {
         assert_eq!(emitted["outcome"]["action"], "block", "{run}: {emitted:#}");
     }
 }
+
+/// An ordinary Makefile whose recipe runs its prerequisite by `$<` is
+/// approved (it could not be: round 62, U-2), and an edit of that
+/// prerequisite asks again.
+#[test]
+fn a_recipe_running_its_written_prerequisite_is_approved_and_bound() {
+    if !installed("make") {
+        return;
+    }
+    for makefile in [
+        "lint: tools/a.sh\n\t@sh $<\n",
+        "lint: tools/a.sh\n\t@sh $(<)\n",
+        "lint: tools/a.sh tools/b.sh\n\t@sh $^\n",
+    ] {
+        let (home, project) = home_with("[claude]");
+        crate::round28::git(&project, &["init", "-q", "."]);
+        write(&project, "Makefile", makefile);
+        write(&project, "tools/a.sh", "true\n");
+        write(&project, "tools/b.sh", "true\n");
+        user_fail_closed_command(&home, &guard_running("make -s lint"));
+        let approved = emit_terminal(&home, &project, "ls", true);
+        assert_eq!(
+            approved["outcome"]["message"], "guarded",
+            "{makefile}: {approved:#}"
+        );
+        write(&project, "tools/a.sh", "touch PWNED\n");
+        let emitted = emit_terminal(&home, &project, "ls", false);
+        assert!(!project.join("PWNED").exists(), "{makefile}: ran unasked");
+        assert_eq!(
+            emitted["outcome"]["action"], "block",
+            "{makefile}: {emitted:#}"
+        );
+    }
+}

@@ -13,6 +13,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+mod automatic;
+use automatic::{automatic, written_rule};
+
 /// How deep a variable's value is expanded in turn.
 const MAX_DEPTH: usize = 8;
 
@@ -260,9 +263,14 @@ pub(super) fn recipes(lines: &[String]) -> Result<Vec<String>, String> {
         .any(|line| line.trim_start().starts_with(".ONESHELL"));
     let mut recipes: Vec<String> = Vec::new();
     let mut in_recipe = false;
+    // The rule the recipe lines below belong to: its first target and its
+    // prerequisites, when written out (`lint: tools/a.sh`).
+    let mut rule: Option<(String, Vec<String>)> = None;
     for line in lines {
         if let Some(recipe) = line.strip_prefix('\t') {
             let recipe = recipe.trim_start().trim_start_matches(['@', '-', '+']);
+            let recipe = automatic(recipe, rule.as_ref());
+            let recipe = recipe.as_str();
             match (one_shell && in_recipe, recipes.last_mut()) {
                 (true, Some(last)) => {
                     last.push('\n');
@@ -276,13 +284,16 @@ pub(super) fn recipes(lines: &[String]) -> Result<Vec<String>, String> {
         in_recipe = false;
         // `lint: ; sh x`: a rule's recipe on its own line.
         let line = line.trim_start();
-        if assignment(without_prefixes(line)).is_none()
-            && let (Some(colon), Some(semicolon)) = (line.find(':'), line.find(';'))
+        if line.starts_with('#') || assignment(without_prefixes(line)).is_some() {
+            continue;
+        }
+        rule = written_rule(line);
+        if let (Some(colon), Some(semicolon)) = (line.find(':'), line.find(';'))
             && colon < semicolon
-            && !line.starts_with('#')
         {
             let recipe = line[semicolon + 1..].trim_start();
-            recipes.push(recipe.trim_start_matches(['@', '-', '+']).to_owned());
+            let recipe = recipe.trim_start_matches(['@', '-', '+']);
+            recipes.push(automatic(recipe, rule.as_ref()));
             in_recipe = true;
         }
     }
@@ -424,6 +435,14 @@ mod tests {
             vec!["f() { sh \"$$1\"; }\nf y", "z"]
         );
         assert!(recipes(&lines(".RECIPEPREFIX = >\nb:\n> sh x\n")).is_err());
+        // Round 62, U-2: a written rule's automatic variables.
+        let automatic = lines("lint: tools/a.sh b.sh\n\t@sh $< && cat $^ > $@ && echo $$<\n");
+        assert_eq!(
+            recipes(&automatic).expect("read"),
+            vec!["sh tools/a.sh && cat tools/a.sh b.sh > lint && echo $$<"]
+        );
+        let pattern = lines("%.o: %.c\n\tcc -c $<\n");
+        assert_eq!(recipes(&pattern).expect("read"), vec!["cc -c $<"]);
         assert!(recipes(&lines("X := a; b\n")).expect("read").is_empty());
     }
 
