@@ -165,3 +165,40 @@ fn what_cmake_ninja_and_flake8_settings_run_never_runs_an_edit() {
         tool_never_runs_an_edit("flake8 .", &files, (edit.0, edit.1.as_str()));
     }
 }
+
+/// Red team round 63: cargo one step past round 62's reading: an alias
+/// running the tests, a proc macro's own path dependency, a module a
+/// file the build script includes declares.
+#[test]
+fn what_cargo_reaches_one_step_further_never_runs_an_edit() {
+    if !installed("cargo") {
+        return;
+    }
+    let test = "#[test]\nfn t() { std::fs::write(\"MARKS/RAN\", \"\").ok(); }\n";
+    let tested = [
+        ("Cargo.toml", PACKAGE),
+        ("src/main.rs", MAIN),
+        ("tests/t.rs", test),
+        (
+            ".cargo/config.toml",
+            "[alias]\nlint = [\"test\", \"-q\", \"--offline\"]\n",
+        ),
+    ];
+    let real_home = std::env::var("HOME").unwrap_or_default();
+    let cargo_home = std::env::var("CARGO_HOME").unwrap_or(format!("{real_home}/.cargo"));
+    let rustup_home = std::env::var("RUSTUP_HOME").unwrap_or(format!("{real_home}/.rustup"));
+    let alias = format!("CARGO_HOME={cargo_home} RUSTUP_HOME={rustup_home} cargo lint");
+    let edit = (
+        "tests/t.rs",
+        "#[test]\nfn t() { std::fs::write(\"MARKS/PWNED\", \"\").ok(); }\n",
+    );
+    tool_never_runs_an_edit(&alias, &tested, edit);
+    let included = [
+        ("Cargo.toml", PACKAGE),
+        ("src/main.rs", MAIN),
+        ("build.rs", "include!(\"b/mod.rs\");\n"),
+        ("b/mod.rs", "mod inner;\nfn main() { inner::f() }\n"),
+        ("b/inner.rs", WRITES),
+    ];
+    tool_never_runs_an_edit(&cargo("check"), &included, ("b/inner.rs", WRITES_EDITED));
+}

@@ -330,6 +330,10 @@ fn program_reaches(
     for dir in std::iter::once(base).chain(dirs.iter().map(PathBuf::as_path)) {
         for file in read.files.iter().chain(&read.manifests) {
             named.extend(run_folders(dir, std::slice::from_ref(file)));
+            // `invoke -c ops`: the module `ops.py` (round 63).
+            if program.names.contains(&"invoke") {
+                named.extend(run_folders(dir, &[format!("{file}.py")]));
+            }
         }
     }
     // A manifest named by path: the program reads the rest beside it.
@@ -410,7 +414,8 @@ fn definitions_in(
         cargo_code::read(plain_words, &manifests, (project_hook, depth), found);
     }
     if let Some(name) = program.names.first() {
-        tool_code::read(name, &manifests, dir, (project_hook, depth), found);
+        let tool = (*name, program.manifests, plain_words);
+        tool_code::read(tool, &manifests, dir, (project_hook, depth), found);
     }
     if program.manifests.contains(&table::TOOLCHAIN[0]) {
         // rustup looks up from where it runs: each folder up to the one the

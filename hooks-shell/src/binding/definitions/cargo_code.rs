@@ -41,6 +41,37 @@ const COMPILES: &[&str] = &[
     "tarpaulin",
 ];
 
+/// Subcommands that neither compile nor run the crates.
+const NOTHING_RUNS: &[&str] = &[
+    "fmt",
+    "tree",
+    "metadata",
+    "search",
+    "update",
+    "fetch",
+    "generate-lockfile",
+    "new",
+    "init",
+    "add",
+    "remove",
+    "locate-project",
+    "pkgid",
+    "verify-project",
+    "version",
+    "help",
+    "login",
+    "logout",
+    "owner",
+    "yank",
+    "vendor",
+    "config",
+    "report",
+    "uninstall",
+    "clean",
+    "read-manifest",
+    "info",
+];
+
 /// Subcommands that also run the crates' own code.
 const RUNS: &[&str] = &[
     "test",
@@ -72,10 +103,13 @@ pub(super) fn read(
     let Some(subcommand) = words.first() else {
         return;
     };
-    if !COMPILES.contains(&subcommand.as_str()) {
+    // `cargo fmt`, `cargo tree`: nothing of the crates runs.
+    if NOTHING_RUNS.contains(&subcommand.as_str()) {
         return;
     }
-    let runs = RUNS.contains(&subcommand.as_str());
+    // An alias or a plugin (`cargo lint` = `["test"]`: round 63) may run
+    // anything: read as running the crates' code.
+    let runs = RUNS.contains(&subcommand.as_str()) || !COMPILES.contains(&subcommand.as_str());
     let mut seen: Vec<PathBuf> = Vec::new();
     let roots = manifests
         .iter()
@@ -133,32 +167,55 @@ fn read_crate(
             found.add(folder.join(code));
         }
     }
+    // What a proc macro or build dependency depends on runs with it.
     for (dependency, whole) in path_dependencies(&table, &folder) {
+        let whole = whole || all || proc_macro;
         read_crate(&dependency, (reading, whole), depth + 1, seen, found);
     }
 }
+
+/// `mod x;`: a module file beside.
+static MODULE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bmod\s+(?:r#)?([A-Za-z_][A-Za-z0-9_]*)\s*;").expect("valid regex")
+});
+/// `include!("…")`, `#[path = "…"]`: a file by a literal path.
+static LITERAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"(?:\binclude(?:_str|_bytes)?!\s*\(|#\s*\[\s*path\s*=)\s*"([^"]*)""#)
+        .expect("valid regex")
+});
+/// `include!(concat!(…))`: a file named when it compiles.
+static BUILT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\binclude(?:_str|_bytes)?!\s*\(\s*[^\s\x22]").expect("valid regex")
+});
 
 /// Binds a build script and the files it names by `mod`, `#[path]` or
 /// `include!`; one that includes a file named when it compiles
 /// (`include!(concat!(…))`) cannot be approved.
 fn build_script(script: &Path, reading: Reading, found: &mut Reached) {
-    static MODULE: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\bmod\s+(?:r#)?([A-Za-z_][A-Za-z0-9_]*)\s*;").expect("valid regex")
-    });
-    static LITERAL: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"(?:\binclude(?:_str|_bytes)?!\s*\(|#\s*\[\s*path\s*=)\s*"([^"]*)""#)
-            .expect("valid regex")
-    });
-    static BUILT: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\binclude(?:_str|_bytes)?!\s*\(\s*[^\s\x22]").expect("valid regex")
-    });
+    rust_file(script, reading, 0, found);
+}
+
+/// Binds `file`, Rust a build script compiles (`depth` files down), and
+/// the files it names by `mod`, `#[path]` or `include!` in turn.
+fn rust_file(file: &Path, reading: Reading, depth: usize, found: &mut Reached) {
+    let script = file;
     found.add(script.to_path_buf());
+    if depth > 4 {
+        return;
+    }
     let Some(text) = super::follow::read_definition(script) else {
         return;
     };
     let Some(folder) = script.parent() else {
         return;
     };
+    // `for f in read_dir("tools") { Command::new(f) }`: what it lists runs.
+    if found.computed.is_none() && text.contains("read_dir") && text.contains("Command") {
+        found.computed = Some(format!(
+            "{} starts programs from a folder it lists when it compiles",
+            script.display()
+        ));
+    }
     if found.computed.is_none()
         && let Some(built) = BUILT.find(&text)
     {
@@ -169,11 +226,21 @@ fn build_script(script: &Path, reading: Reading, found: &mut Reached) {
         ));
     }
     for name in MODULE.captures_iter(&text).filter_map(|c| c.get(1)) {
-        found.add(folder.join(format!("{}.rs", name.as_str())));
-        found.add(folder.join(name.as_str()));
+        let module = folder.join(format!("{}.rs", name.as_str()));
+        rust_file(&module, reading, depth + 1, found);
+        rust_file(
+            &folder.join(name.as_str()).join("mod.rs"),
+            reading,
+            depth + 1,
+            found,
+        );
     }
     for literal in LITERAL.captures_iter(&text).filter_map(|c| c.get(1)) {
-        found.add(crate::binding::normalize(&folder.join(literal.as_str())));
+        let named = crate::binding::normalize(&folder.join(literal.as_str()));
+        match named.extension().is_some_and(|ending| ending == "rs") {
+            true => rust_file(&named, reading, depth + 1, found),
+            false => found.add(named),
+        }
     }
     // `Command::new("make")`: what it starts, in the crate's folder.
     for words in crate::binding::shell::runners_named(&text).iter().take(16) {

@@ -253,6 +253,8 @@ pub(super) const PROGRAMS: &[Program] = &[
             &[
                 ".pylintrc",
                 "pylintrc",
+                ".pylintrc.toml",
+                "pylintrc.toml",
                 "pyproject.toml",
                 "setup.cfg",
                 "tox.ini",
@@ -344,6 +346,7 @@ const PRETTIER: &[&str] = &[
     ".prettierrc.cjs",
     ".prettierrc.ts",
     "package.json",
+    "package.yaml",
 ];
 const STYLELINT: &[&str] = &[
     "stylelint.config.js",

@@ -11,20 +11,35 @@ use std::path::{Path, PathBuf};
 
 use super::{Reached, reached_within};
 
+mod builds;
+
 /// The most project files one settings file names that are bound.
-const MAX_NAMED: usize = 64;
+pub(super) const MAX_NAMED: usize = 64;
 
 /// Reads, for the program `name`, what its `manifests` present in `dir`
 /// run or load of the project (see the module documentation).
 pub(super) fn read(
-    name: &str,
+    (name, names, words): (&str, &[&str], &[String]),
     manifests: &[PathBuf],
     dir: &Path,
-    (project_hook, depth): (bool, usize),
+    at: (bool, usize),
     found: &mut Reached,
 ) {
+    // Prettier, ESLint and stylelint look for their settings from each
+    // file they are given (`prettier --check src/x.js`: `src/.prettierrc`).
+    let mut manifests = manifests.to_vec();
+    if matches!(name, "eslint" | "prettier" | "stylelint") {
+        for folder in given_folders(words, dir) {
+            for manifest in names.iter().map(|name| folder.join(name)) {
+                if !manifests.contains(&manifest) {
+                    found.add(manifest.clone());
+                    manifests.push(manifest);
+                }
+            }
+        }
+    }
     let present = manifests.iter().filter(|path| path.is_file());
-    for manifest in present.take(16) {
+    for manifest in present.take(32) {
         let Some(text) = super::follow::read_definition(manifest) else {
             continue;
         };
@@ -32,19 +47,12 @@ pub(super) fn read(
         match name {
             "eslint" | "prettier" | "stylelint" => {
                 if is_script(manifest) {
-                    super::node::node_files(
-                        &[manifest.to_string_lossy().into_owned()],
-                        here,
-                        found,
-                    );
+                    node_code(manifest, &text, here, at, found);
                 }
                 for file in named_files(&text, here) {
                     if is_script(&file) {
-                        super::node::node_files(
-                            &[file.to_string_lossy().into_owned()],
-                            here,
-                            found,
-                        );
+                        let code = super::follow::read_definition(&file).unwrap_or_default();
+                        node_code(&file, &code, here, at, found);
                     }
                     found.add(file);
                 }
@@ -59,41 +67,101 @@ pub(super) fn read(
                 // pylint's `init-hook = …`: Python run first.
                 for code in values_of(&text, "init-hook") {
                     python_code(&code, here, found);
-                }
-            }
-            "invoke" | "inv" => python_code(&text, here, found),
-            "pre-commit" => {
-                for entry in values_of(&text, "entry") {
-                    run(&entry, here, (project_hook, depth), found);
-                }
-            }
-            "ninja" => {
-                for command in values_of(&text, "command") {
-                    run(&command, here, (project_hook, depth), found);
-                }
-                for file in named_files(&text, here) {
-                    found.add(file);
-                }
-            }
-            "cmake" | "meson" => {
-                // `execute_process(COMMAND make …)`, `run_command('sh', …)`.
-                let started = crate::binding::shell::runners_named(&text);
-                for words in started.iter().take(MAX_NAMED) {
-                    if let Ok(line) = shlex::try_join(words.iter().map(String::as_str)) {
-                        run(&line, here, (project_hook, depth), found);
+                    let args = ["-c".to_owned(), code];
+                    for line in crate::binding::identify::inline_started("python3", &args) {
+                        run(&line, here, at, found);
                     }
                 }
+            }
+            "invoke" | "inv" => {
+                python_code(&text, here, found);
+                builds::started(manifest, here, at, found);
+                for line in builds::invoke_runs(&text) {
+                    run(&line, here, at, found);
+                }
+            }
+            "pre-commit" => {
+                for entry in values_of(&text, "entry") {
+                    run(&entry, here, at, found);
+                }
+                // `entry: sh` with `args: [x.sh]`.
                 for file in named_files(&text, here) {
                     found.add(file);
                 }
+            }
+            "ninja" | "cmake" | "meson" => {
+                for file in builds::included(name, manifest, &text, here) {
+                    if let Some(inner) = super::follow::read_definition(&file) {
+                        let folder = file.parent().unwrap_or(here);
+                        builds::commands_of(name, &inner, folder, at, found);
+                    }
+                    found.add(file);
+                }
+                builds::commands_of(name, &text, here, at, found);
             }
             _ => {}
         }
     }
 }
 
+/// The folders inside `dir` (and under it, up to it) that the paths among
+/// `words` name or lie in.
+fn given_folders(words: &[String], dir: &Path) -> Vec<PathBuf> {
+    let mut folders = Vec::new();
+    for word in words.iter().filter(|word| !word.starts_with('-')).take(64) {
+        let path = crate::binding::normalize(&dir.join(word));
+        let folder = match path.is_dir() {
+            true => path,
+            false => path.parent().map(Path::to_path_buf).unwrap_or_default(),
+        };
+        for above in folder
+            .ancestors()
+            .take_while(|f| f.starts_with(dir) && *f != dir)
+        {
+            if !folders.contains(&above.to_path_buf()) && folders.len() < 16 {
+                folders.push(above.to_path_buf());
+            }
+        }
+    }
+    folders
+}
+
+/// Reads a JavaScript settings file `file` (its `text`, in `dir`): what it
+/// loads by a relative name, a load it builds (cannot be approved), what it
+/// starts (`execSync("make")`).
+fn node_code(file: &Path, text: &str, dir: &Path, at: (bool, usize), found: &mut Reached) {
+    // `require("./to" + "ols/r.js")`, a folder listed and each file loaded.
+    static BUILT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"\b(?:require|import)\s*\(\s*(?:[^'"`\s)]|['"][^'"]*['"]\s*\+|`[^`]*\$\{)|\breaddir(?:Sync)?\s*\("#,
+        )
+        .expect("valid regex")
+    });
+    if found.computed.is_none()
+        && let Some(built) = BUILT.find(text)
+    {
+        found.computed = Some(format!(
+            "{} loads a file named when it runs (`{}`)",
+            file.display(),
+            built.as_str()
+        ));
+    }
+    super::node::node_files(&[file.to_string_lossy().into_owned()], dir, found);
+    let reached = super::node::code_reaches(text, dir, dir);
+    if found.computed.is_none() {
+        found.computed = reached.computed;
+    }
+    reached.roots.into_iter().for_each(|root| found.add(root));
+    builds::started(file, dir, at, found);
+}
+
 /// Reads `line`, a command a tool's settings run in `dir`, as a recipe's.
-fn run(line: &str, dir: &Path, (project_hook, depth): (bool, usize), found: &mut Reached) {
+pub(super) fn run(
+    line: &str,
+    dir: &Path,
+    (project_hook, depth): (bool, usize),
+    found: &mut Reached,
+) {
     super::follow::recipe_files(line, dir, found);
     reached_within(line, dir, project_hook, found, depth + 1);
 }
@@ -113,7 +181,7 @@ fn is_script(path: &Path) -> bool {
 
 /// The values a YAML, INI or TOML `text` gives `key` (`entry: sh x.sh`,
 /// `command = touch x`, `init-hook="…"`), quotes taken off.
-fn values_of(text: &str, key: &str) -> Vec<String> {
+pub(super) fn values_of(text: &str, key: &str) -> Vec<String> {
     text.lines()
         .map(|line| line.trim().trim_start_matches("- ").trim_start())
         .filter_map(|line| {
@@ -133,14 +201,18 @@ fn values_of(text: &str, key: &str) -> Vec<String> {
 
 /// The project files `text` names by a path (`./tools/r.js`,
 /// `tools/plug.py`, `cm/x.cmake`) from `dir`, that exist.
-fn named_files(text: &str, dir: &Path) -> Vec<PathBuf> {
+pub(super) fn named_files(text: &str, dir: &Path) -> Vec<PathBuf> {
     let pieces = text.split(|c: char| c.is_whitespace() || "\"'`,;()[]{}=<>".contains(c));
     let mut files: Vec<PathBuf> = Vec::new();
     for piece in pieces {
         let piece = piece.trim_end_matches(['.', ':']);
         let path_like = piece.contains('/')
             || piece.rsplit_once('.').is_some_and(|(stem, ending)| {
-                !stem.is_empty() && matches!(ending, "js" | "cjs" | "mjs" | "ts" | "py" | "cmake")
+                !stem.is_empty()
+                    && matches!(
+                        ending,
+                        "js" | "cjs" | "mjs" | "ts" | "py" | "cmake" | "sh" | "bash" | "pl" | "rb"
+                    )
             });
         if !path_like || piece.contains("://") || piece.starts_with('/') {
             continue;

@@ -51,6 +51,7 @@ mod spelled;
 mod spelled_names;
 mod started;
 mod steering_shell;
+mod unread_settings;
 mod words;
 mod written;
 mod written_names;
@@ -149,34 +150,8 @@ impl Reader {
             return Some("its text takes longer to read than the reading may take".to_owned());
         }
         self.functions.extend(function_names(text));
-        // `shopt -s extglob; sh tools/@(g).sh`: a pattern no reading matches (R43-7).
-        // `shopt -s "ext"glob`, `ext\glob` (R44-9).
-        let plain: String = text
-            .chars()
-            .filter(|c| !matches!(c, '"' | '\'' | '\\'))
-            .collect();
-        if plain.contains("extglob")
-            && ["@(", "!(", "+(", "?(", "*("]
-                .iter()
-                .any(|p| text.contains(p))
-        {
-            return Some("it matches names with extglob patterns, which no reading follows".into());
-        }
-        // `shopt -s nocaseglob; sh tools/G.s?`: names matched in any case (R44-3).
-        if plain.contains("nocaseglob") {
-            return Some(
-                "it matches names in any case (nocaseglob), which no reading follows".into(),
-            );
-        }
-        // `BASH_ARGV0=x` sets `$0`, which names the script's own folder (R44-4).
-        if text.contains("BASH_ARGV0") {
-            return Some("it sets BASH_ARGV0, which changes what `$0` names".into());
-        }
-        // Run with the words of every command not found (R42-1).
-        if self.functions.contains("command_not_found_handle") {
-            return Some(
-                "it defines command_not_found_handle, which runs what no reading can name".into(),
-            );
+        if let Some(why) = unread_settings::why(text, &self.functions) {
+            return Some(why);
         }
         let cut = cut(text);
         if cut.ambiguous {

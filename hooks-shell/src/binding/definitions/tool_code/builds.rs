@@ -1,0 +1,141 @@
+//! What build files bring in and run (red team round 63): ninja's
+//! `include`/`subninja`, CMake's `add_subdirectory` and `include`, meson's
+//! `subdir` by a bare name; the commands they and a tool's code start.
+
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::super::Reached;
+use super::{MAX_NAMED, named_files, run, values_of};
+
+/// Reads what the build file `text` of `name` (ninja, CMake, meson), in
+/// `dir`, runs: ninja's `command =` lines, the commands CMake's
+/// `execute_process` and meson's `run_command` start, the files it names.
+pub(super) fn commands_of(
+    name: &str,
+    text: &str,
+    dir: &Path,
+    at: (bool, usize),
+    found: &mut Reached,
+) {
+    match name {
+        "ninja" => {
+            for command in values_of(text, "command") {
+                run(&command, dir, at, found);
+            }
+        }
+        _ => {
+            let started = crate::binding::shell::runners_named(text);
+            for words in started.iter().take(MAX_NAMED) {
+                if let Ok(line) = shlex::try_join(words.iter().map(String::as_str)) {
+                    run(&line, dir, at, found);
+                }
+            }
+        }
+    }
+    for file in named_files(text, dir) {
+        found.add(file);
+    }
+}
+
+/// The build files `manifest` (of `name`, holding `text`, in `dir`) brings
+/// in by a bare name, and those bring in in turn, inside `dir`.
+pub(super) fn included(name: &str, manifest: &Path, text: &str, dir: &Path) -> Vec<PathBuf> {
+    static NAMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"(?mi)^\s*(?:include|subninja)\s+(\S+)|\b(add_subdirectory|include|subdir)\s*\(\s*['"]?([^\s'")]+)"#,
+        )
+        .expect("valid regex")
+    });
+    let mut pending = vec![(
+        text.to_owned(),
+        manifest.parent().unwrap_or(dir).to_path_buf(),
+    )];
+    let mut files: Vec<PathBuf> = Vec::new();
+    while let Some((text, at)) = pending.pop() {
+        for found in NAMED.captures_iter(&text) {
+            let candidates: Vec<PathBuf> = match (found.get(1), found.get(2), found.get(3)) {
+                (Some(file), _, _) if name == "ninja" => vec![at.join(file.as_str())],
+                (_, Some(call), Some(arg)) => {
+                    let arg = arg.as_str();
+                    match call.as_str().to_ascii_lowercase().as_str() {
+                        "add_subdirectory" if name == "cmake" => {
+                            vec![at.join(arg).join("CMakeLists.txt")]
+                        }
+                        "subdir" if name == "meson" => vec![at.join(arg).join("meson.build")],
+                        // A module by its name: where `CMAKE_MODULE_PATH` may
+                        // put it is any folder of the project holding one.
+                        "include" if name == "cmake" => {
+                            let mut found = vec![at.join(arg), at.join(format!("{arg}.cmake"))];
+                            found.extend(named_anywhere(dir, &format!("{arg}.cmake")));
+                            found
+                        }
+                        _ => Vec::new(),
+                    }
+                }
+                _ => Vec::new(),
+            };
+            for file in candidates {
+                let file = crate::binding::normalize(&file);
+                if files.contains(&file) || files.len() >= MAX_NAMED || !file.starts_with(dir) {
+                    continue;
+                }
+                files.push(file.clone());
+                if let Some(inner) = super::super::follow::read_definition(&file) {
+                    let folder = file.parent().unwrap_or(&at).to_path_buf();
+                    pending.push((inner, folder));
+                }
+            }
+        }
+    }
+    files
+}
+
+/// The files of `dir` (its first 4096 entries, dot folders left out)
+/// named `name`.
+fn named_anywhere(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(folder) = pending.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            seen += 1;
+            if seen > 4096 {
+                return found;
+            }
+            let path = entry.path();
+            let file_name = entry.file_name();
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                if !file_name.to_string_lossy().starts_with('.') {
+                    pending.push(path);
+                }
+            } else if file_name == name {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// Reads the commands the code file `file` starts (`execSync("make")`,
+/// `os.system("make")`), run in `dir`.
+pub(super) fn started(file: &Path, dir: &Path, at: (bool, usize), found: &mut Reached) {
+    for line in crate::binding::identify::started_by_file(file) {
+        run(&line, dir, at, found);
+    }
+}
+
+/// The command lines invoke's `c.run("…")` / `ctx.run('…')` start, as
+/// written.
+pub(super) fn invoke_runs(text: &str) -> Vec<String> {
+    static RUN: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\.(?:run|sudo)\s*\(\s*f?(?:"([^"]*)"|'([^']*)')"#).expect("valid regex")
+    });
+    RUN.captures_iter(text)
+        .filter_map(|found| found.get(1).or(found.get(2)))
+        .map(|line| line.as_str().to_owned())
+        .take(MAX_NAMED)
+        .collect()
+}
