@@ -153,6 +153,19 @@ fn what_cmake_ninja_and_flake8_settings_run_never_runs_an_edit() {
         );
         tool_never_runs_an_edit("ninja lint", &[("build.ninja", rules)], edit);
     }
+    if installed("prettier") {
+        // Round 64: the settings of a folder below the one it is given.
+        let settings = "require('fs').writeFileSync('MARKS/RAN', '');\nmodule.exports = {};\n";
+        let files = [
+            ("src/a/x.js", "x = 1\n"),
+            ("src/a/.prettierrc.cjs", settings),
+        ];
+        let edit = (
+            "src/a/.prettierrc.cjs",
+            settings.replace("MARKS/RAN", "MARKS/PWNED"),
+        );
+        tool_never_runs_an_edit("prettier --check src", &files, (edit.0, edit.1.as_str()));
+    }
     if installed("flake8") {
         let plugin = "open('MARKS/RAN', 'w')\nclass P:\n  name = 'p'\n  version = '1'\n  def __init__(self, tree): pass\n  def run(self): return iter(())\n";
         let settings = "[flake8:local-plugins]\nextension =\n  XYZ = tools.plug:P\npaths = .\n";
@@ -201,4 +214,14 @@ fn what_cargo_reaches_one_step_further_never_runs_an_edit() {
         ("b/inner.rs", WRITES),
     ];
     tool_never_runs_an_edit(&cargo("check"), &included, ("b/inner.rs", WRITES_EDITED));
+    // Round 64: a module of the crate's code by a path outside its folders.
+    let by_path = [
+        ("Cargo.toml", PACKAGE),
+        (
+            "src/main.rs",
+            "#[path = \"../lib/x.rs\"]\nmod x;\nfn main() { x::f() }\n",
+        ),
+        ("lib/x.rs", WRITES),
+    ];
+    tool_never_runs_an_edit(&cargo("run"), &by_path, ("lib/x.rs", WRITES_EDITED));
 }

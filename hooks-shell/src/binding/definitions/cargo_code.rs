@@ -165,6 +165,11 @@ fn read_crate(
     if reading.runs || all || proc_macro {
         for code in ["src", "tests", "examples", "benches"] {
             found.add(folder.join(code));
+            // `#[path = "../lib/x.rs"] mod x;`: a module outside them
+            // (round 64).
+            for file in rust_files(&folder.join(code)) {
+                named_by_path(&file, &folder, 0, found);
+            }
         }
     }
     // What a proc macro or build dependency depends on runs with it.
@@ -249,6 +254,52 @@ fn rust_file(file: &Path, reading: Reading, depth: usize, found: &mut Reached) {
             super::reached_within(&line, folder, reading.project_hook, found, at);
         }
     }
+}
+
+/// Binds the files the crate code `file` names by a literal path
+/// (`#[path = "…"]`, `include!("…")`) outside the crate's code folders
+/// (bound whole already), and what those name in turn.
+fn named_by_path(file: &Path, crate_folder: &Path, depth: usize, found: &mut Reached) {
+    let Some(text) = super::follow::read_definition(file) else {
+        return;
+    };
+    let Some(folder) = file.parent() else {
+        return;
+    };
+    for literal in LITERAL.captures_iter(&text).filter_map(|c| c.get(1)) {
+        let named = crate::binding::normalize(&folder.join(literal.as_str()));
+        let inside = ["src", "tests", "examples", "benches"]
+            .iter()
+            .any(|code| named.starts_with(crate_folder.join(code)));
+        if !inside && !found.roots.contains(&named) {
+            found.add(named.clone());
+            if depth < 4 {
+                named_by_path(&named, crate_folder, depth + 1, found);
+            }
+        }
+    }
+}
+
+/// The `.rs` files under `folder` (its first 2048 entries).
+fn rust_files(folder: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut pending = vec![folder.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            seen += 1;
+            if seen > 2048 {
+                return files;
+            }
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ending| ending == "rs") {
+                files.push(path);
+            }
+        }
+    }
+    files
 }
 
 /// How a command's crates are read.

@@ -37,6 +37,14 @@ pub(super) fn read(
                 }
             }
         }
+        // Given a folder (`prettier --check src`, `eslint .`), the settings
+        // of each folder below it too (round 64).
+        for manifest in builds::settings_below(words, dir, names) {
+            if !manifests.contains(&manifest) {
+                found.add(manifest.clone());
+                manifests.push(manifest);
+            }
+        }
     }
     let present = manifests.iter().filter(|path| path.is_file());
     for manifest in present.take(32) {
@@ -48,6 +56,10 @@ pub(super) fn read(
             "eslint" | "prettier" | "stylelint" => {
                 if is_script(manifest) {
                     node_code(manifest, &text, here, at, found);
+                }
+                // `extends: ["evil"]`: `node_modules/eslint-config-evil`.
+                for package in builds::packages_named(&text, here) {
+                    found.add(package);
                 }
                 for file in named_files(&text, here) {
                     if is_script(&file) {

@@ -139,3 +139,85 @@ pub(super) fn invoke_runs(text: &str) -> Vec<String> {
         .take(MAX_NAMED)
         .collect()
 }
+
+/// The settings files named `names` in the folders below each folder
+/// `words` name inside `dir` (`.` for `dir` itself), present now; node
+/// modules, dot folders and `target` left out, at most 4096 entries.
+pub(super) fn settings_below(words: &[String], dir: &Path, names: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut seen = 0usize;
+    for word in words.iter().filter(|word| !word.starts_with('-')).take(16) {
+        let start = crate::binding::normalize(&dir.join(word));
+        if !start.is_dir() || !start.starts_with(dir) {
+            continue;
+        }
+        let mut pending = vec![start];
+        while let Some(folder) = pending.pop() {
+            for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+                seen += 1;
+                if seen > 4096 {
+                    return found;
+                }
+                let name = entry.file_name().to_string_lossy().into_owned();
+                let kind = entry.file_type();
+                if kind.is_ok_and(|kind| kind.is_dir()) {
+                    if !name.starts_with('.') && name != "node_modules" && name != "target" {
+                        pending.push(entry.path());
+                    }
+                } else if names.contains(&name.as_str()) && folder != dir {
+                    found.push(entry.path());
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The packages of `dir`'s `node_modules` an ESLint settings `text` names
+/// by a package name (`extends: ["evil"]`, `plugins: ["evil"]`, `"@evil"`),
+/// as ESLint expands it (`eslint-config-evil`, `eslint-plugin-evil`,
+/// `@evil/eslint-config`), where one is there.
+pub(super) fn packages_named(text: &str, dir: &Path) -> Vec<PathBuf> {
+    static QUOTED: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"["']([@A-Za-z0-9][\w./@-]*)["']"#).expect("valid regex"));
+    let modules = dir.join("node_modules");
+    if !modules.is_dir() {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for name in QUOTED
+        .captures_iter(text)
+        .filter_map(|c| c.get(1))
+        .take(256)
+    {
+        let name = name.as_str();
+        if name.starts_with('.') || name.contains("..") {
+            continue;
+        }
+        let candidates = match name.split_once('/') {
+            Some((scope, rest)) if scope.starts_with('@') => vec![
+                modules.join(name),
+                modules.join(scope).join(format!("eslint-config-{rest}")),
+                modules.join(scope).join(format!("eslint-plugin-{rest}")),
+            ],
+            _ if name.starts_with('@') => vec![
+                modules.join(name).join("eslint-config"),
+                modules.join(name).join("eslint-plugin"),
+            ],
+            _ => vec![
+                modules.join(name),
+                modules.join(format!("eslint-config-{name}")),
+                modules.join(format!("eslint-plugin-{name}")),
+            ],
+        };
+        for candidate in candidates {
+            if candidate.is_dir() && !found.contains(&candidate) {
+                found.push(candidate);
+            }
+        }
+        if found.len() >= MAX_NAMED {
+            break;
+        }
+    }
+    found
+}
