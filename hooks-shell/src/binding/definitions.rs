@@ -484,3 +484,4 @@ mod table;
 mod tests;
 mod tool_code;
 mod toolchain;
+mod walk;

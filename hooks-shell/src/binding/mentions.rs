@@ -92,7 +92,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::BindError;
-pub(crate) use git_config::runs_git;
+pub(crate) use git_config::{entries as git_settings, expand_home, pointed_at, runs_git};
 pub(crate) use lookups::normalize;
 pub(super) use quiet::Reach;
 pub(crate) use read::{MAX_READ, is_code_file};

@@ -282,24 +282,9 @@ fn named_by_path(file: &Path, crate_folder: &Path, depth: usize, found: &mut Rea
 
 /// The `.rs` files under `folder` (its first 2048 entries).
 fn rust_files(folder: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut pending = vec![folder.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(dir) = pending.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            seen += 1;
-            if seen > 2048 {
-                return files;
-            }
-            let path = entry.path();
-            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                pending.push(path);
-            } else if path.extension().is_some_and(|ending| ending == "rs") {
-                files.push(path);
-            }
-        }
-    }
-    files
+    let (files, _) = super::walk::files_under(folder, 2048, &|_| false);
+    let rust = |file: &PathBuf| file.extension().is_some_and(|ending| ending == "rs");
+    files.into_iter().filter(rust).collect()
 }
 
 /// How a command's crates are read.

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Reached, reached_within};
+use crate::binding::mentions::{expand_home, git_settings, pointed_at};
 
 /// The largest settings file read.
 const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -43,12 +44,10 @@ pub(super) fn read(
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);
-        for (section, key, value) in settings(&text) {
-            if section.starts_with("include") && key == "path" {
+        for (key, value) in git_settings(&text) {
+            if key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path")) {
                 let base = file.parent().unwrap_or(&git_dir);
-                let named =
-                    PathBuf::from(hermes_hooks_core::home::expand_tilde(&value).to_string());
-                pending.push(base.join(named));
+                pending.push(base.join(expand_home(&value)));
                 continue;
             }
             // `!make -s lint`, `!sh -c "…"`: shell text from the work tree.
@@ -119,10 +118,10 @@ fn repository(
     let configured = std::fs::read_to_string(real.join("config"))
         .ok()
         .and_then(|text| {
-            settings(&text)
+            git_settings(&text)
                 .into_iter()
-                .find(|(section, key, _)| section == "core" && key == "worktree")
-                .map(|(_, _, value)| real.join(value))
+                .find(|(key, _)| key == "core.worktree")
+                .map(|(_, value)| real.join(value))
         });
     let beside = git_dir
         .file_name()
@@ -133,84 +132,19 @@ fn repository(
     (Some(real), work_tree)
 }
 
-/// The folder a `.git` file names (`gitdir: …`), when `path` is one.
-fn pointed_at(path: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
-    Some(path.parent()?.join(named))
-}
-
-/// The `(section, key, value)` settings of a git settings file's `text`:
-/// sections and keys in lower case (a subsection's name kept), values
-/// with their quotes and escapes read, comments left out.
-fn settings(text: &str) -> Vec<(String, String, String)> {
-    let mut found = Vec::new();
-    let mut section = String::new();
-    for line in text.lines().take(100_000) {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with(['#', ';']) {
-            continue;
-        }
-        if let Some(header) = line.strip_prefix('[') {
-            let header = header.split(']').next().unwrap_or(header);
-            let (name, sub) = header
-                .split_once(char::is_whitespace)
-                .unwrap_or((header, ""));
-            section = format!(
-                "{}{}",
-                name.to_ascii_lowercase(),
-                sub.trim().trim_matches('"')
-            );
-            continue;
-        }
-        let (key, value) = line.split_once('=').unwrap_or((line, ""));
-        found.push((
-            section.clone(),
-            key.trim().to_ascii_lowercase(),
-            value_of(value.trim()),
-        ));
-    }
-    found
-}
-
-/// A setting's value as git reads it: quotes joined, `\"` and `\\` read,
-/// a comment after it left out.
-fn value_of(raw: &str) -> String {
-    let mut value = String::new();
-    let (mut quoted, mut chars) = (false, raw.chars());
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => quoted = !quoted,
-            '\\' => match chars.next() {
-                Some('n') => value.push('\n'),
-                Some('t') => value.push('\t'),
-                Some(other) => value.push(other),
-                None => {}
-            },
-            '#' | ';' if !quoted => break,
-            _ => value.push(c),
-        }
-    }
-    value.trim().to_owned()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::settings;
+    use super::git_settings;
 
     #[test]
     fn settings_are_read_as_git_reads_them() {
         let text = "[core]\n\tfsmonitor = tools/fs.sh\n[alias]\n\tlint = \"!make -s lint\" # x\n\
                     [filter \"x\"]\n\tclean = sh \\\"tools/c.sh\\\"\n[include]\n\tpath = extra\n";
-        let found = settings(text);
-        let has = |section: &str, key: &str, value: &str| {
-            found
-                .iter()
-                .any(|(s, k, v)| s == section && k == key && v == value)
-        };
-        assert!(has("core", "fsmonitor", "tools/fs.sh"), "{found:?}");
-        assert!(has("alias", "lint", "!make -s lint"), "{found:?}");
-        assert!(has("filterx", "clean", "sh \"tools/c.sh\""), "{found:?}");
-        assert!(has("include", "path", "extra"), "{found:?}");
+        let found = git_settings(text);
+        let has = |key: &str, value: &str| found.iter().any(|(k, v)| k == key && v == value);
+        assert!(has("core.fsmonitor", "tools/fs.sh"), "{found:?}");
+        assert!(has("alias.lint", "!make -s lint"), "{found:?}");
+        assert!(has("filter.x.clean", "sh \"tools/c.sh\""), "{found:?}");
+        assert!(has("include.path", "extra"), "{found:?}");
     }
 }

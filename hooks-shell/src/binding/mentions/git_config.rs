@@ -109,8 +109,7 @@ fn git_folders(project: &Path) -> Option<(PathBuf, PathBuf)> {
     let git_dir = if metadata.is_dir() {
         dot_git
     } else {
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        project.join(text.strip_prefix("gitdir:")?.trim())
+        pointed_at(&dot_git)?
     };
     let common = match std::fs::read_to_string(git_dir.join("commondir")) {
         Ok(common) => git_dir.join(common.trim()),
@@ -119,8 +118,16 @@ fn git_folders(project: &Path) -> Option<(PathBuf, PathBuf)> {
     Some((git_dir, common))
 }
 
+/// The folder a `.git` file names (`gitdir: …`), from the folder that
+/// holds it.
+pub(crate) fn pointed_at(dot_git: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dot_git).ok()?;
+    let named = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+    Some(dot_git.parent()?.join(named))
+}
+
 /// `~/x` from the home folder.
-fn expand_home(value: &str) -> PathBuf {
+pub(crate) fn expand_home(value: &str) -> PathBuf {
     match (value.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
         _ => PathBuf::from(value),
@@ -129,7 +136,7 @@ fn expand_home(value: &str) -> PathBuf {
 
 /// Each `section[.subsection].key` (section and key lowercased) and its
 /// value, quotes and escapes taken out, continued lines joined.
-fn entries(text: &str) -> Vec<(String, String)> {
+pub(crate) fn entries(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut section = String::new();
     let mut lines = text.lines();

@@ -96,27 +96,10 @@ pub(super) fn included(name: &str, manifest: &Path, text: &str, dir: &Path) -> V
 /// The files of `dir` (its first 4096 entries, dot folders left out)
 /// named `name`.
 fn named_anywhere(dir: &Path, name: &str) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(folder) = pending.pop() {
-        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-            seen += 1;
-            if seen > 4096 {
-                return found;
-            }
-            let path = entry.path();
-            let file_name = entry.file_name();
-            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                if !file_name.to_string_lossy().starts_with('.') {
-                    pending.push(path);
-                }
-            } else if file_name == name {
-                found.push(path);
-            }
-        }
-    }
-    found
+    let dotted = |folder: &str| folder.starts_with('.');
+    let (files, _) = super::super::walk::files_under(dir, 4096, &dotted);
+    let named = |file: &PathBuf| file.file_name().is_some_and(|n| n == name);
+    files.into_iter().filter(named).collect()
 }
 
 /// Reads the commands the code file `file` starts (`execSync("make")`,
@@ -144,31 +127,24 @@ pub(super) fn invoke_runs(text: &str) -> Vec<String> {
 /// `words` name inside `dir` (`.` for `dir` itself), present now; node
 /// modules, dot folders and `target` left out, at most 4096 entries.
 pub(super) fn settings_below(words: &[String], dir: &Path, names: &[&str]) -> Vec<PathBuf> {
+    let skip =
+        |folder: &str| folder.starts_with('.') || folder == "node_modules" || folder == "target";
     let mut found = Vec::new();
-    let mut seen = 0usize;
+    let mut left = 4096usize;
     for word in words.iter().filter(|word| !word.starts_with('-')).take(16) {
         let start = crate::binding::normalize(&dir.join(word));
-        if !start.is_dir() || !start.starts_with(dir) {
+        if left == 0 || !start.is_dir() || !start.starts_with(dir) {
             continue;
         }
-        let mut pending = vec![start];
-        while let Some(folder) = pending.pop() {
-            for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
-                seen += 1;
-                if seen > 4096 {
-                    return found;
-                }
-                let name = entry.file_name().to_string_lossy().into_owned();
-                let kind = entry.file_type();
-                if kind.is_ok_and(|kind| kind.is_dir()) {
-                    if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                        pending.push(entry.path());
-                    }
-                } else if names.contains(&name.as_str()) && folder != dir {
-                    found.push(entry.path());
-                }
-            }
-        }
+        let (files, seen) = super::super::walk::files_under(&start, left, &skip);
+        left = left.saturating_sub(seen);
+        let settings = |file: &PathBuf| {
+            file.parent() != Some(dir)
+                && file
+                    .file_name()
+                    .is_some_and(|name| names.contains(&name.to_string_lossy().as_ref()))
+        };
+        found.extend(files.into_iter().filter(settings));
     }
     found
 }
