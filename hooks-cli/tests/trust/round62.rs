@@ -228,3 +228,27 @@ fn a_recipe_running_its_written_prerequisite_is_approved_and_bound() {
         );
     }
 }
+
+/// A git settings file too large to read whole: what it runs cannot be
+/// read, so the guard cannot be approved and blocks (it ran the alias's
+/// edited Makefile unread before).
+#[test]
+fn a_git_settings_file_too_large_to_read_blocks_the_guard() {
+    if !(installed("make") && installed("git")) {
+        return;
+    }
+    let (home, project) = home_with("[claude]");
+    crate::round28::git(&project, &["init", "-q", "."]);
+    write(&project, MAKEFILE.0, MAKEFILE.1);
+    crate::round28::git(&project, &["config", "alias.lint", "!make -s lint"]);
+    let config = project.join(".git/config");
+    let mut text = std::fs::read_to_string(&config).expect("config");
+    text.push_str(&format!("# {}\n", "x".repeat(1100 * 1024)));
+    std::fs::write(&config, text).expect("padded");
+    user_fail_closed_command(&home, &guard_running("git lint"));
+    emit_terminal(&home, &project, "ls", true);
+    write(&project, MAKEFILE_EDITED.0, MAKEFILE_EDITED.1);
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(!project.join("PWNED").exists(), "the edit ran unasked");
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+}

@@ -143,8 +143,8 @@ fn read_crate(
     seen.push(folder.clone());
     let manifest = folder.join("Cargo.toml");
     found.add(manifest.clone());
-    let table =
-        super::follow::read_definition(&manifest).and_then(|text| text.parse::<toml::Table>().ok());
+    let table = super::follow::read_or_refuse(&manifest, found)
+        .and_then(|text| text.parse::<toml::Table>().ok());
     let Some(table) = table else {
         if std::fs::symlink_metadata(&manifest).is_ok() {
             found.unsure("cargo", "a Cargo.toml that cannot be read whole");
@@ -208,7 +208,7 @@ fn rust_file(file: &Path, reading: Reading, depth: usize, found: &mut Reached) {
     if depth > 4 {
         return;
     }
-    let Some(text) = super::follow::read_definition(script) else {
+    let Some(text) = super::follow::read_or_refuse(script, found) else {
         return;
     };
     let Some(folder) = script.parent() else {
@@ -260,7 +260,7 @@ fn rust_file(file: &Path, reading: Reading, depth: usize, found: &mut Reached) {
 /// (`#[path = "…"]`, `include!("…")`) outside the crate's code folders
 /// (bound whole already), and what those name in turn.
 fn named_by_path(file: &Path, crate_folder: &Path, depth: usize, found: &mut Reached) {
-    let Some(text) = super::follow::read_definition(file) else {
+    let Some(text) = super::follow::read_or_refuse(file, found) else {
         return;
     };
     let Some(folder) = file.parent() else {

@@ -12,9 +12,6 @@ use std::path::{Path, PathBuf};
 use super::{Reached, reached_within};
 use crate::binding::mentions::{expand_home, git_settings, pointed_at};
 
-/// The largest settings file read.
-const MAX_CONFIG_BYTES: u64 = 1 << 20;
-
 /// How many settings files (an `[include]` chain) are read for one `git`.
 const MAX_CONFIGS: usize = 8;
 
@@ -39,11 +36,10 @@ pub(super) fn read(
             continue;
         }
         read.push(file.clone());
-        let Ok(bytes) = hermes_hooks_core::regular_file::read_capped(&file, MAX_CONFIG_BYTES)
-        else {
+        // Present but not read whole: what it runs cannot be read.
+        let Some(text) = super::follow::read_or_refuse(&file, found) else {
             continue;
         };
-        let text = String::from_utf8_lossy(&bytes);
         for (key, value) in git_settings(&text) {
             if key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path")) {
                 let base = file.parent().unwrap_or(&git_dir);

@@ -48,7 +48,7 @@ pub(super) fn read(
     }
     let present = manifests.iter().filter(|path| path.is_file());
     for manifest in present.take(32) {
-        let Some(text) = super::follow::read_definition(manifest) else {
+        let Some(text) = super::follow::read_or_refuse(manifest, found) else {
             continue;
         };
         let here = manifest.parent().unwrap_or(dir);
@@ -63,7 +63,7 @@ pub(super) fn read(
                 }
                 for file in named_files(&text, here) {
                     if is_script(&file) {
-                        let code = super::follow::read_definition(&file).unwrap_or_default();
+                        let code = super::follow::read_or_refuse(&file, found).unwrap_or_default();
                         node_code(&file, &code, here, at, found);
                     }
                     found.add(file);
@@ -103,7 +103,7 @@ pub(super) fn read(
             }
             "ninja" | "cmake" | "meson" => {
                 for file in builds::included(name, manifest, &text, here) {
-                    if let Some(inner) = super::follow::read_definition(&file) {
+                    if let Some(inner) = super::follow::read_or_refuse(&file, found) {
                         let folder = file.parent().unwrap_or(here);
                         builds::commands_of(name, &inner, folder, at, found);
                     }
