@@ -238,8 +238,9 @@ impl Allowlist {
 
     /// Records an approval of `subject` bound to what it runs now.
     pub fn record_subject(&self, subject: &Subject) -> Result<Approval, AllowlistError> {
-        let binding = subject.binding().map_err(|source| {
-            self.refusals().record(subject, &source.to_string());
+        let (binding, files) = subject.binding_and_run_files();
+        let binding = binding.map_err(|source| {
+            self.refusals().record(subject, &files, &source.to_string());
             AllowlistError::Unbindable {
                 command: subject.command.clone(),
                 source,

@@ -55,7 +55,7 @@ use serde_json::Value;
 
 pub(crate) use self::{globbing::wildcard, wrappers::unwrap};
 pub use bind_error::BindError;
-pub use cache::{TreeCache, TreeCacheEntered, tree_walks_on_this_thread};
+pub use cache::{TreeCache, TreeCacheEntered, readings_on_this_thread, tree_walks_on_this_thread};
 pub use definitions::{Reached, reached};
 pub(crate) use environment::{environment_holding, is_environment};
 pub use identify::{Code, Identified, identify};
@@ -150,6 +150,7 @@ impl Subject {
         if self.request.is_some() {
             return Identified::default();
         }
+        cache::count_reading();
         let line = self.line.as_deref().unwrap_or(&self.command);
         let read = shell::within_budget(|| {
             let mut found =
@@ -203,6 +204,14 @@ impl Subject {
         self.binding_with(&self.identify(), None)
     }
 
+    /// [`Subject::binding`], with the files it runs as read for it (what a
+    /// refusal records, so telling of it later reads nothing again).
+    pub(crate) fn binding_and_run_files(&self) -> (Result<Binding, BindError>, Vec<PathBuf>) {
+        let found = self.identify();
+        let files = found.files.iter().chain(&found.programs).cloned().collect();
+        (self.binding_with(&found, None), files)
+    }
+
     /// The binding from `found`, with `code`'s hash given (the bytes about
     /// to run) instead of read again.
     pub(crate) fn binding_with(
@@ -246,13 +255,7 @@ impl Subject {
         for file in found.files.iter().chain(&found.programs) {
             let hash = match code {
                 Some((path, hash)) if path == file => hash.to_owned(),
-                _ => cache::cached_file(file, || {
-                    if std::fs::metadata(file).is_ok_and(|m| m.len() == 0) {
-                        tree::EMPTY_SHA256.to_owned()
-                    } else {
-                        content_or_metadata(file)
-                    }
-                }),
+                _ => run_file_digest(file),
             };
             binding.files.insert(file.clone(), hash);
         }
@@ -285,6 +288,18 @@ impl Subject {
         }
         Ok(binding)
     }
+}
+
+/// What binds a file a hook runs ([`Binding::files`]): its content's hex
+/// SHA-256 (an empty file's, readable or not), else its metadata.
+pub(crate) fn run_file_digest(file: &Path) -> String {
+    cache::cached_file(file, || {
+        if std::fs::metadata(file).is_ok_and(|m| m.len() == 0) {
+            tree::EMPTY_SHA256.to_owned()
+        } else {
+            content_or_metadata(file)
+        }
+    })
 }
 
 /// Why a hook whose reading ran out of time cannot be approved.

@@ -130,7 +130,8 @@ impl ConsentBook {
                 }
             }
             Standing::NotApproved | Standing::Changed(_) | Standing::Unbound => {
-                match subject.binding() {
+                let (binding, files) = subject.binding_and_run_files();
+                match binding {
                     Ok(binding)
                         if consent.approve(
                             self.accept,
@@ -150,7 +151,7 @@ impl ConsentBook {
                     Err(error) => {
                         self.allowlist
                             .refusals()
-                            .record(subject, &error.to_string());
+                            .record(subject, &files, &error.to_string());
                         Verdict::Denied {
                             changed,
                             why: error.to_string(),

@@ -51,7 +51,19 @@ impl Refusals {
             .iter()
             .rev()
             .find(|entry| entry.get("key") == Some(&key))?;
-        if entry.get("files").and_then(Value::as_str) != Some(files_state(subject).as_str()) {
+        // The files recorded with it, so no reading is done again (a
+        // script too intricate to read cost its whole budget on every run
+        // nobody was asked for: red team round 64, U-02); an entry written
+        // before they were recorded reads the hook again.
+        let files = match entry.get("paths").and_then(Value::as_array) {
+            Some(paths) => paths
+                .iter()
+                .filter_map(Value::as_str)
+                .map(PathBuf::from)
+                .collect(),
+            None => run_files(subject),
+        };
+        if entry.get("files").and_then(Value::as_str) != Some(files_state(&files).as_str()) {
             return None;
         }
         let text = |name: &str| {
@@ -64,16 +76,19 @@ impl Refusals {
         Some((text("why"), text("at")))
     }
 
-    /// Records that `subject` cannot be approved as it is, because `why`.
-    pub(crate) fn record(&self, subject: &Subject, why: &str) {
+    /// Records that `subject`, running `files`, cannot be approved as it
+    /// is, because `why`.
+    pub(crate) fn record(&self, subject: &Subject, files: &[PathBuf], why: &str) {
         let key = key(subject);
         let mut entries = self.entries();
         entries.retain(|entry| entry.get("key") != Some(&key));
+        let paths: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         entries.push(json!({
             "key": key,
             "why": why,
             "at": now_iso(),
-            "files": files_state(subject),
+            "paths": paths,
+            "files": files_state(files),
         }));
         let skip = entries.len().saturating_sub(MAX_ENTRIES);
         self.write(&entries[skip..]);
@@ -121,13 +136,18 @@ impl Refusals {
     }
 }
 
-/// What the files `subject` runs are now, by name, size and time of last
-/// change (no content is read: a run nobody is asked for stays cheap).
-fn files_state(subject: &Subject) -> String {
-    use sha2::Digest;
+/// The files `subject` runs, read now.
+fn run_files(subject: &Subject) -> Vec<PathBuf> {
     let found = subject.identify();
+    found.files.into_iter().chain(found.programs).collect()
+}
+
+/// What `files` are now, by name, size and time of last change (no
+/// content is read: a run nobody is asked for stays cheap).
+fn files_state(files: &[PathBuf]) -> String {
+    use sha2::Digest;
     let mut digest = sha2::Sha256::new();
-    for file in found.files.iter().chain(&found.programs) {
+    for file in files {
         let stamp = std::fs::metadata(file).ok().map(|meta| {
             let changed = meta
                 .modified()
@@ -164,13 +184,33 @@ mod tests {
         let home = tempfile::tempdir().expect("home");
         let refusals = Refusals::in_folder(home.path());
         assert_eq!(refusals.last(&subject("a")), None);
-        refusals.record(&subject("a"), "first");
-        refusals.record(&subject("b"), "other");
-        refusals.record(&subject("a"), "second");
+        refusals.record(&subject("a"), &[], "first");
+        refusals.record(&subject("b"), &[], "other");
+        refusals.record(&subject("a"), &[], "second");
         assert_eq!(refusals.last(&subject("a")).expect("kept").0, "second");
         refusals.forget(&subject("a"));
         assert_eq!(refusals.last(&subject("a")), None);
         assert_eq!(refusals.last(&subject("b")).expect("kept").0, "other");
+    }
+
+    /// Telling of a refusal reads nothing of the hook again: the files
+    /// recorded with it say whether it still stands (a script too
+    /// intricate to read cost the reading's whole budget on every run
+    /// nobody was asked for: red team round 64, U-02).
+    #[test]
+    fn a_refusal_is_told_without_reading_the_hook_again() {
+        let home = tempfile::tempdir().expect("home");
+        let script = home.path().join("g.sh");
+        std::fs::write(&script, "sh $(printf tools/g.%s sh)\n").expect("script");
+        let hook = subject(&format!("sh {}", script.display()));
+        let refusals = Refusals::in_folder(home.path());
+        refusals.record(&hook, std::slice::from_ref(&script), "computed");
+        let before = crate::binding::readings_on_this_thread();
+        assert_eq!(refusals.last(&hook).expect("kept").0, "computed");
+        assert_eq!(crate::binding::readings_on_this_thread(), before);
+        // Its script changed: no longer said to be refused.
+        std::fs::write(&script, "true\n").expect("fixed");
+        assert_eq!(refusals.last(&hook), None);
     }
 
     #[test]
@@ -179,7 +219,7 @@ mod tests {
         std::fs::write(home.path().join(REFUSALS_FILE), "{not json").expect("write");
         let refusals = Refusals::in_folder(home.path());
         assert_eq!(refusals.last(&subject("a")), None);
-        refusals.record(&subject("a"), "why");
+        refusals.record(&subject("a"), &[], "why");
         assert_eq!(refusals.last(&subject("a")).expect("kept").0, "why");
     }
 
@@ -188,7 +228,7 @@ mod tests {
         let home = tempfile::tempdir().expect("home");
         let refusals = Refusals::in_folder(home.path());
         for at in 0..MAX_ENTRIES + 3 {
-            refusals.record(&subject(&at.to_string()), "why");
+            refusals.record(&subject(&at.to_string()), &[], "why");
         }
         assert_eq!(refusals.last(&subject("0")), None);
         assert!(

@@ -84,9 +84,16 @@ pub fn approval_of<'a>(approvals: &'a [Approval], subject: &Subject) -> Option<&
 
 /// Where `subject` stands with `approvals`, its binding computed now.
 pub fn standing(approvals: &[Approval], subject: &Subject) -> Standing {
-    if approval_of(approvals, subject).is_none() {
+    let Some(approval) = approval_of(approvals, subject) else {
         // Nothing to compare with: the binding is not computed.
         return Standing::NotApproved;
+    };
+    // A file it runs that changed is a change, whatever else it reaches now.
+    if let Some(approved) = &approval.binding {
+        let changed = approved.changed_files();
+        if !changed.is_empty() {
+            return Standing::Changed(changed);
+        }
     }
     standing_with(approvals, subject, subject.binding())
 }

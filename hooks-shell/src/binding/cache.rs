@@ -39,6 +39,7 @@ pub struct TreeCache {
 thread_local! {
     static CURRENT: RefCell<Option<TreeCache>> = const { RefCell::new(None) };
     static WALKS: Cell<usize> = const { Cell::new(0) };
+    static READINGS: Cell<usize> = const { Cell::new(0) };
 }
 
 impl TreeCache {
@@ -171,4 +172,17 @@ pub(super) fn count_walk() {
 #[doc(hidden)]
 pub fn tree_walks_on_this_thread() -> usize {
     WALKS.with(Cell::get)
+}
+
+/// Counts one reading of what a hook runs on this thread.
+pub(super) fn count_reading() {
+    READINGS.with(|readings| readings.set(readings.get() + 1));
+}
+
+/// How many times what a hook runs was read ([`super::Subject::identify`])
+/// on this thread so far: tests count the work of a run nobody is asked
+/// for with it.
+#[doc(hidden)]
+pub fn readings_on_this_thread() -> usize {
+    READINGS.with(Cell::get)
 }

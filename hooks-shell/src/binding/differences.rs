@@ -37,6 +37,19 @@ fn shown(path: &impl AsRef<std::path::Path>) -> impl Display + '_ {
 }
 
 impl Binding {
+    /// The files this (approved) binding runs whose content differs now,
+    /// said as [`Binding::differences`] says them: read before all the hook
+    /// reaches is read again, so a script swapped for one too large or
+    /// intricate to read is "changed" at once instead of costing the
+    /// reading's budget on every run (red team round 64, U-01).
+    pub fn changed_files(&self) -> Vec<String> {
+        self.files
+            .keys()
+            .filter(|file| self.files.get(*file) != Some(&super::run_file_digest(file)))
+            .map(|file| format!("{} changed", shown(file)))
+            .collect()
+    }
+
     /// What differs from `other` (the approved binding), for messages.
     pub fn differences(&self, approved: &Binding) -> Vec<String> {
         let mut changes = Vec::new();

@@ -200,3 +200,22 @@ fn an_entry_without_a_hash_keeps_the_mtime_check() {
         entry.script_sha256_at_approval
     );
 }
+
+/// A script swapped, after its approval, for one whose reading cannot bind
+/// what it runs is "changed", said at once from the file itself: reading
+/// all of it again first made a script too intricate to read cost the
+/// reading's whole budget on every run (red team round 64, U-01), and named
+/// the hook unapprovable where it had changed.
+#[test]
+fn a_changed_script_is_changed_before_it_is_read_again() {
+    let (home, _config, command, script) = approved_guard(true);
+    std::fs::write(&script, "sh $(printf tools/g.%s sh)\n").expect("swap");
+    let subject = hermes_hooks_shell::Subject::native("pre_tool_call", &command, None);
+    let approvals = Allowlist::in_home(home.path()).approvals();
+    match hermes_hooks_shell::standing(&approvals, &subject) {
+        hermes_hooks_shell::Standing::Changed(why) => {
+            assert_eq!(why, vec![format!("{} changed", script.display())]);
+        }
+        other => panic!("not changed: {other:?}"),
+    }
+}
