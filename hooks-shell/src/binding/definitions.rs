@@ -105,6 +105,10 @@ pub struct Reached {
     /// `.communicate(`, `.stdin.write`): a Python reading its program
     /// from its input gets it from the code (H53-3).
     pub(crate) feeds_input: bool,
+    /// Whether the makefile being read is read with others for one run
+    /// (`make -f a.mk -f b.mk`): a rule of another may add prerequisites
+    /// to a target of its own, so its `$^` is not what it writes.
+    pub(crate) makefiles_together: bool,
 }
 
 impl Reached {
@@ -363,6 +367,10 @@ fn program_reaches(
             (project_hook, depth),
             found,
         ));
+        let together = std::mem::replace(
+            &mut found.makefiles_together,
+            files.iter().filter(|file| file.is_file()).count() > 1,
+        );
         for file in files {
             found.add(file.clone());
             if program.includes != Includes::None {
@@ -371,6 +379,7 @@ fn program_reaches(
                 follow_includes(&file, &searched, program.includes, found, 0);
             }
         }
+        found.makefiles_together = together;
     }
 }
 

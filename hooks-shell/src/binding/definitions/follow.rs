@@ -292,7 +292,7 @@ pub(super) fn follow_includes(
     // red team round 59, F1-12).
     if kind == Includes::Make {
         let path = make_text::search_path(&vars, dir);
-        match make_text::recipes(&lines) {
+        match make_text::recipes(&lines, &vars, found.makefiles_together) {
             Ok(recipes) => {
                 for recipe in recipes {
                     let text = make_text::shell_text(&recipe, &vars);

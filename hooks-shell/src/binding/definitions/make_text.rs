@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 mod automatic;
-use automatic::{automatic, written_rule};
+use automatic::{Rule, automatic, written_rule};
 
 /// How deep a variable's value is expanded in turn.
 const MAX_DEPTH: usize = 8;
@@ -252,7 +252,11 @@ fn closing(text: &str, open: char, close: char) -> Option<usize> {
 /// `+` out), a rule's own `target: prereqs ; recipe`, and, under
 /// `.ONESHELL:`, each rule's lines as one script (red team R45-5). A
 /// makefile that changes its recipe prefix (`.RECIPEPREFIX`) is not read.
-pub(super) fn recipes(lines: &[String]) -> Result<Vec<String>, String> {
+pub(super) fn recipes(
+    lines: &[String],
+    vars: &HashMap<String, String>,
+    with_others: bool,
+) -> Result<Vec<String>, String> {
     if lines.iter().any(|line| line.contains(".RECIPEPREFIX")) {
         return Err(
             "a makefile that changes its recipe prefix (.RECIPEPREFIX) cannot be read".to_owned(),
@@ -265,7 +269,8 @@ pub(super) fn recipes(lines: &[String]) -> Result<Vec<String>, String> {
     let mut in_recipe = false;
     // The rule the recipe lines below belong to: its first target and its
     // prerequisites, when written out (`lint: tools/a.sh`).
-    let mut rule: Option<(String, Vec<String>)> = None;
+    let mut rule: Option<Rule> = None;
+    let merged = automatic::Merged::of(lines, vars, with_others);
     for line in lines {
         if let Some(recipe) = line.strip_prefix('\t') {
             let recipe = recipe.trim_start().trim_start_matches(['@', '-', '+']);
@@ -287,7 +292,7 @@ pub(super) fn recipes(lines: &[String]) -> Result<Vec<String>, String> {
         if line.starts_with('#') || assignment(without_prefixes(line)).is_some() {
             continue;
         }
-        rule = written_rule(line);
+        rule = written_rule(line, vars, &merged);
         if let (Some(colon), Some(semicolon)) = (line.find(':'), line.find(';'))
             && colon < semicolon
         {
@@ -424,26 +429,34 @@ mod tests {
     #[test]
     fn recipes_are_read_as_make_hands_them_to_the_shell() {
         let lines = |text: &str| logical_lines(text);
+        let none = HashMap::new();
         let one = lines("a: ; @sh x a\nb:\n\t@f() { sh \"$$1\"; }\n\tf y\n");
         assert_eq!(
-            recipes(&one).expect("read"),
+            recipes(&one, &none, false).expect("read"),
             vec!["sh x a", "f() { sh \"$$1\"; }", "f y"]
         );
         let joined = lines(".ONESHELL:\nb:\n\t@f() { sh \"$$1\"; }\n\tf y\nc:\n\tz\n");
         assert_eq!(
-            recipes(&joined).expect("read"),
+            recipes(&joined, &none, false).expect("read"),
             vec!["f() { sh \"$$1\"; }\nf y", "z"]
         );
-        assert!(recipes(&lines(".RECIPEPREFIX = >\nb:\n> sh x\n")).is_err());
+        assert!(recipes(&lines(".RECIPEPREFIX = >\nb:\n> sh x\n"), &none, false).is_err());
         // Round 62, U-2: a written rule's automatic variables.
         let automatic = lines("lint: tools/a.sh b.sh\n\t@sh $< && cat $^ > $@ && echo $$<\n");
         assert_eq!(
-            recipes(&automatic).expect("read"),
+            recipes(&automatic, &none, false).expect("read"),
             vec!["sh tools/a.sh && cat tools/a.sh b.sh > lint && echo $$<"]
         );
         let pattern = lines("%.o: %.c\n\tcc -c $<\n");
-        assert_eq!(recipes(&pattern).expect("read"), vec!["cc -c $<"]);
-        assert!(recipes(&lines("X := a; b\n")).expect("read").is_empty());
+        assert_eq!(
+            recipes(&pattern, &none, false).expect("read"),
+            vec!["cc -c $<"]
+        );
+        assert!(
+            recipes(&lines("X := a; b\n"), &none, false)
+                .expect("read")
+                .is_empty()
+        );
     }
 
     #[test]
