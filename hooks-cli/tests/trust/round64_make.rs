@@ -71,3 +71,28 @@ fn a_target_the_rule_does_not_name_first_is_never_run_unasked() {
         "tools/check.sh",
     );
 }
+
+/// An approved Makefile swapped for one whose recipe cannot be read as
+/// binding what it runs is "changed" (its guard blocks, and says what
+/// changed), found from the Makefile itself before it is read again: a
+/// makefile too intricate to read cost the reading's budget on every run.
+#[test]
+fn a_changed_makefile_is_changed_before_it_is_read_again() {
+    if !installed("make") {
+        return;
+    }
+    let (home, project) = home_with("[claude]");
+    crate::round28::git(&project, &["init", "-q", "."]);
+    write(&project, "Makefile", "lint:\n\t@true\n");
+    user_fail_closed_command(&home, &guard_running("make -s lint"));
+    emit_terminal(&home, &project, "ls", true);
+    write(
+        &project,
+        "Makefile",
+        "lint:\n\t@sh $$(printf tools/g.%s sh)\n",
+    );
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    let said = emitted["outcome"]["message"].to_string();
+    assert!(said.contains("Makefile changed"), "{said}");
+}

@@ -37,16 +37,25 @@ fn shown(path: &impl AsRef<std::path::Path>) -> impl Display + '_ {
 }
 
 impl Binding {
-    /// The files this (approved) binding runs whose content differs now,
-    /// said as [`Binding::differences`] says them: read before all the hook
+    /// The files this (approved) binding runs, and the definitions it runs
+    /// (a `Makefile`), whose content differs now, said as
+    /// [`Binding::differences`] says them: read before all the hook
     /// reaches is read again, so a script swapped for one too large or
     /// intricate to read is "changed" at once instead of costing the
     /// reading's budget on every run (red team round 64, U-01).
     pub fn changed_files(&self) -> Vec<String> {
-        self.files
-            .keys()
-            .filter(|file| self.files.get(*file) != Some(&super::run_file_digest(file)))
-            .map(|file| format!("{} changed", shown(file)))
+        let run = self
+            .files
+            .iter()
+            .filter(|(file, hash)| **hash != super::run_file_digest(file));
+        let definitions = self.definitions.iter().filter(|(root, hash)| {
+            super::tree_sha256(std::slice::from_ref(*root))
+                .ok()
+                .as_ref()
+                != Some(*hash)
+        });
+        run.chain(definitions)
+            .map(|(file, _)| format!("{} changed", shown(file)))
             .collect()
     }
 
