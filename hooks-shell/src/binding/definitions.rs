@@ -362,7 +362,7 @@ fn program_reaches(
         let mut files = named.clone();
         files.extend(definitions_in(
             program,
-            plain_words,
+            read,
             dir,
             (project_hook, depth),
             found,
@@ -388,11 +388,12 @@ fn program_reaches(
 /// subcommand adds and the scripts of a `package.json` it runs.
 fn definitions_in(
     program: &Program,
-    plain_words: &[String],
+    read: &options::Read,
     dir: &Path,
     (project_hook, depth): (bool, usize),
     found: &mut Reached,
 ) -> Vec<PathBuf> {
+    let plain_words = &read.words;
     let mut manifests: Vec<PathBuf> = program.manifests.iter().map(|m| dir.join(m)).collect();
     if program.includes == Includes::Just {
         manifests.extend(case_variants(dir));
@@ -423,8 +424,15 @@ fn definitions_in(
         cargo_code::read(plain_words, &manifests, (project_hook, depth), found);
     }
     if let Some(name) = program.names.first() {
-        let tool = (*name, program.manifests, plain_words);
-        tool_code::read(tool, &manifests, dir, (project_hook, depth), found);
+        let tool = (*name, program.manifests, plain_words.as_slice());
+        tool_code::read(
+            tool,
+            &read.args,
+            &manifests,
+            dir,
+            (project_hook, depth),
+            found,
+        );
     }
     if program.manifests.contains(&table::TOOLCHAIN[0]) {
         // rustup looks up from where it runs: each folder up to the one the

@@ -353,14 +353,42 @@ pub(super) fn follow_includes(
                 .and_then(|at| pattern[..at].rfind('/'))
                 .map(|slash| &pattern[..slash])
                 .filter(|folder| !folder.is_empty() && !folder.contains('$'));
-            if let Some(folder) = folder {
+            if let Some(folder) = folder.filter(|folder| *folder != ".") {
                 searched
                     .iter()
                     .for_each(|place| found.add(place.join(folder)));
             }
         }
+        // `include *.mk`, `-include ./*.d`: each file of the folder it is
+        // looked for in that the pattern matches now (round 65: none was
+        // bound); one made later is a new match, so the hook asks again.
+        let in_place: Vec<String> = names
+            .iter()
+            .map(|name| name.trim_start_matches("./"))
+            .filter(|name| name.contains(['*', '?', '[']) && !name.contains(['/', '$', ')']))
+            .flat_map(|pattern| {
+                let places = match kind {
+                    Includes::Just => vec![file.parent().unwrap_or(dir).to_path_buf()],
+                    _ => searched.to_vec(),
+                };
+                places.into_iter().flat_map(move |place| {
+                    let listing = std::fs::read_dir(&place).into_iter().flatten().flatten();
+                    let mut matched: Vec<String> = listing
+                        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                        .filter(|name| {
+                            (!name.starts_with('.') || pattern.starts_with('.'))
+                                && crate::binding::globbing::wildcard(pattern, name)
+                        })
+                        .take(MAX_INCLUDED)
+                        .collect();
+                    matched.sort();
+                    matched
+                })
+            })
+            .collect();
         for name in names
             .iter()
+            .chain(&in_place)
             .filter(|n| !n.contains(['$', '*', '?', '[', ')']))
         {
             let name = hermes_hooks_core::home::expand_tilde(name);

@@ -49,6 +49,8 @@ pub(super) struct Read {
     pub include_dirs: Vec<String>,
     /// The words that are no options.
     pub words: Vec<String>,
+    /// Every word given, options too, as given.
+    pub args: Vec<String>,
     /// Why the reading is unsure.
     pub unsure: Option<String>,
 }
@@ -221,7 +223,10 @@ pub(super) const JUST: Grammar = Grammar {
 
 /// Reads `args` (with the command's `assignments`) as `options` say.
 pub(super) fn read(options: Options, args: &[String], assignments: &[(String, String)]) -> Read {
-    let mut read = Read::default();
+    let mut read = Read {
+        args: args.to_vec(),
+        ..Read::default()
+    };
     match options {
         Options::Exact(grammar) => exact(grammar, args, &mut read),
         Options::Make => {

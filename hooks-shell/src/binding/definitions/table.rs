@@ -133,7 +133,18 @@ pub(super) const PROGRAMS: &[Program] = &[
     plain(&["pipenv"], &["Pipfile", "Pipfile.lock"]),
     Program {
         options: lists(&["--root"], &["-c", "--conf"], &[]),
-        ..plain(&["tox"], &["tox.ini", "pyproject.toml", "setup.cfg"])
+        // tox 4: `tox.toml`, and `toxfile.py`, imported as a plugin on
+        // every run (round 65).
+        ..plain(
+            &["tox"],
+            &[
+                "tox.ini",
+                "tox.toml",
+                "pyproject.toml",
+                "setup.cfg",
+                "toxfile.py",
+            ],
+        )
     },
     Program {
         options: lists(&[], &["-f", "--noxfile"], &[]),

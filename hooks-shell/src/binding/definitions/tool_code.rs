@@ -16,10 +16,12 @@ mod builds;
 /// The most project files one settings file names that are bound.
 pub(super) const MAX_NAMED: usize = 64;
 
-/// Reads, for the program `name`, what its `manifests` present in `dir`
-/// run or load of the project (see the module documentation).
+/// Reads, for the program `name` given `args` (`words` its operands),
+/// what its `manifests` present in `dir` run or load of the project (see
+/// the module documentation).
 pub(super) fn read(
     (name, names, words): (&str, &[&str], &[String]),
+    args: &[String],
     manifests: &[PathBuf],
     dir: &Path,
     at: (bool, usize),
@@ -43,6 +45,18 @@ pub(super) fn read(
             if !manifests.contains(&manifest) {
                 found.add(manifest.clone());
                 manifests.push(manifest);
+            }
+        }
+    }
+    // ESLint's `--rulesdir rules` loads each file there; `--plugin x`
+    // `node_modules/eslint-plugin-x` (round 65).
+    if name == "eslint" {
+        for (option, value) in option_values(args, &["--rulesdir", "--plugin"]) {
+            match option {
+                "--rulesdir" => found.add(crate::binding::normalize(&dir.join(value))),
+                _ => builds::packages_named(&format!("\"{value}\""), dir)
+                    .into_iter()
+                    .for_each(|package| found.add(package)),
             }
         }
     }
@@ -85,6 +99,11 @@ pub(super) fn read(
                     }
                 }
             }
+            // `toxfile.py`: Python tox imports, with what it imports.
+            "tox" if manifest.ends_with("toxfile.py") => {
+                python_code(&text, here, found);
+                builds::started(manifest, here, at, found);
+            }
             "invoke" | "inv" => {
                 python_code(&text, here, found);
                 builds::started(manifest, here, at, found);
@@ -114,6 +133,28 @@ pub(super) fn read(
             _ => {}
         }
     }
+}
+
+/// Each value `words` give one of `options` (`--rulesdir a`,
+/// `--rulesdir=a`), with the option it was given for.
+fn option_values<'a>(
+    words: &'a [String],
+    options: &[&'static str],
+) -> Vec<(&'static str, &'a str)> {
+    let mut values = Vec::new();
+    for (at, word) in words.iter().enumerate() {
+        for option in options {
+            if word == option {
+                if let Some(value) = words.get(at + 1) {
+                    values.push((*option, value.as_str()));
+                }
+            } else if let Some(value) = word.strip_prefix(option).and_then(|v| v.strip_prefix('='))
+            {
+                values.push((*option, value));
+            }
+        }
+    }
+    values
 }
 
 /// The folders inside `dir` (and under it, up to it) that the paths among

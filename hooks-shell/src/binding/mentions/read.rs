@@ -24,7 +24,7 @@ pub(super) const CODE_EXTENSIONS: [&str; 71] = [
 
 /// File names of code without such an extension (build definitions and the
 /// configuration that names what a program runs).
-const CODE_NAMES: [&str; 23] = [
+const CODE_NAMES: [&str; 24] = [
     "makefile",
     "gnumakefile",
     "justfile",
@@ -38,6 +38,7 @@ const CODE_NAMES: [&str; 23] = [
     "pyproject.toml",
     "setup.cfg",
     "tox.ini",
+    "tox.toml",
     "deno.json",
     "deno.jsonc",
     "bunfig.toml",

@@ -1,0 +1,118 @@
+//! Red team round 65's holes, through the real binary: files a tool runs
+//! that its binding missed (a makefile's `include *.mk`, tox 4's
+//! `tox.toml` and `toxfile.py`, ESLint's `--rulesdir` and `--plugin`).
+//! Each test checks what the approval binds, so it holds whether or not
+//! the tool is installed: the edit asks again, naming the file, and the
+//! guard blocks; on the code before, the edit ran unasked.
+
+use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
+use crate::round59::guard_running;
+
+/// `command` approved with `setup` written in a fresh git project; then
+/// `edit` written: the guard asks again, naming `changed`, and blocks.
+fn asks_again(command: &str, setup: &[(&str, &str)], edit: (&str, &str), changed: &str) {
+    let (home, project) = home_with("[claude]");
+    crate::round28::git(&project, &["init", "-q", "."]);
+    for (file, text) in setup {
+        write(&project, file, text);
+    }
+    user_fail_closed_command(&home, &guard_running(command));
+    let approved = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(
+        approved["outcome"]["message"], "guarded",
+        "{command}: not approved: {approved:#}"
+    );
+    write(&project, edit.0, edit.1);
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(!project.join("PWNED").exists(), "{command}: ran unasked");
+    assert_eq!(
+        emitted["outcome"]["action"], "block",
+        "{command}: {emitted:#}"
+    );
+    let said = emitted["outcome"]["message"].to_string();
+    assert!(said.contains(changed), "{command}: {said}");
+}
+
+/// `include *.mk` / `-include *.d` in the makefile's own folder: each file
+/// the pattern matches is bound, and one made later asks again.
+#[test]
+fn a_makefile_including_a_pattern_of_its_folder_binds_what_it_matches() {
+    let makefile = ("Makefile", "include *.mk\nlint: x\n");
+    let rule = ("a.mk", "x:\n\t@true\n");
+    asks_again(
+        "make -s lint",
+        &[makefile, rule],
+        ("a.mk", "x:\n\t@touch PWNED\n"),
+        "a.mk",
+    );
+    asks_again(
+        "make -s lint",
+        &[makefile, rule],
+        ("b.mk", "y:\n\t@touch PWNED\n"),
+        "b.mk",
+    );
+    let deps = ("Makefile", "-include ./*.d\nlint:\n\t@true\n");
+    asks_again(
+        "make -s lint",
+        &[deps],
+        ("main.d", "lint: x\nx:\n\t@touch PWNED\n"),
+        "main.d",
+    );
+}
+
+/// tox 4 reads `tox.toml` and imports `toxfile.py` (with what it imports)
+/// on every run.
+#[test]
+fn tox_settings_and_its_plugin_file_are_bound() {
+    let toml = (
+        "tox.toml",
+        "env_list = [\"lint\"]\n[env.lint]\nskip_install = true\ncommands = [[\"true\"]]\n",
+    );
+    let edited = "env_list = [\"lint\"]\n[env.lint]\nskip_install = true\ncommands = [[\"touch\", \"PWNED\"]]\n";
+    asks_again("tox -qq -e lint", &[toml], ("tox.toml", edited), "tox.toml");
+    let plugin = ("toxfile.py", "import helper\n");
+    let helper = ("helper.py", "x = 1\n");
+    asks_again(
+        "tox -qq -e lint",
+        &[toml, plugin, helper],
+        ("helper.py", "open('PWNED', 'w')\n"),
+        "helper.py",
+    );
+    asks_again(
+        "tox -qq -e lint",
+        &[toml],
+        ("toxfile.py", "open('PWNED', 'w')\n"),
+        "toxfile.py",
+    );
+}
+
+/// ESLint's `--rulesdir rules` loads every file there, `--plugin x` the
+/// project's `node_modules/eslint-plugin-x`.
+#[test]
+fn eslint_rule_folders_and_plugins_given_on_its_command_line_are_bound() {
+    let setup = [
+        ("x.js", "x = 1\n"),
+        (".eslintrc.json", "{\"root\": true}\n"),
+        (
+            "rules/a.js",
+            "module.exports = {create() { return {}; }};\n",
+        ),
+        (
+            "node_modules/eslint-plugin-evil/index.js",
+            "module.exports = {rules: {}};\n",
+        ),
+    ];
+    let pwned = "require('fs').writeFileSync('PWNED', '');\n";
+    asks_again(
+        "ESLINT_USE_FLAT_CONFIG=false eslint --rulesdir rules x.js",
+        &setup,
+        ("rules/b.js", pwned),
+        "rules",
+    );
+    asks_again(
+        "ESLINT_USE_FLAT_CONFIG=false eslint --plugin evil x.js",
+        &setup,
+        ("node_modules/eslint-plugin-evil/index.js", pwned),
+        "eslint-plugin-evil",
+    );
+}
