@@ -116,3 +116,107 @@ fn eslint_rule_folders_and_plugins_given_on_its_command_line_are_bound() {
         "eslint-plugin-evil",
     );
 }
+
+/// What a Node test runner's settings load: mocha's `require:`, Jest's
+/// `setupFiles` by `<rootDir>`, a JS config's own `require`.
+#[test]
+fn what_node_test_runner_settings_load_is_bound() {
+    let test = ("test/a.js", "it('a', () => {});\n");
+    let setup = ("r.js", "module.exports = {};\n");
+    let edit = ("r.js", "require('fs').writeFileSync('PWNED', '');\n");
+    asks_again(
+        "mocha",
+        &[test, setup, (".mocharc.yml", "require: ./r.js\n")],
+        edit,
+        "r.js",
+    );
+    let jest = (
+        "jest.config.json",
+        "{\"setupFilesAfterEnv\": [\"<rootDir>/r.js\"]}\n",
+    );
+    asks_again(
+        "jest",
+        &[("a.test.js", "test('a', () => {});\n"), setup, jest],
+        edit,
+        "r.js",
+    );
+    let config = (
+        "jest.config.js",
+        "require('./r.js');\nmodule.exports = {};\n",
+    );
+    asks_again(
+        "jest",
+        &[("a.test.js", "test('a', () => {});\n"), setup, config],
+        edit,
+        "r.js",
+    );
+}
+
+/// npm's implicit targets: `npm start` without a script runs `node
+/// server.js`, `npx lintx` the project's own `bin`.
+#[test]
+fn what_npm_runs_without_a_script_is_bound() {
+    let server = ("server.js", "require('./lib/h');\n");
+    let helper = ("lib/h.js", "module.exports = 1;\n");
+    let edit = ("lib/h.js", "require('fs').writeFileSync('PWNED', '');\n");
+    asks_again(
+        "npm start",
+        &[("package.json", "{}\n"), server, helper],
+        edit,
+        "lib/h.js",
+    );
+    let bin = (
+        "package.json",
+        "{\"name\": \"p\", \"bin\": {\"lintx\": \"b.js\"}}\n",
+    );
+    let b = ("b.js", "#!/usr/bin/env node\nrequire('./lib/h');\n");
+    asks_again("npx lintx", &[bin, b, helper], edit, "lib/h.js");
+}
+
+/// pytest runs `test*.txt` files, and what `--doctest-glob` matches, as
+/// doctests.
+#[test]
+fn pytest_doctest_files_are_bound() {
+    let test = ("tests/test_a.py", "def test_a():\n    pass\n");
+    let doctest = ">>> open('PWNED', 'w') and None\n";
+    asks_again(
+        "pytest -q",
+        &[test],
+        ("tests/test_b.txt", doctest),
+        "doctest",
+    );
+    let ini = ("pytest.ini", "[pytest]\naddopts = --doctest-glob=*.md\n");
+    let readme = ("README.md", "# p\n");
+    asks_again(
+        "pytest -q",
+        &[test, ini, readme],
+        ("README.md", doctest),
+        "doctest",
+    );
+}
+
+/// ctest runs the commands a build folder's `CTestTestfile.cmake` records.
+#[test]
+fn the_tests_ctest_runs_from_a_build_folder_are_bound() {
+    let recorded = "add_test(t \"sh\" \"../tools/x.sh\")\nsubdirs(\"sub\")\n";
+    let sub = "add_test(u \"sh\" \"../../tools/y.sh\")\n";
+    let setup = [
+        ("build/CTestTestfile.cmake", recorded),
+        ("build/sub/CTestTestfile.cmake", sub),
+        ("tools/x.sh", "true\n"),
+        ("tools/y.sh", "true\n"),
+    ];
+    let edit = |file| (file, "touch PWNED\n");
+    asks_again(
+        "ctest --test-dir build",
+        &setup,
+        edit("tools/x.sh"),
+        "tools/x.sh",
+    );
+    asks_again(
+        "ctest --test-dir build",
+        &setup,
+        edit("tools/y.sh"),
+        "tools/y.sh",
+    );
+}

@@ -15,6 +15,9 @@ use super::BindError;
 use super::python_shadows::bound_digest;
 use super::search_path::Spoken;
 
+mod folders;
+use folders::{find_starts, jq_folders, listed, run_parts_folders};
+
 /// The most entries walked under one folder.
 const MAX_WALKED: usize = 100_000;
 
@@ -73,6 +76,16 @@ pub(super) fn bind(
                 .map(|base| (base.clone(), PYTHON, "Python tests")),
         );
     }
+    // pytest runs text files as doctests: `test*.txt`, or what its
+    // `--doctest-glob` says (round 65).
+    let pytest = has("pytest")
+        || has("py.test")
+        || tokens
+            .windows(2)
+            .any(|pair| pair[0] == "-m" && pair[1] == "pytest");
+    if pytest {
+        searched.extend(bases.iter().map(|base| (base.clone(), &[][..], DOCTESTS)));
+    }
     if has("prove") {
         searched.extend(bases.iter().map(|base| (base.clone(), PERL, "Perl tests")));
     }
@@ -84,8 +97,29 @@ pub(super) fn bind(
     }
     // The settings those runners read, and the folders they name (R25b-4).
     let runners: Vec<_> = searched.iter().map(|(_, e, w)| (*e, *w)).collect();
+    let mut node_tests: Vec<PathBuf> = Vec::new();
+    let mut rooted: Vec<PathBuf> = Vec::new();
+    let mut doctests = vec!["test*.txt".to_owned()];
     if !runners.is_empty() {
         let (files, folders) = super::runner_settings::read(&bases, project);
+        let settings = files.iter().map(|(_, path)| path);
+        doctests.extend(super::runner_settings::doctest_globs(&tokens, settings));
+        // What a Node runner's settings load (`require: ./r.js`,
+        // `setupFiles`, a JS config's own `require`): read as its tests'
+        // code is (round 65: none was bound).
+        if runners.iter().any(|(endings, _)| *endings == NODE) {
+            let loaded = files.iter().map(|(_, path)| path);
+            node_tests.extend(
+                loaded
+                    .filter(|p| super::runner_settings::loads_code(p))
+                    .cloned(),
+            );
+            rooted.extend(
+                node_tests
+                    .iter()
+                    .flat_map(|p| super::runner_settings::rooted(p)),
+            );
+        }
         let (key, digest) = bound_digest(project, files, &[], SETTINGS_KEY)?;
         mentioned.insert(key, digest);
         for folder in folders {
@@ -116,18 +150,25 @@ pub(super) fn bind(
     if let Some((key, digest)) = super::git_dirs::bind(&tokens, &bases, project)? {
         mentioned.insert(key, digest);
     }
-    let mut done: Vec<PathBuf> = Vec::new();
-    let mut node_tests: Vec<PathBuf> = Vec::new();
+    let mut done: Vec<(PathBuf, &str)> = Vec::new();
     for (folder, endings, what) in searched {
         let folder = super::normalize(&folder);
-        if !folder.starts_with(project) || done.contains(&folder) {
+        if !folder.starts_with(project) || done.contains(&(folder.clone(), what)) {
             continue;
         }
-        done.push(folder.clone());
+        done.push((folder.clone(), what));
         // Node's runner looks in dot folders too (`.hidden/test/x.js`: R34-6).
         let mut files = code_under(&folder, endings, what == NODE_TESTS)?;
         if what == NODE_TESTS {
             files.retain(|(shown, _)| node_test_file(shown));
+        }
+        if what == DOCTESTS {
+            let named = |path: &PathBuf| {
+                let name = path.file_name().unwrap_or_default().to_string_lossy();
+                let wildcard = crate::binding::globbing::wildcard;
+                doctests.iter().any(|glob| wildcard(glob, &name))
+            };
+            files.retain(|(_, path)| named(path));
         }
         // What every run would read: a repository of many big test files
         // cannot make each `emit` hash gigabytes (bigger files are bound by
@@ -154,9 +195,12 @@ pub(super) fn bind(
         mentioned.insert(key, digest);
     }
     if !node_tests.is_empty() {
-        let named = super::mentions::named_files(project, cwd, "", &node_tests, &[])?;
+        let mut named = super::mentions::named_files(project, cwd, "", &node_tests, &[])?;
+        named.extend(rooted.into_iter().filter(|file| file.starts_with(project)));
+        // What the files they name load in turn (`setupFiles: ["./s.js"]`).
+        let loaded: Vec<PathBuf> = node_tests.iter().chain(&named).cloned().collect();
         super::named_digests::bind_named_files(named, project, mentioned)?;
-        super::node_chain::bind(node_tests.iter(), project, mentioned)?;
+        super::node_chain::bind(loaded.iter(), project, mentioned)?;
     }
     Ok(())
 }
@@ -189,140 +233,13 @@ fn bind_rule_code(
     super::named_digests::bind_named_files(named, project, mentioned)
 }
 
-/// The folders jq searches for modules: each `-L dir` (`-Ldir`,
-/// `--library-path dir`), and the folder of each `.jq` file it reads
-/// (`{search: "./"}` is relative to it).
-fn jq_folders(tokens: &[String], named: &[PathBuf], bases: &[PathBuf]) -> Vec<PathBuf> {
-    let mut folders = Vec::new();
-    for (at, token) in tokens.iter().enumerate() {
-        let value = match token.as_str() {
-            "-L" | "--library-path" => tokens.get(at + 1).map(String::as_str),
-            _ => token
-                .strip_prefix("-L")
-                .or_else(|| token.strip_prefix("--library-path=")),
-        };
-        if let Some(dir) = value.filter(|dir| !dir.is_empty()) {
-            folders.extend(bases.iter().map(|base| base.join(dir)));
-        }
-    }
-    let jq_files = named
-        .iter()
-        .filter(|file| file.extension().is_some_and(|e| e == "jq"));
-    folders.extend(jq_files.filter_map(|file| file.parent().map(Path::to_path_buf)));
-    folders
-}
-
-/// The folders code among `named` lists (`fs.readdirSync("plugins")`,
-/// `os.listdir("plugins")`, `opendir`) to load what it finds (R25b-7): a
-/// quoted word of a file that lists a folder, where it names one.
-fn listed(named: &[PathBuf], bases: &[PathBuf]) -> Vec<PathBuf> {
-    static LISTS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"readdir|opendir|listdir|scandir|\bglob\b|Dir\.(?:glob|children|entries)|iterdir",
-        )
-        .expect("valid regex")
-    });
-    let code = named.iter().filter(|file| {
-        let ending = file
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or_default();
-        matches!(
-            ending,
-            "js" | "cjs" | "mjs" | "ts" | "py" | "pl" | "pm" | "rb" | "php" | "lua"
-        )
-    });
-    let mut folders = Vec::new();
-    for file in code.take(32) {
-        let Some(text) = super::peek::small_text(file).filter(|text| LISTS.is_match(text)) else {
-            continue;
-        };
-        // From where it runs, or from its own folder (`__dirname + "/plugins"`).
-        let here = file.parent().map(Path::to_path_buf);
-        for word in super::search_path::quoted_words(&text) {
-            let word = word.trim_start_matches('/');
-            for base in bases.iter().chain(&here) {
-                let folder = super::normalize(&base.join(word));
-                // Not a folder it runs in (`readdirSync(".")`): all of the project.
-                let own = bases.contains(&folder) || here.as_ref() == Some(&folder);
-                if !own && folder.is_dir() && !folders.contains(&folder) {
-                    folders.push(folder);
-                }
-            }
-        }
-    }
-    folders
-}
-
-/// The start folders of a `find` whose results run (`-exec`, `-execdir`,
-/// `-ok`, or piped into `xargs`) with no name test (a `-name '*.sh'`
-/// pattern is bound as a glob).
-fn find_starts(tokens: &[String], bases: &[PathBuf]) -> Vec<PathBuf> {
-    let mut folders = Vec::new();
-    for (at, token) in tokens.iter().enumerate() {
-        if token != "find" && !token.ends_with("/find") {
-            continue;
-        }
-        let rest = &tokens[at + 1..];
-        let end = rest.iter().position(|t| t == "find").unwrap_or(rest.len());
-        let rest = &rest[..end];
-        let runs = rest.iter().any(|t| {
-            matches!(
-                t.as_str(),
-                "-exec" | "-execdir" | "-ok" | "-okdir" | "xargs"
-            )
-        });
-        let named = rest.iter().any(|t| {
-            matches!(
-                t.as_str(),
-                "-name" | "-iname" | "-path" | "-ipath" | "-regex" | "-iregex"
-            )
-        });
-        if runs && !named {
-            let starts = rest.iter().take_while(|t| !t.starts_with(['-', '!']));
-            for start in starts {
-                folders.extend(bases.iter().map(|base| base.join(start)));
-            }
-        }
-    }
-    folders
-}
-
-/// The folders `run-parts` runs every program of (red team round 62:
-/// `run-parts tools`, in a recipe too): its words that are no options.
-fn run_parts_folders(tokens: &[String], bases: &[PathBuf]) -> Vec<PathBuf> {
-    let mut folders = Vec::new();
-    for (at, token) in tokens.iter().enumerate() {
-        // `@run-parts tools` in a recipe.
-        let token = token.trim_start_matches(['@', '-', '+']);
-        if token != "run-parts" && !token.ends_with("/run-parts") {
-            continue;
-        }
-        let mut rest = tokens[at + 1..].iter();
-        while let Some(word) = rest.next() {
-            match word.as_str() {
-                // `-a ARG`, `-u UMASK`: an option's value.
-                "-a" | "-u" | "--arg" | "--umask" => {
-                    rest.next();
-                }
-                _ if word.starts_with('-') => {}
-                _ => {
-                    folders.extend(bases.iter().map(|base| base.join(word)));
-                    break;
-                }
-            }
-        }
-    }
-    folders
-}
-
-/// The files under `folder` ending in one of `endings` (every file when
-/// empty), by their path from it; folders whose name starts with `.`,
-/// `node_modules` and `__pycache__` are not entered.
 /// What `node --test` runs: the files named as its test patterns say
 /// (red team R33-7: every `.js` of the project was bound, so a new
 /// `src/app.js` asked again).
 const NODE_TESTS: &str = "Node tests";
+
+/// What pytest runs as doctests: the text files its globs match.
+const DOCTESTS: &str = "pytest doctest files";
 
 /// Whether `shown` (a path under the folder searched) is a file `node
 /// --test` runs: `x.test.js`, `x-test.js`, `x_test.js`, `test-x.js`,
@@ -340,6 +257,9 @@ fn node_test_file(shown: &str) -> bool {
             .any(|end| stem.ends_with(end))
 }
 
+/// The files under `folder` ending in one of `endings` (every file when
+/// empty), by their path from it; folders whose name starts with `.`,
+/// `node_modules` and `__pycache__` are not entered.
 fn code_under(
     folder: &Path,
     endings: &[&str],

@@ -35,6 +35,69 @@ const SETTINGS: [&str; 22] = [
     ".proverc",
 ];
 
+/// Whether `path` is a Node runner's own settings file present now, one
+/// that names or is code it loads (`.mocharc.yml`'s `require:`, a
+/// `jest.config.js`).
+pub(super) fn loads_code(path: &Path) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let node = [".mocharc.", "jest.config.", "vitest.config.", ".taprc"];
+    path.is_file() && node.iter().any(|start| name.starts_with(start))
+}
+
+/// The name patterns pytest's `--doctest-glob` is given among `tokens`
+/// or in the `settings` files (`addopts = --doctest-glob=*.md`); a folder
+/// part is left out (the pattern is matched against file names).
+pub(super) fn doctest_globs<'a>(
+    tokens: &[String],
+    settings: impl Iterator<Item = &'a PathBuf>,
+) -> Vec<String> {
+    let mut words: Vec<String> = tokens.to_vec();
+    for path in settings {
+        if let Some(text) = super::peek::small_text(path) {
+            words.extend(
+                text.split(|c: char| c.is_whitespace() || "\"',[]".contains(c))
+                    .map(str::to_owned),
+            );
+        }
+    }
+    let mut globs = Vec::new();
+    for (at, word) in words.iter().enumerate() {
+        let glob = match word.as_str() {
+            "--doctest-glob" => words.get(at + 1).map(String::as_str),
+            _ => word.strip_prefix("--doctest-glob="),
+        };
+        if let Some(glob) = glob.map(|g| g.rsplit('/').next().unwrap_or(g)) {
+            globs.push(glob.to_owned());
+        }
+    }
+    globs
+}
+
+/// The files a Jest settings file names from its root (`"<rootDir>/s.js"`):
+/// from its own folder and from the `rootDir` it sets, present or not.
+pub(super) fn rooted(path: &Path) -> Vec<PathBuf> {
+    static ROOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"<rootDir>/([^"'`\s,\])]+)"#).expect("valid regex")
+    });
+    static ROOT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"\brootDir["']?\s*:\s*["'`]([^"'`]+)"#).expect("valid regex")
+    });
+    let (Some(text), Some(dir)) = (super::peek::small_text(path), path.parent()) else {
+        return Vec::new();
+    };
+    let mut roots = vec![dir.to_path_buf()];
+    roots.extend(ROOT.captures_iter(&text).map(|root| dir.join(&root[1])));
+    let mut files = Vec::new();
+    for name in ROOTED.captures_iter(&text).take(64) {
+        files.extend(
+            roots
+                .iter()
+                .map(|root| super::normalize(&root.join(&name[1]))),
+        );
+    }
+    files
+}
+
 /// The most folders named by settings searched.
 const MAX_NAMED: usize = 32;
 

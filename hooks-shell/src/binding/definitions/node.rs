@@ -231,6 +231,13 @@ pub(in crate::binding) fn node_tool(
     if name.is_empty() || name.contains("..") {
         return;
     }
+    // The project's own `bin` of that name, which `npx` and `npm exec`
+    // run too (round 65), with what it loads.
+    if let Some((file, folder)) = own_bin(name, dir) {
+        let text = super::follow::read_or_refuse(&file, found).unwrap_or_default();
+        super::tool_code::node_code(&file, &text, &folder, (project_hook, 1), found);
+        found.add(file);
+    }
     let bin = dir
         .ancestors()
         .map(|folder| folder.join("node_modules/.bin").join(name))
@@ -246,6 +253,27 @@ pub(in crate::binding) fn node_tool(
     if let Some(package) = package_folder(&bin, name) {
         found.add(package);
     }
+}
+
+/// The file the `package.json` of `dir`, or of the nearest folder above
+/// holding one, declares as its `bin` `name` (`"bin": {"lint": "b.js"}`,
+/// or `"bin": "b.js"` of a package named `lint`), and that folder.
+fn own_bin(name: &str, dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    let folder = dir.ancestors().find(|f| f.join("package.json").is_file())?;
+    let text = crate::binding::peek::small_text(&folder.join("package.json"))?;
+    let manifest: serde_json::Value =
+        serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
+    let path = match manifest.get("bin")? {
+        serde_json::Value::String(path) => {
+            let package = manifest.get("name")?.as_str()?;
+            (package.rsplit('/').next() == Some(name)).then_some(path.as_str())?
+        }
+        serde_json::Value::Object(bins) => bins.get(name)?.as_str()?,
+        _ => return None,
+    };
+    let file = crate::binding::normalize(&folder.join(path));
+    file.starts_with(folder)
+        .then(|| (file, folder.to_path_buf()))
 }
 
 /// The package folder a `.bin` entry belongs to: the folder right under a

@@ -18,6 +18,15 @@ pub(super) fn package_scripts(
     (project_hook, depth): (bool, usize),
     found: &mut Reached,
 ) {
+    // `npm explore pkg -- cmd`: a command run inside an installed
+    // package's folder, which this reading does not follow (round 65).
+    if words.first().is_some_and(|word| word == "explore") {
+        found.computed.get_or_insert_with(|| {
+            "npm explore runs a command inside an installed package: what it runs cannot be read"
+                .to_owned()
+        });
+        return;
+    }
     let name = match words.first().map(String::as_str) {
         Some("run" | "run-script" | "rum" | "urn") => words.get(1).cloned(),
         // `npm t`, `npm tst`: `npm test` (R45-6).
@@ -63,14 +72,23 @@ pub(super) fn package_scripts(
         .skip_while(|word| *word == "--")
         .map(|word| format!(" \"{}\"", word.replace(['"', '\\'], "")))
         .collect();
-    for script in [format!("pre{name}"), name.clone(), format!("post{name}")] {
-        let Some(line) = manifest
-            .pointer(&format!(
-                "/scripts/{}",
-                script.replace('~', "~0").replace('/', "~1")
-            ))
+    let script_line = |script: &str| {
+        let pointer = format!("/scripts/{}", script.replace('~', "~0").replace('/', "~1"));
+        manifest
+            .pointer(&pointer)
             .and_then(serde_json::Value::as_str)
-        else {
+    };
+    // npm's own defaults (round 65): `restart` without a script runs
+    // `stop` and `start`; `start` without one runs `node server.js`.
+    if name == "restart" && script_line("restart").is_none() && depth < super::MAX_NESTING {
+        for then in ["stop", "start"] {
+            let words = ["run".to_owned(), then.to_owned()];
+            package_scripts(&words, dir, (project_hook, depth + 1), found);
+        }
+    }
+    for script in [format!("pre{name}"), name.clone(), format!("post{name}")] {
+        let default = (script == "start").then_some("node server.js");
+        let Some(line) = script_line(&script).or(default) else {
             continue;
         };
         let with_words = format!("{line}{appended}");

@@ -32,7 +32,9 @@ const BUN: &[&str] = &["package.json", "bun.lockb", "bun.lock", "bunfig.toml"];
 const MAKEFILES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
 /// `just` matches these names in any case (a `JustFile` found is bound too).
 const JUSTFILES: &[&str] = &["justfile", ".justfile", "Justfile", "JUSTFILE", ".env"];
-const NPM_DIR: Options = lists(&["-C", "--prefix"], &[], &[]);
+/// `-w pk/a`: a workspace by its folder runs there (round 65); one named
+/// by its package name is not looked up.
+const NPM_DIR: Options = lists(&["-C", "--prefix", "-w", "--workspace"], &[], &[]);
 const PNPM_DIR: Options = lists(&["-C", "--dir"], &[], &[]);
 const CWD: Options = lists(&["--cwd"], &[], &[]);
 const BUN_OPTIONS: Options = lists(&["--cwd"], &["-c", "--config"], &[]);
@@ -324,6 +326,12 @@ pub(super) const PROGRAMS: &[Program] = &[
         &["meson"],
         &["meson.build", "meson_options.txt", "meson.options"],
     ),
+    // The tests a build folder's `CTestTestfile.cmake` records (round 65).
+    Program {
+        options: lists(&["--test-dir"], &[], &[]),
+        upward: false,
+        ..plain(&["ctest"], &["CTestTestfile.cmake"])
+    },
 ];
 
 const ESLINT: &[&str] = &[

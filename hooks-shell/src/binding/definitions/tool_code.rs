@@ -130,6 +130,7 @@ pub(super) fn read(
                 }
                 builds::commands_of(name, &text, here, at, found);
             }
+            "ctest" => builds::ctest(manifest, &text, at, found),
             _ => {}
         }
     }
@@ -182,7 +183,13 @@ fn given_folders(words: &[String], dir: &Path) -> Vec<PathBuf> {
 /// Reads a JavaScript settings file `file` (its `text`, in `dir`): what it
 /// loads by a relative name, a load it builds (cannot be approved), what it
 /// starts (`execSync("make")`).
-fn node_code(file: &Path, text: &str, dir: &Path, at: (bool, usize), found: &mut Reached) {
+pub(super) fn node_code(
+    file: &Path,
+    text: &str,
+    dir: &Path,
+    at: (bool, usize),
+    found: &mut Reached,
+) {
     // `require("./to" + "ols/r.js")`, a folder listed and each file loaded.
     static BUILT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(

@@ -1,6 +1,7 @@
 //! What build files bring in and run (red team round 63): ninja's
 //! `include`/`subninja`, CMake's `add_subdirectory` and `include`, meson's
-//! `subdir` by a bare name; the commands they and a tool's code start.
+//! `subdir` by a bare name; the commands they and a tool's code start; the
+//! tests ctest runs from a build folder (round 65).
 
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
@@ -196,4 +197,49 @@ pub(super) fn packages_named(text: &str, dir: &Path) -> Vec<PathBuf> {
         }
     }
     found
+}
+
+/// The commands ctest runs from the build folder's `manifest`
+/// (`CTestTestfile.cmake`, holding `text`): each `add_test(t "sh" "x.sh")`
+/// in its `WORKING_DIRECTORY` (else that folder), and those of the folders
+/// its `subdirs("sub")` lists.
+pub(super) fn ctest(manifest: &Path, text: &str, at: (bool, usize), found: &mut Reached) {
+    static TEST: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?m)^\s*add_test\(\s*(\S+)\s+(.*)\)\s*$").expect("valid regex")
+    });
+    static FOLDER: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?m)^\s*set_tests_properties\(\s*(\S+)\s+PROPERTIES\b.*?\bWORKING_DIRECTORY\s+"([^"]*)""#)
+            .expect("valid regex")
+    });
+    static SUBDIRS: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"(?m)^\s*subdirs\(\s*"([^"]+)"\s*\)"#).expect("valid regex"));
+    let mut pending = vec![(manifest.to_path_buf(), text.to_owned())];
+    let mut read = 0usize;
+    while let Some((file, text)) = pending.pop() {
+        read += 1;
+        let Some(folder) = file.parent().map(Path::to_path_buf) else {
+            continue;
+        };
+        let folders: std::collections::HashMap<&str, &str> = FOLDER
+            .captures_iter(&text)
+            .filter_map(|found| Some((found.get(1)?.as_str(), found.get(2)?.as_str())))
+            .collect();
+        for test in TEST.captures_iter(&text).take(MAX_NAMED) {
+            let words = shlex::split(&test[2]).unwrap_or_default();
+            let Ok(line) = shlex::try_join(words.iter().map(String::as_str)) else {
+                continue;
+            };
+            let here = folders.get(&test[1]).map_or(folder.clone(), PathBuf::from);
+            run(&line, &here, at, found);
+        }
+        for sub in SUBDIRS.captures_iter(&text).take(MAX_NAMED) {
+            let path = crate::binding::normalize(&folder.join(&sub[1]).join("CTestTestfile.cmake"));
+            found.add(path.clone());
+            if read < MAX_NAMED
+                && let Some(inner) = super::super::follow::read_or_refuse(&path, found)
+            {
+                pending.push((path, inner));
+            }
+        }
+    }
 }
