@@ -220,3 +220,74 @@ fn the_tests_ctest_runs_from_a_build_folder_are_bound() {
         "tools/y.sh",
     );
 }
+
+/// A loop's variable naming the folder a program reads (`make -C $d`,
+/// `cd $d`, `env -C $d`) or the program (`$c`) is read with each value
+/// the loop gives: read literally, it bound nothing and the folder's
+/// Makefile ran unbound. The folder it runs in or its checkout's top,
+/// written out (`$(pwd)`, `$(git rev-parse --show-toplevel)`), is read as
+/// that folder. A folder a glob picks (`for d in */`) cannot be approved.
+#[test]
+fn a_folder_named_by_a_loop_or_written_from_here_is_read_as_that_folder() {
+    let makefile = ("a/Makefile", "lint:\n\t@true\n");
+    let edit = ("a/Makefile", "lint:\n\t@touch ../PWNED\n");
+    for command in [
+        "for d in a; do make -s -C $d lint; done",
+        "for d in a; do (cd $d && make -s lint); done",
+        "for d in a; do env -C $d make -s lint; done",
+        "for c in make; do $c -s -C a lint; done",
+        "cd \"$(pwd)/a\" && make -s lint",
+        "make -s -C \"$(git rev-parse --show-toplevel)/a\" lint",
+    ] {
+        asks_again(command, &[makefile], edit, "a/Makefile");
+    }
+    let command = "for d in */; do make -s -C $d lint; done";
+    let (home, project) = home_with("[claude]");
+    crate::round28::git(&project, &["init", "-q", "."]);
+    write(&project, makefile.0, makefile.1);
+    user_fail_closed_command(&home, &guard_running(command));
+    let refused = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(refused["outcome"]["action"], "block", "{refused:#}");
+    let said = refused["outcome"]["message"].to_string();
+    assert!(said.contains("named only when it runs"), "{said}");
+    write(&project, edit.0, edit.1);
+    emit_terminal(&home, &project, "ls", false);
+    assert!(!project.join("PWNED").exists(), "{command}: ran unasked");
+}
+
+/// What tox's environments run (`commands = make -s lint`), the
+/// repository `pre-commit try-repo` is given, and the plugins ESLint
+/// resolves from `--resolve-plugins-relative-to`.
+#[test]
+fn what_tox_commands_try_repo_and_resolved_plugins_run_is_bound() {
+    let ini = (
+        "tox.ini",
+        "[tox]\nskipsdist = true\n[testenv:t]\nskip_install = true\nallowlist_externals = make\ncommands =\n    make -s lint\n",
+    );
+    let makefile = ("Makefile", "lint:\n\t@true\n");
+    let edit = ("Makefile", "lint:\n\t@touch PWNED\n");
+    asks_again("tox -qq -e t", &[ini, makefile], edit, "Makefile");
+    let hooks = (
+        "hk/.pre-commit-hooks.yaml",
+        "- id: x\n  name: x\n  entry: ./x.sh\n  language: script\n",
+    );
+    let script = ("hk/x.sh", "true\n");
+    asks_again(
+        "pre-commit try-repo ./hk x --all-files",
+        &[hooks, script],
+        ("hk/x.sh", "touch ../PWNED\n"),
+        "hk",
+    );
+    let plugin = "tools/node_modules/eslint-plugin-z/index.js";
+    let setup = [
+        ("x.js", "x = 1\n"),
+        (".eslintrc.json", "{\"root\": true, \"plugins\": [\"z\"]}\n"),
+        (plugin, "module.exports = {rules: {}};\n"),
+    ];
+    asks_again(
+        "ESLINT_USE_FLAT_CONFIG=false eslint --resolve-plugins-relative-to tools x.js",
+        &setup,
+        (plugin, "require('fs').writeFileSync('PWNED', '');\n"),
+        "eslint-plugin-z",
+    );
+}

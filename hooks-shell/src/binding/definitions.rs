@@ -172,6 +172,30 @@ pub(crate) fn reached_from_code(raw: &str, cwd: &Path, feeds_input: bool) -> Rea
     found
 }
 
+/// Whether `next` is `words` read again with values the text gives its
+/// names (each word the same, or one holding an expansion).
+fn read_again(words: &[String], next: &[String]) -> bool {
+    words != next
+        && words.len() == next.len()
+        && words
+            .iter()
+            .zip(next)
+            .all(|(word, value)| word == value || word.contains(['$', '`']))
+}
+
+/// Why one of `words` (a program, a folder or file it reads) is named only
+/// when the command runs: a word the shell reading left unexpanded (`$d`,
+/// `` `…` ``, `$(…)`); the folder it runs in (`$PWD`, `$(pwd)`) is known.
+fn computed_place<'a>(words: impl IntoIterator<Item = &'a String>) -> Option<String> {
+    let word = words
+        .into_iter()
+        .find(|word| crate::binding::wrappers::computed(word))?;
+    Some(format!(
+        "it runs, or reads the definitions of, a program, folder or file named only when it runs \
+         (`{word}`)"
+    ))
+}
+
 /// How deep `sh -c` strings and `package.json` scripts are followed.
 const MAX_NESTING: usize = 4;
 
@@ -188,9 +212,15 @@ pub(super) fn reached_within(
         return;
     }
     let mut bases = vec![cwd.to_path_buf()];
-    for words in simple_commands(raw) {
-        let unwrapped = unwrap(&words);
-        if let Some(why) = crate::binding::shell::unread_reason(&words) {
+    let commands = simple_commands(raw);
+    for (at, words) in commands.iter().enumerate() {
+        // `d=a; make -C $d`: read again right after with the value the
+        // text gives (`make -C a`): the literal `$d` is no folder it names.
+        let again = commands
+            .get(at + 1)
+            .is_some_and(|next| read_again(words, next));
+        let unwrapped = unwrap(words);
+        if let Some(why) = crate::binding::shell::unread_reason(words) {
             found.computed.get_or_insert(why);
             return;
         }
@@ -199,6 +229,13 @@ pub(super) fn reached_within(
         }
         let words = unwrapped.words;
         let Some(first) = words.first() else { continue };
+        // A folder a wrapper runs it in named by a word the reading could
+        // not expand (`env -C $d`): read literally, it bound nothing (round
+        // 65).
+        if let Some(why) = computed_place(&unwrapped.chdir).filter(|_| !again) {
+            found.computed.get_or_insert(why);
+            return;
+        }
         let heres: Vec<PathBuf> = bases
             .iter()
             .flat_map(|base| run_folders(base, &unwrapped.chdir))
@@ -259,6 +296,13 @@ pub(super) fn reached_within(
             if let Some(why) = &read.unsure {
                 found.unsure(&name, why);
             }
+            if let Some(why) =
+                computed_place(read.chdir.iter().chain(&read.files).chain(&read.manifests))
+                    .filter(|_| !again)
+            {
+                found.computed.get_or_insert(why);
+                return;
+            }
             for here in &heres {
                 program_reaches(program, &read, here, (project_hook, depth), found);
                 if program.names.contains(&"pip") {
@@ -287,169 +331,6 @@ pub(super) fn reached_within(
     }
 }
 
-fn program_reaches(
-    program: &Program,
-    read: &options::Read,
-    base: &Path,
-    (project_hook, depth): (bool, usize),
-    found: &mut Reached,
-) {
-    let plain_words = &read.words;
-    let tool = match program.node_tool {
-        NodeTool::None => None,
-        NodeTool::First => plain_words.first(),
-        NodeTool::After(subcommands) => plain_words
-            .split_first()
-            .filter(|(sub, _)| subcommands.contains(&sub.as_str()))
-            .and_then(|(_, rest)| rest.first()),
-    };
-    let mut dirs = run_folders(base, &read.chdir);
-    if let Some(tool) = tool {
-        // `npx eslint x.js`: the tool's own settings too (round 62).
-        let at = plain_words
-            .iter()
-            .position(|word| word == tool)
-            .unwrap_or(0);
-        let line = shlex::try_join(plain_words[at..].iter().map(String::as_str));
-        for dir in &dirs {
-            node_tool(tool, dir, project_hook, found);
-            if let Ok(line) = &line {
-                reached_within(line, dir, project_hook, found, depth + 1);
-            }
-        }
-        return;
-    }
-    // `just tools/check`: the justfile of `tools`.
-    if program.includes == Includes::Just
-        && let Some((folder, _)) = plain_words.first().and_then(|w| w.rsplit_once('/'))
-    {
-        dirs = dirs
-            .iter()
-            .flat_map(|dir| run_folders(dir, &[folder.to_owned()]))
-            .collect();
-    }
-    // Named files are relative to where it runs after its `-C` (make) or
-    // where it started (just): both are bound.
-    let mut named: Vec<PathBuf> = Vec::new();
-    for dir in std::iter::once(base).chain(dirs.iter().map(PathBuf::as_path)) {
-        for file in read.files.iter().chain(&read.manifests) {
-            named.extend(run_folders(dir, std::slice::from_ref(file)));
-            // `invoke -c ops`: the module `ops.py` (round 63).
-            if program.names.contains(&"invoke") {
-                named.extend(run_folders(dir, &[format!("{file}.py")]));
-            }
-        }
-    }
-    // A manifest named by path: the program reads the rest beside it.
-    let mut read_in = dirs.clone();
-    for dir in &dirs {
-        for manifest in &read.manifests {
-            for path in run_folders(dir, std::slice::from_ref(manifest)) {
-                read_in.extend(path.parent().map(Path::to_path_buf));
-            }
-        }
-    }
-    read_in.dedup();
-    let include_dirs: Vec<PathBuf> = dirs
-        .iter()
-        .flat_map(|dir| {
-            read.include_dirs
-                .iter()
-                .flat_map(|i| run_folders(dir, std::slice::from_ref(i)))
-        })
-        .collect();
-    for dir in &read_in {
-        let mut files = named.clone();
-        files.extend(definitions_in(
-            program,
-            read,
-            dir,
-            (project_hook, depth),
-            found,
-        ));
-        let together = std::mem::replace(
-            &mut found.makefiles_together,
-            files.iter().filter(|file| file.is_file()).count() > 1,
-        );
-        for file in files {
-            found.add(file.clone());
-            if program.includes != Includes::None {
-                let mut searched = vec![dir.clone()];
-                searched.extend(include_dirs.iter().cloned());
-                follow_includes(&file, &searched, program.includes, found, 0);
-            }
-        }
-        found.makefiles_together = together;
-    }
-}
-
-/// The manifests `program` reads in `dir` and, looking upward, those of the
-/// folders above (returned, to follow their includes); binds what its
-/// subcommand adds and the scripts of a `package.json` it runs.
-fn definitions_in(
-    program: &Program,
-    read: &options::Read,
-    dir: &Path,
-    (project_hook, depth): (bool, usize),
-    found: &mut Reached,
-) -> Vec<PathBuf> {
-    let plain_words = &read.words;
-    let mut manifests: Vec<PathBuf> = program.manifests.iter().map(|m| dir.join(m)).collect();
-    if program.includes == Includes::Just {
-        manifests.extend(case_variants(dir));
-    }
-    if program.upward {
-        for folder in dir.ancestors().skip(1) {
-            for manifest in program.manifests {
-                let path = folder.join(manifest);
-                if std::fs::symlink_metadata(&path).is_ok() {
-                    manifests.push(path);
-                }
-            }
-            if program.includes == Includes::Just {
-                manifests.extend(case_variants(folder));
-            }
-        }
-    }
-    for (subcommand, roots) in program.extra {
-        if plain_words.first().is_some_and(|w| w == subcommand) {
-            roots.iter().for_each(|root| found.add(dir.join(root)));
-        }
-    }
-    if program.manifests.first() == Some(&"package.json") {
-        package_scripts(plain_words, dir, (project_hook, depth), found);
-    }
-    if program.manifests.first() == Some(&"Cargo.toml") {
-        cargo_config_files(&manifests, found);
-        cargo_code::read(plain_words, &manifests, (project_hook, depth), found);
-    }
-    if let Some(name) = program.names.first() {
-        let tool = (*name, program.manifests, plain_words.as_slice());
-        tool_code::read(
-            tool,
-            &read.args,
-            &manifests,
-            dir,
-            (project_hook, depth),
-            found,
-        );
-    }
-    if program.manifests.contains(&table::TOOLCHAIN[0]) {
-        // rustup looks up from where it runs: each folder up to the one the
-        // command starts in, present or absent (round 56, r14).
-        let within = dir
-            .ancestors()
-            .take_while(|folder| folder.starts_with(&found.top));
-        for path in within.flat_map(|f| table::TOOLCHAIN.iter().map(move |t| f.join(t))) {
-            if !manifests.contains(&path) {
-                manifests.push(path);
-            }
-        }
-        toolchain::by_path(&manifests, found);
-    }
-    manifests
-}
-
 /// Whether `program` (a base name) is in the table, a linter reading its
 /// settings where it runs too.
 fn in_table(program: &str) -> bool {
@@ -462,23 +343,6 @@ pub(crate) fn runs_folder_definitions(program: &str) -> bool {
     PROGRAMS
         .iter()
         .any(|known| known.names.contains(&program) && !known.settings_only)
-}
-
-/// The files of `dir` named `justfile` in another case (`JustFile`): `just`
-/// reads them too.
-fn case_variants(dir: &Path) -> Vec<PathBuf> {
-    let Ok(listing) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    listing
-        .flatten()
-        .take(10_000)
-        .filter(|entry| {
-            let name = entry.file_name().to_string_lossy().to_ascii_lowercase();
-            name == "justfile" || name == ".justfile"
-        })
-        .map(|entry| entry.path())
-        .collect()
 }
 
 mod cargo_code;
@@ -494,6 +358,8 @@ mod options;
 mod package_runners;
 mod pip;
 mod python;
+mod reaches;
+use reaches::program_reaches;
 #[cfg(test)]
 mod spellings;
 mod table;

@@ -246,6 +246,12 @@ impl Names {
     /// Reads every file bound and not read yet.
     fn drain(&mut self) -> Result<(), BindError> {
         loop {
+            // Past the reading's budget (a project's `node_modules` read
+            // name by name took minutes: round 65, U5), it stops: the hook
+            // then cannot be approved.
+            if crate::binding::shell::out_of_time() {
+                break;
+            }
             self.read_environments();
             let Some((file, how)) = self.queue.pop() else {
                 break;

@@ -27,20 +27,26 @@ fn an_opaque_command_binds_its_tree_and_its_project() {
     std::fs::create_dir_all(&hooks).expect("mkdir");
     std::fs::write(hooks.join("check.sh"), "exit 0\n").expect("write");
     let command = "$(git rev-parse --show-toplevel)/.claude/hooks/check.sh";
-    let bound = subject(command, Some(a.path()), vec![hooks.clone()])
+    // A project's hook (a user's running a program so named cannot be
+    // approved: round 65).
+    let project_hook = |command, project, tree| Subject {
+        bind_tree: true,
+        ..subject(command, project, tree)
+    };
+    let bound = project_hook(command, Some(a.path()), vec![hooks.clone()])
         .binding()
         .expect("binding");
     assert!(bound.tree.is_some() && bound.project.as_deref() == Some(a.path()));
     let json = bound.to_json();
     assert_eq!(Binding::from_json(&json), Some(bound.clone()), "{json}");
     std::fs::write(hooks.join("check.sh"), "exit 2\n").expect("edit");
-    let now = subject(command, Some(a.path()), vec![hooks])
+    let now = project_hook(command, Some(a.path()), vec![hooks])
         .binding()
         .expect("now");
     assert_ne!(now, bound);
     assert!(!now.differences(&bound).is_empty());
     let b = tempfile::tempdir().expect("b");
-    let other = subject(
+    let other = project_hook(
         command,
         Some(b.path()),
         vec![b.path().join(".claude/hooks")],

@@ -244,11 +244,40 @@ pub(crate) fn change_folder(args: &[String]) -> Result<String, String> {
     };
     match dir {
         None => Ok("~".to_owned()),
-        Some(dir) if dir == "-" || dir.starts_with(['+', '-']) || dir.contains('$') => Err(
-            format!("it changes to a folder known only when it runs ({dir})"),
-        ),
+        Some(dir) if dir == "-" || dir.starts_with(['+', '-']) || computed(dir) => Err(format!(
+            "it changes to a folder known only when it runs ({dir})"
+        )),
         Some(dir) => Ok(dir.to_owned()),
     }
+}
+
+/// How the folder a command runs in may be written ([`places`] reads it).
+pub(crate) const HERE: [&str; 4] = ["${PWD}", "$PWD", "$(pwd)", "`pwd`"];
+
+/// How the top of the git checkout it runs in may be written.
+const TOP: [&str; 2] = [
+    "$(git rev-parse --show-toplevel)",
+    "`git rev-parse --show-toplevel`",
+];
+
+/// Whether `value` (a path) holds a name or command the reading cannot
+/// expand, the folder it runs in ([`HERE`]) and its checkout's top aside.
+pub(crate) fn computed(value: &str) -> bool {
+    let rest = HERE
+        .iter()
+        .chain(&TOP)
+        .find_map(|here| value.strip_prefix(here))
+        .unwrap_or(value);
+    rest.contains(['$', '`'])
+}
+
+/// The top of the git checkout `base` is in (the nearest folder up
+/// holding a `.git`), else `base`.
+fn checkout_top(base: &Path) -> PathBuf {
+    base.ancestors()
+        .find(|folder| folder.join(".git").exists())
+        .unwrap_or(base)
+        .to_path_buf()
 }
 
 /// The folders a command runs in: `base`, then each of `chdir` in turn
@@ -271,10 +300,16 @@ pub(crate) fn places(base: &Path, value: &str) -> Vec<PathBuf> {
     let literal = base.join(value);
     // `make -C "$PWD"`: the folder it runs in (round 58, rs12: read as a
     // folder named `$PWD`, the project's Makefile ran unbound).
-    let here = ["${PWD}", "$PWD"].iter().find_map(|name| {
-        let rest = value.strip_prefix(name)?;
-        (rest.is_empty() || rest.starts_with('/')).then(|| base.join(rest.trim_start_matches('/')))
-    });
+    let tops = TOP.iter().map(|name| (name, checkout_top(base)));
+    let here = HERE
+        .iter()
+        .map(|name| (name, base.to_path_buf()))
+        .chain(tops)
+        .find_map(|(name, folder)| {
+            let rest = value.strip_prefix(name)?;
+            (rest.is_empty() || rest.starts_with('/'))
+                .then(|| folder.join(rest.trim_start_matches('/')))
+        });
     if let Some(here) = here {
         return vec![here, literal];
     }

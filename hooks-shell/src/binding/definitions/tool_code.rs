@@ -27,6 +27,17 @@ pub(super) fn read(
     at: (bool, usize),
     found: &mut Reached,
 ) {
+    // A path written from the folder it runs in (`"$(pwd)/a"`) is that
+    // path; one the reading cannot expand (`"$f"`, the tool call's file)
+    // may be in any folder of the project (round 65).
+    let mut words: Vec<String> = words.iter().map(|word| from_here(word)).collect();
+    if words
+        .iter()
+        .any(|word| crate::binding::wrappers::computed(word))
+    {
+        words.push(".".to_owned());
+    }
+    let words = words.as_slice();
     // Prettier, ESLint and stylelint look for their settings from each
     // file they are given (`prettier --check src/x.js`: `src/.prettierrc`).
     let mut manifests = manifests.to_vec();
@@ -60,6 +71,13 @@ pub(super) fn read(
             }
         }
     }
+    // `pre-commit try-repo ./hk`: that repository's hooks, whole.
+    if name == "pre-commit"
+        && let Some(at) = words.iter().position(|word| word == "try-repo")
+        && let Some(repo) = words.get(at + 1)
+    {
+        found.add(crate::binding::normalize(&dir.join(repo)));
+    }
     let present = manifests.iter().filter(|path| path.is_file());
     for manifest in present.take(32) {
         let Some(text) = super::follow::read_or_refuse(manifest, found) else {
@@ -71,9 +89,14 @@ pub(super) fn read(
                 if is_script(manifest) {
                     node_code(manifest, &text, here, at, found);
                 }
-                // `extends: ["evil"]`: `node_modules/eslint-config-evil`.
-                for package in builds::packages_named(&text, here) {
-                    found.add(package);
+                // `extends: ["evil"]`: `node_modules/eslint-config-evil`,
+                // also where `--resolve-plugins-relative-to` points.
+                let resolved = option_values(args, &["--resolve-plugins-relative-to"]);
+                let places = resolved.iter().map(|(_, folder)| dir.join(folder));
+                for place in std::iter::once(here.to_path_buf()).chain(places) {
+                    for package in builds::packages_named(&text, &place) {
+                        found.add(package);
+                    }
                 }
                 for file in named_files(&text, here) {
                     if is_script(&file) {
@@ -103,6 +126,13 @@ pub(super) fn read(
             "tox" if manifest.ends_with("toxfile.py") => {
                 python_code(&text, here, found);
                 builds::started(manifest, here, at, found);
+            }
+            // What its environments' `commands` run (round 65: `make -s
+            // lint` there ran an unbound Makefile).
+            "tox" => {
+                for line in builds::tox_commands(manifest, &text) {
+                    run(&line, here, at, found);
+                }
             }
             "invoke" | "inv" => {
                 python_code(&text, here, found);
@@ -134,6 +164,15 @@ pub(super) fn read(
             _ => {}
         }
     }
+}
+
+/// `word` with the folder it runs in written as `$PWD` or `$(pwd)` read
+/// as `.`.
+fn from_here(word: &str) -> String {
+    crate::binding::wrappers::HERE
+        .iter()
+        .find_map(|here| word.strip_prefix(here))
+        .map_or(word.to_owned(), |rest| format!(".{rest}"))
 }
 
 /// Each value `words` give one of `options` (`--rulesdir a`,

@@ -60,6 +60,22 @@ fn given(commands: &[Vec<String>]) -> Given {
             continue;
         }
         let rest: &[String] = match words.split_first() {
+            // `for d in a b`: each word a value of `d` (round 65: `make -C
+            // $d` was read literally); a glob or an expansion among them
+            // is a value this reading cannot know.
+            Some((first, rest)) if first == "for" && rest.get(1).is_some_and(|w| w == "in") => {
+                if is_name(&rest[0]) {
+                    for value in &rest[2..] {
+                        let known = !value.contains(['*', '?', '[', '$', '`']);
+                        add(
+                            &mut given.variables,
+                            &rest[0],
+                            if known { value } else { "$(:)" },
+                        );
+                    }
+                }
+                continue;
+            }
             Some((first, rest)) if first == "alias" => {
                 for word in rest {
                     if let Some((name, value)) = word.split_once('=') {

@@ -243,3 +243,75 @@ pub(super) fn ctest(manifest: &Path, text: &str, at: (bool, usize), found: &mut 
         }
     }
 }
+
+/// The command lines tox's settings `manifest` (holding `text`) runs: each
+/// `commands`, `commands_pre` and `commands_post` of an INI file (its
+/// continuation lines too), of `pyproject.toml`'s `legacy_tox_ini`, or,
+/// as lists of words, of a TOML file's tables. `{toxinidir}` and
+/// `{tox_root}` are the folder; another `{…}` (`{posargs}`) is left out.
+pub(super) fn tox_commands(manifest: &Path, text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    if manifest.extension().is_some_and(|ending| ending == "toml") {
+        if let Ok(value) = text.parse::<toml::Table>() {
+            toml_commands(&toml::Value::Table(value), &mut lines);
+        }
+    } else {
+        ini_commands(text, &mut lines);
+    }
+    static SUBSTITUTION: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\{[^{}]*\}").expect("valid regex"));
+    lines
+        .iter()
+        .map(|line| line.replace("{toxinidir}", ".").replace("{tox_root}", "."))
+        .map(|line| SUBSTITUTION.replace_all(&line, "").into_owned())
+        .take(MAX_NAMED)
+        .collect()
+}
+
+/// The `commands*` lines of the INI `text` into `lines`.
+fn ini_commands(text: &str, lines: &mut Vec<String>) {
+    let mut taking = false;
+    for line in text.lines() {
+        let continued = line.starts_with([' ', '\t']) && !line.trim().is_empty();
+        if taking && continued {
+            lines.push(line.trim().to_owned());
+            continue;
+        }
+        taking = false;
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if matches!(key.trim(), "commands" | "commands_pre" | "commands_post") {
+            taking = true;
+            if !value.trim().is_empty() {
+                lines.push(value.trim().to_owned());
+            }
+        }
+    }
+}
+
+/// The `commands*` lists of words anywhere in `value` into `lines`; a
+/// `legacy_tox_ini` text read as INI.
+fn toml_commands(value: &toml::Value, lines: &mut Vec<String>) {
+    let toml::Value::Table(table) = value else {
+        return;
+    };
+    for (key, value) in table {
+        match (key.as_str(), value) {
+            ("legacy_tox_ini", toml::Value::String(ini)) => ini_commands(ini, lines),
+            ("commands" | "commands_pre" | "commands_post", toml::Value::Array(commands)) => {
+                for command in commands {
+                    match command {
+                        toml::Value::Array(words) => {
+                            let words = words.iter().filter_map(toml::Value::as_str);
+                            lines.extend(shlex::try_join(words).ok());
+                        }
+                        toml::Value::String(line) => lines.push(line.clone()),
+                        _ => {}
+                    }
+                }
+            }
+            _ => toml_commands(value, lines),
+        }
+    }
+}
