@@ -15,6 +15,7 @@ mod project_fixtures;
 #[path = "../common/support.rs"]
 mod support;
 
+mod acceptance65;
 mod code_names;
 mod consent;
 mod copied_guard;

@@ -150,6 +150,14 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
             let key = format!("hooks.{}", guard.event);
             parsed.warnings.push(ConfigWarning::new(file, key, message));
         }
+        // A guard never read (a file written with `Hooks:` from the start):
+        // no block, as none was ever active, but said (acceptance sweep 65,
+        // A65-U2: emit and doctor said nothing).
+        if lost.is_empty()
+            && let Some(why) = stray_fail_closed_key(config, parsed, file)
+        {
+            parsed.warnings.push(ConfigWarning::new(file, "hooks", why));
+        }
         parsed.lost_guards.extend(lost);
     }
 }
@@ -211,6 +219,14 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
         .iter()
         .filter(|warning| warning.file == file && drops_an_entry(&warning.key));
     reasons.extend(dropped.map(|warning| warning.message.clone()));
+    reasons.extend(stray_fail_closed_key(config, parsed, file));
+    reasons
+}
+
+/// Why `file` holds a `fail_closed` key it does not read as a guard (a
+/// `Hooks:` key, a misspelled event, an entry it skips), when it does.
+fn stray_fail_closed_key(config: &Config, parsed: &ShellConfig, file: &Path) -> Option<String> {
+    let ours = |key: &str| config.file_of(key) == file;
     // The file's own document: the managed one's `Hooks:` too (sweep 59, H3).
     let document = match file == config.path() {
         true => Some(config.root()),
@@ -220,14 +236,13 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
         .filter(|spec| spec.fail_closed)
         .filter(|spec| file == config.path() || ours(&spec.key()))
         .count();
-    if document.is_some_and(|document| fail_closed_keys(document) > read) {
-        reasons.push(
+    document
+        .is_some_and(|document| fail_closed_keys(document) > read)
+        .then(|| {
             "it has a fail_closed key it does not read as a guard (a Hooks: key, a misspelled \
              event, or an entry it skips?)"
-                .to_owned(),
-        );
-    }
-    reasons
+                .to_owned()
+        })
 }
 
 /// Whether `file` holds no YAML at all: nothing but blanks, comments and
