@@ -17,7 +17,8 @@ use super::identify::base_name;
 use super::search_path::with_project;
 use super::shell::{shell_script, simple_commands};
 use super::wrappers::{change_folder, run_folders, unwrap};
-use follow::{cargo_config_files, follow_includes};
+use cargo_config::cargo_config_files;
+use follow::follow_includes;
 pub(crate) use make_text::makefile_from_input;
 pub(crate) use node::code_reaches as node_code_reaches;
 pub(super) use node::node_tool;
@@ -346,6 +347,7 @@ pub(crate) fn runs_folder_definitions(program: &str) -> bool {
 }
 
 mod cargo_code;
+mod cargo_config;
 mod follow;
 mod git_config;
 mod launchers;
