@@ -120,6 +120,7 @@ mod round62;
 mod round62_tools;
 mod round64_make;
 mod round65;
+mod round66;
 mod round6_shapes;
 mod round7;
 mod round8;

@@ -10,7 +10,7 @@ use crate::round59::guard_running;
 
 /// `command` approved with `setup` written in a fresh git project; then
 /// `edit` written: the guard asks again, naming `changed`, and blocks.
-fn asks_again(command: &str, setup: &[(&str, &str)], edit: (&str, &str), changed: &str) {
+pub(crate) fn asks_again(command: &str, setup: &[(&str, &str)], edit: (&str, &str), changed: &str) {
     let (home, project) = home_with("[claude]");
     crate::round28::git(&project, &["init", "-q", "."]);
     for (file, text) in setup {

@@ -197,6 +197,11 @@ fn computed_place<'a>(words: impl IntoIterator<Item = &'a String>) -> Option<Str
     ))
 }
 
+/// Whether the shell expands `word` (a glob, braces) to other words.
+fn wrappers_expand(word: &str) -> bool {
+    crate::binding::wrappers::expands(word)
+}
+
 /// How deep `sh -c` strings and `package.json` scripts are followed.
 const MAX_NESTING: usize = 4;
 
@@ -267,6 +272,16 @@ pub(super) fn reached_within(
             found.code_started = outer;
         }
         if matches!(first.as_str(), "cd" | "pushd") {
+            // `cd ?`, `cd {a,b}`: a folder the shell picks (round 66).
+            let picked = words[1..]
+                .iter()
+                .find(|w| !w.contains('$') && wrappers_expand(w));
+            if let Some(word) = picked.filter(|_| !again) {
+                found.computed.get_or_insert(format!(
+                    "it changes to a folder the shell picks when it runs (`{word}`)"
+                ));
+                return;
+            }
             match change_folder(&words[1..]) {
                 Ok(dir) => {
                     // Where it was stays too: a `cd` in a subshell (`(cd a &&
@@ -322,6 +337,21 @@ pub(super) fn reached_within(
             for here in &heres {
                 node::node_files(&words[1..], here, found);
             }
+        } else if name == "git"
+            && let Some(at) = words.iter().position(|word| word == "-C")
+            && words
+                .get(at + 1)
+                .is_some_and(|folder| crate::binding::wrappers::computed(folder))
+            && !again
+        {
+            // `git -C ? status`: a repository the shell picks (round 66).
+            found.computed.get_or_insert_with(|| {
+                format!(
+                    "git runs in a folder named only when it runs (`{}`)",
+                    words[at + 1]
+                )
+            });
+            return;
         } else if name == "git" {
             // What the repository's settings make it run (round 62).
             for here in &heres {

@@ -103,7 +103,9 @@ pub(super) fn bind(
     if !runners.is_empty() {
         let (files, folders) = super::runner_settings::read(&bases, project);
         let settings = files.iter().map(|(_, path)| path);
-        doctests.extend(super::runner_settings::doctest_globs(&tokens, settings));
+        doctests.extend(super::runner_settings::doctest_globs(
+            &tokens, settings, cwd,
+        ));
         // What a Node runner's settings load (`require: ./r.js`,
         // `setupFiles`, a JS config's own `require`): read as its tests'
         // code is (round 65: none was bound).
@@ -114,11 +116,19 @@ pub(super) fn bind(
                     .filter(|p| super::runner_settings::loads_code(p))
                     .cloned(),
             );
-            rooted.extend(
-                node_tests
-                    .iter()
-                    .flat_map(|p| super::runner_settings::rooted(p)),
-            );
+            // A `package.json`'s `jest` key too, and the preset a
+            // settings file names (round 66).
+            let manifests = files.iter().map(|(_, path)| path.clone());
+            let manifests = manifests.filter(|p| p.ends_with("package.json") && p.is_file());
+            let settings: Vec<PathBuf> = node_tests.iter().cloned().chain(manifests).collect();
+            for path in &settings {
+                let root = path.parent().unwrap_or(project);
+                rooted.extend(super::runner_settings::rooted(path, root));
+                for preset in super::runner_settings::presets(path) {
+                    rooted.extend(super::runner_settings::rooted(&preset, root));
+                    rooted.push(preset);
+                }
+            }
         }
         let (key, digest) = bound_digest(project, files, &[], SETTINGS_KEY)?;
         mentioned.insert(key, digest);

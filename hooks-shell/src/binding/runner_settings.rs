@@ -45,11 +45,13 @@ pub(super) fn loads_code(path: &Path) -> bool {
 }
 
 /// The name patterns pytest's `--doctest-glob` is given among `tokens`
-/// or in the `settings` files (`addopts = --doctest-glob=*.md`); a folder
+/// (run in `cwd`: a settings file its `-c` names too) or in the `settings`
+/// files (`addopts = --doctest-glob=*.md`); a folder
 /// part is left out (the pattern is matched against file names).
 pub(super) fn doctest_globs<'a>(
     tokens: &[String],
     settings: impl Iterator<Item = &'a PathBuf>,
+    cwd: &Path,
 ) -> Vec<String> {
     let mut words: Vec<String> = tokens.to_vec();
     for path in settings {
@@ -60,10 +62,26 @@ pub(super) fn doctest_globs<'a>(
             );
         }
     }
+    // `pytest -c ci.ini`: the settings it is given (round 66).
+    let given: Vec<String> = tokens
+        .windows(2)
+        .filter(|pair| matches!(pair[0].as_str(), "-c" | "--config-file"))
+        .filter_map(|pair| super::peek::small_text(&cwd.join(&pair[1])))
+        .collect();
+    for text in given {
+        words.extend(
+            text.split(|c: char| c.is_whitespace() || "\"',[]".contains(c))
+                .map(str::to_owned),
+        );
+    }
     let mut globs = Vec::new();
     for (at, word) in words.iter().enumerate() {
-        let glob = match word.as_str() {
-            "--doctest-glob" => words.get(at + 1).map(String::as_str),
+        // `PYTEST_ADDOPTS=--doctest-glob=*.md`, `--doctest-glob="*.md"`.
+        let word = word
+            .find("--doctest-glob")
+            .map_or(word.as_str(), |start| &word[start..]);
+        let glob = match word {
+            "--doctest-glob" | "--doctest-glob=" => words.get(at + 1).map(String::as_str),
             _ => word.strip_prefix("--doctest-glob="),
         };
         if let Some(glob) = glob.map(|g| g.rsplit('/').next().unwrap_or(g)) {
@@ -73,21 +91,33 @@ pub(super) fn doctest_globs<'a>(
     globs
 }
 
-/// The files a Jest settings file names from its root (`"<rootDir>/s.js"`):
-/// from its own folder and from the `rootDir` it sets, present or not.
-pub(super) fn rooted(path: &Path) -> Vec<PathBuf> {
+/// The files a Jest settings file `path` names from its root
+/// (`"<rootDir>/s.js"`): from `root` (its folder, or the settings' that
+/// name it as a preset) and from the `rootDir` it sets, present or not.
+pub(super) fn rooted(path: &Path, root: &Path) -> Vec<PathBuf> {
     static ROOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"<rootDir>/([^"'`\s,\])]+)"#).expect("valid regex")
     });
     static ROOT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"\brootDir["']?\s*:\s*["'`]([^"'`]+)"#).expect("valid regex")
     });
-    let (Some(text), Some(dir)) = (super::peek::small_text(path), path.parent()) else {
+    let Some(text) = super::peek::small_text(path) else {
         return Vec::new();
     };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let text = runner_part(&name, text);
+    let dir = root;
     let mut roots = vec![dir.to_path_buf()];
     roots.extend(ROOT.captures_iter(&text).map(|root| dir.join(&root[1])));
-    let mut files = Vec::new();
+    // `require: [./r.js]`: a path from the settings' folder (round 66).
+    static RELATIVE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"(?:^|[\s"'`\[,:])(\.\.?/[^"'`\s,\])]+)"#).expect("valid regex")
+    });
+    let mut files: Vec<PathBuf> = RELATIVE
+        .captures_iter(&text)
+        .take(64)
+        .map(|found| super::normalize(&root.join(&found[1])))
+        .collect();
     for name in ROOTED.captures_iter(&text).take(64) {
         files.extend(
             roots
@@ -96,6 +126,33 @@ pub(super) fn rooted(path: &Path) -> Vec<PathBuf> {
         );
     }
     files
+}
+
+/// The preset files a Jest settings file names (`preset: "x"`: the
+/// package's `jest-preset.json` / `.js` in the project's `node_modules`,
+/// or a folder by its path), those present.
+pub(super) fn presets(path: &Path) -> Vec<PathBuf> {
+    static PRESET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"\bpreset["']?\s*:\s*["'`]([^"'`]+)"#).expect("valid regex")
+    });
+    let (Some(text), Some(dir)) = (super::peek::small_text(path), path.parent()) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for preset in PRESET.captures_iter(&text).take(8) {
+        let name = &preset[1];
+        let folder = match name.starts_with('.') {
+            true => dir.join(name),
+            false => dir.join("node_modules").join(name),
+        };
+        for ending in ["json", "js", "cjs", "mjs"] {
+            let file = super::normalize(&folder.join(format!("jest-preset.{ending}")));
+            if file.is_file() {
+                found.push(file);
+            }
+        }
+    }
+    found
 }
 
 /// The most folders named by settings searched.

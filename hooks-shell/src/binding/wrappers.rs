@@ -252,7 +252,7 @@ pub(crate) fn change_folder(args: &[String]) -> Result<String, String> {
 }
 
 /// How the folder a command runs in may be written ([`places`] reads it).
-pub(crate) const HERE: [&str; 4] = ["${PWD}", "$PWD", "$(pwd)", "`pwd`"];
+pub(crate) const HERE: [&str; 5] = ["${PWD}", "$PWD", "$(pwd)", "`pwd`", "~+"];
 
 /// How the top of the git checkout it runs in may be written.
 const TOP: [&str; 2] = [
@@ -268,7 +268,21 @@ pub(crate) fn computed(value: &str) -> bool {
         .chain(&TOP)
         .find_map(|here| value.strip_prefix(here))
         .unwrap_or(value);
-    rest.contains(['$', '`'])
+    rest.contains(['$', '`']) || expands(rest)
+}
+
+/// Whether the shell expands `word` to other words: a glob (`?`, `*`,
+/// `[…]`) or a brace expansion (`{a,b}`, `{1..3}`: round 66).
+pub(crate) fn expands(word: &str) -> bool {
+    let braces = word
+        .find('{')
+        .and_then(|open| {
+            word[open..]
+                .find('}')
+                .map(|close| &word[open..open + close])
+        })
+        .is_some_and(|inside| inside.contains(',') || inside.contains(".."));
+    braces || word.contains(['*', '?', '['])
 }
 
 /// The top of the git checkout `base` is in (the nearest folder up

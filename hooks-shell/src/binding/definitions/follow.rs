@@ -217,7 +217,12 @@ pub(super) fn follow_includes(
     }
     for raw in lines.iter().map(String::as_str) {
         let line = raw.trim_start();
-        if kind == Includes::Make && raw.starts_with('\t') {
+        // A recipe line; but `\tinclude x.mk` before any rule is make's
+        // directive (round 66): read as one either way.
+        let directive = ["include ", "-include ", "sinclude "]
+            .iter()
+            .any(|start| line.starts_with(start));
+        if kind == Includes::Make && raw.starts_with('\t') && !directive {
             continue;
         }
         // A `just` recipe line (indented), `{{…}}` a value.
@@ -278,6 +283,32 @@ pub(super) fn follow_includes(
             .iter()
             .map(|name| name.trim_start_matches("./"))
             .filter(|name| name.contains(['*', '?', '[']) && !name.contains(['/', '$', ')']))
+            .map(str::to_owned)
+            .collect();
+        // `include */*.mk`: a glob in a folder part too (round 66).
+        let in_folders: Vec<String> = names
+            .iter()
+            .filter(|name| name.contains('/') && !name.contains(['$', ')']))
+            .filter(|name| {
+                name.split('/')
+                    .rev()
+                    .skip(1)
+                    .any(|part| part.contains(['*', '?', '[']))
+            })
+            .flat_map(|pattern| {
+                searched.iter().flat_map(move |place| {
+                    crate::binding::globbing::glob_matches(place, pattern)
+                        .into_iter()
+                        .filter_map(move |path| {
+                            Some(path.strip_prefix(place).ok()?.display().to_string())
+                        })
+                })
+            })
+            .take(MAX_INCLUDED)
+            .collect();
+        let in_place: Vec<String> = in_place
+            .iter()
+            .map(String::as_str)
             .flat_map(|pattern| {
                 let places = match kind {
                     Includes::Just => vec![file.parent().unwrap_or(dir).to_path_buf()],
@@ -301,6 +332,7 @@ pub(super) fn follow_includes(
         for name in names
             .iter()
             .chain(&in_place)
+            .chain(&in_folders)
             .filter(|n| !n.contains(['$', '*', '?', '[', ')']))
         {
             let name = hermes_hooks_core::home::expand_tilde(name);

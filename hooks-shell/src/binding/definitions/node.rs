@@ -263,12 +263,17 @@ fn own_bin(name: &str, dir: &Path) -> Option<(PathBuf, PathBuf)> {
     let text = crate::binding::peek::small_text(&folder.join("package.json"))?;
     let manifest: serde_json::Value =
         serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()?;
-    let path = match manifest.get("bin")? {
-        serde_json::Value::String(path) => {
+    // `"directories": {"bin": "bin"}`: each file there by its name.
+    let listed = manifest
+        .pointer("/directories/bin")
+        .and_then(serde_json::Value::as_str);
+    let path = match (manifest.get("bin"), listed) {
+        (Some(serde_json::Value::String(path)), _) => {
             let package = manifest.get("name")?.as_str()?;
-            (package.rsplit('/').next() == Some(name)).then_some(path.as_str())?
+            (package.rsplit('/').next() == Some(name)).then(|| path.clone())?
         }
-        serde_json::Value::Object(bins) => bins.get(name)?.as_str()?,
+        (Some(serde_json::Value::Object(bins)), _) => bins.get(name)?.as_str()?.to_owned(),
+        (None, Some(folder)) => format!("{folder}/{name}"),
         _ => return None,
     };
     let file = crate::binding::normalize(&folder.join(path));

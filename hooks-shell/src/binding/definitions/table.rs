@@ -330,7 +330,14 @@ pub(super) const PROGRAMS: &[Program] = &[
     Program {
         options: lists(&["--test-dir"], &[], &[]),
         upward: false,
-        ..plain(&["ctest"], &["CTestTestfile.cmake"])
+        ..plain(
+            &["ctest"],
+            &[
+                "CTestTestfile.cmake",
+                "CTestCustom.cmake",
+                "CTestCustom.ctest",
+            ],
+        )
     },
 ];
 

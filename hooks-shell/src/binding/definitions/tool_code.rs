@@ -62,9 +62,19 @@ pub(super) fn read(
     // ESLint's `--rulesdir rules` loads each file there; `--plugin x`
     // `node_modules/eslint-plugin-x` (round 65).
     if name == "eslint" {
-        for (option, value) in option_values(args, &["--rulesdir", "--plugin"]) {
+        let options = ["--rulesdir", "--plugin", "-f", "--format"];
+        for (option, value) in option_values(args, &options) {
             match option {
                 "--rulesdir" => found.add(crate::binding::normalize(&dir.join(value))),
+                // `-f fmt`: `eslint-formatter-fmt`, a package or a file.
+                "-f" | "--format" => {
+                    let modules = dir.join("node_modules");
+                    found.add(modules.join(format!("eslint-formatter-{value}")));
+                    found.add(crate::binding::normalize(&dir.join(value)));
+                    if !value.contains(['/', '.']) {
+                        found.add(modules.join(value));
+                    }
+                }
                 _ => builds::packages_named(&format!("\"{value}\""), dir)
                     .into_iter()
                     .for_each(|package| found.add(package)),
@@ -159,6 +169,9 @@ pub(super) fn read(
                     found.add(file);
                 }
                 builds::commands_of(name, &text, here, at, found);
+            }
+            "ctest" if !manifest.ends_with("CTestTestfile.cmake") => {
+                builds::ctest_custom(&text, here, at, found);
             }
             "ctest" => builds::ctest(manifest, &text, at, found),
             _ => {}

@@ -66,7 +66,8 @@ fn given(commands: &[Vec<String>]) -> Given {
             Some((first, rest)) if first == "for" && rest.get(1).is_some_and(|w| w == "in") => {
                 if is_name(&rest[0]) {
                     for value in &rest[2..] {
-                        let known = !value.contains(['*', '?', '[', '$', '`']);
+                        let known = !value.contains(['$', '`'])
+                            && !crate::binding::wrappers::expands(value);
                         add(
                             &mut given.variables,
                             &rest[0],

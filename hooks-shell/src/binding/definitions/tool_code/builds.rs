@@ -258,8 +258,21 @@ pub(super) fn tox_commands(manifest: &Path, text: &str) -> Vec<String> {
     } else {
         ini_commands(text, &mut lines);
     }
+    // `{[base]cmd}`: another section's value, in place (round 66).
+    static REFERENCE: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\{\[([^\]]+)\]([^{}]+)\}").expect("valid regex"));
     static SUBSTITUTION: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\{[^{}]*\}").expect("valid regex"));
+    let lines: Vec<String> = lines
+        .iter()
+        .map(|line| {
+            REFERENCE
+                .replace_all(line, |found: &regex::Captures| {
+                    ini_value(text, &found[1], &found[2]).unwrap_or_else(|| "$(:)".to_owned())
+                })
+                .into_owned()
+        })
+        .collect();
     lines
         .iter()
         .map(|line| line.replace("{toxinidir}", ".").replace("{tox_root}", "."))
@@ -268,13 +281,54 @@ pub(super) fn tox_commands(manifest: &Path, text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The `commands*` lines of the INI `text` into `lines`.
+/// The value of `key` in the INI `text`'s section `section`, its
+/// continuation lines joined.
+fn ini_value(text: &str, section: &str, key: &str) -> Option<String> {
+    let mut inside = false;
+    let mut value: Option<String> = None;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            if value.is_some() {
+                break;
+            }
+            inside = trimmed.trim_matches(['[', ']']) == section;
+            continue;
+        }
+        match (&mut value, line.starts_with([' ', '\t'])) {
+            (Some(value), true) if !trimmed.is_empty() => {
+                value.push('\n');
+                value.push_str(trimmed);
+            }
+            (Some(_), _) => break,
+            (None, _) if inside => {
+                if let Some((name, found)) = line.split_once('=')
+                    && name.trim() == key.trim()
+                {
+                    value = Some(found.trim().to_owned());
+                }
+            }
+            _ => {}
+        }
+    }
+    value
+}
+
+/// The `commands*` lines of the INI `text` into `lines`; a line ending in
+/// `\` goes on in the next (round 66).
 fn ini_commands(text: &str, lines: &mut Vec<String>) {
     let mut taking = false;
     for line in text.lines() {
         let continued = line.starts_with([' ', '\t']) && !line.trim().is_empty();
         if taking && continued {
-            lines.push(line.trim().to_owned());
+            match lines.last_mut().filter(|last| last.ends_with('\\')) {
+                Some(last) => {
+                    last.pop();
+                    last.push(' ');
+                    last.push_str(line.trim());
+                }
+                None => lines.push(line.trim().to_owned()),
+            }
             continue;
         }
         taking = false;
@@ -313,5 +367,18 @@ fn toml_commands(value: &toml::Value, lines: &mut Vec<String>) {
             }
             _ => toml_commands(value, lines),
         }
+    }
+}
+
+/// The commands a build folder's `CTestCustom.cmake` (`text`, in `dir`)
+/// has ctest run before and after the tests (`set(CTEST_CUSTOM_PRE_TEST
+/// "sh x.sh")`: round 66).
+pub(super) fn ctest_custom(text: &str, dir: &Path, at: (bool, usize), found: &mut Reached) {
+    static CUSTOM: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"(?i)set\s*\(\s*CTEST_CUSTOM_(?:PRE|POST)_TEST\s+"([^"]*)""#)
+            .expect("valid regex")
+    });
+    for command in CUSTOM.captures_iter(text).take(MAX_NAMED) {
+        run(&command[1], dir, at, found);
     }
 }
