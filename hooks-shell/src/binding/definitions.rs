@@ -272,10 +272,12 @@ pub(super) fn reached_within(
             found.code_started = outer;
         }
         if matches!(first.as_str(), "cd" | "pushd") {
-            // `cd ?`, `cd {a,b}`: a folder the shell picks (round 66).
+            // `cd ?`, `cd {a,b}`: a folder of the project the shell picks
+            // (round 66); one of the home folder's (`cd ~/b?n`) is the
+            // user's own.
             let picked = words[1..]
                 .iter()
-                .find(|w| !w.contains('$') && wrappers_expand(w));
+                .find(|w| !w.contains('$') && !w.starts_with(['~', '/']) && wrappers_expand(w));
             if let Some(word) = picked.filter(|_| !again) {
                 found.computed.get_or_insert(format!(
                     "it changes to a folder the shell picks when it runs (`{word}`)"
