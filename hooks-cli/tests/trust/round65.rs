@@ -33,6 +33,34 @@ pub(crate) fn asks_again(command: &str, setup: &[(&str, &str)], edit: (&str, &st
     assert!(said.contains(changed), "{command}: {said}");
 }
 
+/// `command` in a fresh git project with `setup` cannot be approved: the
+/// guard blocks, saying `said`; then `edit` written never runs.
+pub(crate) fn refused(
+    command: &str,
+    setup: &[(&str, &str)],
+    edit: Option<(&str, &str)>,
+    said: &str,
+) {
+    let (home, project) = home_with("[claude]");
+    crate::round28::git(&project, &["init", "-q", "."]);
+    for (file, text) in setup {
+        write(&project, file, text);
+    }
+    user_fail_closed_command(&home, &guard_running(command));
+    let refused = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(
+        refused["outcome"]["action"], "block",
+        "{command}: {refused:#}"
+    );
+    let message = refused["outcome"]["message"].to_string();
+    assert!(message.contains(said), "{command}: {message}");
+    if let Some((file, text)) = edit {
+        write(&project, file, text);
+        emit_terminal(&home, &project, "ls", false);
+        assert!(!project.join("PWNED").exists(), "{command}: ran unasked");
+    }
+}
+
 /// `include *.mk` / `-include *.d` in the makefile's own folder: each file
 /// the pattern matches is bound, and one made later asks again.
 #[test]
@@ -241,18 +269,12 @@ fn a_folder_named_by_a_loop_or_written_from_here_is_read_as_that_folder() {
     ] {
         asks_again(command, &[makefile], edit, "a/Makefile");
     }
-    let command = "for d in */; do make -s -C $d lint; done";
-    let (home, project) = home_with("[claude]");
-    crate::round28::git(&project, &["init", "-q", "."]);
-    write(&project, makefile.0, makefile.1);
-    user_fail_closed_command(&home, &guard_running(command));
-    let refused = emit_terminal(&home, &project, "ls", true);
-    assert_eq!(refused["outcome"]["action"], "block", "{refused:#}");
-    let said = refused["outcome"]["message"].to_string();
-    assert!(said.contains("named only when it runs"), "{said}");
-    write(&project, edit.0, edit.1);
-    emit_terminal(&home, &project, "ls", false);
-    assert!(!project.join("PWNED").exists(), "{command}: ran unasked");
+    refused(
+        "for d in */; do make -s -C $d lint; done",
+        &[makefile],
+        Some(edit),
+        "named only when it runs",
+    );
 }
 
 /// What tox's environments run (`commands = make -s lint`), the

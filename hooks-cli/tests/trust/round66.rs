@@ -7,9 +7,7 @@
 //! edit unasked on the code before; the tests check what the approval
 //! binds, so they hold without the tools.
 
-use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
-use crate::round59::guard_running;
-use crate::round65::asks_again;
+use crate::round65::{asks_again, refused};
 
 const MAKEFILE: (&str, &str) = ("b/Makefile", "lint:\n\t@true\n");
 const EDITED: (&str, &str) = ("b/Makefile", "lint:\n\t@touch ../PWNED\n");
@@ -22,20 +20,7 @@ fn folders_the_shell_picks_or_writes_from_here_are_read_or_refused() {
         "for d in {a,b}; do make -s -C $d lint; done",
         "git -C ? status",
     ] {
-        let (home, project) = home_with("[claude]");
-        crate::round28::git(&project, &["init", "-q", "."]);
-        write(&project, MAKEFILE.0, MAKEFILE.1);
-        user_fail_closed_command(&home, &guard_running(command));
-        let refused = emit_terminal(&home, &project, "ls", true);
-        assert_eq!(
-            refused["outcome"]["action"], "block",
-            "{command}: {refused:#}"
-        );
-        let said = refused["outcome"]["message"].to_string();
-        assert!(
-            said.contains("cannot be approved") || said.contains("not approved"),
-            "{command}: {said}"
-        );
+        refused(command, &[MAKEFILE], Some(EDITED), "cannot be approved");
     }
 }
 
@@ -128,4 +113,22 @@ fn node_code_round_66_found_is_bound() {
     let config = ("jest.config.json", "{\"preset\": \"jest-preset-x\"}\n");
     let jest_test = ("a.test.js", "test('a', () => {});\n");
     asks_again("jest", &[jest_test, setup, preset, config], changed, "r.js");
+}
+
+/// A Jest settings file too large to read whole: what it names from its
+/// root cannot be known, so the guard cannot be approved (the reference
+/// past its first MiB was not read, and `r.js` ran unasked).
+#[test]
+fn a_runner_settings_file_too_large_to_read_cannot_be_approved() {
+    let config = format!(
+        "{}{{\"setupFiles\": [\"<rootDir>/r.js\"]}}\n",
+        " ".repeat(1_100_000)
+    );
+    let setup = [
+        ("a.test.js", "test('a', () => {});\n"),
+        ("r.js", "module.exports = {};\n"),
+        ("jest.config.json", config.as_str()),
+    ];
+    let edit = ("r.js", "require('fs').writeFileSync('PWNED', '');\n");
+    refused("jest", &setup, Some(edit), "cannot be read whole");
 }

@@ -105,7 +105,7 @@ pub(super) fn bind(
         let settings = files.iter().map(|(_, path)| path);
         doctests.extend(super::runner_settings::doctest_globs(
             &tokens, settings, cwd,
-        ));
+        )?);
         // What a Node runner's settings load (`require: ./r.js`,
         // `setupFiles`, a JS config's own `require`): read as its tests'
         // code is (round 65: none was bound).
@@ -123,9 +123,9 @@ pub(super) fn bind(
             let settings: Vec<PathBuf> = node_tests.iter().cloned().chain(manifests).collect();
             for path in &settings {
                 let root = path.parent().unwrap_or(project);
-                rooted.extend(super::runner_settings::rooted(path, root));
-                for preset in super::runner_settings::presets(path) {
-                    rooted.extend(super::runner_settings::rooted(&preset, root));
+                rooted.extend(super::runner_settings::rooted(path, root)?);
+                for preset in super::runner_settings::presets(path)? {
+                    rooted.extend(super::runner_settings::rooted(&preset, root)?);
                     rooted.push(preset);
                 }
             }

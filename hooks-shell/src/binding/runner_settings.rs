@@ -9,6 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::BindError;
+
 /// The files test runners read their settings from.
 const SETTINGS: [&str; 22] = [
     "pytest.ini",
@@ -52,27 +54,18 @@ pub(super) fn doctest_globs<'a>(
     tokens: &[String],
     settings: impl Iterator<Item = &'a PathBuf>,
     cwd: &Path,
-) -> Vec<String> {
-    let mut words: Vec<String> = tokens.to_vec();
-    for path in settings {
-        if let Some(text) = super::peek::small_text(path) {
-            words.extend(
-                text.split(|c: char| c.is_whitespace() || "\"',[]".contains(c))
-                    .map(str::to_owned),
-            );
-        }
-    }
+) -> Result<Vec<String>, BindError> {
     // `pytest -c ci.ini`: the settings it is given (round 66).
-    let given: Vec<String> = tokens
+    let given = tokens
         .windows(2)
         .filter(|pair| matches!(pair[0].as_str(), "-c" | "--config-file"))
-        .filter_map(|pair| super::peek::small_text(&cwd.join(&pair[1])))
-        .collect();
-    for text in given {
-        words.extend(
-            text.split(|c: char| c.is_whitespace() || "\"',[]".contains(c))
-                .map(str::to_owned),
-        );
+        .map(|pair| cwd.join(&pair[1]));
+    let mut words: Vec<String> = tokens.to_vec();
+    for path in settings.cloned().chain(given) {
+        if let Some(text) = whole_text(&path)? {
+            let split = text.split(|c: char| c.is_whitespace() || "\"',[]".contains(c));
+            words.extend(split.map(str::to_owned));
+        }
     }
     let mut globs = Vec::new();
     for (at, word) in words.iter().enumerate() {
@@ -88,21 +81,21 @@ pub(super) fn doctest_globs<'a>(
             globs.push(glob.to_owned());
         }
     }
-    globs
+    Ok(globs)
 }
 
 /// The files a Jest settings file `path` names from its root
 /// (`"<rootDir>/s.js"`): from `root` (its folder, or the settings' that
 /// name it as a preset) and from the `rootDir` it sets, present or not.
-pub(super) fn rooted(path: &Path, root: &Path) -> Vec<PathBuf> {
+pub(super) fn rooted(path: &Path, root: &Path) -> Result<Vec<PathBuf>, BindError> {
     static ROOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"<rootDir>/([^"'`\s,\])]+)"#).expect("valid regex")
     });
     static ROOT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"\brootDir["']?\s*:\s*["'`]([^"'`]+)"#).expect("valid regex")
     });
-    let Some(text) = super::peek::small_text(path) else {
-        return Vec::new();
+    let Some(text) = whole_text(path)? else {
+        return Ok(Vec::new());
     };
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let text = runner_part(&name, text);
@@ -125,18 +118,18 @@ pub(super) fn rooted(path: &Path, root: &Path) -> Vec<PathBuf> {
                 .map(|root| super::normalize(&root.join(&name[1]))),
         );
     }
-    files
+    Ok(files)
 }
 
 /// The preset files a Jest settings file names (`preset: "x"`: the
 /// package's `jest-preset.json` / `.js` in the project's `node_modules`,
 /// or a folder by its path), those present.
-pub(super) fn presets(path: &Path) -> Vec<PathBuf> {
+pub(super) fn presets(path: &Path) -> Result<Vec<PathBuf>, BindError> {
     static PRESET: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"\bpreset["']?\s*:\s*["'`]([^"'`]+)"#).expect("valid regex")
     });
-    let (Some(text), Some(dir)) = (super::peek::small_text(path), path.parent()) else {
-        return Vec::new();
+    let (Some(text), Some(dir)) = (whole_text(path)?, path.parent()) else {
+        return Ok(Vec::new());
     };
     let mut found = Vec::new();
     for preset in PRESET.captures_iter(&text).take(8) {
@@ -152,8 +145,29 @@ pub(super) fn presets(path: &Path) -> Vec<PathBuf> {
             }
         }
     }
-    found
+    Ok(found)
 }
+
+/// The text of a settings file that names code, read whole: `None` when
+/// it is not there; one present that cannot be (over [`MAX_SETTINGS`]
+/// bytes, not a regular file, a NUL byte in it) cannot be approved, as
+/// what it names cannot be known.
+fn whole_text(path: &Path) -> Result<Option<String>, BindError> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(None);
+    }
+    match hermes_hooks_core::regular_file::read_capped(path, MAX_SETTINGS) {
+        Ok(bytes) if !bytes.contains(&0) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        _ => Err(BindError::Computed(format!(
+            "{} cannot be read whole (over {MAX_SETTINGS} bytes, not a regular file, or not \
+             text): what a test runner loads by it cannot be read",
+            path.display()
+        ))),
+    }
+}
+
+/// The largest settings file read whole.
+const MAX_SETTINGS: u64 = 1 << 20;
 
 /// The most folders named by settings searched.
 const MAX_NAMED: usize = 32;
