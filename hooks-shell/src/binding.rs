@@ -33,6 +33,7 @@ mod mentions;
 mod named_digests;
 use named_digests::path_map;
 mod node_chain;
+mod node_packages;
 mod peek;
 mod perl_inc;
 mod program;
@@ -263,6 +264,10 @@ impl Subject {
             binding
                 .definitions
                 .insert(root.clone(), tree_sha256(std::slice::from_ref(root))?);
+        }
+        for folder in &reached.listed {
+            let (key, digest) = definitions::workspaces::listing(folder)?;
+            binding.mentioned.insert(key, digest);
         }
         if let Some(project) = self.mentions_project(found, &reached) {
             self.bind_mentioned(&project, found, &reached, &mut binding)?;

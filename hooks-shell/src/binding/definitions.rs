@@ -110,6 +110,10 @@ pub struct Reached {
     /// (`make -f a.mk -f b.mk`): a rule of another may add prerequisites
     /// to a target of its own, so its `$^` is not what it writes.
     pub(crate) makefiles_together: bool,
+    /// Folders whose entries' names and kinds are bound: a glob of npm's
+    /// `workspaces` (`pk/*`) or cargo's vendored sources may pick a folder
+    /// added there later.
+    pub(crate) listed: Vec<PathBuf>,
 }
 
 impl Reached {
@@ -402,3 +406,4 @@ mod tests;
 mod tool_code;
 mod toolchain;
 mod walk;
+pub(super) mod workspaces;

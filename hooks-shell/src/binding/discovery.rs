@@ -101,7 +101,20 @@ pub(super) fn bind(
     let mut rooted: Vec<PathBuf> = Vec::new();
     let mut doctests = vec!["test*.txt".to_owned()];
     if !runners.is_empty() {
-        let (files, folders) = super::runner_settings::read(&bases, project);
+        let (mut files, folders) = super::runner_settings::read(&bases, project);
+        if runners.iter().any(|(endings, _)| *endings == NODE) {
+            let under: Vec<PathBuf> = bases.iter().chain(&folders).cloned().collect();
+            let walk = |folder: &Path| {
+                let listed = code_under(folder, &[], false)?;
+                Ok(listed.into_iter().map(|(_, path)| path).collect())
+            };
+            for (shown, path) in super::runner_settings::node_settings_below(&under, project, walk)?
+            {
+                if !files.iter().any(|(_, known)| *known == path) {
+                    files.push((shown, path));
+                }
+            }
+        }
         let settings = files.iter().map(|(_, path)| path);
         doctests.extend(super::runner_settings::doctest_globs(
             &tokens, settings, cwd,
@@ -120,11 +133,23 @@ pub(super) fn bind(
             // settings file names (round 66).
             let manifests = files.iter().map(|(_, path)| path.clone());
             let manifests = manifests.filter(|p| p.ends_with("package.json") && p.is_file());
-            let settings: Vec<PathBuf> = node_tests.iter().cloned().chain(manifests).collect();
-            for path in &settings {
+            let mut settings: Vec<PathBuf> = node_tests.iter().cloned().chain(manifests).collect();
+            // A settings file one names (`extends: "./b.json"`) is read as
+            // one too (round 67), a few deep.
+            let mut at = 0;
+            while at < settings.len() && at < MAX_SETTINGS_READ {
+                let path = settings[at].clone();
+                at += 1;
                 let root = path.parent().unwrap_or(project);
-                rooted.extend(super::runner_settings::rooted(path, root)?);
-                for preset in super::runner_settings::presets(path)? {
+                let named = super::runner_settings::rooted(&path, root)?;
+                for file in named.iter().filter(|file| settings_file(file, project)) {
+                    if !settings.contains(file) {
+                        settings.push(file.clone());
+                    }
+                }
+                rooted.extend(named);
+                rooted.extend(super::runner_settings::packages(&path)?);
+                for preset in super::runner_settings::presets(&path)? {
                     rooted.extend(super::runner_settings::rooted(&preset, root)?);
                     rooted.push(preset);
                 }
@@ -213,6 +238,16 @@ pub(super) fn bind(
         super::node_chain::bind(loaded.iter(), project, mentioned)?;
     }
     Ok(())
+}
+
+/// The most settings files of Node runners read, those they name too.
+const MAX_SETTINGS_READ: usize = 64;
+
+/// Whether `file`, named by a runner's settings, is a settings file of
+/// the project present now that may name more (`.json`, `.js`, `.cjs`).
+fn settings_file(file: &Path, project: &Path) -> bool {
+    let ending = file.extension().and_then(|e| e.to_str()).unwrap_or("");
+    file.starts_with(project) && file.is_file() && matches!(ending, "json" | "js" | "cjs" | "mjs")
 }
 
 /// Reads the Python files under the rule `folders` cfn-lint imports as a

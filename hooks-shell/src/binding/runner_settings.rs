@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use super::BindError;
 
 /// The files test runners read their settings from.
-const SETTINGS: [&str; 22] = [
+const SETTINGS: &[&str] = &[
     "pytest.ini",
     ".pytest.ini",
     "pyproject.toml",
@@ -35,15 +35,66 @@ const SETTINGS: [&str; 22] = [
     "vitest.config.js",
     ".taprc",
     ".proverc",
+    // Babel's, which Jest's default transform loads (round 67).
+    "babel.config.js",
+    "babel.config.cjs",
+    "babel.config.mjs",
+    "babel.config.cts",
+    "babel.config.json",
+    ".babelrc",
+    ".babelrc.js",
+    ".babelrc.cjs",
+    ".babelrc.mjs",
+    ".babelrc.json",
+];
+
+/// The starts of the names of the Node runners' (and Babel's) settings
+/// files that name or are code they load.
+const NODE_SETTINGS: [&str; 6] = [
+    ".mocharc.",
+    "jest.config.",
+    "vitest.config.",
+    ".taprc",
+    "babel.config.",
+    ".babelrc",
 ];
 
 /// Whether `path` is a Node runner's own settings file present now, one
 /// that names or is code it loads (`.mocharc.yml`'s `require:`, a
 /// `jest.config.js`).
 pub(super) fn loads_code(path: &Path) -> bool {
+    path.is_file() && node_settings_name(path)
+}
+
+/// Whether `path` is named as a Node runner's or Babel's settings file.
+fn node_settings_name(path: &Path) -> bool {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let node = [".mocharc.", "jest.config.", "vitest.config.", ".taprc"];
-    path.is_file() && node.iter().any(|start| name.starts_with(start))
+    NODE_SETTINGS.iter().any(|start| name.starts_with(start))
+}
+
+/// The Node runners' and Babel's settings files anywhere under `folders`
+/// (`node_modules` and dot folders left out), and each `package.json`
+/// there: Jest's `projects` each read their own (`p1/jest.config.js`,
+/// by a glob too), and Babel reads a `.babelrc` beside each file it
+/// transforms (round 67: none was bound). `walk` lists a folder's files.
+pub(super) fn node_settings_below(
+    folders: &[PathBuf],
+    project: &Path,
+    walk: impl Fn(&Path) -> Result<Vec<PathBuf>, BindError>,
+) -> Result<Vec<(String, PathBuf)>, BindError> {
+    let mut found = Vec::new();
+    for folder in folders.iter().filter(|folder| folder.starts_with(project)) {
+        for path in walk(folder)? {
+            let manifest = path.file_name().is_some_and(|name| name == "package.json");
+            if manifest || node_settings_name(&path) {
+                let shown = path.strip_prefix(project).unwrap_or(&path);
+                found.push((shown.display().to_string(), path));
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    Ok(found)
 }
 
 /// The name patterns pytest's `--doctest-glob` is given among `tokens`
@@ -63,7 +114,8 @@ pub(super) fn doctest_globs<'a>(
     let mut words: Vec<String> = tokens.to_vec();
     for path in settings.cloned().chain(given) {
         if let Some(text) = whole_text(&path)? {
-            let split = text.split(|c: char| c.is_whitespace() || "\"',[]".contains(c));
+            // Not at `[`: `--doctest-glob=[x].md` is a pattern (round 66).
+            let split = text.split(|c: char| c.is_whitespace() || "\"',".contains(c));
             words.extend(split.map(str::to_owned));
         }
     }
@@ -78,7 +130,12 @@ pub(super) fn doctest_globs<'a>(
             _ => word.strip_prefix("--doctest-glob="),
         };
         if let Some(glob) = glob.map(|g| g.rsplit('/').next().unwrap_or(g)) {
-            globs.push(glob.to_owned());
+            // A TOML array's `]` after the pattern is no part of it.
+            let mut glob = glob.to_owned();
+            while glob.matches(']').count() > glob.matches('[').count() {
+                glob.pop();
+            }
+            globs.push(glob);
         }
     }
     Ok(globs)
@@ -109,16 +166,49 @@ pub(super) fn rooted(path: &Path, root: &Path) -> Result<Vec<PathBuf>, BindError
     let mut files: Vec<PathBuf> = RELATIVE
         .captures_iter(&text)
         .take(64)
-        .map(|found| super::normalize(&root.join(&found[1])))
+        .flat_map(|found| node_candidates(&super::normalize(&root.join(&found[1]))))
         .collect();
     for name in ROOTED.captures_iter(&text).take(64) {
         files.extend(
             roots
                 .iter()
-                .map(|root| super::normalize(&root.join(&name[1]))),
+                .flat_map(|root| node_candidates(&super::normalize(&root.join(&name[1])))),
         );
     }
     Ok(files)
+}
+
+/// The files Node (and Babel, Jest) may load for the path `named`, present
+/// or not: itself and, as a module's name without its ending
+/// (`plugins: ["./my-plugin"]`), each ending Node tries and the folder's
+/// `index.js` (round 67: only `./my-plugin` itself was bound).
+fn node_candidates(named: &Path) -> Vec<PathBuf> {
+    let mut found = vec![named.to_path_buf()];
+    let ending = named.extension().and_then(|e| e.to_str()).unwrap_or("");
+    if !["js", "cjs", "mjs", "ts", "json", "jsx", "tsx", "cts", "mts"].contains(&ending) {
+        let text = named.as_os_str().to_string_lossy();
+        for more in [".js", ".cjs", ".mjs", ".ts", ".json"] {
+            found.push(PathBuf::from(format!("{text}{more}")));
+        }
+        found.push(named.join("index.js"));
+        found.push(named.join("package.json"));
+    }
+    found
+}
+
+/// The packages of the project's `node_modules` beside it a Node
+/// runner's or Babel's settings file `path` names by a short name:
+/// Babel's `plugins: ["x"]` (`babel-plugin-x`), Jest's
+/// `testEnvironment: "x"` (`jest-environment-x`) or `transform` module
+/// (round 67).
+pub(super) fn packages(path: &Path) -> Result<Vec<PathBuf>, BindError> {
+    let (Some(text), Some(dir)) = (whole_text(path)?, path.parent()) else {
+        return Ok(Vec::new());
+    };
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let text = runner_part(&name, text);
+    let kinds = super::node_packages::BABEL_AND_JEST;
+    Ok(super::node_packages::named(&text, dir, kinds))
 }
 
 /// The preset files a Jest settings file names (`preset: "x"`: the
@@ -210,7 +300,7 @@ fn runner_part(name: &str, text: String) -> String {
         return text;
     }
     let manifest: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-    ["jest", "mocha", "ava", "tap", "vitest"]
+    ["jest", "mocha", "ava", "tap", "vitest", "babel"]
         .iter()
         .filter_map(|key| manifest.get(key))
         .map(|part| part.to_string())

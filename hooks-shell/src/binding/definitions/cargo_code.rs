@@ -95,7 +95,7 @@ const MAX_CRATES: usize = 64;
 /// of the crates whose `Cargo.toml` is among `manifests` (see the module
 /// documentation).
 pub(super) fn read(
-    words: &[String],
+    (words, args): (&[String], &[String]),
     manifests: &[PathBuf],
     (project_hook, depth): (bool, usize),
     found: &mut Reached,
@@ -122,6 +122,17 @@ pub(super) fn read(
                 depth,
             };
             read_crate(folder, (reading, false), 0, &mut seen, found);
+            // The crates its settings put in place of a registry's
+            // (round 67): `[patch]`, `paths`, a vendored `directory`.
+            let given = super::cargo_config::given_settings(args, folder);
+            for replaced in super::cargo_config::replacing_crates(manifests, &given, found) {
+                let reading = Reading {
+                    runs,
+                    project_hook,
+                    depth,
+                };
+                read_crate(&replaced, (reading, false), 1, &mut seen, found);
+            }
         }
     }
 }
@@ -380,7 +391,7 @@ mod tests {
         let words = |w: &str| vec![w.to_owned()];
         let mut found = Reached::default();
         read(
-            &words("check"),
+            (&words("check"), &[]),
             &[dir.path().join("Cargo.toml")],
             (false, 0),
             &mut found,
@@ -399,7 +410,7 @@ mod tests {
         );
         let mut found = Reached::default();
         read(
-            &words("test"),
+            (&words("test"), &[]),
             &[dir.path().join("Cargo.toml")],
             (false, 0),
             &mut found,
@@ -408,7 +419,7 @@ mod tests {
         at("build.rs", "include!(concat!(\"to\", \"ols/b.rs\"));\n");
         let mut found = Reached::default();
         read(
-            &words("check"),
+            (&words("check"), &[]),
             &[dir.path().join("Cargo.toml")],
             (false, 0),
             &mut found,

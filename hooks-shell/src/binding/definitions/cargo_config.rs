@@ -65,6 +65,89 @@ pub(super) fn cargo_config_files(manifests: &[PathBuf], found: &mut Reached) {
     }
 }
 
+/// The settings files `args` (cargo's words) gives by `--config FILE`
+/// (a value naming a `.toml` file, not `key=value`), from `folder`.
+pub(super) fn given_settings(args: &[String], folder: &Path) -> Vec<PathBuf> {
+    let mut given = Vec::new();
+    for (at, arg) in args.iter().enumerate() {
+        let value = match arg.as_str() {
+            "--config" => args.get(at + 1).map(String::as_str),
+            _ => arg.strip_prefix("--config="),
+        };
+        if let Some(value) = value.filter(|value| !value.contains('=')) {
+            given.push(crate::binding::normalize(&folder.join(value)));
+        }
+    }
+    given
+}
+
+/// The crate folders cargo's settings among `manifests` and `given`
+/// (`.cargo/config.toml`, a `--config` file, each bound) build in place
+/// of a registry's crates: `[patch.*] x = { path = "d" }`, `paths =
+/// ["d"]`, each crate of a `[source.*] directory = "vendor"` (round 67:
+/// their build scripts ran unbound). Paths are from the folder holding
+/// `.cargo` (a given file's folder's parent too).
+pub(super) fn replacing_crates(
+    manifests: &[PathBuf],
+    given: &[PathBuf],
+    found: &mut Reached,
+) -> Vec<PathBuf> {
+    let mut crates = Vec::new();
+    let settings = manifests.iter().filter(|config| {
+        config
+            .parent()
+            .is_some_and(|folder| folder.ends_with(".cargo"))
+    });
+    for config in settings.chain(given) {
+        found.add(config.clone());
+        if std::fs::symlink_metadata(config).is_err() {
+            continue;
+        }
+        let parsed = read_definition(config).and_then(|text| text.parse::<toml::Table>().ok());
+        let Some(table) = parsed else {
+            found.unsure("cargo", "a cargo settings file that cannot be read whole");
+            continue;
+        };
+        let folder = config.parent().unwrap_or(Path::new("/"));
+        let base = match folder.ends_with(".cargo") {
+            true => folder.parent().unwrap_or(folder),
+            false => folder,
+        };
+        let patched = table.get("patch").and_then(toml::Value::as_table);
+        for registry in patched.into_iter().flat_map(|p| p.values()) {
+            for entry in registry.as_table().into_iter().flat_map(|r| r.values()) {
+                if let Some(path) = entry.get("path").and_then(toml::Value::as_str) {
+                    crates.push(base.join(path));
+                }
+            }
+        }
+        let paths = table.get("paths").and_then(toml::Value::as_array);
+        crates.extend(
+            paths
+                .into_iter()
+                .flatten()
+                .filter_map(toml::Value::as_str)
+                .map(|p| base.join(p)),
+        );
+        let sources = table.get("source").and_then(toml::Value::as_table);
+        for source in sources.into_iter().flat_map(|s| s.values()) {
+            let Some(directory) = source.get("directory").and_then(toml::Value::as_str) else {
+                continue;
+            };
+            let vendored = base.join(directory);
+            // A crate added there later: what the folder holds, by name.
+            if !found.listed.contains(&vendored) {
+                found.listed.push(vendored.clone());
+            }
+            if let Ok(listing) = std::fs::read_dir(&vendored) {
+                crates.extend(listing.flatten().map(|entry| entry.path()).take(256));
+            }
+        }
+    }
+    crates.retain(|folder| folder.join("Cargo.toml").is_file());
+    crates
+}
+
 /// Every string in `value` (nested tables and arrays); `false` when some
 /// lie deeper than cargo configurations go and were not read.
 fn toml_strings(value: &toml::Value, out: &mut Vec<String>, depth: usize) -> bool {

@@ -31,6 +31,7 @@ pub(super) fn read(
     let work_tree = work_tree.unwrap_or_else(|| here.to_path_buf());
     let mut pending = vec![git_dir.join("config"), git_dir.join("config.worktree")];
     let mut read: Vec<PathBuf> = Vec::new();
+    let mut hook_folders = vec![git_dir.join("hooks")];
     while let Some(file) = pending.pop() {
         if read.len() >= MAX_CONFIGS || read.contains(&file) {
             continue;
@@ -46,6 +47,9 @@ pub(super) fn read(
                 pending.push(base.join(expand_home(&value)));
                 continue;
             }
+            if key == "core.hookspath" {
+                hook_folders.push(work_tree.join(expand_home(&value)));
+            }
             // `!make -s lint`, `!sh -c "…"`: shell text from the work tree.
             let command = value.strip_prefix('!').unwrap_or(&value);
             let before = found.roots.len();
@@ -57,6 +61,88 @@ pub(super) fn read(
                 found.add(file.clone());
             }
         }
+    }
+    if runs_hooks(args) {
+        hooks(&hook_folders, &work_tree, (project_hook, depth), found);
+    }
+}
+
+/// Whether the git subcommand among `args` may run hooks: any but those
+/// known to run none (`status`, `diff`, `log`: their guards stay
+/// approved when a `pre-commit` hook's Makefile changes).
+fn runs_hooks(args: &[String]) -> bool {
+    const NONE: &[&str] = &[
+        "status",
+        "diff",
+        "log",
+        "show",
+        "rev-parse",
+        "ls-files",
+        "config",
+        "grep",
+        "blame",
+        "describe",
+        "branch",
+        "tag",
+        "remote",
+        "shortlog",
+        "cat-file",
+        "ls-tree",
+        "version",
+    ];
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => {
+                words.next();
+            }
+            _ if word.starts_with('-') => {}
+            subcommand => return !NONE.contains(&subcommand),
+        }
+    }
+    false
+}
+
+/// The most hook files read for one `git`.
+const MAX_HOOKS: usize = 32;
+
+/// Reads what the hooks in `folders` (the git folder's `hooks`,
+/// `core.hooksPath`) run, as git runs them from the top of the work tree:
+/// a `pre-commit` hook running `make -s lint` binds the Makefile (round
+/// 67: each hook was bound as a file, and what it ran was not read).
+fn hooks(
+    folders: &[PathBuf],
+    work_tree: &Path,
+    (project_hook, depth): (bool, usize),
+    found: &mut Reached,
+) {
+    let mut hooks: Vec<PathBuf> = Vec::new();
+    for folder in folders {
+        let Ok(listing) = std::fs::read_dir(folder) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            let path = entry.path();
+            let sample = path.extension().is_some_and(|ending| ending == "sample");
+            if !sample && path.is_file() {
+                hooks.push(path);
+            }
+        }
+    }
+    hooks.sort();
+    if hooks.len() > MAX_HOOKS {
+        found.computed.get_or_insert_with(|| {
+            format!("its git runs hooks from folders holding more than {MAX_HOOKS} files")
+        });
+        return;
+    }
+    for hook in hooks {
+        let Some(text) = super::follow::read_or_refuse(&hook, found) else {
+            continue;
+        };
+        super::follow::recipe_files(&text, work_tree, found);
+        reached_within(&text, work_tree, project_hook, found, depth + 1);
+        found.add(hook);
     }
 }
 

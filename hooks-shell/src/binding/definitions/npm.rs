@@ -170,10 +170,63 @@ const NPMRC_CODE_KEYS: &[&str] = &[
 /// The project files `dir/.npmrc` names as code (red-team round 4, N4:
 /// `script-shell=tools/sh.sh`, `node-options=--require ./tools/a.js`): bound
 /// like the script's own files, so a change there asks again.
+///
+/// The settings files npm reads besides (round 67): the one a
+/// `userconfig=` / `globalconfig=` key names (`${PWD}`, `${HOME}` and `~`
+/// expanded), and the user's own `~/.npmrc`, whose relative paths are the
+/// project's too (`node-options=--require ./s.js` loads the project's
+/// `s.js`). Each is bound, present or not.
 fn npmrc_files(dir: &Path, found: &mut Reached) {
-    let Some(text) = read_or_refuse(&dir.join(".npmrc"), found) else {
-        return;
-    };
+    let home = hermes_hooks_core::home::user_home();
+    let mut pending = vec![dir.join(".npmrc")];
+    pending.extend(home.as_ref().map(|home| home.join(".npmrc")));
+    let mut read = 0;
+    while read < pending.len() && read < MAX_NPMRC {
+        let file = pending[read].clone();
+        read += 1;
+        found.add(file.clone());
+        let Some(text) = read_or_refuse(&file, found) else {
+            continue;
+        };
+        for named in other_settings(&text, dir, home.as_deref()) {
+            if !pending.contains(&named) {
+                pending.push(named);
+            }
+        }
+        npmrc_code(&text, dir, found);
+    }
+}
+
+/// The most npm settings files read for one run.
+const MAX_NPMRC: usize = 6;
+
+/// The settings files `text` (an `.npmrc`) names for npm to read too.
+fn other_settings(text: &str, dir: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let mut named = Vec::new();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if !matches!(key.trim(), "userconfig" | "globalconfig") {
+            continue;
+        }
+        let here = dir.display().to_string();
+        let mut value = value.trim().replace("${PWD}", &here).replace("$PWD", &here);
+        if let Some(home) = home.map(|home| home.display().to_string()) {
+            value = value.replace("${HOME}", &home).replace("$HOME", &home);
+            if let Some(rest) = value.strip_prefix("~/") {
+                value = format!("{home}/{rest}");
+            }
+        }
+        named.push(crate::binding::normalize(
+            &dir.join(value.trim_matches('"')),
+        ));
+    }
+    named
+}
+
+/// Binds the project files `text` (an `.npmrc`) names as code.
+fn npmrc_code(text: &str, dir: &Path, found: &mut Reached) {
     for line in text.lines() {
         let Some((key, value)) = line.split_once('=') else {
             continue;

@@ -36,6 +36,20 @@ pub(super) fn program_reaches(
         }
         return;
     }
+    // `npm start -ws`, `npm -w web test`: the workspaces it runs in.
+    if program.manifests.first() == Some(&"package.json") {
+        // From the folder it starts in: `-w web` is no folder there.
+        let roots: Vec<PathBuf> = std::iter::once(base.to_path_buf())
+            .chain(dirs.clone())
+            .collect();
+        for dir in roots {
+            for folder in workspaces::picked(&read.args, &dir, &mut found.listed) {
+                if !dirs.contains(&folder) {
+                    dirs.push(folder);
+                }
+            }
+        }
+    }
     // `just tools/check`: the justfile of `tools`.
     if program.includes == Includes::Just
         && let Some((folder, _)) = plain_words.first().and_then(|w| w.rsplit_once('/'))
@@ -138,7 +152,8 @@ fn definitions_in(
     }
     if program.manifests.first() == Some(&"Cargo.toml") {
         cargo_config_files(&manifests, found);
-        cargo_code::read(plain_words, &manifests, (project_hook, depth), found);
+        let words = (plain_words.as_slice(), read.args.as_slice());
+        cargo_code::read(words, &manifests, (project_hook, depth), found);
     }
     if let Some(name) = program.names.first() {
         let tool = (*name, program.manifests, plain_words.as_slice());

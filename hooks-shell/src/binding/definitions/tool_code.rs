@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use super::{Reached, reached_within};
+use crate::binding::node_packages::{self, ESLINT};
 
 mod builds;
 
@@ -75,7 +76,7 @@ pub(super) fn read(
                         found.add(modules.join(value));
                     }
                 }
-                _ => builds::packages_named(&format!("\"{value}\""), dir)
+                _ => node_packages::named(&format!("\"{value}\""), dir, ESLINT)
                     .into_iter()
                     .for_each(|package| found.add(package)),
             }
@@ -86,7 +87,21 @@ pub(super) fn read(
         && let Some(at) = words.iter().position(|word| word == "try-repo")
         && let Some(repo) = words.get(at + 1)
     {
-        found.add(crate::binding::normalize(&dir.join(repo)));
+        // `file:///path/hk` too, and the settings git reads there: it
+        // runs `git status` in the repository (round 66: ).
+        let here = dir.display().to_string();
+        let repo = repo.replace("${PWD}", &here).replace("$PWD", &here);
+        if repo.contains(['$', '`']) {
+            found.computed.get_or_insert_with(|| {
+                format!("pre-commit try-repo is given {repo}, which this reading cannot expand")
+            });
+        }
+        let repo = repo.strip_prefix("file://").unwrap_or(&repo);
+        let repo = crate::binding::normalize(&dir.join(repo));
+        for settings in ["config", "info/attributes"] {
+            found.add(repo.join(".git").join(settings));
+        }
+        found.add(repo);
     }
     let present = manifests.iter().filter(|path| path.is_file());
     for manifest in present.take(32) {
@@ -104,7 +119,7 @@ pub(super) fn read(
                 let resolved = option_values(args, &["--resolve-plugins-relative-to"]);
                 let places = resolved.iter().map(|(_, folder)| dir.join(folder));
                 for place in std::iter::once(here.to_path_buf()).chain(places) {
-                    for package in builds::packages_named(&text, &place) {
+                    for package in node_packages::named(&text, &place, ESLINT) {
                         found.add(package);
                     }
                 }

@@ -170,9 +170,14 @@ fn named_from(
     let second = bases
         .iter()
         .position(|base| Some(base.as_path()) == second && base != cwd);
+    // `/**` and `/*` alone open a comment of C-like code (a Node tool's
+    // `/** Copyright …`: round 66, V1); as globs they name every folder of
+    // the system, never a script a hook runs.
+    let comment =
+        |word: &str| word.len() > 1 && word.trim_start_matches('/').chars().all(|c| c == '*');
     for (word, after_interpreter) in words
         .iter()
-        .filter(|(word, _)| word.len() > 1 || lone(word))
+        .filter(|(word, _)| (word.len() > 1 || lone(word)) && !comment(word))
     {
         let roots = match Path::new(word).is_absolute() {
             true => vec![Path::new("/").to_path_buf()],

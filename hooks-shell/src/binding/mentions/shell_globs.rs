@@ -24,7 +24,7 @@ impl Names {
         };
         let reach = if wide { Reach::AnyFile } else { Reach::Loads };
         for word in read::words(&listed) {
-            if read::is_glob(&word) {
+            if read::is_glob(&word) && (code != Code::Other || !bare_operator(&word, text)) {
                 for path in self.glob_paths(&word, dir) {
                     // `for d in .v*`: a folder is a place, not a file (R36-3).
                     let kind = if path.is_dir() {
@@ -49,6 +49,19 @@ impl Names {
             }
         }
     }
+}
+
+/// Whether `word`, a glob of code that is not shell, is only stars and
+/// slashes never written quoted in `text`: an operator or a comment's
+/// border (`2 * 3`, `/** doc`, ` * line`, `import * as x`), not a pattern
+/// (round 67: a Node script's doc comment named every file beside it).
+/// `glob.glob("*")` is quoted, and read.
+fn bare_operator(word: &str, text: &str) -> bool {
+    let stars = word.chars().all(|c| matches!(c, '*' | '/'));
+    let quoted = ['"', '\'', '`']
+        .iter()
+        .any(|quote| text.contains(&format!("{quote}{word}{quote}")));
+    stars && !quoted
 }
 
 /// The globs of shell text wherever they stand: after a blank, `=`, a

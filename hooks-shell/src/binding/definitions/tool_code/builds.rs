@@ -150,55 +150,6 @@ pub(super) fn settings_below(words: &[String], dir: &Path, names: &[&str]) -> Ve
     found
 }
 
-/// The packages of `dir`'s `node_modules` an ESLint settings `text` names
-/// by a package name (`extends: ["evil"]`, `plugins: ["evil"]`, `"@evil"`),
-/// as ESLint expands it (`eslint-config-evil`, `eslint-plugin-evil`,
-/// `@evil/eslint-config`), where one is there.
-pub(super) fn packages_named(text: &str, dir: &Path) -> Vec<PathBuf> {
-    static QUOTED: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r#"["']([@A-Za-z0-9][\w./@-]*)["']"#).expect("valid regex"));
-    let modules = dir.join("node_modules");
-    if !modules.is_dir() {
-        return Vec::new();
-    }
-    let mut found = Vec::new();
-    for name in QUOTED
-        .captures_iter(text)
-        .filter_map(|c| c.get(1))
-        .take(256)
-    {
-        let name = name.as_str();
-        if name.starts_with('.') || name.contains("..") {
-            continue;
-        }
-        let candidates = match name.split_once('/') {
-            Some((scope, rest)) if scope.starts_with('@') => vec![
-                modules.join(name),
-                modules.join(scope).join(format!("eslint-config-{rest}")),
-                modules.join(scope).join(format!("eslint-plugin-{rest}")),
-            ],
-            _ if name.starts_with('@') => vec![
-                modules.join(name).join("eslint-config"),
-                modules.join(name).join("eslint-plugin"),
-            ],
-            _ => vec![
-                modules.join(name),
-                modules.join(format!("eslint-config-{name}")),
-                modules.join(format!("eslint-plugin-{name}")),
-            ],
-        };
-        for candidate in candidates {
-            if candidate.is_dir() && !found.contains(&candidate) {
-                found.push(candidate);
-            }
-        }
-        if found.len() >= MAX_NAMED {
-            break;
-        }
-    }
-    found
-}
-
 /// The commands ctest runs from the build folder's `manifest`
 /// (`CTestTestfile.cmake`, holding `text`): each `add_test(t "sh" "x.sh")`
 /// in its `WORKING_DIRECTORY` (else that folder), and those of the folders
