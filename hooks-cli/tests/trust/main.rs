@@ -121,6 +121,7 @@ mod round62_tools;
 mod round64_make;
 mod round65;
 mod round66;
+mod round67;
 mod round6_shapes;
 mod round7;
 mod round8;
