@@ -201,3 +201,24 @@ fn crates_cargo_settings_put_in_place_are_read() {
     let added = ("vendor/e/Cargo.toml", crate_manifest);
     asks_again("cargo build -q --frozen", &setup, added, "vendor");
 }
+
+/// A recursive Makefile's loop (`for d in $(SUBDIRS); do $(MAKE) -C $$d;
+/// done`) and a folder written as `$(pwd -P)` or `$(realpath .)` could
+/// not be approved; each is now read with its values and bound.
+#[test]
+fn loops_in_recipes_and_the_resolved_folder_here_are_read() {
+    let makefile = (
+        "Makefile",
+        "SUBDIRS = a b\nlint:\n\t@for d in $(SUBDIRS); do $(MAKE) -s -C $$d; done\n",
+    );
+    let a = ("a/Makefile", "all:\n\t@true\n");
+    let b = ("b/Makefile", "all:\n\t@true\n");
+    let edit = ("b/Makefile", "all:\n\t@touch ../PWNED\n");
+    asks_again("make -s lint", &[makefile, a, b], edit, "b/Makefile");
+    for command in [
+        "make -s -C \"$(pwd -P)/b\"",
+        "make -s -C \"$(realpath .)/b\"",
+    ] {
+        asks_again(command, &[a, b], edit, "b/Makefile");
+    }
+}

@@ -252,7 +252,21 @@ pub(crate) fn change_folder(args: &[String]) -> Result<String, String> {
 }
 
 /// How the folder a command runs in may be written ([`places`] reads it).
-pub(crate) const HERE: [&str; 5] = ["${PWD}", "$PWD", "$(pwd)", "`pwd`", "~+"];
+/// `$(pwd -P)`, `$(realpath .)`: the same folder, its links resolved
+/// (round 66, V3: refused as computed).
+pub(crate) const HERE: [&str; 11] = [
+    "${PWD}",
+    "$PWD",
+    "$(pwd)",
+    "`pwd`",
+    "~+",
+    "$(pwd -P)",
+    "$(pwd -L)",
+    "`pwd -P`",
+    "$(realpath .)",
+    "$(readlink -f .)",
+    "$(cd . && pwd)",
+];
 
 /// How the top of the git checkout it runs in may be written.
 const TOP: [&str; 2] = [

@@ -44,7 +44,13 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
     let installed: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|paths| std::env::split_paths(&paths).collect())
         .unwrap_or_default();
-    for command in simple_commands(line) {
+    let commands = simple_commands(line);
+    for (at, command) in commands.iter().enumerate() {
+        // `for d in a b; do make -C $d; done`: read again right after with
+        // each value (`make -C a`); alone, `$d` is no name it computes
+        // (round 67, K-13: a recursive Makefile could not be approved).
+        let again = (commands.get(at + 1)).is_some_and(|next| super::read_again(command, next));
+        let command = command.clone();
         let text = shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default();
         let identified = identify(&text, Some(&command), dir);
         // `bash scripts/x.sh` whose script computes a name (R45-11); an
@@ -62,6 +68,7 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
         });
         if found.computed.is_none()
             && projects
+            && !again
             && let Some(why) = &identified.computed
         {
             found.computed = Some(format!(
