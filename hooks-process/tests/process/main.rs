@@ -20,5 +20,6 @@ mod sandbox_secrets;
 mod sandbox_shared;
 mod sandbox_sockets;
 mod sandbox_tmp_sockets;
+mod stopped_group;
 mod support;
 mod tree;
