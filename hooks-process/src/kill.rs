@@ -47,9 +47,23 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
     // would orphan whatever left it before the table below names it (see
     // `stop`). Then the cgroup, which holds what the tree started, whatever
     // it did with its environment, session or parentage, in one write.
-    let mut signalled: HashSet<(i32, u64)> = super::stop::stop_tree(pgid, root.is_some(), find);
-    for (pid, start) in &signalled {
-        signal_exactly(*pid, *start, Signal::KILL);
+    let stopped = super::stop::stop_tree(pgid, root.is_some(), find);
+    let mut signalled: HashSet<(i32, u64)> = HashSet::new();
+    // Descendants before their ancestors, the direct child last: when the
+    // last member linking a process group to its session dies while others
+    // of the group are stopped, the kernel sends that group SIGHUP and
+    // SIGCONT, and a member that survives the hangup (a pid namespace's
+    // init ignores it; a shell may trap it) runs again until its own
+    // SIGKILL arrives. Killed in this order, whatever that orphans is
+    // already bound to die and runs no more code of its own.
+    for entry in kill_order(&stopped, root) {
+        if Some(entry.pid) == root {
+            // The whole group at once (the kernel sends it under the lock a
+            // dying member needs to orphan it): found or not, none of it runs again.
+            signal_group(pgid, Signal::KILL);
+        }
+        signal_exactly(entry.pid, entry.start, Signal::KILL);
+        signalled.insert((entry.pid, entry.start));
     }
     if let Some(dir) = target.cgroup {
         super::cgroup::kill_dir(dir);
@@ -83,6 +97,34 @@ pub(crate) fn kill_tree(target: &Target<'_>) {
         "process tree {} still forking after {MAX_ROUNDS} kill rounds",
         target.pgid
     );
+}
+
+/// The order in which the stopped processes of a tree are killed: every
+/// process after all its descendants (by the parent links among them), the
+/// direct child `root` (while unreaped) after everything else.
+#[cfg(target_os = "linux")]
+fn kill_order(stopped: &[super::procfs::Entry], root: Option<i32>) -> Vec<super::procfs::Entry> {
+    use std::collections::HashMap;
+
+    let parents: HashMap<i32, i32> = stopped.iter().map(|e| (e.pid, e.ppid)).collect();
+    // How many of its ancestors were stopped with it (bounded: a parent link
+    // read from two tables cannot make a cycle, but it costs nothing to be sure).
+    let depth = |pid: i32| {
+        let (mut at, mut depth) = (pid, 0);
+        while let Some(parent) = parents.get(&at).filter(|p| parents.contains_key(p)) {
+            if depth == stopped.len() {
+                break;
+            }
+            (at, depth) = (*parent, depth + 1);
+        }
+        depth
+    };
+    let mut order: Vec<(bool, std::cmp::Reverse<usize>, super::procfs::Entry)> = stopped
+        .iter()
+        .map(|e| (Some(e.pid) == root, std::cmp::Reverse(depth(e.pid)), *e))
+        .collect();
+    order.sort_by_key(|(is_root, depth, e)| (*is_root, *depth, e.pid));
+    order.into_iter().map(|(_, _, e)| e).collect()
 }
 
 /// SIGKILLs the tree's process group (other unix: no `/proc` to find the rest).
@@ -126,4 +168,50 @@ pub(crate) fn signal_exactly(pid: i32, start: u64, signal: Signal) {
         Ok(pidfd) => pidfd_send_signal(&pidfd, signal),
         Err(_) => kill_process(raw, signal),
     };
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::super::procfs::Entry;
+    use super::kill_order;
+
+    fn entry(pid: i32, ppid: i32) -> Entry {
+        Entry {
+            pid,
+            ppid,
+            pgid: 100,
+            start: 0,
+            zombie: false,
+        }
+    }
+
+    #[test]
+    fn descendants_die_before_ancestors_and_the_direct_child_last() {
+        // 100: the direct child; 101: its `unshare`; 102: the namespace's
+        // init; 103: the init's `sleep`; 104: a `sleep` of 100; 150: an
+        // orphan of the group, reparented to init.
+        let stopped = [
+            entry(100, 7),
+            entry(101, 100),
+            entry(104, 100),
+            entry(102, 101),
+            entry(150, 1),
+            entry(103, 102),
+        ];
+        let order: Vec<i32> = kill_order(&stopped, Some(100))
+            .iter()
+            .map(|e| e.pid)
+            .collect();
+        let at = |pid: i32| order.iter().position(|p| *p == pid).expect("ordered");
+        assert_eq!(order.len(), stopped.len());
+        assert_eq!(order.last(), Some(&100));
+        assert!(at(103) < at(102) && at(102) < at(101));
+        assert!(at(150) < at(100) && at(104) < at(100));
+        // Reaped: no root, still children first.
+        let order: Vec<i32> = kill_order(&stopped[1..], None)
+            .iter()
+            .map(|e| e.pid)
+            .collect();
+        assert_eq!(order.first(), Some(&103));
+    }
 }

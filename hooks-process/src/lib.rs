@@ -27,8 +27,11 @@
 //! finds no process it has not signalled. Before any of that, every process
 //! found is sent `SIGSTOP`, in rounds until none is new (`stop.rs`): a process
 //! that left the tree's cgroup is orphaned when the cgroup is killed, so it is
-//! named by its parent link while its parent still lives. On other unix
-//! systems only the process group is killed.
+//! named by its parent link while its parent still lives. The stopped
+//! processes are then killed descendants first and the direct child last
+//! (its group in one call): a stopped group orphaned by a member's death
+//! is sent `SIGHUP` and `SIGCONT` by the kernel, and must have nothing left
+//! to resume. On other unix systems only the process group is killed.
 //!
 //! - [`LineWorker`] is a long-lived child answering id-tagged JSON lines
 //!   (the Python bridges' workers): capped reads, stderr as warnings, a

@@ -14,9 +14,13 @@
 //! round finds none it has not stopped. A stopped process cannot fork or exit,
 //! so the parent links hold while the rest is found; a fork under way when the
 //! signal arrives is restarted by the kernel after it. Then everything stopped
-//! is killed along with the cgroup.
+//! is killed along with the cgroup, descendants before their ancestors (see
+//! `kill.rs`): the kernel resumes a stopped process group that the death of
+//! its last link to its session orphans (`SIGHUP`, then `SIGCONT`), so the
+//! link must die last. That is why the processes are returned with their
+//! parent links.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rustix::process::Signal;
 
@@ -30,13 +34,14 @@ pub(crate) type Exact = (i32, u64);
 
 /// Stops every process `find` returns from a fresh process table, round after
 /// round, until a round finds no new one; the group `pgid` too when `group`
-/// (it is proven ours). Returns what was stopped, for the kill that follows.
+/// (it is proven ours). Returns what was stopped, for the kill that follows,
+/// each as the latest table showed it (its parent link included).
 pub(crate) fn stop_tree(
     pgid: i32,
     group: bool,
     find: impl Fn(&[Entry]) -> HashSet<i32>,
-) -> HashSet<Exact> {
-    let mut stopped: HashSet<Exact> = HashSet::new();
+) -> Vec<Entry> {
+    let mut stopped: HashMap<Exact, Entry> = HashMap::new();
     for _ in 0..MAX_ROUNDS {
         let table = super::procfs::snapshot();
         if table.is_empty() {
@@ -48,15 +53,15 @@ pub(crate) fn stop_tree(
         let ours = find(&table);
         let mut fresh = false;
         for entry in table.iter().filter(|entry| ours.contains(&entry.pid)) {
-            if stopped.insert((entry.pid, entry.start)) {
+            if stopped.insert((entry.pid, entry.start), *entry).is_none() {
                 super::kill::signal_exactly(entry.pid, entry.start, Signal::STOP);
                 fresh = true;
             }
         }
         if !fresh {
-            return stopped;
+            return stopped.into_values().collect();
         }
     }
     tracing::warn!("process tree {pgid} still forking after {MAX_ROUNDS} stop rounds");
-    stopped
+    stopped.into_values().collect()
 }
