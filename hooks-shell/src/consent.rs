@@ -229,8 +229,14 @@ pub fn changed_message(event: &str, command: &str, fail_closed: bool) -> String 
     } else {
         "skipped"
     };
+    // An http hook runs no script: its request changed (acceptance sweep
+    // 65, U3: the warning said "its script changed").
+    let what = match crate::is_http_command(command.as_ref()) {
+        true => "its request (URL, headers or allowed env vars)",
+        false => "its script",
+    };
     format!(
-        "shell hook for {event} ({command}): its script changed since it was approved — \
+        "shell hook for {event} ({command}): {what} changed since it was approved — \
          {outcome}. Review it, then approve it again (`hooks approve '{command}' --event \
          {event}`, --accept-hooks, or the TTY prompt next run)."
     )
@@ -337,6 +343,15 @@ mod tests {
         assert!(changed.contains("lint.sh\\u{feff}") && changed.contains("CHANGED"));
         let message = changed_message("pre_tool_call", "~/lint.sh\u{2028}", true);
         assert!(message.contains("lint.sh\\u{2028}") && message.contains("fail_closed"));
+    }
+
+    #[test]
+    fn a_changed_http_hook_is_told_by_its_request_not_a_script() {
+        let http = changed_message("pre_tool_call", "POST https://hooks.example/h", true);
+        assert!(http.contains("its request (URL, headers"), "{http}");
+        assert!(!http.contains("its script"), "{http}");
+        let shell = changed_message("pre_tool_call", "~/lint.sh", false);
+        assert!(shell.contains("its script changed"), "{shell}");
     }
 
     #[test]

@@ -98,16 +98,27 @@ pub use synthetic::synthetic_payload;
 /// 58, S58-1 and S58-3: the "not allowlisted" warning and the auto-approval
 /// log printed `http://user:password@…?token=…` whole).
 pub fn shown_hook_command(command: &str) -> String {
-    let http = command.split_once(' ').filter(|(method, url)| {
-        !method.is_empty()
-            && method.chars().all(|c| c.is_ascii_uppercase())
-            && (url.starts_with("http://") || url.starts_with("https://"))
-    });
+    let http = http_parts(command);
     let shown = match http {
         Some((method, url)) => format!("{method} {}", shown_url(url)),
         None => command.to_owned(),
     };
     hermes_hooks_core::display::escape(&shown).into_owned()
+}
+
+/// Whether `command` is an http hook's (`POST https://…`), not a shell
+/// command.
+pub fn is_http_command(command: &str) -> bool {
+    http_parts(command).is_some()
+}
+
+/// An http hook's method and URL.
+fn http_parts(command: &str) -> Option<(&str, &str)> {
+    command.split_once(' ').filter(|(method, url)| {
+        !method.is_empty()
+            && method.chars().all(|c| c.is_ascii_uppercase())
+            && (url.starts_with("http://") || url.starts_with("https://"))
+    })
 }
 
 /// An http hook's URL as people are shown it: credentials, query values and
