@@ -148,7 +148,15 @@ pub(super) fn bind(
                     }
                 }
                 rooted.extend(named);
-                rooted.extend(super::runner_settings::packages(&path)?);
+                // `extends: "cfg/base.json"`, a preset package's file: read
+                // in turn too (round 68).
+                let packages = super::runner_settings::packages(&path)?;
+                for file in packages.iter().filter(|file| settings_file(file, project)) {
+                    if !settings.contains(file) {
+                        settings.push(file.clone());
+                    }
+                }
+                rooted.extend(packages);
                 for preset in super::runner_settings::presets(&path)? {
                     rooted.extend(super::runner_settings::rooted(&preset, root)?);
                     rooted.push(preset);

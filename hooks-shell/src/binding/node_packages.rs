@@ -23,11 +23,29 @@ pub(super) const BABEL_AND_JEST: &[&str] = &[
 /// The most packages one settings file is read to name.
 const MAX_PACKAGES: usize = 64;
 
-/// The packages of `dir`'s `node_modules` the quoted words of `text` name,
-/// as is or with one of `kinds` before the short name (`"evil"`:
-/// `evil`, `<kind>-evil`; `"@s/x"`: `@s/x`, `@s/<kind>-x`; `"@s"`:
-/// `@s/<kind>`; `"module:x"`: `x`), where one is there.
+/// The packages the quoted words of `text` name in the `node_modules` of
+/// `dir` and of each folder above it (Node's lookup: a preset in `pr/`
+/// finds `node_modules/babel-plugin-q` at the top, round 68), as is or
+/// with one of `kinds` before the short name (`"evil"`: `evil`,
+/// `<kind>-evil`; `"@s/x"`: `@s/x`, `@s/<kind>-x`; `"@s"`: `@s/<kind>`;
+/// `"module:x"`: `x`; `"cfg/base.json"`: that file), where one is there.
 pub(super) fn named(text: &str, dir: &Path, kinds: &[&str]) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for folder in dir.ancestors().take(MAX_LEVELS) {
+        for package in named_in(text, folder, kinds) {
+            if !found.contains(&package) && found.len() < MAX_PACKAGES {
+                found.push(package);
+            }
+        }
+    }
+    found
+}
+
+/// How many folders up `node_modules` is looked for.
+const MAX_LEVELS: usize = 16;
+
+/// [`named`] in `dir`'s own `node_modules`.
+fn named_in(text: &str, dir: &Path, kinds: &[&str]) -> Vec<PathBuf> {
     static QUOTED: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(r#"["']((?:module:)?[@A-Za-z0-9][\w./@-]*)["']"#).expect("valid regex")
     });
@@ -60,7 +78,8 @@ pub(super) fn named(text: &str, dir: &Path, kinds: &[&str]) -> Vec<PathBuf> {
             }
         }
         for candidate in candidates {
-            if candidate.is_dir() && !found.contains(&candidate) {
+            let present = candidate.is_dir() || candidate.is_file();
+            if present && !found.contains(&candidate) {
                 found.push(candidate);
             }
         }

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use super::BindError;
 
+mod js_names;
+
 /// The files test runners read their settings from.
 const SETTINGS: &[&str] = &[
     "pytest.ini",
@@ -156,6 +158,13 @@ pub(super) fn rooted(path: &Path, root: &Path) -> Result<Vec<PathBuf>, BindError
     };
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let text = runner_part(&name, text);
+    // A runner's own settings that are code: names it pieces together
+    // cannot be approved (a plugin's or setup file's code is read as code
+    // elsewhere).
+    let text = match node_settings_name(path) {
+        true => js_names::written(path, &text)?,
+        false => text,
+    };
     let dir = root;
     let mut roots = vec![dir.to_path_buf()];
     roots.extend(ROOT.captures_iter(&text).map(|root| dir.join(&root[1])));

@@ -95,7 +95,7 @@ const MAX_CRATES: usize = 64;
 /// of the crates whose `Cargo.toml` is among `manifests` (see the module
 /// documentation).
 pub(super) fn read(
-    (words, args): (&[String], &[String]),
+    (words, given): (&[String], &super::options::Read),
     manifests: &[PathBuf],
     (project_hook, depth): (bool, usize),
     found: &mut Reached,
@@ -124,7 +124,7 @@ pub(super) fn read(
             read_crate(folder, (reading, false), 0, &mut seen, found);
             // The crates its settings put in place of a registry's
             // (round 67): `[patch]`, `paths`, a vendored `directory`.
-            let given = super::cargo_config::given_settings(args, folder);
+            let given = super::cargo_config::given_settings(given, folder);
             for replaced in super::cargo_config::replacing_crates(manifests, &given, found) {
                 let reading = Reading {
                     runs,
@@ -391,7 +391,7 @@ mod tests {
         let words = |w: &str| vec![w.to_owned()];
         let mut found = Reached::default();
         read(
-            (&words("check"), &[]),
+            (&words("check"), &Default::default()),
             &[dir.path().join("Cargo.toml")],
             (false, 0),
             &mut found,
@@ -410,7 +410,7 @@ mod tests {
         );
         let mut found = Reached::default();
         read(
-            (&words("test"), &[]),
+            (&words("test"), &Default::default()),
             &[dir.path().join("Cargo.toml")],
             (false, 0),
             &mut found,
@@ -419,7 +419,7 @@ mod tests {
         at("build.rs", "include!(concat!(\"to\", \"ols/b.rs\"));\n");
         let mut found = Reached::default();
         read(
-            (&words("check"), &[]),
+            (&words("check"), &Default::default()),
             &[dir.path().join("Cargo.toml")],
             (false, 0),
             &mut found,

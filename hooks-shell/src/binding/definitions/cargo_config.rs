@@ -34,117 +34,173 @@ pub(super) fn cargo_config_files(manifests: &[PathBuf], found: &mut Reached) {
             found.unsure("cargo", "a .cargo/config.toml that cannot be read whole");
             continue;
         };
-        let mut strings = Vec::new();
-        if !toml_strings(&toml::Value::Table(value), &mut strings, 0) {
-            found.unsure("cargo", "a .cargo/config.toml nested too deep");
-        }
-        for text in strings {
-            for word in text.split_whitespace() {
-                let word = word.trim_matches(|c| c == '"' || c == '\'');
-                let word = word.rsplit_once('=').map_or(word, |(_, value)| value);
-                if word.contains("://") || !(word.starts_with('.') || word.contains('/')) {
-                    continue;
-                }
-                if Path::new(word).is_absolute() {
-                    continue;
-                }
-                let relative: PathBuf = Path::new(word)
-                    .components()
-                    .filter(|part| !matches!(part, std::path::Component::CurDir))
-                    .collect();
-                let file = base.join(relative);
-                if file.file_name().is_some_and(|name| name == "Cargo.toml")
-                    && let Some(crate_dir) = file.parent()
-                {
-                    found.add(crate_dir.join("src"));
-                    found.add(crate_dir.join("build.rs"));
-                }
-                found.add(file);
+        named_files(&value, base, found);
+    }
+}
+
+/// Binds the project files the cargo settings `table` names: every string
+/// value that reads as a relative path (from `base`), and a `Cargo.toml`
+/// named so with its `src/` and `build.rs`.
+fn named_files(table: &toml::Table, base: &Path, found: &mut Reached) {
+    let mut strings = Vec::new();
+    if !toml_strings(&toml::Value::Table(table.clone()), &mut strings, 0) {
+        found.unsure("cargo", "cargo settings nested too deep");
+    }
+    for text in strings {
+        for word in text.split_whitespace() {
+            let word = word.trim_matches(|c| c == '"' || c == '\'');
+            let word = word.rsplit_once('=').map_or(word, |(_, value)| value);
+            if word.contains("://") || !(word.starts_with('.') || word.contains('/')) {
+                continue;
             }
+            if Path::new(word).is_absolute() {
+                continue;
+            }
+            let relative: PathBuf = Path::new(word)
+                .components()
+                .filter(|part| !matches!(part, std::path::Component::CurDir))
+                .collect();
+            let file = base.join(relative);
+            if file.file_name().is_some_and(|name| name == "Cargo.toml")
+                && let Some(crate_dir) = file.parent()
+            {
+                found.add(crate_dir.join("src"));
+                found.add(crate_dir.join("build.rs"));
+            }
+            found.add(file);
         }
     }
 }
 
-/// The settings files `args` (cargo's words) gives by `--config FILE`
-/// (a value naming a `.toml` file, not `key=value`), from `folder`.
-pub(super) fn given_settings(args: &[String], folder: &Path) -> Vec<PathBuf> {
-    let mut given = Vec::new();
+/// The settings cargo is given besides the project's `.cargo/config.toml`:
+/// files (`--config FILE`, `$CARGO_HOME/config.toml`) and inline tables
+/// (`--config 'patch.crates-io.d.path="d"'`, round 68), from `folder`.
+#[derive(Debug, Default)]
+pub(super) struct Given {
+    /// Settings files, each with the folder its paths are from.
+    files: Vec<(PathBuf, PathBuf)>,
+    /// Settings given inline, parsed, with the folder their paths are from.
+    inline: Vec<(toml::Table, PathBuf)>,
+    /// Why one given cannot be read.
+    unread: Option<String>,
+}
+
+/// What `read` (cargo's words and the variables the command sets) gives
+/// cargo to read besides its project's settings, from `folder`.
+pub(super) fn given_settings(read: &super::options::Read, folder: &Path) -> Given {
+    let mut given = Given::default();
+    let args = &read.args;
     for (at, arg) in args.iter().enumerate() {
         let value = match arg.as_str() {
             "--config" => args.get(at + 1).map(String::as_str),
             _ => arg.strip_prefix("--config="),
         };
-        if let Some(value) = value.filter(|value| !value.contains('=')) {
-            given.push(crate::binding::normalize(&folder.join(value)));
+        let Some(value) = value else { continue };
+        if !value.contains('=') {
+            let file = crate::binding::normalize(&folder.join(value));
+            let base = file.parent().unwrap_or(folder).to_path_buf();
+            given.files.push((file, base));
+        } else {
+            match value.parse::<toml::Table>() {
+                Ok(table) => given.inline.push((table, folder.to_path_buf())),
+                Err(_) => given.unread = Some(format!("cargo --config '{value}'")),
+            }
+        }
+    }
+    // `CARGO_HOME=ch cargo …`: `ch/config.toml`, its paths from the folder
+    // holding `ch` (as `.cargo`'s are).
+    let home = read.env.iter().find(|(name, _)| name == "CARGO_HOME");
+    if let Some((_, home)) = home {
+        let home = crate::binding::normalize(&folder.join(home));
+        let base = home.parent().unwrap_or(folder).to_path_buf();
+        for name in ["config.toml", "config"] {
+            given.files.push((home.join(name), base.clone()));
         }
     }
     given
 }
 
 /// The crate folders cargo's settings among `manifests` and `given`
-/// (`.cargo/config.toml`, a `--config` file, each bound) build in place
-/// of a registry's crates: `[patch.*] x = { path = "d" }`, `paths =
-/// ["d"]`, each crate of a `[source.*] directory = "vendor"` (round 67:
-/// their build scripts ran unbound). Paths are from the folder holding
-/// `.cargo` (a given file's folder's parent too).
+/// (`.cargo/config.toml`, a `--config` file or table, `$CARGO_HOME`'s,
+/// each file bound) build in place of a registry's crates: `[patch.*] x
+/// = { path = "d" }`, `paths = ["d"]`, each crate of a `[source.*]
+/// directory = "vendor"` (round 67: their build scripts ran unbound).
+/// The project files a given file names (a `rustc-wrapper`) are bound
+/// too. Paths are from the folder holding `.cargo`.
 pub(super) fn replacing_crates(
     manifests: &[PathBuf],
-    given: &[PathBuf],
+    given: &Given,
     found: &mut Reached,
 ) -> Vec<PathBuf> {
-    let mut crates = Vec::new();
-    let settings = manifests.iter().filter(|config| {
-        config
-            .parent()
-            .is_some_and(|folder| folder.ends_with(".cargo"))
-    });
-    for config in settings.chain(given) {
+    if let Some(what) = &given.unread {
+        found.unsure("cargo", &format!("{what} that cannot be read"));
+    }
+    let mut tables: Vec<(toml::Table, PathBuf)> = Vec::new();
+    let settings = manifests
+        .iter()
+        .filter(|config| {
+            config
+                .parent()
+                .is_some_and(|folder| folder.ends_with(".cargo"))
+        })
+        .map(|config| {
+            let base = config
+                .parent()
+                .and_then(Path::parent)
+                .unwrap_or(Path::new("/"));
+            (config.clone(), base.to_path_buf())
+        });
+    for (config, base) in settings.chain(given.files.iter().cloned()) {
         found.add(config.clone());
-        if std::fs::symlink_metadata(config).is_err() {
+        if std::fs::symlink_metadata(&config).is_err() {
             continue;
         }
-        let parsed = read_definition(config).and_then(|text| text.parse::<toml::Table>().ok());
+        let parsed = read_definition(&config).and_then(|text| text.parse::<toml::Table>().ok());
         let Some(table) = parsed else {
             found.unsure("cargo", "a cargo settings file that cannot be read whole");
             continue;
         };
-        let folder = config.parent().unwrap_or(Path::new("/"));
-        let base = match folder.ends_with(".cargo") {
-            true => folder.parent().unwrap_or(folder),
-            false => folder,
-        };
-        let patched = table.get("patch").and_then(toml::Value::as_table);
-        for registry in patched.into_iter().flat_map(|p| p.values()) {
-            for entry in registry.as_table().into_iter().flat_map(|r| r.values()) {
-                if let Some(path) = entry.get("path").and_then(toml::Value::as_str) {
-                    crates.push(base.join(path));
-                }
-            }
-        }
-        let paths = table.get("paths").and_then(toml::Value::as_array);
-        crates.extend(
-            paths
-                .into_iter()
-                .flatten()
-                .filter_map(toml::Value::as_str)
-                .map(|p| base.join(p)),
-        );
-        let sources = table.get("source").and_then(toml::Value::as_table);
-        for source in sources.into_iter().flat_map(|s| s.values()) {
-            let Some(directory) = source.get("directory").and_then(toml::Value::as_str) else {
-                continue;
-            };
-            let vendored = base.join(directory);
-            // A crate added there later: what the folder holds, by name.
-            if !found.listed.contains(&vendored) {
-                found.listed.push(vendored.clone());
-            }
-            if let Ok(listing) = std::fs::read_dir(&vendored) {
-                crates.extend(listing.flatten().map(|entry| entry.path()).take(256));
+        tables.push((table, base));
+    }
+    tables.extend(given.inline.iter().cloned());
+    let mut crates = Vec::new();
+    for (table, base) in &tables {
+        named_files(table, base, found);
+        crates.extend(replaced(table, base, found));
+    }
+    crates.retain(|folder| folder.join("Cargo.toml").is_file());
+    crates
+}
+
+/// The crate folders `table` (cargo settings whose paths are from `base`)
+/// puts in place of a registry's.
+fn replaced(table: &toml::Table, base: &Path, found: &mut Reached) -> Vec<PathBuf> {
+    let mut crates = Vec::new();
+    let patched = table.get("patch").and_then(toml::Value::as_table);
+    for registry in patched.into_iter().flat_map(|p| p.values()) {
+        for entry in registry.as_table().into_iter().flat_map(|r| r.values()) {
+            if let Some(path) = entry.get("path").and_then(toml::Value::as_str) {
+                crates.push(base.join(path));
             }
         }
     }
-    crates.retain(|folder| folder.join("Cargo.toml").is_file());
+    let paths = table.get("paths").and_then(toml::Value::as_array);
+    let paths = paths.into_iter().flatten().filter_map(toml::Value::as_str);
+    crates.extend(paths.map(|path| base.join(path)));
+    let sources = table.get("source").and_then(toml::Value::as_table);
+    for source in sources.into_iter().flat_map(|s| s.values()) {
+        let Some(directory) = source.get("directory").and_then(toml::Value::as_str) else {
+            continue;
+        };
+        let vendored = base.join(directory);
+        // A crate added there later: what the folder holds, by name.
+        if !found.listed.contains(&vendored) {
+            found.listed.push(vendored.clone());
+        }
+        if let Ok(listing) = std::fs::read_dir(&vendored) {
+            crates.extend(listing.flatten().map(|entry| entry.path()).take(256));
+        }
+    }
     crates
 }
 

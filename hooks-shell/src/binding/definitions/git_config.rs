@@ -32,6 +32,26 @@ pub(super) fn read(
     let mut pending = vec![git_dir.join("config"), git_dir.join("config.worktree")];
     let mut read: Vec<PathBuf> = Vec::new();
     let mut hook_folders = vec![git_dir.join("hooks")];
+    // Settings the command gives git itself (round 68): `-c
+    // core.hooksPath=hk`, `--config-env`, `GIT_CONFIG_KEY_0`, and the
+    // files `GIT_CONFIG_GLOBAL` / `GIT_CONFIG_SYSTEM` name.
+    match given_settings(args, assignments, here) {
+        Ok((files, values)) => {
+            pending.extend(files);
+            for (key, value) in values {
+                if key == "core.hookspath" {
+                    hook_folders.push(work_tree.join(expand_home(&value)));
+                }
+                let command = value.strip_prefix('!').unwrap_or(&value);
+                super::follow::recipe_files(command, &work_tree, found);
+                reached_within(command, &work_tree, project_hook, found, depth + 1);
+            }
+        }
+        Err(why) => {
+            found.computed.get_or_insert(why);
+            return;
+        }
+    }
     while let Some(file) = pending.pop() {
         if read.len() >= MAX_CONFIGS || read.contains(&file) {
             continue;
@@ -62,45 +82,63 @@ pub(super) fn read(
             }
         }
     }
-    if runs_hooks(args) {
-        hooks(&hook_folders, &work_tree, (project_hook, depth), found);
-    }
+    // Every subcommand may run one: `git status` writes the index
+    // (`post-index-change`), `git branch` updates a ref
+    // (`reference-transaction`: round 68).
+    hooks(&hook_folders, &work_tree, (project_hook, depth), found);
 }
 
-/// Whether the git subcommand among `args` may run hooks: any but those
-/// known to run none (`status`, `diff`, `log`: their guards stay
-/// approved when a `pre-commit` hook's Makefile changes).
-fn runs_hooks(args: &[String]) -> bool {
-    const NONE: &[&str] = &[
-        "status",
-        "diff",
-        "log",
-        "show",
-        "rev-parse",
-        "ls-files",
-        "config",
-        "grep",
-        "blame",
-        "describe",
-        "branch",
-        "tag",
-        "remote",
-        "shortlog",
-        "cat-file",
-        "ls-tree",
-        "version",
-    ];
+/// Settings as `(key, value)`, keys lowercased.
+type Settings = Vec<(String, String)>;
+
+/// The settings files (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`,
+/// `GIT_CONFIG` among `assignments`, from `here`) and the settings
+/// (`-c key=value`, `--config-env=key=VAR`, `GIT_CONFIG_KEY_n` with
+/// `GIT_CONFIG_VALUE_n`; keys lowercased) the command gives git; an error
+/// when a value is taken from a variable the command does not set.
+fn given_settings(
+    args: &[String],
+    assignments: &[(String, String)],
+    here: &Path,
+) -> Result<(Vec<PathBuf>, Settings), String> {
+    let assigned = |name: &str| {
+        assignments
+            .iter()
+            .find(|(known, _)| known == name)
+            .map(|(_, value)| value.clone())
+    };
+    let mut files = Vec::new();
+    for name in ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"] {
+        files.extend(assigned(name).map(|file| here.join(file)));
+    }
+    let mut values = Vec::new();
+    let pair = |text: &str| {
+        text.split_once('=')
+            .map(|(key, value)| (key.to_ascii_lowercase(), value.to_owned()))
+    };
     let mut words = args.iter();
     while let Some(word) = words.next() {
-        match word.as_str() {
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => {
-                words.next();
-            }
-            _ if word.starts_with('-') => {}
-            subcommand => return !NONE.contains(&subcommand),
+        if word == "-c" {
+            values.extend(words.next().and_then(|text| pair(text)));
+        } else if let Some(given) = word.strip_prefix("--config-env=") {
+            let Some((key, variable)) = pair(given) else {
+                continue;
+            };
+            let value = assigned(&variable).ok_or_else(|| {
+                format!("git is given {key} from ${variable}, which the command does not set")
+            })?;
+            values.push((key, value));
+        } else if !word.starts_with('-') {
+            break;
         }
     }
-    false
+    for (name, key) in assignments {
+        if let Some(at) = name.strip_prefix("GIT_CONFIG_KEY_") {
+            let value = assigned(&format!("GIT_CONFIG_VALUE_{at}")).unwrap_or_default();
+            values.push((key.to_ascii_lowercase(), value));
+        }
+    }
+    Ok((files, values))
 }
 
 /// The most hook files read for one `git`.
@@ -140,8 +178,14 @@ fn hooks(
         let Some(text) = super::follow::read_or_refuse(&hook, found) else {
             continue;
         };
-        super::follow::recipe_files(&text, work_tree, found);
-        reached_within(&text, work_tree, project_hook, found, depth + 1);
+        // A hook in Python, Node or Perl: the commands its code starts
+        // (`subprocess.run(["make", "lint"])`: round 68).
+        let mut lines = crate::binding::identify::started_by_file(&hook);
+        lines.push(text);
+        for line in &lines {
+            super::follow::recipe_files(line, work_tree, found);
+            reached_within(line, work_tree, project_hook, found, depth + 1);
+        }
         found.add(hook);
     }
 }

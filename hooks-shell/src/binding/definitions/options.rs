@@ -51,6 +51,8 @@ pub(super) struct Read {
     pub words: Vec<String>,
     /// Every word given, options too, as given.
     pub args: Vec<String>,
+    /// The variables the command sets for it (`CARGO_HOME=ch cargo …`).
+    pub env: Vec<(String, String)>,
     /// Why the reading is unsure.
     pub unsure: Option<String>,
 }
@@ -225,6 +227,7 @@ pub(super) const JUST: Grammar = Grammar {
 pub(super) fn read(options: Options, args: &[String], assignments: &[(String, String)]) -> Read {
     let mut read = Read {
         args: args.to_vec(),
+        env: assignments.to_vec(),
         ..Read::default()
     };
     match options {

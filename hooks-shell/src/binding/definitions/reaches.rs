@@ -21,22 +21,8 @@ pub(super) fn program_reaches(
             .and_then(|(_, rest)| rest.first()),
     };
     let mut dirs = run_folders(base, &read.chdir);
-    if let Some(tool) = tool {
-        // `npx eslint x.js`: the tool's own settings too (round 62).
-        let at = plain_words
-            .iter()
-            .position(|word| word == tool)
-            .unwrap_or(0);
-        let line = shlex::try_join(plain_words[at..].iter().map(String::as_str));
-        for dir in &dirs {
-            node_tool(tool, dir, project_hook, found);
-            if let Ok(line) = &line {
-                reached_within(line, dir, project_hook, found, depth + 1);
-            }
-        }
-        return;
-    }
-    // `npm start -ws`, `npm -w web test`: the workspaces it runs in.
+    // `npm start -ws`, `npm -w web test`, `npx -w b x`: the workspaces it
+    // runs in (round 68: `npm exec -ws` too).
     if program.manifests.first() == Some(&"package.json") {
         // From the folder it starts in: `-w web` is no folder there.
         let roots: Vec<PathBuf> = std::iter::once(base.to_path_buf())
@@ -49,6 +35,26 @@ pub(super) fn program_reaches(
                 }
             }
         }
+    }
+    if let Some(tool) = tool {
+        // `npx eslint x.js`: the tool's own settings too (round 62).
+        let at = plain_words
+            .iter()
+            .position(|word| word == tool)
+            .unwrap_or(0);
+        let line = shlex::try_join(plain_words[at..].iter().map(String::as_str));
+        for dir in &dirs {
+            node_tool(tool, dir, project_hook, found);
+            if let Ok(line) = &line {
+                // In a workspace it picks (`npx -w b sh t.sh`), what the
+                // line runs there (round 68).
+                if dir != base {
+                    super::follow::recipe_files(line, dir, found);
+                }
+                reached_within(line, dir, project_hook, found, depth + 1);
+            }
+        }
+        return;
     }
     // `just tools/check`: the justfile of `tools`.
     if program.includes == Includes::Just
@@ -152,7 +158,7 @@ fn definitions_in(
     }
     if program.manifests.first() == Some(&"Cargo.toml") {
         cargo_config_files(&manifests, found);
-        let words = (plain_words.as_slice(), read.args.as_slice());
+        let words = (plain_words.as_slice(), read);
         cargo_code::read(words, &manifests, (project_hook, depth), found);
     }
     if let Some(name) = program.names.first() {
