@@ -122,6 +122,7 @@ mod round64_make;
 mod round65;
 mod round66;
 mod round67;
+mod round68;
 mod round6_shapes;
 mod round7;
 mod round8;
