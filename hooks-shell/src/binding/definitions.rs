@@ -386,6 +386,7 @@ mod cargo_code;
 mod cargo_config;
 mod follow;
 mod git_config;
+mod husky;
 mod launchers;
 mod make_text;
 mod moved_by_arguments;

@@ -88,6 +88,17 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
             }
         }
     }
+    // `cd c && cat * | sh`: text a pipe feeds a program that runs it, read
+    // in the folder the line moves to (round 68: each command read alone
+    // lost the pipe and the `cd`).
+    if line.contains('|') {
+        let whole = identify(line, None, dir);
+        for file in whole.files.into_iter().chain(whole.definitions) {
+            if !installed.iter().any(|folder| file.parent() == Some(folder)) {
+                found.add(file);
+            }
+        }
+    }
     // `$(MAKE) -f other.mk`, `npm run b`: the definitions it runs, read in
     // turn (R45-5), a few levels deep.
     if found.nesting < MAX_RECIPE_NESTING {

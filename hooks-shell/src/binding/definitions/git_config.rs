@@ -141,6 +141,38 @@ fn given_settings(
     Ok((files, values))
 }
 
+/// The names of the hooks git runs (`githooks(5)`).
+const GIT_HOOKS: [&str; 28] = [
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "sendemail-validate",
+    "fsmonitor-watchman",
+    "p4-changelist",
+    "p4-prepare-changelist",
+    "p4-post-changelist",
+    "p4-pre-submit",
+    "post-index-change",
+];
+
 /// The most hook files read for one `git`.
 const MAX_HOOKS: usize = 32;
 
@@ -175,9 +207,27 @@ fn hooks(
         return;
     }
     for hook in hooks {
+        // What git never runs (husky's `h`, a `.gitignore`): bound, and
+        // read where a hook sources it.
+        let name = hook
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("");
+        if !GIT_HOOKS.contains(&name) {
+            found.add(hook);
+            continue;
+        }
         let Some(text) = super::follow::read_or_refuse(&hook, found) else {
             continue;
         };
+        // husky's shim: the project's hook it runs.
+        if let Some((line, read)) = super::husky::runs(&hook, &text) {
+            read.into_iter().for_each(|file| found.add(file));
+            super::follow::recipe_files(&line, work_tree, found);
+            reached_within(&line, work_tree, project_hook, found, depth + 1);
+            found.add(hook);
+            continue;
+        }
         // A hook in Python, Node or Perl: the commands its code starts
         // (`subprocess.run(["make", "lint"])`: round 68).
         let mut lines = crate::binding::identify::started_by_file(&hook);

@@ -173,8 +173,9 @@ fn named_from(
     // `/**` and `/*` alone open a comment of C-like code (a Node tool's
     // `/** Copyright …`: round 66, V1); as globs they name every folder of
     // the system, never a script a hook runs.
-    let comment =
-        |word: &str| word.len() > 1 && word.trim_start_matches('/').chars().all(|c| c == '*');
+    let comment = |word: &str| {
+        word.starts_with("/*") && word.trim_start_matches('/').chars().all(|c| c == '*')
+    };
     for (word, after_interpreter) in words
         .iter()
         .filter(|(word, _)| (word.len() > 1 || lone(word)) && !comment(word))

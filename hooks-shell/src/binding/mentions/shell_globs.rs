@@ -58,10 +58,22 @@ impl Names {
 /// `glob.glob("*")` is quoted, and read.
 fn bare_operator(word: &str, text: &str) -> bool {
     let stars = word.chars().all(|c| matches!(c, '*' | '/'));
-    let quoted = ['"', '\'', '`']
-        .iter()
-        .any(|quote| text.contains(&format!("{quote}{word}{quote}")));
-    stars && !quoted
+    stars && !in_a_string(word, text)
+}
+
+/// Whether `word` stands as a word of a string literal of `text`
+/// (`"cat * | sh"` in a package script or an `execSync`: round 68, where
+/// only `"*"` alone was seen).
+fn in_a_string(word: &str, text: &str) -> bool {
+    static STRING: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`]*`"#).expect("valid regex")
+    });
+    STRING.find_iter(text).any(|literal| {
+        let inside = &literal.as_str()[1..literal.as_str().len() - 1];
+        inside
+            .split(|c: char| c.is_whitespace() || ";&|()<>".contains(c))
+            .any(|part| part == word)
+    })
 }
 
 /// The globs of shell text wherever they stand: after a blank, `=`, a
