@@ -142,3 +142,57 @@ fn cargo_settings_given_inline_or_by_cargo_home_are_read() {
         "ch/w.sh",
     );
 }
+
+/// A star inside a command written in a string (a package script, an
+/// `execSync`) is a glob: this session's reading of stars in code that is
+/// not shell had dropped it (round 68's regression, R-31, R-21), and a
+/// recipe piping the files of a folder it moves to into a shell bound
+/// none of them.
+#[test]
+fn a_glob_of_a_command_in_a_string_or_a_recipe_pipe_is_read() {
+    let script = ("c/a.sh", "true\n");
+    let edit = ("c/a.sh", "touch ../PWNED\n");
+    let manifest = (
+        "package.json",
+        "{\"scripts\": {\"test\": \"cd c && cat * | sh\"}}\n",
+    );
+    asks_again("npm test", &[manifest, script], edit, "c/a.sh");
+    let code = (
+        "run.js",
+        "require('child_process').execSync('cat ** | sh', { cwd: 'c' });\n",
+    );
+    asks_again("node run.js", &[code, script], edit, "c/a.sh");
+    let makefile = ("Makefile", "lint:\n\t@cd c && cat * | sh\n");
+    asks_again("make -s lint", &[makefile, script], edit, "c/a.sh");
+}
+
+/// husky's layout (`core.hooksPath = .husky/_`, shims sourcing husky's
+/// `h`) could not be approved once hooks were read; husky's own files are
+/// read as what they run: the project's `.husky/<name>`.
+#[test]
+fn husky_hooks_are_read_as_the_projects_hook_they_run() {
+    let shim = "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n";
+    let fixture = include_str!("fixtures/husky-9.1-h");
+    let runner: String = fixture
+        .lines()
+        .filter(|line| !line.starts_with("##"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let runner = runner.as_str();
+    let setup = [
+        (".git/config", "[core]\n\thooksPath = .husky/_\n"),
+        (".husky/_/pre-commit", shim),
+        (".husky/_/h", runner),
+        (".husky/_/.gitignore", "*\n"),
+        (".husky/pre-commit", "make -s lint\n"),
+        MAKEFILE,
+    ];
+    let commit = "git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x";
+    asks_again(commit, &setup, EDITED, "Makefile");
+    asks_again(
+        commit,
+        &setup,
+        (".husky/pre-commit", "touch PWNED\n"),
+        "pre-commit",
+    );
+}
