@@ -128,6 +128,15 @@ fn cargo_settings_given_inline_or_by_cargo_home_are_read() {
     ];
     let inline = "cargo build -q --frozen --config 'patch.crates-io.d.path=\"d\"'";
     asks_again(inline, &setup, build, "d/build.rs");
+    // A file in `.cargo` given by `--config`: its paths from the project
+    // (this session's reading took them from `.cargo` itself).
+    let mut in_cargo = setup.to_vec();
+    in_cargo.push((
+        ".cargo/ci.toml",
+        "[patch.crates-io]\nd = { path = \"d\" }\n",
+    ));
+    let given = "cargo build -q --frozen --config .cargo/ci.toml";
+    asks_again(given, &in_cargo, build, "d/build.rs");
     let home = [
         manifest,
         main,

@@ -97,9 +97,19 @@ pub(super) fn given_settings(read: &super::options::Read, folder: &Path) -> Give
         };
         let Some(value) = value else { continue };
         if !value.contains('=') {
+            // Its paths from the folder holding `.cargo` when it is in one
+            // (`--config .cargo/ci.toml`), else from its own folder; from
+            // where cargo runs too (each read: the reading binds more).
             let file = crate::binding::normalize(&folder.join(value));
-            let base = file.parent().unwrap_or(folder).to_path_buf();
-            given.files.push((file, base));
+            let own = file.parent().unwrap_or(folder);
+            let base = match own.ends_with(".cargo") {
+                true => own.parent().unwrap_or(own),
+                false => own,
+            };
+            given.files.push((file.clone(), base.to_path_buf()));
+            if base != folder {
+                given.files.push((file, folder.to_path_buf()));
+            }
         } else {
             match value.parse::<toml::Table>() {
                 Ok(table) => given.inline.push((table, folder.to_path_buf())),
