@@ -223,12 +223,19 @@ pub(super) fn reached_within(
     }
     let mut bases = vec![cwd.to_path_buf()];
     let commands = simple_commands(raw);
+    // `export CARGO_HOME=ch; cargo build`: variables exported before a
+    // program are its environment too (round 69).
+    let mut exported: Vec<(String, String)> = Vec::new();
     for (at, words) in commands.iter().enumerate() {
         // `d=a; make -C $d`: read again right after with the value the
         // text gives (`make -C a`): the literal `$d` is no folder it names.
         let again = commands
             .get(at + 1)
             .is_some_and(|next| read_again(words, next));
+        if words.first().is_some_and(|word| word == "export") {
+            let set = words[1..].iter().filter_map(|word| word.split_once('='));
+            exported.extend(set.map(|(name, value)| (name.to_owned(), value.to_owned())));
+        }
         let unwrapped = unwrap(words);
         if let Some(why) = crate::binding::shell::unread_reason(words) {
             found.computed.get_or_insert(why);
@@ -314,7 +321,12 @@ pub(super) fn reached_within(
             return;
         }
         if let Some(program) = PROGRAMS.iter().find(|p| p.names.contains(&name.as_str())) {
-            let read = options::read(program.options, &words[1..], &unwrapped.assignments);
+            let environment: Vec<(String, String)> = exported
+                .iter()
+                .chain(&unwrapped.assignments)
+                .cloned()
+                .collect();
+            let read = options::read(program.options, &words[1..], &environment);
             if let Some(why) = &read.unsure {
                 found.unsure(&name, why);
             }

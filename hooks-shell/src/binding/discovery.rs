@@ -137,11 +137,24 @@ pub(super) fn bind(
             // A settings file one names (`extends: "./b.json"`) is read as
             // one too (round 67), a few deep.
             let mut at = 0;
+            // Settings a settings file builds itself from (`require("./b")`).
+            let mut composed: Vec<PathBuf> = Vec::new();
             while at < settings.len() && at < MAX_SETTINGS_READ {
                 let path = settings[at].clone();
                 at += 1;
                 let root = path.parent().unwrap_or(project);
-                let named = super::runner_settings::rooted(&path, root)?;
+                let as_settings =
+                    super::runner_settings::loads_code(&path) || composed.contains(&path);
+                if as_settings {
+                    for file in super::runner_settings::composed_of(&path)? {
+                        if !composed.contains(&file) && file.starts_with(project) {
+                            composed.push(file.clone());
+                            // Read (again) as settings.
+                            settings.push(file);
+                        }
+                    }
+                }
+                let named = super::runner_settings::rooted_as(&path, root, as_settings)?;
                 for file in named.iter().filter(|file| settings_file(file, project)) {
                     if !settings.contains(file) {
                         settings.push(file.clone());

@@ -147,6 +147,33 @@ pub(super) fn doctest_globs<'a>(
 /// (`"<rootDir>/s.js"`): from `root` (its folder, or the settings' that
 /// name it as a preset) and from the `rootDir` it sets, present or not.
 pub(super) fn rooted(path: &Path, root: &Path) -> Result<Vec<PathBuf>, BindError> {
+    rooted_as(path, root, node_settings_name(path))
+}
+
+/// The settings files a runner's or Babel's settings file `path` that is
+/// code builds itself from (`module.exports = require("./base")`): read
+/// as settings in turn, pieced names refused (round 69).
+pub(super) fn composed_of(path: &Path) -> Result<Vec<PathBuf>, BindError> {
+    static REQUIRED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r#"\brequire\(\s*["'`](\.\.?/[^"'`]+)["'`]\s*\)"#).expect("valid regex")
+    });
+    let (Some(text), Some(dir)) = (whole_text(path)?, path.parent()) else {
+        return Ok(Vec::new());
+    };
+    let named = REQUIRED.captures_iter(&text).take(16);
+    Ok(named
+        .flat_map(|found| node_candidates(&super::normalize(&dir.join(&found[1]))))
+        .filter(|file| file.is_file())
+        .collect())
+}
+
+/// [`rooted`], read as a runner's own settings (`settings`: names it
+/// pieces together cannot be approved) or not.
+pub(super) fn rooted_as(
+    path: &Path,
+    root: &Path,
+    settings: bool,
+) -> Result<Vec<PathBuf>, BindError> {
     static ROOTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(r#"<rootDir>/([^"'`\s,\])]+)"#).expect("valid regex")
     });
@@ -161,7 +188,7 @@ pub(super) fn rooted(path: &Path, root: &Path) -> Result<Vec<PathBuf>, BindError
     // A runner's own settings that are code: names it pieces together
     // cannot be approved (a plugin's or setup file's code is read as code
     // elsewhere).
-    let text = match node_settings_name(path) {
+    let text = match settings {
         true => js_names::written(path, &text)?,
         false => text,
     };

@@ -121,10 +121,16 @@ pub(super) fn given_settings(read: &super::options::Read, folder: &Path) -> Give
     // holding `ch` (as `.cargo`'s are).
     let home = read.env.iter().find(|(name, _)| name == "CARGO_HOME");
     if let Some((_, home)) = home {
-        let home = crate::binding::normalize(&folder.join(home));
-        let base = home.parent().unwrap_or(folder).to_path_buf();
-        for name in ["config.toml", "config"] {
-            given.files.push((home.join(name), base.clone()));
+        // `$PWD/ch`: the folder it runs in; another expansion, unknown.
+        if crate::binding::wrappers::computed(home) {
+            given.unread = Some(format!("CARGO_HOME={home}"));
+        }
+        for home in crate::binding::wrappers::places(folder, home) {
+            let home = crate::binding::normalize(&home);
+            let base = home.parent().unwrap_or(folder).to_path_buf();
+            for name in ["config.toml", "config"] {
+                given.files.push((home.join(name), base.clone()));
+            }
         }
     }
     given
@@ -143,7 +149,9 @@ pub(super) fn replacing_crates(
     found: &mut Reached,
 ) -> Vec<PathBuf> {
     if let Some(what) = &given.unread {
-        found.unsure("cargo", &format!("{what} that cannot be read"));
+        found.computed.get_or_insert_with(|| {
+            format!("cargo is given settings ({what}) this reading cannot read")
+        });
     }
     let mut tables: Vec<(toml::Table, PathBuf)> = Vec::new();
     let settings = manifests
@@ -160,7 +168,12 @@ pub(super) fn replacing_crates(
                 .unwrap_or(Path::new("/"));
             (config.clone(), base.to_path_buf())
         });
-    for (config, base) in settings.chain(given.files.iter().cloned()) {
+    let mut pending: Vec<(PathBuf, PathBuf)> =
+        settings.chain(given.files.iter().cloned()).collect();
+    let mut at = 0;
+    while at < pending.len() && at < MAX_SETTINGS {
+        let (config, base) = pending[at].clone();
+        at += 1;
         found.add(config.clone());
         if std::fs::symlink_metadata(&config).is_err() {
             continue;
@@ -170,6 +183,15 @@ pub(super) fn replacing_crates(
             found.unsure("cargo", "a cargo settings file that cannot be read whole");
             continue;
         };
+        // `include = ["../ch/config.toml"]`: from the including file's
+        // folder, present or not (round 69).
+        let folder = config.parent().unwrap_or(Path::new("/"));
+        for included in includes(&table) {
+            let file = crate::binding::normalize(&folder.join(included));
+            if !pending.iter().any(|(known, _)| *known == file) {
+                pending.push((file, base.clone()));
+            }
+        }
         tables.push((table, base));
     }
     tables.extend(given.inline.iter().cloned());
@@ -180,6 +202,27 @@ pub(super) fn replacing_crates(
     }
     crates.retain(|folder| folder.join("Cargo.toml").is_file());
     crates
+}
+
+/// The most cargo settings files read for one command.
+const MAX_SETTINGS: usize = 16;
+
+/// The files the cargo settings `table` includes (`include = "x.toml"`,
+/// `["a.toml", { path = "b.toml" }]`).
+fn includes(table: &toml::Table) -> Vec<String> {
+    let items = match table.get("include") {
+        Some(toml::Value::Array(items)) => items.clone(),
+        Some(item) => vec![item.clone()],
+        None => Vec::new(),
+    };
+    items
+        .iter()
+        .filter_map(|item| match item {
+            toml::Value::String(path) => Some(path.clone()),
+            toml::Value::Table(entry) => entry.get("path")?.as_str().map(str::to_owned),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The crate folders `table` (cargo settings whose paths are from `base`)

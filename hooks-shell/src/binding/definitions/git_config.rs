@@ -85,7 +85,52 @@ pub(super) fn read(
     // Every subcommand may run one: `git status` writes the index
     // (`post-index-change`), `git branch` updates a ref
     // (`reference-transaction`: round 68).
-    hooks(&hook_folders, &work_tree, (project_hook, depth), found);
+    // The user's own settings may name the hooks folder too (a global
+    // `core.hooksPath = .githooks` is the project's: round 69).
+    for (file, folder) in global_hooks_paths(found) {
+        found.add(file);
+        hook_folders.push(work_tree.join(expand_home(&folder)));
+    }
+    // `git hook run lint`: a hook of any name.
+    let named = args
+        .windows(3)
+        .find(|words| words[0] == "hook" && words[1] == "run")
+        .map(|words| words[2].clone());
+    let at = (project_hook, depth);
+    hooks(&hook_folders, &work_tree, named.as_deref(), at, found);
+}
+
+/// The `core.hooksPath` values of the user's and the system's git
+/// settings (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`,
+/// `/etc/gitconfig` and the files they include), each with the file that
+/// sets it; every file read is bound, present or not.
+fn global_hooks_paths(found: &mut Reached) -> Vec<(PathBuf, String)> {
+    let home = hermes_hooks_core::home::user_home();
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|home| home.join(".config")));
+    let mut pending: Vec<PathBuf> = home.iter().map(|home| home.join(".gitconfig")).collect();
+    pending.extend(config.map(|config| config.join("git/config")));
+    pending.push(PathBuf::from("/etc/gitconfig"));
+    let mut values = Vec::new();
+    let mut at = 0;
+    while at < pending.len() && at < MAX_CONFIGS * 2 {
+        let file = pending[at].clone();
+        at += 1;
+        found.add(file.clone());
+        let Some(text) = super::follow::read_or_refuse(&file, found) else {
+            continue;
+        };
+        let folder = file.parent().unwrap_or(Path::new("/")).to_path_buf();
+        for (key, value) in git_settings(&text) {
+            if key == "include.path" || (key.starts_with("includeif.") && key.ends_with(".path")) {
+                pending.push(folder.join(expand_home(&value)));
+            } else if key == "core.hookspath" {
+                values.push((file.clone(), value));
+            }
+        }
+    }
+    values
 }
 
 /// Settings as `(key, value)`, keys lowercased.
@@ -109,7 +154,13 @@ fn given_settings(
     };
     let mut files = Vec::new();
     for name in ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"] {
-        files.extend(assigned(name).map(|file| here.join(file)));
+        let Some(file) = assigned(name) else { continue };
+        if crate::binding::wrappers::computed(&file) {
+            return Err(format!(
+                "git is given {name}={file}, which this reading cannot expand"
+            ));
+        }
+        files.extend(crate::binding::wrappers::places(here, &file));
     }
     let mut values = Vec::new();
     let pair = |text: &str| {
@@ -183,6 +234,7 @@ const MAX_HOOKS: usize = 32;
 fn hooks(
     folders: &[PathBuf],
     work_tree: &Path,
+    named: Option<&str>,
     (project_hook, depth): (bool, usize),
     found: &mut Reached,
 ) {
@@ -213,7 +265,7 @@ fn hooks(
             .file_name()
             .and_then(|name| name.to_str())
             .unwrap_or("");
-        if !GIT_HOOKS.contains(&name) {
+        if !GIT_HOOKS.contains(&name) && named != Some(name) {
             found.add(hook);
             continue;
         }

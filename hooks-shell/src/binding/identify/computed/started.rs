@@ -80,6 +80,13 @@ pub(crate) fn started_by_file(file: &std::path::Path) -> Vec<String> {
         static READ: std::cell::RefCell<std::collections::HashMap<(String, String), Vec<String>>> =
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
+    // `const {spawnSync: s} = require("child_process")`, `run =
+    // cp.execFileSync`: the calls read by the names they stand for (round
+    // 69: a Node git hook's renamed calls started `make` unread).
+    let text = match language {
+        "node" => node_aliases_read(&text),
+        _ => text,
+    };
     let key = (language.to_owned(), text);
     if let Some(lines) = READ.with(|read| read.borrow().get(&key).cloned()) {
         return lines;
@@ -93,6 +100,40 @@ pub(crate) fn started_by_file(file: &std::path::Path) -> Vec<String> {
         read.insert(key, lines.clone());
     });
     lines
+}
+
+/// Node `text` with each call of a name bound to one of `child_process`'s
+/// functions (`{spawnSync: s}`, `run = cp.execFileSync`) written as a call
+/// of that function.
+fn node_aliases_read(text: &str) -> String {
+    static RENAMED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork)\s*:\s*([A-Za-z_$][\w$]*)")
+            .expect("valid regex")
+    });
+    static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b([A-Za-z_$][\w$]*)\s*=\s*[A-Za-z_$][\w$]*\.(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork)\b")
+            .expect("valid regex")
+    });
+    let mut aliases: Vec<(String, String)> = Vec::new();
+    for found in RENAMED.captures_iter(text) {
+        aliases.push((found[2].to_owned(), found[1].to_owned()));
+    }
+    for found in ASSIGNED.captures_iter(text) {
+        aliases.push((found[1].to_owned(), found[2].to_owned()));
+    }
+    let mut read = text.to_owned();
+    for (alias, function) in aliases.iter().take(16) {
+        if alias == function {
+            continue;
+        }
+        let Ok(call) = Regex::new(&format!(r"(^|[^\w$.]){}\s*\(", regex::escape(alias))) else {
+            continue;
+        };
+        read = call
+            .replace_all(&read, format!("${{1}}require('child_process').{function}("))
+            .into_owned();
+    }
+    read
 }
 
 /// [`started_commands`] of the inline code `program` (as [`super::base_name`]
