@@ -123,6 +123,7 @@ mod round65;
 mod round66;
 mod round67;
 mod round68;
+mod round69;
 mod round6_shapes;
 mod round7;
 mod round8;
