@@ -232,10 +232,7 @@ pub(super) fn reached_within(
         let again = commands
             .get(at + 1)
             .is_some_and(|next| read_again(words, next));
-        if words.first().is_some_and(|word| word == "export") {
-            let set = words[1..].iter().filter_map(|word| word.split_once('='));
-            exported.extend(set.map(|(name, value)| (name.to_owned(), value.to_owned())));
-        }
+        exported.extend(environment_set(words));
         let unwrapped = unwrap(words);
         if let Some(why) = crate::binding::shell::unread_reason(words) {
             found.computed.get_or_insert(why);
@@ -374,9 +371,41 @@ pub(super) fn reached_within(
             // What the repository's settings make it run (round 62).
             for here in &heres {
                 let at = (project_hook, depth);
-                git_config::read(&words[1..], &unwrapped.assignments, here, at, found);
+                let environment: Vec<(String, String)> = exported
+                    .iter()
+                    .chain(&unwrapped.assignments)
+                    .cloned()
+                    .collect();
+                git_config::read(&words[1..], &environment, here, at, found);
             }
         }
+    }
+}
+
+/// The variables `words` (one command) sets for the programs after it:
+/// `export X=v`, `readonly`/`declare -x` ones, and a command of
+/// assignments alone (`X=v; export X`, `set -a`: each read as exported,
+/// which binds more, never less; round 70).
+fn environment_set(words: &[String]) -> Vec<(String, String)> {
+    let assignment = |word: &String| {
+        let (name, value) = word.split_once('=')?;
+        let named = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        named.then(|| (name.to_owned(), value.to_owned()))
+    };
+    // `CARGO_HOME=ch export CARGO_HOME`: assignments before the builtin too.
+    let first = words.iter().position(|word| assignment(word).is_none());
+    let setting = first.is_some_and(|at| {
+        matches!(
+            words[at].as_str(),
+            "export" | "readonly" | "declare" | "typeset" | "local"
+        )
+    });
+    match setting {
+        true => words.iter().filter_map(assignment).collect(),
+        false if words.iter().all(|word| assignment(word).is_some()) => {
+            words.iter().filter_map(assignment).collect()
+        }
+        false => Vec::new(),
     }
 }
 

@@ -154,12 +154,18 @@ pub(super) fn rooted(path: &Path, root: &Path) -> Result<Vec<PathBuf>, BindError
 /// code builds itself from (`module.exports = require("./base")`): read
 /// as settings in turn, pieced names refused (round 69).
 pub(super) fn composed_of(path: &Path) -> Result<Vec<PathBuf>, BindError> {
+    // `require("./x")`, `require(path.join(__dirname, "x"))`, `import x
+    // from "./x.mjs"`, `import("./x")` (round 70).
     static REQUIRED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(r#"\brequire\(\s*["'`](\.\.?/[^"'`]+)["'`]\s*\)"#).expect("valid regex")
+        regex::Regex::new(
+            r#"\b(?:require\(\s*|import\s*\(\s*|import\s[^"'`;]*?\bfrom\s*|import\s*)["'`](\.\.?/[^"'`]+)["'`]"#,
+        )
+        .expect("valid regex")
     });
     let (Some(text), Some(dir)) = (whole_text(path)?, path.parent()) else {
         return Ok(Vec::new());
     };
+    let text = js_names::joined_read(&text);
     let named = REQUIRED.captures_iter(&text).take(16);
     Ok(named
         .flat_map(|found| node_candidates(&super::normalize(&dir.join(&found[1]))))

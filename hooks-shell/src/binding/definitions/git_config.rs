@@ -70,6 +70,10 @@ pub(super) fn read(
             if key == "core.hookspath" {
                 hook_folders.push(work_tree.join(expand_home(&value)));
             }
+            // `alias.ci = -c core.hooksPath=.githooks commit` (round 70).
+            hook_folders.extend(
+                alias_hooks_paths(&key, &value).map(|folder| work_tree.join(expand_home(&folder))),
+            );
             // `!make -s lint`, `!sh -c "…"`: shell text from the work tree.
             let command = value.strip_prefix('!').unwrap_or(&value);
             let before = found.roots.len();
@@ -87,9 +91,15 @@ pub(super) fn read(
     // (`reference-transaction`: round 68).
     // The user's own settings may name the hooks folder too (a global
     // `core.hooksPath = .githooks` is the project's: round 69).
-    for (file, folder) in global_hooks_paths(found) {
+    for (file, value) in global_hooks_paths(assignments, here, found) {
         found.add(file);
-        hook_folders.push(work_tree.join(expand_home(&folder)));
+        match value.strip_prefix('!') {
+            Some(command) => {
+                super::follow::recipe_files(command, &work_tree, found);
+                reached_within(command, &work_tree, project_hook, found, depth + 1);
+            }
+            None => hook_folders.push(work_tree.join(expand_home(&value))),
+        }
     }
     // `git hook run lint`: a hook of any name.
     let named = args
@@ -100,14 +110,61 @@ pub(super) fn read(
     hooks(&hook_folders, &work_tree, named.as_deref(), at, found);
 }
 
+/// Whether the git setting `key` (lowercased) names a program git runs in
+/// the work tree of the repository it reads: the file monitor, a filter,
+/// a diff or merge driver (not a pager, an editor or a credential helper).
+fn runs_in_the_work_tree(key: &str) -> bool {
+    let ends = [
+        ".clean",
+        ".smudge",
+        ".process",
+        ".textconv",
+        ".command",
+        ".driver",
+    ];
+    key == "core.fsmonitor"
+        || (["filter.", "diff.", "merge."]
+            .iter()
+            .any(|start| key.starts_with(start))
+            && ends.iter().any(|end| key.ends_with(end)))
+}
+
+/// The hooks folders an alias's own settings give (`alias.ci = -c
+/// core.hooksPath=.githooks commit`), for the setting `key` = `value`.
+fn alias_hooks_paths(key: &str, value: &str) -> impl Iterator<Item = String> {
+    let words = match key.starts_with("alias.") && !value.starts_with('!') {
+        true => shlex::split(value).unwrap_or_default(),
+        false => Vec::new(),
+    };
+    let given = given_settings(&words, &[], Path::new("/")).map(|(_, values)| values);
+    given
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(key, _)| key == "core.hookspath")
+        .map(|(_, folder)| folder)
+}
+
 /// The `core.hooksPath` values of the user's and the system's git
 /// settings (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`,
-/// `/etc/gitconfig` and the files they include), each with the file that
+/// `/etc/gitconfig` and the files they include), and the programs they
+/// have run in the work tree (each as `!command`), each with the file that
 /// sets it; every file read is bound, present or not.
-fn global_hooks_paths(found: &mut Reached) -> Vec<(PathBuf, String)> {
-    let home = hermes_hooks_core::home::user_home();
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .map(PathBuf::from)
+fn global_hooks_paths(
+    assignments: &[(String, String)],
+    here: &Path,
+    found: &mut Reached,
+) -> Vec<(PathBuf, String)> {
+    // `HOME=.`, `XDG_CONFIG_HOME=$PWD/.cfg git commit`: as the command
+    // gives them (round 70), else this process's.
+    let given = |name: &str| {
+        let value = assignments.iter().rev().find(|(known, _)| known == name)?;
+        crate::binding::wrappers::places(here, &value.1)
+            .into_iter()
+            .next()
+    };
+    let home = given("HOME").or_else(hermes_hooks_core::home::user_home);
+    let config = given("XDG_CONFIG_HOME")
+        .or_else(|| std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from))
         .or_else(|| home.as_ref().map(|home| home.join(".config")));
     let mut pending: Vec<PathBuf> = home.iter().map(|home| home.join(".gitconfig")).collect();
     pending.extend(config.map(|config| config.join("git/config")));
@@ -127,6 +184,12 @@ fn global_hooks_paths(found: &mut Reached) -> Vec<(PathBuf, String)> {
                 pending.push(folder.join(expand_home(&value)));
             } else if key == "core.hookspath" {
                 values.push((file.clone(), value));
+            } else if runs_in_the_work_tree(&key) {
+                // A global `core.fsmonitor`, filter or diff driver runs in
+                // the project's work tree (round 70): read as a command.
+                values.push((file.clone(), format!("!{value}")));
+            } else {
+                values.extend(alias_hooks_paths(&key, &value).map(|folder| (file.clone(), folder)));
             }
         }
     }
@@ -181,6 +244,16 @@ fn given_settings(
             values.push((key, value));
         } else if !word.starts_with('-') {
             break;
+        }
+    }
+    // `GIT_CONFIG_PARAMETERS="'core.hooksPath'='.githooks'"` (round 70).
+    if let Some(given) = assigned("GIT_CONFIG_PARAMETERS") {
+        for word in shlex::split(&given).unwrap_or_default() {
+            values.extend(pair(&word));
+        }
+        // `'k'='v'` as one word: the quotes split it into `k=v`.
+        if values.is_empty() && !given.trim().is_empty() {
+            return Err("git is given GIT_CONFIG_PARAMETERS this reading cannot read".to_owned());
         }
     }
     for (name, key) in assignments {

@@ -24,6 +24,32 @@ pub(super) fn written(path: &Path, text: &str) -> Result<String, BindError> {
     if !CODE.contains(&ending) {
         return Ok(text.to_owned());
     }
+    let read = joined_read(text);
+    static PIECED: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"["'`]\s*\+|\+\s*["'`]|\.concat\s*\(|\.join\s*\(|\$\{"#).expect("valid regex")
+    });
+    // Comments say nothing it runs.
+    static COMMENT: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"(?m)//[^\n]*$|/\*[\s\S]*?\*/").expect("valid regex"));
+    let code = COMMENT.replace_all(&read, "");
+    // `require(f)`, `import(f)`: a module named by a value (round 70).
+    static BY_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\b(?:require|import)\s*\(\s*[^"'`\s)]"#).expect("valid regex")
+    });
+    if let Some(found) = PIECED.find(&code).or_else(|| BY_VALUE.find(&code)) {
+        return Err(BindError::Computed(format!(
+            "{} builds a name of what it loads from pieces (`{}`): what runs cannot be \
+             known until it does",
+            path.display(),
+            found.as_str()
+        )));
+    }
+    Ok(read)
+}
+
+/// `text` with each `path.join(__dirname, "a", "b")` / `path.resolve(…)`
+/// of written words read as the path it gives (`"./a/b"`).
+pub(super) fn joined_read(text: &str) -> String {
     static JOINED: LazyLock<Regex> = LazyLock::new(|| {
         Regex::new(
             r#"\b(?:path\.)?(?:join|resolve)\(\s*__dirname\s*((?:,\s*(?:"[^"\n]*"|'[^'\n]*'|`[^`$\n]*`)\s*)*)\)"#,
@@ -41,22 +67,7 @@ pub(super) fn written(path: &Path, text: &str) -> Result<String, BindError> {
             .collect();
         format!("\"./{}\"", pieces.join("/"))
     });
-    static PIECED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r#"["'`]\s*\+|\+\s*["'`]|\.concat\s*\(|\.join\s*\(|\$\{"#).expect("valid regex")
-    });
-    // Comments say nothing it runs.
-    static COMMENT: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"(?m)//[^\n]*$|/\*[\s\S]*?\*/").expect("valid regex"));
-    let code = COMMENT.replace_all(&read, "");
-    if let Some(found) = PIECED.find(&code) {
-        return Err(BindError::Computed(format!(
-            "{} builds a name of what it loads from pieces (`{}`): what runs cannot be \
-             known until it does",
-            path.display(),
-            found.as_str()
-        )));
-    }
-    Ok(read.into_owned())
+    read.into_owned()
 }
 
 #[cfg(test)]

@@ -103,15 +103,16 @@ pub(crate) fn started_by_file(file: &std::path::Path) -> Vec<String> {
 }
 
 /// Node `text` with each call of a name bound to one of `child_process`'s
-/// functions (`{spawnSync: s}`, `run = cp.execFileSync`) written as a call
-/// of that function.
+/// functions (`{spawnSync: s}`, `import {spawnSync as s}`, `run =
+/// cp.execFileSync`, `s = require("child_process").spawnSync`) written as
+/// a call of that function.
 fn node_aliases_read(text: &str) -> String {
     static RENAMED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork)\s*:\s*([A-Za-z_$][\w$]*)")
+        Regex::new(r"\b(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork)\s*(?::|\s+as\s)\s*([A-Za-z_$][\w$]*)")
             .expect("valid regex")
     });
     static ASSIGNED: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"\b([A-Za-z_$][\w$]*)\s*=\s*[A-Za-z_$][\w$]*\.(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork)\b")
+        Regex::new(r#"\b([A-Za-z_$][\w$]*)\s*=\s*(?:[A-Za-z_$][\w$]*|require\(\s*["'](?:node:)?child_process["']\s*\))\.(exec|execSync|execFile|execFileSync|spawn|spawnSync|fork)\b"#)
             .expect("valid regex")
     });
     let mut aliases: Vec<(String, String)> = Vec::new();
