@@ -126,6 +126,7 @@ mod round68;
 mod round69;
 mod round6_shapes;
 mod round7;
+mod round70;
 mod round8;
 mod round8_guards;
 mod round8_lexical;
