@@ -121,6 +121,12 @@ pub(super) fn given_settings(read: &super::options::Read, folder: &Path) -> Give
     // holding `ch` (as `.cargo`'s are).
     let home = read.env.iter().find(|(name, _)| name == "CARGO_HOME");
     if let Some((_, home)) = home {
+        // `$HOME/.cargo`: the user's (sweep 71).
+        let user = hermes_hooks_core::home::user_home().map(|h| h.display().to_string());
+        let home = &match user {
+            Some(user) => home.replace("${HOME}", &user).replace("$HOME", &user),
+            None => home.clone(),
+        };
         // `$PWD/ch`: the folder it runs in; another expansion, unknown.
         if crate::binding::wrappers::computed(home) {
             given.unread = Some(format!("CARGO_HOME={home}"));

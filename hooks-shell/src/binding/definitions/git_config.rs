@@ -107,7 +107,8 @@ pub(super) fn read(
         .find(|words| words[0] == "hook" && words[1] == "run")
         .map(|words| words[2].clone());
     let at = (project_hook, depth);
-    hooks(&hook_folders, &work_tree, named.as_deref(), at, found);
+    let run = super::git_hooks::run_by(args, named.as_deref());
+    super::git_hooks::hooks(&hook_folders, &work_tree, &run, at, found);
 }
 
 /// Whether the git setting `key` (lowercased) names a program git runs in
@@ -263,106 +264,6 @@ fn given_settings(
         }
     }
     Ok((files, values))
-}
-
-/// The names of the hooks git runs (`githooks(5)`).
-const GIT_HOOKS: [&str; 28] = [
-    "applypatch-msg",
-    "pre-applypatch",
-    "post-applypatch",
-    "pre-commit",
-    "pre-merge-commit",
-    "prepare-commit-msg",
-    "commit-msg",
-    "post-commit",
-    "pre-rebase",
-    "post-checkout",
-    "post-merge",
-    "pre-push",
-    "pre-receive",
-    "update",
-    "proc-receive",
-    "post-receive",
-    "post-update",
-    "reference-transaction",
-    "push-to-checkout",
-    "pre-auto-gc",
-    "post-rewrite",
-    "sendemail-validate",
-    "fsmonitor-watchman",
-    "p4-changelist",
-    "p4-prepare-changelist",
-    "p4-post-changelist",
-    "p4-pre-submit",
-    "post-index-change",
-];
-
-/// The most hook files read for one `git`.
-const MAX_HOOKS: usize = 32;
-
-/// Reads what the hooks in `folders` (the git folder's `hooks`,
-/// `core.hooksPath`) run, as git runs them from the top of the work tree:
-/// a `pre-commit` hook running `make -s lint` binds the Makefile (round
-/// 67: each hook was bound as a file, and what it ran was not read).
-fn hooks(
-    folders: &[PathBuf],
-    work_tree: &Path,
-    named: Option<&str>,
-    (project_hook, depth): (bool, usize),
-    found: &mut Reached,
-) {
-    let mut hooks: Vec<PathBuf> = Vec::new();
-    for folder in folders {
-        let Ok(listing) = std::fs::read_dir(folder) else {
-            continue;
-        };
-        for entry in listing.flatten() {
-            let path = entry.path();
-            let sample = path.extension().is_some_and(|ending| ending == "sample");
-            if !sample && path.is_file() {
-                hooks.push(path);
-            }
-        }
-    }
-    hooks.sort();
-    if hooks.len() > MAX_HOOKS {
-        found.computed.get_or_insert_with(|| {
-            format!("its git runs hooks from folders holding more than {MAX_HOOKS} files")
-        });
-        return;
-    }
-    for hook in hooks {
-        // What git never runs (husky's `h`, a `.gitignore`): bound, and
-        // read where a hook sources it.
-        let name = hook
-            .file_name()
-            .and_then(|name| name.to_str())
-            .unwrap_or("");
-        if !GIT_HOOKS.contains(&name) && named != Some(name) {
-            found.add(hook);
-            continue;
-        }
-        let Some(text) = super::follow::read_or_refuse(&hook, found) else {
-            continue;
-        };
-        // husky's shim: the project's hook it runs.
-        if let Some((line, read)) = super::husky::runs(&hook, &text) {
-            read.into_iter().for_each(|file| found.add(file));
-            super::follow::recipe_files(&line, work_tree, found);
-            reached_within(&line, work_tree, project_hook, found, depth + 1);
-            found.add(hook);
-            continue;
-        }
-        // A hook in Python, Node or Perl: the commands its code starts
-        // (`subprocess.run(["make", "lint"])`: round 68).
-        let mut lines = crate::binding::identify::started_by_file(&hook);
-        lines.push(text);
-        for line in &lines {
-            super::follow::recipe_files(line, work_tree, found);
-            reached_within(line, work_tree, project_hook, found, depth + 1);
-        }
-        found.add(hook);
-    }
 }
 
 /// The git folder `git` reads its settings from, and the work tree it

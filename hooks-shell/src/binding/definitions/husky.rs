@@ -60,6 +60,41 @@ pub(super) fn runs(hook: &Path, text: &str) -> Option<(String, Vec<PathBuf>)> {
     Some((line, read))
 }
 
+/// The SHA-256 of husky 8's `_/husky.sh`, byte for byte.
+const V8_RUNNER_SHA256: &str = "ceaa8a7ff3d7f6e880b26a8139745fc842f1cfe91240455837bd443f8aa6adc3";
+
+/// How a husky 8 hook starts: sourcing `_/husky.sh`, which runs the rest
+/// of the hook with `sh -e` after the user's `~/.huskyrc`.
+const V8_STARTS: [&str; 2] = [
+    "#!/usr/bin/env sh\n. \"$(dirname -- \"$0\")/_/husky.sh\"\n",
+    "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/_/husky.sh\"\n",
+];
+
+/// What the husky 8 hook `hook` (holding `text`) runs when it starts as
+/// husky writes it beside husky's own `_/husky.sh`: the rest of its text
+/// (after the user's `~/.huskyrc`, sourced when there), and the files it
+/// reads besides.
+pub(super) fn runs_v8(hook: &Path, text: &str) -> Option<(String, Vec<PathBuf>)> {
+    let rest = V8_STARTS
+        .iter()
+        .find_map(|start| text.strip_prefix(start))?;
+    let runner = hook.parent()?.join("_/husky.sh");
+    let bytes = hermes_hooks_core::regular_file::read_capped(&runner, 64 * 1024).ok()?;
+    if hex::encode(Sha256::digest(&bytes)) != V8_RUNNER_SHA256 {
+        return None;
+    }
+    let mut read = vec![runner];
+    let mut line = rest.to_owned();
+    if let Some(rc) = hermes_hooks_core::home::user_home().map(|home| home.join(".huskyrc")) {
+        if rc.is_file() {
+            let quoted = shlex::try_quote(rc.to_str()?).ok()?.into_owned();
+            line = format!(". {quoted}\n{line}");
+        }
+        read.push(rc);
+    }
+    Some((line, read))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -83,20 +83,22 @@ fn listed_folders(dir: &Path, listed: &mut Vec<PathBuf>) -> Vec<PathBuf> {
         if !listed.contains(&parent) {
             listed.push(parent);
         }
+        // A folder without a `package.json` is no workspace (npm skips
+        // it); one given it later changes the listing bound above.
         let matched = crate::binding::globbing::glob_folders(dir, pattern);
-        folders.extend(
-            matched
-                .iter()
-                .map(|folder| crate::binding::normalize(folder)),
-        );
+        let packages = matched
+            .iter()
+            .filter(|folder| folder.join("package.json").is_file());
+        folders.extend(packages.map(|folder| crate::binding::normalize(folder)));
     }
     folders.dedup();
     folders.truncate(MAX_WORKSPACES);
     folders
 }
 
-/// The key and digest binding what `folder` holds by name and kind (a
-/// folder added or removed there changes it), not by content.
+/// The key and digest binding the folders of `folder` that hold a
+/// manifest (`package.json`, `Cargo.toml`) by name (one added, removed or
+/// given a manifest changes it), not by content.
 pub(crate) fn listing(folder: &Path) -> Result<(PathBuf, String), crate::binding::BindError> {
     let mut entries = Vec::new();
     if let Ok(listing) = std::fs::read_dir(folder) {
@@ -106,7 +108,16 @@ pub(crate) fn listing(folder: &Path) -> Result<(PathBuf, String), crate::binding
                     folder.to_path_buf(),
                 ));
             }
-            entries.push(entry.path());
+            // A folder is a workspace or a crate by its manifest: an empty
+            // new folder changes nothing (sweep 71), one given a manifest
+            // later does.
+            let path = entry.path();
+            if ["package.json", "Cargo.toml"]
+                .iter()
+                .any(|name| path.join(name).exists())
+            {
+                entries.push(path);
+            }
         }
     }
     let what = "folders a package manager may pick here";

@@ -1,0 +1,226 @@
+//! The git hooks a `git` command may run (`githooks(5)`), and what they run
+//! read as git runs them from the top of the work tree (red team rounds
+//! 67–70). Each subcommand runs its own hooks: `git status` and `git diff`
+//! may write the index (`post-index-change`), a ref update runs
+//! `reference-transaction`, `git commit` its commit hooks; a subcommand this
+//! reading does not know (an alias) may run any. Only those are read, so a
+//! `git status` guard in a repository whose `pre-commit` hook the reading
+//! cannot follow stays approvable (sweep 71); every file of the folders is
+//! bound all the same.
+
+use std::path::{Path, PathBuf};
+
+use super::{Reached, reached_within};
+
+/// The names of the hooks git runs (`githooks(5)`).
+const GIT_HOOKS: [&str; 28] = [
+    "applypatch-msg",
+    "pre-applypatch",
+    "post-applypatch",
+    "pre-commit",
+    "pre-merge-commit",
+    "prepare-commit-msg",
+    "commit-msg",
+    "post-commit",
+    "pre-rebase",
+    "post-checkout",
+    "post-merge",
+    "pre-push",
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "reference-transaction",
+    "push-to-checkout",
+    "pre-auto-gc",
+    "post-rewrite",
+    "sendemail-validate",
+    "fsmonitor-watchman",
+    "p4-changelist",
+    "p4-prepare-changelist",
+    "p4-post-changelist",
+    "p4-pre-submit",
+    "post-index-change",
+];
+
+/// The hooks one `git` command may run.
+#[derive(Debug)]
+pub(super) enum Run {
+    /// Those named.
+    These(Vec<&'static str>, Option<String>),
+    /// Any (a subcommand this reading does not know).
+    Any,
+}
+
+impl Run {
+    /// Whether the hook file `name` may be run.
+    fn runs(&self, name: &str) -> bool {
+        match self {
+            Run::These(names, extra) => names.contains(&name) || extra.as_deref() == Some(name),
+            Run::Any => GIT_HOOKS.contains(&name),
+        }
+    }
+}
+
+/// The hooks `args` (git's words after `git`) may run; `named`: the hook
+/// `git hook run` is given.
+pub(super) fn run_by(args: &[String], named: Option<&str>) -> Run {
+    const INDEX: &str = "post-index-change";
+    const REFS: &str = "reference-transaction";
+    const COMMIT: [&str; 7] = [
+        "pre-commit",
+        "prepare-commit-msg",
+        "commit-msg",
+        "post-commit",
+        "post-rewrite",
+        "pre-auto-gc",
+        "post-index-change",
+    ];
+    let mut words = args.iter();
+    let mut subcommand = None;
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => {
+                words.next();
+            }
+            _ if word.starts_with('-') => {}
+            found => {
+                subcommand = Some(found);
+                break;
+            }
+        }
+    }
+    let these = |names: &[&'static str]| Run::These(names.to_vec(), named.map(str::to_owned));
+    match subcommand {
+        None | Some("version" | "help" | "config" | "var") => these(&[]),
+        Some(
+            "log" | "show" | "rev-parse" | "rev-list" | "ls-files" | "ls-tree" | "cat-file"
+            | "grep" | "blame" | "describe" | "shortlog" | "for-each-ref" | "show-ref"
+            | "check-ignore" | "check-attr" | "name-rev" | "whatchanged",
+        ) => these(&[]),
+        Some("status" | "diff" | "add" | "rm" | "mv" | "restore" | "update-index") => {
+            these(&[INDEX])
+        }
+        Some("branch" | "tag" | "update-ref" | "fetch" | "remote" | "symbolic-ref") => {
+            these(&[REFS, "post-checkout"])
+        }
+        Some("commit") => these(&[&COMMIT[..], &[REFS]].concat()),
+        Some("checkout" | "switch" | "reset" | "clone" | "worktree") => {
+            these(&[REFS, INDEX, "post-checkout"])
+        }
+        Some("merge" | "pull" | "cherry-pick" | "revert" | "rebase" | "am" | "stash") => Run::Any,
+        Some("push") => these(&[REFS, "pre-push", "post-update"]),
+        Some("gc" | "maintenance") => these(&["pre-auto-gc", REFS]),
+        Some("hook") => these(&[]),
+        Some(_) => Run::Any,
+    }
+}
+
+/// The most hook files read for one `git`.
+const MAX_HOOKS: usize = 32;
+
+/// Reads what the hooks in `folders` (the git folder's `hooks`,
+/// `core.hooksPath`) run, as git runs them from the top of the work tree:
+/// a `pre-commit` hook running `make -s lint` binds the Makefile (round
+/// 67: each hook was bound as a file, and what it ran was not read).
+pub(super) fn hooks(
+    folders: &[PathBuf],
+    work_tree: &Path,
+    run: &Run,
+    at: (bool, usize),
+    found: &mut Reached,
+) {
+    // A `git` a hook runs (`git lfs post-commit`): the hooks are being
+    // read further out (sweep 71: git-lfs's four hooks read each other
+    // past the reading's bound).
+    thread_local! {
+        static READING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+    if READING.with(std::cell::Cell::get) {
+        return;
+    }
+    /// Clears the flag however the reading ends.
+    struct Reading;
+    impl Drop for Reading {
+        fn drop(&mut self) {
+            READING.with(|reading| reading.set(false));
+        }
+    }
+    READING.with(|reading| reading.set(true));
+    let _reading = Reading;
+    read_hooks(folders, work_tree, run, at, found);
+}
+
+/// [`hooks`], outermost.
+fn read_hooks(
+    folders: &[PathBuf],
+    work_tree: &Path,
+    run: &Run,
+    (project_hook, depth): (bool, usize),
+    found: &mut Reached,
+) {
+    let mut hooks: Vec<PathBuf> = Vec::new();
+    for folder in folders {
+        let Ok(listing) = std::fs::read_dir(folder) else {
+            continue;
+        };
+        for entry in listing.flatten() {
+            let path = entry.path();
+            let sample = path.extension().is_some_and(|ending| ending == "sample");
+            if !sample && path.is_file() {
+                hooks.push(path);
+            }
+        }
+    }
+    hooks.sort();
+    if hooks.len() > MAX_HOOKS {
+        found.computed.get_or_insert_with(|| {
+            format!("its git runs hooks from folders holding more than {MAX_HOOKS} files")
+        });
+        return;
+    }
+    for hook in hooks {
+        // What git never runs (husky's `h`, a `.gitignore`): bound, and
+        // read where a hook sources it.
+        let name = hook
+            .file_name()
+            .and_then(|name| name.to_str())
+            .unwrap_or("");
+        if !run.runs(name) {
+            found.add(hook);
+            continue;
+        }
+        let Some(text) = super::follow::read_or_refuse(&hook, found) else {
+            continue;
+        };
+        // pre-commit's own hook: the `pre-commit run` it comes to.
+        if let Some((line, python)) = super::pre_commit_hook::runs(&text) {
+            python.into_iter().for_each(|python| found.add(python));
+            super::follow::recipe_files(&line, work_tree, found);
+            reached_within(&line, work_tree, project_hook, found, depth + 1);
+            found.add(hook);
+            continue;
+        }
+        // husky's shim: the project's hook it runs; husky 8's hook: the
+        // rest of its text.
+        let husky =
+            super::husky::runs(&hook, &text).or_else(|| super::husky::runs_v8(&hook, &text));
+        if let Some((line, read)) = husky {
+            read.into_iter().for_each(|file| found.add(file));
+            super::follow::recipe_files(&line, work_tree, found);
+            reached_within(&line, work_tree, project_hook, found, depth + 1);
+            found.add(hook);
+            continue;
+        }
+        // A hook in Python, Node or Perl: the commands its code starts
+        // (`subprocess.run(["make", "lint"])`: round 68).
+        let mut lines = crate::binding::identify::started_by_file(&hook);
+        lines.push(text);
+        for line in &lines {
+            super::follow::recipe_files(line, work_tree, found);
+            reached_within(line, work_tree, project_hook, found, depth + 1);
+        }
+        found.add(hook);
+    }
+}
