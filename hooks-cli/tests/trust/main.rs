@@ -127,6 +127,7 @@ mod round69;
 mod round6_shapes;
 mod round7;
 mod round70;
+mod round71;
 mod round8;
 mod round8_guards;
 mod round8_lexical;
