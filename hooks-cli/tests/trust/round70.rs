@@ -103,3 +103,19 @@ fn babel_settings_built_by_import_or_by_a_value_are_read_or_refused() {
         "from pieces",
     );
 }
+
+/// A git hook in Python or Perl starting a program in a way the reading of
+/// what code starts does not follow (`getattr`, `__dict__`, `os.spawnlp`,
+/// `system @array`) cannot be approved: its `make` ran unbound before.
+#[test]
+fn hooks_starting_programs_in_ways_not_followed_cannot_be_approved() {
+    for code in [
+        "#!/usr/bin/env python3\nimport subprocess as sp\nf = getattr(sp, 'run')\nf(['make', '-s', 'lint'])\n",
+        "#!/usr/bin/env python3\nimport subprocess\nsubprocess.__dict__['run'](['make', '-s', 'lint'])\n",
+        "#!/usr/bin/env python3\nimport os\nos.spawnlp(os.P_WAIT, 'make', 'make', '-s', 'lint')\n",
+        "#!/usr/bin/perl\nmy @c = ('make', '-s', 'lint');\nsystem @c;\n",
+    ] {
+        let hook = (".git/hooks/pre-commit", code);
+        refused(COMMIT, &[hook, MAKEFILE], Some(EDITED), "does not follow");
+    }
+}

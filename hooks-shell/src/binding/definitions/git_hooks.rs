@@ -9,6 +9,9 @@
 //! bound all the same.
 
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
 
 use super::{Reached, reached_within};
 
@@ -214,7 +217,18 @@ fn read_hooks(
             continue;
         }
         // A hook in Python, Node or Perl: the commands its code starts
-        // (`subprocess.run(["make", "lint"])`: round 68).
+        // (`subprocess.run(["make", "lint"])`: round 68), unless it starts
+        // them in a way that reading does not follow (round 70).
+        if let Some(how) = unfollowed_start(&text) {
+            found.computed.get_or_insert_with(|| {
+                format!(
+                    "the git hook {} starts programs in a way this reading does not follow \
+                     (`{how}`)",
+                    hook.display()
+                )
+            });
+            return;
+        }
         let mut lines = crate::binding::identify::started_by_file(&hook);
         lines.push(text);
         for line in &lines {
@@ -223,4 +237,32 @@ fn read_hooks(
         }
         found.add(hook);
     }
+}
+
+/// How the code `text` (a git hook in Python, Perl or Node) starts a
+/// program in a way the reading of what code starts does not follow: a
+/// Python module's call reached by `getattr` or `__dict__`, `os.spawn*`
+/// or `os.exec*`; Perl's `system` or `exec` given an array; Node's
+/// `child_process` reached by a computed key (round 70: G-08b, G-09b,
+/// G-13b, G-13c).
+fn unfollowed_start(text: &str) -> Option<String> {
+    static PYTHON: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\bimport\s+(?:subprocess|os|pty)\b|\bfrom\s+(?:subprocess|os|pty)\s+import\b")
+            .expect("valid regex")
+    });
+    static DYNAMIC: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(
+            r#"\bgetattr\s*\(|__dict__|\bos\.(?:spawn|exec|posix_spawn)\w*|\bpty\.spawn|\b(?:system|exec)\s*\(?\s*@|child_process["']?\s*\)?\s*\["#,
+        )
+        .expect("valid regex")
+    });
+    let first = text.lines().next().unwrap_or("");
+    let code =
+        first.starts_with("#!") && ["python", "perl", "node"].iter().any(|l| first.contains(l));
+    if !code {
+        return None;
+    }
+    let found = DYNAMIC.find(text)?;
+    let python_only = found.as_str().starts_with("getattr") || found.as_str() == "__dict__";
+    (!python_only || PYTHON.is_match(text)).then(|| found.as_str().to_owned())
 }
