@@ -7,9 +7,8 @@
 //! where the session's starting code approved it; the framework hooks are
 //! read, so what they run is bound.
 
-use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
-use crate::round59::guard_running;
-use crate::round65::asks_again;
+use crate::dialects::{emit_terminal, write};
+use crate::round65::{approved, asks_again};
 
 const MAKEFILE: (&str, &str) = ("Makefile", "lint:\n\t@true\n");
 const EDITED: (&str, &str) = ("Makefile", "lint:\n\t@touch PWNED\n");
@@ -19,17 +18,7 @@ const README: (&str, &str) = ("README.md", "# p\n");
 /// `command` approved with `setup` in a fresh git project; after `edit`
 /// it still runs as approved.
 fn stays_approved(command: &str, setup: &[(&str, &str)], edit: (&str, &str)) {
-    let (home, project) = home_with("[claude]");
-    crate::round28::git(&project, &["init", "-q", "."]);
-    for (file, text) in setup {
-        write(&project, file, text);
-    }
-    user_fail_closed_command(&home, &guard_running(command));
-    let approved = emit_terminal(&home, &project, "ls", true);
-    assert_eq!(
-        approved["outcome"]["message"], "guarded",
-        "{command}: {approved:#}"
-    );
+    let (home, project) = approved(command, setup);
     write(&project, edit.0, edit.1);
     let emitted = emit_terminal(&home, &project, "ls", false);
     assert_eq!(
@@ -39,7 +28,7 @@ fn stays_approved(command: &str, setup: &[(&str, &str)], edit: (&str, &str)) {
 }
 
 /// A fixture's text without its `##` lines.
-fn fixture(text: &str) -> String {
+pub(crate) fn fixture(text: &str) -> String {
     let lines = text.lines().filter(|line| !line.starts_with("##"));
     lines.map(|line| format!("{line}\n")).collect()
 }
@@ -120,4 +109,31 @@ fn the_hooks_pre_commit_and_husky_8_write_are_read() {
         MAKEFILE,
     ];
     asks_again(COMMIT, &setup, EDITED, "Makefile");
+}
+
+/// A workspace's `package.json` too large to read whole was read cut
+/// short, did not parse, and so was not the workspace `-w web` names:
+/// its `server.js` ran unbound. Which workspaces run cannot be known, so
+/// the guard cannot be approved.
+#[test]
+fn a_workspace_manifest_not_read_whole_cannot_be_approved() {
+    let web = format!(
+        "{{\"description\": \"{}\", \"name\": \"web\"}}\n",
+        "x".repeat(1_100_000)
+    );
+    let setup = [
+        ("package.json", "{\"workspaces\": [\"pk/*\"]}\n"),
+        ("pk/web/package.json", web.as_str()),
+        ("pk/web/server.js", "module.exports = {};\n"),
+    ];
+    let edit = (
+        "pk/web/server.js",
+        "require('fs').writeFileSync('../../PWNED', '');\n",
+    );
+    crate::round65::refused(
+        "npm -w web start",
+        &setup,
+        Some(edit),
+        "cannot be read whole",
+    );
 }

@@ -29,9 +29,16 @@ pub(super) fn program_reaches(
             .chain(dirs.clone())
             .collect();
         for dir in roots {
-            for folder in workspaces::picked(&read.args, &dir, &mut found.listed) {
-                if !dirs.contains(&folder) {
-                    dirs.push(folder);
+            match workspaces::picked(&read.args, &dir, &mut found.listed) {
+                Ok(picked) => {
+                    for folder in picked {
+                        if !dirs.contains(&folder) {
+                            dirs.push(folder);
+                        }
+                    }
+                }
+                Err(why) => {
+                    found.computed.get_or_insert(why);
                 }
             }
         }

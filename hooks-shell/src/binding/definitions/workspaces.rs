@@ -16,7 +16,14 @@ const MAX_WORKSPACES: usize = 64;
 /// those whose package is named as `-w name` / `--workspace name` says
 /// (one named by its folder is read as a folder elsewhere). The folders a
 /// glob of the list looks in are added to `listed`.
-pub(super) fn picked(args: &[String], dir: &Path, listed: &mut Vec<PathBuf>) -> Vec<PathBuf> {
+///
+/// A `package.json` present that cannot be read whole or parsed is an
+/// error: which workspaces run cannot be known (npm may read it).
+pub(super) fn picked(
+    args: &[String],
+    dir: &Path,
+    listed: &mut Vec<PathBuf>,
+) -> Result<Vec<PathBuf>, String> {
     let every = args.iter().any(|arg| {
         matches!(
             arg.as_str(),
@@ -34,31 +41,48 @@ pub(super) fn picked(args: &[String], dir: &Path, listed: &mut Vec<PathBuf>) -> 
         })
         .collect();
     if !every && names.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let mut found = Vec::new();
-    for folder in listed_folders(dir, listed) {
-        let named = || {
-            let text = crate::binding::peek::small_text(&folder.join("package.json"));
-            let manifest: serde_json::Value = text
-                .and_then(|text| serde_json::from_str(&text).ok())
-                .unwrap_or_default();
-            let name = manifest.get("name").and_then(serde_json::Value::as_str);
-            name.is_some_and(|name| names.contains(&name))
-        };
-        if every || named() {
+    for folder in listed_folders(dir, listed)? {
+        let manifest = manifest(&folder.join("package.json"))?.unwrap_or_default();
+        let name = manifest.get("name").and_then(serde_json::Value::as_str);
+        if every || name.is_some_and(|name| names.contains(&name)) {
             found.push(folder);
         }
     }
-    found
+    Ok(found)
+}
+
+/// The most bytes of a `package.json` read.
+const MAX_MANIFEST: u64 = 8 << 20;
+
+/// The `package.json` at `path` parsed: `None` when there is none; an
+/// error when one is there that cannot be read whole or parsed.
+fn manifest(path: &Path) -> Result<Option<serde_json::Value>, String> {
+    if std::fs::symlink_metadata(path).is_err() {
+        return Ok(None);
+    }
+    let parsed = hermes_hooks_core::regular_file::read_capped(path, MAX_MANIFEST)
+        .ok()
+        .and_then(|bytes| {
+            let text = String::from_utf8(bytes).ok()?;
+            serde_json::from_str(text.trim_start_matches('\u{feff}')).ok()
+        });
+    match parsed {
+        Some(manifest) => Ok(Some(manifest)),
+        None => Err(format!(
+            "{} cannot be read whole or parsed: which workspaces npm runs cannot be known",
+            path.display()
+        )),
+    }
 }
 
 /// The folders `dir/package.json`'s `workspaces` lists (an array, or an
 /// object's `packages`), globs matched now; each glob's fixed folder goes
 /// to `listed`.
-fn listed_folders(dir: &Path, listed: &mut Vec<PathBuf>) -> Vec<PathBuf> {
-    let text = crate::binding::peek::small_text(&dir.join("package.json")).unwrap_or_default();
-    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+fn listed_folders(dir: &Path, listed: &mut Vec<PathBuf>) -> Result<Vec<PathBuf>, String> {
+    let manifest = manifest(&dir.join("package.json"))?.unwrap_or_default();
     let list = manifest.get("workspaces");
     let list = list
         .and_then(|w| w.get("packages"))
@@ -93,7 +117,7 @@ fn listed_folders(dir: &Path, listed: &mut Vec<PathBuf>) -> Vec<PathBuf> {
     }
     folders.dedup();
     folders.truncate(MAX_WORKSPACES);
-    folders
+    Ok(folders)
 }
 
 /// The key and digest binding the folders of `folder` that hold a
@@ -144,12 +168,19 @@ mod tests {
         }
         let words = |text: &str| -> Vec<String> { text.split(' ').map(str::to_owned).collect() };
         let mut listed = Vec::new();
-        let mut all = picked(&words("start -ws"), p, &mut listed);
+        let mut all = picked(&words("start -ws"), p, &mut listed).expect("read");
         all.sort();
         assert_eq!(all, [p.join("pk/api"), p.join("pk/web"), p.join("tool")]);
         assert_eq!(listed, [p.join("pk")]);
-        let by_name = picked(&words("-w web start"), p, &mut listed);
+        let by_name = picked(&words("-w web start"), p, &mut listed).expect("read");
         assert_eq!(by_name, [p.join("pk/web")]);
-        assert!(picked(&words("start"), p, &mut listed).is_empty());
+        assert!(
+            picked(&words("start"), p, &mut listed)
+                .expect("read")
+                .is_empty()
+        );
+        // A manifest that cannot be read whole: which ones run is unknown.
+        std::fs::write(p.join("pk/api/package.json"), "{\"name\": ").expect("manifest");
+        assert!(picked(&words("start -ws"), p, &mut listed).is_err());
     }
 }
