@@ -11,6 +11,24 @@ use crate::round59::guard_running;
 /// `command` approved with `setup` written in a fresh git project; then
 /// `edit` written: the guard asks again, naming `changed`, and blocks.
 pub(crate) fn asks_again(command: &str, setup: &[(&str, &str)], edit: (&str, &str), changed: &str) {
+    let (home, project) = approved(command, setup);
+    write(&project, edit.0, edit.1);
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(!project.join("PWNED").exists(), "{command}: ran unasked");
+    assert_eq!(
+        emitted["outcome"]["action"], "block",
+        "{command}: {emitted:#}"
+    );
+    let said = emitted["outcome"]["message"].to_string();
+    assert!(said.contains(changed), "{command}: {said}");
+}
+
+/// The user's fail-closed guard running `command`, approved in a fresh git
+/// project holding `setup` (it must be), and that project.
+pub(crate) fn approved(
+    command: &str,
+    setup: &[(&str, &str)],
+) -> (crate::support::TempHome, std::path::PathBuf) {
     let (home, project) = home_with("[claude]");
     crate::round28::git(&project, &["init", "-q", "."]);
     for (file, text) in setup {
@@ -22,15 +40,7 @@ pub(crate) fn asks_again(command: &str, setup: &[(&str, &str)], edit: (&str, &st
         approved["outcome"]["message"], "guarded",
         "{command}: not approved: {approved:#}"
     );
-    write(&project, edit.0, edit.1);
-    let emitted = emit_terminal(&home, &project, "ls", false);
-    assert!(!project.join("PWNED").exists(), "{command}: ran unasked");
-    assert_eq!(
-        emitted["outcome"]["action"], "block",
-        "{command}: {emitted:#}"
-    );
-    let said = emitted["outcome"]["message"].to_string();
-    assert!(said.contains(changed), "{command}: {said}");
+    (home, project)
 }
 
 /// `command` in a fresh git project with `setup` cannot be approved: the

@@ -181,12 +181,7 @@ fn a_glob_of_a_command_in_a_string_or_a_recipe_pipe_is_read() {
 #[test]
 fn husky_hooks_are_read_as_the_projects_hook_they_run() {
     let shim = "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n";
-    let fixture = include_str!("fixtures/husky-9.1-h");
-    let runner: String = fixture
-        .lines()
-        .filter(|line| !line.starts_with("##"))
-        .map(|line| format!("{line}\n"))
-        .collect();
+    let runner = crate::round71::fixture(include_str!("fixtures/husky-9.1-h"));
     let runner = runner.as_str();
     let setup = [
         (".git/config", "[core]\n\thooksPath = .husky/_\n"),

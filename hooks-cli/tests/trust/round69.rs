@@ -16,12 +16,7 @@ const COMMIT: &str = "git -c user.email=a@b -c user.name=a commit -q --allow-emp
 
 /// husky's runner as the fixture holds it, with `change` applied.
 fn husky_runner(change: impl Fn(&str) -> String) -> String {
-    let fixture = include_str!("fixtures/husky-9.1-h");
-    let runner: String = fixture
-        .lines()
-        .filter(|line| !line.starts_with("##"))
-        .map(|line| format!("{line}\n"))
-        .collect();
+    let runner = crate::round71::fixture(include_str!("fixtures/husky-9.1-h"));
     change(&runner)
 }
 
