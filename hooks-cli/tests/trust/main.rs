@@ -128,6 +128,7 @@ mod round6_shapes;
 mod round7;
 mod round70;
 mod round71;
+mod round72;
 mod round8;
 mod round8_guards;
 mod round8_lexical;

@@ -114,6 +114,11 @@ pub struct Reached {
     /// `workspaces` (`pk/*`) or cargo's vendored sources may pick a folder
     /// added there later.
     pub(crate) listed: Vec<PathBuf>,
+    /// The environment the program being read was given (`CARGO_HOME=ch
+    /// make`, `export X=v; npm test`, a makefile's `export X = v`), which
+    /// what it runs inherits: its recipes and scripts are read with it
+    /// (red team round 70, C-01g).
+    pub(crate) inherited: Vec<(String, String)>,
 }
 
 impl Reached {
@@ -216,6 +221,15 @@ pub(super) fn reached_within(
     found: &mut Reached,
     depth: usize,
 ) {
+    // What `raw` sets stays in `raw`: the commands after the program that
+    // ran it do not get it.
+    let entry = found.inherited.clone();
+    read_commands(raw, cwd, project_hook, found, depth);
+    found.inherited = entry;
+}
+
+/// [`reached_within`], the environment `found.inherited` given.
+fn read_commands(raw: &str, cwd: &Path, project_hook: bool, found: &mut Reached, depth: usize) {
     // Past a name computed when it runs, nothing more read matters: it
     // cannot be approved (round 56: scripts running each other stalled).
     if depth > MAX_NESTING || found.computed.is_some() {
@@ -224,20 +238,25 @@ pub(super) fn reached_within(
     let mut bases = vec![cwd.to_path_buf()];
     let commands = simple_commands(raw);
     // `export CARGO_HOME=ch; cargo build`: variables exported before a
-    // program are its environment too (round 69).
-    let mut exported: Vec<(String, String)> = Vec::new();
+    // program are its environment too (round 69), after those it was
+    // given.
+    let mut exported: Vec<(String, String)> = found.inherited.clone();
     for (at, words) in commands.iter().enumerate() {
         // `d=a; make -C $d`: read again right after with the value the
         // text gives (`make -C a`): the literal `$d` is no folder it names.
         let again = commands
             .get(at + 1)
             .is_some_and(|next| read_again(words, next));
-        exported.extend(environment_set(words));
+        set_all(&mut exported, environment_set(words));
         let unwrapped = unwrap(words);
         if let Some(why) = crate::binding::shell::unread_reason(words) {
             found.computed.get_or_insert(why);
             return;
         }
+        // What it runs (`sh -c`, a recipe, a script) inherits its
+        // environment.
+        found.inherited = exported.clone();
+        set_all(&mut found.inherited, unwrapped.assignments.iter().cloned());
         if let Some(why) = &unwrapped.unsure {
             found.unsure("a wrapper", why);
         }
@@ -318,11 +337,7 @@ pub(super) fn reached_within(
             return;
         }
         if let Some(program) = PROGRAMS.iter().find(|p| p.names.contains(&name.as_str())) {
-            let environment: Vec<(String, String)> = exported
-                .iter()
-                .chain(&unwrapped.assignments)
-                .cloned()
-                .collect();
+            let environment = found.inherited.clone();
             let read = options::read(program.options, &words[1..], &environment);
             if let Some(why) = &read.unsure {
                 found.unsure(&name, why);
@@ -346,7 +361,8 @@ pub(super) fn reached_within(
         {
             for here in &heres {
                 let at = (here.as_path(), project_hook);
-                python::python_modules(&words[1..], &unwrapped.assignments, at, found);
+                let environment = found.inherited.clone();
+                python::python_modules(&words[1..], &environment, at, found);
             }
         } else if matches!(name.as_str(), "node" | "nodejs") {
             for here in &heres {
@@ -371,11 +387,7 @@ pub(super) fn reached_within(
             // What the repository's settings make it run (round 62).
             for here in &heres {
                 let at = (project_hook, depth);
-                let environment: Vec<(String, String)> = exported
-                    .iter()
-                    .chain(&unwrapped.assignments)
-                    .cloned()
-                    .collect();
+                let environment = found.inherited.clone();
                 git_config::read(&words[1..], &environment, here, at, found);
             }
         }
@@ -406,6 +418,18 @@ fn environment_set(words: &[String]) -> Vec<(String, String)> {
             words.iter().filter_map(assignment).collect()
         }
         false => Vec::new(),
+    }
+}
+
+/// `environment` with each of `set`, a name set again taking its new
+/// value (readings look a name up once).
+pub(super) fn set_all(
+    environment: &mut Vec<(String, String)>,
+    set: impl IntoIterator<Item = (String, String)>,
+) {
+    for (name, value) in set {
+        environment.retain(|(known, _)| *known != name);
+        environment.push((name, value));
     }
 }
 

@@ -208,6 +208,26 @@ pub(super) fn follow_includes(
         Includes::Make => make_text::variables(&text),
         _ => Default::default(),
     };
+    // An included file's export reaches the recipes read before it
+    // (C-01g); one included by a name written out was read beforehand
+    // ([`make_text::make_exports`]), another (`include $(X)`, `*.mk`)
+    // exporting what a reading looks up cannot be approved.
+    if kind == Includes::Make && depth > 0 {
+        for (name, value) in make_text::exported(&text, dir) {
+            let known = found
+                .inherited
+                .iter()
+                .any(|(n, v)| *n == name && *v == value);
+            if !known && make_text::read_from_environment(&name) && found.computed.is_none() {
+                found.computed = Some(format!(
+                    "a makefile it includes ({}) exports {name} to every recipe: what they run \
+                     with it is not read",
+                    file.display()
+                ));
+            }
+            super::set_all(&mut found.inherited, [(name, value)]);
+        }
+    }
     // `SHELL = tools/sh.sh`: make runs each recipe line with it.
     if let Some(shell) = vars.get("SHELL") {
         recipe_files(&make_text::shell_text(shell, &vars), dir, found);

@@ -14,7 +14,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 mod automatic;
+mod exported;
 use automatic::{Rule, automatic, written_rule};
+pub(super) use exported::{exported, make_exports, read_from_environment};
 
 /// How deep a variable's value is expanded in turn.
 const MAX_DEPTH: usize = 8;

@@ -269,6 +269,8 @@ fn exact(grammar: &Grammar, args: &[String], read: &mut Read) {
 /// options), before the command or among its words.
 fn make_variables(assignments: &[(String, String)], read: &mut Read) {
     let operands: Vec<(String, String)> = read.words.iter().filter_map(|w| assignment(w)).collect();
+    // Make exports a variable given as an operand to what its recipes run.
+    read.env.extend(operands.iter().cloned());
     for (name, value) in assignments.iter().chain(&operands) {
         match name.as_str() {
             "MAKEFILES" => read

@@ -8,6 +8,22 @@ pub(super) fn program_reaches(
     program: &Program,
     read: &options::Read,
     base: &Path,
+    at: (bool, usize),
+    found: &mut Reached,
+) {
+    // What it runs inherits what it was given (`make CARGO_HOME=ch`: make
+    // exports a variable given as an operand too) and what its makefiles
+    // export (C-01g); the commands after it do not.
+    let entry = found.inherited.clone();
+    set_all(&mut found.inherited, read.env.iter().cloned());
+    reaches_given(program, read, base, at, found);
+    found.inherited = entry;
+}
+
+fn reaches_given(
+    program: &Program,
+    read: &options::Read,
+    base: &Path,
     (project_hook, depth): (bool, usize),
     found: &mut Reached,
 ) {
@@ -115,6 +131,14 @@ pub(super) fn program_reaches(
             &mut found.makefiles_together,
             files.iter().filter(|file| file.is_file()).count() > 1,
         );
+        // `-f a.mk -f b.mk`, `include env.mk`: a variable any of them
+        // exports is in every recipe's environment, those read first too.
+        if program.includes == Includes::Make {
+            let mut searched = vec![dir.clone()];
+            searched.extend(include_dirs.iter().cloned());
+            let exports = make_text::make_exports(&files, &searched);
+            set_all(&mut found.inherited, exports);
+        }
         for file in files {
             found.add(file.clone());
             if program.includes != Includes::None {

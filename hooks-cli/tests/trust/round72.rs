@@ -1,0 +1,116 @@
+//! Red team round 70's open row (C-01g) and its siblings, through the real
+//! binary: the environment a program is given reaches what it runs. A
+//! makefile's `export CARGO_HOME = ch`, `make CARGO_HOME=ch`,
+//! `CARGO_HOME=ch npm run b`, `CARGO_HOME=ch sh -c 'cargo build'` and
+//! `GIT_CONFIG_GLOBAL=proj.gc make c` each made the cargo or git their
+//! recipe or script runs read settings (`ch/config.toml`'s wrapper, a
+//! hooks folder) the binding never read: the edit ran unasked on the code
+//! before. The tests check what the approval binds, so they hold without
+//! the tools.
+
+use crate::round65::{asks_again, refused};
+
+const MANIFEST: (&str, &str) = (
+    "Cargo.toml",
+    "[package]\nname = \"p\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+);
+const MAIN: (&str, &str) = ("src/main.rs", "fn main() {}\n");
+const SETTINGS: (&str, &str) = ("ch/config.toml", "[build]\nrustc-wrapper = \"ch/w.sh\"\n");
+const WRAPPER: (&str, &str) = ("ch/w.sh", "exec \"$@\"\n");
+const EDITED: (&str, &str) = ("ch/w.sh", "touch PWNED\nexec \"$@\"\n");
+const BUILD: &str = "build:\n\tcargo build -q --frozen\n";
+
+/// `command` run with `more` beside a crate whose `ch/` cargo home wraps
+/// rustc: the wrapper edited asks again.
+fn wrapper_asks_again(command: &str, more: &[(&str, &str)]) {
+    let mut setup = vec![MANIFEST, MAIN, SETTINGS, WRAPPER];
+    setup.extend_from_slice(more);
+    asks_again(command, &setup, EDITED, "ch/w.sh");
+}
+
+#[test]
+fn a_makefiles_exported_variables_reach_its_recipes() {
+    for makefile in [
+        format!("export CARGO_HOME = ch\n{BUILD}"),
+        format!("CARGO_HOME := ch\nexport CARGO_HOME\n{BUILD}"),
+        format!("CARGO_HOME = ch\n.EXPORT_ALL_VARIABLES:\n{BUILD}"),
+        format!("CARGO_HOME = ch\nexport\n{BUILD}"),
+        format!("build: export CARGO_HOME = ch\n{BUILD}"),
+        format!("override export CARGO_HOME = $(CURDIR)/ch\n{BUILD}"),
+    ] {
+        wrapper_asks_again("make -s build", &[("Makefile", &makefile)]);
+    }
+    // An included file's export reaches the recipes read before it.
+    let including = format!("include env.mk\n{BUILD}");
+    let env = ("env.mk", "export CARGO_HOME = ch\n");
+    wrapper_asks_again("make -s build", &[("Makefile", &including), env]);
+    // `make -f a.mk -f b.mk`: the second's export, the first's recipe.
+    let first = ("a.mk", BUILD);
+    let second = ("b.mk", "export CARGO_HOME = ch\n");
+    wrapper_asks_again("make -s -f a.mk -f b.mk build", &[first, second]);
+}
+
+#[test]
+fn what_a_program_is_given_reaches_what_it_runs() {
+    let makefile = ("Makefile", BUILD);
+    wrapper_asks_again("CARGO_HOME=ch make -s build", &[makefile]);
+    wrapper_asks_again("make -s build CARGO_HOME=ch", &[makefile]);
+    wrapper_asks_again("export CARGO_HOME=ch; make -s build", &[makefile]);
+    let scripts = (
+        "package.json",
+        "{\"scripts\":{\"a\":\"CARGO_HOME=ch npm run b\",\"b\":\"cargo build -q --frozen\"}}",
+    );
+    wrapper_asks_again("CARGO_HOME=ch npm run b", &[scripts]);
+    wrapper_asks_again("npm run a", &[scripts]);
+    wrapper_asks_again("CARGO_HOME=ch sh -c 'cargo build -q --frozen'", &[]);
+    wrapper_asks_again(
+        "export CARGO_HOME=ch; bash -c 'cargo build -q --frozen'",
+        &[],
+    );
+    let recursive = (
+        "Makefile",
+        "a:\n\tCARGO_HOME=ch $(MAKE) b\nb:\n\tcargo build -q --frozen\n",
+    );
+    wrapper_asks_again("make -s a", &[recursive]);
+    // git's settings given to make reach the `git commit` of its recipe.
+    let commit = "c:\n\tgit -c user.email=a@b -c user.name=a commit -q --allow-empty -m x\n";
+    let hook = (".githooks/pre-commit", "#!/bin/sh\ntrue\n");
+    let edited = (".githooks/pre-commit", "#!/bin/sh\ntouch PWNED\n");
+    let settings = ("proj.gc", "[core]\n\thooksPath = .githooks\n");
+    asks_again(
+        "GIT_CONFIG_GLOBAL=proj.gc make -s c",
+        &[("Makefile", commit), hook, settings],
+        edited,
+        ".githooks/pre-commit",
+    );
+    let exporting = format!("export GIT_CONFIG_GLOBAL = proj.gc\n{commit}");
+    asks_again(
+        "make -s c",
+        &[("Makefile", &exporting), hook, settings],
+        edited,
+        ".githooks/pre-commit",
+    );
+}
+
+/// A file included by a pattern that exports what a reading looks up:
+/// what the recipes read before it run with is not read.
+#[test]
+fn an_export_from_a_file_included_by_a_pattern_cannot_be_approved() {
+    let makefile = (
+        "Makefile",
+        "include *.mk\nbuild:\n\tcargo build -q --frozen\n",
+    );
+    refused(
+        "make -s build",
+        &[
+            MANIFEST,
+            MAIN,
+            SETTINGS,
+            WRAPPER,
+            makefile,
+            ("env.mk", "export CARGO_HOME = ch\n"),
+        ],
+        Some(EDITED),
+        "exports CARGO_HOME to every recipe",
+    );
+}
