@@ -114,3 +114,24 @@ fn an_export_from_a_file_included_by_a_pattern_cannot_be_approved() {
         "exports CARGO_HOME to every recipe",
     );
 }
+
+#[test]
+fn a_justfiles_exports_and_a_sourced_files_reach_what_runs_after() {
+    let recipe = "b:\n    cargo build -q --frozen\n";
+    for justfile in [
+        format!("export CARGO_HOME := \"ch\"\n{recipe}"),
+        format!("set export\nCARGO_HOME := \"ch\"\n{recipe}"),
+        format!("set dotenv-load\n{recipe}"),
+    ] {
+        wrapper_asks_again(
+            "just b",
+            &[("justfile", &justfile), (".env", "CARGO_HOME=ch\n")],
+        );
+    }
+    let env = ("env.sh", "export CARGO_HOME=ch\n");
+    wrapper_asks_again("sh -c '. ./env.sh; cargo build -q --frozen'", &[env]);
+    let script = ("b.sh", ". ./env.sh\ncargo build -q --frozen\n");
+    wrapper_asks_again("bash b.sh", &[env, script]);
+    let makefile = ("Makefile", "b:\n\tbash b.sh\n");
+    wrapper_asks_again("make -s b", &[env, script, makefile]);
+}

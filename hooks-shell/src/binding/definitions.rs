@@ -248,6 +248,11 @@ fn read_commands(raw: &str, cwd: &Path, project_hook: bool, found: &mut Reached,
             .get(at + 1)
             .is_some_and(|next| read_again(words, next));
         set_all(&mut exported, environment_set(words));
+        // `. ./env.sh; cargo build`: what the sourced file exports.
+        for base in bases.clone() {
+            let sourced = sourced::environment(words, &base, found);
+            set_all(&mut exported, sourced);
+        }
         let unwrapped = unwrap(words);
         if let Some(why) = crate::binding::shell::unread_reason(words) {
             found.computed.get_or_insert(why);
@@ -453,6 +458,7 @@ mod follow;
 mod git_config;
 mod git_hooks;
 mod husky;
+mod just_env;
 mod launchers;
 mod make_text;
 mod moved_by_arguments;
@@ -465,6 +471,7 @@ mod pip;
 mod pre_commit_hook;
 mod python;
 mod reaches;
+mod sourced;
 use reaches::program_reaches;
 #[cfg(test)]
 mod spellings;

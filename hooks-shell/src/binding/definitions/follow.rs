@@ -212,21 +212,29 @@ pub(super) fn follow_includes(
     // (C-01g); one included by a name written out was read beforehand
     // ([`make_text::make_exports`]), another (`include $(X)`, `*.mk`)
     // exporting what a reading looks up cannot be approved.
-    if kind == Includes::Make && depth > 0 {
-        for (name, value) in make_text::exported(&text, dir) {
-            let known = found
-                .inherited
-                .iter()
-                .any(|(n, v)| *n == name && *v == value);
-            if !known && make_text::read_from_environment(&name) && found.computed.is_none() {
-                found.computed = Some(format!(
-                    "a makefile it includes ({}) exports {name} to every recipe: what they run \
-                     with it is not read",
+    let exports = match kind {
+        Includes::Make => Ok(make_text::exported(&text, dir)),
+        Includes::Just => super::just_env::exported(&text, dir),
+        Includes::None => Ok(Vec::new()),
+    };
+    for (name, value) in exports.unwrap_or_else(|why| {
+        found.computed.get_or_insert(why);
+        Vec::new()
+    }) {
+        let known = found
+            .inherited
+            .iter()
+            .any(|(n, v)| *n == name && *v == value);
+        if depth > 0 && !known && make_text::read_from_environment(&name) {
+            found.computed.get_or_insert_with(|| {
+                format!(
+                    "a file it includes ({}) exports {name} to every recipe: what they run with \
+                     it is not read",
                     file.display()
-                ));
-            }
-            super::set_all(&mut found.inherited, [(name, value)]);
+                )
+            });
         }
+        super::set_all(&mut found.inherited, [(name, value)]);
     }
     // `SHELL = tools/sh.sh`: make runs each recipe line with it.
     if let Some(shell) = vars.get("SHELL") {
