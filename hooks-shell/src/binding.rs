@@ -122,7 +122,14 @@ impl Subject {
                 dir == Path::new("/")
                     || ["/proc", "/sys", "/dev"].iter().any(|p| dir.starts_with(p))
             };
-            match script.parent().filter(|d| d.is_dir() && !system(d)) {
+            // Nor a folder holding its own config (`bash ~/guard.sh` with
+            // `~/.hermes`): the approvals written there would change it at
+            // once (issue 27 audit, U2).
+            let holds_config = |dir: &Path| config.is_some_and(|config| config.starts_with(dir));
+            match script
+                .parent()
+                .filter(|d| d.is_dir() && !system(d) && !holds_config(d))
+            {
                 Some(dir) => tree.push(dir.to_path_buf()),
                 // No folder of its own to bind: the path itself (missing now,
                 // its creation later is a change).
@@ -236,6 +243,19 @@ impl Subject {
         if let Some(why) = &found.not_a_file {
             return Err(BindError::NotAFile(why.clone()));
         }
+        // The user's own hook running a script of a folder a command
+        // substitution names: that folder may be the project's, whose files
+        // no tree of the user's binds (issue 27 audit).
+        if let Some(word) = found
+            .script_folder_computed
+            .as_ref()
+            .filter(|_| !self.bind_tree && self.project.is_some())
+        {
+            return Err(BindError::Computed(format!(
+                "it runs a script in a folder named only when it runs (`{word}`): what it runs \
+                 cannot be bound; write the folder out (`$CLAUDE_PROJECT_DIR/…`, `~/…`)"
+            )));
+        }
         let reached = self.reached().with_scripts(found)?;
         let mut binding = Binding {
             project: self.bound_project_with(&reached),
@@ -277,9 +297,10 @@ impl Subject {
             if self.tree.is_empty() {
                 return Err(BindError::Nothing);
             }
-            let sum = tree_sum(&self.tree)?;
+            let roots = self.tree_with_script_folders(found, unsure);
+            let sum = tree_sum(&roots)?;
             binding.tree = Some(TreeDigest {
-                roots: self.tree.clone(),
+                roots,
                 sha256: sum.sha256,
                 by_metadata: sum.by_metadata,
             });
@@ -317,6 +338,28 @@ fn out_of_time() -> String {
 }
 
 impl Subject {
+    /// The hook tree its approval binds: [`Subject::tree`], and, when its
+    /// code cannot be named exactly (`unsure`), each project folder below
+    /// the top holding a script it runs: the user's own hook running a
+    /// project's script by a computed path (`bash "$(…)/hooks/run.sh"
+    /// check.sh`) may run any file beside it (issue 27 audit).
+    fn tree_with_script_folders(&self, found: &Identified, unsure: bool) -> Vec<PathBuf> {
+        let mut roots = self.tree.clone();
+        let Some(project) = self.project.as_ref().filter(|_| unsure && !self.bind_tree) else {
+            return roots;
+        };
+        for file in &found.files {
+            let Some(folder) = file.parent() else {
+                continue;
+            };
+            let inside = folder.starts_with(project) && folder != project.as_path();
+            if inside && folder.is_dir() && !roots.iter().any(|root| folder.starts_with(root)) {
+                roots.push(folder.to_path_buf());
+            }
+        }
+        roots
+    }
+
     /// Binds each file of `project` that the hook's code names
     /// ([`mentions`]): a project's script may run or load any of them.
     fn bind_mentioned(

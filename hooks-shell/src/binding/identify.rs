@@ -84,6 +84,10 @@ pub struct Identified {
     /// The files a program of another language than the shell is given
     /// (`tclsh g`, `awk -f g.txt`): read as such whatever their name.
     foreign: Vec<PathBuf>,
+    /// The word naming the program or script it runs when a command
+    /// substitution names its folder (`bash "$(dirname "$(git rev-parse
+    /// --git-dir)")/hooks/run.sh"`): the folder is known only when it runs.
+    pub(crate) script_folder_computed: Option<String>,
 }
 
 impl Identified {
@@ -95,6 +99,53 @@ impl Identified {
             .filter(|code| !code.is_program && code.path == file)?;
         self.interpreter.as_deref()
     }
+}
+
+/// The path a command runs (a program, or a script an interpreter or
+/// `source` is given) under a folder a command substitution names
+/// (`bash "$(dirname "$(git rev-parse --git-dir)")/hooks/run.sh"`), the
+/// folder it runs in and its checkout's top aside ([`super::wrappers::here_expanded`]).
+fn computed_script_folder(line: &str, cwd: &Path) -> Option<String> {
+    static START: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:^|[;&|(\n]\s*|[\s;&|(](?:sh|bash|dash|zsh|ksh|python3?|node|perl|ruby|php|deno|bun|source|\.|exec)\s+(?:-[A-Za-z]+\s+)*)["']?(\$\(|`)"#,
+        )
+        .expect("valid regex")
+    });
+    for found in START.captures_iter(line) {
+        let open = found.get(1)?.start();
+        let end = match &line[open..open + 1] {
+            "`" => line[open + 1..].find('`').map(|at| open + 1 + at)?,
+            _ => {
+                let mut depth = 0usize;
+                let mut close = None;
+                for (at, c) in line[open + 1..].char_indices() {
+                    match c {
+                        '(' => depth += 1,
+                        ')' if depth <= 1 => {
+                            close = Some(open + 1 + at);
+                            break;
+                        }
+                        ')' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                close?
+            }
+        };
+        let rest = &line[end + 1..];
+        if !rest.starts_with('/') {
+            continue;
+        }
+        let path_end = rest
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|' | ')'))
+            .unwrap_or(rest.len());
+        let word = &line[open..end + 1 + path_end];
+        if super::wrappers::here_expanded(word, cwd).is_none() {
+            return Some(word.to_owned());
+        }
+    }
+    None
 }
 
 /// The file a command executes.
@@ -138,6 +189,7 @@ pub(crate) fn identify_line(
     cwd: &Path,
 ) -> Identified {
     let mut found = identify_at(raw, words, cwd, 0);
+    found.script_folder_computed = computed_script_folder(line, cwd);
     let line = match cwd.to_string_lossy() {
         folder if folder.contains(['$', '`']) => line.replace(&*folder, "${CLAUDE_PROJECT_DIR}"),
         _ => line.to_owned(),
@@ -185,6 +237,14 @@ pub(crate) fn computed_in(raw: &str, cwd: &Path) -> Option<String> {
 /// no file (its program is not bound: the shell's string runs it).
 fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) -> Identified {
     let mut found = Identified::default();
+    // `"$(pwd)/hooks/run.sh"`: the path it names, read as written out.
+    let expanded: Option<Vec<String>> = words.map(|words| {
+        words
+            .iter()
+            .map(|word| super::wrappers::here_expanded(word, cwd).unwrap_or_else(|| word.clone()))
+            .collect()
+    });
+    let words = expanded.as_deref();
     if depth == 0 {
         found.given = computed::scripts_given_computed(raw, &Vec::new());
     }

@@ -299,6 +299,45 @@ pub(crate) fn expands(word: &str) -> bool {
     braces || word.contains(['*', '?', '['])
 }
 
+/// `word` with a leading name of the folder it runs in (`$(pwd)/x`,
+/// [`HERE`]) or of its checkout's top (`$(git rev-parse
+/// --show-toplevel)/x`, also with `-C` and a folder written out) as that
+/// path, `base` the folder: `bash "$(pwd)/hooks/run.sh" check.sh` is read
+/// as the literal path would be (issue 27 audit: the script argument the
+/// wrapper ran was bound only with `$CLAUDE_PROJECT_DIR`). `None` for
+/// any other word.
+pub(crate) fn here_expanded(word: &str, base: &Path) -> Option<String> {
+    static GIT_TOP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"^(?:\$\(|`)git -C ["']?(/[^"'`$()]*|\.|\$\{?(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\}?)["']? rev-parse --show-toplevel(?:\)|`)"#,
+        )
+        .expect("valid regex")
+    });
+    let (rest, folder) = match GIT_TOP.captures(word) {
+        Some(found) => {
+            // `$CLAUDE_PROJECT_DIR`, `$PWD`: the folder it runs in.
+            let named = match found[1].starts_with('$') {
+                true => base.to_path_buf(),
+                false => base.join(&found[1]),
+            };
+            (&word[found[0].len()..], checkout_top(&named))
+        }
+        None => {
+            let tops = TOP.iter().map(|name| (name, checkout_top(base)));
+            HERE.iter()
+                .map(|name| (name, base.to_path_buf()))
+                .chain(tops)
+                .find_map(|(name, folder)| Some((word.strip_prefix(name)?, folder)))?
+        }
+    };
+    (rest.is_empty() || rest.starts_with('/')).then(|| {
+        folder
+            .join(rest.trim_start_matches('/'))
+            .display()
+            .to_string()
+    })
+}
+
 /// The top of the git checkout `base` is in (the nearest folder up
 /// holding a `.git`), else `base`.
 fn checkout_top(base: &Path) -> PathBuf {
