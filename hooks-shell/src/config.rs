@@ -402,15 +402,38 @@ impl EntryParser<'_> {
         }
     }
 
+    /// Whether the hook `entry` fails closed: `fail_closed` (or Cursor's
+    /// and Claude Code's `failClosed`), and any other spelling of it
+    /// (`FailClosed`, `fail-closed`), which is warned about: a protective
+    /// switch spelled oddly still protects (issue 27 audit: it was ignored,
+    /// and an unapproved guard let the call through). Any spelling saying
+    /// so makes it fail closed.
     fn fail_closed(&mut self, entry: &Map<String, Value>) -> bool {
         let prefix = self.prefix();
-        // The canonical spelling wins over the Cursor / Claude Code alias.
-        let Some((field, raw)) = ["fail_closed", "failClosed"]
-            .into_iter()
-            .find_map(|field| entry.get(field).map(|raw| (field, raw)))
-        else {
-            return false;
-        };
+        let spellings: Vec<(&String, &Value)> = entry
+            .iter()
+            .filter(|(field, _)| crate::dialect::is_fail_closed_key(field))
+            .collect();
+        let mut fails_closed = false;
+        for (field, raw) in spellings {
+            if !matches!(field.as_str(), "fail_closed" | "failClosed") {
+                let shown = hermes_hooks_core::display::escape(field);
+                self.warn(
+                    Some(field),
+                    format!(
+                        "{prefix}.{shown} read as fail_closed, the spelling this key is documented \
+                         with; write it so"
+                    ),
+                );
+            }
+            fails_closed |= self.fail_closed_value(field, raw);
+        }
+        fails_closed
+    }
+
+    /// What one spelling's value `raw` says ([`Self::fail_closed`]).
+    fn fail_closed_value(&mut self, field: &str, raw: &Value) -> bool {
+        let prefix = self.prefix();
         let Value::Bool(flag) = raw else {
             // A protective switch spelled oddly still protects, as an
             // imported `failClosed` does (red team R33b-4; the reference

@@ -277,7 +277,7 @@ fn drops_an_entry(key: &str) -> bool {
     let field = rest.rsplit_once("].").map(|(_, field)| field);
     match field {
         None => rest.is_empty() || rest.starts_with('.'),
-        Some(field) => matches!(field, "command" | "fail_closed" | "failClosed"),
+        Some(field) => field == "command" || crate::dialect::is_fail_closed_key(field),
     }
 }
 
@@ -296,7 +296,7 @@ fn fail_closed_keys(root: &Value) -> usize {
             Value::Object(object) => {
                 for (key, inner) in object {
                     let off = matches!(inner, Value::Bool(false) | Value::Null);
-                    if matches!(key.as_str(), "fail_closed" | "failClosed") && !off {
+                    if crate::dialect::is_fail_closed_key(key) && !off {
                         found += 1;
                     }
                     stack.push((inner, depth + 1));

@@ -415,7 +415,7 @@ impl Reader<'_> {
 /// Whether `field` is `failClosed` in some spelling: `fail_closed`,
 /// `FailClosed`, `failclosed`, `fail-closed`, ... (letters compared without
 /// case, `_`, `-` and blanks left out).
-pub(super) fn is_fail_closed_key(field: &str) -> bool {
+pub(crate) fn is_fail_closed_key(field: &str) -> bool {
     let letters: String = field
         .chars()
         .filter(|c| !matches!(c, '_' | '-') && !c.is_whitespace())

@@ -60,6 +60,7 @@ use hermes_hooks_core::HookEvent;
 
 pub use discover::{Discovery, Unsupported, discover, discover_in};
 pub use dispatch::{ImportRegistration, ImportedHooks, run_imported_once, run_imported_recorded};
+pub(crate) use entries::is_fail_closed_key;
 pub use events::{EventMapping, ToolFilter, ToolOutcome, event_mapping};
 pub use guards::{BrokenFile, GuardDown};
 pub use matcher::{Condition, DialectMatcher};

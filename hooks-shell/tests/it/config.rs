@@ -352,3 +352,13 @@ fn a_fail_closed_guard_naming_a_dead_tool_guards_the_hermes_tool_meant() {
     assert!(!parsed.specs[0].matches_tool(Some("terminal")));
     warning_with(&parsed, "this fail-closed guard NEVER RUNS");
 }
+
+#[test]
+fn fail_closed_spelled_another_way_still_fails_closed() {
+    for key in ["FailClosed", "fail-closed", "failclosed"] {
+        let parsed = parse(json!({"pre_tool_call": [{"command": "x", key: true}]}));
+        assert!(parsed.specs[0].fail_closed, "{key}");
+        let warning = warning_with(&parsed, "read as fail_closed");
+        assert_eq!(warning.key, format!("hooks.pre_tool_call[0].{key}"));
+    }
+}
