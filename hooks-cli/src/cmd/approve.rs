@@ -20,7 +20,9 @@ use hermes_hooks_cli::inventory::ImportedRow;
 use hermes_hooks_cli::inventory::run::describe_subject;
 use hermes_hooks_core::display::escape;
 use hermes_hooks_shell::consent::FingerprintKey;
-use hermes_hooks_shell::{Allowlist, ShellHookSpec, Subject, parse_config, standing};
+use hermes_hooks_shell::{
+    Allowlist, AllowlistError, ShellHookSpec, Subject, parse_config, standing,
+};
 
 use crate::cli::ApproveArgs;
 use crate::fire::plural;
@@ -85,6 +87,7 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
     // Masked header values' fingerprints, keyed per home.
     let key = FingerprintKey::of_allowlist(&allowlist);
     let mut recorded = 0;
+    let mut refused = 0;
     let mut done: Vec<&Subject> = Vec::new();
     // Each hook tree hashed once for all the hooks, not once per hook.
     let _trees = hermes_hooks_shell::binding::TreeCache::new().enter();
@@ -105,8 +108,18 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
             writeln!(out, "  [{event}] {shown}: already approved")?;
             continue;
         }
-        // The error names the file; a file that does not parse is left as it is.
-        let approval = allowlist.record_subject(subject)?;
+        // The error names the file; a file that does not parse is left as it
+        // is. With `--all`, a hook that cannot be approved is reported and
+        // the others are approved all the same (issue 27 audit, U1).
+        let approval = match allowlist.record_subject(subject) {
+            Ok(approval) => approval,
+            Err(error @ AllowlistError::Unbindable { .. }) if args.all => {
+                writeln!(out, "  [{event}] {shown}: not approved: {error}")?;
+                refused += 1;
+                continue;
+            }
+            Err(error) => return Err(error.into()),
+        };
         recorded += 1;
         writeln!(out, "  [{event}] {shown}: approved")?;
         write!(
@@ -121,6 +134,13 @@ pub fn run(home: &Home, args: &ApproveArgs, out: &mut dyn Write) -> anyhow::Resu
         plural(recorded, "approval", "approvals"),
         allowlist.path().display()
     )?;
+    if refused > 0 {
+        return Err(UsageError(format!(
+            "{} could not be approved (see above)",
+            plural(refused, "hook", "hooks")
+        ))
+        .into());
+    }
     Ok(())
 }
 

@@ -65,6 +65,33 @@ pub fn describe_subject(
             let _ = writeln!(text, "    Command: {}", escape(&subject.command));
         }
     }
+    // A settings file's `env` block: bound by the approval, shown as set
+    // (issue 27 audit: bound but never shown); a value whose name says it
+    // is a secret is shown as its fingerprint.
+    for (name, value) in &subject.env {
+        let upper = name.to_ascii_uppercase();
+        let secret = [
+            "TOKEN",
+            "SECRET",
+            "PASSWORD",
+            "PASSWD",
+            "KEY",
+            "CREDENTIAL",
+            "AUTH",
+        ]
+        .iter()
+        .any(|word| upper.contains(word));
+        let value = match secret {
+            true => super::shown_header_value(value, key),
+            false => value.clone(),
+        };
+        let _ = writeln!(
+            text,
+            "    Env:     {}={} (set for it by its settings file)",
+            escape(name),
+            escape(&value)
+        );
+    }
     if let Some(source) = &subject.source {
         let _ = writeln!(text, "    Source:  {}", shown(source));
     }
