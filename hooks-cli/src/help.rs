@@ -19,7 +19,7 @@ macro_rules! env_running {
          HERMES_SAFE_MODE      1/true/yes/on: register no shell hooks (nor imported ones)\n  \
          HERMES_HOOKS_PYTHON   the Python that runs Python plugins and gateway handler.py\n  \
          HERMES_HOOKS_CGROUP   off: contain hook processes without a cgroup (subreaper and mark)\n  \
-         HOOKS_OTLP_WAIT_MS    how long the OTLP collector (OTEL_EXPORTER_OTLP_ENDPOINT) is waited for (default 50)\n  \
+         HOOKS_OTLP_WAIT_MS    how long the OTLP collector (OTEL_EXPORTER_OTLP_ENDPOINT) is waited for (default 40)\n  \
          HOME                  expands ~/ in hook commands\n"
     };
 }

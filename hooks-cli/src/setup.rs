@@ -116,7 +116,7 @@ impl Mechanisms {
         if flushed.spans_abandoned {
             warn_once(
                 "OTLP export of hook runs abandoned: the collector (OTEL_EXPORTER_OTLP_ENDPOINT) \
-                 did not answer in time (HOOKS_OTLP_WAIT_MS, default 50); the spans of this run are dropped",
+                 did not answer in time (HOOKS_OTLP_WAIT_MS, default 40); the spans of this run are dropped",
             );
         }
         // The spool's background worker gets a second for what it has in

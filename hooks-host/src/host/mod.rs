@@ -345,7 +345,7 @@ impl Host {
             .handle()
             .spawn(async move { hooks.flush(timeout).await })
             .await;
-        // Waits for the collector at most its flush wait (50 ms), or `timeout` if shorter.
+        // Waits for the collector at most its flush wait (40 ms), or `timeout` if shorter.
         #[cfg(feature = "otlp")]
         let spans_abandoned = match self.otlp.clone() {
             Some(exporter) => {

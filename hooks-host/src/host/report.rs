@@ -53,7 +53,7 @@ pub struct FlushReport {
     /// Webhook deliveries still queued or in flight at the bound.
     pub pending: u64,
     /// Whether the OTLP collector did not take the hook-run spans within
-    /// 50 ms (`otlp::FLUSH_WAIT`; feature `otlp`, always `false` without
+    /// 40 ms (`otlp::FLUSH_WAIT`; feature `otlp`, always `false` without
     /// it): the send goes on in the background, and a process that exits
     /// now drops them.
     pub spans_abandoned: bool,
