@@ -16,6 +16,7 @@ mod project_fixtures;
 mod support;
 
 mod acceptance65;
+mod audit72;
 mod code_names;
 mod consent;
 mod copied_guard;

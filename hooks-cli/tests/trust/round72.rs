@@ -135,3 +135,110 @@ fn a_justfiles_exports_and_a_sourced_files_reach_what_runs_after() {
     let makefile = ("Makefile", "b:\n\tbash b.sh\n");
     wrapper_asks_again("make -s b", &[env, script, makefile]);
 }
+
+/// The issue's wrapper (`bash "$(…)/hooks/run.sh" safety-check.sh`, the
+/// wrapper `cd`-ing beside itself) in the user's own hook: the folder
+/// written as the one it runs in or its checkout's top is read as the path,
+/// so the script argument is bound; another computed folder cannot be
+/// approved (issue 27 audit: the script ran changed, unasked).
+#[test]
+fn a_users_wrapper_in_a_computed_folder_binds_the_script_it_runs() {
+    let run = ("hooks/run.sh", "cd $(dirname $0); bash $1\n");
+    let check = ("hooks/safety-check.sh", "echo {}\n");
+    let edited = ("hooks/safety-check.sh", "touch PWNED; echo {}\n");
+    for command in [
+        "bash \"$(git rev-parse --show-toplevel)/hooks/run.sh\" safety-check.sh",
+        "bash \"$(pwd)/hooks/run.sh\" safety-check.sh",
+        "bash \"$(git -C \"$CLAUDE_PROJECT_DIR\" rev-parse --show-toplevel)/hooks/run.sh\" safety-check.sh",
+    ] {
+        asks_again(command, &[run, check], edited, "hooks/safety-check.sh");
+    }
+    refused(
+        "bash \"$(dirname \"$(git rev-parse --git-dir)\")/hooks/run.sh\" safety-check.sh",
+        &[run, check],
+        Some(edited),
+        "a folder named only when it runs",
+    );
+}
+
+/// A config.yaml guard whose `fail_closed` is spelled another way
+/// (`FailClosed`, `fail-closed`, `failclosed`) and never approved blocks,
+/// and the warning names the key (issue 27 audit: it was ignored, so the
+/// unapproved guard let `rm -rf /` through).
+#[test]
+fn a_config_guard_spelling_fail_closed_another_way_still_blocks() {
+    for key in ["FailClosed", "fail-closed", "failclosed"] {
+        let (home, project) = crate::dialects::home_with("[]");
+        let guard = crate::dialects::write(&home.user_home, "guard.sh", "echo {}\n");
+        home.config(&format!(
+            "hooks:\n  pre_tool_call:\n    - command: \"bash {}\"\n      {key}: true\n",
+            guard.display()
+        ));
+        let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", false);
+        assert_eq!(emitted["outcome"]["action"], "block", "{key}: {emitted:#}");
+        let listed = home.hooks(&["list"]);
+        let warned = format!("{}{}", listed.stdout(), listed.stderr());
+        assert!(
+            warned.contains(&format!("{key} read as fail_closed")),
+            "{key}: {warned}"
+        );
+    }
+}
+
+/// What a test the runner finds starts (`subprocess.run(["make", …])`,
+/// `execSync("make -s lint")`): the definitions it executes are bound, as
+/// a hook's own code's are; so are the variables it gives them.
+#[test]
+fn what_the_tests_a_runner_finds_start_is_bound() {
+    let makefile = ("Makefile", "lint:\n\t@true\n");
+    let edited = ("Makefile", "lint:\n\t@touch PWNED\n");
+    let python = (
+        "test_a.py",
+        "import subprocess\ndef test_a():\n    subprocess.run([\"make\", \"-s\", \"lint\"])\n",
+    );
+    asks_again(
+        "python3 -m pytest -q",
+        &[makefile, python],
+        edited,
+        "Makefile",
+    );
+    let node = (
+        "a.test.js",
+        "test(\"a\", () => { require(\"child_process\").execSync(\"make -s lint\"); });\n",
+    );
+    asks_again(
+        "npx jest",
+        &[makefile, node, ("package.json", "{}")],
+        edited,
+        "Makefile",
+    );
+    let git = (
+        "test_g.py",
+        "import subprocess\ndef test_g():\n    subprocess.run([\"git\", \"commit\", \"-q\", \"--allow-empty\", \"-m\", \"x\"], env={\"GIT_CONFIG_GLOBAL\": \"gc\"})\n",
+    );
+    let settings = ("gc", "[core]\n\thooksPath = gh\n");
+    let hook = ("gh/pre-commit", "#!/bin/sh\ntrue\n");
+    let changed = ("gh/pre-commit", "#!/bin/sh\ntouch PWNED\n");
+    asks_again(
+        "python3 -m pytest -q",
+        &[git, settings, hook],
+        changed,
+        "gh/pre-commit",
+    );
+}
+
+/// tox's `setenv` reaches the commands it runs; a recipe's own `export
+/// X=v; program` is read (it could not be approved before).
+#[test]
+fn tox_setenv_and_a_recipes_own_export_reach_the_program() {
+    let tox = (
+        "tox.ini",
+        "[tox]\nskipsdist = true\n[testenv:b]\nskip_install = true\nsetenv =\n    CARGO_HOME = {toxinidir}/ch\nallowlist_externals = cargo\ncommands = cargo build -q --frozen\n",
+    );
+    wrapper_asks_again("tox -q -e b", &[tox]);
+    let recipe = (
+        "Makefile",
+        "b:\n\texport CARGO_HOME=ch; cargo build -q --frozen\n",
+    );
+    wrapper_asks_again("make -s b", &[recipe]);
+}

@@ -16,6 +16,7 @@ use super::python_shadows::bound_digest;
 use super::search_path::Spoken;
 
 mod folders;
+mod started;
 use folders::{find_starts, jq_folders, listed, run_parts_folders};
 
 /// The most entries walked under one folder.
@@ -207,6 +208,8 @@ pub(super) fn bind(
         mentioned.insert(key, digest);
     }
     let mut done: Vec<(PathBuf, &str)> = Vec::new();
+    // The tests found: what they start is read too.
+    let mut tests: Vec<PathBuf> = Vec::new();
     for (folder, endings, what) in searched {
         let folder = super::normalize(&folder);
         if !folder.starts_with(project) || done.contains(&(folder.clone(), what)) {
@@ -243,6 +246,9 @@ pub(super) fn bind(
         if what == NODE_TESTS || what == "Node tests" {
             node_tests.extend(files.iter().map(|(_, path)| path.clone()));
         }
+        if [NODE_TESTS, "Node tests", "Python tests", "Perl tests"].contains(&what) {
+            tests.extend(files.iter().map(|(_, path)| path.clone()));
+        }
         let key_what = format!("{what} found under this folder ({} files)", files.len());
         let (key, digest) = bound_digest(&folder, files, &[], &key_what)?;
         let key = key
@@ -250,6 +256,7 @@ pub(super) fn bind(
             .map_or(key.clone(), |p| p.join(format!("<{key_what}>")));
         mentioned.insert(key, digest);
     }
+    started::bind(&tests, (cwd, project), mentioned)?;
     if !node_tests.is_empty() {
         let mut named = super::mentions::named_files(project, cwd, "", &node_tests, &[])?;
         named.extend(rooted.into_iter().filter(|file| file.starts_with(project)));

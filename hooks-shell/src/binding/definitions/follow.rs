@@ -8,6 +8,9 @@ use super::{Includes, MAX_INCLUDED, MAX_READS, Reached, make_text, reached_withi
 use crate::binding::identify;
 use crate::binding::shell::simple_commands;
 
+mod reading;
+use reading::{Entered, MAX_RECIPE_READINGS, Reading};
+
 /// The files a recipe or script line `line` (shell text, run in `dir`)
 /// names ([`identify()`]), leaving out programs found on `PATH` (installed,
 /// not the project's); a name it computes when it runs (`sh $(printf
@@ -51,7 +54,7 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
         // (round 67, K-13: a recursive Makefile could not be approved).
         let again = (commands.get(at + 1)).is_some_and(|next| super::read_again(command, next));
         let command = command.clone();
-        let text = shlex::try_join(command.iter().map(String::as_str)).unwrap_or_default();
+        let text = joined(&command);
         let identified = identify(&text, Some(&command), dir);
         // `bash scripts/x.sh` whose script computes a name (R45-11); an
         // installed tool's own code (`npx`) is not the project's.
@@ -108,57 +111,21 @@ pub(super) fn recipe_files(line: &str, dir: &Path, found: &mut Reached) {
     }
 }
 
-/// A recipe line being read in a folder, on this thread: one already
-/// being read is not read again inside its own reading, and one outermost
-/// reading reads at most [`MAX_RECIPE_READINGS`] lines.
-struct Reading;
-
-/// What [`Reading::enter`] found.
-enum Entered {
-    /// Read it.
-    Reading(Reading),
-    /// It is being read further out.
-    AlreadyBeingRead,
-    /// The outermost reading has read too many lines.
-    TooMany,
-}
-
-/// The most recipe and script lines one outermost reading reads.
-const MAX_RECIPE_READINGS: usize = 256;
-
-thread_local! {
-    /// The lines being read, outermost first, and how many the outermost
-    /// reading has read.
-    static READING: std::cell::RefCell<(Vec<(String, PathBuf)>, usize)> =
-        const { std::cell::RefCell::new((Vec::new(), 0)) };
-}
-
-impl Reading {
-    /// The reading of `line` in `dir`, unless it is already being read or
-    /// the outermost reading has read too many.
-    fn enter(line: &str, dir: &Path) -> Entered {
-        READING.with_borrow_mut(|(reading, count)| {
-            if reading.is_empty() {
-                *count = 0;
-            }
-            let key = (line.to_owned(), dir.to_path_buf());
-            if reading.contains(&key) {
-                return Entered::AlreadyBeingRead;
-            }
-            *count += 1;
-            if *count > MAX_RECIPE_READINGS {
-                return Entered::TooMany;
-            }
-            reading.push(key);
-            Entered::Reading(Reading)
+/// `words` as shell text, an assignment's name left unquoted
+/// (`GIT_CONFIG_GLOBAL=./gc`, not `'GIT_CONFIG_GLOBAL=./gc'`, which the
+/// reading of what steers a program could not read: a recipe's `export
+/// X=v` was refused); empty when a word holds a NUL.
+fn joined(words: &[String]) -> String {
+    let quoted: Option<Vec<String>> = words
+        .iter()
+        .map(|word| match crate::binding::wrappers::assignment(word) {
+            Some((name, value)) => Some(format!("{name}={}", shlex::try_quote(&value).ok()?)),
+            None => shlex::try_quote(word)
+                .ok()
+                .map(std::borrow::Cow::into_owned),
         })
-    }
-}
-
-impl Drop for Reading {
-    fn drop(&mut self) {
-        READING.with_borrow_mut(|(reading, _)| reading.pop());
-    }
+        .collect();
+    quoted.map(|words| words.join(" ")).unwrap_or_default()
 }
 
 /// How many recipes deep definitions run by a recipe are read.

@@ -135,28 +135,11 @@ pub(in crate::binding::definitions) fn make_exports(
     pairs
 }
 
-/// Whether a reading looks `name` up in a program's environment (cargo's
-/// `CARGO_HOME`, git's `GIT_CONFIG_*` and `HOME`, make's `MAKEFLAGS`...).
+/// Whether a variable steers what a program loads or runs (cargo's
+/// `CARGO_HOME`, git's `GIT_CONFIG_*` and `HOME`, make's `MAKEFLAGS`...:
+/// [`crate::dialect::code_env::steers_code`]).
 pub(in crate::binding::definitions) fn read_from_environment(name: &str) -> bool {
-    const STARTS: [&str; 12] = [
-        "CARGO_",
-        "RUSTC",
-        "GIT_",
-        "PYTHON",
-        "PIP_",
-        "MAKE",
-        "GNUMAKE",
-        "NPM_CONFIG_",
-        "npm_config_",
-        "NODE_",
-        "XDG_",
-        "PERL",
-    ];
-    STARTS.iter().any(|start| name.starts_with(start))
-        || matches!(
-            name,
-            "HOME" | "MFLAGS" | "BASH_ENV" | "ENV" | "PATH" | "RUBYOPT" | "RUBYLIB"
-        )
+    crate::dialect::code_env::steers_code(name)
 }
 
 /// `line` without a leading `override` / `private`, keeping `export`.

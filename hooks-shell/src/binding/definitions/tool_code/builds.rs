@@ -224,12 +224,81 @@ pub(super) fn tox_commands(manifest: &Path, text: &str) -> Vec<String> {
                 .into_owned()
         })
         .collect();
+    // `setenv = CARGO_HOME = ch`: the environment each command gets (round
+    // 72: a command's cargo read `ch/config.toml` unbound), every
+    // environment's given to every command, which binds more; only what
+    // steers code matters to the reading, and such a value tox
+    // substitutes (`{envdir}`) is computed when it runs.
+    let environment: String = tox_environment(manifest, text)
+        .into_iter()
+        .filter(|(name, _)| crate::dialect::code_env::steers_code(name))
+        .map(|(name, value)| {
+            let value = value.replace("{toxinidir}", ".").replace("{tox_root}", ".");
+            let value = match SUBSTITUTION.is_match(&value) {
+                true => "$(:)".to_owned(),
+                false => shlex::try_quote(&value).map_or("$(:)".to_owned(), |v| v.into_owned()),
+            };
+            format!("export {name}={value}; ")
+        })
+        .collect();
     lines
         .iter()
         .map(|line| line.replace("{toxinidir}", ".").replace("{tox_root}", "."))
-        .map(|line| SUBSTITUTION.replace_all(&line, "").into_owned())
+        .map(|line| format!("{environment}{}", SUBSTITUTION.replace_all(&line, "")))
         .take(MAX_NAMED)
         .collect()
+}
+
+/// The variables tox's settings `manifest` (holding `text`) set for its
+/// commands: each `setenv` / `set_env` of an INI file (`NAME = value` on
+/// its continuation lines) or of a TOML file's tables.
+fn tox_environment(manifest: &Path, text: &str) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
+    if manifest.extension().is_some_and(|ending| ending == "toml") {
+        let mut tables: Vec<toml::Value> = text
+            .parse::<toml::Table>()
+            .map(|table| vec![toml::Value::Table(table)])
+            .unwrap_or_default();
+        while let Some(value) = tables.pop() {
+            let toml::Value::Table(table) = value else {
+                continue;
+            };
+            for (key, value) in table {
+                match (key.as_str(), value) {
+                    ("set_env" | "setenv", toml::Value::Table(set)) => {
+                        for (name, value) in set {
+                            let value = value.as_str().map_or("$(:)".to_owned(), str::to_owned);
+                            pairs.push((name, value));
+                        }
+                    }
+                    (_, value @ toml::Value::Table(_)) => tables.push(value),
+                    _ => {}
+                }
+            }
+        }
+        return pairs;
+    }
+    let mut taking = false;
+    for line in text.lines() {
+        let continued = line.starts_with([' ', '\t']) && !line.trim().is_empty();
+        let entry = match (taking && continued, line.split_once('=')) {
+            (true, _) => Some(line.trim()),
+            (false, Some((key, value))) if matches!(key.trim(), "setenv" | "set_env") => {
+                taking = true;
+                Some(value.trim())
+            }
+            _ => {
+                taking = false;
+                None
+            }
+        };
+        if let Some((name, value)) = entry.and_then(|entry| entry.split_once('='))
+            && !name.trim().is_empty()
+        {
+            pairs.push((name.trim().to_owned(), value.trim().to_owned()));
+        }
+    }
+    pairs
 }
 
 /// The value of `key` in the INI `text`'s section `section`, its
