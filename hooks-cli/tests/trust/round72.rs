@@ -242,3 +242,33 @@ fn tox_setenv_and_a_recipes_own_export_reach_the_program() {
     );
     wrapper_asks_again("make -s b", &[recipe]);
 }
+
+/// A repository's compiled modules (`__pycache__/h.cpython-3X.pyc`: an
+/// unchecked-hash one, which Python uses whatever the source says, or
+/// pytest's rewritten tests) never stand in for the bound sources: the
+/// Python a hook starts keeps compiled modules in the Hermes home
+/// (`sys.pycache_prefix`; on the code before it was unset, and such a
+/// file committed ran unasked under `pytest`).
+#[test]
+fn a_hooks_python_keeps_compiled_modules_in_the_hermes_home() {
+    let command =
+        "python3 -c \"import sys; open('prefix.txt', 'w').write(str(sys.pycache_prefix))\"";
+    let (home, project) = crate::round65::approved(command, &[("README", "r\n")]);
+    let prefix = std::fs::read_to_string(project.join("prefix.txt")).expect("the hook ran");
+    let expected = home.hermes.join("cache").join("pycache");
+    assert_eq!(prefix, expected.display().to_string());
+}
+
+/// `env -i python3 -c "import json"`: the user's Python without the
+/// `PYTHONSAFEPATH` it was given reads the project's `json.py`, so that is
+/// bound (it ran unasked).
+#[test]
+fn a_python_started_without_the_environment_binds_what_the_folder_stands_in_for() {
+    let edited = ("json.py", "open('PWNED', 'w')\ndumps = str\n");
+    asks_again(
+        "env -i python3 -c 'import json'",
+        &[("README", "r\n")],
+        edited,
+        "json.py",
+    );
+}

@@ -19,6 +19,11 @@ pub(super) fn may_not_hold(command: &str, cwd: &Path) -> bool {
         return true;
     }
     simple_commands(command).iter().any(|words| {
+        // `env -i python3 -c …`, `env -u PYTHONSAFEPATH`, `exec -c`: the
+        // environment it was given is dropped (round 72, SP-02).
+        if clears_environment(words) {
+            return true;
+        }
         let words = skip_prefixes(words);
         let Some((first, args)) = words.split_first() else {
             return false;
@@ -38,6 +43,31 @@ pub(super) fn may_not_hold(command: &str, cwd: &Path) -> bool {
         });
         first.contains('/') || !knows_it || ignores_it
     })
+}
+
+/// Whether `words` (one command) runs its program without the environment
+/// it was given, or without some of it: `env -i` / `-` /
+/// `--ignore-environment` / `-u NAME` / `--unset`, the shell's `exec -c`.
+fn clears_environment(words: &[String]) -> bool {
+    let mut words = words.iter().map(String::as_str).peekable();
+    while let Some(word) = words.next() {
+        let program = word.rsplit('/').next().unwrap_or(word);
+        let options = || words.clone().take_while(|w| w.starts_with('-'));
+        let clears = match program {
+            "env" => options().any(|w| {
+                w == "-"
+                    || w.starts_with("--ignore-environment")
+                    || w.starts_with("--unset")
+                    || (!w.starts_with("--") && w.contains(['i', 'u']))
+            }),
+            "exec" => options().any(|w| !w.starts_with("--") && w.contains('c')),
+            _ => false,
+        };
+        if clears {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether `name` (`python3.12`) names a Python of 3.11 or later.
@@ -73,6 +103,9 @@ mod tests {
             "python3 -E -c 'import json'",
             "python3 -Ec x",
             "env -u PYTHONSAFEPATH python3 -c x",
+            "env -i python3 -c x",
+            "env --ignore-environment python3 -c x",
+            "env - python3 -c x",
             "PYTHONSAFEPATH= python3 -c x",
             "python -c x",
             "python3.10 -c x",

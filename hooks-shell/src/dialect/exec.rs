@@ -93,6 +93,7 @@ fn built_command(
     let users = hook.scope != Scope::Project;
     let withheld = crate::host_env::withhold_project_loaders(&mut built, &[&hook.project], users);
     crate::git_env::without_found_bare_repositories(&mut built);
+    crate::bytecode::private_bytecode(&mut built, &hook.home);
     built
         .args(&argv[1..])
         .current_dir(&hook.cwd)
