@@ -130,6 +130,7 @@ mod round7;
 mod round70;
 mod round71;
 mod round72;
+mod round72_git;
 mod round8;
 mod round8_guards;
 mod round8_lexical;

@@ -272,3 +272,88 @@ fn a_python_started_without_the_environment_binds_what_the_folder_stands_in_for(
         "json.py",
     );
 }
+
+/// pre-commit installed from the project's own `.venv`: a `git commit`
+/// guard was refused, quoting the `cd "$(git config …)"` of a `.sample`
+/// hook git never runs (round 72, U-1, a regression of round 70's
+/// readings); it is approved, and an edit of what its hook runs asks.
+#[test]
+fn pre_commit_installed_from_the_projects_venv_is_approved() {
+    use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
+    let (home, project) = home_with("[claude]");
+    crate::round28::git(&project, &["init", "-q", "."]);
+    let template = crate::round71::fixture(include_str!("fixtures/pre-commit-4-hook-tmpl"));
+    let installed = template.replace(
+        "INSTALL_PYTHON=''\nARGS=(hook-impl)\n",
+        "INSTALL_PYTHON=.venv/bin/python\nARGS=(hook-impl --config=.pre-commit-config.yaml --hook-type=pre-commit)\n",
+    );
+    write(&project, ".git/hooks/pre-commit", &installed);
+    write(
+        &project,
+        ".pre-commit-config.yaml",
+        "repos:\n- repo: local\n  hooks:\n  - id: l\n    name: l\n    entry: make -s lint\n    language: system\n    pass_filenames: false\n",
+    );
+    write(&project, "Makefile", "lint:\n\t@true\n");
+    let venv = std::process::Command::new("python3")
+        .args(["-m", "venv", "--without-pip", ".venv"])
+        .current_dir(&project)
+        .status()
+        .expect("python3");
+    assert!(venv.success());
+    assert!(
+        project
+            .join(".git/hooks/sendemail-validate.sample")
+            .exists()
+    );
+    let command = "git -c user.email=a@b -c user.name=a commit -q --allow-empty -m x";
+    user_fail_closed_command(&home, &crate::round59::guard_running(command));
+    let approved = emit_terminal(&home, &project, "ls", true);
+    assert_eq!(approved["outcome"]["message"], "guarded", "{approved:#}");
+    write(&project, "Makefile", "lint:\n\t@touch PWNED\n");
+    let emitted = emit_terminal(&home, &project, "ls", false);
+    assert!(!project.join("PWNED").exists(), "{emitted:#}");
+    assert!(
+        emitted["outcome"]["message"]
+            .to_string()
+            .contains("Makefile"),
+        "{emitted:#}"
+    );
+}
+
+/// A makefile with a Latin-1 byte in a comment was refused as "cannot be
+/// read whole (over 1 MiB…)" (U-3); one outside a comment still is.
+#[test]
+fn a_makefile_not_utf8_in_a_comment_is_read() {
+    let (home, project) = crate::dialects::home_with("[claude]");
+    crate::round28::git(&project, &["init", "-q", "."]);
+    std::fs::write(
+        project.join("Makefile"),
+        b"# Autor: M\xfcller\nlint:\n\t@true\n",
+    )
+    .expect("w");
+    let command = "make -s lint";
+    crate::dialects::user_fail_closed_command(&home, &crate::round59::guard_running(command));
+    let approved = crate::dialects::emit_terminal(&home, &project, "ls", true);
+    assert_eq!(approved["outcome"]["message"], "guarded", "{approved:#}");
+    std::fs::write(project.join("Makefile"), b"lint:\n\t@sh x\xfc.sh\n").expect("w");
+    let refused = crate::dialects::emit_terminal(&home, &project, "ls", true);
+    let said = refused["outcome"]["message"].to_string();
+    assert!(said.contains("not UTF-8 outside its comments"), "{said}");
+}
+
+/// A folder past the system's path limit (`cd -P` into nested folders of
+/// 200 characters): the reading failed and bound nothing, so a script
+/// there ran edited, unasked (LP-01..03); it cannot be approved.
+#[test]
+fn a_folder_past_the_path_limit_cannot_be_approved() {
+    let part = "0".repeat(200);
+    let half: Vec<&str> = std::iter::repeat_n(part.as_str(), 12).collect();
+    let half = half.join("/");
+    let command = format!("cd -P {half} && cd -P {half} && sh x.sh");
+    crate::round65::refused(
+        &command,
+        &[("README", "r\n")],
+        None,
+        "longer than the system allows",
+    );
+}

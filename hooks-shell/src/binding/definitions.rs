@@ -317,6 +317,18 @@ fn read_commands(raw: &str, cwd: &Path, project_hook: bool, found: &mut Reached,
                 return;
             }
             match change_folder(&words[1..]) {
+                // A folder past the system's path limit: nothing there can
+                // be named to bind it (round 72, LP-01..03: the reading
+                // failed and bound nothing).
+                Ok(dir) if heres.iter().any(|base| too_long(&base.join(&dir))) => {
+                    found.computed.get_or_insert_with(|| {
+                        format!(
+                            "it changes to a folder whose path is longer than the system allows \
+                             ({PATH_LIMIT} bytes): what it runs there cannot be read"
+                        )
+                    });
+                    return;
+                }
                 Ok(dir) => {
                     // Where it was stays too: a `cd` in a subshell (`(cd a &&
                     // make); make`) does not move the commands after it.
@@ -399,43 +411,12 @@ fn read_commands(raw: &str, cwd: &Path, project_hook: bool, found: &mut Reached,
     }
 }
 
-/// The variables `words` (one command) sets for the programs after it:
-/// `export X=v`, `readonly`/`declare -x` ones, and a command of
-/// assignments alone (`X=v; export X`, `set -a`: each read as exported,
-/// which binds more, never less; round 70).
-fn environment_set(words: &[String]) -> Vec<(String, String)> {
-    let assignment = |word: &String| {
-        let (name, value) = word.split_once('=')?;
-        let named = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        named.then(|| (name.to_owned(), value.to_owned()))
-    };
-    // `CARGO_HOME=ch export CARGO_HOME`: assignments before the builtin too.
-    let first = words.iter().position(|word| assignment(word).is_none());
-    let setting = first.is_some_and(|at| {
-        matches!(
-            words[at].as_str(),
-            "export" | "readonly" | "declare" | "typeset" | "local"
-        )
-    });
-    match setting {
-        true => words.iter().filter_map(assignment).collect(),
-        false if words.iter().all(|word| assignment(word).is_some()) => {
-            words.iter().filter_map(assignment).collect()
-        }
-        false => Vec::new(),
-    }
-}
+/// The longest path the system takes (`PATH_MAX`, with its NUL).
+const PATH_LIMIT: usize = 4096;
 
-/// `environment` with each of `set`, a name set again taking its new
-/// value (readings look a name up once).
-pub(super) fn set_all(
-    environment: &mut Vec<(String, String)>,
-    set: impl IntoIterator<Item = (String, String)>,
-) {
-    for (name, value) in set {
-        environment.retain(|(known, _)| *known != name);
-        environment.push((name, value));
-    }
+/// Whether `path` is longer than the system takes.
+fn too_long(path: &Path) -> bool {
+    path.as_os_str().len() >= PATH_LIMIT
 }
 
 /// Whether `program` (a base name) is in the table, a linter reading its
@@ -457,6 +438,7 @@ mod cargo_config;
 mod follow;
 mod git_config;
 mod git_hooks;
+mod git_reaches;
 mod husky;
 mod just_env;
 mod launchers;
@@ -471,8 +453,10 @@ mod pip;
 mod pre_commit_hook;
 mod python;
 mod reaches;
+mod shell_env;
 mod sourced;
 use reaches::program_reaches;
+use shell_env::{environment_set, set_all};
 #[cfg(test)]
 mod spellings;
 mod table;

@@ -57,7 +57,17 @@ impl Spoken {
     pub(super) fn new(words: &[String], files: &[&PathBuf], cwd: &Path, project: &Path) -> Self {
         let mut spoken = Self::default();
         spoken.add(&with_project(words, project, cwd), None, project);
-        for file in files.iter().filter(|file| is_shell(file)).take(MAX_FILES) {
+        // A git hooks folder's `*.sample` files never run (round 72, U-1:
+        // `sendemail-validate.sample`'s `cd "$(git config …)"` refused
+        // a `git commit` guard).
+        let sample = |file: &&&PathBuf| {
+            file.extension().is_some_and(|ending| ending == "sample")
+                && file
+                    .parent()
+                    .is_some_and(|folder| folder.ends_with("hooks"))
+        };
+        let read = files.iter().filter(|file| is_shell(file) && !sample(file));
+        for file in read.take(MAX_FILES) {
             let Some(text) = peek::small_text(file) else {
                 continue;
             };

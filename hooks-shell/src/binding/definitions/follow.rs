@@ -427,8 +427,8 @@ pub(super) fn read_or_refuse(path: &Path, found: &mut Reached) -> Option<String>
     if text.is_none() && std::fs::symlink_metadata(path).is_ok() {
         found.computed.get_or_insert_with(|| {
             format!(
-                "{} cannot be read whole (over {MAX_READ} bytes, or not a regular file): what it \
-                 runs cannot be read",
+                "{} cannot be read whole (over {MAX_READ} bytes, not a regular file, or text not \
+                 UTF-8 outside its comments): what it runs cannot be read",
                 path.display()
             )
         });
@@ -444,13 +444,19 @@ pub(super) fn read_definition(path: &Path) -> Option<String> {
     if !metadata.is_file() || metadata.len() > MAX_READ {
         return None;
     }
-    let mut text = String::new();
+    // Bytes not UTF-8 in a comment line only (a makefile's `# Autor:
+    // M\xfcller` in Latin-1 was refused as "cannot be read whole": round
+    // 72, U-3); anywhere else they may name what runs, so not read.
+    let mut bytes = Vec::new();
     std::fs::File::open(path)
         .ok()?
         .take(MAX_READ)
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .ok()?;
-    Some(text)
+    let comments_only = bytes
+        .split(|byte| *byte == b'\n')
+        .all(|line| std::str::from_utf8(line).is_ok() || line.trim_ascii_start().starts_with(b"#"));
+    comments_only.then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 
 #[cfg(test)]

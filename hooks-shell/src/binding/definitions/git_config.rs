@@ -109,6 +109,8 @@ pub(super) fn read(
     let at = (project_hook, depth);
     let run = super::git_hooks::run_by(args, named.as_deref());
     super::git_hooks::hooks(&hook_folders, &work_tree, &run, at, found);
+    super::git_reaches::read_push_target(args, &git_dir, here, at, found);
+    super::git_reaches::read_submodules(args, assignments, &work_tree, at, found);
 }
 
 /// Whether the git setting `key` (lowercased) names a program git runs in

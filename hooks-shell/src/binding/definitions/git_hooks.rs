@@ -80,44 +80,48 @@ pub(super) fn run_by(args: &[String], named: Option<&str>) -> Run {
         "pre-auto-gc",
         "post-index-change",
     ];
+    let subcommand = subcommand(args);
+    let these = |names: &[&'static str]| Run::These(names.to_vec(), named.map(str::to_owned));
+    match subcommand {
+        None | Some("version" | "help" | "config" | "var") => these(&[]),
+        Some(
+            "log" | "show" | "rev-parse" | "rev-list" | "ls-files" | "ls-tree" | "cat-file"
+            | "grep" | "blame" | "shortlog" | "for-each-ref" | "show-ref" | "check-ignore"
+            | "check-attr" | "name-rev" | "whatchanged",
+        ) => these(&[]),
+        // `describe --dirty` refreshes the index (round 72).
+        Some("status" | "diff" | "add" | "rm" | "mv" | "restore" | "update-index" | "describe") => {
+            these(&[INDEX])
+        }
+        Some("branch" | "tag" | "update-ref" | "symbolic-ref") => these(&[REFS, "post-checkout"]),
+        // A fetch may end in `gc --auto` (round 72).
+        Some("fetch" | "remote") => these(&[REFS, "post-checkout", "pre-auto-gc"]),
+        Some("commit") => these(&[&COMMIT[..], &[REFS]].concat()),
+        Some("checkout" | "switch" | "reset" | "clone" | "worktree") => {
+            these(&[REFS, INDEX, "post-checkout"])
+        }
+        Some("merge" | "pull" | "cherry-pick" | "revert" | "rebase" | "am" | "stash") => Run::Any,
+        Some("push") => these(&[REFS, "pre-push", "post-update", "pre-auto-gc"]),
+        Some("gc" | "maintenance") => these(&["pre-auto-gc", REFS]),
+        Some("hook") => these(&[]),
+        Some(_) => Run::Any,
+    }
+}
+
+/// git's subcommand in `args` (its words after `git`), its own options
+/// before it skipped.
+pub(super) fn subcommand(args: &[String]) -> Option<&str> {
     let mut words = args.iter();
-    let mut subcommand = None;
     while let Some(word) = words.next() {
         match word.as_str() {
             "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => {
                 words.next();
             }
             _ if word.starts_with('-') => {}
-            found => {
-                subcommand = Some(found);
-                break;
-            }
+            found => return Some(found),
         }
     }
-    let these = |names: &[&'static str]| Run::These(names.to_vec(), named.map(str::to_owned));
-    match subcommand {
-        None | Some("version" | "help" | "config" | "var") => these(&[]),
-        Some(
-            "log" | "show" | "rev-parse" | "rev-list" | "ls-files" | "ls-tree" | "cat-file"
-            | "grep" | "blame" | "describe" | "shortlog" | "for-each-ref" | "show-ref"
-            | "check-ignore" | "check-attr" | "name-rev" | "whatchanged",
-        ) => these(&[]),
-        Some("status" | "diff" | "add" | "rm" | "mv" | "restore" | "update-index") => {
-            these(&[INDEX])
-        }
-        Some("branch" | "tag" | "update-ref" | "fetch" | "remote" | "symbolic-ref") => {
-            these(&[REFS, "post-checkout"])
-        }
-        Some("commit") => these(&[&COMMIT[..], &[REFS]].concat()),
-        Some("checkout" | "switch" | "reset" | "clone" | "worktree") => {
-            these(&[REFS, INDEX, "post-checkout"])
-        }
-        Some("merge" | "pull" | "cherry-pick" | "revert" | "rebase" | "am" | "stash") => Run::Any,
-        Some("push") => these(&[REFS, "pre-push", "post-update"]),
-        Some("gc" | "maintenance") => these(&["pre-auto-gc", REFS]),
-        Some("hook") => these(&[]),
-        Some(_) => Run::Any,
-    }
+    None
 }
 
 /// The most hook files read for one `git`.
@@ -134,25 +138,38 @@ pub(super) fn hooks(
     at: (bool, usize),
     found: &mut Reached,
 ) {
-    // A `git` a hook runs (`git lfs post-commit`): the hooks are being
-    // read further out (sweep 71: git-lfs's four hooks read each other
-    // past the reading's bound).
+    // A `git` a hook runs (`git checkout` in a `pre-commit` hook runs
+    // `post-checkout`: round 72) reads the hooks its subcommand runs, each
+    // hook file once per outermost reading (sweep 71: git-lfs's four hooks
+    // running `git lfs …` read each other past the reading's bound).
     thread_local! {
-        static READING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        static READ: std::cell::RefCell<(usize, Vec<PathBuf>)> =
+            const { std::cell::RefCell::new((0, Vec::new())) };
     }
-    if READING.with(std::cell::Cell::get) {
-        return;
-    }
-    /// Clears the flag however the reading ends.
+    /// Ends one reading; the outermost forgets the hooks read.
     struct Reading;
     impl Drop for Reading {
         fn drop(&mut self) {
-            READING.with(|reading| reading.set(false));
+            READ.with_borrow_mut(|(depth, read)| {
+                *depth -= 1;
+                if *depth == 0 {
+                    read.clear();
+                }
+            });
         }
     }
-    READING.with(|reading| reading.set(true));
+    READ.with_borrow_mut(|(depth, _)| *depth += 1);
     let _reading = Reading;
-    read_hooks(folders, work_tree, run, at, found);
+    let first_time = |hook: &Path| {
+        READ.with_borrow_mut(|(_, read)| {
+            let new = !read.iter().any(|known| known == hook);
+            if new {
+                read.push(hook.to_path_buf());
+            }
+            new
+        })
+    };
+    read_hooks(folders, work_tree, run, at, found, &first_time);
 }
 
 /// [`hooks`], outermost.
@@ -162,6 +179,7 @@ fn read_hooks(
     run: &Run,
     (project_hook, depth): (bool, usize),
     found: &mut Reached,
+    first_time: &dyn Fn(&Path) -> bool,
 ) {
     let mut hooks: Vec<PathBuf> = Vec::new();
     for folder in folders {
@@ -190,7 +208,7 @@ fn read_hooks(
             .file_name()
             .and_then(|name| name.to_str())
             .unwrap_or("");
-        if !run.runs(name) {
+        if !run.runs(name) || !first_time(&hook) {
             found.add(hook);
             continue;
         }

@@ -1,0 +1,146 @@
+//! What else one `git` command reaches (red team round 72): the
+//! submodules it recurses into, each read as a repository of its own (its
+//! settings, its hooks in `.git/modules/<name>/hooks`; `git status`,
+//! `git diff`, `git commit -a` refresh their indexes too), the command
+//! `git submodule foreach` runs in each, and a repository of this machine
+//! it pushes to, whose receiving hooks (`pre-receive`, `update`,
+//! `post-receive`...) run as part of the push.
+
+use std::path::{Path, PathBuf};
+
+use super::{Reached, reached_within};
+use crate::binding::mentions::git_settings;
+
+/// The most submodules read for one `git`.
+const MAX_SUBMODULES: usize = 16;
+
+/// The hooks the receiving side of a push runs (`githooks(5)`).
+const RECEIVING: [&str; 8] = [
+    "pre-receive",
+    "update",
+    "proc-receive",
+    "post-receive",
+    "post-update",
+    "push-to-checkout",
+    "reference-transaction",
+    "pre-auto-gc",
+];
+
+/// The submodule folders of the work tree `work_tree` (`path = …` in its
+/// `.gitmodules`) that are there.
+fn submodules(work_tree: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(work_tree.join(".gitmodules")) else {
+        return Vec::new();
+    };
+    git_settings(&text)
+        .into_iter()
+        .filter(|(key, _)| key.starts_with("submodule.") && key.ends_with(".path"))
+        .map(|(_, path)| work_tree.join(path))
+        .filter(|folder| folder.is_dir())
+        .take(MAX_SUBMODULES)
+        .collect()
+}
+
+/// Reads what `git` (`args`, the command's `assignments`) reaches in the
+/// submodules of `work_tree`: `git submodule foreach CMD` runs `CMD` in
+/// each; another subcommand that may recurse into them (every one but
+/// those that only read objects) is read again in each.
+pub(super) fn read_submodules(
+    args: &[String],
+    assignments: &[(String, String)],
+    work_tree: &Path,
+    (project_hook, depth): (bool, usize),
+    found: &mut Reached,
+) {
+    if depth > 3 {
+        return;
+    }
+    let folders = submodules(work_tree);
+    if folders.is_empty() {
+        return;
+    }
+    let subcommand = super::git_hooks::subcommand(args);
+    if subcommand == Some("submodule") {
+        // `git submodule foreach [--recursive] [-q] CMD`.
+        if let Some(at) = args.iter().position(|word| word == "foreach") {
+            let command = args[at + 1..].iter().find(|word| !word.starts_with('-'));
+            for folder in &folders {
+                if let Some(command) = command {
+                    super::follow::recipe_files(command, folder, found);
+                    reached_within(command, folder, project_hook, found, depth + 1);
+                }
+            }
+        }
+    }
+    let only_objects = matches!(
+        subcommand,
+        Some("log" | "show" | "rev-parse" | "rev-list" | "cat-file" | "ls-tree" | "shortlog")
+    );
+    if only_objects {
+        return;
+    }
+    for folder in &folders {
+        super::git_config::read(args, assignments, folder, (project_hook, depth + 1), found);
+    }
+}
+
+/// The repository `git push` (`args`) pushes to when it is one of this
+/// machine's (`.`, a folder, a `file://` URL, a remote whose URL is one),
+/// its hooks read as the receiving side runs them, from its git folder.
+pub(super) fn read_push_target(
+    args: &[String],
+    git_dir: &Path,
+    here: &Path,
+    at: (bool, usize),
+    found: &mut Reached,
+) {
+    if super::git_hooks::subcommand(args) != Some("push") {
+        return;
+    }
+    let after = args.iter().skip_while(|word| *word != "push").skip(1);
+    let Some(target) = after.clone().find(|word| !word.starts_with('-')) else {
+        return;
+    };
+    let url = match remote_url(git_dir, target) {
+        Some(url) => url,
+        None => target.clone(),
+    };
+    let path = url.strip_prefix("file://").unwrap_or(&url);
+    if path.contains("://") || (path.contains(':') && !path.starts_with(['/', '.'])) {
+        return;
+    }
+    let folder = here.join(path);
+    if !folder.is_dir() {
+        return;
+    }
+    // A bare repository is its own git folder; else its `.git`.
+    let receiving = match folder.join("HEAD").is_file() && folder.join("objects").is_dir() {
+        true => folder,
+        false => {
+            let dot_git = folder.join(".git");
+            crate::binding::mentions::pointed_at(&dot_git).unwrap_or(dot_git)
+        }
+    };
+    let mut folders = vec![receiving.join("hooks")];
+    if let Ok(text) = std::fs::read_to_string(receiving.join("config")) {
+        folders.extend(
+            git_settings(&text)
+                .into_iter()
+                .filter(|(key, _)| key == "core.hookspath")
+                .map(|(_, value)| receiving.join(value)),
+        );
+        found.add(receiving.join("config"));
+    }
+    let run = super::git_hooks::Run::These(RECEIVING.to_vec(), None);
+    super::git_hooks::hooks(&folders, &receiving, &run, at, found);
+}
+
+/// The URL of the remote `name` in the repository `git_dir`'s settings.
+fn remote_url(git_dir: &Path, name: &str) -> Option<String> {
+    let text = std::fs::read_to_string(git_dir.join("config")).ok()?;
+    let key = format!("remote.{}.url", name.to_ascii_lowercase());
+    git_settings(&text)
+        .into_iter()
+        .find(|(known, _)| *known == key)
+        .map(|(_, url)| url)
+}
