@@ -59,6 +59,14 @@ fn a_push_to_a_repository_of_this_machine_reads_its_receiving_hooks() {
         EDITED,
         "Makefile",
     );
+    // No target: the remotes' URLs that are this machine's.
+    let config = (
+        ".git/config",
+        "[core]\n\trepositoryformatversion = 0\n[remote \"Up\"]\n\turl = r.git\n",
+    );
+    let mut remote = bare.to_vec();
+    remote.push(config);
+    asks_again("git push -q", &remote, EDITED, "Makefile");
 }
 
 #[test]

@@ -84,9 +84,11 @@ pub(super) fn read_submodules(
     }
 }
 
-/// The repository `git push` (`args`) pushes to when it is one of this
-/// machine's (`.`, a folder, a `file://` URL, a remote whose URL is one),
-/// its hooks read as the receiving side runs them, from its git folder.
+/// The repositories `git push` (`args`) may push to that are this
+/// machine's (`.`, a folder, a `file://` URL; a remote's `url` or
+/// `pushurl`; with no target, every remote's; a `url.<base>.insteadOf`
+/// base), each one's hooks read as its receiving side runs them, from its
+/// git folder.
 pub(super) fn read_push_target(
     args: &[String],
     git_dir: &Path,
@@ -97,25 +99,66 @@ pub(super) fn read_push_target(
     if super::git_hooks::subcommand(args) != Some("push") {
         return;
     }
-    let after = args.iter().skip_while(|word| *word != "push").skip(1);
-    let Some(target) = after.clone().find(|word| !word.starts_with('-')) else {
-        return;
+    let settings: Vec<(String, String)> = std::fs::read_to_string(git_dir.join("config"))
+        .map(|text| git_settings(&text))
+        .unwrap_or_default();
+    let target = args
+        .iter()
+        .skip_while(|word| *word != "push")
+        .skip(1)
+        .find(|word| !word.starts_with('-'));
+    let remote = |key: &str| {
+        key.starts_with("remote.") && (key.ends_with(".url") || key.ends_with(".pushurl"))
     };
-    let url = match remote_url(git_dir, target) {
-        Some(url) => url,
-        None => target.clone(),
+    let mut candidates: Vec<String> = match target {
+        Some(target) => {
+            let named = [
+                format!("remote.{target}.url"),
+                format!("remote.{target}.pushurl"),
+            ];
+            let urls: Vec<String> = settings
+                .iter()
+                .filter(|(key, _)| named.contains(key))
+                .map(|(_, url)| url.clone())
+                .collect();
+            if urls.is_empty() {
+                vec![target.clone()]
+            } else {
+                urls
+            }
+        }
+        None => settings
+            .iter()
+            .filter(|(key, _)| remote(key))
+            .map(|(_, url)| url.clone())
+            .collect(),
     };
-    let path = url.strip_prefix("file://").unwrap_or(&url);
-    if path.contains("://") || (path.contains(':') && !path.starts_with(['/', '.'])) {
-        return;
+    // `[url "/srv/r.git"] pushInsteadOf = gh:`: the base a URL becomes.
+    candidates.extend(settings.iter().filter_map(|(key, _)| {
+        let base = key.strip_prefix("url.")?;
+        let base = base
+            .strip_suffix(".insteadof")
+            .or_else(|| base.strip_suffix(".pushinsteadof"))?;
+        Some(base.to_owned())
+    }));
+    candidates.truncate(MAX_SUBMODULES);
+    for url in candidates {
+        let path = url.strip_prefix("file://").unwrap_or(&url);
+        if path.contains("://") || (path.contains(':') && !path.starts_with(['/', '.'])) {
+            continue;
+        }
+        let folder = here.join(crate::binding::mentions::expand_home(path));
+        if folder.is_dir() {
+            read_receiving(&folder, at, found);
+        }
     }
-    let folder = here.join(path);
-    if !folder.is_dir() {
-        return;
-    }
+}
+
+/// Reads the hooks the repository at `folder` runs receiving a push.
+fn read_receiving(folder: &Path, at: (bool, usize), found: &mut Reached) {
     // A bare repository is its own git folder; else its `.git`.
     let receiving = match folder.join("HEAD").is_file() && folder.join("objects").is_dir() {
-        true => folder,
+        true => folder.to_path_buf(),
         false => {
             let dot_git = folder.join(".git");
             crate::binding::mentions::pointed_at(&dot_git).unwrap_or(dot_git)
@@ -133,14 +176,4 @@ pub(super) fn read_push_target(
     }
     let run = super::git_hooks::Run::These(RECEIVING.to_vec(), None);
     super::git_hooks::hooks(&folders, &receiving, &run, at, found);
-}
-
-/// The URL of the remote `name` in the repository `git_dir`'s settings.
-fn remote_url(git_dir: &Path, name: &str) -> Option<String> {
-    let text = std::fs::read_to_string(git_dir.join("config")).ok()?;
-    let key = format!("remote.{}.url", name.to_ascii_lowercase());
-    git_settings(&text)
-        .into_iter()
-        .find(|(known, _)| *known == key)
-        .map(|(_, url)| url)
 }
