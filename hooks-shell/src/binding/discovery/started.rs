@@ -14,6 +14,18 @@ use std::path::{Path, PathBuf};
 
 use crate::binding::BindError;
 
+/// Words without one of which no Python test starts a program
+/// (`subprocess`, `os.system`, `os.popen`, `os.exec*`, `os.spawn*`,
+/// `pty`, `getoutput`), as the reading of started commands finds them.
+const PYTHON_STARTS: [&str; 6] = ["subprocess", "system", "popen", "exec", "spawn", "pty"];
+
+/// The same for Node (`child_process`, `execa`).
+const NODE_STARTS: [&str; 2] = ["child_process", "execa"];
+
+/// The same for Perl (`system`, `exec`, backquotes, `qx`, `readpipe`,
+/// a piped `open`, `IPC::`).
+const PERL_STARTS: [&str; 7] = ["system", "exec", "`", "qx", "readpipe", "open", "IPC::"];
+
 /// The most test files read for what they start.
 const MAX_READ: usize = 2_000;
 
@@ -26,6 +38,22 @@ pub(super) fn bind(
 ) -> Result<(), BindError> {
     let mut roots: Vec<PathBuf> = Vec::new();
     for test in tests.iter().take(MAX_READ) {
+        // Most tests start nothing: only those naming a way to are read
+        // for what they start (reading every test so cost each emit of a
+        // suite of 500 files seconds).
+        let Some(text) = crate::binding::peek::small_text(test) else {
+            continue;
+        };
+        let ending = test.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let words: &[&str] = match ending {
+            "py" => &PYTHON_STARTS,
+            "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => &NODE_STARTS,
+            "t" | "pl" | "pm" | "pmc" => &PERL_STARTS,
+            _ => &[""],
+        };
+        if !words.iter().any(|word| text.contains(word)) {
+            continue;
+        }
         let started = crate::binding::identify::started_by_file(test);
         if started.is_empty() {
             continue;
