@@ -357,3 +357,21 @@ fn a_folder_past_the_path_limit_cannot_be_approved() {
         "longer than the system allows",
     );
 }
+
+/// A Rust test's `Command::new("make")`: `cargo test` runs it, so the
+/// Makefile it runs is bound (it ran edited, unasked).
+#[test]
+fn what_a_crates_code_starts_is_bound() {
+    let test = (
+        "tests/it.rs",
+        "#[test]\nfn t() { std::process::Command::new(\"make\").args([\"-s\", \"lint\"]).status().unwrap(); }\n",
+    );
+    let makefile = ("Makefile", "lint:\n\t@true\n");
+    let edited = ("Makefile", "lint:\n\t@touch PWNED\n");
+    asks_again(
+        "cargo test -q --frozen --no-run",
+        &[MANIFEST, MAIN, test, makefile],
+        edited,
+        "Makefile",
+    );
+}

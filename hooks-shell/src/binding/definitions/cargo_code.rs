@@ -277,6 +277,20 @@ fn named_by_path(file: &Path, crate_folder: &Path, depth: usize, found: &mut Rea
     let Some(folder) = file.parent() else {
         return;
     };
+    // `Command::new("make").arg("lint")` in a test or the program: what it
+    // starts, from the crate's folder (where `cargo test` runs tests) and
+    // where cargo started (round 72: a test's `make` ran unbound).
+    if depth == 0 && text.contains("Command") {
+        let top = found.top.clone();
+        for words in crate::binding::shell::runners_named(&text).iter().take(16) {
+            if let Ok(line) = shlex::try_join(words.iter().map(String::as_str)) {
+                for dir in [crate_folder, top.as_path()] {
+                    super::follow::recipe_files(&line, dir, found);
+                    super::reached_within(&line, dir, false, found, 1);
+                }
+            }
+        }
+    }
     for literal in LITERAL.captures_iter(&text).filter_map(|c| c.get(1)) {
         let named = crate::binding::normalize(&folder.join(literal.as_str()));
         let inside = ["src", "tests", "examples", "benches"]
