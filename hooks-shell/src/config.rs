@@ -116,8 +116,41 @@ pub struct ShellConfig {
 /// memory of its fail-closed guards ([`ShellConfig::lost_guards`]).
 pub fn parse_config(config: &Config) -> ShellConfig {
     let mut parsed = read_section(config);
+    fail_closed_given_twice(config, &mut parsed);
     lost_guards::keep_lost_guards(config, &mut parsed);
     parsed
+}
+
+/// A `pre_tool_call` hook whose `fail_closed` is given more than once
+/// fails closed if any says so: only the last was read (round 73, H7:
+/// `fail_closed: true` then `false` let an unapproved guard allow).
+fn fail_closed_given_twice(config: &Config, parsed: &mut ShellConfig) {
+    let twice = config
+        .load_warnings()
+        .iter()
+        .filter(|warning| warning.message.contains("is given more than once"))
+        .filter_map(|warning| {
+            let rest = warning.key.strip_prefix("hooks.pre_tool_call[")?;
+            let (index, field) = rest.split_once("].")?;
+            crate::dialect::is_fail_closed_key(field).then(|| index.parse::<usize>().ok())?
+        });
+    for index in twice.collect::<Vec<_>>() {
+        let spec = parsed
+            .specs
+            .iter_mut()
+            .find(|spec| spec.event == HookEvent::PreToolCall && spec.index == index);
+        if let Some(spec) = spec.filter(|spec| !spec.fail_closed) {
+            spec.fail_closed = true;
+            parsed.warnings.push(
+                config.warning(
+                    format!("hooks.pre_tool_call[{index}].fail_closed"),
+                    "fail_closed is given more than once; it fails closed, as one of them may say \
+                 so: give it once"
+                        .to_owned(),
+                ),
+            );
+        }
+    }
 }
 
 fn read_section(config: &Config) -> ShellConfig {

@@ -131,6 +131,7 @@ mod round70;
 mod round71;
 mod round72;
 mod round72_git;
+mod round73;
 mod round8;
 mod round8_guards;
 mod round8_lexical;

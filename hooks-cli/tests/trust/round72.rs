@@ -22,7 +22,7 @@ const BUILD: &str = "build:\n\tcargo build -q --frozen\n";
 
 /// `command` run with `more` beside a crate whose `ch/` cargo home wraps
 /// rustc: the wrapper edited asks again.
-fn wrapper_asks_again(command: &str, more: &[(&str, &str)]) {
+pub(crate) fn wrapper_asks_again(command: &str, more: &[(&str, &str)]) {
     let mut setup = vec![MANIFEST, MAIN, SETTINGS, WRAPPER];
     setup.extend_from_slice(more);
     asks_again(command, &setup, EDITED, "ch/w.sh");

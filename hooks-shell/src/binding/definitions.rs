@@ -248,6 +248,11 @@ fn read_commands(raw: &str, cwd: &Path, project_hook: bool, found: &mut Reached,
             .get(at + 1)
             .is_some_and(|next| read_again(words, next));
         set_all(&mut exported, environment_set(words));
+        // `export $(cat vars.txt)`: names known only when it runs.
+        if let Some(why) = shell_env::exports_computed(words) {
+            found.computed.get_or_insert(why);
+            return;
+        }
         // `. ./env.sh; cargo build`: what the sourced file exports.
         for base in bases.clone() {
             let sourced = sourced::environment(words, &base, found);
@@ -278,6 +283,18 @@ fn read_commands(raw: &str, cwd: &Path, project_hook: bool, found: &mut Reached,
             .iter()
             .flat_map(|base| run_folders(base, &unwrapped.chdir))
             .collect();
+        // `eval export X=v`, `X=v eval cargo build`: its words are shell
+        // text, what it sets stays for the commands after it (round 73).
+        if first == "eval" {
+            let text = words[1..].join(" ");
+            for command in simple_commands(&text) {
+                set_all(&mut exported, environment_set(&command));
+            }
+            for here in &heres {
+                reached_within(&text, here, project_hook, found, depth + 1);
+            }
+            continue;
+        }
         if let Some(script) = shell_script(&words) {
             if let Some(why) = moved_by_arguments::moves(script) {
                 found.computed.get_or_insert(why);

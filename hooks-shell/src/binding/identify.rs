@@ -23,6 +23,10 @@ mod follow;
 mod helpers_written;
 mod language;
 mod own_folder;
+mod paths;
+use paths::{looks_like_script, on_path, push, resolve, split_outside_parameters};
+mod script_folder;
+use script_folder::computed_script_folder;
 mod scan;
 mod sealed_copy;
 use follow::follow;
@@ -99,53 +103,6 @@ impl Identified {
             .filter(|code| !code.is_program && code.path == file)?;
         self.interpreter.as_deref()
     }
-}
-
-/// The path a command runs (a program, or a script an interpreter or
-/// `source` is given) under a folder a command substitution names
-/// (`bash "$(dirname "$(git rev-parse --git-dir)")/hooks/run.sh"`), the
-/// folder it runs in and its checkout's top aside ([`super::wrappers::here_expanded`]).
-fn computed_script_folder(line: &str, cwd: &Path) -> Option<String> {
-    static START: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r#"(?:^|[;&|(\n]\s*|[\s;&|(](?:sh|bash|dash|zsh|ksh|python3?|node|perl|ruby|php|deno|bun|source|\.|exec)\s+(?:-[A-Za-z]+\s+)*)["']?(\$\(|`)"#,
-        )
-        .expect("valid regex")
-    });
-    for found in START.captures_iter(line) {
-        let open = found.get(1)?.start();
-        let end = match &line[open..open + 1] {
-            "`" => line[open + 1..].find('`').map(|at| open + 1 + at)?,
-            _ => {
-                let mut depth = 0usize;
-                let mut close = None;
-                for (at, c) in line[open + 1..].char_indices() {
-                    match c {
-                        '(' => depth += 1,
-                        ')' if depth <= 1 => {
-                            close = Some(open + 1 + at);
-                            break;
-                        }
-                        ')' => depth -= 1,
-                        _ => {}
-                    }
-                }
-                close?
-            }
-        };
-        let rest = &line[end + 1..];
-        if !rest.starts_with('/') {
-            continue;
-        }
-        let path_end = rest
-            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ';' | '&' | '|' | ')'))
-            .unwrap_or(rest.len());
-        let word = &line[open..end + 1 + path_end];
-        if super::wrappers::here_expanded(word, cwd).is_none() {
-            return Some(word.to_owned());
-        }
-    }
-    None
 }
 
 /// The file a command executes.
@@ -248,7 +205,10 @@ fn identify_at(raw: &str, words: Option<&[String]>, cwd: &Path, depth: usize) ->
     if depth == 0 {
         found.given = computed::scripts_given_computed(raw, &Vec::new());
     }
-    if raw.contains("$(") || raw.contains('`') {
+    // `"$(pwd)/x.sh"`, `"$(git rev-parse --show-toplevel)/x.sh"`: read as
+    // the path (above), no substitution left unread.
+    let unread = super::wrappers::without_here_forms(raw);
+    if unread.contains("$(") || unread.contains('`') {
         found.opaque = Some("it runs a command substitution".to_owned());
     }
     let Some(words) = words.filter(|w| !w.is_empty()) else {
@@ -476,62 +436,6 @@ impl Written {
         }
         self.tee && !word.starts_with('-')
     }
-}
-
-/// `word` split at each `separator` outside `${…}` (`${D:-$PWD}/zz`, a
-/// `/` or `:` inside a default is no separator); at least one part.
-fn split_outside_parameters(word: &str, separator: u8) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    let bytes = word.as_bytes();
-    for (at, byte) in bytes.iter().enumerate() {
-        match *byte {
-            b'{' if at > 0 && bytes[at - 1] == b'$' => depth += 1,
-            b'}' if depth > 0 => depth -= 1,
-            found if found == separator && depth == 0 => {
-                parts.push(&word[start..at]);
-                start = at + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&word[start..]);
-    parts
-}
-
-fn push(files: &mut Vec<PathBuf>, path: PathBuf) {
-    if !files.contains(&path) {
-        files.push(path);
-    }
-}
-
-fn looks_like_script(word: &str) -> bool {
-    let lower = word.to_ascii_lowercase();
-    crate::script::SCRIPT_EXTENSIONS
-        .iter()
-        .any(|ext| lower.ends_with(ext))
-}
-
-/// `word` as an existing regular file: absolute (or `~`), else relative to
-/// `cwd`, else to `beside` (the script's folder).
-fn resolve(word: &str, cwd: &Path, beside: Option<&Path>) -> Option<PathBuf> {
-    if word.is_empty() || word.contains("://") {
-        return None;
-    }
-    let path = PathBuf::from(expand_tilde(word));
-    if path.is_absolute() {
-        return path.is_file().then_some(path);
-    }
-    [Some(cwd), beside]
-        .into_iter()
-        .flatten()
-        .map(|base| base.join(&path))
-        .find(|candidate| candidate.is_file())
-}
-
-/// The file a bare program name runs, found on `PATH` as the run finds it.
-fn on_path(program: &str, cwd: &Path) -> Option<PathBuf> {
-    super::program::find(program, &std::env::var_os("PATH")?, cwd)
 }
 
 /// Adds `path`, a file the command runs, and the files it sources or

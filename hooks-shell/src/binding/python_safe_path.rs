@@ -54,10 +54,14 @@ fn clears_environment(words: &[String]) -> bool {
         let program = word.rsplit('/').next().unwrap_or(word);
         let options = || words.clone().take_while(|w| w.starts_with('-'));
         let clears = match program {
+            // GNU's long options by any prefix (`--ignore-env`, `--uns`:
+            // round 73, SP-03).
             "env" => options().any(|w| {
+                let long = w.split('=').next().unwrap_or(w);
+                let abbreviates = |option: &str| long.len() > 3 && option.starts_with(long);
                 w == "-"
-                    || w.starts_with("--ignore-environment")
-                    || w.starts_with("--unset")
+                    || abbreviates("--ignore-environment")
+                    || abbreviates("--unset")
                     || (!w.starts_with("--") && w.contains(['i', 'u']))
             }),
             "exec" => options().any(|w| !w.starts_with("--") && w.contains('c')),
@@ -105,6 +109,8 @@ mod tests {
             "env -u PYTHONSAFEPATH python3 -c x",
             "env -i python3 -c x",
             "env --ignore-environment python3 -c x",
+            "env --ignore-env python3 -c x",
+            "env --uns=PYTHONSAFEPATH python3 -c x",
             "env - python3 -c x",
             "PYTHONSAFEPATH= python3 -c x",
             "python -c x",

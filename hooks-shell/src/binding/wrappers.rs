@@ -313,6 +313,22 @@ pub(crate) fn here_expanded(word: &str, base: &Path) -> Option<String> {
         )
         .expect("valid regex")
     });
+    // `${CLAUDE_PROJECT_DIR:-$(pwd)}/x`, `${PWD:=.}`: set for the hook, or
+    // the default, the folder it runs in either way (round 73, H5).
+    static PROJECT_DEFAULT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"^\$\{(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD):?[-=](?:\$\(pwd\)|`pwd`|\$PWD|\.|\$\{PWD\})\}"#,
+        )
+        .expect("valid regex")
+    });
+    if let Some(found) = PROJECT_DEFAULT.find(word) {
+        let rest = &word[found.end()..];
+        return (rest.is_empty() || rest.starts_with('/')).then(|| {
+            base.join(rest.trim_start_matches('/'))
+                .display()
+                .to_string()
+        });
+    }
     let (rest, folder) = match GIT_TOP.captures(word) {
         Some(found) => {
             // `$CLAUDE_PROJECT_DIR`, `$PWD`: the folder it runs in.
@@ -336,6 +352,24 @@ pub(crate) fn here_expanded(word: &str, base: &Path) -> Option<String> {
             .display()
             .to_string()
     })
+}
+
+/// `text` without the names of the folder it runs in and of its
+/// checkout's top ([`HERE`], `$(git rev-parse --show-toplevel)`, also
+/// with `-C` a folder written out or the project's variable), which the
+/// reading takes as paths ([`here_expanded`]).
+pub(crate) fn without_here_forms(text: &str) -> String {
+    static GIT_TOPS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"(?:\$\(|`)git (?:-C ["']?(?:/[^"'`$()]*|\.|\$\{?(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\}?)["']? )?rev-parse --show-toplevel(?:\)|`)"#,
+        )
+        .expect("valid regex")
+    });
+    let mut text = GIT_TOPS.replace_all(text, "").into_owned();
+    for here in HERE {
+        text = text.replace(here, "");
+    }
+    text
 }
 
 /// The top of the git checkout `base` is in (the nearest folder up

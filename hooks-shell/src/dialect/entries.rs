@@ -416,9 +416,11 @@ impl Reader<'_> {
 /// `FailClosed`, `failclosed`, `fail-closed`, ... (letters compared without
 /// case, `_`, `-` and blanks left out).
 pub(crate) fn is_fail_closed_key(field: &str) -> bool {
+    // Only its letters: `fail.closed`, a zero-width space, a soft hyphen
+    // or a fullwidth low line between them (round 73, H7).
     let letters: String = field
         .chars()
-        .filter(|c| !matches!(c, '_' | '-') && !c.is_whitespace())
+        .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
         .collect();
     letters == "failclosed"

@@ -210,7 +210,8 @@ pub(super) fn follow_includes(
     // `make` joins a line ending in `\` with the next.
     let lines = match kind {
         Includes::Make => make_text::logical_lines(&text),
-        _ => text.lines().map(str::to_owned).collect(),
+        Includes::Just => super::just_env::lines(&text),
+        Includes::None => text.lines().map(str::to_owned).collect(),
     };
     // Each recipe as the shell text it runs (`$$` one `$`), with the
     // `PATH` the makefile gives it (`export PATH := $(CURDIR)/tools:$(PATH)`:

@@ -133,21 +133,49 @@ pub(super) fn read_push_target(
             .map(|(_, url)| url.clone())
             .collect(),
     };
-    // `[url "/srv/r.git"] pushInsteadOf = gh:`: the base a URL becomes.
-    candidates.extend(settings.iter().filter_map(|(key, _)| {
-        let base = key.strip_prefix("url.")?;
-        let base = base
-            .strip_suffix(".insteadof")
-            .or_else(|| base.strip_suffix(".pushinsteadof"))?;
-        Some(base.to_owned())
-    }));
+    // `[url "/srv/r.git"] pushInsteadOf = gh:`: what a URL becomes.
+    let rewrites: Vec<(String, String)> = settings
+        .iter()
+        .filter_map(|(key, prefix)| {
+            let base = key.strip_prefix("url.")?;
+            let base = base
+                .strip_suffix(".insteadof")
+                .or_else(|| base.strip_suffix(".pushinsteadof"))?;
+            Some((base.to_owned(), prefix.clone()))
+        })
+        .collect();
+    for (base, prefix) in &rewrites {
+        let rewritten: Vec<String> = candidates
+            .iter()
+            .filter_map(|url| Some(format!("{base}{}", url.strip_prefix(prefix.as_str())?)))
+            .collect();
+        candidates.extend(rewritten);
+        candidates.push(base.clone());
+    }
     candidates.truncate(MAX_SUBMODULES);
     for url in candidates {
-        let path = url.strip_prefix("file://").unwrap_or(&url);
-        if path.contains("://") || (path.contains(':') && !path.starts_with(['/', '.'])) {
+        // `ext::sh x.sh`: git runs the command as the remote end (round 73).
+        if let Some(command) = url.strip_prefix("ext::") {
+            let command = command
+                .replace("%S", "git-receive-pack")
+                .replace("%s", "receive-pack");
+            super::follow::recipe_files(&command, here, found);
+            reached_within(&command, here, at.0, found, at.1 + 1);
             continue;
         }
-        let folder = here.join(crate::binding::mentions::expand_home(path));
+        let path = url.strip_prefix("file://").unwrap_or(&url);
+        if path.contains("://") || (path.contains(':') && !path.starts_with(['/', '.', '$'])) {
+            continue;
+        }
+        // `"$PWD/r.git"`, `"file://$PWD/r.git"` (round 73).
+        let path = crate::binding::wrappers::here_expanded(path, here).unwrap_or(path.to_owned());
+        if path.contains(['$', '`']) {
+            found.computed.get_or_insert_with(|| {
+                format!("git pushes to a repository named only when it runs (`{url}`)")
+            });
+            return;
+        }
+        let folder = here.join(crate::binding::mentions::expand_home(&path));
         if folder.is_dir() {
             read_receiving(&folder, at, found);
         }

@@ -81,6 +81,48 @@ pub(super) fn exported(text: &str, dir: &Path) -> Result<Vec<(String, String)>, 
     Ok(pairs)
 }
 
+/// The justfile `text`'s lines, a script recipe's body (its first line a
+/// `#!`, or the recipe marked `[script]`) as one line of its lines joined,
+/// indented: it runs as one script, so what a line exports reaches the
+/// lines after it (round 73, EV-J09: `export CARGO_HOME=ch` then `cargo
+/// build`, each read alone).
+pub(super) fn lines(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut script = false;
+    let mut marked = false;
+    let mut body_started = false;
+    for line in text.lines() {
+        let indented = line.starts_with([' ', '\t']) && !line.trim().is_empty();
+        if !indented {
+            let trimmed = line.trim();
+            if trimmed.starts_with("[script") {
+                marked = true;
+            } else if !trimmed.is_empty() && !trimmed.starts_with(['#', '[']) {
+                // A recipe's header (or another line): a body may follow.
+                script = marked;
+                marked = false;
+                body_started = false;
+            }
+            out.push(line.to_owned());
+            continue;
+        }
+        if !body_started {
+            body_started = true;
+            script |= line.trim_start().starts_with("#!");
+            out.push(line.to_owned());
+            continue;
+        }
+        match (script, out.last_mut()) {
+            (true, Some(last)) => {
+                last.push('\n');
+                last.push_str(line.trim_start());
+            }
+            _ => out.push(line.to_owned()),
+        }
+    }
+    out
+}
+
 /// Whether `word` is a variable name a shell can be given.
 fn is_name(word: &str) -> bool {
     !word.is_empty()

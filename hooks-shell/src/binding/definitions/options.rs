@@ -278,6 +278,10 @@ fn make_variables(assignments: &[(String, String)], read: &mut Read) {
                 .extend(value.split_whitespace().map(str::to_owned)),
             "MAKEFLAGS" | "GNUMAKEFLAGS" => {
                 let mut words = shlex::split(value).unwrap_or_default();
+                // `MAKEFLAGS='CARGO_HOME=ch'`: a variable make is given, and
+                // exports (round 73).
+                read.env
+                    .extend(words.iter().filter_map(|word| assignment(word)));
                 if let Some(first) = words.first_mut()
                     && !first.starts_with('-')
                     && !first.contains('=')

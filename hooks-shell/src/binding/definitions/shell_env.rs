@@ -40,3 +40,26 @@ pub(super) fn set_all(
         environment.push((name, value));
     }
 }
+
+/// Why `words` (one command) exports variables whose names are known
+/// only when it runs (`export $(cat vars.txt)`, `export $(xargs <
+/// .env)`, `declare -x "$n=v"`): what they steer cannot be read.
+pub(super) fn exports_computed(words: &[String]) -> Option<String> {
+    let first = words.first()?;
+    if !matches!(
+        first.as_str(),
+        "export" | "readonly" | "declare" | "typeset" | "local"
+    ) {
+        return None;
+    }
+    let computed = words[1..]
+        .iter()
+        .filter(|word| !word.starts_with('-'))
+        .find(|word| {
+            let name = word.split('=').next().unwrap_or(word);
+            name.contains(['$', '`'])
+        })?;
+    Some(format!(
+        "it exports variables whose names are known only when it runs (`{first} {computed}`)"
+    ))
+}

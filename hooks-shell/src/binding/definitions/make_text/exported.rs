@@ -58,8 +58,25 @@ pub(in crate::binding::definitions) fn exported(text: &str, dir: &Path) -> Vec<(
             }
         }
     }
+    // A variable the environment gives make stays exported when the
+    // makefile sets it (`HOME = h`: round 73, EV-M02b); which the user's
+    // has is not known here, so every one steering code is read so.
+    names.extend(
+        vars.keys()
+            .filter(|name| crate::dialect::code_env::steers_code(name))
+            .cloned(),
+    );
     let folder = dir.display().to_string();
     let mut pairs: Vec<(String, String)> = Vec::new();
+    // `MAKEFLAGS += CARGO_HOME=ch`: a variable given as if on the command
+    // line, which make exports.
+    if let Some(flags) = vars.get("MAKEFLAGS") {
+        for word in shell_text(flags, &vars).split_whitespace() {
+            if let Some((name, value)) = crate::binding::wrappers::assignment(word) {
+                pairs.push((name, value));
+            }
+        }
+    }
     let mut chosen: Vec<&String> = match every {
         true => vars.keys().collect(),
         false => names
@@ -184,11 +201,14 @@ mod tests {
             exports("N = CARGO_HOME\nCARGO_HOME = ch\nexport $(N)\n").len(),
             2
         );
+        // One steering code, set: exported from the environment.
+        assert_eq!(exports("CARGO_HOME = ch\nb: ; cargo b\n"), pair("ch"));
+        assert_eq!(exports("MAKEFLAGS += CARGO_HOME=ch\n")[0], pair("ch")[0]);
     }
 
     #[test]
     fn what_is_not_exported_stays_out() {
-        assert!(exports("CARGO_HOME = ch\nb: ; cargo b\n").is_empty());
+        assert!(exports("TOOL = ch\nb: ; cargo b\n").is_empty());
         assert!(exports("export X\nb:\n\texport CARGO_HOME=ch\n").is_empty());
         assert!(exports("exporter = 1\n").is_empty());
     }

@@ -1,0 +1,112 @@
+//! Red team round 73's holes (round 72's readings attacked), through the
+//! real binary: a script under `${CLAUDE_PROJECT_DIR:-$(pwd)}` (nothing
+//! was bound), a just script recipe's own `export`, `env --ignore-env`,
+//! make's variables from the environment and `MAKEFLAGS`, `eval export`,
+//! a push to the project's own repository written with `$PWD` or an
+//! `insteadOf`, and config.yaml's `fail_closed` spelled with a dot, a
+//! zero-width space or given twice. Each ran the edit unasked (or let an
+//! unapproved guard allow) on the code before.
+
+use crate::round65::{asks_again, refused};
+use crate::round72::wrapper_asks_again;
+
+const EDITED_SCRIPT: (&str, &str) = ("t/x.sh", "touch PWNED\n");
+
+#[test]
+fn a_script_under_a_defaulted_project_folder_is_bound_or_refused() {
+    let script = ("t/x.sh", "true\n");
+    asks_again(
+        "bash \"${CLAUDE_PROJECT_DIR:-$(pwd)}/t/x.sh\"",
+        &[script],
+        EDITED_SCRIPT,
+        "t/x.sh",
+    );
+    refused(
+        "bash \"${NOPE_X:-$(pwd)}/t/x.sh\"",
+        &[script],
+        Some(EDITED_SCRIPT),
+        "a folder named only when it runs",
+    );
+}
+
+#[test]
+fn variables_reach_programs_by_the_routes_round_73_found() {
+    let build = "b:\n\tcargo build -q --frozen\n";
+    let just = "b:\n    #!/bin/sh\n    export CARGO_HOME=ch\n    cargo build -q --frozen\n";
+    wrapper_asks_again("just b", &[("justfile", just)]);
+    let assigned = format!("CARGO_HOME = ch\n{build}");
+    wrapper_asks_again("make -s b", &[("Makefile", &assigned)]);
+    let flags = format!("MAKEFLAGS += CARGO_HOME=ch\n{build}");
+    wrapper_asks_again("make -s b", &[("Makefile", &flags)]);
+    wrapper_asks_again(
+        "MAKEFLAGS='CARGO_HOME=ch' make -s b",
+        &[("Makefile", build)],
+    );
+    wrapper_asks_again("eval export CARGO_HOME=ch; cargo build -q --frozen", &[]);
+    wrapper_asks_again("CARGO_HOME=ch eval cargo build -q --frozen", &[]);
+    refused(
+        "export $(cat vars.txt); cargo build -q --frozen",
+        &[("vars.txt", "CARGO_HOME=ch\n")],
+        None,
+        "names are known only when it runs",
+    );
+    let json = ("json.py", "open('PWNED', 'w')\ndumps = str\n");
+    asks_again(
+        "env --ignore-env python3 -c 'import json'",
+        &[("README", "r\n")],
+        json,
+        "json.py",
+    );
+}
+
+#[test]
+fn a_push_to_the_projects_own_repository_written_another_way_reads_its_hooks() {
+    let makefile = ("Makefile", "lint:\n\t@true\n");
+    let edited = ("Makefile", "lint:\n\t@touch PWNED\n");
+    let bare = [
+        makefile,
+        ("r.git/HEAD", "ref: refs/heads/main\n"),
+        ("r.git/objects/.keep", ""),
+        ("r.git/config", "[core]\n\tbare = true\n"),
+        (
+            "r.git/hooks/pre-receive",
+            "#!/bin/sh\ncd .. && make -s lint\n",
+        ),
+    ];
+    for command in [
+        "git push -q \"$PWD/r.git\" HEAD:refs/heads/zz",
+        "git push -q \"file://$PWD/r.git\" HEAD:refs/heads/zz",
+    ] {
+        asks_again(command, &bare, edited, "Makefile");
+    }
+    let rewrite = (
+        ".git/config",
+        "[core]\n\trepositoryformatversion = 0\n[url \"r.git\"]\n\tpushInsteadOf = gh:\n",
+    );
+    let mut rewritten = bare.to_vec();
+    rewritten.push(rewrite);
+    asks_again(
+        "git push -q gh: HEAD:refs/heads/zz",
+        &rewritten,
+        edited,
+        "Makefile",
+    );
+}
+
+#[test]
+fn a_config_guard_with_fail_closed_spelled_oddly_or_twice_blocks() {
+    for key in [
+        "fail.closed: true",
+        "fail\u{200b}closed: true",
+        "fail_closed: true\n      fail_closed: false",
+    ] {
+        let (home, project) = crate::dialects::home_with("[]");
+        let guard = crate::dialects::write(&home.user_home, "guard.sh", "echo {}\n");
+        home.config(&format!(
+            "hooks:\n  pre_tool_call:\n    - command: \"bash {}\"\n      {key}\n",
+            guard.display()
+        ));
+        let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", false);
+        assert_eq!(emitted["outcome"]["action"], "block", "{key}: {emitted:#}");
+    }
+}
