@@ -17,6 +17,7 @@ use hermes_hooks_process::sandbox::Sandbox;
 
 use crate::dialect::{declared_plugin_tools, read_native_matcher};
 
+mod fail_closed;
 mod lost_guards;
 
 pub use lost_guards::LostGuard;
@@ -116,41 +117,9 @@ pub struct ShellConfig {
 /// memory of its fail-closed guards ([`ShellConfig::lost_guards`]).
 pub fn parse_config(config: &Config) -> ShellConfig {
     let mut parsed = read_section(config);
-    fail_closed_given_twice(config, &mut parsed);
+    fail_closed::given_twice(config, &mut parsed);
     lost_guards::keep_lost_guards(config, &mut parsed);
     parsed
-}
-
-/// A `pre_tool_call` hook whose `fail_closed` is given more than once
-/// fails closed if any says so: only the last was read (round 73, H7:
-/// `fail_closed: true` then `false` let an unapproved guard allow).
-fn fail_closed_given_twice(config: &Config, parsed: &mut ShellConfig) {
-    let twice = config
-        .load_warnings()
-        .iter()
-        .filter(|warning| warning.message.contains("is given more than once"))
-        .filter_map(|warning| {
-            let rest = warning.key.strip_prefix("hooks.pre_tool_call[")?;
-            let (index, field) = rest.split_once("].")?;
-            crate::dialect::is_fail_closed_key(field).then(|| index.parse::<usize>().ok())?
-        });
-    for index in twice.collect::<Vec<_>>() {
-        let spec = parsed
-            .specs
-            .iter_mut()
-            .find(|spec| spec.event == HookEvent::PreToolCall && spec.index == index);
-        if let Some(spec) = spec.filter(|spec| !spec.fail_closed) {
-            spec.fail_closed = true;
-            parsed.warnings.push(
-                config.warning(
-                    format!("hooks.pre_tool_call[{index}].fail_closed"),
-                    "fail_closed is given more than once; it fails closed, as one of them may say \
-                 so: give it once"
-                        .to_owned(),
-                ),
-            );
-        }
-    }
 }
 
 fn read_section(config: &Config) -> ShellConfig {
@@ -433,70 +402,5 @@ impl EntryParser<'_> {
             // In 1..=300, so the conversion cannot fail.
             u64::try_from(seconds).unwrap_or(DEFAULT_TIMEOUT_SECS)
         }
-    }
-
-    /// Whether the hook `entry` fails closed: `fail_closed` (or Cursor's
-    /// and Claude Code's `failClosed`), and any other spelling of it
-    /// (`FailClosed`, `fail-closed`), which is warned about: a protective
-    /// switch spelled oddly still protects (issue 27 audit: it was ignored,
-    /// and an unapproved guard let the call through). Any spelling saying
-    /// so makes it fail closed.
-    fn fail_closed(&mut self, entry: &Map<String, Value>) -> bool {
-        let prefix = self.prefix();
-        let spellings: Vec<(&String, &Value)> = entry
-            .iter()
-            .filter(|(field, _)| crate::dialect::is_fail_closed_key(field))
-            .collect();
-        let mut fails_closed = false;
-        for (field, raw) in spellings {
-            if !matches!(field.as_str(), "fail_closed" | "failClosed") {
-                let shown = hermes_hooks_core::display::escape(field);
-                self.warn(
-                    Some(field),
-                    format!(
-                        "{prefix}.{shown} read as fail_closed, the spelling this key is documented \
-                         with; write it so"
-                    ),
-                );
-            }
-            fails_closed |= self.fail_closed_value(field, raw);
-        }
-        fails_closed
-    }
-
-    /// What one spelling's value `raw` says ([`Self::fail_closed`]).
-    fn fail_closed_value(&mut self, field: &str, raw: &Value) -> bool {
-        let prefix = self.prefix();
-        let Value::Bool(flag) = raw else {
-            // A protective switch spelled oddly still protects, as an
-            // imported `failClosed` does (red team R33b-4; the reference
-            // fails open: docs/decisions/fail-closed-spelled-oddly.md).
-            let blocks = self.event == HookEvent::PreToolCall;
-            let then = match blocks {
-                true => "failing closed",
-                false => "using default false (fail open)",
-            };
-            self.warn(
-                Some(field),
-                format!(
-                    "{prefix}.fail_closed must be a boolean (got {}); {then}",
-                    repr(raw)
-                ),
-            );
-            return blocks;
-        };
-        if *flag && self.event != HookEvent::PreToolCall {
-            let event = self.event;
-            self.warn(
-                Some(field),
-                format!(
-                    "{prefix}.fail_closed=true will be ignored at runtime — fail_closed only applies to \
-                     blocking-capable events (pre_tool_call).  The hook will fail open on {event} like any \
-                     other hook."
-                ),
-            );
-            return false;
-        }
-        *flag
     }
 }

@@ -110,3 +110,56 @@ fn a_config_guard_with_fail_closed_spelled_oddly_or_twice_blocks() {
         assert_eq!(emitted["outcome"]["action"], "block", "{key}: {emitted:#}");
     }
 }
+
+#[test]
+fn more_routes_round_73_found_are_read() {
+    wrapper_asks_again(
+        "bash -c \"bash <<< 'CARGO_HOME=ch cargo build -q --frozen'\"",
+        &[],
+    );
+    let eval = "$(eval export CARGO_HOME=ch)\nb:\n\tcargo build -q --frozen\n";
+    wrapper_asks_again("make -s b", &[("Makefile", eval)]);
+    let tox = "[testenv:b]\nskip_install = true\nset_env = file|.env\nallowlist_externals = cargo\ncommands = cargo build -q --frozen\n";
+    wrapper_asks_again(
+        "tox -q -e b",
+        &[("tox.ini", tox), (".env", "CARGO_HOME=ch\n")],
+    );
+    let legacy = "[tool.tox]\nlegacy_tox_ini = \"\"\"\n[testenv:b]\nskip_install = true\nsetenv = CARGO_HOME={toxinidir}/ch\ncommands = cargo build -q --frozen\n\"\"\"\n";
+    wrapper_asks_again("tox -q -e b", &[("pyproject.toml", legacy)]);
+    let just = "export CARGO_HOME := \"/nonexistent\"\nb:\n    cargo build -q --frozen\n";
+    wrapper_asks_again("just CARGO_HOME=ch b", &[("justfile", just)]);
+    wrapper_asks_again("just --set CARGO_HOME ch b", &[("justfile", just)]);
+    let makefile = ("Makefile", "lint:\n\t@true\n");
+    let edited = ("Makefile", "lint:\n\t@touch PWNED\n");
+    let template = ("tpl/hooks/post-checkout", "#!/bin/sh\nmake -s lint\n");
+    asks_again(
+        "git clone -q --template=tpl . c2",
+        &[makefile, template],
+        edited,
+        "Makefile",
+    );
+    let ext = (
+        ".git/config",
+        "[core]\n\trepositoryformatversion = 0\n[remote \"o\"]\n\turl = https://example.invalid/x\n[url \"ext::sh x.sh \"]\n\tinsteadOf = https://example.invalid/\n",
+    );
+    let script = ("x.sh", "make -s lint\n");
+    asks_again(
+        "git fetch -q o",
+        &[makefile, ext, script],
+        edited,
+        "Makefile",
+    );
+    let jest = [
+        makefile,
+        (
+            "package.json",
+            "{\"jest\": {\"setupFiles\": [\"./setup.js\"]}}",
+        ),
+        (
+            "setup.js",
+            "require(\"child_process\").execSync(\"make -s lint\");\n",
+        ),
+        ("a.test.js", "test(\"a\", () => {});\n"),
+    ];
+    asks_again("npx jest --silent", &jest, edited, "Makefile");
+}

@@ -119,6 +119,9 @@ pub struct Reached {
     /// what it runs inherits: its recipes and scripts are read with it
     /// (red team round 70, C-01g).
     pub(crate) inherited: Vec<(String, String)>,
+    /// What a `just` command line sets (`just X=v b`, `--set X v`), which
+    /// wins over the justfile's own values.
+    pub(crate) overrides: Vec<(String, String)>,
 }
 
 impl Reached {

@@ -256,15 +256,24 @@ pub(super) fn bind(
             .map_or(key.clone(), |p| p.join(format!("<{key_what}>")));
         mentioned.insert(key, digest);
     }
-    started::bind(&tests, (cwd, project), mentioned)?;
     if !node_tests.is_empty() {
         let mut named = super::mentions::named_files(project, cwd, "", &node_tests, &[])?;
         named.extend(rooted.into_iter().filter(|file| file.starts_with(project)));
         // What the files they name load in turn (`setupFiles: ["./s.js"]`).
         let loaded: Vec<PathBuf> = node_tests.iter().chain(&named).cloned().collect();
+        // What a setup file or a module a test requires starts (round 73:
+        // Jest's `setupFiles` running `make`).
+        tests.extend(
+            loaded
+                .iter()
+                .filter(|file| !tests.contains(file))
+                .cloned()
+                .collect::<Vec<_>>(),
+        );
         super::named_digests::bind_named_files(named, project, mentioned)?;
         super::node_chain::bind(loaded.iter(), project, mentioned)?;
     }
+    started::bind(&tests, (cwd, project), mentioned)?;
     Ok(())
 }
 

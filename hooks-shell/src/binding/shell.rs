@@ -295,6 +295,10 @@ pub fn shell_script(words: &[String]) -> Option<&str> {
     if !["sh", "bash", "dash", "zsh", "ksh", "ash"].contains(&base_name(first).as_str()) {
         return None;
     }
+    // `bash <<< 'make -s lint'`: the here-string is its script (round 73).
+    if let Some(at) = words.iter().position(|w| w == "<<<") {
+        return words.get(at + 1).map(String::as_str);
+    }
     let at = words[1..]
         .iter()
         .position(|w| w.starts_with('-') && !w.starts_with("--") && w.ends_with('c'))?;

@@ -203,6 +203,11 @@ pub(super) fn follow_includes(
         }
         super::set_all(&mut found.inherited, [(name, value)]);
     }
+    // `just CARGO_HOME=ch b`: the command line's value wins.
+    if kind == Includes::Just {
+        let overrides = found.overrides.clone();
+        super::set_all(&mut found.inherited, overrides);
+    }
     // `SHELL = tools/sh.sh`: make runs each recipe line with it.
     if let Some(shell) = vars.get("SHELL") {
         recipe_files(&make_text::shell_text(shell, &vars), dir, found);

@@ -111,6 +111,7 @@ pub(super) fn read(
     super::git_hooks::hooks(&hook_folders, &work_tree, &run, at, found);
     super::git_reaches::read_push_target(args, &git_dir, here, at, found);
     super::git_reaches::read_submodules(args, assignments, &work_tree, at, found);
+    super::git_reaches::read_template(args, assignments, here, at, found);
 }
 
 /// Whether the git setting `key` (lowercased) names a program git runs in

@@ -96,7 +96,16 @@ pub(super) fn read_push_target(
     at: (bool, usize),
     found: &mut Reached,
 ) {
-    if super::git_hooks::subcommand(args) != Some("push") {
+    // A fetch's or clone's remote end is another program (`ext::sh x.sh`,
+    // round 73: GT-15b) too; only a push runs its receiving hooks.
+    let subcommand = super::git_hooks::subcommand(args);
+    let push = subcommand == Some("push");
+    if !push
+        && !matches!(
+            subcommand,
+            Some("fetch" | "pull" | "ls-remote" | "remote" | "clone" | "archive")
+        )
+    {
         return;
     }
     let settings: Vec<(String, String)> = std::fs::read_to_string(git_dir.join("config"))
@@ -104,9 +113,9 @@ pub(super) fn read_push_target(
         .unwrap_or_default();
     let target = args
         .iter()
-        .skip_while(|word| *word != "push")
+        .skip_while(|word| Some(word.as_str()) != subcommand)
         .skip(1)
-        .find(|word| !word.starts_with('-'));
+        .find(|word| !word.starts_with('-') && *word != "update");
     let remote = |key: &str| {
         key.starts_with("remote.") && (key.ends_with(".url") || key.ends_with(".pushurl"))
     };
@@ -163,6 +172,9 @@ pub(super) fn read_push_target(
             reached_within(&command, here, at.0, found, at.1 + 1);
             continue;
         }
+        if !push {
+            continue;
+        }
         let path = url.strip_prefix("file://").unwrap_or(&url);
         if path.contains("://") || (path.contains(':') && !path.starts_with(['/', '.', '$'])) {
             continue;
@@ -204,4 +216,45 @@ fn read_receiving(folder: &Path, at: (bool, usize), found: &mut Reached) {
     }
     let run = super::git_hooks::Run::These(RECEIVING.to_vec(), None);
     super::git_hooks::hooks(&folders, &receiving, &run, at, found);
+}
+
+/// The hooks of the template a `git clone` or `git init` copies into the
+/// new repository (`--template=tpl`, `GIT_TEMPLATE_DIR`), which the clone
+/// then runs (`post-checkout`: round 73, EV-G10), read from `here`.
+pub(super) fn read_template(
+    args: &[String],
+    assignments: &[(String, String)],
+    here: &Path,
+    at: (bool, usize),
+    found: &mut Reached,
+) {
+    if !matches!(super::git_hooks::subcommand(args), Some("clone" | "init")) {
+        return;
+    }
+    let mut templates: Vec<String> = assignments
+        .iter()
+        .filter(|(name, _)| name == "GIT_TEMPLATE_DIR")
+        .map(|(_, value)| value.clone())
+        .collect();
+    for (at, word) in args.iter().enumerate() {
+        if let Some(value) = word.strip_prefix("--template=") {
+            templates.push(value.to_owned());
+        } else if word == "--template"
+            && let Some(value) = args.get(at + 1)
+        {
+            templates.push(value.clone());
+        }
+    }
+    for template in templates {
+        let template = crate::binding::wrappers::here_expanded(&template, here).unwrap_or(template);
+        if template.contains(['$', '`']) {
+            found.computed.get_or_insert_with(|| {
+                format!("git copies hooks from a template named only when it runs (`{template}`)")
+            });
+            return;
+        }
+        let folder = here.join(crate::binding::mentions::expand_home(&template));
+        let run = super::git_hooks::Run::Any;
+        super::git_hooks::hooks(&[folder.join("hooks")], here, &run, at, found);
+    }
 }

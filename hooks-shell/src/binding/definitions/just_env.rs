@@ -52,6 +52,16 @@ pub(super) fn exported(text: &str, dir: &Path) -> Result<Vec<(String, String)>, 
             }
         }
     }
+    // `set dotenv-command := "cat e.txt"`: variables a command prints
+    // (round 73).
+    if text
+        .lines()
+        .any(|line| line.trim_start().starts_with("set dotenv-command"))
+    {
+        return Err(
+            "its justfile loads variables a command prints (`set dotenv-command`)".to_owned(),
+        );
+    }
     // `set dotenv-load`, `set dotenv-filename := "x"`, `dotenv-path`.
     let named = text.lines().find_map(|line| {
         let rest = ["set dotenv-filename", "set dotenv-path"]
@@ -121,6 +131,40 @@ pub(super) fn lines(text: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The variables `just`'s arguments `args` (run in `dir`) give it:
+/// `NAME=value` words before the recipe, `--set NAME value`, and the
+/// lines of a `--dotenv-filename` / `--dotenv-path` file (`-F`, `-E`).
+pub(super) fn given(args: &[String], dir: &Path) -> Vec<(String, String)> {
+    let mut pairs = Vec::new();
+    let mut words = args.iter();
+    while let Some(word) = words.next() {
+        match word.as_str() {
+            "--set" => {
+                if let (Some(name), Some(value)) = (words.next(), words.next()) {
+                    pairs.push((name.clone(), value.clone()));
+                }
+            }
+            "-F" | "--dotenv-filename" | "-E" | "--dotenv-path" => {
+                let Some(file) = words.next() else { continue };
+                let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+                pairs.extend(text.lines().filter_map(|line| {
+                    let (name, value) =
+                        line.trim().trim_start_matches("export ").split_once('=')?;
+                    is_name(name.trim()).then(|| (name.trim().to_owned(), value.trim().to_owned()))
+                }));
+            }
+            _ => {
+                if let Some((name, value)) = word.split_once('=')
+                    && is_name(name)
+                {
+                    pairs.push((name.to_owned(), value.to_owned()));
+                }
+            }
+        }
+    }
+    pairs
 }
 
 /// Whether `word` is a variable name a shell can be given.

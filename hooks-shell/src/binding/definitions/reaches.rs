@@ -16,8 +16,17 @@ pub(super) fn program_reaches(
     // export (C-01g); the commands after it do not.
     let entry = found.inherited.clone();
     set_all(&mut found.inherited, read.env.iter().cloned());
+    // `just CARGO_HOME=ch b`, `--set CARGO_HOME ch`, `-F x.env`: values
+    // its recipes may be given (round 73), read as given to them all.
+    let overrides = found.overrides.clone();
+    if program.includes == Includes::Just {
+        let given = super::just_env::given(&read.args, base);
+        set_all(&mut found.inherited, given.clone());
+        found.overrides = given;
+    }
     reaches_given(program, read, base, at, found);
     found.inherited = entry;
+    found.overrides = overrides;
 }
 
 fn reaches_given(

@@ -17,6 +17,16 @@ use crate::binding::definitions::follow::read_definition;
 /// The `(name, value)` pairs a makefile's `text` exports to its recipes,
 /// `dir` the folder make runs in.
 pub(in crate::binding::definitions) fn exported(text: &str, dir: &Path) -> Vec<(String, String)> {
+    // `$(eval export CARGO_HOME=ch)`: the line it makes, read as written
+    // (round 73, EV-M05).
+    static EVAL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\$[({]eval\s+([^$(){}\n]*)[)}]").expect("valid regex")
+    });
+    let evaluated: String = EVAL
+        .captures_iter(text)
+        .map(|found| format!("\n{}", &found[1]))
+        .collect();
+    let text = &format!("{text}{evaluated}\n");
     let vars = variables(text);
     let mut names: Vec<String> = Vec::new();
     let mut every = false;
@@ -201,6 +211,7 @@ mod tests {
             exports("N = CARGO_HOME\nCARGO_HOME = ch\nexport $(N)\n").len(),
             2
         );
+        assert_eq!(exports("$(eval export CARGO_HOME=ch)\n"), pair("ch"));
         // One steering code, set: exported from the environment.
         assert_eq!(exports("CARGO_HOME = ch\nb: ; cargo b\n"), pair("ch"));
         assert_eq!(exports("MAKEFLAGS += CARGO_HOME=ch\n")[0], pair("ch")[0]);

@@ -271,6 +271,10 @@ fn tox_environment(manifest: &Path, text: &str) -> Vec<(String, String)> {
                             pairs.push((name, value));
                         }
                     }
+                    // `legacy_tox_ini`: an INI text (round 73, EV-T05).
+                    ("legacy_tox_ini", toml::Value::String(ini)) => {
+                        pairs.extend(tox_environment(&manifest.with_extension("ini"), &ini));
+                    }
                     (_, value @ toml::Value::Table(_)) => tables.push(value),
                     _ => {}
                 }
@@ -278,6 +282,7 @@ fn tox_environment(manifest: &Path, text: &str) -> Vec<(String, String)> {
         }
         return pairs;
     }
+    let folder = manifest.parent().unwrap_or(Path::new("."));
     let mut taking = false;
     for line in text.lines() {
         let continued = line.starts_with([' ', '\t']) && !line.trim().is_empty();
@@ -292,6 +297,15 @@ fn tox_environment(manifest: &Path, text: &str) -> Vec<(String, String)> {
                 None
             }
         };
+        // `set_env = file|.env`: the variables of that file (round 73).
+        if let Some(file) = entry.and_then(|entry| entry.strip_prefix("file|")) {
+            let text = std::fs::read_to_string(folder.join(file.trim())).unwrap_or_default();
+            pairs.extend(text.lines().filter_map(|line| {
+                let (name, value) = line.trim().split_once('=')?;
+                Some((name.trim().to_owned(), value.trim().to_owned()))
+            }));
+            continue;
+        }
         if let Some((name, value)) = entry.and_then(|entry| entry.split_once('='))
             && !name.trim().is_empty()
         {
