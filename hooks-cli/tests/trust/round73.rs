@@ -129,6 +129,15 @@ fn more_routes_round_73_found_are_read() {
     let just = "export CARGO_HOME := \"/nonexistent\"\nb:\n    cargo build -q --frozen\n";
     wrapper_asks_again("just CARGO_HOME=ch b", &[("justfile", just)]);
     wrapper_asks_again("just --set CARGO_HOME ch b", &[("justfile", just)]);
+    refused(
+        "JUST_DOTENV_COMMAND='cat e.txt' just b",
+        &[
+            ("justfile", "b:\n    cargo build -q --frozen\n"),
+            ("e.txt", "CARGO_HOME=ch\n"),
+        ],
+        None,
+        "JUST_DOTENV_COMMAND",
+    );
     let makefile = ("Makefile", "lint:\n\t@true\n");
     let edited = ("Makefile", "lint:\n\t@touch PWNED\n");
     let template = ("tpl/hooks/post-checkout", "#!/bin/sh\nmake -s lint\n");

@@ -20,7 +20,23 @@ pub(super) fn program_reaches(
     // its recipes may be given (round 73), read as given to them all.
     let overrides = found.overrides.clone();
     if program.includes == Includes::Just {
-        let given = super::just_env::given(&read.args, base);
+        // `JUST_DOTENV_COMMAND=…`: variables a command prints (round 73).
+        if found
+            .inherited
+            .iter()
+            .any(|(name, _)| name == "JUST_DOTENV_COMMAND")
+        {
+            found.computed.get_or_insert_with(|| {
+                "just loads variables a command prints (`JUST_DOTENV_COMMAND`)".to_owned()
+            });
+        }
+        let mut args = read.args.clone();
+        for (name, flag) in [("JUST_DOTENV_FILENAME", "-F"), ("JUST_DOTENV_PATH", "-E")] {
+            if let Some((_, file)) = found.inherited.iter().find(|(known, _)| known == name) {
+                args.extend([flag.to_owned(), file.clone()]);
+            }
+        }
+        let given = super::just_env::given(&args, base);
         set_all(&mut found.inherited, given.clone());
         found.overrides = given;
     }
