@@ -13,7 +13,12 @@ use std::path::Path;
 /// The variable Python reads its compiled modules' folder from.
 pub(crate) const PREFIX_VARIABLE: &str = "PYTHONPYCACHEPREFIX";
 
-/// Gives `command` the Hermes home's (`home`) folder for compiled modules.
+/// Gives `command` the Hermes home's (`home`) folder for compiled modules,
+/// and lets Python write them there: with `PYTHONDONTWRITEBYTECODE` (set
+/// in many containers) nothing would be cached, and every run of a hook
+/// would compile the standard library and its tools again (twice the time
+/// of a `pytest` guard's emit); the project's folders get none either way.
 pub(crate) fn private_bytecode(command: &mut hermes_hooks_process::Command, home: &Path) {
     command.env(PREFIX_VARIABLE, home.join("cache").join("pycache"));
+    command.env_remove("PYTHONDONTWRITEBYTECODE");
 }
