@@ -171,4 +171,14 @@ fn more_routes_round_73_found_are_read() {
         ("a.test.js", "test(\"a\", () => {});\n"),
     ];
     asks_again("npx jest --silent", &jest, edited, "Makefile");
+    // A test starting `make` in a folder it names.
+    let sub = [
+        ("sub/Makefile", "lint:\n\t@true\n"),
+        (
+            "test_a.py",
+            "import subprocess\ndef test_a():\n    subprocess.Popen([\"make\", \"-s\", \"lint\"], cwd=\"sub\").wait()\n",
+        ),
+    ];
+    let changed = ("sub/Makefile", "lint:\n\t@touch ../PWNED\n");
+    asks_again("python3 -m pytest -q", &sub, changed, "sub/Makefile");
 }

@@ -26,6 +26,13 @@ const NODE_STARTS: [&str; 2] = ["child_process", "execa"];
 /// a piped `open`, `IPC::`).
 const PERL_STARTS: [&str; 7] = ["system", "exec", "`", "qx", "readpipe", "open", "IPC::"];
 
+/// A folder test code names, written out, for what it starts
+/// (`cwd="sub"`, `cwd: "sub"`, `os.chdir("sub")`, Perl's `chdir "sub"`).
+static FOLDER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r#"(?:\bcwd\s*[=:]\s*|\bchdir\s*\(?\s*)["']([^"'$`\\]+)["']"#)
+        .expect("valid regex")
+});
+
 /// The most test files read for what they start.
 const MAX_READ: usize = 2_000;
 
@@ -58,17 +65,28 @@ pub(super) fn bind(
         if started.is_empty() {
             continue;
         }
-        let reached =
-            crate::binding::definitions::reached_from_code(&started.join("\n"), cwd, false);
-        if let Some(why) = reached.computed {
-            return Err(BindError::Computed(format!(
-                "a test it runs ({}) starts commands that {why}",
-                test.display()
-            )));
-        }
-        for root in reached.roots {
-            if !roots.contains(&root) {
-                roots.push(root);
+        // In the folder it runs in, and in each folder the test names as
+        // theirs (`cwd="sub"`, `os.chdir("sub")`: round 73, TS-05).
+        let mut folders = vec![cwd.to_path_buf()];
+        folders.extend(
+            FOLDER
+                .captures_iter(&text)
+                .map(|found| cwd.join(&found[1]))
+                .take(8),
+        );
+        for folder in folders {
+            let lines = started.join("\n");
+            let reached = crate::binding::definitions::reached_from_code(&lines, &folder, false);
+            if let Some(why) = reached.computed {
+                return Err(BindError::Computed(format!(
+                    "a test it runs ({}) starts commands that {why}",
+                    test.display()
+                )));
+            }
+            for root in reached.roots {
+                if !roots.contains(&root) {
+                    roots.push(root);
+                }
             }
         }
     }
