@@ -299,6 +299,15 @@ pub(crate) fn expands(word: &str) -> bool {
     braces || word.contains(['*', '?', '['])
 }
 
+/// `$(git rev-parse --show-toplevel)`, also `git -C FOLDER` with a folder
+/// written out, `.` or the project's variable (captured).
+static GIT_TOP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r#"(?:\$\(|`)git (?:-C ["']?(/[^"'`$()]*|\.|\$\{?(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\}?)["']? )?rev-parse --show-toplevel(?:\)|`)"#,
+    )
+    .expect("valid regex")
+});
+
 /// `word` with a leading name of the folder it runs in (`$(pwd)/x`,
 /// [`HERE`]) or of its checkout's top (`$(git rev-parse
 /// --show-toplevel)/x`, also with `-C` and a folder written out) as that
@@ -307,12 +316,6 @@ pub(crate) fn expands(word: &str) -> bool {
 /// wrapper ran was bound only with `$CLAUDE_PROJECT_DIR`). `None` for
 /// any other word.
 pub(crate) fn here_expanded(word: &str, base: &Path) -> Option<String> {
-    static GIT_TOP: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r#"^(?:\$\(|`)git -C ["']?(/[^"'`$()]*|\.|\$\{?(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\}?)["']? rev-parse --show-toplevel(?:\)|`)"#,
-        )
-        .expect("valid regex")
-    });
     // `${CLAUDE_PROJECT_DIR:-$(pwd)}/x`, `${PWD:=.}`: set for the hook, or
     // the default, the folder it runs in either way (round 73, H5).
     static PROJECT_DEFAULT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
@@ -329,7 +332,10 @@ pub(crate) fn here_expanded(word: &str, base: &Path) -> Option<String> {
                 .to_string()
         });
     }
-    let (rest, folder) = match GIT_TOP.captures(word) {
+    let (rest, folder) = match GIT_TOP
+        .captures(word)
+        .filter(|found| found.get(0).is_some_and(|m| m.start() == 0) && found.get(1).is_some())
+    {
         Some(found) => {
             // `$CLAUDE_PROJECT_DIR`, `$PWD`: the folder it runs in.
             let named = match found[1].starts_with('$') {
@@ -359,13 +365,7 @@ pub(crate) fn here_expanded(word: &str, base: &Path) -> Option<String> {
 /// with `-C` a folder written out or the project's variable), which the
 /// reading takes as paths ([`here_expanded`]).
 pub(crate) fn without_here_forms(text: &str) -> String {
-    static GIT_TOPS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r#"(?:\$\(|`)git (?:-C ["']?(?:/[^"'`$()]*|\.|\$\{?(?:(?:CLAUDE|CURSOR|CODEX|GEMINI)_PROJECT_DIR|PWD)\}?)["']? )?rev-parse --show-toplevel(?:\)|`)"#,
-        )
-        .expect("valid regex")
-    });
-    let mut text = GIT_TOPS.replace_all(text, "").into_owned();
+    let mut text = GIT_TOP.replace_all(text, "").into_owned();
     for here in HERE {
         text = text.replace(here, "");
     }

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::follow::read_or_refuse;
 use super::{Reached, reached_within};
 use crate::binding::mentions::git_settings;
 
@@ -28,8 +29,8 @@ const RECEIVING: [&str; 8] = [
 
 /// The submodule folders of the work tree `work_tree` (`path = …` in its
 /// `.gitmodules`) that are there.
-fn submodules(work_tree: &Path) -> Vec<PathBuf> {
-    let Ok(text) = std::fs::read_to_string(work_tree.join(".gitmodules")) else {
+fn submodules(work_tree: &Path, found: &mut Reached) -> Vec<PathBuf> {
+    let Some(text) = read_or_refuse(&work_tree.join(".gitmodules"), found) else {
         return Vec::new();
     };
     git_settings(&text)
@@ -55,7 +56,7 @@ pub(super) fn read_submodules(
     if depth > 3 {
         return;
     }
-    let folders = submodules(work_tree);
+    let folders = submodules(work_tree, found);
     if folders.is_empty() {
         return;
     }
@@ -108,7 +109,7 @@ pub(super) fn read_push_target(
     {
         return;
     }
-    let settings: Vec<(String, String)> = std::fs::read_to_string(git_dir.join("config"))
+    let settings: Vec<(String, String)> = read_or_refuse(&git_dir.join("config"), found)
         .map(|text| git_settings(&text))
         .unwrap_or_default();
     let target = args
@@ -205,7 +206,7 @@ fn read_receiving(folder: &Path, at: (bool, usize), found: &mut Reached) {
         }
     };
     let mut folders = vec![receiving.join("hooks")];
-    if let Ok(text) = std::fs::read_to_string(receiving.join("config")) {
+    if let Some(text) = read_or_refuse(&receiving.join("config"), found) {
         folders.extend(
             git_settings(&text)
                 .into_iter()

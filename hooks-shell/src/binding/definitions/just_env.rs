@@ -77,16 +77,7 @@ pub(super) fn exported(text: &str, dir: &Path) -> Result<Vec<(String, String)>, 
         if name == COMPUTED {
             return Err("its justfile loads variables from a file named when just runs".to_owned());
         }
-        let text = std::fs::read_to_string(dir.join(name)).unwrap_or_default();
-        for line in text.lines() {
-            let line = line.trim().trim_start_matches("export ");
-            if let Some((name, value)) = line.split_once('=')
-                && is_name(name.trim())
-            {
-                let value = value.trim().trim_matches(['"', '\'']);
-                pairs.push((name.trim().to_owned(), value.to_owned()));
-            }
-        }
+        pairs.extend(super::shell_env::env_file(&dir.join(name))?);
     }
     Ok(pairs)
 }
@@ -135,8 +126,9 @@ pub(super) fn lines(text: &str) -> Vec<String> {
 
 /// The variables `just`'s arguments `args` (run in `dir`) give it:
 /// `NAME=value` words before the recipe, `--set NAME value`, and the
-/// lines of a `--dotenv-filename` / `--dotenv-path` file (`-F`, `-E`).
-pub(super) fn given(args: &[String], dir: &Path) -> Vec<(String, String)> {
+/// lines of a `--dotenv-filename` / `--dotenv-path` file (`-F`, `-E`); an
+/// error when that file cannot be read whole.
+pub(super) fn given(args: &[String], dir: &Path) -> Result<Vec<(String, String)>, String> {
     let mut pairs = Vec::new();
     let mut words = args.iter();
     while let Some(word) = words.next() {
@@ -148,12 +140,7 @@ pub(super) fn given(args: &[String], dir: &Path) -> Vec<(String, String)> {
             }
             "-F" | "--dotenv-filename" | "-E" | "--dotenv-path" => {
                 let Some(file) = words.next() else { continue };
-                let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
-                pairs.extend(text.lines().filter_map(|line| {
-                    let (name, value) =
-                        line.trim().trim_start_matches("export ").split_once('=')?;
-                    is_name(name.trim()).then(|| (name.trim().to_owned(), value.trim().to_owned()))
-                }));
+                pairs.extend(super::shell_env::env_file(&dir.join(file))?);
             }
             _ => {
                 if let Some((name, value)) = word.split_once('=')
@@ -164,7 +151,7 @@ pub(super) fn given(args: &[String], dir: &Path) -> Vec<(String, String)> {
             }
         }
     }
-    pairs
+    Ok(pairs)
 }
 
 /// Whether `word` is a variable name a shell can be given.

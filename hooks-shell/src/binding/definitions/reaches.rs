@@ -36,9 +36,15 @@ pub(super) fn program_reaches(
                 args.extend([flag.to_owned(), file.clone()]);
             }
         }
-        let given = super::just_env::given(&args, base);
-        set_all(&mut found.inherited, given.clone());
-        found.overrides = given;
+        match super::just_env::given(&args, base) {
+            Ok(given) => {
+                set_all(&mut found.inherited, given.clone());
+                found.overrides = given;
+            }
+            Err(why) => {
+                found.computed.get_or_insert(why);
+            }
+        }
     }
     reaches_given(program, read, base, at, found);
     found.inherited = entry;

@@ -154,11 +154,12 @@ pub(super) fn read(
             }
             // What its environments' `commands` run (round 65: `make -s
             // lint` there ran an unbound Makefile).
-            "tox" => {
-                for line in builds::tox_commands(manifest, &text) {
-                    run(&line, here, at, found);
+            "tox" => match builds::tox_commands(manifest, &text) {
+                Ok(lines) => lines.iter().for_each(|line| run(line, here, at, found)),
+                Err(why) => {
+                    found.computed.get_or_insert(why);
                 }
-            }
+            },
             "invoke" | "inv" => {
                 python_code(&text, here, found);
                 builds::started(manifest, here, at, found);

@@ -200,7 +200,7 @@ pub(super) fn ctest(manifest: &Path, text: &str, at: (bool, usize), found: &mut 
 /// continuation lines too), of `pyproject.toml`'s `legacy_tox_ini`, or,
 /// as lists of words, of a TOML file's tables. `{toxinidir}` and
 /// `{tox_root}` are the folder; another `{…}` (`{posargs}`) is left out.
-pub(super) fn tox_commands(manifest: &Path, text: &str) -> Vec<String> {
+pub(super) fn tox_commands(manifest: &Path, text: &str) -> Result<Vec<String>, String> {
     let mut lines = Vec::new();
     if manifest.extension().is_some_and(|ending| ending == "toml") {
         if let Ok(value) = text.parse::<toml::Table>() {
@@ -229,7 +229,7 @@ pub(super) fn tox_commands(manifest: &Path, text: &str) -> Vec<String> {
     // environment's given to every command, which binds more; only what
     // steers code matters to the reading, and such a value tox
     // substitutes (`{envdir}`) is computed when it runs.
-    let environment: String = tox_environment(manifest, text)
+    let environment: String = tox_environment(manifest, text)?
         .into_iter()
         .filter(|(name, _)| crate::dialect::code_env::steers_code(name))
         .map(|(name, value)| {
@@ -241,18 +241,18 @@ pub(super) fn tox_commands(manifest: &Path, text: &str) -> Vec<String> {
             format!("export {name}={value}; ")
         })
         .collect();
-    lines
+    Ok(lines
         .iter()
         .map(|line| line.replace("{toxinidir}", ".").replace("{tox_root}", "."))
         .map(|line| format!("{environment}{}", SUBSTITUTION.replace_all(&line, "")))
         .take(MAX_NAMED)
-        .collect()
+        .collect())
 }
 
 /// The variables tox's settings `manifest` (holding `text`) set for its
 /// commands: each `setenv` / `set_env` of an INI file (`NAME = value` on
 /// its continuation lines) or of a TOML file's tables.
-fn tox_environment(manifest: &Path, text: &str) -> Vec<(String, String)> {
+fn tox_environment(manifest: &Path, text: &str) -> Result<Vec<(String, String)>, String> {
     let mut pairs = Vec::new();
     if manifest.extension().is_some_and(|ending| ending == "toml") {
         let mut tables: Vec<toml::Value> = text
@@ -273,14 +273,14 @@ fn tox_environment(manifest: &Path, text: &str) -> Vec<(String, String)> {
                     }
                     // `legacy_tox_ini`: an INI text (round 73, EV-T05).
                     ("legacy_tox_ini", toml::Value::String(ini)) => {
-                        pairs.extend(tox_environment(&manifest.with_extension("ini"), &ini));
+                        pairs.extend(tox_environment(&manifest.with_extension("ini"), &ini)?);
                     }
                     (_, value @ toml::Value::Table(_)) => tables.push(value),
                     _ => {}
                 }
             }
         }
-        return pairs;
+        return Ok(pairs);
     }
     let folder = manifest.parent().unwrap_or(Path::new("."));
     let mut taking = false;
@@ -299,11 +299,9 @@ fn tox_environment(manifest: &Path, text: &str) -> Vec<(String, String)> {
         };
         // `set_env = file|.env`: the variables of that file (round 73).
         if let Some(file) = entry.and_then(|entry| entry.strip_prefix("file|")) {
-            let text = std::fs::read_to_string(folder.join(file.trim())).unwrap_or_default();
-            pairs.extend(text.lines().filter_map(|line| {
-                let (name, value) = line.trim().split_once('=')?;
-                Some((name.trim().to_owned(), value.trim().to_owned()))
-            }));
+            pairs.extend(crate::binding::definitions::shell_env::env_file(
+                &folder.join(file.trim()),
+            )?);
             continue;
         }
         if let Some((name, value)) = entry.and_then(|entry| entry.split_once('='))
@@ -312,7 +310,7 @@ fn tox_environment(manifest: &Path, text: &str) -> Vec<(String, String)> {
             pairs.push((name.trim().to_owned(), value.trim().to_owned()));
         }
     }
-    pairs
+    Ok(pairs)
 }
 
 /// The value of `key` in the INI `text`'s section `section`, its
