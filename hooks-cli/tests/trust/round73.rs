@@ -99,6 +99,11 @@ fn a_config_guard_with_fail_closed_spelled_oddly_or_twice_blocks() {
         "fail.closed: true",
         "fail\u{200b}closed: true",
         "fail_closed: true\n      fail_closed: false",
+        // A Cyrillic `с`, fullwidth letters and a slip of the keyboard
+        // (round 73, FC-19: the look-alike let an unapproved guard allow).
+        "fail_\u{0441}losed: true",
+        "\u{ff46}\u{ff41}\u{ff49}\u{ff4c}_closed: true",
+        "fail_close: true",
     ] {
         let (home, project) = crate::dialects::home_with("[]");
         let guard = crate::dialects::write(&home.user_home, "guard.sh", "echo {}\n");
@@ -181,4 +186,45 @@ fn more_routes_round_73_found_are_read() {
     ];
     let changed = ("sub/Makefile", "lint:\n\t@touch ../PWNED\n");
     asks_again("python3 -m pytest -q", &sub, changed, "sub/Makefile");
+}
+
+/// A discovered test that starts a program in a way the reading does not
+/// follow (`os.spawnlp`, `getattr(subprocess, "run")`, `promisify(exec)`)
+/// cannot be approved; a Perl `.t` without a `#!` line is read as Perl
+/// (round 73: TS-14, TS-15, JT-06, TS-05e ran an edited Makefile unasked).
+#[test]
+fn tests_starting_programs_no_reading_follows_are_refused_or_read() {
+    let makefile = ("Makefile", "lint:\n\t@true\n");
+    let edited = ("Makefile", "lint:\n\t@touch PWNED\n");
+    for (command, test, text) in [
+        (
+            "python3 -m pytest -q",
+            "test_a.py",
+            "import os\ndef test_a():\n    os.spawnlp(os.P_WAIT, \"make\", \"make\", \"-s\", \"lint\")\n",
+        ),
+        (
+            "python3 -m pytest -q",
+            "test_a.py",
+            "import subprocess\ndef test_a():\n    getattr(subprocess, \"run\")([\"make\", \"-s\", \"lint\"])\n",
+        ),
+        (
+            "node --test",
+            "test/a.test.js",
+            "const {promisify} = require(\"util\");\ntest(\"a\", async () => { await promisify(require(\"child_process\").exec)(\"make -s lint\"); });\n",
+        ),
+    ] {
+        refused(
+            command,
+            &[makefile, (test, text)],
+            Some(edited),
+            "starts programs in a way this reading does not follow",
+        );
+    }
+    let perl = (
+        "t/a.t",
+        "chdir \"sub\"; system(\"make\", \"-s\", \"lint\"); print \"1..1\\nok 1\\n\";\n",
+    );
+    let sub = ("sub/Makefile", "lint:\n\t@true\n");
+    let edited = ("sub/Makefile", "lint:\n\t@touch PWNED\n");
+    asks_again("prove -Q t", &[perl, sub], edited, "sub/Makefile");
 }

@@ -17,7 +17,8 @@ pub(crate) use compound::with_home;
 pub(crate) use nested::{MAX_DEPTH as MAX_STRING_DEPTH, SHELLS, shell_string_positions};
 mod computed;
 pub(crate) use computed::{
-    inline_started, names_input, runs_its_input, started_by_file, xargs_program,
+    inline_started, names_input, runs_its_input, started_by_file, started_by_file_in,
+    unfollowed_start, xargs_program,
 };
 mod follow;
 mod helpers_written;

@@ -414,14 +414,27 @@ impl Reader<'_> {
 
 /// Whether `field` is `failClosed` in some spelling: `fail_closed`,
 /// `FailClosed`, `failclosed`, `fail-closed`, ... (letters compared without
-/// case, `_`, `-` and blanks left out).
+/// case, `_`, `-` and blanks left out), a look-alike of it (`fail_сlosed`
+/// with a Cyrillic `с`, fullwidth letters) or a slip of the keyboard
+/// (`fail_close`, `fial_closed`). A protective switch that reads as one
+/// protects: a key read too widely makes a guard block, with a warning;
+/// one read too narrowly let a call through (round 73, H7).
 pub(crate) fn is_fail_closed_key(field: &str) -> bool {
+    const KEY: &str = "failclosed";
     // Only its letters: `fail.closed`, a zero-width space, a soft hyphen
-    // or a fullwidth low line between them (round 73, H7).
-    let letters: String = field
+    // or a fullwidth low line between them.
+    let letters: Vec<char> = field
         .chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
         .collect();
-    letters == "failclosed"
+    // A letter outside ASCII stands for the one in its place: Cyrillic,
+    // Greek and fullwidth letters look like Latin ones.
+    let looks_like = letters.len() == KEY.len()
+        && letters
+            .iter()
+            .zip(KEY.chars())
+            .all(|(letter, key)| *letter == key || !letter.is_ascii());
+    let ascii: String = letters.iter().filter(|c| c.is_ascii()).collect();
+    looks_like || strsim::damerau_levenshtein(&ascii, KEY) <= 2
 }

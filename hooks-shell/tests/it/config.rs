@@ -355,10 +355,23 @@ fn a_fail_closed_guard_naming_a_dead_tool_guards_the_hermes_tool_meant() {
 
 #[test]
 fn fail_closed_spelled_another_way_still_fails_closed() {
-    for key in ["FailClosed", "fail-closed", "failclosed"] {
+    for key in [
+        "FailClosed",
+        "fail-closed",
+        "failclosed",
+        "fail_\u{0441}losed",
+        "f\u{0430}il_closed",
+        "\u{ff46}\u{ff41}\u{ff49}\u{ff4c}_closed",
+        "fail_close",
+        "fial_closed",
+    ] {
         let parsed = parse(json!({"pre_tool_call": [{"command": "x", key: true}]}));
         assert!(parsed.specs[0].fail_closed, "{key}");
         let warning = warning_with(&parsed, "read as fail_closed");
         assert_eq!(warning.key, format!("hooks.pre_tool_call[0].{key}"));
+    }
+    for key in ["fail_open", "closed", "failover", "timeout"] {
+        let parsed = parse(json!({"pre_tool_call": [{"command": "x", key: true}]}));
+        assert!(!parsed.specs[0].fail_closed, "{key}");
     }
 }

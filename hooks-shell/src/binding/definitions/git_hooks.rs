@@ -280,7 +280,20 @@ fn unfollowed_start(text: &str) -> Option<String> {
     if !code {
         return None;
     }
-    let found = DYNAMIC.find(text)?;
+    let language = ["python", "perl", "node"]
+        .into_iter()
+        .find(|language| first.contains(language))
+        .map_or("", |language| {
+            if language == "python" {
+                "python3"
+            } else {
+                language
+            }
+        });
+    let Some(found) = DYNAMIC.find(text) else {
+        // `promisify(exec)`, a function taken as a value (round 73, JT-06).
+        return crate::binding::identify::unfollowed_start(language, text);
+    };
     let python_only = found.as_str().starts_with("getattr") || found.as_str() == "__dict__";
     (!python_only || PYTHON.is_match(text)).then(|| found.as_str().to_owned())
 }

@@ -52,16 +52,27 @@ pub(super) fn bind(
             continue;
         };
         let ending = test.extension().and_then(|e| e.to_str()).unwrap_or("");
-        let words: &[&str] = match ending {
-            "py" => &PYTHON_STARTS,
-            "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => &NODE_STARTS,
-            "t" | "pl" | "pm" | "pmc" => &PERL_STARTS,
-            _ => &[""],
+        let (words, language): (&[&str], _) = match ending {
+            "py" => (&PYTHON_STARTS, "python3"),
+            "js" | "cjs" | "mjs" | "ts" | "cts" | "mts" | "jsx" | "tsx" => (&NODE_STARTS, "node"),
+            "t" | "pl" | "pm" | "pmc" => (&PERL_STARTS, "perl"),
+            _ => (&[""], ""),
         };
         if !words.iter().any(|word| text.contains(word)) {
             continue;
         }
-        let started = crate::binding::identify::started_by_file(test);
+        // `prove` hands a `.t` file to Perl, `#!` line or not (round 73).
+        let interpreter = (ending == "t" && !text.starts_with("#!")).then_some("perl");
+        // `os.spawnlp(…)`, `getattr(subprocess, "run")`, `promisify(exec)`:
+        // a start no reading follows (round 73: TS-14, TS-15, JT-06).
+        if let Some(how) = crate::binding::identify::unfollowed_start(language, &text) {
+            return Err(BindError::Computed(format!(
+                "a test it runs ({}) starts programs in a way this reading does not follow \
+                 (`{how}`)",
+                test.display()
+            )));
+        }
+        let started = crate::binding::identify::started_by_file_in(test, interpreter);
         if started.is_empty() {
             continue;
         }

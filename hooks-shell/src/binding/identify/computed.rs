@@ -51,6 +51,7 @@ mod spelled;
 mod spelled_names;
 mod started;
 mod steering_shell;
+mod unfollowed;
 mod unread_settings;
 mod words;
 mod written;
@@ -70,7 +71,8 @@ pub(crate) use awk_code::program_files_in as awk_program_files;
 pub(crate) use given::{ANY, Calls, computed_name_given, scripts_given_computed};
 pub(crate) use inline_code::{spawns_computed, spawns_computed_after};
 pub(crate) use interpreters::{names_input, runs_its_input, xargs_program};
-pub(crate) use started::{inline_started, started_by_file, started_commands};
+pub(crate) use started::{inline_started, started_by_file, started_by_file_in, started_commands};
+pub(crate) use unfollowed::unfollowed_start;
 
 /// Why `raw` (a hook's command, shell text) runs a file named only when it
 /// runs; `None` when every name it runs is written in its text. Read

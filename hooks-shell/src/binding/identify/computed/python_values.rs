@@ -200,15 +200,8 @@ pub(super) fn aliases(code: &str, calls: &[&str]) -> Vec<String> {
 /// computed name, code run from text (`exec`, `eval`, `compile`) other
 /// than a literal, `ctypes`, `globals()` assigned (R47-2).
 pub(super) fn reaches_dynamically(code: &str) -> Option<String> {
-    static DYNAMIC: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(concat!(
-            r#"\b(?:get|set)attr\s*\(\s*(?:subprocess|os|pty|asyncio|posix|sys\.modules)\b"#,
-            r#"|\bctypes\b|\bglobals\s*\(\s*\)\s*\["#,
-        ))
-        .expect("valid regex")
-    });
-    if let Some(found) = DYNAMIC.find(code) {
-        return Some(found.as_str().to_owned());
+    if let Some(found) = reaches_module_by_name(code) {
+        return Some(found);
     }
     // `exec(text)`: code run from text other than a literal, or than a file
     // read by a written name (`exec(open('check.py').read())`).
@@ -230,6 +223,20 @@ pub(super) fn reaches_dynamically(code: &str) -> Option<String> {
         (!WRITTEN.is_match(&arguments))
             .then(|| format!("{}{arguments})", found.as_str().trim_start()))
     })
+}
+
+/// `getattr` (or `setattr`) of a module that starts programs, `ctypes`, or
+/// `globals()` assigned in Python `code`: a function reached by a name no
+/// reading of calls sees.
+pub(super) fn reaches_module_by_name(code: &str) -> Option<String> {
+    static DYNAMIC: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(concat!(
+            r#"\b(?:get|set)attr\s*\(\s*(?:subprocess|os|pty|asyncio|posix|sys\.modules)\b"#,
+            r#"|\bctypes\b|\bglobals\s*\(\s*\)\s*\["#,
+        ))
+        .expect("valid regex")
+    });
+    DYNAMIC.find(code).map(|found| found.as_str().to_owned())
 }
 
 /// The byte spans of Python `code`'s string literals (single, double and

@@ -65,10 +65,16 @@ pub(crate) fn started_commands(program: &str, code: &str) -> Vec<String> {
 /// [`started_commands`] of the code file `file`, in the language the
 /// reading takes it in (its ending, its `#!` line).
 pub(crate) fn started_by_file(file: &std::path::Path) -> Vec<String> {
+    started_by_file_in(file, None)
+}
+
+/// [`started_by_file`] of a file its runner hands `interpreter` (`prove`'s
+/// `t/a.t`, which Perl runs with or without a `#!` line).
+pub(crate) fn started_by_file_in(file: &std::path::Path, interpreter: Option<&str>) -> Vec<String> {
     let Some(text) = crate::binding::peek::small_text(file) else {
         return Vec::new();
     };
-    let Some(language) = super::super::language::language_of(file, &text, None)
+    let Some(language) = super::super::language::language_of(file, &text, interpreter)
         .filter(|language| *language != "awk")
     else {
         return Vec::new();

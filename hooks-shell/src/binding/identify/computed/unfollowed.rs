@@ -1,0 +1,96 @@
+//! Code that starts a program in a way the reading of what code starts
+//! ([`super::started_commands`]) does not follow, whatever the command:
+//! Python's `os.spawnlp(os.P_WAIT, "make", …)`, `os.execvp`, `pty.spawn`,
+//! a module's function reached by `getattr(subprocess, "run")`; Node's
+//! `promisify(exec)` and other functions of `child_process` taken as
+//! values; Perl's `system @args`. A test file (red team round 73: TS-14,
+//! TS-15, JT-06) or a git hook written that way starts what nothing read,
+//! so what it reaches cannot be bound.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+/// How `code`, in `language` (as [`super::super::language`] names it:
+/// `python3`, `node`, `perl`), starts a program in a way the reading of
+/// started commands does not follow; `None` when it does not, or starts
+/// none.
+pub(crate) fn unfollowed_start(language: &str, code: &str) -> Option<String> {
+    static PYTHON: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:os|posix)\s*\.\s*(?:spawn|exec|posix_spawn)\w*\s*\(|\bpty\s*\.\s*spawn\s*\(|\b(?:subprocess|os|pty|posix)\s*\.\s*__dict__|\bvars\s*\(\s*(?:subprocess|os|pty|posix)\s*\)")
+            .expect("valid regex")
+    });
+    static PERL: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r"\b(?:system|exec)\s*\(?\s*@").expect("valid regex"));
+    match language {
+        "python" | "python3" => PYTHON
+            .find(code)
+            .map(|found| found.as_str().to_owned())
+            .or_else(|| super::python_values::reaches_module_by_name(code)),
+        "node" | "bun" | "deno" if code.contains("child_process") => {
+            super::dynamic_reach::node(code, &super::inline_code::NODE_CALLS)
+        }
+        "perl" => PERL.find(code).map(|found| found.as_str().to_owned()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unfollowed_start;
+
+    #[test]
+    fn starts_no_reading_follows_are_found() {
+        for (language, code) in [
+            (
+                "python3",
+                "import os\nos.spawnlp(os.P_WAIT, 'make', 'make', '-s', 'lint')\n",
+            ),
+            (
+                "python3",
+                "import os\nos.execvp('make', ['make', 'lint'])\n",
+            ),
+            (
+                "python3",
+                "import subprocess\ngetattr(subprocess, 'run')(['make'])\n",
+            ),
+            (
+                "python3",
+                "import subprocess\nsubprocess.__dict__['run'](['make'])\n",
+            ),
+            (
+                "node",
+                "const {promisify}=require('util'); promisify(require('child_process').exec)('make -s lint')",
+            ),
+            (
+                "node",
+                "const { exec } = require('child_process'); const p = util.promisify(exec);",
+            ),
+            ("perl", "my @c = ('make', 'lint'); system @c;\n"),
+        ] {
+            assert!(unfollowed_start(language, code).is_some(), "{code}");
+        }
+    }
+
+    #[test]
+    fn ordinary_test_code_is_not_refused() {
+        for (language, code) in [
+            (
+                "python3",
+                "import os\ndef test_a(obj):\n    assert getattr(obj, 'x') == obj.__dict__['x']\n    os.path.join('a')\n",
+            ),
+            (
+                "python3",
+                "import subprocess\nsubprocess.run(['make', '-s', 'lint'], check=True)\n",
+            ),
+            (
+                "node",
+                "const { execSync } = require('child_process'); execSync('make -s lint');",
+            ),
+            ("node", "test('a', () => { expect(1).toBe(1) })"),
+            ("perl", "system('make', '-s', 'lint');\n"),
+        ] {
+            assert_eq!(unfollowed_start(language, code), None, "{code}");
+        }
+    }
+}
