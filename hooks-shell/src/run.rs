@@ -289,7 +289,7 @@ pub async fn run_launched(
     // A relative value (the folder it runs in) is the project's whichever folder that is.
     let withheld = crate::host_env::withhold_project_loaders(&mut command, &[&project], true);
     crate::git_env::without_found_bare_repositories(&mut command);
-    crate::bytecode::private_bytecode(&mut command, &spec.home);
+    crate::bytecode::private_bytecode(&mut command, &crate::bytecode::folder(&spec.home, None));
     crate::launch::set_env(&mut command, env.unwrap_or_default());
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     if crate::binding::python_reads_cwd(&spec.command) {

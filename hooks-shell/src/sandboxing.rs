@@ -220,7 +220,9 @@ pub(crate) fn prepare_tree(
 
 /// What an imported hook's own tool lets it reach beyond its files, for
 /// `event`: the transcript folder (read), the `CLAUDE_ENV_FILE` folder and
-/// `CLAUDE_PLUGIN_DATA` (write). Only existing folders: the rules open them.
+/// `CLAUDE_PLUGIN_DATA` (write), and a project hook's compiled Python
+/// modules' folder (write, `crate::bytecode`). Only existing folders: the
+/// rules open them.
 pub fn imported_tool_paths(
     hook: &crate::ImportedHook,
     event: &hermes_hooks_core::Event,
@@ -234,6 +236,11 @@ pub fn imported_tool_paths(
         .and_then(|file| file.parent().map(Path::to_path_buf))
         .into_iter()
         .chain(hook.plugin_data())
+        .chain(
+            (hook.scope == Scope::Project)
+                .then(|| crate::bytecode::project_folder(&hook.home, &hook.project))
+                .flatten(),
+        )
         .filter(|dir| dir.is_dir())
         .collect();
     (read, write)

@@ -73,7 +73,7 @@ fn a_tool_folder_link_flipped_during_a_run_fails_it_and_asks_again() {
 /// Whether this machine runs the `project` sandbox whole (Landlock and a
 /// mount namespace); else the test (`what`) is skipped, saying why
 /// (failing in CI).
-pub(super) fn sandbox_applies(what: &str) -> bool {
+pub(crate) fn sandbox_applies(what: &str) -> bool {
     let support = hermes_hooks_process::sandbox::Support::detect();
     if support.built && support.landlock_abi >= 1 && support.namespaces.is_ok() {
         return true;

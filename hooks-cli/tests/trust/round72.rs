@@ -259,6 +259,47 @@ fn a_hooks_python_keeps_compiled_modules_in_the_hermes_home() {
     assert_eq!(prefix, expected.display().to_string());
 }
 
+/// A project's own Python hook, in its sandbox, keeps its compiled modules
+/// in a folder of that project's that it may write: with the user's folder
+/// read-only to it, every run compiled what it imported again (600 ms more
+/// per run); the user's folder gets none of them.
+#[test]
+fn a_project_hooks_python_keeps_compiled_modules_in_its_own_folder() {
+    if !crate::linked_tool_folder::sandbox_applies("a project hook's bytecode folder") {
+        return;
+    }
+    let (home, project) = crate::dialects::home_with("[claude]");
+    let command = "python3 -c \"import sys, json, argparse; open('prefix.txt', 'w').write(str(sys.pycache_prefix)); print('{}')\"";
+    let approved = crate::dialects::approve_project_hook(&home, &project, command);
+    assert_eq!(approved["runs"][0]["sandbox"], "project", "{approved:#}");
+    let prefix = std::fs::read_to_string(project.join("prefix.txt")).expect("the hook ran");
+    let folder = std::path::Path::new(&prefix);
+    assert!(
+        folder.starts_with(home.hermes.join("cache").join("pycache-projects")),
+        "{prefix}"
+    );
+    let compiled = walkdir_count(folder, "pyc");
+    assert!(compiled > 0, "nothing was compiled into {prefix}");
+    assert_eq!(
+        walkdir_count(&home.hermes.join("cache").join("pycache"), "pyc"),
+        0
+    );
+}
+
+/// How many files ending in `.{ending}` are under `folder`.
+fn walkdir_count(folder: &std::path::Path, ending: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.file_type() {
+            Ok(kind) if kind.is_dir() => walkdir_count(&entry.path(), ending),
+            _ => usize::from(entry.path().extension().is_some_and(|e| e == ending)),
+        })
+        .sum()
+}
+
 /// `env -i python3 -c "import json"`: the user's Python without the
 /// `PYTHONSAFEPATH` it was given reads the project's `json.py`, so that is
 /// bound (it ran unasked).

@@ -93,7 +93,9 @@ fn built_command(
     let users = hook.scope != Scope::Project;
     let withheld = crate::host_env::withhold_project_loaders(&mut built, &[&hook.project], users);
     crate::git_env::without_found_bare_repositories(&mut built);
-    crate::bytecode::private_bytecode(&mut built, &hook.home);
+    let project_hook = (hook.scope == Scope::Project).then_some(hook.project.as_path());
+    let bytecode = crate::bytecode::folder(&hook.home, project_hook);
+    crate::bytecode::private_bytecode(&mut built, &bytecode);
     built
         .args(&argv[1..])
         .current_dir(&hook.cwd)
