@@ -307,9 +307,9 @@ impl EntryParser<'_> {
 
     fn matcher(&mut self, entry: &Map<String, Value>, fail_closed: bool) -> ToolMatcher {
         let prefix = self.prefix();
-        let pattern = match entry.get("matcher") {
+        let mut pattern = match entry.get("matcher") {
             None | Some(Value::Null) => return ToolMatcher::Any,
-            Some(Value::String(pattern)) => pattern,
+            Some(Value::String(pattern)) => pattern.clone(),
             Some(_) => {
                 self.warn(
                     Some("matcher"),
@@ -329,7 +329,14 @@ impl EntryParser<'_> {
             );
             return ToolMatcher::Any;
         }
-        let built = ToolMatcher::build(Some(pattern));
+        // `t\u{435}rminal`: read as what it looks like (round 74).
+        if let Some(folded) = crate::dialect::look_alikes::folded(&pattern).filter(|_| fail_closed)
+        {
+            let warning = crate::dialect::look_alikes::warning(&pattern, &folded);
+            self.warn(Some("matcher"), format!("{prefix}.{warning}"));
+            pattern = folded;
+        }
+        let built = ToolMatcher::build(Some(&pattern));
         match built.warning {
             Some(_) if fail_closed => {
                 let event = self.event;

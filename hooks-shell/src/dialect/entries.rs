@@ -221,6 +221,16 @@ impl Reader<'_> {
             return;
         }
         let mut matcher = matcher.clone();
+        // `B\u{430}sh`: read as what it looks like (round 74).
+        if let Some(written) = matcher.describe().filter(|_| fail_closed)
+            && let Some(folded) = super::look_alikes::folded(&written)
+        {
+            self.warn(
+                &format!("{key}.matcher"),
+                super::look_alikes::warning(&written, &folded),
+            );
+            matcher = DialectMatcher::build(Some(&folded)).0;
+        }
         let mut condition = condition;
         if fail_closed
             && let Some(revived) = super::dead_names::revive(&matcher, condition.as_ref())

@@ -31,6 +31,7 @@ pub mod http;
 pub(crate) mod json_duplicates;
 pub(crate) mod known_programs;
 mod live_names;
+pub(crate) mod look_alikes;
 pub mod matcher;
 mod misspelt;
 mod native_matchers;
