@@ -27,17 +27,23 @@ impl Captured {
     }
 }
 
-/// Reads `pipe` to its end into `into`. A read error ends the stream like EOF:
-/// what was read is kept.
-pub(crate) async fn drain(pipe: Option<impl AsyncRead + Unpin>, into: &mut Captured) {
-    let Some(mut pipe) = pipe else { return };
-    let mut buffer = vec![0_u8; 64 * 1024];
-    loop {
-        match pipe.read(&mut buffer).await {
-            Ok(0) | Err(_) => return,
-            Ok(read) => into.push(&buffer[..read]),
+/// Reads `pipe` to its end into `into`, then sets `ended`. A read error ends
+/// the stream like EOF: what was read is kept.
+pub(crate) async fn drain(
+    pipe: Option<impl AsyncRead + Unpin>,
+    into: &mut Captured,
+    ended: &std::sync::atomic::AtomicBool,
+) {
+    if let Some(mut pipe) = pipe {
+        let mut buffer = vec![0_u8; 64 * 1024];
+        loop {
+            match pipe.read(&mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(read) => into.push(&buffer[..read]),
+            }
         }
     }
+    ended.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 #[cfg(test)]
@@ -58,7 +64,9 @@ mod tests {
     #[tokio::test]
     async fn drain_reads_to_the_end() {
         let mut captured = Captured::new(3);
-        drain(Some(&b"hello"[..]), &mut captured).await;
+        let ended = std::sync::atomic::AtomicBool::new(false);
+        drain(Some(&b"hello"[..]), &mut captured, &ended).await;
+        assert!(ended.load(std::sync::atomic::Ordering::Relaxed));
         assert_eq!(
             (captured.bytes.as_slice(), captured.discarded),
             (&b"hel"[..], 2)

@@ -3,6 +3,7 @@
 use std::io;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
@@ -72,6 +73,12 @@ pub struct RunOutput {
     /// off): its path, or `@name` for an abstract one; recorded as
     /// `network_attempts` is.
     pub denied_unix_socket: Option<String>,
+    /// Whether a process the child started still held stdout open when the
+    /// pipe grace after the child's exit ran out: the tree was killed, so
+    /// what was read may not be all it would have written (a guard's
+    /// answer written by a process it did not wait for: red team round 74,
+    /// R74-1).
+    pub stdout_cut: bool,
 }
 
 enum Ending {
@@ -118,6 +125,8 @@ pub async fn run_sandboxed(
         (child.stdin.take(), child.stdout.take(), child.stderr.take());
     let mut stdout = Captured::new(limits.output_cap);
     let mut stderr = Captured::new(limits.output_cap);
+    let (stdout_ended, stderr_ended) = (AtomicBool::new(false), AtomicBool::new(false));
+    let mut stdout_cut = false;
     let deadline = tokio::time::Instant::now() + limits.timeout;
     let ending = {
         let writing = async move {
@@ -129,8 +138,8 @@ pub async fn run_sandboxed(
         };
         let reading = async {
             tokio::join!(
-                drain(stdout_pipe, &mut stdout),
-                drain(stderr_pipe, &mut stderr)
+                drain(stdout_pipe, &mut stdout, &stdout_ended),
+                drain(stderr_pipe, &mut stderr, &stderr_ended)
             )
         };
         let mut writing = std::pin::pin!(writing);
@@ -153,6 +162,7 @@ pub async fn run_sandboxed(
                 .is_err()
         {
             // Something the child started still holds the pipes: end it and stop reading.
+            stdout_cut = !stdout_ended.load(Ordering::Relaxed);
             tracing::debug!(
                 "pipes still open after the child {} exited; killing its tree",
                 tree.id()
@@ -189,5 +199,6 @@ pub async fn run_sandboxed(
         stderr_truncated: stderr.discarded > 0,
         stdout: stdout.bytes,
         stderr: stderr.bytes,
+        stdout_cut,
     })
 }

@@ -59,6 +59,10 @@ pub struct RunResult {
     pub stdout_truncated: bool,
     /// Whether stderr passed [`OUTPUT_CAP_BYTES`] and the rest was discarded.
     pub stderr_truncated: bool,
+    /// Whether a process it started still held stdout open after it
+    /// exited, past the pipe grace: its tree was killed, so what was read
+    /// may not be its whole answer (a fail-closed guard then fails).
+    pub stdout_cut: bool,
     /// The sandbox profile it ran in (`None`: no sandbox).
     pub sandbox: Option<String>,
     /// It did not run because its sandbox profile cannot be applied here
@@ -325,6 +329,7 @@ pub(crate) fn from_output(output: RunOutput) -> RunResult {
         error: None,
         stdout_truncated: output.stdout_truncated,
         stderr_truncated: output.stderr_truncated,
+        stdout_cut: output.stdout_cut,
         sandbox: None,
         sandbox_unavailable: false,
         network_attempts: output.network_attempts,

@@ -1,7 +1,8 @@
 //! Red team round 74's holes, through the real binary: a fail-closed
 //! guard whose matcher is written with characters that only look like
 //! others (a Cyrillic `е`, fullwidth letters or bar, a zero-width space)
-//! matched no tool, so it never ran and every call was allowed.
+//! matched no tool, so it never ran and every call was allowed; one whose
+//! answer a process it started wrote after it exited was read as empty.
 
 use serde_json::json;
 
@@ -40,4 +41,22 @@ fn an_imported_guard_whose_matcher_only_looks_like_a_tool_still_guards_it() {
             "{matcher:?}: {emitted:#}"
         );
     }
+}
+
+/// A guard whose block is written by a process it started and did not wait
+/// for (`> >(sleep 1; cat)`) exits 0 first: the answer read was empty and
+/// allowed. Its output was cut, so a fail-closed guard fails (R74-1).
+#[test]
+fn a_guard_whose_answer_comes_after_it_exits_blocks() {
+    let late = "cat >/dev/null; echo '{\"decision\":\"block\",\"reason\":\"late\"}' > >(sleep 1; cat); exit 0";
+    let command = format!("bash -c {}", shlex::try_quote(late).expect("quotable"));
+    let (home, project) = crate::dialects::home_with("[claude]");
+    crate::dialects::user_fail_closed_command(&home, &command);
+    let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    let (home, project) = crate::dialects::home_with("[]");
+    let entry = json!([{"command": command, "matcher": "terminal", "fail_closed": true}]);
+    home.config(&format!("hooks:\n  pre_tool_call: {entry}\n"));
+    let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
 }

@@ -147,10 +147,30 @@ async fn grandchild_holding_stdout_after_the_child_exits() {
         let output = run_sh(&script, 30).await;
         assert_eq!((output.exit_code, output.timed_out), (Some(0), false));
         assert_eq!(output.stdout, b"{\"decision\": \"deny\"}\n");
+        // What was read may not be all: a fail-closed guard's caller must
+        // know (red team round 74, R74-1).
+        assert!(output.stdout_cut, "{output:?}");
         // The reply came after the grace: a run that waited on the grandchild
         // would have ended at the 30 s timeout (`timed_out` above).
         assert_all_gone(&read_pids(&pids, 1), "grandchild holding stdout");
     }
+}
+
+#[tokio::test]
+async fn a_grandchild_holding_only_stderr_leaves_stdout_whole() {
+    let scratch = Scratch::new();
+    let pids = scratch.file("pids");
+    let script = format!(
+        r#"sleep 1000 >/dev/null & echo $! > {p}; echo answer"#,
+        p = pids.display()
+    );
+    let output = run_sh(&script, 30).await;
+    assert_eq!(
+        (output.exit_code, output.stdout.as_slice()),
+        (Some(0), &b"answer\n"[..])
+    );
+    assert!(!output.stdout_cut, "{output:?}");
+    assert_all_gone(&read_pids(&pids, 1), "grandchild holding stderr");
 }
 
 #[tokio::test]
@@ -191,6 +211,7 @@ async fn detached_daemon_after_a_normal_exit_is_left_alone() {
         (output.exit_code, output.stdout.as_slice()),
         (Some(0), &b"started\n"[..])
     );
+    assert!(!output.stdout_cut, "{output:?}");
     let daemon = read_pids(&pids, 1)[0];
     std::thread::sleep(Duration::from_millis(300));
     let alive = !gone(daemon);

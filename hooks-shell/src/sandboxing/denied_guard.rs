@@ -35,7 +35,8 @@ use crate::run::RunResult;
 /// Why a run of a hook that `fails_closed` fails although it answered,
 /// its answer not a `block`: its stdout passed the cap, so what was kept is
 /// not its whole answer (red team round 11, R11-9: an allow, 2 MB of
-/// blanks, then a deny); or its sandbox denied an access its stderr shows
+/// blanks, then a deny), or a process it started still held stdout after
+/// the pipe grace (round 74, R74-1); or its sandbox denied an access its stderr shows
 /// or one the kernel recorded. `None` for a fail-open hook, an answer that
 /// blocks, or a run read whole that was denied nothing.
 pub(crate) fn guard_failure(
@@ -51,6 +52,16 @@ pub(crate) fn guard_failure(
             "its answer passed {} bytes and was cut, so it cannot be read whole",
             crate::run::OUTPUT_CAP_BYTES
         ));
+    }
+    if result.stdout_cut {
+        // `echo '{"decision":"block"}' > >(sleep 1; cat)`: the answer came
+        // after the guard exited, from a process it did not wait for
+        // (round 74, R74-1).
+        return Some(
+            "a process it started still held its output after it exited, so its answer \
+             cannot be read whole: wait for what writes the answer before exiting"
+                .to_owned(),
+        );
     }
     denial_reason(result)
 }
