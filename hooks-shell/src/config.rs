@@ -19,6 +19,7 @@ use crate::dialect::{declared_plugin_tools, read_native_matcher};
 
 mod fail_closed;
 mod lost_guards;
+mod moved_managed;
 
 pub use lost_guards::LostGuard;
 
@@ -119,6 +120,7 @@ pub fn parse_config(config: &Config) -> ShellConfig {
     let mut parsed = read_section(config);
     fail_closed::given_twice(config, &mut parsed);
     lost_guards::keep_lost_guards(config, &mut parsed);
+    moved_managed::keep_managed_guards(config, &mut parsed);
     parsed
 }
 

@@ -60,3 +60,45 @@ fn a_guard_whose_answer_comes_after_it_exits_blocks() {
     let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", true);
     assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
 }
+
+/// The managed scope's fail-closed guard vanished, without a word, when
+/// `HERMES_MANAGED_DIR` later named another folder or none (R74-3): the
+/// managed file read before is remembered, and its guards the scope read
+/// now does not hold keep blocking until the variable is set back.
+#[test]
+fn a_managed_guard_left_behind_by_a_moved_managed_folder_keeps_blocking() {
+    let (home, project) = crate::dialects::home_with("[]");
+    let managed = home.user_home.join("managed-scope");
+    let entry = json!([{"command": "bash -c \"cat >/dev/null; echo {}\"", "matcher": "terminal", "fail_closed": true}]);
+    std::fs::write(
+        managed.join("config.yaml"),
+        format!("hooks:\n  pre_tool_call: {entry}\n"),
+    )
+    .expect("managed config");
+    let action = |folder: Option<&std::path::Path>, accept: bool| {
+        let mut emit =
+            crate::dialects::emit_terminal_command(&home, &project, None, "rm -rf /", accept);
+        match folder {
+            Some(folder) => emit.env("HERMES_MANAGED_DIR", folder),
+            None => emit.env_remove("HERMES_MANAGED_DIR"),
+        };
+        let output = emit.output().expect("hooks runs");
+        let emitted: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("emit --json");
+        let action = emitted["outcome"]["action"].as_str().unwrap_or("allow");
+        (
+            action.to_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (first, warned) = action(Some(&managed), true);
+    assert_eq!(first, "allow", "{warned}");
+    let elsewhere = home.user_home.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("another folder");
+    for folder in [Some(elsewhere.as_path()), None] {
+        let (moved, warned) = action(folder, false);
+        assert_eq!(moved, "block", "{folder:?}: {warned}");
+        assert!(warned.contains("HERMES_MANAGED_DIR"), "{warned}");
+    }
+    assert_eq!(action(Some(&managed), false).0, "allow");
+}
