@@ -102,3 +102,34 @@ fn a_managed_guard_left_behind_by_a_moved_managed_folder_keeps_blocking() {
     }
     assert_eq!(action(Some(&managed), false).0, "allow");
 }
+
+/// config.yaml giving a fail-closed guard's `matcher`, or the
+/// `pre_tool_call` list, twice read the last only: `terminal` then
+/// `read_file` let every terminal call through (R74-2). A matcher given
+/// twice guards every call; a list given twice keeps the guards of the
+/// last good read blocking.
+#[test]
+fn a_config_guard_whose_matcher_or_list_is_given_twice_keeps_blocking() {
+    let guard = "bash -c \"cat >/dev/null; echo '{\\\"decision\\\":\\\"block\\\"}'\"";
+    let (home, project) = crate::dialects::home_with("[]");
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {guard:?}\n      matcher: terminal\n      matcher: read_file\n      fail_closed: true\n"
+    ));
+    let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+
+    let (home, project) = crate::dialects::home_with("[]");
+    let entry = |matcher: &str| {
+        format!("    - command: {guard:?}\n      matcher: {matcher}\n      fail_closed: true\n")
+    };
+    home.config(&format!("hooks:\n  pre_tool_call:\n{}", entry("terminal")));
+    let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n{}  pre_tool_call:\n{}",
+        entry("terminal"),
+        entry("read_file")
+    ));
+    let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", true);
+    assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+}

@@ -19,7 +19,9 @@ pub(super) fn given_twice(config: &Config, parsed: &mut ShellConfig) {
             let (index, field) = rest.split_once("].")?;
             crate::dialect::is_fail_closed_key(field).then(|| index.parse::<usize>().ok())?
         });
-    for index in twice.collect::<Vec<_>>() {
+    let twice: Vec<usize> = twice.collect();
+    matcher_given_twice(config, parsed);
+    for index in twice {
         let spec = parsed
             .specs
             .iter_mut()
@@ -108,5 +110,36 @@ impl EntryParser<'_> {
             return false;
         }
         *flag
+    }
+}
+
+/// A fail-closed `pre_tool_call` guard whose `matcher` is given more than
+/// once cannot say which calls it guards (only the last was read: round
+/// 74, R74-2, `terminal` then `read_file` let every terminal call through):
+/// it guards them all, as one whose matcher does not compile does.
+fn matcher_given_twice(config: &Config, parsed: &mut ShellConfig) {
+    let twice: Vec<usize> = config
+        .load_warnings()
+        .iter()
+        .filter(|warning| warning.message.contains("is given more than once"))
+        .filter_map(|warning| {
+            let rest = warning.key.strip_prefix("hooks.pre_tool_call[")?;
+            let (index, field) = rest.split_once("].")?;
+            (field == "matcher").then(|| index.parse::<usize>().ok())?
+        })
+        .collect();
+    for index in twice {
+        let spec = parsed.specs.iter_mut().find(|spec| {
+            spec.event == HookEvent::PreToolCall && spec.index == index && spec.fail_closed
+        });
+        if let Some(spec) = spec {
+            spec.matcher = hermes_hooks_core::matcher::ToolMatcher::Any;
+            parsed.warnings.push(config.warning(
+                format!("hooks.pre_tool_call[{index}].matcher"),
+                "matcher is given more than once, so which calls this fail-closed guard guards \
+                 cannot be told: it guards every call until the matcher is given once"
+                    .to_owned(),
+            ));
+        }
     }
 }
