@@ -133,3 +133,43 @@ fn a_config_guard_whose_matcher_or_list_is_given_twice_keeps_blocking() {
     let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", true);
     assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
 }
+
+/// A user's settings file giving a fail-closed guard's `matcher` or `if`,
+/// or `disableAllHooks`, twice read the last only: `Bash` then `Read`, or
+/// `false` then `true`, let every Bash call through (R74-2). The guard
+/// read before keeps blocking until the file gives the key once, and a
+/// `disableAllHooks` given twice turns nothing off.
+#[test]
+fn an_imported_guard_whose_matcher_if_or_switch_is_given_twice_keeps_blocking() {
+    let guard = format!("bash -c {}", shlex::try_quote(BLOCKS).expect("quotable"));
+    let command = serde_json::to_string(&guard).expect("JSON string");
+    let good = format!(
+        r#"{{"hooks":{{"PreToolUse":[{{"matcher":"Bash","hooks":[{{"type":"command","command":{command},"failClosed":true}}]}}]}}}}"#
+    );
+    for edited in [
+        good.replace(
+            r#""matcher":"Bash""#,
+            r#""matcher":"Bash","matcher":"Read""#,
+        ),
+        good.replace(
+            r#""failClosed":true"#,
+            r#""failClosed":true,"if":"Bash(*)","if":"Read(*)""#,
+        ),
+        good.replacen(
+            '{',
+            r#"{"disableAllHooks":false,"disableAllHooks":true,"#,
+            1,
+        ),
+    ] {
+        let (home, project) = crate::dialects::home_with("[claude]");
+        crate::dialects::write(&home.user_home, ".claude/settings.json", &good);
+        let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", true);
+        assert_eq!(emitted["outcome"]["action"], "block", "{emitted:#}");
+        crate::dialects::write(&home.user_home, ".claude/settings.json", &edited);
+        let emitted = crate::dialects::emit_terminal(&home, &project, "rm -rf /", true);
+        assert_eq!(
+            emitted["outcome"]["action"], "block",
+            "{edited}: {emitted:#}"
+        );
+    }
+}

@@ -28,6 +28,20 @@ pub(super) fn disabled(sources: &[Source], discovery: &mut Discovery) -> Option<
         if flag != Some(true) {
             continue;
         }
+        // `false` then `true`: which one the writer meant cannot be told,
+        // and the last turning guards off is the worse reading (round 74,
+        // R74-2).
+        let twice = super::super::json_duplicates::duplicate_keys(text);
+        if twice.iter().any(|key| key == "disableAllHooks") {
+            discovery.warnings.push(ConfigWarning::new(
+                source.path.clone(),
+                "disableAllHooks".to_owned(),
+                "disableAllHooks is given more than once: it turns nothing off, and hooks run, \
+                 until it is given once"
+                    .to_owned(),
+            ));
+            continue;
+        }
         let message = match source.scope {
             Scope::Project => "disableAllHooks is true in this project file: it turns off this \
                  project's Claude Code hooks only; your own (~/.claude) and managed hooks still run"

@@ -44,7 +44,13 @@ pub(super) fn keep_lost_guards(
     let unreadable: Vec<Option<HookEvent>> = discovery.warnings[warnings_from..]
         .iter()
         .filter(|warning| warning.file == source.path)
-        .filter_map(|warning| event_of_key(source.dialect, &warning.key))
+        .filter_map(|warning| {
+            // A matcher or `if` given twice: only the last was read, so the
+            // guard written first is lost, not read another way (round 74,
+            // R74-2: `Bash` then `Read` let every Bash call through).
+            let twice = warning.message.contains("is given more than once");
+            event_of_key(source.dialect, &warning.key, twice)
+        })
         .collect();
     let mut left = guarded.clone();
     let mut lost: Vec<Guard> = Vec::new();
@@ -98,9 +104,9 @@ pub(super) fn keep_lost_guards(
 /// The event of a warning's key `hooks.<Event>...`: `Some(Some(event))` for a
 /// known event, `Some(None)` for a name the format does not know (it may be
 /// any event, misspelled), `None` for a key outside the events.
-fn event_of_key(dialect: Dialect, key: &str) -> Option<Option<HookEvent>> {
+fn event_of_key(dialect: Dialect, key: &str, twice: bool) -> Option<Option<HookEvent>> {
     let last = key.rsplit('.').next().unwrap_or(key);
-    if matches!(last, "matcher" | "if") {
+    if matches!(last, "matcher" | "if") && !twice {
         // A matcher or rule read another way: the entry is read (R13-6).
         return None;
     }
