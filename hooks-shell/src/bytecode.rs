@@ -48,11 +48,14 @@ pub(crate) fn folder(home: &Path, project: Option<&Path>) -> PathBuf {
     }
 }
 
-/// [`folder`] of `project`'s hooks, made (private to the user) so that the
-/// sandbox can let them write it; `None` where it cannot be made (its
-/// hooks then compile on every run, as before).
-pub(crate) fn project_folder(home: &Path, project: &Path) -> Option<PathBuf> {
-    let folder = folder(home, Some(project));
+/// [`folder`] of a project's own `hook`, made (private to the user) so
+/// that the sandbox can let it write there; `None` for the user's hooks,
+/// or where it cannot be made (the hook then compiles on every run).
+pub(crate) fn project_folder(hook: &crate::ImportedHook) -> Option<PathBuf> {
+    if hook.scope != crate::dialect::Scope::Project {
+        return None;
+    }
+    let folder = folder(&hook.home, Some(&hook.project));
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

@@ -236,11 +236,7 @@ pub fn imported_tool_paths(
         .and_then(|file| file.parent().map(Path::to_path_buf))
         .into_iter()
         .chain(hook.plugin_data())
-        .chain(
-            (hook.scope == Scope::Project)
-                .then(|| crate::bytecode::project_folder(&hook.home, &hook.project))
-                .flatten(),
-        )
+        .chain(crate::bytecode::project_folder(hook))
         .filter(|dir| dir.is_dir())
         .collect();
     (read, write)

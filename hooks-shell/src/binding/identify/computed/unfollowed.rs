@@ -20,6 +20,10 @@ pub(crate) fn unfollowed_start(language: &str, code: &str) -> Option<String> {
         Regex::new(r"\b(?:os|posix)\s*\.\s*(?:spawn|exec|posix_spawn)\w*\s*\(|\bpty\s*\.\s*spawn\s*\(|\b(?:subprocess|os|pty|posix)\s*\.\s*__dict__|\bvars\s*\(\s*(?:subprocess|os|pty|posix)\s*\)")
             .expect("valid regex")
     });
+    static NODE: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\bpromisify\s*\(|child_process["']?\s*\)?\s*\[|\b(?:cp|childProcess|child_process)\s*\["#)
+            .expect("valid regex")
+    });
     static PERL: LazyLock<Regex> =
         LazyLock::new(|| Regex::new(r"\b(?:system|exec)\s*\(?\s*@").expect("valid regex"));
     match language {
@@ -27,8 +31,11 @@ pub(crate) fn unfollowed_start(language: &str, code: &str) -> Option<String> {
             .find(code)
             .map(|found| found.as_str().to_owned())
             .or_else(|| super::python_values::reaches_module_by_name(code)),
+        // A function passed to `promisify` or reached by a computed key; a
+        // renamed one (`{ spawnSync: s }`, `run = cp.execSync`) is read by
+        // its name ([`super::started`]), so it is no refusal here.
         "node" | "bun" | "deno" if code.contains("child_process") => {
-            super::dynamic_reach::node(code, &super::inline_code::NODE_CALLS)
+            NODE.find(code).map(|found| found.as_str().to_owned())
         }
         "perl" => PERL.find(code).map(|found| found.as_str().to_owned()),
         _ => None,
@@ -88,6 +95,14 @@ mod tests {
                 "const { execSync } = require('child_process'); execSync('make -s lint');",
             ),
             ("node", "test('a', () => { expect(1).toBe(1) })"),
+            (
+                "node",
+                "const { spawnSync: s } = require('child_process');\ns('make', ['-s', 'lint']);",
+            ),
+            (
+                "node",
+                "const cp = require('child_process'); const run = cp.execSync; run('make -s lint');",
+            ),
             ("perl", "system('make', '-s', 'lint');\n"),
         ] {
             assert_eq!(unfollowed_start(language, code), None, "{code}");
