@@ -81,6 +81,9 @@ pub struct RunOutput {
     pub stdout_cut: bool,
 }
 
+/// The least grace the pipes get after the child exits, at its deadline too.
+const SHORTEST_GRACE: Duration = Duration::from_millis(50);
+
 enum Ending {
     Exited(io::Result<ExitStatus>),
     TimedOut,
@@ -156,11 +159,12 @@ pub async fn run_sandboxed(
         if !matches!(ending, Ending::Exited(Ok(_))) {
             tree.kill_tree();
         }
-        if !read
-            && tokio::time::timeout(limits.pipe_grace, &mut reading)
-                .await
-                .is_err()
-        {
+        // Never past the run's deadline: a grace as long as the timeout
+        // (a fail-closed guard's) waits for the pipes as long as the run may
+        // last, and no longer.
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let grace = limits.pipe_grace.min(left.max(SHORTEST_GRACE));
+        if !read && tokio::time::timeout(grace, &mut reading).await.is_err() {
             // Something the child started still holds the pipes: end it and stop reading.
             stdout_cut = !stdout_ended.load(Ordering::Relaxed);
             tracing::debug!(

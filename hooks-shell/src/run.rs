@@ -15,8 +15,9 @@
 //!   (it runs to completion or to its timeout). Truncated stdout is then no
 //!   longer valid JSON, which the evaluation treats as unparseable output.
 //! - Once the direct child has exited, the pipes get [`PIPE_GRACE`] to reach
-//!   end-of-file. If something it started still holds them open, its tree is
-//!   killed and reading stops: we never wait on a grandchild.
+//!   end-of-file (a fail-closed guard's, until its timeout: [`pipe_grace`]).
+//!   If something it started still holds them open, its tree is killed and
+//!   reading stops.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,6 +37,20 @@ pub const OUTPUT_CAP_BYTES: usize = 1024 * 1024;
 
 /// How long the pipes may stay open after the direct child exited.
 pub const PIPE_GRACE: Duration = Duration::from_millis(250);
+
+/// How long the pipes of a hook whose run ends after `timeout` may stay
+/// open after its direct child exited: [`PIPE_GRACE`], and for a guard
+/// that `fails_closed` until its timeout, as the reference reads a hook's
+/// output to its end. Cut at the grace, a guard's answer written by a
+/// process it did not wait for (a background job, `> >(…)`) would not be
+/// whole, and the guard would fail (round 75: `(sleep 1) &` without a
+/// redirect then blocked every call, where the reference waits and reads).
+pub fn pipe_grace(fails_closed: bool, timeout: Duration) -> Duration {
+    match fails_closed {
+        true => timeout.max(PIPE_GRACE),
+        false => PIPE_GRACE,
+    }
+}
 
 /// What one run of a hook did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -254,7 +269,11 @@ pub async fn run_launched(
     let original = argv[0].clone();
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"));
     let started = Instant::now();
-    let limits = RunLimits::new(spec.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
+    let limits = RunLimits::new(
+        spec.timeout,
+        OUTPUT_CAP_BYTES,
+        pipe_grace(spec.blocks_on_failure(), spec.timeout),
+    );
     // The host's project (`hooks --project`), else the folder it runs in (R13-4).
     let project = spec.project.clone().unwrap_or_else(|| cwd.clone());
     // The script's own folder, named as written (not as its sealed copy).

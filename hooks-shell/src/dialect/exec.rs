@@ -22,7 +22,7 @@ use tokio::process::Command;
 use super::direct::{as_dash_starts, direct_argv};
 use super::{Handler, ImportedHook, Scope};
 use crate::launch::Launch;
-use crate::run::{OUTPUT_CAP_BYTES, PIPE_GRACE, RunResult, from_output, spawn_error_message};
+use crate::run::{OUTPUT_CAP_BYTES, RunResult, from_output, spawn_error_message};
 use crate::snapshot::Snapshot;
 
 /// The command `hook` runs for `event` (`None` for an http hook); `direct` allows the
@@ -157,7 +157,8 @@ pub async fn run_command_launched(
         return RunResult::failed("not a command hook".to_owned());
     }
     let started = Instant::now();
-    let limits = RunLimits::new(hook.timeout, OUTPUT_CAP_BYTES, PIPE_GRACE);
+    let grace = crate::run::pipe_grace(hook.fail_closed, hook.timeout);
+    let limits = RunLimits::new(hook.timeout, OUTPUT_CAP_BYTES, grace);
     if crate::unsandboxed::runs_with_full_power(hook) {
         crate::unsandboxed::warn_before_run(&hook.project);
     }

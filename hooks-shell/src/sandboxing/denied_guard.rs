@@ -58,8 +58,10 @@ pub(crate) fn guard_failure(
         // after the guard exited, from a process it did not wait for
         // (round 74, R74-1).
         return Some(
-            "a process it started still held its output after it exited, so its answer \
-             cannot be read whole: wait for what writes the answer before exiting"
+            "a process it started still held its output when its time ran out, so its \
+             answer cannot be read whole: wait for what writes the answer before exiting, \
+             and start background jobs with their output redirected \
+             (`job >/dev/null 2>&1 &`)"
                 .to_owned(),
         );
     }
