@@ -133,6 +133,7 @@ mod round72;
 mod round72_git;
 mod round73;
 mod round74;
+mod round75;
 mod round8;
 mod round8_guards;
 mod round8_lexical;

@@ -10,18 +10,7 @@ use super::{Config, EntryParser, HookEvent, ShellConfig, repr};
 /// fails closed if any says so: only the last was read (round 73, H7:
 /// `fail_closed: true` then `false` let an unapproved guard allow).
 pub(super) fn given_twice(config: &Config, parsed: &mut ShellConfig) {
-    let twice = config
-        .load_warnings()
-        .iter()
-        .filter(|warning| warning.message.contains("is given more than once"))
-        .filter_map(|warning| {
-            let rest = warning.key.strip_prefix("hooks.pre_tool_call[")?;
-            let (index, field) = rest.split_once("].")?;
-            crate::dialect::is_fail_closed_key(field).then(|| index.parse::<usize>().ok())?
-        });
-    let twice: Vec<usize> = twice.collect();
-    matcher_given_twice(config, parsed);
-    for index in twice {
+    for index in entries_giving_twice(config, crate::dialect::is_fail_closed_key) {
         let spec = parsed
             .specs
             .iter_mut()
@@ -38,6 +27,50 @@ pub(super) fn given_twice(config: &Config, parsed: &mut ShellConfig) {
             );
         }
     }
+    // After `fail_closed`: a guard it makes fail closed counts.
+    matcher_given_twice(config, parsed);
+    command_given_twice(config, parsed);
+}
+
+/// A fail-closed `pre_tool_call` guard whose `command` is given more than
+/// once: which program guards cannot be told (only the last was read, and
+/// once that was approved the first was gone: round 75, R75-4). Every call
+/// is blocked in its place until it is given once.
+fn command_given_twice(config: &Config, parsed: &mut ShellConfig) {
+    for index in entries_giving_twice(config, |field| field == "command") {
+        let fails_closed = parsed.specs.iter().any(|spec| {
+            spec.event == HookEvent::PreToolCall && spec.index == index && spec.fail_closed
+        });
+        if !fails_closed {
+            continue;
+        }
+        let key = format!("hooks.pre_tool_call[{index}].command");
+        let guard = super::lost_guards::LostGuard {
+            file: config.file_of(&key).to_owned(),
+            event: HookEvent::PreToolCall,
+            count: 1,
+            reason: format!(
+                "{key} is given more than once, so which program guards cannot be told"
+            ),
+        };
+        parsed.warnings.push(config.warning(key, guard.warning()));
+        parsed.lost_guards.push(guard);
+    }
+}
+
+/// The indexes of the `pre_tool_call` entries giving a field that `is`
+/// more than once (config.yaml's load warnings say which).
+fn entries_giving_twice(config: &Config, is: impl Fn(&str) -> bool) -> Vec<usize> {
+    config
+        .load_warnings()
+        .iter()
+        .filter(|warning| warning.message.contains("is given more than once"))
+        .filter_map(|warning| {
+            let rest = warning.key.strip_prefix("hooks.pre_tool_call[")?;
+            let (index, field) = rest.split_once("].")?;
+            is(field).then(|| index.parse::<usize>().ok())?
+        })
+        .collect()
 }
 
 impl EntryParser<'_> {
@@ -118,17 +151,7 @@ impl EntryParser<'_> {
 /// 74, R74-2, `terminal` then `read_file` let every terminal call through):
 /// it guards them all, as one whose matcher does not compile does.
 fn matcher_given_twice(config: &Config, parsed: &mut ShellConfig) {
-    let twice: Vec<usize> = config
-        .load_warnings()
-        .iter()
-        .filter(|warning| warning.message.contains("is given more than once"))
-        .filter_map(|warning| {
-            let rest = warning.key.strip_prefix("hooks.pre_tool_call[")?;
-            let (index, field) = rest.split_once("].")?;
-            (field == "matcher").then(|| index.parse::<usize>().ok())?
-        })
-        .collect();
-    for index in twice {
+    for index in entries_giving_twice(config, |field| field == "matcher") {
         let spec = parsed.specs.iter_mut().find(|spec| {
             spec.event == HookEvent::PreToolCall && spec.index == index && spec.fail_closed
         });

@@ -5,12 +5,16 @@
 //! gone from `emit`, `list` and `doctor` without a word, and every call
 //! allowed. As a user folder that moved ([`crate::dialect`]'s
 //! `moved_folder.rs`), the managed file read is remembered per
-//! `config.yaml`; when another (or none) is read, each fail-closed
-//! `pre_tool_call` guard of the file read before (read again where it is
-//! there, else its last good read) whose command the configuration read
-//! now does not guard with blocks every call, naming the variable and
-//! both places. The new place is remembered once nothing is lost: the
-//! variable set back, or the guards moved along or taken out on purpose.
+//! `config.yaml`, with its fail-closed `pre_tool_call` guards (command and
+//! matcher as written); when another file (or none) is read, each guard of
+//! the file read before (read again where it is there, so guards taken out
+//! of it on purpose are gone; else as recorded) that the configuration
+//! read now does not hold, the same command with the same matcher, blocks
+//! every call, naming the variable and both places (round 75, R75-1: the
+//! same command under another matcher counted as held). The new place is
+//! remembered once nothing is lost: the variable set back, or the guards
+//! moved along (a folder renamed with the variable following it), or taken
+//! out of the old file.
 
 use std::path::{Path, PathBuf};
 
@@ -20,14 +24,18 @@ use serde_json::{Value, json};
 
 use super::ShellConfig;
 use super::lost_guards::LostGuard;
-use crate::guard_record::{Remembered, read_part, recall, write_part};
+use crate::guard_record::{read_part, write_part};
 
-/// The record's part naming the managed file last read.
+/// The record's part naming the managed file last read, and its guards.
 const PART: &str = "managed_file";
 
+/// One fail-closed guard as written: its command and its matcher (`""`
+/// for none).
+type Written = (String, String);
+
 /// After `parsed` was read from `config`: blocks the guards of the managed
-/// file read before that the one read now does not hold, as above, and
-/// remembers the file read.
+/// file read before that the configuration read now does not hold, as
+/// above, and remembers the file read, with its guards.
 pub(super) fn keep_managed_guards(config: &Config, parsed: &mut ShellConfig) {
     // Only a file on disk has a memory (not a host's in-memory config).
     if std::fs::symlink_metadata(config.path()).is_err() {
@@ -36,18 +44,25 @@ pub(super) fn keep_managed_guards(config: &Config, parsed: &mut ShellConfig) {
     let now = (config.managed_path())
         .or(config.managed_unread())
         .or(config.managed_candidate());
-    let earlier = read_part(config.home(), config.path(), PART).and_then(|record| {
-        record
-            .get("file")
-            .and_then(Value::as_str)
-            .map(PathBuf::from)
-    });
-    let moved = earlier.filter(|earlier| Some(earlier.as_path()) != now);
-    let lost = moved
-        .as_deref()
-        .map_or(0, |earlier| lost_count(config, parsed, earlier));
-    let Some(earlier) = moved.filter(|_| lost > 0) else {
-        let record = now.map(|file| json!({ "file": file.to_string_lossy() }));
+    let record = read_part(config.home(), config.path(), PART);
+    let earlier = record
+        .as_ref()
+        .and_then(|record| record.get("file")?.as_str().map(PathBuf::from))
+        .filter(|earlier| Some(earlier.as_path()) != now);
+    let held = written_guards(config.root());
+    let lost: Vec<Written> = match &earlier {
+        Some(earlier) => {
+            let before = written_in_file(earlier).unwrap_or_else(|| recorded(record.as_ref()));
+            before
+                .into_iter()
+                .filter(|guard| !held.contains(guard))
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    let Some(earlier) = earlier.filter(|_| !lost.is_empty()) else {
+        let mine = now.and_then(written_in_file).unwrap_or_default();
+        let record = now.map(|file| json!({ "file": file.to_string_lossy(), "guards": mine }));
         write_part(config.home(), config.path(), PART, record.as_ref());
         return;
     };
@@ -57,11 +72,11 @@ pub(super) fn keep_managed_guards(config: &Config, parsed: &mut ShellConfig) {
     let guard = LostGuard {
         file: earlier.clone(),
         event: HookEvent::PreToolCall,
-        count: lost,
+        count: lost.len(),
         reason: format!(
             "the managed scope read now is {place} (${MANAGED_DIR_ENV} changed), and this \
              file, the managed scope read before, is no longer read: set ${MANAGED_DIR_ENV} \
-             back to its folder, or move its guards along"
+             back to its folder, or move its guards along (the same command and matcher)"
         ),
     };
     let key = format!("hooks.{}", guard.event);
@@ -71,52 +86,56 @@ pub(super) fn keep_managed_guards(config: &Config, parsed: &mut ShellConfig) {
     parsed.lost_guards.push(guard);
 }
 
-/// How many fail-closed `pre_tool_call` guards the managed file `earlier`
-/// holds whose command the configuration read now does not guard with:
-/// read again where it is there and reads; else as its last good read
-/// recorded them.
-fn lost_count(config: &Config, parsed: &ShellConfig, earlier: &Path) -> usize {
-    let guarded_now: Vec<&str> = parsed
-        .specs
+/// The guards a record kept (none in a record without them).
+fn recorded(record: Option<&Value>) -> Vec<Written> {
+    let guards = record.and_then(|record| record.get("guards")?.as_array().cloned());
+    guards
+        .unwrap_or_default()
         .iter()
-        .filter(|spec| spec.event == HookEvent::PreToolCall && spec.blocks_on_failure())
-        .map(|spec| spec.command.as_str())
-        .collect();
-    match guard_commands(earlier) {
-        Some(commands) => commands
-            .iter()
-            .filter(|command| !guarded_now.contains(&command.as_str()))
-            .count(),
-        None => match recall(config.home(), earlier) {
-            Remembered::Guarded(events) => events
-                .iter()
-                .filter(|event| **event == HookEvent::PreToolCall)
-                .count(),
-            _ => 0,
-        },
-    }
+        .filter_map(|pair| {
+            let pair = pair.as_array()?;
+            Some((
+                pair.first()?.as_str()?.to_owned(),
+                pair.get(1)?.as_str()?.to_owned(),
+            ))
+        })
+        .collect()
 }
 
-/// The commands of `file`'s fail-closed `pre_tool_call` entries; `None`
+/// The fail-closed `pre_tool_call` guards `file` holds as written; `None`
 /// when it is not there or does not read.
-fn guard_commands(file: &Path) -> Option<Vec<String>> {
+fn written_in_file(file: &Path) -> Option<Vec<Written>> {
     let limit = u64::try_from(hermes_hooks_core::yaml::MAX_BYTES).unwrap_or(u64::MAX);
     let bytes = hermes_hooks_core::regular_file::read_capped(file, limit).ok()?;
-    let root = hermes_hooks_core::yaml::parse(&String::from_utf8_lossy(&bytes)).ok()?;
-    let entries = root.get("hooks")?.get("pre_tool_call")?.as_array()?;
+    let mut root = hermes_hooks_core::yaml::parse(&String::from_utf8_lossy(&bytes)).ok()?;
+    // `${VAR}` as the configuration read now has it.
+    let env = hermes_hooks_core::config::ConfigEnv::process();
+    hermes_hooks_core::config::scope::expand_vars(&mut root, &env);
+    Some(written_guards(&root))
+}
+
+/// The fail-closed `pre_tool_call` guards of the settings `root` as
+/// written (the merged configuration's: what is read now).
+fn written_guards(root: &Value) -> Vec<Written> {
+    let entries = root
+        .get("hooks")
+        .and_then(|hooks| hooks.get("pre_tool_call"))
+        .and_then(Value::as_array);
     let fails_closed = |entry: &serde_json::Map<String, Value>| {
         entry.iter().any(|(key, value)| {
             crate::dialect::is_fail_closed_key(key)
                 && !matches!(value, Value::Bool(false) | Value::Null)
         })
     };
-    Some(
-        entries
-            .iter()
-            .filter_map(Value::as_object)
-            .filter(|entry| fails_closed(entry))
-            .filter_map(|entry| entry.get("command")?.as_str())
-            .map(|command| command.trim().to_owned())
-            .collect(),
-    )
+    entries
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_object)
+        .filter(|entry| fails_closed(entry))
+        .filter_map(|entry| {
+            let command = entry.get("command")?.as_str()?.trim().to_owned();
+            let matcher = entry.get("matcher").and_then(Value::as_str).unwrap_or("");
+            Some((command, matcher.trim().to_owned()))
+        })
+        .collect()
 }

@@ -1,0 +1,96 @@
+//! Red team round 75 (round 74's fixes attacked), through the real binary:
+//! the managed guard left behind counted as held by the same command
+//! under another matcher (R75-1); a config.yaml guard giving `command`
+//! twice was gone once the last was approved (R75-4); a fail-closed guard
+//! starting a background job without a redirect blocked every call, where
+//! the reference waits and reads its answer; a managed folder renamed,
+//! with the variable following it, blocked for good.
+
+use std::path::Path;
+
+use serde_json::json;
+
+/// A guard's command that allows after a background job of `seconds`
+/// holding its stdout.
+fn allowing_after_background(seconds: u32) -> String {
+    format!("bash -c \"cat >/dev/null; (sleep {seconds}) & echo {{}}\"")
+}
+
+/// The action of an emit of `rm -rf /` with `HERMES_MANAGED_DIR` set to
+/// `managed` (unset for `None`).
+fn action(
+    home: &crate::support::TempHome,
+    project: &Path,
+    managed: Option<&Path>,
+    accept: bool,
+) -> String {
+    let mut emit = crate::dialects::emit_terminal_command(home, project, None, "rm -rf /", accept);
+    match managed {
+        Some(folder) => emit.env("HERMES_MANAGED_DIR", folder),
+        None => emit.env_remove("HERMES_MANAGED_DIR"),
+    };
+    let output = emit.output().expect("hooks runs");
+    let emitted: serde_json::Value = serde_json::from_slice(&output.stdout).expect("emit --json");
+    emitted["outcome"]["action"]
+        .as_str()
+        .unwrap_or("allow")
+        .to_owned()
+}
+
+/// A config.yaml `pre_tool_call` list of one fail-closed guard.
+fn guard_list(command: &str, matcher: &str) -> String {
+    let entry = json!([{"command": command, "matcher": matcher, "fail_closed": true}]);
+    format!("hooks:\n  pre_tool_call: {entry}\n")
+}
+
+#[test]
+fn a_managed_guard_is_held_only_by_the_same_command_and_matcher() {
+    let (home, project) = crate::dialects::home_with("[]");
+    let managed = home.user_home.join("managed-scope");
+    let command = "bash -c \"cat >/dev/null; exit 1\"";
+    std::fs::write(managed.join("config.yaml"), guard_list(command, "terminal")).expect("write");
+    assert_eq!(action(&home, &project, Some(&managed), true), "block");
+    // The user's own file names the same command for another tool.
+    let user = format!("hooks_from: []\n{}", guard_list(command, "read_file"));
+    home.config(&user);
+    assert_eq!(action(&home, &project, None, true), "block");
+}
+
+#[test]
+fn a_managed_folder_renamed_with_its_variable_following_is_not_blocked() {
+    let (home, project) = crate::dialects::home_with("[]");
+    let first = home.user_home.join("managed-a");
+    std::fs::create_dir_all(&first).expect("folder");
+    std::fs::write(
+        first.join("config.yaml"),
+        guard_list(&allowing_after_background(0), "terminal"),
+    )
+    .expect("write");
+    assert_eq!(action(&home, &project, Some(&first), true), "allow");
+    let second = home.user_home.join("managed-b");
+    std::fs::rename(&first, &second).expect("rename");
+    assert_eq!(action(&home, &project, Some(&second), true), "allow");
+}
+
+#[test]
+fn a_config_guard_giving_its_command_twice_keeps_blocking_once_approved() {
+    let (home, project) = crate::dialects::home_with("[]");
+    let allows = allowing_after_background(0);
+    home.config(&format!(
+        "hooks:\n  pre_tool_call:\n    - command: {:?}\n      command: {allows:?}\n      matcher: terminal\n      fail_closed: true\n",
+        "bash -c \"cat >/dev/null; exit 1\""
+    ));
+    let managed = home.user_home.join("managed-scope");
+    assert_eq!(action(&home, &project, Some(&managed), true), "block");
+    assert_eq!(action(&home, &project, Some(&managed), true), "block");
+}
+
+/// The reference reads a hook's output to its end: a fail-closed guard
+/// whose background job holds stdout for a second answers when it ends.
+#[test]
+fn a_fail_closed_guard_with_a_background_job_is_read_when_the_job_ends() {
+    let (home, project) = crate::dialects::home_with("[]");
+    home.config(&guard_list(&allowing_after_background(1), "terminal"));
+    let managed = home.user_home.join("managed-scope");
+    assert_eq!(action(&home, &project, Some(&managed), true), "allow");
+}
