@@ -1,5 +1,5 @@
 //! A fail-closed guard's matcher written with characters that look like
-//! others (red team round 74): `t\u{435}rminal` with a Cyrillic `е`,
+//! others (red team rounds 74 and 75): `t\u{435}rminal` with a Cyrillic `е`,
 //! fullwidth `ｔerminal` or a fullwidth bar `Read｜Bash`, an invisible
 //! zero-width space or soft hyphen inside a name. Such a matcher matched
 //! no tool, so the guard never ran and every call was allowed, with only
@@ -14,6 +14,18 @@ pub(crate) fn folded(pattern: &str) -> Option<String> {
     (folded != pattern).then_some(folded)
 }
 
+/// Pairs of a character and the one it looks like: Cyrillic, Greek,
+/// Armenian, Cherokee letters and Roman numerals that look like Latin
+/// letters, and bar-like characters that look like `|`.
+const LOOKS_LIKE: &str = concat!(
+    "аaсcеeоoрpхxуyіiјjѕsԁdһhӏlԛqԝwгr",
+    "АAВBСCЕEНHІIЈJКKМMОOРPЅSТTХXУY",
+    "οoνvρpΑAΒBΕEΖZΗHΙIΚKΜMΝNΟOΡPΤTΥYΧX",
+    "ԍGոnսuօoᎢTᎪAᏴBᏟCᎬEᎻH",
+    "ⅰiⅼlⅽcⅾdⅿmⅴvⅹxⅠIⅬLⅭCⅮDⅯM",
+    "ǀ|∣|│|‖|¦|।|︱|❘|",
+);
+
 /// The character `c` looks like; `None` for an invisible one.
 fn looks_like(c: char) -> Option<char> {
     if c.is_ascii() {
@@ -26,70 +38,32 @@ fn looks_like(c: char) -> Option<char> {
     ) {
         return None;
     }
+    // Combining marks (`a\u{301}`): what they sit on is what is seen.
+    if (0x0300..=0x036F).contains(&code) {
+        return None;
+    }
     // Fullwidth ASCII (`ｔ`, `｜`).
     if (0xFF01..=0xFF5E).contains(&code) {
         return char::from_u32(code - 0xFEE0);
     }
-    const SAME: &[(char, char)] = &[
-        // Cyrillic.
-        ('а', 'a'),
-        ('с', 'c'),
-        ('е', 'e'),
-        ('о', 'o'),
-        ('р', 'p'),
-        ('х', 'x'),
-        ('у', 'y'),
-        ('і', 'i'),
-        ('ј', 'j'),
-        ('ѕ', 's'),
-        ('ԁ', 'd'),
-        ('һ', 'h'),
-        ('ӏ', 'l'),
-        ('ԛ', 'q'),
-        ('ԝ', 'w'),
-        ('А', 'A'),
-        ('В', 'B'),
-        ('С', 'C'),
-        ('Е', 'E'),
-        ('Н', 'H'),
-        ('І', 'I'),
-        ('Ј', 'J'),
-        ('К', 'K'),
-        ('М', 'M'),
-        ('О', 'O'),
-        ('Р', 'P'),
-        ('Ѕ', 'S'),
-        ('Т', 'T'),
-        ('Х', 'X'),
-        ('У', 'Y'),
-        // Greek.
-        ('ο', 'o'),
-        ('ν', 'v'),
-        ('ρ', 'p'),
-        ('Α', 'A'),
-        ('Β', 'B'),
-        ('Ε', 'E'),
-        ('Ζ', 'Z'),
-        ('Η', 'H'),
-        ('Ι', 'I'),
-        ('Κ', 'K'),
-        ('Μ', 'M'),
-        ('Ν', 'N'),
-        ('Ο', 'O'),
-        ('Ρ', 'P'),
-        ('Τ', 'T'),
-        ('Υ', 'Y'),
-        ('Χ', 'X'),
-        // Bars.
-        ('ǀ', '|'),
-        ('∣', '|'),
-        ('│', '|'),
-    ];
-    Some(
-        SAME.iter()
-            .find(|(other, _)| *other == c)
-            .map_or(c, |(_, latin)| *latin),
-    )
+    // Mathematical letters (`𝐁𝐚𝐬𝐡`: bold, italic, script, ...: alphabets
+    // of 52 in a row) and digits (sets of 10).
+    if (0x1D400..=0x1D6A3).contains(&code) {
+        let at = u8::try_from((code - 0x1D400) % 52).unwrap_or(0);
+        return Some(char::from(if at < 26 { b'A' + at } else { b'a' + at - 26 }));
+    }
+    if (0x1D7CE..=0x1D7FF).contains(&code) {
+        return Some(char::from(
+            b'0' + u8::try_from((code - 0x1D7CE) % 10).unwrap_or(0),
+        ));
+    }
+    let mut pairs = LOOKS_LIKE.chars();
+    while let (Some(other), Some(latin)) = (pairs.next(), pairs.next()) {
+        if other == c {
+            return Some(latin);
+        }
+    }
+    Some(c)
 }
 
 /// The warning for a fail-closed guard's matcher `written` read as
@@ -115,6 +89,10 @@ mod tests {
             ("Read\u{ff5c}Bash", "Read|Bash"),
             ("B\u{430}sh", "Bash"),
             ("ter\u{ad}minal", "terminal"),
+            ("\u{1d401}\u{1d41a}\u{1d42c}\u{1d421}", "Bash"),
+            ("Read\u{2016}Bash", "Read|Bash"),
+            ("te\u{433}minal", "terminal"),
+            ("Ba\u{301}sh", "Bash"),
         ] {
             assert_eq!(folded(written).as_deref(), Some(read), "{written}");
         }
