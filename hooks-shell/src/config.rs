@@ -188,6 +188,21 @@ fn known_event(
     warnings: &mut Vec<ConfigWarning>,
 ) -> Option<HookEvent> {
     let key = format!("hooks.{name}");
+    // `pre_t\u{43e}\u{43e}l_call`: read as the event it looks like (round 75).
+    if let Some(folded) = crate::dialect::look_alikes::folded(name)
+        && let Ok(event) = folded.parse::<HookEvent>()
+        && event.meta().shell
+    {
+        let shown = hermes_hooks_core::display::escape(name);
+        warnings.push(config.warning(
+            key,
+            format!(
+                "hook event '{shown}' has characters that only look like others (or cannot be \
+                 seen); read as '{folded}', what it looks like: write that"
+            ),
+        ));
+        return Some(event);
+    }
     match name.parse::<HookEvent>() {
         Ok(event) if event.meta().shell => Some(event),
         Ok(_) => {

@@ -94,3 +94,40 @@ fn a_fail_closed_guard_with_a_background_job_is_read_when_the_job_ends() {
     let managed = home.user_home.join("managed-scope");
     assert_eq!(action(&home, &project, Some(&managed), true), "allow");
 }
+
+/// More look-alikes (R75-2): mathematical letters and a double bar in a
+/// matcher, and an event name written with Cyrillic letters, in
+/// config.yaml and in a Claude settings file: the fail-closed guard never
+/// ran, so a crashing guard allowed.
+#[test]
+fn a_guard_whose_matcher_or_event_only_looks_right_still_guards() {
+    let crashes = "bash -c \"cat >/dev/null; exit 1\"";
+    let managed = |home: &crate::support::TempHome| home.user_home.join("managed-scope");
+    for (event, matcher) in [
+        ("pre_tool_call", "te\u{433}minal"),
+        ("pre_t\u{43e}\u{43e}l_call", "terminal"),
+    ] {
+        let (home, project) = crate::dialects::home_with("[]");
+        let entry = json!([{"command": crashes, "matcher": matcher, "fail_closed": true}]);
+        home.config(&format!("hooks:\n  {event}: {entry}\n"));
+        let action = action(&home, &project, Some(&managed(&home)), true);
+        assert_eq!(action, "block", "{event} {matcher}");
+    }
+    for (event, matcher) in [
+        ("PreToolUse", "\u{1d401}\u{1d41a}\u{1d42c}\u{1d421}"),
+        ("PreToolUse", "Read\u{2016}Bash"),
+        ("Pre\u{422}oolUse", "Bash"),
+    ] {
+        let (home, project) = crate::dialects::home_with("[claude]");
+        let settings = json!({"hooks": {event: [{"matcher": matcher, "hooks": [
+            {"type": "command", "command": crashes, "failClosed": true}
+        ]}]}});
+        crate::dialects::write(
+            &home.user_home,
+            ".claude/settings.json",
+            &settings.to_string(),
+        );
+        let action = action(&home, &project, Some(&managed(&home)), true);
+        assert_eq!(action, "block", "{event} {matcher}");
+    }
+}

@@ -456,6 +456,18 @@ fn read_events(
     };
     for (event, groups) in hooks {
         let key = format!("hooks.{event}");
+        // `Pre\u{422}oolUse`: read as the event it looks like (round 75).
+        let folded = super::look_alikes::folded(event)
+            .filter(|folded| event_mapping(source.dialect, folded).is_some());
+        if let Some(folded) = &folded {
+            let shown = hermes_hooks_core::display::escape(event);
+            let message = format!(
+                "event '{shown}' has characters that only look like others (or cannot be seen); \
+                 read as '{folded}', what it looks like: write that"
+            );
+            warn_file(reader.discovery, source, &key, message);
+        }
+        let event = folded.as_deref().unwrap_or(event);
         let Some(mapping) = event_mapping(source.dialect, event) else {
             let message = format!(
                 "unknown {} event '{event}'; its hooks are skipped (known: {})",
