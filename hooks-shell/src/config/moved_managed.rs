@@ -61,9 +61,15 @@ pub(super) fn keep_managed_guards(config: &Config, parsed: &mut ShellConfig) {
         None => Vec::new(),
     };
     let Some(earlier) = earlier.filter(|_| !lost.is_empty()) else {
-        let mine = now.and_then(written_in_file).unwrap_or_default();
-        let record = now.map(|file| json!({ "file": file.to_string_lossy(), "guards": mine }));
-        write_part(config.home(), config.path(), PART, record.as_ref());
+        // The managed document was read already; a file not merged is read here.
+        let mine = (config.managed_document().map(written_guards))
+            .or_else(|| now.and_then(written_in_file))
+            .unwrap_or_default();
+        let fresh = now.map(|file| json!({ "file": file.to_string_lossy(), "guards": mine }));
+        // Written only when it changes: an emit reads it, and writes seldom.
+        if fresh != record {
+            write_part(config.home(), config.path(), PART, fresh.as_ref());
+        }
         return;
     };
     let place = now.map_or("no managed file".to_owned(), |file| {
