@@ -193,14 +193,8 @@ fn known_event(
         && let Ok(event) = folded.parse::<HookEvent>()
         && event.meta().shell
     {
-        let shown = hermes_hooks_core::display::escape(name);
-        warnings.push(config.warning(
-            key,
-            format!(
-                "hook event '{shown}' has characters that only look like others (or cannot be \
-                 seen); read as '{folded}', what it looks like: write that"
-            ),
-        ));
+        let warning = crate::dialect::look_alikes::warning("hook event", name, &folded);
+        warnings.push(config.warning(key, warning));
         return Some(event);
     }
     match name.parse::<HookEvent>() {
@@ -349,7 +343,7 @@ impl EntryParser<'_> {
         // `t\u{435}rminal`: read as what it looks like (round 74).
         if let Some(folded) = crate::dialect::look_alikes::folded(&pattern).filter(|_| fail_closed)
         {
-            let warning = crate::dialect::look_alikes::warning(&pattern, &folded);
+            let warning = crate::dialect::look_alikes::warning("matcher", &pattern, &folded);
             self.warn(Some("matcher"), format!("{prefix}.{warning}"));
             pattern = folded;
         }

@@ -96,9 +96,9 @@ fn a_fail_closed_guard_with_a_background_job_is_read_when_the_job_ends() {
 }
 
 /// More look-alikes (R75-2): mathematical letters and a double bar in a
-/// matcher, and an event name written with Cyrillic letters, in
-/// config.yaml and in a Claude settings file: the fail-closed guard never
-/// ran, so a crashing guard allowed.
+/// matcher, an event name and a `hooks_from:` format written with
+/// Cyrillic letters, in config.yaml and in a Claude settings file: the
+/// fail-closed guard never ran, so a crashing guard allowed.
 #[test]
 fn a_guard_whose_matcher_or_event_only_looks_right_still_guards() {
     let crashes = "bash -c \"cat >/dev/null; exit 1\"";
@@ -113,12 +113,17 @@ fn a_guard_whose_matcher_or_event_only_looks_right_still_guards() {
         let action = action(&home, &project, Some(&managed(&home)), true);
         assert_eq!(action, "block", "{event} {matcher}");
     }
-    for (event, matcher) in [
-        ("PreToolUse", "\u{1d401}\u{1d41a}\u{1d42c}\u{1d421}"),
-        ("PreToolUse", "Read\u{2016}Bash"),
-        ("Pre\u{422}oolUse", "Bash"),
+    for (event, matcher, format) in [
+        (
+            "PreToolUse",
+            "\u{1d401}\u{1d41a}\u{1d42c}\u{1d421}",
+            "claude",
+        ),
+        ("PreToolUse", "Read\u{2016}Bash", "claude"),
+        ("Pre\u{422}oolUse", "Bash", "claude"),
+        ("PreToolUse", "Bash", "cl\u{430}ude"),
     ] {
-        let (home, project) = crate::dialects::home_with("[claude]");
+        let (home, project) = crate::dialects::home_with(&format!("[{format}]"));
         let settings = json!({"hooks": {event: [{"matcher": matcher, "hooks": [
             {"type": "command", "command": crashes, "failClosed": true}
         ]}]}});

@@ -162,6 +162,15 @@ fn read_list(
     discovery.warnings.extend(warnings);
     for (index, item) in items.iter().enumerate() {
         let key = format!("hooks_from[{index}]");
+        if let Some(name) = item.as_str()
+            && let Some(folded) = super::look_alikes::folded(name)
+            && Dialect::parse(&folded).is_some()
+        {
+            let warning = super::look_alikes::warning("hooks_from format", name, &folded);
+            discovery
+                .warnings
+                .push(config.warning(key.clone(), warning));
+        }
         let chosen = match item {
             Value::Object(entry) => match sandbox_field(entry) {
                 None => None,
@@ -460,11 +469,7 @@ fn read_events(
         let folded = super::look_alikes::folded(event)
             .filter(|folded| event_mapping(source.dialect, folded).is_some());
         if let Some(folded) = &folded {
-            let shown = hermes_hooks_core::display::escape(event);
-            let message = format!(
-                "event '{shown}' has characters that only look like others (or cannot be seen); \
-                 read as '{folded}', what it looks like: write that"
-            );
+            let message = super::look_alikes::warning("event", event, folded);
             warn_file(reader.discovery, source, &key, message);
         }
         let event = folded.as_deref().unwrap_or(event);

@@ -227,7 +227,7 @@ impl Reader<'_> {
         {
             self.warn(
                 &format!("{key}.matcher"),
-                super::look_alikes::warning(&written, &folded),
+                super::look_alikes::warning("matcher", &written, &folded),
             );
             matcher = DialectMatcher::build(Some(&folded)).0;
         }

@@ -66,13 +66,13 @@ fn looks_like(c: char) -> Option<char> {
     Some(c)
 }
 
-/// The warning for a fail-closed guard's matcher `written` read as
-/// `folded`.
-pub(crate) fn warning(written: &str, folded: &str) -> String {
+/// The warning for a `what` (`matcher`, `hook event`) `written` with
+/// look-alike characters, read as `folded`.
+pub(crate) fn warning(what: &str, written: &str, folded: &str) -> String {
     let shown = hermes_hooks_core::display::escape(written);
     format!(
-        "matcher '{shown}' has characters that only look like others (or cannot be seen); \
-         this fail-closed guard is read as '{folded}', what it looks like: write that"
+        "{what} '{shown}' has characters that only look like others (or cannot be seen); \
+         read as '{folded}', what it looks like: write that"
     )
 }
 

@@ -93,6 +93,9 @@ impl Dialect {
 
     /// Parses a `hooks_from:` name.
     pub fn parse(name: &str) -> Option<Dialect> {
+        // `cl\u{430}ude`: the format it looks like (round 75; `import`
+        // warns about the spelling).
+        let name = look_alikes::folded(name).unwrap_or_else(|| name.to_owned());
         match name.trim().to_ascii_lowercase().as_str() {
             "claude" | "claude-code" | "claude_code" => Some(Dialect::Claude),
             "codex" => Some(Dialect::Codex),
