@@ -76,20 +76,7 @@ fn a_managed_guard_left_behind_by_a_moved_managed_folder_keeps_blocking() {
     )
     .expect("managed config");
     let action = |folder: Option<&std::path::Path>, accept: bool| {
-        let mut emit =
-            crate::dialects::emit_terminal_command(&home, &project, None, "rm -rf /", accept);
-        match folder {
-            Some(folder) => emit.env("HERMES_MANAGED_DIR", folder),
-            None => emit.env_remove("HERMES_MANAGED_DIR"),
-        };
-        let output = emit.output().expect("hooks runs");
-        let emitted: serde_json::Value =
-            serde_json::from_slice(&output.stdout).expect("emit --json");
-        let action = emitted["outcome"]["action"].as_str().unwrap_or("allow");
-        (
-            action.to_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+        action_and_warnings(&home, &project, folder, accept)
     };
     let (first, warned) = action(Some(&managed), true);
     assert_eq!(first, "allow", "{warned}");
@@ -172,4 +159,26 @@ fn an_imported_guard_whose_matcher_if_or_switch_is_given_twice_keeps_blocking() 
             "{edited}: {emitted:#}"
         );
     }
+}
+
+/// The action and the warnings of an emit of `rm -rf /` with
+/// `HERMES_MANAGED_DIR` set to `managed` (unset for `None`).
+pub(crate) fn action_and_warnings(
+    home: &crate::support::TempHome,
+    project: &std::path::Path,
+    managed: Option<&std::path::Path>,
+    accept: bool,
+) -> (String, String) {
+    let mut emit = crate::dialects::emit_terminal_command(home, project, None, "rm -rf /", accept);
+    match managed {
+        Some(folder) => emit.env("HERMES_MANAGED_DIR", folder),
+        None => emit.env_remove("HERMES_MANAGED_DIR"),
+    };
+    let output = emit.output().expect("hooks runs");
+    let emitted: serde_json::Value = serde_json::from_slice(&output.stdout).expect("emit --json");
+    let action = emitted["outcome"]["action"].as_str().unwrap_or("allow");
+    (
+        action.to_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
 }

@@ -24,17 +24,7 @@ fn action(
     managed: Option<&Path>,
     accept: bool,
 ) -> String {
-    let mut emit = crate::dialects::emit_terminal_command(home, project, None, "rm -rf /", accept);
-    match managed {
-        Some(folder) => emit.env("HERMES_MANAGED_DIR", folder),
-        None => emit.env_remove("HERMES_MANAGED_DIR"),
-    };
-    let output = emit.output().expect("hooks runs");
-    let emitted: serde_json::Value = serde_json::from_slice(&output.stdout).expect("emit --json");
-    emitted["outcome"]["action"]
-        .as_str()
-        .unwrap_or("allow")
-        .to_owned()
+    crate::round74::action_and_warnings(home, project, managed, accept).0
 }
 
 /// A config.yaml `pre_tool_call` list of one fail-closed guard.
