@@ -84,6 +84,36 @@ pub struct RunOutput {
 /// The least grace the pipes get after the child exits, at its deadline too.
 const SHORTEST_GRACE: Duration = Duration::from_millis(50);
 
+/// How long stderr alone is waited for once stdout is whole, and the pipes
+/// once the tree was killed.
+const STDERR_GRACE: Duration = Duration::from_millis(250);
+
+/// Whether `reading` (both pipes) ends within `grace`; it stops waiting
+/// early when `stdout_whole` says stdout ended and [`STDERR_GRACE`] passed.
+async fn read_within<F: std::future::Future>(
+    reading: &mut std::pin::Pin<&mut F>,
+    grace: Duration,
+    stdout_whole: impl Fn() -> bool,
+) -> bool {
+    const SLICE: Duration = Duration::from_millis(50);
+    let started = tokio::time::Instant::now();
+    let until = started + grace;
+    let short = grace.min(STDERR_GRACE);
+    loop {
+        let now = tokio::time::Instant::now();
+        if now >= until {
+            return false;
+        }
+        let slice = (until - now).min(SLICE);
+        if tokio::time::timeout(slice, reading.as_mut()).await.is_ok() {
+            return true;
+        }
+        if stdout_whole() && started.elapsed() >= short {
+            return false;
+        }
+    }
+}
+
 enum Ending {
     Exited(io::Result<ExitStatus>),
     TimedOut,
@@ -164,15 +194,21 @@ pub async fn run_sandboxed(
         // last, and no longer.
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         let grace = limits.pipe_grace.min(left.max(SHORTEST_GRACE));
-        if !read && tokio::time::timeout(grace, &mut reading).await.is_err() {
+        // Once stdout is whole, stderr held by a job is waited for no
+        // longer than the short grace (round 76: a fail-closed guard's
+        // background job holding only stderr held every call).
+        let stdout_whole = || stdout_ended.load(Ordering::Relaxed);
+        let all_read = read || read_within(&mut reading, grace, stdout_whole).await;
+        if !all_read {
             // Something the child started still holds the pipes: end it and stop reading.
-            stdout_cut = !stdout_ended.load(Ordering::Relaxed);
+            stdout_cut = !stdout_whole();
             tracing::debug!(
                 "pipes still open after the child {} exited; killing its tree",
                 tree.id()
             );
             tree.kill_tree();
-            let _ = tokio::time::timeout(limits.pipe_grace, &mut reading).await;
+            let after_kill = limits.pipe_grace.min(STDERR_GRACE);
+            let _ = tokio::time::timeout(after_kill, &mut reading).await;
         } else if matches!(ending, Ending::Exited(Ok(_))) {
             tree.disarm();
         }
