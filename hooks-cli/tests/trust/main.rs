@@ -134,6 +134,7 @@ mod round72_git;
 mod round73;
 mod round74;
 mod round75;
+mod round76;
 mod round8;
 mod round8_guards;
 mod round8_lexical;

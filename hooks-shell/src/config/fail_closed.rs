@@ -66,9 +66,11 @@ fn entries_giving_twice(config: &Config, is: impl Fn(&str) -> bool) -> Vec<usize
         .iter()
         .filter(|warning| warning.message.contains("is given more than once"))
         .filter_map(|warning| {
-            let rest = warning.key.strip_prefix("hooks.pre_tool_call[")?;
+            // Under the event as it looks too (round 76, R76-4).
+            let (event, rest) = warning.key.strip_prefix("hooks.")?.split_once('[')?;
+            let ours = crate::dialect::look_alikes::reads_as(event, "pre_tool_call");
             let (index, field) = rest.split_once("].")?;
-            is(field).then(|| index.parse::<usize>().ok())?
+            (ours && is(field)).then(|| index.parse::<usize>().ok())?
         })
         .collect()
 }

@@ -124,7 +124,9 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
             // may hold as many guards as the lost one (round 74, R74-2).
             let list_twice = config.load_warnings().iter().any(|warning| {
                 warning.file == file
-                    && warning.key == "hooks.pre_tool_call"
+                    && (warning.key.strip_prefix("hooks.")).is_some_and(|event| {
+                        crate::dialect::look_alikes::reads_as(event, "pre_tool_call")
+                    })
                     && warning.message.contains("is given more than once")
             });
             let missing = match list_twice {

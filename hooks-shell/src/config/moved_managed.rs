@@ -61,10 +61,24 @@ pub(super) fn keep_managed_guards(config: &Config, parsed: &mut ShellConfig) {
         None => Vec::new(),
     };
     let Some(earlier) = earlier.filter(|_| !lost.is_empty()) else {
-        // The managed document was read already; a file not merged is read here.
-        let mine = (config.managed_document().map(written_guards))
-            .or_else(|| now.and_then(written_in_file))
-            .unwrap_or_default();
+        // The managed document was read already; a file not merged is read
+        // here. One that does not read, or is gone from where the record
+        // has it, leaves the record as it was: its guards are what it held
+        // at its last good read (round 76, R76-1: a broken file's emit
+        // wrote no guards, and the variable unset later lost them).
+        let recorded_here = record
+            .as_ref()
+            .and_then(|record| record.get("file")?.as_str().map(PathBuf::from))
+            .is_some_and(|file| Some(file.as_path()) == now);
+        let mine = match (config.managed_document(), now) {
+            (Some(document), _) => Some(written_guards(document)),
+            (None, Some(file)) if std::fs::symlink_metadata(file).is_ok() => written_in_file(file),
+            (None, Some(_)) if recorded_here => None,
+            (None, _) => Some(Vec::new()),
+        };
+        let Some(mine) = mine else {
+            return;
+        };
         let fresh = now.map(|file| json!({ "file": file.to_string_lossy(), "guards": mine }));
         // Written only when it changes: an emit reads it, and writes seldom.
         if fresh != record {
@@ -121,20 +135,28 @@ fn written_in_file(file: &Path) -> Option<Vec<Written>> {
 }
 
 /// The fail-closed `pre_tool_call` guards of the settings `root` as
-/// written (the merged configuration's: what is read now).
+/// written (the merged configuration's: what is read now), under the
+/// event as written or as it looks (round 76, R76-2), failing closed as
+/// the entry parser reads them: `fail_closed` decides where it is given
+/// (round 76, R76-3: `fail_closed: false` beside `failClosed: true` fails
+/// open, so it holds no guard).
 fn written_guards(root: &Value) -> Vec<Written> {
-    let entries = root
+    let lists = root
         .get("hooks")
-        .and_then(|hooks| hooks.get("pre_tool_call"))
-        .and_then(Value::as_array);
-    let fails_closed = |entry: &serde_json::Map<String, Value>| {
-        entry.iter().any(|(key, value)| {
-            crate::dialect::is_fail_closed_key(key)
-                && !matches!(value, Value::Bool(false) | Value::Null)
-        })
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten();
+    let entries = lists
+        .filter(|(event, _)| crate::dialect::look_alikes::reads_as(event, "pre_tool_call"))
+        .filter_map(|(_, list)| list.as_array());
+    let says = |value: &Value| !matches!(value, Value::Bool(false) | Value::Null);
+    let fails_closed = |entry: &serde_json::Map<String, Value>| match entry.get("fail_closed") {
+        Some(value) => says(value),
+        None => entry
+            .iter()
+            .any(|(key, value)| crate::dialect::is_fail_closed_key(key) && says(value)),
     };
     entries
-        .into_iter()
         .flatten()
         .filter_map(Value::as_object)
         .filter(|entry| fails_closed(entry))

@@ -23,7 +23,8 @@ const LOOKS_LIKE: &str = concat!(
     "οoνvρpΑAΒBΕEΖZΗHΙIΚKΜMΝNΟOΡPΤTΥYΧX",
     "ԍGոnսuօoᎢTᎪAᏴBᏟCᎬEᎻH",
     "ⅰiⅼlⅽcⅾdⅿmⅴvⅹxⅠIⅬLⅭCⅮDⅯM",
-    "ǀ|∣|│|‖|¦|।|︱|❘|",
+    "ǀ|∣|│|‖|¦|।|︱|❘|￨|׀|丨|⏐|",
+    "αaιiıiℓlɑaмmпnˍ_‗_",
 );
 
 /// The character `c` looks like; `None` for an invisible one.
@@ -32,14 +33,31 @@ fn looks_like(c: char) -> Option<char> {
         return Some(c);
     }
     let code = u32::from(c);
+    // Invisible: format characters, variation selectors, tags, fillers.
     if matches!(
         code,
-        0x00AD | 0x034F | 0x180E | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x2064 | 0xFEFF
+        0x00AD
+            | 0x034F
+            | 0x115F
+            | 0x1160
+            | 0x180E
+            | 0x200B..=0x200F
+            | 0x202A..=0x202E
+            | 0x2060..=0x206F
+            | 0x3164
+            | 0xFE00..=0xFE0F
+            | 0xFEFF
+            | 0xFFA0
+            | 0xE0000..=0xE007F
+            | 0xE0100..=0xE01EF
     ) {
         return None;
     }
     // Combining marks (`a\u{301}`): what they sit on is what is seen.
-    if (0x0300..=0x036F).contains(&code) {
+    if matches!(
+        code,
+        0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F
+    ) {
         return None;
     }
     // Fullwidth ASCII (`ｔ`, `｜`).
@@ -64,6 +82,11 @@ fn looks_like(c: char) -> Option<char> {
         }
     }
     Some(c)
+}
+
+/// Whether `name` is `meant`, as written or as it looks.
+pub(crate) fn reads_as(name: &str, meant: &str) -> bool {
+    name == meant || folded(name).is_some_and(|folded| folded == meant)
 }
 
 /// The warning for a `what` (`matcher`, `hook event`) `written` with
@@ -93,6 +116,10 @@ mod tests {
             ("Read\u{2016}Bash", "Read|Bash"),
             ("te\u{433}minal", "terminal"),
             ("Ba\u{301}sh", "Bash"),
+            ("Read|B\u{3b1}sh", "Read|Bash"),
+            ("Bash\u{fe0f}", "Bash"),
+            ("pre\u{2cd}tool_call", "pre_tool_call"),
+            ("Read\u{ffe8}Bash", "Read|Bash"),
         ] {
             assert_eq!(folded(written).as_deref(), Some(read), "{written}");
         }

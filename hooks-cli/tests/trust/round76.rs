@@ -1,0 +1,77 @@
+//! Red team round 76 (round 75's fixes attacked), through the real binary:
+//! the managed scope's guards were lost when the variable moved after an
+//! emit that read its file broken (R76-1), when they stood under an event
+//! name written with look-alike characters (R76-2), or when the user's
+//! file repeated their command and matcher failing open (R76-3); a
+//! fail-closed guard's matcher given twice under such an event name was
+//! read last-wins (R76-4).
+
+use serde_json::json;
+
+/// A command that crashes: a fail-closed guard running it blocks.
+const CRASHES: &str = "bash -c \"cat >/dev/null; exit 1\"";
+
+/// The action of an emit of `rm -rf /` with `HERMES_MANAGED_DIR` set to
+/// `managed` (unset for `None`).
+fn action(
+    home: &crate::support::TempHome,
+    project: &std::path::Path,
+    managed: Option<&std::path::Path>,
+    accept: bool,
+) -> String {
+    crate::round74::action_and_warnings(home, project, managed, accept).0
+}
+
+/// A home whose managed scope holds `text`, read once with the variable
+/// set; the returned folder is the managed scope's.
+fn managed_home(
+    text: &str,
+) -> (
+    crate::support::TempHome,
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
+    let (home, project) = crate::dialects::home_with("[]");
+    let managed = home.user_home.join("managed-scope");
+    std::fs::write(managed.join("config.yaml"), text).expect("managed config");
+    (home, project, managed)
+}
+
+#[test]
+fn managed_guards_stay_recorded_through_a_broken_read_and_odd_event_names() {
+    let entry = json!([{"command": CRASHES, "matcher": "terminal", "fail_closed": true}]);
+    // Read well, then broken for one emit, then the variable unset.
+    let (home, project, managed) = managed_home(&format!("hooks:\n  pre_tool_call: {entry}\n"));
+    assert_eq!(action(&home, &project, Some(&managed), true), "block");
+    std::fs::write(managed.join("config.yaml"), "hooks: [unclosed\n").expect("break it");
+    assert_eq!(action(&home, &project, Some(&managed), true), "block");
+    assert_eq!(action(&home, &project, None, true), "block");
+    // A guard under an event name that only looks like `pre_tool_call`.
+    let odd = format!("hooks:\n  pre_t\u{43e}\u{43e}l_call: {entry}\n");
+    let (home, project, managed) = managed_home(&odd);
+    assert_eq!(action(&home, &project, Some(&managed), true), "block");
+    assert_eq!(action(&home, &project, None, true), "block");
+}
+
+#[test]
+fn a_users_copy_failing_open_does_not_hold_a_managed_guard() {
+    let entry = json!([{"command": CRASHES, "matcher": "terminal", "fail_closed": true}]);
+    let (home, project, managed) = managed_home(&format!("hooks:\n  pre_tool_call: {entry}\n"));
+    assert_eq!(action(&home, &project, Some(&managed), true), "block");
+    let copy = json!([{"command": CRASHES, "matcher": "terminal", "fail_closed": false, "failClosed": true}]);
+    home.config(&format!(
+        "hooks_from: []\nhooks:\n  pre_tool_call: {copy}\n"
+    ));
+    assert_eq!(action(&home, &project, None, true), "block");
+}
+
+#[test]
+fn a_matcher_given_twice_under_a_look_alike_event_guards_every_call() {
+    let (home, project) = crate::dialects::home_with("[]");
+    let blocks = "bash -c \"cat >/dev/null; echo '{\\\"decision\\\":\\\"block\\\"}'\"";
+    home.config(&format!(
+        "hooks:\n  pre_t\u{43e}\u{43e}l_call:\n    - command: {blocks:?}\n      matcher: terminal\n      matcher: read_file\n      fail_closed: true\n"
+    ));
+    let managed = home.user_home.join("managed-scope");
+    assert_eq!(action(&home, &project, Some(&managed), true), "block");
+}
