@@ -18,7 +18,7 @@ fn allowing_after_background(seconds: u32) -> String {
 
 /// The action of an emit of `rm -rf /` with `HERMES_MANAGED_DIR` set to
 /// `managed` (unset for `None`).
-fn action(
+pub(crate) fn action(
     home: &crate::support::TempHome,
     project: &Path,
     managed: Option<&Path>,

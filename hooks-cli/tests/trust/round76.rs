@@ -8,19 +8,10 @@
 
 use serde_json::json;
 
+use crate::round75::action;
+
 /// A command that crashes: a fail-closed guard running it blocks.
 const CRASHES: &str = "bash -c \"cat >/dev/null; exit 1\"";
-
-/// The action of an emit of `rm -rf /` with `HERMES_MANAGED_DIR` set to
-/// `managed` (unset for `None`).
-fn action(
-    home: &crate::support::TempHome,
-    project: &std::path::Path,
-    managed: Option<&std::path::Path>,
-    accept: bool,
-) -> String {
-    crate::round74::action_and_warnings(home, project, managed, accept).0
-}
 
 /// A home whose managed scope holds `text`, read once with the variable
 /// set; the returned folder is the managed scope's.
