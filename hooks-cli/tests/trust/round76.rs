@@ -66,3 +66,37 @@ fn a_matcher_given_twice_under_a_look_alike_event_guards_every_call() {
     let managed = home.user_home.join("managed-scope");
     assert_eq!(action(&home, &project, Some(&managed), true), "block");
 }
+
+/// A test starting a program through Perl's IPC modules or `system { $x }`,
+/// or through a module it imports by a name it builds (`import_module("sub"
+/// + "process")`), cannot be approved (round 75, R75-3: an edited Makefile
+/// ran unasked).
+#[test]
+fn tests_starting_programs_through_ipc_or_a_built_module_name_are_refused() {
+    let makefile = ("Makefile", "lint:\n\t@true\n");
+    let edited = ("Makefile", "lint:\n\t@touch PWNED\n");
+    for (command, test, text) in [
+        (
+            "prove -Q t",
+            "t/a.t",
+            "use IPC::Open3; my $p = open3(my $i, my $o, undef, \"make\", \"-s\", \"lint\"); waitpid($p, 0); print \"ok 1\\n1..1\\n\";\n",
+        ),
+        (
+            "prove -Q t",
+            "t/a.t",
+            "my $x = \"make\"; system { $x } \"make\", \"-s\", \"lint\"; print \"ok 1\\n1..1\\n\";\n",
+        ),
+        (
+            "python3 -m pytest -q",
+            "test_a.py",
+            "import importlib as il\nm = il.import_module(\"sub\" + \"process\")\ndef test_a():\n    m.run([\"make\", \"-s\", \"lint\"])\n",
+        ),
+    ] {
+        crate::round65::refused(
+            command,
+            &[makefile, (test, text)],
+            Some(edited),
+            "starts programs in a way this reading does not follow",
+        );
+    }
+}

@@ -16,8 +16,18 @@ use crate::binding::BindError;
 
 /// Words without one of which no Python test starts a program
 /// (`subprocess`, `os.system`, `os.popen`, `os.exec*`, `os.spawn*`,
-/// `pty`, `getoutput`), as the reading of started commands finds them.
-const PYTHON_STARTS: [&str; 6] = ["subprocess", "system", "popen", "exec", "spawn", "pty"];
+/// `pty`, `getoutput`), as the reading of started commands finds them, or
+/// imports a module by a name it builds (`import_module`, `__import__`).
+const PYTHON_STARTS: [&str; 8] = [
+    "subprocess",
+    "system",
+    "popen",
+    "exec",
+    "spawn",
+    "pty",
+    "import_module",
+    "__import__",
+];
 
 /// The same for Node (`child_process`, `execa`).
 const NODE_STARTS: [&str; 2] = ["child_process", "execa"];

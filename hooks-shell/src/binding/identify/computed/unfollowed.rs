@@ -24,11 +24,21 @@ pub(crate) fn unfollowed_start(language: &str, code: &str) -> Option<String> {
         Regex::new(r#"\bpromisify\s*\(|child_process["']?\s*\)?\s*\[|\b(?:cp|childProcess|child_process)\s*\["#)
             .expect("valid regex")
     });
-    static PERL: LazyLock<Regex> =
-        LazyLock::new(|| Regex::new(r"\b(?:system|exec)\s*\(?\s*@").expect("valid regex"));
+    // Perl's `system @args`, `system { $x } …`, and the IPC modules that
+    // start programs (round 75, R75-3: `open3(…, "make", …)`).
+    static PERL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"\b(?:system|exec)\s*(?:\(?\s*@|\{)|\bIPC::(?:Open[23]|Cmd|Run\d?|System\w*)\b")
+            .expect("valid regex")
+    });
+    // A module imported by a name built when it runs (`import_module("sub"
+    // + "process")`, `__import__(name)`): what it calls is unseen.
+    static MODULE_BY_NAME: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r#"\b(?:import_module|__import__)\s*\(\s*(?:[^"'\s)]|["'][^"'\n]*["']\s*[+%.])"#)
+            .expect("valid regex")
+    });
     match language {
-        "python" | "python3" => PYTHON
-            .find(code)
+        "python" | "python3" => (PYTHON.find(code))
+            .or_else(|| MODULE_BY_NAME.find(code))
             .map(|found| found.as_str().to_owned())
             .or_else(|| super::python_values::reaches_module_by_name(code)),
         // A function passed to `promisify` or reached by a computed key; a
@@ -74,6 +84,16 @@ mod tests {
                 "const { exec } = require('child_process'); const p = util.promisify(exec);",
             ),
             ("perl", "my @c = ('make', 'lint'); system @c;\n"),
+            (
+                "perl",
+                "use IPC::Open3; open3(my $i, my $o, undef, 'make', 'lint');\n",
+            ),
+            ("perl", "my $x = 'make'; system { $x } 'make', 'lint';\n"),
+            (
+                "python3",
+                "import importlib as il\nm = il.import_module('sub' + 'process')\n",
+            ),
+            ("python3", "m = __import__(name)\n"),
         ] {
             assert!(unfollowed_start(language, code).is_some(), "{code}");
         }
@@ -104,6 +124,10 @@ mod tests {
                 "const cp = require('child_process'); const run = cp.execSync; run('make -s lint');",
             ),
             ("perl", "system('make', '-s', 'lint');\n"),
+            (
+                "python3",
+                "import importlib\nm = importlib.import_module('json')\n",
+            ),
         ] {
             assert_eq!(unfollowed_start(language, code), None, "{code}");
         }
