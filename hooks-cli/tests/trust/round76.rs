@@ -68,9 +68,9 @@ fn a_matcher_given_twice_under_a_look_alike_event_guards_every_call() {
 }
 
 /// A test starting a program through Perl's IPC modules or `system { $x }`,
-/// or through a module it imports by a name it builds (`import_module("sub"
-/// + "process")`), cannot be approved (round 75, R75-3: an edited Makefile
-/// ran unasked).
+/// or through a module it imports by a name it builds
+/// (`import_module("sub" + "process")`), cannot be approved (round 75,
+/// R75-3: an edited Makefile ran unasked).
 #[test]
 fn tests_starting_programs_through_ipc_or_a_built_module_name_are_refused() {
     let makefile = ("Makefile", "lint:\n\t@true\n");
