@@ -194,8 +194,6 @@ fn more_routes_round_73_found_are_read() {
 /// (round 73: TS-14, TS-15, JT-06, TS-05e ran an edited Makefile unasked).
 #[test]
 fn tests_starting_programs_no_reading_follows_are_refused_or_read() {
-    let makefile = ("Makefile", "lint:\n\t@true\n");
-    let edited = ("Makefile", "lint:\n\t@touch PWNED\n");
     for (command, test, text) in [
         (
             "python3 -m pytest -q",
@@ -213,12 +211,7 @@ fn tests_starting_programs_no_reading_follows_are_refused_or_read() {
             "const {promisify} = require(\"util\");\ntest(\"a\", async () => { await promisify(require(\"child_process\").exec)(\"make -s lint\"); });\n",
         ),
     ] {
-        refused(
-            command,
-            &[makefile, (test, text)],
-            Some(edited),
-            "starts programs in a way this reading does not follow",
-        );
+        test_refused(command, test, text);
     }
     let perl = (
         "t/a.t",
@@ -227,4 +220,18 @@ fn tests_starting_programs_no_reading_follows_are_refused_or_read() {
     let sub = ("sub/Makefile", "lint:\n\t@true\n");
     let edited = ("sub/Makefile", "lint:\n\t@touch PWNED\n");
     asks_again("prove -Q t", &[perl, sub], edited, "sub/Makefile");
+}
+
+/// `command` (a test runner) finding the test file `test` holding `text`,
+/// which starts `make -s lint` in a way the reading does not follow: it
+/// cannot be approved, and an edited Makefile never runs.
+pub(crate) fn test_refused(command: &str, test: &str, text: &str) {
+    let makefile = ("Makefile", "lint:\n\t@true\n");
+    let edited = ("Makefile", "lint:\n\t@touch PWNED\n");
+    refused(
+        command,
+        &[makefile, (test, text)],
+        Some(edited),
+        "starts programs in a way this reading does not follow",
+    );
 }

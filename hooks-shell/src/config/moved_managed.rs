@@ -45,10 +45,13 @@ pub(super) fn keep_managed_guards(config: &Config, parsed: &mut ShellConfig) {
         .or(config.managed_unread())
         .or(config.managed_candidate());
     let record = read_part(config.home(), config.path(), PART);
-    let earlier = record
+    let recorded_file = record
         .as_ref()
-        .and_then(|record| record.get("file")?.as_str().map(PathBuf::from))
-        .filter(|earlier| Some(earlier.as_path()) != now);
+        .and_then(|record| record.get("file")?.as_str().map(PathBuf::from));
+    let recorded_here = recorded_file
+        .as_deref()
+        .is_some_and(|file| Some(file) == now);
+    let earlier = recorded_file.filter(|_| !recorded_here);
     let held = written_guards(config.root());
     let lost: Vec<Written> = match &earlier {
         Some(earlier) => {
@@ -66,10 +69,6 @@ pub(super) fn keep_managed_guards(config: &Config, parsed: &mut ShellConfig) {
         // has it, leaves the record as it was: its guards are what it held
         // at its last good read (round 76, R76-1: a broken file's emit
         // wrote no guards, and the variable unset later lost them).
-        let recorded_here = record
-            .as_ref()
-            .and_then(|record| record.get("file")?.as_str().map(PathBuf::from))
-            .is_some_and(|file| Some(file.as_path()) == now);
         let mine = match (config.managed_document(), now) {
             (Some(document), _) => Some(written_guards(document)),
             (None, Some(file)) if std::fs::symlink_metadata(file).is_ok() => written_in_file(file),
