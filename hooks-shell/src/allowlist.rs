@@ -123,8 +123,20 @@ impl Approval {
     /// command, and the same project (an unbound entry has none).
     pub fn is_for(&self, subject: &Subject) -> bool {
         self.is(&subject.event, &subject.command)
-            && self.project() == subject.bound_project().as_deref()
+            && self.is_in_project_of(subject)
             && self.is_from(subject)
+    }
+
+    /// Whether this entry names the project `subject`'s binding names. A
+    /// user's hook whose command binds no folder may still be bound to the
+    /// one it runs in by a script it runs (its `git diff`): those scripts
+    /// are read only for an entry naming that folder (R76-U1).
+    fn is_in_project_of(&self, subject: &Subject) -> bool {
+        let now = subject.bound_project();
+        self.project() == now.as_deref()
+            || (now.is_none()
+                && self.project() == Some(subject.cwd.as_path())
+                && subject.bound_project_with_scripts().as_deref() == self.project())
     }
 
     /// Whether this entry was given to `subject`'s settings file: an

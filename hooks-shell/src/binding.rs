@@ -201,6 +201,19 @@ impl Subject {
         self.bound_project_with(&self.reached())
     }
 
+    /// [`Subject::bound_project`], also where only the scripts it runs
+    /// reach the folder it runs in (a script's `git diff` reads that
+    /// folder's git settings: R76-U1): the project its binding names.
+    /// Reads those scripts when the command alone binds no folder.
+    pub fn bound_project_with_scripts(&self) -> Option<PathBuf> {
+        let reached = self.reached();
+        if let Some(project) = self.bound_project_with(&reached) {
+            return Some(project);
+        }
+        let reached = reached.with_scripts(&self.identify()).ok()?;
+        self.bound_project_with(&reached)
+    }
+
     fn bound_project_with(&self, reached: &Reached) -> Option<PathBuf> {
         self.project.clone().or_else(|| {
             (!reached.is_empty() || self.runs_project_program()).then(|| self.cwd.clone())

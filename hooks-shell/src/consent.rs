@@ -252,7 +252,7 @@ pub fn approve_hint(subject: &crate::binding::Subject) -> String {
         crate::shown_hook_command(&subject.command),
     );
     let command = command.replace('\'', "'\\''");
-    match subject.bound_project() {
+    match subject.bound_project_with_scripts() {
         Some(project) if subject.project.is_none() => format!(
             "`cd '{}' && hooks approve '{command}' --event {event}`",
             escape(&project.display().to_string()).replace('\'', "'\\''")

@@ -93,3 +93,47 @@ fn tests_starting_programs_through_ipc_or_a_built_module_name_are_refused() {
         crate::round73::test_refused(command, test, text);
     }
 }
+
+/// A user's fail-closed guard whose script runs `git diff` in a git
+/// project stays approved after its first run (R76-U1: its approval named
+/// the project, found through the script, while the lookup read the
+/// command only and named none, so every emit asked again).
+#[test]
+fn a_users_guard_whose_script_runs_git_stays_approved_in_a_git_project() {
+    let (home, project) = crate::dialects::home_with("[]");
+    crate::round28::git(&project, &["init", "-q", "."]);
+    let guard = home.script(
+        "g.sh",
+        "#!/bin/bash\ncat >/dev/null\ngit diff --stat >/dev/null 2>&1\nexit 0\n",
+    );
+    home.config(&format!(
+        "hooks_from: []\nhooks:\n  pre_tool_call:\n    - command: {}\n      matcher: terminal\n      fail_closed: true\n",
+        guard.display()
+    ));
+    let action = |accept: bool| {
+        let output =
+            crate::dialects::emit_terminal_command(&home, &project, Some(&project), "ls", accept)
+                .output()
+                .expect("hooks runs");
+        let emitted: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("emit --json");
+        let action = emitted["outcome"]["action"]
+            .as_str()
+            .unwrap_or("allow")
+            .to_owned();
+        (action, String::from_utf8_lossy(&output.stderr).into_owned())
+    };
+    assert_eq!(action(true).0, "allow");
+    for _ in 0..2 {
+        let (action, warnings) = action(false);
+        assert_eq!(
+            action, "allow",
+            "asked again after its approval: {warnings}"
+        );
+        assert!(!warnings.contains("not approved"), "{warnings}");
+    }
+    let approvals =
+        std::fs::read_to_string(home.hermes.join("shell-hooks-allowlist.json")).expect("allowlist");
+    let approvals: serde_json::Value = serde_json::from_str(&approvals).expect("JSON");
+    assert_eq!(approvals["approvals"].as_array().map(Vec::len), Some(1));
+}

@@ -33,7 +33,7 @@ pub(super) fn refuse(
 /// `reason`, and, unless it was simply never approved anywhere, what differs
 /// (`why`) and the command that approves it.
 fn refusal_reason(reason: &'static str, why: &str, subject: &crate::binding::Subject) -> Arc<str> {
-    if why == "not approved" && subject.bound_project().is_none() {
+    if why == "not approved" && subject.bound_project_with_scripts().is_none() {
         return Arc::from(reason);
     }
     if reason == crate::consent::CANNOT_BE_APPROVED_REASON {
