@@ -47,6 +47,7 @@
 pub mod allowlist;
 mod ansi_quotes;
 pub mod binding;
+mod build_folders;
 mod bytecode;
 pub mod clock;
 pub mod config;

@@ -290,7 +290,9 @@ pub async fn run_launched(
         &spec.sandbox,
         &project,
         own,
-        Vec::new(),
+        crate::build_folders::made(&spec.home, &project, false)
+            .into_iter()
+            .collect(),
         secrets,
         roots,
         spec.blocks_on_failure(),
@@ -313,6 +315,7 @@ pub async fn run_launched(
     let withheld = crate::host_env::withhold_project_loaders(&mut command, &[&project], true);
     crate::git_env::without_found_bare_repositories(&mut command);
     crate::bytecode::private_bytecode(&mut command, &crate::bytecode::folder(&spec.home, None));
+    crate::build_folders::private_builds(&mut command, &spec.home, &project, false);
     crate::launch::set_env(&mut command, env.unwrap_or_default());
     command.args(&argv[1..]).env("HERMES_HOME", &spec.home);
     if crate::binding::python_reads_cwd(&spec.command) {

@@ -220,8 +220,9 @@ pub(crate) fn prepare_tree(
 
 /// What an imported hook's own tool lets it reach beyond its files, for
 /// `event`: the transcript folder (read), the `CLAUDE_ENV_FILE` folder and
-/// `CLAUDE_PLUGIN_DATA` (write), and a project hook's compiled Python
-/// modules' folder (write, `crate::bytecode`). Only existing folders: the
+/// `CLAUDE_PLUGIN_DATA` (write), a project hook's compiled Python
+/// modules' folder (write, `crate::bytecode`) and its cargo and tox
+/// folder (write, `crate::build_folders`). Only existing folders: the
 /// rules open them.
 pub fn imported_tool_paths(
     hook: &crate::ImportedHook,
@@ -237,6 +238,11 @@ pub fn imported_tool_paths(
         .into_iter()
         .chain(hook.plugin_data())
         .chain(crate::bytecode::project_folder(hook))
+        .chain(crate::build_folders::made(
+            &hook.home,
+            &hook.project,
+            hook.scope == Scope::Project,
+        ))
         .filter(|dir| dir.is_dir())
         .collect();
     (read, write)

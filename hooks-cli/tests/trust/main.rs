@@ -17,6 +17,7 @@ mod support;
 
 mod acceptance65;
 mod audit72;
+mod build_folders;
 mod code_names;
 mod consent;
 mod copied_guard;

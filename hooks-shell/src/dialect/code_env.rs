@@ -99,6 +99,9 @@ const PREFIXES: &[&str] = &[
     "TCL",
     "PHP",
     "CARGO",
+    // `TOX_WORK_DIR=.tox`: environments a repository left there (round 72, R72-3b).
+    "TOX",
+    "NOX_",
     "RUSTC",
     "RUSTUP",
     "JAVA",

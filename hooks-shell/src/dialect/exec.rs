@@ -96,6 +96,8 @@ fn built_command(
     let project_hook = (hook.scope == Scope::Project).then_some(hook.project.as_path());
     let bytecode = crate::bytecode::folder(&hook.home, project_hook);
     crate::bytecode::private_bytecode(&mut built, &bytecode);
+    let project_hook = project_hook.is_some();
+    crate::build_folders::private_builds(&mut built, &hook.home, &hook.project, project_hook);
     built
         .args(&argv[1..])
         .current_dir(&hook.cwd)

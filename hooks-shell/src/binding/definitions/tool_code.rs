@@ -13,6 +13,7 @@ use super::{Reached, reached_within};
 use crate::binding::node_packages::{self, ESLINT};
 
 mod builds;
+mod environments;
 
 /// The most project files one settings file names that are bound.
 pub(super) const MAX_NAMED: usize = 64;
@@ -103,6 +104,9 @@ pub(super) fn read(
         }
         found.add(repo);
     }
+    if let Some(why) = environments::folder_option(name, args, dir) {
+        found.computed.get_or_insert(why);
+    }
     let present = manifests.iter().filter(|path| path.is_file());
     for manifest in present.take(32) {
         let Some(text) = super::follow::read_or_refuse(manifest, found) else {
@@ -154,12 +158,23 @@ pub(super) fn read(
             }
             // What its environments' `commands` run (round 65: `make -s
             // lint` there ran an unbound Makefile).
+            "tox" if environments::tox_env_folder(&text).is_some() => {
+                found.computed = found
+                    .computed
+                    .take()
+                    .or(environments::tox_env_folder(&text));
+            }
             "tox" => match builds::tox_commands(manifest, &text) {
                 Ok(lines) => lines.iter().for_each(|line| run(line, here, at, found)),
                 Err(why) => {
                     found.computed.get_or_insert(why);
                 }
             },
+            "nox" => {
+                if let Some(why) = environments::nox_reuses(args, &text) {
+                    found.computed.get_or_insert(why);
+                }
+            }
             "invoke" | "inv" => {
                 python_code(&text, here, found);
                 builds::started(manifest, here, at, found);
