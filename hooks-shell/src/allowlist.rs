@@ -301,6 +301,13 @@ impl Allowlist {
             true
         })?;
         self.refusals().forget(subject);
+        if let Some(project) = &subject.project {
+            // What its project's own hooks compiled before this approval may
+            // be what one of them planted (an unchecked-hash `.pyc` for a
+            // module the project has since edited: round 75, R75-5).
+            let home = self.path.parent().unwrap_or(Path::new("."));
+            crate::bytecode::forget_project_folder(home, project);
+        }
         Ok(approval)
     }
 

@@ -69,6 +69,20 @@ pub(crate) fn project_folder(hook: &crate::ImportedHook) -> Option<PathBuf> {
     }
 }
 
+/// Empties [`folder`] of `project`'s own hooks (an approval given in that
+/// project: what they compiled is made again from the approved sources).
+/// A project's approved hook may write that folder, and Python takes an
+/// unchecked-hash `.pyc` there for its module whatever the source says;
+/// Python has no variable to check them always.
+pub(crate) fn forget_project_folder(home: &Path, project: &Path) {
+    let folder = folder(home, Some(project));
+    match std::fs::remove_dir_all(&folder) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => tracing::warn!("cannot empty {}: {error}", folder.display()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
