@@ -129,9 +129,15 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
                     })
                     && warning.message.contains("is given more than once")
             });
+            // A file cut short mid-line may still read as YAML, its last
+            // guard's matcher cut to one that names no tool (round 77, R77-1).
+            let cut_matchers = match ends_inside_a_line(file) {
+                true => never_running_guards(parsed, file),
+                false => 0,
+            };
             let missing = match list_twice {
                 true => count(&before),
-                false => count(&before).saturating_sub(count(&now)),
+                false => count(&before).saturating_sub(count(&now).saturating_sub(cut_matchers)),
             };
             if missing > 0 && !reasons.is_empty() {
                 lost.push(LostGuard {
@@ -210,6 +216,15 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
     // Emptied (zero bytes, blanks, comments, `---`): what a crashed editor,
     // a failed sync or a stray `>` leaves; not a guard taken out (red team
     // R39-1). `hooks: {}` takes it out.
+    if ends_inside_a_line(file) {
+        // What a write cut short leaves: YAML cut mid-line often still
+        // reads, a guard's `fail_closed` or matcher gone (round 77, R77-1).
+        reasons.push(
+            "it ends inside a line (no newline at its end), as a file cut short does; if you \
+             changed it on purpose, end it with a newline"
+                .to_owned(),
+        );
+    }
     if holds_nothing(file) {
         reasons.push("the whole file is empty".to_owned());
     } else if file == config.path() && config.root().as_object().is_some_and(|m| m.is_empty()) {
@@ -272,6 +287,26 @@ fn holds_nothing(file: &Path) -> bool {
         .lines()
         .map(str::trim)
         .all(|line| line.is_empty() || line.starts_with('#') || matches!(line, "---" | "..."))
+}
+
+/// Whether `file` holds text whose last line has no newline (a file cut
+/// short mid-write ends so; an unreadable or empty one does not count).
+fn ends_inside_a_line(file: &Path) -> bool {
+    let limit = u64::try_from(hermes_hooks_core::yaml::MAX_BYTES).unwrap_or(u64::MAX);
+    hermes_hooks_core::regular_file::read_capped(file, limit)
+        .is_ok_and(|bytes| bytes.last().is_some_and(|last| *last != b'\n'))
+}
+
+/// How many of `file`'s fail-closed `pre_tool_call` guards were read with
+/// a matcher that names no tool (warned "NEVER RUNS").
+fn never_running_guards(parsed: &ShellConfig, file: &Path) -> usize {
+    let warned = parsed.warnings.iter().filter(|warning| {
+        warning.file == file
+            && warning.key.ends_with("].matcher")
+            && warning.key.starts_with("hooks.pre_tool_call[")
+            && warning.message.contains("NEVER RUNS")
+    });
+    warned.count()
 }
 
 /// Whether a key is `hooks` or inside it.

@@ -1,0 +1,61 @@
+//! Red team round 77 (issue 27's acceptance sweep), through the real
+//! binary: a `config.yaml` cut short mid-write, with no newline at its end,
+//! still read as YAML, its fail-closed guard's `fail_closed` or matcher
+//! cut away, and the next call was allowed without a word (R77-1).
+
+/// The user's config.yaml of one fail-closed `terminal` guard running
+/// `guard`, with `fail_closed` written before the matcher when
+/// `closed_first`.
+fn guard_file(guard: &std::path::Path, closed_first: bool) -> String {
+    let (first, second) = match closed_first {
+        true => ("fail_closed: true", "matcher: terminal"),
+        false => ("matcher: terminal", "fail_closed: true"),
+    };
+    format!(
+        "hooks_from: []\nhooks:\n  pre_tool_call:\n    - command: {}\n      {first}\n      timeout: 10\n      {second}\n",
+        guard.display()
+    )
+}
+
+#[test]
+fn a_config_yaml_cut_short_mid_line_keeps_its_guard_blocking() {
+    // Cut inside the matcher written last, before `fail_closed` written
+    // last (inside `timeout`), and inside the command.
+    let cuts: [(bool, &dyn Fn(&str) -> usize); 3] = [
+        (true, &|text| {
+            text.find("matcher: terminal").expect("matcher") + "matcher: term".len()
+        }),
+        (false, &|text| {
+            text.find("timeout: 10").expect("timeout") + "timeout: 1".len()
+        }),
+        (false, &|text| {
+            text.find("/crash.sh").expect("command") + "/cra".len()
+        }),
+    ];
+    for (closed_first, cut_at) in cuts {
+        let (home, project) = crate::dialects::home_with("[]");
+        let guard = home.script("crash.sh", "#!/bin/sh\ncat >/dev/null\nexit 1\n");
+        let text = guard_file(&guard, closed_first);
+        home.config(&text);
+        assert_eq!(crate::round75::action(&home, &project, None, true), "block");
+        home.config(&text[..cut_at(&text)]);
+        let (action, warnings) = crate::round74::action_and_warnings(&home, &project, None, false);
+        assert_eq!(
+            action,
+            "block",
+            "cut to {:?}: {warnings}",
+            &text[..cut_at(&text)]
+        );
+        if !closed_first {
+            continue;
+        }
+        // Ended with a newline (a change made on purpose), it is read as
+        // written: a matcher naming no tool, warned.
+        let mut ended = text[..cut_at(&text)].to_owned();
+        ended.push('\n');
+        home.config(&ended);
+        let (_, warnings) = crate::round74::action_and_warnings(&home, &project, None, false);
+        assert!(!warnings.contains("ends inside a line"), "{warnings}");
+        assert!(warnings.contains("NEVER RUNS"), "{warnings}");
+    }
+}
