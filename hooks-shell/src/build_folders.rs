@@ -43,14 +43,17 @@ pub(crate) fn folder(home: &Path, place: &Path, project_hook: bool) -> PathBuf {
 }
 
 /// Points `command`'s cargo and tox at [`folder`] (see the module
-/// documentation), made private to the user.
+/// documentation). The folder is not made here: cargo and tox make it when
+/// they run (a folder made for every hook would change what a Python hook
+/// running in the Hermes home may import from there); a sandboxed hook's
+/// is made by [`made`] before its sandbox opens it.
 pub(crate) fn private_builds(
     command: &mut hermes_hooks_process::Command,
     home: &Path,
     place: &Path,
     project_hook: bool,
 ) {
-    let root = made(home, place, project_hook).unwrap_or_else(|| folder(home, place, project_hook));
+    let root = folder(home, place, project_hook);
     for (variable, under) in [(CARGO_TARGET, "cargo-target"), (TOX_WORK, "tox")] {
         if !project_hook && users_own(variable, place) {
             continue;
@@ -75,6 +78,15 @@ pub(crate) fn made(home: &Path, place: &Path, project_hook: bool) -> Option<Path
             None
         }
     }
+}
+
+/// [`made`] for the imported `hook` when it runs in a sandbox (which opens
+/// only folders that exist); `None` otherwise.
+pub(crate) fn sandboxed_folder(hook: &crate::ImportedHook) -> Option<PathBuf> {
+    let project_hook = hook.scope == crate::dialect::Scope::Project;
+    (!hook.sandbox.is_none())
+        .then(|| made(&hook.home, &hook.project, project_hook))
+        .flatten()
 }
 
 /// Whether this process's `variable` names a folder of the user's own: an

@@ -290,9 +290,12 @@ pub async fn run_launched(
         &spec.sandbox,
         &project,
         own,
-        crate::build_folders::made(&spec.home, &project, false)
-            .into_iter()
-            .collect(),
+        match spec.sandbox.is_none() {
+            true => Vec::new(),
+            false => crate::build_folders::made(&spec.home, &project, false)
+                .into_iter()
+                .collect(),
+        },
         secrets,
         roots,
         spec.blocks_on_failure(),

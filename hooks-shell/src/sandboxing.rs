@@ -238,11 +238,7 @@ pub fn imported_tool_paths(
         .into_iter()
         .chain(hook.plugin_data())
         .chain(crate::bytecode::project_folder(hook))
-        .chain(crate::build_folders::made(
-            &hook.home,
-            &hook.project,
-            hook.scope == Scope::Project,
-        ))
+        .chain(crate::build_folders::sandboxed_folder(hook))
         .filter(|dir| dir.is_dir())
         .collect();
     (read, write)
