@@ -242,7 +242,12 @@ pub async fn run(
     writeln!(
         out,
         "Firing {} for event '{}':\n",
-        plural(specs.len() + imported.len() + down.len(), "hook", "hooks"),
+        // Every hook listed below: run, blocked in place, or skipped (round 77, R77-U3).
+        plural(
+            specs.len() + imported.len() + down.len() + skipped.len(),
+            "hook",
+            "hooks"
+        ),
         args.event
     )?;
     for guard in &down {

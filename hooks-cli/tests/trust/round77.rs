@@ -59,3 +59,19 @@ fn a_config_yaml_cut_short_mid_line_keeps_its_guard_blocking() {
         assert!(warnings.contains("NEVER RUNS"), "{warnings}");
     }
 }
+
+/// `hooks test` counts, in its heading, every hook it lists: a fresh
+/// clone's two unapproved hooks were listed as skipped under "Firing 0
+/// hooks" (R77-U3).
+#[test]
+fn hooks_test_counts_the_skipped_hooks_it_lists() {
+    let (home, project) = crate::dialects::home_with("[claude]");
+    let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "echo one"},
+        {"type": "command", "command": "echo two"}
+    ]}]}});
+    crate::dialects::write(&project, ".claude/settings.json", &settings.to_string());
+    let text = crate::dialects::in_project(&home, &project, &["test", "pre_tool_call"]).stdout();
+    assert_eq!(text.matches("skipped").count(), 2, "{text}");
+    assert!(text.contains("Firing 2 hooks for"), "{text}");
+}
