@@ -20,19 +20,15 @@ fn guard_file(guard: &std::path::Path, closed_first: bool) -> String {
 #[test]
 fn a_config_yaml_cut_short_mid_line_keeps_its_guard_blocking() {
     // Cut inside the matcher written last, before `fail_closed` written
-    // last (inside `timeout`), and inside the command.
-    let cuts: [(bool, &dyn Fn(&str) -> usize); 3] = [
-        (true, &|text| {
-            text.find("matcher: terminal").expect("matcher") + "matcher: term".len()
-        }),
-        (false, &|text| {
-            text.find("timeout: 10").expect("timeout") + "timeout: 1".len()
-        }),
-        (false, &|text| {
-            text.find("/crash.sh").expect("command") + "/cra".len()
-        }),
+    // last (inside `timeout`), and inside the command: whether
+    // `fail_closed` comes first, the text the cut falls in, what is kept.
+    let cuts = [
+        (true, "matcher: terminal", "matcher: term".len()),
+        (false, "timeout: 10", "timeout: 1".len()),
+        (false, "/crash.sh", "/cra".len()),
     ];
-    for (closed_first, cut_at) in cuts {
+    for (closed_first, marker, kept) in cuts {
+        let cut_at = |text: &str| text.find(marker).expect("marker") + kept;
         let (home, project) = crate::dialects::home_with("[]");
         let guard = home.script("crash.sh", "#!/bin/sh\ncat >/dev/null\nexit 1\n");
         let text = guard_file(&guard, closed_first);
