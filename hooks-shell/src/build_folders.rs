@@ -66,18 +66,7 @@ pub(crate) fn private_builds(
 /// write; `None` where it cannot be made (cargo and tox then make it
 /// themselves, or fail and say so).
 pub(crate) fn made(home: &Path, place: &Path, project_hook: bool) -> Option<PathBuf> {
-    let root = folder(home, place, project_hook);
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    match builder.create(&root) {
-        Ok(()) => Some(root),
-        Err(error) => {
-            tracing::debug!("cannot create {}: {error}", root.display());
-            None
-        }
-    }
+    crate::bytecode::made_private(folder(home, place, project_hook))
 }
 
 /// [`made`] for the imported `hook` when it runs in a sandbox (which opens

@@ -55,7 +55,12 @@ pub(crate) fn project_folder(hook: &crate::ImportedHook) -> Option<PathBuf> {
     if hook.scope != crate::dialect::Scope::Project {
         return None;
     }
-    let folder = folder(&hook.home, Some(&hook.project));
+    made_private(folder(&hook.home, Some(&hook.project)))
+}
+
+/// `folder`, made with its missing parents, private to the user (mode
+/// 0700); `None` where it cannot be made.
+pub(crate) fn made_private(folder: PathBuf) -> Option<PathBuf> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]

@@ -8,15 +8,8 @@
 use crate::dialects::{emit_terminal, home_with, user_fail_closed_command, write};
 use crate::round8_modules::installed;
 use crate::round59::guard_running;
+use crate::round62_tools::{cargo, generate_lockfile};
 use crate::support::TempHome;
-
-/// `cargo SUBCOMMAND` with the toolchain of the user running the tests.
-fn cargo(subcommand: &str) -> String {
-    let real_home = std::env::var("HOME").unwrap_or_default();
-    let cargo_home = std::env::var("CARGO_HOME").unwrap_or(format!("{real_home}/.cargo"));
-    let rustup_home = std::env::var("RUSTUP_HOME").unwrap_or(format!("{real_home}/.rustup"));
-    format!("CARGO_HOME={cargo_home} RUSTUP_HOME={rustup_home} cargo {subcommand} -q --offline")
-}
 
 /// `emit_terminal` of `ls` with this process's `CARGO_TARGET_DIR` (a test
 /// run's own may be set) set to `inherited`, or unset.
@@ -56,14 +49,7 @@ fn a_guards_cargo_builds_in_the_hermes_home_and_runs_no_binary_left_in_the_proje
         marks.join("RAN")
     );
     write(&project, "src/main.rs", &test);
-    let locked = std::process::Command::new("cargo")
-        .args(["generate-lockfile", "--offline", "-q"])
-        .current_dir(&project)
-        .status();
-    assert!(
-        locked.is_ok_and(|status| status.success()),
-        "cargo generate-lockfile"
-    );
+    generate_lockfile(&project);
     user_fail_closed_command(&home, &guard_running(&cargo("test")));
     let approved = emit(&home, &project, true, None);
     assert!(

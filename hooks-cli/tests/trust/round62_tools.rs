@@ -26,14 +26,7 @@ fn tool_never_runs_an_edit(run: &str, files: &[(&str, &str)], edit: (&str, &str)
     }
     if project.join("Cargo.toml").exists() {
         // As a checkout has it: the first build writes none then.
-        let locked = std::process::Command::new("cargo")
-            .args(["generate-lockfile", "--offline", "-q"])
-            .current_dir(&project)
-            .status();
-        assert!(
-            locked.is_ok_and(|status| status.success()),
-            "cargo generate-lockfile"
-        );
+        generate_lockfile(&project);
     }
     user_fail_closed_command(&home, &guard_running(run));
     emit_terminal(&home, &project, "ls", true);
@@ -70,8 +63,20 @@ fn edited(
     assert_eq!(emitted["outcome"]["action"], "block", "{run}: {emitted:#}");
 }
 
+/// Writes `project`'s `Cargo.lock` (offline).
+pub(crate) fn generate_lockfile(project: &std::path::Path) {
+    let locked = std::process::Command::new("cargo")
+        .args(["generate-lockfile", "--offline", "-q"])
+        .current_dir(project)
+        .status();
+    assert!(
+        locked.is_ok_and(|status| status.success()),
+        "cargo generate-lockfile"
+    );
+}
+
 /// `cargo SUBCOMMAND` with the toolchain of the user running the tests.
-fn cargo(subcommand: &str) -> String {
+pub(crate) fn cargo(subcommand: &str) -> String {
     let real_home = std::env::var("HOME").unwrap_or_default();
     let cargo_home = std::env::var("CARGO_HOME").unwrap_or(format!("{real_home}/.cargo"));
     let rustup_home = std::env::var("RUSTUP_HOME").unwrap_or(format!("{real_home}/.rustup"));
