@@ -16,6 +16,8 @@ use hermes_hooks_core::HookEvent;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+pub(crate) mod line_prefixes;
+
 /// Where the records live, under the Hermes home: state, not a cache (a
 /// user clearing `.hooks-cache` wiped them, and a broken settings file then
 /// read as never guarded: red team R35-2).

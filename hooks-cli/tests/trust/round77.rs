@@ -1,7 +1,8 @@
 //! Red team round 77 (issue 27's acceptance sweep), through the real
 //! binary: a `config.yaml` cut short mid-write, with no newline at its end,
 //! still read as YAML, its fail-closed guard's `fail_closed` or matcher
-//! cut away, and the next call was allowed without a word (R77-1).
+//! cut away, and the next call was allowed without a word (R77-1); one cut
+//! exactly at a line's end did too.
 
 /// The user's config.yaml of one fail-closed `terminal` guard running
 /// `guard`, with `fail_closed` written before the matcher when
@@ -53,6 +54,40 @@ fn a_config_yaml_cut_short_mid_line_keeps_its_guard_blocking() {
         let (_, warnings) = crate::round74::action_and_warnings(&home, &project, None, false);
         assert!(!warnings.contains("ends inside a line"), "{warnings}");
         assert!(warnings.contains("NEVER RUNS"), "{warnings}");
+    }
+}
+
+/// A `config.yaml` cut exactly at a line's end reads as YAML, every line
+/// whole, what came after the cut gone: a guard's `fail_closed`, its
+/// matcher, or the whole `hooks:` section read as taken out on purpose and
+/// the call was allowed (round 77's two cut points left open). A read that
+/// is the head of the last good one, and lost a guard, keeps blocking,
+/// read after read; any other change lifts it.
+#[test]
+fn a_config_yaml_cut_at_a_line_end_keeps_its_guard_blocking() {
+    for closed_first in [true, false] {
+        let (home, project) = crate::dialects::home_with("[]");
+        let guard = home.script("crash.sh", "#!/bin/sh\ncat >/dev/null\nexit 1\n");
+        let text = guard_file(&guard, closed_first);
+        home.config(&text);
+        assert_eq!(crate::round75::action(&home, &project, None, true), "block");
+        let line_ends = text.match_indices('\n').map(|(at, _)| at + 1);
+        for cut in line_ends
+            .filter(|end| *end < text.len())
+            .map(|end| &text[..end])
+        {
+            home.config(cut);
+            for read in ["first", "second"] {
+                let (action, warnings) =
+                    crate::round74::action_and_warnings(&home, &project, None, false);
+                assert_eq!(action, "block", "{read} read of {cut:?}: {warnings}");
+            }
+        }
+        // The guard taken out on purpose, a line after it: read as written.
+        home.config("hooks_from: []\n# the guard is gone\n");
+        let (action, warnings) = crate::round74::action_and_warnings(&home, &project, None, false);
+        assert_eq!(action, "allow", "{warnings}");
+        assert!(!warnings.contains("cut at"), "{warnings}");
     }
 }
 

@@ -5,7 +5,9 @@
 //! `command`, a misspelled event, `Hooks:`, a `fail_closed` that is not a
 //! boolean, a `hooks` key given twice, the managed file unreadable, the
 //! whole file emptied), keeps blocking every `pre_tool_call` until the
-//! file reads cleanly. A guard taken out cleanly (its entry deleted,
+//! file reads cleanly; so does a file cut short (its last line without a
+//! newline, or the head of its last good read cut at a line's end:
+//! `crate::guard_record::line_prefixes`). A guard taken out cleanly (its entry deleted,
 //! `pre_tool_call: []`, `hooks: {}`, no `hooks:` in a file that holds
 //! other settings) is gone, as the user meant. The record is the one
 //! imported files keep (`crate::guard_record`), keyed by the file's path.
@@ -17,7 +19,7 @@ use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::Value;
 
 use super::{ShellConfig, ShellHookSpec};
-use crate::guard_record::{Remembered, recall, remember, unwritten_warning};
+use crate::guard_record::{Remembered, line_prefixes, recall, remember, unwritten_warning};
 
 /// Fail-closed guards a config file no longer reads: every call of `event`
 /// is blocked in their place, without running anything.
@@ -111,9 +113,13 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
             .filter(|spec| spec.blocks_on_failure() && config.file_of(&spec.key()) == file)
             .map(|spec| spec.event)
             .collect();
+        // The file's text, read once: how it ends and whether it is a cut
+        // copy of its last good read (an unreadable file counts as neither;
+        // it is reported, and blocks, where it is read).
+        let text = read_text(file);
         let mut lost = Vec::new();
         if let Remembered::Guarded(before) = recall(config.home(), file) {
-            let reasons = unclean(config, parsed, file);
+            let reasons = unclean(config, parsed, file, text.as_deref());
             let count = |events: &[HookEvent]| {
                 events
                     .iter()
@@ -131,7 +137,7 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
             });
             // A file cut short mid-line may still read as YAML, its last
             // guard's matcher cut to one that names no tool (round 77, R77-1).
-            let cut_matchers = match ends_inside_a_line(file) {
+            let cut_matchers = match ends_inside_a_line(text.as_deref()) {
                 true => never_running_guards(parsed, file),
                 false => 0,
             };
@@ -147,6 +153,13 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
                     reason: reasons.join("; "),
                 });
             }
+        }
+        // A read that lost guards keeps the last good read's line prefixes:
+        // the cut copy stays one until it changes.
+        if let Some(text) = text.as_deref()
+            && lost.is_empty()
+        {
+            line_prefixes::remember(config.home(), file, text, !now.is_empty());
         }
         let guarded: Vec<HookEvent> = now
             .into_iter()
@@ -205,7 +218,7 @@ fn gone(home: &Path, file: &Path) -> Option<LostGuard> {
 
 /// Why `file` does not read cleanly: each way a guard in it could have been
 /// dropped without the user taking it out. Empty when it reads cleanly.
-fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
+fn unclean(config: &Config, parsed: &ShellConfig, file: &Path, text: Option<&str>) -> Vec<String> {
     let mut reasons = Vec::new();
     let ours = |key: &str| config.file_of(key) == file;
     // The file's own load warnings: a `hooks` key given twice, a whole file
@@ -213,10 +226,11 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
     let loaded = config.load_warnings().iter();
     let loaded = loaded.filter(|w| w.file == file && (w.key.is_empty() || in_hooks(&w.key)));
     reasons.extend(loaded.map(|warning| warning.message.clone()));
-    // Emptied (zero bytes, blanks, comments, `---`): what a crashed editor,
-    // a failed sync or a stray `>` leaves; not a guard taken out (red team
-    // R39-1). `hooks: {}` takes it out.
-    if ends_inside_a_line(file) {
+    if let Some(cut) = text.and_then(|text| line_prefixes::cut(config.home(), file, text)) {
+        // The head of its last good read, cut at a line's end: it reads,
+        // every line whole, the guards after the cut gone (round 77).
+        reasons.push(format!("it {cut}"));
+    } else if ends_inside_a_line(text) {
         // What a write cut short leaves: YAML cut mid-line often still
         // reads, a guard's `fail_closed` or matcher gone (round 77, R77-1).
         reasons.push(
@@ -225,6 +239,9 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path) -> Vec<String> {
                 .to_owned(),
         );
     }
+    // Emptied (zero bytes, blanks, comments, `---`): what a crashed editor,
+    // a failed sync or a stray `>` leaves; not a guard taken out (red team
+    // R39-1). `hooks: {}` takes it out.
     if holds_nothing(file) {
         reasons.push("the whole file is empty".to_owned());
     } else if file == config.path() && config.root().as_object().is_some_and(|m| m.is_empty()) {
@@ -289,12 +306,18 @@ fn holds_nothing(file: &Path) -> bool {
         .all(|line| line.is_empty() || line.starts_with('#') || matches!(line, "---" | "..."))
 }
 
-/// Whether `file` holds text whose last line has no newline (a file cut
-/// short mid-write ends so; an unreadable or empty one does not count).
-fn ends_inside_a_line(file: &Path) -> bool {
+/// The text of `file`, as much as the YAML reader accepts; `None` when it
+/// cannot be read or is not UTF-8 (reported where it is read).
+fn read_text(file: &Path) -> Option<String> {
     let limit = u64::try_from(hermes_hooks_core::yaml::MAX_BYTES).unwrap_or(u64::MAX);
-    hermes_hooks_core::regular_file::read_capped(file, limit)
-        .is_ok_and(|bytes| bytes.last().is_some_and(|last| *last != b'\n'))
+    let bytes = hermes_hooks_core::regular_file::read_capped(file, limit).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// Whether `text` has a last line without a newline (a file cut short
+/// mid-write ends so; an unread or empty one does not count).
+fn ends_inside_a_line(text: Option<&str>) -> bool {
+    text.is_some_and(|text| !text.is_empty() && !text.ends_with('\n'))
 }
 
 /// How many of `file`'s fail-closed `pre_tool_call` guards were read with

@@ -11,7 +11,6 @@ use serde_json::Value;
 
 use hermes_hooks_process::sandbox::{Profile, Sandbox};
 
-mod cut_toml;
 mod dedup;
 mod disable;
 mod import_list;
@@ -28,7 +27,9 @@ use super::guards::{BrokenFile, GuardDown, broken_file};
 use super::matcher::Condition;
 use super::user_dirs::UserDirs;
 use super::{Dialect, EventMapping, ImportedHook, Scope};
-use crate::guard_record::{Remembered, recall, remember, remember_guards, unwritten_warning};
+use crate::guard_record::{
+    Remembered, line_prefixes, recall, remember, remember_guards, unwritten_warning,
+};
 use crate::sandboxing::{SandboxDefaults, sandbox_field};
 use dedup::dedup;
 use disable::disabled;
@@ -309,7 +310,7 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
         .flatten();
     if let Some(problem) = toml_text
         .as_deref()
-        .and_then(|text| cut_toml::cut(home, &source.path, text))
+        .and_then(|text| line_prefixes::cut(home, &source.path, text))
     {
         return broken(source, home, discovery, problem, None);
     }
@@ -381,7 +382,7 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
         warn_file(discovery, source, "", message);
     }
     if let Some(text) = &toml_text {
-        cut_toml::remember(home, &source.path, text, !guarded.is_empty());
+        line_prefixes::remember(home, &source.path, text, !guarded.is_empty());
     }
 }
 

@@ -1,14 +1,16 @@
-//! A Codex `config.toml` cut at a line (red team round 12, R12-4). TOML has
-//! no closing delimiter: every prefix of a file that ends at a line break
-//! parses, so a failed save, a sync conflict or a full disk that cuts the
-//! file just before `[[hooks.PreToolUse]]` reads as the guard taken out.
-//! So a good read of a file with fail-closed guards records a digest of
-//! each of its line prefixes; a later file that is one of them, shorter,
-//! is taken as cut, not edited, and blocks what the file guarded. A file
-//! whose guard was removed from its end on purpose reads as cut too, until
-//! it changes in any other way (a comment line after it will do).
+//! A guarded file cut at a line, for the files a cut leaves readable: a
+//! Codex `config.toml` (red team round 12, R12-4) and the user's or the
+//! managed `config.yaml` (round 77, R77-1's line-end cuts). TOML has no
+//! closing delimiter and YAML's block style none either: a prefix of such
+//! a file that ends at a line break reads, so a failed save, a sync
+//! conflict or a full disk that cuts the file just before a guard reads as
+//! the guard taken out. So a good read of a file with fail-closed guards
+//! records a digest of each of its line prefixes; a later file that is one
+//! of them, shorter, is taken as cut, not edited. A file whose guard was
+//! removed from its end on purpose reads as cut too, until it changes in
+//! any other way (a comment line after it will do).
 //!
-//! A cut at a byte parses too when it falls in a comment or just before a
+//! A cut at a byte reads too when it falls in a comment or just before a
 //! line break (red team round 14, R14-4): a file without a final line
 //! break whose lines before its last are a recorded prefix, and whose last
 //! line is no longer than the line it would be a cut of (each line's length
@@ -29,7 +31,7 @@ const MOST_LINES: usize = 4_000;
 
 /// Why `path` (its `text`) reads as a cut copy of its last good read with
 /// guards; `None` when it does not.
-pub(super) fn cut(home: &Path, path: &Path, text: &str) -> Option<String> {
+pub(crate) fn cut(home: &Path, path: &Path, text: &str) -> Option<String> {
     let record = read_part(home, path, PART)?;
     let length = record.get("length").and_then(Value::as_u64)?;
     if text.len() as u64 >= length {
@@ -63,22 +65,27 @@ pub(super) fn cut(home: &Path, path: &Path, text: &str) -> Option<String> {
 
 /// After a good read of `path` (its `text`): records its line prefixes
 /// when it has fail-closed guards (`guarded`), else forgets them.
-pub(super) fn remember(home: &Path, path: &Path, text: &str, guarded: bool) {
+pub(crate) fn remember(home: &Path, path: &Path, text: &str, guarded: bool) {
     if !guarded {
         if read_part(home, path, PART).is_some() {
             write_part(home, path, PART, None);
         }
         return;
     }
+    // One pass: the digest so far, taken at each line's end (hashing each
+    // prefix anew cost the square of the file's length).
     let mut prefixes = vec![digest_of("")];
+    let (mut so_far, mut hashed) = (Sha256::new(), 0);
     let ends = text
         .match_indices('\n')
         .map(|(at, _)| at + 1)
-        .take(MOST_LINES);
-    prefixes.extend(
-        ends.filter(|end| *end < text.len())
-            .map(|end| digest_of(&text[..end])),
-    );
+        .take(MOST_LINES)
+        .filter(|end| *end < text.len());
+    for end in ends {
+        so_far.update(&text.as_bytes()[hashed..end]);
+        hashed = end;
+        prefixes.push(short(so_far.clone().finalize().as_slice()));
+    }
     let line_lengths: Vec<usize> = text.split('\n').take(MOST_LINES).map(str::len).collect();
     let record = json!({"length": text.len(), "prefixes": prefixes, "line_lengths": line_lengths});
     if read_part(home, path, PART).as_ref() != Some(&record) {
@@ -88,11 +95,12 @@ pub(super) fn remember(home: &Path, path: &Path, text: &str, guarded: bool) {
 
 /// A short digest of `text`.
 fn digest_of(text: &str) -> String {
-    Sha256::digest(text.as_bytes())
-        .iter()
-        .take(12)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    short(Sha256::digest(text.as_bytes()).as_slice())
+}
+
+/// The first 12 bytes of a digest, in hex.
+fn short(digest: &[u8]) -> String {
+    digest.iter().take(12).map(|b| format!("{b:02x}")).collect()
 }
 
 #[cfg(test)]
