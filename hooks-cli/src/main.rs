@@ -112,7 +112,19 @@ async fn run(cli: &Cli, out: &mut dyn Write) -> anyhow::Result<()> {
         }
         Command::List(args) => cmd::list::run(&Home::load(cli)?, args, out),
         Command::Test(args) => cmd::test::run(&reading(cli)?, cli.accept_hooks, args, out).await,
-        Command::Emit(args) => cmd::emit::run(&reading(cli)?, cli.accept_hooks, args, out).await,
+        Command::Emit(args) => {
+            let home = match reading(cli) {
+                Ok(home) => home,
+                // A host reading only the JSON still reads an outcome
+                // (round 77, R77-U4); the command fails all the same.
+                Err(error) if args.json => {
+                    cmd::emit::print_unread_config(args, &error_text(&error), out)?;
+                    return Err(error);
+                }
+                Err(error) => return Err(error),
+            };
+            cmd::emit::run(&home, cli.accept_hooks, args, out).await
+        }
         Command::Replay(args) => {
             cmd::replay::run(&reading(cli)?, cli.accept_hooks, args, out).await
         }

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use hermes_hooks_core::Payload;
 use hermes_hooks_core::display::escape;
+use hermes_hooks_core::{EventName, HookEvent, Payload};
 use serde_json::json;
 
 use crate::cli::EmitArgs;
@@ -71,5 +71,35 @@ pub async fn run(
             escape(&wire.to_string())
         )?;
     }
+    Ok(())
+}
+
+/// `emit --json` when the home's config cannot be read (`error` says why):
+/// the document a host reads, with the error, and a `pre_tool_call` call
+/// blocked, as the file may hold fail-closed guards that cannot be read now
+/// (round 77, R77-U4: no JSON at all). The command still fails (status 2).
+pub fn print_unread_config(
+    args: &EmitArgs,
+    error: &str,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let event = host_event_name(&args.event)?;
+    let guarded = matches!(event, EventName::Hook(HookEvent::PreToolCall));
+    let outcome = guarded.then(|| {
+        let message = format!(
+            "hooks cannot read its config ({error}): every pre_tool_call call is BLOCKED until \
+             it reads; `hooks doctor` shows what is wrong"
+        );
+        json!({"action": "block", "message": message})
+    });
+    let document = json!({
+        "event": args.event,
+        "outcome": outcome,
+        "error": error,
+        "replies": [],
+        "deliveries": [],
+        "runs": [],
+    });
+    writeln!(out, "{document}")?;
     Ok(())
 }

@@ -106,3 +106,50 @@ fn hooks_test_counts_the_skipped_hooks_it_lists() {
     assert_eq!(text.matches("skipped").count(), 2, "{text}");
     assert!(text.contains("Firing 2 hooks for"), "{text}");
 }
+
+/// A user `config.yaml` that cannot be read (a tab, a second document, a
+/// folder) made `emit --json` exit 2 with no JSON: a host reading only the
+/// document saw nothing (R77-U4). It now reads the error and, for
+/// `pre_tool_call`, a block; the status is still 2.
+#[test]
+fn emit_json_with_an_unreadable_config_still_prints_a_blocking_outcome() {
+    // The file's text, or `None` for a folder in its place.
+    let broken = [
+        Some("hooks:\n\tpre_tool_call: []\n"),
+        Some("hooks: {}\n---\nhooks: {}\n"),
+        None,
+    ];
+    for (case, text) in broken.into_iter().enumerate() {
+        let (home, project) = crate::dialects::home_with("[]");
+        let file = home.hermes.join("config.yaml");
+        match text {
+            Some(text) => std::fs::write(&file, text).expect("config"),
+            None => {
+                std::fs::remove_file(&file).ok();
+                std::fs::create_dir(&file).expect("a folder");
+            }
+        }
+        let output = crate::dialects::emit_terminal_command(&home, &project, None, "ls", true)
+            .output()
+            .expect("hooks runs");
+        assert_eq!(output.status.code(), Some(2), "case {case}");
+        let document: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("a JSON document");
+        assert_eq!(
+            document["outcome"]["action"], "block",
+            "case {case}: {document}"
+        );
+        let error = document["error"].as_str().expect("the error");
+        assert!(error.contains("config.yaml"), "case {case}: {error}");
+        // Other events: the error, and no outcome.
+        let args = ["emit", "post_tool_call", "--json"];
+        let output = crate::harness::command(&home, &args)
+            .output()
+            .expect("hooks runs");
+        assert_eq!(output.status.code(), Some(2), "case {case}");
+        let document: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("a JSON document");
+        assert!(document["outcome"].is_null(), "case {case}: {document}");
+        assert!(document["error"].is_string(), "case {case}: {document}");
+    }
+}
