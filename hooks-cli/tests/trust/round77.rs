@@ -91,6 +91,43 @@ fn a_config_yaml_cut_at_a_line_end_keeps_its_guard_blocking() {
     }
 }
 
+/// The same cut, of `hooks_from:`: a `config.yaml` cut before the list, or
+/// inside a list in block style, dropped a format whose user file held a
+/// fail-closed guard, and read as the format taken out on purpose.
+#[test]
+fn a_config_yaml_cut_at_a_line_end_keeps_an_imported_guard_blocking() {
+    let lists = [
+        "model: x\nhooks_from: [claude]\n",
+        "model: x\nhooks_from:\n  - codex\n  - claude\n",
+    ];
+    for text in lists {
+        let (home, project) = crate::dialects::home_with("[claude]");
+        let guard = home.script("crash.sh", "#!/bin/sh\ncat >/dev/null\nexit 1\n");
+        let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": guard, "failClosed": true}
+        ]}]}});
+        let settings = settings.to_string();
+        crate::dialects::write(&home.user_home, ".claude/settings.json", &settings);
+        home.config(text);
+        assert_eq!(crate::round75::action(&home, &project, None, true), "block");
+        let line_ends = text.match_indices('\n').map(|(at, _)| at + 1);
+        for cut in line_ends
+            .filter(|end| *end < text.len())
+            .map(|end| &text[..end])
+        {
+            home.config(cut);
+            for read in ["first", "second"] {
+                let (action, warnings) =
+                    crate::round74::action_and_warnings(&home, &project, None, false);
+                assert_eq!(action, "block", "{read} read of {cut:?}: {warnings}");
+            }
+        }
+        home.config("model: x\n# no hooks from other agents\n");
+        let (action, warnings) = crate::round74::action_and_warnings(&home, &project, None, false);
+        assert_eq!(action, "allow", "{warnings}");
+    }
+}
+
 /// `hooks test` counts, in its heading, every hook it lists: a fresh
 /// clone's two unapproved hooks were listed as skipped under "Firing 0
 /// hooks" (R77-U3).

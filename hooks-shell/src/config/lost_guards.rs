@@ -116,7 +116,8 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
         // The file's text, read once: how it ends and whether it is a cut
         // copy of its last good read (an unreadable file counts as neither;
         // it is reported, and blocks, where it is read).
-        let text = read_text(file);
+        let limit = u64::try_from(hermes_hooks_core::yaml::MAX_BYTES).unwrap_or(u64::MAX);
+        let text = line_prefixes::read_text(file, limit);
         let mut lost = Vec::new();
         if let Remembered::Guarded(before) = recall(config.home(), file) {
             let reasons = unclean(config, parsed, file, text.as_deref());
@@ -137,7 +138,7 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
             });
             // A file cut short mid-line may still read as YAML, its last
             // guard's matcher cut to one that names no tool (round 77, R77-1).
-            let cut_matchers = match ends_inside_a_line(text.as_deref()) {
+            let cut_matchers = match line_prefixes::ends_inside_a_line(text.as_deref()) {
                 true => never_running_guards(parsed, file),
                 false => 0,
             };
@@ -159,7 +160,8 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
         if let Some(text) = text.as_deref()
             && lost.is_empty()
         {
-            line_prefixes::remember(config.home(), file, text, !now.is_empty());
+            let own = line_prefixes::OWN_GUARDS;
+            line_prefixes::remember(config.home(), file, own, text, !now.is_empty());
         }
         let guarded: Vec<HookEvent> = now
             .into_iter()
@@ -226,11 +228,12 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path, text: Option<&str
     let loaded = config.load_warnings().iter();
     let loaded = loaded.filter(|w| w.file == file && (w.key.is_empty() || in_hooks(&w.key)));
     reasons.extend(loaded.map(|warning| warning.message.clone()));
-    if let Some(cut) = text.and_then(|text| line_prefixes::cut(config.home(), file, text)) {
+    let own = line_prefixes::OWN_GUARDS;
+    if let Some(cut) = text.and_then(|text| line_prefixes::cut(config.home(), file, own, text)) {
         // The head of its last good read, cut at a line's end: it reads,
         // every line whole, the guards after the cut gone (round 77).
         reasons.push(format!("it {cut}"));
-    } else if ends_inside_a_line(text) {
+    } else if line_prefixes::ends_inside_a_line(text) {
         // What a write cut short leaves: YAML cut mid-line often still
         // reads, a guard's `fail_closed` or matcher gone (round 77, R77-1).
         reasons.push(
@@ -304,20 +307,6 @@ fn holds_nothing(file: &Path) -> bool {
         .lines()
         .map(str::trim)
         .all(|line| line.is_empty() || line.starts_with('#') || matches!(line, "---" | "..."))
-}
-
-/// The text of `file`, as much as the YAML reader accepts; `None` when it
-/// cannot be read or is not UTF-8 (reported where it is read).
-fn read_text(file: &Path) -> Option<String> {
-    let limit = u64::try_from(hermes_hooks_core::yaml::MAX_BYTES).unwrap_or(u64::MAX);
-    let bytes = hermes_hooks_core::regular_file::read_capped(file, limit).ok()?;
-    String::from_utf8(bytes).ok()
-}
-
-/// Whether `text` has a last line without a newline (a file cut short
-/// mid-write ends so; an unread or empty one does not count).
-fn ends_inside_a_line(text: Option<&str>) -> bool {
-    text.is_some_and(|text| !text.is_empty() && !text.ends_with('\n'))
 }
 
 /// How many of `file`'s fail-closed `pre_tool_call` guards were read with

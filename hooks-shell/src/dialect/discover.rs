@@ -302,15 +302,12 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
     // A config.toml cut at a line still parses (R12-4): told by its record.
     let toml_text = source
         .toml
-        .then(|| {
-            hermes_hooks_core::regular_file::read_capped(&source.path, super::file::MAX_FILE_BYTES)
-                .ok()
-                .and_then(|bytes| String::from_utf8(bytes).ok())
-        })
+        .then(|| line_prefixes::read_text(&source.path, super::file::MAX_FILE_BYTES))
         .flatten();
+    let own = line_prefixes::OWN_GUARDS;
     if let Some(problem) = toml_text
         .as_deref()
-        .and_then(|text| line_prefixes::cut(home, &source.path, text))
+        .and_then(|text| line_prefixes::cut(home, &source.path, own, text))
     {
         return broken(source, home, discovery, problem, None);
     }
@@ -382,7 +379,7 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
         warn_file(discovery, source, "", message);
     }
     if let Some(text) = &toml_text {
-        line_prefixes::remember(home, &source.path, text, !guarded.is_empty());
+        line_prefixes::remember(home, &source.path, own, text, !guarded.is_empty());
     }
 }
 

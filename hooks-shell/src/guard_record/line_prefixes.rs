@@ -23,16 +23,34 @@ use sha2::{Digest, Sha256};
 
 use crate::guard_record::{read_part, write_part};
 
-/// The record's name beside the file's guard record.
-const PART: &str = "line-prefixes";
+/// The record beside the file's guard record kept for the guards the file
+/// itself holds (a `config.toml`'s, a `config.yaml`'s `hooks:`).
+pub(crate) const OWN_GUARDS: &str = "line-prefixes";
+
+/// The one kept for the guards `config.yaml`'s `hooks_from:` imports: a
+/// cut before the list, or inside a list in block style, drops a format.
+pub(crate) const IMPORTED_GUARDS: &str = "line-prefixes-hooks-from";
 
 /// The most line prefixes recorded (a longer file: its first lines only).
 const MOST_LINES: usize = 4_000;
 
+/// The text of `path`, `limit` bytes at most; `None` when it cannot be
+/// read or is not UTF-8 (reported, and refused, where it is read).
+pub(crate) fn read_text(path: &Path, limit: u64) -> Option<String> {
+    let bytes = hermes_hooks_core::regular_file::read_capped(path, limit).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// Whether `text` has a last line without a newline (a file cut short
+/// mid-write ends so; an unread or empty one does not count).
+pub(crate) fn ends_inside_a_line(text: Option<&str>) -> bool {
+    text.is_some_and(|text| !text.is_empty() && !text.ends_with('\n'))
+}
+
 /// Why `path` (its `text`) reads as a cut copy of its last good read with
-/// guards; `None` when it does not.
-pub(crate) fn cut(home: &Path, path: &Path, text: &str) -> Option<String> {
-    let record = read_part(home, path, PART)?;
+/// guards, by the record `part`; `None` when it does not.
+pub(crate) fn cut(home: &Path, path: &Path, part: &str, text: &str) -> Option<String> {
+    let record = read_part(home, path, part)?;
     let length = record.get("length").and_then(Value::as_u64)?;
     if text.len() as u64 >= length {
         return None;
@@ -63,12 +81,13 @@ pub(crate) fn cut(home: &Path, path: &Path, text: &str) -> Option<String> {
     ))
 }
 
-/// After a good read of `path` (its `text`): records its line prefixes
-/// when it has fail-closed guards (`guarded`), else forgets them.
-pub(crate) fn remember(home: &Path, path: &Path, text: &str, guarded: bool) {
+/// After a good read of `path` (its `text`): records its line prefixes in
+/// the record `part` when it has fail-closed guards (`guarded`), else
+/// forgets them.
+pub(crate) fn remember(home: &Path, path: &Path, part: &str, text: &str, guarded: bool) {
     if !guarded {
-        if read_part(home, path, PART).is_some() {
-            write_part(home, path, PART, None);
+        if read_part(home, path, part).is_some() {
+            write_part(home, path, part, None);
         }
         return;
     }
@@ -88,8 +107,8 @@ pub(crate) fn remember(home: &Path, path: &Path, text: &str, guarded: bool) {
     }
     let line_lengths: Vec<usize> = text.split('\n').take(MOST_LINES).map(str::len).collect();
     let record = json!({"length": text.len(), "prefixes": prefixes, "line_lengths": line_lengths});
-    if read_part(home, path, PART).as_ref() != Some(&record) {
-        write_part(home, path, PART, Some(&record));
+    if read_part(home, path, part).as_ref() != Some(&record) {
+        write_part(home, path, part, Some(&record));
     }
 }
 
@@ -112,21 +131,40 @@ mod tests {
         let home = tempfile::tempdir().expect("home");
         let path = home.path().join("config.toml");
         let good = "model = \"o3\"\n[hooks]\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n";
-        remember(home.path(), &path, good, true);
-        assert!(cut(home.path(), &path, "model = \"o3\"\n[hooks]\n").is_some());
-        assert!(cut(home.path(), &path, "").is_some());
-        assert!(cut(home.path(), &path, good).is_none());
-        assert!(cut(home.path(), &path, "model = \"o3\"\n[hooks]\n# removed\n").is_none());
+        remember(home.path(), &path, OWN_GUARDS, good, true);
+        assert!(cut(home.path(), &path, OWN_GUARDS, "model = \"o3\"\n[hooks]\n").is_some());
+        assert!(cut(home.path(), &path, OWN_GUARDS, "").is_some());
+        assert!(cut(home.path(), &path, OWN_GUARDS, good).is_none());
+        assert!(
+            cut(
+                home.path(),
+                &path,
+                OWN_GUARDS,
+                "model = \"o3\"\n[hooks]\n# removed\n"
+            )
+            .is_none()
+        );
         // Cut at a byte (R14-4): inside a line, or just before its line break.
         for cut_text in ["model = \"o3\"\n[hooks]", "model = \"o3\"\n[ho", "model"] {
-            assert!(cut(home.path(), &path, cut_text).is_some(), "{cut_text}");
+            assert!(
+                cut(home.path(), &path, OWN_GUARDS, cut_text).is_some(),
+                "{cut_text}"
+            );
         }
         // A last line longer than the one it would cut, or lines not recorded: edited.
-        assert!(cut(home.path(), &path, "model = \"o3\"\n[hooks] # no guard").is_none());
-        assert!(cut(home.path(), &path, "model = \"o4\"\n[hooks]").is_none());
-        remember(home.path(), &path, "model = \"o3\"\n", false);
         assert!(
-            cut(home.path(), &path, "").is_none(),
+            cut(
+                home.path(),
+                &path,
+                OWN_GUARDS,
+                "model = \"o3\"\n[hooks] # no guard"
+            )
+            .is_none()
+        );
+        assert!(cut(home.path(), &path, OWN_GUARDS, "model = \"o4\"\n[hooks]").is_none());
+        remember(home.path(), &path, OWN_GUARDS, "model = \"o3\"\n", false);
+        assert!(
+            cut(home.path(), &path, OWN_GUARDS, "").is_none(),
             "forgotten without guards"
         );
     }

@@ -5,14 +5,16 @@
 //! spelling such as `hooks-from:`, the whole file `null`), keeps blocking the
 //! events those guards guarded, until `config.yaml` reads cleanly. A format
 //! taken out cleanly (out of the list, `hooks_from: []`, the key deleted)
-//! is gone, as the user meant. One record per format, keyed
+//! is gone, as the user meant; a `config.yaml` cut short is not clean (its
+//! last line without a newline, or the head of its last good read cut at a
+//! line's end: `crate::guard_record::line_prefixes`). One record per format, keyed
 //! `<config.yaml>#hooks_from/<format>` (`crate::guard_record`).
 
 #[allow(unused_imports)]
 use super::*;
 
 use super::super::guards::GuardDown;
-use crate::guard_record::{Remembered, recall_key, remember_key, unwritten_warning};
+use crate::guard_record::{Remembered, line_prefixes, recall_key, remember_key, unwritten_warning};
 
 /// The formats a record is kept for.
 const FORMATS: [Dialect; 3] = [Dialect::Claude, Dialect::Codex, Dialect::Cursor];
@@ -53,10 +55,14 @@ pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read
     let Some(file) = on_disk(config) else {
         return keep_when_gone(config, discovery);
     };
-    let reasons = unclean(config, discovery).join("; ");
+    let limit = u64::try_from(hermes_hooks_core::yaml::MAX_BYTES).unwrap_or(u64::MAX);
+    let text = line_prefixes::read_text(&file, limit);
+    let reasons = unclean(config, discovery, &file, text.as_deref()).join("; ");
+    let (mut lost_any, mut guards_now) = (false, false);
     for dialect in FORMATS {
         let key = record_key(&file, dialect);
         let mut guarded = fail_closed_events(discovery, dialect);
+        guards_now |= !guarded.is_empty();
         if let Remembered::Guarded(before) = recall_key(config.home(), &key)
             && !before.is_empty()
             && !read.contains(&dialect)
@@ -64,6 +70,7 @@ pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read
         {
             block(config, discovery, dialect, &before, &reasons);
             guarded.extend(before);
+            lost_any = true;
         }
         if let Err(why) = remember_key(config.home(), &key, &guarded)
             && !guarded.is_empty()
@@ -73,6 +80,14 @@ pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read
                 .warnings
                 .push(config.warning("hooks_from", message));
         }
+    }
+    // A read that lost a format keeps the last good read's line prefixes:
+    // the cut copy stays one until it changes.
+    if let Some(text) = text.as_deref()
+        && !lost_any
+    {
+        let part = line_prefixes::IMPORTED_GUARDS;
+        line_prefixes::remember(config.home(), &file, part, text, guards_now);
     }
 }
 
@@ -150,8 +165,20 @@ fn block(
 
 /// Why `hooks_from:` does not read cleanly: each way a format could have
 /// left the list without the user taking it out. Empty when it reads cleanly.
-fn unclean(config: &Config, discovery: &Discovery) -> Vec<String> {
+fn unclean(config: &Config, discovery: &Discovery, file: &Path, text: Option<&str>) -> Vec<String> {
     let mut reasons = Vec::new();
+    // Cut short: the head of its last good read, cut at a line's end (the
+    // list, or a format's line of it in block style, gone), or mid-line.
+    let part = line_prefixes::IMPORTED_GUARDS;
+    if let Some(cut) = text.and_then(|text| line_prefixes::cut(config.home(), file, part, text)) {
+        reasons.push(format!("config.yaml {cut}"));
+    } else if line_prefixes::ends_inside_a_line(text) {
+        reasons.push(
+            "config.yaml ends inside a line (no newline at its end), as a file cut short does; \
+             if you changed it on purpose, end it with a newline"
+                .to_owned(),
+        );
+    }
     // Any other shape than a list is warned about below.
     if config.get("hooks_from") == Some(&Value::Null) {
         reasons.push("hooks_from: is empty (null)".to_owned());
