@@ -57,6 +57,29 @@ fn a_config_yaml_cut_short_mid_line_keeps_its_guard_blocking() {
     }
 }
 
+/// Approves the guards of `text` (the user's config.yaml), then writes
+/// each head of it cut at a line's end: every one blocks, read twice.
+fn every_line_end_cut_blocks(
+    home: &crate::support::TempHome,
+    project: &std::path::Path,
+    text: &str,
+) {
+    home.config(text);
+    assert_eq!(crate::round75::action(home, project, None, true), "block");
+    let line_ends = text.match_indices('\n').map(|(at, _)| at + 1);
+    for cut in line_ends
+        .filter(|end| *end < text.len())
+        .map(|end| &text[..end])
+    {
+        home.config(cut);
+        for read in ["first", "second"] {
+            let (action, warnings) =
+                crate::round74::action_and_warnings(home, project, None, false);
+            assert_eq!(action, "block", "{read} read of {cut:?}: {warnings}");
+        }
+    }
+}
+
 /// A `config.yaml` cut exactly at a line's end reads as YAML, every line
 /// whole, what came after the cut gone: a guard's `fail_closed`, its
 /// matcher, or the whole `hooks:` section read as taken out on purpose and
@@ -69,20 +92,7 @@ fn a_config_yaml_cut_at_a_line_end_keeps_its_guard_blocking() {
         let (home, project) = crate::dialects::home_with("[]");
         let guard = home.script("crash.sh", "#!/bin/sh\ncat >/dev/null\nexit 1\n");
         let text = guard_file(&guard, closed_first);
-        home.config(&text);
-        assert_eq!(crate::round75::action(&home, &project, None, true), "block");
-        let line_ends = text.match_indices('\n').map(|(at, _)| at + 1);
-        for cut in line_ends
-            .filter(|end| *end < text.len())
-            .map(|end| &text[..end])
-        {
-            home.config(cut);
-            for read in ["first", "second"] {
-                let (action, warnings) =
-                    crate::round74::action_and_warnings(&home, &project, None, false);
-                assert_eq!(action, "block", "{read} read of {cut:?}: {warnings}");
-            }
-        }
+        every_line_end_cut_blocks(&home, &project, &text);
         // The guard taken out on purpose, a line after it: read as written.
         home.config("hooks_from: []\n# the guard is gone\n");
         let (action, warnings) = crate::round74::action_and_warnings(&home, &project, None, false);
@@ -108,20 +118,7 @@ fn a_config_yaml_cut_at_a_line_end_keeps_an_imported_guard_blocking() {
         ]}]}});
         let settings = settings.to_string();
         crate::dialects::write(&home.user_home, ".claude/settings.json", &settings);
-        home.config(text);
-        assert_eq!(crate::round75::action(&home, &project, None, true), "block");
-        let line_ends = text.match_indices('\n').map(|(at, _)| at + 1);
-        for cut in line_ends
-            .filter(|end| *end < text.len())
-            .map(|end| &text[..end])
-        {
-            home.config(cut);
-            for read in ["first", "second"] {
-                let (action, warnings) =
-                    crate::round74::action_and_warnings(&home, &project, None, false);
-                assert_eq!(action, "block", "{read} read of {cut:?}: {warnings}");
-            }
-        }
+        every_line_end_cut_blocks(&home, &project, text);
         home.config("model: x\n# no hooks from other agents\n");
         let (action, warnings) = crate::round74::action_and_warnings(&home, &project, None, false);
         assert_eq!(action, "allow", "{warnings}");
