@@ -59,10 +59,9 @@ fn a_hermes_home_that_is_no_folder_is_an_error_never_an_empty_config() {
         let stdout = String::from_utf8_lossy(&emitted.stdout);
         let stderr = String::from_utf8_lossy(&emitted.stderr);
         assert_eq!(emitted.status.code(), Some(2), "{what}: {stdout}\n{stderr}");
-        assert!(
-            !stdout.contains("\"outcome\""),
-            "{what}: an outcome: {stdout}"
-        );
+        // Never an allow: the document a JSON host reads blocks (R77-U4).
+        let document: serde_json::Value = serde_json::from_str(&stdout).expect("one document");
+        assert_eq!(document["outcome"]["action"], "block", "{what}: {stdout}");
         assert!(stderr.contains("cannot read"), "{what}: {stderr}");
         std::fs::remove_file(&home.hermes).expect("remove");
     }
