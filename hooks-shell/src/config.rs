@@ -22,6 +22,7 @@ mod lost_guards;
 mod moved_managed;
 
 pub use lost_guards::LostGuard;
+pub(crate) use lost_guards::unkept_records;
 
 /// The timeout of an entry without one, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 60;

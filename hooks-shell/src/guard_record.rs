@@ -73,11 +73,20 @@ fn record_bytes(home: &Path, key: &str) -> Result<Option<RecordFile>, (PathBuf, 
     Ok(None)
 }
 
-/// The path a record is keyed by: canonical when it can be resolved.
+/// The path a record is keyed by: canonical when it can be resolved; for
+/// a file that is gone, its folder's canonical path and its name, so a home
+/// named through a link still finds the record of a deleted file (red team
+/// round 78, R78-4).
 fn key_of(source: &Path) -> String {
+    let in_canonical_folder = || {
+        let folder = source.parent()?.canonicalize().ok()?;
+        Some(folder.join(source.file_name()?))
+    };
     source
         .canonicalize()
-        .unwrap_or_else(|_| source.to_owned())
+        .ok()
+        .or_else(in_canonical_folder)
+        .unwrap_or_else(|| source.to_owned())
         .to_string_lossy()
         .into_owned()
 }
@@ -182,9 +191,8 @@ fn remember_all(
     source: &Path,
     guards: Vec<(HookEvent, Option<String>)>,
 ) -> Result<(), String> {
-    let mut keys = vec![named_key(source), key_of(source)];
-    keys.dedup();
-    keys.iter()
+    keys_of(source)
+        .iter()
         .try_for_each(|key| write_record(home, key, guards.clone()))
 }
 
@@ -242,23 +250,44 @@ fn write_atomically(target: &Path, value: &Value) -> std::io::Result<()> {
     std::fs::rename(&temporary, target)
 }
 
-/// Another record kept beside a file's (`<path>#<part>`): its JSON, when
-/// there is one that reads.
-pub(crate) fn read_part(home: &Path, source: &Path, part: &str) -> Option<Value> {
-    let (_, bytes) = record_bytes(home, &format!("{}#{part}", named_key(source))).ok()??;
-    serde_json::from_slice(&bytes).ok()
+/// The keys a file's records are kept under: its path as named, and where
+/// it leads (once when they are the same).
+fn keys_of(source: &Path) -> Vec<String> {
+    let mut keys = vec![named_key(source), key_of(source)];
+    keys.dedup();
+    keys
 }
 
-/// Writes (`Some`) or removes (`None`) the record [`read_part`] reads.
-pub(crate) fn write_part(home: &Path, source: &Path, part: &str, value: Option<&Value>) {
-    let target = record_path(home, &format!("{}#{part}", named_key(source)));
-    let Some(value) = value else {
-        let _ = std::fs::remove_file(&target);
-        return;
-    };
-    if let Err(error) = write_atomically(&target, value) {
-        tracing::debug!("cannot write {}: {error}", target.display());
-    }
+/// Another record kept beside a file's (`<path>#<part>`): its JSON, when
+/// there is one that reads; kept under its path as named, else where it
+/// leads (a home named through a link: R78-4).
+pub(crate) fn read_part(home: &Path, source: &Path, part: &str) -> Option<Value> {
+    keys_of(source).iter().find_map(|key| {
+        let (_, bytes) = record_bytes(home, &format!("{key}#{part}")).ok()??;
+        serde_json::from_slice(&bytes).ok()
+    })
+}
+
+/// Writes (`Some`) or removes (`None`) the record [`read_part`] reads,
+/// under each of the file's keys; `Err` says why it could not be written
+/// (a removal that fails leaves a record that no longer applies).
+pub(crate) fn write_part(
+    home: &Path,
+    source: &Path,
+    part: &str,
+    value: Option<&Value>,
+) -> Result<(), String> {
+    keys_of(source).iter().try_for_each(|key| {
+        let target = record_path(home, &format!("{key}#{part}"));
+        let written = match value {
+            Some(value) => write_atomically(&target, value),
+            None => match std::fs::remove_file(&target) {
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                other => other,
+            },
+        };
+        written.map_err(|error| format!("cannot write {}: {error}", target.display()))
+    })
 }
 
 /// Whether records can be written under `home` at all (probed by writing
@@ -266,7 +295,11 @@ pub(crate) fn write_part(home: &Path, source: &Path, part: &str, value: Option<&
 pub(crate) fn store_writable(home: &Path) -> Result<(), String> {
     let folder = home.join(RECORD_DIR);
     std::fs::create_dir_all(&folder)
-        .and_then(|()| tempfile::NamedTempFile::new_in(&folder).map(drop))
+        .and_then(|()| tempfile::NamedTempFile::new_in(&folder))
+        // A byte written too: a full disk makes files, and fails writes.
+        .and_then(|mut probe| {
+            std::io::Write::write_all(&mut probe, b"{}").and_then(|()| probe.as_file().sync_all())
+        })
         .map_err(|error| format!("cannot write in {}: {error}", folder.display()))
 }
 
@@ -278,6 +311,15 @@ pub(crate) fn unwritten_warning(what: &Path, why: &str) -> String {
          read, which calls it guarded is unknown, so every pre_tool_call call will be BLOCKED \
          until it reads again; make the folder writable",
         what.display()
+    )
+}
+
+/// The warning of a record beside a file's that could not be written
+/// (`why`), for a file with fail-closed guards: `risk` says what will then
+/// not be known.
+pub(crate) fn unwritten_part_warning(why: &str, risk: &str) -> String {
+    format!(
+        "a record of its failClosed guards cannot be written ({why}): {risk}; make the folder writable"
     )
 }
 

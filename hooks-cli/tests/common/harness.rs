@@ -10,10 +10,16 @@ use crate::support::{Run, TempHome};
 /// `hooks --home <hermes> ARGS` with HOME set to the scratch dir and none of
 /// the caller's settings that change what `hooks` does, not started yet.
 pub fn command(home: &TempHome, args: &[&str]) -> Command {
+    command_naming_home(home, &home.hermes, args)
+}
+
+/// [`command`] with the Hermes home named `hermes` (another spelling of
+/// it: through a link, with `..`).
+pub fn command_naming_home(home: &TempHome, hermes: &std::path::Path, args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_hooks"));
     command
         .arg("--home")
-        .arg(&home.hermes)
+        .arg(hermes)
         .args(args)
         .env("HOME", &home.user_home)
         // Never the machine's /etc/hermes: a managed scope only where a test makes one.

@@ -137,6 +137,7 @@ mod round74;
 mod round75;
 mod round76;
 mod round77;
+mod round78;
 mod round8;
 mod round8_guards;
 mod round8_lexical;

@@ -17,9 +17,12 @@ use std::sync::Arc;
 
 use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::{ShellConfig, ShellHookSpec};
-use crate::guard_record::{Remembered, line_prefixes, recall, remember, unwritten_warning};
+use crate::guard_record::{
+    Guard, Remembered, line_prefixes, recall, recall_guards, remember_guards, unwritten_warning,
+};
 
 /// Fail-closed guards a config file no longer reads: every call of `event`
 /// is blocked in their place, without running anything.
@@ -107,20 +110,24 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
             }
             continue;
         }
-        let now: Vec<HookEvent> = parsed
+        let now_guards: Vec<Guard> = parsed
             .specs
             .iter()
             .filter(|spec| spec.blocks_on_failure() && config.file_of(&spec.key()) == file)
-            .map(|spec| spec.event)
+            .map(|spec| (spec.event, identity(spec)))
             .collect();
+        let now: Vec<HookEvent> = now_guards.iter().map(|(event, _)| *event).collect();
         // The file's text, read once: how it ends and whether it is a cut
         // copy of its last good read (an unreadable file counts as neither;
         // it is reported, and blocks, where it is read).
         let limit = u64::try_from(hermes_hooks_core::yaml::MAX_BYTES).unwrap_or(u64::MAX);
         let text = line_prefixes::read_text(file, limit);
+        let own = line_prefixes::OWN_GUARDS;
         let mut lost = Vec::new();
         if let Remembered::Guarded(before) = recall(config.home(), file) {
-            let reasons = unclean(config, parsed, file, text.as_deref());
+            let cut = (text.as_deref())
+                .and_then(|text| line_prefixes::cut(config.home(), file, own, text));
+            let reasons = unclean(config, parsed, file, text.as_deref(), cut.as_deref());
             let count = |events: &[HookEvent]| {
                 events
                     .iter()
@@ -142,10 +149,22 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
                 true => never_running_guards(parsed, file),
                 false => 0,
             };
-            let missing = match list_twice {
-                true => count(&before),
-                false => count(&before).saturating_sub(count(&now).saturating_sub(cut_matchers)),
+            let missing = match (cut.is_some(), list_twice) {
+                // A cut copy: a guard not read as it was recorded is lost,
+                // its matcher cut to fewer tools too (round 78, R78-2).
+                (true, _) => match recall_guards(config.home(), file) {
+                    Some(recorded) => not_read_as_recorded(&recorded, &now_guards),
+                    None => count(&before),
+                },
+                (false, true) => count(&before),
+                (false, false) => {
+                    count(&before).saturating_sub(count(&now).saturating_sub(cut_matchers))
+                }
             };
+            let mut reasons = reasons;
+            if missing > 0 && reasons.is_empty() {
+                reasons.extend(unkept_records(config.home()));
+            }
             if missing > 0 && !reasons.is_empty() {
                 lost.push(LostGuard {
                     file: file.to_owned(),
@@ -155,28 +174,26 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
                 });
             }
         }
-        // A read that lost guards keeps the last good read's line prefixes:
-        // the cut copy stays one until it changes.
-        if let Some(text) = text.as_deref()
-            && lost.is_empty()
-        {
-            let own = line_prefixes::OWN_GUARDS;
-            line_prefixes::remember(config.home(), file, own, text, !now.is_empty());
-        }
-        let guarded: Vec<HookEvent> = now
-            .into_iter()
-            .chain(
-                lost.iter()
-                    .flat_map(|l| std::iter::repeat_n(l.event, l.count)),
-            )
-            .collect();
-        if let Err(why) = remember(config.home(), file, &guarded)
-            && !guarded.is_empty()
-        {
-            let message = unwritten_warning(file, &why);
-            parsed
-                .warnings
-                .push(ConfigWarning::new(file, "hooks", message));
+        // A read that lost guards keeps the record of the last good read
+        // (its guards and its line prefixes) as it was: the lost guards
+        // stay lost, and the cut copy stays one, until the file changes.
+        if lost.is_empty() {
+            if let Err(why) = remember_guards(config.home(), file, &now_guards)
+                && !now_guards.is_empty()
+            {
+                let message = unwritten_warning(file, &why);
+                parsed
+                    .warnings
+                    .push(ConfigWarning::new(file, "hooks", message));
+            }
+            if let Some(text) = text.as_deref()
+                && let Err(message) =
+                    line_prefixes::remember(config.home(), file, own, text, !now.is_empty())
+            {
+                parsed
+                    .warnings
+                    .push(ConfigWarning::new(file, "hooks", message));
+            }
         }
         for guard in &lost {
             let message = guard.warning();
@@ -220,7 +237,13 @@ fn gone(home: &Path, file: &Path) -> Option<LostGuard> {
 
 /// Why `file` does not read cleanly: each way a guard in it could have been
 /// dropped without the user taking it out. Empty when it reads cleanly.
-fn unclean(config: &Config, parsed: &ShellConfig, file: &Path, text: Option<&str>) -> Vec<String> {
+fn unclean(
+    config: &Config,
+    parsed: &ShellConfig,
+    file: &Path,
+    text: Option<&str>,
+    cut: Option<&str>,
+) -> Vec<String> {
     let mut reasons = Vec::new();
     let ours = |key: &str| config.file_of(key) == file;
     // The file's own load warnings: a `hooks` key given twice, a whole file
@@ -228,8 +251,7 @@ fn unclean(config: &Config, parsed: &ShellConfig, file: &Path, text: Option<&str
     let loaded = config.load_warnings().iter();
     let loaded = loaded.filter(|w| w.file == file && (w.key.is_empty() || in_hooks(&w.key)));
     reasons.extend(loaded.map(|warning| warning.message.clone()));
-    let own = line_prefixes::OWN_GUARDS;
-    if let Some(cut) = text.and_then(|text| line_prefixes::cut(config.home(), file, own, text)) {
+    if let Some(cut) = cut {
         // The head of its last good read, cut at a line's end: it reads,
         // every line whole, the guards after the cut gone (round 77).
         reasons.push(format!("it {cut}"));
@@ -307,6 +329,54 @@ fn holds_nothing(file: &Path) -> bool {
         .lines()
         .map(str::trim)
         .all(|line| line.is_empty() || line.starts_with('#') || matches!(line, "---" | "..."))
+}
+
+/// Why a guard lost cleanly cannot be told from one a cut lost: the
+/// records of the file's last good read cannot be kept (a folder made
+/// read-only, a full disk), so they may be of an older read (red team
+/// round 78, R78-3: a cut then read as an edit, without a word).
+pub(crate) fn unkept_records(home: &Path) -> Option<String> {
+    let why = crate::guard_record::store_writable(home).err()?;
+    Some(format!(
+        "its guard records cannot be kept ({why}), so a guard it no longer reads cannot be told \
+         from one a file cut short lost; make the folder writable"
+    ))
+}
+
+/// What tells a guard apart from the file's others: a digest of its event,
+/// matcher and command (a cut that narrows its matcher makes another).
+fn identity(spec: &ShellHookSpec) -> String {
+    let mut digest = Sha256::new();
+    let parts = [
+        spec.event.as_str(),
+        spec.matcher.pattern().unwrap_or(""),
+        spec.unusable_matcher.as_deref().unwrap_or(""),
+        &spec.command,
+    ];
+    for part in parts {
+        digest.update(part.len().to_le_bytes());
+        digest.update(part.as_bytes());
+    }
+    hex::encode(&digest.finalize()[..8])
+}
+
+/// How many `recorded` `pre_tool_call` guards `now` does not hold as they
+/// were (each of `now` stands for one).
+fn not_read_as_recorded(recorded: &[Guard], now: &[Guard]) -> usize {
+    let mut unmatched: Vec<&Guard> = now.iter().collect();
+    let lost = recorded
+        .iter()
+        .filter(|guard| guard.0 == HookEvent::PreToolCall);
+    lost.filter(
+        |guard| match unmatched.iter().position(|now| now == guard) {
+            Some(at) => {
+                unmatched.swap_remove(at);
+                false
+            }
+            None => true,
+        },
+    )
+    .count()
 }
 
 /// How many of `file`'s fail-closed `pre_tool_call` guards were read with

@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use super::ShellConfig;
 use super::lost_guards::LostGuard;
-use crate::guard_record::{read_part, write_part};
+use crate::guard_record::{read_part, unwritten_part_warning, write_part};
 
 /// The record's part naming the managed file last read, and its guards.
 const PART: &str = "managed_file";
@@ -80,8 +80,18 @@ pub(super) fn keep_managed_guards(config: &Config, parsed: &mut ShellConfig) {
         };
         let fresh = now.map(|file| json!({ "file": file.to_string_lossy(), "guards": mine }));
         // Written only when it changes: an emit reads it, and writes seldom.
-        if fresh != record {
-            write_part(config.home(), config.path(), PART, fresh.as_ref());
+        if fresh != record
+            && let Err(why) = write_part(config.home(), config.path(), PART, fresh.as_ref())
+            && !mine.is_empty()
+        {
+            let risk = format!(
+                "if ${MANAGED_DIR_ENV} later names another folder, or none, the guards of the \
+                 managed file read now are not known to be left behind"
+            );
+            let message = unwritten_part_warning(&why, &risk);
+            parsed
+                .warnings
+                .push(ConfigWarning::new(config.path(), "hooks", message));
         }
         return;
     };

@@ -378,8 +378,11 @@ fn read_source(source: &Source, home: &Path, discovery: &mut Discovery) {
         let message = unwritten_warning(&source.path, &why);
         warn_file(discovery, source, "", message);
     }
-    if let Some(text) = &toml_text {
-        line_prefixes::remember(home, &source.path, own, text, !guarded.is_empty());
+    if let Some(text) = &toml_text
+        && let Err(message) =
+            line_prefixes::remember(home, &source.path, own, text, !guarded.is_empty())
+    {
+        warn_file(discovery, source, "", message);
     }
 }
 

@@ -56,6 +56,20 @@ pub(crate) fn cut(home: &Path, path: &Path, part: &str, text: &str) -> Option<St
         return None;
     }
     let prefixes = record.get("prefixes").and_then(Value::as_array)?;
+    if prefixes.len() > MOST_LINES
+        && let Some((at, _)) = text.match_indices('\n').nth(MOST_LINES - 1)
+        && prefixes.last().and_then(Value::as_str) == Some(&digest_of(&text[..=at]))
+    {
+        // Only the first lines of a longer file are recorded: shorter, and
+        // those lines as they were, it may be cut past them (round 78, R78-1).
+        return Some(format!(
+            "is shorter than at its last good read ({} of {length} bytes), its first \
+             {MOST_LINES} lines as they were: a cut past them cannot be told from an edit there; \
+             if you changed it on purpose, change one of its first {MOST_LINES} lines too (a \
+             comment line at its top will do)",
+            text.len()
+        ));
+    }
     let recorded = |digest: &str| prefixes.iter().position(|p| p.as_str() == Some(digest));
     let at = if text.is_empty() || text.ends_with('\n') {
         "a line"
@@ -83,13 +97,22 @@ pub(crate) fn cut(home: &Path, path: &Path, part: &str, text: &str) -> Option<St
 
 /// After a good read of `path` (its `text`): records its line prefixes in
 /// the record `part` when it has fail-closed guards (`guarded`), else
-/// forgets them.
-pub(crate) fn remember(home: &Path, path: &Path, part: &str, text: &str, guarded: bool) {
+/// forgets them. `Err` is the warning to show: a record that cannot be
+/// written goes stale, and a later cut would read as an edit (round 78,
+/// R78-3: it was only logged).
+pub(crate) fn remember(
+    home: &Path,
+    path: &Path,
+    part: &str,
+    text: &str,
+    guarded: bool,
+) -> Result<(), String> {
     if !guarded {
         if read_part(home, path, part).is_some() {
-            write_part(home, path, part, None);
+            // A record left behind only ever blocks: not worth a warning.
+            let _ = write_part(home, path, part, None);
         }
-        return;
+        return Ok(());
     }
     // One pass: the digest so far, taken at each line's end (hashing each
     // prefix anew cost the square of the file's length).
@@ -107,9 +130,17 @@ pub(crate) fn remember(home: &Path, path: &Path, part: &str, text: &str, guarded
     }
     let line_lengths: Vec<usize> = text.split('\n').take(MOST_LINES).map(str::len).collect();
     let record = json!({"length": text.len(), "prefixes": prefixes, "line_lengths": line_lengths});
-    if read_part(home, path, part).as_ref() != Some(&record) {
-        write_part(home, path, part, Some(&record));
+    if read_part(home, path, part).as_ref() == Some(&record) {
+        return Ok(());
     }
+    write_part(home, path, part, Some(&record)).map_err(|why| {
+        let risk = format!(
+            "if {} is later cut short at a line's end, a guard it loses reads as taken out on \
+             purpose",
+            path.display()
+        );
+        crate::guard_record::unwritten_part_warning(&why, &risk)
+    })
 }
 
 /// A short digest of `text`.
@@ -131,7 +162,7 @@ mod tests {
         let home = tempfile::tempdir().expect("home");
         let path = home.path().join("config.toml");
         let good = "model = \"o3\"\n[hooks]\n[[hooks.PreToolUse]]\nmatcher = \"Bash\"\n";
-        remember(home.path(), &path, OWN_GUARDS, good, true);
+        remember(home.path(), &path, OWN_GUARDS, good, true).expect("written");
         assert!(cut(home.path(), &path, OWN_GUARDS, "model = \"o3\"\n[hooks]\n").is_some());
         assert!(cut(home.path(), &path, OWN_GUARDS, "").is_some());
         assert!(cut(home.path(), &path, OWN_GUARDS, good).is_none());
@@ -162,10 +193,24 @@ mod tests {
             .is_none()
         );
         assert!(cut(home.path(), &path, OWN_GUARDS, "model = \"o4\"\n[hooks]").is_none());
-        remember(home.path(), &path, OWN_GUARDS, "model = \"o3\"\n", false);
+        remember(home.path(), &path, OWN_GUARDS, "model = \"o3\"\n", false).expect("forgotten");
         assert!(
             cut(home.path(), &path, OWN_GUARDS, "").is_none(),
             "forgotten without guards"
         );
+    }
+
+    #[test]
+    fn a_longer_file_cut_past_its_recorded_lines_is_cut() {
+        // R78-1: only the first MOST_LINES lines are recorded.
+        let home = tempfile::tempdir().expect("home");
+        let path = home.path().join("config.yaml");
+        let head: String = (0..MOST_LINES + 10).map(|n| format!("# {n}\n")).collect();
+        let good = format!("{head}hooks:\n  pre_tool_call: []\n");
+        remember(home.path(), &path, OWN_GUARDS, &good, true).expect("written");
+        assert!(cut(home.path(), &path, OWN_GUARDS, &head).is_some());
+        assert!(cut(home.path(), &path, OWN_GUARDS, &good).is_none());
+        let edited_at_top = format!("# edited\n{}", &head[4..]);
+        assert!(cut(home.path(), &path, OWN_GUARDS, &edited_at_top).is_none());
     }
 }

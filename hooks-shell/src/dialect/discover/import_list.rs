@@ -66,7 +66,9 @@ pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read
         if let Remembered::Guarded(before) = recall_key(config.home(), &key)
             && !before.is_empty()
             && !read.contains(&dialect)
-            && !reasons.is_empty()
+            && let Some(reasons) = (!reasons.is_empty())
+                .then(|| reasons.clone())
+                .or_else(|| crate::config::unkept_records(config.home()))
         {
             block(config, discovery, dialect, &before, &reasons);
             guarded.extend(before);
@@ -83,11 +85,14 @@ pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read
     }
     // A read that lost a format keeps the last good read's line prefixes:
     // the cut copy stays one until it changes.
+    let part = line_prefixes::IMPORTED_GUARDS;
     if let Some(text) = text.as_deref()
         && !lost_any
+        && let Err(message) = line_prefixes::remember(config.home(), &file, part, text, guards_now)
     {
-        let part = line_prefixes::IMPORTED_GUARDS;
-        line_prefixes::remember(config.home(), &file, part, text, guards_now);
+        discovery
+            .warnings
+            .push(config.warning("hooks_from", message));
     }
 }
 

@@ -22,7 +22,7 @@ use serde_json::json;
 
 use super::super::user_dirs::{CLAUDE_CONFIG_DIR_ENV, CODEX_HOME_ENV};
 use super::lost_guards::fail_closed_guards;
-use crate::guard_record::{Guard, read_part, recall_guards, write_part};
+use crate::guard_record::{Guard, read_part, recall_guards, unwritten_part_warning, write_part};
 
 /// After the standard files of `dialect` were read into `discovery` (its
 /// entries from `before`, guards down from `down_before`): blocks each
@@ -58,8 +58,18 @@ pub(super) fn keep_guards_moved_away(
     };
     let Some(earlier) = earlier.filter(|_| !lost.is_empty()) else {
         let record = json!({ "folder": now.to_string_lossy() });
-        if remembered.as_ref() != Some(&record) {
-            write_part(config.home(), config.path(), &part, Some(&record));
+        if remembered.as_ref() != Some(&record)
+            && let Err(why) = write_part(config.home(), config.path(), &part, Some(&record))
+            && !fail_closed_guards(discovery, before, down_before).is_empty()
+        {
+            let risk = format!(
+                "if another {dialect} user folder is read later, the guards of this one are not \
+                 known to be left behind"
+            );
+            let message = unwritten_part_warning(&why, &risk);
+            discovery
+                .warnings
+                .push(config.warning("hooks_from", message));
         }
         return;
     };
