@@ -343,6 +343,13 @@ impl Pipeline {
         };
         let ran = notice.get("count").and_then(Value::as_u64).unwrap_or(0);
         let written = notice.get("stderr_lines").and_then(Value::as_u64);
+        // Said before the events count as run: a `flush` that sees them run
+        // finds their failures logged (one raced past it under load).
+        let errors = notice.get("errors").and_then(Value::as_array);
+        for error in errors.into_iter().flatten() {
+            let text = |key: &str| error.get(key).and_then(Value::as_str).unwrap_or("Error");
+            self.report(callback, text("type"), text("error"));
+        }
         {
             let mut state = self.lock();
             state.notices += 1;
@@ -360,11 +367,6 @@ impl Pipeline {
             if wake {
                 self.wake.notify_one();
             }
-        }
-        let errors = notice.get("errors").and_then(Value::as_array);
-        for error in errors.into_iter().flatten() {
-            let text = |key: &str| error.get(key).and_then(Value::as_str).unwrap_or("Error");
-            self.report(callback, text("type"), text("error"));
         }
     }
 
