@@ -18,6 +18,7 @@ use hermes_hooks_process::sandbox::Sandbox;
 use crate::dialect::{declared_plugin_tools, read_native_matcher};
 
 mod fail_closed;
+mod guard_identity;
 mod lost_guards;
 mod moved_managed;
 

@@ -5,7 +5,9 @@
 //! One small JSON file per guarded file under `<home>/guard-records/`
 //! (`<home>/.hooks-cache/imported-guards/` before, still read; imported files, `config.yaml`'s
 //! own `hooks:` and its `hooks_from:` list alike), so two processes never
-//! lose each other's writes. A record that exists but cannot be read is
+//! lose each other's writes. A record is kept under every name of its file
+//! (as named, where it leads, its canonical folder's, its folder's device
+//! and inode), and the one written last is read. A record that exists but cannot be read is
 //! [`Remembered::Unreadable`], never "no guard"; a record that cannot be
 //! written is an error the caller shows, and a store that cannot be written
 //! at all makes a broken file's guards unknown (red team round 10, R10-7).
@@ -73,22 +75,37 @@ fn record_bytes(home: &Path, key: &str) -> Result<Option<RecordFile>, (PathBuf, 
     Ok(None)
 }
 
-/// The path a record is keyed by: canonical when it can be resolved; for
-/// a file that is gone, its folder's canonical path and its name, so a home
-/// named through a link still finds the record of a deleted file (red team
-/// round 78, R78-4).
-fn key_of(source: &Path) -> String {
-    let in_canonical_folder = || {
-        let folder = source.parent()?.canonicalize().ok()?;
-        Some(folder.join(source.file_name()?))
-    };
-    source
+/// The path a record is keyed by: canonical when it can be resolved.
+fn key_of(source: &Path) -> Option<String> {
+    let path = source.canonicalize().ok()?;
+    Some(path.to_string_lossy().into_owned())
+}
+
+/// Its folder's canonical path and its name (the file itself a link, or
+/// gone): a home named through a link still finds the record of a file
+/// deleted (red team rounds 78 and 79, R78-4, R79-2).
+fn in_canonical_folder(source: &Path) -> Option<String> {
+    let folder = std::path::absolute(source)
+        .ok()?
+        .parent()?
         .canonicalize()
-        .ok()
-        .or_else(in_canonical_folder)
-        .unwrap_or_else(|| source.to_owned())
-        .to_string_lossy()
-        .into_owned()
+        .ok()?;
+    let path = folder.join(source.file_name()?);
+    Some(path.to_string_lossy().into_owned())
+}
+
+/// Its folder's device and inode and its name: the same folder mounted at
+/// a second path (a container given the host's home) finds its records
+/// (round 79, R79-4).
+fn in_folder_identity(source: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let folder = std::path::absolute(source)
+        .ok()?
+        .parent()?
+        .metadata()
+        .ok()?;
+    let name = source.file_name()?.to_string_lossy();
+    Some(format!("@{}:{}/{name}", folder.dev(), folder.ino()))
 }
 
 /// The path as named (absolute): a file that turns into a link to
@@ -100,18 +117,68 @@ fn named_key(source: &Path) -> String {
         .into_owned()
 }
 
-/// What the last good parse of `source` guarded: recorded under its path as
-/// named, else where it led then.
+/// The keys a file's records are kept under, each once: where it leads,
+/// its canonical folder's name for it, its path as named, its folder's
+/// identity. Every record is written under each; the one written last is
+/// read (a key one spelling never writes may hold an older record: R79-5).
+fn keys_of(source: &Path) -> Vec<String> {
+    let all = [
+        key_of(source),
+        in_canonical_folder(source),
+        Some(named_key(source)),
+        in_folder_identity(source),
+    ];
+    let mut keys: Vec<String> = Vec::with_capacity(all.len());
+    for key in all.into_iter().flatten() {
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys
+}
+
+/// Of the records keyed `key` + `suffix` for each key of `source`, the key
+/// (suffix included) of the one written last; `None` when there is none.
+fn freshest(home: &Path, source: &Path, suffix: &str) -> Option<String> {
+    let written = |key: &String| {
+        let name = record_name(key);
+        let found = [RECORD_DIR, OLD_RECORD_DIR]
+            .iter()
+            .find_map(|folder| std::fs::symlink_metadata(home.join(folder).join(&name)).ok())?;
+        Some(
+            found
+                .modified()
+                .unwrap_or(std::time::SystemTime::UNIX_EPOCH),
+        )
+    };
+    let keys = keys_of(source)
+        .into_iter()
+        .map(|key| format!("{key}{suffix}"));
+    let mut found: Vec<(std::time::SystemTime, String)> =
+        keys.filter_map(|key| Some((written(&key)?, key))).collect();
+    // The first key wins a tie (a record written under every key at once).
+    found.sort_by_key(|(written, _)| std::cmp::Reverse(*written));
+    found.into_iter().next().map(|(_, key)| key)
+}
+
+/// What the last good parse of `source` guarded: the record written last
+/// among its keys.
 pub(crate) fn recall(home: &Path, source: &Path) -> Remembered {
-    match recall_key(home, &named_key(source)) {
-        Remembered::Never => recall_key(home, &key_of(source)),
-        known => known,
+    recall_part_events(home, source, "")
+}
+
+/// What the record kept beside `source`'s under `suffix` (`#hooks_from/claude`)
+/// says, as [`recall`] reads a file's own.
+pub(crate) fn recall_part_events(home: &Path, source: &Path, suffix: &str) -> Remembered {
+    match freshest(home, source, suffix) {
+        Some(key) => recall_key(home, &key),
+        None => Remembered::Never,
     }
 }
 
 /// What the record keyed `key` says (a file's path, or a name such as
 /// `<config.yaml>#hooks_from/claude`).
-pub(crate) fn recall_key(home: &Path, key: &str) -> Remembered {
+fn recall_key(home: &Path, key: &str) -> Remembered {
     match read_record(home, key) {
         Ok(None) => Remembered::Never,
         Ok(Some((events, _))) => Remembered::Guarded(events),
@@ -196,20 +263,27 @@ fn remember_all(
         .try_for_each(|key| write_record(home, key, guards.clone()))
 }
 
+/// [`remember`] for the record kept beside `source`'s under `suffix`, read
+/// by [`recall_part_events`].
+pub(crate) fn remember_part_events(
+    home: &Path,
+    source: &Path,
+    suffix: &str,
+    events: &[HookEvent],
+) -> Result<(), String> {
+    keys_of(source).iter().try_for_each(|key| {
+        let guards = events.iter().map(|e| (*e, None)).collect();
+        write_record(home, &format!("{key}{suffix}"), guards)
+    })
+}
+
 /// The guards the last good parse of `source` recorded with their
 /// identities; `None` when its record keeps events only (or none).
 pub(crate) fn recall_guards(home: &Path, source: &Path) -> Option<Vec<Guard>> {
-    [named_key(source), key_of(source)]
-        .iter()
-        .find_map(|key| match read_record(home, key) {
-            Ok(Some((events, Some(ids)))) => Some(events.into_iter().zip(ids).collect()),
-            _ => None,
-        })
-}
-
-/// [`remember`] under one key.
-pub(crate) fn remember_key(home: &Path, key: &str, events: &[HookEvent]) -> Result<(), String> {
-    write_record(home, key, events.iter().map(|e| (*e, None)).collect())
+    match read_record(home, &freshest(home, source, "")?) {
+        Ok(Some((events, Some(ids)))) => Some(events.into_iter().zip(ids).collect()),
+        _ => None,
+    }
 }
 
 /// Writes the record keyed `key` unless it already says `guards`.
@@ -250,22 +324,28 @@ fn write_atomically(target: &Path, value: &Value) -> std::io::Result<()> {
     std::fs::rename(&temporary, target)
 }
 
-/// The keys a file's records are kept under: its path as named, and where
-/// it leads (once when they are the same).
-fn keys_of(source: &Path) -> Vec<String> {
-    let mut keys = vec![named_key(source), key_of(source)];
-    keys.dedup();
-    keys
+/// Another record kept beside a file's (`<path>#<part>`): its JSON, when
+/// the one written last among the file's keys reads (a home named through
+/// a link: R78-4).
+pub(crate) fn read_part(home: &Path, source: &Path, part: &str) -> Option<Value> {
+    let key = freshest(home, source, &format!("#{part}"))?;
+    let (_, bytes) = record_bytes(home, &key).ok()??;
+    serde_json::from_slice(&bytes).ok()
 }
 
-/// Another record kept beside a file's (`<path>#<part>`): its JSON, when
-/// there is one that reads; kept under its path as named, else where it
-/// leads (a home named through a link: R78-4).
-pub(crate) fn read_part(home: &Path, source: &Path, part: &str) -> Option<Value> {
-    keys_of(source).iter().find_map(|key| {
-        let (_, bytes) = record_bytes(home, &format!("{key}#{part}")).ok()??;
-        serde_json::from_slice(&bytes).ok()
-    })
+/// Why the record [`read_part`] would read is there but cannot be read (a
+/// folder in its place, garbage); `None` when it reads, or there is none.
+pub(crate) fn unreadable_part(home: &Path, source: &Path, part: &str) -> Option<String> {
+    let key = freshest(home, source, &format!("#{part}"))?;
+    let why = match record_bytes(home, &key) {
+        Ok(Some((path, bytes))) => match serde_json::from_slice::<Value>(&bytes) {
+            Ok(_) => return None,
+            Err(error) => (path, error.to_string()),
+        },
+        Ok(None) => return None,
+        Err(found) => found,
+    };
+    Some(unreadable(&why.0, &why.1))
 }
 
 /// Writes (`Some`) or removes (`None`) the record [`read_part`] reads,

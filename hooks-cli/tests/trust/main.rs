@@ -138,6 +138,7 @@ mod round75;
 mod round76;
 mod round77;
 mod round78;
+mod round79;
 mod round8;
 mod round8_guards;
 mod round8_lexical;

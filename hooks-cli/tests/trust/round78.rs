@@ -12,14 +12,23 @@ use crate::support::TempHome;
 /// A crash guard's script (it fails, so a fail-closed guard blocks).
 const CRASHES: &str = "#!/bin/sh\ncat >/dev/null\nexit 1\n";
 
-/// `emit pre_tool_call` of `rm -rf /` with the Hermes home named `hermes`:
+/// `emit pre_tool_call` of `rm -rf /` with the Hermes home named `hermes`
+/// (`accept`: with `--accept-hooks`):
 /// the action, and what was said on stderr.
-fn action_with_home(home: &TempHome, project: &Path, hermes: &Path) -> (String, String) {
+pub(crate) fn action_with_home(
+    home: &TempHome,
+    project: &Path,
+    hermes: &Path,
+    accept: bool,
+) -> (String, String) {
     let payload = serde_json::json!({"tool_name": "terminal", "args": {"command": "rm -rf /"}});
     let file = home.write("payload.json", &payload.to_string());
     let file = file.to_str().expect("UTF-8");
     let project = project.to_str().expect("UTF-8");
-    let args = ["--project", project, "emit", "pre_tool_call", "--json"];
+    let mut args = vec!["--project", project, "emit", "pre_tool_call", "--json"];
+    if accept {
+        args.insert(0, "--accept-hooks");
+    }
     let mut emit = crate::harness::command_naming_home(home, hermes, &args);
     emit.args(["--payload-file", file]);
     let output = emit.output().expect("hooks runs");
@@ -112,7 +121,7 @@ fn a_config_yaml_read_through_a_linked_home_keeps_its_guard_blocking() {
             }
             _ => std::fs::remove_file(&file).expect("delete"),
         };
-        let (action, warnings) = action_with_home(&home, &project, &link);
+        let (action, warnings) = action_with_home(&home, &project, &link, false);
         assert_eq!(action, "block", "{removal}: {warnings}");
     }
 }

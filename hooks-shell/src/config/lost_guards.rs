@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use hermes_hooks_core::{Config, ConfigWarning, HookEvent};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
+use super::guard_identity::{identity, not_read_as_recorded};
 use super::{ShellConfig, ShellHookSpec};
 use crate::guard_record::{
     Guard, Remembered, line_prefixes, recall, recall_guards, remember_guards, unwritten_warning,
@@ -50,8 +50,8 @@ impl LostGuard {
     /// what to do.
     pub fn warning(&self) -> String {
         format!(
-            "at its last good read it had {} fail_closed {} hook(s) that it no longer reads ({}): \
-             every {} call is BLOCKED until it reads cleanly: {FIX}",
+            "at its last good read it had {} fail_closed {} hook(s) that it no longer reads as they \
+             were ({}): every {} call is BLOCKED until it reads cleanly: {FIX}",
             self.count, self.event, self.reason, self.event
         )
     }
@@ -124,9 +124,30 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
         let text = line_prefixes::read_text(file, limit);
         let own = line_prefixes::OWN_GUARDS;
         let mut lost = Vec::new();
-        if let Remembered::Guarded(before) = recall(config.home(), file) {
-            let cut = (text.as_deref())
-                .and_then(|text| line_prefixes::cut(config.home(), file, own, text));
+        let cut = || {
+            (text.as_deref()).and_then(|text| line_prefixes::cut(config.home(), file, own, text))
+        };
+        let remembered = recall(config.home(), file);
+        if let Remembered::Unreadable(why) = &remembered {
+            // What it guarded is unknown (a record emptied by a crash, or
+            // garbage): a read that is not clean blocks, as one with a guard
+            // on record would (round 79, R79-3: read as never guarded).
+            let cut = cut();
+            let reasons = unclean(config, parsed, file, text.as_deref(), cut.as_deref());
+            if !reasons.is_empty() {
+                lost.push(LostGuard {
+                    file: file.to_owned(),
+                    event: HookEvent::PreToolCall,
+                    count: 1,
+                    reason: format!(
+                        "{why}, so what it guarded is unknown; {}",
+                        reasons.join("; ")
+                    ),
+                });
+            }
+        }
+        if let Remembered::Guarded(before) = remembered {
+            let cut = cut();
             let reasons = unclean(config, parsed, file, text.as_deref(), cut.as_deref());
             let count = |events: &[HookEvent]| {
                 events
@@ -163,7 +184,7 @@ pub(super) fn keep_lost_guards(config: &Config, parsed: &mut ShellConfig) {
             };
             let mut reasons = reasons;
             if missing > 0 && reasons.is_empty() {
-                reasons.extend(unkept_records(config.home()));
+                reasons.extend(unkept_records(config.home(), file, own));
             }
             if missing > 0 && !reasons.is_empty() {
                 lost.push(LostGuard {
@@ -331,52 +352,23 @@ fn holds_nothing(file: &Path) -> bool {
         .all(|line| line.is_empty() || line.starts_with('#') || matches!(line, "---" | "..."))
 }
 
-/// Why a guard lost cleanly cannot be told from one a cut lost: the
+/// Why a guard `file` lost cleanly cannot be told from one a cut lost: the
 /// records of the file's last good read cannot be kept (a folder made
 /// read-only, a full disk), so they may be of an older read (red team
-/// round 78, R78-3: a cut then read as an edit, without a word).
-pub(crate) fn unkept_records(home: &Path) -> Option<String> {
+/// round 78, R78-3: a cut then read as an edit, without a word), or its
+/// line record (`part`) is there but cannot be read (round 79, R79-3).
+pub(crate) fn unkept_records(home: &Path, file: &Path, part: &str) -> Option<String> {
+    if let Some(why) = crate::guard_record::unreadable_part(home, file, part) {
+        return Some(format!(
+            "{why}, so a guard it no longer reads cannot be told from one a file cut short lost; \
+             delete that record, or put the guard back"
+        ));
+    }
     let why = crate::guard_record::store_writable(home).err()?;
     Some(format!(
         "its guard records cannot be kept ({why}), so a guard it no longer reads cannot be told \
          from one a file cut short lost; make the folder writable"
     ))
-}
-
-/// What tells a guard apart from the file's others: a digest of its event,
-/// matcher and command (a cut that narrows its matcher makes another).
-fn identity(spec: &ShellHookSpec) -> String {
-    let mut digest = Sha256::new();
-    let parts = [
-        spec.event.as_str(),
-        spec.matcher.pattern().unwrap_or(""),
-        spec.unusable_matcher.as_deref().unwrap_or(""),
-        &spec.command,
-    ];
-    for part in parts {
-        digest.update(part.len().to_le_bytes());
-        digest.update(part.as_bytes());
-    }
-    hex::encode(&digest.finalize()[..8])
-}
-
-/// How many `recorded` `pre_tool_call` guards `now` does not hold as they
-/// were (each of `now` stands for one).
-fn not_read_as_recorded(recorded: &[Guard], now: &[Guard]) -> usize {
-    let mut unmatched: Vec<&Guard> = now.iter().collect();
-    let lost = recorded
-        .iter()
-        .filter(|guard| guard.0 == HookEvent::PreToolCall);
-    lost.filter(
-        |guard| match unmatched.iter().position(|now| now == guard) {
-            Some(at) => {
-                unmatched.swap_remove(at);
-                false
-            }
-            None => true,
-        },
-    )
-    .count()
 }
 
 /// How many of `file`'s fail-closed `pre_tool_call` guards were read with

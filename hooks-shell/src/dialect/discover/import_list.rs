@@ -14,7 +14,9 @@
 use super::*;
 
 use super::super::guards::GuardDown;
-use crate::guard_record::{Remembered, line_prefixes, recall_key, remember_key, unwritten_warning};
+use crate::guard_record::{
+    Remembered, line_prefixes, recall_part_events, remember_part_events, unwritten_warning,
+};
 
 /// The formats a record is kept for.
 const FORMATS: [Dialect; 3] = [Dialect::Claude, Dialect::Codex, Dialect::Cursor];
@@ -27,13 +29,13 @@ pub fn imports_or_remembers(config: &Config) -> bool {
     }
     // A `config.yaml` gone keeps what it imported (red team R46-1).
     let file = std::path::absolute(config.path()).unwrap_or_else(|_| config.path().to_owned());
-    FORMATS.iter().any(
-        |dialect| match recall_key(config.home(), &record_key(&file, *dialect)) {
+    FORMATS.iter().any(|dialect| {
+        match recall_part_events(config.home(), &file, &suffix(*dialect)) {
             Remembered::Never => false,
             Remembered::Guarded(events) => !events.is_empty(),
             Remembered::Unreadable(_) => true,
-        },
-    )
+        }
+    })
 }
 
 /// The config file's absolute path, when it is a file on disk (only such a
@@ -43,9 +45,10 @@ fn on_disk(config: &Config) -> Option<std::path::PathBuf> {
     Some(std::path::absolute(config.path()).unwrap_or_else(|_| config.path().to_owned()))
 }
 
-/// The record key of `dialect`'s guards imported by the config file `file`.
-fn record_key(file: &Path, dialect: Dialect) -> String {
-    format!("{}#hooks_from/{dialect}", file.display())
+/// The name of the record of `dialect`'s guards imported by the config
+/// file, beside the file's own (`<config.yaml>#hooks_from/<format>`).
+fn suffix(dialect: Dialect) -> String {
+    format!("#hooks_from/{dialect}")
 }
 
 /// After `discovery` read the files of every format in `read`: blocks the
@@ -60,21 +63,32 @@ pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read
     let reasons = unclean(config, discovery, &file, text.as_deref()).join("; ");
     let (mut lost_any, mut guards_now) = (false, false);
     for dialect in FORMATS {
-        let key = record_key(&file, dialect);
+        let key = suffix(dialect);
         let mut guarded = fail_closed_events(discovery, dialect);
         guards_now |= !guarded.is_empty();
-        if let Remembered::Guarded(before) = recall_key(config.home(), &key)
-            && !before.is_empty()
+        let (before, unknown) = match recall_part_events(config.home(), &file, &key) {
+            Remembered::Guarded(before) => (before, None),
+            // What it imported is unknown (a record emptied by a crash, or
+            // garbage): as a guard, not as none (round 79, R79-3).
+            Remembered::Unreadable(why) => (vec![HookEvent::PreToolCall], Some(why)),
+            Remembered::Never => (Vec::new(), None),
+        };
+        if !before.is_empty()
             && !read.contains(&dialect)
-            && let Some(reasons) = (!reasons.is_empty())
-                .then(|| reasons.clone())
-                .or_else(|| crate::config::unkept_records(config.home()))
+            && let Some(reasons) = (!reasons.is_empty()).then(|| reasons.clone()).or_else(|| {
+                let part = line_prefixes::IMPORTED_GUARDS;
+                crate::config::unkept_records(config.home(), &file, part)
+            })
         {
+            let reasons = match unknown {
+                Some(why) => format!("{why}, so what it imported is unknown; {reasons}"),
+                None => reasons,
+            };
             block(config, discovery, dialect, &before, &reasons);
             guarded.extend(before);
             lost_any = true;
         }
-        if let Err(why) = remember_key(config.home(), &key, &guarded)
+        if let Err(why) = remember_part_events(config.home(), &file, &key, &guarded)
             && !guarded.is_empty()
         {
             let message = format!("({dialect} hooks) {}", unwritten_warning(&file, &why));
@@ -102,7 +116,8 @@ pub(super) fn keep_lost_imports(config: &Config, discovery: &mut Discovery, read
 fn keep_when_gone(config: &Config, discovery: &mut Discovery) {
     let file = std::path::absolute(config.path()).unwrap_or_else(|_| config.path().to_owned());
     for dialect in FORMATS {
-        if let Remembered::Guarded(before) = recall_key(config.home(), &record_key(&file, dialect))
+        if let Remembered::Guarded(before) =
+            recall_part_events(config.home(), &file, &suffix(dialect))
             && !before.is_empty()
         {
             let reason = "config.yaml is gone (deleted or moved); restore it, or write one \
