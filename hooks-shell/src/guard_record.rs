@@ -6,8 +6,7 @@
 //! (`<home>/.hooks-cache/imported-guards/` before, still read; imported files, `config.yaml`'s
 //! own `hooks:` and its `hooks_from:` list alike), so two processes never
 //! lose each other's writes. A record is kept under every name of its file
-//! (as named, where it leads, its canonical folder's, its folder's device
-//! and inode), and the one written last is read. A record that exists but cannot be read is
+//! (`keys`), and the one of the highest generation is read. A record that exists but cannot be read is
 //! [`Remembered::Unreadable`], never "no guard"; a record that cannot be
 //! written is an error the caller shows, and a store that cannot be written
 //! at all makes a broken file's guards unknown (red team round 10, R10-7).
@@ -18,7 +17,10 @@ use hermes_hooks_core::HookEvent;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
+mod keys;
 pub(crate) mod line_prefixes;
+
+use keys::{freshest, keys_of, next_generation};
 
 /// Where the records live, under the Hermes home: state, not a cache (a
 /// user clearing `.hooks-cache` wiped them, and a broken settings file then
@@ -63,7 +65,10 @@ type RecordFile = (PathBuf, Vec<u8>);
 
 /// The bytes of the record keyed `key`: where records are kept, else
 /// where older versions kept them; `Ok(None)` when neither has it.
-fn record_bytes(home: &Path, key: &str) -> Result<Option<RecordFile>, (PathBuf, String)> {
+pub(super) fn record_bytes(
+    home: &Path,
+    key: &str,
+) -> Result<Option<RecordFile>, (PathBuf, String)> {
     for folder in [RECORD_DIR, OLD_RECORD_DIR] {
         let path = home.join(folder).join(record_name(key));
         match hermes_hooks_core::regular_file::read_capped(&path, MAX_RECORD_BYTES) {
@@ -75,94 +80,8 @@ fn record_bytes(home: &Path, key: &str) -> Result<Option<RecordFile>, (PathBuf, 
     Ok(None)
 }
 
-/// The path a record is keyed by: canonical when it can be resolved.
-fn key_of(source: &Path) -> Option<String> {
-    let path = source.canonicalize().ok()?;
-    Some(path.to_string_lossy().into_owned())
-}
-
-/// Its folder's canonical path and its name (the file itself a link, or
-/// gone): a home named through a link still finds the record of a file
-/// deleted (red team rounds 78 and 79, R78-4, R79-2).
-fn in_canonical_folder(source: &Path) -> Option<String> {
-    let folder = std::path::absolute(source)
-        .ok()?
-        .parent()?
-        .canonicalize()
-        .ok()?;
-    let path = folder.join(source.file_name()?);
-    Some(path.to_string_lossy().into_owned())
-}
-
-/// Its folder's device and inode and its name: the same folder mounted at
-/// a second path (a container given the host's home) finds its records
-/// (round 79, R79-4).
-fn in_folder_identity(source: &Path) -> Option<String> {
-    use std::os::unix::fs::MetadataExt;
-    let folder = std::path::absolute(source)
-        .ok()?
-        .parent()?
-        .metadata()
-        .ok()?;
-    let name = source.file_name()?.to_string_lossy();
-    Some(format!("@{}:{}/{name}", folder.dev(), folder.ino()))
-}
-
-/// The path as named (absolute): a file that turns into a link to
-/// something else (`/dev/zero`, a target that is gone) keeps its record.
-fn named_key(source: &Path) -> String {
-    std::path::absolute(source)
-        .unwrap_or_else(|_| source.to_owned())
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// The keys a file's records are kept under, each once: where it leads,
-/// its canonical folder's name for it, its path as named, its folder's
-/// identity. Every record is written under each; the one written last is
-/// read (a key one spelling never writes may hold an older record: R79-5).
-fn keys_of(source: &Path) -> Vec<String> {
-    let all = [
-        key_of(source),
-        in_canonical_folder(source),
-        Some(named_key(source)),
-        in_folder_identity(source),
-    ];
-    let mut keys: Vec<String> = Vec::with_capacity(all.len());
-    for key in all.into_iter().flatten() {
-        if !keys.contains(&key) {
-            keys.push(key);
-        }
-    }
-    keys
-}
-
-/// Of the records keyed `key` + `suffix` for each key of `source`, the key
-/// (suffix included) of the one written last; `None` when there is none.
-fn freshest(home: &Path, source: &Path, suffix: &str) -> Option<String> {
-    let written = |key: &String| {
-        let name = record_name(key);
-        let found = [RECORD_DIR, OLD_RECORD_DIR]
-            .iter()
-            .find_map(|folder| std::fs::symlink_metadata(home.join(folder).join(&name)).ok())?;
-        Some(
-            found
-                .modified()
-                .unwrap_or(std::time::SystemTime::UNIX_EPOCH),
-        )
-    };
-    let keys = keys_of(source)
-        .into_iter()
-        .map(|key| format!("{key}{suffix}"));
-    let mut found: Vec<(std::time::SystemTime, String)> =
-        keys.filter_map(|key| Some((written(&key)?, key))).collect();
-    // The first key wins a tie (a record written under every key at once).
-    found.sort_by_key(|(written, _)| std::cmp::Reverse(*written));
-    found.into_iter().next().map(|(_, key)| key)
-}
-
 /// What the last good parse of `source` guarded: the record written last
-/// among its keys.
+/// among its keys ([`keys`]).
 pub(crate) fn recall(home: &Path, source: &Path) -> Remembered {
     recall_part_events(home, source, "")
 }
@@ -258,9 +177,10 @@ fn remember_all(
     source: &Path,
     guards: Vec<(HookEvent, Option<String>)>,
 ) -> Result<(), String> {
+    let generation = next_generation(home, source, "");
     keys_of(source)
         .iter()
-        .try_for_each(|key| write_record(home, key, guards.clone()))
+        .try_for_each(|key| write_record(home, key, guards.clone(), generation))
 }
 
 /// [`remember`] for the record kept beside `source`'s under `suffix`, read
@@ -271,9 +191,10 @@ pub(crate) fn remember_part_events(
     suffix: &str,
     events: &[HookEvent],
 ) -> Result<(), String> {
+    let generation = next_generation(home, source, suffix);
     keys_of(source).iter().try_for_each(|key| {
         let guards = events.iter().map(|e| (*e, None)).collect();
-        write_record(home, &format!("{key}{suffix}"), guards)
+        write_record(home, &format!("{key}{suffix}"), guards, generation)
     })
 }
 
@@ -286,11 +207,13 @@ pub(crate) fn recall_guards(home: &Path, source: &Path) -> Option<Vec<Guard>> {
     }
 }
 
-/// Writes the record keyed `key` unless it already says `guards`.
+/// Writes the record keyed `key`, as of `generation`, unless it already
+/// says `guards`.
 fn write_record(
     home: &Path,
     key: &str,
     mut guards: Vec<(HookEvent, Option<String>)>,
+    generation: u64,
 ) -> Result<(), String> {
     // One entry per guard (not per event): a file whose two guards of one
     // event lose one still knows it lost one (red team round 10, R10-3).
@@ -304,6 +227,7 @@ fn write_record(
         "version": VERSION,
         "path": key,
         "fail_closed_events": events.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
+        "generation": generation,
     });
     if let Some(ids) = ids {
         record["guard_ids"] = json!(ids);
@@ -330,7 +254,12 @@ fn write_atomically(target: &Path, value: &Value) -> std::io::Result<()> {
 pub(crate) fn read_part(home: &Path, source: &Path, part: &str) -> Option<Value> {
     let key = freshest(home, source, &format!("#{part}"))?;
     let (_, bytes) = record_bytes(home, &key).ok()??;
-    serde_json::from_slice(&bytes).ok()
+    let record: Value = serde_json::from_slice(&bytes).ok()?;
+    // Kept with its generation; an older version kept the value alone.
+    match record.get("part") {
+        Some(part) if record.get("generation").is_some() => Some(part.clone()),
+        _ => Some(record),
+    }
 }
 
 /// Why the record [`read_part`] would read is there but cannot be read (a
@@ -357,9 +286,11 @@ pub(crate) fn write_part(
     part: &str,
     value: Option<&Value>,
 ) -> Result<(), String> {
+    let generation = next_generation(home, source, &format!("#{part}"));
+    let value = value.map(|part| json!({"generation": generation, "part": part}));
     keys_of(source).iter().try_for_each(|key| {
         let target = record_path(home, &format!("{key}#{part}"));
-        let written = match value {
+        let written = match &value {
             Some(value) => write_atomically(&target, value),
             None => match std::fs::remove_file(&target) {
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -432,7 +363,7 @@ mod tests {
         let file = home.path().join("settings.json");
         std::fs::write(&file, "{}").expect("write");
         remember(home.path(), &file, &[HookEvent::PreToolCall]).expect("written");
-        let record = record_path(home.path(), &named_key(&file));
+        let record = record_path(home.path(), &keys::named_key(&file));
         std::fs::write(&record, "garbage").expect("corrupt");
         assert!(matches!(
             recall(home.path(), &file),

@@ -140,6 +140,7 @@ mod round77;
 mod round78;
 mod round79;
 mod round8;
+mod round80;
 mod round8_guards;
 mod round8_lexical;
 mod round8_modules;

@@ -361,7 +361,7 @@ pub(crate) fn unkept_records(home: &Path, file: &Path, part: &str) -> Option<Str
     if let Some(why) = crate::guard_record::unreadable_part(home, file, part) {
         return Some(format!(
             "{why}, so a guard it no longer reads cannot be told from one a file cut short lost; \
-             delete that record, or put the guard back"
+             put the guard back, or, only if you took it out on purpose, delete that record"
         ));
     }
     let why = crate::guard_record::store_writable(home).err()?;
