@@ -112,12 +112,7 @@ fn a_config_yaml_cut_at_a_line_end_keeps_an_imported_guard_blocking() {
     ];
     for text in lists {
         let (home, project) = crate::dialects::home_with("[claude]");
-        let guard = home.script("crash.sh", "#!/bin/sh\ncat >/dev/null\nexit 1\n");
-        let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-            {"type": "command", "command": guard, "failClosed": true}
-        ]}]}});
-        let settings = settings.to_string();
-        crate::dialects::write(&home.user_home, ".claude/settings.json", &settings);
+        crate::round79::user_claude_crash_guard(&home);
         every_line_end_cut_blocks(&home, &project, text);
         home.config("model: x\n# no hooks from other agents\n");
         let (action, warnings) = crate::round74::action_and_warnings(&home, &project, None, false);

@@ -29,6 +29,17 @@ fn guards(commands: &[&Path]) -> String {
     format!("model: x\nhooks_from: []\nhooks:\n  pre_tool_call:\n{entries}")
 }
 
+/// Writes the user's `~/.claude/settings.json` of one fail-closed Bash
+/// guard that crashes.
+pub(crate) fn user_claude_crash_guard(home: &TempHome) {
+    let guard = home.script("crash.sh", CRASHES);
+    let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": guard, "failClosed": true}
+    ]}]}});
+    let settings = settings.to_string();
+    crate::dialects::write(&home.user_home, ".claude/settings.json", &settings);
+}
+
 /// The Hermes home named through a link (`<HOME>/linked/.hermes`).
 fn linked_home(home: &TempHome) -> std::path::PathBuf {
     let link = home.user_home.join("linked");
@@ -48,15 +59,7 @@ fn approved_through(home: &TempHome, project: &Path, hermes: &Path, text: &str) 
 fn an_imported_guards_record_is_found_through_a_linked_home() {
     // R79-1: `hooks_from:` emptied, read through another spelling.
     let (home, project) = crate::dialects::home_with("[claude]");
-    let guard = home.script("crash.sh", CRASHES);
-    let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": guard, "failClosed": true}
-    ]}]}});
-    crate::dialects::write(
-        &home.user_home,
-        ".claude/settings.json",
-        &settings.to_string(),
-    );
+    user_claude_crash_guard(&home);
     assert_eq!(crate::round75::action(&home, &project, None, true), "block");
     let linked = linked_home(&home);
     home.config("model: x\nhooks_from:\n");

@@ -6,21 +6,10 @@
 
 use std::os::unix::fs::MetadataExt;
 
-/// A crash guard's script (it fails, so a fail-closed guard blocks).
-const CRASHES: &str = "#!/bin/sh\ncat >/dev/null\nexit 1\n";
-
 #[test]
 fn a_folder_given_a_dead_folders_inode_never_reads_its_records() {
     let (home, project) = crate::dialects::home_with("[claude]");
-    let guard = home.script("crash.sh", CRASHES);
-    let settings = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        {"type": "command", "command": guard, "failClosed": true}
-    ]}]}});
-    crate::dialects::write(
-        &home.user_home,
-        ".claude/settings.json",
-        &settings.to_string(),
-    );
+    crate::round79::user_claude_crash_guard(&home);
     assert_eq!(crate::round75::action(&home, &project, None, true), "block");
     // Later, another project's `.claude` (no guards) is read, then deleted.
     std::thread::sleep(std::time::Duration::from_millis(1100));
