@@ -220,7 +220,12 @@ fn write_record(
     guards.sort_by(|a, b| (a.0.index(), &a.1).cmp(&(b.0.index(), &b.1)));
     let events: Vec<HookEvent> = guards.iter().map(|(event, _)| *event).collect();
     let ids: Option<Vec<String>> = guards.iter().map(|(_, id)| id.clone()).collect();
-    if read_record(home, key).ok().flatten() == Some((events.clone(), ids.clone())) {
+    let same = read_record(home, key).ok().flatten() == Some((events.clone(), ids.clone()));
+    // An older version's record (no generation) is written again: until it
+    // is, which record is the latest is told by the files' times.
+    let current = record_bytes(home, key).ok().flatten();
+    let current = current.and_then(|(_, bytes)| serde_json::from_slice::<Value>(&bytes).ok());
+    if same && !current.as_ref().is_some_and(keys::without_generation) {
         return Ok(());
     }
     let mut record = json!({
@@ -404,6 +409,28 @@ mod tests {
         assert!(store_writable(home.path()).is_err());
         let error = remember(home.path(), &file, &[HookEvent::PreToolCall]).expect_err("no store");
         assert!(error.contains(RECORD_DIR), "{error}");
+    }
+
+    #[test]
+    fn the_highest_generation_is_read_whatever_the_files_times() {
+        // R80-2: a record under one spelling's key, older but touched later.
+        let home = tempfile::tempdir().expect("home");
+        let real = home.path().join("real");
+        std::fs::create_dir(&real).expect("folder");
+        std::os::unix::fs::symlink(&real, home.path().join("link")).expect("link");
+        let (file, linked) = (real.join("c.yaml"), home.path().join("link/c.yaml"));
+        std::fs::write(&file, "").expect("file");
+        remember(home.path(), &linked, &[HookEvent::PreToolCall]).expect("written");
+        let guarded = vec![HookEvent::PreToolCall, HookEvent::PreToolCall];
+        remember(home.path(), &file, &guarded).expect("written");
+        let stale = record_path(home.path(), &keys::named_key(&linked));
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(60);
+        let handle = std::fs::File::options()
+            .append(true)
+            .open(&stale)
+            .expect("open");
+        handle.set_modified(later).expect("touch");
+        assert_eq!(recall(home.path(), &linked), Remembered::Guarded(guarded));
     }
 
     #[test]

@@ -88,51 +88,70 @@ pub(super) fn keys_of(source: &Path) -> Vec<String> {
     keys
 }
 
-/// The generation of each record keyed `key` + `suffix` for each key of
-/// `source` that is there: `u64::MAX` for one that cannot be read (what it
-/// says is unknown, so it is read, and read as such).
-fn generations(home: &Path, source: &Path, suffix: &str) -> Vec<(u64, String)> {
-    let generation = |key: &String| {
-        let (_, bytes) = match record_bytes(home, key) {
+/// What tells one of a file's records from its others: its generation
+/// (`None`: written by an older version, which kept none), whether it can
+/// be read, and when it was written.
+struct Stamp {
+    generation: Option<u64>,
+    unreadable: bool,
+    written: std::time::SystemTime,
+}
+
+/// The stamp of each record keyed `key` + `suffix` for each key of
+/// `source` that is there.
+fn stamps(home: &Path, source: &Path, suffix: &str) -> Vec<(Stamp, String)> {
+    let stamp = |key: &String| {
+        let (path, bytes) = match record_bytes(home, key) {
             Ok(Some(found)) => found,
             Ok(None) => return None,
-            Err(_) => return Some(u64::MAX),
+            Err((path, _)) => (path, Vec::new()),
         };
-        let record = serde_json::from_slice::<Value>(&bytes);
-        Some(match record {
-            Ok(record) => record
-                .get("generation")
-                .and_then(Value::as_u64)
-                .unwrap_or(0),
-            Err(_) => u64::MAX,
+        let written = std::fs::symlink_metadata(&path).and_then(|found| found.modified());
+        let written = written.unwrap_or(std::time::UNIX_EPOCH);
+        let record = serde_json::from_slice::<Value>(&bytes).ok();
+        let generation = record.as_ref().and_then(|r| r.get("generation")?.as_u64());
+        Some(Stamp {
+            generation,
+            unreadable: record.is_none(),
+            written,
         })
     };
     let keys = keys_of(source)
         .into_iter()
         .map(|key| format!("{key}{suffix}"));
-    keys.filter_map(|key| Some((generation(&key)?, key)))
-        .collect()
+    keys.filter_map(|key| Some((stamp(&key)?, key))).collect()
 }
 
 /// Of the records keyed `key` + `suffix` for each key of `source`, the key
-/// (suffix included) of the one of the highest generation (the first key
-/// on a tie: a record written under every key at once); `None` when there
-/// is none. A generation, not a file's time: a clock stepped back, or a
-/// file system keeping whole seconds, made an older record look newer
-/// (round 80, R80-2).
+/// (suffix included) of the one to read; `None` when there is none. One
+/// that cannot be read first (what it says is unknown, and is read as
+/// such); else the highest generation (the first key on a tie: a record
+/// written under every key at once), not a file's time: a clock stepped
+/// back, or a file system keeping whole seconds, made an older record look
+/// newer (round 80, R80-2). While an older version's record (no
+/// generation) is among them, the one written last, as that version read.
 pub(super) fn freshest(home: &Path, source: &Path, suffix: &str) -> Option<String> {
-    let mut found = generations(home, source, suffix);
-    found.sort_by_key(|(generation, _)| std::cmp::Reverse(*generation));
+    let mut found = stamps(home, source, suffix);
+    if let Some(at) = found.iter().position(|(stamp, _)| stamp.unreadable) {
+        return Some(found.swap_remove(at).1);
+    }
+    match found.iter().any(|(stamp, _)| stamp.generation.is_none()) {
+        true => found.sort_by_key(|(stamp, _)| std::cmp::Reverse(stamp.written)),
+        false => found.sort_by_key(|(stamp, _)| std::cmp::Reverse(stamp.generation)),
+    }
     found.into_iter().next().map(|(_, key)| key)
+}
+
+/// Whether the record keyed `key` was written by an older version (it
+/// keeps no generation): rewritten, though it says the same.
+pub(super) fn without_generation(record: &Value) -> bool {
+    record.get("generation").is_none()
 }
 
 /// The generation a record written now under `source`'s keys takes: one
 /// past the highest there (an unreadable one counts as none).
 pub(super) fn next_generation(home: &Path, source: &Path, suffix: &str) -> u64 {
-    let found = generations(home, source, suffix).into_iter();
-    let highest = found
-        .map(|(generation, _)| generation)
-        .filter(|g| *g != u64::MAX)
-        .max();
+    let found = stamps(home, source, suffix).into_iter();
+    let highest = found.filter_map(|(stamp, _)| stamp.generation).max();
     highest.map_or(1, |generation| generation.saturating_add(1))
 }
