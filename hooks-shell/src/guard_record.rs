@@ -177,10 +177,35 @@ fn remember_all(
     source: &Path,
     guards: Vec<(HookEvent, Option<String>)>,
 ) -> Result<(), String> {
-    let generation = next_generation(home, source, "");
-    keys_of(source)
-        .iter()
-        .try_for_each(|key| write_record(home, key, guards.clone(), generation))
+    write_records(home, source, "", guards)
+}
+
+/// Writes the records keyed `key` + `suffix` for each key of `source`
+/// unless every one already says `guards`, and then every one, as of one
+/// generation past the highest there: the keys another spelling of the
+/// file shares always hold the latest generation, so a key only one
+/// spelling writes never outranks them with an older record (round 81,
+/// R81-2: a record left unchanged kept an older generation, and a bind
+/// mount's own key tied with it).
+fn write_records(
+    home: &Path,
+    source: &Path,
+    suffix: &str,
+    mut guards: Vec<(HookEvent, Option<String>)>,
+) -> Result<(), String> {
+    // One entry per guard (not per event): a file whose two guards of one
+    // event lose one still knows it lost one (red team round 10, R10-3).
+    guards.sort_by(|a, b| (a.0.index(), &a.1).cmp(&(b.0.index(), &b.1)));
+    let keys: Vec<String> = keys_of(source)
+        .into_iter()
+        .map(|key| format!("{key}{suffix}"))
+        .collect();
+    if keys.iter().all(|key| says(home, key, &guards)) {
+        return Ok(());
+    }
+    let generation = next_generation(home, source, suffix);
+    keys.iter()
+        .try_for_each(|key| write_record(home, key, &guards, generation))
 }
 
 /// [`remember`] for the record kept beside `source`'s under `suffix`, read
@@ -191,11 +216,8 @@ pub(crate) fn remember_part_events(
     suffix: &str,
     events: &[HookEvent],
 ) -> Result<(), String> {
-    let generation = next_generation(home, source, suffix);
-    keys_of(source).iter().try_for_each(|key| {
-        let guards = events.iter().map(|e| (*e, None)).collect();
-        write_record(home, &format!("{key}{suffix}"), guards, generation)
-    })
+    let guards = events.iter().map(|e| (*e, None)).collect();
+    write_records(home, source, suffix, guards)
 }
 
 /// The guards the last good parse of `source` recorded with their
@@ -209,25 +231,29 @@ pub(crate) fn recall_guards(home: &Path, source: &Path) -> Option<Vec<Guard>> {
 
 /// Writes the record keyed `key`, as of `generation`, unless it already
 /// says `guards`.
+/// Whether the record keyed `key` says `guards` (sorted), with a
+/// generation: an older version's record (none) is written again, as until
+/// it is, which record is the latest is told by the files' times.
+fn says(home: &Path, key: &str, guards: &[(HookEvent, Option<String>)]) -> bool {
+    let events: Vec<HookEvent> = guards.iter().map(|(event, _)| *event).collect();
+    let ids: Option<Vec<String>> = guards.iter().map(|(_, id)| id.clone()).collect();
+    if read_record(home, key).ok().flatten() != Some((events, ids)) {
+        return false;
+    }
+    let current = record_bytes(home, key).ok().flatten();
+    let current = current.and_then(|(_, bytes)| serde_json::from_slice::<Value>(&bytes).ok());
+    current.is_some_and(|record| !keys::without_generation(&record))
+}
+
+/// Writes the record keyed `key`: `guards` (sorted), as of `generation`.
 fn write_record(
     home: &Path,
     key: &str,
-    mut guards: Vec<(HookEvent, Option<String>)>,
+    guards: &[(HookEvent, Option<String>)],
     generation: u64,
 ) -> Result<(), String> {
-    // One entry per guard (not per event): a file whose two guards of one
-    // event lose one still knows it lost one (red team round 10, R10-3).
-    guards.sort_by(|a, b| (a.0.index(), &a.1).cmp(&(b.0.index(), &b.1)));
     let events: Vec<HookEvent> = guards.iter().map(|(event, _)| *event).collect();
     let ids: Option<Vec<String>> = guards.iter().map(|(_, id)| id.clone()).collect();
-    let same = read_record(home, key).ok().flatten() == Some((events.clone(), ids.clone()));
-    // An older version's record (no generation) is written again: until it
-    // is, which record is the latest is told by the files' times.
-    let current = record_bytes(home, key).ok().flatten();
-    let current = current.and_then(|(_, bytes)| serde_json::from_slice::<Value>(&bytes).ok());
-    if same && !current.as_ref().is_some_and(keys::without_generation) {
-        return Ok(());
-    }
     let mut record = json!({
         "version": VERSION,
         "path": key,
@@ -260,9 +286,12 @@ pub(crate) fn read_part(home: &Path, source: &Path, part: &str) -> Option<Value>
     let key = freshest(home, source, &format!("#{part}"))?;
     let (_, bytes) = record_bytes(home, &key).ok()??;
     let record: Value = serde_json::from_slice(&bytes).ok()?;
-    // Kept with its generation; an older version kept the value alone.
+    // Kept with its generation (`null`: removed); an older version kept
+    // the value alone.
     match record.get("part") {
-        Some(part) if record.get("generation").is_some() => Some(part.clone()),
+        Some(part) if record.get("generation").is_some() => {
+            Some(part.clone()).filter(|part| !part.is_null())
+        }
         _ => Some(record),
     }
 }
@@ -291,18 +320,15 @@ pub(crate) fn write_part(
     part: &str,
     value: Option<&Value>,
 ) -> Result<(), String> {
+    // A removal is written too, as of its generation: a record deleted
+    // under one spelling's keys only was outranked by another's older one
+    // (round 81, R81-3).
     let generation = next_generation(home, source, &format!("#{part}"));
-    let value = value.map(|part| json!({"generation": generation, "part": part}));
+    let value = json!({"generation": generation, "part": value});
     keys_of(source).iter().try_for_each(|key| {
         let target = record_path(home, &format!("{key}#{part}"));
-        let written = match &value {
-            Some(value) => write_atomically(&target, value),
-            None => match std::fs::remove_file(&target) {
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                other => other,
-            },
-        };
-        written.map_err(|error| format!("cannot write {}: {error}", target.display()))
+        write_atomically(&target, &value)
+            .map_err(|error| format!("cannot write {}: {error}", target.display()))
     })
 }
 

@@ -141,6 +141,7 @@ mod round78;
 mod round79;
 mod round8;
 mod round80;
+mod round81;
 mod round8_guards;
 mod round8_lexical;
 mod round8_modules;
