@@ -110,6 +110,15 @@ fn recall_key(home: &Path, key: &str) -> Remembered {
 type Record = (Vec<HookEvent>, Option<Vec<String>>);
 
 fn read_record(home: &Path, key: &str) -> Result<Option<Record>, String> {
+    match read_json(home, key)? {
+        Some((path, record)) => record_in(key, &path, &record),
+        None => Ok(None),
+    }
+}
+
+/// The JSON of the record keyed `key`, with its file's path; `Ok(None)`
+/// when there is none.
+fn read_json(home: &Path, key: &str) -> Result<Option<(PathBuf, Value)>, String> {
     let (path, bytes) = match record_bytes(home, key) {
         Ok(Some(found)) => found,
         Ok(None) => return Ok(None),
@@ -117,18 +126,23 @@ fn read_record(home: &Path, key: &str) -> Result<Option<Record>, String> {
     };
     let record: Value =
         serde_json::from_slice(&bytes).map_err(|error| unreadable(&path, &error.to_string()))?;
+    Ok(Some((path, record)))
+}
+
+/// What the record keyed `key` (read from `path`) holds.
+fn record_in(key: &str, path: &Path, record: &Value) -> Result<Option<Record>, String> {
     let version = record.get("version").and_then(Value::as_u64);
     if version != Some(VERSION) || record.get("path").and_then(Value::as_str) != Some(key) {
         return Ok(None);
     }
     let Some(events) = record.get("fail_closed_events").and_then(Value::as_array) else {
-        return Err(unreadable(&path, "it has no fail_closed_events list"));
+        return Err(unreadable(path, "it has no fail_closed_events list"));
     };
     let mut known = Vec::with_capacity(events.len());
     for event in events {
         match event.as_str().and_then(|name| name.parse().ok()) {
             Some(event) => known.push(event),
-            None => return Err(unreadable(&path, &format!("{event} is not an event"))),
+            None => return Err(unreadable(path, &format!("{event} is not an event"))),
         }
     }
     let ids: Option<Vec<String>> = record
@@ -235,14 +249,13 @@ pub(crate) fn recall_guards(home: &Path, source: &Path) -> Option<Vec<Guard>> {
 /// generation: an older version's record (none) is written again, as until
 /// it is, which record is the latest is told by the files' times.
 fn says(home: &Path, key: &str, guards: &[(HookEvent, Option<String>)]) -> bool {
+    let Ok(Some((path, record))) = read_json(home, key) else {
+        return false;
+    };
     let events: Vec<HookEvent> = guards.iter().map(|(event, _)| *event).collect();
     let ids: Option<Vec<String>> = guards.iter().map(|(_, id)| id.clone()).collect();
-    if read_record(home, key).ok().flatten() != Some((events, ids)) {
-        return false;
-    }
-    let current = record_bytes(home, key).ok().flatten();
-    let current = current.and_then(|(_, bytes)| serde_json::from_slice::<Value>(&bytes).ok());
-    current.is_some_and(|record| !keys::without_generation(&record))
+    !keys::without_generation(&record)
+        && record_in(key, &path, &record).ok().flatten() == Some((events, ids))
 }
 
 /// Writes the record keyed `key`: `guards` (sorted), as of `generation`.

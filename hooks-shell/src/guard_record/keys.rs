@@ -142,8 +142,8 @@ pub(super) fn freshest(home: &Path, source: &Path, suffix: &str) -> Option<Strin
     found.into_iter().next().map(|(_, key)| key)
 }
 
-/// Whether the record keyed `key` was written by an older version (it
-/// keeps no generation): rewritten, though it says the same.
+/// Whether `record` was written by an older version (it keeps no
+/// generation): rewritten, though it says the same.
 pub(super) fn without_generation(record: &Value) -> bool {
     record.get("generation").is_none()
 }
